@@ -1,0 +1,108 @@
+// Decimal-exact Naira amounts: held as integer kobo (bigint), never as floats.
+
+const DECIMAL = /^(-)?(\d+)(?:\.(\d{1,2}))?$/;
+const KOBO_PER_NAIRA = 100n;
+
+export class MoneyFormatError extends Error {
+  override name = 'MoneyFormatError';
+}
+
+export class Money {
+  private constructor(readonly kobo: bigint) {}
+
+  static fromKobo(kobo: bigint): Money {
+    return new Money(kobo);
+  }
+
+  static zero(): Money {
+    return new Money(0n);
+  }
+
+  /** Parse what a person typed: `1500`, `1,500.5`, `₦1,500.50`. At most 2 decimals. */
+  static parse(input: string): Money {
+    const cleaned = input.trim().replace(/^₦/, '').replace(/^NGN\s*/i, '').replace(/,/g, '').trim();
+    return Money.parseDecimal(cleaned);
+  }
+
+  /** Parse a canonical decimal string such as the service returns (`"150000.00"`, `"5000"`). */
+  static parseDecimal(decimal: string): Money {
+    const match = DECIMAL.exec(decimal);
+    if (!match) {
+      throw new MoneyFormatError(`"${decimal}" is not an amount with at most 2 decimals`);
+    }
+    const [, sign, whole = '0', fraction = ''] = match;
+    const kobo = BigInt(whole) * KOBO_PER_NAIRA + BigInt(fraction.padEnd(2, '0'));
+    return new Money(sign ? -kobo : kobo);
+  }
+
+  /**
+   * Accept a service amount that may be a decimal string or a JSON number. Numbers are read through
+   * their shortest decimal text, which is exact for every amount of at most 2 decimals.
+   */
+  static fromService(value: string | number): Money {
+    if (typeof value === 'number') {
+      if (!Number.isFinite(value)) throw new MoneyFormatError(`${value} is not an amount`);
+      return Money.parseDecimal(numberToPlainDecimal(value));
+    }
+    return Money.parseDecimal(value.trim());
+  }
+
+  /** Canonical text with two decimals: `1500.50`. */
+  toString(): string {
+    const negative = this.kobo < 0n;
+    const abs = negative ? -this.kobo : this.kobo;
+    const whole = abs / KOBO_PER_NAIRA;
+    const fraction = (abs % KOBO_PER_NAIRA).toString().padStart(2, '0');
+    return `${negative ? '-' : ''}${whole}.${fraction}`;
+  }
+
+  /** Shortest decimal text: `1500.5`, `100`. This is what goes into JSON on the wire. */
+  toPlainString(): string {
+    return this.toString().replace(/\.00$/, '').replace(/(\.\d)0$/, '$1');
+  }
+
+  /**
+   * The JSON number the service expects. JSON.stringify of the result prints exactly
+   * `toPlainString()`; we check that rather than trust it.
+   */
+  toWireNumber(): number {
+    const text = this.toPlainString();
+    const value = Number(text);
+    if (!Number.isSafeInteger(Number(this.kobo)) || String(value) !== text) {
+      throw new MoneyFormatError(`${text} cannot be sent exactly as a JSON number`);
+    }
+    return value;
+  }
+
+  toJSON(): string {
+    return this.toString();
+  }
+
+  plus(other: Money): Money {
+    return new Money(this.kobo + other.kobo);
+  }
+
+  minus(other: Money): Money {
+    return new Money(this.kobo - other.kobo);
+  }
+
+  compare(other: Money): -1 | 0 | 1 {
+    return this.kobo < other.kobo ? -1 : this.kobo > other.kobo ? 1 : 0;
+  }
+
+  equals(other: Money): boolean {
+    return this.kobo === other.kobo;
+  }
+
+  isPositive(): boolean {
+    return this.kobo > 0n;
+  }
+}
+
+function numberToPlainDecimal(value: number): string {
+  const text = String(value);
+  if (!/e/i.test(text)) return text;
+  // Exponent form only appears for tiny or huge numbers; toFixed(2) is exact enough to then be rejected
+  // or accepted by the 2-decimal rule.
+  return value.toFixed(2);
+}

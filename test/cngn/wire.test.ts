@@ -1,0 +1,127 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import {
+  curvePublicFromEd25519,
+  curveSecretFromSeed,
+  generateOpenSshKeyPair,
+  KeyFormatError,
+  openRequestBody,
+  openResponseData,
+  parseOpenSshPrivateKey,
+  parseOpenSshPublicKey,
+  sealRequestBody,
+  sealResponseData,
+  WireError,
+  aesKeyFor,
+} from '../../src/cngn/wire.js';
+
+const fixture = (name: string) => new URL(`../fixtures/${name}`, import.meta.url);
+const vectors = JSON.parse(readFileSync(fixture('vectors.json'), 'utf8'));
+const privateKeyText = readFileSync(fixture('test_ed25519'), 'utf8');
+const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
+
+describe('wire vectors', () => {
+  const key = parseOpenSshPrivateKey(privateKeyText);
+  const curveSecret = curveSecretFromSeed(key.seed);
+
+  it('derives the AES key as SHA-256 of the encryption key string', () => {
+    expect(aesKeyFor(vectors.encryptionKey).toString('hex')).toBe(vectors.aesKeySha256Hex);
+  });
+
+  it('parses the OpenSSH private and public key files to the vector seed and public key', () => {
+    expect(hex(key.seed)).toBe(vectors.ed25519.seedHex);
+    expect(hex(key.publicKey)).toBe(vectors.ed25519.publicKeyHex);
+    const pub = parseOpenSshPublicKey(readFileSync(fixture('test_ed25519.pub'), 'utf8'));
+    expect(hex(pub)).toBe(vectors.ed25519.publicKeyHex);
+  });
+
+  it('converts both halves to their Curve25519 forms', () => {
+    expect(hex(curveSecret)).toBe(vectors.curve25519.secretKeyHex);
+    expect(hex(curvePublicFromEd25519(key.publicKey))).toBe(vectors.curve25519.publicKeyHex);
+  });
+
+  for (const request of vectors.requests) {
+    it(`seals request "${request.name}" byte for byte with the fixed IV, and opens it back`, () => {
+      const sealed = sealRequestBody(request.plaintext, vectors.encryptionKey, Buffer.from(request.wire.iv, 'base64'));
+      expect(sealed).toEqual(request.wire);
+      expect(JSON.stringify(sealed)).toBe(JSON.stringify(request.wire));
+      expect(openRequestBody(request.wire, vectors.encryptionKey)).toBe(request.plaintext);
+    });
+  }
+
+  for (const response of vectors.responses) {
+    it(`opens response "${response.name}" with the private key file, and seals it identically`, () => {
+      expect(openResponseData(response.data, curveSecret)).toBe(response.plaintext);
+      const sealed = sealResponseData(response.plaintext, curvePublicFromEd25519(key.publicKey), {
+        ephemeralSecretKey: Buffer.from(response.ephemeralSecretKeyHex, 'hex'),
+        nonce: Buffer.from(response.nonceHex, 'hex'),
+      });
+      expect(sealed).toBe(response.data);
+    });
+  }
+
+  it('refuses the tampered response with a clear error', () => {
+    expect(() => openResponseData(vectors.tamperedResponse.data, curveSecret)).toThrow(WireError);
+    expect(() => openResponseData(vectors.tamperedResponse.data, curveSecret)).toThrow(/tampered/);
+  });
+
+  it('refuses data sealed to another key', () => {
+    const other = parseOpenSshPrivateKey(generateOpenSshKeyPair().privateKey);
+    const data = vectors.responses[0].data;
+    expect(() => openResponseData(data, curveSecretFromSeed(other.seed))).toThrow(WireError);
+  });
+
+  it('refuses data too short to be a box', () => {
+    expect(() => openResponseData(Buffer.alloc(40).toString('base64'), curveSecret)).toThrow(/at least 72/);
+  });
+
+  it('refuses a request body sealed under another encryption key', () => {
+    const sealed = sealRequestBody('{"a":1}', 'one-key');
+    expect(() => openRequestBody(sealed, 'another-key')).toThrow(/Decryption failed/);
+  });
+});
+
+describe('OpenSSH keys', () => {
+  it('round-trips a generated key pair', () => {
+    const pair = generateOpenSshKeyPair('x');
+    const parsed = parseOpenSshPrivateKey(pair.privateKey);
+    expect(hex(parseOpenSshPublicKey(pair.publicKey))).toBe(hex(parsed.publicKey));
+    const sealed = sealResponseData('[1]', curvePublicFromEd25519(parsed.publicKey));
+    expect(openResponseData(sealed, curveSecretFromSeed(parsed.seed))).toBe('[1]');
+  });
+
+  it('names a passphrase-protected key', () => {
+    // Same structure as an encrypted key: cipher aes256-ctr, kdf bcrypt.
+    const s = (v: string | Buffer) => {
+      const b = typeof v === 'string' ? Buffer.from(v) : v;
+      const l = Buffer.alloc(4);
+      l.writeUInt32BE(b.length);
+      return Buffer.concat([l, b]);
+    };
+    const body = Buffer.concat([Buffer.from('openssh-key-v1\0', 'latin1'), s('aes256-ctr'), s('bcrypt'), s(Buffer.alloc(24))]);
+    const text = `-----BEGIN OPENSSH PRIVATE KEY-----\n${body.toString('base64')}\n-----END OPENSSH PRIVATE KEY-----\n`;
+    expect(() => parseOpenSshPrivateKey(text)).toThrow(/passphrase/);
+  });
+
+  it('names a non-Ed25519 key', () => {
+    const s = (v: string | Buffer) => {
+      const b = typeof v === 'string' ? Buffer.from(v) : v;
+      const l = Buffer.alloc(4);
+      l.writeUInt32BE(b.length);
+      return Buffer.concat([l, b]);
+    };
+    const body = Buffer.concat([
+      Buffer.from('openssh-key-v1\0', 'latin1'),
+      s('none'), s('none'), s(''), Buffer.from([0, 0, 0, 1]),
+      s(Buffer.concat([s('ssh-rsa'), s(Buffer.alloc(3))])),
+      s(Buffer.alloc(16)),
+    ]);
+    const text = `-----BEGIN OPENSSH PRIVATE KEY-----\n${body.toString('base64')}\n-----END OPENSSH PRIVATE KEY-----\n`;
+    expect(() => parseOpenSshPrivateKey(text)).toThrow(KeyFormatError);
+    expect(() => parseOpenSshPrivateKey(text)).toThrow(/ssh-rsa.*Ed25519/);
+  });
+
+  it('names a PEM key that is not OpenSSH', () => {
+    expect(() => parseOpenSshPrivateKey('-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----')).toThrow(/OpenSSH format/);
+  });
+});
