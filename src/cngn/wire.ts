@@ -26,7 +26,11 @@ export function aesKeyFor(encryptionKey: string): Buffer {
 }
 
 /** Seal a JSON text for an Encrypted endpoint. A fresh random IV unless one is given (tests). */
-export function sealRequestBody(json: string, encryptionKey: string, iv: Buffer = randomBytes(16)): SealedRequestBody {
+export function sealRequestBody(
+  json: string,
+  encryptionKey: string,
+  iv: Buffer = randomBytes(16),
+): SealedRequestBody {
   if (iv.length !== 16) throw new WireError('The IV must be 16 bytes');
   const cipher = createCipheriv('aes-256-cbc', aesKeyFor(encryptionKey), iv);
   const content = Buffer.concat([cipher.update(json, 'utf8'), cipher.final()]);
@@ -39,7 +43,9 @@ export function openRequestBody(body: SealedRequestBody, encryptionKey: string):
   if (iv.length !== 16) throw new WireError('Decryption failed: the IV is not 16 bytes');
   try {
     const decipher = createDecipheriv('aes-256-cbc', aesKeyFor(encryptionKey), iv);
-    return Buffer.concat([decipher.update(Buffer.from(body.content, 'base64')), decipher.final()]).toString('utf8');
+    return Buffer.concat([decipher.update(Buffer.from(body.content, 'base64')), decipher.final()]).toString(
+      'utf8',
+    );
   } catch {
     throw new WireError('Decryption failed: wrong encryption key or corrupted body');
   }
@@ -49,7 +55,9 @@ export function openRequestBody(body: SealedRequestBody, encryptionKey: string):
 export function openResponseData(data: string, curveSecretKey: Uint8Array): string {
   const blob = Buffer.from(data, 'base64');
   if (blob.length < MIN_SEALED_BYTES) {
-    throw new WireError(`Sealed response data is ${blob.length} bytes; at least ${MIN_SEALED_BYTES} are needed`);
+    throw new WireError(
+      `Sealed response data is ${blob.length} bytes; at least ${MIN_SEALED_BYTES} are needed`,
+    );
   }
   const nonce = blob.subarray(0, NONCE_BYTES);
   const ephemeralPublic = blob.subarray(blob.length - PUBLIC_KEY_BYTES);
@@ -70,7 +78,11 @@ export interface SealOptions {
 }
 
 /** The service side of openResponseData: seal JSON text to the Curve25519 form of a business's key. */
-export function sealResponseData(json: string, recipientCurvePublic: Uint8Array, options: SealOptions = {}): string {
+export function sealResponseData(
+  json: string,
+  recipientCurvePublic: Uint8Array,
+  options: SealOptions = {},
+): string {
   const ephemeral = options.ephemeralSecretKey
     ? nacl.box.keyPair.fromSecretKey(options.ephemeralSecretKey)
     : nacl.box.keyPair();
@@ -150,14 +162,16 @@ export function parseOpenSshPrivateKey(text: string): Ed25519KeyPair {
     );
   }
   const keyCount = reader.uint32();
-  if (keyCount !== 1) throw new KeyFormatError(`The key file holds ${keyCount} keys; exactly one is expected`);
+  if (keyCount !== 1)
+    throw new KeyFormatError(`The key file holds ${keyCount} keys; exactly one is expected`);
   const publicBlob = new SshReader(reader.bytes());
   const publicType = publicBlob.text();
   if (publicType !== 'ssh-ed25519') {
     throw new KeyFormatError(`The private key is ${publicType}; the service needs an Ed25519 key`);
   }
   const section = new SshReader(reader.bytes());
-  if (section.uint32() !== section.uint32()) {
+  const [checkA, checkB] = [section.uint32(), section.uint32()];
+  if (checkA !== checkB) {
     throw new KeyFormatError('The private key is corrupt (check bytes differ)');
   }
   const keyType = section.text();

@@ -20,7 +20,12 @@ export class Money {
 
   /** Parse what a person typed: `1500`, `1,500.5`, `₦1,500.50`. At most 2 decimals. */
   static parse(input: string): Money {
-    const cleaned = input.trim().replace(/^₦/, '').replace(/^NGN\s*/i, '').replace(/,/g, '').trim();
+    const cleaned = input
+      .trim()
+      .replace(/^₦/, '')
+      .replace(/^NGN\s*/i, '')
+      .replace(/,/g, '')
+      .trim();
     return Money.parseDecimal(cleaned);
   }
 
@@ -58,7 +63,9 @@ export class Money {
 
   /** Shortest decimal text: `1500.5`, `100`. This is what goes into JSON on the wire. */
   toPlainString(): string {
-    return this.toString().replace(/\.00$/, '').replace(/(\.\d)0$/, '$1');
+    return this.toString()
+      .replace(/\.00$/, '')
+      .replace(/(\.\d)0$/, '$1');
   }
 
   /**

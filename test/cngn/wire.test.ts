@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
+  aesKeyFor,
   curvePublicFromEd25519,
   curveSecretFromSeed,
   generateOpenSshKeyPair,
@@ -12,7 +13,6 @@ import {
   sealRequestBody,
   sealResponseData,
   WireError,
-  aesKeyFor,
 } from '../../src/cngn/wire.js';
 
 const fixture = (name: string) => new URL(`../fixtures/${name}`, import.meta.url);
@@ -42,7 +42,11 @@ describe('wire vectors', () => {
 
   for (const request of vectors.requests) {
     it(`seals request "${request.name}" byte for byte with the fixed IV, and opens it back`, () => {
-      const sealed = sealRequestBody(request.plaintext, vectors.encryptionKey, Buffer.from(request.wire.iv, 'base64'));
+      const sealed = sealRequestBody(
+        request.plaintext,
+        vectors.encryptionKey,
+        Buffer.from(request.wire.iv, 'base64'),
+      );
       expect(sealed).toEqual(request.wire);
       expect(JSON.stringify(sealed)).toBe(JSON.stringify(request.wire));
       expect(openRequestBody(request.wire, vectors.encryptionKey)).toBe(request.plaintext);
@@ -98,7 +102,12 @@ describe('OpenSSH keys', () => {
       l.writeUInt32BE(b.length);
       return Buffer.concat([l, b]);
     };
-    const body = Buffer.concat([Buffer.from('openssh-key-v1\0', 'latin1'), s('aes256-ctr'), s('bcrypt'), s(Buffer.alloc(24))]);
+    const body = Buffer.concat([
+      Buffer.from('openssh-key-v1\0', 'latin1'),
+      s('aes256-ctr'),
+      s('bcrypt'),
+      s(Buffer.alloc(24)),
+    ]);
     const text = `-----BEGIN OPENSSH PRIVATE KEY-----\n${body.toString('base64')}\n-----END OPENSSH PRIVATE KEY-----\n`;
     expect(() => parseOpenSshPrivateKey(text)).toThrow(/passphrase/);
   });
@@ -112,7 +121,10 @@ describe('OpenSSH keys', () => {
     };
     const body = Buffer.concat([
       Buffer.from('openssh-key-v1\0', 'latin1'),
-      s('none'), s('none'), s(''), Buffer.from([0, 0, 0, 1]),
+      s('none'),
+      s('none'),
+      s(''),
+      Buffer.from([0, 0, 0, 1]),
       s(Buffer.concat([s('ssh-rsa'), s(Buffer.alloc(3))])),
       s(Buffer.alloc(16)),
     ]);
@@ -122,6 +134,8 @@ describe('OpenSSH keys', () => {
   });
 
   it('names a PEM key that is not OpenSSH', () => {
-    expect(() => parseOpenSshPrivateKey('-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----')).toThrow(/OpenSSH format/);
+    expect(() =>
+      parseOpenSshPrivateKey('-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----'),
+    ).toThrow(/OpenSSH format/);
   });
 });

@@ -1,0 +1,100 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { clearStore, createStore, type Store } from '../../src/store/index.js';
+import { REDIS_URL, redisAvailable, testPrefix } from '../support/redis.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'cngn-store-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const hasRedis = await redisAvailable();
+
+const kinds: Array<[string, () => Promise<Store>, boolean]> = [
+  ['memory', () => createStore('memory://'), true],
+  ['sqlite', () => createStore(`sqlite://${join(dir, `s-${Math.random()}.sqlite`)}`), true],
+  ['redis', () => createStore(REDIS_URL, { prefix: testPrefix('store') }), hasRedis],
+];
+
+describe.each(kinds)('%s store', (_kind, make, enabled) => {
+  it.runIf(enabled)('gets, sets with TTL and deletes JSON values', async () => {
+    const store = await make();
+    try {
+      await store.set('a', { n: 1, s: 'x' });
+      expect(await store.get('a')).toEqual({ n: 1, s: 'x' });
+      await store.set('short', 1, 30);
+      await new Promise((r) => setTimeout(r, 80));
+      expect(await store.get('short')).toBeUndefined();
+      expect(await store.delete('a')).toBe(true);
+      expect(await store.get('a')).toBeUndefined();
+    } finally {
+      await clearStore(store);
+      await store.close();
+    }
+  });
+
+  it.runIf(enabled)('lets exactly one of many concurrent setIfAbsent calls win', async () => {
+    const store = await make();
+    try {
+      const results = await Promise.all(Array.from({ length: 50 }, (_, i) => store.setIfAbsent('claim', i)));
+      expect(results.filter(Boolean)).toHaveLength(1);
+      expect(await store.get('claim')).toBe(results.indexOf(true));
+    } finally {
+      await clearStore(store);
+      await store.close();
+    }
+  });
+
+  it.runIf(enabled)('runs lock holders one at a time', async () => {
+    const store = await make();
+    try {
+      let inside = 0;
+      let maxInside = 0;
+      await Promise.all(
+        Array.from({ length: 20 }, () =>
+          store.withLock('l', async () => {
+            inside++;
+            maxInside = Math.max(maxInside, inside);
+            await new Promise((r) => setTimeout(r, 2));
+            inside--;
+          }),
+        ),
+      );
+      expect(maxInside).toBe(1);
+    } finally {
+      await clearStore(store);
+      await store.close();
+    }
+  });
+
+  it.runIf(enabled)('keeps append-only lists and sets', async () => {
+    const store = await make();
+    try {
+      await Promise.all(Array.from({ length: 10 }, (_, i) => store.appendToList('log', { i })));
+      expect(await store.listLength('log')).toBe(10);
+      expect((await store.readList<{ i: number }>('log', -3, -1)).length).toBe(3);
+      await store.addToSet('s', 'a');
+      await store.addToSet('s', 'b');
+      await store.addToSet('s', 'a');
+      await store.removeFromSet('s', 'b');
+      expect(await store.setMembers('s')).toEqual(['a']);
+    } finally {
+      await clearStore(store);
+      await store.close();
+    }
+  });
+});
+
+describe('sqlite store', () => {
+  it('keeps what it holds across a restart', async () => {
+    const file = join(dir, 'restart.sqlite');
+    const first = await createStore(`sqlite://${file}`);
+    await first.set('k', { kept: true });
+    await first.appendToList('audit', 'one');
+    await first.close();
+    const second = await createStore(`sqlite://${file}`);
+    expect(await second.get('k')).toEqual({ kept: true });
+    expect(await second.readList('audit', 0, -1)).toEqual(['one']);
+    await second.close();
+  });
+});

@@ -1,0 +1,162 @@
+// A fake Slack Web API on 127.0.0.1 that records every call. Point Bolt's clientOptions.slackApiUrl
+// at `${apiUrl}` and use `responseUrl(name)` as a slash command's response_url.
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface SlackCall {
+  /** Web API method (`chat.postMessage`) or `response_url:<name>` for response_url posts. */
+  method: string;
+  body: Record<string, unknown>;
+  at: number;
+}
+
+export type SlackHandler = (
+  call: SlackCall,
+) => { status?: number; headers?: Record<string, string>; body?: unknown } | undefined;
+
+export class FakeSlack {
+  readonly calls: SlackCall[] = [];
+  private server!: Server;
+  private handlers = new Map<string, SlackHandler>();
+  private waiters: Array<{ test: (c: SlackCall) => boolean; resolve: (c: SlackCall) => void }> = [];
+  private counter = 0;
+  baseUrl = '';
+
+  static async start(): Promise<FakeSlack> {
+    const fake = new FakeSlack();
+    fake.server = createServer((req, res) => void fake.handle(req, res));
+    fake.server.listen(0, '127.0.0.1');
+    await once(fake.server, 'listening');
+    fake.baseUrl = `http://127.0.0.1:${(fake.server.address() as AddressInfo).port}`;
+    return fake;
+  }
+
+  /** Bolt/WebClient slackApiUrl (with the trailing slash WebClient expects). */
+  get apiUrl(): string {
+    return `${this.baseUrl}/api/`;
+  }
+
+  responseUrl(name = 'default'): string {
+    return `${this.baseUrl}/response/${name}`;
+  }
+
+  /** Override the answer for one method; return undefined from the handler to fall back. */
+  on(method: string, handler: SlackHandler): void {
+    this.handlers.set(method, handler);
+  }
+
+  callsTo(method: string): SlackCall[] {
+    return this.calls.filter((c) => c.method === method);
+  }
+
+  /** Resolves with the first call (already made or future) that matches. */
+  waitFor(
+    method: string,
+    test: (c: SlackCall) => boolean = () => true,
+    timeoutMs = 10_000,
+  ): Promise<SlackCall> {
+    const match = (c: SlackCall) => c.method === method && test(c);
+    const existing = this.calls.find(match);
+    if (existing) return Promise.resolve(existing);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`No ${method} call matched within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      this.waiters.push({
+        test: match,
+        resolve: (c) => {
+          clearTimeout(timer);
+          resolve(c);
+        },
+      });
+    });
+  }
+
+  reset(): void {
+    this.calls.length = 0;
+    this.handlers.clear();
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise((r) => this.server.close(r));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const raw = Buffer.concat(chunks).toString('utf8');
+    const url = new URL(req.url ?? '/', this.baseUrl);
+    const method = url.pathname.startsWith('/api/')
+      ? url.pathname.slice('/api/'.length)
+      : `response_url:${url.pathname.slice('/response/'.length)}`;
+    const call: SlackCall = { method, body: parseBody(raw, req.headers['content-type']), at: Date.now() };
+    const custom = this.handlers.get(method)?.(call);
+    if (custom?.status && custom.status >= 400) {
+      res.writeHead(custom.status, { 'content-type': 'application/json', ...custom.headers });
+      res.end(JSON.stringify(custom.body ?? { ok: false, error: 'ratelimited' }));
+      return;
+    }
+    this.calls.push(call);
+    for (const waiter of [...this.waiters]) {
+      if (waiter.test(call)) {
+        this.waiters.splice(this.waiters.indexOf(waiter), 1);
+        waiter.resolve(call);
+      }
+    }
+    const body = custom?.body ?? this.defaultAnswer(method, call.body);
+    res.writeHead(custom?.status ?? 200, { 'content-type': 'application/json', ...custom?.headers });
+    res.end(JSON.stringify(body));
+  }
+
+  private defaultAnswer(method: string, body: Record<string, unknown>): unknown {
+    const ts = `${Math.floor(Date.now() / 1000)}.${String(++this.counter).padStart(6, '0')}`;
+    switch (method) {
+      case 'chat.postMessage':
+        return { ok: true, channel: body.channel, ts, message: { ts, text: body.text } };
+      case 'chat.update':
+        return { ok: true, channel: body.channel, ts: body.ts };
+      case 'chat.postEphemeral':
+        return { ok: true, message_ts: ts };
+      case 'views.open':
+      case 'views.update':
+      case 'views.push':
+        return { ok: true, view: { id: `V${this.counter}`, hash: `h${this.counter}` } };
+      case 'auth.test':
+        return {
+          ok: true,
+          user_id: 'UBOT',
+          bot_id: 'BBOT',
+          team_id: 'T1',
+          team: 'Treasury',
+          url: 'https://example.slack.com/',
+        };
+      case 'usergroups.users.list':
+        return { ok: true, users: [] };
+      default:
+        return { ok: true };
+    }
+  }
+}
+
+function parseBody(raw: string, contentType: string | undefined): Record<string, unknown> {
+  if (!raw) return {};
+  if (contentType?.includes('application/json')) return JSON.parse(raw) as Record<string, unknown>;
+  const params = new URLSearchParams(raw);
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of params) {
+    // WebClient form-encodes nested values as JSON text (blocks, view, attachments).
+    out[key] = /^[[{]/.test(value) ? safeJson(value) : value;
+  }
+  return out;
+}
+
+function safeJson(value: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+}

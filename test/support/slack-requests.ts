@@ -1,0 +1,180 @@
+// Correctly signed Slack requests (slash commands, interactivity, options) sent to the real Bolt
+// HTTP receiver at `${baseUrl}/slack/events`.
+import { createHmac } from 'node:crypto';
+import { request } from 'undici';
+
+export interface SlackSender {
+  baseUrl: string;
+  signingSecret: string;
+}
+
+export interface SlackResponse {
+  status: number;
+  body: string;
+  json: () => unknown;
+}
+
+export function signSlackBody(
+  signingSecret: string,
+  body: string,
+  timestamp = Math.floor(Date.now() / 1000),
+) {
+  const signature = `v0=${createHmac('sha256', signingSecret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
+  return { 'x-slack-request-timestamp': String(timestamp), 'x-slack-signature': signature };
+}
+
+export async function postSigned(
+  sender: SlackSender,
+  body: string,
+  options: { timestamp?: number; signature?: string; contentType?: string } = {},
+): Promise<SlackResponse> {
+  const headers: Record<string, string> = {
+    'content-type': options.contentType ?? 'application/x-www-form-urlencoded',
+    ...signSlackBody(sender.signingSecret, body, options.timestamp),
+  };
+  if (options.signature !== undefined) headers['x-slack-signature'] = options.signature;
+  const response = await request(`${sender.baseUrl}/slack/events`, { method: 'POST', headers, body });
+  const text = await response.body.text();
+  return { status: response.statusCode, body: text, json: () => (text ? JSON.parse(text) : undefined) };
+}
+
+export interface SlashCommandOptions {
+  text?: string;
+  userId?: string;
+  userName?: string;
+  channelId?: string;
+  responseUrl: string;
+  triggerId?: string;
+  timestamp?: number;
+  signature?: string;
+}
+
+export function slashCommand(sender: SlackSender, options: SlashCommandOptions): Promise<SlackResponse> {
+  const body = new URLSearchParams({
+    token: 'legacy-unused',
+    team_id: 'T1',
+    team_domain: 'treasury',
+    channel_id: options.channelId ?? 'CCMD',
+    channel_name: 'treasury',
+    user_id: options.userId ?? 'UREQ',
+    user_name: options.userName ?? 'requester',
+    command: '/cngn',
+    text: options.text ?? '',
+    api_app_id: 'A1',
+    response_url: options.responseUrl,
+    trigger_id: options.triggerId ?? `trigger-${Math.random().toString(36).slice(2)}`,
+  }).toString();
+  return postSigned(sender, body, { timestamp: options.timestamp, signature: options.signature });
+}
+
+/** Interactivity: block_actions, view_submission, view_closed, block_suggestion all arrive as payload=. */
+export function interaction(sender: SlackSender, payload: Record<string, unknown>): Promise<SlackResponse> {
+  const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+  return postSigned(sender, body);
+}
+
+export function blockAction(
+  sender: SlackSender,
+  options: {
+    actionId: string;
+    value?: string;
+    blockId?: string;
+    userId?: string;
+    responseUrl?: string;
+    channelId?: string;
+    messageTs?: string;
+    message?: Record<string, unknown>;
+    selectedOption?: { value: string; text?: string };
+    view?: Record<string, unknown>;
+  },
+): Promise<SlackResponse> {
+  const action: Record<string, unknown> = {
+    action_id: options.actionId,
+    block_id: options.blockId ?? 'block',
+    type: options.selectedOption ? 'static_select' : 'button',
+    action_ts: String(Date.now() / 1000),
+  };
+  if (options.value !== undefined) action.value = options.value;
+  if (options.selectedOption) {
+    action.selected_option = {
+      value: options.selectedOption.value,
+      text: { type: 'plain_text', text: options.selectedOption.text ?? options.selectedOption.value },
+    };
+  }
+  return interaction(sender, {
+    type: 'block_actions',
+    team: { id: 'T1', domain: 'treasury' },
+    user: { id: options.userId ?? 'UREQ', username: 'someone', team_id: 'T1' },
+    api_app_id: 'A1',
+    trigger_id: `trigger-${Math.random().toString(36).slice(2)}`,
+    response_url: options.responseUrl,
+    channel: options.channelId ? { id: options.channelId, name: 'approvals' } : undefined,
+    container: options.messageTs
+      ? { type: 'message', message_ts: options.messageTs, channel_id: options.channelId, is_ephemeral: false }
+      : undefined,
+    message: options.message ?? (options.messageTs ? { ts: options.messageTs, type: 'message' } : undefined),
+    view: options.view,
+    actions: [action],
+  });
+}
+
+/**
+ * A view_submission. `values` maps block_id → action_id → the element state, e.g.
+ * `{ 'withdraw.amount': { 'withdraw.amount': { type: 'plain_text_input', value: '1500' } } }`.
+ */
+export function viewSubmission(
+  sender: SlackSender,
+  options: {
+    callbackId: string;
+    values: Record<string, Record<string, Record<string, unknown>>>;
+    privateMetadata?: string;
+    userId?: string;
+    viewId?: string;
+  },
+): Promise<SlackResponse> {
+  return interaction(sender, {
+    type: 'view_submission',
+    team: { id: 'T1', domain: 'treasury' },
+    user: { id: options.userId ?? 'UREQ', username: 'someone', team_id: 'T1' },
+    api_app_id: 'A1',
+    trigger_id: `trigger-${Math.random().toString(36).slice(2)}`,
+    view: {
+      id: options.viewId ?? `V${Math.random().toString(36).slice(2)}`,
+      type: 'modal',
+      callback_id: options.callbackId,
+      private_metadata: options.privateMetadata ?? '',
+      hash: 'h',
+      state: { values: options.values },
+    },
+  });
+}
+
+/** Shorthand for a plain text input's state. */
+export const textValue = (value: string) => ({ type: 'plain_text_input', value });
+/** Shorthand for a static/external select's state. */
+export const selectValue = (value: string) => ({
+  type: 'static_select',
+  selected_option: { value, text: { type: 'plain_text', text: value } },
+});
+
+export function optionsRequest(
+  sender: SlackSender,
+  options: {
+    actionId: string;
+    blockId?: string;
+    value: string;
+    userId?: string;
+    view?: Record<string, unknown>;
+  },
+): Promise<SlackResponse> {
+  return interaction(sender, {
+    type: 'block_suggestion',
+    team: { id: 'T1', domain: 'treasury' },
+    user: { id: options.userId ?? 'UREQ', team_id: 'T1' },
+    api_app_id: 'A1',
+    action_id: options.actionId,
+    block_id: options.blockId ?? options.actionId,
+    value: options.value,
+    view: options.view,
+  });
+}
