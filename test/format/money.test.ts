@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { Money, MoneyFormatError } from '../../src/format/money.js';
+
+describe('Money', () => {
+  it('reads what people type, with separators and the naira sign', () => {
+    expect(Money.parse('1500').toString()).toBe('1500.00');
+    expect(Money.parse('1,500.5').toString()).toBe('1500.50');
+    expect(Money.parse('₦1,250,000.75').toString()).toBe('1250000.75');
+    expect(Money.parse(' NGN 100 ').toString()).toBe('100.00');
+  });
+
+  it('refuses more than two decimals and anything that is not a number', () => {
+    for (const bad of ['1.005', 'abc', '', '1e3', '1.2.3', '0x10', '--1']) {
+      expect(() => Money.parse(bad), bad).toThrow(MoneyFormatError);
+    }
+  });
+
+  it('sends the exact JSON number that was typed, with no float drift', () => {
+    const cases: Array<[string, string]> = [
+      ['1500.50', '1500.5'],
+      ['0.10', '0.1'],
+      ['0.29', '0.29'],
+      ['100', '100'],
+      ['1234567890.99', '1234567890.99'],
+      ['9999999999999.99', '9999999999999.99'],
+    ];
+    for (const [typed, wire] of cases) {
+      const money = Money.parse(typed);
+      expect(JSON.stringify({ amount: money.toWireNumber() })).toBe(`{"amount":${wire}}`);
+      expect(Money.fromService(money.toWireNumber()).equals(money)).toBe(true);
+    }
+  });
+
+  it('refuses to send an amount a JSON number cannot carry exactly', () => {
+    expect(() => Money.parse('900719925474099.99').toWireNumber()).toThrow(MoneyFormatError);
+  });
+
+  it('adds and compares in kobo', () => {
+    const sum = Money.parse('0.10').plus(Money.parse('0.20'));
+    expect(sum.toString()).toBe('0.30');
+    expect(sum.equals(Money.parse('0.3'))).toBe(true);
+    expect(Money.parse('5').minus(Money.parse('7.25')).toString()).toBe('-2.25');
+    expect(Money.parse('2').compare(Money.parse('10'))).toBe(-1);
+    expect(Money.zero().isPositive()).toBe(false);
+  });
+
+  it('reads service amounts given as strings or numbers', () => {
+    expect(Money.fromService('150000.00').toString()).toBe('150000.00');
+    expect(Money.fromService(1000000).toString()).toBe('1000000.00');
+    expect(Money.fromService(25000.5).toPlainString()).toBe('25000.5');
+  });
+});
