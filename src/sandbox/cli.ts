@@ -1,0 +1,113 @@
+// `npm run sandbox [-- --json]`: run the sandbox alone so other tools (and people) can talk to it.
+// With --json, ONE line of credentials on stdout; logs go to stderr so the line stays parseable.
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { type SandboxOptions, startSandbox } from './index.js';
+
+const USAGE = `Usage: npm run sandbox -- [--json] [--port N] [--host H] [--webhook-url URL] [--webhook-secret S]
+       [--settle-ms N] [--no-rate-limit] [--api-key K] [--encryption-key K] [--private-key-file PATH] [--verbose]`;
+
+function parse() {
+  const { values } = parseArgs({
+    options: {
+      json: { type: 'boolean', default: false },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'webhook-url': { type: 'string' },
+      'webhook-secret': { type: 'string' },
+      'settle-ms': { type: 'string' },
+      'no-rate-limit': { type: 'boolean', default: false },
+      'api-key': { type: 'string' },
+      'encryption-key': { type: 'string' },
+      'private-key-file': { type: 'string' },
+      verbose: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  return values;
+}
+
+function integer(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new Error(`${flag} must be a whole number, got "${value}"`);
+  return Number(value);
+}
+
+async function main(): Promise<void> {
+  let values: ReturnType<typeof parse>;
+  try {
+    values = parse();
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : error}\n${USAGE}\n`);
+    process.exit(2);
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const apiKey = values['api-key'];
+  if (apiKey !== undefined && !/^cngn_(test|live)_/.test(apiKey)) {
+    throw new Error('--api-key must start with cngn_test_ or cngn_live_');
+  }
+  const port = integer(values.port, '--port');
+  const settleDelayMs = integer(values['settle-ms'], '--settle-ms');
+  const options: SandboxOptions = {
+    ...(port !== undefined ? { port } : {}),
+    ...(values.host ? { host: values.host } : {}),
+    ...(values['webhook-url'] ? { webhookUrl: values['webhook-url'] } : {}),
+    ...(values['webhook-secret'] !== undefined ? { webhookSecret: values['webhook-secret'] } : {}),
+    ...(settleDelayMs !== undefined ? { settleDelayMs } : {}),
+    ...(values['no-rate-limit'] ? { rateLimit: false as const } : {}),
+    ...(apiKey ? { apiKey } : {}),
+    ...(values['encryption-key'] ? { encryptionKey: values['encryption-key'] } : {}),
+    ...(values['private-key-file'] ? { privateKey: readFileSync(values['private-key-file'], 'utf8') } : {}),
+    ...(values.verbose || !values.json
+      ? { log: (line: string) => process.stderr.write(`[sandbox] ${line}\n`) }
+      : {}),
+  };
+  const sandbox = await startSandbox(options);
+  const credentials = {
+    baseUrl: sandbox.baseUrl,
+    apiKey: sandbox.apiKey,
+    encryptionKey: sandbox.encryptionKey,
+    privateKeyFile: sandbox.privateKeyFile,
+    webhookSecret: sandbox.webhookSecret,
+  };
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(credentials)}\n`);
+  } else {
+    process.stdout.write(
+      [
+        'cNGN sandbox is running (a fake of the custody service; no real money).',
+        '',
+        `  CNGN_BASE_URL=${credentials.baseUrl}`,
+        `  CNGN_API_KEY=${credentials.apiKey}`,
+        `  CNGN_ENCRYPTION_KEY=${credentials.encryptionKey}`,
+        `  CNGN_PRIVATE_KEY_FILE=${credentials.privateKeyFile}`,
+        `  CNGN_WEBHOOK_SECRET=${credentials.webhookSecret}`,
+        '',
+        `Webhooks go to: ${values['webhook-url'] ?? '(none; pass --webhook-url)'}`,
+        'Controls (no key, loopback only):',
+        `  curl -X POST ${credentials.baseUrl}/sandbox/pay/<reference>        pay a temporary virtual account`,
+        `  curl -X POST ${credentials.baseUrl}/sandbox/crypto-deposit -d '{"amount":"5000","network":"base"}'`,
+        `  curl -X POST ${credentials.baseUrl}/sandbox/settle                 settle every pending transaction now`,
+        '',
+        'Press Ctrl+C to stop.',
+        '',
+      ].join('\n'),
+    );
+  }
+  const shutdown = () => {
+    void sandbox.stop().then(() => process.exit(0));
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `sandbox failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
+  process.exit(1);
+});

@@ -1,0 +1,187 @@
+// The embedded sandbox: an in-process HTTP fake of the custody service on the real wire protocol,
+// with live state (balances move, transactions settle, webhooks fire) and fault injection for tests.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { curvePublicFromEd25519, generateOpenSshKeyPair, parseOpenSshPrivateKey } from '../cngn/wire.js';
+import { Faults } from './faults.js';
+import { Life } from './life.js';
+import { randomSecret } from './names.js';
+import { RateLimiter, type RateLimitOptions } from './rate-limit.js';
+import { createPipeline, type RequestLogEntry } from './server.js';
+import { SandboxState } from './state.js';
+import type { Permission } from './types.js';
+import { type WebhookDelivery, WebhookSender } from './webhooks.js';
+
+export {
+  BANKS,
+  FAILING_PAYOUT_ACCOUNT,
+  FAILING_WITHDRAWAL_ADDRESS,
+  networksFor,
+  UNRESOLVABLE_ACCOUNT,
+} from './catalog.js';
+export type { RequestLogEntry } from './server.js';
+export { PAYOUT_FAILED, WITHDRAWAL_REVERTED } from './settlement.js';
+export type { Permission } from './types.js';
+export { signBody } from './webhooks.js';
+
+export interface SandboxOptions {
+  host?: string;
+  port?: number;
+  /** Default: a fresh `cngn_test_<random>`; a `cngn_live_` key selects live-mode network IDs. */
+  apiKey?: string;
+  encryptionKey?: string;
+  /** OpenSSH text of the business key; only its PUBLIC half is used, to seal response data. */
+  privateKey?: string;
+  webhookUrl?: string;
+  /** Default: fresh; '' sends deliveries unsigned. */
+  webhookSecret?: string;
+  /** pending → final after this many ms (default 4000). */
+  settleDelayMs?: number;
+  /** Default 20 requests / 60 s, then the key is blocked for 60 s. */
+  rateLimit?: RateLimitOptions | false;
+  permissions?: Partial<Record<Permission, boolean>>;
+  temporaryAccountTtlMs?: number;
+  /** Time between two whitelist additions (default 24 h). */
+  whitelistTimelockMs?: number;
+  /** Refuse withdrawals to addresses not whitelisted (unless shouldSaveAddress). Default false. */
+  requireWhitelistedAddress?: boolean;
+  log?: (line: string) => void;
+}
+
+export interface Sandbox {
+  readonly baseUrl: string;
+  readonly apiKey: string;
+  readonly encryptionKey: string;
+  readonly privateKey: string;
+  readonly privateKeyFile: string;
+  readonly webhookSecret: string;
+  setWebhookUrl(url: string | undefined): void;
+  readonly requests: ReadonlyArray<RequestLogEntry>;
+  count(method: string, pathPrefix: string): number;
+  failNext(method: string, pathPrefix: string, status: number, times?: number, message?: string): void;
+  hold(method: string, pathPrefix: string): { release(): void; arrived: Promise<void> };
+  dropResponse(method: string, pathPrefix: string): void;
+  /** Redemptions and withdrawals answer `Service is currently unavailable…` while false. */
+  setServiceAvailable(available: boolean): void;
+  setPermission(permission: Permission, allowed: boolean): void;
+  /** While false every keyed call gets 403 `IP address not whitelisted`. */
+  setIpAllowed(allowed: boolean): void;
+  /** Current token balance, e.g. "1250000.00". */
+  balance(): string;
+  payTemporaryAccount(reference: string, amount?: string): Promise<void>;
+  simulateCryptoDeposit(input: { amount: string; network?: string }): Promise<{ trx_ref: string }>;
+  settleAll(): Promise<void>;
+  readonly webhookDeliveries: ReadonlyArray<WebhookDelivery>;
+  stop(): Promise<void>;
+}
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const now = () => Date.now();
+  const log = options.log ?? (() => {});
+  const apiKey = options.apiKey ?? `cngn_test_${randomSecret(16)}`;
+  const encryptionKey = options.encryptionKey ?? randomSecret(16);
+  const privateKey = options.privateKey ?? generateOpenSshKeyPair().privateKey;
+  const curvePublic = curvePublicFromEd25519(parseOpenSshPrivateKey(privateKey).publicKey);
+  const webhookSecret = options.webhookSecret ?? `whsec_${randomSecret(20)}`;
+
+  const state = new SandboxState({
+    mode: apiKey.startsWith('cngn_live') ? 'live' : 'test',
+    now,
+    temporaryAccountTtlMs: options.temporaryAccountTtlMs ?? 30 * 60_000,
+    whitelistTimelockMs: options.whitelistTimelockMs ?? 24 * 3_600_000,
+    requireWhitelistedAddress: options.requireWhitelistedAddress ?? false,
+    permissions: { swap: true, fiatDeposit: true, sendCrypto: true, redeem: true, ...options.permissions },
+  });
+  const webhooks = new WebhookSender(options.webhookUrl, webhookSecret, log);
+  const life = new Life(state, webhooks, options.settleDelayMs ?? 4_000, now);
+  const faults = new Faults();
+  const limiter = new RateLimiter(
+    options.rateLimit === undefined ? { limit: 20, windowMs: 60_000, blockMs: 60_000 } : options.rateLimit,
+    now,
+  );
+  const requests: RequestLogEntry[] = [];
+  const handle = createPipeline({
+    state,
+    life,
+    faults,
+    limiter,
+    apiKey,
+    encryptionKey,
+    curvePublic,
+    requests,
+    now,
+    log,
+  });
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      log(`sandbox request failed: ${error instanceof Error ? error.message : String(error)}`);
+      if (!res.headersSent) {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ status: 500, message: 'Internal server error' }));
+      }
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const baseUrl = `http://${host}:${address.port}`;
+
+  const keyDir = mkdtempSync(join(tmpdir(), 'cngn-sandbox-'));
+  const privateKeyFile = join(keyDir, 'id_ed25519');
+  writeFileSync(privateKeyFile, privateKey, { mode: 0o600 });
+  log(`sandbox listening on ${baseUrl}`);
+
+  let stopped: Promise<void> | undefined;
+  return {
+    baseUrl,
+    apiKey,
+    encryptionKey,
+    privateKey,
+    privateKeyFile,
+    webhookSecret,
+    setWebhookUrl: (url) => {
+      webhooks.url = url;
+    },
+    requests,
+    count: (method, pathPrefix) =>
+      requests.filter((r) => r.method === method.toUpperCase() && r.path.startsWith(pathPrefix)).length,
+    failNext: (method, pathPrefix, status, times, message) =>
+      faults.failNext(method, pathPrefix, status, times, message),
+    hold: (method, pathPrefix) => faults.hold(method, pathPrefix),
+    dropResponse: (method, pathPrefix) => faults.dropResponse(method, pathPrefix),
+    setServiceAvailable: (available) => {
+      state.serviceAvailable = available;
+    },
+    setPermission: (permission, allowed) => {
+      state.permissions[permission] = allowed;
+    },
+    setIpAllowed: (allowed) => {
+      state.ipAllowed = allowed;
+    },
+    balance: () => state.balance.toString(),
+    payTemporaryAccount: (reference, amount) => life.payTemporaryAccount(reference, amount),
+    simulateCryptoDeposit: (input) => life.simulateCryptoDeposit(input),
+    settleAll: () => life.settleAll(),
+    webhookDeliveries: webhooks.deliveries,
+    stop: () => {
+      stopped ??= (async () => {
+        faults.releaseAll();
+        await life.stop();
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+        rmSync(keyDir, { recursive: true, force: true });
+        log('sandbox stopped');
+      })();
+      return stopped;
+    },
+  };
+}

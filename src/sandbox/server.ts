@@ -1,0 +1,187 @@
+// The HTTP pipeline in the service's order: faults (tests) → rate limit → route → key → IP →
+// permission → decrypt → validate → handle → seal. Every request is recorded for tests to inspect.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { openRequestBody, sealResponseData } from '../cngn/wire.js';
+import { handleControl } from './control.js';
+import type { Faults } from './faults.js';
+import type { Life } from './life.js';
+import type { RateLimiter } from './rate-limit.js';
+import { matchRoute } from './routes.js';
+import { SandboxError } from './rules.js';
+import type { SandboxState } from './state.js';
+
+const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface RequestLogEntry {
+  method: string;
+  path: string;
+  /** HTTP status answered; 0 while held or when the response was dropped. */
+  status: number;
+  plainBody?: unknown;
+  at: number;
+}
+
+export interface PipelineDeps {
+  state: SandboxState;
+  life: Life;
+  faults: Faults;
+  limiter: RateLimiter;
+  apiKey: string;
+  encryptionKey: string;
+  curvePublic: Uint8Array;
+  requests: RequestLogEntry[];
+  now: () => number;
+  log: (line: string) => void;
+}
+
+class BodyTooLarge extends Error {}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new BodyTooLarge());
+        req.resume();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function isLoopback(address: string | undefined): boolean {
+  return address === '127.0.0.1' || address === '::1' || address === '::ffff:127.0.0.1';
+}
+
+const MISSING_ENCRYPTION = 'Missing encryption data, key, or IV';
+const DECRYPTION_FAILED = 'Decryption failed';
+
+/** Open an encrypted body; errors are the service's exact 400s. */
+function openBody(raw: string, encryptionKey: string): unknown {
+  let wire: unknown;
+  try {
+    wire = JSON.parse(raw);
+  } catch {
+    throw new SandboxError(400, MISSING_ENCRYPTION);
+  }
+  const sealed = wire as { content?: unknown; iv?: unknown } | null;
+  if (
+    !sealed ||
+    typeof sealed !== 'object' ||
+    typeof sealed.content !== 'string' ||
+    typeof sealed.iv !== 'string'
+  ) {
+    throw new SandboxError(400, MISSING_ENCRYPTION);
+  }
+  try {
+    return JSON.parse(openRequestBody({ content: sealed.content, iv: sealed.iv }, encryptionKey));
+  } catch {
+    throw new SandboxError(400, DECRYPTION_FAILED);
+  }
+}
+
+function tryOpen(raw: string, encryptionKey: string): unknown {
+  try {
+    return raw ? openBody(raw, encryptionKey) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function createPipeline(deps: PipelineDeps) {
+  const { state, life, faults, limiter, log } = deps;
+
+  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const method = (req.method ?? 'GET').toUpperCase();
+    const url = new URL(req.url ?? '/', 'http://sandbox.local');
+    const entry: RequestLogEntry = { method, path: url.pathname + url.search, status: 0, at: deps.now() };
+    deps.requests.push(entry);
+    const send = (status: number, body: unknown) => {
+      entry.status = status;
+      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+      res.end(JSON.stringify(body));
+    };
+
+    let raw = '';
+    try {
+      raw = await readBody(req);
+    } catch (error) {
+      if (error instanceof BodyTooLarge)
+        return send(413, { status: 413, message: 'Request entity too large' });
+      throw error;
+    }
+
+    if (url.pathname.startsWith('/sandbox/')) {
+      if (!isLoopback(req.socket.remoteAddress))
+        return send(403, { error: 'Control routes answer loopback only' });
+      const answer = await handleControl(method, url.pathname, raw, life, state);
+      return send(answer.status, answer.body);
+    }
+
+    if (method === 'POST' || method === 'PUT') entry.plainBody = tryOpen(raw, deps.encryptionKey);
+
+    const hold = faults.take(method, url.pathname, 'hold');
+    if (hold?.kind === 'hold') {
+      hold.onArrive();
+      await hold.released;
+    }
+    const fail = faults.take(method, url.pathname, 'fail');
+    if (fail?.kind === 'fail') return send(fail.status, { status: fail.status, message: fail.message });
+    const drop = faults.take(method, url.pathname, 'drop') !== undefined;
+
+    let status: number;
+    let body: unknown;
+    try {
+      ({ status, body } = answer(method, url, req, raw));
+    } catch (error) {
+      if (error instanceof SandboxError) {
+        status = error.httpStatus;
+        body = { status: error.bodyStatus, message: error.message };
+      } else {
+        log(`sandbox error on ${method} ${url.pathname}: ${error instanceof Error ? error.message : error}`);
+        status = 500;
+        body = { status: 500, message: 'Internal server error' };
+      }
+    }
+    if (drop) {
+      // Processed (state changed) but the client never hears back.
+      entry.status = 0;
+      req.socket.destroy();
+      return;
+    }
+    send(status, body);
+  };
+
+  function answer(
+    method: string,
+    url: URL,
+    req: IncomingMessage,
+    raw: string,
+  ): { status: number; body: unknown } {
+    const authorization = req.headers.authorization;
+    const token = authorization?.replace(/^Bearer\s+/i, '').trim() ?? '';
+    if (!url.pathname.startsWith('/v1/api/')) throw new SandboxError(404, 'Route not found');
+    if (!limiter.allow(token || `ip:${req.socket.remoteAddress}`)) {
+      throw new SandboxError(429, 'Too many requests. Please try again later.');
+    }
+    const matched = matchRoute(method, url.pathname);
+    if (!matched) throw new SandboxError(404, 'Route not found');
+    if (!token) throw new SandboxError(400, 'No token provided');
+    if (!/^cngn_(test|live)/.test(token)) throw new SandboxError(400, 'Invalid token prefix');
+    if (token !== deps.apiKey) throw new SandboxError(400, 'Merchant not found');
+    if (!state.ipAllowed) throw new SandboxError(403, 'IP address not whitelisted');
+    const { route, params } = matched;
+    if (route.permission && !state.permissions[route.permission]) {
+      throw new SandboxError(403, 'Permission denied', false);
+    }
+    const body = route.encrypted ? openBody(raw, deps.encryptionKey) : undefined;
+    const result = route.handle({ state, life, params, query: url.searchParams, body });
+    const data = sealResponseData(JSON.stringify(result.data), deps.curvePublic);
+    return { status: 200, body: { status: 200, message: result.message, data } };
+  }
+}
