@@ -70,7 +70,7 @@ export function seedHistory(
     at -= Math.floor((2 + random() * 7) * HOUR);
     const [type, planned] = PLAN[i % PLAN.length] as [TxType, TxStatus];
     // A few failures spread through the history, as a real account has.
-    const status: TxStatus = i === 9 || i === 23 ? 'failed' : planned;
+    const status: TxStatus = i === 9 || i === 22 ? 'failed' : planned;
     const network = live[Math.floor(random() * live.length)] as NetworkRecord;
     const kobo =
       BigInt(Math.floor(5_000 + random() * 995_000)) * 100n + BigInt(Math.floor(random() * 2)) * 50n;

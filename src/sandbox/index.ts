@@ -5,14 +5,19 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { curvePublicFromEd25519, generateOpenSshKeyPair, parseOpenSshPrivateKey } from '../cngn/wire.js';
+import {
+  curvePublicFromEd25519,
+  generateOpenSshKeyPair,
+  parseOpenSshPrivateKey,
+  sealResponseData,
+} from '../cngn/wire.js';
 import { Faults } from './faults.js';
 import { Life } from './life.js';
 import { randomSecret } from './names.js';
 import { RateLimiter, type RateLimitOptions } from './rate-limit.js';
 import { createPipeline, type RequestLogEntry } from './server.js';
 import { SandboxState } from './state.js';
-import type { Permission } from './types.js';
+import type { Permission, TransactionRecord } from './types.js';
 import { type WebhookDelivery, WebhookSender } from './webhooks.js';
 
 export {
@@ -24,7 +29,7 @@ export {
 } from './catalog.js';
 export type { RequestLogEntry } from './server.js';
 export { PAYOUT_FAILED, WITHDRAWAL_REVERTED } from './settlement.js';
-export type { Permission } from './types.js';
+export type { Permission, TransactionRecord, WebhookEventName } from './types.js';
 export { signBody } from './webhooks.js';
 
 export interface SandboxOptions {
@@ -48,6 +53,8 @@ export interface SandboxOptions {
   whitelistTimelockMs?: number;
   /** Refuse withdrawals to addresses not whitelisted (unless shouldSaveAddress). Default false. */
   requireWhitelistedAddress?: boolean;
+  /** Send webhook `data` sealed to the business key instead of plain JSON. Default false. */
+  sealWebhookData?: boolean;
   log?: (line: string) => void;
 }
 
@@ -71,6 +78,9 @@ export interface Sandbox {
   setIpAllowed(allowed: boolean): void;
   /** Current token balance, e.g. "1250000.00". */
   balance(): string;
+  /** One transaction as the API would return it (a copy), without spending rate budget. */
+  transaction(reference: string): Readonly<TransactionRecord> | undefined;
+  setSealWebhookData(sealed: boolean): void;
   payTemporaryAccount(reference: string, amount?: string): Promise<void>;
   simulateCryptoDeposit(input: { amount: string; network?: string }): Promise<{ trx_ref: string }>;
   settleAll(): Promise<void>;
@@ -95,7 +105,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     requireWhitelistedAddress: options.requireWhitelistedAddress ?? false,
     permissions: { swap: true, fiatDeposit: true, sendCrypto: true, redeem: true, ...options.permissions },
   });
-  const webhooks = new WebhookSender(options.webhookUrl, webhookSecret, log);
+  const webhooks = new WebhookSender(
+    options.webhookUrl,
+    webhookSecret,
+    (json) => sealResponseData(json, curvePublic),
+    log,
+  );
+  webhooks.sealData = options.sealWebhookData ?? false;
   const life = new Life(state, webhooks, options.settleDelayMs ?? 4_000, now);
   const faults = new Faults();
   const limiter = new RateLimiter(
@@ -166,6 +182,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       state.ipAllowed = allowed;
     },
     balance: () => state.balance.toString(),
+    transaction: (reference) => {
+      const tx = state.find(reference);
+      return tx ? structuredClone(tx) : undefined;
+    },
+    setSealWebhookData: (sealed) => {
+      webhooks.sealData = sealed;
+    },
     payTemporaryAccount: (reference, amount) => life.payTemporaryAccount(reference, amount),
     simulateCryptoDeposit: (input) => life.simulateCryptoDeposit(input),
     settleAll: () => life.settleAll(),

@@ -68,7 +68,11 @@ const id = () => text().min(1, 'Required');
 function strict<T extends z.ZodRawShape>(shape: T) {
   return z.strictObject(shape, {
     error: (issue) =>
-      issue.code === 'unrecognized_keys' ? 'Unrecognized key(s) in object' : 'Expected object, received body',
+      issue.code === 'unrecognized_keys'
+        ? 'Unrecognized key(s) in object'
+        : issue.input === undefined
+          ? 'Required'
+          : `Expected object, received ${typeName(issue.input)}`,
   });
 }
 

@@ -11,6 +11,7 @@ import { SandboxError } from './rules.js';
 import type { SandboxState } from './state.js';
 
 const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_LOGGED_REQUESTS = 100_000;
 
 export interface RequestLogEntry {
   method: string;
@@ -101,6 +102,8 @@ export function createPipeline(deps: PipelineDeps) {
     const url = new URL(req.url ?? '/', 'http://sandbox.local');
     const entry: RequestLogEntry = { method, path: url.pathname + url.search, status: 0, at: deps.now() };
     deps.requests.push(entry);
+    // A long-running demo must not grow without bound; tests never get near this.
+    if (deps.requests.length > MAX_LOGGED_REQUESTS) deps.requests.splice(0, MAX_LOGGED_REQUESTS / 10);
     const send = (status: number, body: unknown) => {
       entry.status = status;
       res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });

@@ -49,9 +49,13 @@ export class WebhookSender {
   readonly deliveries: WebhookDelivery[] = [];
   private readonly inFlight = new Set<AbortController>();
 
+  /** When true, `data` goes out sealed like response data (some deliveries arrive that way). */
+  sealData = false;
+
   constructor(
     public url: string | undefined,
     readonly secret: string,
+    private readonly seal: (json: string) => string,
     private readonly log: (line: string) => void,
   ) {}
 
@@ -62,7 +66,8 @@ export class WebhookSender {
       this.log(`webhook ${event} not sent: no webhook URL set`);
       return;
     }
-    const body = JSON.stringify({ event, data, timestamp });
+    const payload = this.sealData ? this.seal(JSON.stringify(data)) : data;
+    const body = JSON.stringify({ event, data: payload, timestamp });
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (this.secret) headers['x-cngn-signature'] = signBody(body, this.secret);
     const status = await this.post(url, body, headers, WEBHOOK_TIMEOUT_MS);
