@@ -1,6 +1,7 @@
 // What the rest of the bot may ask of the custody service: one method per endpoint, plus the
 // environment it talks to. CngnClient implements it over HTTP; nothing else does.
 import type { Money } from '../format/money.js';
+import type { RateBudget } from './limiter.js';
 import type {
   BalanceEntry,
   Bank,
@@ -20,6 +21,22 @@ import type {
 
 /** `sandbox` is the embedded fake; `test`/`live` come from the API key prefix. */
 export type CngnEnvironment = 'sandbox' | 'test' | 'live';
+
+/**
+ * Who is waiting on a call, for the shared request budget: `money` (withdraw, redeem, bridge,
+ * whitelist, settlement, and checks at approval) waits for a slot and is never dropped;
+ * `interactive` waits briefly, then RateBudgetError; `background` never uses the reserve.
+ */
+export type Priority = 'money' | 'interactive' | 'background';
+
+export interface CallOptions {
+  priority?: Priority;
+}
+
+export interface ReadOptions extends CallOptions {
+  /** Skip the cache and read the service (still within the budget). */
+  fresh?: boolean;
+}
 
 export interface TemporaryAccountRequest {
   amount: Money;
@@ -67,25 +84,35 @@ export interface CngnApi {
   readonly environment: CngnEnvironment;
 
   // Reads (GET): retried on 429/5xx/connection errors, served from caches where it is safe.
-  getBalance(): Promise<BalanceEntry[]>;
-  getNetworks(options?: { includeBlockchain?: boolean }): Promise<Network[]>;
-  getBanks(): Promise<Bank[]>;
-  getDedicatedAccounts(): Promise<DedicatedAccount[]>;
-  getWhitelisted(options?: { includeNetwork?: boolean }): Promise<WhitelistedAddress[]>;
-  getTransactions(options?: { page?: number; limit?: number }): Promise<TransactionPage>;
-  getTransaction(reference: string): Promise<Transaction>;
-  verifyWithdrawal(reference: string): Promise<Transaction>;
+  // Default priority of reads: interactive.
+  getBalance(options?: ReadOptions): Promise<BalanceEntry[]>;
+  /** The balance with the time it was read from the service (cached for seconds): "as of HH:mm". */
+  getBalanceWithTime(options?: ReadOptions): Promise<{ entries: BalanceEntry[]; asOf: Date }>;
+  getNetworks(options?: { includeBlockchain?: boolean } & ReadOptions): Promise<Network[]>;
+  getBanks(options?: ReadOptions): Promise<Bank[]>;
+  getDedicatedAccounts(options?: CallOptions): Promise<DedicatedAccount[]>;
+  getWhitelisted(options?: { includeNetwork?: boolean } & CallOptions): Promise<WhitelistedAddress[]>;
+  getTransactions(options?: { page?: number; limit?: number } & CallOptions): Promise<TransactionPage>;
+  getTransaction(reference: string, options?: CallOptions): Promise<Transaction>;
+  verifyWithdrawal(reference: string, options?: CallOptions): Promise<Transaction>;
 
-  // Writes (POST/PUT): never retried. Money-moving ones take priority in the rate budget.
-  createTemporaryAccount(request: TemporaryAccountRequest): Promise<TemporaryAccount>;
-  resolveAccount(request: { accountNumber: string; bankCode?: string }): Promise<ResolvedAccount>;
-  bridgeQuote(request: BridgeQuoteRequest): Promise<BridgeQuote>;
+  // Writes (POST/PUT): never retried. Money-moving ones always run at `money` priority; the
+  // checks (resolveAccount, bridgeQuote) default to interactive and take `money` at approval.
+  createTemporaryAccount(request: TemporaryAccountRequest, options?: CallOptions): Promise<TemporaryAccount>;
+  resolveAccount(
+    request: { accountNumber: string; bankCode?: string },
+    options?: CallOptions,
+  ): Promise<ResolvedAccount>;
+  bridgeQuote(request: BridgeQuoteRequest, options?: CallOptions): Promise<BridgeQuote>;
   withdraw(request: WithdrawRequest): Promise<WithdrawResult>;
   redeem(request: RedeemRequest): Promise<RedeemResult>;
   bridge(request: BridgeRequest): Promise<BridgeResult>;
   addWhitelist(request: { networkId: string; address: string }): Promise<WhitelistedAddress[]>;
   updateSettlementAccount(request: SettlementAccountRequest): Promise<SettlementAccount>;
 
+  /** The shared request budget right now, for status displays. */
+  budget(): Promise<RateBudget>;
+
   /** A network by id, name or short code (case-insensitive), from the cached list. */
-  resolveNetwork(nameOrCode: string): Promise<Network | undefined>;
+  resolveNetwork(nameOrCode: string, options?: CallOptions): Promise<Network | undefined>;
 }

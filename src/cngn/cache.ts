@@ -1,0 +1,56 @@
+// Read-through caches in the store, so replicas share them and the request budget is spent once.
+// Concurrent misses in one process share one load.
+import type { Store } from '../store/index.js';
+
+interface Entry<T> {
+  value: T;
+  at: number;
+}
+
+export interface Cached<T> {
+  value: T;
+  /** When the value was read from the service. */
+  asOf: Date;
+}
+
+export class ResponseCache {
+  private readonly loading = new Map<string, Promise<Cached<unknown>>>();
+
+  constructor(
+    private readonly store: Store,
+    /** Environment + key id: test and live (and two keys) never see each other's entries. */
+    private readonly scope: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async get<T>(
+    name: string,
+    ttlMs: number,
+    load: () => Promise<T>,
+    options: { fresh?: boolean } = {},
+  ): Promise<Cached<T>> {
+    const key = `cngn:cache:${this.scope}:${name}`;
+    if (!options.fresh) {
+      const hit = await this.store.get<Entry<T>>(key);
+      if (hit && this.now() - hit.at < ttlMs) return { value: hit.value, asOf: new Date(hit.at) };
+      const pending = this.loading.get(key);
+      if (pending) return pending as Promise<Cached<T>>;
+    }
+    const loaded = (async () => {
+      const value = await load();
+      const at = this.now();
+      await this.store.set<Entry<T>>(key, { value, at }, ttlMs);
+      return { value, asOf: new Date(at) };
+    })();
+    this.loading.set(key, loaded);
+    try {
+      return await loaded;
+    } finally {
+      if (this.loading.get(key) === loaded) this.loading.delete(key);
+    }
+  }
+
+  async invalidate(name: string): Promise<void> {
+    await this.store.delete(`cngn:cache:${this.scope}:${name}`);
+  }
+}

@@ -1,0 +1,358 @@
+// CngnClient: one typed method per endpoint of the custody service, over undici with real wire
+// encryption, a request budget shared through the store, and caches for what changes rarely.
+import { z } from 'zod';
+import type { Store } from '../store/index.js';
+import type {
+  BridgeQuoteRequest,
+  BridgeRequest,
+  CallOptions,
+  CngnApi,
+  CngnEnvironment,
+  Priority,
+  ReadOptions,
+  RedeemRequest,
+  SettlementAccountRequest,
+  TemporaryAccountRequest,
+  WithdrawRequest,
+} from './api.js';
+import { ResponseCache } from './cache.js';
+import { environmentFromKey, keyId } from './credentials.js';
+import { CngnError, CngnTransportError } from './errors.js';
+import { Exchange, type RetryPolicy } from './exchange.js';
+import { HttpTransport, type Timeouts } from './http.js';
+import { DEFAULT_RATE_LIMIT, type LimiterOptions, type RateLimit, SharedRateLimiter } from './limiter.js';
+import { openData, parseData } from './response.js';
+import {
+  balanceEntrySchema,
+  bankSchema,
+  bridgeQuoteSchema,
+  bridgeResultSchema,
+  dedicatedAccountsSchema,
+  type Network,
+  networkSchema,
+  redeemResultSchema,
+  resolvedAccountSchema,
+  settlementAccountSchema,
+  temporaryAccountSchema,
+  transactionPageSchema,
+  transactionSchema,
+  whitelistedAddressSchema,
+  withdrawResultSchema,
+} from './schemas.js';
+import { curveSecretFromSeed, parseOpenSshPrivateKey } from './wire.js';
+
+export interface CngnLogger {
+  debug?(message: string, fields?: Record<string, unknown>): void;
+  warn?(message: string, fields?: Record<string, unknown>): void;
+}
+
+export interface CngnClientOptions {
+  /** Service origin; paths start with /v1/api. */
+  baseUrl: string;
+  apiKey: string;
+  encryptionKey: string;
+  /** OpenSSH text of the unencrypted Ed25519 private key (see loadPrivateKey). */
+  privateKey: string;
+  store: Store;
+  rateLimit?: RateLimit;
+  /** The embedded sandbox uses test keys, but everything shown must say SANDBOX. */
+  environment?: 'sandbox';
+  timeouts?: Partial<Timeouts>;
+  retry?: Partial<RetryPolicy>;
+  /** Fine-tuning of the shared budget (margin, reserve, interactive wait, clock). */
+  limiter?: Omit<LimiterOptions, 'store' | 'keyId' | 'rateLimit'>;
+  cacheTtlMs?: Partial<{ networks: number; banks: number; balance: number }>;
+  logger?: CngnLogger;
+}
+
+const CACHE_TTL_MS = { networks: 10 * 60_000, banks: 6 * 3_600_000, balance: 15_000 };
+
+const networkListSchema = z.array(networkSchema);
+const bankListSchema = z.array(bankSchema);
+const balanceListSchema = z.array(balanceEntrySchema);
+const whitelistSchema = z.array(whitelistedAddressSchema);
+
+/** JSON for an Encrypted endpoint: documented fields only, never undefined or null. */
+function wireJson(fields: Record<string, unknown>): string {
+  const strict = (value: Record<string, unknown>): Record<string, unknown> => {
+    const out: Record<string, unknown> = {};
+    for (const [name, field] of Object.entries(value)) {
+      if (field === undefined) continue;
+      if (field === null) throw new TypeError(`${name} must not be null on the wire`);
+      out[name] = typeof field === 'object' ? strict(field as Record<string, unknown>) : field;
+    }
+    return out;
+  };
+  return JSON.stringify(strict(fields));
+}
+
+export function createCngnClient(options: CngnClientOptions): CngnClient {
+  return new CngnClient(options);
+}
+
+export class CngnClient implements CngnApi {
+  readonly environment: CngnEnvironment;
+  private readonly exchange: Exchange;
+  private readonly limiter: SharedRateLimiter;
+  private readonly cache: ResponseCache;
+  private readonly ttl: typeof CACHE_TTL_MS;
+  private readonly transport: HttpTransport;
+
+  constructor(options: CngnClientOptions) {
+    const keyEnvironment = environmentFromKey(options.apiKey);
+    this.environment = options.environment ?? keyEnvironment;
+    const id = keyId(options.apiKey);
+    const curveSecret = curveSecretFromSeed(parseOpenSshPrivateKey(options.privateKey).seed);
+    this.limiter = new SharedRateLimiter({
+      ...options.limiter,
+      store: options.store,
+      keyId: id,
+      rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
+    });
+    this.transport = new HttpTransport({
+      baseUrl: options.baseUrl,
+      apiKey: options.apiKey,
+      timeouts: options.timeouts,
+    });
+    this.exchange = new Exchange({
+      transport: this.transport,
+      limiter: this.limiter,
+      encryptionKey: options.encryptionKey,
+      retry: options.retry,
+      logger: options.logger,
+      open: (data, endpoint) => openData(data, curveSecret, endpoint),
+    });
+    this.cache = new ResponseCache(options.store, `${this.environment}:${id}`);
+    this.ttl = { ...CACHE_TTL_MS, ...options.cacheTtlMs };
+  }
+
+  // ---- Reads ------------------------------------------------------------------------------------
+
+  async getBalance(options: ReadOptions = {}) {
+    return (await this.getBalanceWithTime(options)).entries;
+  }
+
+  async getBalanceWithTime(options: ReadOptions = {}) {
+    const cached = await this.cache.get(
+      'balance',
+      this.ttl.balance,
+      () => this.read('/v1/api/balance', 'GET /v1/api/balance', balanceListSchema, options, []),
+      options,
+    );
+    return { entries: cached.value, asOf: cached.asOf };
+  }
+
+  async getNetworks(options: { includeBlockchain?: boolean } & ReadOptions = {}) {
+    const withChain = options.includeBlockchain === true;
+    const path = withChain ? '/v1/api/networks?includeBlockchain=true' : '/v1/api/networks';
+    const cached = await this.cache.get(
+      `networks:${withChain}`,
+      this.ttl.networks,
+      () => this.read(path, 'GET /v1/api/networks', networkListSchema, options, []),
+      options,
+    );
+    return cached.value;
+  }
+
+  async getBanks(options: ReadOptions = {}) {
+    const cached = await this.cache.get(
+      'banks',
+      this.ttl.banks,
+      () => this.read('/v1/api/banks', 'GET /v1/api/banks', bankListSchema, options, []),
+      options,
+    );
+    return cached.value;
+  }
+
+  getDedicatedAccounts(options: CallOptions = {}) {
+    const endpoint = 'GET /v1/api/virtual-account';
+    return this.read('/v1/api/virtual-account', endpoint, dedicatedAccountsSchema, options, []);
+  }
+
+  getWhitelisted(options: { includeNetwork?: boolean } & CallOptions = {}) {
+    const path = options.includeNetwork ? '/v1/api/whitelisted?includeNetwork=true' : '/v1/api/whitelisted';
+    return this.read(path, 'GET /v1/api/whitelisted', whitelistSchema, options, []);
+  }
+
+  getTransactions(options: { page?: number; limit?: number } & CallOptions = {}) {
+    const query = new URLSearchParams();
+    if (options.page !== undefined) query.set('page', String(options.page));
+    if (options.limit !== undefined) query.set('limit', String(options.limit));
+    const search = query.size ? `?${query}` : '';
+    return this.read(
+      `/v1/api/transactions${search}`,
+      'GET /v1/api/transactions',
+      transactionPageSchema,
+      options,
+    );
+  }
+
+  getTransaction(reference: string, options: CallOptions = {}) {
+    return this.read(
+      `/v1/api/transactions/${encodeURIComponent(reference)}`,
+      'GET /v1/api/transactions/{ref}',
+      transactionSchema,
+      options,
+    );
+  }
+
+  verifyWithdrawal(reference: string, options: CallOptions = {}) {
+    return this.read(
+      `/v1/api/withdraw/verify/${encodeURIComponent(reference)}`,
+      'GET /v1/api/withdraw/verify/{ref}',
+      transactionSchema,
+      options,
+    );
+  }
+
+  async resolveNetwork(nameOrCode: string, options: CallOptions = {}): Promise<Network | undefined> {
+    const wanted = nameOrCode.trim().toLowerCase();
+    if (!wanted) return undefined;
+    const networks = await this.getNetworks(options);
+    return (
+      networks.find((n) => n.id.toLowerCase() === wanted) ??
+      networks.find((n) => n.short_name.toLowerCase() === wanted) ??
+      networks.find((n) => n.name.toLowerCase() === wanted)
+    );
+  }
+
+  budget() {
+    return this.limiter.budget();
+  }
+
+  // ---- Writes: never retried ------------------------------------------------------------------------
+
+  createTemporaryAccount(request: TemporaryAccountRequest, options: CallOptions = {}) {
+    const body = wireJson({
+      amount: request.amount.toWireNumber(),
+      customer: { email: request.customer.email, name: request.customer.name },
+      accountName: request.accountName,
+      narration: request.narration,
+    });
+    return this.write(
+      'POST',
+      '/v1/api/virtual-account/temporary',
+      body,
+      temporaryAccountSchema,
+      options.priority ?? 'interactive',
+    );
+  }
+
+  resolveAccount(request: { accountNumber: string; bankCode?: string }, options: CallOptions = {}) {
+    const body = wireJson({ accountNumber: request.accountNumber, bankCode: request.bankCode });
+    return this.write(
+      'POST',
+      '/v1/api/account/verify',
+      body,
+      resolvedAccountSchema,
+      options.priority ?? 'interactive',
+    );
+  }
+
+  bridgeQuote(request: BridgeQuoteRequest, options: CallOptions = {}) {
+    const body = wireJson({
+      amount: request.amount.toWireNumber(),
+      originNetworkId: request.originNetworkId,
+      destinationNetworkId: request.destinationNetworkId,
+      destinationAddress: request.destinationAddress,
+    });
+    return this.write(
+      'POST',
+      '/v1/api/bridge-quote',
+      body,
+      bridgeQuoteSchema,
+      options.priority ?? 'interactive',
+    );
+  }
+
+  withdraw(request: WithdrawRequest) {
+    const body = wireJson({
+      amount: request.amount.toWireNumber(),
+      address: request.address,
+      networkId: request.networkId,
+      shouldSaveAddress: request.shouldSaveAddress,
+    });
+    return this.moneyWrite('POST', '/v1/api/withdraw', body, withdrawResultSchema);
+  }
+
+  redeem(request: RedeemRequest) {
+    const body = wireJson({
+      amount: request.amount.toWireNumber(),
+      bankCode: request.bankCode,
+      accountNumber: request.accountNumber,
+      saveDetails: request.saveDetails,
+    });
+    return this.moneyWrite('POST', '/v1/api/redeemAsset', body, redeemResultSchema);
+  }
+
+  bridge(request: BridgeRequest) {
+    const body = wireJson({
+      originNetworkId: request.originNetworkId,
+      destinationNetworkId: request.destinationNetworkId,
+      destinationAddress: request.destinationAddress,
+      senderAddress: request.senderAddress,
+      callbackUrl: request.callbackUrl,
+    });
+    return this.moneyWrite('POST', '/v1/api/bridge', body, bridgeResultSchema);
+  }
+
+  addWhitelist(request: { networkId: string; address: string }) {
+    const body = wireJson({ networkId: request.networkId, address: request.address });
+    return this.write('POST', '/v1/api/whitelist', body, whitelistSchema, 'money');
+  }
+
+  updateSettlementAccount(request: SettlementAccountRequest) {
+    const body = wireJson({
+      bankName: request.bankName,
+      bankAccountName: request.bankAccountName,
+      bankAccountNumber: request.bankAccountNumber,
+    });
+    return this.write('PUT', '/v1/api/bank-account', body, settlementAccountSchema, 'money');
+  }
+
+  /** Release the connection pool. */
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+
+  // ---- Plumbing ---------------------------------------------------------------------------------------
+
+  private async read<S extends z.ZodType>(
+    path: string,
+    endpoint: string,
+    schema: S,
+    options: CallOptions,
+    whenEmpty?: unknown,
+  ): Promise<z.output<S>> {
+    const data = await this.exchange.get(path, endpoint, options.priority ?? 'interactive');
+    return parseData(schema, data ?? whenEmpty, endpoint);
+  }
+
+  private async write<S extends z.ZodType>(
+    method: 'POST' | 'PUT',
+    path: string,
+    json: string,
+    schema: S,
+    priority: Priority,
+  ): Promise<z.output<S>> {
+    const endpoint = `${method} ${path}`;
+    const data = await this.exchange.write(method, path, endpoint, json, priority);
+    return parseData(schema, data, endpoint);
+  }
+
+  /** Money moved (or may have): the cached balance is stale whatever the outcome. */
+  private async moneyWrite<S extends z.ZodType>(
+    method: 'POST',
+    path: string,
+    json: string,
+    schema: S,
+  ): Promise<z.output<S>> {
+    try {
+      return await this.write(method, path, json, schema, 'money');
+    } finally {
+      await this.cache.invalidate('balance').catch(() => undefined);
+    }
+  }
+}
+
+export { CngnError, CngnTransportError };

@@ -1,0 +1,147 @@
+// One call to the service, budget included: take a slot, send, read the envelope, open the data.
+// GETs are retried (each attempt takes its own slot); POST/PUT never are, and when their outcome is
+// unknown they say so (CngnTransportError.mayHaveBeenSent) so the caller reconciles instead of resending.
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Priority } from './api.js';
+import { CngnError, CngnTransportError } from './errors.js';
+import { type HttpTransport, type RawResponse, TransportFailure } from './http.js';
+import type { SharedRateLimiter } from './limiter.js';
+import { readEnvelope } from './response.js';
+import { sealRequestBody } from './wire.js';
+
+export interface RetryPolicy {
+  /** Attempts of a GET in all, the first included. */
+  attempts: number;
+  baseDelayMs: number;
+  /** A Retry-After longer than this is not waited for inside a call: the error surfaces instead. */
+  maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { attempts: 3, baseDelayMs: 250, maxDelayMs: 5_000 };
+
+interface Logger {
+  debug?(message: string, fields?: Record<string, unknown>): void;
+  warn?(message: string, fields?: Record<string, unknown>): void;
+}
+
+export interface ExchangeOptions {
+  transport: HttpTransport;
+  limiter: SharedRateLimiter;
+  encryptionKey: string;
+  open: (data: unknown, endpoint: string) => unknown;
+  retry?: Partial<RetryPolicy>;
+  logger?: Logger;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export class Exchange {
+  private readonly retry: RetryPolicy;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(private readonly options: ExchangeOptions) {
+    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.sleep = options.sleep ?? ((ms) => delay(ms).then(() => undefined));
+  }
+
+  /** A read: retried on 429, 5xx and network failures; returns the opened data (or undefined). */
+  async get(path: string, endpoint: string, priority: Priority): Promise<unknown> {
+    for (let attempt = 1; ; attempt++) {
+      const last = attempt >= this.retry.attempts;
+      let raw: RawResponse;
+      try {
+        raw = await this.attempt('GET', path, endpoint, priority);
+      } catch (error) {
+        if (!(error instanceof TransportFailure)) throw error;
+        if (last) throw this.transportError(endpoint, error);
+        await this.pause(endpoint, attempt, undefined, error.message);
+        continue;
+      }
+      if (raw.httpStatus === 429) {
+        // The key is now blocked for everyone: the next attempt's slot waits for the block (money)
+        // or is refused at once with RateBudgetError (interactive, background).
+        await this.options.limiter.reportRateLimited(raw.retryAfterMs);
+        if (!last) continue;
+      } else if (raw.httpStatus >= 500 && !last) {
+        const wait = raw.retryAfterMs;
+        if (wait === undefined || wait <= this.retry.maxDelayMs) {
+          await this.pause(endpoint, attempt, wait, `HTTP ${raw.httpStatus}`);
+          continue;
+        }
+      }
+      return this.settle(raw, endpoint);
+    }
+  }
+
+  /**
+   * A write, sent exactly once. Nothing reached the service → CngnTransportError(false); it may
+   * have (timeout, reset after writing, 5xx) → CngnTransportError(true). A CngnResponseError after
+   * a write means the service answered success but the data could not be read: it was accepted.
+   */
+  async write(
+    method: 'POST' | 'PUT',
+    path: string,
+    endpoint: string,
+    json: string,
+    priority: Priority,
+  ): Promise<unknown> {
+    const body = JSON.stringify(sealRequestBody(json, this.options.encryptionKey));
+    let raw: RawResponse;
+    try {
+      raw = await this.attempt(method, path, endpoint, priority, body);
+    } catch (error) {
+      if (error instanceof TransportFailure) throw this.transportError(endpoint, error);
+      throw error;
+    }
+    if (raw.httpStatus === 429) await this.options.limiter.reportRateLimited(raw.retryAfterMs);
+    if (raw.httpStatus >= 500) {
+      const envelope = readEnvelope(raw);
+      const said = envelope.ok ? '' : `: ${envelope.message}`;
+      throw new CngnTransportError(
+        `${endpoint}: the service failed (HTTP ${raw.httpStatus}${said}); the outcome is unknown`,
+        endpoint,
+        true,
+      );
+    }
+    return this.settle(raw, endpoint);
+  }
+
+  private async attempt(
+    method: 'GET' | 'POST' | 'PUT',
+    path: string,
+    endpoint: string,
+    priority: Priority,
+    body?: string,
+  ): Promise<RawResponse> {
+    const slot = await this.options.limiter.acquire(priority);
+    try {
+      const raw = await this.options.transport.send(method, path, body);
+      this.options.logger?.debug?.('cngn call', { endpoint, httpStatus: raw.httpStatus, priority });
+      return raw;
+    } finally {
+      await slot.release();
+    }
+  }
+
+  private settle(raw: RawResponse, endpoint: string): unknown {
+    const envelope = readEnvelope(raw);
+    if (!envelope.ok) throw new CngnError(envelope.message, envelope.httpStatus, endpoint);
+    return this.options.open(envelope.data, endpoint);
+  }
+
+  private transportError(endpoint: string, failure: TransportFailure): CngnTransportError {
+    const outcome = failure.mayHaveBeenSent ? 'the outcome is unknown' : 'nothing was sent';
+    return new CngnTransportError(
+      `${endpoint}: ${failure.message}; ${outcome}`,
+      endpoint,
+      failure.mayHaveBeenSent,
+      failure.cause,
+    );
+  }
+
+  private async pause(endpoint: string, attempt: number, retryAfterMs: number | undefined, why: string) {
+    const backoff = this.retry.baseDelayMs * 2 ** (attempt - 1);
+    const wait = Math.min(retryAfterMs ?? backoff + Math.random() * backoff, this.retry.maxDelayMs);
+    this.options.logger?.warn?.('cngn read retried', { endpoint, attempt, why, waitMs: Math.round(wait) });
+    await this.sleep(wait);
+  }
+}

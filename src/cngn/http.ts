@@ -1,0 +1,148 @@
+// The HTTP leg: one pooled undici connection pool per service origin, with connect/headers/body
+// timeouts, the service's headers, and a careful answer to "may this request have been received?"
+import { Pool } from 'undici';
+
+export interface Timeouts {
+  connectMs: number;
+  headersMs: number;
+  bodyMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: Timeouts = { connectMs: 5_000, headersMs: 15_000, bodyMs: 15_000 };
+
+/** Larger answers are refused rather than buffered (the biggest real one is a transaction page). */
+const MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
+
+export interface RawResponse {
+  httpStatus: number;
+  text: string;
+  /** From a Retry-After header (seconds or HTTP date), when one was sent. */
+  retryAfterMs?: number;
+}
+
+/** The exchange failed before a complete answer arrived. */
+export class TransportFailure extends Error {
+  override name = 'TransportFailure';
+  constructor(
+    message: string,
+    /** False only when we know nothing reached the service (the connection was never made). */
+    readonly mayHaveBeenSent: boolean,
+    override readonly cause?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+// Failures that happen while connecting, before any byte of the request was written.
+const NOT_SENT_CODES = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+const FAILURE_TEXT: Record<string, string> = {
+  UND_ERR_CONNECT_TIMEOUT: 'could not connect in time',
+  UND_ERR_HEADERS_TIMEOUT: 'no answer in time',
+  UND_ERR_BODY_TIMEOUT: 'the answer stopped arriving',
+  UND_ERR_SOCKET: 'the connection was closed before the answer arrived',
+  ECONNREFUSED: 'the connection was refused',
+  ECONNRESET: 'the connection was reset',
+  ENOTFOUND: 'the host name does not resolve',
+};
+
+function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== 'UND_ERR') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+export function classifyFailure(error: unknown): TransportFailure {
+  if (error instanceof TransportFailure) return error;
+  const code = errorCode(error) ?? 'unknown';
+  const text = FAILURE_TEXT[code] ?? `network error (${code})`;
+  return new TransportFailure(text, !NOT_SENT_CODES.has(code), error);
+}
+
+function parseRetryAfter(value: string | string[] | undefined, now: number): number | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (!text) return undefined;
+  if (/^\d+$/.test(text.trim())) return Number(text.trim()) * 1000;
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(date - now, 0);
+}
+
+export interface TransportOptions {
+  baseUrl: string;
+  apiKey: string;
+  timeouts?: Partial<Timeouts>;
+  connections?: number;
+}
+
+export class HttpTransport {
+  private readonly pool: Pool;
+  private readonly basePath: string;
+  private readonly authorization: string;
+
+  constructor(options: TransportOptions) {
+    const url = new URL(options.baseUrl);
+    this.basePath = url.pathname.replace(/\/+$/, '');
+    this.authorization = `Bearer ${options.apiKey}`;
+    const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+    this.pool = new Pool(url.origin, {
+      connections: options.connections ?? 8,
+      connect: { timeout: timeouts.connectMs },
+      headersTimeout: timeouts.headersMs,
+      bodyTimeout: timeouts.bodyMs,
+    });
+  }
+
+  /** One exchange, never retried here. `path` starts with /v1/api. Throws TransportFailure. */
+  async send(method: 'GET' | 'POST' | 'PUT', path: string, jsonBody?: string): Promise<RawResponse> {
+    try {
+      const response = await this.pool.request({
+        method,
+        path: this.basePath + path,
+        headers: {
+          authorization: this.authorization,
+          accept: 'application/json',
+          'content-type': 'application/json',
+        },
+        body: jsonBody,
+      });
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of response.body) {
+        size += (chunk as Buffer).length;
+        if (size > MAX_RESPONSE_BYTES) {
+          response.body.destroy();
+          throw new TransportFailure('the answer is too large', true);
+        }
+        chunks.push(chunk as Buffer);
+      }
+      return {
+        httpStatus: response.statusCode,
+        text: Buffer.concat(chunks).toString('utf8'),
+        retryAfterMs: parseRetryAfter(response.headers['retry-after'], Date.now()),
+      };
+    } catch (error) {
+      throw classifyFailure(error);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}

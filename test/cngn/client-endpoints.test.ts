@@ -1,0 +1,216 @@
+// Every endpoint through the real client against the embedded sandbox: real HTTP, real encryption.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CngnClient } from '../../src/cngn/client.js';
+import { Money } from '../../src/format/money.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { clientFor, lastPlainBody } from './client-support.js';
+
+let sandbox: Sandbox;
+let client: CngnClient;
+const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ rateLimit: false, settleDelayMs: 600_000, whitelistTimelockMs: 0 });
+  ({ client } = await clientFor(sandbox));
+});
+afterAll(async () => {
+  await client.close();
+  await sandbox.stop();
+});
+
+async function networkId(code: string): Promise<string> {
+  const network = await client.resolveNetwork(code);
+  if (!network) throw new Error(`no network ${code}`);
+  return network.id;
+}
+
+describe('reads', () => {
+  it('reads the balance as canonical decimal text, with the time it was read', async () => {
+    const { entries, asOf } = await client.getBalanceWithTime();
+    expect(entries).toEqual([
+      expect.objectContaining({ asset_code: 'CNGN', balance: Money.parse(sandbox.balance()).toString() }),
+    ]);
+    expect(asOf).toBeInstanceOf(Date);
+    expect(await client.getBalance()).toEqual(entries);
+  });
+
+  it('lists networks, with blockchain metadata only when asked', async () => {
+    const plain = await client.getNetworks();
+    expect(plain.length).toBeGreaterThanOrEqual(4);
+    expect(plain.some((n) => n.isDisabled)).toBe(true);
+    expect(plain.every((n) => n.blockchain == null)).toBe(true);
+    const rich = await client.getNetworks({ includeBlockchain: true });
+    expect(rich.every((n) => typeof n.blockchain?.name === 'string')).toBe(true);
+    expect(sandbox.requests.some((r) => r.path === '/v1/api/networks?includeBlockchain=true')).toBe(true);
+  });
+
+  it('resolves a network by short code, name or id, case-insensitively', async () => {
+    const base = await client.resolveNetwork('BASE');
+    expect(base?.name).toBe('Base');
+    expect((await client.resolveNetwork('base'))?.id).toBe(base?.id);
+    expect((await client.resolveNetwork('bnb smart chain'))?.short_name).toBe('bsc');
+    expect((await client.resolveNetwork(base?.id.toUpperCase() ?? ''))?.id).toBe(base?.id);
+    expect(await client.resolveNetwork('dogechain')).toBeUndefined();
+  });
+
+  it('lists banks with their codes', async () => {
+    const banks = await client.getBanks();
+    expect(banks.length).toBeGreaterThanOrEqual(20);
+    expect(banks).toContainEqual(expect.objectContaining({ name: 'First Bank of Nigeria', code: '011' }));
+  });
+
+  it('lists the dedicated virtual accounts as an array', async () => {
+    const accounts = await client.getDedicatedAccounts();
+    expect(accounts[0]).toMatchObject({ accountNumber: expect.stringMatching(/^\d{10}$/) });
+  });
+
+  it('lists whitelisted addresses, with their network when asked', async () => {
+    const plain = await client.getWhitelisted();
+    expect(plain.length).toBeGreaterThan(0);
+    const rich = await client.getWhitelisted({ includeNetwork: true });
+    expect(rich.every((entry) => typeof entry.network?.name === 'string')).toBe(true);
+  });
+
+  it('pages transactions and fetches one by reference, then verifies a withdrawal', async () => {
+    const page = await client.getTransactions({ page: 1, limit: 5 });
+    expect(page.data).toHaveLength(5);
+    expect(page.pagination?.count).toBeGreaterThan(5);
+    expect(sandbox.requests.some((r) => r.path === '/v1/api/transactions?page=1&limit=5')).toBe(true);
+    const first = page.data[0];
+    if (!first) throw new Error('no transaction');
+    const one = await client.getTransaction(first.trx_ref);
+    expect(one.trx_ref).toBe(first.trx_ref);
+    expect(one.amount).toMatch(/^\d+\.\d{2}$/);
+
+    const sent = await client.withdraw({
+      amount: Money.parse('250'),
+      address: ADDRESS,
+      networkId: await networkId('bsc'),
+    });
+    const verified = await client.verifyWithdrawal(sent.trxRef);
+    expect(verified).toMatchObject({ trx_ref: sent.trxRef, status: 'pending', amount: '250.00' });
+  });
+});
+
+describe('writes', () => {
+  it('creates a temporary account, sending exactly the documented fields', async () => {
+    const account = await client.createTemporaryAccount({
+      amount: Money.parse('1500.50'),
+      customer: { email: 'ada@example.com' },
+      narration: 'Invoice 42',
+    });
+    expect(account).toMatchObject({ amount: '1500.50', status: 'pending', currency: 'NGN' });
+    expect(account.accountNumber).toMatch(/^\d{10}$/);
+    expect(lastPlainBody(sandbox, 'POST', '/v1/api/virtual-account/temporary')).toEqual({
+      amount: 1500.5,
+      customer: { email: 'ada@example.com' },
+      narration: 'Invoice 42',
+    });
+  });
+
+  it('resolves a bank account to its name', async () => {
+    const resolved = await client.resolveAccount({ accountNumber: '0123456789', bankCode: '011' });
+    expect(resolved).toMatchObject({ accountNumber: '0123456789', accountName: expect.any(String) });
+    expect(lastPlainBody(sandbox, 'POST', '/v1/api/account/verify')).toEqual({
+      accountNumber: '0123456789',
+      bankCode: '011',
+    });
+  });
+
+  it('quotes a bridge with decimal-exact fees', async () => {
+    const quote = await client.bridgeQuote({
+      amount: Money.parse('1000.10'),
+      originNetworkId: await networkId('base'),
+      destinationNetworkId: await networkId('bsc'),
+      destinationAddress: ADDRESS,
+    });
+    const total = Money.parse(quote.amountReceivable)
+      .plus(Money.parse(quote.networkFee))
+      .plus(Money.parse(quote.bridgeFee));
+    expect(total.toString()).toBe('1000.10');
+    expect(lastPlainBody(sandbox, 'POST', '/v1/api/bridge-quote')).toMatchObject({ amount: 1000.1 });
+  });
+
+  it('withdraws the exact amount and drops absent optional fields', async () => {
+    const id = await networkId('base');
+    const result = await client.withdraw({ amount: Money.parse('1500.50'), address: ADDRESS, networkId: id });
+    expect(result.trxRef).toBeTruthy();
+    expect(lastPlainBody(sandbox, 'POST', '/v1/api/withdraw')).toEqual({
+      amount: 1500.5,
+      address: ADDRESS,
+      networkId: id,
+    });
+  });
+
+  it('redeems to a bank account and reads the reference', async () => {
+    const result = await client.redeem({
+      amount: Money.parse('2000'),
+      accountNumber: '0123456789',
+      bankCode: '058',
+      saveDetails: false,
+    });
+    expect(result.trxRef).toBeTruthy();
+    expect(lastPlainBody(sandbox, 'POST', '/v1/api/redeemAsset')).toEqual({
+      amount: 2000,
+      bankCode: '058',
+      accountNumber: '0123456789',
+      saveDetails: false,
+    });
+    const transaction = await client.getTransaction(result.trxRef);
+    expect(transaction.amount).toBe('2000.00');
+  });
+
+  it('starts a bridge and gets the address to send to', async () => {
+    const result = await client.bridge({
+      originNetworkId: await networkId('base'),
+      destinationNetworkId: await networkId('polygon'),
+      destinationAddress: ADDRESS,
+      callbackUrl: 'https://desk.example.com/callbacks/bridge/abc',
+    });
+    expect(result).toMatchObject({ receivableAddress: expect.any(String), reference: expect.any(String) });
+    expect(Object.keys(lastPlainBody(sandbox, 'POST', '/v1/api/bridge') as object).sort()).toEqual([
+      'callbackUrl',
+      'destinationAddress',
+      'destinationNetworkId',
+      'originNetworkId',
+    ]);
+  });
+
+  it('whitelists an address and gets the whole list back', async () => {
+    const address = '0x1111111111111111111111111111111111111111';
+    const list = await client.addWhitelist({ networkId: await networkId('polygon'), address });
+    expect(list.some((entry) => entry.publicKey === address)).toBe(true);
+  });
+
+  it('updates the settlement bank account', async () => {
+    const request = {
+      bankName: 'Access Bank',
+      bankAccountName: 'ADAORA FOODS LIMITED',
+      bankAccountNumber: '0690000031',
+    };
+    expect(await client.updateSettlementAccount(request)).toMatchObject(request);
+    expect(lastPlainBody(sandbox, 'PUT', '/v1/api/bank-account')).toEqual(request);
+  });
+});
+
+describe('environment', () => {
+  it('comes from the key prefix unless overridden to sandbox', async () => {
+    expect(client.environment).toBe('test');
+    const { client: marked } = await clientFor(sandbox, { environment: 'sandbox' });
+    expect(marked.environment).toBe('sandbox');
+    await marked.close();
+    const live = await startSandbox({ apiKey: 'cngn_live_example', rateLimit: false });
+    const { client: liveClient } = await clientFor(live);
+    try {
+      expect(liveClient.environment).toBe('live');
+      expect((await liveClient.resolveNetwork('base'))?.id).not.toBe(await networkId('base'));
+    } finally {
+      await liveClient.close();
+      await live.stop();
+    }
+  });
+
+  it('refuses a key without a known prefix before sending anything', async () => {
+    await expect(clientFor(sandbox, { apiKey: 'sk_test_123' })).rejects.toThrow(/cngn_test_ or cngn_live_/);
+  });
+});
