@@ -1,5 +1,6 @@
 // Time passing in the sandbox: pending transactions settle after a delay, deposits arrive, webhooks and
 // bridge callbacks go out. Every timer is tracked so stop() leaves nothing behind.
+import { cryptoDeposit, payTemporaryAccount } from './deposits.js';
 import { settleTransaction } from './settlement.js';
 import type { SandboxState } from './state.js';
 import type { TransactionRecord } from './types.js';
@@ -67,7 +68,7 @@ export class Life {
   }
 
   async payTemporaryAccount(reference: string, amount?: string): Promise<void> {
-    const tx = this.state.payTemporaryAccount(reference, amount);
+    const tx = payTemporaryAccount(this.state, reference, amount);
     const work = (async () => {
       const at = this.iso();
       // Fiat landed but not yet credited; the credit comes with deposit.completed.
@@ -78,7 +79,7 @@ export class Life {
   }
 
   async simulateCryptoDeposit(input: { amount: string; network?: string }): Promise<{ trx_ref: string }> {
-    const tx = this.state.cryptoDeposit(input.amount, input.network);
+    const tx = cryptoDeposit(this.state, input.amount, input.network);
     const at = this.iso();
     await this.run(this.webhooks.send('deposit.completed', eventData(tx, at), at));
     return { trx_ref: tx.trx_ref };

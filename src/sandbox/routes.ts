@@ -1,7 +1,9 @@
 // The 16 routes of the service under /v1/api: which need a permission, which take an encrypted body,
 // and what each answers (in plain form; server.ts seals `data`).
 import { BANKS, DEDICATED_ACCOUNTS, networkView } from './catalog.js';
+import { createTemporaryAccount } from './deposits.js';
 import type { Life } from './life.js';
+import { bridge, quote, redeem, updateSettlement, verifyAccount, withdraw } from './outgoing.js';
 import {
   accountVerifyBody,
   badRequest,
@@ -18,6 +20,7 @@ import {
 } from './rules.js';
 import type { SandboxState } from './state.js';
 import type { Permission } from './types.js';
+import { addWhitelist, whitelistView } from './whitelist.js';
 
 export interface RouteContext {
   state: SandboxState;
@@ -115,7 +118,7 @@ export const ROUTES: Route[] = [
     permission: 'fiatDeposit',
     handle: ({ state, body }) => ({
       message: 'Temporary virtual account created successfully',
-      data: state.createTemporaryAccount(validate(temporaryAccountBody, body)),
+      data: createTemporaryAccount(state, validate(temporaryAccountBody, body)),
     }),
   },
   {
@@ -124,7 +127,7 @@ export const ROUTES: Route[] = [
     encrypted: false,
     handle: ({ state, query }) => ({
       message: 'Whitelisted addresses fetched successfully',
-      data: state.whitelistView(queryBoolean(query.get('includeNetwork'))),
+      data: whitelistView(state, queryBoolean(query.get('includeNetwork'))),
     }),
   },
   {
@@ -133,7 +136,7 @@ export const ROUTES: Route[] = [
     encrypted: true,
     handle: ({ state, body }) => ({
       message: 'Address whitelisted successfully',
-      data: state.addWhitelist(validate(whitelistBody, body)),
+      data: addWhitelist(state, validate(whitelistBody, body)),
     }),
   },
   {
@@ -142,7 +145,7 @@ export const ROUTES: Route[] = [
     encrypted: true,
     permission: 'sendCrypto',
     handle: ({ state, life, body }) => {
-      const { tx, result } = state.withdraw(validate(withdrawBody, body));
+      const { tx, result } = withdraw(state, validate(withdrawBody, body));
       life.track(tx);
       return { message: 'Withdrawal was successfully', data: result };
     },
@@ -153,7 +156,7 @@ export const ROUTES: Route[] = [
     encrypted: true,
     permission: 'redeem',
     handle: ({ state, life, body }) => {
-      const { tx, result } = state.redeem(validate(redeemBody, body));
+      const { tx, result } = redeem(state, validate(redeemBody, body));
       life.track(tx);
       return { message: 'Redemption initiated successfully', data: result };
     },
@@ -164,7 +167,7 @@ export const ROUTES: Route[] = [
     encrypted: true,
     handle: ({ state, body }) => ({
       message: 'Bank account updated successfully',
-      data: state.updateSettlement(validate(bankAccountBody, body)),
+      data: updateSettlement(state, validate(bankAccountBody, body)),
     }),
   },
   {
@@ -175,7 +178,7 @@ export const ROUTES: Route[] = [
       const { accountNumber, bankCode } = validate(accountVerifyBody, body);
       return {
         message: 'Account verified successfully',
-        data: state.verifyAccount(accountNumber, bankCode).view,
+        data: verifyAccount(state, accountNumber, bankCode).view,
       };
     },
   },
@@ -186,7 +189,7 @@ export const ROUTES: Route[] = [
     permission: 'swap',
     handle: ({ state, body }) => ({
       message: 'Quote fetched successfully',
-      data: state.quote(validate(bridgeQuoteBody, body)),
+      data: quote(state, validate(bridgeQuoteBody, body)),
     }),
   },
   {
@@ -195,7 +198,7 @@ export const ROUTES: Route[] = [
     encrypted: true,
     permission: 'swap',
     handle: ({ state, life, body }) => {
-      const { tx, result } = state.bridge(validate(bridgeBody, body));
+      const { tx, result } = bridge(state, validate(bridgeBody, body));
       life.track(tx);
       return { message: 'Swap was successfully', data: result };
     },
