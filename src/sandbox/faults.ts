@@ -1,10 +1,16 @@
-// Fault injection for tests: answer an error without processing, hold a request until released, or
-// process a request and never answer (outcome unknown for the client).
+// Fault injection for tests: answer an error without processing, cut the connection without
+// processing, hold a request until released, or process a request and never answer (outcome unknown).
 
 export interface FailRule {
   kind: 'fail';
   status: number;
   message: string;
+  headers: Record<string, string>;
+  remaining: number;
+}
+
+export interface ResetRule {
+  kind: 'reset';
   remaining: number;
 }
 
@@ -18,21 +24,33 @@ export interface DropRule {
   kind: 'drop';
 }
 
-type Rule = (FailRule | HoldRule | DropRule) & { method: string; pathPrefix: string };
+type Rule = (FailRule | ResetRule | HoldRule | DropRule) & { method: string; pathPrefix: string };
 
 export class Faults {
   private rules: Rule[] = [];
   private readonly releases = new Set<() => void>();
 
-  failNext(method: string, pathPrefix: string, status: number, times = 1, message?: string): void {
+  failNext(
+    method: string,
+    pathPrefix: string,
+    status: number,
+    times = 1,
+    message?: string,
+    headers: Record<string, string> = {},
+  ): void {
     this.rules.push({
       kind: 'fail',
       method: method.toUpperCase(),
       pathPrefix,
       status,
-      message: message ?? (status >= 500 ? 'Internal server error' : 'Request failed'),
+      message: message ?? defaultMessage(status),
+      headers,
       remaining: times,
     });
+  }
+
+  resetNext(method: string, pathPrefix: string, times = 1): void {
+    this.rules.push({ kind: 'reset', method: method.toUpperCase(), pathPrefix, remaining: times });
   }
 
   hold(method: string, pathPrefix: string): { release(): void; arrived: Promise<void> } {
@@ -61,7 +79,7 @@ export class Faults {
     );
     if (index < 0) return undefined;
     const rule = this.rules[index] as Rule;
-    if (rule.kind === 'fail' && rule.remaining > 1) {
+    if ((rule.kind === 'fail' || rule.kind === 'reset') && rule.remaining > 1) {
       rule.remaining -= 1;
       return rule;
     }
@@ -75,4 +93,10 @@ export class Faults {
     this.releases.clear();
     this.rules = [];
   }
+}
+
+function defaultMessage(status: number): string {
+  if (status === 429) return 'Too many requests. Please try again later.';
+  if (status >= 500) return 'Internal server error';
+  return 'Request failed';
 }

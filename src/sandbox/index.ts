@@ -68,7 +68,17 @@ export interface Sandbox {
   setWebhookUrl(url: string | undefined): void;
   readonly requests: ReadonlyArray<RequestLogEntry>;
   count(method: string, pathPrefix: string): number;
-  failNext(method: string, pathPrefix: string, status: number, times?: number, message?: string): void;
+  /** Answer `{status, message}` with that HTTP status WITHOUT processing (optional extra headers, e.g. Retry-After). */
+  failNext(
+    method: string,
+    pathPrefix: string,
+    status: number,
+    times?: number,
+    message?: string,
+    headers?: Record<string, string>,
+  ): void;
+  /** Cut the connection WITHOUT processing (a connection error for the client; safe to retry). */
+  resetNext(method: string, pathPrefix: string, times?: number): void;
   hold(method: string, pathPrefix: string): { release(): void; arrived: Promise<void> };
   dropResponse(method: string, pathPrefix: string): void;
   /** Redemptions and withdrawals answer `Service is currently unavailable…` while false. */
@@ -168,8 +178,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     requests,
     count: (method, pathPrefix) =>
       requests.filter((r) => r.method === method.toUpperCase() && r.path.startsWith(pathPrefix)).length,
-    failNext: (method, pathPrefix, status, times, message) =>
-      faults.failNext(method, pathPrefix, status, times, message),
+    failNext: (method, pathPrefix, status, times, message, headers) =>
+      faults.failNext(method, pathPrefix, status, times, message, headers),
+    resetNext: (method, pathPrefix, times) => faults.resetNext(method, pathPrefix, times),
     hold: (method, pathPrefix) => faults.hold(method, pathPrefix),
     dropResponse: (method, pathPrefix) => faults.dropResponse(method, pathPrefix),
     setServiceAvailable: (available) => {

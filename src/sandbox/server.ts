@@ -133,8 +133,18 @@ export function createPipeline(deps: PipelineDeps) {
       hold.onArrive();
       await hold.released;
     }
+    if (faults.take(method, url.pathname, 'reset')) {
+      entry.status = 0;
+      req.socket.destroy();
+      return;
+    }
     const fail = faults.take(method, url.pathname, 'fail');
-    if (fail?.kind === 'fail') return send(fail.status, { status: fail.status, message: fail.message });
+    if (fail?.kind === 'fail') {
+      entry.status = fail.status;
+      res.writeHead(fail.status, { 'content-type': 'application/json; charset=utf-8', ...fail.headers });
+      res.end(JSON.stringify({ status: fail.status, message: fail.message }));
+      return;
+    }
     const drop = faults.take(method, url.pathname, 'drop') !== undefined;
 
     let status: number;

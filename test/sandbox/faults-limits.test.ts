@@ -87,6 +87,29 @@ describe('fault injection', () => {
     });
   });
 
+  it('failNext can add headers such as Retry-After', async () => {
+    const { sandbox: s } = await boot({ rateLimit: false });
+    s.failNext('GET', '/v1/api/banks', 429, 1, undefined, { 'retry-after': '2' });
+    const response = await fetch(`${s.baseUrl}/v1/api/banks`, {
+      headers: { authorization: `Bearer ${s.apiKey}` },
+    });
+    expect(response.status).toBe(429);
+    expect(response.headers.get('retry-after')).toBe('2');
+    expect(await response.json()).toEqual(TOO_MANY);
+  });
+
+  it('resetNext cuts the connection without processing', async () => {
+    const { sandbox: s, client } = await boot({ rateLimit: false });
+    const networks = await client.get<Array<{ id: string }>>('/v1/api/networks');
+    s.resetNext('POST', '/v1/api/withdraw');
+    await expect(
+      client.post('/v1/api/withdraw', { amount: 10, address: ADDRESS, networkId: networks.data[0]?.id }),
+    ).rejects.toThrow();
+    expect(s.balance()).toBe('1250000.00');
+    expect(s.count('POST', '/v1/api/withdraw')).toBe(1);
+    expect(s.requests.at(-1)?.status).toBe(0);
+  });
+
   it('hold processes nothing until released', async () => {
     const { sandbox: s, client } = await boot({ rateLimit: false });
     const held = s.hold('GET', '/v1/api/balance');
@@ -124,7 +147,22 @@ describe('fault injection', () => {
     expect((await client.get('/v1/api/balance')).httpStatus).toBe(200);
   });
 
-  it('stop() releases held requests and leaves no timers behind', async () => {
+  it('stop() clears settlement timers and closes the server', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const timersBefore = timers();
+    const { sandbox: s, client } = await boot({ rateLimit: false, settleDelayMs: 3_600_000 });
+    const networks = await client.get<Array<{ id: string }>>('/v1/api/networks');
+    for (const amount of [10, 20, 30]) {
+      await client.post('/v1/api/withdraw', { amount, address: ADDRESS, networkId: networks.data[0]?.id });
+    }
+    expect(timers()).toBeGreaterThanOrEqual(timersBefore + 3);
+    await s.stop();
+    sandbox = undefined;
+    expect(timers()).toBeLessThanOrEqual(timersBefore + 1); // at most the HTTP client's own keep-alive timer
+    await expect(fetch(`${s.baseUrl}/v1/api/balance`)).rejects.toThrow();
+  });
+
+  it('stop() releases held requests', async () => {
     const { sandbox: s, client } = await boot({ rateLimit: false, settleDelayMs: 3_600_000 });
     const networks = await client.get<Array<{ id: string }>>('/v1/api/networks');
     await client.post('/v1/api/withdraw', { amount: 10, address: ADDRESS, networkId: networks.data[0]?.id });
