@@ -1,0 +1,138 @@
+// The shared request budget against a sandbox that enforces the service's limit (and blocks the key
+// for a minute on the first request too many): several clients sharing a store never trip it.
+import { afterEach, describe, expect, it } from 'vitest';
+import type { CngnClient } from '../../src/cngn/client.js';
+import { RateBudgetError } from '../../src/cngn/errors.js';
+import { Money } from '../../src/format/money.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { clearStore, createStore, type Store } from '../../src/store/index.js';
+import { REDIS_URL, redisAvailable, testPrefix } from '../support/redis.js';
+import { clientFor } from './client-support.js';
+
+const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
+// A 2 s window keeps the test short; the sandbox blocks the key for 60 s like the real service.
+const SERVICE_LIMIT = { limit: 20, windowMs: 2_000, blockMs: 60_000 };
+const CLIENT_LIMIT = { limit: 20, windowSeconds: 2 };
+// A small margin: what keeps the key safe is that a slot frees a window after its request *ended*;
+// the margin only absorbs clock differences between hosts, and here there is one clock.
+const LIMITER = { marginMs: 100 };
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function setUp(store: Store): Promise<{ sandbox: Sandbox; clients: CngnClient[] }> {
+  const sandbox = await startSandbox({ rateLimit: SERVICE_LIMIT, settleDelayMs: 600_000 });
+  cleanups.push(() => sandbox.stop());
+  const clients: CngnClient[] = [];
+  for (let i = 0; i < 2; i++) {
+    const { client } = await clientFor(sandbox, { store, rateLimit: CLIENT_LIMIT, limiter: LIMITER });
+    cleanups.push(() => client.close());
+    clients.push(client);
+  }
+  return { sandbox, clients };
+}
+
+function tripped(sandbox: Sandbox): number {
+  return sandbox.requests.filter((r) => r.status === 429).length;
+}
+
+/** 60 calls at once, alternating between the clients: money moves, account checks and reads. */
+async function sixtyAtOnce(sandbox: Sandbox, clients: CngnClient[]): Promise<unknown[]> {
+  const [first] = clients;
+  const networkId = (await first?.resolveNetwork('base'))?.id ?? '';
+  const calls = Array.from({ length: 60 }, (_, i) => {
+    const client = clients[i % clients.length] as CngnClient;
+    switch (i % 3) {
+      case 0:
+        return client.withdraw({ amount: Money.parse('1.10'), address: ADDRESS, networkId });
+      case 1:
+        return client.resolveAccount({ accountNumber: '0123456789', bankCode: '011' }, { priority: 'money' });
+      default:
+        return client.getTransactions({ limit: 1, priority: 'money' });
+    }
+  });
+  const results = await Promise.all(calls);
+  expect(tripped(sandbox)).toBe(0);
+  return results;
+}
+
+describe('the shared request budget', () => {
+  it('60 calls through two clients sharing a store all complete without tripping the limit', async () => {
+    const store = await createStore('memory://', { prefix: 'budget-memory' });
+    cleanups.push(() => store.close());
+    const { sandbox, clients } = await setUp(store);
+    const results = await sixtyAtOnce(sandbox, clients);
+    expect(results).toHaveLength(60);
+    expect(results.every((r) => r !== undefined)).toBe(true);
+    expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(20);
+    expect(sandbox.requests.filter((r) => r.path.startsWith('/v1/api/')).length).toBe(61);
+  });
+
+  it('does the same with replicas sharing a Redis store', async () => {
+    if (!(await redisAvailable())) return;
+    const prefix = testPrefix('client-budget-shared');
+    const [a, b] = await Promise.all([
+      createStore(REDIS_URL, { prefix }),
+      createStore(REDIS_URL, { prefix }),
+    ]);
+    for (const store of [a, b]) {
+      cleanups.push(async () => {
+        await clearStore(store);
+        await store.close();
+      });
+    }
+    // Two store connections with one prefix behave like two replicas.
+    const sandbox = await startSandbox({ rateLimit: SERVICE_LIMIT, settleDelayMs: 600_000 });
+    cleanups.push(() => sandbox.stop());
+    const clients: CngnClient[] = [];
+    for (const store of [a, b]) {
+      const { client } = await clientFor(sandbox, { store, rateLimit: CLIENT_LIMIT, limiter: LIMITER });
+      cleanups.push(() => client.close());
+      clients.push(client);
+    }
+    const results = await sixtyAtOnce(sandbox, clients);
+    expect(results).toHaveLength(60);
+    expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(20);
+  });
+
+  it('tells interactive readers "busy" instead of queueing them behind a spent budget', async () => {
+    const store = await createStore('memory://', { prefix: 'budget-interactive' });
+    cleanups.push(() => store.close());
+    const { sandbox, clients } = await setUp(store);
+    const settled = await Promise.allSettled(
+      Array.from({ length: 60 }, (_, i) =>
+        (clients[i % 2] as CngnClient).getTransaction(i % 2 ? 'none-a' : 'none-b').catch((error) => {
+          if (error instanceof RateBudgetError) throw error;
+          return 'answered'; // "Transaction not found." is an answer
+        }),
+      ),
+    );
+    const answered = settled.filter((s) => s.status === 'fulfilled').length;
+    const busy = settled.filter((s) => s.status === 'rejected' && s.reason instanceof RateBudgetError);
+    expect(answered + busy.length).toBe(60);
+    expect(answered).toBeGreaterThanOrEqual(20);
+    expect(busy.length).toBeGreaterThan(0);
+    expect(tripped(sandbox)).toBe(0);
+  });
+
+  it('keeps a reserve that background work never uses', async () => {
+    const store = await createStore('memory://', { prefix: 'budget-background' });
+    cleanups.push(() => store.close());
+    const { sandbox, clients } = await setUp(store);
+    const [client] = clients as [CngnClient];
+    const settled = await Promise.allSettled(
+      Array.from({ length: 25 }, () => client.getTransactions({ limit: 1, priority: 'background' })),
+    );
+    expect(settled.filter((s) => s.status === 'fulfilled')).toHaveLength(16);
+    expect(
+      settled.filter((s) => s.status === 'rejected' && s.reason instanceof RateBudgetError),
+    ).toHaveLength(9);
+    const budget = await client.budget();
+    expect(budget).toMatchObject({ limit: 20, used: 16, remaining: 4 });
+    // The reserve is still there for a person.
+    expect((await client.getTransactions({ limit: 1 })).data).toHaveLength(1);
+    expect(tripped(sandbox)).toBe(0);
+  });
+});

@@ -1,0 +1,284 @@
+// Failures the client must turn into clear, typed errors: both error envelopes, retries of reads
+// (and never of writes), timeouts, unknown outcomes, and responses it cannot trust.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { CngnClient } from '../../src/cngn/client.js';
+import { CngnError, CngnResponseError, CngnTransportError, RateBudgetError } from '../../src/cngn/errors.js';
+import {
+  curvePublicFromEd25519,
+  generateOpenSshKeyPair,
+  parseOpenSshPrivateKey,
+  sealResponseData,
+} from '../../src/cngn/wire.js';
+import { Money } from '../../src/format/money.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { clientFor } from './client-support.js';
+
+let sandbox: Sandbox;
+let client: CngnClient;
+const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
+const opened: CngnClient[] = [];
+
+async function extraClient(...args: Parameters<typeof clientFor>): Promise<CngnClient> {
+  const { client: made } = await clientFor(...args);
+  opened.push(made);
+  return made;
+}
+
+async function failure(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the call to fail');
+}
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ rateLimit: false, settleDelayMs: 600_000 });
+  ({ client } = await clientFor(sandbox));
+});
+afterEach(async () => {
+  sandbox.setPermission('sendCrypto', true);
+  await Promise.all(opened.splice(0).map((c) => c.close()));
+});
+afterAll(async () => {
+  await client.close();
+  await sandbox.stop();
+});
+
+async function baseId(): Promise<string> {
+  return (await client.resolveNetwork('base'))?.id ?? '';
+}
+
+describe('error envelopes', () => {
+  it('turns `status:false` with HTTP 403 into a CngnError with status, message and endpoint', async () => {
+    sandbox.setPermission('sendCrypto', false);
+    const error = await failure(
+      client.withdraw({ amount: Money.parse('10'), address: ADDRESS, networkId: await baseId() }),
+    );
+    expect(error).toBeInstanceOf(CngnError);
+    expect(error).toMatchObject({
+      httpStatus: 403,
+      serviceMessage: 'Permission denied',
+      endpoint: 'POST /v1/api/withdraw',
+      kind: 'permission-denied',
+    });
+  });
+
+  it('turns a numeric status into a CngnError whose endpoint names no reference', async () => {
+    const error = await failure(client.getTransaction('TRX-SECRET-REF'));
+    expect(error).toBeInstanceOf(CngnError);
+    expect(error).toMatchObject({
+      httpStatus: 400,
+      serviceMessage: 'Transaction not found.',
+      endpoint: 'GET /v1/api/transactions/{ref}',
+      kind: 'not-found',
+    });
+    expect((error as Error).message).not.toContain('TRX-SECRET-REF');
+  });
+
+  it('does not retry a 400', async () => {
+    const before = sandbox.count('GET', '/v1/api/withdraw/verify/');
+    await expect(client.verifyWithdrawal('nope')).rejects.toMatchObject({
+      serviceMessage: 'Transaction not found',
+    });
+    expect(sandbox.count('GET', '/v1/api/withdraw/verify/') - before).toBe(1);
+  });
+});
+
+describe('retries', () => {
+  it('retries a GET after a 503 and succeeds', async () => {
+    const { client: fresh } = await clientFor(sandbox);
+    opened.push(fresh);
+    const before = sandbox.count('GET', '/v1/api/balance');
+    sandbox.failNext('GET', '/v1/api/balance', 503);
+    const entries = await fresh.getBalance();
+    expect(entries[0]?.asset_code).toBe('CNGN');
+    expect(sandbox.count('GET', '/v1/api/balance') - before).toBe(2);
+  });
+
+  it('gives up on a GET after three attempts with the service message', async () => {
+    const before = sandbox.count('GET', '/v1/api/virtual-account');
+    sandbox.failNext('GET', '/v1/api/virtual-account', 502, 3, 'Bad gateway');
+    const error = await failure(client.getDedicatedAccounts());
+    expect(error).toMatchObject({ httpStatus: 502, serviceMessage: 'Bad gateway', kind: 'server-error' });
+    expect(sandbox.count('GET', '/v1/api/virtual-account') - before).toBe(3);
+  });
+
+  it('never retries a POST after a 503 and reports the outcome as unknown', async () => {
+    const before = sandbox.count('POST', '/v1/api/withdraw');
+    sandbox.failNext('POST', '/v1/api/withdraw', 503);
+    const error = await failure(
+      client.withdraw({ amount: Money.parse('10'), address: ADDRESS, networkId: await baseId() }),
+    );
+    expect(error).toBeInstanceOf(CngnTransportError);
+    expect(error).toMatchObject({ mayHaveBeenSent: true, endpoint: 'POST /v1/api/withdraw' });
+    expect((error as Error).message).toMatch(/outcome is unknown/);
+    expect(sandbox.count('POST', '/v1/api/withdraw') - before).toBe(1);
+  });
+});
+
+describe('timeouts and lost answers', () => {
+  it('surfaces a held POST as a timeout whose outcome is unknown, sent once', async () => {
+    const impatient = await extraClient(sandbox, { timeouts: { headersMs: 150 } });
+    const before = sandbox.count('POST', '/v1/api/redeemAsset');
+    const held = sandbox.hold('POST', '/v1/api/redeemAsset');
+    const call = failure(
+      impatient.redeem({ amount: Money.parse('5'), accountNumber: '0123456789', bankCode: '011' }),
+    );
+    await held.arrived;
+    const error = await call;
+    held.release();
+    expect(error).toBeInstanceOf(CngnTransportError);
+    expect(error).toMatchObject({ mayHaveBeenSent: true, endpoint: 'POST /v1/api/redeemAsset' });
+    expect((error as Error).message).toMatch(/no answer in time; the outcome is unknown/);
+    expect(sandbox.count('POST', '/v1/api/redeemAsset') - before).toBe(1);
+  });
+
+  it('surfaces a held GET as a timeout once its attempts are spent', async () => {
+    const impatient = await extraClient(sandbox, { timeouts: { headersMs: 150 }, retry: { attempts: 1 } });
+    const held = sandbox.hold('GET', '/v1/api/whitelisted');
+    const error = await failure(impatient.getWhitelisted());
+    held.release();
+    expect(error).toBeInstanceOf(CngnTransportError);
+    expect((error as Error).message).toMatch(/GET \/v1\/api\/whitelisted: no answer in time/);
+  });
+
+  it('reports a dropped answer to a POST as possibly sent', async () => {
+    sandbox.dropResponse('POST', '/v1/api/withdraw');
+    const error = await failure(
+      client.withdraw({ amount: Money.parse('12'), address: ADDRESS, networkId: await baseId() }),
+    );
+    expect(error).toBeInstanceOf(CngnTransportError);
+    expect(error).toMatchObject({ mayHaveBeenSent: true });
+  });
+
+  it('reports a refused connection as not sent', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const nowhere = await extraClient(sandbox, { baseUrl: `http://127.0.0.1:${port}` });
+    const error = await failure(
+      nowhere.withdraw({ amount: Money.parse('10'), address: ADDRESS, networkId: 'x' }),
+    );
+    expect(error).toBeInstanceOf(CngnTransportError);
+    expect(error).toMatchObject({ mayHaveBeenSent: false });
+    expect((error as Error).message).toMatch(/refused; nothing was sent/);
+  });
+});
+
+describe('responses that cannot be trusted', () => {
+  it('refuses data sealed to another key, naming the cause', async () => {
+    const stranger = await extraClient(sandbox, { privateKey: generateOpenSshKeyPair().privateKey });
+    const error = await failure(stranger.getBanks());
+    expect(error).toBeInstanceOf(CngnResponseError);
+    expect((error as Error).message).toMatch(
+      /GET \/v1\/api\/banks: .*tampered with or sealed to another key/,
+    );
+  });
+
+  describe('from a misbehaving server', () => {
+    let server: Server;
+    let answer: { status: number; body: string } = { status: 200, body: '{}' };
+    let stub: CngnClient;
+    const curvePublic = () => curvePublicFromEd25519(parseOpenSshPrivateKey(sandbox.privateKey).publicKey);
+    const sealed = (value: unknown) => sealResponseData(JSON.stringify(value), curvePublic());
+
+    beforeAll(async () => {
+      server = createServer((_req, res) => {
+        res.writeHead(answer.status, { 'content-type': 'text/plain' });
+        res.end(answer.body);
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as AddressInfo;
+      ({ client: stub } = await clientFor(sandbox, { baseUrl: `http://127.0.0.1:${port}` }));
+    });
+    afterAll(async () => {
+      await stub.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    });
+
+    it('refuses tampered data', async () => {
+      const blob = Buffer.from(sealed([{ name: 'Access Bank', code: '044' }]), 'base64');
+      blob[30] = (blob[30] ?? 0) ^ 1;
+      answer = {
+        status: 200,
+        body: JSON.stringify({ status: 200, message: 'ok', data: blob.toString('base64') }),
+      };
+      await expect(stub.getBanks({ fresh: true })).rejects.toThrow(/tampered with or sealed to another key/);
+    });
+
+    it('names the field of a response with the wrong shape, without dumping the data', async () => {
+      const data = sealed({ trxRef: 12345, address: 'secret-address' });
+      answer = { status: 200, body: JSON.stringify({ status: 200, message: 'ok', data }) };
+      const error = await failure(
+        stub.withdraw({ amount: Money.parse('1'), address: ADDRESS, networkId: 'n' }),
+      );
+      expect(error).toBeInstanceOf(CngnResponseError);
+      expect((error as Error).message).toMatch(
+        /^POST \/v1\/api\/withdraw: unexpected response shape at trxRef/,
+      );
+      expect((error as Error).message).not.toContain('secret-address');
+    });
+
+    it('accepts plain object data and treats absent data of a list as empty', async () => {
+      answer = {
+        status: 200,
+        body: JSON.stringify({ status: 200, message: 'ok', data: [{ name: 'X', code: '1' }] }),
+      };
+      expect(await stub.getBanks({ fresh: true })).toEqual([{ name: 'X', code: '1' }]);
+      answer = { status: 200, body: JSON.stringify({ status: 200, message: 'ok' }) };
+      expect(await stub.getWhitelisted()).toEqual([]);
+    });
+
+    it('reads an HTML 403 page from a proxy as a CngnError', async () => {
+      answer = {
+        status: 403,
+        body: '<html><head><title>403 Forbidden</title></head><body>nginx</body></html>',
+      };
+      await expect(stub.getTransactions()).rejects.toMatchObject({
+        httpStatus: 403,
+        serviceMessage: '403 Forbidden',
+        endpoint: 'GET /v1/api/transactions',
+      });
+    });
+
+    it('reads the older `{error}` shape and a 200 carrying an error status', async () => {
+      answer = { status: 400, body: JSON.stringify({ error: 'Invalid request' }) };
+      await expect(stub.getTransactions()).rejects.toMatchObject({
+        httpStatus: 400,
+        serviceMessage: 'Invalid request',
+      });
+      answer = { status: 200, body: JSON.stringify({ status: 400, message: 'Merchant not found' }) };
+      await expect(stub.getTransactions()).rejects.toMatchObject({
+        httpStatus: 400,
+        kind: 'merchant-not-found',
+      });
+    });
+  });
+});
+
+describe('the service rate limit', () => {
+  it('after a 429 the key counts as blocked: reads are told to wait instead of hammering', async () => {
+    const strict = await startSandbox({ rateLimit: { limit: 2, windowMs: 60_000, blockMs: 60_000 } });
+    // A client that believes in a bigger budget than the service grants (another tool shares the key).
+    const { client: naive } = await clientFor(strict);
+    try {
+      await naive.getTransactions();
+      await naive.getDedicatedAccounts();
+      const error = await failure(naive.getWhitelisted());
+      expect(error).toBeInstanceOf(RateBudgetError);
+      expect((error as RateBudgetError).retryInSeconds).toBeGreaterThanOrEqual(60);
+      expect(strict.count('GET', '/v1/api/whitelisted')).toBe(1);
+      expect((await naive.budget()).blockedForSeconds).toBeGreaterThanOrEqual(60);
+      await expect(naive.getBanks()).rejects.toBeInstanceOf(RateBudgetError);
+      expect(strict.count('GET', '/v1/api/banks')).toBe(0);
+    } finally {
+      await naive.close();
+      await strict.stop();
+    }
+  });
+});
