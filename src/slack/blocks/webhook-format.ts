@@ -1,0 +1,124 @@
+// Small pure formatters for webhook alerts: naira amounts, Lagos times, masked accounts, short hashes,
+// explorer links and the environment marker. No I/O, no clock reads.
+import { TZDate } from '@date-fns/tz';
+import { format } from 'date-fns';
+import type { CngnEnvironment } from '../../cngn/api.js';
+import type { Receiver } from '../../cngn/schemas.js';
+import { Money } from '../../format/money.js';
+
+const LAGOS = 'Africa/Lagos';
+
+/** `₦1,500,000.00`; text that is not a 2-decimal amount (raw chain units) is shown as sent. */
+export function naira(amount: string | null | undefined): string {
+  if (amount === null || amount === undefined || amount === '') return '—';
+  let money: Money;
+  try {
+    money = Money.parseDecimal(amount);
+  } catch {
+    return `₦${amount}`;
+  }
+  const [whole = '0', fraction = '00'] = money.toString().replace('-', '').split('.');
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return `${money.toString().startsWith('-') ? '-' : ''}₦${grouped}.${fraction}`;
+}
+
+/** `23 Nov 2026, 09:15 WAT`; unparseable text is shown as sent. */
+export function lagosTime(iso: string | null | undefined): string | undefined {
+  if (!iso) return undefined;
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return `${format(new TZDate(date, LAGOS), 'd MMM yyyy, HH:mm')} WAT`;
+}
+
+export function environmentMarker(environment: CngnEnvironment): string {
+  if (environment === 'live') return ':large_green_circle: LIVE';
+  if (environment === 'test') return ':large_yellow_circle: TEST';
+  return ':test_tube: SANDBOX';
+}
+
+/** `0x12ab…cdef` */
+export function shortHash(value: string): string {
+  return value.length > 14 ? `${value.slice(0, 6)}…${value.slice(-4)}` : value;
+}
+
+/** Only the last four digits of an account number. */
+export function maskAccount(accountNumber: string): string {
+  const digits = accountNumber.replace(/\s/g, '');
+  return digits.length <= 4 ? digits : `••••${digits.slice(-4)}`;
+}
+
+/** Slack mrkdwn escaping for text that came from outside. */
+export function escapeText(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** A mrkdwn link, or plain text when the URL is not http(s). */
+export function link(url: string | null | undefined, label: string): string {
+  if (url && /^https?:\/\/[^\s|<>]+$/.test(url)) return `<${url}|${escapeText(label)}>`;
+  return escapeText(label);
+}
+
+const EXPLORERS: Record<string, { test: string; live: string }> = {
+  base: { test: 'https://sepolia.basescan.org/tx/', live: 'https://basescan.org/tx/' },
+  bsc: { test: 'https://testnet.bscscan.com/tx/', live: 'https://bscscan.com/tx/' },
+  polygon: { test: 'https://amoy.polygonscan.com/tx/', live: 'https://polygonscan.com/tx/' },
+  eth: { test: 'https://sepolia.etherscan.io/tx/', live: 'https://etherscan.io/tx/' },
+  ethereum: { test: 'https://sepolia.etherscan.io/tx/', live: 'https://etherscan.io/tx/' },
+  celo: { test: 'https://alfajores.celoscan.io/tx/', live: 'https://celoscan.io/tx/' },
+  assetchain: { test: 'https://scan-testnet.assetchain.org/tx/', live: 'https://scan.assetchain.org/tx/' },
+};
+
+/**
+ * An explorer URL for a hash: the event's own explorer link when it names this hash, else the same
+ * explorer with the hash swapped in, else a known explorer for the network.
+ */
+export function explorerUrl(
+  hash: string,
+  explorerLink: string | null | undefined,
+  network: string | null | undefined,
+  environment: CngnEnvironment,
+): string | undefined {
+  if (explorerLink?.includes(hash)) return explorerLink;
+  const prefix = explorerLink?.match(/^(https?:\/\/\S+\/tx\/)0x[0-9a-fA-F]+$/)?.[1];
+  if (prefix) return `${prefix}${hash}`;
+  const known = network ? EXPLORERS[network.toLowerCase()] : undefined;
+  if (known) return `${environment === 'live' ? known.live : known.test}${hash}`;
+  return undefined;
+}
+
+export interface ReceiverView {
+  bankCode?: string;
+  bankName?: string;
+  accountNumber?: string;
+  accountName?: string;
+  address?: string;
+  /** Anything else (business id, "Wrap CBDC"). */
+  text?: string;
+}
+
+/** `bankCode:accountNumber:accountName`, an address, a business id, or an object: one view. */
+export function receiverView(receiver: Receiver | null | undefined): ReceiverView {
+  if (receiver === null || receiver === undefined) return {};
+  if (typeof receiver === 'string') {
+    const bank = receiver.match(/^([0-9A-Za-z]{3,9}):(\d{6,12}):(.*)$/);
+    if (bank) return { bankCode: bank[1], accountNumber: bank[2], accountName: bank[3] || undefined };
+    if (/^0x[0-9a-fA-F]{40}$/.test(receiver)) return { address: receiver };
+    return { text: receiver };
+  }
+  const bank = receiver.bank;
+  return {
+    bankCode: typeof bank === 'object' && bank ? (bank.code ?? undefined) : undefined,
+    bankName: typeof bank === 'string' ? bank : (bank?.name ?? undefined),
+    accountNumber: receiver.accountNumber ?? undefined,
+    accountName: receiver.accountName ?? undefined,
+    address: receiver.address ?? undefined,
+  };
+}
+
+/** Words for the open status vocabulary. */
+export function statusWord(status: string | null | undefined): string {
+  if (!status) return 'unknown';
+  const s = status.toLowerCase();
+  if (s === 'completed' || s === 'success' || s === 'successful') return 'completed';
+  return s;
+}

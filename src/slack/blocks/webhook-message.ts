@@ -1,0 +1,276 @@
+// One readable Slack message per cNGN event: pure builders, data in, Block Kit out. Unknown event kinds
+// are rendered generically with their key fields — never dropped.
+import type { WebhookData } from '../../cngn/schemas.js';
+import type { AlertInput, AlertMessage } from '../../webhooks/types.js';
+import {
+  environmentMarker,
+  escapeText,
+  explorerUrl,
+  lagosTime,
+  link,
+  maskAccount,
+  naira,
+  type ReceiverView,
+  receiverView,
+  shortHash,
+  statusWord,
+} from './webhook-format.js';
+
+export interface WebhookMessageOptions {
+  /** Bank name for a bank code (redemptions carry only the code). */
+  bankName?: (code: string) => string | undefined;
+}
+
+type Block = Record<string, unknown>;
+
+interface Parts {
+  emoji: string;
+  title: string;
+  /** Plain-text notification line. */
+  text: string;
+  fields: Array<[string, string | undefined]>;
+  /** Extra paragraph under the fields (failure reason, explanation). */
+  note?: string;
+}
+
+export function webhookMessage(input: AlertInput, options: WebhookMessageOptions = {}): AlertMessage {
+  const parts = partsFor(input, options);
+  return assemble(input, parts);
+}
+
+function partsFor(input: AlertInput, options: WebhookMessageOptions): Parts {
+  const { event } = input;
+  switch (event.event) {
+    case 'deposit.received':
+      return depositReceived(event.data);
+    case 'deposit.completed':
+      return event.data.trx_type === 'crypto_deposit'
+        ? cryptoDepositCompleted(input)
+        : depositCompleted(event.data);
+    case 'withdrawal.completed':
+      return withdrawalCompleted(input);
+    case 'bridge.completed':
+      return bridgeCompleted(input);
+    case 'redemption.completed':
+      return redemptionCompleted(event.data, options);
+    case 'transaction.failed':
+      return transactionFailed(event.data, options);
+    default:
+      return unknownEvent(input);
+  }
+}
+
+function depositReceived(data: WebhookData): Parts {
+  const amount = naira(data.amount);
+  return {
+    emoji: ':inbox_tray:',
+    title: `Deposit received: ${amount} — not credited yet`,
+    text: `Deposit received: ${amount} (not credited yet)`,
+    fields: [
+      ['Amount', amount],
+      ['Status', 'Fiat arrived; cNGN not yet credited'],
+    ],
+    note: 'The credit follows with a separate _deposit completed_ message.',
+  };
+}
+
+function depositCompleted(data: WebhookData): Parts {
+  const amount = naira(data.amount);
+  return {
+    emoji: ':white_check_mark:',
+    title: `Deposit credited: ${amount}`,
+    text: `Deposit credited: ${amount}`,
+    fields: [
+      ['Amount', amount],
+      ['Type', typeWord(data.trx_type)],
+    ],
+  };
+}
+
+function cryptoDepositCompleted(input: AlertInput): Parts {
+  const { data } = input.event;
+  const amount = naira(data.amount);
+  return {
+    emoji: ':link:',
+    title: `On-chain deposit credited: ${amount}${data.network ? ` on ${data.network}` : ''}`,
+    text: `On-chain deposit credited: ${amount}`,
+    fields: [
+      ['Amount', amount],
+      ['Network', data.network ?? undefined],
+      ['Source-network hash', hashField(data.extl_trx_hash, input)],
+      ['Mint hash', hashField(data.base_trx_hash, input)],
+      ['Explorer', data.explorer_link ? link(data.explorer_link, 'Open in explorer') : undefined],
+    ],
+  };
+}
+
+function withdrawalCompleted(input: AlertInput): Parts {
+  const { data } = input.event;
+  const amount = naira(data.amount);
+  return {
+    emoji: ':outbox_tray:',
+    title: `Withdrawal completed: ${amount}`,
+    text: `Withdrawal completed: ${amount}`,
+    fields: [
+      ['Amount', amount],
+      ['To', receiverText(receiverView(data.receiver))],
+      ['Network', data.network ?? undefined],
+      ['Hash', hashField(data.base_trx_hash ?? data.extl_trx_hash, input)],
+    ],
+  };
+}
+
+function bridgeCompleted(input: AlertInput): Parts {
+  const { data } = input.event;
+  const amount = naira(data.amount);
+  return {
+    emoji: ':bridge_at_night:',
+    title: `Bridge completed: ${amount}`,
+    text: `Bridge completed: ${amount}`,
+    fields: [
+      ['Amount', amount],
+      ['To', receiverText(receiverView(data.receiver))],
+      ['Network', data.network ?? undefined],
+      ['Source hash', hashField(data.base_trx_hash, input)],
+      ['Destination hash', hashField(data.extl_trx_hash, input)],
+    ],
+  };
+}
+
+function redemptionCompleted(data: WebhookData, options: WebhookMessageOptions): Parts {
+  const amount = naira(data.amount);
+  const receiver = receiverView(data.receiver);
+  return {
+    emoji: ':bank:',
+    title: `Redemption paid out: ${amount}`,
+    text: `Redemption paid out: ${amount}`,
+    fields: [['Amount', amount], ...bankFields(receiver, options)],
+  };
+}
+
+function transactionFailed(data: WebhookData, options: WebhookMessageOptions): Parts {
+  const amount = naira(data.amount);
+  const reason = data.reason ? escapeText(data.reason) : 'no reason given';
+  const receiver = receiverView(data.receiver);
+  const type = (data.trx_type ?? '').toLowerCase();
+  if (type.includes('redeem')) {
+    return {
+      emoji: ':x:',
+      title: `Redemption failed: ${amount} went back to the balance`,
+      text: `Redemption failed: ${amount} went back to the balance — ${data.reason ?? 'no reason given'}`,
+      fields: [['Amount', amount], ...bankFields(receiver, options)],
+      note: `The ${amount} cNGN went back to the balance. Reason: *${reason}*`,
+    };
+  }
+  const what =
+    type === 'swap' || type === 'bridge' ? 'Bridge' : type === 'withdraw' ? 'Withdrawal' : 'Transaction';
+  return {
+    emoji: ':x:',
+    title: `${what} failed: ${amount}`,
+    text: `${what} failed: ${amount} — ${data.reason ?? 'no reason given'}`,
+    fields: [
+      ['Amount', amount],
+      ['Type', typeWord(data.trx_type)],
+      ['To', receiverText(receiver)],
+      ['Network', data.network ?? undefined],
+      ['Reason', reason],
+    ],
+  };
+}
+
+function unknownEvent(input: AlertInput): Parts {
+  const { event } = input;
+  const { data } = event;
+  const name = escapeText(event.event);
+  return {
+    emoji: ':grey_question:',
+    title: `cNGN event \`${name}\``,
+    text: `cNGN event ${event.event}${data.amount ? `: ${naira(data.amount)}` : ''}`,
+    fields: [
+      ['Amount', data.amount ? naira(data.amount) : undefined],
+      ['Status', data.status ? statusWord(data.status) : undefined],
+      ['Type', data.trx_type ? typeWord(data.trx_type) : undefined],
+      ['Receiver', receiverText(receiverView(data.receiver))],
+      ['Network', data.network ?? undefined],
+      ['Hash', hashField(data.base_trx_hash ?? data.extl_trx_hash, input)],
+      ['Reason', data.reason ? escapeText(data.reason) : undefined],
+    ],
+  };
+}
+
+// ---- shared pieces --------------------------------------------------------------------------------
+
+function assemble(input: AlertInput, parts: Parts): AlertMessage {
+  const { data } = input.event;
+  const marker = environmentMarker(input.environment);
+  const fields = parts.fields
+    .filter((f): f is [string, string] => f[1] !== undefined && f[1] !== '')
+    .slice(0, 10)
+    .map(([label, value]) => ({ type: 'mrkdwn', text: `*${label}*\n${value}` }));
+  const blocks: Block[] = [
+    { type: 'section', text: { type: 'mrkdwn', text: `${parts.emoji} *${escapeText(parts.title)}*` } },
+  ];
+  if (fields.length > 0) blocks.push({ type: 'section', fields });
+  if (parts.note) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: parts.note } });
+  if (input.origin === 'reconciler') {
+    blocks.push({
+      type: 'context',
+      elements: [{ type: 'mrkdwn', text: ':mag: Seen by reconciliation — no webhook arrived for this.' }],
+    });
+  }
+  const context = [
+    marker,
+    data.trx_ref ? `Ref \`${escapeText(data.trx_ref)}\`` : undefined,
+    data.transactionId ? `Tx \`${escapeText(data.transactionId)}\`` : undefined,
+    lagosTime(data.occurredAt ?? input.event.timestamp),
+  ].filter((v): v is string => Boolean(v));
+  blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: context.join('  ·  ') }] });
+  const prefix = marker.replace(/^:[a-z_]+: /, '');
+  const suffix = input.origin === 'reconciler' ? ' (seen by reconciliation)' : '';
+  return { text: `[${prefix}] ${parts.text}${suffix}`, blocks };
+}
+
+function hashField(hash: string | null | undefined, input: AlertInput): string | undefined {
+  if (!hash) return undefined;
+  const { data } = input.event;
+  const url = explorerUrl(hash, data.explorer_link, data.network, input.environment);
+  return url ? link(url, shortHash(hash)) : `\`${escapeText(shortHash(hash))}\``;
+}
+
+function bankFields(
+  receiver: ReceiverView,
+  options: WebhookMessageOptions,
+): Array<[string, string | undefined]> {
+  const bankName =
+    receiver.bankName ?? (receiver.bankCode ? options.bankName?.(receiver.bankCode) : undefined);
+  const bank = bankName ?? (receiver.bankCode ? `Bank code ${receiver.bankCode}` : undefined);
+  return [
+    ['Bank', bank ? escapeText(bank) : undefined],
+    ['Account', receiver.accountNumber ? maskAccount(receiver.accountNumber) : undefined],
+    ['Account name', receiver.accountName ? escapeText(receiver.accountName) : undefined],
+    ['Receiver', receiver.text ? escapeText(receiver.text) : undefined],
+  ];
+}
+
+function receiverText(receiver: ReceiverView): string | undefined {
+  if (receiver.address) return `\`${escapeText(receiver.address)}\``;
+  if (receiver.accountNumber) {
+    const bank = receiver.bankName ?? (receiver.bankCode ? `bank ${receiver.bankCode}` : '');
+    return escapeText(`${maskAccount(receiver.accountNumber)} ${bank}`.trim());
+  }
+  return receiver.text ? escapeText(receiver.text) : undefined;
+}
+
+const TYPE_WORDS: Record<string, string> = {
+  fiat_buy: 'Fiat deposit',
+  crypto_deposit: 'On-chain deposit',
+  fiat_redeem: 'Redemption',
+  enaira_redeem: 'eNaira redemption',
+  withdraw: 'Withdrawal',
+  swap: 'Bridge',
+};
+
+function typeWord(type: string | null | undefined): string | undefined {
+  if (!type) return undefined;
+  return TYPE_WORDS[type.toLowerCase()] ?? escapeText(type);
+}

@@ -1,0 +1,303 @@
+// Posts outbox entries to Slack: one worker per channel (Slack allows about one message per second per
+// channel), entries of one reference in order, 429 (Retry-After) and 5xx retried with backoff. The
+// retry is ours, not WebClient's (build the client with retries off), so a wait is visible, bounded per
+// channel, and never blocks other channels.
+//
+// Exactly-once is bounded by one window: if the process dies after Slack accepted a post and before
+// markDelivered wrote its ts, the entry is posted again after restart (or by another replica once the
+// claim's lease expires). Everything else is deduplicated.
+import { randomUUID } from 'node:crypto';
+import type { Store } from '../store/index.js';
+import type { Outbox } from './outbox.js';
+import type { AlertMessage, OutboxEntry, RenderAlert } from './types.js';
+
+export interface PostMessageArgs {
+  channel: string;
+  text: string;
+  blocks?: ReadonlyArray<Record<string, unknown>>;
+  thread_ts?: string;
+  unfurl_links?: boolean;
+  unfurl_media?: boolean;
+}
+
+/** The part of WebClient the deliverer uses (a WebClient fits). */
+export interface SlackPoster {
+  chat: { postMessage(args: never): Promise<{ ts?: string }> };
+}
+
+export interface Logger {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+export const silentLogger: Logger = { info() {}, warn() {}, error() {} };
+
+export interface DelivererOptions {
+  outbox: Outbox;
+  store: Store;
+  slack: SlackPoster;
+  render: RenderAlert;
+  /** The channel for an entry, or undefined to keep it pending (no channel configured). */
+  route: (entry: OutboxEntry) => string | undefined;
+  /** Where to post when a routed channel is gone or the bot is not in it. */
+  fallbackChannel?: string | undefined;
+  log?: Logger;
+  /** How long a claim lasts if its holder dies mid-post. */
+  leaseMs?: number;
+  /** Periodic rescan: other replicas' entries, blocked successors, entries held by dead claims. */
+  rescanMs?: number;
+  maxBackoffMs?: number;
+}
+
+type Outcome =
+  | { kind: 'done' }
+  | { kind: 'skip' }
+  | { kind: 'blocked' }
+  | { kind: 'retry'; delayMs: number; textOnly?: boolean; channel?: string };
+
+const REROUTE_ERRORS = new Set(['channel_not_found', 'not_in_channel', 'is_archived']);
+const TEXT_ONLY_ERRORS = new Set(['invalid_blocks', 'invalid_blocks_format', 'msg_too_long']);
+
+export class Deliverer {
+  readonly owner = randomUUID();
+  private readonly queues = new Map<string, OutboxEntry[]>();
+  private readonly workers = new Map<string, Promise<void>>();
+  private readonly known = new Set<string>();
+  private readonly attempts = new Map<string, number>();
+  private readonly textOnly = new Set<string>();
+  private readonly reroutes = new Map<string, string>();
+  private readonly sleepers = new Set<() => void>();
+  private readonly log: Logger;
+  private readonly leaseMs: number;
+  private readonly maxBackoffMs: number;
+  private scanning: Promise<void> | undefined;
+  private rescanRequested = false;
+  private timer: NodeJS.Timeout | undefined;
+  private started = false;
+  private stopped = false;
+  private warnedNoChannel = false;
+  /** Entries posted by this deliverer (for tests and the bench). */
+  posted = 0;
+
+  constructor(private readonly options: DelivererOptions) {
+    this.log = options.log ?? silentLogger;
+    this.leaseMs = options.leaseMs ?? 60_000;
+    this.maxBackoffMs = options.maxBackoffMs ?? 60_000;
+  }
+
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    if (this.options.store.kind !== 'redis') {
+      // One replica per SQLite/memory store: a claim found at start was left by a process that died.
+      for (const id of await this.options.outbox.pendingIds()) await this.options.outbox.release(id);
+    }
+    const every = this.options.rescanMs ?? 5_000;
+    this.timer = setInterval(() => this.kick(), every);
+    this.timer.unref();
+    this.kick();
+  }
+
+  /** Look for new pending entries soon (after an enqueue, a delivery, a restart). */
+  kick(): void {
+    if (!this.started || this.stopped) return;
+    if (this.scanning) {
+      this.rescanRequested = true;
+      return;
+    }
+    this.scanning = this.scan()
+      .catch((error: unknown) => this.log.error(`outbox scan failed: ${describe(error)}`))
+      .finally(() => {
+        this.scanning = undefined;
+        if (this.rescanRequested) {
+          this.rescanRequested = false;
+          this.kick();
+        }
+      });
+  }
+
+  /** Stop taking new work; a post in flight is finished and recorded. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    for (const wake of this.sleepers) wake();
+    await this.scanning;
+    await Promise.allSettled([...this.workers.values()]);
+  }
+
+  private async scan(): Promise<void> {
+    const { outbox } = this.options;
+    const ids = await outbox.pendingIds();
+    const fresh: OutboxEntry[] = [];
+    for (const id of ids) {
+      if (this.known.has(id) || this.stopped) continue;
+      const entry = await outbox.get(id);
+      if (!entry) continue; // index written, entry not yet (or a crash between the two): skipped
+      if (entry.deliveredAt) {
+        await outbox.dropPending(id);
+        continue;
+      }
+      fresh.push(entry);
+    }
+    fresh.sort((a, b) => a.seq - b.seq);
+    for (const entry of fresh) {
+      const channel = this.reroutes.get(entry.id) ?? this.options.route(entry);
+      if (!channel) {
+        if (!this.warnedNoChannel) {
+          this.log.warn('webhook alerts are kept in the outbox: no alerts channel is configured');
+          this.warnedNoChannel = true;
+        }
+        continue;
+      }
+      this.known.add(entry.id);
+      const queue = this.queues.get(channel) ?? [];
+      queue.push(entry);
+      this.queues.set(channel, queue);
+      if (!this.workers.has(channel)) {
+        this.workers.set(channel, this.work(channel));
+      }
+    }
+  }
+
+  private async work(channel: string): Promise<void> {
+    const queue = this.queues.get(channel) ?? [];
+    let unblocked = false;
+    while (queue.length > 0 && !this.stopped) {
+      const entry = queue[0]!;
+      let outcome: Outcome;
+      try {
+        outcome = await this.deliver(entry, channel);
+      } catch (error) {
+        this.log.error(`outbox entry ${entry.id} could not be delivered: ${describe(error)}`);
+        outcome = { kind: 'retry', delayMs: this.backoff(entry.id) };
+      }
+      if (outcome.kind === 'retry') {
+        if (outcome.textOnly) this.textOnly.add(entry.id);
+        if (outcome.channel) {
+          // Reroute to the fallback channel: hand the entry to that channel's worker.
+          queue.shift();
+          this.known.delete(entry.id);
+          this.reroutes.set(entry.id, outcome.channel);
+          this.kick();
+          continue;
+        }
+        await this.sleep(outcome.delayMs);
+        continue;
+      }
+      queue.shift();
+      this.known.delete(entry.id);
+      if (outcome.kind === 'done') unblocked = true;
+    }
+    // Synchronously with the loop's end, so a scan never queues into a queue nobody works on.
+    this.queues.delete(channel);
+    this.workers.delete(channel);
+    for (const left of queue) this.known.delete(left.id);
+    // A delivered entry may unblock successors queued elsewhere; blocked ones are re-read on a scan.
+    if (unblocked) this.kick();
+  }
+
+  private async deliver(entry: OutboxEntry, channel: string): Promise<Outcome> {
+    const { outbox } = this.options;
+    if (entry.after) {
+      const previous = await outbox.get(entry.after);
+      if (previous && !previous.deliveredAt) return { kind: 'blocked' };
+    }
+    if (!(await outbox.claim(entry.id, this.owner, this.leaseMs))) return { kind: 'skip' };
+    const current = await outbox.get(entry.id);
+    if (!current || current.deliveredAt) {
+      await outbox.release(entry.id);
+      await outbox.dropPending(entry.id);
+      return { kind: 'skip' };
+    }
+    const message = this.message(current);
+    const threadTs = current.threadOf ? (await outbox.get(current.threadOf))?.ts : undefined;
+    let ts: string | undefined;
+    try {
+      const args: PostMessageArgs = {
+        channel,
+        text: message.text,
+        ...(this.textOnly.has(current.id) ? {} : { blocks: message.blocks }),
+        ...(threadTs ? { thread_ts: threadTs } : {}),
+        unfurl_links: false,
+        unfurl_media: false,
+      };
+      ts = (await this.options.slack.chat.postMessage(args as never)).ts;
+    } catch (error) {
+      await outbox.release(current.id);
+      return this.onPostError(current, channel, error);
+    }
+    await outbox.markDelivered(current, ts, channel);
+    this.posted += 1;
+    this.attempts.delete(current.id);
+    this.textOnly.delete(current.id);
+    this.reroutes.delete(current.id);
+    return { kind: 'done' };
+  }
+
+  private message(entry: OutboxEntry): AlertMessage {
+    try {
+      return this.options.render({
+        event: entry.event,
+        origin: entry.origin,
+        environment: entry.environment,
+      });
+    } catch (error) {
+      // A builder bug must not lose the event: post its key fields as plain text.
+      this.log.error(`alert for ${entry.event.event} could not be rendered: ${describe(error)}`);
+      const { data } = entry.event;
+      return {
+        text: `cNGN event ${entry.event.event}: ${data.trx_ref ?? data.transactionId ?? ''} ${data.amount ?? ''} ${data.status ?? ''}`.trim(),
+        blocks: [],
+      };
+    }
+  }
+
+  private onPostError(entry: OutboxEntry, channel: string, error: unknown): Outcome {
+    const e = error as { code?: string; retryAfter?: number; statusCode?: number; data?: { error?: string } };
+    if (e.code === 'slack_webapi_rate_limited_error') {
+      const delayMs = Math.max(1, e.retryAfter ?? 1) * 1000;
+      this.log.info(`Slack rate-limited ${channel}; retrying in ${delayMs / 1000} s`);
+      return { kind: 'retry', delayMs };
+    }
+    const platform = e.code === 'slack_webapi_platform_error' ? e.data?.error : undefined;
+    if (platform === 'ratelimited') return { kind: 'retry', delayMs: 1000 };
+    const fallback = this.options.fallbackChannel;
+    if (platform && REROUTE_ERRORS.has(platform) && fallback && fallback !== channel) {
+      this.log.warn(`cannot post alerts to ${channel} (${platform}); using ${fallback}`);
+      return { kind: 'retry', delayMs: 0, channel: fallback };
+    }
+    if (platform && TEXT_ONLY_ERRORS.has(platform) && !this.textOnly.has(entry.id)) {
+      this.log.warn(`Slack refused the blocks of an alert (${platform}); posting it as text`);
+      return { kind: 'retry', delayMs: 0, textOnly: true };
+    }
+    const delayMs = this.backoff(entry.id);
+    this.log.warn(
+      `posting alert ${entry.event.event} to ${channel} failed (${platform ?? e.statusCode ?? e.code ?? describe(error)}); retrying in ${delayMs / 1000} s`,
+    );
+    return { kind: 'retry', delayMs };
+  }
+
+  private backoff(id: string): number {
+    const n = (this.attempts.get(id) ?? 0) + 1;
+    this.attempts.set(id, n);
+    return Math.min(500 * 2 ** (n - 1), this.maxBackoffMs);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (ms <= 0 || this.stopped) return Promise.resolve();
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.sleepers.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.sleepers.add(wake);
+    });
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

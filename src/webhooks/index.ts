@@ -1,0 +1,147 @@
+// The webhooks feature assembled: the POST /webhooks/cngn route, the pipeline (dedupe → outbox →
+// subscribers), the deliverer (outbox → Slack) and the reconciler. main.ts and the test harness call
+// createWebhooks(...) and hand `route` to the Slack app's routes, then start().
+import { WebClient } from '@slack/web-api';
+import type { CngnEnvironment } from '../cngn/api.js';
+import type { Store } from '../store/index.js';
+import { Deliverer, type Logger, type SlackPoster, silentLogger } from './deliverer.js';
+import { type WebhookRoute, webhookRoute } from './intake.js';
+import { DEFAULT_RETENTION_MS, Outbox } from './outbox.js';
+import { WebhookPipeline } from './pipeline.js';
+import { Reconciler, type TransactionSource } from './reconciler.js';
+import { type AlertRoute, alertRouter, parseAlertRoutes } from './routing.js';
+import type { OutboxEntry, RenderAlert, WebhookSubscriber } from './types.js';
+
+export { Deliverer, type Logger, type SlackPoster } from './deliverer.js';
+export { DEFAULT_BODY_LIMIT, WEBHOOK_PATH, type WebhookRoute, webhookRoute } from './intake.js';
+export { dedupeKey } from './keys.js';
+export { Outbox } from './outbox.js';
+export { WebhookPipeline } from './pipeline.js';
+export { Reconciler, type TransactionSource } from './reconciler.js';
+export { type AlertRoute, AlertRoutesError, alertRouter, parseAlertRoutes } from './routing.js';
+export { signatureFor, verifySignature } from './signature.js';
+export type * from './types.js';
+
+export interface WebhooksOptions {
+  store: Store;
+  environment: CngnEnvironment;
+  /** CNGN_WEBHOOK_SECRET; unset → deliveries refused (401). */
+  secret: string | undefined;
+  /** Opens sealed `data` with the client's private key. */
+  openSealed?: ((sealed: string) => string) | undefined;
+  /** A client for alerts (see alertsClient); unset → events stay in the outbox. */
+  slack?: SlackPoster | undefined;
+  /** The message builders (slack/blocks/webhook-message.ts), injected to keep webhooks/ free of slack/. */
+  render: RenderAlert;
+  /** CNGN_ALERTS_CHANNEL */
+  alertsChannel?: string | undefined;
+  /** CNGN_ALERT_ROUTES, raw or parsed. */
+  alertRoutes?: string | AlertRoute[] | undefined;
+  /** Replaces kind-based routing entirely (the bench spreads a burst over channels). */
+  route?: (entry: OutboxEntry) => string | undefined;
+  /** The client's transaction list; unset → no reconciler. */
+  transactions?: TransactionSource | undefined;
+  subscribers?: WebhookSubscriber[];
+  log?: Logger;
+  bodyLimitBytes?: number;
+  retentionMs?: number;
+  reconcileIntervalMs?: number;
+  reconcileGraceMs?: number;
+  leaseMs?: number;
+  rescanMs?: number;
+  maxBackoffMs?: number;
+}
+
+export interface Webhooks {
+  route: WebhookRoute;
+  pipeline: WebhookPipeline;
+  outbox: Outbox;
+  deliverer: Deliverer | undefined;
+  reconciler: Reconciler | undefined;
+  subscribe(subscriber: WebhookSubscriber): void;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function createWebhooks(options: WebhooksOptions): Webhooks {
+  const log = options.log ?? silentLogger;
+  const retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
+  const outbox = new Outbox(options.store, retentionMs);
+  const routes =
+    typeof options.alertRoutes === 'string'
+      ? parseAlertRoutes(options.alertRoutes)
+      : (options.alertRoutes ?? []);
+  const byKind = alertRouter(options.alertsChannel, routes);
+  const deliverer = options.slack
+    ? new Deliverer({
+        outbox,
+        store: options.store,
+        slack: options.slack,
+        render: options.render,
+        route: options.route ?? ((entry) => byKind(entry.event.event)),
+        fallbackChannel: options.alertsChannel,
+        log,
+        ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
+        ...(options.rescanMs ? { rescanMs: options.rescanMs } : {}),
+        ...(options.maxBackoffMs ? { maxBackoffMs: options.maxBackoffMs } : {}),
+      })
+    : undefined;
+  const pipeline = new WebhookPipeline({
+    store: options.store,
+    outbox,
+    environment: options.environment,
+    subscribers: options.subscribers ?? [],
+    onEnqueued: () => deliverer?.kick(),
+    log,
+    retentionMs,
+  });
+  const reconciler = options.transactions
+    ? new Reconciler({
+        source: options.transactions,
+        pipeline,
+        store: options.store,
+        log,
+        ...(options.reconcileIntervalMs ? { intervalMs: options.reconcileIntervalMs } : {}),
+        ...(options.reconcileGraceMs !== undefined ? { graceMs: options.reconcileGraceMs } : {}),
+      })
+    : undefined;
+  const route = webhookRoute({
+    secret: options.secret,
+    pipeline,
+    openSealed: options.openSealed,
+    log,
+    ...(options.bodyLimitBytes ? { bodyLimitBytes: options.bodyLimitBytes } : {}),
+  });
+  if (!options.secret) log.warn('CNGN_WEBHOOK_SECRET is not set: webhook deliveries will be refused');
+  return {
+    route,
+    pipeline,
+    outbox,
+    deliverer,
+    reconciler,
+    subscribe: (subscriber) => pipeline.subscribe(subscriber),
+    async start() {
+      await deliverer?.start();
+      await reconciler?.start();
+      await pipeline.resumeSubscribers();
+    },
+    async stop() {
+      await reconciler?.stop();
+      await deliverer?.stop();
+      await pipeline.settled();
+    },
+  };
+}
+
+/**
+ * A WebClient for alerts with its own retries off: the deliverer owns 429/5xx retries per channel, so
+ * a rate-limited channel waits without holding a request open and nothing is retried behind our back.
+ */
+export function alertsClient(token: string | undefined, slackApiUrl?: string): WebClient {
+  return new WebClient(token, {
+    ...(slackApiUrl ? { slackApiUrl } : {}),
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+    timeout: 10_000,
+  });
+}

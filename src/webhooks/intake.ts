@@ -1,0 +1,137 @@
+// POST /webhooks/cngn: read at most the body limit, verify the signature over the raw bytes, parse and
+// validate, store durably, then answer. Rejected bodies get a 4xx and nothing is stored or posted.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { webhookEventSchema } from '../cngn/schemas.js';
+import { type Logger, silentLogger } from './deliverer.js';
+import type { WebhookPipeline } from './pipeline.js';
+import { verifySignature } from './signature.js';
+
+export const WEBHOOK_PATH = '/webhooks/cngn';
+export const DEFAULT_BODY_LIMIT = 64 * 1024;
+
+export interface IntakeOptions {
+  /** CNGN_WEBHOOK_SECRET; without it every delivery is refused. */
+  secret: string | undefined;
+  pipeline: WebhookPipeline;
+  /** Opens `data` that arrives sealed like response data (the client's private key). */
+  openSealed?: ((sealed: string) => string) | undefined;
+  bodyLimitBytes?: number;
+  log?: Logger;
+}
+
+/** A route in the shape Bolt's `customRoutes` takes (raw Node request and response). */
+export interface WebhookRoute {
+  path: string;
+  method: string;
+  handler: (req: IncomingMessage, res: ServerResponse) => void;
+}
+
+export function webhookRoute(options: IntakeOptions): WebhookRoute {
+  const log = options.log ?? silentLogger;
+  return {
+    path: WEBHOOK_PATH,
+    method: 'POST',
+    handler: (req, res) => {
+      receive(req, res, options).catch((error: unknown) => {
+        // Storage failed: say so (5xx). The service will not retry; the reconciler is the safety net.
+        log.error(`webhook could not be stored: ${error instanceof Error ? error.message : String(error)}`);
+        answer(res, 500, { ok: false, error: 'could not store the event' });
+      });
+    },
+  };
+}
+
+async function receive(req: IncomingMessage, res: ServerResponse, options: IntakeOptions): Promise<void> {
+  const log = options.log ?? silentLogger;
+  const limit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
+  if (!options.secret) {
+    return refuse(req, res, 401, 'webhooks are refused: no signing secret is configured');
+  }
+  if (!req.headers['x-cngn-signature']) return refuse(req, res, 401, 'missing X-cNGN-Signature');
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return refuse(req, res, 413, 'body too large');
+  const raw = await readLimited(req, limit);
+  if (raw === 'too-large') return refuse(req, res, 413, 'body too large');
+  if (!verifySignature(raw, req.headers['x-cngn-signature'], options.secret)) {
+    log.warn('webhook refused: bad signature');
+    return answer(res, 401, { ok: false, error: 'bad signature' });
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(raw.toString('utf8'));
+  } catch {
+    return answer(res, 400, { ok: false, error: 'body is not JSON' });
+  }
+  if (body && typeof body === 'object' && typeof (body as { data?: unknown }).data === 'string') {
+    const opened = openData((body as { data: string }).data, options.openSealed);
+    if (opened === undefined) {
+      log.warn('webhook refused: sealed data could not be opened');
+      return answer(res, 400, { ok: false, error: 'data: sealed and could not be opened' });
+    }
+    body = { ...(body as object), data: opened };
+  }
+  const parsed = webhookEventSchema.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue?.path.join('.') || 'body';
+    log.warn(`webhook refused: ${field}: ${issue?.message ?? 'invalid'}`);
+    return answer(res, 400, { ok: false, error: `${field}: ${issue?.message ?? 'invalid'}` });
+  }
+  const result = await options.pipeline.accept(parsed.data);
+  answer(res, 200, { ok: true, ...(result === 'duplicate' ? { duplicate: true } : {}) });
+}
+
+function openData(sealed: string, open: IntakeOptions['openSealed']): unknown {
+  if (!open) return undefined;
+  try {
+    return JSON.parse(open(sealed));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The body as bytes, or 'too-large' as soon as it passes the limit (the rest is not read). */
+function readLimited(req: IncomingMessage, limit: number): Promise<Buffer | 'too-large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        cleanup();
+        resolve('too-large');
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(Buffer.concat(chunks));
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(error);
+    };
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+  });
+}
+
+/** Answer and close the connection without reading the rest of the body. */
+function refuse(req: IncomingMessage, res: ServerResponse, status: number, error: string): void {
+  res.setHeader('connection', 'close');
+  answer(res, status, { ok: false, error });
+  req.pause();
+}
+
+function answer(res: ServerResponse, status: number, body: Record<string, unknown>): void {
+  if (res.headersSent) return;
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}

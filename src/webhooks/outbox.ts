@@ -1,0 +1,92 @@
+// The durable outbox: one store entry per accepted event plus an index set of pending ids, so pending
+// entries are found again after a restart. Entries of one reference are chained (`after`) so they are
+// delivered in order; a claim (set-if-absent with a lease) keeps two replicas from posting one entry.
+import type { Store } from '../store/index.js';
+import type { OutboxEntry } from './types.js';
+
+const PENDING = 'webhooks:outbox:pending';
+const entryKey = (id: string) => `webhooks:outbox:entry:${id}`;
+const claimKey = (id: string) => `webhooks:outbox:claim:${id}`;
+const tailKey = (ref: string) => `webhooks:outbox:tail:${ref}`;
+
+export const DEFAULT_RETENTION_MS = 30 * 24 * 3_600_000;
+
+export type OutboxDraft = Omit<
+  OutboxEntry,
+  'seq' | 'after' | 'enqueuedAt' | 'deliveredAt' | 'ts' | 'postedChannel'
+>;
+
+let counter = 0;
+
+export class Outbox {
+  constructor(
+    readonly store: Store,
+    private readonly retentionMs = DEFAULT_RETENTION_MS,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get(id: string): Promise<OutboxEntry | undefined> {
+    return this.store.get<OutboxEntry>(entryKey(id));
+  }
+
+  async has(id: string): Promise<boolean> {
+    return (await this.get(id)) !== undefined;
+  }
+
+  /** Store an entry durably; false when one with this id already exists (a duplicate). */
+  async enqueue(draft: OutboxDraft): Promise<boolean> {
+    // Index first: a crash between the two writes leaves a dangling id (skipped), never a lost entry.
+    await this.store.addToSet(PENDING, draft.id);
+    const write = async () => {
+      const after = draft.orderKey ? await this.store.get<string>(tailKey(draft.orderKey)) : undefined;
+      counter = (counter + 1) % 1000;
+      const entry: OutboxEntry = {
+        ...draft,
+        seq: this.now() * 1000 + counter,
+        enqueuedAt: new Date(this.now()).toISOString(),
+        ...(after && after !== draft.id ? { after } : {}),
+      };
+      const created = await this.store.setIfAbsent(entryKey(draft.id), entry);
+      if (created && draft.orderKey)
+        await this.store.set(tailKey(draft.orderKey), draft.id, this.retentionMs);
+      return created;
+    };
+    // One reference's entries are chained under its lock so the chain has no forks.
+    return draft.orderKey ? this.store.withLock(`webhooks:outbox:order:${draft.orderKey}`, write) : write();
+  }
+
+  pendingIds(): Promise<string[]> {
+    return this.store.setMembers(PENDING);
+  }
+
+  async pendingCount(): Promise<number> {
+    return (await this.pendingIds()).length;
+  }
+
+  /** Take the right to post this entry for `leaseMs`; false when someone else holds it. */
+  claim(id: string, owner: string, leaseMs: number): Promise<boolean> {
+    return this.store.setIfAbsent(claimKey(id), owner, leaseMs);
+  }
+
+  async release(id: string): Promise<void> {
+    await this.store.delete(claimKey(id));
+  }
+
+  /** Record the post (ts) first, then drop the entry from the pending index and its claim. */
+  async markDelivered(entry: OutboxEntry, ts: string | undefined, channel: string): Promise<OutboxEntry> {
+    const delivered: OutboxEntry = {
+      ...entry,
+      deliveredAt: new Date(this.now()).toISOString(),
+      ...(ts ? { ts } : {}),
+      postedChannel: channel,
+    };
+    await this.store.set(entryKey(entry.id), delivered, this.retentionMs);
+    await this.store.removeFromSet(PENDING, entry.id);
+    await this.store.delete(claimKey(entry.id));
+    return delivered;
+  }
+
+  async dropPending(id: string): Promise<void> {
+    await this.store.removeFromSet(PENDING, id);
+  }
+}

@@ -1,0 +1,163 @@
+// What happens to an event once it is verified: dedupe, store in the outbox (durably, before the
+// sender is answered), record that its final state was announced, wake the deliverer, tell subscribers.
+import type { CngnEnvironment } from '../cngn/api.js';
+import type { WebhookEvent } from '../cngn/schemas.js';
+import type { Store } from '../store/index.js';
+import { type Logger, silentLogger } from './deliverer.js';
+import { dedupeKey, type FinalClass, finalClaimKeys, finalClassOf, outboxIdFor } from './keys.js';
+import type { Outbox } from './outbox.js';
+import type { AlertOrigin, WebhookSubscriber } from './types.js';
+
+const SUBSCRIBERS_PENDING = 'webhooks:subscribers:pending';
+
+interface FinalClaim {
+  origin: AlertOrigin;
+  entryId: string;
+}
+
+export type AcceptResult = 'stored' | 'duplicate';
+
+export interface PipelineOptions {
+  store: Store;
+  outbox: Outbox;
+  environment: CngnEnvironment;
+  subscribers?: WebhookSubscriber[];
+  /** Called after each new entry (the deliverer's kick). */
+  onEnqueued?: () => void;
+  log?: Logger;
+  retentionMs?: number;
+}
+
+export class WebhookPipeline {
+  private readonly subscribers: WebhookSubscriber[];
+  private readonly log: Logger;
+  private readonly notifying = new Set<Promise<void>>();
+
+  constructor(private readonly options: PipelineOptions) {
+    this.subscribers = [...(options.subscribers ?? [])];
+    this.log = options.log ?? silentLogger;
+  }
+
+  /** Add a subscriber called once per new event (e.g. approvals). */
+  subscribe(subscriber: WebhookSubscriber): void {
+    this.subscribers.push(subscriber);
+  }
+
+  /** A verified delivery. Resolves once the event is stored durably (or known as a duplicate). */
+  async accept(event: WebhookEvent): Promise<AcceptResult> {
+    const id = outboxIdFor('webhook', dedupeKey(event));
+    if (await this.options.outbox.has(id)) return 'duplicate';
+    const finalClass = finalClassOf(event);
+    const created = finalClass
+      ? await this.withFinalLock(event, async () => {
+          // A reconciler message for the same final state came first: reply in its thread instead.
+          const earlier = await this.finalClaim(event, finalClass);
+          const threadOf = earlier?.origin === 'reconciler' ? earlier.entryId : undefined;
+          const ok = await this.enqueue(id, event, 'webhook', threadOf);
+          if (ok) await this.claimFinal(event, finalClass, { origin: 'webhook', entryId: id });
+          return ok;
+        })
+      : await this.enqueue(id, event, 'webhook');
+    return created ? 'stored' : 'duplicate';
+  }
+
+  /**
+   * A transaction the reconciler found in a final state: queued unless a webhook (or an earlier run)
+   * already announced that state. True when queued.
+   */
+  async acceptReconciled(event: WebhookEvent, finalClass: FinalClass): Promise<boolean> {
+    const id = outboxIdFor('reconciler', dedupeKey(event));
+    return this.withFinalLock(event, async () => {
+      if (await this.finalClaim(event, finalClass)) return false;
+      const ok = await this.enqueue(id, event, 'reconciler');
+      await this.claimFinal(event, finalClass, { origin: 'reconciler', entryId: id });
+      return ok;
+    });
+  }
+
+  /** Record a final state as seen without posting (the reconciler's first-run baseline). */
+  async markSeen(event: WebhookEvent, finalClass: FinalClass): Promise<void> {
+    await this.claimFinal(event, finalClass, { origin: 'reconciler', entryId: '' });
+  }
+
+  /** Re-run subscribers for events stored before a restart whose subscribers had not all finished. */
+  async resumeSubscribers(): Promise<void> {
+    for (const id of await this.options.store.setMembers(SUBSCRIBERS_PENDING)) {
+      const entry = await this.options.outbox.get(id);
+      if (!entry) {
+        await this.options.store.removeFromSet(SUBSCRIBERS_PENDING, id);
+        continue;
+      }
+      this.notify(id, entry.event);
+    }
+  }
+
+  /** Wait for subscriber calls in flight (tests, shutdown). */
+  async settled(): Promise<void> {
+    while (this.notifying.size > 0) await Promise.allSettled([...this.notifying]);
+  }
+
+  private async enqueue(
+    id: string,
+    event: WebhookEvent,
+    origin: AlertOrigin,
+    threadOf?: string,
+  ): Promise<boolean> {
+    const { data } = event;
+    const orderKey = data.trx_ref ?? data.transactionId ?? undefined;
+    const created = await this.options.outbox.enqueue({
+      id,
+      origin,
+      environment: this.options.environment,
+      event,
+      ...(orderKey ? { orderKey } : {}),
+      ...(threadOf ? { threadOf } : {}),
+    });
+    if (!created) return false;
+    if (this.subscribers.length > 0) await this.options.store.addToSet(SUBSCRIBERS_PENDING, id);
+    this.options.onEnqueued?.();
+    this.notify(id, event);
+    return true;
+  }
+
+  private notify(id: string, event: WebhookEvent): void {
+    if (this.subscribers.length === 0) return;
+    const run = (async () => {
+      let allOk = true;
+      for (const subscriber of this.subscribers) {
+        try {
+          await subscriber(event);
+        } catch (error) {
+          allOk = false;
+          this.log.error(
+            `a webhook subscriber failed on ${event.event}: ${error instanceof Error ? error.message : String(error)}`,
+          );
+        }
+      }
+      // A failed subscriber is tried again at the next start (subscribers must be idempotent).
+      if (allOk) await this.options.store.removeFromSet(SUBSCRIBERS_PENDING, id);
+    })();
+    this.notifying.add(run);
+    void run.finally(() => this.notifying.delete(run));
+  }
+
+  private withFinalLock<T>(event: WebhookEvent, fn: () => Promise<T>): Promise<T> {
+    const key = event.data.trx_ref ?? event.data.transactionId ?? 'none';
+    return this.options.store.withLock(`webhooks:final:${key}`, fn);
+  }
+
+  private async finalClaim(event: WebhookEvent, finalClass: FinalClass): Promise<FinalClaim | undefined> {
+    for (const key of finalClaimKeys(event.data, finalClass)) {
+      const claim = await this.options.store.get<FinalClaim>(key);
+      if (claim) return claim;
+    }
+    return undefined;
+  }
+
+  private async claimFinal(event: WebhookEvent, finalClass: FinalClass, claim: FinalClaim): Promise<void> {
+    const ttl = this.options.retentionMs ?? 30 * 24 * 3_600_000;
+    for (const key of finalClaimKeys(event.data, finalClass)) {
+      await this.options.store.setIfAbsent(key, claim, ttl);
+    }
+  }
+}

@@ -1,0 +1,19 @@
+// Sender verification as the service documents it: `X-cNGN-Signature: sha256=<hex>` (bare hex accepted),
+// the HMAC-SHA256 of the raw body bytes under the signing secret, compared in constant time.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+export function signatureFor(rawBody: Buffer | string, secret: string): string {
+  return `sha256=${createHmac('sha256', secret).update(rawBody).digest('hex')}`;
+}
+
+export function verifySignature(
+  rawBody: Buffer,
+  header: string | string[] | undefined,
+  secret: string | undefined,
+): boolean {
+  if (!secret || typeof header !== 'string') return false;
+  const hex = header.trim().replace(/^sha256=/i, '');
+  if (!/^[0-9a-fA-F]{64}$/.test(hex)) return false;
+  const expected = createHmac('sha256', secret).update(rawBody).digest();
+  return timingSafeEqual(Buffer.from(hex, 'hex'), expected);
+}

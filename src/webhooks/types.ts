@@ -1,0 +1,46 @@
+// Shapes shared by the webhook pipeline, the outbox, the reconciler and the message builders.
+import type { CngnEnvironment } from '../cngn/api.js';
+import type { WebhookEvent } from '../cngn/schemas.js';
+
+/** Where an alert came from: a signed delivery, or the reconciler noticing what no delivery told. */
+export type AlertOrigin = 'webhook' | 'reconciler';
+
+/** What a message builder needs: the event, where it came from, and which environment it is. */
+export interface AlertInput {
+  event: WebhookEvent;
+  origin: AlertOrigin;
+  environment: CngnEnvironment;
+}
+
+/** A rendered Slack message (text is the notification/fallback, blocks the body). */
+export interface AlertMessage {
+  text: string;
+  // Block Kit blocks; kept loose here so webhooks/ does not depend on Slack's type package.
+  blocks: ReadonlyArray<Record<string, unknown>>;
+}
+
+export type RenderAlert = (input: AlertInput) => AlertMessage;
+
+/** Called once per new (non-duplicate) event, e.g. by approvals to update a matching request. */
+export type WebhookSubscriber = (event: WebhookEvent) => Promise<void>;
+
+/** One message waiting in (or delivered from) the durable outbox. */
+export interface OutboxEntry {
+  id: string;
+  /** Sort key: enqueue time in ms × 1000 + a per-process counter. */
+  seq: number;
+  origin: AlertOrigin;
+  environment: CngnEnvironment;
+  event: WebhookEvent;
+  /** The reference whose messages must stay in order. */
+  orderKey?: string;
+  /** The previous entry for the same reference: this one waits until that one is delivered. */
+  after?: string;
+  /** Post as a reply in the thread of this (earlier) entry's message. */
+  threadOf?: string;
+  enqueuedAt: string;
+  deliveredAt?: string;
+  /** Slack message ts once posted. */
+  ts?: string;
+  postedChannel?: string;
+}
