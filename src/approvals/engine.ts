@@ -1,0 +1,296 @@
+// The maker-checker engine: file, approve, reject, cancel, expire. Every change is a read-check-write
+// under the request's lock, persisted (and audited) before any listener hears of it. No Slack here.
+import { randomBytes } from 'node:crypto';
+import type { CngnApi } from '../cngn/api.js';
+import { Money } from '../format/money.js';
+import type { Store } from '../store/index.js';
+import type { ApprovalPolicy, RefusalReason } from './policy.js';
+import { needsRecheck, recheckFigures } from './recheck.js';
+import { ApprovalRepository } from './repository.js';
+import { transition } from './state-machine.js';
+import type { ApprovalRequest, AuditEntry, RequestDraft } from './types.js';
+
+/** Told after each persisted change; the newest history entry says what happened. */
+export type ApprovalListener = (request: ApprovalRequest) => Promise<void>;
+
+export type Refusal =
+  | RefusalReason
+  | 'not-found'
+  | 'not-pending'
+  | 'expired'
+  | 'checking'
+  | 'not-requester'
+  | 'recheck-failed';
+
+export type ActionResult =
+  | { ok: true; request: ApprovalRequest }
+  | { ok: false; reason: Refusal; request?: ApprovalRequest; error?: unknown };
+
+export interface EngineLog {
+  warn(message: string, fields?: Record<string, unknown>): void;
+}
+
+export interface EngineOptions {
+  store: Store;
+  api: CngnApi;
+  policy: ApprovalPolicy;
+  /** Request lifetime (CNGN_APPROVAL_TTL). */
+  ttlMs: number;
+  /** Public HTTPS origin: bridge requests then carry a per-request callback URL. */
+  publicUrl?: string;
+  now?: () => Date;
+  log?: EngineLog;
+}
+
+/** How long an approver's re-check of stale figures holds off other final approvals. */
+const CHECK_HOLD_MS = 60_000;
+
+export class ApprovalCore {
+  readonly repo: ApprovalRepository;
+  readonly now: () => Date;
+  private readonly listeners: ApprovalListener[] = [];
+
+  constructor(readonly options: EngineOptions) {
+    this.repo = new ApprovalRepository(options.store);
+    this.now = options.now ?? (() => new Date());
+  }
+
+  onChange(listener: ApprovalListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** Tell every listener; a failing listener is logged, never undoes the persisted change. */
+  async notify(request: ApprovalRequest): Promise<void> {
+    for (const listener of this.listeners) {
+      try {
+        await listener(request);
+      } catch (error) {
+        this.options.log?.warn('approval listener failed', { requestId: request.id, error: String(error) });
+      }
+    }
+  }
+
+  /** Read-check-write under the request's lock, shared by every replica on this store. */
+  locked<T>(id: string, fn: (request: ApprovalRequest | undefined) => Promise<T>): Promise<T> {
+    return this.options.store.withLock(`approval:${id}`, async () => fn(await this.repo.get(id)));
+  }
+
+  get(id: string): Promise<ApprovalRequest | undefined> {
+    return this.repo.get(id);
+  }
+
+  async file(draft: RequestDraft): Promise<ApprovalRequest> {
+    const now = this.now();
+    const id = `AR-${randomBytes(5).toString('hex').toUpperCase()}`;
+    const amount = draft.amount ? Money.parseDecimal(draft.amount) : undefined;
+    let request = {
+      ...draft,
+      id,
+      environment: this.options.api.environment,
+      ...(amount ? { amount: amount.toString() } : {}),
+      approvals: [],
+      requiredApprovals: this.options.policy.requiredFor(amount),
+      state: 'pending',
+      createdAt: now.toISOString(),
+      expiresAt: new Date(now.getTime() + this.options.ttlMs).toISOString(),
+      round: 0,
+      history: [{ at: now.toISOString(), state: 'pending', action: 'filed', actor: draft.requester }],
+    } as ApprovalRequest;
+    if (request.kind === 'bridge' && this.options.publicUrl) {
+      const token = randomBytes(24).toString('base64url');
+      const callbackUrl = `${this.options.publicUrl.replace(/\/+$/, '')}/callbacks/bridge/${token}`;
+      request = { ...request, callbackToken: token, payload: { ...request.payload, callbackUrl } };
+      await this.repo.indexCallbackToken(token, id);
+    }
+    await this.repo.save(request);
+    await this.notify(request);
+    return request;
+  }
+
+  /** Remember where the approval message is, so each step updates it in place. Not an audited step. */
+  async attachMessage(id: string, channel: string, ts: string): Promise<void> {
+    await this.locked(id, async (request) => {
+      if (request) await this.repo.save({ ...request, slackMessage: { channel, ts } }, false);
+    });
+  }
+
+  private isExpired(request: ApprovalRequest, now: Date): boolean {
+    return request.state === 'pending' && now.getTime() >= Date.parse(request.expiresAt);
+  }
+
+  /** Under the lock: expire a due request (persisted), so no click can act on it. */
+  private async expireIfDue(request: ApprovalRequest, now: Date): Promise<ApprovalRequest | undefined> {
+    if (!this.isExpired(request, now)) return undefined;
+    const expired = transition(request, 'expired', { action: 'expired', at: now });
+    await this.repo.save({ ...expired, checking: undefined } as ApprovalRequest);
+    return expired;
+  }
+
+  /**
+   * One approver's click. Non-final approvals are added at once; the final one re-reads stale
+   * figures first (outside the lock, holding off other final clicks), then approves or sends back.
+   */
+  async approve(id: string, user: string): Promise<ActionResult> {
+    type Step =
+      | ActionResult
+      | { ok: 'recheck'; request: ApprovalRequest }
+      | { ok: 'changed'; request: ApprovalRequest; refusal?: Refusal };
+    const first: Step = await this.locked(id, async (request): Promise<Step> => {
+      if (!request) return { ok: false, reason: 'not-found' };
+      const now = this.now();
+      const expired = await this.expireIfDue(request, now);
+      if (expired) return { ok: 'changed', request: expired, refusal: 'expired' };
+      if (request.state !== 'pending') return { ok: false, reason: 'not-pending', request };
+      const check = await this.options.policy.check(request, user);
+      if (!check.allowed) return { ok: false, reason: check.reason, request };
+      const isFinal = request.approvals.length + 1 >= request.requiredApprovals;
+      if (isFinal && needsRecheck(request)) {
+        const busy = request.checking && now.getTime() - Date.parse(request.checking.at) < CHECK_HOLD_MS;
+        if (busy) return { ok: false, reason: 'checking', request };
+        const marked = { ...request, checking: { user, at: now.toISOString() } };
+        await this.repo.save(marked, false);
+        return { ok: 'recheck', request: marked };
+      }
+      const next = this.withApproval(request, user, now);
+      await this.repo.save(next);
+      return { ok: true, request: next };
+    });
+    if (first.ok === 'changed') {
+      await this.notify(first.request);
+      return { ok: false, reason: first.refusal ?? 'expired', request: first.request };
+    }
+    if (first.ok === 'recheck') return this.finishRecheckedApproval(first.request, user);
+    if (first.ok) await this.notify(first.request);
+    return first;
+  }
+
+  private withApproval(request: ApprovalRequest, user: string, now: Date): ApprovalRequest {
+    const approvals = [...request.approvals, { user, at: now.toISOString() }];
+    const done = approvals.length >= request.requiredApprovals;
+    const note = `${approvals.length} of ${request.requiredApprovals}`;
+    const next = transition(
+      { ...request, approvals, checking: undefined } as ApprovalRequest,
+      done ? 'approved' : 'pending',
+      { action: done ? 'approved' : 'approval-added', actor: user, note, at: now },
+    );
+    return next;
+  }
+
+  private async finishRecheckedApproval(request: ApprovalRequest, user: string): Promise<ActionResult> {
+    let outcome: Awaited<ReturnType<typeof recheckFigures>> | undefined;
+    let failure: unknown;
+    try {
+      outcome = await recheckFigures(this.options.api, request);
+    } catch (error) {
+      failure = error;
+    }
+    const result: ActionResult = await this.locked(request.id, async (current): Promise<ActionResult> => {
+      if (!current) return { ok: false, reason: 'not-found' };
+      const ours =
+        current.state === 'pending' && current.checking?.user === user && current.round === request.round;
+      if (!ours) return { ok: false, reason: 'not-pending', request: current };
+      const cleared = { ...current, checking: undefined } as ApprovalRequest;
+      if (!outcome) {
+        await this.repo.save(cleared, false);
+        return { ok: false, reason: 'recheck-failed', request: cleared, error: failure };
+      }
+      const now = this.now();
+      if (outcome.material) {
+        const back = transition(
+          {
+            ...outcome.request,
+            approvals: [],
+            round: current.round + 1,
+            reason: outcome.reason,
+            checking: undefined,
+          } as ApprovalRequest,
+          'pending',
+          { action: 'sent-back', actor: user, note: outcome.reason, at: now },
+        );
+        await this.repo.save(back);
+        return { ok: true, request: back };
+      }
+      const fresh = {
+        ...cleared,
+        display: outcome.request.display,
+        payload: outcome.request.payload,
+      } as ApprovalRequest;
+      const next = this.withApproval(fresh, user, now);
+      await this.repo.save(next);
+      return { ok: true, request: next };
+    });
+    if (result.ok) await this.notify(result.request);
+    return result;
+  }
+
+  async reject(id: string, user: string, reason: string): Promise<ActionResult> {
+    return this.closeByPerson(
+      id,
+      user,
+      async (request) => {
+        if (user === request.requester) return 'requester';
+        if (!(await this.options.policy.isApprover(user))) return 'not-approver';
+        return undefined;
+      },
+      'rejected',
+      reason.trim(),
+    );
+  }
+
+  async cancel(id: string, user: string): Promise<ActionResult> {
+    return this.closeByPerson(
+      id,
+      user,
+      async (request) => (user === request.requester ? undefined : 'not-requester'),
+      'cancelled',
+    );
+  }
+
+  private async closeByPerson(
+    id: string,
+    user: string,
+    refuse: (request: ApprovalRequest) => Promise<Refusal | undefined>,
+    to: 'rejected' | 'cancelled',
+    note?: string,
+  ): Promise<ActionResult> {
+    const result = await this.locked(id, async (request): Promise<ActionResult & { changed?: boolean }> => {
+      if (!request) return { ok: false, reason: 'not-found' };
+      const now = this.now();
+      const expired = await this.expireIfDue(request, now);
+      if (expired) return { ok: false, reason: 'expired', request: expired, changed: true };
+      if (request.state !== 'pending') return { ok: false, reason: 'not-pending', request };
+      const refusal = await refuse(request);
+      if (refusal) return { ok: false, reason: refusal, request };
+      const base = { ...request, checking: undefined, ...(note ? { reason: note } : {}) } as ApprovalRequest;
+      const next = transition(base, to, { action: to, actor: user, ...(note ? { note } : {}), at: now });
+      await this.repo.save(next);
+      return { ok: true, request: next, changed: true };
+    });
+    const { changed, ...answer } = result;
+    if (changed && answer.request) await this.notify(answer.request);
+    return answer as ActionResult;
+  }
+
+  /** The periodic sweep: expire every pending request past its time. */
+  async expireDue(): Promise<ApprovalRequest[]> {
+    const expired: ApprovalRequest[] = [];
+    for (const open of await this.repo.openRequests()) {
+      if (!this.isExpired(open, this.now())) continue;
+      const done = await this.locked(open.id, async (r) => (r ? this.expireIfDue(r, this.now()) : undefined));
+      if (done) {
+        expired.push(done);
+        await this.notify(done);
+      }
+    }
+    return expired;
+  }
+
+  /** Open requests (pending first, then those in flight), oldest first. */
+  async openRequests(): Promise<ApprovalRequest[]> {
+    return this.repo.openRequests();
+  }
+
+  audit(n: number): Promise<AuditEntry[]> {
+    return this.repo.recentAudit(n);
+  }
+}

@@ -1,0 +1,156 @@
+// Exactly one service call per approved request. The claim is one atomic step (approved → executing
+// under the request's lock, guarded by a set-if-absent key per round); the call runs outside the lock
+// and is never retried. An unclear outcome becomes `outcome-unknown`, for the reconciler — never a resend.
+import { randomUUID } from 'node:crypto';
+import { CngnError, CngnResponseError, CngnTransportError, RateBudgetError } from '../cngn/errors.js';
+import { Money } from '../format/money.js';
+import type { ApprovalCore } from './engine.js';
+import { transition } from './state-machine.js';
+import type { ApprovalRequest, ExecutionOutcome, RequestState } from './types.js';
+
+type CallResult = { to: 'sent' | 'completed'; outcome: ExecutionOutcome };
+
+type CallFailure = { to: 'failed' | 'outcome-unknown'; note: string };
+
+/** Which errors prove nothing was done (failed) and which leave the outcome unknown. */
+export function classifyFailure(error: unknown): CallFailure {
+  if (error instanceof CngnTransportError) {
+    return error.mayHaveBeenSent
+      ? { to: 'outcome-unknown', note: 'the service may have received it, but no answer arrived' }
+      : { to: 'failed', note: 'the service could not be reached; nothing was sent' };
+  }
+  if (error instanceof CngnError) {
+    if (error.httpStatus >= 500) {
+      return { to: 'outcome-unknown', note: `the service answered ${error.httpStatus} after receiving it` };
+    }
+    return { to: 'failed', note: error.serviceMessage };
+  }
+  if (error instanceof RateBudgetError) {
+    return { to: 'failed', note: 'the request budget was spent; nothing was sent' };
+  }
+  if (error instanceof CngnResponseError) {
+    return { to: 'outcome-unknown', note: 'the answer could not be read' };
+  }
+  return { to: 'outcome-unknown', note: 'an unexpected error happened during the call' };
+}
+
+export class Executor {
+  readonly instanceId = randomUUID();
+
+  constructor(private readonly core: ApprovalCore) {}
+
+  /** Claim and run. Returns the request as it ended up, or undefined if someone else claimed it. */
+  async execute(id: string): Promise<ApprovalRequest | undefined> {
+    const claimed = await this.claimExecution(id);
+    if (!claimed) return undefined;
+    await this.core.notify(claimed);
+    let result: CallResult | CallFailure;
+    try {
+      result = await this.call(claimed);
+    } catch (error) {
+      result = classifyFailure(error);
+    }
+    return this.record(claimed, result);
+  }
+
+  /** The single atomic step that turns an approved request into one allowed service call. */
+  async claimExecution(id: string): Promise<ApprovalRequest | undefined> {
+    return this.core.locked(id, async (request) => {
+      if (!request || request.state !== 'approved') return undefined;
+      if (!(await this.core.repo.claimOnce(id, request.round, this.instanceId))) return undefined;
+      const now = this.core.now();
+      const next = transition({ ...request, outcome: { sentAt: now.toISOString() } }, 'executing', {
+        action: 'executing',
+        at: now,
+      });
+      await this.core.repo.save(next);
+      return next;
+    });
+  }
+
+  private async call(request: ApprovalRequest): Promise<CallResult> {
+    const sentAt = request.outcome?.sentAt;
+    const base = sentAt ? { sentAt } : {};
+    switch (request.kind) {
+      case 'withdraw': {
+        const p = request.payload;
+        const result = await this.core.options.api.withdraw({
+          amount: Money.parseDecimal(p.amount),
+          address: p.address,
+          networkId: p.networkId,
+          shouldSaveAddress: p.shouldSaveAddress,
+        });
+        return { to: 'sent', outcome: { ...base, reference: result.trxRef } };
+      }
+      case 'redeem': {
+        const p = request.payload;
+        const result = await this.core.options.api.redeem({
+          amount: Money.parseDecimal(p.amount),
+          accountNumber: p.accountNumber,
+          bankCode: p.bankCode,
+        });
+        return { to: 'sent', outcome: { ...base, reference: result.trxRef } };
+      }
+      case 'bridge': {
+        const result = await this.core.options.api.bridge({ ...request.payload });
+        return {
+          to: 'sent',
+          outcome: {
+            ...base,
+            reference: result.reference,
+            receivableAddress: result.receivableAddress,
+            ...(result.transactionId ? { transactionId: result.transactionId } : {}),
+          },
+        };
+      }
+      case 'whitelist':
+        await this.core.options.api.addWhitelist({ ...request.payload });
+        return { to: 'completed', outcome: { ...base, status: 'completed' } };
+      case 'settlement':
+        await this.core.options.api.updateSettlementAccount({ ...request.payload });
+        return { to: 'completed', outcome: { ...base, status: 'completed' } };
+    }
+  }
+
+  /** Persist what the call produced. A restart may already have marked it outcome-unknown: still apply. */
+  private async record(claimed: ApprovalRequest, result: CallResult | CallFailure): Promise<ApprovalRequest> {
+    const saved = await this.core.locked(claimed.id, async (current) => {
+      const request = current ?? claimed;
+      if (request.state !== 'executing' && request.state !== 'outcome-unknown') return undefined;
+      const now = this.core.now();
+      let next: ApprovalRequest;
+      if ('outcome' in result) {
+        const outcome = { ...request.outcome, ...result.outcome };
+        next = transition({ ...request, outcome }, result.to, {
+          action: result.to,
+          ...(outcome.reference ? { note: outcome.reference } : {}),
+          at: now,
+        });
+        await this.indexOutcome(next);
+      } else {
+        if (request.state === result.to) return undefined;
+        const to: RequestState = result.to;
+        next = transition(
+          {
+            ...request,
+            outcome: { ...request.outcome, ...(to === 'failed' ? { reason: result.note } : {}) },
+          },
+          to,
+          { action: to, note: result.note, at: now },
+        );
+        if (to === 'outcome-unknown') next = { ...next, nextCheckAt: now.toISOString(), checks: 0 };
+      }
+      await this.core.repo.save(next);
+      return next;
+    });
+    if (!saved) return (await this.core.get(claimed.id)) ?? claimed;
+    await this.core.notify(saved);
+    return saved;
+  }
+
+  async indexOutcome(request: ApprovalRequest): Promise<void> {
+    const { reference, transactionId } = request.outcome ?? {};
+    if (reference) await this.core.repo.indexReference(reference, request.id);
+    if (transactionId) await this.core.repo.indexReference(transactionId, request.id);
+  }
+}

@@ -1,0 +1,124 @@
+// The approvals engine as the rest of the bot sees it: one object that files and decides requests,
+// executes approved ones exactly once, tracks them to the end, and resumes after a restart.
+import type { WebhookEvent } from '../cngn/schemas.js';
+import { type ActionResult, ApprovalCore, type ApprovalListener, type EngineOptions } from './engine.js';
+import { Executor } from './executor.js';
+import { Tracker, type TrackerOptions } from './tracker.js';
+import type { ApprovalRequest, AuditEntry, RequestDraft } from './types.js';
+
+export type { ActionResult, ApprovalListener, EngineLog, EngineOptions, Refusal } from './engine.js';
+export { classifyFailure } from './executor.js';
+export { ApprovalPolicy, type ApprovalTier, parseTiers, requiredApprovals } from './policy.js';
+export { canTransition, InvalidTransitionError } from './state-machine.js';
+export type * from './types.js';
+
+export interface ApprovalEngineOptions extends EngineOptions, TrackerOptions {
+  /** How often the sweep (expiry, polls, reconciliation) runs (default 15 s). */
+  tickMs?: number;
+}
+
+export class ApprovalEngine {
+  readonly core: ApprovalCore;
+  readonly executor: Executor;
+  readonly tracker: Tracker;
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private timer: NodeJS.Timeout | undefined;
+  private ticking = false;
+
+  constructor(private readonly options: ApprovalEngineOptions) {
+    this.core = new ApprovalCore(options);
+    this.executor = new Executor(this.core);
+    this.tracker = new Tracker(this.core, this.executor, options);
+  }
+
+  onChange(listener: ApprovalListener): void {
+    this.core.onChange(listener);
+  }
+
+  file(draft: RequestDraft): Promise<ApprovalRequest> {
+    return this.core.file(draft);
+  }
+
+  /** An approver's click; when it completes the approvals, execution starts in the background. */
+  async approve(id: string, user: string): Promise<ActionResult> {
+    const result = await this.core.approve(id, user);
+    if (result.ok && result.request.state === 'approved') this.background(this.executor.execute(id));
+    return result;
+  }
+
+  reject(id: string, user: string, reason: string): Promise<ActionResult> {
+    return this.core.reject(id, user, reason);
+  }
+
+  cancel(id: string, user: string): Promise<ActionResult> {
+    return this.core.cancel(id, user);
+  }
+
+  get(id: string): Promise<ApprovalRequest | undefined> {
+    return this.core.get(id);
+  }
+
+  attachMessage(id: string, channel: string, ts: string): Promise<void> {
+    return this.core.attachMessage(id, channel, ts);
+  }
+
+  openRequests(): Promise<ApprovalRequest[]> {
+    return this.core.openRequests();
+  }
+
+  audit(n: number): Promise<AuditEntry[]> {
+    return this.core.audit(n);
+  }
+
+  /** For the webhook pipeline: called once per new event. */
+  async onWebhookEvent(event: WebhookEvent): Promise<void> {
+    await this.tracker.onWebhookEvent(event);
+  }
+
+  onBridgeCallback(token: string, hint: { explorerLink?: string; hash?: string }): Promise<boolean> {
+    return this.tracker.onBridgeCallback(token, hint);
+  }
+
+  /** One sweep now (expiry, polls, reconciliation); overlapping sweeps are skipped. */
+  async tick(): Promise<void> {
+    if (this.ticking) return;
+    this.ticking = true;
+    try {
+      await this.tracker.tick();
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  /** Pick up in-flight requests, then sweep periodically. */
+  async start(): Promise<void> {
+    await this.tracker.resume();
+    const every = this.options.tickMs ?? 15_000;
+    this.timer = setInterval(() => this.background(this.tick()), every);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.idle();
+  }
+
+  /** Resolves when background work started so far (executions, sweeps) has finished. For tests and shutdown. */
+  async idle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  private background(work: Promise<unknown>): void {
+    const tracked = work.catch((error: unknown) => {
+      this.options.log?.warn('approval background work failed', { error: String(error) });
+    });
+    this.inFlight.add(tracked);
+    void tracked.finally(() => this.inFlight.delete(tracked));
+  }
+}
+
+/** The webhook pipeline's subscriber: matches `trx_ref`/`transactionId` to a request and settles it. */
+export function approvalEventSubscriber(engine: ApprovalEngine): (event: WebhookEvent) => Promise<void> {
+  return (event) => engine.onWebhookEvent(event);
+}

@@ -1,0 +1,52 @@
+// The request's life as an explicit table: a transition not listed here is a bug, refused loudly.
+import type { ApprovalRequest, RequestState } from './types.js';
+
+const TRANSITIONS: Record<RequestState, readonly RequestState[]> = {
+  // pending → pending: an approval added, or sent back to the approvers after a material change.
+  pending: ['pending', 'approved', 'rejected', 'cancelled', 'expired'],
+  approved: ['executing'],
+  // Whitelist and settlement take effect at once: executing → completed directly.
+  executing: ['sent', 'completed', 'failed', 'outcome-unknown'],
+  sent: ['completed', 'failed'],
+  // The reconciler found it (sent/completed/failed); never back to executing.
+  'outcome-unknown': ['sent', 'completed', 'failed'],
+  completed: [],
+  failed: [],
+  rejected: [],
+  cancelled: [],
+  expired: [],
+};
+
+export class InvalidTransitionError extends Error {
+  override name = 'InvalidTransitionError';
+  constructor(
+    readonly from: RequestState,
+    readonly to: RequestState,
+  ) {
+    super(`An approval request cannot go from ${from} to ${to}`);
+  }
+}
+
+export function canTransition(from: RequestState, to: RequestState): boolean {
+  return TRANSITIONS[from].includes(to);
+}
+
+export interface TransitionStep {
+  action: string;
+  actor?: string;
+  note?: string;
+  at: Date;
+}
+
+/** A new request in state `to` with the step appended to its history. Pure: the caller persists. */
+export function transition<R extends ApprovalRequest>(request: R, to: RequestState, step: TransitionStep): R {
+  if (!canTransition(request.state, to)) throw new InvalidTransitionError(request.state, to);
+  const entry = {
+    at: step.at.toISOString(),
+    state: to,
+    action: step.action,
+    ...(step.actor ? { actor: step.actor } : {}),
+    ...(step.note ? { note: step.note } : {}),
+  };
+  return { ...request, state: to, history: [...request.history, entry] };
+}

@@ -1,0 +1,179 @@
+// The approval request: what was asked, exactly what will be sent, who approved, and where it is in
+// its life. Stored as JSON in the store, so every field is plain data (amounts as decimal strings).
+import type { CngnEnvironment } from '../cngn/api.js';
+
+export type RequestKind = 'withdraw' | 'redeem' | 'bridge' | 'whitelist' | 'settlement';
+
+export type RequestState =
+  | 'pending'
+  | 'approved'
+  | 'executing'
+  | 'sent'
+  | 'completed'
+  | 'failed'
+  | 'outcome-unknown'
+  | 'rejected'
+  | 'cancelled'
+  | 'expired';
+
+/** The exact plain bodies the service will receive; amounts are canonical decimal strings. */
+export interface WithdrawPayload {
+  amount: string;
+  address: string;
+  networkId: string;
+  shouldSaveAddress: boolean;
+}
+
+export interface RedeemPayload {
+  amount: string;
+  bankCode: string;
+  accountNumber: string;
+}
+
+/** The bridge body carries no amount: the quoted amount is sent on-chain to the deposit address. */
+export interface BridgePayload {
+  originNetworkId: string;
+  destinationNetworkId: string;
+  destinationAddress: string;
+  senderAddress?: string;
+  callbackUrl?: string;
+}
+
+export interface WhitelistPayload {
+  networkId: string;
+  address: string;
+}
+
+export interface SettlementPayload {
+  bankName: string;
+  bankAccountName: string;
+  bankAccountNumber: string;
+}
+
+export type PayloadOf = {
+  withdraw: WithdrawPayload;
+  redeem: RedeemPayload;
+  bridge: BridgePayload;
+  whitelist: WhitelistPayload;
+  settlement: SettlementPayload;
+};
+
+export interface BridgeQuoteFigures {
+  amountReceivable: string;
+  networkFee: string;
+  bridgeFee: string;
+}
+
+/** What approvers read; never sent to the service. Checked again at approval where it can go stale. */
+export interface DisplayDetails {
+  networkName?: string;
+  originNetworkName?: string;
+  destinationNetworkName?: string;
+  bankName?: string;
+  bankCode?: string;
+  /** The account name the service resolved for this bank + account number. */
+  accountName?: string;
+  quote?: BridgeQuoteFigures;
+}
+
+export interface Approval {
+  user: string;
+  at: string;
+}
+
+export interface HistoryEntry {
+  at: string;
+  /** The state after this step. */
+  state: RequestState;
+  action: string;
+  actor?: string;
+  note?: string;
+}
+
+export interface ExecutionOutcome {
+  /** trxRef (withdraw, redeem) or reference (bridge). */
+  reference?: string;
+  transactionId?: string;
+  /** Bridge: where the quoted amount has to be sent on the origin network. */
+  receivableAddress?: string;
+  /** Final service status text (`completed`, `failed`, …). */
+  status?: string;
+  reason?: string;
+  explorerLink?: string;
+  hash?: string;
+  /** When the service call started (ISO): the reconciler's time window opens here. */
+  sentAt?: string;
+}
+
+interface RequestBase {
+  id: string;
+  environment: CngnEnvironment;
+  /** Decimal amount in Naira (canonical, 2 decimals); absent for whitelist and settlement. */
+  amount?: string;
+  display: DisplayDetails;
+  requester: string;
+  approvals: Approval[];
+  requiredApprovals: number;
+  state: RequestState;
+  createdAt: string;
+  expiresAt: string;
+  /** Incremented each time the request goes back to the approvers; keys the execution claim. */
+  round: number;
+  /** Why it went back to the approvers, or why it was rejected. */
+  reason?: string;
+  outcome?: ExecutionOutcome;
+  slackMessage?: { channel: string; ts: string };
+  /** Unguessable token of the bridge completion callback URL. */
+  callbackToken?: string;
+  /** An approver's final click whose re-check of stale figures is under way. */
+  checking?: { user: string; at: string };
+  /** Next time the tracker may poll or reconcile this request (ISO), and how often it did. */
+  nextCheckAt?: string;
+  checks?: number;
+  history: HistoryEntry[];
+}
+
+export type ApprovalRequest = {
+  [K in RequestKind]: RequestBase & { kind: K; payload: PayloadOf[K] };
+}[RequestKind];
+
+export type RequestOf<K extends RequestKind> = Extract<ApprovalRequest, { kind: K }>;
+
+/** What a requester files; the engine adds id, tiers, expiry and state. */
+export type RequestDraft = {
+  [K in RequestKind]: {
+    kind: K;
+    payload: PayloadOf[K];
+    amount?: string;
+    display: DisplayDetails;
+    requester: string;
+  };
+}[RequestKind];
+
+export const OPEN_STATES: ReadonlySet<RequestState> = new Set([
+  'pending',
+  'approved',
+  'executing',
+  'sent',
+  'outcome-unknown',
+]);
+
+export const FINAL_STATES: ReadonlySet<RequestState> = new Set([
+  'completed',
+  'failed',
+  'rejected',
+  'cancelled',
+  'expired',
+]);
+
+/** One line of the append-only audit log. */
+export interface AuditEntry {
+  at: string;
+  requestId: string;
+  kind: RequestKind;
+  action: string;
+  state: RequestState;
+  actor?: string;
+  amount?: string;
+  note?: string;
+}

@@ -1,0 +1,127 @@
+// An approvals engine wired to the real client and the embedded sandbox over real HTTP, with a clock
+// the test can move (expiry) and a webhook receiver that feeds the engine's subscriber.
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  ApprovalEngine,
+  type ApprovalEngineOptions,
+  ApprovalPolicy,
+  parseTiers,
+} from '../../src/approvals/index.js';
+import { CngnClient } from '../../src/cngn/client.js';
+import { webhookEventSchema } from '../../src/cngn/schemas.js';
+import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
+import { createStore, type Store } from '../../src/store/index.js';
+
+export const REQUESTER = 'U_REQUESTER';
+export const APPROVER_A = 'U_APPROVER_A';
+export const APPROVER_B = 'U_APPROVER_B';
+export const OUTSIDER = 'U_OUTSIDER';
+
+export class Clock {
+  offsetMs = 0;
+  now = (): Date => new Date(Date.now() + this.offsetMs);
+  advance(ms: number): void {
+    this.offsetMs += ms;
+  }
+}
+
+export interface EngineFixtureOptions {
+  tiers?: string;
+  ttlMs?: number;
+  sandbox?: Sandbox;
+  sandboxOptions?: SandboxOptions;
+  store?: Store;
+  engine?: Partial<ApprovalEngineOptions>;
+  /** Short timeouts so a dropped response becomes an unknown outcome quickly. */
+  headersTimeoutMs?: number;
+}
+
+export interface EngineFixture {
+  sandbox: Sandbox;
+  store: Store;
+  client: CngnClient;
+  engine: ApprovalEngine;
+  clock: Clock;
+  /** A second engine on the same store and sandbox (another replica, or the bot after a restart). */
+  another(options?: { store?: Store }): Promise<{ engine: ApprovalEngine; client: CngnClient }>;
+  /** Deliver the sandbox's webhooks to the engine's subscriber. */
+  receiveWebhooks(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startEngineFixture(options: EngineFixtureOptions = {}): Promise<EngineFixture> {
+  const sandbox =
+    options.sandbox ??
+    (await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false, ...options.sandboxOptions }));
+  const store = options.store ?? (await createStore('memory://'));
+  const clock = new Clock();
+  const clients: CngnClient[] = [];
+  let server: Server | undefined;
+
+  const build = (onStore: Store) => {
+    const client = new CngnClient({
+      baseUrl: sandbox.baseUrl,
+      apiKey: sandbox.apiKey,
+      encryptionKey: sandbox.encryptionKey,
+      privateKey: sandbox.privateKey,
+      store: onStore,
+      environment: 'sandbox',
+      rateLimit: { limit: 1000, windowSeconds: 60 },
+      timeouts: { headersMs: options.headersTimeoutMs ?? 2_000, bodyMs: 2_000 },
+    });
+    clients.push(client);
+    const policy = new ApprovalPolicy({
+      approvers: [APPROVER_A, APPROVER_B, REQUESTER],
+      tiers: parseTiers(options.tiers ?? '0:1,1000000:2'),
+    });
+    const engine = new ApprovalEngine({
+      store: onStore,
+      api: client,
+      policy,
+      ttlMs: options.ttlMs ?? 24 * 3_600_000,
+      now: clock.now,
+      ...options.engine,
+    });
+    return { engine, client };
+  };
+
+  const first = build(store);
+  return {
+    sandbox,
+    store,
+    client: first.client,
+    engine: first.engine,
+    clock,
+    another: async (more = {}) => build(more.store ?? store),
+    receiveWebhooks: async () => {
+      server = createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+          const event = webhookEventSchema.parse(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+          void first.engine.onWebhookEvent(event).finally(() => res.end('ok'));
+        });
+      });
+      server.listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      sandbox.setWebhookUrl(`http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`);
+    },
+    close: async () => {
+      await first.engine.stop();
+      for (const client of clients) await client.close();
+      if (server) server.close();
+      if (!options.sandbox) await sandbox.stop();
+      if (!options.store) await store.close();
+    },
+  };
+}
+
+/** The id of the first network the sandbox lists as enabled, and one more for bridges. */
+export async function twoNetworks(client: CngnClient): Promise<[string, string]> {
+  const networks = (await client.getNetworks()).filter((n) => !n.isDisabled);
+  return [networks[0]?.id ?? '', networks[1]?.id ?? ''];
+}
+
+export const DEST = '0x52908400098527886E0F7030069857D2E4169EE7';
