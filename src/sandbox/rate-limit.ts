@@ -1,20 +1,25 @@
-// The service's limiter: a fixed window per API key; going over blocks the key outright for a while,
-// and every call during the block is refused (429, no Retry-After), even ones that would succeed.
+// The service's limiter: at most `limit` requests per `windowMs` per API key; going over blocks the key
+// outright for `blockMs`, and every call during the block is refused (429, no Retry-After), even ones
+// that would succeed. The service does not say how it counts its window, so the default is the
+// strictest reading, "never more than 20 in ANY 60 s" (sliding); `fixed` counts from a window's first
+// request, which lets up to twice the limit through across a window boundary.
 
 export interface RateLimitOptions {
   limit: number;
   windowMs: number;
   blockMs: number;
+  mode?: 'sliding' | 'fixed';
 }
 
-interface KeyWindow {
-  startedAt: number;
-  count: number;
+interface KeyState {
+  /** Arrival times of the requests counted in the current window (oldest first). */
+  arrivals: number[];
+  windowStartedAt: number;
   blockedUntil: number;
 }
 
 export class RateLimiter {
-  private readonly windows = new Map<string, KeyWindow>();
+  private readonly keys = new Map<string, KeyState>();
 
   constructor(
     private readonly options: RateLimitOptions | false,
@@ -24,17 +29,26 @@ export class RateLimiter {
   /** Count one request for `key`; false when it must be refused. */
   allow(key: string): boolean {
     if (!this.options) return true;
-    const { limit, windowMs, blockMs } = this.options;
+    const { limit, windowMs, blockMs, mode = 'sliding' } = this.options;
     const now = this.now();
-    let window = this.windows.get(key);
-    if (window && now < window.blockedUntil) return false;
-    if (!window || now - window.startedAt >= windowMs || window.blockedUntil > 0) {
-      window = { startedAt: now, count: 0, blockedUntil: 0 };
-      this.windows.set(key, window);
+    let state = this.keys.get(key);
+    if (state && now < state.blockedUntil) return false;
+    if (!state || state.blockedUntil > 0) {
+      state = { arrivals: [], windowStartedAt: now, blockedUntil: 0 };
+      this.keys.set(key, state);
     }
-    window.count += 1;
-    if (window.count > limit) {
-      window.blockedUntil = now + blockMs;
+    if (mode === 'fixed') {
+      if (now - state.windowStartedAt >= windowMs) {
+        state.arrivals = [];
+        state.windowStartedAt = now;
+      }
+    } else {
+      while (state.arrivals.length > 0 && now - (state.arrivals[0] as number) >= windowMs)
+        state.arrivals.shift();
+    }
+    state.arrivals.push(now);
+    if (state.arrivals.length > limit) {
+      state.blockedUntil = now + blockMs;
       return false;
     }
     return true;

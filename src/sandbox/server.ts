@@ -106,6 +106,7 @@ export function createPipeline(deps: PipelineDeps) {
     if (deps.requests.length > MAX_LOGGED_REQUESTS) deps.requests.splice(0, MAX_LOGGED_REQUESTS / 10);
     const send = (status: number, body: unknown) => {
       entry.status = status;
+      log(`${method} ${url.pathname} → ${status}`);
       res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
       res.end(JSON.stringify(body));
     };
@@ -135,12 +136,14 @@ export function createPipeline(deps: PipelineDeps) {
     }
     if (faults.take(method, url.pathname, 'reset')) {
       entry.status = 0;
+      log(`${method} ${url.pathname} → connection reset (injected)`);
       req.socket.destroy();
       return;
     }
     const fail = faults.take(method, url.pathname, 'fail');
     if (fail?.kind === 'fail') {
       entry.status = fail.status;
+      log(`${method} ${url.pathname} → ${fail.status} (injected)`);
       res.writeHead(fail.status, { 'content-type': 'application/json; charset=utf-8', ...fail.headers });
       res.end(JSON.stringify({ status: fail.status, message: fail.message }));
       return;
@@ -164,6 +167,7 @@ export function createPipeline(deps: PipelineDeps) {
     if (drop) {
       // Processed (state changed) but the client never hears back.
       entry.status = 0;
+      log(`${method} ${url.pathname} → processed, response dropped (injected)`);
       req.socket.destroy();
       return;
     }
