@@ -16,7 +16,7 @@ export function parseTiers(text: string): ApprovalTier[] {
     .map((part) => part.trim())
     .filter(Boolean)
     .map((part) => {
-      const match = /^([\d.,]+)\s*:\s*(\d+)$/.exec(part);
+      const match = /^([\d.]+)\s*:\s*(\d+)$/.exec(part);
       if (!match) throw new Error(`"${part}" is not amount:approvals`);
       const approvals = Number(match[2]);
       if (approvals < 1) throw new Error(`"${part}" needs at least 1 approval`);

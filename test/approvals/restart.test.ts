@@ -1,0 +1,136 @@
+// A restart mid-way never loses a request and never sends twice: the bot stops between approval and
+// send, during the call, and between send and settle; a new instance on the same SQLite file finishes.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import type { RequestDraft } from '../../src/approvals/index.js';
+import { Money } from '../../src/format/money.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { createStore, type Store } from '../../src/store/index.js';
+import {
+  APPROVER_A,
+  DEST,
+  type EngineFixture,
+  REQUESTER,
+  startEngineFixture,
+  twoNetworks,
+} from './fixture.js';
+
+let dir: string;
+let sandbox: Sandbox;
+let networkId: string;
+const open: Array<{ close(): Promise<void> }> = [];
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'approvals-restart-'));
+  sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
+});
+afterEach(async () => {
+  for (const item of open.splice(0).reverse()) await item.close();
+  await sandbox.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** One bot instance on the shared SQLite file. */
+async function instance(): Promise<EngineFixture & { storeHandle: Store }> {
+  const store = await createStore(`sqlite://${join(dir, 'desk.sqlite')}`);
+  const fx = await startEngineFixture({ sandbox, store });
+  [networkId] = await twoNetworks(fx.client);
+  const handle = {
+    ...fx,
+    storeHandle: store,
+    close: async () => {
+      await fx.close();
+      await store.close();
+    },
+  };
+  open.push(handle);
+  return handle;
+}
+
+const withdrawal = (amount: string): RequestDraft => ({
+  kind: 'withdraw',
+  amount,
+  payload: { amount, address: DEST, networkId, shouldSaveAddress: false },
+  display: {},
+  requester: REQUESTER,
+});
+
+const withdrawCalls = () => sandbox.count('POST', '/v1/api/withdraw');
+
+async function stop(fx: { close(): Promise<void> }): Promise<void> {
+  open.splice(open.indexOf(fx), 1);
+  await fx.close();
+}
+
+it('sends an approved request after a restart, exactly once', async () => {
+  const first = await instance();
+  const request = await first.engine.file(withdrawal('1500.5'));
+  await first.engine.core.approve(request.id, APPROVER_A); // approved, not yet claimed: then the bot stops
+  await stop(first);
+  expect(withdrawCalls()).toBe(0);
+
+  const second = await instance();
+  await second.engine.start();
+  await second.engine.idle();
+  expect((await second.engine.get(request.id))?.state).toBe('sent');
+  expect(withdrawCalls()).toBe(1);
+});
+
+it('never resends a request that was claimed when the bot stopped; it reconciles it instead', async () => {
+  const first = await instance();
+  const request = await first.engine.file(withdrawal('2500.75'));
+  await first.engine.core.approve(request.id, APPROVER_A);
+  await first.engine.executor.claimExecution(request.id);
+  // The call went out and the service acted on it, but the bot died before recording the answer.
+  await first.client.withdraw({
+    amount: Money.parse('2500.75'),
+    address: DEST,
+    networkId,
+    shouldSaveAddress: false,
+  });
+  await stop(first);
+
+  const second = await instance();
+  await second.engine.start();
+  await second.engine.idle();
+  const found = await second.engine.get(request.id);
+  expect(found?.history.map((h) => h.action)).toEqual(expect.arrayContaining(['interrupted', 'reconciled']));
+  expect(found?.state).toBe('sent');
+  await sandbox.settleAll();
+  second.clock.advance(61_000);
+  await second.engine.tick();
+  expect((await second.engine.get(request.id))?.state).toBe('completed');
+  expect(withdrawCalls()).toBe(1);
+});
+
+it('leaves a claimed request outcome-unknown, unsent, when the service never saw it', async () => {
+  const first = await instance();
+  const request = await first.engine.file(withdrawal('99'));
+  await first.engine.core.approve(request.id, APPROVER_A);
+  await first.engine.executor.claimExecution(request.id);
+  await stop(first);
+
+  const second = await instance();
+  await second.engine.start();
+  await second.engine.idle();
+  expect((await second.engine.get(request.id))?.state).toBe('outcome-unknown');
+  expect(withdrawCalls()).toBe(0);
+});
+
+it('completes a sent request after a restart between send and settle', async () => {
+  const first = await instance();
+  const request = await first.engine.file(withdrawal('300'));
+  await first.engine.approve(request.id, APPROVER_A);
+  await first.engine.idle();
+  expect((await first.engine.get(request.id))?.state).toBe('sent');
+  await stop(first);
+
+  await sandbox.settleAll(); // the webhook went nowhere while the bot was down
+  const second = await instance();
+  await second.engine.start();
+  await second.engine.idle();
+  expect((await second.engine.get(request.id))?.state).toBe('completed');
+  expect(withdrawCalls()).toBe(1);
+});
