@@ -159,7 +159,10 @@ export class SharedRateLimiter {
 
   private decide(priority: Priority, waiterId: string): Promise<Decision> {
     return this.update((state, now) => {
-      const taken = state.slots.map((slot) => this.freeAt(slot, now)).sort((a, b) => a - b);
+      const taken = state.slots
+        .map((slot) => this.freeAt(slot, now))
+        .filter((at) => at > now)
+        .sort((a, b) => a - b);
       const moneyWaiting = Object.keys(state.moneyWaiting).filter((id) => id !== waiterId).length;
       const capacity =
         this.limit -

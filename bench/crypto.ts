@@ -1,0 +1,74 @@
+// Cost of the wire encryption per call: sealing a request body (AES-256-CBC) and opening response
+// data (NaCl box), with realistic bodies. Prints microseconds per operation.
+import { performance } from 'node:perf_hooks';
+import {
+  curvePublicFromEd25519,
+  curveSecretFromSeed,
+  generateOpenSshKeyPair,
+  openResponseData,
+  parseOpenSshPrivateKey,
+  sealRequestBody,
+  sealResponseData,
+} from '../src/cngn/wire.js';
+
+const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 5_000);
+const WARMUP = 500;
+
+const keys = parseOpenSshPrivateKey(generateOpenSshKeyPair().privateKey);
+const curveSecret = curveSecretFromSeed(keys.seed);
+const curvePublic = curvePublicFromEd25519(keys.publicKey);
+const encryptionKey = 'bench-encryption-key-0123456789';
+
+const withdrawBody = JSON.stringify({
+  amount: 1500.5,
+  address: '0x52908400098527886E0F7030069857D2E4169EE7',
+  networkId: '3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f',
+  shouldSaveAddress: false,
+});
+
+// A page of 10 transactions, the largest answer the bot reads routinely.
+const transactionPage = JSON.stringify({
+  data: Array.from({ length: 10 }, (_, i) => ({
+    id: `6f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f${i}`,
+    from: '0x52908400098527886E0F7030069857D2E4169EE7',
+    receiver: { address: '0x1111111111111111111111111111111111111111' },
+    amount: '25000.00',
+    description: 'Withdrawal to external wallet',
+    createdAt: '2026-11-23T07:20:51.289Z',
+    trx_ref: `TRX-20261123-${1000 + i}`,
+    trx_type: 'withdraw',
+    network: 'bsc',
+    asset_type: 'wrapped',
+    asset_symbol: 'CNGN',
+    base_trx_hash: `0x${'ab'.repeat(32)}`,
+    extl_trx_hash: null,
+    explorer_link: `https://bscscan.com/tx/0x${'ab'.repeat(32)}`,
+    status: 'completed',
+  })),
+  pagination: { count: 120, pages: 12, isLastPage: false, nextPage: 2, previousPage: null },
+});
+const sealedPage = sealResponseData(transactionPage, curvePublic);
+const balance = JSON.stringify([
+  { asset_type: 'credit_alphanum4', asset_code: 'CNGN', balance: '1250000.00' },
+]);
+const sealedBalance = sealResponseData(balance, curvePublic);
+
+function timeEach(label: string, run: () => void): number {
+  for (let i = 0; i < WARMUP; i++) run();
+  const started = performance.now();
+  for (let i = 0; i < ITERATIONS; i++) run();
+  const micros = ((performance.now() - started) * 1000) / ITERATIONS;
+  console.log(`${label.padEnd(48)} ${micros.toFixed(1).padStart(8)} µs`);
+  return micros;
+}
+
+console.log(`wire crypto, ${ITERATIONS} iterations each (node ${process.version})`);
+timeEach(`seal request body (${withdrawBody.length} B JSON, AES-256-CBC)`, () => {
+  sealRequestBody(withdrawBody, encryptionKey);
+});
+timeEach(`open response data (${transactionPage.length} B JSON, NaCl box)`, () => {
+  openResponseData(sealedPage, curveSecret);
+});
+timeEach(`open response data (${balance.length} B JSON, NaCl box)`, () => {
+  openResponseData(sealedBalance, curveSecret);
+});
