@@ -143,6 +143,18 @@ describe('temporary virtual accounts', () => {
   });
 });
 
+describe('control routes', () => {
+  it('show the books and refuse unknown controls', async () => {
+    const state = await fetch(`${sandbox.baseUrl}/sandbox/state`);
+    const body = (await state.json()) as { balance: string; pending: string[] };
+    expect(body.balance).toBe(sandbox.balance());
+    expect(Array.isArray(body.pending)).toBe(true);
+    expect((await control('/sandbox/explode')).status).toBe(404);
+    const bad = await control('/sandbox/crypto-deposit', { amount: '10', color: 'red' });
+    expect(bad).toEqual({ status: 400, body: { error: 'color: Unrecognized key: "color"' } });
+  });
+});
+
 describe('on-chain deposits', () => {
   it('credits a crypto_deposit with both hashes and emits deposit.completed only', async () => {
     const before = await balance();

@@ -92,6 +92,15 @@ describe('encrypted bodies', () => {
     );
   });
 
+  it('refuses a body over 1 MiB with 413', () =>
+    expectError(
+      client.post('/v1/api/account/verify', undefined, {
+        rawBody: `{"content":"${'A'.repeat(1_100_000)}","iv":""}`,
+      }),
+      413,
+      'Request entity too large',
+    ));
+
   it('records the decrypted plain body of each encrypted request', async () => {
     await client.post('/v1/api/account/verify', { accountNumber: '0123456789', bankCode: '058' });
     const last = sandbox.requests.at(-1);
