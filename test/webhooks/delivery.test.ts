@@ -1,0 +1,178 @@
+// The outbox delivers every accepted event exactly once, in order per reference, through Slack rate
+// limits, errors and restarts.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { WebhookEvent } from '../../src/cngn/schemas.js';
+import { FakeSlack } from '../support/fake-slack.js';
+import { postsMentioning, type Rig, startRig, webhookBody } from './support.js';
+
+const rigs: Rig[] = [];
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const rig of rigs.splice(0)) await rig.stop();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function rig(options: Parameters<typeof startRig>[0] = {}) {
+  const started = await startRig(options);
+  rigs.push(started);
+  return started;
+}
+
+function refsPosted(fake: FakeSlack): string[] {
+  return fake
+    .callsTo('chat.postMessage')
+    .map((c) => /Ref `([^`]+)`/.exec(JSON.stringify(c.body))?.[1] ?? '?');
+}
+
+describe('webhook delivery', () => {
+  it('loses nothing across a restart: events stored while Slack was unreachable are posted once by the next process', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cngn-wh-'));
+    dirs.push(dir);
+    const storeUrl = `sqlite://${join(dir, 'store.sqlite')}`;
+    // First process: Slack answers 500 to everything; deliveries keep failing.
+    const down = await FakeSlack.start();
+    down.on('chat.postMessage', () => ({ status: 500, body: { ok: false, error: 'internal_error' } }));
+    const first = await startRig({ storeUrl, fake: down });
+    const bodies = Array.from({ length: 6 }, (_, i) =>
+      webhookBody(i % 2 ? 'deposit.completed' : 'deposit.received', { trx_ref: `REF-R${Math.floor(i / 2)}` }),
+    );
+    for (const body of bodies) expect((await first.send(body)).status).toBe(200);
+    // A process that never started a deliverer also counts.
+    await first.stop();
+    const second = await startRig({ storeUrl, deliver: false });
+    const late = webhookBody('withdrawal.completed', { trx_ref: 'REF-LATE', trx_type: 'withdraw' });
+    expect((await second.send(late)).status).toBe(200);
+    await second.stop();
+
+    const third = await rig({ storeUrl });
+    await third.fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes('REF-LATE'));
+    await waitUntil(async () => (await third.webhooks.outbox.pendingCount()) === 0);
+    const refs = refsPosted(third.fake);
+    expect(refs).toHaveLength(7);
+    expect(new Set(refs).size).toBe(4);
+    for (const ref of ['REF-R0', 'REF-R1', 'REF-R2']) {
+      const posts = postsMentioning(third.fake, ref).map((c) => String(c.body.text));
+      expect(posts).toHaveLength(2);
+      expect(posts[0]).toContain('Deposit received');
+      expect(posts[1]).toContain('Deposit credited');
+    }
+  });
+
+  it('waits out 429 Retry-After and still posts every event exactly once', async () => {
+    const fake = await FakeSlack.start();
+    let refused = 0;
+    fake.on('chat.postMessage', () => {
+      if (refused >= 4) return undefined;
+      refused += 1;
+      return { status: 429, headers: { 'retry-after': '1' }, body: { ok: false, error: 'ratelimited' } };
+    });
+    const r = await rig({ fake });
+    const refs = Array.from({ length: 5 }, (_, i) => `REF-429-${i}`);
+    for (const ref of refs)
+      expect((await r.send(webhookBody('deposit.completed', { trx_ref: ref }))).status).toBe(200);
+    for (const ref of refs) {
+      await fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes(ref), 15_000);
+    }
+    await waitUntil(async () => (await r.webhooks.outbox.pendingCount()) === 0);
+    expect(refused).toBe(4);
+    expect(refsPosted(fake).sort()).toEqual(refs);
+  });
+
+  it('keeps one reference in order even when its messages go to different channels', async () => {
+    const fake = await FakeSlack.start();
+    let held = true;
+    // The deposits channel is rate-limited until we let it go; the completion must wait for it.
+    fake.on('chat.postMessage', (call) =>
+      held && call.body.channel === 'CRECEIVED'
+        ? { status: 429, headers: { 'retry-after': '1' }, body: { ok: false, error: 'ratelimited' } }
+        : undefined,
+    );
+    const r = await rig({ fake, alertRoutes: 'deposit.received:CRECEIVED' });
+    await r.send(webhookBody('deposit.received', { trx_ref: 'REF-ORDER', status: 'pending' }));
+    await r.send(webhookBody('deposit.completed', { trx_ref: 'REF-ORDER' }));
+    await r.send(webhookBody('deposit.completed', { trx_ref: 'REF-OTHER' }));
+    // Another reference in the default channel is not held up.
+    await fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes('REF-OTHER'));
+    expect(postsMentioning(fake, 'REF-ORDER')).toHaveLength(0);
+    held = false;
+    await fake.waitFor(
+      'chat.postMessage',
+      (c) =>
+        JSON.stringify(c.body).includes('Deposit credited') && JSON.stringify(c.body).includes('REF-ORDER'),
+      15_000,
+    );
+    const order = postsMentioning(fake, 'REF-ORDER').map((c) => [
+      c.body.channel,
+      String(c.body.text).split(':')[0],
+    ]);
+    expect(order).toEqual([
+      ['CRECEIVED', '[SANDBOX] Deposit received'],
+      ['CALERTS', '[SANDBOX] Deposit credited'],
+    ]);
+  });
+
+  it('retries 5xx with backoff and falls back to the alerts channel when a routed one is gone', async () => {
+    const fake = await FakeSlack.start();
+    let failures = 0;
+    fake.on('chat.postMessage', (call) => {
+      if (call.body.channel === 'CGONE')
+        return { status: 200, body: { ok: false, error: 'channel_not_found' } };
+      if (failures < 2) {
+        failures += 1;
+        return { status: 503, body: { ok: false, error: 'service_unavailable' } };
+      }
+      return undefined;
+    });
+    const r = await rig({ fake, alertRoutes: 'transaction.failed:CGONE' });
+    await r.send(webhookBody('withdrawal.completed', { trx_ref: 'REF-5XX', trx_type: 'withdraw' }));
+    await r.send(
+      webhookBody('transaction.failed', { trx_ref: 'REF-GONE', trx_type: 'withdraw', reason: 'reverted' }),
+    );
+    await fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes('REF-5XX'));
+    const gone = await fake.waitFor(
+      'chat.postMessage',
+      (c) => JSON.stringify(c.body).includes('REF-GONE') && c.body.channel === 'CALERTS',
+    );
+    expect(gone.body.text).toContain('Withdrawal failed');
+    expect(failures).toBe(2);
+    expect(postsMentioning(fake, 'REF-5XX')).toHaveLength(1);
+  });
+
+  it('tells subscribers about each new event once, duplicates excluded', async () => {
+    const seen: WebhookEvent[] = [];
+    const r = await rig({ subscribers: [async (event) => void seen.push(event)] });
+    const body = webhookBody('bridge.completed', { trx_ref: 'REF-SUB', trx_type: 'swap' });
+    await r.send(body);
+    await r.send(body);
+    await r.webhooks.pipeline.settled();
+    expect(seen.map((e) => e.data.trx_ref)).toEqual(['REF-SUB']);
+  });
+
+  it('never lets two deliverers on one store post the same entry', async () => {
+    const fake = await FakeSlack.start();
+    const { createStore } = await import('../../src/store/index.js');
+    const store = await createStore('memory://', { prefix: `shared-${Math.random()}` });
+    const a = await startRig({ fake, store });
+    const b = await startRig({ fake, store });
+    rigs.push(b, a);
+    const refs = Array.from({ length: 20 }, (_, i) => `REF-TWO-${i}`);
+    await Promise.all(
+      refs.map((ref, i) => (i % 2 ? a : b).send(webhookBody('deposit.completed', { trx_ref: ref }))),
+    );
+    for (const ref of refs)
+      await fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes(ref));
+    await waitUntil(async () => (await a.webhooks.outbox.pendingCount()) === 0);
+    expect(refsPosted(fake).sort()).toEqual([...refs].sort());
+  });
+});
+
+async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -1,0 +1,134 @@
+// POST /webhooks/cngn refuses what it cannot trust or read — and posts nothing for it — while genuine
+// deliveries are stored before the 200 and posted once.
+
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  curvePublicFromEd25519,
+  curveSecretFromSeed,
+  generateOpenSshKeyPair,
+  openResponseData,
+  parseOpenSshPrivateKey,
+  sealResponseData,
+} from '../../src/cngn/wire.js';
+import { signatureFor } from '../../src/webhooks/index.js';
+import { postsMentioning, type Rig, SECRET, startRig, webhookBody } from './support.js';
+
+let rig: Rig | undefined;
+afterEach(async () => {
+  await rig?.stop();
+  rig = undefined;
+});
+
+describe('webhook intake', () => {
+  it('answers 401 to a bad or missing signature, 400 to malformed bodies and 413 to oversized ones, posting nothing', async () => {
+    rig = await startRig({ bodyLimitBytes: 4096 });
+    const good = webhookBody('deposit.completed');
+    const raw = JSON.stringify(good);
+
+    expect((await rig.send(raw, { signature: signatureFor(raw, 'not-the-secret') })).status).toBe(401);
+    expect((await rig.send(raw, { signature: null })).status).toBe(401);
+    expect((await rig.send(raw, { signature: 'sha256=zz' })).status).toBe(401);
+    expect(
+      (await rig.send(`${raw.slice(0, -1)}, "x": 1}`, { signature: signatureFor(raw, SECRET) })).status,
+    ).toBe(401);
+    expect((await rig.send('{"event": "deposit.completed", "data": ')).status).toBe(400);
+    const noEvent = await rig.send({ data: { trx_ref: 'R' } });
+    expect(noEvent.status).toBe(400);
+    expect(noEvent.body).toContain('event');
+    expect((await rig.send({ event: 'deposit.completed', data: 'not-sealed-data' })).status).toBe(400);
+    const big = { ...good, padding: 'x'.repeat(10_000) };
+    expect((await rig.send(big)).status).toBe(413);
+
+    expect(await rig.webhooks.outbox.pendingCount()).toBe(0);
+    // The process is still up and a genuine delivery goes through; it is the only post.
+    const marker = webhookBody('deposit.completed', { trx_ref: 'REF-AFTER-REJECTS' });
+    expect((await rig.send(marker)).status).toBe(200);
+    await rig.fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes('REF-AFTER-REJECTS'));
+    expect(rig.fake.callsTo('chat.postMessage')).toHaveLength(1);
+  });
+
+  it('answers 413 to a large chunked body without a length, reading no further', async () => {
+    rig = await startRig({ bodyLimitBytes: 1024 });
+    const { request } = await import('undici');
+    async function* chunks() {
+      for (let i = 0; i < 100; i++) yield Buffer.alloc(1024, 'a');
+    }
+    const response = await request(rig.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-cngn-signature': `sha256=${'0'.repeat(64)}` },
+      body: chunks(),
+    }).catch((error: unknown) => error as Error);
+    if (response instanceof Error) throw response;
+    expect(response.statusCode).toBe(413);
+    await response.body.text();
+    expect(await rig.webhooks.outbox.pendingCount()).toBe(0);
+  });
+
+  it('refuses every delivery when no signing secret is configured', async () => {
+    rig = await startRig({ secret: undefined });
+    const reply = await rig.send(webhookBody('deposit.completed'));
+    expect(reply.status).toBe(401);
+    expect(reply.body).toContain('no signing secret');
+    expect(await rig.webhooks.outbox.pendingCount()).toBe(0);
+  });
+
+  it('accepts a bare hex signature', async () => {
+    rig = await startRig();
+    const body = JSON.stringify(
+      webhookBody('withdrawal.completed', { trx_type: 'withdraw', trx_ref: 'REF-BARE' }),
+    );
+    const reply = await rig.send(body, { signature: signatureFor(body, SECRET).slice('sha256='.length) });
+    expect(reply.status).toBe(200);
+    await rig.fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes('REF-BARE'));
+  });
+
+  it('opens data that arrives sealed like response data', async () => {
+    const keys = generateOpenSshKeyPair();
+    const pair = parseOpenSshPrivateKey(keys.privateKey);
+    const secret = curveSecretFromSeed(pair.seed);
+    rig = await startRig({ openSealed: (sealed) => openResponseData(sealed, secret) });
+    const body = webhookBody('redemption.completed', {
+      trx_type: 'fiat_redeem',
+      trx_ref: 'REF-SEALED',
+      receiver: '058:0123456789:ADA OBI',
+    });
+    const sealed = sealResponseData(JSON.stringify(body.data), curvePublicFromEd25519(pair.publicKey));
+    expect((await rig.send({ ...body, data: sealed })).status).toBe(200);
+    const post = await rig.fake.waitFor('chat.postMessage', (c) =>
+      JSON.stringify(c.body).includes('REF-SEALED'),
+    );
+    expect(JSON.stringify(post.body)).toContain('••••6789');
+    // Sealed to another key: refused, nothing posted.
+    const other = parseOpenSshPrivateKey(generateOpenSshKeyPair().privateKey);
+    const wrong = sealResponseData(
+      JSON.stringify({ ...body.data, trx_ref: 'REF-WRONG' }),
+      curvePublicFromEd25519(other.publicKey),
+    );
+    expect((await rig.send({ ...body, data: wrong })).status).toBe(400);
+    expect(postsMentioning(rig.fake, 'REF-WRONG')).toHaveLength(0);
+  });
+
+  it('acknowledges duplicates but posts each event once', async () => {
+    rig = await startRig();
+    const body = webhookBody('deposit.completed', { trx_ref: 'REF-DUP' });
+    const replies = await Promise.all([rig.send(body), rig.send(body), rig.send(body)]);
+    expect(replies.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(replies.filter((r) => r.body.includes('duplicate'))).toHaveLength(2);
+    await rig.fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes('REF-DUP'));
+    expect((await rig.send(body)).body).toContain('duplicate');
+    // Without a transactionId the key is event + trx_ref + status.
+    const { transactionId: _, ...noId } = webhookBody('deposit.received', {
+      trx_ref: 'REF-NOID',
+      status: 'pending',
+    }).data as Record<string, unknown>;
+    const again = { event: 'deposit.received', data: noId };
+    expect((await rig.send(again)).status).toBe(200);
+    expect((await rig.send(again)).body).toContain('duplicate');
+    const marker = webhookBody('deposit.completed', { trx_ref: 'REF-DUP-MARKER' });
+    await rig.send(marker);
+    await rig.fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes('REF-DUP-MARKER'));
+    await rig.fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes('REF-NOID'));
+    expect(postsMentioning(rig.fake, 'REF-DUP')).toHaveLength(2); // REF-DUP and REF-DUP-MARKER
+    expect(postsMentioning(rig.fake, 'REF-NOID')).toHaveLength(1);
+  });
+});

@@ -1,0 +1,144 @@
+// A webhook rig for these tests: a store, FakeSlack, createWebhooks with the real builders, and the
+// route served by a bare node:http server on 127.0.0.1 (the app-level tests go through the harness).
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
+import type { CngnEnvironment } from '../../src/cngn/api.js';
+import { webhookMessage } from '../../src/slack/blocks/webhook-message.js';
+import { createStore, type Store } from '../../src/store/index.js';
+import {
+  alertsClient,
+  createWebhooks,
+  signatureFor,
+  type TransactionSource,
+  type WebhookSubscriber,
+  type Webhooks,
+} from '../../src/webhooks/index.js';
+import { FakeSlack } from '../support/fake-slack.js';
+
+export const SECRET = 'whsec_test_secret';
+
+export interface RigOptions {
+  storeUrl?: string;
+  store?: Store;
+  /** false: no deliverer (events only stored). */
+  deliver?: boolean;
+  fake?: FakeSlack;
+  secret?: string | undefined;
+  alertsChannel?: string;
+  alertRoutes?: string;
+  transactions?: TransactionSource;
+  environment?: CngnEnvironment;
+  openSealed?: (sealed: string) => string;
+  subscribers?: WebhookSubscriber[];
+  reconcileGraceMs?: number;
+  bodyLimitBytes?: number;
+}
+
+export interface Rig {
+  fake: FakeSlack;
+  store: Store;
+  webhooks: Webhooks;
+  url: string;
+  send(body: string | object, options?: { signature?: string | null; secret?: string }): Promise<Reply>;
+  stop(options?: { keepFake?: boolean; keepStore?: boolean }): Promise<void>;
+}
+
+export interface Reply {
+  status: number;
+  body: string;
+}
+
+export async function startRig(options: RigOptions = {}): Promise<Rig> {
+  const fake = options.fake ?? (await FakeSlack.start());
+  const store =
+    options.store ??
+    (await createStore(options.storeUrl ?? 'memory://', {
+      // A file store keeps one prefix so a restarted rig sees what the previous one stored.
+      prefix: options.storeUrl ? 'wh' : `wh-${Math.random()}`,
+    }));
+  const secret = 'secret' in options ? options.secret : SECRET;
+  const webhooks = createWebhooks({
+    store,
+    environment: options.environment ?? 'sandbox',
+    secret,
+    openSealed: options.openSealed,
+    slack: options.deliver === false ? undefined : alertsClient('xoxb-test', fake.apiUrl),
+    render: (input) => webhookMessage(input),
+    alertsChannel: options.alertsChannel ?? 'CALERTS',
+    alertRoutes: options.alertRoutes,
+    transactions: options.transactions,
+    subscribers: options.subscribers ?? [],
+    reconcileGraceMs: options.reconcileGraceMs ?? 0,
+    rescanMs: 200,
+    maxBackoffMs: 400,
+    ...(options.bodyLimitBytes ? { bodyLimitBytes: options.bodyLimitBytes } : {}),
+  });
+  const server: Server = createServer((req, res) => {
+    if (req.method === 'POST' && req.url === webhooks.route.path) return webhooks.route.handler(req, res);
+    res.writeHead(404).end();
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${webhooks.route.path}`;
+  await webhooks.start();
+  return {
+    fake,
+    store,
+    webhooks,
+    url,
+    send: (body, sendOptions = {}) =>
+      postWebhook(url, body, sendOptions.secret ?? SECRET, sendOptions.signature),
+    async stop(stopOptions = {}) {
+      await webhooks.stop();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+      if (!stopOptions.keepStore) await store.close();
+      if (!stopOptions.keepFake) await fake.stop();
+    },
+  };
+}
+
+export async function postWebhook(
+  url: string,
+  body: string | object,
+  secret: string,
+  signature?: string | null,
+): Promise<Reply> {
+  const raw = typeof body === 'string' ? body : JSON.stringify(body);
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  const sig = signature === undefined ? signatureFor(raw, secret) : signature;
+  if (sig !== null) headers['x-cngn-signature'] = sig;
+  const response = await request(url, { method: 'POST', headers, body: raw });
+  return { status: response.statusCode, body: await response.body.text() };
+}
+
+let n = 0;
+
+/** A webhook body like the service's, with a fresh transaction unless told otherwise. */
+export function webhookBody(event: string, data: Record<string, unknown> = {}): Record<string, unknown> {
+  n += 1;
+  return {
+    event,
+    data: {
+      transactionId: `tx-${n}-${Math.random().toString(36).slice(2, 8)}`,
+      trx_ref: `REF-${n}-${Math.random().toString(36).slice(2, 8)}`,
+      businessId: 'biz-1',
+      initiatorId: 'user-1',
+      status: event === 'transaction.failed' ? 'failed' : 'completed',
+      trx_type: 'fiat_buy',
+      amount: '1500.00',
+      asset_symbol: 'CNGN',
+      receiver: 'biz-1',
+      occurredAt: '2026-11-23T08:00:00.000Z',
+      ...data,
+    },
+    timestamp: '2026-11-23T08:00:00.000Z',
+  };
+}
+
+/** Posted alerts whose text mentions `needle`. */
+export function postsMentioning(fake: FakeSlack, needle: string) {
+  return fake.callsTo('chat.postMessage').filter((c) => JSON.stringify(c.body).includes(needle));
+}
