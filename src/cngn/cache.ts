@@ -39,7 +39,8 @@ export class ResponseCache {
     const loaded = (async () => {
       const value = await load();
       const at = this.now();
-      await this.store.set<Entry<T>>(key, { value, at }, ttlMs);
+      // A store hiccup costs a later re-read, not this answer.
+      await this.store.set<Entry<T>>(key, { value, at }, ttlMs).catch(() => undefined);
       return { value, asOf: new Date(at) };
     })();
     this.loading.set(key, loaded);

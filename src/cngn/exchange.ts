@@ -118,7 +118,11 @@ export class Exchange {
       this.options.logger?.debug?.('cngn call', { endpoint, httpStatus: raw.httpStatus, priority });
       return raw;
     } finally {
-      await slot.release();
+      // A failed release must not hide the answer (a money POST may have gone through): the slot
+      // then counts as in flight until the limiter gives up on it, which only costs budget.
+      await slot.release().catch((error: unknown) => {
+        this.options.logger?.warn?.('rate slot not released', { endpoint, error: String(error) });
+      });
     }
   }
 
