@@ -1,0 +1,122 @@
+// Deliveries are sent once: the reconciler posts what no webhook announced, once, and stays quiet about
+// what the webhooks did announce. The sandbox's own deliveries flow end to end into the channel.
+import { afterEach, describe, expect, it } from 'vitest';
+import { createCngnClient } from '../../src/cngn/client.js';
+import { Money } from '../../src/format/money.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { createStore } from '../../src/store/index.js';
+import { postsMentioning, type Rig, SECRET, startRig, webhookBody } from './support.js';
+
+let sandbox: Sandbox | undefined;
+let rig: Rig | undefined;
+afterEach(async () => {
+  await rig?.stop();
+  await sandbox?.stop();
+  rig = undefined;
+  sandbox = undefined;
+});
+
+async function setUp(options: { webhooks: boolean }) {
+  sandbox = await startSandbox({ webhookSecret: SECRET, settleDelayMs: 60_000 });
+  const client = createCngnClient({
+    baseUrl: sandbox.baseUrl,
+    apiKey: sandbox.apiKey,
+    encryptionKey: sandbox.encryptionKey,
+    privateKey: sandbox.privateKey,
+    environment: 'sandbox',
+    store: await createStore('memory://', { prefix: `rc-${Math.random()}` }),
+    rateLimit: { limit: 1000, windowSeconds: 60 },
+  });
+  rig = await startRig({ transactions: client });
+  if (options.webhooks) sandbox.setWebhookUrl(rig.url);
+  return { sandbox, client, rig };
+}
+
+async function payNewDeposit(sandbox: Sandbox, client: ReturnType<typeof createCngnClient>, naira: string) {
+  const account = await client.createTemporaryAccount({
+    amount: Money.parse(naira),
+    customer: { email: 'ops@example.com', name: 'Ops' },
+  });
+  await sandbox.payTemporaryAccount(account.reference);
+  const page = await client.getTransactions({ page: 1, limit: 10 });
+  const tx = page.data.find((t) => t.trx_type === 'fiat_buy' && t.status === 'completed');
+  if (!tx) throw new Error('the paid deposit is not in the list');
+  return tx;
+}
+
+describe('reconciler', () => {
+  it('posts a deposit whose webhook never arrived, once, and none of the history before the first start', async () => {
+    const { sandbox: sb, client, rig: r } = await setUp({ webhooks: false });
+    const tx = await payNewDeposit(sb, client, '25000');
+    expect(sb.webhookDeliveries).toHaveLength(0);
+    const reconciler = r.webhooks.reconciler!;
+    expect((await reconciler.runOnce()).queued).toBe(1);
+    expect((await reconciler.runOnce()).queued).toBe(0);
+    const post = await r.fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes(tx.trx_ref));
+    expect(post.body.text).toContain('Deposit credited: ₦25,000.00 (seen by reconciliation)');
+    expect(JSON.stringify(post.body.blocks)).toContain('no webhook arrived');
+    // A marker after the runs proves nothing else was queued (seeded history is older than the first start).
+    await r.send(webhookBody('deposit.completed', { trx_ref: 'REF-MARKER' }));
+    await r.fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes('REF-MARKER'));
+    expect(r.fake.callsTo('chat.postMessage')).toHaveLength(2);
+    expect(postsMentioning(r.fake, tx.trx_ref)).toHaveLength(1);
+  });
+
+  it('stays quiet about what the webhooks announced: a paid deposit flows from the sandbox into the channel', async () => {
+    const { sandbox: sb, client, rig: r } = await setUp({ webhooks: true });
+    const tx = await payNewDeposit(sb, client, '1250000.5');
+    expect(sb.webhookDeliveries.map((d) => [d.event, d.status])).toEqual([
+      ['deposit.received', 200],
+      ['deposit.completed', 200],
+    ]);
+    const received = await r.fake.waitFor('chat.postMessage', (c) =>
+      String(c.body.text).includes('Deposit received'),
+    );
+    const credited = await r.fake.waitFor('chat.postMessage', (c) =>
+      String(c.body.text).includes('Deposit credited'),
+    );
+    expect(received.body.text).toContain('₦1,250,000.50');
+    expect(credited.body.channel).toBe('CALERTS');
+    expect(r.fake.calls.indexOf(received)).toBeLessThan(r.fake.calls.indexOf(credited));
+    expect(JSON.stringify(credited.body)).toContain(tx.trx_ref);
+    expect((await r.webhooks.reconciler!.runOnce()).queued).toBe(0);
+  });
+
+  it('threads a late webhook under the reconciliation message instead of posting it twice', async () => {
+    const { sandbox: sb, client, rig: r } = await setUp({ webhooks: false });
+    const { trx_ref } = await sb.simulateCryptoDeposit({ amount: '900', network: 'base' });
+    expect((await r.webhooks.reconciler!.runOnce()).queued).toBe(1);
+    const first = await r.fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes(trx_ref));
+    const tx = await client.getTransaction(trx_ref);
+    await r.send(
+      webhookBody('deposit.completed', {
+        transactionId: tx.id,
+        trx_ref,
+        trx_type: 'crypto_deposit',
+        network: 'base',
+      }),
+    );
+    const reply = await r.fake.waitFor('chat.postMessage', (c) => c.body.thread_ts !== undefined);
+    // FakeSlack numbers its answers; the reconciliation message was the first one.
+    expect(r.fake.calls.indexOf(first)).toBe(0);
+    expect(String(reply.body.thread_ts)).toMatch(/\.000001$/);
+    expect(reply.body.text).toContain('On-chain deposit credited');
+    expect(postsMentioning(r.fake, trx_ref).filter((c) => c.body.thread_ts === undefined)).toHaveLength(1);
+  });
+
+  it('skips a run when the background budget is spent, and says so', async () => {
+    const { rig: r } = await setUp({ webhooks: false });
+    const { RateBudgetError } = await import('../../src/cngn/errors.js');
+    const { Reconciler } = await import('../../src/webhooks/index.js');
+    const reconciler = new Reconciler({
+      source: {
+        getTransactions: async () => {
+          throw new RateBudgetError(30);
+        },
+      },
+      pipeline: r.webhooks.pipeline,
+      store: r.store,
+    });
+    expect(await reconciler.runOnce()).toEqual({ queued: 0, skipped: 'rate-budget' });
+  });
+});
