@@ -17,7 +17,6 @@ import type {
 } from './api.js';
 import { ResponseCache } from './cache.js';
 import { environmentFromKey, keyId } from './credentials.js';
-import { CngnError, CngnTransportError } from './errors.js';
 import { Exchange, type RetryPolicy } from './exchange.js';
 import { HttpTransport, type Timeouts } from './http.js';
 import { DEFAULT_RATE_LIMIT, type LimiterOptions, type RateLimit, SharedRateLimiter } from './limiter.js';
@@ -354,5 +353,3 @@ export class CngnClient implements CngnApi {
     }
   }
 }
-
-export { CngnError, CngnTransportError };

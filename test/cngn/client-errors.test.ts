@@ -120,6 +120,22 @@ describe('retries', () => {
   });
 });
 
+describe('a 429 on a write', () => {
+  it('is not retried, says rate-limited, and blocks the budget for every caller', async () => {
+    const own = await extraClient(sandbox);
+    const before = sandbox.count('POST', '/v1/api/withdraw');
+    sandbox.failNext('POST', '/v1/api/withdraw', 429, 1, 'Too many requests. Please try again later.');
+    const error = await failure(
+      own.withdraw({ amount: Money.parse('10'), address: ADDRESS, networkId: await baseId() }),
+    );
+    expect(error).toBeInstanceOf(CngnError);
+    expect(error).toMatchObject({ httpStatus: 429, kind: 'rate-limited' });
+    expect(sandbox.count('POST', '/v1/api/withdraw') - before).toBe(1);
+    expect((await own.budget()).blockedForSeconds).toBeGreaterThanOrEqual(60);
+    await expect(own.getTransactions()).rejects.toBeInstanceOf(RateBudgetError);
+  });
+});
+
 describe('timeouts and lost answers', () => {
   it('surfaces a held POST as a timeout whose outcome is unknown, sent once', async () => {
     const impatient = await extraClient(sandbox, { timeouts: { headersMs: 150 } });
