@@ -196,6 +196,19 @@ describe('bridges', () => {
     ).toBe(true);
   });
 
+  it('refuses an amount that does not cover the fees', async () => {
+    const answer = await client.post('/v1/api/bridge-quote', {
+      amount: 10,
+      originNetworkId: networks.base,
+      destinationNetworkId: networks.eth,
+      destinationAddress: ADDRESS,
+    });
+    expect(answer.envelope).toEqual({
+      status: 400,
+      message: 'amount: Amount is too small to cover the bridge fees',
+    });
+  });
+
   it('refuses the same network at both ends', async () => {
     const answer = await client.post('/v1/api/bridge-quote', {
       amount: 1000,

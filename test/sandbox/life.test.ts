@@ -133,6 +133,36 @@ describe('withdrawals', () => {
     expect(list.data).toContainEqual(expect.objectContaining({ publicKey: fresh, networkId: base }));
   });
 
+  it('can require whitelisted destinations', async () => {
+    const strict = await startSandbox({ rateLimit: false, requireWhitelistedAddress: true });
+    try {
+      const c = new RawClient(strict.baseUrl, strict.apiKey, strict.encryptionKey, strict.privateKey);
+      const listed = await c.get<Array<{ publicKey: string; networkId: string }>>('/v1/api/whitelisted');
+      const entry = listed.data[0];
+      const refused = await c.post('/v1/api/withdraw', {
+        amount: 10,
+        address: ADDRESS,
+        networkId: entry?.networkId,
+      });
+      expect(refused.envelope).toEqual({ status: 400, message: 'Address is not whitelisted' });
+      const allowed = await c.post('/v1/api/withdraw', {
+        amount: 10,
+        address: entry?.publicKey,
+        networkId: entry?.networkId,
+      });
+      expect(allowed.httpStatus).toBe(200);
+      const saved = await c.post('/v1/api/withdraw', {
+        amount: 10,
+        address: ADDRESS,
+        networkId: entry?.networkId,
+        shouldSaveAddress: true,
+      });
+      expect(saved.httpStatus).toBe(200);
+    } finally {
+      await strict.stop();
+    }
+  });
+
   it('settles by itself after the configured delay', async () => {
     const quick = await startSandbox({
       rateLimit: false,
@@ -202,6 +232,15 @@ describe('redemptions', () => {
       reason: 'Provider failed to process payout',
     });
     expect(signedCorrectly(hook, sandbox.webhookSecret)).toBe(true);
+  });
+
+  it('without a bank code, pays to the settlement bank', async () => {
+    const answer = await client.post<{ trxRef: string }>('/v1/api/redeemAsset', {
+      amount: 10,
+      accountNumber: '0123456789',
+    });
+    const tx = sandbox.transaction(answer.data.trxRef);
+    expect(tx?.receiver).toMatchObject({ bank: { name: 'Guaranty Trust Bank', code: '058' } });
   });
 
   it('updates the settlement account and echoes it', async () => {
