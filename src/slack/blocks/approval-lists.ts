@@ -1,0 +1,78 @@
+// `/cngn pending`, `/cngn audit` and the private explanations given to people who may not act.
+import type { KnownBlock } from '@slack/types';
+import type { Refusal } from '../../approvals/index.js';
+import type { ApprovalRequest, AuditEntry } from '../../approvals/types.js';
+import { lagosTime, naira, relative, requestTitle, STATE_WORDS } from './approval-format.js';
+import type { SlackMessage } from './approval-message.js';
+
+const MAX_ROWS = 40;
+
+export function pendingList(requests: ApprovalRequest[], now: Date, environment: string): SlackMessage {
+  if (requests.length === 0) {
+    return {
+      text: `No open approval requests. · ${environment}`,
+      blocks: [section(`No open approval requests. · ${environment}`)],
+    };
+  }
+  const rows = requests.slice(0, MAX_ROWS).map((r) => {
+    const when =
+      r.state === 'pending' ? `expires ${relative(r.expiresAt, now)}` : `filed ${relative(r.createdAt, now)}`;
+    return `• *${requestTitle(r)}* — ${STATE_WORDS[r.state]} · ${r.approvals.length} of ${r.requiredApprovals} approvals · by <@${r.requester}> · ${when}`;
+  });
+  const more = requests.length > MAX_ROWS ? [`…and ${requests.length - MAX_ROWS} more`] : [];
+  const text = `*Open approval requests (${requests.length})* · ${environment}`;
+  return { text, blocks: [section(text), section([...rows, ...more].join('\n').slice(0, 2900))] };
+}
+
+export function auditList(entries: AuditEntry[], environment: string): SlackMessage {
+  if (entries.length === 0)
+    return { text: 'The audit log is empty.', blocks: [section('The audit log is empty.')] };
+  const rows = entries.map((e) => {
+    const amount = e.amount ? ` ${naira(e.amount)}` : '';
+    const by = e.actor ? ` by <@${e.actor}>` : '';
+    const note = e.note ? ` — ${e.note}` : '';
+    return `\`${lagosTime(e.at)}\` ${e.requestId} ${e.kind}${amount}: *${e.action}*${by}${note}`;
+  });
+  const text = `*Audit log, last ${entries.length}* · ${environment}`;
+  const blocks: KnownBlock[] = [section(text)];
+  // A section holds at most 3000 characters: split the rows over several.
+  let chunk = '';
+  for (const row of rows) {
+    if (chunk.length + row.length + 1 > 2900) {
+      blocks.push(section(chunk));
+      chunk = '';
+    }
+    chunk += `${row}\n`;
+  }
+  if (chunk) blocks.push(section(chunk));
+  return { text, blocks: blocks.slice(0, 50) };
+}
+
+/** Why a click did nothing, said privately to the person who clicked. */
+export function refusalText(reason: Refusal, request?: ApprovalRequest): string {
+  const title = request ? requestTitle(request) : 'This request';
+  switch (reason) {
+    case 'requester':
+      return `You filed ${title}, so you cannot approve or reject it: another approver must. (You can cancel it.)`;
+    case 'not-approver':
+      return `You are not an approver for cNGN requests, so nothing changed. Ask a treasury approver.`;
+    case 'already-approved':
+      return `You already approved ${title}; it needs ${request?.requiredApprovals ?? 'more'} distinct approvals.`;
+    case 'not-requester':
+      return `Only the requester can cancel ${title}.`;
+    case 'expired':
+      return `${title} expired before it was approved; nothing was sent. File it again if it is still needed.`;
+    case 'not-pending':
+      return `${title} is no longer waiting for approval (${request ? STATE_WORDS[request.state] : 'closed'}); nothing changed.`;
+    case 'checking':
+      return `Another approver's final approval of ${title} is being checked right now; nothing changed.`;
+    case 'recheck-failed':
+      return `The figures of ${title} could not be checked again with the service, so it was not approved. Try again shortly.`;
+    case 'not-found':
+      return 'That approval request no longer exists.';
+  }
+}
+
+function section(text: string): KnownBlock {
+  return { type: 'section', text: { type: 'mrkdwn', text } };
+}
