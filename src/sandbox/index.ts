@@ -86,6 +86,8 @@ export interface Sandbox {
   setPermission(permission: Permission, allowed: boolean): void;
   /** While false every keyed call gets 403 `IP address not whitelisted`. */
   setIpAllowed(allowed: boolean): void;
+  /** While false every keyed call gets 400 `No Test SSH Key found` (`No Live …` for live keys). */
+  setSshKeyUploaded(uploaded: boolean): void;
   /** Current token balance, e.g. "1250000.00". */
   balance(): string;
   /** One transaction as the API would return it (a copy), without spending rate budget. */
@@ -191,6 +193,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
     setIpAllowed: (allowed) => {
       state.ipAllowed = allowed;
+    },
+    setSshKeyUploaded: (uploaded) => {
+      state.sshKeyUploaded = uploaded;
     },
     balance: () => state.balance.toString(),
     transaction: (reference) => {

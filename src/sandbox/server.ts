@@ -192,6 +192,10 @@ export function createPipeline(deps: PipelineDeps) {
     if (!/^cngn_(test|live)/.test(token)) throw new SandboxError(400, 'Invalid token prefix');
     if (token !== deps.apiKey) throw new SandboxError(400, 'Merchant not found');
     if (!state.ipAllowed) throw new SandboxError(403, 'IP address not whitelisted');
+    // Responses are sealed to the key uploaded for this environment; without one nothing can answer.
+    if (!state.sshKeyUploaded) {
+      throw new SandboxError(400, `No ${state.config.mode === 'live' ? 'Live' : 'Test'} SSH Key found`);
+    }
     const { route, params } = matched;
     if (route.permission && !state.permissions[route.permission]) {
       throw new SandboxError(403, 'Permission denied', false);

@@ -49,6 +49,7 @@ export class SandboxState {
   balance = Money.parseDecimal('1250000.00');
   serviceAvailable = true;
   ipAllowed = true;
+  sshKeyUploaded = true;
   readonly permissions: Record<Permission, boolean>;
   /** Newest first, like the service lists them. */
   readonly transactions: TransactionRecord[];

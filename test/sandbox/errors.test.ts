@@ -18,6 +18,7 @@ beforeEach(() => {
   for (const p of ['swap', 'fiatDeposit', 'sendCrypto', 'redeem'] as const) sandbox.setPermission(p, true);
   sandbox.setServiceAvailable(true);
   sandbox.setIpAllowed(true);
+  sandbox.setSshKeyUploaded(true);
 });
 
 /** The error envelope exactly: `{status, message}` and no data. */
@@ -54,6 +55,11 @@ describe('authentication', () => {
   it('refuses calls from a server IP that is not allowed', async () => {
     sandbox.setIpAllowed(false);
     await expectError(client.get('/v1/api/balance'), 403, 'IP address not whitelisted');
+  });
+
+  it('refuses to answer when no SSH key was uploaded for the environment', async () => {
+    sandbox.setSshKeyUploaded(false);
+    await expectError(client.get('/v1/api/balance'), 400, 'No Test SSH Key found');
   });
 
   it('answers 404 for an unknown route', () =>
