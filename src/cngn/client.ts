@@ -20,6 +20,7 @@ import { environmentFromKey, keyId } from './credentials.js';
 import { Exchange, type RetryPolicy } from './exchange.js';
 import { HttpTransport, type Timeouts } from './http.js';
 import { DEFAULT_RATE_LIMIT, type LimiterOptions, type RateLimit, SharedRateLimiter } from './limiter.js';
+import { requestBodies } from './request-body.js';
 import { openData, parseData } from './response.js';
 import {
   balanceEntrySchema,
@@ -70,20 +71,6 @@ const networkListSchema = z.array(networkSchema);
 const bankListSchema = z.array(bankSchema);
 const balanceListSchema = z.array(balanceEntrySchema);
 const whitelistSchema = z.array(whitelistedAddressSchema);
-
-/** JSON for an Encrypted endpoint: documented fields only, never undefined or null. */
-function wireJson(fields: Record<string, unknown>): string {
-  const strict = (value: Record<string, unknown>): Record<string, unknown> => {
-    const out: Record<string, unknown> = {};
-    for (const [name, field] of Object.entries(value)) {
-      if (field === undefined) continue;
-      if (field === null) throw new TypeError(`${name} must not be null on the wire`);
-      out[name] = typeof field === 'object' ? strict(field as Record<string, unknown>) : field;
-    }
-    return out;
-  };
-  return JSON.stringify(strict(fields));
-}
 
 export function createCngnClient(options: CngnClientOptions): CngnClient {
   return new CngnClient(options);
@@ -222,90 +209,42 @@ export class CngnClient implements CngnApi {
   // ---- Writes: never retried ------------------------------------------------------------------------
 
   createTemporaryAccount(request: TemporaryAccountRequest, options: CallOptions = {}) {
-    const body = wireJson({
-      amount: request.amount.toWireNumber(),
-      customer: { email: request.customer.email, name: request.customer.name },
-      accountName: request.accountName,
-      narration: request.narration,
-    });
-    return this.write(
-      'POST',
-      '/v1/api/virtual-account/temporary',
-      body,
-      temporaryAccountSchema,
-      options.priority ?? 'interactive',
-    );
+    const body = requestBodies.temporaryAccount(request);
+    const priority = options.priority ?? 'interactive';
+    return this.write('POST', '/v1/api/virtual-account/temporary', body, temporaryAccountSchema, priority);
   }
 
   resolveAccount(request: { accountNumber: string; bankCode?: string }, options: CallOptions = {}) {
-    const body = wireJson({ accountNumber: request.accountNumber, bankCode: request.bankCode });
-    return this.write(
-      'POST',
-      '/v1/api/account/verify',
-      body,
-      resolvedAccountSchema,
-      options.priority ?? 'interactive',
-    );
+    const body = requestBodies.resolveAccount(request);
+    const priority = options.priority ?? 'interactive';
+    return this.write('POST', '/v1/api/account/verify', body, resolvedAccountSchema, priority);
   }
 
   bridgeQuote(request: BridgeQuoteRequest, options: CallOptions = {}) {
-    const body = wireJson({
-      amount: request.amount.toWireNumber(),
-      originNetworkId: request.originNetworkId,
-      destinationNetworkId: request.destinationNetworkId,
-      destinationAddress: request.destinationAddress,
-    });
-    return this.write(
-      'POST',
-      '/v1/api/bridge-quote',
-      body,
-      bridgeQuoteSchema,
-      options.priority ?? 'interactive',
-    );
+    const body = requestBodies.bridgeQuote(request);
+    const priority = options.priority ?? 'interactive';
+    return this.write('POST', '/v1/api/bridge-quote', body, bridgeQuoteSchema, priority);
   }
 
   withdraw(request: WithdrawRequest) {
-    const body = wireJson({
-      amount: request.amount.toWireNumber(),
-      address: request.address,
-      networkId: request.networkId,
-      shouldSaveAddress: request.shouldSaveAddress,
-    });
-    return this.moneyWrite('POST', '/v1/api/withdraw', body, withdrawResultSchema);
+    return this.moneyWrite('/v1/api/withdraw', requestBodies.withdraw(request), withdrawResultSchema);
   }
 
   redeem(request: RedeemRequest) {
-    const body = wireJson({
-      amount: request.amount.toWireNumber(),
-      bankCode: request.bankCode,
-      accountNumber: request.accountNumber,
-      saveDetails: request.saveDetails,
-    });
-    return this.moneyWrite('POST', '/v1/api/redeemAsset', body, redeemResultSchema);
+    return this.moneyWrite('/v1/api/redeemAsset', requestBodies.redeem(request), redeemResultSchema);
   }
 
   bridge(request: BridgeRequest) {
-    const body = wireJson({
-      originNetworkId: request.originNetworkId,
-      destinationNetworkId: request.destinationNetworkId,
-      destinationAddress: request.destinationAddress,
-      senderAddress: request.senderAddress,
-      callbackUrl: request.callbackUrl,
-    });
-    return this.moneyWrite('POST', '/v1/api/bridge', body, bridgeResultSchema);
+    return this.moneyWrite('/v1/api/bridge', requestBodies.bridge(request), bridgeResultSchema);
   }
 
   addWhitelist(request: { networkId: string; address: string }) {
-    const body = wireJson({ networkId: request.networkId, address: request.address });
+    const body = requestBodies.whitelist(request);
     return this.write('POST', '/v1/api/whitelist', body, whitelistSchema, 'money');
   }
 
   updateSettlementAccount(request: SettlementAccountRequest) {
-    const body = wireJson({
-      bankName: request.bankName,
-      bankAccountName: request.bankAccountName,
-      bankAccountNumber: request.bankAccountNumber,
-    });
+    const body = requestBodies.settlementAccount(request);
     return this.write('PUT', '/v1/api/bank-account', body, settlementAccountSchema, 'money');
   }
 
@@ -340,14 +279,9 @@ export class CngnClient implements CngnApi {
   }
 
   /** Money moved (or may have): the cached balance is stale whatever the outcome. */
-  private async moneyWrite<S extends z.ZodType>(
-    method: 'POST',
-    path: string,
-    json: string,
-    schema: S,
-  ): Promise<z.output<S>> {
+  private async moneyWrite<S extends z.ZodType>(path: string, json: string, schema: S): Promise<z.output<S>> {
     try {
-      return await this.write(method, path, json, schema, 'money');
+      return await this.write('POST', path, json, schema, 'money');
     } finally {
       await this.cache.invalidate('balance').catch(() => undefined);
     }
