@@ -12,7 +12,7 @@ import {
   sealResponseData,
 } from '../../src/cngn/wire.js';
 import { Money } from '../../src/format/money.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { type Sandbox, startSandbox, UNRESOLVABLE_ACCOUNT } from '../../src/sandbox/index.js';
 import { clientFor } from './client-support.js';
 
 let sandbox: Sandbox;
@@ -85,6 +85,63 @@ describe('error envelopes', () => {
       serviceMessage: 'Transaction not found',
     });
     expect(sandbox.count('GET', '/v1/api/withdraw/verify/') - before).toBe(1);
+  });
+});
+
+describe('every row of the Errors table, through the client', () => {
+  it('temporary account below the minimum', async () => {
+    await expect(
+      client.createTemporaryAccount({ amount: Money.parse('99.99'), customer: { email: 'a@example.com' } }),
+    ).rejects.toMatchObject({
+      httpStatus: 400,
+      serviceMessage: 'amount: Minimum amount is 100 NGN',
+      kind: 'validation',
+    });
+  });
+
+  it('redemption while the service cannot process', async () => {
+    sandbox.setServiceAvailable(false);
+    try {
+      await expect(
+        client.redeem({ amount: Money.parse('10'), accountNumber: '0123456789', bankCode: '011' }),
+      ).rejects.toMatchObject({
+        httpStatus: 400,
+        serviceMessage: 'Service is currently unavailable. Please try again later.',
+        kind: 'service-unavailable',
+      });
+    } finally {
+      sandbox.setServiceAvailable(true);
+    }
+  });
+
+  it('an account that cannot be resolved', async () => {
+    await expect(
+      client.resolveAccount({ accountNumber: UNRESOLVABLE_ACCOUNT, bankCode: '011' }),
+    ).rejects.toMatchObject({
+      serviceMessage: 'Could not resolve account details',
+      kind: 'account-unresolvable',
+    });
+  });
+
+  it('balance for an unknown business', async () => {
+    const stranger = await extraClient(sandbox, { apiKey: 'cngn_test_not_a_customer' });
+    await expect(stranger.getBalance()).rejects.toMatchObject({
+      httpStatus: 400,
+      serviceMessage: 'Merchant not found',
+      endpoint: 'GET /v1/api/balance',
+    });
+  });
+
+  it('an IP the service does not allow', async () => {
+    sandbox.setIpAllowed(false);
+    try {
+      await expect(client.getTransactions()).rejects.toMatchObject({
+        httpStatus: 403,
+        kind: 'ip-not-allowed',
+      });
+    } finally {
+      sandbox.setIpAllowed(true);
+    }
   });
 });
 
