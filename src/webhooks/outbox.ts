@@ -4,7 +4,9 @@
 import type { Store } from '../store/index.js';
 import type { OutboxEntry } from './types.js';
 
-const PENDING = 'webhooks:outbox:pending';
+// The pending index is split in shards: SQLite/memory sets are rewritten whole on every change.
+const SHARDS = 16;
+const pendingSet = (id: string) => `webhooks:outbox:pending:${Number.parseInt(id.slice(0, 4), 16) % SHARDS}`;
 const entryKey = (id: string) => `webhooks:outbox:entry:${id}`;
 const claimKey = (id: string) => `webhooks:outbox:claim:${id}`;
 const tailKey = (ref: string) => `webhooks:outbox:tail:${ref}`;
@@ -36,7 +38,7 @@ export class Outbox {
   /** Store an entry durably; false when one with this id already exists (a duplicate). */
   async enqueue(draft: OutboxDraft): Promise<boolean> {
     // Index first: a crash between the two writes leaves a dangling id (skipped), never a lost entry.
-    await this.store.addToSet(PENDING, draft.id);
+    await this.store.addToSet(pendingSet(draft.id), draft.id);
     const write = async () => {
       const after = draft.orderKey ? await this.store.get<string>(tailKey(draft.orderKey)) : undefined;
       counter = (counter + 1) % 1000;
@@ -55,8 +57,11 @@ export class Outbox {
     return draft.orderKey ? this.store.withLock(`webhooks:outbox:order:${draft.orderKey}`, write) : write();
   }
 
-  pendingIds(): Promise<string[]> {
-    return this.store.setMembers(PENDING);
+  async pendingIds(): Promise<string[]> {
+    const shards = await Promise.all(
+      Array.from({ length: SHARDS }, (_, i) => this.store.setMembers(`webhooks:outbox:pending:${i}`)),
+    );
+    return shards.flat();
   }
 
   async pendingCount(): Promise<number> {
@@ -81,12 +86,12 @@ export class Outbox {
       postedChannel: channel,
     };
     await this.store.set(entryKey(entry.id), delivered, this.retentionMs);
-    await this.store.removeFromSet(PENDING, entry.id);
+    await this.store.removeFromSet(pendingSet(entry.id), entry.id);
     await this.store.delete(claimKey(entry.id));
     return delivered;
   }
 
   async dropPending(id: string): Promise<void> {
-    await this.store.removeFromSet(PENDING, id);
+    await this.store.removeFromSet(pendingSet(id), id);
   }
 }

@@ -156,8 +156,8 @@ export class WebhookPipeline {
 
   private async claimFinal(event: WebhookEvent, finalClass: FinalClass, claim: FinalClaim): Promise<void> {
     const ttl = this.options.retentionMs ?? 30 * 24 * 3_600_000;
-    for (const key of finalClaimKeys(event.data, finalClass)) {
-      await this.options.store.setIfAbsent(key, claim, ttl);
-    }
+    // One key (by reference when there is one) is enough: readers check every key a transaction has.
+    const [key] = finalClaimKeys(event.data, finalClass);
+    if (key) await this.options.store.setIfAbsent(key, claim, ttl);
   }
 }

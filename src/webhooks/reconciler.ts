@@ -5,6 +5,8 @@
 // No flood on first start: only transactions that changed after the bot's first start (a high-water
 // mark kept in the store, so restarts keep it) are considered; undated ones seen on the first run are
 // recorded as already seen.
+
+import type { Priority } from '../cngn/api.js';
 import { RateBudgetError } from '../cngn/errors.js';
 import type { TransactionPage } from '../cngn/schemas.js';
 import type { Store } from '../store/index.js';
@@ -12,12 +14,9 @@ import { type Logger, silentLogger } from './deliverer.js';
 import { eventForTransaction, eventFromTransaction } from './keys.js';
 import type { WebhookPipeline } from './pipeline.js';
 
-/** The client's transaction list (CngnClient fits; the second argument selects background priority). */
+/** The client's transaction list (CngnApi fits); asked at background priority. */
 export interface TransactionSource {
-  getTransactions(
-    options: { page?: number; limit?: number },
-    call?: { priority?: 'background' },
-  ): Promise<TransactionPage>;
+  getTransactions(options: { page?: number; limit?: number; priority?: Priority }): Promise<TransactionPage>;
 }
 
 export interface ReconcilerOptions {
@@ -84,10 +83,11 @@ export class Reconciler {
     const since = await this.since();
     let page: TransactionPage;
     try {
-      page = await this.options.source.getTransactions(
-        { page: 1, limit: this.options.limit ?? 50 },
-        { priority: 'background' },
-      );
+      page = await this.options.source.getTransactions({
+        page: 1,
+        limit: this.options.limit ?? 50,
+        priority: 'background',
+      });
     } catch (error) {
       if (error instanceof RateBudgetError) return { queued: 0, skipped: 'rate-budget' };
       this.log.warn(`reconciliation skipped: ${error instanceof Error ? error.message : String(error)}`);
