@@ -255,15 +255,23 @@ describe('responses that cannot be trusted', () => {
 
   describe('from a misbehaving server', () => {
     let server: Server;
-    let answer: { status: number; body: string } = { status: 200, body: '{}' };
+    let answer: { status: number; body: string; headers?: Record<string, string> } = {
+      status: 200,
+      body: '{}',
+    };
+    /** Answers given before `answer`, one per request. */
+    const queue: Array<typeof answer> = [];
+    let served = 0;
     let stub: CngnClient;
     const curvePublic = () => curvePublicFromEd25519(parseOpenSshPrivateKey(sandbox.privateKey).publicKey);
     const sealed = (value: unknown) => sealResponseData(JSON.stringify(value), curvePublic());
 
     beforeAll(async () => {
       server = createServer((_req, res) => {
-        res.writeHead(answer.status, { 'content-type': 'text/plain' });
-        res.end(answer.body);
+        const next = queue.shift() ?? answer;
+        served += 1;
+        res.writeHead(next.status, { 'content-type': 'text/plain', ...next.headers });
+        res.end(next.body);
       });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       const { port } = server.address() as AddressInfo;
@@ -317,6 +325,24 @@ describe('responses that cannot be trusted', () => {
         serviceMessage: '403 Forbidden',
         endpoint: 'GET /v1/api/transactions',
       });
+    });
+
+    it('honours a short Retry-After on a 503 read, and does not sit out a long one', async () => {
+      const unavailable = JSON.stringify({ status: 503, message: 'Service Unavailable' });
+      const banks = JSON.stringify({ status: 200, message: 'ok', data: [{ name: 'X', code: '1' }] });
+      queue.push({ status: 503, body: unavailable, headers: { 'retry-after': '0' } });
+      answer = { status: 200, body: banks };
+      let before = served;
+      expect(await stub.getBanks({ fresh: true })).toHaveLength(1);
+      expect(served - before).toBe(2);
+
+      answer = { status: 503, body: unavailable, headers: { 'retry-after': '3600' } };
+      before = served;
+      await expect(stub.getBanks({ fresh: true })).rejects.toMatchObject({
+        httpStatus: 503,
+        serviceMessage: 'Service Unavailable',
+      });
+      expect(served - before).toBe(1);
     });
 
     it('reads the older `{error}` shape and a 200 carrying an error status', async () => {
