@@ -1,7 +1,13 @@
 // The approvals engine as the rest of the bot sees it: one object that files and decides requests,
 // executes approved ones exactly once, tracks them to the end, and resumes after a restart.
 import type { WebhookEvent } from '../cngn/schemas.js';
-import { type ActionResult, ApprovalCore, type ApprovalListener, type EngineOptions } from './engine.js';
+import {
+  type ActionResult,
+  ApprovalCore,
+  type ApprovalListener,
+  type EngineOptions,
+  type Refusal,
+} from './engine.js';
 import { Executor } from './executor.js';
 import { Tracker, type TrackerOptions } from './tracker.js';
 import type { ApprovalRequest, AuditEntry, RequestDraft } from './types.js';
@@ -48,6 +54,17 @@ export class ApprovalEngine {
 
   reject(id: string, user: string, reason: string): Promise<ActionResult> {
     return this.core.reject(id, user, reason);
+  }
+
+  /** Before showing the reject modal: would this person be allowed to reject? Changes nothing. */
+  async mayReject(id: string, user: string): Promise<{ refusal?: Refusal; request?: ApprovalRequest }> {
+    const request = await this.get(id);
+    if (!request) return { refusal: 'not-found' };
+    if (request.state !== 'pending') return { refusal: 'not-pending', request };
+    if (this.core.now().getTime() >= Date.parse(request.expiresAt)) return { refusal: 'expired', request };
+    if (user === request.requester) return { refusal: 'requester', request };
+    if (!(await this.options.policy.isApprover(user))) return { refusal: 'not-approver', request };
+    return { request };
   }
 
   cancel(id: string, user: string): Promise<ActionResult> {

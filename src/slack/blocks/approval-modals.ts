@@ -31,6 +31,15 @@ export interface NetworkChoice {
   shortName: string;
 }
 
+/** Enabled networks only: a disabled one is never offered. */
+export function toNetworkChoices(
+  networks: ReadonlyArray<{ id: string; name: string; short_name: string; isDisabled: boolean }>,
+): NetworkChoice[] {
+  return networks
+    .filter((n) => !n.isDisabled)
+    .map((n) => ({ id: n.id, name: n.name, shortName: n.short_name }));
+}
+
 export interface WhitelistChoice {
   networkId: string;
   networkName: string;

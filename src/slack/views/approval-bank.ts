@@ -1,0 +1,112 @@
+// Submissions of the redeem and settlement modals: the account name is resolved with the service
+// BEFORE anything is filed; an unresolvable account shows the form again with the reason under it.
+import type { App, ViewSubmitAction } from '@slack/bolt';
+import type { ModalView } from '@slack/types';
+import type { ApprovalSlackDeps } from '../actions/approval.js';
+import { naira } from '../blocks/approval-format.js';
+import {
+  BANK_PICKERS,
+  bankOptions,
+  REDEEM,
+  REDEEM_VIEW,
+  redeemModal,
+  SETTLEMENT,
+  SETTLEMENT_VIEW,
+  settlementModal,
+} from '../blocks/approval-modals-bank.js';
+import { ackThenFile, filedView, plainError, values } from './approval-filing.js';
+import { parseRedeem, parseSettlement } from './approval-forms.js';
+
+/** The resolved name, or the reason it could not be resolved (shown under the account number). */
+async function resolveName(
+  deps: ApprovalSlackDeps,
+  accountNumber: string,
+  bankCode: string,
+): Promise<{ name: string } | { error: string }> {
+  try {
+    const resolved = await deps.api.resolveAccount({ accountNumber, bankCode });
+    return { name: resolved.accountName };
+  } catch (error) {
+    return { error: `Account number: ${plainError(error)}` };
+  }
+}
+
+export function registerBankViews(app: App, deps: ApprovalSlackDeps): void {
+  for (const picker of BANK_PICKERS) {
+    app.options(picker, async ({ ack, payload }) => {
+      const banks = await deps.api.getBanks();
+      await ack({ options: bankOptions(banks, payload.value ?? '') });
+    });
+  }
+
+  app.view<ViewSubmitAction>(REDEEM_VIEW, async (args) => {
+    const parsed = parseRedeem(values(args.body));
+    if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
+    const v = parsed.value;
+    await ackThenFile(
+      args,
+      deps,
+      'Looking up the account name with the bank…',
+      async (): Promise<ModalView> => {
+        const resolved = await resolveName(deps, v.accountNumber, v.bank.code);
+        if ('error' in resolved) {
+          return redeemModal({
+            prefill: { amount: v.amount, account: v.accountNumber },
+            bank: v.bank,
+            errors: { [REDEEM.account]: resolved.error },
+            environment: deps.environmentLabel,
+          });
+        }
+        const request = await deps.engine.file({
+          kind: 'redeem',
+          amount: v.amount,
+          payload: { amount: v.amount, bankCode: v.bank.code, accountNumber: v.accountNumber },
+          display: { bankName: v.bank.name, bankCode: v.bank.code, accountName: resolved.name },
+          requester: args.body.user.id,
+        });
+        return filedView(
+          request,
+          deps.approvalsChannel,
+          `\n${naira(v.amount)} to *${resolved.name}* · ${v.bank.name} · ${v.accountNumber}.`,
+        );
+      },
+    );
+  });
+
+  app.view<ViewSubmitAction>(SETTLEMENT_VIEW, async (args) => {
+    const parsed = parseSettlement(values(args.body));
+    if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
+    const v = parsed.value;
+    await ackThenFile(
+      args,
+      deps,
+      'Looking up the account name with the bank…',
+      async (): Promise<ModalView> => {
+        const resolved = await resolveName(deps, v.accountNumber, v.bank.code);
+        if ('error' in resolved) {
+          return settlementModal({
+            prefill: { account: v.accountNumber },
+            bank: v.bank,
+            errors: { [SETTLEMENT.account]: resolved.error },
+            environment: deps.environmentLabel,
+          });
+        }
+        const request = await deps.engine.file({
+          kind: 'settlement',
+          payload: {
+            bankName: v.bank.name,
+            bankAccountName: resolved.name,
+            bankAccountNumber: v.accountNumber,
+          },
+          display: { bankName: v.bank.name, bankCode: v.bank.code, accountName: resolved.name },
+          requester: args.body.user.id,
+        });
+        return filedView(
+          request,
+          deps.approvalsChannel,
+          `\nNew settlement account: *${resolved.name}* · ${v.bank.name} · ${v.accountNumber}.`,
+        );
+      },
+    );
+  });
+}

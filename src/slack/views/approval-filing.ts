@@ -1,0 +1,178 @@
+// Submissions of the withdraw, bridge and whitelist modals. Field errors answer at once
+// (`response_action: errors`); otherwise ack first with a "working" view, then read the service
+// (network names, the live bridge quote), file the request and show where it waits.
+import type { AckFn, App, ViewResponseAction, ViewSubmitAction } from '@slack/bolt';
+import type { ModalView } from '@slack/types';
+import type { WebClient } from '@slack/web-api';
+import type { ApprovalRequest, RequestDraft } from '../../approvals/types.js';
+import type { Network } from '../../cngn/schemas.js';
+import { Money } from '../../format/money.js';
+import type { ApprovalSlackDeps } from '../actions/approval.js';
+import { naira, requestTitle } from '../blocks/approval-format.js';
+import {
+  BRIDGE,
+  BRIDGE_VIEW,
+  bridgeModal,
+  noticeView,
+  toNetworkChoices,
+  WHITELIST_VIEW,
+  WITHDRAW_VIEW,
+} from '../blocks/approval-modals.js';
+import {
+  parseBridge,
+  parseWhitelist,
+  parseWithdraw,
+  readMetadata,
+  type ViewValues,
+} from './approval-forms.js';
+
+export interface ViewArgs {
+  ack: AckFn<ViewResponseAction>;
+  body: ViewSubmitAction;
+  client: WebClient;
+}
+
+export const values = (body: ViewSubmitAction) => body.view.state.values as unknown as ViewValues;
+
+/** The sentence shown once a request is filed. */
+export function filedView(request: ApprovalRequest, channel: string, extra = ''): ModalView {
+  const needs = `${request.requiredApprovals} approval${request.requiredApprovals > 1 ? 's' : ''}`;
+  return noticeView(
+    'Waiting for approval',
+    `*${requestTitle(request)}* is waiting in <#${channel}> for ${needs} from someone other than you. Nothing moves until then.${extra}`,
+  );
+}
+
+/** Ack first with a "working" view; then do the slow part, and say plainly if it fails. */
+export async function ackThenFile(
+  args: ViewArgs,
+  deps: ApprovalSlackDeps,
+  working: string,
+  work: () => Promise<ModalView>,
+): Promise<void> {
+  await args.ack({ response_action: 'update', view: noticeView('One moment', working) });
+  let view: ModalView;
+  try {
+    view = await work();
+  } catch (error) {
+    deps.log?.warn('filing an approval request failed', { error: String(error) });
+    view = noticeView('Not filed', `Nothing was filed: ${plainError(error)}`);
+  }
+  await args.client.views.update({ view_id: args.body.view.id, view });
+}
+
+/** A short, secret-free sentence for an error during filing. */
+export function plainError(error: unknown): string {
+  if (error && typeof error === 'object' && 'serviceMessage' in error) return String(error.serviceMessage);
+  if (error && typeof error === 'object' && 'retryInSeconds' in error)
+    return `the service is busy; try again in ${String(error.retryInSeconds)} s.`;
+  return 'the service could not be reached. Try again shortly.';
+}
+
+const networkName = (networks: Network[], id: string) => networks.find((n) => n.id === id)?.name ?? id;
+
+export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
+  app.view<ViewSubmitAction>(WITHDRAW_VIEW, async (args) => {
+    const parsed = parseWithdraw(
+      values(args.body),
+      readMetadata(args.body.view.private_metadata).networks ?? [],
+    );
+    if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
+    const v = parsed.value;
+    await ackThenFile(args, deps, 'Sending your request to the approvers…', async () => {
+      const networks = await deps.api.getNetworks();
+      const draft: RequestDraft = {
+        kind: 'withdraw',
+        amount: v.amount,
+        payload: {
+          amount: v.amount,
+          address: v.address,
+          networkId: v.networkId,
+          shouldSaveAddress: v.shouldSaveAddress,
+        },
+        display: { networkName: networkName(networks, v.networkId) },
+        requester: args.body.user.id,
+      };
+      return filedView(await deps.engine.file(draft), deps.approvalsChannel);
+    });
+  });
+
+  app.view<ViewSubmitAction>(WHITELIST_VIEW, async (args) => {
+    const parsed = parseWhitelist(
+      values(args.body),
+      readMetadata(args.body.view.private_metadata).networks ?? [],
+    );
+    if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
+    const v = parsed.value;
+    await ackThenFile(args, deps, 'Sending your request to the approvers…', async () => {
+      const networks = await deps.api.getNetworks();
+      const request = await deps.engine.file({
+        kind: 'whitelist',
+        payload: { networkId: v.networkId, address: v.address },
+        display: { networkName: networkName(networks, v.networkId) },
+        requester: args.body.user.id,
+      });
+      return filedView(
+        request,
+        deps.approvalsChannel,
+        '\nRemember: the service allows one whitelist addition per 24 h.',
+      );
+    });
+  });
+
+  app.view<ViewSubmitAction>(BRIDGE_VIEW, async (args) => {
+    const allowed = readMetadata(args.body.view.private_metadata).networks ?? [];
+    const parsed = parseBridge(values(args.body), allowed);
+    if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
+    const v = parsed.value;
+    await ackThenFile(args, deps, 'Getting a live quote…', async () => {
+      const networks = await deps.api.getNetworks();
+      const payload = {
+        originNetworkId: v.origin,
+        destinationNetworkId: v.destination,
+        destinationAddress: v.address,
+        ...(v.sender ? { senderAddress: v.sender } : {}),
+      };
+      let quote: Awaited<ReturnType<typeof deps.api.bridgeQuote>>;
+      try {
+        quote = await deps.api.bridgeQuote({ amount: Money.parseDecimal(v.amount), ...payload });
+      } catch (error) {
+        // Show the form again with the service's reason under the amount.
+        const choices = toNetworkChoices(networks);
+        return bridgeModal({
+          networks: choices,
+          prefill: {
+            amount: v.amount,
+            origin: v.origin,
+            destination: v.destination,
+            address: v.address,
+            sender: v.sender,
+          },
+          errors: { [BRIDGE.amount]: `Quote: ${plainError(error)}` },
+          environment: deps.environmentLabel,
+        });
+      }
+      const figures = {
+        amountReceivable: quote.amountReceivable,
+        networkFee: quote.networkFee,
+        bridgeFee: quote.bridgeFee,
+      };
+      const request = await deps.engine.file({
+        kind: 'bridge',
+        amount: v.amount,
+        payload,
+        display: {
+          originNetworkName: networkName(networks, v.origin),
+          destinationNetworkName: networkName(networks, v.destination),
+          quote: figures,
+        },
+        requester: args.body.user.id,
+      });
+      return filedView(
+        request,
+        deps.approvalsChannel,
+        `\nLive quote: ${naira(figures.amountReceivable)} arrives (network fee ${naira(figures.networkFee)}, bridge fee ${naira(figures.bridgeFee)}). It is checked again at approval.`,
+      );
+    });
+  });
+}

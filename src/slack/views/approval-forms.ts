@@ -1,0 +1,176 @@
+// Reading and validating the filing modals' submissions with the service's own rules. Pure: view
+// state in, either the parsed fields or field → reason errors for `response_action: errors`.
+import { checkEvmAddress } from '../../format/evm-address.js';
+import { Money } from '../../format/money.js';
+import { BRIDGE, REJECT, WHITELIST, WITHDRAW } from '../blocks/approval-modals.js';
+import { type BankChoice, parseBankOption, REDEEM, SETTLEMENT } from '../blocks/approval-modals-bank.js';
+
+interface ElementState {
+  value?: string | null;
+  selected_option?: { value: string; text?: { text?: string } } | null;
+  selected_options?: Array<{ value: string }> | null;
+}
+export type ViewValues = Record<string, Record<string, ElementState>>;
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; errors: Record<string, string> };
+
+export const readText = (values: ViewValues, id: string): string => (values[id]?.[id]?.value ?? '').trim();
+export const readSelect = (values: ViewValues, id: string): string | undefined =>
+  values[id]?.[id]?.selected_option?.value ?? undefined;
+const readChecked = (values: ViewValues, id: string): boolean =>
+  (values[id]?.[id]?.selected_options ?? []).length > 0;
+
+function amountField(
+  text: string,
+  minimum: { amount: Money; message: string },
+  errors: Record<string, string>,
+  id: string,
+): string {
+  try {
+    const amount = Money.parse(text);
+    if (amount.compare(minimum.amount) < 0) {
+      errors[id] = `Amount: ${minimum.message}`;
+      return '';
+    }
+    amount.toWireNumber(); // refuse what cannot be sent exactly
+    return amount.toString();
+  } catch {
+    errors[id] = 'Amount: enter a number with at most 2 decimals, e.g. 1500.50';
+    return '';
+  }
+}
+
+const POSITIVE = { amount: Money.parse('0.01'), message: 'must be more than 0' };
+const REDEEM_MINIMUM = { amount: Money.parse('1'), message: 'must be at least ₦1' };
+
+function addressField(text: string, errors: Record<string, string>, id: string, label = 'Address'): string {
+  const check = checkEvmAddress(text);
+  if (!check.ok) errors[id] = `${label}: ${check.reason}`;
+  return check.ok ? check.address : '';
+}
+
+function accountField(text: string, errors: Record<string, string>, id: string): string {
+  const digits = text.replace(/\s+/g, '');
+  if (!/^\d{10}$/.test(digits)) errors[id] = 'Account number: must be exactly 10 digits';
+  return digits;
+}
+
+function networkField(
+  value: string | undefined,
+  allowed: string[],
+  errors: Record<string, string>,
+  id: string,
+) {
+  if (!value || !allowed.includes(value)) errors[id] = 'Network: choose one of the enabled networks';
+  return value ?? '';
+}
+
+const result = <T>(errors: Record<string, string>, value: T): Parsed<T> =>
+  Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, value };
+
+export function parseWithdraw(values: ViewValues, allowedNetworks: string[]) {
+  const errors: Record<string, string> = {};
+  const amount = amountField(readText(values, WITHDRAW.amount), POSITIVE, errors, WITHDRAW.amount);
+  const networkId = networkField(
+    readSelect(values, WITHDRAW.network),
+    allowedNetworks,
+    errors,
+    WITHDRAW.network,
+  );
+  const typed = readText(values, WITHDRAW.address);
+  const chosen = readSelect(values, WITHDRAW.whitelisted);
+  let address = '';
+  if (typed && chosen) {
+    errors[WITHDRAW.address] = 'Address: choose a whitelisted address or type one, not both';
+  } else if (chosen) {
+    const [chosenNetwork = '', chosenAddress = ''] = chosen.split('|');
+    if (networkId && chosenNetwork !== networkId) {
+      errors[WITHDRAW.whitelisted] = 'Whitelisted address: it is whitelisted on another network';
+    }
+    address = chosenAddress;
+  } else if (typed) {
+    address = addressField(typed, errors, WITHDRAW.address);
+  } else {
+    errors[WITHDRAW.address] = 'Address: choose a whitelisted address or type one';
+  }
+  const shouldSaveAddress = readChecked(values, WITHDRAW.save);
+  return result(errors, { amount, networkId, address, shouldSaveAddress });
+}
+
+export function parseBridge(values: ViewValues, allowedNetworks: string[]) {
+  const errors: Record<string, string> = {};
+  const amount = amountField(readText(values, BRIDGE.amount), POSITIVE, errors, BRIDGE.amount);
+  const origin = networkField(readSelect(values, BRIDGE.origin), allowedNetworks, errors, BRIDGE.origin);
+  const destination = networkField(
+    readSelect(values, BRIDGE.destination),
+    allowedNetworks,
+    errors,
+    BRIDGE.destination,
+  );
+  if (origin && origin === destination)
+    errors[BRIDGE.destination] = 'To network: must differ from the origin network';
+  const address = addressField(
+    readText(values, BRIDGE.address),
+    errors,
+    BRIDGE.address,
+    'Destination address',
+  );
+  const senderText = readText(values, BRIDGE.sender);
+  const sender = senderText ? addressField(senderText, errors, BRIDGE.sender, 'Sender address') : undefined;
+  return result(errors, { amount, origin, destination, address, sender });
+}
+
+export function parseWhitelist(values: ViewValues, allowedNetworks: string[]) {
+  const errors: Record<string, string> = {};
+  const networkId = networkField(
+    readSelect(values, WHITELIST.network),
+    allowedNetworks,
+    errors,
+    WHITELIST.network,
+  );
+  const address = addressField(readText(values, WHITELIST.address), errors, WHITELIST.address);
+  return result(errors, { networkId, address });
+}
+
+function bankField(values: ViewValues, id: string, errors: Record<string, string>): BankChoice | undefined {
+  const bank = parseBankOption(readSelect(values, id) ?? '');
+  if (!bank) errors[id] = 'Bank: choose a bank from the list';
+  return bank;
+}
+
+export function parseRedeem(values: ViewValues) {
+  const errors: Record<string, string> = {};
+  const amount = amountField(readText(values, REDEEM.amount), REDEEM_MINIMUM, errors, REDEEM.amount);
+  const bank = bankField(values, REDEEM.bank, errors);
+  const accountNumber = accountField(readText(values, REDEEM.account), errors, REDEEM.account);
+  return result(errors, { amount, bank: bank as BankChoice, accountNumber });
+}
+
+export function parseSettlement(values: ViewValues) {
+  const errors: Record<string, string> = {};
+  const bank = bankField(values, SETTLEMENT.bank, errors);
+  const accountNumber = accountField(readText(values, SETTLEMENT.account), errors, SETTLEMENT.account);
+  return result(errors, { bank: bank as BankChoice, accountNumber });
+}
+
+export function parseReject(values: ViewValues) {
+  const errors: Record<string, string> = {};
+  const reason = readText(values, REJECT.reason);
+  if (reason.length < 3) errors[REJECT.reason] = 'Reason: say in a few words why (at least 3 characters)';
+  if (reason.length > 500) errors[REJECT.reason] = 'Reason: at most 500 characters';
+  return result(errors, { reason });
+}
+
+/** private_metadata written by our own modals; anything else reads as empty. */
+export function readMetadata(text: string | undefined): {
+  networks?: string[];
+  id?: string;
+  channel?: string;
+} {
+  try {
+    const parsed = JSON.parse(text ?? '{}') as unknown;
+    return parsed && typeof parsed === 'object' ? (parsed as { networks?: string[] }) : {};
+  } catch {
+    return {};
+  }
+}
