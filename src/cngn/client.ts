@@ -18,7 +18,7 @@ import type {
 import { ResponseCache } from './cache.js';
 import { environmentFromKey, keyId } from './credentials.js';
 import { Exchange, type RetryPolicy } from './exchange.js';
-import { HttpTransport, type Timeouts } from './http.js';
+import { DEFAULT_TIMEOUTS, HttpTransport, type Timeouts } from './http.js';
 import { DEFAULT_RATE_LIMIT, type LimiterOptions, type RateLimit, SharedRateLimiter } from './limiter.js';
 import { requestBodies } from './request-body.js';
 import { openData, parseData } from './response.js';
@@ -89,7 +89,9 @@ export class CngnClient implements CngnApi {
     this.environment = options.environment ?? keyEnvironment;
     const id = keyId(options.apiKey);
     const curveSecret = curveSecretFromSeed(parseOpenSshPrivateKey(options.privateKey).seed);
+    const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
     this.limiter = new SharedRateLimiter({
+      maxInFlightMs: Math.max(120_000, 2 * (timeouts.connectMs + timeouts.headersMs + timeouts.bodyMs)),
       ...options.limiter,
       store: options.store,
       keyId: id,
@@ -98,7 +100,7 @@ export class CngnClient implements CngnApi {
     this.transport = new HttpTransport({
       baseUrl: options.baseUrl,
       apiKey: options.apiKey,
-      timeouts: options.timeouts,
+      timeouts,
     });
     this.exchange = new Exchange({
       transport: this.transport,

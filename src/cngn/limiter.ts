@@ -48,7 +48,10 @@ export interface LimiterOptions {
   interactiveWaitMs?: number;
   /** How long the service blocks the key after a 429 (it sends no Retry-After). */
   blockMs?: number;
-  /** A slot whose request never reported back (crashed replica) counts as finished after this. */
+  /**
+   * A slot whose request never reported back (crashed replica) counts as finished after this; it
+   * must exceed the longest a request can take (the client sets it from its timeouts).
+   */
   maxInFlightMs?: number;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
@@ -163,7 +166,9 @@ export class SharedRateLimiter {
         .map((slot) => this.freeAt(slot, now))
         .filter((at) => at > now)
         .sort((a, b) => a - b);
-      const moneyWaiting = Object.keys(state.moneyWaiting).filter((id) => id !== waiterId).length;
+      const moneyWaiting = Object.entries(state.moneyWaiting).filter(
+        ([id, expiry]) => id !== waiterId && expiry > now,
+      ).length;
       const capacity =
         this.limit -
         (priority === 'background' ? this.reserve : 0) -
