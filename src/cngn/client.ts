@@ -1,5 +1,11 @@
 // CngnClient: one typed method per endpoint of the custody service, over undici with real wire
 // encryption, a request budget shared through the store, and caches for what changes rarely.
+//
+// Rate policy in one place: every attempt takes a slot (limiter.ts). A 429 marks the key blocked for
+// everyone (the service sends no Retry-After and blocks for 60 s), so a read retried after it is
+// refused at once with RateBudgetError ("busy, try again in N s") unless it runs at money priority,
+// which waits out the block. Writes are never retried: a 429 on one is a CngnError, nothing done.
+// Caches: networks 10 min, banks 6 h, balance 15 s (with its time), per environment and key.
 import { z } from 'zod';
 import type { Store } from '../store/index.js';
 import type {
