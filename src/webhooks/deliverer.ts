@@ -48,6 +48,8 @@ export interface DelivererOptions {
   /** Periodic rescan: other replicas' entries, blocked successors, entries held by dead claims. */
   rescanMs?: number;
   maxBackoffMs?: number;
+  /** Bank name for a bank code (redemptions carry only the code); failures just show the code. */
+  bankName?: ((code: string) => Promise<string | undefined>) | undefined;
 }
 
 type Outcome =
@@ -210,7 +212,7 @@ export class Deliverer {
       await outbox.dropPending(entry.id);
       return { kind: 'skip' };
     }
-    const message = this.message(current);
+    const message = await this.message(current);
     const threadTs = current.threadOf ? (await outbox.get(current.threadOf))?.ts : undefined;
     let ts: string | undefined;
     try {
@@ -235,12 +237,14 @@ export class Deliverer {
     return { kind: 'done' };
   }
 
-  private message(entry: OutboxEntry): AlertMessage {
+  private async message(entry: OutboxEntry): Promise<AlertMessage> {
+    const bankName = await this.bankNameFor(entry);
     try {
       return this.options.render({
         event: entry.event,
         origin: entry.origin,
         environment: entry.environment,
+        ...(bankName ? { bankName } : {}),
       });
     } catch (error) {
       // A builder bug must not lose the event: post its key fields as plain text.
@@ -250,6 +254,24 @@ export class Deliverer {
         text: `cNGN event ${entry.event.event}: ${data.trx_ref ?? data.transactionId ?? ''} ${data.amount ?? ''} ${data.status ?? ''}`.trim(),
         blocks: [],
       };
+    }
+  }
+
+  private async bankNameFor(entry: OutboxEntry): Promise<string | undefined> {
+    const receiver = entry.event.data.receiver;
+    const code =
+      typeof receiver === 'string'
+        ? /^([0-9A-Za-z]{3,9}):\d{6,12}:/.exec(receiver)?.[1]
+        : typeof receiver?.bank === 'object'
+          ? receiver.bank?.name
+            ? undefined
+            : (receiver.bank?.code ?? undefined)
+          : undefined;
+    if (!code || !this.options.bankName) return undefined;
+    try {
+      return await this.options.bankName(code);
+    } catch {
+      return undefined; // the code alone is shown
     }
   }
 

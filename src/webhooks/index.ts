@@ -41,6 +41,8 @@ export interface WebhooksOptions {
   route?: (entry: OutboxEntry) => string | undefined;
   /** The client's transaction list; unset → no reconciler. */
   transactions?: TransactionSource | undefined;
+  /** Bank name for a code, e.g. from the client's cached bank list; unset → "Bank code 044". */
+  bankName?: ((code: string) => Promise<string | undefined>) | undefined;
   subscribers?: WebhookSubscriber[];
   log?: Logger;
   bodyLimitBytes?: number;
@@ -80,6 +82,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
         render: options.render,
         route: options.route ?? ((entry) => byKind(entry.event.event)),
         fallbackChannel: options.alertsChannel,
+        bankName: options.bankName,
         log,
         ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
         ...(options.rescanMs ? { rescanMs: options.rescanMs } : {}),
@@ -131,6 +134,13 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       await pipeline.settled();
     },
   };
+}
+
+/** A bank-name lookup over the client's bank list (cached by the client), asked at background priority. */
+export function bankNamesFrom(api: {
+  getBanks(options?: { priority?: 'background' }): Promise<Array<{ code: string; name: string }>>;
+}): (code: string) => Promise<string | undefined> {
+  return async (code) => (await api.getBanks({ priority: 'background' })).find((b) => b.code === code)?.name;
 }
 
 /**

@@ -10,6 +10,8 @@ export interface AlertInput {
   event: WebhookEvent;
   origin: AlertOrigin;
   environment: CngnEnvironment;
+  /** The receiver's bank name, looked up from its code when the event carries only the code. */
+  bankName?: string;
 }
 
 /** A rendered Slack message (text is the notification/fallback, blocks the body). */

@@ -50,9 +50,14 @@ describe('webhook intake', () => {
   it('answers 413 to a large chunked body without a length, reading no further', async () => {
     rig = await startRig({ bodyLimitBytes: 1024 });
     const { request } = await import('undici');
-    async function* chunks() {
-      for (let i = 0; i < 100; i++) yield Buffer.alloc(1024, 'a');
-    }
+    const { Readable } = await import('node:stream');
+    // A stream has no known length: undici sends it chunked, so only reading can find it too large.
+    const chunks = () =>
+      Readable.from(
+        (function* () {
+          for (let i = 0; i < 100; i++) yield Buffer.alloc(1024, 'a');
+        })(),
+      );
     const response = await request(rig.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-cngn-signature': `sha256=${'0'.repeat(64)}` },
@@ -101,7 +106,7 @@ describe('webhook intake', () => {
     // Sealed to another key: refused, nothing posted.
     const other = parseOpenSshPrivateKey(generateOpenSshKeyPair().privateKey);
     const wrong = sealResponseData(
-      JSON.stringify({ ...body.data, trx_ref: 'REF-WRONG' }),
+      JSON.stringify({ ...(body.data as object), trx_ref: 'REF-WRONG' }),
       curvePublicFromEd25519(other.publicKey),
     );
     expect((await rig.send({ ...body, data: wrong })).status).toBe(400);

@@ -29,6 +29,7 @@ export interface RigOptions {
   alertsChannel?: string;
   alertRoutes?: string;
   transactions?: TransactionSource;
+  bankName?: (code: string) => Promise<string | undefined>;
   environment?: CngnEnvironment;
   openSealed?: (sealed: string) => string;
   subscribers?: WebhookSubscriber[];
@@ -69,6 +70,7 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
     alertsChannel: options.alertsChannel ?? 'CALERTS',
     alertRoutes: options.alertRoutes,
     transactions: options.transactions,
+    bankName: options.bankName,
     subscribers: options.subscribers ?? [],
     reconcileGraceMs: options.reconcileGraceMs ?? 0,
     rescanMs: 200,

@@ -26,7 +26,7 @@ type Block = Record<string, unknown>;
 interface Parts {
   emoji: string;
   title: string;
-  /** Plain-text notification line. */
+  /** The notification line (unescaped; escaped when assembled). */
   text: string;
   fields: Array<[string, string | undefined]>;
   /** Extra paragraph under the fields (failure reason, explanation). */
@@ -52,12 +52,18 @@ function partsFor(input: AlertInput, options: WebhookMessageOptions): Parts {
     case 'bridge.completed':
       return bridgeCompleted(input);
     case 'redemption.completed':
-      return redemptionCompleted(event.data, options);
+      return redemptionCompleted(event.data, withBank(input, options));
     case 'transaction.failed':
-      return transactionFailed(event.data, options);
+      return transactionFailed(event.data, withBank(input, options));
     default:
       return unknownEvent(input);
   }
+}
+
+/** A bank name already looked up (input.bankName) wins over the lookup function. */
+function withBank(input: AlertInput, options: WebhookMessageOptions): WebhookMessageOptions {
+  const known = input.bankName;
+  return known ? { bankName: () => known } : options;
 }
 
 function depositReceived(data: WebhookData): Parts {
@@ -227,7 +233,7 @@ function assemble(input: AlertInput, parts: Parts): AlertMessage {
   blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: context.join('  ·  ') }] });
   const prefix = marker.replace(/^:[a-z_]+: /, '');
   const suffix = input.origin === 'reconciler' ? ' (seen by reconciliation)' : '';
-  return { text: `[${prefix}] ${parts.text}${suffix}`, blocks };
+  return { text: escapeText(`[${prefix}] ${parts.text}${suffix}`), blocks };
 }
 
 function hashField(hash: string | null | undefined, input: AlertInput): string | undefined {

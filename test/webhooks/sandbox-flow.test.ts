@@ -1,0 +1,93 @@
+// The sandbox's signed deliveries flow end to end into the alerts channel: outgoing transfers that
+// complete or fail, and on-chain deposits, each as one readable message.
+import { afterEach, describe, expect, it } from 'vitest';
+import { createCngnClient } from '../../src/cngn/client.js';
+import { Money } from '../../src/format/money.js';
+import {
+  FAILING_PAYOUT_ACCOUNT,
+  FAILING_WITHDRAWAL_ADDRESS,
+  PAYOUT_FAILED,
+  type Sandbox,
+  startSandbox,
+} from '../../src/sandbox/index.js';
+import { createStore } from '../../src/store/index.js';
+import { bankNamesFrom } from '../../src/webhooks/index.js';
+import { type Rig, SECRET, startRig } from './support.js';
+
+let sandbox: Sandbox | undefined;
+let rig: Rig | undefined;
+afterEach(async () => {
+  await rig?.stop();
+  await sandbox?.stop();
+  rig = undefined;
+  sandbox = undefined;
+});
+
+async function setUp() {
+  sandbox = await startSandbox({ webhookSecret: SECRET, settleDelayMs: 60_000 });
+  const client = createCngnClient({
+    baseUrl: sandbox.baseUrl,
+    apiKey: sandbox.apiKey,
+    encryptionKey: sandbox.encryptionKey,
+    privateKey: sandbox.privateKey,
+    environment: 'sandbox',
+    store: await createStore('memory://', { prefix: `flow-${Math.random()}` }),
+    rateLimit: { limit: 1000, windowSeconds: 60 },
+  });
+  rig = await startRig({ transactions: client, alertsChannel: 'CALERTS', bankName: bankNamesFrom(client) });
+  sandbox.setWebhookUrl(rig.url);
+  return { sandbox, client, rig };
+}
+
+const text = (c: { body: Record<string, unknown> }) =>
+  `${String(c.body.text)} ${JSON.stringify(c.body.blocks)}`;
+
+describe('sandbox webhooks into the channel', () => {
+  it('posts a failed redemption saying the token went back to the balance, with the reason', async () => {
+    const { sandbox: sb, client, rig: r } = await setUp();
+    const result = await client.redeem({
+      amount: Money.parse('20000'),
+      accountNumber: FAILING_PAYOUT_ACCOUNT,
+      bankCode: '044',
+    });
+    await sb.settleAll();
+    const post = await r.fake.waitFor('chat.postMessage', (c) => text(c).includes(result.trxRef));
+    expect(post.body.text).toContain('Redemption failed: ₦20,000.00 went back to the balance');
+    expect(text(post)).toContain(PAYOUT_FAILED);
+    expect(text(post)).toContain('••••9999');
+  });
+
+  it('posts a completed redemption and a failed withdrawal', async () => {
+    const { sandbox: sb, client, rig: r } = await setUp();
+    const paid = await client.redeem({
+      amount: Money.parse('15000'),
+      accountNumber: '0123456789',
+      bankCode: '044',
+    });
+    const networks = await client.getNetworks();
+    const base = networks.find((n) => n.short_name === 'base')!;
+    const failed = await client.withdraw({
+      amount: Money.parse('100'),
+      address: FAILING_WITHDRAWAL_ADDRESS,
+      networkId: base.id,
+      shouldSaveAddress: true,
+    });
+    await sb.settleAll();
+    const redemption = await r.fake.waitFor('chat.postMessage', (c) => text(c).includes(paid.trxRef));
+    expect(redemption.body.text).toContain('Redemption paid out: ₦15,000.00');
+    expect(text(redemption)).toContain('Access Bank');
+    const withdrawal = await r.fake.waitFor('chat.postMessage', (c) => text(c).includes(failed.trxRef));
+    expect(withdrawal.body.text).toContain('Withdrawal failed: ₦100.00');
+  });
+
+  it('posts an on-chain deposit with both hashes linked', async () => {
+    const { sandbox: sb, rig: r } = await setUp();
+    const { trx_ref } = await sb.simulateCryptoDeposit({ amount: '3000', network: 'base' });
+    const post = await r.fake.waitFor('chat.postMessage', (c) => text(c).includes(trx_ref));
+    expect(post.body.text).toContain('On-chain deposit credited: ₦3,000.00');
+    expect(
+      text(post).match(/https:\/\/sepolia\.basescan\.org\/tx\/0x[0-9a-f]+/g)?.length,
+    ).toBeGreaterThanOrEqual(2);
+    expect((await r.webhooks.reconciler!.runOnce()).queued).toBe(0);
+  });
+});
