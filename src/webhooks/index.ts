@@ -3,6 +3,7 @@
 // createWebhooks(...) and hand `route` to the Slack app's routes, then start().
 import { WebClient } from '@slack/web-api';
 import type { CngnEnvironment } from '../cngn/api.js';
+import { curveSecretFromSeed, openResponseData, parseOpenSshPrivateKey } from '../cngn/wire.js';
 import type { Store } from '../store/index.js';
 import { Deliverer, type Logger, type SlackPoster, silentLogger } from './deliverer.js';
 import { type WebhookRoute, webhookRoute } from './intake.js';
@@ -134,6 +135,12 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       await pipeline.settled();
     },
   };
+}
+
+/** Opens event `data` that arrives sealed like response data, with the business's private key. */
+export function sealedDataOpener(privateKey: string): (sealed: string) => string {
+  const curveSecret = curveSecretFromSeed(parseOpenSshPrivateKey(privateKey).seed);
+  return (sealed) => openResponseData(sealed, curveSecret);
 }
 
 /** A bank-name lookup over the client's bank list (cached by the client), asked at background priority. */
