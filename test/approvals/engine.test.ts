@@ -54,7 +54,7 @@ describe('who may approve', () => {
   });
 
   it('needs two distinct approvals above the tier threshold', async () => {
-    const request = await fx.engine.file(withdrawal('2000000'));
+    const request = await fx.engine.file(withdrawal('1000000'));
     expect(request.requiredApprovals).toBe(2);
     const first = await fx.engine.approve(request.id, APPROVER_A);
     expect(first).toMatchObject({

@@ -1,0 +1,106 @@
+// Everything approvals adds to the Slack app: buttons, modal submissions, the bank picker, the
+// presenter that keeps each request's message current, the subcommands, and the bridge callback.
+import type { App } from '@slack/bolt';
+import { bridgeCallbackSchema } from '../cngn/schemas.js';
+import { type ApprovalSlackDeps, registerApprovalActions } from './actions/approval.js';
+import { presentApprovals } from './approval-presenter.js';
+import type { SlackMessage } from './blocks/approval-message.js';
+import type { ApprovalCommand } from './commands/approval-command.js';
+import { auditCommand } from './commands/audit.js';
+import { bridgeCommand } from './commands/bridge.js';
+import { pendingCommand } from './commands/pending.js';
+import { redeemCommand } from './commands/redeem.js';
+import { settlementCommand } from './commands/settlement.js';
+import { whitelistAddCommand } from './commands/whitelist-add.js';
+import { withdrawCommand } from './commands/withdraw.js';
+import { registerBankViews } from './views/approval-bank.js';
+import { registerFilingViews } from './views/approval-filing.js';
+import { registerRejectView } from './views/reject.js';
+
+export type { ApprovalSlackDeps } from './actions/approval.js';
+
+/** Register the approval listeners and start presenting the engine's changes through this app's client. */
+export function registerApprovals(app: App, deps: ApprovalSlackDeps): void {
+  registerApprovalActions(app, deps);
+  registerFilingViews(app, deps);
+  registerBankViews(app, deps);
+  registerRejectView(app, deps);
+  presentApprovals(deps.engine, {
+    client: app.client,
+    channel: deps.approvalsChannel,
+    ...(deps.now ? { now: deps.now } : {}),
+    ...(deps.log ? { log: deps.log } : {}),
+  });
+}
+
+/** Subcommands that open a filing modal (the router acks first and passes the rest of the words). */
+export const APPROVAL_MODAL_COMMANDS = {
+  withdraw: withdrawCommand,
+  redeem: redeemCommand,
+  bridge: bridgeCommand,
+  settlement: settlementCommand,
+  'whitelist add': whitelistAddCommand,
+} as const;
+
+/** Subcommands answered with a private message. */
+export const APPROVAL_LIST_COMMANDS = {
+  pending: (_args: string[], deps: ApprovalSlackDeps): Promise<SlackMessage> => pendingCommand(deps),
+  audit: (args: string[], deps: ApprovalSlackDeps): Promise<SlackMessage> => auditCommand(args, deps),
+} as const;
+
+/**
+ * Run an approval subcommand if `name` is one; false otherwise. `whitelist add …` arrives as
+ * name `whitelist` with args starting `add`.
+ */
+export async function runApprovalCommand(
+  name: string,
+  command: ApprovalCommand,
+  deps: ApprovalSlackDeps,
+  reply: (message: SlackMessage) => Promise<void>,
+): Promise<boolean> {
+  if (name === 'whitelist' && command.args[0]?.toLowerCase() === 'add') {
+    await whitelistAddCommand({ ...command, args: command.args.slice(1) }, deps);
+    return true;
+  }
+  if (name in APPROVAL_MODAL_COMMANDS && name !== 'whitelist add') {
+    await APPROVAL_MODAL_COMMANDS[name as 'withdraw'](command, deps);
+    return true;
+  }
+  if (name === 'pending' || name === 'audit') {
+    await reply(await APPROVAL_LIST_COMMANDS[name](command.args, deps));
+    return true;
+  }
+  return false;
+}
+
+/**
+ * `POST /callbacks/bridge/:token`: the unsigned bridge completion callback. Only a hint: the token
+ * must be one we issued, the body must parse, and the engine confirms with the service before
+ * calling the bridge completed. Answers fast; never says more than needed.
+ */
+export async function handleBridgeCallback(
+  deps: Pick<ApprovalSlackDeps, 'engine' | 'log'>,
+  token: string,
+  rawBody: string,
+): Promise<{ status: number; body: string }> {
+  if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) return { status: 404, body: 'not found' };
+  let json: unknown;
+  try {
+    json = JSON.parse(rawBody);
+  } catch {
+    return { status: 400, body: 'malformed JSON' };
+  }
+  const parsed = bridgeCallbackSchema.safeParse(json);
+  if (!parsed.success) return { status: 400, body: 'unexpected body' };
+  const hint = {
+    ...(parsed.data.explorerLink ? { explorerLink: parsed.data.explorerLink } : {}),
+    ...(parsed.data.hash ? { hash: parsed.data.hash } : {}),
+  };
+  try {
+    const known = await deps.engine.onBridgeCallback(token, hint);
+    return known ? { status: 200, body: 'ok' } : { status: 404, body: 'not found' };
+  } catch (error) {
+    deps.log?.warn('bridge callback could not be applied', { error: String(error) });
+    return { status: 200, body: 'ok' }; // the poller still confirms it later
+  }
+}

@@ -1,0 +1,216 @@
+// A real Bolt app over HTTP with the approval listeners, the real client against the embedded
+// sandbox, a store, and the fake Slack Web API; plus helpers to click and submit like a person.
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { App, LogLevel } from '@slack/bolt';
+import { ApprovalEngine, ApprovalPolicy, parseTiers } from '../../src/approvals/index.js';
+import { CngnClient } from '../../src/cngn/client.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import {
+  handleBridgeCallback,
+  registerApprovals,
+  runApprovalCommand,
+} from '../../src/slack/approval-plugin.js';
+import { createStore, type Store } from '../../src/store/index.js';
+import { FakeSlack } from '../support/fake-slack.js';
+import {
+  blockAction,
+  type SlackSender,
+  slashCommand,
+  textValue,
+  viewSubmission,
+} from '../support/slack-requests.js';
+
+export const APPROVALS_CHANNEL = 'CAPPROVALS';
+export const REQUESTER = 'UREQ';
+export const APPROVER_A = 'UAPPROVERA';
+export const APPROVER_B = 'UAPPROVERB';
+export const OUTSIDER = 'UOUTSIDER';
+export const DEST = '0x52908400098527886E0F7030069857D2E4169EE7';
+
+export interface ApprovalAppOptions {
+  sandbox?: Sandbox;
+  store?: Store;
+  slack?: FakeSlack;
+  tiers?: string;
+  approvers?: string[];
+  approverGroup?: string;
+  ttlMs?: number;
+  now?: () => Date;
+  publicUrl?: string;
+}
+
+export interface ApprovalApp {
+  sandbox: Sandbox;
+  store: Store;
+  slack: FakeSlack;
+  engine: ApprovalEngine;
+  client: CngnClient;
+  sender: SlackSender;
+  baseUrl: string;
+  stop(): Promise<void>;
+}
+
+const SIGNING_SECRET = 'approvals-test-signing-secret';
+
+export async function startApprovalApp(options: ApprovalAppOptions = {}): Promise<ApprovalApp> {
+  const sandbox = options.sandbox ?? (await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false }));
+  const store = options.store ?? (await createStore('memory://'));
+  const slack = options.slack ?? (await FakeSlack.start());
+  const client = new CngnClient({
+    baseUrl: sandbox.baseUrl,
+    apiKey: sandbox.apiKey,
+    encryptionKey: sandbox.encryptionKey,
+    privateKey: sandbox.privateKey,
+    store,
+    environment: 'sandbox',
+    rateLimit: { limit: 1000, windowSeconds: 60 },
+    timeouts: { headersMs: 2_000, bodyMs: 2_000 },
+  });
+  let engine!: ApprovalEngine;
+  const app = new App({
+    signingSecret: SIGNING_SECRET,
+    token: 'xoxb-test',
+    logLevel: LogLevel.ERROR,
+    clientOptions: { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } },
+    customRoutes: [
+      {
+        path: '/callbacks/bridge/:token',
+        method: ['POST'],
+        handler: (req, res) => {
+          const chunks: Buffer[] = [];
+          req.on('data', (c: Buffer) => chunks.push(c));
+          req.on('end', () => {
+            void handleBridgeCallback(
+              { engine },
+              String(req.params?.token ?? ''),
+              Buffer.concat(chunks).toString(),
+            ).then((answer) => {
+              res.writeHead(answer.status, { 'content-type': 'text/plain' });
+              res.end(answer.body);
+            });
+          });
+        },
+      },
+    ],
+  });
+  const policy = new ApprovalPolicy({
+    approvers: options.approvers ?? [APPROVER_A, APPROVER_B, REQUESTER],
+    ...(options.approverGroup ? { approverGroup: options.approverGroup } : {}),
+    tiers: parseTiers(options.tiers ?? '0:1,1000000:2'),
+    groupMembers: async (usergroup) => (await app.client.usergroups.users.list({ usergroup })).users ?? [],
+  });
+  engine = new ApprovalEngine({
+    store,
+    api: client,
+    policy,
+    ttlMs: options.ttlMs ?? 24 * 3_600_000,
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+  });
+  const deps = {
+    engine,
+    api: client,
+    approvalsChannel: APPROVALS_CHANNEL,
+    environmentLabel: 'SANDBOX',
+    ...(options.now ? { now: options.now } : {}),
+  };
+  app.command('/cngn', async ({ ack, command, client: web, respond }) => {
+    await ack();
+    const [name = '', ...args] = command.text.trim().split(/\s+/);
+    const handled = await runApprovalCommand(
+      name.toLowerCase(),
+      {
+        args,
+        userId: command.user_id,
+        triggerId: command.trigger_id,
+        client: web,
+        respond: (text) => respond({ text }),
+      },
+      deps,
+      (message) => respond({ response_type: 'ephemeral', ...message }),
+    );
+    if (!handled) await respond({ text: 'unknown' });
+  });
+  registerApprovals(app, deps);
+  const server = (await app.start(0)) as Server;
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await engine.start();
+  return {
+    sandbox,
+    store,
+    slack,
+    engine,
+    client,
+    sender: { baseUrl, signingSecret: SIGNING_SECRET },
+    baseUrl,
+    stop: async () => {
+      await engine.stop();
+      await app.stop();
+      await client.close();
+      if (!options.slack) await slack.stop();
+      if (!options.sandbox) await sandbox.stop();
+      if (!options.store) await store.close();
+    },
+  };
+}
+
+export function click(app: ApprovalApp, actionId: string, requestId: string, userId: string) {
+  return blockAction(app.sender, {
+    actionId,
+    value: requestId,
+    userId,
+    channelId: APPROVALS_CHANNEL,
+    messageTs: '1.0',
+  });
+}
+
+/** File a withdrawal the way a person does: the slash command, then the modal's submission. */
+export async function fileWithdrawal(app: ApprovalApp, amount: string, address = DEST): Promise<string> {
+  const networks = (await app.client.getNetworks()).filter((n) => !n.isDisabled);
+  const network = networks[0];
+  if (!network) throw new Error('no network');
+  const before = app.slack.callsTo('chat.postMessage').length;
+  const response = await viewSubmission(app.sender, {
+    callbackId: 'withdraw.submit',
+    userId: REQUESTER,
+    privateMetadata: JSON.stringify({ networks: networks.map((n) => n.id) }),
+    values: {
+      'withdraw.amount': { 'withdraw.amount': textValue(amount) },
+      'withdraw.network': {
+        'withdraw.network': {
+          type: 'static_select',
+          selected_option: { value: network.id, text: { type: 'plain_text', text: network.name } },
+        },
+      },
+      'withdraw.address': { 'withdraw.address': textValue(address) },
+      'withdraw.save': { 'withdraw.save': { type: 'checkboxes', selected_options: [] } },
+    },
+  });
+  if (response.status !== 200) throw new Error(`submission answered ${response.status}`);
+  const posted = await app.slack.waitFor(
+    'chat.postMessage',
+    (c) =>
+      c.body.channel === APPROVALS_CHANNEL &&
+      !c.body.thread_ts &&
+      app.slack.callsTo('chat.postMessage').indexOf(c) >= before,
+  );
+  const id = /AR-[0-9A-F]+/.exec(String(posted.body.text))?.[0] ?? '';
+  // The modal is updated last: once it says where the request waits, the submission is done.
+  await app.slack.waitFor('views.update', (c) => JSON.stringify(c.body.view).includes(id));
+  return id;
+}
+
+/** Wait for a condition that background work will make true (no fixed sleeps in assertions). */
+export async function waitUntil(
+  condition: () => boolean | Promise<boolean>,
+  what = 'condition',
+): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+export { slashCommand };

@@ -1,0 +1,201 @@
+// The maker-checker rules as people meet them in Slack: a real Bolt app over HTTP, the real client
+// against the embedded sandbox, the fake Slack Web API recording every call.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { textValue, viewSubmission } from '../support/slack-requests.js';
+import {
+  APPROVALS_CHANNEL,
+  APPROVER_A,
+  APPROVER_B,
+  type ApprovalApp,
+  click,
+  DEST,
+  fileWithdrawal,
+  OUTSIDER,
+  REQUESTER,
+  startApprovalApp,
+  waitUntil,
+} from './approvals-support.js';
+
+let app: ApprovalApp;
+const withdrawCalls = () => app.sandbox.count('POST', '/v1/api/withdraw');
+
+afterEach(async () => {
+  await app.stop();
+});
+
+describe('approving a withdrawal', () => {
+  beforeEach(async () => {
+    app = await startApprovalApp();
+  });
+
+  it('posts the request with everything an approver needs, and sends nothing before approval', async () => {
+    const id = await fileWithdrawal(app, '1500.50');
+    const post = app.slack.callsTo('chat.postMessage').find((c) => c.body.channel === APPROVALS_CHANNEL);
+    const text = JSON.stringify(post?.body.blocks);
+    expect(text).toContain('₦1,500.50');
+    expect(text).toContain(DEST);
+    expect(text).toContain(`<@${REQUESTER}>`);
+    expect(text).toContain('0 of 1');
+    expect(text).toContain('SANDBOX');
+    expect(text).toContain('Expires');
+    expect(text).toContain('approval.approve');
+    expect(id).toMatch(/^AR-/);
+    expect(withdrawCalls()).toBe(0);
+  });
+
+  it('refuses self-approval privately and changes nothing', async () => {
+    const id = await fileWithdrawal(app, '1500.50');
+    await click(app, 'approval.approve', id, REQUESTER);
+    const ephemeral = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === REQUESTER);
+    expect(String(ephemeral.body.text)).toContain('cannot approve');
+    await app.engine.idle();
+    expect((await app.engine.get(id))?.state).toBe('pending');
+    expect(app.slack.callsTo('chat.update')).toHaveLength(0);
+    expect(withdrawCalls()).toBe(0);
+  });
+
+  it('refuses an outsider privately and changes nothing', async () => {
+    const id = await fileWithdrawal(app, '10');
+    await click(app, 'approval.approve', id, OUTSIDER);
+    const ephemeral = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === OUTSIDER);
+    expect(String(ephemeral.body.text)).toContain('not an approver');
+    expect((await app.engine.get(id))?.approvals).toEqual([]);
+    expect(withdrawCalls()).toBe(0);
+  });
+
+  it('sends exactly the approved body once approved, and shows each step in place and in the thread', async () => {
+    const id = await fileWithdrawal(app, '1500.5');
+    await click(app, 'approval.approve', id, APPROVER_A);
+    await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Sent, waiting'));
+    await app.engine.idle();
+    const sent = app.sandbox.requests.filter((r) => r.method === 'POST' && r.path === '/v1/api/withdraw');
+    expect(sent).toHaveLength(1);
+    const request = await app.engine.get(id);
+    expect(request?.payload).toMatchObject({ amount: '1500.50', address: DEST });
+    expect(sent[0]?.plainBody).toMatchObject({
+      amount: 1500.5,
+      address: DEST,
+      networkId: request?.payload && 'networkId' in request.payload ? request.payload.networkId : '',
+    });
+    const thread = app.slack.callsTo('chat.postMessage').filter((c) => c.body.thread_ts);
+    expect(thread.map((c) => String(c.body.text))).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('Approved by'),
+        expect.stringContaining('Sent; the service gave reference'),
+      ]),
+    );
+    const dms = app.slack.callsTo('chat.postMessage').filter((c) => c.body.channel === REQUESTER);
+    expect(dms.map((c) => String(c.body.text))).toEqual(
+      expect.arrayContaining([expect.stringContaining('was approved'), expect.stringContaining('was sent')]),
+    );
+  });
+
+  it('needs two distinct approvals over the threshold; one is not enough', async () => {
+    const id = await fileWithdrawal(app, '1000000');
+    await click(app, 'approval.approve', id, APPROVER_A);
+    await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('1 of 2'));
+    await click(app, 'approval.approve', id, APPROVER_A);
+    const again = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === APPROVER_A);
+    expect(String(again.body.text)).toContain('already approved');
+    await app.engine.idle();
+    expect(withdrawCalls()).toBe(0);
+    await click(app, 'approval.approve', id, APPROVER_B);
+    await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Sent, waiting'));
+    await app.engine.idle();
+    expect(withdrawCalls()).toBe(1);
+  });
+
+  it('sends once when 50 approve clicks arrive at once', async () => {
+    const id = await fileWithdrawal(app, '750');
+    await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        click(app, 'approval.approve', id, i % 2 ? APPROVER_A : APPROVER_B),
+      ),
+    );
+    // Every click is answered: one approval, 49 private explanations.
+    await waitUntil(() => app.slack.callsTo('chat.postEphemeral').length === 49, '49 refusals');
+    await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Sent, waiting'));
+    await app.engine.idle();
+    expect(withdrawCalls()).toBe(1);
+    expect((await app.engine.get(id))?.approvals).toHaveLength(1);
+  });
+
+  it('rejects with a reason asked in a modal, and tells the requester', async () => {
+    const id = await fileWithdrawal(app, '100');
+    await click(app, 'approval.reject', id, APPROVER_A);
+    const opened = await app.slack.waitFor('views.open');
+    const view = opened.body.view as { callback_id: string; private_metadata: string };
+    expect(view.callback_id).toBe('approval.reject.submit');
+    const empty = await viewSubmission(app.sender, {
+      callbackId: view.callback_id,
+      privateMetadata: view.private_metadata,
+      userId: APPROVER_A,
+      values: { 'reject.reason': { 'reject.reason': textValue('') } },
+    });
+    expect(empty.json()).toMatchObject({
+      response_action: 'errors',
+      errors: { 'reject.reason': expect.stringContaining('Reason') },
+    });
+    await viewSubmission(app.sender, {
+      callbackId: view.callback_id,
+      privateMetadata: view.private_metadata,
+      userId: APPROVER_A,
+      values: { 'reject.reason': { 'reject.reason': textValue('Wrong network') } },
+    });
+    const dm = await app.slack.waitFor(
+      'chat.postMessage',
+      (c) => c.body.channel === REQUESTER && String(c.body.text).includes('rejected'),
+    );
+    expect(String(dm.body.text)).toContain('Wrong network');
+    expect((await app.engine.get(id))?.state).toBe('rejected');
+    expect(withdrawCalls()).toBe(0);
+  });
+
+  it('does not open the reject modal for the requester', async () => {
+    const id = await fileWithdrawal(app, '100');
+    await click(app, 'approval.reject', id, REQUESTER);
+    await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === REQUESTER);
+    expect(app.slack.callsTo('views.open')).toHaveLength(0);
+  });
+
+  it('lets the requester cancel, and nobody else', async () => {
+    const id = await fileWithdrawal(app, '100');
+    await click(app, 'approval.cancel', id, APPROVER_A);
+    const refused = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === APPROVER_A);
+    expect(String(refused.body.text)).toContain('Only the requester');
+    expect((await app.engine.get(id))?.state).toBe('pending');
+    await click(app, 'approval.cancel', id, REQUESTER);
+    await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Cancelled'));
+    expect((await app.engine.get(id))?.state).toBe('cancelled');
+  });
+
+  it('marks the request outcome unknown when the answer is lost, then reconciles it without resending', async () => {
+    app.sandbox.dropResponse('POST', '/v1/api/withdraw');
+    const id = await fileWithdrawal(app, '4321.09');
+    await click(app, 'approval.approve', id, APPROVER_A);
+    await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Outcome unknown'));
+    await app.engine.idle();
+    await app.engine.tick();
+    const request = await app.engine.get(id);
+    expect(request?.state).toBe('sent');
+    await app.slack.waitFor('chat.postMessage', (c) =>
+      String(c.body.text).includes('Found in the transaction list'),
+    );
+    expect(withdrawCalls()).toBe(1);
+  });
+});
+
+describe('expiry', () => {
+  it('refuses an approval after the request expired and says so', async () => {
+    let offset = 0;
+    app = await startApprovalApp({ now: () => new Date(Date.now() + offset) });
+    const id = await fileWithdrawal(app, '100');
+    offset = 25 * 3_600_000;
+    await click(app, 'approval.approve', id, APPROVER_A);
+    const ephemeral = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === APPROVER_A);
+    expect(String(ephemeral.body.text)).toContain('expired');
+    expect((await app.engine.get(id))?.state).toBe('expired');
+    await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Expired'));
+    expect(withdrawCalls()).toBe(0);
+  });
+});
