@@ -104,6 +104,34 @@ describe('reconciler', () => {
     expect(postsMentioning(r.fake, trx_ref).filter((c) => c.body.thread_ts === undefined)).toHaveLength(1);
   });
 
+  it('remembers across a restart what it already posted', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'cngn-rc-'));
+    const storeUrl = `sqlite://${join(dir, 'store.sqlite')}`;
+    try {
+      const { sandbox: sb, client, rig: memoryRig } = await setUp({ webhooks: false });
+      await memoryRig.stop();
+      const first = await startRig({ transactions: client, storeUrl });
+      rig = first;
+      const { trx_ref } = await sb.simulateCryptoDeposit({ amount: '700', network: 'bsc' });
+      expect((await first.webhooks.reconciler!.runOnce()).queued).toBe(1);
+      await first.fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes(trx_ref));
+      await first.stop();
+      const second = await startRig({ transactions: client, storeUrl });
+      rig = second;
+      const later = await sb.simulateCryptoDeposit({ amount: '800', network: 'bsc' });
+      expect((await second.webhooks.reconciler!.runOnce()).queued).toBe(1);
+      await second.fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes(later.trx_ref));
+      expect(postsMentioning(second.fake, trx_ref)).toHaveLength(0);
+    } finally {
+      await rig?.stop();
+      rig = undefined;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('skips a run when the background budget is spent, and says so', async () => {
     const { rig: r } = await setUp({ webhooks: false });
     const { RateBudgetError } = await import('../../src/cngn/errors.js');
