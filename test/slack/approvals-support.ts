@@ -125,10 +125,14 @@ export async function startApprovalApp(options: ApprovalAppOptions = {}): Promis
         userId: command.user_id,
         triggerId: command.trigger_id,
         client: web,
-        respond: (text) => respond({ text }),
+        respond: async (text) => {
+          await respond({ text });
+        },
       },
       deps,
-      (message) => respond({ response_type: 'ephemeral', ...message }),
+      async (message) => {
+        await respond({ response_type: 'ephemeral', ...message });
+      },
     );
     if (!handled) await respond({ text: 'unknown' });
   });
