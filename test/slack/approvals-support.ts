@@ -1,6 +1,7 @@
 // A real Bolt app over HTTP with the approval listeners, the real client against the embedded
 // sandbox, a store, and the fake Slack Web API; plus helpers to click and submit like a person.
-import type { Server } from 'node:http';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, LogLevel } from '@slack/bolt';
 import { ApprovalEngine, ApprovalPolicy, parseTiers } from '../../src/approvals/index.js';
@@ -37,7 +38,17 @@ export interface ApprovalAppOptions {
   approverGroup?: string;
   ttlMs?: number;
   now?: () => Date;
-  publicUrl?: string;
+  /** `self`: the app's own address, so the sandbox's bridge callbacks reach its callback route. */
+  publicUrl?: string | 'self';
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  probe.listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const port = (probe.address() as AddressInfo).port;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
 }
 
 export interface ApprovalApp {
@@ -67,6 +78,8 @@ export async function startApprovalApp(options: ApprovalAppOptions = {}): Promis
     rateLimit: { limit: 1000, windowSeconds: 60 },
     timeouts: { headersMs: 2_000, bodyMs: 2_000 },
   });
+  const port = await freePort();
+  const publicUrl = options.publicUrl === 'self' ? `http://127.0.0.1:${port}` : options.publicUrl;
   let engine!: ApprovalEngine;
   const app = new App({
     signingSecret: SIGNING_SECRET,
@@ -106,7 +119,7 @@ export async function startApprovalApp(options: ApprovalAppOptions = {}): Promis
     policy,
     ttlMs: options.ttlMs ?? 24 * 3_600_000,
     ...(options.now ? { now: options.now } : {}),
-    ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+    ...(publicUrl ? { publicUrl } : {}),
   });
   const deps = {
     engine,
@@ -137,7 +150,7 @@ export async function startApprovalApp(options: ApprovalAppOptions = {}): Promis
     if (!handled) await respond({ text: 'unknown' });
   });
   registerApprovals(app, deps);
-  const server = (await app.start(0)) as Server;
+  const server = (await app.start(port)) as Server;
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   await engine.start();
   return {
