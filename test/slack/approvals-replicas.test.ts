@@ -1,0 +1,102 @@
+// Two bot replicas sharing one Redis, each with its own Bolt app and client: 50 approve clicks spread
+// over both still make exactly one service call. And a restart on SQLite finishes what was started.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { clearStore, createStore, type Store } from '../../src/store/index.js';
+import { FakeSlack } from '../support/fake-slack.js';
+import { REDIS_URL, redisAvailable, testPrefix } from '../support/redis.js';
+import {
+  APPROVER_A,
+  APPROVER_B,
+  click,
+  fileWithdrawal,
+  startApprovalApp,
+  waitUntil,
+} from './approvals-support.js';
+
+const hasRedis = await redisAvailable();
+
+describe.skipIf(!hasRedis)('two replicas on one Redis', () => {
+  let sandbox: Sandbox;
+  let slack: FakeSlack;
+  let stores: Store[];
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
+    slack = await FakeSlack.start();
+    const prefix = testPrefix('approvals-slack-replicas');
+    stores = [await createStore(REDIS_URL, { prefix }), await createStore(REDIS_URL, { prefix })];
+  });
+  afterAll(async () => {
+    await clearStore(stores[0] as Store);
+    for (const store of stores) await store.close();
+    await slack.stop();
+    await sandbox.stop();
+  });
+
+  it('makes exactly one withdrawal call for 50 concurrent clicks across both replicas', async () => {
+    const a = await startApprovalApp({ sandbox, slack, store: stores[0] });
+    const b = await startApprovalApp({ sandbox, slack, store: stores[1] });
+    const id = await fileWithdrawal(a, '1500.50');
+    await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        click(i % 2 ? a : b, 'approval.approve', id, i % 3 ? APPROVER_A : APPROVER_B),
+      ),
+    );
+    await waitUntil(() => slack.callsTo('chat.postEphemeral').length === 49, '49 refusals');
+    await waitUntil(async () => (await b.engine.get(id))?.state === 'sent', 'sent');
+    await Promise.all([a.engine.idle(), b.engine.idle()]);
+    expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+    const sent = sandbox.requests.filter((r) => r.path === '/v1/api/withdraw');
+    expect(sent[0]?.plainBody).toMatchObject({ amount: 1500.5 });
+    await a.stop();
+    await b.stop();
+  });
+});
+
+describe('restart on SQLite', () => {
+  let dir: string;
+  let sandbox: Sandbox;
+  let slack: FakeSlack;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'approvals-slack-restart-'));
+    sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
+    slack = await FakeSlack.start();
+  });
+  afterAll(async () => {
+    await slack.stop();
+    await sandbox.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const boot = async () => {
+    const store = await createStore(`sqlite://${join(dir, 'desk.sqlite')}`);
+    const app = await startApprovalApp({ sandbox, slack, store });
+    return { app, stop: async () => (await app.stop(), await store.close()) };
+  };
+
+  it('sends an approved-but-unsent request after a restart, once, and completes a sent one', async () => {
+    const first = await boot();
+    const approvedOnly = await fileWithdrawal(first.app, '1200');
+    const alreadySent = await fileWithdrawal(first.app, '1300');
+    await click(first.app, 'approval.approve', alreadySent, APPROVER_A);
+    await waitUntil(async () => (await first.app.engine.get(alreadySent))?.state === 'sent', 'sent');
+    // Approved, but the bot stops before it claims the call.
+    await first.app.engine.core.approve(approvedOnly, APPROVER_A);
+    await first.stop();
+    expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+    await sandbox.settleAll(); // the settlement webhook went nowhere while the bot was down
+
+    const second = await boot();
+    await second.app.engine.idle();
+    expect((await second.app.engine.get(approvedOnly))?.state).toBe('sent');
+    expect((await second.app.engine.get(alreadySent))?.state).toBe('completed');
+    expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(2);
+    await slack.waitFor('chat.postMessage', (c) => String(c.body.text).includes('has settled'));
+    await second.stop();
+  });
+});
