@@ -87,6 +87,12 @@ export class ApprovalEngine {
     return this.core.audit(n);
   }
 
+  /** The request a service reference or transaction id belongs to (to thread alerts under it). */
+  async findByReference(reference: string): Promise<ApprovalRequest | undefined> {
+    const id = await this.core.repo.findIdByReference(reference);
+    return id ? this.get(id) : undefined;
+  }
+
   /** For the webhook pipeline: called once per new event. */
   async onWebhookEvent(event: WebhookEvent): Promise<void> {
     await this.tracker.onWebhookEvent(event);
@@ -111,7 +117,16 @@ export class ApprovalEngine {
   async start(): Promise<void> {
     await this.tracker.resume();
     const every = this.options.tickMs ?? 15_000;
-    this.timer = setInterval(() => this.background(this.tick()), every);
+    // Replicas take turns: one sweep per interval across all of them, so polls are not doubled.
+    const sweep = async () => {
+      const slot = Math.floor(Date.now() / every);
+      if (
+        await this.options.store.setIfAbsent(`approvals:sweep:${slot}`, this.executor.instanceId, every * 2)
+      ) {
+        await this.tick();
+      }
+    };
+    this.timer = setInterval(() => this.background(sweep()), every);
     this.timer.unref();
   }
 

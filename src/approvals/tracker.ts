@@ -205,6 +205,23 @@ export class Tracker {
         this.isDue(r, now),
     );
     if (unknown.length > 0) await this.guard(unknown[0] as ApprovalRequest, () => this.reconcile(unknown));
+    for (const request of open.filter(
+      (r) => r.state === 'outcome-unknown' && r.kind === 'whitelist' && this.isDue(r, now),
+    )) {
+      await this.guard(request, () => this.reconcileWhitelist(request));
+    }
+  }
+
+  /** A whitelist addition with an unclear answer: is the address on the list now? */
+  private async reconcileWhitelist(request: ApprovalRequest): Promise<void> {
+    if (request.kind !== 'whitelist') return;
+    const { networkId, address } = request.payload;
+    const list = await this.core.options.api.getWhitelisted({ priority: 'background' });
+    const listed = list.some(
+      (w) => w.networkId === networkId && w.publicKey.toLowerCase() === address.toLowerCase(),
+    );
+    if (listed) await this.finish(request.id, 'completed', 'found on the whitelist', { status: 'completed' });
+    else await this.reschedule(request);
   }
 
   private async guard(request: ApprovalRequest, fn: () => Promise<void>): Promise<void> {

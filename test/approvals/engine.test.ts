@@ -120,6 +120,23 @@ describe('execution', () => {
     expect(withdrawCalls()).toBe(1);
   });
 
+  it('finds an unclear whitelist addition on the whitelist instead of sending it again', async () => {
+    fx.sandbox.dropResponse('POST', '/v1/api/whitelist');
+    const address = '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359';
+    const request = await fx.engine.file({
+      kind: 'whitelist',
+      payload: { networkId, address },
+      display: {},
+      requester: REQUESTER,
+    });
+    await fx.engine.approve(request.id, APPROVER_A);
+    await fx.engine.idle();
+    expect((await fx.engine.get(request.id))?.state).toBe('outcome-unknown');
+    await fx.engine.tick();
+    expect((await fx.engine.get(request.id))?.state).toBe('completed');
+    expect(fx.sandbox.count('POST', '/v1/api/whitelist')).toBe(1);
+  });
+
   it('marks a refused call failed with the service message', async () => {
     fx.sandbox.setServiceAvailable(false);
     const request = await fx.engine.file(withdrawal('10'));
