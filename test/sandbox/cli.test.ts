@@ -10,7 +10,7 @@ let child: ChildProcess | undefined;
 afterEach(async () => {
   if (child && child.exitCode === null && child.signalCode === null) {
     const exited = once(child, 'exit');
-    // Its own process group (detached), so the tsx wrapper and the node it starts both stop.
+    // One node process (tsx as a loader), so its exit means its clean-up has run.
     process.kill(-(child.pid as number), 'SIGTERM');
     await exited;
   }
@@ -30,11 +30,15 @@ function firstLine(process: ChildProcess): Promise<string> {
 
 describe('npm run sandbox -- --json', () => {
   it('prints one JSON line whose credentials work for an independent client, and stops on SIGTERM', async () => {
-    child = spawn('npx', ['tsx', 'src/sandbox/cli.ts', '--json', '--settle-ms', '50'], {
-      cwd: process.cwd(),
-      detached: true,
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
+    child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/sandbox/cli.ts', '--json', '--settle-ms', '50'],
+      {
+        cwd: process.cwd(),
+        detached: true,
+        stdio: ['ignore', 'pipe', 'ignore'],
+      },
+    );
     const line = await firstLine(child);
     const credentials = JSON.parse(line) as Record<string, string>;
     expect(Object.keys(credentials).sort()).toEqual(
@@ -66,8 +70,9 @@ describe('npm run sandbox -- --json', () => {
 
   it('uses the credentials it is given', async () => {
     child = spawn(
-      'npx',
+      process.execPath,
       [
+        '--import',
         'tsx',
         'src/sandbox/cli.ts',
         '--json',
