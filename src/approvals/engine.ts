@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { CngnApi } from '../cngn/api.js';
 import { Money } from '../format/money.js';
 import type { Store } from '../store/index.js';
+import { checkDraft } from './draft.js';
 import type { ApprovalPolicy, RefusalReason } from './policy.js';
 import { needsRecheck, recheckFigures } from './recheck.js';
 import { ApprovalRepository } from './repository.js';
@@ -79,7 +80,8 @@ export class ApprovalCore {
     return this.repo.get(id);
   }
 
-  async file(draft: RequestDraft): Promise<ApprovalRequest> {
+  async file(unchecked: RequestDraft): Promise<ApprovalRequest> {
+    const draft = checkDraft(unchecked);
     const now = this.now();
     const id = `AR-${randomBytes(5).toString('hex').toUpperCase()}`;
     const amount = draft.amount ? Money.parseDecimal(draft.amount) : undefined;
@@ -135,6 +137,8 @@ export class ApprovalCore {
       | ActionResult
       | { ok: 'recheck'; request: ApprovalRequest }
       | { ok: 'changed'; request: ApprovalRequest; refusal?: Refusal };
+    // Read group membership (a Slack call, cached) before taking the lock, not while holding it.
+    await this.options.policy.isApprover(user);
     const first: Step = await this.locked(id, async (request): Promise<Step> => {
       if (!request) return { ok: false, reason: 'not-found' };
       const now = this.now();
@@ -189,6 +193,8 @@ export class ApprovalCore {
       const ours =
         current.state === 'pending' && current.checking?.user === user && current.round === request.round;
       if (!ours) return { ok: false, reason: 'not-pending', request: current };
+      const expired = await this.expireIfDue(current, this.now());
+      if (expired) return { ok: false, reason: 'expired', request: expired };
       const cleared = { ...current, checking: undefined } as ApprovalRequest;
       if (!outcome) {
         await this.repo.save(cleared, false);
@@ -219,7 +225,8 @@ export class ApprovalCore {
       await this.repo.save(next);
       return { ok: true, request: next };
     });
-    if (result.ok) await this.notify(result.request);
+    const expiredMeanwhile = !result.ok && result.reason === 'expired' && result.request;
+    if (result.ok || expiredMeanwhile) await this.notify(result.request as ApprovalRequest);
     return result;
   }
 

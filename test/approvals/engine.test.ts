@@ -179,6 +179,17 @@ describe('execution', () => {
   });
 });
 
+describe('filing', () => {
+  it('refuses a malformed draft before anything is stored', async () => {
+    await expect(fx.engine.file(withdrawal('100', '0x123'))).rejects.toThrow(/address/);
+    const mismatch = withdrawal('100');
+    if (mismatch.kind === 'withdraw') mismatch.payload.amount = '1000.00';
+    await expect(fx.engine.file(mismatch)).rejects.toThrow(/differs/);
+    await expect(fx.engine.file(withdrawal('1.234'))).rejects.toThrow(/2 decimals/);
+    expect(await fx.engine.openRequests()).toHaveLength(0);
+  });
+});
+
 describe('reject, cancel, expiry', () => {
   it('rejects with a reason, and nothing is sent', async () => {
     const request = await fx.engine.file(withdrawal('100'));

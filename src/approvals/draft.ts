@@ -1,0 +1,95 @@
+// The engine's boundary: a draft is checked with zod before it is filed, so what approvers see and
+// what will be sent is well-formed whoever built it (a modal, a script, a future command).
+import { z } from 'zod';
+import { checkEvmAddress } from '../format/evm-address.js';
+import { Money } from '../format/money.js';
+import type { RequestDraft } from './types.js';
+
+const amount = z.string().refine((text) => {
+  try {
+    const money = Money.parseDecimal(text);
+    money.toWireNumber();
+    return money.isPositive();
+  } catch {
+    return false;
+  }
+}, 'must be a positive amount with at most 2 decimals');
+
+const evm = z.string().refine((text) => checkEvmAddress(text).ok, 'must be a valid EVM address');
+const account = z.string().regex(/^\d{10}$/, 'must be 10 digits');
+const id = z.string().min(1).max(200);
+const text = z.string().min(1).max(200);
+
+const display = z.strictObject({
+  networkName: text.optional(),
+  originNetworkName: text.optional(),
+  destinationNetworkName: text.optional(),
+  bankName: text.optional(),
+  bankCode: text.optional(),
+  accountName: text.optional(),
+  quote: z
+    .strictObject({ amountReceivable: amount, networkFee: z.string(), bridgeFee: z.string() })
+    .optional(),
+});
+
+const base = { display, requester: z.string().min(1) };
+
+export const requestDraftSchema = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('withdraw'),
+    amount,
+    payload: z.strictObject({ amount, address: evm, networkId: id, shouldSaveAddress: z.boolean() }),
+    ...base,
+  }),
+  z.strictObject({
+    kind: z.literal('redeem'),
+    amount,
+    payload: z.strictObject({ amount, bankCode: text, accountNumber: account }),
+    ...base,
+  }),
+  z.strictObject({
+    kind: z.literal('bridge'),
+    amount,
+    payload: z.strictObject({
+      originNetworkId: id,
+      destinationNetworkId: id,
+      destinationAddress: evm,
+      senderAddress: evm.optional(),
+    }),
+    ...base,
+  }),
+  z.strictObject({
+    kind: z.literal('whitelist'),
+    payload: z.strictObject({ networkId: id, address: evm }),
+    ...base,
+  }),
+  z.strictObject({
+    kind: z.literal('settlement'),
+    payload: z.strictObject({
+      bankName: text,
+      bankAccountName: z.string().min(3).max(50),
+      bankAccountNumber: account,
+    }),
+    ...base,
+  }),
+]);
+
+export class InvalidDraftError extends Error {
+  override name = 'InvalidDraftError';
+}
+
+/** The draft, checked; the amount shown to approvers must be the amount that will be sent. */
+export function checkDraft(draft: RequestDraft): RequestDraft {
+  const parsed = requestDraftSchema.safeParse(draft);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new InvalidDraftError(`${issue?.path.join('.') ?? 'draft'}: ${issue?.message ?? 'invalid'}`);
+  }
+  const checked = parsed.data as RequestDraft;
+  if ((checked.kind === 'withdraw' || checked.kind === 'redeem') && checked.amount) {
+    if (!Money.parseDecimal(checked.amount).equals(Money.parseDecimal(checked.payload.amount))) {
+      throw new InvalidDraftError('amount: differs from the amount in the payload');
+    }
+  }
+  return checked;
+}
