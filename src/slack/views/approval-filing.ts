@@ -63,6 +63,7 @@ export async function ackThenFile(
 
 /** A short, secret-free sentence for an error during filing. */
 export function plainError(error: unknown): string {
+  if (error instanceof Error && error.name === 'InvalidDraftError') return error.message;
   if (error && typeof error === 'object' && 'serviceMessage' in error) return String(error.serviceMessage);
   if (error && typeof error === 'object' && 'retryInSeconds' in error)
     return `the service is busy; try again in ${String(error.retryInSeconds)} s.`;
