@@ -237,6 +237,28 @@ describe('reject, cancel, expiry', () => {
 });
 
 describe('stale figures', () => {
+  it('sends a bridge back to the approvers when the receivable dropped since the quote', async () => {
+    const [origin, destination] = await twoNetworks(fx.client);
+    const request = await fx.engine.file({
+      kind: 'bridge',
+      amount: '100000',
+      payload: { originNetworkId: origin, destinationNetworkId: destination, destinationAddress: DEST },
+      display: { quote: { amountReceivable: '99999.00', networkFee: '0.50', bridgeFee: '0.50' } },
+      requester: REQUESTER,
+    });
+    const result = await fx.engine.approve(request.id, APPROVER_A);
+    expect(result).toMatchObject({ ok: true, request: { state: 'pending', round: 1 } });
+    expect(result.request?.reason).toContain('quote changed');
+    expect(fx.sandbox.count('POST', '/v1/api/bridge-quote')).toBe(1);
+    // Approved on the fresh figures, it goes out once.
+    expect(await fx.engine.approve(request.id, APPROVER_B)).toMatchObject({
+      ok: true,
+      request: { state: 'approved' },
+    });
+    await fx.engine.idle();
+    expect(fx.sandbox.requests.filter((r) => r.path === '/v1/api/bridge')).toHaveLength(1);
+  });
+
   it('sends a redemption back to the approvers when the account name changed', async () => {
     const request = await fx.engine.file({
       kind: 'redeem',

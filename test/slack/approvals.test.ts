@@ -185,6 +185,21 @@ describe('approving a withdrawal', () => {
   });
 });
 
+describe('approver group', () => {
+  it('accepts a member of the approver user group, read from Slack', async () => {
+    app = await startApprovalApp({ approvers: [], approverGroup: 'STREASURY' });
+    app.slack.on('usergroups.users.list', (call) =>
+      call.body.usergroup === 'STREASURY' ? { body: { ok: true, users: ['UGROUPMEMBER'] } } : undefined,
+    );
+    const id = await fileWithdrawal(app, '10');
+    await click(app, 'approval.approve', id, OUTSIDER);
+    await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === OUTSIDER);
+    await click(app, 'approval.approve', id, 'UGROUPMEMBER');
+    await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Sent, waiting'));
+    expect(withdrawCalls()).toBe(1);
+  });
+});
+
 describe('expiry', () => {
   it('refuses an approval after the request expired and says so', async () => {
     let offset = 0;
