@@ -56,7 +56,7 @@ export class Executor {
   /** The single atomic step that turns an approved request into one allowed service call. */
   async claimExecution(id: string): Promise<ApprovalRequest | undefined> {
     return this.core.locked(id, async (request) => {
-      if (!request || request.state !== 'approved') return undefined;
+      if (request?.state !== 'approved') return undefined;
       if (!(await this.core.repo.claimOnce(id, request.round, this.instanceId))) return undefined;
       const now = this.core.now();
       const next = transition({ ...request, outcome: { sentAt: now.toISOString() } }, 'executing', {

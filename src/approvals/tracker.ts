@@ -161,7 +161,7 @@ export class Tracker {
         ...(match.id ? { transactionId: match.id } : {}),
       };
       const found = await this.core.locked(request.id, async (current) => {
-        if (!current || current.state !== 'outcome-unknown') return undefined;
+        if (current?.state !== 'outcome-unknown') return undefined;
         const to = status === 'succeeded' ? 'completed' : status === 'failed' ? 'failed' : 'sent';
         const next = transition({ ...current, outcome: { ...current.outcome, ...outcome } }, to, {
           action: 'reconciled',
@@ -246,7 +246,7 @@ export class Tracker {
         await this.executor.execute(request.id);
       } else if (request.state === 'executing') {
         const marked = await this.core.locked(request.id, async (current) => {
-          if (!current || current.state !== 'executing') return undefined;
+          if (current?.state !== 'executing') return undefined;
           const now = this.core.now();
           const next = transition(
             { ...current, nextCheckAt: now.toISOString(), checks: 0 },

@@ -76,7 +76,11 @@ describe('restart on SQLite', () => {
   const boot = async () => {
     const store = await createStore(`sqlite://${join(dir, 'desk.sqlite')}`);
     const app = await startApprovalApp({ sandbox, slack, store });
-    return { app, stop: async () => (await app.stop(), await store.close()) };
+    const stop = async () => {
+      await app.stop();
+      await store.close();
+    };
+    return { app, stop };
   };
 
   it('sends an approved-but-unsent request after a restart, once, and completes a sent one', async () => {
