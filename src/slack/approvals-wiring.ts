@@ -1,0 +1,83 @@
+// Builds the approvals engine and its Slack side from settled configuration, so start-up and the
+// test harness wire it the same way: engine, listeners, the bridge callback route, the webhook subscriber.
+import type { App } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import {
+  ApprovalEngine,
+  ApprovalPolicy,
+  type ApprovalTier,
+  approvalEventSubscriber,
+  parseTiers,
+} from '../approvals/index.js';
+import type { CngnApi } from '../cngn/api.js';
+import type { WebhookEvent } from '../cngn/schemas.js';
+import type { Store } from '../store/index.js';
+import type { ApprovalSlackDeps } from './actions/approval.js';
+import { handleBridgeCallback, registerApprovals } from './approval-plugin.js';
+
+export interface ApprovalsSetup {
+  store: Store;
+  api: CngnApi;
+  approvalsChannel: string;
+  approvers: readonly string[];
+  approverGroup?: string | undefined;
+  /** `0:1,1000000:2` or already parsed. */
+  tiers: string | readonly ApprovalTier[];
+  ttlMs: number;
+  publicUrl?: string | undefined;
+  now?: () => Date;
+  log?: ApprovalSlackDeps['log'];
+}
+
+export interface Approvals {
+  engine: ApprovalEngine;
+  deps: ApprovalSlackDeps;
+  /** Register listeners on the app and present changes through its client. */
+  plugin: (app: App) => void;
+  /** `POST /callbacks/bridge/:token` */
+  bridgeCallback: (token: string, rawBody: string) => Promise<{ status: number; body: string }>;
+  /** For the webhook pipeline. */
+  subscriber: (event: WebhookEvent) => Promise<void>;
+}
+
+export const BRIDGE_CALLBACK_PATH = '/callbacks/bridge/:token';
+
+export function createApprovals(setup: ApprovalsSetup): Approvals {
+  let slackClient: WebClient | undefined;
+  const policy = new ApprovalPolicy({
+    approvers: setup.approvers,
+    ...(setup.approverGroup ? { approverGroup: setup.approverGroup } : {}),
+    tiers: typeof setup.tiers === 'string' ? parseTiers(setup.tiers) : setup.tiers,
+    groupMembers: async (usergroup) => {
+      if (!slackClient) return [];
+      return (await slackClient.usergroups.users.list({ usergroup })).users ?? [];
+    },
+  });
+  const engine = new ApprovalEngine({
+    store: setup.store,
+    api: setup.api,
+    policy,
+    ttlMs: setup.ttlMs,
+    ...(setup.publicUrl ? { publicUrl: setup.publicUrl } : {}),
+    ...(setup.now ? { now: setup.now } : {}),
+    ...(setup.log ? { log: setup.log } : {}),
+  });
+  const deps: ApprovalSlackDeps = {
+    engine,
+    api: setup.api,
+    approvalsChannel: setup.approvalsChannel,
+    environmentLabel: setup.api.environment.toUpperCase(),
+    ...(setup.now ? { now: setup.now } : {}),
+    ...(setup.log ? { log: setup.log } : {}),
+  };
+  return {
+    engine,
+    deps,
+    plugin: (app) => {
+      slackClient = app.client;
+      registerApprovals(app, deps);
+    },
+    bridgeCallback: (token, rawBody) => handleBridgeCallback(deps, token, rawBody),
+    subscriber: approvalEventSubscriber(engine),
+  };
+}
