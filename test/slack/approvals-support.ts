@@ -4,14 +4,11 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, LogLevel } from '@slack/bolt';
-import { ApprovalEngine, ApprovalPolicy, parseTiers } from '../../src/approvals/index.js';
+import type { ApprovalEngine } from '../../src/approvals/index.js';
 import { CngnClient } from '../../src/cngn/client.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
-import {
-  handleBridgeCallback,
-  registerApprovals,
-  runApprovalCommand,
-} from '../../src/slack/approval-plugin.js';
+import { runApprovalCommand } from '../../src/slack/approval-plugin.js';
+import { BRIDGE_CALLBACK_PATH, createApprovals } from '../../src/slack/approvals-wiring.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { FakeSlack } from '../support/fake-slack.js';
 import {
@@ -80,7 +77,18 @@ export async function startApprovalApp(options: ApprovalAppOptions = {}): Promis
   });
   const port = await freePort();
   const publicUrl = options.publicUrl === 'self' ? `http://127.0.0.1:${port}` : options.publicUrl;
-  let engine!: ApprovalEngine;
+  const approvals = createApprovals({
+    store,
+    api: client,
+    approvalsChannel: APPROVALS_CHANNEL,
+    approvers: options.approvers ?? [APPROVER_A, APPROVER_B, REQUESTER],
+    approverGroup: options.approverGroup,
+    tiers: options.tiers ?? '0:1,1000000:2',
+    ttlMs: options.ttlMs ?? 24 * 3_600_000,
+    publicUrl,
+    ...(options.now ? { now: options.now } : {}),
+  });
+  const { engine, deps } = approvals;
   const app = new App({
     signingSecret: SIGNING_SECRET,
     token: 'xoxb-test',
@@ -88,46 +96,23 @@ export async function startApprovalApp(options: ApprovalAppOptions = {}): Promis
     clientOptions: { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } },
     customRoutes: [
       {
-        path: '/callbacks/bridge/:token',
+        path: BRIDGE_CALLBACK_PATH,
         method: ['POST'],
         handler: (req, res) => {
           const chunks: Buffer[] = [];
           req.on('data', (c: Buffer) => chunks.push(c));
           req.on('end', () => {
-            void handleBridgeCallback(
-              { engine },
-              String(req.params?.token ?? ''),
-              Buffer.concat(chunks).toString(),
-            ).then((answer) => {
-              res.writeHead(answer.status, { 'content-type': 'text/plain' });
-              res.end(answer.body);
-            });
+            void approvals
+              .bridgeCallback(String(req.params?.token ?? ''), Buffer.concat(chunks).toString())
+              .then((answer) => {
+                res.writeHead(answer.status, { 'content-type': 'text/plain' });
+                res.end(answer.body);
+              });
           });
         },
       },
     ],
   });
-  const policy = new ApprovalPolicy({
-    approvers: options.approvers ?? [APPROVER_A, APPROVER_B, REQUESTER],
-    ...(options.approverGroup ? { approverGroup: options.approverGroup } : {}),
-    tiers: parseTiers(options.tiers ?? '0:1,1000000:2'),
-    groupMembers: async (usergroup) => (await app.client.usergroups.users.list({ usergroup })).users ?? [],
-  });
-  engine = new ApprovalEngine({
-    store,
-    api: client,
-    policy,
-    ttlMs: options.ttlMs ?? 24 * 3_600_000,
-    ...(options.now ? { now: options.now } : {}),
-    ...(publicUrl ? { publicUrl } : {}),
-  });
-  const deps = {
-    engine,
-    api: client,
-    approvalsChannel: APPROVALS_CHANNEL,
-    environmentLabel: 'SANDBOX',
-    ...(options.now ? { now: options.now } : {}),
-  };
   app.command('/cngn', async ({ ack, command, client: web, respond }) => {
     await ack();
     const [name = '', ...args] = command.text.trim().split(/\s+/);
@@ -149,7 +134,7 @@ export async function startApprovalApp(options: ApprovalAppOptions = {}): Promis
     );
     if (!handled) await respond({ text: 'unknown' });
   });
-  registerApprovals(app, deps);
+  approvals.plugin(app);
   const server = (await app.start(port)) as Server;
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   await engine.start();
