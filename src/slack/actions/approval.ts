@@ -37,6 +37,21 @@ export async function explainRefusal(
   await client.chat.postEphemeral({ channel, user: where.user, text: refusalText(reason, request) });
 }
 
+/** A click the engine could not take (store or lock trouble): say so privately, never silently drop it. */
+async function guarded(args: ButtonArgs, deps: ApprovalSlackDeps, fn: () => Promise<void>): Promise<void> {
+  try {
+    await fn();
+  } catch (error) {
+    deps.log?.warn('approval click failed', { action: args.action.action_id, error: String(error) });
+    const channel = args.body.channel?.id ?? args.body.container?.channel_id ?? deps.approvalsChannel;
+    await args.client.chat.postEphemeral({
+      channel,
+      user: args.body.user.id,
+      text: 'Your click could not be processed just now. Check the request message for its current state and try again.',
+    });
+  }
+}
+
 export function registerApprovalActions(app: App, deps: ApprovalSlackDeps): void {
   const clicked = ({ body, action }: ButtonArgs) => ({
     id: action.value ?? '',
@@ -46,11 +61,13 @@ export function registerApprovalActions(app: App, deps: ApprovalSlackDeps): void
 
   app.action<BlockAction<ButtonAction>>(APPROVE_ACTION, async (args) => {
     await args.ack();
-    const { id, user, channel } = clicked(args);
-    const result = await deps.engine.approve(id, user);
-    if (!result.ok) {
-      await explainRefusal(args.client, deps, { channel, user }, result.reason, result.request);
-    }
+    await guarded(args, deps, async () => {
+      const { id, user, channel } = clicked(args);
+      const result = await deps.engine.approve(id, user);
+      if (!result.ok) {
+        await explainRefusal(args.client, deps, { channel, user }, result.reason, result.request);
+      }
+    });
   });
 
   app.action<BlockAction<ButtonAction>>(REJECT_ACTION, async (args) => {
@@ -73,8 +90,11 @@ export function registerApprovalActions(app: App, deps: ApprovalSlackDeps): void
 
   app.action<BlockAction<ButtonAction>>(CANCEL_ACTION, async (args) => {
     await args.ack();
-    const { id, user, channel } = clicked(args);
-    const result = await deps.engine.cancel(id, user);
-    if (!result.ok) await explainRefusal(args.client, deps, { channel, user }, result.reason, result.request);
+    await guarded(args, deps, async () => {
+      const { id, user, channel } = clicked(args);
+      const result = await deps.engine.cancel(id, user);
+      if (!result.ok)
+        await explainRefusal(args.client, deps, { channel, user }, result.reason, result.request);
+    });
   });
 }

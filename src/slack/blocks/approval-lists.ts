@@ -65,7 +65,7 @@ export function refusalText(reason: Refusal, request?: ApprovalRequest): string 
     case 'not-pending':
       return `${title} is no longer waiting for approval (${request ? STATE_WORDS[request.state] : 'closed'}); nothing changed.`;
     case 'checking':
-      return `Another approver's final approval of ${title} is being checked right now; nothing changed.`;
+      return `A final approval of ${title} is being checked against the service right now; nothing changed.`;
     case 'recheck-failed':
       return `The figures of ${title} could not be checked again with the service, so it was not approved. Try again shortly.`;
     case 'not-found':
