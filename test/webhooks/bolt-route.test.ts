@@ -1,0 +1,91 @@
+// The route inside a real Bolt app (HTTP receiver, customRoutes): the raw bytes reach the signature
+// check untouched, and Slack's own endpoint still answers beside it.
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { App, LogLevel } from '@slack/bolt';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createCngnClient } from '../../src/cngn/client.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { createWebhooksForSlack } from '../../src/slack/webhooks-wiring.js';
+import { createStore } from '../../src/store/index.js';
+import type { Webhooks } from '../../src/webhooks/index.js';
+import { FakeSlack } from '../support/fake-slack.js';
+import { postWebhook, webhookBody } from './support.js';
+
+let cleanup: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const step of cleanup.reverse()) await step();
+  cleanup = [];
+});
+
+async function boltWithWebhooks(): Promise<{
+  url: string;
+  fake: FakeSlack;
+  sandbox: Sandbox;
+  webhooks: Webhooks;
+}> {
+  const fake = await FakeSlack.start();
+  const sandbox = await startSandbox({ settleDelayMs: 60_000 });
+  const store = await createStore('memory://', { prefix: `bolt-${Math.random()}` });
+  const api = createCngnClient({
+    baseUrl: sandbox.baseUrl,
+    apiKey: sandbox.apiKey,
+    encryptionKey: sandbox.encryptionKey,
+    privateKey: sandbox.privateKey,
+    environment: 'sandbox',
+    store,
+    rateLimit: { limit: 1000, windowSeconds: 60 },
+  });
+  const webhooks = createWebhooksForSlack({
+    store,
+    api,
+    webhookSecret: sandbox.webhookSecret,
+    privateKey: sandbox.privateKey,
+    slackToken: 'xoxb-test',
+    slackApiUrl: fake.apiUrl,
+    alertsChannel: 'CALERTS',
+    reconcileGraceMs: 0,
+  });
+  const app = new App({
+    token: 'xoxb-test',
+    signingSecret: 'signing-secret',
+    logLevel: LogLevel.ERROR,
+    clientOptions: { slackApiUrl: fake.apiUrl },
+    customRoutes: [webhooks.route],
+  });
+  const server = (await app.start(0)) as Server;
+  await webhooks.start();
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/cngn`;
+  sandbox.setWebhookUrl(url);
+  cleanup.push(
+    () => fake.stop(),
+    () => sandbox.stop(),
+    () => store.close(),
+    async () => {
+      await app.stop();
+    },
+    () => webhooks.stop(),
+  );
+  return { url, fake, sandbox, webhooks };
+}
+
+describe('webhooks in the Bolt app', () => {
+  it('verifies the raw body, refuses forgeries and posts a sandbox deposit to the alerts channel', async () => {
+    const { url, fake, sandbox } = await boltWithWebhooks();
+    const forged = await postWebhook(url, webhookBody('deposit.completed'), 'wrong-secret');
+    expect(forged.status).toBe(401);
+    // Whitespace the JSON parser would not care about still changes the signature's bytes.
+    const raw = `{ "event": "deposit.completed",   ${JSON.stringify(
+      webhookBody('deposit.completed', { trx_ref: 'REF-RAW' }),
+    )
+      .slice(1)
+      .replace(/^"event":"deposit.completed",/, '')}`;
+    expect((await postWebhook(url, raw, sandbox.webhookSecret)).status).toBe(200);
+    await fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes('REF-RAW'));
+    const { trx_ref } = await sandbox.simulateCryptoDeposit({ amount: '4200', network: 'celo' });
+    const post = await fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes(trx_ref));
+    expect(post.body.channel).toBe('CALERTS');
+    expect(post.body.text).toContain('[SANDBOX] On-chain deposit credited: ₦4,200.00');
+    expect(fake.callsTo('chat.postMessage')).toHaveLength(2);
+  });
+});
