@@ -9,6 +9,7 @@ import { CngnClient } from '../../src/cngn/client.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { runApprovalCommand } from '../../src/slack/approval-plugin.js';
 import { BRIDGE_CALLBACK_PATH, createApprovals } from '../../src/slack/approvals-wiring.js';
+import { createWebhooksForSlack } from '../../src/slack/webhooks-wiring.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { FakeSlack } from '../support/fake-slack.js';
 import {
@@ -37,6 +38,8 @@ export interface ApprovalAppOptions {
   now?: () => Date;
   /** `self`: the app's own address, so the sandbox's bridge callbacks reach its callback route. */
   publicUrl?: string | 'self';
+  /** Mount the webhooks feature too, with approvals subscribed, and point the sandbox at it. */
+  withWebhooks?: boolean;
 }
 
 async function freePort(): Promise<number> {
@@ -89,6 +92,18 @@ export async function startApprovalApp(options: ApprovalAppOptions = {}): Promis
     ...(options.now ? { now: options.now } : {}),
   });
   const { engine, deps } = approvals;
+  const webhooks = options.withWebhooks
+    ? createWebhooksForSlack({
+        store,
+        api: client,
+        webhookSecret: sandbox.webhookSecret,
+        privateKey: sandbox.privateKey,
+        slackToken: 'xoxb-test',
+        slackApiUrl: slack.apiUrl,
+        alertsChannel: 'CALERTS',
+        subscribers: [approvals.subscriber],
+      })
+    : undefined;
   const app = new App({
     signingSecret: SIGNING_SECRET,
     token: 'xoxb-test',
@@ -111,6 +126,7 @@ export async function startApprovalApp(options: ApprovalAppOptions = {}): Promis
           });
         },
       },
+      ...(webhooks ? [webhooks.route] : []),
     ],
   });
   app.command('/cngn', async ({ ack, command, client: web, respond }) => {
@@ -138,6 +154,10 @@ export async function startApprovalApp(options: ApprovalAppOptions = {}): Promis
   const server = (await app.start(port)) as Server;
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   await engine.start();
+  if (webhooks) {
+    await webhooks.start();
+    sandbox.setWebhookUrl(`${baseUrl}/webhooks/cngn`);
+  }
   return {
     sandbox,
     store,
@@ -147,6 +167,7 @@ export async function startApprovalApp(options: ApprovalAppOptions = {}): Promis
     sender: { baseUrl, signingSecret: SIGNING_SECRET },
     baseUrl,
     stop: async () => {
+      await webhooks?.stop();
       await engine.stop();
       await app.stop();
       await client.close();
