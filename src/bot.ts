@@ -1,0 +1,203 @@
+// The whole bot assembled from settled configuration: store → (embedded sandbox) → service client →
+// approvals → webhooks → Slack app. main.ts and the test harness both start it this way.
+import type { CustomRoute } from '@slack/bolt';
+import { type CngnClient, createCngnClient } from './cngn/client.js';
+import type { Config } from './config.js';
+import type { Logger } from './log.js';
+import { type Sandbox, type SandboxOptions, startSandbox } from './sandbox/index.js';
+import { createSlackApp, type SlackApp } from './slack/app.js';
+import { type Approvals, BRIDGE_CALLBACK_PATH, createApprovals } from './slack/approvals-wiring.js';
+import { registerCommands } from './slack/commands/index.js';
+import { registerDepositQuoteViews } from './slack/views/deposit-quote.js';
+import { createWebhooksForSlack } from './slack/webhooks-wiring.js';
+import { createStore, type Store } from './store/index.js';
+import type { Webhooks } from './webhooks/index.js';
+
+export interface BotOptions {
+  config: Config;
+  logger: Logger;
+  /** Tests pass their own; otherwise built from STORE_URL. */
+  store?: Store;
+  /** Tests pass a sandbox they control; otherwise one is started when no credentials are set. */
+  sandbox?: Sandbox;
+  sandboxOptions?: SandboxOptions;
+  now?: () => Date;
+  /** Client fine-tuning (tests: short timeouts). */
+  clientTimeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number };
+  /** Tests drive the webhook reconciler themselves. */
+  reconcileIntervalMs?: number;
+  reconcileGraceMs?: number;
+}
+
+export interface Bot {
+  config: Config;
+  store: Store;
+  client: CngnClient;
+  sandbox: Sandbox | undefined;
+  approvals: Approvals | undefined;
+  webhooks: Webhooks;
+  slack: SlackApp;
+  /** `http://127.0.0.1:PORT` once started. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+function rawBodyRoute(
+  path: string,
+  handle: (params: Record<string, string>, body: string) => Promise<{ status: number; body: string }>,
+): CustomRoute {
+  return {
+    path,
+    method: ['POST'],
+    handler: (req, res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      req.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size <= 16_384) chunks.push(chunk);
+      });
+      req.on('end', () => {
+        const answer =
+          size > 16_384
+            ? Promise.resolve({ status: 413, body: 'too large' })
+            : handle((req.params ?? {}) as Record<string, string>, Buffer.concat(chunks).toString('utf8'));
+        void answer
+          .catch(() => ({ status: 500, body: 'error' }))
+          .then((a) => {
+            res.writeHead(a.status, { 'content-type': 'text/plain' });
+            res.end(a.body);
+          });
+      });
+    },
+  };
+}
+
+export async function startBot(options: BotOptions): Promise<Bot> {
+  const { config, logger } = options;
+  const now = options.now ?? (() => new Date());
+  const store = options.store ?? (await createStore(config.storeUrl));
+  const ownSandbox = !options.sandbox && config.service.mode === 'sandbox';
+  const sandbox =
+    options.sandbox ??
+    (ownSandbox
+      ? await startSandbox({
+          ...(config.webhookSecret ? { webhookSecret: config.webhookSecret } : {}),
+          log: (line) => logger.debug(line),
+          ...options.sandboxOptions,
+        })
+      : undefined);
+  const service = config.service;
+  const client = createCngnClient(
+    sandbox
+      ? {
+          baseUrl: sandbox.baseUrl,
+          apiKey: sandbox.apiKey,
+          encryptionKey: sandbox.encryptionKey,
+          privateKey: sandbox.privateKey,
+          environment: 'sandbox',
+          store,
+          rateLimit: config.rateLimit,
+          logger,
+          ...(options.clientTimeouts ? { timeouts: options.clientTimeouts } : {}),
+        }
+      : service.mode === 'service'
+        ? {
+            baseUrl: service.baseUrl,
+            apiKey: service.apiKey,
+            encryptionKey: service.encryptionKey,
+            privateKey: service.privateKey,
+            store,
+            rateLimit: config.rateLimit,
+            logger,
+            ...(options.clientTimeouts ? { timeouts: options.clientTimeouts } : {}),
+          }
+        : (() => {
+            throw new Error('no service credentials and no sandbox');
+          })(),
+  );
+
+  const slackOn = Boolean(config.slack.botToken);
+  const approvals =
+    slackOn && config.approvalsChannel
+      ? createApprovals({
+          store,
+          api: client,
+          approvalsChannel: config.approvalsChannel,
+          approvers: config.approvers,
+          approverGroup: config.approverGroup,
+          tiers: config.approvalTiers,
+          ttlMs: config.approvalTtlMs,
+          publicUrl: config.publicUrl,
+          now,
+          log: logger,
+        })
+      : undefined;
+  const privateKey = sandbox
+    ? sandbox.privateKey
+    : service.mode === 'service'
+      ? service.privateKey
+      : undefined;
+  const webhooks = createWebhooksForSlack({
+    store,
+    api: client,
+    // In sandbox mode the embedded service signs with its own secret unless one was configured.
+    webhookSecret: config.webhookSecret ?? sandbox?.webhookSecret,
+    privateKey,
+    slackToken: config.slack.botToken,
+    slackApiUrl: config.slack.apiUrl,
+    alertsChannel: config.alertsChannel,
+    alertRoutes: config.alertRoutes,
+    subscribers: approvals ? [approvals.subscriber] : [],
+    log: logger,
+    ...(options.reconcileIntervalMs ? { reconcileIntervalMs: options.reconcileIntervalMs } : {}),
+    ...(options.reconcileGraceMs !== undefined ? { reconcileGraceMs: options.reconcileGraceMs } : {}),
+  });
+
+  const readDeps = { api: client, logger, now };
+  const routes: CustomRoute[] = [webhooks.route];
+  if (approvals) {
+    routes.push(
+      rawBodyRoute(BRIDGE_CALLBACK_PATH, (params, body) =>
+        approvals.bridgeCallback(params.token ?? '', body),
+      ),
+    );
+  }
+  const slack = createSlackApp({
+    slack: config.slack,
+    port: config.port,
+    logger,
+    logLevel: config.logLevel,
+    routes,
+    plugins: [
+      (app) => registerCommands(app, { ...readDeps, approvals: approvals?.deps }),
+      (app) => registerDepositQuoteViews(app, readDeps),
+      ...(approvals ? [approvals.plugin] : []),
+    ],
+  });
+  await slack.start();
+  await approvals?.engine.start();
+  await webhooks.start();
+  if (ownSandbox && sandbox) sandbox.setWebhookUrl(`${slack.url}/webhooks/cngn`);
+
+  let stopped = false;
+  return {
+    config,
+    store,
+    client,
+    sandbox,
+    approvals,
+    webhooks,
+    slack,
+    url: slack.url,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await slack.stop(); // stop taking new work first
+      await webhooks.stop();
+      await approvals?.engine.stop();
+      await client.close();
+      if (ownSandbox) await sandbox?.stop();
+      if (!options.store) await store.close();
+    },
+  };
+}

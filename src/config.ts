@@ -1,0 +1,230 @@
+// The only place that reads the environment. Parsed once with zod; every problem is listed together.
+import { z } from 'zod';
+import { parseTiers } from './approvals/policy.js';
+import { loadPrivateKey } from './cngn/credentials.js';
+import { parseRateLimit, type RateLimit } from './cngn/limiter.js';
+import type { LogLevel } from './log.js';
+import { parseAlertRoutes } from './webhooks/routing.js';
+
+export const LIVE_SERVICE_URL = 'https://api.cngn.co';
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+  constructor(readonly problems: string[]) {
+    super(`Configuration needs fixing:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+export type ServiceConfig =
+  | { mode: 'sandbox' }
+  | { mode: 'service'; baseUrl: string; apiKey: string; encryptionKey: string; privateKey: string };
+
+export interface Config {
+  slack: {
+    botToken: string | undefined;
+    signingSecret: string | undefined;
+    appToken: string | undefined;
+    apiUrl: string | undefined;
+    mode: 'socket' | 'http';
+  };
+  port: number;
+  service: ServiceConfig;
+  approvalsChannel: string | undefined;
+  alertsChannel: string | undefined;
+  alertRoutes: string | undefined;
+  approvers: string[];
+  approverGroup: string | undefined;
+  approvalTiers: string;
+  approvalTtlMs: number;
+  webhookSecret: string | undefined;
+  rateLimit: RateLimit;
+  publicUrl: string | undefined;
+  storeUrl: string;
+  logLevel: LogLevel;
+}
+
+const blank = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+const optional = z.preprocess(blank, z.string().trim().optional());
+const slackId = (prefix: string) =>
+  z.preprocess(
+    blank,
+    z
+      .string()
+      .trim()
+      .regex(new RegExp(`^${prefix}[A-Z0-9]{2,}$`), `must be a Slack ID starting with ${prefix}`)
+      .optional(),
+  );
+
+const DURATION = /^(\d+)\s*(ms|s|m|h|d)$/;
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+export function parseDuration(text: string): number {
+  const match = DURATION.exec(text.trim());
+  if (!match) throw new Error('must be a duration such as 24h, 30m or 90s');
+  const ms = Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
+  if (ms <= 0) throw new Error('must be longer than zero');
+  return ms;
+}
+
+/** A zod string that must pass a parser; the parser's message becomes the reason. */
+const parsedBy = <T>(parse: (text: string) => T) =>
+  z.string().transform((text, ctx) => {
+    try {
+      return parse(text);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
+      return z.NEVER;
+    }
+  });
+
+const envSchema = z.object({
+  SLACK_BOT_TOKEN: z.preprocess(blank, z.string().startsWith('xoxb-', 'must start with xoxb-').optional()),
+  SLACK_SIGNING_SECRET: optional,
+  SLACK_APP_TOKEN: z.preprocess(blank, z.string().startsWith('xapp-', 'must start with xapp-').optional()),
+  SLACK_API_URL: z.preprocess(blank, z.url('must be a URL').optional()),
+  PORT: z.preprocess(blank, z.coerce.number().int().min(0).max(65535).default(3000)),
+  CNGN_API_KEY: z.preprocess(
+    blank,
+    z
+      .string()
+      .regex(/^cngn_(test|live)_/, 'must start with cngn_test_ or cngn_live_')
+      .optional(),
+  ),
+  CNGN_ENCRYPTION_KEY: optional,
+  CNGN_PRIVATE_KEY: optional,
+  CNGN_PRIVATE_KEY_FILE: optional,
+  CNGN_BASE_URL: z.preprocess(blank, z.url('must be a URL such as https://api.cngn.co').optional()),
+  CNGN_APPROVALS_CHANNEL: slackId('[CG]'),
+  CNGN_ALERTS_CHANNEL: slackId('[CG]'),
+  CNGN_ALERT_ROUTES: optional,
+  CNGN_APPROVERS: z.preprocess(
+    blank,
+    z
+      .string()
+      .transform((v) =>
+        v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      )
+      .pipe(
+        z.array(z.string().regex(/^[UW][A-Z0-9]{2,}$/, 'must be Slack user IDs (U…) separated by commas')),
+      )
+      .optional(),
+  ),
+  CNGN_APPROVER_GROUP: slackId('S'),
+  CNGN_APPROVAL_TIERS: z.preprocess(blank, z.string().default('0:1')),
+  CNGN_APPROVAL_TTL: z.preprocess(blank, parsedBy(parseDuration).default(24 * 3_600_000)),
+  CNGN_WEBHOOK_SECRET: optional,
+  CNGN_RATE_LIMIT: z.preprocess(blank, parsedBy(parseRateLimit).optional()),
+  PUBLIC_URL: z.preprocess(
+    blank,
+    z
+      .url('must be a URL')
+      .refine((u) => u.startsWith('https://'), 'must be an https:// origin (the service calls it back)')
+      .transform((u) => u.replace(/\/+$/, ''))
+      .optional(),
+  ),
+  STORE_URL: z.preprocess(
+    blank,
+    z
+      .string()
+      .regex(/^(sqlite|redis|rediss|memory):\/\//, 'must start with sqlite://, redis:// or memory://')
+      .default('sqlite://./data/cngn-desk.sqlite'),
+  ),
+  LOG_LEVEL: z.preprocess(
+    (v) => (typeof v === 'string' ? blank(v.toLowerCase()) : v),
+    z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  ),
+});
+
+/** Parse the environment; throws ConfigError listing every problem (field: reason). */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  const problems: string[] = parsed.success
+    ? []
+    : parsed.error.issues.map((issue) => `${String(issue.path[0] ?? 'environment')}: ${issue.message}`);
+  if (!parsed.success) throw new ConfigError(problems);
+  const e = parsed.data;
+
+  const mode = e.SLACK_APP_TOKEN ? 'socket' : 'http';
+  if (e.SLACK_BOT_TOKEN && mode === 'http' && !e.SLACK_SIGNING_SECRET) {
+    problems.push('SLACK_SIGNING_SECRET: required in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)');
+  }
+  if ((e.SLACK_SIGNING_SECRET || e.SLACK_APP_TOKEN) && !e.SLACK_BOT_TOKEN) {
+    problems.push('SLACK_BOT_TOKEN: required to talk to Slack (the xoxb- token from "OAuth & Permissions")');
+  }
+  if (e.SLACK_BOT_TOKEN && !e.CNGN_APPROVALS_CHANNEL) {
+    problems.push('CNGN_APPROVALS_CHANNEL: required — the channel ID where approval requests are posted');
+  }
+  if (e.SLACK_BOT_TOKEN && !e.CNGN_APPROVERS?.length && !e.CNGN_APPROVER_GROUP) {
+    problems.push('CNGN_APPROVERS or CNGN_APPROVER_GROUP: name at least one approver, or nobody can approve');
+  }
+  try {
+    parseTiers(e.CNGN_APPROVAL_TIERS);
+  } catch (error) {
+    problems.push(`CNGN_APPROVAL_TIERS: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  try {
+    parseAlertRoutes(e.CNGN_ALERT_ROUTES);
+  } catch (error) {
+    problems.push(`CNGN_ALERT_ROUTES: ${error instanceof Error ? error.message : String(error)}`);
+  }
+
+  let service: ServiceConfig = { mode: 'sandbox' };
+  if (e.CNGN_API_KEY) {
+    if (!e.CNGN_ENCRYPTION_KEY) problems.push('CNGN_ENCRYPTION_KEY: required with CNGN_API_KEY');
+    let privateKey = '';
+    try {
+      privateKey = loadPrivateKey({ text: e.CNGN_PRIVATE_KEY, file: e.CNGN_PRIVATE_KEY_FILE });
+    } catch (error) {
+      problems.push(
+        `CNGN_PRIVATE_KEY / CNGN_PRIVATE_KEY_FILE: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+    service = {
+      mode: 'service',
+      baseUrl: (e.CNGN_BASE_URL ?? LIVE_SERVICE_URL).replace(/\/+$/, ''),
+      apiKey: e.CNGN_API_KEY,
+      encryptionKey: e.CNGN_ENCRYPTION_KEY ?? '',
+      privateKey,
+    };
+  }
+  if (problems.length) throw new ConfigError(problems);
+
+  return {
+    slack: {
+      botToken: e.SLACK_BOT_TOKEN,
+      signingSecret: e.SLACK_SIGNING_SECRET,
+      appToken: e.SLACK_APP_TOKEN,
+      apiUrl: e.SLACK_API_URL,
+      mode,
+    },
+    port: e.PORT,
+    service,
+    approvalsChannel: e.CNGN_APPROVALS_CHANNEL,
+    alertsChannel: e.CNGN_ALERTS_CHANNEL,
+    alertRoutes: e.CNGN_ALERT_ROUTES,
+    approvers: e.CNGN_APPROVERS ?? [],
+    approverGroup: e.CNGN_APPROVER_GROUP,
+    approvalTiers: e.CNGN_APPROVAL_TIERS,
+    approvalTtlMs: e.CNGN_APPROVAL_TTL,
+    webhookSecret: e.CNGN_WEBHOOK_SECRET,
+    rateLimit: e.CNGN_RATE_LIMIT ?? parseRateLimit(undefined),
+    publicUrl: e.PUBLIC_URL,
+    storeUrl: e.STORE_URL,
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
+/** Every secret value in the configuration, so the logger can redact them wherever they appear. */
+export function secretsOf(config: Config): string[] {
+  const values = [
+    config.slack.botToken,
+    config.slack.signingSecret,
+    config.slack.appToken,
+    config.webhookSecret,
+  ];
+  if (config.service.mode === 'service') values.push(config.service.apiKey, config.service.encryptionKey);
+  return values.filter((v): v is string => Boolean(v));
+}

@@ -1,0 +1,138 @@
+// Builds the Bolt app: Socket Mode when SLACK_APP_TOKEN is set, else HTTP mode with Slack requests at
+// POST /slack/events. Extra routes (webhooks, callbacks, /healthz) are served on PORT in both modes.
+// Without a bot token there is no Slack at all, but the routes still serve (sandbox demos, webhooks).
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { App, type CustomRoute, LogLevel } from '@slack/bolt';
+import { match } from 'path-to-regexp';
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+
+export const SLACK_EVENTS_PATH = '/slack/events';
+
+export interface SlackAppOptions {
+  slack: Config['slack'];
+  port: number;
+  host?: string;
+  logger: Logger;
+  logLevel?: Config['logLevel'];
+  /** Extra HTTP routes; handlers get the raw Node request (webhook signatures need the bytes). */
+  routes?: CustomRoute[];
+  /** Features registering their own listeners (commands, approvals, …). */
+  plugins?: Array<(app: App) => void>;
+}
+
+export interface SlackApp {
+  /** Undefined when Slack is not configured (no SLACK_BOT_TOKEN). */
+  app: App | undefined;
+  /** `http://host:port` of the HTTP server, once started. */
+  url: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const healthz: CustomRoute = {
+  path: '/healthz',
+  method: ['GET'],
+  handler: (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('{"ok":true}');
+  },
+};
+
+const BOLT_LEVEL: Record<Config['logLevel'], LogLevel> = {
+  debug: LogLevel.DEBUG,
+  info: LogLevel.WARN, // Bolt's info lines are noise for operators; ours carry what matters
+  warn: LogLevel.WARN,
+  error: LogLevel.ERROR,
+  silent: LogLevel.ERROR,
+};
+
+export function createSlackApp(options: SlackAppOptions): SlackApp {
+  const routes = [healthz, ...(options.routes ?? [])];
+  const { slack } = options;
+  if (!slack.botToken) return routesOnly(routes, options);
+
+  const slackApiUrl = slack.apiUrl ? `${slack.apiUrl.replace(/\/+$/, '')}/` : undefined;
+  const common = {
+    token: slack.botToken,
+    logLevel: BOLT_LEVEL[options.logLevel ?? 'info'],
+    customRoutes: routes,
+    ...(slackApiUrl ? { clientOptions: { slackApiUrl } } : {}),
+  };
+  const app =
+    slack.mode === 'socket'
+      ? new App({
+          ...common,
+          socketMode: true,
+          appToken: slack.appToken,
+          installerOptions: { port: options.port },
+        })
+      : new App({ ...common, signingSecret: slack.signingSecret ?? '' });
+  app.error(async (error) => {
+    options.logger.error('unhandled error in a Slack listener', { error: error.message });
+  });
+  for (const plugin of options.plugins ?? []) plugin(app);
+
+  const handle: SlackApp = {
+    app,
+    url: '',
+    async start() {
+      if (slack.mode === 'socket') {
+        await app.start();
+        handle.url = `http://127.0.0.1:${options.port}`;
+      } else {
+        const server = (await app.start(options.port)) as Server;
+        handle.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      }
+      options.logger.info('Slack app started', { mode: slack.mode, url: handle.url });
+    },
+    async stop() {
+      await app.stop();
+    },
+  };
+  return handle;
+}
+
+/** No Slack configured: serve the extra routes alone, so webhooks and health checks keep working. */
+function routesOnly(routes: CustomRoute[], options: SlackAppOptions): SlackApp {
+  const matchers = routes.map((route) => ({
+    route,
+    test: match(route.path, { decode: decodeURIComponent }),
+  }));
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    for (const { route, test } of matchers) {
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      const found = test(path);
+      if (found && methods.includes(req.method ?? 'GET')) {
+        Object.assign(req, { params: found.params });
+        void Promise.resolve(route.handler(req as Parameters<CustomRoute['handler']>[0], res));
+        return;
+      }
+    }
+    res.writeHead(404, { 'content-type': 'text/plain' });
+    res.end('not found');
+  });
+  const handle: SlackApp = {
+    app: undefined,
+    url: '',
+    async start() {
+      server.listen(options.port, options.host);
+      await once(server, 'listening');
+      handle.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      options.logger.warn(
+        'Slack is not configured (no SLACK_BOT_TOKEN): serving webhooks and /healthz only',
+        {
+          url: handle.url,
+        },
+      );
+    },
+    async stop() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+  return handle;
+}

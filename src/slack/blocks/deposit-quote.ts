@@ -1,0 +1,174 @@
+// Modals that move no money: a one-time deposit account and a bridge fee quote. Pure builders.
+import type { KnownBlock, ModalView } from '@slack/types';
+import type { BridgeQuote, TemporaryAccount } from '../../cngn/schemas.js';
+import { relative } from './approval-format.js';
+import {
+  modal,
+  type NetworkChoice,
+  networkOptions,
+  type Prefill,
+  selectInput,
+  textInput,
+} from './approval-modals.js';
+import { escapeText, lagosTime, naira } from './webhook-format.js';
+
+export const DEPOSIT_VIEW = 'deposit.submit';
+export const QUOTE_VIEW = 'quote.submit';
+
+export const DEPOSIT = {
+  amount: 'deposit.amount',
+  email: 'deposit.email',
+  customerName: 'deposit.customer_name',
+  accountName: 'deposit.account_name',
+  narration: 'deposit.narration',
+} as const;
+
+export const QUOTE = {
+  amount: 'quote.amount',
+  origin: 'quote.origin',
+  destination: 'quote.destination',
+  address: 'quote.address',
+} as const;
+
+const plain = (text: string) => ({ type: 'plain_text' as const, text: text.slice(0, 75) });
+
+export function depositModal(input: { prefill?: Prefill; environment: string }): ModalView {
+  const p = input.prefill ?? {};
+  const view = modal(
+    DEPOSIT_VIEW,
+    'Take a Naira deposit',
+    [
+      textInput(DEPOSIT.amount, 'Amount (₦)', {
+        initial: p[DEPOSIT.amount],
+        placeholder: '5000',
+        hint: 'At least ₦100, at most 2 decimals. Fee and VAT are added on top.',
+      }),
+      textInput(DEPOSIT.email, 'Customer e-mail', {
+        initial: p[DEPOSIT.email],
+        placeholder: 'payer@example.com',
+      }),
+      textInput(DEPOSIT.customerName, 'Customer name', { optional: true, initial: p[DEPOSIT.customerName] }),
+      textInput(DEPOSIT.accountName, 'Account display name', {
+        optional: true,
+        initial: p[DEPOSIT.accountName],
+        hint: '3 to 50 characters',
+      }),
+      textInput(DEPOSIT.narration, 'Narration', {
+        optional: true,
+        initial: p[DEPOSIT.narration],
+        hint: 'At most 100 characters',
+      }),
+    ],
+    { submit: 'Create account', environment: input.environment },
+  );
+  return replaceFooter(view, `${input.environment} · a one-time account; no money leaves the treasury`);
+}
+
+export function quoteModal(input: {
+  networks: NetworkChoice[];
+  prefill?: Prefill;
+  environment: string;
+}): ModalView {
+  const p = input.prefill ?? {};
+  const options = networkOptions(input.networks);
+  const view = modal(
+    QUOTE_VIEW,
+    'Bridge fee quote',
+    [
+      textInput(QUOTE.amount, 'Amount (₦)', { initial: p[QUOTE.amount], placeholder: '1500' }),
+      selectInput(QUOTE.origin, 'From network', options, { initial: p[QUOTE.origin] }),
+      selectInput(QUOTE.destination, 'To network', options, { initial: p[QUOTE.destination] }),
+      textInput(QUOTE.address, 'Destination address', { initial: p[QUOTE.address], placeholder: '0x…' }),
+    ],
+    {
+      submit: 'Get quote',
+      metadata: JSON.stringify({ networks: input.networks.map((n) => n.id) }),
+      environment: input.environment,
+    },
+  );
+  return replaceFooter(view, `${input.environment} · a quote only; nothing is sent`);
+}
+
+function replaceFooter(view: ModalView, text: string): ModalView {
+  const blocks = [...view.blocks];
+  blocks[blocks.length - 1] = { type: 'context', elements: [{ type: 'mrkdwn', text }] };
+  return { ...view, blocks };
+}
+
+const resultView = (title: string, blocks: KnownBlock[]): ModalView => ({
+  type: 'modal',
+  title: plain(title),
+  close: plain('Done'),
+  blocks,
+});
+
+export function depositResultView(account: TemporaryAccount, now: Date, environment: string): ModalView {
+  const expiry = `${lagosTime(account.expiresAt) ?? account.expiresAt} (expires ${relative(account.expiresAt, now)})`;
+  const fees = [
+    account.fee ? `fee ${naira(account.fee)}` : '',
+    account.vat ? `VAT ${naira(account.vat)}` : '',
+  ]
+    .filter(Boolean)
+    .join(' + ');
+  return resultView('Deposit account', [
+    {
+      type: 'section',
+      text: {
+        type: 'mrkdwn',
+        text: `*Send exactly ${naira(account.amountExpected)}*${fees ? ` (${naira(account.amount)} + ${fees})` : ''}`,
+      },
+    },
+    {
+      type: 'section',
+      fields: [
+        { type: 'mrkdwn', text: `*Account number*\n\`${escapeText(account.accountNumber)}\`` },
+        { type: 'mrkdwn', text: `*Bank*\n${escapeText(account.bankName)}` },
+        { type: 'mrkdwn', text: `*Account name*\n${escapeText(account.accountName)}` },
+        { type: 'mrkdwn', text: `*Reference*\n\`${escapeText(account.reference)}\`` },
+      ],
+    },
+    { type: 'section', text: { type: 'mrkdwn', text: `:alarm_clock: *Expires* ${expiry}` } },
+    {
+      type: 'context',
+      elements: [
+        {
+          type: 'mrkdwn',
+          text: `${environment} · payments after the expiry or of a different amount are not credited`,
+        },
+      ],
+    },
+  ]);
+}
+
+export function quoteResultView(
+  input: { amount: string; origin: string; destination: string; address: string; quote: BridgeQuote },
+  environment: string,
+): ModalView {
+  const q = input.quote;
+  return resultView('Bridge quote', [
+    {
+      type: 'section',
+      text: {
+        type: 'mrkdwn',
+        text: `*${naira(input.amount)}* from *${escapeText(input.origin)}* to *${escapeText(input.destination)}*\nto \`${escapeText(input.address)}\``,
+      },
+    },
+    {
+      type: 'section',
+      fields: [
+        { type: 'mrkdwn', text: `*Receivable*\n${naira(q.amountReceivable)}` },
+        { type: 'mrkdwn', text: `*Network fee*\n${naira(q.networkFee)}` },
+        { type: 'mrkdwn', text: `*Bridge fee*\n${naira(q.bridgeFee)}` },
+      ],
+    },
+    {
+      type: 'context',
+      elements: [
+        {
+          type: 'mrkdwn',
+          text: `${environment} · quotes change; \`/cngn bridge\` re-quotes before approval`,
+        },
+      ],
+    },
+  ]);
+}

@@ -1,0 +1,212 @@
+// The /cngn router: ack first, then find the subcommand, run it, and answer privately. Unknown input
+// gets the help with a "did you mean". Approval subcommands are handed to the approvals plugin.
+import type { App } from '@slack/bolt';
+import type { ApprovalSlackDeps } from '../actions/approval.js';
+import { runApprovalCommand } from '../approval-plugin.js';
+import type { SlackMessage } from '../blocks/approval-message.js';
+import {
+  errorMessage,
+  type HelpEntry,
+  helpMessage,
+  TX_PAGE_ACTION,
+  withEnvironment,
+} from '../blocks/reads.js';
+import { describeError } from '../errors.js';
+import {
+  accountsCommand,
+  balanceCommand,
+  banksCommand,
+  type CommandContext,
+  depositCommand,
+  networksCommand,
+  quoteCommand,
+  type ReadDeps,
+  txCommand,
+  txPage,
+  whitelistCommand,
+} from './reads.js';
+
+type Answer = (ctx: CommandContext, deps: ReadDeps) => Promise<SlackMessage | undefined | void>;
+
+interface Subcommand extends HelpEntry {
+  name: string;
+  run?: Answer;
+}
+
+/** The help, in the order a treasury operator needs it. `run` missing = handled by approvals. */
+export const SUBCOMMANDS: Subcommand[] = [
+  { name: 'balance', usage: 'balance', summary: 'token balance', run: balanceCommand },
+  {
+    name: 'tx',
+    usage: 'tx [reference]',
+    summary: 'recent transactions, or one in full — `/cngn tx RDM-0001`',
+    run: txCommand,
+  },
+  {
+    name: 'deposit',
+    usage: 'deposit [amount]',
+    summary: 'one-time account to pay Naira into — `/cngn deposit 5000`',
+    run: depositCommand,
+  },
+  {
+    name: 'withdraw',
+    usage: 'withdraw [amount] [network] [address]',
+    summary: 'send cNGN to a wallet (needs approval) — `/cngn withdraw 1500 base 0xabc…`',
+  },
+  {
+    name: 'redeem',
+    usage: 'redeem [amount]',
+    summary: 'burn cNGN and pay Naira to a bank account (needs approval)',
+  },
+  {
+    name: 'quote',
+    usage: 'quote [amount] [from] [to] [address]',
+    summary: 'bridge fee quote — `/cngn quote 1500 base bsc 0xabc…`',
+    run: quoteCommand,
+  },
+  {
+    name: 'bridge',
+    usage: 'bridge [amount] [from] [to] [address]',
+    summary: 'move cNGN to another network (needs approval)',
+  },
+  {
+    name: 'accounts',
+    usage: 'accounts',
+    summary: 'dedicated virtual accounts (pay Naira in here)',
+    run: accountsCommand,
+  },
+  { name: 'networks', usage: 'networks', summary: 'supported networks', run: networksCommand },
+  {
+    name: 'banks',
+    usage: 'banks [name]',
+    summary: 'supported banks — `/cngn banks zenith`',
+    run: banksCommand,
+  },
+  {
+    name: 'whitelist',
+    usage: 'whitelist [add]',
+    summary: 'whitelisted addresses / add one (needs approval)',
+    run: whitelistCommand,
+  },
+  { name: 'settlement', usage: 'settlement', summary: 'change the settlement bank account (needs approval)' },
+  { name: 'pending', usage: 'pending', summary: 'open approval requests' },
+  { name: 'audit', usage: 'audit [n]', summary: 'the last n steps of the audit log' },
+  { name: 'help', usage: 'help', summary: 'this list' },
+];
+
+export interface RouterDeps extends ReadDeps {
+  /** Set when the approvals feature is wired (money-moving subcommands). */
+  approvals?: ApprovalSlackDeps | undefined;
+}
+
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let previous = row[0] ?? 0;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const current = row[j] ?? 0;
+      row[j] = Math.min(current + 1, (row[j - 1] ?? 0) + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
+      previous = current;
+    }
+  }
+  return row[b.length] ?? 0;
+}
+
+export function suggest(word: string): string | undefined {
+  const ranked = SUBCOMMANDS.map((s) => ({ name: s.name, d: distance(word.toLowerCase(), s.name) })).sort(
+    (a, b) => a.d - b.d,
+  );
+  const best = ranked[0];
+  return best && best.d <= Math.max(1, Math.floor(best.name.length / 3)) ? best.name : undefined;
+}
+
+export function help(word?: string): SlackMessage {
+  if (!word) return helpMessage(SUBCOMMANDS);
+  const guess = suggest(word);
+  const notice = `I don't know \`${word.replace(/[`<>&]/g, '')}\`.${guess ? ` Did you mean \`/cngn ${guess}\`?` : ''}`;
+  return helpMessage(SUBCOMMANDS, notice);
+}
+
+export async function routeCommand(
+  text: string,
+  ctx: Omit<CommandContext, 'args'>,
+  deps: RouterDeps,
+): Promise<void> {
+  const [first = '', ...args] = text.trim().split(/\s+/).filter(Boolean);
+  const name = first.toLowerCase();
+  const reply = (message: SlackMessage) => ctx.respond(withEnvironment(message, deps.api.environment));
+  const context: CommandContext = { ...ctx, args, respond: reply };
+  try {
+    if (name === '' || name === 'help') return await reply(help());
+    const isApprovalWhitelist = name === 'whitelist' && args[0]?.toLowerCase() === 'add';
+    const own = SUBCOMMANDS.find((s) => s.name === name && s.run);
+    if (own?.run && !isApprovalWhitelist) {
+      const message = await own.run(context, deps);
+      if (message) await reply(message);
+      return;
+    }
+    if (deps.approvals && SUBCOMMANDS.some((s) => s.name === name)) {
+      const handled = await runApprovalCommand(
+        name,
+        {
+          args,
+          userId: ctx.userId,
+          triggerId: ctx.triggerId,
+          client: ctx.client,
+          respond: (textAnswer) =>
+            reply({
+              text: textAnswer,
+              blocks: [{ type: 'section', text: { type: 'mrkdwn', text: textAnswer } }],
+            }),
+        },
+        deps.approvals,
+        reply,
+      );
+      if (handled) return;
+    }
+    if (SUBCOMMANDS.some((s) => s.name === name)) {
+      return await reply(
+        errorMessage('Approvals are not configured: set CNGN_APPROVALS_CHANNEL and CNGN_APPROVERS.'),
+      );
+    }
+    await reply(help(first));
+  } catch (error) {
+    await reply(errorMessage(describeError(error, deps.logger, `/cngn ${name}`).text));
+  }
+}
+
+export function registerCommands(app: App, deps: RouterDeps): void {
+  app.command('/cngn', async ({ ack, command, client, respond }) => {
+    await ack();
+    await routeCommand(
+      command.text,
+      {
+        userId: command.user_id,
+        channelId: command.channel_id,
+        triggerId: command.trigger_id,
+        client,
+        respond: async (message) => {
+          await respond({ response_type: 'ephemeral', ...message });
+        },
+      },
+      deps,
+    );
+  });
+
+  // Next / Previous on the transaction list: the same private message is replaced in place.
+  app.action<import('@slack/bolt').BlockAction<import('@slack/bolt').ButtonAction>>(
+    new RegExp(`^${TX_PAGE_ACTION.replace('.', '\\.')}\\.`),
+    async ({ ack, action, respond }) => {
+      await ack();
+      const page = Math.max(1, Number.parseInt(action.value ?? '1', 10) || 1);
+      let message: SlackMessage;
+      try {
+        message = await txPage(page, deps);
+      } catch (error) {
+        message = errorMessage(describeError(error, deps.logger, 'tx page').text);
+      }
+      await respond({ replace_original: true, ...withEnvironment(message, deps.api.environment) });
+    },
+  );
+}

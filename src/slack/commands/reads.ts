@@ -1,0 +1,114 @@
+// Subcommands that move no money. Each reads through the client (caches and budget included) and
+// answers with a blocks/ builder; the router has already acked.
+import type { WebClient } from '@slack/web-api';
+import type { CngnApi } from '../../cngn/api.js';
+import type { Logger } from '../../log.js';
+import type { SlackMessage } from '../blocks/approval-message.js';
+import { toNetworkChoices } from '../blocks/approval-modals.js';
+import { DEPOSIT, depositModal, QUOTE, quoteModal } from '../blocks/deposit-quote.js';
+import {
+  accountsMessage,
+  balanceMessage,
+  banksMessage,
+  networksMessage,
+  txDetailMessage,
+  txListMessage,
+  whitelistMessage,
+} from '../blocks/reads.js';
+import { environmentMarker } from '../blocks/webhook-format.js';
+
+export interface CommandContext {
+  args: string[];
+  userId: string;
+  channelId: string;
+  triggerId: string;
+  client: WebClient;
+  /** Answer privately through the command's response_url. */
+  respond(message: SlackMessage): Promise<void>;
+}
+
+export interface ReadDeps {
+  api: CngnApi;
+  logger: Logger;
+  now: () => Date;
+}
+
+export const TX_PAGE_SIZE = 10;
+
+export async function balanceCommand(_ctx: CommandContext, deps: ReadDeps): Promise<SlackMessage> {
+  const { entries, asOf } = await deps.api.getBalanceWithTime({ priority: 'interactive' });
+  return balanceMessage(entries, asOf);
+}
+
+export async function networksCommand(_ctx: CommandContext, deps: ReadDeps): Promise<SlackMessage> {
+  return networksMessage(await deps.api.getNetworks());
+}
+
+export async function banksCommand(ctx: CommandContext, deps: ReadDeps): Promise<SlackMessage> {
+  const banks = await deps.api.getBanks();
+  const filter = ctx.args.join(' ').trim();
+  const needle = filter.toLowerCase();
+  const matching = needle
+    ? banks.filter((b) => b.name.toLowerCase().includes(needle) || b.code === needle)
+    : banks;
+  return banksMessage(
+    [...matching].sort((a, b) => a.name.localeCompare(b.name)),
+    filter || undefined,
+    banks.length,
+  );
+}
+
+export async function accountsCommand(_ctx: CommandContext, deps: ReadDeps): Promise<SlackMessage> {
+  return accountsMessage(await deps.api.getDedicatedAccounts());
+}
+
+export async function whitelistCommand(_ctx: CommandContext, deps: ReadDeps): Promise<SlackMessage> {
+  const [addresses, networks] = await Promise.all([
+    deps.api.getWhitelisted({ includeNetwork: true }),
+    deps.api.getNetworks(),
+  ]);
+  return whitelistMessage(addresses, networks);
+}
+
+export async function txPage(page: number, deps: ReadDeps): Promise<SlackMessage> {
+  const result = await deps.api.getTransactions({ page, limit: TX_PAGE_SIZE });
+  return txListMessage(result.data, result.pagination, page, deps.now());
+}
+
+export async function txCommand(ctx: CommandContext, deps: ReadDeps): Promise<SlackMessage> {
+  const reference = ctx.args[0];
+  if (!reference) return txPage(1, deps);
+  return txDetailMessage(await deps.api.getTransaction(reference), deps.api.environment);
+}
+
+/** `/cngn deposit 5000 payer@example.com` prefills amount and e-mail. */
+export async function depositCommand(ctx: CommandContext, deps: ReadDeps): Promise<void> {
+  const [amount, email] = ctx.args;
+  const view = depositModal({
+    prefill: { [DEPOSIT.amount]: amount, [DEPOSIT.email]: email?.includes('@') ? email : undefined },
+    environment: environmentMarker(deps.api.environment),
+  });
+  await ctx.client.views.open({ trigger_id: ctx.triggerId, view });
+}
+
+/** `/cngn quote 1500 base bsc 0xabc…` prefills amount, networks (by name or code) and address. */
+export async function quoteCommand(ctx: CommandContext, deps: ReadDeps): Promise<void> {
+  const [amount, from, to, address] = ctx.args;
+  const networks = toNetworkChoices(await deps.api.getNetworks());
+  const find = (word: string | undefined) =>
+    word
+      ? networks.find((n) => [n.id, n.name, n.shortName].some((v) => v.toLowerCase() === word.toLowerCase()))
+          ?.id
+      : undefined;
+  const view = quoteModal({
+    networks,
+    prefill: {
+      [QUOTE.amount]: amount,
+      [QUOTE.origin]: find(from),
+      [QUOTE.destination]: find(to),
+      [QUOTE.address]: address,
+    },
+    environment: environmentMarker(deps.api.environment),
+  });
+  await ctx.client.views.open({ trigger_id: ctx.triggerId, view });
+}

@@ -1,0 +1,82 @@
+// One function from any error to the sentence a treasury operator reads. Never a stack, never a secret.
+import { randomBytes } from 'node:crypto';
+import { ZodError } from 'zod';
+import { CredentialsError } from '../cngn/credentials.js';
+import {
+  CngnError,
+  type CngnErrorKind,
+  CngnResponseError,
+  CngnTransportError,
+  RateBudgetError,
+} from '../cngn/errors.js';
+import { MoneyFormatError } from '../format/money.js';
+import type { Logger } from '../log.js';
+
+const PERMISSION_BY_ENDPOINT: Array<[RegExp, string]> = [
+  [/bridge/, 'Swap'],
+  [/virtual-account/, 'Fiat Deposit'],
+  [/withdraw/, 'Send Crypto'],
+  [/redeemAsset/, 'Redeem'],
+];
+
+const SENTENCES: Partial<Record<CngnErrorKind, (e: CngnError) => string>> = {
+  'permission-denied': (e) => {
+    const permission = PERMISSION_BY_ENDPOINT.find(([pattern]) => pattern.test(e.endpoint))?.[1];
+    return permission
+      ? `Permission denied: the API key lacks the *${permission}* permission. An admin can grant it in the cNGN dashboard.`
+      : 'Permission denied: the API key is not allowed to do this.';
+  },
+  'ip-not-allowed': () =>
+    "The service refused this server's IP address. Add the bot's outgoing IP to the allowlist in the cNGN dashboard.",
+  'invalid-key': () =>
+    'The service did not accept the API key (check CNGN_API_KEY and that it is for this environment).',
+  'merchant-not-found': () =>
+    'The service does not know this business (Merchant not found): check the API key.',
+  'no-ssh-key': (e) => `${e.serviceMessage}: upload the bot's Ed25519 public key in the cNGN dashboard.`,
+  'decryption-failed': () =>
+    'The service could not decrypt our request: CNGN_ENCRYPTION_KEY does not match the key in the dashboard.',
+  'service-unavailable': () => 'The service is currently unavailable. Please try again later.',
+  'account-unresolvable': () => 'Could not resolve account details: check the account number and the bank.',
+  'not-found': () => 'Transaction not found: check the reference.',
+  'rate-limited': () => 'The service is rate limiting this key; try again in about a minute.',
+  validation: (e) => `The service refused the request: ${e.serviceMessage}`,
+  'server-error': () => 'The service had an internal error. Nothing was retried; try again shortly.',
+};
+
+export interface UserError {
+  text: string;
+  /** Set for errors we did not expect: quoted to the user and written to the log. */
+  correlationId?: string;
+}
+
+/** The plain sentence for an error; unexpected ones get a correlation id and are logged (redacted). */
+export function describeError(error: unknown, logger?: Logger, context?: string): UserError {
+  if (error instanceof RateBudgetError) {
+    return { text: `The service is busy — try again in ${error.retryInSeconds} s.` };
+  }
+  if (error instanceof CngnError) {
+    const sentence = SENTENCES[error.kind];
+    return { text: sentence ? sentence(error) : `The service said: ${error.serviceMessage}` };
+  }
+  if (error instanceof CngnTransportError) {
+    return {
+      text: error.mayHaveBeenSent
+        ? 'The service did not answer in time. The outcome is unknown; nothing will be resent automatically.'
+        : 'The service could not be reached. Nothing was sent; try again shortly.',
+    };
+  }
+  if (error instanceof MoneyFormatError) return { text: error.message };
+  if (error instanceof CredentialsError) return { text: error.message };
+  const correlationId = randomBytes(4).toString('hex');
+  logger?.error('unexpected error', {
+    correlationId,
+    context,
+    error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+    kind:
+      error instanceof CngnResponseError ? 'response' : error instanceof ZodError ? 'validation' : 'other',
+  });
+  return {
+    text: `Sorry — something went wrong on our side. If it keeps happening, quote reference \`${correlationId}\`.`,
+    correlationId,
+  };
+}
