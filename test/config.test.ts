@@ -1,0 +1,131 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, parseDuration, secretsOf } from '../src/config.js';
+
+const slack = {
+  SLACK_BOT_TOKEN: 'xoxb-1-2-abc',
+  SLACK_SIGNING_SECRET: 'shh',
+  CNGN_APPROVALS_CHANNEL: 'C0APPROVALS',
+  CNGN_APPROVERS: 'U0AAA, U0BBB',
+};
+const keyFile = new URL('./fixtures/test_ed25519', import.meta.url).pathname;
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('configuration', () => {
+  it('runs the embedded sandbox on SQLite with no settings at all', () => {
+    const config = loadConfig({});
+    expect(config.service).toEqual({ mode: 'sandbox' });
+    expect(config.storeUrl).toBe('sqlite://./data/cngn-desk.sqlite');
+    expect(config.port).toBe(3000);
+    expect(config.rateLimit).toEqual({ limit: 20, windowSeconds: 60 });
+    expect(config.approvalTtlMs).toBe(24 * 3_600_000);
+    expect(config.slack.botToken).toBeUndefined();
+  });
+
+  it('reads a full HTTP-mode configuration against the real service', () => {
+    const config = loadConfig({
+      ...slack,
+      CNGN_API_KEY: 'cngn_live_abc',
+      CNGN_ENCRYPTION_KEY: 'enc',
+      CNGN_PRIVATE_KEY_FILE: keyFile,
+      CNGN_APPROVAL_TIERS: '0:1,1000000:2',
+      CNGN_APPROVAL_TTL: '30m',
+      CNGN_RATE_LIMIT: '10/60s',
+      PUBLIC_URL: 'https://desk.example.com/',
+      PORT: '8080',
+      LOG_LEVEL: 'DEBUG',
+    });
+    expect(config.slack.mode).toBe('http');
+    expect(config.approvers).toEqual(['U0AAA', 'U0BBB']);
+    expect(config.approvalTtlMs).toBe(30 * 60_000);
+    expect(config.rateLimit).toEqual({ limit: 10, windowSeconds: 60 });
+    expect(config.publicUrl).toBe('https://desk.example.com');
+    expect(config.logLevel).toBe('debug');
+    expect(config.service).toMatchObject({
+      mode: 'service',
+      baseUrl: 'https://api.cngn.co',
+      apiKey: 'cngn_live_abc',
+    });
+    if (config.service.mode === 'service')
+      expect(config.service.privateKey).toBe(readFileSync(keyFile, 'utf8'));
+    expect(secretsOf(config)).toEqual(
+      expect.arrayContaining(['xoxb-1-2-abc', 'shh', 'cngn_live_abc', 'enc']),
+    );
+  });
+
+  it('uses Socket Mode when an app token is set, without a signing secret', () => {
+    const config = loadConfig({ ...slack, SLACK_SIGNING_SECRET: '', SLACK_APP_TOKEN: 'xapp-1-abc' });
+    expect(config.slack.mode).toBe('socket');
+  });
+
+  it('lists every problem at once, each with its variable and reason', () => {
+    const problems = problemsOf({
+      SLACK_BOT_TOKEN: 'xoxp-wrong',
+      PORT: 'eighty',
+      CNGN_API_KEY: 'sk_123',
+      CNGN_APPROVERS: 'bob',
+      CNGN_APPROVAL_TTL: 'tomorrow',
+      CNGN_RATE_LIMIT: '20 per minute',
+      STORE_URL: 'postgres://x',
+      PUBLIC_URL: 'http://insecure.example.com',
+    });
+    const joined = problems.join('\n');
+    for (const name of [
+      'SLACK_BOT_TOKEN',
+      'PORT',
+      'CNGN_API_KEY',
+      'CNGN_APPROVERS',
+      'CNGN_APPROVAL_TTL',
+      'CNGN_RATE_LIMIT',
+      'STORE_URL',
+      'PUBLIC_URL',
+    ]) {
+      expect(joined).toContain(`${name}:`);
+    }
+  });
+
+  it('asks for what a mode needs', () => {
+    expect(problemsOf({ SLACK_BOT_TOKEN: 'xoxb-1' }).join('\n')).toMatch(
+      /SLACK_SIGNING_SECRET: required in HTTP mode/,
+    );
+    expect(problemsOf({ ...slack, CNGN_APPROVERS: '' }).join('\n')).toMatch(
+      /CNGN_APPROVERS or CNGN_APPROVER_GROUP/,
+    );
+    const service = problemsOf({ CNGN_API_KEY: 'cngn_test_x' }).join('\n');
+    expect(service).toMatch(/CNGN_ENCRYPTION_KEY: required/);
+    expect(service).toMatch(/CNGN_PRIVATE_KEY/);
+    expect(problemsOf({ CNGN_APPROVAL_TIERS: '0:1,abc' }).join('\n')).toMatch(/CNGN_APPROVAL_TIERS/);
+  });
+
+  it('never puts a secret value into a problem', () => {
+    const message = (() => {
+      try {
+        loadConfig({
+          SLACK_BOT_TOKEN: 'xoxb-secret-value',
+          SLACK_APP_TOKEN: 'not-xapp-secret',
+          CNGN_API_KEY: 'cngn_test_secret',
+        });
+      } catch (error) {
+        return String(error);
+      }
+      return '';
+    })();
+    expect(message).not.toContain('not-xapp-secret');
+    expect(message).not.toContain('cngn_test_secret');
+  });
+
+  it('parses durations', () => {
+    expect(parseDuration('24h')).toBe(86_400_000);
+    expect(parseDuration('90s')).toBe(90_000);
+    expect(() => parseDuration('0m')).toThrow();
+  });
+});

@@ -1,0 +1,92 @@
+// The real bot (startBot: Bolt app over HTTP, real client, approvals, webhooks) against the embedded
+// sandbox and a fake Slack on 127.0.0.1, with a known signing secret. Each call builds its own world.
+import { type Bot, startBot } from '../../src/bot.js';
+import type { Config } from '../../src/config.js';
+import { silentLogger } from '../../src/log.js';
+import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
+import { createStore, type Store } from '../../src/store/index.js';
+import { FakeSlack } from './fake-slack.js';
+import type { SlackSender } from './slack-requests.js';
+
+export const SIGNING_SECRET = 'harness-signing-secret';
+export const APPROVALS_CHANNEL = 'CAPPROVALS';
+export const ALERTS_CHANNEL = 'CALERTS';
+
+export interface HarnessOptions {
+  sandboxOptions?: SandboxOptions;
+  config?: Partial<Omit<Config, 'slack'>>;
+  store?: Store;
+  now?: () => Date;
+  clientTimeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number };
+}
+
+export interface Harness {
+  bot: Bot;
+  sandbox: Sandbox;
+  slack: FakeSlack;
+  store: Store;
+  sender: SlackSender;
+  config: Config;
+  stop(): Promise<void>;
+}
+
+export function testConfig(slackApiUrl: string, overrides: Partial<Omit<Config, 'slack'>> = {}): Config {
+  return {
+    slack: {
+      botToken: 'xoxb-test',
+      signingSecret: SIGNING_SECRET,
+      appToken: undefined,
+      apiUrl: slackApiUrl,
+      mode: 'http',
+    },
+    port: 0,
+    service: { mode: 'sandbox' },
+    approvalsChannel: APPROVALS_CHANNEL,
+    alertsChannel: ALERTS_CHANNEL,
+    alertRoutes: undefined,
+    approvers: ['UAPPROVERA', 'UAPPROVERB'],
+    approverGroup: undefined,
+    approvalTiers: '0:1',
+    approvalTtlMs: 24 * 3_600_000,
+    webhookSecret: undefined,
+    rateLimit: { limit: 1000, windowSeconds: 60 },
+    publicUrl: undefined,
+    storeUrl: 'memory://',
+    logLevel: 'silent',
+    ...overrides,
+  };
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const sandbox = await startSandbox({
+    settleDelayMs: 3_600_000,
+    rateLimit: false,
+    ...options.sandboxOptions,
+  });
+  const slack = await FakeSlack.start();
+  const store = options.store ?? (await createStore('memory://'));
+  const config = testConfig(slack.apiUrl, { webhookSecret: sandbox.webhookSecret, ...options.config });
+  const bot = await startBot({
+    config,
+    logger: silentLogger,
+    store,
+    sandbox,
+    ...(options.now ? { now: options.now } : {}),
+    clientTimeouts: options.clientTimeouts ?? { headersMs: 5_000, bodyMs: 5_000 },
+  });
+  sandbox.setWebhookUrl(`${bot.url}/webhooks/cngn`);
+  return {
+    bot,
+    sandbox,
+    slack,
+    store,
+    config,
+    sender: { baseUrl: bot.url, signingSecret: SIGNING_SECRET },
+    async stop() {
+      await bot.stop();
+      await sandbox.stop();
+      await slack.stop();
+      if (!options.store) await store.close();
+    },
+  };
+}
