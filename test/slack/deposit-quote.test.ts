@@ -12,7 +12,7 @@ afterAll(async () => {
 
 const BASE_OPTS = (blocks: Array<Record<string, unknown>>, id: string) =>
   (
-    blocks.find((b) => b.block_id === id)?.element as {
+    (blocks.find((b) => b.block_id === id)?.element ?? {}) as {
       options: Array<{ value: string; text: { text: string } }>;
     }
   ).options;
@@ -99,12 +99,12 @@ describe('/cngn quote', () => {
     const options = BASE_OPTS(view.blocks, 'quote.origin');
     expect(options.some((o) => /disabled/i.test(o.text.text))).toBe(false);
     const origin = (
-      view.blocks.find((b) => b.block_id === 'quote.origin')?.element as {
+      (view.blocks.find((b) => b.block_id === 'quote.origin')?.element ?? {}) as {
         initial_option?: { value: string };
       }
     ).initial_option?.value;
     const destination = (
-      view.blocks.find((b) => b.block_id === 'quote.destination')?.element as {
+      (view.blocks.find((b) => b.block_id === 'quote.destination')?.element ?? {}) as {
         initial_option?: { value: string };
       }
     ).initial_option?.value;
