@@ -1,17 +1,16 @@
-// A real Bolt app over HTTP with the approval listeners, the real client against the embedded
-// sandbox, a store, and the fake Slack Web API; plus helpers to click and submit like a person.
+// The real bot (startBot: Bolt over HTTP, router, approvals, webhooks) with the real client against the
+// embedded sandbox, a store we choose, and the fake Slack Web API; plus helpers to click and submit.
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { App, LogLevel } from '@slack/bolt';
 import type { ApprovalEngine } from '../../src/approvals/index.js';
-import { CngnClient } from '../../src/cngn/client.js';
+import { startBot } from '../../src/bot.js';
+import type { CngnClient } from '../../src/cngn/client.js';
+import { silentLogger } from '../../src/log.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
-import { runApprovalCommand } from '../../src/slack/approval-plugin.js';
-import { BRIDGE_CALLBACK_PATH, createApprovals } from '../../src/slack/approvals-wiring.js';
-import { createWebhooksForSlack } from '../../src/slack/webhooks-wiring.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { FakeSlack } from '../support/fake-slack.js';
+import { SIGNING_SECRET, testConfig } from '../support/harness.js';
 import {
   blockAction,
   type SlackSender,
@@ -62,115 +61,43 @@ export interface ApprovalApp {
   stop(): Promise<void>;
 }
 
-const SIGNING_SECRET = 'approvals-test-signing-secret';
-
 export async function startApprovalApp(options: ApprovalAppOptions = {}): Promise<ApprovalApp> {
   const sandbox = options.sandbox ?? (await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false }));
   const store = options.store ?? (await createStore('memory://'));
   const slack = options.slack ?? (await FakeSlack.start());
-  const client = new CngnClient({
-    baseUrl: sandbox.baseUrl,
-    apiKey: sandbox.apiKey,
-    encryptionKey: sandbox.encryptionKey,
-    privateKey: sandbox.privateKey,
-    store,
-    environment: 'sandbox',
-    rateLimit: { limit: 1000, windowSeconds: 60 },
-    timeouts: { headersMs: 2_000, bodyMs: 2_000 },
-  });
   const port = await freePort();
   const publicUrl = options.publicUrl === 'self' ? `http://127.0.0.1:${port}` : options.publicUrl;
-  const approvals = createApprovals({
-    store,
-    api: client,
-    approvalsChannel: APPROVALS_CHANNEL,
+  // The whole bot as start-up builds it (router, approvals, webhooks, routes), on our sandbox and store.
+  const config = testConfig(slack.apiUrl, {
+    port,
     approvers: options.approvers ?? [APPROVER_A, APPROVER_B, REQUESTER],
     approverGroup: options.approverGroup,
-    tiers: options.tiers ?? '0:1,1000000:2',
-    ttlMs: options.ttlMs ?? 24 * 3_600_000,
+    approvalTiers: options.tiers ?? '0:1,1000000:2',
+    approvalTtlMs: options.ttlMs ?? 24 * 3_600_000,
     publicUrl,
+    webhookSecret: sandbox.webhookSecret,
+  });
+  const bot = await startBot({
+    config,
+    logger: silentLogger,
+    store,
+    sandbox,
     ...(options.now ? { now: options.now } : {}),
+    clientTimeouts: { headersMs: 2_000, bodyMs: 2_000 },
   });
-  const { engine, deps } = approvals;
-  const webhooks = options.withWebhooks
-    ? createWebhooksForSlack({
-        store,
-        api: client,
-        webhookSecret: sandbox.webhookSecret,
-        privateKey: sandbox.privateKey,
-        slackToken: 'xoxb-test',
-        slackApiUrl: slack.apiUrl,
-        alertsChannel: 'CALERTS',
-        subscribers: [approvals.subscriber],
-      })
-    : undefined;
-  const app = new App({
-    signingSecret: SIGNING_SECRET,
-    token: 'xoxb-test',
-    logLevel: LogLevel.ERROR,
-    clientOptions: { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } },
-    customRoutes: [
-      {
-        path: BRIDGE_CALLBACK_PATH,
-        method: ['POST'],
-        handler: (req, res) => {
-          const chunks: Buffer[] = [];
-          req.on('data', (c: Buffer) => chunks.push(c));
-          req.on('end', () => {
-            void approvals
-              .bridgeCallback(String(req.params?.token ?? ''), Buffer.concat(chunks).toString())
-              .then((answer) => {
-                res.writeHead(answer.status, { 'content-type': 'text/plain' });
-                res.end(answer.body);
-              });
-          });
-        },
-      },
-      ...(webhooks ? [webhooks.route] : []),
-    ],
-  });
-  app.command('/cngn', async ({ ack, command, client: web, respond }) => {
-    await ack();
-    const [name = '', ...args] = command.text.trim().split(/\s+/);
-    const handled = await runApprovalCommand(
-      name.toLowerCase(),
-      {
-        args,
-        userId: command.user_id,
-        triggerId: command.trigger_id,
-        client: web,
-        respond: async (text) => {
-          await respond({ text });
-        },
-      },
-      deps,
-      async (message) => {
-        await respond({ response_type: 'ephemeral', ...message });
-      },
-    );
-    if (!handled) await respond({ text: 'unknown' });
-  });
-  approvals.plugin(app);
-  const server = (await app.start(port)) as Server;
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  await engine.start();
-  if (webhooks) {
-    await webhooks.start();
-    sandbox.setWebhookUrl(`${baseUrl}/webhooks/cngn`);
-  }
+  if (!bot.approvals) throw new Error('approvals are not wired');
+  const engine = bot.approvals.engine;
+  if (options.withWebhooks) sandbox.setWebhookUrl(`${bot.url}/webhooks/cngn`);
   return {
     sandbox,
     store,
     slack,
     engine,
-    client,
-    sender: { baseUrl, signingSecret: SIGNING_SECRET },
-    baseUrl,
+    client: bot.client,
+    sender: { baseUrl: bot.url, signingSecret: SIGNING_SECRET },
+    baseUrl: bot.url,
     stop: async () => {
-      await webhooks?.stop();
-      await engine.stop();
-      await app.stop();
-      await client.close();
+      await bot.stop();
       if (!options.slack) await slack.stop();
       if (!options.sandbox) await sandbox.stop();
       if (!options.store) await store.close();
