@@ -213,7 +213,9 @@ export class Deliverer {
       return { kind: 'skip' };
     }
     const message = await this.message(current);
-    const threadTs = current.threadOf ? (await outbox.get(current.threadOf))?.ts : undefined;
+    // A thread only exists in its own channel; elsewhere the message stands alone.
+    const parent = current.threadOf ? await outbox.get(current.threadOf) : undefined;
+    const threadTs = parent?.postedChannel === channel ? parent.ts : undefined;
     let ts: string | undefined;
     try {
       const args: PostMessageArgs = {
