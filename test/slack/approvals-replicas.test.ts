@@ -101,6 +101,11 @@ describe('restart on SQLite', () => {
     expect((await second.app.engine.get(alreadySent))?.state).toBe('completed');
     expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(2);
     await slack.waitFor('chat.postMessage', (c) => String(c.body.text).includes('has settled'));
+    // The one sent after the restart settles too, from its webhook, with no second call.
+    sandbox.setWebhookUrl(`${second.app.baseUrl}/webhooks/cngn`);
+    await sandbox.settleAll();
+    await waitUntil(async () => (await second.app.engine.get(approvedOnly))?.state === 'completed', 'completed');
+    expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(2);
     await second.stop();
   });
 });
