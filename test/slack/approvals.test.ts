@@ -72,10 +72,13 @@ describe('approving a withdrawal', () => {
     expect(sent).toHaveLength(1);
     const request = await app.engine.get(id);
     expect(request?.payload).toMatchObject({ amount: '1500.50', address: DEST });
-    expect(sent[0]?.plainBody).toMatchObject({
+    if (request?.kind !== 'withdraw') throw new Error('not a withdrawal');
+    // Exactly what approvers saw: the same amount, address and network, nothing else.
+    expect(sent[0]?.plainBody).toEqual({
       amount: 1500.5,
       address: DEST,
-      networkId: request?.payload && 'networkId' in request.payload ? request.payload.networkId : '',
+      networkId: request.payload.networkId,
+      shouldSaveAddress: false,
     });
     const thread = app.slack.callsTo('chat.postMessage').filter((c) => c.body.thread_ts);
     expect(thread.map((c) => String(c.body.text))).toEqual(
