@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Money } from '../../src/format/money.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { clearStore, createStore, type Store } from '../../src/store/index.js';
 import { FakeSlack } from '../support/fake-slack.js';
@@ -104,8 +105,37 @@ describe('restart on SQLite', () => {
     // The one sent after the restart settles too, from its webhook, with no second call.
     sandbox.setWebhookUrl(`${second.app.baseUrl}/webhooks/cngn`);
     await sandbox.settleAll();
-    await waitUntil(async () => (await second.app.engine.get(approvedOnly))?.state === 'completed', 'completed');
+    await waitUntil(
+      async () => (await second.app.engine.get(approvedOnly))?.state === 'completed',
+      'completed',
+    );
     expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(2);
+    await second.stop();
+  });
+
+  it('never resends a request the bot had claimed when it stopped; it finds it in the transaction list', async () => {
+    const first = await boot();
+    const id = await fileWithdrawal(first.app, '3100.10');
+    await first.app.engine.core.approve(id, APPROVER_A);
+    const claimed = await first.app.engine.executor.claimExecution(id);
+    if (claimed?.kind !== 'withdraw') throw new Error('not claimed');
+    // The call reached the service, then the bot died before it could record the answer.
+    const { amount: _amount, ...rest } = claimed.payload;
+    await first.app.client.withdraw({ ...rest, amount: Money.parseDecimal(claimed.payload.amount) });
+    await first.stop();
+    const calls = sandbox.count('POST', '/v1/api/withdraw');
+
+    const second = await boot();
+    await second.app.engine.idle();
+    const found = await second.app.engine.get(id);
+    expect(found?.history.map((h) => h.action)).toEqual(
+      expect.arrayContaining(['interrupted', 'reconciled']),
+    );
+    expect(found?.state).toBe('sent');
+    expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(calls);
+    await slack.waitFor('chat.postMessage', (c) =>
+      String(c.body.text).includes('Found in the transaction list'),
+    );
     await second.stop();
   });
 });
