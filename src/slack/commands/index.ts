@@ -179,6 +179,8 @@ export async function routeCommand(
 export function registerCommands(app: App, deps: RouterDeps): void {
   app.command('/cngn', async ({ ack, command, client, respond }) => {
     await ack();
+    // Let the event loop flush this ack and read other waiting requests before doing the work.
+    await new Promise((resolve) => setImmediate(resolve));
     await routeCommand(
       command.text,
       {

@@ -1,0 +1,15 @@
+// `npm run bench`: every section in turn, figures printed as plain lines.
+import { benchAck } from './ack.js';
+import { benchWebhooks } from './webhooks.js';
+
+const sections: Array<[string, () => Promise<{ lines: string[] }>]> = [
+  ['Slack ack latency', benchAck],
+  ['Webhooks', benchWebhooks],
+];
+
+for (const [title, run] of sections) {
+  console.log(`\n== ${title}`);
+  const result = await run();
+  for (const line of result.lines) console.log(line);
+}
+process.exit(0);
