@@ -156,7 +156,8 @@ export function bankNamesFrom(api: {
  */
 export function alertsClient(token: string | undefined, slackApiUrl?: string): WebClient {
   return new WebClient(token, {
-    ...(slackApiUrl ? { slackApiUrl } : {}),
+    // WebClient joins method names onto the URL: it needs exactly one trailing slash.
+    ...(slackApiUrl ? { slackApiUrl: `${slackApiUrl.replace(/\/+$/, '')}/` } : {}),
     retryConfig: { retries: 0 },
     rejectRateLimitedCalls: true,
     timeout: 10_000,
