@@ -55,8 +55,8 @@ export const SUBCOMMANDS: Subcommand[] = [
   },
   {
     name: 'redeem',
-    usage: 'redeem [amount]',
-    summary: 'burn cNGN and pay Naira to a bank account (needs approval)',
+    usage: 'redeem [amount] [bank] [account]',
+    summary: 'burn cNGN and pay Naira to a bank account (needs approval) — `/cngn redeem 5000 gtbank 0123456789`',
   },
   {
     name: 'quote',
