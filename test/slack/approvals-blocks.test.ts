@@ -1,7 +1,7 @@
 // The approval message as a pure function: what approvers read at each step.
 import { describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../src/approvals/types.js';
-import { naira } from '../../src/slack/blocks/approval-format.js';
+import { naira } from '../../src/format/display.js';
 import { refusalText } from '../../src/slack/blocks/approval-lists.js';
 import { approvalMessage, requesterNotice, stepText } from '../../src/slack/blocks/approval-message.js';
 

@@ -67,7 +67,7 @@ describe('/cngn read commands', () => {
     expect(answer.body.response_type).toBe('ephemeral');
     const text = textOf(answer);
     expect(text).toContain('₦1,250,000.00');
-    expect(text).toMatch(/as of \d{1,2} \w{3} \d{4}, \d{2}:\d{2} WAT/);
+    expect(text).toMatch(/as of \w{3} \d{1,2} \w{3} \d{4}, \d{2}:\d{2} WAT/);
     expect(text).toContain('SANDBOX');
   });
 

@@ -1,29 +1,8 @@
-// Small text helpers for the approval blocks: ₦ with separators, Lagos time, kinds and states in words.
-import { TZDate } from '@date-fns/tz';
-import { format, formatDistanceStrict } from 'date-fns';
+// Approval words: kinds and states, and the one-line title of a request. Amounts and times come
+// from format/display.
 import type { ApprovalRequest, RequestKind, RequestState } from '../../approvals/types.js';
 import type { CngnEnvironment } from '../../cngn/api.js';
-import { Money } from '../../format/money.js';
-
-/** `₦1,500,000.50` from a canonical decimal string. */
-export function naira(amount: string): string {
-  const text = Money.fromService(amount).toString();
-  const negative = text.startsWith('-');
-  const [whole = '0', fraction = '00'] = text.replace('-', '').split('.');
-  return `${negative ? '-' : ''}₦${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${fraction}`;
-}
-
-/** `Tue 24 Nov 2026, 09:30 WAT` in Africa/Lagos. */
-export function lagosTime(iso: string): string {
-  return `${format(new TZDate(Date.parse(iso), 'Africa/Lagos'), 'EEE d MMM yyyy, HH:mm')} WAT`;
-}
-
-/** `in 23 hours` / `5 minutes ago`, against the time the caller passes (blocks read no clock). */
-export function relative(iso: string, now: Date): string {
-  const then = new Date(iso);
-  const words = formatDistanceStrict(then, now);
-  return then.getTime() >= now.getTime() ? `in ${words}` : `${words} ago`;
-}
+import { naira } from '../../format/display.js';
 
 export const KIND_TITLE: Record<RequestKind, string> = {
   withdraw: 'Withdrawal',

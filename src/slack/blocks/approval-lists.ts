@@ -2,7 +2,8 @@
 import type { KnownBlock } from '@slack/types';
 import type { Refusal } from '../../approvals/index.js';
 import type { ApprovalRequest, AuditEntry } from '../../approvals/types.js';
-import { lagosTime, naira, relative, requestTitle, STATE_WORDS } from './approval-format.js';
+import { lagosTime, naira, relative } from '../../format/display.js';
+import { requestTitle, STATE_WORDS } from './approval-format.js';
 import type { SlackMessage } from './approval-message.js';
 
 const MAX_ROWS = 40;

@@ -2,15 +2,8 @@
 // Pure: request and the current time in, Block Kit out.
 import type { KnownBlock } from '@slack/types';
 import type { ApprovalRequest } from '../../approvals/types.js';
-import {
-  environmentLabel,
-  KIND_TITLE,
-  lagosTime,
-  naira,
-  relative,
-  requestTitle,
-  STATE_WORDS,
-} from './approval-format.js';
+import { lagosTime, naira, relative } from '../../format/display.js';
+import { environmentLabel, KIND_TITLE, requestTitle, STATE_WORDS } from './approval-format.js';
 
 export const APPROVE_ACTION = 'approval.approve';
 export const REJECT_ACTION = 'approval.reject';

@@ -1,7 +1,7 @@
 // Modals that move no money: a one-time deposit account and a bridge fee quote. Pure builders.
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { BridgeQuote, TemporaryAccount } from '../../cngn/schemas.js';
-import { relative } from './approval-format.js';
+import { escapeText, lagosTime, naira, relative } from '../../format/display.js';
 import {
   modal,
   type NetworkChoice,
@@ -10,7 +10,6 @@ import {
   selectInput,
   textInput,
 } from './approval-modals.js';
-import { escapeText, lagosTime, naira } from './webhook-format.js';
 
 export const DEPOSIT_VIEW = 'deposit.submit';
 export const QUOTE_VIEW = 'quote.submit';

@@ -12,8 +12,6 @@ import {
   type Transaction,
   type WhitelistedAddress,
 } from '../../cngn/schemas.js';
-import { relative } from './approval-format.js';
-import type { SlackMessage } from './approval-message.js';
 import {
   environmentMarker,
   escapeText,
@@ -22,9 +20,11 @@ import {
   link,
   naira,
   receiverView,
+  relative,
   shortHash,
   statusWord,
-} from './webhook-format.js';
+} from '../../format/display.js';
+import type { SlackMessage } from './approval-message.js';
 
 export const TX_PAGE_ACTION = 'tx.page';
 const MAX_SECTION_TEXT = 2900;

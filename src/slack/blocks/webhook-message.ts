@@ -1,7 +1,6 @@
 // One readable Slack message per cNGN event: pure builders, data in, Block Kit out. Unknown event kinds
 // are rendered generically with their key fields — never dropped.
 import type { WebhookData } from '../../cngn/schemas.js';
-import type { AlertInput, AlertMessage } from '../../webhooks/types.js';
 import {
   environmentMarker,
   escapeText,
@@ -14,7 +13,8 @@ import {
   receiverView,
   shortHash,
   statusWord,
-} from './webhook-format.js';
+} from '../../format/display.js';
+import type { AlertInput, AlertMessage } from '../../webhooks/types.js';
 
 export interface WebhookMessageOptions {
   /** Bank name for a bank code (redemptions carry only the code). */

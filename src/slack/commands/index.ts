@@ -56,7 +56,8 @@ export const SUBCOMMANDS: Subcommand[] = [
   {
     name: 'redeem',
     usage: 'redeem [amount] [bank] [account]',
-    summary: 'burn cNGN and pay Naira to a bank account (needs approval) — `/cngn redeem 5000 gtbank 0123456789`',
+    summary:
+      'burn cNGN and pay Naira to a bank account (needs approval) — `/cngn redeem 5000 gtbank 0123456789`',
   },
   {
     name: 'quote',

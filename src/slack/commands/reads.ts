@@ -2,6 +2,7 @@
 // answers with a blocks/ builder; the router has already acked.
 import type { WebClient } from '@slack/web-api';
 import type { CngnApi } from '../../cngn/api.js';
+import { environmentMarker } from '../../format/display.js';
 import type { Logger } from '../../log.js';
 import type { SlackMessage } from '../blocks/approval-message.js';
 import { toNetworkChoices } from '../blocks/approval-modals.js';
@@ -15,7 +16,6 @@ import {
   txListMessage,
   whitelistMessage,
 } from '../blocks/reads.js';
-import { environmentMarker } from '../blocks/webhook-format.js';
 
 export interface CommandContext {
   args: string[];

@@ -2,8 +2,8 @@
 // BEFORE anything is filed; an unresolvable account shows the form again with the reason under it.
 import type { App, ViewSubmitAction } from '@slack/bolt';
 import type { ModalView } from '@slack/types';
+import { naira } from '../../format/display.js';
 import type { ApprovalSlackDeps } from '../actions/approval.js';
-import { naira } from '../blocks/approval-format.js';
 import {
   BANK_PICKERS,
   bankOptions,

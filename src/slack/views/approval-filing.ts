@@ -6,9 +6,10 @@ import type { ModalView } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import type { ApprovalRequest, RequestDraft } from '../../approvals/types.js';
 import type { Network } from '../../cngn/schemas.js';
+import { naira } from '../../format/display.js';
 import { Money } from '../../format/money.js';
 import type { ApprovalSlackDeps } from '../actions/approval.js';
-import { naira, requestTitle } from '../blocks/approval-format.js';
+import { requestTitle } from '../blocks/approval-format.js';
 import {
   BRIDGE,
   BRIDGE_VIEW,

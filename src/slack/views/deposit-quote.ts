@@ -3,6 +3,7 @@
 import type { App, ViewSubmitAction } from '@slack/bolt';
 import { z } from 'zod';
 import type { CngnApi } from '../../cngn/api.js';
+import { environmentMarker } from '../../format/display.js';
 import { checkEvmAddress } from '../../format/evm-address.js';
 import { Money } from '../../format/money.js';
 import type { Logger } from '../../log.js';
@@ -15,7 +16,6 @@ import {
   QUOTE_VIEW,
   quoteResultView,
 } from '../blocks/deposit-quote.js';
-import { environmentMarker } from '../blocks/webhook-format.js';
 import { describeError } from '../errors.js';
 import { type Parsed, readMetadata, readSelect, readText, type ViewValues } from './approval-forms.js';
 

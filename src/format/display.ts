@@ -1,10 +1,11 @@
-// Small pure formatters for webhook alerts: naira amounts, Lagos times, masked accounts, short hashes,
-// explorer links and the environment marker. No I/O, no clock reads.
+// Pure formatters shared by every message: ₦ amounts, Lagos times (absolute and relative), masked
+// accounts, short hashes, explorer links, receivers, status words, the environment marker.
+// No I/O, no clock reads: callers pass `now`.
 import { TZDate } from '@date-fns/tz';
-import { format } from 'date-fns';
-import type { CngnEnvironment } from '../../cngn/api.js';
-import type { Receiver } from '../../cngn/schemas.js';
-import { Money } from '../../format/money.js';
+import { format, formatDistanceStrict } from 'date-fns';
+import type { CngnEnvironment } from '../cngn/api.js';
+import type { Receiver } from '../cngn/schemas.js';
+import { Money } from './money.js';
 
 const LAGOS = 'Africa/Lagos';
 
@@ -22,12 +23,21 @@ export function naira(amount: string | null | undefined): string {
   return `${money.toString().startsWith('-') ? '-' : ''}₦${grouped}.${fraction}`;
 }
 
-/** `23 Nov 2026, 09:15 WAT`; unparseable text is shown as sent. */
-export function lagosTime(iso: string | null | undefined): string | undefined {
+/** `Mon 23 Nov 2026, 09:15 WAT` in Africa/Lagos; unparseable text is shown as sent. */
+export function lagosTime(iso: string | Date): string;
+export function lagosTime(iso: string | Date | null | undefined): string | undefined;
+export function lagosTime(iso: string | Date | null | undefined): string | undefined {
   if (!iso) return undefined;
   const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return iso;
-  return `${format(new TZDate(date, LAGOS), 'd MMM yyyy, HH:mm')} WAT`;
+  if (Number.isNaN(date.getTime())) return String(iso);
+  return `${format(new TZDate(date, LAGOS), 'EEE d MMM yyyy, HH:mm')} WAT`;
+}
+
+/** `in 23 hours` / `5 minutes ago`, against the time the caller passes. */
+export function relative(iso: string, now: Date): string {
+  const then = new Date(iso);
+  const words = formatDistanceStrict(then, now);
+  return then.getTime() >= now.getTime() ? `in ${words}` : `${words} ago`;
 }
 
 export function environmentMarker(environment: CngnEnvironment): string {

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { lagosTime, maskAccount, naira, relative, shortHash } from '../../src/format/display.js';
+
+describe('display formatting', () => {
+  it('shows naira with separators and two decimals, and odd text as sent', () => {
+    expect(naira('1250000.75')).toBe('₦1,250,000.75');
+    expect(naira('100')).toBe('₦100.00');
+    expect(naira('-2.5')).toBe('-₦2.50');
+    expect(naira('0.000001')).toBe('₦0.000001');
+    expect(naira(undefined)).toBe('—');
+  });
+
+  it('shows times in Lagos (UTC+1) with the weekday, absolute and relative', () => {
+    expect(lagosTime('2026-11-23T08:05:00.000Z')).toBe('Mon 23 Nov 2026, 09:05 WAT');
+    expect(lagosTime(undefined)).toBeUndefined();
+    const now = new Date('2026-11-23T08:00:00.000Z');
+    expect(relative('2026-11-23T08:29:00.000Z', now)).toBe('in 29 minutes');
+    expect(relative('2026-11-23T07:55:00.000Z', now)).toBe('5 minutes ago');
+  });
+
+  it('shortens hashes and masks account numbers', () => {
+    expect(shortHash('0x1234567890abcdef1234')).toBe('0x1234…1234');
+    expect(maskAccount('0123456789')).toBe('••••6789');
+  });
+});
