@@ -12,6 +12,7 @@ import {
   withEnvironment,
 } from '../blocks/reads.js';
 import { describeError } from '../errors.js';
+import { postToResponseUrl } from '../response-url.js';
 import {
   accountsCommand,
   balanceCommand,
@@ -178,10 +179,8 @@ export async function routeCommand(
 }
 
 export function registerCommands(app: App, deps: RouterDeps): void {
-  app.command('/cngn', async ({ ack, command, client, respond }) => {
+  app.command('/cngn', async ({ ack, command, client }) => {
     await ack();
-    // Let the event loop flush this ack and read other waiting requests before doing the work.
-    await new Promise((resolve) => setImmediate(resolve));
     await routeCommand(
       command.text,
       {
@@ -190,7 +189,7 @@ export function registerCommands(app: App, deps: RouterDeps): void {
         triggerId: command.trigger_id,
         client,
         respond: async (message) => {
-          await respond({ response_type: 'ephemeral', ...message });
+          await postToResponseUrl(command.response_url, { response_type: 'ephemeral', ...message });
         },
       },
       deps,
