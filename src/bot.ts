@@ -8,6 +8,7 @@ import { type Sandbox, type SandboxOptions, startSandbox } from './sandbox/index
 import { createSlackApp, type SlackApp } from './slack/app.js';
 import { type Approvals, BRIDGE_CALLBACK_PATH, createApprovals } from './slack/approvals-wiring.js';
 import { registerCommands } from './slack/commands/index.js';
+import { createInFlight } from './slack/in-flight.js';
 import { registerDepositQuoteViews } from './slack/views/deposit-quote.js';
 import { createWebhooksForSlack } from './slack/webhooks-wiring.js';
 import { createStore, type Store } from './store/index.js';
@@ -153,7 +154,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     ...(options.reconcileGraceMs !== undefined ? { reconcileGraceMs: options.reconcileGraceMs } : {}),
   });
 
-  const readDeps = { api: client, logger, now };
+  const inFlight = createInFlight();
+  const readDeps = { api: client, logger, now, inFlight };
   const routes: CustomRoute[] = [webhooks.route];
   if (approvals) {
     routes.push(
@@ -193,6 +195,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       if (stopped) return;
       stopped = true;
       await slack.stop(); // stop taking new work first
+      await inFlight.drain(10_000); // answers already acked still reach the user
       await webhooks.stop();
       await approvals?.engine.stop();
       await client.close();

@@ -138,59 +138,80 @@ const envSchema = z.object({
   ),
 });
 
+/** Is a variable set (not missing, not blank)? Used for rules across variables. */
+const present = (env: Record<string, string | undefined>, name: string) => Boolean(env[name]?.trim());
+
+/**
+ * Rules across variables, read from the raw environment so that they are reported together with
+ * the per-variable problems in one list, even when some values are malformed.
+ */
+function crossProblems(env: Record<string, string | undefined>): string[] {
+  const problems: string[] = [];
+  const has = (name: string) => present(env, name);
+  if (!has('SLACK_BOT_TOKEN')) {
+    problems.push('SLACK_BOT_TOKEN: required — the xoxb- token from "OAuth & Permissions" of your Slack app');
+  }
+  if (!has('SLACK_APP_TOKEN') && !has('SLACK_SIGNING_SECRET')) {
+    problems.push(
+      'SLACK_SIGNING_SECRET: required in HTTP mode — from "Basic Information" of your Slack app (or set SLACK_APP_TOKEN for Socket Mode)',
+    );
+  }
+  // Approvals are optional (read commands work without them), but half a set-up is a mistake.
+  if (has('CNGN_APPROVALS_CHANNEL') && !has('CNGN_APPROVERS') && !has('CNGN_APPROVER_GROUP')) {
+    problems.push('CNGN_APPROVERS or CNGN_APPROVER_GROUP: name at least one approver, or nobody can approve');
+  }
+  if (!has('CNGN_APPROVALS_CHANNEL') && (has('CNGN_APPROVERS') || has('CNGN_APPROVER_GROUP'))) {
+    problems.push(
+      'CNGN_APPROVALS_CHANNEL: required with approvers — the channel ID where requests are posted',
+    );
+  }
+  if (has('CNGN_API_KEY')) {
+    if (!has('CNGN_ENCRYPTION_KEY')) problems.push('CNGN_ENCRYPTION_KEY: required with CNGN_API_KEY');
+    try {
+      loadPrivateKey({
+        text: env.CNGN_PRIVATE_KEY?.trim() || undefined,
+        file: env.CNGN_PRIVATE_KEY_FILE?.trim() || undefined,
+      });
+    } catch (error) {
+      problems.push(
+        `CNGN_PRIVATE_KEY / CNGN_PRIVATE_KEY_FILE: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  }
+  try {
+    parseTiers(env.CNGN_APPROVAL_TIERS?.trim() || '0:1');
+  } catch (error) {
+    problems.push(`CNGN_APPROVAL_TIERS: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  try {
+    parseAlertRoutes(env.CNGN_ALERT_ROUTES?.trim() || undefined);
+  } catch (error) {
+    problems.push(`CNGN_ALERT_ROUTES: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return problems;
+}
+
 /** Parse the environment; throws ConfigError listing every problem (field: reason). */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const parsed = envSchema.safeParse(env);
   const problems: string[] = parsed.success
     ? []
     : parsed.error.issues.map((issue) => `${String(issue.path[0] ?? 'environment')}: ${issue.message}`);
-  if (!parsed.success) throw new ConfigError(problems);
+  problems.push(...crossProblems(env));
+  if (!parsed.success || problems.length) throw new ConfigError(problems);
   const e = parsed.data;
-
   const mode = e.SLACK_APP_TOKEN ? 'socket' : 'http';
-  if (e.SLACK_BOT_TOKEN && mode === 'http' && !e.SLACK_SIGNING_SECRET) {
-    problems.push('SLACK_SIGNING_SECRET: required in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)');
-  }
-  if ((e.SLACK_SIGNING_SECRET || e.SLACK_APP_TOKEN) && !e.SLACK_BOT_TOKEN) {
-    problems.push('SLACK_BOT_TOKEN: required to talk to Slack (the xoxb- token from "OAuth & Permissions")');
-  }
-  if (e.SLACK_BOT_TOKEN && !e.CNGN_APPROVALS_CHANNEL) {
-    problems.push('CNGN_APPROVALS_CHANNEL: required — the channel ID where approval requests are posted');
-  }
-  if (e.SLACK_BOT_TOKEN && !e.CNGN_APPROVERS?.length && !e.CNGN_APPROVER_GROUP) {
-    problems.push('CNGN_APPROVERS or CNGN_APPROVER_GROUP: name at least one approver, or nobody can approve');
-  }
-  try {
-    parseTiers(e.CNGN_APPROVAL_TIERS);
-  } catch (error) {
-    problems.push(`CNGN_APPROVAL_TIERS: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  try {
-    parseAlertRoutes(e.CNGN_ALERT_ROUTES);
-  } catch (error) {
-    problems.push(`CNGN_ALERT_ROUTES: ${error instanceof Error ? error.message : String(error)}`);
-  }
 
   let service: ServiceConfig = { mode: 'sandbox' };
   if (e.CNGN_API_KEY) {
-    if (!e.CNGN_ENCRYPTION_KEY) problems.push('CNGN_ENCRYPTION_KEY: required with CNGN_API_KEY');
-    let privateKey = '';
-    try {
-      privateKey = loadPrivateKey({ text: e.CNGN_PRIVATE_KEY, file: e.CNGN_PRIVATE_KEY_FILE });
-    } catch (error) {
-      problems.push(
-        `CNGN_PRIVATE_KEY / CNGN_PRIVATE_KEY_FILE: ${error instanceof Error ? error.message : String(error)}`,
-      );
-    }
     service = {
       mode: 'service',
       baseUrl: (e.CNGN_BASE_URL ?? LIVE_SERVICE_URL).replace(/\/+$/, ''),
       apiKey: e.CNGN_API_KEY,
       encryptionKey: e.CNGN_ENCRYPTION_KEY ?? '',
-      privateKey,
+      privateKey: loadPrivateKey({ text: e.CNGN_PRIVATE_KEY, file: e.CNGN_PRIVATE_KEY_FILE }),
     };
   }
-  if (problems.length) throw new ConfigError(problems);
 
   return {
     slack: {

@@ -22,6 +22,11 @@ async function main(): Promise<void> {
     slack: config.slack.botToken ? config.slack.mode : 'not configured',
     store: config.storeUrl.split(':')[0],
   });
+  if (!bot.approvals) {
+    logger.warn(
+      'approvals are off: set CNGN_APPROVALS_CHANNEL and CNGN_APPROVERS (or CNGN_APPROVER_GROUP) to enable withdraw, redeem, bridge, whitelist add and settlement',
+    );
+  }
   if (bot.sandbox) {
     logger.info('embedded sandbox: no CNGN_API_KEY set, every answer says SANDBOX', {
       baseUrl: bot.sandbox.baseUrl,

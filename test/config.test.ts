@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseDuration, secretsOf } from '../src/config.js';
@@ -21,14 +22,37 @@ function problemsOf(env: Record<string, string>): string[] {
 }
 
 describe('configuration', () => {
-  it('runs the embedded sandbox on SQLite with no settings at all', () => {
-    const config = loadConfig({});
+  it('runs the embedded sandbox on SQLite with only the Slack token and signing secret', () => {
+    const config = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1-2-abc', SLACK_SIGNING_SECRET: 'shh' });
     expect(config.service).toEqual({ mode: 'sandbox' });
     expect(config.storeUrl).toBe('sqlite://./data/cngn-desk.sqlite');
     expect(config.port).toBe(3000);
     expect(config.rateLimit).toEqual({ limit: 20, windowSeconds: 60 });
     expect(config.approvalTtlMs).toBe(24 * 3_600_000);
-    expect(config.slack.botToken).toBeUndefined();
+    expect(config.slack.mode).toBe('http');
+    // Approvals are off until a channel and approvers are named; read commands work without them.
+    expect(config.approvalsChannel).toBeUndefined();
+  });
+
+  it('refuses to start with nothing set, naming both Slack variables in one list', () => {
+    const problems = problemsOf({}).join('\n');
+    expect(problems).toMatch(/SLACK_BOT_TOKEN: required/);
+    expect(problems).toMatch(/SLACK_SIGNING_SECRET: required in HTTP mode/);
+  });
+
+  it('npm start prints the list of problems, not a stack, and exits 1', () => {
+    const root = new URL('..', import.meta.url).pathname;
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', PORT: 'eighty' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/Configuration needs fixing/);
+    for (const name of ['SLACK_BOT_TOKEN:', 'SLACK_SIGNING_SECRET:', 'PORT:'])
+      expect(run.stderr).toContain(name);
+    expect(run.stderr).not.toMatch(/^\s+at /m);
   });
 
   it('reads a full HTTP-mode configuration against the real service', () => {
@@ -81,6 +105,8 @@ describe('configuration', () => {
     const joined = problems.join('\n');
     for (const name of [
       'SLACK_BOT_TOKEN',
+      'SLACK_SIGNING_SECRET',
+      'CNGN_ENCRYPTION_KEY',
       'PORT',
       'CNGN_API_KEY',
       'CNGN_APPROVERS',
@@ -99,6 +125,9 @@ describe('configuration', () => {
     );
     expect(problemsOf({ ...slack, CNGN_APPROVERS: '' }).join('\n')).toMatch(
       /CNGN_APPROVERS or CNGN_APPROVER_GROUP/,
+    );
+    expect(problemsOf({ ...slack, CNGN_APPROVALS_CHANNEL: '' }).join('\n')).toMatch(
+      /CNGN_APPROVALS_CHANNEL: required with approvers/,
     );
     const service = problemsOf({ CNGN_API_KEY: 'cngn_test_x' }).join('\n');
     expect(service).toMatch(/CNGN_ENCRYPTION_KEY: required/);

@@ -134,6 +134,26 @@ describe('/cngn read commands', () => {
     }
   });
 
+  it('on shutdown, finishes an acked command before stopping', async () => {
+    const fresh = await startHarness();
+    try {
+      const held = fresh.sandbox.hold('GET', '/v1/api/balance');
+      const url = fresh.slack.responseUrl('draining');
+      const ack = await slashCommand(fresh.sender, { text: 'balance', responseUrl: url });
+      expect(ack.status).toBe(200);
+      await held.arrived;
+      const stopped = fresh.bot.stop();
+      held.release();
+      await stopped;
+      // Stop resolved only after the answer went out: it is already recorded, no waiting needed.
+      const answers = fresh.slack.callsTo('response_url:draining');
+      expect(answers).toHaveLength(1);
+      expect(textOf(answers[0] as SlackCall)).toContain('₦1,250,000.00');
+    } finally {
+      await fresh.stop();
+    }
+  });
+
   it('tells the user when to try again when the request budget is spent, without tripping the key', async () => {
     const tight = await startHarness({
       sandboxOptions: { rateLimit: { limit: 2, windowMs: 60_000, blockMs: 60_000 } },

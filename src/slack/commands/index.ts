@@ -12,6 +12,7 @@ import {
   withEnvironment,
 } from '../blocks/reads.js';
 import { describeError } from '../errors.js';
+import type { InFlight } from '../in-flight.js';
 import { postToResponseUrl } from '../response-url.js';
 import {
   accountsCommand,
@@ -27,7 +28,8 @@ import {
   whitelistCommand,
 } from './reads.js';
 
-type Answer = (ctx: CommandContext, deps: ReadDeps) => Promise<SlackMessage | undefined | void>;
+/** A message to send privately, or undefined when the subcommand answered itself (a modal). */
+type Answer = (ctx: CommandContext, deps: ReadDeps) => Promise<SlackMessage | undefined>;
 
 interface Subcommand extends HelpEntry {
   name: string;
@@ -97,6 +99,8 @@ export const SUBCOMMANDS: Subcommand[] = [
 ];
 
 export interface RouterDeps extends ReadDeps {
+  /** Post-ack work is tracked here so shutdown can let it finish. */
+  inFlight?: InFlight;
   /** Set when the approvals feature is wired (money-moving subcommands). */
   approvals?: ApprovalSlackDeps | undefined;
 }
@@ -181,18 +185,21 @@ export async function routeCommand(
 export function registerCommands(app: App, deps: RouterDeps): void {
   app.command('/cngn', async ({ ack, command, client }) => {
     await ack();
-    await routeCommand(
-      command.text,
-      {
-        userId: command.user_id,
-        channelId: command.channel_id,
-        triggerId: command.trigger_id,
-        client,
-        respond: async (message) => {
-          await postToResponseUrl(command.response_url, { response_type: 'ephemeral', ...message });
+    const run = (work: () => Promise<void>) => (deps.inFlight ? deps.inFlight.run(work) : work());
+    await run(() =>
+      routeCommand(
+        command.text,
+        {
+          userId: command.user_id,
+          channelId: command.channel_id,
+          triggerId: command.trigger_id,
+          client,
+          respond: async (message) => {
+            await postToResponseUrl(command.response_url, { response_type: 'ephemeral', ...message });
+          },
         },
-      },
-      deps,
+        deps,
+      ),
     );
   });
 
@@ -202,13 +209,16 @@ export function registerCommands(app: App, deps: RouterDeps): void {
     async ({ ack, action, respond }) => {
       await ack();
       const page = Math.max(1, Number.parseInt(action.value ?? '1', 10) || 1);
-      let message: SlackMessage;
-      try {
-        message = await txPage(page, deps);
-      } catch (error) {
-        message = errorMessage(describeError(error, deps.logger, 'tx page').text);
-      }
-      await respond({ replace_original: true, ...withEnvironment(message, deps.api.environment) });
+      const work = async () => {
+        let message: SlackMessage;
+        try {
+          message = await txPage(page, deps);
+        } catch (error) {
+          message = errorMessage(describeError(error, deps.logger, 'tx page').text);
+        }
+        await respond({ replace_original: true, ...withEnvironment(message, deps.api.environment) });
+      };
+      await (deps.inFlight ? deps.inFlight.run(work) : work());
     },
   );
 }

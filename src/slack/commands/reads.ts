@@ -82,17 +82,18 @@ export async function txCommand(ctx: CommandContext, deps: ReadDeps): Promise<Sl
 }
 
 /** `/cngn deposit 5000 payer@example.com` prefills amount and e-mail. */
-export async function depositCommand(ctx: CommandContext, deps: ReadDeps): Promise<void> {
+export async function depositCommand(ctx: CommandContext, deps: ReadDeps): Promise<undefined> {
   const [amount, email] = ctx.args;
   const view = depositModal({
     prefill: { [DEPOSIT.amount]: amount, [DEPOSIT.email]: email?.includes('@') ? email : undefined },
     environment: environmentMarker(deps.api.environment),
   });
   await ctx.client.views.open({ trigger_id: ctx.triggerId, view });
+  return undefined;
 }
 
 /** `/cngn quote 1500 base bsc 0xabc…` prefills amount, networks (by name or code) and address. */
-export async function quoteCommand(ctx: CommandContext, deps: ReadDeps): Promise<void> {
+export async function quoteCommand(ctx: CommandContext, deps: ReadDeps): Promise<undefined> {
   const [amount, from, to, address] = ctx.args;
   const networks = toNetworkChoices(await deps.api.getNetworks());
   const find = (word: string | undefined) =>
@@ -111,4 +112,5 @@ export async function quoteCommand(ctx: CommandContext, deps: ReadDeps): Promise
     environment: environmentMarker(deps.api.environment),
   });
   await ctx.client.views.open({ trigger_id: ctx.triggerId, view });
+  return undefined;
 }

@@ -17,12 +17,14 @@ import {
   quoteResultView,
 } from '../blocks/deposit-quote.js';
 import { describeError } from '../errors.js';
+import type { InFlight } from '../in-flight.js';
 import { type Parsed, readMetadata, readSelect, readText, type ViewValues } from './approval-forms.js';
 
 export interface ReadViewDeps {
   api: CngnApi;
   logger: Logger;
   now: () => Date;
+  inFlight?: InFlight;
 }
 
 function amountAtLeast(
@@ -117,25 +119,34 @@ export function parseQuote(values: ViewValues, allowedNetworks: string[]): Parse
 
 export function registerDepositQuoteViews(app: App, deps: ReadViewDeps): void {
   const label = () => environmentMarker(deps.api.environment);
+  const run = (work: () => Promise<void>) => (deps.inFlight ? deps.inFlight.run(work) : work());
 
   app.view<ViewSubmitAction>(DEPOSIT_VIEW, async ({ ack, body, client }) => {
     const parsed = parseDeposit(body.view.state.values as ViewValues);
     if (!parsed.ok) return void (await ack({ response_action: 'errors', errors: parsed.errors }));
-    await ack({ response_action: 'update', view: noticeView('One moment', 'Creating the deposit account…') });
+    await ack({
+      response_action: 'update',
+      view: noticeView('One moment', `Creating the deposit account…\n${label()}`),
+    });
     const input = parsed.value;
-    let view: ReturnType<typeof noticeView>;
-    try {
-      const account = await deps.api.createTemporaryAccount({
-        amount: input.amount,
-        customer: { email: input.email, ...(input.customerName ? { name: input.customerName } : {}) },
-        ...(input.accountName ? { accountName: input.accountName } : {}),
-        ...(input.narration ? { narration: input.narration } : {}),
-      });
-      view = depositResultView(account, deps.now(), label());
-    } catch (error) {
-      view = noticeView('No account', `:warning: ${describeError(error, deps.logger, 'deposit').text}`);
-    }
-    await client.views.update({ view_id: body.view.id, view });
+    await run(async () => {
+      let view: ReturnType<typeof noticeView>;
+      try {
+        const account = await deps.api.createTemporaryAccount({
+          amount: input.amount,
+          customer: { email: input.email, ...(input.customerName ? { name: input.customerName } : {}) },
+          ...(input.accountName ? { accountName: input.accountName } : {}),
+          ...(input.narration ? { narration: input.narration } : {}),
+        });
+        view = depositResultView(account, deps.now(), label());
+      } catch (error) {
+        view = noticeView(
+          'No account',
+          `:warning: ${describeError(error, deps.logger, 'deposit').text}\n${label()}`,
+        );
+      }
+      await client.views.update({ view_id: body.view.id, view });
+    });
   });
 
   app.view<ViewSubmitAction>(QUOTE_VIEW, async ({ ack, body, client }) => {
@@ -144,26 +155,31 @@ export function registerDepositQuoteViews(app: App, deps: ReadViewDeps): void {
     if (!parsed.ok) return void (await ack({ response_action: 'errors', errors: parsed.errors }));
     await ack({
       response_action: 'update',
-      view: noticeView('One moment', 'Asking the service for a quote…'),
+      view: noticeView('One moment', `Asking the service for a quote…\n${label()}`),
     });
     const input = parsed.value;
-    let view: ReturnType<typeof noticeView>;
-    try {
-      const [quote, networks] = await Promise.all([deps.api.bridgeQuote(input), deps.api.getNetworks()]);
-      const name = (id: string) => networks.find((n) => n.id === id)?.name ?? id;
-      view = quoteResultView(
-        {
-          amount: input.amount.toString(),
-          origin: name(input.originNetworkId),
-          destination: name(input.destinationNetworkId),
-          address: input.destinationAddress,
-          quote,
-        },
-        label(),
-      );
-    } catch (error) {
-      view = noticeView('No quote', `:warning: ${describeError(error, deps.logger, 'quote').text}`);
-    }
-    await client.views.update({ view_id: body.view.id, view });
+    await run(async () => {
+      let view: ReturnType<typeof noticeView>;
+      try {
+        const [quote, networks] = await Promise.all([deps.api.bridgeQuote(input), deps.api.getNetworks()]);
+        const name = (id: string) => networks.find((n) => n.id === id)?.name ?? id;
+        view = quoteResultView(
+          {
+            amount: input.amount.toString(),
+            origin: name(input.originNetworkId),
+            destination: name(input.destinationNetworkId),
+            address: input.destinationAddress,
+            quote,
+          },
+          label(),
+        );
+      } catch (error) {
+        view = noticeView(
+          'No quote',
+          `:warning: ${describeError(error, deps.logger, 'quote').text}\n${label()}`,
+        );
+      }
+      await client.views.update({ view_id: body.view.id, view });
+    });
   });
 }
