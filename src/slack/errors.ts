@@ -68,15 +68,29 @@ export function describeError(error: unknown, logger?: Logger, context?: string)
   if (error instanceof MoneyFormatError) return { text: error.message };
   if (error instanceof CredentialsError) return { text: error.message };
   const correlationId = randomBytes(4).toString('hex');
+  const kind =
+    error instanceof CngnResponseError ? 'response' : error instanceof ZodError ? 'validation' : 'other';
   logger?.error('unexpected error', {
     correlationId,
     context,
+    kind,
     error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
-    kind:
-      error instanceof CngnResponseError ? 'response' : error instanceof ZodError ? 'validation' : 'other',
   });
-  return {
-    text: `Sorry — something went wrong on our side. If it keeps happening, quote reference \`${correlationId}\`.`,
-    correlationId,
-  };
+  const quote = `If it keeps happening, quote reference \`${correlationId}\`.`;
+  if (error instanceof CngnResponseError) {
+    // The service answered, but not in a form we can read (keys mismatch, changed shape). For a
+    // request that moves money this means the outcome is unknown, so never suggest a blind retry.
+    return {
+      text: `The service answered in a form the bot could not read, so the outcome is unknown — check \`/cngn tx\` before trying again. ${quote}`,
+      correlationId,
+    };
+  }
+  if (error instanceof ZodError) {
+    const fields = error.issues.map((i) => i.path.join('.') || 'value').slice(0, 3);
+    return {
+      text: `Some data did not have the expected form (${fields.join(', ')}). ${quote}`,
+      correlationId,
+    };
+  }
+  return { text: `Sorry — something went wrong on our side. ${quote}`, correlationId };
 }

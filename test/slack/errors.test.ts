@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { CngnError, CngnResponseError, CngnTransportError, RateBudgetError } from '../../src/cngn/errors.js';
+import { createLogger } from '../../src/log.js';
+import { describeError } from '../../src/slack/errors.js';
+
+/** Service messages from the interface's Errors table, as the service words them. */
+const SERVICE_ANSWERS: Array<[string, number, string, RegExp]> = [
+  ['Permission denied', 403, 'POST /v1/api/redeemAsset', /lacks the \*Redeem\* permission/],
+  ['Permission denied', 403, 'POST /v1/api/virtual-account/temporary', /Fiat Deposit/],
+  ['Permission denied', 403, 'POST /v1/api/withdraw', /Send Crypto/],
+  ['Permission denied', 403, 'POST /v1/api/bridge', /Swap/],
+  ['Could not resolve account details', 400, 'POST /v1/api/account/verify', /check the account number/],
+  ['Transaction not found', 404, 'GET /v1/api/transactions/:ref', /Transaction not found/],
+  ['Too many requests. Please try again later.', 429, 'GET /v1/api/balance', /about a minute/],
+];
+
+describe('errors in plain words', () => {
+  it('maps service answers to what the operator should do', () => {
+    for (const [message, status, endpoint, expected] of SERVICE_ANSWERS) {
+      const answer = describeError(new CngnError(message, status, endpoint));
+      expect(answer.text, message).toMatch(expected);
+      expect(answer.correlationId).toBeUndefined();
+    }
+  });
+
+  it('says when to come back when the budget is spent, and whether anything was sent', () => {
+    expect(describeError(new RateBudgetError(42)).text).toBe('The service is busy — try again in 42 s.');
+    expect(describeError(new CngnTransportError('reset', 'POST /v1/api/withdraw', true)).text).toMatch(
+      /outcome is unknown; nothing will be resent/,
+    );
+    expect(describeError(new CngnTransportError('refused', 'GET /v1/api/balance', false)).text).toMatch(
+      /Nothing was sent/,
+    );
+  });
+
+  it('gives unexpected errors a reference that is also in the log, without secrets', () => {
+    const lines: string[] = [];
+    const logger = createLogger('error', { write: (l) => lines.push(l) });
+    const cases = [
+      new CngnResponseError('the answer carried no data', 'POST /v1/api/withdraw'),
+      z.object({ amount: z.string() }).safeParse({ amount: 1 }).error,
+      new Error('boom with key cngn_live_secretvalue'),
+    ];
+    for (const error of cases) {
+      const answer = describeError(error, logger, '/cngn test');
+      expect(answer.correlationId).toMatch(/^[0-9a-f]{8}$/);
+      expect(answer.text).toContain(answer.correlationId);
+      expect(lines.at(-1)).toContain(answer.correlationId);
+    }
+    expect(describeError(cases[0], logger).text).toMatch(/outcome is unknown/);
+    expect(describeError(cases[1], logger).text).toMatch(/amount/);
+    expect(lines.join('\n')).not.toContain('cngn_live_secretvalue');
+    for (const answer of lines) expect(answer).not.toMatch(/\n\s+at /);
+  });
+});
