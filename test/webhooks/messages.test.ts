@@ -156,4 +156,37 @@ describe('webhook messages', () => {
     expect(m.all).toContain('&lt;!channel&gt; &amp; co');
     expect(m.all).not.toContain('<!channel>');
   });
+
+  it('never lets a network, status, amount or time from outside ping the channel', () => {
+    const ping = '<!channel>';
+    const cases = [
+      render('deposit.completed', { trx_type: 'crypto_deposit', network: ping }),
+      render('withdrawal.completed', { trx_type: 'withdraw', network: ping }),
+      render('bridge.completed', { trx_type: 'swap', network: ping }),
+      render('transaction.failed', { trx_type: 'withdraw', network: ping }),
+      render('transaction.reversed', { network: ping, status: ping }),
+      render('deposit.completed', { trx_type: 'fiat_buy', amount: ping }),
+      render('transaction.reversed', { occurredAt: ping }),
+    ];
+    for (const m of cases) {
+      expect(m.all).not.toContain(ping);
+      expect(m.all).toContain('&lt;!channel&gt;');
+    }
+  });
+
+  it('escapes an unknown event name once, not twice', () => {
+    const m = render('odd.<event>&', {});
+    expect(m.all).toContain('cNGN event `odd.&lt;event&gt;&amp;`');
+    expect(m.all).not.toContain('&amp;lt;');
+  });
+
+  it('recognises an on-chain deposit whatever the case of its type', () => {
+    const m = render('deposit.completed', {
+      trx_type: 'CRYPTO_DEPOSIT',
+      network: 'base',
+      base_trx_hash: MINT,
+    });
+    expect(m.text).toContain('On-chain deposit credited');
+    expect(m.all).toContain('Mint hash');
+  });
 });

@@ -44,7 +44,7 @@ function partsFor(input: AlertInput, options: WebhookMessageOptions): Parts {
     case 'deposit.received':
       return depositReceived(event.data);
     case 'deposit.completed':
-      return event.data.trx_type === 'crypto_deposit'
+      return (event.data.trx_type ?? '').toLowerCase() === 'crypto_deposit'
         ? cryptoDepositCompleted(input)
         : depositCompleted(event.data);
     case 'withdrawal.completed':
@@ -73,7 +73,7 @@ function depositReceived(data: WebhookData): Parts {
     title: `Deposit received: ${amount} — not credited yet`,
     text: `Deposit received: ${amount} (not credited yet)`,
     fields: [
-      ['Amount', amount],
+      ['Amount', escapeText(amount)],
       ['Status', 'Fiat arrived; cNGN not yet credited'],
     ],
     note: 'The credit follows with a separate _deposit completed_ message.',
@@ -87,7 +87,7 @@ function depositCompleted(data: WebhookData): Parts {
     title: `Deposit credited: ${amount}`,
     text: `Deposit credited: ${amount}`,
     fields: [
-      ['Amount', amount],
+      ['Amount', escapeText(amount)],
       ['Type', typeWord(data.trx_type)],
     ],
   };
@@ -101,8 +101,8 @@ function cryptoDepositCompleted(input: AlertInput): Parts {
     title: `On-chain deposit credited: ${amount}${data.network ? ` on ${data.network}` : ''}`,
     text: `On-chain deposit credited: ${amount}`,
     fields: [
-      ['Amount', amount],
-      ['Network', data.network ?? undefined],
+      ['Amount', escapeText(amount)],
+      ['Network', plain(data.network)],
       ['Source-network hash', hashField(data.extl_trx_hash, input)],
       ['Mint hash', hashField(data.base_trx_hash, input)],
       ['Explorer', data.explorer_link ? link(data.explorer_link, 'Open in explorer') : undefined],
@@ -118,9 +118,9 @@ function withdrawalCompleted(input: AlertInput): Parts {
     title: `Withdrawal completed: ${amount}`,
     text: `Withdrawal completed: ${amount}`,
     fields: [
-      ['Amount', amount],
+      ['Amount', escapeText(amount)],
       ['To', receiverText(receiverView(data.receiver))],
-      ['Network', data.network ?? undefined],
+      ['Network', plain(data.network)],
       ['Hash', hashField(data.base_trx_hash ?? data.extl_trx_hash, input)],
     ],
   };
@@ -134,9 +134,9 @@ function bridgeCompleted(input: AlertInput): Parts {
     title: `Bridge completed: ${amount}`,
     text: `Bridge completed: ${amount}`,
     fields: [
-      ['Amount', amount],
+      ['Amount', escapeText(amount)],
       ['To', receiverText(receiverView(data.receiver))],
-      ['Network', data.network ?? undefined],
+      ['Network', plain(data.network)],
       ['Source hash', hashField(data.base_trx_hash, input)],
       ['Destination hash', hashField(data.extl_trx_hash, input)],
     ],
@@ -150,7 +150,7 @@ function redemptionCompleted(data: WebhookData, options: WebhookMessageOptions):
     emoji: ':bank:',
     title: `Redemption paid out: ${amount}`,
     text: `Redemption paid out: ${amount}`,
-    fields: [['Amount', amount], ...bankFields(receiver, options)],
+    fields: [['Amount', escapeText(amount)], ...bankFields(receiver, options)],
   };
 }
 
@@ -164,8 +164,8 @@ function transactionFailed(data: WebhookData, options: WebhookMessageOptions): P
       emoji: ':x:',
       title: `Redemption failed: ${amount} went back to the balance`,
       text: `Redemption failed: ${amount} went back to the balance — ${data.reason ?? 'no reason given'}`,
-      fields: [['Amount', amount], ...bankFields(receiver, options)],
-      note: `The ${amount} cNGN went back to the balance. Reason: *${reason}*`,
+      fields: [['Amount', escapeText(amount)], ...bankFields(receiver, options)],
+      note: `The ${escapeText(amount)} cNGN went back to the balance. Reason: *${reason}*`,
     };
   }
   const what =
@@ -175,10 +175,10 @@ function transactionFailed(data: WebhookData, options: WebhookMessageOptions): P
     title: `${what} failed: ${amount}`,
     text: `${what} failed: ${amount} — ${data.reason ?? 'no reason given'}`,
     fields: [
-      ['Amount', amount],
+      ['Amount', escapeText(amount)],
       ['Type', typeWord(data.trx_type)],
       ['To', receiverText(receiver)],
-      ['Network', data.network ?? undefined],
+      ['Network', plain(data.network)],
       ['Reason', reason],
     ],
   };
@@ -187,17 +187,17 @@ function transactionFailed(data: WebhookData, options: WebhookMessageOptions): P
 function unknownEvent(input: AlertInput): Parts {
   const { event } = input;
   const { data } = event;
-  const name = escapeText(event.event);
+  // The title is escaped once, when the message is assembled.
   return {
     emoji: ':grey_question:',
-    title: `cNGN event \`${name}\``,
+    title: `cNGN event \`${event.event}\``,
     text: `cNGN event ${event.event}${data.amount ? `: ${naira(data.amount)}` : ''}`,
     fields: [
-      ['Amount', data.amount ? naira(data.amount) : undefined],
-      ['Status', data.status ? statusWord(data.status) : undefined],
+      ['Amount', data.amount ? escapeText(naira(data.amount)) : undefined],
+      ['Status', data.status ? escapeText(statusWord(data.status)) : undefined],
       ['Type', data.trx_type ? typeWord(data.trx_type) : undefined],
       ['Receiver', receiverText(receiverView(data.receiver))],
-      ['Network', data.network ?? undefined],
+      ['Network', plain(data.network)],
       ['Hash', hashField(data.base_trx_hash ?? data.extl_trx_hash, input)],
       ['Reason', data.reason ? escapeText(data.reason) : undefined],
     ],
@@ -228,12 +228,17 @@ function assemble(input: AlertInput, parts: Parts): AlertMessage {
     marker,
     data.trx_ref ? `Ref \`${escapeText(data.trx_ref)}\`` : undefined,
     data.transactionId ? `Tx \`${escapeText(data.transactionId)}\`` : undefined,
-    lagosTime(data.occurredAt ?? input.event.timestamp),
+    plain(lagosTime(data.occurredAt ?? input.event.timestamp)),
   ].filter((v): v is string => Boolean(v));
   blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: context.join('  ·  ') }] });
   const prefix = marker.replace(/^:[a-z_]+: /, '');
   const suffix = input.origin === 'reconciler' ? ' (seen by reconciliation)' : '';
   return { text: escapeText(`[${prefix}] ${parts.text}${suffix}`), blocks };
+}
+
+/** Escaped text from outside, or undefined when there is none. */
+function plain(value: string | null | undefined): string | undefined {
+  return value ? escapeText(value) : undefined;
 }
 
 function hashField(hash: string | null | undefined, input: AlertInput): string | undefined {
