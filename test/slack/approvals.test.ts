@@ -1,7 +1,9 @@
 // The maker-checker rules as people meet them in Slack: a real Bolt app over HTTP, the real client
 // against the embedded sandbox, the fake Slack Web API recording every call.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createStore, type Store } from '../../src/store/index.js';
 import { textValue, viewSubmission } from '../support/slack-requests.js';
+import { StoreControls } from '../support/store-controls.js';
 import {
   APPROVALS_CHANNEL,
   APPROVER_A,
@@ -215,5 +217,29 @@ describe('expiry', () => {
     expect((await app.engine.get(id))?.state).toBe('expired');
     await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Expired'));
     expect(withdrawCalls()).toBe(0);
+  });
+});
+
+describe('when the store fails', () => {
+  let store: Store;
+  const controls = new StoreControls();
+
+  beforeEach(async () => {
+    store = await createStore('memory://');
+    app = await startApprovalApp({ store: controls.wrap(store) });
+  });
+  afterEach(async () => {
+    await store.close();
+  });
+
+  it('answers a Reject click privately when the request cannot be read, and changes nothing', async () => {
+    const id = await fileWithdrawal(app, '100');
+    const heal = controls.failReads(`approval:${id}`);
+    await click(app, 'approval.reject', id, APPROVER_A);
+    const ephemeral = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === APPROVER_A);
+    heal();
+    expect(String(ephemeral.body.text)).toContain('could not be processed');
+    expect(app.slack.callsTo('views.open')).toHaveLength(0);
+    expect((await app.engine.get(id))?.state).toBe('pending');
   });
 });

@@ -72,19 +72,21 @@ export function registerApprovalActions(app: App, deps: ApprovalSlackDeps): void
 
   app.action<BlockAction<ButtonAction>>(REJECT_ACTION, async (args) => {
     await args.ack();
-    const { id, user, channel } = clicked(args);
-    const check = await deps.engine.mayReject(id, user);
-    if (check.refusal) {
-      await explainRefusal(args.client, deps, { channel, user }, check.refusal, check.request);
-      return;
-    }
-    await args.client.views.open({
-      trigger_id: args.body.trigger_id,
-      view: rejectModal({
-        requestId: id,
-        title: check.request ? requestTitle(check.request) : id,
-        ...(channel ? { channel } : {}),
-      }),
+    await guarded(args, deps, async () => {
+      const { id, user, channel } = clicked(args);
+      const check = await deps.engine.mayReject(id, user);
+      if (check.refusal) {
+        await explainRefusal(args.client, deps, { channel, user }, check.refusal, check.request);
+        return;
+      }
+      await args.client.views.open({
+        trigger_id: args.body.trigger_id,
+        view: rejectModal({
+          requestId: id,
+          title: check.request ? requestTitle(check.request) : id,
+          ...(channel ? { channel } : {}),
+        }),
+      });
     });
   });
 

@@ -1,0 +1,63 @@
+// A store wrapper a test controls: hold callers of a named lock at its door until a given number
+// have arrived (so a race is decided by the lock, not by HTTP timing), or make reads fail.
+import type { Store } from '../../src/store/index.js';
+
+interface Door {
+  remaining: number;
+  waiting: Array<() => void>;
+  allArrived: () => void;
+}
+
+/** One set of controls, shared by every store it wraps (two replicas meet at the same door). */
+export class StoreControls {
+  private readonly doors = new Map<string, Door>();
+  private readonly failingReads = new Set<string>();
+
+  /**
+   * The next `count` callers of `withLock(name)` wait until all `count` have arrived, then enter
+   * together. Resolves once they have all arrived.
+   */
+  holdLock(name: string, count: number): Promise<void> {
+    return new Promise((allArrived) => {
+      this.doors.set(name, { remaining: count, waiting: [], allArrived });
+    });
+  }
+
+  /** `get` of keys starting with `prefix` throws until the returned function is called. */
+  failReads(prefix: string): () => void {
+    this.failingReads.add(prefix);
+    return () => this.failingReads.delete(prefix);
+  }
+
+  wrap(store: Store): Store {
+    return new Proxy(store, {
+      get: (target, property) => {
+        if (property === 'withLock') {
+          return (name: string, fn: () => Promise<unknown>, options?: Parameters<Store['withLock']>[2]) =>
+            this.atDoor(name).then(() => target.withLock(name, fn, options));
+        }
+        if (property === 'get') {
+          return (key: string) =>
+            [...this.failingReads].some((prefix) => key.startsWith(prefix))
+              ? Promise.reject(new Error(`store read failed (test): ${key}`))
+              : target.get(key);
+        }
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+  }
+
+  private atDoor(name: string): Promise<void> {
+    const door = this.doors.get(name);
+    if (!door) return Promise.resolve();
+    return new Promise((enter) => {
+      door.waiting.push(enter);
+      door.remaining -= 1;
+      if (door.remaining > 0) return;
+      this.doors.delete(name);
+      door.allArrived();
+      for (const open of door.waiting) open();
+    });
+  }
+}
