@@ -188,6 +188,12 @@ function crossProblems(env: Record<string, string | undefined>): string[] {
   } catch (error) {
     problems.push(`CNGN_ALERT_ROUTES: ${error instanceof Error ? error.message : String(error)}`);
   }
+  // Events no rule matches, and alerts whose routed channel is gone, need somewhere to go.
+  if (has('CNGN_ALERT_ROUTES') && !has('CNGN_ALERTS_CHANNEL')) {
+    problems.push(
+      'CNGN_ALERTS_CHANNEL: required with CNGN_ALERT_ROUTES — the channel ID for events no route matches',
+    );
+  }
   return problems;
 }
 

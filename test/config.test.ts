@@ -135,6 +135,26 @@ describe('configuration', () => {
     expect(problemsOf({ CNGN_APPROVAL_TIERS: '0:1,abc' }).join('\n')).toMatch(/CNGN_APPROVAL_TIERS/);
   });
 
+  it('reads per-kind alert channels and names the variable once in a problem with them', () => {
+    const config = loadConfig({
+      ...slack,
+      CNGN_ALERTS_CHANNEL: 'C0ALERTS',
+      CNGN_ALERT_ROUTES: 'deposit.*:C0DEPOSITS',
+    });
+    expect(config.alertRoutes).toBe('deposit.*:C0DEPOSITS');
+    const bad = problemsOf({ ...slack, CNGN_ALERTS_CHANNEL: 'C0ALERTS', CNGN_ALERT_ROUTES: 'deposit.*' });
+    expect(bad).toHaveLength(1);
+    expect(bad[0]).toMatch(/^CNGN_ALERT_ROUTES: "deposit\.\*" should be <event or prefix\.\*>:<channel ID>/);
+    expect(bad[0]).not.toMatch(/CNGN_ALERT_ROUTES:.*CNGN_ALERT_ROUTES:/);
+  });
+
+  it('refuses per-kind alert channels without the default alerts channel', () => {
+    const problems = problemsOf({ ...slack, CNGN_ALERT_ROUTES: 'deposit.*:C0DEPOSITS' });
+    expect(problems).toEqual([
+      expect.stringMatching(/^CNGN_ALERTS_CHANNEL: required with CNGN_ALERT_ROUTES/),
+    ]);
+  });
+
   it('never puts a secret value into a problem', () => {
     const message = (() => {
       try {

@@ -203,7 +203,7 @@ export class Deliverer {
     const { outbox } = this.options;
     if (entry.after) {
       const previous = await outbox.get(entry.after);
-      if (previous && !previous.deliveredAt) return { kind: 'blocked' };
+      if (previous && this.mustWaitFor(previous)) return { kind: 'blocked' };
     }
     if (!(await outbox.claim(entry.id, this.owner, this.leaseMs))) return { kind: 'skip' };
     const current = await outbox.get(entry.id);
@@ -237,6 +237,12 @@ export class Deliverer {
     this.textOnly.delete(current.id);
     this.reroutes.delete(current.id);
     return { kind: 'done' };
+  }
+
+  /** A successor waits for an earlier entry only while that one can still be posted somewhere. */
+  private mustWaitFor(previous: OutboxEntry): boolean {
+    if (previous.deliveredAt) return false;
+    return (this.reroutes.get(previous.id) ?? this.options.route(previous)) !== undefined;
   }
 
   private async message(entry: OutboxEntry): Promise<AlertMessage> {

@@ -21,7 +21,7 @@ export function parseAlertRoutes(text: string | undefined): AlertRoute[] {
       const channel = part.slice(at + 1).trim();
       if (at <= 0 || !pattern || !/^[A-Z0-9]+$/.test(channel)) {
         throw new AlertRoutesError(
-          `CNGN_ALERT_ROUTES: "${part}" should be <event or prefix.*>:<channel ID>, e.g. deposit.*:C0123ABCD`,
+          `"${part}" should be <event or prefix.*>:<channel ID>, e.g. deposit.*:C0123ABCD`,
         );
       }
       return { pattern, channel };

@@ -114,6 +114,19 @@ describe('webhook delivery', () => {
     ]);
   });
 
+  it('never holds a reference behind an earlier message that has no channel to go to', async () => {
+    const r = await rig({ alertsChannel: null, alertRoutes: 'deposit.completed:CDEPOSITS' });
+    await r.send(webhookBody('deposit.received', { trx_ref: 'REF-NOWHERE', status: 'pending' }));
+    await r.send(webhookBody('deposit.completed', { trx_ref: 'REF-NOWHERE' }));
+    const credited = await r.fake.waitFor('chat.postMessage', (c) =>
+      JSON.stringify(c.body).includes('REF-NOWHERE'),
+    );
+    expect(credited.body.channel).toBe('CDEPOSITS');
+    expect(String(credited.body.text)).toContain('Deposit credited');
+    // The unroutable one is kept, not lost: it waits in the outbox for a channel.
+    await waitUntil(async () => (await r.webhooks.outbox.pendingCount()) === 1);
+  });
+
   it('retries 5xx with backoff and falls back to the alerts channel when a routed one is gone', async () => {
     const fake = await FakeSlack.start();
     let failures = 0;

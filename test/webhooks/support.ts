@@ -26,7 +26,8 @@ export interface RigOptions {
   deliver?: boolean;
   fake?: FakeSlack;
   secret?: string | undefined;
-  alertsChannel?: string;
+  /** null: no default alerts channel. */
+  alertsChannel?: string | null;
   alertRoutes?: string;
   transactions?: TransactionSource;
   bankName?: (code: string) => Promise<string | undefined>;
@@ -67,7 +68,7 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
     openSealed: options.openSealed,
     slack: options.deliver === false ? undefined : alertsClient('xoxb-test', fake.apiUrl),
     render: (input) => webhookMessage(input),
-    alertsChannel: options.alertsChannel ?? 'CALERTS',
+    alertsChannel: options.alertsChannel === null ? undefined : (options.alertsChannel ?? 'CALERTS'),
     alertRoutes: options.alertRoutes,
     transactions: options.transactions,
     bankName: options.bankName,
