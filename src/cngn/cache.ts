@@ -27,7 +27,7 @@ export class ResponseCache {
     name: string,
     ttlMs: number,
     load: () => Promise<T>,
-    options: { fresh?: boolean } = {},
+    options: { fresh?: boolean; keep?: (value: T) => boolean } = {},
   ): Promise<Cached<T>> {
     const key = `cngn:cache:${this.scope}:${name}`;
     if (!options.fresh) {
@@ -40,7 +40,9 @@ export class ResponseCache {
       const value = await load();
       const at = this.now();
       // A store hiccup costs a later re-read, not this answer.
-      await this.store.set<Entry<T>>(key, { value, at }, ttlMs).catch(() => undefined);
+      if (options.keep?.(value) !== false) {
+        await this.store.set<Entry<T>>(key, { value, at }, ttlMs).catch(() => undefined);
+      }
       return { value, asOf: new Date(at) };
     })();
     this.loading.set(key, loaded);

@@ -73,6 +73,9 @@ export interface CngnClientOptions {
 
 const CACHE_TTL_MS = { networks: 10 * 60_000, banks: 6 * 3_600_000, balance: 15_000 };
 
+/** The service always has networks and banks: an empty list is a glitch, not worth keeping for hours. */
+const nonEmpty = (list: readonly unknown[]) => list.length > 0;
+
 const networkListSchema = z.array(networkSchema);
 const bankListSchema = z.array(bankSchema);
 const balanceListSchema = z.array(balanceEntrySchema);
@@ -143,7 +146,7 @@ export class CngnClient implements CngnApi {
       `networks:${withChain}`,
       this.ttl.networks,
       () => this.read(path, 'GET /v1/api/networks', networkListSchema, options, []),
-      options,
+      { ...options, keep: nonEmpty },
     );
     return cached.value;
   }
@@ -153,7 +156,7 @@ export class CngnClient implements CngnApi {
       'banks',
       this.ttl.banks,
       () => this.read('/v1/api/banks', 'GET /v1/api/banks', bankListSchema, options, []),
-      options,
+      { ...options, keep: nonEmpty },
     );
     return cached.value;
   }

@@ -11,8 +11,15 @@ export type Envelope =
   | { ok: true; data: unknown }
   | { ok: false; httpStatus: number; message: string; notJson: boolean };
 
-function statusIsSuccess(status: unknown): boolean {
-  if (status === undefined || status === true) return true;
+/**
+ * Only an envelope that says so is a success. Without `status`, a body carrying `data` (and no
+ * `error`) is one; `{error}` or `{message}` alone (an older shape) or `{}` is a refusal even with
+ * HTTP 200, so it can never pass for an empty list.
+ */
+function saysSuccess(body: z.infer<typeof envelopeSchema>): boolean {
+  const { status } = body;
+  if (status === undefined) return 'data' in body && body.error === undefined;
+  if (status === true) return true;
   if (typeof status === 'number') return status === 200;
   if (typeof status === 'string') return status === '200' || status.toLowerCase() === 'success';
   return false; // `false`
@@ -54,13 +61,15 @@ export function readEnvelope(raw: RawResponse): Envelope {
     return { ok: false, httpStatus: raw.httpStatus, message: 'The answer is not an envelope', notJson: true };
   }
   const body = parsed.data;
-  if (httpOk && statusIsSuccess(body.status)) return { ok: true, data: body.data };
+  if (httpOk && saysSuccess(body)) return { ok: true, data: body.data };
   // HTTP 200 carrying `{status: 400}` reports 400; otherwise the HTTP status is the truth.
   const status = httpOk && typeof body.status === 'number' ? body.status : raw.httpStatus;
   return {
     ok: false,
     httpStatus: status,
-    message: messageOf(body) ?? `HTTP ${raw.httpStatus}`,
+    message:
+      messageOf(body) ??
+      (httpOk ? `HTTP ${raw.httpStatus} without a success status` : `HTTP ${raw.httpStatus}`),
     notJson: false,
   };
 }
