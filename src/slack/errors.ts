@@ -50,7 +50,7 @@ export interface UserError {
 }
 
 /** The plain sentence for an error; unexpected ones get a correlation id and are logged (redacted). */
-export function describeError(error: unknown, logger?: Logger, context?: string): UserError {
+export function describeError(error: unknown, logger?: Pick<Logger, 'error'>, context?: string): UserError {
   if (error instanceof RateBudgetError) {
     return { text: `The service is busy — try again in ${error.retryInSeconds} s.` };
   }

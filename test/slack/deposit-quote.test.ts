@@ -10,6 +10,8 @@ afterAll(async () => {
   await h.stop();
 });
 
+const DEST = '0x52908400098527886E0F7030069857D2E4169EE7';
+
 const BASE_OPTS = (blocks: Array<Record<string, unknown>>, id: string) =>
   (
     (blocks.find((b) => b.block_id === id)?.element ?? {}) as {
@@ -86,30 +88,34 @@ describe('/cngn deposit', () => {
 });
 
 describe('/cngn quote', () => {
-  it('prefills networks by code and shows receivable and both fees', async () => {
+  it('prefills amount, networks by code and address, and shows receivable and both fees', async () => {
     await slashCommand(h.sender, {
-      text: 'quote 1500 base bsc 0x52908400098527886E0F7030069857D2E4169EE7',
+      text: `quote 1500 base bsc ${DEST}`,
       responseUrl: h.slack.responseUrl('q1'),
     });
-    const open = await h.slack.waitFor(
-      'views.open',
-      (c) => (c.body.view as { callback_id: string }).callback_id === 'quote.submit',
+    // Opened at once as a loading modal, then filled in place with the form.
+    const filled = await h.slack.waitFor(
+      'views.update',
+      (c) => (c.body.view as { callback_id?: string }).callback_id === 'quote.submit',
     );
-    const view = open.body.view as { blocks: Array<Record<string, unknown>>; private_metadata: string };
+    const view = filled.body.view as { blocks: Array<Record<string, unknown>>; private_metadata: string };
     const options = BASE_OPTS(view.blocks, 'quote.origin');
     expect(options.some((o) => /disabled/i.test(o.text.text))).toBe(false);
-    const origin = (
-      (view.blocks.find((b) => b.block_id === 'quote.origin')?.element ?? {}) as {
-        initial_option?: { value: string };
-      }
-    ).initial_option?.value;
-    const destination = (
-      (view.blocks.find((b) => b.block_id === 'quote.destination')?.element ?? {}) as {
-        initial_option?: { value: string };
-      }
-    ).initial_option?.value;
-    expect(origin).toBeDefined();
-    expect(destination).toBeDefined();
+    const element = (id: string) =>
+      (view.blocks.find((b) => b.block_id === id)?.element ?? {}) as {
+        initial_option?: { value: string; text: { text: string } };
+        initial_value?: string;
+      };
+    const networks = await h.bot.client.getNetworks();
+    const idOf = (short: string) => networks.find((n) => n.short_name === short)?.id;
+    const origin = element('quote.origin').initial_option?.value;
+    const destination = element('quote.destination').initial_option?.value;
+    expect(origin).toBe(idOf('base'));
+    expect(element('quote.origin').initial_option?.text.text).toBe('Base (base)');
+    expect(destination).toBe(idOf('bsc'));
+    expect(element('quote.destination').initial_option?.text.text).toBe('BNB Smart Chain (bsc)');
+    expect(element('quote.amount').initial_value).toBe('1500');
+    expect(element('quote.address').initial_value).toBe(DEST);
 
     const same = await viewSubmission(h.sender, {
       callbackId: 'quote.submit',
@@ -133,7 +139,7 @@ describe('/cngn quote', () => {
         'quote.amount': { 'quote.amount': textValue('1500') },
         'quote.origin': { 'quote.origin': selectValue(origin ?? '') },
         'quote.destination': { 'quote.destination': selectValue(destination ?? '') },
-        'quote.address': { 'quote.address': textValue('0x52908400098527886E0F7030069857D2E4169EE7') },
+        'quote.address': { 'quote.address': textValue(DEST) },
       },
     });
     const update = await h.slack.waitFor('views.update', (c) => c.body.view_id === 'VQUOTE');

@@ -9,6 +9,20 @@ export interface SlackCall {
   method: string;
   body: Record<string, unknown>;
   at: number;
+  /** Set when the fake refused the call the way Slack does (`{ok: false, error}`). */
+  error?: string;
+}
+
+/** Slack honours a trigger_id for 3 seconds after the interaction. */
+export const TRIGGER_LIFETIME_MS = 3_000;
+
+/**
+ * The age of a trigger_id issued by the harness (`<n>.<epochMs>`, see slack-requests.ts); undefined
+ * for any other form, which the fake accepts as fresh.
+ */
+export function triggerAgeMs(triggerId: unknown, now = Date.now()): number | undefined {
+  const issued = typeof triggerId === 'string' ? /^\d+\.(\d{13})$/.exec(triggerId)?.[1] : undefined;
+  return issued === undefined ? undefined : now - Number(issued);
 }
 
 export type SlackHandler = (
@@ -99,6 +113,8 @@ export class FakeSlack {
       res.end(JSON.stringify(custom.body ?? { ok: false, error: 'ratelimited' }));
       return;
     }
+    const refusal = this.refusal(call);
+    if (refusal) call.error = refusal;
     this.calls.push(call);
     for (const waiter of [...this.waiters]) {
       if (waiter.test(call)) {
@@ -106,9 +122,17 @@ export class FakeSlack {
         waiter.resolve(call);
       }
     }
-    const body = custom?.body ?? this.defaultAnswer(method, call.body);
+    const body =
+      custom?.body ?? (refusal ? { ok: false, error: refusal } : this.defaultAnswer(method, call.body));
     res.writeHead(custom?.status ?? 200, { 'content-type': 'application/json', ...custom?.headers });
     res.end(JSON.stringify(body));
+  }
+
+  /** What Slack itself would refuse: views.open with a trigger_id older than 3 s. */
+  private refusal(call: SlackCall): string | undefined {
+    if (call.method !== 'views.open') return undefined;
+    const age = triggerAgeMs(call.body.trigger_id, call.at);
+    return age !== undefined && age > TRIGGER_LIFETIME_MS ? 'expired_trigger_id' : undefined;
   }
 
   private defaultAnswer(method: string, body: Record<string, unknown>): unknown {

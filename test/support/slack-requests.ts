@@ -8,6 +8,13 @@ export interface SlackSender {
   signingSecret: string;
 }
 
+let triggers = 0;
+/** A trigger_id carrying its issue time (`<n>.<epochMs>`), so the fake Slack can expire it after 3 s. */
+export function newTriggerId(issuedAt = Date.now()): string {
+  triggers += 1;
+  return `${triggers}.${issuedAt}`;
+}
+
 export interface SlackResponse {
   status: number;
   body: string;
@@ -62,7 +69,7 @@ export function slashCommand(sender: SlackSender, options: SlashCommandOptions):
     text: options.text ?? '',
     api_app_id: 'A1',
     response_url: options.responseUrl,
-    trigger_id: options.triggerId ?? `trigger-${Math.random().toString(36).slice(2)}`,
+    trigger_id: options.triggerId ?? newTriggerId(),
   }).toString();
   return postSigned(sender, body, { timestamp: options.timestamp, signature: options.signature });
 }
@@ -106,7 +113,7 @@ export function blockAction(
     team: { id: 'T1', domain: 'treasury' },
     user: { id: options.userId ?? 'UREQ', username: 'someone', team_id: 'T1' },
     api_app_id: 'A1',
-    trigger_id: `trigger-${Math.random().toString(36).slice(2)}`,
+    trigger_id: newTriggerId(),
     response_url: options.responseUrl,
     channel: options.channelId ? { id: options.channelId, name: 'approvals' } : undefined,
     container: options.messageTs
@@ -137,7 +144,7 @@ export function viewSubmission(
     team: { id: 'T1', domain: 'treasury' },
     user: { id: options.userId ?? 'UREQ', username: 'someone', team_id: 'T1' },
     api_app_id: 'A1',
-    trigger_id: `trigger-${Math.random().toString(36).slice(2)}`,
+    trigger_id: newTriggerId(),
     view: {
       id: options.viewId ?? `V${Math.random().toString(36).slice(2)}`,
       type: 'modal',

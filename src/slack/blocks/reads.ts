@@ -1,6 +1,6 @@
 // Pure builders for the answers that move no money: help, balance, networks, banks, accounts,
 // whitelist, transactions. Data in, Block Kit out; no I/O, no clock reads (callers pass `now`).
-import type { ActionsBlock, KnownBlock, SectionBlock } from '@slack/types';
+import type { ActionsBlock, KnownBlock, ModalView, SectionBlock } from '@slack/types';
 import type { CngnEnvironment } from '../../cngn/api.js';
 import {
   type BalanceEntry,
@@ -256,6 +256,28 @@ export function txDetailMessage(tx: Transaction, environment: CngnEnvironment): 
   if (tx.explorer_link) blocks.push(contextLine(link(tx.explorer_link, 'Open in block explorer')));
   if (tx.description) blocks.push(contextLine(escapeText(tx.description)));
   return { text: `${typeWord(tx.trx_type)} ${tx.trx_ref}: ${statusWord(tx.status)}`, blocks };
+}
+
+const plainText = (text: string) => ({ type: 'plain_text' as const, text: text.slice(0, 24) });
+
+/** The modal opened at once (Slack's trigger_id lives 3 s) while the form's data is read. */
+export function loadingView(environment: string): ModalView {
+  return {
+    type: 'modal',
+    title: plainText('One moment'),
+    close: plainText('Cancel'),
+    blocks: [section(':hourglass_flowing_sand: Loading the form…'), contextLine(environment)],
+  };
+}
+
+/** The loading modal, replaced when the form's data could not be read. */
+export function formErrorView(text: string, environment: string): ModalView {
+  return {
+    type: 'modal',
+    title: plainText('Could not open the form'),
+    close: plainText('Close'),
+    blocks: [section(`:warning: ${text}`), contextLine(environment)],
+  };
 }
 
 export function errorMessage(text: string): SlackMessage {

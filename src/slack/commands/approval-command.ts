@@ -1,11 +1,14 @@
 // What an approval subcommand gets from the /cngn router, and the shared steps of opening a filing
-// modal: the router has already acked; read what the modal needs (cached lists), then open it.
+// modal: the router has already acked; open a loading modal at once, then fill it with the form once
+// what it needs (cached lists) has been read.
 import type { ModalView } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import type { Bank, Network } from '../../cngn/schemas.js';
 import type { ApprovalSlackDeps } from '../actions/approval.js';
 import type { BankChoice } from '../blocks/approval-modals-bank.js';
-import { plainError } from '../views/approval-filing.js';
+import { describeError } from '../errors.js';
+import { openModalWhileLoading } from './open-modal.js';
+import { FORM_NOT_OPENED } from './reads.js';
 
 export interface ApprovalCommand {
   args: string[];
@@ -21,22 +24,21 @@ export async function openModal(
   deps: ApprovalSlackDeps,
   build: () => Promise<ModalView>,
 ): Promise<void> {
-  let view: ModalView;
-  try {
-    view = await build();
-  } catch (error) {
-    await command.respond(`Could not open the form: ${plainError(error)}`);
-    return;
-  }
-  try {
-    await command.client.views.open({ trigger_id: command.triggerId, view });
-  } catch (error) {
-    deps.log?.warn('views.open failed', { error: String(error) });
-    await command.respond(
-      'Slack did not open the form in time (the service was slow). Please run the command again.',
-    );
-  }
+  const opened = await openModalWhileLoading({
+    client: command.client,
+    triggerId: command.triggerId,
+    environment: deps.environmentLabel,
+    build,
+    describe: (error) => describeError(error, errorLog(deps)).text,
+    log: deps.log,
+  });
+  if (!opened) await command.respond(FORM_NOT_OPENED);
 }
+
+/** Unexpected errors go to the approvals log (its `error` is optional). */
+const errorLog = (deps: ApprovalSlackDeps) => ({
+  error: (message: string, fields?: Record<string, unknown>) => deps.log?.error?.(message, fields),
+});
 
 /** An enabled network named by id, name or short code, for prefill. */
 export function findNetwork(networks: Network[], word: string | undefined): Network | undefined {

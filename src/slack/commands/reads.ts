@@ -11,11 +11,14 @@ import {
   accountsMessage,
   balanceMessage,
   banksMessage,
+  errorMessage,
   networksMessage,
   txDetailMessage,
   txListMessage,
   whitelistMessage,
 } from '../blocks/reads.js';
+import { describeError } from '../errors.js';
+import { openModalWhileLoading } from './open-modal.js';
 
 export interface CommandContext {
   args: string[];
@@ -34,6 +37,9 @@ export interface ReadDeps {
 }
 
 export const TX_PAGE_SIZE = 10;
+
+/** Slack refused to open a modal (the trigger expired before we got to it). */
+export const FORM_NOT_OPENED = 'Slack did not open the form in time. Please run the command again.';
 
 export async function balanceCommand(_ctx: CommandContext, deps: ReadDeps): Promise<SlackMessage> {
   const { entries, asOf } = await deps.api.getBalanceWithTime({ priority: 'interactive' });
@@ -81,36 +87,51 @@ export async function txCommand(ctx: CommandContext, deps: ReadDeps): Promise<Sl
   return txDetailMessage(await deps.api.getTransaction(reference), deps.api.environment);
 }
 
-/** `/cngn deposit 5000 payer@example.com` prefills amount and e-mail. */
-export async function depositCommand(ctx: CommandContext, deps: ReadDeps): Promise<undefined> {
+/** `/cngn deposit 5000 payer@example.com` prefills amount and e-mail; needs nothing from the service. */
+export async function depositCommand(ctx: CommandContext, deps: ReadDeps): Promise<SlackMessage | undefined> {
   const [amount, email] = ctx.args;
   const view = depositModal({
     prefill: { [DEPOSIT.amount]: amount, [DEPOSIT.email]: email?.includes('@') ? email : undefined },
     environment: environmentMarker(deps.api.environment),
   });
-  await ctx.client.views.open({ trigger_id: ctx.triggerId, view });
+  try {
+    await ctx.client.views.open({ trigger_id: ctx.triggerId, view });
+  } catch (error) {
+    deps.logger.warn('views.open failed', { error: String(error) });
+    return errorMessage(FORM_NOT_OPENED);
+  }
   return undefined;
 }
 
 /** `/cngn quote 1500 base bsc 0xabc…` prefills amount, networks (by name or code) and address. */
-export async function quoteCommand(ctx: CommandContext, deps: ReadDeps): Promise<undefined> {
+export async function quoteCommand(ctx: CommandContext, deps: ReadDeps): Promise<SlackMessage | undefined> {
   const [amount, from, to, address] = ctx.args;
-  const networks = toNetworkChoices(await deps.api.getNetworks());
-  const find = (word: string | undefined) =>
-    word
-      ? networks.find((n) => [n.id, n.name, n.shortName].some((v) => v.toLowerCase() === word.toLowerCase()))
-          ?.id
-      : undefined;
-  const view = quoteModal({
-    networks,
-    prefill: {
-      [QUOTE.amount]: amount,
-      [QUOTE.origin]: find(from),
-      [QUOTE.destination]: find(to),
-      [QUOTE.address]: address,
+  const environment = environmentMarker(deps.api.environment);
+  const opened = await openModalWhileLoading({
+    client: ctx.client,
+    triggerId: ctx.triggerId,
+    environment,
+    log: deps.logger,
+    describe: (error) => describeError(error, deps.logger, '/cngn quote').text,
+    build: async () => {
+      const networks = toNetworkChoices(await deps.api.getNetworks());
+      const find = (word: string | undefined) =>
+        word
+          ? networks.find((n) =>
+              [n.id, n.name, n.shortName].some((v) => v.toLowerCase() === word.toLowerCase()),
+            )?.id
+          : undefined;
+      return quoteModal({
+        networks,
+        prefill: {
+          [QUOTE.amount]: amount,
+          [QUOTE.origin]: find(from),
+          [QUOTE.destination]: find(to),
+          [QUOTE.address]: address,
+        },
+        environment,
+      });
     },
-    environment: environmentMarker(deps.api.environment),
   });
-  await ctx.client.views.open({ trigger_id: ctx.triggerId, view });
-  return undefined;
+  return opened ? undefined : errorMessage(FORM_NOT_OPENED);
 }
