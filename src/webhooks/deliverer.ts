@@ -50,6 +50,8 @@ export interface DelivererOptions {
   maxBackoffMs?: number;
   /** Bank name for a bank code (redemptions carry only the code); failures just show the code. */
   bankName?: ((code: string) => Promise<string | undefined>) | undefined;
+  /** How a wait is done (tests observe the waits asked for); stop() still ends a wait at once. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 type Outcome =
@@ -317,13 +319,15 @@ export class Deliverer {
   private sleep(ms: number): Promise<void> {
     if (ms <= 0 || this.stopped) return Promise.resolve();
     return new Promise((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
       const wake = () => {
         clearTimeout(timer);
         this.sleepers.delete(wake);
         resolve();
       };
-      const timer = setTimeout(wake, ms);
       this.sleepers.add(wake);
+      if (this.options.sleep) void this.options.sleep(ms).then(wake, wake);
+      else timer = setTimeout(wake, ms);
     });
   }
 }

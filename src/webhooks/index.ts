@@ -53,6 +53,8 @@ export interface WebhooksOptions {
   leaseMs?: number;
   rescanMs?: number;
   maxBackoffMs?: number;
+  /** The deliverer's waits (Retry-After, backoff); tests observe them instead of waiting. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export interface Webhooks {
@@ -88,6 +90,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
         ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
         ...(options.rescanMs ? { rescanMs: options.rescanMs } : {}),
         ...(options.maxBackoffMs ? { maxBackoffMs: options.maxBackoffMs } : {}),
+        ...(options.sleep ? { sleep: options.sleep } : {}),
       })
     : undefined;
   const pipeline = new WebhookPipeline({

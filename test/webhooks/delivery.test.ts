@@ -81,6 +81,29 @@ describe('webhook delivery', () => {
     expect(refsPosted(fake).sort()).toEqual(refs);
   });
 
+  it('waits as long as Retry-After says before posting again', async () => {
+    const fake = await FakeSlack.start();
+    let refused = 0;
+    fake.on('chat.postMessage', () => {
+      if (refused >= 1) return undefined;
+      refused += 1;
+      return { status: 429, headers: { 'retry-after': '30' }, body: { ok: false, error: 'ratelimited' } };
+    });
+    // The deliverer's waits are recorded and cut short, so the test does not sit out 30 s.
+    const waits: number[] = [];
+    const r = await rig({
+      fake,
+      sleep: async (ms) => {
+        waits.push(ms);
+      },
+    });
+    await r.send(webhookBody('deposit.completed', { trx_ref: 'REF-RETRY-AFTER' }));
+    await fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes('REF-RETRY-AFTER'));
+    expect(refused).toBe(1);
+    expect(waits).toEqual([30_000]);
+    expect(postsMentioning(fake, 'REF-RETRY-AFTER')).toHaveLength(1);
+  });
+
   it('keeps one reference in order even when its messages go to different channels', async () => {
     const fake = await FakeSlack.start();
     let held = true;

@@ -36,6 +36,8 @@ export interface RigOptions {
   subscribers?: WebhookSubscriber[];
   reconcileGraceMs?: number;
   bodyLimitBytes?: number;
+  /** The deliverer's waits, to observe them instead of waiting. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export interface Rig {
@@ -77,6 +79,7 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
     rescanMs: 200,
     maxBackoffMs: 400,
     ...(options.bodyLimitBytes ? { bodyLimitBytes: options.bodyLimitBytes } : {}),
+    ...(options.sleep ? { sleep: options.sleep } : {}),
   });
   const server: Server = createServer((req, res) => {
     if (req.method === 'POST' && req.url === webhooks.route.path) return webhooks.route.handler(req, res);
