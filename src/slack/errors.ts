@@ -43,6 +43,25 @@ const SENTENCES: Partial<Record<CngnErrorKind, (e: CngnError) => string>> = {
   'server-error': () => 'The service had an internal error. Nothing was retried; try again shortly.',
 };
 
+/** Calls whose outcome matters when their answer cannot be read: where to look before retrying. */
+const CHECK_BEFORE_RETRY: Array<[RegExp, string]> = [
+  [/^POST \/v1\/api\/(withdraw|redeemAsset|bridge)$/, 'check `/cngn tx` before trying again'],
+  [/^POST \/v1\/api\/whitelist$/, 'check `/cngn whitelist` before trying again'],
+  [/^PUT \/v1\/api\/bank-account$/, 'check the settlement account in the cNGN dashboard before trying again'],
+];
+
+/**
+ * The service answered, but not in a form we can read (keys mismatch, changed shape). For a call
+ * that moves or routes money the outcome is unknown, so never suggest a blind retry; a read or a
+ * check changed nothing and can simply be asked again.
+ */
+function unreadableAnswer(endpoint: string, quote: string): string {
+  const check = CHECK_BEFORE_RETRY.find(([pattern]) => pattern.test(endpoint))?.[1];
+  return check
+    ? `The service answered in a form the bot could not read, so the outcome is unknown — ${check}. ${quote}`
+    : `The service's answer could not be read. Try again shortly. ${quote}`;
+}
+
 export interface UserError {
   text: string;
   /** Set for errors we did not expect: quoted to the user and written to the log. */
@@ -77,14 +96,8 @@ export function describeError(error: unknown, logger?: Pick<Logger, 'error'>, co
     error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
   });
   const quote = `If it keeps happening, quote reference \`${correlationId}\`.`;
-  if (error instanceof CngnResponseError) {
-    // The service answered, but not in a form we can read (keys mismatch, changed shape). For a
-    // request that moves money this means the outcome is unknown, so never suggest a blind retry.
-    return {
-      text: `The service answered in a form the bot could not read, so the outcome is unknown — check \`/cngn tx\` before trying again. ${quote}`,
-      correlationId,
-    };
-  }
+  if (error instanceof CngnResponseError)
+    return { text: unreadableAnswer(error.endpoint, quote), correlationId };
   if (error instanceof ZodError) {
     const fields = error.issues.map((i) => i.path.join('.') || 'value').slice(0, 3);
     return {

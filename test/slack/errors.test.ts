@@ -48,9 +48,54 @@ describe('errors in plain words', () => {
       expect(answer.text).toContain(answer.correlationId);
       expect(lines.at(-1)).toContain(answer.correlationId);
     }
-    expect(describeError(cases[0], logger).text).toMatch(/outcome is unknown/);
+    expect(describeError(cases[0], logger).text).toMatch(/outcome is unknown — check `\/cngn tx`/);
     expect(describeError(cases[1], logger).text).toMatch(/amount/);
     expect(lines.join('\n')).not.toContain('cngn_live_secretvalue');
     for (const answer of lines) expect(answer).not.toMatch(/\n\s+at /);
+  });
+
+  it('says the service is unavailable in plain words, whether it said so, failed or could not be reached', () => {
+    const refused = describeError(
+      new CngnError(
+        'Service is currently unavailable. Please try again later.',
+        400,
+        'POST /v1/api/redeemAsset',
+      ),
+    );
+    expect(refused.text).toBe('The service is currently unavailable. Please try again later.');
+    const failed = describeError(new CngnError('Internal server error', 502, 'GET /v1/api/balance'));
+    expect(failed.text).toMatch(/internal error.*try again shortly/);
+    const unreachable = describeError(
+      new CngnTransportError('connect ECONNREFUSED 127.0.0.1:9', 'GET /v1/api/balance', false),
+    );
+    expect(unreachable.text).toBe('The service could not be reached. Nothing was sent; try again shortly.');
+    for (const answer of [refused, failed, unreachable]) {
+      expect(answer.correlationId).toBeUndefined();
+      expect(answer.text).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|HTTP/);
+    }
+  });
+
+  it("tells the operator to allowlist the bot's IP when the service refuses it", () => {
+    for (const message of ['IP address not whitelisted', 'Could not determine client IP address']) {
+      expect(describeError(new CngnError(message, 403, 'GET /v1/api/balance')).text).toMatch(
+        /refused this server's IP address.*allowlist in the cNGN dashboard/,
+      );
+    }
+  });
+
+  it('says a money movement has an unknown outcome when its answer is unreadable, but a read can be retried', () => {
+    for (const endpoint of ['POST /v1/api/withdraw', 'POST /v1/api/redeemAsset', 'POST /v1/api/bridge']) {
+      const answer = describeError(new CngnResponseError('the answer carried no data', endpoint));
+      expect(answer.text).toMatch(/outcome is unknown — check `\/cngn tx` before trying again/);
+    }
+    expect(
+      describeError(new CngnResponseError('the answer carried no data', 'POST /v1/api/whitelist')).text,
+    ).toMatch(/outcome is unknown — check `\/cngn whitelist`/);
+    for (const endpoint of ['GET /v1/api/balance', 'GET /v1/api/transactions', 'POST /v1/api/bridge-quote']) {
+      const answer = describeError(new CngnResponseError('the opened response data is not JSON', endpoint));
+      expect(answer.text, endpoint).toMatch(/^The service's answer could not be read\. Try again shortly\./);
+      expect(answer.text, endpoint).not.toMatch(/outcome|\/cngn tx/);
+      expect(answer.text).toContain(answer.correlationId);
+    }
   });
 });
