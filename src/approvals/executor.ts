@@ -2,7 +2,13 @@
 // under the request's lock, guarded by a set-if-absent key per round); the call runs outside the lock
 // and is never retried. An unclear outcome becomes `outcome-unknown`, for the reconciler — never a resend.
 import { randomUUID } from 'node:crypto';
-import { CngnError, CngnResponseError, CngnTransportError, RateBudgetError } from '../cngn/errors.js';
+import {
+  CngnError,
+  type CngnErrorKind,
+  CngnResponseError,
+  CngnTransportError,
+  RateBudgetError,
+} from '../cngn/errors.js';
 import { Money } from '../format/money.js';
 import type { ApprovalCore } from './engine.js';
 import { transition } from './state-machine.js';
@@ -12,6 +18,23 @@ type CallResult = { to: 'sent' | 'completed'; outcome: ExecutionOutcome };
 
 type CallFailure = { to: 'failed' | 'outcome-unknown'; note: string };
 
+/**
+ * Service answers documented to come before anything is done: the key, IP and decryption checks run
+ * first, then validation, then the documented refusals. Any other error answer to a money POST does
+ * not prove nothing happened (the service says: reconcile before retrying a 400), so it is unknown.
+ */
+const NOT_PROCESSED: ReadonlySet<CngnErrorKind> = new Set<CngnErrorKind>([
+  'permission-denied',
+  'ip-not-allowed',
+  'invalid-key',
+  'merchant-not-found',
+  'decryption-failed',
+  'validation',
+  'service-unavailable',
+  'account-unresolvable',
+  'rate-limited',
+]);
+
 /** Which errors prove nothing was done (failed) and which leave the outcome unknown. */
 export function classifyFailure(error: unknown): CallFailure {
   if (error instanceof CngnTransportError) {
@@ -19,14 +42,15 @@ export function classifyFailure(error: unknown): CallFailure {
       ? { to: 'outcome-unknown', note: 'the service may have received it, but no answer arrived' }
       : { to: 'failed', note: 'the service could not be reached; nothing was sent' };
   }
-  if (error instanceof CngnError) {
-    if (error.httpStatus >= 500) {
-      return { to: 'outcome-unknown', note: `the service answered ${error.httpStatus} after receiving it` };
-    }
-    return { to: 'failed', note: error.serviceMessage };
-  }
   if (error instanceof RateBudgetError) {
     return { to: 'failed', note: 'the request budget was spent; nothing was sent' };
+  }
+  if (error instanceof CngnError) {
+    if (NOT_PROCESSED.has(error.kind)) return { to: 'failed', note: error.serviceMessage };
+    return {
+      to: 'outcome-unknown',
+      note: `the service answered ${error.httpStatus} "${error.serviceMessage}", which does not show whether it acted`,
+    };
   }
   if (error instanceof CngnResponseError) {
     return { to: 'outcome-unknown', note: 'the answer could not be read' };

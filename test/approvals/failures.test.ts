@@ -1,0 +1,113 @@
+// Which answers to a money POST prove nothing was done (failed) and which leave the outcome unknown
+// (reconciled, never resent): the service says never to retry a 400 on a money POST blindly.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { classifyFailure, type RequestDraft } from '../../src/approvals/index.js';
+import { CngnError, CngnResponseError, CngnTransportError, RateBudgetError } from '../../src/cngn/errors.js';
+import {
+  APPROVER_A,
+  DEST,
+  type EngineFixture,
+  REQUESTER,
+  startEngineFixture,
+  twoNetworks,
+} from './fixture.js';
+
+const WITHDRAW = 'POST /v1/api/withdraw';
+
+describe('classifying a failed call', () => {
+  it.each([
+    ['Permission denied', 403],
+    ['IP address not whitelisted', 403],
+    ['amount: Number must be greater than or equal to 1', 400],
+    ['Service is currently unavailable. Please try again later.', 400],
+    ['Invalid token prefix', 400],
+    ['Merchant not found', 400],
+    ['Decryption failed', 400],
+    ['Missing encryption data, key, or IV', 400],
+    ['Could not resolve account details', 400],
+    ['Too many requests. Please try again later.', 429],
+  ])('calls "%s" (%i) failed: the service refused before acting', (message, status) => {
+    expect(classifyFailure(new CngnError(message, status, WITHDRAW))).toEqual({
+      to: 'failed',
+      note: message,
+    });
+  });
+
+  it.each([
+    ['Bad Request Error', 400],
+    ['Insufficient balance', 400],
+    ['Transaction not found', 400],
+    ['No Test SSH Key found', 400],
+    ['Something went wrong', 418],
+  ])('calls "%s" (%i) outcome-unknown: it does not prove nothing was done', (message, status) => {
+    const result = classifyFailure(new CngnError(message, status, WITHDRAW));
+    expect(result.to).toBe('outcome-unknown');
+    expect(result.note).toContain(message);
+  });
+
+  it('knows a refused connection sent nothing, and a timeout may have', () => {
+    expect(classifyFailure(new CngnTransportError('refused', WITHDRAW, false)).to).toBe('failed');
+    expect(classifyFailure(new CngnTransportError('timeout', WITHDRAW, true)).to).toBe('outcome-unknown');
+    expect(classifyFailure(new RateBudgetError(30)).to).toBe('failed');
+    expect(classifyFailure(new CngnResponseError('unreadable', WITHDRAW)).to).toBe('outcome-unknown');
+    expect(classifyFailure(new Error('boom')).to).toBe('outcome-unknown');
+  });
+});
+
+describe('a refused withdrawal through the sandbox', () => {
+  let fx: EngineFixture;
+  let networkId: string;
+
+  beforeEach(async () => {
+    fx = await startEngineFixture();
+    [networkId] = await twoNetworks(fx.client);
+  });
+  afterEach(async () => {
+    await fx.close();
+  });
+
+  const withdrawal = (amount: string): RequestDraft => ({
+    kind: 'withdraw',
+    amount,
+    payload: { amount, address: DEST, networkId, shouldSaveAddress: false },
+    display: {},
+    requester: REQUESTER,
+  });
+
+  async function approveAndRun(amount: string) {
+    const request = await fx.engine.file(withdrawal(amount));
+    await fx.engine.approve(request.id, APPROVER_A);
+    await fx.engine.idle();
+    return fx.engine.get(request.id);
+  }
+
+  it('marks an unexplained 400 outcome-unknown, to be reconciled, and never sends it again', async () => {
+    fx.sandbox.failNext('POST', '/v1/api/withdraw', 400, 1, 'Bad Request Error');
+    const after = await approveAndRun('640');
+    expect(after?.state).toBe('outcome-unknown');
+    expect(after?.history.at(-1)?.note).toContain('Bad Request Error');
+    await fx.engine.tick();
+    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+  });
+
+  it('marks a validation answer failed with its message', async () => {
+    fx.sandbox.failNext('POST', '/v1/api/withdraw', 400, 1, 'amount: Amount is too large');
+    const after = await approveAndRun('650');
+    expect(after?.state).toBe('failed');
+    expect(after?.outcome?.reason).toBe('amount: Amount is too large');
+  });
+
+  it('marks a permission refusal failed', async () => {
+    fx.sandbox.setPermission('sendCrypto', false);
+    const after = await approveAndRun('660');
+    expect(after?.state).toBe('failed');
+    expect(after?.outcome?.reason).toBe('Permission denied');
+  });
+
+  it('marks an IP refusal failed', async () => {
+    fx.sandbox.setIpAllowed(false);
+    const after = await approveAndRun('670');
+    expect(after?.state).toBe('failed');
+    expect(after?.outcome?.reason).toContain('IP address not whitelisted');
+  });
+});
