@@ -91,7 +91,7 @@ export class ApprovalCore {
       environment: this.options.api.environment,
       ...(amount ? { amount: amount.toString() } : {}),
       approvals: [],
-      requiredApprovals: this.options.policy.requiredFor(amount),
+      requiredApprovals: this.options.policy.requiredFor(amount, draft.kind),
       state: 'pending',
       createdAt: now.toISOString(),
       expiresAt: new Date(now.getTime() + this.options.ttlMs).toISOString(),

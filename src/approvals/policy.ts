@@ -1,7 +1,7 @@
 // Who may approve what: the configured approvers and/or the members of a Slack user group, never the
 // requester, each person once, and as many distinct approvals as the amount's tier asks for.
 import { Money } from '../format/money.js';
-import type { ApprovalRequest } from './types.js';
+import type { ApprovalRequest, RequestKind } from './types.js';
 
 export interface ApprovalTier {
   /** Amounts at or above this need `approvals` distinct approvals. */
@@ -26,8 +26,16 @@ export function parseTiers(text: string): ApprovalTier[] {
   return tiers.sort((a, b) => a.min.compare(b.min));
 }
 
-/** Approvals needed for an amount; requests without an amount (whitelist, settlement) use the lowest tier. */
-export function requiredApprovals(tiers: readonly ApprovalTier[], amount: Money | undefined): number {
+/**
+ * Approvals needed for a request. Whitelist additions carry no amount and use the lowest tier. A
+ * settlement-account change reroutes all future fiat payouts, so it needs as many as the top tier.
+ */
+export function requiredApprovals(
+  tiers: readonly ApprovalTier[],
+  amount: Money | undefined,
+  kind?: RequestKind,
+): number {
+  if (kind === 'settlement') return Math.max(1, ...tiers.map((tier) => tier.approvals));
   if (!amount) return Math.max(tiers[0]?.approvals ?? 1, 1);
   let needed = 1;
   for (const tier of tiers) if (amount.compare(tier.min) >= 0) needed = tier.approvals;
@@ -58,8 +66,8 @@ export class ApprovalPolicy {
     return this.options.tiers;
   }
 
-  requiredFor(amount: Money | undefined): number {
-    return requiredApprovals(this.options.tiers, amount);
+  requiredFor(amount: Money | undefined, kind?: RequestKind): number {
+    return requiredApprovals(this.options.tiers, amount, kind);
   }
 
   async isApprover(user: string): Promise<boolean> {

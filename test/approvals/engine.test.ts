@@ -74,6 +74,22 @@ describe('who may approve', () => {
     await fx.engine.idle();
     expect(withdrawCalls()).toBe(1);
   });
+
+  it('needs the top tier for a settlement-account change', async () => {
+    const request = await fx.engine.file({
+      kind: 'settlement',
+      payload: { bankName: 'GTBank', bankAccountName: 'Ada Obi', bankAccountNumber: '0123456789' },
+      display: { bankCode: '058' },
+      requester: REQUESTER,
+    });
+    expect(request.requiredApprovals).toBe(2);
+    expect(await fx.engine.approve(request.id, APPROVER_A)).toMatchObject({
+      ok: true,
+      request: { state: 'pending' },
+    });
+    await fx.engine.idle();
+    expect(fx.sandbox.count('PUT', '/v1/api/bank-account')).toBe(0);
+  });
 });
 
 describe('execution', () => {

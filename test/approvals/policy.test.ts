@@ -69,6 +69,13 @@ describe('tiers', () => {
     expect(requiredApprovals(tiers, undefined)).toBe(1);
   });
 
+  it('asks the top tier for a settlement change, which reroutes all future fiat', () => {
+    const tiers = parseTiers('0:1,1000000:2, 5000000:3');
+    expect(requiredApprovals(tiers, undefined, 'settlement')).toBe(3);
+    expect(requiredApprovals(tiers, undefined, 'whitelist')).toBe(1);
+    expect(requiredApprovals(parseTiers('0:1'), undefined, 'settlement')).toBe(1);
+  });
+
   it('refuses a malformed tier list', () => {
     expect(() => parseTiers('lots')).toThrow();
     expect(() => parseTiers('0:0')).toThrow();
