@@ -28,7 +28,8 @@ export const networkSchema = z.looseObject({
     .boolean()
     .nullish()
     .transform((v) => v ?? false),
-  blockchain: z.record(z.string(), z.unknown()).nullish(),
+  // Documented as an object, typed as a string by one official library: never let it fail the list.
+  blockchain: z.unknown(),
 });
 export type Network = z.infer<typeof networkSchema>;
 

@@ -40,7 +40,7 @@ describe('reads', () => {
     expect(plain.some((n) => n.isDisabled)).toBe(true);
     expect(plain.every((n) => n.blockchain == null)).toBe(true);
     const rich = await client.getNetworks({ includeBlockchain: true });
-    expect(rich.every((n) => typeof n.blockchain?.name === 'string')).toBe(true);
+    expect(rich.every((n) => typeof (n.blockchain as { name?: unknown })?.name === 'string')).toBe(true);
     expect(sandbox.requests.some((r) => r.path === '/v1/api/networks?includeBlockchain=true')).toBe(true);
   });
 

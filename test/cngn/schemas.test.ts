@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   classifyStatus,
   dedicatedAccountsSchema,
+  networkSchema,
   redeemResultSchema,
   resolvedAccountSchema,
   transactionPageSchema,
@@ -29,6 +30,15 @@ const tx = {
 };
 
 describe('tolerant parsing of every documented shape', () => {
+  it('reads a network whatever its blockchain metadata looks like', () => {
+    const base = { id: 'n1', name: 'Base', short_name: 'base', isDisabled: false };
+    for (const blockchain of [null, undefined, { id: 8453, name: 'Base' }, 'base-mainnet', 8453, ['x']]) {
+      const parsed = networkSchema.parse({ ...base, blockchain });
+      expect(parsed).toMatchObject(base);
+      expect(parsed.blockchain).toEqual(blockchain);
+    }
+  });
+
   it('accepts dedicated virtual accounts as an array or as one object', () => {
     const one = { accountNumber: '1234567890', accountName: 'Acme', bankName: 'Wema', bankCode: '035' };
     expect(dedicatedAccountsSchema.parse([one])).toHaveLength(1);
