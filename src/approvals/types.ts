@@ -176,4 +176,6 @@ export interface AuditEntry {
   actor?: string;
   amount?: string;
   note?: string;
+  /** Index of the step in the request's history: a write that never reached the request is dropped on read. */
+  step?: number;
 }

@@ -9,6 +9,7 @@ import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { clearStore, createStore, type Store } from '../../src/store/index.js';
 import { FakeSlack } from '../support/fake-slack.js';
 import { REDIS_URL, redisAvailable, testPrefix } from '../support/redis.js';
+import { StoreControls } from '../support/store-controls.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -38,19 +39,31 @@ describe.skipIf(!hasRedis)('two replicas on one Redis', () => {
     await sandbox.stop();
   });
 
-  it('makes exactly one withdrawal call for 50 concurrent clicks across both replicas', async () => {
-    const a = await startApprovalApp({ sandbox, slack, store: stores[0] });
-    const b = await startApprovalApp({ sandbox, slack, store: stores[1] });
+  it('approves once and makes one withdrawal call when 50 clicks over both replicas reach the request together', async () => {
+    const controls = new StoreControls();
+    const a = await startApprovalApp({ sandbox, slack, store: controls.wrap(stores[0] as Store) });
+    const b = await startApprovalApp({ sandbox, slack, store: controls.wrap(stores[1] as Store) });
     const id = await fileWithdrawal(a, '1500.50');
+    // All 50 clicks, 25 on each replica, wait at the request's Redis lock until every one is there.
+    const allAtTheLock = controls.holdLock(`approval:${id}`, 50);
     await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
         click(i % 2 ? a : b, 'approval.approve', id, i % 3 ? APPROVER_A : APPROVER_B),
       ),
     );
-    await waitUntil(() => slack.callsTo('chat.postEphemeral').length === 49, '49 refusals');
+    await allAtTheLock;
+    const accepted = async () =>
+      (await a.engine.audit(500)).filter((e) => e.requestId === id && e.action === 'approved').length;
+    const handled = () =>
+      slack
+        .callsTo('chat.postEphemeral')
+        .filter((c) => String(c.body.text).includes('already approved and is being handled')).length;
+    await waitUntil(async () => (await accepted()) + handled() === 50, 'an answer to every click');
     await waitUntil(async () => (await b.engine.get(id))?.state === 'sent', 'sent');
     await Promise.all([a.engine.idle(), b.engine.idle()]);
     expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+    expect(await accepted()).toBe(1);
+    expect(handled()).toBe(49);
     const sent = sandbox.requests.filter((r) => r.path === '/v1/api/withdraw');
     expect(sent[0]?.plainBody).toMatchObject({ amount: 1500.5 });
     await a.stop();

@@ -110,21 +110,6 @@ describe('approving a withdrawal', () => {
     expect(withdrawCalls()).toBe(1);
   });
 
-  it('sends once when 50 approve clicks arrive at once', async () => {
-    const id = await fileWithdrawal(app, '750');
-    await Promise.all(
-      Array.from({ length: 50 }, (_, i) =>
-        click(app, 'approval.approve', id, i % 2 ? APPROVER_A : APPROVER_B),
-      ),
-    );
-    // Every click is answered: one approval, 49 private explanations.
-    await waitUntil(() => app.slack.callsTo('chat.postEphemeral').length === 49, '49 refusals');
-    await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Sent, waiting'));
-    await app.engine.idle();
-    expect(withdrawCalls()).toBe(1);
-    expect((await app.engine.get(id))?.approvals).toHaveLength(1);
-  });
-
   it('rejects with a reason asked in a modal, and tells the requester', async () => {
     const id = await fileWithdrawal(app, '100');
     await click(app, 'approval.reject', id, APPROVER_A);
@@ -217,6 +202,44 @@ describe('expiry', () => {
     expect((await app.engine.get(id))?.state).toBe('expired');
     await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Expired'));
     expect(withdrawCalls()).toBe(0);
+  });
+});
+
+describe('50 approve clicks at once', () => {
+  let store: Store;
+  const controls = new StoreControls();
+
+  beforeEach(async () => {
+    store = await createStore('memory://');
+    app = await startApprovalApp({ store: controls.wrap(store) });
+  });
+  afterEach(async () => {
+    await store.close();
+  });
+
+  it('approves once and sends once when all 50 reach the request together; 49 are told it is being handled', async () => {
+    const id = await fileWithdrawal(app, '750');
+    // Every click waits at the request's lock until all 50 are there: only the lock keeps them apart.
+    const allAtTheLock = controls.holdLock(`approval:${id}`, 50);
+    await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        click(app, 'approval.approve', id, i % 2 ? APPROVER_A : APPROVER_B),
+      ),
+    );
+    await allAtTheLock;
+    const accepted = async () =>
+      (await app.engine.audit(500)).filter((e) => e.requestId === id && e.action === 'approved').length;
+    const handled = () =>
+      app.slack
+        .callsTo('chat.postEphemeral')
+        .filter((c) => String(c.body.text).includes('already approved and is being handled')).length;
+    await waitUntil(async () => (await accepted()) + handled() === 50, 'an answer to every click');
+    await waitUntil(async () => (await app.engine.get(id))?.state === 'sent', 'sent');
+    await app.engine.idle();
+    expect(withdrawCalls()).toBe(1);
+    expect(await accepted()).toBe(1);
+    expect(handled()).toBe(49);
+    expect((await app.engine.get(id))?.approvals).toHaveLength(1);
   });
 });
 

@@ -8,6 +8,14 @@ import type { SlackMessage } from './approval-message.js';
 
 const MAX_ROWS = 40;
 
+/** Approved and on its way: a late click meets a request someone else already decided. */
+const IN_HAND: ReadonlySet<ApprovalRequest['state']> = new Set([
+  'approved',
+  'executing',
+  'sent',
+  'outcome-unknown',
+]);
+
 export function pendingList(requests: ApprovalRequest[], now: Date, environment: string): SlackMessage {
   if (requests.length === 0) {
     return {
@@ -64,6 +72,8 @@ export function refusalText(reason: Refusal, request?: ApprovalRequest): string 
     case 'expired':
       return `${title} expired before it was approved; nothing was sent. File it again if it is still needed.`;
     case 'not-pending':
+      if (request && IN_HAND.has(request.state))
+        return `${title} was already approved and is being handled (${STATE_WORDS[request.state]}); your click changed nothing.`;
       return `${title} is no longer waiting for approval (${request ? STATE_WORDS[request.state] : 'closed'}); nothing changed.`;
     case 'checking':
       return `A final approval of ${title} is being checked against the service right now; nothing changed.`;
