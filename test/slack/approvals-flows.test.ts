@@ -12,6 +12,7 @@ import {
 import {
   APPROVALS_CHANNEL,
   APPROVER_A,
+  APPROVER_B,
   type ApprovalApp,
   click,
   DEST,
@@ -35,6 +36,15 @@ async function command(text: string, userId = REQUESTER) {
   return name;
 }
 
+/** The form, once it has replaced the loading modal it opens as. */
+async function filledForm(callbackId: string): Promise<View> {
+  const update = await app.slack.waitFor(
+    'views.update',
+    (c) => (c.body.view as View | undefined)?.callback_id === callbackId,
+  );
+  return update.body.view as View;
+}
+
 async function networkIds(): Promise<{ base: string; bsc: string; disabled: string }> {
   const networks = await app.client.getNetworks();
   const id = (short: string) => networks.find((n) => n.short_name === short)?.id ?? '';
@@ -52,8 +62,7 @@ describe('withdraw', () => {
   it('prefills the modal from the arguments and offers only enabled networks', async () => {
     app = await startApprovalApp();
     await command(`withdraw 1500 base ${DEST}`);
-    const opened = await app.slack.waitFor('views.open');
-    const view = opened.body.view as View;
+    const view = await filledForm('withdraw.submit');
     const text = JSON.stringify(view);
     expect(view.callback_id).toBe('withdraw.submit');
     expect(text).toContain('"initial_value":"1500"');
@@ -208,7 +217,12 @@ describe('settlement, whitelist, bridge', () => {
     });
     await app.slack.waitFor('chat.postMessage', (c) => c.body.channel === APPROVALS_CHANNEL);
     const request = await newestRequest();
+    // It reroutes every future payout, so it needs the top tier: two approvers.
+    expect(request.requiredApprovals).toBe(2);
     await click(app, 'approval.approve', request.id, APPROVER_A);
+    await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('1 of 2'));
+    expect(app.sandbox.requests.filter((r) => r.path === '/v1/api/bank-account')).toHaveLength(0);
+    await click(app, 'approval.approve', request.id, APPROVER_B);
     await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Completed'));
     const sent = app.sandbox.requests.filter((r) => r.path === '/v1/api/bank-account');
     expect(sent.map((r) => r.plainBody)).toEqual([
@@ -223,8 +237,7 @@ describe('settlement, whitelist, bridge', () => {
   it('whitelists an address after approval and says the service enforces a 24 h timelock', async () => {
     app = await startApprovalApp();
     await command(`whitelist add base ${DEST}`);
-    const opened = await app.slack.waitFor('views.open');
-    const view = opened.body.view as View;
+    const view = await filledForm('whitelist.submit');
     expect(JSON.stringify(view)).toContain('24 h timelock');
     const { base } = await networkIds();
     await viewSubmission(app.sender, {
