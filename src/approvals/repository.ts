@@ -14,12 +14,18 @@ export class ApprovalRepository {
     return this.store.get<ApprovalRequest>(requestKey(id));
   }
 
-  /** Persist the request, keep the open set in step, and write its newest history step to the audit log. */
+  /**
+   * Persist the request, keep the open set in step, and audit its newest history step. The store has
+   * no multi-key transaction, so the writes are ordered for a crash between any two of them: the
+   * open set is widened before the request is written and narrowed after (readers check the state),
+   * and the audit entry goes first, carrying its step's index, so it cannot be lost; an entry whose
+   * step never reached the request is dropped when the log is read.
+   */
   async save(request: ApprovalRequest, audit = true): Promise<void> {
-    await this.store.set(requestKey(request.id), request);
-    if (OPEN_STATES.has(request.state)) await this.store.addToSet(OPEN_SET, request.id);
-    else await this.store.removeFromSet(OPEN_SET, request.id);
-    const step = request.history.at(-1);
+    const open = OPEN_STATES.has(request.state);
+    if (open) await this.store.addToSet(OPEN_SET, request.id);
+    const index = request.history.length - 1;
+    const step = request.history[index];
     if (audit && step) {
       await this.appendAudit({
         at: step.at,
@@ -30,16 +36,24 @@ export class ApprovalRepository {
         ...(step.actor ? { actor: step.actor } : {}),
         ...(request.amount ? { amount: request.amount } : {}),
         ...(step.note ? { note: step.note } : {}),
+        step: index,
       });
     }
+    await this.store.set(requestKey(request.id), request);
+    if (!open) await this.store.removeFromSet(OPEN_SET, request.id);
   }
 
   async openRequests(): Promise<ApprovalRequest[]> {
     const ids = await this.store.setMembers(OPEN_SET);
     const requests = await Promise.all(ids.map((id) => this.get(id)));
-    return requests
-      .filter((r): r is ApprovalRequest => r !== undefined)
-      .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    const open: ApprovalRequest[] = [];
+    for (const request of requests) {
+      if (!request) continue; // being filed right now: its id is listed before it is written
+      if (OPEN_STATES.has(request.state)) open.push(request);
+      // Closed, but a crash came before it left the set: final states never reopen, so drop it.
+      else await this.store.removeFromSet(OPEN_SET, request.id);
+    }
+    return open.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
   /** Index a service reference or transaction id so webhooks and callbacks find the request. */
@@ -68,8 +82,31 @@ export class ApprovalRepository {
     await this.store.appendToList(AUDIT_LIST, entry);
   }
 
-  /** The last n audit entries, oldest first. */
-  recentAudit(n: number): Promise<AuditEntry[]> {
-    return this.store.readList<AuditEntry>(AUDIT_LIST, -Math.max(1, n), -1);
+  /**
+   * The last n audit entries, oldest first. An entry is kept only if its request's history holds that
+   * step (a crash after the entry and before the request leaves one that never happened), once.
+   */
+  async recentAudit(n: number): Promise<AuditEntry[]> {
+    const want = Math.max(1, n);
+    const entries = await this.store.readList<AuditEntry>(AUDIT_LIST, -2 * want, -1);
+    const requests = new Map<string, Promise<ApprovalRequest | undefined>>();
+    const load = (id: string) => {
+      if (!requests.has(id)) requests.set(id, this.get(id));
+      return requests.get(id) as Promise<ApprovalRequest | undefined>;
+    };
+    await Promise.all(entries.map((entry) => load(entry.requestId)));
+    const seen = new Set<string>();
+    const kept: AuditEntry[] = [];
+    for (const entry of entries) {
+      if (entry.step !== undefined) {
+        const step = (await load(entry.requestId))?.history[entry.step];
+        if (step?.at !== entry.at || step.action !== entry.action) continue;
+        const key = `${entry.requestId}#${entry.step}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+      }
+      kept.push(entry);
+    }
+    return kept.slice(-want);
   }
 }

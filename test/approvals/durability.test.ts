@@ -1,0 +1,100 @@
+// A crash between the writes of one step (the store has no multi-key transaction) never loses the
+// step's audit entry, and never shows a step that did not happen.
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import type { ApprovalRequest, RequestDraft } from '../../src/approvals/index.js';
+import { createStore, type Store } from '../../src/store/index.js';
+import {
+  APPROVER_A,
+  DEST,
+  type EngineFixture,
+  REQUESTER,
+  startEngineFixture,
+  twoNetworks,
+} from './fixture.js';
+
+/** A store whose next matching write fails, as if the process died at that point. */
+class CrashingStore {
+  private crash: ((method: string, key: string) => boolean) | undefined;
+
+  constructor(readonly inner: Store) {}
+
+  crashAt(when: (method: string, key: string) => boolean): void {
+    this.crash = when;
+  }
+
+  disarm(): void {
+    this.crash = undefined;
+  }
+
+  get store(): Store {
+    return new Proxy(this.inner, {
+      get: (target, name, receiver) => {
+        const value = Reflect.get(target, name, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (this.crash?.(String(name), String(args[0]))) {
+            this.crash = undefined;
+            return Promise.reject(new Error('the process died here'));
+          }
+          return value.apply(target, args);
+        };
+      },
+    });
+  }
+}
+
+let crashing: CrashingStore;
+let fx: EngineFixture;
+let networkId: string;
+
+beforeEach(async () => {
+  crashing = new CrashingStore(await createStore('memory://'));
+  fx = await startEngineFixture({ store: crashing.store });
+  [networkId] = await twoNetworks(fx.client);
+});
+afterEach(async () => {
+  await fx.close();
+  await crashing.inner.close();
+});
+
+const withdrawal = (amount: string): RequestDraft => ({
+  kind: 'withdraw',
+  amount,
+  payload: { amount, address: DEST, networkId, shouldSaveAddress: false },
+  display: {},
+  requester: REQUESTER,
+});
+
+/** The audit log, as /cngn audit shows it, against the request's own history. */
+async function auditOf(request: ApprovalRequest) {
+  const audit = (await fx.engine.audit(50)).filter((e) => e.requestId === request.id);
+  const history = (await fx.engine.get(request.id))?.history ?? [];
+  return { audit: audit.map((e) => e.action), history: history.map((h) => h.action) };
+}
+
+it('keeps the audit entry of a step when the process dies right after writing it', async () => {
+  const request = await fx.engine.file(withdrawal('120'));
+  let requestWritten = false;
+  crashing.crashAt((method, key) => {
+    if (method === 'set' && key === `approval:${request.id}`) requestWritten = true;
+    return requestWritten && method !== 'set' && method !== 'get' && method !== 'withLock';
+  });
+  await fx.engine.core.approve(request.id, APPROVER_A).catch(() => undefined);
+  crashing.disarm();
+  const { audit, history } = await auditOf(request);
+  expect(audit).toEqual(history);
+});
+
+it('never shows an audited step whose request write was lost', async () => {
+  const request = await fx.engine.file(withdrawal('130'));
+  crashing.crashAt((method, key) => method === 'set' && key === `approval:${request.id}`);
+  await expect(fx.engine.core.approve(request.id, APPROVER_A)).rejects.toThrow('died');
+  expect((await fx.engine.get(request.id))?.state).toBe('pending');
+  expect((await auditOf(request)).audit).toEqual(['filed']);
+  // Clicked again, it goes through once and the log shows each step once.
+  await fx.engine.approve(request.id, APPROVER_A);
+  await fx.engine.idle();
+  const { audit, history } = await auditOf(request);
+  expect(audit).toEqual(['filed', 'approved', 'executing', 'sent']);
+  expect(audit).toEqual(history);
+});
