@@ -1,14 +1,17 @@
 // Posts outbox entries to Slack: one worker per channel (Slack allows about one message per second per
 // channel), entries of one reference in order, 429 (Retry-After) and 5xx retried with backoff. The
 // retry is ours, not WebClient's (build the client with retries off), so a wait is visible, bounded per
-// channel, and never blocks other channels.
+// channel, and never blocks other channels. An alert Slack can never accept (or refuses too often) is
+// set aside in the dead-letter list so the channel's queue goes on.
 //
 // Exactly-once is bounded by one window: if the process dies after Slack accepted a post and before
 // markDelivered wrote its ts, the entry is posted again after restart (or by another replica once the
 // claim's lease expires). Everything else is deduplicated.
 import { randomUUID } from 'node:crypto';
+import { escapeText } from '../format/display.js';
 import type { Store } from '../store/index.js';
 import type { Outbox } from './outbox.js';
+import { classifyPostFailure } from './post-errors.js';
 import type { AlertMessage, OutboxEntry, RenderAlert } from './types.js';
 
 export interface PostMessageArgs {
@@ -48,6 +51,8 @@ export interface DelivererOptions {
   /** Periodic rescan: other replicas' entries, blocked successors, entries held by dead claims. */
   rescanMs?: number;
   maxBackoffMs?: number;
+  /** Attempts at an alert failing with an error we do not know before it is set aside (default 5). */
+  maxAttempts?: number;
   /** Bank name for a bank code (redemptions carry only the code); failures just show the code. */
   bankName?: ((code: string) => Promise<string | undefined>) | undefined;
   /** How a wait is done (tests observe the waits asked for); stop() still ends a wait at once. */
@@ -58,10 +63,8 @@ type Outcome =
   | { kind: 'done' }
   | { kind: 'skip' }
   | { kind: 'blocked' }
-  | { kind: 'retry'; delayMs: number; textOnly?: boolean; channel?: string };
-
-const REROUTE_ERRORS = new Set(['channel_not_found', 'not_in_channel', 'is_archived']);
-const TEXT_ONLY_ERRORS = new Set(['invalid_blocks', 'invalid_blocks_format', 'msg_too_long']);
+  | { kind: 'retry'; delayMs: number; textOnly?: boolean; channel?: string }
+  | { kind: 'give-up'; reason: string };
 
 export class Deliverer {
   readonly owner = randomUUID();
@@ -75,6 +78,7 @@ export class Deliverer {
   private readonly log: Logger;
   private readonly leaseMs: number;
   private readonly maxBackoffMs: number;
+  private readonly maxAttempts: number;
   private scanning: Promise<void> | undefined;
   private rescanRequested = false;
   private timer: NodeJS.Timeout | undefined;
@@ -88,6 +92,7 @@ export class Deliverer {
     this.log = options.log ?? silentLogger;
     this.leaseMs = options.leaseMs ?? 60_000;
     this.maxBackoffMs = options.maxBackoffMs ?? 60_000;
+    this.maxAttempts = options.maxAttempts ?? 5;
   }
 
   async start(): Promise<void> {
@@ -138,7 +143,7 @@ export class Deliverer {
       if (this.known.has(id) || this.stopped) continue;
       const entry = await outbox.get(id);
       if (!entry) continue; // index written, entry not yet (or a crash between the two): skipped
-      if (entry.deliveredAt) {
+      if (entry.deliveredAt || entry.deadLetteredAt) {
         await outbox.dropPending(id);
         continue;
       }
@@ -191,7 +196,7 @@ export class Deliverer {
       }
       queue.shift();
       this.known.delete(entry.id);
-      if (outcome.kind === 'done') unblocked = true;
+      if (outcome.kind === 'done' || outcome.kind === 'give-up') unblocked = true;
     }
     // Synchronously with the loop's end, so a scan never queues into a queue nobody works on.
     this.queues.delete(channel);
@@ -209,7 +214,7 @@ export class Deliverer {
     }
     if (!(await outbox.claim(entry.id, this.owner, this.leaseMs))) return { kind: 'skip' };
     const current = await outbox.get(entry.id);
-    if (!current || current.deliveredAt) {
+    if (!current || current.deliveredAt || current.deadLetteredAt) {
       await outbox.release(entry.id);
       await outbox.dropPending(entry.id);
       return { kind: 'skip' };
@@ -230,8 +235,11 @@ export class Deliverer {
       };
       ts = (await this.options.slack.chat.postMessage(args as never)).ts;
     } catch (error) {
-      await outbox.release(current.id);
-      return this.onPostError(current, channel, error);
+      const outcome = this.onPostError(current, channel, error);
+      // Set aside while still holding the claim, so no other replica picks it up meanwhile.
+      if (outcome.kind === 'give-up') await this.setAside(current, channel, outcome.reason);
+      else await outbox.release(current.id);
+      return outcome;
     }
     await outbox.markDelivered(current, ts, channel);
     this.posted += 1;
@@ -243,7 +251,7 @@ export class Deliverer {
 
   /** A successor waits for an earlier entry only while that one can still be posted somewhere. */
   private mustWaitFor(previous: OutboxEntry): boolean {
-    if (previous.deliveredAt) return false;
+    if (previous.deliveredAt || previous.deadLetteredAt) return false;
     return (this.reroutes.get(previous.id) ?? this.options.route(previous)) !== undefined;
   }
 
@@ -286,28 +294,70 @@ export class Deliverer {
   }
 
   private onPostError(entry: OutboxEntry, channel: string, error: unknown): Outcome {
-    const e = error as { code?: string; retryAfter?: number; statusCode?: number; data?: { error?: string } };
-    if (e.code === 'slack_webapi_rate_limited_error') {
-      const delayMs = Math.max(1, e.retryAfter ?? 1) * 1000;
-      this.log.info(`Slack rate-limited ${channel}; retrying in ${delayMs / 1000} s`);
-      return { kind: 'retry', delayMs };
-    }
-    const platform = e.code === 'slack_webapi_platform_error' ? e.data?.error : undefined;
-    if (platform === 'ratelimited') return { kind: 'retry', delayMs: 1000 };
-    const fallback = this.options.fallbackChannel;
-    if (platform && REROUTE_ERRORS.has(platform) && fallback && fallback !== channel) {
-      this.log.warn(`cannot post alerts to ${channel} (${platform}); using ${fallback}`);
-      return { kind: 'retry', delayMs: 0, channel: fallback };
-    }
-    if (platform && TEXT_ONLY_ERRORS.has(platform) && !this.textOnly.has(entry.id)) {
-      this.log.warn(`Slack refused the blocks of an alert (${platform}); posting it as text`);
-      return { kind: 'retry', delayMs: 0, textOnly: true };
+    const failure = classifyPostFailure(error);
+    switch (failure.kind) {
+      case 'rate-limited':
+        this.log.info(`Slack rate-limited ${channel}; retrying in ${failure.delayMs / 1000} s`);
+        return { kind: 'retry', delayMs: failure.delayMs };
+      case 'channel': {
+        const fallback = this.options.fallbackChannel;
+        if (fallback && fallback !== channel) {
+          this.log.warn(`cannot post alerts to ${channel} (${failure.reason}); using ${fallback}`);
+          return { kind: 'retry', delayMs: 0, channel: fallback };
+        }
+        return { kind: 'give-up', reason: failure.reason };
+      }
+      case 'blocks':
+        if (this.textOnly.has(entry.id)) return { kind: 'give-up', reason: failure.reason };
+        this.log.warn(`Slack refused the blocks of an alert (${failure.reason}); posting it as text`);
+        return { kind: 'retry', delayMs: 0, textOnly: true };
+      case 'permanent':
+        return { kind: 'give-up', reason: failure.reason };
+      case 'unknown':
+        if ((this.attempts.get(entry.id) ?? 0) + 1 >= this.maxAttempts) {
+          return { kind: 'give-up', reason: failure.reason };
+        }
+        break;
+      case 'operator':
+        this.log.error(`Slack refuses the bot's alerts (${failure.reason}): fix the token or its scopes`);
+        break;
+      case 'transient':
+        break;
     }
     const delayMs = this.backoff(entry.id);
     this.log.warn(
-      `posting alert ${entry.event.event} to ${channel} failed (${platform ?? e.statusCode ?? e.code ?? describe(error)}); retrying in ${delayMs / 1000} s`,
+      `posting alert ${entry.event.event} to ${channel} failed (${failure.reason}); retrying in ${delayMs / 1000} s`,
     );
     return { kind: 'retry', delayMs };
+  }
+
+  /** Move an alert Slack will not take to the dead-letter list, say so loudly, and tell the alerts channel. */
+  private async setAside(entry: OutboxEntry, channel: string, reason: string): Promise<void> {
+    const attempts = (this.attempts.get(entry.id) ?? 0) + 1;
+    await this.options.outbox.moveToDeadLetters(entry, channel, reason, attempts);
+    this.attempts.delete(entry.id);
+    this.textOnly.delete(entry.id);
+    this.reroutes.delete(entry.id);
+    const { data } = entry.event;
+    const ref = data.trx_ref ?? data.transactionId ?? entry.id;
+    this.log.error(
+      `alert ${entry.event.event} for ${ref} could not be posted to ${channel} (${reason}) after ${attempts} attempt(s); moved to the dead-letter list`,
+    );
+    const fallback = this.options.fallbackChannel;
+    if (!fallback || fallback === channel) return;
+    try {
+      const args: PostMessageArgs = {
+        channel: fallback,
+        text: escapeText(
+          `An alert (${entry.event.event}, reference ${ref}) could not be posted to ${channel}: Slack answered ${reason}. It was set aside in the dead-letter list.`,
+        ),
+        unfurl_links: false,
+        unfurl_media: false,
+      };
+      await this.options.slack.chat.postMessage(args as never);
+    } catch (error) {
+      this.log.warn(`could not tell ${fallback} about the set-aside alert: ${describe(error)}`);
+    }
   }
 
   private backoff(id: string): number {

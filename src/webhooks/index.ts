@@ -18,6 +18,7 @@ export { DEFAULT_BODY_LIMIT, WEBHOOK_PATH, type WebhookRoute, webhookRoute } fro
 export { dedupeKey } from './keys.js';
 export { Outbox } from './outbox.js';
 export { WebhookPipeline } from './pipeline.js';
+export { classifyPostFailure, type PostFailure } from './post-errors.js';
 export { Reconciler, type TransactionSource } from './reconciler.js';
 export { type AlertRoute, AlertRoutesError, alertRouter, parseAlertRoutes } from './routing.js';
 export { signatureFor, verifySignature } from './signature.js';
@@ -53,6 +54,8 @@ export interface WebhooksOptions {
   leaseMs?: number;
   rescanMs?: number;
   maxBackoffMs?: number;
+  /** Attempts at an alert failing with an unknown Slack error before it is set aside. */
+  maxAttempts?: number;
   /** The deliverer's waits (Retry-After, backoff); tests observe them instead of waiting. */
   sleep?: (ms: number) => Promise<void>;
 }
@@ -91,6 +94,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
         ...(options.rescanMs ? { rescanMs: options.rescanMs } : {}),
         ...(options.maxBackoffMs ? { maxBackoffMs: options.maxBackoffMs } : {}),
         ...(options.sleep ? { sleep: options.sleep } : {}),
+        ...(options.maxAttempts ? { maxAttempts: options.maxAttempts } : {}),
       })
     : undefined;
   const pipeline = new WebhookPipeline({

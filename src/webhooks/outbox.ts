@@ -2,7 +2,7 @@
 // entries are found again after a restart. Entries of one reference are chained (`after`) so they are
 // delivered in order; a claim (set-if-absent with a lease) keeps two replicas from posting one entry.
 import type { Store } from '../store/index.js';
-import type { OutboxEntry } from './types.js';
+import type { DeadLetter, OutboxEntry } from './types.js';
 
 // The pending index is split in shards: SQLite/memory sets are rewritten whole on every change.
 const SHARDS = 16;
@@ -10,12 +10,20 @@ const pendingSet = (id: string) => `webhooks:outbox:pending:${Number.parseInt(id
 const entryKey = (id: string) => `webhooks:outbox:entry:${id}`;
 const claimKey = (id: string) => `webhooks:outbox:claim:${id}`;
 const tailKey = (ref: string) => `webhooks:outbox:tail:${ref}`;
+const DEAD_LETTERS = 'webhooks:outbox:dead-letters';
 
 export const DEFAULT_RETENTION_MS = 30 * 24 * 3_600_000;
 
 export type OutboxDraft = Omit<
   OutboxEntry,
-  'seq' | 'after' | 'enqueuedAt' | 'deliveredAt' | 'ts' | 'postedChannel'
+  | 'seq'
+  | 'after'
+  | 'enqueuedAt'
+  | 'deliveredAt'
+  | 'ts'
+  | 'postedChannel'
+  | 'deadLetteredAt'
+  | 'deadLetterReason'
 >;
 
 let counter = 0;
@@ -89,6 +97,37 @@ export class Outbox {
     await this.store.removeFromSet(pendingSet(entry.id), entry.id);
     await this.store.delete(claimKey(entry.id));
     return delivered;
+  }
+
+  /**
+   * Set an entry aside for good: recorded in the dead-letter list, kept (so it still counts for dedupe
+   * and no longer holds its successors), then dropped from the pending index and its claim released.
+   */
+  async moveToDeadLetters(
+    entry: OutboxEntry,
+    channel: string,
+    reason: string,
+    attempts: number,
+  ): Promise<OutboxEntry> {
+    const at = new Date(this.now()).toISOString();
+    const dead: OutboxEntry = { ...entry, deadLetteredAt: at, deadLetterReason: reason };
+    await this.store.appendToList<DeadLetter>(DEAD_LETTERS, {
+      id: entry.id,
+      channel,
+      reason,
+      attempts,
+      at,
+      event: entry.event,
+    });
+    await this.store.set(entryKey(entry.id), dead, this.retentionMs);
+    await this.store.removeFromSet(pendingSet(entry.id), entry.id);
+    await this.store.delete(claimKey(entry.id));
+    return dead;
+  }
+
+  /** Alerts set aside, oldest first. */
+  deadLetters(): Promise<DeadLetter[]> {
+    return this.store.readList<DeadLetter>(DEAD_LETTERS, 0, -1);
   }
 
   async dropPending(id: string): Promise<void> {

@@ -45,4 +45,17 @@ export interface OutboxEntry {
   /** Slack message ts once posted. */
   ts?: string;
   postedChannel?: string;
+  /** Set aside: Slack can never accept it (or refused it too often); see Outbox.deadLetters(). */
+  deadLetteredAt?: string;
+  deadLetterReason?: string;
+}
+
+/** An alert moved aside from the outbox, kept whole so an operator can read or replay it. */
+export interface DeadLetter {
+  id: string;
+  channel: string;
+  reason: string;
+  attempts: number;
+  at: string;
+  event: WebhookEvent;
 }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WebhookEvent } from '../../src/cngn/schemas.js';
 import { FakeSlack } from '../support/fake-slack.js';
-import { postsMentioning, type Rig, startRig, webhookBody } from './support.js';
+import { postsMentioning, type Rig, recordingLogger, startRig, webhookBody } from './support.js';
 
 const rigs: Rig[] = [];
 const dirs: string[] = [];
@@ -175,6 +175,83 @@ describe('webhook delivery', () => {
     expect(gone.body.text).toContain('Withdrawal failed');
     expect(failures).toBe(2);
     expect(postsMentioning(fake, 'REF-5XX')).toHaveLength(1);
+  });
+
+  it('sets aside an alert Slack can never accept, says so in the alerts channel, and lets the queue go on', async () => {
+    const fake = await FakeSlack.start();
+    fake.on('chat.postMessage', (call) =>
+      call.body.channel === 'CFAILURES' && JSON.stringify(call.body).includes('REF-NEVER')
+        ? { status: 200, body: { ok: false, error: 'invalid_arguments' } }
+        : undefined,
+    );
+    const log = recordingLogger();
+    const r = await rig({ fake, log, alertRoutes: 'transaction.failed:CFAILURES' });
+    const failed = { trx_type: 'withdraw', reason: 'reverted' };
+    await r.send(webhookBody('transaction.failed', { ...failed, trx_ref: 'REF-NEVER' }));
+    await r.send(webhookBody('transaction.failed', { ...failed, trx_ref: 'REF-NEXT' }));
+    const next = await fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes('REF-NEXT'));
+    expect(next.body.channel).toBe('CFAILURES');
+    const notice = await fake.waitFor(
+      'chat.postMessage',
+      (c) => c.body.channel === 'CALERTS' && String(c.body.text).includes('REF-NEVER'),
+    );
+    expect(notice.body.text).toContain('invalid_arguments');
+    expect(notice.body.text).toContain('dead-letter');
+    expect(notice.body.blocks).toBeUndefined();
+    // Tried once: this error cannot go away by trying again.
+    expect(postsMentioning(fake, 'REF-NEVER').filter((c) => c.body.channel === 'CFAILURES')).toHaveLength(1);
+    const dead = await r.webhooks.outbox.deadLetters();
+    expect(dead.map((d) => [d.event.data.trx_ref, d.channel, d.reason])).toEqual([
+      ['REF-NEVER', 'CFAILURES', 'invalid_arguments'],
+    ]);
+    await waitUntil(async () => (await r.webhooks.outbox.pendingCount()) === 0);
+    const said = log.lines.filter((l) => l.startsWith('error') && l.includes('REF-NEVER'));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toContain('dead-letter');
+    expect(log.lines.join('\n')).not.toContain('xoxb-test');
+  });
+
+  it('gives up on an alert whose plain-text fallback is refused too', async () => {
+    const fake = await FakeSlack.start();
+    // Both the full message and its text alone carry the amount.
+    const refused = (c: { body: Record<string, unknown> }) => String(c.body.text).includes('₦4,321.00');
+    fake.on('chat.postMessage', (call) =>
+      refused(call) ? { status: 200, body: { ok: false, error: 'msg_too_long' } } : undefined,
+    );
+    const r = await rig({ fake });
+    await r.send(webhookBody('deposit.completed', { trx_ref: 'REF-TOOLONG', amount: '4321' }));
+    await r.send(webhookBody('deposit.completed', { trx_ref: 'REF-AFTER-TOOLONG' }));
+    await fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes('REF-AFTER-TOOLONG'));
+    const tries = fake.callsTo('chat.postMessage').filter(refused);
+    expect(tries.map((c) => c.body.blocks === undefined)).toEqual([false, true]);
+    await waitUntil(async () => (await r.webhooks.outbox.deadLetters()).length === 1);
+    const [dead] = await r.webhooks.outbox.deadLetters();
+    expect([dead?.event.data.trx_ref, dead?.reason]).toEqual(['REF-TOOLONG', 'msg_too_long']);
+  });
+
+  it('sets aside an alert after a bounded number of unknown errors, but keeps retrying Slack outages', async () => {
+    const fake = await FakeSlack.start();
+    let outage = 0;
+    fake.on('chat.postMessage', (call) => {
+      const body = JSON.stringify(call.body);
+      if (body.includes('REF-ODD')) return { status: 200, body: { ok: false, error: 'something_new' } };
+      if (body.includes('REF-OUTAGE') && outage < 8) {
+        outage += 1;
+        return { status: 503, body: { ok: false, error: 'service_unavailable' } };
+      }
+      return undefined;
+    });
+    const waits: number[] = [];
+    const r = await rig({ fake, sleep: async (ms) => void waits.push(ms) });
+    await r.send(webhookBody('deposit.completed', { trx_ref: 'REF-ODD' }));
+    await r.send(webhookBody('deposit.completed', { trx_ref: 'REF-OUTAGE' }));
+    await fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes('REF-OUTAGE'));
+    expect(outage).toBe(8);
+    expect(postsMentioning(fake, 'REF-ODD')).toHaveLength(5);
+    const dead = await r.webhooks.outbox.deadLetters();
+    expect(dead.map((d) => [d.event.data.trx_ref, d.reason, d.attempts])).toEqual([
+      ['REF-ODD', 'something_new', 5],
+    ]);
   });
 
   it('tells subscribers about each new event once, duplicates excluded', async () => {

@@ -10,6 +10,7 @@ import { createStore, type Store } from '../../src/store/index.js';
 import {
   alertsClient,
   createWebhooks,
+  type Logger,
   signatureFor,
   type TransactionSource,
   type WebhookSubscriber,
@@ -38,6 +39,7 @@ export interface RigOptions {
   bodyLimitBytes?: number;
   /** The deliverer's waits, to observe them instead of waiting. */
   sleep?: (ms: number) => Promise<void>;
+  log?: Logger;
 }
 
 export interface Rig {
@@ -80,6 +82,7 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
     maxBackoffMs: 400,
     ...(options.bodyLimitBytes ? { bodyLimitBytes: options.bodyLimitBytes } : {}),
     ...(options.sleep ? { sleep: options.sleep } : {}),
+    ...(options.log ? { log: options.log } : {}),
   });
   const server: Server = createServer((req, res) => {
     if (req.method === 'POST' && req.url === webhooks.route.path) return webhooks.route.handler(req, res);
@@ -147,4 +150,15 @@ export function webhookBody(event: string, data: Record<string, unknown> = {}): 
 /** Posted alerts whose text mentions `needle`. */
 export function postsMentioning(fake: FakeSlack, needle: string) {
   return fake.callsTo('chat.postMessage').filter((c) => JSON.stringify(c.body).includes(needle));
+}
+
+/** A logger that keeps every line, to check what was said (and that no secret was). */
+export function recordingLogger(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  return {
+    lines,
+    info: (message) => void lines.push(`info ${message}`),
+    warn: (message) => void lines.push(`warn ${message}`),
+    error: (message) => void lines.push(`error ${message}`),
+  };
 }
