@@ -126,9 +126,11 @@ export const bankAccountBody = strict({
   bankAccountNumber: accountNumber(),
 });
 
+// The specification leaves `bankCode` open here (as on redemptions); without one the account is
+// looked up at the settlement bank.
 export const accountVerifyBody = strict({
   accountNumber: accountNumber(),
-  bankCode: text().min(1, 'Required'),
+  bankCode: text().min(1, 'Required').optional(),
 });
 
 /** `"<field>: <reason>"`, joined when several fields are wrong. */

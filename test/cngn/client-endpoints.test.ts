@@ -117,6 +117,14 @@ describe('writes', () => {
     });
   });
 
+  it('resolves an account without a bank code, which the specification leaves optional', async () => {
+    const resolved = await client.resolveAccount({ accountNumber: '0123456788' });
+    expect(resolved).toMatchObject({ accountNumber: '0123456788', accountName: expect.any(String) });
+    expect(lastPlainBody(sandbox, 'POST', '/v1/api/account/verify')).toEqual({
+      accountNumber: '0123456788',
+    });
+  });
+
   it('quotes a bridge with decimal-exact fees', async () => {
     const quote = await client.bridgeQuote({
       amount: Money.parse('1000.10'),
