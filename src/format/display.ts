@@ -1,8 +1,8 @@
 // Pure formatters shared by every message: ₦ amounts, Lagos times (absolute and relative), masked
 // accounts, short hashes, explorer links, receivers, status words, the environment marker.
 // No I/O, no clock reads: callers pass `now`.
-import { TZDate } from '@date-fns/tz';
-import { format, formatDistanceStrict } from 'date-fns';
+import { TZDate, tz } from '@date-fns/tz';
+import { format, formatDistanceStrict, isSameDay } from 'date-fns';
 import type { CngnEnvironment } from '../cngn/api.js';
 import type { Receiver } from '../cngn/schemas.js';
 import { Money } from './money.js';
@@ -31,6 +31,14 @@ export function lagosTime(iso: string | Date | null | undefined): string | undef
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return String(iso);
   return `${format(new TZDate(date, LAGOS), 'EEE d MMM yyyy, HH:mm')} WAT`;
+}
+
+/** `10:26 WAT` when `at` falls on the same Lagos day as `now`, else the full date and time. */
+export function lagosTimeOfDay(at: Date, now: Date): string {
+  if (Number.isNaN(at.getTime())) return lagosTime(at);
+  return isSameDay(at, now, { in: tz(LAGOS) })
+    ? `${format(new TZDate(at, LAGOS), 'HH:mm')} WAT`
+    : lagosTime(at);
 }
 
 /** `in 23 hours` / `5 minutes ago`, against the time the caller passes. */
@@ -94,6 +102,26 @@ export function explorerUrl(
   const known = network ? EXPLORERS[network.toLowerCase()] : undefined;
   if (known) return `${environment === 'live' ? known.live : known.test}${hash}`;
   return undefined;
+}
+
+const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/**
+ * An explorer page for an EVM address: the explorer of the transaction's own link when there is
+ * one, else a known explorer for the network (by short code). Other address forms get none.
+ */
+export function addressExplorerUrl(
+  address: string,
+  explorerLink: string | null | undefined,
+  network: string | null | undefined,
+  environment: CngnEnvironment,
+): string | undefined {
+  if (!EVM_ADDRESS.test(address)) return undefined;
+  const prefix = explorerLink?.match(/^(https?:\/\/[^\s|<>]+\/)tx\/[^\s|<>/]+$/)?.[1];
+  if (prefix) return `${prefix}address/${address}`;
+  const known = network ? EXPLORERS[network.toLowerCase()] : undefined;
+  if (!known) return undefined;
+  return `${(environment === 'live' ? known.live : known.test).replace(/tx\/$/, 'address/')}${address}`;
 }
 
 export interface ReceiverView {

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { lagosTime, maskAccount, naira, relative, shortHash } from '../../src/format/display.js';
+import {
+  addressExplorerUrl,
+  lagosTime,
+  lagosTimeOfDay,
+  maskAccount,
+  naira,
+  relative,
+  shortHash,
+} from '../../src/format/display.js';
 
 describe('display formatting', () => {
   it('shows naira with separators and two decimals, and odd text as sent', () => {
@@ -21,5 +29,23 @@ describe('display formatting', () => {
   it('shortens hashes and masks account numbers', () => {
     expect(shortHash('0x1234567890abcdef1234')).toBe('0x1234…1234');
     expect(maskAccount('0123456789')).toBe('••••6789');
+  });
+
+  it('gives the time of day alone within the same Lagos day, the full date across midnight', () => {
+    const now = new Date('2026-11-23T22:00:00.000Z'); // 23:00 in Lagos
+    expect(lagosTimeOfDay(new Date('2026-11-22T23:30:00.000Z'), now)).toBe('00:30 WAT');
+    expect(lagosTimeOfDay(new Date('2026-11-22T22:30:00.000Z'), now)).toBe('Sun 22 Nov 2026, 23:30 WAT');
+  });
+
+  it('links EVM addresses to the explorer of the transaction or of the network, and nothing else', () => {
+    const address = '0x52908400098527886E0F7030069857D2E4169EE7';
+    expect(addressExplorerUrl(address, `https://celoscan.io/tx/0x${'1'.repeat(64)}`, 'base', 'live')).toBe(
+      `https://celoscan.io/address/${address}`,
+    );
+    expect(addressExplorerUrl(address, null, 'BSC', 'test')).toBe(
+      `https://testnet.bscscan.com/address/${address}`,
+    );
+    expect(addressExplorerUrl(address, null, 'xbn', 'live')).toBeUndefined();
+    expect(addressExplorerUrl('TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf', null, 'base', 'live')).toBeUndefined();
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shortHash } from '../../src/format/display.js';
 import type { SlackCall } from '../support/fake-slack.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { blockAction, postSigned, signSlackBody, slashCommand } from '../support/slack-requests.js';
@@ -21,6 +22,8 @@ async function run(text: string, userId = 'UREQ'): Promise<SlackCall> {
 }
 
 const textOf = (call: SlackCall) => JSON.stringify(call.body.blocks ?? call.body.text);
+/** How many times an answer names its environment. */
+const markers = (call: SlackCall) => (textOf(call).match(/SANDBOX/g) ?? []).length;
 
 describe('Slack request verification', () => {
   it('refuses a forged signature with 401', async () => {
@@ -62,13 +65,19 @@ describe('/cngn read commands', () => {
     expect(textOf(typo)).toContain('Did you mean `/cngn balance`?');
   });
 
-  it('shows the balance with its time, privately, marked SANDBOX', async () => {
+  it('shows the balance with the time it was read today, privately, marked SANDBOX once', async () => {
     const answer = await run('balance');
     expect(answer.body.response_type).toBe('ephemeral');
     const text = textOf(answer);
     expect(text).toContain('₦1,250,000.00');
-    expect(text).toMatch(/as of \w{3} \d{1,2} \w{3} \d{4}, \d{2}:\d{2} WAT/);
-    expect(text).toContain('SANDBOX');
+    expect(text).toMatch(/as of \d{2}:\d{2} WAT/);
+    expect(markers(answer)).toBe(1);
+  });
+
+  it('marks every answer exactly once, approval lists included', async () => {
+    for (const command of ['pending', 'audit', 'networks', 'help', 'nonsense']) {
+      expect(markers(await run(command)), command).toBe(1);
+    }
   });
 
   it('lists networks with their codes and which are disabled', async () => {
@@ -84,11 +93,24 @@ describe('/cngn read commands', () => {
     expect(text).not.toContain('Access Bank');
   });
 
-  it('shows the dedicated virtual accounts and the whitelist with network names', async () => {
-    expect(textOf(await run('accounts'))).toMatch(/\d{10}/);
-    const whitelist = textOf(await run('whitelist'));
-    expect(whitelist).toMatch(/0x[0-9a-fA-F]{40}/);
-    expect(whitelist).not.toContain('Unknown network');
+  it('shows the dedicated virtual accounts with number, bank and name', async () => {
+    const [account] = await h.bot.client.getDedicatedAccounts();
+    const text = textOf(await run('accounts'));
+    expect(text).toContain(account?.accountNumber);
+    expect(text).toContain(account?.bankName);
+    expect(text).toContain(account?.accountName);
+  });
+
+  it('shows the whitelist with network names, each address shortened with an explorer link and whole to copy', async () => {
+    const [entry] = await h.bot.client.getWhitelisted({ includeNetwork: true });
+    const address = entry?.publicKey ?? '';
+    const text = textOf(await run('whitelist'));
+    expect(text).not.toContain('Unknown network');
+    expect(text).toContain(`*${entry?.network?.name}*`);
+    expect(text).toMatch(
+      new RegExp(`<https://[^|>]+/address/${address}\\|${address.slice(0, 6)}…${address.slice(-4)}>`),
+    );
+    expect(text).toContain(`\`${address}\``);
   });
 
   it('pages transactions in place with Next and Previous', async () => {
@@ -108,12 +130,41 @@ describe('/cngn read commands', () => {
     expect(textOf(second)).toContain('tx.page.previous');
   });
 
-  it('shows one transaction in full, and says plainly when it does not exist', async () => {
-    const { data } = await h.bot.client.getTransactions({ page: 1, limit: 5 });
-    const ref = data[0]?.trx_ref ?? '';
-    const text = textOf(await run(`tx ${ref}`));
-    expect(text).toContain(ref);
-    for (const label of ['Status', 'Type', 'Amount', 'Network', 'Receiver']) expect(text).toContain(label);
+  it('shows one transaction in full: network by name, both hashes linked, receiver and explorer link', async () => {
+    const { data } = await h.bot.client.getTransactions({ page: 1, limit: 50 });
+    const tx = data.find(
+      (t) => t.trx_type === 'swap' && t.base_trx_hash && t.extl_trx_hash && t.explorer_link,
+    );
+    if (!tx?.base_trx_hash || !tx.extl_trx_hash || !tx.explorer_link)
+      throw new Error('no bridge with hashes');
+    const network = (await h.bot.client.getNetworks()).find((n) => n.short_name === tx.network);
+    const receiver = (tx.receiver as { address: string }).address;
+    const answer = await run(`tx ${tx.trx_ref}`);
+    const text = textOf(answer);
+    expect(text).toContain(tx.trx_ref);
+    for (const label of [
+      'Status',
+      'Type',
+      'Amount',
+      'Network',
+      'Receiver',
+      'Origin hash',
+      'Destination hash',
+    ])
+      expect(text).toContain(label);
+    expect(text).toContain(`*Network*\\n${network?.name}`);
+    expect(network?.name).not.toBe(tx.network);
+    expect(text).toContain(`<${tx.explorer_link}|${shortHash(tx.base_trx_hash)}>`);
+    expect(text).toMatch(
+      new RegExp(`<https://[^|>]+/tx/${tx.extl_trx_hash}\\|${shortHash(tx.extl_trx_hash)}>`),
+    );
+    expect(text).toContain(`<${tx.explorer_link}|Open in block explorer>`);
+    expect(text).toMatch(new RegExp(`<https://[^|>]+/address/${receiver}\\|${shortHash(receiver)}>`));
+    expect(text).toContain(`Receiver address \`${receiver}\``);
+    expect(markers(answer)).toBe(1);
+  });
+
+  it('says plainly when a transaction does not exist', async () => {
     expect(textOf(await run('tx NO-SUCH-REF'))).toContain('Transaction not found');
   });
 
@@ -129,6 +180,24 @@ describe('/cngn read commands', () => {
       held.release();
       const answer = await fresh.slack.waitFor('response_url:held');
       expect(textOf(answer)).toContain('₦1,250,000.00');
+    } finally {
+      await fresh.stop();
+    }
+  });
+
+  it('acknowledges Next before the service answers the held page', async () => {
+    const fresh = await startHarness();
+    try {
+      const held = fresh.sandbox.hold('GET', '/v1/api/transactions');
+      const url = fresh.slack.responseUrl('held-page');
+      const ack = await blockAction(fresh.sender, { actionId: 'tx.page.next', value: '2', responseUrl: url });
+      expect(ack.status).toBe(200);
+      await held.arrived; // acked, and the page read is still in flight
+      expect(fresh.slack.callsTo('response_url:held-page')).toHaveLength(0);
+      held.release();
+      const answer = await fresh.slack.waitFor('response_url:held-page');
+      expect(answer.body.replace_original).toBe(true);
+      expect(textOf(answer)).toContain('page 2');
     } finally {
       await fresh.stop();
     }

@@ -13,10 +13,12 @@ import {
   type WhitelistedAddress,
 } from '../../cngn/schemas.js';
 import {
+  addressExplorerUrl,
   environmentMarker,
   escapeText,
   explorerUrl,
   lagosTime,
+  lagosTimeOfDay,
   link,
   naira,
   receiverView,
@@ -24,6 +26,7 @@ import {
   shortHash,
   statusWord,
 } from '../../format/display.js';
+import { shortAddress } from '../../format/evm-address.js';
 import type { SlackMessage } from './approval-message.js';
 
 export const TX_PAGE_ACTION = 'tx.page';
@@ -56,17 +59,27 @@ export function withEnvironment(
   };
 }
 
-/** Long lists are cut with a count of what was left out, inside Block Kit's limits. */
-function listText(lines: string[], noun: string): string {
+/**
+ * Long lists are cut at a whole entry with an exact count of what was left out, inside Block Kit's
+ * limits (`room` is what the caller puts around the list in the same section).
+ */
+function listText(
+  lines: string[],
+  noun: string,
+  options: { separator?: string; room?: number } = {},
+): string {
+  const separator = options.separator ?? '\n';
+  const budget = MAX_SECTION_TEXT - 60 - (options.room ?? 0);
   const shown: string[] = [];
   let length = 0;
   for (const line of lines) {
-    if (shown.length >= MAX_LINES || length + line.length + 1 > MAX_SECTION_TEXT - 60) break;
+    if (shown.length >= MAX_LINES || length + line.length + separator.length > budget) break;
     shown.push(line);
-    length += line.length + 1;
+    length += line.length + separator.length;
   }
   const hidden = lines.length - shown.length;
-  return hidden > 0 ? `${shown.join('\n')}\n_…and ${hidden} more ${noun}_` : shown.join('\n');
+  const list = shown.join(separator);
+  return hidden > 0 ? `${list}${separator}_…and ${hidden} more ${noun}_` : list;
 }
 
 export function helpMessage(entries: HelpEntry[], notice?: string): SlackMessage {
@@ -83,8 +96,9 @@ export function helpMessage(entries: HelpEntry[], notice?: string): SlackMessage
   return { text: notice ?? 'cNGN treasury commands', blocks };
 }
 
-export function balanceMessage(entries: BalanceEntry[], asOf: Date): SlackMessage {
-  const at = lagosTime(asOf.toISOString()) ?? '';
+/** "as of 10:26 WAT" when read today (Lagos), with the date when `now` is not given or another day. */
+export function balanceMessage(entries: BalanceEntry[], asOf: Date, now?: Date): SlackMessage {
+  const at = now ? lagosTimeOfDay(asOf, now) : lagosTime(asOf);
   if (entries.length === 0) {
     return { text: 'No balance', blocks: [section(`*Balance*\nNo token balance yet (as of ${at}).`)] };
   }
@@ -130,24 +144,52 @@ export function accountsMessage(accounts: DedicatedAccount[]): SlackMessage {
     (a) =>
       `*${escapeText(a.accountNumber)}* · ${escapeText(a.bankName)}${a.bankCode ? ` (${escapeText(a.bankCode)})` : ''}\n${escapeText(a.accountName)}`,
   );
+  const title = '*Dedicated virtual accounts* — Naira paid in here is credited as cNGN';
   return {
     text: `${accounts.length} dedicated accounts`,
-    blocks: [
-      section(`*Dedicated virtual accounts* — Naira paid in here is credited as cNGN\n${lines.join('\n\n')}`),
-    ],
+    blocks: [section(`${title}\n${listText(lines, 'accounts', { separator: '\n\n', room: title.length })}`)],
   };
 }
 
-export function whitelistMessage(addresses: WhitelistedAddress[], networks: Network[]): SlackMessage {
+/** A network named by id, name or short code, from the (cached) list. */
+export function networkNamed(networks: Network[], word: string | null | undefined): Network | undefined {
+  if (!word) return undefined;
+  const w = word.toLowerCase();
+  return networks.find(
+    (n) => n.id === word || n.short_name.toLowerCase() === w || n.name.toLowerCase() === w,
+  );
+}
+
+/** A shortened address linked to its explorer page, or the whole address when there is no explorer. */
+function addressLink(address: string, url: string | undefined): string {
+  return url ? link(url, shortAddress(address)) : `\`${escapeText(address)}\``;
+}
+
+/**
+ * Whitelisted addresses with their network names; each shortened and linked to an explorer where
+ * the network has one, with the whole address below it to copy.
+ */
+export function whitelistMessage(
+  addresses: WhitelistedAddress[],
+  networks: Network[],
+  environment?: CngnEnvironment,
+): SlackMessage {
   if (addresses.length === 0) {
     return {
       text: 'No whitelisted addresses',
       blocks: [section('No address is whitelisted yet. Add one with `/cngn whitelist add`.')],
     };
   }
-  const nameOf = (a: WhitelistedAddress) =>
-    a.network?.name ?? networks.find((n) => n.id === a.networkId)?.name ?? 'Unknown network';
-  const lines = addresses.map((a) => `\`${escapeText(a.publicKey)}\` on *${escapeText(nameOf(a))}*`);
+  const lines = addresses.map((a) => {
+    const network = networkNamed(networks, a.networkId);
+    const name = a.network?.name ?? network?.name ?? 'Unknown network';
+    const code = a.network?.short_name ?? network?.short_name;
+    const url = environment ? addressExplorerUrl(a.publicKey, undefined, code, environment) : undefined;
+    const shown = addressLink(a.publicKey, url);
+    return url
+      ? `*${escapeText(name)}* · ${shown}\n\`${escapeText(a.publicKey)}\``
+      : `${shown} on *${escapeText(name)}*`;
+  });
   return {
     text: `${addresses.length} whitelisted addresses`,
     blocks: [section(`*Whitelisted addresses*\n${listText(lines, 'addresses')}`)],
@@ -184,9 +226,9 @@ export function typeWord(type: string | null | undefined): string {
   return TYPE_WORDS[type.toLowerCase()] ?? type.replace(/_/g, ' ');
 }
 
-function receiverText(tx: Transaction): string {
+function receiverText(tx: Transaction, addressUrl: string | undefined): string {
   const r = receiverView(tx.receiver);
-  if (r.address) return `\`${escapeText(r.address)}\``;
+  if (r.address) return addressLink(r.address, addressUrl);
   if (r.accountNumber) {
     const bank = r.bankName ?? (r.bankCode ? `bank ${r.bankCode}` : 'bank');
     return `${escapeText(bank)} · ${escapeText(r.accountNumber)}${r.accountName ? ` · ${escapeText(r.accountName)}` : ''}`;
@@ -233,18 +275,32 @@ export function txListMessage(
   return { text: `Recent transactions, page ${page}`, blocks };
 }
 
-export function txDetailMessage(tx: Transaction, environment: CngnEnvironment): SlackMessage {
+/**
+ * One transaction in full. The network is named from the cached list (its code when unknown); the
+ * receiver address is shortened and linked, and shown whole below to copy.
+ */
+export function txDetailMessage(
+  tx: Transaction,
+  environment: CngnEnvironment,
+  networks: Network[] = [],
+): SlackMessage {
+  const network = networkNamed(networks, tx.network);
+  const explorerNetwork = network?.short_name ?? tx.network;
   const hash = (label: string, value: string | null | undefined) => {
     if (!value) return `*${label}*\n—`;
-    const url = explorerUrl(value, tx.explorer_link, tx.network, environment);
+    const url = explorerUrl(value, tx.explorer_link, explorerNetwork, environment);
     return `*${label}*\n${url ? link(url, shortHash(value)) : `\`${escapeText(shortHash(value))}\``}`;
   };
+  const receiverAddress = receiverView(tx.receiver).address;
+  const receiverUrl = receiverAddress
+    ? addressExplorerUrl(receiverAddress, tx.explorer_link, explorerNetwork, environment)
+    : undefined;
   const fields = [
     `*Status*\n${statusLabel(tx.status)}`,
     `*Type*\n${typeWord(tx.trx_type)}`,
     `*Amount*\n${naira(tx.amount)}${tx.asset_symbol ? ` ${escapeText(tx.asset_symbol)}` : ''}`,
-    `*Network*\n${tx.network ? escapeText(tx.network) : '—'}`,
-    `*Receiver*\n${receiverText(tx)}`,
+    `*Network*\n${network ? escapeText(network.name) : tx.network ? escapeText(tx.network) : '—'}`,
+    `*Receiver*\n${receiverText(tx, receiverUrl)}`,
     `*Created*\n${lagosTime(tx.createdAt) ?? '—'}`,
     hash(tx.trx_type === 'crypto_deposit' ? 'Mint hash' : 'Origin hash', tx.base_trx_hash),
     hash(tx.trx_type === 'crypto_deposit' ? 'Source hash' : 'Destination hash', tx.extl_trx_hash),
@@ -253,6 +309,9 @@ export function txDetailMessage(tx: Transaction, environment: CngnEnvironment): 
     section(`*${typeWord(tx.trx_type)}* \`${escapeText(tx.trx_ref)}\``),
     { type: 'section', fields: fields.map((text) => ({ type: 'mrkdwn' as const, text })) },
   ];
+  if (receiverAddress && receiverUrl) {
+    blocks.push(contextLine(`Receiver address \`${escapeText(receiverAddress)}\``));
+  }
   if (tx.explorer_link) blocks.push(contextLine(link(tx.explorer_link, 'Open in block explorer')));
   if (tx.description) blocks.push(contextLine(escapeText(tx.description)));
   return { text: `${typeWord(tx.trx_type)} ${tx.trx_ref}: ${statusWord(tx.status)}`, blocks };

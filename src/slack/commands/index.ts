@@ -8,6 +8,7 @@ import {
   errorMessage,
   type HelpEntry,
   helpMessage,
+  noticeMessage,
   TX_PAGE_ACTION,
   withEnvironment,
 } from '../blocks/reads.js';
@@ -143,6 +144,11 @@ export async function routeCommand(
   const name = first.toLowerCase();
   const reply = (message: SlackMessage) => ctx.respond(withEnvironment(message, deps.api.environment));
   const context: CommandContext = { ...ctx, args, respond: reply };
+  // The approval lists name the environment in their own heading; one marker per answer is enough.
+  const approvalReply = (message: SlackMessage) =>
+    deps.approvals && message.text.endsWith(`· ${deps.approvals.environmentLabel}`)
+      ? ctx.respond(message)
+      : reply(message);
   try {
     if (name === '' || name === 'help') return await reply(help());
     const isApprovalWhitelist = name === 'whitelist' && args[0]?.toLowerCase() === 'add';
@@ -160,14 +166,10 @@ export async function routeCommand(
           userId: ctx.userId,
           triggerId: ctx.triggerId,
           client: ctx.client,
-          respond: (textAnswer) =>
-            reply({
-              text: textAnswer,
-              blocks: [{ type: 'section', text: { type: 'mrkdwn', text: textAnswer } }],
-            }),
+          respond: (textAnswer) => approvalReply(noticeMessage(textAnswer)),
         },
         deps.approvals,
-        reply,
+        approvalReply,
       );
       if (handled) return;
     }

@@ -43,7 +43,7 @@ export const FORM_NOT_OPENED = 'Slack did not open the form in time. Please run 
 
 export async function balanceCommand(_ctx: CommandContext, deps: ReadDeps): Promise<SlackMessage> {
   const { entries, asOf } = await deps.api.getBalanceWithTime({ priority: 'interactive' });
-  return balanceMessage(entries, asOf);
+  return balanceMessage(entries, asOf, deps.now());
 }
 
 export async function networksCommand(_ctx: CommandContext, deps: ReadDeps): Promise<SlackMessage> {
@@ -73,7 +73,7 @@ export async function whitelistCommand(_ctx: CommandContext, deps: ReadDeps): Pr
     deps.api.getWhitelisted({ includeNetwork: true }),
     deps.api.getNetworks(),
   ]);
-  return whitelistMessage(addresses, networks);
+  return whitelistMessage(addresses, networks, deps.api.environment);
 }
 
 export async function txPage(page: number, deps: ReadDeps): Promise<SlackMessage> {
@@ -84,7 +84,15 @@ export async function txPage(page: number, deps: ReadDeps): Promise<SlackMessage
 export async function txCommand(ctx: CommandContext, deps: ReadDeps): Promise<SlackMessage> {
   const reference = ctx.args[0];
   if (!reference) return txPage(1, deps);
-  return txDetailMessage(await deps.api.getTransaction(reference), deps.api.environment);
+  const [transaction, networks] = await Promise.all([
+    deps.api.getTransaction(reference),
+    // Only for the network's name (cached for hours): without it the code is shown.
+    deps.api.getNetworks().catch((error: unknown) => {
+      deps.logger.warn('network list unavailable for tx detail', { error: String(error) });
+      return [];
+    }),
+  ]);
+  return txDetailMessage(transaction, deps.api.environment, networks);
 }
 
 /** `/cngn deposit 5000 payer@example.com` prefills amount and e-mail; needs nothing from the service. */
