@@ -84,6 +84,34 @@ describe('/cngn deposit', () => {
     expect(text).toMatch(/expires in \d+ minutes/);
     const sent = h.sandbox.requests.find((r) => r.path === '/v1/api/virtual-account/temporary');
     expect(sent?.plainBody).toEqual({ amount: 5000, customer: { email: 'payer@example.com' } });
+    // The account shown is the one the service opened: paying it credits that number at that bank.
+    const accountNumber = /\*Account number\*\\n`(\d{10})`/.exec(text)?.[1];
+    const reference = /\*Reference\*\\n`([^`]+)`/.exec(text)?.[1];
+    expect(accountNumber).toBeDefined();
+    expect(text).toContain('*Bank*\\nWema Bank');
+    await h.sandbox.payTemporaryAccount(reference ?? '');
+    const { data } = await h.bot.client.getTransactions({ page: 1, limit: 1 });
+    expect(data[0]?.description).toBe(`Naira deposit via Wema Bank ${accountNumber}`);
+  });
+
+  it('acknowledges the submission while the service call is still held, then fills the modal', async () => {
+    const held = h.sandbox.hold('POST', '/v1/api/virtual-account/temporary');
+    const response = await viewSubmission(h.sender, {
+      callbackId: 'deposit.submit',
+      viewId: 'VHELD',
+      values: {
+        'deposit.amount': { 'deposit.amount': textValue('2500') },
+        'deposit.email': { 'deposit.email': textValue('payer@example.com') },
+      },
+    });
+    await held.arrived; // acked, and the account is still being created
+    const ack = response.json() as { response_action: string; view: unknown };
+    expect(ack.response_action).toBe('update');
+    expect(JSON.stringify(ack.view)).toContain('Creating the deposit account');
+    expect(h.slack.callsTo('views.update').filter((c) => c.body.view_id === 'VHELD')).toHaveLength(0);
+    held.release();
+    const update = await h.slack.waitFor('views.update', (c) => c.body.view_id === 'VHELD');
+    expect(JSON.stringify(update.body.view)).toMatch(/Send exactly ₦2,\d{3}\.\d{2}/);
   });
 });
 
