@@ -1,0 +1,118 @@
+// Each undici timeout surfaces as a clear error saying whether the request may have been received:
+// a connection never made (a silent peer where TLS is expected) and an answer that stops half-way.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type Socket, type Server as TcpServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CngnClient, createCngnClient } from '../../src/cngn/client.js';
+import { CngnTransportError } from '../../src/cngn/errors.js';
+import { generateOpenSshKeyPair } from '../../src/cngn/wire.js';
+import { Money } from '../../src/format/money.js';
+import { createStore } from '../../src/store/index.js';
+
+const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
+const privateKey = generateOpenSshKeyPair().privateKey;
+const opened: CngnClient[] = [];
+
+async function clientAt(baseUrl: string, timeouts: { connectMs?: number; bodyMs?: number }) {
+  const client = createCngnClient({
+    baseUrl,
+    apiKey: 'cngn_test_timeouts',
+    encryptionKey: 'k',
+    privateKey,
+    store: await createStore('memory://', { prefix: `timeouts-${Math.random()}` }),
+    rateLimit: { limit: 1000, windowSeconds: 60 },
+    retry: { attempts: 1 },
+    timeouts,
+  });
+  opened.push(client);
+  return client;
+}
+
+async function failure(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the call to fail');
+}
+
+/** Accepts TCP connections and never says a word, so a TLS handshake never completes. */
+let silent: TcpServer;
+const silentSockets = new Set<Socket>();
+/** Sends headers and the start of a body, then nothing more. */
+let stalling: Server;
+let received = 0;
+
+beforeAll(async () => {
+  silent = createTcpServer((socket) => {
+    silentSockets.add(socket);
+    socket.on('error', () => undefined);
+    socket.on('close', () => silentSockets.delete(socket));
+  });
+  stalling = createServer((req, res) => {
+    received += 1;
+    req.resume();
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('{"status":200,"message":"ok","data":"');
+  });
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => stalling.listen(0, '127.0.0.1', resolve));
+});
+afterAll(async () => {
+  await Promise.all(opened.splice(0).map((c) => c.close()));
+  for (const socket of silentSockets) socket.destroy();
+  stalling.closeAllConnections();
+  await new Promise<void>((resolve) => silent.close(() => resolve()));
+  await new Promise<void>((resolve) => stalling.close(() => resolve()));
+});
+
+const portOf = (server: TcpServer | Server) => (server.address() as AddressInfo).port;
+
+describe('connect timeout', () => {
+  it('says a read could not connect in time and that nothing was sent', async () => {
+    const client = await clientAt(`https://127.0.0.1:${portOf(silent)}`, { connectMs: 100 });
+    const error = await failure(client.getTransactions());
+    expect(error).toBeInstanceOf(CngnTransportError);
+    expect(error).toMatchObject({ mayHaveBeenSent: false, endpoint: 'GET /v1/api/transactions' });
+    expect((error as Error).message).toBe(
+      'GET /v1/api/transactions: could not connect in time; nothing was sent',
+    );
+  });
+
+  it('tells the caller a withdrawal that could not connect was not sent, so it may be filed again', async () => {
+    const client = await clientAt(`https://127.0.0.1:${portOf(silent)}`, { connectMs: 100 });
+    const error = await failure(
+      client.withdraw({ amount: Money.parse('10'), address: ADDRESS, networkId: 'n' }),
+    );
+    expect(error).toBeInstanceOf(CngnTransportError);
+    expect(error).toMatchObject({ mayHaveBeenSent: false, endpoint: 'POST /v1/api/withdraw' });
+    expect((error as Error).message).toMatch(/could not connect in time; nothing was sent$/);
+  });
+});
+
+describe('body timeout', () => {
+  it('says the answer stopped arriving, and a withdrawal cut off that way may have gone through', async () => {
+    const client = await clientAt(`http://127.0.0.1:${portOf(stalling)}`, { bodyMs: 100 });
+    const before = received;
+    const error = await failure(
+      client.withdraw({ amount: Money.parse('10'), address: ADDRESS, networkId: 'n' }),
+    );
+    expect(error).toBeInstanceOf(CngnTransportError);
+    expect(error).toMatchObject({ mayHaveBeenSent: true, endpoint: 'POST /v1/api/withdraw' });
+    expect((error as Error).message).toBe(
+      'POST /v1/api/withdraw: the answer stopped arriving; the outcome is unknown',
+    );
+    expect(received - before).toBe(1);
+  });
+
+  it('says the same for a read once its attempts are spent', async () => {
+    const client = await clientAt(`http://127.0.0.1:${portOf(stalling)}`, { bodyMs: 100 });
+    const error = await failure(client.getBanks());
+    expect(error).toBeInstanceOf(CngnTransportError);
+    expect((error as Error).message).toBe(
+      'GET /v1/api/banks: the answer stopped arriving; the outcome is unknown',
+    );
+  });
+});
