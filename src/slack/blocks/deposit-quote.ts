@@ -2,6 +2,7 @@
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { BridgeQuote, TemporaryAccount } from '../../cngn/schemas.js';
 import { escapeText, lagosTime, naira, relative } from '../../format/display.js';
+import { type AddressFamily, addressFamily } from '../../format/wallet-address.js';
 import {
   modal,
   type NetworkChoice,
@@ -77,15 +78,35 @@ export function quoteModal(input: {
       textInput(QUOTE.amount, 'Amount (₦)', { initial: p[QUOTE.amount], placeholder: '1500' }),
       selectInput(QUOTE.origin, 'From network', options, { initial: p[QUOTE.origin] }),
       selectInput(QUOTE.destination, 'To network', options, { initial: p[QUOTE.destination] }),
-      textInput(QUOTE.address, 'Destination address', { initial: p[QUOTE.address], placeholder: '0x…' }),
+      textInput(QUOTE.address, 'Destination address', {
+        initial: p[QUOTE.address],
+        placeholder: '0x… (or the address form of the destination network)',
+        hint: 'Checked by the rules of the destination network',
+      }),
     ],
     {
       submit: 'Get quote',
-      metadata: JSON.stringify({ networks: input.networks.map((n) => n.id) }),
+      metadata: JSON.stringify(quoteMetadata(input.networks)),
       environment: input.environment,
     },
   );
   return replaceFooter(view, `${input.environment} · a quote only; nothing is sent`);
+}
+
+/** What the submission needs to check without asking the service: the networks offered and their families. */
+export interface QuoteMetadata {
+  networks: string[];
+  /** Network id → address family, for the networks that are not EVM. */
+  families: Record<string, AddressFamily>;
+}
+
+function quoteMetadata(networks: NetworkChoice[]): QuoteMetadata {
+  const families: Record<string, AddressFamily> = {};
+  for (const n of networks) {
+    const family = addressFamily(n);
+    if (family !== 'evm') families[n.id] = family;
+  }
+  return { networks: networks.map((n) => n.id), families };
 }
 
 function replaceFooter(view: ModalView, text: string): ModalView {

@@ -4,8 +4,8 @@ import type { App, ViewSubmitAction } from '@slack/bolt';
 import { z } from 'zod';
 import type { CngnApi } from '../../cngn/api.js';
 import { environmentMarker } from '../../format/display.js';
-import { checkEvmAddress } from '../../format/evm-address.js';
 import { Money } from '../../format/money.js';
+import { checkWalletAddress } from '../../format/wallet-address.js';
 import type { Logger } from '../../log.js';
 import { noticeView } from '../blocks/approval-modals.js';
 import {
@@ -14,11 +14,12 @@ import {
   depositResultView,
   QUOTE,
   QUOTE_VIEW,
+  type QuoteMetadata,
   quoteResultView,
 } from '../blocks/deposit-quote.js';
 import { describeError } from '../errors.js';
 import type { InFlight } from '../in-flight.js';
-import { type Parsed, readMetadata, readSelect, readText, type ViewValues } from './approval-forms.js';
+import { type Parsed, readSelect, readText, type ViewValues } from './approval-forms.js';
 
 export interface ReadViewDeps {
   api: CngnApi;
@@ -91,7 +92,22 @@ export interface QuoteInput {
   destinationAddress: string;
 }
 
-export function parseQuote(values: ViewValues, allowedNetworks: string[]): Parsed<QuoteInput> {
+const quoteMetadataSchema = z.object({
+  networks: z.array(z.string()).catch([]),
+  families: z.record(z.string(), z.enum(['evm', 'solana', 'tron', 'stellar'])).catch({}),
+});
+
+/** The quote modal's metadata; anything unreadable offers no network (the form is refused, not guessed). */
+export function readQuoteMetadata(text: string | undefined): QuoteMetadata {
+  try {
+    return quoteMetadataSchema.parse(JSON.parse(text || '{}'));
+  } catch {
+    return { networks: [], families: {} };
+  }
+}
+
+export function parseQuote(values: ViewValues, metadata: QuoteMetadata): Parsed<QuoteInput> {
+  const allowedNetworks = metadata.networks;
   const errors: Record<string, string> = {};
   const amount = amountAtLeast(readText(values, QUOTE.amount), '0.01', errors, QUOTE.amount);
   const origin = readSelect(values, QUOTE.origin) ?? '';
@@ -103,7 +119,11 @@ export function parseQuote(values: ViewValues, allowedNetworks: string[]): Parse
   } else if (destination === origin) {
     errors[QUOTE.destination] = 'To network: must differ from the network you bridge from';
   }
-  const address = checkEvmAddress(readText(values, QUOTE.address));
+  // Checked by the rules of the destination network (EVM unless the network list says otherwise).
+  const address = checkWalletAddress(
+    metadata.families[destination] ?? 'evm',
+    readText(values, QUOTE.address),
+  );
   if (!address.ok) errors[QUOTE.address] = `Destination address: ${address.reason}`;
   if (Object.keys(errors).length || !amount || !address.ok) return { ok: false, errors };
   return {
@@ -150,8 +170,10 @@ export function registerDepositQuoteViews(app: App, deps: ReadViewDeps): void {
   });
 
   app.view<ViewSubmitAction>(QUOTE_VIEW, async ({ ack, body, client }) => {
-    const allowed = readMetadata(body.view.private_metadata).networks ?? [];
-    const parsed = parseQuote(body.view.state.values as ViewValues, allowed);
+    const parsed = parseQuote(
+      body.view.state.values as ViewValues,
+      readQuoteMetadata(body.view.private_metadata),
+    );
     if (!parsed.ok) return void (await ack({ response_action: 'errors', errors: parsed.errors }));
     await ack({
       response_action: 'update',
