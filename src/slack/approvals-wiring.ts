@@ -4,7 +4,6 @@ import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import {
   ApprovalEngine,
-  ApprovalPolicy,
   type ApprovalTier,
   approvalEventSubscriber,
   parseTiers,
@@ -13,6 +12,7 @@ import type { CngnApi } from '../cngn/api.js';
 import type { WebhookEvent } from '../cngn/schemas.js';
 import type { Store } from '../store/index.js';
 import type { ApprovalSlackDeps } from './actions/approval.js';
+import { RoundBoundPolicy } from './actions/approval-round.js';
 import { handleBridgeCallback, registerApprovals } from './approval-plugin.js';
 
 export interface ApprovalsSetup {
@@ -44,7 +44,7 @@ export const BRIDGE_CALLBACK_PATH = '/callbacks/bridge/:token';
 
 export function createApprovals(setup: ApprovalsSetup): Approvals {
   let slackClient: WebClient | undefined;
-  const policy = new ApprovalPolicy({
+  const policy = new RoundBoundPolicy({
     approvers: setup.approvers,
     ...(setup.approverGroup ? { approverGroup: setup.approverGroup } : {}),
     tiers: typeof setup.tiers === 'string' ? parseTiers(setup.tiers) : setup.tiers,

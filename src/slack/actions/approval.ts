@@ -7,8 +7,15 @@ import type { ApprovalRequest } from '../../approvals/types.js';
 import type { CngnApi } from '../../cngn/api.js';
 import { requestTitle } from '../blocks/approval-format.js';
 import { refusalText } from '../blocks/approval-lists.js';
-import { APPROVE_ACTION, CANCEL_ACTION, REJECT_ACTION } from '../blocks/approval-message.js';
+import {
+  APPROVE_ACTION,
+  CANCEL_ACTION,
+  REJECT_ACTION,
+  readButtonValue,
+  staleRoundNotice,
+} from '../blocks/approval-message.js';
 import { rejectModal } from '../blocks/approval-modals.js';
+import { asClickedInRound, StaleRoundError } from './approval-round.js';
 
 export interface ApprovalSlackDeps {
   engine: ApprovalEngine;
@@ -37,6 +44,18 @@ export async function explainRefusal(
   await client.chat.postEphemeral({ channel, user: where.user, text: refusalText(reason, request) });
 }
 
+/** Say privately that the message clicked showed an earlier round, with the figures as they are now. */
+async function explainStale(
+  client: WebClient,
+  deps: ApprovalSlackDeps,
+  where: { channel?: string | undefined; user: string },
+  request: ApprovalRequest,
+): Promise<void> {
+  const channel = where.channel ?? request.slackMessage?.channel ?? deps.approvalsChannel;
+  const now = deps.now?.() ?? new Date();
+  await client.chat.postEphemeral({ channel, user: where.user, ...staleRoundNotice(request, now) });
+}
+
 /** A click the engine could not take (store or lock trouble): say so privately, never silently drop it. */
 async function guarded(args: ButtonArgs, deps: ApprovalSlackDeps, fn: () => Promise<void>): Promise<void> {
   try {
@@ -54,7 +73,7 @@ async function guarded(args: ButtonArgs, deps: ApprovalSlackDeps, fn: () => Prom
 
 export function registerApprovalActions(app: App, deps: ApprovalSlackDeps): void {
   const clicked = ({ body, action }: ButtonArgs) => ({
-    id: action.value ?? '',
+    ...readButtonValue(action.value),
     user: body.user.id,
     channel: body.channel?.id ?? body.container?.channel_id,
   });
@@ -62,8 +81,14 @@ export function registerApprovalActions(app: App, deps: ApprovalSlackDeps): void
   app.action<BlockAction<ButtonAction>>(APPROVE_ACTION, async (args) => {
     await args.ack();
     await guarded(args, deps, async () => {
-      const { id, user, channel } = clicked(args);
-      const result = await deps.engine.approve(id, user);
+      const { id, round, user, channel } = clicked(args);
+      let result: Awaited<ReturnType<ApprovalEngine['approve']>>;
+      try {
+        result = await asClickedInRound(id, round, () => deps.engine.approve(id, user));
+      } catch (error) {
+        if (!(error instanceof StaleRoundError)) throw error;
+        return explainStale(args.client, deps, { channel, user }, error.request);
+      }
       if (!result.ok) {
         await explainRefusal(args.client, deps, { channel, user }, result.reason, result.request);
       }
@@ -73,11 +98,14 @@ export function registerApprovalActions(app: App, deps: ApprovalSlackDeps): void
   app.action<BlockAction<ButtonAction>>(REJECT_ACTION, async (args) => {
     await args.ack();
     await guarded(args, deps, async () => {
-      const { id, user, channel } = clicked(args);
+      const { id, round, user, channel } = clicked(args);
       const check = await deps.engine.mayReject(id, user);
       if (check.refusal) {
         await explainRefusal(args.client, deps, { channel, user }, check.refusal, check.request);
         return;
+      }
+      if (check.request && check.request.round !== round) {
+        return explainStale(args.client, deps, { channel, user }, check.request);
       }
       await args.client.views.open({
         trigger_id: args.body.trigger_id,

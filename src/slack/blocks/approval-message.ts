@@ -79,6 +79,47 @@ function outcomeLines(request: ApprovalRequest): string[] {
   return lines;
 }
 
+/** Approve and Reject carry `id:round`: a click binds to the figures shown in that round. */
+export function approvalButtonValue(request: ApprovalRequest): string {
+  return `${request.id}:${request.round}`;
+}
+
+/** The request and round a button was rendered for; a bare id is a button from before rounds were bound: round 0. */
+export function readButtonValue(value: string | undefined): { id: string; round: number } {
+  const match = /^(.+):(\d+)$/.exec(value ?? '');
+  return match ? { id: match[1] ?? '', round: Number(match[2]) } : { id: value ?? '', round: 0 };
+}
+
+/** Amount, destination, people, expiry: the figures an approver checks. */
+function figuresSection(request: ApprovalRequest, now: Date): KnownBlock {
+  return {
+    type: 'section',
+    fields: [
+      ...(request.amount ? [field('Amount', naira(request.amount))] : []),
+      ...destinationFields(request),
+      field('Requested by', `<@${request.requester}>`),
+      field('Approvals', approvalsLine(request)),
+      field(
+        request.state === 'pending' ? 'Expires' : 'Filed',
+        request.state === 'pending'
+          ? `${lagosTime(request.expiresAt)} (${relative(request.expiresAt, now)})`
+          : lagosTime(request.createdAt),
+      ),
+      field('Environment', environmentLabel(request.environment)),
+    ].slice(0, 10),
+  };
+}
+
+/** Said privately to someone who clicked a message showing an earlier round of the request. */
+export function staleRoundNotice(request: ApprovalRequest, now: Date): SlackMessage {
+  const why = request.reason ? ` (${request.reason})` : '';
+  const text = `${requestTitle(request)} changed since the message you clicked was shown${why}. Your click changed nothing. Here are the new figures; approve or reject from the updated request message if they are right.`;
+  return {
+    text,
+    blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }, figuresSection(request, now)],
+  };
+}
+
 export function approvalMessage(request: ApprovalRequest, now: Date): SlackMessage {
   const blocks: KnownBlock[] = [
     {
@@ -92,22 +133,7 @@ export function approvalMessage(request: ApprovalRequest, now: Date): SlackMessa
       type: 'section',
       text: { type: 'mrkdwn', text: `*${STATE_WORDS[request.state]}*  ·  \`${request.id}\`` },
     },
-    {
-      type: 'section',
-      fields: [
-        ...(request.amount ? [field('Amount', naira(request.amount))] : []),
-        ...destinationFields(request),
-        field('Requested by', `<@${request.requester}>`),
-        field('Approvals', approvalsLine(request)),
-        field(
-          request.state === 'pending' ? 'Expires' : 'Filed',
-          request.state === 'pending'
-            ? `${lagosTime(request.expiresAt)} (${relative(request.expiresAt, now)})`
-            : lagosTime(request.createdAt),
-        ),
-        field('Environment', environmentLabel(request.environment)),
-      ].slice(0, 10),
-    },
+    figuresSection(request, now),
   ];
   if (request.reason && request.state === 'pending') {
     blocks.push({
@@ -132,14 +158,14 @@ export function approvalMessage(request: ApprovalRequest, now: Date): SlackMessa
           action_id: APPROVE_ACTION,
           style: 'primary',
           text: { type: 'plain_text', text: 'Approve' },
-          value: request.id,
+          value: approvalButtonValue(request),
         },
         {
           type: 'button',
           action_id: REJECT_ACTION,
           style: 'danger',
           text: { type: 'plain_text', text: 'Reject' },
-          value: request.id,
+          value: approvalButtonValue(request),
         },
         {
           type: 'button',

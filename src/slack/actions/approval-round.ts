@@ -1,0 +1,34 @@
+// An approval counts only for the round of the request the approver saw. The button carries the round;
+// the check runs inside the engine's policy check, under the request's lock, so a send-back that lands
+// between the click and the lock cannot turn the click into an approval of figures nobody showed them.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { ApprovalPolicy } from '../../approvals/index.js';
+import type { ApprovalCheck } from '../../approvals/policy.js';
+import type { ApprovalRequest } from '../../approvals/types.js';
+
+const clickedRound = new AsyncLocalStorage<{ id: string; round: number }>();
+
+/** The click was on a message showing an earlier (or another) round; nothing was changed. */
+export class StaleRoundError extends Error {
+  override name = 'StaleRoundError';
+
+  constructor(readonly request: ApprovalRequest) {
+    super(`${request.id} is in round ${request.round}, not the one clicked`);
+  }
+}
+
+/** Run an engine call on behalf of a click on the message of this round. */
+export function asClickedInRound<T>(id: string, round: number, fn: () => Promise<T>): Promise<T> {
+  return clickedRound.run({ id, round }, fn);
+}
+
+/** The configured policy, refusing (by throwing StaleRoundError) an approval of a round not clicked. */
+export class RoundBoundPolicy extends ApprovalPolicy {
+  override async check(request: ApprovalRequest, user: string): Promise<ApprovalCheck> {
+    const clicked = clickedRound.getStore();
+    if (clicked && clicked.id === request.id && clicked.round !== request.round) {
+      throw new StaleRoundError(request);
+    }
+    return super.check(request, user);
+  }
+}
