@@ -2,6 +2,7 @@
 // approvals → webhooks → Slack app. main.ts and the test harness both start it this way.
 import type { CustomRoute } from '@slack/bolt';
 import { type CngnClient, createCngnClient } from './cngn/client.js';
+import { keyId } from './cngn/credentials.js';
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from './sandbox/index.js';
@@ -133,6 +134,9 @@ export async function startBot(options: BotOptions): Promise<Bot> {
           log: logger,
         })
       : undefined;
+  // Requests are bound to the API key they were filed under and are never sent with another one.
+  const apiKey = sandbox ? sandbox.apiKey : service.mode === 'service' ? service.apiKey : undefined;
+  if (apiKey) approvals?.engine.useServiceKey(keyId(apiKey));
   const privateKey = sandbox
     ? sandbox.privateKey
     : service.mode === 'service'

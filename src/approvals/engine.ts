@@ -4,10 +4,11 @@ import { randomBytes } from 'node:crypto';
 import type { CngnApi } from '../cngn/api.js';
 import { Money } from '../format/money.js';
 import type { Store } from '../store/index.js';
+import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
 import { checkDraft } from './draft.js';
 import type { ApprovalPolicy, RefusalReason } from './policy.js';
 import { needsRecheck, recheckFigures } from './recheck.js';
-import { ApprovalRepository } from './repository.js';
+import { ApprovalRepository, ENVIRONMENTS } from './repository.js';
 import { transition } from './state-machine.js';
 import type { ApprovalRequest, AuditEntry, RequestDraft } from './types.js';
 
@@ -39,6 +40,8 @@ export interface EngineOptions {
   ttlMs: number;
   /** Public HTTPS origin: bridge requests then carry a per-request callback URL. */
   publicUrl?: string;
+  /** Non-reversible id of the API key the service client uses (see keyId in cngn/credentials). */
+  keyId?: string;
   now?: () => Date;
   log?: EngineLog;
 }
@@ -50,10 +53,22 @@ export class ApprovalCore {
   readonly repo: ApprovalRepository;
   readonly now: () => Date;
   private readonly listeners: ApprovalListener[] = [];
+  private keyId: string | undefined;
 
   constructor(readonly options: EngineOptions) {
-    this.repo = new ApprovalRepository(options.store);
+    this.repo = new ApprovalRepository(options.store, options.api.environment);
     this.now = options.now ?? (() => new Date());
+    this.keyId = options.keyId;
+  }
+
+  /** Bind new requests to this API key too (start-up wiring, before any request is filed). */
+  useServiceKey(keyId: string): void {
+    this.keyId = keyId;
+  }
+
+  /** The environment and key that requests are filed for now, and the only ones they are sent to. */
+  get binding(): ServiceBinding {
+    return { environment: this.options.api.environment, keyId: this.keyId };
   }
 
   onChange(listener: ApprovalListener): void {
@@ -89,6 +104,7 @@ export class ApprovalCore {
       ...draft,
       id,
       environment: this.options.api.environment,
+      ...(this.keyId ? { keyId: this.keyId } : {}),
       ...(amount ? { amount: amount.toString() } : {}),
       approvals: [],
       requiredApprovals: this.options.policy.requiredFor(amount, draft.kind),
@@ -145,6 +161,12 @@ export class ApprovalCore {
       const expired = await this.expireIfDue(request, now);
       if (expired) return { ok: 'changed', request: expired, refusal: 'expired' };
       if (request.state !== 'pending') return { ok: false, reason: 'not-pending', request };
+      const problem = bindingProblem(request, this.binding);
+      if (problem) {
+        const closed = closeUnsendable(request, problem, now);
+        await this.repo.save(closed);
+        return { ok: 'changed', request: closed, refusal: 'not-pending' };
+      }
       const check = await this.options.policy.check(request, user);
       if (!check.allowed) return { ok: false, reason: check.reason, request };
       const isFinal = request.approvals.length + 1 >= request.requiredApprovals;
@@ -290,6 +312,34 @@ export class ApprovalCore {
       }
     }
     return expired;
+  }
+
+  /**
+   * Start-up: requests left open in another environment that were never sent (pending, approved) are
+   * closed with the reason, so nobody approves them and nothing sends them with these credentials.
+   * Those already sent stay as they are, for when their environment is back.
+   */
+  async closeOtherEnvironments(): Promise<ApprovalRequest[]> {
+    const closed: ApprovalRequest[] = [];
+    for (const environment of ENVIRONMENTS) {
+      if (environment === this.binding.environment) continue;
+      for (const open of await this.repo.openRequests(environment)) {
+        if (open.state !== 'pending' && open.state !== 'approved') continue;
+        const done = await this.locked(open.id, async (r) => {
+          if (r?.state !== 'pending' && r?.state !== 'approved') return undefined;
+          const problem = bindingProblem(r, this.binding);
+          if (!problem) return undefined;
+          const next = closeUnsendable(r, problem, this.now());
+          await this.repo.save(next);
+          return next;
+        });
+        if (done) {
+          closed.push(done);
+          await this.notify(done);
+        }
+      }
+    }
+    return closed;
   }
 
   /** Open requests (pending first, then those in flight), oldest first. */

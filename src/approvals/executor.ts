@@ -10,6 +10,7 @@ import {
   RateBudgetError,
 } from '../cngn/errors.js';
 import { Money } from '../format/money.js';
+import { bindingProblem, closeUnsendable } from './binding.js';
 import type { ApprovalCore } from './engine.js';
 import { transition } from './state-machine.js';
 import type { ApprovalRequest, ExecutionOutcome, RequestState } from './types.js';
@@ -77,12 +78,22 @@ export class Executor {
     return this.record(claimed, result);
   }
 
-  /** The single atomic step that turns an approved request into one allowed service call. */
+  /**
+   * The single atomic step that turns an approved request into one allowed service call. A request
+   * bound to another environment or key is failed instead (nothing sent), and people are told.
+   */
   async claimExecution(id: string): Promise<ApprovalRequest | undefined> {
-    return this.core.locked(id, async (request) => {
+    let unsendable: ApprovalRequest | undefined;
+    const claimed = await this.core.locked(id, async (request) => {
       if (request?.state !== 'approved') return undefined;
-      if (!(await this.core.repo.claimOnce(id, request.round, this.instanceId))) return undefined;
       const now = this.core.now();
+      const problem = bindingProblem(request, this.core.binding);
+      if (problem) {
+        unsendable = closeUnsendable(request, problem, now);
+        await this.core.repo.save(unsendable);
+        return undefined;
+      }
+      if (!(await this.core.repo.claimOnce(id, request.round, this.instanceId))) return undefined;
       const next = transition({ ...request, outcome: { sentAt: now.toISOString() } }, 'executing', {
         action: 'executing',
         at: now,
@@ -90,6 +101,8 @@ export class Executor {
       await this.core.repo.save(next);
       return next;
     });
+    if (unsendable) await this.core.notify(unsendable);
+    return claimed;
   }
 
   private async call(request: ApprovalRequest): Promise<CallResult> {

@@ -41,6 +41,11 @@ export class ApprovalEngine {
     this.core.onChange(listener);
   }
 
+  /** Bind requests to this API key (its non-reversible id): they are never sent with another one. */
+  useServiceKey(keyId: string): void {
+    this.core.useServiceKey(keyId);
+  }
+
   file(draft: RequestDraft): Promise<ApprovalRequest> {
     return this.core.file(draft);
   }

@@ -1,14 +1,26 @@
 // Where requests live in the store: one key per request, a set of the open ones (so a restart finds
 // them), reference/transaction/callback indexes (so webhooks find them), and the append-only audit log.
+// The open set and the audit log are kept per service environment, so sandbox, test and live requests
+// never mix in a listing.
+import type { CngnEnvironment } from '../cngn/api.js';
 import type { Store } from '../store/index.js';
 import { type ApprovalRequest, type AuditEntry, OPEN_STATES } from './types.js';
 
 const requestKey = (id: string) => `approval:${id}`;
-const OPEN_SET = 'approvals:open';
-const AUDIT_LIST = 'approvals:audit';
+const openSet = (environment: CngnEnvironment) => `approvals:open:${environment}`;
+const auditList = (environment: CngnEnvironment) => `approvals:audit:${environment}`;
+// Where all environments were kept together before: read (and emptied), never written.
+const LEGACY_OPEN_SET = 'approvals:open';
+const LEGACY_AUDIT_LIST = 'approvals:audit';
+
+export const ENVIRONMENTS: readonly CngnEnvironment[] = ['sandbox', 'test', 'live'];
 
 export class ApprovalRepository {
-  constructor(readonly store: Store) {}
+  constructor(
+    readonly store: Store,
+    /** The environment the bot now talks to: its listings show only its own requests. */
+    readonly environment: CngnEnvironment,
+  ) {}
 
   get(id: string): Promise<ApprovalRequest | undefined> {
     return this.store.get<ApprovalRequest>(requestKey(id));
@@ -23,11 +35,11 @@ export class ApprovalRepository {
    */
   async save(request: ApprovalRequest, audit = true): Promise<void> {
     const open = OPEN_STATES.has(request.state);
-    if (open) await this.store.addToSet(OPEN_SET, request.id);
+    if (open) await this.store.addToSet(openSet(request.environment), request.id);
     const index = request.history.length - 1;
     const step = request.history[index];
     if (audit && step) {
-      await this.appendAudit({
+      await this.store.appendToList<AuditEntry>(auditList(request.environment), {
         at: step.at,
         requestId: request.id,
         kind: request.kind,
@@ -40,20 +52,32 @@ export class ApprovalRepository {
       });
     }
     await this.store.set(requestKey(request.id), request);
-    if (!open) await this.store.removeFromSet(OPEN_SET, request.id);
+    if (!open) await this.store.removeFromSet(openSet(request.environment), request.id);
   }
 
-  async openRequests(): Promise<ApprovalRequest[]> {
-    const ids = await this.store.setMembers(OPEN_SET);
+  /** Open requests of an environment (the bot's own by default), oldest first. */
+  async openRequests(environment = this.environment): Promise<ApprovalRequest[]> {
+    const ids = await this.store.setMembers(openSet(environment));
     const requests = await Promise.all(ids.map((id) => this.get(id)));
     const open: ApprovalRequest[] = [];
     for (const request of requests) {
       if (!request) continue; // being filed right now: its id is listed before it is written
       if (OPEN_STATES.has(request.state)) open.push(request);
       // Closed, but a crash came before it left the set: final states never reopen, so drop it.
-      else await this.store.removeFromSet(OPEN_SET, request.id);
+      else await this.store.removeFromSet(openSet(environment), request.id);
     }
     return open.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  /** Move open requests from the old shared set into their environment's set (start-up; idempotent). */
+  async migrateLegacyOpenSet(): Promise<void> {
+    for (const id of await this.store.setMembers(LEGACY_OPEN_SET)) {
+      const request = await this.get(id);
+      if (request && OPEN_STATES.has(request.state)) {
+        await this.store.addToSet(openSet(request.environment), id);
+      }
+      await this.store.removeFromSet(LEGACY_OPEN_SET, id);
+    }
   }
 
   /** Index a service reference or transaction id so webhooks and callbacks find the request. */
@@ -78,17 +102,16 @@ export class ApprovalRepository {
     return this.store.setIfAbsent(`approval-exec:${id}:${round}`, owner);
   }
 
-  async appendAudit(entry: AuditEntry): Promise<void> {
-    await this.store.appendToList(AUDIT_LIST, entry);
-  }
-
   /**
    * The last n audit entries, oldest first. An entry is kept only if its request's history holds that
    * step (a crash after the entry and before the request leaves one that never happened), once.
    */
   async recentAudit(n: number): Promise<AuditEntry[]> {
     const want = Math.max(1, n);
-    const entries = await this.store.readList<AuditEntry>(AUDIT_LIST, -2 * want, -1);
+    const entries = [
+      ...(await this.store.readList<AuditEntry>(LEGACY_AUDIT_LIST, -2 * want, -1)),
+      ...(await this.store.readList<AuditEntry>(auditList(this.environment), -2 * want, -1)),
+    ];
     const requests = new Map<string, Promise<ApprovalRequest | undefined>>();
     const load = (id: string) => {
       if (!requests.has(id)) requests.set(id, this.get(id));
@@ -98,8 +121,10 @@ export class ApprovalRepository {
     const seen = new Set<string>();
     const kept: AuditEntry[] = [];
     for (const entry of entries) {
+      const request = await load(entry.requestId);
+      if (request?.environment !== this.environment) continue;
       if (entry.step !== undefined) {
-        const step = (await load(entry.requestId))?.history[entry.step];
+        const step = request.history[entry.step];
         if (step?.at !== entry.at || step.action !== entry.action) continue;
         const key = `${entry.requestId}#${entry.step}`;
         if (seen.has(key)) continue;

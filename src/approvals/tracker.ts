@@ -52,6 +52,8 @@ export class Tracker {
     let id: string | undefined;
     for (const key of keys) id ??= await this.core.repo.findIdByReference(key);
     if (!id) return undefined;
+    // Our own environment's service only speaks for our own environment's requests.
+    if ((await this.core.get(id))?.environment !== this.core.binding.environment) return undefined;
     const byEvent = FINAL_EVENT[event.event];
     const byStatus = classifyStatus(event.data.status);
     const to =
@@ -241,6 +243,8 @@ export class Tracker {
    * the call may have gone out, so outcome-unknown and reconcile, never resend; sent → track now.
    */
   async resume(): Promise<void> {
+    await this.core.repo.migrateLegacyOpenSet();
+    await this.core.closeOtherEnvironments();
     for (const request of await this.core.openRequests()) {
       if (request.state === 'approved') {
         await this.executor.execute(request.id);

@@ -107,7 +107,10 @@ export interface ExecutionOutcome {
 
 interface RequestBase {
   id: string;
+  /** The service environment it was filed for; it is only ever sent there. */
   environment: CngnEnvironment;
+  /** Non-reversible id of the API key it was filed under, when the engine knows it. */
+  keyId?: string;
   /** Decimal amount in Naira (canonical, 2 decimals); absent for whitelist and settlement. */
   amount?: string;
   display: DisplayDetails;

@@ -4,7 +4,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { App, type CustomRoute, LogLevel } from '@slack/bolt';
+import { App, type Logger as BoltLogger, type CustomRoute, LogLevel } from '@slack/bolt';
 import { match } from 'path-to-regexp';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
@@ -49,6 +49,44 @@ const BOLT_LEVEL: Record<Config['logLevel'], LogLevel> = {
   silent: LogLevel.ERROR,
 };
 
+const BOLT_SEVERITY: Record<LogLevel, number> = {
+  [LogLevel.DEBUG]: 10,
+  [LogLevel.INFO]: 20,
+  [LogLevel.WARN]: 30,
+  [LogLevel.ERROR]: 40,
+};
+
+/**
+ * Bolt's (and its Web API and receiver clients') log lines through our logger, so every line is one
+ * JSON object with secrets redacted. Bolt sets the level; our logger's own level applies on top.
+ */
+export function boltLogger(logger: Logger, name = 'bolt'): BoltLogger {
+  let level = LogLevel.INFO;
+  let source = name;
+  const at =
+    (lvl: LogLevel) =>
+    (...parts: unknown[]): void => {
+      if (BOLT_SEVERITY[lvl] < BOLT_SEVERITY[level]) return;
+      const words = parts.filter((p) => typeof p === 'string' || typeof p === 'number').map(String);
+      const details = parts.filter((p) => typeof p !== 'string' && typeof p !== 'number');
+      const message = words.join(' ') || (details[0] instanceof Error ? details[0].message : 'Bolt');
+      logger[lvl](message, { source, ...(details.length ? { details } : {}) });
+    };
+  return {
+    debug: at(LogLevel.DEBUG),
+    info: at(LogLevel.INFO),
+    warn: at(LogLevel.WARN),
+    error: at(LogLevel.ERROR),
+    setLevel: (next) => {
+      level = next;
+    },
+    getLevel: () => level,
+    setName: (next) => {
+      source = next;
+    },
+  };
+}
+
 export function createSlackApp(options: SlackAppOptions): SlackApp {
   const routes = [healthz, ...(options.routes ?? [])];
   const { slack } = options;
@@ -57,6 +95,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   const slackApiUrl = slack.apiUrl ? `${slack.apiUrl.replace(/\/+$/, '')}/` : undefined;
   const common = {
     token: slack.botToken,
+    logger: boltLogger(options.logger),
     logLevel: BOLT_LEVEL[options.logLevel ?? 'info'],
     customRoutes: routes,
     ...(slackApiUrl ? { clientOptions: { slackApiUrl } } : {}),

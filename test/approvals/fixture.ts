@@ -44,11 +44,20 @@ export interface EngineFixture {
   client: CngnClient;
   engine: ApprovalEngine;
   clock: Clock;
-  /** A second engine on the same store and sandbox (another replica, or the bot after a restart). */
-  another(options?: { store?: Store }): Promise<{ engine: ApprovalEngine; client: CngnClient }>;
+  /**
+   * A second engine on the same store and sandbox (another replica, or the bot after a restart);
+   * `environment: 'test'` talks to the same sandbox as a `cngn_test_` key would, not as SANDBOX.
+   */
+  another(options?: AnotherOptions): Promise<{ engine: ApprovalEngine; client: CngnClient }>;
   /** Deliver the sandbox's webhooks to the engine's subscriber. */
   receiveWebhooks(): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface AnotherOptions {
+  store?: Store;
+  environment?: 'sandbox' | 'test';
+  engine?: Partial<ApprovalEngineOptions>;
 }
 
 export async function startEngineFixture(options: EngineFixtureOptions = {}): Promise<EngineFixture> {
@@ -60,14 +69,14 @@ export async function startEngineFixture(options: EngineFixtureOptions = {}): Pr
   const clients: CngnClient[] = [];
   let server: Server | undefined;
 
-  const build = (onStore: Store) => {
+  const build = (onStore: Store, more: AnotherOptions = {}) => {
     const client = new CngnClient({
       baseUrl: sandbox.baseUrl,
       apiKey: sandbox.apiKey,
       encryptionKey: sandbox.encryptionKey,
       privateKey: sandbox.privateKey,
       store: onStore,
-      environment: 'sandbox',
+      ...(more.environment === 'test' ? {} : { environment: 'sandbox' as const }),
       rateLimit: { limit: 1000, windowSeconds: 60 },
       timeouts: { headersMs: options.headersTimeoutMs ?? 2_000, bodyMs: 2_000 },
     });
@@ -83,6 +92,7 @@ export async function startEngineFixture(options: EngineFixtureOptions = {}): Pr
       ttlMs: options.ttlMs ?? 24 * 3_600_000,
       now: clock.now,
       ...options.engine,
+      ...more.engine,
     });
     return { engine, client };
   };
@@ -94,7 +104,7 @@ export async function startEngineFixture(options: EngineFixtureOptions = {}): Pr
     client: first.client,
     engine: first.engine,
     clock,
-    another: async (more = {}) => build(more.store ?? store),
+    another: async (more = {}) => build(more.store ?? store, more),
     receiveWebhooks: async () => {
       server = createServer((req, res) => {
         const chunks: Buffer[] = [];

@@ -1,0 +1,68 @@
+// Bolt's own log lines (receiver, Web API client, listeners) go through our JSON logger, redacted.
+import { LogLevel } from '@slack/bolt';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/log.js';
+import { boltLogger, createSlackApp, type SlackApp } from '../../src/slack/app.js';
+import { FakeSlack } from '../support/fake-slack.js';
+import { slashCommand } from '../support/slack-requests.js';
+
+const SIGNING_SECRET = 'app-test-signing-secret';
+
+let slack: FakeSlack | undefined;
+let app: SlackApp | undefined;
+afterEach(async () => {
+  await app?.stop();
+  await slack?.stop();
+  app = undefined;
+  slack = undefined;
+});
+
+describe('Bolt logging', () => {
+  it('writes Bolt lines as JSON through our logger, with secrets redacted', () => {
+    const lines: string[] = [];
+    const logger = boltLogger(
+      createLogger('debug', { secrets: [SIGNING_SECRET], write: (l) => lines.push(l) }),
+    );
+    logger.setLevel(LogLevel.WARN);
+    logger.debug('dropped below the level Bolt set');
+    logger.error(
+      'Slack API error: invalid_auth for xoxb-1-2-secret',
+      new Error(`signed with ${SIGNING_SECRET}`),
+    );
+    expect(lines).toHaveLength(1);
+    const entry = JSON.parse(lines[0] ?? '{}') as Record<string, unknown>;
+    expect(entry).toMatchObject({ level: 'error', source: 'bolt' });
+    expect(String(entry.message)).toContain('Slack API error: invalid_auth');
+    expect(lines[0]).not.toContain('xoxb-1-2-secret');
+    expect(lines[0]).not.toContain(SIGNING_SECRET);
+    expect(logger.getLevel()).toBe(LogLevel.WARN);
+  });
+
+  it("logs the receiver's refusal of a forged request as a JSON line through our logger", async () => {
+    slack = await FakeSlack.start();
+    const lines: string[] = [];
+    app = createSlackApp({
+      slack: {
+        botToken: 'xoxb-app-test',
+        signingSecret: SIGNING_SECRET,
+        appToken: undefined,
+        apiUrl: slack.apiUrl,
+        mode: 'http',
+      },
+      port: 0,
+      logger: createLogger('info', { secrets: [SIGNING_SECRET], write: (l) => lines.push(l) }),
+      logLevel: 'info',
+    });
+    await app.start();
+    const response = await slashCommand(
+      { baseUrl: app.url, signingSecret: SIGNING_SECRET },
+      { text: 'balance', responseUrl: slack.responseUrl(), signature: 'v0=forged' },
+    );
+    expect(response.status).toBe(401);
+    const refusal = lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((e) => e.source === 'bolt');
+    expect(refusal).toMatchObject({ level: 'warn' });
+    expect(String(refusal?.message)).toMatch(/verify/i);
+  });
+});
