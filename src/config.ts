@@ -252,6 +252,25 @@ export function secretsOf(config: Config): string[] {
     config.slack.appToken,
     config.webhookSecret,
   ];
-  if (config.service.mode === 'service') values.push(config.service.apiKey, config.service.encryptionKey);
+  if (config.service.mode === 'service') {
+    values.push(
+      config.service.apiKey,
+      config.service.encryptionKey,
+      ...privateKeyForms(config.service.privateKey),
+    );
+  }
   return values.filter((v): v is string => Boolean(v));
+}
+
+/**
+ * The private key as it may surface in text: whole (the variable's text or the file's contents), as
+ * a one-line variable with literal `\n`, its body joined, and each body line (a fragment is a leak).
+ */
+function privateKeyForms(text: string): string[] {
+  const whole = text.trim();
+  const body = whole
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line.length >= 16 && !line.startsWith('-----'));
+  return [whole, whole.replace(/\r?\n/g, '\\n'), body.join(''), ...body];
 }

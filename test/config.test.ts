@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseDuration, secretsOf } from '../src/config.js';
+import { createLogger } from '../src/log.js';
 
 const slack = {
   SLACK_BOT_TOKEN: 'xoxb-1-2-abc',
@@ -84,6 +85,34 @@ describe('configuration', () => {
     expect(secretsOf(config)).toEqual(
       expect.arrayContaining(['xoxb-1-2-abc', 'shh', 'cngn_live_abc', 'enc']),
     );
+  });
+
+  it('gives the logger the private key to redact, whole and in pieces, from a file or a one-line variable', () => {
+    const keyText = readFileSync(keyFile, 'utf8');
+    const bodyLine = keyText.split('\n')[1] ?? '';
+    expect(bodyLine.length).toBeGreaterThan(16);
+    const fromFile = loadConfig({
+      ...slack,
+      CNGN_API_KEY: 'cngn_test_abc',
+      CNGN_ENCRYPTION_KEY: 'enc',
+      CNGN_PRIVATE_KEY_FILE: keyFile,
+    });
+    const oneLine = keyText.trim().replace(/\n/g, '\\n');
+    const fromVariable = loadConfig({
+      ...slack,
+      CNGN_API_KEY: 'cngn_test_abc',
+      CNGN_ENCRYPTION_KEY: 'enc',
+      CNGN_PRIVATE_KEY: oneLine,
+    });
+    for (const config of [fromFile, fromVariable]) {
+      const lines: string[] = [];
+      const log = createLogger('info', { secrets: secretsOf(config), write: (l) => lines.push(l) });
+      log.error('could not parse key', { detail: `near ${bodyLine}`, raw: oneLine, note: keyText });
+      const out = lines.join('\n');
+      expect(out).not.toContain(bodyLine);
+      expect(out).not.toContain(bodyLine.slice(0, 40));
+      expect(out).toContain('[redacted]');
+    }
   });
 
   it('uses Socket Mode when an app token is set, without a signing secret', () => {
