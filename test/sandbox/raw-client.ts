@@ -1,11 +1,60 @@
-// A tiny independent client that knows only the wire protocol (AES-256-CBC bodies, NaCl-box data),
-// so the sandbox is tested without the project's service client.
-import {
-  curveSecretFromSeed,
-  openResponseData,
-  parseOpenSshPrivateKey,
-  sealRequestBody,
-} from '../../src/cngn/wire.js';
+// A tiny independent client that knows only the wire protocol as published (AES-256-CBC bodies,
+// NaCl-box data), built on node:crypto and tweetnacl alone, so the sandbox is tested without any of
+// the project's own wire code.
+import { createCipheriv, createHash, randomBytes } from 'node:crypto';
+import nacl from 'tweetnacl';
+
+/** The Ed25519 seed from an unencrypted OpenSSH private key (openssh-key-v1). */
+function ed25519Seed(keyText: string): Buffer {
+  const bytes = Buffer.from(keyText.replace(/-----[^-]+-----|\s/g, ''), 'base64');
+  let at = 'openssh-key-v1\0'.length;
+  const field = () => {
+    const length = bytes.readUInt32BE(at);
+    at += 4 + length;
+    return bytes.subarray(at - length, at);
+  };
+  field(); // cipher name
+  field(); // kdf name
+  field(); // kdf options
+  at += 4; // number of keys
+  field(); // public key
+  const secret = field();
+  at = 8; // two check words
+  const read = () => {
+    const length = secret.readUInt32BE(at);
+    at += 4 + length;
+    return secret.subarray(at - length, at);
+  };
+  read(); // key type
+  read(); // public key
+  return read().subarray(0, 32); // seed || public key
+}
+
+/** libsodium's crypto_sign_ed25519_sk_to_curve25519: SHA-512 of the seed, first 32 bytes, clamped. */
+function curveSecret(seed: Buffer): Uint8Array {
+  const hash = createHash('sha512').update(seed).digest().subarray(0, 32);
+  hash[0] = (hash[0] ?? 0) & 248;
+  hash[31] = ((hash[31] ?? 0) & 127) | 64;
+  return new Uint8Array(hash);
+}
+
+function seal(json: string, encryptionKey: string): { content: string; iv: string } {
+  const iv = randomBytes(16);
+  const key = createHash('sha256').update(encryptionKey, 'utf8').digest();
+  const cipher = createCipheriv('aes-256-cbc', key, iv);
+  const content = Buffer.concat([cipher.update(json, 'utf8'), cipher.final()]);
+  return { content: content.toString('base64'), iv: iv.toString('base64') };
+}
+
+function open(data: string, secret: Uint8Array): unknown {
+  const blob = new Uint8Array(Buffer.from(data, 'base64'));
+  const nonce = blob.subarray(0, 24);
+  const box = blob.subarray(24, blob.length - 32);
+  const ephemeral = blob.subarray(blob.length - 32);
+  const plain = nacl.box.open(box, nonce, ephemeral, secret);
+  if (!plain) throw new Error('the response data does not open with this key');
+  return JSON.parse(Buffer.from(plain).toString('utf8'));
+}
 
 export interface RawAnswer<T = unknown> {
   httpStatus: number;
@@ -33,7 +82,7 @@ export class RawClient {
     readonly encryptionKey: string,
     privateKeyText: string,
   ) {
-    this.curveSecret = curveSecretFromSeed(parseOpenSshPrivateKey(privateKeyText).seed);
+    this.curveSecret = curveSecret(ed25519Seed(privateKeyText));
   }
 
   async call<T = unknown>(
@@ -48,9 +97,7 @@ export class RawClient {
     if (authorization !== null) headers.authorization = authorization;
     let payload: string | undefined = options.rawBody;
     if (payload === undefined && body !== undefined) {
-      payload = JSON.stringify(
-        sealRequestBody(JSON.stringify(body), options.encryptionKey ?? this.encryptionKey),
-      );
+      payload = JSON.stringify(seal(JSON.stringify(body), options.encryptionKey ?? this.encryptionKey));
     }
     const response = await fetch(`${this.baseUrl}${path}`, {
       method,
@@ -59,10 +106,7 @@ export class RawClient {
     });
     const text = await response.text();
     const envelope = JSON.parse(text) as RawAnswer['envelope'];
-    const data =
-      typeof envelope.data === 'string'
-        ? JSON.parse(openResponseData(envelope.data, this.curveSecret))
-        : envelope.data;
+    const data = typeof envelope.data === 'string' ? open(envelope.data, this.curveSecret) : envelope.data;
     return { httpStatus: response.status, envelope, data: data as T };
   }
 
