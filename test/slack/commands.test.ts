@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shortHash } from '../../src/format/display.js';
+import { SUBCOMMANDS } from '../../src/slack/commands/index.js';
 import type { SlackCall } from '../support/fake-slack.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { blockAction, postSigned, signSlackBody, slashCommand } from '../support/slack-requests.js';
@@ -58,6 +59,23 @@ describe('Slack request verification', () => {
 });
 
 describe('/cngn read commands', () => {
+  it('gives every subcommand a one-line example in the help, the deposit e-mail included', async () => {
+    const help = await run('help');
+    const section = (help.body.blocks as Array<{ text?: { text: string } }>)
+      .map((b) => b.text?.text ?? '')
+      .find((t) => t.startsWith('*cNGN treasury commands*'));
+    const lines = (section ?? '').split('\n').slice(1);
+    expect(lines).toHaveLength(SUBCOMMANDS.length);
+    for (const [i, line] of lines.entries()) {
+      expect(line).toMatch(
+        new RegExp(`^\`/cngn ${SUBCOMMANDS[i]?.name}.* · e\\.g\\. \`/cngn ${SUBCOMMANDS[i]?.name}[^\`]*\`$`),
+      );
+    }
+    expect(section).toContain('`/cngn deposit [amount] [e-mail]`');
+    expect(section).toContain('`/cngn deposit 5000 payer@example.com`');
+    expect(section?.endsWith('…')).toBe(false);
+  });
+
   it('lists the commands for help, for nothing, and suggests the closest for a typo', async () => {
     expect(textOf(await run(''))).toContain('/cngn balance');
     expect(textOf(await run('help'))).toContain('/cngn withdraw');

@@ -36,6 +36,8 @@ const MAX_LINES = 40;
 export interface HelpEntry {
   usage: string;
   summary: string;
+  /** One line to copy, without the leading `/cngn `. */
+  example: string;
 }
 
 const section = (text: string): SectionBlock => ({
@@ -83,7 +85,7 @@ function listText(
 }
 
 export function helpMessage(entries: HelpEntry[], notice?: string): SlackMessage {
-  const lines = entries.map((e) => `\`/cngn ${e.usage}\` — ${e.summary}`);
+  const lines = entries.map((e) => `\`/cngn ${e.usage}\` — ${e.summary} · e.g. \`/cngn ${e.example}\``);
   const blocks: KnownBlock[] = [];
   if (notice) blocks.push(section(notice));
   blocks.push(section(`*cNGN treasury commands*\n${lines.join('\n')}`));

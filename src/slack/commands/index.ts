@@ -39,64 +39,83 @@ interface Subcommand extends HelpEntry {
 
 /** The help, in the order a treasury operator needs it. `run` missing = handled by approvals. */
 export const SUBCOMMANDS: Subcommand[] = [
-  { name: 'balance', usage: 'balance', summary: 'token balance', run: balanceCommand },
+  { name: 'balance', usage: 'balance', summary: 'token balance', example: 'balance', run: balanceCommand },
   {
     name: 'tx',
     usage: 'tx [reference]',
-    summary: 'recent transactions, or one in full — `/cngn tx RDM-0001`',
+    summary: 'recent transactions, or one in full',
+    example: 'tx CNGN-WD-0001',
     run: txCommand,
   },
   {
     name: 'deposit',
-    usage: 'deposit [amount]',
-    summary: 'one-time account to pay Naira into — `/cngn deposit 5000`',
+    usage: 'deposit [amount] [e-mail]',
+    summary: "one-time account to pay Naira into (the payer's e-mail is asked for)",
+    example: 'deposit 5000 payer@example.com',
     run: depositCommand,
   },
   {
     name: 'withdraw',
     usage: 'withdraw [amount] [network] [address]',
-    summary: 'send cNGN to a wallet (needs approval) — `/cngn withdraw 1500 base 0xabc…`',
+    summary: 'send cNGN to a wallet (needs approval)',
+    example: 'withdraw 1500 base 0xabc…',
   },
   {
     name: 'redeem',
     usage: 'redeem [amount] [bank] [account]',
-    summary:
-      'burn cNGN and pay Naira to a bank account (needs approval) — `/cngn redeem 5000 gtbank 0123456789`',
+    summary: 'burn cNGN and pay Naira to a bank account (needs approval)',
+    example: 'redeem 5000 gtbank 0123456789',
   },
   {
     name: 'quote',
     usage: 'quote [amount] [from] [to] [address]',
-    summary: 'bridge fee quote — `/cngn quote 1500 base bsc 0xabc…`',
+    summary: 'bridge fee quote',
+    example: 'quote 1500 base bsc 0xabc…',
     run: quoteCommand,
   },
   {
     name: 'bridge',
     usage: 'bridge [amount] [from] [to] [address]',
     summary: 'move cNGN to another network (needs approval)',
+    example: 'bridge 100000 base bsc 0xabc…',
   },
   {
     name: 'accounts',
     usage: 'accounts',
     summary: 'dedicated virtual accounts (pay Naira in here)',
+    example: 'accounts',
     run: accountsCommand,
   },
-  { name: 'networks', usage: 'networks', summary: 'supported networks', run: networksCommand },
+  {
+    name: 'networks',
+    usage: 'networks',
+    summary: 'supported networks',
+    example: 'networks',
+    run: networksCommand,
+  },
   {
     name: 'banks',
     usage: 'banks [name]',
-    summary: 'supported banks — `/cngn banks zenith`',
+    summary: 'supported banks',
+    example: 'banks zenith',
     run: banksCommand,
   },
   {
     name: 'whitelist',
-    usage: 'whitelist [add]',
+    usage: 'whitelist [add] [network] [address]',
     summary: 'whitelisted addresses / add one (needs approval)',
+    example: 'whitelist add base 0xabc…',
     run: whitelistCommand,
   },
-  { name: 'settlement', usage: 'settlement', summary: 'change the settlement bank account (needs approval)' },
-  { name: 'pending', usage: 'pending', summary: 'open approval requests' },
-  { name: 'audit', usage: 'audit [n]', summary: 'the last n steps of the audit log' },
-  { name: 'help', usage: 'help', summary: 'this list' },
+  {
+    name: 'settlement',
+    usage: 'settlement [bank] [account]',
+    summary: 'change the settlement bank account (needs approval)',
+    example: 'settlement gtbank 0123456789',
+  },
+  { name: 'pending', usage: 'pending', summary: 'open approval requests', example: 'pending' },
+  { name: 'audit', usage: 'audit [n]', summary: 'the last n steps of the audit log', example: 'audit 50' },
+  { name: 'help', usage: 'help', summary: 'this list', example: 'help' },
 ];
 
 export interface RouterDeps extends ReadDeps {
