@@ -9,7 +9,7 @@ import { checkDraft } from './draft.js';
 import type { ApprovalPolicy, RefusalReason } from './policy.js';
 import { needsRecheck, recheckFigures } from './recheck.js';
 import { ApprovalRepository, ENVIRONMENTS } from './repository.js';
-import { transition } from './state-machine.js';
+import { hasNotice, transition, withNotice } from './state-machine.js';
 import type { ApprovalRequest, AuditEntry, RequestDraft } from './types.js';
 
 /** Told after each persisted change; the newest history entry says what happened. */
@@ -123,6 +123,27 @@ export class ApprovalCore {
     await this.repo.save(request);
     await this.notify(request);
     return request;
+  }
+
+  /**
+   * Record a notice on the request (audited, state unchanged) and tell the listeners; once per round
+   * unless `again`. Undefined when there was nothing to record.
+   */
+  async notice(
+    id: string,
+    action: string,
+    note: string,
+    options: { again?: boolean; when?: (request: ApprovalRequest) => boolean } = {},
+  ): Promise<ApprovalRequest | undefined> {
+    const noted = await this.locked(id, async (request) => {
+      if (!request || (options.when && !options.when(request))) return undefined;
+      if (!options.again && hasNotice(request, action)) return undefined;
+      const next = withNotice(request, action, note, this.now());
+      await this.repo.save(next);
+      return next;
+    });
+    if (noted) await this.notify(noted);
+    return noted;
   }
 
   /** Remember where the approval message is, so each step updates it in place. Not an audited step. */

@@ -59,14 +59,30 @@ export function classifyFailure(error: unknown): CallFailure {
   return { to: 'outcome-unknown', note: 'an unexpected error happened during the call' };
 }
 
+/**
+ * How long a claim holds before it counts as orphaned. Claiming and recording the claim on the request
+ * happen in one hold of the request's lock, so a live holder never needs anywhere near this long.
+ */
+export const CLAIM_LEASE_MS = 60_000;
+
 export class Executor {
   readonly instanceId = randomUUID();
 
   constructor(private readonly core: ApprovalCore) {}
 
-  /** Claim and run. Returns the request as it ended up, or undefined if someone else claimed it. */
+  /**
+   * Claim and run. Returns the request as it ended up, or undefined if it was not claimed here. If
+   * sending could not even start (store or lock trouble), people are told once and the error is
+   * rethrown; the periodic sweep tries again.
+   */
   async execute(id: string): Promise<ApprovalRequest | undefined> {
-    const claimed = await this.claimExecution(id);
+    let claimed: ApprovalRequest | undefined;
+    try {
+      claimed = await this.claimExecution(id);
+    } catch (error) {
+      await this.sayNotStarted(id).catch(() => {});
+      throw error;
+    }
     if (!claimed) return undefined;
     await this.core.notify(claimed);
     let result: CallResult | CallFailure;
@@ -93,16 +109,32 @@ export class Executor {
         await this.core.repo.save(unsendable);
         return undefined;
       }
-      if (!(await this.core.repo.claimOnce(id, request.round, this.instanceId))) return undefined;
+      const generation = await this.core.repo.claim(id, request.round, this.instanceId, now, CLAIM_LEASE_MS);
+      if (generation === undefined) return undefined;
       const next = transition({ ...request, outcome: { sentAt: now.toISOString() } }, 'executing', {
         action: 'executing',
+        ...(generation > 0
+          ? { note: 'taken over: the process that had claimed it stopped before sending anything' }
+          : {}),
         at: now,
       });
       await this.core.repo.save(next);
+      // Our claim ran out before it was recorded and another process took over: that one sends.
+      if (await this.core.repo.claimSuperseded(id, request.round, generation)) return undefined;
       return next;
     });
     if (unsendable) await this.core.notify(unsendable);
     return claimed;
+  }
+
+  /** Sending an approved request could not start: say so once, rather than show "Approved" and wait. */
+  private sayNotStarted(id: string): Promise<ApprovalRequest | undefined> {
+    return this.core.notice(
+      id,
+      'execution-delayed',
+      'Approved, but sending could not start (the bot could not reach its store); nothing was sent. The bot tries again on its next sweep.',
+      { when: (request) => request.state === 'approved' },
+    );
   }
 
   private async call(request: ApprovalRequest): Promise<CallResult> {

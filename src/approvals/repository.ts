@@ -13,6 +13,16 @@ const auditList = (environment: CngnEnvironment) => `approvals:audit:${environme
 const LEGACY_OPEN_SET = 'approvals:open';
 const LEGACY_AUDIT_LIST = 'approvals:audit';
 
+// Generation 0 keeps the key the claim always had; each takeover adds one.
+const claimKey = (id: string, round: number, generation: number) =>
+  generation === 0 ? `approval-exec:${id}:${round}` : `approval-exec:${id}:${round}:${generation}`;
+const MAX_CLAIM_GENERATIONS = 50;
+
+interface ExecutionClaim {
+  owner: string;
+  until: string;
+}
+
 export const ENVIRONMENTS: readonly CngnEnvironment[] = ['sandbox', 'test', 'live'];
 
 export class ApprovalRepository {
@@ -97,9 +107,28 @@ export class ApprovalRepository {
     return this.store.get<string>(`approval-callback:${token}`);
   }
 
-  /** The one-shot execution claim for this request and round: true for exactly one caller, ever. */
-  claimOnce(id: string, round: number, owner: string): Promise<boolean> {
-    return this.store.setIfAbsent(`approval-exec:${id}:${round}`, owner);
+  /**
+   * Claim the one call of this request's round, for `leaseMs`. Claiming and recording the claim on the
+   * request happen under the request's lock, so a claim whose lease ran out while the request is
+   * still approved was orphaned (its holder stopped in between, before sending anything). Such a
+   * claim is passed over and the next generation claimed: set-if-absent lets exactly one process win
+   * it. Returns the generation won, or undefined while someone holds a live claim.
+   */
+  async claim(id: string, round: number, owner: string, now: Date, leaseMs: number): Promise<number | undefined> {
+    const until = new Date(now.getTime() + leaseMs).toISOString();
+    for (let generation = 0; generation < MAX_CLAIM_GENERATIONS; generation++) {
+      const key = claimKey(id, round, generation);
+      if (await this.store.setIfAbsent<ExecutionClaim>(key, { owner, until })) return generation;
+      const held = await this.store.get<ExecutionClaim | string>(key);
+      // A claim written before claims had leases (a bare owner id) counts as run out.
+      if (typeof held === 'object' && held && Date.parse(held.until) > now.getTime()) return undefined;
+    }
+    return undefined;
+  }
+
+  /** Whether a later generation of this claim was taken: its holder, not this one, makes the call. */
+  async claimSuperseded(id: string, round: number, generation: number): Promise<boolean> {
+    return (await this.store.get(claimKey(id, round, generation + 1))) !== undefined;
   }
 
   /**

@@ -52,3 +52,32 @@ export function transition<R extends ApprovalRequest>(request: R, to: RequestSta
   };
   return { ...request, state: to, history: [...request.history, entry] };
 }
+
+/**
+ * History steps that record something people must hear without changing the state (sending
+ * delayed, …). Their note is the whole sentence to show.
+ */
+export const NOTICE_ACTIONS: ReadonlySet<string> = new Set(['execution-delayed']);
+
+/** The request with a notice appended to its history; the state does not change. Pure. */
+export function withNotice<R extends ApprovalRequest>(request: R, action: string, note: string, at: Date): R {
+  if (!NOTICE_ACTIONS.has(action)) throw new Error(`${action} is not a notice`);
+  const entry = { at: at.toISOString(), state: request.state, action, note };
+  return { ...request, history: [...request.history, entry] };
+}
+
+/** The sentence to show for the newest step when it is a notice; undefined otherwise. */
+export function noticeText(request: ApprovalRequest): string | undefined {
+  const step = request.history.at(-1);
+  return step && NOTICE_ACTIONS.has(step.action) ? step.note : undefined;
+}
+
+/** Whether this notice was already given in the current round (notices are said once). */
+export function hasNotice(request: ApprovalRequest, action: string): boolean {
+  for (let i = request.history.length - 1; i >= 0; i--) {
+    const step = request.history[i];
+    if (step?.action === 'sent-back') return false;
+    if (step?.action === action) return true;
+  }
+  return false;
+}

@@ -192,9 +192,23 @@ export class Tracker {
     return undefined;
   }
 
-  /** One pass: expire, poll what is due, reconcile what is unknown. Errors are logged and retried later. */
+  /**
+   * One pass: expire, send what is approved but was never started, poll what is due, reconcile what is
+   * unknown. Errors are logged and retried later.
+   */
   async tick(): Promise<void> {
     await this.core.expireDue();
+    // Approved and not executing means never sent (executing is saved before any call): a crash
+    // between claim and save, or a background start that failed. The claim makes it one call.
+    for (const request of await this.core.openRequests()) {
+      if (request.state !== 'approved') continue;
+      await this.executor.execute(request.id).catch((error: unknown) => {
+        this.core.options.log?.warn('approved request not started; will retry', {
+          requestId: request.id,
+          error: String(error),
+        });
+      });
+    }
     const now = this.core.now();
     const open = await this.core.openRequests();
     for (const request of open.filter((r) => r.state === 'sent' && this.isDue(r, now))) {
@@ -239,16 +253,14 @@ export class Tracker {
   }
 
   /**
-   * Start-up: pick up what a stopped process left. approved → execute (not yet claimed); executing →
-   * the call may have gone out, so outcome-unknown and reconcile, never resend; sent → track now.
+   * Start-up: pick up what a stopped process left. executing → the call may have gone out, so
+   * outcome-unknown and reconcile, never resend; sent → track now; approved → sent by the sweep.
    */
   async resume(): Promise<void> {
     await this.core.repo.migrateLegacyOpenSet();
     await this.core.closeOtherEnvironments();
     for (const request of await this.core.openRequests()) {
-      if (request.state === 'approved') {
-        await this.executor.execute(request.id);
-      } else if (request.state === 'executing') {
+      if (request.state === 'executing') {
         const marked = await this.core.locked(request.id, async (current) => {
           if (current?.state !== 'executing') return undefined;
           const now = this.core.now();

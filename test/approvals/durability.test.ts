@@ -2,7 +2,8 @@
 // step's audit entry, and never shows a step that did not happen.
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { ApprovalRequest, RequestDraft } from '../../src/approvals/index.js';
-import { createStore, type Store } from '../../src/store/index.js';
+import { createStore } from '../../src/store/index.js';
+import { CrashingStore } from './crashing-store.js';
 import {
   APPROVER_A,
   DEST,
@@ -11,37 +12,6 @@ import {
   startEngineFixture,
   twoNetworks,
 } from './fixture.js';
-
-/** A store whose next matching write fails, as if the process died at that point. */
-class CrashingStore {
-  private crash: ((method: string, key: string) => boolean) | undefined;
-
-  constructor(readonly inner: Store) {}
-
-  crashAt(when: (method: string, key: string) => boolean): void {
-    this.crash = when;
-  }
-
-  disarm(): void {
-    this.crash = undefined;
-  }
-
-  get store(): Store {
-    return new Proxy(this.inner, {
-      get: (target, name, receiver) => {
-        const value = Reflect.get(target, name, receiver);
-        if (typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
-          if (this.crash?.(String(name), String(args[0]))) {
-            this.crash = undefined;
-            return Promise.reject(new Error('the process died here'));
-          }
-          return value.apply(target, args);
-        };
-      },
-    });
-  }
-}
 
 let crashing: CrashingStore;
 let fx: EngineFixture;
@@ -97,4 +67,23 @@ it('never shows an audited step whose request write was lost', async () => {
   const { audit, history } = await auditOf(request);
   expect(audit).toEqual(['filed', 'approved', 'executing', 'sent']);
   expect(audit).toEqual(history);
+});
+
+it('says so when sending an approved request could not start, and the sweep sends it once', async () => {
+  const request = await fx.engine.file(withdrawal('140'));
+  let holds = 0;
+  // The approval goes through; the store then fails as the background start takes the lock.
+  crashing.crashAt(
+    (method, key) => method === 'withLock' && key === `approval:${request.id}` && ++holds === 2,
+  );
+  expect(await fx.engine.approve(request.id, APPROVER_A)).toMatchObject({ ok: true });
+  await fx.engine.idle();
+  const told = await fx.engine.get(request.id);
+  expect(told?.state).toBe('approved');
+  expect(told?.history.at(-1)).toMatchObject({ action: 'execution-delayed' });
+  expect(told?.history.at(-1)?.note).toContain('nothing was sent');
+  expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+  await fx.engine.tick();
+  expect((await fx.engine.get(request.id))?.state).toBe('sent');
+  expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
 });

@@ -3,7 +3,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CLAIM_LEASE_MS } from '../../src/approvals/executor.js';
 import type { RequestDraft } from '../../src/approvals/index.js';
 import { Money } from '../../src/format/money.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
@@ -133,4 +134,56 @@ it('completes a sent request after a restart between send and settle', async () 
   await second.engine.idle();
   expect((await second.engine.get(request.id))?.state).toBe('completed');
   expect(withdrawCalls()).toBe(1);
+});
+
+describe('an approved request nobody is sending', () => {
+  it('sends it after a restart when the bot died between writing the claim and recording it', async () => {
+    const first = await instance();
+    const request = await first.engine.file(withdrawal('1410'));
+    await first.engine.core.approve(request.id, APPROVER_A);
+    // The claim key was written (as the bot always wrote it), then the bot died before saving "executing".
+    await first.storeHandle.set(`approval-exec:${request.id}:0`, 'a-bot-that-died');
+    await stop(first);
+
+    const second = await instance();
+    await second.engine.start();
+    await second.engine.idle();
+    const after = await second.engine.get(request.id);
+    expect(after?.state).toBe('sent');
+    expect(after?.history.find((h) => h.action === 'executing')?.note).toContain('taken over');
+    expect(withdrawCalls()).toBe(1);
+  });
+
+  it('waits out the lease of a claim that may still be live, then exactly one process takes over', async () => {
+    const first = await instance();
+    const request = await first.engine.file(withdrawal('1420'));
+    await first.engine.core.approve(request.id, APPROVER_A);
+    await first.engine.core.repo.claim(request.id, 0, 'a-bot-that-died', first.clock.now(), CLAIM_LEASE_MS);
+    await stop(first);
+
+    const second = await instance();
+    const third = await second.another();
+    await second.engine.start();
+    await second.engine.idle();
+    expect((await second.engine.get(request.id))?.state).toBe('approved');
+    expect(withdrawCalls()).toBe(0);
+
+    second.clock.advance(CLAIM_LEASE_MS + 1);
+    await Promise.all([second.engine.tick(), third.engine.tick()]);
+    await Promise.all([second.engine.idle(), third.engine.idle()]);
+    expect((await second.engine.get(request.id))?.state).toBe('sent');
+    expect(withdrawCalls()).toBe(1);
+    const audit = (await second.engine.audit(20)).filter((e) => e.requestId === request.id);
+    expect(audit.filter((e) => e.action === 'executing')).toHaveLength(1);
+  });
+
+  it('sends an approved request the sweep finds unstarted, once', async () => {
+    const fx = await instance();
+    const request = await fx.engine.file(withdrawal('1430'));
+    await fx.engine.core.approve(request.id, APPROVER_A); // approved; its background start never ran
+    await fx.engine.tick();
+    await fx.engine.tick();
+    expect((await fx.engine.get(request.id))?.state).toBe('sent');
+    expect(withdrawCalls()).toBe(1);
+  });
 });
