@@ -1,9 +1,11 @@
 // Everything approvals adds to the Slack app: buttons, modal submissions, the bank picker, the
 // presenter that keeps each request's message current, the subcommands, and the bridge callback.
 import type { App } from '@slack/bolt';
+import { WebClient } from '@slack/web-api';
 import { bridgeCallbackSchema } from '../cngn/schemas.js';
+import type { Store } from '../store/index.js';
 import { type ApprovalSlackDeps, registerApprovalActions } from './actions/approval.js';
-import { presentApprovals } from './approval-presenter.js';
+import { ApprovalPresenter, PRESENTER_RETRIES } from './approval-presenter.js';
 import type { SlackMessage } from './blocks/approval-message.js';
 import type { ApprovalCommand } from './commands/approval-command.js';
 import { auditCommand } from './commands/audit.js';
@@ -19,18 +21,32 @@ import { registerRejectView } from './views/reject.js';
 
 export type { ApprovalSlackDeps } from './actions/approval.js';
 
-/** Register the approval listeners and start presenting the engine's changes through this app's client. */
-export function registerApprovals(app: App, deps: ApprovalSlackDeps): void {
+/**
+ * Register the approval listeners and present the engine's changes through this app's Slack
+ * connection; the presenter starts by making good what a restart left unshown.
+ */
+export function registerApprovals(app: App, deps: ApprovalSlackDeps, store: Store): ApprovalPresenter {
   registerApprovalActions(app, deps);
   registerFilingViews(app, deps);
   registerBankViews(app, deps);
   registerRejectView(app, deps);
-  presentApprovals(deps.engine, {
-    client: app.client,
+  // Its own client: bounded retries, and a 429 pause that holds only approval messages.
+  const client = new WebClient(app.client.token, {
+    slackApiUrl: app.client.slackApiUrl,
+    logger: app.logger,
+    retryConfig: PRESENTER_RETRIES,
+    rejectRateLimitedCalls: false,
+  });
+  const presenter = new ApprovalPresenter(deps.engine, {
+    client,
+    store,
     channel: deps.approvalsChannel,
     ...(deps.now ? { now: deps.now } : {}),
     ...(deps.log ? { log: deps.log } : {}),
   });
+  presenter.listen();
+  void presenter.recover();
+  return presenter;
 }
 
 /** Subcommands that open a filing modal (the router acks first and passes the rest of the words). */

@@ -1,58 +1,213 @@
 // Shows each persisted step of a request in Slack: the approvals-channel message updated in place, a
 // reply in its thread, and a private note to the requester for the steps that concern them.
 // Runs after the engine has persisted the change, so a Slack failure never loses or repeats a step.
+// What each message last showed, and which replies and notes went out, is kept in the store: a Slack
+// error (after the client's own retries) or a crash is made good on the request's next change and at
+// start-up, and nothing already said is said again.
 import type { WebClient } from '@slack/web-api';
 import type { ApprovalEngine } from '../approvals/index.js';
-import type { ApprovalRequest } from '../approvals/types.js';
-import { KeyedMutex } from '../store/mutex.js';
+import { type ApprovalRequest, FINAL_STATES, type RequestState } from '../approvals/types.js';
+import type { Store } from '../store/index.js';
 import { approvalMessage, requesterNotice, stepText } from './blocks/approval-message.js';
 
 export interface PresenterOptions {
+  /** Configured with retries and rate-limit waits (see `presenterClientOptions`). */
   client: WebClient;
+  store: Store;
   channel: string;
   now?: () => Date;
   log?: { warn(message: string, fields?: Record<string, unknown>): void };
 }
 
-export function presentApprovals(engine: ApprovalEngine, options: PresenterOptions): void {
-  const mutex = new KeyedMutex();
-  const now = options.now ?? (() => new Date());
-  const { client } = options;
+/**
+ * Retries with backoff on HTTP errors and waits out 429 Retry-After, within about a quarter of a minute
+ * (plus the waits Slack asks for): the presenter runs before an approved request is sent, so a Slack
+ * outage must not hold the money for long; what is still unshown is shown later.
+ */
+export const PRESENTER_RETRIES = {
+  retries: 5,
+  factor: 2,
+  minTimeout: 500,
+  maxTimeout: 8_000,
+  randomize: true,
+};
 
-  engine.onChange((request) =>
-    mutex.run(request.id, async () => {
-      // Render the newest stored state, so a late notification never paints an older picture.
-      const latest = (await engine.get(request.id)) ?? request;
-      const message = approvalMessage(latest, now());
-      let where = latest.slackMessage;
-      if (!where) {
-        const posted = await client.chat.postMessage({ channel: options.channel, ...message });
-        if (posted.ts && posted.channel) {
-          where = { channel: posted.channel, ts: posted.ts };
-          await engine.attachMessage(request.id, where.channel, where.ts);
-        }
-      } else {
-        await client.chat.update({ channel: where.channel, ts: where.ts, ...message });
-      }
-      if (where && request.history.at(-1)?.action !== 'filed') {
-        await client.chat.postMessage({
-          channel: where.channel,
-          thread_ts: where.ts,
-          text: stepText(request),
-        });
-      }
-      await tellRequester(client, request, options.log);
-    }),
-  );
+/** What a request's Slack side has shown so far. History indexes count steps. */
+export interface Shown {
+  message?: { channel: string; ts: string };
+  /** The state, round and number of steps the message showed when last rendered. */
+  state?: RequestState;
+  round?: number;
+  steps?: number;
+  /** Steps before this index have had their thread reply. */
+  threaded: number;
+  /** Steps before this index have had their requester note (or needed none). */
+  told: number;
 }
 
-async function tellRequester(client: WebClient, request: ApprovalRequest, log: PresenterOptions['log']) {
-  const notice = requesterNotice(request);
-  if (!notice) return;
-  try {
-    // Posting to a user id lands in the app's DM with them.
-    await client.chat.postMessage({ channel: request.requester, text: notice });
-  } catch (error) {
-    log?.warn('could not tell the requester', { requestId: request.id, error: String(error) });
+export const shownKey = (id: string) => `approval-shown:${id}`;
+/** Requests with something still to show (added before the first Slack call, removed when all is shown). */
+const UNSHOWN_SET = 'approvals:unshown';
+/** Held across a request's Slack calls by one replica; long enough for the client's retries. */
+const SHOW_LOCK = { ttlMs: 120_000, waitMs: 120_000 };
+
+/** The request as it stood after step `index`: its thread reply and note speak of that step. */
+const atStep = (request: ApprovalRequest, index: number): ApprovalRequest => ({
+  ...request,
+  history: request.history.slice(0, index + 1),
+});
+
+export class ApprovalPresenter {
+  private readonly now: () => Date;
+  private readonly running = new Set<Promise<void>>();
+
+  constructor(
+    private readonly engine: ApprovalEngine,
+    private readonly options: PresenterOptions,
+  ) {
+    this.now = options.now ?? (() => new Date());
   }
+
+  /** Present every persisted change from now on. */
+  listen(): void {
+    this.engine.onChange((request) => this.present(request.id));
+  }
+
+  /**
+   * At start-up: render again the message of every open request (its buttons and expiry must be
+   * current), and finish whatever a crash or a Slack failure left unshown for the others. Never throws.
+   */
+  recover(): Promise<void> {
+    return this.track(
+      (async () => {
+        const open = await this.engine.openRequests();
+        const openIds = new Set(open.map((r) => r.id));
+        const unshown = await this.options.store.setMembers(UNSHOWN_SET);
+        for (const id of new Set([...openIds, ...unshown])) {
+          await this.present(id, { render: openIds.has(id) });
+        }
+      })().catch((error: unknown) => {
+        this.options.log?.warn('could not look for approval messages to show again', {
+          error: String(error),
+        });
+      }),
+    );
+  }
+
+  /** Bring the request's Slack side up to date with its stored state. Never throws. */
+  present(id: string, options: { render?: boolean } = {}): Promise<void> {
+    return this.track(
+      this.options.store
+        .withLock(`approval-shown:${id}`, () => this.bringUpToDate(id, options.render ?? false), SHOW_LOCK)
+        .catch((error: unknown) => {
+          this.options.log?.warn('could not show an approval step in Slack; it is shown again later', {
+            requestId: id,
+            error: String(error),
+          });
+        }),
+    );
+  }
+
+  /** Resolves when presentations started so far have finished (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  }
+
+  private track(work: Promise<void>): Promise<void> {
+    this.running.add(work);
+    void work.finally(() => this.running.delete(work));
+    return work;
+  }
+
+  private async bringUpToDate(id: string, render: boolean): Promise<void> {
+    const { store } = this.options;
+    // Render the newest stored state, so a late notification never paints an older picture.
+    const request = await this.engine.get(id);
+    if (!request) return store.removeFromSet(UNSHOWN_SET, id);
+    await store.addToSet(UNSHOWN_SET, id);
+    const shown = (await store.get<Shown>(shownKey(id))) ?? firstShown(request);
+    const save = () => store.set(shownKey(id), shown);
+    const failures: unknown[] = [];
+    const attempt = async (step: () => Promise<void>) => {
+      try {
+        await step();
+      } catch (error) {
+        failures.push(error);
+      }
+    };
+
+    await attempt(async () => {
+      await this.showMessage(request, shown, render);
+      await save();
+    });
+    // Each step's reply and note once, in order; the record moves on only after Slack took it.
+    await attempt(async () => {
+      const where = shown.message;
+      if (!where && !FINAL_STATES.has(request.state)) return; // replies wait for the message
+      for (let index = shown.threaded; index < request.history.length; index++) {
+        const step = atStep(request, index);
+        if (where && step.history.at(-1)?.action !== 'filed') {
+          await this.options.client.chat.postMessage({
+            channel: where.channel,
+            thread_ts: where.ts,
+            text: stepText(step),
+          });
+        }
+        shown.threaded = index + 1;
+        await save();
+      }
+    });
+    await attempt(async () => {
+      for (let index = shown.told; index < request.history.length; index++) {
+        const notice = requesterNotice(atStep(request, index));
+        // Posting to a user id lands in the app's DM with them.
+        if (notice) await this.options.client.chat.postMessage({ channel: request.requester, text: notice });
+        shown.told = index + 1;
+        await save();
+      }
+    });
+
+    if (failures.length > 0) throw failures[0];
+    const allSaid = shown.threaded === request.history.length && shown.told === request.history.length;
+    const finalShown = shown.state === request.state || shown.message === undefined;
+    if (FINAL_STATES.has(request.state) && finalShown && allSaid) await store.removeFromSet(UNSHOWN_SET, id);
+  }
+
+  /** Post the approval message once, or update it when it shows something else than the stored state. */
+  private async showMessage(request: ApprovalRequest, shown: Shown, render: boolean): Promise<void> {
+    const { client } = this.options;
+    const message = approvalMessage(request, this.now());
+    const where = shown.message;
+    if (!where) {
+      // A request that ended before approvers ever saw it gets no message now.
+      if (FINAL_STATES.has(request.state)) return;
+      const posted = await client.chat.postMessage({ channel: this.options.channel, ...message });
+      if (!posted.ts || !posted.channel) throw new Error('chat.postMessage answered without ts or channel');
+      shown.message = { channel: posted.channel, ts: posted.ts };
+      await this.engine.attachMessage(request.id, posted.channel, posted.ts);
+    } else {
+      const current =
+        shown.state === request.state &&
+        shown.round === request.round &&
+        shown.steps === request.history.length;
+      if (current && !render) return;
+      await client.chat.update({ channel: where.channel, ts: where.ts, ...message });
+    }
+    shown.state = request.state;
+    shown.round = request.round;
+    shown.steps = request.history.length;
+  }
+}
+
+/**
+ * The record of a request seen for the first time: nothing shown, except the filing step (it has no
+ * reply or note). A request whose message was posted before this record existed is taken as fully
+ * told, so an upgrade re-renders its message but repeats nothing.
+ */
+function firstShown(request: ApprovalRequest): Shown {
+  if (request.slackMessage) {
+    const steps = request.history.length;
+    return { message: request.slackMessage, threaded: steps, told: steps };
+  }
+  return { threaded: 1, told: 1 };
 }

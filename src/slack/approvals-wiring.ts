@@ -14,6 +14,7 @@ import type { Store } from '../store/index.js';
 import type { ApprovalSlackDeps } from './actions/approval.js';
 import { RoundBoundPolicy } from './actions/approval-round.js';
 import { handleBridgeCallback, registerApprovals } from './approval-plugin.js';
+import type { ApprovalPresenter } from './approval-presenter.js';
 
 export interface ApprovalsSetup {
   store: Store;
@@ -34,6 +35,8 @@ export interface Approvals {
   deps: ApprovalSlackDeps;
   /** Register listeners on the app and present changes through its client. */
   plugin: (app: App) => void;
+  /** Keeps the approval messages current; set once the plugin has run. */
+  presenter: ApprovalPresenter | undefined;
   /** `POST /callbacks/bridge/:token` */
   bridgeCallback: (token: string, rawBody: string) => Promise<{ status: number; body: string }>;
   /** For the webhook pipeline. */
@@ -70,14 +73,16 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
     ...(setup.now ? { now: setup.now } : {}),
     ...(setup.log ? { log: setup.log } : {}),
   };
-  return {
+  const approvals: Approvals = {
     engine,
     deps,
+    presenter: undefined,
     plugin: (app) => {
       slackClient = app.client;
-      registerApprovals(app, deps);
+      approvals.presenter = registerApprovals(app, deps, setup.store);
     },
     bridgeCallback: (token, rawBody) => handleBridgeCallback(deps, token, rawBody),
     subscriber: approvalEventSubscriber(engine),
   };
+  return approvals;
 }
