@@ -65,8 +65,21 @@ export function classifyFailure(error: unknown): CallFailure {
  */
 export const CLAIM_LEASE_MS = 60_000;
 
+/**
+ * How long an executing request stays its caller's without renewal. The caller renews it while the
+ * call is in flight; after it runs out, another process may call the outcome unknown (never resend).
+ */
+export const EXECUTION_LEASE_MS = 120_000;
+
+/** No live process is making this request's call (its lease ran out, or it never had one). */
+export function leaseExpired(request: ApprovalRequest, now: Date): boolean {
+  return !request.execution || Date.parse(request.execution.leaseUntil) <= now.getTime();
+}
+
 export class Executor {
   readonly instanceId = randomUUID();
+  /** Requests this process claimed and has not recorded an answer for. */
+  private readonly held = new Set<string>();
 
   constructor(private readonly core: ApprovalCore) {}
 
@@ -85,11 +98,20 @@ export class Executor {
     }
     if (!claimed) return undefined;
     await this.core.notify(claimed);
+    // Keep the lease while the call is in flight, so other replicas know someone is on it.
+    const renewal = setInterval(() => {
+      this.renewLease(id).catch((error: unknown) => {
+        this.core.options.log?.warn('execution lease not renewed', { requestId: id, error: String(error) });
+      });
+    }, EXECUTION_LEASE_MS / 4);
+    renewal.unref();
     let result: CallResult | CallFailure;
     try {
       result = await this.call(claimed);
     } catch (error) {
       result = classifyFailure(error);
+    } finally {
+      clearInterval(renewal);
     }
     return this.record(claimed, result);
   }
@@ -111,20 +133,54 @@ export class Executor {
       }
       const generation = await this.core.repo.claim(id, request.round, this.instanceId, now, CLAIM_LEASE_MS);
       if (generation === undefined) return undefined;
-      const next = transition({ ...request, outcome: { sentAt: now.toISOString() } }, 'executing', {
-        action: 'executing',
-        ...(generation > 0
-          ? { note: 'taken over: the process that had claimed it stopped before sending anything' }
-          : {}),
-        at: now,
-      });
+      const execution = {
+        owner: this.instanceId,
+        leaseUntil: new Date(now.getTime() + EXECUTION_LEASE_MS).toISOString(),
+        generation,
+      };
+      const next = transition(
+        { ...request, outcome: { sentAt: now.toISOString() }, execution },
+        'executing',
+        {
+          action: 'executing',
+          ...(generation > 0
+            ? { note: 'taken over: the process that had claimed it stopped before sending anything' }
+            : {}),
+          at: now,
+        },
+      );
       await this.core.repo.save(next);
       // Our claim ran out before it was recorded and another process took over: that one sends.
       if (await this.core.repo.claimSuperseded(id, request.round, generation)) return undefined;
+      this.held.add(id);
       return next;
     });
     if (unsendable) await this.core.notify(unsendable);
     return claimed;
+  }
+
+  /** Push this process's lease on an executing request further out. */
+  private async renewLease(id: string): Promise<void> {
+    await this.core.locked(id, async (request) => {
+      if (request?.state !== 'executing' || request.execution?.owner !== this.instanceId) return;
+      const leaseUntil = new Date(this.core.now().getTime() + EXECUTION_LEASE_MS).toISOString();
+      await this.core.repo.save({ ...request, execution: { ...request.execution, leaseUntil } }, false);
+    });
+  }
+
+  /**
+   * Shutdown, once background work is done: a request this process claimed but never recorded an
+   * answer for has nobody on it any more, so its lease ends now and the next start takes it over.
+   */
+  async releaseLeases(): Promise<void> {
+    for (const id of [...this.held]) {
+      await this.core.locked(id, async (request) => {
+        if (request?.state !== 'executing' || request.execution?.owner !== this.instanceId) return;
+        const leaseUntil = this.core.now().toISOString();
+        await this.core.repo.save({ ...request, execution: { ...request.execution, leaseUntil } }, false);
+      });
+      this.held.delete(id);
+    }
   }
 
   /** Sending an approved request could not start: say so once, rather than show "Approved" and wait. */
@@ -184,7 +240,7 @@ export class Executor {
   /** Persist what the call produced. A restart may already have marked it outcome-unknown: still apply. */
   private async record(claimed: ApprovalRequest, result: CallResult | CallFailure): Promise<ApprovalRequest> {
     const saved = await this.core.locked(claimed.id, async (current) => {
-      const request = current ?? claimed;
+      const { execution: _done, ...request } = current ?? claimed;
       if (request.state !== 'executing' && request.state !== 'outcome-unknown') return undefined;
       const now = this.core.now();
       let next: ApprovalRequest;
@@ -212,6 +268,7 @@ export class Executor {
       await this.core.repo.save(next);
       return next;
     });
+    this.held.delete(claimed.id);
     if (!saved) return (await this.core.get(claimed.id)) ?? claimed;
     await this.core.notify(saved);
     return saved;

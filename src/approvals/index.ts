@@ -139,6 +139,7 @@ export class ApprovalEngine {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     await this.idle();
+    await this.executor.releaseLeases();
   }
 
   /** Resolves when background work started so far (executions, sweeps) has finished. For tests and shutdown. */

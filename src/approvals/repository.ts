@@ -114,7 +114,13 @@ export class ApprovalRepository {
    * claim is passed over and the next generation claimed: set-if-absent lets exactly one process win
    * it. Returns the generation won, or undefined while someone holds a live claim.
    */
-  async claim(id: string, round: number, owner: string, now: Date, leaseMs: number): Promise<number | undefined> {
+  async claim(
+    id: string,
+    round: number,
+    owner: string,
+    now: Date,
+    leaseMs: number,
+  ): Promise<number | undefined> {
     const until = new Date(now.getTime() + leaseMs).toISOString();
     for (let generation = 0; generation < MAX_CLAIM_GENERATIONS; generation++) {
       const key = claimKey(id, round, generation);

@@ -5,7 +5,7 @@ import type { Transaction, WebhookEvent } from '../cngn/schemas.js';
 import { classifyStatus } from '../cngn/schemas.js';
 import { Money } from '../format/money.js';
 import type { ApprovalCore } from './engine.js';
-import type { Executor } from './executor.js';
+import { type Executor, leaseExpired } from './executor.js';
 import { transition } from './state-machine.js';
 import type { ApprovalRequest, ExecutionOutcome } from './types.js';
 
@@ -193,14 +193,17 @@ export class Tracker {
   }
 
   /**
-   * One pass: expire, send what is approved but was never started, poll what is due, reconcile what is
-   * unknown. Errors are logged and retried later.
+   * One pass: expire; take over executing requests whose caller's lease ran out; send what is approved
+   * but was never started; poll what is due; reconcile what is unknown. Errors are logged, retried later.
    */
   async tick(): Promise<void> {
     await this.core.expireDue();
     // Approved and not executing means never sent (executing is saved before any call): a crash
     // between claim and save, or a background start that failed. The claim makes it one call.
     for (const request of await this.core.openRequests()) {
+      if (request.state === 'executing' && leaseExpired(request, this.core.now())) {
+        await this.takeOverExpired(request.id);
+      }
       if (request.state !== 'approved') continue;
       await this.executor.execute(request.id).catch((error: unknown) => {
         this.core.options.log?.warn('approved request not started; will retry', {
@@ -253,31 +256,34 @@ export class Tracker {
   }
 
   /**
-   * Start-up: pick up what a stopped process left. executing → the call may have gone out, so
-   * outcome-unknown and reconcile, never resend; sent → track now; approved → sent by the sweep.
+   * An executing request whose caller's lease ran out: the call may have gone out, so it becomes
+   * outcome-unknown and is reconciled, never resent. A live lease means another replica is mid-call.
+   */
+  private async takeOverExpired(id: string): Promise<void> {
+    const marked = await this.core.locked(id, async (current) => {
+      const now = this.core.now();
+      if (current?.state !== 'executing' || !leaseExpired(current, now)) return undefined;
+      const { execution: _gone, ...rest } = current;
+      const next = transition({ ...rest, nextCheckAt: now.toISOString(), checks: 0 }, 'outcome-unknown', {
+        action: 'interrupted',
+        note: 'the bot making the call stopped before recording the answer; checking the transaction list instead of resending',
+        at: now,
+      });
+      await this.core.repo.save(next);
+      return next;
+    });
+    if (marked) await this.core.notify(marked);
+  }
+
+  /**
+   * Start-up: pick up what a stopped process left. sent and outcome-unknown → track now; the sweep
+   * that follows sends what is approved and takes over executing requests whose lease ran out.
    */
   async resume(): Promise<void> {
     await this.core.repo.migrateLegacyOpenSet();
     await this.core.closeOtherEnvironments();
     for (const request of await this.core.openRequests()) {
-      if (request.state === 'executing') {
-        const marked = await this.core.locked(request.id, async (current) => {
-          if (current?.state !== 'executing') return undefined;
-          const now = this.core.now();
-          const next = transition(
-            { ...current, nextCheckAt: now.toISOString(), checks: 0 },
-            'outcome-unknown',
-            {
-              action: 'interrupted',
-              note: 'the bot stopped during the service call; checking the transaction list instead of resending',
-              at: now,
-            },
-          );
-          await this.core.repo.save(next);
-          return next;
-        });
-        if (marked) await this.core.notify(marked);
-      } else if (request.state === 'sent' || request.state === 'outcome-unknown') {
+      if (request.state === 'sent' || request.state === 'outcome-unknown') {
         await this.core.locked(request.id, async (current) => {
           if (current?.state === request.state) {
             await this.core.repo.save({ ...current, nextCheckAt: this.core.now().toISOString() }, false);

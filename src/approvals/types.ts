@@ -105,6 +105,14 @@ export interface ExecutionOutcome {
   sentAt?: string;
 }
 
+/** Who is making the service call, and until when that holds unless renewed (replicas share the store). */
+export interface ExecutionLease {
+  owner: string;
+  leaseUntil: string;
+  /** Which generation of the round's claim this owner holds (a takeover claims the next one). */
+  generation: number;
+}
+
 interface RequestBase {
   id: string;
   /** The service environment it was filed for; it is only ever sent there. */
@@ -128,6 +136,8 @@ interface RequestBase {
   slackMessage?: { channel: string; ts: string };
   /** Unguessable token of the bridge completion callback URL. */
   callbackToken?: string;
+  /** Set while a call is being made (state executing). */
+  execution?: ExecutionLease;
   /** An approver's final click whose re-check of stale figures is under way. */
   checking?: { user: string; at: string };
   /** Next time the tracker may poll or reconcile this request (ISO), and how often it did. */
