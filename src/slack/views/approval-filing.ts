@@ -9,6 +9,7 @@ import type { Network } from '../../cngn/schemas.js';
 import { naira } from '../../format/display.js';
 import { Money } from '../../format/money.js';
 import type { ApprovalSlackDeps } from '../actions/approval.js';
+import { filedMetadata, unlessUnseen } from '../actions/approval-filed.js';
 import { requestTitle } from '../blocks/approval-format.js';
 import {
   BRIDGE,
@@ -38,10 +39,13 @@ export const values = (body: ViewSubmitAction) => body.view.state.values as unkn
 /** The sentence shown once a request is filed. */
 export function filedView(request: ApprovalRequest, channel: string, extra = ''): ModalView {
   const needs = `${request.requiredApprovals} approval${request.requiredApprovals > 1 ? 's' : ''}`;
-  return noticeView(
-    'Waiting for approval',
-    `*${requestTitle(request)}* is waiting in <#${channel}> for ${needs} from someone other than you. Nothing moves until then.${extra}`,
-  );
+  return {
+    ...noticeView(
+      'Waiting for approval',
+      `*${requestTitle(request)}* is waiting in <#${channel}> for ${needs} from someone other than you. Nothing moves until then.${extra}`,
+    ),
+    private_metadata: filedMetadata(request.id),
+  };
 }
 
 /** Ack first with a "working" view; then do the slow part, and say plainly if it fails. */
@@ -54,7 +58,7 @@ export async function ackThenFile(
   await args.ack({ response_action: 'update', view: noticeView('One moment', working) });
   let view: ModalView;
   try {
-    view = await work();
+    view = await unlessUnseen(deps, await work(), args.body.user.id);
   } catch (error) {
     deps.log?.warn('filing an approval request failed', { error: String(error) });
     view = noticeView('Not filed', `Nothing was filed: ${plainError(error)}`);
