@@ -9,6 +9,7 @@ import { createStore, type Store } from '../../src/store/index.js';
 import { FakeSlack, type SlackCall } from '../support/fake-slack.js';
 import { SIGNING_SECRET, testConfig } from '../support/harness.js';
 import {
+  APPROVALS_CHANNEL,
   APPROVER_A,
   APPROVER_B,
   type ApprovalApp,
@@ -140,4 +141,27 @@ it('after a restart, shows what Slack refused before it: stale messages re-rende
   expect((await updatesOf(third, waiting)).length).toBe(1);
   expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
   await third.stop();
+});
+
+it('posts at start-up the message of a pending request that approvers never saw', async () => {
+  const first = await boot();
+  slack.on('chat.postMessage', () => ({ body: { ok: false, error: 'internal_error' } }));
+  const request = await first.engine.file({
+    kind: 'whitelist',
+    payload: { networkId: 'net-base', address: '0x52908400098527886E0F7030069857D2E4169EE7' },
+    display: { networkName: 'Base' },
+    requester: REQUESTER,
+  });
+  await first.presenter.idle();
+  expect((await first.engine.get(request.id))?.slackMessage).toBeUndefined();
+  await first.stop();
+  slack.reset();
+
+  const second = await boot();
+  await second.presenter.idle();
+  const posted = slack.callsTo('chat.postMessage').filter((c) => c.body.channel === APPROVALS_CHANNEL);
+  expect(posted).toHaveLength(1);
+  expect(blocksOf(posted[0] as SlackCall)).toContain(`"value":"${request.id}:0"`);
+  expect((await second.engine.get(request.id))?.slackMessage).toBeDefined();
+  await second.stop();
 });
