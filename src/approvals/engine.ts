@@ -273,6 +273,32 @@ export class ApprovalCore {
     return result;
   }
 
+  /**
+   * An approved request whose figures changed while it waited to be sent goes back to the approvers
+   * with the fresh figures, its approvals cleared. Nothing was sent.
+   */
+  async sendBackStale(approved: ApprovalRequest, fresh: ApprovalRequest, reason: string): Promise<void> {
+    const back = await this.locked(approved.id, async (current) => {
+      if (current?.state !== 'approved' || current.round !== approved.round) return undefined;
+      const next = transition(
+        {
+          ...current,
+          display: fresh.display,
+          payload: fresh.payload,
+          approvals: [],
+          round: current.round + 1,
+          reason,
+          checking: undefined,
+        } as ApprovalRequest,
+        'pending',
+        { action: 'sent-back', note: `${reason} (checked again before sending it late)`, at: this.now() },
+      );
+      await this.repo.save(next);
+      return next;
+    });
+    if (back) await this.notify(back);
+  }
+
   async reject(id: string, user: string, reason: string): Promise<ActionResult> {
     return this.closeByPerson(
       id,

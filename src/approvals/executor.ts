@@ -12,6 +12,7 @@ import {
 import { Money } from '../format/money.js';
 import { bindingProblem, closeUnsendable } from './binding.js';
 import type { ApprovalCore } from './engine.js';
+import { needsRecheck, recheckFigures } from './recheck.js';
 import { transition } from './state-machine.js';
 import type { ApprovalRequest, ExecutionOutcome, RequestState } from './types.js';
 
@@ -76,12 +77,33 @@ export function leaseExpired(request: ApprovalRequest, now: Date): boolean {
   return !request.execution || Date.parse(request.execution.leaseUntil) <= now.getTime();
 }
 
+/** An approved request sent this long after its final approval has its stale figures read again first. */
+export const STALE_APPROVAL_MS = 15 * 60_000;
+
+export interface ExecutorOptions {
+  /** How long after the final approval its figures count as stale (default STALE_APPROVAL_MS). */
+  staleAfterMs?: number;
+}
+
+/** Figures read again just before sending, for the round they were read in. */
+interface FreshFigures {
+  round: number;
+  display: ApprovalRequest['display'];
+  payload: ApprovalRequest['payload'];
+}
+
 export class Executor {
   readonly instanceId = randomUUID();
   /** Requests this process claimed and has not recorded an answer for. */
   private readonly held = new Set<string>();
+  private readonly staleAfterMs: number;
 
-  constructor(private readonly core: ApprovalCore) {}
+  constructor(
+    private readonly core: ApprovalCore,
+    options: ExecutorOptions = {},
+  ) {
+    this.staleAfterMs = options.staleAfterMs ?? STALE_APPROVAL_MS;
+  }
 
   /**
    * Claim and run. Returns the request as it ended up, or undefined if it was not claimed here. If
@@ -91,7 +113,9 @@ export class Executor {
   async execute(id: string): Promise<ApprovalRequest | undefined> {
     let claimed: ApprovalRequest | undefined;
     try {
-      claimed = await this.claimExecution(id);
+      const fresh = await this.freshFigures(id);
+      if (fresh === 'not-now') return undefined;
+      claimed = await this.claimExecution(id, fresh);
     } catch (error) {
       await this.sayNotStarted(id).catch(() => {});
       throw error;
@@ -120,7 +144,7 @@ export class Executor {
    * The single atomic step that turns an approved request into one allowed service call. A request
    * bound to another environment or key is failed instead (nothing sent), and people are told.
    */
-  async claimExecution(id: string): Promise<ApprovalRequest | undefined> {
+  async claimExecution(id: string, fresh?: FreshFigures): Promise<ApprovalRequest | undefined> {
     let unsendable: ApprovalRequest | undefined;
     const claimed = await this.core.locked(id, async (request) => {
       if (request?.state !== 'approved') return undefined;
@@ -131,6 +155,8 @@ export class Executor {
         await this.core.repo.save(unsendable);
         return undefined;
       }
+      // Figures approved long ago are only ever sent as just read again (see freshFigures).
+      if (fresh ? fresh.round !== request.round : this.isStale(request, now)) return undefined;
       const generation = await this.core.repo.claim(id, request.round, this.instanceId, now, CLAIM_LEASE_MS);
       if (generation === undefined) return undefined;
       const execution = {
@@ -138,17 +164,20 @@ export class Executor {
         leaseUntil: new Date(now.getTime() + EXECUTION_LEASE_MS).toISOString(),
         generation,
       };
-      const next = transition(
-        { ...request, outcome: { sentAt: now.toISOString() }, execution },
-        'executing',
-        {
-          action: 'executing',
-          ...(generation > 0
-            ? { note: 'taken over: the process that had claimed it stopped before sending anything' }
-            : {}),
-          at: now,
-        },
-      );
+      const base = fresh
+        ? ({ ...request, display: fresh.display, payload: fresh.payload } as ApprovalRequest)
+        : request;
+      const notes = [
+        ...(generation > 0
+          ? ['taken over: the process that had claimed it stopped before sending anything']
+          : []),
+        ...(fresh ? ['approved a while ago, so its figures were checked again first: unchanged'] : []),
+      ];
+      const next = transition({ ...base, outcome: { sentAt: now.toISOString() }, execution }, 'executing', {
+        action: 'executing',
+        ...(notes.length > 0 ? { note: notes.join('; ') } : {}),
+        at: now,
+      });
       await this.core.repo.save(next);
       // Our claim ran out before it was recorded and another process took over: that one sends.
       if (await this.core.repo.claimSuperseded(id, request.round, generation)) return undefined;
@@ -157,6 +186,40 @@ export class Executor {
     });
     if (unsendable) await this.core.notify(unsendable);
     return claimed;
+  }
+
+  /** Approved long enough ago that figures which can go stale (quote, account name) must be read again. */
+  isStale(request: ApprovalRequest, now: Date): boolean {
+    if (!needsRecheck(request)) return false;
+    const approvedAt = request.approvals.at(-1)?.at ?? request.createdAt;
+    return now.getTime() - Date.parse(approvedAt) > this.staleAfterMs;
+  }
+
+  /**
+   * Before sending a request approved a while ago (a restart, an outage), read its stale figures
+   * again: unchanged → send with them; changed → back to the approvers; unreadable → say so, retry.
+   */
+  private async freshFigures(id: string): Promise<FreshFigures | undefined | 'not-now'> {
+    const request = await this.core.get(id);
+    if (request?.state !== 'approved' || bindingProblem(request, this.core.binding)) return undefined;
+    if (!this.isStale(request, this.core.now())) return undefined;
+    let checked: Awaited<ReturnType<typeof recheckFigures>>;
+    try {
+      checked = await recheckFigures(this.core.options.api, request);
+    } catch {
+      await this.core.notice(
+        id,
+        'execution-delayed',
+        'Not sent yet: it was approved a while ago, so its figures are checked again first, and the service could not be asked just now; nothing was sent. The bot tries again on its next sweep.',
+        { when: (r) => r.state === 'approved' && r.round === request.round },
+      );
+      return 'not-now';
+    }
+    if (checked.material) {
+      await this.core.sendBackStale(request, checked.request, checked.reason);
+      return 'not-now';
+    }
+    return { round: request.round, display: checked.request.display, payload: checked.request.payload };
   }
 
   /** Push this process's lease on an executing request further out. */

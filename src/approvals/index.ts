@@ -8,7 +8,7 @@ import {
   type EngineOptions,
   type Refusal,
 } from './engine.js';
-import { Executor } from './executor.js';
+import { Executor, type ExecutorOptions } from './executor.js';
 import { Tracker, type TrackerOptions } from './tracker.js';
 import type { ApprovalRequest, AuditEntry, RequestDraft } from './types.js';
 
@@ -18,7 +18,7 @@ export { ApprovalPolicy, type ApprovalTier, parseTiers, requiredApprovals } from
 export { canTransition, InvalidTransitionError } from './state-machine.js';
 export type * from './types.js';
 
-export interface ApprovalEngineOptions extends EngineOptions, TrackerOptions {
+export interface ApprovalEngineOptions extends EngineOptions, TrackerOptions, ExecutorOptions {
   /** How often the sweep (expiry, polls, reconciliation) runs (default 15 s). */
   tickMs?: number;
 }
@@ -33,7 +33,7 @@ export class ApprovalEngine {
 
   constructor(private readonly options: ApprovalEngineOptions) {
     this.core = new ApprovalCore(options);
-    this.executor = new Executor(this.core);
+    this.executor = new Executor(this.core, options);
     this.tracker = new Tracker(this.core, this.executor, options);
   }
 

@@ -4,9 +4,9 @@ import type { ApprovalRequest, RequestState } from './types.js';
 const TRANSITIONS: Record<RequestState, readonly RequestState[]> = {
   // pending → pending: an approval added, or sent back to the approvers after a material change.
   pending: ['pending', 'approved', 'rejected', 'cancelled', 'expired'],
-  // approved → failed: it can never be sent (filed for another environment or key); nothing reached
-  // the service.
-  approved: ['executing', 'failed'],
+  // approved → pending: its figures went stale before it could be sent; approved → failed: it can
+  // never be sent (filed for another environment or key). Neither reached the service.
+  approved: ['executing', 'pending', 'failed'],
   // Whitelist and settlement take effect at once: executing → completed directly.
   executing: ['sent', 'completed', 'failed', 'outcome-unknown'],
   sent: ['completed', 'failed'],

@@ -1,0 +1,72 @@
+// An approved request sent long after its approval (a restart, an outage) has its stale figures read
+// again first: a material change goes back to the approvers instead of being sent.
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { STALE_APPROVAL_MS } from '../../src/approvals/executor.js';
+import type { ApprovalRequest } from '../../src/approvals/index.js';
+import { APPROVER_A, type EngineFixture, REQUESTER, startEngineFixture } from './fixture.js';
+
+let fx: EngineFixture;
+
+beforeEach(async () => {
+  fx = await startEngineFixture();
+});
+afterEach(async () => {
+  await fx.close();
+});
+
+const redeemCalls = () => fx.sandbox.count('POST', '/v1/api/redeemAsset');
+const nameChecks = () => fx.sandbox.count('POST', '/v1/api/account/verify');
+
+/** A redemption approved on the account name the bank gives now, but not sent (the bot stopped). */
+async function approvedRedemption(): Promise<ApprovalRequest> {
+  const filed = await fx.engine.file({
+    kind: 'redeem',
+    amount: '5000',
+    payload: { amount: '5000', bankCode: '058', accountNumber: '0123456789' },
+    display: { bankName: 'GTBank', accountName: 'To be resolved' },
+    requester: REQUESTER,
+  });
+  await fx.engine.core.approve(filed.id, APPROVER_A); // sent back with the real name
+  const approved = await fx.engine.core.approve(filed.id, APPROVER_A);
+  if (!approved.ok || approved.request.state !== 'approved') throw new Error('not approved');
+  return approved.request;
+}
+
+it('sends a late approved redemption back to the approvers when the account name changed', async () => {
+  const request = await approvedRedemption();
+  // What the approvers saw is no longer what the bank says.
+  await fx.engine.core.repo.save(
+    { ...request, display: { ...request.display, accountName: 'Old Owner' } },
+    false,
+  );
+  fx.clock.advance(STALE_APPROVAL_MS + 60_000);
+  const checksBefore = nameChecks();
+  await fx.engine.tick();
+  await fx.engine.idle();
+  const after = await fx.engine.get(request.id);
+  expect(after).toMatchObject({ state: 'pending', approvals: [], round: request.round + 1 });
+  expect(after?.reason).toContain('account name');
+  expect(nameChecks()).toBe(checksBefore + 1);
+  expect(redeemCalls()).toBe(0);
+});
+
+it('sends a late approved redemption once its figures are read again unchanged', async () => {
+  const request = await approvedRedemption();
+  fx.clock.advance(STALE_APPROVAL_MS + 60_000);
+  const checksBefore = nameChecks();
+  await fx.engine.tick();
+  const after = await fx.engine.get(request.id);
+  expect(after?.state).toBe('sent');
+  expect(after?.history.find((h) => h.action === 'executing')?.note).toContain('checked again');
+  expect(nameChecks()).toBe(checksBefore + 1);
+  expect(redeemCalls()).toBe(1);
+});
+
+it('reads nothing again for a request sent soon after its approval', async () => {
+  const request = await approvedRedemption();
+  const checksBefore = nameChecks();
+  await fx.engine.tick();
+  expect((await fx.engine.get(request.id))?.state).toBe('sent');
+  expect(nameChecks()).toBe(checksBefore);
+  expect(redeemCalls()).toBe(1);
+});
