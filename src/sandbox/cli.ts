@@ -1,8 +1,11 @@
 // `npm run sandbox [-- --json]`: run the sandbox alone so other tools (and people) can talk to it.
-// With --json, ONE line of credentials on stdout; logs go to stderr so the line stays parseable.
+// With --json, ONE line of credentials on stdout, the only line there starting with `{` (npm's own
+// banner comes before it unless run with `npm run -s`); logs go to stderr.
+// It stops on SIGINT, SIGTERM or SIGHUP, and when the process that launched it (npm included) is gone.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { type SandboxOptions, startSandbox } from './index.js';
+import { type Sandbox, type SandboxOptions, startSandbox } from './index.js';
+import { watchLaunchers } from './launcher.js';
 
 const USAGE = `Usage: npm run sandbox -- [--json] [--port N] [--host H] [--webhook-url URL] [--webhook-secret S]
        [--settle-ms N] [--no-rate-limit] [--api-key K] [--encryption-key K] [--private-key-file PATH] [--verbose]`;
@@ -66,7 +69,10 @@ async function main(): Promise<void> {
       ? { log: (line: string) => process.stderr.write(`[sandbox] ${line}\n`) }
       : {}),
   };
+  // Watch the launchers before the credentials line goes out: a tool may stop npm right after reading it.
+  const stop = stopWhenAsked();
   const sandbox = await startSandbox(options);
+  if (!stop.serving(sandbox)) return; // asked to stop while starting: no credentials for a dying sandbox
   const credentials = {
     baseUrl: sandbox.baseUrl,
     apiKey: sandbox.apiKey,
@@ -98,11 +104,44 @@ async function main(): Promise<void> {
       ].join('\n'),
     );
   }
-  const shutdown = () => {
-    void sandbox.stop().then(() => process.exit(0));
+}
+
+/** Stop on SIGINT/SIGTERM/SIGHUP, a closed output, or a launcher gone; once, and never hanging. */
+function stopWhenAsked(): { serving(sandbox: Sandbox): boolean } {
+  let sandbox: Sandbox | undefined;
+  let asked = false;
+  const stop = () => {
+    // A stop that hangs must not leave the process behind.
+    setTimeout(() => process.exit(1), 5_000).unref();
+    const stopped = sandbox ? sandbox.stop() : Promise.resolve();
+    stopped.then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(
+          `sandbox stopped uncleanly: ${error instanceof Error ? error.message : error}\n`,
+        );
+        process.exit(1);
+      },
+    );
   };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  const ask = () => {
+    if (asked) return;
+    asked = true;
+    stopWatching();
+    if (sandbox) stop(); // while starting, stop as soon as it serves
+  };
+  const stopWatching = watchLaunchers(ask);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, ask);
+  // The reader of our output went away (EPIPE): nobody is listening any more.
+  process.stdout.on('error', ask);
+  process.stderr.on('error', ask);
+  return {
+    serving(started) {
+      sandbox = started;
+      if (asked) stop();
+      return !asked;
+    },
+  };
 }
 
 main().catch((error: unknown) => {

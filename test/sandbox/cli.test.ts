@@ -2,17 +2,26 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RawClient } from './raw-client.js';
 
 let child: ChildProcess | undefined;
 
 afterEach(async () => {
-  if (child && child.exitCode === null && child.signalCode === null) {
+  const pid = child?.pid;
+  if (child && pid && child.exitCode === null && child.signalCode === null) {
     const exited = once(child, 'exit');
     // One node process (tsx as a loader), so its exit means its clean-up has run.
-    process.kill(-(child.pid as number), 'SIGTERM');
+    process.kill(-pid, 'SIGTERM');
     await exited;
+  } else if (pid) {
+    // npm is gone; whatever it started, if anything, is still in its process group.
+    try {
+      process.kill(-pid, 'SIGTERM');
+    } catch {
+      // the group is empty
+    }
   }
   child = undefined;
 });
@@ -85,5 +94,64 @@ describe('npm run sandbox -- --json', () => {
     );
     const credentials = JSON.parse(await firstLine(child)) as Record<string, string>;
     expect(credentials).toMatchObject({ apiKey: 'cngn_live_fixed', encryptionKey: 'fixed-key' });
+  });
+});
+
+/** Spawn npm the way a person or a tool would, in a process group of its own for clean-up. */
+function npmRun(args: string[]): ChildProcess {
+  return spawn(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', ...args], {
+    cwd: process.cwd(),
+    detached: true,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+}
+
+/** Poll until the sandbox no longer answers (bounded by the test's own timeout). */
+async function untilGone(baseUrl: string, keyFile: string): Promise<void> {
+  while (
+    await fetch(`${baseUrl}/v1/api/balance`).then(
+      () => true,
+      () => false,
+    )
+  ) {
+    await sleep(100);
+  }
+  while (existsSync(keyFile)) await sleep(50);
+}
+
+describe('through npm, as a user runs it', () => {
+  it('`npm run -s sandbox -- --json` prints just the JSON line, and a SIGTERM to npm stops the sandbox', async () => {
+    child = npmRun(['-s', 'sandbox', '--', '--json', '--settle-ms', '50']);
+    const credentials = JSON.parse(await firstLine(child)) as Record<string, string>;
+    const client = new RawClient(
+      credentials.baseUrl ?? '',
+      credentials.apiKey ?? '',
+      credentials.encryptionKey ?? '',
+      readFileSync(credentials.privateKeyFile ?? '', 'utf8'),
+    );
+    expect((await client.get('/v1/api/balance')).httpStatus).toBe(200);
+
+    process.kill(child.pid as number, 'SIGTERM'); // npm alone, not its process group
+    await untilGone(credentials.baseUrl ?? '', credentials.privateKeyFile ?? '');
+  });
+
+  it('`npm run sandbox -- --json` has exactly one line starting with `{`, and a killed npm takes the sandbox along', async () => {
+    child = npmRun(['sandbox', '--', '--json']);
+    const lines: string[] = [];
+    const reader = createInterface({ input: child.stdout! });
+    const closed = once(reader, 'close');
+    const jsonLine = new Promise<string>((resolve) => {
+      reader.on('line', (line) => {
+        lines.push(line);
+        if (line.startsWith('{')) resolve(line);
+      });
+    });
+    const credentials = JSON.parse(await jsonLine) as Record<string, string>;
+    expect(credentials.apiKey).toMatch(/^cngn_test_/);
+
+    process.kill(child.pid as number, 'SIGKILL'); // npm dies without passing anything on
+    await untilGone(credentials.baseUrl ?? '', credentials.privateKeyFile ?? '');
+    await closed; // every process that held the output has exited
+    expect(lines.filter((line) => line.startsWith('{'))).toHaveLength(1);
   });
 });
