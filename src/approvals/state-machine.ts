@@ -55,9 +55,13 @@ export function transition<R extends ApprovalRequest>(request: R, to: RequestSta
 
 /**
  * History steps that record something people must hear without changing the state (sending
- * delayed, …). Their note is the whole sentence to show.
+ * delayed, a lookup that needs a person, …). Their note is the whole sentence to show.
  */
-export const NOTICE_ACTIONS: ReadonlySet<string> = new Set(['execution-delayed']);
+export const NOTICE_ACTIONS: ReadonlySet<string> = new Set([
+  'execution-delayed',
+  'ambiguous-match',
+  'needs-manual-check',
+]);
 
 /** The request with a notice appended to its history; the state does not change. Pure. */
 export function withNotice<R extends ApprovalRequest>(request: R, action: string, note: string, at: Date): R {

@@ -1,23 +1,19 @@
 // After the call: follow each sent request to its final status (webhooks first, slow polls as the
-// fallback), and find outcome-unknown requests in the transaction list. Reads only, at background
-// priority; nothing here ever sends a money-moving request.
-import type { Transaction, WebhookEvent } from '../cngn/schemas.js';
+// fallback), and hand outcome-unknown requests to the reconciler. Reads only, at background priority;
+// nothing here ever sends a money-moving request. Also the periodic sweep and the start-up resume.
+import type { WebhookEvent } from '../cngn/schemas.js';
 import { classifyStatus } from '../cngn/schemas.js';
-import { Money } from '../format/money.js';
 import type { ApprovalCore } from './engine.js';
 import { type Executor, leaseExpired } from './executor.js';
-import { transition } from './state-machine.js';
+import { outcomeFromTransaction, Reconciler, type ReconcilerOptions } from './reconciler.js';
+import { hasNotice, transition } from './state-machine.js';
 import type { ApprovalRequest, ExecutionOutcome } from './types.js';
 
-export interface TrackerOptions {
+export interface TrackerOptions extends ReconcilerOptions {
   /** First poll of a sent request after this long, then doubling (default 60 s). */
   pollBaseMs?: number;
   /** Longest wait between two polls (default 15 min). */
   pollMaxMs?: number;
-  /** How far after the call a matching transaction may have been created (default 30 min). */
-  matchWindowMs?: number;
-  /** How many recent transactions the reconciler reads (one request, default 50). */
-  reconcilePageSize?: number;
 }
 
 const FINAL_EVENT: Record<string, 'completed' | 'failed'> = {
@@ -27,13 +23,10 @@ const FINAL_EVENT: Record<string, 'completed' | 'failed'> = {
   'transaction.failed': 'failed',
 };
 
-const CLOCK_SKEW_MS = 5 * 60_000;
-
 export class Tracker {
   private readonly pollBaseMs: number;
   private readonly pollMaxMs: number;
-  private readonly matchWindowMs: number;
-  private readonly pageSize: number;
+  private readonly reconciler: Reconciler;
 
   constructor(
     private readonly core: ApprovalCore,
@@ -42,8 +35,7 @@ export class Tracker {
   ) {
     this.pollBaseMs = options.pollBaseMs ?? 60_000;
     this.pollMaxMs = options.pollMaxMs ?? 15 * 60_000;
-    this.matchWindowMs = options.matchWindowMs ?? 30 * 60_000;
-    this.pageSize = options.reconcilePageSize ?? 50;
+    this.reconciler = new Reconciler(core, executor, this, options);
   }
 
   /** Webhook subscriber: an event about one of our requests moves it to its final state. */
@@ -115,7 +107,7 @@ export class Tracker {
     return Date.parse(since) + this.pollBaseMs <= now.getTime();
   }
 
-  private async reschedule(request: ApprovalRequest): Promise<void> {
+  async reschedule(request: ApprovalRequest): Promise<void> {
     await this.core.locked(request.id, async (current) => {
       if (!current || current.state !== request.state) return;
       const checks = (current.checks ?? 0) + 1;
@@ -136,60 +128,15 @@ export class Tracker {
         : await api.getTransaction(reference, { priority: 'background' });
     const status = classifyStatus(tx.status);
     if (status === 'succeeded' || status === 'failed') {
-      await this.finish(request.id, status === 'succeeded' ? 'completed' : 'failed', 'checked', fromTx(tx));
+      await this.finish(
+        request.id,
+        status === 'succeeded' ? 'completed' : 'failed',
+        'checked',
+        outcomeFromTransaction(tx),
+      );
     } else {
       await this.reschedule(request);
     }
-  }
-
-  /** Look for an outcome-unknown request in the recent transaction list. Never resends. */
-  async reconcile(requests: ApprovalRequest[]): Promise<void> {
-    if (requests.length === 0) return;
-    const page = await this.core.options.api.getTransactions({
-      page: 1,
-      limit: this.pageSize,
-      priority: 'background',
-    });
-    for (const request of requests) {
-      const match = await this.findMatch(request, page.data);
-      if (!match) {
-        await this.reschedule(request);
-        continue;
-      }
-      const status = classifyStatus(match.status);
-      const outcome = {
-        ...fromTx(match),
-        reference: match.trx_ref,
-        ...(match.id ? { transactionId: match.id } : {}),
-      };
-      const found = await this.core.locked(request.id, async (current) => {
-        if (current?.state !== 'outcome-unknown') return undefined;
-        const to = status === 'succeeded' ? 'completed' : status === 'failed' ? 'failed' : 'sent';
-        const next = transition({ ...current, outcome: { ...current.outcome, ...outcome } }, to, {
-          action: 'reconciled',
-          note: `found in the transaction list as ${match.trx_ref}`,
-          at: this.core.now(),
-        });
-        await this.executor.indexOutcome(next);
-        await this.core.repo.save(next);
-        return next;
-      });
-      if (found) await this.core.notify(found);
-    }
-  }
-
-  /** Same amount, same destination, created around the call, and not already some other request's. */
-  private async findMatch(request: ApprovalRequest, txs: Transaction[]): Promise<Transaction | undefined> {
-    const sentAt = Date.parse(request.outcome?.sentAt ?? request.createdAt);
-    for (const tx of txs) {
-      const created = tx.createdAt ? Date.parse(tx.createdAt) : Number.NaN;
-      if (!(created >= sentAt - CLOCK_SKEW_MS && created <= sentAt + this.matchWindowMs)) continue;
-      if (!sameDestination(request, tx) || !sameAmount(request, tx)) continue;
-      const owner = await this.core.repo.findIdByReference(tx.trx_ref);
-      if (owner && owner !== request.id) continue;
-      return tx;
-    }
-    return undefined;
   }
 
   /**
@@ -215,43 +162,33 @@ export class Tracker {
     const now = this.core.now();
     const open = await this.core.openRequests();
     for (const request of open.filter((r) => r.state === 'sent' && this.isDue(r, now))) {
-      await this.guard(request, () => this.pollOne(request));
+      await this.guard([request], () => this.pollOne(request));
     }
-    const unknown = open.filter(
-      (r) =>
-        r.state === 'outcome-unknown' &&
-        (r.kind === 'withdraw' || r.kind === 'redeem' || r.kind === 'bridge') &&
-        this.isDue(r, now),
+    const unknown = open.filter((r) => r.state === 'outcome-unknown');
+    const inList = unknown.filter(
+      (r) => (r.kind === 'withdraw' || r.kind === 'redeem' || r.kind === 'bridge') && this.isDue(r, now),
     );
-    if (unknown.length > 0) await this.guard(unknown[0] as ApprovalRequest, () => this.reconcile(unknown));
-    for (const request of open.filter(
-      (r) => r.state === 'outcome-unknown' && r.kind === 'whitelist' && this.isDue(r, now),
-    )) {
-      await this.guard(request, () => this.reconcileWhitelist(request));
+    if (inList.length > 0) await this.guard(inList, () => this.reconciler.reconcile(inList));
+    for (const request of unknown.filter((r) => r.kind === 'whitelist' && this.isDue(r, now))) {
+      await this.guard([request], () => this.reconciler.reconcileWhitelist(request));
+    }
+    for (const request of unknown.filter((r) => r.kind === 'settlement')) {
+      if (!hasNotice(request, 'needs-manual-check')) {
+        await this.guard([], () => this.reconciler.settlementNeedsAPerson(request));
+      }
     }
   }
 
-  /** A whitelist addition with an unclear answer: is the address on the list now? */
-  private async reconcileWhitelist(request: ApprovalRequest): Promise<void> {
-    if (request.kind !== 'whitelist') return;
-    const { networkId, address } = request.payload;
-    const list = await this.core.options.api.getWhitelisted({ priority: 'background' });
-    const listed = list.some(
-      (w) => w.networkId === networkId && w.publicKey.toLowerCase() === address.toLowerCase(),
-    );
-    if (listed) await this.finish(request.id, 'completed', 'found on the whitelist', { status: 'completed' });
-    else await this.reschedule(request);
-  }
-
-  private async guard(request: ApprovalRequest, fn: () => Promise<void>): Promise<void> {
+  /** Run a check; if it fails, log it and look at these requests again later. */
+  private async guard(requests: ApprovalRequest[], fn: () => Promise<void>): Promise<void> {
     try {
       await fn();
     } catch (error) {
       this.core.options.log?.warn('approval tracking failed; will retry', {
-        requestId: request.id,
+        requestIds: requests.map((r) => r.id),
         error: String(error),
       });
-      await this.reschedule(request).catch(() => {});
+      for (const request of requests) await this.reschedule(request).catch(() => {});
     }
   }
 
@@ -292,41 +229,5 @@ export class Tracker {
       }
     }
     await this.tick();
-  }
-}
-
-function fromTx(tx: Transaction): ExecutionOutcome {
-  return {
-    status: tx.status,
-    ...(tx.explorer_link ? { explorerLink: tx.explorer_link } : {}),
-    ...(tx.extl_trx_hash || tx.base_trx_hash
-      ? { hash: tx.extl_trx_hash ?? tx.base_trx_hash ?? undefined }
-      : {}),
-  };
-}
-
-function sameAmount(request: ApprovalRequest, tx: Transaction): boolean {
-  if (!request.amount) return false;
-  try {
-    return Money.parseDecimal(request.amount).equals(Money.fromService(tx.amount));
-  } catch {
-    return false;
-  }
-}
-
-function sameDestination(request: ApprovalRequest, tx: Transaction): boolean {
-  const receiver = tx.receiver;
-  const address = typeof receiver === 'string' ? receiver : receiver?.address;
-  const account = typeof receiver === 'string' ? receiver.split(':')[1] : receiver?.accountNumber;
-  const same = (a: string | null | undefined, b: string) => !!a && a.toLowerCase() === b.toLowerCase();
-  switch (request.kind) {
-    case 'withdraw':
-      return same(address, request.payload.address);
-    case 'bridge':
-      return same(address, request.payload.destinationAddress);
-    case 'redeem':
-      return same(account, request.payload.accountNumber);
-    default:
-      return false;
   }
 }
