@@ -9,13 +9,14 @@ import {
   type Refusal,
 } from './engine.js';
 import { Executor, type ExecutorOptions } from './executor.js';
-import { Tracker, type TrackerOptions } from './tracker.js';
+import { type BridgeCallbackHint, Tracker, type TrackerOptions } from './tracker.js';
 import type { ApprovalRequest, AuditEntry, RequestDraft } from './types.js';
 
 export type { ActionResult, ApprovalListener, EngineLog, EngineOptions, Refusal } from './engine.js';
 export { classifyFailure } from './executor.js';
 export { ApprovalPolicy, type ApprovalTier, parseTiers, requiredApprovals } from './policy.js';
-export { canTransition, InvalidTransitionError } from './state-machine.js';
+export { canTransition, InvalidTransitionError, noticeText } from './state-machine.js';
+export type { BridgeCallbackHint } from './tracker.js';
 export type * from './types.js';
 
 export interface ApprovalEngineOptions extends EngineOptions, TrackerOptions, ExecutorOptions {
@@ -103,7 +104,7 @@ export class ApprovalEngine {
     await this.tracker.onWebhookEvent(event);
   }
 
-  onBridgeCallback(token: string, hint: { explorerLink?: string; hash?: string }): Promise<boolean> {
+  onBridgeCallback(token: string, hint: BridgeCallbackHint): Promise<boolean> {
     return this.tracker.onBridgeCallback(token, hint);
   }
 

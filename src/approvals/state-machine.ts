@@ -55,12 +55,13 @@ export function transition<R extends ApprovalRequest>(request: R, to: RequestSta
 
 /**
  * History steps that record something people must hear without changing the state (sending
- * delayed, a lookup that needs a person, …). Their note is the whole sentence to show.
+ * delayed, a lookup that needs a person, a bridge callback). Their note is the whole sentence to show.
  */
 export const NOTICE_ACTIONS: ReadonlySet<string> = new Set([
   'execution-delayed',
   'ambiguous-match',
   'needs-manual-check',
+  'bridge-callback',
 ]);
 
 /** The request with a notice appended to its history; the state does not change. Pure. */

@@ -6,7 +6,7 @@ import { classifyStatus } from '../cngn/schemas.js';
 import type { ApprovalCore } from './engine.js';
 import { type Executor, leaseExpired } from './executor.js';
 import { outcomeFromTransaction, Reconciler, type ReconcilerOptions } from './reconciler.js';
-import { hasNotice, transition } from './state-machine.js';
+import { hasNotice, transition, withNotice } from './state-machine.js';
 import type { ApprovalRequest, ExecutionOutcome } from './types.js';
 
 export interface TrackerOptions extends ReconcilerOptions {
@@ -22,6 +22,13 @@ const FINAL_EVENT: Record<string, 'completed' | 'failed'> = {
   'bridge.completed': 'completed',
   'transaction.failed': 'failed',
 };
+
+/** What an unsigned bridge callback claims; shown as a hint until the service confirms it. */
+export interface BridgeCallbackHint {
+  explorerLink?: string;
+  hash?: string;
+  status?: string;
+}
 
 export class Tracker {
   private readonly pollBaseMs: number;
@@ -62,19 +69,32 @@ export class Tracker {
   }
 
   /**
-   * The unsigned bridge callback is a hint: keep its link and hash, then confirm with the service
-   * (one background read) before the request is called completed.
+   * The unsigned bridge callback is a hint: keep its link and hash, say in the request's thread that it
+   * came, then confirm with the service (one background read) before the request is called completed.
    */
-  async onBridgeCallback(token: string, hint: { explorerLink?: string; hash?: string }): Promise<boolean> {
+  async onBridgeCallback(token: string, hint: BridgeCallbackHint): Promise<boolean> {
     const id = await this.core.repo.findIdByCallbackToken(token);
     if (!id) return false;
+    const explorerLink = httpsUrl(hint.explorerLink);
+    const note = `Bridge callback received: ${plainWords(hint.status) || 'no status given'}${explorerLink ? `, ${explorerLink}` : ''} — confirming with the service`;
+    let told = false;
     const noted = await this.core.locked(id, async (request) => {
       if (!request || (request.state !== 'sent' && request.state !== 'outcome-unknown')) return undefined;
-      const outcome = { ...request.outcome, ...hint };
-      const next = { ...request, outcome, nextCheckAt: this.core.now().toISOString() } as ApprovalRequest;
-      await this.core.repo.save(next, false);
+      const now = this.core.now();
+      const outcome = {
+        ...request.outcome,
+        ...(explorerLink ? { explorerLink } : {}),
+        ...(hint.hash ? { hash: hint.hash } : {}),
+      };
+      let next = { ...request, outcome, nextCheckAt: now.toISOString() } as ApprovalRequest;
+      // The callback is sent once; the same one again (a replay) is not said twice.
+      const last = request.history.at(-1);
+      told = !(last?.action === 'bridge-callback' && last.note === note);
+      if (told) next = withNotice(next, 'bridge-callback', note, now);
+      await this.core.repo.save(next, told);
       return next;
     });
+    if (noted && told) await this.core.notify(noted);
     if (noted?.state === 'sent') await this.pollOne(noted);
     return true;
   }
@@ -230,4 +250,23 @@ export class Tracker {
     }
     await this.tick();
   }
+}
+
+/** An unsigned link is shown only if it is a well-formed https URL. */
+function httpsUrl(text: string | undefined): string | undefined {
+  if (!text) return undefined;
+  try {
+    const url = new URL(text);
+    return url.protocol === 'https:' ? url.toString() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Unsigned text shown to people: a few plain words at most. */
+function plainWords(text: string | undefined): string {
+  return (text ?? '')
+    .replace(/[^\w .-]/g, '')
+    .slice(0, 40)
+    .trim();
 }

@@ -111,6 +111,7 @@ export async function handleBridgeCallback(
   const hint = {
     ...(parsed.data.explorerLink ? { explorerLink: parsed.data.explorerLink } : {}),
     ...(parsed.data.hash ? { hash: parsed.data.hash } : {}),
+    ...(parsed.data.status ? { status: parsed.data.status } : {}),
   };
   try {
     const known = await deps.engine.onBridgeCallback(token, hint);

@@ -5,7 +5,7 @@
 // error (after the client's own retries) or a crash is made good on the request's next change and at
 // start-up, and nothing already said is said again.
 import type { WebClient } from '@slack/web-api';
-import type { ApprovalEngine } from '../approvals/index.js';
+import { type ApprovalEngine, noticeText } from '../approvals/index.js';
 import { type ApprovalRequest, FINAL_STATES, type RequestState } from '../approvals/types.js';
 import type { Store } from '../store/index.js';
 import { approvalMessage, requesterNotice, stepText } from './blocks/approval-message.js';
@@ -150,7 +150,8 @@ export class ApprovalPresenter {
           await this.options.client.chat.postMessage({
             channel: where.channel,
             thread_ts: where.ts,
-            text: stepText(step),
+            // A notice from the engine (bridge callback, manual check needed, …) is its own sentence.
+            text: noticeText(step) ?? stepText(step),
           });
         }
         shown.threaded = index + 1;

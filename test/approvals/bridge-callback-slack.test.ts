@@ -1,0 +1,54 @@
+// Through the whole bot: the bridge callback posted to its route shows in the request's thread as a
+// hint being confirmed with the service.
+import { afterEach, expect, it } from 'vitest';
+import {
+  APPROVALS_CHANNEL,
+  APPROVER_A,
+  type ApprovalApp,
+  DEST,
+  REQUESTER,
+  startApprovalApp,
+} from '../slack/approvals-support.js';
+
+let app: ApprovalApp;
+afterEach(async () => {
+  await app.stop();
+});
+
+it('says in the request thread that the bridge callback came, confirming with the service', async () => {
+  app = await startApprovalApp({ publicUrl: 'self' });
+  const networks = (await app.client.getNetworks()).filter((n) => !n.isDisabled);
+  const request = await app.engine.file({
+    kind: 'bridge',
+    amount: '100000',
+    payload: {
+      originNetworkId: networks[0]?.id ?? '',
+      destinationNetworkId: networks[1]?.id ?? '',
+      destinationAddress: DEST,
+    },
+    display: {},
+    requester: REQUESTER,
+  });
+  await app.engine.approve(request.id, APPROVER_A);
+  await app.engine.idle();
+  const sent = await app.engine.get(request.id);
+  if (sent?.kind !== 'bridge' || !sent.payload.callbackUrl) throw new Error('no callback URL');
+  const link = 'https://explorer.example/tx/0xfeed';
+  const answer = await fetch(sent.payload.callbackUrl, {
+    method: 'POST',
+    body: JSON.stringify({
+      explorerLink: link,
+      hash: '0xfeed',
+      transactionId: 'x',
+      status: 'completed',
+      amount: '1000.00',
+    }),
+  });
+  expect(answer.status).toBe(200);
+  const reply = await app.slack.waitFor(
+    'chat.postMessage',
+    (c) => c.body.channel === APPROVALS_CHANNEL && String(c.body.text).startsWith('Bridge callback received'),
+  );
+  expect(reply.body.text).toBe(`Bridge callback received: completed, ${link} — confirming with the service`);
+  expect(reply.body.thread_ts).toBe(sent.slackMessage?.ts);
+});

@@ -1,0 +1,77 @@
+// The unsigned bridge callback is a hint: it is said in the request's thread ("received … confirming
+// with the service") and kept as a link, but only the service's own answer completes the request.
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import type { ApprovalRequest } from '../../src/approvals/index.js';
+import {
+  APPROVER_A,
+  DEST,
+  type EngineFixture,
+  REQUESTER,
+  startEngineFixture,
+  twoNetworks,
+} from './fixture.js';
+
+let fx: EngineFixture;
+let told: ApprovalRequest[];
+
+beforeEach(async () => {
+  fx = await startEngineFixture({ engine: { publicUrl: 'https://desk.example' } });
+  told = [];
+  fx.engine.onChange(async (request) => {
+    told.push(request);
+  });
+});
+afterEach(async () => {
+  await fx.close();
+});
+
+async function sentBridge(): Promise<{ request: ApprovalRequest; token: string }> {
+  const [origin, destination] = await twoNetworks(fx.client);
+  const request = await fx.engine.file({
+    kind: 'bridge',
+    amount: '100000',
+    payload: { originNetworkId: origin, destinationNetworkId: destination, destinationAddress: DEST },
+    display: {},
+    requester: REQUESTER,
+  });
+  await fx.engine.approve(request.id, APPROVER_A);
+  await fx.engine.idle();
+  const sent = await fx.engine.get(request.id);
+  if (sent?.state !== 'sent' || !sent.callbackToken) throw new Error('not sent');
+  return { request: sent, token: sent.callbackToken };
+}
+
+it('says in the thread that the callback came, and confirms with the service before completing', async () => {
+  const { request, token } = await sentBridge();
+  told = [];
+  const link = 'https://explorer.example/tx/0xabc';
+  expect(
+    await fx.engine.onBridgeCallback(token, { explorerLink: link, hash: '0xabc', status: 'completed' }),
+  ).toBe(true);
+  const note = `Bridge callback received: completed, ${link} — confirming with the service`;
+  expect(told.map((r) => r.history.at(-1))).toEqual([
+    expect.objectContaining({ action: 'bridge-callback', note }),
+  ]);
+  const after = await fx.engine.get(request.id);
+  expect(after?.state).toBe('sent'); // the service still says pending
+  expect(after?.outcome).toMatchObject({ explorerLink: link, hash: '0xabc' });
+  expect((await fx.engine.audit(20)).map((e) => e.action)).toContain('bridge-callback');
+  // The same callback again is not said twice.
+  await fx.engine.onBridgeCallback(token, { explorerLink: link, hash: '0xabc', status: 'completed' });
+  expect(
+    (await fx.engine.get(request.id))?.history.filter((h) => h.action === 'bridge-callback'),
+  ).toHaveLength(1);
+});
+
+it('never shows a link from the callback that is not a plain https URL', async () => {
+  const { request, token } = await sentBridge();
+  await fx.engine.onBridgeCallback(token, {
+    explorerLink: 'javascript:alert(1)',
+    status: 'completed|<!here>',
+  });
+  const after = await fx.engine.get(request.id);
+  expect(after?.history.at(-1)?.note).toBe(
+    'Bridge callback received: completedhere — confirming with the service',
+  );
+  expect(after?.outcome?.explorerLink).toBeUndefined();
+});
