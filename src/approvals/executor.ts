@@ -80,6 +80,9 @@ export function leaseExpired(request: ApprovalRequest, now: Date): boolean {
 /** An approved request sent this long after its final approval has its stale figures read again first. */
 export const STALE_APPROVAL_MS = 15 * 60_000;
 
+/** How soon a failed check of stale figures is tried again. */
+const RECHECK_RETRY_MS = 60_000;
+
 export interface ExecutorOptions {
   /** How long after the final approval its figures count as stale (default STALE_APPROVAL_MS). */
   staleAfterMs?: number;
@@ -164,9 +167,10 @@ export class Executor {
         leaseUntil: new Date(now.getTime() + EXECUTION_LEASE_MS).toISOString(),
         generation,
       };
-      const base = fresh
-        ? ({ ...request, display: fresh.display, payload: fresh.payload } as ApprovalRequest)
-        : request;
+      const { nextCheckAt: _retry, ...approved } = request;
+      const base = (
+        fresh ? { ...approved, display: fresh.display, payload: fresh.payload } : approved
+      ) as ApprovalRequest;
       const notes = [
         ...(generation > 0
           ? ['taken over: the process that had claimed it stopped before sending anything']
@@ -202,15 +206,23 @@ export class Executor {
   private async freshFigures(id: string): Promise<FreshFigures | undefined | 'not-now'> {
     const request = await this.core.get(id);
     if (request?.state !== 'approved' || bindingProblem(request, this.core.binding)) return undefined;
-    if (!this.isStale(request, this.core.now())) return undefined;
+    const now = this.core.now();
+    if (!this.isStale(request, now)) return undefined;
+    // A check that failed is not repeated on every sweep: the reads share the service's budget.
+    if (request.nextCheckAt && Date.parse(request.nextCheckAt) > now.getTime()) return 'not-now';
     let checked: Awaited<ReturnType<typeof recheckFigures>>;
     try {
       checked = await recheckFigures(this.core.options.api, request);
     } catch {
+      await this.core.locked(id, async (current) => {
+        if (current?.state !== 'approved' || current.round !== request.round) return;
+        const nextCheckAt = new Date(this.core.now().getTime() + RECHECK_RETRY_MS).toISOString();
+        await this.core.repo.save({ ...current, nextCheckAt }, false);
+      });
       await this.core.notice(
         id,
         'execution-delayed',
-        'Not sent yet: it was approved a while ago, so its figures are checked again first, and the service could not be asked just now; nothing was sent. The bot tries again on its next sweep.',
+        'Not sent yet: it was approved a while ago, so its figures are checked again first, and the service could not be asked just now; nothing was sent. The bot tries again shortly.',
         { when: (r) => r.state === 'approved' && r.round === request.round },
       );
       return 'not-now';

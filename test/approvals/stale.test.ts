@@ -70,3 +70,21 @@ it('reads nothing again for a request sent soon after its approval', async () =>
   expect(nameChecks()).toBe(checksBefore);
   expect(redeemCalls()).toBe(1);
 });
+
+it('says once when the late check cannot be made, and tries again a minute later, not every sweep', async () => {
+  const request = await approvedRedemption();
+  fx.clock.advance(STALE_APPROVAL_MS + 60_000);
+  fx.sandbox.failNext('POST', '/v1/api/account/verify', 400, 1, 'Could not resolve account details');
+  const checksBefore = nameChecks();
+  await fx.engine.tick();
+  await fx.engine.tick();
+  const waiting = await fx.engine.get(request.id);
+  expect(waiting?.state).toBe('approved');
+  expect(waiting?.history.filter((h) => h.action === 'execution-delayed')).toHaveLength(1);
+  expect(nameChecks()).toBe(checksBefore + 1);
+  fx.clock.advance(61_000);
+  await fx.engine.tick();
+  expect((await fx.engine.get(request.id))?.state).toBe('sent');
+  expect(nameChecks()).toBe(checksBefore + 2);
+  expect(redeemCalls()).toBe(1);
+});
