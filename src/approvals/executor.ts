@@ -124,8 +124,8 @@ export class Executor {
       throw error;
     }
     if (!claimed) return undefined;
-    await this.core.notify(claimed);
-    // Keep the lease while the call is in flight, so other replicas know someone is on it.
+    // Keep the lease from now until the answer is recorded (telling people may take a while too), so
+    // other replicas know someone is on it.
     const renewal = setInterval(() => {
       this.renewLease(id).catch((error: unknown) => {
         this.core.options.log?.warn('execution lease not renewed', { requestId: id, error: String(error) });
@@ -134,6 +134,7 @@ export class Executor {
     renewal.unref();
     let result: CallResult | CallFailure;
     try {
+      await this.core.notify(claimed);
       result = await this.call(claimed);
     } catch (error) {
       result = classifyFailure(error);
