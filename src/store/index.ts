@@ -3,14 +3,14 @@
 // and the outbox are built on.
 //
 // memory:// and sqlite:// are keyv (+ @keyv/sqlite), atomic within one process (one replica).
-// redis:// uses native commands on the @keyv/redis client, atomic across replicas: SET NX PX locks
-// released by a compare-and-delete script, SET NX claims, native lists and sets.
+// redis:// is keyv + @keyv/redis with native commands on the adapter's client, atomic across
+// replicas (redis.ts). Keys starting with `list:`, `set:` or `lock:` are reserved for those.
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import KeyvSqlite from '@keyv/sqlite';
 import Keyv from 'keyv';
 import { KeyedMutex } from './mutex.js';
-import { RedisPrimitives } from './redis.js';
+import { RedisStore } from './redis.js';
 
 export type StoreKind = 'memory' | 'sqlite' | 'redis';
 
@@ -60,7 +60,7 @@ export async function createStore(url: string, options: StoreOptions = {}): Prom
     return new KeyvStore('sqlite', new Keyv({ store: adapter, namespace: prefix }));
   }
   if (url.startsWith('redis://') || url.startsWith('rediss://')) {
-    return new RedisStore(await RedisPrimitives.connect(url, prefix));
+    return RedisStore.connect(url, prefix);
   }
   throw new Error(`STORE_URL must start with sqlite://, redis:// or memory:// (got "${url.split(':')[0]}:")`);
 }
@@ -140,67 +140,6 @@ class KeyvStore implements Store {
 
   async close(): Promise<void> {
     await this.keyv.disconnect();
-  }
-}
-
-/** redis://: native commands, so every primitive is atomic across replicas. */
-class RedisStore implements Store {
-  readonly kind = 'redis' as const;
-
-  constructor(private readonly redis: RedisPrimitives) {}
-
-  async get<T>(key: string): Promise<T | undefined> {
-    const json = await this.redis.get(key);
-    return json === null ? undefined : (JSON.parse(json) as T);
-  }
-
-  async set<T>(key: string, value: T, ttlMs?: number): Promise<void> {
-    await this.redis.set(key, JSON.stringify(value), ttlMs);
-  }
-
-  delete(key: string): Promise<boolean> {
-    return this.redis.delete(key);
-  }
-
-  setIfAbsent<T>(key: string, value: T, ttlMs?: number): Promise<boolean> {
-    return this.redis.setIfAbsent(key, JSON.stringify(value), ttlMs);
-  }
-
-  withLock<T>(name: string, fn: () => Promise<T>, options?: LockOptions): Promise<T> {
-    return this.redis.withLock(name, fn, options);
-  }
-
-  appendToList<T>(list: string, value: T): Promise<number> {
-    return this.redis.append(list, JSON.stringify(value));
-  }
-
-  async readList<T>(list: string, start: number, end: number): Promise<T[]> {
-    return (await this.redis.range(list, start, end)).map((item) => JSON.parse(item) as T);
-  }
-
-  listLength(list: string): Promise<number> {
-    return this.redis.length(list);
-  }
-
-  addToSet(set: string, member: string): Promise<void> {
-    return this.redis.addToSet(set, member);
-  }
-
-  removeFromSet(set: string, member: string): Promise<void> {
-    return this.redis.removeFromSet(set, member);
-  }
-
-  setMembers(set: string): Promise<string[]> {
-    return this.redis.members(set);
-  }
-
-  /** Remove every key under this store's prefix (tests). */
-  async clear(): Promise<void> {
-    await this.redis.deleteAll();
-  }
-
-  async close(): Promise<void> {
-    await this.redis.close();
   }
 }
 

@@ -1,15 +1,13 @@
-// Redis primitives shared by every replica: locks, set-if-absent, lists and sets, all under one prefix.
+// redis://: keyv with @keyv/redis, so values sit where keyv puts them (`<namespace>::<key>`, keyv's
+// serialization). What keyv lacks runs as native commands on the adapter's own node-redis client,
+// under the same namespace, and is atomic across replicas: SET NX claims, SET NX PX locks released
+// by compare-and-delete, lists and sets.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createClient } from '@redis/client';
-
-const connectClient = async (url: string) => {
-  const client = createClient({ url });
-  client.on('error', () => {}); // it reconnects by itself; commands fail loudly meanwhile
-  await client.connect();
-  return client;
-};
-type RedisClient = Awaited<ReturnType<typeof connectClient>>;
+import KeyvRedis from '@keyv/redis';
+import type { RedisClientType } from '@redis/client';
+import Keyv from 'keyv';
+import type { LockOptions, Store } from './index.js';
 
 export class LockTimeoutError extends Error {
   override name = 'LockTimeoutError';
@@ -20,44 +18,56 @@ export const LOCK_DEFAULTS = { ttlMs: 15_000, waitMs: 10_000 };
 // Delete the lock only if we still own it, so an expired-and-retaken lock is never released by us.
 const RELEASE_SCRIPT = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
 
-export class RedisPrimitives {
-  static async connect(url: string, prefix: string): Promise<RedisPrimitives> {
-    return new RedisPrimitives(await connectClient(url), prefix);
+export class RedisStore implements Store {
+  readonly kind = 'redis' as const;
+
+  static async connect(url: string, namespace: string): Promise<RedisStore> {
+    const adapter = new KeyvRedis(url, { throwOnConnectError: true, throwOnErrors: true });
+    const keyv = new Keyv(adapter, { namespace, useKeyPrefix: false, throwOnErrors: true });
+    // The client reconnects by itself and emits an error per attempt; commands fail loudly meanwhile.
+    keyv.on('error', () => {});
+    await adapter.getClient(); // fail at start-up, not on the first command
+    return new RedisStore(keyv, adapter, namespace);
   }
 
   private constructor(
-    private readonly client: RedisClient,
-    private readonly prefix: string,
+    private readonly keyv: Keyv,
+    private readonly adapter: KeyvRedis<unknown>,
+    private readonly namespace: string,
   ) {}
 
-  private key(kind: string, name: string): string {
-    return `${this.prefix}:${kind}:${name}`;
+  private get client(): RedisClientType {
+    return this.adapter.client as RedisClientType;
   }
 
-  get(key: string): Promise<string | null> {
-    return this.client.get(this.key('kv', key));
+  /** The Redis key of `name`, exactly as the adapter would build it. */
+  private redisKey(name: string): string {
+    return this.adapter.createKeyPrefix(name, this.namespace);
   }
 
-  async set(key: string, json: string, ttlMs?: number): Promise<void> {
-    await this.client.set(this.key('kv', key), json, ttlMs ? { PX: ttlMs } : {});
+  async get<T>(key: string): Promise<T | undefined> {
+    return (await this.keyv.get<T>(key)) ?? undefined;
   }
 
-  async delete(key: string): Promise<boolean> {
-    return (await this.client.del(this.key('kv', key))) > 0;
+  async set<T>(key: string, value: T, ttlMs?: number): Promise<void> {
+    await this.keyv.set(key, value, ttlMs);
   }
 
-  async setIfAbsent(key: string, json: string, ttlMs?: number): Promise<boolean> {
+  delete(key: string): Promise<boolean> {
+    return this.keyv.delete(key);
+  }
+
+  async setIfAbsent<T>(key: string, value: T, ttlMs?: number): Promise<boolean> {
+    const serialize = this.keyv.serialize;
+    if (!serialize) throw new Error('the Redis store needs keyv serialization');
+    const stored = await serialize({ value, expires: ttlMs ? Date.now() + ttlMs : undefined });
     const options = ttlMs ? { NX: true as const, PX: ttlMs } : { NX: true as const };
-    return (await this.client.set(this.key('kv', key), json, options)) === 'OK';
+    return (await this.client.set(this.redisKey(key), stored, options)) === 'OK';
   }
 
-  async withLock<T>(
-    name: string,
-    fn: () => Promise<T>,
-    options: { ttlMs?: number; waitMs?: number } = {},
-  ): Promise<T> {
+  async withLock<T>(name: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
     const { ttlMs, waitMs } = { ...LOCK_DEFAULTS, ...options };
-    const key = this.key('lock', name);
+    const key = this.redisKey(`lock:${name}`);
     const token = randomUUID();
     const deadline = Date.now() + waitMs;
     let pause = 2;
@@ -73,38 +83,42 @@ export class RedisPrimitives {
     }
   }
 
-  append(list: string, json: string): Promise<number> {
-    return this.client.rPush(this.key('list', list), json);
+  appendToList<T>(list: string, value: T): Promise<number> {
+    return this.client.rPush(this.redisKey(`list:${list}`), JSON.stringify(value));
   }
 
-  range(list: string, start: number, end: number): Promise<string[]> {
-    return this.client.lRange(this.key('list', list), start, end);
+  async readList<T>(list: string, start: number, end: number): Promise<T[]> {
+    const items = await this.client.lRange(this.redisKey(`list:${list}`), start, end);
+    return items.map((item) => JSON.parse(item) as T);
   }
 
-  length(list: string): Promise<number> {
-    return this.client.lLen(this.key('list', list));
+  listLength(list: string): Promise<number> {
+    return this.client.lLen(this.redisKey(`list:${list}`));
   }
 
   async addToSet(set: string, member: string): Promise<void> {
-    await this.client.sAdd(this.key('set', set), member);
+    await this.client.sAdd(this.redisKey(`set:${set}`), member);
   }
 
   async removeFromSet(set: string, member: string): Promise<void> {
-    await this.client.sRem(this.key('set', set), member);
+    await this.client.sRem(this.redisKey(`set:${set}`), member);
   }
 
-  members(set: string): Promise<string[]> {
-    return this.client.sMembers(this.key('set', set));
+  setMembers(set: string): Promise<string[]> {
+    return this.client.sMembers(this.redisKey(`set:${set}`));
   }
 
-  async deleteAll(): Promise<void> {
-    for await (const keys of this.client.scanIterator({ MATCH: `${this.prefix}:*`, COUNT: 500 })) {
+  /** Remove every key of this namespace, lists, sets and locks included (tests). */
+  async clear(): Promise<void> {
+    // keyv's own clear() only removes string keys; this takes every type.
+    const match = `${this.redisKey('').replace(/[*?[\]\\]/g, '\\$&')}*`;
+    for await (const keys of this.client.scanIterator({ MATCH: match, COUNT: 500 })) {
       const batch = Array.isArray(keys) ? keys : [keys];
       if (batch.length) await this.client.del(batch);
     }
   }
 
   async close(): Promise<void> {
-    await this.client.quit();
+    await this.keyv.disconnect();
   }
 }
