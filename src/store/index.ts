@@ -1,19 +1,23 @@
-// The durable store, built from STORE_URL: key-value with TTL plus the atomic primitives keyv lacks
-// (set-if-absent, locks, append-only lists, sets) that approvals, the rate limiter, webhook dedupe
-// and the outbox are built on.
+// The durable store, built from STORE_URL: keyv (namespaced) with TTL, plus the atomic primitives
+// keyv lacks (set-if-absent, locks, append-only lists, sets) that approvals, the rate limiter,
+// webhook dedupe and the outbox are built on.
 //
-// memory:// and sqlite:// are keyv (+ @keyv/sqlite), atomic within one process (one replica).
+// memory:// is keyv on a Map: one process. sqlite:// is keyv + @keyv/sqlite, held by one process at
+// a time (a second one waits, then refuses; file-lock.ts); its claims are atomic in the database.
 // redis:// is keyv + @keyv/redis with native commands on the adapter's client, atomic across
 // replicas (redis.ts). Keys starting with `list:`, `set:` or `lock:` are reserved for those.
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import KeyvSqlite from '@keyv/sqlite';
 import Keyv from 'keyv';
+import { DEFAULT_LOCK_WAIT_MS, lockStoreFile } from './file-lock.js';
+import { LocalStore } from './local.js';
 import { KeyedMutex } from './mutex.js';
 import { RedisStore } from './redis.js';
 
 export type StoreKind = 'memory' | 'sqlite' | 'redis';
 
+export { StoreLockedError } from './file-lock.js';
 export { LockTimeoutError } from './redis.js';
 
 export interface LockOptions {
@@ -46,18 +50,21 @@ export interface Store {
 export interface StoreOptions {
   /** Prefix of every key; tests use their own so they can run beside each other and clean up. */
   prefix?: string;
+  /** sqlite://: how long to wait for another process to let go of the file (overlapping restarts). */
+  fileLockWaitMs?: number;
 }
+
+/** Stores of one process on one SQLite file share their in-process locks. */
+const fileMutexes = new Map<string, { users: number; mutex: KeyedMutex }>();
 
 export async function createStore(url: string, options: StoreOptions = {}): Promise<Store> {
   const prefix = options.prefix ?? 'cngn-desk';
   if (url === 'memory://' || url === 'memory') {
-    return new KeyvStore('memory', new Keyv({ namespace: prefix }));
+    const keyv = new Keyv({ namespace: prefix, throwOnErrors: true });
+    return new LocalStore({ kind: 'memory', keyv, mutex: new KeyedMutex() });
   }
   if (url.startsWith('sqlite://')) {
-    const path = resolve(url.slice('sqlite://'.length) || './data/cngn-desk.sqlite');
-    mkdirSync(dirname(path), { recursive: true });
-    const adapter = new KeyvSqlite({ uri: `sqlite://${path}`, busyTimeout: 10_000 });
-    return new KeyvStore('sqlite', new Keyv({ store: adapter, namespace: prefix }));
+    return openSqlite(resolve(url.slice('sqlite://'.length) || './data/cngn-desk.sqlite'), prefix, options);
   }
   if (url.startsWith('redis://') || url.startsWith('rediss://')) {
     return RedisStore.connect(url, prefix);
@@ -65,81 +72,25 @@ export async function createStore(url: string, options: StoreOptions = {}): Prom
   throw new Error(`STORE_URL must start with sqlite://, redis:// or memory:// (got "${url.split(':')[0]}:")`);
 }
 
-/** memory:// and sqlite://: one process, so an in-process mutex makes the primitives atomic. */
-class KeyvStore implements Store {
-  private readonly mutex = new KeyedMutex();
-
-  constructor(
-    readonly kind: 'memory' | 'sqlite',
-    private readonly keyv: Keyv,
-  ) {}
-
-  async get<T>(key: string): Promise<T | undefined> {
-    return (await this.keyv.get<T>(key)) ?? undefined;
-  }
-
-  async set<T>(key: string, value: T, ttlMs?: number): Promise<void> {
-    await this.keyv.set(key, value, ttlMs);
-  }
-
-  async delete(key: string): Promise<boolean> {
-    return this.keyv.delete(key);
-  }
-
-  setIfAbsent<T>(key: string, value: T, ttlMs?: number): Promise<boolean> {
-    return this.mutex.run(`key:${key}`, async () => {
-      if ((await this.keyv.get(key)) !== undefined) return false;
-      await this.keyv.set(key, value, ttlMs);
-      return true;
-    });
-  }
-
-  withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
-    return this.mutex.run(`lock:${name}`, fn);
-  }
-
-  appendToList<T>(list: string, value: T): Promise<number> {
-    return this.mutex.run(`list:${list}`, async () => {
-      const items = (await this.keyv.get<T[]>(`list:${list}`)) ?? [];
-      items.push(value);
-      await this.keyv.set(`list:${list}`, items);
-      return items.length;
-    });
-  }
-
-  async readList<T>(list: string, start: number, end: number): Promise<T[]> {
-    const items = (await this.keyv.get<T[]>(`list:${list}`)) ?? [];
-    const from = start < 0 ? Math.max(items.length + start, 0) : start;
-    const to = end < 0 ? items.length + end : end;
-    return items.slice(from, to + 1);
-  }
-
-  async listLength(list: string): Promise<number> {
-    return ((await this.keyv.get<unknown[]>(`list:${list}`)) ?? []).length;
-  }
-
-  addToSet(set: string, member: string): Promise<void> {
-    return this.updateSet(set, (members) => members.add(member));
-  }
-
-  removeFromSet(set: string, member: string): Promise<void> {
-    return this.updateSet(set, (members) => members.delete(member));
-  }
-
-  async setMembers(set: string): Promise<string[]> {
-    return (await this.keyv.get<string[]>(`set:${set}`)) ?? [];
-  }
-
-  private updateSet(set: string, change: (members: Set<string>) => void): Promise<void> {
-    return this.mutex.run(`set:${set}`, async () => {
-      const members = new Set((await this.keyv.get<string[]>(`set:${set}`)) ?? []);
-      change(members);
-      await this.keyv.set(`set:${set}`, [...members]);
-    });
-  }
-
-  async close(): Promise<void> {
-    await this.keyv.disconnect();
+async function openSqlite(path: string, prefix: string, options: StoreOptions): Promise<Store> {
+  mkdirSync(dirname(path), { recursive: true });
+  const release = await lockStoreFile(path, options.fileLockWaitMs ?? DEFAULT_LOCK_WAIT_MS);
+  const shared = fileMutexes.get(path) ?? { users: 0, mutex: new KeyedMutex() };
+  fileMutexes.set(path, shared);
+  shared.users += 1;
+  const letGo = async () => {
+    shared.users -= 1;
+    if (shared.users === 0 && fileMutexes.get(path) === shared) fileMutexes.delete(path);
+    await release();
+  };
+  try {
+    const sqlite = new KeyvSqlite({ uri: `sqlite://${path}`, busyTimeout: 10_000 });
+    const keyv = new Keyv({ store: sqlite, namespace: prefix, throwOnErrors: true });
+    await sqlite.query('SELECT 1'); // open the file (and create the table) now, not on first use
+    return new LocalStore({ kind: 'sqlite', keyv, mutex: shared.mutex, sqlite, onClose: letGo });
+  } catch (error) {
+    await letGo();
+    throw error;
   }
 }
 

@@ -45,6 +45,21 @@ describe.each(kinds)('%s store', (_kind, make, enabled) => {
     }
   });
 
+  it.runIf(enabled)('lets a claim be taken again once it has expired', async () => {
+    const store = await make();
+    try {
+      expect(await store.setIfAbsent('lease', 'first', 30)).toBe(true);
+      expect(await store.setIfAbsent('lease', 'second', 30)).toBe(false);
+      await new Promise((r) => setTimeout(r, 80));
+      expect(await store.setIfAbsent('lease', 'third')).toBe(true);
+      expect(await store.get('lease')).toBe('third');
+      expect(await store.setIfAbsent('lease', 'fourth')).toBe(false);
+    } finally {
+      await clearStore(store);
+      await store.close();
+    }
+  });
+
   it.runIf(enabled)('runs lock holders one at a time', async () => {
     const store = await make();
     try {
@@ -86,6 +101,21 @@ describe.each(kinds)('%s store', (_kind, make, enabled) => {
 });
 
 describe('sqlite store', () => {
+  it('never lets two connections to one file both win a claim', async () => {
+    const file = join(dir, 'two-connections.sqlite');
+    const [one, two] = [await createStore(`sqlite://${file}`), await createStore(`sqlite://${file}`)];
+    try {
+      const keys = Array.from({ length: 200 }, (_, i) => `claim:${i}`);
+      const results = await Promise.all(
+        keys.flatMap((key) => [one.setIfAbsent(key, 'one'), two.setIfAbsent(key, 'two')]),
+      );
+      expect(results.filter(Boolean)).toHaveLength(200);
+    } finally {
+      await one.close();
+      await two.close();
+    }
+  });
+
   it('keeps what it holds across a restart', async () => {
     const file = join(dir, 'restart.sqlite');
     const first = await createStore(`sqlite://${file}`);

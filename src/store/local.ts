@@ -1,0 +1,144 @@
+// memory:// and sqlite://: keyv in one process. SQLite files are held by one process at a time
+// (file-lock.ts), so an in-process mutex is enough for locks, lists and sets; claims are atomic in
+// the database itself all the same (a single conditional INSERT), so no two connections can both win.
+import type KeyvSqlite from '@keyv/sqlite';
+import type Keyv from 'keyv';
+import type { Store } from './index.js';
+import type { KeyedMutex } from './mutex.js';
+
+export interface LocalStoreOptions {
+  kind: 'memory' | 'sqlite';
+  keyv: Keyv;
+  /** Shared by every store of this process on the same file. */
+  mutex: KeyedMutex;
+  /** The SQLite connection, for claims in one statement; absent for memory. */
+  sqlite?: KeyvSqlite;
+  onClose?: () => Promise<void>;
+}
+
+export class LocalStore implements Store {
+  readonly kind: 'memory' | 'sqlite';
+  private readonly keyv: Keyv;
+  private readonly mutex: KeyedMutex;
+  private closing: Promise<void> | undefined;
+
+  constructor(private readonly options: LocalStoreOptions) {
+    this.kind = options.kind;
+    this.keyv = options.keyv;
+    this.mutex = options.mutex;
+  }
+
+  async get<T>(key: string): Promise<T | undefined> {
+    return (await this.keyv.get<T>(key)) ?? undefined;
+  }
+
+  async set<T>(key: string, value: T, ttlMs?: number): Promise<void> {
+    await this.keyv.set(key, value, ttlMs);
+  }
+
+  async delete(key: string): Promise<boolean> {
+    return this.keyv.delete(key);
+  }
+
+  setIfAbsent<T>(key: string, value: T, ttlMs?: number): Promise<boolean> {
+    if (this.options.sqlite) return this.claimInDatabase(this.options.sqlite, key, value, ttlMs);
+    return this.mutex.run(`key:${key}`, async () => {
+      if ((await this.keyv.get(key)) !== undefined) return false;
+      await this.keyv.set(key, value, ttlMs);
+      return true;
+    });
+  }
+
+  withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    return this.mutex.run(`lock:${name}`, fn);
+  }
+
+  appendToList<T>(list: string, value: T): Promise<number> {
+    return this.mutex.run(`list:${list}`, async () => {
+      const items = (await this.keyv.get<T[]>(`list:${list}`)) ?? [];
+      items.push(value);
+      await this.keyv.set(`list:${list}`, items);
+      return items.length;
+    });
+  }
+
+  async readList<T>(list: string, start: number, end: number): Promise<T[]> {
+    const items = (await this.keyv.get<T[]>(`list:${list}`)) ?? [];
+    const from = start < 0 ? Math.max(items.length + start, 0) : start;
+    const to = end < 0 ? items.length + end : end;
+    return items.slice(from, to + 1);
+  }
+
+  async listLength(list: string): Promise<number> {
+    return ((await this.keyv.get<unknown[]>(`list:${list}`)) ?? []).length;
+  }
+
+  addToSet(set: string, member: string): Promise<void> {
+    return this.updateSet(set, (members) => members.add(member));
+  }
+
+  removeFromSet(set: string, member: string): Promise<void> {
+    return this.updateSet(set, (members) => members.delete(member));
+  }
+
+  async setMembers(set: string): Promise<string[]> {
+    return (await this.keyv.get<string[]>(`set:${set}`)) ?? [];
+  }
+
+  /** Idempotent: a second call waits for the first. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      try {
+        await this.keyv.disconnect();
+      } finally {
+        await this.options.onClose?.();
+      }
+    })();
+    return this.closing;
+  }
+
+  private updateSet(set: string, change: (members: Set<string>) => void): Promise<void> {
+    return this.mutex.run(`set:${set}`, async () => {
+      const members = new Set((await this.keyv.get<string[]>(`set:${set}`)) ?? []);
+      change(members);
+      await this.keyv.set(`set:${set}`, [...members]);
+    });
+  }
+
+  /**
+   * Insert, or replace an expired entry, in one statement: the database decides who wins even
+   * against another connection. Key and value are written exactly as keyv would write them.
+   */
+  private async claimInDatabase<T>(
+    sqlite: KeyvSqlite,
+    key: string,
+    value: T,
+    ttlMs?: number,
+  ): Promise<boolean> {
+    const now = Date.now();
+    const expires = ttlMs ? now + ttlMs : undefined;
+    const serialize = this.keyv.serialize;
+    if (!serialize) throw new Error('the SQLite store needs keyv serialization');
+    const stored = await serialize({ value, expires });
+    const table = sqlite.opts.table;
+    const rows = (await sqlite.query(
+      `INSERT INTO ${table} (key, value) VALUES (?, ?)
+       ON CONFLICT(key) DO UPDATE SET value = excluded.value
+       WHERE json_valid(${table}.value)
+         AND json_type(${table}.value, '$.expires') IN ('integer', 'real')
+         AND json_extract(${table}.value, '$.expires') < ?
+       RETURNING key`,
+      this.storedKey(key),
+      stored,
+      now,
+    )) as unknown[];
+    return rows.length === 1;
+  }
+
+  /** keyv's own key for `key` (it leaves a key that already carries the namespace as it is). */
+  private storedKey(key: string): string {
+    const namespace = this.keyv.namespace;
+    if (!namespace || key.startsWith(`${namespace}:`)) return key;
+    return `${namespace}:${key}`;
+  }
+}

@@ -1,0 +1,123 @@
+// One SQLite store file, several real processes: only one may use it at a time. A second one waits
+// (an overlapping restart), then refuses with a clear message; a dead holder's lock is free at once.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createStore } from '../../src/store/index.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'cngn-store-procs-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Peer {
+  child: ChildProcess;
+  /** Resolves with the first output line that starts with `prefix`. */
+  next(prefix: string): Promise<string>;
+}
+
+const peers: Peer[] = [];
+afterEach(async () => {
+  for (const { child } of peers.splice(0)) {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = once(child, 'exit');
+      child.kill('SIGKILL');
+      await exited;
+    }
+  }
+});
+
+function peer(file: string, ...args: string[]): Peer {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/store/sqlite-process.ts', file, ...args], {
+    cwd: process.cwd(),
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines: string[] = [];
+  const waiting: Array<{ prefix: string; resolve: (line: string) => void }> = [];
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    const index = waiting.findIndex((w) => line.startsWith(w.prefix));
+    if (index >= 0) waiting.splice(index, 1)[0]?.resolve(line);
+    else lines.push(line);
+  });
+  const made: Peer = {
+    child,
+    next: (prefix) => {
+      const index = lines.findIndex((line) => line.startsWith(prefix));
+      if (index >= 0) return Promise.resolve(lines.splice(index, 1)[0] ?? '');
+      return new Promise((resolve, reject) => {
+        waiting.push({ prefix, resolve });
+        child.once('exit', (code) => reject(new Error(`peer exited (${code}) before "${prefix}"`)));
+      });
+    },
+  };
+  peers.push(made);
+  return made;
+}
+
+const fileNamed = (name: string) => join(dir, `${name}-${Math.random().toString(36).slice(2)}.sqlite`);
+
+describe('a SQLite store file shared by processes', () => {
+  it('gives 1000 claims exactly 1000 wins when two processes race for them', async () => {
+    const file = fileNamed('race');
+    // Each claims as soon as it has the file, then closes; the other one waits meanwhile.
+    const race = async (p: Peer) => {
+      await p.next('ready');
+      p.child.stdin?.write('claim 1000\n');
+      const wins = Number((await p.next('claimed')).split(' ')[1]);
+      p.child.stdin?.end('close\n');
+      return wins;
+    };
+    const wins = await Promise.all([race(peer(file, '30000')), race(peer(file, '30000'))]);
+    expect(wins[0] + wins[1]).toBe(1000);
+  });
+
+  it('refuses a second process once its wait is over, naming the file and Redis', async () => {
+    const file = fileNamed('second');
+    const first = peer(file, '30000');
+    await first.next('ready');
+    const second = peer(file, '200');
+    expect(await second.next('failed')).toBe(
+      `failed another cngn-desk is using ${file} (waited 0.2 s); use Redis (STORE_URL=redis://…) for several replicas`,
+    );
+    first.child.stdin?.end('close\n');
+    await first.next('closed');
+  });
+
+  it('lets a restart that overlaps the old process in once the old one closes', async () => {
+    const file = fileNamed('overlap');
+    const old = peer(file, '30000');
+    await old.next('ready');
+    const fresh = peer(file, '30000');
+    await fresh.next('opening');
+    old.child.stdin?.end('close\n');
+    await old.next('closed');
+    await fresh.next('ready');
+  });
+
+  it('takes over at once from a holder that was killed', async () => {
+    const file = fileNamed('killed');
+    const dead = peer(file, '30000');
+    await dead.next('ready');
+    const exited = once(dead.child, 'exit');
+    dead.child.kill('SIGKILL');
+    await exited;
+    const next = peer(file, '0');
+    await next.next('ready');
+  });
+
+  it('shares the file between stores of one process, and frees it when the last one closes', async () => {
+    const file = fileNamed('same-process');
+    const one = await createStore(`sqlite://${file}`, { fileLockWaitMs: 0 });
+    const two = await createStore(`sqlite://${file}`, { fileLockWaitMs: 0 });
+    await one.set('k', 'v');
+    expect(await two.get('k')).toBe('v');
+    await one.close();
+    const outsider = peer(file, '0');
+    expect(await outsider.next('failed')).toMatch(/another cngn-desk is using/);
+    await two.close();
+    const after = peer(file, '0');
+    await after.next('ready');
+  });
+});
