@@ -6,6 +6,12 @@ import type Keyv from 'keyv';
 import type { Store } from './index.js';
 import type { KeyedMutex } from './mutex.js';
 
+/** Lists are one key per item plus a length, so an append writes two small keys, never the list. */
+const itemKey = (list: string, index: number) => `list:${list}#${index}`;
+const lengthKey = (list: string) => `list:${list}#length`;
+/** Before per-item keys, a list was one JSON array under this key; it is converted on first use. */
+const legacyKey = (list: string) => `list:${list}`;
+
 export interface LocalStoreOptions {
   kind: 'memory' | 'sqlite';
   keyv: Keyv;
@@ -20,6 +26,7 @@ export class LocalStore implements Store {
   readonly kind: 'memory' | 'sqlite';
   private readonly keyv: Keyv;
   private readonly mutex: KeyedMutex;
+  private readonly converted = new Set<string>();
   private closing: Promise<void> | undefined;
 
   constructor(private readonly options: LocalStoreOptions) {
@@ -55,22 +62,26 @@ export class LocalStore implements Store {
 
   appendToList<T>(list: string, value: T): Promise<number> {
     return this.mutex.run(`list:${list}`, async () => {
-      const items = (await this.keyv.get<T[]>(`list:${list}`)) ?? [];
-      items.push(value);
-      await this.keyv.set(`list:${list}`, items);
-      return items.length;
+      const length = await this.lengthOf(list);
+      // The item first: a crash in between leaves an unseen item that the next append overwrites.
+      await this.keyv.set(itemKey(list, length), value);
+      await this.keyv.set(lengthKey(list), length + 1);
+      return length + 1;
     });
   }
 
   async readList<T>(list: string, start: number, end: number): Promise<T[]> {
-    const items = (await this.keyv.get<T[]>(`list:${list}`)) ?? [];
-    const from = start < 0 ? Math.max(items.length + start, 0) : start;
-    const to = end < 0 ? items.length + end : end;
-    return items.slice(from, to + 1);
+    const length = await this.mutex.run(`list:${list}`, () => this.lengthOf(list));
+    const from = start < 0 ? Math.max(length + start, 0) : start;
+    const to = Math.min(end < 0 ? length + end : end, length - 1);
+    if (to < from) return [];
+    const keys = Array.from({ length: to - from + 1 }, (_, i) => itemKey(list, from + i));
+    const items = await this.keyv.getMany<T>(keys);
+    return items.filter((item): item is Awaited<T> => item !== undefined) as T[];
   }
 
-  async listLength(list: string): Promise<number> {
-    return ((await this.keyv.get<unknown[]>(`list:${list}`)) ?? []).length;
+  listLength(list: string): Promise<number> {
+    return this.mutex.run(`list:${list}`, () => this.lengthOf(list));
   }
 
   addToSet(set: string, member: string): Promise<void> {
@@ -103,6 +114,20 @@ export class LocalStore implements Store {
       change(members);
       await this.keyv.set(`set:${set}`, [...members]);
     });
+  }
+
+  /** Call holding the list's mutex. Converts a list still stored as one array, once. */
+  private async lengthOf(list: string): Promise<number> {
+    const length = await this.keyv.get<number>(lengthKey(list));
+    if (length !== undefined || this.converted.has(list)) return length ?? 0;
+    const legacy = await this.keyv.get<unknown[]>(legacyKey(list));
+    if (legacy?.length) {
+      for (const [index, item] of legacy.entries()) await this.keyv.set(itemKey(list, index), item);
+      await this.keyv.set(lengthKey(list), legacy.length);
+    }
+    if (legacy) await this.keyv.delete(legacyKey(list));
+    this.converted.add(list);
+    return legacy?.length ?? 0;
   }
 
   /**

@@ -1,11 +1,74 @@
-// What the stores write is keyv's own layout under our namespace, readable by a plain keyv.
+// What the stores write is keyv's own layout under our namespace, readable by a plain keyv; lists
+// are one small entry per item, so appending to a long audit trail never rewrites it.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import KeyvRedis from '@keyv/redis';
+import KeyvSqlite from '@keyv/sqlite';
 import Keyv from 'keyv';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { clearStore, createStore } from '../../src/store/index.js';
 import { REDIS_URL, redisAvailable, testPrefix } from '../support/redis.js';
 
+const dir = mkdtempSync(join(tmpdir(), 'cngn-layout-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const hasRedis = await redisAvailable();
+
+describe('sqlite store', () => {
+  it('writes values and claims that a plain keyv on the file reads back', async () => {
+    const file = join(dir, 'plain.sqlite');
+    const store = await createStore(`sqlite://${file}`, { prefix: 'desk' });
+    await store.set('value', { n: 1 });
+    await store.setIfAbsent('claim', { owner: 'a' }, 60_000);
+    const plain = new Keyv({ store: new KeyvSqlite({ uri: `sqlite://${file}` }), namespace: 'desk' });
+    try {
+      expect(await plain.get('value')).toEqual({ n: 1 });
+      expect(await plain.get('claim')).toEqual({ owner: 'a' });
+    } finally {
+      await plain.disconnect();
+      await store.close();
+    }
+  });
+
+  it('appends to a long list without rewriting it', async () => {
+    const file = join(dir, 'long-list.sqlite');
+    const store = await createStore(`sqlite://${file}`);
+    for (let i = 0; i < 300; i++) await store.appendToList('audit', { action: 'approved', i });
+    expect(await store.listLength('audit')).toBe(300);
+    expect(await store.readList('audit', -2, -1)).toEqual([
+      { action: 'approved', i: 298 },
+      { action: 'approved', i: 299 },
+    ]);
+    await store.close();
+    const raw = new KeyvSqlite({ uri: `sqlite://${file}` });
+    try {
+      const [row] = (await raw.query('SELECT max(length(value)) AS longest FROM keyv')) as Array<{
+        longest: number;
+      }>;
+      expect(row?.longest).toBeLessThan(200); // one item per row, never the whole list
+    } finally {
+      await raw.disconnect();
+    }
+  });
+});
+
+describe.each([
+  ['memory', () => createStore('memory://')],
+  ['sqlite', () => createStore(`sqlite://${join(dir, `legacy-${Math.random()}.sqlite`)}`)],
+])('%s store', (_kind, make) => {
+  it('keeps a list written as one array by an earlier version, and appends after it', async () => {
+    const store = await make();
+    try {
+      await store.set('list:audit', ['one', 'two']);
+      expect(await store.listLength('audit')).toBe(2);
+      expect(await store.appendToList('audit', 'three')).toBe(3);
+      expect(await store.readList('audit', 0, -1)).toEqual(['one', 'two', 'three']);
+      expect(await store.get('list:audit')).toBeUndefined();
+    } finally {
+      await store.close();
+    }
+  });
+});
 
 describe.runIf(hasRedis)('redis store', () => {
   it("keeps everything under keyv's namespace, where a plain keyv reads the values", async () => {
