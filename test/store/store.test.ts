@@ -101,6 +101,15 @@ describe.each(kinds)('%s store', (_kind, make, enabled) => {
 });
 
 describe('sqlite store', () => {
+  it('reports a failing database as an error, never as an absent key', async () => {
+    const store = await createStore(`sqlite://${join(dir, 'failing.sqlite')}`);
+    await store.set('claimed', 'yes');
+    await store.close(); // every query now fails
+    await expect(store.get('claimed')).rejects.toThrow();
+    await expect(store.set('other', 1)).rejects.toThrow();
+    await expect(store.setIfAbsent('claimed', 'again')).rejects.toThrow();
+  });
+
   it('never lets two connections to one file both win a claim', async () => {
     const file = join(dir, 'two-connections.sqlite');
     const [one, two] = [await createStore(`sqlite://${file}`), await createStore(`sqlite://${file}`)];
