@@ -15,18 +15,37 @@ export class LockTimeoutError extends Error {
 
 export const LOCK_DEFAULTS = { ttlMs: 15_000, waitMs: 10_000 };
 
+/** A Redis that does not answer within this stops start-up with a clear error instead of hanging. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
 // Delete the lock only if we still own it, so an expired-and-retaken lock is never released by us.
 const RELEASE_SCRIPT = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
 
 export class RedisStore implements Store {
   readonly kind = 'redis' as const;
 
-  static async connect(url: string, namespace: string): Promise<RedisStore> {
-    const adapter = new KeyvRedis(url, { throwOnConnectError: true, throwOnErrors: true });
+  static async connect(
+    url: string,
+    namespace: string,
+    options: { connectTimeoutMs?: number } = {},
+  ): Promise<RedisStore> {
+    const adapter = new KeyvRedis(url, {
+      throwOnConnectError: true,
+      throwOnErrors: true,
+      connectionTimeout: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+    });
     const keyv = new Keyv(adapter, { namespace, useKeyPrefix: false, throwOnErrors: true });
     // The client reconnects by itself and emits an error per attempt; commands fail loudly meanwhile.
     keyv.on('error', () => {});
-    await adapter.getClient(); // fail at start-up, not on the first command
+    try {
+      await adapter.getClient(); // fail at start-up, not on the first command
+    } catch (error) {
+      await adapter.disconnect().catch(() => undefined);
+      const where = new URL(url);
+      throw new Error(
+        `Redis at ${where.hostname}:${where.port || 6379} did not answer (${(error as Error).message}); check STORE_URL`,
+      );
+    }
     return new RedisStore(keyv, adapter, namespace);
   }
 
