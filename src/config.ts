@@ -179,7 +179,21 @@ function crossProblems(env: Record<string, string | undefined>): string[] {
     }
   }
   try {
-    parseTiers(env.CNGN_APPROVAL_TIERS?.trim() || '0:1');
+    const tiers = parseTiers(env.CNGN_APPROVAL_TIERS?.trim() || '0:1');
+    // With a fixed list (no group), the top tier — which settlement changes always need — must be
+    // reachable, or such requests could never be approved.
+    const approvers = new Set(
+      (env.CNGN_APPROVERS ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    );
+    const top = Math.max(...tiers.map((tier) => tier.approvals));
+    if (approvers.size > 0 && !has('CNGN_APPROVER_GROUP') && approvers.size < top) {
+      problems.push(
+        `CNGN_APPROVERS: ${approvers.size} approver(s) named, but CNGN_APPROVAL_TIERS needs ${top} distinct approvals at its top tier (and every settlement change) — name at least ${top}, ${top + 1} if approvers also file requests`,
+      );
+    }
   } catch (error) {
     problems.push(`CNGN_APPROVAL_TIERS: ${error instanceof Error ? error.message : String(error)}`);
   }

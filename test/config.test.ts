@@ -164,6 +164,22 @@ describe('configuration', () => {
     expect(problemsOf({ CNGN_APPROVAL_TIERS: '0:1,abc' }).join('\n')).toMatch(/CNGN_APPROVAL_TIERS/);
   });
 
+  it('refuses a top tier more approvers than the fixed list names (settlement could never pass)', () => {
+    const tooFew = problemsOf({
+      ...slack,
+      CNGN_APPROVERS: 'U0AAA,U0BBB',
+      CNGN_APPROVAL_TIERS: '0:1,1000000:3',
+    });
+    expect(tooFew.join('\n')).toMatch(/CNGN_APPROVERS: 2 approver\(s\) named, but .* needs 3/);
+    expect(
+      problemsOf({ ...slack, CNGN_APPROVERS: 'U0AAA,U0BBB', CNGN_APPROVAL_TIERS: '0:1,1000000:2' }),
+    ).toEqual([]);
+    // A user group may grow at any time: nothing to check at start-up.
+    expect(
+      problemsOf({ ...slack, CNGN_APPROVER_GROUP: 'S0TREASURY', CNGN_APPROVAL_TIERS: '0:1,1000000:3' }),
+    ).toEqual([]);
+  });
+
   it('reads per-kind alert channels and names the variable once in a problem with them', () => {
     const config = loadConfig({
       ...slack,
