@@ -2,6 +2,7 @@
 // Pure builders: data in, view out. Block ids equal action ids so submissions read `values[id][id]`.
 import type { KnownBlock, ModalView, PlainTextOption } from '@slack/types';
 import { shortAddress } from '../../format/evm-address.js';
+import { type AddressFamily, addressFamily } from '../../format/wallet-address.js';
 
 export const WITHDRAW_VIEW = 'withdraw.submit';
 export const BRIDGE_VIEW = 'bridge.submit';
@@ -54,6 +55,16 @@ export type FieldErrors = Record<string, string>;
 const plain = (text: string) => ({ type: 'plain_text' as const, text: text.slice(0, 75) });
 
 export const option = (text: string, value: string): PlainTextOption => ({ text: plain(text), value });
+
+/** What a submission needs to check without asking the service: networks offered, non-EVM families. */
+function networksMetadata(networks: NetworkChoice[]): string {
+  const families: Record<string, AddressFamily> = {};
+  for (const n of networks) {
+    const family = addressFamily(n);
+    if (family !== 'evm') families[n.id] = family;
+  }
+  return JSON.stringify({ networks: networks.map((n) => n.id), families });
+}
 
 export function networkOptions(networks: NetworkChoice[]): PlainTextOption[] {
   return networks.slice(0, 100).map((n) => option(`${n.name} (${n.shortName})`, n.id));
@@ -194,7 +205,7 @@ export function withdrawModal(input: {
   ];
   return modal(WITHDRAW_VIEW, 'Withdraw cNGN', withErrors(blocks, input.errors), {
     environment: input.environment,
-    metadata: JSON.stringify({ networks: input.networks.map((n) => n.id) }),
+    metadata: networksMetadata(input.networks),
   });
 }
 
@@ -220,7 +231,7 @@ export function bridgeModal(input: {
   return modal(BRIDGE_VIEW, 'Bridge cNGN', withErrors(blocks, input.errors), {
     environment: input.environment,
     submit: 'Get quote and ask',
-    metadata: JSON.stringify({ networks: input.networks.map((n) => n.id) }),
+    metadata: networksMetadata(input.networks),
   });
 }
 
@@ -245,7 +256,7 @@ export function whitelistModal(input: {
   ];
   return modal(WHITELIST_VIEW, 'Whitelist an address', blocks, {
     environment: input.environment,
-    metadata: JSON.stringify({ networks: input.networks.map((n) => n.id) }),
+    metadata: networksMetadata(input.networks),
   });
 }
 

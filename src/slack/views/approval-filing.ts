@@ -79,10 +79,8 @@ const networkName = (networks: Network[], id: string) => networks.find((n) => n.
 
 export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
   app.view<ViewSubmitAction>(WITHDRAW_VIEW, async (args) => {
-    const parsed = parseWithdraw(
-      values(args.body),
-      readMetadata(args.body.view.private_metadata).networks ?? [],
-    );
+    const meta = readMetadata(args.body.view.private_metadata);
+    const parsed = parseWithdraw(values(args.body), meta.networks ?? [], meta.families);
     if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
     const v = parsed.value;
     await ackThenFile(args, deps, 'Sending your request to the approvers…', async () => {
@@ -104,10 +102,8 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
   });
 
   app.view<ViewSubmitAction>(WHITELIST_VIEW, async (args) => {
-    const parsed = parseWhitelist(
-      values(args.body),
-      readMetadata(args.body.view.private_metadata).networks ?? [],
-    );
+    const meta = readMetadata(args.body.view.private_metadata);
+    const parsed = parseWhitelist(values(args.body), meta.networks ?? [], meta.families);
     if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
     const v = parsed.value;
     await ackThenFile(args, deps, 'Sending your request to the approvers…', async () => {
@@ -127,8 +123,8 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
   });
 
   app.view<ViewSubmitAction>(BRIDGE_VIEW, async (args) => {
-    const allowed = readMetadata(args.body.view.private_metadata).networks ?? [];
-    const parsed = parseBridge(values(args.body), allowed);
+    const meta = readMetadata(args.body.view.private_metadata);
+    const parsed = parseBridge(values(args.body), meta.networks ?? [], meta.families);
     if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
     const v = parsed.value;
     await ackThenFile(args, deps, 'Getting a live quote…', async () => {

@@ -1,7 +1,7 @@
 // Reading and validating the filing modals' submissions with the service's own rules. Pure: view
 // state in, either the parsed fields or field → reason errors for `response_action: errors`.
-import { checkEvmAddress } from '../../format/evm-address.js';
 import { Money } from '../../format/money.js';
+import { type AddressFamily, checkWalletAddress } from '../../format/wallet-address.js';
 import { BRIDGE, REJECT, WHITELIST, WITHDRAW } from '../blocks/approval-modals.js';
 import { type BankChoice, parseBankOption, REDEEM, SETTLEMENT } from '../blocks/approval-modals-bank.js';
 
@@ -43,8 +43,20 @@ function amountField(
 const POSITIVE = { amount: Money.parse('0.01'), message: 'must be more than 0' };
 const REDEEM_MINIMUM = { amount: Money.parse('1'), message: 'must be at least ₦1' };
 
-function addressField(text: string, errors: Record<string, string>, id: string, label = 'Address'): string {
-  const check = checkEvmAddress(text);
+const KNOWN_FAMILIES: readonly AddressFamily[] = ['evm', 'solana', 'tron', 'stellar'];
+
+/** Network id → address family for the non-EVM networks a modal offered; absent = EVM. */
+export type Families = Record<string, AddressFamily>;
+
+function addressField(
+  text: string,
+  errors: Record<string, string>,
+  id: string,
+  family: AddressFamily = 'evm',
+  label = 'Address',
+): string {
+  // Metadata comes back from Slack as we wrote it; anything else is checked as EVM, the strictest.
+  const check = checkWalletAddress(KNOWN_FAMILIES.includes(family) ? family : 'evm', text);
   if (!check.ok) errors[id] = `${label}: ${check.reason}`;
   return check.ok ? check.address : '';
 }
@@ -68,7 +80,7 @@ function networkField(
 const result = <T>(errors: Record<string, string>, value: T): Parsed<T> =>
   Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, value };
 
-export function parseWithdraw(values: ViewValues, allowedNetworks: string[]) {
+export function parseWithdraw(values: ViewValues, allowedNetworks: string[], families: Families = {}) {
   const errors: Record<string, string> = {};
   const amount = amountField(readText(values, WITHDRAW.amount), POSITIVE, errors, WITHDRAW.amount);
   const networkId = networkField(
@@ -89,7 +101,7 @@ export function parseWithdraw(values: ViewValues, allowedNetworks: string[]) {
     }
     address = chosenAddress;
   } else if (typed) {
-    address = addressField(typed, errors, WITHDRAW.address);
+    address = addressField(typed, errors, WITHDRAW.address, families[networkId]);
   } else {
     errors[WITHDRAW.address] = 'Address: choose a whitelisted address or type one';
   }
@@ -97,7 +109,7 @@ export function parseWithdraw(values: ViewValues, allowedNetworks: string[]) {
   return result(errors, { amount, networkId, address, shouldSaveAddress });
 }
 
-export function parseBridge(values: ViewValues, allowedNetworks: string[]) {
+export function parseBridge(values: ViewValues, allowedNetworks: string[], families: Families = {}) {
   const errors: Record<string, string> = {};
   const amount = amountField(readText(values, BRIDGE.amount), POSITIVE, errors, BRIDGE.amount);
   const origin = networkField(readSelect(values, BRIDGE.origin), allowedNetworks, errors, BRIDGE.origin);
@@ -113,14 +125,17 @@ export function parseBridge(values: ViewValues, allowedNetworks: string[]) {
     readText(values, BRIDGE.address),
     errors,
     BRIDGE.address,
+    families[destination],
     'Destination address',
   );
   const senderText = readText(values, BRIDGE.sender);
-  const sender = senderText ? addressField(senderText, errors, BRIDGE.sender, 'Sender address') : undefined;
+  const sender = senderText
+    ? addressField(senderText, errors, BRIDGE.sender, families[origin], 'Sender address')
+    : undefined;
   return result(errors, { amount, origin, destination, address, sender });
 }
 
-export function parseWhitelist(values: ViewValues, allowedNetworks: string[]) {
+export function parseWhitelist(values: ViewValues, allowedNetworks: string[], families: Families = {}) {
   const errors: Record<string, string> = {};
   const networkId = networkField(
     readSelect(values, WHITELIST.network),
@@ -128,7 +143,12 @@ export function parseWhitelist(values: ViewValues, allowedNetworks: string[]) {
     errors,
     WHITELIST.network,
   );
-  const address = addressField(readText(values, WHITELIST.address), errors, WHITELIST.address);
+  const address = addressField(
+    readText(values, WHITELIST.address),
+    errors,
+    WHITELIST.address,
+    families[networkId],
+  );
   return result(errors, { networkId, address });
 }
 
@@ -164,6 +184,7 @@ export function parseReject(values: ViewValues) {
 /** private_metadata written by our own modals; anything else reads as empty. */
 export function readMetadata(text: string | undefined): {
   networks?: string[];
+  families?: Families;
   id?: string;
   channel?: string;
 } {
