@@ -1,8 +1,8 @@
 // The engine's boundary: a draft is checked with zod before it is filed, so what approvers see and
 // what will be sent is well-formed whoever built it (a modal, a script, a future command).
 import { z } from 'zod';
-import { checkEvmAddress } from '../format/evm-address.js';
 import { Money } from '../format/money.js';
+import { type AddressFamily, checkWalletAddress } from '../format/wallet-address.js';
 import type { RequestDraft } from './types.js';
 
 const amount = z.string().refine((text) => {
@@ -15,7 +15,15 @@ const amount = z.string().refine((text) => {
   }
 }, 'must be a positive amount with at most 2 decimals');
 
-const evm = z.string().refine((text) => checkEvmAddress(text).ok, 'must be a valid EVM address');
+// The form checked the address by its network's family; here it must be valid in at least one (an
+// EVM one with a valid checksum), so nothing malformed is ever filed.
+const FAMILIES: AddressFamily[] = ['evm', 'solana', 'tron', 'stellar'];
+const wallet = z
+  .string()
+  .refine(
+    (text) => text === text.trim() && FAMILIES.some((family) => checkWalletAddress(family, text).ok),
+    'must be a valid wallet address',
+  );
 const account = z.string().regex(/^\d{10}$/, 'must be 10 digits');
 const id = z.string().min(1).max(200);
 const text = z.string().min(1).max(200);
@@ -38,7 +46,7 @@ export const requestDraftSchema = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('withdraw'),
     amount,
-    payload: z.strictObject({ amount, address: evm, networkId: id, shouldSaveAddress: z.boolean() }),
+    payload: z.strictObject({ amount, address: wallet, networkId: id, shouldSaveAddress: z.boolean() }),
     ...base,
   }),
   z.strictObject({
@@ -53,14 +61,14 @@ export const requestDraftSchema = z.discriminatedUnion('kind', [
     payload: z.strictObject({
       originNetworkId: id,
       destinationNetworkId: id,
-      destinationAddress: evm,
-      senderAddress: evm.optional(),
+      destinationAddress: wallet,
+      senderAddress: wallet.optional(),
     }),
     ...base,
   }),
   z.strictObject({
     kind: z.literal('whitelist'),
-    payload: z.strictObject({ networkId: id, address: evm }),
+    payload: z.strictObject({ networkId: id, address: wallet }),
     ...base,
   }),
   z.strictObject({
