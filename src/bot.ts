@@ -1,5 +1,6 @@
 // The whole bot assembled from settled configuration: store → (embedded sandbox) → service client →
 // approvals → webhooks → Slack app. main.ts and the test harness both start it this way.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { CustomRoute } from '@slack/bolt';
 import { type CngnClient, createCngnClient } from './cngn/client.js';
 import { keyId } from './cngn/credentials.js';
@@ -202,6 +203,9 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       await inFlight.drain(10_000); // answers already acked still reach the user
       await webhooks.stop();
       await approvals?.engine.stop();
+      // Approval messages and DMs already under way are finished (bounded), before the store closes.
+      const presenting = approvals?.presenter?.idle();
+      if (presenting) await Promise.race([presenting, sleep(10_000, undefined, { ref: false })]);
       await client.close();
       if (ownSandbox) await sandbox?.stop();
       if (!options.store) await store.close();
