@@ -36,6 +36,17 @@ export function finalClaimKeys(
   return keys;
 }
 
+/**
+ * Locks a final state is decided under: one per identifier the event carries, always taken reference
+ * first, so a webhook naming only the id and the reconciler (which knows both) wait for each other.
+ */
+export function finalLockNames(ids: { trx_ref?: string | null; transactionId?: string | null }): string[] {
+  const names: string[] = [];
+  if (ids.trx_ref) names.push(`webhooks:final:ref:${ids.trx_ref}`);
+  if (ids.transactionId) names.push(`webhooks:final:id:${ids.transactionId}`);
+  return names.length > 0 ? names : ['webhooks:final:none'];
+}
+
 const COMPLETED_EVENT: Record<string, string> = {
   withdraw: 'withdrawal.completed',
   fiat_redeem: 'redemption.completed',

@@ -4,7 +4,14 @@ import type { CngnEnvironment } from '../cngn/api.js';
 import type { WebhookEvent } from '../cngn/schemas.js';
 import type { Store } from '../store/index.js';
 import { type Logger, silentLogger } from './deliverer.js';
-import { dedupeKey, type FinalClass, finalClaimKeys, finalClassOf, outboxIdFor } from './keys.js';
+import {
+  dedupeKey,
+  type FinalClass,
+  finalClaimKeys,
+  finalClassOf,
+  finalLockNames,
+  outboxIdFor,
+} from './keys.js';
 import type { Outbox } from './outbox.js';
 import type { AlertOrigin, WebhookSubscriber } from './types.js';
 
@@ -142,8 +149,12 @@ export class WebhookPipeline {
   }
 
   private withFinalLock<T>(event: WebhookEvent, fn: () => Promise<T>): Promise<T> {
-    const key = event.data.trx_ref ?? event.data.transactionId ?? 'none';
-    return this.options.store.withLock(`webhooks:final:${key}`, fn);
+    const { store } = this.options;
+    const locked = finalLockNames(event.data).reduceRight<() => Promise<T>>(
+      (inner, name) => () => store.withLock(name, inner),
+      fn,
+    );
+    return locked();
   }
 
   private async finalClaim(event: WebhookEvent, finalClass: FinalClass): Promise<FinalClaim | undefined> {
@@ -156,8 +167,9 @@ export class WebhookPipeline {
 
   private async claimFinal(event: WebhookEvent, finalClass: FinalClass, claim: FinalClaim): Promise<void> {
     const ttl = this.options.retentionMs ?? 30 * 24 * 3_600_000;
-    // One key (by reference when there is one) is enough: readers check every key a transaction has.
-    const [key] = finalClaimKeys(event.data, finalClass);
-    if (key) await this.options.store.setIfAbsent(key, claim, ttl);
+    // Under every identifier known here: a later webhook may name the transaction by either one only.
+    for (const key of finalClaimKeys(event.data, finalClass)) {
+      await this.options.store.setIfAbsent(key, claim, ttl);
+    }
   }
 }

@@ -4,11 +4,66 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createCngnClient } from '../../src/cngn/client.js';
 import { Money } from '../../src/format/money.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
-import { createStore } from '../../src/store/index.js';
+import { createStore, type LockOptions, type Store } from '../../src/store/index.js';
 import { postsMentioning, type Rig, SECRET, startRig, webhookBody } from './support.js';
 
 let sandbox: Sandbox | undefined;
 let rig: Rig | undefined;
+async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/**
+ * A store that holds the first read of a final-state record until a second party reads one too, or
+ * asks for a lock the first one holds: the two never pass each other by chance, so a race shows every
+ * time and a shared lock shows as the second party waiting.
+ */
+function meetingStore(inner: Store): Store {
+  let release: (() => void) | undefined;
+  let met = false;
+  const held = new Set<string>();
+  const meet = () => {
+    met = true;
+    release?.();
+  };
+  return new Proxy(inner, {
+    get(target, property, receiver) {
+      if (property === 'get') {
+        return async (key: string) => {
+          if (!met && key.startsWith('webhooks:final:')) {
+            if (release) meet();
+            else await new Promise<void>((resolve) => (release = resolve));
+          }
+          return target.get(key);
+        };
+      }
+      if (property === 'withLock') {
+        return (name: string, fn: () => Promise<unknown>, options?: LockOptions) => {
+          if (!met && release && held.has(name)) meet();
+          return target.withLock(
+            name,
+            async () => {
+              held.add(name);
+              try {
+                return await fn();
+              } finally {
+                held.delete(name);
+              }
+            },
+            options,
+          );
+        };
+      }
+      const value = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
 afterEach(async () => {
   await rig?.stop();
   await sandbox?.stop();
@@ -16,17 +71,21 @@ afterEach(async () => {
   sandbox = undefined;
 });
 
-async function setUp(options: { webhooks: boolean }) {
-  sandbox = await startSandbox({ webhookSecret: SECRET, settleDelayMs: 60_000 });
-  const client = createCngnClient({
-    baseUrl: sandbox.baseUrl,
-    apiKey: sandbox.apiKey,
-    encryptionKey: sandbox.encryptionKey,
-    privateKey: sandbox.privateKey,
+async function sandboxClient(sb: Sandbox) {
+  return createCngnClient({
+    baseUrl: sb.baseUrl,
+    apiKey: sb.apiKey,
+    encryptionKey: sb.encryptionKey,
+    privateKey: sb.privateKey,
     environment: 'sandbox',
     store: await createStore('memory://', { prefix: `rc-${Math.random()}` }),
     rateLimit: { limit: 1000, windowSeconds: 60 },
   });
+}
+
+async function setUp(options: { webhooks: boolean }) {
+  sandbox = await startSandbox({ webhookSecret: SECRET, settleDelayMs: 60_000 });
+  const client = await sandboxClient(sandbox);
   rig = await startRig({ transactions: client });
   if (options.webhooks) sandbox.setWebhookUrl(rig.url);
   return { sandbox, client, rig };
@@ -102,6 +161,39 @@ describe('reconciler', () => {
     expect(String(reply.body.thread_ts)).toMatch(/\.000001$/);
     expect(reply.body.text).toContain('On-chain deposit credited');
     expect(postsMentioning(r.fake, trx_ref).filter((c) => c.body.thread_ts === undefined)).toHaveLength(1);
+  });
+
+  it('threads a late webhook that names the transaction only by its id', async () => {
+    const { sandbox: sb, client, rig: r } = await setUp({ webhooks: false });
+    const { trx_ref } = await sb.simulateCryptoDeposit({ amount: '950', network: 'base' });
+    expect((await r.webhooks.reconciler!.runOnce()).queued).toBe(1);
+    await r.fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes(trx_ref));
+    const tx = await client.getTransaction(trx_ref);
+    const body = webhookBody('deposit.completed', { transactionId: tx.id, trx_type: 'crypto_deposit' });
+    delete (body.data as Record<string, unknown>).trx_ref;
+    expect((await r.send(body)).status).toBe(200);
+    await waitUntil(async () => (await r.webhooks.outbox.pendingCount()) === 0);
+    const posts = postsMentioning(r.fake, `${tx.id}`);
+    expect(posts.map((c) => c.body.thread_ts === undefined)).toEqual([true, false]);
+  });
+
+  it('posts once when a webhook naming only the id and the reconciler meet at the same moment', async () => {
+    sandbox = await startSandbox({ webhookSecret: SECRET, settleDelayMs: 60_000 });
+    const client = await sandboxClient(sandbox);
+    const store = meetingStore(await createStore('memory://', { prefix: `meet-${Math.random()}` }));
+    rig = await startRig({ transactions: client, store });
+    const { trx_ref } = await sandbox.simulateCryptoDeposit({ amount: '975', network: 'base' });
+    const tx = await client.getTransaction(trx_ref);
+    const body = webhookBody('deposit.completed', { transactionId: tx.id, trx_type: 'crypto_deposit' });
+    delete (body.data as Record<string, unknown>).trx_ref;
+    const [reply] = await Promise.all([rig.send(body), rig.webhooks.reconciler!.runOnce()]);
+    expect(reply.status).toBe(200);
+    const r = rig;
+    await waitUntil(async () => (await r.webhooks.outbox.pendingCount()) === 0);
+    const standalone = r.fake
+      .callsTo('chat.postMessage')
+      .filter((c) => JSON.stringify(c.body).includes(`${tx.id}`) && c.body.thread_ts === undefined);
+    expect(standalone).toHaveLength(1);
   });
 
   it('remembers across a restart what it already posted', async () => {
