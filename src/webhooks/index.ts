@@ -112,6 +112,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
         pipeline,
         store: options.store,
         log,
+        retentionMs,
         ...(options.reconcileIntervalMs ? { intervalMs: options.reconcileIntervalMs } : {}),
         ...(options.reconcileGraceMs !== undefined ? { graceMs: options.reconcileGraceMs } : {}),
       })

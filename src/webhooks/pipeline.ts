@@ -12,7 +12,7 @@ import {
   finalLockNames,
   outboxIdFor,
 } from './keys.js';
-import type { Outbox } from './outbox.js';
+import { DEFAULT_RETENTION_MS, type Outbox } from './outbox.js';
 import type { AlertOrigin, WebhookSubscriber } from './types.js';
 
 const SUBSCRIBERS_PENDING = 'webhooks:subscribers:pending';
@@ -85,6 +85,15 @@ export class WebhookPipeline {
   /** Record a final state as seen without posting (the reconciler's first-run baseline). */
   async markSeen(event: WebhookEvent, finalClass: FinalClass): Promise<void> {
     await this.claimFinal(event, finalClass, { origin: 'reconciler', entryId: '' });
+  }
+
+  /** A final state seen again: its records live on for another retention period. */
+  async keepSeen(event: WebhookEvent, finalClass: FinalClass): Promise<void> {
+    const ttl = this.options.retentionMs ?? DEFAULT_RETENTION_MS;
+    for (const key of finalClaimKeys(event.data, finalClass)) {
+      const claim = await this.options.store.get<FinalClaim>(key);
+      if (claim) await this.options.store.set(key, claim, ttl);
+    }
   }
 
   /** Re-run subscribers for events stored before a restart whose subscribers had not all finished. */
@@ -166,7 +175,7 @@ export class WebhookPipeline {
   }
 
   private async claimFinal(event: WebhookEvent, finalClass: FinalClass, claim: FinalClaim): Promise<void> {
-    const ttl = this.options.retentionMs ?? 30 * 24 * 3_600_000;
+    const ttl = this.options.retentionMs ?? DEFAULT_RETENTION_MS;
     // Under every identifier known here: a later webhook may name the transaction by either one only.
     for (const key of finalClaimKeys(event.data, finalClass)) {
       await this.options.store.setIfAbsent(key, claim, ttl);

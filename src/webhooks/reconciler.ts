@@ -1,17 +1,23 @@
-// Deliveries are sent once, so a missed one is lost. The reconciler reads the newest transactions at
+// Deliveries are sent once, so a missed one is lost. The reconciler reads the transaction list at
 // background priority (inside the shared rate budget, never the reserve) and queues a message for each
 // final state no webhook announced, deduplicated against webhooks and earlier runs through the store.
 //
-// No flood on first start: only transactions that changed after the bot's first start (a high-water
-// mark kept in the store, so restarts keep it) are considered; undated ones seen on the first run are
-// recorded as already seen.
+// No flood on first start: only transactions that changed after the bot's first start (a mark kept in
+// the store, so restarts keep it) are considered; undated ones seen by the first walk count as seen.
+// Nothing older than the dedupe records' lifetime (less a margin) is considered either, so a
+// transaction is never posted again once the record that it was posted has expired.
+//
+// Each run walks the list from page 1 (newest) back until it passes the start of the previous complete
+// walk (less an overlap for transactions that settle after they are created), the mark, or the end. A
+// walk cut short by the budget or the per-run page cap is kept in the store and resumed next run.
 
 import type { Priority } from '../cngn/api.js';
 import { RateBudgetError } from '../cngn/errors.js';
-import type { TransactionPage } from '../cngn/schemas.js';
+import type { Transaction, TransactionPage } from '../cngn/schemas.js';
 import type { Store } from '../store/index.js';
 import { type Logger, silentLogger } from './deliverer.js';
 import { eventForTransaction, eventFromTransaction } from './keys.js';
+import { DEFAULT_RETENTION_MS } from './outbox.js';
 import type { WebhookPipeline } from './pipeline.js';
 
 /** The client's transaction list (CngnApi fits); asked at background priority. */
@@ -24,12 +30,18 @@ export interface ReconcilerOptions {
   pipeline: WebhookPipeline;
   store: Store;
   log?: Logger;
-  /** Between runs (default 3 min: 20 per 60 s is the budget; this uses one request per run). */
+  /** Between runs (default 3 min: 20 per 60 s is the budget; a run usually needs one request). */
   intervalMs?: number;
   /** A final state younger than this is left for its webhook (default 60 s). */
   graceMs?: number;
-  /** Transactions read per run (default 50, newest first). */
+  /** Transactions read per page (default 50, newest first). */
   limit?: number;
+  /** Pages read per run at most (default 5); the rest of a walk waits for the next run. */
+  maxPagesPerRun?: number;
+  /** How far before the previous walk's start a walk still reads (default 6 h). */
+  overlapMs?: number;
+  /** How long webhook dedupe records live (the outbox retention). */
+  retentionMs?: number;
   now?: () => number;
 }
 
@@ -38,18 +50,29 @@ export interface ReconcileResult {
   skipped?: 'rate-budget' | 'error';
 }
 
+/** A walk back through the list: when it started and the page to read next. */
+interface Walk {
+  startedAt: number;
+  nextPage: number;
+}
+
 const SINCE = 'webhooks:reconciler:since';
 const BASELINE = 'webhooks:reconciler:baseline';
+const WALK = 'webhooks:reconciler:walk';
+const SWEPT = 'webhooks:reconciler:swept';
+const DAY_MS = 86_400_000;
 
 export class Reconciler {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<ReconcileResult> | undefined;
   private readonly log: Logger;
   private readonly now: () => number;
+  private readonly limit: number;
 
   constructor(private readonly options: ReconcilerOptions) {
     this.log = options.log ?? silentLogger;
-    this.now = options.now ?? Date.now;
+    this.now = options.now ?? (() => Date.now());
+    this.limit = options.limit ?? 50;
   }
 
   /** Record the high-water mark (first start only) and run periodically. */
@@ -80,41 +103,102 @@ export class Reconciler {
   }
 
   private async pass(): Promise<ReconcileResult> {
+    const { store } = this.options;
     const since = await this.since();
-    let page: TransactionPage;
-    try {
-      page = await this.options.source.getTransactions({
-        page: 1,
-        limit: this.options.limit ?? 50,
-        priority: 'background',
-      });
-    } catch (error) {
-      if (error instanceof RateBudgetError) return { queued: 0, skipped: 'rate-budget' };
-      this.log.warn(`reconciliation skipped: ${error instanceof Error ? error.message : String(error)}`);
-      return { queued: 0, skipped: 'error' };
+    const now = this.now();
+    const retentionMs = this.options.retentionMs ?? DEFAULT_RETENTION_MS;
+    // Older than this, the record that a state was posted may be gone: never look at it again.
+    const floor = Math.max(since, now - retentionMs + Math.min(DAY_MS, retentionMs / 4));
+    const overlapMs = this.options.overlapMs ?? 6 * 3_600_000;
+    const firstWalk = (await store.get<number>(BASELINE)) === undefined;
+    let swept = await store.get<number>(SWEPT);
+    let walk = await store.get<Walk>(WALK);
+    let completed = false;
+    let startedHere = false;
+    let skipped: ReconcileResult['skipped'];
+    const read: Transaction[] = [];
+    for (let pages = 0; pages < (this.options.maxPagesPerRun ?? 5); pages++) {
+      if (!walk) {
+        if (startedHere) break; // one fresh walk per run is enough
+        walk = { startedAt: now, nextPage: 1 };
+        startedHere = true;
+      }
+      let page: TransactionPage;
+      try {
+        page = await this.options.source.getTransactions({
+          page: walk.nextPage,
+          limit: this.limit,
+          priority: 'background',
+        });
+      } catch (error) {
+        skipped = error instanceof RateBudgetError ? 'rate-budget' : 'error';
+        if (skipped === 'error') {
+          this.log.warn(`reconciliation paused at page ${walk.nextPage}: ${describe(error)}`);
+        }
+        break;
+      }
+      read.push(...page.data);
+      const boundary = Math.max(floor, (swept ?? since) - overlapMs);
+      if (this.reachedEnd(page, boundary)) {
+        swept = walk.startedAt;
+        completed = true;
+        walk = undefined;
+      } else {
+        walk = { ...walk, nextPage: walk.nextPage + 1 };
+      }
     }
-    const firstRun = await this.options.store.setIfAbsent(BASELINE, this.now());
-    const latest = this.now() - (this.options.graceMs ?? 60_000);
+    const latest = now - (this.options.graceMs ?? 60_000);
     let queued = 0;
     // Oldest first, so one reference's states queue in the order they happened.
-    for (const tx of [...page.data].reverse()) {
-      const expected = eventForTransaction(tx);
-      if (!expected) continue;
-      const event = eventFromTransaction(tx, expected.name);
-      const at = Date.parse(tx.updatedAt ?? tx.createdAt ?? '');
-      if (Number.isNaN(at)) {
-        if (firstRun) {
-          await this.options.pipeline.markSeen(event, expected.finalClass);
-          continue;
-        }
-      } else if (at < since || at > latest) {
-        continue;
-      }
-      if (await this.options.pipeline.acceptReconciled(event, expected.finalClass)) {
-        queued += 1;
-        this.log.info(`reconciliation: ${expected.name} for ${tx.trx_ref} had no webhook; posting it`);
-      }
+    for (const tx of read.reverse()) {
+      if (await this.reconcile(tx, { floor, latest, firstWalk })) queued += 1;
     }
-    return { queued };
+    // Progress is recorded after what was read is queued: a crash re-reads, and dedupe absorbs it.
+    if (completed && swept !== undefined) {
+      await store.set(SWEPT, swept);
+      await store.setIfAbsent(BASELINE, now);
+    }
+    if (walk) await store.set(WALK, walk);
+    else await store.delete(WALK);
+    return skipped ? { queued, skipped } : { queued };
   }
+
+  /** True when this transaction was queued. */
+  private async reconcile(
+    tx: Transaction,
+    window: { floor: number; latest: number; firstWalk: boolean },
+  ): Promise<boolean> {
+    const { pipeline } = this.options;
+    const expected = eventForTransaction(tx);
+    if (!expected) return false;
+    const event = eventFromTransaction(tx, expected.name);
+    const at = Date.parse(tx.updatedAt ?? tx.createdAt ?? '');
+    if (Number.isNaN(at)) {
+      // Its age is unknown: while it keeps showing up, keep the record that it was seen alive.
+      if (window.firstWalk) {
+        await pipeline.markSeen(event, expected.finalClass);
+        return false;
+      }
+      await pipeline.keepSeen(event, expected.finalClass);
+    } else if (at < window.floor || at > window.latest) {
+      return false;
+    }
+    if (!(await pipeline.acceptReconciled(event, expected.finalClass))) return false;
+    this.log.info(`reconciliation: ${expected.name} for ${tx.trx_ref} had no webhook; posting it`);
+    return true;
+  }
+
+  /** The walk is done: last page, or this page goes back past the boundary (by creation time). */
+  private reachedEnd(page: TransactionPage, boundary: number): boolean {
+    if (page.data.length === 0 || page.pagination?.isLastPage) return true;
+    if (!page.pagination && page.data.length < this.limit) return true;
+    const created = page.data
+      .map((tx) => Date.parse(tx.createdAt ?? tx.updatedAt ?? ''))
+      .filter((t) => !Number.isNaN(t));
+    return created.length > 0 && Math.min(...created) < boundary;
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

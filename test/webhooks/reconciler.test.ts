@@ -1,6 +1,7 @@
 // Deliveries are sent once: the reconciler posts what no webhook announced, once, and stays quiet about
 // what the webhooks did announce. The sandbox's own deliveries flow end to end into the channel.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Priority } from '../../src/cngn/api.js';
 import { createCngnClient } from '../../src/cngn/client.js';
 import { Money } from '../../src/format/money.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
@@ -222,6 +223,67 @@ describe('reconciler', () => {
       rig = undefined;
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('never posts a transaction again once the record that it was posted has expired', async () => {
+    const { sandbox: sb, rig: r } = await setUp({ webhooks: false });
+    const { trx_ref } = await sb.simulateCryptoDeposit({ amount: '600', network: 'base' });
+    const reconciler = r.webhooks.reconciler!;
+    expect((await reconciler.runOnce()).queued).toBe(1);
+    await r.fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes(trx_ref));
+    await waitUntil(async () => (await r.webhooks.outbox.pendingCount()) === 0);
+    // 31 days on: the 30-day dedupe records are gone, the transaction is still in the list.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + 31 * 86_400_000);
+      expect((await reconciler.runOnce()).queued).toBe(0);
+      expect((await reconciler.runOnce()).queued).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(await r.webhooks.outbox.pendingCount()).toBe(0);
+    expect(postsMentioning(r.fake, trx_ref)).toHaveLength(1);
+  });
+
+  it('reads back past page 1 for a missed deposit that later ones pushed down', async () => {
+    const { sandbox: sb, rig: r } = await setUp({ webhooks: false });
+    const missed = await sb.simulateCryptoDeposit({ amount: '777', network: 'bsc' });
+    sb.setWebhookUrl(r.url);
+    for (let i = 0; i < 55; i++) await sb.simulateCryptoDeposit({ amount: `${100 + i}`, network: 'base' });
+    expect(sb.webhookDeliveries.filter((d) => d.status === 200)).toHaveLength(55);
+    expect((await r.webhooks.reconciler!.runOnce()).queued).toBe(1);
+    const post = await r.fake.waitFor('chat.postMessage', (c) =>
+      JSON.stringify(c.body).includes(missed.trx_ref),
+    );
+    expect(post.body.text).toContain('(seen by reconciliation)');
+    expect((await r.webhooks.reconciler!.runOnce()).queued).toBe(0);
+  });
+
+  it('stops a walk when the budget is refused and resumes it where it stopped, even after a restart', async () => {
+    const { sandbox: sb, client, rig: r } = await setUp({ webhooks: false });
+    const missed = await sb.simulateCryptoDeposit({ amount: '888', network: 'bsc' });
+    sb.setWebhookUrl(r.url);
+    for (let i = 0; i < 55; i++) await sb.simulateCryptoDeposit({ amount: `${200 + i}`, network: 'base' });
+    const { RateBudgetError } = await import('../../src/cngn/errors.js');
+    const { Reconciler } = await import('../../src/webhooks/index.js');
+    const asked: number[] = [];
+    let refuse = true;
+    const source = {
+      getTransactions: async (options: { page?: number; limit?: number; priority?: Priority }) => {
+        asked.push(options.page ?? 1);
+        expect(options.priority).toBe('background');
+        if (refuse && (options.page ?? 1) > 1) throw new RateBudgetError(30);
+        return client.getTransactions(options);
+      },
+    };
+    const make = () => new Reconciler({ source, pipeline: r.webhooks.pipeline, store: r.store, graceMs: 0 });
+    expect(await make().runOnce()).toEqual({ queued: 0, skipped: 'rate-budget' });
+    expect(asked).toEqual([1, 2]);
+    refuse = false;
+    // A new reconciler on the same store (a restart) carries on at page 2.
+    expect(await make().runOnce()).toEqual({ queued: 1 });
+    expect(asked[2]).toBe(2);
+    await r.fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes(missed.trx_ref));
   });
 
   it('skips a run when the background budget is spent, and says so', async () => {
