@@ -10,9 +10,10 @@
 import { randomUUID } from 'node:crypto';
 import { escapeText } from '../format/display.js';
 import type { Store } from '../store/index.js';
+import { alertFor } from './alert.js';
 import type { Outbox } from './outbox.js';
 import { classifyPostFailure } from './post-errors.js';
-import type { AlertMessage, OutboxEntry, RenderAlert } from './types.js';
+import type { OutboxEntry, RenderAlert } from './types.js';
 
 export interface PostMessageArgs {
   channel: string;
@@ -219,7 +220,11 @@ export class Deliverer {
       await outbox.dropPending(entry.id);
       return { kind: 'skip' };
     }
-    const message = await this.message(current);
+    const message = await alertFor(current, {
+      render: this.options.render,
+      bankName: this.options.bankName,
+      log: this.log,
+    });
     // A thread only exists in its own channel; elsewhere the message stands alone.
     const parent = current.threadOf ? await outbox.get(current.threadOf) : undefined;
     const threadTs = parent?.postedChannel === channel ? parent.ts : undefined;
@@ -253,44 +258,6 @@ export class Deliverer {
   private mustWaitFor(previous: OutboxEntry): boolean {
     if (previous.deliveredAt || previous.deadLetteredAt) return false;
     return (this.reroutes.get(previous.id) ?? this.options.route(previous)) !== undefined;
-  }
-
-  private async message(entry: OutboxEntry): Promise<AlertMessage> {
-    const bankName = await this.bankNameFor(entry);
-    try {
-      return this.options.render({
-        event: entry.event,
-        origin: entry.origin,
-        environment: entry.environment,
-        ...(bankName ? { bankName } : {}),
-      });
-    } catch (error) {
-      // A builder bug must not lose the event: post its key fields as plain text.
-      this.log.error(`alert for ${entry.event.event} could not be rendered: ${describe(error)}`);
-      const { data } = entry.event;
-      return {
-        text: `cNGN event ${entry.event.event}: ${data.trx_ref ?? data.transactionId ?? ''} ${data.amount ?? ''} ${data.status ?? ''}`.trim(),
-        blocks: [],
-      };
-    }
-  }
-
-  private async bankNameFor(entry: OutboxEntry): Promise<string | undefined> {
-    const receiver = entry.event.data.receiver;
-    const code =
-      typeof receiver === 'string'
-        ? /^([0-9A-Za-z]{3,9}):\d{6,12}:/.exec(receiver)?.[1]
-        : typeof receiver?.bank === 'object'
-          ? receiver.bank?.name
-            ? undefined
-            : (receiver.bank?.code ?? undefined)
-          : undefined;
-    if (!code || !this.options.bankName) return undefined;
-    try {
-      return await this.options.bankName(code);
-    } catch {
-      return undefined; // the code alone is shown
-    }
   }
 
   private onPostError(entry: OutboxEntry, channel: string, error: unknown): Outcome {

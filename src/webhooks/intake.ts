@@ -1,9 +1,10 @@
-// POST /webhooks/cngn: read at most the body limit, verify the signature over the raw bytes, parse and
-// validate, store durably, then answer. Rejected bodies get a 4xx and nothing is stored or posted.
+// POST /webhooks/cngn: read at most the body limit, verify the signature over the raw bytes, parse,
+// store durably, then answer. Only unsigned, oversized, non-JSON or event-less bodies are refused (4xx,
+// nothing stored or posted): a signed event is never lost over a field of an unexpected type.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { webhookEventSchema } from '../cngn/schemas.js';
 import { type Logger, silentLogger } from './deliverer.js';
 import type { WebhookPipeline } from './pipeline.js';
+import { readWebhookEvent } from './read-event.js';
 import { verifySignature } from './signature.js';
 
 export const WEBHOOK_PATH = '/webhooks/cngn';
@@ -62,32 +63,16 @@ async function receive(req: IncomingMessage, res: ServerResponse, options: Intak
   } catch {
     return answer(res, 400, { ok: false, error: 'body is not JSON' });
   }
-  if (body && typeof body === 'object' && typeof (body as { data?: unknown }).data === 'string') {
-    const opened = openData((body as { data: string }).data, options.openSealed);
-    if (opened === undefined) {
-      log.warn('webhook refused: sealed data could not be opened');
-      return answer(res, 400, { ok: false, error: 'data: sealed and could not be opened' });
-    }
-    body = { ...(body as object), data: opened };
+  const read = readWebhookEvent(body, options.openSealed);
+  if (!read.ok) {
+    log.warn(`webhook refused: ${read.error}`);
+    return answer(res, 400, { ok: false, error: read.error });
   }
-  const parsed = webhookEventSchema.safeParse(body);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const field = issue?.path.join('.') || 'body';
-    log.warn(`webhook refused: ${field}: ${issue?.message ?? 'invalid'}`);
-    return answer(res, 400, { ok: false, error: `${field}: ${issue?.message ?? 'invalid'}` });
+  if (read.unreadable.length > 0) {
+    log.warn(`webhook ${read.event.event} kept with fields it could not read: ${read.unreadable.join(', ')}`);
   }
-  const result = await options.pipeline.accept(parsed.data);
+  const result = await options.pipeline.accept(read.event, { unreadable: read.unreadable, raw: body });
   answer(res, 200, { ok: true, ...(result === 'duplicate' ? { duplicate: true } : {}) });
-}
-
-function openData(sealed: string, open: IntakeOptions['openSealed']): unknown {
-  if (!open) return undefined;
-  try {
-    return JSON.parse(open(sealed));
-  } catch {
-    return undefined;
-  }
 }
 
 /** The body as bytes, or 'too-large' as soon as it passes the limit (the rest is not read). */

@@ -5,13 +5,13 @@ import { classifyStatus, type Transaction, type WebhookEvent } from '../cngn/sch
 
 export type FinalClass = 'succeeded' | 'failed';
 
-/** `event` + `data.transactionId`, else `event` + `trx_ref` + `status`, else the whole body. */
-export function dedupeKey(event: WebhookEvent): string {
+/** `event` + `data.transactionId`, else `event` + `trx_ref` + `status`, else the whole body as sent. */
+export function dedupeKey(event: WebhookEvent, raw?: unknown): string {
   const { data } = event;
   if (data.transactionId) return `${event.event}|id:${data.transactionId}`;
   if (data.trx_ref) return `${event.event}|ref:${data.trx_ref}|status:${data.status ?? ''}`;
   // Nothing identifies it: only a byte-identical replay counts as a duplicate.
-  return `${event.event}|body:${sha256(JSON.stringify(event))}`;
+  return `${event.event}|body:${sha256(JSON.stringify(raw ?? event))}`;
 }
 
 export function outboxIdFor(origin: 'webhook' | 'reconciler', key: string): string {

@@ -24,6 +24,12 @@ interface FinalClaim {
 
 export type AcceptResult = 'stored' | 'duplicate';
 
+/** What reading a delivery left out: field names, and the body as it came. */
+export interface ReadExtras {
+  unreadable?: string[];
+  raw?: unknown;
+}
+
 export interface PipelineOptions {
   store: Store;
   outbox: Outbox;
@@ -50,9 +56,13 @@ export class WebhookPipeline {
     this.subscribers.push(subscriber);
   }
 
-  /** A verified delivery. Resolves once the event is stored durably (or known as a duplicate). */
-  async accept(event: WebhookEvent): Promise<AcceptResult> {
-    const id = outboxIdFor('webhook', dedupeKey(event));
+  /**
+   * A verified delivery. Resolves once the event is stored durably (or known as a duplicate).
+   * `unreadable` names fields left out of it (with the body as it came in `raw`).
+   */
+  async accept(event: WebhookEvent, read: ReadExtras = {}): Promise<AcceptResult> {
+    const partial = read.unreadable && read.unreadable.length > 0 ? read : {};
+    const id = outboxIdFor('webhook', dedupeKey(event, partial.raw));
     if (await this.options.outbox.has(id)) return 'duplicate';
     const finalClass = finalClassOf(event);
     const created = finalClass
@@ -60,11 +70,11 @@ export class WebhookPipeline {
           // A reconciler message for the same final state came first: reply in its thread instead.
           const earlier = await this.finalClaim(event, finalClass);
           const threadOf = earlier?.origin === 'reconciler' ? earlier.entryId : undefined;
-          const ok = await this.enqueue(id, event, 'webhook', threadOf);
+          const ok = await this.enqueue(id, event, 'webhook', threadOf, partial);
           if (ok) await this.claimFinal(event, finalClass, { origin: 'webhook', entryId: id });
           return ok;
         })
-      : await this.enqueue(id, event, 'webhook');
+      : await this.enqueue(id, event, 'webhook', undefined, partial);
     return created ? 'stored' : 'duplicate';
   }
 
@@ -118,6 +128,7 @@ export class WebhookPipeline {
     event: WebhookEvent,
     origin: AlertOrigin,
     threadOf?: string,
+    read: ReadExtras = {},
   ): Promise<boolean> {
     const { data } = event;
     const orderKey = data.trx_ref ?? data.transactionId ?? undefined;
@@ -128,6 +139,7 @@ export class WebhookPipeline {
       event,
       ...(orderKey ? { orderKey } : {}),
       ...(threadOf ? { threadOf } : {}),
+      ...(read.unreadable?.length ? { unreadable: read.unreadable, raw: read.raw } : {}),
     });
     if (!created) return false;
     if (this.subscribers.length > 0) await this.options.store.addToSet(SUBSCRIBERS_PENDING, id);

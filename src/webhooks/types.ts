@@ -12,6 +12,8 @@ export interface AlertInput {
   environment: CngnEnvironment;
   /** The receiver's bank name, looked up from its code when the event carries only the code. */
   bankName?: string;
+  /** Fields of the delivery that could not be read (left out of `event`): post it generically. */
+  unreadable?: string[];
 }
 
 /** A rendered Slack message (text is the notification/fallback, blocks the body). */
@@ -34,6 +36,9 @@ export interface OutboxEntry {
   origin: AlertOrigin;
   environment: CngnEnvironment;
   event: WebhookEvent;
+  /** Fields that could not be read, and the body as it came (kept for whoever looks into it). */
+  unreadable?: string[];
+  raw?: unknown;
   /** The reference whose messages must stay in order. */
   orderKey?: string;
   /** The previous entry for the same reference: this one waits until that one is delivered. */

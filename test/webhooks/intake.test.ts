@@ -14,13 +14,21 @@ import { signatureFor } from '../../src/webhooks/index.js';
 import { postsMentioning, type Rig, SECRET, startRig, webhookBody } from './support.js';
 
 let rig: Rig | undefined;
+async function waitUntil(condition: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 afterEach(async () => {
   await rig?.stop();
   rig = undefined;
 });
 
 describe('webhook intake', () => {
-  it('answers 401 to a bad or missing signature, 400 to malformed bodies and 413 to oversized ones, posting nothing', async () => {
+  it('answers 401 to a bad or missing signature, 400 to bodies that are not JSON or name no event and 413 to oversized ones, posting nothing', async () => {
     rig = await startRig({ bodyLimitBytes: 4096 });
     const good = webhookBody('deposit.completed');
     const raw = JSON.stringify(good);
@@ -35,7 +43,8 @@ describe('webhook intake', () => {
     const noEvent = await rig.send({ data: { trx_ref: 'R' } });
     expect(noEvent.status).toBe(400);
     expect(noEvent.body).toContain('event');
-    expect((await rig.send({ event: 'deposit.completed', data: 'not-sealed-data' })).status).toBe(400);
+    expect((await rig.send({ event: 42, data: { trx_ref: 'R' } })).status).toBe(400);
+    expect((await rig.send('[1, 2]')).status).toBe(400);
     const big = { ...good, padding: 'x'.repeat(10_000) };
     expect((await rig.send(big)).status).toBe(413);
 
@@ -109,8 +118,68 @@ describe('webhook intake', () => {
       JSON.stringify({ ...(body.data as object), trx_ref: 'REF-WRONG' }),
       curvePublicFromEd25519(other.publicKey),
     );
-    expect((await rig.send({ ...body, data: wrong })).status).toBe(400);
+    // Sealed to another key: still signed by the service, so kept and posted as an unreadable event.
+    expect((await rig.send({ ...body, data: wrong })).status).toBe(200);
+    const unreadable = await rig.fake.waitFor('chat.postMessage', (c) =>
+      JSON.stringify(c.body).includes('could not be read'),
+    );
+    expect(JSON.stringify(unreadable.body)).toContain('`data`');
     expect(postsMentioning(rig.fake, 'REF-WRONG')).toHaveLength(0);
+  });
+
+  it('keeps a signed event whose fields have other types than documented, reading what it can', async () => {
+    rig = await startRig();
+    const body = {
+      event: 'deposit.completed',
+      data: {
+        transactionId: 98765,
+        trx_ref: 12345,
+        status: 1,
+        trx_type: 'fiat_buy',
+        amount: 1500.5,
+        receiver: { accountNumber: 123456789, bank: { code: 58, name: 'GTBank' } },
+        occurredAt: Date.parse('2026-11-23T08:00:00Z'),
+      },
+      timestamp: Date.parse('2026-11-23T08:00:01Z') / 1000,
+    };
+    expect((await rig.send(body)).status).toBe(200);
+    const post = await rig.fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes('12345'));
+    expect(post.body.text).toContain('Deposit credited: ₦1,500.50');
+    expect(JSON.stringify(post.body)).toContain('Ref `12345`');
+    expect(JSON.stringify(post.body)).toContain('Mon 23 Nov 2026, 09:00 WAT');
+    // The numeric reference dedupes like a text one.
+    expect((await rig.send({ ...body, data: { ...body.data, trx_ref: '12345' } })).body).toContain(
+      'duplicate',
+    );
+    // An amount as a numeric string is read too.
+    const text = webhookBody('withdrawal.completed', { trx_type: 'withdraw', amount: '2500', trx_ref: 77 });
+    expect((await rig.send(text)).status).toBe(200);
+    const withdrawal = await rig.fake.waitFor('chat.postMessage', (c) =>
+      JSON.stringify(c.body).includes('Ref `77`'),
+    );
+    expect(withdrawal.body.text).toContain('₦2,500.00');
+  });
+
+  it('posts a signed event it cannot read strictly with the generic message, never dropping it', async () => {
+    rig = await startRig();
+    const odd = webhookBody('deposit.completed', {
+      trx_ref: 'REF-ODD-AMOUNT',
+      amount: { value: '1500', currency: 'NGN' },
+      receiver: ['not', 'a', 'receiver'],
+    });
+    expect((await rig.send(odd)).status).toBe(200);
+    const post = await rig.fake.waitFor('chat.postMessage', (c) =>
+      JSON.stringify(c.body).includes('REF-ODD-AMOUNT'),
+    );
+    const all = JSON.stringify(post.body);
+    expect(all).toContain('cNGN event `deposit.completed`');
+    expect(all).toContain('could not be read');
+    expect(all).toContain('`amount`');
+    expect(all).toContain('`receiver`');
+    expect((await rig.send({ event: 'deposit.completed', data: 17 })).status).toBe(200);
+    expect((await rig.send({ event: 'deposit.received' })).status).toBe(200);
+    await waitUntil(async () => rig!.fake.callsTo('chat.postMessage').length === 3);
+    expect(await rig.webhooks.outbox.pendingCount()).toBe(0);
   });
 
   it('acknowledges duplicates but posts each event once', async () => {

@@ -145,6 +145,13 @@ describe('webhook messages', () => {
     expect(m.all).toContain('tx-1');
   });
 
+  it('shows an event with unreadable fields generically and names what was left out', () => {
+    const m = render('deposit.completed', { trx_type: 'fiat_buy' }, { unreadable: ['receiver', '<x>'] });
+    expect(m.text).toContain('cNGN event deposit.completed: ₦1,500,000.50');
+    expect(m.all).toContain('Some fields could not be read and are left out: `receiver`, `&lt;x&gt;`.');
+    expect(m.all).toContain('REF-1');
+  });
+
   it('marks what the reconciler found', () => {
     const m = render('deposit.completed', { trx_type: 'fiat_buy' }, { origin: 'reconciler' });
     expect(m.all).toContain('Seen by reconciliation — no webhook arrived');

@@ -40,6 +40,8 @@ export function webhookMessage(input: AlertInput, options: WebhookMessageOptions
 
 function partsFor(input: AlertInput, options: WebhookMessageOptions): Parts {
   const { event } = input;
+  // Part of the delivery could not be read: the specific layouts would mislead, so show what there is.
+  if (input.unreadable?.length) return unknownEvent(input);
   switch (event.event) {
     case 'deposit.received':
       return depositReceived(event.data);
@@ -201,6 +203,11 @@ function unknownEvent(input: AlertInput): Parts {
       ['Hash', hashField(data.base_trx_hash ?? data.extl_trx_hash, input)],
       ['Reason', data.reason ? escapeText(data.reason) : undefined],
     ],
+    ...(input.unreadable?.length
+      ? {
+          note: `Some fields could not be read and are left out: ${input.unreadable.map((f) => `\`${escapeText(f)}\``).join(', ')}.`,
+        }
+      : {}),
   };
 }
 

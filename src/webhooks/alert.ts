@@ -1,0 +1,53 @@
+// The message for an outbox entry: the injected builders with the bank name looked up, or — if a
+// builder fails — the entry's key fields as plain text, so a rendering bug never loses an event.
+import { escapeText } from '../format/display.js';
+import type { Logger } from './deliverer.js';
+import type { AlertMessage, OutboxEntry, RenderAlert } from './types.js';
+
+export interface AlertRendering {
+  render: RenderAlert;
+  bankName?: ((code: string) => Promise<string | undefined>) | undefined;
+  log: Logger;
+}
+
+export async function alertFor(entry: OutboxEntry, options: AlertRendering): Promise<AlertMessage> {
+  const bankName = await bankNameFor(entry, options.bankName);
+  try {
+    return options.render({
+      event: entry.event,
+      origin: entry.origin,
+      environment: entry.environment,
+      ...(bankName ? { bankName } : {}),
+      ...(entry.unreadable?.length ? { unreadable: entry.unreadable } : {}),
+    });
+  } catch (error) {
+    options.log.error(
+      `alert for ${entry.event.event} could not be rendered: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    const { data } = entry.event;
+    const text = `cNGN event ${entry.event.event}: ${data.trx_ref ?? data.transactionId ?? ''} ${data.amount ?? ''} ${data.status ?? ''}`;
+    return { text: escapeText(text.trim()), blocks: [] };
+  }
+}
+
+/** Redemptions carry only a bank code; a failed lookup just shows the code. */
+async function bankNameFor(
+  entry: OutboxEntry,
+  lookup: AlertRendering['bankName'],
+): Promise<string | undefined> {
+  const receiver = entry.event.data.receiver;
+  const code =
+    typeof receiver === 'string'
+      ? /^([0-9A-Za-z]{3,9}):\d{6,12}:/.exec(receiver)?.[1]
+      : typeof receiver?.bank === 'object'
+        ? receiver.bank?.name
+          ? undefined
+          : (receiver.bank?.code ?? undefined)
+        : undefined;
+  if (!code || !lookup) return undefined;
+  try {
+    return await lookup(code);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,110 @@
+// Reading a signed delivery liberally: once the sender is verified and the body is JSON naming an
+// event, the event is kept. Fields of another type than documented are coerced where the meaning is
+// plain (a numeric reference, an epoch time); a field that still cannot be read is left out and named,
+// and the alert for it is posted generically. Only a body that is not JSON or names no event is refused.
+import { type WebhookEvent, webhookEventSchema } from '../cngn/schemas.js';
+
+export type ReadEvent =
+  | { ok: true; event: WebhookEvent; unreadable: string[] }
+  | { ok: false; error: string };
+
+// Identifiers and words: a number here means the same digits as text.
+const TEXT_FIELDS = [
+  'transactionId',
+  'trx_ref',
+  'businessId',
+  'initiatorId',
+  'status',
+  'trx_type',
+  'network',
+  'base_trx_hash',
+  'extl_trx_hash',
+  'explorer_link',
+  'asset_symbol',
+  'reason',
+];
+const RECEIVER_TEXT_FIELDS = ['address', 'accountNumber', 'accountName'];
+
+export function readWebhookEvent(body: unknown, openSealed?: (sealed: string) => string): ReadEvent {
+  if (!isRecord(body) || typeof body.event !== 'string' || body.event.trim() === '') {
+    return { ok: false, error: 'event: the body must be a JSON object with the event name in "event"' };
+  }
+  const unreadable: string[] = [];
+  const data = readData(body.data, openSealed, unreadable);
+  const candidate: Record<string, unknown> = { ...body, data };
+  if (body.timestamp !== undefined) candidate.timestamp = asTime(body.timestamp);
+  const strict = webhookEventSchema.safeParse(candidate);
+  if (strict.success) return { ok: true, event: strict.data, unreadable };
+  // Leave out each field the schema refuses, and read the rest.
+  for (const issue of strict.error.issues) {
+    const [top, field] = issue.path;
+    if (top === 'data' && typeof field === 'string' && field in data) {
+      delete data[field];
+      unreadable.push(field);
+    } else if (typeof top === 'string' && top !== 'event' && top !== 'data' && top in candidate) {
+      delete candidate[top];
+      unreadable.push(top);
+    }
+  }
+  const lenient = webhookEventSchema.safeParse(candidate);
+  if (lenient.success) return { ok: true, event: lenient.data, unreadable: [...new Set(unreadable)] };
+  return { ok: true, event: { event: body.event, data: { transactionId: undefined } }, unreadable: ['data'] };
+}
+
+function readData(
+  value: unknown,
+  openSealed: ((sealed: string) => string) | undefined,
+  unreadable: string[],
+): Record<string, unknown> {
+  let data: unknown = value;
+  if (typeof value === 'string') data = openData(value, openSealed);
+  if (value === undefined || value === null) return {};
+  if (!isRecord(data)) {
+    unreadable.push('data');
+    return {};
+  }
+  const out: Record<string, unknown> = { ...data };
+  for (const field of TEXT_FIELDS) out[field] = asText(out[field]);
+  if ('occurredAt' in out) out.occurredAt = asTime(out.occurredAt);
+  out.receiver = readReceiver(out.receiver);
+  for (const field of Object.keys(out)) if (out[field] === undefined) delete out[field];
+  return out;
+}
+
+function readReceiver(receiver: unknown): unknown {
+  if (typeof receiver === 'number') return String(receiver);
+  if (!isRecord(receiver)) return receiver;
+  const out: Record<string, unknown> = { ...receiver };
+  for (const field of RECEIVER_TEXT_FIELDS) out[field] = asText(out[field]);
+  if (typeof out.bank === 'number') out.bank = String(out.bank);
+  if (isRecord(out.bank))
+    out.bank = { ...out.bank, code: asText(out.bank.code), name: asText(out.bank.name) };
+  for (const field of Object.keys(out)) if (out[field] === undefined) delete out[field];
+  return out;
+}
+
+function openData(sealed: string, open: ((sealed: string) => string) | undefined): unknown {
+  if (!open) return undefined;
+  try {
+    return JSON.parse(open(sealed));
+  } catch {
+    return undefined;
+  }
+}
+
+function asText(value: unknown): unknown {
+  return typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean'
+    ? String(value)
+    : value;
+}
+
+/** An epoch time (seconds or milliseconds) as ISO text; anything else as it came. */
+function asTime(value: unknown): unknown {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return value;
+  const date = new Date(value < 1e12 ? value * 1000 : value);
+  return Number.isNaN(date.getTime()) ? String(value) : date.toISOString();
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
