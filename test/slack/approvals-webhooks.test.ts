@@ -2,6 +2,7 @@
 // pipeline to the approvals subscriber, which completes or fails the request and says so in its thread.
 import { afterEach, expect, it } from 'vitest';
 import {
+  APPROVALS_CHANNEL,
   APPROVER_A,
   type ApprovalApp,
   click,
@@ -24,6 +25,16 @@ it('completes a withdrawal from the signed webhook and tells the requester it se
   await app.sandbox.settleAll();
   await waitUntil(async () => (await app.engine.get(id))?.state === 'completed', 'completed');
   await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Completed'));
+  // The step is also told in the request's thread, in the approvals channel.
+  const where = (await app.engine.get(id))?.slackMessage;
+  expect(where?.channel).toBe(APPROVALS_CHANNEL);
+  expect(where?.ts).toBeDefined();
+  const reply = await app.slack.waitFor(
+    'chat.postMessage',
+    (c) => c.body.thread_ts === where?.ts && String(c.body.text).startsWith('Completed'),
+  );
+  expect(reply.body.channel).toBe(APPROVALS_CHANNEL);
+  expect(String(reply.body.text)).toContain('webhook withdrawal.completed');
   const dm = await app.slack.waitFor(
     'chat.postMessage',
     (c) => c.body.channel === REQUESTER && String(c.body.text).includes('settled'),
@@ -43,4 +54,11 @@ it('fails a withdrawal from the transaction.failed webhook with its reason', asy
   await waitUntil(async () => (await app.engine.get(id))?.state === 'failed', 'failed');
   const request = await app.engine.get(id);
   expect(request?.history.at(-1)?.note).toContain('transaction.failed');
+  expect(request?.slackMessage?.ts).toBeDefined();
+  const reply = await app.slack.waitFor(
+    'chat.postMessage',
+    (c) => c.body.thread_ts === request?.slackMessage?.ts && String(c.body.text).startsWith('Failed'),
+  );
+  expect(reply.body.channel).toBe(APPROVALS_CHANNEL);
+  expect(String(reply.body.text)).toContain('transaction.failed');
 });
