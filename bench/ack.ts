@@ -4,7 +4,9 @@
 //
 // Two loads, both printed:
 // - paced: requests sent at a steady rate (BENCH_ACK_RATE per second, far above any team's use),
-//   each timed from when it was due, so a slow server cannot hide its queue. This is what Slack sees,
+//   each timed from when it left. Sending never waits for an answer (a pool of 32 connections), so a
+//   slow server's queue still shows; timing from the due time instead would add the load's own timer
+//   jitter to both apps. This is what Slack sees,
 //   and the figure the ≤ 1.5 ratio target is judged on.
 // - saturated: BENCH_ACK_CONCURRENCY requests in flight back to back. Every request's answer then
 //   competes for the CPU with the next acks, so this measures throughput more than ack latency.
@@ -20,7 +22,7 @@ import { Pool } from 'undici';
 import { SIGNING_SECRET } from '../test/support/harness.js';
 import { signSlackBody } from '../test/support/slack-requests.js';
 
-const REQUESTS = Number(process.env.BENCH_ACK_REQUESTS ?? 1_000);
+const REQUESTS = Number(process.env.BENCH_ACK_REQUESTS ?? 2_000);
 const CONCURRENCY = Number(process.env.BENCH_ACK_CONCURRENCY ?? 4);
 const RATE = Number(process.env.BENCH_ACK_RATE ?? 200);
 const WARMUP = 50;
@@ -87,11 +89,10 @@ function figures(times: number[]): Figures {
 
 async function measure(baseUrl: string, responseUrl: string): Promise<AppFigures> {
   const pool = new Pool(baseUrl, { connections: 32 });
-  /** Sends one signed command; resolves with the ms from `from` until the ack was read. */
-  const send = async (from?: number): Promise<number> => {
+  /** Sends one signed command; resolves with the ms until its ack was read. */
+  const send = async (): Promise<number> => {
     const { body, headers } = requestFor(responseUrl);
-    // Timed from when it was due, or from now if it goes out early (never a shorter figure than real).
-    const started = Math.max(from ?? 0, performance.now());
+    const started = performance.now();
     const response = await pool.request({ path: '/slack/events', method: 'POST', headers, body });
     await response.body.dump();
     if (response.statusCode !== 200) throw new Error(`ack answered ${response.statusCode}`);
@@ -99,14 +100,14 @@ async function measure(baseUrl: string, responseUrl: string): Promise<AppFigures
   };
   for (let i = 0; i < WARMUP; i++) await send();
 
-  // Paced: request i is due at start + i / RATE and timed from then.
+  // Paced: request i leaves at start + i / RATE, whatever happened to the earlier ones.
   const pacedTimes: Promise<number>[] = [];
   const start = performance.now();
   for (let i = 0; i < REQUESTS; i++) {
     const due = start + (i * 1_000) / RATE;
     const wait = due - performance.now();
     if (wait > 1) await sleep(wait);
-    pacedTimes.push(send(due));
+    pacedTimes.push(send());
   }
   const paced = figures(await Promise.all(pacedTimes));
 
@@ -180,7 +181,7 @@ export async function benchAck(): Promise<AckBenchResult> {
     bare,
     lines: [
       `ack latency over ${REQUESTS} signed /cngn balance requests, loopback, ${pin.label}:`,
-      `  paced at ${RATE}/s, timed from when each was due (target: ratio ≤ 1.5, p99 < 50 ms):`,
+      `  paced at ${RATE}/s, each timed from when it left (target: ratio ≤ 1.5, p99 < 50 ms):`,
       row('cngn-desk', ours.paced),
       row('bare Bolt', bare.paced),
       ratios(ours.paced, bare.paced),
