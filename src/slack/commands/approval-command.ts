@@ -4,6 +4,7 @@
 import type { ModalView } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import type { Bank, Network } from '../../cngn/schemas.js';
+import { checkWalletAddress } from '../../format/wallet-address.js';
 import type { ApprovalSlackDeps } from '../actions/approval.js';
 import type { BankChoice } from '../blocks/approval-modals-bank.js';
 import { describeError } from '../errors.js';
@@ -50,7 +51,11 @@ export function findNetwork(networks: Network[], word: string | undefined): Netw
 }
 
 export const looksLikeAmount = (word: string | undefined) => !!word && /^₦?[\d,]+(\.\d+)?$/.test(word);
-export const looksLikeAddress = (word: string | undefined) => !!word && /^0x/i.test(word);
+/** `0x…`, or a Solana, Tron or XBN address by format: network words are far shorter than any of these. */
+export const looksLikeAddress = (word: string | undefined) =>
+  !!word &&
+  (/^0x/i.test(word) ||
+    (['solana', 'tron', 'stellar'] as const).some((family) => checkWalletAddress(family, word).ok));
 export const looksLikeAccount = (word: string | undefined) => !!word && /^\d{10}$/.test(word);
 
 /** A bank named by code or by (part of) its name, for prefill. */
