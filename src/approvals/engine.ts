@@ -22,7 +22,8 @@ export type Refusal =
   | 'expired'
   | 'checking'
   | 'not-requester'
-  | 'recheck-failed';
+  | 'recheck-failed'
+  | 'not-unknown';
 
 export type ActionResult =
   | { ok: true; request: ApprovalRequest }

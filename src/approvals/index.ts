@@ -9,6 +9,7 @@ import {
   type Refusal,
 } from './engine.js';
 import { Executor, type ExecutorOptions } from './executor.js';
+import { transition } from './state-machine.js';
 import { type BridgeCallbackHint, Tracker, type TrackerOptions } from './tracker.js';
 import type { ApprovalRequest, AuditEntry, RequestDraft } from './types.js';
 
@@ -79,6 +80,37 @@ export class ApprovalEngine {
 
   get(id: string): Promise<ApprovalRequest | undefined> {
     return this.core.get(id);
+  }
+
+  /**
+   * A person closes an outcome-unknown request after checking with the service (dashboard, support):
+   * an approver other than the requester, with a note, audited. Nothing is sent, now or later.
+   */
+  async resolveByHand(
+    id: string,
+    user: string,
+    to: 'completed' | 'failed',
+    note: string,
+  ): Promise<ActionResult> {
+    const said = `checked by hand: ${note.trim()}`;
+    const result = await this.core.locked(id, async (request): Promise<ActionResult> => {
+      if (!request) return { ok: false, reason: 'not-found' };
+      if (request.state !== 'outcome-unknown') return { ok: false, reason: 'not-unknown', request };
+      if (user === request.requester) return { ok: false, reason: 'requester', request };
+      if (!(await this.options.policy.isApprover(user)))
+        return { ok: false, reason: 'not-approver', request };
+      const outcome = { ...request.outcome, status: to, ...(to === 'failed' ? { reason: said } : {}) };
+      const next = transition({ ...request, outcome }, to, {
+        action: to,
+        actor: user,
+        note: said,
+        at: this.core.now(),
+      });
+      await this.core.repo.save(next);
+      return { ok: true, request: next };
+    });
+    if (result.ok) await this.core.notify(result.request);
+    return result;
   }
 
   attachMessage(id: string, channel: string, ts: string): Promise<void> {

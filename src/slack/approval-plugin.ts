@@ -12,6 +12,7 @@ import { auditCommand } from './commands/audit.js';
 import { bridgeCommand } from './commands/bridge.js';
 import { pendingCommand } from './commands/pending.js';
 import { redeemCommand } from './commands/redeem.js';
+import { resolveCommand } from './commands/resolve.js';
 import { settlementCommand } from './commands/settlement.js';
 import { whitelistAddCommand } from './commands/whitelist-add.js';
 import { withdrawCommand } from './commands/withdraw.js';
@@ -80,6 +81,10 @@ export async function runApprovalCommand(
   }
   if (name in APPROVAL_MODAL_COMMANDS && name !== 'whitelist add') {
     await APPROVAL_MODAL_COMMANDS[name as 'withdraw'](command, deps);
+    return true;
+  }
+  if (name === 'resolve') {
+    await command.respond(await resolveCommand(command.args, command.userId, deps));
     return true;
   }
   if (name === 'pending' || name === 'audit') {

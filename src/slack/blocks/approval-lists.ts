@@ -79,6 +79,8 @@ export function refusalText(reason: Refusal, request?: ApprovalRequest): string 
       return `A final approval of ${title} is being checked against the service right now; nothing changed.`;
     case 'recheck-failed':
       return `The figures of ${title} could not be checked again with the service, so it was not approved. Try again shortly.`;
+    case 'not-unknown':
+      return `${title} is ${request ? STATE_WORDS[request.state] : 'closed'}, not waiting for a person's check; only a request whose outcome is unknown can be resolved by hand. Nothing changed.`;
     case 'not-found':
       return 'That approval request no longer exists.';
   }

@@ -115,6 +115,12 @@ export const SUBCOMMANDS: Subcommand[] = [
   },
   { name: 'pending', usage: 'pending', summary: 'open approval requests', example: 'pending' },
   { name: 'audit', usage: 'audit [n]', summary: 'the last n steps of the audit log', example: 'audit 50' },
+  {
+    name: 'resolve',
+    usage: 'resolve <request> completed|failed <note>',
+    summary: 'approvers: record what you checked for a request whose outcome is unknown (nothing is sent)',
+    example: 'resolve AR-1A2B3C4D5E failed not on the dashboard',
+  },
   { name: 'help', usage: 'help', summary: 'this list', example: 'help' },
 ];
 
