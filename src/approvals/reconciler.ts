@@ -105,7 +105,7 @@ export class Reconciler {
     await this.core.notice(
       request.id,
       'needs-manual-check',
-      'The service gives no way to read the settlement account back, so the bot cannot tell whether this change was made. A person must check the settlement account on the service dashboard; the bot will not send it again.',
+      `The service gives no way to read the settlement account back, so the bot cannot tell whether this change was made. A person must check the settlement account on the service dashboard; the bot will not send it again. An approver then records the answer: \`/cngn resolve ${request.id} completed|failed <what you saw>\`.`,
       { when: (r) => r.state === 'outcome-unknown' },
     );
   }
@@ -117,7 +117,7 @@ export class Reconciler {
       await this.core.notice(
         request.id,
         'needs-manual-check',
-        `Still not confirmed after ${checks} checks. A person must check with the service (dashboard or support) whether it went through; the bot will never send it again. It keeps looking, less often.`,
+        `Still not confirmed after ${checks} checks. A person must check with the service (dashboard or support) whether it went through; the bot will never send it again. It keeps looking, less often. An approver can record the answer: \`/cngn resolve ${request.id} completed|failed <what you saw>\`.`,
         { when: (r) => r.state === 'outcome-unknown' },
       );
     }

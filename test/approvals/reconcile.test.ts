@@ -104,6 +104,7 @@ it('asks a person to check after repeated inconclusive checks, once, and never r
   const asked = await notices(request.id, 'needs-manual-check');
   expect(asked).toHaveLength(1);
   expect(asked[0]?.note).toContain('never send it again');
+  expect(asked[0]?.note).toContain(`/cngn resolve ${request.id} completed|failed`);
   expect((await fx.engine.get(request.id))?.state).toBe('outcome-unknown');
   expect(withdrawCalls()).toBe(1);
 });
@@ -130,6 +131,7 @@ it('says once that an unclear settlement change needs a manual check, reading no
   const asked = await notices(request.id, 'needs-manual-check');
   expect(asked).toHaveLength(1);
   expect(asked[0]?.note).toContain('settlement account on the service dashboard');
+  expect(asked[0]?.note).toContain(`/cngn resolve ${request.id} completed|failed`);
   expect(fx.sandbox.requests.length).toBe(reads);
   expect(fx.sandbox.count('PUT', '/v1/api/bank-account')).toBe(1);
 });
