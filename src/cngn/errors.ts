@@ -66,6 +66,34 @@ export type CngnErrorKind =
   | 'server-error'
   | 'other';
 
+/** Every field name our request bodies carry (and legacy names), as validation answers name them. */
+const REQUEST_FIELDS: ReadonlySet<string> = new Set([
+  'accountName',
+  'accountNumber',
+  'address',
+  'amount',
+  'bank',
+  'bankAccountName',
+  'bankAccountNumber',
+  'bankCode',
+  'bankName',
+  'callbackUrl',
+  'customer',
+  'destinationAddress',
+  'destinationNetwork',
+  'destinationNetworkId',
+  'email',
+  'name',
+  'narration',
+  'network',
+  'networkId',
+  'originNetwork',
+  'originNetworkId',
+  'saveDetails',
+  'senderAddress',
+  'shouldSaveAddress',
+]);
+
 export function classifyServiceMessage(message: string, httpStatus: number): CngnErrorKind {
   const m = message.toLowerCase();
   if (m.includes('permission denied')) return 'permission-denied';
@@ -80,7 +108,10 @@ export function classifyServiceMessage(message: string, httpStatus: number): Cng
   if (m.includes('currently unavailable')) return 'service-unavailable';
   if (m.includes('could not resolve account')) return 'account-unresolvable';
   if (m.includes('not found')) return 'not-found';
-  if (/^[a-z][\w.]*: /i.test(message)) return 'validation';
+  // Validation answers are 400 "<field>: <reason>" naming a field we send; "Error: …" or
+  // "TypeError: …" from a crash is not one, and must not pass for "refused before acting".
+  const field = /^([a-z][\w]*)(?:\.[\w.]+)?: /i.exec(message)?.[1];
+  if (httpStatus === 400 && field && REQUEST_FIELDS.has(field)) return 'validation';
   if (httpStatus >= 500) return 'server-error';
   return 'other';
 }

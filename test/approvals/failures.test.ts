@@ -39,6 +39,10 @@ describe('classifying a failed call', () => {
     ['Transaction not found', 400],
     ['No Test SSH Key found', 400],
     ['Something went wrong', 418],
+    ['TypeError: Cannot read properties of undefined', 500],
+    ['Error: upstream timeout', 400],
+    ['Withdrawal: queued for processing', 400],
+    ['amount: looks fine but the answer was a 500', 500],
   ])('calls "%s" (%i) outcome-unknown: it does not prove nothing was done', (message, status) => {
     const result = classifyFailure(new CngnError(message, status, WITHDRAW));
     expect(result.to).toBe('outcome-unknown');
