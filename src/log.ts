@@ -29,7 +29,9 @@ export function redactText(text: string, extraSecrets: readonly string[] = []): 
 function redact(value: unknown, extraSecrets: readonly string[], depth = 0): unknown {
   if (typeof value === 'string') return redactText(value, extraSecrets);
   if (value instanceof Error) return redactText(`${value.name}: ${value.message}`, extraSecrets);
-  if (depth > 4 || value === null || typeof value !== 'object') return value;
+  if (value === null || typeof value !== 'object') return value;
+  // Deeper than this is never walked, so it is never written either: it could hold anything.
+  if (depth > 4) return '[truncated]';
   if (Array.isArray(value)) return value.map((item) => redact(item, extraSecrets, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value)) {

@@ -23,6 +23,16 @@ describe('logger', () => {
     expect(out).toContain('[redacted]');
   });
 
+  it('never writes what lies deeper than it walks (Bolt hands over nested objects)', () => {
+    const lines: string[] = [];
+    const log = createLogger('debug', { write: (l) => lines.push(l) });
+    log.warn('deep', {
+      original: { config: { request: { options: { headers: { Authorisation: 'Bearer xoxb-9-9-deep' } } } } },
+    });
+    expect(lines.join('\n')).not.toContain('xoxb-9-9-deep');
+    expect(lines.join('\n')).toContain('[truncated]');
+  });
+
   it('writes nothing below its level', () => {
     const lines: string[] = [];
     const log = createLogger('warn', { write: (l) => lines.push(l) });
