@@ -84,14 +84,32 @@ async function openSqlite(path: string, prefix: string, options: StoreOptions): 
     await release();
   };
   try {
-    const sqlite = new KeyvSqlite({ uri: `sqlite://${path}`, busyTimeout: 10_000 });
-    const keyv = new Keyv({ store: sqlite, namespace: prefix, throwOnErrors: true });
-    await sqlite.query('SELECT 1'); // open the file (and create the table) now, not on first use
-    return new LocalStore({ kind: 'sqlite', keyv, mutex: shared.mutex, sqlite, onClose: letGo });
+    return await connectSqlite(path, prefix, { mutex: shared.mutex, onClose: letGo });
   } catch (error) {
     await letGo();
     throw error;
   }
+}
+
+/**
+ * A store on the SQLite file without taking the file lock: createStore takes it first. Only tests call
+ * this directly, to race claims across connections the way two processes would without the lock.
+ */
+export async function connectSqlite(
+  path: string,
+  prefix: string,
+  options: { mutex?: KeyedMutex; onClose?: () => Promise<void> } = {},
+): Promise<Store> {
+  const sqlite = new KeyvSqlite({ uri: `sqlite://${path}`, busyTimeout: 10_000 });
+  const keyv = new Keyv({ store: sqlite, namespace: prefix, throwOnErrors: true });
+  try {
+    await sqlite.query('SELECT 1'); // open the file (and create the table) now, not on first use
+  } catch (error) {
+    await keyv.disconnect().catch(() => undefined);
+    throw error;
+  }
+  const mutex = options.mutex ?? new KeyedMutex();
+  return new LocalStore({ kind: 'sqlite', keyv, mutex, sqlite, onClose: options.onClose });
 }
 
 /** For tests: drop everything a store holds under its prefix. */

@@ -1,19 +1,24 @@
 // A second process on a SQLite store file, driven by the tests over stdin/stdout, one line each:
-//   argv: <file> <lock wait ms>
-//   out:  opening · ready · claimed <wins> · failed <message> · closed
+//   argv: <file> <lock wait ms> [unlocked]  (unlocked: skip the file lock, to race the database claim)
+//   out:  opening · ready after <pid of the last process to close the file, or -> · claimed <wins> ·
+//         failed <message> · closed
 //   in:   claim <N> → claim keys claim:0…N-1 at once · close (or stdin ending) → close and exit
 import { createInterface } from 'node:readline';
-import { createStore } from '../../src/store/index.js';
+import { connectSqlite, createStore } from '../../src/store/index.js';
 
-const [file = '', waitText = '30000'] = process.argv.slice(2);
+const [file = '', waitText = '30000', mode] = process.argv.slice(2);
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
 say('opening');
 try {
-  const store = await createStore(`sqlite://${file}`, { fileLockWaitMs: Number(waitText) });
-  say('ready');
+  const store =
+    mode === 'unlocked'
+      ? await connectSqlite(file, 'cngn-desk')
+      : await createStore(`sqlite://${file}`, { fileLockWaitMs: Number(waitText) });
+  say(`ready after ${(await store.get<number>('closed-by')) ?? '-'}`);
   const input = createInterface({ input: process.stdin });
   const close = async () => {
+    await store.set('closed-by', process.pid);
     await store.close();
     say('closed');
     process.exit(0);

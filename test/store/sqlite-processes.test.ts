@@ -1,5 +1,6 @@
 // One SQLite store file, several real processes: only one may use it at a time. A second one waits
 // (an overlapping restart), then refuses with a clear message; a dead holder's lock is free at once.
+// Claims are decided by the database all the same, which two connections past the lock show.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -59,18 +60,30 @@ function peer(file: string, ...args: string[]): Peer {
 const fileNamed = (name: string) => join(dir, `${name}-${Math.random().toString(36).slice(2)}.sqlite`);
 
 describe('a SQLite store file shared by processes', () => {
-  it('gives 1000 claims exactly 1000 wins when two processes race for them', async () => {
+  it('decides each claim in the database: two processes racing past the file lock win 1000 claims once each', async () => {
     const file = fileNamed('race');
-    // Each claims as soon as it has the file, then closes; the other one waits meanwhile.
-    const race = async (p: Peer) => {
-      await p.next('ready');
-      p.child.stdin?.write('claim 1000\n');
-      const wins = Number((await p.next('claimed')).split(' ')[1]);
-      p.child.stdin?.end('close\n');
-      return wins;
-    };
-    const wins = await Promise.all([race(peer(file, '30000')), race(peer(file, '30000'))]);
-    expect(wins[0] + wins[1]).toBe(1000);
+    // Both hold a connection at once (no file lock), so every claim is contested by two connections.
+    const racers = [peer(file, '0', 'unlocked'), peer(file, '0', 'unlocked')];
+    await Promise.all(racers.map((p) => p.next('ready')));
+    for (const p of racers) p.child.stdin?.write('claim 1000\n');
+    const wins = await Promise.all(racers.map(async (p) => Number((await p.next('claimed')).split(' ')[1])));
+    for (const p of racers) p.child.stdin?.end('close\n');
+    expect(wins[0]! + wins[1]!).toBe(1000);
+  });
+
+  it('keeps a second process waiting until the first has closed the file, which then finds every claim taken', async () => {
+    const file = fileNamed('serialised');
+    const first = peer(file, '30000');
+    await first.next('ready');
+    const second = peer(file, '30000');
+    await second.next('opening');
+    first.child.stdin?.write('claim 1000\n');
+    expect(await first.next('claimed')).toBe('claimed 1000');
+    first.child.stdin?.end('close\n');
+    // The second reads, as it gets the file, who closed it last: the first had already let go.
+    expect(await second.next('ready')).toBe(`ready after ${first.child.pid}`);
+    second.child.stdin?.write('claim 1000\n');
+    expect(await second.next('claimed')).toBe('claimed 0');
   });
 
   it('refuses a second process once its wait is over, naming the file and Redis', async () => {
