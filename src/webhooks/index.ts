@@ -27,6 +27,8 @@ export type * from './types.js';
 export interface WebhooksOptions {
   store: Store;
   environment: CngnEnvironment;
+  /** Non-reversible id of the API key (see keyId in cngn/credentials); or useServiceKey before start. */
+  keyId?: string | undefined;
   /** CNGN_WEBHOOK_SECRET; unset → deliveries refused (401). */
   secret: string | undefined;
   /** Opens sealed `data` with the client's private key. */
@@ -67,6 +69,8 @@ export interface Webhooks {
   deliverer: Deliverer | undefined;
   reconciler: Reconciler | undefined;
   subscribe(subscriber: WebhookSubscriber): void;
+  /** The reconciler keeps its bookkeeping per environment and this API key (start-up, before start). */
+  useServiceKey(keyId: string): void;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -111,6 +115,8 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
         source: options.transactions,
         pipeline,
         store: options.store,
+        environment: options.environment,
+        keyId: options.keyId,
         log,
         retentionMs,
         ...(options.reconcileIntervalMs ? { intervalMs: options.reconcileIntervalMs } : {}),
@@ -132,6 +138,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     deliverer,
     reconciler,
     subscribe: (subscriber) => pipeline.subscribe(subscriber),
+    useServiceKey: (keyId) => reconciler?.useServiceKey(keyId),
     async start() {
       await deliverer?.start();
       await reconciler?.start();

@@ -10,8 +10,12 @@
 // Each run walks the list from page 1 (newest) back until it passes the start of the previous complete
 // walk (less an overlap for transactions that settle after they are created), the mark, or the end. A
 // walk cut short by the budget or the per-run page cap is kept in the store and resumed next run.
+//
+// The mark and the walk belong to one environment and API key, like approval requests: a bot moved
+// from the sandbox to live credentials on the same store starts afresh instead of posting live
+// history as missed and resuming at a page of the sandbox's list.
 
-import type { Priority } from '../cngn/api.js';
+import type { CngnEnvironment, Priority } from '../cngn/api.js';
 import { RateBudgetError } from '../cngn/errors.js';
 import type { Transaction, TransactionPage } from '../cngn/schemas.js';
 import type { Store } from '../store/index.js';
@@ -29,6 +33,10 @@ export interface ReconcilerOptions {
   source: TransactionSource;
   pipeline: WebhookPipeline;
   store: Store;
+  /** The environment the source reads from; with keyId, the scope of this reconciler's bookkeeping. */
+  environment: CngnEnvironment;
+  /** Non-reversible id of the API key (see keyId in cngn/credentials). */
+  keyId?: string | undefined;
   log?: Logger;
   /** Between runs (default 3 min: 20 per 60 s is the budget; a run usually needs one request). */
   intervalMs?: number;
@@ -56,10 +64,8 @@ interface Walk {
   nextPage: number;
 }
 
-const SINCE = 'webhooks:reconciler:since';
-const BASELINE = 'webhooks:reconciler:baseline';
-const WALK = 'webhooks:reconciler:walk';
-const SWEPT = 'webhooks:reconciler:swept';
+/** Bookkeeping kept in the store, one set per environment and API key. */
+type Bookkeeping = 'since' | 'baseline' | 'walk' | 'swept';
 const DAY_MS = 86_400_000;
 
 export class Reconciler {
@@ -68,11 +74,23 @@ export class Reconciler {
   private readonly log: Logger;
   private readonly now: () => number;
   private readonly limit: number;
+  private keyId: string | undefined;
 
   constructor(private readonly options: ReconcilerOptions) {
     this.log = options.log ?? silentLogger;
     this.now = options.now ?? (() => Date.now());
     this.limit = options.limit ?? 50;
+    this.keyId = options.keyId;
+  }
+
+  /** Keep the bookkeeping of this API key (start-up wiring, before start()). */
+  useServiceKey(keyId: string): void {
+    if (this.timer || this.running) throw new Error('the reconciler is running: set its key before start()');
+    this.keyId = keyId;
+  }
+
+  private key(name: Bookkeeping): string {
+    return `webhooks:reconciler:${this.options.environment}:${this.keyId ?? 'no-key'}:${name}`;
   }
 
   /** Record the high-water mark (first start only) and run periodically. */
@@ -98,8 +116,8 @@ export class Reconciler {
   }
 
   private async since(): Promise<number> {
-    await this.options.store.setIfAbsent(SINCE, this.now());
-    return (await this.options.store.get<number>(SINCE)) ?? this.now();
+    await this.options.store.setIfAbsent(this.key('since'), this.now());
+    return (await this.options.store.get<number>(this.key('since'))) ?? this.now();
   }
 
   private async pass(): Promise<ReconcileResult> {
@@ -110,9 +128,9 @@ export class Reconciler {
     // Older than this, the record that a state was posted may be gone: never look at it again.
     const floor = Math.max(since, now - retentionMs + Math.min(DAY_MS, retentionMs / 4));
     const overlapMs = this.options.overlapMs ?? 6 * 3_600_000;
-    const firstWalk = (await store.get<number>(BASELINE)) === undefined;
-    let swept = await store.get<number>(SWEPT);
-    let walk = await store.get<Walk>(WALK);
+    const firstWalk = (await store.get<number>(this.key('baseline'))) === undefined;
+    let swept = await store.get<number>(this.key('swept'));
+    let walk = await store.get<Walk>(this.key('walk'));
     let completed = false;
     let startedHere = false;
     let skipped: ReconcileResult['skipped'];
@@ -155,11 +173,11 @@ export class Reconciler {
     }
     // Progress is recorded after what was read is queued: a crash re-reads, and dedupe absorbs it.
     if (completed && swept !== undefined) {
-      await store.set(SWEPT, swept);
-      await store.setIfAbsent(BASELINE, now);
+      await store.set(this.key('swept'), swept);
+      await store.setIfAbsent(this.key('baseline'), now);
     }
-    if (walk) await store.set(WALK, walk);
-    else await store.delete(WALK);
+    if (walk) await store.set(this.key('walk'), walk);
+    else await store.delete(this.key('walk'));
     return skipped ? { queued, skipped } : { queued };
   }
 

@@ -70,6 +70,7 @@ describe('webhooks through the bot', () => {
       source: h.bot.client,
       pipeline: h.bot.webhooks.pipeline,
       store: h.store,
+      environment: h.bot.client.environment,
       graceMs: 0,
     });
     const tx = await payDeposit(h, '5000');

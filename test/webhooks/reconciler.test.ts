@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Priority } from '../../src/cngn/api.js';
 import { createCngnClient } from '../../src/cngn/client.js';
+import { keyId } from '../../src/cngn/credentials.js';
 import { Money } from '../../src/format/money.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { createStore, type LockOptions, type Store } from '../../src/store/index.js';
@@ -276,7 +277,14 @@ describe('reconciler', () => {
         return client.getTransactions(options);
       },
     };
-    const make = () => new Reconciler({ source, pipeline: r.webhooks.pipeline, store: r.store, graceMs: 0 });
+    const make = () =>
+      new Reconciler({
+        source,
+        pipeline: r.webhooks.pipeline,
+        store: r.store,
+        environment: 'sandbox',
+        graceMs: 0,
+      });
     expect(await make().runOnce()).toEqual({ queued: 0, skipped: 'rate-budget' });
     expect(asked).toEqual([1, 2]);
     refuse = false;
@@ -284,6 +292,69 @@ describe('reconciler', () => {
     expect(await make().runOnce()).toEqual({ queued: 1 });
     expect(asked[2]).toBe(2);
     await r.fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes(missed.trx_ref));
+  });
+
+  it('starts afresh after a switch from sandbox to live credentials on the same store file', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { RateBudgetError } = await import('../../src/cngn/errors.js');
+    const dir = mkdtempSync(join(tmpdir(), 'cngn-rc-switch-'));
+    const storeUrl = `sqlite://${join(dir, 'store.sqlite')}`;
+    let live: Sandbox | undefined;
+    try {
+      // The sandbox run leaves its start mark and a walk cut short at page 2 in the store.
+      const sb = await startSandbox({ webhookSecret: SECRET, settleDelayMs: 60_000 });
+      sandbox = sb;
+      const sbClient = await sandboxClient(sb);
+      const sbSource = {
+        getTransactions: async (options: { page?: number; limit?: number; priority?: Priority }) => {
+          if ((options.page ?? 1) > 1) throw new RateBudgetError(30);
+          return sbClient.getTransactions(options);
+        },
+      };
+      rig = await startRig({ transactions: sbSource, storeUrl, keyId: keyId(sb.apiKey) });
+      sb.setWebhookUrl(rig.url);
+      for (let i = 0; i < 55; i++) await sb.simulateCryptoDeposit({ amount: `${300 + i}`, network: 'base' });
+      expect((await rig.webhooks.reconciler!.runOnce()).skipped).toBe('rate-budget');
+      await rig.stop();
+      rig = undefined;
+
+      // Live credentials: another service and key; a deposit from before this bot's first live start.
+      live = await startSandbox({ webhookSecret: SECRET, settleDelayMs: 60_000, apiKey: 'cngn_live_switch' });
+      const liveClient = createCngnClient({
+        baseUrl: live.baseUrl,
+        apiKey: live.apiKey,
+        encryptionKey: live.encryptionKey,
+        privateKey: live.privateKey,
+        store: await createStore('memory://', { prefix: `rc-live-${Math.random()}` }),
+        rateLimit: { limit: 1000, windowSeconds: 60 },
+      });
+      expect(liveClient.environment).toBe('live');
+      const earlier = await live.simulateCryptoDeposit({ amount: '450', network: 'bsc' });
+      const asked: number[] = [];
+      const liveSource = {
+        getTransactions: async (options: { page?: number; limit?: number; priority?: Priority }) => {
+          asked.push(options.page ?? 1);
+          return liveClient.getTransactions(options);
+        },
+      };
+      rig = await startRig({
+        transactions: liveSource,
+        storeUrl,
+        environment: 'live',
+        keyId: keyId(live.apiKey),
+      });
+      expect((await rig.webhooks.reconciler!.runOnce()).queued).toBe(0);
+      expect((await rig.webhooks.reconciler!.runOnce()).queued).toBe(0);
+      expect(asked).toEqual([1, 1]);
+      expect(postsMentioning(rig.fake, earlier.trx_ref)).toHaveLength(0);
+    } finally {
+      await rig?.stop();
+      rig = undefined;
+      await live?.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('skips a run when the background budget is spent, and says so', async () => {
@@ -298,6 +369,7 @@ describe('reconciler', () => {
       },
       pipeline: r.webhooks.pipeline,
       store: r.store,
+      environment: 'sandbox',
     });
     expect(await reconciler.runOnce()).toEqual({ queued: 0, skipped: 'rate-budget' });
   });

@@ -33,6 +33,8 @@ export interface RigOptions {
   transactions?: TransactionSource;
   bankName?: (code: string) => Promise<string | undefined>;
   environment?: CngnEnvironment;
+  /** The API key id the reconciler keeps its bookkeeping under. */
+  keyId?: string;
   openSealed?: (sealed: string) => string;
   subscribers?: WebhookSubscriber[];
   reconcileGraceMs?: number;
@@ -68,6 +70,7 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
   const webhooks = createWebhooks({
     store,
     environment: options.environment ?? 'sandbox',
+    keyId: options.keyId,
     secret,
     openSealed: options.openSealed,
     slack: options.deliver === false ? undefined : alertsClient('xoxb-test', fake.apiUrl),
