@@ -1,6 +1,8 @@
-// Exactly one service call per approved request. The claim is one atomic step (approved → executing
-// under the request's lock, guarded by a set-if-absent key per round); the call runs outside the lock
-// and is never retried. An unclear outcome becomes `outcome-unknown`, for the reconciler — never a resend.
+// Exactly one service call per approved request. The claim is one atomic step: approved → executing,
+// written only if the request is still as this process read it, so of all processes that read it
+// approved (even one whose lock ran out) exactly one moves it on and sends. The call runs outside the
+// lock and is never retried. An unclear outcome becomes `outcome-unknown`, for the reconciler — never
+// a resend.
 import { randomUUID } from 'node:crypto';
 import {
   CngnError,
@@ -62,7 +64,8 @@ export function classifyFailure(error: unknown): CallFailure {
 
 /**
  * How long a claim holds before it counts as orphaned. Claiming and recording the claim on the request
- * happen in one hold of the request's lock, so a live holder never needs anywhere near this long.
+ * happen in one hold of the request's lock, so a live holder never needs anywhere near this long; one
+ * that stalls past it may be overtaken, and then its conditional write fails and it sends nothing.
  */
 export const CLAIM_LEASE_MS = 60_000;
 
@@ -127,21 +130,47 @@ export class Executor {
     // Keep the lease from now until the answer is recorded (telling people may take a while too), so
     // other replicas know someone is on it.
     const renewal = setInterval(() => {
-      this.renewLease(id).catch((error: unknown) => {
+      this.renewLease(claimed).catch((error: unknown) => {
         this.core.options.log?.warn('execution lease not renewed', { requestId: id, error: String(error) });
       });
     }, EXECUTION_LEASE_MS / 4);
     renewal.unref();
-    let result: CallResult | CallFailure;
+    let result: CallResult | CallFailure | undefined;
     try {
       await this.core.notify(claimed);
-      result = await this.call(claimed);
-    } catch (error) {
-      result = classifyFailure(error);
+      result = await this.sendIfStillOurs(claimed);
     } finally {
       clearInterval(renewal);
     }
+    if (!result) {
+      this.held.delete(id);
+      this.core.options.log?.warn("not sent: the request stopped being this process's to send", {
+        requestId: id,
+      });
+      return this.core.get(id);
+    }
     return this.record(claimed, result);
+  }
+
+  /**
+   * The last step before the call, atomic like the claim: the request must still be executing under
+   * this claim (nobody has since called it interrupted), and its lease is pushed out for the call.
+   * Undefined when it is no longer ours: nothing is sent.
+   */
+  private async sendIfStillOurs(claimed: ApprovalRequest): Promise<CallResult | CallFailure | undefined> {
+    try {
+      if (!(await this.renewLease(claimed))) return undefined;
+    } catch {
+      return {
+        to: 'failed',
+        note: 'the bot could not reach its store just before sending; nothing was sent',
+      };
+    }
+    try {
+      return await this.call(claimed);
+    } catch (error) {
+      return classifyFailure(error);
+    }
   }
 
   /**
@@ -155,8 +184,8 @@ export class Executor {
       const now = this.core.now();
       const problem = bindingProblem(request, this.core.binding);
       if (problem) {
-        unsendable = closeUnsendable(request, problem, now);
-        await this.core.repo.save(unsendable);
+        const closed = closeUnsendable(request, problem, now);
+        if (await this.core.repo.saveIf(request, closed)) unsendable = closed;
         return undefined;
       }
       // Figures approved long ago are only ever sent as just read again (see freshFigures).
@@ -183,9 +212,9 @@ export class Executor {
         ...(notes.length > 0 ? { note: notes.join('; ') } : {}),
         at: now,
       });
-      await this.core.repo.save(next);
-      // Our claim ran out before it was recorded and another process took over: that one sends.
-      if (await this.core.repo.claimSuperseded(id, request.round, generation)) return undefined;
+      // Written only if the request is still the approved one read above: a process that took over
+      // meanwhile (our lock and claim ran out) moved it on first, and then it sends, not us.
+      if (!(await this.core.repo.saveIf(request, next))) return undefined;
       this.held.add(id);
       return next;
     });
@@ -235,13 +264,27 @@ export class Executor {
     return { round: request.round, display: checked.request.display, payload: checked.request.payload };
   }
 
-  /** Push this process's lease on an executing request further out. */
-  private async renewLease(id: string): Promise<void> {
-    await this.core.locked(id, async (request) => {
-      if (request?.state !== 'executing' || request.execution?.owner !== this.instanceId) return;
-      const leaseUntil = new Date(this.core.now().getTime() + EXECUTION_LEASE_MS).toISOString();
-      await this.core.repo.save({ ...request, execution: { ...request.execution, leaseUntil } }, false);
-    });
+  /**
+   * Push this claim's lease on its executing request further out. False when the request is no
+   * longer executing under this claim; a write that raced another one is tried again on a fresh read.
+   */
+  private async renewLease(claimed: ApprovalRequest): Promise<boolean> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const renewed = await this.core.locked(claimed.id, async (request) => {
+        const execution = request?.execution;
+        const ours =
+          request?.state === 'executing' &&
+          request.round === claimed.round &&
+          execution?.owner === this.instanceId &&
+          execution.generation === claimed.execution?.generation;
+        if (!ours) return false;
+        const leaseUntil = new Date(this.core.now().getTime() + EXECUTION_LEASE_MS).toISOString();
+        const next = { ...request, execution: { ...execution, leaseUntil } };
+        return (await this.core.repo.saveIf(request, next, false)) ? true : undefined;
+      });
+      if (renewed !== undefined) return renewed;
+    }
+    return false;
   }
 
   /**
@@ -253,7 +296,8 @@ export class Executor {
       await this.core.locked(id, async (request) => {
         if (request?.state !== 'executing' || request.execution?.owner !== this.instanceId) return;
         const leaseUntil = this.core.now().toISOString();
-        await this.core.repo.save({ ...request, execution: { ...request.execution, leaseUntil } }, false);
+        const next = { ...request, execution: { ...request.execution, leaseUntil } };
+        await this.core.repo.saveIf(request, next, false);
       });
       this.held.delete(id);
     }

@@ -44,6 +44,28 @@ export class ApprovalRepository {
    * step never reached the request is dropped when the log is read.
    */
   async save(request: ApprovalRequest, audit = true): Promise<void> {
+    await this.write(request, audit, async () => {
+      await this.store.set(requestKey(request.id), request);
+      return true;
+    });
+  }
+
+  /**
+   * Save only if the stored request is still exactly `expected` (what this process read and decided
+   * on); false when anything wrote it since, so a process whose lock ran out never overwrites a later
+   * step. Audited like save: an entry whose write lost is dropped when the log is read.
+   */
+  saveIf(expected: ApprovalRequest, request: ApprovalRequest, audit = true): Promise<boolean> {
+    return this.write(request, audit, () =>
+      this.store.compareAndSet(requestKey(request.id), expected, request),
+    );
+  }
+
+  private async write(
+    request: ApprovalRequest,
+    audit: boolean,
+    put: () => Promise<boolean>,
+  ): Promise<boolean> {
     const open = OPEN_STATES.has(request.state);
     if (open) await this.store.addToSet(openSet(request.environment), request.id);
     const index = request.history.length - 1;
@@ -61,8 +83,9 @@ export class ApprovalRepository {
         step: index,
       });
     }
-    await this.store.set(requestKey(request.id), request);
+    if (!(await put())) return false;
     if (!open) await this.store.removeFromSet(openSet(request.environment), request.id);
+    return true;
   }
 
   /** Open requests of an environment (the bot's own by default), oldest first. */
@@ -108,11 +131,12 @@ export class ApprovalRepository {
   }
 
   /**
-   * Claim the one call of this request's round, for `leaseMs`. Claiming and recording the claim on the
-   * request happen under the request's lock, so a claim whose lease ran out while the request is
-   * still approved was orphaned (its holder stopped in between, before sending anything). Such a
-   * claim is passed over and the next generation claimed: set-if-absent lets exactly one process win
-   * it. Returns the generation won, or undefined while someone holds a live claim.
+   * Claim the one call of this request's round, for `leaseMs`: set-if-absent lets one process at a
+   * time hold it. A claim whose lease ran out while the request is still approved was orphaned (its
+   * holder stopped before recording it), so the next generation is claimed. The claim only keeps
+   * replicas from working on the same request at once; what decides who sends is the conditional
+   * save of the request (saveIf), so a holder that was overtaken never sends too. Returns the
+   * generation won, or undefined while someone holds a live claim.
    */
   async claim(
     id: string,
@@ -130,11 +154,6 @@ export class ApprovalRepository {
       if (typeof held === 'object' && held && Date.parse(held.until) > now.getTime()) return undefined;
     }
     return undefined;
-  }
-
-  /** Whether a later generation of this claim was taken: its holder, not this one, makes the call. */
-  async claimSuperseded(id: string, round: number, generation: number): Promise<boolean> {
-    return (await this.store.get(claimKey(id, round, generation + 1))) !== undefined;
   }
 
   /**

@@ -1,6 +1,6 @@
 // The durable store, built from STORE_URL: keyv (namespaced) with TTL, plus the atomic primitives
-// keyv lacks (set-if-absent, locks, append-only lists, sets) that approvals, the rate limiter,
-// webhook dedupe and the outbox are built on.
+// keyv lacks (set-if-absent, compare-and-set, locks, append-only lists, sets) that approvals, the
+// rate limiter, webhook dedupe and the outbox are built on.
 //
 // memory:// is keyv on a Map: one process. sqlite:// is keyv + @keyv/sqlite, held by one process at
 // a time (a second one waits, then refuses; file-lock.ts); its claims are atomic in the database.
@@ -21,7 +21,7 @@ export { StoreLockedError } from './file-lock.js';
 export { LockTimeoutError } from './redis.js';
 
 export interface LockOptions {
-  /** How long the lock is held at most if its holder dies (Redis). */
+  /** How long the lock is held at most if its holder dies (Redis); a live holder keeps renewing it. */
   ttlMs?: number;
   /** How long to wait for it before giving up with LockTimeoutError. */
   waitMs?: number;
@@ -34,6 +34,11 @@ export interface Store {
   delete(key: string): Promise<boolean>;
   /** Write only if the key holds nothing; true when this call wrote it. Atomic. */
   setIfAbsent<T>(key: string, value: T, ttlMs?: number): Promise<boolean>;
+  /**
+   * Write `next` (no expiry) only if the key still holds a value equal to `expected` (undefined: holds
+   * nothing); true when this call wrote it. Atomic against other compareAndSet calls on the key.
+   */
+  compareAndSet<T>(key: string, expected: T | undefined, next: T): Promise<boolean>;
   /** Run fn while holding a named lock shared by every replica on this store. */
   withLock<T>(name: string, fn: () => Promise<T>, options?: LockOptions): Promise<T>;
   /** Append to an append-only list; returns its new length. */

@@ -56,6 +56,16 @@ export class LocalStore implements Store {
     });
   }
 
+  // One process holds the store, and every compareAndSet of a key runs under that key's mutex.
+  compareAndSet<T>(key: string, expected: T | undefined, next: T): Promise<boolean> {
+    return this.mutex.run(`key:${key}`, async () => {
+      const current = (await this.keyv.get<T>(key)) ?? undefined;
+      if (JSON.stringify(current) !== JSON.stringify(expected)) return false;
+      await this.keyv.set(key, next);
+      return true;
+    });
+  }
+
   withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
     return this.mutex.run(`lock:${name}`, fn);
   }

@@ -1,7 +1,7 @@
 // redis://: keyv with @keyv/redis, so values sit where keyv puts them (`<namespace>::<key>`, keyv's
 // serialization). What keyv lacks runs as native commands on the adapter's own node-redis client,
-// under the same namespace, and is atomic across replicas: SET NX claims, SET NX PX locks released
-// by compare-and-delete, lists and sets.
+// under the same namespace, and is atomic across replicas: SET NX claims, compare-and-set writes,
+// SET NX PX locks renewed while held and released by compare-and-delete, lists and sets.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import KeyvRedis from '@keyv/redis';
@@ -20,6 +20,15 @@ const CONNECT_TIMEOUT_MS = 10_000;
 
 // Delete the lock only if we still own it, so an expired-and-retaken lock is never released by us.
 const RELEASE_SCRIPT = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
+// Push the lock's expiry out only while we still own it.
+const RENEW_SCRIPT = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end`;
+// Replace the value only if it is still exactly what was read (ARGV[3] = '1': only if still absent).
+const SWAP_SCRIPT = `local current = redis.call('get', KEYS[1])
+if (ARGV[3] == '1' and current == false) or (ARGV[3] == '0' and current == ARGV[1]) then
+  redis.call('set', KEYS[1], ARGV[2])
+  return 1
+end
+return 0`;
 
 export class RedisStore implements Store {
   readonly kind = 'redis' as const;
@@ -84,6 +93,18 @@ export class RedisStore implements Store {
     return (await this.client.set(this.redisKey(key), stored, options)) === 'OK';
   }
 
+  async compareAndSet<T>(key: string, expected: T | undefined, next: T): Promise<boolean> {
+    const { serialize, deserialize } = this.keyv;
+    if (!serialize || !deserialize) throw new Error('the Redis store needs keyv serialization');
+    const redisKey = this.redisKey(key);
+    const raw = await this.client.get(redisKey);
+    const current = raw === null ? undefined : (await deserialize<T>(raw))?.value;
+    if (JSON.stringify(current) !== JSON.stringify(expected)) return false;
+    const stored = await serialize({ value: next, expires: undefined });
+    const args = [raw ?? '', stored, raw === null ? '1' : '0'];
+    return (await this.client.eval(SWAP_SCRIPT, { keys: [redisKey], arguments: args })) === 1;
+  }
+
   async withLock<T>(name: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
     const { ttlMs, waitMs } = { ...LOCK_DEFAULTS, ...options };
     const key = this.redisKey(`lock:${name}`);
@@ -95,9 +116,15 @@ export class RedisStore implements Store {
       await sleep(pause + Math.random() * pause);
       pause = Math.min(pause * 2, 50);
     }
+    // The TTL only bounds a holder that died: a live holder keeps the lock however long fn takes.
+    const renewal = setInterval(() => {
+      this.client.eval(RENEW_SCRIPT, { keys: [key], arguments: [token, String(ttlMs)] }).catch(() => {});
+    }, ttlMs / 3);
+    renewal.unref();
     try {
       return await fn();
     } finally {
+      clearInterval(renewal);
       await this.client.eval(RELEASE_SCRIPT, { keys: [key], arguments: [token] });
     }
   }

@@ -1,0 +1,183 @@
+// A replica that stalls between claiming an approved request and recording the claim, long enough for
+// its request lock and its claim to run out, never sends beside the replica that took over: exactly
+// one withdrawal reaches the service, on Redis and on the memory store alike.
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLAIM_LEASE_MS } from '../../src/approvals/executor.js';
+import type { RequestDraft } from '../../src/approvals/index.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { clearStore, createStore, type Store } from '../../src/store/index.js';
+import { REDIS_URL, redisAvailable, testPrefix } from '../support/redis.js';
+import {
+  APPROVER_A,
+  DEST,
+  type EngineFixture,
+  REQUESTER,
+  startEngineFixture,
+  twoNetworks,
+} from './fixture.js';
+
+const hasRedis = await redisAvailable();
+
+/** Test-controlled misfortunes of one replica's store. */
+class Replica {
+  /** The request whose executing write stalls, and whose lock this replica has lost. */
+  id = '';
+  private stall: { arrived: () => void; resume: Promise<void> } | undefined;
+  private beforeTakeover: (() => Promise<void>) | undefined;
+  private lostLock = false;
+
+  constructor(readonly raw: Store) {}
+
+  /** The next write that moves the request to executing waits until `resume`; resolves when it waits. */
+  stallExecutingWrite(resume: Promise<void>): Promise<void> {
+    return new Promise((arrived) => {
+      this.stall = { arrived, resume };
+    });
+  }
+
+  /** Enter the request's lock without waiting for it, as if the holder's lock had run out. */
+  loseLock(): void {
+    this.lostLock = true;
+  }
+
+  /** Run `fn` just before this replica writes the claim that takes the request over. */
+  beforeTakingOver(fn: () => Promise<void>): void {
+    this.beforeTakeover = fn;
+  }
+
+  get store(): Store {
+    return new Proxy(this.raw, {
+      get: (target, property) => {
+        const value: unknown = Reflect.get(target, property, target);
+        if (typeof value !== 'function') return value;
+        return async (...args: unknown[]) => {
+          const [key, arg1, arg2] = args as [string, unknown, unknown];
+          if (property === 'withLock' && this.lostLock && key === `approval:${this.id}`) {
+            return (arg1 as () => Promise<unknown>)();
+          }
+          const written = property === 'compareAndSet' ? arg2 : property === 'set' ? arg1 : undefined;
+          const executing = (written as { state?: string } | undefined)?.state === 'executing';
+          if (this.stall && key === `approval:${this.id}` && executing) {
+            const { arrived, resume } = this.stall;
+            this.stall = undefined;
+            arrived();
+            await resume;
+          }
+          if (property === 'setIfAbsent' && this.beforeTakeover && key === `approval-exec:${this.id}:0:1`) {
+            const fn = this.beforeTakeover;
+            this.beforeTakeover = undefined;
+            await fn();
+          }
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+  }
+}
+
+interface World {
+  sandbox: Sandbox;
+  a: EngineFixture;
+  b: EngineFixture;
+  replicaA: Replica;
+  replicaB: Replica;
+  request: { id: string };
+}
+
+const stores: Record<string, (prefix: string) => Promise<[Store, Store]>> = {
+  memory: async () => {
+    const shared = await createStore('memory://');
+    return [shared, shared];
+  },
+  ...(hasRedis
+    ? {
+        redis: async (prefix: string) => [
+          await createStore(REDIS_URL, { prefix }),
+          await createStore(REDIS_URL, { prefix }),
+        ],
+      }
+    : {}),
+};
+
+describe.each(Object.keys(stores))('a stalled claim on the %s store', (kind) => {
+  let cleanup: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const step of cleanup.reverse()) await step();
+    cleanup = [];
+  });
+
+  async function world(name: string): Promise<World> {
+    const sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
+    const [rawA, rawB] = await (stores[kind] as (prefix: string) => Promise<[Store, Store]>)(
+      testPrefix(name),
+    );
+    cleanup.push(async () => {
+      await clearStore(rawA);
+      await rawA.close();
+      if (rawB !== rawA) await rawB.close();
+      await sandbox.stop();
+    });
+    const replicaA = new Replica(rawA);
+    const replicaB = new Replica(rawB);
+    const a = await startEngineFixture({ sandbox, store: replicaA.store });
+    const b = await startEngineFixture({ sandbox, store: replicaB.store });
+    cleanup.push(async () => {
+      await a.close();
+      await b.close();
+    });
+    const [networkId] = await twoNetworks(a.client);
+    const draft: RequestDraft = {
+      kind: 'withdraw',
+      amount: '777',
+      payload: { amount: '777', address: DEST, networkId, shouldSaveAddress: false },
+      display: {},
+      requester: REQUESTER,
+    };
+    const request = await a.engine.file(draft);
+    await a.engine.core.approve(request.id, APPROVER_A); // approved; nothing started yet
+    replicaA.id = request.id;
+    replicaB.id = request.id;
+    return { sandbox, a, b, replicaA, replicaB, request };
+  }
+
+  it('sends once when the stalled replica records its claim while the other is taking over', async () => {
+    const { sandbox, a, b, replicaA, replicaB, request } = await world('fence-interleaved');
+    let resumeA!: () => void;
+    const aStalled = replicaA.stallExecutingWrite(new Promise<void>((r) => (resumeA = r)));
+    const aSending = sandbox.hold('POST', '/v1/api/withdraw');
+    const runA = a.engine.executor.execute(request.id);
+    await aStalled; // A claimed, and stopped before recording it
+    // Long enough later that A's lock and claim have both run out: B reads "approved" and takes over,
+    // but A wakes up first, records its claim and goes on to send.
+    replicaB.loseLock();
+    b.clock.advance(CLAIM_LEASE_MS + 1_000);
+    replicaB.beforeTakingOver(async () => {
+      resumeA();
+      await aSending.arrived;
+    });
+    const runB = b.engine.executor.execute(request.id);
+    await Promise.race([runB, aSending.arrived]);
+    aSending.release();
+    await Promise.all([runA, runB]);
+    expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+    expect((await a.engine.get(request.id))?.state).toBe('sent');
+  });
+
+  it('sends once, and keeps the answer, when the stalled replica wakes after the other has sent', async () => {
+    const { sandbox, a, b, replicaA, replicaB, request } = await world('fence-late');
+    let resumeA!: () => void;
+    const aStalled = replicaA.stallExecutingWrite(new Promise<void>((r) => (resumeA = r)));
+    const runA = a.engine.executor.execute(request.id);
+    await aStalled;
+    replicaB.loseLock();
+    b.clock.advance(CLAIM_LEASE_MS + 1_000);
+    const byB = await b.engine.executor.execute(request.id);
+    expect(byB?.state).toBe('sent');
+    resumeA(); // A's late write must neither send nor undo what B recorded
+    await runA;
+    expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+    const after = await a.engine.get(request.id);
+    expect(after?.state).toBe('sent');
+    expect(after?.outcome?.reference).toBe(byB?.outcome?.reference);
+  });
+});
