@@ -102,6 +102,8 @@ export class Executor {
   readonly instanceId = randomUUID();
   /** Requests this process claimed and has not recorded an answer for. */
   private readonly held = new Set<string>();
+  /** Listeners being told of a claim; the call never waits for them. */
+  private readonly telling = new Set<Promise<void>>();
   private readonly staleAfterMs: number;
 
   constructor(
@@ -127,17 +129,16 @@ export class Executor {
       throw error;
     }
     if (!claimed) return undefined;
-    // Keep the lease from now until the answer is recorded (telling people may take a while too), so
-    // other replicas know someone is on it.
+    // Keep the lease from now until the answer is recorded, so other replicas know someone is on it.
     const renewal = setInterval(() => {
       this.renewLease(claimed).catch((error: unknown) => {
         this.core.options.log?.warn('execution lease not renewed', { requestId: id, error: String(error) });
       });
     }, EXECUTION_LEASE_MS / 4);
     renewal.unref();
+    this.tell(claimed);
     let result: CallResult | CallFailure | undefined;
     try {
-      await this.core.notify(claimed);
       result = await this.sendIfStillOurs(claimed);
     } finally {
       clearInterval(renewal);
@@ -150,6 +151,18 @@ export class Executor {
       return this.core.get(id);
     }
     return this.record(claimed, result);
+  }
+
+  /** Resolves when listeners told of claims so far have finished (shutdown, tests). */
+  async idle(): Promise<void> {
+    while (this.telling.size > 0) await Promise.allSettled([...this.telling]);
+  }
+
+  /** Tell listeners that it is being sent, without waiting for them: the money never waits on Slack. */
+  private tell(request: ApprovalRequest): void {
+    const told = this.core.notify(request);
+    this.telling.add(told);
+    void told.finally(() => this.telling.delete(told));
   }
 
   /**

@@ -178,6 +178,7 @@ export class ApprovalEngine {
   /** Resolves when background work started so far (executions, sweeps) has finished. For tests and shutdown. */
   async idle(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    await this.executor.idle();
   }
 
   private background(work: Promise<unknown>): void {

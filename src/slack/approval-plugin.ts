@@ -5,7 +5,7 @@ import { WebClient } from '@slack/web-api';
 import { bridgeCallbackSchema } from '../cngn/schemas.js';
 import type { Store } from '../store/index.js';
 import { type ApprovalSlackDeps, registerApprovalActions } from './actions/approval.js';
-import { ApprovalPresenter, PRESENTER_RETRIES } from './approval-presenter.js';
+import { ApprovalPresenter, PRESENTER_REQUEST_TIMEOUT_MS, PRESENTER_RETRIES } from './approval-presenter.js';
 import type { SlackMessage } from './blocks/approval-message.js';
 import type { ApprovalCommand } from './commands/approval-command.js';
 import { auditCommand } from './commands/audit.js';
@@ -31,11 +31,12 @@ export function registerApprovals(app: App, deps: ApprovalSlackDeps, store: Stor
   registerFilingViews(app, deps);
   registerBankViews(app, deps);
   registerRejectView(app, deps);
-  // Its own client: bounded retries, and a 429 pause that holds only approval messages.
+  // Its own client: bounded retries, a timeout per call, and a 429 pause that holds only approval messages.
   const client = new WebClient(app.client.token, {
     slackApiUrl: app.client.slackApiUrl,
     logger: app.logger,
     retryConfig: PRESENTER_RETRIES,
+    timeout: PRESENTER_REQUEST_TIMEOUT_MS,
     rejectRateLimitedCalls: false,
   });
   const presenter = new ApprovalPresenter(deps.engine, {

@@ -1,6 +1,8 @@
 // Shows each persisted step of a request in Slack: the approvals-channel message updated in place, a
 // reply in its thread, and a private note to the requester for the steps that concern them.
 // Runs after the engine has persisted the change, so a Slack failure never loses or repeats a step.
+// The engine waits for it (a filed request counts as seen once its message is up), except where money
+// is about to move: an approved request is sent without waiting for Slack.
 // What each message last showed, and which replies and notes went out, is kept in the store: a Slack
 // error (after the client's own retries) or a crash is made good on the request's next change and at
 // start-up, and nothing already said is said again.
@@ -21,8 +23,8 @@ export interface PresenterOptions {
 
 /**
  * Retries with backoff on HTTP errors and waits out 429 Retry-After, within about a quarter of a minute
- * (plus the waits Slack asks for): the presenter runs before an approved request is sent, so a Slack
- * outage must not hold the money for long; what is still unshown is shown later.
+ * (plus the waits Slack asks for and the request timeouts), so a Slack outage holds a request's message
+ * for a bounded time; what is still unshown is shown later.
  */
 export const PRESENTER_RETRIES = {
   retries: 5,
@@ -31,6 +33,12 @@ export const PRESENTER_RETRIES = {
   maxTimeout: 8_000,
   randomize: true,
 };
+
+/** A Slack call that has not answered within this is abandoned (and retried as above). */
+export const PRESENTER_REQUEST_TIMEOUT_MS = 10_000;
+
+/** States in which the service call comes next: the engine never waits on Slack for them. */
+const SENT_WITHOUT_WAITING: ReadonlySet<RequestState> = new Set<RequestState>(['approved', 'executing']);
 
 /** What a request's Slack side has shown so far. History indexes count steps. */
 export interface Shown {
@@ -60,6 +68,8 @@ const atStep = (request: ApprovalRequest, index: number): ApprovalRequest => ({
 export class ApprovalPresenter {
   private readonly now: () => Date;
   private readonly running = new Set<Promise<void>>();
+  /** Per request, the run that has not yet started its Slack calls. */
+  private readonly waiting = new Map<string, Promise<void>>();
 
   constructor(
     private readonly engine: ApprovalEngine,
@@ -68,9 +78,15 @@ export class ApprovalPresenter {
     this.now = options.now ?? (() => new Date());
   }
 
-  /** Present every persisted change from now on. */
+  /**
+   * Present every persisted change from now on. The engine is not held up for a request on its way
+   * to the service: that work is tracked (idle() waits for it at shutdown) and shows the newest state.
+   */
   listen(): void {
-    this.engine.onChange((request) => this.present(request.id));
+    this.engine.onChange(async (request) => {
+      const shown = this.present(request.id);
+      if (!SENT_WITHOUT_WAITING.has(request.state)) await shown;
+    });
   }
 
   /**
@@ -94,18 +110,35 @@ export class ApprovalPresenter {
     );
   }
 
-  /** Bring the request's Slack side up to date with its stored state. Never throws. */
+  /**
+   * Bring the request's Slack side up to date with its stored state. Never throws. A run already
+   * waiting for the request's lock will read the newest state, so it stands for this one too.
+   */
   present(id: string, options: { render?: boolean } = {}): Promise<void> {
-    return this.track(
+    const waiting = this.waiting.get(id);
+    if (waiting && !options.render) return waiting;
+    const work = this.track(
       this.options.store
-        .withLock(`approval-shown:${id}`, () => this.bringUpToDate(id, options.render ?? false), SHOW_LOCK)
+        .withLock(
+          `approval-shown:${id}`,
+          () => {
+            if (this.waiting.get(id) === work) this.waiting.delete(id);
+            return this.bringUpToDate(id, options.render ?? false);
+          },
+          SHOW_LOCK,
+        )
         .catch((error: unknown) => {
           this.options.log?.warn('could not show an approval step in Slack; it is shown again later', {
             requestId: id,
             error: String(error),
           });
+        })
+        .finally(() => {
+          if (this.waiting.get(id) === work) this.waiting.delete(id);
         }),
     );
+    this.waiting.set(id, work);
+    return work;
   }
 
   /** Resolves when presentations started so far have finished (tests, shutdown). */
