@@ -158,6 +158,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     ...(options.reconcileIntervalMs ? { reconcileIntervalMs: options.reconcileIntervalMs } : {}),
     ...(options.reconcileGraceMs !== undefined ? { reconcileGraceMs: options.reconcileGraceMs } : {}),
   });
+  // The reconciler's bookkeeping belongs to one environment and key, like approval requests.
+  if (apiKey) webhooks.useServiceKey(keyId(apiKey));
 
   const inFlight = createInFlight();
   const readDeps = { api: client, logger, now, inFlight };

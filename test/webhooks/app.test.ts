@@ -1,7 +1,9 @@
 // Through the whole bot (startBot: Bolt over HTTP, real client, embedded sandbox, fake Slack): the
 // sandbox's signed deliveries reach the alerts channel, forgeries and junk are refused with nothing
 // posted, duplicates are posted once, and a deposit whose webhook was lost is found by the reconciler.
+
 import { afterEach, describe, expect, it } from 'vitest';
+import { keyId } from '../../src/cngn/credentials.js';
 import { Money } from '../../src/format/money.js';
 import { Reconciler } from '../../src/webhooks/index.js';
 import { ALERTS_CHANNEL, type Harness, startHarness } from '../support/harness.js';
@@ -71,6 +73,8 @@ describe('webhooks through the bot', () => {
       pipeline: h.bot.webhooks.pipeline,
       store: h.store,
       environment: h.bot.client.environment,
+      // The bot keeps its reconciler's bookkeeping under its API key; sharing it needs the same key.
+      keyId: keyId(h.sandbox.apiKey),
       graceMs: 0,
     });
     const tx = await payDeposit(h, '5000');
