@@ -52,6 +52,11 @@ export function bankOptions(banks: BankChoice[], query: string): PlainTextOption
     .map(bankOption);
 }
 
+const accountInput = (id: string, initial: string | undefined): KnownBlock =>
+  textInput(id, 'Account number (10 digits)', { initial, placeholder: '0123456789' });
+
+const note = (text: string): KnownBlock => ({ type: 'context', elements: [{ type: 'mrkdwn', text }] });
+
 export function redeemModal(input: {
   prefill?: Prefill;
   bank?: BankChoice;
@@ -62,16 +67,8 @@ export function redeemModal(input: {
   const blocks: KnownBlock[] = [
     textInput(REDEEM.amount, 'Amount (₦, at least 1)', { initial: p.amount, placeholder: '50,000' }),
     bankPicker(REDEEM.bank, input.bank),
-    textInput(REDEEM.account, 'Account number (10 digits)', {
-      initial: p.account,
-      placeholder: '0123456789',
-    }),
-    {
-      type: 'context',
-      elements: [
-        { type: 'mrkdwn', text: 'The account name is looked up with the bank before the request is filed.' },
-      ],
-    },
+    accountInput(REDEEM.account, p.account),
+    note('The account name is looked up with the bank before the request is filed.'),
   ];
   return modal(REDEEM_VIEW, 'Redeem to a bank', withErrors(blocks, input.errors), {
     environment: input.environment,
@@ -87,19 +84,8 @@ export function settlementModal(input: {
   const p = input.prefill ?? {};
   const blocks: KnownBlock[] = [
     bankPicker(SETTLEMENT.bank, input.bank),
-    textInput(SETTLEMENT.account, 'Account number (10 digits)', {
-      initial: p.account,
-      placeholder: '0123456789',
-    }),
-    {
-      type: 'context',
-      elements: [
-        {
-          type: 'mrkdwn',
-          text: 'Redeemed Naira is paid here. The account name is looked up before the request is filed.',
-        },
-      ],
-    },
+    accountInput(SETTLEMENT.account, p.account),
+    note('Redeemed Naira is paid here. The account name is looked up before the request is filed.'),
   ];
   return modal(SETTLEMENT_VIEW, 'Settlement account', withErrors(blocks, input.errors), {
     environment: input.environment,

@@ -31,6 +31,23 @@ async function resolveName(
   }
 }
 
+/**
+ * Ack, look the account name up with the bank, then either show the form again with the reason
+ * under the account number, or file the request under the resolved name.
+ */
+function resolveThenFile(
+  args: Parameters<typeof ackThenFile>[0],
+  deps: ApprovalSlackDeps,
+  accountNumber: string,
+  bankCode: string,
+  then: { retry: (error: string) => ModalView; file: (name: string) => Promise<ModalView> },
+): Promise<void> {
+  return ackThenFile(args, deps, 'Looking up the account name with the bank…', async () => {
+    const resolved = await resolveName(deps, accountNumber, bankCode);
+    return 'error' in resolved ? then.retry(resolved.error) : then.file(resolved.name);
+  });
+}
+
 export function registerBankViews(app: App, deps: ApprovalSlackDeps): void {
   for (const picker of BANK_PICKERS) {
     app.options(picker, async ({ ack, payload }) => {
@@ -43,70 +60,56 @@ export function registerBankViews(app: App, deps: ApprovalSlackDeps): void {
     const parsed = parseRedeem(values(args.body));
     if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
     const v = parsed.value;
-    await ackThenFile(
-      args,
-      deps,
-      'Looking up the account name with the bank…',
-      async (): Promise<ModalView> => {
-        const resolved = await resolveName(deps, v.accountNumber, v.bank.code);
-        if ('error' in resolved) {
-          return redeemModal({
-            prefill: { amount: v.amount, account: v.accountNumber },
-            bank: v.bank,
-            errors: { [REDEEM.account]: resolved.error },
-            environment: deps.environmentLabel,
-          });
-        }
+    await resolveThenFile(args, deps, v.accountNumber, v.bank.code, {
+      retry: (error) =>
+        redeemModal({
+          prefill: { amount: v.amount, account: v.accountNumber },
+          bank: v.bank,
+          errors: { [REDEEM.account]: error },
+          environment: deps.environmentLabel,
+        }),
+      file: async (name) => {
         const request = await deps.engine.file({
           kind: 'redeem',
           amount: v.amount,
           payload: { amount: v.amount, bankCode: v.bank.code, accountNumber: v.accountNumber },
-          display: { bankName: v.bank.name, bankCode: v.bank.code, accountName: resolved.name },
+          display: { bankName: v.bank.name, bankCode: v.bank.code, accountName: name },
           requester: args.body.user.id,
         });
         return filedView(
           request,
           deps.approvalsChannel,
-          `\n${naira(v.amount)} to *${resolved.name}* · ${v.bank.name} · ${v.accountNumber}.`,
+          `\n${naira(v.amount)} to *${name}* · ${v.bank.name} · ${v.accountNumber}.`,
         );
       },
-    );
+    });
   });
 
   app.view<ViewSubmitAction>(SETTLEMENT_VIEW, async (args) => {
     const parsed = parseSettlement(values(args.body));
     if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
     const v = parsed.value;
-    await ackThenFile(
-      args,
-      deps,
-      'Looking up the account name with the bank…',
-      async (): Promise<ModalView> => {
-        const resolved = await resolveName(deps, v.accountNumber, v.bank.code);
-        if ('error' in resolved) {
-          return settlementModal({
-            prefill: { account: v.accountNumber },
-            bank: v.bank,
-            errors: { [SETTLEMENT.account]: resolved.error },
-            environment: deps.environmentLabel,
-          });
-        }
+    await resolveThenFile(args, deps, v.accountNumber, v.bank.code, {
+      retry: (error) =>
+        settlementModal({
+          prefill: { account: v.accountNumber },
+          bank: v.bank,
+          errors: { [SETTLEMENT.account]: error },
+          environment: deps.environmentLabel,
+        }),
+      file: async (name) => {
         const request = await deps.engine.file({
           kind: 'settlement',
-          payload: {
-            bankName: v.bank.name,
-            bankAccountName: resolved.name,
-            bankAccountNumber: v.accountNumber,
-          },
-          display: { bankName: v.bank.name, bankCode: v.bank.code, accountName: resolved.name },
+          payload: { bankName: v.bank.name, bankAccountName: name, bankAccountNumber: v.accountNumber },
+          display: { bankName: v.bank.name, bankCode: v.bank.code, accountName: name },
           requester: args.body.user.id,
         });
         return filedView(
           request,
           deps.approvalsChannel,
-          `\nNew settlement account: *${resolved.name}* · ${v.bank.name} · ${v.accountNumber}.`,
+          `\nNew settlement account: *${name}* · ${v.bank.name} · ${v.accountNumber}.`,
         );
       },
-    );
+    });
   });
 }
