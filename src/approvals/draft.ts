@@ -2,7 +2,7 @@
 // what will be sent is well-formed whoever built it (a modal, a script, a future command).
 import { z } from 'zod';
 import { Money } from '../format/money.js';
-import { type AddressFamily, checkWalletAddress } from '../format/wallet-address.js';
+import { ADDRESS_FAMILIES, checkWalletAddress } from '../format/wallet-address.js';
 import type { RequestDraft } from './types.js';
 
 const amount = z.string().refine((text) => {
@@ -17,11 +17,10 @@ const amount = z.string().refine((text) => {
 
 // The form checked the address by its network's family; here it must be valid in at least one (an
 // EVM one with a valid checksum), so nothing malformed is ever filed.
-const FAMILIES: AddressFamily[] = ['evm', 'solana', 'tron', 'stellar'];
 const wallet = z
   .string()
   .refine(
-    (text) => text === text.trim() && FAMILIES.some((family) => checkWalletAddress(family, text).ok),
+    (text) => text === text.trim() && ADDRESS_FAMILIES.some((family) => checkWalletAddress(family, text).ok),
     'must be a valid wallet address',
   );
 const account = z.string().regex(/^\d{10}$/, 'must be 10 digits');

@@ -3,7 +3,8 @@
 // the others by their format (alphabet and length).
 import { checkEvmAddress, type EvmAddressCheck } from './evm-address.js';
 
-export type AddressFamily = 'evm' | 'solana' | 'tron' | 'stellar';
+export const ADDRESS_FAMILIES = ['evm', 'solana', 'tron', 'stellar'] as const;
+export type AddressFamily = (typeof ADDRESS_FAMILIES)[number];
 
 const FAMILY_WORDS: Array<[AddressFamily, RegExp]> = [
   ['solana', /^(sol|solana)$/],
@@ -35,8 +36,9 @@ const FORMATS: Record<Exclude<AddressFamily, 'evm'>, { pattern: RegExp; reason: 
 
 /** Check an address for a network family; the address is returned trimmed. */
 export function checkWalletAddress(family: AddressFamily, input: string): EvmAddressCheck {
-  if (family === 'evm') return checkEvmAddress(input);
+  // Families come back from Slack metadata too: anything unknown is checked as EVM, the strictest.
+  const format = family === 'evm' ? undefined : FORMATS[family];
+  if (!format) return checkEvmAddress(input);
   const address = input.trim();
-  const format = FORMATS[family];
   return format.pattern.test(address) ? { ok: true, address } : { ok: false, reason: format.reason };
 }

@@ -57,13 +57,19 @@ const plain = (text: string) => ({ type: 'plain_text' as const, text: text.slice
 export const option = (text: string, value: string): PlainTextOption => ({ text: plain(text), value });
 
 /** What a submission needs to check without asking the service: networks offered, non-EVM families. */
-function networksMetadata(networks: NetworkChoice[]): string {
+export interface NetworksMetadata {
+  networks: string[];
+  /** Network id → address family, for the networks that are not EVM. */
+  families: Record<string, AddressFamily>;
+}
+
+export function networksMetadata(networks: NetworkChoice[]): NetworksMetadata {
   const families: Record<string, AddressFamily> = {};
   for (const n of networks) {
     const family = addressFamily(n);
     if (family !== 'evm') families[n.id] = family;
   }
-  return JSON.stringify({ networks: networks.map((n) => n.id), families });
+  return { networks: networks.map((n) => n.id), families };
 }
 
 export function networkOptions(networks: NetworkChoice[]): PlainTextOption[] {
@@ -205,7 +211,7 @@ export function withdrawModal(input: {
   ];
   return modal(WITHDRAW_VIEW, 'Withdraw cNGN', withErrors(blocks, input.errors), {
     environment: input.environment,
-    metadata: networksMetadata(input.networks),
+    metadata: JSON.stringify(networksMetadata(input.networks)),
   });
 }
 
@@ -231,7 +237,7 @@ export function bridgeModal(input: {
   return modal(BRIDGE_VIEW, 'Bridge cNGN', withErrors(blocks, input.errors), {
     environment: input.environment,
     submit: 'Get quote and ask',
-    metadata: networksMetadata(input.networks),
+    metadata: JSON.stringify(networksMetadata(input.networks)),
   });
 }
 
@@ -256,7 +262,7 @@ export function whitelistModal(input: {
   ];
   return modal(WHITELIST_VIEW, 'Whitelist an address', blocks, {
     environment: input.environment,
-    metadata: networksMetadata(input.networks),
+    metadata: JSON.stringify(networksMetadata(input.networks)),
   });
 }
 

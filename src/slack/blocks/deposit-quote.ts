@@ -2,11 +2,12 @@
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { BridgeQuote, TemporaryAccount } from '../../cngn/schemas.js';
 import { escapeText, lagosTime, naira, relative } from '../../format/display.js';
-import { type AddressFamily, addressFamily } from '../../format/wallet-address.js';
 import {
   modal,
   type NetworkChoice,
+  type NetworksMetadata,
   networkOptions,
+  networksMetadata,
   type Prefill,
   selectInput,
   textInput,
@@ -86,28 +87,15 @@ export function quoteModal(input: {
     ],
     {
       submit: 'Get quote',
-      metadata: JSON.stringify(quoteMetadata(input.networks)),
+      metadata: JSON.stringify(networksMetadata(input.networks)),
       environment: input.environment,
     },
   );
   return replaceFooter(view, `${input.environment} · a quote only; nothing is sent`);
 }
 
-/** What the submission needs to check without asking the service: the networks offered and their families. */
-export interface QuoteMetadata {
-  networks: string[];
-  /** Network id → address family, for the networks that are not EVM. */
-  families: Record<string, AddressFamily>;
-}
-
-function quoteMetadata(networks: NetworkChoice[]): QuoteMetadata {
-  const families: Record<string, AddressFamily> = {};
-  for (const n of networks) {
-    const family = addressFamily(n);
-    if (family !== 'evm') families[n.id] = family;
-  }
-  return { networks: networks.map((n) => n.id), families };
-}
+/** The quote form's metadata: the networks offered and the families of the non-EVM ones. */
+export type QuoteMetadata = NetworksMetadata;
 
 function replaceFooter(view: ModalView, text: string): ModalView {
   const blocks = [...view.blocks];

@@ -1,7 +1,8 @@
 // Reading and validating the filing modals' submissions with the service's own rules. Pure: view
 // state in, either the parsed fields or field → reason errors for `response_action: errors`.
+import { z } from 'zod';
 import { Money } from '../../format/money.js';
-import { type AddressFamily, checkWalletAddress } from '../../format/wallet-address.js';
+import { ADDRESS_FAMILIES, type AddressFamily, checkWalletAddress } from '../../format/wallet-address.js';
 import { BRIDGE, REJECT, WHITELIST, WITHDRAW } from '../blocks/approval-modals.js';
 import { type BankChoice, parseBankOption, REDEEM, SETTLEMENT } from '../blocks/approval-modals-bank.js';
 
@@ -43,8 +44,6 @@ function amountField(
 const POSITIVE = { amount: Money.parse('0.01'), message: 'must be more than 0' };
 const REDEEM_MINIMUM = { amount: Money.parse('1'), message: 'must be at least ₦1' };
 
-const KNOWN_FAMILIES: readonly AddressFamily[] = ['evm', 'solana', 'tron', 'stellar'];
-
 /** Network id → address family for the non-EVM networks a modal offered; absent = EVM. */
 export type Families = Record<string, AddressFamily>;
 
@@ -55,8 +54,7 @@ function addressField(
   family: AddressFamily = 'evm',
   label = 'Address',
 ): string {
-  // Metadata comes back from Slack as we wrote it; anything else is checked as EVM, the strictest.
-  const check = checkWalletAddress(KNOWN_FAMILIES.includes(family) ? family : 'evm', text);
+  const check = checkWalletAddress(family, text);
   if (!check.ok) errors[id] = `${label}: ${check.reason}`;
   return check.ok ? check.address : '';
 }
@@ -181,16 +179,18 @@ export function parseReject(values: ViewValues) {
   return result(errors, { reason });
 }
 
-/** private_metadata written by our own modals; anything else reads as empty. */
-export function readMetadata(text: string | undefined): {
-  networks?: string[];
-  families?: Families;
-  id?: string;
-  channel?: string;
-} {
+// private_metadata written by our own modals; a field that does not read as ours is left out.
+const metadataSchema = z.object({
+  networks: z.array(z.string()).optional().catch(undefined),
+  families: z.record(z.string(), z.enum(ADDRESS_FAMILIES)).optional().catch(undefined),
+  id: z.string().optional().catch(undefined),
+  channel: z.string().optional().catch(undefined),
+});
+
+/** A modal's private_metadata; anything unreadable reads as empty. */
+export function readMetadata(text: string | undefined): z.infer<typeof metadataSchema> {
   try {
-    const parsed = JSON.parse(text ?? '{}') as unknown;
-    return parsed && typeof parsed === 'object' ? (parsed as { networks?: string[] }) : {};
+    return metadataSchema.parse(JSON.parse(text || '{}'));
   } catch {
     return {};
   }

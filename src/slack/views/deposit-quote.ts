@@ -19,7 +19,7 @@ import {
 } from '../blocks/deposit-quote.js';
 import { describeError } from '../errors.js';
 import type { InFlight } from '../in-flight.js';
-import { type Parsed, readSelect, readText, type ViewValues } from './approval-forms.js';
+import { type Parsed, readMetadata, readSelect, readText, type ViewValues } from './approval-forms.js';
 
 export interface ReadViewDeps {
   api: CngnApi;
@@ -92,18 +92,10 @@ export interface QuoteInput {
   destinationAddress: string;
 }
 
-const quoteMetadataSchema = z.object({
-  networks: z.array(z.string()).catch([]),
-  families: z.record(z.string(), z.enum(['evm', 'solana', 'tron', 'stellar'])).catch({}),
-});
-
 /** The quote modal's metadata; anything unreadable offers no network (the form is refused, not guessed). */
 export function readQuoteMetadata(text: string | undefined): QuoteMetadata {
-  try {
-    return quoteMetadataSchema.parse(JSON.parse(text || '{}'));
-  } catch {
-    return { networks: [], families: {} };
-  }
+  const { networks = [], families = {} } = readMetadata(text);
+  return { networks, families };
 }
 
 export function parseQuote(values: ViewValues, metadata: QuoteMetadata): Parsed<QuoteInput> {
