@@ -36,30 +36,24 @@ const text = () => z.string(typed('string'));
 const bool = () => z.boolean(typed('boolean'));
 const number = () => z.number(typed('number'));
 
-/** A Naira amount as a JSON number with at most 2 decimals (we never compute on floats). */
+/** True when the JSON number is an exact Naira amount (at most 2 decimals; we never compute on floats). */
+function isExactNaira(value: number): boolean {
+  try {
+    Money.fromService(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const TWO_DECIMALS = 'Amount must have at most 2 decimal places';
+
+/** A Naira amount as a JSON number with at most 2 decimals, at least `min`. */
 const amount = (min: number, minMessage: string) =>
-  number()
-    .min(min, minMessage)
-    .refine((value) => {
-      try {
-        Money.fromService(value);
-        return true;
-      } catch {
-        return false;
-      }
-    }, 'Amount must have at most 2 decimal places');
+  number().min(min, minMessage).refine(isExactNaira, TWO_DECIMALS);
 
 const positiveAmount = () =>
-  number()
-    .gt(0, 'Number must be greater than 0')
-    .refine((value) => {
-      try {
-        Money.fromService(value);
-        return true;
-      } catch {
-        return false;
-      }
-    }, 'Amount must have at most 2 decimal places');
+  number().gt(0, 'Number must be greater than 0').refine(isExactNaira, TWO_DECIMALS);
 
 const accountNumber = () => text().regex(/^\d{10}$/, 'Account number must be 10 digits');
 const evmAddress = () => text().regex(/^0x[0-9a-fA-F]{40}$/, 'Invalid address');
