@@ -88,6 +88,8 @@ export interface Sandbox {
   setIpAllowed(allowed: boolean): void;
   /** While false every keyed call gets 400 `No Test SSH Key found` (`No Live …` for live keys). */
   setSshKeyUploaded(uploaded: boolean): void;
+  /** From now on, this account number (at any known bank) resolves to this name, whatever it holds. */
+  setAccountName(accountNumber: string, name: string): void;
   /** Current token balance, e.g. "1250000.00". */
   balance(): string;
   /** One transaction as the API would return it (a copy), without spending rate budget. */
@@ -196,6 +198,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
     setSshKeyUploaded: (uploaded) => {
       state.sshKeyUploaded = uploaded;
+    },
+    setAccountName: (accountNumber, name) => {
+      state.accountNames.set(accountNumber, name);
     },
     balance: () => state.balance.toString(),
     transaction: (reference) => {

@@ -81,7 +81,7 @@ export function verifyAccount(state: SandboxState, accountNumber: string, bankCo
     bank,
     view: {
       accountNumber,
-      accountName: accountHolderName(bank.code, accountNumber),
+      accountName: state.accountNames.get(accountNumber) ?? accountHolderName(bank.code, accountNumber),
       bankCode: bank.code,
       bankName: bank.name,
     },

@@ -66,6 +66,8 @@ export class SandboxState {
     bankAccountNumber: '0123456789',
   };
   readonly savedRedeemAccounts: Array<{ bankCode: string; accountNumber: string }> = [];
+  /** Tests: names the bank returns for these account numbers instead of the generated one. */
+  readonly accountNames = new Map<string, string>();
 
   constructor(readonly config: StateOptions) {
     const now = config.now();

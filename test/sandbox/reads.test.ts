@@ -138,4 +138,22 @@ describe('sandbox reads', () => {
     >('/v1/api/whitelisted?includeNetwork=true');
     for (const entry of rich.data) expect(entry.network.id).toBe(entry.networkId);
   });
+
+  it('resolves an account to the name a test gave it, and others to their generated names', async () => {
+    const other = await client.post<{ accountName: string }>('/v1/api/account/verify', {
+      accountNumber: '0123456780',
+      bankCode: '058',
+    });
+    sandbox.setAccountName('0123456781', 'ADA <!channel> & SONS');
+    const named = await client.post<{ accountName: string }>('/v1/api/account/verify', {
+      accountNumber: '0123456781',
+      bankCode: '058',
+    });
+    expect(named.data.accountName).toBe('ADA <!channel> & SONS');
+    const again = await client.post<{ accountName: string }>('/v1/api/account/verify', {
+      accountNumber: '0123456780',
+      bankCode: '058',
+    });
+    expect(again.data.accountName).toBe(other.data.accountName);
+  });
 });
