@@ -1,5 +1,6 @@
 // Pure formatters shared by every message: ₦ amounts, Lagos times (absolute and relative), masked
-// accounts, short hashes, explorer links, receivers, status words, the environment marker.
+// accounts, short hashes, receivers, status words, the environment marker. Plain text: a caller that
+// puts one of these into mrkdwn escapes it (format/mrkdwn.ts); explorer links are in format/explorer.ts.
 // No I/O, no clock reads: callers pass `now`.
 import { TZDate, tz } from '@date-fns/tz';
 import { format, formatDistanceStrict, isSameDay } from 'date-fns';
@@ -63,65 +64,6 @@ export function shortHash(value: string): string {
 export function maskAccount(accountNumber: string): string {
   const digits = accountNumber.replace(/\s/g, '');
   return digits.length <= 4 ? digits : `••••${digits.slice(-4)}`;
-}
-
-/** Slack mrkdwn escaping for text that came from outside. */
-export function escapeText(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-/** A mrkdwn link, or plain text when the URL is not http(s). */
-export function link(url: string | null | undefined, label: string): string {
-  if (url && /^https?:\/\/[^\s|<>]+$/.test(url)) return `<${url}|${escapeText(label)}>`;
-  return escapeText(label);
-}
-
-const EXPLORERS: Record<string, { test: string; live: string }> = {
-  base: { test: 'https://sepolia.basescan.org/tx/', live: 'https://basescan.org/tx/' },
-  bsc: { test: 'https://testnet.bscscan.com/tx/', live: 'https://bscscan.com/tx/' },
-  polygon: { test: 'https://amoy.polygonscan.com/tx/', live: 'https://polygonscan.com/tx/' },
-  eth: { test: 'https://sepolia.etherscan.io/tx/', live: 'https://etherscan.io/tx/' },
-  ethereum: { test: 'https://sepolia.etherscan.io/tx/', live: 'https://etherscan.io/tx/' },
-  celo: { test: 'https://alfajores.celoscan.io/tx/', live: 'https://celoscan.io/tx/' },
-  assetchain: { test: 'https://scan-testnet.assetchain.org/tx/', live: 'https://scan.assetchain.org/tx/' },
-};
-
-/**
- * An explorer URL for a hash: the event's own explorer link when it names this hash, else the same
- * explorer with the hash swapped in, else a known explorer for the network.
- */
-export function explorerUrl(
-  hash: string,
-  explorerLink: string | null | undefined,
-  network: string | null | undefined,
-  environment: CngnEnvironment,
-): string | undefined {
-  if (explorerLink?.includes(hash)) return explorerLink;
-  const prefix = explorerLink?.match(/^(https?:\/\/\S+\/tx\/)0x[0-9a-fA-F]+$/)?.[1];
-  if (prefix) return `${prefix}${hash}`;
-  const known = network ? EXPLORERS[network.toLowerCase()] : undefined;
-  if (known) return `${environment === 'live' ? known.live : known.test}${hash}`;
-  return undefined;
-}
-
-const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-
-/**
- * An explorer page for an EVM address: the explorer of the transaction's own link when there is
- * one, else a known explorer for the network (by short code). Other address forms get none.
- */
-export function addressExplorerUrl(
-  address: string,
-  explorerLink: string | null | undefined,
-  network: string | null | undefined,
-  environment: CngnEnvironment,
-): string | undefined {
-  if (!EVM_ADDRESS.test(address)) return undefined;
-  const prefix = explorerLink?.match(/^(https?:\/\/[^\s|<>]+\/)tx\/[^\s|<>/]+$/)?.[1];
-  if (prefix) return `${prefix}address/${address}`;
-  const known = network ? EXPLORERS[network.toLowerCase()] : undefined;
-  if (!known) return undefined;
-  return `${(environment === 'live' ? known.live : known.test).replace(/tx\/$/, 'address/')}${address}`;
 }
 
 export interface ReceiverView {

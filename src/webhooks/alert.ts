@@ -1,6 +1,6 @@
 // The message for an outbox entry: the injected builders with the bank name looked up, or — if a
 // builder fails — the entry's key fields as plain text, so a rendering bug never loses an event.
-import { escapeText } from '../format/display.js';
+import { escapeMrkdwn } from '../format/mrkdwn.js';
 import type { Logger } from './deliverer.js';
 import type { AlertMessage, OutboxEntry, RenderAlert } from './types.js';
 
@@ -26,7 +26,7 @@ export async function alertFor(entry: OutboxEntry, options: AlertRendering): Pro
     );
     const { data } = entry.event;
     const text = `cNGN event ${entry.event.event}: ${data.trx_ref ?? data.transactionId ?? ''} ${data.amount ?? ''} ${data.status ?? ''}`;
-    return { text: escapeText(text.trim()), blocks: [] };
+    return { text: escapeMrkdwn(text.trim()), blocks: [] };
   }
 }
 

@@ -8,7 +8,7 @@
 // markDelivered wrote its ts, the entry is posted again after restart (or by another replica once the
 // claim's lease expires). Everything else is deduplicated.
 import { randomUUID } from 'node:crypto';
-import { escapeText } from '../format/display.js';
+import { escapeMrkdwn } from '../format/mrkdwn.js';
 import type { Store } from '../store/index.js';
 import { alertFor } from './alert.js';
 import type { Outbox } from './outbox.js';
@@ -315,7 +315,7 @@ export class Deliverer {
     try {
       const args: PostMessageArgs = {
         channel: fallback,
-        text: escapeText(
+        text: escapeMrkdwn(
           `An alert (${entry.event.event}, reference ${ref}) could not be posted to ${channel}: Slack answered ${reason}. It was set aside in the dead-letter list.`,
         ),
         unfurl_links: false,

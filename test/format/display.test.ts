@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import {
-  addressExplorerUrl,
   lagosTime,
   lagosTimeOfDay,
   maskAccount,
@@ -35,17 +34,5 @@ describe('display formatting', () => {
     const now = new Date('2026-11-23T22:00:00.000Z'); // 23:00 in Lagos
     expect(lagosTimeOfDay(new Date('2026-11-22T23:30:00.000Z'), now)).toBe('00:30 WAT');
     expect(lagosTimeOfDay(new Date('2026-11-22T22:30:00.000Z'), now)).toBe('Sun 22 Nov 2026, 23:30 WAT');
-  });
-
-  it('links EVM addresses to the explorer of the transaction or of the network, and nothing else', () => {
-    const address = '0x52908400098527886E0F7030069857D2E4169EE7';
-    expect(addressExplorerUrl(address, `https://celoscan.io/tx/0x${'1'.repeat(64)}`, 'base', 'live')).toBe(
-      `https://celoscan.io/address/${address}`,
-    );
-    expect(addressExplorerUrl(address, null, 'BSC', 'test')).toBe(
-      `https://testnet.bscscan.com/address/${address}`,
-    );
-    expect(addressExplorerUrl(address, null, 'xbn', 'live')).toBeUndefined();
-    expect(addressExplorerUrl('TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf', null, 'base', 'live')).toBeUndefined();
   });
 });

@@ -1,7 +1,8 @@
 // Modals that move no money: a one-time deposit account and a bridge fee quote. Pure builders.
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { BridgeQuote, TemporaryAccount } from '../../cngn/schemas.js';
-import { escapeText, lagosTime, naira, relative } from '../../format/display.js';
+import { lagosTime, naira, relative } from '../../format/display.js';
+import { escapeMrkdwn } from '../../format/mrkdwn.js';
 import {
   modal,
   type NetworkChoice,
@@ -99,7 +100,7 @@ export type QuoteMetadata = NetworksMetadata;
 
 function replaceFooter(view: ModalView, text: string): ModalView {
   const blocks = [...view.blocks];
-  blocks[blocks.length - 1] = { type: 'context', elements: [{ type: 'mrkdwn', text }] };
+  blocks[blocks.length - 1] = { type: 'context', elements: [{ type: 'mrkdwn', text: escapeMrkdwn(text) }] };
   return { ...view, blocks };
 }
 
@@ -111,28 +112,29 @@ const resultView = (title: string, blocks: KnownBlock[]): ModalView => ({
 });
 
 export function depositResultView(account: TemporaryAccount, now: Date, environment: string): ModalView {
-  const expiry = `${lagosTime(account.expiresAt) ?? account.expiresAt} (expires ${relative(account.expiresAt, now)})`;
-  const fees = [
-    account.fee ? `fee ${naira(account.fee)}` : '',
-    account.vat ? `VAT ${naira(account.vat)}` : '',
-  ]
-    .filter(Boolean)
-    .join(' + ');
+  const expiry = escapeMrkdwn(
+    `${lagosTime(account.expiresAt) ?? account.expiresAt} (expires ${relative(account.expiresAt, now)})`,
+  );
+  const fees = escapeMrkdwn(
+    [account.fee ? `fee ${naira(account.fee)}` : '', account.vat ? `VAT ${naira(account.vat)}` : '']
+      .filter(Boolean)
+      .join(' + '),
+  );
   return resultView('Deposit account', [
     {
       type: 'section',
       text: {
         type: 'mrkdwn',
-        text: `*Send exactly ${naira(account.amountExpected)}*${fees ? ` (${naira(account.amount)} + ${fees})` : ''}`,
+        text: `*Send exactly ${escapeMrkdwn(naira(account.amountExpected))}*${fees ? ` (${escapeMrkdwn(naira(account.amount))} + ${fees})` : ''}`,
       },
     },
     {
       type: 'section',
       fields: [
-        { type: 'mrkdwn', text: `*Account number*\n\`${escapeText(account.accountNumber)}\`` },
-        { type: 'mrkdwn', text: `*Bank*\n${escapeText(account.bankName)}` },
-        { type: 'mrkdwn', text: `*Account name*\n${escapeText(account.accountName)}` },
-        { type: 'mrkdwn', text: `*Reference*\n\`${escapeText(account.reference)}\`` },
+        { type: 'mrkdwn', text: `*Account number*\n\`${escapeMrkdwn(account.accountNumber)}\`` },
+        { type: 'mrkdwn', text: `*Bank*\n${escapeMrkdwn(account.bankName)}` },
+        { type: 'mrkdwn', text: `*Account name*\n${escapeMrkdwn(account.accountName)}` },
+        { type: 'mrkdwn', text: `*Reference*\n\`${escapeMrkdwn(account.reference)}\`` },
       ],
     },
     { type: 'section', text: { type: 'mrkdwn', text: `:alarm_clock: *Expires* ${expiry}` } },
@@ -141,7 +143,7 @@ export function depositResultView(account: TemporaryAccount, now: Date, environm
       elements: [
         {
           type: 'mrkdwn',
-          text: `${environment} · payments after the expiry or of a different amount are not credited`,
+          text: `${escapeMrkdwn(environment)} · payments after the expiry or of a different amount are not credited`,
         },
       ],
     },
@@ -158,15 +160,15 @@ export function quoteResultView(
       type: 'section',
       text: {
         type: 'mrkdwn',
-        text: `*${naira(input.amount)}* from *${escapeText(input.origin)}* to *${escapeText(input.destination)}*\nto \`${escapeText(input.address)}\``,
+        text: `*${escapeMrkdwn(naira(input.amount))}* from *${escapeMrkdwn(input.origin)}* to *${escapeMrkdwn(input.destination)}*\nto \`${escapeMrkdwn(input.address)}\``,
       },
     },
     {
       type: 'section',
       fields: [
-        { type: 'mrkdwn', text: `*Receivable*\n${naira(q.amountReceivable)}` },
-        { type: 'mrkdwn', text: `*Network fee*\n${naira(q.networkFee)}` },
-        { type: 'mrkdwn', text: `*Bridge fee*\n${naira(q.bridgeFee)}` },
+        { type: 'mrkdwn', text: `*Receivable*\n${escapeMrkdwn(naira(q.amountReceivable))}` },
+        { type: 'mrkdwn', text: `*Network fee*\n${escapeMrkdwn(naira(q.networkFee))}` },
+        { type: 'mrkdwn', text: `*Bridge fee*\n${escapeMrkdwn(naira(q.bridgeFee))}` },
       ],
     },
     {
@@ -174,7 +176,7 @@ export function quoteResultView(
       elements: [
         {
           type: 'mrkdwn',
-          text: `${environment} · quotes change; \`/cngn bridge\` re-quotes before approval`,
+          text: `${escapeMrkdwn(environment)} · quotes change; \`/cngn bridge\` re-quotes before approval`,
         },
       ],
     },

@@ -13,13 +13,9 @@ import {
   type WhitelistedAddress,
 } from '../../cngn/schemas.js';
 import {
-  addressExplorerUrl,
   environmentMarker,
-  escapeText,
-  explorerUrl,
   lagosTime,
   lagosTimeOfDay,
-  link,
   naira,
   receiverView,
   relative,
@@ -27,6 +23,8 @@ import {
   statusWord,
 } from '../../format/display.js';
 import { shortAddress } from '../../format/evm-address.js';
+import { addressExplorerUrl, explorerUrl } from '../../format/explorer.js';
+import { escapeMrkdwn, explorerLink, inertUrl } from '../../format/mrkdwn.js';
 import type { SlackMessage } from './approval-message.js';
 
 export const TX_PAGE_ACTION = 'tx.page';
@@ -54,7 +52,9 @@ export function withEnvironment(
   environment: CngnEnvironment,
   note?: string,
 ): SlackMessage {
-  const marker = note ? `${environmentMarker(environment)} · ${note}` : environmentMarker(environment);
+  const marker = note
+    ? `${environmentMarker(environment)} · ${escapeMrkdwn(note)}`
+    : environmentMarker(environment);
   return {
     text: message.text,
     blocks: [...message.blocks, { type: 'context', elements: [{ type: 'mrkdwn', text: marker }] }],
@@ -85,9 +85,12 @@ function listText(
 }
 
 export function helpMessage(entries: HelpEntry[], notice?: string): SlackMessage {
-  const lines = entries.map((e) => `\`/cngn ${e.usage}\` — ${e.summary} · e.g. \`/cngn ${e.example}\``);
+  const lines = entries.map(
+    (e) =>
+      `\`/cngn ${escapeMrkdwn(e.usage)}\` — ${escapeMrkdwn(e.summary)} · e.g. \`/cngn ${escapeMrkdwn(e.example)}\``,
+  );
   const blocks: KnownBlock[] = [];
-  if (notice) blocks.push(section(notice));
+  if (notice) blocks.push(section(escapeMrkdwn(notice)));
   blocks.push(section(`*cNGN treasury commands*\n${lines.join('\n')}`));
   blocks.push({
     type: 'context',
@@ -95,7 +98,7 @@ export function helpMessage(entries: HelpEntry[], notice?: string): SlackMessage
       { type: 'mrkdwn', text: 'No money moves until a second person approves it in the approvals channel.' },
     ],
   });
-  return { text: notice ?? 'cNGN treasury commands', blocks };
+  return { text: notice ? escapeMrkdwn(notice) : 'cNGN treasury commands', blocks };
 }
 
 /** "as of 10:26 WAT" when read today (Lagos), with the date when `now` is not given or another day. */
@@ -104,9 +107,11 @@ export function balanceMessage(entries: BalanceEntry[], asOf: Date, now?: Date):
   if (entries.length === 0) {
     return { text: 'No balance', blocks: [section(`*Balance*\nNo token balance yet (as of ${at}).`)] };
   }
-  const lines = entries.map((e) => `*${escapeText(e.asset_code.toUpperCase())}*  ${naira(e.balance)}`);
+  const lines = entries.map(
+    (e) => `*${escapeMrkdwn(e.asset_code.toUpperCase())}*  ${escapeMrkdwn(naira(e.balance))}`,
+  );
   return {
-    text: `Balance: ${entries.map((e) => `${e.asset_code} ${naira(e.balance)}`).join(', ')}`,
+    text: escapeMrkdwn(`Balance: ${entries.map((e) => `${e.asset_code} ${naira(e.balance)}`).join(', ')}`),
     blocks: [section(`*Balance*\n${lines.join('\n')}`), contextLine(`as of ${at}`)],
   };
 }
@@ -116,7 +121,7 @@ const contextLine = (text: string): KnownBlock => ({ type: 'context', elements: 
 export function networksMessage(networks: Network[]): SlackMessage {
   const lines = networks.map(
     (n) =>
-      `${n.isDisabled ? ':no_entry_sign:' : ':white_check_mark:'} *${escapeText(n.name)}* \`${escapeText(n.short_name || '—')}\`${n.isDisabled ? ' — disabled' : ''}`,
+      `${n.isDisabled ? ':no_entry_sign:' : ':white_check_mark:'} *${escapeMrkdwn(n.name)}* \`${escapeMrkdwn(n.short_name || '—')}\`${n.isDisabled ? ' — disabled' : ''}`,
   );
   return {
     text: `${networks.length} networks`,
@@ -126,9 +131,9 @@ export function networksMessage(networks: Network[]): SlackMessage {
 
 export function banksMessage(banks: Bank[], filter: string | undefined, total: number): SlackMessage {
   const title = filter
-    ? `*Banks matching “${escapeText(filter)}”* (${banks.length} of ${total})`
+    ? `*Banks matching “${escapeMrkdwn(filter)}”* (${banks.length} of ${total})`
     : `*Banks* (${total})`;
-  const lines = banks.map((b) => `${escapeText(b.name)} — code \`${escapeText(b.code)}\``);
+  const lines = banks.map((b) => `${escapeMrkdwn(b.name)} — code \`${escapeMrkdwn(b.code)}\``);
   const body = lines.length
     ? listText(lines, 'banks — narrow it with `/cngn banks <name>`')
     : 'No bank matches.';
@@ -144,7 +149,7 @@ export function accountsMessage(accounts: DedicatedAccount[]): SlackMessage {
   }
   const lines = accounts.map(
     (a) =>
-      `*${escapeText(a.accountNumber)}* · ${escapeText(a.bankName)}${a.bankCode ? ` (${escapeText(a.bankCode)})` : ''}\n${escapeText(a.accountName)}`,
+      `*${escapeMrkdwn(a.accountNumber)}* · ${escapeMrkdwn(a.bankName)}${a.bankCode ? ` (${escapeMrkdwn(a.bankCode)})` : ''}\n${escapeMrkdwn(a.accountName)}`,
   );
   const title = '*Dedicated virtual accounts* — Naira paid in here is credited as cNGN';
   return {
@@ -164,7 +169,7 @@ export function networkNamed(networks: Network[], word: string | null | undefine
 
 /** A shortened address linked to its explorer page, or the whole address when there is no explorer. */
 function addressLink(address: string, url: string | undefined): string {
-  return url ? link(url, shortAddress(address)) : `\`${escapeText(address)}\``;
+  return explorerLink(url, shortAddress(address)) ?? `\`${escapeMrkdwn(address)}\``;
 }
 
 /**
@@ -189,8 +194,8 @@ export function whitelistMessage(
     const url = environment ? addressExplorerUrl(a.publicKey, undefined, code, environment) : undefined;
     const shown = addressLink(a.publicKey, url);
     return url
-      ? `*${escapeText(name)}* · ${shown}\n\`${escapeText(a.publicKey)}\``
-      : `${shown} on *${escapeText(name)}*`;
+      ? `*${escapeMrkdwn(name)}* · ${shown}\n\`${escapeMrkdwn(a.publicKey)}\``
+      : `${shown} on *${escapeMrkdwn(name)}*`;
   });
   return {
     text: `${addresses.length} whitelisted addresses`,
@@ -207,7 +212,7 @@ const STATUS_EMOJI = {
 
 /** `:white_check_mark: completed` for the open status vocabulary. */
 export function statusLabel(status: string | null | undefined): string {
-  return `${STATUS_EMOJI[classifyStatus(status)]} ${escapeText(statusWord(status))}`;
+  return `${STATUS_EMOJI[classifyStatus(status)]} ${escapeMrkdwn(statusWord(status))}`;
 }
 
 const TYPE_WORDS: Record<string, string> = {
@@ -233,9 +238,9 @@ function receiverText(tx: Transaction, addressUrl: string | undefined): string {
   if (r.address) return addressLink(r.address, addressUrl);
   if (r.accountNumber) {
     const bank = r.bankName ?? (r.bankCode ? `bank ${r.bankCode}` : 'bank');
-    return `${escapeText(bank)} · ${escapeText(r.accountNumber)}${r.accountName ? ` · ${escapeText(r.accountName)}` : ''}`;
+    return `${escapeMrkdwn(bank)} · ${escapeMrkdwn(r.accountNumber)}${r.accountName ? ` · ${escapeMrkdwn(r.accountName)}` : ''}`;
   }
-  return r.text ? escapeText(r.text) : '—';
+  return r.text ? escapeMrkdwn(r.text) : '—';
 }
 
 export function txListMessage(
@@ -246,13 +251,13 @@ export function txListMessage(
 ): SlackMessage {
   const lines = transactions.map((tx) => {
     const when = tx.createdAt ? relative(tx.createdAt, now) : '';
-    return `${STATUS_EMOJI[classifyStatus(tx.status)]} *${naira(tx.amount)}* ${typeWord(tx.trx_type)} · \`${escapeText(tx.trx_ref)}\` · ${when}`;
+    return `${STATUS_EMOJI[classifyStatus(tx.status)]} *${escapeMrkdwn(naira(tx.amount))}* ${escapeMrkdwn(typeWord(tx.trx_type))} · \`${escapeMrkdwn(tx.trx_ref)}\` · ${when}`;
   });
   const blocks: KnownBlock[] = [
     section(
       `*Recent transactions* — page ${page}${pagination ? ` of ${Math.max(pagination.pages, 1)}` : ''}\n${lines.join('\n') || 'No transactions yet.'}`,
     ),
-    contextLine('Details: `/cngn tx <reference>`'),
+    contextLine('Details: `/cngn tx &lt;reference&gt;`'),
   ];
   const buttons: ActionsBlock['elements'] = [];
   const previous = pagination ? pagination.previousPage : page > 1 ? page - 1 : null;
@@ -291,7 +296,7 @@ export function txDetailMessage(
   const hash = (label: string, value: string | null | undefined) => {
     if (!value) return `*${label}*\n—`;
     const url = explorerUrl(value, tx.explorer_link, explorerNetwork, environment);
-    return `*${label}*\n${url ? link(url, shortHash(value)) : `\`${escapeText(shortHash(value))}\``}`;
+    return `*${label}*\n${explorerLink(url, shortHash(value)) ?? `\`${escapeMrkdwn(shortHash(value))}\``}`;
   };
   const receiverAddress = receiverView(tx.receiver).address;
   const receiverUrl = receiverAddress
@@ -299,24 +304,30 @@ export function txDetailMessage(
     : undefined;
   const fields = [
     `*Status*\n${statusLabel(tx.status)}`,
-    `*Type*\n${typeWord(tx.trx_type)}`,
-    `*Amount*\n${naira(tx.amount)}${tx.asset_symbol ? ` ${escapeText(tx.asset_symbol)}` : ''}`,
-    `*Network*\n${network ? escapeText(network.name) : tx.network ? escapeText(tx.network) : '—'}`,
+    `*Type*\n${escapeMrkdwn(typeWord(tx.trx_type))}`,
+    `*Amount*\n${escapeMrkdwn(naira(tx.amount))}${tx.asset_symbol ? ` ${escapeMrkdwn(tx.asset_symbol)}` : ''}`,
+    `*Network*\n${network ? escapeMrkdwn(network.name) : tx.network ? escapeMrkdwn(tx.network) : '—'}`,
     `*Receiver*\n${receiverText(tx, receiverUrl)}`,
-    `*Created*\n${lagosTime(tx.createdAt) ?? '—'}`,
+    `*Created*\n${escapeMrkdwn(lagosTime(tx.createdAt) ?? '—')}`,
     hash(tx.trx_type === 'crypto_deposit' ? 'Mint hash' : 'Origin hash', tx.base_trx_hash),
     hash(tx.trx_type === 'crypto_deposit' ? 'Source hash' : 'Destination hash', tx.extl_trx_hash),
   ];
   const blocks: KnownBlock[] = [
-    section(`*${typeWord(tx.trx_type)}* \`${escapeText(tx.trx_ref)}\``),
+    section(`*${escapeMrkdwn(typeWord(tx.trx_type))}* \`${escapeMrkdwn(tx.trx_ref)}\``),
     { type: 'section', fields: fields.map((text) => ({ type: 'mrkdwn' as const, text })) },
   ];
   if (receiverAddress && receiverUrl) {
-    blocks.push(contextLine(`Receiver address \`${escapeText(receiverAddress)}\``));
+    blocks.push(contextLine(`Receiver address \`${escapeMrkdwn(receiverAddress)}\``));
   }
-  if (tx.explorer_link) blocks.push(contextLine(link(tx.explorer_link, 'Open in block explorer')));
-  if (tx.description) blocks.push(contextLine(escapeText(tx.description)));
-  return { text: `${typeWord(tx.trx_type)} ${tx.trx_ref}: ${statusWord(tx.status)}`, blocks };
+  if (tx.explorer_link) {
+    const own = explorerLink(tx.explorer_link, 'Open in block explorer');
+    blocks.push(contextLine(own ?? `Explorer link (not a known explorer): ${inertUrl(tx.explorer_link)}`));
+  }
+  if (tx.description) blocks.push(contextLine(escapeMrkdwn(tx.description)));
+  return {
+    text: escapeMrkdwn(`${typeWord(tx.trx_type)} ${tx.trx_ref}: ${statusWord(tx.status)}`),
+    blocks,
+  };
 }
 
 const plainText = (text: string) => ({ type: 'plain_text' as const, text: text.slice(0, 24) });
@@ -327,7 +338,7 @@ export function loadingView(environment: string): ModalView {
     type: 'modal',
     title: plainText('One moment'),
     close: plainText('Cancel'),
-    blocks: [section(':hourglass_flowing_sand: Loading the form…'), contextLine(environment)],
+    blocks: [section(':hourglass_flowing_sand: Loading the form…'), contextLine(escapeMrkdwn(environment))],
   };
 }
 
@@ -337,14 +348,15 @@ export function formErrorView(text: string, environment: string): ModalView {
     type: 'modal',
     title: plainText('Could not open the form'),
     close: plainText('Close'),
-    blocks: [section(`:warning: ${text}`), contextLine(environment)],
+    blocks: [section(`:warning: ${escapeMrkdwn(text)}`), contextLine(escapeMrkdwn(environment))],
   };
 }
 
+/** A sentence (bold and code spans allowed, nothing from outside unescaped) as a private answer. */
 export function errorMessage(text: string): SlackMessage {
-  return { text, blocks: [section(`:warning: ${text}`)] };
+  return { text: escapeMrkdwn(text), blocks: [section(`:warning: ${escapeMrkdwn(text)}`)] };
 }
 
 export function noticeMessage(text: string): SlackMessage {
-  return { text, blocks: [section(text)] };
+  return { text: escapeMrkdwn(text), blocks: [section(escapeMrkdwn(text))] };
 }

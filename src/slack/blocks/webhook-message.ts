@@ -3,10 +3,7 @@
 import type { WebhookData } from '../../cngn/schemas.js';
 import {
   environmentMarker,
-  escapeText,
-  explorerUrl,
   lagosTime,
-  link,
   maskAccount,
   naira,
   type ReceiverView,
@@ -14,6 +11,8 @@ import {
   shortHash,
   statusWord,
 } from '../../format/display.js';
+import { explorerUrl } from '../../format/explorer.js';
+import { escapeMrkdwn, explorerLink, inertUrl } from '../../format/mrkdwn.js';
 import type { AlertInput, AlertMessage } from '../../webhooks/types.js';
 
 export interface WebhookMessageOptions {
@@ -75,7 +74,7 @@ function depositReceived(data: WebhookData): Parts {
     title: `Deposit received: ${amount} — not credited yet`,
     text: `Deposit received: ${amount} (not credited yet)`,
     fields: [
-      ['Amount', escapeText(amount)],
+      ['Amount', escapeMrkdwn(amount)],
       ['Status', 'Fiat arrived; cNGN not yet credited'],
     ],
     note: 'The credit follows with a separate _deposit completed_ message.',
@@ -89,7 +88,7 @@ function depositCompleted(data: WebhookData): Parts {
     title: `Deposit credited: ${amount}`,
     text: `Deposit credited: ${amount}`,
     fields: [
-      ['Amount', escapeText(amount)],
+      ['Amount', escapeMrkdwn(amount)],
       ['Type', typeWord(data.trx_type)],
     ],
   };
@@ -103,11 +102,16 @@ function cryptoDepositCompleted(input: AlertInput): Parts {
     title: `On-chain deposit credited: ${amount}${data.network ? ` on ${data.network}` : ''}`,
     text: `On-chain deposit credited: ${amount}`,
     fields: [
-      ['Amount', escapeText(amount)],
+      ['Amount', escapeMrkdwn(amount)],
       ['Network', plain(data.network)],
       ['Source-network hash', hashField(data.extl_trx_hash, input)],
       ['Mint hash', hashField(data.base_trx_hash, input)],
-      ['Explorer', data.explorer_link ? link(data.explorer_link, 'Open in explorer') : undefined],
+      [
+        'Explorer',
+        data.explorer_link
+          ? (explorerLink(data.explorer_link, 'Open in explorer') ?? inertUrl(data.explorer_link))
+          : undefined,
+      ],
     ],
   };
 }
@@ -120,7 +124,7 @@ function withdrawalCompleted(input: AlertInput): Parts {
     title: `Withdrawal completed: ${amount}`,
     text: `Withdrawal completed: ${amount}`,
     fields: [
-      ['Amount', escapeText(amount)],
+      ['Amount', escapeMrkdwn(amount)],
       ['To', receiverText(receiverView(data.receiver))],
       ['Network', plain(data.network)],
       ['Hash', hashField(data.base_trx_hash ?? data.extl_trx_hash, input)],
@@ -136,7 +140,7 @@ function bridgeCompleted(input: AlertInput): Parts {
     title: `Bridge completed: ${amount}`,
     text: `Bridge completed: ${amount}`,
     fields: [
-      ['Amount', escapeText(amount)],
+      ['Amount', escapeMrkdwn(amount)],
       ['To', receiverText(receiverView(data.receiver))],
       ['Network', plain(data.network)],
       ['Source hash', hashField(data.base_trx_hash, input)],
@@ -152,13 +156,13 @@ function redemptionCompleted(data: WebhookData, options: WebhookMessageOptions):
     emoji: ':bank:',
     title: `Redemption paid out: ${amount}`,
     text: `Redemption paid out: ${amount}`,
-    fields: [['Amount', escapeText(amount)], ...bankFields(receiver, options)],
+    fields: [['Amount', escapeMrkdwn(amount)], ...bankFields(receiver, options)],
   };
 }
 
 function transactionFailed(data: WebhookData, options: WebhookMessageOptions): Parts {
   const amount = naira(data.amount);
-  const reason = data.reason ? escapeText(data.reason) : 'no reason given';
+  const reason = data.reason ? escapeMrkdwn(data.reason) : 'no reason given';
   const receiver = receiverView(data.receiver);
   const type = (data.trx_type ?? '').toLowerCase();
   if (type.includes('redeem')) {
@@ -166,8 +170,8 @@ function transactionFailed(data: WebhookData, options: WebhookMessageOptions): P
       emoji: ':x:',
       title: `Redemption failed: ${amount} went back to the balance`,
       text: `Redemption failed: ${amount} went back to the balance — ${data.reason ?? 'no reason given'}`,
-      fields: [['Amount', escapeText(amount)], ...bankFields(receiver, options)],
-      note: `The ${escapeText(amount)} cNGN went back to the balance. Reason: *${reason}*`,
+      fields: [['Amount', escapeMrkdwn(amount)], ...bankFields(receiver, options)],
+      note: `The ${escapeMrkdwn(amount)} cNGN went back to the balance. Reason: *${reason}*`,
     };
   }
   const what =
@@ -177,7 +181,7 @@ function transactionFailed(data: WebhookData, options: WebhookMessageOptions): P
     title: `${what} failed: ${amount}`,
     text: `${what} failed: ${amount} — ${data.reason ?? 'no reason given'}`,
     fields: [
-      ['Amount', escapeText(amount)],
+      ['Amount', escapeMrkdwn(amount)],
       ['Type', typeWord(data.trx_type)],
       ['To', receiverText(receiver)],
       ['Network', plain(data.network)],
@@ -195,17 +199,17 @@ function unknownEvent(input: AlertInput): Parts {
     title: `cNGN event \`${event.event}\``,
     text: `cNGN event ${event.event}${data.amount ? `: ${naira(data.amount)}` : ''}`,
     fields: [
-      ['Amount', data.amount ? escapeText(naira(data.amount)) : undefined],
-      ['Status', data.status ? escapeText(statusWord(data.status)) : undefined],
+      ['Amount', data.amount ? escapeMrkdwn(naira(data.amount)) : undefined],
+      ['Status', data.status ? escapeMrkdwn(statusWord(data.status)) : undefined],
       ['Type', data.trx_type ? typeWord(data.trx_type) : undefined],
       ['Receiver', receiverText(receiverView(data.receiver))],
       ['Network', plain(data.network)],
       ['Hash', hashField(data.base_trx_hash ?? data.extl_trx_hash, input)],
-      ['Reason', data.reason ? escapeText(data.reason) : undefined],
+      ['Reason', data.reason ? escapeMrkdwn(data.reason) : undefined],
     ],
     ...(input.unreadable?.length
       ? {
-          note: `Some fields could not be read and are left out: ${input.unreadable.map((f) => `\`${escapeText(f)}\``).join(', ')}.`,
+          note: `Some fields could not be read and are left out: ${input.unreadable.map((f) => `\`${escapeMrkdwn(f)}\``).join(', ')}.`,
         }
       : {}),
   };
@@ -221,7 +225,7 @@ function assemble(input: AlertInput, parts: Parts): AlertMessage {
     .slice(0, 10)
     .map(([label, value]) => ({ type: 'mrkdwn', text: `*${label}*\n${value}` }));
   const blocks: Block[] = [
-    { type: 'section', text: { type: 'mrkdwn', text: `${parts.emoji} *${escapeText(parts.title)}*` } },
+    { type: 'section', text: { type: 'mrkdwn', text: `${parts.emoji} *${escapeMrkdwn(parts.title)}*` } },
   ];
   if (fields.length > 0) blocks.push({ type: 'section', fields });
   if (parts.note) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: parts.note } });
@@ -233,26 +237,26 @@ function assemble(input: AlertInput, parts: Parts): AlertMessage {
   }
   const context = [
     marker,
-    data.trx_ref ? `Ref \`${escapeText(data.trx_ref)}\`` : undefined,
-    data.transactionId ? `Tx \`${escapeText(data.transactionId)}\`` : undefined,
+    data.trx_ref ? `Ref \`${escapeMrkdwn(data.trx_ref)}\`` : undefined,
+    data.transactionId ? `Tx \`${escapeMrkdwn(data.transactionId)}\`` : undefined,
     plain(lagosTime(data.occurredAt ?? input.event.timestamp)),
   ].filter((v): v is string => Boolean(v));
   blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: context.join('  ·  ') }] });
   const prefix = marker.replace(/^:[a-z_]+: /, '');
   const suffix = input.origin === 'reconciler' ? ' (seen by reconciliation)' : '';
-  return { text: escapeText(`[${prefix}] ${parts.text}${suffix}`), blocks };
+  return { text: escapeMrkdwn(`[${prefix}] ${parts.text}${suffix}`), blocks };
 }
 
 /** Escaped text from outside, or undefined when there is none. */
 function plain(value: string | null | undefined): string | undefined {
-  return value ? escapeText(value) : undefined;
+  return value ? escapeMrkdwn(value) : undefined;
 }
 
 function hashField(hash: string | null | undefined, input: AlertInput): string | undefined {
   if (!hash) return undefined;
   const { data } = input.event;
   const url = explorerUrl(hash, data.explorer_link, data.network, input.environment);
-  return url ? link(url, shortHash(hash)) : `\`${escapeText(shortHash(hash))}\``;
+  return explorerLink(url, shortHash(hash)) ?? `\`${escapeMrkdwn(shortHash(hash))}\``;
 }
 
 function bankFields(
@@ -263,20 +267,20 @@ function bankFields(
     receiver.bankName ?? (receiver.bankCode ? options.bankName?.(receiver.bankCode) : undefined);
   const bank = bankName ?? (receiver.bankCode ? `Bank code ${receiver.bankCode}` : undefined);
   return [
-    ['Bank', bank ? escapeText(bank) : undefined],
-    ['Account', receiver.accountNumber ? maskAccount(receiver.accountNumber) : undefined],
-    ['Account name', receiver.accountName ? escapeText(receiver.accountName) : undefined],
-    ['Receiver', receiver.text ? escapeText(receiver.text) : undefined],
+    ['Bank', bank ? escapeMrkdwn(bank) : undefined],
+    ['Account', receiver.accountNumber ? escapeMrkdwn(maskAccount(receiver.accountNumber)) : undefined],
+    ['Account name', receiver.accountName ? escapeMrkdwn(receiver.accountName) : undefined],
+    ['Receiver', receiver.text ? escapeMrkdwn(receiver.text) : undefined],
   ];
 }
 
 function receiverText(receiver: ReceiverView): string | undefined {
-  if (receiver.address) return `\`${escapeText(receiver.address)}\``;
+  if (receiver.address) return `\`${escapeMrkdwn(receiver.address)}\``;
   if (receiver.accountNumber) {
     const bank = receiver.bankName ?? (receiver.bankCode ? `bank ${receiver.bankCode}` : '');
-    return escapeText(`${maskAccount(receiver.accountNumber)} ${bank}`.trim());
+    return escapeMrkdwn(`${maskAccount(receiver.accountNumber)} ${bank}`.trim());
   }
-  return receiver.text ? escapeText(receiver.text) : undefined;
+  return receiver.text ? escapeMrkdwn(receiver.text) : undefined;
 }
 
 const TYPE_WORDS: Record<string, string> = {
@@ -290,5 +294,5 @@ const TYPE_WORDS: Record<string, string> = {
 
 function typeWord(type: string | null | undefined): string | undefined {
   if (!type) return undefined;
-  return TYPE_WORDS[type.toLowerCase()] ?? escapeText(type);
+  return TYPE_WORDS[type.toLowerCase()] ?? escapeMrkdwn(type);
 }
