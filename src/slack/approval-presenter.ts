@@ -7,10 +7,10 @@
 // error (after the client's own retries) or a crash is made good on the request's next change and at
 // start-up, and nothing already said is said again.
 import type { WebClient } from '@slack/web-api';
-import { type ApprovalEngine, noticeText } from '../approvals/index.js';
+import type { ApprovalEngine } from '../approvals/index.js';
 import { type ApprovalRequest, FINAL_STATES, type RequestState } from '../approvals/types.js';
 import type { Store } from '../store/index.js';
-import { approvalMessage, requesterNotice, stepText } from './blocks/approval-message.js';
+import { approvalMessage, requesterNotice, threadReply } from './blocks/approval-message.js';
 
 export interface PresenterOptions {
   /** Configured with retries and rate-limit waits (see `presenterClientOptions`). */
@@ -184,7 +184,7 @@ export class ApprovalPresenter {
             channel: where.channel,
             thread_ts: where.ts,
             // A notice from the engine (bridge callback, manual check needed, …) is its own sentence.
-            text: noticeText(step) ?? stepText(step),
+            text: threadReply(step),
           });
         }
         shown.threaded = index + 1;

@@ -2,6 +2,7 @@
 // its message (after the client's retries), it is cancelled and the requester is told so, rather than
 // left pending where no one can see it.
 import type { ModalView } from '@slack/types';
+import { escapeMrkdwn, mentionChannel } from '../../format/mrkdwn.js';
 import { requestTitle } from '../blocks/approval-format.js';
 import { noticeView } from '../blocks/approval-modals.js';
 import type { ApprovalSlackDeps } from './approval.js';
@@ -20,8 +21,8 @@ export async function unlessUnseen(
   const id = filedRequestId(view);
   const request = id ? await deps.engine.get(id).catch(() => undefined) : undefined;
   if (!request || request.slackMessage) return view;
-  const title = `*${requestTitle(request)}*`;
-  const channel = `<#${deps.approvalsChannel}>`;
+  const title = `*${escapeMrkdwn(requestTitle(request))}*`;
+  const channel = mentionChannel(deps.approvalsChannel);
   try {
     const cancelled = await deps.engine.cancel(request.id, requester);
     if (cancelled.ok) {

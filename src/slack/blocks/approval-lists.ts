@@ -3,6 +3,7 @@ import type { KnownBlock } from '@slack/types';
 import type { Refusal } from '../../approvals/index.js';
 import type { ApprovalRequest, AuditEntry } from '../../approvals/types.js';
 import { lagosTime, naira, relative } from '../../format/display.js';
+import { escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
 import { requestTitle, STATE_WORDS } from './approval-format.js';
 import type { SlackMessage } from './approval-message.js';
 
@@ -19,17 +20,17 @@ const IN_HAND: ReadonlySet<ApprovalRequest['state']> = new Set([
 export function pendingList(requests: ApprovalRequest[], now: Date, environment: string): SlackMessage {
   if (requests.length === 0) {
     return {
-      text: `No open approval requests. · ${environment}`,
-      blocks: [section(`No open approval requests. · ${environment}`)],
+      text: `No open approval requests. · ${escapeMrkdwn(environment)}`,
+      blocks: [section(`No open approval requests. · ${escapeMrkdwn(environment)}`)],
     };
   }
   const rows = requests.slice(0, MAX_ROWS).map((r) => {
     const when =
       r.state === 'pending' ? `expires ${relative(r.expiresAt, now)}` : `filed ${relative(r.createdAt, now)}`;
-    return `• *${requestTitle(r)}* — ${STATE_WORDS[r.state]} · ${r.approvals.length} of ${r.requiredApprovals} approvals · by <@${r.requester}> · ${when}`;
+    return `• *${escapeMrkdwn(requestTitle(r))}* — ${STATE_WORDS[r.state]} · ${r.approvals.length} of ${r.requiredApprovals} approvals · by ${mentionUser(r.requester)} · ${when}`;
   });
   const more = requests.length > MAX_ROWS ? [`…and ${requests.length - MAX_ROWS} more`] : [];
-  const text = `*Open approval requests (${requests.length})* · ${environment}`;
+  const text = `*Open approval requests (${requests.length})* · ${escapeMrkdwn(environment)}`;
   return { text, blocks: [section(text), section([...rows, ...more].join('\n').slice(0, 2900))] };
 }
 
@@ -37,12 +38,12 @@ export function auditList(entries: AuditEntry[], environment: string): SlackMess
   if (entries.length === 0)
     return { text: 'The audit log is empty.', blocks: [section('The audit log is empty.')] };
   const rows = entries.map((e) => {
-    const amount = e.amount ? ` ${naira(e.amount)}` : '';
-    const by = e.actor ? ` by <@${e.actor}>` : '';
-    const note = e.note ? ` — ${e.note}` : '';
-    return `\`${lagosTime(e.at)}\` ${e.requestId} ${e.kind}${amount}: *${e.action}*${by}${note}`;
+    const amount = e.amount ? ` ${escapeMrkdwn(naira(e.amount))}` : '';
+    const by = e.actor ? ` by ${mentionUser(e.actor)}` : '';
+    const note = e.note ? ` — ${escapeMrkdwn(e.note)}` : '';
+    return `\`${escapeMrkdwn(lagosTime(e.at))}\` ${escapeMrkdwn(e.requestId)} ${escapeMrkdwn(e.kind)}${amount}: *${escapeMrkdwn(e.action)}*${by}${note}`;
   });
-  const text = `*Audit log, last ${entries.length}* · ${environment}`;
+  const text = `*Audit log, last ${entries.length}* · ${escapeMrkdwn(environment)}`;
   const blocks: KnownBlock[] = [section(text)];
   // A section holds at most 3000 characters: split the rows over several.
   let chunk = '';
@@ -57,7 +58,10 @@ export function auditList(entries: AuditEntry[], environment: string): SlackMess
   return { text, blocks: blocks.slice(0, 50) };
 }
 
-/** Why a click did nothing, said privately to the person who clicked. */
+/**
+ * Why a click did nothing, said privately to the person who clicked. Made only of the bot's own words,
+ * ids and amounts, so it reads the same as plain text and as mrkdwn.
+ */
 export function refusalText(reason: Refusal, request?: ApprovalRequest): string {
   const title = request ? requestTitle(request) : 'This request';
   switch (reason) {

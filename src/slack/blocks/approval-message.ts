@@ -1,8 +1,11 @@
 // The approval request as approvers see it in the approvals channel, updated in place at each step.
-// Pure: request and the current time in, Block Kit out.
+// Pure: request and the current time in, Block Kit out. Every name, address, reason and note in a
+// request came from a person, the bank or the service: each is escaped where it enters mrkdwn.
 import type { KnownBlock } from '@slack/types';
+import { noticeText } from '../../approvals/index.js';
 import type { ApprovalRequest } from '../../approvals/types.js';
 import { lagosTime, naira, relative } from '../../format/display.js';
+import { escapeMrkdwn, explorerLink, inertUrl, mentionUser } from '../../format/mrkdwn.js';
 import { environmentLabel, KIND_TITLE, requestTitle, STATE_WORDS } from './approval-format.js';
 
 export const APPROVE_ACTION = 'approval.approve';
@@ -16,6 +19,8 @@ export interface SlackMessage {
 }
 
 const field = (label: string, value: string) => ({ type: 'mrkdwn' as const, text: `*${label}*\n${value}` });
+/** An address or account number from outside, in a code span. */
+const code = (value: string) => `\`${escapeMrkdwn(value)}\``;
 
 /** Where the money or the routing goes, in the words an approver checks. */
 export function destinationFields(request: ApprovalRequest): Array<{ type: 'mrkdwn'; text: string }> {
@@ -23,47 +28,58 @@ export function destinationFields(request: ApprovalRequest): Array<{ type: 'mrkd
   switch (request.kind) {
     case 'withdraw':
       return [
-        field('To address', `\`${request.payload.address}\``),
-        field('Network', d.networkName ?? request.payload.networkId),
+        field('To address', code(request.payload.address)),
+        field('Network', escapeMrkdwn(d.networkName ?? request.payload.networkId)),
         field('Save address', request.payload.shouldSaveAddress ? 'yes (whitelist it)' : 'no'),
       ];
     case 'redeem':
       return [
         field(
           'To bank account',
-          `${d.bankName ?? request.payload.bankCode} · ${request.payload.accountNumber}`,
+          `${escapeMrkdwn(d.bankName ?? request.payload.bankCode)} · ${escapeMrkdwn(request.payload.accountNumber)}`,
         ),
-        field('Account name (resolved)', d.accountName ?? '—'),
+        field('Account name (resolved)', d.accountName ? escapeMrkdwn(d.accountName) : '—'),
       ];
     case 'bridge': {
       const q = d.quote;
       const out = [
-        field('Route', `${d.originNetworkName ?? 'origin'} → ${d.destinationNetworkName ?? 'destination'}`),
-        field('Destination address', `\`${request.payload.destinationAddress}\``),
+        field(
+          'Route',
+          `${escapeMrkdwn(d.originNetworkName ?? 'origin')} → ${escapeMrkdwn(d.destinationNetworkName ?? 'destination')}`,
+        ),
+        field('Destination address', code(request.payload.destinationAddress)),
       ];
       if (request.payload.senderAddress)
-        out.push(field('Sender address', `\`${request.payload.senderAddress}\``));
+        out.push(field('Sender address', code(request.payload.senderAddress)));
       if (q) {
-        out.push(field('Receivable', naira(q.amountReceivable)));
-        out.push(field('Fees', `network ${naira(q.networkFee)} · bridge ${naira(q.bridgeFee)}`));
+        out.push(field('Receivable', escapeMrkdwn(naira(q.amountReceivable))));
+        out.push(
+          field(
+            'Fees',
+            `network ${escapeMrkdwn(naira(q.networkFee))} · bridge ${escapeMrkdwn(naira(q.bridgeFee))}`,
+          ),
+        );
       }
       return out;
     }
     case 'whitelist':
       return [
-        field('Address', `\`${request.payload.address}\``),
-        field('Network', d.networkName ?? request.payload.networkId),
+        field('Address', code(request.payload.address)),
+        field('Network', escapeMrkdwn(d.networkName ?? request.payload.networkId)),
       ];
     case 'settlement':
       return [
-        field('New settlement account', `${request.payload.bankName} · ${request.payload.bankAccountNumber}`),
-        field('Account name (resolved)', request.payload.bankAccountName),
+        field(
+          'New settlement account',
+          `${escapeMrkdwn(request.payload.bankName)} · ${escapeMrkdwn(request.payload.bankAccountNumber)}`,
+        ),
+        field('Account name (resolved)', escapeMrkdwn(request.payload.bankAccountName)),
       ];
   }
 }
 
 function approvalsLine(request: ApprovalRequest): string {
-  const who = request.approvals.map((a) => `<@${a.user}>`).join(', ');
+  const who = request.approvals.map((a) => mentionUser(a.user)).join(', ');
   return `${request.approvals.length} of ${request.requiredApprovals}${who ? ` (${who})` : ''}`;
 }
 
@@ -71,11 +87,14 @@ function outcomeLines(request: ApprovalRequest): string[] {
   const o = request.outcome;
   if (!o) return [];
   const lines: string[] = [];
-  if (o.reference) lines.push(`Reference: \`${o.reference}\``);
+  if (o.reference) lines.push(`Reference: ${code(o.reference)}`);
   if (o.receivableAddress)
-    lines.push(`Send the quoted amount to \`${o.receivableAddress}\` on the origin network`);
-  if (o.explorerLink) lines.push(`<${o.explorerLink}|View on the explorer>`);
-  if (o.reason && request.state === 'failed') lines.push(`Reason: ${o.reason}`);
+    lines.push(`Send the quoted amount to ${code(o.receivableAddress)} on the origin network`);
+  if (o.explorerLink)
+    lines.push(
+      explorerLink(o.explorerLink, 'View on the explorer') ?? `Explorer link: ${inertUrl(o.explorerLink)}`,
+    );
+  if (o.reason && request.state === 'failed') lines.push(`Reason: ${escapeMrkdwn(o.reason)}`);
   return lines;
 }
 
@@ -95,9 +114,9 @@ function figuresSection(request: ApprovalRequest, now: Date): KnownBlock {
   return {
     type: 'section',
     fields: [
-      ...(request.amount ? [field('Amount', naira(request.amount))] : []),
+      ...(request.amount ? [field('Amount', escapeMrkdwn(naira(request.amount)))] : []),
       ...destinationFields(request),
-      field('Requested by', `<@${request.requester}>`),
+      field('Requested by', mentionUser(request.requester)),
       field('Approvals', approvalsLine(request)),
       field(
         request.state === 'pending' ? 'Expires' : 'Filed',
@@ -112,8 +131,8 @@ function figuresSection(request: ApprovalRequest, now: Date): KnownBlock {
 
 /** Said privately to someone who clicked a message showing an earlier round of the request. */
 export function staleRoundNotice(request: ApprovalRequest, now: Date): SlackMessage {
-  const why = request.reason ? ` (${request.reason})` : '';
-  const text = `${requestTitle(request)} changed since the message you clicked was shown${why}. Your click changed nothing. Here are the new figures; approve or reject from the updated request message if they are right.`;
+  const why = request.reason ? ` (${escapeMrkdwn(request.reason)})` : '';
+  const text = `${escapeMrkdwn(requestTitle(request))} changed since the message you clicked was shown${why}. Your click changed nothing. Here are the new figures; approve or reject from the updated request message if they are right.`;
   return {
     text,
     blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }, figuresSection(request, now)],
@@ -131,18 +150,23 @@ export function approvalMessage(request: ApprovalRequest, now: Date): SlackMessa
     },
     {
       type: 'section',
-      text: { type: 'mrkdwn', text: `*${STATE_WORDS[request.state]}*  ·  \`${request.id}\`` },
+      text: { type: 'mrkdwn', text: `*${STATE_WORDS[request.state]}*  ·  ${code(request.id)}` },
     },
     figuresSection(request, now),
   ];
   if (request.reason && request.state === 'pending') {
     blocks.push({
       type: 'context',
-      elements: [{ type: 'mrkdwn', text: `:warning: Sent back to the approvers: ${request.reason}` }],
+      elements: [
+        { type: 'mrkdwn', text: `:warning: Sent back to the approvers: ${escapeMrkdwn(request.reason)}` },
+      ],
     });
   }
   if (request.reason && request.state === 'rejected') {
-    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `Reason: ${request.reason}` }] });
+    blocks.push({
+      type: 'context',
+      elements: [{ type: 'mrkdwn', text: `Reason: ${escapeMrkdwn(request.reason)}` }],
+    });
   }
   const outcome = outcomeLines(request);
   if (outcome.length > 0) {
@@ -177,17 +201,23 @@ export function approvalMessage(request: ApprovalRequest, now: Date): SlackMessa
     });
   }
   return {
-    text: `${requestTitle(request)}: ${STATE_WORDS[request.state].replace(/^:[a-z_]+: /, '')}`,
+    text: `${escapeMrkdwn(requestTitle(request))}: ${STATE_WORDS[request.state].replace(/^:[a-z_]+: /, '')}`,
     blocks,
   };
 }
 
-/** The thread reply for the request's newest step. */
+/** The thread reply for the request's newest step: the engine's notice as said, or the step in words. */
+export function threadReply(request: ApprovalRequest): string {
+  const notice = noticeText(request);
+  return notice ? escapeMrkdwn(notice) : stepText(request);
+}
+
+/** The request's newest step in words, with who took it and its note. */
 export function stepText(request: ApprovalRequest): string {
   const step = request.history.at(-1);
-  if (!step) return requestTitle(request);
-  const by = step.actor ? ` by <@${step.actor}>` : '';
-  const note = step.note ? ` — ${step.note}` : '';
+  if (!step) return escapeMrkdwn(requestTitle(request));
+  const by = step.actor ? ` by ${mentionUser(step.actor)}` : '';
+  const note = step.note ? ` — ${escapeMrkdwn(step.note)}` : '';
   const words: Record<string, string> = {
     filed: 'Filed',
     'approval-added': 'Approval added',
@@ -205,26 +235,27 @@ export function stepText(request: ApprovalRequest): string {
     interrupted: 'The bot restarted during the call: outcome unknown; it will be looked up, never resent',
     reconciled: 'Found in the transaction list',
   };
-  return `${words[step.action] ?? step.action}${by}${note}`;
+  return `${words[step.action] ?? escapeMrkdwn(step.action)}${by}${note}`;
 }
 
 /** What the requester is told privately, or undefined when this step is not theirs to hear. */
 export function requesterNotice(request: ApprovalRequest): string | undefined {
   const step = request.history.at(-1);
-  const title = requestTitle(request);
+  const title = escapeMrkdwn(requestTitle(request));
+  const by = step?.actor ? mentionUser(step.actor) : 'someone';
   switch (step?.action) {
     case 'approved':
-      return `Your request ${title} was approved by <@${step.actor}>.`;
+      return `Your request ${title} was approved by ${by}.`;
     case 'rejected':
-      return `Your request ${title} was rejected by <@${step.actor}>: ${request.reason ?? 'no reason given'}.`;
+      return `Your request ${title} was rejected by ${by}: ${escapeMrkdwn(request.reason ?? 'no reason given')}.`;
     case 'sent-back':
-      return `Your request ${title} went back to the approvers: ${request.reason ?? ''}.`;
+      return `Your request ${title} went back to the approvers: ${escapeMrkdwn(request.reason ?? '')}.`;
     case 'sent':
-      return `Your request ${title} was sent to the service (reference ${request.outcome?.reference ?? '—'}).`;
+      return `Your request ${title} was sent to the service (reference ${escapeMrkdwn(request.outcome?.reference ?? '—')}).`;
     case 'completed':
       return `Your request ${title} has settled: completed.`;
     case 'failed':
-      return `Your request ${title} failed: ${request.outcome?.reason ?? 'see the approvals channel'}.`;
+      return `Your request ${title} failed: ${escapeMrkdwn(request.outcome?.reason ?? 'see the approvals channel')}.`;
     case 'expired':
       return `Your request ${title} expired before it had enough approvals.`;
     case 'outcome-unknown':

@@ -2,6 +2,7 @@
 // Pure builders: data in, view out. Block ids equal action ids so submissions read `values[id][id]`.
 import type { KnownBlock, ModalView, PlainTextOption } from '@slack/types';
 import { shortAddress } from '../../format/evm-address.js';
+import { escapeMrkdwn } from '../../format/mrkdwn.js';
 import { type AddressFamily, addressFamily } from '../../format/wallet-address.js';
 
 export const WITHDRAW_VIEW = 'withdraw.submit';
@@ -131,7 +132,10 @@ export function withErrors(blocks: KnownBlock[], errors: FieldErrors = {}): Know
     const id = 'block_id' in block ? block.block_id : undefined;
     const error = id ? errors[id] : undefined;
     if (!error) return [block];
-    return [block, { type: 'context', elements: [{ type: 'mrkdwn', text: `:warning: ${error}` }] }];
+    return [
+      block,
+      { type: 'context', elements: [{ type: 'mrkdwn', text: `:warning: ${escapeMrkdwn(error)}` }] },
+    ];
   });
 }
 
@@ -153,14 +157,17 @@ export function modal(
       {
         type: 'context',
         elements: [
-          { type: 'mrkdwn', text: `${options.environment} · nothing moves until another person approves` },
+          {
+            type: 'mrkdwn',
+            text: `${escapeMrkdwn(options.environment)} · nothing moves until another person approves`,
+          },
         ],
       },
     ],
   };
 }
 
-/** A modal that only says something (checking…, filed, could not file). */
+/** A modal that only says something (checking…, filed, could not file); `text` is mrkdwn, outside values escaped. */
 export function noticeView(title: string, text: string): ModalView {
   return {
     type: 'modal',
@@ -275,7 +282,7 @@ export function rejectModal(input: { requestId: string; title: string; channel?:
     close: plain('Back'),
     private_metadata: JSON.stringify({ id: input.requestId, channel: input.channel }),
     blocks: [
-      { type: 'section', text: { type: 'mrkdwn', text: `Reject *${input.title}*?` } },
+      { type: 'section', text: { type: 'mrkdwn', text: `Reject *${escapeMrkdwn(input.title)}*?` } },
       textInput(REJECT.reason, 'Reason (the requester sees it)', { multiline: true }),
     ],
   };

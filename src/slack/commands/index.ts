@@ -156,7 +156,8 @@ export function suggest(word: string): string | undefined {
 export function help(word?: string): SlackMessage {
   if (!word) return helpMessage(SUBCOMMANDS);
   const guess = suggest(word);
-  const notice = `I don't know \`${word.replace(/[`<>&]/g, '')}\`.${guess ? ` Did you mean \`/cngn ${guess}\`?` : ''}`;
+  // The word is escaped with the rest of the notice; a backtick would only end its code span.
+  const notice = `I don't know \`${word.replace(/`/g, '')}\`.${guess ? ` Did you mean \`/cngn ${guess}\`?` : ''}`;
   return helpMessage(SUBCOMMANDS, notice);
 }
 

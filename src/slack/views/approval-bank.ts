@@ -3,6 +3,7 @@
 import type { App, ViewSubmitAction } from '@slack/bolt';
 import type { ModalView } from '@slack/types';
 import { naira } from '../../format/display.js';
+import { escapeMrkdwn } from '../../format/mrkdwn.js';
 import type { ApprovalSlackDeps } from '../actions/approval.js';
 import {
   BANK_PICKERS,
@@ -79,7 +80,7 @@ export function registerBankViews(app: App, deps: ApprovalSlackDeps): void {
         return filedView(
           request,
           deps.approvalsChannel,
-          `\n${naira(v.amount)} to *${name}* · ${v.bank.name} · ${v.accountNumber}.`,
+          `\n${escapeMrkdwn(naira(v.amount))} to *${escapeMrkdwn(name)}* · ${escapeMrkdwn(v.bank.name)} · ${escapeMrkdwn(v.accountNumber)}.`,
         );
       },
     });
@@ -107,7 +108,7 @@ export function registerBankViews(app: App, deps: ApprovalSlackDeps): void {
         return filedView(
           request,
           deps.approvalsChannel,
-          `\nNew settlement account: *${name}* · ${v.bank.name} · ${v.accountNumber}.`,
+          `\nNew settlement account: *${escapeMrkdwn(name)}* · ${escapeMrkdwn(v.bank.name)} · ${escapeMrkdwn(v.accountNumber)}.`,
         );
       },
     });

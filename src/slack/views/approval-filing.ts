@@ -8,6 +8,7 @@ import type { ApprovalRequest, RequestDraft } from '../../approvals/types.js';
 import type { Network } from '../../cngn/schemas.js';
 import { naira } from '../../format/display.js';
 import { Money } from '../../format/money.js';
+import { escapeMrkdwn, mentionChannel } from '../../format/mrkdwn.js';
 import type { ApprovalSlackDeps } from '../actions/approval.js';
 import { filedMetadata, unlessUnseen } from '../actions/approval-filed.js';
 import { requestTitle } from '../blocks/approval-format.js';
@@ -36,13 +37,13 @@ export interface ViewArgs {
 
 export const values = (body: ViewSubmitAction) => body.view.state.values as unknown as ViewValues;
 
-/** The sentence shown once a request is filed. */
+/** The sentence shown once a request is filed; `extra` is mrkdwn with its outside values escaped. */
 export function filedView(request: ApprovalRequest, channel: string, extra = ''): ModalView {
   const needs = `${request.requiredApprovals} approval${request.requiredApprovals > 1 ? 's' : ''}`;
   return {
     ...noticeView(
       'Waiting for approval',
-      `*${requestTitle(request)}* is waiting in <#${channel}> for ${needs} from someone other than you. Nothing moves until then.${extra}`,
+      `*${escapeMrkdwn(requestTitle(request))}* is waiting in ${mentionChannel(channel)} for ${needs} from someone other than you. Nothing moves until then.${extra}`,
     ),
     private_metadata: filedMetadata(request.id),
   };
@@ -61,12 +62,12 @@ export async function ackThenFile(
     view = await unlessUnseen(deps, await work(), args.body.user.id);
   } catch (error) {
     deps.log?.warn('filing an approval request failed', { error: String(error) });
-    view = noticeView('Not filed', `Nothing was filed: ${plainError(error)}`);
+    view = noticeView('Not filed', `Nothing was filed: ${escapeMrkdwn(plainError(error))}`);
   }
   await args.client.views.update({ view_id: args.body.view.id, view });
 }
 
-/** A short, secret-free sentence for an error during filing. */
+/** A short, secret-free sentence for an error during filing (plain text: escape it for mrkdwn). */
 export function plainError(error: unknown): string {
   if (error instanceof Error && error.name === 'InvalidDraftError') return error.message;
   if (error && typeof error === 'object' && 'serviceMessage' in error) return String(error.serviceMessage);
@@ -173,7 +174,9 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
       return filedView(
         request,
         deps.approvalsChannel,
-        `\nLive quote: ${naira(figures.amountReceivable)} arrives (network fee ${naira(figures.networkFee)}, bridge fee ${naira(figures.bridgeFee)}). It is checked again at approval.`,
+        `\nLive quote: ${escapeMrkdwn(
+          `${naira(figures.amountReceivable)} arrives (network fee ${naira(figures.networkFee)}, bridge fee ${naira(figures.bridgeFee)})`,
+        )}. It is checked again at approval.`,
       );
     });
   });

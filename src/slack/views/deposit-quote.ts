@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { CngnApi } from '../../cngn/api.js';
 import { environmentMarker } from '../../format/display.js';
 import { Money } from '../../format/money.js';
+import { escapeMrkdwn } from '../../format/mrkdwn.js';
 import { checkWalletAddress } from '../../format/wallet-address.js';
 import type { Logger } from '../../log.js';
 import { noticeView } from '../blocks/approval-modals.js';
@@ -154,7 +155,7 @@ export function registerDepositQuoteViews(app: App, deps: ReadViewDeps): void {
       } catch (error) {
         view = noticeView(
           'No account',
-          `:warning: ${describeError(error, deps.logger, 'deposit').text}\n${label()}`,
+          `:warning: ${escapeMrkdwn(describeError(error, deps.logger, 'deposit').text)}\n${label()}`,
         );
       }
       await client.views.update({ view_id: body.view.id, view });
@@ -190,7 +191,7 @@ export function registerDepositQuoteViews(app: App, deps: ReadViewDeps): void {
       } catch (error) {
         view = noticeView(
           'No quote',
-          `:warning: ${describeError(error, deps.logger, 'quote').text}\n${label()}`,
+          `:warning: ${escapeMrkdwn(describeError(error, deps.logger, 'quote').text)}\n${label()}`,
         );
       }
       await client.views.update({ view_id: body.view.id, view });

@@ -1,0 +1,455 @@
+// Text from outside is inert: every builder, fed mass mentions, a user mention, a link whose text is
+// not its target and an entity in every field that comes from a person, the service or a webhook,
+// hands Slack nothing it would turn into a ping or a link; ordinary names still read as typed.
+import { describe, expect, it } from 'vitest';
+import type { ApprovalRequest, AuditEntry } from '../../../src/approvals/types.js';
+import { CngnError } from '../../../src/cngn/errors.js';
+import {
+  bankSchema,
+  bridgeQuoteSchema,
+  dedicatedAccountSchema,
+  networkSchema,
+  paginationSchema,
+  temporaryAccountSchema,
+  transactionSchema,
+  webhookEventSchema,
+  whitelistedAddressSchema,
+} from '../../../src/cngn/schemas.js';
+import { auditList, pendingList, refusalText } from '../../../src/slack/blocks/approval-lists.js';
+import {
+  approvalMessage,
+  requesterNotice,
+  staleRoundNotice,
+  threadReply,
+} from '../../../src/slack/blocks/approval-message.js';
+import {
+  bridgeModal,
+  rejectModal,
+  toNetworkChoices,
+  whitelistModal,
+  withdrawModal,
+} from '../../../src/slack/blocks/approval-modals.js';
+import { redeemModal, settlementModal } from '../../../src/slack/blocks/approval-modals-bank.js';
+import {
+  depositModal,
+  depositResultView,
+  quoteModal,
+  quoteResultView,
+} from '../../../src/slack/blocks/deposit-quote.js';
+import {
+  accountsMessage,
+  balanceMessage,
+  banksMessage,
+  errorMessage,
+  formErrorView,
+  helpMessage,
+  loadingView,
+  networksMessage,
+  noticeMessage,
+  txDetailMessage,
+  txListMessage,
+  whitelistMessage,
+  withEnvironment,
+} from '../../../src/slack/blocks/reads.js';
+import { webhookMessage } from '../../../src/slack/blocks/webhook-message.js';
+import { describeError } from '../../../src/slack/errors.js';
+import { alertFor } from '../../../src/webhooks/alert.js';
+import { ACTIONS, atStep, NOW, requestsOf, STATES, slackTexts, withoutOwnMarkup } from './support.js';
+
+/** Everything at once: a mass mention of each kind, a person, a spoofed link, an entity. */
+const HOSTILE = 'ADA <!channel> <!here> <@U123ABC> <https://evil.example|Approve> &amp;Z';
+/** Explorer links that are not to be linked: another host, plain http on a known host, the text itself. */
+const fakeExplorers = (text: string) => [
+  'https://evil.example/tx/0xabc',
+  'http://basescan.org/tx/0xabc',
+  text,
+];
+
+type Built = { name: string; built: unknown };
+
+/** Every builder, every outside field set to `text`. */
+function everyBuilder(text: string): Built[] {
+  const out: Built[] = [];
+  const add = (name: string, built: unknown) => out.push({ name, built });
+
+  // ---- approvals: the message in every state, thread replies, DMs, refusals, lists, modals
+  for (const explorer of fakeExplorers(text)) {
+    for (const request of requestsOf(text, explorer)) {
+      for (const state of STATES) {
+        add(`approval message ${request.kind} ${state}`, approvalMessage({ ...request, state }, NOW));
+      }
+      add(`stale-round notice ${request.kind}`, staleRoundNotice(request, NOW));
+      for (const action of [...ACTIONS, text]) {
+        for (const state of ['pending', 'failed', 'rejected', 'completed'] as const) {
+          const step = atStep(request, state, action, text);
+          add(`thread reply ${request.kind} ${action}`, threadReply(step));
+          add(`requester DM ${request.kind} ${action}`, requesterNotice(step) ?? '');
+        }
+      }
+      for (const reason of [
+        'requester',
+        'not-approver',
+        'already-approved',
+        'not-requester',
+        'expired',
+        'not-pending',
+        'checking',
+        'recheck-failed',
+        'not-unknown',
+        'not-found',
+      ] as const) {
+        for (const state of STATES) add(`refusal ${reason}`, refusalText(reason, { ...request, state }));
+      }
+    }
+  }
+  const requests = requestsOf(text, text);
+  add('pending list', pendingList(requests, NOW, 'LIVE'));
+  const entries: AuditEntry[] = ACTIONS.map((action) => ({
+    at: '2026-11-23T07:00:00.000Z',
+    requestId: text,
+    kind: 'redeem',
+    action,
+    state: 'pending',
+    actor: 'UAPPROVERA',
+    amount: text,
+    note: text,
+  }));
+  entries.push({ ...(entries[0] as AuditEntry), action: text });
+  add('audit list', auditList(entries, 'LIVE'));
+  add('reject modal', rejectModal({ requestId: text, title: text, channel: text }));
+
+  const networks = [
+    networkSchema.parse({ id: text, name: text, short_name: text, isDisabled: false, blockchain: null }),
+    networkSchema.parse({ id: 'n2', name: text, short_name: 'base', isDisabled: true, blockchain: null }),
+  ];
+  const choices = toNetworkChoices(networks);
+  const errors = (ids: string[]) => Object.fromEntries(ids.map((id) => [id, text]));
+  const prefill = (ids: string[]) => Object.fromEntries(ids.map((id) => [id, text]));
+  const withdrawIds = ['withdraw.amount', 'withdraw.network', 'withdraw.whitelisted', 'withdraw.address'];
+  add(
+    'withdraw modal',
+    withdrawModal({
+      networks: choices,
+      whitelist: [{ networkId: text, networkName: text, address: text }],
+      prefill: prefill(withdrawIds),
+      errors: errors(withdrawIds),
+      environment: 'LIVE',
+    }),
+  );
+  const bridgeIds = [
+    'bridge.amount',
+    'bridge.origin',
+    'bridge.destination',
+    'bridge.address',
+    'bridge.sender',
+  ];
+  add(
+    'bridge modal',
+    bridgeModal({
+      networks: choices,
+      prefill: prefill(bridgeIds),
+      errors: errors(bridgeIds),
+      environment: 'LIVE',
+    }),
+  );
+  add(
+    'whitelist modal',
+    whitelistModal({ networks: choices, prefill: prefill(['whitelist.address']), environment: 'LIVE' }),
+  );
+  const bank = { code: text, name: text };
+  add(
+    'redeem modal',
+    redeemModal({
+      prefill: { amount: text, account: text },
+      bank,
+      errors: errors(['redeem.amount', 'redeem.bank', 'redeem.account']),
+      environment: 'LIVE',
+    }),
+  );
+  add(
+    'settlement modal',
+    settlementModal({
+      prefill: { account: text },
+      bank,
+      errors: errors(['settlement.bank', 'settlement.account']),
+      environment: 'LIVE',
+    }),
+  );
+
+  // ---- reads
+  add('help', helpMessage([{ usage: text, summary: text, example: text }], text));
+  add('balance', balanceMessage([{ asset_code: text, balance: text }], NOW, NOW));
+  add('networks', networksMessage(networks));
+  add('banks', banksMessage([bankSchema.parse({ name: text, code: text })], text, 1));
+  add(
+    'accounts',
+    accountsMessage([
+      dedicatedAccountSchema.parse({
+        accountNumber: text,
+        accountName: text,
+        bankName: text,
+        bankCode: text,
+      }),
+    ]),
+  );
+  const address = '0x52908400098527886E0F7030069857D2E4169EE7';
+  const whitelisted = [
+    whitelistedAddressSchema.parse({
+      id: '1',
+      networkId: text,
+      publicKey: text,
+      network: { id: text, name: text, short_name: text },
+    }),
+    whitelistedAddressSchema.parse({
+      id: '2',
+      networkId: text,
+      publicKey: address,
+      network: { id: text, name: text, short_name: 'base' },
+    }),
+  ];
+  add('whitelist', whitelistMessage(whitelisted, networks, 'live'));
+  const receivers: unknown[] = [
+    text,
+    `058:0123456789:${text}`,
+    { address: text },
+    { address },
+    { bank: text, accountNumber: text, accountName: text },
+    { bank: { name: text, code: text }, accountNumber: '0123456789', accountName: text },
+  ];
+  for (const explorer of fakeExplorers(text)) {
+    for (const receiver of receivers) {
+      for (const type of [text, 'crypto_deposit', 'withdraw']) {
+        const tx = transactionSchema.parse({
+          id: text,
+          from: text,
+          receiver,
+          amount: text,
+          description: text,
+          createdAt: '2026-11-23T07:00:00.000Z',
+          trx_ref: text,
+          trx_type: type,
+          network: text,
+          asset_symbol: text,
+          base_trx_hash: text,
+          extl_trx_hash: `0x${'1'.repeat(64)}`,
+          explorer_link: explorer,
+          status: text,
+        });
+        const pagination = paginationSchema.parse({
+          count: 30,
+          pages: 3,
+          isLastPage: false,
+          nextPage: 3,
+          previousPage: 1,
+        });
+        add(`tx list ${type}`, txListMessage([tx], pagination, 2, NOW));
+        add(`tx detail ${type}`, txDetailMessage(tx, 'live', networks));
+        add(`tx detail ${type} (network by code)`, txDetailMessage({ ...tx, network: 'base' }, 'test', []));
+      }
+    }
+  }
+  add('loading view', loadingView(text));
+  add('form error view', formErrorView(text, text));
+  add('error message', errorMessage(text));
+  add('notice message', noticeMessage(text));
+  add('answer with environment note', withEnvironment(noticeMessage(text), 'live', text));
+  for (const status of [400, 403, 404, 422, 500]) {
+    add(
+      `service error ${status}`,
+      errorMessage(describeError(new CngnError(text, status, `POST /v1/api/${text}`)).text),
+    );
+  }
+
+  // ---- deposit and quote
+  add(
+    'deposit modal',
+    depositModal({
+      prefill: prefill(['deposit.amount', 'deposit.email', 'deposit.narration']),
+      environment: text,
+    }),
+  );
+  add(
+    'quote modal',
+    quoteModal({ networks: choices, prefill: prefill(['quote.amount', 'quote.address']), environment: text }),
+  );
+  add(
+    'deposit account',
+    depositResultView(
+      temporaryAccountSchema.parse({
+        reference: text,
+        amount: text,
+        amountExpected: text,
+        fee: text,
+        vat: text,
+        accountNumber: text,
+        accountName: text,
+        bankName: text,
+        expiresAt: '2026-11-23T08:30:00.000Z',
+      }),
+      NOW,
+      text,
+    ),
+  );
+  add(
+    'bridge quote',
+    quoteResultView(
+      {
+        amount: text,
+        origin: text,
+        destination: text,
+        address: text,
+        quote: bridgeQuoteSchema.parse({ amountReceivable: text, networkFee: text, bridgeFee: text }),
+      },
+      text,
+    ),
+  );
+
+  // ---- webhook alerts
+  const events = [
+    'deposit.received',
+    'deposit.completed',
+    'withdrawal.completed',
+    'bridge.completed',
+    'redemption.completed',
+    'transaction.failed',
+    text,
+  ];
+  for (const explorer of fakeExplorers(text)) {
+    for (const event of events) {
+      for (const receiver of receivers) {
+        for (const type of ['crypto_deposit', 'fiat_redeem', 'swap', text]) {
+          const parsed = webhookEventSchema.parse({
+            event,
+            data: {
+              transactionId: text,
+              trx_ref: text,
+              status: text,
+              trx_type: type,
+              network: text,
+              base_trx_hash: text,
+              extl_trx_hash: `0x${'2'.repeat(64)}`,
+              explorer_link: explorer,
+              amount: text,
+              asset_symbol: text,
+              receiver,
+              reason: text,
+              occurredAt: text,
+            },
+            timestamp: text,
+          });
+          for (const origin of ['webhook', 'reconciler'] as const) {
+            add(
+              `alert ${event} ${type}`,
+              webhookMessage({ event: parsed, origin, environment: 'live', bankName: text }),
+            );
+          }
+          add(
+            `alert ${event} unreadable`,
+            webhookMessage({ event: parsed, origin: 'webhook', environment: 'live', unreadable: [text] }),
+          );
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** What the alert for an event is when its builder throws: the entry's key fields as text. */
+async function fallbackAlert(text: string) {
+  const event = webhookEventSchema.parse({
+    event: text,
+    data: { trx_ref: text, amount: text, status: text },
+  });
+  return alertFor(
+    { id: 'e1', event, origin: 'webhook', environment: 'live', receivedAt: NOW.toISOString() } as never,
+    {
+      render: () => {
+        throw new Error('builder bug');
+      },
+      log: { error: () => {}, warn: () => {}, info: () => {} } as never,
+    },
+  );
+}
+
+describe('text from outside reaches Slack inert', () => {
+  it('turns no outside value into a mention, a ping or a link, in any field of any builder', async () => {
+    const built: Built[] = [];
+    // Whole, and short enough that shortened forms (masked accounts, short hashes) end in markup.
+    for (const hostile of [HOSTILE, '<!channel>']) {
+      built.push(...everyBuilder(hostile), { name: 'alert fallback', built: await fallbackAlert(hostile) });
+    }
+    const leaks: string[] = [];
+    for (const { name, built: one } of built) {
+      for (const text of slackTexts(one).mrkdwn) {
+        const left = withoutOwnMarkup(text);
+        // No < or > survives but the bot's own mentions and checked explorer links.
+        if (/[<>]/.test(left)) leaks.push(`${name}: ${text}`);
+        // The entity in the input is shown as typed (escaped once), never as `&` …
+        if (/&amp;Z/.test(text.replace(/&amp;amp;Z/g, ''))) leaks.push(`${name} (entity left raw): ${text}`);
+        // … and never escaped twice.
+        if (text.includes('&amp;amp;amp;')) leaks.push(`${name} (escaped twice): ${text}`);
+      }
+    }
+    expect([...new Set(leaks)].slice(0, 10)).toEqual([]);
+    // The fixtures really went through: the hostile value is shown, escaped, in the messages.
+    const all = built.flatMap((b) => slackTexts(b.built).mrkdwn).join('\n');
+    expect(all).toContain(
+      'ADA &lt;!channel&gt; &lt;!here&gt; &lt;@U123ABC&gt; &lt;https://evil.example|Approve&gt; &amp;amp;Z',
+    );
+  });
+
+  it('keeps the bot’s own mentions and links to known explorers working', () => {
+    const [withdraw] = requestsOf('x', 'https://basescan.org/tx/0xabc');
+    const sent = approvalMessage({ ...(withdraw as ApprovalRequest), state: 'sent' }, NOW);
+    const shown = slackTexts(sent).mrkdwn.join('\n');
+    expect(shown).toContain('<@UREQ>');
+    expect(shown).toContain('(<@UAPPROVERA>)');
+    expect(shown).toContain('<https://basescan.org/tx/0xabc|View on the explorer>');
+    const tx = transactionSchema.parse({
+      trx_ref: 'CNGN-WD-1',
+      trx_type: 'withdraw',
+      amount: '1500',
+      network: 'base',
+      base_trx_hash: `0x${'1'.repeat(64)}`,
+      explorer_link: `https://basescan.org/tx/0x${'1'.repeat(64)}`,
+      status: 'completed',
+    });
+    const detail = slackTexts(txDetailMessage(tx, 'live')).mrkdwn.join('\n');
+    expect(detail).toContain(`<https://basescan.org/tx/0x${'1'.repeat(64)}|0x1111…1111>`);
+    expect(detail).toContain(`<https://basescan.org/tx/0x${'1'.repeat(64)}|Open in block explorer>`);
+  });
+});
+
+describe('ordinary names still read as typed', () => {
+  const NAMES = ['Ada & Sons Ltd', "O'Brien <Lagos>"];
+
+  it.each(NAMES)('shows %s escaped exactly once in mrkdwn and as typed in plain text', async (name) => {
+    const escaped = name.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+    const built = [...everyBuilder(name), { name: 'alert fallback', built: await fallbackAlert(name) }];
+    const problems: string[] = [];
+    for (const { name: builder, built: one } of built) {
+      const { mrkdwn, plain } = slackTexts(one);
+      for (const text of mrkdwn) {
+        if (text.includes('&amp;amp;') || text.includes('&amp;lt;') || text.includes('&amp;gt;'))
+          problems.push(`${builder} (escaped twice): ${text}`);
+        if (/[<>]/.test(withoutOwnMarkup(text)) || /&(?!amp;|lt;|gt;)/.test(text))
+          problems.push(`${builder} (raw): ${text}`);
+      }
+      for (const text of plain) {
+        if (/&(amp|lt|gt);/.test(text)) problems.push(`${builder} (escaped plain text): ${text}`);
+      }
+    }
+    expect([...new Set(problems)].slice(0, 10)).toEqual([]);
+    const all = built.flatMap((b) => slackTexts(b.built).mrkdwn).join('\n');
+    expect(all).toContain(escaped);
+    // The approval message reads the name as the bank gave it, with the amount as the bot wrote it.
+    const [, redeem] = requestsOf(name, 'https://basescan.org/tx/0xabc');
+    const message = approvalMessage(redeem as ApprovalRequest, NOW);
+    const fields = slackTexts(message).mrkdwn.join('\n');
+    expect(fields).toContain(`*Account name (resolved)*\n${escaped}`);
+    expect(fields).toContain('₦1,250,000.50');
+    expect(message.text).toBe(
+      'AR-0123456789 · Redemption to a bank account · ₦1,250,000.50: Waiting for approval',
+    );
+  });
+});
