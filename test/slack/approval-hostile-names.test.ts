@@ -1,6 +1,7 @@
 // Through the real bot: a bank that answers the account lookup with Slack markup in the name, and a
 // reject reason with a mass mention, reach approvers and the requester as text, never as a ping or link.
 import { afterEach, describe, expect, it } from 'vitest';
+import { ALERTS_CHANNEL } from '../support/harness.js';
 import { selectValue, slashCommand, textValue, viewSubmission } from '../support/slack-requests.js';
 import {
   APPROVALS_CHANNEL,
@@ -9,6 +10,7 @@ import {
   click,
   REQUESTER,
   startApprovalApp,
+  waitUntil,
 } from './approvals-support.js';
 import { slackTexts, withoutOwnMarkup } from './blocks/support.js';
 
@@ -32,27 +34,32 @@ function expectInert(body: Record<string, unknown>) {
   }
 }
 
+/** `/cngn redeem` and its modal, as the requester does it, to the account the bank names HOSTILE_NAME. */
+async function fileRedemption(): Promise<void> {
+  app.sandbox.setAccountName(ACCOUNT, HOSTILE_NAME);
+  await slashCommand(app.sender, {
+    text: `redeem 5000 gtbank ${ACCOUNT}`,
+    userId: REQUESTER,
+    responseUrl: app.slack.responseUrl('redeem'),
+  });
+  await app.slack.waitFor('views.update', (c) =>
+    JSON.stringify(c.body.view).includes('"callback_id":"redeem.submit"'),
+  );
+  await viewSubmission(app.sender, {
+    callbackId: 'redeem.submit',
+    userId: REQUESTER,
+    values: {
+      'redeem.amount': { 'redeem.amount': textValue('5000') },
+      'redeem.bank': { 'redeem.bank': selectValue('058|Guaranty Trust Bank') },
+      'redeem.account': { 'redeem.account': textValue(ACCOUNT) },
+    },
+  });
+}
+
 describe('outside text in the approval path', () => {
   it('shows a resolved account name carrying mentions and a link as plain text to approvers and the requester', async () => {
     app = await startApprovalApp();
-    app.sandbox.setAccountName(ACCOUNT, HOSTILE_NAME);
-    await slashCommand(app.sender, {
-      text: `redeem 5000 gtbank ${ACCOUNT}`,
-      userId: REQUESTER,
-      responseUrl: app.slack.responseUrl('redeem'),
-    });
-    await app.slack.waitFor('views.update', (c) =>
-      JSON.stringify(c.body.view).includes('"callback_id":"redeem.submit"'),
-    );
-    await viewSubmission(app.sender, {
-      callbackId: 'redeem.submit',
-      userId: REQUESTER,
-      values: {
-        'redeem.amount': { 'redeem.amount': textValue('5000') },
-        'redeem.bank': { 'redeem.bank': selectValue('058|Guaranty Trust Bank') },
-        'redeem.account': { 'redeem.account': textValue(ACCOUNT) },
-      },
-    });
+    await fileRedemption();
 
     // The approval message, its notification text included.
     const posted = await app.slack.waitFor(
@@ -106,5 +113,31 @@ describe('outside text in the approval path', () => {
     );
     expect(parsedBy(updated.body).join('\n')).toContain(`Reason: ${reason}`);
     expectInert(updated.body);
+  });
+
+  it('shows the name as plain text in the alert for the payout and in /cngn tx', async () => {
+    app = await startApprovalApp({ withWebhooks: true });
+    await fileRedemption();
+    await app.slack.waitFor('chat.postMessage', (c) => c.body.channel === APPROVALS_CHANNEL);
+    const id = (await app.engine.openRequests())[0]?.id ?? '';
+    await click(app, 'approval.approve', id, APPROVER_A);
+    await waitUntil(async () => (await app.engine.get(id))?.state === 'sent', 'sent');
+    const reference = (await app.engine.get(id))?.outcome?.reference ?? '';
+    await app.sandbox.settleAll();
+    const alert = await app.slack.waitFor(
+      'chat.postMessage',
+      (c) => c.body.channel === ALERTS_CHANNEL && String(c.body.text).includes('Redemption paid out'),
+    );
+    expect(parsedBy(alert.body).join('\n')).toContain(`*Account name*\n${ESCAPED_NAME}`);
+    expectInert(alert.body);
+
+    await slashCommand(app.sender, {
+      text: `tx ${reference}`,
+      userId: REQUESTER,
+      responseUrl: app.slack.responseUrl('tx'),
+    });
+    const answer = await app.slack.waitFor('response_url:tx');
+    expect(parsedBy(answer.body).join('\n')).toContain(ESCAPED_NAME);
+    expectInert(answer.body);
   });
 });
