@@ -93,11 +93,12 @@ function littleEndianWords(bytes: Uint8Array): Uint32Array {
 
 function x25519PrivateKey(secret: Uint8Array): KeyObject {
   if (secret.length !== 32) throw new WireError('A Curve25519 secret key is 32 bytes');
-  return createPrivateKey({
-    key: Buffer.concat([X25519_PKCS8_PREFIX, secret]),
-    format: 'der',
-    type: 'pkcs8',
-  });
+  const der = Buffer.concat([X25519_PKCS8_PREFIX, secret]);
+  try {
+    return createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
+  } finally {
+    der.fill(0);
+  }
 }
 
 function x25519PublicKey(publicKey: Uint8Array): KeyObject {
@@ -150,13 +151,15 @@ export function openResponseData(data: string, curveSecretKey: Uint8Array): stri
   const nonce = blob.subarray(0, NONCE_BYTES);
   const ephemeralPublic = blob.subarray(blob.length - PUBLIC_KEY_BYTES);
   const box = blob.subarray(NONCE_BYTES, blob.length - PUBLIC_KEY_BYTES);
+  let key: Uint8Array | undefined;
   let opened: Uint8Array;
   try {
-    const key = boxKey(privateKey, x25519PublicKey(ephemeralPublic));
+    key = boxKey(privateKey, x25519PublicKey(ephemeralPublic));
     opened = xsalsa20poly1305(key, nonce).decrypt(box);
-    key.fill(0);
   } catch {
     throw new WireError(NOT_OPENED);
+  } finally {
+    key?.fill(0);
   }
   return Buffer.from(opened.buffer, opened.byteOffset, opened.length).toString('utf8');
 }
