@@ -1,7 +1,18 @@
 // The service's wire protocol: AES-256-CBC request bodies, NaCl-box response data, OpenSSH Ed25519 keys.
-import { createCipheriv, createDecipheriv, createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
+// NaCl box = X25519 (node's crypto, native) → HSalsa20 → XSalsa20-Poly1305 (@noble/ciphers).
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  diffieHellman,
+  generateKeyPairSync,
+  type KeyObject,
+  randomBytes,
+} from 'node:crypto';
+import { hsalsa, xsalsa20poly1305 } from '@noble/ciphers/salsa.js';
 import { ed25519 } from '@noble/curves/ed25519.js';
-import nacl from 'tweetnacl';
 
 export class WireError extends Error {
   override name = 'WireError';
@@ -18,11 +29,27 @@ export interface SealedRequestBody {
 
 const NONCE_BYTES = 24;
 const PUBLIC_KEY_BYTES = 32;
-const MIN_SEALED_BYTES = NONCE_BYTES + nacl.box.overheadLength + PUBLIC_KEY_BYTES;
+const POLY1305_TAG_BYTES = 16;
+const MIN_SEALED_BYTES = NONCE_BYTES + POLY1305_TAG_BYTES + PUBLIC_KEY_BYTES;
+const NOT_OPENED =
+  'Could not open the response data: it was tampered with or sealed to another key (check CNGN_PRIVATE_KEY matches the key uploaded for this environment)';
+// Bounds for the per-key caches: a process holds one or two keys; tests and sandboxes make more.
+const CACHE_LIMIT = 64;
 
 /** AES key = SHA-256 of the encryption key string as UTF-8; never hex-decoded, never used raw. */
 export function aesKeyFor(encryptionKey: string): Buffer {
   return createHash('sha256').update(encryptionKey, 'utf8').digest();
+}
+
+const aesKeys = new Map<string, Buffer>();
+function cachedAesKey(encryptionKey: string): Buffer {
+  let key = aesKeys.get(encryptionKey);
+  if (!key) {
+    if (aesKeys.size >= CACHE_LIMIT) aesKeys.clear();
+    key = aesKeyFor(encryptionKey);
+    aesKeys.set(encryptionKey, key);
+  }
+  return key;
 }
 
 /** Seal a JSON text for an Encrypted endpoint. A fresh random IV unless one is given (tests). */
@@ -32,7 +59,7 @@ export function sealRequestBody(
   iv: Buffer = randomBytes(16),
 ): SealedRequestBody {
   if (iv.length !== 16) throw new WireError('The IV must be 16 bytes');
-  const cipher = createCipheriv('aes-256-cbc', aesKeyFor(encryptionKey), iv);
+  const cipher = createCipheriv('aes-256-cbc', cachedAesKey(encryptionKey), iv);
   const content = Buffer.concat([cipher.update(json, 'utf8'), cipher.final()]);
   return { content: content.toString('base64'), iv: iv.toString('base64') };
 }
@@ -42,13 +69,74 @@ export function openRequestBody(body: SealedRequestBody, encryptionKey: string):
   const iv = Buffer.from(body.iv, 'base64');
   if (iv.length !== 16) throw new WireError('Decryption failed: the IV is not 16 bytes');
   try {
-    const decipher = createDecipheriv('aes-256-cbc', aesKeyFor(encryptionKey), iv);
+    const decipher = createDecipheriv('aes-256-cbc', cachedAesKey(encryptionKey), iv);
     return Buffer.concat([decipher.update(Buffer.from(body.content, 'base64')), decipher.final()]).toString(
       'utf8',
     );
   } catch {
     throw new WireError('Decryption failed: wrong encryption key or corrupted body');
   }
+}
+
+// ---- NaCl box (crypto_box_curve25519xsalsa20poly1305) ---------------------------------------------
+
+// Node imports raw X25519 keys only wrapped: PKCS#8 DER for a secret, JWK for a public key (JWK is
+// several times cheaper than DER to import, and a public key is imported per response).
+const X25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b656e04220420', 'hex');
+// HSalsa20 constants and input for crypto_box_beforenm, as little-endian words like the key.
+const SIGMA = littleEndianWords(Buffer.from('expand 32-byte k', 'latin1'));
+const ZERO_INPUT = new Uint32Array(4);
+
+function littleEndianWords(bytes: Uint8Array): Uint32Array {
+  return new Uint32Array(new Uint8Array(bytes).buffer);
+}
+
+function x25519PrivateKey(secret: Uint8Array): KeyObject {
+  if (secret.length !== 32) throw new WireError('A Curve25519 secret key is 32 bytes');
+  const der = Buffer.concat([X25519_PKCS8_PREFIX, secret]);
+  try {
+    return createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
+  } finally {
+    der.fill(0);
+  }
+}
+
+function x25519PublicKey(publicKey: Uint8Array): KeyObject {
+  if (publicKey.length !== 32) throw new WireError('A Curve25519 public key is 32 bytes');
+  const x = Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.length).toString('base64url');
+  return createPublicKey({ key: { kty: 'OKP', crv: 'X25519', x }, format: 'jwk' });
+}
+
+function rawPublicKey(key: KeyObject): Buffer {
+  return Buffer.from(key.export({ format: 'jwk' }).x ?? '', 'base64url');
+}
+
+/** A KeyObject per raw key, built once: callers hold their key for the life of a client. */
+function keyObjectCache(build: (raw: Uint8Array) => KeyObject): (raw: Uint8Array) => KeyObject {
+  const byArray = new WeakMap<Uint8Array, { raw: Buffer; key: KeyObject }>();
+  return (raw) => {
+    const hit = byArray.get(raw);
+    if (hit?.raw.equals(raw)) return hit.key; // the same array, still holding the same bytes
+    const key = build(raw);
+    byArray.set(raw, { raw: Buffer.from(raw), key });
+    return key;
+  };
+}
+const privateKeyFor = keyObjectCache(x25519PrivateKey);
+const publicKeyFor = keyObjectCache(x25519PublicKey);
+
+/**
+ * crypto_box_beforenm: HSalsa20 of the X25519 shared secret. Node refuses an all-zero shared
+ * secret (a small-order public key), as libsodium does; the error is the caller's to name.
+ */
+function boxKey(privateKey: KeyObject, publicKey: KeyObject): Uint8Array {
+  const shared = diffieHellman({ privateKey, publicKey });
+  const words = littleEndianWords(shared);
+  shared.fill(0);
+  const key = new Uint32Array(8);
+  hsalsa(SIGMA, words, ZERO_INPUT, key);
+  words.fill(0);
+  return new Uint8Array(key.buffer);
 }
 
 /** Open response `data`: base64(nonce(24) || box || ephemeral public key(32)). Returns the JSON text. */
@@ -59,16 +147,21 @@ export function openResponseData(data: string, curveSecretKey: Uint8Array): stri
       `Sealed response data is ${blob.length} bytes; at least ${MIN_SEALED_BYTES} are needed`,
     );
   }
+  const privateKey = privateKeyFor(curveSecretKey);
   const nonce = blob.subarray(0, NONCE_BYTES);
   const ephemeralPublic = blob.subarray(blob.length - PUBLIC_KEY_BYTES);
   const box = blob.subarray(NONCE_BYTES, blob.length - PUBLIC_KEY_BYTES);
-  const opened = nacl.box.open(box, nonce, ephemeralPublic, curveSecretKey);
-  if (!opened) {
-    throw new WireError(
-      'Could not open the response data: it was tampered with or sealed to another key (check CNGN_PRIVATE_KEY matches the key uploaded for this environment)',
-    );
+  let key: Uint8Array | undefined;
+  let opened: Uint8Array;
+  try {
+    key = boxKey(privateKey, x25519PublicKey(ephemeralPublic));
+    opened = xsalsa20poly1305(key, nonce).decrypt(box);
+  } catch {
+    throw new WireError(NOT_OPENED);
+  } finally {
+    key?.fill(0);
   }
-  return Buffer.from(opened).toString('utf8');
+  return Buffer.from(opened.buffer, opened.byteOffset, opened.length).toString('utf8');
 }
 
 export interface SealOptions {
@@ -83,12 +176,19 @@ export function sealResponseData(
   recipientCurvePublic: Uint8Array,
   options: SealOptions = {},
 ): string {
-  const ephemeral = options.ephemeralSecretKey
-    ? nacl.box.keyPair.fromSecretKey(options.ephemeralSecretKey)
-    : nacl.box.keyPair();
-  const nonce = options.nonce ?? nacl.randomBytes(NONCE_BYTES);
-  const box = nacl.box(Buffer.from(json, 'utf8'), nonce, recipientCurvePublic, ephemeral.secretKey);
-  return Buffer.concat([nonce, box, ephemeral.publicKey]).toString('base64');
+  let ephemeral: { privateKey: KeyObject; publicKey: KeyObject };
+  if (options.ephemeralSecretKey) {
+    const privateKey = x25519PrivateKey(options.ephemeralSecretKey);
+    ephemeral = { privateKey, publicKey: createPublicKey(privateKey) };
+  } else {
+    ephemeral = generateKeyPairSync('x25519');
+  }
+  const nonce = options.nonce ?? randomBytes(NONCE_BYTES);
+  if (nonce.length !== NONCE_BYTES) throw new WireError(`The nonce must be ${NONCE_BYTES} bytes`);
+  const key = boxKey(ephemeral.privateKey, publicKeyFor(recipientCurvePublic));
+  const box = xsalsa20poly1305(key, nonce).encrypt(Buffer.from(json, 'utf8'));
+  key.fill(0);
+  return Buffer.concat([nonce, box, rawPublicKey(ephemeral.publicKey)]).toString('base64');
 }
 
 /** libsodium crypto_sign_ed25519_sk_to_curve25519: SHA-512(seed)[0..32], clamped. */
@@ -100,9 +200,20 @@ export function curveSecretFromSeed(seed: Uint8Array): Uint8Array {
   return secret;
 }
 
-/** libsodium crypto_sign_ed25519_pk_to_curve25519 (birational map to Montgomery form). */
+const curvePublics = new Map<string, Uint8Array>();
+/**
+ * libsodium crypto_sign_ed25519_pk_to_curve25519 (birational map to Montgomery form). Node has no
+ * such conversion, so this one step stays on @noble/curves, done once per key.
+ */
 export function curvePublicFromEd25519(publicKey: Uint8Array): Uint8Array {
-  return ed25519.utils.toMontgomery(publicKey);
+  const id = Buffer.from(publicKey).toString('hex');
+  let curve = curvePublics.get(id);
+  if (!curve) {
+    if (curvePublics.size >= CACHE_LIMIT) curvePublics.clear();
+    curve = ed25519.utils.toMontgomery(publicKey);
+    curvePublics.set(id, curve);
+  }
+  return new Uint8Array(curve);
 }
 
 // ---- OpenSSH keys -------------------------------------------------------------------------------

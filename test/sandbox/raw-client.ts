@@ -1,8 +1,15 @@
 // A tiny independent client that knows only the wire protocol as published (AES-256-CBC bodies,
-// NaCl-box data), built on node:crypto and tweetnacl alone, so the sandbox is tested without any of
-// the project's own wire code.
-import { createCipheriv, createHash, randomBytes } from 'node:crypto';
-import nacl from 'tweetnacl';
+// NaCl-box data), built on node:crypto and @noble/ciphers alone, so the sandbox is tested without any
+// of the project's own wire code.
+import {
+  createCipheriv,
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  diffieHellman,
+  randomBytes,
+} from 'node:crypto';
+import { hsalsa, xsalsa20poly1305 } from '@noble/ciphers/salsa.js';
 
 /** The Ed25519 seed from an unencrypted OpenSSH private key (openssh-key-v1). */
 function ed25519Seed(keyText: string): Buffer {
@@ -46,14 +53,29 @@ function seal(json: string, encryptionKey: string): { content: string; iv: strin
   return { content: content.toString('base64'), iv: iv.toString('base64') };
 }
 
+/** NaCl crypto_box_open: X25519, then HSalsa20 of the shared secret, then XSalsa20-Poly1305. */
 function open(data: string, secret: Uint8Array): unknown {
-  const blob = new Uint8Array(Buffer.from(data, 'base64'));
+  const blob = Buffer.from(data, 'base64');
   const nonce = blob.subarray(0, 24);
   const box = blob.subarray(24, blob.length - 32);
   const ephemeral = blob.subarray(blob.length - 32);
-  const plain = nacl.box.open(box, nonce, ephemeral, secret);
-  if (!plain) throw new Error('the response data does not open with this key');
-  return JSON.parse(Buffer.from(plain).toString('utf8'));
+  const pkcs8 = Buffer.concat([Buffer.from('302e020100300506032b656e04220420', 'hex'), secret]);
+  const shared = diffieHellman({
+    privateKey: createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' }),
+    publicKey: createPublicKey({
+      key: { kty: 'OKP', crv: 'X25519', x: ephemeral.toString('base64url') },
+      format: 'jwk',
+    }),
+  });
+  const words = (bytes: Uint8Array) => new Uint32Array(new Uint8Array(bytes).buffer);
+  const key = new Uint32Array(8);
+  hsalsa(words(Buffer.from('expand 32-byte k', 'latin1')), words(shared), new Uint32Array(4), key);
+  try {
+    const plain = xsalsa20poly1305(new Uint8Array(key.buffer), nonce).decrypt(box);
+    return JSON.parse(Buffer.from(plain).toString('utf8'));
+  } catch {
+    throw new Error('the response data does not open with this key');
+  }
 }
 
 export interface RawAnswer<T = unknown> {
