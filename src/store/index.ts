@@ -49,6 +49,8 @@ export interface Store {
   addToSet(set: string, member: string): Promise<void>;
   removeFromSet(set: string, member: string): Promise<void>;
   setMembers(set: string): Promise<string[]>;
+  /** Resolves when the store answers; rejects within a few seconds when it does not (health checks). */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
