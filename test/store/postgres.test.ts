@@ -1,0 +1,207 @@
+// What only the PostgreSQL store has to prove beyond the shared store suite: a lost database is an
+// error and never an absent key, its schema is set up once however many replicas start together,
+// what it holds outlives a restart, and its locks are renewed while held and run out when not.
+import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
+import KeyvPostgres from '@keyv/postgres';
+import Keyv from 'keyv';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  clearStore,
+  createStore,
+  LockTimeoutError,
+  type Store,
+  StoreUnavailableError,
+} from '../../src/store/index.js';
+import { createTestDatabase, postgresAvailable, testDatabaseOnce } from '../support/postgres.js';
+import { testPrefix } from '../support/redis.js';
+
+const hasPostgres = await postgresAvailable();
+const database = testDatabaseOnce();
+afterAll(() => database.drop());
+
+/** A TCP relay to the database that a test can cut, as a network or a server going away would. */
+async function relayTo(url: string): Promise<{ url: string; cut: () => Promise<void> }> {
+  const target = new URL(url);
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((incoming) => {
+    const outgoing = tcpConnect(Number(target.port || 5432), target.hostname);
+    for (const socket of [incoming, outgoing]) {
+      sockets.add(socket);
+      socket.on('error', () => {});
+      socket.on('close', () => sockets.delete(socket));
+    }
+    incoming.pipe(outgoing).pipe(incoming);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  const relayed = new URL(url);
+  relayed.hostname = '127.0.0.1';
+  relayed.port = String(address.port);
+  return {
+    url: relayed.toString(),
+    cut: async () => {
+      const closed = new Promise((resolve) => server.close(resolve));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+    },
+  };
+}
+
+describe.runIf(hasPostgres)('postgres store', () => {
+  const open = async (prefix: string) => createStore(await database.url(), { prefix });
+
+  it('reports a lost database as an error, never as an absent key or a lost claim', async () => {
+    const relay = await relayTo(await database.url());
+    const store = await createStore(relay.url, { prefix: testPrefix('lost') });
+    try {
+      await store.set('claimed', 'yes');
+      await store.appendToList('audit', 'one');
+      await relay.cut();
+      await expect(store.get('claimed')).rejects.toThrow(StoreUnavailableError);
+      await expect(store.get('claimed')).rejects.toThrow(/PostgreSQL at 127\.0\.0\.1:\d+/);
+      await expect(store.setIfAbsent('claimed', 'again')).rejects.toThrow(StoreUnavailableError);
+      await expect(store.compareAndSet('claimed', 'yes', 'no')).rejects.toThrow(StoreUnavailableError);
+      await expect(store.set('other', 1)).rejects.toThrow(StoreUnavailableError);
+      await expect(store.readList('audit', 0, -1)).rejects.toThrow(StoreUnavailableError);
+      await expect(store.withLock('l', async () => 'ran', { waitMs: 100 })).rejects.toThrow(
+        StoreUnavailableError,
+      );
+      await expect(store.ping()).rejects.toThrow(StoreUnavailableError);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('keeps what it holds across a restart', async () => {
+    const prefix = testPrefix('restart');
+    const first = await open(prefix);
+    await first.set('k', { kept: true });
+    await first.appendToList('audit', 'one');
+    await first.addToSet('open', 'r1');
+    await first.close();
+    await expect(first.get('k')).rejects.toThrow(StoreUnavailableError);
+    const second = await open(prefix);
+    try {
+      expect(await second.get('k')).toEqual({ kept: true });
+      expect(await second.readList('audit', 0, -1)).toEqual(['one']);
+      expect(await second.setMembers('open')).toEqual(['r1']);
+      await second.ping();
+    } finally {
+      await clearStore(second);
+      await second.close();
+    }
+  });
+
+  it('sets up its schema once when several replicas start on an empty database together', async () => {
+    const fresh = await createTestDatabase();
+    const stores: Store[] = [];
+    try {
+      const started = await Promise.allSettled(
+        Array.from({ length: 4 }, () => createStore(fresh.url, { prefix: 'desk' })),
+      );
+      for (const result of started) if (result.status === 'fulfilled') stores.push(result.value);
+      expect(started.filter((r) => r.status === 'rejected')).toEqual([]);
+      const raw = new pg.Client(fresh.url);
+      await raw.connect();
+      const { rows } = await raw.query('SELECT version FROM schema_version');
+      await raw.end();
+      expect(rows).toEqual([{ version: 1 }]);
+      // And they share one store.
+      await stores[0]?.set('seen', 1);
+      expect(await stores[3]?.get('seen')).toBe(1);
+    } finally {
+      for (const store of stores) await store.close();
+      await fresh.drop();
+    }
+  });
+
+  it('refuses to start on a database whose schema is newer than it knows', async () => {
+    const fresh = await createTestDatabase();
+    try {
+      await (await createStore(fresh.url)).close();
+      const raw = new pg.Client(fresh.url);
+      await raw.connect();
+      await raw.query('UPDATE schema_version SET version = 99');
+      await raw.end();
+      await expect(createStore(fresh.url)).rejects.toThrow(/schema is version 99, newer than/);
+    } finally {
+      await fresh.drop();
+    }
+  });
+
+  it('keeps a lock past its TTL while the holder runs', async () => {
+    const prefix = testPrefix('lock-renewed');
+    const [a, b] = [await open(prefix), await open(prefix)];
+    try {
+      let entered!: () => void;
+      const holding = new Promise<void>((resolve) => (entered = resolve));
+      let secondTried!: () => void;
+      const secondDone = new Promise<void>((resolve) => (secondTried = resolve));
+      // A holds until B has waited three TTLs and given up, renewing all along.
+      const held = a.withLock(
+        'approval:r1',
+        async () => {
+          entered();
+          await secondDone;
+          return 'done';
+        },
+        { ttlMs: 300 },
+      );
+      await holding;
+      const secondTry = b.withLock('approval:r1', async () => 'taken', { ttlMs: 300, waitMs: 900 });
+      await expect(secondTry.finally(secondTried)).rejects.toThrow(LockTimeoutError);
+      expect(await held).toBe('done');
+      expect(await b.withLock('approval:r1', async () => 'taken after release')).toBe('taken after release');
+    } finally {
+      await clearStore(a);
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it("lets another replica take a lock once its dead holder's lease has run out", async () => {
+    const prefix = testPrefix('lock-dead');
+    const [a, b] = [await open(prefix), await open(prefix)];
+    let entered!: () => void;
+    const holding = new Promise<void>((resolve) => (entered = resolve));
+    let wake!: () => void;
+    const stuck = a.withLock(
+      'approval:r2',
+      () => {
+        entered();
+        return new Promise<void>((resolve) => (wake = resolve));
+      },
+      { ttlMs: 300 },
+    );
+    try {
+      await holding;
+      await a.close(); // A's connections are gone: it can no longer renew (nor release)
+      expect(await b.withLock('approval:r2', async () => 'taken', { waitMs: 5_000 })).toBe('taken');
+    } finally {
+      wake();
+      await stuck;
+      await clearStore(b);
+      await b.close();
+    }
+  });
+
+  it('writes values where a plain keyv on the same table reads them', async () => {
+    const prefix = testPrefix('plain-keyv');
+    const store = await open(prefix);
+    const plain = new Keyv({ store: new KeyvPostgres({ uri: await database.url() }), namespace: prefix });
+    try {
+      await store.set('value', { n: 1 });
+      await store.setIfAbsent('claim', { owner: 'a' }, 60_000);
+      await store.compareAndSet('state', undefined, { step: 1 });
+      expect(await plain.get('value')).toEqual({ n: 1 });
+      expect(await plain.get('claim')).toEqual({ owner: 'a' });
+      expect(await plain.get('state')).toEqual({ step: 1 });
+    } finally {
+      await plain.disconnect();
+      await clearStore(store);
+      await store.close();
+    }
+  });
+});
