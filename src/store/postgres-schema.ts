@@ -65,24 +65,29 @@ export class SchemaTooNewError extends Error {
 /** Create or migrate the schema; safe when several replicas call it at once. Returns the version. */
 export async function migrate(pool: pg.Pool): Promise<number> {
   const client = await pool.connect();
+  const lost = () => {}; // a connection lost mid-way fails the query under way; nothing else to do
+  client.on('error', lost);
   let failure: Error | undefined;
   try {
     await client.query('BEGIN');
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-    await client.query(
-      `CREATE TABLE IF NOT EXISTS schema_version (
-         singleton BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (singleton),
-         version INTEGER NOT NULL
-       )`,
-    );
-    const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_version');
-    const current = rows[0]?.version ?? 0;
+    const current = await versionOf(client);
     if (current > SCHEMA_VERSION) {
       throw new SchemaTooNewError(
         `the database's schema is version ${current}, newer than this version of cngn-desk knows ` +
           `(${SCHEMA_VERSION}): run the newer version, or point STORE_URL at another database`,
       );
     }
+    if (current === SCHEMA_VERSION) {
+      await client.query('COMMIT');
+      return current; // nothing to create: a user without DDL rights starts on a migrated database
+    }
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS schema_version (
+         singleton BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (singleton),
+         version INTEGER NOT NULL
+       )`,
+    );
     for (const step of STEPS.slice(current)) await client.query(step);
     await client.query(
       `INSERT INTO schema_version (version) VALUES ($1)
@@ -96,6 +101,17 @@ export async function migrate(pool: pg.Pool): Promise<number> {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   } finally {
+    client.off('error', lost);
     client.release(failure); // a connection that failed is closed, not handed out again
   }
+}
+
+/** The schema's version, 0 when the database has none of our tables yet. */
+async function versionOf(client: pg.PoolClient): Promise<number> {
+  const { rows } = await client.query<{ found: string | null }>(
+    "SELECT to_regclass('schema_version')::text AS found",
+  );
+  if (!rows[0]?.found) return 0;
+  const version = await client.query<{ version: number }>('SELECT version FROM schema_version');
+  return version.rows[0]?.version ?? 0;
 }

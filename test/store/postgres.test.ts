@@ -131,6 +131,34 @@ describe.runIf(hasPostgres)('postgres store', () => {
     }
   });
 
+  it('starts on a migrated database as a user that may only read and write its tables', async () => {
+    const fresh = await createTestDatabase();
+    const role = `cngn_desk_test_app_${process.pid}_${Date.now()}`;
+    const raw = new pg.Client(fresh.url);
+    await raw.connect();
+    let store: Store | undefined;
+    try {
+      await (await createStore(fresh.url)).close();
+      await raw.query(`CREATE ROLE ${role} LOGIN`);
+      await raw.query(`REVOKE CREATE ON SCHEMA public FROM PUBLIC`);
+      await raw.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${role}`);
+      const asApp = new URL(fresh.url);
+      asApp.username = role;
+      store = await createStore(asApp.toString(), { prefix: 'desk' });
+      expect(await store.setIfAbsent('claim', 'mine', 60_000)).toBe(true);
+      expect(await store.appendToList('audit', 'one')).toBe(1);
+      expect(await store.withLock('l', async () => store?.get('claim'))).toBe('mine');
+    } finally {
+      await store?.close();
+      await raw.end();
+      await fresh.drop();
+      const admin = new pg.Client((await database.url()).replace(/\/[^/]*$/, '/postgres'));
+      await admin.connect();
+      await admin.query(`DROP ROLE IF EXISTS ${role}`);
+      await admin.end();
+    }
+  });
+
   it('keeps a lock past its TTL while the holder runs', async () => {
     const prefix = testPrefix('lock-renewed');
     const [a, b] = [await open(prefix), await open(prefix)];
