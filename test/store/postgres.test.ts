@@ -1,7 +1,6 @@
 // What only the PostgreSQL store has to prove beyond the shared store suite: a lost database is an
 // error and never an absent key, its schema is set up once however many replicas start together,
 // what it holds outlives a restart, and its locks are renewed while held and run out when not.
-import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
 import KeyvPostgres from '@keyv/postgres';
 import Keyv from 'keyv';
 import pg from 'pg';
@@ -13,52 +12,23 @@ import {
   type Store,
   StoreUnavailableError,
 } from '../../src/store/index.js';
-import { createTestDatabase, postgresAvailable, testDatabaseOnce } from '../support/postgres.js';
+import { createTestDatabase, postgresAvailable, relayTo, testDatabaseOnce } from '../support/postgres.js';
 import { testPrefix } from '../support/redis.js';
 
 const hasPostgres = await postgresAvailable();
 const database = testDatabaseOnce();
 afterAll(() => database.drop());
 
-/** A TCP relay to the database that a test can cut, as a network or a server going away would. */
-async function relayTo(url: string): Promise<{ url: string; cut: () => Promise<void> }> {
-  const target = new URL(url);
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((incoming) => {
-    const outgoing = tcpConnect(Number(target.port || 5432), target.hostname);
-    for (const socket of [incoming, outgoing]) {
-      sockets.add(socket);
-      socket.on('error', () => {});
-      socket.on('close', () => sockets.delete(socket));
-    }
-    incoming.pipe(outgoing).pipe(incoming);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  const relayed = new URL(url);
-  relayed.hostname = '127.0.0.1';
-  relayed.port = String(address.port);
-  return {
-    url: relayed.toString(),
-    cut: async () => {
-      const closed = new Promise((resolve) => server.close(resolve));
-      for (const socket of sockets) socket.destroy();
-      await closed;
-    },
-  };
-}
-
 describe.runIf(hasPostgres)('postgres store', () => {
   const open = async (prefix: string) => createStore(await database.url(), { prefix });
 
-  it('reports a lost database as an error, never as an absent key or a lost claim', async () => {
+  it('reports a lost database as an error, never as an absent key or a lost claim, and recovers', async () => {
     const relay = await relayTo(await database.url());
     const store = await createStore(relay.url, { prefix: testPrefix('lost') });
     try {
       await store.set('claimed', 'yes');
       await store.appendToList('audit', 'one');
-      await relay.cut();
+      relay.cut();
       await expect(store.get('claimed')).rejects.toThrow(StoreUnavailableError);
       await expect(store.get('claimed')).rejects.toThrow(/PostgreSQL at 127\.0\.0\.1:\d+/);
       await expect(store.setIfAbsent('claimed', 'again')).rejects.toThrow(StoreUnavailableError);
@@ -69,8 +39,13 @@ describe.runIf(hasPostgres)('postgres store', () => {
         StoreUnavailableError,
       );
       await expect(store.ping()).rejects.toThrow(StoreUnavailableError);
+      relay.restore();
+      expect(await store.get('claimed')).toBe('yes');
+      expect(await store.setIfAbsent('claimed', 'again')).toBe(false);
+      expect(await store.readList('audit', 0, -1)).toEqual(['one']);
     } finally {
       await store.close();
+      await relay.close();
     }
   });
 

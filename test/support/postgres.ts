@@ -1,6 +1,7 @@
 // PostgreSQL tests run whenever a PostgreSQL answers at POSTGRES_URL; with CI=true they are required.
 // Each test file gets a database of its own (created here, dropped after), so runs never meet.
 import { randomBytes } from 'node:crypto';
+import { createServer, type Socket, connect as tcpConnect } from 'node:net';
 import pg from 'pg';
 
 /** A server with trust auth for `postgres` (CI starts one); its maintenance database `postgres`. */
@@ -69,4 +70,53 @@ async function admin(sql: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+export interface Relay {
+  /** The database's URL through the relay. */
+  url: string;
+  /** Drop every connection and refuse new ones, as a network or a server going away would. */
+  cut(): void;
+  /** Let connections through again (the same address). */
+  restore(): void;
+  close(): Promise<void>;
+}
+
+/** A TCP relay on 127.0.0.1 to the database at `url`, which a test can cut and restore. */
+export async function relayTo(url: string): Promise<Relay> {
+  const target = new URL(url);
+  const sockets = new Set<Socket>();
+  let open = true;
+  const server = createServer((incoming) => {
+    incoming.on('error', () => {});
+    if (!open) return void incoming.destroy();
+    const outgoing = tcpConnect(Number(target.port || 5432), target.hostname);
+    for (const socket of [incoming, outgoing]) {
+      sockets.add(socket);
+      socket.on('error', () => {});
+      socket.on('close', () => sockets.delete(socket));
+    }
+    incoming.pipe(outgoing).pipe(incoming);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  const relayed = new URL(url);
+  relayed.hostname = '127.0.0.1';
+  relayed.port = String(address.port);
+  const cut = () => {
+    open = false;
+    for (const socket of sockets) socket.destroy();
+  };
+  return {
+    url: relayed.toString(),
+    cut,
+    restore: () => {
+      open = true;
+    },
+    close: async () => {
+      cut();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
 }
