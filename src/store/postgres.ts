@@ -15,6 +15,7 @@ import KeyvPostgres from '@keyv/postgres';
 import Keyv from 'keyv';
 import pg from 'pg';
 import type { LockOptions, Store } from './index.js';
+import { KeyedMutex } from './mutex.js';
 import { migrate } from './postgres-schema.js';
 import { LOCK_DEFAULTS, LockTimeoutError } from './redis.js';
 
@@ -67,6 +68,7 @@ function scrubbed(error: unknown, url: string): string {
 export class PostgresStore implements Store {
   readonly kind = 'postgres' as const;
   private readonly sweeper: NodeJS.Timeout;
+  private readonly waiters = new KeyedMutex();
   private closing: Promise<void> | undefined;
 
   static async connect(
@@ -171,8 +173,25 @@ export class PostgresStore implements Store {
 
   async withLock<T>(name: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
     const { ttlMs, waitMs } = { ...LOCK_DEFAULTS, ...options };
-    const token = randomUUID();
     const deadline = Date.now() + waitMs;
+    // Waiters of this process queue here, so one at a time asks the database: a crowd of pollers
+    // would fill the pool's queue and hold up the holder's own release behind them.
+    const endTurn = await this.waiters.acquire(name, waitMs);
+    if (!endTurn) throw new LockTimeoutError(`Timed out waiting for lock ${name}`);
+    try {
+      return await this.holdingLock(name, fn, ttlMs, deadline);
+    } finally {
+      endTurn();
+    }
+  }
+
+  private async holdingLock<T>(
+    name: string,
+    fn: () => Promise<T>,
+    ttlMs: number,
+    deadline: number,
+  ): Promise<T> {
+    const token = randomUUID();
     let pause = 2;
     while (!(await this.takeLock(name, token, ttlMs))) {
       if (Date.now() > deadline) throw new LockTimeoutError(`Timed out waiting for lock ${name}`);

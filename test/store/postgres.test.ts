@@ -164,6 +164,33 @@ describe.runIf(hasPostgres)('postgres store', () => {
     }
   });
 
+  it('lets a crowd of 200 waiters over two replicas through one lock, one at a time', async () => {
+    const prefix = testPrefix('lock-crowd');
+    const [a, b] = [await open(prefix), await open(prefix)];
+    try {
+      let inside = 0;
+      let most = 0;
+      let done = 0;
+      await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          (i % 2 ? a : b).withLock('approval:busy', async () => {
+            inside += 1;
+            most = Math.max(most, inside);
+            await Promise.resolve();
+            inside -= 1;
+            done += 1;
+          }),
+        ),
+      );
+      expect(done).toBe(200);
+      expect(most).toBe(1);
+    } finally {
+      await clearStore(a);
+      await a.close();
+      await b.close();
+    }
+  });
+
   it("lets another replica take a lock once its dead holder's lease has run out", async () => {
     const prefix = testPrefix('lock-dead');
     const [a, b] = [await open(prefix), await open(prefix)];
