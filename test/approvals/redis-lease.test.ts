@@ -1,5 +1,6 @@
-// Two replicas sharing one store (Redis, PostgreSQL): one starting up while the other is mid-call leaves the call alone
-// (the caller holds a lease); only a lease that ran out is taken over, as outcome unknown, never resent.
+// Two replicas sharing one store (Redis, PostgreSQL): one starting up while the other is mid-call
+// leaves the call alone (the caller holds a lease); only a lease that ran out is taken over, as
+// outcome unknown, never resent.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
 import type { RequestDraft } from '../../src/approvals/index.js';
@@ -21,8 +22,8 @@ afterAll(async () => {
   for (const kind of shared) await kind.dispose();
 });
 
-for (const { name, up, open: openStore } of shared) {
-  describe.skipIf(!up)(`execution leases across two replicas on one ${name}`, () => {
+for (const { name: storeName, up, open: openStore } of shared) {
+  describe.skipIf(!up)(`execution leases across two replicas on one ${storeName}`, () => {
     let sandbox: Sandbox;
     let stores: Store[] = [];
     let open: EngineFixture[] = [];
