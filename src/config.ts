@@ -129,7 +129,10 @@ const envSchema = z.object({
     blank,
     z
       .string()
-      .regex(/^(sqlite|redis|rediss|memory):\/\//, 'must start with sqlite://, redis:// or memory://')
+      .regex(
+        /^(sqlite|redis|rediss|postgres|postgresql|memory):\/\//,
+        'must start with sqlite://, redis://, postgres:// or memory://',
+      )
       .default('sqlite://./data/cngn-desk.sqlite'),
   ),
   LOG_LEVEL: z.preprocess(
@@ -273,7 +276,18 @@ export function secretsOf(config: Config): string[] {
       ...privateKeyForms(config.service.privateKey),
     );
   }
+  values.push(...storePasswordForms(config.storeUrl));
   return values.filter((v): v is string => Boolean(v));
+}
+
+/** The password in STORE_URL (redis://, postgres://), as written and decoded. */
+function storePasswordForms(url: string): string[] {
+  try {
+    const password = new URL(url).password;
+    return password ? [password, decodeURIComponent(password)] : [];
+  } catch {
+    return [];
+  }
 }
 
 /**

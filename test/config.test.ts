@@ -115,6 +115,17 @@ describe('configuration', () => {
     }
   });
 
+  it('takes a PostgreSQL store URL, and gives the logger its password to redact', () => {
+    for (const scheme of ['postgres', 'postgresql']) {
+      const config = loadConfig({ ...slack, STORE_URL: `${scheme}://desk:s%40cret@db.internal:5432/desk` });
+      expect(config.storeUrl).toBe(`${scheme}://desk:s%40cret@db.internal:5432/desk`);
+      const lines: string[] = [];
+      const log = createLogger('info', { secrets: secretsOf(config), write: (l) => lines.push(l) });
+      log.error('store failed', { detail: 'password s@cret was refused', url: config.storeUrl });
+      expect(lines.join('\n')).not.toMatch(/s@cret|s%40cret/);
+    }
+  });
+
   it('uses Socket Mode when an app token is set, without a signing secret', () => {
     const config = loadConfig({ ...slack, SLACK_SIGNING_SECRET: '', SLACK_APP_TOKEN: 'xapp-1-abc' });
     expect(config.slack.mode).toBe('socket');
@@ -128,7 +139,7 @@ describe('configuration', () => {
       CNGN_APPROVERS: 'bob',
       CNGN_APPROVAL_TTL: 'tomorrow',
       CNGN_RATE_LIMIT: '20 per minute',
-      STORE_URL: 'postgres://x',
+      STORE_URL: 'mysql://x',
       PUBLIC_URL: 'http://insecure.example.com',
     });
     const joined = problems.join('\n');

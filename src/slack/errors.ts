@@ -11,6 +11,7 @@ import {
 } from '../cngn/errors.js';
 import { MoneyFormatError } from '../format/money.js';
 import type { Logger } from '../log.js';
+import { StoreUnavailableError } from '../store/index.js';
 
 const PERMISSION_BY_ENDPOINT: Array<[RegExp, string]> = [
   [/bridge/, 'Swap'],
@@ -88,7 +89,13 @@ export function describeError(error: unknown, logger?: Pick<Logger, 'error'>, co
   if (error instanceof CredentialsError) return { text: error.message };
   const correlationId = randomBytes(4).toString('hex');
   const kind =
-    error instanceof CngnResponseError ? 'response' : error instanceof ZodError ? 'validation' : 'other';
+    error instanceof CngnResponseError
+      ? 'response'
+      : error instanceof ZodError
+        ? 'validation'
+        : error instanceof StoreUnavailableError
+          ? 'store'
+          : 'other';
   logger?.error('unexpected error', {
     correlationId,
     context,
@@ -98,6 +105,12 @@ export function describeError(error: unknown, logger?: Pick<Logger, 'error'>, co
   const quote = `If it keeps happening, quote reference \`${correlationId}\`.`;
   if (error instanceof CngnResponseError)
     return { text: unreadableAnswer(error.endpoint, quote), correlationId };
+  if (error instanceof StoreUnavailableError) {
+    return {
+      text: `The bot could not reach its database just now; try again shortly. ${quote}`,
+      correlationId,
+    };
+  }
   if (error instanceof ZodError) {
     const fields = error.issues.map((i) => i.path.join('.') || 'value').slice(0, 3);
     return {

@@ -35,7 +35,7 @@ async function acquire(file: string, waitMs: number): Promise<KeyvSqlite> {
     if (!isBusy(error)) throw error;
     throw new StoreLockedError(
       `another cngn-desk is using ${file} (waited ${waited(waitMs)} s); ` +
-        'use Redis (STORE_URL=redis://…) for several replicas',
+        'use PostgreSQL (STORE_URL=postgres://…) or Redis for several replicas',
     );
   }
 }

@@ -6,6 +6,8 @@
 // a time (a second one waits, then refuses; file-lock.ts); its claims are atomic in the database.
 // redis:// is keyv + @keyv/redis with native commands on the adapter's client, atomic across
 // replicas (redis.ts). Keys starting with `list:`, `set:` or `lock:` are reserved for those.
+// postgres:// is keyv + @keyv/postgres for values, native SQL and tables of its own for the rest,
+// atomic across replicas and durable (postgres.ts, postgres-schema.ts).
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import KeyvSqlite from '@keyv/sqlite';
@@ -13,15 +15,18 @@ import Keyv from 'keyv';
 import { DEFAULT_LOCK_WAIT_MS, lockStoreFile } from './file-lock.js';
 import { LocalStore } from './local.js';
 import { KeyedMutex } from './mutex.js';
+import { PostgresStore } from './postgres.js';
 import { RedisStore } from './redis.js';
 
-export type StoreKind = 'memory' | 'sqlite' | 'redis';
+export type StoreKind = 'memory' | 'sqlite' | 'redis' | 'postgres';
 
 export { StoreLockedError } from './file-lock.js';
+export { StoreUnavailableError } from './postgres.js';
+export { SchemaTooNewError } from './postgres-schema.js';
 export { LockTimeoutError } from './redis.js';
 
 export interface LockOptions {
-  /** How long the lock is held at most if its holder dies (Redis); a live holder keeps renewing it. */
+  /** How long the lock is held at most if its holder dies (Redis, PostgreSQL); a live holder renews it. */
   ttlMs?: number;
   /** How long to wait for it before giving up with LockTimeoutError. */
   waitMs?: number;
@@ -49,6 +54,8 @@ export interface Store {
   addToSet(set: string, member: string): Promise<void>;
   removeFromSet(set: string, member: string): Promise<void>;
   setMembers(set: string): Promise<string[]>;
+  /** Resolves when the store answers; rejects within a few seconds when it does not (health checks). */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -74,7 +81,12 @@ export async function createStore(url: string, options: StoreOptions = {}): Prom
   if (url.startsWith('redis://') || url.startsWith('rediss://')) {
     return RedisStore.connect(url, prefix);
   }
-  throw new Error(`STORE_URL must start with sqlite://, redis:// or memory:// (got "${url.split(':')[0]}:")`);
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    return PostgresStore.connect(url, prefix);
+  }
+  throw new Error(
+    `STORE_URL must start with sqlite://, redis://, postgres:// or memory:// (got "${url.split(':')[0]}:")`,
+  );
 }
 
 async function openSqlite(path: string, prefix: string, options: StoreOptions): Promise<Store> {
@@ -119,7 +131,7 @@ export async function connectSqlite(
 
 /** For tests: drop everything a store holds under its prefix. */
 export async function clearStore(store: Store): Promise<void> {
-  if (store instanceof RedisStore) await store.clear();
+  if (store instanceof RedisStore || store instanceof PostgresStore) await store.clear();
 }
 
 export { LOCK_DEFAULTS } from './redis.js';

@@ -161,6 +161,10 @@ export class RedisStore implements Store {
     return this.client.sMembers(this.redisKey(`set:${set}`));
   }
 
+  async ping(): Promise<void> {
+    await this.client.ping();
+  }
+
   /** Remove every key of this namespace, lists, sets and locks included (tests). */
   async clear(): Promise<void> {
     // keyv's own clear() only removes string keys; this takes every type.

@@ -99,8 +99,10 @@ export class Deliverer {
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
-    if (this.options.store.kind !== 'redis') {
+    const kind = this.options.store.kind;
+    if (kind === 'memory' || kind === 'sqlite') {
       // One replica per SQLite/memory store: a claim found at start was left by a process that died.
+      // On a shared store (Redis, PostgreSQL) it may be another live replica's delivery under way.
       for (const id of await this.options.outbox.pendingIds()) await this.options.outbox.release(id);
     }
     const every = this.options.rescanMs ?? 5_000;

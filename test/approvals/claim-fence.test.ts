@@ -1,12 +1,13 @@
 // A replica that stalls between claiming an approved request and recording the claim, long enough for
 // its request lock and its claim to run out, never sends beside the replica that took over: exactly
-// one withdrawal reaches the service, on Redis and on the memory store alike.
-import { afterEach, describe, expect, it } from 'vitest';
+// one withdrawal reaches the service, on Redis, PostgreSQL and the memory store alike.
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { CLAIM_LEASE_MS } from '../../src/approvals/executor.js';
 import type { RequestDraft } from '../../src/approvals/index.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { clearStore, createStore, type Store } from '../../src/store/index.js';
-import { REDIS_URL, redisAvailable, testPrefix } from '../support/redis.js';
+import { testPrefix } from '../support/redis.js';
+import { sharedStores } from '../support/shared-stores.js';
 import {
   APPROVER_A,
   DEST,
@@ -16,7 +17,10 @@ import {
   twoNetworks,
 } from './fixture.js';
 
-const hasRedis = await redisAvailable();
+const sharedKinds = await sharedStores();
+afterAll(async () => {
+  for (const kind of sharedKinds) await kind.dispose();
+});
 
 /** Test-controlled misfortunes of one replica's store. */
 class Replica {
@@ -89,14 +93,14 @@ const stores: Record<string, (prefix: string) => Promise<[Store, Store]>> = {
     const shared = await createStore('memory://');
     return [shared, shared];
   },
-  ...(hasRedis
-    ? {
-        redis: async (prefix: string) => [
-          await createStore(REDIS_URL, { prefix }),
-          await createStore(REDIS_URL, { prefix }),
-        ],
-      }
-    : {}),
+  ...Object.fromEntries(
+    sharedKinds
+      .filter((kind) => kind.up)
+      .map((kind) => [
+        kind.name,
+        async (prefix: string) => [await kind.open(prefix), await kind.open(prefix)],
+      ]),
+  ),
 };
 
 describe.each(Object.keys(stores))('a stalled claim on the %s store', (kind) => {

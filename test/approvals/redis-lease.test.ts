@@ -1,11 +1,13 @@
-// Two replicas sharing one Redis: one starting up while the other is mid-call leaves the call alone
-// (the caller holds a lease); only a lease that ran out is taken over, as outcome unknown, never resent.
+// Two replicas sharing one store (Redis, PostgreSQL): one starting up while the other is mid-call
+// leaves the call alone (the caller holds a lease); only a lease that ran out is taken over, as
+// outcome unknown, never resent.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
 import type { RequestDraft } from '../../src/approvals/index.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
-import { clearStore, createStore, type Store } from '../../src/store/index.js';
-import { REDIS_URL, redisAvailable, testPrefix } from '../support/redis.js';
+import { clearStore, type Store } from '../../src/store/index.js';
+import { testPrefix } from '../support/redis.js';
+import { sharedStores } from '../support/shared-stores.js';
 import {
   APPROVER_A,
   DEST,
@@ -15,77 +17,82 @@ import {
   twoNetworks,
 } from './fixture.js';
 
-const hasRedis = await redisAvailable();
-
-describe.skipIf(!hasRedis)('execution leases across two replicas on one Redis', () => {
-  let sandbox: Sandbox;
-  let stores: Store[] = [];
-  let open: EngineFixture[] = [];
-
-  beforeAll(async () => {
-    sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
-  });
-  afterEach(async () => {
-    for (const fx of open.splice(0)) await fx.close();
-    if (stores[0]) await clearStore(stores[0]);
-    for (const store of stores.splice(0)) await store.close();
-  });
-  afterAll(async () => {
-    await sandbox.stop();
-  });
-
-  async function replicas(name: string): Promise<[EngineFixture, EngineFixture]> {
-    const prefix = testPrefix(name);
-    stores = [await createStore(REDIS_URL, { prefix }), await createStore(REDIS_URL, { prefix })];
-    open = [
-      await startEngineFixture({ sandbox, store: stores[0] }),
-      await startEngineFixture({ sandbox, store: stores[1] }),
-    ];
-    return open as [EngineFixture, EngineFixture];
-  }
-
-  const withdrawal = (amount: string, networkId: string): RequestDraft => ({
-    kind: 'withdraw',
-    amount,
-    payload: { amount, address: DEST, networkId, shouldSaveAddress: false },
-    display: {},
-    requester: REQUESTER,
-  });
-
-  it('leaves a call another live replica is making alone when it starts up', async () => {
-    const [a, b] = await replicas('approvals-lease-live');
-    const [networkId] = await twoNetworks(a.client);
-    const before = sandbox.count('POST', '/v1/api/withdraw');
-    const request = await a.engine.file(withdrawal('2100', networkId));
-    const held = sandbox.hold('POST', '/v1/api/withdraw');
-    await a.engine.approve(request.id, APPROVER_A);
-    await held.arrived; // A is mid-call
-    await b.engine.start();
-    await b.engine.idle();
-    expect((await b.engine.get(request.id))?.state).toBe('executing');
-    held.release();
-    await a.engine.idle();
-    const after = await b.engine.get(request.id);
-    expect(after?.state).toBe('sent');
-    expect(after?.history.map((h) => h.action)).not.toContain('interrupted');
-    expect(sandbox.count('POST', '/v1/api/withdraw') - before).toBe(1);
-  });
-
-  it('takes over, as outcome unknown, a call whose replica died and whose lease ran out', async () => {
-    const [a, b] = await replicas('approvals-lease-dead');
-    const [networkId] = await twoNetworks(a.client);
-    const before = sandbox.count('POST', '/v1/api/withdraw');
-    const request = await a.engine.file(withdrawal('2200', networkId));
-    await a.engine.core.approve(request.id, APPROVER_A);
-    await a.engine.executor.claimExecution(request.id); // then A dies without a word
-    await b.engine.start();
-    await b.engine.idle();
-    expect((await b.engine.get(request.id))?.state).toBe('executing');
-    b.clock.advance(EXECUTION_LEASE_MS + 1);
-    await b.engine.tick();
-    const after = await b.engine.get(request.id);
-    expect(after?.state).toBe('outcome-unknown');
-    expect(after?.history.map((h) => h.action)).toContain('interrupted');
-    expect(sandbox.count('POST', '/v1/api/withdraw') - before).toBe(0);
-  });
+const shared = await sharedStores();
+afterAll(async () => {
+  for (const kind of shared) await kind.dispose();
 });
+
+for (const { name: storeName, up, open: openStore } of shared) {
+  describe.skipIf(!up)(`execution leases across two replicas on one ${storeName}`, () => {
+    let sandbox: Sandbox;
+    let stores: Store[] = [];
+    let open: EngineFixture[] = [];
+
+    beforeAll(async () => {
+      sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
+    });
+    afterEach(async () => {
+      for (const fx of open.splice(0)) await fx.close();
+      if (stores[0]) await clearStore(stores[0]);
+      for (const store of stores.splice(0)) await store.close();
+    });
+    afterAll(async () => {
+      await sandbox.stop();
+    });
+
+    async function replicas(name: string): Promise<[EngineFixture, EngineFixture]> {
+      const prefix = testPrefix(name);
+      stores = [await openStore(prefix), await openStore(prefix)];
+      open = [
+        await startEngineFixture({ sandbox, store: stores[0] }),
+        await startEngineFixture({ sandbox, store: stores[1] }),
+      ];
+      return open as [EngineFixture, EngineFixture];
+    }
+
+    const withdrawal = (amount: string, networkId: string): RequestDraft => ({
+      kind: 'withdraw',
+      amount,
+      payload: { amount, address: DEST, networkId, shouldSaveAddress: false },
+      display: {},
+      requester: REQUESTER,
+    });
+
+    it('leaves a call another live replica is making alone when it starts up', async () => {
+      const [a, b] = await replicas('approvals-lease-live');
+      const [networkId] = await twoNetworks(a.client);
+      const before = sandbox.count('POST', '/v1/api/withdraw');
+      const request = await a.engine.file(withdrawal('2100', networkId));
+      const held = sandbox.hold('POST', '/v1/api/withdraw');
+      await a.engine.approve(request.id, APPROVER_A);
+      await held.arrived; // A is mid-call
+      await b.engine.start();
+      await b.engine.idle();
+      expect((await b.engine.get(request.id))?.state).toBe('executing');
+      held.release();
+      await a.engine.idle();
+      const after = await b.engine.get(request.id);
+      expect(after?.state).toBe('sent');
+      expect(after?.history.map((h) => h.action)).not.toContain('interrupted');
+      expect(sandbox.count('POST', '/v1/api/withdraw') - before).toBe(1);
+    });
+
+    it('takes over, as outcome unknown, a call whose replica died and whose lease ran out', async () => {
+      const [a, b] = await replicas('approvals-lease-dead');
+      const [networkId] = await twoNetworks(a.client);
+      const before = sandbox.count('POST', '/v1/api/withdraw');
+      const request = await a.engine.file(withdrawal('2200', networkId));
+      await a.engine.core.approve(request.id, APPROVER_A);
+      await a.engine.executor.claimExecution(request.id); // then A dies without a word
+      await b.engine.start();
+      await b.engine.idle();
+      expect((await b.engine.get(request.id))?.state).toBe('executing');
+      b.clock.advance(EXECUTION_LEASE_MS + 1);
+      await b.engine.tick();
+      const after = await b.engine.get(request.id);
+      expect(after?.state).toBe('outcome-unknown');
+      expect(after?.history.map((h) => h.action)).toContain('interrupted');
+      expect(sandbox.count('POST', '/v1/api/withdraw') - before).toBe(0);
+    });
+  });
+}

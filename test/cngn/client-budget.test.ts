@@ -1,12 +1,13 @@
 // The shared request budget against a sandbox that enforces the service's limit (and blocks the key
 // for a minute on the first request too many): several clients sharing a store never trip it.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { CngnClient } from '../../src/cngn/client.js';
 import { RateBudgetError } from '../../src/cngn/errors.js';
 import { Money } from '../../src/format/money.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { clearStore, createStore, type Store } from '../../src/store/index.js';
-import { REDIS_URL, redisAvailable, testPrefix } from '../support/redis.js';
+import { testPrefix } from '../support/redis.js';
+import { sharedStores } from '../support/shared-stores.js';
 import { clientFor } from './client-support.js';
 
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -16,6 +17,11 @@ const CLIENT_LIMIT = { limit: 20, windowSeconds: 2 };
 // A small margin: what keeps the key safe is that a slot frees a window after its request *ended*;
 // the margin only absorbs clock differences between hosts, and here there is one clock.
 const LIMITER = { marginMs: 100 };
+
+const shared = await sharedStores();
+afterAll(async () => {
+  for (const kind of shared) await kind.dispose();
+});
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -70,32 +76,30 @@ describe('the shared request budget', () => {
     expect(sandbox.requests.filter((r) => r.path.startsWith('/v1/api/')).length).toBe(61);
   });
 
-  it('does the same with replicas sharing a Redis store', async () => {
-    if (!(await redisAvailable())) return;
-    const prefix = testPrefix('client-budget-shared');
-    const [a, b] = await Promise.all([
-      createStore(REDIS_URL, { prefix }),
-      createStore(REDIS_URL, { prefix }),
-    ]);
-    for (const store of [a, b]) {
-      cleanups.push(async () => {
-        await clearStore(store);
-        await store.close();
-      });
-    }
-    // Two store connections with one prefix behave like two replicas.
-    const sandbox = await startSandbox({ rateLimit: SERVICE_LIMIT, settleDelayMs: 600_000 });
-    cleanups.push(() => sandbox.stop());
-    const clients: CngnClient[] = [];
-    for (const store of [a, b]) {
-      const { client } = await clientFor(sandbox, { store, rateLimit: CLIENT_LIMIT, limiter: LIMITER });
-      cleanups.push(() => client.close());
-      clients.push(client);
-    }
-    const results = await sixtyAtOnce(sandbox, clients);
-    expect(results).toHaveLength(60);
-    expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(20);
-  });
+  for (const { name, up, open } of shared) {
+    it.skipIf(!up)(`does the same with replicas sharing a ${name} store`, async () => {
+      const prefix = testPrefix('client-budget-shared');
+      const [a, b] = await Promise.all([open(prefix), open(prefix)]);
+      for (const store of [a, b]) {
+        cleanups.push(async () => {
+          await clearStore(store);
+          await store.close();
+        });
+      }
+      // Two store connections with one prefix behave like two replicas.
+      const sandbox = await startSandbox({ rateLimit: SERVICE_LIMIT, settleDelayMs: 600_000 });
+      cleanups.push(() => sandbox.stop());
+      const clients: CngnClient[] = [];
+      for (const store of [a, b]) {
+        const { client } = await clientFor(sandbox, { store, rateLimit: CLIENT_LIMIT, limiter: LIMITER });
+        cleanups.push(() => client.close());
+        clients.push(client);
+      }
+      const results = await sixtyAtOnce(sandbox, clients);
+      expect(results).toHaveLength(60);
+      expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(20);
+    });
+  }
 
   it('tells interactive readers "busy" instead of queueing them behind a spent budget', async () => {
     const store = await createStore('memory://', { prefix: 'budget-interactive' });

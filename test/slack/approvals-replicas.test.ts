@@ -1,4 +1,4 @@
-// Two bot replicas sharing one Redis, each with its own Bolt app and client: 50 approve clicks spread
+// Two bot replicas sharing one store (Redis, PostgreSQL), each with its own Bolt app and client: 50 approve clicks spread
 // over both still make exactly one service call. And a restart on SQLite finishes what was started.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +8,8 @@ import { Money } from '../../src/format/money.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { clearStore, createStore, type Store } from '../../src/store/index.js';
 import { FakeSlack } from '../support/fake-slack.js';
-import { REDIS_URL, redisAvailable, testPrefix } from '../support/redis.js';
+import { testPrefix } from '../support/redis.js';
+import { sharedStores } from '../support/shared-stores.js';
 import { StoreControls } from '../support/store-controls.js';
 import {
   APPROVER_A,
@@ -19,62 +20,67 @@ import {
   waitUntil,
 } from './approvals-support.js';
 
-const hasRedis = await redisAvailable();
-
-describe.skipIf(!hasRedis)('two replicas on one Redis', () => {
-  let sandbox: Sandbox;
-  let slack: FakeSlack;
-  let stores: Store[];
-
-  beforeAll(async () => {
-    sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
-    slack = await FakeSlack.start();
-    const prefix = testPrefix('approvals-slack-replicas');
-    stores = [await createStore(REDIS_URL, { prefix }), await createStore(REDIS_URL, { prefix })];
-  });
-  afterAll(async () => {
-    await clearStore(stores[0] as Store);
-    for (const store of stores) await store.close();
-    await slack.stop();
-    await sandbox.stop();
-  });
-
-  it('approves once and makes one withdrawal call when 50 clicks over both replicas reach the request together', async () => {
-    const controls = new StoreControls();
-    const a = await startApprovalApp({ sandbox, slack, store: controls.wrap(stores[0] as Store) });
-    const b = await startApprovalApp({ sandbox, slack, store: controls.wrap(stores[1] as Store) });
-    const id = await fileWithdrawal(a, '1500.50');
-    // Each replica's engine tells its listeners once per change it persisted: once per accepted click.
-    let accepted = 0;
-    for (const replica of [a, b]) {
-      replica.engine.onChange(async (r) => {
-        if (r.id === id && r.history.at(-1)?.action === 'approved') accepted += 1;
-      });
-    }
-    // All 50 clicks, 25 on each replica, wait at the request's Redis lock until every one is there.
-    const allAtTheLock = controls.holdLock(`approval:${id}`, 50);
-    await Promise.all(
-      Array.from({ length: 50 }, (_, i) =>
-        click(i % 2 ? a : b, 'approval.approve', id, i % 3 ? APPROVER_A : APPROVER_B),
-      ),
-    );
-    await allAtTheLock;
-    const handled = () =>
-      slack
-        .callsTo('chat.postEphemeral')
-        .filter((c) => String(c.body.text).includes('already approved and is being handled')).length;
-    await waitUntil(() => accepted + handled() === 50, 'an answer to every click');
-    await waitUntil(async () => (await b.engine.get(id))?.state === 'sent', 'sent');
-    await Promise.all([a.engine.idle(), b.engine.idle()]);
-    expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
-    expect(accepted).toBe(1);
-    expect(handled()).toBe(49);
-    const sent = sandbox.requests.filter((r) => r.path === '/v1/api/withdraw');
-    expect(sent[0]?.plainBody).toMatchObject({ amount: 1500.5 });
-    await a.stop();
-    await b.stop();
-  });
+const shared = await sharedStores();
+afterAll(async () => {
+  for (const kind of shared) await kind.dispose();
 });
+
+for (const { name, up, open } of shared) {
+  describe.skipIf(!up)(`two replicas on one ${name}`, () => {
+    let sandbox: Sandbox;
+    let slack: FakeSlack;
+    let stores: Store[];
+
+    beforeAll(async () => {
+      sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
+      slack = await FakeSlack.start();
+      const prefix = testPrefix('approvals-slack-replicas');
+      stores = [await open(prefix), await open(prefix)];
+    });
+    afterAll(async () => {
+      await clearStore(stores[0] as Store);
+      for (const store of stores) await store.close();
+      await slack.stop();
+      await sandbox.stop();
+    });
+
+    it('approves once and makes one withdrawal call when 50 clicks over both replicas reach the request together', async () => {
+      const controls = new StoreControls();
+      const a = await startApprovalApp({ sandbox, slack, store: controls.wrap(stores[0] as Store) });
+      const b = await startApprovalApp({ sandbox, slack, store: controls.wrap(stores[1] as Store) });
+      const id = await fileWithdrawal(a, '1500.50');
+      // Each replica's engine tells its listeners once per change it persisted: once per accepted click.
+      let accepted = 0;
+      for (const replica of [a, b]) {
+        replica.engine.onChange(async (r) => {
+          if (r.id === id && r.history.at(-1)?.action === 'approved') accepted += 1;
+        });
+      }
+      // All 50 clicks, 25 on each replica, wait at the request's shared lock until every one is there.
+      const allAtTheLock = controls.holdLock(`approval:${id}`, 50);
+      await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          click(i % 2 ? a : b, 'approval.approve', id, i % 3 ? APPROVER_A : APPROVER_B),
+        ),
+      );
+      await allAtTheLock;
+      const handled = () =>
+        slack
+          .callsTo('chat.postEphemeral')
+          .filter((c) => String(c.body.text).includes('already approved and is being handled')).length;
+      await waitUntil(() => accepted + handled() === 50, 'an answer to every click');
+      await waitUntil(async () => (await b.engine.get(id))?.state === 'sent', 'sent');
+      await Promise.all([a.engine.idle(), b.engine.idle()]);
+      expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+      expect(accepted).toBe(1);
+      expect(handled()).toBe(49);
+      const sent = sandbox.requests.filter((r) => r.path === '/v1/api/withdraw');
+      expect(sent[0]?.plainBody).toMatchObject({ amount: 1500.5 });
+      await a.stop();
+      await b.stop();
+    });
+  });
+}
 
 describe('restart on SQLite', () => {
   let dir: string;

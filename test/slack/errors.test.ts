@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { CngnError, CngnResponseError, CngnTransportError, RateBudgetError } from '../../src/cngn/errors.js';
 import { createLogger } from '../../src/log.js';
 import { describeError } from '../../src/slack/errors.js';
+import { StoreUnavailableError } from '../../src/store/index.js';
 
 /** Service messages from the interface's Errors table, as the service words them. */
 const SERVICE_ANSWERS: Array<[string, number, string, RegExp]> = [
@@ -52,6 +53,20 @@ describe('errors in plain words', () => {
     expect(describeError(cases[1], logger).text).toMatch(/amount/);
     expect(lines.join('\n')).not.toContain('cngn_live_secretvalue');
     for (const answer of lines) expect(answer).not.toMatch(/\n\s+at /);
+  });
+
+  it('says the database could not be reached, with a reference in the log naming where, never the password', () => {
+    const lines: string[] = [];
+    const logger = createLogger('error', { write: (l) => lines.push(l) });
+    const answer = describeError(
+      new StoreUnavailableError('PostgreSQL at db.internal:5432 failed: Connection terminated unexpectedly'),
+      logger,
+      'approval.approve',
+    );
+    expect(answer.text).toMatch(/could not reach its database just now; try again shortly/);
+    expect(answer.text).not.toMatch(/db\.internal|PostgreSQL/);
+    expect(lines.at(-1)).toContain(answer.correlationId);
+    expect(lines.at(-1)).toContain('db.internal:5432');
   });
 
   it('says the service is unavailable in plain words, whether it said so, failed or could not be reached', () => {

@@ -92,7 +92,7 @@ describe('a SQLite store file shared by processes', () => {
     await first.next('ready');
     const second = peer(file, '200');
     expect(await second.next('failed')).toBe(
-      `failed another cngn-desk is using ${file} (waited 0.2 s); use Redis (STORE_URL=redis://…) for several replicas`,
+      `failed another cngn-desk is using ${file} (waited 0.2 s); use PostgreSQL (STORE_URL=postgres://…) or Redis for several replicas`,
     );
     first.child.stdin?.end('close\n');
     await first.next('closed');

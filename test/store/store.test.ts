@@ -3,17 +3,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { clearStore, createStore, type Store } from '../../src/store/index.js';
+import { postgresAvailable, testDatabaseOnce } from '../support/postgres.js';
 import { REDIS_URL, redisAvailable, testPrefix } from '../support/redis.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cngn-store-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const database = testDatabaseOnce();
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await database.drop();
+});
 
 const hasRedis = await redisAvailable();
+const hasPostgres = await postgresAvailable();
 
 const kinds: Array<[string, () => Promise<Store>, boolean]> = [
   ['memory', () => createStore('memory://'), true],
   ['sqlite', () => createStore(`sqlite://${join(dir, `s-${Math.random()}.sqlite`)}`), true],
   ['redis', () => createStore(REDIS_URL, { prefix: testPrefix('store') }), hasRedis],
+  ['postgres', async () => createStore(await database.url(), { prefix: testPrefix('store') }), hasPostgres],
 ];
 
 describe.each(kinds)('%s store', (_kind, make, enabled) => {
@@ -60,6 +67,32 @@ describe.each(kinds)('%s store', (_kind, make, enabled) => {
     }
   });
 
+  it.runIf(enabled)(
+    'writes with compare-and-set only over the value read, once among racing writers',
+    async () => {
+      const store = await make();
+      try {
+        expect(await store.compareAndSet('state', undefined, { step: 1 })).toBe(true);
+        expect(await store.compareAndSet('state', undefined, { step: 9 })).toBe(false);
+        expect(await store.compareAndSet('state', { step: 2 }, { step: 9 })).toBe(false);
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => store.compareAndSet('state', { step: 1 }, { step: 2, by: i })),
+        );
+        expect(results.filter(Boolean)).toHaveLength(1);
+        expect(await store.get('state')).toEqual({ step: 2, by: results.indexOf(true) });
+        // An expired value counts as nothing: written over as absent, never as what it held.
+        await store.set('lease', 'old', 30);
+        await new Promise((r) => setTimeout(r, 80));
+        expect(await store.compareAndSet('lease', 'old', 'new')).toBe(false);
+        expect(await store.compareAndSet('lease', undefined, 'new')).toBe(true);
+        expect(await store.get('lease')).toBe('new');
+      } finally {
+        await clearStore(store);
+        await store.close();
+      }
+    },
+  );
+
   it.runIf(enabled)('runs lock holders one at a time', async () => {
     const store = await make();
     try {
@@ -88,6 +121,14 @@ describe.each(kinds)('%s store', (_kind, make, enabled) => {
       await Promise.all(Array.from({ length: 10 }, (_, i) => store.appendToList('log', { i })));
       expect(await store.listLength('log')).toBe(10);
       expect((await store.readList<{ i: number }>('log', -3, -1)).length).toBe(3);
+      const all = await store.readList<{ i: number }>('log', 0, -1);
+      expect(all.map((item) => item.i).sort((x, y) => x - y)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      // Out-of-range indexes are clipped, an empty range is empty, as Redis LRANGE does.
+      expect(await store.readList('log', -100, 1)).toEqual(all.slice(0, 2));
+      expect(await store.readList('log', 8, 100)).toEqual(all.slice(8));
+      expect(await store.readList('log', 5, 2)).toEqual([]);
+      expect(await store.readList('none', 0, -1)).toEqual([]);
+      expect(await store.listLength('none')).toBe(0);
       await store.addToSet('s', 'a');
       await store.addToSet('s', 'b');
       await store.addToSet('s', 'a');

@@ -1,64 +1,92 @@
-// Two replicas on one Redis store: each event is stored once and posted once, whichever replica the
-// delivery reached and whichever deliverer got there first.
+// Two replicas on one shared store (Redis, PostgreSQL): each event is stored once and posted once,
+// whichever replica the delivery reached and whichever deliverer got there first.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clearStore, createStore, type Store } from '../../src/store/index.js';
+import { clearStore, type Store } from '../../src/store/index.js';
 import { FakeSlack } from '../support/fake-slack.js';
-import { REDIS_URL, redisAvailable, testPrefix } from '../support/redis.js';
+import { testPrefix } from '../support/redis.js';
+import { sharedStores } from '../support/shared-stores.js';
 import { type Rig, startRig, webhookBody } from './support.js';
 
-const up = await redisAvailable();
-
-describe.skipIf(!up)('webhook replicas on Redis', () => {
-  const stores: Store[] = [];
-  const rigs: Rig[] = [];
-  let fake: FakeSlack;
-  beforeAll(async () => {
-    fake = await FakeSlack.start();
-  });
-  afterAll(async () => {
-    for (const rig of rigs) await rig.stop({ keepFake: true, keepStore: true });
-    if (stores[0]) await clearStore(stores[0]);
-    for (const store of stores) await store.close();
-    await fake.stop();
-  });
-
-  it('posts every event once across two replicas, duplicates sent to both included', async () => {
-    const prefix = testPrefix('webhook-replicas');
-    for (let i = 0; i < 2; i++) stores.push(await createStore(REDIS_URL, { prefix }));
-    for (const store of stores) rigs.push(await startRig({ fake, store }));
-    const [a, b] = rigs as [Rig, Rig];
-    const bodies = Array.from({ length: 30 }, (_, i) =>
-      webhookBody(i % 3 ? 'deposit.completed' : 'deposit.received', {
-        trx_ref: `REF-RED-${Math.floor(i / 3)}`,
-      }),
-    );
-    // Every delivery reaches both replicas at once (a retrying proxy, a replay): stored once anyway.
-    // References in parallel; one reference's events one after another, as the service sends them.
-    const groups = Array.from({ length: 10 }, (_, ref) => bodies.slice(ref * 3, ref * 3 + 3));
-    const replies = (
-      await Promise.all(
-        groups.map(async (group) => {
-          const out = [];
-          for (const body of group) out.push(...(await Promise.all([a.send(body), b.send(body)])));
-          return out;
-        }),
-      )
-    ).flat();
-    expect(replies.every((r) => r.status === 200)).toBe(true);
-    expect(replies.filter((r) => r.body.includes('duplicate'))).toHaveLength(30);
-    for (const body of bodies) {
-      const id = String((body.data as { transactionId: string }).transactionId);
-      await fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes(id));
-    }
-    while ((await a.webhooks.outbox.pendingCount()) > 0) await new Promise((r) => setTimeout(r, 20));
-    const posts = fake.callsTo('chat.postMessage');
-    expect(posts).toHaveLength(30);
-    // Per reference, received before completed.
-    for (let ref = 0; ref < 10; ref++) {
-      const texts = posts
-        .filter((c) => JSON.stringify(c.body).includes(`REF-RED-${ref}\``))
-        .map((c) => String(c.body.text).split(':')[0]);
-      expect(texts[0]).toBe('[SANDBOX] Deposit received');
-    }
-  });
+const shared = await sharedStores();
+afterAll(async () => {
+  for (const kind of shared) await kind.dispose();
 });
+
+for (const { name, up, open } of shared) {
+  describe.skipIf(!up)(`webhook replicas on ${name}`, () => {
+    const stores: Store[] = [];
+    const rigs: Rig[] = [];
+    let fake: FakeSlack;
+    beforeAll(async () => {
+      fake = await FakeSlack.start();
+    });
+    afterAll(async () => {
+      for (const rig of rigs) await rig.stop({ keepFake: true, keepStore: true });
+      if (stores[0]) await clearStore(stores[0]);
+      for (const store of stores) await store.close();
+      await fake.stop();
+    });
+
+    it('posts every event once across two replicas, duplicates sent to both included', async () => {
+      const prefix = testPrefix('webhook-replicas');
+      for (let i = 0; i < 2; i++) stores.push(await open(prefix));
+      for (const store of stores) rigs.push(await startRig({ fake, store }));
+      const [a, b] = rigs as [Rig, Rig];
+      const bodies = Array.from({ length: 30 }, (_, i) =>
+        webhookBody(i % 3 ? 'deposit.completed' : 'deposit.received', {
+          trx_ref: `REF-RED-${Math.floor(i / 3)}`,
+        }),
+      );
+      // Every delivery reaches both replicas at once (a retrying proxy, a replay): stored once anyway.
+      // References in parallel; one reference's events one after another, as the service sends them.
+      const groups = Array.from({ length: 10 }, (_, ref) => bodies.slice(ref * 3, ref * 3 + 3));
+      const replies = (
+        await Promise.all(
+          groups.map(async (group) => {
+            const out = [];
+            for (const body of group) out.push(...(await Promise.all([a.send(body), b.send(body)])));
+            return out;
+          }),
+        )
+      ).flat();
+      expect(replies.every((r) => r.status === 200)).toBe(true);
+      expect(replies.filter((r) => r.body.includes('duplicate'))).toHaveLength(30);
+      for (const body of bodies) {
+        const id = String((body.data as { transactionId: string }).transactionId);
+        await fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes(id));
+      }
+      while ((await a.webhooks.outbox.pendingCount()) > 0) await new Promise((r) => setTimeout(r, 20));
+      const posts = fake.callsTo('chat.postMessage');
+      expect(posts).toHaveLength(30);
+      // Per reference, received before completed.
+      for (let ref = 0; ref < 10; ref++) {
+        const texts = posts
+          .filter((c) => JSON.stringify(c.body).includes(`REF-RED-${ref}\``))
+          .map((c) => String(c.body.text).split(':')[0]);
+        expect(texts[0]).toBe('[SANDBOX] Deposit received');
+      }
+    });
+
+    it('leaves an alert another live replica is posting alone when it starts', async () => {
+      const prefix = testPrefix('webhook-replicas-start');
+      const [storeA, storeB] = [await open(prefix), await open(prefix)];
+      const a = await startRig({ fake, store: storeA, deliver: false });
+      let b: Rig | undefined;
+      try {
+        expect((await a.send(webhookBody('deposit.completed', { trx_ref: 'REF-START-1' }))).status).toBe(200);
+        const [id] = await a.webhooks.outbox.pendingIds();
+        if (!id) throw new Error('nothing pending');
+        // A has claimed the entry and is posting it; B starts meanwhile.
+        expect(await a.webhooks.outbox.claim(id, 'replica-a', 60_000)).toBe(true);
+        b = await startRig({ fake, store: storeB });
+        expect(await storeB.get(`webhooks:outbox:claim:${id}`)).toBe('replica-a');
+      } finally {
+        await b?.stop({ keepFake: true, keepStore: true });
+        await a.stop({ keepFake: true, keepStore: true });
+        await clearStore(storeA);
+        await storeA.close();
+        await storeB.close();
+      }
+    });
+  });
+}
