@@ -1,6 +1,8 @@
 // The approvals engine as the rest of the bot sees it: one object that files and decides requests,
 // executes approved ones exactly once, tracks them to the end, and resumes after a restart.
 import type { WebhookEvent } from '../cngn/schemas.js';
+import type { ChainReport } from './audit-chain.js';
+import type { AuditDraft } from './audit-log.js';
 import {
   type ActionResult,
   ApprovalCore,
@@ -13,6 +15,8 @@ import { transition } from './state-machine.js';
 import { type BridgeCallbackHint, Tracker, type TrackerOptions } from './tracker.js';
 import type { ApprovalRequest, AuditEntry, RequestDraft } from './types.js';
 
+export type { BreakKind, ChainBreak, ChainReport } from './audit-chain.js';
+export type { AuditDraft } from './audit-log.js';
 export type { ActionResult, ApprovalListener, EngineLog, EngineOptions, Refusal } from './engine.js';
 export { classifyFailure } from './executor.js';
 export { ApprovalPolicy, type ApprovalTier, parseTiers, requiredApprovals } from './policy.js';
@@ -123,6 +127,30 @@ export class ApprovalEngine {
 
   audit(n: number): Promise<AuditEntry[]> {
     return this.core.audit(n);
+  }
+
+  /** Walk this environment's audit chain and name its first broken link. */
+  verifyAudit(): Promise<ChainReport> {
+    return this.core.repo.auditLog.verify(this.core.repo.environment);
+  }
+
+  /** This environment's audit entries with `at` in [from, to), oldest first, as stored (chain fields too). */
+  async auditRange(from: Date | undefined, to: Date | undefined): Promise<AuditEntry[]> {
+    const entries = await this.core.repo.auditLog.entries(this.core.repo.environment);
+    return entries.filter((entry) => {
+      const at = Date.parse(entry.at);
+      return (!from || at >= from.getTime()) && (!to || at < to.getTime());
+    });
+  }
+
+  /** Audit a step that is no request's own (an alert re-posted, the log exported). */
+  recordAudit(draft: AuditDraft): Promise<AuditEntry> {
+    return this.core.repo.auditLog.append(this.core.repo.environment, draft);
+  }
+
+  /** An approver named in CNGN_APPROVERS or a member of CNGN_APPROVER_GROUP. */
+  isApprover(user: string): Promise<boolean> {
+    return this.options.policy.isApprover(user);
   }
 
   /** The request a service reference or transaction id belongs to (to thread alerts under it). */

@@ -218,6 +218,8 @@ export interface AuditEntry {
   subject?: string;
   /** A retention cut: the last removed entry's place and hash (the log then starts after it). */
   cut?: { seq: number; hash: string; count: number };
+  /** An export: the first and last chained entries it held (retention removes only what was exported). */
+  exported?: { first: number; last: number };
   seq?: number;
   prev?: string;
   hash?: string;

@@ -2,7 +2,7 @@
 import type { KnownBlock } from '@slack/types';
 import type { Refusal } from '../../approvals/index.js';
 import type { ApprovalRequest, AuditEntry } from '../../approvals/types.js';
-import { lagosTime, naira, relative } from '../../format/display.js';
+import { escapeText, lagosTime, naira, relative } from '../../format/display.js';
 import { requestTitle, STATE_WORDS } from './approval-format.js';
 import type { SlackMessage } from './approval-message.js';
 
@@ -39,8 +39,9 @@ export function auditList(entries: AuditEntry[], environment: string): SlackMess
   const rows = entries.map((e) => {
     const amount = e.amount ? ` ${naira(e.amount)}` : '';
     const by = e.actor ? ` by <@${e.actor}>` : '';
-    const note = e.note ? ` — ${e.note}` : '';
-    return `\`${lagosTime(e.at)}\` ${e.requestId} ${e.kind}${amount}: *${e.action}*${by}${note}`;
+    const note = e.note ? ` — ${escapeText(e.note)}` : '';
+    const what = e.requestId ? `${e.requestId} ${e.kind}` : `${e.kind} ${escapeText(e.subject ?? '')}`.trim();
+    return `\`${lagosTime(e.at)}\` ${what}${amount}: *${escapeText(e.action)}*${by}${note}`;
   });
   const text = `*Audit log, last ${entries.length}* · ${environment}`;
   const blocks: KnownBlock[] = [section(text)];
