@@ -16,5 +16,5 @@ export function csvCell(value: string | number | boolean | null | undefined): st
 export function toCsv(
   rows: ReadonlyArray<ReadonlyArray<string | number | boolean | null | undefined>>,
 ): string {
-  return rows.map((row) => row.map(csvCell).join(',')).join('\r\n') + '\r\n';
+  return `${rows.map((row) => row.map(csvCell).join(',')).join('\r\n')}\r\n`;
 }

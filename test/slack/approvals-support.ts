@@ -9,6 +9,7 @@ import type { CngnClient } from '../../src/cngn/client.js';
 import { silentLogger } from '../../src/log.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
+import type { Webhooks } from '../../src/webhooks/index.js';
 import { FakeSlack } from '../support/fake-slack.js';
 import { SIGNING_SECRET, testConfig } from '../support/harness.js';
 import {
@@ -55,6 +56,7 @@ export interface ApprovalApp {
   store: Store;
   slack: FakeSlack;
   engine: ApprovalEngine;
+  webhooks?: Webhooks;
   client: CngnClient;
   sender: SlackSender;
   baseUrl: string;
@@ -93,6 +95,7 @@ export async function startApprovalApp(options: ApprovalAppOptions = {}): Promis
     store,
     slack,
     engine,
+    webhooks: bot.webhooks,
     client: bot.client,
     sender: { baseUrl: bot.url, signingSecret: SIGNING_SECRET },
     baseUrl: bot.url,
