@@ -131,6 +131,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
           approverGroup: config.approverGroup,
           tiers: config.approvalTiers,
           ttlMs: config.approvalTtlMs,
+          auditRetentionMs: config.auditRetentionMs,
           publicUrl: config.publicUrl,
           now,
           log: logger,

@@ -61,7 +61,9 @@ export type BreakKind =
   /** It carries no hash, inside the chain. */
   | 'unchained'
   /** The entries written before the chain existed no longer match the seal the chain started with. */
-  | 'legacy-edited';
+  | 'legacy-edited'
+  /** The log starts with a cut marker that no chained entry records: old entries removed by hand. */
+  | 'unrecorded-cut';
 
 export interface ChainBreak {
   kind: BreakKind;
@@ -82,7 +84,7 @@ export interface ChainReport {
   /** Chained entries checked. */
   chained: number;
   /** Where retention cut the log: the first kept entry follows the entry with this hash and seq. */
-  cut?: { seq: number; hash: string; at: string };
+  cut?: { seq: number; hash: string; at: string; count: number };
   broken?: ChainBreak;
 }
 
@@ -107,7 +109,7 @@ export function verifyChain(entries: AuditEntry[], head?: ChainHead): ChainRepor
   if (first && isCutMarker(first) && first.cut) {
     if (entryHash(first) !== first.hash)
       return report(entries, unchained.length, 0, { kind: 'edited', index: position, entry: first });
-    cut = { seq: first.cut.seq, hash: first.cut.hash, at: first.at };
+    cut = { seq: first.cut.seq, hash: first.cut.hash, at: first.at, count: first.cut.count };
     expectedSeq = first.cut.seq + 1;
     expectedPrev = first.cut.hash;
     position += 1;
@@ -144,6 +146,26 @@ export function verifyChain(entries: AuditEntry[], head?: ChainHead): ChainRepor
     expectedSeq += 1;
     expectedPrev = entry.hash;
     chained += 1;
+  }
+  // A genuine cut is also recorded inside the chain, where it cannot be forged without breaking it.
+  const marker = cut ? entries[position - 1] : undefined;
+  if (
+    marker?.cut &&
+    !entries.some(
+      (e, i) =>
+        i >= position &&
+        e.action === 'cut' &&
+        e.cut?.seq === marker.cut?.seq &&
+        e.cut?.hash === marker.cut?.hash,
+    )
+  ) {
+    return report(
+      entries,
+      unchained.length,
+      chained,
+      { kind: 'unrecorded-cut', index: position - 1, entry: marker },
+      cut,
+    );
   }
   // The head record is written after each append: a log that ends before it lost its newest entries.
   const last = entries.at(-1);

@@ -27,6 +27,8 @@ export type * from './types.js';
 export interface ApprovalEngineOptions extends EngineOptions, TrackerOptions, ExecutorOptions {
   /** How often the sweep (expiry, polls, reconciliation) runs (default 15 s). */
   tickMs?: number;
+  /** CNGN_AUDIT_RETENTION: exported audit entries older than this are removed; unset keeps everything. */
+  auditRetentionMs?: number | undefined;
 }
 
 export class ApprovalEngine {
@@ -148,6 +150,17 @@ export class ApprovalEngine {
     return this.core.repo.auditLog.append(this.core.repo.environment, draft);
   }
 
+  /**
+   * Apply the audit retention: remove the entries older than it that an export already held, and record
+   * the cut in the chain. Returns how many were removed (always 0 without a retention).
+   */
+  async applyAuditRetention(): Promise<number> {
+    const keepMs = this.options.auditRetentionMs;
+    if (!keepMs) return 0;
+    const now = this.core.now();
+    return this.core.repo.auditLog.cut(this.core.repo.environment, new Date(now.getTime() - keepMs), now);
+  }
+
   /** An approver named in CNGN_APPROVERS or a member of CNGN_APPROVER_GROUP. */
   isApprover(user: string): Promise<boolean> {
     return this.options.policy.isApprover(user);
@@ -182,6 +195,9 @@ export class ApprovalEngine {
   /** Pick up in-flight requests, then sweep periodically. */
   async start(): Promise<void> {
     await this.tracker.resume();
+    await this.applyAuditRetention().catch((error: unknown) => {
+      this.options.log?.warn('audit retention could not be applied', { error: String(error) });
+    });
     const every = this.options.tickMs ?? 15_000;
     // Replicas take turns: one sweep per interval across all of them, so polls are not doubled.
     const sweep = async () => {

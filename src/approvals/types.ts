@@ -218,8 +218,11 @@ export interface AuditEntry {
   subject?: string;
   /** A retention cut: the last removed entry's place and hash (the log then starts after it). */
   cut?: { seq: number; hash: string; count: number };
-  /** An export: the first and last chained entries it held (retention removes only what was exported). */
-  exported?: { first: number; last: number };
+  /**
+   * An export: its time range and the newest chained entry when it was made (retention removes only
+   * entries an export held).
+   */
+  exported?: { from?: string; to: string; lastSeq?: number };
   seq?: number;
   prev?: string;
   hash?: string;

@@ -148,3 +148,76 @@ describe.skipIf(!hasRedis)('the audit chain on Redis', () => {
     }
   });
 });
+
+describe('audit retention', () => {
+  const old = (n: number) => ({ ...draft(n), at: new Date(Date.UTC(2026, 0, 1, 9, n)).toISOString() });
+  const exportOf = (lastSeq: number, to: string) => ({
+    at: '2026-02-01T09:00:00.000Z',
+    kind: 'audit' as const,
+    action: 'exported',
+    actor: 'UAPPROVERA',
+    exported: { to, lastSeq },
+  });
+  let store: Store;
+  let log: AuditLog;
+
+  beforeEach(async () => {
+    store = await createStore('memory://');
+    log = new AuditLog(store);
+  });
+  afterEach(async () => {
+    await store.close();
+  });
+
+  it('keeps everything that no export held, however old', async () => {
+    for (let n = 0; n < 4; n++) await log.append('sandbox', old(n));
+    expect(await log.cut('sandbox', new Date('2026-06-01'), new Date('2026-06-01'))).toBe(0);
+    expect(await log.entries('sandbox')).toHaveLength(4);
+  });
+
+  it('removes only old exported entries, starts the log with the cut, and records it in the chain', async () => {
+    for (let n = 0; n < 4; n++) await log.append('sandbox', old(n));
+    await log.append('sandbox', exportOf(2, '2026-01-01T09:03:00.000Z')); // held seq 0..2
+    await log.append('sandbox', draft(9));
+    const removed = await log.cut('sandbox', new Date('2026-06-01'), new Date('2026-06-01'));
+    expect(removed).toBe(3);
+    const entries = await log.entries('sandbox');
+    expect(entries.map((e) => [e.action, e.seq])).toEqual([
+      ['cut', undefined],
+      ['approved', 3],
+      ['exported', 4],
+      ['approved', 5],
+      ['cut', 6],
+    ]);
+    expect(entries[0]?.cut).toMatchObject({ seq: 2, count: 3 });
+    const report = await log.verify('sandbox');
+    expect(report).toMatchObject({ ok: true, cut: { seq: 2, count: 3 } });
+    await log.append('sandbox', draft(10));
+    expect((await log.verify('sandbox')).ok).toBe(true);
+  });
+
+  it('notices old entries removed by hand behind a forged cut marker', async () => {
+    for (let n = 0; n < 4; n++) await log.append('sandbox', old(n));
+    const entries = await log.entries('sandbox');
+    const cut = { seq: 1, hash: entries[1]?.hash ?? '', count: 2 };
+    const fake = {
+      at: '2026-06-01T00:00:00.000Z',
+      kind: 'audit' as const,
+      action: 'cut',
+      environment: 'sandbox' as const,
+      cut,
+    };
+    await overwrite(store, [{ ...fake, hash: entryHash(fake) }, entries[2], entries[3]] as AuditEntry[]);
+    expect((await log.verify('sandbox')).broken).toMatchObject({ kind: 'unrecorded-cut', index: 0 });
+  });
+
+  it('still names an entry edited after a cut', async () => {
+    for (let n = 0; n < 3; n++) await log.append('sandbox', old(n));
+    await log.append('sandbox', exportOf(0, '2026-01-01T09:01:00.000Z'));
+    expect(await log.cut('sandbox', new Date('2026-06-01'), new Date('2026-06-01'))).toBe(1);
+    const entries = await log.entries('sandbox');
+    const list = `${LIST}:g1`;
+    await store.set(`list:${list}#1`, { ...entries[1], actor: 'UMALLORY' });
+    expect((await log.verify('sandbox')).broken).toMatchObject({ kind: 'edited', index: 1 });
+  });
+});

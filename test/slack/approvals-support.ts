@@ -40,6 +40,8 @@ export interface ApprovalAppOptions {
   publicUrl?: string | 'self';
   /** Mount the webhooks feature too, with approvals subscribed, and point the sandbox at it. */
   withWebhooks?: boolean;
+  /** CNGN_AUDIT_RETENTION */
+  auditRetentionMs?: number;
 }
 
 async function freePort(): Promise<number> {
@@ -76,6 +78,7 @@ export async function startApprovalApp(options: ApprovalAppOptions = {}): Promis
     approverGroup: options.approverGroup,
     approvalTiers: options.tiers ?? '0:1,1000000:2',
     approvalTtlMs: options.ttlMs ?? 24 * 3_600_000,
+    auditRetentionMs: options.auditRetentionMs,
     publicUrl,
     webhookSecret: sandbox.webhookSecret,
   });

@@ -13,6 +13,8 @@ const WHY: Record<BreakKind, string> = {
   rewritten: 'it does not follow the entry before it: one of them was rewritten with a new hash, or replaced',
   unchained: 'it carries no hash inside the chain (written by an older version, or inserted by hand)',
   'legacy-edited': 'the entries written before the chain began were changed after it sealed them',
+  'unrecorded-cut':
+    'the log starts with a cut marker that no entry of the chain records: old entries were removed by hand',
 };
 
 /** `#12 · Mon 2 Nov 2026, 10:15 WAT · AR-… withdraw approved by @x` */
@@ -31,7 +33,7 @@ export function auditVerifyMessage(report: ChainReport, environment: string): Sl
       ? ` The ${report.unchained} oldest entries were written before the chain existed: the chain starts after them and seals them.`
       : '';
   const cut = report.cut
-    ? ` The log was cut on ${lagosTime(report.cut.at)} after its export: it resumes after entry seq ${report.cut.seq} (hash \`${report.cut.hash.slice(0, 12)}…\`).`
+    ? ` The log was cut on ${lagosTime(report.cut.at)} under the retention period (${report.cut.count} exported entries removed in all): it resumes after entry seq ${report.cut.seq} (hash \`${report.cut.hash.slice(0, 12)}…\`).`
     : '';
   if (report.ok) {
     const text = `:white_check_mark: *Audit chain intact* · ${environment}`;
@@ -50,12 +52,17 @@ export function auditExportMessage(
   count: number,
   range: { from?: Date | undefined; to: Date },
   environment: string,
+  removed = 0,
 ): SlackMessage {
   const from = range.from ? lagosTime(range.from) : 'the start';
+  const cut =
+    removed > 0
+      ? ` The retention period then removed the ${removed} oldest exported entries; the chain records the cut.`
+      : '';
   const text =
     count === 0
       ? `No audit entries from ${from} to ${lagosTime(range.to)} · ${environment}`
-      : `Sent you ${count} audit entries from ${from} to ${lagosTime(range.to)} as CSV and JSON Lines, in a direct message · ${environment}`;
+      : `Sent you ${count} audit entries from ${from} to ${lagosTime(range.to)} as CSV and JSON Lines, in a direct message.${cut} · ${environment}`;
   return { text, blocks: [section(text)] };
 }
 

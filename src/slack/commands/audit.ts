@@ -46,6 +46,7 @@ async function exportAudit(command: ApprovalCommand, deps: ApprovalSlackDeps): P
   if (entries.length === 0) return auditExportMessage(0, range, deps.environmentLabel);
   const name = `cngn-audit-${deps.environmentLabel.toLowerCase()}-${day(range.from ?? new Date(entries[0]?.at ?? now))}-to-${day(range.to)}`;
   const seqs = entries.map((e) => e.seq).filter((s): s is number => s !== undefined);
+  const lastSeq = seqs.length ? Math.max(...seqs) : undefined;
   try {
     await sendFilesToUser(
       command.client,
@@ -71,9 +72,18 @@ async function exportAudit(command: ApprovalCommand, deps: ApprovalSlackDeps): P
     actor: command.userId,
     subject: `${range.from?.toISOString() ?? 'start'}..${range.to.toISOString()}`,
     note: `${entries.length} entries sent as CSV and JSON Lines`,
-    ...(seqs.length ? { exported: { first: Math.min(...seqs), last: Math.max(...seqs) } } : {}),
+    exported: {
+      ...(range.from ? { from: range.from.toISOString() } : {}),
+      to: range.to.toISOString(),
+      ...(lastSeq !== undefined ? { lastSeq } : {}),
+    },
   });
-  return auditExportMessage(entries.length, range, deps.environmentLabel);
+  // What this export held may now be old enough to go (CNGN_AUDIT_RETENTION).
+  const removed = await deps.engine.applyAuditRetention().catch((error: unknown) => {
+    deps.log?.warn('audit retention could not be applied', { error: String(error) });
+    return 0;
+  });
+  return auditExportMessage(entries.length, range, deps.environmentLabel, removed);
 }
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
