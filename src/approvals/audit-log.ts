@@ -27,6 +27,9 @@ const generationList = (environment: CngnEnvironment, generation: number) =>
 const generationKey = (environment: CngnEnvironment) => `approvals:audit-generation:${environment}`;
 const headKey = (environment: CngnEnvironment) => `approvals:audit-head:${environment}`;
 const lockName = (environment: CngnEnvironment) => `approvals:audit:${environment}`;
+// Every step of every request appends here, and a step is not taken until its entry is written: under
+// a burst, waiting longer beats failing the step.
+const LOCK = { waitMs: 60_000 };
 
 export type AuditDraft = Omit<AuditEntry, 'seq' | 'prev' | 'hash' | 'environment'>;
 
@@ -35,22 +38,29 @@ export class AuditLog {
 
   /** Append one entry to the environment's chain; returns it as stored. */
   append(environment: CngnEnvironment, draft: AuditDraft): Promise<AuditEntry> {
-    return this.store.withLock(lockName(environment), async () => {
-      const list = generationList(environment, await this.generation(environment));
-      const [last] = await this.store.readList<AuditEntry>(list, -1, -1);
-      let previous = last;
-      let sealed: AuditEntry[] = [];
-      if (last && !last.hash) {
-        // Written by an older version: seal them all, or, when a chain exists before them, go on from it.
-        const all = await this.store.readList<AuditEntry>(list, 0, -1);
-        previous = all.findLast((entry) => entry.hash);
-        sealed = previous ? [] : all;
-      }
-      const entry = chainEntry({ ...draft, environment }, previous, sealed);
-      await this.store.appendToList(list, entry);
-      await this.store.set<ChainHead>(headKey(environment), { seq: entry.seq ?? 0, hash: entry.hash ?? '' });
-      return entry;
-    });
+    return this.store.withLock(
+      lockName(environment),
+      async () => {
+        const list = generationList(environment, await this.generation(environment));
+        const [last] = await this.store.readList<AuditEntry>(list, -1, -1);
+        let previous = last;
+        let sealed: AuditEntry[] = [];
+        if (last && !last.hash) {
+          // Written by an older version: seal them all, or, when a chain exists before them, go on from it.
+          const all = await this.store.readList<AuditEntry>(list, 0, -1);
+          previous = all.findLast((entry) => entry.hash);
+          sealed = previous ? [] : all;
+        }
+        const entry = chainEntry({ ...draft, environment }, previous, sealed);
+        await this.store.appendToList(list, entry);
+        await this.store.set<ChainHead>(headKey(environment), {
+          seq: entry.seq ?? 0,
+          hash: entry.hash ?? '',
+        });
+        return entry;
+      },
+      LOCK,
+    );
   }
 
   /** Every entry, oldest first. */
@@ -77,46 +87,58 @@ export class AuditLog {
    * cut. Returns how many were removed (0: nothing old enough was exported, or nothing is old enough).
    */
   cut(environment: CngnEnvironment, olderThan: Date, now: Date): Promise<number> {
-    return this.store.withLock(lockName(environment), async () => {
-      const generation = await this.generation(environment);
-      const entries = await this.store.readList<AuditEntry>(generationList(environment, generation), 0, -1);
-      const earlier = entries[0] && isCutMarker(entries[0]) ? entries[0] : undefined;
-      const start = earlier ? 1 : 0;
-      const exports = entries.filter((e) => e.kind === 'audit' && e.action === 'exported' && e.exported);
-      let end = start;
-      while (end < entries.length) {
-        const entry = entries[end] as AuditEntry;
-        if (Date.parse(entry.at) >= olderThan.getTime() || !exports.some((x) => heldBy(entry, x))) break;
-        end += 1;
-      }
-      const unchained = entries.slice(start).findIndex((e) => e.hash);
-      const legacy = unchained === -1 ? entries.length - start : unchained;
-      // Entries of an older version are sealed together: they go all at once or not at all.
-      if (legacy > 0 && end - start < legacy) return 0;
-      const removed = entries.slice(start, end);
-      const lastRemoved = removed.at(-1);
-      const tail = entries.findLast((e) => e.hash && !isCutMarker(e));
-      if (!lastRemoved || !tail) return 0;
-      const cut = {
-        seq: lastRemoved.seq ?? -1,
-        hash: lastRemoved.hash ?? sealOf(removed),
-        count: removed.length + (earlier?.cut?.count ?? 0),
-      };
-      const note = `${removed.length} entries before ${olderThan.toISOString()} removed, every one held by an export`;
-      const draft = { at: now.toISOString(), kind: 'audit' as const, action: 'cut', environment, cut, note };
-      const marker: AuditEntry = { ...draft, hash: entryHash(draft) };
-      const record = chainEntry(draft, tail);
-      const next = generationList(environment, generation + 1);
-      await this.store.deleteList(next); // what a crash part-way through an earlier cut left
-      for (const entry of [marker, ...entries.slice(end), record]) await this.store.appendToList(next, entry);
-      await this.store.set(generationKey(environment), generation + 1);
-      await this.store.set<ChainHead>(headKey(environment), {
-        seq: record.seq ?? 0,
-        hash: record.hash ?? '',
-      });
-      await this.store.deleteList(generationList(environment, generation));
-      return removed.length;
-    });
+    return this.store.withLock(
+      lockName(environment),
+      async () => {
+        const generation = await this.generation(environment);
+        const entries = await this.store.readList<AuditEntry>(generationList(environment, generation), 0, -1);
+        const earlier = entries[0] && isCutMarker(entries[0]) ? entries[0] : undefined;
+        const start = earlier ? 1 : 0;
+        const exports = entries.filter((e) => e.kind === 'audit' && e.action === 'exported' && e.exported);
+        let end = start;
+        while (end < entries.length) {
+          const entry = entries[end] as AuditEntry;
+          if (Date.parse(entry.at) >= olderThan.getTime() || !exports.some((x) => heldBy(entry, x))) break;
+          end += 1;
+        }
+        const unchained = entries.slice(start).findIndex((e) => e.hash);
+        const legacy = unchained === -1 ? entries.length - start : unchained;
+        // Entries of an older version are sealed together: they go all at once or not at all.
+        if (legacy > 0 && end - start < legacy) return 0;
+        const removed = entries.slice(start, end);
+        const lastRemoved = removed.at(-1);
+        const tail = entries.findLast((e) => e.hash && !isCutMarker(e));
+        if (!lastRemoved || !tail) return 0;
+        const cut = {
+          seq: lastRemoved.seq ?? -1,
+          hash: lastRemoved.hash ?? sealOf(removed),
+          count: removed.length + (earlier?.cut?.count ?? 0),
+        };
+        const note = `${removed.length} entries before ${olderThan.toISOString()} removed, every one held by an export`;
+        const draft = {
+          at: now.toISOString(),
+          kind: 'audit' as const,
+          action: 'cut',
+          environment,
+          cut,
+          note,
+        };
+        const marker: AuditEntry = { ...draft, hash: entryHash(draft) };
+        const record = chainEntry(draft, tail);
+        const next = generationList(environment, generation + 1);
+        await this.store.deleteList(next); // what a crash part-way through an earlier cut left
+        for (const entry of [marker, ...entries.slice(end), record])
+          await this.store.appendToList(next, entry);
+        await this.store.set(generationKey(environment), generation + 1);
+        await this.store.set<ChainHead>(headKey(environment), {
+          seq: record.seq ?? 0,
+          hash: record.hash ?? '',
+        });
+        await this.store.deleteList(generationList(environment, generation));
+        return removed.length;
+      },
+      LOCK,
+    );
   }
 
   private async generation(environment: CngnEnvironment): Promise<number> {

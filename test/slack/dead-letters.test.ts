@@ -158,3 +158,12 @@ describe('/cngn deadletters', () => {
     );
   });
 });
+
+describe('/cngn deadletters repost by text', () => {
+  it('asks for the channel ID when given a #name, and for the usage when words are missing', async () => {
+    await deadLetter('REF-DEAD-4');
+    expect(JSON.stringify(await cngn('deadletters repost all #ops', APPROVER_A))).toContain('give its ID');
+    expect(JSON.stringify(await cngn('deadletters repost', APPROVER_A))).toContain('Usage');
+    expect(JSON.stringify(await cngn('deadletters', OUTSIDER))).toContain('REF-DEAD-4');
+  });
+});

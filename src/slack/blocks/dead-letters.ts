@@ -58,7 +58,7 @@ export function deadLettersMessage(letters: DeadLetter[], environment: string): 
     elements: [
       {
         type: 'mrkdwn',
-        text: 'Approvers can re-post to a channel they choose, here or with `/cngn deadletters repost <id|all> #channel`. A re-posted alert leaves this list; each re-post is audited.',
+        text: 'Approvers can re-post to a channel they choose, here or with `/cngn deadletters repost <id|all> <channel ID>`. A re-posted alert leaves this list; each re-post is audited.',
       },
     ],
   });

@@ -130,7 +130,7 @@ export const SUBCOMMANDS: Subcommand[] = [
   },
   {
     name: 'deadletters',
-    usage: 'deadletters [repost <id|all> #channel]',
+    usage: 'deadletters [repost <id|all> <channel ID>]',
     summary: 'alerts Slack refused, with why; approvers re-post one or all to a channel',
     example: 'deadletters',
   },
