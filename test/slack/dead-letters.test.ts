@@ -167,3 +167,22 @@ describe('/cngn deadletters repost by text', () => {
     expect(JSON.stringify(await cngn('deadletters', OUTSIDER))).toContain('REF-DEAD-4');
   });
 });
+
+describe('/cngn deadletters repost, twice at once', () => {
+  it('posts the letter once when two approvers re-post it at the same moment', async () => {
+    await deadLetter('REF-DEAD-5');
+    refused.clear();
+    const [letter] = (await app.webhooks?.deadLetters?.open()) ?? [];
+    const id = letter?.id.slice(0, 8) ?? '';
+    const answers = await Promise.all(
+      [APPROVER_A, 'UAPPROVERB'].map((user) => cngn(`deadletters repost ${id} CREPOST`, user)),
+    );
+    const texts = answers.map((a) => String(a.text));
+    expect(texts.filter((t) => t.startsWith('Re-posted'))).toHaveLength(1);
+    const posts = app.slack
+      .callsTo('chat.postMessage')
+      .filter((c) => c.body.channel === 'CREPOST' && JSON.stringify(c.body).includes('REF-DEAD-5'));
+    expect(posts).toHaveLength(1);
+    expect((await app.engine.audit(10)).filter((e) => e.action === 'reposted')).toHaveLength(1);
+  });
+});
