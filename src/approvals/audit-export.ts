@@ -13,6 +13,7 @@ export const AUDIT_CSV_COLUMNS = [
   'kind',
   'action',
   'state',
+  'took_effect',
   'actor',
   'amount',
   'note',
@@ -27,8 +28,12 @@ export const AUDIT_CSV_COLUMNS = [
   'hash',
 ] as const;
 
-export function auditCsv(entries: AuditEntry[]): string {
-  const rows = entries.map((e) => [
+/**
+ * `tookEffect[i]` says whether entry i is a step that happened: an entry written just before a request
+ * save that lost (another replica got there first) stays in the chain, marked `no` here.
+ */
+export function auditCsv(entries: AuditEntry[], tookEffect: boolean[] = []): string {
+  const rows = entries.map((e, i) => [
     e.seq,
     e.at,
     e.environment,
@@ -36,6 +41,7 @@ export function auditCsv(entries: AuditEntry[]): string {
     e.kind,
     e.action,
     e.state,
+    tookEffect[i] === false ? 'no' : 'yes',
     e.actor,
     e.amount,
     e.note,

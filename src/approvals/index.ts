@@ -145,6 +145,11 @@ export class ApprovalEngine {
     });
   }
 
+  /** For each entry, whether its step took effect (see ApprovalRepository.tookEffect). */
+  auditTookEffect(entries: AuditEntry[]): Promise<boolean[]> {
+    return this.core.repo.tookEffect(entries);
+  }
+
   /** Audit a step that is no request's own (an alert re-posted, the log exported). */
   recordAudit(draft: AuditDraft): Promise<AuditEntry> {
     return this.core.repo.auditLog.append(this.core.repo.environment, draft);

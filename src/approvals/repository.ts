@@ -158,6 +158,16 @@ export class ApprovalRepository {
       ...(await this.store.readList<AuditEntry>(LEGACY_AUDIT_LIST, -2 * want, -1)),
       ...(await this.auditLog.latest(this.environment, 2 * want)),
     ];
+    const effective = await this.tookEffect(entries);
+    return entries.filter((_, i) => effective[i]).slice(-want);
+  }
+
+  /**
+   * For each entry, whether it is a step that happened in this environment: its request's history holds
+   * that step, and it is the first entry for it (a write whose request save lost stays in the chain).
+   * Entries about alerts or the log itself count when they are this environment's.
+   */
+  async tookEffect(entries: AuditEntry[]): Promise<boolean[]> {
     const requests = new Map<string, Promise<ApprovalRequest | undefined>>();
     const load = (id: string) => {
       if (!requests.has(id)) requests.set(id, this.get(id));
@@ -165,25 +175,23 @@ export class ApprovalRepository {
     };
     await Promise.all(entries.map((entry) => entry.requestId && load(entry.requestId)));
     const seen = new Set<string>();
-    const kept: AuditEntry[] = [];
+    const effective: boolean[] = [];
     for (const entry of entries) {
-      // Entries about alerts or the log itself are in this environment's log only.
       if (!entry.requestId) {
-        if (entry.environment === this.environment) kept.push(entry);
+        effective.push(entry.environment === this.environment);
         continue;
       }
       const request = await load(entry.requestId);
-      if (request?.environment !== this.environment) continue;
-      if (entry.step !== undefined) {
+      let real = request?.environment === this.environment;
+      if (real && request && entry.step !== undefined) {
         const step = request.history[entry.step];
-        if (step?.at !== entry.at || step.action !== entry.action) continue;
         const key = `${entry.requestId}#${entry.step}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
+        real = step?.at === entry.at && step.action === entry.action && !seen.has(key);
+        if (real) seen.add(key);
       }
-      kept.push(entry);
+      effective.push(real);
     }
-    return kept.slice(-want);
+    return effective;
   }
 }
 

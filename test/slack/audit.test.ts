@@ -108,8 +108,18 @@ describe('/cngn audit export', () => {
   it('sends CSV and JSON Lines to the asker in a DM, with formulas made inert, and audits the export', async () => {
     const id = await fileWithdrawal(app, '2500');
     await rejectWithReason(id, '=HYPERLINK("http://evil.example","click"), +1, @SUM(A1)');
+    // What a replica leaves when its save of the request lost the race: chained, but never happened.
+    await app.engine.recordAudit({
+      at: new Date().toISOString(),
+      requestId: id,
+      kind: 'withdraw',
+      action: 'approved',
+      state: 'approved',
+      actor: APPROVER_A,
+      step: 7,
+    });
     const answer = await cngn('audit export 1d', APPROVER_B);
-    expect(answer).toContain('Sent you 2 audit entries');
+    expect(answer).toContain('Sent you 3 audit entries');
 
     const files = app.slack.sharedFiles();
     expect(files.map((f) => f.channel)).toEqual([`D${APPROVER_B}`, `D${APPROVER_B}`]);
@@ -120,7 +130,11 @@ describe('/cngn audit export', () => {
     const rows = parseCsv(csv?.content?.toString('utf8') ?? '');
     const header = rows[0] ?? [];
     const column = (name: string) => header.indexOf(name);
-    expect(rows.slice(1).map((r) => r[column('action')])).toEqual(['filed', 'rejected']);
+    expect(rows.slice(1).map((r) => [r[column('action')], r[column('took_effect')]])).toEqual([
+      ['filed', 'yes'],
+      ['rejected', 'yes'],
+      ['approved', 'no'],
+    ]);
     const rejected = rows[2] ?? [];
     expect(rejected[column('request')]).toBe(id);
     expect(rejected[column('note')]).toBe(`'=HYPERLINK("http://evil.example","click"), +1, @SUM(A1)`);
@@ -133,7 +147,7 @@ describe('/cngn audit export', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as AuditEntry);
-    expect(lines.map((e) => e.action)).toEqual(['filed', 'rejected']);
+    expect(lines.map((e) => e.action)).toEqual(['filed', 'rejected', 'approved']);
     for (const entry of lines) {
       const { hash, ...rest } = entry;
       expect(createHash('sha256').update(canonicalJson(rest)).digest('hex')).toBe(hash);

@@ -52,7 +52,11 @@ async function exportAudit(command: ApprovalCommand, deps: ApprovalSlackDeps): P
       command.client,
       command.userId,
       [
-        { filename: `${name}.csv`, title: `Audit log ${name} (CSV)`, content: auditCsv(entries) },
+        {
+          filename: `${name}.csv`,
+          title: `Audit log ${name} (CSV)`,
+          content: auditCsv(entries, await deps.engine.auditTookEffect(entries)),
+        },
         {
           filename: `${name}.jsonl`,
           title: `Audit log ${name} (JSON Lines)`,
