@@ -1,6 +1,7 @@
 // `/cngn deadletters`: the alerts Slack refused, with why. `/cngn deadletters repost <id|all> <channel>`:
 // an approver re-posts one or all of them to a channel; each re-post (or Slack's refusal) is audited,
 // and a re-posted letter leaves the list. The buttons and modal of the list end in repostLetters too.
+import { escapeText } from '../../format/display.js';
 import type { DeadLetterDesk } from '../../webhooks/index.js';
 import type { ApprovalSlackDeps } from '../actions/approval.js';
 import type { SlackMessage } from '../blocks/approval-message.js';
@@ -84,7 +85,7 @@ async function repostOne(
       subject: letter.id,
       note: `${about} to ${channel}: Slack answered ${result.slackError}; ${firstRefusal}`,
     });
-    return `Slack refused ${shown} in <#${channel}> too (\`${result.slackError}\`): invite the bot there or pick another channel. It stays in the list.`;
+    return `Slack refused ${shown} in <#${channel}> too (\`${escapeText(result.slackError)}\`): invite the bot there or pick another channel. It stays in the list.`;
   }
   await deps.approvals.engine.recordAudit({
     at,
