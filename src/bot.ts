@@ -1,12 +1,13 @@
 // The whole bot assembled from settled configuration: store → (embedded sandbox) → service client →
 // approvals → webhooks → Slack app. main.ts and the test harness both start it this way.
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { CustomRoute } from '@slack/bolt';
+import type { App, CustomRoute } from '@slack/bolt';
 import { type CngnClient, createCngnClient } from './cngn/client.js';
 import { keyId } from './cngn/credentials.js';
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from './sandbox/index.js';
+import { registerDeadLetterActions } from './slack/actions/dead-letters.js';
 import { createSlackApp, type SlackApp } from './slack/app.js';
 import { type Approvals, BRIDGE_CALLBACK_PATH, createApprovals } from './slack/approvals-wiring.js';
 import { registerCommands } from './slack/commands/index.js';
@@ -130,6 +131,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
           approverGroup: config.approverGroup,
           tiers: config.approvalTiers,
           ttlMs: config.approvalTtlMs,
+          auditRetentionMs: config.auditRetentionMs,
           publicUrl: config.publicUrl,
           now,
           log: logger,
@@ -161,6 +163,9 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   // The reconciler's bookkeeping belongs to one environment and key, like approval requests.
   if (apiKey) webhooks.useServiceKey(keyId(apiKey));
 
+  // Re-posting dead letters is for approvers, and audited: it needs the approvals feature too.
+  const deadLetters =
+    approvals && webhooks.deadLetters ? { desk: webhooks.deadLetters, approvals: approvals.deps } : undefined;
   const inFlight = createInFlight();
   const readDeps = { api: client, logger, now, inFlight };
   const routes: CustomRoute[] = [webhooks.route];
@@ -178,8 +183,9 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     logLevel: config.logLevel,
     routes,
     plugins: [
-      (app) => registerCommands(app, { ...readDeps, approvals: approvals?.deps }),
+      (app) => registerCommands(app, { ...readDeps, approvals: approvals?.deps, deadLetters }),
       (app) => registerDepositQuoteViews(app, readDeps),
+      ...(deadLetters ? [(app: App) => registerDeadLetterActions(app, deadLetters)] : []),
       ...(approvals ? [approvals.plugin] : []),
     ],
   });

@@ -36,6 +36,8 @@ export interface Config {
   approverGroup: string | undefined;
   approvalTiers: string;
   approvalTtlMs: number;
+  /** CNGN_AUDIT_RETENTION: exported audit entries older than this are removed; unset keeps everything. */
+  auditRetentionMs?: number | undefined;
   webhookSecret: string | undefined;
   rateLimit: RateLimit;
   publicUrl: string | undefined;
@@ -115,6 +117,7 @@ const envSchema = z.object({
   CNGN_APPROVER_GROUP: slackId('S'),
   CNGN_APPROVAL_TIERS: z.preprocess(blank, z.string().default('0:1')),
   CNGN_APPROVAL_TTL: z.preprocess(blank, parsedBy(parseDuration).default(24 * 3_600_000)),
+  CNGN_AUDIT_RETENTION: z.preprocess(blank, parsedBy(parseDuration).optional()),
   CNGN_WEBHOOK_SECRET: optional,
   CNGN_RATE_LIMIT: z.preprocess(blank, parsedBy(parseRateLimit).optional()),
   PUBLIC_URL: z.preprocess(
@@ -253,6 +256,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     approverGroup: e.CNGN_APPROVER_GROUP,
     approvalTiers: e.CNGN_APPROVAL_TIERS,
     approvalTtlMs: e.CNGN_APPROVAL_TTL,
+    auditRetentionMs: e.CNGN_AUDIT_RETENTION,
     webhookSecret: e.CNGN_WEBHOOK_SECRET,
     rateLimit: e.CNGN_RATE_LIMIT ?? parseRateLimit(undefined),
     publicUrl: e.PUBLIC_URL,

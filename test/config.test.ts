@@ -228,6 +228,14 @@ describe('configuration', () => {
     expect(message).not.toContain('cngn_test_secret');
   });
 
+  it('keeps the whole audit log unless a retention is set, and names a bad one', () => {
+    expect(loadConfig(slack).auditRetentionMs).toBeUndefined();
+    expect(loadConfig({ ...slack, CNGN_AUDIT_RETENTION: '400d' }).auditRetentionMs).toBe(400 * 86_400_000);
+    expect(problemsOf({ ...slack, CNGN_AUDIT_RETENTION: 'a year' }).join('\n')).toMatch(
+      /CNGN_AUDIT_RETENTION: must be a duration/,
+    );
+  });
+
   it('parses durations', () => {
     expect(parseDuration('24h')).toBe(86_400_000);
     expect(parseDuration('90s')).toBe(90_000);

@@ -1,6 +1,8 @@
 // The approvals engine as the rest of the bot sees it: one object that files and decides requests,
 // executes approved ones exactly once, tracks them to the end, and resumes after a restart.
 import type { WebhookEvent } from '../cngn/schemas.js';
+import type { ChainReport } from './audit-chain.js';
+import type { AuditDraft } from './audit-log.js';
 import {
   type ActionResult,
   ApprovalCore,
@@ -13,6 +15,8 @@ import { transition } from './state-machine.js';
 import { type BridgeCallbackHint, Tracker, type TrackerOptions } from './tracker.js';
 import type { ApprovalRequest, AuditEntry, RequestDraft } from './types.js';
 
+export type { BreakKind, ChainBreak, ChainReport } from './audit-chain.js';
+export type { AuditDraft } from './audit-log.js';
 export type { ActionResult, ApprovalListener, EngineLog, EngineOptions, Refusal } from './engine.js';
 export { classifyFailure } from './executor.js';
 export { ApprovalPolicy, type ApprovalTier, parseTiers, requiredApprovals } from './policy.js';
@@ -23,6 +27,8 @@ export type * from './types.js';
 export interface ApprovalEngineOptions extends EngineOptions, TrackerOptions, ExecutorOptions {
   /** How often the sweep (expiry, polls, reconciliation) runs (default 15 s). */
   tickMs?: number;
+  /** CNGN_AUDIT_RETENTION: exported audit entries older than this are removed; unset keeps everything. */
+  auditRetentionMs?: number | undefined;
 }
 
 export class ApprovalEngine {
@@ -125,6 +131,46 @@ export class ApprovalEngine {
     return this.core.audit(n);
   }
 
+  /** Walk this environment's audit chain and name its first broken link. */
+  verifyAudit(): Promise<ChainReport> {
+    return this.core.repo.auditLog.verify(this.core.repo.environment);
+  }
+
+  /** This environment's audit entries with `at` in [from, to), oldest first, as stored (chain fields too). */
+  async auditRange(from: Date | undefined, to: Date | undefined): Promise<AuditEntry[]> {
+    const entries = await this.core.repo.auditLog.entries(this.core.repo.environment);
+    return entries.filter((entry) => {
+      const at = Date.parse(entry.at);
+      return (!from || at >= from.getTime()) && (!to || at < to.getTime());
+    });
+  }
+
+  /** For each entry, whether its step took effect (see ApprovalRepository.tookEffect). */
+  auditTookEffect(entries: AuditEntry[]): Promise<boolean[]> {
+    return this.core.repo.tookEffect(entries);
+  }
+
+  /** Audit a step that is no request's own (an alert re-posted, the log exported). */
+  recordAudit(draft: AuditDraft): Promise<AuditEntry> {
+    return this.core.repo.auditLog.append(this.core.repo.environment, draft);
+  }
+
+  /**
+   * Apply the audit retention: remove the entries older than it that an export already held, and record
+   * the cut in the chain. Returns how many were removed (always 0 without a retention).
+   */
+  async applyAuditRetention(): Promise<number> {
+    const keepMs = this.options.auditRetentionMs;
+    if (!keepMs) return 0;
+    const now = this.core.now();
+    return this.core.repo.auditLog.cut(this.core.repo.environment, new Date(now.getTime() - keepMs), now);
+  }
+
+  /** An approver named in CNGN_APPROVERS or a member of CNGN_APPROVER_GROUP. */
+  isApprover(user: string): Promise<boolean> {
+    return this.options.policy.isApprover(user);
+  }
+
   /** The request a service reference or transaction id belongs to (to thread alerts under it). */
   async findByReference(reference: string): Promise<ApprovalRequest | undefined> {
     const id = await this.core.repo.findIdByReference(reference);
@@ -154,6 +200,9 @@ export class ApprovalEngine {
   /** Pick up in-flight requests, then sweep periodically. */
   async start(): Promise<void> {
     await this.tracker.resume();
+    await this.applyAuditRetention().catch((error: unknown) => {
+      this.options.log?.warn('audit retention could not be applied', { error: String(error) });
+    });
     const every = this.options.tickMs ?? 15_000;
     // Replicas take turns: one sweep per interval across all of them, so polls are not doubled.
     const sweep = async () => {

@@ -4,11 +4,11 @@
 // never mix in a listing.
 import type { CngnEnvironment } from '../cngn/api.js';
 import type { Store } from '../store/index.js';
+import { type AuditDraft, AuditLog } from './audit-log.js';
 import { type ApprovalRequest, type AuditEntry, OPEN_STATES } from './types.js';
 
 const requestKey = (id: string) => `approval:${id}`;
 const openSet = (environment: CngnEnvironment) => `approvals:open:${environment}`;
-const auditList = (environment: CngnEnvironment) => `approvals:audit:${environment}`;
 // Where all environments were kept together before: read (and emptied), never written.
 const LEGACY_OPEN_SET = 'approvals:open';
 const LEGACY_AUDIT_LIST = 'approvals:audit';
@@ -26,11 +26,15 @@ interface ExecutionClaim {
 export const ENVIRONMENTS: readonly CngnEnvironment[] = ['sandbox', 'test', 'live'];
 
 export class ApprovalRepository {
+  readonly auditLog: AuditLog;
+
   constructor(
     readonly store: Store,
     /** The environment the bot now talks to: its listings show only its own requests. */
     readonly environment: CngnEnvironment,
-  ) {}
+  ) {
+    this.auditLog = new AuditLog(store);
+  }
 
   get(id: string): Promise<ApprovalRequest | undefined> {
     return this.store.get<ApprovalRequest>(requestKey(id));
@@ -70,19 +74,7 @@ export class ApprovalRepository {
     if (open) await this.store.addToSet(openSet(request.environment), request.id);
     const index = request.history.length - 1;
     const step = request.history[index];
-    if (audit && step) {
-      await this.store.appendToList<AuditEntry>(auditList(request.environment), {
-        at: step.at,
-        requestId: request.id,
-        kind: request.kind,
-        action: step.action,
-        state: request.state,
-        ...(step.actor ? { actor: step.actor } : {}),
-        ...(request.amount ? { amount: request.amount } : {}),
-        ...(step.note ? { note: step.note } : {}),
-        step: index,
-      });
-    }
+    if (audit && step) await this.auditLog.append(request.environment, auditDraft(request, index));
     if (!(await put())) return false;
     if (!open) await this.store.removeFromSet(openSet(request.environment), request.id);
     return true;
@@ -164,28 +156,68 @@ export class ApprovalRepository {
     const want = Math.max(1, n);
     const entries = [
       ...(await this.store.readList<AuditEntry>(LEGACY_AUDIT_LIST, -2 * want, -1)),
-      ...(await this.store.readList<AuditEntry>(auditList(this.environment), -2 * want, -1)),
+      ...(await this.auditLog.latest(this.environment, 2 * want)),
     ];
+    const effective = await this.tookEffect(entries);
+    return entries.filter((_, i) => effective[i]).slice(-want);
+  }
+
+  /**
+   * For each entry, whether it is a step that happened in this environment: its request's history holds
+   * that step, and it is the first entry for it (a write whose request save lost stays in the chain).
+   * Entries about alerts or the log itself count when they are this environment's.
+   */
+  async tookEffect(entries: AuditEntry[]): Promise<boolean[]> {
     const requests = new Map<string, Promise<ApprovalRequest | undefined>>();
     const load = (id: string) => {
       if (!requests.has(id)) requests.set(id, this.get(id));
       return requests.get(id) as Promise<ApprovalRequest | undefined>;
     };
-    await Promise.all(entries.map((entry) => load(entry.requestId)));
+    await Promise.all(entries.map((entry) => entry.requestId && load(entry.requestId)));
     const seen = new Set<string>();
-    const kept: AuditEntry[] = [];
+    const effective: boolean[] = [];
     for (const entry of entries) {
-      const request = await load(entry.requestId);
-      if (request?.environment !== this.environment) continue;
-      if (entry.step !== undefined) {
-        const step = request.history[entry.step];
-        if (step?.at !== entry.at || step.action !== entry.action) continue;
-        const key = `${entry.requestId}#${entry.step}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
+      if (!entry.requestId) {
+        effective.push(entry.environment === this.environment);
+        continue;
       }
-      kept.push(entry);
+      const request = await load(entry.requestId);
+      let real = request?.environment === this.environment;
+      if (real && request && entry.step !== undefined) {
+        const step = request.history[entry.step];
+        const key = `${entry.requestId}#${entry.step}`;
+        real = step?.at === entry.at && step.action === entry.action && !seen.has(key);
+        if (real) seen.add(key);
+      }
+      effective.push(real);
     }
-    return kept.slice(-want);
+    return effective;
   }
+}
+
+/** The audit entry for step `index` of the request: who, what, when, the figures and the service's answer. */
+export function auditDraft(request: ApprovalRequest, index: number): AuditDraft {
+  const step = request.history[index];
+  if (!step) throw new Error(`request ${request.id} has no step ${index}`);
+  // The bridge callback URL carries its unguessable token: it stays out of the log.
+  const { callbackUrl: _token, ...payload }: Record<string, unknown> = { ...request.payload };
+  return {
+    at: step.at,
+    requestId: request.id,
+    kind: request.kind,
+    action: step.action,
+    state: request.state,
+    ...(step.actor ? { actor: step.actor } : {}),
+    ...(request.amount ? { amount: request.amount } : {}),
+    ...(step.note ? { note: step.note } : {}),
+    step: index,
+    ...(request.keyId ? { keyId: request.keyId } : {}),
+    figures: {
+      payload,
+      display: request.display,
+      requiredApprovals: request.requiredApprovals,
+      approvals: request.approvals.map((a) => a.user),
+    },
+    ...(request.outcome ? { answer: request.outcome } : {}),
+  };
 }

@@ -179,16 +179,51 @@ export const FINAL_STATES: ReadonlySet<RequestState> = new Set([
   'expired',
 ]);
 
-/** One line of the append-only audit log. */
+/** What an audit entry is about: a request's step, an alert set aside, or the log itself (export, cut). */
+export type AuditKind = RequestKind | 'alert' | 'audit';
+
+/** The request's figures at the step: what will be (or was) sent, and what approvers were shown. */
+export interface AuditFigures {
+  payload: Record<string, unknown>;
+  display: DisplayDetails;
+  requiredApprovals: number;
+  approvals: string[];
+}
+
+/** The service's answer, once there is one. */
+export type AuditAnswer = Omit<ExecutionOutcome, 'sentAt'> & { sentAt?: string };
+
+/**
+ * One line of the append-only audit log. Entries written since the hash chain carry `seq`, `prev` and
+ * `hash` (see audit-chain.ts) and the figures; older ones have only the first fields.
+ */
 export interface AuditEntry {
   at: string;
-  requestId: string;
-  kind: RequestKind;
+  /** The request whose step this is; absent for entries about alerts or the log itself. */
+  requestId?: string;
+  kind: AuditKind;
   action: string;
-  state: RequestState;
+  state?: RequestState;
   actor?: string;
   amount?: string;
   note?: string;
   /** Index of the step in the request's history: a write that never reached the request is dropped on read. */
   step?: number;
+  environment?: CngnEnvironment;
+  /** Non-reversible id of the API key the request was filed under. */
+  keyId?: string;
+  figures?: AuditFigures;
+  answer?: AuditAnswer;
+  /** For alert and log entries: what they are about (a dead letter's id, an export's range). */
+  subject?: string;
+  /** A retention cut: the last removed entry's place and hash (the log then starts after it). */
+  cut?: { seq: number; hash: string; count: number };
+  /**
+   * An export: its time range and the newest chained entry when it was made (retention removes only
+   * entries an export held).
+   */
+  exported?: { from?: string; to: string; lastSeq?: number };
+  seq?: number;
+  prev?: string;
+  hash?: string;
 }

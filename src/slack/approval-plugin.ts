@@ -63,7 +63,6 @@ export const APPROVAL_MODAL_COMMANDS = {
 /** Subcommands answered with a private message. */
 export const APPROVAL_LIST_COMMANDS = {
   pending: (_args: string[], deps: ApprovalSlackDeps): Promise<SlackMessage> => pendingCommand(deps),
-  audit: (args: string[], deps: ApprovalSlackDeps): Promise<SlackMessage> => auditCommand(args, deps),
 } as const;
 
 /**
@@ -88,7 +87,11 @@ export async function runApprovalCommand(
     await command.respond(await resolveCommand(command.args, command.userId, deps));
     return true;
   }
-  if (name === 'pending' || name === 'audit') {
+  if (name === 'audit') {
+    await reply(await auditCommand(command, deps));
+    return true;
+  }
+  if (name === 'pending') {
     await reply(await APPROVAL_LIST_COMMANDS[name](command.args, deps));
     return true;
   }

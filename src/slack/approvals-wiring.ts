@@ -25,6 +25,7 @@ export interface ApprovalsSetup {
   /** `0:1,1000000:2` or already parsed. */
   tiers: string | readonly ApprovalTier[];
   ttlMs: number;
+  auditRetentionMs?: number | undefined;
   publicUrl?: string | undefined;
   now?: () => Date;
   log?: ApprovalSlackDeps['log'];
@@ -61,6 +62,7 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
     api: setup.api,
     policy,
     ttlMs: setup.ttlMs,
+    ...(setup.auditRetentionMs ? { auditRetentionMs: setup.auditRetentionMs } : {}),
     ...(setup.publicUrl ? { publicUrl: setup.publicUrl } : {}),
     ...(setup.now ? { now: setup.now } : {}),
     ...(setup.log ? { log: setup.log } : {}),

@@ -51,6 +51,8 @@ export interface Store {
   /** Items start..end inclusive; negative indexes count from the end (like Redis LRANGE). */
   readList<T>(list: string, start: number, end: number): Promise<T[]>;
   listLength(list: string): Promise<number>;
+  /** Remove a whole list (audit retention, once a shorter copy replaced it). */
+  deleteList(list: string): Promise<void>;
   addToSet(set: string, member: string): Promise<void>;
   removeFromSet(set: string, member: string): Promise<void>;
   setMembers(set: string): Promise<string[]>;

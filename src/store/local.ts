@@ -94,6 +94,15 @@ export class LocalStore implements Store {
     return this.mutex.run(`list:${list}`, () => this.lengthOf(list));
   }
 
+  deleteList(list: string): Promise<void> {
+    return this.mutex.run(`list:${list}`, async () => {
+      const length = await this.lengthOf(list);
+      // The length first: a crash part-way leaves unseen items that later appends overwrite.
+      await this.keyv.delete(lengthKey(list));
+      for (let index = 0; index < length; index++) await this.keyv.delete(itemKey(list, index));
+    });
+  }
+
   addToSet(set: string, member: string): Promise<void> {
     return this.updateSet(set, (members) => members.add(member));
   }

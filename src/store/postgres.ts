@@ -258,6 +258,15 @@ export class PostgresStore implements Store {
     return row ? Number(row.length) : 0;
   }
 
+  async deleteList(list: string): Promise<void> {
+    // One statement, so no reader sees the head without its items or the other way round.
+    await this.query(
+      `WITH items AS (DELETE FROM store_list_items WHERE namespace = $1 AND list = $2)
+       DELETE FROM store_lists WHERE namespace = $1 AND list = $2`,
+      [this.namespace, list],
+    );
+  }
+
   async addToSet(set: string, member: string): Promise<void> {
     await this.query(
       `INSERT INTO store_set_members (namespace, set_name, member) VALUES ($1, $2, $3)

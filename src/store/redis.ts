@@ -149,6 +149,10 @@ export class RedisStore implements Store {
     return this.client.lLen(this.redisKey(`list:${list}`));
   }
 
+  async deleteList(list: string): Promise<void> {
+    await this.client.del(this.redisKey(`list:${list}`));
+  }
+
   async addToSet(set: string, member: string): Promise<void> {
     await this.client.sAdd(this.redisKey(`set:${set}`), member);
   }

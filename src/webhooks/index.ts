@@ -5,6 +5,7 @@ import { WebClient } from '@slack/web-api';
 import type { CngnEnvironment } from '../cngn/api.js';
 import { curveSecretFromSeed, openResponseData, parseOpenSshPrivateKey } from '../cngn/wire.js';
 import type { Store } from '../store/index.js';
+import { DeadLetterDesk } from './dead-letters.js';
 import { Deliverer, type Logger, type SlackPoster, silentLogger } from './deliverer.js';
 import { type WebhookRoute, webhookRoute } from './intake.js';
 import { DEFAULT_RETENTION_MS, Outbox } from './outbox.js';
@@ -13,6 +14,7 @@ import { Reconciler, type TransactionSource } from './reconciler.js';
 import { type AlertRoute, alertRouter, parseAlertRoutes } from './routing.js';
 import type { OutboxEntry, RenderAlert, WebhookSubscriber } from './types.js';
 
+export { DeadLetterDesk, type RepostRecord, type RepostResult } from './dead-letters.js';
 export { Deliverer, type Logger, type SlackPoster } from './deliverer.js';
 export { DEFAULT_BODY_LIMIT, WEBHOOK_PATH, type WebhookRoute, webhookRoute } from './intake.js';
 export { dedupeKey } from './keys.js';
@@ -67,6 +69,8 @@ export interface Webhooks {
   pipeline: WebhookPipeline;
   outbox: Outbox;
   deliverer: Deliverer | undefined;
+  /** Alerts Slack would not take, to list and re-post (needs the Slack client). */
+  deadLetters: DeadLetterDesk | undefined;
   reconciler: Reconciler | undefined;
   subscribe(subscriber: WebhookSubscriber): void;
   /** The reconciler keeps its bookkeeping per environment and this API key (start-up, before start). */
@@ -99,6 +103,17 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
         ...(options.maxBackoffMs ? { maxBackoffMs: options.maxBackoffMs } : {}),
         ...(options.sleep ? { sleep: options.sleep } : {}),
         ...(options.maxAttempts ? { maxAttempts: options.maxAttempts } : {}),
+      })
+    : undefined;
+  const deadLetters = options.slack
+    ? new DeadLetterDesk({
+        outbox,
+        store: options.store,
+        slack: options.slack,
+        render: options.render,
+        environment: options.environment,
+        bankName: options.bankName,
+        log,
       })
     : undefined;
   const pipeline = new WebhookPipeline({
@@ -136,6 +151,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     pipeline,
     outbox,
     deliverer,
+    deadLetters,
     reconciler,
     subscribe: (subscriber) => pipeline.subscribe(subscriber),
     useServiceKey: (keyId) => reconciler?.useServiceKey(keyId),

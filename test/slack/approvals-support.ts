@@ -9,6 +9,7 @@ import type { CngnClient } from '../../src/cngn/client.js';
 import { silentLogger } from '../../src/log.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
+import type { Webhooks } from '../../src/webhooks/index.js';
 import { FakeSlack } from '../support/fake-slack.js';
 import { SIGNING_SECRET, testConfig } from '../support/harness.js';
 import {
@@ -39,6 +40,8 @@ export interface ApprovalAppOptions {
   publicUrl?: string | 'self';
   /** Mount the webhooks feature too, with approvals subscribed, and point the sandbox at it. */
   withWebhooks?: boolean;
+  /** CNGN_AUDIT_RETENTION */
+  auditRetentionMs?: number;
 }
 
 async function freePort(): Promise<number> {
@@ -55,6 +58,7 @@ export interface ApprovalApp {
   store: Store;
   slack: FakeSlack;
   engine: ApprovalEngine;
+  webhooks?: Webhooks;
   client: CngnClient;
   sender: SlackSender;
   baseUrl: string;
@@ -74,6 +78,7 @@ export async function startApprovalApp(options: ApprovalAppOptions = {}): Promis
     approverGroup: options.approverGroup,
     approvalTiers: options.tiers ?? '0:1,1000000:2',
     approvalTtlMs: options.ttlMs ?? 24 * 3_600_000,
+    auditRetentionMs: options.auditRetentionMs,
     publicUrl,
     webhookSecret: sandbox.webhookSecret,
   });
@@ -93,6 +98,7 @@ export async function startApprovalApp(options: ApprovalAppOptions = {}): Promis
     store,
     slack,
     engine,
+    webhooks: bot.webhooks,
     client: bot.client,
     sender: { baseUrl: bot.url, signingSecret: SIGNING_SECRET },
     baseUrl: bot.url,

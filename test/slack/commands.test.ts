@@ -93,7 +93,15 @@ describe('/cngn read commands', () => {
   });
 
   it('marks every answer exactly once, approval lists included', async () => {
-    for (const command of ['pending', 'audit', 'networks', 'help', 'nonsense']) {
+    for (const command of [
+      'pending',
+      'audit',
+      'audit verify',
+      'deadletters',
+      'networks',
+      'help',
+      'nonsense',
+    ]) {
       expect(markers(await run(command)), command).toBe(1);
     }
   });

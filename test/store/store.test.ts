@@ -139,6 +139,23 @@ describe.each(kinds)('%s store', (_kind, make, enabled) => {
       await store.close();
     }
   });
+
+  it.runIf(enabled)('deletes a whole list, which then starts afresh', async () => {
+    const store = await make();
+    try {
+      for (let i = 0; i < 3; i++) await store.appendToList('gone', { i });
+      await store.appendToList('kept', 'x');
+      await store.deleteList('gone');
+      expect(await store.listLength('gone')).toBe(0);
+      expect(await store.readList('gone', 0, -1)).toEqual([]);
+      expect(await store.readList('kept', 0, -1)).toEqual(['x']);
+      await store.appendToList('gone', { i: 9 });
+      expect(await store.readList('gone', 0, -1)).toEqual([{ i: 9 }]);
+    } finally {
+      await clearStore(store);
+      await store.close();
+    }
+  });
 });
 
 describe('sqlite store', () => {

@@ -29,8 +29,22 @@ export type SlackHandler = (
   call: SlackCall,
 ) => { status?: number; headers?: Record<string, string>; body?: unknown } | undefined;
 
+/** A file uploaded the way files.uploadV2 does it: getUploadURLExternal → POST bytes → completeUploadExternal. */
+export interface UploadedFile {
+  id: string;
+  filename: string;
+  /** The length announced to getUploadURLExternal. */
+  length: number;
+  content?: Buffer;
+  /** Set once completeUploadExternal shared it. */
+  channel?: string;
+  title?: string;
+  comment?: string;
+}
+
 export class FakeSlack {
   readonly calls: SlackCall[] = [];
+  readonly uploads = new Map<string, UploadedFile>();
   private server!: Server;
   private handlers = new Map<string, SlackHandler>();
   private waiters: Array<{ test: (c: SlackCall) => boolean; resolve: (c: SlackCall) => void }> = [];
@@ -98,11 +112,20 @@ export class FakeSlack {
     await new Promise((r) => this.server.close(r));
   }
 
+  /** Files shared (completed), in the order they were completed. */
+  sharedFiles(): UploadedFile[] {
+    return [...this.uploads.values()].filter((f) => f.channel !== undefined);
+  }
+
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const raw = Buffer.concat(chunks).toString('utf8');
     const url = new URL(req.url ?? '/', this.baseUrl);
+    if (url.pathname.startsWith('/upload/')) {
+      await this.receiveUpload(url.pathname.slice('/upload/'.length), Buffer.concat(chunks), req, res);
+      return;
+    }
+    const raw = Buffer.concat(chunks).toString('utf8');
     const method = url.pathname.startsWith('/api/')
       ? url.pathname.slice('/api/'.length)
       : `response_url:${url.pathname.slice('/response/'.length)}`;
@@ -126,6 +149,36 @@ export class FakeSlack {
       custom?.body ?? (refusal ? { ok: false, error: refusal } : this.defaultAnswer(method, call.body));
     res.writeHead(custom?.status ?? 200, { 'content-type': 'application/json', ...custom?.headers });
     res.end(JSON.stringify(body));
+  }
+
+  /** The upload URL's POST: WebClient sends the bytes as multipart form data (field `body`). */
+  private async receiveUpload(
+    id: string,
+    raw: Buffer,
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Promise<void> {
+    const upload = this.uploads.get(id);
+    const contentType = String(req.headers['content-type'] ?? '');
+    let content: Buffer | undefined;
+    if (contentType.startsWith('multipart/form-data')) {
+      const form = await new Response(new Uint8Array(raw), {
+        headers: { 'content-type': contentType },
+      }).formData();
+      const part = form.get('body') ?? form.get('file');
+      if (part && typeof part !== 'string') content = Buffer.from(await part.arrayBuffer());
+      else if (typeof part === 'string') content = Buffer.from(part, 'utf8');
+    } else {
+      content = raw;
+    }
+    if (!upload || !content) {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('unknown upload');
+      return;
+    }
+    upload.content = content;
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end(`OK - ${content.length}`);
   }
 
   /** What Slack itself would refuse: views.open with a trigger_id older than 3 s. */
@@ -159,6 +212,27 @@ export class FakeSlack {
         };
       case 'usergroups.users.list':
         return { ok: true, users: [] };
+      case 'conversations.open':
+        return { ok: true, channel: { id: `D${String(body.users ?? 'X').split(',')[0]}` } };
+      case 'files.getUploadURLExternal': {
+        const id = `F${String(this.counter).padStart(8, '0')}`;
+        this.uploads.set(id, { id, filename: String(body.filename), length: Number(body.length) });
+        return { ok: true, upload_url: `${this.baseUrl}/upload/${id}`, file_id: id };
+      }
+      case 'files.completeUploadExternal': {
+        const files = (typeof body.files === 'string' ? safeJson(body.files) : body.files) as Array<{
+          id: string;
+          title?: string;
+        }>;
+        for (const file of files ?? []) {
+          const upload = this.uploads.get(file.id);
+          if (!upload?.content) return { ok: false, error: 'file_upload_not_found' };
+          upload.channel = String(body.channel_id ?? body.channels ?? '');
+          if (file.title) upload.title = file.title;
+          if (body.initial_comment) upload.comment = String(body.initial_comment);
+        }
+        return { ok: true, files: (files ?? []).map((f) => ({ id: f.id, title: f.title })) };
+      }
       default:
         return { ok: true };
     }

@@ -41,7 +41,10 @@ export function auditList(entries: AuditEntry[], environment: string): SlackMess
     const amount = e.amount ? ` ${escapeMrkdwn(naira(e.amount))}` : '';
     const by = e.actor ? ` by ${mentionUser(e.actor)}` : '';
     const note = e.note ? ` — ${escapeMrkdwn(e.note)}` : '';
-    return `\`${escapeMrkdwn(lagosTime(e.at))}\` ${escapeMrkdwn(e.requestId)} ${escapeMrkdwn(e.kind)}${amount}: *${escapeMrkdwn(e.action)}*${by}${note}`;
+    const what = e.requestId
+      ? `${escapeMrkdwn(e.requestId)} ${escapeMrkdwn(e.kind)}`
+      : `${escapeMrkdwn(e.kind)} ${escapeMrkdwn(e.subject ?? '')}`.trim();
+    return `\`${escapeMrkdwn(lagosTime(e.at))}\` ${what}${amount}: *${escapeMrkdwn(e.action)}*${by}${note}`;
   });
   const text = `*Audit log, last ${entries.length}* · ${escapeMrkdwn(environment)}`;
   const blocks: KnownBlock[] = [section(text)];

@@ -15,6 +15,7 @@ import {
 import { describeError } from '../errors.js';
 import type { InFlight } from '../in-flight.js';
 import { postToResponseUrl } from '../response-url.js';
+import { type DeadLetterSlackDeps, deadLettersCommand } from './deadletters.js';
 import {
   accountsCommand,
   balanceCommand,
@@ -116,6 +117,24 @@ export const SUBCOMMANDS: Subcommand[] = [
   { name: 'pending', usage: 'pending', summary: 'open approval requests', example: 'pending' },
   { name: 'audit', usage: 'audit [n]', summary: 'the last n steps of the audit log', example: 'audit 50' },
   {
+    name: 'audit verify',
+    usage: 'audit verify',
+    summary: "approvers: check the audit log's hash chain and name the first broken link",
+    example: 'audit verify',
+  },
+  {
+    name: 'audit export',
+    usage: 'audit export [from] [to]',
+    summary: 'approvers: the audit log as CSV and JSON Lines, sent to you in a DM (dates or 7d, 24h)',
+    example: 'audit export 2026-11-01 2026-11-30',
+  },
+  {
+    name: 'deadletters',
+    usage: 'deadletters [repost <id|all> <channel ID>]',
+    summary: 'alerts Slack refused, with why; approvers re-post one or all to a channel',
+    example: 'deadletters',
+  },
+  {
     name: 'resolve',
     usage: 'resolve <request> completed|failed <note>',
     summary: 'approvers: record what you checked for a request whose outcome is unknown (nothing is sent)',
@@ -129,6 +148,8 @@ export interface RouterDeps extends ReadDeps {
   inFlight?: InFlight;
   /** Set when the approvals feature is wired (money-moving subcommands). */
   approvals?: ApprovalSlackDeps | undefined;
+  /** Set when alerts are posted and approvals are wired (approvers re-post). */
+  deadLetters?: DeadLetterSlackDeps | undefined;
 }
 
 function distance(a: string, b: string): number {
@@ -183,6 +204,9 @@ export async function routeCommand(
       const message = await own.run(context, deps);
       if (message) await reply(message);
       return;
+    }
+    if (name === 'deadletters' && deps.deadLetters) {
+      return await approvalReply(await deadLettersCommand(args, ctx.userId, deps.deadLetters));
     }
     if (deps.approvals && SUBCOMMANDS.some((s) => s.name === name)) {
       const handled = await runApprovalCommand(

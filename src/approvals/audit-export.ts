@@ -1,0 +1,63 @@
+// The audit log as files for an auditor: CSV for a spreadsheet (every cell inert, see format/csv.ts)
+// and JSON Lines with each entry exactly as chained (canonical JSON), so its hashes can be re-checked
+// with nothing but SHA-256.
+import { toCsv } from '../format/csv.js';
+import { canonicalJson } from './audit-chain.js';
+import type { AuditEntry } from './types.js';
+
+export const AUDIT_CSV_COLUMNS = [
+  'seq',
+  'at',
+  'environment',
+  'request',
+  'kind',
+  'action',
+  'state',
+  'took_effect',
+  'actor',
+  'amount',
+  'note',
+  'subject',
+  'reference',
+  'service_status',
+  'service_reason',
+  'figures',
+  'answer',
+  'key_id',
+  'prev',
+  'hash',
+] as const;
+
+/**
+ * `tookEffect[i]` says whether entry i is a step that happened: an entry written just before a request
+ * save that lost (another replica got there first) stays in the chain, marked `no` here.
+ */
+export function auditCsv(entries: AuditEntry[], tookEffect: boolean[] = []): string {
+  const rows = entries.map((e, i) => [
+    e.seq,
+    e.at,
+    e.environment,
+    e.requestId,
+    e.kind,
+    e.action,
+    e.state,
+    tookEffect[i] === false ? 'no' : 'yes',
+    e.actor,
+    e.amount,
+    e.note,
+    e.subject,
+    e.answer?.reference ?? e.answer?.transactionId,
+    e.answer?.status,
+    e.answer?.reason,
+    e.figures ? canonicalJson(e.figures) : undefined,
+    e.answer ? canonicalJson(e.answer) : undefined,
+    e.keyId,
+    e.prev,
+    e.hash,
+  ]);
+  return toCsv([[...AUDIT_CSV_COLUMNS], ...rows]);
+}
+
+export function auditJsonLines(entries: AuditEntry[]): string {
+  return entries.map((entry) => `${canonicalJson(entry)}\n`).join('');
+}

@@ -1,0 +1,164 @@
+// The audit log of one service environment as a hash chain in the store: appends take the log's lock
+// (shared by every replica), read the last entry, link the new one to it and write a head record, so
+// two replicas appending at once never fork the chain. Entries written by an older version (no hash)
+// are sealed by the first chained entry.
+//
+// Retention never truncates silently: only entries older than the retention AND inside an earlier
+// export are removed, oldest first. The shorter log is written as a new generation that starts with a
+// cut marker (the last removed entry's seq and hash) and ends with a chained entry recording the cut,
+// then the generation pointer moves and the old list is deleted: a crash part-way leaves the old log.
+import type { CngnEnvironment } from '../cngn/api.js';
+import type { Store } from '../store/index.js';
+import {
+  type ChainHead,
+  type ChainReport,
+  chainEntry,
+  entryHash,
+  isCutMarker,
+  sealOf,
+  verifyChain,
+} from './audit-chain.js';
+import type { AuditEntry } from './types.js';
+
+/** The log's first generation (the key it always had); a retention cut moves it to the next one. */
+export const auditListKey = (environment: CngnEnvironment) => `approvals:audit:${environment}`;
+const generationList = (environment: CngnEnvironment, generation: number) =>
+  generation === 0 ? auditListKey(environment) : `${auditListKey(environment)}:g${generation}`;
+const generationKey = (environment: CngnEnvironment) => `approvals:audit-generation:${environment}`;
+const headKey = (environment: CngnEnvironment) => `approvals:audit-head:${environment}`;
+const lockName = (environment: CngnEnvironment) => `approvals:audit:${environment}`;
+// Every step of every request appends here, and a step is not taken until its entry is written: under
+// a burst, waiting longer beats failing the step.
+const LOCK = { waitMs: 60_000 };
+
+export type AuditDraft = Omit<AuditEntry, 'seq' | 'prev' | 'hash' | 'environment'>;
+
+export class AuditLog {
+  constructor(private readonly store: Store) {}
+
+  /** Append one entry to the environment's chain; returns it as stored. */
+  append(environment: CngnEnvironment, draft: AuditDraft): Promise<AuditEntry> {
+    return this.store.withLock(
+      lockName(environment),
+      async () => {
+        const list = generationList(environment, await this.generation(environment));
+        const [last] = await this.store.readList<AuditEntry>(list, -1, -1);
+        let previous = last;
+        let sealed: AuditEntry[] = [];
+        if (last && !last.hash) {
+          // Written by an older version: seal them all, or, when a chain exists before them, go on from it.
+          const all = await this.store.readList<AuditEntry>(list, 0, -1);
+          previous = all.findLast((entry) => entry.hash);
+          sealed = previous ? [] : all;
+        }
+        const entry = chainEntry({ ...draft, environment }, previous, sealed);
+        await this.store.appendToList(list, entry);
+        await this.store.set<ChainHead>(headKey(environment), {
+          seq: entry.seq ?? 0,
+          hash: entry.hash ?? '',
+        });
+        return entry;
+      },
+      LOCK,
+    );
+  }
+
+  /** Every entry, oldest first. */
+  entries(environment: CngnEnvironment): Promise<AuditEntry[]> {
+    return this.read(environment, (list) => this.store.readList<AuditEntry>(list, 0, -1));
+  }
+
+  /** The newest `count` entries, oldest first. */
+  latest(environment: CngnEnvironment, count: number): Promise<AuditEntry[]> {
+    return this.read(environment, (list) => this.store.readList<AuditEntry>(list, -count, -1));
+  }
+
+  /**
+   * Walk the chain. The head is read before the entries: an append in between only makes the log
+   * longer than its head, never shorter.
+   */
+  async verify(environment: CngnEnvironment): Promise<ChainReport> {
+    const head = await this.store.get<ChainHead>(headKey(environment));
+    return verifyChain(await this.entries(environment), head);
+  }
+
+  /**
+   * Remove the oldest entries written before `olderThan` that an export already held, and record the
+   * cut. Returns how many were removed (0: nothing old enough was exported, or nothing is old enough).
+   */
+  cut(environment: CngnEnvironment, olderThan: Date, now: Date): Promise<number> {
+    return this.store.withLock(
+      lockName(environment),
+      async () => {
+        const generation = await this.generation(environment);
+        const entries = await this.store.readList<AuditEntry>(generationList(environment, generation), 0, -1);
+        const earlier = entries[0] && isCutMarker(entries[0]) ? entries[0] : undefined;
+        const start = earlier ? 1 : 0;
+        const exports = entries.filter((e) => e.kind === 'audit' && e.action === 'exported' && e.exported);
+        let end = start;
+        while (end < entries.length) {
+          const entry = entries[end] as AuditEntry;
+          if (Date.parse(entry.at) >= olderThan.getTime() || !exports.some((x) => heldBy(entry, x))) break;
+          end += 1;
+        }
+        const unchained = entries.slice(start).findIndex((e) => e.hash);
+        const legacy = unchained === -1 ? entries.length - start : unchained;
+        // Entries of an older version are sealed together: they go all at once or not at all.
+        if (legacy > 0 && end - start < legacy) return 0;
+        const removed = entries.slice(start, end);
+        const lastRemoved = removed.at(-1);
+        const tail = entries.findLast((e) => e.hash && !isCutMarker(e));
+        if (!lastRemoved || !tail) return 0;
+        const cut = {
+          seq: lastRemoved.seq ?? -1,
+          hash: lastRemoved.hash ?? sealOf(removed),
+          count: removed.length + (earlier?.cut?.count ?? 0),
+        };
+        const note = `${removed.length} entries before ${olderThan.toISOString()} removed, every one held by an export`;
+        const draft = {
+          at: now.toISOString(),
+          kind: 'audit' as const,
+          action: 'cut',
+          environment,
+          cut,
+          note,
+        };
+        const marker: AuditEntry = { ...draft, hash: entryHash(draft) };
+        const record = chainEntry(draft, tail);
+        const next = generationList(environment, generation + 1);
+        await this.store.deleteList(next); // what a crash part-way through an earlier cut left
+        for (const entry of [marker, ...entries.slice(end), record])
+          await this.store.appendToList(next, entry);
+        await this.store.set(generationKey(environment), generation + 1);
+        await this.store.set<ChainHead>(headKey(environment), {
+          seq: record.seq ?? 0,
+          hash: record.hash ?? '',
+        });
+        await this.store.deleteList(generationList(environment, generation));
+        return removed.length;
+      },
+      LOCK,
+    );
+  }
+
+  private async generation(environment: CngnEnvironment): Promise<number> {
+    return (await this.store.get<number>(generationKey(environment))) ?? 0;
+  }
+
+  /** Read the current generation; read again if a cut moved it meanwhile (its old list is deleted). */
+  private async read(environment: CngnEnvironment, read: (list: string) => Promise<AuditEntry[]>) {
+    for (;;) {
+      const generation = await this.generation(environment);
+      const entries = await read(generationList(environment, generation));
+      if ((await this.generation(environment)) === generation) return entries;
+    }
+  }
+}
+
+/** Whether an export held this entry: inside its time range, and already written when it was made. */
+function heldBy(entry: AuditEntry, exportEntry: AuditEntry): boolean {
+  const range = exportEntry.exported;
+  const at = Date.parse(entry.at);
+  if (!range || (range.from && !(at >= Date.parse(range.from))) || !(at < Date.parse(range.to))) return false;
+  return entry.seq === undefined || entry.seq <= (range.lastSeq ?? -1);
+}

@@ -1,0 +1,20 @@
+// CSV (RFC 4180) that a spreadsheet opens as data, never as formulas: a cell starting with `=`, `+`,
+// `-`, `@`, a tab or a carriage return gets a leading `'` (the OWASP advice for CSV injection), and a
+// cell holding a comma, quote or line break is quoted with its quotes doubled.
+
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/** One cell, made inert and quoted as needed. Null and undefined are empty cells. */
+export function csvCell(value: string | number | boolean | null | undefined): string {
+  if (value === null || value === undefined) return '';
+  let text = String(value);
+  if (FORMULA_START.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** Rows joined with CRLF, as RFC 4180 asks; the first row is usually the header. */
+export function toCsv(
+  rows: ReadonlyArray<ReadonlyArray<string | number | boolean | null | undefined>>,
+): string {
+  return `${rows.map((row) => row.map(csvCell).join(',')).join('\r\n')}\r\n`;
+}

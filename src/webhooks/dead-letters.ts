@@ -1,0 +1,151 @@
+// Dead letters a person can act on: the alerts Slack would not take (see Outbox.deadLetters), listed
+// with Slack's answer, and re-posted to a channel someone chooses. A re-post is claimed first (a lease,
+// so a double click or two replicas post it once), and once Slack took it the letter leaves the list.
+// The dead-letter list itself stays append-only: a re-posted letter is recorded beside it.
+import type { CngnEnvironment } from '../cngn/api.js';
+import { escapeMrkdwn, mentionChannel, mentionUser } from '../format/mrkdwn.js';
+import type { Store } from '../store/index.js';
+import { alertFor } from './alert.js';
+import type { Logger, SlackPoster } from './deliverer.js';
+import type { Outbox } from './outbox.js';
+import { classifyPostFailure } from './post-errors.js';
+import type { DeadLetter, OutboxEntry, RenderAlert } from './types.js';
+
+const REPOSTED_SET = 'webhooks:dead-letters:reposted';
+const claimKey = (id: string) => `webhooks:dead-letters:repost-claim:${id}`;
+const recordKey = (id: string) => `webhooks:dead-letters:reposted:${id}`;
+const CLAIM_MS = 60_000;
+
+/** Where and by whom a dead letter was re-posted. */
+export interface RepostRecord {
+  id: string;
+  channel: string;
+  by: string;
+  at: string;
+  ts?: string;
+}
+
+export type RepostResult =
+  | { ok: true; letter: DeadLetter; channel: string; ts?: string }
+  | { ok: false; reason: 'not-found' | 'ambiguous' | 'busy'; letter?: DeadLetter }
+  | { ok: false; reason: 'refused'; letter: DeadLetter; slackError: string };
+
+export interface DeadLetterDeskOptions {
+  outbox: Outbox;
+  store: Store;
+  slack: SlackPoster;
+  render: RenderAlert;
+  environment: CngnEnvironment;
+  bankName?: ((code: string) => Promise<string | undefined>) | undefined;
+  log: Logger;
+  now?: () => Date;
+}
+
+export class DeadLetterDesk {
+  constructor(private readonly options: DeadLetterDeskOptions) {}
+
+  /** Letters not re-posted yet, oldest first (one per alert, its latest setting-aside). */
+  async open(): Promise<DeadLetter[]> {
+    const [letters, reposted] = await Promise.all([
+      this.options.outbox.deadLetters(),
+      this.options.store.setMembers(REPOSTED_SET),
+    ]);
+    const done = new Set(reposted);
+    const latest = new Map<string, DeadLetter>();
+    for (const letter of letters) if (!done.has(letter.id)) latest.set(letter.id, letter);
+    return [...latest.values()];
+  }
+
+  /** An open letter by its id or a unique start of it (as the list shows it). */
+  async find(idOrStart: string): Promise<DeadLetter | 'ambiguous' | undefined> {
+    const word = idOrStart.trim().toLowerCase();
+    if (!word) return undefined;
+    const open = await this.open();
+    const exact = open.find((l) => l.id.toLowerCase() === word);
+    if (exact) return exact;
+    const matches = open.filter((l) => l.id.toLowerCase().startsWith(word));
+    if (matches.length > 1) return 'ambiguous';
+    return matches[0];
+  }
+
+  /** Post the letter's alert to `channel`, saying who re-posted it; it leaves the list once Slack took it. */
+  async repost(idOrStart: string, channel: string, by: string): Promise<RepostResult> {
+    const found = await this.find(idOrStart);
+    if (found === 'ambiguous') return { ok: false, reason: 'ambiguous' };
+    if (!found) return { ok: false, reason: 'not-found' };
+    const letter = found;
+    const { store } = this.options;
+    if (!(await store.setIfAbsent(claimKey(letter.id), by, CLAIM_MS)))
+      return { ok: false, reason: 'busy', letter };
+    try {
+      // Someone else's re-post may have finished between the listing and the claim.
+      if ((await store.setMembers(REPOSTED_SET)).includes(letter.id))
+        return { ok: false, reason: 'not-found', letter };
+      const entry = (await this.options.outbox.get(letter.id)) ?? this.entryFrom(letter);
+      const message = await alertFor(entry, {
+        render: this.options.render,
+        bankName: this.options.bankName,
+        log: this.options.log,
+      });
+      const note = `Re-posted from the dead-letter list by ${mentionUser(by)}; first refused by Slack in ${mentionChannel(letter.channel)}: ${escapeMrkdwn(letter.reason)}`;
+      let ts: string | undefined;
+      try {
+        ts = await this.post(channel, message.text, [
+          ...message.blocks,
+          { type: 'context', elements: [{ type: 'mrkdwn', text: note }] },
+        ]);
+      } catch (error) {
+        if (classifyPostFailure(error).kind !== 'blocks')
+          return { ok: false, reason: 'refused', letter, slackError: slackReason(error) };
+        try {
+          ts = await this.post(channel, `${message.text}\n${note}`);
+        } catch (again) {
+          return { ok: false, reason: 'refused', letter, slackError: slackReason(again) };
+        }
+      }
+      const at = (this.options.now?.() ?? new Date()).toISOString();
+      await store.set<RepostRecord>(recordKey(letter.id), {
+        id: letter.id,
+        channel,
+        by,
+        at,
+        ...(ts ? { ts } : {}),
+      });
+      await store.addToSet(REPOSTED_SET, letter.id);
+      return { ok: true, letter, channel, ...(ts ? { ts } : {}) };
+    } finally {
+      await store.delete(claimKey(letter.id));
+    }
+  }
+
+  reposted(id: string): Promise<RepostRecord | undefined> {
+    return this.options.store.get<RepostRecord>(recordKey(id));
+  }
+
+  private async post(
+    channel: string,
+    text: string,
+    blocks?: ReadonlyArray<Record<string, unknown>>,
+  ): Promise<string | undefined> {
+    const args = { channel, text, ...(blocks ? { blocks } : {}), unfurl_links: false, unfurl_media: false };
+    return (await this.options.slack.chat.postMessage(args as never)).ts;
+  }
+
+  /** The outbox keeps entries for its retention period; the letter itself keeps the whole event. */
+  private entryFrom(letter: DeadLetter): OutboxEntry {
+    return {
+      id: letter.id,
+      seq: 0,
+      origin: 'webhook',
+      environment: this.options.environment,
+      event: letter.event,
+      enqueuedAt: letter.at,
+    };
+  }
+}
+
+/** Slack's error code, or what kind of failure it was when Slack gave none. */
+function slackReason(error: unknown): string {
+  const failure = classifyPostFailure(error);
+  return failure.kind === 'rate-limited' ? 'ratelimited' : failure.reason;
+}
