@@ -1,5 +1,6 @@
 // Two replicas sharing one Redis: one starting up while the other is mid-call leaves the call alone
-// (the caller holds a lease); only a lease that ran out is taken over, as outcome unknown, never resent.
+// (the caller holds a lease); only a lease that ran out is taken over: as outcome unknown, never
+// resent, once the call was marked as sending; sent by the other replica when it never was.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
 import type { RequestDraft } from '../../src/approvals/index.js';
@@ -71,13 +72,34 @@ describe.skipIf(!hasRedis)('execution leases across two replicas on one Redis', 
     expect(sandbox.count('POST', '/v1/api/withdraw') - before).toBe(1);
   });
 
+  it('sends, once, a claim whose replica died before marking it as sending, once its lease ran out', async () => {
+    const [a, b] = await replicas('approvals-lease-unmarked');
+    const [networkId] = await twoNetworks(a.client);
+    const before = sandbox.count('POST', '/v1/api/withdraw');
+    const request = await a.engine.file(withdrawal('2150', networkId));
+    await a.engine.core.approve(request.id, APPROVER_A);
+    await a.engine.executor.claimExecution(request.id); // then A dies before its write-ahead mark
+    await b.engine.start();
+    await b.engine.idle();
+    expect((await b.engine.get(request.id))?.state).toBe('executing');
+    b.clock.advance(EXECUTION_LEASE_MS + 1);
+    await b.engine.tick();
+    await b.engine.idle();
+    const after = await b.engine.get(request.id);
+    expect(after?.state).toBe('sent');
+    expect(after?.history.map((h) => h.action)).toContain('released');
+    expect(sandbox.count('POST', '/v1/api/withdraw') - before).toBe(1);
+  });
+
   it('takes over, as outcome unknown, a call whose replica died and whose lease ran out', async () => {
     const [a, b] = await replicas('approvals-lease-dead');
     const [networkId] = await twoNetworks(a.client);
     const before = sandbox.count('POST', '/v1/api/withdraw');
     const request = await a.engine.file(withdrawal('2200', networkId));
     await a.engine.core.approve(request.id, APPROVER_A);
-    await a.engine.executor.claimExecution(request.id); // then A dies without a word
+    const claimed = await a.engine.executor.claimExecution(request.id);
+    if (!claimed) throw new Error('not claimed');
+    await a.engine.executor.markSending(claimed); // then A dies without a word, the call maybe out
     await b.engine.start();
     await b.engine.idle();
     expect((await b.engine.get(request.id))?.state).toBe('executing');
