@@ -13,7 +13,7 @@ import { registerCommands } from './slack/commands/index.js';
 import { createInFlight } from './slack/in-flight.js';
 import { registerDepositQuoteViews } from './slack/views/deposit-quote.js';
 import { createWebhooksForSlack } from './slack/webhooks-wiring.js';
-import { createStore, type Store } from './store/index.js';
+import { createStore, type Store, storeHealth } from './store/index.js';
 import type { Webhooks } from './webhooks/index.js';
 
 export interface BotOptions {
@@ -177,6 +177,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     logger,
     logLevel: config.logLevel,
     routes,
+    health: () => storeHealth(store),
     plugins: [
       (app) => registerCommands(app, { ...readDeps, approvals: approvals?.deps }),
       (app) => registerDepositQuoteViews(app, readDeps),

@@ -17,6 +17,13 @@ import { RedisStore } from './redis.js';
 
 export type StoreKind = 'memory' | 'sqlite' | 'redis';
 
+export {
+  HEALTH_TIMEOUT_MS,
+  type StoreHealth,
+  StoreTimeoutError,
+  storeHealth,
+  withinDeadline,
+} from './deadline.js';
 export { StoreLockedError } from './file-lock.js';
 export { LockTimeoutError } from './redis.js';
 
@@ -49,6 +56,8 @@ export interface Store {
   addToSet(set: string, member: string): Promise<void>;
   removeFromSet(set: string, member: string): Promise<void>;
   setMembers(set: string): Promise<string[]>;
+  /** Resolves once the store answers a trivial request (health checks); throws when it cannot. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 

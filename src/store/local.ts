@@ -106,6 +106,11 @@ export class LocalStore implements Store {
     return (await this.keyv.get<string[]>(`set:${set}`)) ?? [];
   }
 
+  async ping(): Promise<void> {
+    if (this.closing) throw new Error('the store is closed');
+    if (this.options.sqlite) await this.options.sqlite.query('SELECT 1');
+  }
+
   /** Idempotent: a second call waits for the first. */
   close(): Promise<void> {
     this.closing ??= (async () => {

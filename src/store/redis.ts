@@ -30,6 +30,9 @@ if (ARGV[3] == '1' and current == false) or (ARGV[3] == '0' and current == ARGV[
 end
 return 0`;
 
+/** Reconnect after a lost connection: 100 ms doubling to 2 s, with jitter so replicas spread out. */
+const reconnectDelay = (attempts: number) => Math.min(2 ** attempts * 100, 2_000) + Math.random() * 100;
+
 export class RedisStore implements Store {
   readonly kind = 'redis' as const;
 
@@ -38,7 +41,10 @@ export class RedisStore implements Store {
     namespace: string,
     options: { connectTimeoutMs?: number } = {},
   ): Promise<RedisStore> {
-    const adapter = new KeyvRedis(url, {
+    // While the connection is down, commands fail at once instead of waiting in a queue to run
+    // whenever Redis is back: a click or webhook told "not recorded" must not be recorded later.
+    const client = { url, disableOfflineQueue: true, socket: { reconnectStrategy: reconnectDelay } };
+    const adapter = new KeyvRedis(client, {
       throwOnConnectError: true,
       throwOnErrors: true,
       connectionTimeout: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
@@ -152,6 +158,10 @@ export class RedisStore implements Store {
 
   setMembers(set: string): Promise<string[]> {
     return this.client.sMembers(this.redisKey(`set:${set}`));
+  }
+
+  async ping(): Promise<void> {
+    await this.client.ping();
   }
 
   /** Remove every key of this namespace, lists, sets and locks included (tests). */
