@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import KeyvRedis from '@keyv/redis';
 import type { RedisClientType } from '@redis/client';
 import Keyv from 'keyv';
+import { withinDeadline } from './deadline.js';
 import type { LockOptions, Store } from './index.js';
 
 export class LockTimeoutError extends Error {
@@ -17,6 +18,8 @@ export const LOCK_DEFAULTS = { ttlMs: 15_000, waitMs: 10_000 };
 
 /** A Redis that does not answer within this stops start-up with a clear error instead of hanging. */
 const CONNECT_TIMEOUT_MS = 10_000;
+/** Closing waits this long for commands under way before dropping the connection. */
+const CLOSE_TIMEOUT_MS = 2_000;
 
 // Delete the lock only if we still own it, so an expired-and-retaken lock is never released by us.
 const RELEASE_SCRIPT = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
@@ -174,7 +177,14 @@ export class RedisStore implements Store {
     }
   }
 
+  /** Waits for commands under way, but not for a Redis that is gone: then the connection is dropped. */
   async close(): Promise<void> {
-    await this.keyv.disconnect();
+    if (!this.client.isReady) {
+      await this.adapter.disconnect(true);
+      return;
+    }
+    await withinDeadline(this.keyv.disconnect(), CLOSE_TIMEOUT_MS, 'redis close').catch(() =>
+      this.adapter.disconnect(true),
+    );
   }
 }
