@@ -10,6 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import KeyvSqlite from '@keyv/sqlite';
 import Keyv from 'keyv';
+import type { RedisPersistence } from './durability.js';
 import { DEFAULT_LOCK_WAIT_MS, lockStoreFile } from './file-lock.js';
 import { LocalStore } from './local.js';
 import { KeyedMutex } from './mutex.js';
@@ -24,6 +25,13 @@ export {
   storeHealth,
   withinDeadline,
 } from './deadline.js';
+export {
+  checkStoreDurability,
+  type DurabilityVerdict,
+  type RedisPersistence,
+  redisDurability,
+  StoreDurabilityError,
+} from './durability.js';
 export { StoreLockedError } from './file-lock.js';
 export { LockTimeoutError } from './redis.js';
 
@@ -58,6 +66,8 @@ export interface Store {
   setMembers(set: string): Promise<string[]>;
   /** Resolves once the store answers a trivial request (health checks); throws when it cannot. */
   ping(): Promise<void>;
+  /** Redis only: whether it keeps its data across its own restart (checked at start-up). */
+  persistence?(): Promise<RedisPersistence>;
   close(): Promise<void>;
 }
 

@@ -8,6 +8,7 @@ import KeyvRedis from '@keyv/redis';
 import type { RedisClientType } from '@redis/client';
 import Keyv from 'keyv';
 import { withinDeadline } from './deadline.js';
+import type { RedisPersistence } from './durability.js';
 import type { LockOptions, Store } from './index.js';
 
 export class LockTimeoutError extends Error {
@@ -165,6 +166,17 @@ export class RedisStore implements Store {
 
   async ping(): Promise<void> {
     await this.client.ping();
+  }
+
+  /** Whether this Redis keeps its data across its own restart (see durability.ts). */
+  async persistence(): Promise<RedisPersistence> {
+    try {
+      const appendonly = await this.client.configGet('appendonly');
+      const save = await this.client.configGet('save');
+      return { appendonly: appendonly.appendonly ?? '', save: save.save ?? '' };
+    } catch (error) {
+      return { unreadable: error instanceof Error ? error.message : String(error) };
+    }
   }
 
   /** Remove every key of this namespace, lists, sets and locks included (tests). */
