@@ -1,13 +1,16 @@
 // Redis stopped or hung under a running bot: health says so (503 with the reason, liveness still
-// 200), a signed webhook is answered 503 instead of left waiting, and an Approve click is answered
-// privately "try again" while the request stays exactly as it was — also once Redis answers again.
+// 200), a signed webhook is answered 503 instead of left waiting, an Approve click is answered
+// privately "try again" and a rejection keeps its modal open saying so, while the request stays
+// exactly as it was — also once Redis answers again.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NOT_RECORDED } from '../../src/slack/actions/approval-click.js';
 import { clearStore, createStore, type Store } from '../../src/store/index.js';
 import { REDIS_URL, redisAvailable, testPrefix } from '../support/redis.js';
+import { textValue, viewSubmission } from '../support/slack-requests.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
 import { postWebhook, webhookBody } from '../webhooks/support.js';
 import {
+  APPROVALS_CHANNEL,
   APPROVER_A,
   type ApprovalApp,
   click,
@@ -76,7 +79,10 @@ describe.skipIf(!hasRedis)('a bot whose Redis stops answering', () => {
     proxy.freeze();
     const reply = await webhook();
     expect(reply.status).toBe(503);
-    expect(JSON.parse(reply.body)).toEqual({ ok: false, error: 'could not store the event; try again later' });
+    expect(JSON.parse(reply.body)).toEqual({
+      ok: false,
+      error: 'could not store the event; try again later',
+    });
   });
 
   it('answers a signed webhook 503 while Redis is stopped', async () => {
@@ -96,6 +102,22 @@ describe.skipIf(!hasRedis)('a bot whose Redis stops answering', () => {
     expect(after?.approvals).toEqual([]);
     expect(app.slack.callsTo('chat.update')).toHaveLength(updates);
     expect(app.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+  });
+
+  it('keeps the reject modal open with the reason while Redis is stopped, and changes nothing', async () => {
+    const id = await fileWithdrawal(app, '1250');
+    await proxy.stop();
+    const response = await viewSubmission(app.sender, {
+      callbackId: 'approval.reject.submit',
+      privateMetadata: JSON.stringify({ id, channel: APPROVALS_CHANNEL }),
+      userId: APPROVER_A,
+      values: { 'reject.reason': { 'reject.reason': textValue('wrong amount') } },
+    });
+    expect(response.json()).toMatchObject({
+      response_action: 'errors',
+      errors: { 'reject.reason': expect.stringContaining('could not be recorded just now') },
+    });
+    expect((await direct.get<{ state: string }>(`approval:${id}`))?.state).toBe('pending');
   });
 
   it('tells an approver to try again while Redis hangs, and the click never counts once it is back', async () => {
