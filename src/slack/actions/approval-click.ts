@@ -11,7 +11,7 @@ export const CLICK_WRITE_DEADLINE_MS = 1_500;
 export const CLICK_ACK_DEADLINE_MS = 2_000;
 
 export const NOT_RECORDED =
-  'Your click could not be processed just now (the bot could not reach its store), so nothing changed. Please try again in a moment.';
+  'Your click could not be processed just now, so nothing changed. Please try again in a moment.';
 export const RECORDED_LATE =
   'Your earlier click went through after all, once the bot reached its store; the request message shows where it stands.';
 

@@ -10,7 +10,7 @@ import { values } from './approval-filing.js';
 import { parseReject, readMetadata } from './approval-forms.js';
 
 const NOT_RECORDED =
-  'Reason: the rejection could not be recorded just now (the bot could not reach its store), so nothing changed. Submit again in a moment.';
+  'Reason: the rejection could not be recorded just now, so nothing changed. Submit again in a moment.';
 
 export function registerRejectView(app: App, deps: ApprovalSlackDeps): void {
   app.view<ViewSubmitAction>(REJECT_VIEW, async ({ ack, body, client }) => {
