@@ -20,8 +20,8 @@ const hasRedis = await redisAvailable();
 
 describe.skipIf(!hasRedis)('execution leases across two replicas on one Redis', () => {
   let sandbox: Sandbox;
-  let stores: Store[] = [];
-  let open: EngineFixture[] = [];
+  const stores: Store[] = [];
+  const open: EngineFixture[] = [];
 
   beforeAll(async () => {
     sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
@@ -35,14 +35,12 @@ describe.skipIf(!hasRedis)('execution leases across two replicas on one Redis', 
     await sandbox.stop();
   });
 
-  async function replicas(name: string): Promise<[EngineFixture, EngineFixture]> {
+  /** Replicas on one Redis, each with its own connection (and its own clock). */
+  async function replicas(name: string, count = 2): Promise<EngineFixture[]> {
     const prefix = testPrefix(name);
-    stores = [await createStore(REDIS_URL, { prefix }), await createStore(REDIS_URL, { prefix })];
-    open = [
-      await startEngineFixture({ sandbox, store: stores[0] }),
-      await startEngineFixture({ sandbox, store: stores[1] }),
-    ];
-    return open as [EngineFixture, EngineFixture];
+    for (let i = 0; i < count; i++) stores.push(await createStore(REDIS_URL, { prefix }));
+    for (const store of stores) open.push(await startEngineFixture({ sandbox, store }));
+    return open;
   }
 
   const withdrawal = (amount: string, networkId: string): RequestDraft => ({
@@ -54,7 +52,7 @@ describe.skipIf(!hasRedis)('execution leases across two replicas on one Redis', 
   });
 
   it('leaves a call another live replica is making alone when it starts up', async () => {
-    const [a, b] = await replicas('approvals-lease-live');
+    const [a, b] = (await replicas('approvals-lease-live')) as [EngineFixture, EngineFixture];
     const [networkId] = await twoNetworks(a.client);
     const before = sandbox.count('POST', '/v1/api/withdraw');
     const request = await a.engine.file(withdrawal('2100', networkId));
@@ -73,7 +71,7 @@ describe.skipIf(!hasRedis)('execution leases across two replicas on one Redis', 
   });
 
   it('sends, once, a claim whose replica died before marking it as sending, once its lease ran out', async () => {
-    const [a, b] = await replicas('approvals-lease-unmarked');
+    const [a, b] = (await replicas('approvals-lease-unmarked')) as [EngineFixture, EngineFixture];
     const [networkId] = await twoNetworks(a.client);
     const before = sandbox.count('POST', '/v1/api/withdraw');
     const request = await a.engine.file(withdrawal('2150', networkId));
@@ -91,8 +89,30 @@ describe.skipIf(!hasRedis)('execution leases across two replicas on one Redis', 
     expect(sandbox.count('POST', '/v1/api/withdraw') - before).toBe(1);
   });
 
+  it('has exactly one of two live replicas send a claim whose replica died before marking it', async () => {
+    const [a, b, c] = (await replicas('approvals-lease-unmarked-race', 3)) as [
+      EngineFixture,
+      EngineFixture,
+      EngineFixture,
+    ];
+    const [networkId] = await twoNetworks(a.client);
+    const before = sandbox.count('POST', '/v1/api/withdraw');
+    const request = await a.engine.file(withdrawal('2160', networkId));
+    await a.engine.core.approve(request.id, APPROVER_A);
+    await a.engine.executor.claimExecution(request.id); // then A dies before its write-ahead mark
+    b.clock.advance(EXECUTION_LEASE_MS + 1);
+    c.clock.advance(EXECUTION_LEASE_MS + 1);
+    await Promise.all([b.engine.tick(), c.engine.tick()]);
+    await Promise.all([b.engine.idle(), c.engine.idle()]);
+    const after = await b.engine.get(request.id);
+    expect(after?.state).toBe('sent');
+    expect(after?.history.filter((h) => h.action === 'released')).toHaveLength(1);
+    expect(after?.history.filter((h) => h.action === 'executing')).toHaveLength(2);
+    expect(sandbox.count('POST', '/v1/api/withdraw') - before).toBe(1);
+  });
+
   it('takes over, as outcome unknown, a call whose replica died and whose lease ran out', async () => {
-    const [a, b] = await replicas('approvals-lease-dead');
+    const [a, b] = (await replicas('approvals-lease-dead')) as [EngineFixture, EngineFixture];
     const [networkId] = await twoNetworks(a.client);
     const before = sandbox.count('POST', '/v1/api/withdraw');
     const request = await a.engine.file(withdrawal('2200', networkId));
