@@ -76,9 +76,13 @@ export async function recordClick<T>(run: (options: ClickOptions) => Promise<T>)
     () => 'recorded' as const,
     (error: unknown) => ({ error }),
   );
-  const late = sleep(CLICK_ACK_DEADLINE_MS, 'late' as const, { ref: false });
+  const timer = new AbortController();
+  const late = sleep(CLICK_ACK_DEADLINE_MS, 'late' as const, { ref: false, signal: timer.signal }).catch(
+    () => 'stopped' as const,
+  );
   const first = await Promise.race([persisted, settled, late]);
-  if (first === 'late') return { outcome: 'late', work };
+  timer.abort();
+  if (first === 'late' || first === 'stopped') return { outcome: 'late', work };
   if (typeof first === 'object') return { outcome: 'failed', error: first.error };
   return { outcome: 'recorded', work };
 }
