@@ -3,7 +3,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { App, CustomRoute } from '@slack/bolt';
 import { type CngnClient, createCngnClient } from './cngn/client.js';
-import { keyId } from './cngn/credentials.js';
+import { environmentFromKey, keyId } from './cngn/credentials.js';
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from './sandbox/index.js';
@@ -14,7 +14,7 @@ import { registerCommands } from './slack/commands/index.js';
 import { createInFlight } from './slack/in-flight.js';
 import { registerDepositQuoteViews } from './slack/views/deposit-quote.js';
 import { createWebhooksForSlack } from './slack/webhooks-wiring.js';
-import { createStore, type Store } from './store/index.js';
+import { checkStoreDurability, createStore, type Store, storeHealth } from './store/index.js';
 import type { Webhooks } from './webhooks/index.js';
 
 export interface BotOptions {
@@ -80,6 +80,13 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   const { config, logger } = options;
   const now = options.now ?? (() => new Date());
   const store = options.store ?? (await createStore(config.storeUrl));
+  const live = config.service.mode === 'service' && environmentFromKey(config.service.apiKey) === 'live';
+  try {
+    await checkStoreDurability(store, { live, log: logger });
+  } catch (error) {
+    if (!options.store) await store.close();
+    throw error;
+  }
   const ownSandbox = !options.sandbox && config.service.mode === 'sandbox';
   const sandbox =
     options.sandbox ??
@@ -182,6 +189,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     logger,
     logLevel: config.logLevel,
     routes,
+    health: () => storeHealth(store),
     plugins: [
       (app) => registerCommands(app, { ...readDeps, approvals: approvals?.deps, deadLetters }),
       (app) => registerDepositQuoteViews(app, readDeps),

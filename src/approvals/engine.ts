@@ -29,6 +29,14 @@ export type ActionResult =
   | { ok: true; request: ApprovalRequest }
   | { ok: false; reason: Refusal; request?: ApprovalRequest; error?: unknown };
 
+/** How a person's click is taken: bounded, and told as soon as its decision is persisted. */
+export interface ClickOptions {
+  /** Once aborted, no write of this click starts (it is answered "try again" and changes nothing). */
+  signal?: AbortSignal;
+  /** Called once the click's decision is persisted (or needed no write), before anyone is told. */
+  onRecorded?: () => void;
+}
+
 export interface EngineLog {
   warn(message: string, fields?: Record<string, unknown>): void;
 }
@@ -170,7 +178,7 @@ export class ApprovalCore {
    * One approver's click. Non-final approvals are added at once; the final one re-reads stale
    * figures first (outside the lock, holding off other final clicks), then approves or sends back.
    */
-  async approve(id: string, user: string): Promise<ActionResult> {
+  async approve(id: string, user: string, click: ClickOptions = {}): Promise<ActionResult> {
     type Step =
       | ActionResult
       | { ok: 'recheck'; request: ApprovalRequest }
@@ -180,6 +188,7 @@ export class ApprovalCore {
     const first: Step = await this.locked(id, async (request): Promise<Step> => {
       if (!request) return { ok: false, reason: 'not-found' };
       const now = this.now();
+      click.signal?.throwIfAborted();
       const expired = await this.expireIfDue(request, now);
       if (expired) return { ok: 'changed', request: expired, refusal: 'expired' };
       if (request.state !== 'pending') return { ok: false, reason: 'not-pending', request };
@@ -191,6 +200,7 @@ export class ApprovalCore {
       }
       const check = await this.options.policy.check(request, user);
       if (!check.allowed) return { ok: false, reason: check.reason, request };
+      click.signal?.throwIfAborted(); // the policy check may have read Slack: time has passed
       const isFinal = request.approvals.length + 1 >= request.requiredApprovals;
       if (isFinal && needsRecheck(request)) {
         const busy = request.checking && now.getTime() - Date.parse(request.checking.at) < CHECK_HOLD_MS;
@@ -203,6 +213,7 @@ export class ApprovalCore {
       await this.repo.save(next);
       return { ok: true, request: next };
     });
+    click.onRecorded?.();
     if (first.ok === 'changed') {
       await this.notify(first.request);
       return { ok: false, reason: first.refusal ?? 'expired', request: first.request };
@@ -300,7 +311,7 @@ export class ApprovalCore {
     if (back) await this.notify(back);
   }
 
-  async reject(id: string, user: string, reason: string): Promise<ActionResult> {
+  async reject(id: string, user: string, reason: string, click: ClickOptions = {}): Promise<ActionResult> {
     return this.closeByPerson(
       id,
       user,
@@ -310,16 +321,18 @@ export class ApprovalCore {
         return undefined;
       },
       'rejected',
+      click,
       reason.trim(),
     );
   }
 
-  async cancel(id: string, user: string): Promise<ActionResult> {
+  async cancel(id: string, user: string, click: ClickOptions = {}): Promise<ActionResult> {
     return this.closeByPerson(
       id,
       user,
       async (request) => (user === request.requester ? undefined : 'not-requester'),
       'cancelled',
+      click,
     );
   }
 
@@ -328,21 +341,25 @@ export class ApprovalCore {
     user: string,
     refuse: (request: ApprovalRequest) => Promise<Refusal | undefined>,
     to: 'rejected' | 'cancelled',
+    click: ClickOptions,
     note?: string,
   ): Promise<ActionResult> {
     const result = await this.locked(id, async (request): Promise<ActionResult & { changed?: boolean }> => {
       if (!request) return { ok: false, reason: 'not-found' };
       const now = this.now();
+      click.signal?.throwIfAborted();
       const expired = await this.expireIfDue(request, now);
       if (expired) return { ok: false, reason: 'expired', request: expired, changed: true };
       if (request.state !== 'pending') return { ok: false, reason: 'not-pending', request };
       const refusal = await refuse(request);
       if (refusal) return { ok: false, reason: refusal, request };
+      click.signal?.throwIfAborted();
       const base = { ...request, checking: undefined, ...(note ? { reason: note } : {}) } as ApprovalRequest;
       const next = transition(base, to, { action: to, actor: user, ...(note ? { note } : {}), at: now });
       await this.repo.save(next);
       return { ok: true, request: next, changed: true };
     });
+    click.onRecorded?.();
     const { changed, ...answer } = result;
     if (changed && answer.request) await this.notify(answer.request);
     return answer as ActionResult;

@@ -1,8 +1,10 @@
 // Exactly one service call per approved request. The claim is one atomic step: approved → executing,
 // written only if the request is still as this process read it, so of all processes that read it
 // approved (even one whose lock ran out) exactly one moves it on and sends. The call runs outside the
-// lock and is never retried. An unclear outcome becomes `outcome-unknown`, for the reconciler — never
-// a resend.
+// lock and is never retried. Just before the call, a write-ahead mark (phase `sending`) is recorded
+// the same way: a claim stopped before it was certainly never sent and goes to the next claimant; one
+// stopped after it may have been, and goes to the reconciler. An unclear outcome becomes
+// `outcome-unknown`, for the reconciler — never a resend.
 import { randomUUID } from 'node:crypto';
 import {
   CngnError,
@@ -78,6 +80,14 @@ export const EXECUTION_LEASE_MS = 120_000;
 /** No live process is making this request's call (its lease ran out, or it never had one). */
 export function leaseExpired(request: ApprovalRequest, now: Date): boolean {
   return !request.execution || Date.parse(request.execution.leaseUntil) <= now.getTime();
+}
+
+/**
+ * Executing, but its claimant never wrote the write-ahead mark: the call was certainly not made. A
+ * lease without a phase was written before the mark existed, and its call may have gone out.
+ */
+export function certainlyUnsent(request: ApprovalRequest): boolean {
+  return request.state === 'executing' && request.execution?.phase === 'claimed';
 }
 
 /** An approved request sent this long after its final approval has its stale figures read again first. */
@@ -166,24 +176,64 @@ export class Executor {
   }
 
   /**
-   * The last step before the call, atomic like the claim: the request must still be executing under
-   * this claim (nobody has since called it interrupted), and its lease is pushed out for the call.
-   * Undefined when it is no longer ours: nothing is sent.
+   * The call, once the write-ahead mark is recorded. Undefined when the request is no longer ours:
+   * nothing is sent.
    */
   private async sendIfStillOurs(claimed: ApprovalRequest): Promise<CallResult | CallFailure | undefined> {
+    let marked: ApprovalRequest | undefined;
     try {
-      if (!(await this.renewLease(claimed))) return undefined;
+      marked = await this.markSending(claimed);
     } catch {
       return {
         to: 'failed',
         note: 'the bot could not reach its store just before sending; nothing was sent',
       };
     }
+    if (!marked) return undefined;
     try {
-      return await this.call(claimed);
+      return await this.call(marked);
     } catch (error) {
       return classifyFailure(error);
     }
+  }
+
+  /**
+   * The write-ahead mark, the last write before the call, atomic like the claim: written only if the
+   * request is still executing under this claim and unmarked (nobody has since handed it on or
+   * called it interrupted), with the lease pushed out for the call. From here on the call may have
+   * gone out, so the request is never handed to another claimant. Undefined when it is no longer
+   * ours: then nothing may be sent. Throws when the store cannot be reached.
+   */
+  async markSending(claimed: ApprovalRequest): Promise<ApprovalRequest | undefined> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const marked = await this.core.locked(claimed.id, async (request) => {
+        if (!request || !this.isOurs(request, claimed) || request.execution?.phase !== 'claimed') {
+          return null;
+        }
+        const now = this.core.now();
+        const execution = {
+          ...request.execution,
+          phase: 'sending' as const,
+          leaseUntil: new Date(now.getTime() + EXECUTION_LEASE_MS).toISOString(),
+        };
+        const outcome = { ...request.outcome, sentAt: now.toISOString() };
+        const next = { ...request, outcome, execution } as ApprovalRequest;
+        // A write that raced our own lease renewal is tried again on a fresh read.
+        return (await this.core.repo.saveIf(request, next, false)) ? next : undefined;
+      });
+      if (marked !== undefined) return marked ?? undefined;
+    }
+    return undefined;
+  }
+
+  /** Still executing under this process's claim of this round. */
+  private isOurs(request: ApprovalRequest, claimed: ApprovalRequest): boolean {
+    return (
+      request.state === 'executing' &&
+      request.round === claimed.round &&
+      request.execution?.owner === this.instanceId &&
+      request.execution.generation === claimed.execution?.generation
+    );
   }
 
   /**
@@ -209,6 +259,7 @@ export class Executor {
         owner: this.instanceId,
         leaseUntil: new Date(now.getTime() + EXECUTION_LEASE_MS).toISOString(),
         generation,
+        phase: 'claimed' as const,
       };
       const { nextCheckAt: _retry, ...approved } = request;
       const base = (
@@ -285,12 +336,7 @@ export class Executor {
     for (let attempt = 0; attempt < 3; attempt++) {
       const renewed = await this.core.locked(claimed.id, async (request) => {
         const execution = request?.execution;
-        const ours =
-          request?.state === 'executing' &&
-          request.round === claimed.round &&
-          execution?.owner === this.instanceId &&
-          execution.generation === claimed.execution?.generation;
-        if (!ours) return false;
+        if (!request || !execution || !this.isOurs(request, claimed)) return false;
         const leaseUntil = new Date(this.core.now().getTime() + EXECUTION_LEASE_MS).toISOString();
         const next = { ...request, execution: { ...execution, leaseUntil } };
         return (await this.core.repo.saveIf(request, next, false)) ? true : undefined;

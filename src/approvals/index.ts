@@ -7,6 +7,7 @@ import {
   type ActionResult,
   ApprovalCore,
   type ApprovalListener,
+  type ClickOptions,
   type EngineOptions,
   type Refusal,
 } from './engine.js';
@@ -17,7 +18,14 @@ import type { ApprovalRequest, AuditEntry, RequestDraft } from './types.js';
 
 export type { BreakKind, ChainBreak, ChainReport } from './audit-chain.js';
 export type { AuditDraft } from './audit-log.js';
-export type { ActionResult, ApprovalListener, EngineLog, EngineOptions, Refusal } from './engine.js';
+export type {
+  ActionResult,
+  ApprovalListener,
+  ClickOptions,
+  EngineLog,
+  EngineOptions,
+  Refusal,
+} from './engine.js';
 export { classifyFailure } from './executor.js';
 export { ApprovalPolicy, type ApprovalTier, parseTiers, requiredApprovals } from './policy.js';
 export { canTransition, InvalidTransitionError, noticeText } from './state-machine.js';
@@ -59,14 +67,14 @@ export class ApprovalEngine {
   }
 
   /** An approver's click; when it completes the approvals, execution starts in the background. */
-  async approve(id: string, user: string): Promise<ActionResult> {
-    const result = await this.core.approve(id, user);
+  async approve(id: string, user: string, click?: ClickOptions): Promise<ActionResult> {
+    const result = await this.core.approve(id, user, click);
     if (result.ok && result.request.state === 'approved') this.background(this.executor.execute(id));
     return result;
   }
 
-  reject(id: string, user: string, reason: string): Promise<ActionResult> {
-    return this.core.reject(id, user, reason);
+  reject(id: string, user: string, reason: string, click?: ClickOptions): Promise<ActionResult> {
+    return this.core.reject(id, user, reason, click);
   }
 
   /** Before showing the reject modal: would this person be allowed to reject? Changes nothing. */
@@ -80,8 +88,8 @@ export class ApprovalEngine {
     return { request };
   }
 
-  cancel(id: string, user: string): Promise<ActionResult> {
-    return this.core.cancel(id, user);
+  cancel(id: string, user: string, click?: ClickOptions): Promise<ActionResult> {
+    return this.core.cancel(id, user, click);
   }
 
   get(id: string): Promise<ApprovalRequest | undefined> {

@@ -149,6 +149,18 @@ export class ApprovalRepository {
   }
 
   /**
+   * A claim whose request was handed back (approved again: its holder stopped before the write-ahead
+   * mark) ends now, so the next generation can be claimed at once. Its holder can do nothing with it:
+   * the request it claimed is no longer executing under it.
+   */
+  async endClaim(id: string, round: number, generation: number, now: Date): Promise<void> {
+    const key = claimKey(id, round, generation);
+    const held = await this.store.get<ExecutionClaim | string>(key);
+    const owner = typeof held === 'object' && held ? held.owner : String(held ?? '');
+    await this.store.set<ExecutionClaim>(key, { owner, until: now.toISOString() });
+  }
+
+  /**
    * The last n audit entries, oldest first. An entry is kept only if its request's history holds that
    * step (a crash after the entry and before the request leaves one that never happened), once.
    */

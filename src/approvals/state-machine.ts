@@ -7,8 +7,9 @@ const TRANSITIONS: Record<RequestState, readonly RequestState[]> = {
   // approved → pending: its figures went stale before it could be sent; approved → failed: it can
   // never be sent (filed for another environment or key). Neither reached the service.
   approved: ['executing', 'pending', 'failed'],
-  // Whitelist and settlement take effect at once: executing → completed directly.
-  executing: ['sent', 'completed', 'failed', 'outcome-unknown'],
+  // Whitelist and settlement take effect at once: executing → completed directly. executing →
+  // approved: its claimant stopped before the write-ahead mark, so the call was certainly not made.
+  executing: ['sent', 'completed', 'failed', 'outcome-unknown', 'approved'],
   sent: ['completed', 'failed'],
   // The reconciler found it (sent/completed/failed); never back to executing.
   'outcome-unknown': ['sent', 'completed', 'failed'],
@@ -43,6 +44,10 @@ export interface TransitionStep {
 /** A new request in state `to` with the step appended to its history. Pure: the caller persists. */
 export function transition<R extends ApprovalRequest>(request: R, to: RequestState, step: TransitionStep): R {
   if (!canTransition(request.state, to)) throw new InvalidTransitionError(request.state, to);
+  // Only a claim that never wrote its write-ahead mark goes back: once marked, the call may be out.
+  if (request.state === 'executing' && to === 'approved' && request.execution?.phase !== 'claimed') {
+    throw new InvalidTransitionError(request.state, to);
+  }
   const entry = {
     at: step.at.toISOString(),
     state: to,

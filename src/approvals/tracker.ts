@@ -4,7 +4,7 @@
 import type { WebhookEvent } from '../cngn/schemas.js';
 import { classifyStatus } from '../cngn/schemas.js';
 import type { ApprovalCore } from './engine.js';
-import { type Executor, leaseExpired } from './executor.js';
+import { certainlyUnsent, type Executor, leaseExpired } from './executor.js';
 import { outcomeFromTransaction, Reconciler, type ReconcilerOptions } from './reconciler.js';
 import { hasNotice, transition, withNotice } from './state-machine.js';
 import type { ApprovalRequest, ExecutionOutcome } from './types.js';
@@ -166,12 +166,14 @@ export class Tracker {
   async tick(): Promise<void> {
     await this.core.expireDue();
     // Approved and not executing means never sent (executing is saved before any call): a crash
-    // between claim and save, or a background start that failed. The claim makes it one call.
+    // between claim and save, a claimant that stopped before its write-ahead mark, or a background
+    // start that failed. The claim makes it one call.
     for (const request of await this.core.openRequests()) {
-      if (request.state === 'executing' && leaseExpired(request, this.core.now())) {
-        await this.takeOverExpired(request.id);
+      let state = request.state;
+      if (state === 'executing' && leaseExpired(request, this.core.now())) {
+        state = (await this.takeOverExpired(request.id))?.state ?? state;
       }
-      if (request.state !== 'approved') continue;
+      if (state !== 'approved') continue;
       await this.executor.execute(request.id).catch((error: unknown) => {
         this.core.options.log?.warn('approved request not started; will retry', {
           requestId: request.id,
@@ -213,23 +215,42 @@ export class Tracker {
   }
 
   /**
-   * An executing request whose caller's lease ran out: the call may have gone out, so it becomes
-   * outcome-unknown and is reconciled, never resent. A live lease means another replica is mid-call.
+   * An executing request whose caller's lease ran out. Marked as sending: the call may have gone out,
+   * so it becomes outcome-unknown and is reconciled at once, never resent. Claimed but unmarked: the
+   * call was certainly not made, so it is approved again, for the next claimant to send. Written only
+   * if the request is still as read, so a claimant that was only slow and writes its mark first keeps
+   * it. A live lease means another replica is mid-call.
    */
-  private async takeOverExpired(id: string): Promise<void> {
-    const marked = await this.core.locked(id, async (current) => {
+  private async takeOverExpired(id: string): Promise<ApprovalRequest | undefined> {
+    const taken = await this.core.locked(id, async (current) => {
       const now = this.core.now();
       if (current?.state !== 'executing' || !leaseExpired(current, now)) return undefined;
-      const { execution: _gone, ...rest } = current;
-      const next = transition({ ...rest, nextCheckAt: now.toISOString(), checks: 0 }, 'outcome-unknown', {
-        action: 'interrupted',
-        note: 'the bot making the call stopped before recording the answer; checking the transaction list instead of resending',
-        at: now,
-      });
-      await this.core.repo.save(next);
+      let next: ApprovalRequest;
+      if (certainlyUnsent(current)) {
+        const released = transition(current, 'approved', {
+          action: 'released',
+          note: 'the bot that claimed it stopped before sending anything; the next one sends it',
+          at: now,
+        });
+        const { execution: _gone, outcome: _none, nextCheckAt: _next, checks: _checks, ...unsent } = released;
+        next = unsent as ApprovalRequest;
+      } else {
+        const { execution: _gone, nextCheckAt: _next, checks: _checks, ...rest } = current;
+        next = transition({ ...rest, nextCheckAt: now.toISOString(), checks: 0 }, 'outcome-unknown', {
+          action: 'interrupted',
+          note: 'the bot making the call stopped before recording the answer; checking the transaction list instead of resending',
+          at: now,
+        });
+      }
+      if (!(await this.core.repo.saveIf(current, next))) return undefined;
+      // Its claim is spent: the next claimant need not wait out the claim's own lease.
+      if (next.state === 'approved' && current.execution) {
+        await this.core.repo.endClaim(id, current.round, current.execution.generation, now);
+      }
       return next;
     });
-    if (marked) await this.core.notify(marked);
+    if (taken) await this.core.notify(taken);
+    return taken;
   }
 
   /**

@@ -111,6 +111,12 @@ export interface ExecutionLease {
   leaseUntil: string;
   /** Which generation of the round's claim this owner holds (a takeover claims the next one). */
   generation: number;
+  /**
+   * The write-ahead mark. `claimed`: the call has certainly not been made, so a claim whose holder
+   * stopped may be handed to the next claimant. `sending`: recorded just before the call, which may
+   * have gone out since. A lease without it (written before the mark existed) counts as `sending`.
+   */
+  phase?: 'claimed' | 'sending';
 }
 
 interface RequestBase {

@@ -3,7 +3,7 @@
 // unknown they say so (CngnTransportError.mayHaveBeenSent) so the caller reconciles instead of resending.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Priority } from './api.js';
-import { CngnError, CngnTransportError } from './errors.js';
+import { CngnError, CngnTransportError, RateBudgetError } from './errors.js';
 import { type HttpTransport, type RawResponse, TransportFailure } from './http.js';
 import type { SharedRateLimiter } from './limiter.js';
 import { readEnvelope } from './response.js';
@@ -112,7 +112,19 @@ export class Exchange {
     priority: Priority,
     body?: string,
   ): Promise<RawResponse> {
-    const slot = await this.options.limiter.acquire(priority);
+    let slot: Awaited<ReturnType<SharedRateLimiter['acquire']>>;
+    try {
+      slot = await this.options.limiter.acquire(priority);
+    } catch (error) {
+      if (error instanceof RateBudgetError) throw error;
+      // The budget lives in the store: when it cannot be read, the request was never sent.
+      const why = error instanceof Error ? error.message : String(error);
+      throw new TransportFailure(
+        `the request budget could not be read from the store (${why})`,
+        false,
+        error,
+      );
+    }
     try {
       const raw = await this.options.transport.send(method, path, body);
       this.options.logger?.debug?.('cngn call', { endpoint, httpStatus: raw.httpStatus, priority });

@@ -1,5 +1,6 @@
 // Builds the Bolt app: Socket Mode when SLACK_APP_TOKEN is set, else HTTP mode with Slack requests at
-// POST /slack/events. Extra routes (webhooks, callbacks, /healthz) are served on PORT in both modes.
+// POST /slack/events. Extra routes (webhooks, callbacks, /healthz, /livez) are served on PORT in both
+// modes.
 // Without a bot token there is no Slack at all, but the routes still serve (sandbox demos, webhooks).
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -21,6 +22,8 @@ export interface SlackAppOptions {
   routes?: CustomRoute[];
   /** Features registering their own listeners (commands, approvals, …). */
   plugins?: Array<(app: App) => void>;
+  /** What /healthz reports (the store answering); healthy when absent. */
+  health?: () => Promise<{ ok: true } | { ok: false; reason: string }>;
 }
 
 export interface SlackApp {
@@ -32,8 +35,25 @@ export interface SlackApp {
   stop(): Promise<void>;
 }
 
-const healthz: CustomRoute = {
-  path: '/healthz',
+/** Readiness: 200 while the store answers, 503 with the reason while it does not. */
+function healthz(health: SlackAppOptions['health']): CustomRoute {
+  return {
+    path: '/healthz',
+    method: ['GET'],
+    handler: (_req, res) => {
+      void (health?.() ?? Promise.resolve({ ok: true as const }))
+        .catch((error: unknown) => ({ ok: false as const, reason: String(error) }))
+        .then((answer) => {
+          res.writeHead(answer.ok ? 200 : 503, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(answer));
+        });
+    },
+  };
+}
+
+/** Liveness: 200 whenever the process can answer at all, whatever the store does. */
+const livez: CustomRoute = {
+  path: '/livez',
   method: ['GET'],
   handler: (_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -88,7 +108,7 @@ export function boltLogger(logger: Logger, name = 'bolt'): BoltLogger {
 }
 
 export function createSlackApp(options: SlackAppOptions): SlackApp {
-  const routes = [healthz, ...(options.routes ?? [])];
+  const routes = [healthz(options.health), livez, ...(options.routes ?? [])];
   const { slack } = options;
   if (!slack.botToken) return routesOnly(routes, options);
 

@@ -12,6 +12,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import KeyvSqlite from '@keyv/sqlite';
 import Keyv from 'keyv';
+import type { RedisPersistence } from './durability.js';
 import { DEFAULT_LOCK_WAIT_MS, lockStoreFile } from './file-lock.js';
 import { LocalStore } from './local.js';
 import { KeyedMutex } from './mutex.js';
@@ -20,6 +21,20 @@ import { RedisStore } from './redis.js';
 
 export type StoreKind = 'memory' | 'sqlite' | 'redis' | 'postgres';
 
+export {
+  HEALTH_TIMEOUT_MS,
+  type StoreHealth,
+  StoreTimeoutError,
+  storeHealth,
+  withinDeadline,
+} from './deadline.js';
+export {
+  checkStoreDurability,
+  type DurabilityVerdict,
+  type RedisPersistence,
+  redisDurability,
+  StoreDurabilityError,
+} from './durability.js';
 export { StoreLockedError } from './file-lock.js';
 export { StoreUnavailableError } from './postgres.js';
 export { SchemaTooNewError } from './postgres-schema.js';
@@ -56,8 +71,10 @@ export interface Store {
   addToSet(set: string, member: string): Promise<void>;
   removeFromSet(set: string, member: string): Promise<void>;
   setMembers(set: string): Promise<string[]>;
-  /** Resolves when the store answers; rejects within a few seconds when it does not (health checks). */
+  /** Resolves once the store answers a trivial request (health checks); throws when it cannot. */
   ping(): Promise<void>;
+  /** Redis only: whether it keeps its data across its own restart (checked at start-up). */
+  persistence?(): Promise<RedisPersistence>;
   close(): Promise<void>;
 }
 

@@ -116,6 +116,7 @@ export class LocalStore implements Store {
   }
 
   async ping(): Promise<void> {
+    if (this.closing) throw new Error('the store is closed');
     if (this.options.sqlite) await this.options.sqlite.query('SELECT 1');
   }
 

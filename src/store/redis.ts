@@ -7,8 +7,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import KeyvRedis from '@keyv/redis';
 import type { RedisClientType } from '@redis/client';
 import Keyv from 'keyv';
+import { withinDeadline } from './deadline.js';
+import type { RedisPersistence } from './durability.js';
 import type { LockOptions, Store } from './index.js';
-import { refuseOldLayout } from './redis-layout.js';
 
 export class LockTimeoutError extends Error {
   override name = 'LockTimeoutError';
@@ -18,6 +19,8 @@ export const LOCK_DEFAULTS = { ttlMs: 15_000, waitMs: 10_000 };
 
 /** A Redis that does not answer within this stops start-up with a clear error instead of hanging. */
 const CONNECT_TIMEOUT_MS = 10_000;
+/** Closing waits this long for commands under way before dropping the connection. */
+const CLOSE_TIMEOUT_MS = 2_000;
 
 // Delete the lock only if we still own it, so an expired-and-retaken lock is never released by us.
 const RELEASE_SCRIPT = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
@@ -31,6 +34,9 @@ if (ARGV[3] == '1' and current == false) or (ARGV[3] == '0' and current == ARGV[
 end
 return 0`;
 
+/** Reconnect after a lost connection: 100 ms doubling to 2 s, with jitter so replicas spread out. */
+const reconnectDelay = (attempts: number) => Math.min(2 ** attempts * 100, 2_000) + Math.random() * 100;
+
 export class RedisStore implements Store {
   readonly kind = 'redis' as const;
 
@@ -39,7 +45,10 @@ export class RedisStore implements Store {
     namespace: string,
     options: { connectTimeoutMs?: number } = {},
   ): Promise<RedisStore> {
-    const adapter = new KeyvRedis(url, {
+    // While the connection is down, commands fail at once instead of waiting in a queue to run
+    // whenever Redis is back: a click or webhook told "not recorded" must not be recorded later.
+    const client = { url, disableOfflineQueue: true, socket: { reconnectStrategy: reconnectDelay } };
+    const adapter = new KeyvRedis(client, {
       throwOnConnectError: true,
       throwOnErrors: true,
       connectionTimeout: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
@@ -55,12 +64,6 @@ export class RedisStore implements Store {
       throw new Error(
         `Redis at ${where.hostname}:${where.port || 6379} did not answer (${(error as Error).message}); check STORE_URL`,
       );
-    }
-    try {
-      await refuseOldLayout(adapter.client as RedisClientType, namespace);
-    } catch (error) {
-      await adapter.disconnect().catch(() => undefined);
-      throw error;
     }
     return new RedisStore(keyv, adapter, namespace);
   }
@@ -169,6 +172,17 @@ export class RedisStore implements Store {
     await this.client.ping();
   }
 
+  /** Whether this Redis keeps its data across its own restart (see durability.ts). */
+  async persistence(): Promise<RedisPersistence> {
+    try {
+      const appendonly = await this.client.configGet('appendonly');
+      const save = await this.client.configGet('save');
+      return { appendonly: appendonly.appendonly ?? '', save: save.save ?? '' };
+    } catch (error) {
+      return { unreadable: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
   /** Remove every key of this namespace, lists, sets and locks included (tests). */
   async clear(): Promise<void> {
     // keyv's own clear() only removes string keys; this takes every type.
@@ -179,7 +193,14 @@ export class RedisStore implements Store {
     }
   }
 
+  /** Waits for commands under way, but not for a Redis that is gone: then the connection is dropped. */
   async close(): Promise<void> {
-    await this.keyv.disconnect();
+    if (!this.client.isReady) {
+      await this.adapter.disconnect(true);
+      return;
+    }
+    await withinDeadline(this.keyv.disconnect(), CLOSE_TIMEOUT_MS, 'redis close').catch(() =>
+      this.adapter.disconnect(true),
+    );
   }
 }

@@ -2,6 +2,7 @@
 // store durably, then answer. Only unsigned, oversized, non-JSON or event-less bodies are refused (4xx,
 // nothing stored or posted): a signed event is never lost over a field of an unexpected type.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { withinDeadline } from '../store/index.js';
 import { type Logger, silentLogger } from './deliverer.js';
 import type { WebhookPipeline } from './pipeline.js';
 import { readWebhookEvent } from './read-event.js';
@@ -9,6 +10,8 @@ import { verifySignature } from './signature.js';
 
 export const WEBHOOK_PATH = '/webhooks/cngn';
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
+/** How long storing an event may take before the sender is told 503 (it waits 10 s at most). */
+export const DEFAULT_STORE_TIMEOUT_MS = 1_500;
 
 export interface IntakeOptions {
   /** CNGN_WEBHOOK_SECRET; without it every delivery is refused. */
@@ -17,6 +20,8 @@ export interface IntakeOptions {
   /** Opens `data` that arrives sealed like response data (the client's private key). */
   openSealed?: ((sealed: string) => string) | undefined;
   bodyLimitBytes?: number;
+  /** How long storing may take before the answer is 503 (default DEFAULT_STORE_TIMEOUT_MS). */
+  storeTimeoutMs?: number;
   log?: Logger;
 }
 
@@ -71,7 +76,18 @@ async function receive(req: IncomingMessage, res: ServerResponse, options: Intak
   if (read.unreadable.length > 0) {
     log.warn(`webhook ${read.event.event} kept with fields it could not read: ${read.unreadable.join(', ')}`);
   }
-  const result = await options.pipeline.accept(read.event, { unreadable: read.unreadable, raw: body });
+  let result: Awaited<ReturnType<WebhookPipeline['accept']>>;
+  try {
+    const stored = options.pipeline.accept(read.event, { unreadable: read.unreadable, raw: body });
+    result = await withinDeadline(stored, options.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS, 'store');
+  } catch (error) {
+    // The store is down or hung: say so in time. The service never retries; the reconciler reads
+    // the transaction list and posts what was missed once the store is back.
+    log.error(
+      `webhook ${read.event.event} could not be stored (${error instanceof Error ? error.message : String(error)}); the reconciler will find it in the transaction list later`,
+    );
+    return answer(res, 503, { ok: false, error: 'could not store the event; try again later' });
+  }
   answer(res, 200, { ok: true, ...(result === 'duplicate' ? { duplicate: true } : {}) });
 }
 

@@ -1,8 +1,9 @@
-// A replica that stalls between claiming an approved request and recording the claim, long enough for
-// its request lock and its claim to run out, never sends beside the replica that took over: exactly
-// one withdrawal reaches the service, on Redis, PostgreSQL and the memory store alike.
+// A replica that stalls between claiming an approved request and recording the claim, or between
+// recording it and writing its write-ahead "sending" mark, long enough for its lock, claim and lease
+// to run out, never sends beside the replica that took over: exactly one withdrawal reaches the
+// service, on Redis, PostgreSQL and the memory store alike.
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { CLAIM_LEASE_MS } from '../../src/approvals/executor.js';
+import { CLAIM_LEASE_MS, EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
 import type { RequestDraft } from '../../src/approvals/index.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { clearStore, createStore, type Store } from '../../src/store/index.js';
@@ -27,6 +28,7 @@ class Replica {
   /** The request whose executing write stalls, and whose lock this replica has lost. */
   id = '';
   private stall: { arrived: () => void; resume: Promise<void> } | undefined;
+  private markStall: { arrived: () => void; resume: Promise<void> } | undefined;
   private beforeTakeover: (() => Promise<void>) | undefined;
   private lostLock = false;
 
@@ -36,6 +38,13 @@ class Replica {
   stallExecutingWrite(resume: Promise<void>): Promise<void> {
     return new Promise((arrived) => {
       this.stall = { arrived, resume };
+    });
+  }
+
+  /** The next write of the request's "sending" mark waits until `resume`; resolves when it waits. */
+  stallMarkWrite(resume: Promise<void>): Promise<void> {
+    return new Promise((arrived) => {
+      this.markStall = { arrived, resume };
     });
   }
 
@@ -64,6 +73,13 @@ class Replica {
           if (this.stall && key === `approval:${this.id}` && executing) {
             const { arrived, resume } = this.stall;
             this.stall = undefined;
+            arrived();
+            await resume;
+          }
+          const phase = (written as { execution?: { phase?: string } } | undefined)?.execution?.phase;
+          if (this.markStall && key === `approval:${this.id}` && phase === 'sending') {
+            const { arrived, resume } = this.markStall;
+            this.markStall = undefined;
             arrived();
             await resume;
           }
@@ -178,6 +194,28 @@ describe.each(Object.keys(stores))('a stalled claim on the %s store', (kind) => 
     const byB = await b.engine.executor.execute(request.id);
     expect(byB?.state).toBe('sent');
     resumeA(); // A's late write must neither send nor undo what B recorded
+    await runA;
+    expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+    const after = await a.engine.get(request.id);
+    expect(after?.state).toBe('sent');
+    expect(after?.outcome?.reference).toBe(byB?.outcome?.reference);
+  });
+
+  it('sends once when a replica stalled before its sending mark wakes after the other sent it', async () => {
+    const { sandbox, a, b, replicaA, replicaB, request } = await world('fence-unmarked');
+    let resumeA!: () => void;
+    const aStalled = replicaA.stallMarkWrite(new Promise<void>((r) => (resumeA = r)));
+    const runA = a.engine.executor.execute(request.id);
+    await aStalled; // A claimed and recorded it, and is about to write its mark
+    // Long enough later that A's lease ran out: B hands the unmarked claim back, claims it and sends.
+    replicaB.loseLock();
+    b.clock.advance(EXECUTION_LEASE_MS + 1_000);
+    await b.engine.tick();
+    await b.engine.idle();
+    const byB = await b.engine.get(request.id);
+    expect(byB?.state).toBe('sent');
+    expect(byB?.history.map((h) => h.action)).toContain('released');
+    resumeA(); // A's mark must not land, and A must send nothing
     await runA;
     expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
     const after = await a.engine.get(request.id);

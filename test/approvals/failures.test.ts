@@ -3,6 +3,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { classifyFailure, type RequestDraft } from '../../src/approvals/index.js';
 import { CngnError, CngnResponseError, CngnTransportError, RateBudgetError } from '../../src/cngn/errors.js';
+import { createStore } from '../../src/store/index.js';
+import { StoreControls } from '../support/store-controls.js';
 import {
   APPROVER_A,
   DEST,
@@ -113,5 +115,33 @@ describe('a refused withdrawal through the sandbox', () => {
     const after = await approveAndRun('670');
     expect(after?.state).toBe('failed');
     expect(after?.outcome?.reason).toContain('IP address not whitelisted');
+  });
+});
+
+describe('a money call whose request budget cannot be read from the store', () => {
+  it('is failed with nothing sent, not left outcome unknown', async () => {
+    const controls = new StoreControls();
+    const store = await createStore('memory://');
+    const fx = await startEngineFixture({ store: controls.wrap(store) });
+    try {
+      const [networkId] = await twoNetworks(fx.client);
+      const request = await fx.engine.file({
+        kind: 'withdraw',
+        amount: '660',
+        payload: { amount: '660', address: DEST, networkId, shouldSaveAddress: false },
+        display: {},
+        requester: REQUESTER,
+      });
+      await fx.engine.core.approve(request.id, APPROVER_A);
+      const heal = controls.failReads('cngn:rate:'); // the store fails just as the call takes its slot
+      const after = await fx.engine.executor.execute(request.id);
+      heal();
+      expect(after?.state).toBe('failed');
+      expect(after?.outcome?.reason).toContain('nothing was sent');
+      expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+    } finally {
+      await fx.close();
+      await store.close();
+    }
   });
 });

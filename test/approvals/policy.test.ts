@@ -39,11 +39,23 @@ describe('state machine', () => {
     expect(canTransition('sent', 'completed')).toBe(true);
     // Never back to executing, never out of a final state.
     expect(canTransition('outcome-unknown', 'executing')).toBe(false);
-    expect(canTransition('executing', 'approved')).toBe(false);
     expect(canTransition('sent', 'executing')).toBe(false);
     expect(canTransition('completed', 'failed')).toBe(false);
     expect(canTransition('rejected', 'approved')).toBe(false);
     expect(canTransition('approved', 'cancelled')).toBe(false);
+  });
+
+  it('hands a claim back to approved only while its write-ahead mark is not written', () => {
+    const lease = { owner: 'o', leaseUntil: '2026-01-01T00:00:00.000Z', generation: 0 };
+    const step = { action: 'released', at: new Date() };
+    const claimed = request({ state: 'executing', execution: { ...lease, phase: 'claimed' } });
+    expect(transition(claimed, 'approved', step).state).toBe('approved');
+    const sending = request({ state: 'executing', execution: { ...lease, phase: 'sending' } });
+    expect(() => transition(sending, 'approved', step)).toThrow(InvalidTransitionError);
+    // A claim written before the mark existed may have been sent.
+    expect(() => transition(request({ state: 'executing', execution: lease }), 'approved', step)).toThrow(
+      InvalidTransitionError,
+    );
   });
 
   it('refuses an unlisted transition loudly and records each step', () => {

@@ -1,14 +1,16 @@
 // A restart mid-way never loses a request and never sends twice: the bot stops between approval and
-// send, during the call, and between send and settle; a new instance on the same SQLite file finishes.
+// send, between its claim and its write-ahead mark, between the mark and the call, during the call,
+// and between send and settle; a new instance on the same SQLite file finishes.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CLAIM_LEASE_MS } from '../../src/approvals/executor.js';
+import { CLAIM_LEASE_MS, EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
 import type { RequestDraft } from '../../src/approvals/index.js';
 import { Money } from '../../src/format/money.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
+import { DyingStore, writesPhase } from './dying-store.js';
 import {
   APPROVER_A,
   DEST,
@@ -33,10 +35,10 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** One bot instance on the shared SQLite file. */
-async function instance(): Promise<EngineFixture & { storeHandle: Store }> {
+/** One bot instance on the shared SQLite file; `dying` wraps its store so a test can kill it. */
+async function instance(dying?: (raw: Store) => Store): Promise<EngineFixture & { storeHandle: Store }> {
   const store = await createStore(`sqlite://${join(dir, 'desk.sqlite')}`);
-  const fx = await startEngineFixture({ sandbox, store });
+  const fx = await startEngineFixture({ sandbox, store: dying ? dying(store) : store });
   [networkId] = await twoNetworks(fx.client);
   const handle = {
     ...fx,
@@ -65,6 +67,32 @@ async function stop(fx: { close(): Promise<void> }): Promise<void> {
   await fx.close();
 }
 
+/** The process is gone: nothing of it runs on, and its hold on the SQLite file ends. */
+async function killed(fx: EngineFixture & { storeHandle: Store }): Promise<void> {
+  open.splice(open.indexOf(fx), 1);
+  await fx.client.close();
+  await fx.storeHandle.close();
+}
+
+/** A bot that dies right after writing its claim with the write-ahead mark in `phase`. */
+async function dyingAt(amount: string, phase: 'claimed' | 'sending') {
+  let dying: DyingStore | undefined;
+  const first = await instance((raw) => {
+    dying = new DyingStore(raw);
+    return dying.store;
+  });
+  if (!dying) throw new Error('no store');
+  const request = await first.engine.file(withdrawal(amount));
+  dying.dieAfter(writesPhase(request.id, phase));
+  await first.engine.approve(request.id, APPROVER_A); // the send starts in the background, then dies
+  const finished = first.engine.idle().then(() => {
+    throw new Error(`the bot finished without ever writing a ${phase} lease`);
+  });
+  await Promise.race([dying.died, finished]);
+  await killed(first);
+  return request;
+}
+
 it('sends an approved request after a restart, exactly once', async () => {
   const first = await instance();
   const request = await first.engine.file(withdrawal('1500.5'));
@@ -83,7 +111,8 @@ it('never resends a request that was claimed when the bot stopped; it reconciles
   const first = await instance();
   const request = await first.engine.file(withdrawal('2500.75'));
   await first.engine.core.approve(request.id, APPROVER_A);
-  await first.engine.executor.claimExecution(request.id);
+  const claimed = await first.engine.executor.claimExecution(request.id);
+  if (!claimed || !(await first.engine.executor.markSending(claimed))) throw new Error('not marked');
   // The call went out and the service acted on it, but the bot died before recording the answer.
   await first.client.withdraw({
     amount: Money.parse('2500.75'),
@@ -106,7 +135,7 @@ it('never resends a request that was claimed when the bot stopped; it reconciles
   expect(withdrawCalls()).toBe(1);
 });
 
-it('leaves a claimed request outcome-unknown, unsent, when the service never saw it', async () => {
+it('sends a request that was claimed but not yet marked as sending when the bot stopped, once', async () => {
   const first = await instance();
   const request = await first.engine.file(withdrawal('99'));
   await first.engine.core.approve(request.id, APPROVER_A);
@@ -116,8 +145,59 @@ it('leaves a claimed request outcome-unknown, unsent, when the service never saw
   const second = await instance();
   await second.engine.start();
   await second.engine.idle();
-  expect((await second.engine.get(request.id))?.state).toBe('outcome-unknown');
-  expect(withdrawCalls()).toBe(0);
+  const after = await second.engine.get(request.id);
+  expect(after?.state).toBe('sent');
+  expect(after?.history.map((h) => h.action)).toEqual([
+    'filed',
+    'approved',
+    'executing',
+    'released',
+    'executing',
+    'sent',
+  ]);
+  expect(withdrawCalls()).toBe(1);
+});
+
+describe('a bot killed between its claim and the call', () => {
+  it('before the write-ahead mark: nothing was sent, so exactly one of the next claimants sends it', async () => {
+    const request = await dyingAt('1610', 'claimed');
+    expect(withdrawCalls()).toBe(0);
+
+    const second = await instance();
+    const third = await second.another();
+    await Promise.all([second.engine.start(), third.engine.start()]);
+    await Promise.all([second.engine.idle(), third.engine.idle()]);
+    // Its lease is still live: nobody can tell a dead claimant from a slow one yet.
+    expect((await second.engine.get(request.id))?.state).toBe('executing');
+    second.clock.advance(EXECUTION_LEASE_MS + 1);
+    await Promise.all([second.engine.tick(), third.engine.tick()]);
+    await Promise.all([second.engine.idle(), third.engine.idle()]);
+    await third.engine.stop();
+    const after = await second.engine.get(request.id);
+    expect(after?.state).toBe('sent');
+    expect(after?.history.filter((h) => h.action === 'released')).toHaveLength(1);
+    expect(withdrawCalls()).toBe(1);
+  });
+
+  it('after the write-ahead mark: never sent again, and looked up in the transaction list at once', async () => {
+    const request = await dyingAt('1620', 'sending');
+    expect(withdrawCalls()).toBe(0);
+    const lookups = sandbox.count('GET', '/v1/api/transactions');
+
+    const second = await instance();
+    second.clock.advance(EXECUTION_LEASE_MS + 1);
+    await second.engine.start();
+    await second.engine.idle();
+    const after = await second.engine.get(request.id);
+    expect(after?.state).toBe('outcome-unknown');
+    expect(after?.history.at(-1)?.action).toBe('interrupted');
+    expect(after?.checks).toBe(1);
+    expect(sandbox.count('GET', '/v1/api/transactions')).toBeGreaterThan(lookups);
+    second.clock.advance(24 * 3_600_000);
+    await second.engine.tick();
+    await second.engine.idle();
+    expect(withdrawCalls()).toBe(0);
+  });
 });
 
 it('completes a sent request after a restart between send and settle', async () => {

@@ -143,6 +143,7 @@ describe('restart on SQLite', () => {
     await first.app.engine.core.approve(id, APPROVER_A);
     const claimed = await first.app.engine.executor.claimExecution(id);
     if (claimed?.kind !== 'withdraw') throw new Error('not claimed');
+    if (!(await first.app.engine.executor.markSending(claimed))) throw new Error('not marked');
     // The call reached the service, then the bot died before it could record the answer.
     const { amount: _amount, ...rest } = claimed.payload;
     await first.app.client.withdraw({ ...rest, amount: Money.parseDecimal(claimed.payload.amount) });

@@ -1,5 +1,6 @@
 // A store wrapper a test controls: hold callers of a named lock at its door until a given number
-// have arrived (so a race is decided by the lock, not by HTTP timing), or make reads fail.
+// have arrived (so a race is decided by the lock, not by HTTP timing), make reads fail, or make
+// writes slow.
 import type { Store } from '../../src/store/index.js';
 
 interface Door {
@@ -12,6 +13,7 @@ interface Door {
 export class StoreControls {
   private readonly doors = new Map<string, Door>();
   private readonly failingReads = new Set<string>();
+  private readonly slowed = new Map<string, number>();
 
   /**
    * The next `count` callers of `withLock(name)` wait until all `count` have arrived, then enter
@@ -29,6 +31,12 @@ export class StoreControls {
     return () => this.failingReads.delete(prefix);
   }
 
+  /** `set` of keys starting with `prefix` first waits `ms`, until the returned function is called. */
+  slowWrites(prefix: string, ms: number): () => void {
+    this.slowed.set(prefix, ms);
+    return () => this.slowed.delete(prefix);
+  }
+
   wrap(store: Store): Store {
     return new Proxy(store, {
       get: (target, property) => {
@@ -41,6 +49,13 @@ export class StoreControls {
             [...this.failingReads].some((prefix) => key.startsWith(prefix))
               ? Promise.reject(new Error(`store read failed (test): ${key}`))
               : target.get(key);
+        }
+        if (property === 'set') {
+          return async (key: string, ...rest: unknown[]) => {
+            const wait = [...this.slowed].find(([prefix]) => key.startsWith(prefix))?.[1];
+            if (wait) await new Promise((resolve) => setTimeout(resolve, wait));
+            return (target.set as (...a: unknown[]) => Promise<void>)(key, ...rest);
+          };
         }
         const value: unknown = Reflect.get(target, property, target);
         return typeof value === 'function' ? value.bind(target) : value;

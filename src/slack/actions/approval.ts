@@ -1,10 +1,12 @@
-// Approve / Reject / Cancel buttons on an approval message. Thin: ack, ask the engine, and when the
-// engine refuses, tell only the person who clicked (chat.postEphemeral); nothing else changes.
+// Approve / Reject / Cancel buttons on an approval message. Thin: read the click (zod), let the engine
+// record it, ack, and when the engine refuses or cannot be reached, tell only the person who clicked
+// (chat.postEphemeral); nothing else changes.
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import type { ApprovalEngine, Refusal } from '../../approvals/index.js';
+import type { ActionResult, ApprovalEngine, ClickOptions, Refusal } from '../../approvals/index.js';
 import type { ApprovalRequest } from '../../approvals/types.js';
 import type { CngnApi } from '../../cngn/api.js';
+import { withinDeadline } from '../../store/index.js';
 import { requestTitle } from '../blocks/approval-format.js';
 import { refusalText } from '../blocks/approval-lists.js';
 import {
@@ -15,6 +17,14 @@ import {
   staleRoundNotice,
 } from '../blocks/approval-message.js';
 import { rejectModal } from '../blocks/approval-modals.js';
+import {
+  CLICK_ACK_DEADLINE_MS,
+  type Click,
+  NOT_RECORDED,
+  RECORDED_LATE,
+  readClick,
+  recordClick,
+} from './approval-click.js';
 import { asClickedInRound, StaleRoundError } from './approval-round.js';
 
 export interface ApprovalSlackDeps {
@@ -30,7 +40,7 @@ export interface ApprovalSlackDeps {
   };
 }
 
-type ButtonArgs = { body: BlockAction<ButtonAction>; action: ButtonAction; client: WebClient };
+type ButtonArgs = { body: BlockAction<ButtonAction>; ack: () => Promise<void>; client: WebClient };
 
 /** Say privately why nothing happened, where the click happened (or in the approvals channel). */
 export async function explainRefusal(
@@ -56,75 +66,137 @@ async function explainStale(
   await client.chat.postEphemeral({ channel, user: where.user, ...staleRoundNotice(request, now) });
 }
 
+type Where = { channel?: string | undefined; user: string };
+
+const placed = (deps: ApprovalSlackDeps, where: Where) => ({
+  channel: where.channel ?? deps.approvalsChannel,
+  user: where.user,
+});
+
+/** Say privately that the click could not be taken; nothing changed. */
+function sayNotRecorded(client: WebClient, deps: ApprovalSlackDeps, where: Where): Promise<unknown> {
+  return client.chat.postEphemeral({ ...placed(deps, where), text: NOT_RECORDED });
+}
+
+/** A click whose payload zod refused: logged, and said privately to whoever clicked, if known. */
+async function answerUnreadable(
+  client: WebClient,
+  deps: ApprovalSlackDeps,
+  action: string,
+  read: { problem: string; user?: string; channel?: string },
+): Promise<void> {
+  deps.log?.warn('approval click could not be read', { action, problem: read.problem });
+  if (!read.user) return;
+  const text = `This button could not be read (${read.problem}), so nothing changed.`;
+  await client.chat
+    .postEphemeral({ ...placed(deps, { channel: read.channel, user: read.user }), text })
+    .catch(() => undefined);
+}
+
 /** A click the engine could not take (store or lock trouble): say so privately, never silently drop it. */
-async function guarded(args: ButtonArgs, deps: ApprovalSlackDeps, fn: () => Promise<void>): Promise<void> {
+async function guarded(
+  client: WebClient,
+  deps: ApprovalSlackDeps,
+  where: Where,
+  action: string,
+  fn: () => Promise<void>,
+): Promise<void> {
   try {
     await fn();
   } catch (error) {
-    deps.log?.warn('approval click failed', { action: args.action.action_id, error: String(error) });
-    const channel = args.body.channel?.id ?? args.body.container?.channel_id ?? deps.approvalsChannel;
-    await args.client.chat.postEphemeral({
-      channel,
-      user: args.body.user.id,
-      text: 'Your click could not be processed just now. Check the request message for its current state and try again.',
+    deps.log?.warn('approval click failed', { action, error: String(error) });
+    await sayNotRecorded(client, deps, where).catch((failure: unknown) => {
+      deps.log?.warn('could not tell the person their click failed', { action, error: String(failure) });
     });
   }
 }
 
-export function registerApprovalActions(app: App, deps: ApprovalSlackDeps): void {
-  const clicked = ({ body, action }: ButtonArgs) => ({
-    ...readButtonValue(action.value),
-    user: body.user.id,
-    channel: body.channel?.id ?? body.container?.channel_id,
-  });
-
-  app.action<BlockAction<ButtonAction>>(APPROVE_ACTION, async (args) => {
-    await args.ack();
-    await guarded(args, deps, async () => {
-      const { id, round, user, channel } = clicked(args);
-      let result: Awaited<ReturnType<ApprovalEngine['approve']>>;
+/**
+ * Read the click with zod, let the engine record it, and only then ack (within Slack's 3 s). A click
+ * whose payload cannot be read is acked and answered privately; one that could not be recorded in
+ * time is acked and the person is told to try again — and told again if it went through after all.
+ */
+function takeClick(
+  deps: ApprovalSlackDeps,
+  action: string,
+  decide: (click: Click, options: ClickOptions) => Promise<ActionResult>,
+) {
+  return async ({ body, ack, client }: ButtonArgs): Promise<void> => {
+    const read = readClick(body);
+    if (!read.ok) {
+      await ack();
+      return answerUnreadable(client, deps, action, read);
+    }
+    const { click } = read;
+    const where = { channel: click.channel, user: click.user };
+    const taken = await recordClick((options) => decide(click, options));
+    await ack();
+    await guarded(client, deps, where, action, async () => {
+      if (taken.outcome === 'late') {
+        deps.log?.warn('approval click not recorded in time', { action });
+        await sayNotRecorded(client, deps, where);
+        const after = await taken.work.catch(() => undefined);
+        if (after?.ok) await client.chat.postEphemeral({ ...placed(deps, where), text: RECORDED_LATE });
+        return;
+      }
+      let result: ActionResult;
       try {
-        result = await asClickedInRound(id, round, () => deps.engine.approve(id, user));
+        if (taken.outcome === 'failed') throw taken.error;
+        result = await taken.work;
       } catch (error) {
         if (!(error instanceof StaleRoundError)) throw error;
-        return explainStale(args.client, deps, { channel, user }, error.request);
+        return explainStale(client, deps, where, error.request);
       }
-      if (!result.ok) {
-        await explainRefusal(args.client, deps, { channel, user }, result.reason, result.request);
-      }
+      if (!result.ok) await explainRefusal(client, deps, where, result.reason, result.request);
     });
-  });
+  };
+}
 
-  app.action<BlockAction<ButtonAction>>(REJECT_ACTION, async (args) => {
-    await args.ack();
-    await guarded(args, deps, async () => {
-      const { id, round, user, channel } = clicked(args);
-      const check = await deps.engine.mayReject(id, user);
+export function registerApprovalActions(app: App, deps: ApprovalSlackDeps): void {
+  app.action<BlockAction<ButtonAction>>(
+    APPROVE_ACTION,
+    takeClick(deps, APPROVE_ACTION, (click, options) => {
+      const { id, round } = readButtonValue(click.value);
+      return asClickedInRound(id, round, () => deps.engine.approve(id, click.user, options));
+    }),
+  );
+
+  app.action<BlockAction<ButtonAction>>(
+    CANCEL_ACTION,
+    takeClick(deps, CANCEL_ACTION, (click, options) =>
+      deps.engine.cancel(readButtonValue(click.value).id, click.user, options),
+    ),
+  );
+
+  // Reject records nothing yet: it opens the modal that asks for the reason (reject.ts records it).
+  app.action<BlockAction<ButtonAction>>(REJECT_ACTION, async ({ body, ack, client }) => {
+    await ack();
+    const read = readClick(body);
+    if (!read.ok) return answerUnreadable(client, deps, REJECT_ACTION, read);
+    const { click } = read;
+    const where = { channel: click.channel, user: click.user };
+    await guarded(client, deps, where, REJECT_ACTION, async () => {
+      const { id, round } = readButtonValue(click.value);
+      const check = await withinDeadline(
+        deps.engine.mayReject(id, click.user),
+        CLICK_ACK_DEADLINE_MS,
+        'store',
+      );
       if (check.refusal) {
-        await explainRefusal(args.client, deps, { channel, user }, check.refusal, check.request);
+        await explainRefusal(client, deps, where, check.refusal, check.request);
         return;
       }
       if (check.request && check.request.round !== round) {
-        return explainStale(args.client, deps, { channel, user }, check.request);
+        return explainStale(client, deps, where, check.request);
       }
-      await args.client.views.open({
-        trigger_id: args.body.trigger_id,
+      await client.views.open({
+        trigger_id: click.triggerId ?? '',
         view: rejectModal({
           requestId: id,
           title: check.request ? requestTitle(check.request) : id,
-          ...(channel ? { channel } : {}),
+          ...(click.channel ? { channel: click.channel } : {}),
         }),
       });
-    });
-  });
-
-  app.action<BlockAction<ButtonAction>>(CANCEL_ACTION, async (args) => {
-    await args.ack();
-    await guarded(args, deps, async () => {
-      const { id, user, channel } = clicked(args);
-      const result = await deps.engine.cancel(id, user);
-      if (!result.ok)
-        await explainRefusal(args.client, deps, { channel, user }, result.reason, result.request);
     });
   });
 }

@@ -233,6 +233,7 @@ export function stepText(request: ApprovalRequest): string {
     'outcome-unknown':
       'No clear answer from the service: marked outcome unknown; it will be looked up, never resent',
     interrupted: 'The bot restarted during the call: outcome unknown; it will be looked up, never resent',
+    released: 'The bot restarted before sending it: nothing was sent, so it is sent now',
     reconciled: 'Found in the transaction list',
   };
   return `${words[step.action] ?? escapeMrkdwn(step.action)}${by}${note}`;

@@ -1,26 +1,40 @@
-// The reject modal's submission: a reason is required; the engine decides, the presenter shows it.
+// The reject modal's submission: a reason is required; the engine records the rejection before the
+// submission is acknowledged (within Slack's 3 s), and the presenter shows it. A rejection that could
+// not be recorded keeps the modal open with the reason why, so the person can submit again.
 import type { App, ViewSubmitAction } from '@slack/bolt';
 import type { ApprovalSlackDeps } from '../actions/approval.js';
 import { explainRefusal } from '../actions/approval.js';
-import { REJECT_VIEW } from '../blocks/approval-modals.js';
+import { RECORDED_LATE, recordClick } from '../actions/approval-click.js';
+import { REJECT, REJECT_VIEW } from '../blocks/approval-modals.js';
 import { values } from './approval-filing.js';
 import { parseReject, readMetadata } from './approval-forms.js';
+
+const NOT_RECORDED =
+  'Reason: the rejection could not be recorded just now, so nothing changed. Submit again in a moment.';
 
 export function registerRejectView(app: App, deps: ApprovalSlackDeps): void {
   app.view<ViewSubmitAction>(REJECT_VIEW, async ({ ack, body, client }) => {
     const parsed = parseReject(values(body));
     if (!parsed.ok) return void (await ack({ response_action: 'errors', errors: parsed.errors }));
-    await ack();
     const meta = readMetadata(body.view.private_metadata);
-    const result = await deps.engine.reject(meta.id ?? '', body.user.id, parsed.value.reason);
-    if (!result.ok) {
-      await explainRefusal(
-        client,
-        deps,
-        { user: body.user.id, ...(meta.channel ? { channel: meta.channel } : {}) },
-        result.reason,
-        result.request,
-      );
+    const where = { user: body.user.id, ...(meta.channel ? { channel: meta.channel } : {}) };
+    const taken = await recordClick((options) =>
+      deps.engine.reject(meta.id ?? '', body.user.id, parsed.value.reason, options),
+    );
+    if (taken.outcome !== 'recorded') {
+      await ack({ response_action: 'errors', errors: { [REJECT.reason]: NOT_RECORDED } });
+      deps.log?.warn('rejection not recorded', {
+        requestId: meta.id,
+        error: taken.outcome === 'failed' ? String(taken.error) : 'no answer in time',
+      });
+      if (taken.outcome === 'late' && (await taken.work.catch(() => undefined))?.ok) {
+        const channel = where.channel ?? deps.approvalsChannel;
+        await client.chat.postEphemeral({ channel, user: where.user, text: RECORDED_LATE });
+      }
+      return;
     }
+    await ack();
+    const result = await taken.work;
+    if (!result.ok) await explainRefusal(client, deps, where, result.reason, result.request);
   });
 }

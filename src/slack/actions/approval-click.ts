@@ -1,0 +1,88 @@
+// A click on an approval button, read with zod and taken so that Slack's ack means "recorded": the
+// engine persists the decision first, within a bound that keeps the ack inside Slack's 3 s. A click
+// that could not be recorded in time changes nothing and the person is told privately to try again.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
+import type { ClickOptions } from '../../approvals/index.js';
+
+/** After this, no write of the click starts: a click answered "try again" has changed nothing. */
+export const CLICK_WRITE_DEADLINE_MS = 1_500;
+/** The longest a click waits for its decision to be persisted before Slack gets its ack anyway. */
+export const CLICK_ACK_DEADLINE_MS = 2_000;
+
+export const NOT_RECORDED =
+  'Your click could not be processed just now, so nothing changed. Please try again in a moment.';
+export const RECORDED_LATE =
+  'Your earlier click went through after all, once the bot reached its store; the request message shows where it stands.';
+
+const clickSchema = z.object({
+  user: z.object({ id: z.string().min(1) }),
+  channel: z.object({ id: z.string().min(1) }).nullish(),
+  container: z.object({ channel_id: z.string().min(1).nullish() }).nullish(),
+  trigger_id: z.string().nullish(),
+  actions: z.tuple([z.object({ value: z.string().min(1).max(200) })], z.unknown()),
+});
+
+export interface Click {
+  user: string;
+  channel: string | undefined;
+  value: string;
+  triggerId: string | undefined;
+}
+
+/** The click as zod reads it, or the first problem in words ("actions.0.value: …") and who clicked. */
+export function readClick(
+  body: unknown,
+): { ok: true; click: Click } | { ok: false; problem: string; user?: string; channel?: string } {
+  const parsed = clickSchema.safeParse(body);
+  if (parsed.success) {
+    const { user, channel, container, trigger_id, actions } = parsed.data;
+    return {
+      ok: true,
+      click: {
+        user: user.id,
+        channel: channel?.id ?? container?.channel_id ?? undefined,
+        value: actions[0].value,
+        triggerId: trigger_id ?? undefined,
+      },
+    };
+  }
+  const issue = parsed.error.issues[0];
+  const problem = `${issue?.path.join('.') || 'payload'}: ${issue?.message ?? 'unreadable'}`;
+  // Who to tell, if that much can be read.
+  const loose = body as { user?: { id?: unknown }; channel?: { id?: unknown } } | null;
+  const user = typeof loose?.user?.id === 'string' ? loose.user.id : undefined;
+  const channel = typeof loose?.channel?.id === 'string' ? loose.channel.id : undefined;
+  return { ok: false, problem, ...(user ? { user } : {}), ...(channel ? { channel } : {}) };
+}
+
+export type Recorded<T> =
+  | { outcome: 'recorded'; work: Promise<T> }
+  | { outcome: 'failed'; error: unknown }
+  | { outcome: 'late'; work: Promise<T> };
+
+/**
+ * Run the engine call for a click and wait until its decision is persisted, it fails, or the ack
+ * deadline passes, whichever comes first; the caller acks right after. `late` work goes on in the
+ * background, but starts no write after CLICK_WRITE_DEADLINE_MS.
+ */
+export async function recordClick<T>(run: (options: ClickOptions) => Promise<T>): Promise<Recorded<T>> {
+  let recorded!: () => void;
+  const persisted = new Promise<'recorded'>((resolve) => {
+    recorded = () => resolve('recorded');
+  });
+  const work = run({ signal: AbortSignal.timeout(CLICK_WRITE_DEADLINE_MS), onRecorded: recorded });
+  const settled = work.then(
+    () => 'recorded' as const,
+    (error: unknown) => ({ error }),
+  );
+  const timer = new AbortController();
+  const late = sleep(CLICK_ACK_DEADLINE_MS, 'late' as const, { ref: false, signal: timer.signal }).catch(
+    () => 'stopped' as const,
+  );
+  const first = await Promise.race([persisted, settled, late]);
+  timer.abort();
+  if (first === 'late' || first === 'stopped') return { outcome: 'late', work };
+  if (typeof first === 'object') return { outcome: 'failed', error: first.error };
+  return { outcome: 'recorded', work };
+}

@@ -1,0 +1,101 @@
+// An approval click is read with zod before anything else, and Slack's ack means it is recorded: a
+// payload of the wrong type is acknowledged and answered privately, and an Approve is persisted before
+// the click is acknowledged, so a crash right after the ack cannot lose it.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createStore, type Store } from '../../src/store/index.js';
+import { interaction, newTriggerId } from '../support/slack-requests.js';
+import { StoreControls } from '../support/store-controls.js';
+import {
+  APPROVALS_CHANNEL,
+  APPROVER_A,
+  type ApprovalApp,
+  click,
+  fileWithdrawal,
+  REQUESTER,
+  startApprovalApp,
+} from './approvals-support.js';
+
+let app: ApprovalApp;
+let store: Store;
+const controls = new StoreControls();
+
+beforeEach(async () => {
+  store = await createStore('memory://');
+  app = await startApprovalApp({ store: controls.wrap(store) });
+});
+afterEach(async () => {
+  await app.stop();
+  await store.close();
+});
+
+/** A block_actions payload as Slack shapes it, with the action's value as given (any JSON type). */
+function clickWithValue(actionId: string, value: unknown, user: unknown = { id: APPROVER_A }) {
+  return interaction(app.sender, {
+    type: 'block_actions',
+    team: { id: 'T1', domain: 'treasury' },
+    user,
+    api_app_id: 'A1',
+    trigger_id: newTriggerId(),
+    channel: { id: APPROVALS_CHANNEL, name: 'approvals' },
+    container: { type: 'message', message_ts: '1.0', channel_id: APPROVALS_CHANNEL, is_ephemeral: false },
+    message: { ts: '1.0', type: 'message' },
+    actions: [
+      { action_id: actionId, block_id: 'block', type: 'button', value, action_ts: String(Date.now() / 1000) },
+    ],
+  });
+}
+
+describe('a button whose payload is not what Slack normally sends', () => {
+  it.each([
+    ['a number', 1500],
+    ['an array', ['AR-1']],
+    ['an object', { id: 'AR-1' }],
+    ['null', null],
+  ])('answers an Approve whose value is %s privately, and changes nothing', async (_what, value) => {
+    const id = await fileWithdrawal(app, '900');
+    expect((await clickWithValue('approval.approve', value)).status).toBe(200);
+    const told = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === APPROVER_A);
+    expect(String(told.body.text)).toMatch(
+      /^This button could not be read \(actions\.0\.value: .+\), so nothing changed\.$/,
+    );
+    expect((await app.engine.get(id))?.approvals).toEqual([]);
+  });
+
+  it.each(['approval.reject', 'approval.cancel'])(
+    'answers %s with a value of the wrong type too',
+    async (action) => {
+      expect((await clickWithValue(action, 42)).status).toBe(200);
+      const told = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === APPROVER_A);
+      expect(String(told.body.text)).toContain('This button could not be read (actions.0.value:');
+      expect(app.slack.callsTo('views.open')).toHaveLength(0);
+    },
+  );
+
+  it('acknowledges a click whose user cannot be read, and tells nobody', async () => {
+    const id = await fileWithdrawal(app, '910');
+    expect((await clickWithValue('approval.approve', id, { id: 7 })).status).toBe(200);
+    expect((await app.engine.get(id))?.approvals).toEqual([]);
+  });
+});
+
+describe('an Approve click', () => {
+  it('is persisted before Slack gets its ack, even when the store is slow to write', async () => {
+    const id = await fileWithdrawal(app, '920');
+    const fast = controls.slowWrites(`approval:${id}`, 500);
+    const response = await click(app, 'approval.approve', id, APPROVER_A);
+    // Read the moment the ack arrives: a crash from here on can no longer lose the approval.
+    const atAck = await store.get<{ approvals: Array<{ user: string }> }>(`approval:${id}`);
+    fast();
+    expect(response.status).toBe(200);
+    expect(atAck?.approvals.map((a) => a.user)).toEqual([APPROVER_A]);
+    await app.engine.idle();
+  });
+
+  it('still refuses self-approval privately, after recording nothing', async () => {
+    const id = await fileWithdrawal(app, '930');
+    expect((await click(app, 'approval.approve', id, REQUESTER)).status).toBe(200);
+    const told = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === REQUESTER);
+    expect(String(told.body.text)).toContain('cannot approve');
+    expect((await app.engine.get(id))?.state).toBe('pending');
+  });
+});
