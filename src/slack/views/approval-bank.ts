@@ -14,8 +14,8 @@ import {
   SETTLEMENT_VIEW,
   settlementModal,
 } from '../blocks/approval-modals-bank.js';
-import { ackThenFile, filedView, plainError, values } from './approval-filing.js';
-import { parseRedeem, parseSettlement } from './approval-forms.js';
+import { ackThenFile, filedView, plainError } from './approval-filing.js';
+import { parseRedeem, parseSettlement, parseSubmission } from './approval-forms.js';
 
 /** The resolved name, or the reason it could not be resolved (shown under the account number). */
 async function resolveName(
@@ -57,7 +57,7 @@ export function registerBankViews(app: App, deps: ApprovalSlackDeps): void {
   }
 
   app.view<ViewSubmitAction>(REDEEM_VIEW, async (args) => {
-    const parsed = parseRedeem(values(args.body));
+    const parsed = parseSubmission(args.body.view, parseRedeem);
     if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
     const v = parsed.value;
     await resolveThenFile(args, deps, v.accountNumber, v.bank.code, {
@@ -86,7 +86,7 @@ export function registerBankViews(app: App, deps: ApprovalSlackDeps): void {
   });
 
   app.view<ViewSubmitAction>(SETTLEMENT_VIEW, async (args) => {
-    const parsed = parseSettlement(values(args.body));
+    const parsed = parseSubmission(args.body.view, parseSettlement);
     if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
     const v = parsed.value;
     await resolveThenFile(args, deps, v.accountNumber, v.bank.code, {

@@ -22,10 +22,10 @@ import {
 } from '../blocks/approval-modals.js';
 import {
   parseBridge,
+  parseSubmission,
   parseWhitelist,
   parseWithdraw,
   readMetadata,
-  type ViewValues,
 } from './approval-forms.js';
 
 export interface ViewArgs {
@@ -33,8 +33,6 @@ export interface ViewArgs {
   body: ViewSubmitAction;
   client: WebClient;
 }
-
-export const values = (body: ViewSubmitAction) => body.view.state.values as unknown as ViewValues;
 
 /** The sentence shown once a request is filed. */
 export function filedView(request: ApprovalRequest, channel: string, extra = ''): ModalView {
@@ -80,7 +78,9 @@ const networkName = (networks: Network[], id: string) => networks.find((n) => n.
 export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
   app.view<ViewSubmitAction>(WITHDRAW_VIEW, async (args) => {
     const meta = readMetadata(args.body.view.private_metadata);
-    const parsed = parseWithdraw(values(args.body), meta.networks ?? [], meta.families);
+    const parsed = parseSubmission(args.body.view, (v) =>
+      parseWithdraw(v, meta.networks ?? [], meta.families),
+    );
     if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
     const v = parsed.value;
     await ackThenFile(args, deps, 'Sending your request to the approvers…', async () => {
@@ -103,7 +103,9 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
 
   app.view<ViewSubmitAction>(WHITELIST_VIEW, async (args) => {
     const meta = readMetadata(args.body.view.private_metadata);
-    const parsed = parseWhitelist(values(args.body), meta.networks ?? [], meta.families);
+    const parsed = parseSubmission(args.body.view, (v) =>
+      parseWhitelist(v, meta.networks ?? [], meta.families),
+    );
     if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
     const v = parsed.value;
     await ackThenFile(args, deps, 'Sending your request to the approvers…', async () => {
@@ -124,7 +126,7 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
 
   app.view<ViewSubmitAction>(BRIDGE_VIEW, async (args) => {
     const meta = readMetadata(args.body.view.private_metadata);
-    const parsed = parseBridge(values(args.body), meta.networks ?? [], meta.families);
+    const parsed = parseSubmission(args.body.view, (v) => parseBridge(v, meta.networks ?? [], meta.families));
     if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
     const v = parsed.value;
     await ackThenFile(args, deps, 'Getting a live quote…', async () => {

@@ -3,12 +3,11 @@ import type { App, ViewSubmitAction } from '@slack/bolt';
 import type { ApprovalSlackDeps } from '../actions/approval.js';
 import { explainRefusal } from '../actions/approval.js';
 import { REJECT_VIEW } from '../blocks/approval-modals.js';
-import { values } from './approval-filing.js';
-import { parseReject, readMetadata } from './approval-forms.js';
+import { parseReject, parseSubmission, readMetadata } from './approval-forms.js';
 
 export function registerRejectView(app: App, deps: ApprovalSlackDeps): void {
   app.view<ViewSubmitAction>(REJECT_VIEW, async ({ ack, body, client }) => {
-    const parsed = parseReject(values(body));
+    const parsed = parseSubmission(body.view, parseReject);
     if (!parsed.ok) return void (await ack({ response_action: 'errors', errors: parsed.errors }));
     await ack();
     const meta = readMetadata(body.view.private_metadata);
