@@ -1,6 +1,7 @@
 // The /cngn router: ack first, then find the subcommand, run it, and answer privately. Unknown input
 // gets the help with a "did you mean". Approval subcommands are handed to the approvals plugin.
 import type { App } from '@slack/bolt';
+import { z } from 'zod';
 import type { ApprovalSlackDeps } from '../actions/approval.js';
 import { runApprovalCommand } from '../approval-plugin.js';
 import type { SlackMessage } from '../blocks/approval-message.js';
@@ -209,6 +210,13 @@ export async function routeCommand(
   }
 }
 
+// The page a Next / Previous button carries; anything else (not a positive whole number) reads as 1.
+const pageSchema = z
+  .string()
+  .regex(/^[1-9]\d{0,4}$/)
+  .transform(Number)
+  .catch(1);
+
 export function registerCommands(app: App, deps: RouterDeps): void {
   app.command('/cngn', async ({ ack, command, client }) => {
     await ack();
@@ -235,7 +243,7 @@ export function registerCommands(app: App, deps: RouterDeps): void {
     new RegExp(`^${TX_PAGE_ACTION.replace('.', '\\.')}\\.`),
     async ({ ack, action, respond }) => {
       await ack();
-      const page = Math.max(1, Number.parseInt(action.value ?? '1', 10) || 1);
+      const page = pageSchema.parse(action.value);
       const work = async () => {
         let message: SlackMessage;
         try {
