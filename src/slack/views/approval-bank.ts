@@ -57,7 +57,7 @@ export function registerBankViews(app: App, deps: ApprovalSlackDeps): void {
   }
 
   app.view<ViewSubmitAction>(REDEEM_VIEW, async (args) => {
-    const parsed = parseSubmission(args.body.view, parseRedeem);
+    const parsed = parseSubmission(args.body.view, REDEEM, parseRedeem);
     if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
     const v = parsed.value;
     await resolveThenFile(args, deps, v.accountNumber, v.bank.code, {
@@ -86,7 +86,7 @@ export function registerBankViews(app: App, deps: ApprovalSlackDeps): void {
   });
 
   app.view<ViewSubmitAction>(SETTLEMENT_VIEW, async (args) => {
-    const parsed = parseSubmission(args.body.view, parseSettlement);
+    const parsed = parseSubmission(args.body.view, SETTLEMENT, parseSettlement);
     if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
     const v = parsed.value;
     await resolveThenFile(args, deps, v.accountNumber, v.bank.code, {

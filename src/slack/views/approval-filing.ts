@@ -17,7 +17,9 @@ import {
   bridgeModal,
   noticeView,
   toNetworkChoices,
+  WHITELIST,
   WHITELIST_VIEW,
+  WITHDRAW,
   WITHDRAW_VIEW,
 } from '../blocks/approval-modals.js';
 import {
@@ -78,7 +80,7 @@ const networkName = (networks: Network[], id: string) => networks.find((n) => n.
 export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
   app.view<ViewSubmitAction>(WITHDRAW_VIEW, async (args) => {
     const meta = readMetadata(args.body.view.private_metadata);
-    const parsed = parseSubmission(args.body.view, (v) =>
+    const parsed = parseSubmission(args.body.view, WITHDRAW, (v) =>
       parseWithdraw(v, meta.networks ?? [], meta.families),
     );
     if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
@@ -103,7 +105,7 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
 
   app.view<ViewSubmitAction>(WHITELIST_VIEW, async (args) => {
     const meta = readMetadata(args.body.view.private_metadata);
-    const parsed = parseSubmission(args.body.view, (v) =>
+    const parsed = parseSubmission(args.body.view, WHITELIST, (v) =>
       parseWhitelist(v, meta.networks ?? [], meta.families),
     );
     if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
@@ -126,7 +128,9 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
 
   app.view<ViewSubmitAction>(BRIDGE_VIEW, async (args) => {
     const meta = readMetadata(args.body.view.private_metadata);
-    const parsed = parseSubmission(args.body.view, (v) => parseBridge(v, meta.networks ?? [], meta.families));
+    const parsed = parseSubmission(args.body.view, BRIDGE, (v) =>
+      parseBridge(v, meta.networks ?? [], meta.families),
+    );
     if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
     const v = parsed.value;
     await ackThenFile(args, deps, 'Getting a live quote…', async () => {

@@ -74,20 +74,23 @@ export function readViewValues(raw: unknown): { values: ViewValues; errors: Reco
 
 /**
  * Parse a submitted modal: its values are read with zod first, then checked by `parse`. A field of the
- * wrong type is refused with that reason, under the name the form's own sentence gives it (else one
- * made from its id); never a throw before the ack.
+ * form (`fields`: its block ids) with a value of the wrong type is refused with that reason, under the
+ * name the form's own sentence gives it (else one made from its id); never a throw before the ack.
+ * Blocks the form does not have are not read, so they are not answered either.
  */
 export function parseSubmission<T>(
   view: { state?: { values?: unknown } },
+  fields: Record<string, string>,
   parse: (values: ViewValues) => Parsed<T>,
 ): Parsed<T> {
   const read = readViewValues(view.state?.values);
   const parsed = parse(read.values);
-  if (Object.keys(read.errors).length === 0) return parsed;
+  const wrongTyped = Object.values(fields).filter((id) => read.errors[id] !== undefined);
+  if (wrongTyped.length === 0) return parsed;
   const errors = parsed.ok ? {} : { ...parsed.errors };
-  for (const [id, problem] of Object.entries(read.errors)) {
+  for (const id of wrongTyped) {
     const name = errors[id]?.split(': ')[0] || fieldName(id);
-    errors[id] = `${name}: ${problem}`;
+    errors[id] = `${name}: ${read.errors[id]}`;
   }
   return { ok: false, errors };
 }

@@ -141,7 +141,7 @@ export function registerDepositQuoteViews(app: App, deps: ReadViewDeps): void {
   const run = (work: () => Promise<void>) => (deps.inFlight ? deps.inFlight.run(work) : work());
 
   app.view<ViewSubmitAction>(DEPOSIT_VIEW, async ({ ack, body, client }) => {
-    const parsed = parseSubmission(body.view, parseDeposit);
+    const parsed = parseSubmission(body.view, DEPOSIT, parseDeposit);
     if (!parsed.ok) return void (await ack({ response_action: 'errors', errors: parsed.errors }));
     await ack({
       response_action: 'update',
@@ -170,7 +170,7 @@ export function registerDepositQuoteViews(app: App, deps: ReadViewDeps): void {
 
   app.view<ViewSubmitAction>(QUOTE_VIEW, async ({ ack, body, client }) => {
     const metadata = readQuoteMetadata(body.view.private_metadata);
-    const parsed = parseSubmission(body.view, (v) => parseQuote(v, metadata));
+    const parsed = parseSubmission(body.view, QUOTE, (v) => parseQuote(v, metadata));
     if (!parsed.ok) return void (await ack({ response_action: 'errors', errors: parsed.errors }));
     await ack({
       response_action: 'update',
