@@ -7,6 +7,8 @@
 import { z } from 'zod';
 
 const text = z.string();
+// Where the bot answers later; Slack's are https URLs, anything else would fail only after the ack.
+const responseUrl = z.url({ protocol: /^https?$/ });
 const user = z.looseObject({ id: text });
 // Org-wide installs send `team: null`; Bolt handles null there, not another type.
 const team = z.looseObject({ id: text }).nullish();
@@ -40,7 +42,7 @@ const slashCommand = z
     user_id: text,
     channel_id: text,
     trigger_id: text,
-    response_url: text,
+    response_url: responseUrl,
     team_id: text,
   })
   .and(z.record(text, text));
@@ -51,8 +53,8 @@ const interaction = {
   enterprise: z.looseObject({ id: text }).nullish(),
   channel: channel.optional(),
   view: view.optional(),
-  response_url: text.optional(),
-  response_urls: z.array(z.looseObject({ response_url: text })).optional(),
+  response_url: responseUrl.optional(),
+  response_urls: z.array(z.looseObject({ response_url: responseUrl })).optional(),
 };
 
 const blockSuggestion = z.looseObject({

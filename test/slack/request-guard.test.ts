@@ -65,6 +65,23 @@ const cases: Array<{ name: string; body: string; contentType: string }> = [
   { name: 'a view that is null', body: payload('{"type":"view_submission","view":null}'), contentType: form },
   { name: 'an object Slack never sends', body: '{"hello":"world"}', contentType: json },
   { name: 'a slash command with two texts', body: twoTexts, contentType: form },
+  {
+    name: 'a slash command whose response_url is not a URL (found by fuzzing)',
+    body: twoTexts.replace(/response_url=[^&]*/, 'response_url=false').replace('&text=balance', ''),
+    contentType: form,
+  },
+  {
+    name: 'a click whose response_url is not a URL',
+    body: payload(
+      JSON.stringify({
+        type: 'block_actions',
+        user: { id: 'UREQ' },
+        actions: [{ action_id: 'tx.page.next', value: '2' }],
+        response_url: 'false',
+      }),
+    ),
+    contentType: form,
+  },
 ];
 
 describe('requests to /slack/events that are not Slack requests', () => {

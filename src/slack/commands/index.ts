@@ -216,6 +216,7 @@ const pageSchema = z
   .regex(/^[1-9]\d{0,4}$/)
   .transform(Number)
   .catch(1);
+const responseUrlSchema = z.url({ protocol: /^https?$/ });
 
 export function registerCommands(app: App, deps: RouterDeps): void {
   app.command('/cngn', async ({ ack, command, client }) => {
@@ -241,9 +242,15 @@ export function registerCommands(app: App, deps: RouterDeps): void {
   // Next / Previous on the transaction list: the same private message is replaced in place.
   app.action<import('@slack/bolt').BlockAction<import('@slack/bolt').ButtonAction>>(
     new RegExp(`^${TX_PAGE_ACTION.replace('.', '\\.')}\\.`),
-    async ({ ack, action, respond }) => {
+    async ({ ack, action, body }) => {
       await ack();
       const page = pageSchema.parse(action.value);
+      // The list is a private message: only its response_url can replace it.
+      const target = responseUrlSchema.safeParse(body.response_url);
+      if (!target.success) {
+        deps.logger.warn('a transaction page click came without a response_url: nothing to update');
+        return;
+      }
       const work = async () => {
         let message: SlackMessage;
         try {
@@ -251,7 +258,10 @@ export function registerCommands(app: App, deps: RouterDeps): void {
         } catch (error) {
           message = errorMessage(describeError(error, deps.logger, 'tx page').text);
         }
-        await respond({ replace_original: true, ...withEnvironment(message, deps.api.environment) });
+        await postToResponseUrl(target.data, {
+          replace_original: true,
+          ...withEnvironment(message, deps.api.environment),
+        });
       };
       await (deps.inFlight ? deps.inFlight.run(work) : work());
     },
