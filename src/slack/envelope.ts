@@ -69,8 +69,9 @@ const blockActions = z.looseObject({
   ...interaction,
   type: z.literal('block_actions'),
   actions: z.array(z.looseObject({ action_id: text, block_id: text.optional() })).min(1),
-  container: z.looseObject({}).optional(),
-  message: z.looseObject({}).optional(),
+  trigger_id: text.optional(),
+  container: z.looseObject({ channel_id: text.optional(), message_ts: text.optional() }).optional(),
+  message: z.looseObject({ ts: text.optional() }).optional(),
 });
 
 const viewAction = z.looseObject({

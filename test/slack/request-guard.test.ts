@@ -82,6 +82,18 @@ const cases: Array<{ name: string; body: string; contentType: string }> = [
     ),
     contentType: form,
   },
+  {
+    name: 'a click whose container names its channel with a number',
+    body: payload(
+      JSON.stringify({
+        type: 'block_actions',
+        user: { id: 'UREQ' },
+        actions: [{ action_id: 'approval.approve', value: 'AR-1:1' }],
+        container: { type: 'message', channel_id: 42, message_ts: '1.2' },
+      }),
+    ),
+    contentType: form,
+  },
 ];
 
 describe('requests to /slack/events that are not Slack requests', () => {
