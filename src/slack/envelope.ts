@@ -43,7 +43,7 @@ const slashCommand = z
     channel_id: text,
     trigger_id: text,
     response_url: responseUrl,
-    team_id: text,
+    team_id: text.optional(),
   })
   .and(z.record(text, text));
 
