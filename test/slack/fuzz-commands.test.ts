@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUBCOMMANDS } from '../../src/slack/commands/index.js';
-import { type FuzzBot, runs, startFuzzBot } from '../support/fuzz.js';
+import { FUZZ_TIMEOUT_MS, type FuzzBot, runs, startFuzzBot } from '../support/fuzz.js';
 import { newTriggerId, slashCommand } from '../support/slack-requests.js';
 
 let bot: FuzzBot;
@@ -39,7 +39,7 @@ const word = fc.oneof(
   fc.constantFrom('completed', 'failed', 'AR-1A2B3C4D5E', '@U1', '<@U1>', 'max', 'until', 'verify', 'export'),
 );
 
-describe('fuzzed slash commands', () => {
+describe('fuzzed slash commands', { timeout: FUZZ_TIMEOUT_MS }, () => {
   it('acknowledges any text at all', async () => {
     await fc.assert(fc.asyncProperty(fc.string({ unit: 'binary', maxLength: 200 }), send), {
       numRuns: runs(700),
@@ -55,7 +55,7 @@ describe('fuzzed slash commands', () => {
         fc.constantFrom(' ', '  ', '\t', '\n', '\u00a0'),
         (name, args, space) => send([name, ...args].join(space)),
       ),
-      { numRuns: runs(700) },
+      { numRuns: runs(600) },
     );
   });
 

@@ -9,7 +9,7 @@ import { APPROVE_ACTION, CANCEL_ACTION, REJECT_ACTION } from '../../src/slack/bl
 import { REDEEM, SETTLEMENT } from '../../src/slack/blocks/approval-modals-bank.js';
 import { DEPOSIT_VIEW } from '../../src/slack/blocks/deposit-quote.js';
 import { TX_PAGE_ACTION } from '../../src/slack/blocks/reads.js';
-import { type FuzzBot, problemWithAnswer, runs, startFuzzBot } from '../support/fuzz.js';
+import { FUZZ_TIMEOUT_MS, type FuzzBot, problemWithAnswer, runs, startFuzzBot } from '../support/fuzz.js';
 import { newTriggerId, postSigned } from '../support/slack-requests.js';
 
 let bot: FuzzBot;
@@ -177,7 +177,7 @@ const slashCommand = fc
   })
   .map(asForm);
 
-describe('fuzzed bodies to /slack/events', () => {
+describe('fuzzed bodies to /slack/events', { timeout: FUZZ_TIMEOUT_MS }, () => {
   it('answers any JSON body, any form and any payload', async () => {
     const body = fc.oneof(
       anyJson.map((v) => [json(v), JSON_TYPE] as const),

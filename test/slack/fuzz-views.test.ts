@@ -23,7 +23,7 @@ import {
   SETTLEMENT_VIEW,
 } from '../../src/slack/blocks/approval-modals-bank.js';
 import { DEPOSIT, DEPOSIT_VIEW, QUOTE, QUOTE_VIEW } from '../../src/slack/blocks/deposit-quote.js';
-import { type FuzzBot, problemWithAnswer, runs, startFuzzBot } from '../support/fuzz.js';
+import { FUZZ_TIMEOUT_MS, type FuzzBot, problemWithAnswer, runs, startFuzzBot } from '../support/fuzz.js';
 import { interaction, newTriggerId } from '../support/slack-requests.js';
 
 let bot: FuzzBot;
@@ -192,7 +192,7 @@ const privateMetadata = fc.oneof(
   },
 );
 
-describe('fuzzed modal submissions', () => {
+describe('fuzzed modal submissions', { timeout: FUZZ_TIMEOUT_MS }, () => {
   it.each(FORMS)('acknowledges every $name submission, whatever its values', async (form) => {
     await fc.assert(
       fc.asyncProperty(stateValues(form.fields), privateMetadata, async (values, meta) => {

@@ -18,7 +18,10 @@ export interface FuzzBot {
   stop(): Promise<void>;
 }
 
-/** Cases per property: a few thousand per surface in total, kept fast. FUZZ_RUNS scales them. */
+/** A cap for one property's run on a busy machine (not a timing assertion: the suites take seconds). */
+export const FUZZ_TIMEOUT_MS = 90_000;
+
+/** Cases per property: a few thousand per surface in total, kept fast. FUZZ_RUNS_SCALE scales them. */
 export function runs(base: number): number {
   const scale = Number(process.env.FUZZ_RUNS_SCALE ?? '1');
   return Math.max(1, Math.round(base * (Number.isFinite(scale) && scale > 0 ? scale : 1)));

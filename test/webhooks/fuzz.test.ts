@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signatureFor } from '../../src/webhooks/index.js';
-import { type FuzzBot, runs, startFuzzBot } from '../support/fuzz.js';
+import { FUZZ_TIMEOUT_MS, type FuzzBot, runs, startFuzzBot } from '../support/fuzz.js';
 
 let bot: FuzzBot;
 let secret = '';
@@ -118,7 +118,7 @@ const eventBody = fc.record(
   { requiredKeys: ['event'] },
 );
 
-describe('fuzzed webhook deliveries', () => {
+describe('fuzzed webhook deliveries', { timeout: FUZZ_TIMEOUT_MS }, () => {
   it('answers every event-shaped body with 200 or a clear 400', async () => {
     await fc.assert(
       fc.asyncProperty(eventBody, (body) => deliver(JSON.stringify(body))),
