@@ -32,7 +32,12 @@ export function guardSlackRequests(
   const limit = options.bodyLimitBytes ?? SLACK_BODY_LIMIT_BYTES;
   const maxDepth = options.maxDepth ?? SLACK_BODY_MAX_DEPTH;
   return (req, res) => {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const path = pathOf(req);
+    if (path === undefined) {
+      // Bolt would throw on it and answer 500 with an error line; it is the client's mistake.
+      options.logger.warn('refused a request whose target is not a path', { status: 400 });
+      return refuse(req, res, 400, 'the request target is not a valid path');
+    }
     if (req.method !== 'POST' || path !== options.path) return next(req, res);
     void screen(req, options.signingSecret, limit, maxDepth)
       .then((screened) => {
@@ -50,6 +55,14 @@ export function guardSlackRequests(
         refuse(req, res, 500, 'internal error');
       });
   };
+}
+
+function pathOf(req: IncomingMessage): string | undefined {
+  try {
+    return new URL(req.url ?? '/', 'http://localhost').pathname;
+  } catch {
+    return undefined;
+  }
 }
 
 async function screen(

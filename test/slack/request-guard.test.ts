@@ -117,6 +117,14 @@ describe('requests to /slack/events that are not Slack requests', () => {
     expect(rejections).toEqual([]);
   });
 
+  it('answers a request target that is not a path with 400, not a 500 from Bolt', async () => {
+    const before = lines.length;
+    const answer = await request(`${h.bot.url}//`, { method: 'GET' });
+    await answer.body.dump();
+    expect(answer.statusCode).toBe(400);
+    expect(lines.slice(before).map((l) => l.level)).toEqual(['warn']);
+  });
+
   it('leaves an unsigned body, even `null`, to Bolt, which refuses it (401) without reading it', async () => {
     const answer = await postSigned(h.sender, 'null', { contentType: json, signature: 'v0=forged' });
     expect(answer.status).toBe(401);
