@@ -51,7 +51,13 @@ function resolveThenFile(
 export function registerBankViews(app: App, deps: ApprovalSlackDeps): void {
   for (const picker of BANK_PICKERS) {
     app.options(picker, async ({ ack, payload }) => {
-      const banks = await deps.api.getBanks();
+      // Slack waits 3 s for the options: without the list, answer with none rather than not at all.
+      let banks: Awaited<ReturnType<typeof deps.api.getBanks>> = [];
+      try {
+        banks = await deps.api.getBanks();
+      } catch (error) {
+        deps.log?.warn('the bank list could not be read for the bank picker', { error: String(error) });
+      }
       await ack({ options: bankOptions(banks, payload.value ?? '') });
     });
   }
