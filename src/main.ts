@@ -34,22 +34,42 @@ async function main(): Promise<void> {
   }
 
   let stopping = false;
-  const shutdown = (signal: string) => {
+  const shutdown = (reason: string, exitCode: number) => {
     if (stopping) return;
     stopping = true;
-    logger.info('shutting down', { signal });
-    const force = setTimeout(() => process.exit(1), 15_000);
+    logger.info('shutting down', { reason });
+    // Bounded: a stop that hangs must not keep a broken process from its supervisor's restart.
+    const force = setTimeout(() => process.exit(exitCode || 1), 15_000);
     force.unref();
     bot.stop().then(
-      () => process.exit(0),
+      () => {
+        logger.info('stopped', { reason });
+        process.exit(exitCode);
+      },
       (error: unknown) => {
         logger.error('shutdown failed', { error: String(error) });
         process.exit(1);
       },
     );
   };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM', 0));
+  process.on('SIGINT', () => shutdown('SIGINT', 0));
+  // A promise nobody awaited failed: logged (redacted), and the bot keeps serving.
+  process.on('unhandledRejection', (reason) => {
+    logger.error('unhandled promise rejection', { error: describe(reason) });
+  });
+  // State may be broken after a throw nobody caught: stop taking work, let the store close, exit 1 for
+  // the supervisor to restart (see README, "Running it").
+  process.on('uncaughtException', (error) => {
+    logger.error('uncaught exception: stopping so the supervisor restarts the bot', {
+      error: describe(error),
+    });
+    shutdown('uncaughtException', 1);
+  });
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
 main().catch((error: unknown) => {

@@ -5,10 +5,11 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { App, type Logger as BoltLogger, type CustomRoute, LogLevel } from '@slack/bolt';
+import { App, type Logger as BoltLogger, type CustomRoute, HTTPReceiver, LogLevel } from '@slack/bolt';
 import { match } from 'path-to-regexp';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
+import { guardSlackRequests, SLACK_BODY_LIMIT_BYTES } from './request-guard.js';
 
 export const SLACK_EVENTS_PATH = '/slack/events';
 
@@ -113,22 +114,23 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   if (!slack.botToken) return routesOnly(routes, options);
 
   const slackApiUrl = slack.apiUrl ? `${slack.apiUrl.replace(/\/+$/, '')}/` : undefined;
+  const logger = boltLogger(options.logger);
   const common = {
     token: slack.botToken,
-    logger: boltLogger(options.logger),
+    logger,
     logLevel: BOLT_LEVEL[options.logLevel ?? 'info'],
-    customRoutes: routes,
     ...(slackApiUrl ? { clientOptions: { slackApiUrl } } : {}),
   };
   const app =
     slack.mode === 'socket'
       ? new App({
           ...common,
+          customRoutes: routes,
           socketMode: true,
           appToken: slack.appToken,
           installerOptions: { port: options.port },
         })
-      : new App({ ...common, signingSecret: slack.signingSecret ?? '' });
+      : new App({ ...common, receiver: guardedReceiver(slack.signingSecret ?? '', routes, logger, options) });
   app.error(async (error) => {
     options.logger.error('unhandled error in a Slack listener', { error: error.message });
   });
@@ -152,6 +154,31 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     },
   };
   return handle;
+}
+
+/**
+ * Bolt's HTTP receiver with every request to /slack/events checked before Bolt reads it: a signed body
+ * of a shape Bolt does not expect (`null`, say) would otherwise throw inside it and end the process.
+ */
+function guardedReceiver(
+  signingSecret: string,
+  routes: CustomRoute[],
+  logger: BoltLogger,
+  options: SlackAppOptions,
+): HTTPReceiver {
+  const receiver = new HTTPReceiver({
+    signingSecret,
+    endpoints: SLACK_EVENTS_PATH,
+    customRoutes: routes,
+    logger,
+    bodyLimit: SLACK_BODY_LIMIT_BYTES,
+  });
+  receiver.requestListener = guardSlackRequests(receiver.requestListener, {
+    path: SLACK_EVENTS_PATH,
+    signingSecret,
+    logger: options.logger,
+  });
+  return receiver;
 }
 
 /** No Slack configured: serve the extra routes alone, so webhooks and health checks keep working. */

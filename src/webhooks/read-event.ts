@@ -1,8 +1,13 @@
 // Reading a signed delivery liberally: once the sender is verified and the body is JSON naming an
 // event, the event is kept. Fields of another type than documented are coerced where the meaning is
 // plain (a numeric reference, an epoch time); a field that still cannot be read is left out and named,
-// and the alert for it is posted generically. Only a body that is not JSON or names no event is refused.
+// and the alert for it is posted generically. Only a body that is not JSON, names no event or nests
+// beyond any documented shape (it could not even be stored) is refused.
 import { type WebhookEvent, webhookEventSchema } from '../cngn/schemas.js';
+import { nestsDeeperThan } from '../format/json-depth.js';
+
+/** Documented events nest four levels (body → data → receiver → bank); this leaves ample room. */
+export const WEBHOOK_MAX_DEPTH = 32;
 
 export type ReadEvent =
   | { ok: true; event: WebhookEvent; unreadable: string[] }
@@ -29,8 +34,11 @@ export function readWebhookEvent(body: unknown, openSealed?: (sealed: string) =>
   if (!isRecord(body) || typeof body.event !== 'string' || body.event.trim() === '') {
     return { ok: false, error: 'event: the body must be a JSON object with the event name in "event"' };
   }
+  if (nestsDeeperThan(body, WEBHOOK_MAX_DEPTH)) return tooDeep();
   const unreadable: string[] = [];
-  const data = readData(body.data, openSealed, unreadable);
+  const opened = typeof body.data === 'string' ? openData(body.data, openSealed) : body.data;
+  if (nestsDeeperThan(opened, WEBHOOK_MAX_DEPTH)) return tooDeep();
+  const data = readData(body.data, opened, unreadable);
   const candidate: Record<string, unknown> = { ...body, data };
   if (body.timestamp !== undefined) candidate.timestamp = asTime(body.timestamp);
   const strict = webhookEventSchema.safeParse(candidate);
@@ -51,13 +59,13 @@ export function readWebhookEvent(body: unknown, openSealed?: (sealed: string) =>
   return { ok: true, event: { event: body.event, data: { transactionId: undefined } }, unreadable: ['data'] };
 }
 
-function readData(
-  value: unknown,
-  openSealed: ((sealed: string) => string) | undefined,
-  unreadable: string[],
-): Record<string, unknown> {
-  let data: unknown = value;
-  if (typeof value === 'string') data = openData(value, openSealed);
+const tooDeep = (): ReadEvent => ({
+  ok: false,
+  error: `the body nests deeper than ${WEBHOOK_MAX_DEPTH} levels`,
+});
+
+/** `value` as it came, `data` the same opened when it arrived sealed. */
+function readData(value: unknown, data: unknown, unreadable: string[]): Record<string, unknown> {
   if (value === undefined || value === null) return {};
   if (!isRecord(data)) {
     unreadable.push('data');

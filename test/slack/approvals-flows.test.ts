@@ -112,6 +112,14 @@ describe('redeem', () => {
     });
   });
 
+  it('answers the bank picker with no options, in time, when the bank list cannot be read', async () => {
+    app = await startApprovalApp();
+    app.sandbox.failNext('GET', '/v1/api/banks', 403, 1, 'IP address not whitelisted');
+    const none = await optionsRequest(app.sender, { actionId: 'redeem.bank', value: 'guar' });
+    expect(none.status).toBe(200);
+    expect(none.json()).toEqual({ options: [] });
+  });
+
   it('shows the form again with the reason when the account cannot be resolved, and files nothing', async () => {
     app = await startApprovalApp();
     await viewSubmission(app.sender, {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shortHash } from '../../src/format/display.js';
+import { createLogger } from '../../src/log.js';
 import { SUBCOMMANDS } from '../../src/slack/commands/index.js';
 import type { SlackCall } from '../support/fake-slack.js';
 import { type Harness, startHarness } from '../support/harness.js';
@@ -224,6 +225,20 @@ describe('/cngn read commands', () => {
       const answer = await fresh.slack.waitFor('response_url:held-page');
       expect(answer.body.replace_original).toBe(true);
       expect(textOf(answer)).toContain('page 2');
+    } finally {
+      await fresh.stop();
+    }
+  });
+
+  it('acknowledges a Next click that came without a response_url and says so in the log (found by fuzzing)', async () => {
+    const lines: string[] = [];
+    const fresh = await startHarness({ logger: createLogger('warn', { write: (l) => lines.push(l) }) });
+    try {
+      const ack = await blockAction(fresh.sender, { actionId: 'tx.page.next', value: '2' });
+      expect(ack.status).toBe(200);
+      await fresh.bot.stop(); // lets the work after the ack finish
+      expect(lines.join('\n')).toContain('a transaction page click came without a response_url');
+      expect(lines.join('\n')).not.toContain('unhandled error in a Slack listener');
     } finally {
       await fresh.stop();
     }

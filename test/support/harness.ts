@@ -2,7 +2,7 @@
 // sandbox and a fake Slack on 127.0.0.1, with a known signing secret. Each call builds its own world.
 import { type Bot, startBot } from '../../src/bot.js';
 import type { Config } from '../../src/config.js';
-import { silentLogger } from '../../src/log.js';
+import { type Logger, silentLogger } from '../../src/log.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { FakeSlack } from './fake-slack.js';
@@ -18,6 +18,8 @@ export interface HarnessOptions {
   store?: Store;
   now?: () => Date;
   clientTimeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number };
+  /** The bot's logger (silent unless a test reads the lines). */
+  logger?: Logger;
 }
 
 export interface Harness {
@@ -68,7 +70,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const config = testConfig(slack.apiUrl, { webhookSecret: sandbox.webhookSecret, ...options.config });
   const bot = await startBot({
     config,
-    logger: silentLogger,
+    logger: options.logger ?? silentLogger,
     store,
     sandbox,
     ...(options.now ? { now: options.now } : {}),

@@ -11,7 +11,7 @@ import {
   sealResponseData,
 } from '../../src/cngn/wire.js';
 import { signatureFor } from '../../src/webhooks/index.js';
-import { postsMentioning, type Rig, SECRET, startRig, webhookBody } from './support.js';
+import { postsMentioning, type Rig, recordingLogger, SECRET, startRig, webhookBody } from './support.js';
 
 let rig: Rig | undefined;
 async function waitUntil(condition: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
@@ -125,6 +125,30 @@ describe('webhook intake', () => {
     );
     expect(JSON.stringify(unreadable.body)).toContain('`data`');
     expect(postsMentioning(rig.fake, 'REF-WRONG')).toHaveLength(0);
+  });
+
+  it('refuses a signed body nested 5,000 deep with 400 and a log line, plain or sealed, storing nothing', async () => {
+    const keys = generateOpenSshKeyPair();
+    const pair = parseOpenSshPrivateKey(keys.privateKey);
+    const log = recordingLogger();
+    rig = await startRig({
+      openSealed: (sealed) => openResponseData(sealed, curveSecretFromSeed(pair.seed)),
+      log,
+    });
+    const deep = `${'['.repeat(5_000)}${']'.repeat(5_000)}`;
+    const plain = await rig.send(`{"event":"deposit.completed","data":{"trx_ref":"REF-DEEP","x":${deep}}}`);
+    expect(plain.status).toBe(400);
+    expect(plain.body).toContain('nests deeper');
+    const sealed = sealResponseData(
+      `{"trx_ref":"REF-DEEP","x":${deep}}`,
+      curvePublicFromEd25519(pair.publicKey),
+    );
+    expect((await rig.send({ event: 'deposit.completed', data: sealed })).status).toBe(400);
+    expect(log.lines.filter((l) => /^warn webhook refused: .*nests deeper/.test(l))).toHaveLength(2);
+    expect(await rig.webhooks.outbox.pendingCount()).toBe(0);
+    // A body nested as deep as documented events is still taken.
+    const ok = await rig.send(webhookBody('deposit.completed', { trx_ref: 'REF-SHALLOW', x: [[[[1]]]] }));
+    expect(ok.status).toBe(200);
   });
 
   it('keeps a signed event whose fields have other types than documented, reading what it can', async () => {

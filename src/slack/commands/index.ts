@@ -1,6 +1,7 @@
 // The /cngn router: ack first, then find the subcommand, run it, and answer privately. Unknown input
 // gets the help with a "did you mean". Approval subcommands are handed to the approvals plugin.
 import type { App } from '@slack/bolt';
+import { z } from 'zod';
 import type { ApprovalSlackDeps } from '../actions/approval.js';
 import { runApprovalCommand } from '../approval-plugin.js';
 import type { SlackMessage } from '../blocks/approval-message.js';
@@ -234,6 +235,14 @@ export async function routeCommand(
   }
 }
 
+// The page a Next / Previous button carries; anything else (not a positive whole number) reads as 1.
+const pageSchema = z
+  .string()
+  .regex(/^[1-9]\d{0,4}$/)
+  .transform(Number)
+  .catch(1);
+const responseUrlSchema = z.url({ protocol: /^https?$/ });
+
 export function registerCommands(app: App, deps: RouterDeps): void {
   app.command('/cngn', async ({ ack, command, client }) => {
     await ack();
@@ -258,9 +267,15 @@ export function registerCommands(app: App, deps: RouterDeps): void {
   // Next / Previous on the transaction list: the same private message is replaced in place.
   app.action<import('@slack/bolt').BlockAction<import('@slack/bolt').ButtonAction>>(
     new RegExp(`^${TX_PAGE_ACTION.replace('.', '\\.')}\\.`),
-    async ({ ack, action, respond }) => {
+    async ({ ack, action, body }) => {
       await ack();
-      const page = Math.max(1, Number.parseInt(action.value ?? '1', 10) || 1);
+      const page = pageSchema.parse(action.value);
+      // The list is a private message: only its response_url can replace it.
+      const target = responseUrlSchema.safeParse(body.response_url);
+      if (!target.success) {
+        deps.logger.warn('a transaction page click came without a response_url: nothing to update');
+        return;
+      }
       const work = async () => {
         let message: SlackMessage;
         try {
@@ -268,7 +283,10 @@ export function registerCommands(app: App, deps: RouterDeps): void {
         } catch (error) {
           message = errorMessage(describeError(error, deps.logger, 'tx page').text);
         }
-        await respond({ replace_original: true, ...withEnvironment(message, deps.api.environment) });
+        await postToResponseUrl(target.data, {
+          replace_original: true,
+          ...withEnvironment(message, deps.api.environment),
+        });
       };
       await (deps.inFlight ? deps.inFlight.run(work) : work());
     },

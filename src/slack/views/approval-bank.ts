@@ -15,8 +15,8 @@ import {
   SETTLEMENT_VIEW,
   settlementModal,
 } from '../blocks/approval-modals-bank.js';
-import { ackThenFile, filedView, plainError, values } from './approval-filing.js';
-import { parseRedeem, parseSettlement } from './approval-forms.js';
+import { ackThenFile, filedView, plainError } from './approval-filing.js';
+import { parseRedeem, parseSettlement, parseSubmission } from './approval-forms.js';
 
 /** The resolved name, or the reason it could not be resolved (shown under the account number). */
 async function resolveName(
@@ -52,13 +52,19 @@ function resolveThenFile(
 export function registerBankViews(app: App, deps: ApprovalSlackDeps): void {
   for (const picker of BANK_PICKERS) {
     app.options(picker, async ({ ack, payload }) => {
-      const banks = await deps.api.getBanks();
+      // Slack waits 3 s for the options: without the list, answer with none rather than not at all.
+      let banks: Awaited<ReturnType<typeof deps.api.getBanks>> = [];
+      try {
+        banks = await deps.api.getBanks();
+      } catch (error) {
+        deps.log?.warn('the bank list could not be read for the bank picker', { error: String(error) });
+      }
       await ack({ options: bankOptions(banks, payload.value ?? '') });
     });
   }
 
   app.view<ViewSubmitAction>(REDEEM_VIEW, async (args) => {
-    const parsed = parseRedeem(values(args.body));
+    const parsed = parseSubmission(args.body.view, REDEEM, parseRedeem);
     if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
     const v = parsed.value;
     await resolveThenFile(args, deps, v.accountNumber, v.bank.code, {
@@ -87,7 +93,7 @@ export function registerBankViews(app: App, deps: ApprovalSlackDeps): void {
   });
 
   app.view<ViewSubmitAction>(SETTLEMENT_VIEW, async (args) => {
-    const parsed = parseSettlement(values(args.body));
+    const parsed = parseSubmission(args.body.view, SETTLEMENT, parseSettlement);
     if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
     const v = parsed.value;
     await resolveThenFile(args, deps, v.accountNumber, v.bank.code, {

@@ -18,15 +18,17 @@ import {
   bridgeModal,
   noticeView,
   toNetworkChoices,
+  WHITELIST,
   WHITELIST_VIEW,
+  WITHDRAW,
   WITHDRAW_VIEW,
 } from '../blocks/approval-modals.js';
 import {
   parseBridge,
+  parseSubmission,
   parseWhitelist,
   parseWithdraw,
   readMetadata,
-  type ViewValues,
 } from './approval-forms.js';
 
 export interface ViewArgs {
@@ -34,8 +36,6 @@ export interface ViewArgs {
   body: ViewSubmitAction;
   client: WebClient;
 }
-
-export const values = (body: ViewSubmitAction) => body.view.state.values as unknown as ViewValues;
 
 /** The sentence shown once a request is filed; `extra` is mrkdwn with its outside values escaped. */
 export function filedView(request: ApprovalRequest, channel: string, extra = ''): ModalView {
@@ -81,7 +81,9 @@ const networkName = (networks: Network[], id: string) => networks.find((n) => n.
 export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
   app.view<ViewSubmitAction>(WITHDRAW_VIEW, async (args) => {
     const meta = readMetadata(args.body.view.private_metadata);
-    const parsed = parseWithdraw(values(args.body), meta.networks ?? [], meta.families);
+    const parsed = parseSubmission(args.body.view, WITHDRAW, (v) =>
+      parseWithdraw(v, meta.networks ?? [], meta.families),
+    );
     if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
     const v = parsed.value;
     await ackThenFile(args, deps, 'Sending your request to the approvers…', async () => {
@@ -104,7 +106,9 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
 
   app.view<ViewSubmitAction>(WHITELIST_VIEW, async (args) => {
     const meta = readMetadata(args.body.view.private_metadata);
-    const parsed = parseWhitelist(values(args.body), meta.networks ?? [], meta.families);
+    const parsed = parseSubmission(args.body.view, WHITELIST, (v) =>
+      parseWhitelist(v, meta.networks ?? [], meta.families),
+    );
     if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
     const v = parsed.value;
     await ackThenFile(args, deps, 'Sending your request to the approvers…', async () => {
@@ -125,7 +129,9 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
 
   app.view<ViewSubmitAction>(BRIDGE_VIEW, async (args) => {
     const meta = readMetadata(args.body.view.private_metadata);
-    const parsed = parseBridge(values(args.body), meta.networks ?? [], meta.families);
+    const parsed = parseSubmission(args.body.view, BRIDGE, (v) =>
+      parseBridge(v, meta.networks ?? [], meta.families),
+    );
     if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
     const v = parsed.value;
     await ackThenFile(args, deps, 'Getting a live quote…', async () => {

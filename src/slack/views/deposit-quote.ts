@@ -20,7 +20,14 @@ import {
 } from '../blocks/deposit-quote.js';
 import { describeError } from '../errors.js';
 import type { InFlight } from '../in-flight.js';
-import { type Parsed, readMetadata, readSelect, readText, type ViewValues } from './approval-forms.js';
+import {
+  type Parsed,
+  parseSubmission,
+  readMetadata,
+  readSelect,
+  readText,
+  type ViewValues,
+} from './approval-forms.js';
 
 export interface ReadViewDeps {
   api: CngnApi;
@@ -135,7 +142,7 @@ export function registerDepositQuoteViews(app: App, deps: ReadViewDeps): void {
   const run = (work: () => Promise<void>) => (deps.inFlight ? deps.inFlight.run(work) : work());
 
   app.view<ViewSubmitAction>(DEPOSIT_VIEW, async ({ ack, body, client }) => {
-    const parsed = parseDeposit(body.view.state.values as ViewValues);
+    const parsed = parseSubmission(body.view, DEPOSIT, parseDeposit);
     if (!parsed.ok) return void (await ack({ response_action: 'errors', errors: parsed.errors }));
     await ack({
       response_action: 'update',
@@ -163,10 +170,8 @@ export function registerDepositQuoteViews(app: App, deps: ReadViewDeps): void {
   });
 
   app.view<ViewSubmitAction>(QUOTE_VIEW, async ({ ack, body, client }) => {
-    const parsed = parseQuote(
-      body.view.state.values as ViewValues,
-      readQuoteMetadata(body.view.private_metadata),
-    );
+    const metadata = readQuoteMetadata(body.view.private_metadata);
+    const parsed = parseSubmission(body.view, QUOTE, (v) => parseQuote(v, metadata));
     if (!parsed.ok) return void (await ack({ response_action: 'errors', errors: parsed.errors }));
     await ack({
       response_action: 'update',

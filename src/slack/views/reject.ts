@@ -6,15 +6,14 @@ import type { ApprovalSlackDeps } from '../actions/approval.js';
 import { explainRefusal } from '../actions/approval.js';
 import { RECORDED_LATE, recordClick } from '../actions/approval-click.js';
 import { REJECT, REJECT_VIEW } from '../blocks/approval-modals.js';
-import { values } from './approval-filing.js';
-import { parseReject, readMetadata } from './approval-forms.js';
+import { parseReject, parseSubmission, readMetadata } from './approval-forms.js';
 
 const NOT_RECORDED =
   'Reason: the rejection could not be recorded just now, so nothing changed. Submit again in a moment.';
 
 export function registerRejectView(app: App, deps: ApprovalSlackDeps): void {
   app.view<ViewSubmitAction>(REJECT_VIEW, async ({ ack, body, client }) => {
-    const parsed = parseReject(values(body));
+    const parsed = parseSubmission(body.view, REJECT, parseReject);
     if (!parsed.ok) return void (await ack({ response_action: 'errors', errors: parsed.errors }));
     const meta = readMetadata(body.view.private_metadata);
     const where = { user: body.user.id, ...(meta.channel ? { channel: meta.channel } : {}) };

@@ -1,0 +1,74 @@
+// Property-based: `/cngn` with any text (any unicode, and every subcommand with odd arguments), signed,
+// through the real bot. Each is acknowledged at once (an empty 200), each gets an answer (a private
+// message at its response_url, or a modal), no listener fails, nothing goes unhandled, and the bot
+// still answers /healthz.
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SUBCOMMANDS } from '../../src/slack/commands/index.js';
+import { FUZZ_TIMEOUT_MS, type FuzzBot, runs, startFuzzBot } from '../support/fuzz.js';
+import { newTriggerId, slashCommand } from '../support/slack-requests.js';
+
+let bot: FuzzBot;
+beforeAll(async () => {
+  bot = await startFuzzBot();
+});
+afterAll(async () => {
+  await bot?.stop();
+});
+
+const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
+const sent: Array<{ name: string; triggerId: string; text: string }> = [];
+
+async function send(text: string): Promise<void> {
+  const name = `c${sent.length}`;
+  const triggerId = newTriggerId();
+  sent.push({ name, triggerId, text });
+  const answer = await slashCommand(bot.h.sender, {
+    text,
+    triggerId,
+    userId: sent.length % 2 ? 'UREQ' : 'UAPPROVERA',
+    responseUrl: bot.h.slack.responseUrl(name),
+  });
+  expect(answer.status, text).toBe(200);
+  expect(answer.body, text).toBe('');
+}
+
+const word = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 20 }),
+  fc.constantFrom('1500', '-1', '0.001', '1e9', 'base', 'bsc', ADDRESS, '0123456789', 'gtbank', 'add'),
+  fc.constantFrom('completed', 'failed', 'AR-1A2B3C4D5E', '@U1', '<@U1>', 'max', 'until', 'verify', 'export'),
+);
+
+describe('fuzzed slash commands', { timeout: FUZZ_TIMEOUT_MS }, () => {
+  it('acknowledges any text at all', async () => {
+    await fc.assert(fc.asyncProperty(fc.string({ unit: 'binary', maxLength: 200 }), send), {
+      numRuns: runs(700),
+    });
+  });
+
+  it('acknowledges every subcommand with odd arguments', async () => {
+    const names = SUBCOMMANDS.map((s) => s.name);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...names, 'whitelist add', 'audit verify', 'audit export', 'tx'),
+        fc.array(word, { maxLength: 5 }),
+        fc.constantFrom(' ', '  ', '\t', '\n', '\u00a0'),
+        (name, args, space) => send([name, ...args].join(space)),
+      ),
+      { numRuns: runs(600) },
+    );
+  });
+
+  it('answered every one, left no listener failing and nothing unhandled, and the bot still answers', async () => {
+    expect(await bot.healthz()).toBe(200);
+    await bot.h.bot.stop(); // lets the work after each ack finish
+    const answered = new Set(bot.h.slack.calls.map((c) => c.method));
+    const opened = new Set(bot.h.slack.callsTo('views.open').map((c) => c.body.trigger_id));
+    const unanswered = sent.filter(
+      (c) => !answered.has(`response_url:${c.name}`) && !opened.has(c.triggerId),
+    );
+    expect(unanswered.map((c) => c.text)).toEqual([]);
+    expect(bot.listenerFailures()).toEqual([]);
+    expect(bot.faults).toEqual([]);
+  });
+});

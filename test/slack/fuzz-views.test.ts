@@ -1,0 +1,232 @@
+// Property-based: every modal the bot registers, submitted (signed, through the real bot) with values
+// of any JSON type in any of its fields, private metadata of any kind, or a state that is not even an
+// object. Every submission is acknowledged with a valid answer (or refused with a clear 400), no
+// listener fails, nothing goes unhandled, and the bot still answers /healthz.
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  BRIDGE,
+  BRIDGE_VIEW,
+  networksMetadata,
+  REJECT,
+  REJECT_VIEW,
+  toNetworkChoices,
+  WHITELIST,
+  WHITELIST_VIEW,
+  WITHDRAW,
+  WITHDRAW_VIEW,
+} from '../../src/slack/blocks/approval-modals.js';
+import {
+  REDEEM,
+  REDEEM_VIEW,
+  SETTLEMENT,
+  SETTLEMENT_VIEW,
+} from '../../src/slack/blocks/approval-modals-bank.js';
+import { DEPOSIT, DEPOSIT_VIEW, QUOTE, QUOTE_VIEW } from '../../src/slack/blocks/deposit-quote.js';
+import { FUZZ_TIMEOUT_MS, type FuzzBot, problemWithAnswer, runs, startFuzzBot } from '../support/fuzz.js';
+import { interaction, newTriggerId } from '../support/slack-requests.js';
+
+let bot: FuzzBot;
+let networkIds: string[] = [];
+let bankValues: string[] = [];
+let metadata = '';
+
+beforeAll(async () => {
+  bot = await startFuzzBot();
+  const networks = await bot.h.bot.client.getNetworks();
+  networkIds = networks.map((n) => n.id);
+  metadata = JSON.stringify(networksMetadata(toNetworkChoices(networks)));
+  bankValues = (await bot.h.bot.client.getBanks()).slice(0, 5).map((b) => `${b.code}|${b.name}`);
+});
+afterAll(async () => {
+  await bot?.stop();
+});
+
+const anyJson = fc.jsonValue({ maxDepth: 3 });
+const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
+const someText = fc.string({ unit: 'binary', maxLength: 60 });
+
+/** Mostly a value the form accepts (so submissions get through to filing), else any text or JSON. */
+const textElement = (...valid: string[]) =>
+  fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom(...valid).map((value) => ({ type: 'plain_text_input', value })) },
+    { weight: 2, arbitrary: someText.map((value) => ({ type: 'plain_text_input', value })) },
+    { weight: 2, arbitrary: anyJson.map((value) => ({ type: 'plain_text_input', value })) },
+    { weight: 1, arbitrary: anyJson },
+  );
+const amount = textElement('1500', '0.01', '1,500.50', '100000', '2500');
+const address = textElement(ADDRESS, ADDRESS.toLowerCase());
+const account = textElement('0123456789', '0000000000');
+
+const selectElement = (choices: () => string[]) =>
+  fc.oneof(
+    {
+      weight: 6,
+      arbitrary: fc.nat().map((i) => {
+        const list = choices();
+        const value = list[i % list.length] ?? 'none';
+        return {
+          type: 'static_select',
+          selected_option: { value, text: { type: 'plain_text', text: value } },
+        };
+      }),
+    },
+    { weight: 1, arbitrary: anyJson.map((value) => ({ type: 'static_select', selected_option: { value } })) },
+    {
+      weight: 1,
+      arbitrary: anyJson.map((selected) => ({ type: 'static_select', selected_option: selected })),
+    },
+    { weight: 1, arbitrary: anyJson },
+  );
+
+const checkboxElement = fc.oneof(
+  fc.constant({ type: 'checkboxes', selected_options: [] }),
+  fc.constant({ type: 'checkboxes', selected_options: [{ value: 'save' }] }),
+  anyJson.map((selected) => ({ type: 'checkboxes', selected_options: selected })),
+  anyJson,
+);
+
+type Field = [id: string, element: fc.Arbitrary<unknown>];
+const networks = () => networkIds;
+const banks = () => bankValues;
+const whitelisted = () => networkIds.map((id) => `${id}|${ADDRESS}`);
+
+const FORMS: Array<{ name: string; callbackId: string; fields: Field[] }> = [
+  {
+    name: 'withdraw',
+    callbackId: WITHDRAW_VIEW,
+    fields: [
+      [WITHDRAW.amount, amount],
+      [WITHDRAW.network, selectElement(networks)],
+      [WITHDRAW.whitelisted, selectElement(whitelisted)],
+      [WITHDRAW.address, address],
+      [WITHDRAW.save, checkboxElement],
+    ],
+  },
+  {
+    name: 'bridge',
+    callbackId: BRIDGE_VIEW,
+    fields: [
+      [BRIDGE.amount, amount],
+      [BRIDGE.origin, selectElement(networks)],
+      [BRIDGE.destination, selectElement(networks)],
+      [BRIDGE.address, address],
+      [BRIDGE.sender, address],
+    ],
+  },
+  {
+    name: 'whitelist add',
+    callbackId: WHITELIST_VIEW,
+    fields: [
+      [WHITELIST.network, selectElement(networks)],
+      [WHITELIST.address, address],
+    ],
+  },
+  {
+    name: 'redeem',
+    callbackId: REDEEM_VIEW,
+    fields: [
+      [REDEEM.amount, amount],
+      [REDEEM.bank, selectElement(banks)],
+      [REDEEM.account, account],
+    ],
+  },
+  {
+    name: 'settlement',
+    callbackId: SETTLEMENT_VIEW,
+    fields: [
+      [SETTLEMENT.bank, selectElement(banks)],
+      [SETTLEMENT.account, account],
+    ],
+  },
+  {
+    name: 'reject',
+    callbackId: REJECT_VIEW,
+    fields: [[REJECT.reason, textElement('not paid yet', 'wrong address', 'duplicate')]],
+  },
+  {
+    name: 'deposit',
+    callbackId: DEPOSIT_VIEW,
+    fields: [
+      [DEPOSIT.amount, amount],
+      [DEPOSIT.email, textElement('ada@example.com', 'payer@example.org')],
+      [DEPOSIT.customerName, textElement('Ada Obi', '')],
+      [DEPOSIT.accountName, textElement('Ada & Sons Ltd', '')],
+      [DEPOSIT.narration, textElement('invoice 42', '')],
+    ],
+  },
+  {
+    name: 'quote',
+    callbackId: QUOTE_VIEW,
+    fields: [
+      [QUOTE.amount, amount],
+      [QUOTE.origin, selectElement(networks)],
+      [QUOTE.destination, selectElement(networks)],
+      [QUOTE.address, address],
+    ],
+  },
+];
+
+/** Each field present with any element, or missing; now and then the whole state replaced. */
+function stateValues(fields: Field[]): fc.Arbitrary<unknown> {
+  const present = fc.tuple(
+    ...fields.map(([id, element]) =>
+      fc.option(element, { nil: undefined, freq: 10 }).map((value) => [id, value] as const),
+    ),
+  );
+  const values = present.map((pairs) => {
+    const out: Record<string, unknown> = {};
+    for (const [id, value] of pairs) if (value !== undefined) out[id] = { [id]: value };
+    return out;
+  });
+  return fc.oneof({ weight: 12, arbitrary: values }, { weight: 1, arbitrary: anyJson });
+}
+
+const privateMetadata = fc.oneof(
+  { weight: 12, arbitrary: fc.constant(() => metadata) },
+  { weight: 1, arbitrary: fc.string().map((s) => () => s) },
+  { weight: 1, arbitrary: anyJson.map((v) => () => JSON.stringify(v)) },
+  {
+    weight: 1,
+    arbitrary: fc.string().map((id) => () => JSON.stringify({ id, channel: 'CAPPROVALS' })),
+  },
+);
+
+describe('fuzzed modal submissions', { timeout: FUZZ_TIMEOUT_MS }, () => {
+  it.each(FORMS)('acknowledges every $name submission, whatever its values', async (form) => {
+    await fc.assert(
+      fc.asyncProperty(stateValues(form.fields), privateMetadata, async (values, meta) => {
+        const answer = await interaction(bot.h.sender, {
+          type: 'view_submission',
+          team: { id: 'T1', domain: 'treasury' },
+          user: { id: 'UFUZZ', username: 'fuzz', team_id: 'T1' },
+          api_app_id: 'A1',
+          trigger_id: newTriggerId(),
+          view: {
+            id: `V${Math.random().toString(36).slice(2)}`,
+            type: 'modal',
+            callback_id: form.callbackId,
+            private_metadata: meta(),
+            hash: 'h',
+            state: { values },
+          },
+        });
+        expect(problemWithAnswer(answer), answer.body).toBeUndefined();
+        // A state that is an object always reaches the form; only a non-object state is refused.
+        if (typeof values === 'object' && values !== null && !Array.isArray(values)) {
+          expect(answer.status).toBe(200);
+        }
+      }),
+      { numRuns: runs(200) },
+    );
+  });
+
+  it('left no listener failing and nothing unhandled, and the bot still answers', async () => {
+    expect(await bot.healthz()).toBe(200);
+    // The valid ones got through to filing and to the service (the fuzz reached past the checks).
+    expect(bot.h.slack.callsTo('views.update').length).toBeGreaterThan(0);
+    await bot.h.bot.stop(); // lets work after the acks finish
+    expect(bot.listenerFailures()).toEqual([]);
+    expect(bot.faults).toEqual([]);
+  });
+});
