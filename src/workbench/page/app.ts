@@ -292,6 +292,7 @@ function renderThread(s: WorkbenchState): void {
     ),
     replyComposer.root,
   );
+  replyComposer.setPlaceholder('Reply…');
 }
 
 function renderModalStack(s: WorkbenchState): void {
@@ -352,9 +353,13 @@ function render(switched = false): void {
   if (!current || (current !== HOME && !s.channels.some((c) => c.id === current)))
     current = s.channels[0]?.id ?? '';
   banner.replaceChildren(
-    h('strong', {}, 'LOCAL WORKBENCH — not Slack'),
-    ' · ',
-    h('strong', { class: `env ${s.environment.toLowerCase()}` }, s.environment),
+    h(
+      'span',
+      { class: 'banner-title' },
+      h('strong', {}, 'LOCAL WORKBENCH — not Slack'),
+      ' · ',
+      h('strong', { class: `env ${s.environment.toLowerCase()}` }, s.environment),
+    ),
     h('span', { class: 'banner-note' }, 'anyone here can act as anyone; no real money is reachable'),
   );
   const where = current === HOME ? 'App Home' : `#${names.channel(current) ?? current}`;
