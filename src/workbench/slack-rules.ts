@@ -110,7 +110,16 @@ const otherElement = z.looseObject({
   ]),
   action_id: actionId,
 });
-const element = z.union([button, staticSelect, externalSelect, overflow, choices, textInput, otherElement]);
+// By type, so a problem is reported inside the element (not as "no variant matched").
+const element = z.discriminatedUnion('type', [
+  button,
+  staticSelect,
+  externalSelect,
+  overflow,
+  choices,
+  textInput,
+  otherElement,
+]);
 const imageElement = z.looseObject({
   type: z.literal('image'),
   image_url: z.string().max(3000).optional(),
@@ -136,7 +145,7 @@ const block = z.discriminatedUnion('type', [
     type: z.literal('context'),
     block_id: blockId,
     elements: z
-      .array(z.union([textObject(3000), imageElement]))
+      .array(z.discriminatedUnion('type', [textObject(3000), imageElement]))
       .min(1)
       .max(10, 'must have at most 10 elements'),
   }),

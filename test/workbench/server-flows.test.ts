@@ -1,7 +1,6 @@
 // The whole product through the workbench, no browser: what a person does on the page (plain HTTP to
 // the workbench's routes) reaches the real bot as signed Slack requests, and what the bot says comes
 // back through the workbench's Web API into the state the page renders.
-import type { View } from '@slack/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APPROVAL_ACTIONS_BLOCK, APPROVE_ACTION } from '../../src/slack/blocks/approval-message.js';
 import { WITHDRAW, WITHDRAW_VIEW } from '../../src/slack/blocks/approval-modals.js';
@@ -247,5 +246,3 @@ describe('live updates and reloads', () => {
     expect(await bench.state(DAYO)).toEqual(again);
   });
 });
-
-export type { View };
