@@ -7,6 +7,7 @@ import { networkInterfaces } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/config.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { LIVE_KEY_REFUSAL, StartupRefused, start, wantsWorkbench, workbenchEnv } from '../../src/startup.js';
 import { FakeSlack } from '../support/fake-slack.js';
@@ -102,6 +103,13 @@ describe('start-up wiring', () => {
     await expect(start({ ...quietEnv, SLACK_SIGNING_SECRET: 'shh' })).rejects.toThrow(
       /SLACK_BOT_TOKEN: required/,
     );
+  });
+
+  it('with no Slack setting, other settings are still checked, and Slack is not asked for', async () => {
+    const refused = await start({ ...quietEnv, PORT: 'eighty' }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ConfigError);
+    expect(String((refused as ConfigError).problems)).toMatch(/^PORT: /);
+    expect((refused as ConfigError).problems.join('\n')).not.toMatch(/SLACK_/);
   });
 
   it('the live-key refusal comes before anything starts', async () => {
