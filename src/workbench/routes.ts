@@ -236,13 +236,39 @@ export function workbenchRoutes(options: RoutesOptions): CustomRoute[] & { endSt
       ),
     ),
   ];
-  return Object.assign(routes, {
+  return Object.assign(routes.map(guarded), {
     /** End every open event stream (before the server closes, which waits for open connections). */
     endStreams: () => {
       for (const res of streams) res.end();
       streams.clear();
     },
   });
+}
+
+const LOOPBACK_HOST = /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/i;
+
+/**
+ * Only the person at this machine's browser: a request must name a loopback host (a web page
+ * elsewhere that rebinds its DNS name to 127.0.0.1 still sends its own name), and a POST must be
+ * JSON, which a page on another origin cannot send without the browser asking first (a form can
+ * post text/plain, not application/json). The server itself listens on 127.0.0.1 only.
+ */
+function guarded(route: CustomRoute): CustomRoute {
+  return {
+    ...route,
+    handler: (req, res) => {
+      if (!LOOPBACK_HOST.test(req.headers.host ?? '')) {
+        return send(res, 403, { ok: false, error: 'The workbench answers only on 127.0.0.1 or localhost' });
+      }
+      if (req.method === 'POST' && !/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
+        return send(res, 415, {
+          ok: false,
+          error: 'The workbench takes JSON (content-type: application/json)',
+        });
+      }
+      return route.handler(req, res);
+    },
+  };
 }
 
 async function sandboxAction(

@@ -162,6 +162,31 @@ describe('the workbench running', () => {
     expect(outcome).toBe('ECONNREFUSED');
   });
 
+  it('answers only requests naming a loopback host, and only JSON posts (no cross-site form, no DNS rebinding)', async () => {
+    const rebound = await request(`${bench.url}/workbench/api/state?user=U0ADA`, {
+      headers: { host: 'evil.example:3000' },
+    });
+    expect(rebound.statusCode).toBe(403);
+    await rebound.body.dump();
+    const page = await request(`${bench.url}/`, { headers: { host: 'evil.example' } });
+    expect(page.statusCode).toBe(403);
+    await page.body.dump();
+    const before = (await bench.state('U0ADA')).version;
+    const form = await request(`${bench.url}/workbench/api/message`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: JSON.stringify({ user: 'U0ADA', channel: TREASURY, text: 'sent by another site' }),
+    });
+    expect(form.statusCode).toBe(415);
+    await form.body.dump();
+    expect((await bench.state('U0ADA')).version).toBe(before);
+    const local = await request(`${bench.url}/`, {
+      headers: { host: `localhost:${new URL(bench.url).port}` },
+    });
+    expect(local.statusCode).toBe(200);
+    await local.body.dump();
+  });
+
   it('answers a state request for someone who is not a demo user with the reason', async () => {
     const response = await request(`${bench.url}/workbench/api/state?user=U0EVE`);
     expect(response.statusCode).toBe(400);
