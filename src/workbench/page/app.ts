@@ -4,6 +4,7 @@
 // chosen in "Acting as", and posts what they do. Live through server-sent events; a reload shows
 // the same state because the page keeps none of its own beyond who is acting and what is open.
 import './style.css';
+import { USERS } from '../people.js';
 import type { WorkbenchMessage, WorkbenchState } from '../protocol.js';
 import { api, fetchState, listen } from './api.js';
 import { blocks, type Choice } from './blocks.js';
@@ -18,7 +19,9 @@ const HOME = 'home';
 const USER_KEY = 'cngn-workbench.user';
 
 let state: WorkbenchState | undefined;
-let user = localStorage.getItem(USER_KEY) ?? '';
+// The demo people are fixed (people.ts), so the first state can be asked for someone who exists.
+const stored = localStorage.getItem(USER_KEY);
+let user = USERS.find((u) => u.id === stored)?.id ?? USERS[0]?.id ?? '';
 let [current = '', thread = ''] = decodeURIComponent(location.hash.slice(1)).split(':');
 let modal: { element: ModalElement; id: string; hash: string; errors: string } | undefined;
 

@@ -350,7 +350,7 @@ export function renderModal(view: View, handlers: ModalHandlers, depth: number):
       h('h2', { id: titleId }, title),
       h(
         'button',
-        { type: 'button', class: 'icon-btn', 'aria-label': 'Close', onclick: () => handlers.close() },
+        { type: 'button', class: 'icon-btn', 'aria-label': 'Dismiss', onclick: () => handlers.close() },
         '✕',
       ),
     ),
