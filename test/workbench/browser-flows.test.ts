@@ -11,6 +11,7 @@ import { USERS } from '../../src/workbench/people.js';
 import {
   browserAvailable,
   contains,
+  docsScreenshot,
   eventually,
   launchBrowser,
   newPage,
@@ -122,6 +123,7 @@ describe.skipIf(!run)('workbench in Chromium against the real bot', () => {
       await contains(filed, '₦1,500.00');
       await contains(filed, VALID_ADDRESS);
       await screenshot(page, 'approval-request');
+      await docsScreenshot(page);
     },
     STEP,
   );

@@ -78,3 +78,16 @@ export async function textOf(locator: Locator): Promise<string> {
 export async function contains(locator: Locator, part: string): Promise<void> {
   await eventually(() => textOf(locator)).toContain(part);
 }
+
+/**
+ * The README's picture of the workbench, written only when WORKBENCH_DOCS_SCREENSHOT=1 so an ordinary
+ * test run leaves the committed file alone: `WORKBENCH_DOCS_SCREENSHOT=1 npx vitest run test/workbench/browser-flows.test.ts`.
+ */
+export async function docsScreenshot(page: Page): Promise<void> {
+  if (process.env.WORKBENCH_DOCS_SCREENSHOT !== '1') return;
+  const size = page.viewportSize();
+  await page.setViewportSize({ width: 1200, height: 640 });
+  mkdirSync(path.resolve('docs'), { recursive: true });
+  await page.screenshot({ path: path.resolve('docs', 'workbench.png') });
+  if (size) await page.setViewportSize(size);
+}

@@ -10,7 +10,7 @@ import { api, fetchState, listen } from './api.js';
 import { blocks, type Choice } from './blocks.js';
 import { type Composer, composer, type Hint } from './composer.js';
 import { h } from './dom.js';
-import { channelView, isReply, messageView, repliesOf } from './messages.js';
+import { channelView, isReply, messageView, repliesOf, threadView } from './messages.js';
 import { type ModalElement, renderModal, type Values } from './modal.js';
 import type { Names } from './mrkdwn.js';
 import { sandboxPanel } from './sandbox.js';
@@ -291,7 +291,7 @@ function renderThread(s: WorkbenchState): void {
       { class: 'thread-messages' },
       messageView(parent, { ...ctx, openThread: undefined }),
       h('div', { class: 'reply-count' }, `${replies.length} ${replies.length === 1 ? 'reply' : 'replies'}`),
-      replies.map((m) => messageView(m, ctx)),
+      threadView(replies, ctx),
     ),
     replyComposer.root,
   );

@@ -112,7 +112,7 @@ export function composer(
       h(
         'div',
         { class: 'composer-help' },
-        'Enter to send · Shift+Enter for a new line · type / for commands',
+        hints.length ? 'Enter to send · Shift+Enter for a new line · type / for commands' : 'Enter to send',
       ),
     ),
     setPlaceholder(text) {

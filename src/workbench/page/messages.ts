@@ -36,7 +36,7 @@ export function avatar(name: string, bot: boolean): HTMLElement {
 
 function time(ts: string): HTMLElement {
   const date = new Date(Number(ts.split('.')[0]) * 1000);
-  const short = date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  const short = date.toLocaleTimeString([], { hour: 'numeric', minute: '2-digit' });
   return h('time', { datetime: date.toISOString(), title: date.toLocaleString() }, short);
 }
 
@@ -48,7 +48,22 @@ export function repliesOf(parent: WorkbenchMessage, all: WorkbenchMessage[]): Wo
   return all.filter((m) => m.thread_ts === parent.ts && m.ts !== parent.ts);
 }
 
-export function messageView(message: WorkbenchMessage, ctx: MessageContext, replies = 0): HTMLElement {
+/** Slack folds a message into the one before when the same author posts again within minutes. */
+function continues(message: WorkbenchMessage, previous: WorkbenchMessage | undefined): boolean {
+  if (!previous) return false;
+  const sameAuthor =
+    Boolean(previous.bot) === Boolean(message.bot) &&
+    previous.user === message.user &&
+    Boolean(previous.visibleTo) === Boolean(message.visibleTo);
+  return sameAuthor && Number(message.ts) - Number(previous.ts) < 300;
+}
+
+export function messageView(
+  message: WorkbenchMessage,
+  ctx: MessageContext,
+  replies = 0,
+  continued = false,
+): HTMLElement {
   const who = author(message, ctx.state);
   const ephemeral = Boolean(message.visibleTo);
   const content =
@@ -58,23 +73,23 @@ export function messageView(message: WorkbenchMessage, ctx: MessageContext, repl
   return h(
     'article',
     {
-      class: `msg${ephemeral ? ' ephemeral' : ''}`,
+      class: `msg${ephemeral ? ' ephemeral' : ''}${continued ? ' continued' : ''}`,
       'data-ts': message.ts,
       'aria-label': `${who.name}${ephemeral ? ' (only visible to you)' : ''}`,
     },
-    avatar(who.name, who.bot),
+    continued ? h('div', { class: 'gutter' }, time(message.ts)) : avatar(who.name, who.bot),
     h(
       'div',
       { class: 'msg-body' },
       h(
         'div',
-        { class: 'meta' },
-        h('span', { class: 'author' }, who.name),
-        who.bot ? h('span', { class: 'app-badge' }, 'APP') : null,
-        time(message.ts),
+        { class: 'meta', hidden: continued && !message.edited },
+        continued ? null : h('span', { class: 'author' }, who.name),
+        continued || !who.bot ? null : h('span', { class: 'app-badge' }, 'APP'),
+        continued ? null : time(message.ts),
         message.edited ? h('span', { class: 'edited' }, '(edited)') : null,
       ),
-      ephemeral ? h('div', { class: 'only-you' }, '👁 Only visible to you') : null,
+      ephemeral && !continued ? h('div', { class: 'only-you' }, '👁 Only visible to you') : null,
       h('div', { class: 'content' }, content),
       replies > 0 && ctx.openThread
         ? h(
@@ -91,15 +106,25 @@ export function messageView(message: WorkbenchMessage, ctx: MessageContext, repl
 export function channelView(list: WorkbenchMessage[], ctx: MessageContext): HTMLElement[] {
   const out: HTMLElement[] = [];
   let lastDay = '';
+  let previous: WorkbenchMessage | undefined;
   for (const message of list) {
     if (isReply(message)) continue;
     const day = new Date(Number(message.ts.split('.')[0]) * 1000).toDateString();
     if (day !== lastDay) {
       lastDay = day;
+      previous = undefined;
       out.push(h('div', { class: 'day', role: 'separator' }, h('span', {}, day)));
     }
     const replies = Math.max(repliesOf(message, list).length, message.reply_count ?? 0);
-    out.push(messageView(message, ctx, replies));
+    // A thread parent stands on its own, as in Slack.
+    const folded = continues(message, previous) && replies === 0 && !previous?.reply_count;
+    out.push(messageView(message, ctx, replies, folded));
+    previous = replies > 0 ? undefined : message;
   }
   return out;
+}
+
+/** A thread's replies, folded the same way. */
+export function threadView(replies: WorkbenchMessage[], ctx: MessageContext): HTMLElement[] {
+  return replies.map((message, n) => messageView(message, ctx, 0, continues(message, replies[n - 1])));
 }
