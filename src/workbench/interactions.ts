@@ -174,7 +174,7 @@ export class Interactions {
   /** A command's ack with a body is the app's answer: ephemeral unless it says in_channel. */
   private async storeAckMessage(ack: { text: string; json: boolean }, user: string, channel: string) {
     if (!ack.text.trim()) return;
-    const parsed = ack.json ? messageAck.safeParse(JSON.parse(ack.text)) : undefined;
+    const parsed = ack.json ? messageAck.safeParse(safeJson(ack.text)) : undefined;
     const body = parsed?.success ? parsed.data : { text: ack.text };
     await this.options.book.post({
       channel,

@@ -2,8 +2,12 @@
 // the workbench's routes) reaches the real bot as signed Slack requests, and what the bot says comes
 // back through the workbench's Web API into the state the page renders.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APPROVAL_ACTIONS_BLOCK, APPROVE_ACTION } from '../../src/slack/blocks/approval-message.js';
-import { WITHDRAW, WITHDRAW_VIEW } from '../../src/slack/blocks/approval-modals.js';
+import {
+  APPROVAL_ACTIONS_BLOCK,
+  APPROVE_ACTION,
+  REJECT_ACTION,
+} from '../../src/slack/blocks/approval-message.js';
+import { REJECT, REJECT_VIEW, WITHDRAW, WITHDRAW_VIEW } from '../../src/slack/blocks/approval-modals.js';
 import type { WorkbenchMessage, WorkbenchModal } from '../../src/workbench/protocol.js';
 import {
   ADA,
@@ -11,6 +15,7 @@ import {
   APPROVALS,
   type Bench,
   BOLA,
+  CHIDI,
   DAYO,
   messagesIn,
   startBench,
@@ -178,6 +183,64 @@ describe('a withdrawal from filing to completed', () => {
       (s) => messagesIn(s, ALERTS).find((m) => /withdrawal/i.test(wording(m))),
       'the alert',
     );
+  });
+});
+
+describe('a rejection', () => {
+  it('opens the reason form for Chidi from his click; an empty reason never reaches the bot; the reason shows on the request', async () => {
+    await bench.post('/command', { user: ADA, channel: TREASURY, text: `/cngn withdraw 700 base ${DEST}` });
+    const form = await bench.waitFor(
+      ADA,
+      (s) =>
+        s.modals.find(
+          (m) => m.view.callback_id === WITHDRAW_VIEW && m.view.blocks.some((b) => b.type === 'input'),
+        ),
+      'the withdrawal form filled in from the command',
+    );
+    await bench.post('/view/submit', { user: ADA, view_id: form.id, values: {} });
+    const request = await bench.waitFor(
+      CHIDI,
+      (s) => messagesIn(s, APPROVALS).find((m) => !m.thread_ts && /₦700\.00/.test(m.text)),
+      'the request for 700',
+    );
+    await bench.post('/action', {
+      user: CHIDI,
+      container: { type: 'message', channel: APPROVALS, ts: request.ts },
+      block_id: APPROVAL_ACTIONS_BLOCK,
+      action_id: REJECT_ACTION,
+    });
+    const reject = await bench.waitFor(
+      CHIDI,
+      (s) => s.modals.find((m) => m.view.callback_id === REJECT_VIEW),
+      "Chidi's reject form",
+    );
+    expect((await bench.state(ADA)).modals.some((m) => m.id === reject.id)).toBe(false);
+    await bench.post('/view/submit', {
+      user: CHIDI,
+      view_id: reject.id,
+      values: { [REJECT.reason]: { [REJECT.reason]: '' } },
+    });
+    const empty = (await bench.state(CHIDI)).modals.find((m) => m.id === reject.id);
+    // Slack's client's own words: the bot's refusal would be its own sentence.
+    expect(empty?.errors).toEqual({ [REJECT.reason]: 'Please complete this required field.' });
+
+    await bench.post('/view/submit', {
+      user: CHIDI,
+      view_id: reject.id,
+      values: { [REJECT.reason]: { [REJECT.reason]: 'wrong network for this supplier' } },
+    });
+    await bench.waitFor(
+      CHIDI,
+      (s) =>
+        messagesIn(s, APPROVALS).find(
+          (m) =>
+            m.ts === request.ts &&
+            /Rejected/.test(wording(m)) &&
+            /wrong network for this supplier/.test(wording(m)),
+        ),
+      'the request marked rejected with the reason',
+    );
+    expect((await bench.state(CHIDI)).modals).toEqual([]);
   });
 });
 
