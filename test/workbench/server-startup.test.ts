@@ -264,3 +264,15 @@ describe('with Slack credentials', () => {
     }
   });
 });
+
+describe('stopping', () => {
+  it('ends the open event streams, so a page left open does not hold the server up', async () => {
+    const bench = await startBench();
+    const response = await fetch(`${bench.url}/workbench/api/events`);
+    const reader = response.body?.getReader();
+    if (!reader) throw new Error('no stream');
+    expect(new TextDecoder().decode((await reader.read()).value)).toMatch(/^data: \{"version":\d+\}/);
+    await bench.stop(); // the server's close waits for open connections: without ending them it never returns
+    expect((await reader.read()).done).toBe(true);
+  });
+});
