@@ -8,6 +8,7 @@ import {
   REJECT_ACTION,
 } from '../../src/slack/blocks/approval-message.js';
 import { REJECT, REJECT_VIEW, WITHDRAW, WITHDRAW_VIEW } from '../../src/slack/blocks/approval-modals.js';
+import { TX_PAGE_ACTION } from '../../src/slack/blocks/reads.js';
 import type { WorkbenchMessage, WorkbenchModal } from '../../src/workbench/protocol.js';
 import {
   ADA,
@@ -62,6 +63,49 @@ describe('a command typed in #treasury', () => {
     const nobody = await bench.post('/command', { user: 'U0EVE', channel: TREASURY, text: '/cngn help' });
     expect(nobody.status).toBe(400);
     expect(nobody.answer.error).toMatch(/^user: /);
+  });
+});
+
+describe('a private answer with buttons', () => {
+  it('Next on the transaction list replaces the same private message in place', async () => {
+    await bench.post('/command', { user: DAYO, channel: TREASURY, text: '/cngn tx' });
+    const list = await bench.waitFor(
+      DAYO,
+      (s) =>
+        messagesIn(s, TREASURY).find(
+          (m) => m.visibleTo === DAYO && wording(m).includes(`${TX_PAGE_ACTION}.next`),
+        ),
+      'the transaction list',
+    );
+    const { answer } = await bench.post('/action', {
+      user: DAYO,
+      container: { type: 'message', channel: TREASURY, ts: list.ts },
+      block_id: TX_PAGE_ACTION,
+      action_id: `${TX_PAGE_ACTION}.next`,
+    });
+    expect(answer.ok).toBe(true);
+    const next = await bench.waitFor(
+      DAYO,
+      (s) =>
+        messagesIn(s, TREASURY).find(
+          (m) => m.ts === list.ts && m.edited && wording(m).includes(`${TX_PAGE_ACTION}.previous`),
+        ),
+      'page 2 in place',
+    );
+    expect(next.visibleTo).toBe(DAYO);
+    expect(
+      messagesIn(await bench.state(DAYO), TREASURY).filter(
+        (m) => m.visibleTo === DAYO && /tx\.page/.test(wording(m)),
+      ),
+    ).toHaveLength(1);
+    // Someone else cannot click a message only Dayo sees.
+    const other = await bench.post('/action', {
+      user: ADA,
+      container: { type: 'message', channel: TREASURY, ts: list.ts },
+      block_id: TX_PAGE_ACTION,
+      action_id: `${TX_PAGE_ACTION}.next`,
+    });
+    expect(other.answer).toMatchObject({ ok: false, error: 'That message is no longer there' });
   });
 });
 
