@@ -8,9 +8,10 @@ import { z } from 'zod';
 import type { Logger } from '../log.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { Book } from './book.js';
-import { type Interactions, PageError } from './interactions.js';
+import type { Interactions } from './interactions.js';
 import { BOT, channelsFor, dmOwner, USERS, userById } from './people.js';
 import { type Environment, WORKBENCH_PREFIX, type WorkbenchAnswer, type WorkbenchState } from './protocol.js';
+import { PageError } from './signed-requests.js';
 import { SlackRefusal } from './slack-rules.js';
 
 const API = `${WORKBENCH_PREFIX}/api`;

@@ -10,10 +10,9 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { View } from '@slack/types';
 import { z } from 'zod';
 import type { Logger } from '../log.js';
-import { type Book, newId } from './book.js';
+import type { Book } from './book.js';
 import {
   BOT,
   CHANNELS,
@@ -25,13 +24,23 @@ import {
   USERS,
   userById,
 } from './people.js';
-import type { WorkbenchMessage, WorkbenchModal } from './protocol.js';
-import { checkMessage, checkView, PostingRate, SlackRefusal, type Triggers } from './slack-rules.js';
-import { viewOutput, withIds } from './views.js';
+import type { WorkbenchMessage } from './protocol.js';
+import { answerResponseUrl } from './response-url.js';
+import { checkMessage, PostingRate, SlackRefusal, type Triggers } from './slack-rules.js';
+import {
+  type Answer,
+  conversationObject,
+  ok,
+  parseArgs,
+  readBody,
+  refused,
+  slackMessage,
+  userObject,
+} from './slack-shapes.js';
+import { withIds } from './views.js';
+import { ViewsApi } from './web-api-views.js';
 
 export const WORKBENCH_BOT_TOKEN = 'xoxb-workbench-local-not-a-slack-token';
-const MAX_BODY = 1_000_000;
-const MAX_STACK = 3;
 
 export interface WebApiOptions {
   book: Book;
@@ -41,18 +50,6 @@ export interface WebApiOptions {
   /** The page's URL (for permalinks); known once the bot listens. */
   pageUrl: () => string;
 }
-
-interface Answer {
-  status: number;
-  headers?: Record<string, string>;
-  body: unknown;
-}
-
-const ok = (body: Record<string, unknown> = {}): Answer => ({ status: 200, body: { ok: true, ...body } });
-const refused = (error: string, messages: string[] = []): Answer => ({
-  status: 200,
-  body: { ok: false, error, ...(messages.length ? { response_metadata: { messages } } : {}) },
-});
 
 const str = z.string().min(1);
 const messageArgs = z.looseObject({
@@ -77,9 +74,11 @@ export class WebApi {
   private server: Server | undefined;
   url = '';
   private readonly rate: PostingRate;
+  private readonly views: ViewsApi;
 
   constructor(private readonly options: WebApiOptions) {
     this.rate = options.rate ?? new PostingRate();
+    this.views = new ViewsApi(options.book, options.triggers);
   }
 
   /** WebClient's slackApiUrl (with the trailing slash it expects). */
@@ -111,7 +110,8 @@ export class WebApi {
       const path = new URL(req.url ?? '/', 'http://localhost').pathname;
       if (req.method !== 'POST') answer = { status: 405, body: { ok: false, error: 'method_not_allowed' } };
       else if (path.startsWith('/api/')) answer = await this.api(path.slice(5), req, raw);
-      else if (path.startsWith('/response/')) answer = await this.respond(path.slice(10), raw);
+      else if (path.startsWith('/response/'))
+        answer = await answerResponseUrl(this.options.book, path.slice(10), raw);
       else answer = { status: 404, body: { ok: false, error: 'not_found' } };
     } catch (error) {
       answer =
@@ -158,10 +158,10 @@ export class WebApi {
       if (!(await this.options.book.message(channel.id, ts))) return refused('message_not_found');
       return ok({ channel: channel.id, permalink: `${this.options.pageUrl()}/#${channel.id}/${ts}` });
     },
-    'views.open': (args) => this.viewsOpen(args),
-    'views.push': (args) => this.viewsPush(args),
-    'views.update': (args) => this.viewsUpdate(args),
-    'views.publish': (args) => this.viewsPublish(args),
+    'views.open': (args) => this.views.open(args),
+    'views.push': (args) => this.views.push(args),
+    'views.update': (args) => this.views.update(args),
+    'views.publish': (args) => this.views.publish(args),
     'users.info': (args) => {
       const id = String(args.user ?? '');
       if (id === BOT.id)
@@ -309,227 +309,4 @@ export class WebApi {
     await this.options.book.edit(channel.id, ts, () => 'delete');
     return ok({ channel: channel.id, ts });
   }
-
-  // ---- views ----
-
-  private parseView(args: Record<string, unknown>, kind: 'modal' | 'home'): View {
-    const view = args.view;
-    if (view === undefined)
-      throw new SlackRefusal('invalid_arguments', ['[ERROR] missing required field: view']);
-    checkView(view, kind);
-    const v = structuredClone(view) as View;
-    v.blocks = withIds(v.blocks);
-    return v;
-  }
-
-  private async viewsOpen(args: Record<string, unknown>): Promise<Answer> {
-    const user = this.options.triggers.use(args.trigger_id);
-    const view = this.parseView(args, 'modal');
-    const modal: WorkbenchModal = { id: newId('V'), hash: newHash(), view };
-    // A new root: whatever was open is replaced, as views.open does.
-    await this.options.book.changeModals(user, () => ({ stack: [modal], answer: undefined }));
-    return ok({ view: viewOutput(modal) });
-  }
-
-  private async viewsPush(args: Record<string, unknown>): Promise<Answer> {
-    const user = this.options.triggers.use(args.trigger_id);
-    const view = this.parseView(args, 'modal');
-    const modal: WorkbenchModal = { id: newId('V'), hash: newHash(), view };
-    const problem = await this.options.book.changeModals(user, (stack) => {
-      if (!stack.length) return { stack, answer: 'not_found' };
-      if (stack.length >= MAX_STACK) return { stack, answer: 'push_limit_reached' };
-      return { stack: [...stack, modal], answer: undefined };
-    });
-    if (problem) return refused(problem);
-    return ok({ view: viewOutput(modal) });
-  }
-
-  private async viewsUpdate(args: Record<string, unknown>): Promise<Answer> {
-    const viewId = typeof args.view_id === 'string' ? args.view_id : undefined;
-    const externalId = typeof args.external_id === 'string' ? args.external_id : undefined;
-    if (!viewId && !externalId)
-      return refused('invalid_arguments', ['[ERROR] view_id or external_id is required']);
-    const matches = (m: { id: string; view: View }) =>
-      viewId ? m.id === viewId : (m.view as { external_id?: string }).external_id === externalId;
-    const hash = typeof args.hash === 'string' ? args.hash : undefined;
-    for (const user of USERS) {
-      const home = await this.options.book.home(user.id);
-      if (home && matches({ id: home.id, view: home })) {
-        if (hash && hash !== home.hash) return refused('hash_conflict');
-        const view = this.parseView(args, 'home');
-        const next = { ...view, id: home.id, hash: newHash() };
-        await this.options.book.setHome(user.id, next);
-        return ok({ view: viewOutput({ id: next.id, hash: next.hash, view }) });
-      }
-      const stack = await this.options.book.modals(user.id);
-      if (!stack.some(matches)) continue;
-      const view = this.parseView(args, 'modal');
-      const answer = await this.options.book.changeModals(user.id, (current) => {
-        const index = current.findIndex(matches);
-        const found = current[index];
-        if (!found) return { stack: current, answer: refused('not_found') };
-        if (hash && hash !== found.hash) return { stack: current, answer: refused('hash_conflict') };
-        const next: WorkbenchModal = { id: found.id, hash: newHash(), view };
-        const updated = [...current];
-        updated[index] = next;
-        return {
-          stack: updated,
-          answer: ok({ view: viewOutput(next, { root: current[0]?.id, previous: current[index - 1]?.id }) }),
-        };
-      });
-      return answer;
-    }
-    return refused('not_found');
-  }
-
-  private async viewsPublish(args: Record<string, unknown>): Promise<Answer> {
-    const user = String(args.user_id ?? '');
-    if (!userById(user)) return refused('user_not_found');
-    const view = this.parseView(args, 'home');
-    const current = await this.options.book.home(user);
-    if (typeof args.hash === 'string' && current && args.hash !== current.hash)
-      return refused('hash_conflict');
-    const next = { ...view, id: current?.id ?? newId('V'), hash: newHash() };
-    await this.options.book.setHome(user, next);
-    return ok({ view: viewOutput({ id: next.id, hash: next.hash, view }) });
-  }
-
-  // ---- response_url ----
-
-  private async respond(token: string, raw: string): Promise<Answer> {
-    const context = await this.options.book.useResponseUrl(token);
-    if (!context) return { status: 404, body: { ok: false, error: 'expired_url' } };
-    const parsed = responseBody.safeParse(safeJson(raw));
-    if (!parsed.success) return { status: 400, body: { ok: false, error: 'invalid_payload' } };
-    const body = parsed.data;
-    const book = this.options.book;
-    if (body.delete_original) {
-      if (context.messageTs) await book.edit(context.channel, context.messageTs, () => 'delete');
-      return { status: 200, body: { ok: true } };
-    }
-    try {
-      checkMessage(body);
-    } catch (error) {
-      if (error instanceof SlackRefusal)
-        return {
-          status: 400,
-          body: { ok: false, error: error.error, response_metadata: { messages: error.messages } },
-        };
-      throw error;
-    }
-    const blocks =
-      Array.isArray(body.blocks) && body.blocks.length
-        ? withIds(body.blocks as NonNullable<WorkbenchMessage['blocks']>)
-        : undefined;
-    if (body.replace_original && context.messageTs) {
-      const replaced = await book.edit(context.channel, context.messageTs, (m) => {
-        const next: WorkbenchMessage = { ...m, text: body.text ?? '', edited: true };
-        if (blocks) next.blocks = blocks;
-        else delete next.blocks;
-        return next;
-      });
-      if (replaced) return { status: 200, body: { ok: true } };
-    }
-    await book.post({
-      channel: context.channel,
-      bot: true,
-      text: body.text ?? '',
-      ...(blocks ? { blocks } : {}),
-      ...(body.thread_ts ? { thread_ts: body.thread_ts } : {}),
-      ...(body.response_type === 'in_channel' ? {} : { visibleTo: context.user }),
-    });
-    return { status: 200, body: { ok: true } };
-  }
-}
-
-const responseBody = z.looseObject({
-  text: z.string().optional(),
-  blocks: z.unknown().optional(),
-  response_type: z.enum(['ephemeral', 'in_channel']).optional(),
-  replace_original: z
-    .union([z.boolean(), z.literal('true'), z.literal('false')])
-    .optional()
-    .transform((v) => v === true || v === 'true'),
-  delete_original: z
-    .union([z.boolean(), z.literal('true'), z.literal('false')])
-    .optional()
-    .transform((v) => v === true || v === 'true'),
-  thread_ts: z.string().optional(),
-});
-
-const newHash = () => `${Math.floor(Date.now() / 1000)}.${newId('', 4).toLowerCase()}`;
-
-function userObject(id: string) {
-  const user = userById(id);
-  const name = user?.name ?? id;
-  return {
-    id,
-    team_id: TEAM.id,
-    name: name.toLowerCase(),
-    real_name: name,
-    deleted: false,
-    is_bot: false,
-    tz: 'Africa/Lagos',
-    profile: { real_name: name, display_name: name, title: user?.role ?? '' },
-  };
-}
-
-function conversationObject(id: string, name: string) {
-  const dm = id.startsWith('D');
-  return {
-    id,
-    ...(dm
-      ? { user: dmOwner(id), is_im: true }
-      : { name, is_channel: true, is_im: false, is_private: false }),
-    is_member: true,
-    is_archived: false,
-  };
-}
-
-/** A stored message in Slack's `message` shape. */
-function slackMessage(m: WorkbenchMessage) {
-  return {
-    type: 'message',
-    ts: m.ts,
-    text: m.text,
-    ...(m.bot ? { bot_id: BOT.botId, user: BOT.id, app_id: undefined } : { user: m.user }),
-    ...(m.blocks ? { blocks: m.blocks } : {}),
-    ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}),
-    ...(m.reply_count ? { reply_count: m.reply_count, thread_ts: m.ts } : {}),
-    ...(m.edited ? { edited: { user: BOT.id, ts: m.ts } } : {}),
-    team: TEAM.id,
-  };
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new SlackRefusal('request_too_large');
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function safeJson(raw: string): unknown {
-  try {
-    return raw ? JSON.parse(raw) : {};
-  } catch {
-    return undefined;
-  }
-}
-
-/** WebClient form-encodes arguments, with nested values (blocks, view) as JSON text; JSON is accepted too. */
-export function parseArgs(raw: string, contentType: string | undefined): Record<string, unknown> {
-  if (!raw) return {};
-  if (contentType?.includes('application/json')) {
-    const parsed = safeJson(raw);
-    return parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : {};
-  }
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of new URLSearchParams(raw)) {
-    out[key] = /^[[{]/.test(value) ? (safeJson(value) ?? value) : value;
-  }
-  return out;
 }
