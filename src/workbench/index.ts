@@ -9,7 +9,7 @@ import type { Sandbox } from '../sandbox/index.js';
 import type { Store } from '../store/index.js';
 import { Book } from './book.js';
 import { Interactions } from './interactions.js';
-import { pageAssets } from './page/assets.js';
+import { pageAssets, warmPageAssets } from './page/assets.js';
 import type { Environment } from './protocol.js';
 import { type PageAssetsSource, workbenchRoutes } from './routes.js';
 import { type PostingRate, Triggers } from './slack-rules.js';
@@ -47,6 +47,8 @@ export interface Workbench {
 }
 
 export async function startWorkbench(options: WorkbenchOptions): Promise<Workbench> {
+  // The page is bundled while the bot starts, so the first page load does not wait for esbuild.
+  if (!options.assets) warmPageAssets();
   const signingSecret = options.signingSecret ?? randomBytes(32).toString('hex');
   const book = new Book(options.store);
   const triggers = new Triggers(options.now);
