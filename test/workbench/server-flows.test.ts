@@ -308,6 +308,26 @@ describe('the sandbox panel', () => {
   });
 });
 
+describe('App Home and closing a modal', () => {
+  it('opening App Home reaches the bot as a signed app_home_opened event, and it publishes no Home', async () => {
+    const { status, answer } = await bench.post('/home', { user: DAYO });
+    expect(status).toBe(200);
+    expect(answer.ok).toBe(true);
+    expect((await bench.state(DAYO)).home).toBeUndefined();
+  });
+
+  it('closing a form removes it for that person only', async () => {
+    await bench.post('/command', { user: DAYO, channel: TREASURY, text: '/cngn withdraw' });
+    const form = await bench.waitFor(
+      DAYO,
+      (s) => s.modals.find((m) => m.view.callback_id === WITHDRAW_VIEW),
+      "Dayo's withdrawal form",
+    );
+    expect((await bench.post('/view/close', { user: DAYO, view_id: form.id })).answer.ok).toBe(true);
+    expect((await bench.state(DAYO)).modals).toEqual([]);
+  });
+});
+
 describe('live updates and reloads', () => {
   it('the event stream sends the version, and another on every change', async () => {
     const controller = new AbortController();
