@@ -131,7 +131,8 @@ async function flow(page: Page): Promise<void> {
     () => page.getByRole('navigation').getByRole('button', { name: 'approvals' }).click(),
     request,
   );
-  const bolaSees = page.getByRole('log', { name: 'Messages in #approvals' });
+  // The page marks the conversation busy from the switch until Bola's state is drawn.
+  const bolaSees = page.locator('[role="log"][aria-busy="false"]');
   await click(
     'Acting as Bola → his view',
     () => actAs.selectOption('U0BOLA').then(() => undefined),

@@ -52,10 +52,11 @@ describe.skipIf(!run)('workbench in Chromium against the real bot', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  const actAs = (name: string) =>
-    page
-      .getByRole('combobox', { name: 'Acting as' })
-      .selectOption(USERS.find((u) => u.name === name)?.id ?? name);
+  const actAs = async (name: string) => {
+    const id = USERS.find((u) => u.name === name)?.id ?? name;
+    await page.getByRole('combobox', { name: 'Acting as' }).selectOption(id);
+    await shown(page.locator('[role="log"][aria-busy="false"]')); // that person's state is drawn
+  };
   const open = (channel: string) =>
     page.getByRole('navigation').getByRole('button', { name: channel }).click();
   const log = () => page.getByRole('log');

@@ -9,7 +9,7 @@ import type { WorkbenchMessage, WorkbenchState } from '../protocol.js';
 import { api, fetchState, listen } from './api.js';
 import { blocks, type Choice } from './blocks.js';
 import { type Composer, composer, type Hint } from './composer.js';
-import { h } from './dom.js';
+import { h, NodeCache, syncChildren } from './dom.js';
 import { channelView, isReply, messageView, repliesOf, threadView } from './messages.js';
 import { type ModalElement, renderModal, type Values } from './modal.js';
 import type { Names } from './mrkdwn.js';
@@ -24,6 +24,9 @@ const stored = localStorage.getItem(USER_KEY);
 let user = USERS.find((u) => u.id === stored)?.id ?? USERS[0]?.id ?? '';
 let [current = '', thread = ''] = decodeURIComponent(location.hash.slice(1)).split(':');
 let modal: { element: ModalElement; id: string; hash: string; errors: string } | undefined;
+
+/** Message nodes of the open conversation, reused while unchanged. */
+const drawn = new NodeCache();
 
 const hints = JSON.parse(document.getElementById('hints')?.textContent ?? '[]') as Hint[];
 
@@ -61,13 +64,16 @@ let loading: Promise<void> | undefined;
 let again = false;
 
 async function load(): Promise<void> {
-  let next = await fetchState(user);
-  if (!next.users.some((u) => u.id === user) && next.users[0]) {
-    user = next.users[0].id;
-    next = await fetchState(user);
+  const asked = user;
+  const next = await fetchState(asked);
+  // The person switched while this was on its way: the fetch that follows draws theirs.
+  if (asked !== user) {
+    again = true;
+    return;
   }
   state = next;
   render();
+  log.setAttribute('aria-busy', 'false');
 }
 
 /** One fetch at a time; a change announced meanwhile fetches once more after it. */
@@ -143,6 +149,7 @@ function renderSidebar(s: WorkbenchState): void {
       onchange: (event: Event) => {
         user = (event.target as HTMLSelectElement).value;
         localStorage.setItem(USER_KEY, user);
+        log.setAttribute('aria-busy', 'true'); // until this person's state is drawn
         modal?.element.dialog.remove();
         modal = undefined;
         thread = '';
@@ -248,9 +255,9 @@ function renderChannel(s: WorkbenchState, switched: boolean): void {
   log.setAttribute('aria-label', `Messages in ${label}`);
   const list = s.messages[current] ?? [];
   const ctx = messageContext(s, current);
-  log.replaceChildren(
+  syncChildren(log, [
     ...(list.length
-      ? channelView(list, ctx)
+      ? channelView(list, ctx, drawn, `${user}|${current}`)
       : [
           h(
             'div',
@@ -258,7 +265,8 @@ function renderChannel(s: WorkbenchState, switched: boolean): void {
             current === s.channels[0]?.id ? 'Type /cngn help below to begin.' : 'Nothing here yet.',
           ),
         ]),
-  );
+  ]);
+  drawn.sweep();
   mainComposer.root.hidden = false;
   mainComposer.setPlaceholder(`Message ${label}`);
   if (switched || nearBottom) log.scrollTop = log.scrollHeight;

@@ -35,3 +35,34 @@ export function uid(prefix: string): string {
   counter += 1;
   return `${prefix}-${counter}`;
 }
+
+/**
+ * Makes `parent`'s children exactly `nodes`, moving only what changed: nodes already in place stay
+ * untouched, so a live region (role="log") announces only what is new.
+ */
+export function syncChildren(parent: Element, nodes: Node[]): void {
+  nodes.forEach((node, i) => {
+    const at = parent.childNodes[i];
+    if (at !== node) parent.insertBefore(node, at ?? null);
+  });
+  while (parent.childNodes.length > nodes.length) parent.lastChild?.remove();
+}
+
+/** Nodes drawn before, kept by key while what they show (their signature) is unchanged. */
+export class NodeCache {
+  private kept = new Map<string, { signature: string; node: HTMLElement }>();
+  private next = new Map<string, { signature: string; node: HTMLElement }>();
+
+  get(key: string, signature: string, draw: () => HTMLElement): HTMLElement {
+    const hit = this.kept.get(key);
+    const node = hit && hit.signature === signature ? hit.node : draw();
+    this.next.set(key, { signature, node });
+    return node;
+  }
+
+  /** Forget what was not asked for since the last call. */
+  sweep(): void {
+    this.kept = this.next;
+    this.next = new Map();
+  }
+}

@@ -4,7 +4,7 @@
 // Block Kit (or the text when there are no blocks), and "N replies" under a thread's parent.
 import type { WorkbenchMessage, WorkbenchState } from '../protocol.js';
 import { type BlockContext, blocks, type Choice } from './blocks.js';
-import { h } from './dom.js';
+import { h, type NodeCache } from './dom.js';
 import { mrkdwn } from './mrkdwn.js';
 
 export interface MessageContext {
@@ -102,8 +102,13 @@ export function messageView(
   );
 }
 
-/** Top-level messages of a channel with their reply counts. */
-export function channelView(list: WorkbenchMessage[], ctx: MessageContext): HTMLElement[] {
+/** Top-level messages of a channel with their reply counts; unchanged ones keep their nodes. */
+export function channelView(
+  list: WorkbenchMessage[],
+  ctx: MessageContext,
+  cache: NodeCache,
+  scope: string,
+): HTMLElement[] {
   const out: HTMLElement[] = [];
   let lastDay = '';
   let previous: WorkbenchMessage | undefined;
@@ -113,12 +118,19 @@ export function channelView(list: WorkbenchMessage[], ctx: MessageContext): HTML
     if (day !== lastDay) {
       lastDay = day;
       previous = undefined;
-      out.push(h('div', { class: 'day', role: 'separator' }, h('span', {}, day)));
+      out.push(
+        cache.get(`${scope}|day|${day}`, day, () =>
+          h('div', { class: 'day', role: 'separator' }, h('span', {}, day)),
+        ),
+      );
     }
     const replies = Math.max(repliesOf(message, list).length, message.reply_count ?? 0);
     // A thread parent stands on its own, as in Slack.
     const folded = continues(message, previous) && replies === 0 && !previous?.reply_count;
-    out.push(messageView(message, ctx, replies, folded));
+    const signature = `${replies}|${folded}|${JSON.stringify(message)}`;
+    out.push(
+      cache.get(`${scope}|${message.ts}`, signature, () => messageView(message, ctx, replies, folded)),
+    );
     previous = replies > 0 ? undefined : message;
   }
   return out;
