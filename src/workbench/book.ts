@@ -38,7 +38,11 @@ export class Book {
   private lastMicros = 0;
   private readonly listeners = new Set<(version: number) => void>();
 
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    /** Messages kept per channel: the oldest go (with their replies) so a long demo stays quick. */
+    private readonly keep = 1000,
+  ) {}
 
   /** Run one change after every change before it. */
   private serial<T>(fn: () => Promise<T>): Promise<T> {
@@ -96,10 +100,17 @@ export class Book {
       }
       list.push(posted);
       await this.store.addToSet(KEY.channels, message.channel);
-      await this.store.set(KEY.channel(message.channel), list);
+      await this.store.set(KEY.channel(message.channel), this.trimmed(list));
       await this.bump();
       return posted;
     });
+  }
+
+  private trimmed(list: WorkbenchMessage[]): WorkbenchMessage[] {
+    if (list.length <= this.keep) return list;
+    const kept = list.slice(-this.keep);
+    const parents = new Set(kept.filter((m) => !m.thread_ts).map((m) => m.ts));
+    return kept.filter((m) => !m.thread_ts || parents.has(m.thread_ts));
   }
 
   /** Change a message in place; undefined when there is no such message. */

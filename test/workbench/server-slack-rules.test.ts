@@ -264,3 +264,13 @@ describe('response_url', () => {
     });
   });
 });
+
+describe('the record', () => {
+  it('keeps the newest messages of a channel, and no reply without its parent', async () => {
+    const small = new Book(store, 3);
+    const parent = await small.post({ channel: 'C0TRIM', bot: true, text: 'parent' });
+    await small.post({ channel: 'C0TRIM', user: 'U0ADA', text: 'reply', thread_ts: parent.ts });
+    for (const text of ['one', 'two', 'three']) await small.post({ channel: 'C0TRIM', bot: true, text });
+    expect((await small.messages('C0TRIM')).map((m) => m.text)).toEqual(['one', 'two', 'three']);
+  });
+});
