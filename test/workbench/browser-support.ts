@@ -1,6 +1,7 @@
 // Browser tests' shared parts: find Debian's Chromium (skip with one notice when there is none,
 // fail under CI=true), launch it, and save screenshots where a person can look at them.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 import { expect } from 'vitest';
@@ -16,7 +17,18 @@ export function chromiumPath(): string | undefined {
   return CANDIDATES.find((candidate) => existsSync(candidate));
 }
 
-let noticed = false;
+/**
+ * Each test file runs in its own worker, so "once" is kept in a marker file named after the test
+ * runner's process: the first file to find no browser says so, the others stay quiet.
+ */
+function firstToNotice(): boolean {
+  try {
+    writeFileSync(path.join(tmpdir(), `cngn-desk-no-chromium-${process.ppid}`), '', { flag: 'wx' });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** True when the browser tests can run; prints the skip notice once; under CI=true a missing browser throws. */
 export function browserAvailable(): boolean {
@@ -26,8 +38,7 @@ export function browserAvailable(): boolean {
       'CI=true but no Chromium was found (looked at CHROMIUM_PATH and /usr/bin/chromium): install the chromium package',
     );
   }
-  if (!noticed) {
-    noticed = true;
+  if (firstToNotice()) {
     process.stderr.write(
       'notice: browser tests skipped: no Chromium found (install the chromium package, or set CHROMIUM_PATH)\n',
     );

@@ -186,19 +186,19 @@ function renderSidebar(s: WorkbenchState): void {
     h(
       'nav',
       { 'aria-label': 'Conversations' },
-      h('h2', {}, 'Channels'),
+      h('h2', { class: 'nav-heading' }, 'Channels'),
       h(
         'ul',
         {},
         channels.map((c) => item(c.id, c.name, '#')),
       ),
-      h('h2', {}, 'Direct messages'),
+      h('h2', { class: 'nav-heading' }, 'Direct messages'),
       h(
         'ul',
         {},
         dms.map((c) => item(c.id, c.name, '●')),
       ),
-      h('h2', {}, 'Apps'),
+      h('h2', { class: 'nav-heading' }, 'Apps'),
       h('ul', {}, item(HOME, 'App Home', '⌂')),
     ),
   );

@@ -62,14 +62,14 @@ export function composer(
     );
     list.hidden = false;
   };
-  const fit = () => {
+  const grow = () => {
     box.style.height = 'auto';
     box.style.height = `${Math.min(box.scrollHeight, 160)}px`;
   };
   box.addEventListener('input', () => {
     active = 0;
     paint();
-    fit();
+    grow();
   });
   box.addEventListener('blur', () => {
     list.hidden = true;
@@ -99,7 +99,7 @@ export function composer(
       if (!text) return;
       list.hidden = true;
       box.value = '';
-      fit();
+      grow();
       if (!(await send(text))) box.value = text;
     }
   });
