@@ -8,7 +8,6 @@ import KeyvRedis from '@keyv/redis';
 import type { RedisClientType } from '@redis/client';
 import Keyv from 'keyv';
 import type { LockOptions, Store } from './index.js';
-import { refuseOldLayout } from './redis-layout.js';
 
 export class LockTimeoutError extends Error {
   override name = 'LockTimeoutError';
@@ -55,12 +54,6 @@ export class RedisStore implements Store {
       throw new Error(
         `Redis at ${where.hostname}:${where.port || 6379} did not answer (${(error as Error).message}); check STORE_URL`,
       );
-    }
-    try {
-      await refuseOldLayout(adapter.client as RedisClientType, namespace);
-    } catch (error) {
-      await adapter.disconnect().catch(() => undefined);
-      throw error;
     }
     return new RedisStore(keyv, adapter, namespace);
   }
