@@ -335,7 +335,8 @@ export function renderModal(view: View, handlers: ModalHandlers, depth: number):
     'form',
     {
       class: 'modal-form',
-      novalidate: false,
+      // Required fields are checked by the workbench and shown under the input, as Slack's client does.
+      novalidate: true,
       onsubmit: (event: Event) => {
         event.preventDefault();
         if (submit) handlers.submit(values());
