@@ -107,13 +107,20 @@ describe.skipIf(!run)('workbench in Chromium against the real bot', () => {
     async () => {
       await say('/cngn withdraw');
       const dialog = page.getByRole('dialog', { name: 'Withdraw cNGN' });
+      await dialog.getByRole('button', { name: 'Ask for approval' }).click();
+      await shown(dialog.getByRole('alert').first()); // an empty required amount, said under the field
+      await eventually(() => dialog.getByLabel('Amount (₦ / cNGN)').getAttribute('aria-invalid')).toBe(
+        'true',
+      );
       await dialog.getByLabel('Amount (₦ / cNGN)').fill('1500');
       await dialog.getByLabel('Network').selectOption({ label: 'Base (base)' });
       await dialog.getByLabel('…or type an address').fill('0x123');
       await dialog.getByRole('button', { name: 'Ask for approval' }).click();
-      const error = dialog.getByRole('alert');
-      await shown(error);
-      expect(await textOf(error)).toMatch(/address/i);
+      await shown(dialog.getByRole('alert').filter({ hasText: /address/i }));
+      await eventually(() => dialog.getByLabel('…or type an address').getAttribute('aria-invalid')).toBe(
+        'true',
+      );
+      await eventually(() => dialog.getByLabel('Amount (₦ / cNGN)').getAttribute('aria-invalid')).toBe(null);
       await screenshot(page, 'withdraw-bad-address');
       await dialog.getByLabel('…or type an address').fill(VALID_ADDRESS);
       await dialog.getByRole('button', { name: 'Ask for approval' }).click();
