@@ -480,6 +480,43 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
     });
   });
 
+  it('opens App Home (app_home_opened) and draws the published view, whose buttons act from home', async () => {
+    stub.change((s) => {
+      s.home = {
+        type: 'home',
+        blocks: [
+          { type: 'header', text: { type: 'plain_text', text: 'Waiting for you' } },
+          {
+            type: 'section',
+            block_id: 'home.request',
+            text: { type: 'mrkdwn', text: '*AR-7Q2M9K4D1X* · Redemption · ₦250,000.00' },
+            accessory: {
+              type: 'button',
+              action_id: 'approval.approve',
+              style: 'primary',
+              value: 'AR-7Q2M9K4D1X:0',
+              text: { type: 'plain_text', text: 'Approve' },
+            },
+          },
+        ],
+      };
+    });
+    await page.getByRole('navigation').getByRole('button', { name: 'App Home' }).click();
+    await eventually(() => stub.lastPost('/home')?.body).toEqual({ user: 'U0ADA' });
+    const home = page.getByRole('log', { name: 'App Home' });
+    await shown(home.getByRole('heading', { name: 'Waiting for you' }));
+    await eventually(() => home.getByRole('textbox', { name: 'Message' }).count()).toBe(0);
+    await home.getByRole('button', { name: 'Approve' }).click();
+    await eventually(() => stub.lastPost('/action')?.body).toEqual({
+      user: 'U0ADA',
+      container: { type: 'home' },
+      block_id: 'home.request',
+      action_id: 'approval.approve',
+      value: 'AR-7Q2M9K4D1X:0',
+    });
+    await page.getByRole('navigation').getByRole('button', { name: 'treasury' }).click();
+  });
+
   it('drives the sandbox from its panel', async () => {
     const panel = page.getByRole('region', { name: '🧪 Sandbox' });
     await panel.getByRole('button', { name: 'Settle pending' }).click();
