@@ -28,6 +28,10 @@ export interface BotOptions {
   now?: () => Date;
   /** Client fine-tuning (tests: short timeouts). */
   clientTimeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number };
+  /** Listen on this address only (default: every address, as Bolt does). */
+  host?: string;
+  /** More HTTP routes on the bot's server (start-up wiring adds the workbench's). */
+  routes?: CustomRoute[];
   /** Tests drive the webhook reconciler themselves. */
   reconcileIntervalMs?: number;
   reconcileGraceMs?: number;
@@ -175,7 +179,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     approvals && webhooks.deadLetters ? { desk: webhooks.deadLetters, approvals: approvals.deps } : undefined;
   const inFlight = createInFlight();
   const readDeps = { api: client, logger, now, inFlight };
-  const routes: CustomRoute[] = [webhooks.route];
+  const routes: CustomRoute[] = [webhooks.route, ...(options.routes ?? [])];
   if (approvals) {
     routes.push(
       rawBodyRoute(BRIDGE_CALLBACK_PATH, (params, body) =>
@@ -186,6 +190,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   const slack = createSlackApp({
     slack: config.slack,
     port: config.port,
+    ...(options.host ? { host: options.host } : {}),
     logger,
     logLevel: config.logLevel,
     routes,

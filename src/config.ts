@@ -155,7 +155,9 @@ function crossProblems(env: Record<string, string | undefined>): string[] {
   const problems: string[] = [];
   const has = (name: string) => present(env, name);
   if (!has('SLACK_BOT_TOKEN')) {
-    problems.push('SLACK_BOT_TOKEN: required — the xoxb- token from "OAuth & Permissions" of your Slack app');
+    problems.push(
+      'SLACK_BOT_TOKEN: required — the xoxb- token from "OAuth & Permissions" of your Slack app (or set no SLACK_ variable at all for the local workbench)',
+    );
   }
   if (!has('SLACK_APP_TOKEN') && !has('SLACK_SIGNING_SECRET')) {
     problems.push(

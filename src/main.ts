@@ -1,37 +1,24 @@
-// Start-up only: config → logger → bot (store, service client or embedded sandbox, Slack app) → listen.
-import { startBot } from './bot.js';
-import { ConfigError, loadConfig, secretsOf } from './config.js';
+// `npm start`: start-up (startup.ts) with the process environment, then wait for a signal to stop.
+import { ConfigError } from './config.js';
 import { createLogger } from './log.js';
+import { StartupRefused, start } from './startup.js';
 
 async function main(): Promise<void> {
-  let config: ReturnType<typeof loadConfig>;
+  let started: Awaited<ReturnType<typeof start>>;
   try {
-    config = loadConfig(process.env);
+    started = await start(process.env);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\nSee README.md, "Configuration".\n`);
       process.exit(1);
     }
+    if (error instanceof StartupRefused) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
     throw error;
   }
-  const logger = createLogger(config.logLevel, { secrets: secretsOf(config) });
-  const bot = await startBot({ config, logger });
-  logger.info('cngn-desk is running', {
-    url: bot.url,
-    environment: bot.client.environment,
-    slack: config.slack.botToken ? config.slack.mode : 'not configured',
-    store: config.storeUrl.split(':')[0],
-  });
-  if (!bot.approvals) {
-    logger.warn(
-      'approvals are off: set CNGN_APPROVALS_CHANNEL and CNGN_APPROVERS (or CNGN_APPROVER_GROUP) to enable withdraw, redeem, bridge, whitelist add and settlement',
-    );
-  }
-  if (bot.sandbox) {
-    logger.info('embedded sandbox: no CNGN_API_KEY set, every answer says SANDBOX', {
-      baseUrl: bot.sandbox.baseUrl,
-    });
-  }
+  const { logger } = started;
 
   let stopping = false;
   const shutdown = (reason: string, exitCode: number) => {
@@ -41,7 +28,7 @@ async function main(): Promise<void> {
     // Bounded: a stop that hangs must not keep a broken process from its supervisor's restart.
     const force = setTimeout(() => process.exit(exitCode || 1), 15_000);
     force.unref();
-    bot.stop().then(
+    started.stop().then(
       () => {
         logger.info('stopped', { reason });
         process.exit(exitCode);

@@ -98,6 +98,7 @@ async function main(): Promise<void> {
         `  curl -X POST ${credentials.baseUrl}/sandbox/pay/<reference>        pay a temporary virtual account`,
         `  curl -X POST ${credentials.baseUrl}/sandbox/crypto-deposit -d '{"amount":"5000","network":"base"}'`,
         `  curl -X POST ${credentials.baseUrl}/sandbox/settle                 settle every pending transaction now`,
+        `  curl -X POST ${credentials.baseUrl}/sandbox/fail-next-redemption   the next redemption's payout fails, once`,
         '',
         'Press Ctrl+C to stop.',
         '',

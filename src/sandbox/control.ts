@@ -1,5 +1,6 @@
 // Plain-JSON control routes under /sandbox/ for demos and other tools (loopback only, no key):
-// pay a temporary account, simulate an on-chain deposit, settle everything now, peek at the books.
+// pay a temporary account, simulate an on-chain deposit, settle everything now, make the next
+// redemption fail, peek at the books.
 import { z } from 'zod';
 import type { Life } from './life.js';
 import { formatIssues } from './rules.js';
@@ -50,12 +51,17 @@ export async function handleControl(
       await life.settleAll();
       return { status: 200, body: { ok: true, balance: state.balance.toString() } };
     }
+    if (method === 'POST' && /^\/sandbox\/fail-next-redemption\/?$/.test(pathname)) {
+      state.failNextRedemption = true;
+      return { status: 200, body: { ok: true } };
+    }
     if (method === 'GET' && /^\/sandbox\/state\/?$/.test(pathname)) {
       return {
         status: 200,
         body: {
           balance: state.balance.toString(),
           pending: [...state.plans.keys()],
+          failNextRedemption: state.failNextRedemption,
           temporaryAccounts: [...state.temporaryAccounts.values()].map((a) => a.view),
         },
       };

@@ -98,6 +98,10 @@ export interface Sandbox {
   payTemporaryAccount(reference: string, amount?: string): Promise<void>;
   simulateCryptoDeposit(input: { amount: string; network?: string }): Promise<{ trx_ref: string }>;
   settleAll(): Promise<void>;
+  /** The next redemption's payout fails (`transaction.failed`, token returned), once. */
+  failNextRedemption(): void;
+  /** The newest temporary (virtual) account's reference, if any was created. */
+  latestTemporaryAccount(): string | undefined;
   readonly webhookDeliveries: ReadonlyArray<WebhookDelivery>;
   stop(): Promise<void>;
 }
@@ -213,6 +217,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     payTemporaryAccount: (reference, amount) => life.payTemporaryAccount(reference, amount),
     simulateCryptoDeposit: (input) => life.simulateCryptoDeposit(input),
     settleAll: () => life.settleAll(),
+    failNextRedemption: () => {
+      state.failNextRedemption = true;
+    },
+    latestTemporaryAccount: () => [...state.temporaryAccounts.keys()].at(-1),
     webhookDeliveries: webhooks.deliveries,
     stop: () => {
       stopped ??= (async () => {

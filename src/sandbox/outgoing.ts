@@ -110,9 +110,11 @@ export function redeem(
     description: `Redemption to ${bank.name} ${body.accountNumber}`,
     network: 'xbn',
   });
+  const failsOnce = state.failNextRedemption;
+  state.failNextRedemption = false;
   state.plans.set(
     tx.trx_ref,
-    planFor('fiat_redeem', undefined, body.accountNumber === FAILING_PAYOUT_ACCOUNT),
+    planFor('fiat_redeem', undefined, failsOnce || body.accountNumber === FAILING_PAYOUT_ACCOUNT),
   );
   return { tx, result: { trxRef: tx.trx_ref, address: newEvmAddress() } };
 }

@@ -48,6 +48,8 @@ export class SandboxState {
   readonly identity: SeedIdentity;
   balance = Money.parseDecimal('1250000.00');
   serviceAvailable = true;
+  /** The next redemption's payout fails (whatever the account), once; then this resets. */
+  failNextRedemption = false;
   ipAllowed = true;
   sshKeyUploaded = true;
   readonly permissions: Record<Permission, boolean>;

@@ -144,7 +144,8 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
         await app.start();
         handle.url = `http://127.0.0.1:${options.port}`;
       } else {
-        const server = (await app.start(options.port)) as Server;
+        const listen = options.host ? { port: options.port, host: options.host } : options.port;
+        const server = (await app.start(listen)) as Server;
         handle.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       }
       options.logger.info('Slack app started', { mode: slack.mode, url: handle.url });

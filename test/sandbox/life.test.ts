@@ -234,6 +234,24 @@ describe('redemptions', () => {
     expect(signedCorrectly(hook, sandbox.webhookSecret)).toBe(true);
   });
 
+  it('after POST /sandbox/fail-next-redemption, the next payout fails whatever the account, once', async () => {
+    const armed = await fetch(`${sandbox.baseUrl}/sandbox/fail-next-redemption`, { method: 'POST' });
+    expect(armed.status).toBe(200);
+    const redeem = () =>
+      client.post<{ trxRef: string }>('/v1/api/redeemAsset', {
+        amount: 500,
+        bankCode: '058',
+        accountNumber: '0123456789',
+      });
+    const failing = await redeem();
+    const next = await redeem();
+    await sandbox.settleAll();
+    expect(sandbox.transaction(failing.data.trxRef)?.status).toBe('failed');
+    expect(sandbox.transaction(next.data.trxRef)?.status).toBe('completed');
+    const hook = await receiver.waitFor(forRef('transaction.failed', failing.data.trxRef));
+    expect(hook.json.data).toMatchObject({ reason: 'Provider failed to process payout' });
+  });
+
   it('without a bank code, pays to the settlement bank', async () => {
     const answer = await client.post<{ trxRef: string }>('/v1/api/redeemAsset', {
       amount: 10,

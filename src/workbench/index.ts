@@ -1,0 +1,98 @@
+// The local workbench: a stand-in for Slack in the bot's own process, for trying the whole product in
+// a browser without a Slack workspace. It is started only by start-up wiring when no Slack
+// credentials are set; the bot itself does not know it is there — it talks to the workbench's Web
+// API as to Slack and receives signed requests from it at /slack/events as from Slack.
+import { randomBytes } from 'node:crypto';
+import type { CustomRoute } from '@slack/bolt';
+import type { Logger } from '../log.js';
+import type { Sandbox } from '../sandbox/index.js';
+import type { Store } from '../store/index.js';
+import { Book } from './book.js';
+import { Interactions } from './interactions.js';
+import { pageAssets, warmPageAssets } from './page/assets.js';
+import type { Environment } from './protocol.js';
+import { type PageAssetsSource, workbenchRoutes } from './routes.js';
+import { type PostingRate, Triggers } from './slack-rules.js';
+import { WebApi, WORKBENCH_BOT_TOKEN } from './web-api.js';
+
+export { WORKBENCH_BOT_TOKEN } from './web-api.js';
+
+export interface WorkbenchOptions {
+  store: Store;
+  logger: Logger;
+  /** The HMAC v0 secret its signed requests carry (start-up gives the bot the same). */
+  signingSecret?: string;
+  /** The page; by default the bundle built from ./page/ on first request. */
+  assets?: () => Promise<PageAssetsSource>;
+  /** Tests: a tighter or looser posting rate. */
+  rate?: PostingRate;
+  now?: () => number;
+}
+
+export interface Workbench {
+  /** HMAC v0 secret of the signed requests it sends; fresh for every start unless given. */
+  readonly signingSecret: string;
+  readonly botToken: string;
+  /** The Web API base URL for Bolt's `slackApiUrl`. */
+  readonly apiUrl: string;
+  /** Routes to serve on the bot's HTTP server. */
+  readonly routes: CustomRoute[];
+  /** Once the bot listens: where to send requests, and what the page says about the service. */
+  attach(bot: { url: string; environment: string; sandbox: Sandbox | undefined }): void;
+  /** The page's URL (the bot's), once attached. */
+  readonly url: string;
+  /** End the page's event streams; call before the bot's server closes (it waits for open connections). */
+  endStreams(): void;
+  stop(): Promise<void>;
+}
+
+export async function startWorkbench(options: WorkbenchOptions): Promise<Workbench> {
+  // The page is bundled while the bot starts, so the first page load does not wait for esbuild.
+  if (!options.assets) warmPageAssets();
+  const signingSecret = options.signingSecret ?? randomBytes(32).toString('hex');
+  const book = new Book(options.store);
+  const triggers = new Triggers(options.now);
+  let botUrl = '';
+  let context: { environment: Environment; sandbox: Sandbox | undefined } = {
+    environment: 'SANDBOX',
+    sandbox: undefined,
+  };
+  const webApi = new WebApi({
+    book,
+    triggers,
+    logger: options.logger,
+    ...(options.rate ? { rate: options.rate } : {}),
+    pageUrl: () => botUrl,
+  });
+  await webApi.start();
+  const interactions = new Interactions({
+    book,
+    triggers,
+    signingSecret,
+    botUrl: () => botUrl,
+    responseUrl: (token) => webApi.responseUrl(token),
+    logger: options.logger,
+  });
+  const routes = workbenchRoutes({
+    book,
+    interactions,
+    logger: options.logger,
+    context: () => context,
+    assets: options.assets ?? pageAssets,
+  });
+  return {
+    signingSecret,
+    botToken: WORKBENCH_BOT_TOKEN,
+    apiUrl: webApi.apiUrl,
+    routes,
+    get url() {
+      return botUrl;
+    },
+    attach(bot) {
+      botUrl = bot.url;
+      context = { environment: bot.environment === 'sandbox' ? 'SANDBOX' : 'TEST', sandbox: bot.sandbox };
+    },
+    endStreams: () => routes.endStreams(),
+    stop: () => webApi.stop(),
+  };
+}

@@ -1,0 +1,142 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+// Messages as Slack lays them out: author, time, "(edited)", "Only visible to you" for ephemerals,
+// Block Kit (or the text when there are no blocks), and "N replies" under a thread's parent.
+import type { WorkbenchMessage, WorkbenchState } from '../protocol.js';
+import { type BlockContext, blocks, type Choice } from './blocks.js';
+import { h, type NodeCache } from './dom.js';
+import { mrkdwn } from './mrkdwn.js';
+
+export interface MessageContext {
+  state: WorkbenchState;
+  names: BlockContext['names'];
+  /** A click in a message's blocks, with the message it is in (container for block_actions). */
+  actOn(message: WorkbenchMessage, choice: Choice): void;
+  openThread?(message: WorkbenchMessage): void;
+}
+
+const COLOURS = ['#4a154b', '#1264a3', '#2eb67d', '#e01e5a', '#ecb22e', '#36c5f0'];
+
+function author(message: WorkbenchMessage, state: WorkbenchState): { name: string; bot: boolean } {
+  if (message.bot || !message.user || message.user === state.bot.id)
+    return { name: state.bot.name, bot: true };
+  return { name: state.users.find((u) => u.id === message.user)?.name ?? message.user, bot: false };
+}
+
+export function avatar(name: string, bot: boolean): HTMLElement {
+  const colour = bot
+    ? '#14532d'
+    : COLOURS[[...name].reduce((n, c) => n + c.charCodeAt(0), 0) % COLOURS.length];
+  return h(
+    'div',
+    { class: 'avatar', style: `background:${colour}`, 'aria-hidden': 'true' },
+    bot ? '₦' : name.slice(0, 1),
+  );
+}
+
+function time(ts: string): HTMLElement {
+  const date = new Date(Number(ts.split('.')[0]) * 1000);
+  const short = date.toLocaleTimeString([], { hour: 'numeric', minute: '2-digit' });
+  return h('time', { datetime: date.toISOString(), title: date.toLocaleString() }, short);
+}
+
+export function isReply(message: WorkbenchMessage): boolean {
+  return Boolean(message.thread_ts && message.thread_ts !== message.ts);
+}
+
+export function repliesOf(parent: WorkbenchMessage, all: WorkbenchMessage[]): WorkbenchMessage[] {
+  return all.filter((m) => m.thread_ts === parent.ts && m.ts !== parent.ts);
+}
+
+/** Slack folds a message into the one before when the same author posts again within minutes. */
+function continues(message: WorkbenchMessage, previous: WorkbenchMessage | undefined): boolean {
+  if (!previous) return false;
+  const sameAuthor =
+    Boolean(previous.bot) === Boolean(message.bot) &&
+    previous.user === message.user &&
+    Boolean(previous.visibleTo) === Boolean(message.visibleTo);
+  return sameAuthor && Number(message.ts) - Number(previous.ts) < 300;
+}
+
+export function messageView(
+  message: WorkbenchMessage,
+  ctx: MessageContext,
+  replies = 0,
+  continued = false,
+): HTMLElement {
+  const who = author(message, ctx.state);
+  const ephemeral = Boolean(message.visibleTo);
+  const content =
+    message.blocks && message.blocks.length > 0
+      ? blocks(message.blocks, { names: ctx.names, act: (choice) => ctx.actOn(message, choice) })
+      : mrkdwn(message.text, ctx.names);
+  return h(
+    'article',
+    {
+      class: `msg${ephemeral ? ' ephemeral' : ''}${continued ? ' continued' : ''}`,
+      'data-ts': message.ts,
+      'aria-label': `${who.name}${ephemeral ? ' (only visible to you)' : ''}`,
+    },
+    continued ? h('div', { class: 'gutter' }, time(message.ts)) : avatar(who.name, who.bot),
+    h(
+      'div',
+      { class: 'msg-body' },
+      h(
+        'div',
+        { class: 'meta', hidden: continued && !message.edited },
+        continued ? null : h('span', { class: 'author' }, who.name),
+        continued || !who.bot ? null : h('span', { class: 'app-badge' }, 'APP'),
+        continued ? null : time(message.ts),
+        message.edited ? h('span', { class: 'edited' }, '(edited)') : null,
+      ),
+      ephemeral && !continued ? h('div', { class: 'only-you' }, '👁 Only visible to you') : null,
+      h('div', { class: 'content' }, content),
+      replies > 0 && ctx.openThread
+        ? h(
+            'button',
+            { type: 'button', class: 'replies', onclick: () => ctx.openThread?.(message) },
+            `${replies} ${replies === 1 ? 'reply' : 'replies'}`,
+          )
+        : null,
+    ),
+  );
+}
+
+/** Top-level messages of a channel with their reply counts; unchanged ones keep their nodes. */
+export function channelView(
+  list: WorkbenchMessage[],
+  ctx: MessageContext,
+  cache: NodeCache,
+  scope: string,
+): HTMLElement[] {
+  const out: HTMLElement[] = [];
+  let lastDay = '';
+  let previous: WorkbenchMessage | undefined;
+  for (const message of list) {
+    if (isReply(message)) continue;
+    const day = new Date(Number(message.ts.split('.')[0]) * 1000).toDateString();
+    if (day !== lastDay) {
+      lastDay = day;
+      previous = undefined;
+      out.push(
+        cache.get(`${scope}|day|${day}`, day, () =>
+          h('div', { class: 'day', role: 'separator' }, h('span', {}, day)),
+        ),
+      );
+    }
+    const replies = Math.max(repliesOf(message, list).length, message.reply_count ?? 0);
+    // A thread parent stands on its own, as in Slack.
+    const folded = continues(message, previous) && replies === 0 && !previous?.reply_count;
+    const signature = `${replies}|${folded}|${JSON.stringify(message)}`;
+    out.push(
+      cache.get(`${scope}|${message.ts}`, signature, () => messageView(message, ctx, replies, folded)),
+    );
+    previous = replies > 0 ? undefined : message;
+  }
+  return out;
+}
+
+/** A thread's replies, folded the same way. */
+export function threadView(replies: WorkbenchMessage[], ctx: MessageContext): HTMLElement[] {
+  return replies.map((message, n) => messageView(message, ctx, 0, continues(message, replies[n - 1])));
+}

@@ -1,0 +1,410 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+// The top modal of the person's stack as a dialog named by its title: read-only blocks through
+// blocks.ts, input blocks as labelled form controls, errors from response_action under their input.
+import type { InputBlock, KnownBlock, PlainTextOption, View } from '@slack/types';
+import type { SuggestAnswer } from '../protocol.js';
+import { type BlockContext, block, optionText } from './blocks.js';
+import { h, uid } from './dom.js';
+import { plainText } from './mrkdwn.js';
+
+export type Value = string | string[] | null;
+export type Values = Record<string, Record<string, Value>>;
+
+export interface ModalHandlers extends BlockContext {
+  submit(values: Values): void;
+  close(): void;
+  suggest(blockId: string, actionId: string, value: string): Promise<SuggestAnswer>;
+}
+
+/** A control that can say its value in the page's words (see SubmitInput). */
+interface Field {
+  blockId: string;
+  actionId: string;
+  read(): Value;
+  write(value: Value): void;
+  setError(message: string | undefined): void;
+}
+
+export interface ModalElement {
+  dialog: HTMLDialogElement;
+  values(): Values;
+  setErrors(errors: Record<string, string> | undefined): void;
+  restore(values: Values): void;
+  setBusy(busy: boolean): void;
+}
+
+type Option = PlainTextOption;
+interface Element {
+  type: string;
+  action_id?: string;
+  placeholder?: { type: 'plain_text'; text: string };
+  initial_value?: string;
+  multiline?: boolean;
+  max_length?: number;
+  options?: Option[];
+  option_groups?: Array<{ label: { type: 'plain_text'; text: string }; options: Option[] }>;
+  initial_option?: Option;
+  initial_options?: Option[];
+  initial_date?: string;
+  min_query_length?: number;
+}
+
+function allOptions(el: Element): Option[] {
+  return el.options ?? el.option_groups?.flatMap((g) => g.options) ?? [];
+}
+
+function textControl(id: string, el: Element, required: boolean): HTMLInputElement | HTMLTextAreaElement {
+  const attributes = {
+    id,
+    name: id,
+    class: 'input',
+    placeholder: el.placeholder ? plainText(el.placeholder) : null,
+    maxlength: el.max_length ?? null,
+    required,
+  };
+  if (el.multiline) {
+    const area = h('textarea', { ...attributes, rows: 4 });
+    area.value = el.initial_value ?? '';
+    return area;
+  }
+  const types: Record<string, string> = {
+    email_text_input: 'email',
+    url_text_input: 'url',
+    datepicker: 'date',
+    timepicker: 'time',
+  };
+  const input = h('input', { ...attributes, type: types[el.type] ?? 'text' });
+  input.value = el.initial_value ?? el.initial_date ?? '';
+  return input;
+}
+
+function selectControl(id: string, el: Element, required: boolean): HTMLSelectElement {
+  const multiple = el.type.startsWith('multi_');
+  const initial = new Set([el.initial_option?.value, ...(el.initial_options ?? []).map((o) => o.value)]);
+  const option = (o: Option) =>
+    h('option', { value: o.value ?? '', selected: initial.has(o.value) }, optionText(o));
+  const select = h(
+    'select',
+    { id, name: id, class: 'input', required, multiple },
+    multiple
+      ? null
+      : h(
+          'option',
+          { value: '', selected: !el.initial_option },
+          el.placeholder ? plainText(el.placeholder) : 'Choose…',
+        ),
+    el.option_groups
+      ? el.option_groups.map((g) => h('optgroup', { label: plainText(g.label) }, g.options.map(option)))
+      : (el.options ?? []).map(option),
+  );
+  return select;
+}
+
+/** An external_select: a combobox whose options come from the bot (block_suggestion) as you type. */
+function externalSelect(
+  id: string,
+  el: Element,
+  required: boolean,
+  fetchOptions: (query: string) => Promise<SuggestAnswer>,
+): { root: HTMLElement; input: HTMLInputElement; read(): Value; write(v: Value): void } {
+  const listId = `${id}-list`;
+  const input = h('input', {
+    id,
+    class: 'input',
+    type: 'text',
+    role: 'combobox',
+    autocomplete: 'off',
+    'aria-autocomplete': 'list',
+    'aria-expanded': 'false',
+    'aria-controls': listId,
+    placeholder: el.placeholder ? plainText(el.placeholder) : 'Type to search',
+    required,
+  });
+  const list = h('ul', { id: listId, role: 'listbox', class: 'listbox', hidden: true });
+  let chosen: { value: string; text: string } | undefined = el.initial_option
+    ? { value: el.initial_option.value ?? '', text: optionText(el.initial_option) }
+    : undefined;
+  input.value = chosen?.text ?? '';
+  let options: SuggestAnswer['options'] = [];
+  let active = -1;
+  let asked = 0;
+
+  const show = (open: boolean) => {
+    list.hidden = !open;
+    input.setAttribute('aria-expanded', String(open));
+  };
+  const paint = () => {
+    list.replaceChildren(
+      ...(options.length === 0
+        ? [h('li', { class: 'empty', role: 'presentation' }, 'No matches')]
+        : options.map((o, n) =>
+            h(
+              'li',
+              {
+                id: `${listId}-${n}`,
+                role: 'option',
+                'aria-selected': String(n === active),
+                class: n === active ? 'active' : '',
+                onmousedown: (event: Event) => {
+                  event.preventDefault();
+                  choose(n);
+                },
+              },
+              o.text,
+            ),
+          )),
+    );
+    if (active >= 0) input.setAttribute('aria-activedescendant', `${listId}-${active}`);
+    else input.removeAttribute('aria-activedescendant');
+  };
+  const choose = (n: number) => {
+    const o = options[n];
+    if (!o) return;
+    chosen = { value: o.value, text: o.text };
+    input.value = o.text;
+    input.setCustomValidity('');
+    show(false);
+  };
+  const ask = async (query: string) => {
+    if (query.length < (el.min_query_length ?? 3)) return;
+    const mine = ++asked;
+    const answer = await fetchOptions(query).catch(() => ({ options: [] }));
+    if (mine !== asked) return; // a newer query is on its way
+    options = answer.options;
+    active = options.length ? 0 : -1;
+    paint();
+    show(document.activeElement === input);
+  };
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  input.addEventListener('input', () => {
+    chosen = undefined;
+    clearTimeout(timer);
+    timer = setTimeout(() => void ask(input.value), 150);
+  });
+  input.addEventListener('focus', () => void ask(input.value === chosen?.text ? '' : input.value));
+  input.addEventListener('blur', () => show(false));
+  input.addEventListener('keydown', (event) => {
+    if (list.hidden) return;
+    if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+      event.preventDefault();
+      const step = event.key === 'ArrowDown' ? 1 : -1;
+      active = Math.max(0, Math.min(options.length - 1, active + step));
+      paint();
+    } else if (event.key === 'Enter' && active >= 0) {
+      event.preventDefault();
+      choose(active);
+    } else if (event.key === 'Escape') {
+      event.preventDefault();
+      event.stopPropagation();
+      show(false);
+    }
+  });
+  return {
+    root: h('div', { class: 'combo' }, input, list),
+    input,
+    read: () => chosen?.value ?? null,
+    write: () => {
+      // A chosen option is kept by identity in `chosen`; nothing to restore from a bare value.
+    },
+  };
+}
+
+function choiceGroup(id: string, el: Element, label: string, kind: 'checkbox' | 'radio') {
+  const initial = new Set(
+    [el.initial_option?.value, ...(el.initial_options ?? []).map((o) => o.value)].filter(Boolean),
+  );
+  const boxes = (el.options ?? []).map((o) => {
+    const box = h('input', { type: kind, name: id, value: o.value ?? '', checked: initial.has(o.value) });
+    return { box, row: h('label', { class: 'choice' }, box, h('span', {}, optionText(o))) };
+  });
+  const root = h(
+    'fieldset',
+    { class: 'choices', id },
+    h('legend', { class: 'visually-hidden' }, label),
+    boxes.map((b) => b.row),
+  );
+  const read = (): Value => {
+    const checked = boxes.filter((b) => b.box.checked).map((b) => b.box.value);
+    return kind === 'checkbox' ? checked : (checked[0] ?? null);
+  };
+  const write = (value: Value) => {
+    const set = new Set(Array.isArray(value) ? value : value ? [value] : []);
+    for (const b of boxes) b.box.checked = set.has(b.box.value);
+  };
+  return { root, read, write };
+}
+
+function inputBlock(b: InputBlock, handlers: ModalHandlers): { node: HTMLElement; field: Field } {
+  const el = b.element as unknown as Element;
+  const blockId = b.block_id ?? '';
+  const actionId = el.action_id ?? '';
+  const id = uid('field');
+  const label = plainText(b.label);
+  const required = !b.optional;
+  const hintId = `${id}-hint`;
+  const errorId = `${id}-error`;
+  const error = h('div', { class: 'field-error', id: errorId, role: 'alert', hidden: true });
+  let control: HTMLElement;
+  let focusable: HTMLElement;
+  let read: () => Value;
+  let write: (value: Value) => void;
+
+  if (el.type === 'checkboxes' || el.type === 'radio_buttons') {
+    const group = choiceGroup(id, el, label, el.type === 'checkboxes' ? 'checkbox' : 'radio');
+    control = group.root;
+    focusable = group.root;
+    read = group.read;
+    write = group.write;
+  } else if (el.type === 'external_select') {
+    const combo = externalSelect(id, el, required, (query) => handlers.suggest(blockId, actionId, query));
+    control = combo.root;
+    focusable = combo.input;
+    read = combo.read;
+    write = combo.write;
+  } else if (el.type === 'static_select' || el.type === 'multi_static_select') {
+    const select = selectControl(id, el, required);
+    control = select;
+    focusable = select;
+    read = () => (select.multiple ? [...select.selectedOptions].map((o) => o.value) : select.value || null);
+    write = (value) => {
+      const set = new Set(Array.isArray(value) ? value : [value]);
+      for (const o of select.options) o.selected = set.has(o.value);
+    };
+    if (allOptions(el).length === 0) select.disabled = true;
+  } else {
+    const input = textControl(id, el, required);
+    control = input;
+    focusable = input;
+    read = () => input.value;
+    write = (value) => {
+      input.value = typeof value === 'string' ? value : '';
+    };
+  }
+  const grouped = el.type === 'checkboxes' || el.type === 'radio_buttons';
+  if (grouped) control.setAttribute('aria-labelledby', `${id}-label`);
+  if (b.hint) focusable.setAttribute('aria-describedby', hintId);
+  const node = h(
+    'div',
+    { class: 'input-block', 'data-block-id': blockId },
+    h(
+      'div',
+      { class: 'label-row' },
+      grouped
+        ? h('span', { class: 'label', id: `${id}-label` }, label)
+        : h('label', { class: 'label', for: id, id: `${id}-label` }, label),
+      b.optional ? h('span', { class: 'optional' }, '(optional)') : null,
+    ),
+    control,
+    error,
+    b.hint ? h('div', { class: 'hint', id: hintId }, plainText(b.hint)) : null,
+  );
+  const setError = (message: string | undefined) => {
+    error.hidden = !message;
+    error.textContent = message ?? '';
+    node.classList.toggle('has-error', Boolean(message));
+    if (message) {
+      focusable.setAttribute('aria-invalid', 'true');
+      focusable.setAttribute('aria-errormessage', errorId);
+    } else {
+      focusable.removeAttribute('aria-invalid');
+      focusable.removeAttribute('aria-errormessage');
+    }
+  };
+  return { node, field: { blockId, actionId, read, write, setError } };
+}
+
+export function renderModal(view: View, handlers: ModalHandlers, depth: number): ModalElement {
+  const titleId = uid('modal-title');
+  const fields: Field[] = [];
+  const body = h('div', { class: 'modal-body' });
+  for (const raw of view.blocks as KnownBlock[]) {
+    if (raw.type === 'input') {
+      const { node, field } = inputBlock(raw, handlers);
+      fields.push(field);
+      body.appendChild(node);
+    } else {
+      body.appendChild(block(raw, handlers));
+    }
+  }
+  const title = 'title' in view && view.title ? plainText(view.title) : 'App';
+  const submitText = 'submit' in view && view.submit ? plainText(view.submit) : undefined;
+  const closeText = 'close' in view && view.close ? plainText(view.close) : submitText ? 'Cancel' : 'Close';
+  const submit = submitText ? h('button', { type: 'submit', class: 'btn primary' }, submitText) : null;
+  const form = h(
+    'form',
+    {
+      class: 'modal-form',
+      // Required fields are checked by the workbench and shown under the input, as Slack's client does.
+      novalidate: true,
+      onsubmit: (event: Event) => {
+        event.preventDefault();
+        if (submit) handlers.submit(values());
+      },
+    },
+    h(
+      'header',
+      { class: 'modal-header' },
+      depth > 1
+        ? h('span', { class: 'stack-depth', title: 'Views stacked with views.push' }, `${depth} views`)
+        : null,
+      h('h2', { id: titleId }, title),
+      h(
+        'button',
+        { type: 'button', class: 'icon-btn', 'aria-label': 'Dismiss', onclick: () => handlers.close() },
+        '✕',
+      ),
+    ),
+    body,
+    h(
+      'footer',
+      { class: 'modal-footer' },
+      h('button', { type: 'button', class: 'btn', onclick: () => handlers.close() }, closeText),
+      submit,
+    ),
+  );
+  const dialog = h('dialog', { class: 'modal', 'aria-labelledby': titleId }, form);
+  dialog.addEventListener('cancel', (event) => {
+    event.preventDefault();
+    handlers.close();
+  });
+  const values = (): Values => {
+    const out: Values = {};
+    for (const f of fields) {
+      out[f.blockId] ??= {};
+      (out[f.blockId] as Record<string, Value>)[f.actionId] = f.read();
+    }
+    return out;
+  };
+  return {
+    dialog,
+    values,
+    setErrors(errors) {
+      let first = true;
+      for (const f of fields) {
+        const message = errors?.[f.blockId];
+        f.setError(message);
+        if (message && first) {
+          first = false;
+          dialog
+            .querySelector<HTMLElement>(
+              `[data-block-id="${CSS.escape(f.blockId)}"] .input, [data-block-id="${CSS.escape(f.blockId)}"] input`,
+            )
+            ?.focus();
+        }
+      }
+    },
+    restore(previous) {
+      for (const f of fields) {
+        const value = previous[f.blockId]?.[f.actionId];
+        if (value !== undefined && value !== null && value !== '') f.write(value);
+      }
+    },
+    setBusy(busy) {
+      if (submit) {
+        submit.disabled = busy;
+        submit.setAttribute('aria-busy', String(busy));
+      }
+    },
+  };
+}

@@ -1,0 +1,151 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+// Slack mrkdwn → DOM nodes. Text from the bot or a person is only ever set as text nodes: `&lt;b&gt;`
+// shows as `<b>`, never becomes an element. What is written here is what no kept library does without
+// innerHTML: slack-markdown returns an HTML string.
+import { get as emoji } from 'node-emoji';
+import { append, h } from './dom.js';
+
+/** How `<@U…>` and `<#C…>` are shown: the names the page knows. */
+export interface Names {
+  user(id: string): string | undefined;
+  channel(id: string): string | undefined;
+}
+
+const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"' };
+
+export function decodeEntities(text: string): string {
+  return text.replace(/&(amp|lt|gt|quot);/g, (entity) => ENTITIES[entity] ?? entity);
+}
+
+/** `:white_check_mark:` → ✅ where the shortcode is known; unknown ones stay as typed. */
+export function emojify(text: string): string {
+  return text.replace(/:([a-z0-9_+'-]+):/g, (whole, name: string) => emoji(name) ?? whole);
+}
+
+const SAFE_URL = /^(https?:|mailto:)/i;
+
+function angleToken(body: string, names: Names): Node {
+  const bar = body.indexOf('|');
+  const target = bar >= 0 ? body.slice(0, bar) : body;
+  const label = bar >= 0 ? decodeEntities(body.slice(bar + 1)) : undefined;
+  if (target.startsWith('@')) {
+    const id = target.slice(1);
+    return h('span', { class: 'mention', 'data-user': id }, `@${names.user(id) ?? label ?? id}`);
+  }
+  if (target.startsWith('#')) {
+    const id = target.slice(1);
+    return h('span', { class: 'mention' }, `#${names.channel(id) ?? label ?? id}`);
+  }
+  if (target.startsWith('!')) {
+    const special = target.slice(1);
+    if (special.startsWith('date^')) return document.createTextNode(label ?? special);
+    if (special.startsWith('subteam^')) return h('span', { class: 'mention' }, label ?? '@group');
+    return h('span', { class: 'mention broadcast' }, `@${special}`);
+  }
+  const url = decodeEntities(target);
+  if (!SAFE_URL.test(url)) return document.createTextNode(label ?? url);
+  return h('a', { href: url, target: '_blank', rel: 'noopener noreferrer' }, label ?? url);
+}
+
+// Formatting marks open after a non-word character and close before one, as Slack does, so
+// snake_case and 2*3*4 stay as typed.
+const INLINE =
+  /`([^`\n]+)`|<([^<>\n]+)>|(?<![\p{L}\p{N}*])\*(?!\s)([^*\n]+?)(?<!\s)\*(?![\p{L}\p{N}])|(?<![\p{L}\p{N}_])_(?!\s)([^_\n]+?)(?<!\s)_(?![\p{L}\p{N}])|(?<![\p{L}\p{N}~])~(?!\s)([^~\n]+?)(?<!\s)~(?![\p{L}\p{N}])/gu;
+
+function textNodes(text: string): Node[] {
+  return text ? [document.createTextNode(emojify(decodeEntities(text)))] : [];
+}
+
+/** One line (or a span of it): code, links and mentions, bold, italic, strike, emoji. */
+export function inline(text: string, names: Names): Node[] {
+  const out: Node[] = [];
+  let last = 0;
+  for (const match of text.matchAll(INLINE)) {
+    const at = match.index ?? 0;
+    out.push(...textNodes(text.slice(last, at)));
+    last = at + match[0].length;
+    const [, code, angle, bold, italic, strike] = match;
+    if (code !== undefined) out.push(h('code', {}, decodeEntities(code)));
+    else if (angle !== undefined) out.push(angleToken(angle, names));
+    else if (bold !== undefined) out.push(h('strong', {}, inline(bold, names)));
+    else if (italic !== undefined) out.push(h('em', {}, inline(italic, names)));
+    else if (strike !== undefined) out.push(h('s', {}, inline(strike, names)));
+  }
+  out.push(...textNodes(text.slice(last)));
+  return out;
+}
+
+const QUOTE = /^(?:&gt;|>)\s?/;
+const BULLET = /^\s*(?:[•◦▪-]|\*(?=\s))\s+/;
+const NUMBERED = /^\s*\d+[.)]\s+/;
+
+type LineKind = 'quote' | 'bullet' | 'numbered' | 'text';
+
+function kindOf(line: string): LineKind {
+  if (QUOTE.test(line)) return 'quote';
+  if (BULLET.test(line)) return 'bullet';
+  if (NUMBERED.test(line)) return 'numbered';
+  return 'text';
+}
+
+function linesBlock(lines: string[], names: Names): Node[] {
+  const out: Node[] = [];
+  let i = 0;
+  while (i < lines.length) {
+    const kind = kindOf(lines[i] ?? '');
+    const group: string[] = [];
+    while (i < lines.length && kindOf(lines[i] ?? '') === kind) {
+      group.push(lines[i] ?? '');
+      i += 1;
+      if (kind === 'text') break;
+    }
+    if (kind === 'quote') {
+      const quote = h('blockquote');
+      group.forEach((line, n) => {
+        if (n > 0) quote.appendChild(h('br'));
+        append(quote, inline(line.replace(QUOTE, ''), names));
+      });
+      out.push(quote);
+    } else if (kind === 'bullet' || kind === 'numbered') {
+      const pattern = kind === 'bullet' ? BULLET : NUMBERED;
+      out.push(
+        h(
+          kind === 'bullet' ? 'ul' : 'ol',
+          {},
+          group.map((line) => h('li', {}, inline(line.replace(pattern, ''), names))),
+        ),
+      );
+    } else {
+      const line = group[0] ?? '';
+      out.push(
+        line === '' ? h('span', { class: 'blank-line' }) : h('span', { class: 'line' }, inline(line, names)),
+      );
+    }
+  }
+  return out;
+}
+
+/** A whole mrkdwn text: ``` code blocks ```, quotes, lists and lines. */
+export function mrkdwn(text: string, names: Names): HTMLElement {
+  const root = h('div', { class: 'mrkdwn' });
+  const parts = text.split('```');
+  parts.forEach((part, n) => {
+    const isCode = n % 2 === 1 && n < parts.length - 1;
+    if (isCode) {
+      root.appendChild(h('pre', {}, decodeEntities(part.replace(/^\n/, ''))));
+    } else if (part !== '') {
+      const trimmed = n > 0 ? part.replace(/^\n/, '') : part;
+      const cut = n < parts.length - 1 ? trimmed.replace(/\n$/, '') : trimmed;
+      if (cut !== '' || parts.length === 1) append(root, linesBlock(cut.split('\n'), names));
+    }
+  });
+  return root;
+}
+
+/** plain_text objects: entities decoded, emoji shortcodes shown when `emoji` is not false. */
+export function plainText(object: { text: string; emoji?: boolean } | undefined): string {
+  if (!object) return '';
+  const text = decodeEntities(object.text);
+  return object.emoji === false ? text : emojify(text);
+}

@@ -1,0 +1,68 @@
+// A response_url as Slack serves it: 5 posts within 30 minutes; an answer is private to the person
+// unless it says in_channel; replace_original edits the message the click came from (an ephemeral
+// one included) and delete_original removes it.
+import { z } from 'zod';
+import type { Book } from './book.js';
+import type { WorkbenchMessage } from './protocol.js';
+import { checkMessage, SlackRefusal } from './slack-rules.js';
+import { type Answer, safeJson } from './slack-shapes.js';
+import { withIds } from './views.js';
+
+const responseBody = z.looseObject({
+  text: z.string().optional(),
+  blocks: z.unknown().optional(),
+  response_type: z.enum(['ephemeral', 'in_channel']).optional(),
+  replace_original: z
+    .union([z.boolean(), z.literal('true'), z.literal('false')])
+    .optional()
+    .transform((v) => v === true || v === 'true'),
+  delete_original: z
+    .union([z.boolean(), z.literal('true'), z.literal('false')])
+    .optional()
+    .transform((v) => v === true || v === 'true'),
+  thread_ts: z.string().optional(),
+});
+
+export async function answerResponseUrl(book: Book, token: string, raw: string): Promise<Answer> {
+  const context = await book.useResponseUrl(token);
+  if (!context) return { status: 404, body: { ok: false, error: 'expired_url' } };
+  const parsed = responseBody.safeParse(safeJson(raw));
+  if (!parsed.success) return { status: 400, body: { ok: false, error: 'invalid_payload' } };
+  const body = parsed.data;
+  if (body.delete_original) {
+    if (context.messageTs) await book.edit(context.channel, context.messageTs, () => 'delete');
+    return { status: 200, body: { ok: true } };
+  }
+  try {
+    checkMessage(body);
+  } catch (error) {
+    if (error instanceof SlackRefusal)
+      return {
+        status: 400,
+        body: { ok: false, error: error.error, response_metadata: { messages: error.messages } },
+      };
+    throw error;
+  }
+  const blocks =
+    Array.isArray(body.blocks) && body.blocks.length
+      ? withIds(body.blocks as NonNullable<WorkbenchMessage['blocks']>)
+      : undefined;
+  if (body.replace_original && context.messageTs) {
+    const replaced = await book.edit(context.channel, context.messageTs, (m) => {
+      const next: WorkbenchMessage = { ...m, text: body.text ?? '', edited: true };
+      if (blocks) next.blocks = blocks;
+      else delete next.blocks;
+      return next;
+    });
+    if (replaced) return { status: 200, body: { ok: true } };
+  }
+  await book.post({
+    channel: context.channel,
+    bot: true,
+    text: body.text ?? '',
+    ...(blocks ? { blocks } : {}),
+    ...(body.thread_ts ? { thread_ts: body.thread_ts } : {}),
+    ...(body.response_type === 'in_channel' ? {} : { visibleTo: context.user }),
+  });
+  return { status: 200, body: { ok: true } };
+}

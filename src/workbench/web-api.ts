@@ -1,0 +1,312 @@
+// The stand-in for Slack's Web API and response_url, on its own loopback port. The bot's WebClient
+// (Bolt's, the presenter's and the alerts client) calls it exactly as it calls slack.com/api/; every
+// call is checked as Slack checks it (token, Block Kit limits, trigger_id, posting rate) and what it
+// posts lands in the Book, which the page reads.
+//
+// Why its own port: Bolt builds its WebClient with a fixed slackApiUrl when the App is constructed,
+// before the bot's HTTP server listens, and with PORT=0 that server's port is known only after
+// listen. A second loopback server on a port of its own is known first, needs no fix-up of Bolt's
+// internals, and keeps the Web API off the port the page is served on.
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
+import type { Logger } from '../log.js';
+import type { Book } from './book.js';
+import {
+  BOT,
+  CHANNELS,
+  dmOf,
+  dmOwner,
+  resolveChannel,
+  TEAM,
+  USER_GROUPS,
+  USERS,
+  userById,
+} from './people.js';
+import type { WorkbenchMessage } from './protocol.js';
+import { answerResponseUrl } from './response-url.js';
+import { checkMessage, PostingRate, SlackRefusal, type Triggers } from './slack-rules.js';
+import {
+  type Answer,
+  conversationObject,
+  ok,
+  parseArgs,
+  readBody,
+  refused,
+  slackMessage,
+  userObject,
+} from './slack-shapes.js';
+import { withIds } from './views.js';
+import { ViewsApi } from './web-api-views.js';
+
+export const WORKBENCH_BOT_TOKEN = 'xoxb-workbench-local-not-a-slack-token';
+
+export interface WebApiOptions {
+  book: Book;
+  triggers: Triggers;
+  logger: Logger;
+  rate?: PostingRate;
+  /** The page's URL (for permalinks); known once the bot listens. */
+  pageUrl: () => string;
+}
+
+const str = z.string().min(1);
+const messageArgs = z.looseObject({
+  text: z.string().optional(),
+  blocks: z.unknown().optional(),
+  thread_ts: z.string().optional(),
+  attachments: z.unknown().optional(),
+});
+/** The message arguments of a chat.* call, or Slack's invalid_arguments naming the field. */
+const message = {
+  parse(args: Record<string, unknown>) {
+    const parsed = messageArgs.safeParse(args);
+    if (parsed.success) return parsed.data;
+    throw new SlackRefusal(
+      'invalid_arguments',
+      parsed.error.issues.map((i) => `[ERROR] ${i.message} [json-pointer:/${i.path.join('/')}]`),
+    );
+  },
+};
+
+export class WebApi {
+  private server: Server | undefined;
+  url = '';
+  private readonly rate: PostingRate;
+  private readonly views: ViewsApi;
+
+  constructor(private readonly options: WebApiOptions) {
+    this.rate = options.rate ?? new PostingRate();
+    this.views = new ViewsApi(options.book, options.triggers);
+  }
+
+  /** WebClient's slackApiUrl (with the trailing slash it expects). */
+  get apiUrl(): string {
+    return `${this.url}/api/`;
+  }
+
+  responseUrl(token: string): string {
+    return `${this.url}/response/${token}`;
+  }
+
+  async start(): Promise<void> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    this.server.listen(0, '127.0.0.1');
+    await once(this.server, 'listening');
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async stop(): Promise<void> {
+    if (!this.server) return;
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server?.close(resolve));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let answer: Answer;
+    try {
+      const raw = await readBody(req);
+      const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+      if (req.method !== 'POST') answer = { status: 405, body: { ok: false, error: 'method_not_allowed' } };
+      else if (path.startsWith('/api/')) answer = await this.api(path.slice(5), req, raw);
+      else if (path.startsWith('/response/'))
+        answer = await answerResponseUrl(this.options.book, path.slice(10), raw);
+      else answer = { status: 404, body: { ok: false, error: 'not_found' } };
+    } catch (error) {
+      answer =
+        error instanceof SlackRefusal
+          ? refused(error.error, error.messages)
+          : { status: 500, body: { ok: false, error: 'internal_error' } };
+      if (!(error instanceof SlackRefusal)) {
+        this.options.logger.error('workbench Web API failed', { error: String(error) });
+      }
+    }
+    res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8', ...answer.headers });
+    res.end(JSON.stringify(answer.body));
+  }
+
+  private async api(method: string, req: IncomingMessage, raw: string): Promise<Answer> {
+    const args = parseArgs(raw, req.headers['content-type']);
+    const auth = req.headers.authorization?.replace(/^Bearer\s+/i, '') ?? (args.token as string | undefined);
+    if (!auth) return refused('not_authed');
+    if (auth !== WORKBENCH_BOT_TOKEN) return refused('invalid_auth');
+    const handler = this.methods[method];
+    if (!handler) return { status: 404, body: { ok: false, error: 'unknown_method' } };
+    return handler(args);
+  }
+
+  private readonly methods: Record<string, (args: Record<string, unknown>) => Promise<Answer> | Answer> = {
+    'auth.test': () =>
+      ok({
+        url: `${this.options.pageUrl()}/`,
+        team: TEAM.name,
+        user: BOT.name,
+        team_id: TEAM.id,
+        user_id: BOT.id,
+        bot_id: BOT.botId,
+        is_enterprise_install: false,
+      }),
+    'chat.postMessage': (args) => this.postMessage(args),
+    'chat.postEphemeral': (args) => this.postEphemeral(args),
+    'chat.update': (args) => this.update(args),
+    'chat.delete': (args) => this.deleteMessage(args),
+    'chat.getPermalink': async (args) => {
+      const channel = resolveChannel(String(args.channel ?? ''));
+      if (!channel) return refused('channel_not_found');
+      const ts = String(args.message_ts ?? '');
+      if (!(await this.options.book.message(channel.id, ts))) return refused('message_not_found');
+      return ok({ channel: channel.id, permalink: `${this.options.pageUrl()}/#${channel.id}/${ts}` });
+    },
+    'views.open': (args) => this.views.open(args),
+    'views.push': (args) => this.views.push(args),
+    'views.update': (args) => this.views.update(args),
+    'views.publish': (args) => this.views.publish(args),
+    'users.info': (args) => {
+      const id = String(args.user ?? '');
+      if (id === BOT.id)
+        return ok({
+          user: {
+            id,
+            team_id: TEAM.id,
+            name: BOT.name,
+            real_name: BOT.name,
+            is_bot: true,
+            deleted: false,
+            profile: { real_name: BOT.name, display_name: BOT.name, bot_id: BOT.botId },
+          },
+        });
+      const user = userById(id);
+      if (!user) return refused('user_not_found');
+      return ok({ user: userObject(user.id) });
+    },
+    'users.list': () =>
+      ok({ members: USERS.map((u) => userObject(u.id)), response_metadata: { next_cursor: '' } }),
+    'usergroups.users.list': (args) => {
+      const users = USER_GROUPS[String(args.usergroup ?? '')];
+      return users ? ok({ users: [...users] }) : refused('no_such_subteam');
+    },
+    'conversations.open': (args) => {
+      const users = String(args.users ?? args.user ?? '')
+        .split(',')
+        .filter(Boolean);
+      const [user] = users;
+      if (users.length !== 1 || !user || !userById(user)) return refused('user_not_found');
+      return ok({ channel: { id: dmOf(user) } });
+    },
+    'conversations.info': (args) => {
+      const id = String(args.channel ?? '');
+      const channel = resolveChannel(id);
+      if (!channel) return refused('channel_not_found');
+      return ok({ channel: conversationObject(channel.id, channel.name) });
+    },
+    'conversations.list': () =>
+      ok({
+        channels: Object.values(CHANNELS).map((c) => conversationObject(c.id, c.name)),
+        response_metadata: { next_cursor: '' },
+      }),
+    'conversations.members': (args) => {
+      const channel = resolveChannel(String(args.channel ?? ''));
+      if (!channel) return refused('channel_not_found');
+      const owner = dmOwner(channel.id);
+      return ok({
+        members: owner ? [owner, BOT.id] : [...USERS.map((u) => u.id), BOT.id],
+        response_metadata: { next_cursor: '' },
+      });
+    },
+    'conversations.history': async (args) => {
+      const channel = resolveChannel(String(args.channel ?? ''));
+      if (!channel) return refused('channel_not_found');
+      const limit = Math.min(Number(args.limit ?? 100) || 100, 1000);
+      const all = (await this.options.book.messages(channel.id)).filter((m) => !m.visibleTo && !m.thread_ts);
+      return ok({ messages: all.reverse().slice(0, limit).map(slackMessage), has_more: all.length > limit });
+    },
+    'conversations.replies': async (args) => {
+      const channel = resolveChannel(String(args.channel ?? ''));
+      if (!channel) return refused('channel_not_found');
+      const ts = String(args.ts ?? '');
+      const all = (await this.options.book.messages(channel.id)).filter(
+        (m) => !m.visibleTo && (m.ts === ts || m.thread_ts === ts),
+      );
+      if (!all.length) return refused('thread_not_found');
+      return ok({ messages: all.map(slackMessage), has_more: false });
+    },
+  };
+
+  private async postMessage(args: Record<string, unknown>): Promise<Answer> {
+    const channel = resolveChannel(String(args.channel ?? ''));
+    if (!channel) return refused('channel_not_found');
+    const body = message.parse(args);
+    checkMessage(body);
+    const retryAfter = this.rate.take(channel.id);
+    if (retryAfter !== undefined) {
+      return {
+        status: 429,
+        headers: { 'retry-after': String(retryAfter) },
+        body: { ok: false, error: 'ratelimited' },
+      };
+    }
+    const posted = await this.options.book.post({
+      channel: channel.id,
+      bot: true,
+      text: body.text ?? '',
+      ...(Array.isArray(body.blocks) && body.blocks.length ? { blocks: withIds(body.blocks) } : {}),
+      ...(body.thread_ts ? { thread_ts: body.thread_ts } : {}),
+    });
+    return ok({ channel: channel.id, ts: posted.ts, message: slackMessage(posted) });
+  }
+
+  private async postEphemeral(args: Record<string, unknown>): Promise<Answer> {
+    const channel = resolveChannel(String(args.channel ?? ''));
+    if (!channel) return refused('channel_not_found');
+    const user = String(args.user ?? '');
+    if (!userById(user)) return refused('user_not_found');
+    const owner = dmOwner(channel.id);
+    if (owner && owner !== user) return refused('user_not_in_channel');
+    const body = message.parse(args);
+    checkMessage(body);
+    const posted = await this.options.book.post({
+      channel: channel.id,
+      bot: true,
+      visibleTo: user,
+      text: body.text ?? '',
+      ...(Array.isArray(body.blocks) && body.blocks.length ? { blocks: withIds(body.blocks) } : {}),
+      ...(body.thread_ts ? { thread_ts: body.thread_ts } : {}),
+    });
+    return ok({ message_ts: posted.ts });
+  }
+
+  private async update(args: Record<string, unknown>): Promise<Answer> {
+    const channel = resolveChannel(String(args.channel ?? ''));
+    if (!channel) return refused('channel_not_found');
+    const ts = str.safeParse(args.ts);
+    if (!ts.success) return refused('invalid_arguments', ['[ERROR] missing required field: ts']);
+    const body = message.parse(args);
+    const current = await this.options.book.message(channel.id, ts.data);
+    if (!current || current.visibleTo) return refused('message_not_found');
+    if (!current.bot) return refused('cant_update_message');
+    // Omitted blocks are kept, as Slack does; an empty array removes them.
+    const blocks = body.blocks === undefined ? current.blocks : (body.blocks as unknown[]);
+    checkMessage({ text: body.text ?? current.text, blocks });
+    const updated = await this.options.book.edit(channel.id, ts.data, (m) => {
+      const next: WorkbenchMessage = { ...m, text: body.text ?? m.text, edited: true };
+      if (Array.isArray(blocks) && blocks.length)
+        next.blocks = withIds(blocks as NonNullable<WorkbenchMessage['blocks']>);
+      else delete next.blocks;
+      return next;
+    });
+    if (!updated) return refused('message_not_found');
+    return ok({ channel: channel.id, ts: ts.data, text: updated.text, message: slackMessage(updated) });
+  }
+
+  private async deleteMessage(args: Record<string, unknown>): Promise<Answer> {
+    const channel = resolveChannel(String(args.channel ?? ''));
+    if (!channel) return refused('channel_not_found');
+    const ts = String(args.ts ?? '');
+    const current = await this.options.book.message(channel.id, ts);
+    if (!current || current.visibleTo) return refused('message_not_found');
+    if (!current.bot) return refused('cant_delete_message');
+    await this.options.book.edit(channel.id, ts, () => 'delete');
+    return ok({ channel: channel.id, ts });
+  }
+}

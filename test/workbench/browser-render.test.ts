@@ -1,0 +1,530 @@
+// The page alone, in Chromium: every kind of message and modal the bot sends, built by the bot's own
+// Block Kit builders, served as workbench state by a stand-in for the workbench server. Checks what
+// a person sees (mrkdwn, mentions, emoji, threads, ephemerals, edits, modals and their inputs) and
+// that outside text is never turned into HTML.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApprovalRequest } from '../../src/approvals/types.js';
+import { approvalMessage } from '../../src/slack/blocks/approval-message.js';
+import { withdrawModal } from '../../src/slack/blocks/approval-modals.js';
+import { redeemModal } from '../../src/slack/blocks/approval-modals-bank.js';
+import { balanceMessage, helpMessage, loadingView, withEnvironment } from '../../src/slack/blocks/reads.js';
+import { SUBCOMMANDS } from '../../src/slack/commands/index.js';
+import { pageAssets } from '../../src/workbench/page/assets.js';
+import type { WorkbenchMessage, WorkbenchModal, WorkbenchState } from '../../src/workbench/protocol.js';
+import {
+  browserAvailable,
+  contains,
+  eventually,
+  hidden,
+  launchBrowser,
+  newPage,
+  screenshot,
+  shown,
+  textOf,
+} from './browser-support.js';
+
+const NOW = new Date('2026-11-23T09:00:00.000Z');
+const TS = (minute: number) => `${Math.floor(NOW.getTime() / 1000) + minute * 60}.000100`;
+
+const request = {
+  id: 'AR-7Q2M9K4D1X',
+  kind: 'redeem',
+  environment: 'sandbox',
+  amount: '250000',
+  payload: { amount: '250000', bankCode: '058', accountNumber: '0123456789' },
+  display: { bankName: 'Guaranty Trust Bank', accountName: 'ADAEZE & SONS LTD' },
+  requester: 'U0ADA',
+  approvals: [],
+  requiredApprovals: 1,
+  state: 'pending',
+  createdAt: NOW.toISOString(),
+  expiresAt: new Date(NOW.getTime() + 24 * 3_600_000).toISOString(),
+  round: 0,
+  history: [{ at: NOW.toISOString(), state: 'pending', action: 'filed', actor: 'U0ADA' }],
+} as unknown as ApprovalRequest;
+
+const mrkdwnShowcase =
+  '*bold* _italic_ ~struck~ `code` <https://example.com/docs|the docs> <@U0BOLA> <#C0ALERTS> <!here> ' +
+  'A &amp; B &lt;ok&gt; :white_check_mark: snake_case_word 2*3*4\n' +
+  '```line one\n  line two```\n' +
+  '&gt; quoted line\n' +
+  '- first item\n- second item\n' +
+  '<javascript:alert(1)|not a link>';
+
+const hostile =
+  'Name: &lt;img src=x onerror="window.__injected=1"&gt; and <https://x.example|&lt;b&gt;label&lt;/b&gt;>';
+
+function message(channel: string, minute: number, body: Partial<WorkbenchMessage>): WorkbenchMessage {
+  return { channel, ts: TS(minute), bot: true, text: '', ...body };
+}
+
+const radioModal: WorkbenchModal = {
+  id: 'V0RADIO',
+  hash: 'r1',
+  view: {
+    type: 'modal',
+    title: { type: 'plain_text', text: 'Pick one' },
+    submit: { type: 'plain_text', text: 'Save' },
+    blocks: [
+      {
+        type: 'input',
+        block_id: 'choice',
+        label: { type: 'plain_text', text: 'Speed' },
+        element: {
+          type: 'radio_buttons',
+          action_id: 'choice',
+          options: [
+            { text: { type: 'plain_text', text: 'Fast' }, value: 'fast' },
+            { text: { type: 'plain_text', text: 'Careful' }, value: 'careful' },
+          ],
+        },
+      },
+    ],
+  },
+};
+
+const confirmMessage = message('D0BOT', 0, {
+  text: 'Confirm test',
+  blocks: [
+    {
+      type: 'actions',
+      block_id: 'danger.block',
+      elements: [
+        {
+          type: 'button',
+          action_id: 'danger.go',
+          style: 'danger',
+          value: 'go',
+          text: { type: 'plain_text', text: 'Delete everything' },
+          confirm: {
+            title: { type: 'plain_text', text: 'Really delete?' },
+            text: { type: 'mrkdwn', text: 'This *cannot* be undone.' },
+            confirm: { type: 'plain_text', text: 'Delete' },
+            deny: { type: 'plain_text', text: 'Keep' },
+          },
+        },
+      ],
+    },
+    { type: 'divider' },
+    { type: 'image', image_url: 'https://example.invalid/chart.png', alt_text: 'Balance chart' },
+  ],
+});
+
+function fixtureState(): WorkbenchState {
+  const approval = approvalMessage(request, NOW);
+  const help = withEnvironment(helpMessage(SUBCOMMANDS), 'sandbox');
+  const balance = withEnvironment(
+    balanceMessage([{ asset_code: 'cngn', balance: '1250000' }] as never, NOW, NOW),
+    'sandbox',
+  );
+  return {
+    environment: 'SANDBOX',
+    sandbox: true,
+    bot: { id: 'U0BOT', name: 'cngn-desk' },
+    users: [
+      { id: 'U0ADA', name: 'Ada', role: 'treasury operations, requester' },
+      { id: 'U0BOLA', name: 'Bola', role: 'approver' },
+      { id: 'U0CHIDI', name: 'Chidi', role: 'approver' },
+      { id: 'U0DAYO', name: 'Dayo', role: 'reads only, not an approver' },
+    ],
+    channels: [
+      { id: 'C0TREASURY', name: 'treasury', kind: 'channel' },
+      { id: 'C0APPROVALS', name: 'approvals', kind: 'channel' },
+      { id: 'C0ALERTS', name: 'alerts', kind: 'channel' },
+      { id: 'D0BOT', name: 'cngn-desk', kind: 'dm' },
+    ],
+    messages: {
+      C0TREASURY: [
+        message('C0TREASURY', 0, { ...help, visibleTo: 'U0ADA' }),
+        message('C0TREASURY', 1, { ...balance, visibleTo: 'U0ADA' }),
+        message('C0TREASURY', 2, { bot: false, user: 'U0ADA', text: mrkdwnShowcase }),
+        message('C0TREASURY', 3, { bot: false, user: 'U0BOLA', text: hostile }),
+      ],
+      C0APPROVALS: [
+        message('C0APPROVALS', 0, { ...approval, edited: true, reply_count: 2 }),
+        message('C0APPROVALS', 1, { text: 'Filed by <@U0ADA>', thread_ts: TS(0) }),
+        message('C0APPROVALS', 2, { text: 'Approved by <@U0BOLA>', thread_ts: TS(0) }),
+      ],
+      C0ALERTS: [],
+      D0BOT: [confirmMessage],
+    },
+    modals: [],
+    home: undefined,
+    version: 1,
+  };
+}
+
+interface Posted {
+  path: string;
+  body: Record<string, unknown>;
+}
+
+/** Serves the real page bundle and a state the test sets; records what the page posts. */
+class StubServer {
+  state = fixtureState();
+  posted: Posted[] = [];
+  stateReads: string[] = [];
+  private streams = new Set<ServerResponse>();
+  private constructor(private server: Server) {}
+
+  static async start(): Promise<StubServer> {
+    const assets = await pageAssets();
+    let stub: StubServer | undefined;
+    const server = createServer((req, res) => void stub?.handle(req, res, assets));
+    stub = new StubServer(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return stub;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  private async handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    assets: { html: string; js: string; css: string },
+  ) {
+    const url = new URL(req.url ?? '/', this.url);
+    const send = (type: string, body: string) => {
+      res.writeHead(200, { 'content-type': type });
+      res.end(body);
+    };
+    if (url.pathname === '/') return send('text/html; charset=utf-8', assets.html);
+    if (url.pathname === '/workbench/app.js') return send('text/javascript; charset=utf-8', assets.js);
+    if (url.pathname === '/workbench/app.css') return send('text/css; charset=utf-8', assets.css);
+    if (url.pathname === '/workbench/api/state') {
+      this.stateReads.push(url.searchParams.get('user') ?? '');
+      return send('application/json', JSON.stringify(this.state));
+    }
+    if (url.pathname === '/workbench/api/events') {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
+      res.write(`data: ${JSON.stringify({ version: this.state.version })}\n\n`);
+      this.streams.add(res);
+      req.on('close', () => this.streams.delete(res));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const path = url.pathname.replace('/workbench/api', '');
+    this.posted.push({ path, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') });
+    if (path === '/suggest') {
+      return send(
+        'application/json',
+        JSON.stringify({ options: [{ text: 'Access Bank', value: '044|Access Bank' }] }),
+      );
+    }
+    return send('application/json', JSON.stringify({ ok: true }));
+  }
+
+  /** Changes the state and announces the new version, as the server does on every change. */
+  change(edit: (state: WorkbenchState) => void): void {
+    edit(this.state);
+    this.state.version += 1;
+    for (const stream of this.streams)
+      stream.write(`data: ${JSON.stringify({ version: this.state.version })}\n\n`);
+  }
+
+  lastPost(path: string): Posted | undefined {
+    return this.posted.filter((p) => p.path === path).at(-1);
+  }
+
+  async stop(): Promise<void> {
+    for (const stream of this.streams) stream.end();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+const run = browserAvailable();
+
+describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
+  let browser: Browser;
+  let stub: StubServer;
+  let page: Page;
+
+  beforeAll(async () => {
+    stub = await StubServer.start();
+    browser = await launchBrowser();
+    page = await newPage(browser);
+    await page.goto(stub.url);
+    await page.getByRole('log', { name: 'Messages in #treasury' }).waitFor();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await stub?.stop();
+  });
+
+  const log = () => page.getByRole('log');
+
+  it('shows the banner on every screen and the four people to act as', async () => {
+    await contains(page.getByRole('banner'), 'LOCAL WORKBENCH — not Slack · SANDBOX');
+    const acting = page.getByRole('combobox', { name: 'Acting as' });
+    expect(await acting.locator('option').allTextContents()).toEqual([
+      'Ada — treasury operations, requester',
+      'Bola — approver',
+      'Chidi — approver',
+      'Dayo — reads only, not an approver',
+    ]);
+    await acting.selectOption({ label: 'Bola — approver' });
+    await eventually(() => stub.stateReads.at(-1)).toBe('U0BOLA');
+    await acting.selectOption({ label: 'Ada — treasury operations, requester' });
+    await eventually(() => stub.stateReads.at(-1)).toBe('U0ADA');
+    await screenshot(page, 'render-treasury');
+  });
+
+  it('renders mrkdwn as Slack does: marks, code, quotes, lists, links, mentions, entities, emoji', async () => {
+    const showcase = log().getByRole('article', { name: 'Ada' });
+    await shown(showcase.locator('strong', { hasText: 'bold' }));
+    await shown(showcase.locator('em', { hasText: 'italic' }));
+    await shown(showcase.locator('s', { hasText: 'struck' }));
+    await shown(showcase.locator('code', { hasText: /^code$/ }));
+    await eventually(() => showcase.getByRole('link', { name: 'the docs' }).getAttribute('href')).toBe(
+      'https://example.com/docs',
+    );
+    await contains(showcase, '@Bola');
+    await contains(showcase, '#alerts');
+    await contains(showcase, '@here');
+    await contains(showcase, 'A & B <ok> ✅ snake_case_word 2*3*4');
+    await eventually(() => textOf(showcase.locator('pre'))).toBe('line one\n  line two');
+    await eventually(() => textOf(showcase.locator('blockquote'))).toBe('quoted line');
+    expect(await showcase.getByRole('listitem').allTextContents()).toEqual(['first item', 'second item']);
+    await eventually(() => showcase.getByRole('link', { name: 'not a link' }).count()).toBe(0);
+    await contains(showcase, 'not a link');
+  });
+
+  it('never turns text from outside into HTML', async () => {
+    const message = log().getByRole('article', { name: 'Bola' });
+    await contains(message, 'Name: <img src=x onerror="window.__injected=1"> and');
+    await eventually(() => message.locator('img, b').count()).toBe(0);
+    await shown(message.getByRole('link', { name: '<b>label</b>' }));
+    expect(await page.evaluate(() => (window as { __injected?: number }).__injected)).toBeUndefined();
+  });
+
+  it('marks the bot\'s private answers "Only visible to you" and draws their Block Kit', async () => {
+    const privately = log().getByRole('article', { name: 'cngn-desk (only visible to you)' });
+    await eventually(() => privately.count()).toBe(2);
+    await contains(privately.first(), 'Only visible to you');
+    await shown(privately.first().locator('code', { hasText: '/cngn balance' }).first());
+    await contains(privately.nth(1), '₦1,250,000.00');
+    await contains(privately.nth(1), '🧪 SANDBOX');
+  });
+
+  it('shows an approval request with its fields, styled buttons, "(edited)" and a thread that opens', async () => {
+    await page.getByRole('button', { name: 'approvals' }).click();
+    const request = log().getByRole('article').first();
+    await shown(request.getByRole('heading', { name: 'Redemption to a bank account · SANDBOX' }));
+    await contains(request, 'ADAEZE & SONS LTD');
+    await contains(request, 'Requested by@Ada');
+    await contains(request, '(edited)');
+    await eventually(() => request.getByRole('button', { name: 'Approve' }).getAttribute('class')).toMatch(
+      /primary/,
+    );
+    await eventually(() => request.getByRole('button', { name: 'Reject' }).getAttribute('class')).toMatch(
+      /danger/,
+    );
+    await request.getByRole('button', { name: '2 replies' }).click();
+    const thread = page.getByRole('complementary', { name: 'Thread' });
+    await contains(thread, 'Approved by @Bola');
+    await screenshot(page, 'render-approval-thread');
+    await thread.getByRole('button', { name: 'Close thread' }).click();
+    await hidden(thread);
+  });
+
+  it('sends a click as a block action of that message', async () => {
+    await log().getByRole('button', { name: 'Approve' }).click();
+    await eventually(() => stub.lastPost('/action')?.body).toEqual({
+      user: 'U0ADA',
+      container: { type: 'message', channel: 'C0APPROVALS', ts: TS(0) },
+      block_id: 'approval.actions',
+      action_id: 'approval.approve',
+      value: 'AR-7Q2M9K4D1X:0',
+    });
+  });
+
+  it("asks a button's confirm question first and sends nothing when denied", async () => {
+    await page.getByRole('button', { name: 'cngn-desk' }).click();
+    await eventually(() => log().getByRole('img', { name: 'Balance chart' }).count()).toBe(1);
+    const before = stub.posted.length;
+    await log().getByRole('button', { name: 'Delete everything' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Really delete?' });
+    await contains(confirm, 'This cannot be undone.');
+    await confirm.getByRole('button', { name: 'Keep' }).click();
+    await hidden(confirm);
+    expect(stub.posted.length).toBe(before);
+    await log().getByRole('button', { name: 'Delete everything' }).click();
+    await page
+      .getByRole('dialog', { name: 'Really delete?' })
+      .getByRole('button', { name: 'Delete' })
+      .click();
+    await eventually(() => stub.lastPost('/action')?.body.action_id).toBe('danger.go');
+  });
+
+  it("sends /cngn lines as commands, with the help's subcommands as hints", async () => {
+    await page.getByRole('button', { name: 'treasury' }).click();
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.fill('/cngn ba');
+    await contains(page.getByRole('list', { name: 'Command hints' }), '/cngn balance');
+    await contains(page.getByRole('list', { name: 'Command hints' }), '/cngn banks [name]');
+    await box.fill('/cngn balance');
+    await box.press('Enter');
+    await eventually(() => stub.lastPost('/command')?.body).toEqual({
+      user: 'U0ADA',
+      channel: 'C0TREASURY',
+      text: '/cngn balance',
+    });
+    await eventually(() => box.inputValue()).toBe('');
+    await box.fill('good morning');
+    await box.press('Enter');
+    await eventually(() => stub.lastPost('/message')?.body.text).toBe('good morning');
+  });
+
+  it('opens the loading modal, fills it in on views.update keeping what was typed, and shows errors inline', async () => {
+    stub.change((s) => {
+      s.modals = [{ id: 'V0WD', hash: 'a', view: loadingView('🧪 SANDBOX') }];
+    });
+    await contains(page.getByRole('dialog', { name: 'One moment' }), 'Loading the form…');
+    const form = () =>
+      withdrawModal({
+        networks: [
+          { id: 'net-base', name: 'Base', shortName: 'base' },
+          { id: 'net-bsc', name: 'BNB Smart Chain', shortName: 'bsc' },
+        ],
+        whitelist: [],
+        environment: '🧪 SANDBOX',
+      });
+    stub.change((s) => {
+      s.modals = [{ id: 'V0WD', hash: 'b', view: form() }];
+    });
+    const dialog = page.getByRole('dialog', { name: 'Withdraw cNGN' });
+    await dialog.getByLabel('Amount (₦ / cNGN)').fill('1500');
+    await dialog.getByLabel('Network').selectOption({ label: 'Base (base)' });
+    await dialog.getByLabel('Destination address').fill('0x123');
+    await dialog.getByLabel('Save this address for later withdrawals').check();
+    await dialog.getByRole('button', { name: 'Ask for approval' }).click();
+    await eventually(() => stub.lastPost('/view/submit')?.body).toEqual({
+      user: 'U0ADA',
+      view_id: 'V0WD',
+      values: {
+        'withdraw.amount': { 'withdraw.amount': '1500' },
+        'withdraw.network': { 'withdraw.network': 'net-base' },
+        'withdraw.address': { 'withdraw.address': '0x123' },
+        'withdraw.save': { 'withdraw.save': ['save'] },
+      },
+    });
+    stub.change((s) => {
+      const top = s.modals[0];
+      if (top) top.errors = { 'withdraw.address': 'Not a valid address for Base: 0x and 40 hex digits' };
+    });
+    await eventually(() => textOf(dialog.getByRole('alert'))).toBe(
+      'Not a valid address for Base: 0x and 40 hex digits',
+    );
+    await eventually(() => dialog.getByLabel('Destination address').getAttribute('aria-invalid')).toBe(
+      'true',
+    );
+    await screenshot(page, 'render-withdraw-error');
+    stub.change((s) => {
+      s.modals = [{ id: 'V0WD', hash: 'c', view: form() }];
+    });
+    await eventually(() => dialog.getByLabel('Amount (₦ / cNGN)').inputValue()).toBe('1500');
+    await hidden(dialog.getByRole('alert'));
+  });
+
+  it('stacks a pushed view on top, with radio buttons, and closes it', async () => {
+    stub.change((s) => {
+      s.modals = [...s.modals, radioModal];
+    });
+    const dialog = page.getByRole('dialog', { name: 'Pick one' });
+    await dialog.getByLabel('Careful').check();
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await eventually(() => stub.lastPost('/view/submit')?.body.values).toEqual({
+      choice: { choice: 'careful' },
+    });
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await eventually(() => stub.lastPost('/view/close')?.body).toEqual({ user: 'U0ADA', view_id: 'V0RADIO' });
+    stub.change((s) => {
+      s.modals = s.modals.slice(0, 1);
+    });
+    await shown(page.getByRole('dialog', { name: 'Withdraw cNGN' }));
+    stub.change((s) => {
+      s.modals = [];
+    });
+    await eventually(() => page.getByRole('dialog').count()).toBe(0);
+  });
+
+  it("asks the bot for an external select's options as the person types", async () => {
+    stub.change((s) => {
+      s.modals = [{ id: 'V0RD', hash: 'a', view: redeemModal({ environment: '🧪 SANDBOX' }) }];
+    });
+    const dialog = page.getByRole('dialog', { name: 'Redeem to a bank' });
+    await dialog.getByRole('combobox', { name: 'Bank' }).fill('acc');
+    await dialog.getByRole('option', { name: 'Access Bank' }).click();
+    expect(stub.lastPost('/suggest')?.body).toMatchObject({
+      view_id: 'V0RD',
+      block_id: 'redeem.bank',
+      action_id: 'redeem.bank',
+    });
+    await dialog.getByLabel('Amount (₦, at least 1)').fill('5000');
+    await dialog.getByLabel('Account number (10 digits)').fill('0123456789');
+    await dialog.getByRole('button', { name: 'Ask for approval' }).click();
+    await eventually(() => stub.lastPost('/view/submit')?.body.values).toEqual({
+      'redeem.amount': { 'redeem.amount': '5000' },
+      'redeem.bank': { 'redeem.bank': '044|Access Bank' },
+      'redeem.account': { 'redeem.account': '0123456789' },
+    });
+    stub.change((s) => {
+      s.modals = [];
+    });
+  });
+
+  it('opens App Home (app_home_opened) and draws the published view, whose buttons act from home', async () => {
+    stub.change((s) => {
+      s.home = {
+        type: 'home',
+        blocks: [
+          { type: 'header', text: { type: 'plain_text', text: 'Waiting for you' } },
+          {
+            type: 'section',
+            block_id: 'home.request',
+            text: { type: 'mrkdwn', text: '*AR-7Q2M9K4D1X* · Redemption · ₦250,000.00' },
+            accessory: {
+              type: 'button',
+              action_id: 'approval.approve',
+              style: 'primary',
+              value: 'AR-7Q2M9K4D1X:0',
+              text: { type: 'plain_text', text: 'Approve' },
+            },
+          },
+        ],
+      };
+    });
+    await page.getByRole('navigation').getByRole('button', { name: 'App Home' }).click();
+    await eventually(() => stub.lastPost('/home')?.body).toEqual({ user: 'U0ADA' });
+    const home = page.getByRole('log', { name: 'App Home' });
+    await shown(home.getByRole('heading', { name: 'Waiting for you' }));
+    await eventually(() => home.getByRole('textbox', { name: 'Message' }).count()).toBe(0);
+    await home.getByRole('button', { name: 'Approve' }).click();
+    await eventually(() => stub.lastPost('/action')?.body).toEqual({
+      user: 'U0ADA',
+      container: { type: 'home' },
+      block_id: 'home.request',
+      action_id: 'approval.approve',
+      value: 'AR-7Q2M9K4D1X:0',
+    });
+    await page.getByRole('navigation').getByRole('button', { name: 'treasury' }).click();
+  });
+
+  it('drives the sandbox from its panel', async () => {
+    const panel = page.getByRole('region', { name: '🧪 Sandbox' });
+    await panel.getByRole('button', { name: 'Settle pending' }).click();
+    await eventually(() => stub.lastPost('/sandbox/settle')?.body).toEqual({});
+    await panel.getByRole('button', { name: 'Make the next redemption fail' }).click();
+    await eventually(() => stub.lastPost('/sandbox/fail-next-redemption')).toBeDefined();
+    await eventually(() => textOf(panel.getByRole('status'))).toBe(
+      'The next redemption will fail at the bank.',
+    );
+  });
+});

@@ -1,0 +1,104 @@
+// Browser tests' shared parts: find Debian's Chromium (skip with one notice when there is none,
+// fail under CI=true), launch it, and save screenshots where a person can look at them.
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+
+const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+
+export const SCREENSHOTS = path.resolve('test-results', 'screenshots');
+
+/** The Chromium to drive: CHROMIUM_PATH, else the first of the usual Debian paths that exists. */
+export function chromiumPath(): string | undefined {
+  const wanted = process.env.CHROMIUM_PATH;
+  if (wanted) return existsSync(wanted) ? wanted : undefined;
+  return CANDIDATES.find((candidate) => existsSync(candidate));
+}
+
+/**
+ * Each test file runs in its own worker, so "once" is kept in a marker file named after the test
+ * runner's process: the first file to find no browser says so, the others stay quiet.
+ */
+function firstToNotice(): boolean {
+  try {
+    writeFileSync(path.join(tmpdir(), `cngn-desk-no-chromium-${process.ppid}`), '', { flag: 'wx' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** True when the browser tests can run; prints the skip notice once; under CI=true a missing browser throws. */
+export function browserAvailable(): boolean {
+  if (chromiumPath()) return true;
+  if (process.env.CI === 'true') {
+    throw new Error(
+      'CI=true but no Chromium was found (looked at CHROMIUM_PATH and /usr/bin/chromium): install the chromium package',
+    );
+  }
+  if (firstToNotice()) {
+    process.stderr.write(
+      'notice: browser tests skipped: no Chromium found (install the chromium package, or set CHROMIUM_PATH)\n',
+    );
+  }
+  return false;
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  const executablePath = chromiumPath();
+  if (!executablePath) throw new Error('no Chromium');
+  const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  return chromium.launch({ executablePath, args: asRoot ? ['--no-sandbox'] : [] });
+}
+
+export async function newPage(browser: Browser): Promise<Page> {
+  const context = await browser.newContext({
+    viewport: { width: 1360, height: 860 },
+    timezoneId: 'Africa/Lagos',
+  });
+  return context.newPage();
+}
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const file = path.join(SCREENSHOTS, `${name}.png`);
+  await page.screenshot({ path: file });
+  return file;
+}
+
+/** Waits for what the page shows (browser work is asynchronous); gives up after 15 s. */
+export function eventually<T>(read: () => T | Promise<T>) {
+  return expect.poll(read, { timeout: 15_000, interval: 50 });
+}
+
+export async function shown(locator: Locator): Promise<void> {
+  await locator.waitFor({ state: 'visible', timeout: 15_000 });
+}
+
+export async function hidden(locator: Locator): Promise<void> {
+  await locator.waitFor({ state: 'hidden', timeout: 15_000 });
+}
+
+/** The text of everything the locator matches, joined; empty while nothing matches. */
+export async function textOf(locator: Locator): Promise<string> {
+  return (await locator.allTextContents()).join('\n');
+}
+
+export async function contains(locator: Locator, part: string): Promise<void> {
+  await eventually(() => textOf(locator)).toContain(part);
+}
+
+/**
+ * The README's picture of the workbench, written only when WORKBENCH_DOCS_SCREENSHOT=1 so an ordinary
+ * test run leaves the committed file alone: `WORKBENCH_DOCS_SCREENSHOT=1 npx vitest run test/workbench/browser-flows.test.ts`.
+ */
+export async function docsScreenshot(page: Page): Promise<void> {
+  if (process.env.WORKBENCH_DOCS_SCREENSHOT !== '1') return;
+  const size = page.viewportSize();
+  await page.setViewportSize({ width: 1200, height: 640 });
+  mkdirSync(path.resolve('docs'), { recursive: true });
+  await page.screenshot({ path: path.resolve('docs', 'workbench.png') });
+  if (size) await page.setViewportSize(size);
+}

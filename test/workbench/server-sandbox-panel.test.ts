@@ -1,0 +1,124 @@
+// The sandbox panel's routes drive the embedded sandbox, and what it does reaches #alerts through the
+// real signed webhook path: a virtual account paid, a redemption made to fail. The redemption is
+// filed through its modal with the bank found by type-ahead (a signed block_suggestion).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { APPROVAL_ACTIONS_BLOCK, APPROVE_ACTION } from '../../src/slack/blocks/approval-message.js';
+import { REDEEM, REDEEM_VIEW } from '../../src/slack/blocks/approval-modals-bank.js';
+import {
+  ADA,
+  ALERTS,
+  APPROVALS,
+  type Bench,
+  CHIDI,
+  messagesIn,
+  startBench,
+  TREASURY,
+  wording,
+} from './server-support.js';
+
+let bench: Bench;
+beforeAll(async () => {
+  bench = await startBench();
+});
+afterAll(async () => {
+  await bench?.stop();
+});
+
+describe('a redemption that the sandbox is told to fail', () => {
+  it('shows the resolved account name, then ends failed with the reason in #alerts', async () => {
+    await bench.post('/command', { user: ADA, channel: TREASURY, text: '/cngn redeem' });
+    const modal = await bench.waitFor(
+      ADA,
+      (s) =>
+        s.modals.find(
+          (m) => m.view.callback_id === REDEEM_VIEW && m.view.blocks.some((b) => b.type === 'input'),
+        ),
+      'the redemption form',
+    );
+    const suggest = await bench.post('/suggest', {
+      user: ADA,
+      view_id: modal.id,
+      block_id: REDEEM.bank,
+      action_id: REDEEM.bank,
+      value: 'guaranty',
+    });
+    const options = suggest.answer.options as Array<{ text: string; value: string }>;
+    const bank = options.find((o) => /Guaranty/.test(o.text));
+    if (!bank) throw new Error(`no Guaranty Trust Bank among ${JSON.stringify(options)}`);
+
+    await bench.post('/view/submit', {
+      user: ADA,
+      view_id: modal.id,
+      values: {
+        [REDEEM.amount]: { [REDEEM.amount]: '50000' },
+        [REDEEM.bank]: { [REDEEM.bank]: bank.value },
+        [REDEEM.account]: { [REDEEM.account]: '0123456788' },
+      },
+    });
+    const request = await bench.waitFor(
+      CHIDI,
+      (s) => messagesIn(s, APPROVALS).find((m) => /Redemption/.test(wording(m)) && /AR-/.test(m.text)),
+      'the redemption request',
+    );
+    expect(wording(request)).toMatch(/Account name \(resolved\)/);
+    expect(wording(request)).toMatch(/0123456788/);
+
+    expect((await bench.post('/sandbox/fail-next-redemption', {})).answer.ok).toBe(true);
+    await bench.post('/action', {
+      user: CHIDI,
+      container: { type: 'message', channel: APPROVALS, ts: request.ts },
+      block_id: APPROVAL_ACTIONS_BLOCK,
+      action_id: APPROVE_ACTION,
+    });
+    await bench.waitFor(
+      CHIDI,
+      (s) => messagesIn(s, APPROVALS).find((m) => m.ts === request.ts && /Sent, waiting/.test(wording(m))),
+      'sent',
+    );
+    await bench.post('/sandbox/settle', {});
+    const failed = await bench.waitFor(
+      CHIDI,
+      (s) =>
+        messagesIn(s, APPROVALS).find(
+          (m) => m.ts === request.ts && /Provider failed to process payout/.test(wording(m)),
+        ),
+      'the request marked failed with the reason',
+    );
+    expect(wording(failed)).toMatch(/Failed|failed/);
+    await bench.waitFor(
+      ADA,
+      (s) => messagesIn(s, ALERTS).find((m) => /Provider failed to process payout/.test(wording(m))),
+      'the failure alert',
+    );
+  });
+});
+
+describe('a deposit into a virtual account', () => {
+  it('shows the account with its expiry, and paying it from the panel brings the deposit alerts', async () => {
+    await bench.post('/command', {
+      user: ADA,
+      channel: TREASURY,
+      text: '/cngn deposit 25000 payer@example.com',
+    });
+    const form = await bench.waitFor(
+      ADA,
+      (s) => s.modals.find((m) => m.view.callback_id === 'deposit.submit'),
+      'the deposit form, filled in from the command',
+    );
+    // Untouched inputs submit their initial values, as in Slack.
+    await bench.post('/view/submit', { user: ADA, view_id: form.id, values: {} });
+    const account = await bench.waitFor(
+      ADA,
+      (s) => s.modals.find((m) => /expire/i.test(wording(m.view)) && /Reference/i.test(wording(m.view))),
+      'the virtual account',
+    );
+    expect(wording(account.view)).toMatch(/25,000/);
+    const paid = await bench.post('/sandbox/pay', {});
+    expect(paid.answer).toMatchObject({ ok: true });
+    await bench.waitFor(
+      ADA,
+      (s) => messagesIn(s, ALERTS).find((m) => /deposit/i.test(wording(m)) && /25,/.test(wording(m))),
+      'the deposit alert',
+    );
+  });
+});

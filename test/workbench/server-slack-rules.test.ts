@@ -1,0 +1,276 @@
+// The stand-in for Slack refuses what Slack refuses, with Slack's error names: over real HTTP to the
+// workbench's Web API and response_url, with the trigger and posting-rate clocks under the test's
+// control (no sleeping, no timing).
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/log.js';
+import { createStore, type Store } from '../../src/store/index.js';
+import { Book } from '../../src/workbench/book.js';
+import { PostingRate, TRIGGER_LIFETIME_MS, Triggers } from '../../src/workbench/slack-rules.js';
+import { WebApi, WORKBENCH_BOT_TOKEN } from '../../src/workbench/web-api.js';
+
+let clock = 1_800_000_000_000;
+const now = () => clock;
+let store: Store;
+let book: Book;
+let triggers: Triggers;
+let api: WebApi;
+
+beforeAll(async () => {
+  store = await createStore('memory://', { prefix: 'workbench-rules' });
+  book = new Book(store);
+  triggers = new Triggers(now);
+  api = new WebApi({
+    book,
+    triggers,
+    logger: silentLogger,
+    rate: new PostingRate(1, 10, now),
+    pageUrl: () => 'http://127.0.0.1:1',
+  });
+  await api.start();
+});
+afterAll(async () => {
+  await api?.stop();
+  await store?.close();
+});
+
+async function call(method: string, args: Record<string, unknown>, token = WORKBENCH_BOT_TOKEN) {
+  // As WebClient sends them: form fields, nested values as JSON text, the token as a bearer.
+  const form = new URLSearchParams();
+  for (const [key, value] of Object.entries(args))
+    form.set(key, typeof value === 'string' ? value : JSON.stringify(value));
+  const response = await request(`${api.apiUrl}${method}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Bearer ${token}` },
+    body: form.toString(),
+  });
+  return {
+    status: response.statusCode,
+    retryAfter: response.headers['retry-after'],
+    body: (await response.body.json()) as {
+      ok: boolean;
+      error?: string;
+      response_metadata?: { messages: string[] };
+    } & Record<string, unknown>,
+  };
+}
+
+const section = (text: string) => ({ type: 'section', text: { type: 'mrkdwn', text } });
+const modal = (blocks: unknown[], extra: Record<string, unknown> = {}) => ({
+  type: 'modal',
+  title: { type: 'plain_text', text: 'Withdraw cNGN' },
+  submit: { type: 'plain_text', text: 'Ask' },
+  blocks,
+  ...extra,
+});
+
+describe('trigger_id', () => {
+  it('opens a modal within 3 s of the click, once', async () => {
+    const trigger = triggers.issue('U0ADA');
+    clock += TRIGGER_LIFETIME_MS;
+    const opened = await call('views.open', { trigger_id: trigger, view: modal([section('hello')]) });
+    expect(opened.body.ok).toBe(true);
+    expect((await book.modals('U0ADA')).map((m) => m.id)).toEqual([(opened.body.view as { id: string }).id]);
+    expect(
+      (await call('views.open', { trigger_id: trigger, view: modal([section('again')]) })).body.error,
+    ).toBe('invalid_trigger_id');
+  });
+
+  it('is refused as expired_trigger_id after 3 s', async () => {
+    const trigger = triggers.issue('U0BOLA');
+    clock += TRIGGER_LIFETIME_MS + 1;
+    const late = await call('views.open', { trigger_id: trigger, view: modal([section('too late')]) });
+    expect(late.body).toMatchObject({ ok: false, error: 'expired_trigger_id' });
+    expect(await book.modals('U0BOLA')).toEqual([]);
+    expect(
+      (await call('views.push', { trigger_id: 'made-up', view: modal([section('x')]) })).body.error,
+    ).toBe('invalid_trigger_id');
+  });
+});
+
+describe('posting rate', () => {
+  it('takes a burst of 10 in a channel, then answers 429 with Retry-After; other channels are unaffected', async () => {
+    for (let i = 0; i < 10; i += 1) {
+      const posted = await call('chat.postMessage', { channel: 'C0ALERTS', text: `alert ${i}` });
+      expect(posted.status, `post ${i}`).toBe(200);
+    }
+    const limited = await call('chat.postMessage', { channel: 'C0ALERTS', text: 'one too many' });
+    expect(limited.status).toBe(429);
+    expect(limited.retryAfter).toBe('1');
+    expect(limited.body).toEqual({ ok: false, error: 'ratelimited' });
+    expect((await book.messages('C0ALERTS')).map((m) => m.text)).not.toContain('one too many');
+    expect((await call('chat.postMessage', { channel: 'C0TREASURY', text: 'elsewhere' })).status).toBe(200);
+    clock += 1_000; // a second later, one more fits
+    expect((await call('chat.postMessage', { channel: 'C0ALERTS', text: 'later' })).status).toBe(200);
+    expect((await call('chat.postMessage', { channel: 'C0ALERTS', text: 'too soon' })).status).toBe(429);
+  });
+});
+
+describe('Block Kit limits', () => {
+  it('refuses a message of 51 blocks as invalid_blocks, saying where', async () => {
+    const blocks = Array.from({ length: 51 }, (_, i) => section(`line ${i}`));
+    const answer = await call('chat.postMessage', { channel: 'C0TREASURY', text: 'many', blocks });
+    expect(answer.body.error).toBe('invalid_blocks');
+    expect(answer.body.response_metadata?.messages).toEqual([
+      '[ERROR] no more than 50 items allowed [json-pointer:/blocks]',
+    ]);
+    const fifty = await call('chat.postMessage', {
+      channel: 'C0TREASURY',
+      text: 'fifty',
+      blocks: blocks.slice(0, 50),
+    });
+    expect(fifty.body.ok).toBe(true);
+  });
+
+  it('refuses a section text over 3,000 characters, and a button over 75', async () => {
+    const long = await call('chat.postMessage', {
+      channel: 'C0TREASURY',
+      text: 'long',
+      blocks: [section('x'.repeat(3001))],
+    });
+    expect(long.body.error).toBe('invalid_blocks');
+    expect(long.body.response_metadata?.messages?.[0]).toMatch(/json-pointer:\/blocks\/0\/text\/text/);
+    const button = {
+      type: 'actions',
+      elements: [{ type: 'button', text: { type: 'plain_text', text: 'y'.repeat(76) }, action_id: 'a' }],
+    };
+    expect(
+      (await call('chat.postMessage', { channel: 'C0TREASURY', text: 'b', blocks: [button] })).body.error,
+    ).toBe('invalid_blocks');
+  });
+
+  it('refuses a modal select of 101 options, and an input modal without submit, as invalid_arguments', async () => {
+    const options = Array.from({ length: 101 }, (_, i) => ({
+      text: { type: 'plain_text', text: `o${i}` },
+      value: `o${i}`,
+    }));
+    const select = {
+      type: 'input',
+      block_id: 'pick',
+      label: { type: 'plain_text', text: 'Pick' },
+      element: { type: 'static_select', action_id: 'pick', options },
+    };
+    const many = await call('views.open', { trigger_id: triggers.issue('U0CHIDI'), view: modal([select]) });
+    expect(many.body.error).toBe('invalid_arguments');
+    expect(many.body.response_metadata?.messages?.[0]).toMatch(/at most 100 options/);
+    const noSubmit = await call('views.open', {
+      trigger_id: triggers.issue('U0CHIDI'),
+      view: modal([{ ...select, element: { ...select.element, options: options.slice(0, 3) } }], {
+        submit: undefined,
+      }),
+    });
+    expect(noSubmit.body.response_metadata?.messages).toEqual([
+      "[ERROR] submit is required when an 'input' block is present [json-pointer:/view/submit]",
+    ]);
+    const title = await call('views.open', {
+      trigger_id: triggers.issue('U0CHIDI'),
+      view: modal([section('x')], {
+        title: { type: 'plain_text', text: 'A title much longer than Slack allows' },
+      }),
+    });
+    expect(title.body.error).toBe('invalid_arguments');
+    expect(await book.modals('U0CHIDI')).toEqual([]);
+  });
+
+  it('refuses a message with neither text nor blocks as no_text', async () => {
+    expect((await call('chat.postMessage', { channel: 'C0TREASURY' })).body.error).toBe('no_text');
+  });
+});
+
+describe('the rest of what the bot relies on', () => {
+  it('refuses a wrong token, an unknown channel, an unknown user and an update of a missing message', async () => {
+    expect((await call('auth.test', {}, 'xoxb-other')).body.error).toBe('invalid_auth');
+    expect((await call('auth.test', {})).body).toMatchObject({ ok: true, user_id: 'U0CNGNBOT' });
+    expect((await call('chat.postMessage', { channel: 'X1', text: 'hi' })).body.error).toBe(
+      'channel_not_found',
+    );
+    expect((await call('users.info', { user: 'U0EVE' })).body.error).toBe('user_not_found');
+    expect((await call('users.info', { user: 'U0BOLA' })).body).toMatchObject({
+      ok: true,
+      user: { real_name: 'Bola' },
+    });
+    expect((await call('chat.update', { channel: 'C0TREASURY', ts: '1.000001', text: 'x' })).body.error).toBe(
+      'message_not_found',
+    );
+  });
+
+  it('posting to a user lands in their DM with the bot', async () => {
+    const posted = await call('chat.postMessage', { channel: 'U0DAYO', text: 'your request was approved' });
+    expect(posted.body).toMatchObject({ ok: true, channel: 'DU0DAYO' });
+    expect((await book.messages('DU0DAYO')).map((m) => m.text)).toEqual(['your request was approved']);
+  });
+
+  it('chat.update edits in place and keeps the blocks when none are given', async () => {
+    const posted = await call('chat.postMessage', {
+      channel: 'C0APPROVALS',
+      text: 'pending',
+      blocks: [section('*Pending*')],
+    });
+    const ts = String(posted.body.ts);
+    const updated = await call('chat.update', { channel: 'C0APPROVALS', ts, text: 'approved' });
+    expect(updated.body.ok).toBe(true);
+    const stored = await book.message('C0APPROVALS', ts);
+    expect(stored).toMatchObject({ text: 'approved', edited: true });
+    expect(JSON.stringify(stored?.blocks)).toContain('*Pending*');
+  });
+});
+
+describe('response_url', () => {
+  const respond = async (token: string, body: unknown) => {
+    const response = await request(api.responseUrl(token), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return {
+      status: response.statusCode,
+      body: (await response.body.json()) as { ok: boolean; error?: string },
+    };
+  };
+
+  it('answers privately by default, in the channel when asked, and takes five posts', async () => {
+    const token = await book.newResponseUrl({ user: 'U0ADA', channel: 'C0TREASURY' });
+    expect((await respond(token, { text: 'just for Ada' })).status).toBe(200);
+    expect((await respond(token, { text: 'for everyone', response_type: 'in_channel' })).status).toBe(200);
+    const list = await book.messages('C0TREASURY');
+    expect(list.find((m) => m.text === 'just for Ada')?.visibleTo).toBe('U0ADA');
+    expect(list.find((m) => m.text === 'for everyone')?.visibleTo).toBeUndefined();
+    for (let i = 0; i < 3; i += 1) expect((await respond(token, { text: `more ${i}` })).status).toBe(200);
+    expect(await respond(token, { text: 'sixth' })).toEqual({
+      status: 404,
+      body: { ok: false, error: 'expired_url' },
+    });
+  });
+
+  it('replace_original edits the clicked message and delete_original removes it', async () => {
+    const posted = await call('chat.postMessage', { channel: 'C0TREASURY', text: 'choose a bank' });
+    const ts = String(posted.body.ts);
+    const token = await book.newResponseUrl({ user: 'U0ADA', channel: 'C0TREASURY', messageTs: ts });
+    await respond(token, { replace_original: true, text: 'bank chosen' });
+    expect(await book.message('C0TREASURY', ts)).toMatchObject({ text: 'bank chosen', edited: true });
+    await respond(token, { delete_original: true });
+    expect(await book.message('C0TREASURY', ts)).toBeUndefined();
+  });
+
+  it('refuses blocks Slack would refuse', async () => {
+    const token = await book.newResponseUrl({ user: 'U0ADA', channel: 'C0TREASURY' });
+    const answer = await respond(token, {
+      text: 'x',
+      blocks: Array.from({ length: 51 }, () => section('x')),
+    });
+    expect(answer).toEqual({
+      status: 400,
+      body: expect.objectContaining({ ok: false, error: 'invalid_blocks' }),
+    });
+  });
+});
+
+describe('the record', () => {
+  it('keeps the newest messages of a channel, and no reply without its parent', async () => {
+    const small = new Book(store, 3);
+    const parent = await small.post({ channel: 'C0TRIM', bot: true, text: 'parent' });
+    await small.post({ channel: 'C0TRIM', user: 'U0ADA', text: 'reply', thread_ts: parent.ts });
+    for (const text of ['one', 'two', 'three']) await small.post({ channel: 'C0TRIM', bot: true, text });
+    expect((await small.messages('C0TRIM')).map((m) => m.text)).toEqual(['one', 'two', 'three']);
+  });
+});
