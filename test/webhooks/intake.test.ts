@@ -106,7 +106,7 @@ describe('webhook intake', () => {
       trx_ref: 'REF-SEALED',
       receiver: '058:0123456789:ADA OBI',
     });
-    const sealed = sealResponseData(JSON.stringify(body.data), curvePublicFromEd25519(pair.publicKey));
+    const sealed = sealResponseData(JSON.stringify(body.data), await curvePublicFromEd25519(pair.publicKey));
     expect((await rig.send({ ...body, data: sealed })).status).toBe(200);
     const post = await rig.fake.waitFor('chat.postMessage', (c) =>
       JSON.stringify(c.body).includes('REF-SEALED'),
@@ -116,7 +116,7 @@ describe('webhook intake', () => {
     const other = parseOpenSshPrivateKey(generateOpenSshKeyPair().privateKey);
     const wrong = sealResponseData(
       JSON.stringify({ ...(body.data as object), trx_ref: 'REF-WRONG' }),
-      curvePublicFromEd25519(other.publicKey),
+      await curvePublicFromEd25519(other.publicKey),
     );
     // Sealed to another key: still signed by the service, so kept and posted as an unreadable event.
     expect((await rig.send({ ...body, data: wrong })).status).toBe(200);
