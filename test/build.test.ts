@@ -1,7 +1,7 @@
-// The production build (scripts/build.mjs): what `npm start` runs is one bundle of compiled
-// JavaScript that serves the bot, built again only when a source changed, and a module in it still
-// finds files next to its TypeScript source.
-import { spawn } from 'node:child_process';
+// The production build (scripts/build.mjs) and `npm start`: what serves Slack is one bundle of
+// compiled JavaScript, built again only when a source changed; a module in it still finds files next
+// to its TypeScript source; and a SIGTERM sent to npm alone stops the bot.
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -18,6 +18,32 @@ const BUILD_MS = 120_000;
 
 beforeAll(() => mkdirSync(join(ROOT, WORK), { recursive: true }));
 afterAll(() => rmSync(join(ROOT, WORK), { recursive: true, force: true }));
+
+/** Collects the bot's log (stderr, JSON lines) into `log`; resolves with its URL once it runs. */
+function runningUrl(child: ChildProcess, log: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    if (!child.stderr) throw new Error('no stderr to read');
+    createInterface({ input: child.stderr }).on('line', (line) => {
+      log.push(line);
+      if (!line.startsWith('{')) return; // npm's banner
+      const entry = JSON.parse(line) as { message?: string; url?: string };
+      if (entry.message === 'cngn-desk is running' && entry.url) resolve(entry.url);
+    });
+    child.on('exit', () => reject(new Error(`the bot stopped before it ran:\n${log.join('\n')}`)));
+  });
+}
+
+function botEnv(slack: FakeSlack): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    SLACK_BOT_TOKEN: 'xoxb-build-test',
+    SLACK_SIGNING_SECRET: 'build-test-secret',
+    SLACK_API_URL: slack.apiUrl,
+    STORE_URL: 'memory://',
+    PORT: '0',
+  };
+}
 
 describe('the production bundle', () => {
   let slack: FakeSlack;
@@ -40,25 +66,11 @@ describe('the production bundle', () => {
   it('serves /healthz from plain node, with the embedded sandbox, and stops on SIGTERM', async () => {
     const bot = spawn(process.execPath, [outfile], {
       cwd: ROOT,
-      env: {
-        PATH: process.env.PATH,
-        SLACK_BOT_TOKEN: 'xoxb-build-test',
-        SLACK_SIGNING_SECRET: 'build-test-secret',
-        SLACK_API_URL: slack.apiUrl,
-        STORE_URL: 'memory://',
-        PORT: '0',
-      },
+      env: botEnv(slack),
       stdio: ['ignore', 'ignore', 'pipe'], // the log is on stderr
     });
     try {
-      let url = '';
-      for await (const line of createInterface({ input: bot.stderr })) {
-        const entry = JSON.parse(line) as { message?: string; url?: string };
-        if (entry.message === 'cngn-desk is running' && entry.url) {
-          url = entry.url;
-          break;
-        }
-      }
+      const url = await runningUrl(bot, []);
       const health = await fetch(`${url}/healthz`);
       expect(health.status).toBe(200);
       bot.kill('SIGTERM');
@@ -68,6 +80,45 @@ describe('the production bundle', () => {
       bot.kill('SIGKILL');
     }
   });
+});
+
+describe('npm start', () => {
+  let slack: FakeSlack;
+  beforeAll(async () => {
+    slack = await FakeSlack.start();
+  });
+  afterAll(() => slack.stop());
+
+  // Before, npm → sh → tsx → node: npm passed the SIGTERM to sh, which never passed it on, so a
+  // supervisor stopping npm left the bot serving until it was killed outright.
+  it(
+    'stops the bot gracefully when npm alone gets a SIGTERM',
+    async () => {
+      const npm = spawn('npm', ['start'], {
+        cwd: ROOT,
+        env: botEnv(slack),
+        stdio: ['ignore', 'ignore', 'pipe'],
+        detached: true, // its own process group, so a bot left behind is still stopped below
+      });
+      const log: string[] = [];
+      try {
+        const url = await runningUrl(npm, log);
+        expect((await fetch(`${url}/healthz`)).status).toBe(200);
+        const exited = once(npm, 'exit');
+        npm.kill('SIGTERM');
+        await exited;
+        expect(log.some((line) => line.includes('"message":"shutting down","signal":"SIGTERM"'))).toBe(true);
+        await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+      } finally {
+        try {
+          if (npm.pid) process.kill(-npm.pid, 'SIGKILL');
+        } catch {
+          // the group is gone: nothing was left behind
+        }
+      }
+    },
+    BUILD_MS,
+  );
 });
 
 describe('a module in the bundle', () => {
