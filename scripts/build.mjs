@@ -17,7 +17,7 @@ const THIS_FILE = fileURLToPath(import.meta.url);
 
 // Not bundled: native code found by path (sqlite3), a package that runs its own binary (esbuild,
 // used at run time by the workbench), and what only tests use.
-const EXTERNAL = ['sqlite3', 'esbuild', 'playwright-core', 'fsevents'];
+const EXTERNAL = ['sqlite3', 'esbuild', 'playwright-core'];
 
 // Every module shares the bundle's import.meta; these stand in for the module's own source file,
 // so a file read by a path relative to its module (e.g. the workbench page source) is found from
