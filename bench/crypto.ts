@@ -17,7 +17,7 @@ const WARMUP = 500;
 
 const keys = parseOpenSshPrivateKey(generateOpenSshKeyPair().privateKey);
 const curveSecret = curveSecretFromSeed(keys.seed);
-const curvePublic = curvePublicFromEd25519(keys.publicKey);
+const curvePublic = await curvePublicFromEd25519(keys.publicKey);
 const encryptionKey = 'bench-encryption-key-0123456789';
 
 const withdrawBody = JSON.stringify({

@@ -12,7 +12,6 @@ import {
   randomBytes,
 } from 'node:crypto';
 import { hsalsa, xsalsa20poly1305 } from '@noble/ciphers/salsa.js';
-import { ed25519 } from '@noble/curves/ed25519.js';
 
 export class WireError extends Error {
   override name = 'WireError';
@@ -203,12 +202,14 @@ export function curveSecretFromSeed(seed: Uint8Array): Uint8Array {
 const curvePublics = new Map<string, Uint8Array>();
 /**
  * libsodium crypto_sign_ed25519_pk_to_curve25519 (birational map to Montgomery form). Node has no
- * such conversion, so this one step stays on @noble/curves, done once per key.
+ * such conversion, so this one step stays on @noble/curves, done once per key. Only the sandbox and
+ * tests need it, so the library is loaded on first use rather than at every start-up (~30 ms CPU).
  */
-export function curvePublicFromEd25519(publicKey: Uint8Array): Uint8Array {
+export async function curvePublicFromEd25519(publicKey: Uint8Array): Promise<Uint8Array> {
   const id = Buffer.from(publicKey).toString('hex');
   let curve = curvePublics.get(id);
   if (!curve) {
+    const { ed25519 } = await import('@noble/curves/ed25519.js');
     if (curvePublics.size >= CACHE_LIMIT) curvePublics.clear();
     curve = ed25519.utils.toMontgomery(publicKey);
     curvePublics.set(id, curve);

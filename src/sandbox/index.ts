@@ -112,7 +112,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const apiKey = options.apiKey ?? `cngn_test_${randomSecret(16)}`;
   const encryptionKey = options.encryptionKey ?? randomSecret(16);
   const privateKey = options.privateKey ?? generateOpenSshKeyPair().privateKey;
-  const curvePublic = curvePublicFromEd25519(parseOpenSshPrivateKey(privateKey).publicKey);
+  const curvePublic = await curvePublicFromEd25519(parseOpenSshPrivateKey(privateKey).publicKey);
   const webhookSecret = options.webhookSecret ?? `whsec_${randomSecret(20)}`;
 
   const state = new SandboxState({

@@ -15,11 +15,8 @@ import {
 import { createStore, type Store } from '../../src/store/index.js';
 
 const keys = generateOpenSshKeyPair();
-const sealed = (value: unknown) =>
-  sealResponseData(
-    JSON.stringify(value),
-    curvePublicFromEd25519(parseOpenSshPrivateKey(keys.privateKey).publicKey),
-  );
+const curvePublic = await curvePublicFromEd25519(parseOpenSshPrivateKey(keys.privateKey).publicKey);
+const sealed = (value: unknown) => sealResponseData(JSON.stringify(value), curvePublic);
 
 let server: Server;
 let baseUrl: string;

@@ -263,10 +263,11 @@ describe('responses that cannot be trusted', () => {
     const queue: Array<typeof answer> = [];
     let served = 0;
     let stub: CngnClient;
-    const curvePublic = () => curvePublicFromEd25519(parseOpenSshPrivateKey(sandbox.privateKey).publicKey);
-    const sealed = (value: unknown) => sealResponseData(JSON.stringify(value), curvePublic());
+    let curvePublic: Uint8Array;
+    const sealed = (value: unknown) => sealResponseData(JSON.stringify(value), curvePublic);
 
     beforeAll(async () => {
+      curvePublic = await curvePublicFromEd25519(parseOpenSshPrivateKey(sandbox.privateKey).publicKey);
       server = createServer((_req, res) => {
         const next = queue.shift() ?? answer;
         served += 1;

@@ -30,38 +30,38 @@ describe('NaCl box', () => {
     expect(() => openResponseData(data, vectorSecret())).toThrow(/tampered/);
   });
 
-  it('opens with the key an array holds now, not the one it held before', () => {
+  it('opens with the key an array holds now, not the one it held before', async () => {
     const secret = vectorSecret();
     expect(openResponseData(vectors.responses[0].data, secret)).toBe(vectors.responses[0].plaintext);
     const other = parseOpenSshPrivateKey(generateOpenSshKeyPair().privateKey);
     secret.set(curveSecretFromSeed(other.seed));
     expect(() => openResponseData(vectors.responses[0].data, secret)).toThrow(WireError);
-    const sealed = sealResponseData('[2]', curvePublicFromEd25519(other.publicKey));
+    const sealed = sealResponseData('[2]', await curvePublicFromEd25519(other.publicKey));
     expect(openResponseData(sealed, secret)).toBe('[2]');
   });
 
-  it('seals to the key an array holds now, not the one it held before', () => {
+  it('seals to the key an array holds now, not the one it held before', async () => {
     const first = parseOpenSshPrivateKey(generateOpenSshKeyPair().privateKey);
     const second = parseOpenSshPrivateKey(generateOpenSshKeyPair().privateKey);
-    const recipient = curvePublicFromEd25519(first.publicKey);
+    const recipient = await curvePublicFromEd25519(first.publicKey);
     expect(openResponseData(sealResponseData('[1]', recipient), curveSecretFromSeed(first.seed))).toBe('[1]');
-    recipient.set(curvePublicFromEd25519(second.publicKey));
+    recipient.set(await curvePublicFromEd25519(second.publicKey));
     expect(openResponseData(sealResponseData('[2]', recipient), curveSecretFromSeed(second.seed))).toBe(
       '[2]',
     );
   });
 
-  it('gives each caller its own copy of a converted public key', () => {
+  it('gives each caller its own copy of a converted public key', async () => {
     const key = parseOpenSshPrivateKey(generateOpenSshKeyPair().privateKey);
-    const first = curvePublicFromEd25519(key.publicKey);
+    const first = await curvePublicFromEd25519(key.publicKey);
     const expected = Buffer.from(first).toString('hex');
     first.fill(0);
-    expect(Buffer.from(curvePublicFromEd25519(key.publicKey)).toString('hex')).toBe(expected);
+    expect(Buffer.from(await curvePublicFromEd25519(key.publicKey)).toString('hex')).toBe(expected);
   });
 
-  it('seals with a fresh ephemeral key and nonce every time', () => {
+  it('seals with a fresh ephemeral key and nonce every time', async () => {
     const key = parseOpenSshPrivateKey(generateOpenSshKeyPair().privateKey);
-    const recipient = curvePublicFromEd25519(key.publicKey);
+    const recipient = await curvePublicFromEd25519(key.publicKey);
     const a = Buffer.from(sealResponseData('[1]', recipient), 'base64');
     const b = Buffer.from(sealResponseData('[1]', recipient), 'base64');
     expect(a.subarray(0, 24).equals(b.subarray(0, 24))).toBe(false);

@@ -35,9 +35,9 @@ describe('wire vectors', () => {
     expect(hex(pub)).toBe(vectors.ed25519.publicKeyHex);
   });
 
-  it('converts both halves to their Curve25519 forms', () => {
+  it('converts both halves to their Curve25519 forms', async () => {
     expect(hex(curveSecret)).toBe(vectors.curve25519.secretKeyHex);
-    expect(hex(curvePublicFromEd25519(key.publicKey))).toBe(vectors.curve25519.publicKeyHex);
+    expect(hex(await curvePublicFromEd25519(key.publicKey))).toBe(vectors.curve25519.publicKeyHex);
   });
 
   for (const request of vectors.requests) {
@@ -54,9 +54,9 @@ describe('wire vectors', () => {
   }
 
   for (const response of vectors.responses) {
-    it(`opens response "${response.name}" with the private key file, and seals it identically`, () => {
+    it(`opens response "${response.name}" with the private key file, and seals it identically`, async () => {
       expect(openResponseData(response.data, curveSecret)).toBe(response.plaintext);
-      const sealed = sealResponseData(response.plaintext, curvePublicFromEd25519(key.publicKey), {
+      const sealed = sealResponseData(response.plaintext, await curvePublicFromEd25519(key.publicKey), {
         ephemeralSecretKey: Buffer.from(response.ephemeralSecretKeyHex, 'hex'),
         nonce: Buffer.from(response.nonceHex, 'hex'),
       });
@@ -87,11 +87,11 @@ describe('wire vectors', () => {
 });
 
 describe('OpenSSH keys', () => {
-  it('round-trips a generated key pair', () => {
+  it('round-trips a generated key pair', async () => {
     const pair = generateOpenSshKeyPair('x');
     const parsed = parseOpenSshPrivateKey(pair.privateKey);
     expect(hex(parseOpenSshPublicKey(pair.publicKey))).toBe(hex(parsed.publicKey));
-    const sealed = sealResponseData('[1]', curvePublicFromEd25519(parsed.publicKey));
+    const sealed = sealResponseData('[1]', await curvePublicFromEd25519(parsed.publicKey));
     expect(openResponseData(sealed, curveSecretFromSeed(parsed.seed))).toBe('[1]');
   });
 

@@ -106,7 +106,7 @@ describe('webhook intake', () => {
       trx_ref: 'REF-SEALED',
       receiver: '058:0123456789:ADA OBI',
     });
-    const sealed = sealResponseData(JSON.stringify(body.data), curvePublicFromEd25519(pair.publicKey));
+    const sealed = sealResponseData(JSON.stringify(body.data), await curvePublicFromEd25519(pair.publicKey));
     expect((await rig.send({ ...body, data: sealed })).status).toBe(200);
     const post = await rig.fake.waitFor('chat.postMessage', (c) =>
       JSON.stringify(c.body).includes('REF-SEALED'),
@@ -116,7 +116,7 @@ describe('webhook intake', () => {
     const other = parseOpenSshPrivateKey(generateOpenSshKeyPair().privateKey);
     const wrong = sealResponseData(
       JSON.stringify({ ...(body.data as object), trx_ref: 'REF-WRONG' }),
-      curvePublicFromEd25519(other.publicKey),
+      await curvePublicFromEd25519(other.publicKey),
     );
     // Sealed to another key: still signed by the service, so kept and posted as an unreadable event.
     expect((await rig.send({ ...body, data: wrong })).status).toBe(200);
@@ -141,7 +141,7 @@ describe('webhook intake', () => {
     expect(plain.body).toContain('nests deeper');
     const sealed = sealResponseData(
       `{"trx_ref":"REF-DEEP","x":${deep}}`,
-      curvePublicFromEd25519(pair.publicKey),
+      await curvePublicFromEd25519(pair.publicKey),
     );
     expect((await rig.send({ event: 'deposit.completed', data: sealed })).status).toBe(400);
     expect(log.lines.filter((l) => /^warn webhook refused: .*nests deeper/.test(l))).toHaveLength(2);

@@ -1,0 +1,159 @@
+// The production build (scripts/build.mjs) and `npm start`: what serves Slack is one bundle of
+// compiled JavaScript, built again only when a source changed; a module in it still finds files next
+// to its TypeScript source; and a SIGTERM sent to npm alone stops the bot.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build, buildIfStale, isFresh } from '../scripts/build.mjs';
+import { FakeSlack } from './support/fake-slack.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+// Inside the project, so the bundle resolves the packages it leaves out (sqlite3) as dist/ does.
+const WORK = `dist/test-build-${process.pid}`;
+const BUILD_MS = 120_000;
+
+beforeAll(() => mkdirSync(join(ROOT, WORK), { recursive: true }));
+afterAll(() => rmSync(join(ROOT, WORK), { recursive: true, force: true }));
+
+/** Collects the bot's log (stderr, JSON lines) into `log`; resolves with its URL once it runs. */
+function runningUrl(child: ChildProcess, log: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    if (!child.stderr) throw new Error('no stderr to read');
+    createInterface({ input: child.stderr }).on('line', (line) => {
+      log.push(line);
+      if (!line.startsWith('{')) return; // npm's banner
+      const entry = JSON.parse(line) as { message?: string; url?: string };
+      if (entry.message === 'cngn-desk is running' && entry.url) resolve(entry.url);
+    });
+    child.on('exit', () => reject(new Error(`the bot stopped before it ran:\n${log.join('\n')}`)));
+  });
+}
+
+function botEnv(slack: FakeSlack): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    SLACK_BOT_TOKEN: 'xoxb-build-test',
+    SLACK_SIGNING_SECRET: 'build-test-secret',
+    SLACK_API_URL: slack.apiUrl,
+    STORE_URL: 'memory://',
+    PORT: '0',
+  };
+}
+
+describe('the production bundle', () => {
+  let slack: FakeSlack;
+  let inputs: string[];
+  const outfile = `${WORK}/bot/main.js`;
+
+  beforeAll(async () => {
+    slack = await FakeSlack.start();
+    inputs = await build({ outfile });
+  }, BUILD_MS);
+  afterAll(() => slack.stop());
+
+  it('holds the bot and none of the tests', () => {
+    const files = inputs.map((path) => relative(ROOT, path).split('\\').join('/'));
+    expect(files).toContain('src/main.ts');
+    expect(files).toContain('src/slack/app.ts');
+    expect(files.filter((file) => file.startsWith('test/') || file.startsWith('bench/'))).toEqual([]);
+  });
+
+  it('serves /healthz from plain node, with the embedded sandbox, and stops on SIGTERM', async () => {
+    const bot = spawn(process.execPath, [outfile], {
+      cwd: ROOT,
+      env: botEnv(slack),
+      stdio: ['ignore', 'ignore', 'pipe'], // the log is on stderr
+    });
+    try {
+      const url = await runningUrl(bot, []);
+      const health = await fetch(`${url}/healthz`);
+      expect(health.status).toBe(200);
+      bot.kill('SIGTERM');
+      const [code] = await once(bot, 'exit');
+      expect(code).toBe(0);
+    } finally {
+      bot.kill('SIGKILL');
+    }
+  });
+});
+
+describe('npm start', () => {
+  let slack: FakeSlack;
+  beforeAll(async () => {
+    slack = await FakeSlack.start();
+  });
+  afterAll(() => slack.stop());
+
+  // Before, npm → sh → tsx → node: npm passed the SIGTERM to sh, which never passed it on, so a
+  // supervisor stopping npm left the bot serving until it was killed outright.
+  it(
+    'stops the bot gracefully when npm alone gets a SIGTERM',
+    async () => {
+      const npm = spawn('npm', ['start'], {
+        cwd: ROOT,
+        env: botEnv(slack),
+        stdio: ['ignore', 'ignore', 'pipe'],
+        detached: true, // its own process group, so a bot left behind is still stopped below
+      });
+      const log: string[] = [];
+      try {
+        const url = await runningUrl(npm, log);
+        expect((await fetch(`${url}/healthz`)).status).toBe(200);
+        const exited = once(npm, 'exit');
+        npm.kill('SIGTERM');
+        await exited;
+        expect(log.some((line) => line.includes('"message":"shutting down","signal":"SIGTERM"'))).toBe(true);
+        await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+      } finally {
+        try {
+          if (npm.pid) process.kill(-npm.pid, 'SIGKILL');
+        } catch {
+          // the group is gone: nothing was left behind
+        }
+      }
+    },
+    BUILD_MS,
+  );
+});
+
+describe('a module in the bundle', () => {
+  const source = `${WORK}/where/where.ts`;
+  const outfile = `${WORK}/where/out/where.js`;
+
+  beforeAll(() => {
+    mkdirSync(join(ROOT, WORK, 'where'), { recursive: true });
+    writeFileSync(
+      join(ROOT, source),
+      'export const where = { url: import.meta.url, dirname: import.meta.dirname, filename: import.meta.filename };\n',
+    );
+  });
+
+  it('sees import.meta of its own source file, so paths relative to it work from dist/ as from src/', async () => {
+    await build({ entry: source, outfile });
+    const { where } = (await import(pathToFileURL(join(ROOT, outfile)).href)) as {
+      where: { url: string; dirname: string; filename: string };
+    };
+    expect(where).toEqual({
+      url: pathToFileURL(join(ROOT, source)).href,
+      dirname: join(ROOT, WORK, 'where'),
+      filename: join(ROOT, source),
+    });
+  });
+
+  it('is built again only when one of its inputs changed', async () => {
+    const options = { entry: source, outfile: `${WORK}/where/again/where.js` };
+    expect(await buildIfStale(options)).toBe('built');
+    expect(isFresh(options.outfile)).toBe(true);
+    expect(await buildIfStale(options)).toBe('fresh');
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(join(ROOT, source), later, later);
+    expect(isFresh(options.outfile)).toBe(false);
+    expect(await buildIfStale(options)).toBe('built');
+    expect(isFresh(options.outfile)).toBe(true);
+  });
+});
