@@ -2,6 +2,7 @@
 // approvals → webhooks → Slack app. main.ts and the test harness both start it this way.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { App, CustomRoute } from '@slack/bolt';
+import { DEFAULT_REMINDERS, parseReminderPoints } from './approvals/index.js';
 import { type CngnClient, createCngnClient } from './cngn/client.js';
 import { environmentFromKey, keyId } from './cngn/credentials.js';
 import type { Config } from './config.js';
@@ -138,6 +139,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
           approverGroup: config.approverGroup,
           tiers: config.approvalTiers,
           ttlMs: config.approvalTtlMs,
+          reminders: config.approvalReminders ?? parseReminderPoints(DEFAULT_REMINDERS),
           auditRetentionMs: config.auditRetentionMs,
           publicUrl: config.publicUrl,
           now,

@@ -115,6 +115,18 @@ export const SUBCOMMANDS: Subcommand[] = [
     example: 'settlement gtbank 0123456789',
   },
   { name: 'pending', usage: 'pending', summary: 'open approval requests', example: 'pending' },
+  {
+    name: 'extend',
+    usage: 'extend <request> [duration]',
+    summary: 'requester: extend your pending request once, by at most its original lifetime',
+    example: 'extend AR-1A2B3C4D5E 12h',
+  },
+  {
+    name: 'policy',
+    usage: 'policy',
+    summary: 'who may approve what: tiers, approvers, lifetime, reminders, channels',
+    example: 'policy',
+  },
   { name: 'audit', usage: 'audit [n]', summary: 'the last n steps of the audit log', example: 'audit 50' },
   {
     name: 'audit verify',

@@ -1,0 +1,75 @@
+// The Slack side of reminders and Extend. The thread reply and the requester's note of a reminder go
+// through the presenter like every step; here: the DM to each waiting approver, and the Extend button.
+import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import type { ApprovalRequest } from '../approvals/types.js';
+import type { Store } from '../store/index.js';
+import type { ApprovalSlackDeps } from './actions/approval.js';
+import { NOT_RECORDED, RECORDED_LATE, readClick, recordClick } from './actions/approval-click.js';
+import { readButtonValue } from './blocks/approval-message.js';
+import { EXTEND_ACTION, extendAnswer, reminderDm } from './blocks/approval-reminders.js';
+
+/** Kept long enough to outlive any request (lifetime plus its one Extend) with room to spare. */
+const DM_CLAIM_TTL_MS = 30 * 86_400_000;
+
+/**
+ * DM each approver a reminder names, once: the replica that persisted the reminder claims each DM in
+ * the store before sending it, so no DM goes twice (a crash between the claim and the send loses that
+ * one DM; the thread reply, which names everyone, is kept by the presenter and made good after).
+ */
+export async function sendReminderDms(
+  client: WebClient,
+  store: Store,
+  request: ApprovalRequest,
+): Promise<void> {
+  const index = request.history.length - 1;
+  const step = request.history[index];
+  if (step?.action !== 'reminder' || !step.reminder) return;
+  const message = reminderDm(request);
+  for (const user of step.reminder.waiting) {
+    if (!(await store.setIfAbsent(`reminder-dm:${request.id}:${index}:${user}`, step.at, DM_CLAIM_TTL_MS)))
+      continue;
+    // Posting to a user id lands in the app's DM with them (as the requester's notes do).
+    await client.chat.postMessage({ channel: user, ...message });
+  }
+}
+
+export function registerApprovalReminders(app: App, deps: ApprovalSlackDeps, store: Store): void {
+  deps.engine.onChange(async (request) => {
+    if (request.history.at(-1)?.action !== 'reminder') return;
+    await sendReminderDms(app.client, store, request).catch((error: unknown) => {
+      deps.log?.warn('could not DM a reminder to every approver', {
+        requestId: request.id,
+        error: String(error),
+      });
+    });
+  });
+
+  // Extend: recorded by the engine before the ack (like every approval click); only the requester's works.
+  app.action<BlockAction<ButtonAction>>(EXTEND_ACTION, async ({ body, ack, client }) => {
+    const read = readClick(body);
+    if (!read.ok) {
+      await ack();
+      deps.log?.warn('extend click could not be read', { problem: read.problem });
+      return;
+    }
+    const { click } = read;
+    const { id } = readButtonValue(click.value);
+    const taken = await recordClick((options) => deps.engine.extend(id, click.user, undefined, options));
+    await ack();
+    const say = (text: string) =>
+      client.chat.postEphemeral({ channel: click.channel ?? deps.approvalsChannel, user: click.user, text });
+    try {
+      if (taken.outcome === 'failed') throw taken.error;
+      if (taken.outcome === 'late') {
+        await say(NOT_RECORDED);
+        if ((await taken.work.catch(() => undefined))?.ok) await say(RECORDED_LATE);
+        return;
+      }
+      await say(extendAnswer(await taken.work));
+    } catch (error) {
+      deps.log?.warn('extend click failed', { requestId: id, error: String(error) });
+      await say(NOT_RECORDED).catch(() => undefined);
+    }
+  });
+}
