@@ -16,6 +16,7 @@ import { describeError } from '../errors.js';
 import type { InFlight } from '../in-flight.js';
 import { postToResponseUrl } from '../response-url.js';
 import { type DeadLetterSlackDeps, deadLettersCommand } from './deadletters.js';
+import { type PolicyFacts, policyCommand } from './policy.js';
 import {
   accountsCommand,
   balanceCommand,
@@ -160,6 +161,8 @@ export interface RouterDeps extends ReadDeps {
   inFlight?: InFlight;
   /** Set when the approvals feature is wired (money-moving subcommands). */
   approvals?: ApprovalSlackDeps | undefined;
+  /** Set when approvals are wired: what `/cngn policy` shows. */
+  policy?: PolicyFacts | undefined;
   /** Set when alerts are posted and approvals are wired (approvers re-post). */
   deadLetters?: DeadLetterSlackDeps | undefined;
 }
@@ -217,6 +220,7 @@ export async function routeCommand(
       if (message) await reply(message);
       return;
     }
+    if (name === 'policy' && deps.policy) return await reply(await policyCommand(ctx.client, deps.policy));
     if (name === 'deadletters' && deps.deadLetters) {
       return await approvalReply(await deadLettersCommand(args, ctx.userId, deps.deadLetters));
     }
