@@ -1,11 +1,12 @@
 // The Slack side of reminders and Extend. The thread reply and the requester's note of a reminder go
 // through the presenter like every step; here: the DM to each waiting approver, and the Extend button.
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
-import type { WebClient } from '@slack/web-api';
+import { WebClient } from '@slack/web-api';
 import type { ApprovalRequest } from '../approvals/types.js';
 import type { Store } from '../store/index.js';
 import type { ApprovalSlackDeps } from './actions/approval.js';
 import { NOT_RECORDED, RECORDED_LATE, readClick, recordClick } from './actions/approval-click.js';
+import { PRESENTER_REQUEST_TIMEOUT_MS, PRESENTER_RETRIES } from './approval-presenter.js';
 import { readButtonValue } from './blocks/approval-message.js';
 import { EXTEND_ACTION, extendAnswer, reminderDm } from './blocks/approval-reminders.js';
 
@@ -14,35 +15,48 @@ const DM_CLAIM_TTL_MS = 30 * 86_400_000;
 
 /**
  * DM each approver a reminder names, once: the replica that persisted the reminder claims each DM in
- * the store before sending it, so no DM goes twice (a crash between the claim and the send loses that
- * one DM; the thread reply, which names everyone, is kept by the presenter and made good after).
+ * the store before sending it, so no DM goes twice. A DM Slack refuses (after the client's bounded
+ * retries) or a crash between the claim and the send loses that one DM, never the others; the thread
+ * reply, which names everyone, is kept by the presenter and made good after. Returns who was missed.
  */
 export async function sendReminderDms(
   client: WebClient,
   store: Store,
   request: ApprovalRequest,
-): Promise<void> {
+): Promise<Array<{ user: string; error: string }>> {
   const index = request.history.length - 1;
   const step = request.history[index];
-  if (step?.action !== 'reminder' || !step.reminder) return;
+  if (step?.action !== 'reminder' || !step.reminder) return [];
   const message = reminderDm(request);
+  const missed: Array<{ user: string; error: string }> = [];
   for (const user of step.reminder.waiting) {
-    if (!(await store.setIfAbsent(`reminder-dm:${request.id}:${index}:${user}`, step.at, DM_CLAIM_TTL_MS)))
-      continue;
-    // Posting to a user id lands in the app's DM with them (as the requester's notes do).
-    await client.chat.postMessage({ channel: user, ...message });
+    try {
+      const key = `reminder-dm:${request.id}:${index}:${user}`;
+      if (!(await store.setIfAbsent(key, step.at, DM_CLAIM_TTL_MS))) continue;
+      // Posting to a user id lands in the app's DM with them (as the requester's notes do).
+      await client.chat.postMessage({ channel: user, ...message });
+    } catch (error) {
+      missed.push({ user, error: String(error) });
+    }
   }
+  return missed;
 }
 
 export function registerApprovalReminders(app: App, deps: ApprovalSlackDeps, store: Store): void {
+  // Bounded like the presenter's client (the engine's sweep waits for its listeners), not Bolt's
+  // half-hour of retries.
+  const dmClient = new WebClient(app.client.token, {
+    slackApiUrl: app.client.slackApiUrl,
+    logger: app.logger,
+    retryConfig: PRESENTER_RETRIES,
+    timeout: PRESENTER_REQUEST_TIMEOUT_MS,
+    rejectRateLimitedCalls: false,
+  });
   deps.engine.onChange(async (request) => {
     if (request.history.at(-1)?.action !== 'reminder') return;
-    await sendReminderDms(app.client, store, request).catch((error: unknown) => {
-      deps.log?.warn('could not DM a reminder to every approver', {
-        requestId: request.id,
-        error: String(error),
-      });
-    });
+    for (const { user, error } of await sendReminderDms(dmClient, store, request)) {
+      deps.log?.warn('could not DM a reminder to an approver', { requestId: request.id, user, error });
+    }
   });
 
   // Extend: recorded by the engine before the ack (like every approval click); only the requester's works.

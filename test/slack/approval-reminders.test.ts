@@ -303,3 +303,31 @@ describe('Extend and expiry', () => {
     expect((await app.engine.get(id))?.state).toBe('expired');
   });
 });
+
+describe('a reminder DM Slack refuses', () => {
+  it('loses only that DM: the other approver, the thread and the requester still hear, and the sweep goes on', async () => {
+    const clock = testClock();
+    const app = await startApprovalApp({ ttlMs: TTL, now: clock.now });
+    try {
+      app.slack.on('chat.postMessage', (call) =>
+        call.body.channel === APPROVER_A ? { body: { ok: false, error: 'channel_not_found' } } : undefined,
+      );
+      const id = await fileWithdrawal(app, '4000.00');
+      clock.advance(9 * HOUR + 60_000);
+      await app.engine.tick();
+      await waitUntil(() => dmsTo(app.slack, REQUESTER, 'still needs').length > 0, 'the requester told');
+      expect(dmsTo(app.slack, APPROVER_B, id)).toHaveLength(1);
+      expect(threadReplies(app.slack, 'Reminder 2 of 2')).toHaveLength(1);
+      const refused = app.slack.callsTo('chat.postMessage').filter((c) => c.body.channel === APPROVER_A);
+      expect(refused).toHaveLength(1);
+      // The next sweep neither repeats the reminder nor retries the refused DM.
+      await app.engine.tick();
+      expect(reminderSteps(await app.engine.get(id))).toHaveLength(1);
+      expect(app.slack.callsTo('chat.postMessage').filter((c) => c.body.channel === APPROVER_A)).toHaveLength(
+        1,
+      );
+    } finally {
+      await app.stop();
+    }
+  });
+});
