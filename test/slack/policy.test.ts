@@ -73,6 +73,18 @@ describe('/cngn policy', () => {
     expect(text).toContain('SANDBOX');
   });
 
+  it('shows a person Slack cannot name as a mention, and says when the group cannot be read', async () => {
+    app.slack.on('users.info', (call) =>
+      call.body.user === APPROVER_B
+        ? { body: { ok: true, user: { id: APPROVER_B, real_name: NAMES[APPROVER_B] } } }
+        : { body: { ok: false, error: 'missing_scope' } },
+    );
+    app.slack.on('usergroups.users.list', () => ({ body: { ok: false, error: 'missing_scope' } }));
+    const { text } = await ask('policy', 'policy-degraded');
+    expect(text).toContain('Named: <@UAPPROVERA>, Chidi Okafor (<@UAPPROVERB>)');
+    expect(text).toContain(`user group \`${GROUP}\`: could not be read just now (missing_scope)`);
+  });
+
   it('is listed in the help', async () => {
     const { text } = await ask('help', 'help');
     expect(text).toContain('/cngn policy');
