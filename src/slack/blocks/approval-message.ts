@@ -243,6 +243,8 @@ export function stepText(request: ApprovalRequest): string {
     interrupted: 'The bot restarted during the call: outcome unknown; it will be looked up, never resent',
     released: 'The bot restarted before sending it: nothing was sent, so it is sent now',
     reconciled: 'Found in the transaction list',
+    reminder: 'Approvers reminded',
+    extended: 'Extended',
   };
   return `${words[step.action] ?? escapeMrkdwn(step.action)}${by}${note}`;
 }
