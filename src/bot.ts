@@ -2,6 +2,7 @@
 // approvals → webhooks → Slack app. main.ts and the test harness both start it this way.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { App, CustomRoute } from '@slack/bolt';
+import { DEFAULT_REMINDERS, parseReminderPoints, parseTiers } from './approvals/index.js';
 import { type CngnClient, createCngnClient } from './cngn/client.js';
 import { environmentFromKey, keyId } from './cngn/credentials.js';
 import type { Config } from './config.js';
@@ -132,6 +133,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   );
 
   const slackOn = Boolean(config.slack.botToken);
+  const reminders = config.approvalReminders ?? parseReminderPoints(DEFAULT_REMINDERS);
   const approvals =
     slackOn && config.approvalsChannel
       ? createApprovals({
@@ -142,6 +144,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
           approverGroup: config.approverGroup,
           tiers: config.approvalTiers,
           ttlMs: config.approvalTtlMs,
+          reminders,
           auditRetentionMs: config.auditRetentionMs,
           publicUrl: config.publicUrl,
           now,
@@ -179,6 +182,19 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     approvals && webhooks.deadLetters ? { desk: webhooks.deadLetters, approvals: approvals.deps } : undefined;
   const inFlight = createInFlight();
   const readDeps = { api: client, logger, now, inFlight };
+  const policy =
+    approvals && config.approvalsChannel
+      ? {
+          tiers: parseTiers(config.approvalTiers),
+          approvers: config.approvers,
+          approverGroup: config.approverGroup,
+          ttlMs: config.approvalTtlMs,
+          reminders,
+          approvalsChannel: config.approvalsChannel,
+          alertsChannel: config.alertsChannel,
+          environment: client.environment,
+        }
+      : undefined;
   const routes: CustomRoute[] = [webhooks.route, ...(options.routes ?? [])];
   if (approvals) {
     routes.push(
@@ -196,7 +212,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     routes,
     health: () => storeHealth(store),
     plugins: [
-      (app) => registerCommands(app, { ...readDeps, approvals: approvals?.deps, deadLetters }),
+      (app) => registerCommands(app, { ...readDeps, approvals: approvals?.deps, deadLetters, policy }),
       (app) => registerDepositQuoteViews(app, readDeps),
       ...(deadLetters ? [(app: App) => registerDeadLetterActions(app, deadLetters)] : []),
       ...(approvals ? [approvals.plugin] : []),

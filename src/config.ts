@@ -1,6 +1,7 @@
 // The only place that reads the environment. Parsed once with zod; every problem is listed together.
 import { z } from 'zod';
 import { parseTiers } from './approvals/policy.js';
+import { DEFAULT_REMINDERS, parseReminderPoints, type ReminderPoint } from './approvals/reminders.js';
 import { loadPrivateKey } from './cngn/credentials.js';
 import { parseRateLimit, type RateLimit } from './cngn/limiter.js';
 import type { LogLevel } from './log.js';
@@ -36,6 +37,8 @@ export interface Config {
   approverGroup: string | undefined;
   approvalTiers: string;
   approvalTtlMs: number;
+  /** CNGN_APPROVAL_REMINDERS: points of a pending request's lifetime (empty: none). Unset: 50%,90%. */
+  approvalReminders?: ReminderPoint[] | undefined;
   /** CNGN_AUDIT_RETENTION: exported audit entries older than this are removed; unset keeps everything. */
   auditRetentionMs?: number | undefined;
   webhookSecret: string | undefined;
@@ -117,6 +120,11 @@ const envSchema = z.object({
   CNGN_APPROVER_GROUP: slackId('S'),
   CNGN_APPROVAL_TIERS: z.preprocess(blank, z.string().default('0:1')),
   CNGN_APPROVAL_TTL: z.preprocess(blank, parsedBy(parseDuration).default(24 * 3_600_000)),
+  // Unset means the default; `none` (or set but empty) turns reminders off.
+  CNGN_APPROVAL_REMINDERS: z.preprocess(
+    (v) => (v === undefined ? DEFAULT_REMINDERS : v),
+    parsedBy(parseReminderPoints),
+  ),
   CNGN_AUDIT_RETENTION: z.preprocess(blank, parsedBy(parseDuration).optional()),
   CNGN_WEBHOOK_SECRET: optional,
   CNGN_RATE_LIMIT: z.preprocess(blank, parsedBy(parseRateLimit).optional()),
@@ -258,6 +266,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     approverGroup: e.CNGN_APPROVER_GROUP,
     approvalTiers: e.CNGN_APPROVAL_TIERS,
     approvalTtlMs: e.CNGN_APPROVAL_TTL,
+    approvalReminders: e.CNGN_APPROVAL_REMINDERS,
     auditRetentionMs: e.CNGN_AUDIT_RETENTION,
     webhookSecret: e.CNGN_WEBHOOK_SECRET,
     rateLimit: e.CNGN_RATE_LIMIT ?? parseRateLimit(undefined),

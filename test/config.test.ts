@@ -237,6 +237,22 @@ describe('configuration', () => {
     );
   });
 
+  it('reminds at 50% and 90% of the lifetime unless told otherwise; none or empty turns reminders off', () => {
+    expect(loadConfig(slack).approvalReminders).toEqual([
+      { share: 0.5, label: '50%' },
+      { share: 0.9, label: '90%' },
+    ]);
+    expect(loadConfig({ ...slack, CNGN_APPROVAL_REMINDERS: '25%, 75%, 95%' }).approvalReminders).toHaveLength(
+      3,
+    );
+    expect(loadConfig({ ...slack, CNGN_APPROVAL_REMINDERS: 'none' }).approvalReminders).toEqual([]);
+    expect(loadConfig({ ...slack, CNGN_APPROVAL_REMINDERS: '' }).approvalReminders).toEqual([]);
+    const named = (value: string) => problemsOf({ ...slack, CNGN_APPROVAL_REMINDERS: value }).join('\n');
+    expect(named('50')).toMatch(/CNGN_APPROVAL_REMINDERS: "50" is not a share of the lifetime/);
+    expect(named('100%')).toMatch(/CNGN_APPROVAL_REMINDERS: "100%" is not a share/);
+    expect(named('90%,50%')).toMatch(/CNGN_APPROVAL_REMINDERS: points must rise/);
+  });
+
   it('parses durations', () => {
     expect(parseDuration('24h')).toBe(86_400_000);
     expect(parseDuration('90s')).toBe(90_000);

@@ -167,7 +167,7 @@ export class ApprovalCore {
   }
 
   /** Under the lock: expire a due request (persisted), so no click can act on it. */
-  private async expireIfDue(request: ApprovalRequest, now: Date): Promise<ApprovalRequest | undefined> {
+  async expireIfDue(request: ApprovalRequest, now: Date): Promise<ApprovalRequest | undefined> {
     if (!this.isExpired(request, now)) return undefined;
     const expired = transition(request, 'expired', { action: 'expired', at: now });
     await this.repo.save({ ...expired, checking: undefined } as ApprovalRequest);

@@ -12,6 +12,8 @@ import {
   type Refusal,
 } from './engine.js';
 import { Executor, type ExecutorOptions } from './executor.js';
+import { type ExtendResult, extendRequest } from './extend.js';
+import { type ReminderPoint, Reminders } from './reminders.js';
 import { transition } from './state-machine.js';
 import { type BridgeCallbackHint, Tracker, type TrackerOptions } from './tracker.js';
 import type { ApprovalRequest, AuditEntry, RequestDraft } from './types.js';
@@ -27,7 +29,20 @@ export type {
   Refusal,
 } from './engine.js';
 export { classifyFailure } from './executor.js';
+export {
+  type ExtendRefusal,
+  type ExtendResult,
+  originalLifetimeMs,
+  shortDuration,
+} from './extend.js';
 export { ApprovalPolicy, type ApprovalTier, parseTiers, requiredApprovals } from './policy.js';
+export {
+  DEFAULT_REMINDERS,
+  isLastReminder,
+  parseReminderPoints,
+  type ReminderPoint,
+  reminderTimes,
+} from './reminders.js';
 export { canTransition, InvalidTransitionError, noticeText } from './state-machine.js';
 export type { BridgeCallbackHint } from './tracker.js';
 export type * from './types.js';
@@ -37,12 +52,15 @@ export interface ApprovalEngineOptions extends EngineOptions, TrackerOptions, Ex
   tickMs?: number;
   /** CNGN_AUDIT_RETENTION: exported audit entries older than this are removed; unset keeps everything. */
   auditRetentionMs?: number | undefined;
+  /** CNGN_APPROVAL_REMINDERS: points of a pending request's lifetime; none or empty: no reminders. */
+  reminderPoints?: readonly ReminderPoint[];
 }
 
 export class ApprovalEngine {
   readonly core: ApprovalCore;
   readonly executor: Executor;
   readonly tracker: Tracker;
+  readonly reminders: Reminders;
   private readonly inFlight = new Set<Promise<unknown>>();
   private timer: NodeJS.Timeout | undefined;
   private ticking = false;
@@ -51,6 +69,7 @@ export class ApprovalEngine {
     this.core = new ApprovalCore(options);
     this.executor = new Executor(this.core, options);
     this.tracker = new Tracker(this.core, this.executor, options);
+    this.reminders = new Reminders(this.core, options.reminderPoints ?? []);
   }
 
   onChange(listener: ApprovalListener): void {
@@ -90,6 +109,11 @@ export class ApprovalEngine {
 
   cancel(id: string, user: string, click?: ClickOptions): Promise<ActionResult> {
     return this.core.cancel(id, user, click);
+  }
+
+  /** The requester's one Extend, by at most the original lifetime (default: all of it). */
+  extend(id: string, user: string, byMs?: number, click?: ClickOptions): Promise<ExtendResult> {
+    return extendRequest(this.core, id, user, byMs, click);
   }
 
   get(id: string): Promise<ApprovalRequest | undefined> {
@@ -194,12 +218,18 @@ export class ApprovalEngine {
     return this.tracker.onBridgeCallback(token, hint);
   }
 
-  /** One sweep now (expiry, polls, reconciliation); overlapping sweeps are skipped. */
+  /** One sweep now (expiry, polls, reconciliation, reminders); overlapping sweeps are skipped. */
   async tick(): Promise<void> {
     if (this.ticking) return;
     this.ticking = true;
     try {
       await this.tracker.tick();
+      // After expiry (in the tracker's pass): a request that just lapsed gets no reminder.
+      await this.reminders.sweep().catch((error: unknown) => {
+        this.options.log?.warn('approval reminders could not be sent; tried again next sweep', {
+          error: String(error),
+        });
+      });
     } finally {
       this.ticking = false;
     }
@@ -208,6 +238,12 @@ export class ApprovalEngine {
   /** Pick up in-flight requests, then sweep periodically. */
   async start(): Promise<void> {
     await this.tracker.resume();
+    // Reminders that fell due while no replica ran are sent now (only the latest point of each).
+    await this.reminders.sweep().catch((error: unknown) => {
+      this.options.log?.warn('approval reminders could not be sent; tried again next sweep', {
+        error: String(error),
+      });
+    });
     await this.applyAuditRetention().catch((error: unknown) => {
       this.options.log?.warn('audit retention could not be applied', { error: String(error) });
     });

@@ -77,6 +77,13 @@ export class ApprovalPolicy {
     return (await this.groupMemberSet(group)).has(user);
   }
 
+  /** Everyone who may approve: the named approvers and the group's members, each once. */
+  async approverIds(): Promise<string[]> {
+    const group = this.options.approverGroup;
+    const members = group && this.options.groupMembers ? [...(await this.groupMemberSet(group))] : [];
+    return [...new Set([...this.options.approvers, ...members])];
+  }
+
   async check(request: ApprovalRequest, user: string): Promise<ApprovalCheck> {
     if (user === request.requester) return { allowed: false, reason: 'requester' };
     if (!(await this.isApprover(user))) return { allowed: false, reason: 'not-approver' };

@@ -88,6 +88,29 @@ export interface HistoryEntry {
   action: string;
   actor?: string;
   note?: string;
+  /** A reminder step: which point of the plan it was, and the approvers it went to. */
+  reminder?: ReminderStep;
+}
+
+export interface ReminderStep {
+  /** 1-based place of the point in the plan, and how many points it has. */
+  point: number;
+  of: number;
+  /** The share of the lifetime as configured (`50%`). */
+  share: string;
+  /** Eligible approvers who had not acted, reminded by name. */
+  waiting: string[];
+  /** Approvals still needed when it was sent. */
+  needed: number;
+}
+
+/** The one Extend a requester may make: when, how long, and the expiry it replaced. */
+export interface Extension {
+  at: string;
+  actor: string;
+  byMs: number;
+  /** The expiry before the Extend; the original lifetime is `previousExpiresAt - createdAt`. */
+  previousExpiresAt: string;
 }
 
 export interface ExecutionOutcome {
@@ -146,6 +169,8 @@ interface RequestBase {
   execution?: ExecutionLease;
   /** An approver's final click whose re-check of stale figures is under way. */
   checking?: { user: string; at: string };
+  /** Set once the requester used their one Extend. */
+  extended?: Extension;
   /** Next time the tracker may poll or reconcile this request (ISO), and how often it did. */
   nextCheckAt?: string;
   checks?: number;

@@ -10,6 +10,7 @@ import type { SlackMessage } from './blocks/approval-message.js';
 import type { ApprovalCommand } from './commands/approval-command.js';
 import { auditCommand } from './commands/audit.js';
 import { bridgeCommand } from './commands/bridge.js';
+import { extendCommand } from './commands/extend.js';
 import { pendingCommand } from './commands/pending.js';
 import { redeemCommand } from './commands/redeem.js';
 import { resolveCommand } from './commands/resolve.js';
@@ -85,6 +86,10 @@ export async function runApprovalCommand(
   }
   if (name === 'resolve') {
     await command.respond(await resolveCommand(command.args, command.userId, deps));
+    return true;
+  }
+  if (name === 'extend') {
+    await command.respond(await extendCommand(command.args, command.userId, deps));
     return true;
   }
   if (name === 'audit') {

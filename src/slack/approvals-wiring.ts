@@ -7,6 +7,7 @@ import {
   type ApprovalTier,
   approvalEventSubscriber,
   parseTiers,
+  type ReminderPoint,
 } from '../approvals/index.js';
 import type { CngnApi } from '../cngn/api.js';
 import type { WebhookEvent } from '../cngn/schemas.js';
@@ -15,6 +16,7 @@ import type { ApprovalSlackDeps } from './actions/approval.js';
 import { RoundBoundPolicy } from './actions/approval-round.js';
 import { handleBridgeCallback, registerApprovals } from './approval-plugin.js';
 import type { ApprovalPresenter } from './approval-presenter.js';
+import { registerApprovalReminders } from './approval-reminders.js';
 
 export interface ApprovalsSetup {
   store: Store;
@@ -25,6 +27,8 @@ export interface ApprovalsSetup {
   /** `0:1,1000000:2` or already parsed. */
   tiers: string | readonly ApprovalTier[];
   ttlMs: number;
+  /** CNGN_APPROVAL_REMINDERS, parsed; none given: no reminders. */
+  reminders?: readonly ReminderPoint[] | undefined;
   auditRetentionMs?: number | undefined;
   publicUrl?: string | undefined;
   now?: () => Date;
@@ -62,6 +66,7 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
     api: setup.api,
     policy,
     ttlMs: setup.ttlMs,
+    ...(setup.reminders ? { reminderPoints: setup.reminders } : {}),
     ...(setup.auditRetentionMs ? { auditRetentionMs: setup.auditRetentionMs } : {}),
     ...(setup.publicUrl ? { publicUrl: setup.publicUrl } : {}),
     ...(setup.now ? { now: setup.now } : {}),
@@ -82,6 +87,7 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
     plugin: (app) => {
       slackClient = app.client;
       approvals.presenter = registerApprovals(app, deps, setup.store);
+      registerApprovalReminders(app, deps, setup.store);
     },
     bridgeCallback: (token, rawBody) => handleBridgeCallback(deps, token, rawBody),
     subscriber: approvalEventSubscriber(engine),

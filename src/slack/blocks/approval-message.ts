@@ -7,6 +7,12 @@ import type { ApprovalRequest } from '../../approvals/types.js';
 import { lagosTime, naira, relative } from '../../format/display.js';
 import { escapeMrkdwn, explorerLink, inertUrl, mentionUser } from '../../format/mrkdwn.js';
 import { environmentLabel, KIND_TITLE, requestTitle, STATE_WORDS } from './approval-format.js';
+import {
+  extendButtons,
+  lifecycleContext,
+  lifecycleThreadReply,
+  requesterReminderNotice,
+} from './approval-reminders.js';
 
 export const APPROVE_ACTION = 'approval.approve';
 export const REJECT_ACTION = 'approval.reject';
@@ -172,6 +178,7 @@ export function approvalMessage(request: ApprovalRequest, now: Date): SlackMessa
   if (outcome.length > 0) {
     blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: outcome.join('\n') }] });
   }
+  blocks.push(...lifecycleContext(request));
   if (request.state === 'pending') {
     blocks.push({
       type: 'actions',
@@ -197,6 +204,7 @@ export function approvalMessage(request: ApprovalRequest, now: Date): SlackMessa
           text: { type: 'plain_text', text: 'Cancel (requester)' },
           value: request.id,
         },
+        ...extendButtons(request),
       ],
     });
   }
@@ -209,7 +217,7 @@ export function approvalMessage(request: ApprovalRequest, now: Date): SlackMessa
 /** The thread reply for the request's newest step: the engine's notice as said, or the step in words. */
 export function threadReply(request: ApprovalRequest): string {
   const notice = noticeText(request);
-  return notice ? escapeMrkdwn(notice) : stepText(request);
+  return notice ? escapeMrkdwn(notice) : (lifecycleThreadReply(request) ?? stepText(request));
 }
 
 /** The request's newest step in words, with who took it and its note. */
@@ -235,6 +243,8 @@ export function stepText(request: ApprovalRequest): string {
     interrupted: 'The bot restarted during the call: outcome unknown; it will be looked up, never resent',
     released: 'The bot restarted before sending it: nothing was sent, so it is sent now',
     reconciled: 'Found in the transaction list',
+    reminder: 'Approvers reminded',
+    extended: 'Extended',
   };
   return `${words[step.action] ?? escapeMrkdwn(step.action)}${by}${note}`;
 }
@@ -258,7 +268,9 @@ export function requesterNotice(request: ApprovalRequest): string | undefined {
     case 'failed':
       return `Your request ${title} failed: ${escapeMrkdwn(request.outcome?.reason ?? 'see the approvals channel')}.`;
     case 'expired':
-      return `Your request ${title} expired before it had enough approvals.`;
+      return `Your request ${title} expired before it had enough approvals. Expiry is final: nothing was sent, and it can no longer be approved or extended. File it again if it is still needed.`;
+    case 'reminder':
+      return requesterReminderNotice(request);
     case 'outcome-unknown':
     case 'interrupted':
       return `Your request ${title}: the outcome is unknown for now; it is being looked up, never resent.`;

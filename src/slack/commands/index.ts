@@ -17,6 +17,7 @@ import { describeError } from '../errors.js';
 import type { InFlight } from '../in-flight.js';
 import { postToResponseUrl } from '../response-url.js';
 import { type DeadLetterSlackDeps, deadLettersCommand } from './deadletters.js';
+import { type PolicyFacts, policyCommand } from './policy.js';
 import {
   accountsCommand,
   balanceCommand,
@@ -116,6 +117,18 @@ export const SUBCOMMANDS: Subcommand[] = [
     example: 'settlement gtbank 0123456789',
   },
   { name: 'pending', usage: 'pending', summary: 'open approval requests', example: 'pending' },
+  {
+    name: 'extend',
+    usage: 'extend <request> [duration]',
+    summary: 'requester: extend your pending request once, by at most its original lifetime',
+    example: 'extend AR-1A2B3C4D5E 12h',
+  },
+  {
+    name: 'policy',
+    usage: 'policy',
+    summary: 'who may approve what: tiers, approvers, lifetime, reminders, channels',
+    example: 'policy',
+  },
   { name: 'audit', usage: 'audit [n]', summary: 'the last n steps of the audit log', example: 'audit 50' },
   {
     name: 'audit verify',
@@ -149,6 +162,8 @@ export interface RouterDeps extends ReadDeps {
   inFlight?: InFlight;
   /** Set when the approvals feature is wired (money-moving subcommands). */
   approvals?: ApprovalSlackDeps | undefined;
+  /** Set when approvals are wired: what `/cngn policy` shows. */
+  policy?: PolicyFacts | undefined;
   /** Set when alerts are posted and approvals are wired (approvers re-post). */
   deadLetters?: DeadLetterSlackDeps | undefined;
 }
@@ -206,6 +221,7 @@ export async function routeCommand(
       if (message) await reply(message);
       return;
     }
+    if (name === 'policy' && deps.policy) return await reply(await policyCommand(ctx.client, deps.policy));
     if (name === 'deadletters' && deps.deadLetters) {
       return await approvalReply(await deadLettersCommand(args, ctx.userId, deps.deadLetters));
     }

@@ -1,0 +1,86 @@
+// The requester's one Extend of a pending request: at most by its original lifetime, under the
+// request's lock, persisted and audited before anyone is told. It changes the expiry only; approvals
+// given so far stand, and nothing is approved or sent by it.
+import type { ApprovalCore, ClickOptions } from './engine.js';
+import { transition } from './state-machine.js';
+import type { ApprovalRequest } from './types.js';
+
+export type ExtendRefusal =
+  | 'not-found'
+  | 'not-pending'
+  | 'expired'
+  | 'not-requester'
+  | 'already-extended'
+  | 'too-long';
+
+export type ExtendResult =
+  | { ok: true; request: ApprovalRequest }
+  | { ok: false; reason: ExtendRefusal; request?: ApprovalRequest; maxMs?: number };
+
+/** The lifetime the request was filed with (an Extend never counts towards it). */
+export function originalLifetimeMs(request: ApprovalRequest): number {
+  const expiry = request.extended?.previousExpiresAt ?? request.expiresAt;
+  return Date.parse(expiry) - Date.parse(request.createdAt);
+}
+
+/** `1d 2h`, `24h`, `30m`, `45s`: a duration in the words people type. */
+export function shortDuration(ms: number): string {
+  const units: Array<[string, number]> = [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1_000],
+  ];
+  const parts: string[] = [];
+  let left = Math.max(0, Math.round(ms / 1000) * 1000);
+  for (const [unit, size] of units) {
+    const count = Math.floor(left / size);
+    if (count > 0) parts.push(`${count}${unit}`);
+    left -= count * size;
+  }
+  return parts.slice(0, 2).join(' ') || '0s';
+}
+
+/**
+ * Extend by `byMs` (default: the original lifetime). Only the requester, only while pending and not
+ * yet due, only once, and never by more than the original lifetime.
+ */
+export async function extendRequest(
+  core: ApprovalCore,
+  id: string,
+  user: string,
+  byMs?: number,
+  click: ClickOptions = {},
+): Promise<ExtendResult> {
+  const result = await core.locked(id, async (request): Promise<ExtendResult & { changed?: boolean }> => {
+    if (!request) return { ok: false, reason: 'not-found' };
+    const now = core.now();
+    click.signal?.throwIfAborted();
+    const expired = await core.expireIfDue(request, now);
+    if (expired) return { ok: false, reason: 'expired', request: expired, changed: true };
+    if (request.state !== 'pending') return { ok: false, reason: 'not-pending', request };
+    if (user !== request.requester) return { ok: false, reason: 'not-requester', request };
+    if (request.extended) return { ok: false, reason: 'already-extended', request };
+    const maxMs = originalLifetimeMs(request);
+    const by = byMs ?? maxMs;
+    if (by > maxMs || by <= 0) return { ok: false, reason: 'too-long', request, maxMs };
+    const expiresAt = new Date(Date.parse(request.expiresAt) + by).toISOString();
+    const extended = {
+      ...request,
+      expiresAt,
+      extended: { at: now.toISOString(), actor: user, byMs: by, previousExpiresAt: request.expiresAt },
+    } as ApprovalRequest;
+    const next = transition(extended, 'pending', {
+      action: 'extended',
+      actor: user,
+      note: `by ${shortDuration(by)}, to ${expiresAt} (was ${request.expiresAt})`,
+      at: now,
+    });
+    await core.repo.save(next);
+    return { ok: true, request: next, changed: true };
+  });
+  click.onRecorded?.();
+  const { changed, ...answer } = result;
+  if (changed && answer.request) await core.notify(answer.request);
+  return answer as ExtendResult;
+}

@@ -1,0 +1,132 @@
+// Reminder points and the one Extend in the engine (no Slack): when each point falls, that only the
+// latest passed point is sent, that approvers who acted are left out, and the Extend's rules.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseReminderPoints, type RequestDraft } from '../../src/approvals/index.js';
+import { dueReminder, reminderTimes } from '../../src/approvals/reminders.js';
+import {
+  APPROVER_A,
+  APPROVER_B,
+  DEST,
+  type EngineFixture,
+  OUTSIDER,
+  REQUESTER,
+  startEngineFixture,
+  twoNetworks,
+} from './fixture.js';
+
+const HOUR = 3_600_000;
+let fx: EngineFixture;
+let networkId: string;
+
+beforeEach(async () => {
+  fx = await startEngineFixture({
+    ttlMs: 10 * HOUR,
+    tiers: '0:1,1000000:2',
+    engine: { reminderPoints: parseReminderPoints('50%,90%') },
+  });
+  [networkId] = await twoNetworks(fx.client);
+});
+afterEach(async () => {
+  await fx.close();
+});
+
+const withdrawal = (amount: string): RequestDraft => ({
+  kind: 'withdraw',
+  amount,
+  payload: { amount, address: DEST, networkId, shouldSaveAddress: false },
+  display: { networkName: 'Base' },
+  requester: REQUESTER,
+});
+const reminders = async (id: string) =>
+  ((await fx.engine.get(id))?.history ?? []).filter((s) => s.action === 'reminder').map((s) => s.reminder);
+
+describe('reminder points', () => {
+  it('fall at their shares of the lifetime, and only the latest passed one is due', async () => {
+    const request = await fx.engine.file(withdrawal('1500'));
+    const points = parseReminderPoints('50%,90%');
+    const filed = Date.parse(request.createdAt);
+    expect(reminderTimes(request, points)).toEqual([filed + 5 * HOUR, filed + 9 * HOUR]);
+    expect(dueReminder(request, points, new Date(filed + 4 * HOUR))).toBeUndefined();
+    expect(dueReminder(request, points, new Date(filed + 5 * HOUR))).toBe(0);
+    expect(dueReminder(request, points, new Date(filed + 9.5 * HOUR))).toBe(1);
+    expect(dueReminder(request, points, new Date(filed + 10 * HOUR))).toBeUndefined(); // due to expire instead
+  });
+
+  it('names the approvers who have not acted and how many approvals are still needed', async () => {
+    const request = await fx.engine.file(withdrawal('2000000')); // two approvals
+    expect((await fx.engine.approve(request.id, APPROVER_A)).ok).toBe(true);
+    fx.clock.advance(5 * HOUR + 1000);
+    await fx.engine.tick();
+    expect(await reminders(request.id)).toEqual([
+      { point: 1, of: 2, share: '50%', waiting: [APPROVER_B], needed: 1 },
+    ]);
+    await fx.engine.tick();
+    expect(await reminders(request.id)).toHaveLength(1);
+  });
+
+  it('sends none once the request has ended', async () => {
+    const request = await fx.engine.file(withdrawal('1500'));
+    await fx.engine.cancel(request.id, REQUESTER);
+    fx.clock.advance(9 * HOUR + 1000);
+    await fx.engine.tick();
+    expect(await reminders(request.id)).toHaveLength(0);
+  });
+
+  it('sends none with reminders turned off', async () => {
+    const off = await fx.another({ engine: { reminderPoints: parseReminderPoints('none') } });
+    const request = await off.engine.file(withdrawal('1500'));
+    fx.clock.advance(9 * HOUR + 1000);
+    await off.engine.tick();
+    expect(await reminders(request.id)).toHaveLength(0);
+  });
+});
+
+describe('Extend', () => {
+  it('is the requester’s, once, by at most the original lifetime, and audited', async () => {
+    const request = await fx.engine.file(withdrawal('1500'));
+    expect(await fx.engine.extend(request.id, OUTSIDER)).toMatchObject({
+      ok: false,
+      reason: 'not-requester',
+    });
+    expect(await fx.engine.extend(request.id, APPROVER_A)).toMatchObject({
+      ok: false,
+      reason: 'not-requester',
+    });
+    expect(await fx.engine.extend(request.id, REQUESTER, 10 * HOUR + 1)).toMatchObject({
+      ok: false,
+      reason: 'too-long',
+      maxMs: 10 * HOUR,
+    });
+    const done = await fx.engine.extend(request.id, REQUESTER, 3 * HOUR);
+    expect(done.ok).toBe(true);
+    const extended = await fx.engine.get(request.id);
+    expect(Date.parse(extended?.expiresAt ?? '')).toBe(Date.parse(request.expiresAt) + 3 * HOUR);
+    expect(await fx.engine.extend(request.id, REQUESTER, HOUR)).toMatchObject({
+      ok: false,
+      reason: 'already-extended',
+    });
+    const audited = (await fx.engine.audit(20)).filter((e) => e.requestId === request.id);
+    expect(audited.map((e) => e.action)).toEqual(['filed', 'extended']);
+    // It only moves the expiry: nothing is approved or sent.
+    expect(extended?.state).toBe('pending');
+    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+  });
+
+  it('keeps a request alive past its first expiry, and it then expires at the new one', async () => {
+    const request = await fx.engine.file(withdrawal('1500'));
+    await fx.engine.extend(request.id, REQUESTER);
+    fx.clock.advance(10 * HOUR + 1000);
+    await fx.engine.tick();
+    expect((await fx.engine.get(request.id))?.state).toBe('pending');
+    expect((await fx.engine.approve(request.id, APPROVER_A)).ok).toBe(true);
+    const other = await fx.engine.file(withdrawal('1600'));
+    await fx.engine.extend(other.id, REQUESTER, HOUR);
+    fx.clock.advance(10 * HOUR + 1000); // past its first expiry, before the new one
+    await fx.engine.tick();
+    expect((await fx.engine.get(other.id))?.state).toBe('pending');
+    fx.clock.advance(HOUR);
+    await fx.engine.tick();
+    expect((await fx.engine.get(other.id))?.state).toBe('expired');
+    expect(await fx.engine.extend(other.id, REQUESTER)).toMatchObject({ ok: false, reason: 'not-pending' });
+  });
+});
