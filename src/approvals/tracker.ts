@@ -1,8 +1,10 @@
 // After the call: follow each sent request to its final status (webhooks first, slow polls as the
 // fallback), and hand outcome-unknown requests to the reconciler. Reads only, at background priority;
 // nothing here ever sends a money-moving request. Also the periodic sweep and the start-up resume.
+
 import type { WebhookEvent } from '../cngn/schemas.js';
 import { classifyStatus } from '../cngn/schemas.js';
+import { checkedExplorerUrl } from '../format/explorer.js';
 import type { ApprovalCore } from './engine.js';
 import { certainlyUnsent, type Executor, leaseExpired } from './executor.js';
 import { outcomeFromTransaction, Reconciler, type ReconcilerOptions } from './reconciler.js';
@@ -76,7 +78,7 @@ export class Tracker {
     const id = await this.core.repo.findIdByCallbackToken(token);
     if (!id) return false;
     const explorerLink = httpsUrl(hint.explorerLink);
-    const note = `Bridge callback received: ${plainWords(hint.status) || 'no status given'}${explorerLink ? `, ${explorerLink}` : ''} — confirming with the service`;
+    const note = `Bridge callback received: ${plainWords(hint.status) || 'no status given'}${explorerLink ? `, ${shownLink(explorerLink)}` : ''} — confirming with the service`;
     let told = false;
     const noted = await this.core.locked(id, async (request) => {
       if (!request || (request.state !== 'sent' && request.state !== 'outcome-unknown')) return undefined;
@@ -282,6 +284,17 @@ function httpsUrl(text: string | undefined): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * An unsigned link as a note shows it (notes are escaped when shown): a checked explorer page as is,
+ * any other in a code span, where Slack links nothing.
+ */
+function shownLink(url: string): string {
+  const checked = checkedExplorerUrl(url);
+  if (checked) return checked;
+  const shown = url.length > 200 ? `${url.slice(0, 200)}…` : url;
+  return `a link to an unknown site \`${shown.replace(/`/g, "'")}\``;
 }
 
 /** Unsigned text shown to people: a few plain words at most. */
