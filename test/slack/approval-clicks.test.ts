@@ -1,8 +1,10 @@
 // An approval click is read with zod before anything else, and Slack's ack means it is recorded: a
 // payload of the wrong type is acknowledged and answered privately, and an Approve is persisted before
-// the click is acknowledged, so a crash right after the ack cannot lose it.
+// the click is acknowledged, so a crash right after the ack cannot lose it. A final Approve that waits
+// for the figures to be re-read says so privately at the ack.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
+import { RECHECKING } from '../../src/slack/actions/approval-click.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { interaction, newTriggerId } from '../support/slack-requests.js';
 import { StoreControls } from '../support/store-controls.js';
@@ -120,5 +122,27 @@ describe('an Approve click', () => {
     const told = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === REQUESTER);
     expect(String(told.body.text)).toContain('cannot approve');
     expect((await app.engine.get(id))?.state).toBe('pending');
+  });
+});
+
+describe('the final Approve of a redemption', () => {
+  it('tells the approver privately at the ack that the figures are being checked again', async () => {
+    app.sandbox.setAccountName('0123456789', 'ADA OBI');
+    const filed = await app.engine.file({
+      kind: 'redeem',
+      amount: '5000',
+      payload: { amount: '5000', bankCode: '058', accountNumber: '0123456789' },
+      display: { bankName: 'GTBank', accountName: 'ADA OBI' },
+      requester: REQUESTER,
+    });
+    const check = app.sandbox.hold('POST', '/v1/api/account/verify');
+    const clicked = click(app, 'approval.approve', filed.id, APPROVER_A);
+    await check.arrived;
+    expect((await clicked).status).toBe(200);
+    const told = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === APPROVER_A);
+    expect(told.body.text).toBe(RECHECKING);
+    // Only the hold is saved until the service answers.
+    expect((await app.engine.get(filed.id))?.approvals).toEqual([]);
+    check.release();
   });
 });

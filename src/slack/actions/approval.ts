@@ -21,6 +21,7 @@ import {
   CLICK_ACK_DEADLINE_MS,
   type Click,
   NOT_RECORDED,
+  RECHECKING,
   RECORDED_LATE,
   readClick,
   recordClick,
@@ -138,6 +139,12 @@ function takeClick(
         const after = await taken.work.catch(() => undefined);
         if (after?.ok) await client.chat.postEphemeral({ ...placed(deps, where), text: RECORDED_LATE });
         return;
+      }
+      if (taken.outcome === 'recorded' && taken.rechecking) {
+        // Said on the side: the re-check's answer is still explained below if Slack refuses this.
+        await client.chat
+          .postEphemeral({ ...placed(deps, where), text: RECHECKING })
+          .catch((error: unknown) => deps.log?.warn('re-check notice not posted', { error: String(error) }));
       }
       let result: ActionResult;
       try {
