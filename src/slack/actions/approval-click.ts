@@ -12,6 +12,9 @@ export const CLICK_ACK_DEADLINE_MS = 2_000;
 
 export const NOT_RECORDED =
   'Your click could not be processed just now, so nothing changed. Please try again in a moment.';
+/** The ack could not wait for the click's write: it may still land, so the person must look first. */
+export const MAYBE_NOT_RECORDED =
+  'Your click may not have been recorded: the bot could not reach its store in time. Check the request message before clicking again.';
 export const RECORDED_LATE =
   'Your earlier click went through after all, once the bot reached its store; the request message shows where it stands.';
 

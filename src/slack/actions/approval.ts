@@ -20,6 +20,7 @@ import { rejectModal } from '../blocks/approval-modals.js';
 import {
   CLICK_ACK_DEADLINE_MS,
   type Click,
+  MAYBE_NOT_RECORDED,
   NOT_RECORDED,
   RECHECKING,
   RECORDED_LATE,
@@ -135,7 +136,7 @@ function takeClick(
     await guarded(client, deps, where, action, async () => {
       if (taken.outcome === 'late') {
         deps.log?.warn('approval click not recorded in time', { action });
-        await sayNotRecorded(client, deps, where);
+        await client.chat.postEphemeral({ ...placed(deps, where), text: MAYBE_NOT_RECORDED });
         const after = await taken.work.catch(() => undefined);
         if (after?.ok) await client.chat.postEphemeral({ ...placed(deps, where), text: RECORDED_LATE });
         return;
