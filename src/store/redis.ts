@@ -184,9 +184,17 @@ export class RedisStore implements Store {
   /** Whether this Redis keeps its data across its own restart (see durability.ts). */
   async persistence(): Promise<RedisPersistence> {
     try {
-      const appendonly = await this.client.configGet('appendonly');
-      const save = await this.client.configGet('save');
-      return { appendonly: appendonly.appendonly ?? '', save: save.save ?? '' };
+      const { appendonly } = await this.client.configGet('appendonly');
+      const { save } = await this.client.configGet('save');
+      // An answer without the setting (a proxy, a Redis-compatible server) says nothing about it:
+      // unreadable, not "off".
+      if (appendonly === undefined || save === undefined) {
+        const missing = [appendonly === undefined && 'appendonly', save === undefined && 'save'].filter(
+          Boolean,
+        );
+        return { unreadable: `its answer did not include ${missing.join(' or ')}` };
+      }
+      return { appendonly, save };
     } catch (error) {
       return { unreadable: error instanceof Error ? error.message : String(error) };
     }
