@@ -84,7 +84,7 @@ function rawBodyRoute(
 export async function startBot(options: BotOptions): Promise<Bot> {
   const { config, logger } = options;
   const now = options.now ?? (() => new Date());
-  const store = options.store ?? (await createStore(config.storeUrl));
+  const store = options.store ?? (await createStore(config.storeUrl, { log: logger }));
   const live = config.service.mode === 'service' && environmentFromKey(config.service.apiKey) === 'live';
   try {
     await checkStoreDurability(store, { live, log: logger });

@@ -33,8 +33,12 @@ export type ActionResult =
 export interface ClickOptions {
   /** Once aborted, no write of this click starts (it is answered "try again" and changes nothing). */
   signal?: AbortSignal;
-  /** Called once the click's decision is persisted (or needed no write), before anyone is told. */
-  onRecorded?: () => void;
+  /**
+   * Called once the click's decision is persisted (or needed no write), before anyone is told. With
+   * `rechecking`, only the final approver's hold is saved: the approval itself is saved after the
+   * service re-check of its figures, so the person is told it is under way.
+   */
+  onRecorded?: (step?: { rechecking: true }) => void;
 }
 
 export interface EngineLog {
@@ -56,7 +60,7 @@ export interface EngineOptions {
 }
 
 /** How long an approver's re-check of stale figures holds off other final approvals. */
-const CHECK_HOLD_MS = 60_000;
+export const CHECK_HOLD_MS = 60_000;
 
 export class ApprovalCore {
   readonly repo: ApprovalRepository;
@@ -213,7 +217,7 @@ export class ApprovalCore {
       await this.repo.save(next);
       return { ok: true, request: next };
     });
-    click.onRecorded?.();
+    click.onRecorded?.(first.ok === 'recheck' ? { rechecking: true } : undefined);
     if (first.ok === 'changed') {
       await this.notify(first.request);
       return { ok: false, reason: first.refusal ?? 'expired', request: first.request };

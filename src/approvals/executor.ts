@@ -416,11 +416,22 @@ export class Executor {
     }
   }
 
-  /** Persist what the call produced. A restart may already have marked it outcome-unknown: still apply. */
+  /**
+   * Persist what the call produced, only onto this claim: still executing under it, or called
+   * outcome-unknown because this claim's lease ran out (then the answer still applies). A claim that
+   * stalled this long may have been handed back and sent by another replica; its answer is dropped.
+   */
   private async record(claimed: ApprovalRequest, result: CallResult | CallFailure): Promise<ApprovalRequest> {
     const saved = await this.core.locked(claimed.id, async (current) => {
-      const { execution: _done, ...request } = current ?? claimed;
-      if (request.state !== 'executing' && request.state !== 'outcome-unknown') return undefined;
+      if (!current || !(this.isOurs(current, claimed) || interruptedClaim(current, claimed))) {
+        this.core.options.log?.warn("answer not recorded: the request stopped being this process's claim", {
+          requestId: claimed.id,
+          result: result.to,
+          state: current?.state,
+        });
+        return undefined;
+      }
+      const { execution: _done, ...request } = current;
       const now = this.core.now();
       let next: ApprovalRequest;
       if ('outcome' in result) {
@@ -458,4 +469,17 @@ export class Executor {
     if (reference) await this.core.repo.indexReference(reference, request.id);
     if (transactionId) await this.core.repo.indexReference(transactionId, request.id);
   }
+}
+
+/**
+ * Outcome-unknown because this claim was interrupted (its lease ran out after its mark): the same round,
+ * and no other claim has moved it to executing since this one did.
+ */
+function interruptedClaim(current: ApprovalRequest, claimed: ApprovalRequest): boolean {
+  if (current.state !== 'outcome-unknown' || current.round !== claimed.round) return false;
+  const ours = claimed.history.length - 1;
+  const entry = current.history[ours];
+  const claimEntry = claimed.history[ours];
+  if (!entry || !claimEntry || entry.action !== 'executing' || entry.at !== claimEntry.at) return false;
+  return !current.history.slice(ours + 1).some((h) => h.action === 'executing' || h.action === 'released');
 }

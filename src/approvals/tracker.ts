@@ -1,9 +1,11 @@
 // After the call: follow each sent request to its final status (webhooks first, slow polls as the
 // fallback), and hand outcome-unknown requests to the reconciler. Reads only, at background priority;
 // nothing here ever sends a money-moving request. Also the periodic sweep and the start-up resume.
+
 import type { WebhookEvent } from '../cngn/schemas.js';
 import { classifyStatus } from '../cngn/schemas.js';
-import type { ApprovalCore } from './engine.js';
+import { checkedExplorerUrl } from '../format/explorer.js';
+import { type ApprovalCore, CHECK_HOLD_MS } from './engine.js';
 import { certainlyUnsent, type Executor, leaseExpired } from './executor.js';
 import { outcomeFromTransaction, Reconciler, type ReconcilerOptions } from './reconciler.js';
 import { hasNotice, transition, withNotice } from './state-machine.js';
@@ -76,7 +78,7 @@ export class Tracker {
     const id = await this.core.repo.findIdByCallbackToken(token);
     if (!id) return false;
     const explorerLink = httpsUrl(hint.explorerLink);
-    const note = `Bridge callback received: ${plainWords(hint.status) || 'no status given'}${explorerLink ? `, ${explorerLink}` : ''} — confirming with the service`;
+    const note = `Bridge callback received: ${plainWords(hint.status) || 'no status given'}${explorerLink ? `, ${shownLink(explorerLink)}` : ''} — confirming with the service`;
     let told = false;
     const noted = await this.core.locked(id, async (request) => {
       if (!request || (request.state !== 'sent' && request.state !== 'outcome-unknown')) return undefined;
@@ -170,6 +172,15 @@ export class Tracker {
     // start that failed. The claim makes it one call.
     for (const request of await this.core.openRequests()) {
       let state = request.state;
+      if (state === 'pending' && request.checking && this.checkAbandoned(request)) {
+        await this.clearInterruptedCheck(request).catch((error: unknown) => {
+          this.core.options.log?.warn('interrupted final approval not cleared; will retry', {
+            requestId: request.id,
+            error: String(error),
+          });
+        });
+        continue;
+      }
       if (state === 'executing' && leaseExpired(request, this.core.now())) {
         state = (await this.takeOverExpired(request.id))?.state ?? state;
       }
@@ -212,6 +223,34 @@ export class Tracker {
       });
       for (const request of requests) await this.reschedule(request).catch(() => {});
     }
+  }
+
+  /** A final approval's re-check hold older than any live re-check takes: its process stopped. */
+  private checkAbandoned(request: ApprovalRequest): boolean {
+    const at = request.checking?.at;
+    return at !== undefined && this.core.now().getTime() - Date.parse(at) >= CHECK_HOLD_MS;
+  }
+
+  /**
+   * The process taking a final approval stopped while it re-checked the figures (a restart): the
+   * approval was never saved. Say so in the thread and lift the hold so anyone may approve again;
+   * never approve on the person's behalf.
+   */
+  private async clearInterruptedCheck(read: ApprovalRequest): Promise<void> {
+    const cleared = await this.core.locked(read.id, async (current) => {
+      if (current?.state !== 'pending' || !current.checking || !this.checkAbandoned(current))
+        return undefined;
+      const { checking, ...rest } = current;
+      const next = transition(rest as ApprovalRequest, 'pending', {
+        action: 'check-interrupted',
+        actor: checking.user,
+        note: 'nothing was approved; approve again',
+        at: this.core.now(),
+      });
+      await this.core.repo.save(next);
+      return next;
+    });
+    if (cleared) await this.core.notify(cleared);
   }
 
   /**
@@ -282,6 +321,17 @@ function httpsUrl(text: string | undefined): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * An unsigned link as a note shows it (notes are escaped when shown): a checked explorer page as is,
+ * any other in a code span, where Slack links nothing.
+ */
+function shownLink(url: string): string {
+  const checked = checkedExplorerUrl(url);
+  if (checked) return checked;
+  const shown = url.length > 200 ? `${url.slice(0, 200)}…` : url;
+  return `a link to an unknown site \`${shown.replace(/`/g, "'")}\``;
 }
 
 /** Unsigned text shown to people: a few plain words at most. */

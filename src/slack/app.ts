@@ -9,7 +9,7 @@ import { App, type Logger as BoltLogger, type CustomRoute, HTTPReceiver, LogLeve
 import { match } from 'path-to-regexp';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
-import { guardSlackRequests, SLACK_BODY_LIMIT_BYTES } from './request-guard.js';
+import { guardSlackRequests, pathOf, refuse, SLACK_BODY_LIMIT_BYTES } from './request-guard.js';
 
 export const SLACK_EVENTS_PATH = '/slack/events';
 
@@ -121,15 +121,12 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     logLevel: BOLT_LEVEL[options.logLevel ?? 'info'],
     ...(slackApiUrl ? { clientOptions: { slackApiUrl } } : {}),
   };
+  // Socket Mode serves the routes on our own server: Bolt's throws out of its listener on a target
+  // that is not a path (`//`, `%zz`) and leaves the request unanswered.
+  const routeHost = slack.mode === 'socket' ? routeServer(routes, options.logger) : undefined;
   const app =
     slack.mode === 'socket'
-      ? new App({
-          ...common,
-          customRoutes: routes,
-          socketMode: true,
-          appToken: slack.appToken,
-          installerOptions: { port: options.port },
-        })
+      ? new App({ ...common, socketMode: true, appToken: slack.appToken })
       : new App({ ...common, receiver: guardedReceiver(slack.signingSecret ?? '', routes, logger, options) });
   app.error(async (error) => {
     options.logger.error('unhandled error in a Slack listener', { error: error.message });
@@ -140,9 +137,9 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     app,
     url: '',
     async start() {
-      if (slack.mode === 'socket') {
+      if (routeHost) {
+        handle.url = await listen(routeHost, options);
         await app.start();
-        handle.url = `http://127.0.0.1:${options.port}`;
       } else {
         const listen = options.host ? { port: options.port, host: options.host } : options.port;
         const server = (await app.start(listen)) as Server;
@@ -152,6 +149,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     },
     async stop() {
       await app.stop();
+      if (routeHost) await close(routeHost);
     },
   };
   return handle;
@@ -184,31 +182,12 @@ function guardedReceiver(
 
 /** No Slack configured: serve the extra routes alone, so webhooks and health checks keep working. */
 function routesOnly(routes: CustomRoute[], options: SlackAppOptions): SlackApp {
-  const matchers = routes.map((route) => ({
-    route,
-    test: match(route.path, { decode: decodeURIComponent }),
-  }));
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    for (const { route, test } of matchers) {
-      const methods = Array.isArray(route.method) ? route.method : [route.method];
-      const found = test(path);
-      if (found && methods.includes(req.method ?? 'GET')) {
-        Object.assign(req, { params: found.params });
-        void Promise.resolve(route.handler(req as Parameters<CustomRoute['handler']>[0], res));
-        return;
-      }
-    }
-    res.writeHead(404, { 'content-type': 'text/plain' });
-    res.end('not found');
-  });
+  const server = routeServer(routes, options.logger);
   const handle: SlackApp = {
     app: undefined,
     url: '',
     async start() {
-      server.listen(options.port, options.host);
-      await once(server, 'listening');
-      handle.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      handle.url = await listen(server, options);
       options.logger.warn(
         'Slack is not configured (no SLACK_BOT_TOKEN): serving webhooks and /healthz only',
         {
@@ -217,9 +196,62 @@ function routesOnly(routes: CustomRoute[], options: SlackAppOptions): SlackApp {
       );
     },
     async stop() {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      await close(server);
     },
   };
   return handle;
+}
+
+/**
+ * The extra routes on their own server (routes-only and Socket Mode). A target that is not a path gets
+ * 400, and a handler that throws gets 500: no request may throw out of the listener and end the process.
+ */
+function routeServer(routes: CustomRoute[], logger: Logger): Server {
+  const matchers = routes.map((route) => ({
+    route,
+    test: match(route.path, { decode: decodeURIComponent }),
+  }));
+  return createServer((req: IncomingMessage, res: ServerResponse) => {
+    const path = pathOf(req);
+    if (path === undefined) {
+      logger.warn('refused a request whose target is not a path', { status: 400 });
+      return refuse(req, res, 400, 'the request target is not a valid path');
+    }
+    try {
+      for (const { route, test } of matchers) {
+        const methods = Array.isArray(route.method) ? route.method : [route.method];
+        const found = test(path);
+        if (found && methods.includes(req.method ?? 'GET')) {
+          Object.assign(req, { params: found.params });
+          void Promise.resolve(route.handler(req as Parameters<CustomRoute['handler']>[0], res)).catch(
+            (error: unknown) => failed(req, res, logger, error),
+          );
+          return;
+        }
+      }
+    } catch (error) {
+      return failed(req, res, logger, error);
+    }
+    res.writeHead(404, { 'content-type': 'text/plain' });
+    res.end('not found');
+  });
+}
+
+function failed(req: IncomingMessage, res: ServerResponse, logger: Logger, error: unknown): void {
+  logger.error('a request to an HTTP route failed', {
+    error: error instanceof Error ? error.message : String(error),
+  });
+  refuse(req, res, 500, 'internal error');
+}
+
+async function listen(server: Server, options: SlackAppOptions): Promise<string> {
+  server.listen(options.port, options.host);
+  await once(server, 'listening');
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+async function close(server: Server): Promise<void> {
+  if (!server.listening) return;
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
 }

@@ -57,9 +57,15 @@ export function guardSlackRequests(
   };
 }
 
-function pathOf(req: IncomingMessage): string | undefined {
+/**
+ * The request's path, or undefined when it is not one: a target `new URL` rejects (`//`), or one whose
+ * escapes do not decode (`%zz`), on which route matching would throw.
+ */
+export function pathOf(req: IncomingMessage): string | undefined {
   try {
-    return new URL(req.url ?? '/', 'http://localhost').pathname;
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    decodeURIComponent(path);
+    return path;
   } catch {
     return undefined;
   }
@@ -107,7 +113,7 @@ function signedBySlack(req: IncomingMessage & { rawBody: Buffer }, signingSecret
   });
 }
 
-function refuse(req: IncomingMessage, res: ServerResponse, status: number, reason: string): void {
+export function refuse(req: IncomingMessage, res: ServerResponse, status: number, reason: string): void {
   if (res.headersSent) return;
   if (!req.complete) res.setHeader('connection', 'close');
   res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });

@@ -19,7 +19,7 @@ export function redisDurability(settings: RedisPersistence, options: { live: boo
   if ('unreadable' in settings) {
     return {
       level: 'warn',
-      message: `Redis did not answer CONFIG GET (${settings.unreadable}; managed Redis services often forbid it), so the bot cannot check that Redis keeps its data across a restart. Make sure persistence is on (appendonly yes, or snapshots): without it a Redis restart erases ${ERASED}.`,
+      message: `Redis did not answer CONFIG GET (${settings.unreadable}; managed Redis services often forbid it, and proxies or Redis-compatible servers may not answer it), so the bot cannot check that Redis keeps its data across a restart. Make sure persistence is on (appendonly yes, or snapshots): without it a Redis restart erases ${ERASED}.`,
     };
   }
   const appendOnly = settings.appendonly.trim().toLowerCase() === 'yes';

@@ -78,7 +78,13 @@ export interface Store {
   close(): Promise<void>;
 }
 
+/** Where a store reports trouble it recovers from by itself. */
+export interface StoreLog {
+  warn(message: string, fields?: Record<string, unknown>): void;
+}
+
 export interface StoreOptions {
+  log?: StoreLog;
   /** Prefix of every key; tests use their own so they can run beside each other and clean up. */
   prefix?: string;
   /** sqlite://: how long to wait for another process to let go of the file (overlapping restarts). */
@@ -98,7 +104,7 @@ export async function createStore(url: string, options: StoreOptions = {}): Prom
     return openSqlite(resolve(url.slice('sqlite://'.length) || './data/cngn-desk.sqlite'), prefix, options);
   }
   if (url.startsWith('redis://') || url.startsWith('rediss://')) {
-    return RedisStore.connect(url, prefix);
+    return RedisStore.connect(url, prefix, options.log ? { log: options.log } : {});
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     return PostgresStore.connect(url, prefix);

@@ -9,7 +9,7 @@ import type { RedisClientType } from '@redis/client';
 import Keyv from 'keyv';
 import { withinDeadline } from './deadline.js';
 import type { RedisPersistence } from './durability.js';
-import type { LockOptions, Store } from './index.js';
+import type { LockOptions, Store, StoreLog } from './index.js';
 
 export class LockTimeoutError extends Error {
   override name = 'LockTimeoutError';
@@ -43,7 +43,7 @@ export class RedisStore implements Store {
   static async connect(
     url: string,
     namespace: string,
-    options: { connectTimeoutMs?: number } = {},
+    options: { connectTimeoutMs?: number; log?: StoreLog } = {},
   ): Promise<RedisStore> {
     // While the connection is down, commands fail at once instead of waiting in a queue to run
     // whenever Redis is back: a click or webhook told "not recorded" must not be recorded later.
@@ -65,13 +65,14 @@ export class RedisStore implements Store {
         `Redis at ${where.hostname}:${where.port || 6379} did not answer (${(error as Error).message}); check STORE_URL`,
       );
     }
-    return new RedisStore(keyv, adapter, namespace);
+    return new RedisStore(keyv, adapter, namespace, options.log);
   }
 
   private constructor(
     private readonly keyv: Keyv,
     private readonly adapter: KeyvRedis<unknown>,
     private readonly namespace: string,
+    private readonly log?: StoreLog,
   ) {}
 
   private get client(): RedisClientType {
@@ -135,7 +136,15 @@ export class RedisStore implements Store {
       return await fn();
     } finally {
       clearInterval(renewal);
-      await this.client.eval(RELEASE_SCRIPT, { keys: [key], arguments: [token] });
+      // What fn wrote is saved either way: a failed release must not report it as failed. The TTL
+      // frees a lock that was never released.
+      await this.client.eval(RELEASE_SCRIPT, { keys: [key], arguments: [token] }).catch((error: unknown) => {
+        this.log?.warn('lock not released; it frees itself when its TTL runs out', {
+          lock: name,
+          ttlMs,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      });
     }
   }
 
@@ -175,9 +184,17 @@ export class RedisStore implements Store {
   /** Whether this Redis keeps its data across its own restart (see durability.ts). */
   async persistence(): Promise<RedisPersistence> {
     try {
-      const appendonly = await this.client.configGet('appendonly');
-      const save = await this.client.configGet('save');
-      return { appendonly: appendonly.appendonly ?? '', save: save.save ?? '' };
+      const { appendonly } = await this.client.configGet('appendonly');
+      const { save } = await this.client.configGet('save');
+      // An answer without the setting (a proxy, a Redis-compatible server) says nothing about it:
+      // unreadable, not "off".
+      if (appendonly === undefined || save === undefined) {
+        const missing = [appendonly === undefined && 'appendonly', save === undefined && 'save'].filter(
+          Boolean,
+        );
+        return { unreadable: `its answer did not include ${missing.join(' or ')}` };
+      }
+      return { appendonly, save };
     } catch (error) {
       return { unreadable: error instanceof Error ? error.message : String(error) };
     }

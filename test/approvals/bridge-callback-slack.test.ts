@@ -15,7 +15,7 @@ afterEach(async () => {
   await app.stop();
 });
 
-it('says in the request thread that the bridge callback came, confirming with the service', async () => {
+async function sentBridge() {
   app = await startApprovalApp({ publicUrl: 'self' });
   const networks = (await app.client.getNetworks()).filter((n) => !n.isDisabled);
   const request = await app.engine.file({
@@ -33,8 +33,11 @@ it('says in the request thread that the bridge callback came, confirming with th
   await app.engine.idle();
   const sent = await app.engine.get(request.id);
   if (sent?.kind !== 'bridge' || !sent.payload.callbackUrl) throw new Error('no callback URL');
-  const link = 'https://explorer.example/tx/0xfeed';
-  const answer = await fetch(sent.payload.callbackUrl, {
+  return { sent, callbackUrl: sent.payload.callbackUrl };
+}
+
+async function callBack(callbackUrl: string, link: string) {
+  const answer = await fetch(callbackUrl, {
     method: 'POST',
     body: JSON.stringify({
       explorerLink: link,
@@ -45,10 +48,25 @@ it('says in the request thread that the bridge callback came, confirming with th
     }),
   });
   expect(answer.status).toBe(200);
-  const reply = await app.slack.waitFor(
+  return app.slack.waitFor(
     'chat.postMessage',
     (c) => c.body.channel === APPROVALS_CHANNEL && String(c.body.text).startsWith('Bridge callback received'),
   );
+}
+
+it('says in the request thread that the bridge callback came, confirming with the service', async () => {
+  const { sent, callbackUrl } = await sentBridge();
+  const link = 'https://basescan.org/tx/0xfeed';
+  const reply = await callBack(callbackUrl, link);
   expect(reply.body.text).toBe(`Bridge callback received: completed, ${link} — confirming with the service`);
   expect(reply.body.thread_ts).toBe(sent.slackMessage?.ts);
+});
+
+it('shows a callback link to a site that is not a known explorer as inert text, never a link', async () => {
+  const { callbackUrl } = await sentBridge();
+  const reply = await callBack(callbackUrl, 'https://evil.example/tx/0xfeed?a=1&b=2');
+  // In a code span Slack links nothing; the text is escaped once, when the thread reply is built.
+  expect(reply.body.text).toBe(
+    'Bridge callback received: completed, a link to an unknown site `https://evil.example/tx/0xfeed?a=1&amp;b=2` — confirming with the service',
+  );
 });

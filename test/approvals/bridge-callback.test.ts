@@ -44,7 +44,7 @@ async function sentBridge(): Promise<{ request: ApprovalRequest; token: string }
 it('says in the thread that the callback came, and confirms with the service before completing', async () => {
   const { request, token } = await sentBridge();
   told = [];
-  const link = 'https://explorer.example/tx/0xabc';
+  const link = 'https://sepolia.basescan.org/tx/0xabc';
   expect(
     await fx.engine.onBridgeCallback(token, { explorerLink: link, hash: '0xabc', status: 'completed' }),
   ).toBe(true);

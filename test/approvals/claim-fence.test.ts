@@ -28,7 +28,7 @@ class Replica {
   /** The request whose executing write stalls, and whose lock this replica has lost. */
   id = '';
   private stall: { arrived: () => void; resume: Promise<void> } | undefined;
-  private markStall: { arrived: () => void; resume: Promise<void> } | undefined;
+  private markStall: { arrived: () => void; resume: Promise<void>; fail: boolean } | undefined;
   private beforeTakeover: (() => Promise<void>) | undefined;
   private lostLock = false;
 
@@ -41,10 +41,13 @@ class Replica {
     });
   }
 
-  /** The next write of the request's "sending" mark waits until `resume`; resolves when it waits. */
-  stallMarkWrite(resume: Promise<void>): Promise<void> {
+  /**
+   * The next write of the request's "sending" mark waits until `resume`; resolves when it waits. With
+   * `fail`, the write then throws instead of landing, as a store that erred.
+   */
+  stallMarkWrite(resume: Promise<void>, fail = false): Promise<void> {
     return new Promise((arrived) => {
-      this.markStall = { arrived, resume };
+      this.markStall = { arrived, resume, fail };
     });
   }
 
@@ -78,10 +81,11 @@ class Replica {
           }
           const phase = (written as { execution?: { phase?: string } } | undefined)?.execution?.phase;
           if (this.markStall && key === `approval:${this.id}` && phase === 'sending') {
-            const { arrived, resume } = this.markStall;
+            const { arrived, resume, fail } = this.markStall;
             this.markStall = undefined;
             arrived();
             await resume;
+            if (fail) throw new Error('store write failed');
           }
           if (property === 'setIfAbsent' && this.beforeTakeover && key === `approval-exec:${this.id}:0:1`) {
             const fn = this.beforeTakeover;
@@ -221,5 +225,31 @@ describe.each(Object.keys(stores))('a stalled claim on the %s store', (kind) => 
     const after = await a.engine.get(request.id);
     expect(after?.state).toBe('sent');
     expect(after?.outcome?.reference).toBe(byB?.outcome?.reference);
+  });
+
+  it("keeps the other replica's send when a replica whose mark failed records its failure late", async () => {
+    const { sandbox, a, b, replicaA, replicaB, request } = await world('fence-mark-failed');
+    let resumeA!: () => void;
+    const aStalled = replicaA.stallMarkWrite(new Promise<void>((r) => (resumeA = r)), true);
+    const runA = a.engine.executor.execute(request.id);
+    await aStalled; // A claimed; its mark write hangs and will fail
+    // A's lease ran out: B hands the unmarked claim back, claims it, marks it and is mid-POST…
+    replicaB.loseLock();
+    b.clock.advance(EXECUTION_LEASE_MS + 1_000);
+    const bSending = sandbox.hold('POST', '/v1/api/withdraw');
+    const sweepB = b.engine.tick();
+    await bSending.arrived;
+    // …when A's store answers with an error and A records "failed: nothing was sent".
+    resumeA();
+    await runA;
+    expect((await a.engine.get(request.id))?.state).toBe('executing');
+    bSending.release();
+    await sweepB;
+    await b.engine.idle();
+    expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+    const after = await a.engine.get(request.id);
+    expect(after?.state).toBe('sent');
+    expect(after?.outcome?.reference).toMatch(/\S/);
+    expect((await b.engine.findByReference(after?.outcome?.reference ?? ''))?.id).toBe(request.id);
   });
 });

@@ -1,5 +1,6 @@
 // Bolt's own log lines (receiver, Web API client, listeners) go through our JSON logger, redacted.
-import { LogLevel } from '@slack/bolt';
+import { request } from 'node:http';
+import { type CustomRoute, LogLevel } from '@slack/bolt';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { boltLogger, createSlackApp, type SlackApp } from '../../src/slack/app.js';
@@ -64,5 +65,54 @@ describe('Bolt logging', () => {
       .find((e) => e.source === 'bolt');
     expect(refusal).toMatchObject({ level: 'warn' });
     expect(String(refusal?.message)).toMatch(/verify/i);
+  });
+});
+
+/** A raw request, with the target exactly as given (fetch would normalise it). */
+function rawRequest(url: string, method: string, target: string): Promise<number> {
+  const { port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method, path: target }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end(method === 'POST' ? '{}' : undefined);
+  });
+}
+
+const bridgeRoute: CustomRoute = {
+  path: '/callbacks/bridge/:token',
+  method: ['POST'],
+  handler: (_req, res) => {
+    res.writeHead(200);
+    res.end('ok');
+  },
+};
+
+describe.each([
+  ['without Slack (routes only)', { botToken: undefined, signingSecret: undefined, mode: 'http' as const }],
+  ['in HTTP mode', { botToken: 'xoxb-app-test', signingSecret: SIGNING_SECRET, mode: 'http' as const }],
+])('a request target that is not a path, %s', (_name, slackConfig) => {
+  it.each([
+    ['POST', '/callbacks/bridge/%zz'],
+    ['GET', '//'],
+    ['GET', '/%E0%A4%A'],
+  ])('%s %s gets 400 and a log line, and the process keeps serving', async (method, target) => {
+    slack = await FakeSlack.start();
+    const lines: Array<Record<string, unknown>> = [];
+    app = createSlackApp({
+      slack: { ...slackConfig, appToken: undefined, apiUrl: slack.apiUrl },
+      port: 0,
+      logger: createLogger('warn', { write: (l) => lines.push(JSON.parse(l)) }),
+      routes: [bridgeRoute],
+    });
+    await app.start();
+    expect(await rawRequest(app.url, method, target)).toBe(400);
+    expect(lines).toContainEqual(
+      expect.objectContaining({ level: 'warn', message: 'refused a request whose target is not a path' }),
+    );
+    expect(await rawRequest(app.url, 'POST', '/callbacks/bridge/abc')).toBe(200);
+    expect((await fetch(`${app.url}/livez`)).status).toBe(200);
   });
 });

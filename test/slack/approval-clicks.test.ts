@@ -1,7 +1,10 @@
 // An approval click is read with zod before anything else, and Slack's ack means it is recorded: a
 // payload of the wrong type is acknowledged and answered privately, and an Approve is persisted before
-// the click is acknowledged, so a crash right after the ack cannot lose it.
+// the click is acknowledged, so a crash right after the ack cannot lose it. A final Approve that waits
+// for the figures to be re-read says so privately at the ack.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/log.js';
+import { RECHECKING } from '../../src/slack/actions/approval-click.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { interaction, newTriggerId } from '../support/slack-requests.js';
 import { StoreControls } from '../support/store-controls.js';
@@ -30,7 +33,11 @@ afterEach(async () => {
 
 /** A block_actions payload as Slack shapes it, with the action's value as given (any JSON type). */
 function clickWithValue(actionId: string, value: unknown, user: unknown = { id: APPROVER_A }) {
-  return interaction(app.sender, {
+  return interaction(app.sender, clickBody(actionId, value, user));
+}
+
+function clickBody(actionId: string, value: unknown, user: unknown) {
+  return {
     type: 'block_actions',
     team: { id: 'T1', domain: 'treasury' },
     user,
@@ -42,7 +49,7 @@ function clickWithValue(actionId: string, value: unknown, user: unknown = { id: 
     actions: [
       { action_id: actionId, block_id: 'block', type: 'button', value, action_ts: String(Date.now() / 1000) },
     ],
-  });
+  };
 }
 
 describe('a button whose payload is not what Slack normally sends', () => {
@@ -71,10 +78,28 @@ describe('a button whose payload is not what Slack normally sends', () => {
     },
   );
 
-  it('acknowledges a click whose user cannot be read, and tells nobody', async () => {
-    const id = await fileWithdrawal(app, '910');
-    expect((await clickWithValue('approval.approve', id, { id: 7 })).status).toBe(200);
-    expect((await app.engine.get(id))?.approvals).toEqual([]);
+  it('refuses a click whose user cannot be read before Bolt sees it, with a log line, and tells nobody', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logged = await startApprovalApp({
+      store,
+      logger: createLogger('warn', { write: (line) => lines.push(JSON.parse(line)) }),
+    });
+    try {
+      const id = await fileWithdrawal(logged, '910');
+      const response = await interaction(logged.sender, clickBody('approval.approve', id, { id: 7 }));
+      expect(response.status).toBe(400);
+      expect(lines).toContainEqual(
+        expect.objectContaining({
+          level: 'warn',
+          message: 'refused a request to /slack/events',
+          reason: expect.stringMatching(/^block_actions: user\.id: /),
+        }),
+      );
+      expect((await logged.engine.get(id))?.approvals).toEqual([]);
+      expect(logged.slack.callsTo('chat.postEphemeral')).toHaveLength(0);
+    } finally {
+      await logged.stop();
+    }
   });
 });
 
@@ -97,5 +122,27 @@ describe('an Approve click', () => {
     const told = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === REQUESTER);
     expect(String(told.body.text)).toContain('cannot approve');
     expect((await app.engine.get(id))?.state).toBe('pending');
+  });
+});
+
+describe('the final Approve of a redemption', () => {
+  it('tells the approver privately at the ack that the figures are being checked again', async () => {
+    app.sandbox.setAccountName('0123456789', 'ADA OBI');
+    const filed = await app.engine.file({
+      kind: 'redeem',
+      amount: '5000',
+      payload: { amount: '5000', bankCode: '058', accountNumber: '0123456789' },
+      display: { bankName: 'GTBank', accountName: 'ADA OBI' },
+      requester: REQUESTER,
+    });
+    const check = app.sandbox.hold('POST', '/v1/api/account/verify');
+    const clicked = click(app, 'approval.approve', filed.id, APPROVER_A);
+    await check.arrived;
+    expect((await clicked).status).toBe(200);
+    const told = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === APPROVER_A);
+    expect(told.body.text).toBe(RECHECKING);
+    // Only the hold is saved until the service answers.
+    expect((await app.engine.get(filed.id))?.approvals).toEqual([]);
+    check.release();
   });
 });

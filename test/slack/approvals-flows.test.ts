@@ -2,6 +2,7 @@
 // → approval message → approval → exactly the approved body at the sandbox → final state.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../src/approvals/types.js';
+import { createStore } from '../../src/store/index.js';
 import {
   optionsRequest,
   selectValue,
@@ -9,6 +10,7 @@ import {
   textValue,
   viewSubmission,
 } from '../support/slack-requests.js';
+import { StoreControls } from '../support/store-controls.js';
 import {
   APPROVALS_CHANNEL,
   APPROVER_A,
@@ -116,6 +118,17 @@ describe('redeem', () => {
     app = await startApprovalApp();
     app.sandbox.failNext('GET', '/v1/api/banks', 403, 1, 'IP address not whitelisted');
     const none = await optionsRequest(app.sender, { actionId: 'redeem.bank', value: 'guar' });
+    expect(none.status).toBe(200);
+    expect(none.json()).toEqual({ options: [] });
+  });
+
+  it('answers the bank picker with no options, in time, while the bank list is slow to read', async () => {
+    const controls = new StoreControls();
+    const store = await createStore('memory://');
+    app = await startApprovalApp({ store: controls.wrap(store) });
+    const release = controls.hangReads('cngn:cache:'); // the cached list does not come back
+    const none = await optionsRequest(app.sender, { actionId: 'redeem.bank', value: 'guar' });
+    release();
     expect(none.status).toBe(200);
     expect(none.json()).toEqual({ options: [] });
   });

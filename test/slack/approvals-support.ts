@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { ApprovalEngine } from '../../src/approvals/index.js';
 import { startBot } from '../../src/bot.js';
 import type { CngnClient } from '../../src/cngn/client.js';
-import { silentLogger } from '../../src/log.js';
+import { type Logger, silentLogger } from '../../src/log.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import type { Webhooks } from '../../src/webhooks/index.js';
@@ -42,6 +42,8 @@ export interface ApprovalAppOptions {
   withWebhooks?: boolean;
   /** CNGN_AUDIT_RETENTION */
   auditRetentionMs?: number;
+  /** Where the bot's log lines go (default: nowhere). */
+  logger?: Logger;
 }
 
 async function freePort(): Promise<number> {
@@ -84,7 +86,7 @@ export async function startApprovalApp(options: ApprovalAppOptions = {}): Promis
   });
   const bot = await startBot({
     config,
-    logger: silentLogger,
+    logger: options.logger ?? silentLogger,
     store,
     sandbox,
     ...(options.now ? { now: options.now } : {}),

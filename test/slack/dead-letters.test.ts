@@ -97,6 +97,23 @@ describe('/cngn deadletters', () => {
       values: { 'deadletters.channel': { 'deadletters.channel': { type: 'conversations_select' } } },
     });
     expect(missing.json()).toMatchObject({ response_action: 'errors' });
+    // A channel of the wrong type gets the field and the reason inline, and nothing is re-posted.
+    for (const selected of [42, ['CREPOST'], { id: 'CREPOST' }]) {
+      const wrong = await viewSubmission(app.sender, {
+        callbackId: view.callback_id,
+        privateMetadata: view.private_metadata,
+        userId: APPROVER_A,
+        values: {
+          'deadletters.channel': {
+            'deadletters.channel': { type: 'conversations_select', selected_conversation: selected },
+          },
+        },
+      });
+      expect(wrong.json()).toEqual({
+        response_action: 'errors',
+        errors: { 'deadletters.channel': expect.stringMatching(/^Channel: .+/) },
+      });
+    }
 
     await viewSubmission(app.sender, {
       callbackId: view.callback_id,

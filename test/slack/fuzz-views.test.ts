@@ -22,6 +22,7 @@ import {
   SETTLEMENT,
   SETTLEMENT_VIEW,
 } from '../../src/slack/blocks/approval-modals-bank.js';
+import { DEAD_LETTER_CHANNEL, DEAD_LETTER_VIEW } from '../../src/slack/blocks/dead-letters.js';
 import { DEPOSIT, DEPOSIT_VIEW, QUOTE, QUOTE_VIEW } from '../../src/slack/blocks/deposit-quote.js';
 import { FUZZ_TIMEOUT_MS, type FuzzBot, problemWithAnswer, runs, startFuzzBot } from '../support/fuzz.js';
 import { interaction, newTriggerId } from '../support/slack-requests.js';
@@ -84,6 +85,19 @@ const checkboxElement = fc.oneof(
   fc.constant({ type: 'checkboxes', selected_options: [{ value: 'save' }] }),
   anyJson.map((selected) => ({ type: 'checkboxes', selected_options: selected })),
   anyJson,
+);
+
+const conversationElement = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc.constant({ type: 'conversations_select', selected_conversation: 'CREPOST' }),
+  },
+  { weight: 1, arbitrary: fc.constant({ type: 'conversations_select' }) },
+  {
+    weight: 2,
+    arbitrary: anyJson.map((selected) => ({ type: 'conversations_select', selected_conversation: selected })),
+  },
+  { weight: 1, arbitrary: anyJson },
 );
 
 type Field = [id: string, element: fc.Arbitrary<unknown>];
@@ -164,6 +178,11 @@ const FORMS: Array<{ name: string; callbackId: string; fields: Field[] }> = [
       [QUOTE.destination, selectElement(networks)],
       [QUOTE.address, address],
     ],
+  },
+  {
+    name: 'dead-letter re-post',
+    callbackId: DEAD_LETTER_VIEW,
+    fields: [[DEAD_LETTER_CHANNEL, conversationElement]],
   },
 ];
 

@@ -16,6 +16,7 @@ import {
 } from '../../src/store/index.js';
 import { testConfig } from '../support/harness.js';
 import { REDIS_URL, redisAvailable, testPrefix } from '../support/redis.js';
+import { startRedisRelay } from '../support/redis-relay.js';
 
 const hasRedis = await redisAvailable();
 
@@ -85,6 +86,29 @@ describe.skipIf(!hasRedis)('the check at start-up on a real Redis', () => {
       expect(await store.persistence?.()).toEqual(settings);
     } finally {
       await store.close();
+    }
+  });
+
+  it('warns, and starts, when CONFIG GET answers without the setting (a proxy), even with a live key', async () => {
+    // Asked for settings it does not know, Redis answers as such a proxy does: with nothing.
+    const relay = await startRedisRelay((sent) =>
+      Buffer.from(
+        sent
+          .toString('latin1')
+          .replace('$10\r\nappendonly\r\n', '$10\r\nappendnone\r\n')
+          .replace('$4\r\nsave\r\n', '$4\r\nsafe\r\n'),
+        'latin1',
+      ),
+    );
+    const store = await createStore(relay.url, { prefix: testPrefix('durability-proxy') });
+    const warnings: string[] = [];
+    try {
+      await checkStoreDurability(store, { live: true, log: { warn: (m) => warnings.push(m) } });
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain('Redis did not answer CONFIG GET');
+    } finally {
+      await store.close();
+      await relay.close();
     }
   });
 

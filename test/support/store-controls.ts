@@ -14,6 +14,7 @@ export class StoreControls {
   private readonly doors = new Map<string, Door>();
   private readonly failingReads = new Set<string>();
   private readonly slowed = new Map<string, number>();
+  private readonly hung = new Map<string, Promise<void>>();
 
   /**
    * The next `count` callers of `withLock(name)` wait until all `count` have arrived, then enter
@@ -31,6 +32,16 @@ export class StoreControls {
     return () => this.failingReads.delete(prefix);
   }
 
+  /** `get` of keys starting with `prefix` waits until the returned function is called. */
+  hangReads(prefix: string): () => void {
+    let release!: () => void;
+    this.hung.set(prefix, new Promise<void>((resolve) => (release = resolve)));
+    return () => {
+      this.hung.delete(prefix);
+      release();
+    };
+  }
+
   /** `set` of keys starting with `prefix` first waits `ms`, until the returned function is called. */
   slowWrites(prefix: string, ms: number): () => void {
     this.slowed.set(prefix, ms);
@@ -45,10 +56,14 @@ export class StoreControls {
             this.atDoor(name).then(() => target.withLock(name, fn, options));
         }
         if (property === 'get') {
-          return (key: string) =>
-            [...this.failingReads].some((prefix) => key.startsWith(prefix))
-              ? Promise.reject(new Error(`store read failed (test): ${key}`))
-              : target.get(key);
+          return async (key: string) => {
+            const hang = [...this.hung].find(([prefix]) => key.startsWith(prefix))?.[1];
+            if (hang) await hang;
+            if ([...this.failingReads].some((prefix) => key.startsWith(prefix))) {
+              throw new Error(`store read failed (test): ${key}`);
+            }
+            return target.get(key);
+          };
         }
         if (property === 'set') {
           return async (key: string, ...rest: unknown[]) => {

@@ -12,6 +12,9 @@ export const CLICK_ACK_DEADLINE_MS = 2_000;
 
 export const NOT_RECORDED =
   'Your click could not be processed just now, so nothing changed. Please try again in a moment.';
+/** The ack could not wait for the click's write: it may still land, so the person must look first. */
+export const MAYBE_NOT_RECORDED =
+  'Your click may not have been recorded: the bot could not reach its store in time. Check the request message before clicking again.';
 export const RECORDED_LATE =
   'Your earlier click went through after all, once the bot reached its store; the request message shows where it stands.';
 
@@ -56,8 +59,12 @@ export function readClick(
   return { ok: false, problem, ...(user ? { user } : {}), ...(channel ? { channel } : {}) };
 }
 
+/** Said privately to a final approver at the ack, while the service re-reads the figures. */
+export const RECHECKING =
+  'Your approval is the final one, so the bot is checking the figures with the service again before it counts (this can take up to a minute). The request message shows the result; if it still shows Approve after that, approve again.';
+
 export type Recorded<T> =
-  | { outcome: 'recorded'; work: Promise<T> }
+  | { outcome: 'recorded'; work: Promise<T>; rechecking?: true }
   | { outcome: 'failed'; error: unknown }
   | { outcome: 'late'; work: Promise<T> };
 
@@ -67,9 +74,13 @@ export type Recorded<T> =
  * background, but starts no write after CLICK_WRITE_DEADLINE_MS.
  */
 export async function recordClick<T>(run: (options: ClickOptions) => Promise<T>): Promise<Recorded<T>> {
-  let recorded!: () => void;
+  let recorded!: (step?: { rechecking: true }) => void;
+  let rechecking = false;
   const persisted = new Promise<'recorded'>((resolve) => {
-    recorded = () => resolve('recorded');
+    recorded = (step) => {
+      rechecking = step?.rechecking === true;
+      resolve('recorded');
+    };
   });
   const work = run({ signal: AbortSignal.timeout(CLICK_WRITE_DEADLINE_MS), onRecorded: recorded });
   const settled = work.then(
@@ -84,5 +95,5 @@ export async function recordClick<T>(run: (options: ClickOptions) => Promise<T>)
   timer.abort();
   if (first === 'late' || first === 'stopped') return { outcome: 'late', work };
   if (typeof first === 'object') return { outcome: 'failed', error: first.error };
-  return { outcome: 'recorded', work };
+  return { outcome: 'recorded', work, ...(rechecking ? { rechecking: true as const } : {}) };
 }

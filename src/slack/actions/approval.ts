@@ -20,7 +20,9 @@ import { rejectModal } from '../blocks/approval-modals.js';
 import {
   CLICK_ACK_DEADLINE_MS,
   type Click,
+  MAYBE_NOT_RECORDED,
   NOT_RECORDED,
+  RECHECKING,
   RECORDED_LATE,
   readClick,
   recordClick,
@@ -134,10 +136,16 @@ function takeClick(
     await guarded(client, deps, where, action, async () => {
       if (taken.outcome === 'late') {
         deps.log?.warn('approval click not recorded in time', { action });
-        await sayNotRecorded(client, deps, where);
+        await client.chat.postEphemeral({ ...placed(deps, where), text: MAYBE_NOT_RECORDED });
         const after = await taken.work.catch(() => undefined);
         if (after?.ok) await client.chat.postEphemeral({ ...placed(deps, where), text: RECORDED_LATE });
         return;
+      }
+      if (taken.outcome === 'recorded' && taken.rechecking) {
+        // Said on the side: the re-check's answer is still explained below if Slack refuses this.
+        await client.chat
+          .postEphemeral({ ...placed(deps, where), text: RECHECKING })
+          .catch((error: unknown) => deps.log?.warn('re-check notice not posted', { error: String(error) }));
       }
       let result: ActionResult;
       try {

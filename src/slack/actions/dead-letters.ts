@@ -34,12 +34,13 @@ export function registerDeadLetterActions(app: App, deps: DeadLetterSlackDeps): 
   );
 
   app.view<ViewSubmitAction>(DEAD_LETTER_VIEW, async ({ ack, body, client }) => {
-    const channel = body.view.state.values[DEAD_LETTER_CHANNEL]?.[DEAD_LETTER_CHANNEL]?.selected_conversation;
-    if (!channel)
+    const read = readChannel(body.view.state?.values);
+    if ('problem' in read)
       return void (await ack({
         response_action: 'errors',
-        errors: { [DEAD_LETTER_CHANNEL]: 'Channel: pick the channel to re-post to' },
+        errors: { [DEAD_LETTER_CHANNEL]: `Channel: ${read.problem}` },
       }));
+    const { channel } = read;
     await ack();
     const user = body.user.id;
     const tell = (lines: string[]) => client.chat.postMessage({ channel: user, ...repostSummary(lines) });
@@ -48,6 +49,30 @@ export function registerDeadLetterActions(app: App, deps: DeadLetterSlackDeps): 
     if (!meta.success) return void (await tell(['That form is out of date; run `/cngn deadletters` again.']));
     await tell(await repostLetters(deps, meta.data.target, channel, user));
   });
+}
+
+const channelSchema = z
+  .object({
+    [DEAD_LETTER_CHANNEL]: z
+      .object({
+        [DEAD_LETTER_CHANNEL]: z
+          .object({ selected_conversation: z.string().max(40).nullish() }, 'not a channel picker')
+          .optional(),
+      })
+      .optional(),
+  })
+  .optional();
+
+/** The picked channel read with zod, or the reason it cannot be read (shown under the field). */
+function readChannel(values: unknown): { channel: string } | { problem: string } {
+  const parsed = channelSchema.safeParse(values);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue?.path.at(-1) === 'selected_conversation' ? 'not a channel id' : issue?.message;
+    return { problem: field ?? 'not a value this form takes' };
+  }
+  const channel = parsed.data?.[DEAD_LETTER_CHANNEL]?.[DEAD_LETTER_CHANNEL]?.selected_conversation;
+  return channel ? { channel } : { problem: 'pick the channel to re-post to' };
 }
 
 function safeJson(text: string): unknown {

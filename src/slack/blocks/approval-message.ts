@@ -225,6 +225,9 @@ export function stepText(request: ApprovalRequest): string {
   const step = request.history.at(-1);
   if (!step) return escapeMrkdwn(requestTitle(request));
   const by = step.actor ? ` by ${mentionUser(step.actor)}` : '';
+  if (step.action === 'check-interrupted') {
+    return `The final approval${by} was interrupted while re-checking the figures (the bot restarted); nothing was approved: approve again`;
+  }
   const note = step.note ? ` — ${escapeMrkdwn(step.note)}` : '';
   const words: Record<string, string> = {
     filed: 'Filed',

@@ -19,7 +19,8 @@ export const shortId = (id: string) => id.slice(0, 8);
 export function deadLetterLine(letter: DeadLetter): string {
   const { data } = letter.event;
   const ref = data.trx_ref ?? data.transactionId;
-  const amount = data.amount !== undefined && data.amount !== null ? ` · ${naira(String(data.amount))}` : '';
+  const amount =
+    data.amount !== undefined && data.amount !== null ? ` · ${escapeMrkdwn(naira(String(data.amount)))}` : '';
   return `*${escapeMrkdwn(letter.event.event)}*${ref ? ` · ${escapeMrkdwn(String(ref))}` : ''}${amount}\nRefused in ${mentionChannel(letter.channel)} ${lagosTime(letter.at)} after ${letter.attempts} attempt(s): \`${escapeMrkdwn(letter.reason)}\` · id \`${shortId(letter.id)}\``;
 }
 
@@ -59,7 +60,7 @@ export function deadLettersMessage(letters: DeadLetter[], environment: string): 
     elements: [
       {
         type: 'mrkdwn',
-        text: 'Approvers can re-post to a channel they choose, here or with `/cngn deadletters repost <id|all> <channel ID>`. A re-posted alert leaves this list; each re-post is audited.',
+        text: 'Approvers can re-post to a channel they choose, here or with `/cngn deadletters repost &lt;id|all&gt; &lt;channel ID&gt;`. A re-posted alert leaves this list; each re-post is audited.',
       },
     ],
   });

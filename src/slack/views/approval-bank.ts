@@ -4,6 +4,7 @@ import type { App, ViewSubmitAction } from '@slack/bolt';
 import type { ModalView } from '@slack/types';
 import { naira } from '../../format/display.js';
 import { escapeMrkdwn } from '../../format/mrkdwn.js';
+import { withinDeadline } from '../../store/deadline.js';
 import type { ApprovalSlackDeps } from '../actions/approval.js';
 import {
   BANK_PICKERS,
@@ -49,13 +50,17 @@ function resolveThenFile(
   });
 }
 
+/** How long the bank picker waits for the bank list before answering with no options. */
+const BANK_OPTIONS_DEADLINE_MS = 2_000;
+
 export function registerBankViews(app: App, deps: ApprovalSlackDeps): void {
   for (const picker of BANK_PICKERS) {
     app.options(picker, async ({ ack, payload }) => {
-      // Slack waits 3 s for the options: without the list, answer with none rather than not at all.
+      // Slack waits 3 s for the options: without the list in time, answer with none rather than not
+      // at all. A read that goes on still fills the cache for the next keystroke.
       let banks: Awaited<ReturnType<typeof deps.api.getBanks>> = [];
       try {
-        banks = await deps.api.getBanks();
+        banks = await withinDeadline(deps.api.getBanks(), BANK_OPTIONS_DEADLINE_MS, 'the bank list');
       } catch (error) {
         deps.log?.warn('the bank list could not be read for the bank picker', { error: String(error) });
       }

@@ -2,6 +2,7 @@
 // not its target and an entity in every field that comes from a person, the service or a webhook,
 // hands Slack nothing it would turn into a ping or a link; ordinary names still read as typed.
 import { describe, expect, it } from 'vitest';
+import type { BreakKind } from '../../../src/approvals/audit-chain.js';
 import type { ApprovalRequest, AuditEntry } from '../../../src/approvals/types.js';
 import { CngnError } from '../../../src/cngn/errors.js';
 import {
@@ -30,6 +31,18 @@ import {
   withdrawModal,
 } from '../../../src/slack/blocks/approval-modals.js';
 import { redeemModal, settlementModal } from '../../../src/slack/blocks/approval-modals-bank.js';
+import {
+  auditExportMessage,
+  auditVerifyMessage,
+  describeAuditEntry,
+} from '../../../src/slack/blocks/audit.js';
+import {
+  ALL_LETTERS,
+  deadLetterLine,
+  deadLettersMessage,
+  repostModal,
+  repostSummary,
+} from '../../../src/slack/blocks/dead-letters.js';
 import {
   depositModal,
   depositResultView,
@@ -116,6 +129,48 @@ function everyBuilder(text: string): Built[] {
   }));
   entries.push({ ...(entries[0] as AuditEntry), action: text });
   add('audit list', auditList(entries, 'LIVE'));
+  // ---- audit verify and export
+  const breaks: BreakKind[] = ['edited', 'deleted', 'reordered', 'rewritten', 'unchained', 'legacy-edited'];
+  for (const [index, entry] of [
+    ...entries,
+    { ...(entries[0] as AuditEntry), requestId: undefined, subject: text },
+  ].entries()) {
+    add(`audit entry ${entry.action}`, describeAuditEntry(entry as AuditEntry, index));
+    for (const kind of breaks) {
+      add(
+        `audit verify ${kind}`,
+        auditVerifyMessage(
+          {
+            ok: false,
+            total: 3,
+            unchained: 1,
+            chained: 2,
+            broken: { kind, index, entry: entry as AuditEntry, missing: 2 },
+          },
+          'LIVE',
+        ),
+      );
+    }
+  }
+  add('audit verify intact', auditVerifyMessage({ ok: true, total: 3, unchained: 0, chained: 3 }, 'LIVE'));
+  add('audit export', auditExportMessage(3, { from: NOW, to: NOW }, 'LIVE', 2));
+
+  // ---- dead letters
+  const letters = ['', text, 1500].map((amount, i) => ({
+    id: `5f0c2b9e-7a1d-4c3e-9b8f-00000000000${i}`, // the bot's own id
+    channel: text,
+    reason: text,
+    attempts: 3,
+    at: '2026-11-23T07:00:00.000Z',
+    event: webhookEventSchema.parse({ event: text, data: { trx_ref: text, transactionId: text, amount } }),
+  }));
+  for (const letter of letters) {
+    add('dead letter line', deadLetterLine(letter));
+    add('re-post modal', repostModal(letter, 1, 'LIVE'));
+  }
+  add('dead letters', deadLettersMessage(letters, 'LIVE'));
+  add('re-post all modal', repostModal(ALL_LETTERS, letters.length, 'LIVE'));
+  add('re-post summary', repostSummary(letters.map(deadLetterLine)));
   add('reject modal', rejectModal({ requestId: text, title: text, channel: text }));
 
   const networks = [
