@@ -107,7 +107,7 @@ describe('npm start', () => {
         const exited = once(npm, 'exit');
         npm.kill('SIGTERM');
         await exited;
-        expect(log.some((line) => line.includes('"message":"shutting down","signal":"SIGTERM"'))).toBe(true);
+        expect(log.some((line) => line.includes('"message":"shutting down","reason":"SIGTERM"'))).toBe(true);
         await expect(fetch(`${url}/healthz`)).rejects.toThrow();
       } finally {
         try {
