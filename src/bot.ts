@@ -16,6 +16,7 @@ import { registerDepositQuoteViews } from './slack/views/deposit-quote.js';
 import { createWebhooksForSlack } from './slack/webhooks-wiring.js';
 import { checkStoreDurability, createStore, type Store, storeHealth } from './store/index.js';
 import type { Webhooks } from './webhooks/index.js';
+import { RecentAlerts } from './webhooks/recent.js';
 
 export interface BotOptions {
   config: Config;
@@ -31,6 +32,8 @@ export interface BotOptions {
   /** Tests drive the webhook reconciler themselves. */
   reconcileIntervalMs?: number;
   reconcileGraceMs?: number;
+  /** App Home's per-person debounce (tests: short). */
+  homeDebounceMs?: number;
 }
 
 export interface Bot {
@@ -128,6 +131,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   );
 
   const slackOn = Boolean(config.slack.botToken);
+  const recentAlerts = new RecentAlerts(store, now);
   const approvals =
     slackOn && config.approvalsChannel
       ? createApprovals({
@@ -140,6 +144,9 @@ export async function startBot(options: BotOptions): Promise<Bot> {
           ttlMs: config.approvalTtlMs,
           auditRetentionMs: config.auditRetentionMs,
           publicUrl: config.publicUrl,
+          notify: config.approvalNotify,
+          alerts: recentAlerts,
+          ...(options.homeDebounceMs !== undefined ? { homeDebounceMs: options.homeDebounceMs } : {}),
           now,
           log: logger,
         })
@@ -162,7 +169,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     slackApiUrl: config.slack.apiUrl,
     alertsChannel: config.alertsChannel,
     alertRoutes: config.alertRoutes,
-    subscribers: approvals ? [approvals.subscriber] : [],
+    subscribers: approvals ? [approvals.subscriber, recentAlerts.record] : [recentAlerts.record],
     log: logger,
     ...(options.reconcileIntervalMs ? { reconcileIntervalMs: options.reconcileIntervalMs } : {}),
     ...(options.reconcileGraceMs !== undefined ? { reconcileGraceMs: options.reconcileGraceMs } : {}),
@@ -220,7 +227,10 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       await webhooks.stop();
       await approvals?.engine.stop();
       // Approval messages and DMs already under way are finished (bounded), before the store closes.
-      const presenting = approvals?.presenter?.idle();
+      approvals?.home?.stop();
+      const presenting = approvals
+        ? Promise.all([approvals.presenter?.idle(), approvals.dms?.idle(), approvals.home?.idle()])
+        : undefined;
       if (presenting) await Promise.race([presenting, sleep(10_000, undefined, { ref: false })]);
       await client.close();
       if (ownSandbox) await sandbox?.stop();

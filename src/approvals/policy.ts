@@ -77,11 +77,27 @@ export class ApprovalPolicy {
     return (await this.groupMemberSet(group)).has(user);
   }
 
+  /** Everyone who may approve at all: the configured list and the group's members, each once. */
+  async approverIds(): Promise<string[]> {
+    const group = this.options.approverGroup;
+    const members = group && this.options.groupMembers ? [...(await this.groupMemberSet(group))] : [];
+    return [...new Set([...this.options.approvers, ...members])];
+  }
+
   async check(request: ApprovalRequest, user: string): Promise<ApprovalCheck> {
     if (user === request.requester) return { allowed: false, reason: 'requester' };
     if (!(await this.isApprover(user))) return { allowed: false, reason: 'not-approver' };
     if (request.approvals.some((a) => a.user === user)) return { allowed: false, reason: 'already-approved' };
     return { allowed: true };
+  }
+
+  /** Who may approve this request now (never its requester, nobody already counted), in list order. */
+  async eligibleFor(request: ApprovalRequest): Promise<string[]> {
+    const eligible: string[] = [];
+    for (const user of await this.approverIds()) {
+      if ((await this.check(request, user)).allowed) eligible.push(user);
+    }
+    return eligible;
   }
 
   private async groupMemberSet(group: string): Promise<Set<string>> {
