@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ApprovalEngine } from '../../src/approvals/index.js';
+import type { Approvals } from '../../src/slack/approvals-wiring.js';
 import { startBot } from '../../src/bot.js';
 import type { CngnClient } from '../../src/cngn/client.js';
 import { silentLogger } from '../../src/log.js';
@@ -42,6 +43,10 @@ export interface ApprovalAppOptions {
   withWebhooks?: boolean;
   /** CNGN_AUDIT_RETENTION */
   auditRetentionMs?: number;
+  /** CNGN_APPROVAL_NOTIFY (default both) */
+  notify?: 'dm' | 'channel' | 'both';
+  /** App Home's per-person debounce (default: short, for tests). */
+  homeDebounceMs?: number;
 }
 
 async function freePort(): Promise<number> {
@@ -58,6 +63,8 @@ export interface ApprovalApp {
   store: Store;
   slack: FakeSlack;
   engine: ApprovalEngine;
+  /** The approvals feature as wired (presenter, DMs, App Home), when started by startApprovalApp. */
+  approvals?: Approvals;
   webhooks?: Webhooks;
   client: CngnClient;
   sender: SlackSender;
@@ -81,6 +88,7 @@ export async function startApprovalApp(options: ApprovalAppOptions = {}): Promis
     auditRetentionMs: options.auditRetentionMs,
     publicUrl,
     webhookSecret: sandbox.webhookSecret,
+    ...(options.notify ? { approvalNotify: options.notify } : {}),
   });
   const bot = await startBot({
     config,
@@ -89,6 +97,7 @@ export async function startApprovalApp(options: ApprovalAppOptions = {}): Promis
     sandbox,
     ...(options.now ? { now: options.now } : {}),
     clientTimeouts: { headersMs: 2_000, bodyMs: 2_000 },
+    homeDebounceMs: options.homeDebounceMs ?? 20,
   });
   if (!bot.approvals) throw new Error('approvals are not wired');
   const engine = bot.approvals.engine;
@@ -98,6 +107,7 @@ export async function startApprovalApp(options: ApprovalAppOptions = {}): Promis
     store,
     slack,
     engine,
+    approvals: bot.approvals,
     webhooks: bot.webhooks,
     client: bot.client,
     sender: { baseUrl: bot.url, signingSecret: SIGNING_SECRET },
