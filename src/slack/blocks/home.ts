@@ -13,7 +13,7 @@ import {
   relative,
   statusWord,
 } from '../../format/display.js';
-import { escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
+import { escapeMrkdwn, mentionUser, slackPermalink } from '../../format/mrkdwn.js';
 import type { RecentAlert } from '../../webhooks/recent.js';
 import { requestTitle, STATE_WORDS } from './approval-format.js';
 import { approvalButtons, destinationFields } from './approval-message.js';
@@ -68,7 +68,8 @@ function mineLine(item: HomeData['mine'][number], now: Date): string {
   const { request, link } = item;
   const state = STATE_WORDS[request.state];
   const when = relative(request.createdAt, now);
-  const where = link ? ` · <${escapeMrkdwn(link)}|open the message>` : '';
+  const linked = slackPermalink(link, 'open the message');
+  const where = linked ? ` · ${linked}` : '';
   return `${escapeMrkdwn(requestTitle(request))}\n${state} · filed ${when}${where}`;
 }
 
