@@ -216,7 +216,7 @@ export class FakeSlack {
         return {
           ok: true,
           channel: body.channel,
-          permalink: `https://treasury.example.slack.com/archives/${String(body.channel)}/p${String(body.message_ts).replace('.', '')}`,
+          permalink: `https://treasury.slack.com/archives/${String(body.channel)}/p${String(body.message_ts).replace('.', '')}`,
         };
       case 'views.publish':
         return { ok: true, view: { id: `V${this.counter}`, hash: `h${this.counter}` } };
