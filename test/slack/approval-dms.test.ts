@@ -3,7 +3,8 @@
 // moves on; a click on a copy that is out of date changes nothing and is answered privately.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SlackCall } from '../support/fake-slack.js';
-import { blockAction } from '../support/slack-requests.js';
+import { FakeSlack } from '../support/fake-slack.js';
+import { blockAction, selectValue, textValue, viewSubmission } from '../support/slack-requests.js';
 import {
   APPROVALS_CHANNEL,
   APPROVER_A,
@@ -24,7 +25,7 @@ afterEach(async () => {
 
 const dmsTo = (a: ApprovalApp, user: string) =>
   a.slack.callsTo('chat.postMessage').filter((c) => c.body.channel === user && c.body.blocks);
-const buttons = (call: SlackCall) =>
+const buttons = (call: SlackCall): string[] =>
   JSON.stringify(call.body.blocks ?? []).match(/approval\.(approve|reject|cancel)/g) ?? [];
 const settled = async (a: ApprovalApp) => {
   await a.engine.idle();
@@ -131,5 +132,73 @@ describe('approvers told by DM', () => {
     const posted = app.slack.callsTo('chat.postMessage').find((c) => c.body.channel === APPROVALS_CHANNEL);
     expect(buttons(posted as SlackCall)).toEqual(['approval.cancel']);
     expect(buttons(dmsTo(app, APPROVER_A)[0] as SlackCall)).toEqual(['approval.approve', 'approval.reject']);
+  });
+
+  it('re-renders the copies for the new round when a request is sent back; a click on the earlier round changes nothing', async () => {
+    app = await startApprovalApp();
+    await viewSubmission(app.sender, {
+      callbackId: 'redeem.submit',
+      userId: REQUESTER,
+      values: {
+        'redeem.amount': { 'redeem.amount': textValue('100') },
+        'redeem.bank': { 'redeem.bank': selectValue('058|Guaranty Trust Bank') },
+        'redeem.account': { 'redeem.account': textValue('0123456789') },
+      },
+    });
+    const posted = await app.slack.waitFor('chat.postMessage', (c) => c.body.channel === APPROVALS_CHANNEL);
+    const id = /AR-[0-9A-F]+/.exec(String(posted.body.text))?.[0] ?? '';
+    await waitUntil(() => dmsTo(app as ApprovalApp, APPROVER_B).length === 1, 'the DMs');
+    await settled(app);
+    // The account changed hands since filing: the final approval's re-check sends it back (round 1).
+    const filed = await app.engine.get(id);
+    await app.store.set(`approval:${id}`, {
+      ...filed,
+      display: { ...filed?.display, accountName: 'Old Owner' },
+    });
+    await click(app, 'approval.approve', `${id}:0`, APPROVER_A);
+    await waitUntil(async () => (await app?.engine.get(id))?.round === 1, 'sent back');
+    const record = await app.store.get<{ copies: Array<{ user: string; channel: string; ts: string }> }>(
+      `approval-dms:${id}`,
+    );
+    const copyB = record?.copies.find((c) => c.user === APPROVER_B);
+    await waitUntil(
+      () =>
+        (app as ApprovalApp).slack
+          .callsTo('chat.update')
+          .some((u) => u.body.ts === copyB?.ts && JSON.stringify(u.body.blocks).includes(`"${id}:1"`)),
+      'B’s copy shows round 1',
+    );
+    // B clicks Approve on their copy as it was before (round 0).
+    await blockAction(app.sender, {
+      actionId: 'approval.approve',
+      value: `${id}:0`,
+      userId: APPROVER_B,
+      channelId: copyB?.channel,
+      messageTs: copyB?.ts,
+    });
+    const told = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === APPROVER_B);
+    expect(told.body.channel).toBe(copyB?.channel);
+    expect(String(told.body.text)).toContain('Your click changed nothing');
+    const after = await app.engine.get(id);
+    expect(after?.state).toBe('pending');
+    expect(after?.approvals).toEqual([]);
+    expect(app.sandbox.requests.filter((r) => r.path === '/v1/api/redeemAsset')).toHaveLength(0);
+  });
+
+  it('tells the members of the approver group, read from Slack, except the requester', async () => {
+    const slack = await FakeSlack.start();
+    slack.on('usergroups.users.list', () => ({ body: { ok: true, users: [APPROVER_B, REQUESTER] } }));
+    try {
+      app = await startApprovalApp({ slack, approvers: [APPROVER_A], approverGroup: 'SAPPROVERS' });
+      await fileWithdrawal(app, '2000');
+      await waitUntil(() => dmsTo(app as ApprovalApp, APPROVER_B).length === 1, 'the DM to the group member');
+      await settled(app);
+      expect(dmsTo(app, APPROVER_A)).toHaveLength(1);
+      expect(dmsTo(app, REQUESTER).filter((c) => buttons(c).includes('approval.approve'))).toEqual([]);
+    } finally {
+      await app?.stop();
+      app = undefined;
+      await slack.stop();
+    }
   });
 });
