@@ -135,7 +135,7 @@ export class ApprovalDms {
       await store.set(dmRecordKey(id), record);
     }
     const save = (r: DmRecord) => store.set(dmRecordKey(id), r);
-    const message = approvalDm(request, this.now());
+    const now = this.now();
     const rendering = renderingOf(request);
     const failures: unknown[] = [];
 
@@ -146,7 +146,7 @@ export class ApprovalDms {
     for (const user of [...record.toTell]) {
       try {
         // Posting to a user id lands in the app's DM with them; Slack answers with the DM's channel.
-        const posted = await client.chat.postMessage({ channel: user, ...message });
+        const posted = await client.chat.postMessage({ channel: user, ...approvalDm(request, now, user) });
         if (!posted.ts || !posted.channel) throw new Error('chat.postMessage answered without ts or channel');
         record.copies.push({ user, channel: posted.channel, ts: posted.ts, shown: rendering });
         record.toTell = record.toTell.filter((u) => u !== user);
@@ -158,7 +158,11 @@ export class ApprovalDms {
     for (const copy of record.copies) {
       if (sameRendering(copy.shown, rendering)) continue;
       try {
-        await client.chat.update({ channel: copy.channel, ts: copy.ts, ...message });
+        await client.chat.update({
+          channel: copy.channel,
+          ts: copy.ts,
+          ...approvalDm(request, now, copy.user),
+        });
         copy.shown = rendering;
         await save(record);
       } catch (error) {

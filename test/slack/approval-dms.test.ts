@@ -84,6 +84,33 @@ describe('approvers told by DM', () => {
     expect(JSON.stringify(last?.body.blocks)).toMatch(/Approved|Sent|Sending/);
   });
 
+  it('takes the buttons off the copy of an approver once they approved, while the others still wait for theirs', async () => {
+    app = await startApprovalApp();
+    const id = await fileWithdrawal(app, '1500000');
+    await waitUntil(() => dmsTo(app as ApprovalApp, APPROVER_B).length === 1, 'the DMs');
+    await settled(app);
+    await click(app, 'approval.approve', `${id}:0`, APPROVER_A);
+    const record = await app.store.get<{ copies: Array<{ user: string; channel: string; ts: string }> }>(
+      `approval-dms:${id}`,
+    );
+    const lastUpdateOf = (user: string) => {
+      const copy = record?.copies.find((c) => c.user === user);
+      return app?.slack
+        .callsTo('chat.update')
+        .filter((u) => u.body.ts === copy?.ts)
+        .at(-1) as SlackCall;
+    };
+    await waitUntil(
+      () => Boolean(lastUpdateOf(APPROVER_A) && lastUpdateOf(APPROVER_B)),
+      'both copies updated',
+    );
+    await settled(app);
+    expect(buttons(lastUpdateOf(APPROVER_A))).toEqual([]);
+    expect(String(lastUpdateOf(APPROVER_A).body.text)).toContain('You approved');
+    expect(buttons(lastUpdateOf(APPROVER_B))).toEqual(['approval.approve', 'approval.reject']);
+    expect(JSON.stringify(lastUpdateOf(APPROVER_B).body.blocks)).toContain('1 of 2');
+  });
+
   it('answers a click on a copy that is out of date privately, and changes nothing', async () => {
     app = await startApprovalApp();
     const id = await fileWithdrawal(app, '1700');

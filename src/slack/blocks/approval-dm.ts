@@ -8,13 +8,17 @@ import { escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
 import { requestTitle, STATE_WORDS } from './approval-format.js';
 import { approvalMessage, type SlackMessage } from './approval-message.js';
 
-export function approvalDm(request: ApprovalRequest, now: Date): SlackMessage {
-  const message = approvalMessage(request, now, { cancel: false });
+/** The copy for `approver`: once they have approved (this round), it waits for others and has no buttons. */
+export function approvalDm(request: ApprovalRequest, now: Date, approver?: string): SlackMessage {
+  const counted = request.approvals.some((a) => a.user === approver);
+  const message = approvalMessage(request, now, { cancel: false, approve: !counted });
   const title = escapeMrkdwn(requestTitle(request));
   const lead =
-    request.state === 'pending'
-      ? `${mentionUser(request.requester)} asks for your approval: ${title}`
-      : `${title}: ${STATE_WORDS[request.state]}. Nothing is waiting for you here any more.`;
+    request.state !== 'pending'
+      ? `${title}: ${STATE_WORDS[request.state]}. Nothing is waiting for you here any more.`
+      : counted
+        ? `You approved ${title}; it waits for more approvals.`
+        : `${mentionUser(request.requester)} asks for your approval: ${title}`;
   const intro: KnownBlock = { type: 'section', text: { type: 'mrkdwn', text: lead } };
   return { text: lead, blocks: [intro, ...message.blocks] };
 }
