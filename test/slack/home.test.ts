@@ -9,6 +9,7 @@ import {
   APPROVER_B,
   type ApprovalApp,
   click,
+  DEST,
   fileWithdrawal,
   OUTSIDER,
   REQUESTER,
@@ -130,6 +131,28 @@ describe('App Home', () => {
     await settled(app);
     expect((await app.engine.get(id))?.state).toBe('cancelled');
     expect(approveValues(publishesFor(app, APPROVER_A).at(-1))).toEqual([]);
+  });
+
+  it('coalesces a burst of changes into one publish per person', async () => {
+    app = await startApprovalApp({ notify: 'channel', homeDebounceMs: 3_000 });
+    await homeOpened(app, APPROVER_A);
+    await waitUntil(() => publishesFor(app as ApprovalApp, APPROVER_A).length === 1, 'the publish on open');
+    const engine = app.engine;
+    const filed = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        engine.file({
+          kind: 'withdraw',
+          requester: REQUESTER,
+          amount: `${100 + i}`,
+          payload: { amount: `${100 + i}.00`, address: DEST, networkId: 'base', shouldSaveAddress: false },
+          display: { networkName: 'Base' },
+        }),
+      ),
+    );
+    await settled(app);
+    const publishes = publishesFor(app, APPROVER_A);
+    expect(publishes).toHaveLength(2);
+    expect(approveValues(publishes[1]).sort()).toEqual(filed.map((r) => `${r.id}:0`).sort());
   });
 
   it('approves exactly once when Approve is clicked in Home and in the channel at the same moment', async () => {
