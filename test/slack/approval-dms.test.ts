@@ -2,6 +2,8 @@
 // figures with the channel's own Approve / Reject; the copies are updated in place when the request
 // moves on; a click on a copy that is out of date changes nothing and is answered privately.
 import { afterEach, describe, expect, it } from 'vitest';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { createStore } from '../../src/store/index.js';
 import type { SlackCall } from '../support/fake-slack.js';
 import { FakeSlack } from '../support/fake-slack.js';
 import { blockAction, selectValue, textValue, viewSubmission } from '../support/slack-requests.js';
@@ -225,6 +227,49 @@ describe('approvers told by DM', () => {
     } finally {
       await app?.stop();
       app = undefined;
+      await slack.stop();
+    }
+  });
+
+  it('updates after a restart a copy Slack refused to update, so no stale button outlives the request', async () => {
+    const slack = await FakeSlack.start();
+    const store = await createStore('memory://');
+    const sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
+    try {
+      const first = await startApprovalApp({ slack, store, sandbox });
+      app = first;
+      const id = await fileWithdrawal(first, '2100');
+      await waitUntil(() => dmsTo(first, APPROVER_B).length === 1, 'the DMs');
+      await settled(first);
+      const record = await store.get<{ copies: Array<{ user: string; channel: string; ts: string }> }>(
+        `approval-dms:${id}`,
+      );
+      const copyB = record?.copies.find((c) => c.user === APPROVER_B);
+      slack.on('chat.update', (c) =>
+        c.body.ts === copyB?.ts ? { body: { ok: false, error: 'internal_error' } } : undefined,
+      );
+      await click(first, 'approval.approve', `${id}:0`, APPROVER_A);
+      await waitUntil(async () => (await first.engine.get(id))?.state === 'sent', 'sent');
+      await waitUntil(
+        () => slack.callsTo('chat.update').some((u) => u.body.ts === copyB?.ts),
+        'a refused update of B’s copy',
+      );
+      await settled(first);
+      await first.stop();
+      app = undefined;
+
+      slack.reset();
+      const second = await startApprovalApp({ slack, store, sandbox });
+      app = second;
+      const updated = await slack.waitFor('chat.update', (u) => u.body.ts === copyB?.ts);
+      expect(buttons(updated)).toEqual([]);
+      expect(String(updated.body.text)).toContain('Nothing is waiting for you');
+      expect(sandbox.requests.filter((r) => r.path === '/v1/api/withdraw')).toHaveLength(1);
+    } finally {
+      await app?.stop();
+      app = undefined;
+      await sandbox.stop();
+      await store.close();
       await slack.stop();
     }
   });
