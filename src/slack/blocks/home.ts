@@ -41,6 +41,16 @@ const context = (text: string): KnownBlock => ({ type: 'context', elements: [mrk
 const header = (text: string): KnownBlock => ({ type: 'header', text: { type: 'plain_text', text } });
 const field = (label: string, value: string) => mrkdwn(`*${label}*\n${value}`);
 
+/** `expires in 3 hours` (or `expiring now` once due and not yet swept). */
+function countdown(expiresAt: string, now: Date): string {
+  return Date.parse(expiresAt) > now.getTime() ? `expires ${relative(expiresAt, now)}` : 'expiring now';
+}
+
+/** `5 minutes ago`, or `just now` within the minute (clocks of the service and the bot differ slightly). */
+function ago(at: string, now: Date): string {
+  return Math.abs(Date.parse(at) - now.getTime()) < 60_000 ? 'just now' : relative(at, now);
+}
+
 /** One request waiting for this person: its figures, countdown and the buttons. */
 function waitingBlocks(request: ApprovalRequest, now: Date): KnownBlock[] {
   const fields = [
@@ -48,13 +58,10 @@ function waitingBlocks(request: ApprovalRequest, now: Date): KnownBlock[] {
     ...destinationFields(request),
     field('Requested by', mentionUser(request.requester)),
     field('Approvals', `${request.approvals.length} of ${request.requiredApprovals}`),
-    field(
-      'Expires',
-      `${relative(request.expiresAt, now).replace(/^in /, 'expires in ')} (${lagosTime(request.expiresAt)})`,
-    ),
+    field('Expires', lagosTime(request.expiresAt)),
   ].slice(0, 10);
   return [
-    section(`*${escapeMrkdwn(requestTitle(request))}*`),
+    section(`*${escapeMrkdwn(requestTitle(request))}* · ${countdown(request.expiresAt, now)}`),
     { type: 'section', fields },
     {
       type: 'actions',
@@ -93,7 +100,7 @@ function alertLine(alert: RecentAlert, now: Date): string {
   if (alert.amount) parts.push(escapeMrkdwn(naira(alert.amount)));
   if (alert.status) parts.push(escapeMrkdwn(statusWord(alert.status)));
   if (alert.reference) parts.push(`\`${escapeMrkdwn(alert.reference)}\``);
-  return `• ${parts.join(' · ')} · ${relative(alert.at, now)}`;
+  return `• ${parts.join(' · ')} · ${ago(alert.at, now)}`;
 }
 
 export function homeView(data: HomeData): HomeView {
