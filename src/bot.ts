@@ -169,7 +169,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     slackApiUrl: config.slack.apiUrl,
     alertsChannel: config.alertsChannel,
     alertRoutes: config.alertRoutes,
-    subscribers: approvals ? [approvals.subscriber, recentAlerts.record] : [recentAlerts.record],
+    // The alert is remembered first, so a Home re-published for the request it moves already lists it.
+    subscribers: approvals ? [recentAlerts.record, approvals.subscriber] : [recentAlerts.record],
     log: logger,
     ...(options.reconcileIntervalMs ? { reconcileIntervalMs: options.reconcileIntervalMs } : {}),
     ...(options.reconcileGraceMs !== undefined ? { reconcileGraceMs: options.reconcileGraceMs } : {}),

@@ -201,4 +201,22 @@ describe('App Home', () => {
     expect(homeText(publishesFor(app, APPROVER_A)[1])).toMatch(/as of /);
     expect(balanceReads()).toBe(1);
   });
+
+  it('shows the last alerts from the webhooks it stored, and the requester’s request as completed', async () => {
+    app = await startApprovalApp({ notify: 'channel', withWebhooks: true });
+    await homeOpened(app, REQUESTER);
+    const id = await fileWithdrawal(app, '3100');
+    await click(app, 'approval.approve', `${id}:0`, APPROVER_A);
+    await waitUntil(async () => (await app?.engine.get(id))?.state === 'sent', 'sent');
+    await app.sandbox.settleAll();
+    await waitUntil(async () => (await app?.engine.get(id))?.state === 'completed', 'completed');
+    await waitUntil(
+      () => homeText(publishesFor(app as ApprovalApp, REQUESTER).at(-1)).includes('withdrawal.completed'),
+      'the alert on Home',
+    );
+    await settled(app);
+    const home = homeText(publishesFor(app, REQUESTER).at(-1));
+    expect(home).toContain('₦3,100.00 · completed');
+    expect(home).toContain('Completed · filed');
+  });
 });
