@@ -17,6 +17,7 @@ import { registerDepositQuoteViews } from './slack/views/deposit-quote.js';
 import { createWebhooksForSlack } from './slack/webhooks-wiring.js';
 import { checkStoreDurability, createStore, type Store, storeHealth } from './store/index.js';
 import type { Webhooks } from './webhooks/index.js';
+import { RecentAlerts } from './webhooks/recent.js';
 
 export interface BotOptions {
   config: Config;
@@ -36,6 +37,8 @@ export interface BotOptions {
   /** Tests drive the webhook reconciler themselves. */
   reconcileIntervalMs?: number;
   reconcileGraceMs?: number;
+  /** App Home's per-person debounce (tests: short). */
+  homeDebounceMs?: number;
 }
 
 export interface Bot {
@@ -134,6 +137,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
 
   const slackOn = Boolean(config.slack.botToken);
   const reminders = config.approvalReminders ?? parseReminderPoints(DEFAULT_REMINDERS);
+  const recentAlerts = new RecentAlerts(store, now);
   const approvals =
     slackOn && config.approvalsChannel
       ? createApprovals({
@@ -147,6 +151,9 @@ export async function startBot(options: BotOptions): Promise<Bot> {
           reminders,
           auditRetentionMs: config.auditRetentionMs,
           publicUrl: config.publicUrl,
+          notify: config.approvalNotify,
+          alerts: recentAlerts,
+          ...(options.homeDebounceMs !== undefined ? { homeDebounceMs: options.homeDebounceMs } : {}),
           now,
           log: logger,
         })
@@ -169,7 +176,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     slackApiUrl: config.slack.apiUrl,
     alertsChannel: config.alertsChannel,
     alertRoutes: config.alertRoutes,
-    subscribers: approvals ? [approvals.subscriber] : [],
+    // The alert is remembered first, so a Home re-published for the request it moves already lists it.
+    subscribers: approvals ? [recentAlerts.record, approvals.subscriber] : [recentAlerts.record],
     log: logger,
     ...(options.reconcileIntervalMs ? { reconcileIntervalMs: options.reconcileIntervalMs } : {}),
     ...(options.reconcileGraceMs !== undefined ? { reconcileGraceMs: options.reconcileGraceMs } : {}),
@@ -190,6 +198,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
           approverGroup: config.approverGroup,
           ttlMs: config.approvalTtlMs,
           reminders,
+          notify: config.approvalNotify ?? 'both',
           approvalsChannel: config.approvalsChannel,
           alertsChannel: config.alertsChannel,
           environment: client.environment,
@@ -241,7 +250,10 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       await webhooks.stop();
       await approvals?.engine.stop();
       // Approval messages and DMs already under way are finished (bounded), before the store closes.
-      const presenting = approvals?.presenter?.idle();
+      approvals?.home?.stop();
+      const presenting = approvals
+        ? Promise.all([approvals.presenter?.idle(), approvals.dms?.idle(), approvals.home?.idle()])
+        : undefined;
       if (presenting) await Promise.race([presenting, sleep(10_000, undefined, { ref: false })]);
       await client.close();
       if (ownSandbox) await sandbox?.stop();

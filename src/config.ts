@@ -16,6 +16,9 @@ export class ConfigError extends Error {
   }
 }
 
+export const APPROVAL_NOTIFY = ['dm', 'channel', 'both'] as const;
+export type ApprovalNotify = (typeof APPROVAL_NOTIFY)[number];
+
 export type ServiceConfig =
   | { mode: 'sandbox' }
   | { mode: 'service'; baseUrl: string; apiKey: string; encryptionKey: string; privateKey: string };
@@ -39,6 +42,8 @@ export interface Config {
   approvalTtlMs: number;
   /** CNGN_APPROVAL_REMINDERS: points of a pending request's lifetime (empty: none). Unset: 50%,90%. */
   approvalReminders?: ReminderPoint[] | undefined;
+  /** CNGN_APPROVAL_NOTIFY: approvers are asked by DM, in the approvals channel, or both (default). */
+  approvalNotify?: ApprovalNotify | undefined;
   /** CNGN_AUDIT_RETENTION: exported audit entries older than this are removed; unset keeps everything. */
   auditRetentionMs?: number | undefined;
   webhookSecret: string | undefined;
@@ -126,6 +131,10 @@ const envSchema = z.object({
     parsedBy(parseReminderPoints),
   ),
   CNGN_AUDIT_RETENTION: z.preprocess(blank, parsedBy(parseDuration).optional()),
+  CNGN_APPROVAL_NOTIFY: z.preprocess(
+    (v) => (typeof v === 'string' ? blank(v.trim().toLowerCase()) : v),
+    z.enum(APPROVAL_NOTIFY, 'must be dm, channel or both').default('both'),
+  ),
   CNGN_WEBHOOK_SECRET: optional,
   CNGN_RATE_LIMIT: z.preprocess(blank, parsedBy(parseRateLimit).optional()),
   PUBLIC_URL: z.preprocess(
@@ -268,6 +277,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     approvalTtlMs: e.CNGN_APPROVAL_TTL,
     approvalReminders: e.CNGN_APPROVAL_REMINDERS,
     auditRetentionMs: e.CNGN_AUDIT_RETENTION,
+    approvalNotify: e.CNGN_APPROVAL_NOTIFY,
     webhookSecret: e.CNGN_WEBHOOK_SECRET,
     rateLimit: e.CNGN_RATE_LIMIT ?? parseRateLimit(undefined),
     publicUrl: e.PUBLIC_URL,

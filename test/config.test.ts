@@ -259,3 +259,17 @@ describe('configuration', () => {
     expect(() => parseDuration('0m')).toThrow();
   });
 });
+
+describe('CNGN_APPROVAL_NOTIFY', () => {
+  it('tells approvers by DM and in the channel unless told otherwise', () => {
+    expect(loadConfig(slack).approvalNotify).toBe('both');
+    expect(loadConfig({ ...slack, CNGN_APPROVAL_NOTIFY: ' DM ' }).approvalNotify).toBe('dm');
+    expect(loadConfig({ ...slack, CNGN_APPROVAL_NOTIFY: 'channel' }).approvalNotify).toBe('channel');
+  });
+
+  it('names the variable and the choices when the value is none of them', () => {
+    expect(problemsOf({ ...slack, CNGN_APPROVAL_NOTIFY: 'email' })).toContain(
+      'CNGN_APPROVAL_NOTIFY: must be dm, channel or both',
+    );
+  });
+});

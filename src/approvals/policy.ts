@@ -91,6 +91,15 @@ export class ApprovalPolicy {
     return { allowed: true };
   }
 
+  /** Who may approve this request now (never its requester, nobody already counted), in list order. */
+  async eligibleFor(request: ApprovalRequest): Promise<string[]> {
+    const eligible: string[] = [];
+    for (const user of await this.approverIds()) {
+      if ((await this.check(request, user)).allowed) eligible.push(user);
+    }
+    return eligible;
+  }
+
   private async groupMemberSet(group: string): Promise<Set<string>> {
     const now = (this.options.now ?? Date.now)();
     if (this.groupCache && this.groupCache.until > now) return this.groupCache.members;

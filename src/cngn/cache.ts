@@ -27,7 +27,7 @@ export class ResponseCache {
     name: string,
     ttlMs: number,
     load: () => Promise<T>,
-    options: { fresh?: boolean; keep?: (value: T) => boolean } = {},
+    options: { fresh?: boolean; keep?: (value: T) => boolean; remember?: boolean } = {},
   ): Promise<Cached<T>> {
     const key = `cngn:cache:${this.scope}:${name}`;
     if (!options.fresh) {
@@ -42,6 +42,9 @@ export class ResponseCache {
       // A store hiccup costs a later re-read, not this answer.
       if (options.keep?.(value) !== false) {
         await this.store.set<Entry<T>>(key, { value, at }, ttlMs).catch(() => undefined);
+        // Kept past its lifetime for displays that say "as of" and must not read the service.
+        if (options.remember)
+          await this.store.set<Entry<T>>(`${key}:last`, { value, at }).catch(() => undefined);
       }
       return { value, asOf: new Date(at) };
     })();
@@ -51,6 +54,12 @@ export class ResponseCache {
     } finally {
       if (this.loading.get(key) === loaded) this.loading.delete(key);
     }
+  }
+
+  /** The last value loaded with `remember`, however old; never reads the service. */
+  async last<T>(name: string): Promise<Cached<T> | undefined> {
+    const hit = await this.store.get<Entry<T>>(`cngn:cache:${this.scope}:${name}:last`);
+    return hit ? { value: hit.value, asOf: new Date(hit.at) } : undefined;
   }
 
   async invalidate(name: string): Promise<void> {

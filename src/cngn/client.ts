@@ -28,6 +28,7 @@ import { DEFAULT_TIMEOUTS, HttpTransport, type Timeouts } from './http.js';
 import { DEFAULT_RATE_LIMIT, type LimiterOptions, type RateLimit, SharedRateLimiter } from './limiter.js';
 import { requestBodies } from './request-body.js';
 import { openData, parseData } from './response.js';
+import type { BalanceEntry } from './schemas.js';
 import {
   balanceEntrySchema,
   bankSchema,
@@ -134,9 +135,14 @@ export class CngnClient implements CngnApi {
       'balance',
       this.ttl.balance,
       () => this.read('/v1/api/balance', 'GET /v1/api/balance', balanceListSchema, options, []),
-      options,
+      { ...options, remember: true },
     );
     return { entries: cached.value, asOf: cached.asOf };
+  }
+
+  async lastBalance() {
+    const last = await this.cache.last<BalanceEntry[]>('balance');
+    return last ? { entries: last.value, asOf: last.asOf } : undefined;
   }
 
   async getNetworks(options: { includeBlockchain?: boolean } & ReadOptions = {}) {

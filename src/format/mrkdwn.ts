@@ -15,6 +15,14 @@ export function explorerLink(url: string | null | undefined, label: string): str
   return checked ? `<${escapeMrkdwn(checked)}|${escapeMrkdwn(label)}>` : undefined;
 }
 
+const SLACK_PERMALINK =
+  /^https:\/\/[a-z0-9-]+(\.enterprise)?\.slack\.com\/archives\/[A-Z0-9]+\/p\d+(\?[\w.=&-]*)?$/;
+
+/** `<url|label>` for a message permalink Slack gave (chat.getPermalink); undefined for anything else. */
+export function slackPermalink(url: string | null | undefined, label: string): string | undefined {
+  return url && SLACK_PERMALINK.test(url) ? `<${escapeMrkdwn(url)}|${escapeMrkdwn(label)}>` : undefined;
+}
+
 /** A link from outside that is not a checked explorer page: shown whole as inert text, never linked. */
 export function inertUrl(url: string): string {
   const shown = url.length > 200 ? `${url.slice(0, 200)}…` : url;

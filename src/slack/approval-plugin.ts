@@ -27,21 +27,21 @@ export type { ApprovalSlackDeps } from './actions/approval.js';
  * Register the approval listeners and present the engine's changes through this app's Slack
  * connection; the presenter starts by making good what a restart left unshown.
  */
-export function registerApprovals(app: App, deps: ApprovalSlackDeps, store: Store): ApprovalPresenter {
+export function registerApprovals(
+  app: App,
+  deps: ApprovalSlackDeps,
+  store: Store,
+  options: { approverButtons?: boolean } = {},
+): ApprovalPresenter {
   registerApprovalActions(app, deps);
   registerFilingViews(app, deps);
   registerBankViews(app, deps);
   registerRejectView(app, deps);
   // Its own client: bounded retries, a timeout per call, and a 429 pause that holds only approval messages.
-  const client = new WebClient(app.client.token, {
-    slackApiUrl: app.client.slackApiUrl,
-    logger: app.logger,
-    retryConfig: PRESENTER_RETRIES,
-    timeout: PRESENTER_REQUEST_TIMEOUT_MS,
-    rejectRateLimitedCalls: false,
-  });
+  const client = presenterClient(app);
   const presenter = new ApprovalPresenter(deps.engine, {
     client,
+    ...(options.approverButtons === false ? { approverButtons: false } : {}),
     store,
     channel: deps.approvalsChannel,
     ...(deps.now ? { now: deps.now } : {}),
@@ -50,6 +50,17 @@ export function registerApprovals(app: App, deps: ApprovalSlackDeps, store: Stor
   presenter.listen();
   void presenter.recover();
   return presenter;
+}
+
+/** A client for what the bot says on its own (messages, DMs, Home): bounded retries, waits out 429s. */
+export function presenterClient(app: App): WebClient {
+  return new WebClient(app.client.token, {
+    slackApiUrl: app.client.slackApiUrl,
+    logger: app.logger,
+    retryConfig: PRESENTER_RETRIES,
+    timeout: PRESENTER_REQUEST_TIMEOUT_MS,
+    rejectRateLimitedCalls: false,
+  });
 }
 
 /** Subcommands that open a filing modal (the router acks first and passes the rest of the words). */

@@ -17,6 +17,8 @@ export interface PresenterOptions {
   client: WebClient;
   store: Store;
   channel: string;
+  /** False when approvers are asked by DM only (CNGN_APPROVAL_NOTIFY=dm): no Approve/Reject here. */
+  approverButtons?: boolean;
   now?: () => Date;
   log?: { warn(message: string, fields?: Record<string, unknown>): void };
 }
@@ -210,7 +212,7 @@ export class ApprovalPresenter {
   /** Post the approval message once, or update it when it shows something else than the stored state. */
   private async showMessage(request: ApprovalRequest, shown: Shown, render: boolean): Promise<void> {
     const { client } = this.options;
-    const message = approvalMessage(request, this.now());
+    const message = approvalMessage(request, this.now(), { approve: this.options.approverButtons !== false });
     const where = shown.message;
     if (!where) {
       // A request that ended before approvers ever saw it gets no message now.

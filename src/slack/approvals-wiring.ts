@@ -11,12 +11,17 @@ import {
 } from '../approvals/index.js';
 import type { CngnApi } from '../cngn/api.js';
 import type { WebhookEvent } from '../cngn/schemas.js';
+import type { ApprovalNotify } from '../config.js';
 import type { Store } from '../store/index.js';
+import type { RecentAlerts } from '../webhooks/recent.js';
 import type { ApprovalSlackDeps } from './actions/approval.js';
 import { RoundBoundPolicy } from './actions/approval-round.js';
-import { handleBridgeCallback, registerApprovals } from './approval-plugin.js';
+import { ApprovalDms } from './approval-dms.js';
+import { handleBridgeCallback, presenterClient, registerApprovals } from './approval-plugin.js';
 import type { ApprovalPresenter } from './approval-presenter.js';
 import { registerApprovalReminders } from './approval-reminders.js';
+import { HomePublisher } from './home/publisher.js';
+import { registerHome } from './home/register.js';
 
 export interface ApprovalsSetup {
   store: Store;
@@ -31,6 +36,12 @@ export interface ApprovalsSetup {
   reminders?: readonly ReminderPoint[] | undefined;
   auditRetentionMs?: number | undefined;
   publicUrl?: string | undefined;
+  /** CNGN_APPROVAL_NOTIFY (default both). */
+  notify?: ApprovalNotify | undefined;
+  /** The last alerts, shown on App Home. */
+  alerts?: RecentAlerts | undefined;
+  /** App Home: a burst of changes for one person within this is one publish. */
+  homeDebounceMs?: number | undefined;
   now?: () => Date;
   log?: ApprovalSlackDeps['log'];
 }
@@ -42,6 +53,10 @@ export interface Approvals {
   plugin: (app: App) => void;
   /** Keeps the approval messages current; set once the plugin has run. */
   presenter: ApprovalPresenter | undefined;
+  /** Approvers' DMs (unless CNGN_APPROVAL_NOTIFY=channel); set once the plugin has run. */
+  dms: ApprovalDms | undefined;
+  /** App Home; set once the plugin has run. */
+  home: HomePublisher | undefined;
   /** `POST /callbacks/bridge/:token` */
   bridgeCallback: (token: string, rawBody: string) => Promise<{ status: number; body: string }>;
   /** For the webhook pipeline. */
@@ -84,9 +99,33 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
     engine,
     deps,
     presenter: undefined,
+    dms: undefined,
+    home: undefined,
     plugin: (app) => {
       slackClient = app.client;
-      approvals.presenter = registerApprovals(app, deps, setup.store);
+      const notify = setup.notify ?? 'both';
+      approvals.presenter = registerApprovals(app, deps, setup.store, { approverButtons: notify !== 'dm' });
+      const client = presenterClient(app);
+      const common = {
+        engine,
+        client,
+        store: setup.store,
+        ...(setup.now ? { now: setup.now } : {}),
+        ...(setup.log ? { log: setup.log } : {}),
+      };
+      if (notify !== 'channel') {
+        approvals.dms = new ApprovalDms(common);
+        approvals.dms.listen();
+        void approvals.dms.recover();
+      }
+      approvals.home = new HomePublisher({
+        ...common,
+        api: setup.api,
+        alerts: setup.alerts,
+        ...(setup.homeDebounceMs !== undefined ? { debounceMs: setup.homeDebounceMs } : {}),
+      });
+      approvals.home.listen();
+      registerHome(app, approvals.home, setup.log);
       registerApprovalReminders(app, deps, setup.store);
     },
     bridgeCallback: (token, rawBody) => handleBridgeCallback(deps, token, rawBody),

@@ -5,6 +5,7 @@ import {
   inertUrl,
   mentionChannel,
   mentionUser,
+  slackPermalink,
 } from '../../src/format/mrkdwn.js';
 
 describe('mrkdwn from outside text', () => {
@@ -47,5 +48,22 @@ describe('mrkdwn from outside text', () => {
     expect(mentionUser('U1> <!channel')).toBe('U1&gt; &lt;!channel');
     expect(mentionChannel('C0APPROVALS')).toBe('<#C0APPROVALS>');
     expect(mentionChannel('C1|x> <!here')).toBe('C1|x&gt; &lt;!here');
+  });
+});
+
+describe('a request message permalink', () => {
+  it('links only what looks like a Slack message permalink', () => {
+    expect(slackPermalink('https://treasury.slack.com/archives/C0APPROVALS/p1732350000000100', 'open')).toBe(
+      '<https://treasury.slack.com/archives/C0APPROVALS/p1732350000000100|open>',
+    );
+    for (const url of [
+      'https://evil.example/archives/C1/p1',
+      'http://treasury.slack.com/archives/C1/p1',
+      'https://treasury.slack.com.evil.example/archives/C1/p1',
+      'https://treasury.slack.com/archives/C1/p1|Approve',
+      undefined,
+    ]) {
+      expect(slackPermalink(url, 'open'), String(url)).toBeUndefined();
+    }
   });
 });

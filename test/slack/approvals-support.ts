@@ -8,6 +8,7 @@ import { startBot } from '../../src/bot.js';
 import type { CngnClient } from '../../src/cngn/client.js';
 import { type Logger, silentLogger } from '../../src/log.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import type { Approvals } from '../../src/slack/approvals-wiring.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import type { Webhooks } from '../../src/webhooks/index.js';
 import { FakeSlack } from '../support/fake-slack.js';
@@ -44,6 +45,10 @@ export interface ApprovalAppOptions {
   auditRetentionMs?: number;
   /** Where the bot's log lines go (default: nowhere). */
   logger?: Logger;
+  /** CNGN_APPROVAL_NOTIFY (default both) */
+  notify?: 'dm' | 'channel' | 'both';
+  /** App Home's per-person debounce (default: short, for tests). */
+  homeDebounceMs?: number;
 }
 
 async function freePort(): Promise<number> {
@@ -60,6 +65,8 @@ export interface ApprovalApp {
   store: Store;
   slack: FakeSlack;
   engine: ApprovalEngine;
+  /** The approvals feature as wired (presenter, DMs, App Home), when started by startApprovalApp. */
+  approvals?: Approvals;
   webhooks?: Webhooks;
   client: CngnClient;
   sender: SlackSender;
@@ -83,6 +90,7 @@ export async function startApprovalApp(options: ApprovalAppOptions = {}): Promis
     auditRetentionMs: options.auditRetentionMs,
     publicUrl,
     webhookSecret: sandbox.webhookSecret,
+    ...(options.notify ? { approvalNotify: options.notify } : {}),
   });
   const bot = await startBot({
     config,
@@ -91,6 +99,7 @@ export async function startApprovalApp(options: ApprovalAppOptions = {}): Promis
     sandbox,
     ...(options.now ? { now: options.now } : {}),
     clientTimeouts: { headersMs: 2_000, bodyMs: 2_000 },
+    homeDebounceMs: options.homeDebounceMs ?? 20,
   });
   if (!bot.approvals) throw new Error('approvals are not wired');
   const engine = bot.approvals.engine;
@@ -100,6 +109,7 @@ export async function startApprovalApp(options: ApprovalAppOptions = {}): Promis
     store,
     slack,
     engine,
+    approvals: bot.approvals,
     webhooks: bot.webhooks,
     client: bot.client,
     sender: { baseUrl: bot.url, signingSecret: SIGNING_SECRET },

@@ -28,6 +28,7 @@ import {
   recordClick,
 } from './approval-click.js';
 import { asClickedInRound, StaleRoundError } from './approval-round.js';
+import { answerPlace } from './click-answer.js';
 
 export interface ApprovalSlackDeps {
   engine: ApprovalEngine;
@@ -130,9 +131,9 @@ function takeClick(
       return answerUnreadable(client, deps, action, read);
     }
     const { click } = read;
-    const where = { channel: click.channel, user: click.user };
     const taken = await recordClick((options) => decide(click, options));
     await ack();
+    const where = await answerPlace(client, click);
     await guarded(client, deps, where, action, async () => {
       if (taken.outcome === 'late') {
         deps.log?.warn('approval click not recorded in time', { action });
@@ -182,7 +183,7 @@ export function registerApprovalActions(app: App, deps: ApprovalSlackDeps): void
     const read = readClick(body);
     if (!read.ok) return answerUnreadable(client, deps, REJECT_ACTION, read);
     const { click } = read;
-    const where = { channel: click.channel, user: click.user };
+    const where = await answerPlace(client, click);
     await guarded(client, deps, where, REJECT_ACTION, async () => {
       const { id, round } = readButtonValue(click.value);
       const check = await withinDeadline(
@@ -202,7 +203,7 @@ export function registerApprovalActions(app: App, deps: ApprovalSlackDeps): void
         view: rejectModal({
           requestId: id,
           title: check.request ? requestTitle(check.request) : id,
-          ...(click.channel ? { channel: click.channel } : {}),
+          ...(where.channel ? { channel: where.channel } : {}),
         }),
       });
     });

@@ -1,7 +1,7 @@
 // The approval request as approvers see it in the approvals channel, updated in place at each step.
 // Pure: request and the current time in, Block Kit out. Every name, address, reason and note in a
 // request came from a person, the bank or the service: each is escaped where it enters mrkdwn.
-import type { KnownBlock } from '@slack/types';
+import type { Button, KnownBlock } from '@slack/types';
 import { noticeText } from '../../approvals/index.js';
 import type { ApprovalRequest } from '../../approvals/types.js';
 import { lagosTime, naira, relative } from '../../format/display.js';
@@ -145,7 +145,19 @@ export function staleRoundNotice(request: ApprovalRequest, now: Date): SlackMess
   };
 }
 
-export function approvalMessage(request: ApprovalRequest, now: Date): SlackMessage {
+/** Which buttons a copy of the message carries: the channel's has all three by default. */
+export interface MessageButtons {
+  /** Approve and Reject (false: approvers are asked by DM only, CNGN_APPROVAL_NOTIFY=dm). */
+  approve?: boolean;
+  /** The requester's Cancel (false on the copies sent to approvers). */
+  cancel?: boolean;
+}
+
+export function approvalMessage(
+  request: ApprovalRequest,
+  now: Date,
+  buttons: MessageButtons = {},
+): SlackMessage {
   const blocks: KnownBlock[] = [
     {
       type: 'header',
@@ -179,40 +191,43 @@ export function approvalMessage(request: ApprovalRequest, now: Date): SlackMessa
     blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: outcome.join('\n') }] });
   }
   blocks.push(...lifecycleContext(request));
-  if (request.state === 'pending') {
-    blocks.push({
-      type: 'actions',
-      block_id: APPROVAL_ACTIONS_BLOCK,
-      elements: [
-        {
-          type: 'button',
-          action_id: APPROVE_ACTION,
-          style: 'primary',
-          text: { type: 'plain_text', text: 'Approve' },
-          value: approvalButtonValue(request),
-        },
-        {
-          type: 'button',
-          action_id: REJECT_ACTION,
-          style: 'danger',
-          text: { type: 'plain_text', text: 'Reject' },
-          value: approvalButtonValue(request),
-        },
-        {
-          type: 'button',
-          action_id: CANCEL_ACTION,
-          text: { type: 'plain_text', text: 'Cancel (requester)' },
-          value: request.id,
-        },
-        ...extendButtons(request),
-      ],
-    });
-  }
+  const elements =
+    request.state === 'pending'
+      ? [
+          ...approvalButtons(request, buttons),
+          // Extend is the requester's, beside Cancel: not on approvers' DM copies.
+          ...(buttons.cancel !== false ? extendButtons(request) : []),
+        ]
+      : [];
+  if (elements.length > 0) blocks.push({ type: 'actions', block_id: APPROVAL_ACTIONS_BLOCK, elements });
   return {
     text: `${escapeMrkdwn(requestTitle(request))}: ${STATE_WORDS[request.state].replace(/^:[a-z_]+: /, '')}`,
     blocks,
   };
 }
+
+/** Approve and Reject (bound to the round shown) and the requester's Cancel, as asked. */
+export function approvalButtons(request: ApprovalRequest, buttons: MessageButtons = {}): Button[] {
+  const value = approvalButtonValue(request);
+  const out: Button[] = [];
+  if (buttons.approve !== false) {
+    out.push(
+      { type: 'button', action_id: APPROVE_ACTION, style: 'primary', text: plain('Approve'), value },
+      { type: 'button', action_id: REJECT_ACTION, style: 'danger', text: plain('Reject'), value },
+    );
+  }
+  if (buttons.cancel !== false) {
+    out.push({
+      type: 'button',
+      action_id: CANCEL_ACTION,
+      text: plain('Cancel (requester)'),
+      value: request.id,
+    });
+  }
+  return out;
+}
+
+const plain = (text: string) => ({ type: 'plain_text' as const, text });
 
 /** The thread reply for the request's newest step: the engine's notice as said, or the step in words. */
 export function threadReply(request: ApprovalRequest): string {

@@ -16,6 +16,7 @@ import {
   webhookEventSchema,
   whitelistedAddressSchema,
 } from '../../../src/cngn/schemas.js';
+import { approvalDm } from '../../../src/slack/blocks/approval-dm.js';
 import { auditList, pendingList, refusalText } from '../../../src/slack/blocks/approval-lists.js';
 import {
   approvalMessage,
@@ -49,6 +50,7 @@ import {
   quoteModal,
   quoteResultView,
 } from '../../../src/slack/blocks/deposit-quote.js';
+import { homeView } from '../../../src/slack/blocks/home.js';
 import {
   accountsMessage,
   balanceMessage,
@@ -79,6 +81,8 @@ const fakeExplorers = (text: string) => [
 ];
 
 type Built = { name: string; built: unknown };
+/** Slack's own link to a request message (chat.getPermalink): the one link Home makes. */
+const PERMALINK = 'https://example.slack.com/archives/C1/p1000000000000001';
 
 /** Every builder, every outside field set to `text`. */
 function everyBuilder(text: string): Built[] {
@@ -92,6 +96,21 @@ function everyBuilder(text: string): Built[] {
         add(`approval message ${request.kind} ${state}`, approvalMessage({ ...request, state }, NOW));
       }
       add(`stale-round notice ${request.kind}`, staleRoundNotice(request, NOW));
+      for (const state of STATES)
+        add(`approver DM ${request.kind} ${state}`, approvalDm({ ...request, state }, NOW));
+      add(
+        `App Home ${request.kind}`,
+        homeView({
+          now: NOW,
+          environment: 'sandbox',
+          waiting: [request],
+          mine: [{ request, link: PERMALINK }],
+          balance: { entries: [{ asset_code: text, balance: '1500.00' }], asOf: NOW },
+          alerts: [
+            { key: text, event: text, at: NOW.toISOString(), status: text, reference: text, amount: '12.00' },
+          ],
+        }),
+      );
       for (const action of [...ACTIONS, text]) {
         for (const state of ['pending', 'failed', 'rejected', 'completed'] as const) {
           const step = atStep(request, state, action, text);

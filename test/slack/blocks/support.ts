@@ -40,13 +40,18 @@ const KNOWN_EXPLORER =
  * The mrkdwn with the bot's own markup taken out: mentions of the fixtures' people and channel, and
  * links to a known block explorer over https. What is left must hold no `<` or `>` at all.
  */
+/** A request message's permalink as Slack gives it (App Home links to it). */
+const SLACK_PERMALINK = /^https:\/\/[a-z0-9-]+\.slack\.com\/archives\/[A-Z0-9]+\/p\d+$/;
+
 export function withoutOwnMarkup(text: string): string {
   return text
     .replace(/<@([A-Z0-9]+)>/g, (whole, id: string) =>
       (USERS as readonly string[]).includes(id) ? '' : whole,
     )
     .replace(/<#([A-Z0-9]+)>/g, (whole, id: string) => (id === CHANNEL ? '' : whole))
-    .replace(/<([^<>|\s]+)\|([^<>]*)>/g, (whole, url: string) => (KNOWN_EXPLORER.test(url) ? '' : whole));
+    .replace(/<([^<>|\s]+)\|([^<>]*)>/g, (whole, url: string) =>
+      KNOWN_EXPLORER.test(url) || SLACK_PERMALINK.test(url) ? '' : whole,
+    );
 }
 
 export const NOW = new Date('2026-11-23T08:00:00.000Z');

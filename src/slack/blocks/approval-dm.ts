@@ -1,0 +1,24 @@
+// The copy of an approval request sent by DM to each eligible approver: the same figures and the same
+// Approve / Reject buttons (same action ids, same `id:round` value) as the channel message, so a click
+// here takes exactly the channel's path. Updated in place as the request moves on; once it is no
+// longer pending it carries no buttons. Pure: request and time in, Block Kit out.
+import type { KnownBlock } from '@slack/types';
+import type { ApprovalRequest } from '../../approvals/types.js';
+import { escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
+import { requestTitle, STATE_WORDS } from './approval-format.js';
+import { approvalMessage, type SlackMessage } from './approval-message.js';
+
+/** The copy for `approver`: once they have approved (this round), it waits for others and has no buttons. */
+export function approvalDm(request: ApprovalRequest, now: Date, approver?: string): SlackMessage {
+  const counted = request.approvals.some((a) => a.user === approver);
+  const message = approvalMessage(request, now, { cancel: false, approve: !counted });
+  const title = escapeMrkdwn(requestTitle(request));
+  const lead =
+    request.state !== 'pending'
+      ? `${title}: ${STATE_WORDS[request.state]}. Nothing is waiting for you here any more.`
+      : counted
+        ? `You approved ${title}; it waits for more approvals.`
+        : `${mentionUser(request.requester)} asks for your approval: ${title}`;
+  const intro: KnownBlock = { type: 'section', text: { type: 'mrkdwn', text: lead } };
+  return { text: lead, blocks: [intro, ...message.blocks] };
+}

@@ -1,0 +1,201 @@
+// Publishes each person's App Home (views.publish) when they open it and whenever a request that
+// concerns them changes: they filed it, they may approve it, or they approved it. Bursts are coalesced
+// per person (one publish at a time, the next one waiting at most the debounce), and a person who never
+// opened Home costs nothing: who opened it is remembered in the store, shared by replicas.
+// Every read comes from the store and the caches (requests, the last balance read, the request
+// budget's state, the last alerts): publishing Home never calls the service.
+import type { WebClient } from '@slack/web-api';
+import type { ApprovalEngine } from '../../approvals/index.js';
+import type { ApprovalRequest } from '../../approvals/types.js';
+import type { CngnApi } from '../../cngn/api.js';
+import type { Store } from '../../store/index.js';
+import type { RecentAlerts } from '../../webhooks/recent.js';
+import { HOME_MINE_SHOWN, type HomeData, homeView } from '../blocks/home.js';
+
+export interface HomePublisherOptions {
+  engine: ApprovalEngine;
+  api: CngnApi;
+  store: Store;
+  client: WebClient;
+  alerts?: RecentAlerts | undefined;
+  /** A burst of changes for one person within this becomes one publish (default 1 s). */
+  debounceMs?: number;
+  now?: () => Date;
+  log?: { warn(message: string, fields?: Record<string, unknown>): void };
+}
+
+const OPENED_SET = 'home:opened';
+const mineKey = (user: string) => `home:requests:${user}`;
+const permalinkKey = (id: string) => `home:permalink:${id}`;
+/** Ids of a person's own requests kept for Home, newest first. */
+const MINE_KEPT = 20;
+
+export class HomePublisher {
+  private readonly now: () => Date;
+  private readonly debounceMs: number;
+  private readonly opened = new Set<string>();
+  private readonly timers = new Map<string, { timer: NodeJS.Timeout; fire: () => void }>();
+  private readonly publishing = new Map<string, Promise<void>>();
+  private readonly again = new Set<string>();
+  private readonly running = new Set<Promise<void>>();
+
+  constructor(private readonly options: HomePublisherOptions) {
+    this.now = options.now ?? (() => new Date());
+    this.debounceMs = options.debounceMs ?? 1_000;
+  }
+
+  /** Follow every persisted change of a request; the engine never waits for Home. */
+  listen(): void {
+    this.options.engine.onChange(async (request) => {
+      void this.track(
+        this.requestChanged(request).catch((error: unknown) => {
+          this.options.log?.warn('could not bring App Home up to date', {
+            requestId: request.id,
+            error: String(error),
+          });
+        }),
+      );
+    });
+  }
+
+  /** The person opened their Home tab: remember it (once) and publish it now. */
+  async homeOpened(user: string): Promise<void> {
+    if (!this.opened.has(user)) {
+      await this.options.store.addToSet(OPENED_SET, user);
+      this.opened.add(user);
+    }
+    this.run(user);
+  }
+
+  /** Resolves when scheduled and running publishes have finished (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  }
+
+  /** Drop publishes still waiting for their debounce (shutdown). */
+  stop(): void {
+    for (const { timer, fire } of this.timers.values()) {
+      clearTimeout(timer);
+      fire();
+    }
+    this.timers.clear();
+  }
+
+  private track(work: Promise<void>): Promise<void> {
+    this.running.add(work);
+    void work.finally(() => this.running.delete(work));
+    return work;
+  }
+
+  private async requestChanged(request: ApprovalRequest): Promise<void> {
+    const { store, engine } = this.options;
+    if (request.history.length === 1 && request.history[0]?.action === 'filed') {
+      await store.withLock(mineKey(request.requester), async () => {
+        const ids = (await store.get<string[]>(mineKey(request.requester))) ?? [];
+        if (!ids.includes(request.id))
+          await store.set(mineKey(request.requester), [request.id, ...ids].slice(0, MINE_KEPT));
+      });
+    }
+    const opened = new Set(await store.setMembers(OPENED_SET));
+    if (opened.size === 0) return;
+    const concerned = new Set([
+      request.requester,
+      ...request.approvals.map((a) => a.user),
+      ...(await engine.core.options.policy.approverIds()),
+    ]);
+    for (const user of concerned) if (opened.has(user)) this.schedule(user);
+  }
+
+  /** Publish after the debounce; a person already waiting for one is not scheduled twice. */
+  private schedule(user: string): void {
+    if (this.timers.has(user)) return;
+    let fire!: () => void;
+    const fired = new Promise<void>((resolve) => {
+      fire = resolve;
+    });
+    const timer = setTimeout(() => {
+      this.timers.delete(user);
+      this.run(user);
+      fire();
+    }, this.debounceMs);
+    timer.unref();
+    this.timers.set(user, { timer, fire });
+    void this.track(fired);
+  }
+
+  /** One publish per person at a time; a change during it publishes once more afterwards. */
+  private run(user: string): void {
+    if (this.publishing.has(user)) {
+      this.again.add(user);
+      return;
+    }
+    const work = this.publish(user)
+      .catch((error: unknown) => {
+        this.options.log?.warn('could not publish App Home', { user, error: String(error) });
+      })
+      .finally(() => {
+        this.publishing.delete(user);
+        if (this.again.delete(user)) this.schedule(user);
+      });
+    this.publishing.set(user, work);
+    void this.track(work);
+  }
+
+  private async publish(user: string): Promise<void> {
+    const view = homeView(await this.homeData(user));
+    await this.options.client.views.publish({ user_id: user, view });
+  }
+
+  private async homeData(user: string): Promise<HomeData> {
+    const { engine, api, store } = this.options;
+    const now = this.now();
+    const open = await engine.openRequests();
+    const policy = engine.core.options.policy;
+    const waiting: ApprovalRequest[] = [];
+    for (const request of open) {
+      if (request.state !== 'pending' || Date.parse(request.expiresAt) <= now.getTime()) continue;
+      if ((await policy.check(request, user)).allowed) waiting.push(request);
+    }
+    const ids = new Set([
+      ...((await store.get<string[]>(mineKey(user))) ?? []),
+      ...open.filter((r) => r.requester === user).map((r) => r.id),
+    ]);
+    const own = (await Promise.all([...ids].map((id) => engine.get(id))))
+      .filter((r): r is ApprovalRequest => r?.requester === user)
+      .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+      .slice(0, HOME_MINE_SHOWN);
+    const mine = await Promise.all(
+      own.map(async (request) => ({ request, link: await this.permalink(request) })),
+    );
+    return {
+      now,
+      environment: api.environment,
+      waiting,
+      mine,
+      balance: await api.lastBalance().catch(() => undefined),
+      budget: await api.budget().catch(() => undefined),
+      alerts: (await this.options.alerts?.latest(5).catch(() => undefined)) ?? [],
+    };
+  }
+
+  /** The request message's permalink, asked of Slack once per request and kept in the store. */
+  private async permalink(request: ApprovalRequest): Promise<string | undefined> {
+    const where = request.slackMessage;
+    if (!where) return undefined;
+    const { store, client } = this.options;
+    const known = await store.get<string>(permalinkKey(request.id));
+    if (known) return known;
+    try {
+      const answer = await client.chat.getPermalink({ channel: where.channel, message_ts: where.ts });
+      if (!answer.permalink) return undefined;
+      await store.set(permalinkKey(request.id), answer.permalink);
+      return answer.permalink;
+    } catch (error) {
+      this.options.log?.warn('could not read a request message permalink', {
+        requestId: request.id,
+        error: String(error),
+      });
+      return undefined;
+    }
+  }
+}

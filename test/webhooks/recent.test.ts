@@ -1,0 +1,29 @@
+// The last alerts kept for App Home: newest first, at most ten, one entry per event however often a
+// subscriber call is replayed after a restart.
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { createStore, type Store } from '../../src/store/index.js';
+import { RECENT_ALERTS_KEPT, RecentAlerts } from '../../src/webhooks/recent.js';
+
+let store: Store;
+beforeEach(async () => {
+  store = await createStore('memory://');
+});
+afterEach(async () => {
+  await store.close();
+});
+
+const deposit = (n: number) => ({
+  event: 'deposit.completed',
+  data: { transactionId: `tx-${n}`, trx_ref: `REF${n}`, amount: '5000.00', status: 'completed' },
+  timestamp: new Date(Date.UTC(2026, 10, 23, 8, n)).toISOString(),
+});
+
+it('keeps the newest alerts first, at most ten, and a replayed event once', async () => {
+  const recent = new RecentAlerts(store);
+  for (let n = 0; n < 12; n++) await recent.record(deposit(n));
+  await recent.record(deposit(11));
+  const kept = await recent.latest(RECENT_ALERTS_KEPT + 5);
+  expect(kept).toHaveLength(RECENT_ALERTS_KEPT);
+  expect(kept.map((a) => a.reference)).toEqual(Array.from({ length: 10 }, (_, i) => `REF${11 - i}`));
+  expect(await recent.latest(3)).toHaveLength(3);
+});
