@@ -309,11 +309,13 @@ describe('the sandbox panel', () => {
 });
 
 describe('App Home and closing a modal', () => {
-  it('opening App Home reaches the bot as a signed app_home_opened event, and it publishes no Home', async () => {
+  it('opening App Home reaches the bot as a signed app_home_opened event, and the bot publishes Home', async () => {
     const { status, answer } = await bench.post('/home', { user: DAYO });
     expect(status).toBe(200);
     expect(answer.ok).toBe(true);
-    expect((await bench.state(DAYO)).home).toBeUndefined();
+    const home = await bench.waitFor(DAYO, (s) => s.home, "Dayo's App Home");
+    expect(home.type).toBe('home');
+    expect(JSON.stringify(home.blocks)).toContain('SANDBOX');
   });
 
   it('closing a form removes it for that person only', async () => {
