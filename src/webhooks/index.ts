@@ -11,7 +11,7 @@ import { DEFAULT_RETENTION_MS, Outbox } from './outbox.js';
 import { WebhookPipeline } from './pipeline.js';
 import { Reconciler, type TransactionSource } from './reconciler.js';
 import { type AlertRoute, alertRouter, parseAlertRoutes } from './routing.js';
-import type { OutboxEntry, RenderAlert, WebhookSubscriber } from './types.js';
+import type { DigestRendering, OutboxEntry, RenderAlert, WebhookSubscriber } from './types.js';
 
 export { Deliverer, type Logger, type SlackPoster } from './deliverer.js';
 export { DEFAULT_BODY_LIMIT, WEBHOOK_PATH, type WebhookRoute, webhookRoute } from './intake.js';
@@ -37,6 +37,12 @@ export interface WebhooksOptions {
   slack?: SlackPoster | undefined;
   /** The message builders (slack/blocks/webhook-message.ts), injected to keep webhooks/ free of slack/. */
   render: RenderAlert;
+  /** The digest builders (slack/blocks/webhook-digest.ts); unset → one message per event under any load. */
+  renderDigest?: DigestRendering | undefined;
+  /** Routine events waiting for a channel beyond which they are grouped into digests (default 5). */
+  digestAbove?: number;
+  /** Events one digest message lists at most (default 100; fewer when Slack's limits say so). */
+  digestMaxEvents?: number;
   /** CNGN_ALERTS_CHANNEL */
   alertsChannel?: string | undefined;
   /** CNGN_ALERT_ROUTES, raw or parsed. */
@@ -99,6 +105,9 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
         ...(options.maxBackoffMs ? { maxBackoffMs: options.maxBackoffMs } : {}),
         ...(options.sleep ? { sleep: options.sleep } : {}),
         ...(options.maxAttempts ? { maxAttempts: options.maxAttempts } : {}),
+        digest: options.renderDigest,
+        ...(options.digestAbove !== undefined ? { digestAbove: options.digestAbove } : {}),
+        ...(options.digestMaxEvents ? { digestMaxEvents: options.digestMaxEvents } : {}),
       })
     : undefined;
   const pipeline = new WebhookPipeline({

@@ -25,7 +25,8 @@ describe.skipIf(!up)('webhook replicas on Redis', () => {
   it('posts every event once across two replicas, duplicates sent to both included', async () => {
     const prefix = testPrefix('webhook-replicas');
     for (let i = 0; i < 2; i++) stores.push(await createStore(REDIS_URL, { prefix }));
-    for (const store of stores) rigs.push(await startRig({ fake, store }));
+    // One message per event: this is about claims between replicas (digests: digest.test.ts).
+    for (const store of stores) rigs.push(await startRig({ fake, store, digests: false }));
     const [a, b] = rigs as [Rig, Rig];
     const bodies = Array.from({ length: 30 }, (_, i) =>
       webhookBody(i % 3 ? 'deposit.completed' : 'deposit.received', {

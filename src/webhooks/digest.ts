@@ -1,0 +1,66 @@
+// What the deliverer decides about digests without I/O: which events never wait in one, and how many
+// events one message can carry within Slack's limits.
+import { classifyStatus } from '../cngn/schemas.js';
+import type { AlertInput, AlertMessage, OutboxEntry } from './types.js';
+
+/** Slack: at most 50 blocks a message, 3,000 characters a text object, 10 fields a section. */
+export const SLACK_MAX_BLOCKS = 50;
+export const SLACK_MAX_TEXT = 3_000;
+const SLACK_MAX_FIELDS = 10;
+
+/**
+ * A failure, or an event a person must look at (part of it could not be read): posted first and on
+ * its own, never folded into a digest behind routine events.
+ */
+export function needsPerson(entry: OutboxEntry): boolean {
+  if (entry.event.event === 'transaction.failed') return true;
+  if (classifyStatus(entry.event.data.status) === 'failed') return true;
+  return (entry.unreadable?.length ?? 0) > 0;
+}
+
+export function alertInputOf(entry: OutboxEntry): AlertInput {
+  return {
+    event: entry.event,
+    origin: entry.origin,
+    environment: entry.environment,
+    ...(entry.unreadable?.length ? { unreadable: entry.unreadable } : {}),
+  };
+}
+
+/** Whether Slack takes this message as it is (blocks, text objects, fields, notification text). */
+export function fitsSlack(message: AlertMessage): boolean {
+  if (message.blocks.length > SLACK_MAX_BLOCKS || message.text.length > SLACK_MAX_TEXT) return false;
+  return message.blocks.every((block) => {
+    const text = (block.text as { text?: string } | undefined)?.text;
+    if (text !== undefined && text.length > SLACK_MAX_TEXT) return false;
+    const parts = [
+      ...((block.fields as Array<{ text?: string }> | undefined) ?? []),
+      ...((block.elements as Array<{ text?: string }> | undefined) ?? []),
+    ];
+    if (Array.isArray(block.fields) && block.fields.length > SLACK_MAX_FIELDS) return false;
+    return parts.every((part) => (part.text ?? '').length <= SLACK_MAX_TEXT);
+  });
+}
+
+/** The largest n ≤ max for which the first n events rendered fit (at least 1: one event always goes). */
+export function digestCapacity(max: number, fits: (n: number) => boolean): number {
+  let low = 1;
+  let high = Math.max(1, max);
+  if (fits(high)) return high;
+  while (high - low > 1) {
+    const middle = Math.floor((low + high) / 2);
+    if (fits(middle)) low = middle;
+    else high = middle;
+  }
+  return low;
+}
+
+/** The message's text objects joined, for when Slack refuses the blocks: every event stays listed. */
+export function blocksAsText(message: AlertMessage): string {
+  const texts = message.blocks.flatMap((block) => [
+    (block.text as { text?: string } | undefined)?.text,
+    ...((block.fields as Array<{ text?: string }> | undefined) ?? []).map((f) => f.text),
+    ...((block.elements as Array<{ text?: string }> | undefined) ?? []).map((e) => e.text),
+  ]);
+  return texts.filter((t): t is string => Boolean(t)).join('\n');
+}
