@@ -45,6 +45,7 @@ export interface RigOptions {
   log?: Logger;
   /** false: one message per event whatever waits (no digest builder). */
   digests?: boolean;
+  digestMaxEvents?: number;
 }
 
 export interface Rig {
@@ -79,6 +80,7 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
     slack: options.deliver === false ? undefined : alertsClient('xoxb-test', fake.apiUrl),
     render: (input) => webhookMessage(input),
     ...(options.digests === false ? {} : { renderDigest: alertDigest }),
+    ...(options.digestMaxEvents ? { digestMaxEvents: options.digestMaxEvents } : {}),
     alertsChannel: options.alertsChannel === null ? undefined : (options.alertsChannel ?? 'CALERTS'),
     alertRoutes: options.alertRoutes,
     transactions: options.transactions,
