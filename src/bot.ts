@@ -162,7 +162,13 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   if (apiKey) webhooks.useServiceKey(keyId(apiKey));
 
   const inFlight = createInFlight();
-  const readDeps = { api: client, logger, now, inFlight };
+  const readDeps = {
+    api: client,
+    logger,
+    now,
+    inFlight,
+    alerts: (references: Array<string | null | undefined>) => webhooks.placements(references),
+  };
   const routes: CustomRoute[] = [webhooks.route];
   if (approvals) {
     routes.push(

@@ -68,8 +68,20 @@ export interface WebhooksOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
+/** Where the alert for one event of a reference is: which message carries it, or why none does. */
+export interface AlertPlacement {
+  event: string;
+  state: 'posted' | 'waiting' | 'set-aside';
+  channel?: string;
+  ts?: string;
+  /** Carried by a digest message (its part number in its run). */
+  digestPart?: number;
+}
+
 export interface Webhooks {
   route: WebhookRoute;
+  /** The alerts for these references (trx_ref or transaction id), oldest first, each event once. */
+  placements(references: Array<string | null | undefined>): Promise<AlertPlacement[]>;
   pipeline: WebhookPipeline;
   outbox: Outbox;
   deliverer: Deliverer | undefined;
@@ -142,6 +154,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
   if (!options.secret) log.warn('CNGN_WEBHOOK_SECRET is not set: webhook deliveries will be refused');
   return {
     route,
+    placements: (references) => alertPlacements(outbox, references),
     pipeline,
     outbox,
     deliverer,
@@ -159,6 +172,26 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       await pipeline.settled();
     },
   };
+}
+
+async function alertPlacements(
+  outbox: Outbox,
+  references: Array<string | null | undefined>,
+): Promise<AlertPlacement[]> {
+  const entries = new Map<string, OutboxEntry>();
+  for (const reference of new Set(references)) {
+    if (!reference) continue;
+    for (const entry of await outbox.entriesFor(reference)) entries.set(entry.id, entry);
+  }
+  return [...entries.values()]
+    .sort((a, b) => a.seq - b.seq)
+    .map((entry) => ({
+      event: entry.event.event,
+      state: entry.deadLetteredAt ? 'set-aside' : entry.deliveredAt ? 'posted' : 'waiting',
+      ...(entry.postedChannel ? { channel: entry.postedChannel } : {}),
+      ...(entry.ts ? { ts: entry.ts } : {}),
+      ...(entry.digestPart ? { digestPart: entry.digestPart } : {}),
+    }));
 }
 
 /** Opens event `data` that arrives sealed like response data, with the business's private key. */

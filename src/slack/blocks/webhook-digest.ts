@@ -2,11 +2,12 @@
 // Pure builders: counts and decimal-exact totals by kind, then each event with its amount, reference
 // and explorer link, in the order the events were accepted. Failures never come here (see
 // webhooks/digest.ts): they are posted alone, with the single-event layout.
+import type { SectionBlock } from '@slack/types';
 import type { WebhookData } from '../../cngn/schemas.js';
 import { environmentMarker, naira, shortHash } from '../../format/display.js';
 import { explorerUrl } from '../../format/explorer.js';
 import { Money } from '../../format/money.js';
-import { escapeMrkdwn, explorerLink, inertUrl } from '../../format/mrkdwn.js';
+import { escapeMrkdwn, explorerLink, inertUrl, mentionChannel } from '../../format/mrkdwn.js';
 import type { AlertInput, AlertMessage, DigestInput, DigestRendering } from '../../webhooks/types.js';
 
 type Block = Record<string, unknown>;
@@ -182,3 +183,36 @@ export const alertDigest: DigestRendering = {
   message: alertDigestMessage,
   placeholder: alertDigestPlaceholder,
 };
+
+/** An alert's place as `/cngn tx` shows it; `permalink` when Slack gave one for its message. */
+export interface AlertWhereabouts {
+  event: string;
+  state: 'posted' | 'waiting' | 'set-aside';
+  channel?: string;
+  ts?: string;
+  digestPart?: number;
+  permalink?: string;
+}
+
+/** Slack's permalink as a link, only when it is a plain https URL; else undefined. */
+function permalinkText(url: string | undefined, label: string): string | undefined {
+  if (!url || !/^https:\/\/[^\s|<>]+$/.test(url)) return undefined;
+  return `<${escapeMrkdwn(url)}|${escapeMrkdwn(label)}>`;
+}
+
+/** Which alert message carries each event of a transaction (a section for /cngn tx). */
+export function alertWhereaboutsBlock(alerts: AlertWhereabouts[]): SectionBlock | undefined {
+  if (alerts.length === 0) return undefined;
+  const lines = alerts.map((alert) => {
+    const name = `\`${escapeMrkdwn(alert.event.replace(/`/g, "'"))}\``;
+    if (alert.state === 'waiting') return `• ${name}: waiting to be posted`;
+    if (alert.state === 'set-aside') return `• ${name}: Slack refused it; set aside in the dead-letter list`;
+    const what = alert.digestPart ? `alert digest, part ${alert.digestPart}` : 'alert';
+    const link = permalinkText(alert.permalink, `the ${what}`);
+    if (link) return `• ${name}: in ${link}`;
+    const where = alert.channel ? mentionChannel(alert.channel) : 'the alerts channel';
+    const ts = alert.ts ? `, message ts \`${escapeMrkdwn(alert.ts)}\`` : '';
+    return `• ${name}: in the ${what} in ${where}${ts}`;
+  });
+  return { type: 'section', text: { type: 'mrkdwn', text: `*Alerts*\n${lines.join('\n')}` } };
+}
