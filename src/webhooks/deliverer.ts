@@ -355,10 +355,12 @@ export class Deliverer {
       this.known.delete(entry.id);
       changed = true;
     };
+    const candidates: OutboxEntry[] = [];
+    const candidateIds = new Set<string>();
     for (const entry of [...queue]) {
-      if (chosen.length >= this.digestMaxEvents) break;
+      if (candidates.length >= this.digestMaxEvents) break;
       if (entry.threadOf) continue; // a reply in a thread goes alone, when it is the oldest waiting
-      if (entry.after && !chosenIds.has(entry.after)) {
+      if (entry.after && !candidateIds.has(entry.after)) {
         if (waiting.has(entry.after)) continue; // its predecessor waits here: after that one
         const previous = await outbox.get(entry.after);
         if (previous && this.mustWaitFor(previous)) {
@@ -366,15 +368,28 @@ export class Deliverer {
           continue;
         }
       }
-      if (!(await outbox.claim(entry.id, this.owner, this.leaseMs))) {
-        drop(entry);
+      candidates.push(entry);
+      candidateIds.add(entry.id);
+    }
+    // Claimed and read back all at once: on SQLite, a hundred round trips one after another add up.
+    const claimed = await Promise.all(candidates.map((e) => outbox.claim(e.id, this.owner, this.leaseMs)));
+    const currents = await Promise.all(
+      candidates.map((e, i) => (claimed[i] ? outbox.get(e.id) : Promise.resolve(undefined))),
+    );
+    for (const [i, entry] of candidates.entries()) {
+      const current = currents[i];
+      if (!claimed[i]) {
+        drop(entry); // another replica has it
         continue;
       }
-      const current = await outbox.get(entry.id);
       if (!current || current.deliveredAt || current.deadLetteredAt) {
         await outbox.release(entry.id);
         await outbox.dropPending(entry.id);
         drop(entry);
+        continue;
+      }
+      if (current.after && candidateIds.has(current.after) && !chosenIds.has(current.after)) {
+        await outbox.release(entry.id); // its predecessor could not join: it waits for that one
         continue;
       }
       chosen.push(current);
@@ -526,7 +541,8 @@ export class Deliverer {
       current = { ...current, filledAt: new Date().toISOString() };
       await outbox.saveDigest(current);
     }
-    for (const entry of open) await outbox.markDelivered(entry, current.ts, channel, current);
+    const filled = current;
+    await Promise.all(open.map((entry) => outbox.markDelivered(entry, filled.ts, channel, filled)));
     await outbox.closeDigest(current.id);
     this.posted += open.length;
     this.attempts.delete(current.id);
