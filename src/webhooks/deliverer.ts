@@ -359,7 +359,8 @@ export class Deliverer {
     const candidateIds = new Set<string>();
     for (const entry of [...queue]) {
       if (candidates.length >= this.digestMaxEvents) break;
-      if (entry.threadOf) continue; // a reply in a thread goes alone, when it is the oldest waiting
+      // A reply in a thread goes alone, when it is the oldest waiting; anything urgent never joins.
+      if (entry.threadOf || needsPerson(entry)) continue;
       if (entry.after && !candidateIds.has(entry.after)) {
         if (waiting.has(entry.after)) continue; // its predecessor waits here: after that one
         const previous = await outbox.get(entry.after);
@@ -410,7 +411,10 @@ export class Deliverer {
     });
     const count = digestCapacity(chosen.length, (n) => fitsSlack(render.message(inputFor(n))));
     for (const entry of chosen.slice(count)) await outbox.release(entry.id);
-    if (count < 2) return { kind: 'single', entry: chosen[0]! };
+    if (count < 2) {
+      await outbox.release(chosen[0]!.id); // the single path claims it again
+      return { kind: 'single', entry: chosen[0]! };
+    }
     const record: DigestRecord = {
       id: randomUUID(),
       channel,

@@ -8,12 +8,21 @@ export const SLACK_MAX_BLOCKS = 50;
 export const SLACK_MAX_TEXT = 3_000;
 const SLACK_MAX_FIELDS = 10;
 
+/** The routine kinds a digest may group; anything else (failures, kinds we do not know) goes alone. */
+export const ROUTINE_EVENTS: ReadonlySet<string> = new Set([
+  'deposit.received',
+  'deposit.completed',
+  'withdrawal.completed',
+  'redemption.completed',
+  'bridge.completed',
+]);
+
 /**
- * A failure, or an event a person must look at (part of it could not be read): posted first and on
- * its own, never folded into a digest behind routine events.
+ * A failure, or an event a person must look at (a kind we do not know, or part of it could not be
+ * read): posted first and on its own, never folded into a digest behind routine events.
  */
 export function needsPerson(entry: OutboxEntry): boolean {
-  if (entry.event.event === 'transaction.failed') return true;
+  if (!ROUTINE_EVENTS.has(entry.event.event)) return true;
   if (classifyStatus(entry.event.data.status) === 'failed') return true;
   return (entry.unreadable?.length ?? 0) > 0;
 }

@@ -142,6 +142,24 @@ describe('alert digests', () => {
     expectEachShownOnce(fake, [...routineBodies, ...failures].map(refOf));
   });
 
+  it('posts alone what a person must look at: a kind it does not know, a failed status under a routine name', async () => {
+    const store = await createStore('memory://', { prefix: `digest-${Math.random()}` });
+    const routineBodies = Array.from({ length: 20 }, (_, i) => routine(i, { trx_ref: `REF-RT-${i}` }));
+    const odd = [
+      webhookBody('settlement.flagged', { trx_ref: 'REF-ODD-KIND' }),
+      webhookBody('deposit.completed', { trx_ref: 'REF-ODD-STATUS', status: 'reversed' }),
+    ];
+    await accept({ store }, [...routineBodies, ...odd]);
+    const fake = await fakeSlack({ rateLimit: { perSecond: 1, burst: 10 } });
+    const r = await rig({ fake, store });
+    await waitUntil(async () => (await r.webhooks.outbox.pendingCount()) === 0);
+    const shown = fake.messages();
+    expect(shown.slice(0, 2).map(refsShown)).toEqual([['REF-ODD-KIND'], ['REF-ODD-STATUS']]);
+    expect(shown.slice(0, 2).map((m) => m.text)).toEqual(odd.map((b) => todaysMessage(b).text));
+    expect(shown.slice(2).every(isDigest)).toBe(true);
+    expectEachShownOnce(fake, [...routineBodies, ...odd].map(refOf));
+  });
+
   it('posts a failure that arrives during a digest run before the next digest message', async () => {
     const store = await createStore('memory://', { prefix: `digest-${Math.random()}` });
     const bodies = Array.from({ length: 300 }, (_, i) => routine(i, { trx_ref: `REF-RUN-${i}` }));
