@@ -62,4 +62,37 @@ describe.skipIf(!up)('webhook replicas on Redis', () => {
       expect(texts[0]).toBe('[SANDBOX] Deposit received');
     }
   });
+
+  it('shows every event once when two replicas group a burst into digests', async () => {
+    const prefix = testPrefix('webhook-replicas-digest');
+    const pair = [await createStore(REDIS_URL, { prefix }), await createStore(REDIS_URL, { prefix })];
+    stores.push(...pair);
+    const own = await FakeSlack.start({ rateLimit: { perSecond: 1, burst: 10 } });
+    const [a, b] = [
+      await startRig({ fake: own, store: pair[0]! }),
+      await startRig({ fake: own, store: pair[1]! }),
+    ];
+    const bodies = Array.from({ length: 120 }, (_, i) =>
+      webhookBody('deposit.completed', { trx_ref: `REF-RED-DG-${i}` }),
+    );
+    try {
+      await Promise.all(bodies.map((body, i) => (i % 2 ? a : b).send(body)));
+      const deadline = Date.now() + 20_000;
+      while ((await a.webhooks.outbox.pendingCount()) > 0 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
+      const times = new Map<string, number>();
+      for (const message of own.messages()) {
+        for (const m of JSON.stringify(message.blocks).matchAll(/Ref `(REF-RED-DG-\d+)`/g))
+          times.set(m[1]!, (times.get(m[1]!) ?? 0) + 1);
+      }
+      expect(
+        bodies.filter((body) => times.get(String((body.data as { trx_ref: string }).trx_ref)) !== 1),
+      ).toEqual([]);
+      expect(own.messages().some((m) => m.text.includes('Alert digest'))).toBe(true);
+    } finally {
+      await a.stop({ keepFake: true, keepStore: true });
+      await b.stop({ keepFake: true, keepStore: true });
+      await own.stop();
+    }
+  });
 });
