@@ -16,9 +16,10 @@ import { randomUUID } from 'node:crypto';
 import { escapeMrkdwn } from '../format/mrkdwn.js';
 import type { Store } from '../store/index.js';
 import { alertFor } from './alert.js';
-import { alertInputOf, blocksAsText, digestCapacity, fitsSlack, needsPerson } from './digest.js';
+import { alertInputOf, digestCapacity, fitsSlack, needsPerson } from './digest.js';
+import { postDigest } from './digest-post.js';
 import type { Outbox } from './outbox.js';
-import { classifyPostFailure } from './post-errors.js';
+import { classifyPostFailure, type DeliveryOutcome } from './post-errors.js';
 import type { DigestInput, DigestRecord, DigestRendering, OutboxEntry, RenderAlert } from './types.js';
 
 export interface PostMessageArgs {
@@ -77,12 +78,7 @@ export interface DelivererOptions {
 
 type Step = { kind: 'single'; entry: OutboxEntry } | { kind: 'digest'; record: DigestRecord };
 
-type Outcome =
-  | { kind: 'done' }
-  | { kind: 'skip' }
-  | { kind: 'blocked' }
-  | { kind: 'retry'; delayMs: number; textOnly?: boolean; channel?: string }
-  | { kind: 'give-up'; reason: string };
+type Outcome = DeliveryOutcome;
 
 export class Deliverer {
   readonly owner = randomUUID();
@@ -474,142 +470,37 @@ export class Deliverer {
     this.attempts.delete(current.id);
     this.textOnly.delete(current.id);
     this.reroutes.delete(current.id);
-    return { kind: 'done' };
+    return { kind: 'done', posted: 1 };
   }
 
-  /**
-   * Post one digest: a placeholder naming no event (its ts recorded once), then its events filled in
-   * with chat.update (repeatable), then its entries marked delivered. Each step is skipped when a
-   * previous run (this process before a retry, or one that died) already did it.
-   */
+  /** Post one digest (see digest-post.ts), then forget its retry state once it is finished. */
   private async deliverDigest(record: DigestRecord, channel: string): Promise<Outcome> {
     const { outbox, slack } = this.options;
-    const render = this.options.digest!;
-    if (!(await outbox.claimDigest(record.id, this.owner, this.leaseMs))) return { kind: 'skip' };
-    let current = await outbox.getDigest(record.id);
-    if (!current) {
-      await outbox.closeDigest(record.id);
-      return { kind: 'skip' };
-    }
-    if (current.channel !== channel) {
-      // Handed to the fallback channel: it starts again there, with a placeholder of its own.
-      current = { ...current, channel };
-      await outbox.saveDigest(current);
-      current = (await outbox.getDigest(record.id)) ?? current;
-    }
-    const entries: OutboxEntry[] = [];
-    for (const id of current.entryIds) {
-      const entry = await outbox.get(id);
-      if (entry) entries.push(entry);
-    }
-    const open = entries.filter((e) => !e.deliveredAt && !e.deadLetteredAt);
-    if (open.length === 0) {
-      await outbox.closeDigest(current.id);
-      return { kind: 'skip' };
-    }
-    // The message lists every event the record carries, also those marked delivered before a crash.
-    const input: DigestInput = {
-      alerts: entries.filter((e) => !e.deadLetteredAt).map(alertInputOf),
-      environment: entries[0]!.environment,
-      part: current.part,
-      more: current.more,
-    };
-    if (!current.filledAt) {
-      if (!current.ts) {
-        const placeholder = render.placeholder(input);
-        let ts: string | undefined;
-        try {
-          const args: PostMessageArgs = {
-            channel,
-            text: placeholder.text,
-            blocks: placeholder.blocks,
-            unfurl_links: false,
-            unfurl_media: false,
-          };
-          ts = (await slack.chat.postMessage(args as never)).ts;
-        } catch (error) {
-          return this.onDigestError(current, open, channel, error);
-        }
-        if (!ts) throw new Error('Slack accepted the digest placeholder without a ts');
-        current = { ...current, ts: await outbox.recordDigestTs(current, ts) };
-      }
-      const message = render.message(input);
-      try {
-        const args = this.textOnly.has(current.id)
-          ? { channel, ts: current.ts, text: blocksAsText(message), blocks: [] }
-          : { channel, ts: current.ts, text: message.text, blocks: message.blocks };
-        await slack.chat.update(args as never);
-      } catch (error) {
-        return this.onDigestError(current, open, channel, error);
-      }
-      current = { ...current, filledAt: new Date().toISOString() };
-      await outbox.saveDigest(current);
-    }
-    const filled = current;
-    await Promise.all(open.map((entry) => outbox.markDelivered(entry, filled.ts, channel, filled)));
-    await outbox.closeDigest(current.id);
-    this.posted += open.length;
-    this.attempts.delete(current.id);
-    this.textOnly.delete(current.id);
-    this.reroutes.delete(current.id);
-    return { kind: 'done' };
-  }
-
-  private async onDigestError(
-    record: DigestRecord,
-    open: OutboxEntry[],
-    channel: string,
-    error: unknown,
-  ): Promise<Outcome> {
-    // Classified like a single alert's failure, counted under the digest's id.
-    const outcome = this.onPostError(
-      { id: record.id, event: { event: 'digest' } } as OutboxEntry,
+    const outcome = await postDigest(
+      {
+        outbox,
+        slack,
+        render: this.options.digest!,
+        log: this.log,
+        owner: this.owner,
+        leaseMs: this.leaseMs,
+        fallbackChannel: this.options.fallbackChannel,
+        textOnly: this.textOnly.has(record.id),
+        attempts: (this.attempts.get(record.id) ?? 0) + 1,
+        // Classified like a single alert's failure, counted under the digest's id.
+        classify: (error) =>
+          this.onPostError({ id: record.id, event: { event: 'digest' } } as OutboxEntry, channel, error),
+      },
+      record,
       channel,
-      error,
     );
-    if (outcome.kind === 'give-up') await this.setAsideDigest(record, open, channel, outcome.reason);
-    else await this.options.outbox.releaseDigest(record.id);
+    if (outcome.kind === 'done' || outcome.kind === 'give-up') {
+      if (outcome.kind === 'done') this.posted += outcome.posted;
+      this.attempts.delete(record.id);
+      this.textOnly.delete(record.id);
+      this.reroutes.delete(record.id);
+    }
     return outcome;
-  }
-
-  /** Slack will not take the digest: its events go to the dead-letter list, one by one, as alone. */
-  private async setAsideDigest(
-    record: DigestRecord,
-    open: OutboxEntry[],
-    channel: string,
-    reason: string,
-  ): Promise<void> {
-    const { outbox, slack } = this.options;
-    const attempts = (this.attempts.get(record.id) ?? 0) + 1;
-    for (const entry of open) await outbox.moveToDeadLetters(entry, channel, reason, attempts);
-    await outbox.saveDigest({ ...record, deadLetteredAt: new Date().toISOString() });
-    await outbox.closeDigest(record.id);
-    this.attempts.delete(record.id);
-    this.textOnly.delete(record.id);
-    this.reroutes.delete(record.id);
-    const line = `An alert digest of ${open.length} event(s) could not be posted to ${channel}: Slack answered ${reason}. Its events were set aside in the dead-letter list.`;
-    this.log.error(`${line} (digest ${record.id})`);
-    // The placeholder, if there is one, says where its events went; best effort.
-    if (record.ts) {
-      try {
-        await slack.chat.update({ channel, ts: record.ts, text: escapeMrkdwn(line), blocks: [] } as never);
-      } catch (updateError) {
-        this.log.warn(`could not note the set-aside digest in ${channel}: ${describe(updateError)}`);
-      }
-    }
-    const fallback = this.options.fallbackChannel;
-    if (!fallback || fallback === channel) return;
-    try {
-      const args: PostMessageArgs = {
-        channel: fallback,
-        text: escapeMrkdwn(line),
-        unfurl_links: false,
-        unfurl_media: false,
-      };
-      await slack.chat.postMessage(args as never);
-    } catch (noticeError) {
-      this.log.warn(`could not tell ${fallback} about the set-aside digest: ${describe(noticeError)}`);
-    }
   }
 
   /** A successor waits for an earlier entry only while that one can still be posted somewhere. */
