@@ -181,15 +181,17 @@ async function oneChannelBurst(storeUrl: string): Promise<string> {
 async function spawnBot(
   storeUrl: string,
   slackApiUrl: string,
-): Promise<{ url: string; child: ChildProcess }> {
+): Promise<{ url: string; child: ChildProcess; exited: Promise<unknown> }> {
   const script = fileURLToPath(new URL('./webhooks-bot.ts', import.meta.url));
   const child = spawn(process.execPath, ['--import', 'tsx', script, storeUrl, slackApiUrl, SECRET], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  // Listened for from the start: the kill may come before anyone waits for it.
+  const exited = once(child, 'exit');
   const [line] = (await once(createInterface({ input: child.stdout as NodeJS.ReadableStream }), 'line')) as [
     string,
   ];
-  return { url: (JSON.parse(line) as { url: string }).url, child };
+  return { url: (JSON.parse(line) as { url: string }).url, child, exited };
 }
 
 /** Sends every body, 16 at a time; a request the dead process never answered is simply not counted. */
@@ -246,7 +248,7 @@ async function killedBurst(storeUrl: string): Promise<string> {
     killedAt = performance.now();
     bot.child.kill('SIGKILL');
   }
-  await once(bot.child, 'exit').catch(() => undefined);
+  await bot.exited;
   const restartStarted = performance.now();
   bot = await spawnBot(storeUrl, slack.apiUrl);
   const restartSeconds = (performance.now() - restartStarted) / 1000;
@@ -258,9 +260,8 @@ async function killedBurst(storeUrl: string): Promise<string> {
   await untilVisible(slack, BURST_EVENTS, 300_000);
   const seconds = (performance.now() - started) / 1000;
   const seen = visibility(slack, BURST_EVENTS);
-  const exited = once(bot.child, 'exit');
   bot.child.kill('SIGKILL');
-  await exited;
+  await bot.exited;
   const counts = messageCounts(slack);
   await slack.stop();
   return (
