@@ -2,7 +2,11 @@
 // markup in it. Pure builders: no server needed.
 import { describe, expect, it } from 'vitest';
 import { webhookEventSchema } from '../../src/cngn/schemas.js';
-import { alertDigestMessage, alertDigestPlaceholder } from '../../src/slack/blocks/webhook-digest.js';
+import {
+  alertDigestMessage,
+  alertDigestPlaceholder,
+  alertWhereaboutsBlock,
+} from '../../src/slack/blocks/webhook-digest.js';
 import { fitsSlack } from '../../src/webhooks/digest.js';
 import type { AlertInput, DigestInput } from '../../src/webhooks/types.js';
 
@@ -83,5 +87,31 @@ describe('alert digest message', () => {
   it('names no event in its placeholder', () => {
     const p = alertDigestPlaceholder(digest([alert('deposit.completed', { trx_ref: 'REF-P', amount: '7' })]));
     expect(`${p.text}${JSON.stringify(p.blocks)}`).not.toMatch(/REF-P|₦/);
+  });
+
+  it('links only a Slack permalink for an alert; anything else shows the channel and ts', () => {
+    const block = alertWhereaboutsBlock([
+      {
+        event: 'deposit.completed',
+        state: 'posted',
+        channel: 'CALERTS',
+        ts: '1.000001',
+        digestPart: 2,
+        permalink: 'https://acme.slack.com/archives/CALERTS/p1000001',
+      },
+      {
+        event: 'redemption.completed',
+        state: 'posted',
+        channel: 'CALERTS',
+        ts: '1.000002',
+        permalink: 'https://evil.example/archives/CALERTS/p1000002',
+      },
+      { event: 'transaction.failed', state: 'set-aside' },
+    ]);
+    const text = JSON.stringify(block);
+    expect(text).toContain('<https://acme.slack.com/archives/CALERTS/p1000001|the alert digest, part 2>');
+    expect(text).not.toContain('evil.example');
+    expect(text).toContain('in the alert in <#CALERTS>, message ts `1.000002`');
+    expect(text).toContain('set aside in the dead-letter list');
   });
 });

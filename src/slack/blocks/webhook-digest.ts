@@ -194,9 +194,12 @@ export interface AlertWhereabouts {
   permalink?: string;
 }
 
-/** Slack's permalink as a link, only when it is a plain https URL; else undefined. */
+/** A message permalink as Slack gives it: https on the workspace's own slack.com (or GovSlack) host. */
+const SLACK_PERMALINK = /^https:\/\/[a-z0-9-]+(\.[a-z0-9-]+)*\.slack(-gov)?\.com\/archives\/[A-Z0-9]+\/p\d+$/;
+
+/** Slack's permalink as a link, only when it looks like one; else undefined (channel and ts are shown). */
 function permalinkText(url: string | undefined, label: string): string | undefined {
-  if (!url || !/^https:\/\/[^\s|<>]+$/.test(url)) return undefined;
+  if (!url || !SLACK_PERMALINK.test(url)) return undefined;
   return `<${escapeMrkdwn(url)}|${escapeMrkdwn(label)}>`;
 }
 

@@ -36,9 +36,12 @@ export const CHANNEL = 'CAPPROVALS';
 const KNOWN_EXPLORER =
   /^https:\/\/(sepolia\.basescan\.org|basescan\.org|testnet\.bscscan\.com|bscscan\.com|amoy\.polygonscan\.com|polygonscan\.com|sepolia\.etherscan\.io|etherscan\.io|alfajores\.celoscan\.io|celoscan\.io|scan-testnet\.assetchain\.org|scan\.assetchain\.org)\//;
 
+/** The fake Slack's message permalinks (`/cngn tx` links the alert that carries an event). */
+const SLACK_PERMALINK = /^https:\/\/example\.slack\.com\/archives\/[A-Z0-9]+\/p\d+$/;
+
 /**
- * The mrkdwn with the bot's own markup taken out: mentions of the fixtures' people and channel, and
- * links to a known block explorer over https. What is left must hold no `<` or `>` at all.
+ * The mrkdwn with the bot's own markup taken out: mentions of the fixtures' people and channel, links
+ * to a known block explorer over https, and Slack's own permalinks. What is left must hold no `<` or `>` at all.
  */
 export function withoutOwnMarkup(text: string): string {
   return text
@@ -46,7 +49,9 @@ export function withoutOwnMarkup(text: string): string {
       (USERS as readonly string[]).includes(id) ? '' : whole,
     )
     .replace(/<#([A-Z0-9]+)>/g, (whole, id: string) => (id === CHANNEL ? '' : whole))
-    .replace(/<([^<>|\s]+)\|([^<>]*)>/g, (whole, url: string) => (KNOWN_EXPLORER.test(url) ? '' : whole));
+    .replace(/<([^<>|\s]+)\|([^<>]*)>/g, (whole, url: string) =>
+      KNOWN_EXPLORER.test(url) || SLACK_PERMALINK.test(url) ? '' : whole,
+    );
 }
 
 export const NOW = new Date('2026-11-23T08:00:00.000Z');
