@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { escapeMrkdwn } from '../format/mrkdwn.js';
 import type { Store } from '../store/index.js';
 import { alertFor } from './alert.js';
-import { alertInputOf, digestCapacity, fitsSlack, needsPerson } from './digest.js';
+import { alertInputOf, digestCapacity, fitsSlack, needsPerson, safeDigestRendering } from './digest.js';
 import { postDigest } from './digest-post.js';
 import type { Outbox } from './outbox.js';
 import { classifyPostFailure, type DeliveryOutcome } from './post-errors.js';
@@ -100,6 +100,7 @@ export class Deliverer {
   private readonly maxAttempts: number;
   private readonly digestAbove: number;
   private readonly digestMaxEvents: number;
+  private readonly digest: DigestRendering | undefined;
   private scanning: Promise<void> | undefined;
   private rescanRequested = false;
   private timer: NodeJS.Timeout | undefined;
@@ -116,6 +117,7 @@ export class Deliverer {
     this.maxAttempts = options.maxAttempts ?? 5;
     this.digestAbove = options.digestAbove ?? 5;
     this.digestMaxEvents = options.digestMaxEvents ?? 100;
+    this.digest = options.digest ? safeDigestRendering(options.digest, this.log) : undefined;
   }
 
   async start(): Promise<void> {
@@ -168,7 +170,7 @@ export class Deliverer {
     for (const record of await outbox.openDigests()) {
       for (const id of record.entryIds) carried.add(id);
       if (this.knownDigests.has(record.id) || this.stopped) continue;
-      if (!this.options.digest) {
+      if (!this.digest) {
         this.log.warn(`digest ${record.id} is waiting but this deliverer has no digest builder`);
         continue;
       }
@@ -323,7 +325,7 @@ export class Deliverer {
       const recorded = digests[0];
       if (recorded) return { kind: 'digest', record: recorded };
       const head = queue[0]!;
-      if (!this.options.digest || queue.length <= this.digestAbove || head.threadOf) {
+      if (!this.digest || queue.length <= this.digestAbove || head.threadOf) {
         this.runs.delete(channel);
         return { kind: 'single', entry: head };
       }
@@ -398,7 +400,7 @@ export class Deliverer {
       return alone ? { kind: 'single', entry: alone } : undefined;
     }
     const part = (this.runs.get(channel) ?? 0) + 1;
-    const render = this.options.digest!;
+    const render = this.digest!;
     const inputFor = (n: number): DigestInput => ({
       alerts: chosen.slice(0, n).map(alertInputOf),
       environment: chosen[0]!.environment,
@@ -480,7 +482,7 @@ export class Deliverer {
       {
         outbox,
         slack,
-        render: this.options.digest!,
+        render: this.digest!,
         log: this.log,
         owner: this.owner,
         leaseMs: this.leaseMs,

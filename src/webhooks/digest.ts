@@ -1,7 +1,9 @@
 // What the deliverer decides about digests without I/O: which events never wait in one, and how many
 // events one message can carry within Slack's limits.
 import { classifyStatus } from '../cngn/schemas.js';
-import type { AlertInput, AlertMessage, OutboxEntry } from './types.js';
+import { escapeMrkdwn } from '../format/mrkdwn.js';
+import type { Logger } from './deliverer.js';
+import type { AlertInput, AlertMessage, DigestInput, DigestRendering, OutboxEntry } from './types.js';
 
 /** Slack: at most 50 blocks a message, 3,000 characters a text object, 10 fields a section. */
 export const SLACK_MAX_BLOCKS = 50;
@@ -72,4 +74,52 @@ export function blocksAsText(message: AlertMessage): string {
     ...((block.elements as Array<{ text?: string }> | undefined) ?? []).map((e) => e.text),
   ]);
   return texts.filter((t): t is string => Boolean(t)).join('\n');
+}
+
+/**
+ * The digest builders, made safe: a builder that throws gives a plain listing of the events instead,
+ * so a rendering bug never holds a channel's queue or hides an event (like alertFor for one alert).
+ */
+export function safeDigestRendering(render: DigestRendering, log: Logger): DigestRendering {
+  const failed = (what: string, error: unknown) =>
+    log.error(
+      `alert digest ${what} could not be rendered: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  return {
+    message(input) {
+      try {
+        return render.message(input);
+      } catch (error) {
+        failed('message', error);
+        return plainDigest(input);
+      }
+    },
+    placeholder(input) {
+      try {
+        return render.placeholder(input);
+      } catch (error) {
+        failed('placeholder', error);
+        return { text: 'Alert digest: listing its events…', blocks: [] };
+      }
+    },
+  };
+}
+
+function plainDigest(input: DigestInput): AlertMessage {
+  const blocks: Array<Record<string, unknown>> = [];
+  let text = `*Alert digest: ${input.alerts.length} events*`;
+  for (const alert of input.alerts) {
+    const { data } = alert.event;
+    const line = escapeMrkdwn(
+      `• ${alert.event.event} ${data.trx_ref ?? data.transactionId ?? ''} ${data.amount ?? ''}`.trim(),
+    );
+    if (text.length + 1 + line.length > SLACK_MAX_TEXT - 100) {
+      blocks.push({ type: 'section', text: { type: 'mrkdwn', text } });
+      text = line;
+    } else {
+      text = `${text}\n${line}`;
+    }
+  }
+  blocks.push({ type: 'section', text: { type: 'mrkdwn', text } });
+  return { text: `Alert digest: ${input.alerts.length} events`, blocks };
 }

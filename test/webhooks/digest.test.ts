@@ -56,7 +56,8 @@ async function accept(store: { storeUrl: string } | { store: Store }, bodies: Bo
 
 /** References each message the channel shows now lists (the single layout names its reference once). */
 function refsShown(message: ShownMessage): string[] {
-  const json = JSON.stringify(message.blocks ?? message.text);
+  // Blocks and text: a digest filled in as text alone (Slack refused its blocks) lists them in its text.
+  const json = `${JSON.stringify(message.blocks ?? [])}${message.text}`;
   return [...json.matchAll(/Ref `([^`]+)`/g)].map((m) => m[1]!);
 }
 
@@ -271,6 +272,49 @@ describe('alert digests', () => {
     expect(waits).toHaveLength(fake.rateLimited);
     expect(waits.every((ms) => ms === 1_000)).toBe(true);
     expectEachShownOnce(fake, bodies.map(refOf));
+  });
+
+  it('fills a digest in as text when Slack refuses its blocks, every event still listed once', async () => {
+    const store = await createStore('memory://', { prefix: `digest-${Math.random()}` });
+    const bodies = Array.from({ length: 12 }, (_, i) => routine(i, { trx_ref: `REF-TEXT-${i}` }));
+    await accept({ store }, bodies);
+    const fake = await fakeSlack();
+    fake.on('chat.update', (call) =>
+      Array.isArray(call.body.blocks) && call.body.blocks.length > 0
+        ? { status: 200, body: { ok: false, error: 'invalid_blocks' } }
+        : undefined,
+    );
+    const r = await rig({ fake, store });
+    await waitUntil(async () => (await r.webhooks.outbox.pendingCount()) === 0);
+    const [digest] = fake.messages();
+    expect(fake.messages()).toHaveLength(1);
+    expect(digest?.blocks).toEqual([]);
+    expect(digest?.text).toContain('12 deposits completed');
+    expectEachShownOnce(fake, bodies.map(refOf));
+  });
+
+  it('lists the events plainly when the digest builder fails, and the queue goes on', async () => {
+    const store = await createStore('memory://', { prefix: `digest-${Math.random()}` });
+    const bodies = Array.from({ length: 9 }, (_, i) =>
+      routine(i, { trx_ref: i === 0 ? 'REF-<!here>' : `REF-BUG-${i}` }),
+    );
+    await accept({ store }, bodies);
+    const fake = await fakeSlack();
+    const r = await rig({
+      fake,
+      store,
+      renderDigest: {
+        placeholder: alertDigest.placeholder,
+        message: () => {
+          throw new Error('a bug in the digest builder');
+        },
+      },
+    });
+    await waitUntil(async () => (await r.webhooks.outbox.pendingCount()) === 0);
+    const shown = JSON.stringify(fake.messages().map((m) => m.blocks));
+    for (const body of bodies.slice(1)) expect(shown).toContain(refOf(body));
+    expect(shown).toContain('REF-&lt;!here&gt;');
+    expect(shown).not.toContain('<!here>');
   });
 
   it('sets aside every event of a digest Slack refuses for good, and says so in its placeholder', async () => {

@@ -11,6 +11,7 @@ import { createStore, type Store } from '../../src/store/index.js';
 import {
   alertsClient,
   createWebhooks,
+  type DigestRendering,
   type Logger,
   signatureFor,
   type TransactionSource,
@@ -46,6 +47,8 @@ export interface RigOptions {
   /** false: one message per event whatever waits (no digest builder). */
   digests?: boolean;
   digestMaxEvents?: number;
+  /** Digest builders other than the real ones (a builder that fails). */
+  renderDigest?: DigestRendering;
 }
 
 export interface Rig {
@@ -79,7 +82,7 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
     openSealed: options.openSealed,
     slack: options.deliver === false ? undefined : alertsClient('xoxb-test', fake.apiUrl),
     render: (input) => webhookMessage(input),
-    ...(options.digests === false ? {} : { renderDigest: alertDigest }),
+    ...(options.digests === false ? {} : { renderDigest: options.renderDigest ?? alertDigest }),
     ...(options.digestMaxEvents ? { digestMaxEvents: options.digestMaxEvents } : {}),
     alertsChannel: options.alertsChannel === null ? undefined : (options.alertsChannel ?? 'CALERTS'),
     alertRoutes: options.alertRoutes,
