@@ -1,27 +1,30 @@
 // Webhook figures: intake (signed deliveries verified, stored durably and acknowledged per second) and
-// end-to-end delivery of a burst through a fake Slack that rate-limits each channel (token bucket,
-// 1 message/s with a burst allowance, answering 429 + Retry-After) — all delivered, none twice.
-// Two bursts: the realistic one, every alert to the one alerts channel (measured on a smaller burst and
-// projected to 1,000, since 1,000 at 1 message/s takes over 16 minutes), and the same 1,000 spread over
-// 50 channels by a custom route — a figure for the deliverer's parallelism, not a real set-up.
+// end-to-end delivery of a 1,000-event burst into the one alerts channel through the fake Slack with its
+// per-channel limiter (1 message/s, burst 10, 429 + Retry-After beyond): time until every event is
+// shown in the channel (digests filled in included), none lost, none shown twice — once with the bot
+// running throughout, once with the bot (a child process) killed with SIGKILL mid-burst and restarted
+// on the same SQLite file.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { pathToFileURL } from 'node:url';
+import { createInterface } from 'node:readline';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Pool } from 'undici';
+import { alertDigest } from '../src/slack/blocks/webhook-digest.js';
 import { webhookMessage } from '../src/slack/blocks/webhook-message.js';
 import { createStore, type Store } from '../src/store/index.js';
 import { alertsClient, createWebhooks, signatureFor, type Webhooks } from '../src/webhooks/index.js';
+import { FakeSlack } from '../test/support/fake-slack.js';
 
 const SECRET = 'whsec_bench';
 const INTAKE_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 2_000);
 const INTAKE_CONCURRENCY = 16;
 const BURST_EVENTS = Number(process.env.BENCH_WEBHOOK_BURST ?? 1_000);
-const ONE_CHANNEL_EVENTS = Number(process.env.BENCH_WEBHOOK_ONE_CHANNEL ?? 60);
-const CHANNELS = 50;
 const BUCKET_BURST = 10;
 const BUCKET_PER_SECOND = 1;
 
@@ -105,127 +108,170 @@ async function intake(storeUrl: string, label: string): Promise<string> {
   return `webhook intake (${label}): ${INTAKE_EVENTS} signed events, concurrency ${INTAKE_CONCURRENCY}: ${Math.round(INTAKE_EVENTS / seconds)} events/s stored+acked; p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms`;
 }
 
-/** A fake Slack with a token bucket per channel: answers 429 + Retry-After when a channel's bucket is empty. */
-async function limitedSlack() {
-  const buckets = new Map<string, { tokens: number; at: number }>();
-  const posted = new Map<string, number>();
-  let refused = 0;
-  let counter = 0;
-  const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const params = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
-    const channel = params.get('channel') ?? '';
-    const now = performance.now();
-    const bucket = buckets.get(channel) ?? { tokens: BUCKET_BURST, at: now };
-    bucket.tokens = Math.min(BUCKET_BURST, bucket.tokens + ((now - bucket.at) / 1000) * BUCKET_PER_SECOND);
-    bucket.at = now;
-    buckets.set(channel, bucket);
-    if (bucket.tokens < 1) {
-      refused += 1;
-      const wait = Math.max(1, Math.ceil((1 - bucket.tokens) / BUCKET_PER_SECOND));
-      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(wait) });
-      res.end(JSON.stringify({ ok: false, error: 'ratelimited' }));
-      return;
-    }
-    bucket.tokens -= 1;
-    const id = /bench-tx-(\d+)/.exec(params.get('blocks') ?? params.get('text') ?? '')?.[1] ?? '?';
-    posted.set(id, (posted.get(id) ?? 0) + 1);
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ ok: true, channel, ts: `1700000000.${String(++counter).padStart(6, '0')}` }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+const bucket = `fake Slack allowing ${BUCKET_PER_SECOND} message/s per channel with a burst of ${BUCKET_BURST}`;
+
+/** Every event's reference as the channel shows it now (chat.update applied), counted per message. */
+function visibility(slack: FakeSlack, events: number): { visible: number; lost: number; twice: number } {
+  const times = new Array<number>(events).fill(0);
+  for (const message of slack.messages()) {
+    const shown = JSON.stringify(message.blocks ?? message.text);
+    for (const match of shown.matchAll(/Ref `BENCH-B-(\d+)`/g)) times[Number(match[1])]! += 1;
+  }
   return {
-    apiUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/`,
-    posted,
-    refused: () => refused,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    visible: times.filter((n) => n > 0).length,
+    lost: times.filter((n) => n === 0).length,
+    twice: times.filter((n) => n > 1).length,
   };
 }
 
-interface Burst {
-  events: number;
-  /** Spread over this many channels by a custom route; 1 = the alerts channel, routed as configured. */
-  channels: number;
+async function untilVisible(slack: FakeSlack, events: number, timeoutMs: number): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (visibility(slack, events).visible < events && performance.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
-interface BurstFigures {
-  acceptSeconds: number;
-  deliverSeconds: number;
-  delivered: number;
-  twice: number;
-  refused: number;
+function burstBodies(events: number): string[] {
+  return Array.from({ length: events }, (_, i) => body(i, `BENCH-B-${i}`));
 }
 
-async function runBurst(storeUrl: string, shape: Burst): Promise<BurstFigures> {
-  const slack = await limitedSlack();
-  const store: Store = await createStore(storeUrl, { prefix: `bench-burst-${shape.channels}-${Date.now()}` });
+function messageCounts(slack: FakeSlack): string {
+  const shown = slack.messages();
+  const digests = shown.filter((m) => m.text.includes('Alert digest')).length;
+  return `${shown.length} messages (${digests} digests), ${slack.rateLimited} requests answered 429`;
+}
+
+/**
+ * The real set-up: every alert to CNGN_ALERTS_CHANNEL, the burst sent while the deliverer runs; timed
+ * from the first event sent until every event is shown in the channel.
+ */
+async function oneChannelBurst(storeUrl: string): Promise<string> {
+  const slack = await FakeSlack.start({ rateLimit: { perSecond: BUCKET_PER_SECOND, burst: BUCKET_BURST } });
+  const store: Store = await createStore(storeUrl, { prefix: `bench-burst-${Date.now()}` });
   const webhooks = createWebhooks({
     store,
     environment: 'sandbox',
     secret: SECRET,
     render: webhookMessage,
+    renderDigest: alertDigest,
     slack: alertsClient('xoxb-bench', slack.apiUrl),
-    alertsChannel: 'C0',
-    ...(shape.channels > 1
-      ? { route: (entry) => `C${Number(/(\d+)$/.exec(entry.orderKey ?? '0')?.[1] ?? 0) % shape.channels}` }
-      : {}),
-    rescanMs: 1_000,
+    alertsChannel: 'C0ALERTS',
   });
   const server = await serve(webhooks);
-  // The burst is accepted first (deliverer not started), then released at once onto the limiter.
-  const bodies = Array.from({ length: shape.events }, (_, i) => body(i, `BENCH-B-${i}`));
-  const acceptStarted = performance.now();
-  await sendAll(server.origin, bodies, INTAKE_CONCURRENCY);
-  const acked = performance.now();
   await webhooks.start();
-  while (slack.posted.size < shape.events || (await webhooks.outbox.pendingCount()) > 0) {
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  const deliverSeconds = (performance.now() - acked) / 1000;
+  const started = performance.now();
+  await sendAll(server.origin, burstBodies(BURST_EVENTS), INTAKE_CONCURRENCY);
+  const acked = performance.now();
+  await untilVisible(slack, BURST_EVENTS, 300_000);
+  const seconds = (performance.now() - started) / 1000;
+  const afterLast = (performance.now() - acked) / 1000;
+  const seen = visibility(slack, BURST_EVENTS);
   await webhooks.stop();
   await server.close();
   await store.close();
-  await slack.close();
-  return {
-    acceptSeconds: (acked - acceptStarted) / 1000,
-    deliverSeconds,
-    delivered: slack.posted.size,
-    twice: [...slack.posted.values()].filter((n) => n > 1).length,
-    refused: slack.refused(),
-  };
-}
-
-const bucket = `fake Slack limit ${BUCKET_PER_SECOND} message/s per channel, burst ${BUCKET_BURST}`;
-
-/** The real case: every alert to CNGN_ALERTS_CHANNEL. Measured on a smaller burst, projected to 1,000. */
-async function oneChannelBurst(storeUrl: string, label: string): Promise<string> {
-  const events = ONE_CHANNEL_EVENTS;
-  const f = await runBurst(storeUrl, { events, channels: 1 });
-  // After the burst allowance, the channel drains at the measured rate.
-  const rate = (events - BUCKET_BURST) / f.deliverSeconds;
-  const projected = (BURST_EVENTS - BUCKET_BURST) / rate;
-  const floor = (BURST_EVENTS - BUCKET_BURST) / BUCKET_PER_SECOND;
+  const counts = messageCounts(slack);
+  await slack.stop();
   return (
-    `webhook burst, one alerts channel (${label}, ${bucket}): ${events} events accepted in ${f.acceptSeconds.toFixed(1)} s, ` +
-    `all posted ${f.deliverSeconds.toFixed(1)} s after the deliverer started (limiter floor ${((events - BUCKET_BURST) / BUCKET_PER_SECOND).toFixed(0)} s), ` +
-    `${rate.toFixed(2)} messages/s after the burst allowance; delivered ${f.delivered}/${events}, posted twice ${f.twice}, 429s answered ${f.refused}. ` +
-    `Projected for ${BURST_EVENTS.toLocaleString('en')} events: ${(projected / 60).toFixed(1)} min (floor ${(floor / 60).toFixed(1)} min)`
+    `webhook burst, one alerts channel (SQLite store, ${bucket}): ${BURST_EVENTS.toLocaleString('en')} events sent 16 at a time, ` +
+    `all acknowledged in ${((acked - started) / 1000).toFixed(1)} s; every event visible ${seconds.toFixed(1)} s after the first was sent ` +
+    `(target < 60 s), ${afterLast.toFixed(1)} s after the last was acknowledged; lost ${seen.lost} (target 0), shown twice ${seen.twice} (target 0); ${counts}`
   );
 }
 
-/** Not a real set-up: the burst spread over 50 channels by a custom route, to show per-channel workers. */
-async function spreadBurst(storeUrl: string, label: string): Promise<string> {
-  const f = await runBurst(storeUrl, { events: BURST_EVENTS, channels: CHANNELS });
-  const floor = Math.ceil(BURST_EVENTS / CHANNELS - BUCKET_BURST) / BUCKET_PER_SECOND;
+/** Starts the webhooks half of the bot (bench/webhooks-bot.ts) in its own process. */
+async function spawnBot(
+  storeUrl: string,
+  slackApiUrl: string,
+): Promise<{ url: string; child: ChildProcess; exited: Promise<unknown> }> {
+  const script = fileURLToPath(new URL('./webhooks-bot.ts', import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', script, storeUrl, slackApiUrl, SECRET], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  // Listened for from the start: the kill may come before anyone waits for it.
+  const exited = once(child, 'exit');
+  const [line] = (await once(createInterface({ input: child.stdout as NodeJS.ReadableStream }), 'line')) as [
+    string,
+  ];
+  return { url: (JSON.parse(line) as { url: string }).url, child, exited };
+}
+
+/** Sends every body, 16 at a time; a request the dead process never answered is simply not counted. */
+async function sendSome(origin: string, bodies: string[], acked = new Set<number>()): Promise<Set<number>> {
+  const pool = new Pool(origin, { connections: INTAKE_CONCURRENCY });
+  let next = 0;
+  const worker = async () => {
+    while (next < bodies.length) {
+      const i = next++;
+      const raw = bodies[i]!;
+      try {
+        const response = await pool.request({
+          path: '/webhooks/cngn',
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-cngn-signature': signatureFor(raw, SECRET) },
+          body: raw,
+        });
+        await response.body.text();
+        if (response.statusCode === 200) acked.add(i);
+      } catch {
+        // The process was killed under this request: not acknowledged, so the sender still holds it.
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: INTAKE_CONCURRENCY }, worker));
+  await pool.close().catch(() => undefined);
+  return acked;
+}
+
+/**
+ * The same burst, with the bot killed (SIGKILL) the moment Slack accepts the second digest's events
+ * — after Slack showed them, before the bot recorded it — and started again on the same SQLite file.
+ * Events it never acknowledged are sent again to the new process (a duplicate is dropped there).
+ */
+async function killedBurst(storeUrl: string): Promise<string> {
+  const slack = await FakeSlack.start({ rateLimit: { perSecond: BUCKET_PER_SECOND, burst: BUCKET_BURST } });
+  let bot = await spawnBot(storeUrl, slack.apiUrl);
+  let killedAt: number | undefined;
+  let midDigest = false;
+  const first = new Set<number>();
+  // Mid-burst and mid-digest: the first digest Slack takes once half the burst was acknowledged.
+  slack.on('chat.update', () => {
+    if (first.size >= BURST_EVENTS / 2 && killedAt === undefined) {
+      midDigest = true;
+      killedAt = performance.now();
+      bot.child.kill('SIGKILL');
+    }
+    return undefined;
+  });
+  const bodies = burstBodies(BURST_EVENTS);
+  const started = performance.now();
+  await sendSome(bot.url, bodies, first);
+  if (killedAt === undefined) {
+    // The burst was taken before a second digest: kill it now, mid-delivery.
+    killedAt = performance.now();
+    bot.child.kill('SIGKILL');
+  }
+  await bot.exited;
+  const restartStarted = performance.now();
+  bot = await spawnBot(storeUrl, slack.apiUrl);
+  const restartSeconds = (performance.now() - restartStarted) / 1000;
+  const missing = bodies.map((_, i) => i).filter((i) => !first.has(i));
+  const second = await sendSome(
+    bot.url,
+    missing.map((i) => bodies[i]!),
+  );
+  await untilVisible(slack, BURST_EVENTS, 300_000);
+  const seconds = (performance.now() - started) / 1000;
+  const seen = visibility(slack, BURST_EVENTS);
+  bot.child.kill('SIGKILL');
+  await bot.exited;
+  const counts = messageCounts(slack);
+  await slack.stop();
   return (
-    `webhook burst, spread over ${CHANNELS} channels by a custom bench route, not a real set-up (${label}, ${bucket}): ` +
-    `${BURST_EVENTS} events accepted in ${f.acceptSeconds.toFixed(1)} s, then all posted ${f.deliverSeconds.toFixed(1)} s after the deliverer started ` +
-    `(limiter floor ≈ ${floor} s); delivered ${f.delivered}/${BURST_EVENTS}, posted twice ${f.twice}, 429s answered ${f.refused}`
+    `webhook burst with kill -9 (SQLite store, bot in a child process, ${bucket}): killed ${(((killedAt ?? started) - started) / 1000).toFixed(1)} s in, ` +
+    `after ${first.size} of ${BURST_EVENTS.toLocaleString('en')} events were acknowledged${midDigest ? ', as Slack took the events of a digest' : ''}; ` +
+    `restarted on the same file in ${restartSeconds.toFixed(1)} s, the ${missing.length} unacknowledged sent again (${second.size} acknowledged); ` +
+    `every event visible ${seconds.toFixed(1)} s after the first was sent (target < 60 s); lost ${seen.lost} (target 0), ` +
+    `shown twice ${seen.twice} (target 0); ${counts}`
   );
 }
 
@@ -235,8 +281,8 @@ export async function benchWebhooks(): Promise<WebhookBenchResult> {
     const lines = [
       await intake('memory://', 'memory store'),
       await intake(`sqlite://${join(dir, 'intake.sqlite')}`, 'SQLite store'),
-      await oneChannelBurst(`sqlite://${join(dir, 'one-channel.sqlite')}`, 'SQLite store'),
-      await spreadBurst(`sqlite://${join(dir, 'burst.sqlite')}`, 'SQLite store'),
+      await oneChannelBurst(`sqlite://${join(dir, 'one-channel.sqlite')}`),
+      await killedBurst(`sqlite://${join(dir, 'killed.sqlite')}`),
     ];
     return { lines };
   } finally {

@@ -189,7 +189,13 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   const deadLetters =
     approvals && webhooks.deadLetters ? { desk: webhooks.deadLetters, approvals: approvals.deps } : undefined;
   const inFlight = createInFlight();
-  const readDeps = { api: client, logger, now, inFlight };
+  const readDeps = {
+    api: client,
+    logger,
+    now,
+    inFlight,
+    alerts: (references: Array<string | null | undefined>) => webhooks.placements(references),
+  };
   const policy =
     approvals && config.approvalsChannel
       ? {

@@ -12,6 +12,7 @@ import {
   type WebhookSubscriber,
   type Webhooks,
 } from '../webhooks/index.js';
+import { alertDigest } from './blocks/webhook-digest.js';
 import { webhookMessage } from './blocks/webhook-message.js';
 
 export interface WebhooksSetup {
@@ -43,6 +44,7 @@ export function createWebhooksForSlack(setup: WebhooksSetup): Webhooks {
     openSealed: setup.privateKey ? sealedDataOpener(setup.privateKey) : undefined,
     slack: setup.slackToken ? alertsClient(setup.slackToken, setup.slackApiUrl) : undefined,
     render: (input) => webhookMessage(input),
+    renderDigest: alertDigest,
     alertsChannel: setup.alertsChannel || undefined,
     alertRoutes: setup.alertRoutes,
     transactions: setup.api,

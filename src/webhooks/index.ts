@@ -12,7 +12,7 @@ import { DEFAULT_RETENTION_MS, Outbox } from './outbox.js';
 import { WebhookPipeline } from './pipeline.js';
 import { Reconciler, type TransactionSource } from './reconciler.js';
 import { type AlertRoute, alertRouter, parseAlertRoutes } from './routing.js';
-import type { OutboxEntry, RenderAlert, WebhookSubscriber } from './types.js';
+import type { DigestRendering, OutboxEntry, RenderAlert, WebhookSubscriber } from './types.js';
 
 export { DeadLetterDesk, type RepostRecord, type RepostResult } from './dead-letters.js';
 export { Deliverer, type Logger, type SlackPoster } from './deliverer.js';
@@ -39,6 +39,12 @@ export interface WebhooksOptions {
   slack?: SlackPoster | undefined;
   /** The message builders (slack/blocks/webhook-message.ts), injected to keep webhooks/ free of slack/. */
   render: RenderAlert;
+  /** The digest builders (slack/blocks/webhook-digest.ts); unset → one message per event under any load. */
+  renderDigest?: DigestRendering | undefined;
+  /** Routine events waiting for a channel beyond which they are grouped into digests (default 5). */
+  digestAbove?: number;
+  /** Events one digest message lists at most (default 100; fewer when Slack's limits say so). */
+  digestMaxEvents?: number;
   /** CNGN_ALERTS_CHANNEL */
   alertsChannel?: string | undefined;
   /** CNGN_ALERT_ROUTES, raw or parsed. */
@@ -64,8 +70,20 @@ export interface WebhooksOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
+/** Where the alert for one event of a reference is: which message carries it, or why none does. */
+export interface AlertPlacement {
+  event: string;
+  state: 'posted' | 'waiting' | 'set-aside';
+  channel?: string;
+  ts?: string;
+  /** Carried by a digest message (its part number in its run). */
+  digestPart?: number;
+}
+
 export interface Webhooks {
   route: WebhookRoute;
+  /** The alerts for these references (trx_ref or transaction id), oldest first, each event once. */
+  placements(references: Array<string | null | undefined>): Promise<AlertPlacement[]>;
   pipeline: WebhookPipeline;
   outbox: Outbox;
   deliverer: Deliverer | undefined;
@@ -103,6 +121,9 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
         ...(options.maxBackoffMs ? { maxBackoffMs: options.maxBackoffMs } : {}),
         ...(options.sleep ? { sleep: options.sleep } : {}),
         ...(options.maxAttempts ? { maxAttempts: options.maxAttempts } : {}),
+        digest: options.renderDigest,
+        ...(options.digestAbove !== undefined ? { digestAbove: options.digestAbove } : {}),
+        ...(options.digestMaxEvents ? { digestMaxEvents: options.digestMaxEvents } : {}),
       })
     : undefined;
   const deadLetters = options.slack
@@ -148,6 +169,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
   if (!options.secret) log.warn('CNGN_WEBHOOK_SECRET is not set: webhook deliveries will be refused');
   return {
     route,
+    placements: (references) => alertPlacements(outbox, references),
     pipeline,
     outbox,
     deliverer,
@@ -166,6 +188,26 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       await pipeline.settled();
     },
   };
+}
+
+async function alertPlacements(
+  outbox: Outbox,
+  references: Array<string | null | undefined>,
+): Promise<AlertPlacement[]> {
+  const entries = new Map<string, OutboxEntry>();
+  for (const reference of new Set(references)) {
+    if (!reference) continue;
+    for (const entry of await outbox.entriesFor(reference)) entries.set(entry.id, entry);
+  }
+  return [...entries.values()]
+    .sort((a, b) => a.seq - b.seq)
+    .map((entry) => ({
+      event: entry.event.event,
+      state: entry.deadLetteredAt ? 'set-aside' : entry.deliveredAt ? 'posted' : 'waiting',
+      ...(entry.postedChannel ? { channel: entry.postedChannel } : {}),
+      ...(entry.ts ? { ts: entry.ts } : {}),
+      ...(entry.digestPart ? { digestPart: entry.digestPart } : {}),
+    }));
 }
 
 /** Opens event `data` that arrives sealed like response data, with the business's private key. */

@@ -2,7 +2,7 @@
 // entries are found again after a restart. Entries of one reference are chained (`after`) so they are
 // delivered in order; a claim (set-if-absent with a lease) keeps two replicas from posting one entry.
 import type { Store } from '../store/index.js';
-import type { DeadLetter, OutboxEntry } from './types.js';
+import type { DeadLetter, DigestRecord, OutboxEntry } from './types.js';
 
 // The pending index is split in shards: SQLite/memory sets are rewritten whole on every change.
 const SHARDS = 16;
@@ -11,6 +11,11 @@ const entryKey = (id: string) => `webhooks:outbox:entry:${id}`;
 const claimKey = (id: string) => `webhooks:outbox:claim:${id}`;
 const tailKey = (ref: string) => `webhooks:outbox:tail:${ref}`;
 const DEAD_LETTERS = 'webhooks:outbox:dead-letters';
+const digestKey = (id: string) => `webhooks:outbox:digest:${id}`;
+// Per channel: a digest moved to the fallback channel starts again there with a placeholder of its own.
+const digestTsKey = (id: string, channel: string) => `webhooks:outbox:digest-ts:${id}:${channel}`;
+const digestClaimKey = (id: string) => `webhooks:outbox:digest-claim:${id}`;
+const OPEN_DIGESTS = 'webhooks:outbox:digests:open';
 
 export const DEFAULT_RETENTION_MS = 30 * 24 * 3_600_000;
 
@@ -86,12 +91,18 @@ export class Outbox {
   }
 
   /** Record the post (ts) first, then drop the entry from the pending index and its claim. */
-  async markDelivered(entry: OutboxEntry, ts: string | undefined, channel: string): Promise<OutboxEntry> {
+  async markDelivered(
+    entry: OutboxEntry,
+    ts: string | undefined,
+    channel: string,
+    digest?: DigestRecord,
+  ): Promise<OutboxEntry> {
     const delivered: OutboxEntry = {
       ...entry,
       deliveredAt: new Date(this.now()).toISOString(),
       ...(ts ? { ts } : {}),
       postedChannel: channel,
+      ...(digest ? { digestId: digest.id, digestPart: digest.part } : {}),
     };
     await this.store.set(entryKey(entry.id), delivered, this.retentionMs);
     await this.store.removeFromSet(pendingSet(entry.id), entry.id);
@@ -132,5 +143,79 @@ export class Outbox {
 
   async dropPending(id: string): Promise<void> {
     await this.store.removeFromSet(pendingSet(id), id);
+  }
+
+  /**
+   * Every entry of one reference (a trx_ref, else a transaction id), oldest first: the chain walked
+   * back from its last entry. Empty when the outbox never saw it (or its records have expired).
+   */
+  async entriesFor(reference: string): Promise<OutboxEntry[]> {
+    const entries: OutboxEntry[] = [];
+    const seen = new Set<string>();
+    let id = await this.store.get<string>(tailKey(reference));
+    while (id && !seen.has(id)) {
+      seen.add(id);
+      const entry = await this.get(id);
+      if (!entry) break;
+      entries.unshift(entry);
+      id = entry.after;
+    }
+    return entries;
+  }
+
+  // ---- digests -------------------------------------------------------------------------------------
+
+  /** Record a digest and the entries it carries, before anything of it is posted. */
+  async openDigest(record: DigestRecord): Promise<void> {
+    await this.store.set(digestKey(record.id), record, this.retentionMs);
+    await this.store.addToSet(OPEN_DIGESTS, record.id);
+  }
+
+  /** Digests recorded and not yet finished (a crash, a retry in progress, another replica's). */
+  async openDigests(): Promise<DigestRecord[]> {
+    const records: DigestRecord[] = [];
+    for (const id of await this.store.setMembers(OPEN_DIGESTS)) {
+      const record = await this.getDigest(id);
+      if (record) records.push(record);
+      else await this.store.removeFromSet(OPEN_DIGESTS, id);
+    }
+    return records;
+  }
+
+  async getDigest(id: string): Promise<DigestRecord | undefined> {
+    const record = await this.store.get<DigestRecord>(digestKey(id));
+    if (!record) return undefined;
+    const ts = await this.store.get<string>(digestTsKey(id, record.channel));
+    const { ts: _stale, ...rest } = record;
+    return ts ? { ...rest, ts } : rest;
+  }
+
+  /** Update a digest's record (a new channel, the step it reached). */
+  async saveDigest(record: DigestRecord): Promise<void> {
+    await this.store.set(digestKey(record.id), record, this.retentionMs);
+  }
+
+  /**
+   * Record the placeholder's ts; the first one recorded wins (a replica that also posted one leaves an
+   * empty placeholder and fills the winner's). Returns the ts to fill.
+   */
+  async recordDigestTs(record: DigestRecord, ts: string): Promise<string> {
+    const key = digestTsKey(record.id, record.channel);
+    if (await this.store.setIfAbsent(key, ts, this.retentionMs)) return ts;
+    return (await this.store.get<string>(key)) ?? ts;
+  }
+
+  claimDigest(id: string, owner: string, leaseMs: number): Promise<boolean> {
+    return this.store.setIfAbsent(digestClaimKey(id), owner, leaseMs);
+  }
+
+  async releaseDigest(id: string): Promise<void> {
+    await this.store.delete(digestClaimKey(id));
+  }
+
+  /** The digest is finished (its entries delivered or set aside). */
+  async closeDigest(id: string): Promise<void> {
+    await this.store.removeFromSet(OPEN_DIGESTS, id);
+    await this.store.delete(digestClaimKey(id));
   }
 }

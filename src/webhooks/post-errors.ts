@@ -1,6 +1,14 @@
 // What a failed chat.postMessage means for an alert: wait and try again, try another channel, drop the
 // blocks, or give up on it. Errors are read from WebClient's error codes (its retries are off).
 
+/** What became of one attempt at an alert or a digest, as the channel's worker acts on it. */
+export type DeliveryOutcome =
+  | { kind: 'done'; posted: number }
+  | { kind: 'skip' }
+  | { kind: 'blocked' }
+  | { kind: 'retry'; delayMs: number; textOnly?: boolean; channel?: string }
+  | { kind: 'give-up'; reason: string };
+
 export type PostFailure =
   /** 429 or `ratelimited`: wait as long as Slack says. */
   | { kind: 'rate-limited'; delayMs: number }

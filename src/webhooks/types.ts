@@ -25,6 +25,24 @@ export interface AlertMessage {
 
 export type RenderAlert = (input: AlertInput) => AlertMessage;
 
+/** One message of an alert digest: the events it lists, in the order they were accepted. */
+export interface DigestInput {
+  alerts: AlertInput[];
+  environment: CngnEnvironment;
+  /** 1 for the first message of a run of digests, 2 for its first follow-up, … */
+  part: number;
+  /** More events were waiting for the channel when this part was planned (a follow-up comes). */
+  more: boolean;
+}
+
+/** The digest builders (slack/blocks/webhook-digest.ts), injected like RenderAlert. */
+export interface DigestRendering {
+  /** The message listing the events (posted into the placeholder with chat.update). */
+  message(input: DigestInput): AlertMessage;
+  /** What is posted first: names no event, so a copy left by a crash repeats nothing. */
+  placeholder(input: DigestInput): AlertMessage;
+}
+
 /** Called once per new (non-duplicate) event, e.g. by approvals to update a matching request. */
 export type WebhookSubscriber = (event: WebhookEvent) => Promise<void>;
 
@@ -53,6 +71,29 @@ export interface OutboxEntry {
   /** Set aside: Slack can never accept it (or refused it too often); see Outbox.deadLetters(). */
   deadLetteredAt?: string;
   deadLetterReason?: string;
+  /** Posted as part of this digest (see DigestRecord); `ts` is then the digest message's. */
+  digestId?: string;
+  digestPart?: number;
+}
+
+/**
+ * One digest message, recorded (with the events it carries) before anything is posted. Posting is two
+ * steps: a placeholder naming no event (its ts recorded once), then chat.update with the events, which
+ * can be repeated after a crash without showing any event twice.
+ */
+export interface DigestRecord {
+  id: string;
+  channel: string;
+  part: number;
+  more: boolean;
+  entryIds: string[];
+  createdAt: string;
+  /** The placeholder's ts in `channel`, once recorded (kept under its own key, set once). */
+  ts?: string;
+  /** Slack accepted the events into the message; what is left is marking them delivered. */
+  filledAt?: string;
+  /** Refused for good: its events were moved to the dead-letter list. */
+  deadLetteredAt?: string;
 }
 
 /** An alert moved aside from the outbox, kept whole so an operator can read or replay it. */

@@ -42,17 +42,40 @@ export interface UploadedFile {
   comment?: string;
 }
 
+export interface FakeSlackOptions {
+  /**
+   * Slack's per-channel limit on chat.postMessage: a token bucket refilled at `perSecond`, holding at
+   * most `burst`; an empty bucket answers 429 with Retry-After (whole seconds, as Slack sends).
+   */
+  rateLimit?: { perSecond: number; burst: number };
+}
+
+/** A message as the channel shows it now: its last posted or updated text and blocks. */
+export interface ShownMessage {
+  channel: string;
+  ts: string;
+  text: string;
+  blocks: unknown;
+  updates: number;
+}
+
 export class FakeSlack {
   readonly calls: SlackCall[] = [];
   readonly uploads = new Map<string, UploadedFile>();
+  /** 429s the rate limiter answered. */
+  rateLimited = 0;
   private server!: Server;
   private handlers = new Map<string, SlackHandler>();
   private waiters: Array<{ test: (c: SlackCall) => boolean; resolve: (c: SlackCall) => void }> = [];
   private counter = 0;
+  private readonly shown = new Map<string, ShownMessage>();
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  private options: FakeSlackOptions = {};
   baseUrl = '';
 
-  static async start(): Promise<FakeSlack> {
+  static async start(options: FakeSlackOptions = {}): Promise<FakeSlack> {
     const fake = new FakeSlack();
+    fake.options = options;
     fake.server = createServer((req, res) => void fake.handle(req, res));
     fake.server.listen(0, '127.0.0.1');
     await once(fake.server, 'listening');
@@ -105,6 +128,12 @@ export class FakeSlack {
   reset(): void {
     this.calls.length = 0;
     this.handlers.clear();
+    this.shown.clear();
+  }
+
+  /** Messages as the channels show them now (chat.update applied), in the order they were posted. */
+  messages(channel?: string): ShownMessage[] {
+    return [...this.shown.values()].filter((m) => channel === undefined || m.channel === channel);
   }
 
   async stop(): Promise<void> {
@@ -130,6 +159,13 @@ export class FakeSlack {
       ? url.pathname.slice('/api/'.length)
       : `response_url:${url.pathname.slice('/response/'.length)}`;
     const call: SlackCall = { method, body: parseBody(raw, req.headers['content-type']), at: Date.now() };
+    const waitSeconds = this.rateLimitWait(call);
+    if (waitSeconds !== undefined) {
+      this.rateLimited += 1;
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(waitSeconds) });
+      res.end(JSON.stringify({ ok: false, error: 'ratelimited' }));
+      return;
+    }
     const custom = this.handlers.get(method)?.(call);
     if (custom?.status && custom.status >= 400) {
       res.writeHead(custom.status, { 'content-type': 'application/json', ...custom.headers });
@@ -147,6 +183,7 @@ export class FakeSlack {
     }
     const body =
       custom?.body ?? (refusal ? { ok: false, error: refusal } : this.defaultAnswer(method, call.body));
+    if ((custom?.status ?? 200) === 200) this.show(method, call.body, body);
     res.writeHead(custom?.status ?? 200, { 'content-type': 'application/json', ...custom?.headers });
     res.end(JSON.stringify(body));
   }
@@ -181,6 +218,46 @@ export class FakeSlack {
     res.end(`OK - ${content.length}`);
   }
 
+  /** Seconds to wait when the channel's bucket is empty (chat.postMessage only); undefined: go ahead. */
+  private rateLimitWait(call: SlackCall): number | undefined {
+    const limit = this.options.rateLimit;
+    if (!limit || call.method !== 'chat.postMessage') return undefined;
+    const channel = String(call.body.channel ?? '');
+    const now = Date.now();
+    const bucket = this.buckets.get(channel) ?? { tokens: limit.burst, at: now };
+    bucket.tokens = Math.min(limit.burst, bucket.tokens + ((now - bucket.at) / 1000) * limit.perSecond);
+    bucket.at = now;
+    this.buckets.set(channel, bucket);
+    if (bucket.tokens >= 1) {
+      bucket.tokens -= 1;
+      return undefined;
+    }
+    return Math.max(1, Math.ceil((1 - bucket.tokens) / limit.perSecond));
+  }
+
+  /** Keep what the channel shows: a post adds a message, an update replaces its text and blocks. */
+  private show(method: string, body: Record<string, unknown>, answer: unknown): void {
+    const ok = (answer as { ok?: boolean }).ok;
+    if (!ok) return;
+    if (method === 'chat.postMessage') {
+      const ts = String((answer as { ts?: string }).ts);
+      const channel = String(body.channel);
+      this.shown.set(`${channel}/${ts}`, {
+        channel,
+        ts,
+        text: String(body.text ?? ''),
+        blocks: body.blocks,
+        updates: 0,
+      });
+    } else if (method === 'chat.update') {
+      const shown = this.shown.get(`${String(body.channel)}/${String(body.ts)}`);
+      if (!shown) return;
+      shown.text = String(body.text ?? '');
+      shown.blocks = body.blocks;
+      shown.updates += 1;
+    }
+  }
+
   /** What Slack itself would refuse: views.open with a trigger_id older than 3 s. */
   private refusal(call: SlackCall): string | undefined {
     if (call.method !== 'views.open') return undefined;
@@ -195,6 +272,12 @@ export class FakeSlack {
         return { ok: true, channel: body.channel, ts, message: { ts, text: body.text } };
       case 'chat.update':
         return { ok: true, channel: body.channel, ts: body.ts };
+      case 'chat.getPermalink':
+        return {
+          ok: true,
+          channel: body.channel,
+          permalink: `https://example.slack.com/archives/${String(body.channel)}/p${String(body.message_ts).replace('.', '')}`,
+        };
       case 'chat.postEphemeral':
         return { ok: true, message_ts: ts };
       case 'views.open':

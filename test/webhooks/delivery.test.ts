@@ -47,7 +47,8 @@ describe('webhook delivery', () => {
     expect((await second.send(late)).status).toBe(200);
     await second.stop();
 
-    const third = await rig({ storeUrl });
+    // One message per event here (the digest path has its own tests, in digest.test.ts).
+    const third = await rig({ storeUrl, digests: false });
     await third.fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes('REF-LATE'));
     await waitUntil(async () => (await third.webhooks.outbox.pendingCount()) === 0);
     const refs = refsPosted(third.fake);
@@ -268,8 +269,8 @@ describe('webhook delivery', () => {
     const fake = await FakeSlack.start();
     const { createStore } = await import('../../src/store/index.js');
     const store = await createStore('memory://', { prefix: `shared-${Math.random()}` });
-    const a = await startRig({ fake, store });
-    const b = await startRig({ fake, store });
+    const a = await startRig({ fake, store, digests: false });
+    const b = await startRig({ fake, store, digests: false });
     rigs.push(b, a);
     const refs = Array.from({ length: 20 }, (_, i) => `REF-TWO-${i}`);
     await Promise.all(

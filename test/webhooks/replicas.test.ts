@@ -30,7 +30,8 @@ for (const { name, up, open } of shared) {
     it('posts every event once across two replicas, duplicates sent to both included', async () => {
       const prefix = testPrefix('webhook-replicas');
       for (let i = 0; i < 2; i++) stores.push(await open(prefix));
-      for (const store of stores) rigs.push(await startRig({ fake, store }));
+      // One message per event: this is about claims between replicas (digests: the test below).
+      for (const store of stores) rigs.push(await startRig({ fake, store, digests: false }));
       const [a, b] = rigs as [Rig, Rig];
       const bodies = Array.from({ length: 30 }, (_, i) =>
         webhookBody(i % 3 ? 'deposit.completed' : 'deposit.received', {
@@ -64,6 +65,41 @@ for (const { name, up, open } of shared) {
           .filter((c) => JSON.stringify(c.body).includes(`REF-RED-${ref}\``))
           .map((c) => String(c.body.text).split(':')[0]);
         expect(texts[0]).toBe('[SANDBOX] Deposit received');
+      }
+    });
+
+    it('shows every event once when two replicas group a burst into digests', async () => {
+      const prefix = testPrefix('webhook-replicas-digest');
+      const pair = [await open(prefix), await open(prefix)];
+      stores.push(...pair);
+      const own = await FakeSlack.start({ rateLimit: { perSecond: 1, burst: 10 } });
+      const [a, b] = [
+        await startRig({ fake: own, store: pair[0]! }),
+        await startRig({ fake: own, store: pair[1]! }),
+      ];
+      const bodies = Array.from({ length: 120 }, (_, i) =>
+        webhookBody('deposit.completed', { trx_ref: `REF-RED-DG-${i}` }),
+      );
+      try {
+        await Promise.all(bodies.map((body, i) => (i % 2 ? a : b).send(body)));
+        const deadline = Date.now() + 20_000;
+        while ((await a.webhooks.outbox.pendingCount()) > 0 && Date.now() < deadline)
+          await new Promise((r) => setTimeout(r, 50));
+        const times = new Map<string, number>();
+        for (const message of own.messages()) {
+          for (const m of JSON.stringify(message.blocks).matchAll(/Ref `(REF-RED-DG-\d+)`/g))
+            times.set(m[1]!, (times.get(m[1]!) ?? 0) + 1);
+        }
+        expect(
+          bodies.filter((body) => times.get(String((body.data as { trx_ref: string }).trx_ref)) !== 1),
+        ).toEqual([]);
+        expect(own.messages().some((m) => m.text.includes('Alert digest'))).toBe(true);
+      } finally {
+        await a.stop({ keepFake: true, keepStore: true });
+        await b.stop({ keepFake: true, keepStore: true });
+        await own.stop();
+        // Its keys go with it: other tests scan this Redis.
+        await clearStore(pair[0]!);
       }
     });
 

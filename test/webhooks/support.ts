@@ -5,11 +5,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import type { CngnEnvironment } from '../../src/cngn/api.js';
+import { alertDigest } from '../../src/slack/blocks/webhook-digest.js';
 import { webhookMessage } from '../../src/slack/blocks/webhook-message.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import {
   alertsClient,
   createWebhooks,
+  type DigestRendering,
   type Logger,
   signatureFor,
   type TransactionSource,
@@ -42,6 +44,11 @@ export interface RigOptions {
   /** The deliverer's waits, to observe them instead of waiting. */
   sleep?: (ms: number) => Promise<void>;
   log?: Logger;
+  /** false: one message per event whatever waits (no digest builder). */
+  digests?: boolean;
+  digestMaxEvents?: number;
+  /** Digest builders other than the real ones (a builder that fails). */
+  renderDigest?: DigestRendering;
 }
 
 export interface Rig {
@@ -75,6 +82,8 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
     openSealed: options.openSealed,
     slack: options.deliver === false ? undefined : alertsClient('xoxb-test', fake.apiUrl),
     render: (input) => webhookMessage(input),
+    ...(options.digests === false ? {} : { renderDigest: options.renderDigest ?? alertDigest }),
+    ...(options.digestMaxEvents ? { digestMaxEvents: options.digestMaxEvents } : {}),
     alertsChannel: options.alertsChannel === null ? undefined : (options.alertsChannel ?? 'CALERTS'),
     alertRoutes: options.alertRoutes,
     transactions: options.transactions,

@@ -4,6 +4,7 @@ import type { WebClient } from '@slack/web-api';
 import type { CngnApi } from '../../cngn/api.js';
 import { environmentMarker } from '../../format/display.js';
 import type { Logger } from '../../log.js';
+import type { AlertPlacement } from '../../webhooks/index.js';
 import type { SlackMessage } from '../blocks/approval-message.js';
 import { toNetworkChoices } from '../blocks/approval-modals.js';
 import { DEPOSIT, depositModal, QUOTE, quoteModal } from '../blocks/deposit-quote.js';
@@ -17,6 +18,7 @@ import {
   txListMessage,
   whitelistMessage,
 } from '../blocks/reads.js';
+import { type AlertWhereabouts, alertWhereaboutsBlock } from '../blocks/webhook-digest.js';
 import { describeError } from '../errors.js';
 import { openModalWhileLoading } from './open-modal.js';
 
@@ -34,6 +36,8 @@ export interface ReadDeps {
   api: CngnApi;
   logger: Logger;
   now: () => Date;
+  /** Where the alerts of a transaction are (webhooks' outbox); unset → /cngn tx does not say. */
+  alerts?: ((references: Array<string | null | undefined>) => Promise<AlertPlacement[]>) | undefined;
 }
 
 export const TX_PAGE_SIZE = 10;
@@ -92,7 +96,42 @@ export async function txCommand(ctx: CommandContext, deps: ReadDeps): Promise<Sl
       return [];
     }),
   ]);
-  return txDetailMessage(transaction, deps.api.environment, networks);
+  const message = txDetailMessage(transaction, deps.api.environment, networks);
+  const alerts = await alertsOf([reference, transaction.trx_ref, transaction.id], ctx, deps);
+  const block = alertWhereaboutsBlock(alerts);
+  return block ? { ...message, blocks: [...message.blocks, block] } : message;
+}
+
+/** The transaction's alerts, each with a permalink to its message when Slack gives one. */
+async function alertsOf(
+  references: Array<string | null | undefined>,
+  ctx: CommandContext,
+  deps: ReadDeps,
+): Promise<AlertWhereabouts[]> {
+  if (!deps.alerts) return [];
+  let placements: AlertPlacement[];
+  try {
+    placements = await deps.alerts(references);
+  } catch (error) {
+    deps.logger.warn('alert whereabouts unavailable for tx detail', { error: String(error) });
+    return [];
+  }
+  return Promise.all(
+    placements.map(async (placement) => {
+      if (placement.state !== 'posted' || !placement.channel || !placement.ts) return placement;
+      try {
+        const answer = await ctx.client.chat.getPermalink({
+          channel: placement.channel,
+          message_ts: placement.ts,
+        });
+        return answer.permalink ? { ...placement, permalink: answer.permalink } : placement;
+      } catch (error) {
+        // Channel and ts are shown instead.
+        deps.logger.warn('chat.getPermalink failed', { error: String(error) });
+        return placement;
+      }
+    }),
+  );
 }
 
 /** `/cngn deposit 5000 payer@example.com` prefills amount and e-mail; needs nothing from the service. */

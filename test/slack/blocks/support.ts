@@ -37,10 +37,10 @@ const KNOWN_EXPLORER =
   /^https:\/\/(sepolia\.basescan\.org|basescan\.org|testnet\.bscscan\.com|bscscan\.com|amoy\.polygonscan\.com|polygonscan\.com|sepolia\.etherscan\.io|etherscan\.io|alfajores\.celoscan\.io|celoscan\.io|scan-testnet\.assetchain\.org|scan\.assetchain\.org)\//;
 
 /**
- * The mrkdwn with the bot's own markup taken out: mentions of the fixtures' people and channel, and
- * links to a known block explorer over https. What is left must hold no `<` or `>` at all.
+ * The mrkdwn with the bot's own markup taken out: mentions of the fixtures' people and channel, links
+ * to a known block explorer over https, and Slack's own permalinks. What is left must hold no `<` or `>` at all.
  */
-/** A request message's permalink as Slack gives it (App Home links to it). */
+/** A message's permalink as Slack gives it (App Home links to a request, `/cngn tx` to an alert). */
 const SLACK_PERMALINK = /^https:\/\/[a-z0-9-]+\.slack\.com\/archives\/[A-Z0-9]+\/p\d+$/;
 
 export function withoutOwnMarkup(text: string): string {

@@ -1,0 +1,150 @@
+// Posting one recorded digest, in steps a crash can stop between and the next run resumes: a
+// placeholder that names no event (its ts recorded once), the events filled in with chat.update (safe
+// to repeat: it replaces the message in place), then the entries marked delivered and the digest
+// closed. Each step already done, by this process before a retry or by one that died, is skipped.
+import { escapeMrkdwn } from '../format/mrkdwn.js';
+import type { Logger, PostMessageArgs, SlackPoster } from './deliverer.js';
+import { alertInputOf, blocksAsText } from './digest.js';
+import type { Outbox } from './outbox.js';
+import type { DeliveryOutcome } from './post-errors.js';
+import type { DigestInput, DigestRecord, DigestRendering, OutboxEntry } from './types.js';
+
+export interface DigestPost {
+  outbox: Outbox;
+  slack: SlackPoster;
+  render: DigestRendering;
+  log: Logger;
+  owner: string;
+  leaseMs: number;
+  fallbackChannel: string | undefined;
+  /** Slack refused the blocks before: fill in the events as text. */
+  textOnly: boolean;
+  /** This attempt's number, for the dead-letter record. */
+  attempts: number;
+  /** What a failed call means: wait, reroute, drop the blocks, or give up. */
+  classify(error: unknown): DeliveryOutcome;
+}
+
+export async function postDigest(
+  post: DigestPost,
+  record: DigestRecord,
+  channel: string,
+): Promise<DeliveryOutcome> {
+  const { outbox, slack, render } = post;
+  if (!(await outbox.claimDigest(record.id, post.owner, post.leaseMs))) return { kind: 'skip' };
+  let current = await outbox.getDigest(record.id);
+  if (!current) {
+    await outbox.closeDigest(record.id);
+    return { kind: 'skip' };
+  }
+  if (current.channel !== channel) {
+    // Handed to the fallback channel: it starts again there, with a placeholder of its own.
+    current = { ...current, channel };
+    await outbox.saveDigest(current);
+    current = (await outbox.getDigest(record.id)) ?? current;
+  }
+  const entries = (await Promise.all(current.entryIds.map((id) => outbox.get(id)))).filter(
+    (e): e is OutboxEntry => e !== undefined,
+  );
+  const open = entries.filter((e) => !e.deliveredAt && !e.deadLetteredAt);
+  if (open.length === 0) {
+    await outbox.closeDigest(current.id);
+    return { kind: 'skip' };
+  }
+  // The message lists every event the record carries, also those marked delivered before a crash.
+  const input: DigestInput = {
+    alerts: entries.filter((e) => !e.deadLetteredAt).map(alertInputOf),
+    environment: entries[0]!.environment,
+    part: current.part,
+    more: current.more,
+  };
+  if (!current.filledAt) {
+    if (!current.ts) {
+      const placeholder = render.placeholder(input);
+      let ts: string | undefined;
+      try {
+        const args: PostMessageArgs = {
+          channel,
+          text: placeholder.text,
+          blocks: placeholder.blocks,
+          unfurl_links: false,
+          unfurl_media: false,
+        };
+        ts = (await slack.chat.postMessage(args as never)).ts;
+      } catch (error) {
+        return failed(post, current, open, channel, error);
+      }
+      if (!ts) throw new Error('Slack accepted the digest placeholder without a ts');
+      current = { ...current, ts: await outbox.recordDigestTs(current, ts) };
+    }
+    const message = render.message(input);
+    try {
+      const args = post.textOnly
+        ? { channel, ts: current.ts, text: blocksAsText(message), blocks: [] }
+        : { channel, ts: current.ts, text: message.text, blocks: message.blocks };
+      await slack.chat.update(args as never);
+    } catch (error) {
+      return failed(post, current, open, channel, error);
+    }
+    current = { ...current, filledAt: new Date().toISOString() };
+    await outbox.saveDigest(current);
+  }
+  const filled = current;
+  await Promise.all(open.map((entry) => outbox.markDelivered(entry, filled.ts, channel, filled)));
+  await outbox.closeDigest(current.id);
+  return { kind: 'done', posted: open.length };
+}
+
+async function failed(
+  post: DigestPost,
+  record: DigestRecord,
+  open: OutboxEntry[],
+  channel: string,
+  error: unknown,
+): Promise<DeliveryOutcome> {
+  const outcome = post.classify(error);
+  if (outcome.kind === 'give-up') await setAside(post, record, open, channel, outcome.reason);
+  else await post.outbox.releaseDigest(record.id);
+  return outcome;
+}
+
+/** Slack will not take the digest: its events go to the dead-letter list, each as a single alert would. */
+async function setAside(
+  post: DigestPost,
+  record: DigestRecord,
+  open: OutboxEntry[],
+  channel: string,
+  reason: string,
+): Promise<void> {
+  const { outbox, slack, log } = post;
+  for (const entry of open) await outbox.moveToDeadLetters(entry, channel, reason, post.attempts);
+  await outbox.saveDigest({ ...record, deadLetteredAt: new Date().toISOString() });
+  await outbox.closeDigest(record.id);
+  const line = `An alert digest of ${open.length} event(s) could not be posted to ${channel}: Slack answered ${reason}. Its events were set aside in the dead-letter list.`;
+  log.error(`${line} (digest ${record.id})`);
+  // The placeholder, if there is one, says where its events went; best effort.
+  if (record.ts) {
+    try {
+      await slack.chat.update({ channel, ts: record.ts, text: escapeMrkdwn(line), blocks: [] } as never);
+    } catch (error) {
+      log.warn(`could not note the set-aside digest in ${channel}: ${describe(error)}`);
+    }
+  }
+  const fallback = post.fallbackChannel;
+  if (!fallback || fallback === channel) return;
+  try {
+    const args: PostMessageArgs = {
+      channel: fallback,
+      text: escapeMrkdwn(line),
+      unfurl_links: false,
+      unfurl_media: false,
+    };
+    await slack.chat.postMessage(args as never);
+  } catch (error) {
+    log.warn(`could not tell ${fallback} about the set-aside digest: ${describe(error)}`);
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
