@@ -15,8 +15,9 @@ export function explorerLink(url: string | null | undefined, label: string): str
   return checked ? `<${escapeMrkdwn(checked)}|${escapeMrkdwn(label)}>` : undefined;
 }
 
+/** https on the workspace's own slack.com host (Enterprise Grid and GovSlack included). */
 const SLACK_PERMALINK =
-  /^https:\/\/[a-z0-9-]+(\.enterprise)?\.slack\.com\/archives\/[A-Z0-9]+\/p\d+(\?[\w.=&-]*)?$/;
+  /^https:\/\/[a-z0-9-]+(\.[a-z0-9-]+)*\.slack(-gov)?\.com\/archives\/[A-Z0-9]+\/p\d+(\?[\w.=&-]*)?$/;
 
 /** `<url|label>` for a message permalink Slack gave (chat.getPermalink); undefined for anything else. */
 export function slackPermalink(url: string | null | undefined, label: string): string | undefined {

@@ -295,12 +295,6 @@ export class FakeSlack {
         };
       case 'usergroups.users.list':
         return { ok: true, users: [] };
-      case 'chat.getPermalink':
-        return {
-          ok: true,
-          channel: body.channel,
-          permalink: `https://treasury.slack.com/archives/${String(body.channel)}/p${String(body.message_ts).replace('.', '')}`,
-        };
       case 'views.publish':
         return { ok: true, view: { id: `V${this.counter}`, hash: `h${this.counter}` } };
       case 'conversations.open':

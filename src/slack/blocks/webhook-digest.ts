@@ -7,7 +7,7 @@ import type { WebhookData } from '../../cngn/schemas.js';
 import { environmentMarker, naira, shortHash } from '../../format/display.js';
 import { explorerUrl } from '../../format/explorer.js';
 import { Money } from '../../format/money.js';
-import { escapeMrkdwn, explorerLink, inertUrl, mentionChannel } from '../../format/mrkdwn.js';
+import { escapeMrkdwn, explorerLink, inertUrl, mentionChannel, slackPermalink } from '../../format/mrkdwn.js';
 import type { AlertInput, AlertMessage, DigestInput, DigestRendering } from '../../webhooks/types.js';
 
 type Block = Record<string, unknown>;
@@ -194,15 +194,6 @@ export interface AlertWhereabouts {
   permalink?: string;
 }
 
-/** A message permalink as Slack gives it: https on the workspace's own slack.com (or GovSlack) host. */
-const SLACK_PERMALINK = /^https:\/\/[a-z0-9-]+(\.[a-z0-9-]+)*\.slack(-gov)?\.com\/archives\/[A-Z0-9]+\/p\d+$/;
-
-/** Slack's permalink as a link, only when it looks like one; else undefined (channel and ts are shown). */
-function permalinkText(url: string | undefined, label: string): string | undefined {
-  if (!url || !SLACK_PERMALINK.test(url)) return undefined;
-  return `<${escapeMrkdwn(url)}|${escapeMrkdwn(label)}>`;
-}
-
 /** Which alert message carries each event of a transaction (a section for /cngn tx). */
 export function alertWhereaboutsBlock(alerts: AlertWhereabouts[]): SectionBlock | undefined {
   if (alerts.length === 0) return undefined;
@@ -211,7 +202,7 @@ export function alertWhereaboutsBlock(alerts: AlertWhereabouts[]): SectionBlock 
     if (alert.state === 'waiting') return `• ${name}: waiting to be posted`;
     if (alert.state === 'set-aside') return `• ${name}: Slack refused it; set aside in the dead-letter list`;
     const what = alert.digestPart ? `alert digest, part ${alert.digestPart}` : 'alert';
-    const link = permalinkText(alert.permalink, `the ${what}`);
+    const link = slackPermalink(alert.permalink, `the ${what}`);
     if (link) return `• ${name}: in ${link}`;
     const where = alert.channel ? mentionChannel(alert.channel) : 'the alerts channel';
     const ts = alert.ts ? `, message ts \`${escapeMrkdwn(alert.ts)}\`` : '';
