@@ -42,7 +42,7 @@ const word = fc.oneof(
 describe('fuzzed slash commands', { timeout: FUZZ_TIMEOUT_MS }, () => {
   it('acknowledges any text at all', async () => {
     await fc.assert(fc.asyncProperty(fc.string({ unit: 'binary', maxLength: 200 }), send), {
-      numRuns: runs(700),
+      numRuns: runs(1_100),
     });
   });
 
@@ -55,7 +55,7 @@ describe('fuzzed slash commands', { timeout: FUZZ_TIMEOUT_MS }, () => {
         fc.constantFrom(' ', '  ', '\t', '\n', '\u00a0'),
         (name, args, space) => send([name, ...args].join(space)),
       ),
-      { numRuns: runs(600) },
+      { numRuns: runs(1_000) },
     );
   });
 

@@ -193,7 +193,7 @@ describe('fuzzed bodies to /slack/events', { timeout: FUZZ_TIMEOUT_MS }, () => {
     );
     await fc.assert(
       fc.asyncProperty(body, ([raw, type]) => send(raw, type)),
-      { numRuns: runs(600) },
+      { numRuns: runs(1_200) },
     );
   });
 
@@ -208,7 +208,7 @@ describe('fuzzed bodies to /slack/events', { timeout: FUZZ_TIMEOUT_MS }, () => {
     );
     await fc.assert(
       fc.asyncProperty(body, ([raw, type]) => send(raw, type)),
-      { numRuns: runs(900) },
+      { numRuns: runs(1_200) },
     );
   });
 

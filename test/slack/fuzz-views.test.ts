@@ -236,7 +236,7 @@ describe('fuzzed modal submissions', { timeout: FUZZ_TIMEOUT_MS }, () => {
           expect(answer.status).toBe(200);
         }
       }),
-      { numRuns: runs(200) },
+      { numRuns: runs(250) },
     );
   });
 

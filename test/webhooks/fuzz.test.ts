@@ -122,7 +122,7 @@ describe('fuzzed webhook deliveries', { timeout: FUZZ_TIMEOUT_MS }, () => {
   it('answers every event-shaped body with 200 or a clear 400', async () => {
     await fc.assert(
       fc.asyncProperty(eventBody, (body) => deliver(JSON.stringify(body))),
-      { numRuns: runs(900) },
+      { numRuns: runs(1_300) },
     );
   });
 
@@ -137,7 +137,7 @@ describe('fuzzed webhook deliveries', { timeout: FUZZ_TIMEOUT_MS }, () => {
         .integer({ min: 60_000, max: 200_000 })
         .map((size) => JSON.stringify({ event: 'x', data: { pad: 'x'.repeat(size) } })),
     );
-    await fc.assert(fc.asyncProperty(raw, deliver), { numRuns: runs(500) });
+    await fc.assert(fc.asyncProperty(raw, deliver), { numRuns: runs(800) });
   });
 
   it('posted what it stored without a failure, left nothing unhandled, and the bot still answers', async () => {
