@@ -10,6 +10,7 @@ import type { ApprovalEngine } from '../approvals/index.js';
 import { type ApprovalRequest, FINAL_STATES } from '../approvals/types.js';
 import type { Store } from '../store/index.js';
 import { approvalDm } from './blocks/approval-dm.js';
+import { CoalescedRuns } from './coalesced-runs.js';
 
 export interface ApprovalDmsOptions {
   engine: ApprovalEngine;
@@ -55,11 +56,16 @@ const sameRendering = (a: Rendering, b: Rendering) =>
 
 export class ApprovalDms {
   private readonly now: () => Date;
-  private readonly running = new Set<Promise<void>>();
-  private readonly waiting = new Map<string, Promise<void>>();
+  private readonly runs: CoalescedRuns;
 
   constructor(private readonly options: ApprovalDmsOptions) {
     this.now = options.now ?? (() => new Date());
+    this.runs = new CoalescedRuns(options.store, DM_LOCK, (id, error) => {
+      this.options.log?.warn('could not bring approval DMs up to date; they are again on the next change', {
+        requestId: id,
+        error: String(error),
+      });
+    });
   }
 
   /** Follow every persisted change; the engine never waits for DMs. */
@@ -82,44 +88,16 @@ export class ApprovalDms {
 
   /** Bring the request's DMs up to date with its stored state. Never throws. */
   present(id: string): Promise<void> {
-    const waiting = this.waiting.get(id);
-    if (waiting) return waiting; // it has not started yet, so it will read the newest state
-    const work = this.track(
-      this.options.store
-        .withLock(
-          dmRecordKey(id),
-          () => {
-            if (this.waiting.get(id) === work) this.waiting.delete(id);
-            return this.bringUpToDate(id);
-          },
-          DM_LOCK,
-        )
-        .catch((error: unknown) => {
-          this.options.log?.warn(
-            'could not bring approval DMs up to date; they are again on the next change',
-            {
-              requestId: id,
-              error: String(error),
-            },
-          );
-        })
-        .finally(() => {
-          if (this.waiting.get(id) === work) this.waiting.delete(id);
-        }),
-    );
-    this.waiting.set(id, work);
-    return work;
+    return this.runs.run(id, dmRecordKey(id), () => this.bringUpToDate(id));
   }
 
   /** Resolves when the work started so far has finished (tests, shutdown). */
-  async idle(): Promise<void> {
-    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  idle(): Promise<void> {
+    return this.runs.idle();
   }
 
   private track(work: Promise<void>): Promise<void> {
-    this.running.add(work);
-    void work.finally(() => this.running.delete(work));
-    return work;
+    return this.runs.track(work);
   }
 
   private async bringUpToDate(id: string): Promise<void> {

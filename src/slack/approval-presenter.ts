@@ -11,6 +11,7 @@ import type { ApprovalEngine } from '../approvals/index.js';
 import { type ApprovalRequest, FINAL_STATES, type RequestState } from '../approvals/types.js';
 import type { Store } from '../store/index.js';
 import { approvalMessage, requesterNotice, threadReply } from './blocks/approval-message.js';
+import { CoalescedRuns } from './coalesced-runs.js';
 
 export interface PresenterOptions {
   /** Configured with retries and rate-limit waits (see `presenterClientOptions`). */
@@ -69,15 +70,19 @@ const atStep = (request: ApprovalRequest, index: number): ApprovalRequest => ({
 
 export class ApprovalPresenter {
   private readonly now: () => Date;
-  private readonly running = new Set<Promise<void>>();
-  /** Per request, the run that has not yet started its Slack calls. */
-  private readonly waiting = new Map<string, Promise<void>>();
+  private readonly runs: CoalescedRuns;
 
   constructor(
     private readonly engine: ApprovalEngine,
     private readonly options: PresenterOptions,
   ) {
     this.now = options.now ?? (() => new Date());
+    this.runs = new CoalescedRuns(options.store, SHOW_LOCK, (id, error) => {
+      this.options.log?.warn('could not show an approval step in Slack; it is shown again later', {
+        requestId: id,
+        error: String(error),
+      });
+    });
   }
 
   /**
@@ -117,41 +122,18 @@ export class ApprovalPresenter {
    * waiting for the request's lock will read the newest state, so it stands for this one too.
    */
   present(id: string, options: { render?: boolean } = {}): Promise<void> {
-    const waiting = this.waiting.get(id);
-    if (waiting && !options.render) return waiting;
-    const work = this.track(
-      this.options.store
-        .withLock(
-          `approval-shown:${id}`,
-          () => {
-            if (this.waiting.get(id) === work) this.waiting.delete(id);
-            return this.bringUpToDate(id, options.render ?? false);
-          },
-          SHOW_LOCK,
-        )
-        .catch((error: unknown) => {
-          this.options.log?.warn('could not show an approval step in Slack; it is shown again later', {
-            requestId: id,
-            error: String(error),
-          });
-        })
-        .finally(() => {
-          if (this.waiting.get(id) === work) this.waiting.delete(id);
-        }),
-    );
-    this.waiting.set(id, work);
-    return work;
+    return this.runs.run(id, `approval-shown:${id}`, () => this.bringUpToDate(id, options.render ?? false), {
+      fresh: options.render ?? false,
+    });
   }
 
   /** Resolves when presentations started so far have finished (tests, shutdown). */
-  async idle(): Promise<void> {
-    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  idle(): Promise<void> {
+    return this.runs.idle();
   }
 
   private track(work: Promise<void>): Promise<void> {
-    this.running.add(work);
-    void work.finally(() => this.running.delete(work));
-    return work;
+    return this.runs.track(work);
   }
 
   private async bringUpToDate(id: string, render: boolean): Promise<void> {
