@@ -61,7 +61,7 @@ export function readClick(
 
 /** Said privately to a final approver at the ack, while the service re-reads the figures. */
 export const RECHECKING =
-  'Your approval is the final one, so the bot is checking the figures with the service again before it counts (this can take up to a minute). The request message shows the result; if it still shows Approve after that, approve again.';
+  'Thanks: yours is the final approval, so the bot is confirming the figures with the service before anything is sent. The request message shows the outcome in a moment.';
 
 export type Recorded<T> =
   | { outcome: 'recorded'; work: Promise<T>; rechecking?: true }
