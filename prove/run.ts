@@ -5,6 +5,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { crashes } from './lines/crash.js';
+import { fuzzBot, fuzzServiceAnswers } from './lines/fuzz.js';
 import { races } from './lines/races.js';
 import { type Line, type Profile, type ProveStore, proveStore, type StoreName } from './support.js';
 
@@ -29,6 +31,10 @@ const wanted = (name: string) => !only || only.includes(name);
 
 const scale = {
   races: full ? 1_000 : 50,
+  crashK: full ? 20 : 2,
+  fuzz: full
+    ? { commands: 10_000, modals: 10_000, webhooks: 10_000, answers: 2_000 }
+    : { commands: 300, modals: 300, webhooks: 300, answers: 200 },
 };
 
 const lines: Line[] = [];
@@ -66,9 +72,10 @@ async function onStore(
   name: StoreName,
   target: string,
   fn: (store: ProveStore) => Promise<Omit<Line, 'seconds'>>,
+  child = false,
 ) {
   await run(line, name, target, async () => {
-    const store = await proveStore(name, line, dir);
+    const store = await proveStore(name, line.replace(/\W+/g, '-'), dir, child);
     if (typeof store === 'string')
       return { line, on: name, target, figure: '-', status: 'skipped', note: store };
     try {
@@ -85,6 +92,45 @@ if (wanted('races')) {
       races(store, scale.races),
     );
   }
+}
+
+if (wanted('crash')) {
+  for (const name of ['SQLite', 'Redis', 'PostgreSQL'] as const) {
+    await onStore(
+      'crash at every step',
+      name,
+      `0 sent twice, 0 lost`,
+      (store) => crashes(store, scale.crashK),
+      true,
+    );
+  }
+}
+
+if (wanted('fuzz')) {
+  // A fixed seed per run, printed, so a failing input can be generated again.
+  const seed = Number(process.env.PROVE_SEED ?? Date.now() % 1_000_000);
+  process.stderr.write(`fuzz seed ${seed} (PROVE_SEED=${seed} repeats it)\n`);
+  const started = performance.now();
+  let botLines: Omit<Line, 'seconds'>[];
+  try {
+    botLines = await fuzzBot(scale.fuzz, seed);
+  } catch (error) {
+    botLines = [
+      {
+        line: 'fuzz',
+        on: 'memory',
+        target: 'the bot keeps answering',
+        figure: '-',
+        status: 'fail',
+        note: String(error),
+      },
+    ];
+  }
+  const each = Math.round((performance.now() - started) / 100 / botLines.length) / 10;
+  for (const l of botLines) lines.push({ ...l, seconds: each });
+  await run('fuzz: service answers of the wrong shape', 'real client', 'typed errors only', () =>
+    fuzzServiceAnswers(scale.fuzz.answers, seed),
+  );
 }
 
 rmSync(dir, { recursive: true, force: true });

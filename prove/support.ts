@@ -74,6 +74,9 @@ export async function inBatches<T, R>(items: T[], limit: number, fn: (item: T, i
   return results;
 }
 
+/** The Redis database (of 16) lines with a child process use; the prove suite empties its cngn-desk keys. */
+export const PROVE_REDIS_DB = 13;
+
 export type StoreName = 'SQLite' | 'Redis' | 'PostgreSQL';
 
 /** A store to run a line on: its URL for a child process, and `open` for one in this process. */
@@ -89,24 +92,42 @@ export interface ProveStore {
  * The store, or why it is skipped. Under CI=true a missing Redis or PostgreSQL throws (the line fails).
  * `tag` keeps lines apart: every store has a prefix (or a database, or a file) of its own.
  */
-export async function proveStore(name: StoreName, tag: string, dir: string): Promise<ProveStore | string> {
+export async function proveStore(
+  name: StoreName,
+  tag: string,
+  dir: string,
+  child = false,
+): Promise<ProveStore | string> {
   if (name === 'SQLite') {
     const url = `sqlite://${dir}/${tag}.sqlite`;
     return { name, url, open: () => createStore(url), dispose: async () => {} };
   }
   if (name === 'Redis') {
     if (!(await redisAvailable())) return 'skipped: no Redis';
-    const prefix = `cngn-desk-prove:${tag}:${process.pid}:${Date.now()}`;
-    return {
-      name,
-      url: REDIS_URL,
-      open: () => createStore(REDIS_URL, { prefix }),
-      dispose: async () => {
-        const store = await createStore(REDIS_URL, { prefix });
-        await clearStore(store);
-        await store.close();
-      },
+    if (!child) {
+      const prefix = `cngn-desk-prove:${tag}:${process.pid}:${Date.now()}`;
+      return {
+        name,
+        url: REDIS_URL,
+        open: () => createStore(REDIS_URL, { prefix }),
+        dispose: async () => {
+          const store = await createStore(REDIS_URL, { prefix });
+          await clearStore(store);
+          await store.close();
+        },
+      };
+    }
+    // A child process runs src/main.ts, which keeps the default prefix: the line gets a Redis database
+    // of its own instead, emptied of that prefix before and after.
+    const url = new URL(REDIS_URL);
+    url.pathname = `/${PROVE_REDIS_DB}`;
+    const clear = async () => {
+      const store = await createStore(url.toString());
+      await clearStore(store);
+      await store.close();
     };
+    await clear();
+    return { name, url: url.toString(), open: () => createStore(url.toString()), dispose: clear };
   }
   if (!(await postgresAvailable())) return `skipped: no PostgreSQL at ${new URL(POSTGRES_URL).host}`;
   const database = await createTestDatabase();
@@ -144,7 +165,8 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
     config,
     logger: silentLogger,
     store: options.store,
-    sandbox: options.sandbox,
+    // Given service credentials (the sandbox as a real service, as a child process sees it), no embedded one.
+    ...(config.service.mode === 'service' ? {} : { sandbox: options.sandbox }),
     ...(options.now ? { now: options.now } : {}),
     clientTimeouts: options.clientTimeouts ?? { headersMs: 5_000, bodyMs: 5_000 },
   });

@@ -1,4 +1,5 @@
 // Start-up only: config → logger → bot (store, service client or embedded sandbox, Slack app) → listen.
+import { armCrashPoint } from './approvals/crash-points.js';
 import { startBot } from './bot.js';
 import { ConfigError, loadConfig, secretsOf } from './config.js';
 import { createLogger } from './log.js';
@@ -15,6 +16,8 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel, { secrets: secretsOf(config) });
+  // Test-only (the proof suite's crash line): unset in any real deployment.
+  armCrashPoint(process.env.CNGN_DESK_CRASH_AT);
   const bot = await startBot({ config, logger });
   logger.info('cngn-desk is running', {
     url: bot.url,

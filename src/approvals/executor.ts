@@ -13,6 +13,7 @@ import {
 } from '../cngn/errors.js';
 import { Money } from '../format/money.js';
 import { bindingProblem, closeUnsendable } from './binding.js';
+import { crashPoint } from './crash-points.js';
 import type { ApprovalCore } from './engine.js';
 import { needsRecheck, recheckFigures } from './recheck.js';
 import { transition } from './state-machine.js';
@@ -120,6 +121,7 @@ export class Executor {
    */
   async execute(id: string): Promise<ApprovalRequest | undefined> {
     let claimed: ApprovalRequest | undefined;
+    crashPoint('before-claim');
     try {
       const fresh = await this.freshFigures(id);
       if (fresh === 'not-now') return undefined;
@@ -129,6 +131,7 @@ export class Executor {
       throw error;
     }
     if (!claimed) return undefined;
+    crashPoint('after-claim');
     // Keep the lease from now until the answer is recorded, so other replicas know someone is on it.
     const renewal = setInterval(() => {
       this.renewLease(claimed).catch((error: unknown) => {
@@ -150,6 +153,7 @@ export class Executor {
       });
       return this.core.get(id);
     }
+    crashPoint('after-answer');
     return this.record(claimed, result);
   }
 
@@ -180,6 +184,7 @@ export class Executor {
       };
     }
     try {
+      crashPoint('before-post');
       return await this.call(claimed);
     } catch (error) {
       return classifyFailure(error);
