@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { crashes } from './lines/crash.js';
 import { fuzzBot, fuzzServiceAnswers } from './lines/fuzz.js';
 import { races } from './lines/races.js';
+import { serviceFaults } from './lines/service-faults.js';
 import { type Line, type Profile, type ProveStore, proveStore, type StoreName } from './support.js';
 
 const { values } = parseArgs({
@@ -32,6 +33,7 @@ const wanted = (name: string) => !only || only.includes(name);
 const scale = {
   races: full ? 1_000 : 50,
   crashK: full ? 20 : 2,
+  faultTrials: full ? 10 : 1,
   fuzz: full
     ? { commands: 10_000, modals: 10_000, webhooks: 10_000, answers: 2_000 }
     : { commands: 300, modals: 300, webhooks: 300, answers: 200 },
@@ -104,6 +106,27 @@ if (wanted('crash')) {
       true,
     );
   }
+}
+
+if (wanted('faults')) {
+  const started = performance.now();
+  let faultLines: Omit<Line, 'seconds'>[];
+  try {
+    faultLines = await serviceFaults(scale.faultTrials);
+  } catch (error) {
+    faultLines = [
+      {
+        line: 'service faults',
+        on: 'sandbox',
+        target: 'no retried POST',
+        figure: '-',
+        status: 'fail',
+        note: String(error),
+      },
+    ];
+  }
+  const each = Math.round((performance.now() - started) / 100 / faultLines.length) / 10;
+  for (const l of faultLines) lines.push({ ...l, seconds: each });
 }
 
 if (wanted('fuzz')) {
