@@ -9,6 +9,7 @@ import { crashes } from './lines/crash.js';
 import { fuzzBot, fuzzServiceAnswers } from './lines/fuzz.js';
 import { races } from './lines/races.js';
 import { serviceFaults } from './lines/service-faults.js';
+import { storms } from './lines/storms.js';
 import { type Line, type Profile, type ProveStore, proveStore, type StoreName } from './support.js';
 
 const { values } = parseArgs({
@@ -34,6 +35,7 @@ const scale = {
   races: full ? 1_000 : 50,
   crashK: full ? 20 : 2,
   faultTrials: full ? 10 : 1,
+  storm: full ? { n: 100, ms: 180_000 } : { n: 10, ms: 10_000 },
   fuzz: full
     ? { commands: 10_000, modals: 10_000, webhooks: 10_000, answers: 2_000 }
     : { commands: 300, modals: 300, webhooks: 300, answers: 200 },
@@ -106,6 +108,12 @@ if (wanted('crash')) {
       true,
     );
   }
+}
+
+if (wanted('storms')) {
+  await run('Slack storms', 'fake Slack', 'every step shown once', () =>
+    storms(scale.storm.n, scale.storm.ms),
+  );
 }
 
 if (wanted('faults')) {
