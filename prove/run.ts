@@ -33,7 +33,7 @@ const wanted = (name: string) => !only || only.includes(name);
 
 const scale = {
   races: full ? 1_000 : 50,
-  crashK: full ? 20 : 2,
+  crashK: Number(process.env.PROVE_CRASH_K ?? (full ? 20 : 2)),
   faultTrials: full ? 10 : 1,
   storm: full ? { n: 100, ms: 180_000 } : { n: 10, ms: 10_000 },
   fuzz: full
