@@ -60,7 +60,13 @@ export async function races(store: ProveStore, n: number): Promise<Omit<Line, 's
       }
       return true;
     };
-    await waitFor(settled, 'every request sent', 120_000).catch(() => {});
+    // The replicas' own sweeps (every 15 s) start whatever a busy moment left approved.
+    await waitFor(settled, 'every request sent', 120_000 + n * 300).catch(() => {});
+    const states = new Map<string, number>();
+    for (const id of ids) {
+      const state = (await a.bot.approvals?.engine.get(id))?.state ?? 'missing';
+      states.set(state, (states.get(state) ?? 0) + 1);
+    }
     await Promise.all(replicas.map((r) => r.bot.approvals?.engine.idle()));
     const posts = postsByAmount(sandbox, WITHDRAW);
     const total = [...posts.values()].reduce((x, y) => x + y, 0);
@@ -73,7 +79,11 @@ export async function races(store: ProveStore, n: number): Promise<Omit<Line, 's
       ...base,
       figure: `${total} calls for ${n} requests (${clicks} clicks, ${acked} acked; ${twice} sent twice, ${missing} never)`,
       status: ok ? 'pass' : 'fail',
-      ...(ok ? {} : { note: `answers by status: ${JSON.stringify(Object.fromEntries(answers))}` }),
+      ...(ok
+        ? {}
+        : {
+            note: `requests ended ${JSON.stringify(Object.fromEntries(states))}; answers by status ${JSON.stringify(Object.fromEntries(answers))}`,
+          }),
     };
   } finally {
     for (const r of replicas) await r.stop().catch(() => {});
