@@ -35,7 +35,7 @@ const scale = {
   races: full ? 1_000 : 50,
   crashK: Number(process.env.PROVE_CRASH_K ?? (full ? 20 : 2)),
   faultTrials: full ? 10 : 1,
-  storm: full ? { n: 100, ms: 180_000 } : { n: 10, ms: 10_000 },
+  storm: { n: full ? 100 : 10, ms: Number(process.env.PROVE_STORM_MS ?? (full ? 180_000 : 10_000)) },
   fuzz: full
     ? { commands: 10_000, modals: 10_000, webhooks: 10_000, answers: 2_000 }
     : { commands: 300, modals: 300, webhooks: 300, answers: 200 },

@@ -90,12 +90,17 @@ export async function storms(n: number, stormMs: number): Promise<Omit<Line, 'se
     }, 'every request sent');
     // Slack comes back; give the bot time to catch up on what it owes.
     await sleep(Math.max(0, stormUntil - Date.now()));
-    const shown = (id: string) => {
-      const updates = slack
-        .callsTo('chat.update')
-        .filter((c) => c.body.channel === APPROVALS_CHANNEL && JSON.stringify(c.body).includes(id));
-      return updates.at(-1);
-    };
+    // What the message shows last: its latest update, or its first post if that came after the storm
+    // with the final state already in it.
+    const shown = (id: string) =>
+      slack.calls
+        .filter(
+          (c) =>
+            (c.method === 'chat.update' || (c.method === 'chat.postMessage' && !c.body.thread_ts)) &&
+            c.body.channel === APPROVALS_CHANNEL &&
+            JSON.stringify(c.body).includes(id),
+        )
+        .at(-1);
     const isSent = (call: SlackCall | undefined) => /\bSent\b/.test(JSON.stringify(call?.body ?? {}));
     await waitFor(() => ids.every((id) => isSent(shown(id))), 'every message showing sent', 60_000).catch(
       () => {},
