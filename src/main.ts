@@ -1,9 +1,12 @@
 // `npm start`: start-up (startup.ts) with the process environment, then wait for a signal to stop.
+import { armCrashPoint } from './approvals/crash-points.js';
 import { ConfigError } from './config.js';
 import { createLogger } from './log.js';
 import { StartupRefused, start } from './startup.js';
 
 async function main(): Promise<void> {
+  // Test-only (the proof suite's crash line): unset in any real deployment.
+  armCrashPoint(process.env.CNGN_DESK_CRASH_AT);
   let started: Awaited<ReturnType<typeof start>>;
   try {
     started = await start(process.env);

@@ -15,6 +15,7 @@ import {
 } from '../cngn/errors.js';
 import { Money } from '../format/money.js';
 import { bindingProblem, closeUnsendable } from './binding.js';
+import { crashPoint } from './crash-points.js';
 import type { ApprovalCore } from './engine.js';
 import { needsRecheck, recheckFigures } from './recheck.js';
 import { transition } from './state-machine.js';
@@ -130,6 +131,7 @@ export class Executor {
    */
   async execute(id: string): Promise<ApprovalRequest | undefined> {
     let claimed: ApprovalRequest | undefined;
+    crashPoint('before-claim');
     try {
       const fresh = await this.freshFigures(id);
       if (fresh === 'not-now') return undefined;
@@ -139,6 +141,7 @@ export class Executor {
       throw error;
     }
     if (!claimed) return undefined;
+    crashPoint('after-claim');
     // Keep the lease from now until the answer is recorded, so other replicas know someone is on it.
     const renewal = setInterval(() => {
       this.renewLease(claimed).catch((error: unknown) => {
@@ -160,6 +163,7 @@ export class Executor {
       });
       return this.core.get(id);
     }
+    crashPoint('after-answer');
     return this.record(claimed, result);
   }
 
@@ -191,6 +195,7 @@ export class Executor {
     }
     if (!marked) return undefined;
     try {
+      crashPoint('before-post');
       return await this.call(marked);
     } catch (error) {
       return classifyFailure(error);

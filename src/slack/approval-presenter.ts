@@ -9,7 +9,7 @@
 import type { WebClient } from '@slack/web-api';
 import type { ApprovalEngine } from '../approvals/index.js';
 import { type ApprovalRequest, FINAL_STATES, type RequestState } from '../approvals/types.js';
-import type { Store } from '../store/index.js';
+import { LOCK_DEFAULTS, type Store } from '../store/index.js';
 import { approvalMessage, requesterNotice, threadReply } from './blocks/approval-message.js';
 import { CoalescedRuns } from './coalesced-runs.js';
 
@@ -59,8 +59,12 @@ export interface Shown {
 export const shownKey = (id: string) => `approval-shown:${id}`;
 /** Requests with something still to show (added before the first Slack call, removed when all is shown). */
 const UNSHOWN_SET = 'approvals:unshown';
-/** Held across a request's Slack calls by one replica; long enough for the client's retries. */
-const SHOW_LOCK = { ttlMs: 120_000, waitMs: 120_000 };
+/**
+ * Held across a request's Slack calls by one replica; waiters wait long enough for the client's
+ * retries. Its holder renews the lease while it runs, so the lease only counts when the holder died:
+ * then the others wait no longer than for any lock (a 2-minute lease held up a restart's sweep).
+ */
+const SHOW_LOCK = { ttlMs: LOCK_DEFAULTS.ttlMs, waitMs: 120_000 };
 
 /** The request as it stood after step `index`: its thread reply and note speak of that step. */
 const atStep = (request: ApprovalRequest, index: number): ApprovalRequest => ({

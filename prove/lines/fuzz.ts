@@ -1,0 +1,369 @@
+// Fuzzing with fast-check: slash-command texts, modal submissions and webhook bodies sent signed to
+// the real bot over HTTP, and service answers of the wrong shape read by the real client. Every input
+// must be answered (a 2xx ack or a clear 4xx) within Slack's 3 s; none may crash the process, leave an
+// unhandled rejection, or get the catch-all "something went wrong on our side".
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import fc from 'fast-check';
+import { createCngnClient } from '../../src/cngn/client.js';
+import { CngnError, CngnResponseError, CngnTransportError, RateBudgetError } from '../../src/cngn/errors.js';
+import { Money } from '../../src/format/money.js';
+import { silentLogger } from '../../src/log.js';
+import { signBody, startSandbox } from '../../src/sandbox/index.js';
+import { createStore } from '../../src/store/index.js';
+import { startHarness } from '../../test/support/harness.js';
+import { slashCommand, viewSubmission } from '../../test/support/slack-requests.js';
+import { inBatches, type Line, sleep } from '../support.js';
+
+const ACK_MS = 3_000;
+const CATCH_ALL = 'something went wrong on our side';
+
+const WORDS = [
+  'balance',
+  'tx',
+  'deposit',
+  'withdraw',
+  'redeem',
+  'quote',
+  'bridge',
+  'accounts',
+  'networks',
+  'banks',
+  'whitelist',
+  'settlement',
+  'pending',
+  'audit',
+  'resolve',
+  'help',
+  'verify',
+  'add',
+  'list',
+  'cancel',
+];
+const NASTY = ['<!channel>', '<@U123>', '*bold*', '`x`', '&amp;', '=1+1', '%00', '\u202e', '💸', '\n', '  '];
+
+const amount = fc.oneof(
+  fc.double().map(String),
+  fc.integer().map(String),
+  fc.stringMatching(/^-?[0-9]{0,12}([.,][0-9]{0,8})?$/),
+  fc.constantFrom('1e9', 'NaN', 'Infinity', '0', '-0', '0.000000001', '999999999999999999999', '1,500.50'),
+);
+const token = fc.oneof(
+  fc.constantFrom(...WORDS),
+  amount,
+  fc.constantFrom(...NASTY),
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: 'grapheme', maxLength: 20 }),
+  fc.stringMatching(/^0x[0-9a-fA-F]{0,44}$/),
+  fc.stringMatching(/^[A-Z]{2,6}-[A-Z0-9-]{0,20}$/),
+);
+export const commandText = fc.oneof(
+  fc.array(token, { maxLength: 6 }).map((parts) => parts.join(' ')),
+  fc.string({ maxLength: 300 }),
+  fc.string({ unit: 'binary', maxLength: 200 }),
+);
+
+const VIEWS = {
+  'withdraw.submit': [
+    'withdraw.amount',
+    'withdraw.network',
+    'withdraw.address',
+    'withdraw.save',
+    'withdraw.whitelisted',
+  ],
+  'redeem.submit': ['redeem.amount', 'redeem.bank', 'redeem.account'],
+  'bridge.submit': [
+    'bridge.amount',
+    'bridge.origin',
+    'bridge.destination',
+    'bridge.address',
+    'bridge.sender',
+  ],
+  'whitelist.submit': ['whitelist.network', 'whitelist.address'],
+  'settlement.submit': ['settlement.bank', 'settlement.account'],
+  'deposit.submit': [
+    'deposit.amount',
+    'deposit.email',
+    'deposit.customer_name',
+    'deposit.account_name',
+    'deposit.narration',
+  ],
+  'quote.submit': ['quote.amount', 'quote.origin', 'quote.destination', 'quote.address'],
+  'approval.reject.submit': ['reject.reason'],
+} as const;
+
+const elementState = fc.oneof(
+  fc.record({ type: fc.constant('plain_text_input'), value: fc.oneof(token, fc.constant(null)) }),
+  fc.record({
+    type: fc.constant('static_select'),
+    selected_option: fc.oneof(
+      fc.constant(null),
+      fc.record({ value: token, text: fc.record({ type: fc.constant('plain_text'), text: token }) }),
+    ),
+  }),
+  fc.record({
+    type: fc.constant('checkboxes'),
+    selected_options: fc.array(fc.record({ value: token }), { maxLength: 3 }),
+  }),
+  fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }),
+);
+
+export const modalSubmission = fc
+  .constantFrom(...(Object.keys(VIEWS) as Array<keyof typeof VIEWS>))
+  .chain((callbackId) =>
+    fc.record({
+      callbackId: fc.constant(callbackId as string),
+      values: fc.dictionary(
+        fc.oneof(fc.constantFrom(...VIEWS[callbackId]), fc.string({ maxLength: 12 })),
+        fc.oneof(
+          elementState.map((state) => ({ [callbackId.split('.')[0] as string]: state })),
+          fc.constantFrom(...VIEWS[callbackId]).chain((id) => elementState.map((state) => ({ [id]: state }))),
+        ),
+        { maxKeys: 6 },
+      ),
+      privateMetadata: fc.oneof(
+        fc.string({ maxLength: 100 }),
+        fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
+        fc.constant(JSON.stringify({ networks: ['x'] })),
+      ),
+    }),
+  );
+
+const EVENTS = ['transaction.completed', 'transaction.failed', 'deposit.received', 'withdrawal.completed'];
+export const webhookBody = fc.oneof(
+  fc
+    .record({
+      event: fc.oneof(fc.constantFrom(...EVENTS), fc.string({ maxLength: 30 })),
+      data: fc.oneof(
+        fc.record(
+          {
+            trx_ref: fc.oneof(fc.string({ maxLength: 30 }), fc.integer()),
+            amount: fc.oneof(amount, fc.double(), fc.integer()),
+            status: fc.oneof(fc.constantFrom('completed', 'failed', 'pending'), fc.string({ maxLength: 10 })),
+            trx_type: fc.oneof(fc.constantFrom('withdraw', 'fiat_redeem', 'crypto_deposit'), fc.string()),
+            receiver: fc.jsonValue({ maxDepth: 2 }),
+          },
+          { requiredKeys: [] },
+        ),
+        fc.jsonValue({ maxDepth: 3 }),
+        fc.string({ maxLength: 200 }),
+      ),
+    })
+    .map((v) => JSON.stringify(v)),
+  fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)),
+  fc.string({ maxLength: 500 }),
+);
+
+/** Service answers of every wrong shape: JSON of any form, envelopes with odd data, non-JSON. */
+export const serviceAnswer = fc.oneof(
+  fc
+    .record(
+      {
+        status: fc.oneof(fc.integer({ min: 100, max: 599 }), fc.string({ maxLength: 5 }), fc.constant(null)),
+        message: fc.oneof(fc.string({ maxLength: 40 }), fc.integer()),
+        data: fc.jsonValue({ maxDepth: 3 }),
+      },
+      { requiredKeys: [] },
+    )
+    .map((v) => JSON.stringify(v)),
+  fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)),
+  fc.string({ maxLength: 200 }),
+);
+
+interface Tally {
+  sent: number;
+  answered: number;
+  serverErrors: number;
+  slow: number;
+  maxMs: number;
+  failures: string[];
+}
+
+async function measure<T>(inputs: T[], send: (input: T) => Promise<number>): Promise<Tally> {
+  const tally: Tally = { sent: 0, answered: 0, serverErrors: 0, slow: 0, maxMs: 0, failures: [] };
+  await inBatches(inputs, 8, async (input) => {
+    tally.sent += 1;
+    const started = performance.now();
+    let status: number;
+    try {
+      status = await send(input);
+    } catch (error) {
+      tally.failures.push(`no answer (${String(error)}) to ${JSON.stringify(input).slice(0, 120)}`);
+      return;
+    }
+    const ms = performance.now() - started;
+    tally.maxMs = Math.max(tally.maxMs, ms);
+    if (ms > ACK_MS) tally.slow += 1;
+    if (status >= 500 || status < 200) {
+      tally.serverErrors += 1;
+      tally.failures.push(`${status} to ${JSON.stringify(input).slice(0, 120)}`);
+    } else tally.answered += 1;
+  });
+  return tally;
+}
+
+function lineOf(what: string, n: number, tally: Tally, catchAll: number): Omit<Line, 'seconds'> {
+  const ok = tally.answered === n && tally.slow === 0 && catchAll === 0;
+  return {
+    line: `fuzz: ${what}`,
+    on: 'memory',
+    target: `${n} answered 2xx/4xx within 3 s, 0 catch-all errors`,
+    figure: `${tally.answered}/${n} answered, ${tally.serverErrors} 5xx, ${tally.slow} over 3 s (max ${Math.round(tally.maxMs)} ms), ${catchAll} catch-all`,
+    status: ok ? 'pass' : 'fail',
+    ...(ok
+      ? {}
+      : { note: tally.failures.slice(0, 2).join('; ') || `${catchAll} answers said "${CATCH_ALL}"` }),
+  };
+}
+
+/** Slash commands, modal submissions and webhook bodies through the bot; one line each. */
+export async function fuzzBot(n: { commands: number; modals: number; webhooks: number }, seed: number) {
+  const harness = await startHarness();
+  const lines: Omit<Line, 'seconds'>[] = [];
+  // Answers after the ack (response_url, DMs) keep coming for a moment: count once Slack is quiet.
+  const quiet = async () => {
+    let seen = -1;
+    while (seen !== harness.slack.calls.length) {
+      seen = harness.slack.calls.length;
+      await sleep(300);
+    }
+  };
+  const catchAll = () => harness.slack.calls.filter((c) => JSON.stringify(c.body).includes(CATCH_ALL)).length;
+  try {
+    const texts = fc.sample(commandText, { numRuns: n.commands, seed });
+    let before = catchAll();
+    let tally = await measure(texts, async (text) => {
+      const r = await slashCommand(harness.sender, { text, responseUrl: harness.slack.responseUrl('fuzz') });
+      return r.status;
+    });
+    await harness.bot.approvals?.engine.idle();
+    await quiet();
+    lines.push(lineOf('slash-command texts', n.commands, tally, catchAll() - before));
+
+    const modals = fc.sample(modalSubmission, { numRuns: n.modals, seed });
+    before = catchAll();
+    tally = await measure(modals, async (modal) => {
+      const r = await viewSubmission(harness.sender, modal as Parameters<typeof viewSubmission>[1]);
+      return r.status;
+    });
+    await harness.bot.approvals?.engine.idle();
+    await quiet();
+    lines.push(lineOf('modal submissions', n.modals, tally, catchAll() - before));
+
+    const bodies = fc.sample(webhookBody, { numRuns: n.webhooks, seed });
+    tally = await measure(bodies, async (body) => {
+      // Half signed with the right secret (read and judged), half with a wrong one (refused).
+      const secret = body.length % 2 ? harness.sandbox.webhookSecret : 'not-the-secret';
+      const response = await fetch(`${harness.bot.url}/webhooks/cngn`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-cngn-signature': signBody(body, secret) },
+        body,
+      });
+      await response.arrayBuffer();
+      return response.status;
+    });
+    lines.push(lineOf('webhook bodies', n.webhooks, tally, 0));
+    // The process is still whole: an ordinary command is still answered.
+    const alive = await slashCommand(harness.sender, {
+      text: 'help',
+      responseUrl: harness.slack.responseUrl('alive'),
+    });
+    if (alive.status !== 200) throw new Error(`the bot stopped answering after fuzzing (${alive.status})`);
+  } finally {
+    await harness.stop();
+  }
+  return lines;
+}
+
+/**
+ * Service answers of the wrong shape, through the real client (reads and money POSTs alike): every
+ * call ends in a typed error (unreadable answer, service error, transport) or a value its schema
+ * accepted — never a TypeError, never a hang.
+ */
+export async function fuzzServiceAnswers(n: number, seed: number): Promise<Omit<Line, 'seconds'>> {
+  const answers = fc.sample(
+    fc.tuple(serviceAnswer, fc.constantFrom(200, 200, 200, 201, 400, 404, 422, 500)),
+    { numRuns: n, seed },
+  );
+  let current = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const [body, status] = answers[current % answers.length] as [string, number];
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(body);
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const sandbox = await startSandbox({ rateLimit: false });
+  const store = await createStore('memory://');
+  const client = createCngnClient({
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    apiKey: sandbox.apiKey,
+    encryptionKey: sandbox.encryptionKey,
+    privateKey: sandbox.privateKey,
+    store,
+    rateLimit: { limit: 1_000_000, windowSeconds: 60 },
+    retry: { attempts: 1 },
+    cacheTtlMs: { networks: 0, banks: 0, balance: 0 },
+    logger: silentLogger,
+  });
+  const calls: Array<() => Promise<unknown>> = [
+    () => client.getBalance({}),
+    () => client.getNetworks({}),
+    () => client.getBanks({}),
+    () => client.getTransactions({ page: 1, limit: 10 }),
+    () => client.getTransaction('CNGN-1'),
+    () => client.getWhitelisted({}),
+    () => client.getDedicatedAccounts({}),
+    () => client.resolveAccount({ accountNumber: '0123456789', bankCode: '058' }),
+    () => client.verifyWithdrawal('CNGN-1'),
+    () =>
+      client.withdraw({
+        amount: Money.parseDecimal('10'),
+        address: '0x52908400098527886E0F7030069857D2E4169EE7',
+        networkId: 'base',
+        shouldSaveAddress: false,
+      }),
+  ];
+  const wrong: string[] = [];
+  let typed = 0;
+  let accepted = 0;
+  let maxMs = 0;
+  try {
+    for (let i = 0; i < n; i++) {
+      current = i;
+      const started = performance.now();
+      try {
+        await (calls[i % calls.length] as () => Promise<unknown>)();
+        accepted += 1;
+      } catch (error) {
+        const ok =
+          error instanceof CngnResponseError ||
+          error instanceof CngnError ||
+          error instanceof CngnTransportError ||
+          error instanceof RateBudgetError;
+        if (ok) typed += 1;
+        else wrong.push(`${String(error)} from ${answers[i]?.[1]} ${answers[i]?.[0].slice(0, 80)}`);
+      }
+      maxMs = Math.max(maxMs, performance.now() - started);
+    }
+  } finally {
+    await client.close();
+    await store.close();
+    await sandbox.stop();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+  const ok = wrong.length === 0 && maxMs <= ACK_MS;
+  return {
+    line: 'fuzz: service answers of the wrong shape',
+    on: 'real client',
+    target: `${n} calls end in a typed error or a valid value, within 3 s`,
+    figure: `${typed} typed errors, ${accepted} accepted, ${wrong.length} other (max ${Math.round(maxMs)} ms)`,
+    status: ok ? 'pass' : 'fail',
+    ...(ok ? {} : { note: wrong.slice(0, 2).join('; ') || 'too slow' }),
+  };
+}

@@ -1,0 +1,94 @@
+// Races: N withdrawals, each approved by 3 approvers clicking Approve at once, twice each, spread over
+// two replicas (two bots on one shared store). The sandbox's POST count is the truth: exactly N, one
+// per request.
+import { startSandbox } from '../../src/sandbox/index.js';
+import type { Store } from '../../src/store/index.js';
+import { FakeSlack } from '../../test/support/fake-slack.js';
+import { blockAction } from '../../test/support/slack-requests.js';
+import {
+  APPROVALS_CHANNEL,
+  APPROVERS,
+  fileWithdrawal,
+  inBatches,
+  type Line,
+  type ProveStore,
+  postsByAmount,
+  type Replica,
+  startReplica,
+  waitFor,
+} from '../support.js';
+
+const WITHDRAW = '/v1/api/withdraw';
+
+export async function races(store: ProveStore, n: number): Promise<Omit<Line, 'seconds'>> {
+  const base = { line: 'races', on: store.name, target: `exactly ${n} service calls, 1 per request` };
+  const sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
+  const slack = await FakeSlack.start();
+  const stores: Store[] = [await store.open(), await store.open()];
+  const replicas: Replica[] = [];
+  try {
+    // Two approvals needed, so the three approvers' six clicks race for both the approvals and the claim.
+    for (const s of stores) replicas.push(await startReplica({ sandbox, slack, store: s, tiers: '0:2' }));
+    const [a, b] = replicas as [Replica, Replica];
+    const network = (await a.bot.client.getNetworks()).find((x) => !x.isDisabled);
+    if (!network) throw new Error('no network');
+    const amounts = Array.from({ length: n }, (_, i) => (100 + i / 100).toFixed(2));
+    const ids = await inBatches(amounts, 8, (amount, i) =>
+      fileWithdrawal((i % 2 ? a : b).sender, slack, network, amount),
+    );
+    const answers = new Map<number, number>();
+    await inBatches(ids, 4, async (id, i) => {
+      const clicks = APPROVERS.flatMap((approver, k) =>
+        [0, 1].map((twice) =>
+          blockAction((k + twice + i) % 2 ? a.sender : b.sender, {
+            actionId: 'approval.approve',
+            value: id,
+            userId: approver,
+            channelId: APPROVALS_CHANNEL,
+            messageTs: '1.0',
+          }),
+        ),
+      );
+      for (const response of await Promise.all(clicks)) {
+        answers.set(response.status, (answers.get(response.status) ?? 0) + 1);
+      }
+    });
+    const settled = async () => {
+      for (const id of ids) {
+        const state = (await a.bot.approvals?.engine.get(id))?.state;
+        if (state !== 'sent') return false;
+      }
+      return true;
+    };
+    // The replicas' own sweeps (every 15 s) start whatever a busy moment left approved.
+    await waitFor(settled, 'every request sent', 120_000 + n * 300).catch(() => {});
+    const states = new Map<string, number>();
+    for (const id of ids) {
+      const state = (await a.bot.approvals?.engine.get(id))?.state ?? 'missing';
+      states.set(state, (states.get(state) ?? 0) + 1);
+    }
+    await Promise.all(replicas.map((r) => r.bot.approvals?.engine.idle()));
+    const posts = postsByAmount(sandbox, WITHDRAW);
+    const total = [...posts.values()].reduce((x, y) => x + y, 0);
+    const twice = [...posts.values()].filter((c) => c > 1).length;
+    const missing = amounts.filter((amount) => !posts.has(String(Number(amount)))).length;
+    const clicks = [...answers.values()].reduce((x, y) => x + y, 0);
+    const acked = answers.get(200) ?? 0;
+    const ok = total === n && twice === 0 && missing === 0 && acked === clicks;
+    return {
+      ...base,
+      figure: `${total} calls for ${n} requests (${clicks} clicks, ${acked} acked; ${twice} sent twice, ${missing} never)`,
+      status: ok ? 'pass' : 'fail',
+      ...(ok
+        ? {}
+        : {
+            note: `requests ended ${JSON.stringify(Object.fromEntries(states))}; answers by status ${JSON.stringify(Object.fromEntries(answers))}`,
+          }),
+    };
+  } finally {
+    for (const r of replicas) await r.stop().catch(() => {});
+    for (const s of stores) await s.close().catch(() => {});
+    await slack.stop();
+    await sandbox.stop();
+  }
+}
