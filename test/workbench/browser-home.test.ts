@@ -53,6 +53,11 @@ describe.skipIf(!browserAvailable())('workbench: App Home and approvers’ DMs i
   };
   const open = (channel: string) =>
     page.getByRole('navigation').getByRole('button', { name: channel }).click();
+  const say = async (text: string) => {
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.fill(text);
+    await box.press('Enter');
+  };
   const withdrawal = (): Locator =>
     page
       .getByRole('log')
@@ -122,6 +127,44 @@ describe.skipIf(!browserAvailable())('workbench: App Home and approvers’ DMs i
       await eventually(() => textOf(copy)).toMatch(/Sent, waiting for the final status|Completed|Approved/);
       await eventually(() => copy.getByRole('button', { name: 'Approve' }).count()).toBe(0);
       await screenshot(page, 'home-dm-moved-on');
+    },
+    STEP,
+  );
+
+  it(
+    'Review all: with two waiting, /cngn pending offers it, and only the ticked request is approved',
+    async () => {
+      await actAs('Ada');
+      await open('treasury');
+      for (const amount of ['2000', '3000']) {
+        await say('/cngn withdraw');
+        const dialog = page.getByRole('dialog', { name: 'Withdraw cNGN' });
+        await dialog.getByLabel('Amount (₦ / cNGN)').fill(amount);
+        await dialog.getByLabel('Network').selectOption({ label: 'Base (base)' });
+        await dialog.getByLabel('…or type an address').fill(VALID_ADDRESS);
+        await dialog.getByRole('button', { name: 'Ask for approval' }).click();
+        const notice = page.getByRole('dialog', { name: 'Waiting for approval' });
+        await contains(notice, 'from someone other than you');
+        await notice.getByRole('button', { name: 'Close', exact: true }).click();
+        await eventually(() => page.getByRole('dialog').count()).toBe(0);
+      }
+      await actAs('Bola');
+      await open('treasury');
+      await say('/cngn pending');
+      await page.getByRole('log').getByRole('button', { name: 'Review all (2)' }).last().click();
+      const review = page.getByRole('dialog', { name: 'Review all' });
+      await contains(review, '₦2,000.00');
+      await contains(review, '₦3,000.00');
+      await screenshot(page, 'review-all');
+      await review.getByRole('checkbox', { name: /₦3,000\.00/ }).check();
+      await review.getByRole('button', { name: 'Approve checked' }).click();
+      await contains(page.getByRole('dialog', { name: 'Review all' }), '1 of 1 approved');
+      await screenshot(page, 'review-all-result');
+      await page.getByRole('dialog').getByRole('button', { name: 'Close', exact: true }).click();
+      await open('App Home');
+      const home = page.getByRole('log', { name: 'App Home' });
+      await contains(home, '₦2,000.00');
+      await eventually(() => textOf(home)).not.toContain('₦3,000.00');
     },
     STEP,
   );
