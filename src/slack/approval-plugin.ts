@@ -5,6 +5,7 @@ import { WebClient } from '@slack/web-api';
 import { bridgeCallbackSchema } from '../cngn/schemas.js';
 import type { Store } from '../store/index.js';
 import { type ApprovalSlackDeps, registerApprovalActions } from './actions/approval.js';
+import { registerReviewAll } from './actions/approval-review-all.js';
 import { ApprovalPresenter, PRESENTER_REQUEST_TIMEOUT_MS, PRESENTER_RETRIES } from './approval-presenter.js';
 import type { SlackMessage } from './blocks/approval-message.js';
 import type { ApprovalCommand } from './commands/approval-command.js';
@@ -37,6 +38,7 @@ export function registerApprovals(
   registerFilingViews(app, deps);
   registerBankViews(app, deps);
   registerRejectView(app, deps);
+  registerReviewAll(app, deps);
   // Its own client: bounded retries, a timeout per call, and a 429 pause that holds only approval messages.
   const client = presenterClient(app);
   const presenter = new ApprovalPresenter(deps.engine, {
@@ -74,7 +76,8 @@ export const APPROVAL_MODAL_COMMANDS = {
 
 /** Subcommands answered with a private message. */
 export const APPROVAL_LIST_COMMANDS = {
-  pending: (_args: string[], deps: ApprovalSlackDeps): Promise<SlackMessage> => pendingCommand(deps),
+  pending: (_args: string[], deps: ApprovalSlackDeps, user: string): Promise<SlackMessage> =>
+    pendingCommand(deps, user),
 } as const;
 
 /**
@@ -108,7 +111,7 @@ export async function runApprovalCommand(
     return true;
   }
   if (name === 'pending') {
-    await reply(await APPROVAL_LIST_COMMANDS[name](command.args, deps));
+    await reply(await APPROVAL_LIST_COMMANDS[name](command.args, deps, command.userId));
     return true;
   }
   return false;

@@ -116,7 +116,7 @@ export function readButtonValue(value: string | undefined): { id: string; round:
 }
 
 /** Amount, destination, people, expiry: the figures an approver checks. */
-function figuresSection(request: ApprovalRequest, now: Date): KnownBlock {
+export function figuresSection(request: ApprovalRequest, now: Date): KnownBlock {
   return {
     type: 'section',
     fields: [

@@ -1,8 +1,18 @@
-// `/cngn pending`: open approval requests (waiting, and in flight), privately.
+// `/cngn pending`: open approval requests (waiting, and in flight), privately. An approver with two or
+// more requests waiting for them (App Home's "Waiting for you") is offered Review all.
 import type { ApprovalSlackDeps } from '../actions/approval.js';
 import { pendingList } from '../blocks/approval-lists.js';
+import { REVIEW_ALL_MIN, reviewAllButton } from '../blocks/approval-review-all.js';
+import { waitingFor } from '../home/waiting.js';
 
-export async function pendingCommand(deps: ApprovalSlackDeps) {
+export async function pendingCommand(deps: ApprovalSlackDeps, user: string) {
+  const now = (deps.now ?? (() => new Date()))();
   const requests = await deps.engine.openRequests();
-  return pendingList(requests, (deps.now ?? (() => new Date()))(), deps.environmentLabel);
+  const list = pendingList(requests, now, deps.environmentLabel);
+  const waiting = await waitingFor(deps.engine, user, now, requests);
+  if (waiting.length < REVIEW_ALL_MIN) return list;
+  return {
+    text: list.text,
+    blocks: [...list.blocks, { type: 'actions' as const, elements: [reviewAllButton(waiting.length)] }],
+  };
 }

@@ -11,6 +11,7 @@ import type { CngnApi } from '../../cngn/api.js';
 import type { Store } from '../../store/index.js';
 import type { RecentAlerts } from '../../webhooks/recent.js';
 import { HOME_MINE_SHOWN, type HomeData, homeView } from '../blocks/home.js';
+import { waitingFor } from './waiting.js';
 
 export interface HomePublisherOptions {
   engine: ApprovalEngine;
@@ -150,12 +151,7 @@ export class HomePublisher {
     const { engine, api, store } = this.options;
     const now = this.now();
     const open = await engine.openRequests();
-    const policy = engine.core.options.policy;
-    const waiting: ApprovalRequest[] = [];
-    for (const request of open) {
-      if (request.state !== 'pending' || Date.parse(request.expiresAt) <= now.getTime()) continue;
-      if ((await policy.check(request, user)).allowed) waiting.push(request);
-    }
+    const waiting = await waitingFor(engine, user, now, open);
     const ids = new Set([
       ...((await store.get<string[]>(mineKey(user))) ?? []),
       ...open.filter((r) => r.requester === user).map((r) => r.id),

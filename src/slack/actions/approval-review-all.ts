@@ -1,0 +1,173 @@
+// Review all (from `/cngn pending`): the button opens the modal of the requests waiting for the person
+// who clicked (within the 3 s trigger: the list comes from the store alone), and the submission
+// approves each checked request through the engine's normal approve path, bound to the round the modal
+// showed: each is its own claim and its own audit entry, and one that changed meanwhile is refused.
+//
+// The submission is acked at once with a "working…" view, and the results follow by views.update and
+// privately in the channel. Recording before the ack (as a single click does) cannot be kept here:
+// several approvals one after another, a final one each waiting for the service's re-check, do not fit
+// in 3 s, and a list cut off at the deadline would leave some recorded and some not behind one answer.
+// Acking first records nothing on the person's behalf that they are not then told about, one by one.
+import type { App, BlockAction, ButtonAction, ViewSubmitAction } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import { z } from 'zod';
+import { withinDeadline } from '../../store/index.js';
+import { refusalText } from '../blocks/approval-lists.js';
+import { readButtonValue } from '../blocks/approval-message.js';
+import { noticeView } from '../blocks/approval-modals.js';
+import {
+  REVIEW_ALL_ACTION,
+  REVIEW_ALL_PICK,
+  REVIEW_ALL_VIEW,
+  REVIEW_ALL_WORKING,
+  type ReviewOutcome,
+  reviewAllModal,
+  reviewAllResultText,
+  reviewAllResultView,
+} from '../blocks/approval-review-all.js';
+import { waitingFor } from '../home/waiting.js';
+import type { ApprovalSlackDeps } from './approval.js';
+import { CLICK_ACK_DEADLINE_MS, readClick } from './approval-click.js';
+import { asClickedInRound, StaleRoundError } from './approval-round.js';
+
+const metadataSchema = z.object({ channel: z.string().min(1).max(40).optional() });
+
+const submissionSchema = z.object({
+  user: z.object({ id: z.string().min(1) }),
+  view: z.object({
+    id: z.string().min(1),
+    private_metadata: z.string().max(3000).optional(),
+    state: z.object({
+      values: z.object({
+        [REVIEW_ALL_PICK]: z.object({
+          [REVIEW_ALL_PICK]: z.object({
+            selected_options: z
+              .array(z.object({ value: z.string().regex(/^[A-Za-z0-9_-]{1,60}:\d{1,6}$/) }))
+              .max(10)
+              .nullish(),
+          }),
+        }),
+      }),
+    }),
+  }),
+});
+
+function readMetadata(text: string | undefined): { channel?: string } {
+  try {
+    return metadataSchema.parse(JSON.parse(text || '{}'));
+  } catch {
+    return {};
+  }
+}
+
+/** Approve one checked request as the Approve button does, for the round the modal showed. */
+async function approveOne(deps: ApprovalSlackDeps, user: string, value: string): Promise<ReviewOutcome> {
+  const { id, round } = readButtonValue(value);
+  try {
+    const result = await asClickedInRound(id, round, () => deps.engine.approve(id, user));
+    if (result.ok) return { id, approved: true, text: `${result.request.id}: your approval is recorded` };
+    return { id, approved: false, text: refusalText(result.reason, result.request) };
+  } catch (error) {
+    if (error instanceof StaleRoundError) {
+      return {
+        id,
+        approved: false,
+        text: `${id} changed since the list was shown, so it was not approved; review it again from its message.`,
+      };
+    }
+    deps.log?.warn('review all: an approval failed', { requestId: id, error: String(error) });
+    return { id, approved: false, text: `${id} could not be approved just now; nothing changed for it.` };
+  }
+}
+
+export function registerReviewAll(app: App, deps: ApprovalSlackDeps): void {
+  app.action<BlockAction<ButtonAction>>(REVIEW_ALL_ACTION, async ({ body, ack, client }) => {
+    await ack();
+    const read = readClick(body);
+    if (!read.ok || !read.click.triggerId) {
+      deps.log?.warn('review all click could not be read', {
+        problem: read.ok ? 'no trigger' : read.problem,
+      });
+      return;
+    }
+    const { click } = read;
+    const now = deps.now?.() ?? new Date();
+    try {
+      const waiting = await withinDeadline(
+        waitingFor(deps.engine, click.user, now),
+        CLICK_ACK_DEADLINE_MS,
+        'store',
+      );
+      const view =
+        waiting.length === 0
+          ? noticeView('Review all', 'Nothing is waiting for your approval right now.')
+          : reviewAllModal(
+              waiting,
+              now,
+              deps.environmentLabel,
+              JSON.stringify(click.channel ? { channel: click.channel } : {}),
+            );
+      await client.views.open({ trigger_id: click.triggerId ?? '', view });
+    } catch (error) {
+      deps.log?.warn('review all could not open', { error: String(error) });
+      if (click.channel) {
+        await client.chat
+          .postEphemeral({
+            channel: click.channel,
+            user: click.user,
+            text: 'The list could not be opened just now; nothing changed. Try `/cngn pending` again.',
+          })
+          .catch(() => undefined);
+      }
+    }
+  });
+
+  app.view<ViewSubmitAction>(REVIEW_ALL_VIEW, async ({ ack, body, client }) => {
+    const parsed = submissionSchema.safeParse(body);
+    if (!parsed.success) {
+      await ack({
+        response_action: 'errors',
+        errors: { [REVIEW_ALL_PICK]: 'This list could not be read; nothing was approved.' },
+      });
+      return;
+    }
+    const picked = parsed.data.view.state.values[REVIEW_ALL_PICK][REVIEW_ALL_PICK].selected_options ?? [];
+    if (picked.length === 0) {
+      await ack({
+        response_action: 'errors',
+        errors: { [REVIEW_ALL_PICK]: 'Tick at least one request to approve.' },
+      });
+      return;
+    }
+    await ack({ response_action: 'update', view: noticeView('Review all', REVIEW_ALL_WORKING) });
+    const user = parsed.data.user.id;
+    const outcomes: ReviewOutcome[] = [];
+    // One by one, never in parallel: each its own claim, in the order the person saw them.
+    for (const { value } of picked) outcomes.push(await approveOne(deps, user, value));
+    await report(client, deps, {
+      user,
+      viewId: parsed.data.view.id,
+      channel: readMetadata(parsed.data.view.private_metadata).channel,
+      outcomes,
+    });
+  });
+}
+
+async function report(
+  client: WebClient,
+  deps: ApprovalSlackDeps,
+  to: { user: string; viewId: string; channel: string | undefined; outcomes: ReviewOutcome[] },
+): Promise<void> {
+  await client.views
+    .update({ view_id: to.viewId, view: reviewAllResultView(to.outcomes) })
+    .catch((error: unknown) =>
+      deps.log?.warn('review all: results view not shown', { error: String(error) }),
+    );
+  await client.chat
+    .postEphemeral({
+      channel: to.channel ?? deps.approvalsChannel,
+      user: to.user,
+      text: reviewAllResultText(to.outcomes),
+    })
+    .catch((error: unknown) => deps.log?.warn('review all: results not posted', { error: String(error) }));
+}

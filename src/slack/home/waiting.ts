@@ -1,0 +1,20 @@
+// "Waiting for you": the requests a person may approve now (pending, not expired, and the policy lets
+// them: never their own, never one they already approved). App Home and `/cngn pending`'s Review all
+// ask this one question, so the two never disagree about who may approve what.
+import type { ApprovalEngine } from '../../approvals/index.js';
+import type { ApprovalRequest } from '../../approvals/types.js';
+
+export async function waitingFor(
+  engine: ApprovalEngine,
+  user: string,
+  now: Date,
+  open?: readonly ApprovalRequest[],
+): Promise<ApprovalRequest[]> {
+  const policy = engine.core.options.policy;
+  const waiting: ApprovalRequest[] = [];
+  for (const request of open ?? (await engine.openRequests())) {
+    if (request.state !== 'pending' || Date.parse(request.expiresAt) <= now.getTime()) continue;
+    if ((await policy.check(request, user)).allowed) waiting.push(request);
+  }
+  return waiting;
+}
