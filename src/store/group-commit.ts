@@ -2,7 +2,8 @@
 // event loop runs inside one transaction, and each statement's promise settles only once that
 // transaction has committed. A synced commit costs the same for one write as for a hundred, so
 // concurrent requests share it; each still hears back only after its own data is on disk, and no
-// caller ever sees a value that is not committed yet (reads wait for the commit too).
+// caller ever sees a value that is not committed yet (reads go to a second connection that only sees
+// committed data, or without one wait for the commit too).
 //
 // Statements keep their own meaning inside the batch: a conditional INSERT is still decided by the
 // database, and a statement that fails is undone on its own (SQLite's statement rollback) and
@@ -22,11 +23,20 @@ export class GroupCommit {
   /** The batch being run (BEGIN … COMMIT); the next one starts after it. */
   private running: Promise<void> = Promise.resolve();
 
-  constructor(private readonly raw: Query) {}
+  /**
+   * `raw` runs statements on the writing connection. `read`, a second connection on the same file,
+   * answers SELECTs at once: in WAL it sees exactly what was committed when it starts reading (never a
+   * batch still open on the writing connection), which includes every write already answered.
+   */
+  constructor(
+    private readonly raw: Query,
+    private readonly read?: Query,
+  ) {}
 
   /** Run one statement in the next batch; resolves with its rows once the batch has committed. */
-  readonly query: Query = (sql, ...params) =>
-    new Promise((resolve, reject) => {
+  readonly query: Query = (sql, ...params) => {
+    if (this.read && /^\s*SELECT\b/i.test(sql)) return this.read(sql, ...params);
+    return new Promise((resolve, reject) => {
       const batch = this.batch();
       batch.statements.push({
         sql,
@@ -34,6 +44,7 @@ export class GroupCommit {
         settle: (outcome) => (outcome.ok ? resolve(outcome.rows) : reject(outcome.error)),
       });
     });
+  };
 
   /** Resolves once every statement sent so far has been committed (or rejected). */
   async idle(): Promise<void> {

@@ -99,6 +99,27 @@ describe('GroupCommit', () => {
     expect(await raw('SELECT k FROM items')).toEqual([{ k: 'after' }]);
   });
 
+  it('answers reads from a second connection that sees what is committed and nothing of an open batch', async () => {
+    const file = join(dir, 'reader.sqlite');
+    const writer = new KeyvSqlite({ uri: `sqlite://${file}`, busyTimeout: 10_000 });
+    open.push(writer);
+    await writer.query('PRAGMA journal_mode = WAL');
+    await writer.query('CREATE TABLE items (k TEXT PRIMARY KEY, v TEXT)');
+    const reader = new KeyvSqlite({ uri: `sqlite://${file}`, busyTimeout: 10_000 });
+    open.push(reader);
+    await reader.query('PRAGMA query_only = ON');
+    const seenBeforeCommit: unknown[] = [];
+    const group: GroupCommit = new GroupCommit(async (sql, ...params) => {
+      // Just before the commit, the batch's INSERT has run on the writer: a read now must not see it.
+      if (sql === 'COMMIT') seenBeforeCommit.push(await group.query('SELECT v FROM items WHERE k = ?', 'k'));
+      return writer.query(sql, ...params);
+    }, reader.query);
+    await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'k', 'v');
+    expect(seenBeforeCommit).toEqual([[]]);
+    // Once the write has been answered, every read sees it.
+    expect(await group.query('SELECT v FROM items WHERE k = ?', 'k')).toEqual([{ v: 'v' }]);
+  });
+
   it('waits for what was sent before closing (idle)', async () => {
     const log: string[] = [];
     const { group, raw } = await connection(log);
