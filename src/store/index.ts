@@ -14,6 +14,7 @@ import KeyvSqlite from '@keyv/sqlite';
 import Keyv from 'keyv';
 import type { RedisPersistence } from './durability.js';
 import { DEFAULT_LOCK_WAIT_MS, lockStoreFile } from './file-lock.js';
+import { GroupCommit } from './group-commit.js';
 import { LocalStore } from './local.js';
 import { KeyedMutex } from './mutex.js';
 import { PostgresStore } from './postgres.js';
@@ -144,10 +145,33 @@ export async function connectSqlite(
 ): Promise<Store> {
   const sqlite = new KeyvSqlite({ uri: `sqlite://${path}`, busyTimeout: 10_000 });
   const keyv = new Keyv({ store: sqlite, namespace: prefix, throwOnErrors: true });
+  let reader: KeyvSqlite | undefined;
   try {
     await sqlite.query('SELECT 1'); // open the file (and create the table) now, not on first use
+    // Write-ahead log: a commit appends to the log instead of rewriting pages through a rollback
+    // journal, and readers do not block the writer. synchronous=FULL keeps every commit durable through
+    // a power loss (the log is synced at each commit), not only through a crash of this process.
+    await sqlite.query('PRAGMA journal_mode = WAL');
+    await sqlite.query('PRAGMA synchronous = FULL');
+    // From here on, statements sent together share one transaction and one synced commit; reads go
+    // to a second connection that sees only what is committed.
+    reader = new KeyvSqlite({ uri: `sqlite://${path}`, busyTimeout: 10_000 });
+    await reader.query('PRAGMA query_only = ON');
+    const group = new GroupCommit(sqlite.query, reader.query);
+    const close = sqlite.close;
+    const readerOpen = reader;
+    sqlite.query = group.query as typeof sqlite.query;
+    sqlite.close = async () => {
+      await group.idle();
+      try {
+        await readerOpen.disconnect();
+      } finally {
+        await close();
+      }
+    };
   } catch (error) {
     await keyv.disconnect().catch(() => undefined);
+    await reader?.disconnect().catch(() => undefined);
     throw error;
   }
   const mutex = options.mutex ?? new KeyedMutex();

@@ -1,8 +1,10 @@
 // A second process on a SQLite store file, driven by the tests over stdin/stdout, one line each:
 //   argv: <file> <lock wait ms> [unlocked]  (unlocked: skip the file lock, to race the database claim)
 //   out:  opening · ready after <pid of the last process to close the file, or -> · claimed <wins> ·
-//         failed <message> · closed
-//   in:   claim <N> → claim keys claim:0…N-1 at once · close (or stdin ending) → close and exit
+//         written <N> · failed <message> · closed
+//   in:   claim <N> → claim keys claim:0…N-1 at once · write <N> → at once, N claims (event:i), N
+//         values (value:i) and N list items (events), answered when all have resolved · close (or
+//         stdin ending) → close and exit
 import { createInterface } from 'node:readline';
 import { connectSqlite, createStore } from '../../src/store/index.js';
 
@@ -29,8 +31,19 @@ try {
     );
     say(`claimed ${results.filter(Boolean).length}`);
   };
+  const write = async (count: number) => {
+    await Promise.all(
+      Array.from({ length: count }, async (_, i) => {
+        await store.setIfAbsent(`event:${i}`, { i });
+        await store.set(`value:${i}`, i);
+        await store.appendToList('events', i);
+      }),
+    );
+    say(`written ${count}`);
+  };
   input.on('line', (line) => {
     if (line === 'close') void close();
+    else if (line.startsWith('write ')) void write(Number(line.slice('write '.length)));
     else if (line.startsWith('claim ')) void claim(Number(line.slice('claim '.length)));
   });
   input.on('close', () => void close());

@@ -120,6 +120,31 @@ describe('a SQLite store file shared by processes', () => {
     await next.next('ready');
   });
 
+  it('keeps every write it answered for, batched or not, when the process is killed right after', async () => {
+    const file = fileNamed('kill-after-write');
+    const writer = peer(file, '30000');
+    await writer.next('ready');
+    writer.child.stdin?.write('write 300\n');
+    await writer.next('written');
+    const exited = once(writer.child, 'exit');
+    writer.child.kill('SIGKILL');
+    await exited;
+    const store = await createStore(`sqlite://${file}`, { fileLockWaitMs: 0 });
+    try {
+      const claims = await Promise.all(Array.from({ length: 300 }, (_, i) => store.get(`event:${i}`)));
+      expect(claims).toEqual(Array.from({ length: 300 }, (_, i) => ({ i })));
+      const values = await Promise.all(Array.from({ length: 300 }, (_, i) => store.get(`value:${i}`)));
+      expect(values).toEqual(Array.from({ length: 300 }, (_, i) => i));
+      expect([...(await store.readList<number>('events', 0, -1))].sort((a, b) => a - b)).toEqual(
+        Array.from({ length: 300 }, (_, i) => i),
+      );
+      // A claim written before the kill is still taken.
+      expect(await store.setIfAbsent('event:7', 'again')).toBe(false);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('shares the file between stores of one process, and frees it when the last one closes', async () => {
     const file = fileNamed('same-process');
     const one = await createStore(`sqlite://${file}`, { fileLockWaitMs: 0 });

@@ -1,0 +1,131 @@
+// Group commit on a real SQLite file: statements sent together share one transaction, none is
+// answered before that transaction has committed, a failing statement fails alone, and a failed
+// commit fails every statement of its batch with nothing of it left in the file.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import KeyvSqlite from '@keyv/sqlite';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { GroupCommit } from '../../src/store/group-commit.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'cngn-group-commit-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const open: KeyvSqlite[] = [];
+afterEach(async () => {
+  for (const connection of open.splice(0)) await connection.disconnect();
+});
+
+/** A real connection, with every statement it runs (and every answer given) written to `log`. */
+async function connection(log: string[]) {
+  const sqlite = new KeyvSqlite({
+    uri: `sqlite://${join(dir, `${Math.random().toString(36).slice(2)}.sqlite`)}`,
+  });
+  open.push(sqlite);
+  await sqlite.query('PRAGMA journal_mode = WAL');
+  await sqlite.query('CREATE TABLE items (k TEXT PRIMARY KEY, v TEXT)');
+  const raw = sqlite.query;
+  const group = new GroupCommit(async (sql, ...params) => {
+    const rows = await raw(sql, ...params);
+    log.push(sql.split(' ')[0]!);
+    return rows;
+  });
+  return { sqlite, group, raw };
+}
+
+describe('GroupCommit', () => {
+  it('runs statements sent together in one transaction and answers none before its commit', async () => {
+    const log: string[] = [];
+    const { group, raw } = await connection(log);
+    const writes = Array.from({ length: 20 }, (_, i) =>
+      group.query('INSERT INTO items (k, v) VALUES (?, ?)', `k${i}`, 'v').then(() => log.push('answered')),
+    );
+    await Promise.all(writes);
+    expect(log).toEqual(['BEGIN', ...Array(20).fill('INSERT'), 'COMMIT', ...Array(20).fill('answered')]);
+    expect(await raw('SELECT count(*) AS n FROM items')).toEqual([{ n: 20 }]);
+  });
+
+  it('starts the next batch after the commit of the one before, with what was sent meanwhile', async () => {
+    const log: string[] = [];
+    const { group } = await connection(log);
+    await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'a', '1');
+    await Promise.all([
+      group.query('SELECT v FROM items WHERE k = ?', 'a'),
+      group.query('UPDATE items SET v = ? WHERE k = ?', '2', 'a'),
+    ]);
+    // Sent together, the two are concurrent: the connection runs them in either order.
+    expect(log.slice(0, 4)).toEqual(['BEGIN', 'INSERT', 'COMMIT', 'BEGIN']);
+    expect(log.slice(4, 6).sort()).toEqual(['SELECT', 'UPDATE']);
+    expect(log.slice(6)).toEqual(['COMMIT']);
+  });
+
+  it('fails a failing statement alone and commits the rest of its batch', async () => {
+    const log: string[] = [];
+    const { group, raw } = await connection(log);
+    await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'taken', 'first');
+    const [one, duplicate, two] = await Promise.allSettled([
+      group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'one', 'v'),
+      group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'taken', 'second'),
+      group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'two', 'v'),
+    ]);
+    expect(one.status).toBe('fulfilled');
+    expect(two.status).toBe('fulfilled');
+    expect(duplicate).toMatchObject({ status: 'rejected', reason: { code: 'SQLITE_CONSTRAINT' } });
+    expect(await raw('SELECT k, v FROM items ORDER BY k')).toEqual([
+      { k: 'one', v: 'v' },
+      { k: 'taken', v: 'first' },
+      { k: 'two', v: 'v' },
+    ]);
+  });
+
+  it('fails every statement of a batch whose commit fails, leaving nothing of it behind', async () => {
+    const log: string[] = [];
+    const { group, raw } = await connection(log);
+    // A deferred foreign key is checked at COMMIT: one orphan makes the whole commit fail.
+    await raw('PRAGMA foreign_keys = ON');
+    await raw('CREATE TABLE parents (id TEXT PRIMARY KEY)');
+    await raw(
+      'CREATE TABLE children (id TEXT PRIMARY KEY, parent TEXT REFERENCES parents(id) DEFERRABLE INITIALLY DEFERRED)',
+    );
+    const outcomes = await Promise.allSettled([
+      group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'lost', 'v'),
+      group.query('INSERT INTO children (id, parent) VALUES (?, ?)', 'orphan', 'nobody'),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+    expect(await raw('SELECT count(*) AS n FROM items')).toEqual([{ n: 0 }]);
+    expect(await raw('SELECT count(*) AS n FROM children')).toEqual([{ n: 0 }]);
+    // The connection is usable again: the next batch commits.
+    await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'after', 'v');
+    expect(await raw('SELECT k FROM items')).toEqual([{ k: 'after' }]);
+  });
+
+  it('answers reads from a second connection that sees what is committed and nothing of an open batch', async () => {
+    const file = join(dir, 'reader.sqlite');
+    const writer = new KeyvSqlite({ uri: `sqlite://${file}`, busyTimeout: 10_000 });
+    open.push(writer);
+    await writer.query('PRAGMA journal_mode = WAL');
+    await writer.query('CREATE TABLE items (k TEXT PRIMARY KEY, v TEXT)');
+    const reader = new KeyvSqlite({ uri: `sqlite://${file}`, busyTimeout: 10_000 });
+    open.push(reader);
+    await reader.query('PRAGMA query_only = ON');
+    const seenBeforeCommit: unknown[] = [];
+    const group: GroupCommit = new GroupCommit(async (sql, ...params) => {
+      // Just before the commit, the batch's INSERT has run on the writer: a read now must not see it.
+      if (sql === 'COMMIT') seenBeforeCommit.push(await group.query('SELECT v FROM items WHERE k = ?', 'k'));
+      return writer.query(sql, ...params);
+    }, reader.query);
+    await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'k', 'v');
+    expect(seenBeforeCommit).toEqual([[]]);
+    // Once the write has been answered, every read sees it.
+    expect(await group.query('SELECT v FROM items WHERE k = ?', 'k')).toEqual([{ v: 'v' }]);
+  });
+
+  it('waits for what was sent before closing (idle)', async () => {
+    const log: string[] = [];
+    const { group, raw } = await connection(log);
+    void group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'late', 'v');
+    await group.idle();
+    expect(log.at(-1)).toBe('COMMIT');
+    expect(await raw('SELECT k FROM items')).toEqual([{ k: 'late' }]);
+  });
+});
