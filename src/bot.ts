@@ -257,6 +257,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       await approvals?.engine.stop();
       // Approval messages and DMs already under way are finished (bounded), before the store closes.
       approvals?.home?.stop();
+      approvals?.presenter?.stop();
       const presenting = approvals
         ? Promise.all([approvals.presenter?.idle(), approvals.dms?.idle(), approvals.home?.idle()])
         : undefined;

@@ -22,6 +22,9 @@ import { registerBankViews } from './views/approval-bank.js';
 import { registerFilingViews } from './views/approval-filing.js';
 import { registerRejectView } from './views/reject.js';
 
+/** How often approval steps Slack did not take are offered to it again. */
+export const RETRY_UNSHOWN_MS = 30_000;
+
 export type { ApprovalSlackDeps } from './actions/approval.js';
 
 /**
@@ -51,6 +54,8 @@ export function registerApprovals(
   });
   presenter.listen();
   void presenter.recover();
+  // A Slack outage longer than the client's retries is caught up within a minute of Slack's return.
+  presenter.retryEvery(RETRY_UNSHOWN_MS);
   return presenter;
 }
 

@@ -75,6 +75,7 @@ const atStep = (request: ApprovalRequest, index: number): ApprovalRequest => ({
 export class ApprovalPresenter {
   private readonly now: () => Date;
   private readonly runs: CoalescedRuns;
+  private retryTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly engine: ApprovalEngine,
@@ -119,6 +120,35 @@ export class ApprovalPresenter {
         });
       }),
     );
+  }
+
+  /**
+   * What a Slack outage longer than the client's retries left stale is shown again: every request not
+   * yet fully shown is brought up to date (one already current costs store reads only). Never throws.
+   */
+  retryUnshown(): Promise<void> {
+    return this.track(
+      (async () => {
+        for (const id of await this.options.store.setMembers(UNSHOWN_SET)) await this.present(id);
+      })().catch((error: unknown) => {
+        this.options.log?.warn('could not look for approval messages to show again', {
+          error: String(error),
+        });
+      }),
+    );
+  }
+
+  /** Run retryUnshown every `everyMs` until stop(). */
+  retryEvery(everyMs: number): void {
+    this.stop();
+    this.retryTimer = setInterval(() => void this.retryUnshown(), everyMs);
+    this.retryTimer.unref();
+  }
+
+  /** Stop the periodic retries (shutdown); work under way is waited for with idle(). */
+  stop(): void {
+    if (this.retryTimer) clearInterval(this.retryTimer);
+    this.retryTimer = undefined;
   }
 
   /**

@@ -165,3 +165,29 @@ it('posts at start-up the message of a pending request that approvers never saw'
   expect((await second.engine.get(request.id))?.slackMessage).toBeDefined();
   await second.stop();
 });
+
+it('catches up without a restart once Slack is back: the periodic retry shows what an outage left stale', async () => {
+  const app = await boot();
+  const id = await fileWithdrawal(app, '400');
+  // Slack refuses every message update for longer than the presenter's client retries.
+  slack.on('chat.update', () => ({ body: { ok: false, error: 'internal_error' } }));
+  await click(app, 'approval.approve', id, APPROVER_A);
+  await waitUntil(async () => (await app.engine.get(id))?.state === 'sent', 'sent');
+  await app.engine.idle();
+  await app.presenter.idle();
+  const refused = (await updatesOf(app, id)).length;
+  expect(refused).toBeGreaterThan(0);
+  slack.reset(); // Slack answers again
+  await app.presenter.retryUnshown(); // what the 30 s timer runs
+  await app.presenter.idle();
+  const now = (await updatesOf(app, id)).at(-1);
+  expect(now && blocksOf(now)).toContain('Sent, waiting');
+  expect(now && blocksOf(now)).not.toContain('approval.approve');
+  // Already current: another round costs no Slack call.
+  slack.reset();
+  await app.presenter.retryUnshown();
+  await app.presenter.idle();
+  expect(await updatesOf(app, id)).toHaveLength(0);
+  expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+  await app.stop();
+});
