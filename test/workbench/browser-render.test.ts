@@ -363,6 +363,44 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
     await eventually(() => stub.lastPost('/action')?.body.action_id).toBe('danger.go');
   });
 
+  it('shows files the bot shared as cards with the name, size and a Download link', async () => {
+    stub.change((s) => {
+      s.messages.D0BOT?.push(
+        message('D0BOT', 5, {
+          text: 'Audit log export, 12 entries · SANDBOX',
+          files: [
+            {
+              id: 'F0CSV',
+              name: 'cngn-audit-sandbox-2026-11-01-to-2026-11-23.csv',
+              title: 'Audit log (CSV)',
+              size: 2_345,
+              url: 'http://127.0.0.1:9/files/F0CSV/cngn-audit-sandbox-2026-11-01-to-2026-11-23.csv',
+            },
+            {
+              id: 'F0JSONL',
+              name: 'cngn-audit.jsonl',
+              title: 'Audit log (JSON Lines)',
+              size: 812,
+              url: 'javascript:alert(1)',
+            },
+          ],
+        }),
+      );
+    });
+    await page.getByRole('button', { name: 'cngn-desk' }).click();
+    const csv = log().locator('[data-file="F0CSV"]');
+    await contains(csv, 'cngn-audit-sandbox-2026-11-01-to-2026-11-23.csv');
+    await contains(csv, '2.3 KB CSV');
+    await eventually(() => csv.getByRole('link', { name: 'Download' }).getAttribute('href')).toBe(
+      'http://127.0.0.1:9/files/F0CSV/cngn-audit-sandbox-2026-11-01-to-2026-11-23.csv',
+    );
+    const jsonl = log().locator('[data-file="F0JSONL"]');
+    await contains(jsonl, '812 B JSONL');
+    // A link that is not http(s) is not offered.
+    expect(await jsonl.getByRole('link').count()).toBe(0);
+    await screenshot(page, 'render-files');
+  });
+
   it("sends /cngn lines as commands, with the help's subcommands as hints", async () => {
     await page.getByRole('button', { name: 'treasury' }).click();
     const box = page.getByRole('textbox', { name: 'Message' });

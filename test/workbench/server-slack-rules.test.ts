@@ -194,6 +194,17 @@ describe('the rest of what the bot relies on', () => {
     );
   });
 
+  it('answers an unknown method, and a GET, with HTTP 200 and ok:false as Slack does (WebClient retries a 404)', async () => {
+    const unknown = await call('files.noSuchMethod', {});
+    expect(unknown.status).toBe(200);
+    expect(unknown.body).toMatchObject({ ok: false, error: 'unknown_method' });
+    const get = await request(`${api.apiUrl}auth.test`, {
+      headers: { authorization: `Bearer ${WORKBENCH_BOT_TOKEN}` },
+    });
+    expect(get.statusCode).toBe(200);
+    expect(await get.body.json()).toMatchObject({ ok: false });
+  });
+
   it('posting to a user lands in their DM with the bot', async () => {
     const posted = await call('chat.postMessage', { channel: 'U0DAYO', text: 'your request was approved' });
     expect(posted.body).toMatchObject({ ok: true, channel: 'DU0DAYO' });
