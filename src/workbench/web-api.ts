@@ -7,6 +7,7 @@
 // before the bot's HTTP server listens, and with PORT=0 that server's port is known only after
 // listen. A second loopback server on a port of its own is known first, needs no fix-up of Bolt's
 // internals, and keeps the Web API off the port the page is served on.
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -41,7 +42,8 @@ import {
 import { withIds } from './views.js';
 import { ViewsApi } from './web-api-views.js';
 
-export const WORKBENCH_BOT_TOKEN = 'xoxb-workbench-local-not-a-slack-token';
+/** A bot token for one start of the workbench: only the bot it was given to can call the Web API. */
+export const newWorkbenchBotToken = () => `xoxb-workbench-${randomBytes(24).toString('hex')}`;
 
 export interface WebApiOptions {
   book: Book;
@@ -50,6 +52,8 @@ export interface WebApiOptions {
   rate?: PostingRate;
   /** The page's URL (for permalinks); known once the bot listens. */
   pageUrl: () => string;
+  /** The bot token every call must carry; fresh (newWorkbenchBotToken) unless given. */
+  token?: string;
 }
 
 const str = z.string().min(1);
@@ -74,16 +78,25 @@ const message = {
   },
 };
 
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
 export class WebApi {
   private server: Server | undefined;
   url = '';
   private readonly rate: PostingRate;
   private readonly views: ViewsApi;
+  /** The bot token this start accepts (Authorization: Bearer, or the `token` field). */
+  readonly token: string;
   /** Uploads asked for and not yet completed: file id → name, announced length, bytes once posted. */
   private readonly uploads = new Map<string, { filename: string; length: number; content?: Buffer }>();
 
   constructor(private readonly options: WebApiOptions) {
     this.rate = options.rate ?? new PostingRate();
+    this.token = options.token ?? newWorkbenchBotToken();
     this.views = new ViewsApi(options.book, options.triggers);
   }
 
@@ -113,14 +126,22 @@ export class WebApi {
     let answer: Answer;
     try {
       const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-      if (path.startsWith('/files/')) return await this.download(path.slice(7), req, res);
-      const raw = await readBody(req, path.startsWith('/upload/') ? MAX_UPLOAD : undefined);
-      if (req.method !== 'POST') answer = refused('method_not_allowed');
-      else if (path.startsWith('/api/')) answer = await this.api(path.slice(5), req, raw.toString('utf8'));
-      else if (path.startsWith('/upload/')) answer = await this.receiveUpload(path.slice(8), req, raw);
-      else if (path.startsWith('/response/'))
-        answer = await answerResponseUrl(this.options.book, path.slice(10), raw.toString('utf8'));
-      else answer = { status: 404, body: { ok: false, error: 'not_found' } };
+      // A web page elsewhere that rebinds its DNS name to 127.0.0.1 still sends its own name.
+      if (!LOOPBACK_HOST.test(req.headers.host ?? '')) {
+        answer = {
+          status: 403,
+          body: { ok: false, error: 'The workbench answers only on 127.0.0.1 or localhost' },
+        };
+      } else if (path.startsWith('/files/')) return await this.download(path.slice(7), req, res);
+      else {
+        const raw = await readBody(req, path.startsWith('/upload/') ? MAX_UPLOAD : undefined);
+        if (req.method !== 'POST') answer = refused('method_not_allowed');
+        else if (path.startsWith('/api/')) answer = await this.api(path.slice(5), req, raw.toString('utf8'));
+        else if (path.startsWith('/upload/')) answer = await this.receiveUpload(path.slice(8), req, raw);
+        else if (path.startsWith('/response/'))
+          answer = await answerResponseUrl(this.options.book, path.slice(10), raw.toString('utf8'));
+        else answer = { status: 404, body: { ok: false, error: 'not_found' } };
+      }
     } catch (error) {
       answer =
         error instanceof SlackRefusal
@@ -143,7 +164,7 @@ export class WebApi {
     const args = parseArgs(raw, req.headers['content-type']);
     const auth = req.headers.authorization?.replace(/^Bearer\s+/i, '') ?? (args.token as string | undefined);
     if (!auth) return refused('not_authed');
-    if (auth !== WORKBENCH_BOT_TOKEN) return refused('invalid_auth');
+    if (!sameSecret(auth, this.token)) return refused('invalid_auth');
     const handler = this.methods[method];
     // Slack answers an unknown method with HTTP 200 (WebClient retries a 404 for half an hour).
     if (!handler) return refused('unknown_method');
@@ -176,11 +197,6 @@ export class WebApi {
   /** GET /files/<id>/<name>: a shared file's bytes, as an attachment. */
   private async download(rest: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const file = req.method === 'GET' ? await this.options.book.file(rest.split('/')[0] ?? '') : undefined;
-    if (!LOOPBACK_HOST.test(req.headers.host ?? '')) {
-      res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' });
-      res.end('The workbench answers only on 127.0.0.1 or localhost');
-      return;
-    }
     if (!file) {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
       res.end('No such file');
