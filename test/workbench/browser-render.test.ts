@@ -167,6 +167,10 @@ class StubServer {
   state = fixtureState();
   posted: Posted[] = [];
   stateReads: string[] = [];
+  /** When set, /suggest answers wait here until the test answers them (per typed value). */
+  holdSuggest = false;
+  heldSuggest: Array<{ value: string; answer: (options: Array<{ text: string; value: string }>) => void }> =
+    [];
   private streams = new Set<ServerResponse>();
   private constructor(private server: Server) {}
 
@@ -211,6 +215,14 @@ class StubServer {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const path = url.pathname.replace('/workbench/api', '');
     this.posted.push({ path, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') });
+    if (path === '/suggest' && this.holdSuggest) {
+      const value = String(this.posted.at(-1)?.body.value ?? '');
+      this.heldSuggest.push({
+        value,
+        answer: (options) => send('application/json', JSON.stringify({ options })),
+      });
+      return;
+    }
     if (path === '/suggest') {
       return send(
         'application/json',
@@ -513,6 +525,45 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
       'redeem.bank': { 'redeem.bank': '044|Access Bank' },
       'redeem.account': { 'redeem.account': '0123456789' },
     });
+    stub.change((s) => {
+      s.modals = [];
+    });
+  });
+
+  it('never offers options for older text: typing clears them and shows "Searching…" until the answer for the text comes', async () => {
+    stub.change((s) => {
+      s.modals = [{ id: 'V0RD2', hash: 'a', view: redeemModal({ environment: '🧪 SANDBOX' }) }];
+    });
+    stub.holdSuggest = true;
+    const dialog = page.getByRole('dialog', { name: 'Redeem to a bank' });
+    const bank = dialog.getByRole('combobox', { name: 'Bank' });
+    const held = (value: string) =>
+      eventually(() => stub.heldSuggest.find((h) => h.value === value)).toBeTruthy();
+    const answer = (value: string, options: Array<{ text: string; value: string }>) => {
+      const index = stub.heldSuggest.findIndex((h) => h.value === value);
+      const [found] = stub.heldSuggest.splice(index, 1);
+      found?.answer(options);
+    };
+    await bank.click();
+    await bank.fill('acc');
+    await held('acc');
+    answer('acc', [{ text: 'Access Bank', value: '044|Access Bank' }]);
+    await shown(dialog.getByRole('option', { name: 'Access Bank' }));
+    // The text changes: Access Bank must not stay clickable while the answer for "zen" is awaited.
+    await bank.fill('zen');
+    await eventually(() => dialog.getByRole('option').count()).toBe(0);
+    await contains(dialog.getByRole('listbox'), 'Searching…');
+    await held('zen');
+    answer('zen', [{ text: 'Zenith Bank', value: '057|Zenith Bank' }]);
+    await dialog.getByRole('option', { name: 'Zenith Bank' }).click();
+    await dialog.getByLabel('Amount (₦, at least 1)').fill('5000');
+    await dialog.getByLabel('Account number (10 digits)').fill('0123456789');
+    await screenshot(page, 'render-bank-typeahead');
+    await dialog.getByRole('button', { name: 'Ask for approval' }).click();
+    await eventually(() => stub.lastPost('/view/submit')?.body.values).toMatchObject({
+      'redeem.bank': { 'redeem.bank': '057|Zenith Bank' },
+    });
+    stub.holdSuggest = false;
     stub.change((s) => {
       s.modals = [];
     });
