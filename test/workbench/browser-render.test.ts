@@ -281,6 +281,8 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
       'Chidi — approver',
       'Dayo — reads only, not an approver',
     ]);
+    // The select is too narrow for the longest role: it is written out under it.
+    await contains(page.locator('.acting-role'), 'treasury operations, requester');
     await acting.selectOption({ label: 'Bola — approver' });
     await eventually(() => stub.stateReads.at(-1)).toBe('U0BOLA');
     await acting.selectOption({ label: 'Ada — treasury operations, requester' });
@@ -321,6 +323,8 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
     await eventually(() => privately.count()).toBe(2);
     await contains(privately.first(), 'Only visible to you');
     await shown(privately.first().locator('code', { hasText: '/cngn balance' }).first());
+    // The second follows the first (folded under it) and is marked too.
+    await contains(privately.nth(1), 'Only visible to you');
     await contains(privately.nth(1), '₦1,250,000.00');
     await contains(privately.nth(1), '🧪 SANDBOX');
   });
@@ -411,6 +415,62 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
     // A link that is not http(s) is not offered.
     expect(await jsonl.getByRole('link').count()).toBe(0);
     await screenshot(page, 'render-files');
+  });
+
+  it('shows "(edited)" of a follow-on message after its text, with no bare meta line', async () => {
+    stub.change((s) => {
+      s.messages.D0BOT?.push(message('D0BOT', 6, { text: 'A follow-on, changed since', edited: true }));
+    });
+    const followOn = log().locator('article', { hasText: 'A follow-on, changed since' });
+    await contains(followOn, '(edited)');
+    await hidden(followOn.locator('.meta'));
+    await shown(followOn.locator('.edited'));
+  });
+
+  it("opens a button's url only when it is http(s) or mailto, never javascript:", async () => {
+    await page.evaluate(() => {
+      const opened: string[] = [];
+      (window as unknown as { __opened: string[] }).__opened = opened;
+      window.open = (url?: string | URL) => {
+        opened.push(String(url));
+        return null;
+      };
+    });
+    const linkButton = (text: string, url: string) => ({
+      type: 'button' as const,
+      action_id: `link.${text}`,
+      url,
+      text: { type: 'plain_text' as const, text },
+    });
+    stub.change((s) => {
+      s.messages.D0BOT?.push(
+        message('D0BOT', 20, {
+          text: 'Links',
+          blocks: [
+            {
+              type: 'actions',
+              block_id: 'links',
+              elements: [
+                linkButton('Bad link', 'javascript:window.__injected=1'),
+                linkButton('Good link', 'https://example.com/report'),
+              ],
+            },
+          ],
+        }),
+      );
+    });
+    await log().getByRole('button', { name: 'Bad link' }).click();
+    await eventually(() => stub.lastPost('/action')?.body.action_id).toBe('link.Bad link');
+    await log().getByRole('button', { name: 'Good link' }).click();
+    await eventually(() => stub.lastPost('/action')?.body.action_id).toBe('link.Good link');
+    expect(await page.evaluate(() => (window as unknown as { __opened: string[] }).__opened)).toEqual([
+      'https://example.com/report',
+    ]);
+    expect(await page.evaluate(() => (window as { __injected?: number }).__injected)).toBeUndefined();
+  });
+
+  it('asks for no /favicon.ico (the icon is inline)', () => {
+    expect(stub.posted.filter((p) => p.path.includes('favicon'))).toEqual([]);
   });
 
   it("sends /cngn lines as commands, with the help's subcommands as hints", async () => {

@@ -83,14 +83,17 @@ export function messageView(
       { class: 'msg-body' },
       h(
         'div',
-        { class: 'meta', hidden: continued && !message.edited },
+        { class: 'meta', hidden: continued },
         continued ? null : h('span', { class: 'author' }, who.name),
         continued || !who.bot ? null : h('span', { class: 'app-badge' }, 'APP'),
         continued ? null : time(message.ts),
-        message.edited ? h('span', { class: 'edited' }, '(edited)') : null,
+        message.edited && !continued ? h('span', { class: 'edited' }, '(edited)') : null,
       ),
-      ephemeral && !continued ? h('div', { class: 'only-you' }, '👁 Only visible to you') : null,
+      // Slack marks every ephemeral message, a follow-on one too.
+      ephemeral ? h('div', { class: 'only-you' }, '👁 Only visible to you') : null,
       h('div', { class: 'content' }, content),
+      // A follow-on message has no meta line: its "(edited)" follows the content, as in Slack.
+      message.edited && continued ? h('span', { class: 'edited' }, '(edited)') : null,
       message.files?.length ? h('div', { class: 'files' }, ...message.files.map(fileCard)) : null,
       replies > 0 && ctx.openThread
         ? h(
