@@ -7,7 +7,7 @@ import { type Bot, startBot } from './bot.js';
 import { type Config, loadConfig, secretsOf } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { createStore } from './store/index.js';
-import { startWorkbench, WORKBENCH_BOT_TOKEN, type Workbench } from './workbench/index.js';
+import { newWorkbenchBotToken, startWorkbench, type Workbench } from './workbench/index.js';
 import { CHANNELS, DEMO_APPROVERS } from './workbench/people.js';
 
 /** Start-up refused for a reason that is not a malformed setting (the live-key rule). */
@@ -35,10 +35,11 @@ export function wantsWorkbench(env: Record<string, string | undefined>): boolean
 export function workbenchEnv(
   env: Record<string, string | undefined>,
   signingSecret: string,
+  botToken: string,
 ): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {
     ...env,
-    SLACK_BOT_TOKEN: WORKBENCH_BOT_TOKEN,
+    SLACK_BOT_TOKEN: botToken,
     SLACK_SIGNING_SECRET: signingSecret,
   };
   if (!present(env.CNGN_APPROVALS_CHANNEL)) out.CNGN_APPROVALS_CHANNEL = CHANNELS.approvals.id;
@@ -83,13 +84,15 @@ export async function start(
   }
 
   if (env.CNGN_API_KEY?.trim().startsWith('cngn_live_')) throw new StartupRefused(LIVE_KEY_REFUSAL);
+  // Both fresh at every start: a page elsewhere in the browser can guess neither.
   const signingSecret = randomBytes(32).toString('hex');
-  const settled = loadConfig(workbenchEnv(env, signingSecret));
+  const botToken = newWorkbenchBotToken();
+  const settled = loadConfig(workbenchEnv(env, signingSecret, botToken));
   const logger = makeLogger(settled);
   const store = await createStore(settled.storeUrl);
   let workbench: Workbench | undefined;
   try {
-    workbench = await startWorkbench({ store, logger, signingSecret });
+    workbench = await startWorkbench({ store, logger, signingSecret, botToken });
     const config: Config = {
       ...settled,
       slack: { ...settled.slack, apiUrl: workbench.apiUrl, appToken: undefined, mode: 'http' },

@@ -15,7 +15,16 @@ const KEY = {
   modals: (user: string) => `workbench:modals:${user}`,
   home: (user: string) => `workbench:home:${user}`,
   response: (token: string) => `workbench:response:${token}`,
+  file: (id: string) => `workbench:file:${id}`,
 };
+
+/** A shared file's bytes (base64, as the store keeps JSON) with its name. */
+export interface StoredFile {
+  id: string;
+  name: string;
+  title: string;
+  base64: string;
+}
 
 /** What a response_url answers for: who clicked or typed, where, and which message (if any). */
 export interface ResponseContext {
@@ -181,5 +190,14 @@ export class Book {
       await this.store.set(KEY.response(token), { ...context, uses: context.uses + 1 }, RESPONSE_URL_TTL_MS);
       return context;
     });
+  }
+
+  /** Keep a shared file's bytes, so its download link works after a reload or restart. */
+  async putFile(file: StoredFile): Promise<void> {
+    await this.store.set(KEY.file(file.id), file);
+  }
+
+  file(id: string): Promise<StoredFile | undefined> {
+    return this.store.get<StoredFile>(KEY.file(id));
   }
 }

@@ -13,15 +13,17 @@ import { pageAssets, warmPageAssets } from './page/assets.js';
 import type { Environment } from './protocol.js';
 import { type PageAssetsSource, workbenchRoutes } from './routes.js';
 import { type PostingRate, Triggers } from './slack-rules.js';
-import { WebApi, WORKBENCH_BOT_TOKEN } from './web-api.js';
+import { newWorkbenchBotToken, WebApi } from './web-api.js';
 
-export { WORKBENCH_BOT_TOKEN } from './web-api.js';
+export { newWorkbenchBotToken } from './web-api.js';
 
 export interface WorkbenchOptions {
   store: Store;
   logger: Logger;
   /** The HMAC v0 secret its signed requests carry (start-up gives the bot the same). */
   signingSecret?: string;
+  /** The bot token its Web API accepts (start-up gives the bot the same); fresh for every start unless given. */
+  botToken?: string;
   /** The page; by default the bundle built from ./page/ on first request. */
   assets?: () => Promise<PageAssetsSource>;
   /** Tests: a tighter or looser posting rate. */
@@ -63,6 +65,7 @@ export async function startWorkbench(options: WorkbenchOptions): Promise<Workben
     logger: options.logger,
     ...(options.rate ? { rate: options.rate } : {}),
     pageUrl: () => botUrl,
+    token: options.botToken ?? newWorkbenchBotToken(),
   });
   await webApi.start();
   const interactions = new Interactions({
@@ -82,7 +85,7 @@ export async function startWorkbench(options: WorkbenchOptions): Promise<Workben
   });
   return {
     signingSecret,
-    botToken: WORKBENCH_BOT_TOKEN,
+    botToken: webApi.token,
     apiUrl: webApi.apiUrl,
     routes,
     get url() {

@@ -36,6 +36,17 @@ export interface WorkbenchMessage {
   edited?: boolean;
   /** Ephemeral messages are shown only to this user, marked "Only visible to you". */
   visibleTo?: string;
+  /** Files shared with the message (files.completeUploadExternal), each downloadable from `url`. */
+  files?: WorkbenchFile[];
+}
+
+/** A file the bot uploaded (files.uploadV2); the bytes stay in the store, served at `url`. */
+export interface WorkbenchFile {
+  id: string; // F…
+  name: string; // the filename
+  title: string;
+  size: number; // bytes
+  url: string; // the workbench's download link (loopback only)
 }
 
 /** An open modal; `stack` is bottom → top (views.push adds, views.update replaces in place). */

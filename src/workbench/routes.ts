@@ -246,7 +246,7 @@ export function workbenchRoutes(options: RoutesOptions): CustomRoute[] & { endSt
   });
 }
 
-const LOOPBACK_HOST = /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/i;
+export const LOOPBACK_HOST = /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/i;
 
 /**
  * Only the person at this machine's browser: a request must name a loopback host (a web page

@@ -65,19 +65,26 @@ export function slackMessage(m: WorkbenchMessage) {
     ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}),
     ...(m.reply_count ? { reply_count: m.reply_count, thread_ts: m.ts } : {}),
     ...(m.edited ? { edited: { user: BOT.id, ts: m.ts } } : {}),
+    ...(m.files
+      ? {
+          files: m.files.map((f) => ({ id: f.id, name: f.name, title: f.title, size: f.size })),
+          upload: true,
+        }
+      : {}),
     team: TEAM.id,
   };
 }
 
-export async function readBody(req: IncomingMessage): Promise<string> {
+/** The request's bytes; more than `limit` is refused (request_too_large). */
+export async function readBody(req: IncomingMessage, limit = MAX_BODY): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new SlackRefusal('request_too_large');
+    if (size > limit) throw new SlackRefusal('request_too_large');
     chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 export function safeJson(raw: string): unknown {

@@ -7,12 +7,13 @@
 // before the bot's HTTP server listens, and with PORT=0 that server's port is known only after
 // listen. A second loopback server on a port of its own is known first, needs no fix-up of Bolt's
 // internals, and keeps the Web API off the port the page is served on.
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import type { Logger } from '../log.js';
-import type { Book } from './book.js';
+import { type Book, newId } from './book.js';
 import {
   BOT,
   CHANNELS,
@@ -24,8 +25,9 @@ import {
   USERS,
   userById,
 } from './people.js';
-import type { WorkbenchMessage } from './protocol.js';
+import type { WorkbenchFile, WorkbenchMessage } from './protocol.js';
 import { answerResponseUrl } from './response-url.js';
+import { LOOPBACK_HOST } from './routes.js';
 import { checkMessage, PostingRate, SlackRefusal, type Triggers } from './slack-rules.js';
 import {
   type Answer,
@@ -40,7 +42,8 @@ import {
 import { withIds } from './views.js';
 import { ViewsApi } from './web-api-views.js';
 
-export const WORKBENCH_BOT_TOKEN = 'xoxb-workbench-local-not-a-slack-token';
+/** A bot token for one start of the workbench: only the bot it was given to can call the Web API. */
+export const newWorkbenchBotToken = () => `xoxb-workbench-${randomBytes(24).toString('hex')}`;
 
 export interface WebApiOptions {
   book: Book;
@@ -49,9 +52,14 @@ export interface WebApiOptions {
   rate?: PostingRate;
   /** The page's URL (for permalinks); known once the bot listens. */
   pageUrl: () => string;
+  /** The bot token every call must carry; fresh (newWorkbenchBotToken) unless given. */
+  token?: string;
 }
 
 const str = z.string().min(1);
+/** Uploads are bigger than API calls; an audit export of a busy year stays well under this. */
+const MAX_UPLOAD = 50_000_000;
+const completeFiles = z.array(z.object({ id: z.string(), title: z.string().optional() })).min(1);
 const messageArgs = z.looseObject({
   text: z.string().optional(),
   blocks: z.unknown().optional(),
@@ -70,14 +78,25 @@ const message = {
   },
 };
 
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
 export class WebApi {
   private server: Server | undefined;
   url = '';
   private readonly rate: PostingRate;
   private readonly views: ViewsApi;
+  /** The bot token this start accepts (Authorization: Bearer, or the `token` field). */
+  readonly token: string;
+  /** Uploads asked for and not yet completed: file id → name, announced length, bytes once posted. */
+  private readonly uploads = new Map<string, { filename: string; length: number; content?: Buffer }>();
 
   constructor(private readonly options: WebApiOptions) {
     this.rate = options.rate ?? new PostingRate();
+    this.token = options.token ?? newWorkbenchBotToken();
     this.views = new ViewsApi(options.book, options.triggers);
   }
 
@@ -106,13 +125,23 @@ export class WebApi {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let answer: Answer;
     try {
-      const raw = await readBody(req);
       const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-      if (req.method !== 'POST') answer = { status: 405, body: { ok: false, error: 'method_not_allowed' } };
-      else if (path.startsWith('/api/')) answer = await this.api(path.slice(5), req, raw);
-      else if (path.startsWith('/response/'))
-        answer = await answerResponseUrl(this.options.book, path.slice(10), raw);
-      else answer = { status: 404, body: { ok: false, error: 'not_found' } };
+      // A web page elsewhere that rebinds its DNS name to 127.0.0.1 still sends its own name.
+      if (!LOOPBACK_HOST.test(req.headers.host ?? '')) {
+        answer = {
+          status: 403,
+          body: { ok: false, error: 'The workbench answers only on 127.0.0.1 or localhost' },
+        };
+      } else if (path.startsWith('/files/')) return await this.download(path.slice(7), req, res);
+      else {
+        const raw = await readBody(req, path.startsWith('/upload/') ? MAX_UPLOAD : undefined);
+        if (req.method !== 'POST') answer = refused('method_not_allowed');
+        else if (path.startsWith('/api/')) answer = await this.api(path.slice(5), req, raw.toString('utf8'));
+        else if (path.startsWith('/upload/')) answer = await this.receiveUpload(path.slice(8), req, raw);
+        else if (path.startsWith('/response/'))
+          answer = await answerResponseUrl(this.options.book, path.slice(10), raw.toString('utf8'));
+        else answer = { status: 404, body: { ok: false, error: 'not_found' } };
+      }
     } catch (error) {
       answer =
         error instanceof SlackRefusal
@@ -122,6 +151,11 @@ export class WebApi {
         this.options.logger.error('workbench Web API failed', { error: String(error) });
       }
     }
+    if (typeof answer.body === 'string') {
+      res.writeHead(answer.status, { 'content-type': 'text/plain; charset=utf-8', ...answer.headers });
+      res.end(answer.body);
+      return;
+    }
     res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8', ...answer.headers });
     res.end(JSON.stringify(answer.body));
   }
@@ -130,10 +164,107 @@ export class WebApi {
     const args = parseArgs(raw, req.headers['content-type']);
     const auth = req.headers.authorization?.replace(/^Bearer\s+/i, '') ?? (args.token as string | undefined);
     if (!auth) return refused('not_authed');
-    if (auth !== WORKBENCH_BOT_TOKEN) return refused('invalid_auth');
+    if (!sameSecret(auth, this.token)) return refused('invalid_auth');
     const handler = this.methods[method];
-    if (!handler) return { status: 404, body: { ok: false, error: 'unknown_method' } };
+    // Slack answers an unknown method with HTTP 200 (WebClient retries a 404 for half an hour).
+    if (!handler) return refused('unknown_method');
     return handler(args);
+  }
+
+  /** The upload URL's POST: WebClient sends the bytes as multipart form data (field `body`), or raw. */
+  private async receiveUpload(id: string, req: IncomingMessage, raw: Buffer): Promise<Answer> {
+    const upload = this.uploads.get(id);
+    if (!upload) return { status: 404, body: 'unknown upload' };
+    const contentType = String(req.headers['content-type'] ?? '');
+    let content: Buffer | undefined = raw;
+    if (/^multipart\/form-data/i.test(contentType)) {
+      const form = await new Response(new Uint8Array(raw), { headers: { 'content-type': contentType } })
+        .formData()
+        .catch(() => undefined);
+      const part = form?.get('body') ?? form?.get('file');
+      content =
+        part === null || part === undefined
+          ? undefined
+          : typeof part === 'string'
+            ? Buffer.from(part, 'utf8')
+            : Buffer.from(await part.arrayBuffer());
+    }
+    if (!content) return { status: 400, body: 'no file in the upload' };
+    upload.content = content;
+    return { status: 200, body: `OK - ${content.length}` };
+  }
+
+  /** GET /files/<id>/<name>: a shared file's bytes, as an attachment. */
+  private async download(rest: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const file = req.method === 'GET' ? await this.options.book.file(rest.split('/')[0] ?? '') : undefined;
+    if (!file) {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end('No such file');
+      return;
+    }
+    const bytes = Buffer.from(file.base64, 'base64');
+    res.writeHead(200, {
+      'content-type': 'application/octet-stream',
+      'content-length': String(bytes.length),
+      'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(file.name)}`,
+      'x-content-type-options': 'nosniff',
+    });
+    res.end(bytes);
+  }
+
+  /** files.getUploadURLExternal: a place to POST one file's bytes to. */
+  private getUploadUrl(args: Record<string, unknown>): Answer {
+    const filename = str.safeParse(args.filename);
+    const length = z.coerce.number().int().positive().safeParse(args.length);
+    if (!filename.success) return refused('invalid_arguments', ['[ERROR] missing required field: filename']);
+    if (!length.success) return refused('invalid_arguments', ['[ERROR] missing required field: length']);
+    const id = newId('F');
+    this.uploads.set(id, { filename: filename.data, length: length.data });
+    return ok({ upload_url: `${this.url}/upload/${id}`, file_id: id });
+  }
+
+  /** files.completeUploadExternal: the uploaded files, shared into the channel as one message. */
+  private async completeUpload(args: Record<string, unknown>): Promise<Answer> {
+    const files = completeFiles.safeParse(args.files);
+    if (!files.success) return refused('invalid_arguments', ['[ERROR] files: a JSON array of {id, title}']);
+    const target = String(args.channel_id ?? args.channels ?? '').split(',')[0] ?? '';
+    const channel = target ? resolveChannel(target) : undefined;
+    if (target && !channel) return refused('channel_not_found');
+    const shared: WorkbenchFile[] = [];
+    for (const { id, title } of files.data) {
+      const upload = this.uploads.get(id);
+      if (!upload?.content) return refused('file_upload_not_found');
+      if (upload.content.length !== upload.length) return refused('file_upload_size_mismatch');
+      shared.push({
+        id,
+        name: upload.filename,
+        title: title ?? upload.filename,
+        size: upload.content.length,
+        url: `${this.url}/files/${id}/${encodeURIComponent(upload.filename)}`,
+      });
+    }
+    for (const file of shared) {
+      const upload = this.uploads.get(file.id);
+      await this.options.book.putFile({
+        id: file.id,
+        name: file.name,
+        title: file.title,
+        base64: upload?.content?.toString('base64') ?? '',
+      });
+      this.uploads.delete(file.id);
+    }
+    // Without a channel Slack keeps the files private to the uploader: nothing is posted.
+    if (channel) {
+      const comment = typeof args.initial_comment === 'string' ? args.initial_comment : '';
+      await this.options.book.post({
+        channel: channel.id,
+        bot: true,
+        text: comment,
+        files: shared,
+        ...(typeof args.thread_ts === 'string' && args.thread_ts ? { thread_ts: args.thread_ts } : {}),
+      });
+    }
+    return ok({ files: shared.map((f) => ({ id: f.id, title: f.title, name: f.name, size: f.size })) });
   }
 
   private readonly methods: Record<string, (args: Record<string, unknown>) => Promise<Answer> | Answer> = {
@@ -158,6 +289,8 @@ export class WebApi {
       if (!(await this.options.book.message(channel.id, ts))) return refused('message_not_found');
       return ok({ channel: channel.id, permalink: `${this.options.pageUrl()}/#${channel.id}/${ts}` });
     },
+    'files.getUploadURLExternal': (args) => this.getUploadUrl(args),
+    'files.completeUploadExternal': (args) => this.completeUpload(args),
     'views.open': (args) => this.views.open(args),
     'views.push': (args) => this.views.push(args),
     'views.update': (args) => this.views.update(args),

@@ -167,6 +167,10 @@ class StubServer {
   state = fixtureState();
   posted: Posted[] = [];
   stateReads: string[] = [];
+  /** When set, /suggest answers wait here until the test answers them (per typed value). */
+  holdSuggest = false;
+  heldSuggest: Array<{ value: string; answer: (options: Array<{ text: string; value: string }>) => void }> =
+    [];
   private streams = new Set<ServerResponse>();
   private constructor(private server: Server) {}
 
@@ -211,6 +215,14 @@ class StubServer {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const path = url.pathname.replace('/workbench/api', '');
     this.posted.push({ path, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') });
+    if (path === '/suggest' && this.holdSuggest) {
+      const value = String(this.posted.at(-1)?.body.value ?? '');
+      this.heldSuggest.push({
+        value,
+        answer: (options) => send('application/json', JSON.stringify({ options })),
+      });
+      return;
+    }
     if (path === '/suggest') {
       return send(
         'application/json',
@@ -269,6 +281,8 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
       'Chidi — approver',
       'Dayo — reads only, not an approver',
     ]);
+    // The select is too narrow for the longest role: it is written out under it.
+    await contains(page.locator('.acting-role'), 'treasury operations, requester');
     await acting.selectOption({ label: 'Bola — approver' });
     await eventually(() => stub.stateReads.at(-1)).toBe('U0BOLA');
     await acting.selectOption({ label: 'Ada — treasury operations, requester' });
@@ -309,6 +323,8 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
     await eventually(() => privately.count()).toBe(2);
     await contains(privately.first(), 'Only visible to you');
     await shown(privately.first().locator('code', { hasText: '/cngn balance' }).first());
+    // The second follows the first (folded under it) and is marked too.
+    await contains(privately.nth(1), 'Only visible to you');
     await contains(privately.nth(1), '₦1,250,000.00');
     await contains(privately.nth(1), '🧪 SANDBOX');
   });
@@ -361,6 +377,100 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
       .getByRole('button', { name: 'Delete' })
       .click();
     await eventually(() => stub.lastPost('/action')?.body.action_id).toBe('danger.go');
+  });
+
+  it('shows files the bot shared as cards with the name, size and a Download link', async () => {
+    stub.change((s) => {
+      s.messages.D0BOT?.push(
+        message('D0BOT', 5, {
+          text: 'Audit log export, 12 entries · SANDBOX',
+          files: [
+            {
+              id: 'F0CSV',
+              name: 'cngn-audit-sandbox-2026-11-01-to-2026-11-23.csv',
+              title: 'Audit log (CSV)',
+              size: 2_345,
+              url: 'http://127.0.0.1:9/files/F0CSV/cngn-audit-sandbox-2026-11-01-to-2026-11-23.csv',
+            },
+            {
+              id: 'F0JSONL',
+              name: 'cngn-audit.jsonl',
+              title: 'Audit log (JSON Lines)',
+              size: 812,
+              url: 'javascript:alert(1)',
+            },
+          ],
+        }),
+      );
+    });
+    await page.getByRole('button', { name: 'cngn-desk' }).click();
+    const csv = log().locator('[data-file="F0CSV"]');
+    await contains(csv, 'cngn-audit-sandbox-2026-11-01-to-2026-11-23.csv');
+    await contains(csv, '2.3 KB CSV');
+    await eventually(() => csv.getByRole('link', { name: 'Download' }).getAttribute('href')).toBe(
+      'http://127.0.0.1:9/files/F0CSV/cngn-audit-sandbox-2026-11-01-to-2026-11-23.csv',
+    );
+    const jsonl = log().locator('[data-file="F0JSONL"]');
+    await contains(jsonl, '812 B JSONL');
+    // A link that is not http(s) is not offered.
+    expect(await jsonl.getByRole('link').count()).toBe(0);
+    await screenshot(page, 'render-files');
+  });
+
+  it('shows "(edited)" of a follow-on message after its text, with no bare meta line', async () => {
+    stub.change((s) => {
+      s.messages.D0BOT?.push(message('D0BOT', 6, { text: 'A follow-on, changed since', edited: true }));
+    });
+    const followOn = log().locator('article', { hasText: 'A follow-on, changed since' });
+    await contains(followOn, '(edited)');
+    await hidden(followOn.locator('.meta'));
+    await shown(followOn.locator('.edited'));
+  });
+
+  it("opens a button's url only when it is http(s) or mailto, never javascript:", async () => {
+    await page.evaluate(() => {
+      const opened: string[] = [];
+      (window as unknown as { __opened: string[] }).__opened = opened;
+      window.open = (url?: string | URL) => {
+        opened.push(String(url));
+        return null;
+      };
+    });
+    const linkButton = (text: string, url: string) => ({
+      type: 'button' as const,
+      action_id: `link.${text}`,
+      url,
+      text: { type: 'plain_text' as const, text },
+    });
+    stub.change((s) => {
+      s.messages.D0BOT?.push(
+        message('D0BOT', 20, {
+          text: 'Links',
+          blocks: [
+            {
+              type: 'actions',
+              block_id: 'links',
+              elements: [
+                linkButton('Bad link', 'javascript:window.__injected=1'),
+                linkButton('Good link', 'https://example.com/report'),
+              ],
+            },
+          ],
+        }),
+      );
+    });
+    await log().getByRole('button', { name: 'Bad link' }).click();
+    await eventually(() => stub.lastPost('/action')?.body.action_id).toBe('link.Bad link');
+    await log().getByRole('button', { name: 'Good link' }).click();
+    await eventually(() => stub.lastPost('/action')?.body.action_id).toBe('link.Good link');
+    expect(await page.evaluate(() => (window as unknown as { __opened: string[] }).__opened)).toEqual([
+      'https://example.com/report',
+    ]);
+    expect(await page.evaluate(() => (window as { __injected?: number }).__injected)).toBeUndefined();
+  });
+
+  it('asks for no /favicon.ico (the icon is inline)', () => {
+    expect(stub.posted.filter((p) => p.path.includes('favicon'))).toEqual([]);
   });
 
   it("sends /cngn lines as commands, with the help's subcommands as hints", async () => {
@@ -475,6 +585,45 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
       'redeem.bank': { 'redeem.bank': '044|Access Bank' },
       'redeem.account': { 'redeem.account': '0123456789' },
     });
+    stub.change((s) => {
+      s.modals = [];
+    });
+  });
+
+  it('never offers options for older text: typing clears them and shows "Searching…" until the answer for the text comes', async () => {
+    stub.change((s) => {
+      s.modals = [{ id: 'V0RD2', hash: 'a', view: redeemModal({ environment: '🧪 SANDBOX' }) }];
+    });
+    stub.holdSuggest = true;
+    const dialog = page.getByRole('dialog', { name: 'Redeem to a bank' });
+    const bank = dialog.getByRole('combobox', { name: 'Bank' });
+    const held = (value: string) =>
+      eventually(() => stub.heldSuggest.find((h) => h.value === value)).toBeTruthy();
+    const answer = (value: string, options: Array<{ text: string; value: string }>) => {
+      const index = stub.heldSuggest.findIndex((h) => h.value === value);
+      const [found] = stub.heldSuggest.splice(index, 1);
+      found?.answer(options);
+    };
+    await bank.click();
+    await bank.fill('acc');
+    await held('acc');
+    answer('acc', [{ text: 'Access Bank', value: '044|Access Bank' }]);
+    await shown(dialog.getByRole('option', { name: 'Access Bank' }));
+    // The text changes: Access Bank must not stay clickable while the answer for "zen" is awaited.
+    await bank.fill('zen');
+    await eventually(() => dialog.getByRole('option').count()).toBe(0);
+    await contains(dialog.getByRole('listbox'), 'Searching…');
+    await held('zen');
+    answer('zen', [{ text: 'Zenith Bank', value: '057|Zenith Bank' }]);
+    await dialog.getByRole('option', { name: 'Zenith Bank' }).click();
+    await dialog.getByLabel('Amount (₦, at least 1)').fill('5000');
+    await dialog.getByLabel('Account number (10 digits)').fill('0123456789');
+    await screenshot(page, 'render-bank-typeahead');
+    await dialog.getByRole('button', { name: 'Ask for approval' }).click();
+    await eventually(() => stub.lastPost('/view/submit')?.body.values).toMatchObject({
+      'redeem.bank': { 'redeem.bank': '057|Zenith Bank' },
+    });
+    stub.holdSuggest = false;
     stub.change((s) => {
       s.modals = [];
     });

@@ -7,7 +7,7 @@ import { silentLogger } from '../../src/log.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { Book } from '../../src/workbench/book.js';
 import { PostingRate, TRIGGER_LIFETIME_MS, Triggers } from '../../src/workbench/slack-rules.js';
-import { WebApi, WORKBENCH_BOT_TOKEN } from '../../src/workbench/web-api.js';
+import { WebApi } from '../../src/workbench/web-api.js';
 
 let clock = 1_800_000_000_000;
 const now = () => clock;
@@ -34,7 +34,7 @@ afterAll(async () => {
   await store?.close();
 });
 
-async function call(method: string, args: Record<string, unknown>, token = WORKBENCH_BOT_TOKEN) {
+async function call(method: string, args: Record<string, unknown>, token = api.token) {
   // As WebClient sends them: form fields, nested values as JSON text, the token as a bearer.
   const form = new URLSearchParams();
   for (const [key, value] of Object.entries(args))
@@ -194,6 +194,17 @@ describe('the rest of what the bot relies on', () => {
     );
   });
 
+  it('answers an unknown method, and a GET, with HTTP 200 and ok:false as Slack does (WebClient retries a 404)', async () => {
+    const unknown = await call('files.noSuchMethod', {});
+    expect(unknown.status).toBe(200);
+    expect(unknown.body).toMatchObject({ ok: false, error: 'unknown_method' });
+    const get = await request(`${api.apiUrl}auth.test`, {
+      headers: { authorization: `Bearer ${api.token}` },
+    });
+    expect(get.statusCode).toBe(200);
+    expect(await get.body.json()).toMatchObject({ ok: false });
+  });
+
   it('posting to a user lands in their DM with the bot', async () => {
     const posted = await call('chat.postMessage', { channel: 'U0DAYO', text: 'your request was approved' });
     expect(posted.body).toMatchObject({ ok: true, channel: 'DU0DAYO' });
@@ -212,6 +223,50 @@ describe('the rest of what the bot relies on', () => {
     const stored = await book.message('C0APPROVALS', ts);
     expect(stored).toMatchObject({ text: 'approved', edited: true });
     expect(JSON.stringify(stored?.blocks)).toContain('*Pending*');
+  });
+});
+
+describe('who may call the Web API', () => {
+  const post = (headers: Record<string, string>, form: Record<string, string>) =>
+    request(`${api.apiUrl}chat.postMessage`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body: new URLSearchParams(form).toString(),
+    });
+
+  it('makes a fresh bot token at each start', async () => {
+    const other = new WebApi({ book, triggers, logger: silentLogger, pageUrl: () => '' });
+    expect(api.token).toMatch(/^xoxb-workbench-[0-9a-f]{48}$/);
+    expect(other.token).toMatch(/^xoxb-workbench-[0-9a-f]{48}$/);
+    expect(other.token).not.toBe(api.token);
+  });
+
+  it('refuses a foreign Host, a missing token and a wrong one, and posts nothing', async () => {
+    const channel = 'C0ALERTS';
+    const before = (await book.messages(channel)).length;
+    const text = 'posted by some web page';
+    const foreign = await post(
+      { host: 'rebound.example:80', authorization: `Bearer ${api.token}` },
+      { channel, text },
+    );
+    expect(foreign.statusCode).toBe(403);
+    expect(await foreign.body.json()).toMatchObject({ ok: false });
+    const none = await post({}, { channel, text });
+    expect(await none.body.json()).toEqual({ ok: false, error: 'not_authed' });
+    for (const wrong of ['xoxb-workbench-local-not-a-slack-token', `${api.token}0`]) {
+      const header = await post({ authorization: `Bearer ${wrong}` }, { channel, text });
+      expect(await header.body.json()).toEqual({ ok: false, error: 'invalid_auth' });
+      const field = await post({}, { channel, text, token: wrong });
+      expect(await field.body.json()).toEqual({ ok: false, error: 'invalid_auth' });
+    }
+    expect((await book.messages(channel)).length).toBe(before);
+    // The right token as the form field, as Slack accepts it, posts (past the posting-rate test's burst).
+    clock += 60_000;
+    const right = await post({}, { channel, text: 'the bot', token: api.token });
+    expect(await right.body.json()).toMatchObject({ ok: true });
+    const after = await book.messages(channel);
+    expect(after.length).toBe(before + 1);
+    expect(after.at(-1)?.text).toBe('the bot');
   });
 });
 

@@ -86,14 +86,16 @@ describe('npm start with no Slack settings', () => {
 
 describe('start-up wiring', () => {
   it('configures the bot for the demo users, while an operator setting wins', async () => {
-    const env = workbenchEnv({ CNGN_ALERTS_CHANNEL: 'C0MINE' }, 'secret');
+    const env = workbenchEnv({ CNGN_ALERTS_CHANNEL: 'C0MINE' }, 'secret', 'xoxb-workbench-t');
     expect(env).toMatchObject({
       CNGN_APPROVALS_CHANNEL: 'C0APPROVALS',
       CNGN_ALERTS_CHANNEL: 'C0MINE',
       CNGN_APPROVERS: 'U0BOLA,U0CHIDI',
       SLACK_SIGNING_SECRET: 'secret',
     });
-    expect(workbenchEnv({ CNGN_APPROVER_GROUP: 'S0APPROVERS' }, 's').CNGN_APPROVERS).toBeUndefined();
+    expect(
+      workbenchEnv({ CNGN_APPROVER_GROUP: 'S0APPROVERS' }, 's', 'xoxb-workbench-t').CNGN_APPROVERS,
+    ).toBeUndefined();
     expect(wantsWorkbench({})).toBe(true);
     expect(wantsWorkbench({ SLACK_BOT_TOKEN: ' ' })).toBe(true);
     expect(wantsWorkbench({ SLACK_SIGNING_SECRET: 'x' })).toBe(false);

@@ -182,7 +182,14 @@ function renderSidebar(s: WorkbenchState): void {
   const dms = s.channels.filter((c) => c.kind === 'dm');
   sidebar.replaceChildren(
     h('div', { class: 'workspace' }, h('strong', {}, 'cngn-desk'), h('span', {}, 'workbench')),
-    h('div', { class: 'acting' }, h('label', { for: 'acting-as' }, 'Acting as'), select),
+    h(
+      'div',
+      { class: 'acting' },
+      h('label', { for: 'acting-as' }, 'Acting as'),
+      select,
+      // The select is narrow: the whole role is written under it.
+      h('div', { class: 'acting-role' }, s.users.find((u) => u.id === user)?.role ?? ''),
+    ),
     h(
       'nav',
       { 'aria-label': 'Conversations' },

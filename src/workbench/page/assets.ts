@@ -14,6 +14,9 @@ export interface PageAssets {
 
 export const PAGE_SCRIPT = `${WORKBENCH_PREFIX}/app.js`;
 export const PAGE_STYLE = `${WORKBENCH_PREFIX}/app.css`;
+/** The tab's icon, inline (the bot's green ₦ square), so the browser asks for no /favicon.ico. */
+export const FAVICON =
+  "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Crect width='16' height='16' rx='3' fill='%2314532d'/%3E%3Ctext x='8' y='12.5' font-size='12' text-anchor='middle' fill='white' font-family='sans-serif'%3E%E2%82%A6%3C/text%3E%3C/svg%3E";
 
 let cached: Promise<PageAssets> | undefined;
 
@@ -31,6 +34,7 @@ function page(): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>cngn-desk workbench</title>
+<link rel="icon" href="${FAVICON}">
 <link rel="stylesheet" href="${PAGE_STYLE}">
 <script type="application/json" id="hints">${scriptJson(hints)}</script>
 <script defer src="${PAGE_SCRIPT}"></script>

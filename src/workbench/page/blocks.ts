@@ -14,7 +14,7 @@ import type {
   PlainTextOption,
 } from '@slack/types';
 import { h } from './dom.js';
-import { mrkdwn, type Names, plainText } from './mrkdwn.js';
+import { mrkdwn, type Names, plainText, SAFE_URL } from './mrkdwn.js';
 
 /** What the person clicked or chose, for the server to turn into a signed block_actions. */
 export interface Choice {
@@ -92,7 +92,8 @@ function button(element: Button, blockId: string, ctx: BlockContext): HTMLElemen
       class: `btn${style}`,
       onclick: async () => {
         if (!(await confirmed(element.confirm, ctx.names))) return;
-        if (element.url) window.open(element.url, '_blank', 'noopener');
+        // Only a link the page would draw as one (never javascript: or data:).
+        if (element.url && SAFE_URL.test(element.url)) window.open(element.url, '_blank', 'noopener');
         ctx.act({ block_id: blockId, action_id: element.action_id ?? '', value: element.value });
       },
     },

@@ -83,14 +83,18 @@ export function messageView(
       { class: 'msg-body' },
       h(
         'div',
-        { class: 'meta', hidden: continued && !message.edited },
+        { class: 'meta', hidden: continued },
         continued ? null : h('span', { class: 'author' }, who.name),
         continued || !who.bot ? null : h('span', { class: 'app-badge' }, 'APP'),
         continued ? null : time(message.ts),
-        message.edited ? h('span', { class: 'edited' }, '(edited)') : null,
+        message.edited && !continued ? h('span', { class: 'edited' }, '(edited)') : null,
       ),
-      ephemeral && !continued ? h('div', { class: 'only-you' }, '👁 Only visible to you') : null,
+      // Slack marks every ephemeral message, a follow-on one too.
+      ephemeral ? h('div', { class: 'only-you' }, '👁 Only visible to you') : null,
       h('div', { class: 'content' }, content),
+      // A follow-on message has no meta line: its "(edited)" follows the content, as in Slack.
+      message.edited && continued ? h('span', { class: 'edited' }, '(edited)') : null,
+      message.files?.length ? h('div', { class: 'files' }, ...message.files.map(fileCard)) : null,
       replies > 0 && ctx.openThread
         ? h(
             'button',
@@ -99,6 +103,40 @@ export function messageView(
           )
         : null,
     ),
+  );
+}
+
+const SIZE_UNITS = ['B', 'KB', 'MB', 'GB'];
+
+/** "812 B", "14 KB", "2.3 MB", as Slack labels a file. */
+export function fileSize(bytes: number): string {
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < SIZE_UNITS.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  const shown = unit === 0 || value >= 10 ? String(Math.round(value)) : value.toFixed(1);
+  return `${shown} ${SIZE_UNITS[unit]}`;
+}
+
+/** A shared file as Slack shows it: its name, size and kind, and a Download link. */
+function fileCard(file: NonNullable<WorkbenchMessage['files']>[number]): HTMLElement {
+  const extension = file.name.includes('.') ? (file.name.split('.').pop() ?? '').toUpperCase() : 'FILE';
+  const safe = /^https?:\/\//i.test(file.url);
+  return h(
+    'div',
+    { class: 'file-card', 'data-file': file.id },
+    h('div', { class: 'file-icon', 'aria-hidden': 'true' }, extension.slice(0, 5)),
+    h(
+      'div',
+      { class: 'file-info' },
+      h('div', { class: 'file-name', title: file.title }, file.name),
+      h('div', { class: 'file-meta' }, `${fileSize(file.size)} ${extension}`),
+    ),
+    safe
+      ? h('a', { class: 'file-download', href: file.url, download: file.name, rel: 'noopener' }, 'Download')
+      : null,
   );
 }
 

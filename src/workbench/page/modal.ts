@@ -8,6 +8,9 @@ import { type BlockContext, block, optionText } from './blocks.js';
 import { h, uid } from './dom.js';
 import { plainText } from './mrkdwn.js';
 
+/** Slack shows at most 100 options of an external select's answer. */
+const MAX_OPTIONS = 100;
+
 export type Value = string | string[] | null;
 export type Values = Record<string, Record<string, Value>>;
 
@@ -129,6 +132,9 @@ function externalSelect(
   let options: SuggestAnswer['options'] = [];
   let active = -1;
   let asked = 0;
+  /** The text whose options are awaited; options for any other text are never shown or picked. */
+  let wanted: string | undefined;
+  const minimum = el.min_query_length ?? 3;
 
   const show = (open: boolean) => {
     list.hidden = !open;
@@ -136,42 +142,55 @@ function externalSelect(
   };
   const paint = () => {
     list.replaceChildren(
-      ...(options.length === 0
-        ? [h('li', { class: 'empty', role: 'presentation' }, 'No matches')]
-        : options.map((o, n) =>
-            h(
-              'li',
-              {
-                id: `${listId}-${n}`,
-                role: 'option',
-                'aria-selected': String(n === active),
-                class: n === active ? 'active' : '',
-                onmousedown: (event: Event) => {
-                  event.preventDefault();
-                  choose(n);
+      ...(wanted !== undefined
+        ? [h('li', { class: 'empty', role: 'presentation' }, 'Searching…')]
+        : options.length === 0
+          ? [h('li', { class: 'empty', role: 'presentation' }, 'No matches')]
+          : options.map((o, n) =>
+              h(
+                'li',
+                {
+                  id: `${listId}-${n}`,
+                  role: 'option',
+                  'aria-selected': String(n === active),
+                  class: n === active ? 'active' : '',
+                  onmousedown: (event: Event) => {
+                    event.preventDefault();
+                    choose(n);
+                  },
                 },
-              },
-              o.text,
-            ),
-          )),
+                o.text,
+              ),
+            )),
     );
     if (active >= 0) input.setAttribute('aria-activedescendant', `${listId}-${active}`);
     else input.removeAttribute('aria-activedescendant');
   };
   const choose = (n: number) => {
-    const o = options[n];
+    const o = wanted === undefined ? options[n] : undefined;
     if (!o) return;
     chosen = { value: o.value, text: o.text };
     input.value = o.text;
     input.setCustomValidity('');
     show(false);
   };
+  /** The text changed: the options shown belong to older text, so none stays clickable. */
+  const forget = (query: string) => {
+    options = [];
+    active = -1;
+    wanted = query.length >= minimum ? query : undefined;
+    paint();
+    show(wanted !== undefined && document.activeElement === input);
+  };
   const ask = async (query: string) => {
-    if (query.length < (el.min_query_length ?? 3)) return;
+    if (query.length < minimum) return;
+    wanted = query;
     const mine = ++asked;
     const answer = await fetchOptions(query).catch(() => ({ options: [] }));
-    if (mine !== asked) return; // a newer query is on its way
-    options = answer.options;
+    // A newer query is on its way, or the text changed since this one was asked.
+    if (mine !== asked || wanted !== query) return;
+    wanted = undefined;
+    options = answer.options.slice(0, MAX_OPTIONS);
     active = options.length ? 0 : -1;
     paint();
     show(document.activeElement === input);
@@ -180,6 +199,7 @@ function externalSelect(
   input.addEventListener('input', () => {
     chosen = undefined;
     clearTimeout(timer);
+    forget(input.value);
     timer = setTimeout(() => void ask(input.value), 150);
   });
   input.addEventListener('focus', () => void ask(input.value === chosen?.text ? '' : input.value));

@@ -23,7 +23,7 @@ export function emojify(text: string): string {
   return text.replace(/:([a-z0-9_+'-]+):/g, (whole, name: string) => emoji(name) ?? whole);
 }
 
-const SAFE_URL = /^(https?:|mailto:)/i;
+export const SAFE_URL = /^(https?:|mailto:)/i;
 
 function angleToken(body: string, names: Names): Node {
   const bar = body.indexOf('|');

@@ -1,0 +1,69 @@
+// Files the bot uploads (files.uploadV2: getUploadURLExternal → POST of the bytes → completeUploadExternal)
+// land in the workbench as a message with the files, downloadable from the workbench on loopback only.
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Bench, BOLA, messagesIn, startBench, TREASURY, wording } from './server-support.js';
+
+let bench: Bench;
+beforeAll(async () => {
+  bench = await startBench();
+});
+afterAll(async () => {
+  await bench?.stop();
+});
+
+const dmOf = (user: string) => `D${user}`;
+
+describe('/cngn audit export in the workbench', () => {
+  it("ends with the CSV and JSON Lines files in Bola's DM, downloadable", async () => {
+    const engine = bench.started.bot.approvals?.engine;
+    if (!engine) throw new Error('the workbench runs with approvals');
+    await engine.recordAudit({
+      at: new Date().toISOString(),
+      kind: 'audit',
+      action: 'exported',
+      actor: BOLA,
+      subject: 'a range exported earlier',
+    });
+    const { answer } = await bench.post('/command', {
+      user: BOLA,
+      channel: TREASURY,
+      text: '/cngn audit export 7d',
+    });
+    expect(answer.ok).toBe(true);
+    const shared = await bench.waitFor(
+      BOLA,
+      (s) => messagesIn(s, dmOf(BOLA)).find((m) => m.files?.length),
+      'the export in the DM',
+    );
+    expect(shared.bot).toBe(true);
+    expect(shared.text).toMatch(/Audit log export, \d+ entries/);
+    const names = (shared.files ?? []).map((f) => f.name);
+    expect(names).toHaveLength(2);
+    expect(names[0]).toMatch(/^cngn-audit-sandbox-.*\.csv$/);
+    expect(names[1]).toMatch(/^cngn-audit-sandbox-.*\.jsonl$/);
+    for (const file of shared.files ?? []) {
+      const response = await request(file.url);
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-disposition']).toContain(encodeURIComponent(file.name));
+      const body = await response.body.text();
+      expect(Buffer.byteLength(body)).toBe(file.size);
+      expect(body).toContain('a range exported earlier');
+    }
+    // Nothing says the upload failed.
+    const treasury = messagesIn(await bench.state(BOLA), TREASURY);
+    expect(treasury.some((m) => /refused the upload/.test(wording(m)))).toBe(false);
+  });
+
+  it('serves a file only to a loopback Host', async () => {
+    const state = await bench.state(BOLA);
+    const file = messagesIn(state, dmOf(BOLA)).find((m) => m.files?.length)?.files?.[0];
+    if (!file) throw new Error('the first test shares a file');
+    const foreign = await request(file.url, { headers: { host: 'attacker.example' } });
+    expect(foreign.statusCode).toBe(403);
+    await foreign.body.dump();
+    const unknown = await request(file.url.replace(file.id, 'FNOSUCHFILE'));
+    expect(unknown.statusCode).toBe(404);
+    await unknown.body.dump();
+  });
+});
