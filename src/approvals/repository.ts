@@ -21,6 +21,8 @@ const MAX_CLAIM_GENERATIONS = 50;
 interface ExecutionClaim {
   owner: string;
   until: string;
+  /** Set just before the call: the claim then never lapses into a next generation (see claim()). */
+  sending?: true;
 }
 
 export const ENVIRONMENTS: readonly CngnEnvironment[] = ['sandbox', 'test', 'live'];
@@ -144,8 +146,27 @@ export class ApprovalRepository {
       const held = await this.store.get<ExecutionClaim | string>(key);
       // A claim written before claims had leases (a bare owner id) counts as run out.
       if (typeof held === 'object' && held && Date.parse(held.until) > now.getTime()) return undefined;
+      // A generation whose holder was about to call (or called) the service is never followed by
+      // another, whatever a stale copy of the request says: only endClaim (a hand-back of a request
+      // that was certainly not sent) opens the next one.
+      if (typeof held === 'object' && held?.sending) return undefined;
     }
     return undefined;
+  }
+
+  /** Record on the claim itself, before the call, that its holder is about to send. */
+  async markClaimSending(
+    id: string,
+    round: number,
+    generation: number,
+    owner: string,
+    until: Date,
+  ): Promise<void> {
+    await this.store.set<ExecutionClaim>(claimKey(id, round, generation), {
+      owner,
+      until: until.toISOString(),
+      sending: true,
+    });
   }
 
   /**

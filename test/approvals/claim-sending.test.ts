@@ -1,0 +1,41 @@
+// A claim whose holder was about to call the service never lapses into a next generation: whatever a
+// stale copy of the request says later (a replica whose lock ran out mid-write wrote it back as
+// approved), nobody can claim that round again and send it a second time. Only a hand-back of a claim
+// that was certainly not sent (endClaim) opens the next generation.
+import { expect, it } from 'vitest';
+import { ApprovalRepository } from '../../src/approvals/repository.js';
+import { createStore } from '../../src/store/index.js';
+
+const LEASE_MS = 60_000;
+
+it('never claims past a generation marked as sending, even once its lease ran out', async () => {
+  const store = await createStore('memory://');
+  const repo = new ApprovalRepository(store, 'sandbox');
+  const t0 = new Date('2026-11-23T10:00:00Z');
+  const later = new Date(t0.getTime() + 10 * LEASE_MS);
+  try {
+    expect(await repo.claim('AR-1', 0, 'replica-b', t0, LEASE_MS)).toBe(0);
+    await repo.markClaimSending('AR-1', 0, 0, 'replica-b', new Date(t0.getTime() + LEASE_MS));
+    // Long after the lease: an unmarked claim would be followed by generation 1; this one is not.
+    expect(await repo.claim('AR-1', 0, 'replica-a', later, LEASE_MS)).toBeUndefined();
+    expect(await repo.claim('AR-1', 0, 'replica-c', later, LEASE_MS)).toBeUndefined();
+  } finally {
+    await store.close();
+  }
+});
+
+it('still lets the next generation claim an unmarked claim that ran out, or one handed back', async () => {
+  const store = await createStore('memory://');
+  const repo = new ApprovalRepository(store, 'sandbox');
+  const t0 = new Date('2026-11-23T10:00:00Z');
+  const later = new Date(t0.getTime() + 2 * LEASE_MS);
+  try {
+    expect(await repo.claim('AR-2', 0, 'replica-a', t0, LEASE_MS)).toBe(0);
+    expect(await repo.claim('AR-2', 0, 'replica-b', later, LEASE_MS)).toBe(1);
+    await repo.markClaimSending('AR-2', 0, 1, 'replica-b', new Date(later.getTime() + LEASE_MS));
+    await repo.endClaim('AR-2', 0, 1, later); // handed back: it was certainly not sent
+    expect(await repo.claim('AR-2', 0, 'replica-c', later, LEASE_MS)).toBe(2);
+  } finally {
+    await store.close();
+  }
+});
