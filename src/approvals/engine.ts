@@ -34,6 +34,11 @@ export interface ClickOptions {
   /** Once aborted, no write of this click starts (it is answered "try again" and changes nothing). */
   signal?: AbortSignal;
   /**
+   * Called just before a write of this click starts: an error from then on may come after the write
+   * landed, so the person is told it may have been recorded, never that nothing changed.
+   */
+  onWriting?: () => void;
+  /**
    * Called once the click's decision is persisted (or needed no write), before anyone is told. With
    * `rechecking`, only the final approver's hold is saved: the approval itself is saved after the
    * service re-check of its figures, so the person is told it is under way.
@@ -58,6 +63,22 @@ export interface EngineOptions {
   now?: () => Date;
   log?: EngineLog;
 }
+
+/**
+ * A conditional write inside a locked section found the request changed since the section read it:
+ * the lock had lapsed (a GC pause, a slow store) and another replica moved it on. Nothing was written;
+ * `locked` runs the section again on a fresh read, under a fresh hold of the lock.
+ */
+export class WriteRefusedError extends Error {
+  override name = 'WriteRefusedError';
+}
+
+/**
+ * How often a section is run again after its write was refused. Each refusal means another replica
+ * wrote in between, so more than a few in a row means the request is being fought over: the caller
+ * gets the error (nothing of this section was written) rather than an endless loop.
+ */
+export const MAX_SECTION_RUNS = 5;
 
 /** How long an approver's re-check of stale figures holds off other final approvals. */
 export const CHECK_HOLD_MS = 60_000;
@@ -99,9 +120,42 @@ export class ApprovalCore {
     }
   }
 
-  /** Read-check-write under the request's lock, shared by every replica on this store. */
-  locked<T>(id: string, fn: (request: ApprovalRequest | undefined) => Promise<T>): Promise<T> {
-    return this.options.store.withLock(`approval:${id}`, async () => fn(await this.repo.get(id)));
+  /**
+   * Read-check-write under the request's lock, shared by every replica on this store. The lock alone
+   * does not make the write safe on Redis or PostgreSQL: a holder can stall past its lease while
+   * another replica takes the lock and changes the request. So every write of the request in a
+   * section goes through `write`, conditional on what the section read; a refused write throws
+   * WriteRefusedError, and the whole section runs again on a fresh read (its checks then decide on
+   * the newer state: a click on a request approved meanwhile is refused, a recorded answer is kept
+   * only if the request is still this claim's).
+   */
+  async locked<T>(id: string, fn: (request: ApprovalRequest | undefined) => Promise<T>): Promise<T> {
+    for (let run = 1; ; run++) {
+      try {
+        return await this.options.store.withLock(`approval:${id}`, async () => fn(await this.repo.get(id)));
+      } catch (error) {
+        if (!(error instanceof WriteRefusedError) || run >= MAX_SECTION_RUNS) throw error;
+        this.options.log?.warn('request changed under a lapsed lock; deciding again on a fresh read', {
+          requestId: id,
+          run,
+        });
+      }
+    }
+  }
+
+  /**
+   * Inside `locked`: persist `next` only if the request is still exactly `read` (what the section
+   * decided on). Refused: WriteRefusedError, nothing written, nobody told; the section runs again.
+   */
+  async write(
+    read: ApprovalRequest,
+    next: ApprovalRequest,
+    options: { audit?: boolean; click?: ClickOptions } = {},
+  ): Promise<void> {
+    options.click?.onWriting?.();
+    if (!(await this.repo.saveIf(read, next, options.audit ?? true))) {
+      throw new WriteRefusedError(`request ${read.id} changed since it was read; nothing was written`);
+    }
   }
 
   get(id: string): Promise<ApprovalRequest | undefined> {
@@ -152,7 +206,7 @@ export class ApprovalCore {
       if (!request || (options.when && !options.when(request))) return undefined;
       if (!options.again && hasNotice(request, action)) return undefined;
       const next = withNotice(request, action, note, this.now());
-      await this.repo.save(next);
+      await this.write(request, next);
       return next;
     });
     if (noted) await this.notify(noted);
@@ -162,7 +216,7 @@ export class ApprovalCore {
   /** Remember where the approval message is, so each step updates it in place. Not an audited step. */
   async attachMessage(id: string, channel: string, ts: string): Promise<void> {
     await this.locked(id, async (request) => {
-      if (request) await this.repo.save({ ...request, slackMessage: { channel, ts } }, false);
+      if (request) await this.write(request, { ...request, slackMessage: { channel, ts } }, { audit: false });
     });
   }
 
@@ -171,10 +225,14 @@ export class ApprovalCore {
   }
 
   /** Under the lock: expire a due request (persisted), so no click can act on it. */
-  async expireIfDue(request: ApprovalRequest, now: Date): Promise<ApprovalRequest | undefined> {
+  async expireIfDue(
+    request: ApprovalRequest,
+    now: Date,
+    click?: ClickOptions,
+  ): Promise<ApprovalRequest | undefined> {
     if (!this.isExpired(request, now)) return undefined;
     const expired = transition(request, 'expired', { action: 'expired', at: now });
-    await this.repo.save({ ...expired, checking: undefined } as ApprovalRequest);
+    await this.write(request, { ...expired, checking: undefined } as ApprovalRequest, { click });
     return expired;
   }
 
@@ -193,13 +251,13 @@ export class ApprovalCore {
       if (!request) return { ok: false, reason: 'not-found' };
       const now = this.now();
       click.signal?.throwIfAborted();
-      const expired = await this.expireIfDue(request, now);
+      const expired = await this.expireIfDue(request, now, click);
       if (expired) return { ok: 'changed', request: expired, refusal: 'expired' };
       if (request.state !== 'pending') return { ok: false, reason: 'not-pending', request };
       const problem = bindingProblem(request, this.binding);
       if (problem) {
         const closed = closeUnsendable(request, problem, now);
-        await this.repo.save(closed);
+        await this.write(request, closed, { click });
         return { ok: 'changed', request: closed, refusal: 'not-pending' };
       }
       const check = await this.options.policy.check(request, user);
@@ -210,11 +268,11 @@ export class ApprovalCore {
         const busy = request.checking && now.getTime() - Date.parse(request.checking.at) < CHECK_HOLD_MS;
         if (busy) return { ok: false, reason: 'checking', request };
         const marked = { ...request, checking: { user, at: now.toISOString() } };
-        await this.repo.save(marked, false);
+        await this.write(request, marked, { audit: false, click });
         return { ok: 'recheck', request: marked };
       }
       const next = this.withApproval(request, user, now);
-      await this.repo.save(next);
+      await this.write(request, next, { click });
       return { ok: true, request: next };
     });
     click.onRecorded?.(first.ok === 'recheck' ? { rechecking: true } : undefined);
@@ -256,7 +314,7 @@ export class ApprovalCore {
       if (expired) return { ok: false, reason: 'expired', request: expired };
       const cleared = { ...current, checking: undefined } as ApprovalRequest;
       if (!outcome) {
-        await this.repo.save(cleared, false);
+        await this.write(current, cleared, { audit: false });
         return { ok: false, reason: 'recheck-failed', request: cleared, error: failure };
       }
       const now = this.now();
@@ -272,7 +330,7 @@ export class ApprovalCore {
           'pending',
           { action: 'sent-back', actor: user, note: outcome.reason, at: now },
         );
-        await this.repo.save(back);
+        await this.write(current, back);
         return { ok: true, request: back };
       }
       const fresh = {
@@ -281,7 +339,7 @@ export class ApprovalCore {
         payload: outcome.request.payload,
       } as ApprovalRequest;
       const next = this.withApproval(fresh, user, now);
-      await this.repo.save(next);
+      await this.write(current, next);
       return { ok: true, request: next };
     });
     const expiredMeanwhile = !result.ok && result.reason === 'expired' && result.request;
@@ -309,7 +367,7 @@ export class ApprovalCore {
         'pending',
         { action: 'sent-back', note: `${reason} (checked again before sending it late)`, at: this.now() },
       );
-      await this.repo.save(next);
+      await this.write(current, next);
       return next;
     });
     if (back) await this.notify(back);
@@ -352,7 +410,7 @@ export class ApprovalCore {
       if (!request) return { ok: false, reason: 'not-found' };
       const now = this.now();
       click.signal?.throwIfAborted();
-      const expired = await this.expireIfDue(request, now);
+      const expired = await this.expireIfDue(request, now, click);
       if (expired) return { ok: false, reason: 'expired', request: expired, changed: true };
       if (request.state !== 'pending') return { ok: false, reason: 'not-pending', request };
       const refusal = await refuse(request);
@@ -360,7 +418,7 @@ export class ApprovalCore {
       click.signal?.throwIfAborted();
       const base = { ...request, checking: undefined, ...(note ? { reason: note } : {}) } as ApprovalRequest;
       const next = transition(base, to, { action: to, actor: user, ...(note ? { note } : {}), at: now });
-      await this.repo.save(next);
+      await this.write(request, next, { click });
       return { ok: true, request: next, changed: true };
     });
     click.onRecorded?.();
@@ -399,7 +457,7 @@ export class ApprovalCore {
           const problem = bindingProblem(r, this.binding);
           if (!problem) return undefined;
           const next = closeUnsendable(r, problem, this.now());
-          await this.repo.save(next);
+          await this.write(r, next);
           return next;
         });
         if (done) {

@@ -325,7 +325,7 @@ export class Executor {
       await this.core.locked(id, async (current) => {
         if (current?.state !== 'approved' || current.round !== request.round) return;
         const nextCheckAt = new Date(this.core.now().getTime() + RECHECK_RETRY_MS).toISOString();
-        await this.core.repo.save({ ...current, nextCheckAt }, false);
+        await this.core.write(current, { ...current, nextCheckAt }, { audit: false });
       });
       await this.core.notice(
         id,
@@ -469,7 +469,10 @@ export class Executor {
         );
         if (to === 'outcome-unknown') next = { ...next, nextCheckAt: now.toISOString(), checks: 0 };
       }
-      await this.core.repo.save(next);
+      // Conditional like every write here: if the request changed since it was read (this process's
+      // lock lapsed and another replica moved it on), the section runs again on the fresh request and
+      // records the answer only if it is still this claim's; a stale copy never overwrites a newer step.
+      await this.core.write(current, next);
       return next;
     });
     this.held.delete(claimed.id);

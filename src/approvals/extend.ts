@@ -56,7 +56,7 @@ export async function extendRequest(
     if (!request) return { ok: false, reason: 'not-found' };
     const now = core.now();
     click.signal?.throwIfAborted();
-    const expired = await core.expireIfDue(request, now);
+    const expired = await core.expireIfDue(request, now, click);
     if (expired) return { ok: false, reason: 'expired', request: expired, changed: true };
     if (request.state !== 'pending') return { ok: false, reason: 'not-pending', request };
     if (user !== request.requester) return { ok: false, reason: 'not-requester', request };
@@ -76,7 +76,7 @@ export async function extendRequest(
       note: `by ${shortDuration(by)}, to ${expiresAt} (was ${request.expiresAt})`,
       at: now,
     });
-    await core.repo.save(next);
+    await core.write(request, next, { click });
     return { ok: true, request: next, changed: true };
   });
   click.onRecorded?.();

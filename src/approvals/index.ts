@@ -144,7 +144,7 @@ export class ApprovalEngine {
         note: said,
         at: this.core.now(),
       });
-      await this.core.repo.save(next);
+      await this.core.write(request, next);
       return { ok: true, request: next };
     });
     if (result.ok) await this.core.notify(result.request);

@@ -175,7 +175,7 @@ export class Reconciler {
         at: this.core.now(),
       });
       await this.executor.indexOutcome(next);
-      await this.core.repo.save(next);
+      await this.core.write(current, next);
       return next;
     });
     if (found) await this.core.notify(found);

@@ -119,7 +119,7 @@ export class Reminders {
         const steps = next.history.slice(0, -1);
         const step = next.history.at(-1) as HistoryEntry;
         const withReminder = { ...next, history: [...steps, { ...step, reminder }] } as ApprovalRequest;
-        await this.core.repo.save(withReminder);
+        await this.core.write(request, withReminder);
         return withReminder;
       });
       if (reminded) {

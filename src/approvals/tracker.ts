@@ -93,7 +93,7 @@ export class Tracker {
       const last = request.history.at(-1);
       told = !(last?.action === 'bridge-callback' && last.note === note);
       if (told) next = withNotice(next, 'bridge-callback', note, now);
-      await this.core.repo.save(next, told);
+      await this.core.write(request, next, { audit: told });
       return next;
     });
     if (noted && told) await this.core.notify(noted);
@@ -116,7 +116,7 @@ export class Tracker {
         note: to === 'failed' && merged.reason ? `${action}: ${merged.reason}` : action,
         at: this.core.now(),
       });
-      await this.core.repo.save(next);
+      await this.core.write(request, next);
       return next;
     });
     if (done) await this.core.notify(done);
@@ -135,7 +135,7 @@ export class Tracker {
       const checks = (current.checks ?? 0) + 1;
       const wait = Math.min(this.pollBaseMs * 2 ** checks, this.pollMaxMs);
       const nextCheckAt = new Date(this.core.now().getTime() + wait).toISOString();
-      await this.core.repo.save({ ...current, checks, nextCheckAt }, false);
+      await this.core.write(current, { ...current, checks, nextCheckAt }, { audit: false });
     });
   }
 
@@ -247,7 +247,7 @@ export class Tracker {
         note: 'nothing was approved; approve again',
         at: this.core.now(),
       });
-      await this.core.repo.save(next);
+      await this.core.write(current, next);
       return next;
     });
     if (cleared) await this.core.notify(cleared);
@@ -303,7 +303,8 @@ export class Tracker {
       if (request.state === 'sent' || request.state === 'outcome-unknown') {
         await this.core.locked(request.id, async (current) => {
           if (current?.state === request.state) {
-            await this.core.repo.save({ ...current, nextCheckAt: this.core.now().toISOString() }, false);
+            const next = { ...current, nextCheckAt: this.core.now().toISOString() };
+            await this.core.write(current, next, { audit: false });
           }
         });
       }

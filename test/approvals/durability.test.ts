@@ -35,6 +35,9 @@ const withdrawal = (amount: string): RequestDraft => ({
   requester: REQUESTER,
 });
 
+/** A request is written by a plain set (filing) or, inside a locked section, a compare-and-set. */
+const isRequestWrite = (method: string) => method === 'set' || method === 'compareAndSet';
+
 /** The audit log, as /cngn audit shows it, against the request's own history. */
 async function auditOf(request: ApprovalRequest) {
   const audit = (await fx.engine.audit(50)).filter((e) => e.requestId === request.id);
@@ -46,8 +49,8 @@ it('keeps the audit entry of a step when the process dies right after writing it
   const request = await fx.engine.file(withdrawal('120'));
   let requestWritten = false;
   crashing.crashAt((method, key) => {
-    if (method === 'set' && key === `approval:${request.id}`) requestWritten = true;
-    return requestWritten && method !== 'set' && method !== 'get' && method !== 'withLock';
+    if (isRequestWrite(method) && key === `approval:${request.id}`) requestWritten = true;
+    return requestWritten && !isRequestWrite(method) && method !== 'get' && method !== 'withLock';
   });
   await fx.engine.core.approve(request.id, APPROVER_A).catch(() => undefined);
   crashing.disarm();
@@ -57,7 +60,7 @@ it('keeps the audit entry of a step when the process dies right after writing it
 
 it('never shows an audited step whose request write was lost', async () => {
   const request = await fx.engine.file(withdrawal('130'));
-  crashing.crashAt((method, key) => method === 'set' && key === `approval:${request.id}`);
+  crashing.crashAt((method, key) => isRequestWrite(method) && key === `approval:${request.id}`);
   await expect(fx.engine.core.approve(request.id, APPROVER_A)).rejects.toThrow('died');
   expect((await fx.engine.get(request.id))?.state).toBe('pending');
   expect((await auditOf(request)).audit).toEqual(['filed']);

@@ -1,6 +1,10 @@
 // The stores several replicas can share (Redis, PostgreSQL), for replica tests that run on each one
-// that answers: two stores opened with one prefix behave like two replicas.
-import { createStore, type Store } from '../../src/store/index.js';
+// that answers: two stores opened with one prefix behave like two replicas. everyStore adds the
+// in-process ones (memory, SQLite), for what must hold whatever the store.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { clearStore, createStore, type Store } from '../../src/store/index.js';
 import { postgresAvailable, testDatabaseOnce } from './postgres.js';
 import { REDIS_URL, redisAvailable } from './redis.js';
 
@@ -29,5 +33,56 @@ export async function sharedStores(): Promise<SharedStore[]> {
       open: async (prefix) => createStore(await database.url(), { prefix }),
       dispose: database.drop,
     },
+  ];
+}
+
+export interface StoreKindUnderTest {
+  name: 'memory' | 'SQLite' | 'Redis' | 'PostgreSQL';
+  up: boolean;
+  /**
+   * Two replicas' handles on one store: their own connections on Redis and PostgreSQL, the one store
+   * of the process on memory and SQLite (held by one process at a time). `close` closes both and
+   * removes what the test wrote.
+   */
+  replicas(prefix: string): Promise<{ a: Store; b: Store; close(): Promise<void> }>;
+  dispose(): Promise<void>;
+}
+
+/** Every store kind, for tests of what must hold on each: the in-process ones and the shared ones. */
+export async function everyStore(): Promise<StoreKindUnderTest[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'cngn-stores-'));
+  const local = (name: 'memory' | 'SQLite', url: (prefix: string) => string): StoreKindUnderTest => ({
+    name,
+    up: true,
+    replicas: async (prefix) => {
+      const store = await createStore(url(prefix), { prefix });
+      return { a: store, b: store, close: () => store.close() };
+    },
+    dispose: async () => rmSync(dir, { recursive: true, force: true }),
+  });
+  const shared = (await sharedStores()).map(
+    (kind): StoreKindUnderTest => ({
+      name: kind.name,
+      up: kind.up,
+      replicas: async (prefix) => {
+        const a = await kind.open(prefix);
+        const b = await kind.open(prefix);
+        return {
+          a,
+          b,
+          close: async () => {
+            await clearStore(a);
+            await a.close();
+            await b.close();
+          },
+        };
+      },
+      dispose: kind.dispose,
+    }),
+  );
+  return [
+    local('memory', () => 'memory://'),
+    local('SQLite', (prefix) => `sqlite://${join(dir, `${prefix.replace(/[^a-z0-9]+/gi, '-')}.sqlite`)}`),
+    ...shared,
   ];
 }
