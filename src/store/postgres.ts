@@ -9,6 +9,14 @@
 // and it does not survive a transaction-pooling proxy. A lease row behaves like the Redis store's
 // lock: taken when absent or expired, renewed while its holder runs, so a dead holder's lock runs out
 // after its TTL; expiry is on the database's clock, so replicas' clocks do not matter.
+//
+// Renewals run on a connection of their own (a one-connection pool), not on the shared pool: when
+// every pooled connection is busy (a burst of clicks, a slow disk), a renewal queued behind them would
+// wait past the lease and the lock would lapse under a live holder. The other choice, checking in the
+// same statement as each write that the lock row is still ours, would tie every store write to a
+// lock token the Store interface does not carry; it is not needed for safety either, because every
+// write of an approval request under a lock is a compare-and-set on what was read (a holder whose
+// lock lapsed anyway has its late write refused). The dedicated connection keeps such lapses rare.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import KeyvPostgres from '@keyv/postgres';
@@ -84,12 +92,23 @@ export class PostgresStore implements Store {
       keepAlive: true,
       application_name: 'cngn-desk',
     });
+    // Lock renewals only (see the top of this file): one connection, never queued behind the pool.
+    const renewalPool = new pg.Pool({
+      connectionString: url,
+      max: 1,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+      query_timeout: QUERY_TIMEOUT_MS,
+      keepAlive: true,
+      application_name: 'cngn-desk-locks',
+    });
     // An idle connection that drops is dropped from the pool; the next query reconnects or fails.
     pool.on('error', () => {});
+    renewalPool.on('error', () => {});
     try {
       await migrate(pool);
     } catch (error) {
       await pool.end().catch(() => undefined);
+      await renewalPool.end().catch(() => undefined);
       const reason = scrubbed(error, url);
       throw new Error(
         isConnectionError(error)
@@ -97,30 +116,42 @@ export class PostgresStore implements Store {
           : `PostgreSQL at ${server} refused to set up the store (${reason}); check STORE_URL and the database`,
       );
     }
-    const query: Query = async (text, values) => {
-      try {
-        return (await pool.query(text, values)).rows;
-      } catch (error) {
-        if (!isConnectionError(error)) throw error;
-        throw new StoreUnavailableError(`PostgreSQL at ${server} failed: ${scrubbed(error, url)}`);
-      }
-    };
+    const on =
+      (through: pg.Pool): Query =>
+      async (text, values) => {
+        try {
+          return (await through.query(text, values)).rows;
+        } catch (error) {
+          if (!isConnectionError(error)) throw error;
+          throw new StoreUnavailableError(`PostgreSQL at ${server} failed: ${scrubbed(error, url)}`);
+        }
+      };
+    const query = on(pool);
     // The adapter names its table with a schema; ours were created unqualified, in the current one.
     const [{ schema } = { schema: 'public' }] = await query<{ schema: string }>(
       'SELECT current_schema() AS schema',
     );
     const keyv = new Keyv({ store: keyvAdapter(query, schema), namespace, throwOnErrors: true });
     keyv.on('error', () => {}); // every failure is thrown to the caller as well
-    return new PostgresStore(pool, query, keyv, namespace, server);
+    return new PostgresStore({ pool, query, renewalPool, renew: on(renewalPool) }, keyv, namespace, server);
   }
 
+  private readonly pool: pg.Pool;
+  private readonly query: Query;
+  private readonly renewalPool: pg.Pool;
+  /** Lock renewals, on their own connection. */
+  private readonly renew: Query;
+
   private constructor(
-    private readonly pool: pg.Pool,
-    private readonly query: Query,
+    connections: { pool: pg.Pool; query: Query; renewalPool: pg.Pool; renew: Query },
     private readonly keyv: Keyv,
     private readonly namespace: string,
     private readonly server: string,
   ) {
+    this.pool = connections.pool;
+    this.query = connections.query;
+    this.renewalPool = connections.renewalPool;
+    this.renew = connections.renew;
     this.sweeper = setInterval(() => void this.sweep().catch(() => {}), SWEEP_EVERY_MS);
     this.sweeper.unref();
     void this.sweep().catch(() => {});
@@ -199,8 +230,9 @@ export class PostgresStore implements Store {
       pause = Math.min(pause * 2, 50);
     }
     // The TTL only bounds a holder that died: a live holder keeps the lock however long fn takes.
+    // On the renewal connection: a busy pool never holds a renewal back past the lease.
     const renewal = setInterval(() => {
-      this.query(
+      this.renew(
         `UPDATE store_locks SET expires_at = clock_timestamp() + $4 * interval '1 millisecond'
          WHERE namespace = $1 AND name = $2 AND token = $3`,
         [this.namespace, name, token, ttlMs],
@@ -318,7 +350,11 @@ export class PostgresStore implements Store {
   close(): Promise<void> {
     this.closing ??= (async () => {
       clearInterval(this.sweeper);
-      await this.pool.end();
+      try {
+        await this.pool.end();
+      } finally {
+        await this.renewalPool.end();
+      }
     })();
     return this.closing;
   }

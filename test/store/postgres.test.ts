@@ -164,6 +164,41 @@ describe.runIf(hasPostgres)('postgres store', () => {
     }
   });
 
+  it('keeps renewing a held lock while every pooled connection is busy', async () => {
+    const prefix = testPrefix('lock-busy-pool');
+    const [a, b] = [await open(prefix), await open(prefix)];
+    const busy: pg.PoolClient[] = [];
+    try {
+      // A's pool, taken whole once A holds the lock (a burst of work on that replica): a renewal
+      // queued behind it would wait past the lease, and B would take the lock from a live holder.
+      const pool = (a as unknown as { pool: pg.Pool }).pool;
+      let entered!: () => void;
+      const holding = new Promise<void>((resolve) => (entered = resolve));
+      let secondTried!: () => void;
+      const secondDone = new Promise<void>((resolve) => (secondTried = resolve));
+      const held = a.withLock(
+        'approval:r2',
+        async () => {
+          entered();
+          await secondDone;
+          return 'done';
+        },
+        { ttlMs: 600 },
+      );
+      await holding;
+      for (let i = 0; i < (pool.options.max ?? 10); i++) busy.push(await pool.connect());
+      const secondTry = b.withLock('approval:r2', async () => 'taken', { ttlMs: 600, waitMs: 1_800 });
+      await expect(secondTry.finally(secondTried)).rejects.toThrow(LockTimeoutError);
+      for (const client of busy.splice(0)) client.release();
+      expect(await held).toBe('done');
+    } finally {
+      for (const client of busy) client.release();
+      await clearStore(a);
+      await a.close();
+      await b.close();
+    }
+  });
+
   it('lets a crowd of 200 waiters over two replicas through one lock, one at a time', async () => {
     const prefix = testPrefix('lock-crowd');
     const [a, b] = [await open(prefix), await open(prefix)];
