@@ -7,8 +7,9 @@
 //
 // Statements keep their own meaning inside the batch: a conditional INSERT is still decided by the
 // database, and a statement that fails is undone on its own (SQLite's statement rollback) and
-// rejects alone. If the commit fails, every statement of the batch rejects: nothing of it was
-// promised to anyone.
+// rejects alone. If the commit fails, or a statement fails in a way that may have rolled back the
+// whole transaction, the batch stops and every statement of it rejects: nothing of it was promised
+// to anyone, and nothing runs outside the transaction.
 
 export type Query = (sql: string, ...params: unknown[]) => Promise<unknown>;
 
@@ -63,36 +64,90 @@ export class GroupCommit {
       .then(() => {
         if (this.open === batch) this.open = undefined;
         return this.run(batch);
-      });
+      })
+      .catch(() => undefined); // run settles every statement itself; the next batch must still run
     return batch;
   }
 
+  /**
+   * Run one batch. Whatever goes wrong, every statement of it is settled exactly once (none is left
+   * waiting, which would also stall every later batch behind it), and a statement is answered
+   * "done" only by a commit that succeeded.
+   */
   private async run(batch: Batch): Promise<void> {
+    const pending = new Set(batch.statements);
+    const settle = (statement: Batch['statements'][number], outcome: Outcome) => {
+      if (pending.delete(statement)) statement.settle(outcome);
+    };
+    const failAll = (error: unknown) => {
+      for (const statement of [...pending]) settle(statement, { ok: false, error });
+    };
+    try {
+      await this.runBatch(batch, settle, failAll);
+    } catch (error) {
+      failAll(error);
+    }
+  }
+
+  private async runBatch(
+    batch: Batch,
+    settle: (statement: Batch['statements'][number], outcome: Outcome) => void,
+    failAll: (error: unknown) => void,
+  ): Promise<void> {
     try {
       // IMMEDIATE: take the write lock at once (waiting out another connection, busyTimeout), so the
       // transaction never has to upgrade from read to write half-way and fail there.
       await this.raw('BEGIN IMMEDIATE');
     } catch (error) {
-      for (const statement of batch.statements) statement.settle({ ok: false, error });
+      failAll(error);
       return;
     }
-    // Sent together, as they were before batching: statements no caller has heard back from yet
-    // are concurrent, and the connection runs them one at a time in whatever order it picks.
-    const outcomes = await Promise.all(
-      batch.statements.map(({ sql, params }) =>
-        this.raw(sql, ...params).then(
+    // One at a time, in the order sent (the connection would run them one at a time anyway), so a
+    // failure that ends the whole transaction stops the batch before anything else runs outside it.
+    const outcomes: Outcome[] = [];
+    for (const { sql, params } of batch.statements) {
+      const outcome = await Promise.resolve()
+        .then(() => this.raw(sql, ...params))
+        .then(
           (rows): Outcome => ({ ok: true, rows }),
           (error: unknown): Outcome => ({ ok: false, error }),
-        ),
-      ),
-    );
+        );
+      if (!outcome.ok && endsTransaction(outcome.error)) {
+        // SQLite may have rolled the whole transaction back (a full disk, an I/O error, busy, out of
+        // memory): what ran before is undone, and what follows would run outside any transaction,
+        // each statement committing on its own. Stop here; nothing of the batch was done.
+        await this.rollback();
+        failAll(outcome.error);
+        return;
+      }
+      outcomes.push(outcome);
+    }
     try {
       await this.raw('COMMIT');
     } catch (error) {
-      await this.raw('ROLLBACK').catch(() => undefined);
-      for (const statement of batch.statements) statement.settle({ ok: false, error });
+      await this.rollback();
+      failAll(error);
       return;
     }
-    for (const [i, statement] of batch.statements.entries()) statement.settle(outcomes[i]!);
+    for (const [i, statement] of batch.statements.entries()) {
+      settle(statement, outcomes[i] ?? { ok: false, error: new Error('statement was not run') });
+    }
   }
+
+  /** Undo what is left of the transaction; one that is already gone (or a rollback that fails) is fine. */
+  private async rollback(): Promise<void> {
+    await Promise.resolve()
+      .then(() => this.raw('ROLLBACK'))
+      .catch(() => undefined);
+  }
+}
+
+/**
+ * Errors after which SQLite may have rolled back the whole transaction, not only the statement (see
+ * its documentation of transactions): the application is to roll back and treat it all as undone.
+ */
+function endsTransaction(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return false;
+  return /^SQLITE_(FULL|IOERR|BUSY|NOMEM|INTERRUPT)/.test(code);
 }

@@ -1,6 +1,7 @@
 // Group commit on a real SQLite file: statements sent together share one transaction, none is
 // answered before that transaction has committed, a failing statement fails alone, and a failed
-// commit fails every statement of its batch with nothing of it left in the file.
+// commit (or a failure that ends the whole transaction, or a failed rollback) fails every statement
+// of its batch with nothing of it left in the file, and the next batch still runs.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -97,6 +98,59 @@ describe('GroupCommit', () => {
     // The connection is usable again: the next batch commits.
     await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'after', 'v');
     expect(await raw('SELECT k FROM items')).toEqual([{ k: 'after' }]);
+  });
+
+  it('stops a batch whose transaction a failing statement ended, and rejects every statement of it', async () => {
+    const log: string[] = [];
+    const { sqlite } = await connection(log);
+    const raw = sqlite.query;
+    // The connection runs one statement at a time, in the order sent. The second one fails the way a
+    // full disk does: SQLite rolls the whole transaction back, not only the statement.
+    let queue: Promise<unknown> = Promise.resolve();
+    const group = new GroupCommit((sql, ...params) => {
+      const run = queue.then(async () => {
+        if (params[0] === 'disk-full') {
+          await raw('ROLLBACK');
+          throw Object.assign(new Error('SQLITE_FULL: database or disk is full'), { code: 'SQLITE_FULL' });
+        }
+        return raw(sql, ...params);
+      });
+      queue = run.catch(() => undefined);
+      return run;
+    });
+    const outcomes = await Promise.allSettled([
+      group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'before', 'v'),
+      group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'disk-full', 'v'),
+      group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'after', 'v'),
+    ]);
+    // None is answered as done, and nothing ran outside the transaction (committing on its own).
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect(await raw('SELECT k FROM items')).toEqual([]);
+    await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'next', 'v');
+    expect(await raw('SELECT k FROM items')).toEqual([{ k: 'next' }]);
+  });
+
+  it('rejects every statement when both the commit and the rollback fail, and runs the next batch', async () => {
+    const log: string[] = [];
+    const { sqlite } = await connection(log);
+    const raw = sqlite.query;
+    let broken = true;
+    const group = new GroupCommit((sql, ...params) => {
+      if (broken && sql === 'COMMIT') return Promise.reject(new Error('disk I/O error'));
+      if (broken && sql === 'ROLLBACK') {
+        broken = false;
+        throw new Error('the connection is gone'); // thrown, not even a rejected promise
+      }
+      return raw(sql, ...params);
+    });
+    const outcomes = await Promise.allSettled([
+      group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'one', 'v'),
+      group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'two', 'v'),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+    await raw('ROLLBACK');
+    await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'next', 'v');
+    expect(await raw('SELECT k FROM items')).toEqual([{ k: 'next' }]);
   });
 
   it('answers reads from a second connection that sees what is committed and nothing of an open batch', async () => {
