@@ -5,7 +5,13 @@ import { WebClient } from '@slack/web-api';
 import type { ApprovalRequest } from '../approvals/types.js';
 import type { Store } from '../store/index.js';
 import type { ApprovalSlackDeps } from './actions/approval.js';
-import { NOT_RECORDED, RECORDED_LATE, readClick, recordClick } from './actions/approval-click.js';
+import {
+  MAYBE_NOT_RECORDED,
+  NOT_RECORDED,
+  RECORDED_LATE,
+  readClick,
+  recordClick,
+} from './actions/approval-click.js';
 import { PRESENTER_REQUEST_TIMEOUT_MS, PRESENTER_RETRIES } from './approval-presenter.js';
 import { readButtonValue } from './blocks/approval-message.js';
 import { EXTEND_ACTION, extendAnswer, reminderDm } from './blocks/approval-reminders.js';
@@ -74,9 +80,17 @@ export function registerApprovalReminders(app: App, deps: ApprovalSlackDeps, sto
     const say = (text: string) =>
       client.chat.postEphemeral({ channel: click.channel ?? deps.approvalsChannel, user: click.user, text });
     try {
+      if (taken.outcome === 'failed' && taken.maybeRecorded) {
+        deps.log?.warn('extend click failed after its write started', {
+          requestId: id,
+          error: String(taken.error),
+        });
+        await say(MAYBE_NOT_RECORDED);
+        return;
+      }
       if (taken.outcome === 'failed') throw taken.error;
       if (taken.outcome === 'late') {
-        await say(NOT_RECORDED);
+        await say(MAYBE_NOT_RECORDED);
         if ((await taken.work.catch(() => undefined))?.ok) await say(RECORDED_LATE);
         return;
       }

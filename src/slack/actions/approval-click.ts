@@ -1,6 +1,7 @@
 // A click on an approval button, read with zod and taken so that Slack's ack means "recorded": the
 // engine persists the decision first, within a bound that keeps the ack inside Slack's 3 s. A click
-// that could not be recorded in time changes nothing and the person is told privately to try again.
+// that could not be recorded in time changes nothing and the person is told privately to try again;
+// one whose write had started when it failed may have been recorded, and the person is told to look.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type { ClickOptions } from '../../approvals/index.js';
@@ -12,7 +13,10 @@ export const CLICK_ACK_DEADLINE_MS = 2_000;
 
 export const NOT_RECORDED =
   'Your click could not be processed just now, so nothing changed. Please try again in a moment.';
-/** The ack could not wait for the click's write: it may still land, so the person must look first. */
+/**
+ * The ack could not wait for the click's write, or an error came after its write had started: it may
+ * have landed (or still land), so the person must look before clicking again.
+ */
 export const MAYBE_NOT_RECORDED =
   'Your click may not have been recorded: the bot could not reach its store in time. Check the request message before clicking again.';
 export const RECORDED_LATE =
@@ -65,7 +69,12 @@ export const RECHECKING =
 
 export type Recorded<T> =
   | { outcome: 'recorded'; work: Promise<T>; rechecking?: true }
-  | { outcome: 'failed'; error: unknown }
+  | {
+      outcome: 'failed';
+      error: unknown;
+      /** The error came after a write of the click had started: it may have been recorded. */
+      maybeRecorded?: true;
+    }
   | { outcome: 'late'; work: Promise<T> };
 
 /**
@@ -76,13 +85,20 @@ export type Recorded<T> =
 export async function recordClick<T>(run: (options: ClickOptions) => Promise<T>): Promise<Recorded<T>> {
   let recorded!: (step?: { rechecking: true }) => void;
   let rechecking = false;
+  let writing = false;
   const persisted = new Promise<'recorded'>((resolve) => {
     recorded = (step) => {
       rechecking = step?.rechecking === true;
       resolve('recorded');
     };
   });
-  const work = run({ signal: AbortSignal.timeout(CLICK_WRITE_DEADLINE_MS), onRecorded: recorded });
+  const work = run({
+    signal: AbortSignal.timeout(CLICK_WRITE_DEADLINE_MS),
+    onRecorded: recorded,
+    onWriting: () => {
+      writing = true;
+    },
+  });
   const settled = work.then(
     () => 'recorded' as const,
     (error: unknown) => ({ error }),
@@ -94,6 +110,8 @@ export async function recordClick<T>(run: (options: ClickOptions) => Promise<T>)
   const first = await Promise.race([persisted, settled, late]);
   timer.abort();
   if (first === 'late' || first === 'stopped') return { outcome: 'late', work };
-  if (typeof first === 'object') return { outcome: 'failed', error: first.error };
+  if (typeof first === 'object') {
+    return { outcome: 'failed', error: first.error, ...(writing ? { maybeRecorded: true as const } : {}) };
+  }
   return { outcome: 'recorded', work, ...(rechecking ? { rechecking: true as const } : {}) };
 }

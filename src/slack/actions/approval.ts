@@ -148,6 +148,15 @@ function takeClick(
           .postEphemeral({ ...placed(deps, where), text: RECHECKING })
           .catch((error: unknown) => deps.log?.warn('re-check notice not posted', { error: String(error) }));
       }
+      if (taken.outcome === 'failed' && taken.maybeRecorded) {
+        // The write had started: it may have landed, so "nothing changed" could be false.
+        deps.log?.warn('approval click failed after its write started', {
+          action,
+          error: String(taken.error),
+        });
+        await client.chat.postEphemeral({ ...placed(deps, where), text: MAYBE_NOT_RECORDED });
+        return;
+      }
       let result: ActionResult;
       try {
         if (taken.outcome === 'failed') throw taken.error;

@@ -10,6 +10,9 @@ import { parseReject, parseSubmission, readMetadata } from './approval-forms.js'
 
 const NOT_RECORDED =
   'Reason: the rejection could not be recorded just now, so nothing changed. Submit again in a moment.';
+/** Its write had started (or may still start): it may have been recorded. */
+const MAYBE_NOT_RECORDED =
+  'Reason: the rejection may not have been recorded (the bot could not reach its store in time). Check the request message before submitting again.';
 
 export function registerRejectView(app: App, deps: ApprovalSlackDeps): void {
   app.view<ViewSubmitAction>(REJECT_VIEW, async ({ ack, body, client }) => {
@@ -21,7 +24,9 @@ export function registerRejectView(app: App, deps: ApprovalSlackDeps): void {
       deps.engine.reject(meta.id ?? '', body.user.id, parsed.value.reason, options),
     );
     if (taken.outcome !== 'recorded') {
-      await ack({ response_action: 'errors', errors: { [REJECT.reason]: NOT_RECORDED } });
+      const maybe = taken.outcome === 'late' || taken.maybeRecorded === true;
+      const text = maybe ? MAYBE_NOT_RECORDED : NOT_RECORDED;
+      await ack({ response_action: 'errors', errors: { [REJECT.reason]: text } });
       deps.log?.warn('rejection not recorded', {
         requestId: meta.id,
         error: taken.outcome === 'failed' ? String(taken.error) : 'no answer in time',

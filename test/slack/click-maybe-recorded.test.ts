@@ -1,0 +1,74 @@
+// A click whose write had started when the store failed may have been recorded: the person is told
+// to check before clicking again (or submitting the reason again), never that nothing changed. Here
+// the store takes the write and then loses the connection before answering.
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { MAYBE_NOT_RECORDED, NOT_RECORDED } from '../../src/slack/actions/approval-click.js';
+import { createStore, type Store } from '../../src/store/index.js';
+import { textValue, viewSubmission } from '../support/slack-requests.js';
+import {
+  APPROVALS_CHANNEL,
+  APPROVER_A,
+  type ApprovalApp,
+  click,
+  fileWithdrawal,
+  startApprovalApp,
+} from './approvals-support.js';
+
+let inner: Store;
+let app: ApprovalApp;
+/** The request whose next write lands and then fails, as a connection lost before the answer. */
+let failAfterWriting: string | undefined;
+
+beforeEach(async () => {
+  inner = await createStore('memory://');
+  const store = new Proxy(inner, {
+    get: (target, property) => {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      if (property !== 'set' && property !== 'compareAndSet') return value.bind(target);
+      return async (key: string, ...rest: unknown[]) => {
+        const written = await (value as (...a: unknown[]) => Promise<unknown>).call(target, key, ...rest);
+        if (failAfterWriting && key === `approval:${failAfterWriting}`) {
+          failAfterWriting = undefined;
+          throw new Error('connection lost before the answer');
+        }
+        return written;
+      };
+    },
+  });
+  app = await startApprovalApp({ store });
+});
+afterEach(async () => {
+  failAfterWriting = undefined;
+  await app.stop();
+  await inner.close();
+});
+
+it('tells an approver to check the request when the store failed after the write started', async () => {
+  const id = await fileWithdrawal(app, '1400');
+  failAfterWriting = id;
+  expect((await click(app, 'approval.approve', id, APPROVER_A)).status).toBe(200);
+  const told = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === APPROVER_A);
+  expect(told.body.text).toBe(MAYBE_NOT_RECORDED);
+  expect(told.body.text).not.toBe(NOT_RECORDED);
+  // And it was in fact recorded: "nothing changed" would have been false.
+  expect((await inner.get<{ approvals: Array<{ user: string }> }>(`approval:${id}`))?.approvals).toEqual([
+    expect.objectContaining({ user: APPROVER_A }),
+  ]);
+});
+
+it('keeps the reject modal open saying the rejection may have been recorded', async () => {
+  const id = await fileWithdrawal(app, '1450');
+  failAfterWriting = id;
+  const response = await viewSubmission(app.sender, {
+    callbackId: 'approval.reject.submit',
+    privateMetadata: JSON.stringify({ id, channel: APPROVALS_CHANNEL }),
+    userId: APPROVER_A,
+    values: { 'reject.reason': { 'reject.reason': textValue('wrong amount') } },
+  });
+  expect(response.json()).toMatchObject({
+    response_action: 'errors',
+    errors: { 'reject.reason': expect.stringContaining('may not have been recorded') },
+  });
+  expect((await inner.get<{ state: string }>(`approval:${id}`))?.state).toBe('rejected');
+});
