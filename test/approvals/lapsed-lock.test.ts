@@ -8,14 +8,7 @@ import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { LapsedLock } from '../support/lapsed-lock.js';
 import { testPrefix } from '../support/redis.js';
 import { everyStore } from '../support/shared-stores.js';
-import {
-  APPROVER_A,
-  APPROVER_B,
-  DEST,
-  REQUESTER,
-  startEngineFixture,
-  twoNetworks,
-} from './fixture.js';
+import { APPROVER_A, APPROVER_B, DEST, REQUESTER, startEngineFixture, twoNetworks } from './fixture.js';
 
 const kinds = await everyStore();
 afterAll(async () => {
