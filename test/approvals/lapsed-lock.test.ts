@@ -3,8 +3,10 @@
 // is conditional on what it read, so it is refused, and the step is decided again on the fresh
 // request. On every store kind: the lapse is simulated by a lock that keeps nobody out.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_SECTION_RUNS, WriteRefusedError } from '../../src/approvals/engine.js';
 import type { ApprovalRequest, RequestDraft } from '../../src/approvals/index.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { createStore } from '../../src/store/index.js';
 import { LapsedLock } from '../support/lapsed-lock.js';
 import { testPrefix } from '../support/redis.js';
 import { everyStore } from '../support/shared-stores.js';
@@ -131,3 +133,45 @@ for (const kind of kinds) {
     });
   });
 }
+
+describe('a write refused every time', () => {
+  it('gives up after a few fresh reads with an error, writing nothing and telling nobody', async () => {
+    const inner = await createStore('memory://');
+    let refusals = 0;
+    // Another replica changes the request between every read and write of this one.
+    const store = new Proxy(inner, {
+      get: (target, property) => {
+        if (property === 'compareAndSet') {
+          return async (key: string) => {
+            if (!key.startsWith('approval:')) throw new Error(`unexpected compare-and-set of ${key}`);
+            refusals += 1;
+            return false;
+          };
+        }
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const fx = await startEngineFixture({ store });
+    try {
+      const [networkId] = await twoNetworks(fx.client);
+      const request = await fx.engine.file({
+        kind: 'withdraw',
+        amount: '106',
+        payload: { amount: '106', address: DEST, networkId, shouldSaveAddress: false },
+        display: {},
+        requester: REQUESTER,
+      });
+      const told: string[] = [];
+      fx.engine.onChange(async (r) => void told.push(r.history.at(-1)?.action ?? ''));
+      await expect(fx.engine.approve(request.id, APPROVER_A)).rejects.toThrow(WriteRefusedError);
+      expect(refusals).toBe(MAX_SECTION_RUNS);
+      expect(told).toEqual([]);
+      expect((await fx.engine.get(request.id))?.state).toBe('pending');
+      expect((await fx.engine.audit(10)).map((e) => e.action)).toEqual(['filed']);
+    } finally {
+      await fx.close();
+      await inner.close();
+    }
+  });
+});
