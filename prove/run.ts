@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { crashes } from './lines/crash.js';
+import { cryptoUnderGc } from './lines/crypto-gc.js';
 import { fuzzBot, fuzzServiceAnswers } from './lines/fuzz.js';
 import { races } from './lines/races.js';
 import { serviceFaults } from './lines/service-faults.js';
@@ -22,7 +23,7 @@ const { values } = parseArgs({
 });
 if (values.help) {
   process.stdout.write(
-    'Usage: npm run prove -- [--short] [--only races|crash|storms|faults|fuzz]\n       PROVE_PROFILE=short npm run prove\n',
+    'Usage: npm run prove -- [--short] [--only races|crash|storms|faults|crypto|fuzz]\n       PROVE_PROFILE=short npm run prove\n',
   );
   process.exit(0);
 }
@@ -36,6 +37,7 @@ const scale = {
   crashK: Number(process.env.PROVE_CRASH_K ?? (full ? 20 : 2)),
   faultTrials: full ? 10 : 1,
   storm: { n: full ? 100 : 10, ms: Number(process.env.PROVE_STORM_MS ?? (full ? 180_000 : 10_000)) },
+  cryptoSeals: full ? 20_000 : 3_000,
   fuzz: full
     ? { commands: 10_000, modals: 10_000, webhooks: 10_000, answers: 2_000 }
     : { commands: 300, modals: 300, webhooks: 300, answers: 200 },
@@ -135,6 +137,12 @@ if (wanted('faults')) {
   }
   const each = Math.round((performance.now() - started) / 100 / faultLines.length) / 10;
   for (const l of faultLines) lines.push({ ...l, seconds: each });
+}
+
+if (wanted('crypto')) {
+  await run('crypto under forced GC', 'sandbox seal', 'no hang', () =>
+    cryptoUnderGc(scale.cryptoSeals, full ? 300_000 : 120_000),
+  );
 }
 
 if (wanted('fuzz')) {

@@ -7,7 +7,6 @@ import {
   createPrivateKey,
   createPublicKey,
   diffieHellman,
-  generateKeyPairSync,
   type KeyObject,
   randomBytes,
 } from 'node:crypto';
@@ -82,6 +81,9 @@ export function openRequestBody(body: SealedRequestBody, encryptionKey: string):
 // Node imports raw X25519 keys only wrapped: PKCS#8 DER for a secret, JWK for a public key (JWK is
 // several times cheaper than DER to import, and a public key is imported per response).
 const X25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b656e04220420', 'hex');
+const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+/** SPKI DER of an X25519 or Ed25519 public key: a 12-byte header, then the 32 raw bytes. */
+const SPKI_HEADER_BYTES = 12;
 // HSalsa20 constants and input for crypto_box_beforenm, as little-endian words like the key.
 const SIGMA = littleEndianWords(Buffer.from('expand 32-byte k', 'latin1'));
 const ZERO_INPUT = new Uint32Array(4);
@@ -106,8 +108,14 @@ function x25519PublicKey(publicKey: Uint8Array): KeyObject {
   return createPublicKey({ key: { kty: 'OKP', crv: 'X25519', x }, format: 'jwk' });
 }
 
+// Keys are never made with generateKeyPair(Sync) and public keys never exported as JWK. On Node 20
+// the two together can hang the process for good: a garbage collection that lands inside a JWK
+// export finalises the key-generation job of the same key, whose destructor waits for the lock the
+// export holds, on the same thread (seen as a sandbox frozen mid-seal; reproduced by
+// test/cngn/wire-gc.test.ts). Fresh keys are random bytes imported as PKCS#8 instead, and raw
+// public keys are read off their SPKI DER.
 function rawPublicKey(key: KeyObject): Buffer {
-  return Buffer.from(key.export({ format: 'jwk' }).x ?? '', 'base64url');
+  return key.export({ format: 'der', type: 'spki' }).subarray(SPKI_HEADER_BYTES);
 }
 
 /** A KeyObject per raw key, built once: callers hold their key for the life of a client. */
@@ -175,13 +183,10 @@ export function sealResponseData(
   recipientCurvePublic: Uint8Array,
   options: SealOptions = {},
 ): string {
-  let ephemeral: { privateKey: KeyObject; publicKey: KeyObject };
-  if (options.ephemeralSecretKey) {
-    const privateKey = x25519PrivateKey(options.ephemeralSecretKey);
-    ephemeral = { privateKey, publicKey: createPublicKey(privateKey) };
-  } else {
-    ephemeral = generateKeyPairSync('x25519');
-  }
+  const secret = options.ephemeralSecretKey ?? randomBytes(32);
+  const privateKey = x25519PrivateKey(secret);
+  if (!options.ephemeralSecretKey) secret.fill(0);
+  const ephemeral = { privateKey, publicKey: createPublicKey(privateKey) };
   const nonce = options.nonce ?? randomBytes(NONCE_BYTES);
   if (nonce.length !== NONCE_BYTES) throw new WireError(`The nonce must be ${NONCE_BYTES} bytes`);
   const key = boxKey(ephemeral.privateKey, publicKeyFor(recipientCurvePublic));
@@ -325,10 +330,10 @@ export function generateOpenSshKeyPair(comment = 'cngn-desk-sandbox'): {
   privateKey: string;
   publicKey: string;
 } {
-  const { privateKey } = generateKeyPairSync('ed25519');
-  const jwk = privateKey.export({ format: 'jwk' });
-  const seed = Buffer.from(jwk.d ?? '', 'base64url');
-  const pub = Buffer.from(jwk.x ?? '', 'base64url');
+  const seed = randomBytes(32);
+  const der = Buffer.concat([ED25519_PKCS8_PREFIX, seed]);
+  const pub = rawPublicKey(createPublicKey(createPrivateKey({ key: der, format: 'der', type: 'pkcs8' })));
+  der.fill(0);
   const publicBlob = Buffer.concat([sshString('ssh-ed25519'), sshString(pub)]);
   const check = randomBytes(4);
   let section = Buffer.concat([
