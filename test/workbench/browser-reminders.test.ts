@@ -2,21 +2,18 @@
 // early reminder point, Ada files a withdrawal and nobody acts; the reminder shows as a reply in the
 // request's thread naming both approvers, as a DM in Bola's conversation with the bot, and as the
 // requester's note in Ada's; App Home still lists the request under "Waiting for you".
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { type Started, start } from '../../src/startup.js';
-import { USERS } from '../../src/workbench/people.js';
 import {
+  actAs as actAsOn,
+  type BrowserBench,
   browserAvailable,
   contains,
   eventually,
-  launchBrowser,
-  newPage,
+  openInSidebar,
   screenshot,
   shown,
+  startBrowserBench,
   textOf,
 } from './browser-support.js';
 
@@ -26,42 +23,20 @@ const REMINDER_WAIT = 40_000;
 const STEP = 60_000;
 
 describe.skipIf(!browserAvailable())('workbench: approval reminders in Chromium', () => {
-  let dir: string;
-  let started: Started;
-  let browser: Browser;
+  let bench: BrowserBench;
   let page: Page;
 
   beforeAll(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'cngn-workbench-reminders-'));
-    started = await start(
-      {
-        PORT: '0',
-        STORE_URL: `sqlite://${path.join(dir, 'workbench.sqlite')}`,
-        LOG_LEVEL: 'silent',
-        CNGN_APPROVAL_TTL: '60s',
-        CNGN_APPROVAL_REMINDERS: '5%',
-      },
-      { print: () => undefined },
-    );
-    browser = await launchBrowser();
-    page = await newPage(browser);
-    await page.goto(started.url);
-    await shown(page.getByRole('log', { name: 'Messages in #treasury' }));
+    bench = await startBrowserBench({ CNGN_APPROVAL_TTL: '60s', CNGN_APPROVAL_REMINDERS: '5%' });
+    page = bench.page;
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await started?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await bench?.stop();
   });
 
-  const actAs = async (name: string) => {
-    const id = USERS.find((u) => u.name === name)?.id ?? name;
-    await page.getByRole('combobox', { name: 'Acting as' }).selectOption(id);
-    await shown(page.locator('[role="log"][aria-busy="false"]'));
-  };
-  const open = (channel: string) =>
-    page.getByRole('navigation').getByRole('button', { name: channel }).click();
+  const actAs = (name: string) => actAsOn(page, name);
+  const open = (name: string) => openInSidebar(page, name);
   const botMessages = (): Locator =>
     page.getByRole('log').getByRole('article', { name: 'cngn-desk', exact: true });
 
