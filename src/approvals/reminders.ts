@@ -114,7 +114,7 @@ export class Reminders {
           needed: Math.max(request.requiredApprovals - request.approvals.length, 1),
         };
         const who = reminder.waiting.length > 0 ? reminder.waiting.join(', ') : 'no other eligible approver';
-        const note = `reminder ${reminder.point} of ${reminder.of} (${point.label} of the lifetime): ${reminder.needed} more approval(s) needed; waiting for ${who}`;
+        const note = `reminder ${reminder.point} of ${reminder.of} (${point.label} of the lifetime): ${reminder.needed} more approval${reminder.needed === 1 ? '' : 's'} needed; waiting for ${who}`;
         const next = transition(request, 'pending', { action: 'reminder', note, at: now });
         const steps = next.history.slice(0, -1);
         const step = next.history.at(-1) as HistoryEntry;

@@ -78,6 +78,35 @@ export interface AlertPlacement {
   ts?: string;
   /** Carried by a digest message (its part number in its run). */
   digestPart?: number;
+  /** What the event said, as the alert recorded it. */
+  recorded: AlertRecord;
+}
+
+/** An event's own words, kept with its alert: enough to answer for a transaction the service forgot. */
+export interface AlertRecord {
+  at?: string;
+  amount?: string;
+  asset?: string;
+  status?: string;
+  reference?: string;
+  transactionId?: string;
+  network?: string;
+  reason?: string;
+}
+
+function alertRecord(entry: OutboxEntry): AlertRecord {
+  const { data } = entry.event;
+  const at = data.occurredAt ?? entry.event.timestamp;
+  const record: AlertRecord = {};
+  if (at) record.at = at;
+  if (data.amount) record.amount = String(data.amount);
+  if (data.asset_symbol) record.asset = data.asset_symbol;
+  if (data.status) record.status = data.status;
+  if (data.trx_ref) record.reference = data.trx_ref;
+  if (data.transactionId) record.transactionId = String(data.transactionId);
+  if (data.network) record.network = data.network;
+  if (data.reason) record.reason = data.reason;
+  return record;
 }
 
 export interface Webhooks {
@@ -207,6 +236,7 @@ async function alertPlacements(
       ...(entry.postedChannel ? { channel: entry.postedChannel } : {}),
       ...(entry.ts ? { ts: entry.ts } : {}),
       ...(entry.digestPart ? { digestPart: entry.digestPart } : {}),
+      recorded: alertRecord(entry),
     }));
 }
 

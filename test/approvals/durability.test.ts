@@ -1,16 +1,15 @@
 // A crash between the writes of one step (the store has no multi-key transaction) never loses the
 // step's audit entry, and never shows a step that did not happen.
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { ApprovalRequest, RequestDraft } from '../../src/approvals/index.js';
+import type { ApprovalRequest } from '../../src/approvals/index.js';
 import { createStore } from '../../src/store/index.js';
 import { CrashingStore } from './crashing-store.js';
 import {
   APPROVER_A,
-  DEST,
   type EngineFixture,
-  REQUESTER,
   startEngineFixture,
   twoNetworks,
+  withdrawalDraft,
 } from './fixture.js';
 
 let crashing: CrashingStore;
@@ -27,13 +26,7 @@ afterEach(async () => {
   await crashing.inner.close();
 });
 
-const withdrawal = (amount: string): RequestDraft => ({
-  kind: 'withdraw',
-  amount,
-  payload: { amount, address: DEST, networkId, shouldSaveAddress: false },
-  display: {},
-  requester: REQUESTER,
-});
+const withdrawal = (amount: string) => withdrawalDraft(networkId, amount);
 
 /** A request is written by a plain set (filing) or, inside a locked section, a compare-and-set. */
 const isRequestWrite = (method: string) => method === 'set' || method === 'compareAndSet';

@@ -1,14 +1,13 @@
 // A request is sent only to the environment (and with the API key) it was filed and approved for:
 // filed in the sandbox and picked up after the switch to other credentials, it is closed, never sent.
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { ApprovalEngine, RequestDraft } from '../../src/approvals/index.js';
+import type { ApprovalEngine } from '../../src/approvals/index.js';
 import {
   APPROVER_A,
-  DEST,
   type EngineFixture,
-  REQUESTER,
   startEngineFixture,
   twoNetworks,
+  withdrawalDraft,
 } from './fixture.js';
 
 let fx: EngineFixture;
@@ -24,13 +23,7 @@ afterEach(async () => {
   await fx.close();
 });
 
-const withdrawal = (amount: string): RequestDraft => ({
-  kind: 'withdraw',
-  amount,
-  payload: { amount, address: DEST, networkId, shouldSaveAddress: false },
-  display: {},
-  requester: REQUESTER,
-});
+const withdrawal = (amount: string) => withdrawalDraft(networkId, amount);
 
 const withdrawCalls = () => fx.sandbox.count('POST', '/v1/api/withdraw');
 

@@ -1,7 +1,7 @@
 // Which answers to a money POST prove nothing was done (failed) and which leave the outcome unknown
 // (reconciled, never resent): the service says never to retry a 400 on a money POST blindly.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { classifyFailure, type RequestDraft } from '../../src/approvals/index.js';
+import { classifyFailure } from '../../src/approvals/index.js';
 import { CngnError, CngnResponseError, CngnTransportError, RateBudgetError } from '../../src/cngn/errors.js';
 import { createStore } from '../../src/store/index.js';
 import { StoreControls } from '../support/store-controls.js';
@@ -12,6 +12,7 @@ import {
   REQUESTER,
   startEngineFixture,
   twoNetworks,
+  withdrawalDraft,
 } from './fixture.js';
 
 const WITHDRAW = 'POST /v1/api/withdraw';
@@ -72,13 +73,7 @@ describe('a refused withdrawal through the sandbox', () => {
     await fx.close();
   });
 
-  const withdrawal = (amount: string): RequestDraft => ({
-    kind: 'withdraw',
-    amount,
-    payload: { amount, address: DEST, networkId, shouldSaveAddress: false },
-    display: {},
-    requester: REQUESTER,
-  });
+  const withdrawal = (amount: string) => withdrawalDraft(networkId, amount);
 
   async function approveAndRun(amount: string) {
     const request = await fx.engine.file(withdrawal(amount));

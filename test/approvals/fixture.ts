@@ -8,6 +8,7 @@ import {
   type ApprovalEngineOptions,
   ApprovalPolicy,
   parseTiers,
+  type RequestDraft,
 } from '../../src/approvals/index.js';
 import { CngnClient } from '../../src/cngn/client.js';
 import { webhookEventSchema } from '../../src/cngn/schemas.js';
@@ -135,3 +136,14 @@ export async function twoNetworks(client: CngnClient): Promise<[string, string]>
 }
 
 export const DEST = '0x52908400098527886E0F7030069857D2E4169EE7';
+
+/** A withdrawal of `amount` to DEST on `networkId`, filed by REQUESTER, not saving the address. */
+export function withdrawalDraft(networkId: string, amount: string): RequestDraft {
+  return {
+    kind: 'withdraw',
+    amount,
+    payload: { amount, address: DEST, networkId, shouldSaveAddress: false },
+    display: {},
+    requester: REQUESTER,
+  };
+}

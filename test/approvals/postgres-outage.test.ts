@@ -3,18 +3,16 @@
 // request is sent exactly once, or found in the service's list rather than sent again.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
-import type { RequestDraft } from '../../src/approvals/index.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { clearStore, createStore, type Store } from '../../src/store/index.js';
 import { postgresAvailable, type Relay, relayTo, testDatabaseOnce } from '../support/postgres.js';
 import { testPrefix } from '../support/redis.js';
 import {
   APPROVER_A,
-  DEST,
   type EngineFixture,
-  REQUESTER,
   startEngineFixture,
   twoNetworks,
+  withdrawalDraft,
 } from './fixture.js';
 
 const hasPostgres = await postgresAvailable();
@@ -49,13 +47,7 @@ describe.runIf(hasPostgres)('approvals through a PostgreSQL outage', () => {
     [networkId = ''] = await twoNetworks(fx.client);
   }
 
-  const withdrawal = (amount: string): RequestDraft => ({
-    kind: 'withdraw',
-    amount,
-    payload: { amount, address: DEST, networkId, shouldSaveAddress: false },
-    display: {},
-    requester: REQUESTER,
-  });
+  const withdrawal = (amount: string) => withdrawalDraft(networkId, amount);
 
   it('sends nothing while the database is away, then sends the approved request once', async () => {
     await start('outage-before-claim');

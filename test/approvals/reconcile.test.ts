@@ -2,7 +2,7 @@
 // amount, destination and time; exactly one such transaction, however many pages back). Otherwise they
 // stay unknown, and after enough checks a person is asked to check. Never resent.
 import { afterEach, expect, it } from 'vitest';
-import type { ApprovalEngineOptions, ApprovalRequest, RequestDraft } from '../../src/approvals/index.js';
+import type { ApprovalEngineOptions, ApprovalRequest } from '../../src/approvals/index.js';
 import { Money } from '../../src/format/money.js';
 import {
   APPROVER_A,
@@ -12,6 +12,7 @@ import {
   REQUESTER,
   startEngineFixture,
   twoNetworks,
+  withdrawalDraft,
 } from './fixture.js';
 
 let fx: EngineFixture;
@@ -25,13 +26,7 @@ afterEach(async () => {
   await fx.close();
 });
 
-const withdrawal = (amount: string): RequestDraft => ({
-  kind: 'withdraw',
-  amount,
-  payload: { amount, address: DEST, networkId: networks[0], shouldSaveAddress: false },
-  display: {},
-  requester: REQUESTER,
-});
+const withdrawal = (amount: string) => withdrawalDraft(networks[0], amount);
 
 const withdrawCalls = () => fx.sandbox.count('POST', '/v1/api/withdraw');
 

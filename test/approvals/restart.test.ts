@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLAIM_LEASE_MS, EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
-import type { RequestDraft } from '../../src/approvals/index.js';
 import { Money } from '../../src/format/money.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
@@ -15,9 +14,9 @@ import {
   APPROVER_A,
   DEST,
   type EngineFixture,
-  REQUESTER,
   startEngineFixture,
   twoNetworks,
+  withdrawalDraft,
 } from './fixture.js';
 
 let dir: string;
@@ -52,13 +51,7 @@ async function instance(dying?: (raw: Store) => Store): Promise<EngineFixture & 
   return handle;
 }
 
-const withdrawal = (amount: string): RequestDraft => ({
-  kind: 'withdraw',
-  amount,
-  payload: { amount, address: DEST, networkId, shouldSaveAddress: false },
-  display: {},
-  requester: REQUESTER,
-});
+const withdrawal = (amount: string) => withdrawalDraft(networkId, amount);
 
 const withdrawCalls = () => sandbox.count('POST', '/v1/api/withdraw');
 

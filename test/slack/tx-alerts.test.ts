@@ -84,4 +84,49 @@ describe('/cngn tx and the alerts of a transaction', () => {
       `\`deposit.completed\`: in the alert in <#CALERTS>, message ts \`${alert?.ts}\``,
     );
   });
+
+  it('answers from the alert when the service has no transaction under the reference', async () => {
+    const reference = 'REF-ONLY-IN-ALERTS';
+    await send(
+      webhookBody('withdrawal.failed', {
+        trx_ref: reference,
+        transactionId: 'TX-ALERT-1',
+        amount: '2500',
+        status: 'failed',
+        network: 'bsc',
+        reason: 'Refused <!channel> & <https://evil.example|click>',
+        occurredAt: '2026-11-23T08:15:00.000Z',
+      }),
+    );
+    await allPosted();
+    const [alert] = h.slack.messages('CALERTS');
+    const answer = textOf(await run(`tx ${reference}`));
+    expect(answer).toContain('The service has no transaction under this reference.');
+    expect(answer).toContain('`withdrawal.failed` · Mon 23 Nov 2026, 09:15 WAT');
+    expect(answer).toContain('₦2,500.00');
+    expect(answer).toContain('Network bsc');
+    expect(answer).toContain('Ref `REF-ONLY-IN-ALERTS` · Tx `TX-ALERT-1`');
+    expect(answer).toContain('Reason: Refused &lt;!channel&gt; &amp; &lt;https://evil.example|click&gt;');
+    const permalink = `https://example.slack.com/archives/CALERTS/p${alert?.ts.replace('.', '')}`;
+    expect(answer).toContain(`Alert: in <${permalink}|the alert>`);
+    expect(answer).not.toContain('Transaction not found');
+  });
+
+  it('answers from the alert when the service cannot be asked, and says why', async () => {
+    const tx = await aTransaction();
+    await send(webhookBody('deposit.completed', { trx_ref: tx.trx_ref, amount: '700', status: 'completed' }));
+    await allPosted();
+    h.sandbox.failNext('GET', `/v1/api/transactions/${tx.trx_ref}`, 503, 10);
+    const answer = textOf(await run(`tx ${tx.trx_ref}`));
+    expect(answer).toContain(
+      'The service could not answer for it just now: The service had an internal error.',
+    );
+    expect(answer).toContain('₦700.00');
+    expect(answer).toMatch(/Alert: in <https:\/\/example\.slack\.com\/archives\/CALERTS\/p\d+\|the alert>/);
+  });
+
+  it('still says "not found" for a reference neither the service nor any alert knows', async () => {
+    const answer = textOf(await run('tx REF-NOBODY-KNOWS'));
+    expect(answer).toContain('Transaction not found: check the reference.');
+  });
 });

@@ -47,7 +47,7 @@ const request = {
 } as unknown as ApprovalRequest;
 
 const mrkdwnShowcase =
-  '*bold* _italic_ ~struck~ `code` <https://example.com/docs|the docs> <@U0BOLA> <#C0ALERTS> <!here> ' +
+  '*bold* _italic_ ~struck~ `code` <https://example.com/docs|the docs> (<@U0BOLA>) <#C0ALERTS> <!here> ' +
   'A &amp; B &lt;ok&gt; :white_check_mark: snake_case_word 2*3*4\n' +
   '```line one\n  line two```\n' +
   '&gt; quoted line\n' +
@@ -308,6 +308,29 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
     expect(await showcase.getByRole('listitem').allTextContents()).toEqual(['first item', 'second item']);
     await eventually(() => showcase.getByRole('link', { name: 'not a link' }).count()).toBe(0);
     await contains(showcase, 'not a link');
+  });
+
+  it('sets a mention tight between the characters beside it: "(@Bola)", not "(@Bola )"', async () => {
+    const mention = log().getByRole('article', { name: 'Ada' }).locator('.mention', { hasText: '@Bola' });
+    await shown(mention);
+    // Where the name's own letters end and the parentheses' begin, as laid out on screen.
+    const gaps = await mention.evaluate((span) => {
+      const box = (node: Node, start: number, end: number) => {
+        const range = document.createRange();
+        range.setStart(node, start);
+        range.setEnd(node, end);
+        return range.getBoundingClientRect();
+      };
+      const name = span.firstChild as Text;
+      const before = span.previousSibling as Text;
+      const after = span.nextSibling as Text;
+      const open = box(before, before.length - 1, before.length);
+      const close = box(after, 0, 1);
+      const letters = box(name, 0, name.length);
+      return { left: letters.left - open.right, right: close.left - letters.right };
+    });
+    expect(gaps.left).toBeLessThan(0.5);
+    expect(gaps.right).toBeLessThan(0.5);
   });
 
   it('never turns text from outside into HTML', async () => {

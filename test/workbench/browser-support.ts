@@ -1,10 +1,12 @@
 // Browser tests' shared parts: find Debian's Chromium (skip with one notice when there is none,
 // fail under CI=true), launch it, and save screenshots where a person can look at them.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { type Started, start } from '../../src/startup.js';
+import { USERS } from '../../src/workbench/people.js';
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 
@@ -101,4 +103,58 @@ export async function docsScreenshot(page: Page): Promise<void> {
   mkdirSync(path.resolve('docs'), { recursive: true });
   await page.screenshot({ path: path.resolve('docs', 'workbench.png') });
   if (size) await page.setViewportSize(size);
+}
+
+/** The real bot started as `npm start` starts it with no Slack settings, and a page open on it. */
+export interface BrowserBench {
+  started: Started;
+  browser: Browser;
+  page: Page;
+  /** Lines start-up printed (the `Workbench: open …` line). */
+  printed: string[];
+  stop(): Promise<void>;
+}
+
+/** PORT 0, a temporary SQLite store (removed by stop()), `env` on top; the page shows #treasury. */
+export async function startBrowserBench(env: Record<string, string> = {}): Promise<BrowserBench> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'cngn-workbench-'));
+  const printed: string[] = [];
+  let started: Started | undefined;
+  let browser: Browser | undefined;
+  const stop = async () => {
+    await browser?.close();
+    await started?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    started = await start(
+      {
+        PORT: '0',
+        STORE_URL: `sqlite://${path.join(dir, 'workbench.sqlite')}`,
+        LOG_LEVEL: 'silent',
+        ...env,
+      },
+      { print: (line) => printed.push(line) },
+    );
+    browser = await launchBrowser();
+    const page = await newPage(browser);
+    await page.goto(started.url);
+    await shown(page.getByRole('log', { name: 'Messages in #treasury' }));
+    return { started, browser, page, printed, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** Switches "Acting as" to the named demo user and waits until that person's state is drawn. */
+export async function actAs(page: Page, name: string): Promise<void> {
+  const id = USERS.find((u) => u.name === name)?.id ?? name;
+  await page.getByRole('combobox', { name: 'Acting as' }).selectOption(id);
+  await shown(page.locator('[role="log"][aria-busy="false"]'));
+}
+
+/** Opens a channel, DM or App Home from the sidebar by its name. */
+export async function openInSidebar(page: Page, name: string): Promise<void> {
+  await page.getByRole('navigation').getByRole('button', { name }).click();
 }

@@ -13,6 +13,7 @@ export const EXTEND_ACTION = 'approval.extend' as const;
 export const POLICY_HINT = 'Who may approve: `/cngn policy`';
 
 const people = (ids: readonly string[]) => ids.map(mentionUser).join(', ');
+const approvals = (n: number) => `${n} approval${n === 1 ? '' : 's'}`;
 const expiry = (request: ApprovalRequest, at: Date) =>
   `${lagosTime(request.expiresAt)} (${relative(request.expiresAt, at)})`;
 /** The newest step's time: what "in 12 hours" is measured from, so the text never reads a clock. */
@@ -57,7 +58,7 @@ export function lifecycleThreadReply(request: ApprovalRequest): string | undefin
         ? `from ${people(r.waiting)}`
         : 'and no other eligible approver is configured (see `/cngn policy`)';
     const last = isLastReminder(step) ? ' Last reminder: the requester has been told.' : '';
-    return `:alarm_clock: Reminder ${r.point} of ${r.of} (${escapeMrkdwn(r.share)} of its lifetime): it still needs ${r.needed} approval(s) ${who}. It expires ${expiry(request, at)}; nothing is ever approved by itself.${last}`;
+    return `:alarm_clock: Reminder ${r.point} of ${r.of} (${escapeMrkdwn(r.share)} of its lifetime): it still needs ${approvals(r.needed)} ${who}. It expires ${expiry(request, at)}; nothing is ever approved by itself.${last}`;
   }
   if (step?.action === 'extended' && request.extended) {
     return `:hourglass: Extended by ${mentionUser(request.extended.actor)} by ${shortDuration(request.extended.byMs)}: it now expires ${expiry(request, at)}. It cannot be extended again.`;
@@ -76,7 +77,7 @@ export function requesterReminderNotice(request: ApprovalRequest): string | unde
   const extend = request.extended
     ? 'It was already extended once, so it cannot be extended again.'
     : `You may extend it once, with its Extend button or \`/cngn extend ${escapeMrkdwn(request.id)}\`.`;
-  return `Your request ${title} still needs ${step.reminder.needed} approval(s) and expires ${expiry(request, stepTime(request))}. The approvers were reminded. ${extend}`;
+  return `Your request ${title} still needs ${approvals(step.reminder.needed)} and expires ${expiry(request, stepTime(request))}. The approvers were reminded. ${extend}`;
 }
 
 /** The DM each waiting approver gets at a reminder. */

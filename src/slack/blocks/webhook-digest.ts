@@ -8,6 +8,7 @@ import { environmentMarker, naira, shortHash } from '../../format/display.js';
 import { explorerUrl } from '../../format/explorer.js';
 import { Money } from '../../format/money.js';
 import { escapeMrkdwn, explorerLink, inertUrl, mentionChannel, slackPermalink } from '../../format/mrkdwn.js';
+import type { AlertRecord } from '../../webhooks/index.js';
 import type { AlertInput, AlertMessage, DigestInput, DigestRendering } from '../../webhooks/types.js';
 
 type Block = Record<string, unknown>;
@@ -192,21 +193,30 @@ export interface AlertWhereabouts {
   ts?: string;
   digestPart?: number;
   permalink?: string;
+  /** What the event said (webhooks/index.ts AlertRecord), for when the service cannot answer. */
+  recorded?: AlertRecord;
+}
+
+/** `` `deposit.completed` ``: the event's name as code. */
+export function eventName(alert: Pick<AlertWhereabouts, 'event'>): string {
+  return `\`${escapeMrkdwn(alert.event.replace(/`/g, "'"))}\``;
+}
+
+/** Where the alert is: `in <permalink|the alert>`, its channel and ts, or why no message carries it. */
+export function whereaboutsText(alert: AlertWhereabouts): string {
+  if (alert.state === 'waiting') return 'waiting to be posted';
+  if (alert.state === 'set-aside') return 'Slack refused it; set aside in the dead-letter list';
+  const what = alert.digestPart ? `alert digest, part ${alert.digestPart}` : 'alert';
+  const link = slackPermalink(alert.permalink, `the ${what}`);
+  if (link) return `in ${link}`;
+  const where = alert.channel ? mentionChannel(alert.channel) : 'the alerts channel';
+  const ts = alert.ts ? `, message ts \`${escapeMrkdwn(alert.ts)}\`` : '';
+  return `in the ${what} in ${where}${ts}`;
 }
 
 /** Which alert message carries each event of a transaction (a section for /cngn tx). */
 export function alertWhereaboutsBlock(alerts: AlertWhereabouts[]): SectionBlock | undefined {
   if (alerts.length === 0) return undefined;
-  const lines = alerts.map((alert) => {
-    const name = `\`${escapeMrkdwn(alert.event.replace(/`/g, "'"))}\``;
-    if (alert.state === 'waiting') return `• ${name}: waiting to be posted`;
-    if (alert.state === 'set-aside') return `• ${name}: Slack refused it; set aside in the dead-letter list`;
-    const what = alert.digestPart ? `alert digest, part ${alert.digestPart}` : 'alert';
-    const link = slackPermalink(alert.permalink, `the ${what}`);
-    if (link) return `• ${name}: in ${link}`;
-    const where = alert.channel ? mentionChannel(alert.channel) : 'the alerts channel';
-    const ts = alert.ts ? `, message ts \`${escapeMrkdwn(alert.ts)}\`` : '';
-    return `• ${name}: in the ${what} in ${where}${ts}`;
-  });
+  const lines = alerts.map((alert) => `• ${eventName(alert)}: ${whereaboutsText(alert)}`);
   return { type: 'section', text: { type: 'mrkdwn', text: `*Alerts*\n${lines.join('\n')}` } };
 }

@@ -2,6 +2,8 @@
 // answers with a blocks/ builder; the router has already acked.
 import type { WebClient } from '@slack/web-api';
 import type { CngnApi } from '../../cngn/api.js';
+import { CngnError } from '../../cngn/errors.js';
+import type { Network, Transaction } from '../../cngn/schemas.js';
 import { environmentMarker } from '../../format/display.js';
 import type { Logger } from '../../log.js';
 import type { AlertPlacement } from '../../webhooks/index.js';
@@ -18,6 +20,7 @@ import {
   txListMessage,
   whitelistMessage,
 } from '../blocks/reads.js';
+import { txFromAlertsMessage } from '../blocks/tx-alerts.js';
 import { type AlertWhereabouts, alertWhereaboutsBlock } from '../blocks/webhook-digest.js';
 import { describeError } from '../errors.js';
 import { openModalWhileLoading } from './open-modal.js';
@@ -88,18 +91,35 @@ export async function txPage(page: number, deps: ReadDeps): Promise<SlackMessage
 export async function txCommand(ctx: CommandContext, deps: ReadDeps): Promise<SlackMessage> {
   const reference = ctx.args[0];
   if (!reference) return txPage(1, deps);
-  const [transaction, networks] = await Promise.all([
-    deps.api.getTransaction(reference),
-    // Only for the network's name (cached for hours): without it the code is shown.
-    deps.api.getNetworks().catch((error: unknown) => {
-      deps.logger.warn('network list unavailable for tx detail', { error: String(error) });
-      return [];
-    }),
-  ]);
+  let transaction: Transaction;
+  let networks: Network[];
+  try {
+    [transaction, networks] = await Promise.all([
+      deps.api.getTransaction(reference),
+      // Only for the network's name (cached for hours): without it the code is shown.
+      deps.api.getNetworks().catch((error: unknown) => {
+        deps.logger.warn('network list unavailable for tx detail', { error: String(error) });
+        return [];
+      }),
+    ]);
+  } catch (error) {
+    // The service forgot it or cannot be asked: the alerts that carried it still say what it was.
+    const alerts = await alertsOf([reference], ctx, deps);
+    if (alerts.length === 0) throw error;
+    return txFromAlertsMessage(reference, serviceProblem(error, deps), alerts);
+  }
   const message = txDetailMessage(transaction, deps.api.environment, networks);
   const alerts = await alertsOf([reference, transaction.trx_ref, transaction.id], ctx, deps);
   const block = alertWhereaboutsBlock(alerts);
   return block ? { ...message, blocks: [...message.blocks, block] } : message;
+}
+
+/** Why the service gave no transaction, as a sentence (plain text). */
+function serviceProblem(error: unknown, deps: ReadDeps): string {
+  if (error instanceof CngnError && error.kind === 'not-found') {
+    return 'The service has no transaction under this reference.';
+  }
+  return `The service could not answer for it just now: ${describeError(error, deps.logger, '/cngn tx').text}`;
 }
 
 /** The transaction's alerts, each with a permalink to its message when Slack gives one. */

@@ -1,0 +1,128 @@
+// Reminders in Chromium, through the workbench page by accessible names: with a short lifetime and one
+// early reminder point, Ada files a withdrawal and nobody acts; the reminder shows as a reply in the
+// request's thread naming both approvers, as a DM in Bola's conversation with the bot, and as the
+// requester's note in Ada's; App Home still lists the request under "Waiting for you".
+import type { Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import {
+  actAs as actAsOn,
+  type BrowserBench,
+  browserAvailable,
+  contains,
+  eventually,
+  openInSidebar,
+  screenshot,
+  shown,
+  startBrowserBench,
+  textOf,
+} from './browser-support.js';
+
+const VALID_ADDRESS = '0x3333333333333333333333333333333333333333';
+// The reminder sweep runs every 15 s: the one point (at 3 s) is sent by the first sweep after it.
+const REMINDER_WAIT = 40_000;
+const STEP = 60_000;
+
+describe.skipIf(!browserAvailable())('workbench: approval reminders in Chromium', () => {
+  let bench: BrowserBench;
+  let page: Page;
+
+  beforeAll(async () => {
+    bench = await startBrowserBench({ CNGN_APPROVAL_TTL: '60s', CNGN_APPROVAL_REMINDERS: '5%' });
+    page = bench.page;
+  }, 60_000);
+
+  afterAll(async () => {
+    await bench?.stop();
+  });
+
+  const actAs = (name: string) => actAsOn(page, name);
+  const open = (name: string) => openInSidebar(page, name);
+  const botMessages = (): Locator =>
+    page.getByRole('log').getByRole('article', { name: 'cngn-desk', exact: true });
+
+  it(
+    'Ada files a withdrawal and nobody acts on it',
+    async () => {
+      await actAs('Ada');
+      const box = page.getByRole('textbox', { name: 'Message' });
+      await box.fill('/cngn withdraw');
+      await box.press('Enter');
+      const dialog = page.getByRole('dialog', { name: 'Withdraw cNGN' });
+      await dialog.getByLabel('Amount (₦ / cNGN)').fill('4200');
+      await dialog.getByLabel('Network').selectOption({ label: 'Base (base)' });
+      await dialog.getByLabel('…or type an address').fill(VALID_ADDRESS);
+      await dialog.getByRole('button', { name: 'Ask for approval' }).click();
+      const notice = page.getByRole('dialog', { name: 'Waiting for approval' });
+      await contains(notice, 'from someone other than you');
+      await notice.getByRole('button', { name: 'Close', exact: true }).click();
+      await eventually(() => page.getByRole('dialog').count()).toBe(0);
+    },
+    STEP,
+  );
+
+  it(
+    "the reminder reaches Bola's DM with the bot, under the request it reminds of",
+    async () => {
+      await actAs('Bola');
+      await open('cngn-desk');
+      const dm = page.getByRole('log', { name: 'cngn-desk' });
+      await shown(dm);
+      await contains(dm, 'asks for your approval');
+      await page
+        .getByRole('log', { name: 'cngn-desk' })
+        .getByText('Reminder (5% of its lifetime)')
+        .waitFor({ state: 'visible', timeout: REMINDER_WAIT });
+      await contains(dm, 'Withdrawal · ₦4,200.00');
+      await contains(dm, 'is waiting for your approval in #approvals');
+      await screenshot(page, 'reminders-approver-dm');
+    },
+    STEP,
+  );
+
+  it(
+    'the reminder is a reply in the request’s thread, naming the approvers who have not acted',
+    async () => {
+      await open('approvals');
+      const request = botMessages()
+        .filter({ has: page.getByRole('heading', { name: 'Withdrawal · SANDBOX' }) })
+        .last();
+      await request.getByRole('button', { name: /repl(y|ies)/ }).click();
+      const thread = page.getByRole('complementary', { name: 'Thread' });
+      await contains(
+        thread,
+        'Reminder 1 of 1 (5% of its lifetime): it still needs 1 approval from @Bola, @Chidi',
+      );
+      await contains(thread, 'Last reminder: the requester has been told.');
+      await screenshot(page, 'reminders-thread');
+    },
+    STEP,
+  );
+
+  it(
+    'App Home still lists the request under Waiting for you',
+    async () => {
+      await open('App Home');
+      const home = page.getByRole('log', { name: 'App Home' });
+      await contains(home, 'Waiting for you');
+      await contains(home, '₦4,200.00');
+      await shown(home.getByRole('button', { name: 'Approve' }).first());
+      await screenshot(page, 'reminders-home');
+    },
+    STEP,
+  );
+
+  it(
+    'Ada, the requester, is told in her DM at the last reminder, with how to extend',
+    async () => {
+      await actAs('Ada');
+      await open('cngn-desk');
+      const dm = page.getByRole('log', { name: 'cngn-desk' });
+      await contains(dm, 'still needs 1 approval and expires');
+      await contains(dm, 'The approvers were reminded.');
+      await contains(dm, '/cngn extend');
+      await eventually(() => textOf(dm)).not.toContain('approval(s)');
+      await screenshot(page, 'reminders-requester-dm');
+    },
+    STEP,
+  );
+});
