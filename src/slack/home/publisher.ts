@@ -102,7 +102,7 @@ export class HomePublisher {
     const concerned = new Set([
       request.requester,
       ...request.approvals.map((a) => a.user),
-      ...(await engine.core.options.policy.approverIds()),
+      ...(await engine.core.options.policy.approversAndDelegates()),
     ]);
     for (const user of concerned) if (opened.has(user)) this.schedule(user);
   }
