@@ -357,17 +357,20 @@ export class ApprovalCore {
   }
 
   async reject(id: string, user: string, reason: string, click: ClickOptions = {}): Promise<ActionResult> {
+    let onBehalfOf: string | undefined;
     return this.closeByPerson(
       id,
       user,
       async (request) => {
-        if (user === request.requester) return 'requester';
-        if (!(await this.options.policy.isApprover(user))) return 'not-approver';
+        const check = await this.options.policy.mayReject(request, user);
+        if (!check.allowed) return check.reason;
+        onBehalfOf = check.onBehalfOf;
         return undefined;
       },
       'rejected',
       click,
       reason.trim(),
+      () => onBehalfOf,
     );
   }
 
@@ -388,6 +391,7 @@ export class ApprovalCore {
     to: 'rejected' | 'cancelled',
     click: ClickOptions,
     note?: string,
+    behalf: () => string | undefined = () => undefined,
   ): Promise<ActionResult> {
     const result = await this.locked(id, async (request): Promise<ActionResult & { changed?: boolean }> => {
       if (!request) return { ok: false, reason: 'not-found' };
@@ -400,7 +404,14 @@ export class ApprovalCore {
       if (refusal) return { ok: false, reason: refusal, request };
       click.signal?.throwIfAborted();
       const base = { ...request, checking: undefined, ...(note ? { reason: note } : {}) } as ApprovalRequest;
-      const next = transition(base, to, { action: to, actor: user, ...(note ? { note } : {}), at: now });
+      const onBehalfOf = behalf();
+      const next = transition(base, to, {
+        action: to,
+        actor: user,
+        ...(onBehalfOf ? { onBehalfOf } : {}),
+        ...(note ? { note } : {}),
+        at: now,
+      });
       await this.repo.save(next);
       return { ok: true, request: next, changed: true };
     });

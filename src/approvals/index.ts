@@ -111,15 +111,17 @@ export class ApprovalEngine {
     return this.core.reject(id, user, reason, click);
   }
 
-  /** Before showing the reject modal: would this person be allowed to reject? Changes nothing. */
+  /**
+   * Before showing the reject modal: would this person be allowed to reject (an approver, or a delegate
+   * for what their delegation covers)? Changes nothing.
+   */
   async mayReject(id: string, user: string): Promise<{ refusal?: Refusal; request?: ApprovalRequest }> {
     const request = await this.get(id);
     if (!request) return { refusal: 'not-found' };
     if (request.state !== 'pending') return { refusal: 'not-pending', request };
     if (this.core.now().getTime() >= Date.parse(request.expiresAt)) return { refusal: 'expired', request };
-    if (user === request.requester) return { refusal: 'requester', request };
-    if (!(await this.options.policy.isApprover(user))) return { refusal: 'not-approver', request };
-    return { request };
+    const check = await this.options.policy.mayReject(request, user);
+    return check.allowed ? { request } : { refusal: check.reason, request };
   }
 
   cancel(id: string, user: string, click?: ClickOptions): Promise<ActionResult> {

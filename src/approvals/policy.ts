@@ -183,6 +183,18 @@ export class ApprovalPolicy {
     return { allowed: false, reason: refusal };
   }
 
+  /**
+   * May `user` reject `request`? Never its requester; an approver in their own right; a delegate for
+   * what their live delegation covers (in the delegator's place), even where a count is already used.
+   * A delegation request only by an approver in their own right.
+   */
+  async mayReject(request: ApprovalRequest, user: string): Promise<ApprovalCheck> {
+    if (user === request.requester) return { allowed: false, reason: 'requester' };
+    if (await this.isApprover(user)) return { allowed: true };
+    if (request.kind === 'delegation') return { allowed: false, reason: 'not-approver' };
+    return this.check({ ...request, approvals: [] }, user);
+  }
+
   /** Everyone who may approve something now: the approvers and the delegates of live delegations. */
   async approversAndDelegates(delegations?: readonly Delegation[]): Promise<string[]> {
     const now = this.delegationSource?.now() ?? new Date();

@@ -216,6 +216,41 @@ describe('approving in the delegator’s place', () => {
   });
 });
 
+describe('rejecting and reminders', () => {
+  it('lets a delegate reject what the delegation covers, in the delegator’s place, and nothing else', async () => {
+    await delegate(CHIDI, BOLA, { max: '2000' });
+    const large = await engine.file(withdrawal('2500'));
+    expect(await engine.mayReject(large.id, BOLA)).toMatchObject({ refusal: 'over-cap' });
+    expect(await engine.reject(large.id, BOLA, 'looks wrong')).toMatchObject({
+      ok: false,
+      reason: 'over-cap',
+    });
+    expect(await engine.reject(large.id, EKENE, 'looks wrong')).toMatchObject({
+      ok: false,
+      reason: 'not-approver',
+    });
+    const small = await engine.file(withdrawal('1500'));
+    expect(await engine.mayReject(small.id, BOLA)).not.toHaveProperty('refusal');
+    const rejected = await engine.reject(small.id, BOLA, 'not ours');
+    expect(rejected).toMatchObject({ ok: true, request: { state: 'rejected' } });
+    expect(rejected.ok && rejected.request.history.at(-1)).toMatchObject({ actor: BOLA, onBehalfOf: CHIDI });
+  });
+
+  it('reminds a delegate whose delegation covers the request, as an approver who has not acted', async () => {
+    await fx.close();
+    fx = await startEngineFixture({
+      engine: { policy: policy(), reminderPoints: [{ share: 0.5, label: '50%' }] },
+    });
+    engine = fx.engine;
+    await delegate(CHIDI, BOLA);
+    const request = await engine.file(withdrawal('1000000'));
+    expect(await engine.approve(request.id, ADE)).toMatchObject({ ok: true });
+    fx.clock.advance(DAY / 2);
+    const [reminded] = await engine.reminders.sweep();
+    expect(reminded?.history.at(-1)?.reminder?.waiting).toEqual([CHIDI, DAYO, BOLA]);
+  });
+});
+
 describe('revoking', () => {
   it('ends a delegation at once, needs no second approval, and is audited', async () => {
     const id = await delegate(CHIDI, BOLA);

@@ -5,6 +5,7 @@
 // click changes nothing; `/cngn policy` and `/cngn delegate` show it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Clock } from '../approvals/fixture.js';
+import { postSigned } from '../support/slack-requests.js';
 import {
   APPROVALS_CHANNEL,
   APPROVER_A,
@@ -54,6 +55,21 @@ async function privateAnswer(user: string, before: number): Promise<string> {
     (c) => c.body.user === user && app.slack.callsTo('chat.postEphemeral').indexOf(c) >= before,
   );
   return String(answer.body.text);
+}
+
+/** The Events API delivery Slack sends when someone opens the app's Home tab. */
+function homeOpened(user: string) {
+  const event = { type: 'app_home_opened', user, channel: `D${user}`, tab: 'home', event_ts: '1.0' };
+  const body = JSON.stringify({
+    token: 'legacy-unused',
+    team_id: 'T1',
+    api_app_id: 'A1',
+    type: 'event_callback',
+    event_id: `Ev${Math.random().toString(36).slice(2)}`,
+    event_time: Math.floor(Date.now() / 1000),
+    event,
+  });
+  return postSigned(app.sender, body, { contentType: 'application/json' });
 }
 
 let delegationId = '';
@@ -117,6 +133,13 @@ describe('/cngn delegate', () => {
       'chat.postMessage',
       (c) => c.body.channel === BOLA && JSON.stringify(c.body.blocks ?? []).includes(`${id}:0`),
     );
+    // App Home lists it as waiting for the delegate, with the delegation in effect.
+    expect((await homeOpened(BOLA)).status).toBe(200);
+    const home = await app.slack.waitFor(
+      'views.publish',
+      (c) => c.body.user_id === BOLA && JSON.stringify(c.body.view).includes(`${id}:0`),
+    );
+    expect(JSON.stringify(home.body.view)).toContain(`Delegations in effect*\\n• <@${CHIDI}> → <@${BOLA}>`);
     await click(app, 'approval.approve', `${id}:0`, BOLA);
     await waitUntil(async () => (await app.engine.get(id))?.state !== 'pending', 'the approval');
     await settled();
