@@ -118,12 +118,14 @@ export class ApprovalCore {
   }
 
   async file(unchecked: RequestDraft): Promise<ApprovalRequest> {
-    const draft = checkDraft(unchecked);
+    let draft = checkDraft(unchecked);
     const now = this.now();
     if (draft.kind === 'delegation') {
       const approver = await this.options.policy.isApprover(draft.requester);
       const problem = delegationProblem(draft.payload, draft.requester, approver, now);
       if (problem) throw new InvalidDraftError(problem);
+      const max = draft.payload.max;
+      if (max) draft = { ...draft, payload: { ...draft.payload, max: Money.parseDecimal(max).toString() } };
     }
     const id = `AR-${randomBytes(5).toString('hex').toUpperCase()}`;
     const amount = draft.amount ? Money.parseDecimal(draft.amount) : undefined;

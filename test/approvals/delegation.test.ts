@@ -124,6 +124,7 @@ describe('approving in the delegator’s place', () => {
 
   it('refuses above the cap, and a capped delegation covers no request without an amount', async () => {
     await delegate(CHIDI, BOLA, { max: '500000' });
+    expect((await engine.liveDelegations())[0]?.max).toBe('500000.00');
     const above = await engine.file(withdrawal('500000.01'));
     expect(await engine.approve(above.id, BOLA)).toMatchObject({ ok: false, reason: 'over-cap' });
     const at = await engine.file(withdrawal('500000'));
