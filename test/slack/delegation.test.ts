@@ -89,7 +89,9 @@ describe('/cngn delegate', () => {
     expect(shown).toContain(`<@${CHIDI}>`);
     expect(shown).toContain('₦500,000.00');
     // Not in effect yet: the delegate's click is refused.
-    expect(await command('delegate', BOLA)).toContain('none');
+    const listed = await command('delegate', BOLA);
+    expect(listed).toContain('none');
+    expect(listed).toContain(`Waiting for another approver's approval*\\n• \`${delegationId}\``);
 
     let before = app.slack.callsTo('chat.postEphemeral').length;
     await click(app, 'approval.approve', `${delegationId}:0`, CHIDI);

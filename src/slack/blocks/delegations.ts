@@ -1,6 +1,6 @@
 // Delegations in words: the `/cngn delegate` list and the line `/cngn policy` shows. Pure: delegations
 // and the time in, text out. People are shown as mentions (ids only), amounts and times by format/.
-import type { Delegation } from '../../approvals/index.js';
+import type { Delegation, RequestOf } from '../../approvals/index.js';
 import { lagosTime, naira, relative } from '../../format/display.js';
 import { escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
 import type { SlackMessage } from './approval-message.js';
@@ -23,18 +23,29 @@ export function delegationLines(delegations: readonly Delegation[], now: Date): 
   return [...shown, ...more].join('\n');
 }
 
+/** A delegation request still waiting for another approver. */
+function waitingLine(request: RequestOf<'delegation'>): string {
+  const p = request.payload;
+  const cap = p.max ? `up to ${escapeMrkdwn(naira(p.max))} per request` : 'no cap';
+  return `• \`${escapeMrkdwn(request.id)}\` ${mentionUser(p.delegator)} → ${mentionUser(p.delegate)} until ${escapeMrkdwn(lagosTime(p.until))}, ${cap}`;
+}
+
 export function delegationList(
   delegations: readonly Delegation[],
   now: Date,
   environment: string,
   everyone: boolean,
+  waiting: readonly RequestOf<'delegation'>[] = [],
 ): SlackMessage {
   const heading = everyone
     ? `*Delegations in effect* (all, as you are an approver) · ${escapeMrkdwn(environment)}`
     : `*Delegations in effect to you and from you* · ${escapeMrkdwn(environment)}`;
   const usage =
     'Delegate: `/cngn delegate @person until <2026-12-24|7d> [max <amount>]` (another approver approves it). End one at once: `/cngn delegate revoke @person`.';
-  const text = `${heading}\n${delegationLines(delegations, now)}`.slice(0, 2900);
+  const pending = waiting.length
+    ? `\n*Waiting for another approver's approval*\n${waiting.slice(0, MAX_LISTED).map(waitingLine).join('\n')}`
+    : '';
+  const text = `${heading}\n${delegationLines(delegations, now)}${pending}`.slice(0, 2900);
   return {
     text: heading,
     blocks: [

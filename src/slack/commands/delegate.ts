@@ -4,6 +4,7 @@
 // The engine decides and records; here the words are read and the answer said.
 import { TZDate } from '@date-fns/tz';
 import { InvalidDraftError } from '../../approvals/draft.js';
+import type { RequestOf } from '../../approvals/index.js';
 import { parseDuration } from '../../config.js';
 import { Money } from '../../format/money.js';
 import { mentionChannel, mentionUser } from '../../format/mrkdwn.js';
@@ -68,8 +69,13 @@ export async function delegateCommand(
   if (!first) {
     const everyone = await deps.engine.isApprover(userId);
     const live = await deps.engine.liveDelegations();
-    const shown = everyone ? live : live.filter((d) => d.delegator === userId || d.delegate === userId);
-    return delegationList(shown, now, deps.environmentLabel, everyone);
+    const mine = (d: { delegator: string; delegate: string }) =>
+      everyone || d.delegator === userId || d.delegate === userId;
+    const waiting = (await deps.engine.openRequests()).filter(
+      (r): r is RequestOf<'delegation'> =>
+        r.kind === 'delegation' && r.state === 'pending' && mine(r.payload),
+    );
+    return delegationList(live.filter(mine), now, deps.environmentLabel, everyone, waiting);
   }
   if (first.toLowerCase() === 'revoke') {
     const person = readPerson(rest[0]);
@@ -77,7 +83,7 @@ export async function delegateCommand(
     const ended = await deps.engine.revokeDelegations(userId, person);
     if (ended.length === 0) {
       return answer(
-        `No delegation in effect between you and ${mentionUser(person)}, so nothing changed. (\`/cngn delegate\` lists them.)`,
+        `No delegation in effect between you and ${mentionUser(person)}, so nothing changed. (\`/cngn delegate\` lists them; one still waiting for approval is cancelled with Cancel on its message.)`,
       );
     }
     const ids = ended.map((r) => r.id).join(', ');
