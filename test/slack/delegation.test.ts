@@ -108,7 +108,14 @@ describe('/cngn delegate', () => {
     await settled();
     const live = await app.engine.liveDelegations();
     expect(live.map((d) => [d.delegator, d.delegate, d.max])).toEqual([[CHIDI, BOLA, '500000.00']]);
-    // The delegator hears it took effect.
+    // The delegate hears it took effect, and so does the delegator.
+    await app.slack.waitFor(
+      'chat.postMessage',
+      (c) =>
+        c.body.channel === BOLA &&
+        String(c.body.text).startsWith(`<@${CHIDI}> delegated their approvals to you`) &&
+        String(c.body.text).includes('up to ₦500,000.00'),
+    );
     await app.slack.waitFor(
       'chat.postMessage',
       (c) => c.body.channel === CHIDI && String(c.body.text).includes('Your delegation is in effect'),
@@ -179,6 +186,10 @@ describe('/cngn delegate', () => {
     await app.slack.waitFor(
       'chat.postMessage',
       (c) => !!c.body.thread_ts && String(c.body.text).startsWith(`Delegation revoked by <@${CHIDI}>`),
+    );
+    await app.slack.waitFor(
+      'chat.postMessage',
+      (c) => c.body.channel === BOLA && String(c.body.text).includes(`was revoked by <@${CHIDI}>`),
     );
   });
 

@@ -1,6 +1,6 @@
 // Delegations in words: the `/cngn delegate` list and the line `/cngn policy` shows. Pure: delegations
 // and the time in, text out. People are shown as mentions (ids only), amounts and times by format/.
-import type { Delegation, RequestOf } from '../../approvals/index.js';
+import { type Delegation, REVOKED_ACTION, type RequestOf } from '../../approvals/index.js';
 import { lagosTime, naira, relative } from '../../format/display.js';
 import { escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
 import type { SlackMessage } from './approval-message.js';
@@ -53,4 +53,18 @@ export function delegationList(
       { type: 'context', elements: [{ type: 'mrkdwn', text: usage }] },
     ],
   };
+}
+
+/** What the delegate hears when a delegation to them takes effect or is revoked; undefined otherwise. */
+export function delegateNotice(request: RequestOf<'delegation'>): string | undefined {
+  const step = request.history.at(-1);
+  const p = request.payload;
+  const cap = p.max ? `, for requests up to ${escapeMrkdwn(naira(p.max))}` : '';
+  if (step?.action === 'completed') {
+    return `${mentionUser(p.delegator)} delegated their approvals to you: you may approve in their place until ${escapeMrkdwn(lagosTime(p.until))}${cap}, never a request you or they filed. What waits for you comes by DM and in App Home. Give it up any time with \`/cngn delegate revoke\`.`;
+  }
+  if (step?.action === REVOKED_ACTION) {
+    return `The delegation from ${mentionUser(p.delegator)} to you was revoked by ${mentionUser(step.actor ?? '')}; you no longer approve in their place.`;
+  }
+  return undefined;
 }
