@@ -208,6 +208,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
           approvalsChannel: config.approvalsChannel,
           alertsChannel: config.alertsChannel,
           environment: client.environment,
+          delegations: () => approvals.engine.liveDelegations(),
+          now,
         }
       : undefined;
   const routes: CustomRoute[] = [webhooks.route, ...(options.routes ?? [])];

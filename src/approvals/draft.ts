@@ -71,6 +71,16 @@ export const requestDraftSchema = z.discriminatedUnion('kind', [
     ...base,
   }),
   z.strictObject({
+    kind: z.literal('delegation'),
+    payload: z.strictObject({
+      delegator: id,
+      delegate: id,
+      until: z.iso.datetime({ offset: true }),
+      max: amount.optional(),
+    }),
+    ...base,
+  }),
+  z.strictObject({
     kind: z.literal('settlement'),
     payload: z.strictObject({
       bankName: text,

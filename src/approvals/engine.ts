@@ -5,7 +5,8 @@ import type { CngnApi } from '../cngn/api.js';
 import { Money } from '../format/money.js';
 import type { Store } from '../store/index.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
-import { checkDraft } from './draft.js';
+import { DelegationBook, delegationProblem } from './delegations.js';
+import { checkDraft, InvalidDraftError } from './draft.js';
 import type { ApprovalPolicy, RefusalReason } from './policy.js';
 import { needsRecheck, recheckFigures } from './recheck.js';
 import { ApprovalRepository, ENVIRONMENTS } from './repository.js';
@@ -85,6 +86,7 @@ export const CHECK_HOLD_MS = 60_000;
 
 export class ApprovalCore {
   readonly repo: ApprovalRepository;
+  readonly delegations: DelegationBook;
   readonly now: () => Date;
   private readonly listeners: ApprovalListener[] = [];
   private keyId: string | undefined;
@@ -93,6 +95,13 @@ export class ApprovalCore {
     this.repo = new ApprovalRepository(options.store, options.api.environment);
     this.now = options.now ?? (() => new Date());
     this.keyId = options.keyId;
+    this.delegations = new DelegationBook(
+      options.store,
+      options.api.environment,
+      (id) => this.repo.get(id),
+      this.now,
+    );
+    options.policy.useDelegations({ all: () => this.delegations.all(), now: this.now });
   }
 
   /** Bind new requests to this API key too (start-up wiring, before any request is filed). */
@@ -163,8 +172,15 @@ export class ApprovalCore {
   }
 
   async file(unchecked: RequestDraft): Promise<ApprovalRequest> {
-    const draft = checkDraft(unchecked);
+    let draft = checkDraft(unchecked);
     const now = this.now();
+    if (draft.kind === 'delegation') {
+      const approver = await this.options.policy.isApprover(draft.requester);
+      const problem = delegationProblem(draft.payload, draft.requester, approver, now);
+      if (problem) throw new InvalidDraftError(problem);
+      const max = draft.payload.max;
+      if (max) draft = { ...draft, payload: { ...draft.payload, max: Money.parseDecimal(max).toString() } };
+    }
     const id = `AR-${randomBytes(5).toString('hex').toUpperCase()}`;
     const amount = draft.amount ? Money.parseDecimal(draft.amount) : undefined;
     let request = {
@@ -267,11 +283,16 @@ export class ApprovalCore {
       if (isFinal && needsRecheck(request)) {
         const busy = request.checking && now.getTime() - Date.parse(request.checking.at) < CHECK_HOLD_MS;
         if (busy) return { ok: false, reason: 'checking', request };
-        const marked = { ...request, checking: { user, at: now.toISOString() } };
+        const checking = {
+          user,
+          at: now.toISOString(),
+          ...(check.onBehalfOf ? { onBehalfOf: check.onBehalfOf } : {}),
+        };
+        const marked = { ...request, checking };
         await this.write(request, marked, { audit: false, click });
         return { ok: 'recheck', request: marked };
       }
-      const next = this.withApproval(request, user, now);
+      const next = this.withApproval(request, user, now, check.onBehalfOf);
       await this.write(request, next, { click });
       return { ok: true, request: next };
     });
@@ -285,14 +306,27 @@ export class ApprovalCore {
     return first;
   }
 
-  private withApproval(request: ApprovalRequest, user: string, now: Date): ApprovalRequest {
-    const approvals = [...request.approvals, { user, at: now.toISOString() }];
+  /** The approval added; `onBehalfOf` when a delegate gave it in that approver's place. */
+  private withApproval(
+    request: ApprovalRequest,
+    user: string,
+    now: Date,
+    onBehalfOf?: string,
+  ): ApprovalRequest {
+    const approval = { user, at: now.toISOString(), ...(onBehalfOf ? { onBehalfOf } : {}) };
+    const approvals = [...request.approvals, approval];
     const done = approvals.length >= request.requiredApprovals;
     const note = `${approvals.length} of ${request.requiredApprovals}`;
     const next = transition(
       { ...request, approvals, checking: undefined } as ApprovalRequest,
       done ? 'approved' : 'pending',
-      { action: done ? 'approved' : 'approval-added', actor: user, note, at: now },
+      {
+        action: done ? 'approved' : 'approval-added',
+        actor: user,
+        ...(onBehalfOf ? { onBehalfOf } : {}),
+        note,
+        at: now,
+      },
     );
     return next;
   }
@@ -312,7 +346,16 @@ export class ApprovalCore {
       if (!ours) return { ok: false, reason: 'not-pending', request: current };
       const expired = await this.expireIfDue(current, this.now());
       if (expired) return { ok: false, reason: 'expired', request: expired };
+      const onBehalfOf = current.checking?.onBehalfOf;
       const cleared = { ...current, checking: undefined } as ApprovalRequest;
+      if (onBehalfOf) {
+        // A delegate's place is checked again: the delegation may have been revoked during the re-check.
+        const again = await this.options.policy.check(cleared, user);
+        if (!again.allowed || again.onBehalfOf !== onBehalfOf) {
+          await this.write(current, cleared, { audit: false });
+          return { ok: false, reason: again.allowed ? 'delegation-ended' : again.reason, request: cleared };
+        }
+      }
       if (!outcome) {
         await this.write(current, cleared, { audit: false });
         return { ok: false, reason: 'recheck-failed', request: cleared, error: failure };
@@ -338,7 +381,7 @@ export class ApprovalCore {
         display: outcome.request.display,
         payload: outcome.request.payload,
       } as ApprovalRequest;
-      const next = this.withApproval(fresh, user, now);
+      const next = this.withApproval(fresh, user, now, onBehalfOf);
       await this.write(current, next);
       return { ok: true, request: next };
     });
@@ -374,17 +417,20 @@ export class ApprovalCore {
   }
 
   async reject(id: string, user: string, reason: string, click: ClickOptions = {}): Promise<ActionResult> {
+    let onBehalfOf: string | undefined;
     return this.closeByPerson(
       id,
       user,
       async (request) => {
-        if (user === request.requester) return 'requester';
-        if (!(await this.options.policy.isApprover(user))) return 'not-approver';
+        const check = await this.options.policy.mayReject(request, user);
+        if (!check.allowed) return check.reason;
+        onBehalfOf = check.onBehalfOf;
         return undefined;
       },
       'rejected',
       click,
       reason.trim(),
+      () => onBehalfOf,
     );
   }
 
@@ -405,6 +451,7 @@ export class ApprovalCore {
     to: 'rejected' | 'cancelled',
     click: ClickOptions,
     note?: string,
+    behalf: () => string | undefined = () => undefined,
   ): Promise<ActionResult> {
     const result = await this.locked(id, async (request): Promise<ActionResult & { changed?: boolean }> => {
       if (!request) return { ok: false, reason: 'not-found' };
@@ -417,7 +464,14 @@ export class ApprovalCore {
       if (refusal) return { ok: false, reason: refusal, request };
       click.signal?.throwIfAborted();
       const base = { ...request, checking: undefined, ...(note ? { reason: note } : {}) } as ApprovalRequest;
-      const next = transition(base, to, { action: to, actor: user, ...(note ? { note } : {}), at: now });
+      const onBehalfOf = behalf();
+      const next = transition(base, to, {
+        action: to,
+        actor: user,
+        ...(onBehalfOf ? { onBehalfOf } : {}),
+        ...(note ? { note } : {}),
+        at: now,
+      });
       await this.write(request, next, { click });
       return { ok: true, request: next, changed: true };
     });

@@ -427,6 +427,10 @@ export class Executor {
       case 'settlement':
         await this.core.options.api.updateSettlementAccount({ ...request.payload });
         return { to: 'completed', outcome: { ...base, status: 'completed' } };
+      case 'delegation':
+        // Nothing goes to the service: the delegation is written to the store, where it takes effect.
+        await this.core.delegations.record(request);
+        return { to: 'completed', outcome: { ...base, status: 'completed' } };
     }
   }
 

@@ -3,6 +3,7 @@
 import type { WebhookEvent } from '../cngn/schemas.js';
 import type { ChainReport } from './audit-chain.js';
 import type { AuditDraft } from './audit-log.js';
+import { type Delegation, revokeDelegations } from './delegations.js';
 import {
   type ActionResult,
   ApprovalCore,
@@ -20,6 +21,13 @@ import type { ApprovalRequest, AuditEntry, RequestDraft } from './types.js';
 
 export type { BreakKind, ChainBreak, ChainReport } from './audit-chain.js';
 export type { AuditDraft } from './audit-log.js';
+export {
+  type Delegation,
+  delegationOf,
+  isLive,
+  MAX_DELEGATION_MS,
+  REVOKED_ACTION,
+} from './delegations.js';
 export type {
   ActionResult,
   ApprovalListener,
@@ -35,7 +43,14 @@ export {
   originalLifetimeMs,
   shortDuration,
 } from './extend.js';
-export { ApprovalPolicy, type ApprovalTier, parseTiers, requiredApprovals } from './policy.js';
+export {
+  ApprovalPolicy,
+  type ApprovalTier,
+  countedPeople,
+  parseTiers,
+  type RefusalReason,
+  requiredApprovals,
+} from './policy.js';
 export {
   DEFAULT_REMINDERS,
   isLastReminder,
@@ -96,15 +111,17 @@ export class ApprovalEngine {
     return this.core.reject(id, user, reason, click);
   }
 
-  /** Before showing the reject modal: would this person be allowed to reject? Changes nothing. */
+  /**
+   * Before showing the reject modal: would this person be allowed to reject (an approver, or a delegate
+   * for what their delegation covers)? Changes nothing.
+   */
   async mayReject(id: string, user: string): Promise<{ refusal?: Refusal; request?: ApprovalRequest }> {
     const request = await this.get(id);
     if (!request) return { refusal: 'not-found' };
     if (request.state !== 'pending') return { refusal: 'not-pending', request };
     if (this.core.now().getTime() >= Date.parse(request.expiresAt)) return { refusal: 'expired', request };
-    if (user === request.requester) return { refusal: 'requester', request };
-    if (!(await this.options.policy.isApprover(user))) return { refusal: 'not-approver', request };
-    return { request };
+    const check = await this.options.policy.mayReject(request, user);
+    return check.allowed ? { request } : { refusal: check.reason, request };
   }
 
   cancel(id: string, user: string, click?: ClickOptions): Promise<ActionResult> {
@@ -118,6 +135,29 @@ export class ApprovalEngine {
 
   get(id: string): Promise<ApprovalRequest | undefined> {
     return this.core.get(id);
+  }
+
+  /**
+   * An approver asks that `delegate` may approve in their place until `until`, for requests of at most
+   * `max` ₦ (canonical decimal) when given: filed as a request another approver must approve.
+   */
+  fileDelegation(delegator: string, delegate: string, until: Date, max?: string): Promise<ApprovalRequest> {
+    return this.core.file({
+      kind: 'delegation',
+      payload: { delegator, delegate, until: until.toISOString(), ...(max ? { max } : {}) },
+      display: {},
+      requester: delegator,
+    });
+  }
+
+  /** Delegations in effect now, oldest first (read from the store: current on every replica). */
+  liveDelegations(): Promise<Delegation[]> {
+    return this.core.delegations.live();
+  }
+
+  /** End the live delegations between `by` and `person` at once (see revokeDelegations). */
+  revokeDelegations(by: string, person: string): Promise<ApprovalRequest[]> {
+    return revokeDelegations(this.core, this.core.delegations, by, person);
   }
 
   /**

@@ -1,6 +1,9 @@
-// Who may approve what: the configured approvers and/or the members of a Slack user group, never the
-// requester, each person once, and as many distinct approvals as the amount's tier asks for.
+// Who may approve what: the configured approvers and/or the members of a Slack user group, and the
+// delegates of an approver who is away (in their place, within the window and the cap); never the
+// requester, each person once, and as many distinct approvals as the amount's tier asks for. Every
+// surface (channel buttons, DMs, App Home, Review all, reminders) asks this one class.
 import { Money } from '../format/money.js';
+import { type Delegation, isLive } from './delegations.js';
 import type { ApprovalRequest, RequestKind } from './types.js';
 
 export interface ApprovalTier {
@@ -42,9 +45,52 @@ export function requiredApprovals(
   return Math.max(needed, 1);
 }
 
-export type RefusalReason = 'requester' | 'not-approver' | 'already-approved';
+export type RefusalReason =
+  | 'requester'
+  | 'not-approver'
+  | 'already-approved'
+  /** The delegate of a delegation request cannot approve its creation. */
+  | 'delegate'
+  /** A delegate: every delegation they hold has ended (or its delegator is no approver any more). */
+  | 'delegation-ended'
+  /** A delegate: the request is above the delegation's cap. */
+  | 'over-cap'
+  /** A delegate with a capped delegation: the request has no amount (whitelist, settlement). */
+  | 'not-covered'
+  /** A delegate: the delegator filed this request, so nobody approves it in their place. */
+  | 'delegator-filed'
+  /** A delegate: the delegator already counts on this request (approved it, or another delegate did). */
+  | 'delegator-counted';
 
-export type ApprovalCheck = { allowed: true } | { allowed: false; reason: RefusalReason };
+/** `onBehalfOf`: the approval is a delegate's, in that approver's place. */
+export type ApprovalCheck =
+  | { allowed: true; onBehalfOf?: string }
+  | { allowed: false; reason: RefusalReason };
+
+/** Everyone a request already counts: those who approved, and those in whose place a delegate did. */
+export function countedPeople(request: ApprovalRequest): Set<string> {
+  const counted = new Set<string>();
+  for (const approval of request.approvals) {
+    counted.add(approval.user);
+    if (approval.onBehalfOf) counted.add(approval.onBehalfOf);
+  }
+  return counted;
+}
+
+/** What a delegation covers: a capped one only requests with an amount (₦, as filed) at most the cap. */
+function capProblem(delegation: Delegation, request: ApprovalRequest): RefusalReason | undefined {
+  if (delegation.max === undefined) return undefined;
+  if (!request.amount) return 'not-covered';
+  return Money.parseDecimal(request.amount).compare(Money.parseDecimal(delegation.max)) > 0
+    ? 'over-cap'
+    : undefined;
+}
+
+/** Where the policy reads delegations from (the engine's store), and the clock their windows use. */
+export interface DelegationSource {
+  all(): Promise<Delegation[]>;
+  now(): Date;
+}
 
 export interface PolicyOptions {
   approvers: readonly string[];
@@ -59,8 +105,19 @@ export interface PolicyOptions {
 
 export class ApprovalPolicy {
   private groupCache: { members: Set<string>; until: number } | undefined;
+  private delegationSource: DelegationSource | undefined;
 
   constructor(private readonly options: PolicyOptions) {}
+
+  /** The engine hands over its delegations (kept in its store); without them nobody is a delegate. */
+  useDelegations(source: DelegationSource): void {
+    this.delegationSource = source;
+  }
+
+  /** Delegations granted and not long ended (live or not); read fresh from the store each time. */
+  async delegations(): Promise<Delegation[]> {
+    return (await this.delegationSource?.all()) ?? [];
+  }
 
   get tiers(): readonly ApprovalTier[] {
     return this.options.tiers;
@@ -84,18 +141,76 @@ export class ApprovalPolicy {
     return [...new Set([...this.options.approvers, ...members])];
   }
 
-  async check(request: ApprovalRequest, user: string): Promise<ApprovalCheck> {
+  /**
+   * May `user` approve `request` now, and in whose place? Never its requester, never anyone it already
+   * counts. An approver approves in their own right. Anyone else only as the delegate of an approver
+   * (in their own right, never through a delegation: no chains) whose delegation is live, covers the
+   * amount, and whose place is free on this request: the delegator did not file it and does not count
+   * on it yet. A delegation request is approved by another approver in their own right, never by its
+   * delegate. `delegations` may be passed when checking many requests at once (read once).
+   */
+  async check(
+    request: ApprovalRequest,
+    user: string,
+    delegations?: readonly Delegation[],
+  ): Promise<ApprovalCheck> {
     if (user === request.requester) return { allowed: false, reason: 'requester' };
-    if (!(await this.isApprover(user))) return { allowed: false, reason: 'not-approver' };
-    if (request.approvals.some((a) => a.user === user)) return { allowed: false, reason: 'already-approved' };
-    return { allowed: true };
+    const counted = countedPeople(request);
+    const approver = await this.isApprover(user);
+    if (request.kind === 'delegation') {
+      if (!approver) return { allowed: false, reason: 'not-approver' };
+      if (user === request.payload.delegate) return { allowed: false, reason: 'delegate' };
+    }
+    if (counted.has(user)) return { allowed: false, reason: 'already-approved' };
+    if (approver) return { allowed: true };
+    if (request.kind === 'delegation') return { allowed: false, reason: 'not-approver' };
+    const held = (delegations ?? (await this.delegations())).filter((d) => d.delegate === user);
+    if (held.length === 0) return { allowed: false, reason: 'not-approver' };
+    const now = this.delegationSource?.now() ?? new Date();
+    let refusal: RefusalReason = 'delegation-ended';
+    // The delegation ending last is tried first; any one that fits is enough.
+    for (const delegation of [...held].sort((a, b) => b.until.localeCompare(a.until))) {
+      if (!isLive(delegation, now) || !(await this.isApprover(delegation.delegator))) continue;
+      const problem =
+        delegation.delegator === request.requester
+          ? 'delegator-filed'
+          : counted.has(delegation.delegator)
+            ? 'delegator-counted'
+            : capProblem(delegation, request);
+      if (!problem) return { allowed: true, onBehalfOf: delegation.delegator };
+      if (refusal === 'delegation-ended') refusal = problem;
+    }
+    return { allowed: false, reason: refusal };
   }
 
-  /** Who may approve this request now (never its requester, nobody already counted), in list order. */
+  /**
+   * May `user` reject `request`? Never its requester; an approver in their own right; a delegate for
+   * what their live delegation covers (in the delegator's place), even where a count is already used.
+   * A delegation request only by an approver in their own right.
+   */
+  async mayReject(request: ApprovalRequest, user: string): Promise<ApprovalCheck> {
+    if (user === request.requester) return { allowed: false, reason: 'requester' };
+    if (await this.isApprover(user)) return { allowed: true };
+    if (request.kind === 'delegation') return { allowed: false, reason: 'not-approver' };
+    return this.check({ ...request, approvals: [] }, user);
+  }
+
+  /** Everyone who may approve something now: the approvers and the delegates of live delegations. */
+  async approversAndDelegates(delegations?: readonly Delegation[]): Promise<string[]> {
+    const now = this.delegationSource?.now() ?? new Date();
+    const live = (delegations ?? (await this.delegations())).filter((d) => isLive(d, now));
+    return [...new Set([...(await this.approverIds()), ...live.map((d) => d.delegate)])];
+  }
+
+  /**
+   * Who may approve this request now (never its requester, nobody already counted), in list order:
+   * the approvers, then the delegates whose delegation covers it.
+   */
   async eligibleFor(request: ApprovalRequest): Promise<string[]> {
+    const delegations = await this.delegations();
     const eligible: string[] = [];
-    for (const user of await this.approverIds()) {
-      if ((await this.check(request, user)).allowed) eligible.push(user);
+    for (const user of await this.approversAndDelegates(delegations)) {
+      if ((await this.check(request, user, delegations)).allowed) eligible.push(user);
     }
     return eligible;
   }

@@ -3,6 +3,7 @@
 // history step written under the request's lock, and a point is sent only if no step of the current
 // plan already covers it. A reminder never approves anything; it names who still may.
 import type { ApprovalCore } from './engine.js';
+import { countedPeople } from './policy.js';
 import { transition } from './state-machine.js';
 import type { ApprovalRequest, HistoryEntry, ReminderStep } from './types.js';
 
@@ -76,9 +77,12 @@ export function dueReminder(
   return latest;
 }
 
-/** Eligible approvers who have not acted on the request: never its requester, never one already counted. */
+/**
+ * Eligible approvers who have not acted on the request: never its requester, never one already counted
+ * (in person, or through a delegate who approved in their place).
+ */
 export function waitingApprovers(request: ApprovalRequest, approvers: readonly string[]): string[] {
-  const acted = new Set(request.approvals.map((a) => a.user));
+  const acted = countedPeople(request);
   return [...new Set(approvers)].filter((user) => user !== request.requester && !acted.has(user));
 }
 
@@ -98,8 +102,9 @@ export class Reminders {
     const sent: ApprovalRequest[] = [];
     for (const open of await this.core.openRequests()) {
       if (dueReminder(open, this.points, this.core.now()) === undefined) continue;
-      // Group membership may be a Slack read: before the lock, not while holding it.
-      const approvers = await this.core.options.policy.approverIds();
+      // Who may approve it (approvers, and delegates whose delegation covers it): group membership may
+      // be a Slack read, so before the lock, not while holding it.
+      const approvers = await this.core.options.policy.eligibleFor(open);
       const reminded = await this.core.locked(open.id, async (request) => {
         if (!request) return undefined;
         const now = this.core.now();

@@ -241,6 +241,7 @@ export function auditDraft(request: ApprovalRequest, index: number): AuditDraft 
     action: step.action,
     state: request.state,
     ...(step.actor ? { actor: step.actor } : {}),
+    ...(step.onBehalfOf ? { onBehalfOf: step.onBehalfOf } : {}),
     ...(request.amount ? { amount: request.amount } : {}),
     ...(step.note ? { note: step.note } : {}),
     step: index,

@@ -37,6 +37,7 @@ export function canTransition(from: RequestState, to: RequestState): boolean {
 export interface TransitionStep {
   action: string;
   actor?: string;
+  onBehalfOf?: string;
   note?: string;
   at: Date;
 }
@@ -53,6 +54,7 @@ export function transition<R extends ApprovalRequest>(request: R, to: RequestSta
     state: to,
     action: step.action,
     ...(step.actor ? { actor: step.actor } : {}),
+    ...(step.onBehalfOf ? { onBehalfOf: step.onBehalfOf } : {}),
     ...(step.note ? { note: step.note } : {}),
   };
   return { ...request, state: to, history: [...request.history, entry] };

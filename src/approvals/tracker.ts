@@ -205,10 +205,28 @@ export class Tracker {
     for (const request of unknown.filter((r) => r.kind === 'whitelist' && this.isDue(r, now))) {
       await this.guard([request], () => this.reconciler.reconcileWhitelist(request));
     }
+    for (const request of unknown.filter((r) => r.kind === 'delegation')) {
+      await this.guard([request], () => this.settleDelegation(request));
+    }
     for (const request of unknown.filter((r) => r.kind === 'settlement')) {
       if (!hasNotice(request, 'needs-manual-check')) {
         await this.guard([], () => this.reconciler.settlementNeedsAPerson(request));
       }
+    }
+  }
+
+  /**
+   * A delegation whose write was interrupted: the store says whether it was made. Made: it is in effect
+   * (completed). Not made: it failed, and nothing is in effect; it is never written later.
+   */
+  private async settleDelegation(request: ApprovalRequest): Promise<void> {
+    if (await this.core.delegations.isRecorded(request.id)) {
+      await this.finish(request.id, 'completed', 'found in the store', { status: 'completed' });
+    } else {
+      await this.finish(request.id, 'failed', 'not found in the store', {
+        status: 'failed',
+        reason: 'the bot stopped before writing the delegation; nothing is in effect. File it again.',
+      });
     }
   }
 

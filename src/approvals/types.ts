@@ -2,7 +2,7 @@
 // its life. Stored as JSON in the store, so every field is plain data (amounts as decimal strings).
 import type { CngnEnvironment } from '../cngn/api.js';
 
-export type RequestKind = 'withdraw' | 'redeem' | 'bridge' | 'whitelist' | 'settlement';
+export type RequestKind = 'withdraw' | 'redeem' | 'bridge' | 'whitelist' | 'settlement' | 'delegation';
 
 export type RequestState =
   | 'pending'
@@ -50,12 +50,27 @@ export interface SettlementPayload {
   bankAccountNumber: string;
 }
 
+/**
+ * An approver (`delegator`) lets `delegate` approve in their place until `until`, for requests of at
+ * most `max` ₦ when a cap is given. Takes effect once approved by another approver; written to the
+ * store (not sent to the service) when executed.
+ */
+export interface DelegationPayload {
+  delegator: string;
+  delegate: string;
+  /** ISO instant the delegation ends. */
+  until: string;
+  /** Canonical decimal ₦ cap per request; absent: no cap. */
+  max?: string;
+}
+
 export type PayloadOf = {
   withdraw: WithdrawPayload;
   redeem: RedeemPayload;
   bridge: BridgePayload;
   whitelist: WhitelistPayload;
   settlement: SettlementPayload;
+  delegation: DelegationPayload;
 };
 
 export interface BridgeQuoteFigures {
@@ -77,8 +92,11 @@ export interface DisplayDetails {
 }
 
 export interface Approval {
+  /** The person who approved (each person counts once). */
   user: string;
   at: string;
+  /** The approver whose place a delegate took; that approver then counts as having approved. */
+  onBehalfOf?: string;
 }
 
 export interface HistoryEntry {
@@ -87,6 +105,8 @@ export interface HistoryEntry {
   state: RequestState;
   action: string;
   actor?: string;
+  /** An approval a delegate gave: the approver in whose place the actor approved. */
+  onBehalfOf?: string;
   note?: string;
   /** A reminder step: which point of the plan it was, and the approvers it went to. */
   reminder?: ReminderStep;
@@ -148,7 +168,7 @@ interface RequestBase {
   environment: CngnEnvironment;
   /** Non-reversible id of the API key it was filed under, when the engine knows it. */
   keyId?: string;
-  /** Decimal amount in Naira (canonical, 2 decimals); absent for whitelist and settlement. */
+  /** Decimal amount in Naira (canonical, 2 decimals); absent for whitelist, settlement and delegation. */
   amount?: string;
   display: DisplayDetails;
   requester: string;
@@ -168,7 +188,7 @@ interface RequestBase {
   /** Set while a call is being made (state executing). */
   execution?: ExecutionLease;
   /** An approver's final click whose re-check of stale figures is under way. */
-  checking?: { user: string; at: string };
+  checking?: { user: string; at: string; onBehalfOf?: string };
   /** Set once the requester used their one Extend. */
   extended?: Extension;
   /** Next time the tracker may poll or reconcile this request (ISO), and how often it did. */
@@ -236,6 +256,8 @@ export interface AuditEntry {
   action: string;
   state?: RequestState;
   actor?: string;
+  /** The actor approved as a delegate, in this approver's place. */
+  onBehalfOf?: string;
   amount?: string;
   note?: string;
   /** Index of the step in the request's history: a write that never reached the request is dropped on read. */

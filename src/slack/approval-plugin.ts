@@ -11,6 +11,7 @@ import type { SlackMessage } from './blocks/approval-message.js';
 import type { ApprovalCommand } from './commands/approval-command.js';
 import { auditCommand } from './commands/audit.js';
 import { bridgeCommand } from './commands/bridge.js';
+import { delegateCommand } from './commands/delegate.js';
 import { extendCommand } from './commands/extend.js';
 import { pendingCommand } from './commands/pending.js';
 import { redeemCommand } from './commands/redeem.js';
@@ -113,6 +114,10 @@ export async function runApprovalCommand(
   }
   if (name === 'audit') {
     await reply(await auditCommand(command, deps));
+    return true;
+  }
+  if (name === 'delegate') {
+    await reply(await delegateCommand(command.args, command.userId, deps));
     return true;
   }
   if (name === 'pending') {

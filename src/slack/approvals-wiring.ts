@@ -20,6 +20,7 @@ import { ApprovalDms } from './approval-dms.js';
 import { handleBridgeCallback, presenterClient, registerApprovals } from './approval-plugin.js';
 import type { ApprovalPresenter } from './approval-presenter.js';
 import { registerApprovalReminders } from './approval-reminders.js';
+import { tellDelegates } from './delegation-notices.js';
 import { HomePublisher } from './home/publisher.js';
 import { registerHome } from './home/register.js';
 
@@ -127,6 +128,7 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
       approvals.home.listen();
       registerHome(app, approvals.home, setup.log);
       registerApprovalReminders(app, deps, setup.store);
+      tellDelegates(engine, client, setup.store, setup.log);
     },
     bridgeCallback: (token, rawBody) => handleBridgeCallback(deps, token, rawBody),
     subscriber: approvalEventSubscriber(engine),

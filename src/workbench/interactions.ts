@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { Logger } from '../log.js';
 import { type Book, newId } from './book.js';
 import { findElement, ModalInteractions, openView } from './modal-interactions.js';
-import { APP_ID, BOT, dmOf, resolveChannel, TEAM } from './people.js';
+import { APP_ID, BOT, dmOf, escapeCommandMentions, resolveChannel, TEAM } from './people.js';
 import type {
   ActionInput,
   CloseInput,
@@ -80,7 +80,7 @@ export class Interactions {
       user_id: user.id,
       user_name: user.username,
       command,
-      text,
+      text: escapeCommandMentions(text),
       api_app_id: APP_ID,
       is_enterprise_install: 'false',
       response_url: this.options.responseUrl(token),

@@ -38,6 +38,27 @@ describe('/cngn deposit', () => {
     );
   });
 
+  it('prefills the e-mail as typed when Slack sends it escaped as a mailto link', async () => {
+    // The manifest asks Slack to escape command text (for @person), which wraps e-mail addresses.
+    const before = h.slack.callsTo('views.open').length;
+    await slashCommand(h.sender, {
+      text: 'deposit 5000 <mailto:payer@example.com|payer@example.com>',
+      responseUrl: h.slack.responseUrl('d-escaped'),
+    });
+    const open = await h.slack.waitFor(
+      'views.open',
+      (c) =>
+        (c.body.view as { callback_id: string }).callback_id === 'deposit.submit' &&
+        h.slack.callsTo('views.open').indexOf(c) >= before,
+    );
+    const view = open.body.view as {
+      blocks: Array<{ block_id?: string; element?: { initial_value?: string } }>;
+    };
+    expect(view.blocks.find((b) => b.block_id === 'deposit.email')?.element?.initial_value).toBe(
+      'payer@example.com',
+    );
+  });
+
   it('refuses bad fields inline, naming each field and reason', async () => {
     const response = await viewSubmission(h.sender, {
       callbackId: 'deposit.submit',

@@ -2,6 +2,7 @@
 // the check runs inside the engine's policy check, under the request's lock, so a send-back that lands
 // between the click and the lock cannot turn the click into an approval of figures nobody showed them.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Delegation } from '../../approvals/delegations.js';
 import { ApprovalPolicy } from '../../approvals/index.js';
 import type { ApprovalCheck } from '../../approvals/policy.js';
 import type { ApprovalRequest } from '../../approvals/types.js';
@@ -24,11 +25,15 @@ export function asClickedInRound<T>(id: string, round: number, fn: () => Promise
 
 /** The configured policy, refusing (by throwing StaleRoundError) an approval of a round not clicked. */
 export class RoundBoundPolicy extends ApprovalPolicy {
-  override async check(request: ApprovalRequest, user: string): Promise<ApprovalCheck> {
+  override async check(
+    request: ApprovalRequest,
+    user: string,
+    delegations?: readonly Delegation[],
+  ): Promise<ApprovalCheck> {
     const clicked = clickedRound.getStore();
     if (clicked && clicked.id === request.id && clicked.round !== request.round) {
       throw new StaleRoundError(request);
     }
-    return super.check(request, user);
+    return super.check(request, user, delegations);
   }
 }

@@ -10,7 +10,7 @@ import { approvalMessage, type SlackMessage } from './approval-message.js';
 
 /** The copy for `approver`: once they have approved (this round), it waits for others and has no buttons. */
 export function approvalDm(request: ApprovalRequest, now: Date, approver?: string): SlackMessage {
-  const counted = request.approvals.some((a) => a.user === approver);
+  const counted = request.approvals.some((a) => a.user === approver || a.onBehalfOf === approver);
   const message = approvalMessage(request, now, { cancel: false, approve: !counted });
   const title = escapeMrkdwn(requestTitle(request));
   const lead =

@@ -10,6 +10,7 @@ export const KIND_TITLE: Record<RequestKind, string> = {
   bridge: 'Bridge',
   whitelist: 'Whitelist address',
   settlement: 'Settlement bank account change',
+  delegation: 'Delegation of approvals',
 };
 
 export const STATE_WORDS: Record<RequestState, string> = {

@@ -39,7 +39,9 @@ export function auditList(entries: AuditEntry[], environment: string): SlackMess
     return { text: 'The audit log is empty.', blocks: [section('The audit log is empty.')] };
   const rows = entries.map((e) => {
     const amount = e.amount ? ` ${escapeMrkdwn(naira(e.amount))}` : '';
-    const by = e.actor ? ` by ${mentionUser(e.actor)}` : '';
+    const by = e.actor
+      ? ` by ${mentionUser(e.actor)}${e.onBehalfOf ? ` on behalf of ${mentionUser(e.onBehalfOf)}` : ''}`
+      : '';
     const note = e.note ? ` — ${escapeMrkdwn(e.note)}` : '';
     const what = e.requestId
       ? `${escapeMrkdwn(e.requestId)} ${escapeMrkdwn(e.kind)}`
@@ -90,6 +92,18 @@ export function refusalText(reason: Refusal, request?: ApprovalRequest): string 
       return `${title} is ${request ? STATE_WORDS[request.state] : 'closed'}, not waiting for a person's check; only a request whose outcome is unknown can be resolved by hand. Nothing changed.`;
     case 'not-found':
       return 'That approval request no longer exists.';
+    case 'delegate':
+      return `You are the delegate named in ${title}, so you cannot approve it: another approver must.`;
+    case 'delegation-ended':
+      return `The delegation that let you approve in an approver's place has ended (or was revoked), so nothing changed.`;
+    case 'over-cap':
+      return `${title} is above the cap of your delegation, so you cannot approve it in the approver's place; nothing changed.`;
+    case 'not-covered':
+      return `${title} has no amount, and your delegation has a cap, so it does not cover it; nothing changed.`;
+    case 'delegator-filed':
+      return `The approver you stand in for filed ${title}, so nobody can approve it in their place; nothing changed.`;
+    case 'delegator-counted':
+      return `The approver you stand in for already counts on ${title} (each person counts once); nothing changed.`;
   }
 }
 

@@ -2,7 +2,7 @@
 // Pure: request and the current time in, Block Kit out. Every name, address, reason and note in a
 // request came from a person, the bank or the service: each is escaped where it enters mrkdwn.
 import type { Button, KnownBlock } from '@slack/types';
-import { noticeText } from '../../approvals/index.js';
+import { delegationOf, isLive, noticeText, REVOKED_ACTION } from '../../approvals/index.js';
 import type { ApprovalRequest } from '../../approvals/types.js';
 import { lagosTime, naira, relative } from '../../format/display.js';
 import { escapeMrkdwn, explorerLink, inertUrl, mentionUser } from '../../format/mrkdwn.js';
@@ -73,6 +73,15 @@ export function destinationFields(request: ApprovalRequest): Array<{ type: 'mrkd
         field('Address', code(request.payload.address)),
         field('Network', escapeMrkdwn(d.networkName ?? request.payload.networkId)),
       ];
+    case 'delegation': {
+      const p = request.payload;
+      return [
+        field('Approver away', mentionUser(p.delegator)),
+        field('Delegate (approves in their place)', mentionUser(p.delegate)),
+        field('Until', escapeMrkdwn(lagosTime(p.until))),
+        field('Cap per request', p.max ? escapeMrkdwn(naira(p.max)) : 'no cap'),
+      ];
+    }
     case 'settlement':
       return [
         field(
@@ -84,8 +93,14 @@ export function destinationFields(request: ApprovalRequest): Array<{ type: 'mrkd
   }
 }
 
+/** `<@Bola> on behalf of <@Chidi>` for a delegate's approval. */
+export function approverWords(approval: { user: string; onBehalfOf?: string | undefined }): string {
+  const behalf = approval.onBehalfOf ? ` on behalf of ${mentionUser(approval.onBehalfOf)}` : '';
+  return `${mentionUser(approval.user)}${behalf}`;
+}
+
 function approvalsLine(request: ApprovalRequest): string {
-  const who = request.approvals.map((a) => mentionUser(a.user)).join(', ');
+  const who = request.approvals.map(approverWords).join(', ');
   return `${request.approvals.length} of ${request.requiredApprovals}${who ? ` (${who})` : ''}`;
 }
 
@@ -191,6 +206,15 @@ export function approvalMessage(
     blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: outcome.join('\n') }] });
   }
   blocks.push(...lifecycleContext(request));
+  const delegation = delegationOf(request);
+  if (delegation) {
+    const said = delegation.revoked
+      ? `:no_entry_sign: Revoked by ${mentionUser(delegation.revoked.by)} (${escapeMrkdwn(lagosTime(delegation.revoked.at))}): no longer in effect`
+      : isLive(delegation, now)
+        ? `:handshake: In effect until ${escapeMrkdwn(lagosTime(delegation.until))}`
+        : `Ended ${escapeMrkdwn(lagosTime(delegation.until))}`;
+    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: said }] });
+  }
   const elements =
     request.state === 'pending'
       ? [
@@ -239,7 +263,7 @@ export function threadReply(request: ApprovalRequest): string {
 export function stepText(request: ApprovalRequest): string {
   const step = request.history.at(-1);
   if (!step) return escapeMrkdwn(requestTitle(request));
-  const by = step.actor ? ` by ${mentionUser(step.actor)}` : '';
+  const by = step.actor ? ` by ${approverWords({ user: step.actor, onBehalfOf: step.onBehalfOf })}` : '';
   if (step.action === 'check-interrupted') {
     return `The final approval${by} was interrupted while re-checking the figures (the bot restarted); nothing was approved: approve again`;
   }
@@ -263,6 +287,7 @@ export function stepText(request: ApprovalRequest): string {
     reconciled: 'Found in the transaction list',
     reminder: 'Approvers reminded',
     extended: 'Extended',
+    [REVOKED_ACTION]: 'Delegation revoked',
   };
   return `${words[step.action] ?? escapeMrkdwn(step.action)}${by}${note}`;
 }
@@ -271,7 +296,8 @@ export function stepText(request: ApprovalRequest): string {
 export function requesterNotice(request: ApprovalRequest): string | undefined {
   const step = request.history.at(-1);
   const title = escapeMrkdwn(requestTitle(request));
-  const by = step?.actor ? mentionUser(step.actor) : 'someone';
+  const by = step?.actor ? approverWords({ user: step.actor, onBehalfOf: step.onBehalfOf }) : 'someone';
+  if (request.kind === 'delegation') return delegationNotice(request, by);
   switch (step?.action) {
     case 'approved':
       return `Your request ${title} was approved by ${by}.`;
@@ -292,6 +318,28 @@ export function requesterNotice(request: ApprovalRequest): string | undefined {
     case 'outcome-unknown':
     case 'interrupted':
       return `Your request ${title}: the outcome is unknown for now; it is being looked up, never resent.`;
+    default:
+      return undefined;
+  }
+}
+
+/** The delegator hears when their delegation takes effect, ends early, or does not come about. */
+function delegationNotice(request: ApprovalRequest, by: string): string | undefined {
+  if (request.kind !== 'delegation') return undefined;
+  const step = request.history.at(-1);
+  const p = request.payload;
+  const cap = p.max ? `, for requests up to ${escapeMrkdwn(naira(p.max))}` : '';
+  switch (step?.action) {
+    case 'completed':
+      return `Your delegation is in effect: ${mentionUser(p.delegate)} may approve in your place until ${escapeMrkdwn(lagosTime(p.until))}${cap}. End it any time with \`/cngn delegate revoke\`.`;
+    case REVOKED_ACTION:
+      return `Your delegation to ${mentionUser(p.delegate)} was revoked by ${by}; it is no longer in effect.`;
+    case 'rejected':
+      return `Your delegation to ${mentionUser(p.delegate)} was rejected by ${by}: ${escapeMrkdwn(request.reason ?? 'no reason given')}.`;
+    case 'expired':
+      return `Your delegation to ${mentionUser(p.delegate)} was not approved in time; nothing is in effect.`;
+    case 'failed':
+      return `Your delegation to ${mentionUser(p.delegate)} could not be written: ${escapeMrkdwn(request.outcome?.reason ?? 'see the approvals channel')}.`;
     default:
       return undefined;
   }

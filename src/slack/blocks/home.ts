@@ -2,6 +2,7 @@
 // Reject buttons), their recent requests, and the desk's state as last seen (balance as of, environment,
 // the service's request budget in use, the last alerts). Pure: data in, a home view out.
 import type { HomeView, KnownBlock } from '@slack/types';
+import type { Delegation } from '../../approvals/index.js';
 import type { ApprovalRequest } from '../../approvals/types.js';
 import type { RateBudget } from '../../cngn/limiter.js';
 import type { BalanceEntry } from '../../cngn/schemas.js';
@@ -17,6 +18,7 @@ import { escapeMrkdwn, mentionUser, slackPermalink } from '../../format/mrkdwn.j
 import type { RecentAlert } from '../../webhooks/recent.js';
 import { requestTitle, STATE_WORDS } from './approval-format.js';
 import { approvalButtons, destinationFields } from './approval-message.js';
+import { delegationLines } from './delegations.js';
 
 export const HOME_WAITING_BLOCK = 'home.waiting';
 /** Home views hold at most 100 blocks: longer lists end with a pointer to /cngn pending. */
@@ -33,6 +35,8 @@ export interface HomeData {
   balance?: { entries: BalanceEntry[]; asOf: Date } | undefined;
   budget?: RateBudget | undefined;
   alerts: RecentAlert[];
+  /** Delegations in effect to or from this person. */
+  delegations?: Delegation[] | undefined;
 }
 
 const mrkdwn = (text: string) => ({ type: 'mrkdwn' as const, text });
@@ -123,6 +127,10 @@ export function homeView(data: HomeData): HomeView {
     blocks.push(
       context(`${data.waiting.length - HOME_WAITING_SHOWN} more: \`/cngn pending\` lists them all.`),
     );
+  }
+
+  if (data.delegations?.length) {
+    blocks.push(context(`*Delegations in effect*\n${delegationLines(data.delegations, now)}`));
   }
 
   blocks.push({ type: 'divider' }, header('Your requests'));

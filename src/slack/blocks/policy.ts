@@ -3,6 +3,7 @@
 import type { KnownBlock } from '@slack/types';
 import {
   type ApprovalTier,
+  type Delegation,
   type ReminderPoint,
   requiredApprovals,
   shortDuration,
@@ -11,6 +12,7 @@ import type { CngnEnvironment } from '../../cngn/api.js';
 import { environmentMarker, naira } from '../../format/display.js';
 import { escapeMrkdwn, mentionChannel, mentionUser } from '../../format/mrkdwn.js';
 import type { SlackMessage } from './approval-message.js';
+import { delegationLines } from './delegations.js';
 
 /** A person as Slack knows them; `name` is absent when their profile could not be read. */
 export interface NamedPerson {
@@ -29,6 +31,9 @@ export interface PolicyView {
   approvalsChannel: string;
   alertsChannel?: string | undefined;
   environment: CngnEnvironment;
+  /** Delegations in effect (absent: none), and the time their windows are read against. */
+  delegations?: readonly Delegation[];
+  now?: Date;
 }
 
 /** At most this many people are listed per list; the rest are counted. */
@@ -89,7 +94,11 @@ export function policyMessage(view: PolicyView): SlackMessage {
     section(`*Approvers*\nNamed: ${people(view.approvers)}\n${groupLine}`),
     section(
       [
-        '*Active delegations*: none',
+        `*Active delegations*: ${
+          view.delegations?.length
+            ? `${view.delegations.length} (the delegate approves in the approver's place, within the window and the cap; never passed on; each person counts once)\n${delegationLines(view.delegations, view.now ?? new Date())}`
+            : 'none'
+        }`,
         `*Request lifetime*: ${shortDuration(view.ttlMs)}; the requester may extend a pending request once, by at most that. Expiry is final.`,
         `*Reminders*: ${reminderLine(view)}. Nothing is ever approved by itself.`,
         ...(view.notify ? [`*Approvers are told*: ${escapeMrkdwn(view.notify)}`] : []),

@@ -124,6 +124,13 @@ export const SUBCOMMANDS: Subcommand[] = [
     example: 'extend AR-1A2B3C4D5E 12h',
   },
   {
+    name: 'delegate',
+    usage: 'delegate [@person until <date|duration> [max <amount>] | revoke @person]',
+    summary:
+      'approvers away: let someone approve in your place for a while (another approver approves it); list or revoke',
+    example: 'delegate @bola until 2026-12-24 max 500000',
+  },
+  {
     name: 'policy',
     usage: 'policy',
     summary: 'who may approve what: tiers, approvers, lifetime, reminders, channels',
@@ -198,12 +205,23 @@ export function help(word?: string): SlackMessage {
   return helpMessage(SUBCOMMANDS, notice);
 }
 
+/**
+ * The app asks Slack to escape the command text (so `@person` arrives as `<@U…|name>`); links and
+ * e-mail addresses then arrive wrapped too (`<mailto:a@b.ng|a@b.ng>`): they are unwrapped to what was
+ * typed. Mentions of people and channels stay as Slack sent them.
+ */
+export function unwrapLinks(text: string): string {
+  return text.replace(/<((?:mailto:|https?:\/\/)[^|>\s]+)(?:\|[^>]*)?>/g, (_, target: string) =>
+    target.replace(/^mailto:/, ''),
+  );
+}
+
 export async function routeCommand(
   text: string,
   ctx: Omit<CommandContext, 'args'>,
   deps: RouterDeps,
 ): Promise<void> {
-  const [first = '', ...args] = text.trim().split(/\s+/).filter(Boolean);
+  const [first = '', ...args] = unwrapLinks(text).trim().split(/\s+/).filter(Boolean);
   const name = first.toLowerCase();
   const reply = (message: SlackMessage) => ctx.respond(withEnvironment(message, deps.api.environment));
   const context: CommandContext = { ...ctx, args, respond: reply };

@@ -2,7 +2,7 @@
 // (users.info) and the approver group's members (usergroups.users.list). A name Slack cannot give is
 // shown as a mention; an unreadable group is said, never hidden.
 import type { WebClient } from '@slack/web-api';
-import type { ApprovalTier, ReminderPoint } from '../../approvals/index.js';
+import type { ApprovalTier, Delegation, ReminderPoint } from '../../approvals/index.js';
 import type { CngnEnvironment } from '../../cngn/api.js';
 import type { SlackMessage } from '../blocks/approval-message.js';
 import { type NamedPerson, type PolicyView, policyMessage } from '../blocks/policy.js';
@@ -18,6 +18,9 @@ export interface PolicyFacts {
   approvalsChannel: string;
   alertsChannel?: string | undefined;
   environment: CngnEnvironment;
+  /** The delegations in effect now, read from the store at each answer. */
+  delegations?: (() => Promise<Delegation[]>) | undefined;
+  now?: (() => Date) | undefined;
 }
 
 /** Names are looked up for at most this many people per answer; the rest are shown as mentions. */
@@ -59,5 +62,7 @@ export async function policyCommand(client: WebClient, facts: PolicyFacts): Prom
     approvalsChannel: facts.approvalsChannel,
     alertsChannel: facts.alertsChannel,
     environment: facts.environment,
+    delegations: (await facts.delegations?.()) ?? [],
+    now: facts.now?.() ?? new Date(),
   });
 }

@@ -102,7 +102,9 @@ export class HomePublisher {
     const concerned = new Set([
       request.requester,
       ...request.approvals.map((a) => a.user),
-      ...(await engine.core.options.policy.approverIds()),
+      ...(await engine.core.options.policy.approversAndDelegates()),
+      // A delegation granted or revoked concerns its delegate too (a revoked one is no longer live).
+      ...(request.kind === 'delegation' ? [request.payload.delegate] : []),
     ]);
     for (const user of concerned) if (opened.has(user)) this.schedule(user);
   }
@@ -171,6 +173,9 @@ export class HomePublisher {
       balance: await api.lastBalance().catch(() => undefined),
       budget: await api.budget().catch(() => undefined),
       alerts: (await this.options.alerts?.latest(5).catch(() => undefined)) ?? [],
+      delegations: (await engine.liveDelegations()).filter(
+        (d) => d.delegator === user || d.delegate === user,
+      ),
     };
   }
 

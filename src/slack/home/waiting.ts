@@ -1,6 +1,7 @@
 // "Waiting for you": the requests a person may approve now (pending, not expired, and the policy lets
-// them: never their own, never one they already approved). App Home and `/cngn pending`'s Review all
-// ask this one question, so the two never disagree about who may approve what.
+// them: never their own, never one they already count on; a delegate's within their delegation). App
+// Home and `/cngn pending`'s Review all ask this one question, so the two never disagree about who may
+// approve what.
 import type { ApprovalEngine } from '../../approvals/index.js';
 import type { ApprovalRequest } from '../../approvals/types.js';
 
@@ -11,10 +12,11 @@ export async function waitingFor(
   open?: readonly ApprovalRequest[],
 ): Promise<ApprovalRequest[]> {
   const policy = engine.core.options.policy;
+  const delegations = await policy.delegations(); // read once for the whole list
   const waiting: ApprovalRequest[] = [];
   for (const request of open ?? (await engine.openRequests())) {
     if (request.state !== 'pending' || Date.parse(request.expiresAt) <= now.getTime()) continue;
-    if ((await policy.check(request, user)).allowed) waiting.push(request);
+    if ((await policy.check(request, user, delegations)).allowed) waiting.push(request);
   }
   return waiting;
 }

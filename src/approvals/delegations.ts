@@ -1,0 +1,168 @@
+// Delegation for an approver who is away: a request of kind `delegation`, approved by another approver
+// through the engine like any request, and executed by writing it to the store instead of calling the
+// service. The delegation is in effect while its request is completed, not revoked, and before its end;
+// every check reads the store, so a revocation holds at once on every replica and survives restarts.
+// Who may use it for which request is decided in policy.ts (the one place eligibility lives).
+import type { CngnEnvironment } from '../cngn/api.js';
+import { Money } from '../format/money.js';
+import type { Store } from '../store/index.js';
+import type { ApprovalCore } from './engine.js';
+import type { ApprovalRequest, DelegationPayload, RequestOf } from './types.js';
+
+/** A delegation as granted: who may approve in whose place, until when, up to which amount. */
+export interface Delegation {
+  /** The id of the request that granted it. */
+  id: string;
+  delegator: string;
+  delegate: string;
+  /** When it took effect (its request completed). */
+  from: string;
+  until: string;
+  /** Canonical decimal ₦ cap per request; absent: no cap. */
+  max?: string;
+  /** The approvers who approved it. */
+  approvedBy: string[];
+  revoked?: { at: string; by: string };
+}
+
+/** The longest a delegation may run: long enough for a holiday, short enough to be looked at again. */
+export const MAX_DELEGATION_MS = 90 * 86_400_000;
+
+export const REVOKED_ACTION = 'delegation-revoked';
+
+/** Ended delegations stay listed this long (for the refusal's reason), then leave the index. */
+const KEEP_ENDED_MS = 7 * 86_400_000;
+
+const indexKey = (environment: CngnEnvironment) => `delegations:${environment}`;
+
+/** Whether a delegation is in effect at `now`. */
+export function isLive(delegation: Delegation, now: Date): boolean {
+  return !delegation.revoked && now.getTime() < Date.parse(delegation.until);
+}
+
+/** The delegation a completed delegation request granted; undefined for any other request. */
+export function delegationOf(request: ApprovalRequest): Delegation | undefined {
+  if (request.kind !== 'delegation' || request.state !== 'completed') return undefined;
+  const done = request.history.find((step) => step.state === 'completed');
+  const revoked = request.history.find((step) => step.action === REVOKED_ACTION);
+  return {
+    id: request.id,
+    delegator: request.payload.delegator,
+    delegate: request.payload.delegate,
+    from: done?.at ?? request.createdAt,
+    until: request.payload.until,
+    ...(request.payload.max ? { max: request.payload.max } : {}),
+    approvedBy: request.approvals.map((a) => a.user),
+    ...(revoked ? { revoked: { at: revoked.at, by: revoked.actor ?? '' } } : {}),
+  };
+}
+
+/**
+ * Why a delegation cannot be filed as drafted (the sentence says which field), or undefined. Only an
+ * approver in their own right delegates (never what was delegated to them), never to themselves.
+ */
+export function delegationProblem(
+  payload: DelegationPayload,
+  requester: string,
+  requesterIsApprover: boolean,
+  now: Date,
+): string | undefined {
+  if (payload.delegator !== requester) return 'delegator: only the approver themselves can delegate';
+  if (!requesterIsApprover) return 'delegator: only an approver can delegate (a delegate cannot pass it on)';
+  if (payload.delegate === payload.delegator) return 'delegate: you cannot delegate to yourself';
+  const until = Date.parse(payload.until);
+  if (!(until > now.getTime())) return 'until: must be in the future';
+  if (until - now.getTime() > MAX_DELEGATION_MS) return 'until: at most 90 days from now';
+  if (payload.max !== undefined && !Money.parseDecimal(payload.max).isPositive())
+    return 'max: must be a positive amount';
+  return undefined;
+}
+
+/** Where delegations are found: an index of the granting requests, per service environment. */
+export class DelegationBook {
+  constructor(
+    private readonly store: Store,
+    private readonly environment: CngnEnvironment,
+    private readonly load: (id: string) => Promise<ApprovalRequest | undefined>,
+    private readonly now: () => Date,
+  ) {}
+
+  /** The execution of a delegation request: idempotent, so a repeat writes nothing new. */
+  async record(request: RequestOf<'delegation'>): Promise<void> {
+    await this.store.addToSet(indexKey(this.environment), request.id);
+  }
+
+  /** Whether the execution of this request reached the store (to settle an unclear outcome). */
+  async isRecorded(id: string): Promise<boolean> {
+    return (await this.store.setMembers(indexKey(this.environment))).includes(id);
+  }
+
+  /** Every granted delegation not ended long ago, live or not, oldest first. */
+  async all(): Promise<Delegation[]> {
+    const now = this.now();
+    const ids = await this.store.setMembers(indexKey(this.environment));
+    const found: Delegation[] = [];
+    for (const id of ids) {
+      const request = await this.load(id);
+      const delegation = request && delegationOf(request);
+      if (!delegation) continue; // its outcome is still being settled
+      const endedAt = Date.parse(delegation.revoked?.at ?? delegation.until);
+      if (now.getTime() - endedAt > KEEP_ENDED_MS) {
+        await this.store.removeFromSet(indexKey(this.environment), id);
+        continue;
+      }
+      found.push(delegation);
+    }
+    return found.sort((a, b) => a.from.localeCompare(b.from));
+  }
+
+  /** Delegations in effect now. */
+  async live(): Promise<Delegation[]> {
+    const now = this.now();
+    return (await this.all()).filter((d) => isLive(d, now));
+  }
+}
+
+/**
+ * `revoke @person`: end at once, without a second approval, the live delegations between `by` and
+ * `person` (either way: a delegator takes it back, a delegate gives it up). An approver who is neither
+ * may end any delegation to or from `person` (the delegator may be the one who is away). Each
+ * revocation is a step of its request: audited, and shown on its message.
+ */
+export async function revokeDelegations(
+  core: ApprovalCore,
+  book: DelegationBook,
+  by: string,
+  person: string,
+): Promise<ApprovalRequest[]> {
+  const live = await book.live();
+  let ending = live.filter(
+    (d) => (d.delegator === by && d.delegate === person) || (d.delegate === by && d.delegator === person),
+  );
+  if (ending.length === 0 && (await core.options.policy.isApprover(by))) {
+    ending = live.filter((d) => d.delegate === person || d.delegator === person);
+  }
+  const revoked: ApprovalRequest[] = [];
+  for (const delegation of ending) {
+    const next = await core.locked(delegation.id, async (request) => {
+      const current = request && delegationOf(request);
+      if (!request || !current || !isLive(current, core.now())) return undefined;
+      const at = core.now().toISOString();
+      const note =
+        by === current.delegator
+          ? 'taken back by the delegator'
+          : by === current.delegate
+            ? 'given up by the delegate'
+            : 'ended by an approver';
+      const step = { at, state: request.state, action: REVOKED_ACTION, actor: by, note };
+      const saved = { ...request, history: [...request.history, step] } as ApprovalRequest;
+      await core.write(request, saved);
+      return saved;
+    });
+    if (next) {
+      revoked.push(next);
+      await core.notify(next);
+    }
+  }
+  return revoked;
+}

@@ -1,0 +1,290 @@
+// Delegation for an approver who is away, in the engine: the delegation is itself a request another
+// approver approves (never its delegator or delegate), then the delegate approves in the delegator's
+// place within the window and the cap only, never for the requester, never transitively, and one
+// human (and one approver's place) counts once. Revocation ends it at once; all of it is audited.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  type ApprovalEngine,
+  ApprovalPolicy,
+  parseTiers,
+  type RequestDraft,
+} from '../../src/approvals/index.js';
+import { DEST, type EngineFixture, REQUESTER, startEngineFixture, twoNetworks } from './fixture.js';
+
+const ADE = 'U_ADE'; // approver
+const CHIDI = 'U_CHIDI'; // approver, away
+const DAYO = 'U_DAYO'; // approver
+const BOLA = 'U_BOLA'; // not an approver: Chidi's delegate
+const EKENE = 'U_EKENE'; // not an approver
+const DAY = 86_400_000;
+
+const policy = () =>
+  new ApprovalPolicy({ approvers: [ADE, CHIDI, DAYO], tiers: parseTiers('0:1,1000000:2') });
+
+let fx: EngineFixture;
+let engine: ApprovalEngine;
+let networkId: string;
+
+beforeEach(async () => {
+  fx = await startEngineFixture({ engine: { policy: policy() } });
+  engine = fx.engine;
+  [networkId] = await twoNetworks(fx.client);
+});
+afterEach(async () => {
+  await fx.close();
+});
+
+const withdrawal = (amount: string, requester = REQUESTER): RequestDraft => ({
+  kind: 'withdraw',
+  amount,
+  payload: { amount, address: DEST, networkId, shouldSaveAddress: false },
+  display: { networkName: 'Base' },
+  requester,
+});
+
+const withdrawCalls = () => fx.sandbox.count('POST', '/v1/api/withdraw');
+
+/** File a delegation and have `approver` approve it; returns the granting request's id. */
+async function delegate(
+  from: string,
+  to: string,
+  options: { days?: number; max?: string; approver?: string } = {},
+): Promise<string> {
+  const until = new Date(fx.clock.now().getTime() + (options.days ?? 3) * DAY);
+  const filed = await engine.fileDelegation(from, to, until, options.max);
+  const approved = await engine.approve(filed.id, options.approver ?? ADE);
+  expect(approved.ok).toBe(true);
+  await engine.idle();
+  expect((await engine.get(filed.id))?.state).toBe('completed');
+  return filed.id;
+}
+
+describe('creating a delegation', () => {
+  it('is a request another approver must approve: not its delegator, not its delegate', async () => {
+    const until = new Date(fx.clock.now().getTime() + 3 * DAY);
+    const filed = await engine.fileDelegation(CHIDI, DAYO, until, '500000.00');
+    expect(filed).toMatchObject({
+      kind: 'delegation',
+      state: 'pending',
+      requester: CHIDI,
+      requiredApprovals: 1,
+    });
+    expect(await engine.liveDelegations()).toEqual([]);
+    expect(await engine.approve(filed.id, CHIDI)).toMatchObject({ ok: false, reason: 'requester' });
+    expect(await engine.approve(filed.id, DAYO)).toMatchObject({ ok: false, reason: 'delegate' });
+    // A delegate of another approver cannot approve a delegation in their place either.
+    await delegate(ADE, BOLA, { approver: DAYO });
+    expect(await engine.approve(filed.id, BOLA)).toMatchObject({ ok: false, reason: 'not-approver' });
+    expect(await engine.liveDelegations()).toHaveLength(1);
+    expect(await engine.approve(filed.id, ADE)).toMatchObject({ ok: true, request: { state: 'approved' } });
+    await engine.idle();
+    expect((await engine.get(filed.id))?.state).toBe('completed');
+    const live = await engine.liveDelegations();
+    expect(live.map((d) => [d.delegator, d.delegate, d.max, d.approvedBy])).toContainEqual([
+      CHIDI,
+      DAYO,
+      '500000.00',
+      [ADE],
+    ]);
+    // Nothing was sent to the service for it.
+    expect(fx.sandbox.requests.filter((r) => r.method === 'POST')).toEqual([]);
+  });
+
+  it('refuses a delegation by a non-approver, to oneself, in the past, or longer than 90 days', async () => {
+    const soon = new Date(fx.clock.now().getTime() + DAY);
+    await expect(engine.fileDelegation(BOLA, EKENE, soon)).rejects.toThrow(/only an approver/);
+    await expect(engine.fileDelegation(CHIDI, CHIDI, soon)).rejects.toThrow(/yourself/);
+    await expect(engine.fileDelegation(CHIDI, BOLA, new Date(fx.clock.now().getTime() - 1))).rejects.toThrow(
+      /future/,
+    );
+    await expect(
+      engine.fileDelegation(CHIDI, BOLA, new Date(fx.clock.now().getTime() + 91 * DAY)),
+    ).rejects.toThrow(/90 days/);
+    // Nor can a delegate pass on what was delegated to them.
+    await delegate(CHIDI, BOLA);
+    await expect(engine.fileDelegation(BOLA, EKENE, soon)).rejects.toThrow(/only an approver/);
+  });
+});
+
+describe('approving in the delegator’s place', () => {
+  it('approves within the window and the cap, named as on behalf of the delegator, and audited so', async () => {
+    const request = await engine.file(withdrawal('1500'));
+    expect(await engine.approve(request.id, BOLA)).toMatchObject({ ok: false, reason: 'not-approver' });
+    await delegate(CHIDI, BOLA, { max: '500000' });
+    const result = await engine.approve(request.id, BOLA);
+    expect(result).toMatchObject({
+      ok: true,
+      request: { state: 'approved', approvals: [{ user: BOLA, onBehalfOf: CHIDI }] },
+    });
+    await engine.idle();
+    expect(withdrawCalls()).toBe(1);
+    const entry = (await engine.audit(50)).find((e) => e.requestId === request.id && e.action === 'approved');
+    expect(entry).toMatchObject({ actor: BOLA, onBehalfOf: CHIDI });
+  });
+
+  it('refuses above the cap, and a capped delegation covers no request without an amount', async () => {
+    await delegate(CHIDI, BOLA, { max: '500000' });
+    expect((await engine.liveDelegations())[0]?.max).toBe('500000.00');
+    const above = await engine.file(withdrawal('500000.01'));
+    expect(await engine.approve(above.id, BOLA)).toMatchObject({ ok: false, reason: 'over-cap' });
+    const at = await engine.file(withdrawal('500000'));
+    expect(await engine.approve(at.id, BOLA)).toMatchObject({ ok: true });
+    const whitelist = await engine.file({
+      kind: 'whitelist',
+      payload: { networkId, address: DEST },
+      display: {},
+      requester: REQUESTER,
+    });
+    expect(await engine.approve(whitelist.id, BOLA)).toMatchObject({ ok: false, reason: 'not-covered' });
+    expect((await engine.get(above.id))?.approvals).toEqual([]);
+  });
+
+  it('refuses after the delegation ends (the time is read at each click)', async () => {
+    await delegate(CHIDI, BOLA, { days: 0.5 });
+    const request = await engine.file(withdrawal('1500'));
+    fx.clock.advance(DAY / 2 - 1_000);
+    expect(await engine.core.options.policy.check(request, BOLA)).toEqual({
+      allowed: true,
+      onBehalfOf: CHIDI,
+    });
+    fx.clock.advance(1_000);
+    expect(await engine.approve(request.id, BOLA)).toMatchObject({ ok: false, reason: 'delegation-ended' });
+    expect(await engine.liveDelegations()).toEqual([]);
+  });
+
+  it('never lets the requester approve, nor anyone approve in the requester’s place', async () => {
+    await delegate(CHIDI, BOLA);
+    const bolas = await engine.file(withdrawal('1500', BOLA));
+    expect(await engine.approve(bolas.id, BOLA)).toMatchObject({ ok: false, reason: 'requester' });
+    const chidis = await engine.file(withdrawal('1500', CHIDI));
+    expect(await engine.approve(chidis.id, BOLA)).toMatchObject({ ok: false, reason: 'delegator-filed' });
+    await engine.idle();
+    expect(withdrawCalls()).toBe(0);
+  });
+
+  it('counts one human once on a two-approval tier, whoever approved first', async () => {
+    await delegate(CHIDI, BOLA);
+    // The delegator approved first: the delegate adds nothing in the same place.
+    const first = await engine.file(withdrawal('1000000'));
+    expect(await engine.approve(first.id, CHIDI)).toMatchObject({ ok: true });
+    expect(await engine.approve(first.id, BOLA)).toMatchObject({ ok: false, reason: 'delegator-counted' });
+    // The delegate approved first: neither the delegator nor the delegate again adds a count.
+    const second = await engine.file(withdrawal('1000000'));
+    expect(await engine.approve(second.id, BOLA)).toMatchObject({ ok: true, request: { state: 'pending' } });
+    expect(await engine.approve(second.id, CHIDI)).toMatchObject({ ok: false, reason: 'already-approved' });
+    expect(await engine.approve(second.id, BOLA)).toMatchObject({ ok: false, reason: 'already-approved' });
+    await engine.idle();
+    expect(withdrawCalls()).toBe(0);
+    expect(await engine.approve(second.id, ADE)).toMatchObject({ ok: true, request: { state: 'approved' } });
+    await engine.idle();
+    expect(withdrawCalls()).toBe(1);
+  });
+
+  it('counts a person holding two delegations once, and a delegate who is an approver once', async () => {
+    await delegate(CHIDI, BOLA);
+    await delegate(DAYO, BOLA);
+    const request = await engine.file(withdrawal('1000000'));
+    expect(await engine.approve(request.id, BOLA)).toMatchObject({ ok: true, request: { state: 'pending' } });
+    expect(await engine.approve(request.id, BOLA)).toMatchObject({ ok: false, reason: 'already-approved' });
+    // An approver who is also a delegate approves once, in their own right.
+    await delegate(CHIDI, ADE, { approver: DAYO });
+    const other = await engine.file(withdrawal('1000000'));
+    expect(await engine.approve(other.id, ADE)).toMatchObject({
+      ok: true,
+      request: { approvals: [{ user: ADE }] },
+    });
+    expect(await engine.approve(other.id, ADE)).toMatchObject({ ok: false, reason: 'already-approved' });
+    await engine.idle();
+    expect(withdrawCalls()).toBe(0);
+  });
+
+  it('is never transitive: a delegate of a delegate stands in only for the one who delegated to them', async () => {
+    await delegate(CHIDI, DAYO, { approver: ADE }); // Dayo, an approver, stands in for Chidi
+    await delegate(DAYO, EKENE, { approver: ADE }); // Dayo delegates his own place to Ekene
+    const request = await engine.file(withdrawal('1000000'));
+    expect(await engine.approve(request.id, DAYO)).toMatchObject({ ok: true });
+    // Dayo counts; Ekene may not take Chidi's place through Dayo.
+    expect(await engine.approve(request.id, EKENE)).toMatchObject({ ok: false, reason: 'delegator-counted' });
+    expect((await engine.get(request.id))?.approvals).toHaveLength(1);
+  });
+
+  it('lists the delegate among those who may approve a request it covers (DMs, reminders, App Home)', async () => {
+    await delegate(CHIDI, BOLA, { max: '2000' });
+    const small = await engine.file(withdrawal('1500'));
+    const large = await engine.file(withdrawal('2500'));
+    expect(await fx.engine.core.options.policy.eligibleFor(small)).toEqual([ADE, CHIDI, DAYO, BOLA]);
+    expect(await fx.engine.core.options.policy.eligibleFor(large)).toEqual([ADE, CHIDI, DAYO]);
+  });
+});
+
+describe('rejecting and reminders', () => {
+  it('lets a delegate reject what the delegation covers, in the delegator’s place, and nothing else', async () => {
+    await delegate(CHIDI, BOLA, { max: '2000' });
+    const large = await engine.file(withdrawal('2500'));
+    expect(await engine.mayReject(large.id, BOLA)).toMatchObject({ refusal: 'over-cap' });
+    expect(await engine.reject(large.id, BOLA, 'looks wrong')).toMatchObject({
+      ok: false,
+      reason: 'over-cap',
+    });
+    expect(await engine.reject(large.id, EKENE, 'looks wrong')).toMatchObject({
+      ok: false,
+      reason: 'not-approver',
+    });
+    const small = await engine.file(withdrawal('1500'));
+    expect(await engine.mayReject(small.id, BOLA)).not.toHaveProperty('refusal');
+    const rejected = await engine.reject(small.id, BOLA, 'not ours');
+    expect(rejected).toMatchObject({ ok: true, request: { state: 'rejected' } });
+    expect(rejected.ok && rejected.request.history.at(-1)).toMatchObject({ actor: BOLA, onBehalfOf: CHIDI });
+  });
+
+  it('reminds a delegate whose delegation covers the request, as an approver who has not acted', async () => {
+    await fx.close();
+    fx = await startEngineFixture({
+      engine: { policy: policy(), reminderPoints: [{ share: 0.5, label: '50%' }] },
+    });
+    engine = fx.engine;
+    await delegate(CHIDI, BOLA);
+    const request = await engine.file(withdrawal('1000000'));
+    expect(await engine.approve(request.id, ADE)).toMatchObject({ ok: true });
+    fx.clock.advance(DAY / 2);
+    const [reminded] = await engine.reminders.sweep();
+    expect(reminded?.history.at(-1)?.reminder?.waiting).toEqual([CHIDI, DAYO, BOLA]);
+  });
+});
+
+describe('revoking', () => {
+  it('ends a delegation at once, needs no second approval, and is audited', async () => {
+    const id = await delegate(CHIDI, BOLA);
+    const request = await engine.file(withdrawal('1500'));
+    // Someone who is neither side nor an approver changes nothing.
+    expect(await engine.revokeDelegations(EKENE, BOLA)).toEqual([]);
+    const revoked = await engine.revokeDelegations(CHIDI, BOLA);
+    expect(revoked.map((r) => r.id)).toEqual([id]);
+    expect(await engine.approve(request.id, BOLA)).toMatchObject({ ok: false, reason: 'delegation-ended' });
+    expect(await engine.liveDelegations()).toEqual([]);
+    const entry = (await engine.audit(50)).find((e) => e.action === 'delegation-revoked');
+    expect(entry).toMatchObject({ requestId: id, kind: 'delegation', actor: CHIDI });
+  });
+
+  it('lets the delegate give it up, and another approver end it while the delegator is away', async () => {
+    await delegate(CHIDI, BOLA);
+    expect(await engine.revokeDelegations(BOLA, CHIDI)).toHaveLength(1);
+    await delegate(CHIDI, BOLA);
+    expect(await engine.revokeDelegations(DAYO, BOLA)).toHaveLength(1);
+    expect(await engine.liveDelegations()).toEqual([]);
+  });
+});
+
+describe('across replicas and restarts', () => {
+  it('a delegation granted on one replica is used and revoked on another (it lives in the store)', async () => {
+    await delegate(CHIDI, BOLA);
+    const other = (await fx.another({ engine: { policy: policy() } })).engine;
+    const request = await other.file(withdrawal('1500'));
+    expect(await other.approve(request.id, BOLA)).toMatchObject({ ok: true });
+    const next = await engine.file(withdrawal('1500'));
+    await other.revokeDelegations(CHIDI, BOLA);
+    expect(await engine.approve(next.id, BOLA)).toMatchObject({ ok: false, reason: 'delegation-ended' });
+    await other.idle();
+    await engine.idle();
+  });
+});
