@@ -1,6 +1,8 @@
 // Cost of the wire encryption per call: sealing a request body (AES-256-CBC) and opening response
-// data (NaCl box), with realistic bodies. Prints microseconds per operation beside each target.
-import { availableParallelism } from 'node:os';
+// data (NaCl box), with realistic bodies. Prints microseconds per operation beside each target, and
+// beside the opens libsodium's crypto_box_open_easy on the same boxes (libsodium-wrappers, a dev
+// dependency; skipped with a notice when it is not installed), which must give the same text.
+import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import {
   curvePublicFromEd25519,
@@ -11,6 +13,7 @@ import {
   sealRequestBody,
   sealResponseData,
 } from '../src/cngn/wire.js';
+import { emitResult } from './results.js';
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 5_000);
 const WARMUP = 500;
@@ -91,27 +94,85 @@ function report(label: string, timing: Timing, targetMicros?: number): boolean {
   return targetMicros === undefined || timing.cpu < targetMicros;
 }
 
+/** libsodium's open of the same box, or undefined (with the reason) when libsodium-wrappers is absent. */
+async function libsodiumOpen(): Promise<((data: string) => string) | string> {
+  let sodium: typeof import('libsodium-wrappers')['default'];
+  try {
+    sodium = (await import('libsodium-wrappers')).default;
+    await sodium.ready;
+  } catch (error) {
+    return `libsodium-wrappers is not installed (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`;
+  }
+  return (data: string) => {
+    const blob = Buffer.from(data, 'base64');
+    const nonce = blob.subarray(0, sodium.crypto_box_NONCEBYTES);
+    const ephemeral = blob.subarray(blob.length - sodium.crypto_box_PUBLICKEYBYTES);
+    const box = blob.subarray(sodium.crypto_box_NONCEBYTES, blob.length - sodium.crypto_box_PUBLICKEYBYTES);
+    return sodium.to_string(sodium.crypto_box_open_easy(box, nonce, ephemeral, curveSecret));
+  };
+}
+
+const sodiumOpen = await libsodiumOpen();
+const [load = 0] = loadavg();
 console.log(
-  `wire crypto, ${ITERATIONS} calls each, CPU µs per call, median of ${BATCHES} batches (node ${process.version}, ${availableParallelism()} cores)`,
+  `wire crypto, ${ITERATIONS} calls each, CPU µs per call, median of ${BATCHES} batches (node ${process.version}, ${availableParallelism()} cores, load average ${load.toFixed(2)})`,
 );
+if (typeof sodiumOpen === 'string') console.log(`reference skipped: ${sodiumOpen}`);
+
+/** libsodium's figure for the same box, printed under ours and emitted as its reference. */
+function reference(id: string, label: string, sealed: string, plain: string): boolean {
+  if (typeof sodiumOpen === 'string') return true;
+  if (sodiumOpen(sealed) !== plain) throw new Error(`libsodium opened ${label} to another text`);
+  const timing = timeEach(() => sodiumOpen(sealed));
+  report(`  reference: libsodium-wrappers crypto_box_open_easy (WASM)`, timing);
+  emitResult({
+    id: `${id}.libsodium`,
+    figure: `libsodium ${label}`,
+    value: timing.cpu,
+    unit: 'µs',
+    referenceFor: id,
+    referenceLabel: 'libsodium-wrappers (WASM)',
+  });
+  return true;
+}
+
+function measured(id: string, figure: string, timing: Timing, target?: number): boolean {
+  emitResult({
+    id,
+    figure,
+    value: timing.cpu,
+    unit: 'µs',
+    ...(target === undefined ? {} : { target: { op: '<', value: target } }),
+    reference: `wall ${timing.wall.toFixed(1)} µs`,
+  });
+  return report(figure, timing, target);
+}
+
+if (openResponseData(sealedBalance, curveSecret) !== balance) throw new Error('our open gave another text');
 const met = [
-  report(
+  measured(
+    'crypto.seal',
     `seal request body (${withdrawBody.length} B JSON, AES-256-CBC)`,
     timeEach(() => sealRequestBody(withdrawBody, encryptionKey)),
     15,
   ),
-  report(
+  measured(
+    'crypto.open-78',
     `open response data (${balance.length} B JSON, NaCl box)`,
     timeEach(() => openResponseData(sealedBalance, curveSecret)),
     100,
   ),
-  report(
+  reference('crypto.open-78', `open ${balance.length} B`, sealedBalance, balance),
+  measured(
+    'crypto.open-6k',
     `open response data (${transactionPage.length} B JSON, NaCl box)`,
     timeEach(() => openResponseData(sealedPage, curveSecret)),
     200,
   ),
+  reference('crypto.open-6k', `open ${transactionPage.length} B`, sealedPage, transactionPage),
   // The sandbox's side: a fresh ephemeral key pair per response, so two X25519 operations.
-  report(
+  measured(
+    'crypto.sandbox-seal',
     `seal response data (${balance.length} B JSON, sandbox side)`,
     timeEach(() => sealResponseData(balance, curvePublic)),
   ),
