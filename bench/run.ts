@@ -2,7 +2,7 @@
 // one summary of every figure beside its target and the reference measured in the same run, with the
 // machine (cores, load average, node). The summary is written to bench-results/results.json and, with
 // `--write-readme` (or BENCH_WRITE_README=1), into README.md between the bench markers.
-// `--only ack,crypto` (or BENCH_ONLY) runs some sections.
+// `--only ack,crypto` (or BENCH_ONLY) runs some sections; BENCH_SECTION_TIMEOUT_S bounds each.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -22,6 +22,8 @@ import {
 } from './results.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** A section still running after this is ended and reported as unfinished (the others still run). */
+const SECTION_LIMIT_S = Number(process.env.BENCH_SECTION_TIMEOUT_S ?? 1_200);
 
 interface Section {
   name: string;
@@ -70,12 +72,17 @@ async function runSection(section: Section, figures: BenchFigure[]): Promise<Sec
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = once(child, 'exit') as Promise<[number | null]>;
+  const timer = setTimeout(() => {
+    console.log(`(${section.name} still running after ${SECTION_LIMIT_S} s: ended)`);
+    child.kill('SIGKILL');
+  }, SECTION_LIMIT_S * 1_000);
   for await (const line of createInterface({ input: child.stdout })) {
     const figure = parseResultLine(line);
     if (figure) figures.push(figure);
     else console.log(line);
   }
   const [exitCode] = await exited;
+  clearTimeout(timer);
   return {
     name: section.name,
     exitCode,
