@@ -12,20 +12,29 @@
 //   competes for the CPU with the next acks, so this measures throughput more than ack latency.
 // Where `taskset` exists and there are two or more CPUs, the app under test gets a CPU of its own
 // and the load and the fake Slack share the rest, so neither app is slowed by the harness.
+// BENCH_ACK_ROUNDS rounds (default 3), the two apps alternating which goes first, so both meet the
+// same load on the machine; each figure is the median of the rounds, with their range. Beside the
+// latencies, each app's CPU time per request (from /proc, Linux only): what the ack and the answer
+// cost, whatever else the machine runs.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { availableParallelism } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
 import { Pool } from 'undici';
 import { SIGNING_SECRET } from '../test/support/harness.js';
 import { signSlackBody } from '../test/support/slack-requests.js';
+import { emitResult } from './results.js';
 
 const REQUESTS = Number(process.env.BENCH_ACK_REQUESTS ?? 2_000);
 const CONCURRENCY = Number(process.env.BENCH_ACK_CONCURRENCY ?? 4);
 const RATE = Number(process.env.BENCH_ACK_RATE ?? 200);
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ACK_ROUNDS ?? 3));
 const WARMUP = 50;
+const CLOCK_TICKS = 100; // USER_HZ on Linux, the unit of /proc/<pid>/stat times
 
 interface Figures {
   p50: number;
@@ -35,12 +44,24 @@ interface Figures {
 interface AppFigures {
   paced: Figures;
   saturated: Figures;
+  /** The app process's CPU time per request under the saturated load, µs (undefined without /proc). */
+  cpuMicrosPerRequest: number | undefined;
 }
 
 export interface AckBenchResult {
   lines: string[];
-  ours: AppFigures;
-  bare: AppFigures;
+  rounds: Array<{ ours: AppFigures; bare: AppFigures }>;
+}
+
+/** CPU time (user + system) of a process so far, in ms, from /proc; undefined elsewhere. */
+function cpuMsOf(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return ((Number(fields[11]) + Number(fields[12])) * 1_000) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
 }
 
 /** CPU pinning: the app on the last CPU, everything else on the others (when taskset exists). */
@@ -87,7 +108,7 @@ function figures(times: number[]): Figures {
   return { p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
 }
 
-async function measure(baseUrl: string, responseUrl: string): Promise<AppFigures> {
+async function measure(baseUrl: string, responseUrl: string, pid: number | undefined): Promise<AppFigures> {
   const pool = new Pool(baseUrl, { connections: 32 });
   /** Sends one signed command; resolves with the ms until its ack was read. */
   const send = async (): Promise<number> => {
@@ -112,6 +133,8 @@ async function measure(baseUrl: string, responseUrl: string): Promise<AppFigures
   const paced = figures(await Promise.all(pacedTimes));
 
   // Saturated: CONCURRENCY in flight, each sent as soon as the previous one's ack is read.
+  await sleep(500); // the paced answers settle first
+  const cpuBefore = cpuMsOf(pid);
   const saturatedTimes: number[] = [];
   let next = 0;
   await Promise.all(
@@ -119,8 +142,14 @@ async function measure(baseUrl: string, responseUrl: string): Promise<AppFigures
       while (next++ < REQUESTS) saturatedTimes.push(await send());
     }),
   );
+  await sleep(1_000); // answers queued behind the acks are finished and counted
+  const cpuAfter = cpuMsOf(pid);
   await pool.close();
-  return { paced, saturated: figures(saturatedTimes) };
+  const cpuMicrosPerRequest =
+    cpuBefore !== undefined && cpuAfter !== undefined
+      ? ((cpuAfter - cpuBefore) * 1_000) / REQUESTS
+      : undefined;
+  return { paced, saturated: figures(saturatedTimes), cpuMicrosPerRequest };
 }
 
 /** Starts a bench script in its own process (under `prefix`, e.g. taskset) and reads its JSON line. */
@@ -146,7 +175,7 @@ async function stopChild(child: ChildProcess): Promise<void> {
 async function benchApp(mode: 'ours' | 'bare', slack: SlackInfo, pin: string[]): Promise<AppFigures> {
   const app = await spawnServer<{ url: string }>(['bench/ack-server.ts', mode, slack.apiUrl], pin);
   try {
-    return await measure(app.info.url, slack.responseUrl);
+    return await measure(app.info.url, slack.responseUrl, app.child.pid);
   } finally {
     await stopChild(app.child);
   }
@@ -157,38 +186,122 @@ interface SlackInfo {
   responseUrl: string;
 }
 
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] ?? Number.NaN) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+};
+const range = (values: number[], digits = 2) =>
+  values.length > 1
+    ? `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`
+    : (values[0] ?? Number.NaN).toFixed(digits);
+
 export async function benchAck(): Promise<AckBenchResult> {
+  const cores = availableParallelism(); // before this process is pinned to fewer
   const pin = pinning();
   // This process (the load) joins the fake Slack on the CPUs the app does not use.
   if (pin.restCpus)
     execFileSync('taskset', ['-c', '-p', pin.restCpus, String(process.pid)], { stdio: 'ignore' });
   const slack = await spawnServer<SlackInfo>(['bench/slack-server.ts'], pin.rest);
-  let ours: AppFigures;
-  let bare: AppFigures;
+  const rounds: AckBenchResult['rounds'] = [];
+  const loadBefore = loadavg()[0] ?? 0;
   try {
-    ours = await benchApp('ours', slack.info, pin.app);
-    bare = await benchApp('bare', slack.info, pin.app);
+    for (let round = 0; round < ROUNDS; round++) {
+      // Alternating which app goes first, so a change in the machine's load does not favour one.
+      if (round % 2 === 0) {
+        const ours = await benchApp('ours', slack.info, pin.app);
+        rounds.push({ ours, bare: await benchApp('bare', slack.info, pin.app) });
+      } else {
+        const bare = await benchApp('bare', slack.info, pin.app);
+        rounds.push({ ours: await benchApp('ours', slack.info, pin.app), bare });
+      }
+    }
   } finally {
     await stopChild(slack.child);
   }
+  const loadAfter = loadavg()[0] ?? 0;
 
-  const f = (n: number) => n.toFixed(2);
-  const row = (name: string, x: Figures) => `    ${name} : p50 ${f(x.p50)} ms   p99 ${f(x.p99)} ms`;
-  const ratios = (a: Figures, b: Figures) =>
-    `    ratio     : p50 ${(a.p50 / b.p50).toFixed(2)}   p99 ${(a.p99 / b.p99).toFixed(2)}`;
+  const load = (kind: 'paced' | 'saturated', app: 'ours' | 'bare', p: 'p50' | 'p99') =>
+    rounds.map((r) => r[app][kind][p]);
+  const ratio = (kind: 'paced' | 'saturated', p: 'p50' | 'p99') =>
+    rounds.map((r) => r.ours[kind][p] / r.bare[kind][p]);
+  const row = (name: string, kind: 'paced' | 'saturated', app: 'ours' | 'bare') =>
+    `    ${name} : p50 ${median(load(kind, app, 'p50')).toFixed(2)} ms (${range(load(kind, app, 'p50'))})   ` +
+    `p99 ${median(load(kind, app, 'p99')).toFixed(2)} ms (${range(load(kind, app, 'p99'))})`;
+  const ratios = (kind: 'paced' | 'saturated') =>
+    `    ratio     : p50 ${median(ratio(kind, 'p50')).toFixed(2)} (${range(ratio(kind, 'p50'))})   ` +
+    `p99 ${median(ratio(kind, 'p99')).toFixed(2)} (${range(ratio(kind, 'p99'))})`;
+  const cpu = (app: 'ours' | 'bare') =>
+    rounds.map((r) => r[app].cpuMicrosPerRequest).filter((n): n is number => n !== undefined);
+  const cpuLine =
+    cpu('ours').length > 0
+      ? `  CPU time of the app per request (saturated, ack and answer): cngn-desk ${median(cpu('ours')).toFixed(0)} µs ` +
+        `(${range(cpu('ours'), 0)}), bare Bolt ${median(cpu('bare')).toFixed(0)} µs (${range(cpu('bare'), 0)})`
+      : '  CPU time per request: not measured (no /proc)';
+
+  const bare = (kind: 'paced' | 'saturated', p: 'p50' | 'p99') =>
+    `bare Bolt ${p} ${median(load(kind, 'bare', p)).toFixed(2)} ms, cngn-desk ${median(load(kind, 'ours', p)).toFixed(2)} ms; ` +
+    `${rounds.length} rounds ${range(ratio(kind, p))}`;
+  emitResult({
+    id: 'ack.saturated.p99-ratio',
+    figure: `ack p99, saturated (${CONCURRENCY} in flight), ratio to bare Bolt`,
+    value: median(ratio('saturated', 'p99')),
+    unit: '×',
+    target: { op: '<=', value: 1.5 },
+    reference: bare('saturated', 'p99'),
+  });
+  emitResult({
+    id: 'ack.saturated.p50-ratio',
+    figure: 'ack p50, saturated, ratio to bare Bolt',
+    value: median(ratio('saturated', 'p50')),
+    unit: '×',
+    reference: bare('saturated', 'p50'),
+  });
+  emitResult({
+    id: 'ack.paced.p99-ratio',
+    figure: `ack p99, paced at ${RATE}/s, ratio to bare Bolt`,
+    value: median(ratio('paced', 'p99')),
+    unit: '×',
+    target: { op: '<=', value: 1.5 },
+    reference: bare('paced', 'p99'),
+  });
+  emitResult({
+    id: 'ack.paced.p99',
+    figure: `ack p99, paced at ${RATE}/s`,
+    value: median(load('paced', 'ours', 'p99')),
+    unit: 'ms',
+    target: { op: '<', value: 50 },
+    reference: `bare Bolt ${median(load('paced', 'bare', 'p99')).toFixed(2)} ms`,
+  });
+  if (cpu('ours').length > 0) {
+    emitResult({
+      id: 'ack.cpu-per-request',
+      figure: 'app CPU per /cngn balance (ack and answer)',
+      value: median(cpu('ours')),
+      unit: 'µs',
+      reference: `bare Bolt ${median(cpu('bare')).toFixed(0)} µs (ack only)`,
+    });
+  }
   return {
-    ours,
-    bare,
+    rounds,
     lines: [
-      `ack latency over ${REQUESTS} signed /cngn balance requests, loopback, ${pin.label}:`,
+      `ack latency over ${REQUESTS} signed /cngn balance requests, loopback, ${pin.label}; median of ${rounds.length} round(s) (range):`,
       `  paced at ${RATE}/s, each timed from when it left (target: ratio ≤ 1.5, p99 < 50 ms):`,
-      row('cngn-desk', ours.paced),
-      row('bare Bolt', bare.paced),
-      ratios(ours.paced, bare.paced),
-      `  saturated, ${CONCURRENCY} in flight back to back (answers compete with acks for the CPU):`,
-      row('cngn-desk', ours.saturated),
-      row('bare Bolt', bare.saturated),
-      ratios(ours.saturated, bare.saturated),
+      row('cngn-desk', 'paced', 'ours'),
+      row('bare Bolt', 'paced', 'bare'),
+      ratios('paced'),
+      `  saturated, ${CONCURRENCY} in flight back to back (target: p99 ratio ≤ 1.5; answers may queue, acks may not):`,
+      row('cngn-desk', 'saturated', 'ours'),
+      row('bare Bolt', 'saturated', 'bare'),
+      ratios('saturated'),
+      cpuLine,
+      `  ${cores} cores, load average ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after, node ${process.version}`,
     ],
   };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const { lines } = await benchAck();
+  for (const line of lines) console.log(line);
+  process.exit(0);
 }

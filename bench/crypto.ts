@@ -1,7 +1,13 @@
 // Cost of the wire encryption per call: sealing a request body (AES-256-CBC) and opening response
-// data (NaCl box), with realistic bodies. Prints microseconds per operation beside each target.
-import { availableParallelism } from 'node:os';
+// data (NaCl box), with realistic bodies. Prints microseconds per operation beside each target, and
+// beside the opens libsodium's crypto_box_open_easy on boxes sealed the same way (libsodium-wrappers,
+// a dev dependency; skipped with a notice when it is not installed), which must give the same text.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import {
   curvePublicFromEd25519,
   curveSecretFromSeed,
@@ -11,9 +17,11 @@ import {
   sealRequestBody,
   sealResponseData,
 } from '../src/cngn/wire.js';
+import { emitResult } from './results.js';
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 5_000);
 const WARMUP = 500;
+const LIBSODIUM_LIMIT_MS = 120_000;
 
 const keys = parseOpenSshPrivateKey(generateOpenSshKeyPair().privateKey);
 const curveSecret = curveSecretFromSeed(keys.seed);
@@ -91,29 +99,121 @@ function report(label: string, timing: Timing, targetMicros?: number): boolean {
   return targetMicros === undefined || timing.cpu < targetMicros;
 }
 
+/** libsodium's open of the same box, or undefined (with the reason) when libsodium-wrappers is absent. */
+async function libsodiumOpen(): Promise<((data: string) => string) | string> {
+  let sodium: typeof import('libsodium-wrappers')['default'];
+  try {
+    sodium = (await import('libsodium-wrappers')).default;
+    await sodium.ready;
+  } catch (error) {
+    return `libsodium-wrappers is not installed (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`;
+  }
+  return (data: string) => {
+    const blob = Buffer.from(data, 'base64');
+    const nonce = blob.subarray(0, sodium.crypto_box_NONCEBYTES);
+    const ephemeral = blob.subarray(blob.length - sodium.crypto_box_PUBLICKEYBYTES);
+    const box = blob.subarray(sodium.crypto_box_NONCEBYTES, blob.length - sodium.crypto_box_PUBLICKEYBYTES);
+    return sodium.to_string(sodium.crypto_box_open_easy(box, nonce, ephemeral, curveSecret));
+  };
+}
+
+/** libsodium's figure for the same kind of box, emitted as the reference of our figure `id`. */
+function reference(
+  sodiumOpen: (data: string) => string,
+  id: string,
+  label: string,
+  sealed: string,
+  plain: string,
+): void {
+  if (sodiumOpen(sealed) !== plain) throw new Error(`libsodium opened ${label} to another text`);
+  const timing = timeEach(() => sodiumOpen(sealed));
+  report(`  reference: libsodium-wrappers crypto_box_open_easy (WASM), ${label}`, timing);
+  emitResult({
+    id: `${id}.libsodium`,
+    figure: `libsodium ${label}`,
+    value: timing.cpu,
+    unit: 'µs',
+    referenceFor: id,
+    referenceLabel: 'libsodium-wrappers (WASM)',
+  });
+}
+
+function measured(id: string, figure: string, timing: Timing, target?: number): boolean {
+  emitResult({
+    id,
+    figure,
+    value: timing.cpu,
+    unit: 'µs',
+    ...(target === undefined ? {} : { target: { op: '<', value: target } }),
+    reference: `wall ${timing.wall.toFixed(1)} µs`,
+  });
+  return report(figure, timing, target);
+}
+
+/**
+ * The libsodium references run in a child process of their own (this script with `--libsodium`),
+ * under a time limit: the WASM build once hung a run on this machine, and a reference must not stall
+ * the bench.
+ */
+async function libsodiumReferences(): Promise<void> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--libsodium'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, BENCH_ITERATIONS: String(ITERATIONS) },
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), LIBSODIUM_LIMIT_MS);
+  const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
+  for await (const line of createInterface({ input: child.stdout })) console.log(line);
+  const [code, signal] = await exited;
+  clearTimeout(timer);
+  if (code !== 0) {
+    console.log(
+      `reference skipped: the libsodium run ${signal ? `did not finish in ${LIBSODIUM_LIMIT_MS / 1000} s` : `exited with ${code}`}`,
+    );
+  }
+}
+
+if (process.argv.includes('--libsodium')) {
+  const sodiumOpen = await libsodiumOpen();
+  if (typeof sodiumOpen === 'string') {
+    console.log(`reference skipped: ${sodiumOpen}`);
+  } else {
+    reference(sodiumOpen, 'crypto.open-78', `open ${balance.length} B`, sealedBalance, balance);
+    reference(sodiumOpen, 'crypto.open-6k', `open ${transactionPage.length} B`, sealedPage, transactionPage);
+  }
+  process.exit(0);
+}
+
+const [load = 0] = loadavg();
 console.log(
-  `wire crypto, ${ITERATIONS} calls each, CPU µs per call, median of ${BATCHES} batches (node ${process.version}, ${availableParallelism()} cores)`,
+  `wire crypto, ${ITERATIONS} calls each, CPU µs per call, median of ${BATCHES} batches (node ${process.version}, ${availableParallelism()} cores, load average ${load.toFixed(2)})`,
 );
+if (openResponseData(sealedBalance, curveSecret) !== balance) throw new Error('our open gave another text');
 const met = [
-  report(
+  measured(
+    'crypto.seal',
     `seal request body (${withdrawBody.length} B JSON, AES-256-CBC)`,
     timeEach(() => sealRequestBody(withdrawBody, encryptionKey)),
     15,
   ),
-  report(
+  measured(
+    'crypto.open-78',
     `open response data (${balance.length} B JSON, NaCl box)`,
     timeEach(() => openResponseData(sealedBalance, curveSecret)),
     100,
   ),
-  report(
+  measured(
+    'crypto.open-6k',
     `open response data (${transactionPage.length} B JSON, NaCl box)`,
     timeEach(() => openResponseData(sealedPage, curveSecret)),
     200,
   ),
   // The sandbox's side: a fresh ephemeral key pair per response, so two X25519 operations.
-  report(
+  measured(
+    'crypto.sandbox-seal',
     `seal response data (${balance.length} B JSON, sandbox side)`,
     timeEach(() => sealResponseData(balance, curvePublic)),
   ),
 ].every(Boolean);
 if (!met) console.log('some targets were missed');
+await libsodiumReferences();
+process.exit(0);

@@ -15,6 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { FakeSlack } from '../test/support/fake-slack.js';
+import { emitStartup } from './results.js';
 
 const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 3);
 const IDLE_MS = Number(process.env.BENCH_STARTUP_IDLE_MS ?? 10_000);
@@ -209,6 +210,14 @@ export async function benchStartup(): Promise<{ lines: string[] }> {
       now.push(await startOnce(['start'], env));
       before.push(await startOnce(['start', `--script-shell=${oldStart}`], env));
     }
+    const rss = (runs: Run[]) =>
+      median(runs.map((run) => run.processes.reduce((sum, p) => sum + p.rssMb, 0)));
+    const typical =
+      now.find((run) => run.processes.reduce((sum, p) => sum + p.rssMb, 0) === rss(now)) ?? now[0];
+    emitStartup(median(now.map((run) => run.healthzMs)), typical?.processes ?? [], {
+      healthzMs: median(before.map((run) => run.healthzMs)),
+      rssMb: rss(before),
+    });
     const [one, five] = loadavg();
     return {
       lines: [

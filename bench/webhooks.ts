@@ -20,6 +20,7 @@ import { webhookMessage } from '../src/slack/blocks/webhook-message.js';
 import { clearStore, createStore, type Store } from '../src/store/index.js';
 import { alertsClient, createWebhooks, signatureFor, type Webhooks } from '../src/webhooks/index.js';
 import { FakeSlack } from '../test/support/fake-slack.js';
+import { emitBurst, emitIntake } from './results.js';
 
 const SECRET = 'whsec_bench';
 const INTAKE_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 2_000);
@@ -108,6 +109,7 @@ async function intake(storeUrl: string, label: string): Promise<string> {
   await clearStore(store);
   await store.close();
   if (stored !== INTAKE_EVENTS) throw new Error(`stored ${stored} of ${INTAKE_EVENTS}`);
+  emitIntake(label, INTAKE_EVENTS / seconds, percentile(latencies, 99));
   const target = label.startsWith('SQLite') ? ' (target >= 2,000/s, p99 < 20 ms)' : '';
   return (
     `webhook intake (${label}): ${INTAKE_EVENTS} signed events, concurrency ${INTAKE_CONCURRENCY}: ` +
@@ -190,6 +192,7 @@ async function oneChannelBurst(storeUrl: string): Promise<string> {
   await store.close();
   const counts = messageCounts(slack);
   await slack.stop();
+  emitBurst('burst', BURST_EVENTS, seconds, seen);
   return (
     `webhook burst, one alerts channel (SQLite store, ${bucket}): ${BURST_EVENTS.toLocaleString('en')} events sent 16 at a time, ` +
     `all acknowledged in ${((acked - started) / 1000).toFixed(1)} s; every event visible ${seconds.toFixed(1)} s after the first was sent ` +
@@ -285,6 +288,7 @@ async function killedBurst(storeUrl: string): Promise<string> {
   await bot.exited;
   const counts = messageCounts(slack);
   await slack.stop();
+  emitBurst('kill -9', BURST_EVENTS, seconds, seen);
   return (
     `webhook burst with kill -9 (SQLite store, bot in a child process, ${bucket}): killed ${(((killedAt ?? started) - started) / 1000).toFixed(1)} s in, ` +
     `after ${first.size} of ${BURST_EVENTS.toLocaleString('en')} events were acknowledged${midDigest ? ', as Slack took the events of a digest' : ''}; ` +

@@ -2,8 +2,7 @@
 // accounts, short hashes, receivers, status words, the environment marker. Plain text: a caller that
 // puts one of these into mrkdwn escapes it (format/mrkdwn.ts); explorer links are in format/explorer.ts.
 // No I/O, no clock reads: callers pass `now`.
-import { TZDate, tz } from '@date-fns/tz';
-import { format, formatDistanceStrict, isSameDay } from 'date-fns';
+import { formatDistanceStrict } from 'date-fns';
 import type { CngnEnvironment } from '../cngn/api.js';
 import type { Receiver } from '../cngn/schemas.js';
 import { Money } from './money.js';
@@ -24,6 +23,32 @@ export function naira(amount: string | null | undefined): string {
   return `${money.toString().startsWith('-') ? '-' : ''}₦${grouped}.${fraction}`;
 }
 
+// One Intl formatter for every Lagos time: building date-fns TZDates per call cost more than the rest
+// of a /cngn answer together.
+const lagosFormat = new Intl.DateTimeFormat('en-US', {
+  timeZone: LAGOS,
+  weekday: 'short',
+  day: 'numeric',
+  month: 'short',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
+});
+
+type LagosParts = Record<'weekday' | 'day' | 'month' | 'year' | 'hour' | 'minute', string>;
+
+function lagosParts(date: Date): LagosParts {
+  const parts: LagosParts = { weekday: '', day: '', month: '', year: '', hour: '', minute: '' };
+  for (const part of lagosFormat.formatToParts(date)) {
+    if (part.type in parts) parts[part.type as keyof LagosParts] = part.value;
+  }
+  return parts;
+}
+
+const fullTime = (p: LagosParts) =>
+  `${p.weekday} ${p.day} ${p.month} ${p.year.padStart(4, '0')}, ${p.hour}:${p.minute} WAT`;
+
 /** `Mon 23 Nov 2026, 09:15 WAT` in Africa/Lagos; unparseable text is shown as sent. */
 export function lagosTime(iso: string | Date): string;
 export function lagosTime(iso: string | Date | null | undefined): string | undefined;
@@ -31,15 +56,16 @@ export function lagosTime(iso: string | Date | null | undefined): string | undef
   if (!iso) return undefined;
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return String(iso);
-  return `${format(new TZDate(date, LAGOS), 'EEE d MMM yyyy, HH:mm')} WAT`;
+  return fullTime(lagosParts(date));
 }
 
 /** `10:26 WAT` when `at` falls on the same Lagos day as `now`, else the full date and time. */
 export function lagosTimeOfDay(at: Date, now: Date): string {
   if (Number.isNaN(at.getTime())) return lagosTime(at);
-  return isSameDay(at, now, { in: tz(LAGOS) })
-    ? `${format(new TZDate(at, LAGOS), 'HH:mm')} WAT`
-    : lagosTime(at);
+  const day = lagosParts(at);
+  const today = lagosParts(now);
+  const sameDay = day.year === today.year && day.month === today.month && day.day === today.day;
+  return sameDay ? `${day.hour}:${day.minute} WAT` : fullTime(day);
 }
 
 /** `in 23 hours` / `5 minutes ago`, against the time the caller passes. */

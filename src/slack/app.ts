@@ -119,6 +119,8 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     token: slack.botToken,
     logger,
     logLevel: BOLT_LEVEL[options.logLevel ?? 'info'],
+    // No listener reads Bolt's conversation context; its store would be one more step before each ack.
+    convoStore: false as const,
     ...(slackApiUrl ? { clientOptions: { slackApiUrl } } : {}),
   };
   // Socket Mode serves the routes on our own server: Bolt's throws out of its listener on a target

@@ -34,9 +34,10 @@ const eventCallback = z.looseObject({
   authorizations: z.array(z.looseObject({})).optional(),
 });
 
-// Form fields of a slash command: each exactly once (a repeated field would arrive as a list).
+// Form fields of a slash command: each exactly once (a repeated field would arrive as a list). A
+// catch-all rather than an intersection with a record: same rule, a fifth of the cost before each ack.
 const slashCommand = z
-  .looseObject({
+  .object({
     command: text,
     text,
     user_id: text,
@@ -45,7 +46,7 @@ const slashCommand = z
     response_url: responseUrl,
     team_id: text.optional(),
   })
-  .and(z.record(text, text));
+  .catchall(text);
 
 const interaction = {
   user,

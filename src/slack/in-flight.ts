@@ -1,19 +1,37 @@
 // Work that continues after the ack (service call, answer through response_url or views.update).
+// It never starts on the tick of the ack: each piece waits for a turn of the event loop of its own,
+// one per turn, so requests read in between are acked first (answers may queue, acks may not).
 // Shutdown waits for it, so a SIGTERM between the ack and the answer does not leave a user with a
 // "working…" message that never resolves.
 export interface InFlight {
-  /** Runs `work` and remembers it until it settles; errors are the caller's to handle. */
+  /** Queues `work` to start on a later turn and remembers it until it settles; errors are the caller's. */
   run<T>(work: () => Promise<T>): Promise<T>;
-  /** Resolves when everything started so far has settled, or after `timeoutMs`. */
+  /** Resolves when everything queued or started so far has settled, or after `timeoutMs`. */
   drain(timeoutMs: number): Promise<void>;
   readonly size: number;
 }
 
 export function createInFlight(): InFlight {
   const running = new Set<Promise<unknown>>();
+  const queued: Array<() => void> = [];
+  let scheduled = false;
+  // One start per turn: setImmediate runs after the poll phase, where new requests are read and acked.
+  const startNext = () => {
+    scheduled = false;
+    queued.shift()?.();
+    if (queued.length > 0) schedule();
+  };
+  const schedule = () => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(startNext);
+  };
   return {
     run(work) {
-      const promise = work();
+      const promise = new Promise<void>((resolve) => {
+        queued.push(resolve);
+        schedule();
+      }).then(work);
       const settled = promise.then(
         () => undefined,
         () => undefined,

@@ -1,8 +1,8 @@
-// In front of Bolt's HTTP receiver: a request to POST /slack/events is read (within a size limit) and,
-// when correctly signed, parsed the way Bolt will parse it and checked (nesting depth, the envelope's
-// shape) before Bolt sees it; a signed body that fails is refused with 400 (413 when too large) and a
-// log line. Bolt still does its own verification over the same raw bytes, which it finds already read
-// on the request, so an unsigned or forged request gets Bolt's 401 as before.
+// In front of Bolt's HTTP receiver: a request to POST /slack/events is read (within a size limit),
+// parsed the way Bolt will parse it and checked (nesting depth, the envelope's shape) before Bolt sees
+// it; a body that fails and is correctly signed is refused with 400 (413 when too large) and a log
+// line. Bolt still does its own verification over the same raw bytes, which it finds already read on
+// the request, so an unsigned or forged request gets Bolt's 401 as before.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { HTTPModuleFunctions, isValidSlackRequest } from '@slack/bolt';
 import { nestsDeeperThan } from '../format/json-depth.js';
@@ -87,8 +87,15 @@ async function screen(
     }
     return { ok: false, status: 400, reason: 'the body could not be read' };
   }
-  // Unsigned or forged: Bolt refuses it (401) without parsing it.
-  if (!signedBySlack(buffered, signingSecret)) return { ok: true };
+  const verdict = checkBody(buffered, maxDepth);
+  // The signature only decides between our 400 and Bolt's 401, so it is computed here only for a body
+  // that fails: a well-formed request has it computed once (by Bolt) before its ack, as in any Bolt app.
+  // Unsigned or forged: Bolt refuses it (401), whatever its shape.
+  if (verdict.ok || !signedBySlack(buffered, signingSecret)) return { ok: true };
+  return verdict;
+}
+
+function checkBody(buffered: IncomingMessage & { rawBody: Buffer }, maxDepth: number): Screened {
   let body: unknown;
   try {
     body = HTTPModuleFunctions.parseHTTPRequestBody(buffered);
