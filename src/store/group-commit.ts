@@ -9,12 +9,27 @@
 // database, and a statement that fails is undone on its own (SQLite's statement rollback) and
 // rejects alone. If the commit fails, every statement of the batch rejects: nothing of it was
 // promised to anyone.
+//
+// A conditional write (`conditional`) is a statement plus the statements that follow from its answer
+// (a claim, then what only its winner writes): they commit together or not at all. The first runs with
+// the batch's single statements, the follow-ups right after, all of them together again. A follow-up
+// that fails cannot be undone alone, so it fails the whole batch: every statement of it rejects and
+// nothing of it stays, as when the commit fails.
 
 export type Query = (sql: string, ...params: unknown[]) => Promise<unknown>;
 
 interface Batch {
   statements: Array<{ sql: string; params: unknown[]; settle: (outcome: Outcome) => void }>;
+  conditionals: Array<{
+    sql: string;
+    params: unknown[];
+    then: (rows: unknown) => Statement[];
+    settle: (outcome: Outcome) => void;
+  }>;
 }
+
+/** SQL and its parameters. */
+export type Statement = [sql: string, params: unknown[]];
 
 type Outcome = { ok: true; rows: unknown } | { ok: false; error: unknown };
 
@@ -46,6 +61,21 @@ export class GroupCommit {
     });
   };
 
+  /**
+   * Run `sql` in the next batch, then the statements `then` returns for its rows, all in that batch's
+   * transaction; resolves with the first statement's rows once the batch has committed.
+   */
+  conditional(sql: string, params: unknown[], then: (rows: unknown) => Statement[]): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      this.batch().conditionals.push({
+        sql,
+        params,
+        then,
+        settle: (outcome) => (outcome.ok ? resolve(outcome.rows) : reject(outcome.error)),
+      });
+    });
+  }
+
   /** Resolves once every statement sent so far has been committed (or rejected). */
   async idle(): Promise<void> {
     while (this.open) await this.running;
@@ -54,7 +84,7 @@ export class GroupCommit {
 
   private batch(): Batch {
     if (this.open) return this.open;
-    const batch: Batch = { statements: [] };
+    const batch: Batch = { statements: [], conditionals: [] };
     this.open = batch;
     // The batch takes every statement sent until the previous batch has committed and this turn of
     // the event loop is over, then runs them in one transaction.
@@ -73,26 +103,41 @@ export class GroupCommit {
       // transaction never has to upgrade from read to write half-way and fail there.
       await this.raw('BEGIN IMMEDIATE');
     } catch (error) {
-      for (const statement of batch.statements) statement.settle({ ok: false, error });
+      this.fail(batch, error);
       return;
     }
     // Sent together, as they were before batching: statements no caller has heard back from yet
     // are concurrent, and the connection runs them one at a time in whatever order it picks.
-    const outcomes = await Promise.all(
-      batch.statements.map(({ sql, params }) =>
-        this.raw(sql, ...params).then(
-          (rows): Outcome => ({ ok: true, rows }),
-          (error: unknown): Outcome => ({ ok: false, error }),
-        ),
-      ),
-    );
+    const all = [...batch.statements, ...batch.conditionals];
+    const outcomes = await Promise.all(all.map(({ sql, params }) => this.attempt(sql, params)));
     try {
+      const followUps = batch.conditionals.flatMap((conditional, i) => {
+        const outcome = outcomes[batch.statements.length + i]!;
+        return outcome.ok ? conditional.then(outcome.rows) : [];
+      });
+      // Every follow-up finishes before the batch is committed or rolled back.
+      const done = await Promise.all(followUps.map(([sql, params]) => this.attempt(sql, params)));
+      const failed = done.find((outcome) => !outcome.ok);
+      if (failed && !failed.ok) throw failed.error;
       await this.raw('COMMIT');
     } catch (error) {
       await this.raw('ROLLBACK').catch(() => undefined);
-      for (const statement of batch.statements) statement.settle({ ok: false, error });
+      this.fail(batch, error);
       return;
     }
-    for (const [i, statement] of batch.statements.entries()) statement.settle(outcomes[i]!);
+    for (const [i, statement] of all.entries()) statement.settle(outcomes[i]!);
+  }
+
+  private attempt(sql: string, params: unknown[]): Promise<Outcome> {
+    return this.raw(sql, ...params).then(
+      (rows): Outcome => ({ ok: true, rows }),
+      (error: unknown): Outcome => ({ ok: false, error }),
+    );
+  }
+
+  /** Nothing of the batch was committed: every statement of it rejects. */
+  private fail(batch: Batch, error: unknown): void {
+    for (const statement of [...batch.statements, ...batch.conditionals])
+      statement.settle({ ok: false, error });
   }
 }
