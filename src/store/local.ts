@@ -218,24 +218,36 @@ export class LocalStore implements Store {
     const table = tableOf(sqlite);
     const claimed = [this.storedKey(claim.key), await this.storedValue(claim.value, claim.ttlMs, now), now];
     const statements: Statement[] = [];
+    // Values go in one statement, several rows: a `set` row replaces what its key holds, a
+    // `setIfAbsent` row only what has expired.
+    const rows: unknown[] = [];
+    const replaced: string[] = [];
     for (const write of writes) {
       if (write.kind === 'addToSet') {
         const params = [this.storedKey(`set:${write.set}`), await this.storedMember(write.member)];
         statements.push([this.addToSetSql(sqlite), params]);
         continue;
       }
-      const params = [this.storedKey(write.key), await this.storedValue(write.value, write.ttlMs, now)];
-      if (write.kind === 'setIfAbsent') statements.push([this.claimSql(table), [...params, now]]);
-      else
-        statements.push([
-          `INSERT INTO ${table} (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
-          params,
-        ]);
+      rows.push(this.storedKey(write.key), await this.storedValue(write.value, write.ttlMs, now));
+      if (write.kind === 'set') replaced.push(this.storedKey(write.key));
     }
-    const rows = await group.conditional(this.claimSql(table), claimed, (won) =>
-      (won as unknown[]).length === 1 ? statements : [],
+    if (rows.length > 0) {
+      statements.push([
+        `INSERT INTO ${table} (key, value) VALUES ${Array(rows.length / 2)
+          .fill('(?, ?)')
+          .join(', ')}
+         ON CONFLICT(key) DO UPDATE SET value = excluded.value
+         WHERE excluded.key IN (SELECT j.value FROM json_each(?) AS j)
+           OR (json_valid(${table}.value)
+             AND json_type(${table}.value, '$.expires') IN ('integer', 'real')
+             AND json_extract(${table}.value, '$.expires') < ?)`,
+        [...rows, JSON.stringify(replaced), now],
+      ]);
+    }
+    const won = await group.conditional(this.claimSql(table), claimed, (claim) =>
+      (claim as unknown[]).length === 1 ? statements : [],
     );
-    return (rows as unknown[]).length === 1;
+    return (won as unknown[]).length === 1;
   }
 
   /** Add a member to a set kept as keyv's JSON array, in one statement; a member already in it stays. */

@@ -100,6 +100,7 @@ describe.each(kinds)('%s store', (_kind, make, enabled) => {
       const store = await make();
       try {
         await store.set('final', 'earlier');
+        await store.set('tail', 'older');
         await store.addToSet('pending', 'old');
         const won = await store.claimAndWrite({ key: 'entry', value: { id: 'e1' } }, [
           { kind: 'addToSet', set: 'pending', member: 'e1' },
