@@ -1,8 +1,9 @@
 // memory:// and sqlite://: keyv in one process. SQLite files are held by one process at a time
 // (file-lock.ts), so an in-process mutex is enough for locks and lists; claims are atomic in the
 // database itself all the same (a single conditional INSERT), so no two connections can both win.
-// On SQLite a set changes in one statement (keyv's JSON array edited by SQLite's JSON functions), and
-// claimAndWrite is one conditional write of the group commit (group-commit.ts): one synced commit.
+// On memory a set is a JS Set. On SQLite a set changes in one statement (keyv's JSON array edited by
+// SQLite's JSON functions), and claimAndWrite is one conditional write of the group commit
+// (group-commit.ts): one synced commit.
 import type KeyvSqlite from '@keyv/sqlite';
 import type Keyv from 'keyv';
 import type { GroupCommit, Statement } from './group-commit.js';
@@ -36,6 +37,7 @@ export class LocalStore implements Store {
   private readonly keyv: Keyv;
   private readonly mutex: KeyedMutex;
   private readonly converted = new Set<string>();
+  private readonly sets = new Map<string, Set<string>>();
   private closing: Promise<void> | undefined;
 
   constructor(private readonly options: LocalStoreOptions) {
@@ -81,8 +83,7 @@ export class LocalStore implements Store {
         await this.keyv.set(claim.key, claim.value, claim.ttlMs);
         for (const write of writes) {
           if (write.kind === 'addToSet') {
-            const members = new Set((await this.keyv.get<string[]>(`set:${write.set}`)) ?? []);
-            await this.keyv.set(`set:${write.set}`, [...members.add(write.member)]);
+            this.memorySet(write.set).add(write.member);
           } else if (write.kind === 'set' || (await this.keyv.get(write.key)) === undefined) {
             await this.keyv.set(write.key, write.value, write.ttlMs);
           }
@@ -142,7 +143,10 @@ export class LocalStore implements Store {
 
   async addToSet(set: string, member: string): Promise<void> {
     const { sqlite } = this.options;
-    if (!sqlite) return this.updateSet(set, (members) => members.add(member));
+    if (!sqlite) {
+      this.memorySet(set).add(member);
+      return;
+    }
     await sqlite.query(
       this.addToSetSql(sqlite),
       this.storedKey(`set:${set}`),
@@ -152,7 +156,10 @@ export class LocalStore implements Store {
 
   async removeFromSet(set: string, member: string): Promise<void> {
     const { sqlite } = this.options;
-    if (!sqlite) return this.updateSet(set, (members) => members.delete(member));
+    if (!sqlite) {
+      this.memorySet(set).delete(member);
+      return;
+    }
     const table = tableOf(sqlite);
     // In one statement, like the add: no read-modify-write across a commit that could lose an add.
     await sqlite.query(
@@ -165,6 +172,7 @@ export class LocalStore implements Store {
   }
 
   async setMembers(set: string): Promise<string[]> {
+    if (!this.options.sqlite) return [...(this.sets.get(set) ?? [])];
     return (await this.keyv.get<string[]>(`set:${set}`)) ?? [];
   }
 
@@ -185,12 +193,11 @@ export class LocalStore implements Store {
     return this.closing;
   }
 
-  private updateSet(set: string, change: (members: Set<string>) => void): Promise<void> {
-    return this.mutex.run(`set:${set}`, async () => {
-      const members = new Set((await this.keyv.get<string[]>(`set:${set}`)) ?? []);
-      change(members);
-      await this.keyv.set(`set:${set}`, [...members]);
-    });
+  /** memory://: a set is a Set (nothing outlives the process), never rewritten whole on a change. */
+  private memorySet(set: string): Set<string> {
+    let members = this.sets.get(set);
+    if (!members) this.sets.set(set, (members = new Set()));
+    return members;
   }
 
   /** Call holding the list's mutex. Converts a list still stored as one array, once. */
