@@ -64,6 +64,8 @@ export interface StoreClaim {
 export interface Store {
   readonly kind: StoreKind;
   get<T>(key: string): Promise<T | undefined>;
+  /** The values of several keys in one request, in the order asked (undefined where none). */
+  getMany<T>(keys: string[]): Promise<Array<T | undefined>>;
   set<T>(key: string, value: T, ttlMs?: number): Promise<void>;
   delete(key: string): Promise<boolean>;
   /** Write only if the key holds nothing; true when this call wrote it. Atomic. */

@@ -131,6 +131,12 @@ export class PostgresStore implements Store {
     return (await this.keyv.get<T>(key)) ?? undefined;
   }
 
+  async getMany<T>(keys: string[]): Promise<Array<T | undefined>> {
+    if (keys.length === 0) return [];
+    const values = await this.keyv.getMany<T>(keys);
+    return values.map((value) => (value ?? undefined) as T | undefined);
+  }
+
   async set<T>(key: string, value: T, ttlMs?: number): Promise<void> {
     await this.keyv.set(key, value, ttlMs);
   }

@@ -194,8 +194,7 @@ export class WebhookPipeline {
 
   /** The claim under the first identifier that has one (by reference before by id). */
   private async finalClaim(event: WebhookEvent, finalClass: FinalClass): Promise<FinalClaim | undefined> {
-    const keys = finalClaimKeys(event.data, finalClass);
-    const claims = await Promise.all(keys.map((key) => this.options.store.get<FinalClaim>(key)));
+    const claims = await this.options.store.getMany<FinalClaim>(finalClaimKeys(event.data, finalClass));
     return claims.find((claim) => claim !== undefined);
   }
 

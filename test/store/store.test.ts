@@ -40,6 +40,25 @@ describe.each(kinds)('%s store', (_kind, make, enabled) => {
     }
   });
 
+  it.runIf(enabled)(
+    'reads several keys in one call, in the order asked, expired ones as absent',
+    async () => {
+      const store = await make();
+      try {
+        await store.set('one', { n: 1 });
+        await store.set('two', 'second');
+        await store.set('brief', 'gone soon', 30);
+        expect(await store.getMany([])).toEqual([]);
+        expect(await store.getMany(['two', 'none', 'one'])).toEqual(['second', undefined, { n: 1 }]);
+        await new Promise((r) => setTimeout(r, 80));
+        expect(await store.getMany(['brief', 'one'])).toEqual([undefined, { n: 1 }]);
+      } finally {
+        await clearStore(store);
+        await store.close();
+      }
+    },
+  );
+
   it.runIf(enabled)('lets exactly one of many concurrent setIfAbsent calls win', async () => {
     const store = await make();
     try {
