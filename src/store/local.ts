@@ -201,8 +201,8 @@ export class LocalStore implements Store {
 
   /** memory://: a set is a Set (nothing outlives the process), never rewritten whole on a change. */
   private memorySet(set: string): Set<string> {
-    let members = this.sets.get(set);
-    if (!members) this.sets.set(set, (members = new Set()));
+    const members = this.sets.get(set) ?? new Set<string>();
+    this.sets.set(set, members);
     return members;
   }
 

@@ -103,6 +103,10 @@ describe('GroupCommit', () => {
     const log: string[] = [];
     const { group, raw } = await connection(log);
     await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'taken', 'first');
+    const answered = <T>(rows: T) => {
+      log.push('answered');
+      return rows;
+    };
     const claim = (k: string) =>
       group.conditional(
         'INSERT INTO items (k, v) VALUES (?, ?) ON CONFLICT DO NOTHING RETURNING k',
@@ -113,8 +117,8 @@ describe('GroupCommit', () => {
             : [],
       );
     const [won, lost, plain] = await Promise.all([
-      claim('new').then((rows) => (log.push('answered'), rows)),
-      claim('taken').then((rows) => (log.push('answered'), rows)),
+      claim('new').then(answered),
+      claim('taken').then(answered),
       group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'plain', 'v').then(() => log.push('answered')),
     ]);
     expect(won).toEqual([{ k: 'new' }]);
