@@ -217,8 +217,16 @@ async function spawnBot(
   return { url: (JSON.parse(line) as { url: string }).url, child, exited };
 }
 
-/** Sends every body, 16 at a time; a request the dead process never answered is simply not counted. */
-async function sendSome(origin: string, bodies: string[], acked = new Set<number>()): Promise<Set<number>> {
+/**
+ * Sends every body, 16 at a time; a request the dead process never answered is simply not counted.
+ * `onAck` hears each acknowledgement as it comes.
+ */
+async function sendSome(
+  origin: string,
+  bodies: string[],
+  acked = new Set<number>(),
+  onAck: (acked: Set<number>) => void = () => {},
+): Promise<Set<number>> {
   const pool = new Pool(origin, { connections: INTAKE_CONCURRENCY });
   let next = 0;
   const worker = async () => {
@@ -233,7 +241,10 @@ async function sendSome(origin: string, bodies: string[], acked = new Set<number
           body: raw,
         });
         await response.body.text();
-        if (response.statusCode === 200) acked.add(i);
+        if (response.statusCode === 200) {
+          acked.add(i);
+          onAck(acked);
+        }
       } catch {
         // The process was killed under this request: not acknowledged, so the sender still holds it.
       }
@@ -245,33 +256,29 @@ async function sendSome(origin: string, bodies: string[], acked = new Set<number
 }
 
 /**
- * The same burst, with the bot killed (SIGKILL) the moment Slack accepts the second digest's events
- * — after Slack showed them, before the bot recorded it — and started again on the same SQLite file.
- * Events it never acknowledged are sent again to the new process (a duplicate is dropped there).
+ * The same burst, with the bot killed (SIGKILL) mid-intake — the moment half the burst has been
+ * acknowledged, with requests still in flight and digests under way — and started again on the same
+ * SQLite file. Events it never acknowledged are sent again to the new process (a duplicate is dropped
+ * there).
  */
 async function killedBurst(storeUrl: string): Promise<string> {
   const slack = await FakeSlack.start({ rateLimit: { perSecond: BUCKET_PER_SECOND, burst: BUCKET_BURST } });
   let bot = await spawnBot(storeUrl, slack.apiUrl);
   let killedAt: number | undefined;
-  let midDigest = false;
-  const first = new Set<number>();
-  // Mid-burst and mid-digest: the first digest Slack takes once half the burst was acknowledged.
+  let inFlight = 0;
+  let digestsTaken = 0;
   slack.on('chat.update', () => {
-    if (first.size >= BURST_EVENTS / 2 && killedAt === undefined) {
-      midDigest = true;
-      killedAt = performance.now();
-      bot.child.kill('SIGKILL');
-    }
+    if (killedAt === undefined) digestsTaken += 1;
     return undefined;
   });
   const bodies = burstBodies(BURST_EVENTS);
   const started = performance.now();
-  await sendSome(bot.url, bodies, first);
-  if (killedAt === undefined) {
-    // The burst was taken before a second digest: kill it now, mid-delivery.
+  const first = await sendSome(bot.url, bodies, new Set(), (acked) => {
+    if (killedAt !== undefined || acked.size < BURST_EVENTS / 2) return;
     killedAt = performance.now();
+    inFlight = Math.min(INTAKE_CONCURRENCY, BURST_EVENTS - acked.size);
     bot.child.kill('SIGKILL');
-  }
+  });
   await bot.exited;
   const restartStarted = performance.now();
   bot = await spawnBot(storeUrl, slack.apiUrl);
@@ -291,7 +298,8 @@ async function killedBurst(storeUrl: string): Promise<string> {
   emitBurst('kill -9', BURST_EVENTS, seconds, seen);
   return (
     `webhook burst with kill -9 (SQLite store, bot in a child process, ${bucket}): killed ${(((killedAt ?? started) - started) / 1000).toFixed(1)} s in, ` +
-    `after ${first.size} of ${BURST_EVENTS.toLocaleString('en')} events were acknowledged${midDigest ? ', as Slack took the events of a digest' : ''}; ` +
+    `after ${first.size} of ${BURST_EVENTS.toLocaleString('en')} events were acknowledged (up to ${inFlight} requests in flight, ` +
+    `${digestsTaken} digest updates taken by Slack before the kill); ` +
     `restarted on the same file in ${restartSeconds.toFixed(1)} s, the ${missing.length} unacknowledged sent again (${second.size} acknowledged); ` +
     `every event visible ${seconds.toFixed(1)} s after the first was sent (target < 60 s); lost ${seen.lost} (target 0), ` +
     `shown twice ${seen.twice} (target 0); ${counts}`

@@ -10,14 +10,36 @@
 // rejects alone. If the commit fails, or a statement fails in a way that may have rolled back the
 // whole transaction, the batch stops and every statement of it rejects: nothing of it was promised
 // to anyone, and nothing runs outside the transaction.
+//
+// A conditional write (`conditional`) is a statement plus the statements that follow from its answer
+// (a claim, then what only its winner writes): they commit together or not at all. The first runs with
+// the batch's single statements, the follow-ups right after, all of them together again. A follow-up
+// that fails cannot be undone alone, so it fails the whole batch: every statement of it rejects and
+// nothing of it stays, as when the commit fails.
 
 export type Query = (sql: string, ...params: unknown[]) => Promise<unknown>;
 
 interface Batch {
   statements: Array<{ sql: string; params: unknown[]; settle: (outcome: Outcome) => void }>;
+  conditionals: Array<{
+    sql: string;
+    params: unknown[];
+    then: (rows: unknown) => Statement[];
+    settle: (outcome: Outcome) => void;
+  }>;
 }
 
+/** SQL and its parameters. */
+export type Statement = [sql: string, params: unknown[]];
+
 type Outcome = { ok: true; rows: unknown } | { ok: false; error: unknown };
+
+/** A statement waiting for its batch: run, then settled once. */
+interface Pending {
+  sql: string;
+  params: unknown[];
+  settle: (outcome: Outcome) => void;
+}
 
 export class GroupCommit {
   private open: Batch | undefined;
@@ -47,6 +69,21 @@ export class GroupCommit {
     });
   };
 
+  /**
+   * Run `sql` in the next batch, then the statements `then` returns for its rows, all in that batch's
+   * transaction; resolves with the first statement's rows once the batch has committed.
+   */
+  conditional(sql: string, params: unknown[], then: (rows: unknown) => Statement[]): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      this.batch().conditionals.push({
+        sql,
+        params,
+        then,
+        settle: (outcome) => (outcome.ok ? resolve(outcome.rows) : reject(outcome.error)),
+      });
+    });
+  }
+
   /** Resolves once every statement sent so far has been committed (or rejected). */
   async idle(): Promise<void> {
     while (this.open) await this.running;
@@ -55,7 +92,7 @@ export class GroupCommit {
 
   private batch(): Batch {
     if (this.open) return this.open;
-    const batch: Batch = { statements: [] };
+    const batch: Batch = { statements: [], conditionals: [] };
     this.open = batch;
     // The batch takes every statement sent until the previous batch has committed and this turn of
     // the event loop is over, then runs them in one transaction.
@@ -75,15 +112,16 @@ export class GroupCommit {
    * "done" only by a commit that succeeded.
    */
   private async run(batch: Batch): Promise<void> {
-    const pending = new Set(batch.statements);
-    const settle = (statement: Batch['statements'][number], outcome: Outcome) => {
+    const all: Pending[] = [...batch.statements, ...batch.conditionals];
+    const pending = new Set(all);
+    const settle = (statement: Pending, outcome: Outcome) => {
       if (pending.delete(statement)) statement.settle(outcome);
     };
     const failAll = (error: unknown) => {
       for (const statement of [...pending]) settle(statement, { ok: false, error });
     };
     try {
-      await this.runBatch(batch, settle, failAll);
+      await this.runBatch(batch, all, settle, failAll);
     } catch (error) {
       failAll(error);
     }
@@ -91,7 +129,8 @@ export class GroupCommit {
 
   private async runBatch(
     batch: Batch,
-    settle: (statement: Batch['statements'][number], outcome: Outcome) => void,
+    all: Pending[],
+    settle: (statement: Pending, outcome: Outcome) => void,
     failAll: (error: unknown) => void,
   ): Promise<void> {
     try {
@@ -105,13 +144,8 @@ export class GroupCommit {
     // One at a time, in the order sent (the connection would run them one at a time anyway), so a
     // failure that ends the whole transaction stops the batch before anything else runs outside it.
     const outcomes: Outcome[] = [];
-    for (const { sql, params } of batch.statements) {
-      const outcome = await Promise.resolve()
-        .then(() => this.raw(sql, ...params))
-        .then(
-          (rows): Outcome => ({ ok: true, rows }),
-          (error: unknown): Outcome => ({ ok: false, error }),
-        );
+    for (const { sql, params } of all) {
+      const outcome = await this.attempt(sql, params);
       if (!outcome.ok && endsTransaction(outcome.error)) {
         // SQLite may have rolled the whole transaction back (a full disk, an I/O error, busy, out of
         // memory): what ran before is undone, and what follows would run outside any transaction,
@@ -123,15 +157,34 @@ export class GroupCommit {
       outcomes.push(outcome);
     }
     try {
+      // The follow-ups of each conditional write that ran, before the batch is committed; one that
+      // fails cannot be undone alone, so it fails the whole batch.
+      for (const [i, conditional] of batch.conditionals.entries()) {
+        const outcome = outcomes[batch.statements.length + i];
+        if (!outcome?.ok) continue;
+        for (const [sql, params] of conditional.then(outcome.rows)) {
+          const done = await this.attempt(sql, params);
+          if (!done.ok) throw done.error;
+        }
+      }
       await this.raw('COMMIT');
     } catch (error) {
       await this.rollback();
       failAll(error);
       return;
     }
-    for (const [i, statement] of batch.statements.entries()) {
+    for (const [i, statement] of all.entries()) {
       settle(statement, outcomes[i] ?? { ok: false, error: new Error('statement was not run') });
     }
+  }
+
+  private attempt(sql: string, params: unknown[]): Promise<Outcome> {
+    return Promise.resolve()
+      .then(() => this.raw(sql, ...params))
+      .then(
+        (rows): Outcome => ({ ok: true, rows }),
+        (error: unknown): Outcome => ({ ok: false, error }),
+      );
   }
 
   /** Undo what is left of the transaction; one that is already gone (or a rollback that fails) is fine. */

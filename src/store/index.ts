@@ -19,6 +19,7 @@ import { LocalStore } from './local.js';
 import { KeyedMutex } from './mutex.js';
 import { PostgresStore } from './postgres.js';
 import { RedisStore } from './redis.js';
+import { SqliteConnection } from './sqlite-connection.js';
 
 export type StoreKind = 'memory' | 'sqlite' | 'redis' | 'postgres';
 
@@ -48,13 +49,33 @@ export interface LockOptions {
   waitMs?: number;
 }
 
+/** One write of a claimAndWrite, applied only when its claim is won. */
+export type StoreWrite =
+  | { kind: 'set'; key: string; value: unknown; ttlMs?: number }
+  | { kind: 'setIfAbsent'; key: string; value: unknown; ttlMs?: number }
+  | { kind: 'addToSet'; set: string; member: string };
+
+export interface StoreClaim {
+  key: string;
+  value: unknown;
+  ttlMs?: number;
+}
+
 export interface Store {
   readonly kind: StoreKind;
   get<T>(key: string): Promise<T | undefined>;
+  /** The values of several keys in one request, in the order asked (undefined where none). */
+  getMany<T>(keys: string[]): Promise<Array<T | undefined>>;
   set<T>(key: string, value: T, ttlMs?: number): Promise<void>;
   delete(key: string): Promise<boolean>;
   /** Write only if the key holds nothing; true when this call wrote it. Atomic. */
   setIfAbsent<T>(key: string, value: T, ttlMs?: number): Promise<boolean>;
+  /**
+   * setIfAbsent(claim) and, only when it wins, every write of `writes` with it, as one atomic step:
+   * nothing of it is seen, or survives a crash, without the rest; durable once it resolves (on SQLite
+   * one synced commit for all of it). True when the claim was won. Each key (or set) at most once.
+   */
+  claimAndWrite(claim: StoreClaim, writes: StoreWrite[]): Promise<boolean>;
   /**
    * Write `next` (no expiry) only if the key still holds a value equal to `expected` (undefined: holds
    * nothing); true when this call wrote it. Atomic against other compareAndSet calls on the key.
@@ -91,6 +112,9 @@ export interface StoreOptions {
   /** sqlite://: how long to wait for another process to let go of the file (overlapping restarts). */
   fileLockWaitMs?: number;
 }
+
+/** How long a SQLite statement waits for another connection's write lock before failing. */
+const BUSY_TIMEOUT_MS = 10_000;
 
 /** Stores of one process on one SQLite file share their in-process locks. */
 const fileMutexes = new Map<string, { users: number; mutex: KeyedMutex }>();
@@ -143,39 +167,45 @@ export async function connectSqlite(
   prefix: string,
   options: { mutex?: KeyedMutex; onClose?: () => Promise<void> } = {},
 ): Promise<Store> {
-  const sqlite = new KeyvSqlite({ uri: `sqlite://${path}`, busyTimeout: 10_000 });
+  const sqlite = new KeyvSqlite({ uri: `sqlite://${path}`, busyTimeout: BUSY_TIMEOUT_MS });
   const keyv = new Keyv({ store: sqlite, namespace: prefix, throwOnErrors: true });
-  let reader: KeyvSqlite | undefined;
+  const opened: SqliteConnection[] = [];
+  let group: GroupCommit | undefined;
   try {
     await sqlite.query('SELECT 1'); // open the file (and create the table) now, not on first use
+    // keyv's own connection prepares and finalizes a statement per query; from here on every query
+    // goes to two connections of ours that keep their statements prepared (sqlite-connection.ts).
+    await sqlite.close();
+    const writer = await SqliteConnection.open(path, BUSY_TIMEOUT_MS);
+    opened.push(writer);
     // Write-ahead log: a commit appends to the log instead of rewriting pages through a rollback
     // journal, and readers do not block the writer. synchronous=FULL keeps every commit durable through
     // a power loss (the log is synced at each commit), not only through a crash of this process.
-    await sqlite.query('PRAGMA journal_mode = WAL');
-    await sqlite.query('PRAGMA synchronous = FULL');
-    // From here on, statements sent together share one transaction and one synced commit; reads go
-    // to a second connection that sees only what is committed.
-    reader = new KeyvSqlite({ uri: `sqlite://${path}`, busyTimeout: 10_000 });
+    await writer.query('PRAGMA journal_mode = WAL');
+    await writer.query('PRAGMA synchronous = FULL');
+    // Statements sent together share one transaction and one synced commit; reads go to a second
+    // connection that sees only what is committed.
+    const reader = await SqliteConnection.open(path, BUSY_TIMEOUT_MS);
+    opened.push(reader);
     await reader.query('PRAGMA query_only = ON');
-    const group = new GroupCommit(sqlite.query, reader.query);
-    const close = sqlite.close;
-    const readerOpen = reader;
-    sqlite.query = group.query as typeof sqlite.query;
+    const committing = new GroupCommit(writer.query, reader.query);
+    group = committing;
+    sqlite.query = committing.query as typeof sqlite.query;
     sqlite.close = async () => {
-      await group.idle();
+      await committing.idle();
       try {
-        await readerOpen.disconnect();
+        await reader.close();
       } finally {
-        await close();
+        await writer.close();
       }
     };
   } catch (error) {
-    await keyv.disconnect().catch(() => undefined);
-    await reader?.disconnect().catch(() => undefined);
+    await sqlite.close().catch(() => undefined);
+    for (const connection of opened) await connection.close().catch(() => undefined);
     throw error;
   }
   const mutex = options.mutex ?? new KeyedMutex();
-  return new LocalStore({ kind: 'sqlite', keyv, mutex, sqlite, onClose: options.onClose });
+  return new LocalStore({ kind: 'sqlite', keyv, mutex, sqlite, group, onClose: options.onClose });
 }
 
 /** For tests: drop everything a store holds under its prefix. */

@@ -1,10 +1,18 @@
 // memory:// and sqlite://: keyv in one process. SQLite files are held by one process at a time
-// (file-lock.ts), so an in-process mutex is enough for locks, lists and sets; claims are atomic in
-// the database itself all the same (a single conditional INSERT), so no two connections can both win.
+// (file-lock.ts), so an in-process mutex is enough for locks and lists; claims are atomic in the
+// database itself all the same (a single conditional INSERT), so no two connections can both win.
+// On memory a set is a JS Set. On SQLite a set changes in one statement (keyv's JSON array edited by
+// SQLite's JSON functions), and claimAndWrite is one conditional write of the group commit
+// (group-commit.ts): one synced commit.
 import type KeyvSqlite from '@keyv/sqlite';
 import type Keyv from 'keyv';
-import type { Store } from './index.js';
+import type { GroupCommit, Statement } from './group-commit.js';
+import type { Store, StoreClaim, StoreWrite } from './index.js';
 import type { KeyedMutex } from './mutex.js';
+import { checkDistinctWrites } from './writes.js';
+
+/** keyv's table on the SQLite file. */
+const tableOf = (sqlite: KeyvSqlite) => sqlite.opts.table ?? 'keyv';
 
 /** Lists are one key per item plus a length, so an append writes two small keys, never the list. */
 const itemKey = (list: string, index: number) => `list:${list}#${index}`;
@@ -19,6 +27,8 @@ export interface LocalStoreOptions {
   mutex: KeyedMutex;
   /** The SQLite connection, for claims in one statement; absent for memory. */
   sqlite?: KeyvSqlite;
+  /** The SQLite connection's group commit, for several statements that stand or fall together. */
+  group?: GroupCommit;
   onClose?: () => Promise<void>;
 }
 
@@ -27,6 +37,7 @@ export class LocalStore implements Store {
   private readonly keyv: Keyv;
   private readonly mutex: KeyedMutex;
   private readonly converted = new Set<string>();
+  private readonly sets = new Map<string, Set<string>>();
   private closing: Promise<void> | undefined;
 
   constructor(private readonly options: LocalStoreOptions) {
@@ -37,6 +48,12 @@ export class LocalStore implements Store {
 
   async get<T>(key: string): Promise<T | undefined> {
     return (await this.keyv.get<T>(key)) ?? undefined;
+  }
+
+  async getMany<T>(keys: string[]): Promise<Array<T | undefined>> {
+    if (keys.length === 0) return [];
+    const values = await this.keyv.getMany<T>(keys);
+    return values.map((value) => (value ?? undefined) as T | undefined);
   }
 
   async set<T>(key: string, value: T, ttlMs?: number): Promise<void> {
@@ -54,6 +71,33 @@ export class LocalStore implements Store {
       await this.keyv.set(key, value, ttlMs);
       return true;
     });
+  }
+
+  async claimAndWrite(claim: StoreClaim, writes: StoreWrite[]): Promise<boolean> {
+    checkDistinctWrites(claim, writes);
+    const { sqlite, group } = this.options;
+    if (sqlite && group) return this.claimAndWriteInDatabase(sqlite, group, claim, writes);
+    // Under the mutex of every key and set it names, taken in one order so two calls never deadlock.
+    const names = [
+      `key:${claim.key}`,
+      ...writes.map((w) => (w.kind === 'addToSet' ? `set:${w.set}` : `key:${w.key}`)),
+    ];
+    const locked = names.sort().reduceRight<() => Promise<boolean>>(
+      (inner, name) => () => this.mutex.run(name, inner),
+      async () => {
+        if ((await this.keyv.get(claim.key)) !== undefined) return false;
+        await this.keyv.set(claim.key, claim.value, claim.ttlMs);
+        for (const write of writes) {
+          if (write.kind === 'addToSet') {
+            this.memorySet(write.set).add(write.member);
+          } else if (write.kind === 'set' || (await this.keyv.get(write.key)) === undefined) {
+            await this.keyv.set(write.key, write.value, write.ttlMs);
+          }
+        }
+        return true;
+      },
+    );
+    return locked();
   }
 
   // One process holds the store, and every compareAndSet of a key runs under that key's mutex.
@@ -103,15 +147,38 @@ export class LocalStore implements Store {
     });
   }
 
-  addToSet(set: string, member: string): Promise<void> {
-    return this.updateSet(set, (members) => members.add(member));
+  async addToSet(set: string, member: string): Promise<void> {
+    const { sqlite } = this.options;
+    if (!sqlite) {
+      this.memorySet(set).add(member);
+      return;
+    }
+    await sqlite.query(
+      this.addToSetSql(sqlite),
+      this.storedKey(`set:${set}`),
+      await this.storedMember(member),
+    );
   }
 
-  removeFromSet(set: string, member: string): Promise<void> {
-    return this.updateSet(set, (members) => members.delete(member));
+  async removeFromSet(set: string, member: string): Promise<void> {
+    const { sqlite } = this.options;
+    if (!sqlite) {
+      this.memorySet(set).delete(member);
+      return;
+    }
+    const table = tableOf(sqlite);
+    // In one statement, like the add: no read-modify-write across a commit that could lose an add.
+    await sqlite.query(
+      `UPDATE ${table} SET value = json_set(${table}.value, '$.value', json((
+         SELECT json_group_array(j.value) FROM json_each(${table}.value, '$.value') AS j WHERE j.value IS NOT ?2)))
+       WHERE key = ?1 AND json_valid(${table}.value)`,
+      this.storedKey(`set:${set}`),
+      await this.storedMember(member),
+    );
   }
 
   async setMembers(set: string): Promise<string[]> {
+    if (!this.options.sqlite) return [...(this.sets.get(set) ?? [])];
     return (await this.keyv.get<string[]>(`set:${set}`)) ?? [];
   }
 
@@ -132,12 +199,11 @@ export class LocalStore implements Store {
     return this.closing;
   }
 
-  private updateSet(set: string, change: (members: Set<string>) => void): Promise<void> {
-    return this.mutex.run(`set:${set}`, async () => {
-      const members = new Set((await this.keyv.get<string[]>(`set:${set}`)) ?? []);
-      change(members);
-      await this.keyv.set(`set:${set}`, [...members]);
-    });
+  /** memory://: a set is a Set (nothing outlives the process), never rewritten whole on a change. */
+  private memorySet(set: string): Set<string> {
+    const members = this.sets.get(set) ?? new Set<string>();
+    this.sets.set(set, members);
+    return members;
   }
 
   /** Call holding the list's mutex. Converts a list still stored as one array, once. */
@@ -154,6 +220,80 @@ export class LocalStore implements Store {
     return legacy?.length ?? 0;
   }
 
+  /** All of it in one transaction of the group commit: the claim's INSERT decides, the writes follow it. */
+  private async claimAndWriteInDatabase(
+    sqlite: KeyvSqlite,
+    group: GroupCommit,
+    claim: StoreClaim,
+    writes: StoreWrite[],
+  ): Promise<boolean> {
+    const now = Date.now();
+    const table = tableOf(sqlite);
+    const claimed = [this.storedKey(claim.key), await this.storedValue(claim.value, claim.ttlMs, now), now];
+    const statements: Statement[] = [];
+    // Values go in one statement, several rows: a `set` row replaces what its key holds, a
+    // `setIfAbsent` row only what has expired.
+    const rows: unknown[] = [];
+    const replaced: string[] = [];
+    for (const write of writes) {
+      if (write.kind === 'addToSet') {
+        const params = [this.storedKey(`set:${write.set}`), await this.storedMember(write.member)];
+        statements.push([this.addToSetSql(sqlite), params]);
+        continue;
+      }
+      rows.push(this.storedKey(write.key), await this.storedValue(write.value, write.ttlMs, now));
+      if (write.kind === 'set') replaced.push(this.storedKey(write.key));
+    }
+    if (rows.length > 0) {
+      statements.push([
+        `INSERT INTO ${table} (key, value) VALUES ${Array(rows.length / 2)
+          .fill('(?, ?)')
+          .join(', ')}
+         ON CONFLICT(key) DO UPDATE SET value = excluded.value
+         WHERE excluded.key IN (SELECT j.value FROM json_each(?) AS j)
+           OR (json_valid(${table}.value)
+             AND json_type(${table}.value, '$.expires') IN ('integer', 'real')
+             AND json_extract(${table}.value, '$.expires') < ?)`,
+        [...rows, JSON.stringify(replaced), now],
+      ]);
+    }
+    const won = await group.conditional(this.claimSql(table), claimed, (claim) =>
+      (claim as unknown[]).length === 1 ? statements : [],
+    );
+    return (won as unknown[]).length === 1;
+  }
+
+  /** Add a member to a set kept as keyv's JSON array, in one statement; a member already in it stays. */
+  private addToSetSql(sqlite: KeyvSqlite): string {
+    const table = tableOf(sqlite);
+    return `INSERT INTO ${table} (key, value) VALUES (?1, json_object('value', json_array(?2)))
+      ON CONFLICT(key) DO UPDATE SET value = json_set(${table}.value, '$.value[#]', ?2)
+      WHERE json_valid(${table}.value)
+        AND NOT EXISTS (SELECT 1 FROM json_each(${table}.value, '$.value') AS j WHERE j.value = ?2)`;
+  }
+
+  /** Insert, or replace an expired entry; RETURNING says whether it was written. */
+  private claimSql(table: string): string {
+    return `INSERT INTO ${table} (key, value) VALUES (?, ?)
+       ON CONFLICT(key) DO UPDATE SET value = excluded.value
+       WHERE json_valid(${table}.value)
+         AND json_type(${table}.value, '$.expires') IN ('integer', 'real')
+         AND json_extract(${table}.value, '$.expires') < ?
+       RETURNING key`;
+  }
+
+  /** A value as keyv writes it (with its expiry). */
+  private async storedValue(value: unknown, ttlMs: number | undefined, now: number): Promise<string> {
+    const serialize = this.keyv.serialize;
+    if (!serialize) throw new Error('the SQLite store needs keyv serialization');
+    return serialize({ value, expires: ttlMs ? now + ttlMs : undefined });
+  }
+
+  /** A set member as keyv writes it inside the array (it escapes some strings). */
+  private async storedMember(member: string): Promise<string> {
+    return (JSON.parse(await this.storedValue(member, undefined, 0)) as { value: string }).value;
+  }
+
   /**
    * Insert, or replace an expired entry, in one statement: the database decides who wins even
    * against another connection. Key and value are written exactly as keyv would write them.
@@ -165,18 +305,9 @@ export class LocalStore implements Store {
     ttlMs?: number,
   ): Promise<boolean> {
     const now = Date.now();
-    const expires = ttlMs ? now + ttlMs : undefined;
-    const serialize = this.keyv.serialize;
-    if (!serialize) throw new Error('the SQLite store needs keyv serialization');
-    const stored = await serialize({ value, expires });
-    const table = sqlite.opts.table;
+    const stored = await this.storedValue(value, ttlMs, now);
     const rows = (await sqlite.query(
-      `INSERT INTO ${table} (key, value) VALUES (?, ?)
-       ON CONFLICT(key) DO UPDATE SET value = excluded.value
-       WHERE json_valid(${table}.value)
-         AND json_type(${table}.value, '$.expires') IN ('integer', 'real')
-         AND json_extract(${table}.value, '$.expires') < ?
-       RETURNING key`,
+      this.claimSql(tableOf(sqlite)),
       this.storedKey(key),
       stored,
       now,

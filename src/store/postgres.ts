@@ -22,10 +22,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import KeyvPostgres from '@keyv/postgres';
 import Keyv from 'keyv';
 import pg from 'pg';
-import type { LockOptions, Store } from './index.js';
+import type { LockOptions, Store, StoreClaim, StoreWrite } from './index.js';
 import { KeyedMutex } from './mutex.js';
 import { migrate } from './postgres-schema.js';
 import { LOCK_DEFAULTS, LockTimeoutError } from './redis.js';
+import { checkDistinctWrites } from './writes.js';
 
 /** A PostgreSQL that does not answer within this stops start-up with a clear error. */
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -161,6 +162,12 @@ export class PostgresStore implements Store {
     return (await this.keyv.get<T>(key)) ?? undefined;
   }
 
+  async getMany<T>(keys: string[]): Promise<Array<T | undefined>> {
+    if (keys.length === 0) return [];
+    const values = await this.keyv.getMany<T>(keys);
+    return values.map((value) => (value ?? undefined) as T | undefined);
+  }
+
   async set<T>(key: string, value: T, ttlMs?: number): Promise<void> {
     await this.keyv.set(key, value, ttlMs);
   }
@@ -179,6 +186,38 @@ export class PostgresStore implements Store {
        RETURNING key`,
       [this.storedKey(key), stored, now],
     );
+    return rows.length === 1;
+  }
+
+  async claimAndWrite(claim: StoreClaim, writes: StoreWrite[]): Promise<boolean> {
+    checkDistinctWrites(claim, writes);
+    const now = Date.now();
+    const stored = (value: unknown, ttlMs: number | undefined) =>
+      this.serialize({ value, expires: ttlMs ? now + ttlMs : undefined });
+    const values: unknown[] = [this.storedKey(claim.key), await stored(claim.value, claim.ttlMs), now];
+    const $ = (value: unknown) => `$${values.push(value)}`;
+    // One statement: every write reads the claim's RETURNING, so it happens only when the claim won,
+    // and all of it commits (or fails) together.
+    const parts = [
+      `claim AS (INSERT INTO keyv (key, value) VALUES ($1, $2)
+        ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE store_expired(keyv.value, $3)
+        RETURNING key)`,
+    ];
+    for (const [i, write] of writes.entries()) {
+      if (write.kind === 'addToSet') {
+        parts.push(`w${i} AS (INSERT INTO store_set_members (namespace, set_name, member)
+          SELECT ${$(this.namespace)}, ${$(write.set)}, ${$(write.member)} FROM claim ON CONFLICT DO NOTHING)`);
+        continue;
+      }
+      const row = `SELECT ${$(this.storedKey(write.key))}::text, ${$(await stored(write.value, write.ttlMs))}::text FROM claim`;
+      parts.push(
+        write.kind === 'set'
+          ? `w${i} AS (INSERT INTO keyv (key, value) ${row} ON CONFLICT (key) DO UPDATE SET value = excluded.value)`
+          : `w${i} AS (INSERT INTO keyv (key, value) ${row}
+              ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE store_expired(keyv.value, $3))`,
+      );
+    }
+    const rows = await this.query(`WITH ${parts.join(',\n')} SELECT key FROM claim`, values);
     return rows.length === 1;
   }
 

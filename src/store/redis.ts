@@ -9,7 +9,8 @@ import type { RedisClientType } from '@redis/client';
 import Keyv from 'keyv';
 import { withinDeadline } from './deadline.js';
 import type { RedisPersistence } from './durability.js';
-import type { LockOptions, Store, StoreLog } from './index.js';
+import type { LockOptions, Store, StoreClaim, StoreLog, StoreWrite } from './index.js';
+import { checkDistinctWrites } from './writes.js';
 
 export class LockTimeoutError extends Error {
   override name = 'LockTimeoutError';
@@ -33,6 +34,23 @@ if (ARGV[3] == '1' and current == false) or (ARGV[3] == '0' and current == ARGV[
   return 1
 end
 return 0`;
+
+// claimAndWrite: SET NX the claim (KEYS[1], ARGV[1], PX ARGV[2] unless empty); only if that wins, each
+// further KEYS[i] gets ARGV[3i-3] = set | nx | sadd with value ARGV[3i-2] and PX ARGV[3i-1] unless empty.
+const CLAIM_AND_WRITE_SCRIPT = `local function put(key, value, ttl, nx)
+  if ttl == '' then
+    if nx then return redis.call('set', key, value, 'NX') end
+    return redis.call('set', key, value)
+  end
+  if nx then return redis.call('set', key, value, 'NX', 'PX', ttl) end
+  return redis.call('set', key, value, 'PX', ttl)
+end
+if not put(KEYS[1], ARGV[1], ARGV[2], true) then return 0 end
+for i = 2, #KEYS do
+  local op, value, ttl = ARGV[3 * i - 3], ARGV[3 * i - 2], ARGV[3 * i - 1]
+  if op == 'sadd' then redis.call('sadd', KEYS[i], value) else put(KEYS[i], value, ttl, op == 'nx') end
+end
+return 1`;
 
 /** Reconnect after a lost connection: 100 ms doubling to 2 s, with jitter so replicas spread out. */
 const reconnectDelay = (attempts: number) => Math.min(2 ** attempts * 100, 2_000) + Math.random() * 100;
@@ -88,6 +106,12 @@ export class RedisStore implements Store {
     return (await this.keyv.get<T>(key)) ?? undefined;
   }
 
+  async getMany<T>(keys: string[]): Promise<Array<T | undefined>> {
+    if (keys.length === 0) return [];
+    const values = await this.keyv.getMany<T>(keys);
+    return values.map((value) => (value ?? undefined) as T | undefined);
+  }
+
   async set<T>(key: string, value: T, ttlMs?: number): Promise<void> {
     await this.keyv.set(key, value, ttlMs);
   }
@@ -102,6 +126,28 @@ export class RedisStore implements Store {
     const stored = await serialize({ value, expires: ttlMs ? Date.now() + ttlMs : undefined });
     const options = ttlMs ? { NX: true as const, PX: ttlMs } : { NX: true as const };
     return (await this.client.set(this.redisKey(key), stored, options)) === 'OK';
+  }
+
+  async claimAndWrite(claim: StoreClaim, writes: StoreWrite[]): Promise<boolean> {
+    checkDistinctWrites(claim, writes);
+    const serialize = this.keyv.serialize;
+    if (!serialize) throw new Error('the Redis store needs keyv serialization');
+    const now = Date.now();
+    const stored = async (value: unknown, ttlMs: number | undefined) =>
+      serialize({ value, expires: ttlMs ? now + ttlMs : undefined });
+    const keys = [this.redisKey(claim.key)];
+    const args = [await stored(claim.value, claim.ttlMs), claim.ttlMs ? String(claim.ttlMs) : ''];
+    for (const write of writes) {
+      if (write.kind === 'addToSet') {
+        keys.push(this.redisKey(`set:${write.set}`));
+        args.push('sadd', write.member, '');
+      } else {
+        keys.push(this.redisKey(write.key));
+        const ttl = write.ttlMs ? String(write.ttlMs) : '';
+        args.push(write.kind === 'set' ? 'set' : 'nx', await stored(write.value, write.ttlMs), ttl);
+      }
+    }
+    return (await this.client.eval(CLAIM_AND_WRITE_SCRIPT, { keys, arguments: args })) === 1;
   }
 
   async compareAndSet<T>(key: string, expected: T | undefined, next: T): Promise<boolean> {

@@ -1,7 +1,7 @@
 // The durable outbox: one store entry per accepted event plus an index set of pending ids, so pending
-// entries are found again after a restart. Entries of one reference are chained (`after`) so they are
+// entries are found again after a restart; both are written in one atomic step (Store.claimAndWrite). Entries of one reference are chained (`after`) so they are
 // delivered in order; a claim (set-if-absent with a lease) keeps two replicas from posting one entry.
-import type { Store } from '../store/index.js';
+import type { Store, StoreWrite } from '../store/index.js';
 import type { DeadLetter, DigestRecord, OutboxEntry } from './types.js';
 
 // The pending index is split in shards: SQLite/memory sets are rewritten whole on every change.
@@ -48,10 +48,12 @@ export class Outbox {
     return (await this.get(id)) !== undefined;
   }
 
-  /** Store an entry durably; false when one with this id already exists (a duplicate). */
-  async enqueue(draft: OutboxDraft): Promise<boolean> {
-    // Index first: a crash between the two writes leaves a dangling id (skipped), never a lost entry.
-    await this.store.addToSet(pendingSet(draft.id), draft.id);
+  /**
+   * Store an entry durably, with its place in the pending index and its reference's chain, and
+   * `alongside` (the caller's own records of it), all in one atomic step; false when an entry with this
+   * id already exists (a duplicate), and then nothing is written.
+   */
+  async enqueue(draft: OutboxDraft, alongside: StoreWrite[] = []): Promise<boolean> {
     const write = async () => {
       const after = draft.orderKey ? await this.store.get<string>(tailKey(draft.orderKey)) : undefined;
       counter = (counter + 1) % 1000;
@@ -61,10 +63,11 @@ export class Outbox {
         enqueuedAt: new Date(this.now()).toISOString(),
         ...(after && after !== draft.id ? { after } : {}),
       };
-      const created = await this.store.setIfAbsent(entryKey(draft.id), entry);
-      if (created && draft.orderKey)
-        await this.store.set(tailKey(draft.orderKey), draft.id, this.retentionMs);
-      return created;
+      const writes: StoreWrite[] = [{ kind: 'addToSet', set: pendingSet(draft.id), member: draft.id }];
+      if (draft.orderKey) {
+        writes.push({ kind: 'set', key: tailKey(draft.orderKey), value: draft.id, ttlMs: this.retentionMs });
+      }
+      return this.store.claimAndWrite({ key: entryKey(draft.id), value: entry }, [...writes, ...alongside]);
     };
     // One reference's entries are chained under its lock so the chain has no forks.
     return draft.orderKey ? this.store.withLock(`webhooks:outbox:order:${draft.orderKey}`, write) : write();

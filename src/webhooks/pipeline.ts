@@ -1,8 +1,9 @@
 // What happens to an event once it is verified: dedupe, store in the outbox (durably, before the
-// sender is answered), record that its final state was announced, wake the deliverer, tell subscribers.
+// sender is answered) with the record that its final state was announced, in one atomic store call;
+// then wake the deliverer and tell subscribers.
 import type { CngnEnvironment } from '../cngn/api.js';
 import type { WebhookEvent } from '../cngn/schemas.js';
-import type { Store } from '../store/index.js';
+import type { Store, StoreWrite } from '../store/index.js';
 import { type Logger, silentLogger } from './deliverer.js';
 import {
   dedupeKey,
@@ -62,17 +63,16 @@ export class WebhookPipeline {
    */
   async accept(event: WebhookEvent, read: ReadExtras = {}): Promise<AcceptResult> {
     const partial = read.unreadable && read.unreadable.length > 0 ? read : {};
+    // No read first: the outbox entry's claim (a set-if-absent) is what tells a duplicate.
     const id = outboxIdFor('webhook', dedupeKey(event, partial.raw));
-    if (await this.options.outbox.has(id)) return 'duplicate';
     const finalClass = finalClassOf(event);
     const created = finalClass
       ? await this.withFinalLock(event, async () => {
           // A reconciler message for the same final state came first: reply in its thread instead.
           const earlier = await this.finalClaim(event, finalClass);
           const threadOf = earlier?.origin === 'reconciler' ? earlier.entryId : undefined;
-          const ok = await this.enqueue(id, event, 'webhook', threadOf, partial);
-          if (ok) await this.claimFinal(event, finalClass, { origin: 'webhook', entryId: id });
-          return ok;
+          const claims = this.finalClaimWrites(event, finalClass, { origin: 'webhook', entryId: id });
+          return this.enqueue(id, event, 'webhook', threadOf, partial, claims);
         })
       : await this.enqueue(id, event, 'webhook', undefined, partial);
     return created ? 'stored' : 'duplicate';
@@ -86,8 +86,16 @@ export class WebhookPipeline {
     const id = outboxIdFor('reconciler', dedupeKey(event));
     return this.withFinalLock(event, async () => {
       if (await this.finalClaim(event, finalClass)) return false;
-      const ok = await this.enqueue(id, event, 'reconciler');
-      await this.claimFinal(event, finalClass, { origin: 'reconciler', entryId: id });
+      const claim: FinalClaim = { origin: 'reconciler', entryId: id };
+      const ok = await this.enqueue(
+        id,
+        event,
+        'reconciler',
+        undefined,
+        {},
+        this.finalClaimWrites(event, finalClass, claim),
+      );
+      if (!ok) await this.claimFinal(event, finalClass, claim);
       return ok;
     });
   }
@@ -129,20 +137,26 @@ export class WebhookPipeline {
     origin: AlertOrigin,
     threadOf?: string,
     read: ReadExtras = {},
+    alongside: StoreWrite[] = [],
   ): Promise<boolean> {
     const { data } = event;
     const orderKey = data.trx_ref ?? data.transactionId ?? undefined;
-    const created = await this.options.outbox.enqueue({
-      id,
-      origin,
-      environment: this.options.environment,
-      event,
-      ...(orderKey ? { orderKey } : {}),
-      ...(threadOf ? { threadOf } : {}),
-      ...(read.unreadable?.length ? { unreadable: read.unreadable, raw: read.raw } : {}),
-    });
+    // Stored with the entry in one atomic step: its final-state claims and, for subscribers, its id.
+    const writes = [...alongside];
+    if (this.subscribers.length > 0) writes.push({ kind: 'addToSet', set: SUBSCRIBERS_PENDING, member: id });
+    const created = await this.options.outbox.enqueue(
+      {
+        id,
+        origin,
+        environment: this.options.environment,
+        event,
+        ...(orderKey ? { orderKey } : {}),
+        ...(threadOf ? { threadOf } : {}),
+        ...(read.unreadable?.length ? { unreadable: read.unreadable, raw: read.raw } : {}),
+      },
+      writes,
+    );
     if (!created) return false;
-    if (this.subscribers.length > 0) await this.options.store.addToSet(SUBSCRIBERS_PENDING, id);
     this.options.onEnqueued?.();
     this.notify(id, event);
     return true;
@@ -178,12 +192,20 @@ export class WebhookPipeline {
     return locked();
   }
 
+  /** The claim under the first identifier that has one (by reference before by id). */
   private async finalClaim(event: WebhookEvent, finalClass: FinalClass): Promise<FinalClaim | undefined> {
-    for (const key of finalClaimKeys(event.data, finalClass)) {
-      const claim = await this.options.store.get<FinalClaim>(key);
-      if (claim) return claim;
-    }
-    return undefined;
+    const claims = await this.options.store.getMany<FinalClaim>(finalClaimKeys(event.data, finalClass));
+    return claims.find((claim) => claim !== undefined);
+  }
+
+  private finalClaimWrites(event: WebhookEvent, finalClass: FinalClass, claim: FinalClaim): StoreWrite[] {
+    const ttlMs = this.options.retentionMs ?? DEFAULT_RETENTION_MS;
+    return finalClaimKeys(event.data, finalClass).map((key) => ({
+      kind: 'setIfAbsent' as const,
+      key,
+      value: claim,
+      ttlMs,
+    }));
   }
 
   private async claimFinal(event: WebhookEvent, finalClass: FinalClass, claim: FinalClaim): Promise<void> {

@@ -153,6 +153,64 @@ describe('GroupCommit', () => {
     expect(await raw('SELECT k FROM items')).toEqual([{ k: 'next' }]);
   });
 
+  it('runs a conditional write with its follow-ups in one transaction, the follow-ups only when it says so', async () => {
+    const log: string[] = [];
+    const { group, raw } = await connection(log);
+    await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'taken', 'first');
+    const answered = <T>(rows: T) => {
+      log.push('answered');
+      return rows;
+    };
+    const claim = (k: string) =>
+      group.conditional(
+        'INSERT INTO items (k, v) VALUES (?, ?) ON CONFLICT DO NOTHING RETURNING k',
+        [k, 'v'],
+        (rows) =>
+          (rows as unknown[]).length === 1
+            ? [['INSERT INTO items (k, v) VALUES (?, ?)', [`${k}:after`, 'v']]]
+            : [],
+      );
+    const [won, lost, plain] = await Promise.all([
+      claim('new').then(answered),
+      claim('taken').then(answered),
+      group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'plain', 'v').then(() => log.push('answered')),
+    ]);
+    expect(won).toEqual([{ k: 'new' }]);
+    expect(lost).toEqual([]);
+    expect(plain).toBeGreaterThan(0);
+    // One transaction: the claims with the single statement, then the winner's follow-up, then COMMIT;
+    // no one is answered before it.
+    expect(log.slice(3)).toEqual([
+      'BEGIN',
+      ...Array(4).fill('INSERT'),
+      'COMMIT',
+      ...Array(3).fill('answered'),
+    ]);
+    expect(await raw('SELECT k FROM items ORDER BY k')).toEqual([
+      { k: 'new' },
+      { k: 'new:after' },
+      { k: 'plain' },
+      { k: 'taken' },
+    ]);
+  });
+
+  it('fails the whole batch when a follow-up fails, leaving nothing of it behind', async () => {
+    const log: string[] = [];
+    const { group, raw } = await connection(log);
+    await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'taken', 'first');
+    const outcomes = await Promise.allSettled([
+      group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'plain', 'v'),
+      group.conditional('INSERT INTO items (k, v) VALUES (?, ?) RETURNING k', ['claimed', 'v'], () => [
+        ['INSERT INTO items (k, v) VALUES (?, ?)', ['taken', 'again']], // a duplicate key: fails
+      ]),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+    expect(await raw('SELECT k, v FROM items')).toEqual([{ k: 'taken', v: 'first' }]);
+    // The connection is usable again.
+    await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'after', 'v');
+    expect(await raw('SELECT count(*) AS n FROM items')).toEqual([{ n: 2 }]);
+  });
+
   it('answers reads from a second connection that sees what is committed and nothing of an open batch', async () => {
     const file = join(dir, 'reader.sqlite');
     const writer = new KeyvSqlite({ uri: `sqlite://${file}`, busyTimeout: 10_000 });

@@ -3,7 +3,8 @@
 //   out:  opening · ready after <pid of the last process to close the file, or -> · claimed <wins> ·
 //         written <N> · failed <message> · closed
 //   in:   claim <N> → claim keys claim:0…N-1 at once · write <N> → at once, N claims (event:i), N
-//         values (value:i) and N list items (events), answered when all have resolved · close (or
+//         values (value:i) and N list items (events), answered when all have resolved · accept <N> →
+//         at once, N claimAndWrite (entry:i, with pending member i and tail:i), answered as accepted <N> · close (or
 //         stdin ending) → close and exit
 import { createInterface } from 'node:readline';
 import { connectSqlite, createStore } from '../../src/store/index.js';
@@ -41,10 +42,22 @@ try {
     );
     say(`written ${count}`);
   };
+  const accept = async (count: number) => {
+    await Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        store.claimAndWrite({ key: `entry:${i}`, value: { i } }, [
+          { kind: 'addToSet', set: 'pending', member: String(i) },
+          { kind: 'set', key: `tail:${i}`, value: i },
+        ]),
+      ),
+    );
+    say(`accepted ${count}`);
+  };
   input.on('line', (line) => {
     if (line === 'close') void close();
     else if (line.startsWith('write ')) void write(Number(line.slice('write '.length)));
     else if (line.startsWith('claim ')) void claim(Number(line.slice('claim '.length)));
+    else if (line.startsWith('accept ')) void accept(Number(line.slice('accept '.length)));
   });
   input.on('close', () => void close());
 } catch (error) {

@@ -145,6 +145,30 @@ describe('a SQLite store file shared by processes', () => {
     }
   });
 
+  it('keeps every claimAndWrite it answered for (entry, set member, value) when killed right after the answer', async () => {
+    const file = fileNamed('kill-after-accept');
+    const writer = peer(file, '30000');
+    await writer.next('ready');
+    writer.child.stdin?.write('accept 300\n');
+    await writer.next('accepted');
+    const exited = once(writer.child, 'exit');
+    writer.child.kill('SIGKILL');
+    await exited;
+    const store = await createStore(`sqlite://${file}`, { fileLockWaitMs: 0 });
+    try {
+      const entries = await Promise.all(Array.from({ length: 300 }, (_, i) => store.get(`entry:${i}`)));
+      expect(entries).toEqual(Array.from({ length: 300 }, (_, i) => ({ i })));
+      const tails = await Promise.all(Array.from({ length: 300 }, (_, i) => store.get(`tail:${i}`)));
+      expect(tails).toEqual(Array.from({ length: 300 }, (_, i) => i));
+      expect((await store.setMembers('pending')).map(Number).sort((a, b) => a - b)).toEqual(
+        Array.from({ length: 300 }, (_, i) => i),
+      );
+      expect(await store.claimAndWrite({ key: 'entry:7', value: 'again' }, [])).toBe(false);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('shares the file between stores of one process, and frees it when the last one closes', async () => {
     const file = fileNamed('same-process');
     const one = await createStore(`sqlite://${file}`, { fileLockWaitMs: 0 });

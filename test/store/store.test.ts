@@ -40,6 +40,25 @@ describe.each(kinds)('%s store', (_kind, make, enabled) => {
     }
   });
 
+  it.runIf(enabled)(
+    'reads several keys in one call, in the order asked, expired ones as absent',
+    async () => {
+      const store = await make();
+      try {
+        await store.set('one', { n: 1 });
+        await store.set('two', 'second');
+        await store.set('brief', 'gone soon', 30);
+        expect(await store.getMany([])).toEqual([]);
+        expect(await store.getMany(['two', 'none', 'one'])).toEqual(['second', undefined, { n: 1 }]);
+        await new Promise((r) => setTimeout(r, 80));
+        expect(await store.getMany(['brief', 'one'])).toEqual([undefined, { n: 1 }]);
+      } finally {
+        await clearStore(store);
+        await store.close();
+      }
+    },
+  );
+
   it.runIf(enabled)('lets exactly one of many concurrent setIfAbsent calls win', async () => {
     const store = await make();
     try {
@@ -93,6 +112,115 @@ describe.each(kinds)('%s store', (_kind, make, enabled) => {
       }
     },
   );
+
+  it.runIf(enabled)(
+    'claims and writes together, or writes nothing when the claim is already held',
+    async () => {
+      const store = await make();
+      try {
+        await store.set('final', 'earlier');
+        await store.set('tail', 'older');
+        await store.addToSet('pending', 'old');
+        const won = await store.claimAndWrite({ key: 'entry', value: { id: 'e1' } }, [
+          { kind: 'addToSet', set: 'pending', member: 'e1' },
+          { kind: 'set', key: 'tail', value: 'e1', ttlMs: 60_000 },
+          { kind: 'setIfAbsent', key: 'final', value: 'mine' },
+          { kind: 'setIfAbsent', key: 'other-final', value: 'mine', ttlMs: 60_000 },
+          { kind: 'addToSet', set: ':colon set', member: ':colon member' },
+        ]);
+        expect(won).toBe(true);
+        expect(await store.get('entry')).toEqual({ id: 'e1' });
+        expect(await store.get('tail')).toBe('e1');
+        expect(await store.get('final')).toBe('earlier'); // set-if-absent: what was there stays
+        expect(await store.get('other-final')).toBe('mine');
+        expect((await store.setMembers('pending')).sort()).toEqual(['e1', 'old']);
+        expect(await store.setMembers(':colon set')).toEqual([':colon member']);
+        // The claim is held: none of the writes happen.
+        const again = await store.claimAndWrite({ key: 'entry', value: { id: 'e2' } }, [
+          { kind: 'addToSet', set: 'pending', member: 'e2' },
+          { kind: 'set', key: 'tail', value: 'e2' },
+          { kind: 'setIfAbsent', key: 'third', value: 'e2' },
+        ]);
+        expect(again).toBe(false);
+        expect(await store.get('entry')).toEqual({ id: 'e1' });
+        expect(await store.get('tail')).toBe('e1');
+        expect(await store.get('third')).toBeUndefined();
+        expect((await store.setMembers('pending')).sort()).toEqual(['e1', 'old']);
+        // A set written this way is the same set for the other set operations.
+        await store.removeFromSet('pending', 'old');
+        await store.addToSet('pending', 'e1');
+        expect(await store.setMembers('pending')).toEqual(['e1']);
+        await expect(
+          store.claimAndWrite({ key: 'twice', value: 1 }, [{ kind: 'set', key: 'twice', value: 2 }]),
+        ).rejects.toThrow(/twice/);
+      } finally {
+        await clearStore(store);
+        await store.close();
+      }
+    },
+  );
+
+  it.runIf(enabled)(
+    'lets exactly one of many concurrent claimAndWrite calls win, and only its writes land',
+    async () => {
+      const store = await make();
+      try {
+        // Each racer also adds to a shared set and removes from it, so no change to the set is lost.
+        await Promise.all(Array.from({ length: 10 }, (_, i) => store.addToSet('shared', `gone-${i}`)));
+        const results = await Promise.all(
+          Array.from({ length: 30 }, (_, i) =>
+            Promise.all([
+              store.claimAndWrite({ key: 'claim', value: i, ttlMs: 60_000 }, [
+                { kind: 'set', key: 'winner', value: i },
+                { kind: 'addToSet', set: 'winners', member: `racer-${i}` },
+              ]),
+              store.claimAndWrite({ key: `own-${i}`, value: i }, [
+                { kind: 'addToSet', set: 'shared', member: `kept-${i}` },
+              ]),
+              i < 10 ? store.removeFromSet('shared', `gone-${i}`) : Promise.resolve(),
+            ]),
+          ),
+        );
+        const winners = results.map(([won], i) => (won ? i : -1)).filter((i) => i >= 0);
+        expect(winners).toHaveLength(1);
+        expect(await store.get('claim')).toBe(winners[0]);
+        expect(await store.get('winner')).toBe(winners[0]);
+        expect(await store.setMembers('winners')).toEqual([`racer-${winners[0]}`]);
+        expect((await store.setMembers('shared')).sort()).toEqual(
+          Array.from({ length: 30 }, (_, i) => `kept-${i}`).sort(),
+        );
+      } finally {
+        await clearStore(store);
+        await store.close();
+      }
+    },
+  );
+
+  it.runIf(enabled)('takes an expired claim again with claimAndWrite, and expires its writes', async () => {
+    const store = await make();
+    try {
+      expect(await store.claimAndWrite({ key: 'lease', value: 'first', ttlMs: 1_000 }, [])).toBe(true);
+      expect(await store.claimAndWrite({ key: 'lease', value: 'second' }, [])).toBe(false);
+      expect(
+        await store.claimAndWrite({ key: 'other', value: 1 }, [
+          { kind: 'set', key: 'short', value: 'x', ttlMs: 1_000 },
+          { kind: 'setIfAbsent', key: 'short-claim', value: 'x', ttlMs: 1_000 },
+        ]),
+      ).toBe(true);
+      await new Promise((r) => setTimeout(r, 1_100));
+      expect(await store.get('short')).toBeUndefined();
+      expect(
+        await store.claimAndWrite({ key: 'lease', value: 'third' }, [
+          { kind: 'setIfAbsent', key: 'short-claim', value: 'y' },
+        ]),
+      ).toBe(true);
+      expect(await store.get('lease')).toBe('third');
+      expect(await store.get('short-claim')).toBe('y');
+    } finally {
+      await clearStore(store);
+      await store.close();
+    }
+  });
 
   it.runIf(enabled)('runs lock holders one at a time', async () => {
     const store = await make();
