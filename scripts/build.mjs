@@ -119,14 +119,12 @@ export async function build({ entry = 'src/main.ts', outfile = 'dist/main.js' } 
     renameSync(temporary, file.path);
   }
   const outputs = files.map((file) => relative(ROOT, file.path));
-  // Chunks of earlier builds (their names carry a hash of their content).
+  // Chunks of earlier builds (their names carry a hash of their content), except the last build's: a
+  // bot still running it may load one of them later (a store driver, the sandbox's ed25519).
+  const kept = new Set([...outputs, ...lastOutputs(outPath)]);
   for (const entry of readdirSync(outDir)) {
     const path = join(outDir, entry);
-    if (
-      entry.startsWith(`${name}-`) &&
-      /\.js(\.map)?$/.test(entry) &&
-      !outputs.includes(relative(ROOT, path))
-    ) {
+    if (entry.startsWith(`${name}-`) && /\.js(\.map)?$/.test(entry) && !kept.has(relative(ROOT, path))) {
       rmSync(path, { force: true });
     }
   }
@@ -162,6 +160,16 @@ function latin1(text) {
       .map((i) => `\\u${character.charCodeAt(i).toString(16).padStart(4, '0')}`)
       .join(''),
   );
+}
+
+/** The files the last build wrote (from its stamp). */
+function lastOutputs(outPath) {
+  try {
+    const { outputs } = JSON.parse(readFileSync(`${outPath}.build.json`, 'utf8'));
+    return Array.isArray(outputs) ? outputs : [];
+  } catch {
+    return []; // no build yet
+  }
 }
 
 function fingerprint(path) {

@@ -199,6 +199,25 @@ describe('a module in the bundle', () => {
     });
   });
 
+  it('keeps the chunks of the build before (a bot may still run it) and drops older ones', async () => {
+    const lazy = `${WORK}/where/lazy.ts`;
+    const entry = `${WORK}/where/entry.ts`;
+    const dir = join(ROOT, WORK, 'where', 'chunks');
+    writeFileSync(join(ROOT, entry), "export const later = () => import('./lazy.js');\n");
+    const chunks = async (version: number) => {
+      writeFileSync(join(ROOT, lazy), `export const version = ${version};\n`);
+      await build({ entry, outfile: `${WORK}/where/chunks/entry.js` });
+      return readdirSync(dir).filter((file) => /^entry-lazy-\w+\.js$/.test(file));
+    };
+    const [first] = await chunks(1);
+    const second = await chunks(2);
+    expect(second).toHaveLength(2);
+    expect(second).toContain(first);
+    const third = await chunks(3);
+    expect(third).toHaveLength(2);
+    expect(third).not.toContain(first);
+  });
+
   it('is built again only when one of its inputs changed', async () => {
     const options = { entry: source, outfile: `${WORK}/where/again/where.js` };
     expect(await buildIfStale(options)).toBe('built');
