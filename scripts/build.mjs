@@ -1,15 +1,28 @@
 // The production build: src/main.ts and everything it imports, dependencies included, bundled by
-// esbuild into one ESM file, dist/main.js. One file starts in about a third of the CPU time of the
-// same code as ~1,000 separate modules and holds ~25 MB less. Not minified, so stack traces stay
-// readable (a linked source map maps them back to TypeScript under --enable-source-maps).
-// Types are checked by `npm run typecheck`, not here.
+// esbuild as ESM into dist/main.js plus the chunks it shares with the modules it loads with a dynamic
+// import() (the Redis and PostgreSQL stores, the workbench): a bot loads only what its settings use.
+// A few files start in about a third of the CPU time of the same code as ~1,000 separate modules and
+// hold ~25 MB less. V8 keeps each module's source text in memory as long as the process runs, so the
+// output has no comments or indentation (names are kept, and a linked source map maps stack traces
+// back to TypeScript under --enable-source-maps) and only Latin-1 characters (one byte a character in
+// V8's heap, where one other character doubles the whole file's share; see latin1()). Types are checked by
+// `npm run typecheck`, not here.
 //
 // Incremental: <outfile>.build.json lists every source file read with its size and mtime, and
 // stands for the packages with node_modules/.package-lock.json (npm rewrites it on every install);
 // when none changed (and this file did not), nothing is rebuilt: a restart costs ~150 stat calls.
 // `node scripts/build.mjs [--force]` builds from the command line (npm's `prepare` runs it).
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -19,16 +32,35 @@ const THIS_FILE = fileURLToPath(import.meta.url);
 // used at run time by the workbench), and what only tests use.
 const EXTERNAL = ['sqlite3', 'esbuild', 'playwright-core'];
 
-// Every module shares the bundle's import.meta; these stand in for the module's own source file,
+// Every module shares its output file's import.meta; these stand in for the module's own source file,
 // so a file read by a path relative to its module (e.g. the workbench page source) is found from
-// dist/ as from src/.
+// dist/ as from src/. Chunks are written next to the entry's file for these paths to hold.
 const IMPORT_META = /\bimport\.meta\.(url|dirname|filename)\b/g;
+
+// Bolt's index loads ExpressReceiver (express, body-parser, iconv-lite, mime-db…) only to export it;
+// the bot uses its own HTTP server with HTTPReceiver, so the bundle holds a stand-in that refuses.
+const unusedBoltReceiver = {
+  name: 'unused-bolt-receiver',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/receivers\/ExpressReceiver$/ }, (args) =>
+      args.importer.includes(`@slack${sep}bolt${sep}`)
+        ? { path: args.path, namespace: 'unused-bolt-receiver' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'unused-bolt-receiver' }, () => ({
+      contents:
+        "exports.default = class ExpressReceiver { constructor() { throw new Error('ExpressReceiver is not in this build (scripts/build.mjs)'); } };",
+      loader: 'js',
+    }));
+  },
+};
 
 /** Bundle `entry` (relative to the project) into `outfile`; returns the inputs esbuild read. */
 export async function build({ entry = 'src/main.ts', outfile = 'dist/main.js' } = {}) {
   const esbuild = await import('esbuild');
   const outPath = join(ROOT, outfile);
   const outDir = dirname(outPath);
+  const name = basename(outPath, '.js');
   const sourceUrl = (file) => {
     const path = relative(outDir, file).split(sep).join('/');
     return `new URL(${JSON.stringify(path.startsWith('.') ? path : `./${path}`)}, import.meta.url)`;
@@ -49,45 +81,95 @@ export async function build({ entry = 'src/main.ts', outfile = 'dist/main.js' } 
       });
     },
   };
-  const result = await esbuild.build({
-    absWorkingDir: ROOT,
-    entryPoints: [entry],
-    outfile: outPath,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20.19',
-    external: EXTERNAL,
-    // CommonJS dependencies call require(); an ESM bundle has none of its own.
-    banner: {
-      js: "import { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);",
-    },
-    sourcemap: 'linked',
-    metafile: true,
-    write: false,
-    logLevel: 'warning',
-    plugins: [importMetaOfSource],
-  });
+  const result = await esbuild
+    .build({
+      absWorkingDir: ROOT,
+      entryPoints: { [name]: entry },
+      outdir: outDir,
+      chunkNames: `${name}-[name]-[hash]`,
+      splitting: true,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20.19',
+      external: EXTERNAL,
+      // CommonJS dependencies call require(); an ESM bundle has none of its own.
+      banner: {
+        js: "import { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);",
+      },
+      minifyWhitespace: true,
+      sourcemap: 'linked',
+      metafile: true,
+      write: false,
+      logLevel: 'warning',
+      plugins: [importMetaOfSource, unusedBoltReceiver],
+    })
+    // esbuild's service process (~20 MB) would otherwise stay beside the bot `npm start` runs after
+    // the build; a later call starts it again.
+    .finally(() => esbuild.stop());
   mkdirSync(outDir, { recursive: true });
-  // Written aside and renamed, so a bot starting meanwhile never reads half a file.
-  for (const file of result.outputFiles) {
+  // Written aside and renamed, so a bot starting meanwhile never reads half a file; the entry last,
+  // once every chunk it imports is in place.
+  const files = [...result.outputFiles].sort(
+    (a, b) => Number(a.path === outPath) - Number(b.path === outPath),
+  );
+  for (const file of files) {
     const temporary = `${file.path}.${process.pid}.tmp`;
-    writeFileSync(temporary, file.contents);
+    writeFileSync(temporary, file.path.endsWith('.js') ? latin1(file.text) : file.contents);
     renameSync(temporary, file.path);
   }
-  const inputs = [...Object.keys(result.metafile.inputs).map((path) => join(ROOT, path)), THIS_FILE];
+  const outputs = files.map((file) => relative(ROOT, file.path));
+  // Chunks of earlier builds (their names carry a hash of their content), except the last build's: a
+  // bot still running it may load one of them later (a store driver, the sandbox's ed25519).
+  const kept = new Set([...outputs, ...lastOutputs(outPath)]);
+  for (const entry of readdirSync(outDir)) {
+    const path = join(outDir, entry);
+    if (entry.startsWith(`${name}-`) && /\.js(\.map)?$/.test(entry) && !kept.has(relative(ROOT, path))) {
+      rmSync(path, { force: true });
+    }
+  }
+  const inputs = [
+    ...Object.keys(result.metafile.inputs)
+      .filter((path) => !path.startsWith('unused-bolt-receiver:'))
+      .map((path) => join(ROOT, path)),
+    THIS_FILE,
+  ];
   const installed = join(ROOT, 'node_modules', '.package-lock.json');
   const watched = existsSync(installed)
     ? [...inputs.filter((path) => !path.includes(`${sep}node_modules${sep}`)), installed]
     : inputs;
   const stamp = {
     outfile,
+    outputs,
     inputs: Object.fromEntries(watched.map((path) => [relative(ROOT, path), fingerprint(path)])),
   };
   const stampPath = `${outPath}.build.json`;
   writeFileSync(`${stampPath}.${process.pid}.tmp`, JSON.stringify(stamp));
   renameSync(`${stampPath}.${process.pid}.tmp`, stampPath);
   return inputs;
+}
+
+/**
+ * Characters past U+00FF as \\u escapes: esbuild escapes them in strings but leaves them in regular
+ * expressions (`/^₦/`) and legal comments, and one of them would make V8 hold the whole file at two
+ * bytes a character. An escape means the same there.
+ */
+function latin1(text) {
+  return text.replace(/[\u0100-\u{10ffff}]/gu, (character) =>
+    [...Array(character.length).keys()]
+      .map((i) => `\\u${character.charCodeAt(i).toString(16).padStart(4, '0')}`)
+      .join(''),
+  );
+}
+
+/** The files the last build wrote (from its stamp). */
+function lastOutputs(outPath) {
+  try {
+    const { outputs } = JSON.parse(readFileSync(`${outPath}.build.json`, 'utf8'));
+    return Array.isArray(outputs) ? outputs : [];
+  } catch {
+    return []; // no build yet
+  }
 }
 
 function fingerprint(path) {
@@ -102,6 +184,8 @@ export function isFresh(outfile = 'dist/main.js') {
     statSync(outPath);
     const stamp = JSON.parse(readFileSync(`${outPath}.build.json`, 'utf8'));
     if (stamp.outfile !== outfile || !stamp.inputs[relative(ROOT, THIS_FILE)]) return false;
+    if (!Array.isArray(stamp.outputs) || !stamp.outputs.every((path) => existsSync(join(ROOT, path))))
+      return false;
     return Object.entries(stamp.inputs).every(([path, print]) => fingerprint(join(ROOT, path)) === print);
   } catch {
     return false; // no build yet, or an input is gone

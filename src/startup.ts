@@ -7,7 +7,7 @@ import { type Bot, startBot } from './bot.js';
 import { type Config, loadConfig, secretsOf } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { createStore } from './store/index.js';
-import { newWorkbenchBotToken, startWorkbench, type Workbench } from './workbench/index.js';
+import type { Workbench } from './workbench/index.js';
 import { CHANNELS, DEMO_APPROVERS } from './workbench/people.js';
 
 /** Start-up refused for a reason that is not a malformed setting (the live-key rule). */
@@ -84,6 +84,8 @@ export async function start(
   }
 
   if (env.CNGN_API_KEY?.trim().startsWith('cngn_live_')) throw new StartupRefused(LIVE_KEY_REFUSAL);
+  // Loaded only here: a bot serving Slack never has the workbench's code in memory.
+  const { newWorkbenchBotToken, startWorkbench } = await import('./workbench/index.js');
   // Both fresh at every start: a page elsewhere in the browser can guess neither.
   const signingSecret = randomBytes(32).toString('hex');
   const botToken = newWorkbenchBotToken();

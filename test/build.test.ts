@@ -3,8 +3,8 @@
 // to its TypeScript source; and a SIGTERM sent to npm alone stops the bot.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -61,6 +61,60 @@ describe('the production bundle', () => {
     expect(files).toContain('src/main.ts');
     expect(files).toContain('src/slack/app.ts');
     expect(files.filter((file) => file.startsWith('test/') || file.startsWith('bench/'))).toEqual([]);
+  });
+
+  // V8 keeps a module's source text for the life of the process, at two bytes a character as soon as
+  // one character is past U+00FF: before, a ₦ in a regular expression (and comments) doubled ~4 MB.
+  it('holds only Latin-1 characters, so V8 keeps its source at one byte a character', () => {
+    const dir = join(ROOT, dirname(outfile));
+    const files = readdirSync(dir).filter((file) => file.endsWith('.js'));
+    expect(files.length).toBeGreaterThan(1);
+    for (const file of files) {
+      const text = readFileSync(join(dir, file), 'utf8');
+      expect({ file, beyondLatin1: text.match(/[\u0100-\u{10ffff}]/gu)?.slice(0, 5) ?? [] }).toEqual({
+        file,
+        beyondLatin1: [],
+      });
+    }
+    // The escape still means ₦ where the source wrote it.
+    expect(
+      readdirSync(dir).some((file) => readFileSync(join(dir, file), 'utf8').includes('/^\\u20a6/')),
+    ).toBe(true);
+  });
+
+  it('loads the Redis and PostgreSQL stores and the workbench only on demand', () => {
+    const dir = join(ROOT, dirname(outfile));
+    const lazy = readdirSync(dir).filter((file) => /^main-(redis|postgres|workbench)-\w+\.js$/.test(file));
+    expect(lazy.map((file) => file.split('-')[1]).sort()).toEqual(['postgres', 'redis', 'workbench']);
+    // Every file main.js imports statically, and what those import in turn.
+    const loaded = new Set<string>();
+    const visit = (file: string) => {
+      if (loaded.has(file)) return;
+      loaded.add(file);
+      const text = readFileSync(join(dir, file), 'utf8');
+      for (const [, imported] of text.matchAll(/(?:\bfrom|\bimport)\s*"\.\/([^"]+\.js)"/g))
+        visit(imported as string);
+    };
+    visit('main.js');
+    expect(loaded.size).toBeGreaterThan(1);
+    expect([...loaded].filter((file) => lazy.includes(file))).toEqual([]);
+    expect(readFileSync(join(dir, 'main.js'), 'utf8')).toContain('main-workbench-'); // by import()
+  });
+
+  it('leaves no esbuild process running once built', () => {
+    if (!existsSync('/proc/self/stat')) return; // the process table is read from Linux's /proc
+    const children = readdirSync('/proc')
+      .filter((name) => /^\d+$/.test(name))
+      .filter((pid) => {
+        try {
+          const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+          return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid;
+        } catch {
+          return false; // gone meanwhile
+        }
+      })
+      .map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+    expect(children.filter((command) => command.includes('esbuild'))).toEqual([]);
   });
 
   it('serves /healthz from plain node, with the embedded sandbox, and stops on SIGTERM', async () => {
@@ -143,6 +197,25 @@ describe('a module in the bundle', () => {
       dirname: join(ROOT, WORK, 'where'),
       filename: join(ROOT, source),
     });
+  });
+
+  it('keeps the chunks of the build before (a bot may still run it) and drops older ones', async () => {
+    const lazy = `${WORK}/where/lazy.ts`;
+    const entry = `${WORK}/where/entry.ts`;
+    const dir = join(ROOT, WORK, 'where', 'chunks');
+    writeFileSync(join(ROOT, entry), "export const later = () => import('./lazy.js');\n");
+    const chunks = async (version: number) => {
+      writeFileSync(join(ROOT, lazy), `export const version = ${version};\n`);
+      await build({ entry, outfile: `${WORK}/where/chunks/entry.js` });
+      return readdirSync(dir).filter((file) => /^entry-lazy-\w+\.js$/.test(file));
+    };
+    const [first] = await chunks(1);
+    const second = await chunks(2);
+    expect(second).toHaveLength(2);
+    expect(second).toContain(first);
+    const third = await chunks(3);
+    expect(third).toHaveLength(2);
+    expect(third).not.toContain(first);
   });
 
   it('is built again only when one of its inputs changed', async () => {

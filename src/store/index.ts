@@ -17,8 +17,6 @@ import { DEFAULT_LOCK_WAIT_MS, lockStoreFile } from './file-lock.js';
 import { GroupCommit } from './group-commit.js';
 import { LocalStore } from './local.js';
 import { KeyedMutex } from './mutex.js';
-import { PostgresStore } from './postgres.js';
-import { RedisStore } from './redis.js';
 import { SqliteConnection } from './sqlite-connection.js';
 
 export type StoreKind = 'memory' | 'sqlite' | 'redis' | 'postgres';
@@ -37,10 +35,9 @@ export {
   redisDurability,
   StoreDurabilityError,
 } from './durability.js';
+export { LOCK_DEFAULTS, LockTimeoutError, StoreUnavailableError } from './errors.js';
 export { StoreLockedError } from './file-lock.js';
-export { StoreUnavailableError } from './postgres.js';
 export { SchemaTooNewError } from './postgres-schema.js';
-export { LockTimeoutError } from './redis.js';
 
 export interface LockOptions {
   /** How long the lock is held at most if its holder dies (Redis, PostgreSQL); a live holder renews it. */
@@ -128,10 +125,13 @@ export async function createStore(url: string, options: StoreOptions = {}): Prom
   if (url.startsWith('sqlite://')) {
     return openSqlite(resolve(url.slice('sqlite://'.length) || './data/cngn-desk.sqlite'), prefix, options);
   }
+  // Each driver is loaded only when STORE_URL names it: the others' code never enters the process.
   if (url.startsWith('redis://') || url.startsWith('rediss://')) {
+    const { RedisStore } = await import('./redis.js');
     return RedisStore.connect(url, prefix, options.log ? { log: options.log } : {});
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    const { PostgresStore } = await import('./postgres.js');
     return PostgresStore.connect(url, prefix);
   }
   throw new Error(
@@ -210,7 +210,12 @@ export async function connectSqlite(
 
 /** For tests: drop everything a store holds under its prefix. */
 export async function clearStore(store: Store): Promise<void> {
-  if (store instanceof RedisStore || store instanceof PostgresStore) await store.clear();
+  if (store.kind === 'redis') {
+    const { RedisStore } = await import('./redis.js');
+    if (store instanceof RedisStore) await store.clear();
+  }
+  if (store.kind === 'postgres') {
+    const { PostgresStore } = await import('./postgres.js');
+    if (store instanceof PostgresStore) await store.clear();
+  }
 }
-
-export { LOCK_DEFAULTS } from './redis.js';

@@ -22,11 +22,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import KeyvPostgres from '@keyv/postgres';
 import Keyv from 'keyv';
 import pg from 'pg';
+import { LOCK_DEFAULTS, LockTimeoutError, StoreUnavailableError } from './errors.js';
 import type { LockOptions, Store, StoreClaim, StoreWrite } from './index.js';
 import { KeyedMutex } from './mutex.js';
 import { migrate } from './postgres-schema.js';
-import { LOCK_DEFAULTS, LockTimeoutError } from './redis.js';
 import { checkDistinctWrites } from './writes.js';
+
+export { StoreUnavailableError };
 
 /** A PostgreSQL that does not answer within this stops start-up with a clear error. */
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -35,11 +37,6 @@ const QUERY_TIMEOUT_MS = 15_000;
 const PING_TIMEOUT_MS = 2_000;
 /** Expired keyv rows are never read (see get), only swept now and then. */
 const SWEEP_EVERY_MS = 10 * 60_000;
-
-/** The store's database could not be reached or stopped answering; nothing was read as absent. */
-export class StoreUnavailableError extends Error {
-  override name = 'StoreUnavailableError';
-}
 
 type Query = <R = Record<string, unknown>>(text: string, values?: unknown[]) => Promise<R[]>;
 

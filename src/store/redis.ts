@@ -9,14 +9,11 @@ import type { RedisClientType } from '@redis/client';
 import Keyv from 'keyv';
 import { withinDeadline } from './deadline.js';
 import type { RedisPersistence } from './durability.js';
+import { LOCK_DEFAULTS, LockTimeoutError } from './errors.js';
 import type { LockOptions, Store, StoreClaim, StoreLog, StoreWrite } from './index.js';
 import { checkDistinctWrites } from './writes.js';
 
-export class LockTimeoutError extends Error {
-  override name = 'LockTimeoutError';
-}
-
-export const LOCK_DEFAULTS = { ttlMs: 15_000, waitMs: 10_000 };
+export { LOCK_DEFAULTS, LockTimeoutError };
 
 /** A Redis that does not answer within this stops start-up with a clear error instead of hanging. */
 const CONNECT_TIMEOUT_MS = 10_000;

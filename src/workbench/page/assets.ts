@@ -2,7 +2,7 @@
 // `/workbench/app.css`. Bundled from this folder with esbuild on first call (about a tenth of a
 // second) and kept in memory; nothing is fetched from outside, so the page works offline.
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, stop } from 'esbuild';
 import { SUBCOMMANDS } from '../../slack/commands/index.js';
 import { WORKBENCH_PREFIX } from '../protocol.js';
 
@@ -19,6 +19,8 @@ export const FAVICON =
   "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Crect width='16' height='16' rx='3' fill='%2314532d'/%3E%3Ctext x='8' y='12.5' font-size='12' text-anchor='middle' fill='white' font-family='sans-serif'%3E%E2%82%A6%3C/text%3E%3C/svg%3E";
 
 let cached: Promise<PageAssets> | undefined;
+/** Bundles under way in this process (tests may run more than one). */
+let bundling = 0;
 
 /** JSON safe inside a <script> element. */
 function scriptJson(value: unknown): string {
@@ -48,6 +50,18 @@ function page(): string {
 }
 
 async function bundle(): Promise<PageAssets> {
+  bundling += 1;
+  try {
+    return await bundleOnce();
+  } finally {
+    bundling -= 1;
+    // esbuild's service process (~20 MB) would otherwise stay beside the bot for good; a later call
+    // starts it again.
+    if (bundling === 0) await stop();
+  }
+}
+
+async function bundleOnce(): Promise<PageAssets> {
   const result = await build({
     entryPoints: [fileURLToPath(new URL('./app.ts', import.meta.url))],
     bundle: true,
