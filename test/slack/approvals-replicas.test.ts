@@ -14,6 +14,7 @@ import { StoreControls } from '../support/store-controls.js';
 import {
   APPROVER_A,
   APPROVER_B,
+  approve,
   click,
   fileWithdrawal,
   startApprovalApp,
@@ -112,7 +113,7 @@ describe('restart on SQLite', () => {
     const first = await boot();
     const approvedOnly = await fileWithdrawal(first.app, '1200');
     const alreadySent = await fileWithdrawal(first.app, '1300');
-    await click(first.app, 'approval.approve', alreadySent, APPROVER_A);
+    await approve(first.app, alreadySent, APPROVER_A);
     await waitUntil(async () => (await first.app.engine.get(alreadySent))?.state === 'sent', 'sent');
     // Approved, but the bot stops before it claims the call.
     await first.app.engine.core.approve(approvedOnly, APPROVER_A);
