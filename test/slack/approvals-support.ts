@@ -13,7 +13,7 @@ import { createStore, type Store } from '../../src/store/index.js';
 import type { Webhooks } from '../../src/webhooks/index.js';
 import { FakeSlack } from '../support/fake-slack.js';
 import { SIGNING_SECRET, testConfig } from '../support/harness.js';
-import { approveInReview, type OpenedReview, openReview, type Reviewed } from '../support/review.js';
+import { approveInChannel, type OpenedReview, type Reviewed, reviewInChannel } from '../support/review.js';
 import {
   blockAction,
   type SlackSender,
@@ -139,24 +139,12 @@ export function click(app: ApprovalApp, actionId: string, requestId: string, use
  * submit it. A click the bot refuses opens nothing: its private answer is returned (`told`).
  */
 export function approve(app: ApprovalApp, requestId: string, userId: string): Promise<Reviewed> {
-  return approveInReview(app.sender, app.slack, userId, clickApprove(app, requestId, userId));
+  return approveInChannel(app.sender, app.slack, requestId, userId, APPROVALS_CHANNEL);
 }
 
 /** Click Approve in the approvals channel and return the review modal it opened (or the private answer). */
 export function reviewFor(app: ApprovalApp, requestId: string, userId: string): Promise<OpenedReview> {
-  return openReview(app.slack, userId, clickApprove(app, requestId, userId));
-}
-
-function clickApprove(app: ApprovalApp, requestId: string, userId: string) {
-  return (triggerId: string) =>
-    blockAction(app.sender, {
-      actionId: 'approval.approve',
-      value: requestId,
-      userId,
-      channelId: APPROVALS_CHANNEL,
-      messageTs: '1.0',
-      triggerId,
-    });
+  return reviewInChannel(app.sender, app.slack, requestId, userId, APPROVALS_CHANNEL);
 }
 
 /** File a withdrawal the way a person does: the slash command, then the modal's submission. */

@@ -3,7 +3,13 @@
 // the bot refuses opens nothing: the helpers then return the private answer instead.
 import { REVIEW_VIEW } from '../../src/slack/blocks/approval-review.js';
 import type { FakeSlack, SlackCall } from './fake-slack.js';
-import { newTriggerId, type SlackResponse, type SlackSender, viewSubmission } from './slack-requests.js';
+import {
+  blockAction,
+  newTriggerId,
+  type SlackResponse,
+  type SlackSender,
+  viewSubmission,
+} from './slack-requests.js';
 
 export interface ReviewView {
   callback_id: string;
@@ -83,4 +89,39 @@ export function refusedInModal(submitted: SlackResponse | undefined): string | u
   if (body?.response_action !== 'update') return undefined;
   const view = body.view as { title?: { text?: string } };
   return view.title?.text === 'Not approved' ? JSON.stringify(body.view) : undefined;
+}
+
+/** Approve clicked on a message in `channel` (the button's value is `id` or `id:round`), with our trigger. */
+export function approveClick(sender: SlackSender, value: string, user: string, channel: string) {
+  return (triggerId: string) =>
+    blockAction(sender, {
+      actionId: 'approval.approve',
+      value,
+      userId: user,
+      channelId: channel,
+      messageTs: '1.0',
+      triggerId,
+    });
+}
+
+/** Click Approve on the message in `channel` and return the review it opened (or the private answer). */
+export function reviewInChannel(
+  sender: SlackSender,
+  slack: FakeSlack,
+  value: string,
+  user: string,
+  channel: string,
+): Promise<OpenedReview> {
+  return openReview(slack, user, approveClick(sender, value, user, channel));
+}
+
+/** Click Approve on the message in `channel`, check the review opened, submit it. */
+export function approveInChannel(
+  sender: SlackSender,
+  slack: FakeSlack,
+  value: string,
+  user: string,
+  channel: string,
+): Promise<Reviewed> {
+  return approveInReview(sender, slack, user, approveClick(sender, value, user, channel));
 }

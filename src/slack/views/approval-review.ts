@@ -124,11 +124,8 @@ export function registerReviewView(app: App, deps: ApprovalSlackDeps): void {
       const text = refusalText(settled.result.reason, settled.result.request);
       return ack({ response_action: 'update', view: reviewRefusedView(text) });
     }
-    if (taken.rechecking) {
-      await ack({ response_action: 'update', view: noticeView('Approval', RECHECKING) });
-    } else {
-      await ack();
-    }
+    // Accepted: the modal closes. A final approval being re-checked is said privately, as before.
+    await ack();
     await finish(client, deps, where, taken.rechecking === true, taken.work);
   });
 }
