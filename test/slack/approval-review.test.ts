@@ -48,7 +48,7 @@ describe('the review modal', () => {
       request?.display.networkName ?? 'network', // network
       'Fees', // fees or quote
       `<@${REQUESTER}>`, // requester
-      '0 of 1', // approvals so far
+      'none yet (1 needed)', // approvals so far
       'WAT', // expiry, absolute
       'SANDBOX', // environment
     ]) {

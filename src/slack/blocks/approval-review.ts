@@ -30,7 +30,7 @@ export interface ReviewMetadata {
 /**
  * `Approve ₦1,500.00`. A long amount is never rounded or abbreviated on the button that moves it: a
  * whole-naira amount drops its `.00` (still exact), and one that still does not fit in Slack's 24
- * characters says `Approve the ₦ above`, next to the exact figure in the modal's header.
+ * characters says `Approve the amount above`, next to the exact figure in the modal's header.
  */
 export function reviewSubmitText(request: ApprovalRequest): string {
   if (!request.amount) {
@@ -39,7 +39,7 @@ export function reviewSubmitText(request: ApprovalRequest): string {
   const full = `Approve ${naira(request.amount)}`;
   if (full.length <= SUBMIT_MAX) return full;
   const whole = full.replace(/\.00$/, '');
-  return whole.length <= SUBMIT_MAX ? whole : 'Approve the ₦ above';
+  return whole.length <= SUBMIT_MAX ? whole : 'Approve the amount above';
 }
 
 function headerText(request: ApprovalRequest): string {
@@ -57,15 +57,12 @@ function feesLine(request: ApprovalRequest): string {
 }
 
 function approvalsSoFar(request: ApprovalRequest): string {
+  if (request.approvals.length === 0) return `none yet (${request.requiredApprovals} needed)`;
   const who = request.approvals.map((a) => `${mentionUser(a.user)} at ${lagosTime(a.at)}`).join(', ');
-  return `${request.approvals.length} of ${request.requiredApprovals}${who ? `: ${who}` : ' so far'}`;
+  return `${request.approvals.length} of ${request.requiredApprovals}: ${who}`;
 }
 
 export function reviewModal(request: ApprovalRequest, now: Date, metadata: ReviewMetadata): ModalView {
-  // The destination at full width, one figure a line: a long address is not squeezed into a column.
-  const destination = destinationFields(request)
-    .map((f) => f.text)
-    .join('\n');
   const blocks: KnownBlock[] = [
     { type: 'header', text: plain(headerText(request)) },
     section(
@@ -74,7 +71,8 @@ export function reviewModal(request: ApprovalRequest, now: Date, metadata: Revie
     { type: 'divider' },
   ];
   if (request.amount) blocks.push(section(`*Amount*\n${escapeMrkdwn(naira(request.amount))}`));
-  blocks.push(section(destination));
+  // The destination at full width, one figure a section: a long address is not squeezed into a column.
+  for (const figure of destinationFields(request)) blocks.push(section(figure.text));
   if (request.kind === 'bridge' || request.kind === 'withdraw' || request.kind === 'redeem') {
     blocks.push(section(feesLine(request)));
   }
@@ -117,7 +115,7 @@ export function reviewModal(request: ApprovalRequest, now: Date, metadata: Revie
  * is still open in a new round, its figures as they are now. Nothing to submit: nothing was approved.
  */
 export function reviewRefusedView(reason: string, request?: ApprovalRequest, now?: Date): ModalView {
-  const blocks: KnownBlock[] = [section(`:no_entry: *Not approved.* ${reason}`)];
+  const blocks: KnownBlock[] = [section(`:no_entry: ${reason}`)];
   if (request && now && request.state === 'pending') {
     blocks.push(
       { type: 'divider' },

@@ -22,8 +22,8 @@ describe('the review modal’s submit button', () => {
     // Too long with its kobo: whole naira drop the `.00`, still exact.
     ['1000000000', 'Approve ₦1,000,000,000'],
     // Still too long: never rounded on the button; the exact figure is in the modal's header.
-    ['1000000000.50', 'Approve the ₦ above'],
-    ['12345678901234', 'Approve the ₦ above'],
+    ['1000000000.50', 'Approve the amount above'],
+    ['12345678901234', 'Approve the amount above'],
   ])('reads well for %s', (amount, text) => {
     const label = reviewSubmitText(withAmount(amount));
     expect(label).toBe(text);
