@@ -1,10 +1,10 @@
-// Races: N withdrawals, each approved by 3 approvers clicking Approve at once, twice each, spread over
+// Races: N withdrawals, each approved by 3 approvers submitting the Approve review at once, twice each, spread over
 // two replicas (two bots on one shared store). The sandbox's POST count is the truth: exactly N, one
 // per request.
 import { startSandbox } from '../../src/sandbox/index.js';
 import type { Store } from '../../src/store/index.js';
 import { FakeSlack } from '../../test/support/fake-slack.js';
-import { blockAction } from '../../test/support/slack-requests.js';
+import { reviewInChannel, submitReview } from '../../test/support/review.js';
 import {
   APPROVALS_CHANNEL,
   APPROVERS,
@@ -27,7 +27,7 @@ export async function races(store: ProveStore, n: number): Promise<Omit<Line, 's
   const stores: Store[] = [await store.open(), await store.open()];
   const replicas: Replica[] = [];
   try {
-    // Two approvals needed, so the three approvers' six clicks race for both the approvals and the claim.
+    // Two approvals needed, so the three approvers' six submissions race for both the approvals and the claim.
     for (const s of stores) replicas.push(await startReplica({ sandbox, slack, store: s, tiers: '0:2' }));
     const [a, b] = replicas as [Replica, Replica];
     const network = (await a.bot.client.getNetworks()).find((x) => !x.isDisabled);
@@ -38,18 +38,20 @@ export async function races(store: ProveStore, n: number): Promise<Omit<Line, 's
     );
     const answers = new Map<number, number>();
     await inBatches(ids, 4, async (id, i) => {
-      const clicks = APPROVERS.flatMap((approver, k) =>
-        [0, 1].map((twice) =>
-          blockAction((k + twice + i) % 2 ? a.sender : b.sender, {
-            actionId: 'approval.approve',
-            value: id,
-            userId: approver,
-            channelId: APPROVALS_CHANNEL,
-            messageTs: '1.0',
+      // Each approver opens the review twice (one per replica), then all six submissions race.
+      const reviews = await Promise.all(
+        APPROVERS.flatMap((approver, k) =>
+          [0, 1].map(async (twice) => {
+            const sender = (k + twice + i) % 2 ? a.sender : b.sender;
+            const opened = await reviewInChannel(sender, slack, id, approver, APPROVALS_CHANNEL);
+            return { sender, approver, opened };
           }),
         ),
       );
-      for (const response of await Promise.all(clicks)) {
+      const submissions = reviews.map(({ sender, approver, opened }) =>
+        opened.view ? submitReview(sender, opened.view, approver) : Promise.resolve(opened.clicked),
+      );
+      for (const response of await Promise.all(submissions)) {
         answers.set(response.status, (answers.get(response.status) ?? 0) + 1);
       }
     });

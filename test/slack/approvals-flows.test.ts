@@ -16,6 +16,7 @@ import {
   APPROVER_A,
   APPROVER_B,
   type ApprovalApp,
+  approve,
   click,
   DEST,
   fileWithdrawal,
@@ -188,7 +189,7 @@ describe('redeem', () => {
     expect(JSON.stringify(posted.body.blocks)).toContain(request.display.accountName ?? 'missing');
     expect(JSON.stringify(posted.body.blocks)).toContain('Guaranty Trust Bank · 0123456789');
     expect(app.sandbox.count('POST', '/v1/api/redeemAsset')).toBe(0);
-    await click(app, 'approval.approve', request.id, APPROVER_A);
+    await approve(app, request.id, APPROVER_A);
     await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Sent, waiting'));
     const sent = app.sandbox.requests.filter((r) => r.path === '/v1/api/redeemAsset');
     expect(sent.map((r) => r.plainBody)).toEqual([
@@ -216,7 +217,7 @@ describe('redeem', () => {
       ...request,
       display: { ...request.display, accountName: 'Old Owner' },
     });
-    await click(app, 'approval.approve', request.id, APPROVER_A);
+    await approve(app, request.id, APPROVER_A);
     const update = await app.slack.waitFor('chat.update', (c) =>
       JSON.stringify(c.body.blocks).includes('Sent back'),
     );
@@ -240,10 +241,10 @@ describe('settlement, whitelist, bridge', () => {
     const request = await newestRequest();
     // It reroutes every future payout, so it needs the top tier: two approvers.
     expect(request.requiredApprovals).toBe(2);
-    await click(app, 'approval.approve', request.id, APPROVER_A);
+    await approve(app, request.id, APPROVER_A);
     await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('1 of 2'));
     expect(app.sandbox.requests.filter((r) => r.path === '/v1/api/bank-account')).toHaveLength(0);
-    await click(app, 'approval.approve', request.id, APPROVER_B);
+    await approve(app, request.id, APPROVER_B);
     await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Completed'));
     const sent = app.sandbox.requests.filter((r) => r.path === '/v1/api/bank-account');
     expect(sent.map((r) => r.plainBody)).toEqual([
@@ -272,7 +273,7 @@ describe('settlement, whitelist, bridge', () => {
     });
     await app.slack.waitFor('chat.postMessage', (c) => c.body.channel === APPROVALS_CHANNEL);
     const request = await newestRequest();
-    await click(app, 'approval.approve', request.id, APPROVER_A);
+    await approve(app, request.id, APPROVER_A);
     await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Completed'));
     expect(
       app.sandbox.requests.filter((r) => r.path === '/v1/api/whitelist').map((r) => r.plainBody),
@@ -300,7 +301,7 @@ describe('settlement, whitelist, bridge', () => {
     expect(request.kind === 'bridge' && request.payload.callbackUrl).toMatch(
       /\/callbacks\/bridge\/[\w-]{32}$/,
     );
-    await click(app, 'approval.approve', request.id, APPROVER_A);
+    await approve(app, request.id, APPROVER_A);
     await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Sent, waiting'));
     expect(app.sandbox.count('POST', '/v1/api/bridge-quote')).toBe(2);
     const sent = app.sandbox.requests.filter((r) => r.path === '/v1/api/bridge');
