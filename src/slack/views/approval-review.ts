@@ -100,6 +100,10 @@ export function registerReviewView(app: App, deps: ApprovalSlackDeps): void {
         });
       }
       deps.log?.warn('review submission not recorded', { requestId: meta.id, error: String(taken.error) });
+      // An error after the write started: the approval may stand, so never say nothing changed.
+      if (taken.maybeRecorded) {
+        return ack({ response_action: 'update', view: noticeView('Approval', MAYBE_NOT_RECORDED) });
+      }
       return ack({ response_action: 'update', view: reviewRefusedView(NOT_RECORDED) });
     }
     if (taken.outcome === 'late') {
