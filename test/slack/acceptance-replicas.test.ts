@@ -106,7 +106,7 @@ for (const kind of kinds) {
     });
 
     it('redeems: the account is checked again at approval on B, one call, paid out', async () => {
-      const request = await fileRedeem(a, '5,000.25');
+      const { request } = await fileRedeem(a, '5,000.25');
       expect(request.display.accountName).toMatch(/\w+/);
       await approveAs(b, request.id, APPROVER_A);
       await reaches(request.id, 'sent');
@@ -124,7 +124,7 @@ for (const kind of kinds) {
     });
 
     it('sends a redemption back from B when the account name changed since it was filed on A', async () => {
-      const request = await fileRedeem(a, '100');
+      const { request } = await fileRedeem(a, '100');
       await pair.a.set(`approval:${request.id}`, {
         ...request,
         display: { ...request.display, accountName: 'Old Owner' },
@@ -138,7 +138,7 @@ for (const kind of kinds) {
 
     it('bridges: re-quoted at approval on B, one call, completed from the callback and webhook', async () => {
       const { base, bsc } = await networkIds(a);
-      const request = await fileBridge(a, '100000', base, bsc, DEST);
+      const { request } = await fileBridge(a, '100000', base, bsc, DEST);
       await approveAs(b, request.id, APPROVER_A);
       await reaches(request.id, 'sent');
       expect(sandbox.count('POST', '/v1/api/bridge-quote')).toBe(2);
@@ -146,9 +146,7 @@ for (const kind of kinds) {
       await reaches(request.id, 'completed');
       await updated(request.id, 'Completed');
       await alerted('Bridge completed');
-      expect(
-        sandbox.requests.filter((r) => r.path === '/v1/api/bridge').map((r) => r.plainBody),
-      ).toEqual([
+      expect(sandbox.requests.filter((r) => r.path === '/v1/api/bridge').map((r) => r.plainBody)).toEqual([
         {
           originNetworkId: base,
           destinationNetworkId: bsc,
@@ -161,18 +159,18 @@ for (const kind of kinds) {
 
     it('whitelists an address: filed on A, approved on B, one call, completed', async () => {
       const { base } = await networkIds(a);
-      const request = await fileWhitelist(a, base, 'base', DEST);
+      const { request } = await fileWhitelist(a, base, 'base', DEST);
       await approveAs(b, request.id, APPROVER_A);
       await reaches(request.id, 'completed');
       await updated(request.id, 'Completed');
-      expect(
-        sandbox.requests.filter((r) => r.path === '/v1/api/whitelist').map((r) => r.plainBody),
-      ).toEqual([{ networkId: base, address: DEST }]);
+      expect(sandbox.requests.filter((r) => r.path === '/v1/api/whitelist').map((r) => r.plainBody)).toEqual([
+        { networkId: base, address: DEST },
+      ]);
       await auditChained(request.id, ['filed', 'approved', 'completed']);
     });
 
     it('changes the settlement account after two approvals on different replicas, one call', async () => {
-      const request = await fileSettlement(a);
+      const { request } = await fileSettlement(a);
       expect(request.requiredApprovals).toBe(2);
       await approveAs(b, request.id, APPROVER_A);
       await updated(request.id, '1 of 2');

@@ -2,12 +2,8 @@
 // the replica acceptance: approving goes through approveAs alone, so a change in how Slack approves
 // (a button, a review modal) is one edit here.
 import type { ApprovalRequest } from '../../src/approvals/types.js';
-import {
-  APPROVALS_CHANNEL,
-  type ApprovalApp,
-  click,
-  REQUESTER,
-} from '../slack/approvals-support.js';
+import { APPROVALS_CHANNEL, type ApprovalApp, click, REQUESTER } from '../slack/approvals-support.js';
+import type { SlackCall } from './fake-slack.js';
 import { selectValue, slashCommand, textValue, viewSubmission } from './slack-requests.js';
 
 export const GTB = selectValue('058|Guaranty Trust Bank');
@@ -33,11 +29,17 @@ export async function formAfterCommand(app: ApprovalApp, text: string, callbackI
   return update.body.view as View;
 }
 
-/** Submit a filing form through `app` and return the request it filed (its approval message posted). */
+export interface Filed {
+  request: ApprovalRequest;
+  /** The approval message as posted in the approvals channel. */
+  message: SlackCall;
+}
+
+/** Submit a filing form through `app`: the request it filed, once its approval message is posted. */
 async function submitAndFind(
   app: ApprovalApp,
   submission: Parameters<typeof viewSubmission>[1],
-): Promise<ApprovalRequest> {
+): Promise<Filed> {
   const before = app.slack.callsTo('chat.postMessage').length;
   const response = await viewSubmission(app.sender, submission);
   if (response.status !== 200) throw new Error(`submission answered ${response.status}`);
@@ -51,7 +53,7 @@ async function submitAndFind(
   const id = /AR-[0-9A-F]+/.exec(String(posted.body.text))?.[0] ?? '';
   const request = await app.engine.get(id);
   if (!request) throw new Error(`filed request ${id} not found`);
-  return request;
+  return { request, message: posted };
 }
 
 export function fileRedeem(app: ApprovalApp, amount: string, account = '0123456789') {
