@@ -1,7 +1,8 @@
 // First run, measured: a fresh clone of this repository → `npm install` → `npm start` (no environment
 // at all: the workbench and the embedded sandbox) → the first withdrawal filed by Ada and approved by
-// Bola in Chromium, driven by Playwright. Prints the split: install, start-up to a usable page, each
-// click to its visible result, and the whole flow after install. Targets: start-up < 5 s, each
+// Bola (Approve, then the review modal's Approve ₦…) in Chromium, driven by Playwright. Prints the
+// split: install, start-up to a usable page, each click to its visible result, and the whole flow
+// after install. Targets: start-up < 5 s, each
 // click < 300 ms, the whole flow after install < 30 s.
 //
 //   npm run bench:first-run            (BENCH_KEEP=1 keeps the clone; CHROMIUM_PATH picks the browser)
@@ -138,9 +139,15 @@ async function flow(page: Page): Promise<void> {
     () => actAs.selectOption('U0BOLA').then(() => undefined),
     bolaSees,
   );
+  const review = page.getByRole('dialog', { name: 'Review and approve' });
   await click(
-    'Approve → "Sent" on the request',
+    'Approve → the review with the figures',
     () => request.getByRole('button', { name: 'Approve' }).click(),
+    review.getByText(ADDRESS),
+  );
+  await click(
+    'Approve ₦1,500.00 → "Sent" on the request',
+    () => review.getByRole('button', { name: 'Approve ₦1,500.00' }).click(),
     request.getByText(/Sent, waiting for the final status|Completed/),
   );
 }

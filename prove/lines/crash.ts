@@ -12,7 +12,7 @@ import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { createStore } from '../../src/store/index.js';
 import { FakeSlack } from '../../test/support/fake-slack.js';
 import { SIGNING_SECRET } from '../../test/support/harness.js';
-import { blockAction } from '../../test/support/slack-requests.js';
+import { reviewInChannel, submitReview } from '../../test/support/review.js';
 import {
   APPROVALS_CHANNEL,
   APPROVERS,
@@ -159,14 +159,10 @@ export async function crashes(store: ProveStore, k: number): Promise<Omit<Line, 
           id = await fileWithdrawal(sender, slack, network, amount);
           mark('filed');
           const held = point === 'during-post' ? sandbox.hold('POST', WITHDRAW) : undefined;
-          // The final (only) approval; the click may lose its answer to the crash.
-          void blockAction(sender, {
-            actionId: 'approval.approve',
-            value: id,
-            userId: APPROVERS[0],
-            channelId: APPROVALS_CHANNEL,
-            messageTs: '1.0',
-          }).catch(() => {});
+          // The final (only) approval: the review opens, and its submission may lose its answer to the crash.
+          const review = await reviewInChannel(sender, slack, id, APPROVERS[0], APPROVALS_CHANNEL);
+          if (!review.view) throw new Error(`no review opened: ${String(review.told?.body.text)}`);
+          void submitReview(sender, review.view, APPROVERS[0]).catch(() => {});
           if (held) {
             await Promise.race([held.arrived, child.exited]);
             child.process.kill('SIGKILL');

@@ -4,7 +4,8 @@
 import { startSandbox } from '../../src/sandbox/index.js';
 import { createStore } from '../../src/store/index.js';
 import { FakeSlack, type SlackCall } from '../../test/support/fake-slack.js';
-import { blockAction, textValue, viewSubmission } from '../../test/support/slack-requests.js';
+import { approveInChannel } from '../../test/support/review.js';
+import { textValue, viewSubmission } from '../../test/support/slack-requests.js';
 import {
   APPROVALS_CHANNEL,
   APPROVERS,
@@ -75,13 +76,8 @@ export async function storms(n: number, stormMs: number): Promise<Omit<Line, 'se
       return ids.length === n;
     }, 'every request filed');
     for (const id of ids) {
-      await blockAction(replica.sender, {
-        actionId: 'approval.approve',
-        value: id,
-        userId: APPROVERS[0],
-        channelId: APPROVALS_CHANNEL,
-        messageTs: '1.0',
-      });
+      // The review opens (views.open is not in the storm), and its submission approves.
+      await approveInChannel(replica.sender, slack, id, APPROVERS[0], APPROVALS_CHANNEL);
     }
     const duringStorm = Date.now() < stormUntil;
     await waitFor(async () => {

@@ -21,6 +21,7 @@ import { whitelistAddCommand } from './commands/whitelist-add.js';
 import { withdrawCommand } from './commands/withdraw.js';
 import { registerBankViews } from './views/approval-bank.js';
 import { registerFilingViews } from './views/approval-filing.js';
+import { registerReviewView } from './views/approval-review.js';
 import { registerRejectView } from './views/reject.js';
 
 /** How often approval steps Slack did not take are offered to it again. */
@@ -42,6 +43,7 @@ export function registerApprovals(
   registerFilingViews(app, deps);
   registerBankViews(app, deps);
   registerRejectView(app, deps);
+  registerReviewView(app, deps);
   registerReviewAll(app, deps);
   // Its own client: bounded retries, a timeout per call, and a 429 pause that holds only approval messages.
   const client = presenterClient(app);

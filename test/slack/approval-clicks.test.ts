@@ -1,18 +1,19 @@
 // An approval click is read with zod before anything else, and Slack's ack means it is recorded: a
-// payload of the wrong type is acknowledged and answered privately, and an Approve is persisted before
-// the click is acknowledged, so a crash right after the ack cannot lose it. A final Approve that waits
-// for the figures to be re-read says so privately at the ack.
+// payload of the wrong type is acknowledged and answered privately, and an approval (the review
+// modal's submission) is persisted before it is acknowledged, so a crash right after the ack cannot
+// lose it. A final approval that waits for the figures to be re-read says so at the ack.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { RECHECKING } from '../../src/slack/actions/approval-click.js';
 import { createStore, type Store } from '../../src/store/index.js';
-import { interaction, newTriggerId } from '../support/slack-requests.js';
+import { openReview, type ReviewView, submitReview } from '../support/review.js';
+import { blockAction, interaction, newTriggerId } from '../support/slack-requests.js';
 import { StoreControls } from '../support/store-controls.js';
 import {
   APPROVALS_CHANNEL,
   APPROVER_A,
   type ApprovalApp,
-  click,
+  approve,
   fileWithdrawal,
   REQUESTER,
   startApprovalApp,
@@ -30,6 +31,12 @@ afterEach(async () => {
   await app.stop();
   await store.close();
 });
+
+/** Approve clicked in the approvals channel with our trigger id, to find the review it opens. */
+function clickApprove(id: string, user: string, triggerId: string) {
+  const options = { actionId: 'approval.approve', value: id, userId: user, triggerId };
+  return blockAction(app.sender, { ...options, channelId: APPROVALS_CHANNEL, messageTs: '1.0' });
+}
 
 /** A block_actions payload as Slack shapes it, with the action's value as given (any JSON type). */
 function clickWithValue(actionId: string, value: unknown, user: unknown = { id: APPROVER_A }) {
@@ -104,10 +111,13 @@ describe('a button whose payload is not what Slack normally sends', () => {
 });
 
 describe('an Approve click', () => {
-  it('is persisted before Slack gets its ack, even when the store is slow to write', async () => {
+  it('is persisted before Slack gets the review submission’s ack, even when the store is slow to write', async () => {
     const id = await fileWithdrawal(app, '920');
+    const opened = await openReview(app.slack, APPROVER_A, (triggerId) =>
+      clickApprove(id, APPROVER_A, triggerId),
+    );
     const fast = controls.slowWrites(`approval:${id}`, 500);
-    const response = await click(app, 'approval.approve', id, APPROVER_A);
+    const response = await submitReview(app.sender, opened.view as ReviewView, APPROVER_A);
     // Read the moment the ack arrives: a crash from here on can no longer lose the approval.
     const atAck = await store.get<{ approvals: Array<{ user: string }> }>(`approval:${id}`);
     fast();
@@ -116,11 +126,13 @@ describe('an Approve click', () => {
     await app.engine.idle();
   });
 
-  it('still refuses self-approval privately, after recording nothing', async () => {
+  it('still refuses self-approval privately, opening no review and recording nothing', async () => {
     const id = await fileWithdrawal(app, '930');
-    expect((await click(app, 'approval.approve', id, REQUESTER)).status).toBe(200);
-    const told = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === REQUESTER);
-    expect(String(told.body.text)).toContain('cannot approve');
+    const answered = await approve(app, id, REQUESTER);
+    expect(answered.clicked.status).toBe(200);
+    expect(answered.view).toBeUndefined();
+    expect(String(answered.told?.body.text)).toContain('cannot approve');
+    expect(app.slack.callsTo('views.open').filter((c) => JSON.stringify(c.body).includes(id))).toEqual([]);
     expect((await app.engine.get(id))?.state).toBe('pending');
   });
 });
@@ -135,10 +147,15 @@ describe('the final Approve of a redemption', () => {
       display: { bankName: 'GTBank', accountName: 'ADA OBI' },
       requester: REQUESTER,
     });
+    const opened = await openReview(app.slack, APPROVER_A, (triggerId) =>
+      clickApprove(filed.id, APPROVER_A, triggerId),
+    );
+    // Opening the review asked the service nothing: the figures are re-read only on submission.
+    expect(app.sandbox.count('POST', '/v1/api/account/verify')).toBe(0);
     const check = app.sandbox.hold('POST', '/v1/api/account/verify');
-    const clicked = click(app, 'approval.approve', filed.id, APPROVER_A);
+    const submitted = submitReview(app.sender, opened.view as ReviewView, APPROVER_A);
     await check.arrived;
-    expect((await clicked).status).toBe(200);
+    expect((await submitted).body).toBe(''); // accepted: the modal closes
     const told = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === APPROVER_A);
     expect(told.body.text).toBe(RECHECKING);
     // Only the hold is saved until the service answers.

@@ -12,7 +12,7 @@ import {
   APPROVER_A,
   APPROVER_B,
   type ApprovalApp,
-  click,
+  approve,
   fileWithdrawal,
   REQUESTER,
   startApprovalApp,
@@ -70,7 +70,7 @@ describe('approvers told by DM', () => {
     );
     expect(record?.copies.map((c) => c.user).sort()).toEqual([APPROVER_A, APPROVER_B]);
 
-    await click(app, 'approval.approve', `${id}:0`, APPROVER_A);
+    await approve(app, `${id}:0`, APPROVER_A);
     await waitUntil(async () => {
       await settled(app as ApprovalApp);
       return (record?.copies ?? []).every((copy) =>
@@ -91,7 +91,7 @@ describe('approvers told by DM', () => {
     const id = await fileWithdrawal(app, '1500000');
     await waitUntil(() => dmsTo(app as ApprovalApp, APPROVER_B).length === 1, 'the DMs');
     await settled(app);
-    await click(app, 'approval.approve', `${id}:0`, APPROVER_A);
+    await approve(app, `${id}:0`, APPROVER_A);
     const record = await app.store.get<{ copies: Array<{ user: string; channel: string; ts: string }> }>(
       `approval-dms:${id}`,
     );
@@ -118,12 +118,13 @@ describe('approvers told by DM', () => {
     const id = await fileWithdrawal(app, '1700');
     await waitUntil(() => dmsTo(app as ApprovalApp, APPROVER_B).length === 1, 'the DMs');
     await settled(app);
-    await click(app, 'approval.approve', `${id}:0`, APPROVER_A);
+    await approve(app, `${id}:0`, APPROVER_A);
     await waitUntil(async () => (await app?.engine.get(id))?.state === 'sent', 'the withdrawal sent');
     const record = await app.store.get<{ copies: Array<{ user: string; channel: string; ts: string }> }>(
       `approval-dms:${id}`,
     );
     const copyB = record?.copies.find((c) => c.user === APPROVER_B);
+    const opened = app.slack.callsTo('views.open').length;
     // Approver B clicks the Approve of the copy in their DM as it was before it was updated.
     const response = await blockAction(app.sender, {
       actionId: 'approval.approve',
@@ -138,6 +139,8 @@ describe('approvers told by DM', () => {
     expect(String(told.body.text)).toMatch(
       /already approved and is being handled .*your click changed nothing/,
     );
+    // No review opens for a request that can no longer be approved.
+    expect(app.slack.callsTo('views.open')).toHaveLength(opened);
     const after = await app.engine.get(id);
     expect(after?.approvals.map((a) => a.user)).toEqual([APPROVER_A]);
     expect(app.sandbox.requests.filter((r) => r.path === '/v1/api/withdraw')).toHaveLength(1);
@@ -184,7 +187,7 @@ describe('approvers told by DM', () => {
       ...filed,
       display: { ...filed?.display, accountName: 'Old Owner' },
     });
-    await click(app, 'approval.approve', `${id}:0`, APPROVER_A);
+    await approve(app, `${id}:0`, APPROVER_A);
     await waitUntil(async () => (await app?.engine.get(id))?.round === 1, 'sent back');
     const record = await app.store.get<{ copies: Array<{ user: string; channel: string; ts: string }> }>(
       `approval-dms:${id}`,
@@ -197,7 +200,8 @@ describe('approvers told by DM', () => {
           .some((u) => u.body.ts === copyB?.ts && JSON.stringify(u.body.blocks).includes(`"${id}:1"`)),
       'B’s copy shows round 1',
     );
-    // B clicks Approve on their copy as it was before (round 0).
+    const opened = app.slack.callsTo('views.open').length;
+    // B clicks Approve on their copy as it was before (round 0): no review opens, and B is told why.
     await blockAction(app.sender, {
       actionId: 'approval.approve',
       value: `${id}:0`,
@@ -208,6 +212,7 @@ describe('approvers told by DM', () => {
     const told = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === APPROVER_B);
     expect(told.body.channel).toBe(copyB?.channel);
     expect(String(told.body.text)).toContain('Your click changed nothing');
+    expect(app.slack.callsTo('views.open')).toHaveLength(opened);
     const after = await app.engine.get(id);
     expect(after?.state).toBe('pending');
     expect(after?.approvals).toEqual([]);
@@ -248,7 +253,7 @@ describe('approvers told by DM', () => {
       slack.on('chat.update', (c) =>
         c.body.ts === copyB?.ts ? { body: { ok: false, error: 'internal_error' } } : undefined,
       );
-      await click(first, 'approval.approve', `${id}:0`, APPROVER_A);
+      await approve(first, `${id}:0`, APPROVER_A);
       await waitUntil(async () => (await first.engine.get(id))?.state === 'sent', 'sent');
       await waitUntil(
         () => slack.callsTo('chat.update').some((u) => u.body.ts === copyB?.ts),

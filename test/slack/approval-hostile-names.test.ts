@@ -7,6 +7,7 @@ import {
   APPROVALS_CHANNEL,
   APPROVER_A,
   type ApprovalApp,
+  approve,
   click,
   REQUESTER,
   startApprovalApp,
@@ -120,7 +121,7 @@ describe('outside text in the approval path', () => {
     await fileRedemption();
     await app.slack.waitFor('chat.postMessage', (c) => c.body.channel === APPROVALS_CHANNEL);
     const id = (await app.engine.openRequests())[0]?.id ?? '';
-    await click(app, 'approval.approve', id, APPROVER_A);
+    await approve(app, id, APPROVER_A);
     await waitUntil(async () => (await app.engine.get(id))?.state === 'sent', 'sent');
     const reference = (await app.engine.get(id))?.outcome?.reference ?? '';
     await app.sandbox.settleAll();

@@ -13,6 +13,7 @@ import {
   APPROVER_A,
   APPROVER_B,
   type ApprovalApp,
+  approve,
   click,
   fileWithdrawal,
   REQUESTER,
@@ -74,7 +75,7 @@ it('retries a failed update and waits out a 429 before showing the step, and say
     if (attempts === 2) return { status: 429, headers: { 'retry-after': '1' } };
     return undefined;
   });
-  await click(app, 'approval.approve', id, APPROVER_A);
+  await approve(app, id, APPROVER_A);
   await waitUntil(async () => (await app.engine.get(id))?.state === 'sent', 'sent');
   await app.engine.idle();
   await app.presenter.idle();
@@ -100,7 +101,7 @@ it('after a restart, shows what Slack refused before it: stale messages re-rende
   const refuse = () => ({ body: { ok: false, error: 'internal_error' } });
   slack.on('chat.update', refuse);
   slack.on('chat.postMessage', (c) => (c.body.channel === REQUESTER ? refuse() : undefined));
-  await click(first, 'approval.approve', approved, APPROVER_A);
+  await approve(first, approved, APPROVER_A);
   await click(first, 'approval.cancel', cancelled, REQUESTER);
   await waitUntil(async () => (await first.engine.get(approved))?.state === 'sent', 'sent');
   await waitUntil(async () => (await first.engine.get(cancelled))?.state === 'cancelled', 'cancelled');
@@ -171,7 +172,7 @@ it('catches up without a restart once Slack is back: the periodic retry shows wh
   const id = await fileWithdrawal(app, '400');
   // Slack refuses every message update for longer than the presenter's client retries.
   slack.on('chat.update', () => ({ body: { ok: false, error: 'internal_error' } }));
-  await click(app, 'approval.approve', id, APPROVER_A);
+  await approve(app, id, APPROVER_A);
   await waitUntil(async () => (await app.engine.get(id))?.state === 'sent', 'sent');
   await app.engine.idle();
   await app.presenter.idle();

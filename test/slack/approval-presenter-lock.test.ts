@@ -5,7 +5,7 @@
 // PostgreSQL). The display lock's lease is no longer than any other lock's.
 import { afterAll, expect, it } from 'vitest';
 import { createStore, LOCK_DEFAULTS, type Store } from '../../src/store/index.js';
-import { APPROVER_A, click, fileWithdrawal, startApprovalApp, waitUntil } from './approvals-support.js';
+import { APPROVER_A, approve, fileWithdrawal, startApprovalApp, waitUntil } from './approvals-support.js';
 
 const taken: Array<{ name: string; ttlMs: number | undefined }> = [];
 const store = await createStore('memory://');
@@ -26,7 +26,7 @@ afterAll(() => store.close());
 it("holds an approval message's display lock, if its holder dies, no longer than the default lock lease", async () => {
   const app = await startApprovalApp({ store: recording });
   const id = await fileWithdrawal(app, '1500');
-  await click(app, 'approval.approve', id, APPROVER_A);
+  await approve(app, id, APPROVER_A);
   await waitUntil(async () => (await app.engine.get(id))?.state === 'sent', 'sent');
   await app.engine.idle();
   await app.stop();

@@ -5,7 +5,7 @@ import {
   APPROVER_A,
   APPROVER_B,
   type ApprovalApp,
-  click,
+  approve,
   fileWithdrawal,
   OUTSIDER,
   REQUESTER,
@@ -34,7 +34,7 @@ async function resolve(text: string, userId: string): Promise<string> {
 async function unknownWithdrawal(): Promise<string> {
   app.sandbox.dropResponse('POST', '/v1/api/withdraw');
   const id = await fileWithdrawal(app, '4321.09');
-  await click(app, 'approval.approve', id, APPROVER_A);
+  await approve(app, id, APPROVER_A);
   await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Outcome unknown'));
   await app.engine.idle();
   expect((await app.engine.get(id))?.state).toBe('outcome-unknown');

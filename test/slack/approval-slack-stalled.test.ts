@@ -10,7 +10,7 @@ import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { FakeSlack } from '../support/fake-slack.js';
 import { SIGNING_SECRET, testConfig } from '../support/harness.js';
-import { APPROVER_A, type ApprovalApp, click, fileWithdrawal, waitUntil } from './approvals-support.js';
+import { APPROVER_A, type ApprovalApp, approve, fileWithdrawal, waitUntil } from './approvals-support.js';
 
 /** Slack's API in front of the fake: calls to one method get no answer until released. */
 class StalledSlack {
@@ -105,7 +105,7 @@ it('sends an approved withdrawal once while Slack never answers the message upda
     const id = await fileWithdrawal(app, '250');
     await presenter.idle();
     slack.stall('chat.update');
-    await click(app, 'approval.approve', id, APPROVER_A);
+    await approve(app, id, APPROVER_A);
     await waitUntil(async () => (await app.engine.get(id))?.state === 'sent', 'the withdrawal to be sent');
     expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
     expect(slack.stalled).toBeGreaterThan(0); // Slack has still not answered

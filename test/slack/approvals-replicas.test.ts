@@ -1,4 +1,4 @@
-// Two bot replicas sharing one store (Redis, PostgreSQL), each with its own Bolt app and client: 50 approve clicks spread
+// Two bot replicas sharing one store (Redis, PostgreSQL), each with its own Bolt app and client: 50 approvals spread
 // over both still make exactly one service call. And a restart on SQLite finishes what was started.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,13 +9,15 @@ import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { clearStore, createStore, type Store } from '../../src/store/index.js';
 import { FakeSlack } from '../support/fake-slack.js';
 import { testPrefix } from '../support/redis.js';
+import { type ReviewView, refusedInModal, submitReview } from '../support/review.js';
 import { sharedStores } from '../support/shared-stores.js';
 import { StoreControls } from '../support/store-controls.js';
 import {
   APPROVER_A,
   APPROVER_B,
-  click,
+  approve,
   fileWithdrawal,
+  reviewFor,
   startApprovalApp,
   waitUntil,
 } from './approvals-support.js';
@@ -44,7 +46,7 @@ for (const { name, up, open } of shared) {
       await sandbox.stop();
     });
 
-    it('approves once and makes one withdrawal call when 50 clicks over both replicas reach the request together', async () => {
+    it('approves once and makes one withdrawal call when 50 approvals over both replicas reach the request together', async () => {
       const controls = new StoreControls();
       const a = await startApprovalApp({ sandbox, slack, store: controls.wrap(stores[0] as Store) });
       const b = await startApprovalApp({ sandbox, slack, store: controls.wrap(stores[1] as Store) });
@@ -56,19 +58,23 @@ for (const { name, up, open } of shared) {
           if (r.id === id && r.history.at(-1)?.action === 'approved') accepted += 1;
         });
       }
-      // All 50 clicks, 25 on each replica, wait at the request's shared lock until every one is there.
+      // 50 reviews open, 25 on each replica; then all 50 submissions wait at the request's shared lock
+      // until every one is there.
+      const reviews = await Promise.all(
+        Array.from({ length: 50 }, async (_, i) => {
+          const replica = i % 2 ? a : b;
+          const user = i % 3 ? APPROVER_A : APPROVER_B;
+          return { replica, user, view: (await reviewFor(replica, id, user)).view as ReviewView };
+        }),
+      );
       const allAtTheLock = controls.holdLock(`approval:${id}`, 50);
-      await Promise.all(
-        Array.from({ length: 50 }, (_, i) =>
-          click(i % 2 ? a : b, 'approval.approve', id, i % 3 ? APPROVER_A : APPROVER_B),
-        ),
+      const answers = await Promise.all(
+        reviews.map(({ replica, user, view }) => submitReview(replica.sender, view, user)),
       );
       await allAtTheLock;
+      // The 49 that lost are told in their modal, before their submission is acked.
       const handled = () =>
-        slack
-          .callsTo('chat.postEphemeral')
-          .filter((c) => String(c.body.text).includes('already approved and is being handled')).length;
-      await waitUntil(() => accepted + handled() === 50, 'an answer to every click');
+        answers.filter((a) => refusedInModal(a)?.includes('already approved and is being handled')).length;
       await waitUntil(async () => (await b.engine.get(id))?.state === 'sent', 'sent');
       await Promise.all([a.engine.idle(), b.engine.idle()]);
       expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
@@ -112,7 +118,7 @@ describe('restart on SQLite', () => {
     const first = await boot();
     const approvedOnly = await fileWithdrawal(first.app, '1200');
     const alreadySent = await fileWithdrawal(first.app, '1300');
-    await click(first.app, 'approval.approve', alreadySent, APPROVER_A);
+    await approve(first.app, alreadySent, APPROVER_A);
     await waitUntil(async () => (await first.app.engine.get(alreadySent))?.state === 'sent', 'sent');
     // Approved, but the bot stops before it claims the call.
     await first.app.engine.core.approve(approvedOnly, APPROVER_A);

@@ -13,6 +13,7 @@ import { createStore, type Store } from '../../src/store/index.js';
 import type { Webhooks } from '../../src/webhooks/index.js';
 import { FakeSlack } from '../support/fake-slack.js';
 import { SIGNING_SECRET, testConfig } from '../support/harness.js';
+import { approveInChannel, type OpenedReview, type Reviewed, reviewInChannel } from '../support/review.js';
 import {
   blockAction,
   type SlackSender,
@@ -131,6 +132,19 @@ export function click(app: ApprovalApp, actionId: string, requestId: string, use
     channelId: APPROVALS_CHANNEL,
     messageTs: '1.0',
   });
+}
+
+/**
+ * Approve as a person does: click Approve in the approvals channel, which opens the review modal, and
+ * submit it. A click the bot refuses opens nothing: its private answer is returned (`told`).
+ */
+export function approve(app: ApprovalApp, requestId: string, userId: string): Promise<Reviewed> {
+  return approveInChannel(app.sender, app.slack, requestId, userId, APPROVALS_CHANNEL);
+}
+
+/** Click Approve in the approvals channel and return the review modal it opened (or the private answer). */
+export function reviewFor(app: ApprovalApp, requestId: string, userId: string): Promise<OpenedReview> {
+  return reviewInChannel(app.sender, app.slack, requestId, userId, APPROVALS_CHANNEL);
 }
 
 /** File a withdrawal the way a person does: the slash command, then the modal's submission. */

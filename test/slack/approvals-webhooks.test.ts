@@ -5,7 +5,7 @@ import {
   APPROVALS_CHANNEL,
   APPROVER_A,
   type ApprovalApp,
-  click,
+  approve,
   fileWithdrawal,
   REQUESTER,
   startApprovalApp,
@@ -20,7 +20,7 @@ afterEach(async () => {
 it('completes a withdrawal from the signed webhook and tells the requester it settled', async () => {
   app = await startApprovalApp({ withWebhooks: true });
   const id = await fileWithdrawal(app, '2500');
-  await click(app, 'approval.approve', id, APPROVER_A);
+  await approve(app, id, APPROVER_A);
   await waitUntil(async () => (await app.engine.get(id))?.state === 'sent', 'sent');
   await app.sandbox.settleAll();
   await waitUntil(async () => (await app.engine.get(id))?.state === 'completed', 'completed');
@@ -48,7 +48,7 @@ it('completes a withdrawal from the signed webhook and tells the requester it se
 it('fails a withdrawal from the transaction.failed webhook with its reason', async () => {
   app = await startApprovalApp({ withWebhooks: true });
   const id = await fileWithdrawal(app, '10', '0x000000000000000000000000000000000000dEaD');
-  await click(app, 'approval.approve', id, APPROVER_A);
+  await approve(app, id, APPROVER_A);
   await waitUntil(async () => (await app.engine.get(id))?.state === 'sent', 'sent');
   await app.sandbox.settleAll();
   await waitUntil(async () => (await app.engine.get(id))?.state === 'failed', 'failed');

@@ -2,6 +2,7 @@
 // against the embedded sandbox, the fake Slack Web API recording every call.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createStore, type Store } from '../../src/store/index.js';
+import { type ReviewView, refusedInModal, submitReview } from '../support/review.js';
 import { textValue, viewSubmission } from '../support/slack-requests.js';
 import { StoreControls } from '../support/store-controls.js';
 import {
@@ -9,11 +10,13 @@ import {
   APPROVER_A,
   APPROVER_B,
   type ApprovalApp,
+  approve,
   click,
   DEST,
   fileWithdrawal,
   OUTSIDER,
   REQUESTER,
+  reviewFor,
   startApprovalApp,
   waitUntil,
 } from './approvals-support.js';
@@ -47,7 +50,7 @@ describe('approving a withdrawal', () => {
 
   it('refuses self-approval privately and changes nothing', async () => {
     const id = await fileWithdrawal(app, '1500.50');
-    await click(app, 'approval.approve', id, REQUESTER);
+    await approve(app, id, REQUESTER);
     const ephemeral = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === REQUESTER);
     expect(String(ephemeral.body.text)).toContain('cannot approve');
     await app.engine.idle();
@@ -58,7 +61,7 @@ describe('approving a withdrawal', () => {
 
   it('refuses an outsider privately and changes nothing', async () => {
     const id = await fileWithdrawal(app, '10');
-    await click(app, 'approval.approve', id, OUTSIDER);
+    await approve(app, id, OUTSIDER);
     const ephemeral = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === OUTSIDER);
     expect(String(ephemeral.body.text)).toContain('not an approver');
     expect((await app.engine.get(id))?.approvals).toEqual([]);
@@ -67,7 +70,7 @@ describe('approving a withdrawal', () => {
 
   it('sends exactly the approved body once approved, and shows each step in place and in the thread', async () => {
     const id = await fileWithdrawal(app, '1500.5');
-    await click(app, 'approval.approve', id, APPROVER_A);
+    await approve(app, id, APPROVER_A);
     await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Sent, waiting'));
     await app.engine.idle();
     const sent = app.sandbox.requests.filter((r) => r.method === 'POST' && r.path === '/v1/api/withdraw');
@@ -97,14 +100,14 @@ describe('approving a withdrawal', () => {
 
   it('needs two distinct approvals over the threshold; one is not enough', async () => {
     const id = await fileWithdrawal(app, '1000000');
-    await click(app, 'approval.approve', id, APPROVER_A);
+    await approve(app, id, APPROVER_A);
     await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('1 of 2'));
-    await click(app, 'approval.approve', id, APPROVER_A);
+    await approve(app, id, APPROVER_A);
     const again = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === APPROVER_A);
     expect(String(again.body.text)).toContain('already approved');
     await app.engine.idle();
     expect(withdrawCalls()).toBe(0);
-    await click(app, 'approval.approve', id, APPROVER_B);
+    await approve(app, id, APPROVER_B);
     await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Sent, waiting'));
     await app.engine.idle();
     expect(withdrawCalls()).toBe(1);
@@ -162,7 +165,7 @@ describe('approving a withdrawal', () => {
   it('marks the request outcome unknown when the answer is lost, then reconciles it without resending', async () => {
     app.sandbox.dropResponse('POST', '/v1/api/withdraw');
     const id = await fileWithdrawal(app, '4321.09');
-    await click(app, 'approval.approve', id, APPROVER_A);
+    await approve(app, id, APPROVER_A);
     await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Outcome unknown'));
     await app.engine.idle();
     await app.engine.tick();
@@ -182,9 +185,9 @@ describe('approver group', () => {
       call.body.usergroup === 'STREASURY' ? { body: { ok: true, users: ['UGROUPMEMBER'] } } : undefined,
     );
     const id = await fileWithdrawal(app, '10');
-    await click(app, 'approval.approve', id, OUTSIDER);
+    await approve(app, id, OUTSIDER);
     await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === OUTSIDER);
-    await click(app, 'approval.approve', id, 'UGROUPMEMBER');
+    await approve(app, id, 'UGROUPMEMBER');
     await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Sent, waiting'));
     expect(withdrawCalls()).toBe(1);
   });
@@ -196,7 +199,7 @@ describe('expiry', () => {
     app = await startApprovalApp({ now: () => new Date(Date.now() + offset) });
     const id = await fileWithdrawal(app, '100');
     offset = 25 * 3_600_000;
-    await click(app, 'approval.approve', id, APPROVER_A);
+    await approve(app, id, APPROVER_A);
     const ephemeral = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === APPROVER_A);
     expect(String(ephemeral.body.text)).toContain('expired');
     expect((await app.engine.get(id))?.state).toBe('expired');
@@ -205,7 +208,7 @@ describe('expiry', () => {
   });
 });
 
-describe('50 approve clicks at once', () => {
+describe('50 approvals submitted at once', () => {
   let store: Store;
   const controls = new StoreControls();
 
@@ -217,31 +220,33 @@ describe('50 approve clicks at once', () => {
     await store.close();
   });
 
-  it('approves once and sends once when all 50 reach the request together; 49 are told it is being handled', async () => {
+  it('approves once and sends once when all 50 reach the request together; 49 are told in the modal it is being handled', async () => {
     const id = await fileWithdrawal(app, '750');
     // The engine tells its listeners once per change it persisted: once per accepted click.
     let accepted = 0;
     app.engine.onChange(async (r) => {
       if (r.id === id && r.history.at(-1)?.action === 'approved') accepted += 1;
     });
-    // Every click waits at the request's lock until all 50 are there: only the lock keeps them apart.
-    const allAtTheLock = controls.holdLock(`approval:${id}`, 50);
-    await Promise.all(
-      Array.from({ length: 50 }, (_, i) =>
-        click(app, 'approval.approve', id, i % 2 ? APPROVER_A : APPROVER_B),
-      ),
+    // Fifty reviews open (store reads only), then all fifty are submitted at once.
+    const reviews = await Promise.all(
+      Array.from({ length: 50 }, async (_, i) => {
+        const user = i % 2 ? APPROVER_A : APPROVER_B;
+        return { user, view: (await reviewFor(app, id, user)).view as ReviewView };
+      }),
     );
+    // Every submission waits at the request's lock until all 50 are there: only the lock keeps them apart.
+    const allAtTheLock = controls.holdLock(`approval:${id}`, 50);
+    const answers = await Promise.all(reviews.map((r) => submitReview(app.sender, r.view, r.user)));
     await allAtTheLock;
-    const handled = () =>
-      app.slack
-        .callsTo('chat.postEphemeral')
-        .filter((c) => String(c.body.text).includes('already approved and is being handled')).length;
-    await waitUntil(() => accepted + handled() === 50, 'an answer to every click');
+    // The 49 that lost are told in their modal, before their submission is acked.
+    const handled = answers.filter((a) =>
+      refusedInModal(a)?.includes('already approved and is being handled'),
+    ).length;
     await waitUntil(async () => (await app.engine.get(id))?.state === 'sent', 'sent');
     await app.engine.idle();
     expect(withdrawCalls()).toBe(1);
     expect(accepted).toBe(1);
-    expect(handled()).toBe(49);
+    expect(handled).toBe(49);
     expect((await app.engine.get(id))?.approvals).toHaveLength(1);
   });
 });

@@ -10,6 +10,7 @@ import {
   APPROVER_A,
   APPROVER_B,
   type ApprovalApp,
+  approve,
   click,
   fileWithdrawal,
   OUTSIDER,
@@ -80,7 +81,7 @@ function parseCsv(text: string): string[][] {
 describe('/cngn audit verify', () => {
   it('says the chain is intact, then names the entry an edit broke', async () => {
     const id = await fileWithdrawal(app, '1500');
-    await click(app, 'approval.approve', id, APPROVER_A);
+    await approve(app, id, APPROVER_A);
     await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Sent'));
     await app.engine.idle();
     const intact = await cngn('audit verify', APPROVER_B);

@@ -10,6 +10,7 @@ import {
   APPROVALS_CHANNEL,
   APPROVER_A,
   type ApprovalApp,
+  approve,
   click,
   fileWithdrawal,
   slashCommand,
@@ -100,7 +101,7 @@ describe('/cngn delegate', () => {
     await click(app, 'approval.approve', `${delegationId}:0`, BOLA);
     expect(await privateAnswer(BOLA, before)).toContain('not an approver');
 
-    await click(app, 'approval.approve', `${delegationId}:0`, APPROVER_A);
+    await approve(app, `${delegationId}:0`, APPROVER_A);
     await waitUntil(
       async () => (await app.engine.get(delegationId))?.state === 'completed',
       'the delegation',
@@ -149,7 +150,7 @@ describe('/cngn delegate', () => {
       (c) => c.body.user_id === BOLA && JSON.stringify(c.body.view).includes(`${id}:0`),
     );
     expect(JSON.stringify(home.body.view)).toContain(`Delegations in effect*\\n• <@${CHIDI}> → <@${BOLA}>`);
-    await click(app, 'approval.approve', `${id}:0`, BOLA);
+    await approve(app, `${id}:0`, BOLA);
     await waitUntil(async () => (await app.engine.get(id))?.state !== 'pending', 'the approval');
     await settled();
     const request = await app.engine.get(id);
@@ -196,7 +197,7 @@ describe('/cngn delegate', () => {
   it('refuses after the window: a new delegation ends on time, read against the clock at the click', async () => {
     const filed = await command(`delegate ${BOLA} until 12h`, CHIDI);
     const id = /AR-[0-9A-F]{10}/.exec(filed)?.[0] ?? '';
-    await click(app, 'approval.approve', `${id}:0`, APPROVER_A);
+    await approve(app, `${id}:0`, APPROVER_A);
     await waitUntil(async () => (await app.engine.get(id))?.state === 'completed', 'the delegation');
     const request = await fileWithdrawal(app, '2000');
     clock.advance(DAY / 2);

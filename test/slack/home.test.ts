@@ -3,16 +3,19 @@
 // and a channel click at the same moment approve once; re-published when the request changes.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SlackCall } from '../support/fake-slack.js';
+import { openReview, type ReviewView, refusedInModal, submitReview } from '../support/review.js';
 import { interaction, newTriggerId, postSigned } from '../support/slack-requests.js';
 import {
   APPROVER_A,
   APPROVER_B,
   type ApprovalApp,
+  approve,
   click,
   DEST,
   fileWithdrawal,
   OUTSIDER,
   REQUESTER,
+  reviewFor,
   startApprovalApp,
   waitUntil,
 } from './approvals-support.js';
@@ -44,13 +47,19 @@ function homeOpened(a: ApprovalApp, user: string) {
 }
 
 /** A button clicked in the Home tab: a view container, no channel. */
-function clickInHome(a: ApprovalApp, actionId: string, value: string, user: string) {
+function clickInHome(
+  a: ApprovalApp,
+  actionId: string,
+  value: string,
+  user: string,
+  triggerId = newTriggerId(),
+) {
   return interaction(a.sender, {
     type: 'block_actions',
     team: { id: 'T1', domain: 'treasury' },
     user: { id: user, username: 'someone', team_id: 'T1' },
     api_app_id: 'A1',
-    trigger_id: newTriggerId(),
+    trigger_id: triggerId,
     container: { type: 'view', view_id: 'VHOME' },
     view: { id: 'VHOME', type: 'home', callback_id: '', private_metadata: '', hash: 'h' },
     actions: [
@@ -162,9 +171,18 @@ describe('App Home', () => {
     await settled(app);
     const [value] = approveValues(publishesFor(app, APPROVER_A).at(-1));
     expect(value).toBe(`${id}:0`);
+    // Each opens the review (Home's Approve takes the channel's path), then both submit at once.
+    const [home, channel] = await Promise.all([
+      openReview(app.slack, APPROVER_A, (triggerId) =>
+        clickInHome(app as ApprovalApp, 'approval.approve', value as string, APPROVER_A, triggerId),
+      ),
+      reviewFor(app, `${id}:0`, APPROVER_B),
+    ]);
+    expect(home.view?.callback_id).toBe('approval.review.submit');
+    expect(channel.view?.callback_id).toBe('approval.review.submit');
     const answers = await Promise.all([
-      clickInHome(app, 'approval.approve', value as string, APPROVER_A),
-      click(app, 'approval.approve', `${id}:0`, APPROVER_B),
+      submitReview(app.sender, home.view as ReviewView, APPROVER_A),
+      submitReview(app.sender, channel.view as ReviewView, APPROVER_B),
     ]);
     expect(answers.map((r) => r.status)).toEqual([200, 200]);
     await waitUntil(async () => (await app?.engine.get(id))?.state === 'sent', 'sent');
@@ -172,10 +190,11 @@ describe('App Home', () => {
     const request = await app.engine.get(id);
     expect(request?.approvals).toHaveLength(1);
     expect(app.sandbox.requests.filter((r) => r.path === '/v1/api/withdraw')).toHaveLength(1);
-    // The one who lost is told privately; a Home click is answered in the person's DM with the app.
-    const loser = request?.approvals[0]?.user === APPROVER_A ? APPROVER_B : APPROVER_A;
-    const told = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === loser);
-    expect(told.body.channel).toBe(loser === APPROVER_A ? `D${APPROVER_A}` : 'CAPPROVALS');
+    // The one who lost is told in their modal, and nothing moved for them.
+    const refusals = answers.map((a) => refusedInModal(a));
+    const loserIndex = request?.approvals[0]?.user === APPROVER_A ? 1 : 0;
+    expect(refusals[loserIndex]).toContain('already approved and is being handled');
+    expect(refusals[1 - loserIndex]).toBeUndefined();
   });
 
   it('answers a refused Home click in the person’s DM: an outsider changes nothing', async () => {
@@ -206,7 +225,7 @@ describe('App Home', () => {
     app = await startApprovalApp({ notify: 'channel', withWebhooks: true });
     await homeOpened(app, REQUESTER);
     const id = await fileWithdrawal(app, '3100');
-    await click(app, 'approval.approve', `${id}:0`, APPROVER_A);
+    await approve(app, `${id}:0`, APPROVER_A);
     await waitUntil(async () => (await app?.engine.get(id))?.state === 'sent', 'sent');
     await app.sandbox.settleAll();
     await waitUntil(async () => (await app?.engine.get(id))?.state === 'completed', 'completed');

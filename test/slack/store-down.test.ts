@@ -1,19 +1,21 @@
 // Redis stopped or hung under a running bot: health says so (503 with the reason, liveness still
 // 200), a signed webhook is answered 503 instead of left waiting, an Approve click is answered
-// privately "try again" and a rejection keeps its modal open saying so, while the request stays
+// privately "try again" (no review opens), a review submitted while it hangs is refused in the modal,
+// and a rejection keeps its modal open saying so, while the request stays
 // exactly as it was — also once Redis answers again.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAYBE_NOT_RECORDED, NOT_RECORDED } from '../../src/slack/actions/approval-click.js';
 import { clearStore, createStore, type Store } from '../../src/store/index.js';
 import { REDIS_URL, redisAvailable, testPrefix } from '../support/redis.js';
-import { textValue, viewSubmission } from '../support/slack-requests.js';
+import { openReview, type ReviewView, refusedInModal, submitReview } from '../support/review.js';
+import { blockAction, textValue, viewSubmission } from '../support/slack-requests.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
 import { postWebhook, webhookBody } from '../webhooks/support.js';
 import {
   APPROVALS_CHANNEL,
   APPROVER_A,
   type ApprovalApp,
-  click,
+  approve,
   fileWithdrawal,
   startApprovalApp,
   waitUntil,
@@ -94,9 +96,11 @@ describe.skipIf(!hasRedis)('a bot whose Redis stops answering', () => {
     const id = await fileWithdrawal(app, '1200');
     const updates = app.slack.callsTo('chat.update').length;
     await proxy.stop();
-    expect((await click(app, 'approval.approve', id, APPROVER_A)).status).toBe(200);
-    const told = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === APPROVER_A);
-    expect(told.body.text).toBe(NOT_RECORDED);
+    const answered = await approve(app, id, APPROVER_A);
+    expect(answered.clicked.status).toBe(200);
+    // No review opens on figures the bot could not read.
+    expect(answered.view).toBeUndefined();
+    expect(answered.told?.body.text).toBe(NOT_RECORDED);
     const after = await direct.get<{ state: string; approvals: unknown[] }>(`approval:${id}`);
     expect(after?.state).toBe('pending');
     expect(after?.approvals).toEqual([]);
@@ -120,22 +124,35 @@ describe.skipIf(!hasRedis)('a bot whose Redis stops answering', () => {
     expect((await direct.get<{ state: string }>(`approval:${id}`))?.state).toBe('pending');
   });
 
-  it('tells an approver to check the request while Redis hangs, and the click never counts once it is back', async () => {
+  it('answers a review submitted while Redis hangs in the modal, and the submission never counts once it is back', async () => {
     const id = await fileWithdrawal(app, '1300');
+    const opened = await openReview(app.slack, APPROVER_A, (triggerId) =>
+      blockAction(app.sender, {
+        actionId: 'approval.approve',
+        value: id,
+        userId: APPROVER_A,
+        channelId: APPROVALS_CHANNEL,
+        messageTs: '1.0',
+        triggerId,
+      }),
+    );
     proxy.freeze();
-    expect((await click(app, 'approval.approve', id, APPROVER_A)).status).toBe(200);
-    const told = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === APPROVER_A);
-    // The write may still land, so "nothing changed" would not be true.
-    expect(told.body.text).toBe(MAYBE_NOT_RECORDED);
-    proxy.thaw(); // everything the hung click sent arrives now
-    // Trying again goes through, once: the first click was never recorded, late or otherwise.
-    await click(app, 'approval.approve', id, APPROVER_A);
+    const refused = await submitReview(app.sender, opened.view as ReviewView, APPROVER_A);
+    // Slack needs its answer before the store does: the modal says the approval may not have been
+    // recorded (its write was given up before it started, so it never will be).
+    expect(refused.json()).toMatchObject({ response_action: 'update' });
+    expect(JSON.stringify(refused.json())).toContain(MAYBE_NOT_RECORDED);
+    proxy.thaw(); // everything the hung submission sent arrives now
+    // Submitting again goes through, once: the first submission was never recorded, late or otherwise.
+    expect(
+      refusedInModal(await submitReview(app.sender, opened.view as ReviewView, APPROVER_A)),
+    ).toBeUndefined();
     await waitUntil(async () => (await direct.get<{ state: string }>(`approval:${id}`))?.state === 'sent');
     await app.engine.idle();
     const after = await direct.get<{ approvals: Array<{ user: string }> }>(`approval:${id}`);
     expect(after?.approvals.map((a) => a.user)).toEqual([APPROVER_A]);
     expect(app.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
     const ephemerals = app.slack.callsTo('chat.postEphemeral').filter((c) => c.body.user === APPROVER_A);
-    expect(ephemerals.map((c) => c.body.text)).toEqual([MAYBE_NOT_RECORDED]);
+    expect(ephemerals.map((c) => c.body.text)).toEqual([]);
   });
 });

@@ -2,15 +2,15 @@
 // the replica acceptance: approving goes through approveAs alone, so a change in how Slack approves
 // (a button, a review modal) is one edit here.
 import type { ApprovalRequest } from '../../src/approvals/types.js';
-import { APPROVALS_CHANNEL, type ApprovalApp, click, REQUESTER } from '../slack/approvals-support.js';
+import { APPROVALS_CHANNEL, type ApprovalApp, approve, REQUESTER } from '../slack/approvals-support.js';
 import type { SlackCall } from './fake-slack.js';
 import { selectValue, slashCommand, textValue, viewSubmission } from './slack-requests.js';
 
 export const GTB = selectValue('058|Guaranty Trust Bank');
 
-/** `userId` approves `requestId` through `app` (one replica's Bolt app). */
+/** `userId` approves `requestId` through `app` (one replica's Bolt app): Approve, then the review modal. */
 export function approveAs(app: ApprovalApp, requestId: string, userId: string) {
-  return click(app, 'approval.approve', requestId, userId);
+  return approve(app, requestId, userId);
 }
 
 type View = { callback_id: string; private_metadata?: string; blocks: Array<Record<string, unknown>> };

@@ -93,6 +93,8 @@ export function blockAction(
     message?: Record<string, unknown>;
     selectedOption?: { value: string; text?: string };
     view?: Record<string, unknown>;
+    /** Given, to find the modal the click opens (views.open carries it back). */
+    triggerId?: string;
   },
 ): Promise<SlackResponse> {
   const action: Record<string, unknown> = {
@@ -113,7 +115,7 @@ export function blockAction(
     team: { id: 'T1', domain: 'treasury' },
     user: { id: options.userId ?? 'UREQ', username: 'someone', team_id: 'T1' },
     api_app_id: 'A1',
-    trigger_id: newTriggerId(),
+    trigger_id: options.triggerId ?? newTriggerId(),
     response_url: options.responseUrl,
     channel: options.channelId ? { id: options.channelId, name: 'approvals' } : undefined,
     container: options.messageTs

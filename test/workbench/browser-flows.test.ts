@@ -9,10 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Started, start } from '../../src/startup.js';
 import { USERS } from '../../src/workbench/people.js';
 import {
+  approveInReview,
   browserAvailable,
   contains,
   docsScreenshot,
   eventually,
+  hidden,
   launchBrowser,
   newPage,
   screenshot,
@@ -163,6 +165,15 @@ describe.skipIf(!run)('workbench in Chromium against the real bot', () => {
       await actAs('Bola');
       const withdrawal = request('Withdrawal · SANDBOX');
       await withdrawal.getByRole('button', { name: 'Approve' }).click();
+      // The review: every figure again, and a submit button that names the amount.
+      const review = page.getByRole('dialog', { name: 'Review and approve' });
+      await contains(review, VALID_ADDRESS);
+      await contains(review, 'Approvals so far');
+      await screenshot(page, 'approval-review');
+      // Nothing moved on opening it.
+      await contains(withdrawal, 'Waiting for approval');
+      await review.getByRole('button', { name: 'Approve ₦1,500.00' }).click();
+      await hidden(review);
       await eventually(() => textOf(withdrawal)).toMatch(/Sent, waiting for the final status|Completed/);
       await withdrawal.getByRole('button', { name: /repl(y|ies)/ }).click();
       const thread = page.getByRole('complementary', { name: 'Thread' });
@@ -202,7 +213,9 @@ describe.skipIf(!run)('workbench in Chromium against the real bot', () => {
       expect(await textOf(redemption)).toMatch(/Account name \(resolved\)[A-Z][A-Za-z]+ [A-Z]/);
       await screenshot(page, 'redemption-request');
       await actAs('Chidi');
-      await redemption.getByRole('button', { name: 'Approve' }).click();
+      const reviewed = await approveInReview(page, redemption.getByRole('button', { name: 'Approve' }));
+      expect(reviewed).toMatch(/Account name \(resolved\)\s*[A-Z][A-Za-z]+ [A-Z]/);
+      expect(reviewed).toContain('0123456789');
       await eventually(() => textOf(redemption)).toMatch(/Sent, waiting|Failed/);
       await sandbox().getByRole('button', { name: 'Settle pending' }).click();
       await contains(redemption, 'Failed');

@@ -5,10 +5,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Started, start } from '../../src/startup.js';
 import { USERS } from '../../src/workbench/people.js';
 import {
+  approveInReview,
   browserAvailable,
   contains,
   eventually,
@@ -110,7 +111,8 @@ describe.skipIf(!browserAvailable())('workbench: App Home and approvers’ DMs i
       await contains(home, 'Waiting for you');
       await contains(home, '₦1,500.00');
       await screenshot(page, 'home-waiting');
-      await home.getByRole('button', { name: 'Approve' }).first().click();
+      const reviewed = await approveInReview(page, home.getByRole('button', { name: 'Approve' }).first());
+      expect(reviewed).toContain('₦1,500.00');
       await contains(home, 'Nothing waits for your approval.');
       await eventually(async () => home.getByRole('button', { name: 'Approve' }).count()).toBe(0);
       await screenshot(page, 'home-approved');

@@ -158,3 +158,17 @@ export async function actAs(page: Page, name: string): Promise<void> {
 export async function openInSidebar(page: Page, name: string): Promise<void> {
   await page.getByRole('navigation').getByRole('button', { name }).click();
 }
+
+/**
+ * Approve as a person does in the workbench: click Approve, see the review modal with the figures,
+ * press its "Approve ₦…". Returns the review's text as it was shown, for the caller to check.
+ */
+export async function approveInReview(page: Page, approveButton: Locator): Promise<string> {
+  await approveButton.click();
+  const review = page.getByRole('dialog', { name: 'Review and approve' });
+  await shown(review);
+  const text = await textOf(review);
+  await review.getByRole('button', { name: /^Approve / }).click();
+  await hidden(review);
+  return text;
+}

@@ -8,6 +8,7 @@ import {
   REJECT_ACTION,
 } from '../../src/slack/blocks/approval-message.js';
 import { REJECT, REJECT_VIEW, WITHDRAW, WITHDRAW_VIEW } from '../../src/slack/blocks/approval-modals.js';
+import { REVIEW_VIEW } from '../../src/slack/blocks/approval-review.js';
 import { TX_PAGE_ACTION } from '../../src/slack/blocks/reads.js';
 import type { WorkbenchMessage, WorkbenchModal } from '../../src/workbench/protocol.js';
 import {
@@ -198,8 +199,21 @@ describe('a withdrawal from filing to completed', () => {
     expect(wording(request)).toMatch(/0 of 1/);
   });
 
-  it('Bola approves: the message moves to sent, then to completed once the sandbox settles', async () => {
+  it('Bola approves: the review shows the figures, and its submission moves the message to sent, then completed', async () => {
     expect((await approve(BOLA)).answer.ok).toBe(true);
+    const review = await bench.waitFor(
+      BOLA,
+      (s) => s.modals.find((m) => m.view.callback_id === REVIEW_VIEW),
+      'the review modal',
+    );
+    expect(wording(review.view)).toContain(DEST);
+    expect('submit' in review.view && review.view.submit?.text).toBe('Approve ₦1,500.00');
+    // Nothing moved on opening it.
+    const before = (await bench.state(BOLA)).messages[APPROVALS]?.find(approvalMessage(requestId));
+    expect(wording(before)).toMatch(/0 of 1/);
+    expect((await bench.post('/view/submit', { user: BOLA, view_id: review.id, values: {} })).answer.ok).toBe(
+      true,
+    );
     const sent = await bench.waitFor(
       BOLA,
       (s) =>

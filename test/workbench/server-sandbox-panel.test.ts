@@ -2,12 +2,12 @@
 // real signed webhook path: a virtual account paid, a redemption made to fail. The redemption is
 // filed through its modal with the bank found by type-ahead (a signed block_suggestion).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APPROVAL_ACTIONS_BLOCK, APPROVE_ACTION } from '../../src/slack/blocks/approval-message.js';
 import { REDEEM, REDEEM_VIEW } from '../../src/slack/blocks/approval-modals-bank.js';
 import {
   ADA,
   ALERTS,
   APPROVALS,
+  approveInBench,
   type Bench,
   CHIDI,
   messagesIn,
@@ -64,12 +64,8 @@ describe('a redemption that the sandbox is told to fail', () => {
     expect(wording(request)).toMatch(/0123456788/);
 
     expect((await bench.post('/sandbox/fail-next-redemption', {})).answer.ok).toBe(true);
-    await bench.post('/action', {
-      user: CHIDI,
-      container: { type: 'message', channel: APPROVALS, ts: request.ts },
-      block_id: APPROVAL_ACTIONS_BLOCK,
-      action_id: APPROVE_ACTION,
-    });
+    const review = await approveInBench(bench, CHIDI, { channel: APPROVALS, ts: request.ts });
+    expect(wording(review.view)).toMatch(/0123456788/);
     await bench.waitFor(
       CHIDI,
       (s) => messagesIn(s, APPROVALS).find((m) => m.ts === request.ts && /Sent, waiting/.test(wording(m))),

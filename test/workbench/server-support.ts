@@ -2,8 +2,15 @@
 // workbench), driven over plain HTTP through the workbench's own routes, as the page drives it.
 import type { View } from '@slack/types';
 import { request } from 'undici';
+import { APPROVAL_ACTIONS_BLOCK, APPROVE_ACTION } from '../../src/slack/blocks/approval-message.js';
+import { REVIEW_VIEW } from '../../src/slack/blocks/approval-review.js';
 import { type Started, type StartOptions, start } from '../../src/startup.js';
-import type { WorkbenchAnswer, WorkbenchMessage, WorkbenchState } from '../../src/workbench/protocol.js';
+import type {
+  WorkbenchAnswer,
+  WorkbenchMessage,
+  WorkbenchModal,
+  WorkbenchState,
+} from '../../src/workbench/protocol.js';
 
 export const ADA = 'U0ADA';
 export const BOLA = 'U0BOLA';
@@ -76,3 +83,29 @@ export const wording = (m: WorkbenchMessage | View | undefined): string =>
   m ? JSON.stringify('text' in m ? [m.text, m.blocks] : m.blocks) : '';
 
 export const messagesIn = (state: WorkbenchState, channel: string) => state.messages[channel] ?? [];
+
+/**
+ * Approve as a person does in the workbench: click the message's Approve, wait for the review modal it
+ * opens, and submit it. Returns the review as it was shown, for the caller to check.
+ */
+export async function approveInBench(
+  bench: Bench,
+  user: string,
+  message: { channel: string; ts: string },
+): Promise<WorkbenchModal> {
+  const clicked = await bench.post('/action', {
+    user,
+    container: { type: 'message', channel: message.channel, ts: message.ts },
+    block_id: APPROVAL_ACTIONS_BLOCK,
+    action_id: APPROVE_ACTION,
+  });
+  if (!clicked.answer.ok) throw new Error(`the Approve click was refused: ${JSON.stringify(clicked.answer)}`);
+  const review = await bench.waitFor(
+    user,
+    (s) => s.modals.find((m) => m.view.callback_id === REVIEW_VIEW),
+    'the review modal',
+  );
+  const submitted = await bench.post('/view/submit', { user, view_id: review.id, values: {} });
+  if (!submitted.answer.ok) throw new Error(`the review was refused: ${JSON.stringify(submitted.answer)}`);
+  return review;
+}

@@ -1,6 +1,6 @@
-// Approve / Reject / Cancel buttons on an approval message. Thin: read the click (zod), let the engine
-// record it, ack, and when the engine refuses or cannot be reached, tell only the person who clicked
-// (chat.postEphemeral); nothing else changes.
+// Approve / Reject / Cancel buttons on an approval message. Thin: read the click (zod); Approve and
+// Reject open their modal (the review, the reason), Cancel lets the engine record it before the ack.
+// When the engine refuses or cannot be reached, only the person who clicked is told (chat.postEphemeral).
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { ActionResult, ApprovalEngine, ClickOptions, Refusal } from '../../approvals/index.js';
@@ -17,6 +17,7 @@ import {
   staleRoundNotice,
 } from '../blocks/approval-message.js';
 import { rejectModal } from '../blocks/approval-modals.js';
+import { reviewModal } from '../blocks/approval-review.js';
 import {
   CLICK_ACK_DEADLINE_MS,
   type Click,
@@ -27,7 +28,8 @@ import {
   readClick,
   recordClick,
 } from './approval-click.js';
-import { asClickedInRound, StaleRoundError } from './approval-round.js';
+import { expireNow, reviewCheck } from './approval-review.js';
+import { StaleRoundError } from './approval-round.js';
 import { answerPlace } from './click-answer.js';
 
 export interface ApprovalSlackDeps {
@@ -58,7 +60,7 @@ export async function explainRefusal(
 }
 
 /** Say privately that the message clicked showed an earlier round, with the figures as they are now. */
-async function explainStale(
+export async function explainStale(
   client: WebClient,
   deps: ApprovalSlackDeps,
   where: { channel?: string | undefined; user: string },
@@ -171,13 +173,45 @@ function takeClick(
 }
 
 export function registerApprovalActions(app: App, deps: ApprovalSlackDeps): void {
-  app.action<BlockAction<ButtonAction>>(
-    APPROVE_ACTION,
-    takeClick(deps, APPROVE_ACTION, (click, options) => {
-      const { id, round } = readButtonValue(click.value);
-      return asClickedInRound(id, round, () => deps.engine.approve(id, click.user, options));
-    }),
-  );
+  // Approve records nothing yet: it opens the review modal (views/approval-review.ts records it).
+  app.action<BlockAction<ButtonAction>>(APPROVE_ACTION, async ({ body, ack, client }) => {
+    await ack();
+    const read = readClick(body);
+    if (!read.ok) return answerUnreadable(client, deps, APPROVE_ACTION, read);
+    const { click } = read;
+    const { id, round } = readButtonValue(click.value);
+    // Where to answer privately is looked up (a Slack call for App Home) only when there is something to say.
+    const answer = () => answerPlace(client, click);
+    try {
+      const check = await withinDeadline(
+        reviewCheck(deps.engine, id, round, click.user),
+        CLICK_ACK_DEADLINE_MS,
+        'store',
+      );
+      if (check.ok) {
+        const metadata = {
+          id,
+          round,
+          environment: check.request.environment,
+          ...(click.channel ? { channel: click.channel } : {}),
+        };
+        await client.views.open({
+          trigger_id: click.triggerId ?? '',
+          view: reviewModal(check.request, deps.now?.() ?? new Date(), metadata),
+        });
+        return;
+      }
+      if ('stale' in check) return explainStale(client, deps, await answer(), check.stale);
+      // Past its time but not yet swept: expired now (persisted), so its message loses its buttons at once.
+      const request = check.refusal === 'expired' ? await expireNow(deps.engine, id) : check.request;
+      await explainRefusal(client, deps, await answer(), check.refusal, request);
+    } catch (error) {
+      deps.log?.warn('approve click could not open the review', { error: String(error) });
+      await sayNotRecorded(client, deps, await answer()).catch((failure: unknown) => {
+        deps.log?.warn('could not tell the person their click failed', { error: String(failure) });
+      });
+    }
+  });
 
   app.action<BlockAction<ButtonAction>>(
     CANCEL_ACTION,

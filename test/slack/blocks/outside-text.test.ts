@@ -33,6 +33,11 @@ import {
 } from '../../../src/slack/blocks/approval-modals.js';
 import { redeemModal, settlementModal } from '../../../src/slack/blocks/approval-modals-bank.js';
 import {
+  changedWhileOpen,
+  reviewModal,
+  reviewRefusedView,
+} from '../../../src/slack/blocks/approval-review.js';
+import {
   auditExportMessage,
   auditVerifyMessage,
   describeAuditEntry,
@@ -96,6 +101,11 @@ function everyBuilder(text: string): Built[] {
         add(`approval message ${request.kind} ${state}`, approvalMessage({ ...request, state }, NOW));
       }
       add(`stale-round notice ${request.kind}`, staleRoundNotice(request, NOW));
+      add(
+        `review modal ${request.kind}`,
+        reviewModal(request, NOW, { id: request.id, round: 0, environment: 'live' }),
+      );
+      add(`review refused ${request.kind}`, reviewRefusedView(changedWhileOpen(request), request, NOW));
       for (const state of STATES)
         add(`approver DM ${request.kind} ${state}`, approvalDm({ ...request, state }, NOW));
       add(

@@ -1,0 +1,155 @@
+// The review modal's submission: the only thing that approves. It goes through the engine's approve
+// path exactly as the buttons did (bound to the round the modal showed, one claim, one audit entry),
+// recorded before the submission is acked (within Slack's 3 s). A request that changed (new round),
+// ended, or moved to another environment while the modal was open is refused in the modal itself
+// (`response_action: update` to a view saying why, with the new figures), and nothing moves.
+import { setImmediate as afterMicrotasks } from 'node:timers/promises';
+import type { App, ViewSubmitAction } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import { z } from 'zod';
+import type { ActionResult } from '../../approvals/index.js';
+import { withinDeadline } from '../../store/index.js';
+import type { ApprovalSlackDeps } from '../actions/approval.js';
+import { explainRefusal } from '../actions/approval.js';
+import { MAYBE_NOT_RECORDED, RECHECKING, RECORDED_LATE, recordClick } from '../actions/approval-click.js';
+import { reviewCheck } from '../actions/approval-review.js';
+import { asClickedInRound, StaleRoundError } from '../actions/approval-round.js';
+import { answerPlace } from '../actions/click-answer.js';
+import { environmentLabel } from '../blocks/approval-format.js';
+import { refusalText } from '../blocks/approval-lists.js';
+import { noticeView } from '../blocks/approval-modals.js';
+import { changedWhileOpen, REVIEW_VIEW, reviewRefusedView } from '../blocks/approval-review.js';
+
+/**
+ * The store read before the write gets this much of the 3 s, the write the 2 s of a click. A read that
+ * takes longer is given up, and the submission goes to the engine unread, which decides as always.
+ */
+export const REVIEW_READ_DEADLINE_MS = 400;
+
+const NOT_RECORDED =
+  'Your approval could not be recorded just now, so nothing changed. Approve again from the request message in a moment.';
+
+const metadataSchema = z.object({
+  id: z.string().regex(/^[A-Za-z0-9_-]{1,60}$/),
+  round: z.number().int().min(0).max(1_000_000),
+  environment: z.enum(['sandbox', 'test', 'live']),
+  channel: z.string().min(1).max(40).optional(),
+});
+
+const submissionSchema = z.object({
+  user: z.object({ id: z.string().min(1) }),
+  view: z.object({ private_metadata: z.string().max(3000) }),
+});
+
+function readMetadata(text: string): z.infer<typeof metadataSchema> | undefined {
+  try {
+    return metadataSchema.parse(JSON.parse(text));
+  } catch {
+    return undefined;
+  }
+}
+
+export function registerReviewView(app: App, deps: ApprovalSlackDeps): void {
+  app.view<ViewSubmitAction>(REVIEW_VIEW, async ({ ack, body, client }) => {
+    const parsed = submissionSchema.safeParse(body);
+    const meta = parsed.success ? readMetadata(parsed.data.view.private_metadata) : undefined;
+    if (!parsed.success || !meta) {
+      deps.log?.warn('review submission could not be read', {});
+      const why =
+        'This review could not be read, so nothing was approved. Approve again from the request message.';
+      return ack({ response_action: 'update', view: reviewRefusedView(why) });
+    }
+    const user = parsed.data.user.id;
+    const where = { user, ...(meta.channel ? { channel: meta.channel } : {}) };
+    const current = deps.engine.core.repo.environment;
+    if (meta.environment !== current) {
+      const why = `This review was opened for ${environmentLabel(meta.environment)}; the bot now uses ${environmentLabel(current)} credentials.`;
+      return ack({ response_action: 'update', view: reviewRefusedView(why) });
+    }
+    const now = () => deps.now?.() ?? new Date();
+    // A quick read first, only to show a changed or ended request in the modal with its new figures.
+    // The engine decides in any case, so a read that fails or is slow never refuses the submission:
+    // under load it would turn good approvals away for nothing (the proof's races line saw it).
+    const check = await withinDeadline(
+      reviewCheck(deps.engine, meta.id, meta.round, user),
+      REVIEW_READ_DEADLINE_MS,
+      'store',
+    ).catch((error: unknown) => {
+      deps.log?.warn('review submission: request not read first', {
+        requestId: meta.id,
+        error: String(error),
+      });
+      return undefined;
+    });
+    if (check && !check.ok) {
+      const view =
+        'stale' in check
+          ? reviewRefusedView(changedWhileOpen(check.stale), check.stale, now())
+          : reviewRefusedView(refusalText(check.refusal, check.request));
+      return ack({ response_action: 'update', view });
+    }
+    const taken = await recordClick((options) =>
+      asClickedInRound(meta.id, meta.round, () => deps.engine.approve(meta.id, user, options)),
+    );
+    if (taken.outcome === 'failed') {
+      if (taken.error instanceof StaleRoundError) {
+        const fresh = taken.error.request;
+        return ack({
+          response_action: 'update',
+          view: reviewRefusedView(changedWhileOpen(fresh), fresh, now()),
+        });
+      }
+      deps.log?.warn('review submission not recorded', { requestId: meta.id, error: String(taken.error) });
+      return ack({ response_action: 'update', view: reviewRefusedView(NOT_RECORDED) });
+    }
+    if (taken.outcome === 'late') {
+      // The write may still land: say so, and say again if it did.
+      await ack({ response_action: 'update', view: noticeView('Approval', MAYBE_NOT_RECORDED) });
+      deps.log?.warn('review submission not recorded in time', { requestId: meta.id });
+      if ((await taken.work.catch(() => undefined))?.ok) {
+        const place = await answerPlace(client, { channel: where.channel, user });
+        await client.chat.postEphemeral({
+          channel: place.channel ?? deps.approvalsChannel,
+          user,
+          text: RECORDED_LATE,
+        });
+      }
+      return;
+    }
+    // A refusal under the lock settles with no further I/O: read it before answering, so it is shown here.
+    const settled = await Promise.race([
+      taken.work.then((result) => ({ result })),
+      afterMicrotasks(undefined),
+    ]);
+    if (settled && !settled.result.ok) {
+      const text = refusalText(settled.result.reason, settled.result.request);
+      return ack({ response_action: 'update', view: reviewRefusedView(text) });
+    }
+    // Accepted: the modal closes. A final approval being re-checked is said privately, as before.
+    await ack();
+    await finish(client, deps, where, taken.rechecking === true, taken.work);
+  });
+}
+
+/** After the ack: the re-check's notice and, if the engine refused in the end, why (privately). */
+async function finish(
+  client: WebClient,
+  deps: ApprovalSlackDeps,
+  where: { user: string; channel?: string },
+  rechecking: boolean,
+  work: Promise<ActionResult>,
+): Promise<void> {
+  try {
+    const place = await answerPlace(client, { channel: where.channel, user: where.user });
+    if (rechecking) {
+      const channel = place.channel ?? deps.approvalsChannel;
+      await client.chat
+        .postEphemeral({ channel, user: where.user, text: RECHECKING })
+        .catch((error: unknown) => deps.log?.warn('re-check notice not posted', { error: String(error) }));
+    }
+    const result = await work;
+    if (!result.ok) await explainRefusal(client, deps, place, result.reason, result.request);
+  } catch (error) {
+    deps.log?.warn('review submission: approval failed after the ack', { error: String(error) });
+  }
+}
