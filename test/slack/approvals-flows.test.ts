@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../src/approvals/types.js';
 import { createStore } from '../../src/store/index.js';
+import { approveAs, fileBridge, fileRedeem, fileSettlement, GTB, networkIds } from '../support/approving.js';
 import {
   optionsRequest,
   selectValue,
@@ -16,7 +17,6 @@ import {
   APPROVER_A,
   APPROVER_B,
   type ApprovalApp,
-  approve,
   click,
   DEST,
   fileWithdrawal,
@@ -30,7 +30,6 @@ afterEach(async () => {
   await app.stop();
 });
 
-const GTB = selectValue('058|Guaranty Trust Bank');
 type View = { callback_id: string; private_metadata?: string; blocks: Array<Record<string, unknown>> };
 
 async function command(text: string, userId = REQUESTER) {
@@ -46,12 +45,6 @@ async function filledForm(callbackId: string): Promise<View> {
     (c) => (c.body.view as View | undefined)?.callback_id === callbackId,
   );
   return update.body.view as View;
-}
-
-async function networkIds(): Promise<{ base: string; bsc: string; disabled: string }> {
-  const networks = await app.client.getNetworks();
-  const id = (short: string) => networks.find((n) => n.short_name === short)?.id ?? '';
-  return { base: id('base'), bsc: id('bsc'), disabled: networks.find((n) => n.isDisabled)?.id ?? '' };
 }
 
 const newestRequest = async (): Promise<ApprovalRequest> => {
@@ -70,7 +63,7 @@ describe('withdraw', () => {
     expect(view.callback_id).toBe('withdraw.submit');
     expect(text).toContain('"initial_value":"1500"');
     expect(text).toContain(`"initial_value":"${DEST}"`);
-    const { base, disabled } = await networkIds();
+    const { base, disabled } = await networkIds(app);
     expect(text).toContain(
       `"initial_option":{"text":{"type":"plain_text","text":"Base (base)"},"value":"${base}"}`,
     );
@@ -79,7 +72,7 @@ describe('withdraw', () => {
 
   it('refuses bad fields inline with the field and the reason', async () => {
     app = await startApprovalApp();
-    const { base, disabled } = await networkIds();
+    const { base, disabled } = await networkIds(app);
     const response = await viewSubmission(app.sender, {
       callbackId: 'withdraw.submit',
       userId: REQUESTER,
@@ -174,22 +167,12 @@ describe('redeem', () => {
 
   it('files with the resolved name, and sends exactly the approved body', async () => {
     app = await startApprovalApp();
-    await viewSubmission(app.sender, {
-      callbackId: 'redeem.submit',
-      userId: REQUESTER,
-      values: {
-        'redeem.amount': { 'redeem.amount': textValue('5,000.25') },
-        'redeem.bank': { 'redeem.bank': GTB },
-        'redeem.account': { 'redeem.account': textValue('0123456789') },
-      },
-    });
-    const posted = await app.slack.waitFor('chat.postMessage', (c) => c.body.channel === APPROVALS_CHANNEL);
-    const request = await newestRequest();
+    const { request, message: posted } = await fileRedeem(app, '5,000.25');
     expect(request.display.accountName).toMatch(/\w+/);
     expect(JSON.stringify(posted.body.blocks)).toContain(request.display.accountName ?? 'missing');
     expect(JSON.stringify(posted.body.blocks)).toContain('Guaranty Trust Bank · 0123456789');
     expect(app.sandbox.count('POST', '/v1/api/redeemAsset')).toBe(0);
-    await approve(app, request.id, APPROVER_A);
+    await approveAs(app, request.id, APPROVER_A);
     await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Sent, waiting'));
     const sent = app.sandbox.requests.filter((r) => r.path === '/v1/api/redeemAsset');
     expect(sent.map((r) => r.plainBody)).toEqual([
@@ -201,23 +184,13 @@ describe('redeem', () => {
 
   it('sends the request back to the approvers when the resolved name changed', async () => {
     app = await startApprovalApp();
-    await viewSubmission(app.sender, {
-      callbackId: 'redeem.submit',
-      userId: REQUESTER,
-      values: {
-        'redeem.amount': { 'redeem.amount': textValue('100') },
-        'redeem.bank': { 'redeem.bank': GTB },
-        'redeem.account': { 'redeem.account': textValue('0123456789') },
-      },
-    });
-    await app.slack.waitFor('chat.postMessage', (c) => c.body.channel === APPROVALS_CHANNEL);
-    const request = await newestRequest();
+    const { request } = await fileRedeem(app, '100');
     // Meanwhile the account changed hands (as far as what was filed is concerned).
     await app.store.set(`approval:${request.id}`, {
       ...request,
       display: { ...request.display, accountName: 'Old Owner' },
     });
-    await approve(app, request.id, APPROVER_A);
+    await approveAs(app, request.id, APPROVER_A);
     const update = await app.slack.waitFor('chat.update', (c) =>
       JSON.stringify(c.body.blocks).includes('Sent back'),
     );
@@ -229,22 +202,13 @@ describe('redeem', () => {
 describe('settlement, whitelist, bridge', () => {
   it('updates the settlement account with the resolved name once approved', async () => {
     app = await startApprovalApp();
-    await viewSubmission(app.sender, {
-      callbackId: 'settlement.submit',
-      userId: REQUESTER,
-      values: {
-        'settlement.bank': { 'settlement.bank': GTB },
-        'settlement.account': { 'settlement.account': textValue('0123456789') },
-      },
-    });
-    await app.slack.waitFor('chat.postMessage', (c) => c.body.channel === APPROVALS_CHANNEL);
-    const request = await newestRequest();
+    const { request } = await fileSettlement(app);
     // It reroutes every future payout, so it needs the top tier: two approvers.
     expect(request.requiredApprovals).toBe(2);
-    await approve(app, request.id, APPROVER_A);
+    await approveAs(app, request.id, APPROVER_A);
     await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('1 of 2'));
     expect(app.sandbox.requests.filter((r) => r.path === '/v1/api/bank-account')).toHaveLength(0);
-    await approve(app, request.id, APPROVER_B);
+    await approveAs(app, request.id, APPROVER_B);
     await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Completed'));
     const sent = app.sandbox.requests.filter((r) => r.path === '/v1/api/bank-account');
     expect(sent.map((r) => r.plainBody)).toEqual([
@@ -261,7 +225,7 @@ describe('settlement, whitelist, bridge', () => {
     await command(`whitelist add base ${DEST}`);
     const view = await filledForm('whitelist.submit');
     expect(JSON.stringify(view)).toContain('24 h timelock');
-    const { base } = await networkIds();
+    const { base } = await networkIds(app);
     await viewSubmission(app.sender, {
       callbackId: 'whitelist.submit',
       userId: REQUESTER,
@@ -273,7 +237,7 @@ describe('settlement, whitelist, bridge', () => {
     });
     await app.slack.waitFor('chat.postMessage', (c) => c.body.channel === APPROVALS_CHANNEL);
     const request = await newestRequest();
-    await approve(app, request.id, APPROVER_A);
+    await approveAs(app, request.id, APPROVER_A);
     await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Completed'));
     expect(
       app.sandbox.requests.filter((r) => r.path === '/v1/api/whitelist').map((r) => r.plainBody),
@@ -282,26 +246,13 @@ describe('settlement, whitelist, bridge', () => {
 
   it('files a bridge with a live quote, re-quotes at approval, and completes from the callback', async () => {
     app = await startApprovalApp({ publicUrl: 'self' });
-    const { base, bsc } = await networkIds();
-    await viewSubmission(app.sender, {
-      callbackId: 'bridge.submit',
-      userId: REQUESTER,
-      privateMetadata: JSON.stringify({ networks: [base, bsc] }),
-      values: {
-        'bridge.amount': { 'bridge.amount': textValue('100000') },
-        'bridge.origin': { 'bridge.origin': selectValue(base) },
-        'bridge.destination': { 'bridge.destination': selectValue(bsc) },
-        'bridge.address': { 'bridge.address': textValue(DEST) },
-        'bridge.sender': { 'bridge.sender': textValue('') },
-      },
-    });
-    const posted = await app.slack.waitFor('chat.postMessage', (c) => c.body.channel === APPROVALS_CHANNEL);
-    const request = await newestRequest();
+    const { base, bsc } = await networkIds(app);
+    const { request, message: posted } = await fileBridge(app, '100000', base, bsc, DEST);
     expect(JSON.stringify(posted.body.blocks)).toContain('Receivable');
     expect(request.kind === 'bridge' && request.payload.callbackUrl).toMatch(
       /\/callbacks\/bridge\/[\w-]{32}$/,
     );
-    await approve(app, request.id, APPROVER_A);
+    await approveAs(app, request.id, APPROVER_A);
     await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Sent, waiting'));
     expect(app.sandbox.count('POST', '/v1/api/bridge-quote')).toBe(2);
     const sent = app.sandbox.requests.filter((r) => r.path === '/v1/api/bridge');
