@@ -107,6 +107,9 @@ interface IntakeRound {
   p99: number;
   /** CPU time of the bot process alone per event, ms. */
   botCpuMs: number;
+  /** CPU time of this process (the sender) per event, ms. */
+  senderCpuMs: number;
+  seconds: number;
 }
 
 /**
@@ -151,10 +154,13 @@ async function intakeRound(storeUrl: string, pin: Pinning): Promise<IntakeRound>
     child.stdin?.write('start\n');
     await next();
     const started = performance.now();
+    const senderCpu = process.cpuUsage();
     const latencies = await sendAll(url, signed, INTAKE_CONCURRENCY);
     const seconds = (performance.now() - started) / 1000;
+    const { user, system } = process.cpuUsage(senderCpu);
     child.stdin?.write('stop\n');
     const { cpuMs, stored } = await next<{ cpuMs: number; stored: number }>();
+    await exited; // it exits on its own (writing its CPU profile when asked for one)
     if (stored !== INTAKE_EVENTS + INTAKE_WARMUP)
       throw new Error(`stored ${stored} of ${INTAKE_EVENTS + INTAKE_WARMUP}`);
     return {
@@ -162,6 +168,8 @@ async function intakeRound(storeUrl: string, pin: Pinning): Promise<IntakeRound>
       p50: percentile(latencies, 50),
       p99: percentile(latencies, 99),
       botCpuMs: cpuMs / INTAKE_EVENTS,
+      senderCpuMs: (user + system) / 1000 / INTAKE_EVENTS,
+      seconds,
     };
   } finally {
     if (child.exitCode === null) child.kill('SIGTERM');
@@ -174,6 +182,9 @@ const range = (values: number[], digits = 0) =>
     ? `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`
     : (values[0] ?? Number.NaN).toFixed(digits);
 const median = (values: number[]) => percentile(values, 50);
+/** How busy a process was over the timed part, median over the rounds: CPU time / wall time. */
+const percentOfWall = (rounds: IntakeRound[], field: 'botCpuMs' | 'senderCpuMs') =>
+  `${Math.round(median(rounds.map((r) => (r[field] * INTAKE_EVENTS) / (r.seconds * 1000))) * 100)}%`;
 
 async function intake(storeUrl: (round: number) => string, label: string): Promise<string> {
   const pin = pinning();
@@ -205,7 +216,7 @@ async function intake(storeUrl: (round: number) => string, label: string): Promi
     `CPU of the bot process ${median(rounds.map((r) => r.botCpuMs)).toFixed(2)} ms/event [${range(
       rounds.map((r) => r.botCpuMs),
       2,
-    )}]; ` +
+    )}] (${percentOfWall(rounds, 'botCpuMs')} of its CPU's time), of the sender ${median(rounds.map((r) => r.senderCpuMs)).toFixed(2)} ms/event (${percentOfWall(rounds, 'senderCpuMs')}); ` +
     `${cores} cores, load average ${load.toFixed(1)} at the start`
   );
 }
