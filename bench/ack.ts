@@ -27,6 +27,7 @@ import { pathToFileURL } from 'node:url';
 import { Pool } from 'undici';
 import { SIGNING_SECRET } from '../test/support/harness.js';
 import { signSlackBody } from '../test/support/slack-requests.js';
+import { pinning } from './pinning.js';
 import { emitResult } from './results.js';
 
 const REQUESTS = Number(process.env.BENCH_ACK_REQUESTS ?? 2_000);
@@ -62,25 +63,6 @@ function cpuMsOf(pid: number | undefined): number | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** CPU pinning: the app on the last CPU, everything else on the others (when taskset exists). */
-function pinning(): { app: string[]; rest: string[]; restCpus?: string; label: string } {
-  const cpus = availableParallelism();
-  try {
-    execFileSync('taskset', ['-V'], { stdio: 'ignore' });
-  } catch {
-    return { app: [], rest: [], label: 'not pinned (no taskset)' };
-  }
-  if (cpus < 2) return { app: [], rest: [], label: 'not pinned (one CPU)' };
-  const last = cpus - 1;
-  const others = cpus === 2 ? '0' : `0-${last - 1}`;
-  return {
-    app: ['taskset', '-c', String(last)],
-    rest: ['taskset', '-c', others],
-    restCpus: others,
-    label: `app pinned to CPU ${last}, load and fake Slack on CPU ${others}`,
-  };
 }
 
 function percentile(sorted: number[], p: number): number {

@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os, { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
@@ -17,14 +17,17 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Pool } from 'undici';
 import { alertDigest } from '../src/slack/blocks/webhook-digest.js';
 import { webhookMessage } from '../src/slack/blocks/webhook-message.js';
-import { clearStore, createStore, type Store } from '../src/store/index.js';
+import { createStore, type Store } from '../src/store/index.js';
 import { alertsClient, createWebhooks, signatureFor, type Webhooks } from '../src/webhooks/index.js';
 import { FakeSlack } from '../test/support/fake-slack.js';
+import { type Pinning, pinning, pinProcess } from './pinning.js';
 import { emitBurst, emitIntake } from './results.js';
 
 const SECRET = 'whsec_bench';
 const INTAKE_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 2_000);
 const INTAKE_CONCURRENCY = 16;
+const INTAKE_ROUNDS = Math.max(1, Number(process.env.BENCH_INTAKE_ROUNDS ?? 3));
+const INTAKE_WARMUP = 200;
 const BURST_EVENTS = Number(process.env.BENCH_WEBHOOK_BURST ?? 1_000);
 const BUCKET_BURST = 10;
 const BUCKET_PER_SECOND = 1;
@@ -63,18 +66,24 @@ async function serve(webhooks: Webhooks): Promise<{ origin: string; close(): Pro
   };
 }
 
-async function sendAll(origin: string, bodies: string[], concurrency: number): Promise<number[]> {
+async function sendAll(
+  origin: string,
+  bodies: Array<string | { raw: string; signature: string }>,
+  concurrency: number,
+): Promise<number[]> {
   const pool = new Pool(origin, { connections: concurrency });
   const latencies: number[] = [];
   let next = 0;
   const worker = async () => {
     while (next < bodies.length) {
-      const raw = bodies[next++]!;
+      const item = bodies[next++]!;
+      const raw = typeof item === 'string' ? item : item.raw;
+      const signature = typeof item === 'string' ? signatureFor(raw, SECRET) : item.signature;
       const started = performance.now();
       const response = await pool.request({
         path: '/webhooks/cngn',
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-cngn-signature': signatureFor(raw, SECRET) },
+        headers: { 'content-type': 'application/json', 'x-cngn-signature': signature },
         body: raw,
       });
       await response.body.text();
@@ -92,30 +101,123 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
-async function intake(storeUrl: string, label: string): Promise<string> {
-  const store = await createStore(storeUrl, { prefix: `bench-intake-${Date.now()}` });
-  const webhooks = createWebhooks({ store, environment: 'sandbox', secret: SECRET, render: webhookMessage });
-  const server = await serve(webhooks);
-  const bodies = Array.from({ length: INTAKE_EVENTS }, (_, i) =>
-    body(i, `BENCH-IN-${i % 500}`, i < 500 ? 'deposit.received' : 'deposit.completed'),
-  );
-  const started = performance.now();
-  const cpu = process.cpuUsage();
-  const latencies = await sendAll(server.origin, bodies, INTAKE_CONCURRENCY);
-  const seconds = (performance.now() - started) / 1000;
-  const { user, system } = process.cpuUsage(cpu);
-  const stored = await webhooks.outbox.pendingCount();
-  await server.close();
-  await clearStore(store);
-  await store.close();
-  if (stored !== INTAKE_EVENTS) throw new Error(`stored ${stored} of ${INTAKE_EVENTS}`);
-  emitIntake(label, INTAKE_EVENTS / seconds, percentile(latencies, 99));
+interface IntakeRound {
+  perSecond: number;
+  p50: number;
+  p99: number;
+  /** CPU time of the bot process alone per event, ms. */
+  botCpuMs: number;
+  /** CPU time of this process (the sender) per event, ms. */
+  senderCpuMs: number;
+  seconds: number;
+}
+
+/**
+ * One round: the intake (bench/webhooks-intake-server.ts) in a child process — on a CPU of its own
+ * where taskset can pin it — and this process signing and sending. A warm-up first (not counted), then
+ * INTAKE_EVENTS timed; the child reports its own CPU time over the timed part.
+ */
+async function intakeRound(storeUrl: string, pin: Pinning): Promise<IntakeRound> {
+  const script = fileURLToPath(new URL('./webhooks-intake-server.ts', import.meta.url));
+  const profile = process.env.BENCH_INTAKE_CPU_PROF
+    ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_INTAKE_CPU_PROF]
+    : [];
+  const [command = process.execPath, ...args] = [
+    ...pin.app,
+    process.execPath,
+    ...profile,
+    '--import',
+    'tsx',
+    script,
+    storeUrl,
+    SECRET,
+  ];
+  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+  const exited = once(child, 'exit');
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })[Symbol.asyncIterator]();
+  const next = async <T>(): Promise<T> => {
+    const { value, done } = await lines.next();
+    if (done) throw new Error('the intake process ended early');
+    return JSON.parse(value as string) as T;
+  };
+  try {
+    const { url } = await next<{ url: string }>();
+    await sendAll(
+      url,
+      Array.from({ length: INTAKE_WARMUP }, (_, i) => body(i, `BENCH-WARM-${i}`)),
+      INTAKE_CONCURRENCY,
+    );
+    const bodies = Array.from({ length: INTAKE_EVENTS }, (_, i) =>
+      body(i, `BENCH-IN-${i % 500}`, i < 500 ? 'deposit.received' : 'deposit.completed'),
+    );
+    const signed = bodies.map((raw) => ({ raw, signature: signatureFor(raw, SECRET) }));
+    child.stdin?.write('start\n');
+    await next();
+    const started = performance.now();
+    const senderCpu = process.cpuUsage();
+    const latencies = await sendAll(url, signed, INTAKE_CONCURRENCY);
+    const seconds = (performance.now() - started) / 1000;
+    const { user, system } = process.cpuUsage(senderCpu);
+    child.stdin?.write('stop\n');
+    const { cpuMs, stored } = await next<{ cpuMs: number; stored: number }>();
+    await exited; // it exits on its own (writing its CPU profile when asked for one)
+    if (stored !== INTAKE_EVENTS + INTAKE_WARMUP)
+      throw new Error(`stored ${stored} of ${INTAKE_EVENTS + INTAKE_WARMUP}`);
+    return {
+      perSecond: INTAKE_EVENTS / seconds,
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      botCpuMs: cpuMs / INTAKE_EVENTS,
+      senderCpuMs: (user + system) / 1000 / INTAKE_EVENTS,
+      seconds,
+    };
+  } finally {
+    if (child.exitCode === null) child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+const range = (values: number[], digits = 0) =>
+  values.length > 1
+    ? `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`
+    : (values[0] ?? Number.NaN).toFixed(digits);
+const median = (values: number[]) => percentile(values, 50);
+/** How busy a process was over the timed part, median over the rounds: CPU time / wall time. */
+const percentOfWall = (rounds: IntakeRound[], field: 'botCpuMs' | 'senderCpuMs') =>
+  `${Math.round(median(rounds.map((r) => (r[field] * INTAKE_EVENTS) / (r.seconds * 1000))) * 100)}%`;
+
+async function intake(storeUrl: (round: number) => string, label: string): Promise<string> {
+  const pin = pinning();
+  // The sender keeps off the CPU the intake has to itself (and gets every CPU back afterwards).
+  if (pin.restCpus) pinProcess(process.pid, pin.restCpus);
+  const rounds: IntakeRound[] = [];
+  const load = loadavg()[0] ?? 0;
+  try {
+    for (let round = 0; round < INTAKE_ROUNDS; round++) rounds.push(await intakeRound(storeUrl(round), pin));
+  } finally {
+    if (pin.allCpus) pinProcess(process.pid, pin.allCpus);
+  }
+  const perSecond = median(rounds.map((r) => r.perSecond));
+  const p99 = median(rounds.map((r) => r.p99));
+  emitIntake(label, perSecond, p99);
   const target = label.startsWith('SQLite') ? ' (target >= 2,000/s, p99 < 20 ms)' : '';
+  const cores = availableParallelism();
   return (
-    `webhook intake (${label}): ${INTAKE_EVENTS} signed events, concurrency ${INTAKE_CONCURRENCY}: ` +
-    `${Math.round(INTAKE_EVENTS / seconds)} events/s stored+acked; p50 ${percentile(latencies, 50).toFixed(1)} ms, ` +
-    `p99 ${percentile(latencies, 99).toFixed(1)} ms${target}; CPU of this process ${((user + system) / 1000 / INTAKE_EVENTS).toFixed(2)} ms/event, ` +
-    `${os.availableParallelism?.() ?? os.cpus().length} cores`
+    `webhook intake (${label}, bot in its own process, ${pin.label}): ${INTAKE_EVENTS} signed events, concurrency ${INTAKE_CONCURRENCY}, ` +
+    `median of ${rounds.length} rounds [range]: ${Math.round(perSecond)} events/s stored+acked [${range(rounds.map((r) => r.perSecond))}]; ` +
+    `p50 ${median(rounds.map((r) => r.p50)).toFixed(1)} ms [${range(
+      rounds.map((r) => r.p50),
+      1,
+    )}], ` +
+    `p99 ${p99.toFixed(1)} ms [${range(
+      rounds.map((r) => r.p99),
+      1,
+    )}]${target}; ` +
+    `CPU of the bot process ${median(rounds.map((r) => r.botCpuMs)).toFixed(2)} ms/event [${range(
+      rounds.map((r) => r.botCpuMs),
+      2,
+    )}] (${percentOfWall(rounds, 'botCpuMs')} of its CPU's time), of the sender ${median(rounds.map((r) => r.senderCpuMs)).toFixed(2)} ms/event (${percentOfWall(rounds, 'senderCpuMs')}); ` +
+    `${cores} cores, load average ${load.toFixed(1)} at the start`
   );
 }
 
@@ -123,7 +225,7 @@ async function intake(storeUrl: string, label: string): Promise<string> {
 async function intakeOnRedis(): Promise<string> {
   const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   try {
-    return await intake(url, 'Redis store');
+    return await intake(() => url, 'Redis store');
   } catch (error) {
     return `webhook intake (Redis store): not measured (${error instanceof Error ? error.message : String(error)})`;
   }
@@ -310,8 +412,8 @@ export async function benchWebhooks(): Promise<WebhookBenchResult> {
   const dir = mkdtempSync(join(tmpdir(), 'cngn-bench-wh-'));
   try {
     const lines = [
-      await intake('memory://', 'memory store'),
-      await intake(`sqlite://${join(dir, 'intake.sqlite')}`, 'SQLite store'),
+      await intake(() => 'memory://', 'memory store'),
+      await intake((round) => `sqlite://${join(dir, `intake-${round}.sqlite`)}`, 'SQLite store'),
       await intakeOnRedis(),
       await oneChannelBurst(`sqlite://${join(dir, 'one-channel.sqlite')}`),
       await killedBurst(`sqlite://${join(dir, 'killed.sqlite')}`),
@@ -328,8 +430,8 @@ export async function benchIntake(): Promise<WebhookBenchResult> {
   try {
     return {
       lines: [
-        await intake('memory://', 'memory store'),
-        await intake(`sqlite://${join(dir, 'intake.sqlite')}`, 'SQLite store'),
+        await intake(() => 'memory://', 'memory store'),
+        await intake((round) => `sqlite://${join(dir, `intake-${round}.sqlite`)}`, 'SQLite store'),
         await intakeOnRedis(),
       ],
     };

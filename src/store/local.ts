@@ -231,36 +231,59 @@ export class LocalStore implements Store {
     const table = tableOf(sqlite);
     const claimed = [this.storedKey(claim.key), await this.storedValue(claim.value, claim.ttlMs, now), now];
     const statements: Statement[] = [];
-    // Values go in one statement, several rows: a `set` row replaces what its key holds, a
-    // `setIfAbsent` row only what has expired.
-    const rows: unknown[] = [];
-    const replaced: string[] = [];
-    for (const write of writes) {
-      if (write.kind === 'addToSet') {
-        const params = [this.storedKey(`set:${write.set}`), await this.storedMember(write.member)];
-        statements.push([this.addToSetSql(sqlite), params]);
-        continue;
-      }
-      rows.push(this.storedKey(write.key), await this.storedValue(write.value, write.ttlMs, now));
-      if (write.kind === 'set') replaced.push(this.storedKey(write.key));
-    }
-    if (rows.length > 0) {
-      statements.push([
-        `INSERT INTO ${table} (key, value) VALUES ${Array(rows.length / 2)
-          .fill('(?, ?)')
-          .join(', ')}
-         ON CONFLICT(key) DO UPDATE SET value = excluded.value
-         WHERE excluded.key IN (SELECT j.value FROM json_each(?) AS j)
-           OR (json_valid(${table}.value)
-             AND json_type(${table}.value, '$.expires') IN ('integer', 'real')
-             AND json_extract(${table}.value, '$.expires') < ?)`,
-        [...rows, JSON.stringify(replaced), now],
-      ]);
-    }
+    const write = await this.writesSql(table, writes, now);
+    if (write) statements.push(write);
     const won = await group.conditional(this.claimSql(table), claimed, (claim) =>
       (claim as unknown[]).length === 1 ? statements : [],
     );
     return (won as unknown[]).length === 1;
+  }
+
+  /**
+   * Every write of a claimAndWrite in one statement (each statement of a batch is one more round trip
+   * to SQLite's thread, run one after another): a multi-row upsert whose conflict clause does, per
+   * row, what its kind asks — `set` replaces, `setIfAbsent` replaces only an expired entry, `addToSet`
+   * appends the member to the set's JSON array unless it is in it already (as addToSetSql does).
+   */
+  private async writesSql(table: string, writes: StoreWrite[], now: number): Promise<Statement | undefined> {
+    if (writes.length === 0) return undefined;
+    const rows: string[] = [];
+    const params: unknown[] = [];
+    const keys: string[] = [];
+    const sets: string[] = [];
+    const replaced: string[] = [];
+    for (const write of writes) {
+      const key = this.storedKey(write.kind === 'addToSet' ? `set:${write.set}` : write.key);
+      keys.push(key);
+      if (write.kind === 'addToSet') {
+        params.push(key, await this.storedMember(write.member));
+        rows.push(`(?${params.length - 1}, json_object('value', json_array(?${params.length})))`);
+        sets.push(key);
+        continue;
+      }
+      params.push(key, await this.storedValue(write.value, write.ttlMs, now));
+      rows.push(`(?${params.length - 1}, ?${params.length})`);
+      if (write.kind === 'set') replaced.push(key);
+    }
+    // A set and a key stored under one name (a key called `set:x`) would be one row twice.
+    if (new Set(keys).size !== keys.length) throw new Error('claimAndWrite names one key or set twice');
+    const [setsAt, replacedAt, nowAt] = [params.length + 1, params.length + 2, params.length + 3];
+    const isSet = `excluded.key IN (SELECT j.value FROM json_each(?${setsAt}) AS j)`;
+    const member = `json_extract(excluded.value, '$.value[0]')`;
+    return [
+      `INSERT INTO ${table} (key, value) VALUES ${rows.join(', ')}
+       ON CONFLICT(key) DO UPDATE SET value = CASE WHEN ${isSet}
+           THEN json_set(${table}.value, '$.value[#]', ${member})
+           ELSE excluded.value END
+       WHERE CASE WHEN ${isSet}
+         THEN json_valid(${table}.value)
+           AND NOT EXISTS (SELECT 1 FROM json_each(${table}.value, '$.value') AS j WHERE j.value = ${member})
+         ELSE excluded.key IN (SELECT j.value FROM json_each(?${replacedAt}) AS j)
+           OR (json_valid(${table}.value)
+             AND json_type(${table}.value, '$.expires') IN ('integer', 'real')
+             AND json_extract(${table}.value, '$.expires') < ?${nowAt}) END`,
+      [...params, JSON.stringify(sets), JSON.stringify(replaced), now],
+    ];
   }
 
   /** Add a member to a set kept as keyv's JSON array, in one statement; a member already in it stays. */

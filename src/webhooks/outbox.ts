@@ -31,6 +31,12 @@ export type OutboxDraft = Omit<
   | 'deadLetterReason'
 >;
 
+/** Keys read with an entry's chain before it is written, and what the entry takes from their values. */
+export interface ReadAlong {
+  keys: string[];
+  complete(values: unknown[]): Pick<OutboxDraft, 'threadOf'>;
+}
+
 let counter = 0;
 
 export class Outbox {
@@ -51,14 +57,20 @@ export class Outbox {
   /**
    * Store an entry durably, with its place in the pending index and its reference's chain, and
    * `alongside` (the caller's own records of it), all in one atomic step; false when an entry with this
-   * id already exists (a duplicate), and then nothing is written.
+   * id already exists (a duplicate), and then nothing is written. `along` names keys the caller needs
+   * read first: they are read with the chain's tail in one store call, and what `complete` makes of
+   * them goes into the entry.
    */
-  async enqueue(draft: OutboxDraft, alongside: StoreWrite[] = []): Promise<boolean> {
+  async enqueue(draft: OutboxDraft, alongside: StoreWrite[] = [], along?: ReadAlong): Promise<boolean> {
     const write = async () => {
-      const after = draft.orderKey ? await this.store.get<string>(tailKey(draft.orderKey)) : undefined;
+      const keys = [...(draft.orderKey ? [tailKey(draft.orderKey)] : []), ...(along?.keys ?? [])];
+      const values = keys.length > 0 ? await this.store.getMany<unknown>(keys) : [];
+      const after = draft.orderKey ? (values[0] as string | undefined) : undefined;
+      const completed = along ? along.complete(values.slice(draft.orderKey ? 1 : 0)) : {};
       counter = (counter + 1) % 1000;
       const entry: OutboxEntry = {
         ...draft,
+        ...completed,
         seq: this.now() * 1000 + counter,
         enqueuedAt: new Date(this.now()).toISOString(),
         ...(after && after !== draft.id ? { after } : {}),

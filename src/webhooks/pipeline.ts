@@ -13,7 +13,7 @@ import {
   finalLockNames,
   outboxIdFor,
 } from './keys.js';
-import { DEFAULT_RETENTION_MS, type Outbox } from './outbox.js';
+import { DEFAULT_RETENTION_MS, type Outbox, type ReadAlong } from './outbox.js';
 import type { AlertOrigin, WebhookSubscriber } from './types.js';
 
 const SUBSCRIBERS_PENDING = 'webhooks:subscribers:pending';
@@ -67,12 +67,18 @@ export class WebhookPipeline {
     const id = outboxIdFor('webhook', dedupeKey(event, partial.raw));
     const finalClass = finalClassOf(event);
     const created = finalClass
-      ? await this.withFinalLock(event, async () => {
-          // A reconciler message for the same final state came first: reply in its thread instead.
-          const earlier = await this.finalClaim(event, finalClass);
-          const threadOf = earlier?.origin === 'reconciler' ? earlier.entryId : undefined;
+      ? await this.withFinalLock(event, () => {
           const claims = this.finalClaimWrites(event, finalClass, { origin: 'webhook', entryId: id });
-          return this.enqueue(id, event, 'webhook', threadOf, partial, claims);
+          // A reconciler message for the same final state came first: reply in its thread instead.
+          // Its claims are read with the reference's chain, in one store call.
+          return this.enqueue(id, event, 'webhook', undefined, partial, claims, {
+            keys: finalClaimKeys(event.data, finalClass),
+            complete: (values) => {
+              const earlier = values.find((value) => value !== undefined) as FinalClaim | undefined;
+              // (A state only marked seen has no message: entryId '' — nothing to thread under.)
+              return earlier?.origin === 'reconciler' && earlier.entryId ? { threadOf: earlier.entryId } : {};
+            },
+          });
         })
       : await this.enqueue(id, event, 'webhook', undefined, partial);
     return created ? 'stored' : 'duplicate';
@@ -138,6 +144,7 @@ export class WebhookPipeline {
     threadOf?: string,
     read: ReadExtras = {},
     alongside: StoreWrite[] = [],
+    along?: ReadAlong,
   ): Promise<boolean> {
     const { data } = event;
     const orderKey = data.trx_ref ?? data.transactionId ?? undefined;
@@ -155,6 +162,7 @@ export class WebhookPipeline {
         ...(read.unreadable?.length ? { unreadable: read.unreadable, raw: read.raw } : {}),
       },
       writes,
+      along,
     );
     if (!created) return false;
     this.options.onEnqueued?.();

@@ -146,6 +146,16 @@ describe.each(kinds)('%s store', (_kind, make, enabled) => {
         expect(await store.get('tail')).toBe('e1');
         expect(await store.get('third')).toBeUndefined();
         expect((await store.setMembers('pending')).sort()).toEqual(['e1', 'old']);
+        // A member already in the set stays once, beside a new set and a replaced key.
+        const more = await store.claimAndWrite({ key: 'entry-3', value: 3 }, [
+          { kind: 'addToSet', set: 'pending', member: 'e1' },
+          { kind: 'addToSet', set: 'pending-2', member: 'e3' },
+          { kind: 'set', key: 'tail', value: 'e3' },
+        ]);
+        expect(more).toBe(true);
+        expect((await store.setMembers('pending')).sort()).toEqual(['e1', 'old']);
+        expect(await store.setMembers('pending-2')).toEqual(['e3']);
+        expect(await store.get('tail')).toBe('e3');
         // A set written this way is the same set for the other set operations.
         await store.removeFromSet('pending', 'old');
         await store.addToSet('pending', 'e1');
