@@ -225,13 +225,15 @@ export class Executor {
         const next = { ...request, outcome, execution } as ApprovalRequest;
         // The claim is marked first: a stale copy of the request written back later (a replica whose
         // lock lapsed mid-write) can then never let a next generation claim and send it again.
-        await this.core.repo.markClaimSending(
+        const marked = await this.core.repo.markClaimSending(
           request.id,
           request.round,
           request.execution?.generation ?? 0,
           this.instanceId,
           new Date(now.getTime() + EXECUTION_LEASE_MS),
         );
+        // Refused: another replica ended this claim (we stalled past our lease). Not ours: send nothing.
+        if (!marked) return null;
         // A write that raced our own lease renewal is tried again on a fresh read.
         return (await this.core.repo.saveIf(request, next, false)) ? next : undefined;
       });
