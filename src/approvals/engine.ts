@@ -520,10 +520,20 @@ export class ApprovalCore {
     const expired: ApprovalRequest[] = [];
     for (const open of await this.repo.openRequests()) {
       if (!this.isExpired(open, this.now())) continue;
-      const done = await this.locked(open.id, async (r) => (r ? this.expireIfDue(r, this.now()) : undefined));
-      if (done) {
-        expired.push(done);
-        await this.notify(done);
+      // One request the store will not expire now does not hold up the others: the next sweep retries it.
+      try {
+        const done = await this.locked(open.id, async (r) =>
+          r ? this.expireIfDue(r, this.now()) : undefined,
+        );
+        if (done) {
+          expired.push(done);
+          await this.notify(done);
+        }
+      } catch (error) {
+        this.options.log?.warn('request not expired; will retry', {
+          requestId: open.id,
+          error: String(error),
+        });
       }
     }
     return expired;

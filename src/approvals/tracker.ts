@@ -182,7 +182,16 @@ export class Tracker {
         continue;
       }
       if (state === 'executing' && leaseExpired(request, this.core.now())) {
-        state = (await this.takeOverExpired(request.id))?.state ?? state;
+        try {
+          state = (await this.takeOverExpired(request.id))?.state ?? state;
+        } catch (error) {
+          // The others are still swept; this one is taken over on the next pass.
+          this.core.options.log?.warn('executing request not taken over; will retry', {
+            requestId: request.id,
+            error: String(error),
+          });
+          continue;
+        }
       }
       if (state !== 'approved') continue;
       await this.executor.execute(request.id).catch((error: unknown) => {
