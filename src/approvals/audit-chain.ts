@@ -182,6 +182,11 @@ export function verifyChain(entries: AuditEntry[], head?: ChainHead): ChainRepor
 export interface ChainHead {
   seq: number;
   hash: string;
+  /**
+   * The entry itself, when an append moved the head to it: until it is in the list, the next append
+   * puts it there first (its writer may have stopped in between), so the list always follows the head.
+   */
+  entry?: AuditEntry;
 }
 
 export function isCutMarker(entry: AuditEntry): boolean {

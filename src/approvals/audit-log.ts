@@ -1,6 +1,6 @@
 // The audit log of one service environment as a hash chain in the store: appends take the log's lock
-// (shared by every replica), read the last entry, link the new one to it and write a head record, so
-// two replicas appending at once never fork the chain. Entries written by an older version (no hash)
+// (shared by every replica), read the last entry, link the new one to it and move the head record by
+// compare-and-set, so two replicas appending at once never fork the chain, even past a lapsed lock. Entries written by an older version (no hash)
 // are sealed by the first chained entry.
 //
 // Retention never truncates silently: only entries older than the retention AND inside an earlier
@@ -30,34 +30,55 @@ const lockName = (environment: CngnEnvironment) => `approvals:audit:${environmen
 // Every step of every request appends here, and a step is not taken until its entry is written: under
 // a burst, waiting longer beats failing the step.
 const LOCK = { waitMs: 60_000 };
+/** Appends refused in a row (another appender moved the head each time) before giving up. */
+const MAX_APPEND_ATTEMPTS = 50;
 
 export type AuditDraft = Omit<AuditEntry, 'seq' | 'prev' | 'hash' | 'environment'>;
 
 export class AuditLog {
   constructor(private readonly store: Store) {}
 
-  /** Append one entry to the environment's chain; returns it as stored. */
+  /**
+   * Append one entry to the environment's chain; returns it as stored. The lock keeps appends one at a
+   * time, but a lock can lapse (a stalled holder), so the head moves only by compare-and-set from the
+   * head the entry was chained onto: of two appends chained onto the same entry one is refused and
+   * chains again onto the fresh head. The head carries its entry until the list holds it, and an
+   * append first puts a head's entry that its writer left out into the list: the list never runs
+   * ahead of, or forks from, the head. Two appenders may both put that entry in; the copy is dropped
+   * on read.
+   */
   append(environment: CngnEnvironment, draft: AuditDraft): Promise<AuditEntry> {
     return this.store.withLock(
       lockName(environment),
       async () => {
-        const list = generationList(environment, await this.generation(environment));
-        const [last] = await this.store.readList<AuditEntry>(list, -1, -1);
-        let previous = last;
-        let sealed: AuditEntry[] = [];
-        if (last && !last.hash) {
-          // Written by an older version: seal them all, or, when a chain exists before them, go on from it.
-          const all = await this.store.readList<AuditEntry>(list, 0, -1);
-          previous = all.findLast((entry) => entry.hash);
-          sealed = previous ? [] : all;
+        for (let attempt = 0; attempt < MAX_APPEND_ATTEMPTS; attempt++) {
+          const head = await this.store.get<ChainHead>(headKey(environment));
+          const list = generationList(environment, await this.generation(environment));
+          const [last] = await this.store.readList<AuditEntry>(list, -1, -1);
+          let previous = last;
+          let sealed: AuditEntry[] = [];
+          if (last && !last.hash) {
+            // Written by an older version: seal them all, or, when a chain exists before them, go on from it.
+            const all = await this.store.readList<AuditEntry>(list, 0, -1);
+            previous = all.findLast((entry) => entry.hash);
+            sealed = previous ? [] : all;
+          }
+          const behind = head?.entry && previous?.hash !== head.hash && (previous?.seq ?? -1) < head.seq;
+          if (behind && head.entry) {
+            // The head's writer stopped between moving the head and appending its entry: append it.
+            await this.store.appendToList(list, head.entry);
+            continue;
+          }
+          const entry = chainEntry({ ...draft, environment }, previous, sealed);
+          const next: ChainHead = { seq: entry.seq ?? 0, hash: entry.hash ?? '', entry };
+          if (!(await this.store.compareAndSet<ChainHead>(headKey(environment), head, next))) continue;
+          const [now] = await this.store.readList<AuditEntry>(list, -1, -1);
+          if (now?.hash !== entry.hash) await this.store.appendToList(list, entry);
+          return entry;
         }
-        const entry = chainEntry({ ...draft, environment }, previous, sealed);
-        await this.store.appendToList(list, entry);
-        await this.store.set<ChainHead>(headKey(environment), {
-          seq: entry.seq ?? 0,
-          hash: entry.hash ?? '',
-        });
-        return entry;
+        throw new Error(
+          `the audit head of ${environment} kept moving: ${MAX_APPEND_ATTEMPTS} appends refused`,
+        );
       },
       LOCK,
     );
@@ -150,7 +171,7 @@ export class AuditLog {
     for (;;) {
       const generation = await this.generation(environment);
       const entries = await read(generationList(environment, generation));
-      if ((await this.generation(environment)) === generation) return entries;
+      if ((await this.generation(environment)) === generation) return withoutCopies(entries);
     }
   }
 }
@@ -161,4 +182,12 @@ function heldBy(entry: AuditEntry, exportEntry: AuditEntry): boolean {
   const at = Date.parse(entry.at);
   if (!range || (range.from && !(at >= Date.parse(range.from))) || !(at < Date.parse(range.to))) return false;
   return entry.seq === undefined || entry.seq <= (range.lastSeq ?? -1);
+}
+
+/**
+ * The list without an entry appended twice in a row (a head's entry put in by its writer and by the
+ * next appender at once): the same hashed entry again adds nothing, so it is not a break.
+ */
+function withoutCopies(entries: AuditEntry[]): AuditEntry[] {
+  return entries.filter((entry, i) => i === 0 || !entry.hash || entries[i - 1]?.hash !== entry.hash);
 }

@@ -81,6 +81,18 @@ export class WriteRefusedError extends Error {
  */
 export const MAX_SECTION_RUNS = 5;
 
+/**
+ * A final approval's finishing work (after the re-check) failed once its write may have started: the
+ * approval may have been recorded, so the approver must check the request before clicking again.
+ */
+export class MaybeRecordedError extends Error {
+  override name = 'MaybeRecordedError';
+
+  constructor(readonly error: unknown) {
+    super(`the approval may have been recorded before this failure: ${String(error)}`);
+  }
+}
+
 /** How long an approver's re-check of stale figures holds off other final approvals. */
 export const CHECK_HOLD_MS = 60_000;
 
@@ -339,12 +351,34 @@ export class ApprovalCore {
     } catch (error) {
       failure = error;
     }
+    // Every write below marks `writing`: a failure from then on (the write, or telling Slack after it)
+    // may come after the approval landed, and the click is answered accordingly.
+    let writing = false;
+    const click: ClickOptions = {
+      onWriting: () => {
+        writing = true;
+      },
+    };
+    try {
+      return await this.finishRechecked(request, user, outcome, failure, click);
+    } catch (error) {
+      throw writing ? new MaybeRecordedError(error) : error;
+    }
+  }
+
+  private async finishRechecked(
+    request: ApprovalRequest,
+    user: string,
+    outcome: Awaited<ReturnType<typeof recheckFigures>> | undefined,
+    failure: unknown,
+    click: ClickOptions,
+  ): Promise<ActionResult> {
     const result: ActionResult = await this.locked(request.id, async (current): Promise<ActionResult> => {
       if (!current) return { ok: false, reason: 'not-found' };
       const ours =
         current.state === 'pending' && current.checking?.user === user && current.round === request.round;
       if (!ours) return { ok: false, reason: 'not-pending', request: current };
-      const expired = await this.expireIfDue(current, this.now());
+      const expired = await this.expireIfDue(current, this.now(), click);
       if (expired) return { ok: false, reason: 'expired', request: expired };
       const onBehalfOf = current.checking?.onBehalfOf;
       const cleared = { ...current, checking: undefined } as ApprovalRequest;
@@ -352,12 +386,12 @@ export class ApprovalCore {
         // A delegate's place is checked again: the delegation may have been revoked during the re-check.
         const again = await this.options.policy.check(cleared, user);
         if (!again.allowed || again.onBehalfOf !== onBehalfOf) {
-          await this.write(current, cleared, { audit: false });
+          await this.write(current, cleared, { audit: false, click });
           return { ok: false, reason: again.allowed ? 'delegation-ended' : again.reason, request: cleared };
         }
       }
       if (!outcome) {
-        await this.write(current, cleared, { audit: false });
+        await this.write(current, cleared, { audit: false, click });
         return { ok: false, reason: 'recheck-failed', request: cleared, error: failure };
       }
       const now = this.now();
@@ -373,7 +407,7 @@ export class ApprovalCore {
           'pending',
           { action: 'sent-back', actor: user, note: outcome.reason, at: now },
         );
-        await this.write(current, back);
+        await this.write(current, back, { click });
         return { ok: true, request: back };
       }
       const fresh = {
@@ -382,7 +416,7 @@ export class ApprovalCore {
         payload: outcome.request.payload,
       } as ApprovalRequest;
       const next = this.withApproval(fresh, user, now, onBehalfOf);
-      await this.write(current, next);
+      await this.write(current, next, { click });
       return { ok: true, request: next };
     });
     const expiredMeanwhile = !result.ok && result.reason === 'expired' && result.request;
@@ -486,10 +520,20 @@ export class ApprovalCore {
     const expired: ApprovalRequest[] = [];
     for (const open of await this.repo.openRequests()) {
       if (!this.isExpired(open, this.now())) continue;
-      const done = await this.locked(open.id, async (r) => (r ? this.expireIfDue(r, this.now()) : undefined));
-      if (done) {
-        expired.push(done);
-        await this.notify(done);
+      // One request the store will not expire now does not hold up the others: the next sweep retries it.
+      try {
+        const done = await this.locked(open.id, async (r) =>
+          r ? this.expireIfDue(r, this.now()) : undefined,
+        );
+        if (done) {
+          expired.push(done);
+          await this.notify(done);
+        }
+      } catch (error) {
+        this.options.log?.warn('request not expired; will retry', {
+          requestId: open.id,
+          error: String(error),
+        });
       }
     }
     return expired;

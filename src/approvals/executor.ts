@@ -6,6 +6,7 @@
 // stopped after it may have been, and goes to the reconciler. An unclear outcome becomes
 // `outcome-unknown`, for the reconciler — never a resend.
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   CngnError,
   type CngnErrorKind,
@@ -100,6 +101,26 @@ const RECHECK_RETRY_MS = 60_000;
 export interface ExecutorOptions {
   /** How long after the final approval its figures count as stale (default STALE_APPROVAL_MS). */
   staleAfterMs?: number;
+  /** How the store write of a service answer is retried when it fails (default RECORD_RETRY). */
+  recordRetry?: RecordRetry;
+}
+
+/**
+ * The write of a service answer is a store write, not a money call, so it is retried: with a
+ * doubling pause from `firstDelayMs` up to `maxDelayMs`, for `forMs` in all. Only then is the
+ * answer left to the lease running out (outcome unknown, reconciled from the transaction list).
+ */
+export interface RecordRetry {
+  firstDelayMs: number;
+  maxDelayMs: number;
+  forMs: number;
+}
+
+export const RECORD_RETRY: RecordRetry = { firstDelayMs: 250, maxDelayMs: 15_000, forMs: 5 * 60_000 };
+
+/** The service answered, but the store would not take the answer within RecordRetry.forMs. */
+export class AnswerNotRecordedError extends Error {
+  override name = 'AnswerNotRecordedError';
 }
 
 /** Figures read again just before sending, for the round they were read in. */
@@ -116,12 +137,14 @@ export class Executor {
   /** Listeners being told of a claim; the call never waits for them. */
   private readonly telling = new Set<Promise<void>>();
   private readonly staleAfterMs: number;
+  private readonly recordRetry: RecordRetry;
 
   constructor(
     private readonly core: ApprovalCore,
     options: ExecutorOptions = {},
   ) {
     this.staleAfterMs = options.staleAfterMs ?? STALE_APPROVAL_MS;
+    this.recordRetry = options.recordRetry ?? RECORD_RETRY;
   }
 
   /**
@@ -153,18 +176,70 @@ export class Executor {
     let result: CallResult | CallFailure | undefined;
     try {
       result = await this.sendIfStillOurs(claimed);
+      if (!result) {
+        this.held.delete(id);
+        this.core.options.log?.warn("not sent: the request stopped being this process's to send", {
+          requestId: id,
+        });
+        return this.core.get(id);
+      }
+      crashPoint('after-answer');
+      // The lease is still renewed while the answer is being written: it is known here.
+      return await this.recordPersistently(claimed, result);
     } finally {
       clearInterval(renewal);
     }
-    if (!result) {
-      this.held.delete(id);
-      this.core.options.log?.warn("not sent: the request stopped being this process's to send", {
-        requestId: id,
-      });
-      return this.core.get(id);
+  }
+
+  /**
+   * Write the service's answer, retrying the store write (never the call) with backoff for
+   * RecordRetry.forMs. Each failure is logged with the reference and outcome, so the answer is never
+   * only in memory. Given up: AnswerNotRecordedError; the lease then runs out and the request is
+   * called outcome-unknown and reconciled from the transaction list.
+   */
+  private async recordPersistently(
+    claimed: ApprovalRequest,
+    result: CallResult | CallFailure,
+  ): Promise<ApprovalRequest> {
+    const { firstDelayMs, maxDelayMs, forMs } = this.recordRetry;
+    const started = Date.now();
+    const answer = {
+      requestId: claimed.id,
+      result: result.to,
+      ...('outcome' in result
+        ? {
+            reference: result.outcome.reference,
+            transactionId: result.outcome.transactionId,
+            status: result.outcome.status,
+          }
+        : { note: result.note }),
+    };
+    let delay = firstDelayMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.record(claimed, result);
+      } catch (error) {
+        const spent = Date.now() - started;
+        if (spent + delay > forMs) {
+          this.held.delete(claimed.id);
+          this.core.options.log?.warn(
+            'SERVICE ANSWER NOT RECORDED: the store would not take it; the request will be called outcome unknown and reconciled',
+            { ...answer, attempts: attempt, error: String(error) },
+          );
+          throw new AnswerNotRecordedError(
+            `the service's answer for ${claimed.id} (${result.to}) could not be recorded after ${attempt} tries: ${String(error)}`,
+          );
+        }
+        this.core.options.log?.warn('service answer not recorded yet; writing it again', {
+          ...answer,
+          attempt,
+          retryInMs: delay,
+          error: String(error),
+        });
+        await sleep(delay);
+        delay = Math.min(delay * 2, maxDelayMs);
+      }
     }
-    crashPoint('after-answer');
-    return this.record(claimed, result);
   }
 
   /** Resolves when listeners told of claims so far have finished (shutdown, tests). */
@@ -225,13 +300,15 @@ export class Executor {
         const next = { ...request, outcome, execution } as ApprovalRequest;
         // The claim is marked first: a stale copy of the request written back later (a replica whose
         // lock lapsed mid-write) can then never let a next generation claim and send it again.
-        await this.core.repo.markClaimSending(
+        const marked = await this.core.repo.markClaimSending(
           request.id,
           request.round,
           request.execution?.generation ?? 0,
           this.instanceId,
           new Date(now.getTime() + EXECUTION_LEASE_MS),
         );
+        // Refused: another replica ended this claim (we stalled past our lease). Not ours: send nothing.
+        if (!marked) return null;
         // A write that raced our own lease renewal is tried again on a fresh read.
         return (await this.core.repo.saveIf(request, next, false)) ? next : undefined;
       });

@@ -36,6 +36,7 @@ export type {
   EngineOptions,
   Refusal,
 } from './engine.js';
+export { MaybeRecordedError } from './engine.js';
 export { classifyFailure } from './executor.js';
 export {
   type ExtendRefusal,

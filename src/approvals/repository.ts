@@ -23,7 +23,12 @@ interface ExecutionClaim {
   until: string;
   /** Set just before the call: the claim then never lapses into a next generation (see claim()). */
   sending?: true;
+  /** Ended by a takeover (endClaim): its holder's late mark is refused. */
+  ended?: true;
 }
+
+/** Tries of endClaim's compare-and-set: each refusal is the holder's own mark landing, at most once. */
+const END_CLAIM_ATTEMPTS = 5;
 
 export const ENVIRONMENTS: readonly CngnEnvironment[] = ['sandbox', 'test', 'live'];
 
@@ -154,15 +159,22 @@ export class ApprovalRepository {
     return undefined;
   }
 
-  /** Record on the claim itself, before the call, that its holder is about to send. */
+  /**
+   * Record on the claim itself, before the call, that its holder is about to send: a compare-and-set
+   * on the claim as read, refused (false: nothing may be sent) when the claim is no longer this
+   * owner's or was ended by a takeover meanwhile (the holder stalled past its lease).
+   */
   async markClaimSending(
     id: string,
     round: number,
     generation: number,
     owner: string,
     until: Date,
-  ): Promise<void> {
-    await this.store.set<ExecutionClaim>(claimKey(id, round, generation), {
+  ): Promise<boolean> {
+    const key = claimKey(id, round, generation);
+    const held = await this.store.get<ExecutionClaim | string>(key);
+    if (typeof held !== 'object' || !held || held.owner !== owner || held.ended) return false;
+    return this.store.compareAndSet<ExecutionClaim>(key, held, {
       owner,
       until: until.toISOString(),
       sending: true,
@@ -172,13 +184,19 @@ export class ApprovalRepository {
   /**
    * A claim whose request was handed back (approved again: its holder stopped before the write-ahead
    * mark) ends now, so the next generation can be claimed at once. Its holder can do nothing with it:
-   * the request it claimed is no longer executing under it.
+   * the request it claimed is no longer executing under it, and its mark, if it comes late, is
+   * refused. A compare-and-set on the claim as read, read again when the holder's mark landed in
+   * between (the holder's write of the request then fails: it sends nothing).
    */
   async endClaim(id: string, round: number, generation: number, now: Date): Promise<void> {
     const key = claimKey(id, round, generation);
-    const held = await this.store.get<ExecutionClaim | string>(key);
-    const owner = typeof held === 'object' && held ? held.owner : String(held ?? '');
-    await this.store.set<ExecutionClaim>(key, { owner, until: now.toISOString() });
+    for (let attempt = 0; attempt < END_CLAIM_ATTEMPTS; attempt++) {
+      const held = await this.store.get<ExecutionClaim | string>(key);
+      const owner = typeof held === 'object' && held ? held.owner : String(held ?? '');
+      const ended: ExecutionClaim = { owner, until: now.toISOString(), ended: true };
+      if (await this.store.compareAndSet<ExecutionClaim | string>(key, held, ended)) return;
+    }
+    throw new Error(`claim ${key} kept changing: not ended`);
   }
 
   /**

@@ -6,7 +6,7 @@ import type { WebhookEvent } from '../cngn/schemas.js';
 import { classifyStatus } from '../cngn/schemas.js';
 import { checkedExplorerUrl } from '../format/explorer.js';
 import { type ApprovalCore, CHECK_HOLD_MS } from './engine.js';
-import { certainlyUnsent, type Executor, leaseExpired } from './executor.js';
+import { AnswerNotRecordedError, certainlyUnsent, type Executor, leaseExpired } from './executor.js';
 import { outcomeFromTransaction, Reconciler, type ReconcilerOptions } from './reconciler.js';
 import { hasNotice, transition, withNotice } from './state-machine.js';
 import type { ApprovalRequest, ExecutionOutcome } from './types.js';
@@ -182,14 +182,25 @@ export class Tracker {
         continue;
       }
       if (state === 'executing' && leaseExpired(request, this.core.now())) {
-        state = (await this.takeOverExpired(request.id))?.state ?? state;
+        try {
+          state = (await this.takeOverExpired(request.id))?.state ?? state;
+        } catch (error) {
+          // The others are still swept; this one is taken over on the next pass.
+          this.core.options.log?.warn('executing request not taken over; will retry', {
+            requestId: request.id,
+            error: String(error),
+          });
+          continue;
+        }
       }
       if (state !== 'approved') continue;
       await this.executor.execute(request.id).catch((error: unknown) => {
-        this.core.options.log?.warn('approved request not started; will retry', {
-          requestId: request.id,
-          error: String(error),
-        });
+        // Sent, but its answer would not go into the store: the lease runs out and it is reconciled.
+        const message =
+          error instanceof AnswerNotRecordedError
+            ? "service answered but the answer was not recorded; it will be reconciled once the execution's lease runs out"
+            : 'approved request not started; will retry';
+        this.core.options.log?.warn(message, { requestId: request.id, error: String(error) });
       });
     }
     const now = this.core.now();

@@ -30,6 +30,8 @@ class Replica {
   private stall: { arrived: () => void; resume: Promise<void> } | undefined;
   private markStall: { arrived: () => void; resume: Promise<void>; fail: boolean } | undefined;
   private beforeTakeover: (() => Promise<void>) | undefined;
+  private claimMarkStall: { arrived: () => void; resume: Promise<void> } | undefined;
+  private beforeClaimAgain: (() => Promise<void>) | undefined;
   private lostLock = false;
 
   constructor(readonly raw: Store) {}
@@ -49,6 +51,18 @@ class Replica {
     return new Promise((arrived) => {
       this.markStall = { arrived, resume, fail };
     });
+  }
+
+  /** The next write of "sending" on the first claim waits until `resume`; resolves when it waits. */
+  stallClaimMark(resume: Promise<void>): Promise<void> {
+    return new Promise((arrived) => {
+      this.claimMarkStall = { arrived, resume };
+    });
+  }
+
+  /** Run `fn` just before this replica tries the first claim again (after ending it on a takeover). */
+  beforeClaimingAgain(fn: () => Promise<void>): void {
+    this.beforeClaimAgain = fn;
   }
 
   /** Enter the request's lock without waiting for it, as if the holder's lock had run out. */
@@ -86,6 +100,19 @@ class Replica {
             arrived();
             await resume;
             if (fail) throw new Error('store write failed');
+          }
+          const firstClaim = `approval-exec:${this.id}:0`;
+          const marking = (written as { sending?: boolean } | undefined)?.sending === true;
+          if (this.claimMarkStall && key === firstClaim && marking) {
+            const { arrived, resume } = this.claimMarkStall;
+            this.claimMarkStall = undefined;
+            arrived();
+            await resume;
+          }
+          if (property === 'setIfAbsent' && this.beforeClaimAgain && key === firstClaim) {
+            const fn = this.beforeClaimAgain;
+            this.beforeClaimAgain = undefined;
+            await fn();
           }
           if (property === 'setIfAbsent' && this.beforeTakeover && key === `approval-exec:${this.id}:0:1`) {
             const fn = this.beforeTakeover;
@@ -225,6 +252,30 @@ describe.each(Object.keys(stores))('a stalled claim on the %s store', (kind) => 
     const after = await a.engine.get(request.id);
     expect(after?.state).toBe('sent');
     expect(after?.outcome?.reference).toBe(byB?.outcome?.reference);
+  });
+
+  it('sends once when a replica stalled writing the mark on its claim wakes after the claim was ended', async () => {
+    const { sandbox, a, b, replicaA, replicaB, request } = await world('fence-claim-mark');
+    let resumeA!: () => void;
+    const aStalled = replicaA.stallClaimMark(new Promise<void>((r) => (resumeA = r)));
+    const runA = a.engine.executor.execute(request.id);
+    await aStalled; // A claimed, recorded it, and its "sending" mark on the claim hangs
+    // Long enough later that A's lease ran out: B hands the request back and ends A's claim; only then
+    // does A's mark reach the store, before B claims again.
+    replicaB.loseLock();
+    b.clock.advance(EXECUTION_LEASE_MS + 1_000);
+    replicaB.beforeClaimingAgain(async () => {
+      resumeA();
+      await runA;
+    });
+    await b.engine.tick();
+    await b.engine.idle();
+    await runA;
+    // A's late mark was refused and A sent nothing; the request was not left approved and unsent.
+    expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+    const after = await a.engine.get(request.id);
+    expect(after?.state).toBe('sent');
+    expect(after?.history.map((h) => h.action)).toContain('released');
   });
 
   it("keeps the other replica's send when a replica whose mark failed records its failure late", async () => {

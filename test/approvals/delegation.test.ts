@@ -266,6 +266,29 @@ describe('revoking', () => {
     expect(entry).toMatchObject({ requestId: id, kind: 'delegation', actor: CHIDI });
   });
 
+  it('refuses a final approval of a redemption whose delegation was revoked during its re-check', async () => {
+    await delegate(CHIDI, BOLA);
+    fx.sandbox.setAccountName('0123456789', 'ADA OBI');
+    const request = await engine.file({
+      kind: 'redeem',
+      amount: '5000',
+      payload: { amount: '5000', bankCode: '058', accountNumber: '0123456789' },
+      display: { bankName: 'GTBank', accountName: 'ADA OBI' },
+      requester: REQUESTER,
+    });
+    const check = fx.sandbox.hold('POST', '/v1/api/account/verify');
+    const approving = engine.approve(request.id, BOLA); // final: the figures are read again first
+    await check.arrived;
+    expect((await engine.revokeDelegations(CHIDI, BOLA)).length).toBe(1);
+    check.release();
+    expect(await approving).toMatchObject({ ok: false, reason: 'delegation-ended' });
+    await engine.idle();
+    const after = await engine.get(request.id);
+    expect(after).toMatchObject({ state: 'pending', approvals: [] });
+    expect(after?.checking).toBeUndefined();
+    expect(fx.sandbox.count('POST', '/v1/api/redeemAsset')).toBe(0);
+  });
+
   it('lets the delegate give it up, and another approver end it while the delegator is away', async () => {
     await delegate(CHIDI, BOLA);
     expect(await engine.revokeDelegations(BOLA, CHIDI)).toHaveLength(1);

@@ -142,7 +142,9 @@ describe('a write refused every time', () => {
     const store = new Proxy(inner, {
       get: (target, property) => {
         if (property === 'compareAndSet') {
-          return async (key: string) => {
+          return async (key: string, expected: unknown, next: unknown) => {
+            // The audit chain's head moves by compare-and-set too: only the request's writes are refused.
+            if (key.startsWith('approvals:audit-head:')) return target.compareAndSet(key, expected, next);
             if (!key.startsWith('approval:')) throw new Error(`unexpected compare-and-set of ${key}`);
             refusals += 1;
             return false;

@@ -1,8 +1,9 @@
 // A click whose write had started when the store failed may have been recorded: the person is told
 // to check before clicking again (or submitting the reason again), never that nothing changed. Here
-// the store takes the write and then loses the connection before answering.
+// the store takes the write and then loses the connection before answering, also for the final approval
+// written after the service re-checked the figures.
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { MAYBE_NOT_RECORDED, NOT_RECORDED } from '../../src/slack/actions/approval-click.js';
+import { MAYBE_NOT_RECORDED, NOT_RECORDED, RECHECKING } from '../../src/slack/actions/approval-click.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { textValue, viewSubmission } from '../support/slack-requests.js';
 import {
@@ -11,6 +12,7 @@ import {
   type ApprovalApp,
   approve,
   fileWithdrawal,
+  REQUESTER,
   startApprovalApp,
 } from './approvals-support.js';
 
@@ -72,4 +74,33 @@ it('keeps the reject modal open saying the rejection may have been recorded', as
     errors: { 'reject.reason': expect.stringContaining('may not have been recorded') },
   });
   expect((await inner.get<{ state: string }>(`approval:${id}`))?.state).toBe('rejected');
+});
+
+it('tells a final approver of a redemption to check it when the store failed after the re-check wrote', async () => {
+  app.sandbox.setAccountName('0123456789', 'ADA OBI');
+  const filed = await app.engine.file({
+    kind: 'redeem',
+    amount: '5000',
+    payload: { amount: '5000', bankCode: '058', accountNumber: '0123456789' },
+    display: { bankName: 'GTBank', accountName: 'ADA OBI' },
+    requester: REQUESTER,
+  });
+  const check = app.sandbox.hold('POST', '/v1/api/account/verify');
+  const clicked = click(app, 'approval.approve', filed.id, APPROVER_A);
+  await check.arrived;
+  expect((await clicked).status).toBe(200);
+  const first = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === APPROVER_A);
+  expect(first.body.text).toBe(RECHECKING);
+  // The hold is saved; the approval's own write lands and then the connection drops.
+  failAfterWriting = filed.id;
+  check.release();
+  const told = await app.slack.waitFor(
+    'chat.postEphemeral',
+    (c) => c.body.user === APPROVER_A && c.body.text !== RECHECKING,
+  );
+  expect(told.body.text).toBe(MAYBE_NOT_RECORDED);
+  expect(told.body.text).not.toBe(NOT_RECORDED);
+  const stored = await inner.get<{ approvals: Array<{ user: string }> }>(`approval:${filed.id}`);
+  expect(stored?.approvals).toEqual([expect.objectContaining({ user: APPROVER_A })]);
+  await app.engine.idle();
 });

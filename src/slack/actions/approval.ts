@@ -3,7 +3,13 @@
 // When the engine refuses or cannot be reached, only the person who clicked is told (chat.postEphemeral).
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import type { ActionResult, ApprovalEngine, ClickOptions, Refusal } from '../../approvals/index.js';
+import {
+  type ActionResult,
+  type ApprovalEngine,
+  type ClickOptions,
+  MaybeRecordedError,
+  type Refusal,
+} from '../../approvals/index.js';
 import type { ApprovalRequest } from '../../approvals/types.js';
 import type { CngnApi } from '../../cngn/api.js';
 import { withinDeadline } from '../../store/index.js';
@@ -164,6 +170,15 @@ function takeClick(
         if (taken.outcome === 'failed') throw taken.error;
         result = await taken.work;
       } catch (error) {
+        if (error instanceof MaybeRecordedError) {
+          // After the re-check, the approval's write had started: "nothing changed" could be false.
+          deps.log?.warn('final approval failed after its write started', {
+            action,
+            error: String(error.error),
+          });
+          await client.chat.postEphemeral({ ...placed(deps, where), text: MAYBE_NOT_RECORDED });
+          return;
+        }
         if (!(error instanceof StaleRoundError)) throw error;
         return explainStale(client, deps, where, error.request);
       }

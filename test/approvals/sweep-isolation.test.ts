@@ -1,0 +1,55 @@
+// The periodic sweep goes on past one request it cannot handle now: a store that fails writing one
+// request's expiry leaves that one for the next pass and still expires the others.
+import { afterEach, expect, it } from 'vitest';
+import type { EngineLog } from '../../src/approvals/index.js';
+import { createStore, type Store } from '../../src/store/index.js';
+import { DEST, type EngineFixture, REQUESTER, startEngineFixture, twoNetworks } from './fixture.js';
+
+let fx: EngineFixture | undefined;
+let inner: Store | undefined;
+afterEach(async () => {
+  await fx?.close();
+  await inner?.close();
+});
+
+it('expires the other requests when one expiry cannot be written, and retries it next time', async () => {
+  inner = await createStore('memory://');
+  let failing = '';
+  const store = new Proxy(inner, {
+    get: (target, property) => {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      if (property !== 'compareAndSet') return value.bind(target);
+      return async (key: string, expected: unknown, next: { state?: string }) => {
+        if (failing && key === `approval:${failing}` && next?.state === 'expired') {
+          throw new Error('connection lost');
+        }
+        return target.compareAndSet(key, expected, next);
+      };
+    },
+  }) as Store;
+  const logged: string[] = [];
+  const log: EngineLog = { warn: (message) => void logged.push(message) };
+  fx = await startEngineFixture({ store, ttlMs: 3_600_000, engine: { log } });
+  const [networkId] = await twoNetworks(fx.client);
+  const file = (amount: string) =>
+    (fx as EngineFixture).engine.file({
+      kind: 'withdraw',
+      amount,
+      payload: { amount, address: DEST, networkId, shouldSaveAddress: false },
+      display: {},
+      requester: REQUESTER,
+    });
+  const first = await file('101');
+  fx.clock.advance(1_000);
+  const second = await file('102');
+  failing = first.id;
+  fx.clock.advance(2 * 3_600_000);
+  await fx.engine.tick();
+  expect((await fx.engine.get(first.id))?.state).toBe('pending');
+  expect((await fx.engine.get(second.id))?.state).toBe('expired');
+  expect(logged).toContain('request not expired; will retry');
+  failing = '';
+  await fx.engine.tick();
+  expect((await fx.engine.get(first.id))?.state).toBe('expired');
+});
