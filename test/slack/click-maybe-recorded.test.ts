@@ -5,6 +5,7 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { MAYBE_NOT_RECORDED, NOT_RECORDED, RECHECKING } from '../../src/slack/actions/approval-click.js';
 import { createStore, type Store } from '../../src/store/index.js';
+import { type ReviewView, submitReview } from '../support/review.js';
 import { textValue, viewSubmission } from '../support/slack-requests.js';
 import {
   APPROVALS_CHANNEL,
@@ -13,6 +14,7 @@ import {
   approve,
   fileWithdrawal,
   REQUESTER,
+  reviewFor,
   startApprovalApp,
 } from './approvals-support.js';
 
@@ -86,9 +88,11 @@ it('tells a final approver of a redemption to check it when the store failed aft
     requester: REQUESTER,
   });
   const check = app.sandbox.hold('POST', '/v1/api/account/verify');
-  const clicked = click(app, 'approval.approve', filed.id, APPROVER_A);
+  // Approve opens the review; its submission starts the re-check with the service.
+  const review = await reviewFor(app, filed.id, APPROVER_A);
+  const submitted = submitReview(app.sender, review.view as ReviewView, APPROVER_A);
   await check.arrived;
-  expect((await clicked).status).toBe(200);
+  expect((await submitted).status).toBe(200);
   const first = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === APPROVER_A);
   expect(first.body.text).toBe(RECHECKING);
   // The hold is saved; the approval's own write lands and then the connection drops.

@@ -7,7 +7,7 @@ import { setImmediate as afterMicrotasks } from 'node:timers/promises';
 import type { App, ViewSubmitAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
-import type { ActionResult } from '../../approvals/index.js';
+import { type ActionResult, MaybeRecordedError } from '../../approvals/index.js';
 import { withinDeadline } from '../../store/index.js';
 import type { ApprovalSlackDeps } from '../actions/approval.js';
 import { explainRefusal } from '../actions/approval.js';
@@ -151,7 +151,21 @@ async function finish(
         .postEphemeral({ channel, user: where.user, text: RECHECKING })
         .catch((error: unknown) => deps.log?.warn('re-check notice not posted', { error: String(error) }));
     }
-    const result = await work;
+    let result: ActionResult;
+    try {
+      result = await work;
+    } catch (error) {
+      // After the re-check the approval's write may have started: then "nothing changed" could be false.
+      const maybe = error instanceof MaybeRecordedError;
+      deps.log?.warn('review submission: approval failed after the ack', { error: String(error), maybe });
+      const channel = place.channel ?? deps.approvalsChannel;
+      await client.chat.postEphemeral({
+        channel,
+        user: where.user,
+        text: maybe ? MAYBE_NOT_RECORDED : NOT_RECORDED,
+      });
+      return;
+    }
     if (!result.ok) await explainRefusal(client, deps, place, result.reason, result.request);
   } catch (error) {
     deps.log?.warn('review submission: approval failed after the ack', { error: String(error) });
