@@ -100,11 +100,14 @@ export async function races(store: ProveStore, n: number): Promise<Omit<Line, 's
       states.set(state, (states.get(state) ?? 0) + 1);
     }
     await Promise.all(replicas.map((r) => r.bot.approvals?.engine.idle()));
-    // An approval the person was told was taken must be on the request: none lost.
+    // An approval whose modal closed must be on a request that is still waiting for approvals: none
+    // lost. (Once a request has its approvals, a further submission is refused and said privately
+    // after the modal closed, so only requests left short of their approvals can have lost one.)
     let lost = 0;
     for (const id of ids) {
       const request = await a.bot.approvals?.engine.get(id);
-      const on = new Set(request?.approvals.map((x) => x.user));
+      if (request?.state !== 'pending') continue;
+      const on = new Set(request.approvals.map((x) => x.user));
       for (const approver of accepted.get(id) ?? []) if (!on.has(approver)) lost += 1;
     }
     const posts = postsByAmount(sandbox, WITHDRAW);
