@@ -216,4 +216,19 @@ describe('/cngn delegate', () => {
     expect(await command(`delegate <@UEKENE> until 3d`, BOLA)).toContain('Only an approver can delegate');
     expect(await command(`delegate <@${BOLA}> until 200d`, CHIDI)).toContain('at most 90 days');
   });
+
+  it('shows its usage as typed: no `<…>` of its own that Slack would read as a link', async () => {
+    // Only the bot's own mentions (`<@…>`, `<#…>`, `<!…>`) may stand in raw angle brackets.
+    const raw = /<(?![@#!])/;
+    for (const [text, words] of [
+      [`delegate <@${BOLA}> for 3d`, 'until &lt;date|duration&gt; [max &lt;amount&gt;]'],
+      [`delegate <@${BOLA}> until 3d cap 5`, 'say `max &lt;amount&gt;`'],
+      ['delegate', 'until &lt;2026-12-24|7d&gt; [max &lt;amount&gt;]'],
+      ['delegate revoke', 'until &lt;date|duration&gt;'],
+    ] as const) {
+      const answer = await command(text, CHIDI);
+      expect(answer).toContain(words);
+      expect(answer).not.toMatch(raw);
+    }
+  });
 });
