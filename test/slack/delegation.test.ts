@@ -212,6 +212,12 @@ describe('/cngn delegate', () => {
     expect(await command(`delegate <@${BOLA}> for 3d`, CHIDI)).toContain('Until: say until when');
     expect(await command(`delegate <@${BOLA}> until 2026-02-30`, CHIDI)).toContain('is not a real date');
     expect(await command(`delegate <@${BOLA}> until 3d max 1.234`, CHIDI)).toContain('Max: enter an amount');
+    // One amount after `max`: `500000 0` is not read as ₦5,000,000.
+    const open = (await app.engine.openRequests()).length;
+    const extra = await command(`delegate <@${BOLA}> until 3d max 500000 0`, CHIDI);
+    expect(extra).toContain('Max: give one amount after `max`; `0` is more than that');
+    expect(extra).not.toContain('Filed');
+    expect((await app.engine.openRequests()).length).toBe(open);
     expect(await command(`delegate <@${CHIDI}> until 3d`, CHIDI)).toContain('yourself');
     expect(await command(`delegate <@UEKENE> until 3d`, BOLA)).toContain('Only an approver can delegate');
     expect(await command(`delegate <@${BOLA}> until 200d`, CHIDI)).toContain('at most 90 days');

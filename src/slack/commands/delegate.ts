@@ -48,8 +48,8 @@ export function readUntil(word: string | undefined, now: Date): Date {
 }
 
 /** The cap: one amount as other amounts are typed (`500000`, `₦500,000.50`), positive. */
-export function readCap(words: string[]): string {
-  const money = Money.parse(words.join(''));
+export function readCap(word: string): string {
+  const money = Money.parse(word);
   if (!money.isPositive()) throw new Error('must be more than 0');
   money.toWireNumber(); // refuse what cannot be held exactly
   return money.toString();
@@ -128,8 +128,18 @@ async function fileDelegation(
         `Max: say \`max ${escapeMrkdwn('<amount>')}\` after the date, or nothing. ${DELEGATE_USAGE}`,
       );
     }
+    if (more.length > 2) {
+      const extra = more
+        .slice(2)
+        .join(' ')
+        .replace(/[`<>&]/g, '')
+        .slice(0, 100);
+      return answer(
+        `Max: give one amount after \`max\`; \`${extra}\` is more than that. Write the amount without spaces, e.g. 500000 or ₦500,000.50.`,
+      );
+    }
     try {
-      max = readCap(more.slice(1));
+      max = readCap(more[1] ?? '');
     } catch {
       return answer('Max: enter an amount with at most 2 decimals, more than 0, e.g. 500000 or ₦500,000.50');
     }
