@@ -115,11 +115,16 @@ describe('/cngn delegate', () => {
       (c) =>
         c.body.channel === BOLA &&
         String(c.body.text).startsWith(`<@${CHIDI}> delegated their approvals to you`) &&
-        String(c.body.text).includes('up to ₦500,000.00'),
+        String(c.body.text).includes('up to ₦500,000.00') &&
+        // The way out names the other person, as the command needs them.
+        String(c.body.text).includes(`Give it up any time with \`/cngn delegate revoke\` <@${CHIDI}>.`),
     );
     await app.slack.waitFor(
       'chat.postMessage',
-      (c) => c.body.channel === CHIDI && String(c.body.text).includes('Your delegation is in effect'),
+      (c) =>
+        c.body.channel === CHIDI &&
+        String(c.body.text).includes('Your delegation is in effect') &&
+        String(c.body.text).includes(`End it any time with \`/cngn delegate revoke\` <@${BOLA}>.`),
     );
   });
 
