@@ -151,7 +151,7 @@ export const SUBCOMMANDS: Subcommand[] = [
   },
   {
     name: 'deadletters',
-    usage: 'deadletters [repost <id|all> <channel ID>]',
+    usage: 'deadletters [repost <id|all> <#channel or its ID>]',
     summary: 'alerts Slack refused, with why; approvers re-post one or all to a channel',
     example: 'deadletters',
   },
