@@ -69,6 +69,18 @@ describe('/cngn resolve', () => {
     expect(withdrawCalls()).toBe(1);
   });
 
+  it('stores the note as typed: Slack’s &amp;, &lt; and &gt; are decoded, and a link keeps the words typed', async () => {
+    const id = await unknownWithdrawal();
+    // What Slack sends for `A & B <checked> see example.com/x?a=1&b=2` typed in the command.
+    await resolve(
+      `resolve ${id} failed A &amp; B &lt;checked&gt; &amp;lt; see <http://example.com/x?a=1&amp;b=2|example.com/x?a=1&amp;b=2>`,
+      APPROVER_B,
+    );
+    expect((await app.engine.get(id))?.history.at(-1)?.note).toBe(
+      'checked by hand: A & B <checked> &lt; see example.com/x?a=1&b=2',
+    );
+  });
+
   it('refuses the requester and outsiders, and changes nothing', async () => {
     const id = await unknownWithdrawal();
     expect(await resolve(`resolve ${id} completed I saw it land`, REQUESTER)).toContain('you cannot approve');

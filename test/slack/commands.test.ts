@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shortHash } from '../../src/format/display.js';
 import { createLogger } from '../../src/log.js';
-import { SUBCOMMANDS } from '../../src/slack/commands/index.js';
+import { SUBCOMMANDS, unwrapLinks } from '../../src/slack/commands/index.js';
 import type { SlackCall } from '../support/fake-slack.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { blockAction, postSigned, signSlackBody, slashCommand } from '../support/slack-requests.js';
@@ -293,5 +293,19 @@ describe('/cngn read commands', () => {
     } finally {
       await limited.stop();
     }
+  });
+});
+
+describe('the command text as Slack escapes it', () => {
+  it.each([
+    ['resolve AR-1 failed A &amp; B', 'resolve AR-1 failed A & B'],
+    ['note &lt;b&gt; &amp;lt;', 'note <b> &lt;'],
+    ['see <http://example.com/a?x=1&amp;y=2|example.com/a?x=1&amp;y=2>', 'see example.com/a?x=1&y=2'],
+    ['see <https://example.com/a>', 'see https://example.com/a'],
+    ['deposit 5000 <mailto:ada@firm.ng|ada@firm.ng>', 'deposit 5000 ada@firm.ng'],
+    ['delegate <@U123|bola> until 3d', 'delegate <@U123|bola> until 3d'],
+    ['deadletters repost all <#C123|ops>', 'deadletters repost all <#C123|ops>'],
+  ])('reads %s as typed', (sent, typed) => {
+    expect(unwrapLinks(sent)).toBe(typed);
   });
 });

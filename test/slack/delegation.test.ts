@@ -115,11 +115,16 @@ describe('/cngn delegate', () => {
       (c) =>
         c.body.channel === BOLA &&
         String(c.body.text).startsWith(`<@${CHIDI}> delegated their approvals to you`) &&
-        String(c.body.text).includes('up to ₦500,000.00'),
+        String(c.body.text).includes('up to ₦500,000.00') &&
+        // The way out names the other person, as the command needs them.
+        String(c.body.text).includes(`Give it up any time with \`/cngn delegate revoke\` <@${CHIDI}>.`),
     );
     await app.slack.waitFor(
       'chat.postMessage',
-      (c) => c.body.channel === CHIDI && String(c.body.text).includes('Your delegation is in effect'),
+      (c) =>
+        c.body.channel === CHIDI &&
+        String(c.body.text).includes('Your delegation is in effect') &&
+        String(c.body.text).includes(`End it any time with \`/cngn delegate revoke\` <@${BOLA}>.`),
     );
   });
 
@@ -212,8 +217,29 @@ describe('/cngn delegate', () => {
     expect(await command(`delegate <@${BOLA}> for 3d`, CHIDI)).toContain('Until: say until when');
     expect(await command(`delegate <@${BOLA}> until 2026-02-30`, CHIDI)).toContain('is not a real date');
     expect(await command(`delegate <@${BOLA}> until 3d max 1.234`, CHIDI)).toContain('Max: enter an amount');
+    // One amount after `max`: `500000 0` is not read as ₦5,000,000.
+    const open = (await app.engine.openRequests()).length;
+    const extra = await command(`delegate <@${BOLA}> until 3d max 500000 0`, CHIDI);
+    expect(extra).toContain('Max: give one amount after `max`; `0` is more than that');
+    expect(extra).not.toContain('Filed');
+    expect((await app.engine.openRequests()).length).toBe(open);
     expect(await command(`delegate <@${CHIDI}> until 3d`, CHIDI)).toContain('yourself');
     expect(await command(`delegate <@UEKENE> until 3d`, BOLA)).toContain('Only an approver can delegate');
     expect(await command(`delegate <@${BOLA}> until 200d`, CHIDI)).toContain('at most 90 days');
+  });
+
+  it('shows its usage as typed: no `<…>` of its own that Slack would read as a link', async () => {
+    // Only the bot's own mentions (`<@…>`, `<#…>`, `<!…>`) may stand in raw angle brackets.
+    const raw = /<(?![@#!])/;
+    for (const [text, words] of [
+      [`delegate <@${BOLA}> for 3d`, 'until &lt;date|duration&gt; [max &lt;amount&gt;]'],
+      [`delegate <@${BOLA}> until 3d cap 5`, 'say `max &lt;amount&gt;`'],
+      ['delegate', 'until &lt;2026-12-24|7d&gt; [max &lt;amount&gt;]'],
+      ['delegate revoke', 'until &lt;date|duration&gt;'],
+    ] as const) {
+      const answer = await command(text, CHIDI);
+      expect(answer).toContain(words);
+      expect(answer).not.toMatch(raw);
+    }
   });
 });

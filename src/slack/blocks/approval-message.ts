@@ -331,7 +331,7 @@ function delegationNotice(request: ApprovalRequest, by: string): string | undefi
   const cap = p.max ? `, for requests up to ${escapeMrkdwn(naira(p.max))}` : '';
   switch (step?.action) {
     case 'completed':
-      return `Your delegation is in effect: ${mentionUser(p.delegate)} may approve in your place until ${escapeMrkdwn(lagosTime(p.until))}${cap}. End it any time with \`/cngn delegate revoke\`.`;
+      return `Your delegation is in effect: ${mentionUser(p.delegate)} may approve in your place until ${escapeMrkdwn(lagosTime(p.until))}${cap}. End it any time with \`/cngn delegate revoke\` ${mentionUser(p.delegate)}.`;
     case REVOKED_ACTION:
       return `Your delegation to ${mentionUser(p.delegate)} was revoked by ${by}; it is no longer in effect.`;
     case 'rejected':

@@ -8,7 +8,7 @@ import type { ApprovalRequest } from '../../approvals/types.js';
 import { environmentMarker, lagosTime, naira, relative } from '../../format/display.js';
 import { escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
 import { KIND_TITLE, requestTitle } from './approval-format.js';
-import { destinationFields, figuresSection } from './approval-message.js';
+import { approverWords, destinationFields, figuresSection } from './approval-message.js';
 
 export const REVIEW_VIEW = 'approval.review.submit';
 
@@ -34,7 +34,8 @@ export interface ReviewMetadata {
  */
 export function reviewSubmitText(request: ApprovalRequest): string {
   if (!request.amount) {
-    return request.kind === 'settlement' ? 'Approve new account' : 'Approve address';
+    if (request.kind === 'settlement') return 'Approve new account';
+    return request.kind === 'delegation' ? 'Approve delegation' : 'Approve address';
   }
   const full = `Approve ${naira(request.amount)}`;
   if (full.length <= SUBMIT_MAX) return full;
@@ -58,7 +59,7 @@ function feesLine(request: ApprovalRequest): string {
 
 function approvalsSoFar(request: ApprovalRequest): string {
   if (request.approvals.length === 0) return `none yet (${request.requiredApprovals} needed)`;
-  const who = request.approvals.map((a) => `${mentionUser(a.user)} at ${lagosTime(a.at)}`).join(', ');
+  const who = request.approvals.map((a) => `${approverWords(a)} at ${lagosTime(a.at)}`).join(', ');
   return `${request.approvals.length} of ${request.requiredApprovals}: ${who}`;
 }
 

@@ -40,8 +40,9 @@ export function delegationList(
   const heading = everyone
     ? `*Delegations in effect* (all, as you are an approver) · ${escapeMrkdwn(environment)}`
     : `*Delegations in effect to you and from you* · ${escapeMrkdwn(environment)}`;
-  const usage =
-    'Delegate: `/cngn delegate @person until <2026-12-24|7d> [max <amount>]` (another approver approves it). End one at once: `/cngn delegate revoke @person`.';
+  const usage = escapeMrkdwn(
+    'Delegate: `/cngn delegate @person until <2026-12-24|7d> [max <amount>]` (another approver approves it). End one at once: `/cngn delegate revoke @person`.',
+  );
   const pending = waiting.length
     ? `\n*Waiting for another approver's approval*\n${waiting.slice(0, MAX_LISTED).map(waitingLine).join('\n')}`
     : '';
@@ -61,7 +62,7 @@ export function delegateNotice(request: RequestOf<'delegation'>): string | undef
   const p = request.payload;
   const cap = p.max ? `, for requests up to ${escapeMrkdwn(naira(p.max))}` : '';
   if (step?.action === 'completed') {
-    return `${mentionUser(p.delegator)} delegated their approvals to you: you may approve in their place until ${escapeMrkdwn(lagosTime(p.until))}${cap}, never a request you or they filed. What waits for you comes by DM and in App Home. Give it up any time with \`/cngn delegate revoke\`.`;
+    return `${mentionUser(p.delegator)} delegated their approvals to you: you may approve in their place until ${escapeMrkdwn(lagosTime(p.until))}${cap}, never a request you or they filed. What waits for you comes by DM and in App Home. Give it up any time with \`/cngn delegate revoke\` ${mentionUser(p.delegator)}.`;
   }
   if (step?.action === REVOKED_ACTION) {
     return `The delegation from ${mentionUser(p.delegator)} to you was revoked by ${mentionUser(step.actor ?? '')}; you no longer approve in their place.`;

@@ -14,7 +14,7 @@ export interface DeadLetterSlackDeps {
 }
 
 export const DEAD_LETTERS_USAGE =
-  'Usage: `/cngn deadletters` to list them, `/cngn deadletters repost <id|all> <channel ID>` to re-post (approvers).';
+  'Usage: `/cngn deadletters` to list them, `/cngn deadletters repost <id|all> <#channel or its ID>` to re-post (approvers).';
 
 export const NOT_AN_APPROVER = 'Only approvers can re-post dead letters; nothing was posted.';
 
@@ -30,7 +30,7 @@ export async function deadLettersCommand(
   const channel = channelId(args.slice(2).join(' '));
   if (!channel)
     return errorMessage(
-      'Channel: give its ID (channel name → About: C… or G…); a typed #name reaches the bot without its ID. The Re-post… button in `/cngn deadletters` lets you pick the channel instead.',
+      "Channel: type # and pick the channel from Slack's list (it then comes with its ID), or give its ID (channel name → About: C… or G…); a #name typed without picking it reaches the bot as plain text. The Re-post… button in `/cngn deadletters` lets you pick the channel instead.",
     );
   return repostSummary(await repostLetters(deps, args[1], channel, userId));
 }

@@ -7,14 +7,16 @@ import { InvalidDraftError } from '../../approvals/draft.js';
 import type { RequestOf } from '../../approvals/index.js';
 import { parseDuration } from '../../config.js';
 import { Money } from '../../format/money.js';
-import { mentionChannel, mentionUser } from '../../format/mrkdwn.js';
+import { escapeMrkdwn, mentionChannel, mentionUser } from '../../format/mrkdwn.js';
 import type { ApprovalSlackDeps } from '../actions/approval.js';
 import { requestTitle } from '../blocks/approval-format.js';
 import type { SlackMessage } from '../blocks/approval-message.js';
 import { delegationList } from '../blocks/delegations.js';
 
-export const DELEGATE_USAGE =
-  'Usage: `/cngn delegate @person until <date|duration> [max <amount>]` — e.g. `/cngn delegate @bola until 2026-12-24 max 500000` or `/cngn delegate @bola until 7d`; `/cngn delegate revoke @person`; `/cngn delegate` lists them.';
+/** mrkdwn: its `<…>` placeholders escaped, so Slack shows them as typed rather than reading links. */
+export const DELEGATE_USAGE = escapeMrkdwn(
+  'Usage: `/cngn delegate @person until <date|duration> [max <amount>]` — e.g. `/cngn delegate @bola until 2026-12-24 max 500000` or `/cngn delegate @bola until 7d`; `/cngn delegate revoke @person`; `/cngn delegate` lists them.',
+);
 
 /** `<@U123|bola>` (a mention, as Slack sends it), `<@U123>`, or a member ID `U123…`. */
 export function readPerson(word: string | undefined): string | undefined {
@@ -46,8 +48,8 @@ export function readUntil(word: string | undefined, now: Date): Date {
 }
 
 /** The cap: one amount as other amounts are typed (`500000`, `₦500,000.50`), positive. */
-export function readCap(words: string[]): string {
-  const money = Money.parse(words.join(''));
+export function readCap(word: string): string {
+  const money = Money.parse(word);
   if (!money.isPositive()) throw new Error('must be more than 0');
   money.toWireNumber(); // refuse what cannot be held exactly
   return money.toString();
@@ -122,10 +124,22 @@ async function fileDelegation(
   const more = rest.slice(2);
   if (more.length > 0) {
     if (more[0]?.toLowerCase() !== 'max' || more.length < 2) {
-      return answer(`Max: say \`max <amount>\` after the date, or nothing. ${DELEGATE_USAGE}`);
+      return answer(
+        `Max: say \`max ${escapeMrkdwn('<amount>')}\` after the date, or nothing. ${DELEGATE_USAGE}`,
+      );
+    }
+    if (more.length > 2) {
+      const extra = more
+        .slice(2)
+        .join(' ')
+        .replace(/[`<>&]/g, '')
+        .slice(0, 100);
+      return answer(
+        `Max: give one amount after \`max\`; \`${extra}\` is more than that. Write the amount without spaces, e.g. 500000 or ₦500,000.50.`,
+      );
     }
     try {
-      max = readCap(more.slice(1));
+      max = readCap(more[1] ?? '');
     } catch {
       return answer('Max: enter an amount with at most 2 decimals, more than 0, e.g. 500000 or ₦500,000.50');
     }

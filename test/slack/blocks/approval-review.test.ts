@@ -9,6 +9,16 @@ import { requestsOf } from './support.js';
 const NOW = new Date('2026-11-23T08:00:00.000Z');
 const [withdrawal] = requestsOf('ordinary', 'https://basescan.org/tx/0xabc');
 
+/** A delegation with one approval so far, given by a delegate in an approver's place. */
+const delegation = {
+  ...withdrawal,
+  kind: 'delegation',
+  amount: undefined,
+  payload: { delegator: 'UREQ', delegate: 'UAPPROVERB', until: '2026-11-30T23:00:00.000Z' },
+  display: {},
+  approvals: [{ user: 'UAPPROVERB', onBehalfOf: 'UAPPROVERA', at: '2026-11-23T07:59:00.000Z' }],
+} as ApprovalRequest;
+
 function withAmount(amount: string): ApprovalRequest {
   if (!withdrawal) throw new Error('no fixture');
   return { ...withdrawal, amount } as ApprovalRequest;
@@ -35,6 +45,16 @@ describe('the review modal’s submit button', () => {
       (r) => r.kind === 'whitelist',
     );
     expect(reviewSubmitText(whitelist as ApprovalRequest)).toBe('Approve address');
+    expect(reviewSubmitText(delegation)).toBe('Approve delegation');
+    const view = reviewModal(delegation, NOW, { id: 'AR-1', round: 0, environment: 'live' });
+    expect(() => checkView(view, 'modal')).not.toThrow();
+    expect(JSON.stringify(view)).toContain('Approve delegation');
+    expect(JSON.stringify(view)).not.toContain('Approve address');
+  });
+
+  it('says a delegate’s approval so far was given on behalf of the approver, as the message does', () => {
+    const view = reviewModal(delegation, NOW, { id: 'AR-1', round: 0, environment: 'live' });
+    expect(JSON.stringify(view)).toContain('<@UAPPROVERB> on behalf of <@UAPPROVERA> at ');
   });
 
   it('passes Slack’s rules for a view, the exact amount in its header', () => {
