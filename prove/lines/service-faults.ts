@@ -6,7 +6,7 @@ import { RateBudgetError } from '../../src/cngn/errors.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { createStore } from '../../src/store/index.js';
 import { FakeSlack } from '../../test/support/fake-slack.js';
-import { blockAction } from '../../test/support/slack-requests.js';
+import { approveInChannel } from '../../test/support/review.js';
 import {
   APPROVALS_CHANNEL,
   APPROVERS,
@@ -133,13 +133,8 @@ export async function serviceFaults(k: number): Promise<Array<Omit<Line, 'second
             fault === '429' ? { 'retry-after': '1' } : {},
           );
         requests += 1;
-        await blockAction(replica.sender, {
-          actionId: 'approval.approve',
-          value: id,
-          userId: APPROVERS[0],
-          channelId: APPROVALS_CHANNEL,
-          messageTs: '1.0',
-        });
+        // Approve opens the review modal; its submission approves.
+        await approveInChannel(replica.sender, slack, id, APPROVERS[0], APPROVALS_CHANNEL);
         const settled = async () => {
           const state = (await engine.get(id))?.state;
           return state !== undefined && state !== 'approved' && state !== 'executing';
