@@ -11,20 +11,34 @@
 // whole transaction, the batch stops and every statement of it rejects: nothing of it was promised
 // to anyone, and nothing runs outside the transaction.
 //
-// A conditional write (`conditional`) is a statement plus the statements that follow from its answer
-// (a claim, then what only its winner writes): they commit together or not at all. The first runs with
-// the batch's single statements, the follow-ups right after, all of them together again. A follow-up
-// that fails cannot be undone alone, so it fails the whole batch: every statement of it rejects and
-// nothing of it stays, as when the commit fails.
+// A conditional write (`conditional`) is a statement plus the statements that follow from whether it
+// changed a row (a claim, then what only its winner writes): they commit together or not at all. The
+// first runs with the batch's single statements, the follow-ups right after, all of them together
+// again. A follow-up that fails cannot be undone alone, so it fails the whole batch: every statement
+// of it rejects and nothing of it stays, as when the commit fails.
+//
+// Each statement sent to SQLite's thread is a round trip through the event loop, which under load
+// waits behind whatever else the process is doing; a batch run statement by statement took as long as
+// its statements' round trips. So where the connection can run a script (`exec`), a batch of writes
+// runs as three: its statements and conditional writes (each one's outcome noted in a temporary
+// table), the read of those outcomes, then the winners' follow-ups and the commit. Should the script
+// fail, it is rolled back whole and the batch runs again statement by statement, where a failing
+// statement fails alone as before. A statement that answers rows (a read, RETURNING) or a parameter
+// that has no exact literal keeps its batch on that path.
+
+import { inlineParameters } from './sql-inline.js';
 
 export type Query = (sql: string, ...params: unknown[]) => Promise<unknown>;
+
+/** Runs a script of several statements, without parameters or rows. */
+export type Exec = (sql: string) => Promise<void>;
 
 interface Batch {
   statements: Array<{ sql: string; params: unknown[]; settle: (outcome: Outcome) => void }>;
   conditionals: Array<{
     sql: string;
     params: unknown[];
-    then: (rows: unknown) => Statement[];
+    then: (changed: boolean) => Statement[];
     settle: (outcome: Outcome) => void;
   }>;
 }
@@ -54,6 +68,7 @@ export class GroupCommit {
   constructor(
     private readonly raw: Query,
     private readonly read?: Query,
+    private readonly exec?: Exec,
   ) {}
 
   /** Run one statement in the next batch; resolves with its rows once the batch has committed. */
@@ -70,16 +85,17 @@ export class GroupCommit {
   };
 
   /**
-   * Run `sql` in the next batch, then the statements `then` returns for its rows, all in that batch's
-   * transaction; resolves with the first statement's rows once the batch has committed.
+   * Run `sql` (a write that answers no rows) in the next batch, then the statements `then` returns
+   * for whether it changed a row, all in that batch's transaction; resolves with whether it changed a
+   * row once the batch has committed.
    */
-  conditional(sql: string, params: unknown[], then: (rows: unknown) => Statement[]): Promise<unknown> {
+  conditional(sql: string, params: unknown[], then: (changed: boolean) => Statement[]): Promise<boolean> {
     return new Promise((resolve, reject) => {
       this.batch().conditionals.push({
         sql,
         params,
         then,
-        settle: (outcome) => (outcome.ok ? resolve(outcome.rows) : reject(outcome.error)),
+        settle: (outcome) => (outcome.ok ? resolve(outcome.rows === true) : reject(outcome.error)),
       });
     });
   }
@@ -121,10 +137,69 @@ export class GroupCommit {
       for (const statement of [...pending]) settle(statement, { ok: false, error });
     };
     try {
-      await this.runBatch(batch, all, settle, failAll);
+      if (!(await this.runScripted(batch, all, settle, failAll)))
+        await this.runBatch(batch, all, settle, failAll);
     } catch (error) {
       failAll(error);
     }
+  }
+
+  /**
+   * The batch as three round trips (see the top of this file). False, with nothing of it left in the
+   * database, when it cannot run that way or its first script failed: then it runs statement by
+   * statement. Once past the first script, its outcome is final, as in runBatch.
+   */
+  private async runScripted(
+    batch: Batch,
+    all: Pending[],
+    settle: (statement: Pending, outcome: Outcome) => void,
+    failAll: (error: unknown) => void,
+  ): Promise<boolean> {
+    if (!this.exec) return false;
+    const lines = ['BEGIN IMMEDIATE', OUTCOMES_TABLE, `DELETE FROM ${OUTCOMES}`];
+    for (const { sql, params } of batch.statements) {
+      const inlined = answersNoRows(sql) ? inlineParameters(sql, params) : undefined;
+      if (inlined === undefined) return false;
+      lines.push(inlined);
+    }
+    for (const [i, { sql, params }] of batch.conditionals.entries()) {
+      const inlined = answersNoRows(sql) ? inlineParameters(sql, params) : undefined;
+      if (inlined === undefined) return false;
+      lines.push(inlined, `INSERT INTO ${OUTCOMES} (i, changed) VALUES (${i}, changes())`);
+    }
+    try {
+      await this.exec(script(lines));
+    } catch {
+      // Some statement failed (or the write lock was not had): undo all of it, and let runBatch find
+      // which statement it was, failing that one alone.
+      await this.rollback();
+      return false;
+    }
+    try {
+      const rows = (await this.raw(`SELECT i, changed FROM ${OUTCOMES}`)) as Array<{
+        i: number;
+        changed: number;
+      }>;
+      const changed = new Map(rows.map((row) => [row.i, row.changed > 0]));
+      const follow: string[] = [];
+      for (const [i, conditional] of batch.conditionals.entries()) {
+        for (const [sql, params] of conditional.then(changed.get(i) === true)) {
+          const inlined = inlineParameters(sql, params);
+          if (inlined === undefined)
+            throw new Error('a follow-up has a parameter that cannot be written out');
+          follow.push(inlined);
+        }
+      }
+      await this.exec(script([...follow, 'COMMIT']));
+      for (const statement of batch.statements) settle(statement, { ok: true, rows: [] });
+      for (const [i, conditional] of batch.conditionals.entries()) {
+        settle(conditional, { ok: true, rows: changed.get(i) === true });
+      }
+    } catch (error) {
+      await this.rollback();
+      failAll(error);
+    }
+    return true;
   }
 
   private async runBatch(
@@ -144,8 +219,15 @@ export class GroupCommit {
     // One at a time, in the order sent (the connection would run them one at a time anyway), so a
     // failure that ends the whole transaction stops the batch before anything else runs outside it.
     const outcomes: Outcome[] = [];
-    for (const { sql, params } of all) {
-      const outcome = await this.attempt(sql, params);
+    for (const [at, { sql, params }] of all.entries()) {
+      let outcome = await this.attempt(sql, params);
+      if (outcome.ok && at >= batch.statements.length) {
+        // A conditional write: whether it changed a row, asked on this connection right after it.
+        const changes = await this.attempt('SELECT changes() AS n', []);
+        outcome = changes.ok
+          ? { ok: true, rows: ((changes.rows as Array<{ n: number }>)[0]?.n ?? 0) > 0 }
+          : changes;
+      }
       if (!outcome.ok && endsTransaction(outcome.error)) {
         // SQLite may have rolled the whole transaction back (a full disk, an I/O error, busy, out of
         // memory): what ran before is undone, and what follows would run outside any transaction,
@@ -162,7 +244,7 @@ export class GroupCommit {
       for (const [i, conditional] of batch.conditionals.entries()) {
         const outcome = outcomes[batch.statements.length + i];
         if (!outcome?.ok) continue;
-        for (const [sql, params] of conditional.then(outcome.rows)) {
+        for (const [sql, params] of conditional.then(outcome.rows === true)) {
           const done = await this.attempt(sql, params);
           if (!done.ok) throw done.error;
         }
@@ -203,4 +285,18 @@ function endsTransaction(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return false;
   return /^SQLITE_(FULL|IOERR|BUSY|NOMEM|INTERRUPT)/.test(code);
+}
+
+/** Where a scripted batch notes whether each conditional write changed a row (this connection only). */
+const OUTCOMES = 'temp.group_commit_outcomes';
+const OUTCOMES_TABLE = `CREATE TEMP TABLE IF NOT EXISTS group_commit_outcomes (i INTEGER PRIMARY KEY, changed INTEGER)`;
+
+/** A write that answers no rows: its answer is known without running it (an empty list). */
+function answersNoRows(sql: string): boolean {
+  return /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i.test(sql) && !/\bRETURNING\b/i.test(sql);
+}
+
+/** Statements joined into one script (a trailing semicolon of their own is harmless). */
+function script(lines: string[]): string {
+  return `${lines.join(';\n')};`;
 }

@@ -18,6 +18,7 @@ import { GroupCommit } from './group-commit.js';
 import { LocalStore } from './local.js';
 import { KeyedMutex } from './mutex.js';
 import { SqliteConnection } from './sqlite-connection.js';
+import { convertLegacySets } from './sqlite-sets.js';
 
 export type StoreKind = 'memory' | 'sqlite' | 'redis' | 'postgres';
 
@@ -183,12 +184,20 @@ export async function connectSqlite(
     // a power loss (the log is synced at each commit), not only through a crash of this process.
     await writer.query('PRAGMA journal_mode = WAL');
     await writer.query('PRAGMA synchronous = FULL');
+    // Sets an earlier version kept as one JSON array become one row per member, once.
+    const namespaced = (key: string) => (keyv.namespace ? `${keyv.namespace}:${key}` : key);
+    await convertLegacySets(
+      writer.query,
+      sqlite.opts.table ?? 'keyv',
+      namespaced('set:'),
+      namespaced('setm:'),
+    );
     // Statements sent together share one transaction and one synced commit; reads go to a second
     // connection that sees only what is committed.
     const reader = await SqliteConnection.open(path, BUSY_TIMEOUT_MS);
     opened.push(reader);
     await reader.query('PRAGMA query_only = ON');
-    const committing = new GroupCommit(writer.query, reader.query);
+    const committing = new GroupCommit(writer.query, reader.query, writer.exec);
     group = committing;
     sqlite.query = committing.query as typeof sqlite.query;
     sqlite.close = async () => {

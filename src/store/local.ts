@@ -1,14 +1,17 @@
 // memory:// and sqlite://: keyv in one process. SQLite files are held by one process at a time
 // (file-lock.ts), so an in-process mutex is enough for locks and lists; claims are atomic in the
 // database itself all the same (a single conditional INSERT), so no two connections can both win.
-// On memory a set is a JS Set. On SQLite a set changes in one statement (keyv's JSON array edited by
-// SQLite's JSON functions), and claimAndWrite is one conditional write of the group commit
-// (group-commit.ts): one synced commit.
+// On memory a set is a JS Set. On SQLite a set is one small row per member (sqlite-sets.ts), so adding
+// to or taking from a long set never rewrites it, and claimAndWrite is one conditional write of the
+// group commit (group-commit.ts): one synced commit. SQLite reads skip keyv's per-call machinery and
+// parse keyv's layout directly (sqlite-values.ts).
 import type KeyvSqlite from '@keyv/sqlite';
 import type Keyv from 'keyv';
 import type { GroupCommit, Statement } from './group-commit.js';
 import type { Store, StoreClaim, StoreWrite } from './index.js';
 import type { KeyedMutex } from './mutex.js';
+import { MEMBER_VALUE, memberKey, memberRange } from './sqlite-sets.js';
+import { readStored } from './sqlite-values.js';
 import { checkDistinctWrites } from './writes.js';
 
 /** keyv's table on the SQLite file. */
@@ -47,13 +50,30 @@ export class LocalStore implements Store {
   }
 
   async get<T>(key: string): Promise<T | undefined> {
-    return (await this.keyv.get<T>(key)) ?? undefined;
+    const { sqlite } = this.options;
+    if (!sqlite) return (await this.keyv.get<T>(key)) ?? undefined;
+    const rows = (await sqlite.query(
+      `SELECT value FROM ${tableOf(sqlite)} WHERE key = ?`,
+      this.storedKey(key),
+    )) as Array<{ value: unknown }>;
+    return readStored<T>(rows[0]?.value, Date.now(), this.keyv.deserialize);
   }
 
   async getMany<T>(keys: string[]): Promise<Array<T | undefined>> {
     if (keys.length === 0) return [];
-    const values = await this.keyv.getMany<T>(keys);
-    return values.map((value) => (value ?? undefined) as T | undefined);
+    const { sqlite } = this.options;
+    if (!sqlite) {
+      const values = await this.keyv.getMany<T>(keys);
+      return values.map((value) => (value ?? undefined) as T | undefined);
+    }
+    const stored = keys.map((key) => this.storedKey(key));
+    const rows = (await sqlite.query(
+      `SELECT key, value FROM ${tableOf(sqlite)} WHERE key IN (SELECT value FROM json_each(?))`,
+      JSON.stringify(stored),
+    )) as Array<{ key: string; value: unknown }>;
+    const byKey = new Map(rows.map((row) => [row.key, row.value]));
+    const now = Date.now();
+    return Promise.all(stored.map((key) => readStored<T>(byKey.get(key), now, this.keyv.deserialize)));
   }
 
   async set<T>(key: string, value: T, ttlMs?: number): Promise<void> {
@@ -65,7 +85,8 @@ export class LocalStore implements Store {
   }
 
   setIfAbsent<T>(key: string, value: T, ttlMs?: number): Promise<boolean> {
-    if (this.options.sqlite) return this.claimInDatabase(this.options.sqlite, key, value, ttlMs);
+    const { sqlite, group } = this.options;
+    if (sqlite && group) return this.claimInDatabase(sqlite, group, key, value, ttlMs);
     return this.mutex.run(`key:${key}`, async () => {
       if ((await this.keyv.get(key)) !== undefined) return false;
       await this.keyv.set(key, value, ttlMs);
@@ -130,8 +151,8 @@ export class LocalStore implements Store {
     const to = Math.min(end < 0 ? length + end : end, length - 1);
     if (to < from) return [];
     const keys = Array.from({ length: to - from + 1 }, (_, i) => itemKey(list, from + i));
-    const items = await this.keyv.getMany<T>(keys);
-    return items.filter((item): item is Awaited<T> => item !== undefined) as T[];
+    const items = await this.getMany<T>(keys);
+    return items.filter((item): item is T => item !== undefined);
   }
 
   listLength(list: string): Promise<number> {
@@ -154,9 +175,9 @@ export class LocalStore implements Store {
       return;
     }
     await sqlite.query(
-      this.addToSetSql(sqlite),
-      this.storedKey(`set:${set}`),
-      await this.storedMember(member),
+      `INSERT INTO ${tableOf(sqlite)} (key, value) VALUES (?, ?) ON CONFLICT(key) DO NOTHING`,
+      this.memberKey(set, member),
+      MEMBER_VALUE,
     );
   }
 
@@ -166,20 +187,19 @@ export class LocalStore implements Store {
       this.memorySet(set).delete(member);
       return;
     }
-    const table = tableOf(sqlite);
-    // In one statement, like the add: no read-modify-write across a commit that could lose an add.
-    await sqlite.query(
-      `UPDATE ${table} SET value = json_set(${table}.value, '$.value', json((
-         SELECT json_group_array(j.value) FROM json_each(${table}.value, '$.value') AS j WHERE j.value IS NOT ?2)))
-       WHERE key = ?1 AND json_valid(${table}.value)`,
-      this.storedKey(`set:${set}`),
-      await this.storedMember(member),
-    );
+    await sqlite.query(`DELETE FROM ${tableOf(sqlite)} WHERE key = ?`, this.memberKey(set, member));
   }
 
   async setMembers(set: string): Promise<string[]> {
-    if (!this.options.sqlite) return [...(this.sets.get(set) ?? [])];
-    return (await this.keyv.get<string[]>(`set:${set}`)) ?? [];
+    const { sqlite } = this.options;
+    if (!sqlite) return [...(this.sets.get(set) ?? [])];
+    const { from, to } = memberRange(this.storedKey(`setm:${set}`));
+    const rows = (await sqlite.query(
+      `SELECT key FROM ${tableOf(sqlite)} WHERE key >= ? AND key < ? ORDER BY key`,
+      from,
+      to,
+    )) as Array<{ key: string }>;
+    return rows.map((row) => row.key.slice(from.length));
   }
 
   async ping(): Promise<void> {
@@ -233,76 +253,51 @@ export class LocalStore implements Store {
     const statements: Statement[] = [];
     const write = await this.writesSql(table, writes, now);
     if (write) statements.push(write);
-    const won = await group.conditional(this.claimSql(table), claimed, (claim) =>
-      (claim as unknown[]).length === 1 ? statements : [],
-    );
-    return (won as unknown[]).length === 1;
+    return group.conditional(this.claimSql(table), claimed, (won) => (won ? statements : []));
   }
 
   /**
    * Every write of a claimAndWrite in one statement (each statement of a batch is one more round trip
    * to SQLite's thread, run one after another): a multi-row upsert whose conflict clause does, per
-   * row, what its kind asks — `set` replaces, `setIfAbsent` replaces only an expired entry, `addToSet`
-   * appends the member to the set's JSON array unless it is in it already (as addToSetSql does).
+   * row, what its kind asks — `set` replaces, `setIfAbsent` replaces only an expired entry, and
+   * `addToSet` writes the member's row, which never expires, so a member already there stays.
    */
   private async writesSql(table: string, writes: StoreWrite[], now: number): Promise<Statement | undefined> {
     if (writes.length === 0) return undefined;
     const rows: string[] = [];
     const params: unknown[] = [];
     const keys: string[] = [];
-    const sets: string[] = [];
     const replaced: string[] = [];
     for (const write of writes) {
-      const key = this.storedKey(write.kind === 'addToSet' ? `set:${write.set}` : write.key);
+      const key =
+        write.kind === 'addToSet' ? this.memberKey(write.set, write.member) : this.storedKey(write.key);
       keys.push(key);
-      if (write.kind === 'addToSet') {
-        params.push(key, await this.storedMember(write.member));
-        rows.push(`(?${params.length - 1}, json_object('value', json_array(?${params.length})))`);
-        sets.push(key);
-        continue;
-      }
-      params.push(key, await this.storedValue(write.value, write.ttlMs, now));
+      const value =
+        write.kind === 'addToSet' ? MEMBER_VALUE : await this.storedValue(write.value, write.ttlMs, now);
+      params.push(key, value);
       rows.push(`(?${params.length - 1}, ?${params.length})`);
       if (write.kind === 'set') replaced.push(key);
     }
-    // A set and a key stored under one name (a key called `set:x`) would be one row twice.
     if (new Set(keys).size !== keys.length) throw new Error('claimAndWrite names one key or set twice');
-    const [setsAt, replacedAt, nowAt] = [params.length + 1, params.length + 2, params.length + 3];
-    const isSet = `excluded.key IN (SELECT j.value FROM json_each(?${setsAt}) AS j)`;
-    const member = `json_extract(excluded.value, '$.value[0]')`;
+    const [replacedAt, nowAt] = [params.length + 1, params.length + 2];
     return [
       `INSERT INTO ${table} (key, value) VALUES ${rows.join(', ')}
-       ON CONFLICT(key) DO UPDATE SET value = CASE WHEN ${isSet}
-           THEN json_set(${table}.value, '$.value[#]', ${member})
-           ELSE excluded.value END
-       WHERE CASE WHEN ${isSet}
-         THEN json_valid(${table}.value)
-           AND NOT EXISTS (SELECT 1 FROM json_each(${table}.value, '$.value') AS j WHERE j.value = ${member})
-         ELSE excluded.key IN (SELECT j.value FROM json_each(?${replacedAt}) AS j)
-           OR (json_valid(${table}.value)
-             AND json_type(${table}.value, '$.expires') IN ('integer', 'real')
-             AND json_extract(${table}.value, '$.expires') < ?${nowAt}) END`,
-      [...params, JSON.stringify(sets), JSON.stringify(replaced), now],
+       ON CONFLICT(key) DO UPDATE SET value = excluded.value
+       WHERE excluded.key IN (SELECT j.value FROM json_each(?${replacedAt}) AS j)
+         OR (json_valid(${table}.value)
+           AND json_type(${table}.value, '$.expires') IN ('integer', 'real')
+           AND json_extract(${table}.value, '$.expires') < ?${nowAt})`,
+      [...params, JSON.stringify(replaced), now],
     ];
   }
 
-  /** Add a member to a set kept as keyv's JSON array, in one statement; a member already in it stays. */
-  private addToSetSql(sqlite: KeyvSqlite): string {
-    const table = tableOf(sqlite);
-    return `INSERT INTO ${table} (key, value) VALUES (?1, json_object('value', json_array(?2)))
-      ON CONFLICT(key) DO UPDATE SET value = json_set(${table}.value, '$.value[#]', ?2)
-      WHERE json_valid(${table}.value)
-        AND NOT EXISTS (SELECT 1 FROM json_each(${table}.value, '$.value') AS j WHERE j.value = ?2)`;
-  }
-
-  /** Insert, or replace an expired entry; RETURNING says whether it was written. */
+  /** Insert, or replace an expired entry; whether it changed a row says whether it was written. */
   private claimSql(table: string): string {
     return `INSERT INTO ${table} (key, value) VALUES (?, ?)
        ON CONFLICT(key) DO UPDATE SET value = excluded.value
        WHERE json_valid(${table}.value)
          AND json_type(${table}.value, '$.expires') IN ('integer', 'real')
-         AND json_extract(${table}.value, '$.expires') < ?
-       RETURNING key`;
+         AND json_extract(${table}.value, '$.expires') < ?`;
   }
 
   /** A value as keyv writes it (with its expiry). */
@@ -312,30 +307,25 @@ export class LocalStore implements Store {
     return serialize({ value, expires: ttlMs ? now + ttlMs : undefined });
   }
 
-  /** A set member as keyv writes it inside the array (it escapes some strings). */
-  private async storedMember(member: string): Promise<string> {
-    return (JSON.parse(await this.storedValue(member, undefined, 0)) as { value: string }).value;
-  }
-
   /**
    * Insert, or replace an expired entry, in one statement: the database decides who wins even
    * against another connection. Key and value are written exactly as keyv would write them.
    */
   private async claimInDatabase<T>(
     sqlite: KeyvSqlite,
+    group: GroupCommit,
     key: string,
     value: T,
     ttlMs?: number,
   ): Promise<boolean> {
     const now = Date.now();
     const stored = await this.storedValue(value, ttlMs, now);
-    const rows = (await sqlite.query(
-      this.claimSql(tableOf(sqlite)),
-      this.storedKey(key),
-      stored,
-      now,
-    )) as unknown[];
-    return rows.length === 1;
+    return group.conditional(this.claimSql(tableOf(sqlite)), [this.storedKey(key), stored, now], () => []);
+  }
+
+  /** The row of one member of a set. */
+  private memberKey(set: string, member: string): string {
+    return memberKey(this.storedKey(`setm:${set}`), member);
   }
 
   /** keyv's own key for `key` (it leaves a key that already carries the namespace as it is). */

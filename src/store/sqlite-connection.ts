@@ -49,6 +49,14 @@ export class SqliteConnection {
     });
   };
 
+  /** Runs a script of statements (no parameters, no rows) in one call on SQLite's thread. */
+  readonly exec = (sql: string): Promise<void> => {
+    if (this.closed) return Promise.reject(new Error('the SQLite connection is closed'));
+    return new Promise((resolve, reject) => {
+      this.db.exec(sql, (error) => (error ? reject(error) : resolve()));
+    });
+  };
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

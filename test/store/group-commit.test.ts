@@ -1,13 +1,15 @@
 // Group commit on a real SQLite file: statements sent together share one transaction, none is
 // answered before that transaction has committed, a failing statement fails alone, and a failed
 // commit (or a failure that ends the whole transaction, or a failed rollback) fails every statement
-// of its batch with nothing of it left in the file, and the next batch still runs.
+// of its batch with nothing of it left in the file, and the next batch still runs. Both ways a batch
+// runs: statement by statement, and as scripts on a connection that runs them.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import KeyvSqlite from '@keyv/sqlite';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { GroupCommit } from '../../src/store/group-commit.js';
+import { SqliteConnection } from '../../src/store/sqlite-connection.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cngn-group-commit-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -157,32 +159,32 @@ describe('GroupCommit', () => {
     const log: string[] = [];
     const { group, raw } = await connection(log);
     await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'taken', 'first');
-    const answered = <T>(rows: T) => {
+    const answered = (changed: boolean) => {
       log.push('answered');
-      return rows;
+      return changed;
     };
     const claim = (k: string) =>
-      group.conditional(
-        'INSERT INTO items (k, v) VALUES (?, ?) ON CONFLICT DO NOTHING RETURNING k',
-        [k, 'v'],
-        (rows) =>
-          (rows as unknown[]).length === 1
-            ? [['INSERT INTO items (k, v) VALUES (?, ?)', [`${k}:after`, 'v']]]
-            : [],
+      group.conditional('INSERT INTO items (k, v) VALUES (?, ?) ON CONFLICT DO NOTHING', [k, 'v'], (won) =>
+        won ? [['INSERT INTO items (k, v) VALUES (?, ?)', [`${k}:after`, 'v']]] : [],
       );
     const [won, lost, plain] = await Promise.all([
       claim('new').then(answered),
       claim('taken').then(answered),
       group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'plain', 'v').then(() => log.push('answered')),
     ]);
-    expect(won).toEqual([{ k: 'new' }]);
-    expect(lost).toEqual([]);
+    expect(won).toBe(true);
+    expect(lost).toBe(false);
     expect(plain).toBeGreaterThan(0);
-    // One transaction: the claims with the single statement, then the winner's follow-up, then COMMIT;
-    // no one is answered before it.
+    // One transaction: the claims with the single statement (each claim followed by the question of
+    // whether it changed a row), then the winner's follow-up, then COMMIT; no one is answered before it.
     expect(log.slice(3)).toEqual([
       'BEGIN',
-      ...Array(4).fill('INSERT'),
+      'INSERT',
+      'INSERT',
+      'SELECT',
+      'INSERT',
+      'SELECT',
+      'INSERT',
       'COMMIT',
       ...Array(3).fill('answered'),
     ]);
@@ -200,7 +202,7 @@ describe('GroupCommit', () => {
     await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'taken', 'first');
     const outcomes = await Promise.allSettled([
       group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'plain', 'v'),
-      group.conditional('INSERT INTO items (k, v) VALUES (?, ?) RETURNING k', ['claimed', 'v'], () => [
+      group.conditional('INSERT INTO items (k, v) VALUES (?, ?)', ['claimed', 'v'], () => [
         ['INSERT INTO items (k, v) VALUES (?, ?)', ['taken', 'again']], // a duplicate key: fails
       ]),
     ]);
@@ -239,5 +241,131 @@ describe('GroupCommit', () => {
     await group.idle();
     expect(log.at(-1)).toBe('COMMIT');
     expect(await raw('SELECT k FROM items')).toEqual([{ k: 'late' }]);
+  });
+});
+
+describe('GroupCommit, scripted (a connection that runs scripts)', () => {
+  const connections: SqliteConnection[] = [];
+  afterEach(async () => {
+    for (const connection of connections.splice(0)) await connection.close();
+  });
+
+  /** A real connection; `trips` counts every call made to SQLite's thread. */
+  async function scripted() {
+    const connection = await SqliteConnection.open(
+      join(dir, `${Math.random().toString(36).slice(2)}.sqlite`),
+      10_000,
+    );
+    connections.push(connection);
+    await connection.query('PRAGMA journal_mode = WAL');
+    await connection.query('CREATE TABLE items (k TEXT PRIMARY KEY, v TEXT)');
+    const trips = { query: 0, exec: 0 };
+    const group = new GroupCommit(
+      (sql, ...params) => {
+        trips.query += 1;
+        return connection.query(sql, ...params);
+      },
+      undefined,
+      (sql) => {
+        trips.exec += 1;
+        return connection.exec(sql);
+      },
+    );
+    return { group, trips, raw: connection.query };
+  }
+
+  it('runs a batch of writes in three round trips whatever its size, answering none before its commit', async () => {
+    const { group, trips, raw } = await scripted();
+    const answered: number[] = [];
+    const writes = Array.from({ length: 20 }, (_, i) =>
+      group.query('INSERT INTO items (k, v) VALUES (?, ?)', `k${i}`, "it's").then((rows) => {
+        answered.push(i);
+        return rows;
+      }),
+    );
+    const claims = [
+      group.conditional(
+        'INSERT INTO items (k, v) VALUES (?, ?) ON CONFLICT DO NOTHING',
+        ['won', 'v'],
+        (won) => (won ? [['INSERT INTO items (k, v) VALUES (?, ?)', ['won:after', 'v']]] : []),
+      ),
+      group.conditional(
+        'INSERT INTO items (k, v) VALUES (?, ?) ON CONFLICT DO NOTHING',
+        ['k3', 'v'],
+        (won) => (won ? [['INSERT INTO items (k, v) VALUES (?, ?)', ['k3:after', 'v']]] : []),
+      ),
+    ];
+    expect(answered).toEqual([]);
+    expect(await Promise.all(writes)).toEqual(Array(20).fill([]));
+    expect(await Promise.all(claims)).toEqual([true, false]);
+    expect(trips).toEqual({ query: 1, exec: 2 });
+    expect(await raw('SELECT count(*) AS n FROM items')).toEqual([{ n: 22 }]);
+    expect(await raw('SELECT v FROM items WHERE k = ?', 'k3')).toEqual([{ v: "it's" }]); // the claim lost
+    expect(await raw('SELECT k FROM items WHERE k LIKE ?', '%:after')).toEqual([{ k: 'won:after' }]);
+  });
+
+  it('fails a failing statement alone and commits the rest of its batch', async () => {
+    const { group, raw } = await scripted();
+    await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'taken', 'first');
+    const [one, duplicate, claim] = await Promise.allSettled([
+      group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'one', 'v'),
+      group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'taken', 'second'),
+      group.conditional('INSERT INTO items (k, v) VALUES (?, ?)', ['claimed', 'v'], (won) =>
+        won ? [['INSERT INTO items (k, v) VALUES (?, ?)', ['claimed:after', 'v']]] : [],
+      ),
+    ]);
+    expect(one.status).toBe('fulfilled');
+    expect(claim).toEqual({ status: 'fulfilled', value: true });
+    expect(duplicate).toMatchObject({ status: 'rejected', reason: { code: 'SQLITE_CONSTRAINT' } });
+    expect(await raw('SELECT k, v FROM items ORDER BY k')).toEqual([
+      { k: 'claimed', v: 'v' },
+      { k: 'claimed:after', v: 'v' },
+      { k: 'one', v: 'v' },
+      { k: 'taken', v: 'first' },
+    ]);
+  });
+
+  it('fails the whole batch when a follow-up fails, leaving nothing of it behind', async () => {
+    const { group, raw } = await scripted();
+    await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'taken', 'first');
+    const outcomes = await Promise.allSettled([
+      group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'plain', 'v'),
+      group.conditional('INSERT INTO items (k, v) VALUES (?, ?)', ['claimed', 'v'], () => [
+        ['INSERT INTO items (k, v) VALUES (?, ?)', ['taken', 'again']], // a duplicate key: fails
+      ]),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+    expect(await raw('SELECT k, v FROM items')).toEqual([{ k: 'taken', v: 'first' }]);
+    await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'after', 'v');
+    expect(await raw('SELECT count(*) AS n FROM items')).toEqual([{ n: 2 }]);
+  });
+
+  it('fails every statement of a batch whose commit fails, leaving nothing of it behind', async () => {
+    const { group, raw } = await scripted();
+    await raw('PRAGMA foreign_keys = ON');
+    await raw('CREATE TABLE parents (id TEXT PRIMARY KEY)');
+    await raw(
+      'CREATE TABLE children (id TEXT PRIMARY KEY, parent TEXT REFERENCES parents(id) DEFERRABLE INITIALLY DEFERRED)',
+    );
+    const outcomes = await Promise.allSettled([
+      group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'lost', 'v'),
+      group.conditional('INSERT INTO items (k, v) VALUES (?, ?)', ['claimed', 'v'], () => []),
+      group.query('INSERT INTO children (id, parent) VALUES (?, ?)', 'orphan', 'nobody'),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect(await raw('SELECT count(*) AS n FROM items')).toEqual([{ n: 0 }]);
+    await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'after', 'v');
+    expect(await raw('SELECT k FROM items')).toEqual([{ k: 'after' }]);
+  });
+
+  it('runs a batch holding a statement that answers rows statement by statement, with its rows', async () => {
+    const { group, trips } = await scripted();
+    const [rows, plain] = await Promise.all([
+      group.query('INSERT INTO items (k, v) VALUES (?, ?) RETURNING k', 'returned', 'v'),
+      group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'plain', 'v'),
+    ]);
+    expect(rows).toEqual([{ k: 'returned' }]);
+    expect(plain).toEqual([]);
+    expect(trips.exec).toBe(0);
   });
 });

@@ -52,6 +52,60 @@ describe('sqlite store', () => {
   });
 });
 
+describe('sqlite sets', () => {
+  it('adds to and takes from a long set without rewriting it', async () => {
+    const file = join(dir, 'long-set.sqlite');
+    const store = await createStore(`sqlite://${file}`);
+    for (let i = 0; i < 300; i++) await store.addToSet('pending', `member-${String(i).padStart(3, '0')}`);
+    await store.claimAndWrite({ key: 'entry', value: 1 }, [
+      { kind: 'addToSet', set: 'pending', member: 'member-300' },
+    ]);
+    await store.addToSet('pending', 'member-000'); // already there: stays once
+    await store.removeFromSet('pending', 'member-001');
+    const members = await store.setMembers('pending');
+    expect(members).toHaveLength(300);
+    expect(members).not.toContain('member-001');
+    expect(members).toContain('member-300');
+    expect(await store.setMembers('pendin')).toEqual([]); // a set whose name is a prefix shares nothing
+    await store.close();
+    const raw = new KeyvSqlite({ uri: `sqlite://${file}` });
+    try {
+      const [row] = (await raw.query('SELECT max(length(value)) AS longest FROM keyv')) as Array<{
+        longest: number;
+      }>;
+      expect(row?.longest).toBeLessThan(50); // one row per member, never the whole set
+    } finally {
+      await raw.disconnect();
+    }
+  });
+
+  it('converts a set an earlier version kept as one array, once, when the file is opened', async () => {
+    const file = join(dir, 'legacy-set.sqlite');
+    // As the earlier version wrote it: keyv's JSON array, with keyv's escape of a leading ':'.
+    const plain = new Keyv({ store: new KeyvSqlite({ uri: `sqlite://${file}` }), namespace: 'desk' });
+    await plain.set('set:open', ['a', ':colon', 'b']);
+    await plain.set('set:other', ['z']);
+    await plain.disconnect();
+    const store = await createStore(`sqlite://${file}`, { prefix: 'desk' });
+    try {
+      expect((await store.setMembers('open')).sort()).toEqual([':colon', 'a', 'b']);
+      expect(await store.setMembers('other')).toEqual(['z']);
+      expect(await store.get('set:open')).toBeUndefined();
+      await store.removeFromSet('open', ':colon');
+      await store.addToSet('open', 'c');
+      expect((await store.setMembers('open')).sort()).toEqual(['a', 'b', 'c']);
+    } finally {
+      await store.close();
+    }
+    const again = await createStore(`sqlite://${file}`, { prefix: 'desk' });
+    try {
+      expect((await again.setMembers('open')).sort()).toEqual(['a', 'b', 'c']);
+    } finally {
+      await again.close();
+    }
+  });
+});
+
 describe.each([
   ['memory', () => createStore('memory://')],
   ['sqlite', () => createStore(`sqlite://${join(dir, `legacy-${Math.random()}.sqlite`)}`)],

@@ -1,0 +1,73 @@
+// A statement with its parameters written into its text, for running a whole batch as one script on
+// SQLite's thread (sqlite3_exec takes no parameters). Only values whose literal SQLite reads back as
+// the same value that binding would give are inlined; anything else (an object, a named parameter,
+// more or fewer parameters than the statement names) gives undefined, and the caller binds instead.
+
+/** The SQL literal for a bound value, as node-sqlite3 would bind it; undefined when there is none. */
+export function sqlLiteral(value: unknown): string | undefined {
+  if (value === null || value === undefined) return 'NULL';
+  if (typeof value === 'string') {
+    // Inside '…' only a quote is special (doubled); a NUL would end the script's text, so such text
+    // goes as its UTF-8 bytes, cast back to text.
+    if (value.includes('\u0000')) return `CAST(X'${Buffer.from(value, 'utf8').toString('hex')}' AS TEXT)`;
+    return `'${value.replaceAll("'", "''")}'`;
+  }
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) return undefined;
+    // node-sqlite3 binds a 32-bit integer as an integer and any other number as a double. A whole
+    // number SQLite reads back exactly as a double (`123.0`); a fraction's decimal text it need not
+    // (its conversion is not always correctly rounded), so a fraction is bound instead.
+    if (!Number.isInteger(value) || Math.abs(value) > Number.MAX_SAFE_INTEGER) return undefined;
+    return value >= -2_147_483_648 && value <= 2_147_483_647 ? String(value) : value.toFixed(1);
+  }
+  if (typeof value === 'boolean') return value ? '1' : '0';
+  if (Buffer.isBuffer(value)) return `X'${value.toString('hex')}'`;
+  return undefined;
+}
+
+/**
+ * `sql` with each `?` / `?NNN` replaced by the literal of its parameter, leaving string literals,
+ * quoted identifiers and comments untouched; undefined when it cannot be done exactly.
+ */
+export function inlineParameters(sql: string, params: unknown[]): string | undefined {
+  let out = '';
+  let highest = 0;
+  let copied = 0; // sql[copied…] is not yet in `out`
+  const special = /['"`[?:@$]|--|\/\*/g;
+  for (let match = special.exec(sql); match; match = special.exec(sql)) {
+    const at = match.index;
+    const c = match[0];
+    let end: number; // where scanning resumes
+    if (c === "'" || c === '"' || c === '`' || c === '[') {
+      // A quote inside is doubled (''): the scan simply resumes after the closing one.
+      const close = sql.indexOf(c === '[' ? ']' : c, at + 1);
+      if (close < 0) return undefined;
+      end = close + 1;
+    } else if (c === '--') {
+      const close = sql.indexOf('\n', at);
+      end = close < 0 ? sql.length : close;
+    } else if (c === '/*') {
+      const close = sql.indexOf('*/', at + 2);
+      if (close < 0) return undefined;
+      end = close + 2;
+    } else if (c === '?') {
+      end = at + 1;
+      while (end < sql.length && sql.charCodeAt(end) >= 48 && sql.charCodeAt(end) <= 57) end++;
+      // A bare '?' takes the number after the largest one assigned so far (as SQLite numbers them).
+      const index = end > at + 1 ? Number(sql.slice(at + 1, end)) : highest + 1;
+      if (index < 1 || index > params.length) return undefined;
+      highest = Math.max(highest, index);
+      const literal = sqlLiteral(params[index - 1]);
+      if (literal === undefined) return undefined;
+      out += sql.slice(copied, at) + literal;
+      copied = end;
+    } else if (/[A-Za-z_]/.test(sql[at + 1] ?? '')) {
+      return undefined; // a named parameter (:name, @name, $name): bound by name, not by place
+    } else {
+      end = at + 1;
+    }
+    special.lastIndex = end;
+  }
+  out += sql.slice(copied);
+  return highest === params.length ? out : undefined;
+}

@@ -1,0 +1,70 @@
+// SQLite reads parse keyv's layout without keyv; whatever keyv wrote must read back exactly as keyv
+// itself reads it, escaped strings, buffers and expiry included.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import KeyvSqlite from '@keyv/sqlite';
+import fc from 'fast-check';
+import Keyv from 'keyv';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createStore } from '../../src/store/index.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'cngn-values-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+// Strings that keyv escapes (a leading ':', ':base64:') and ones that only look close to it.
+const text = fc.oneof(
+  fc.string(),
+  fc.string().map((s) => `:${s}`),
+  fc.string().map((s) => `::${s}`),
+  fc.constantFrom(':base64:', ':base64:aGk=', '":', ',":', '[":', 'a":b', '\\":'),
+);
+const value = fc.letrec((tie) => ({
+  node: fc.oneof(
+    { depthSize: 'small' },
+    text,
+    fc.integer(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie('node'), { maxLength: 4 }),
+    fc.dictionary(text, tie('node'), { maxKeys: 4 }),
+  ),
+})).node;
+
+describe('sqlite store reads', () => {
+  it('reads back what keyv wrote, as keyv reads it', async () => {
+    const file = join(dir, 'values.sqlite');
+    const store = await createStore(`sqlite://${file}`, { prefix: 'desk' });
+    const plain = new Keyv({ store: new KeyvSqlite({ uri: `sqlite://${file}` }), namespace: 'desk' });
+    try {
+      let n = 0;
+      await fc.assert(
+        fc.asyncProperty(value, async (written) => {
+          const key = `k${n++}`;
+          await store.set(key, written);
+          const expected = (await plain.get(key)) ?? undefined; // the store answers undefined for null
+          expect(await store.get(key)).toEqual(expected);
+          expect(await store.getMany([key, 'absent'])).toEqual([expected, undefined]);
+        }),
+        { numRuns: 300 },
+      );
+    } finally {
+      await plain.disconnect();
+      await store.close();
+    }
+  });
+
+  it('reads a buffer keyv wrote as a buffer, and an expired value as none', async () => {
+    const store = await createStore(`sqlite://${join(dir, 'buffer.sqlite')}`);
+    try {
+      await store.set('bytes', Buffer.from('hi'));
+      expect(Buffer.isBuffer(await store.get('bytes'))).toBe(true);
+      await store.set('soon', 'gone', 1);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(await store.get('soon')).toBeUndefined();
+      expect(await store.getMany(['soon', 'bytes'])).toEqual([undefined, Buffer.from('hi')]);
+    } finally {
+      await store.close();
+    }
+  });
+});
