@@ -137,7 +137,7 @@ export class GroupCommit {
       for (const statement of [...pending]) settle(statement, { ok: false, error });
     };
     try {
-      if (!(await this.runScripted(batch, all, settle, failAll)))
+      if (!(await this.runScripted(batch, settle, failAll)))
         await this.runBatch(batch, all, settle, failAll);
     } catch (error) {
       failAll(error);
@@ -151,7 +151,6 @@ export class GroupCommit {
    */
   private async runScripted(
     batch: Batch,
-    all: Pending[],
     settle: (statement: Pending, outcome: Outcome) => void,
     failAll: (error: unknown) => void,
   ): Promise<boolean> {
