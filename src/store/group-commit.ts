@@ -137,8 +137,7 @@ export class GroupCommit {
       for (const statement of [...pending]) settle(statement, { ok: false, error });
     };
     try {
-      if (!(await this.runScripted(batch, settle, failAll)))
-        await this.runBatch(batch, all, settle, failAll);
+      if (!(await this.runScripted(batch, settle, failAll))) await this.runBatch(batch, all, settle, failAll);
     } catch (error) {
       failAll(error);
     }

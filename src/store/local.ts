@@ -11,7 +11,7 @@ import type { GroupCommit, Statement } from './group-commit.js';
 import type { Store, StoreClaim, StoreWrite } from './index.js';
 import type { KeyedMutex } from './mutex.js';
 import { MEMBER_VALUE, memberKey, memberRange } from './sqlite-sets.js';
-import { readStored } from './sqlite-values.js';
+import { readStored, writeStored } from './sqlite-values.js';
 import { checkDistinctWrites } from './writes.js';
 
 /** keyv's table on the SQLite file. */
@@ -77,11 +77,23 @@ export class LocalStore implements Store {
   }
 
   async set<T>(key: string, value: T, ttlMs?: number): Promise<void> {
-    await this.keyv.set(key, value, ttlMs);
+    const { sqlite } = this.options;
+    if (!sqlite) {
+      await this.keyv.set(key, value, ttlMs);
+      return;
+    }
+    await sqlite.query(
+      `INSERT INTO ${tableOf(sqlite)} (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
+      this.storedKey(key),
+      await this.storedValue(value, ttlMs, Date.now()),
+    );
   }
 
   async delete(key: string): Promise<boolean> {
-    return this.keyv.delete(key);
+    const { sqlite, group } = this.options;
+    if (!sqlite || !group) return this.keyv.delete(key);
+    // One statement; whether it removed a row says whether there was one.
+    return group.conditional(`DELETE FROM ${tableOf(sqlite)} WHERE key = ?`, [this.storedKey(key)], () => []);
   }
 
   setIfAbsent<T>(key: string, value: T, ttlMs?: number): Promise<boolean> {
@@ -304,7 +316,7 @@ export class LocalStore implements Store {
   private async storedValue(value: unknown, ttlMs: number | undefined, now: number): Promise<string> {
     const serialize = this.keyv.serialize;
     if (!serialize) throw new Error('the SQLite store needs keyv serialization');
-    return serialize({ value, expires: ttlMs ? now + ttlMs : undefined });
+    return writeStored({ value, expires: ttlMs ? now + ttlMs : undefined }, serialize);
   }
 
   /**

@@ -1,8 +1,9 @@
-// Reading keyv's layout on the SQLite file directly: a value is the JSON `{"value":…,"expires":…}`
-// that keyv's serializer wrote, with strings that start with ':' escaped by one more ':' (and buffers
-// as ':base64:…'). Going through keyv costs several promises, hooks and a JSON reviver per value; on
-// the webhook path that is a good part of each event. Here a value parses with plain JSON.parse unless
-// it holds such a string, in which case keyv's own deserializer reads it, so both read alike.
+// keyv's layout on the SQLite file, read and written directly: a value is the JSON
+// `{"value":…,"expires":…}` of keyv's serializer, with strings that start with ':' escaped by one more
+// ':' (and buffers as ':base64:…'). Going through keyv costs several promises, hooks and a JSON reviver
+// per value, and its serializer builds the text in JavaScript; on the webhook path that is a good part
+// of each event. Here a value is read with plain JSON.parse and written with plain JSON.stringify
+// unless it holds such a string (or a buffer), in which case keyv's own code does it, so both agree.
 import type Keyv from 'keyv';
 
 /**
@@ -12,6 +13,7 @@ import type Keyv from 'keyv';
 const ESCAPED_STRING = /[:,[]":/;
 
 type Deserialize = NonNullable<Keyv['deserialize']>;
+type Serialize = NonNullable<Keyv['serialize']>;
 
 export interface StoredValue {
   value?: unknown;
@@ -32,4 +34,14 @@ export async function readStored<T>(
   if (data === null || typeof data !== 'object') return undefined;
   if (typeof data.expires === 'number' && now > data.expires) return undefined;
   return (data.value ?? undefined) as T | undefined;
+}
+
+/** What keyv's serializer writes for `data`: JSON.stringify's text where the two are the same. */
+export async function writeStored(
+  data: { value: unknown; expires?: number | undefined },
+  serialize: Serialize,
+): Promise<string> {
+  const text = JSON.stringify(data);
+  if (ESCAPED_STRING.test(text) || text.includes('"type":"Buffer"')) return serialize(data);
+  return text;
 }

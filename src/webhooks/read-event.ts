@@ -29,6 +29,7 @@ const TEXT_FIELDS = [
   'reason',
 ];
 const RECEIVER_TEXT_FIELDS = ['address', 'accountNumber', 'accountName'];
+const TEXT_FIELD_SET = new Set(TEXT_FIELDS);
 
 export function readWebhookEvent(body: unknown, openSealed?: (sealed: string) => string): ReadEvent {
   if (!isRecord(body) || typeof body.event !== 'string' || body.event.trim() === '') {
@@ -71,23 +72,43 @@ function readData(value: unknown, data: unknown, unreadable: string[]): Record<s
     unreadable.push('data');
     return {};
   }
-  const out: Record<string, unknown> = { ...data };
-  for (const field of TEXT_FIELDS) out[field] = asText(out[field]);
-  if ('occurredAt' in out) out.occurredAt = asTime(out.occurredAt);
-  out.receiver = readReceiver(out.receiver);
-  for (const field of Object.keys(out)) if (out[field] === undefined) delete out[field];
+  // Built field by field, never with a field added and then deleted: an object that loses a field
+  // turns into a slow dictionary for every later read of it (schema checks, serialization).
+  const out: Record<string, unknown> = {};
+  for (const field of Object.keys(data)) {
+    const value = TEXT_FIELD_SET.has(field)
+      ? asText(data[field])
+      : field === 'occurredAt'
+        ? asTime(data[field])
+        : field === 'receiver'
+          ? readReceiver(data[field])
+          : data[field];
+    if (value !== undefined) out[field] = value;
+  }
   return out;
 }
 
 function readReceiver(receiver: unknown): unknown {
   if (typeof receiver === 'number') return String(receiver);
   if (!isRecord(receiver)) return receiver;
-  const out: Record<string, unknown> = { ...receiver };
-  for (const field of RECEIVER_TEXT_FIELDS) out[field] = asText(out[field]);
-  if (typeof out.bank === 'number') out.bank = String(out.bank);
-  if (isRecord(out.bank))
-    out.bank = { ...out.bank, code: asText(out.bank.code), name: asText(out.bank.name) };
-  for (const field of Object.keys(out)) if (out[field] === undefined) delete out[field];
+  const out: Record<string, unknown> = {};
+  for (const field of Object.keys(receiver)) {
+    const value = RECEIVER_TEXT_FIELDS.includes(field)
+      ? asText(receiver[field])
+      : field === 'bank'
+        ? readBank(receiver.bank)
+        : receiver[field];
+    if (value !== undefined) out[field] = value;
+  }
+  return out;
+}
+
+function readBank(bank: unknown): unknown {
+  if (typeof bank === 'number') return String(bank);
+  if (!isRecord(bank)) return bank;
+  const out: Record<string, unknown> = { ...bank };
+  if ('code' in bank) out.code = asText(bank.code);
+  if ('name' in bank) out.name = asText(bank.name);
   return out;
 }
 

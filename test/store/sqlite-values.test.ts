@@ -68,3 +68,44 @@ describe('sqlite store reads', () => {
     }
   });
 });
+
+describe('sqlite store writes', () => {
+  it('writes exactly the text keyv would write', async () => {
+    const keyv = new Keyv();
+    const serialize = keyv.serialize as (data: unknown) => string;
+    const { writeStored } = await import('../../src/store/sqlite-values.js');
+    const stored = fc.record(
+      {
+        value: fc.oneof(
+          value,
+          fc.date({ noInvalidDate: true }),
+          fc.uint8Array({ maxLength: 6 }).map((bytes) => Buffer.from(bytes)),
+          fc.dictionary(
+            text,
+            fc.uint8Array({ maxLength: 3 }).map((bytes) => Buffer.from(bytes)),
+          ),
+        ),
+        expires: fc.option(fc.integer({ min: 0 }), { nil: undefined }),
+      },
+      { requiredKeys: ['value'] },
+    );
+    await fc.assert(
+      fc.asyncProperty(stored, async (data) => {
+        expect(await writeStored(data, serialize)).toBe(await serialize(data));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('deletes in one statement and says whether there was a value', async () => {
+    const store = await createStore(`sqlite://${join(dir, 'delete.sqlite')}`);
+    try {
+      await store.set('here', { n: 1 });
+      expect(await store.delete('here')).toBe(true);
+      expect(await store.delete('here')).toBe(false);
+      expect(await store.get('here')).toBeUndefined();
+    } finally {
+      await store.close();
+    }
+  });
+});
