@@ -184,6 +184,8 @@ export async function connectSqlite(
     // a power loss (the log is synced at each commit), not only through a crash of this process.
     await writer.query('PRAGMA journal_mode = WAL');
     await writer.query('PRAGMA synchronous = FULL');
+    // The batch outcomes' scratch table (group-commit.ts) never needs a file.
+    await writer.query('PRAGMA temp_store = MEMORY');
     // Sets an earlier version kept as one JSON array become one row per member, once.
     const namespaced = (key: string) => (keyv.namespace ? `${keyv.namespace}:${key}` : key);
     await convertLegacySets(

@@ -7,9 +7,10 @@
 // parse keyv's layout directly (sqlite-values.ts).
 import type KeyvSqlite from '@keyv/sqlite';
 import type Keyv from 'keyv';
-import type { GroupCommit, Statement } from './group-commit.js';
+import type { GroupCommit, Query, Statement } from './group-commit.js';
 import type { Store, StoreClaim, StoreWrite } from './index.js';
 import type { KeyedMutex } from './mutex.js';
+import { KeyReads } from './sqlite-reads.js';
 import { MEMBER_VALUE, memberKey, memberRange } from './sqlite-sets.js';
 import { readStored, writeStored } from './sqlite-values.js';
 import { checkDistinctWrites } from './writes.js';
@@ -42,38 +43,35 @@ export class LocalStore implements Store {
   private readonly converted = new Set<string>();
   private readonly sets = new Map<string, Set<string>>();
   private closing: Promise<void> | undefined;
+  /** SQLite: reads gathered per turn of the event loop. */
+  private readonly reads: KeyReads | undefined;
 
   constructor(private readonly options: LocalStoreOptions) {
     this.kind = options.kind;
     this.keyv = options.keyv;
     this.mutex = options.mutex;
+    this.reads = options.sqlite
+      ? new KeyReads(options.sqlite.query as Query, tableOf(options.sqlite))
+      : undefined;
   }
 
   async get<T>(key: string): Promise<T | undefined> {
-    const { sqlite } = this.options;
-    if (!sqlite) return (await this.keyv.get<T>(key)) ?? undefined;
-    const rows = (await sqlite.query(
-      `SELECT value FROM ${tableOf(sqlite)} WHERE key = ?`,
-      this.storedKey(key),
-    )) as Array<{ value: unknown }>;
-    return readStored<T>(rows[0]?.value, Date.now(), this.keyv.deserialize);
+    if (!this.reads) return (await this.keyv.get<T>(key)) ?? undefined;
+    const stored = this.storedKey(key);
+    const found = await this.reads.read([stored]);
+    return readStored<T>(found.get(stored), Date.now(), this.keyv.deserialize);
   }
 
   async getMany<T>(keys: string[]): Promise<Array<T | undefined>> {
     if (keys.length === 0) return [];
-    const { sqlite } = this.options;
-    if (!sqlite) {
+    if (!this.reads) {
       const values = await this.keyv.getMany<T>(keys);
       return values.map((value) => (value ?? undefined) as T | undefined);
     }
     const stored = keys.map((key) => this.storedKey(key));
-    const rows = (await sqlite.query(
-      `SELECT key, value FROM ${tableOf(sqlite)} WHERE key IN (SELECT value FROM json_each(?))`,
-      JSON.stringify(stored),
-    )) as Array<{ key: string; value: unknown }>;
-    const byKey = new Map(rows.map((row) => [row.key, row.value]));
+    const found = await this.reads.read(stored);
     const now = Date.now();
-    return Promise.all(stored.map((key) => readStored<T>(byKey.get(key), now, this.keyv.deserialize)));
+    return Promise.all(stored.map((key) => readStored<T>(found.get(key), now, this.keyv.deserialize)));
   }
 
   async set<T>(key: string, value: T, ttlMs?: number): Promise<void> {

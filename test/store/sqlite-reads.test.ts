@@ -1,0 +1,50 @@
+// Reads on the SQLite file asked for within one turn of the event loop go to SQLite as one statement,
+// each caller getting its own keys' values; a failing read fails every caller of it.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SqliteConnection } from '../../src/store/sqlite-connection.js';
+import { KeyReads } from '../../src/store/sqlite-reads.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'cngn-reads-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('KeyReads', () => {
+  it('reads every key asked for in one turn with one statement', async () => {
+    const connection = await SqliteConnection.open(join(dir, 'reads.sqlite'), 1_000);
+    try {
+      await connection.query('CREATE TABLE keyv (key TEXT PRIMARY KEY, value TEXT)');
+      await connection.query("INSERT INTO keyv VALUES ('a', '1'), ('b', '2'), ('c', '3')");
+      let statements = 0;
+      const reads = new KeyReads((sql, ...params) => {
+        statements += 1;
+        return connection.query(sql, ...params);
+      }, 'keyv');
+      const [first, second, third] = await Promise.all([
+        reads.read(['a', 'missing']),
+        reads.read(['b']),
+        reads.read(['a', 'c']),
+      ]);
+      expect(statements).toBe(1);
+      expect(first.get('a')).toBe('1');
+      expect(first.has('missing')).toBe(false);
+      expect(second.get('b')).toBe('2');
+      expect(third.get('c')).toBe('3');
+      // A later turn is a statement of its own.
+      expect((await reads.read(['b'])).get('b')).toBe('2');
+      expect(statements).toBe(2);
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it("fails every read of a statement that fails, with SQLite's reason", async () => {
+    const reads = new KeyReads(() => Promise.reject(new Error('SQLITE_IOERR: disk I/O error')), 'keyv');
+    const outcomes = await Promise.allSettled([reads.read(['a']), reads.read(['b'])]);
+    expect(outcomes).toEqual([
+      { status: 'rejected', reason: new Error('SQLITE_IOERR: disk I/O error') },
+      { status: 'rejected', reason: new Error('SQLITE_IOERR: disk I/O error') },
+    ]);
+  });
+});
