@@ -62,46 +62,6 @@ describe('GroupCommit', () => {
     expect(log.slice(6)).toEqual(['COMMIT']);
   });
 
-  it('fails a failing statement alone and commits the rest of its batch', async () => {
-    const log: string[] = [];
-    const { group, raw } = await connection(log);
-    await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'taken', 'first');
-    const [one, duplicate, two] = await Promise.allSettled([
-      group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'one', 'v'),
-      group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'taken', 'second'),
-      group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'two', 'v'),
-    ]);
-    expect(one.status).toBe('fulfilled');
-    expect(two.status).toBe('fulfilled');
-    expect(duplicate).toMatchObject({ status: 'rejected', reason: { code: 'SQLITE_CONSTRAINT' } });
-    expect(await raw('SELECT k, v FROM items ORDER BY k')).toEqual([
-      { k: 'one', v: 'v' },
-      { k: 'taken', v: 'first' },
-      { k: 'two', v: 'v' },
-    ]);
-  });
-
-  it('fails every statement of a batch whose commit fails, leaving nothing of it behind', async () => {
-    const log: string[] = [];
-    const { group, raw } = await connection(log);
-    // A deferred foreign key is checked at COMMIT: one orphan makes the whole commit fail.
-    await raw('PRAGMA foreign_keys = ON');
-    await raw('CREATE TABLE parents (id TEXT PRIMARY KEY)');
-    await raw(
-      'CREATE TABLE children (id TEXT PRIMARY KEY, parent TEXT REFERENCES parents(id) DEFERRABLE INITIALLY DEFERRED)',
-    );
-    const outcomes = await Promise.allSettled([
-      group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'lost', 'v'),
-      group.query('INSERT INTO children (id, parent) VALUES (?, ?)', 'orphan', 'nobody'),
-    ]);
-    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
-    expect(await raw('SELECT count(*) AS n FROM items')).toEqual([{ n: 0 }]);
-    expect(await raw('SELECT count(*) AS n FROM children')).toEqual([{ n: 0 }]);
-    // The connection is usable again: the next batch commits.
-    await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'after', 'v');
-    expect(await raw('SELECT k FROM items')).toEqual([{ k: 'after' }]);
-  });
-
   it('stops a batch whose transaction a failing statement ended, and rejects every statement of it', async () => {
     const log: string[] = [];
     const { sqlite } = await connection(log);
@@ -196,23 +156,6 @@ describe('GroupCommit', () => {
     ]);
   });
 
-  it('fails the whole batch when a follow-up fails, leaving nothing of it behind', async () => {
-    const log: string[] = [];
-    const { group, raw } = await connection(log);
-    await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'taken', 'first');
-    const outcomes = await Promise.allSettled([
-      group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'plain', 'v'),
-      group.conditional('INSERT INTO items (k, v) VALUES (?, ?)', ['claimed', 'v'], () => [
-        ['INSERT INTO items (k, v) VALUES (?, ?)', ['taken', 'again']], // a duplicate key: fails
-      ]),
-    ]);
-    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
-    expect(await raw('SELECT k, v FROM items')).toEqual([{ k: 'taken', v: 'first' }]);
-    // The connection is usable again.
-    await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'after', 'v');
-    expect(await raw('SELECT count(*) AS n FROM items')).toEqual([{ n: 2 }]);
-  });
-
   it('answers reads from a second connection that sees what is committed and nothing of an open batch', async () => {
     const file = join(dir, 'reader.sqlite');
     const writer = new KeyvSqlite({ uri: `sqlite://${file}`, busyTimeout: 10_000 });
@@ -241,6 +184,86 @@ describe('GroupCommit', () => {
     await group.idle();
     expect(log.at(-1)).toBe('COMMIT');
     expect(await raw('SELECT k FROM items')).toEqual([{ k: 'late' }]);
+  });
+});
+
+describe.each([
+  ['statement by statement', false],
+  ['as scripts', true],
+])('GroupCommit, a batch run %s', (_way, scripts) => {
+  const connections: SqliteConnection[] = [];
+  afterEach(async () => {
+    for (const connection of connections.splice(0)) await connection.close();
+  });
+
+  async function connection() {
+    const opened = await SqliteConnection.open(
+      join(dir, `${Math.random().toString(36).slice(2)}.sqlite`),
+      10_000,
+    );
+    connections.push(opened);
+    await opened.query('PRAGMA journal_mode = WAL');
+    await opened.query('CREATE TABLE items (k TEXT PRIMARY KEY, v TEXT)');
+    const group = new GroupCommit(opened.query, undefined, scripts ? opened.exec : undefined);
+    return { group, raw: opened.query };
+  }
+
+  it('fails a failing statement alone and commits the rest of its batch, a conditional write with it', async () => {
+    const { group, raw } = await connection();
+    await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'taken', 'first');
+    const [one, duplicate, claim] = await Promise.allSettled([
+      group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'one', 'v'),
+      group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'taken', 'second'),
+      group.conditional('INSERT INTO items (k, v) VALUES (?, ?)', ['claimed', 'v'], (won) =>
+        won ? [['INSERT INTO items (k, v) VALUES (?, ?)', ['claimed:after', 'v']]] : [],
+      ),
+    ]);
+    expect(one.status).toBe('fulfilled');
+    expect(claim).toEqual({ status: 'fulfilled', value: true });
+    expect(duplicate).toMatchObject({ status: 'rejected', reason: { code: 'SQLITE_CONSTRAINT' } });
+    expect(await raw('SELECT k, v FROM items ORDER BY k')).toEqual([
+      { k: 'claimed', v: 'v' },
+      { k: 'claimed:after', v: 'v' },
+      { k: 'one', v: 'v' },
+      { k: 'taken', v: 'first' },
+    ]);
+  });
+
+  it('fails every statement of a batch whose commit fails, leaving nothing of it behind', async () => {
+    const { group, raw } = await connection();
+    // A deferred foreign key is checked at COMMIT: one orphan makes the whole commit fail.
+    await raw('PRAGMA foreign_keys = ON');
+    await raw('CREATE TABLE parents (id TEXT PRIMARY KEY)');
+    await raw(
+      'CREATE TABLE children (id TEXT PRIMARY KEY, parent TEXT REFERENCES parents(id) DEFERRABLE INITIALLY DEFERRED)',
+    );
+    const outcomes = await Promise.allSettled([
+      group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'lost', 'v'),
+      group.conditional('INSERT INTO items (k, v) VALUES (?, ?)', ['claimed', 'v'], () => []),
+      group.query('INSERT INTO children (id, parent) VALUES (?, ?)', 'orphan', 'nobody'),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect(await raw('SELECT count(*) AS n FROM items')).toEqual([{ n: 0 }]);
+    expect(await raw('SELECT count(*) AS n FROM children')).toEqual([{ n: 0 }]);
+    // The connection is usable again: the next batch commits.
+    await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'after', 'v');
+    expect(await raw('SELECT k FROM items')).toEqual([{ k: 'after' }]);
+  });
+
+  it('fails the whole batch when a follow-up fails, leaving nothing of it behind', async () => {
+    const { group, raw } = await connection();
+    await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'taken', 'first');
+    const outcomes = await Promise.allSettled([
+      group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'plain', 'v'),
+      group.conditional('INSERT INTO items (k, v) VALUES (?, ?)', ['claimed', 'v'], () => [
+        ['INSERT INTO items (k, v) VALUES (?, ?)', ['taken', 'again']], // a duplicate key: fails
+      ]),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+    expect(await raw('SELECT k, v FROM items')).toEqual([{ k: 'taken', v: 'first' }]);
+    // The connection is usable again.
+    await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'after', 'v');
+    expect(await raw('SELECT count(*) AS n FROM items')).toEqual([{ n: 2 }]);
   });
 });
 
@@ -302,60 +325,6 @@ describe('GroupCommit, scripted (a connection that runs scripts)', () => {
     expect(await raw('SELECT count(*) AS n FROM items')).toEqual([{ n: 22 }]);
     expect(await raw('SELECT v FROM items WHERE k = ?', 'k3')).toEqual([{ v: "it's" }]); // the claim lost
     expect(await raw('SELECT k FROM items WHERE k LIKE ?', '%:after')).toEqual([{ k: 'won:after' }]);
-  });
-
-  it('fails a failing statement alone and commits the rest of its batch', async () => {
-    const { group, raw } = await scripted();
-    await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'taken', 'first');
-    const [one, duplicate, claim] = await Promise.allSettled([
-      group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'one', 'v'),
-      group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'taken', 'second'),
-      group.conditional('INSERT INTO items (k, v) VALUES (?, ?)', ['claimed', 'v'], (won) =>
-        won ? [['INSERT INTO items (k, v) VALUES (?, ?)', ['claimed:after', 'v']]] : [],
-      ),
-    ]);
-    expect(one.status).toBe('fulfilled');
-    expect(claim).toEqual({ status: 'fulfilled', value: true });
-    expect(duplicate).toMatchObject({ status: 'rejected', reason: { code: 'SQLITE_CONSTRAINT' } });
-    expect(await raw('SELECT k, v FROM items ORDER BY k')).toEqual([
-      { k: 'claimed', v: 'v' },
-      { k: 'claimed:after', v: 'v' },
-      { k: 'one', v: 'v' },
-      { k: 'taken', v: 'first' },
-    ]);
-  });
-
-  it('fails the whole batch when a follow-up fails, leaving nothing of it behind', async () => {
-    const { group, raw } = await scripted();
-    await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'taken', 'first');
-    const outcomes = await Promise.allSettled([
-      group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'plain', 'v'),
-      group.conditional('INSERT INTO items (k, v) VALUES (?, ?)', ['claimed', 'v'], () => [
-        ['INSERT INTO items (k, v) VALUES (?, ?)', ['taken', 'again']], // a duplicate key: fails
-      ]),
-    ]);
-    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
-    expect(await raw('SELECT k, v FROM items')).toEqual([{ k: 'taken', v: 'first' }]);
-    await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'after', 'v');
-    expect(await raw('SELECT count(*) AS n FROM items')).toEqual([{ n: 2 }]);
-  });
-
-  it('fails every statement of a batch whose commit fails, leaving nothing of it behind', async () => {
-    const { group, raw } = await scripted();
-    await raw('PRAGMA foreign_keys = ON');
-    await raw('CREATE TABLE parents (id TEXT PRIMARY KEY)');
-    await raw(
-      'CREATE TABLE children (id TEXT PRIMARY KEY, parent TEXT REFERENCES parents(id) DEFERRABLE INITIALLY DEFERRED)',
-    );
-    const outcomes = await Promise.allSettled([
-      group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'lost', 'v'),
-      group.conditional('INSERT INTO items (k, v) VALUES (?, ?)', ['claimed', 'v'], () => []),
-      group.query('INSERT INTO children (id, parent) VALUES (?, ?)', 'orphan', 'nobody'),
-    ]);
-    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
-    expect(await raw('SELECT count(*) AS n FROM items')).toEqual([{ n: 0 }]);
-    await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'after', 'v');
-    expect(await raw('SELECT k FROM items')).toEqual([{ k: 'after' }]);
   });
 
   it('runs a batch holding a statement that answers rows statement by statement, with its rows', async () => {

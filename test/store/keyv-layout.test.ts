@@ -14,6 +14,19 @@ const dir = mkdtempSync(join(tmpdir(), 'cngn-layout-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const hasRedis = await redisAvailable();
 
+/** The longest value stored in the file, read by a plain connection. */
+async function longestValue(file: string): Promise<number | undefined> {
+  const raw = new KeyvSqlite({ uri: `sqlite://${file}` });
+  try {
+    const [row] = (await raw.query('SELECT max(length(value)) AS longest FROM keyv')) as Array<{
+      longest: number;
+    }>;
+    return row?.longest;
+  } finally {
+    await raw.disconnect();
+  }
+}
+
 describe('sqlite store', () => {
   it('writes values and claims that a plain keyv on the file reads back', async () => {
     const file = join(dir, 'plain.sqlite');
@@ -40,15 +53,7 @@ describe('sqlite store', () => {
       { action: 'approved', i: 299 },
     ]);
     await store.close();
-    const raw = new KeyvSqlite({ uri: `sqlite://${file}` });
-    try {
-      const [row] = (await raw.query('SELECT max(length(value)) AS longest FROM keyv')) as Array<{
-        longest: number;
-      }>;
-      expect(row?.longest).toBeLessThan(200); // one item per row, never the whole list
-    } finally {
-      await raw.disconnect();
-    }
+    expect(await longestValue(file)).toBeLessThan(200); // one item per row, never the whole list
   });
 });
 
@@ -68,15 +73,7 @@ describe('sqlite sets', () => {
     expect(members).toContain('member-300');
     expect(await store.setMembers('pendin')).toEqual([]); // a set whose name is a prefix shares nothing
     await store.close();
-    const raw = new KeyvSqlite({ uri: `sqlite://${file}` });
-    try {
-      const [row] = (await raw.query('SELECT max(length(value)) AS longest FROM keyv')) as Array<{
-        longest: number;
-      }>;
-      expect(row?.longest).toBeLessThan(50); // one row per member, never the whole set
-    } finally {
-      await raw.disconnect();
-    }
+    expect(await longestValue(file)).toBeLessThan(50); // one row per member, never the whole set
   });
 
   it('converts a set an earlier version kept as one array, once, when the file is opened', async () => {
