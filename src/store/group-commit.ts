@@ -179,13 +179,18 @@ export class GroupCommit {
         changed: number;
       }>;
       const changed = new Map(rows.map((row) => [row.i, row.changed > 0]));
-      const follow: string[] = [];
+      // The follow-ups in order, written out where they can be; one that can't is bound on its own.
+      let follow: string[] = [];
       for (const [i, conditional] of batch.conditionals.entries()) {
         for (const [sql, params] of conditional.then(changed.get(i) === true)) {
           const inlined = inlineParameters(sql, params);
-          if (inlined === undefined)
-            throw new Error('a follow-up has a parameter that cannot be written out');
-          follow.push(inlined);
+          if (inlined !== undefined) {
+            follow.push(inlined);
+            continue;
+          }
+          if (follow.length > 0) await this.exec(script(follow));
+          follow = [];
+          await this.raw(sql, ...params);
         }
       }
       await this.exec(script([...follow, 'COMMIT']));

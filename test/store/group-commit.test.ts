@@ -327,6 +327,23 @@ describe('GroupCommit, scripted (a connection that runs scripts)', () => {
     expect(await raw('SELECT k FROM items WHERE k LIKE ?', '%:after')).toEqual([{ k: 'won:after' }]);
   });
 
+  it('binds a follow-up whose parameter has no exact literal, in the same transaction', async () => {
+    const { group, trips, raw } = await scripted();
+    const won = await group.conditional('INSERT INTO items (k, v) VALUES (?, ?)', ['claimed', 'v'], () => [
+      ['INSERT INTO items (k, v) VALUES (?, ?)', ['before', 'v']],
+      ['INSERT INTO items (k, v) VALUES (?, ?)', ['fraction', 0.1]], // a fraction is bound, not written out
+      ['INSERT INTO items (k, v) VALUES (?, ?)', ['after', 'v']],
+    ]);
+    expect(won).toBe(true);
+    expect(trips.exec).toBe(3);
+    expect(await raw('SELECT k, v FROM items ORDER BY k')).toEqual([
+      { k: 'after', v: 'v' },
+      { k: 'before', v: 'v' },
+      { k: 'claimed', v: 'v' },
+      { k: 'fraction', v: '0.1' },
+    ]);
+  });
+
   it('runs a batch holding a statement that answers rows statement by statement, with its rows', async () => {
     const { group, trips } = await scripted();
     const [rows, plain] = await Promise.all([
