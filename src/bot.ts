@@ -2,7 +2,7 @@
 // approvals → webhooks → Slack app. main.ts and the test harness both start it this way.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { App, CustomRoute } from '@slack/bolt';
-import { DEFAULT_REMINDERS, parseReminderPoints, parseTiers } from './approvals/index.js';
+import { DEFAULT_REMINDERS, parseReminderPoints, parseTiers, STOP_DRAIN_MS } from './approvals/index.js';
 import { type CngnClient, createCngnClient } from './cngn/client.js';
 import { environmentFromKey, keyId } from './cngn/credentials.js';
 import type { Config } from './config.js';
@@ -253,10 +253,14 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     async stop() {
       if (stopped) return;
       stopped = true;
+      const began = Date.now();
       await slack.stop(); // stop taking new work first
       await inFlight.drain(10_000); // answers already acked still reach the user
       await webhooks.stop();
-      await approvals?.engine.stop();
+      // Executions under way get what is left of the drain bound (at least a second), then are left
+      // loudly, well before main's forced exit: an answer the store will not take is logged, not lost.
+      const drainMs = Math.max(1_000, STOP_DRAIN_MS - (Date.now() - began));
+      await approvals?.engine.stop({ drainMs });
       // Approval messages and DMs already under way are finished (bounded), before the store closes.
       approvals?.home?.stop();
       approvals?.presenter?.stop();

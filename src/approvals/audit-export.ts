@@ -1,6 +1,6 @@
 // The audit log as files for an auditor: CSV for a spreadsheet (every cell inert, see format/csv.ts)
-// and JSON Lines with each entry exactly as chained (canonical JSON), so its hashes can be re-checked
-// with nothing but SHA-256.
+// and JSON Lines with each entry exactly as chained (canonical JSON) plus whether it took effect, so its
+// hashes can be re-checked with nothing but SHA-256.
 import { toCsv } from '../format/csv.js';
 import { canonicalJson } from './audit-chain.js';
 import type { AuditEntry } from './types.js';
@@ -60,6 +60,12 @@ export function auditCsv(entries: AuditEntry[], tookEffect: boolean[] = []): str
   return toCsv([[...AUDIT_CSV_COLUMNS], ...rows]);
 }
 
-export function auditJsonLines(entries: AuditEntry[]): string {
-  return entries.map((entry) => `${canonicalJson(entry)}\n`).join('');
+/**
+ * One line per entry: the entry exactly as chained, plus `took_effect` (as in the CSV). The flag is the
+ * export's finding, not part of the entry: to re-check a hash, leave out `hash` and `took_effect`.
+ */
+export function auditJsonLines(entries: AuditEntry[], tookEffect: boolean[] = []): string {
+  return entries
+    .map((entry, i) => `${canonicalJson({ ...entry, took_effect: tookEffect[i] !== false })}\n`)
+    .join('');
 }

@@ -118,6 +118,13 @@ export interface RecordRetry {
 
 export const RECORD_RETRY: RecordRetry = { firstDelayMs: 250, maxDelayMs: 15_000, forMs: 5 * 60_000 };
 
+/**
+ * How long shutdown waits for executions under way (a call, the write of its answer) before it leaves
+ * them: the same bound as the drain of Slack answers. A store that is down keeps an answer's write
+ * retrying for RecordRetry.forMs, far longer than a supervisor waits after SIGTERM.
+ */
+export const STOP_DRAIN_MS = 10_000;
+
 /** The service answered, but the store would not take the answer within RecordRetry.forMs. */
 export class AnswerNotRecordedError extends Error {
   override name = 'AnswerNotRecordedError';
@@ -138,6 +145,10 @@ export class Executor {
   private readonly telling = new Set<Promise<void>>();
   private readonly staleAfterMs: number;
   private readonly recordRetry: RecordRetry;
+  /** Service answers known here and not yet in the store, by request (what shutdown must not drop silently). */
+  private readonly unrecorded = new Map<string, Record<string, unknown>>();
+  /** Aborted at shutdown: answers still being written are left to recovery, loudly. */
+  private readonly leaving = new AbortController();
 
   constructor(
     private readonly core: ApprovalCore,
@@ -155,6 +166,7 @@ export class Executor {
   async execute(id: string): Promise<ApprovalRequest | undefined> {
     let claimed: ApprovalRequest | undefined;
     crashPoint('before-claim');
+    if (this.left) return undefined; // shutting down: the next start sends it
     try {
       const fresh = await this.freshFigures(id);
       if (fresh === 'not-now') return undefined;
@@ -175,6 +187,8 @@ export class Executor {
     this.tell(claimed);
     let result: CallResult | CallFailure | undefined;
     try {
+      // Shutdown left it before the mark: nothing is sent, and its lease is ended for the next start.
+      if (this.left) return claimed;
       result = await this.sendIfStillOurs(claimed);
       if (!result) {
         this.held.delete(id);
@@ -215,31 +229,90 @@ export class Executor {
         : { note: result.note }),
     };
     let delay = firstDelayMs;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.record(claimed, result);
-      } catch (error) {
-        const spent = Date.now() - started;
-        if (spent + delay > forMs) {
-          this.held.delete(claimed.id);
-          this.core.options.log?.warn(
-            'SERVICE ANSWER NOT RECORDED: the store would not take it; the request will be called outcome unknown and reconciled',
-            { ...answer, attempts: attempt, error: String(error) },
-          );
-          throw new AnswerNotRecordedError(
-            `the service's answer for ${claimed.id} (${result.to}) could not be recorded after ${attempt} tries: ${String(error)}`,
-          );
+    this.unrecorded.set(claimed.id, answer);
+    try {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await this.record(claimed, result);
+        } catch (error) {
+          const spent = Date.now() - started;
+          if (this.leaving.signal.aborted) throw this.leftAtShutdown(claimed, answer, attempt, error);
+          if (spent + delay > forMs) {
+            this.held.delete(claimed.id);
+            this.core.options.log?.warn(
+              'SERVICE ANSWER NOT RECORDED: the store would not take it; the request will be called outcome unknown and reconciled',
+              { ...answer, attempts: attempt, error: String(error) },
+            );
+            throw new AnswerNotRecordedError(
+              `the service's answer for ${claimed.id} (${result.to}) could not be recorded after ${attempt} tries: ${String(error)}`,
+            );
+          }
+          this.core.options.log?.warn('service answer not recorded yet; writing it again', {
+            ...answer,
+            attempt,
+            retryInMs: delay,
+            error: String(error),
+          });
+          try {
+            await sleep(delay, undefined, { signal: this.leaving.signal });
+          } catch {
+            throw this.leftAtShutdown(claimed, answer, attempt, error);
+          }
+          delay = Math.min(delay * 2, maxDelayMs);
         }
-        this.core.options.log?.warn('service answer not recorded yet; writing it again', {
-          ...answer,
-          attempt,
-          retryInMs: delay,
-          error: String(error),
-        });
-        await sleep(delay);
-        delay = Math.min(delay * 2, maxDelayMs);
       }
+    } finally {
+      this.unrecorded.delete(claimed.id);
     }
+  }
+
+  /**
+   * Shutdown came while an answer's write was being retried: stop retrying. The request stays
+   * executing, marked as sending, in this claim's hold (its lease is ended by releaseLeases if the
+   * store lets it, else it runs out): after a restart it is called outcome unknown and looked up in
+   * the transaction list, never resent. The answer itself is in the log.
+   */
+  private leftAtShutdown(
+    claimed: ApprovalRequest,
+    answer: Record<string, unknown>,
+    attempts: number,
+    error: unknown,
+  ): AnswerNotRecordedError {
+    this.core.options.log?.warn('service answer write stopped at shutdown', {
+      ...answer,
+      attempts,
+      error: String(error),
+    });
+    return new AnswerNotRecordedError(
+      `the service's answer for ${claimed.id} was not recorded before shutdown (${attempts} tries): ${String(error)}`,
+    );
+  }
+
+  /**
+   * Shutdown's drain bound passed: every answer still being written is logged (reference and outcome)
+   * and its retries stop; calls still under way are named. Both are left to recovery after a restart.
+   */
+  leave(): void {
+    if (this.leaving.signal.aborted) return;
+    this.leaving.abort();
+    for (const [, answer] of this.unrecorded) {
+      this.core.options.log?.warn(
+        'SERVICE ANSWER NOT RECORDED at shutdown: the store would not take it before the bot stopped; after a restart the request is called outcome unknown and reconciled from the transaction list, never resent',
+        answer,
+      );
+    }
+    for (const id of this.held) {
+      if (this.unrecorded.has(id)) continue;
+      this.core.options.log?.warn(
+        'SERVICE CALL UNDER WAY at shutdown: its answer will not be recorded by this process; after a restart the request is released if it was never sent, else called outcome unknown and reconciled',
+        { requestId: id },
+      );
+    }
+  }
+
+  /** Whether shutdown has left the executions under way (no new call starts then). */
+  get left(): boolean {
+    return this.leaving.signal.aborted;
   }
 
   /** Resolves when listeners told of claims so far have finished (shutdown, tests). */

@@ -12,7 +12,7 @@ import {
   type EngineOptions,
   type Refusal,
 } from './engine.js';
-import { Executor, type ExecutorOptions } from './executor.js';
+import { Executor, type ExecutorOptions, STOP_DRAIN_MS } from './executor.js';
 import { type ExtendResult, extendRequest } from './extend.js';
 import { type ReminderPoint, Reminders } from './reminders.js';
 import { transition } from './state-machine.js';
@@ -37,7 +37,7 @@ export type {
   Refusal,
 } from './engine.js';
 export { MaybeRecordedError } from './engine.js';
-export { classifyFailure } from './executor.js';
+export { classifyFailure, STOP_DRAIN_MS } from './executor.js';
 export {
   type ExtendRefusal,
   type ExtendResult,
@@ -302,11 +302,36 @@ export class ApprovalEngine {
     this.timer.unref();
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Stop sweeping and wait for background work (executions, sweeps) for at most `drainMs`. Past it,
+   * the executions still under way are left: each answer not yet in the store is logged with its
+   * reference, and recovery after a restart finds the request (sent, or maybe sent, but unrecorded)
+   * and reconciles it. Then leases this process holds are ended, if the store takes it in time.
+   */
+  async stop(options: { drainMs?: number } = {}): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    await this.idle();
-    await this.executor.releaseLeases();
+    const drainMs = options.drainMs ?? STOP_DRAIN_MS;
+    if (!(await within(this.idle(), drainMs))) {
+      this.executor.leave();
+      // The retries stop at once; a store write already under way may not return before we go.
+      await within(this.idle(), RELEASE_BOUND_MS);
+    }
+    const released = await within(
+      this.executor.releaseLeases().then(
+        () => true,
+        (error: unknown) => {
+          this.options.log?.warn('execution leases not ended at shutdown; they run out by themselves', {
+            error: String(error),
+          });
+          return true;
+        },
+      ),
+      RELEASE_BOUND_MS,
+    );
+    if (!released) {
+      this.options.log?.warn('execution leases not ended at shutdown in time; they run out by themselves');
+    }
   }
 
   /** Resolves when background work started so far (executions, sweeps) has finished. For tests and shutdown. */
@@ -321,6 +346,27 @@ export class ApprovalEngine {
     });
     this.inFlight.add(tracked);
     void tracked.finally(() => this.inFlight.delete(tracked));
+  }
+}
+
+/** How long shutdown waits for the store to end this process's execution leases. */
+const RELEASE_BOUND_MS = 2_000;
+
+/** Whether `work` settled within `ms` (it goes on either way; a rejection counts as settled). */
+async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+    timer.unref();
+  });
+  const done = work.then(
+    () => true as const,
+    () => true as const,
+  );
+  try {
+    return await Promise.race([done, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -64,11 +64,19 @@ export class ApprovalRepository {
   /**
    * Save only if the stored request is still exactly `expected` (what this process read and decided
    * on); false when anything wrote it since, so a process whose lock ran out never overwrites a later
-   * step. Audited like save: an entry whose write lost is dropped when the log is read.
+   * step. Audited like save, the entry first (the store has no transaction over two keys, and a step
+   * must never exist without its entry). So that a write that will lose appends no entry, the request
+   * is read again just before: a change found then refuses the write with nothing written. Only a
+   * change landing between that read and the compare-and-set leaves an entry that never took effect,
+   * dropped when the log is read and marked in exports.
    */
   saveIf(expected: ApprovalRequest, request: ApprovalRequest, audit = true): Promise<boolean> {
-    return this.write(request, audit, () =>
-      this.store.compareAndSet(requestKey(request.id), expected, request),
+    const key = requestKey(request.id);
+    return this.write(
+      request,
+      audit,
+      () => this.store.compareAndSet(key, expected, request),
+      async () => sameValue(await this.store.get<ApprovalRequest>(key), expected),
     );
   }
 
@@ -76,8 +84,10 @@ export class ApprovalRepository {
     request: ApprovalRequest,
     audit: boolean,
     put: () => Promise<boolean>,
+    stillAsRead: () => Promise<boolean> = async () => true,
   ): Promise<boolean> {
     const open = OPEN_STATES.has(request.state);
+    if (audit && !(await stillAsRead())) return false;
     if (open) await this.store.addToSet(openSet(request.environment), request.id);
     const index = request.history.length - 1;
     const step = request.history[index];
@@ -237,13 +247,25 @@ export class ApprovalRepository {
       if (real && request && entry.step !== undefined) {
         const step = request.history[entry.step];
         const key = `${entry.requestId}#${entry.step}`;
-        real = step?.at === entry.at && step.action === entry.action && !seen.has(key);
+        // Index, time and action alone could credit a lost write's entry to the step another person
+        // took at the same moment: who acted, and in whose place, must match too.
+        real =
+          step?.at === entry.at &&
+          step.action === entry.action &&
+          step.actor === entry.actor &&
+          step.onBehalfOf === entry.onBehalfOf &&
+          !seen.has(key);
         if (real) seen.add(key);
       }
       effective.push(real);
     }
     return effective;
   }
+}
+
+/** Equal as the stores compare a compare-and-set's expected value (undefined: nothing stored). */
+function sameValue(current: unknown, expected: unknown): boolean {
+  return JSON.stringify(current ?? undefined) === JSON.stringify(expected);
 }
 
 /** The audit entry for step `index` of the request: who, what, when, the figures and the service's answer. */

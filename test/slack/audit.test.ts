@@ -143,14 +143,19 @@ describe('/cngn audit export', () => {
     // No cell of the file starts with what a spreadsheet would run.
     for (const row of rows) for (const cell of row) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
 
-    // JSON Lines hold each entry as chained: anyone can recompute the hashes with SHA-256 alone.
+    // JSON Lines hold each entry as chained, and whether it took effect (as the CSV says): anyone can
+    // recompute the hashes with SHA-256 alone, leaving out `hash` and `took_effect`.
     const lines = (jsonl?.content?.toString('utf8') ?? '')
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l) as AuditEntry);
-    expect(lines.map((e) => e.action)).toEqual(['filed', 'rejected', 'approved']);
-    for (const entry of lines) {
-      const { hash, ...rest } = entry;
+      .map((l) => JSON.parse(l) as AuditEntry & { took_effect?: boolean });
+    expect(lines.map((e) => [e.action, e.took_effect])).toEqual([
+      ['filed', true],
+      ['rejected', true],
+      ['approved', false],
+    ]);
+    for (const line of lines) {
+      const { hash, took_effect: _tookEffect, ...rest } = line;
       expect(createHash('sha256').update(canonicalJson(rest)).digest('hex')).toBe(hash);
     }
     expect(lines[1]?.prev).toBe(lines[0]?.hash);

@@ -47,6 +47,7 @@ async function exportAudit(command: ApprovalCommand, deps: ApprovalSlackDeps): P
   const name = `cngn-audit-${deps.environmentLabel.toLowerCase()}-${day(range.from ?? new Date(entries[0]?.at ?? now))}-to-${day(range.to)}`;
   const seqs = entries.map((e) => e.seq).filter((s): s is number => s !== undefined);
   const lastSeq = seqs.length ? Math.max(...seqs) : undefined;
+  const tookEffect = await deps.engine.auditTookEffect(entries);
   try {
     await sendFilesToUser(
       command.client,
@@ -55,12 +56,12 @@ async function exportAudit(command: ApprovalCommand, deps: ApprovalSlackDeps): P
         {
           filename: `${name}.csv`,
           title: `Audit log ${name} (CSV)`,
-          content: auditCsv(entries, await deps.engine.auditTookEffect(entries)),
+          content: auditCsv(entries, tookEffect),
         },
         {
           filename: `${name}.jsonl`,
           title: `Audit log ${name} (JSON Lines)`,
-          content: auditJsonLines(entries),
+          content: auditJsonLines(entries, tookEffect),
         },
       ],
       `Audit log export, ${entries.length} entries · ${deps.environmentLabel}`,
