@@ -35,6 +35,12 @@ const KEEP_ENDED_MS = 7 * 86_400_000;
 
 const indexKey = (environment: CngnEnvironment) => `delegations:${environment}`;
 
+/**
+ * The lock an approval in someone's place and a revocation both take (after the request's own lock),
+ * so a revocation confirmed to a person is never followed by an approval through that delegation.
+ */
+export const delegationsLockName = (environment: CngnEnvironment) => `delegations:${environment}`;
+
 /** Whether a delegation is in effect at `now`. */
 export function isLive(delegation: Delegation, now: Date): boolean {
   return !delegation.revoked && now.getTime() < Date.parse(delegation.until);
@@ -144,21 +150,25 @@ export async function revokeDelegations(
   }
   const revoked: ApprovalRequest[] = [];
   for (const delegation of ending) {
-    const next = await core.locked(delegation.id, async (request) => {
-      const current = request && delegationOf(request);
-      if (!request || !current || !isLive(current, core.now())) return undefined;
-      const at = core.now().toISOString();
-      const note =
-        by === current.delegator
-          ? 'taken back by the delegator'
-          : by === current.delegate
-            ? 'given up by the delegate'
-            : 'ended by an approver';
-      const step = { at, state: request.state, action: REVOKED_ACTION, actor: by, note };
-      const saved = { ...request, history: [...request.history, step] } as ApprovalRequest;
-      await core.write(request, saved);
-      return saved;
-    });
+    // The delegation request's lock, then the delegations lock (the order approvals take them in): an
+    // approval in the delegator's place under way finishes first, any later one reads the revocation.
+    const next = await core.locked(delegation.id, (request) =>
+      core.underDelegationsLock(async () => {
+        const current = request && delegationOf(request);
+        if (!request || !current || !isLive(current, core.now())) return undefined;
+        const at = core.now().toISOString();
+        const note =
+          by === current.delegator
+            ? 'taken back by the delegator'
+            : by === current.delegate
+              ? 'given up by the delegate'
+              : 'ended by an approver';
+        const step = { at, state: request.state, action: REVOKED_ACTION, actor: by, note };
+        const saved = { ...request, history: [...request.history, step] } as ApprovalRequest;
+        await core.write(request, saved);
+        return saved;
+      }),
+    );
     if (next) {
       revoked.push(next);
       await core.notify(next);
