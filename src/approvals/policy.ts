@@ -51,6 +51,8 @@ export type RefusalReason =
   | 'already-approved'
   /** The delegate of a delegation request cannot approve its creation. */
   | 'delegate'
+  /** A delegation request whose end has passed: approved, it would never be in effect. */
+  | 'window-ended'
   /** A delegate: every delegation they hold has ended (or its delegator is no approver any more). */
   | 'delegation-ended'
   /** A delegate: the request is above the delegation's cap. */
@@ -160,6 +162,10 @@ export class ApprovalPolicy {
     if (request.kind === 'delegation') {
       if (!approver) return { allowed: false, reason: 'not-approver' };
       if (user === request.payload.delegate) return { allowed: false, reason: 'delegate' };
+      const now = this.delegationSource?.now() ?? new Date();
+      if (!(Date.parse(request.payload.until) > now.getTime())) {
+        return { allowed: false, reason: 'window-ended' };
+      }
     }
     if (counted.has(user)) return { allowed: false, reason: 'already-approved' };
     if (approver) return { allowed: true };

@@ -90,6 +90,18 @@ describe('creating a delegation', () => {
     expect(fx.sandbox.requests.filter((r) => r.method === 'POST')).toEqual([]);
   });
 
+  it('refuses to approve a delegation whose window ended while it waited: it would never be in effect', async () => {
+    const filed = await engine.fileDelegation(CHIDI, BOLA, new Date(fx.clock.now().getTime() + DAY / 2));
+    fx.clock.advance(DAY / 2);
+    expect(await engine.approve(filed.id, ADE)).toMatchObject({ ok: false, reason: 'window-ended' });
+    await engine.idle();
+    expect(await engine.get(filed.id)).toMatchObject({ state: 'pending', approvals: [] });
+    expect(await engine.liveDelegations()).toEqual([]);
+    expect(await engine.core.options.policy.eligibleFor(filed)).toEqual([]);
+    // Its delegator may still cancel it, and an approver reject it.
+    expect(await engine.mayReject(filed.id, ADE)).not.toHaveProperty('refusal');
+  });
+
   it('refuses a delegation by a non-approver, to oneself, in the past, or longer than 90 days', async () => {
     const soon = new Date(fx.clock.now().getTime() + DAY);
     await expect(engine.fileDelegation(BOLA, EKENE, soon)).rejects.toThrow(/only an approver/);

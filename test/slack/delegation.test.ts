@@ -212,6 +212,22 @@ describe('/cngn delegate', () => {
     expect((await app.engine.get(request))?.approvals).toEqual([]);
   });
 
+  it('refuses to approve a delegation whose window has already ended, saying why; nothing changes', async () => {
+    const filed = await command(`delegate ${BOLA} until 6h`, CHIDI);
+    const id = /AR-[0-9A-F]{10}/.exec(filed)?.[0] ?? '';
+    clock.advance(DAY / 4);
+    const opened = app.slack.callsTo('views.open').length;
+    const before = app.slack.callsTo('chat.postEphemeral').length;
+    await click(app, 'approval.approve', `${id}:0`, APPROVER_A);
+    const said = await privateAnswer(APPROVER_A, before);
+    expect(said).toContain('has already ended');
+    expect(said).toContain('it would never be in effect');
+    // No review opened, nothing recorded, and no delegation in effect.
+    expect(app.slack.callsTo('views.open').length).toBe(opened);
+    expect(await app.engine.get(id)).toMatchObject({ state: 'pending', approvals: [] });
+    expect((await app.engine.liveDelegations()).filter((d) => d.id === id)).toEqual([]);
+  });
+
   it('answers what it cannot read, and refuses a delegation by someone who is not an approver', async () => {
     expect(await command('delegate bola until 3d', CHIDI)).toContain('Person: mention them');
     expect(await command(`delegate <@${BOLA}> for 3d`, CHIDI)).toContain('Until: say until when');
