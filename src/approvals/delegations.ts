@@ -89,7 +89,8 @@ export class DelegationBook {
   constructor(
     private readonly store: Store,
     private readonly environment: CngnEnvironment,
-    private readonly load: (id: string) => Promise<ApprovalRequest | undefined>,
+    /** The granting requests, in the order asked, in one store request. */
+    private readonly load: (ids: string[]) => Promise<Array<ApprovalRequest | undefined>>,
     private readonly now: () => Date,
   ) {}
 
@@ -107,9 +108,10 @@ export class DelegationBook {
   async all(): Promise<Delegation[]> {
     const now = this.now();
     const ids = await this.store.setMembers(indexKey(this.environment));
+    const requests = ids.length > 0 ? await this.load(ids) : [];
     const found: Delegation[] = [];
-    for (const id of ids) {
-      const request = await this.load(id);
+    for (const [index, id] of ids.entries()) {
+      const request = requests[index];
       const delegation = request && delegationOf(request);
       if (!delegation) continue; // its outcome is still being settled
       const endedAt = Date.parse(delegation.revoked?.at ?? delegation.until);

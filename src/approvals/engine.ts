@@ -110,7 +110,7 @@ export class ApprovalCore {
     this.delegations = new DelegationBook(
       options.store,
       options.api.environment,
-      (id) => this.repo.get(id),
+      (ids) => this.repo.getMany(ids),
       this.now,
     );
     options.policy.useDelegations({ all: () => this.delegations.all(), now: this.now });
