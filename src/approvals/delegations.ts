@@ -35,6 +35,12 @@ const KEEP_ENDED_MS = 7 * 86_400_000;
 
 const indexKey = (environment: CngnEnvironment) => `delegations:${environment}`;
 
+/**
+ * The lock an approval in someone's place and a revocation both take (after the request's own lock),
+ * so a revocation confirmed to a person is never followed by an approval through that delegation.
+ */
+export const delegationsLockName = (environment: CngnEnvironment) => `delegations:${environment}`;
+
 /** Whether a delegation is in effect at `now`. */
 export function isLive(delegation: Delegation, now: Date): boolean {
   return !delegation.revoked && now.getTime() < Date.parse(delegation.until);
@@ -83,7 +89,8 @@ export class DelegationBook {
   constructor(
     private readonly store: Store,
     private readonly environment: CngnEnvironment,
-    private readonly load: (id: string) => Promise<ApprovalRequest | undefined>,
+    /** The granting requests, in the order asked, in one store request. */
+    private readonly load: (ids: string[]) => Promise<Array<ApprovalRequest | undefined>>,
     private readonly now: () => Date,
   ) {}
 
@@ -101,9 +108,10 @@ export class DelegationBook {
   async all(): Promise<Delegation[]> {
     const now = this.now();
     const ids = await this.store.setMembers(indexKey(this.environment));
+    const requests = ids.length > 0 ? await this.load(ids) : [];
     const found: Delegation[] = [];
-    for (const id of ids) {
-      const request = await this.load(id);
+    for (const [index, id] of ids.entries()) {
+      const request = requests[index];
       const delegation = request && delegationOf(request);
       if (!delegation) continue; // its outcome is still being settled
       const endedAt = Date.parse(delegation.revoked?.at ?? delegation.until);
@@ -144,21 +152,25 @@ export async function revokeDelegations(
   }
   const revoked: ApprovalRequest[] = [];
   for (const delegation of ending) {
-    const next = await core.locked(delegation.id, async (request) => {
-      const current = request && delegationOf(request);
-      if (!request || !current || !isLive(current, core.now())) return undefined;
-      const at = core.now().toISOString();
-      const note =
-        by === current.delegator
-          ? 'taken back by the delegator'
-          : by === current.delegate
-            ? 'given up by the delegate'
-            : 'ended by an approver';
-      const step = { at, state: request.state, action: REVOKED_ACTION, actor: by, note };
-      const saved = { ...request, history: [...request.history, step] } as ApprovalRequest;
-      await core.write(request, saved);
-      return saved;
-    });
+    // The delegation request's lock, then the delegations lock (the order approvals take them in): an
+    // approval in the delegator's place under way finishes first, any later one reads the revocation.
+    const next = await core.locked(delegation.id, (request) =>
+      core.underDelegationsLock(async () => {
+        const current = request && delegationOf(request);
+        if (!request || !current || !isLive(current, core.now())) return undefined;
+        const at = core.now().toISOString();
+        const note =
+          by === current.delegator
+            ? 'taken back by the delegator'
+            : by === current.delegate
+              ? 'given up by the delegate'
+              : 'ended by an approver';
+        const step = { at, state: request.state, action: REVOKED_ACTION, actor: by, note };
+        const saved = { ...request, history: [...request.history, step] } as ApprovalRequest;
+        await core.write(request, saved);
+        return saved;
+      }),
+    );
     if (next) {
       revoked.push(next);
       await core.notify(next);

@@ -5,7 +5,7 @@ import type { CngnApi } from '../cngn/api.js';
 import { Money } from '../format/money.js';
 import type { Store } from '../store/index.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
-import { DelegationBook, delegationProblem } from './delegations.js';
+import { DelegationBook, delegationProblem, delegationsLockName } from './delegations.js';
 import { checkDraft, InvalidDraftError } from './draft.js';
 import type { ApprovalPolicy, RefusalReason } from './policy.js';
 import { needsRecheck, recheckFigures } from './recheck.js';
@@ -110,7 +110,7 @@ export class ApprovalCore {
     this.delegations = new DelegationBook(
       options.store,
       options.api.environment,
-      (id) => this.repo.get(id),
+      (ids) => this.repo.getMany(ids),
       this.now,
     );
     options.policy.useDelegations({ all: () => this.delegations.all(), now: this.now });
@@ -181,6 +181,27 @@ export class ApprovalCore {
 
   get(id: string): Promise<ApprovalRequest | undefined> {
     return this.repo.get(id);
+  }
+
+  /**
+   * The delegations lock, shared by every replica: an approval (or rejection) in someone's place reads
+   * the delegations and writes under it, and a revocation writes under it, so once a revocation is
+   * confirmed no later approval through that delegation counts. Always taken after a request's lock,
+   * never before one (a revocation too holds its own request's lock first): no two holders wait on
+   * each other.
+   */
+  underDelegationsLock<T>(fn: () => Promise<T>): Promise<T> {
+    return this.options.store.withLock(delegationsLockName(this.options.api.environment), fn);
+  }
+
+  /**
+   * Run a decision about `user` on `request` under the delegations lock when it may be made in someone
+   * else's place: the user is no approver in their own right (an approver's check never reads
+   * delegations) and the request is not a delegation (approved only by approvers in their own right).
+   */
+  private async asDelegateMaybe<T>(request: ApprovalRequest, user: string, fn: () => Promise<T>): Promise<T> {
+    const forOthers = request.kind !== 'delegation' && !(await this.options.policy.isApprover(user));
+    return forOthers ? this.underDelegationsLock(fn) : fn();
   }
 
   async file(unchecked: RequestDraft): Promise<ApprovalRequest> {
@@ -288,25 +309,27 @@ export class ApprovalCore {
         await this.write(request, closed, { click });
         return { ok: 'changed', request: closed, refusal: 'not-pending' };
       }
-      const check = await this.options.policy.check(request, user);
-      if (!check.allowed) return { ok: false, reason: check.reason, request };
-      click.signal?.throwIfAborted(); // the policy check may have read Slack: time has passed
-      const isFinal = request.approvals.length + 1 >= request.requiredApprovals;
-      if (isFinal && needsRecheck(request)) {
-        const busy = request.checking && now.getTime() - Date.parse(request.checking.at) < CHECK_HOLD_MS;
-        if (busy) return { ok: false, reason: 'checking', request };
-        const checking = {
-          user,
-          at: now.toISOString(),
-          ...(check.onBehalfOf ? { onBehalfOf: check.onBehalfOf } : {}),
-        };
-        const marked = { ...request, checking };
-        await this.write(request, marked, { audit: false, click });
-        return { ok: 'recheck', request: marked };
-      }
-      const next = this.withApproval(request, user, now, check.onBehalfOf);
-      await this.write(request, next, { click });
-      return { ok: true, request: next };
+      return this.asDelegateMaybe(request, user, async (): Promise<Step> => {
+        const check = await this.options.policy.check(request, user);
+        if (!check.allowed) return { ok: false, reason: check.reason, request };
+        click.signal?.throwIfAborted(); // the policy check may have read Slack: time has passed
+        const isFinal = request.approvals.length + 1 >= request.requiredApprovals;
+        if (isFinal && needsRecheck(request)) {
+          const busy = request.checking && now.getTime() - Date.parse(request.checking.at) < CHECK_HOLD_MS;
+          if (busy) return { ok: false, reason: 'checking', request };
+          const checking = {
+            user,
+            at: now.toISOString(),
+            ...(check.onBehalfOf ? { onBehalfOf: check.onBehalfOf } : {}),
+          };
+          const marked = { ...request, checking };
+          await this.write(request, marked, { audit: false, click });
+          return { ok: 'recheck', request: marked };
+        }
+        const next = this.withApproval(request, user, now, check.onBehalfOf);
+        await this.write(request, next, { click });
+        return { ok: true, request: next };
+      });
     });
     click.onRecorded?.(first.ok === 'recheck' ? { rechecking: true } : undefined);
     if (first.ok === 'changed') {
@@ -382,46 +405,61 @@ export class ApprovalCore {
       if (expired) return { ok: false, reason: 'expired', request: expired };
       const onBehalfOf = current.checking?.onBehalfOf;
       const cleared = { ...current, checking: undefined } as ApprovalRequest;
-      if (onBehalfOf) {
-        // A delegate's place is checked again: the delegation may have been revoked during the re-check.
+      if (!onBehalfOf) return this.finishCleared(current, cleared, user, outcome, failure, click);
+      // A delegate's place is checked again (the delegation may have been revoked during the re-check),
+      // and the approval written, under the delegations lock a revocation takes too.
+      return this.underDelegationsLock(async () => {
         const again = await this.options.policy.check(cleared, user);
         if (!again.allowed || again.onBehalfOf !== onBehalfOf) {
           await this.write(current, cleared, { audit: false, click });
           return { ok: false, reason: again.allowed ? 'delegation-ended' : again.reason, request: cleared };
         }
-      }
-      if (!outcome) {
-        await this.write(current, cleared, { audit: false, click });
-        return { ok: false, reason: 'recheck-failed', request: cleared, error: failure };
-      }
-      const now = this.now();
-      if (outcome.material) {
-        const back = transition(
-          {
-            ...outcome.request,
-            approvals: [],
-            round: current.round + 1,
-            reason: outcome.reason,
-            checking: undefined,
-          } as ApprovalRequest,
-          'pending',
-          { action: 'sent-back', actor: user, note: outcome.reason, at: now },
-        );
-        await this.write(current, back, { click });
-        return { ok: true, request: back };
-      }
-      const fresh = {
-        ...cleared,
-        display: outcome.request.display,
-        payload: outcome.request.payload,
-      } as ApprovalRequest;
-      const next = this.withApproval(fresh, user, now, onBehalfOf);
-      await this.write(current, next, { click });
-      return { ok: true, request: next };
+        return this.finishCleared(current, cleared, user, outcome, failure, click, onBehalfOf);
+      });
     });
     const expiredMeanwhile = !result.ok && result.reason === 'expired' && result.request;
     if (result.ok || expiredMeanwhile) await this.notify(result.request as ApprovalRequest);
     return result;
+  }
+
+  /** The rechecked approval's write, once its approver's place is settled (under both locks if a delegate's). */
+  private async finishCleared(
+    current: ApprovalRequest,
+    cleared: ApprovalRequest,
+    user: string,
+    outcome: Awaited<ReturnType<typeof recheckFigures>> | undefined,
+    failure: unknown,
+    click: ClickOptions,
+    onBehalfOf?: string,
+  ): Promise<ActionResult> {
+    if (!outcome) {
+      await this.write(current, cleared, { audit: false, click });
+      return { ok: false, reason: 'recheck-failed', request: cleared, error: failure };
+    }
+    const now = this.now();
+    if (outcome.material) {
+      const back = transition(
+        {
+          ...outcome.request,
+          approvals: [],
+          round: current.round + 1,
+          reason: outcome.reason,
+          checking: undefined,
+        } as ApprovalRequest,
+        'pending',
+        { action: 'sent-back', actor: user, note: outcome.reason, at: now },
+      );
+      await this.write(current, back, { click });
+      return { ok: true, request: back };
+    }
+    const fresh = {
+      ...cleared,
+      display: outcome.request.display,
+      payload: outcome.request.payload,
+    } as ApprovalRequest;
+    const next = this.withApproval(fresh, user, now, onBehalfOf);
+    await this.write(current, next, { click });
+    return { ok: true, request: next };
   }
 
   /**
@@ -494,20 +532,28 @@ export class ApprovalCore {
       const expired = await this.expireIfDue(request, now, click);
       if (expired) return { ok: false, reason: 'expired', request: expired, changed: true };
       if (request.state !== 'pending') return { ok: false, reason: 'not-pending', request };
-      const refusal = await refuse(request);
-      if (refusal) return { ok: false, reason: refusal, request };
-      click.signal?.throwIfAborted();
-      const base = { ...request, checking: undefined, ...(note ? { reason: note } : {}) } as ApprovalRequest;
-      const onBehalfOf = behalf();
-      const next = transition(base, to, {
-        action: to,
-        actor: user,
-        ...(onBehalfOf ? { onBehalfOf } : {}),
-        ...(note ? { note } : {}),
-        at: now,
-      });
-      await this.write(request, next, { click });
-      return { ok: true, request: next, changed: true };
+      const decide = async (): Promise<ActionResult & { changed?: boolean }> => {
+        const refusal = await refuse(request);
+        if (refusal) return { ok: false, reason: refusal, request };
+        click.signal?.throwIfAborted();
+        const base = {
+          ...request,
+          checking: undefined,
+          ...(note ? { reason: note } : {}),
+        } as ApprovalRequest;
+        const onBehalfOf = behalf();
+        const next = transition(base, to, {
+          action: to,
+          actor: user,
+          ...(onBehalfOf ? { onBehalfOf } : {}),
+          ...(note ? { note } : {}),
+          at: now,
+        });
+        await this.write(request, next, { click });
+        return { ok: true, request: next, changed: true };
+      };
+      // A rejection may be a delegate's, in someone's place: it too holds off a revocation.
+      return to === 'rejected' ? this.asDelegateMaybe(request, user, decide) : decide();
     });
     click.onRecorded?.();
     const { changed, ...answer } = result;

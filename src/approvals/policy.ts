@@ -51,6 +51,8 @@ export type RefusalReason =
   | 'already-approved'
   /** The delegate of a delegation request cannot approve its creation. */
   | 'delegate'
+  /** A delegation request whose end has passed: approved, it would never be in effect. */
+  | 'window-ended'
   /** A delegate: every delegation they hold has ended (or its delegator is no approver any more). */
   | 'delegation-ended'
   /** A delegate: the request is above the delegation's cap. */
@@ -160,12 +162,50 @@ export class ApprovalPolicy {
     if (request.kind === 'delegation') {
       if (!approver) return { allowed: false, reason: 'not-approver' };
       if (user === request.payload.delegate) return { allowed: false, reason: 'delegate' };
+      const now = this.delegationSource?.now() ?? new Date();
+      if (!(Date.parse(request.payload.until) > now.getTime())) {
+        return { allowed: false, reason: 'window-ended' };
+      }
     }
     if (counted.has(user)) return { allowed: false, reason: 'already-approved' };
     if (approver) return { allowed: true };
     if (request.kind === 'delegation') return { allowed: false, reason: 'not-approver' };
-    const held = (delegations ?? (await this.delegations())).filter((d) => d.delegate === user);
-    if (held.length === 0) return { allowed: false, reason: 'not-approver' };
+    const place = await this.placeAmong(request, user, counted, delegations ?? (await this.delegations()));
+    return 'reason' in place
+      ? { allowed: false, reason: place.reason }
+      : { allowed: true, onBehalfOf: place.delegation.delegator };
+  }
+
+  /**
+   * The delegation through which `user` (no approver in their own right) would approve `request` now,
+   * in its delegator's place; undefined when they would not (or approve in their own right). For
+   * saying whose place a delegate takes (their DM), with the delegations read once by the caller.
+   */
+  async placeFor(
+    request: ApprovalRequest,
+    user: string,
+    delegations?: readonly Delegation[],
+  ): Promise<Delegation | undefined> {
+    const check = await this.check(request, user, delegations);
+    if (!check.allowed || !check.onBehalfOf) return undefined;
+    const place = await this.placeAmong(
+      request,
+      user,
+      countedPeople(request),
+      delegations ?? (await this.delegations()),
+    );
+    return 'delegation' in place ? place.delegation : undefined;
+  }
+
+  /** A delegate's place on the request: the delegation ending last that fits, or why none does. */
+  private async placeAmong(
+    request: ApprovalRequest,
+    user: string,
+    counted: Set<string>,
+    delegations: readonly Delegation[],
+  ): Promise<{ delegation: Delegation } | { reason: RefusalReason }> {
+    const held = delegations.filter((d) => d.delegate === user);
+    if (held.length === 0) return { reason: 'not-approver' };
     const now = this.delegationSource?.now() ?? new Date();
     let refusal: RefusalReason = 'delegation-ended';
     // The delegation ending last is tried first; any one that fits is enough.
@@ -177,10 +217,10 @@ export class ApprovalPolicy {
           : counted.has(delegation.delegator)
             ? 'delegator-counted'
             : capProblem(delegation, request);
-      if (!problem) return { allowed: true, onBehalfOf: delegation.delegator };
+      if (!problem) return { delegation };
       if (refusal === 'delegation-ended') refusal = problem;
     }
-    return { allowed: false, reason: refusal };
+    return { reason: refusal };
   }
 
   /**
@@ -204,10 +244,11 @@ export class ApprovalPolicy {
 
   /**
    * Who may approve this request now (never its requester, nobody already counted), in list order:
-   * the approvers, then the delegates whose delegation covers it.
+   * the approvers, then the delegates whose delegation covers it. `delegations` may be passed when
+   * asking of many requests at once (read once).
    */
-  async eligibleFor(request: ApprovalRequest): Promise<string[]> {
-    const delegations = await this.delegations();
+  async eligibleFor(request: ApprovalRequest, read?: readonly Delegation[]): Promise<string[]> {
+    const delegations = read ?? (await this.delegations());
     const eligible: string[] = [];
     for (const user of await this.approversAndDelegates(delegations)) {
       if ((await this.check(request, user, delegations)).allowed) eligible.push(user);

@@ -2,6 +2,7 @@
 // sweep rather than a timer, so they survive restarts and run once across replicas: a reminder is a
 // history step written under the request's lock, and a point is sent only if no step of the current
 // plan already covers it. A reminder never approves anything; it names who still may.
+import type { Delegation } from './delegations.js';
 import type { ApprovalCore } from './engine.js';
 import { countedPeople } from './policy.js';
 import { transition } from './state-machine.js';
@@ -100,11 +101,15 @@ export class Reminders {
   async sweep(): Promise<ApprovalRequest[]> {
     if (this.points.length === 0) return [];
     const sent: ApprovalRequest[] = [];
+    const policy = this.core.options.policy;
+    // The delegations, read once for the whole sweep (and only if a reminder is due).
+    let delegations: Promise<Delegation[]> | undefined;
     for (const open of await this.core.openRequests()) {
       if (dueReminder(open, this.points, this.core.now()) === undefined) continue;
       // Who may approve it (approvers, and delegates whose delegation covers it): group membership may
       // be a Slack read, so before the lock, not while holding it.
-      const approvers = await this.core.options.policy.eligibleFor(open);
+      delegations ??= policy.delegations();
+      const approvers = await policy.eligibleFor(open, await delegations);
       const reminded = await this.core.locked(open.id, async (request) => {
         if (!request) return undefined;
         const now = this.core.now();

@@ -47,6 +47,11 @@ export class ApprovalRepository {
     return this.store.get<ApprovalRequest>(requestKey(id));
   }
 
+  /** Several requests in one store request, in the order asked (undefined where none). */
+  getMany(ids: string[]): Promise<Array<ApprovalRequest | undefined>> {
+    return this.store.getMany<ApprovalRequest>(ids.map(requestKey));
+  }
+
   /**
    * Persist the request, keep the open set in step, and audit its newest history step. The store has
    * no multi-key transaction, so the writes are ordered for a crash between any two of them: the

@@ -6,10 +6,10 @@
 // Runs after the engine persisted the change. Where each copy is, and what it last showed, is kept in
 // the store per request, so a restart or a Slack failure is made good on the next change or at start-up.
 import type { WebClient } from '@slack/web-api';
-import type { ApprovalEngine } from '../approvals/index.js';
+import type { ApprovalEngine, Delegation } from '../approvals/index.js';
 import { type ApprovalRequest, FINAL_STATES } from '../approvals/types.js';
 import type { Store } from '../store/index.js';
-import { approvalDm } from './blocks/approval-dm.js';
+import { approvalDm, type DelegatePlace } from './blocks/approval-dm.js';
 import { CoalescedRuns } from './coalesced-runs.js';
 
 export interface ApprovalDmsOptions {
@@ -102,13 +102,26 @@ export class ApprovalDms {
 
   private async bringUpToDate(id: string): Promise<void> {
     const { store, engine, client } = this.options;
+    const policy = engine.core.options.policy;
     const request = await engine.get(id);
     if (!request) return store.removeFromSet(UNSETTLED_SET, id);
+    // The delegations, read at most once for all of this request's copies (and only if one needs them).
+    let read: Promise<Delegation[]> | undefined;
+    const delegations = () => {
+      read ??= policy.delegations();
+      return read;
+    };
+    /** A delegate's place on the request, said on their copy; none for an approver in their own right. */
+    const placeOf = async (user: string): Promise<DelegatePlace | undefined> => {
+      if (request.state !== 'pending' || (await policy.isApprover(user))) return undefined;
+      const delegation = await policy.placeFor(request, user, await delegations());
+      return delegation && { delegator: delegation.delegator, until: delegation.until };
+    };
     let record = await store.get<DmRecord>(dmRecordKey(id));
     if (!record) {
       // Approvers are told of a request while it waits for them; one that ended first needs no DM.
       if (request.state !== 'pending') return store.removeFromSet(UNSETTLED_SET, id);
-      record = { copies: [], toTell: await engine.core.options.policy.eligibleFor(request) };
+      record = { copies: [], toTell: await policy.eligibleFor(request, await delegations()) };
       await store.addToSet(UNSETTLED_SET, id);
       await store.set(dmRecordKey(id), record);
     }
@@ -124,7 +137,8 @@ export class ApprovalDms {
     for (const user of [...record.toTell]) {
       try {
         // Posting to a user id lands in the app's DM with them; Slack answers with the DM's channel.
-        const posted = await client.chat.postMessage({ channel: user, ...approvalDm(request, now, user) });
+        const dm = approvalDm(request, now, user, await placeOf(user));
+        const posted = await client.chat.postMessage({ channel: user, ...dm });
         if (!posted.ts || !posted.channel) throw new Error('chat.postMessage answered without ts or channel');
         record.copies.push({ user, channel: posted.channel, ts: posted.ts, shown: rendering });
         record.toTell = record.toTell.filter((u) => u !== user);
@@ -139,7 +153,7 @@ export class ApprovalDms {
         await client.chat.update({
           channel: copy.channel,
           ts: copy.ts,
-          ...approvalDm(request, now, copy.user),
+          ...approvalDm(request, now, copy.user, await placeOf(copy.user)),
         });
         copy.shown = rendering;
         await save(record);

@@ -9,6 +9,7 @@ import {
   parseTiers,
   type RequestDraft,
 } from '../../src/approvals/index.js';
+import { createStore } from '../../src/store/index.js';
 import { DEST, type EngineFixture, REQUESTER, startEngineFixture, twoNetworks } from './fixture.js';
 
 const ADE = 'U_ADE'; // approver
@@ -88,6 +89,18 @@ describe('creating a delegation', () => {
     ]);
     // Nothing was sent to the service for it.
     expect(fx.sandbox.requests.filter((r) => r.method === 'POST')).toEqual([]);
+  });
+
+  it('refuses to approve a delegation whose window ended while it waited: it would never be in effect', async () => {
+    const filed = await engine.fileDelegation(CHIDI, BOLA, new Date(fx.clock.now().getTime() + DAY / 2));
+    fx.clock.advance(DAY / 2);
+    expect(await engine.approve(filed.id, ADE)).toMatchObject({ ok: false, reason: 'window-ended' });
+    await engine.idle();
+    expect(await engine.get(filed.id)).toMatchObject({ state: 'pending', approvals: [] });
+    expect(await engine.liveDelegations()).toEqual([]);
+    expect(await engine.core.options.policy.eligibleFor(filed)).toEqual([]);
+    // Its delegator may still cancel it, and an approver reject it.
+    expect(await engine.mayReject(filed.id, ADE)).not.toHaveProperty('refusal');
   });
 
   it('refuses a delegation by a non-approver, to oneself, in the past, or longer than 90 days', async () => {
@@ -249,6 +262,46 @@ describe('rejecting and reminders', () => {
     fx.clock.advance(DAY / 2);
     const [reminded] = await engine.reminders.sweep();
     expect(reminded?.history.at(-1)?.reminder?.waiting).toEqual([CHIDI, DAYO, BOLA]);
+  });
+});
+
+describe('reading the delegations', () => {
+  it('reads them once per reminder sweep, however many requests it reminds of, in one store request', async () => {
+    await fx.close();
+    const store = await createStore('memory://');
+    const reads = { index: 0, one: 0 }; // index reads; single reads of a granting request
+    const granting = new Set<string>();
+    // The store as the engine sees it, counting reads of the delegation index and of single requests.
+    const counted = new Proxy(store, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (key === 'setMembers' && String(args[0]).startsWith('delegations:')) reads.index += 1;
+          if (key === 'get' && granting.has(String(args[0]))) reads.one += 1;
+          return value.apply(target, args);
+        };
+      },
+    });
+    fx = await startEngineFixture({
+      store: counted,
+      engine: { policy: policy(), reminderPoints: [{ share: 0.5, label: '50%' }] },
+    });
+    engine = fx.engine;
+    [networkId] = await twoNetworks(fx.client);
+    granting.add(`approval:${await delegate(CHIDI, BOLA)}`);
+    granting.add(`approval:${await delegate(DAYO, BOLA, { approver: ADE })}`);
+    for (const amount of ['1500', '2500', '3500', '4500']) await engine.file(withdrawal(amount));
+    fx.clock.advance(DAY / 2);
+    reads.index = 0;
+    reads.one = 0;
+    const reminded = await engine.reminders.sweep();
+    expect(reminded).toHaveLength(4);
+    for (const request of reminded) expect(request.history.at(-1)?.reminder?.waiting).toContain(BOLA);
+    expect(reads.index).toBe(1);
+    // The granting requests come in one getMany, not one read each.
+    expect(reads.one).toBe(0);
+    await store.close();
   });
 });
 

@@ -162,6 +162,33 @@ describe('the review modal', () => {
     expect(sends(app, '/v1/api/withdraw')).toBe(0);
   });
 
+  it('refuses a review whose channel is no Slack id, or a channel its request is not in; nothing moves', async () => {
+    app = await startApprovalApp();
+    const id = await fileWithdrawal(app, '975');
+    const { view } = await reviewFor(app, id, APPROVER_A);
+    if (!view) throw new Error('the review did not open');
+    const ephemerals = app.slack.callsTo('chat.postEphemeral').length;
+    for (const channel of ['#general', 'UAPPROVERA', 'c-lowercase-1', 'CELSEWHERE1', 'GPRIVATE01']) {
+      const meta = { id, round: 0, environment: 'sandbox', channel };
+      const tampered = { ...view, private_metadata: JSON.stringify(meta) };
+      const refusal = refusedInModal(await submitReview(app.sender, tampered, APPROVER_A));
+      expect(refusal, channel).toMatch(/could not be read|never posted in/);
+    }
+    await app.engine.idle();
+    expect((await app.engine.get(id))?.approvals).toEqual([]);
+    expect(sends(app, '/v1/api/withdraw')).toBe(0);
+    // Nothing was said anywhere on the strength of those channels.
+    expect(app.slack.callsTo('chat.postEphemeral').slice(ephemerals)).toEqual([]);
+    // The request's own channel, and a DM, are where Approve is clicked: those are taken.
+    const dm = {
+      ...view,
+      private_metadata: JSON.stringify({ id, round: 0, environment: 'sandbox', channel: 'DAPPROVERA1' }),
+    };
+    expect((await submitReview(app.sender, dm, APPROVER_A)).body).toBe('');
+    await waitUntil(async () => (await app?.engine.get(id))?.state === 'sent', 'sent');
+    expect(JSON.parse(view.private_metadata).channel).toBe(APPROVALS_CHANNEL);
+  });
+
   it('still refuses the requester’s own submission, should one arrive', async () => {
     app = await startApprovalApp();
     const id = await fileWithdrawal(app, '950');

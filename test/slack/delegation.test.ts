@@ -4,6 +4,7 @@
 // message, the thread and the audit log say "on behalf of"; above the cap or after a revocation the
 // click changes nothing; `/cngn policy` and `/cngn delegate` show it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lagosTime } from '../../src/format/display.js';
 import { Clock } from '../approvals/fixture.js';
 import { postSigned } from '../support/slack-requests.js';
 import {
@@ -143,11 +144,21 @@ describe('/cngn delegate', () => {
 
   it('lets the delegate approve within the cap in the delegator’s place, said on the message, in the thread and in the audit log', async () => {
     const id = await fileWithdrawal(app, '1500');
-    // The delegate is told, like an approver.
-    await app.slack.waitFor(
+    // The delegate is told, like an approver, and in whose place they approve, until when.
+    const dm = await app.slack.waitFor(
       'chat.postMessage',
       (c) => c.body.channel === BOLA && JSON.stringify(c.body.blocks ?? []).includes(`${id}:0`),
     );
+    const [delegation] = await app.engine.liveDelegations();
+    const place = `asks for your approval (you approve in <@${CHIDI}>'s place until ${lagosTime(delegation?.until ?? '')}): `;
+    expect(String(dm.body.text)).toContain(place);
+    expect(JSON.stringify(dm.body.blocks)).toContain(JSON.stringify(place).slice(1, -1));
+    // An approver in their own right is asked plainly.
+    const asked = await app.slack.waitFor(
+      'chat.postMessage',
+      (c) => c.body.channel === APPROVER_A && JSON.stringify(c.body.blocks ?? []).includes(`${id}:0`),
+    );
+    expect(String(asked.body.text)).toMatch(/asks for your approval: /);
     // App Home lists it as waiting for the delegate, with the delegation in effect.
     expect((await homeOpened(BOLA)).status).toBe(200);
     const home = await app.slack.waitFor(
@@ -210,6 +221,22 @@ describe('/cngn delegate', () => {
     await click(app, 'approval.approve', `${request}:0`, BOLA);
     expect(await privateAnswer(BOLA, before)).toContain('has ended');
     expect((await app.engine.get(request))?.approvals).toEqual([]);
+  });
+
+  it('refuses to approve a delegation whose window has already ended, saying why; nothing changes', async () => {
+    const filed = await command(`delegate ${BOLA} until 6h`, CHIDI);
+    const id = /AR-[0-9A-F]{10}/.exec(filed)?.[0] ?? '';
+    clock.advance(DAY / 4);
+    const opened = app.slack.callsTo('views.open').length;
+    const before = app.slack.callsTo('chat.postEphemeral').length;
+    await click(app, 'approval.approve', `${id}:0`, APPROVER_A);
+    const said = await privateAnswer(APPROVER_A, before);
+    expect(said).toContain('has already ended');
+    expect(said).toContain('it would never be in effect');
+    // No review opened, nothing recorded, and no delegation in effect.
+    expect(app.slack.callsTo('views.open').length).toBe(opened);
+    expect(await app.engine.get(id)).toMatchObject({ state: 'pending', approvals: [] });
+    expect((await app.engine.liveDelegations()).filter((d) => d.id === id)).toEqual([]);
   });
 
   it('answers what it cannot read, and refuses a delegation by someone who is not an approver', async () => {

@@ -241,7 +241,7 @@ export class FakeSlack {
     if (!ok) return;
     if (method === 'chat.postMessage') {
       const ts = String((answer as { ts?: string }).ts);
-      const channel = String(body.channel);
+      const channel = String((answer as { channel?: string }).channel ?? body.channel);
       this.shown.set(`${channel}/${ts}`, {
         channel,
         ts,
@@ -268,8 +268,13 @@ export class FakeSlack {
   private defaultAnswer(method: string, body: Record<string, unknown>): unknown {
     const ts = `${Math.floor(Date.now() / 1000)}.${String(++this.counter).padStart(6, '0')}`;
     switch (method) {
-      case 'chat.postMessage':
-        return { ok: true, channel: body.channel, ts, message: { ts, text: body.text } };
+      case 'chat.postMessage': {
+        // As Slack does: a post to a user id lands in the app's DM with them, and names that DM (D…).
+        const channel = /^[UW][A-Z0-9_]+$/.test(String(body.channel))
+          ? `D${String(body.channel)}`
+          : body.channel;
+        return { ok: true, channel, ts, message: { ts, text: body.text } };
+      }
       case 'chat.update':
         return { ok: true, channel: body.channel, ts: body.ts };
       case 'chat.getPermalink':

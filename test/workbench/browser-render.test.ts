@@ -7,6 +7,8 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../src/approvals/types.js';
+import { lagosTime } from '../../src/format/display.js';
+import { approvalDm } from '../../src/slack/blocks/approval-dm.js';
 import { approvalMessage } from '../../src/slack/blocks/approval-message.js';
 import { withdrawModal } from '../../src/slack/blocks/approval-modals.js';
 import { redeemModal } from '../../src/slack/blocks/approval-modals-bank.js';
@@ -438,6 +440,23 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
     // A link that is not http(s) is not offered.
     expect(await jsonl.getByRole('link').count()).toBe(0);
     await screenshot(page, 'render-files');
+  });
+
+  it("shows a delegate's request DM naming in whose place they approve, and until when", async () => {
+    const until = '2026-11-30T23:00:00.000Z';
+    const dm = approvalDm(request, NOW, 'U0DAYO', { delegator: 'U0CHIDI', until });
+    stub.change((s) => {
+      s.messages.D0BOT?.push(message('D0BOT', 7, dm));
+    });
+    await page.getByRole('button', { name: 'cngn-desk' }).click();
+    const copy = log().locator('article', { hasText: 'asks for your approval' });
+    await contains(
+      copy,
+      `@Ada asks for your approval (you approve in @Chidi's place until ${lagosTime(until)})`,
+    );
+    await contains(copy, 'AR-7Q2M9K4D1X');
+    await copy.scrollIntoViewIfNeeded();
+    await screenshot(page, 'render-delegate-dm');
   });
 
   it('shows "(edited)" of a follow-on message after its text, with no bare meta line', async () => {

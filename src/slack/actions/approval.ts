@@ -23,7 +23,7 @@ import {
   staleRoundNotice,
 } from '../blocks/approval-message.js';
 import { rejectModal } from '../blocks/approval-modals.js';
-import { reviewModal } from '../blocks/approval-review.js';
+import { reviewModal, SLACK_CHANNEL_ID } from '../blocks/approval-review.js';
 import {
   CLICK_ACK_DEADLINE_MS,
   type Click,
@@ -208,7 +208,8 @@ export function registerApprovalActions(app: App, deps: ApprovalSlackDeps): void
           id,
           round,
           environment: check.request.environment,
-          ...(click.channel ? { channel: click.channel } : {}),
+          // Only a channel id Slack could have sent; the submission checks it again (views/approval-review.ts).
+          ...(click.channel && SLACK_CHANNEL_ID.test(click.channel) ? { channel: click.channel } : {}),
         };
         await client.views.open({
           trigger_id: click.triggerId ?? '',

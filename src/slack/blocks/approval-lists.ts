@@ -94,6 +94,10 @@ export function refusalText(reason: Refusal, request?: ApprovalRequest): string 
       return 'That approval request no longer exists.';
     case 'delegate':
       return `You are the delegate named in ${title}, so you cannot approve it: another approver must.`;
+    case 'window-ended': {
+      const until = request?.kind === 'delegation' ? ` (${lagosTime(request.payload.until)})` : '';
+      return `The window of ${title} has already ended${until}: approved now, it would never be in effect, so it was not approved and nothing changed. Its delegator can file a new one, or cancel this one.`;
+    }
     case 'delegation-ended':
       return `The delegation that let you approve in an approver's place has ended (or was revoked), so nothing changed.`;
     case 'over-cap':

@@ -10,6 +10,9 @@ import { escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
 import { KIND_TITLE, requestTitle } from './approval-format.js';
 import { approverWords, destinationFields, figuresSection } from './approval-message.js';
 
+/** A Slack conversation id as the review's metadata may carry it: a channel (C, G) or a DM (D). */
+export const SLACK_CHANNEL_ID = /^[CDG][A-Z0-9]{8,39}$/;
+
 export const REVIEW_VIEW = 'approval.review.submit';
 
 /** Slack refuses a modal whose submit text is longer than this. */

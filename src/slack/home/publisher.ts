@@ -5,7 +5,7 @@
 // Every read comes from the store and the caches (requests, the last balance read, the request
 // budget's state, the last alerts): publishing Home never calls the service.
 import type { WebClient } from '@slack/web-api';
-import type { ApprovalEngine } from '../../approvals/index.js';
+import { type ApprovalEngine, isLive } from '../../approvals/index.js';
 import type { ApprovalRequest } from '../../approvals/types.js';
 import type { CngnApi } from '../../cngn/api.js';
 import type { Store } from '../../store/index.js';
@@ -153,7 +153,9 @@ export class HomePublisher {
     const { engine, api, store } = this.options;
     const now = this.now();
     const open = await engine.openRequests();
-    const waiting = await waitingFor(engine, user, now, open);
+    // The delegations, read once: what waits for this person, and the ones to or from them.
+    const delegations = await engine.core.options.policy.delegations();
+    const waiting = await waitingFor(engine, user, now, open, delegations);
     const ids = new Set([
       ...((await store.get<string[]>(mineKey(user))) ?? []),
       ...open.filter((r) => r.requester === user).map((r) => r.id),
@@ -173,8 +175,8 @@ export class HomePublisher {
       balance: await api.lastBalance().catch(() => undefined),
       budget: await api.budget().catch(() => undefined),
       alerts: (await this.options.alerts?.latest(5).catch(() => undefined)) ?? [],
-      delegations: (await engine.liveDelegations()).filter(
-        (d) => d.delegator === user || d.delegate === user,
+      delegations: delegations.filter(
+        (d) => isLive(d, engine.core.now()) && (d.delegator === user || d.delegate === user),
       ),
     };
   }

@@ -2,7 +2,7 @@
 // them: never their own, never one they already count on; a delegate's within their delegation). App
 // Home and `/cngn pending`'s Review all ask this one question, so the two never disagree about who may
 // approve what.
-import type { ApprovalEngine } from '../../approvals/index.js';
+import type { ApprovalEngine, Delegation } from '../../approvals/index.js';
 import type { ApprovalRequest } from '../../approvals/types.js';
 
 export async function waitingFor(
@@ -10,9 +10,10 @@ export async function waitingFor(
   user: string,
   now: Date,
   open?: readonly ApprovalRequest[],
+  read?: readonly Delegation[],
 ): Promise<ApprovalRequest[]> {
   const policy = engine.core.options.policy;
-  const delegations = await policy.delegations(); // read once for the whole list
+  const delegations = read ?? (await policy.delegations()); // read once for the whole list
   const waiting: ApprovalRequest[] = [];
   for (const request of open ?? (await engine.openRequests())) {
     if (request.state !== 'pending' || Date.parse(request.expiresAt) <= now.getTime()) continue;

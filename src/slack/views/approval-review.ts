@@ -8,6 +8,7 @@ import type { App, ViewSubmitAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { type ActionResult, MaybeRecordedError } from '../../approvals/index.js';
+import type { ApprovalRequest } from '../../approvals/types.js';
 import { withinDeadline } from '../../store/index.js';
 import type { ApprovalSlackDeps } from '../actions/approval.js';
 import { explainRefusal } from '../actions/approval.js';
@@ -18,7 +19,12 @@ import { answerPlace } from '../actions/click-answer.js';
 import { environmentLabel } from '../blocks/approval-format.js';
 import { refusalText } from '../blocks/approval-lists.js';
 import { noticeView } from '../blocks/approval-modals.js';
-import { changedWhileOpen, REVIEW_VIEW, reviewRefusedView } from '../blocks/approval-review.js';
+import {
+  changedWhileOpen,
+  REVIEW_VIEW,
+  reviewRefusedView,
+  SLACK_CHANNEL_ID,
+} from '../blocks/approval-review.js';
 
 /**
  * The store read before the write gets this much of the 3 s, the write the 2 s of a click. A read that
@@ -33,8 +39,23 @@ const metadataSchema = z.object({
   id: z.string().regex(/^[A-Za-z0-9_-]{1,60}$/),
   round: z.number().int().min(0).max(1_000_000),
   environment: z.enum(['sandbox', 'test', 'live']),
-  channel: z.string().min(1).max(40).optional(),
+  /** Where Approve was clicked, so private answers go there: absent for App Home. */
+  channel: z.string().regex(SLACK_CHANNEL_ID).optional(),
 });
+
+/**
+ * Whether the channel the modal carries is one Approve could have been clicked in: a DM (the copy sent
+ * to the person, where only they see an answer), or else the channel of the request's own message (the
+ * approvals channel). Any other channel is refused: private answers never go somewhere else.
+ */
+function channelFits(
+  channel: string | undefined,
+  deps: ApprovalSlackDeps,
+  request?: ApprovalRequest,
+): boolean {
+  if (channel === undefined || channel.startsWith('D')) return true;
+  return channel === deps.approvalsChannel || channel === request?.slackMessage?.channel;
+}
 
 const submissionSchema = z.object({
   user: z.object({ id: z.string().min(1) }),
@@ -81,6 +102,13 @@ export function registerReviewView(app: App, deps: ApprovalSlackDeps): void {
       });
       return undefined;
     });
+    const read = check && ('stale' in check ? check.stale : check.request);
+    if (!channelFits(meta.channel, deps, read)) {
+      deps.log?.warn('review submission names a channel its request is not in', { requestId: meta.id });
+      const why =
+        'This review names a channel its request was never posted in, so nothing was approved. Approve again from the request message.';
+      return ack({ response_action: 'update', view: reviewRefusedView(why) });
+    }
     if (check && !check.ok) {
       const view =
         'stale' in check
