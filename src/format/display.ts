@@ -38,10 +38,26 @@ const lagosFormat = new Intl.DateTimeFormat('en-US', {
 
 type LagosParts = Record<'weekday' | 'day' | 'month' | 'year' | 'hour' | 'minute', string>;
 
+// Every field shown has minute resolution, and Lagos has kept a whole-hour offset since 1919: the
+// parts of one minute are formatted once. An answer reads two (the data's time and now), so a few
+// recent minutes are kept.
+const MINUTE_MS = 60_000;
+const WHOLE_MINUTE_OFFSETS_FROM = Date.UTC(1920, 0, 1);
+const recentMinutes = new Map<number, LagosParts>();
+
 function lagosParts(date: Date): LagosParts {
+  const time = date.getTime();
+  const minute = Math.floor(time / MINUTE_MS);
+  const cacheable = time >= WHOLE_MINUTE_OFFSETS_FROM;
+  const known = cacheable ? recentMinutes.get(minute) : undefined;
+  if (known) return known;
   const parts: LagosParts = { weekday: '', day: '', month: '', year: '', hour: '', minute: '' };
   for (const part of lagosFormat.formatToParts(date)) {
     if (part.type in parts) parts[part.type as keyof LagosParts] = part.value;
+  }
+  if (cacheable) {
+    if (recentMinutes.size >= 8) recentMinutes.delete(recentMinutes.keys().next().value as number);
+    recentMinutes.set(minute, parts);
   }
   return parts;
 }

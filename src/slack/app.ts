@@ -9,6 +9,7 @@ import { App, type Logger as BoltLogger, type CustomRoute, HTTPReceiver, LogLeve
 import { match } from 'path-to-regexp';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
+import { foldListeners } from './listener-router.js';
 import { guardSlackRequests, pathOf, refuse, SLACK_BODY_LIMIT_BYTES } from './request-guard.js';
 
 export const SLACK_EVENTS_PATH = '/slack/events';
@@ -133,7 +134,9 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   app.error(async (error) => {
     options.logger.error('unhandled error in a Slack listener', { error: error.message });
   });
-  for (const plugin of options.plugins ?? []) plugin(app);
+  const folded = foldListeners(app);
+  for (const plugin of options.plugins ?? []) plugin(folded.app);
+  folded.bind();
 
   const handle: SlackApp = {
     app,
@@ -173,6 +176,8 @@ function guardedReceiver(
     customRoutes: routes,
     logger,
     bodyLimit: SLACK_BODY_LIMIT_BYTES,
+    // The guard below verifies every request before the receiver reads it.
+    signatureVerification: false,
   });
   receiver.requestListener = guardSlackRequests(receiver.requestListener, {
     path: SLACK_EVENTS_PATH,

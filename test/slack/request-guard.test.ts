@@ -5,7 +5,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { type Harness, startHarness } from '../support/harness.js';
-import { postSigned, slashCommand } from '../support/slack-requests.js';
+import { postSigned, signSlackBody, slashCommand } from '../support/slack-requests.js';
 
 let h: Harness;
 const lines: Array<Record<string, unknown>> = [];
@@ -125,12 +125,39 @@ describe('requests to /slack/events that are not Slack requests', () => {
     expect(lines.slice(before).map((l) => l.level)).toEqual(['warn']);
   });
 
-  it('leaves an unsigned body, even `null`, to Bolt, which refuses it (401) without reading it', async () => {
+  it('refuses an unsigned body, even `null`, with 401 before reading it', async () => {
     const answer = await postSigned(h.sender, 'null', { contentType: json, signature: 'v0=forged' });
     expect(answer.status).toBe(401);
   });
 
-  it('still refuses a forged signature on a well-formed body (401): the signature is checked as before', async () => {
+  it('refuses a signature in another case, of another version or missing, with 401', async () => {
+    const body = 'command=%2Fcngn&text=help';
+    const good = signSlackBody(h.sender.signingSecret, body)['x-slack-signature'] ?? '';
+    const upper = `v0=${good.slice(3).toUpperCase()}`;
+    for (const signature of [upper, good.replace('v0=', 'v1='), `${good}00`, 'v0', '']) {
+      expect((await postSigned(h.sender, body, { signature })).status).toBe(401);
+    }
+  });
+
+  it("passes Slack's unsigned SSL check on, as `ssl_check=1` alone (200), whatever else came with it", async () => {
+    const command = new URLSearchParams({
+      command: '/cngn',
+      text: 'help',
+      user_id: 'UREQ',
+      channel_id: 'CCMD',
+      trigger_id: '1.1',
+      response_url: h.slack.responseUrl('smuggled'),
+    });
+    const answer = await postSigned(h.sender, `ssl_check=1&${command}`, { signature: 'v0=forged' });
+    expect(answer.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(h.slack.callsTo('response_url:smuggled')).toEqual([]);
+    // The same command, signed, is answered there: the check above would have seen it.
+    expect((await postSigned(h.sender, command.toString())).status).toBe(200);
+    await h.slack.waitFor('response_url:smuggled');
+  });
+
+  it('still refuses a forged signature on a well-formed body (401)', async () => {
     const answer = await slashCommand(h.sender, {
       text: 'help',
       responseUrl: h.slack.responseUrl('forged'),
