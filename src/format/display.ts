@@ -24,17 +24,23 @@ export function naira(amount: string | null | undefined): string {
 }
 
 // One Intl formatter for every Lagos time: building date-fns TZDates per call cost more than the rest
-// of a /cngn answer together.
-const lagosFormat = new Intl.DateTimeFormat('en-US', {
-  timeZone: LAGOS,
-  weekday: 'short',
-  day: 'numeric',
-  month: 'short',
-  year: 'numeric',
-  hour: '2-digit',
-  minute: '2-digit',
-  hourCycle: 'h23',
-});
+// of a /cngn answer together. Built on first use: it pulls ~6 MB of ICU's locale and time-zone data
+// into the process, which a bot that has shown no time yet (idle after start-up) need not hold.
+let lagosFormat: Intl.DateTimeFormat | undefined;
+
+function lagosFormatter(): Intl.DateTimeFormat {
+  lagosFormat ??= new Intl.DateTimeFormat('en-US', {
+    timeZone: LAGOS,
+    weekday: 'short',
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  });
+  return lagosFormat;
+}
 
 type LagosParts = Record<'weekday' | 'day' | 'month' | 'year' | 'hour' | 'minute', string>;
 
@@ -52,7 +58,7 @@ function lagosParts(date: Date): LagosParts {
   const known = cacheable ? recentMinutes.get(minute) : undefined;
   if (known) return known;
   const parts: LagosParts = { weekday: '', day: '', month: '', year: '', hour: '', minute: '' };
-  for (const part of lagosFormat.formatToParts(date)) {
+  for (const part of lagosFormatter().formatToParts(date)) {
     if (part.type in parts) parts[part.type as keyof LagosParts] = part.value;
   }
   if (cacheable) {
