@@ -16,6 +16,7 @@
 // same load on the machine; each figure is the median of the rounds, with their range. Beside the
 // latencies, each app's CPU time per request (from /proc, Linux only): what the ack and the answer
 // cost, whatever else the machine runs.
+
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
@@ -28,6 +29,7 @@ import { Pool } from 'undici';
 import { SIGNING_SECRET } from '../test/support/harness.js';
 import { signSlackBody } from '../test/support/slack-requests.js';
 import { pinning } from './pinning.js';
+import { type ProductionNode, productionNode } from './production.js';
 import { emitResult } from './results.js';
 
 const REQUESTS = Number(process.env.BENCH_ACK_REQUESTS ?? 2_000);
@@ -134,14 +136,21 @@ async function measure(baseUrl: string, responseUrl: string, pid: number | undef
   return { paced, saturated: figures(saturatedTimes), cpuMicrosPerRequest };
 }
 
-/** Starts a bench script in its own process (under `prefix`, e.g. taskset) and reads its JSON line. */
+/**
+ * Starts a bench script in its own process (under `prefix`, e.g. taskset) and reads its JSON line.
+ * `production`: with npm start's node flags and environment (the apps under test, both of them).
+ */
 async function spawnServer<T>(
   args: string[],
   prefix: string[] = [],
+  production?: ProductionNode,
 ): Promise<{ info: T; child: ChildProcess }> {
-  const node = [process.execPath, '--import', 'tsx', ...args];
+  const node = [process.execPath, ...(production?.flags ?? []), '--import', 'tsx', ...args];
   const [command = process.execPath, ...rest] = [...prefix, ...node];
-  const child = spawn(command, rest, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(command, rest, {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...production?.env },
+  });
   const [line] = (await once(createInterface({ input: child.stdout as NodeJS.ReadableStream }), 'line')) as [
     string,
   ];
@@ -155,7 +164,11 @@ async function stopChild(child: ChildProcess): Promise<void> {
 }
 
 async function benchApp(mode: 'ours' | 'bare', slack: SlackInfo, pin: string[]): Promise<AppFigures> {
-  const app = await spawnServer<{ url: string }>(['bench/ack-server.ts', mode, slack.apiUrl], pin);
+  const app = await spawnServer<{ url: string }>(
+    ['bench/ack-server.ts', mode, slack.apiUrl],
+    pin,
+    productionNode(),
+  );
   try {
     return await measure(app.info.url, slack.responseUrl, app.child.pid);
   } finally {

@@ -21,9 +21,12 @@ import { createStore, type Store } from '../src/store/index.js';
 import { alertsClient, createWebhooks, signatureFor, type Webhooks } from '../src/webhooks/index.js';
 import { FakeSlack } from '../test/support/fake-slack.js';
 import { type Pinning, pinning, pinProcess } from './pinning.js';
+import { productionLabel, productionNode } from './production.js';
 import { emitBurst, emitIntake } from './results.js';
 
 const SECRET = 'whsec_bench';
+/** The bot processes run with npm start's node flags and environment. */
+const production = productionNode();
 const INTAKE_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
 const INTAKE_CONCURRENCY = 16;
 const INTAKE_ROUNDS = Math.max(1, Number(process.env.BENCH_INTAKE_ROUNDS ?? 3));
@@ -127,6 +130,7 @@ async function intakeRound(storeUrl: string, pin: Pinning): Promise<IntakeRound>
   const [command = process.execPath, ...args] = [
     ...pin.app,
     process.execPath,
+    ...production.flags,
     ...profile,
     '--import',
     'tsx',
@@ -134,7 +138,10 @@ async function intakeRound(storeUrl: string, pin: Pinning): Promise<IntakeRound>
     storeUrl,
     SECRET,
   ];
-  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(command, args, {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...process.env, ...production.env },
+  });
   const exited = once(child, 'exit');
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })[Symbol.asyncIterator]();
   const next = async <T>(): Promise<T> => {
@@ -205,7 +212,7 @@ async function intake(storeUrl: (round: number) => string, label: string): Promi
   const target = label.startsWith('SQLite') ? ' (target >= 2,000/s, p99 < 20 ms)' : '';
   const cores = availableParallelism();
   return (
-    `webhook intake (${label}, bot in its own process, ${pin.label}): ${INTAKE_EVENTS} signed events, concurrency ${INTAKE_CONCURRENCY}, ` +
+    `webhook intake (${label}, bot in its own process ${productionLabel(production)}, ${pin.label}): ${INTAKE_EVENTS} signed events, concurrency ${INTAKE_CONCURRENCY}, ` +
     `median of ${rounds.length} rounds [range]: ${Math.round(perSecond)} events/s stored+acked [${range(rounds.map((r) => r.perSecond))}]; ` +
     `p50 ${median(rounds.map((r) => r.p50)).toFixed(1)} ms [${range(
       rounds.map((r) => r.p50),
@@ -310,9 +317,11 @@ async function spawnBot(
   slackApiUrl: string,
 ): Promise<{ url: string; child: ChildProcess; exited: Promise<unknown> }> {
   const script = fileURLToPath(new URL('./webhooks-bot.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', script, storeUrl, slackApiUrl, SECRET], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...production.flags, '--import', 'tsx', script, storeUrl, slackApiUrl, SECRET],
+    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...production.env } },
+  );
   // Listened for from the start: the kill may come before anyone waits for it.
   const exited = once(child, 'exit');
   const [line] = (await once(createInterface({ input: child.stdout as NodeJS.ReadableStream }), 'line')) as [
