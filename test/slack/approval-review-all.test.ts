@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { blockAction, viewSubmission } from '../support/slack-requests.js';
 import {
+  APPROVALS_CHANNEL,
   APPROVER_A,
   type ApprovalApp,
   fileWithdrawal,
@@ -46,19 +47,23 @@ async function openReviewAll(user: string) {
     'views.open',
     (c) => app.slack.callsTo('views.open').indexOf(c) >= before,
   );
-  const view = opened.body.view as { callback_id: string; blocks: Array<Record<string, unknown>> };
+  const view = opened.body.view as {
+    callback_id: string;
+    private_metadata: string;
+    blocks: Array<Record<string, unknown>>;
+  };
   const pick = view.blocks.find((b) => b.block_id === 'review_all.pick') as
     | { element: { options: Option[] } }
     | undefined;
   return { view, options: pick?.element.options ?? [] };
 }
 
-function submit(user: string, values: string[]) {
+function submit(user: string, values: string[], channel = APPROVALS_CHANNEL) {
   return viewSubmission(app.sender, {
     callbackId: 'approval.review_all.submit',
     userId: user,
     viewId: `VREVIEW${user}`,
-    privateMetadata: JSON.stringify({ channel: 'CCMD' }),
+    privateMetadata: JSON.stringify({ channel }),
     values: {
       'review_all.pick': {
         'review_all.pick': {
@@ -165,5 +170,26 @@ describe('Review all', () => {
     for (const id of [a, b])
       expect(await app.engine.get(id)).toMatchObject({ state: 'pending', approvals: [] });
     expect(app.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+  });
+
+  it('refuses a list whose channel is no Slack id, or a channel none of its requests is in; nothing moves', async () => {
+    app = await startApprovalApp({ tiers: '0:1' });
+    const a = await fileWithdrawal(app, '1500');
+    const b = await fileWithdrawal(app, '2500');
+    // `/cngn pending` runs anywhere: a channel answers may not go to is left out when the list opens.
+    expect(JSON.parse((await openReviewAll(APPROVER_A)).view.private_metadata)).toEqual({});
+    const ephemerals = app.slack.callsTo('chat.postEphemeral').length;
+    for (const channel of ['#general', 'UAPPROVERA', 'c-lowercase-1', 'CELSEWHERE1', 'GPRIVATE01']) {
+      const response = (await submit(APPROVER_A, [`${a}:0`, `${b}:0`], channel)).json() as { view?: unknown };
+      expect(JSON.stringify(response.view), channel).toContain('none of its requests was posted in');
+    }
+    await app.engine.idle();
+    for (const id of [a, b])
+      expect(await app.engine.get(id)).toMatchObject({ state: 'pending', approvals: [] });
+    expect(app.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+    expect(app.slack.callsTo('chat.postEphemeral').slice(ephemerals)).toEqual([]);
+    // A DM is a place the list could have been opened in: taken.
+    await submit(APPROVER_A, [`${a}:0`], 'DAPPROVERA1');
+    expect(await results(APPROVER_A)).toContain('1 of 1 approved');
   });
 });

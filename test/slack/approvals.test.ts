@@ -144,6 +144,35 @@ describe('approving a withdrawal', () => {
     expect(withdrawCalls()).toBe(0);
   });
 
+  it('refuses a rejection whose channel is no Slack id, or a channel its request is not in; nothing changes', async () => {
+    const id = await fileWithdrawal(app, '100');
+    await click(app, 'approval.reject', id, APPROVER_A);
+    const opened = await app.slack.waitFor('views.open');
+    const view = opened.body.view as { callback_id: string; private_metadata: string };
+    expect(JSON.parse(view.private_metadata).channel).toBe(APPROVALS_CHANNEL);
+    const reject = (channel: string, userId: string) =>
+      viewSubmission(app.sender, {
+        callbackId: view.callback_id,
+        privateMetadata: JSON.stringify({ id, channel }),
+        userId,
+        values: { 'reject.reason': { 'reject.reason': textValue('Wrong network') } },
+      });
+    const ephemerals = app.slack.callsTo('chat.postEphemeral').length;
+    for (const channel of ['#general', 'UAPPROVERA', 'c-lowercase-1', 'CELSEWHERE1', 'GPRIVATE01']) {
+      // The outsider's refusal would be said privately in that channel: nothing is said there either.
+      for (const userId of [APPROVER_A, OUTSIDER]) {
+        const response = (await reject(channel, userId)).json() as { view?: unknown };
+        expect(JSON.stringify(response.view), channel).toContain('never posted in');
+      }
+    }
+    await app.engine.idle();
+    expect(await app.engine.get(id)).toMatchObject({ state: 'pending', approvals: [] });
+    expect(app.slack.callsTo('chat.postEphemeral').slice(ephemerals)).toEqual([]);
+    // A DM is where a copy of the request is clicked: taken.
+    expect((await reject('DAPPROVERA1', APPROVER_A)).body).toBe('');
+    await waitUntil(async () => (await app.engine.get(id))?.state === 'rejected', 'rejected');
+  });
+
   it('does not open the reject modal for the requester', async () => {
     const id = await fileWithdrawal(app, '100');
     await click(app, 'approval.reject', id, REQUESTER);

@@ -29,8 +29,12 @@ import { waitingFor } from '../home/waiting.js';
 import type { ApprovalSlackDeps } from './approval.js';
 import { CLICK_ACK_DEADLINE_MS, readClick } from './approval-click.js';
 import { asClickedInRound, StaleRoundError } from './approval-round.js';
+import { channelFits } from './click-answer.js';
 
 const metadataSchema = z.object({ channel: z.string().min(1).max(40).optional() });
+
+/** The read of the checked requests, needed only for a channel other than a DM or the approvals channel. */
+const CHANNEL_READ_DEADLINE_MS = 1_000;
 
 const submissionSchema = z.object({
   user: z.object({ id: z.string().min(1) }),
@@ -105,7 +109,10 @@ export function registerReviewAll(app: App, deps: ApprovalSlackDeps): void {
               waiting,
               now,
               deps.environmentLabel,
-              JSON.stringify(click.channel ? { channel: click.channel } : {}),
+              // Only a channel answers may go to (`/cngn pending` runs anywhere); else the approvals channel.
+              JSON.stringify(
+                channelFits(click.channel, deps.approvalsChannel, waiting) ? { channel: click.channel } : {},
+              ),
             );
       await client.views.open({ trigger_id: click.triggerId ?? '', view });
     } catch (error) {
@@ -139,6 +146,15 @@ export function registerReviewAll(app: App, deps: ApprovalSlackDeps): void {
       });
       return;
     }
+    // The channel chooses where the results go privately: only one the list could have been opened in.
+    const { channel } = readMetadata(parsed.data.view.private_metadata);
+    if (!(await reviewAllChannelFits(deps, channel, picked))) {
+      deps.log?.warn('review all names a channel none of its requests is in', {});
+      const why =
+        'This list names a channel none of its requests was posted in, so nothing was approved. Open it again with `/cngn pending`.';
+      await ack({ response_action: 'update', view: noticeView('Review all', why) });
+      return;
+    }
     await ack({ response_action: 'update', view: noticeView('Review all', REVIEW_ALL_WORKING) });
     const user = parsed.data.user.id;
     const outcomes: ReviewOutcome[] = [];
@@ -147,10 +163,26 @@ export function registerReviewAll(app: App, deps: ApprovalSlackDeps): void {
     await report(client, deps, {
       user,
       viewId: parsed.data.view.id,
-      channel: readMetadata(parsed.data.view.private_metadata).channel,
+      channel,
       outcomes,
     });
   });
+}
+
+/** Whether the list's channel fits (click-answer.ts); the checked requests are read only if needed. */
+async function reviewAllChannelFits(
+  deps: ApprovalSlackDeps,
+  channel: string | undefined,
+  picked: readonly { value: string }[],
+): Promise<boolean> {
+  if (channelFits(channel, deps.approvalsChannel)) return true;
+  const ids = picked.map(({ value }) => readButtonValue(value).id);
+  const requests = await withinDeadline(
+    Promise.all(ids.map((id) => deps.engine.get(id))),
+    CHANNEL_READ_DEADLINE_MS,
+    'store',
+  ).catch(() => []);
+  return channelFits(channel, deps.approvalsChannel, requests);
 }
 
 async function report(

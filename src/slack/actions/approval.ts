@@ -262,7 +262,8 @@ export function registerApprovalActions(app: App, deps: ApprovalSlackDeps): void
         view: rejectModal({
           requestId: id,
           title: check.request ? requestTitle(check.request) : id,
-          ...(where.channel ? { channel: where.channel } : {}),
+          // Only a channel id Slack could have sent; the submission checks it again (views/reject.ts).
+          ...(where.channel && SLACK_CHANNEL_ID.test(where.channel) ? { channel: where.channel } : {}),
         }),
       });
     });

@@ -8,14 +8,13 @@ import type { App, ViewSubmitAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { type ActionResult, MaybeRecordedError } from '../../approvals/index.js';
-import type { ApprovalRequest } from '../../approvals/types.js';
 import { withinDeadline } from '../../store/index.js';
 import type { ApprovalSlackDeps } from '../actions/approval.js';
 import { explainRefusal } from '../actions/approval.js';
 import { MAYBE_NOT_RECORDED, RECHECKING, RECORDED_LATE, recordClick } from '../actions/approval-click.js';
 import { reviewCheck } from '../actions/approval-review.js';
 import { asClickedInRound, StaleRoundError } from '../actions/approval-round.js';
-import { answerPlace } from '../actions/click-answer.js';
+import { answerPlace, channelFits } from '../actions/click-answer.js';
 import { environmentLabel } from '../blocks/approval-format.js';
 import { refusalText } from '../blocks/approval-lists.js';
 import { noticeView } from '../blocks/approval-modals.js';
@@ -42,20 +41,6 @@ const metadataSchema = z.object({
   /** Where Approve was clicked, so private answers go there: absent for App Home. */
   channel: z.string().regex(SLACK_CHANNEL_ID).optional(),
 });
-
-/**
- * Whether the channel the modal carries is one Approve could have been clicked in: a DM (the copy sent
- * to the person, where only they see an answer), or else the channel of the request's own message (the
- * approvals channel). Any other channel is refused: private answers never go somewhere else.
- */
-function channelFits(
-  channel: string | undefined,
-  deps: ApprovalSlackDeps,
-  request?: ApprovalRequest,
-): boolean {
-  if (channel === undefined || channel.startsWith('D')) return true;
-  return channel === deps.approvalsChannel || channel === request?.slackMessage?.channel;
-}
 
 const submissionSchema = z.object({
   user: z.object({ id: z.string().min(1) }),
@@ -103,7 +88,7 @@ export function registerReviewView(app: App, deps: ApprovalSlackDeps): void {
       return undefined;
     });
     const read = check && ('stale' in check ? check.stale : check.request);
-    if (!channelFits(meta.channel, deps, read)) {
+    if (!channelFits(meta.channel, deps.approvalsChannel, [read])) {
       deps.log?.warn('review submission names a channel its request is not in', { requestId: meta.id });
       const why =
         'This review names a channel its request was never posted in, so nothing was approved. Approve again from the request message.';

@@ -2,23 +2,39 @@
 // submission is acknowledged (within Slack's 3 s), and the presenter shows it. A rejection that could
 // not be recorded keeps the modal open with the reason why, so the person can submit again.
 import type { App, ViewSubmitAction } from '@slack/bolt';
+import { withinDeadline } from '../../store/index.js';
 import type { ApprovalSlackDeps } from '../actions/approval.js';
 import { explainRefusal } from '../actions/approval.js';
 import { RECORDED_LATE, recordClick } from '../actions/approval-click.js';
-import { REJECT, REJECT_VIEW } from '../blocks/approval-modals.js';
+import { channelFits } from '../actions/click-answer.js';
+import { noticeView, REJECT, REJECT_VIEW } from '../blocks/approval-modals.js';
 import { parseReject, parseSubmission, readMetadata } from './approval-forms.js';
+import { REVIEW_READ_DEADLINE_MS } from './approval-review.js';
 
 const NOT_RECORDED =
   'Reason: the rejection could not be recorded just now, so nothing changed. Submit again in a moment.';
 /** Its write had started (or may still start): it may have been recorded. */
 const MAYBE_NOT_RECORDED =
   'Reason: the rejection may not have been recorded (the bot could not reach its store in time). Check the request message before submitting again.';
+const WRONG_CHANNEL =
+  'This rejection names a channel its request was never posted in, so nothing was rejected. Reject again from the request message.';
 
 export function registerRejectView(app: App, deps: ApprovalSlackDeps): void {
   app.view<ViewSubmitAction>(REJECT_VIEW, async ({ ack, body, client }) => {
     const parsed = parseSubmission(body.view, REJECT, parseReject);
     if (!parsed.ok) return void (await ack({ response_action: 'errors', errors: parsed.errors }));
     const meta = readMetadata(body.view.private_metadata);
+    // The channel chooses where private answers go: only one the Reject button could have been in. The
+    // request is read (within the share of the 3 s a review's read gets) only for another channel.
+    const request = channelFits(meta.channel, deps.approvalsChannel)
+      ? undefined
+      : await withinDeadline(deps.engine.get(meta.id ?? ''), REVIEW_READ_DEADLINE_MS, 'store').catch(
+          () => undefined,
+        );
+    if (!channelFits(meta.channel, deps.approvalsChannel, [request])) {
+      deps.log?.warn('rejection names a channel its request is not in', { requestId: meta.id });
+      return void (await ack({ response_action: 'update', view: noticeView('Not rejected', WRONG_CHANNEL) }));
+    }
     const where = { user: body.user.id, ...(meta.channel ? { channel: meta.channel } : {}) };
     const taken = await recordClick((options) =>
       deps.engine.reject(meta.id ?? '', body.user.id, parsed.value.reason, options),
