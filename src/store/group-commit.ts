@@ -33,12 +33,12 @@ export type Query = (sql: string, ...params: unknown[]) => Promise<unknown>;
 /** Runs a script of several statements, without parameters or rows. */
 export type Exec = (sql: string) => Promise<void>;
 
+/** A batch's statements in the order sent; a conditional write carries what follows from it. */
 interface Batch {
-  statements: Array<{ sql: string; params: unknown[]; settle: (outcome: Outcome) => void }>;
-  conditionals: Array<{
+  entries: Array<{
     sql: string;
     params: unknown[];
-    then: (changed: boolean) => Statement[];
+    then?: (changed: boolean) => Statement[];
     settle: (outcome: Outcome) => void;
   }>;
 }
@@ -76,7 +76,7 @@ export class GroupCommit {
     if (this.read && /^\s*SELECT\b/i.test(sql)) return this.read(sql, ...params);
     return new Promise((resolve, reject) => {
       const batch = this.batch();
-      batch.statements.push({
+      batch.entries.push({
         sql,
         params,
         settle: (outcome) => (outcome.ok ? resolve(outcome.rows) : reject(outcome.error)),
@@ -91,7 +91,7 @@ export class GroupCommit {
    */
   conditional(sql: string, params: unknown[], then: (changed: boolean) => Statement[]): Promise<boolean> {
     return new Promise((resolve, reject) => {
-      this.batch().conditionals.push({
+      this.batch().entries.push({
         sql,
         params,
         then,
@@ -108,7 +108,7 @@ export class GroupCommit {
 
   private batch(): Batch {
     if (this.open) return this.open;
-    const batch: Batch = { statements: [], conditionals: [] };
+    const batch: Batch = { entries: [] };
     this.open = batch;
     // The batch takes every statement sent until the previous batch has committed and this turn of
     // the event loop is over, then runs them in one transaction.
@@ -128,7 +128,7 @@ export class GroupCommit {
    * "done" only by a commit that succeeded.
    */
   private async run(batch: Batch): Promise<void> {
-    const all: Pending[] = [...batch.statements, ...batch.conditionals];
+    const all: Pending[] = batch.entries;
     const pending = new Set(all);
     const settle = (statement: Pending, outcome: Outcome) => {
       if (pending.delete(statement)) statement.settle(outcome);
@@ -155,15 +155,11 @@ export class GroupCommit {
   ): Promise<boolean> {
     if (!this.exec) return false;
     const lines = ['BEGIN IMMEDIATE', OUTCOMES_TABLE, `DELETE FROM ${OUTCOMES}`];
-    for (const { sql, params } of batch.statements) {
+    for (const [i, { sql, params, then }] of batch.entries.entries()) {
       const inlined = answersNoRows(sql) ? inlineParameters(sql, params) : undefined;
       if (inlined === undefined) return false;
       lines.push(inlined);
-    }
-    for (const [i, { sql, params }] of batch.conditionals.entries()) {
-      const inlined = answersNoRows(sql) ? inlineParameters(sql, params) : undefined;
-      if (inlined === undefined) return false;
-      lines.push(inlined, `INSERT INTO ${OUTCOMES} (i, changed) VALUES (${i}, changes())`);
+      if (then) lines.push(`INSERT INTO ${OUTCOMES} (i, changed) VALUES (${i}, changes())`);
     }
     try {
       await this.exec(script(lines));
@@ -181,8 +177,8 @@ export class GroupCommit {
       const changed = new Map(rows.map((row) => [row.i, row.changed > 0]));
       // The follow-ups in order, written out where they can be; one that can't is bound on its own.
       let follow: string[] = [];
-      for (const [i, conditional] of batch.conditionals.entries()) {
-        for (const [sql, params] of conditional.then(changed.get(i) === true)) {
+      for (const [i, { then }] of batch.entries.entries()) {
+        for (const [sql, params] of then?.(changed.get(i) === true) ?? []) {
           const inlined = inlineParameters(sql, params);
           if (inlined !== undefined) {
             follow.push(inlined);
@@ -194,9 +190,8 @@ export class GroupCommit {
         }
       }
       await this.exec(script([...follow, 'COMMIT']));
-      for (const statement of batch.statements) settle(statement, { ok: true, rows: [] });
-      for (const [i, conditional] of batch.conditionals.entries()) {
-        settle(conditional, { ok: true, rows: changed.get(i) === true });
+      for (const [i, entry] of batch.entries.entries()) {
+        settle(entry, { ok: true, rows: entry.then ? changed.get(i) === true : [] });
       }
     } catch (error) {
       await this.rollback();
@@ -222,9 +217,9 @@ export class GroupCommit {
     // One at a time, in the order sent (the connection would run them one at a time anyway), so a
     // failure that ends the whole transaction stops the batch before anything else runs outside it.
     const outcomes: Outcome[] = [];
-    for (const [at, { sql, params }] of all.entries()) {
+    for (const { sql, params, then } of batch.entries) {
       let outcome = await this.attempt(sql, params);
-      if (outcome.ok && at >= batch.statements.length) {
+      if (outcome.ok && then) {
         // A conditional write: whether it changed a row, asked on this connection right after it.
         const changes = await this.attempt('SELECT changes() AS n', []);
         outcome = changes.ok
@@ -244,10 +239,10 @@ export class GroupCommit {
     try {
       // The follow-ups of each conditional write that ran, before the batch is committed; one that
       // fails cannot be undone alone, so it fails the whole batch.
-      for (const [i, conditional] of batch.conditionals.entries()) {
-        const outcome = outcomes[batch.statements.length + i];
-        if (!outcome?.ok) continue;
-        for (const [sql, params] of conditional.then(outcome.rows === true)) {
+      for (const [i, { then }] of batch.entries.entries()) {
+        const outcome = outcomes[i];
+        if (!then || !outcome?.ok) continue;
+        for (const [sql, params] of then(outcome.rows === true)) {
           const done = await this.attempt(sql, params);
           if (!done.ok) throw done.error;
         }

@@ -18,7 +18,9 @@ export function sqlLiteral(value: unknown): string | undefined {
     // number SQLite reads back exactly as a double (`123.0`); a fraction's decimal text it need not
     // (its conversion is not always correctly rounded), so a fraction is bound instead.
     if (!Number.isInteger(value) || Math.abs(value) > Number.MAX_SAFE_INTEGER) return undefined;
-    return value >= -2_147_483_648 && value <= 2_147_483_647 ? String(value) : value.toFixed(1);
+    const text = value >= -2_147_483_648 && value <= 2_147_483_647 ? String(value) : value.toFixed(1);
+    // In brackets when negative: after a '-' in the statement (`n -?`) a bare `-5` would open a comment.
+    return value < 0 || Object.is(value, -0) ? `(${text})` : text;
   }
   if (typeof value === 'boolean') return value ? '1' : '0';
   if (Buffer.isBuffer(value)) return `X'${value.toString('hex')}'`;
@@ -61,8 +63,8 @@ export function inlineParameters(sql: string, params: unknown[]): string | undef
       if (literal === undefined) return undefined;
       out += sql.slice(copied, at) + literal;
       copied = end;
-    } else if (/[A-Za-z_]/.test(sql[at + 1] ?? '')) {
-      return undefined; // a named parameter (:name, @name, $name): bound by name, not by place
+    } else if (/[A-Za-z0-9_$\u0080-\uffff]/.test(sql[at + 1] ?? '')) {
+      return undefined; // a named parameter (:name, @name, $name, $1): bound by name, not by place
     } else {
       end = at + 1;
     }

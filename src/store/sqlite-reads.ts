@@ -6,6 +6,8 @@ import type { Query } from './group-commit.js';
 
 type Rows = Map<string, unknown>;
 
+const UNSAFE_IN_JSON = /[\u0000\ud800-\udfff]/;
+
 export class KeyReads {
   private waiting: Array<{
     keys: string[];
@@ -36,10 +38,18 @@ export class KeyReads {
     this.waiting = [];
     try {
       const keys = [...new Set(batch.flatMap((read) => read.keys))];
+      // JSON text can't carry a NUL or a lone surrogate to SQLite as the same key: those are bound.
+      const plain = keys.filter((key) => !UNSAFE_IN_JSON.test(key));
+      const bound = keys.filter((key) => UNSAFE_IN_JSON.test(key));
       const rows = (await this.query(
         `SELECT key, value FROM ${this.table} WHERE key IN (SELECT value FROM json_each(?))`,
-        JSON.stringify(keys),
+        JSON.stringify(plain),
       )) as Array<{ key: string; value: unknown }>;
+      for (const key of bound) {
+        rows.push(
+          ...((await this.query(`SELECT key, value FROM ${this.table} WHERE key = ?`, key)) as typeof rows),
+        );
+      }
       const found: Rows = new Map(rows.map((row) => [row.key, row.value]));
       for (const read of batch) read.resolve(found);
     } catch (error) {

@@ -76,6 +76,7 @@ function readData(value: unknown, data: unknown, unreadable: string[]): Record<s
   // turns into a slow dictionary for every later read of it (schema checks, serialization).
   const out: Record<string, unknown> = {};
   for (const field of Object.keys(data)) {
+    if (field === '__proto__') continue; // assigned, it would become the object's prototype
     const value = TEXT_FIELD_SET.has(field)
       ? asText(data[field])
       : field === 'occurredAt'
@@ -93,6 +94,7 @@ function readReceiver(receiver: unknown): unknown {
   if (!isRecord(receiver)) return receiver;
   const out: Record<string, unknown> = {};
   for (const field of Object.keys(receiver)) {
+    if (field === '__proto__') continue;
     const value = RECEIVER_TEXT_FIELDS.includes(field)
       ? asText(receiver[field])
       : field === 'bank'

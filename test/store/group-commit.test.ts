@@ -135,15 +135,16 @@ describe('GroupCommit', () => {
     expect(won).toBe(true);
     expect(lost).toBe(false);
     expect(plain).toBeGreaterThan(0);
-    // One transaction: the claims with the single statement (each claim followed by the question of
-    // whether it changed a row), then the winner's follow-up, then COMMIT; no one is answered before it.
+    // One transaction: the claims and the single statement in the order sent (each claim followed by
+    // the question of whether it changed a row), then the winner's follow-up, then COMMIT; no one is
+    // answered before it.
     expect(log.slice(3)).toEqual([
       'BEGIN',
       'INSERT',
-      'INSERT',
       'SELECT',
       'INSERT',
       'SELECT',
+      'INSERT',
       'INSERT',
       'COMMIT',
       ...Array(3).fill('answered'),
@@ -248,6 +249,17 @@ describe.each([
     // The connection is usable again: the next batch commits.
     await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'after', 'v');
     expect(await raw('SELECT k FROM items')).toEqual([{ k: 'after' }]);
+  });
+
+  it('runs plain and conditional writes in the order sent (a delete, then a write of the same key)', async () => {
+    const { group, raw } = await connection();
+    await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'k', 'old');
+    const [deleted] = await Promise.all([
+      group.conditional('DELETE FROM items WHERE k = ?', ['k'], () => []),
+      group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'k', 'new'),
+    ]);
+    expect(deleted).toBe(true);
+    expect(await raw('SELECT v FROM items WHERE k = ?', 'k')).toEqual([{ v: 'new' }]);
   });
 
   it('fails the whole batch when a follow-up fails, leaving nothing of it behind', async () => {

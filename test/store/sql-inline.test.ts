@@ -50,6 +50,12 @@ describe('inlineParameters', () => {
     expect(await all(sql, params)).toEqual(await all(inlineParameters(sql, params) as string));
   });
 
+  it('writes a negative number so that it cannot open a comment after a minus sign', async () => {
+    const sql = 'SELECT 10 -?\n AS x';
+    expect(await all(inlineParameters(sql, [-5]) as string)).toEqual([{ x: 15 }]);
+    expect(await all(sql, [-5])).toEqual([{ x: 15 }]);
+  });
+
   it('declines what it cannot write out exactly, so the statement is bound instead', () => {
     expect(inlineParameters('SELECT ?', [{ an: 'object' }])).toBeUndefined();
     expect(inlineParameters('SELECT ?', [Number.NaN])).toBeUndefined();
@@ -57,6 +63,7 @@ describe('inlineParameters', () => {
     expect(inlineParameters('SELECT ?', ['one', 'two'])).toBeUndefined(); // a parameter left over
     expect(inlineParameters('SELECT ?, ?', ['one'])).toBeUndefined(); // a parameter missing
     expect(inlineParameters('SELECT :name', ['one'])).toBeUndefined(); // named
+    expect(inlineParameters('SELECT $1, ?', ['one'])).toBeUndefined(); // named by a digit
     expect(inlineParameters("SELECT 'unclosed", [])).toBeUndefined();
     expect(sqlLiteral("it's")).toBe("'it''s'");
   });

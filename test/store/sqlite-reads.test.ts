@@ -39,6 +39,19 @@ describe('KeyReads', () => {
     }
   });
 
+  it('finds keys holding a NUL, which JSON text would not carry to SQLite as it is', async () => {
+    const connection = await SqliteConnection.open(join(dir, 'odd-keys.sqlite'), 1_000);
+    try {
+      await connection.query('CREATE TABLE keyv (key TEXT PRIMARY KEY, value TEXT)');
+      const odd = ['a\u0000b', 'emoji 😀'];
+      for (const key of odd) await connection.query('INSERT INTO keyv VALUES (?, ?)', key, key.length);
+      const found = await new KeyReads(connection.query, 'keyv').read([...odd, 'plain']);
+      expect(odd.map((key) => found.has(key))).toEqual([true, true]);
+    } finally {
+      await connection.close();
+    }
+  });
+
   it("fails every read of a statement that fails, with SQLite's reason", async () => {
     const reads = new KeyReads(() => Promise.reject(new Error('SQLITE_IOERR: disk I/O error')), 'keyv');
     const outcomes = await Promise.allSettled([reads.read(['a']), reads.read(['b'])]);
