@@ -6,7 +6,8 @@ import type { Query } from './group-commit.js';
 
 type Rows = Map<string, unknown>;
 
-const UNSAFE_IN_JSON = /[\u0000\ud800-\udfff]/;
+/** A NUL or a surrogate: JSON text can't carry such a key to SQLite as it is. */
+const unsafeInJson = (key: string) => key.includes('\u0000') || /[\ud800-\udfff]/.test(key);
 
 export class KeyReads {
   private waiting: Array<{
@@ -39,8 +40,8 @@ export class KeyReads {
     try {
       const keys = [...new Set(batch.flatMap((read) => read.keys))];
       // JSON text can't carry a NUL or a lone surrogate to SQLite as the same key: those are bound.
-      const plain = keys.filter((key) => !UNSAFE_IN_JSON.test(key));
-      const bound = keys.filter((key) => UNSAFE_IN_JSON.test(key));
+      const plain = keys.filter((key) => !unsafeInJson(key));
+      const bound = keys.filter(unsafeInJson);
       const rows = (await this.query(
         `SELECT key, value FROM ${this.table} WHERE key IN (SELECT value FROM json_each(?))`,
         JSON.stringify(plain),
