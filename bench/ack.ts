@@ -25,7 +25,7 @@ import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
-import { Pool } from 'undici';
+import { Pool, request } from 'undici';
 import { SIGNING_SECRET } from '../test/support/harness.js';
 import { signSlackBody } from '../test/support/slack-requests.js';
 import { pinning } from './pinning.js';
@@ -49,6 +49,11 @@ interface AppFigures {
   saturated: Figures;
   /** The app process's CPU time per request under the saturated load, µs (undefined without /proc). */
   cpuMicrosPerRequest: number | undefined;
+  /**
+   * Answers (our app only): ms from the last saturated ack until the last of its answers reached the
+   * fake Slack; undefined for bare Bolt, which answers nothing.
+   */
+  answersDrainedMs?: number | undefined;
 }
 
 export interface AckBenchResult {
@@ -92,8 +97,39 @@ function figures(times: number[]): Figures {
   return { p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
 }
 
-async function measure(baseUrl: string, responseUrl: string, pid: number | undefined): Promise<AppFigures> {
+/** How many answers the fake Slack has had at `${responseBase}${name}`. */
+async function answersAt(slack: SlackInfo, name: string): Promise<number> {
+  const response = await request(`${slack.countUrl}?name=${encodeURIComponent(name)}`);
+  return Number(await response.body.text());
+}
+
+/** Resolves with the ms it took until `expected` answers reached `name` (throws after `limitMs`). */
+async function answersIn(
+  slack: SlackInfo,
+  name: string,
+  expected: number,
+  limitMs = 60_000,
+): Promise<number> {
+  const started = performance.now();
+  for (;;) {
+    const seen = await answersAt(slack, name);
+    if (seen >= expected) return performance.now() - started;
+    if (performance.now() - started > limitMs) {
+      throw new Error(`only ${seen} of ${expected} answers arrived within ${limitMs} ms`);
+    }
+    await sleep(5);
+  }
+}
+
+async function measure(
+  baseUrl: string,
+  slack: SlackInfo,
+  run: string,
+  pid: number | undefined,
+  answers: boolean,
+): Promise<AppFigures> {
   const pool = new Pool(baseUrl, { connections: 32 });
+  let responseUrl = `${slack.responseBase}${run}-warmup`;
   /** Sends one signed command; resolves with the ms until its ack was read. */
   const send = async (): Promise<number> => {
     const { body, headers } = requestFor(responseUrl);
@@ -104,6 +140,7 @@ async function measure(baseUrl: string, responseUrl: string, pid: number | undef
     return performance.now() - started;
   };
   for (let i = 0; i < WARMUP; i++) await send();
+  responseUrl = `${slack.responseBase}${run}-paced`;
 
   // Paced: request i leaves at start + i / RATE, whatever happened to the earlier ones.
   const pacedTimes: Promise<number>[] = [];
@@ -117,7 +154,9 @@ async function measure(baseUrl: string, responseUrl: string, pid: number | undef
   const paced = figures(await Promise.all(pacedTimes));
 
   // Saturated: CONCURRENCY in flight, each sent as soon as the previous one's ack is read.
-  await sleep(500); // the paced answers settle first
+  if (answers) await answersIn(slack, `${run}-paced`, REQUESTS); // the paced answers settle first
+  await sleep(500);
+  responseUrl = `${slack.responseBase}${run}-saturated`;
   const cpuBefore = cpuMsOf(pid);
   const saturatedTimes: number[] = [];
   let next = 0;
@@ -126,14 +165,16 @@ async function measure(baseUrl: string, responseUrl: string, pid: number | undef
       while (next++ < REQUESTS) saturatedTimes.push(await send());
     }),
   );
-  await sleep(1_000); // answers queued behind the acks are finished and counted
+  // Every answer queued behind the acks has arrived before the CPU is read, so it is counted.
+  const answersDrainedMs = answers ? await answersIn(slack, `${run}-saturated`, REQUESTS) : undefined;
+  await sleep(1_000);
   const cpuAfter = cpuMsOf(pid);
   await pool.close();
   const cpuMicrosPerRequest =
     cpuBefore !== undefined && cpuAfter !== undefined
       ? ((cpuAfter - cpuBefore) * 1_000) / REQUESTS
       : undefined;
-  return { paced, saturated: figures(saturatedTimes), cpuMicrosPerRequest };
+  return { paced, saturated: figures(saturatedTimes), cpuMicrosPerRequest, answersDrainedMs };
 }
 
 /**
@@ -163,14 +204,19 @@ async function stopChild(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-async function benchApp(mode: 'ours' | 'bare', slack: SlackInfo, pin: string[]): Promise<AppFigures> {
+async function benchApp(
+  mode: 'ours' | 'bare',
+  slack: SlackInfo,
+  pin: string[],
+  round: number,
+): Promise<AppFigures> {
   const app = await spawnServer<{ url: string }>(
     ['bench/ack-server.ts', mode, slack.apiUrl],
     pin,
     productionNode(),
   );
   try {
-    return await measure(app.info.url, slack.responseUrl, app.child.pid);
+    return await measure(app.info.url, slack, `${mode}-${round}`, app.child.pid, mode === 'ours');
   } finally {
     await stopChild(app.child);
   }
@@ -178,7 +224,9 @@ async function benchApp(mode: 'ours' | 'bare', slack: SlackInfo, pin: string[]):
 
 interface SlackInfo {
   apiUrl: string;
-  responseUrl: string;
+  /** A response_url is this followed by a name; answers are counted per name. */
+  responseBase: string;
+  countUrl: string;
 }
 
 const median = (values: number[]) => {
@@ -204,11 +252,11 @@ export async function benchAck(): Promise<AckBenchResult> {
     for (let round = 0; round < ROUNDS; round++) {
       // Alternating which app goes first, so a change in the machine's load does not favour one.
       if (round % 2 === 0) {
-        const ours = await benchApp('ours', slack.info, pin.app);
-        rounds.push({ ours, bare: await benchApp('bare', slack.info, pin.app) });
+        const ours = await benchApp('ours', slack.info, pin.app, round);
+        rounds.push({ ours, bare: await benchApp('bare', slack.info, pin.app, round) });
       } else {
-        const bare = await benchApp('bare', slack.info, pin.app);
-        rounds.push({ ours: await benchApp('ours', slack.info, pin.app), bare });
+        const bare = await benchApp('bare', slack.info, pin.app, round);
+        rounds.push({ ours: await benchApp('ours', slack.info, pin.app, round), bare });
       }
     }
   } finally {
@@ -233,6 +281,8 @@ export async function benchAck(): Promise<AckBenchResult> {
       ? `  CPU time of the app per request (saturated, ack and answer): cngn-desk ${median(cpu('ours')).toFixed(0)} µs ` +
         `(${range(cpu('ours'), 0)}), bare Bolt ${median(cpu('bare')).toFixed(0)} µs (${range(cpu('bare'), 0)})`
       : '  CPU time per request: not measured (no /proc)';
+  const drained = rounds.map((r) => r.ours.answersDrainedMs).filter((n): n is number => n !== undefined);
+  const answersLine = `  answers (cngn-desk): all ${REQUESTS} of each load reached Slack; the saturated load's last one ${median(drained).toFixed(0)} ms (${range(drained, 0)}) after its last ack`;
 
   const bare = (kind: 'paced' | 'saturated', p: 'p50' | 'p99') =>
     `bare Bolt ${p} ${median(load(kind, 'bare', p)).toFixed(2)} ms, cngn-desk ${median(load(kind, 'ours', p)).toFixed(2)} ms; ` +
@@ -268,6 +318,13 @@ export async function benchAck(): Promise<AckBenchResult> {
     target: { op: '<', value: 50 },
     reference: `bare Bolt ${median(load('paced', 'bare', 'p99')).toFixed(2)} ms`,
   });
+  emitResult({
+    id: 'ack.saturated.answers-drained',
+    figure: 'saturated: last answer after the last ack (answers queue behind acks)',
+    value: median(drained),
+    unit: 'ms',
+    reference: `all ${REQUESTS} answers of each load arrived; ${rounds.length} rounds ${range(drained, 0)} ms`,
+  });
   if (cpu('ours').length > 0) {
     emitResult({
       id: 'ack.cpu-per-request',
@@ -290,6 +347,7 @@ export async function benchAck(): Promise<AckBenchResult> {
       row('bare Bolt', 'saturated', 'bare'),
       ratios('saturated'),
       cpuLine,
+      answersLine,
       `  ${cores} cores, load average ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after, node ${process.version}`,
     ],
   };

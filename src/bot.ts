@@ -12,7 +12,7 @@ import { registerDeadLetterActions } from './slack/actions/dead-letters.js';
 import { createSlackApp, type SlackApp } from './slack/app.js';
 import { type Approvals, BRIDGE_CALLBACK_PATH, createApprovals } from './slack/approvals-wiring.js';
 import { registerCommands } from './slack/commands/index.js';
-import { createInFlight } from './slack/in-flight.js';
+import { createInFlight, createSlackTraffic } from './slack/in-flight.js';
 import { registerDepositQuoteViews } from './slack/views/deposit-quote.js';
 import { createWebhooksForSlack } from './slack/webhooks-wiring.js';
 import { checkStoreDurability, createStore, type Store, storeHealth } from './store/index.js';
@@ -188,7 +188,9 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   // Re-posting dead letters is for approvers, and audited: it needs the approvals feature too.
   const deadLetters =
     approvals && webhooks.deadLetters ? { desk: webhooks.deadLetters, approvals: approvals.deps } : undefined;
-  const inFlight = createInFlight();
+  // Answers wait while Slack requests keep arriving, so a burst is acked first.
+  const traffic = createSlackTraffic();
+  const inFlight = createInFlight({ traffic });
   const readDeps = {
     api: client,
     logger,
@@ -228,6 +230,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     logLevel: config.logLevel,
     routes,
     health: () => storeHealth(store),
+    traffic,
     plugins: [
       (app) => registerCommands(app, { ...readDeps, approvals: approvals?.deps, deadLetters, policy }),
       (app) => registerDepositQuoteViews(app, readDeps),

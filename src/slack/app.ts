@@ -9,6 +9,7 @@ import { App, type Logger as BoltLogger, type CustomRoute, HTTPReceiver, LogLeve
 import { match } from 'path-to-regexp';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
+import type { SlackTraffic } from './in-flight.js';
 import { foldListeners } from './listener-router.js';
 import { guardSlackRequests, pathOf, refuse, SLACK_BODY_LIMIT_BYTES } from './request-guard.js';
 
@@ -26,6 +27,8 @@ export interface SlackAppOptions {
   plugins?: Array<(app: App) => void>;
   /** What /healthz reports (the store answering); healthy when absent. */
   health?: () => Promise<{ ok: true } | { ok: false; reason: string }>;
+  /** Told of each request to /slack/events (HTTP mode), so work after the ack makes way for acks. */
+  traffic?: SlackTraffic;
 }
 
 export interface SlackApp {
@@ -183,6 +186,7 @@ function guardedReceiver(
     path: SLACK_EVENTS_PATH,
     signingSecret,
     logger: options.logger,
+    ...(options.traffic ? { traffic: options.traffic } : {}),
   });
   return receiver;
 }

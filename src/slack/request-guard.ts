@@ -11,6 +11,7 @@ import { HTTPModuleFunctions } from '@slack/bolt';
 import { nestsDeeperThan } from '../format/json-depth.js';
 import type { Logger } from '../log.js';
 import { checkSlackEnvelope } from './envelope.js';
+import type { SlackTraffic } from './in-flight.js';
 
 /** Slack's own bodies are a few KB; a modal with 100 full blocks stays well under this. */
 export const SLACK_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -23,6 +24,8 @@ export interface SlackRequestGuardOptions {
   logger: Logger;
   bodyLimitBytes?: number;
   maxDepth?: number;
+  /** Told of each request's arrival, and of its ack from Bolt's start until answered (answers wait). */
+  traffic?: SlackTraffic;
 }
 
 type Screened = { ok: true } | { ok: false; status: number; reason: string };
@@ -42,9 +45,14 @@ export function guardSlackRequests(
       return refuse(req, res, 400, 'the request target is not a valid path');
     }
     if (req.method !== 'POST' || path !== options.path) return next(req, res);
+    options.traffic?.arrived();
     void screen(req, options.signingSecret, limit, maxDepth)
       .then((screened) => {
-        if (screened.ok) return next(req, res);
+        if (screened.ok) {
+          const answered = options.traffic?.acking();
+          if (answered) res.once('close', answered);
+          return next(req, res);
+        }
         options.logger.warn('refused a request to /slack/events', {
           status: screened.status,
           reason: screened.reason.slice(0, 300),

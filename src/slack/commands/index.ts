@@ -14,7 +14,7 @@ import {
   withEnvironment,
 } from '../blocks/reads.js';
 import { describeError } from '../errors.js';
-import type { InFlight } from '../in-flight.js';
+import { afterAck, type InFlight } from '../in-flight.js';
 import { postToResponseUrl } from '../response-url.js';
 import { type DeadLetterSlackDeps, deadLettersCommand } from './deadletters.js';
 import { type PolicyFacts, policyCommand } from './policy.js';
@@ -288,21 +288,25 @@ const responseUrlSchema = z.url({ protocol: /^https?$/ });
 export function registerCommands(app: App, deps: RouterDeps): void {
   app.command('/cngn', async ({ ack, command, client }) => {
     await ack();
-    const run = (work: () => Promise<void>) => (deps.inFlight ? deps.inFlight.run(work) : work());
-    await run(() =>
-      routeCommand(
-        command.text,
-        {
-          userId: command.user_id,
-          channelId: command.channel_id,
-          triggerId: command.trigger_id,
-          client,
-          respond: async (message) => {
-            await postToResponseUrl(command.response_url, { response_type: 'ephemeral', ...message });
+    // The answer reports its own failures to the user; only a post that failed is left to log.
+    afterAck(
+      deps.inFlight,
+      () =>
+        routeCommand(
+          command.text,
+          {
+            userId: command.user_id,
+            channelId: command.channel_id,
+            triggerId: command.trigger_id,
+            client,
+            respond: async (message) => {
+              await postToResponseUrl(command.response_url, { response_type: 'ephemeral', ...message });
+            },
           },
-        },
-        deps,
-      ),
+          deps,
+        ),
+      deps.logger,
+      '/cngn',
     );
   });
 
@@ -330,7 +334,7 @@ export function registerCommands(app: App, deps: RouterDeps): void {
           ...withEnvironment(message, deps.api.environment),
         });
       };
-      await (deps.inFlight ? deps.inFlight.run(work) : work());
+      afterAck(deps.inFlight, work, deps.logger, 'tx page');
     },
   );
 }

@@ -19,7 +19,7 @@ import {
   quoteResultView,
 } from '../blocks/deposit-quote.js';
 import { describeError } from '../errors.js';
-import type { InFlight } from '../in-flight.js';
+import { afterAck, type InFlight } from '../in-flight.js';
 import {
   type Parsed,
   parseSubmission,
@@ -139,7 +139,7 @@ export function parseQuote(values: ViewValues, metadata: QuoteMetadata): Parsed<
 
 export function registerDepositQuoteViews(app: App, deps: ReadViewDeps): void {
   const label = () => environmentMarker(deps.api.environment);
-  const run = (work: () => Promise<void>) => (deps.inFlight ? deps.inFlight.run(work) : work());
+  const run = (what: string, work: () => Promise<void>) => afterAck(deps.inFlight, work, deps.logger, what);
 
   app.view<ViewSubmitAction>(DEPOSIT_VIEW, async ({ ack, body, client }) => {
     const parsed = parseSubmission(body.view, DEPOSIT, parseDeposit);
@@ -149,7 +149,7 @@ export function registerDepositQuoteViews(app: App, deps: ReadViewDeps): void {
       view: noticeView('One moment', `Creating the deposit account…\n${label()}`),
     });
     const input = parsed.value;
-    await run(async () => {
+    run('deposit', async () => {
       let view: ReturnType<typeof noticeView>;
       try {
         const account = await deps.api.createTemporaryAccount({
@@ -178,7 +178,7 @@ export function registerDepositQuoteViews(app: App, deps: ReadViewDeps): void {
       view: noticeView('One moment', `Asking the service for a quote…\n${label()}`),
     });
     const input = parsed.value;
-    await run(async () => {
+    run('quote', async () => {
       let view: ReturnType<typeof noticeView>;
       try {
         const [quote, networks] = await Promise.all([deps.api.bridgeQuote(input), deps.api.getNetworks()]);
