@@ -79,6 +79,19 @@ describe('wire vectors', () => {
     expect(() => openResponseData(Buffer.alloc(40).toString('base64'), curveSecret)).toThrow(/at least 72/);
   });
 
+  it('seals each request body under a fresh IV, across refills of the IV buffer, and opens every one back', () => {
+    // 600 seals use up the buffer of 256 IVs twice: no IV comes twice, and each is the one its text needs.
+    const ivs = new Set<string>();
+    for (let i = 0; i < 600; i++) {
+      const text = `{"n":${i}}`;
+      const sealed = sealRequestBody(text, vectors.encryptionKey);
+      expect(Buffer.from(sealed.iv, 'base64')).toHaveLength(16);
+      ivs.add(sealed.iv);
+      expect(openRequestBody(sealed, vectors.encryptionKey)).toBe(text);
+    }
+    expect(ivs.size).toBe(600);
+  });
+
   it('refuses a request body sealed under another encryption key', () => {
     // A fixed IV: with a random one, about 1 in 256 wrong keys happens to leave valid padding.
     const sealed = sealRequestBody('{"a":1}', 'one-key', Buffer.alloc(16, 7));
