@@ -27,7 +27,7 @@ export interface SlackAppOptions {
   plugins?: Array<(app: App) => void>;
   /** What /healthz reports (the store answering); healthy when absent. */
   health?: () => Promise<{ ok: true } | { ok: false; reason: string }>;
-  /** Told of each request to /slack/events (HTTP mode), so work after the ack makes way for acks. */
+  /** Told of each Slack request while it is being acked, so work after the ack makes way for acks. */
   traffic?: SlackTraffic;
 }
 
@@ -134,6 +134,20 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     slack.mode === 'socket'
       ? new App({ ...common, socketMode: true, appToken: slack.appToken })
       : new App({ ...common, receiver: guardedReceiver(slack.signingSecret ?? '', routes, logger, options) });
+  // Socket Mode has no request guard: its requests are counted from Bolt's first step to the
+  // listener's return (the listener has acked by then; answers run later, see in-flight.ts).
+  const { traffic } = options;
+  if (routeHost && traffic) {
+    app.use(async ({ next }) => {
+      traffic.arrived();
+      const answered = traffic.acking();
+      try {
+        await next();
+      } finally {
+        answered();
+      }
+    });
+  }
   app.error(async (error) => {
     options.logger.error('unhandled error in a Slack listener', { error: error.message });
   });

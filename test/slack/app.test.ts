@@ -4,7 +4,9 @@ import { type CustomRoute, LogLevel } from '@slack/bolt';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { boltLogger, createSlackApp, type SlackApp } from '../../src/slack/app.js';
+import { createSlackTraffic } from '../../src/slack/in-flight.js';
 import { FakeSlack } from '../support/fake-slack.js';
+import { FakeSocketMode } from '../support/fake-socket-mode.js';
 import { slashCommand } from '../support/slack-requests.js';
 
 const SIGNING_SECRET = 'app-test-signing-secret';
@@ -113,5 +115,63 @@ describe.each([
     );
     expect(await rawRequest(app.url, 'POST', '/callbacks/bridge/abc')).toBe(200);
     expect((await fetch(`${app.url}/livez`)).status).toBe(200);
+  });
+});
+
+describe('Slack traffic in Socket Mode', () => {
+  it('counts a request over the socket as being acked until its listener has returned', async () => {
+    slack = await FakeSlack.start();
+    const socket = await FakeSocketMode.start();
+    slack.on('apps.connections.open', () => ({ status: 200, body: { ok: true, url: socket.url } }));
+    let now = 0;
+    const traffic = createSlackTraffic(5, () => now);
+    const seen: boolean[] = [];
+    try {
+      app = createSlackApp({
+        slack: {
+          botToken: 'xoxb-app-test',
+          signingSecret: undefined,
+          appToken: 'xapp-app-test',
+          apiUrl: slack.apiUrl,
+          mode: 'socket',
+        },
+        port: 0,
+        logger: createLogger('silent'),
+        traffic,
+        plugins: [
+          (bolt) =>
+            bolt.command('/cngn', async ({ ack }) => {
+              now += 10; // however long the ack takes, the request is still being acked
+              seen.push(traffic.busy());
+              await ack();
+              seen.push(traffic.busy());
+            }),
+        ],
+      });
+      await app.start();
+      socket.send({
+        envelope_id: 'env-traffic-1',
+        type: 'slash_commands',
+        accepts_response_payload: true,
+        payload: {
+          command: '/cngn',
+          text: 'help',
+          user_id: 'UREQ',
+          channel_id: 'CCMD',
+          team_id: 'T1',
+          trigger_id: '1.1',
+          response_url: slack.responseUrl('socket-traffic'),
+        },
+      });
+      await socket.waitFor((m) => m.envelope_id === 'env-traffic-1');
+      await new Promise((r) => setImmediate(r));
+      expect(seen).toEqual([true, true]);
+      now += 5; // the quiet window after its answer
+      expect(traffic.busy()).toBe(false);
+    } finally {
+      await app?.stop();
+      app = undefined;
+      await socket.stop();
+    }
   });
 });
