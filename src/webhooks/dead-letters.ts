@@ -30,6 +30,9 @@ export type RepostResult =
   | { ok: false; reason: 'not-found' | 'ambiguous' | 'busy'; letter?: DeadLetter }
   | { ok: false; reason: 'refused'; letter: DeadLetter; slackError: string };
 
+/** What Slack answered a re-post: what the audit entry records. */
+export type RepostOutcome = Extract<RepostResult, { ok: true } | { reason: 'refused' }>;
+
 export interface DeadLetterDeskOptions {
   outbox: Outbox;
   store: Store;
@@ -68,8 +71,18 @@ export class DeadLetterDesk {
     return matches[0];
   }
 
-  /** Post the letter's alert to `channel`, saying who re-posted it; it leaves the list once Slack took it. */
-  async repost(idOrStart: string, channel: string, by: string): Promise<RepostResult> {
+  /**
+   * Post the letter's alert to `channel`, saying who re-posted it; it leaves the list once Slack took
+   * it. `record` (the audit entry) runs once Slack has answered, while the letter is still claimed and
+   * before it leaves the list: an entry that cannot be written keeps the letter in the list, so no
+   * re-post ever goes unrecorded (a second re-post is then possible, and recorded too).
+   */
+  async repost(
+    idOrStart: string,
+    channel: string,
+    by: string,
+    record: (outcome: RepostOutcome) => Promise<void> = async () => {},
+  ): Promise<RepostResult> {
     const found = await this.find(idOrStart);
     if (found === 'ambiguous') return { ok: false, reason: 'ambiguous' };
     if (!found) return { ok: false, reason: 'not-found' };
@@ -95,14 +108,28 @@ export class DeadLetterDesk {
           { type: 'context', elements: [{ type: 'mrkdwn', text: note }] },
         ]);
       } catch (error) {
-        if (classifyPostFailure(error).kind !== 'blocks')
-          return { ok: false, reason: 'refused', letter, slackError: slackReason(error) };
-        try {
-          ts = await this.post(channel, `${message.text}\n${note}`);
-        } catch (again) {
-          return { ok: false, reason: 'refused', letter, slackError: slackReason(again) };
+        let refusal = error;
+        if (classifyPostFailure(error).kind === 'blocks') {
+          try {
+            ts = await this.post(channel, `${message.text}\n${note}`);
+            refusal = undefined;
+          } catch (again) {
+            refusal = again;
+          }
+        }
+        if (refusal !== undefined) {
+          const refused = {
+            ok: false as const,
+            reason: 'refused' as const,
+            letter,
+            slackError: slackReason(refusal),
+          };
+          await record(refused);
+          return refused;
         }
       }
+      const posted = { ok: true as const, letter, channel, ...(ts ? { ts } : {}) };
+      await record(posted);
       const at = (this.options.now?.() ?? new Date()).toISOString();
       await store.set<RepostRecord>(recordKey(letter.id), {
         id: letter.id,
@@ -112,7 +139,7 @@ export class DeadLetterDesk {
         ...(ts ? { ts } : {}),
       });
       await store.addToSet(REPOSTED_SET, letter.id);
-      return { ok: true, letter, channel, ...(ts ? { ts } : {}) };
+      return posted;
     } finally {
       await store.delete(claimKey(letter.id));
     }

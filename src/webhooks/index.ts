@@ -14,7 +14,7 @@ import { Reconciler, type TransactionSource } from './reconciler.js';
 import { type AlertRoute, alertRouter, parseAlertRoutes } from './routing.js';
 import type { DigestRendering, OutboxEntry, RenderAlert, WebhookSubscriber } from './types.js';
 
-export { DeadLetterDesk, type RepostRecord, type RepostResult } from './dead-letters.js';
+export { DeadLetterDesk, type RepostOutcome, type RepostRecord, type RepostResult } from './dead-letters.js';
 export { Deliverer, type Logger, type SlackPoster } from './deliverer.js';
 export { DEFAULT_BODY_LIMIT, WEBHOOK_PATH, type WebhookRoute, webhookRoute } from './intake.js';
 export { dedupeKey } from './keys.js';

@@ -207,3 +207,32 @@ describe('/cngn deadletters repost, twice at once', () => {
     expect((await app.engine.audit(10)).filter((e) => e.action === 'reposted')).toHaveLength(1);
   });
 });
+
+describe('/cngn deadletters repost when the audit log cannot be written', () => {
+  it('keeps the letter listed, so no re-post goes unrecorded; the next re-post is recorded', async () => {
+    await deadLetter('REF-DEAD-6');
+    refused.clear();
+    const [letter] = (await app.webhooks?.deadLetters?.open()) ?? [];
+    const id = letter?.id.slice(0, 8) ?? '';
+    const recordAudit = app.engine.recordAudit.bind(app.engine);
+    app.engine.recordAudit = async () => {
+      throw new Error('the store is not answering');
+    };
+    try {
+      const answer = JSON.stringify(await cngn(`deadletters repost ${id} CREPOST`, APPROVER_A));
+      expect(answer).toContain('but the audit log could not record it, so it stays in the list');
+    } finally {
+      app.engine.recordAudit = recordAudit;
+    }
+    // Slack took it, but without its audit entry it did not leave the list.
+    expect(JSON.stringify(await cngn('deadletters', OUTSIDER))).toContain('REF-DEAD-6');
+    expect(String((await cngn(`deadletters repost ${id} CREPOST`, APPROVER_A)).text)).toContain('Re-posted');
+    expect(JSON.stringify(await cngn('deadletters', OUTSIDER))).toContain('No dead letters');
+    const audited = (await app.engine.audit(10)).filter((e) => e.action === 'reposted');
+    expect(audited).toHaveLength(1);
+    const posts = app.slack
+      .callsTo('chat.postMessage')
+      .filter((c) => c.body.channel === 'CREPOST' && JSON.stringify(c.body).includes('REF-DEAD-6'));
+    expect(posts).toHaveLength(2); // the one its entry could not be written for, and the recorded one
+  });
+});

@@ -2,7 +2,7 @@
 // an approver re-posts one or all of them to a channel; each re-post (or Slack's refusal) is audited,
 // and a re-posted letter leaves the list. The buttons and modal of the list end in repostLetters too.
 import { escapeMrkdwn, mentionChannel } from '../../format/mrkdwn.js';
-import type { DeadLetterDesk } from '../../webhooks/index.js';
+import type { DeadLetter, DeadLetterDesk, RepostOutcome, RepostResult } from '../../webhooks/index.js';
 import type { ApprovalSlackDeps } from '../actions/approval.js';
 import type { SlackMessage } from '../blocks/approval-message.js';
 import { ALL_LETTERS, deadLettersMessage, repostSummary, shortId } from '../blocks/dead-letters.js';
@@ -64,36 +64,52 @@ async function repostOne(
   channel: string,
   user: string,
 ): Promise<string> {
-  const result = await deps.desk.repost(id, channel, user);
+  const about = (letter: DeadLetter) =>
+    `${letter.event.event} ${letter.event.data.trx_ref ?? letter.event.data.transactionId ?? ''}`.trim();
+  const firstRefusal = (letter: DeadLetter) => `first refused in ${letter.channel}: ${letter.reason}`;
   const shown = `\`${shortId(id).replace(/[`<>&]/g, '')}\``;
+  // Written before the letter leaves the list (see DeadLetterDesk.repost): no re-post goes unrecorded.
+  let unrecorded: { posted: boolean } | undefined;
+  const record = (outcome: RepostOutcome) =>
+    deps.approvals.engine
+      .recordAudit({
+        at: (deps.approvals.now?.() ?? new Date()).toISOString(),
+        kind: 'alert',
+        action: outcome.ok ? 'reposted' : 'repost-refused',
+        actor: user,
+        subject: outcome.letter.id,
+        note: outcome.ok
+          ? `${about(outcome.letter)} to ${channel}; ${firstRefusal(outcome.letter)}`
+          : `${about(outcome.letter)} to ${channel}: Slack answered ${outcome.slackError}; ${firstRefusal(outcome.letter)}`,
+      })
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          unrecorded = { posted: outcome.ok };
+          throw error;
+        },
+      );
+  let result: RepostResult;
+  try {
+    result = await deps.desk.repost(id, channel, user, record);
+  } catch (error) {
+    if (!unrecorded) throw error;
+    deps.approvals.log?.error?.('a dead-letter re-post could not be recorded in the audit log', {
+      letter: id,
+      channel,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return unrecorded.posted
+      ? `Posted ${shown} to ${mentionChannel(channel)}, but the audit log could not record it, so it stays in the list: re-post it once the store answers again (that post is recorded).`
+      : `Slack refused ${shown} in ${mentionChannel(channel)}, and the audit log could not record that. It stays in the list.`;
+  }
   if (!result.ok && result.reason !== 'refused') {
     if (result.reason === 'ambiguous') return `${shown} matches several letters: give more of its id.`;
     if (result.reason === 'busy') return `${shown} is being re-posted by someone else right now.`;
     return `No open dead letter ${shown} (already re-posted?). See \`/cngn deadletters\`.`;
   }
-  const letter = result.letter;
-  const about =
-    `${letter.event.event} ${letter.event.data.trx_ref ?? letter.event.data.transactionId ?? ''}`.trim();
-  const firstRefusal = `first refused in ${letter.channel}: ${letter.reason}`;
-  const at = (deps.approvals.now?.() ?? new Date()).toISOString();
   if (!result.ok) {
-    await deps.approvals.engine.recordAudit({
-      at,
-      kind: 'alert',
-      action: 'repost-refused',
-      actor: user,
-      subject: letter.id,
-      note: `${about} to ${channel}: Slack answered ${result.slackError}; ${firstRefusal}`,
-    });
     return `Slack refused ${shown} in ${mentionChannel(channel)} too (\`${escapeMrkdwn(result.slackError)}\`): invite the bot there or pick another channel. It stays in the list.`;
   }
-  await deps.approvals.engine.recordAudit({
-    at,
-    kind: 'alert',
-    action: 'reposted',
-    actor: user,
-    subject: letter.id,
-    note: `${about} to ${channel}; ${firstRefusal}`,
-  });
   return `Re-posted ${shown} to ${mentionChannel(channel)}; it left the list.`;
 }
