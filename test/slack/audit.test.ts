@@ -161,7 +161,9 @@ describe('/cngn audit export', () => {
     expect(lines[1]?.prev).toBe(lines[0]?.hash);
     expect(lines[0]?.figures?.payload).toMatchObject({ amount: '2500.00' });
 
-    const exported = (await app.engine.audit(5)).at(-1);
+    const [requested, exported] = (await app.engine.audit(5)).slice(-2);
+    expect(requested).toMatchObject({ kind: 'audit', action: 'export-requested', actor: APPROVER_B });
+    expect(requested?.exported).toBeUndefined();
     expect(exported).toMatchObject({ kind: 'audit', action: 'exported', actor: APPROVER_B });
     expect(await cngn('audit verify', APPROVER_A)).toContain('Audit chain intact');
   });
@@ -182,7 +184,25 @@ describe('/cngn audit export', () => {
     const answer = await cngn('audit export', APPROVER_A);
     expect(answer).toContain('missing_scope');
     expect(answer).toContain('files:write');
-    expect((await app.engine.audit(5)).some((e) => e.action === 'exported')).toBe(false);
+    // The request is on record; no `exported` entry, so retention does not count it.
+    const actions = (await app.engine.audit(5)).map((e) => e.action);
+    expect(actions.at(-1)).toBe('export-requested');
+    expect(actions).not.toContain('exported');
+  });
+
+  it('sends nothing when the request for an export cannot be recorded', async () => {
+    await fileWithdrawal(app, '10');
+    const recordAudit = app.engine.recordAudit.bind(app.engine);
+    app.engine.recordAudit = async () => {
+      throw new Error('the store is not answering');
+    };
+    try {
+      expect(await cngn('audit export', APPROVER_A)).toContain('something went wrong');
+    } finally {
+      app.engine.recordAudit = recordAudit;
+    }
+    expect(app.slack.sharedFiles()).toEqual([]);
+    expect(app.slack.callsTo('files.getUploadURLExternal')).toEqual([]);
   });
 });
 
@@ -199,7 +219,8 @@ describe('audit retention', () => {
     expect(answer).toContain('Sent you 1 audit entries');
     expect(answer).toContain('removed the 1 oldest exported entries');
     const stored = await app.engine.auditRange(undefined, undefined);
-    expect(stored.map((e) => e.action)).toEqual(['cut', 'exported', 'cut']);
+    // The request was written after the exported entries: it stays, as does the export's record.
+    expect(stored.map((e) => e.action)).toEqual(['cut', 'export-requested', 'exported', 'cut']);
     expect(stored.some((e) => e.requestId === id)).toBe(false);
 
     const verified = await cngn('audit verify', APPROVER_B);

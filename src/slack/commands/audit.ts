@@ -48,6 +48,17 @@ async function exportAudit(command: ApprovalCommand, deps: ApprovalSlackDeps): P
   const seqs = entries.map((e) => e.seq).filter((s): s is number => s !== undefined);
   const lastSeq = seqs.length ? Math.max(...seqs) : undefined;
   const tookEffect = await deps.engine.auditTookEffect(entries);
+  const subject = `${range.from?.toISOString() ?? 'start'}..${range.to.toISOString()}`;
+  // Recorded before anything is sent, so no export goes unrecorded. It holds no range: only the
+  // `exported` entry written once Slack has the files lets retention count the export.
+  await deps.engine.recordAudit({
+    at: now.toISOString(),
+    kind: 'audit',
+    action: 'export-requested',
+    actor: command.userId,
+    subject,
+    note: `${entries.length} entries to be sent as CSV and JSON Lines`,
+  });
   try {
     await sendFilesToUser(
       command.client,
@@ -75,7 +86,7 @@ async function exportAudit(command: ApprovalCommand, deps: ApprovalSlackDeps): P
     kind: 'audit',
     action: 'exported',
     actor: command.userId,
-    subject: `${range.from?.toISOString() ?? 'start'}..${range.to.toISOString()}`,
+    subject,
     note: `${entries.length} entries sent as CSV and JSON Lines`,
     exported: {
       ...(range.from ? { from: range.from.toISOString() } : {}),
