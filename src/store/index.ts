@@ -3,7 +3,8 @@
 // rate limiter, webhook dedupe and the outbox are built on.
 //
 // memory:// is keyv on a Map: one process. sqlite:// is keyv + @keyv/sqlite, held by one process at
-// a time (a second one waits, then refuses; file-lock.ts); its claims are atomic in the database.
+// a time (a second one waits, then refuses; file-lock.ts); its claims are atomic in the database, and
+// its expired values are deleted at open and every hour (sqlite-prune.ts).
 // redis:// is keyv + @keyv/redis with native commands on the adapter's client, atomic across
 // replicas (redis.ts). Keys starting with `list:`, `set:` or `lock:` are reserved for those.
 // postgres:// is keyv + @keyv/postgres for values, native SQL and tables of its own for the rest,
@@ -18,6 +19,8 @@ import { GroupCommit } from './group-commit.js';
 import { LocalStore } from './local.js';
 import { KeyedMutex } from './mutex.js';
 import { SqliteConnection } from './sqlite-connection.js';
+import { prefixRange } from './sqlite-keys.js';
+import { ExpiryPruner, type PruneOptions } from './sqlite-prune.js';
 import { convertLegacySets } from './sqlite-sets.js';
 
 export type StoreKind = 'memory' | 'sqlite' | 'redis' | 'postgres';
@@ -39,6 +42,7 @@ export {
 export { LOCK_DEFAULTS, LockTimeoutError, StoreUnavailableError } from './errors.js';
 export { StoreLockedError } from './file-lock.js';
 export { SchemaTooNewError } from './postgres-schema.js';
+export type { PruneOptions } from './sqlite-prune.js';
 
 export interface LockOptions {
   /** How long the lock is held at most if its holder dies (Redis, PostgreSQL); a live holder renews it. */
@@ -95,6 +99,11 @@ export interface Store {
   ping(): Promise<void>;
   /** Redis only: whether it keeps its data across its own restart (checked at start-up). */
   persistence?(): Promise<RedisPersistence>;
+  /**
+   * SQLite only: delete the values whose TTL has run out, now (as is done at open and every hour;
+   * sqlite-prune.ts). Redis expires keys itself, PostgreSQL sweeps them on a timer of its own.
+   */
+  pruneExpired?(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -109,6 +118,8 @@ export interface StoreOptions {
   prefix?: string;
   /** sqlite://: how long to wait for another process to let go of the file (overlapping restarts). */
   fileLockWaitMs?: number;
+  /** sqlite://: how expired values are deleted (tests: a small batch, a clock, no timer). */
+  prune?: PruneOptions;
 }
 
 /** How long a SQLite statement waits for another connection's write lock before failing. */
@@ -152,7 +163,12 @@ async function openSqlite(path: string, prefix: string, options: StoreOptions): 
     await release();
   };
   try {
-    return await connectSqlite(path, prefix, { mutex: shared.mutex, onClose: letGo });
+    return await connectSqlite(path, prefix, {
+      mutex: shared.mutex,
+      onClose: letGo,
+      ...(options.log ? { log: options.log } : {}),
+      ...(options.prune ? { prune: options.prune } : {}),
+    });
   } catch (error) {
     await letGo();
     throw error;
@@ -166,12 +182,13 @@ async function openSqlite(path: string, prefix: string, options: StoreOptions): 
 export async function connectSqlite(
   path: string,
   prefix: string,
-  options: { mutex?: KeyedMutex; onClose?: () => Promise<void> } = {},
+  options: { mutex?: KeyedMutex; onClose?: () => Promise<void>; log?: StoreLog; prune?: PruneOptions } = {},
 ): Promise<Store> {
   const sqlite = new KeyvSqlite({ uri: `sqlite://${path}`, busyTimeout: BUSY_TIMEOUT_MS });
   const keyv = new Keyv({ store: sqlite, namespace: prefix, throwOnErrors: true });
   const opened: SqliteConnection[] = [];
   let group: GroupCommit | undefined;
+  let pruner: ExpiryPruner | undefined;
   try {
     await sqlite.query('SELECT 1'); // open the file (and create the table) now, not on first use
     // keyv's own connection prepares and finalizes a statement per query; from here on every query
@@ -202,7 +219,14 @@ export async function connectSqlite(
     const committing = new GroupCommit(writer.query, reader.query, writer.exec);
     group = committing;
     sqlite.query = committing.query as typeof sqlite.query;
+    // Expired values are deleted by a pass at open and then every hour, batch by batch through the
+    // group commit (sqlite-prune.ts); reads only skip them. Only this namespace's rows.
+    const table = sqlite.opts.table ?? 'keyv';
+    const range = keyv.namespace ? prefixRange(`${keyv.namespace}:`) : { from: '' };
+    const pruning = new ExpiryPruner(committing.query, table, range, options.prune, options.log);
+    pruner = pruning;
     sqlite.close = async () => {
+      await pruning.stop();
       await committing.idle();
       try {
         await reader.close();
@@ -216,7 +240,17 @@ export async function connectSqlite(
     throw error;
   }
   const mutex = options.mutex ?? new KeyedMutex();
-  return new LocalStore({ kind: 'sqlite', keyv, mutex, sqlite, group, onClose: options.onClose });
+  const store = new LocalStore({
+    kind: 'sqlite',
+    keyv,
+    mutex,
+    sqlite,
+    group,
+    pruner,
+    onClose: options.onClose,
+  });
+  pruner.start();
+  return store;
 }
 
 /** For tests: drop everything a store holds under its prefix. */

@@ -4,12 +4,14 @@
 // On memory a set is a JS Set. On SQLite a set is one small row per member (sqlite-sets.ts), so adding
 // to or taking from a long set never rewrites it, and claimAndWrite is one conditional write of the
 // group commit (group-commit.ts): one synced commit. SQLite reads skip keyv's per-call machinery and
-// parse keyv's layout directly (sqlite-values.ts).
+// parse keyv's layout directly (sqlite-values.ts); so they do not delete an expired value as keyv's
+// get would, and a pruner does (sqlite-prune.ts: at open, every hour, and pruneExpired).
 import type KeyvSqlite from '@keyv/sqlite';
 import type Keyv from 'keyv';
 import type { GroupCommit, Query, Statement } from './group-commit.js';
 import type { Store, StoreClaim, StoreWrite } from './index.js';
 import type { KeyedMutex } from './mutex.js';
+import type { ExpiryPruner } from './sqlite-prune.js';
 import { KeyReads } from './sqlite-reads.js';
 import { MEMBER_VALUE, memberKey, memberRange } from './sqlite-sets.js';
 import { readStored, writeStored } from './sqlite-values.js';
@@ -33,6 +35,8 @@ export interface LocalStoreOptions {
   sqlite?: KeyvSqlite;
   /** The SQLite connection's group commit, for several statements that stand or fall together. */
   group?: GroupCommit;
+  /** SQLite: deletes expired values (sqlite-prune.ts); close stops it. */
+  pruner?: ExpiryPruner;
   onClose?: () => Promise<void>;
 }
 
@@ -210,6 +214,15 @@ export class LocalStore implements Store {
       to,
     )) as Array<{ key: string }>;
     return rows.map((row) => row.key.slice(from.length));
+  }
+
+  /**
+   * SQLite: delete expired values now (also done at open and every hour). Memory: nothing (keyv drops
+   * an expired value when it reads it, and nothing of memory:// outlives the process).
+   */
+  async pruneExpired(): Promise<void> {
+    if (this.closing) throw new Error('the store is closed');
+    await this.options.pruner?.run();
   }
 
   async ping(): Promise<void> {

@@ -4,6 +4,7 @@
 // every change (costly for the outbox's pending index during a burst); such arrays are converted into
 // rows once, when the store is opened.
 import type { Query } from './group-commit.js';
+import { prefixRange } from './sqlite-keys.js';
 
 /** Between a set's name and a member: no set name holds it, and it sorts before any member text. */
 const SEPARATOR = '\u0001';
@@ -26,7 +27,9 @@ export const memberRange = (storedKey: string) => ({
  * Convert every set still kept as one JSON array (keys starting `legacy`, the namespaced `set:`) into
  * member rows (under `rows`, the namespaced `setm:`), and drop the arrays, in one transaction. Members
  * come out as keyv would read them (one leading ':' of its escape removed). Run on the writing
- * connection before the store is used.
+ * connection before the store is used, at every open: both statements read only the keys starting
+ * `legacy`, a range of the key index, so a file with nothing left to convert costs one index probe,
+ * however many rows it holds.
  */
 export async function convertLegacySets(
   query: Query,
@@ -34,7 +37,7 @@ export async function convertLegacySets(
   legacy: string,
   rows: string,
 ): Promise<void> {
-  const isLegacy = `substr(key, 1, length(?1)) = ?1 AND json_valid(value)`;
+  const { from, to } = prefixRange(legacy);
   await query('BEGIN IMMEDIATE');
   try {
     await query(
@@ -42,14 +45,15 @@ export async function convertLegacySets(
          SELECT ?2 || substr(s.key, length(?1) + 1) || ?3 ||
                 CASE WHEN substr(j.value, 1, 1) = ':' THEN substr(j.value, 2) ELSE j.value END, ?4
          FROM ${table} AS s, json_each(s.value, '$.value') AS j
-         WHERE substr(s.key, 1, length(?1)) = ?1 AND json_valid(s.value) AND j.type = 'text'
+         WHERE s.key >= ?1 AND s.key < ?5 AND json_valid(s.value) AND j.type = 'text'
        ON CONFLICT(key) DO NOTHING`,
-      legacy,
+      from,
       rows,
       SEPARATOR,
       MEMBER_VALUE,
+      to,
     );
-    await query(`DELETE FROM ${table} WHERE ${isLegacy}`, legacy);
+    await query(`DELETE FROM ${table} WHERE key >= ? AND key < ? AND json_valid(value)`, from, to);
     await query('COMMIT');
   } catch (error) {
     await query('ROLLBACK').catch(() => undefined);

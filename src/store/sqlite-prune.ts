@@ -1,0 +1,122 @@
+// Deleting expired values from the SQLite file. keyv deletes an expired value when it reads it; the
+// store reads keyv's layout directly (sqlite-values.ts) and only answers "none" for such a value, so
+// without this nothing would ever delete one, and values kept with a retention TTL (webhook events,
+// their dedupe claims, the outbox's entries) would grow the file without bound.
+//
+// What is pruned: the rows of the store's own namespace whose keyv value carries a numeric `expires`
+// that has passed (the value readStored answers "none" for). Rows without one (values written without
+// a TTL, list items and lengths, set members, which never expire) are never touched, nor are other
+// namespaces' rows. When: once at open, in the background, then every hour (a timer that keeps no
+// process alive), and again whenever `run` is called; close stops it between two batches and waits.
+//
+// How: the namespace is walked in windows of `batch` keys along the key index. The window's end is
+// found on the reading connection (an index walk that holds no lock); the window is then one DELETE
+// sent through the group commit, so it shares a transaction with whatever the bot writes at that
+// moment and never holds the write lock for longer than it takes to look at `batch` rows. Whether a
+// row has expired is decided by that same DELETE, on the row as it is when the DELETE runs: a key
+// rewritten after it expired (without a TTL, or with a later one) is not deleted, even if the rewrite
+// lands between the window being found and the DELETE.
+import type { Query } from './group-commit.js';
+
+export interface PruneOptions {
+  /** Keys looked at by one DELETE. */
+  batch?: number;
+  /** Between two passes; 0 runs none by itself (neither at open nor later), only when asked. */
+  everyMs?: number;
+  /** The clock that decides what has expired (tests); Date.now otherwise. */
+  now?: () => number;
+}
+
+export const PRUNE_DEFAULTS = { batch: 500, everyMs: 60 * 60_000 } as const;
+
+/** Where a pass that fails by itself says so. */
+export interface PruneLog {
+  warn(message: string, fields?: Record<string, unknown>): void;
+}
+
+export class ExpiryPruner {
+  private readonly batch: number;
+  private readonly everyMs: number;
+  private readonly now: () => number;
+  private timer: NodeJS.Timeout | undefined;
+  /** The pass under way, which a second caller joins. */
+  private pass: Promise<void> | undefined;
+  private stopped = false;
+
+  /**
+   * `query` is the group commit's: its SELECTs go to the reading connection, its DELETEs into the
+   * next batch. `range` is the namespace's keys (`key >= from AND key < to`; no `to`: every key).
+   */
+  constructor(
+    private readonly query: Query,
+    private readonly table: string,
+    private readonly range: { from: string; to?: string },
+    options: PruneOptions = {},
+    private readonly log?: PruneLog,
+  ) {
+    this.batch = options.batch ?? PRUNE_DEFAULTS.batch;
+    this.everyMs = options.everyMs ?? PRUNE_DEFAULTS.everyMs;
+    this.now = options.now ?? Date.now;
+    if (!Number.isInteger(this.batch) || this.batch < 1)
+      throw new Error('the prune batch must be at least 1');
+  }
+
+  /** A first pass now, in the background, then one every `everyMs` after each has finished. */
+  start(): void {
+    if (this.everyMs > 0) this.schedule(0);
+  }
+
+  /** One pass over the namespace; joins the pass under way, if any. Rejects when a DELETE fails. */
+  run(): Promise<void> {
+    this.pass ??= this.prune().finally(() => {
+      this.pass = undefined;
+    });
+    return this.pass;
+  }
+
+  /** No more passes; the one under way ends after its current batch, and this waits for it. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.pass?.catch(() => undefined);
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      void this.run()
+        .catch((error: unknown) => {
+          if (this.stopped) return; // the store was closed under it
+          this.log?.warn('could not delete expired values from the SQLite store; trying again later', {
+            error: error instanceof Error ? error.message : String(error),
+          });
+        })
+        .finally(() => this.schedule(this.everyMs));
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private async prune(): Promise<void> {
+    const { table, batch } = this;
+    const { to: end } = this.range;
+    let from = this.range.from;
+    while (!this.stopped) {
+      // The first key after this window (`batch` keys on from `from`), or none: the window runs to the end.
+      const [next] = (await this.query(
+        `SELECT key FROM ${table} WHERE key >= ?${end === undefined ? '' : ' AND key < ?'} ORDER BY key LIMIT 1 OFFSET ?`,
+        ...(end === undefined ? [from, batch] : [from, end, batch]),
+      )) as Array<{ key: string }>;
+      const to = next?.key ?? end;
+      await this.query(
+        `DELETE FROM ${table} WHERE key >= ?1${to === undefined ? '' : ' AND key < ?3'}
+           AND CASE WHEN json_valid(value)
+                    THEN json_type(value, '$.expires') IN ('integer', 'real')
+                         AND json_extract(value, '$.expires') < ?2
+                    ELSE 0 END`,
+        ...(to === undefined ? [from, this.now()] : [from, this.now(), to]),
+      );
+      if (next === undefined) return;
+      from = next.key;
+    }
+  }
+}
