@@ -149,20 +149,7 @@ describe('Slack traffic in Socket Mode', () => {
         ],
       });
       await app.start();
-      socket.send({
-        envelope_id: 'env-traffic-1',
-        type: 'slash_commands',
-        accepts_response_payload: true,
-        payload: {
-          command: '/cngn',
-          text: 'help',
-          user_id: 'UREQ',
-          channel_id: 'CCMD',
-          team_id: 'T1',
-          trigger_id: '1.1',
-          response_url: slack.responseUrl('socket-traffic'),
-        },
-      });
+      socket.sendCommand('env-traffic-1', 'help', slack.responseUrl('socket-traffic'));
       await socket.waitFor((m) => m.envelope_id === 'env-traffic-1');
       await new Promise((r) => setImmediate(r));
       expect(seen).toEqual([true, true]);

@@ -107,20 +107,7 @@ describe('Socket Mode: the routes on PORT', () => {
     expect(await raw('GET', '/healthz')).toBe(200);
     // Unsigned (no CNGN_WEBHOOK_SECRET match): refused as a webhook, not as a target.
     expect(await raw('POST', '/webhooks/cngn')).toBe(401);
-    socket.send({
-      envelope_id: 'env-help-1',
-      type: 'slash_commands',
-      accepts_response_payload: true,
-      payload: {
-        command: '/cngn',
-        text: 'help',
-        user_id: 'UREQ',
-        channel_id: 'CCMD',
-        team_id: 'T1',
-        trigger_id: '1.1',
-        response_url: slack.responseUrl('socket-help'),
-      },
-    });
+    socket.sendCommand('env-help-1', 'help', slack.responseUrl('socket-help'));
     await socket.waitFor((m) => m.envelope_id === 'env-help-1');
     const answer = await slack.waitFor('response_url:socket-help');
     expect(JSON.stringify(answer.body)).toContain('/cngn');

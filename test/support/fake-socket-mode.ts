@@ -87,6 +87,24 @@ export class FakeSocketMode {
     for (const socket of this.sockets) socket.write(bytes);
   }
 
+  /** Sends `/cngn <text>` as Slack's Socket Mode envelope; the bot's ack carries `envelopeId`. */
+  sendCommand(envelopeId: string, text: string, responseUrl: string): void {
+    this.send({
+      envelope_id: envelopeId,
+      type: 'slash_commands',
+      accepts_response_payload: true,
+      payload: {
+        command: '/cngn',
+        text,
+        user_id: 'UREQ',
+        channel_id: 'CCMD',
+        team_id: 'T1',
+        trigger_id: '1.1',
+        response_url: responseUrl,
+      },
+    });
+  }
+
   /** Resolves with the first message from the bot that matches, already received or to come. */
   async waitFor(
     test: (message: Record<string, unknown>) => boolean,
