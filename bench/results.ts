@@ -124,11 +124,11 @@ export function summaryText(rows: SummaryRow[]): string[] {
   );
 }
 
-/** The summary as a Markdown table, for the README. */
+/** The summary as a Markdown table, for docs/benchmarks.md. */
 export function summaryMarkdown(rows: SummaryRow[], m: Machine, date: string): string {
   const cell = (text: string) => text.replace(/\|/g, '\\|');
   return [
-    `Last \`npm run bench -- --write-readme\`: ${date}, ${m.cores} cores, load average ${m.loadAverage[0].toFixed(1)} at the end, node ${m.node}.`,
+    `Last \`npm run bench -- --write-docs\`: ${date}, ${m.cores} cores, load average ${m.loadAverage[0].toFixed(1)} at the end, node ${m.node}.`,
     '',
     '| figure | value | target | reference (same run) | met? |',
     '| --- | --- | --- | --- | --- |',
@@ -138,17 +138,19 @@ export function summaryMarkdown(rows: SummaryRow[], m: Machine, date: string): s
   ].join('\n');
 }
 
-export const README_BEGIN = '<!-- bench:begin -->';
-export const README_END = '<!-- bench:end -->';
+/** The page the summary table is written to, between its markers. */
+export const BENCH_PAGE = 'docs/benchmarks.md';
+export const TABLE_BEGIN = '<!-- bench:begin -->';
+export const TABLE_END = '<!-- bench:end -->';
 
-/** `readme` with the text between the bench markers replaced; throws when the markers are missing. */
-export function replaceBenchTable(readme: string, table: string): string {
-  const begin = readme.indexOf(README_BEGIN);
-  const end = readme.indexOf(README_END);
+/** `page` with the text between the bench markers replaced; throws when the markers are missing. */
+export function replaceBenchTable(page: string, table: string): string {
+  const begin = page.indexOf(TABLE_BEGIN);
+  const end = page.indexOf(TABLE_END);
   if (begin < 0 || end < begin) {
-    throw new Error(`README.md has no ${README_BEGIN} … ${README_END} pair to write the table between`);
+    throw new Error(`${BENCH_PAGE} has no ${TABLE_BEGIN} … ${TABLE_END} pair to write the table between`);
   }
-  return `${readme.slice(0, begin + README_BEGIN.length)}\n${table}\n${readme.slice(end)}`;
+  return `${page.slice(0, begin + TABLE_BEGIN.length)}\n${table}\n${page.slice(end)}`;
 }
 
 // The figures of sections other work also changes (webhooks, start-up), here so those files carry one

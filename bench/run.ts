@@ -1,7 +1,7 @@
 // `npm run bench`: every section in its own process, in turn, its lines printed as they come; then
 // one summary of every figure beside its target and the reference measured in the same run, with the
 // machine (cores, load average, node). The summary is written to bench-results/results.json and, with
-// `--write-readme` (or BENCH_WRITE_README=1), into README.md between the bench markers.
+// `--write-docs` (or BENCH_WRITE_DOCS=1), into docs/benchmarks.md between the bench markers.
 // `--only ack,crypto` (or BENCH_ONLY) runs some sections; BENCH_SECTION_TIMEOUT_S bounds each.
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import {
+  BENCH_PAGE,
   type BenchFigure,
   type Machine,
   machine,
@@ -47,7 +48,7 @@ const only = (option('--only') ?? process.env.BENCH_ONLY ?? '')
   .split(',')
   .map((s) => s.trim())
   .filter(Boolean);
-const writeReadme = process.argv.includes('--write-readme') || process.env.BENCH_WRITE_README === '1';
+const writeDocs = process.argv.includes('--write-docs') || process.env.BENCH_WRITE_DOCS === '1';
 const unknown = only.filter((name) => !SECTIONS.some((s) => s.name === name));
 if (unknown.length > 0) {
   console.error(`unknown section ${unknown.join(', ')}; sections: ${SECTIONS.map((s) => s.name).join(', ')}`);
@@ -125,21 +126,23 @@ writeFileSync(
 );
 console.log(`written: ${resultsFile}`);
 
-if (writeReadme) {
+if (writeDocs) {
   if (only.length > 0 || failed.length > 0) {
-    console.log('README.md not written: only a full run with every section finished updates its table');
+    console.log(`${BENCH_PAGE} not written: only a full run with every section finished updates its table`);
   } else {
-    const readmePath = join(ROOT, 'README.md');
+    const pagePath = join(ROOT, BENCH_PAGE);
     const table = summaryMarkdown(rows, end, date.slice(0, 10));
-    writeFileSync(readmePath, replaceBenchTable(readFileSync(readmePath, 'utf8'), table));
+    writeFileSync(pagePath, replaceBenchTable(readFileSync(pagePath, 'utf8'), table));
     try {
       // Biome lays out Markdown tables (padded columns); the lint would fail on the raw table.
-      execFileSync(join(ROOT, 'node_modules/.bin/biome'), ['format', '--write', readmePath], {
+      execFileSync(join(ROOT, 'node_modules/.bin/biome'), ['format', '--write', pagePath], {
         stdio: 'ignore',
       });
-      console.log('written: README.md (benchmark summary table)');
+      console.log(`written: ${BENCH_PAGE} (benchmark summary table)`);
     } catch {
-      console.log('written: README.md (benchmark summary table); run `npx biome check --write README.md`');
+      console.log(
+        `written: ${BENCH_PAGE} (benchmark summary table); run \`npx biome check --write ${BENCH_PAGE}\``,
+      );
     }
   }
 }

@@ -87,7 +87,8 @@ const parsedBy = <T>(parse: (text: string) => T) =>
     }
   });
 
-const envSchema = z.object({
+/** Every variable the bot reads; docs/configuration.md is generated from it (`npm run docs`). */
+export const envSchema = z.object({
   SLACK_BOT_TOKEN: z.preprocess(blank, z.string().startsWith('xoxb-', 'must start with xoxb-').optional()),
   SLACK_SIGNING_SECRET: optional,
   SLACK_APP_TOKEN: z.preprocess(blank, z.string().startsWith('xapp-', 'must start with xapp-').optional()),

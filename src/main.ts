@@ -12,7 +12,7 @@ async function main(): Promise<void> {
     started = await start(process.env);
   } catch (error) {
     if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\nSee README.md, "Configuration".\n`);
+      process.stderr.write(`${error.message}\nSee docs/configuration.md.\n`);
       process.exit(1);
     }
     if (error instanceof StartupRefused) {
@@ -49,7 +49,7 @@ async function main(): Promise<void> {
     logger.error('unhandled promise rejection', { error: describe(reason) });
   });
   // State may be broken after a throw nobody caught: stop taking work, let the store close, exit 1 for
-  // the supervisor to restart (see README, "Running it").
+  // the supervisor to restart (see docs/operations.md).
   process.on('uncaughtException', (error) => {
     logger.error('uncaught exception: stopping so the supervisor restarts the bot', {
       error: describe(error),

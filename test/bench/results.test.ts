@@ -1,14 +1,16 @@
 // The bench summary: each figure judged against its target, the references measured beside it in the
-// same run gathered into its row, and README's table replaced between its markers only.
+// same run gathered into its row, and the table of docs/benchmarks.md replaced between its markers only.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
+  BENCH_PAGE,
   type BenchFigure,
   parseResultLine,
-  README_BEGIN,
-  README_END,
   replaceBenchTable,
   summaryMarkdown,
   summaryRows,
+  TABLE_BEGIN,
+  TABLE_END,
 } from '../../bench/results.js';
 
 const figures: BenchFigure[] = [
@@ -58,16 +60,25 @@ describe('the bench summary', () => {
     expect(parseResultLine('BENCH_RESULT {not json')).toBeUndefined();
   });
 
-  it("rewrites only README's table between the markers, and refuses a README without them", () => {
+  it('rewrites only the table between the markers, and refuses a page without them', () => {
     const machine = { cores: 2, loadAverage: [1.5, 1, 1] as [number, number, number], node: 'v20.19.0' };
     const table = summaryMarkdown(summaryRows(figures), machine, '2026-11-23');
-    const readme = `# Title\n\n## Benchmarks\n\n${README_BEGIN}\nold table\n${README_END}\n\nAfter.\n`;
-    const written = replaceBenchTable(readme, table);
+    const page = `# Benchmarks\n\nBefore.\n\n${TABLE_BEGIN}\nold table\n${TABLE_END}\n\nAfter.\n`;
+    const written = replaceBenchTable(page, table);
     expect(written).toContain('| lost \\| dropped | 0 | = 0 | — | yes |');
+    expect(written).toContain('Last `npm run bench -- --write-docs`: 2026-11-23, 2 cores');
     expect(written).not.toContain('old table');
-    expect(written.startsWith('# Title\n\n## Benchmarks\n\n')).toBe(true);
-    expect(written.endsWith(`${README_END}\n\nAfter.\n`)).toBe(true);
+    expect(written.startsWith('# Benchmarks\n\nBefore.\n\n')).toBe(true);
+    expect(written.endsWith(`${TABLE_END}\n\nAfter.\n`)).toBe(true);
     expect(replaceBenchTable(written, table)).toBe(written);
     expect(() => replaceBenchTable('# Title\n', table)).toThrow(/bench:begin/);
+  });
+
+  it('writes its table into docs/benchmarks.md, which holds the markers once', () => {
+    const page = readFileSync(new URL(`../../${BENCH_PAGE}`, import.meta.url), 'utf8');
+    expect(page.split(TABLE_BEGIN)).toHaveLength(2);
+    expect(page.split(TABLE_END)).toHaveLength(2);
+    const table = page.slice(page.indexOf(TABLE_BEGIN) + TABLE_BEGIN.length, page.indexOf(TABLE_END)).trim();
+    expect(replaceBenchTable(page, table)).toBe(page);
   });
 });

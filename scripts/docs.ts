@@ -1,0 +1,33 @@
+// `npm run docs`: writes the pages of docs/ that code produces (docs/configuration.md, from the
+// configuration schema). `npm run docs -- --check` writes nothing and exits 1 when a committed page
+// differs from what the code produces; test/docs.test.ts fails the same way.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CONFIGURATION_PAGE, configurationPage } from './docs/configuration.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const PAGES: Array<[path: string, render: () => string]> = [[CONFIGURATION_PAGE, configurationPage]];
+
+const check = process.argv.includes('--check');
+let stale = 0;
+for (const [path, render] of PAGES) {
+  const file = join(ROOT, path);
+  const text = render();
+  let committed: string | undefined;
+  try {
+    committed = readFileSync(file, 'utf8');
+  } catch {
+    committed = undefined;
+  }
+  if (committed === text) {
+    console.log(`up to date: ${path}`);
+  } else if (check) {
+    stale += 1;
+    console.log(`stale: ${path} (run npm run docs)`);
+  } else {
+    writeFileSync(file, text);
+    console.log(`written: ${path}`);
+  }
+}
+process.exit(stale > 0 ? 1 : 0);

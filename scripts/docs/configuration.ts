@@ -1,0 +1,218 @@
+// docs/configuration.md, made from the configuration schema (src/config.ts): the variables in the
+// schema's order, each default as the schema applies it, and the workbench's own values as start-up
+// fills them in. The words for each variable are here; the type below makes a variable added to the
+// schema without them, or described here but gone from it, a type error.
+import { DEFAULT_RATE_LIMIT } from '../../src/cngn/limiter.js';
+import { envSchema, LIVE_SERVICE_URL } from '../../src/config.js';
+import { workbenchEnv } from '../../src/startup.js';
+import { cell, table } from './markdown.js';
+
+export const CONFIGURATION_PAGE = 'docs/configuration.md';
+
+type Variable = keyof typeof envSchema.shape;
+
+interface VariableText {
+  /** What it sets, as an operator reads it (Markdown). */
+  meaning: string;
+  /** What happens when it is unset; only for a variable whose schema has no default. */
+  unset?: string;
+  /** The schema's default as people write it, when the schema holds it parsed (a duration in ms). */
+  showDefault?: (value: unknown) => string;
+}
+
+const TEXT: Record<Variable, VariableText> = {
+  SLACK_BOT_TOKEN: {
+    meaning: 'The bot token `xoxb-…`, from **OAuth & Permissions** of the Slack app.',
+    unset:
+      'no Slack: with no other `SLACK_` variable either, the local [workbench](workbench.md), which makes its own',
+  },
+  SLACK_SIGNING_SECRET: {
+    meaning:
+      'HTTP mode: the secret Slack signs its requests with, from **Basic Information → App Credentials**.',
+    unset: 'required in HTTP mode (the workbench makes its own); Socket Mode needs none',
+  },
+  SLACK_APP_TOKEN: {
+    meaning:
+      'The app-level token `xapp-…` (scope `connections:write`). Set: Socket Mode. Unset: HTTP mode, Slack calls `POST /slack/events`.',
+    unset: 'HTTP mode',
+  },
+  SLACK_API_URL: {
+    meaning: "Base URL of Slack's Web API, for tests and emulators.",
+    unset: "Slack's own",
+  },
+  PORT: {
+    meaning:
+      'The HTTP port: `POST /slack/events` (HTTP mode), `POST /webhooks/cngn`, `POST /callbacks/bridge/:token`, `GET /healthz`, `GET /livez`, and the workbench when it runs. `0` takes any free port.',
+  },
+  CNGN_API_KEY: {
+    meaning:
+      "The service's API key. `cngn_test_…` selects its test environment (answers say **TEST**), `cngn_live_…` the live one (**LIVE**). The workbench refuses a live key.",
+    unset: 'the embedded [sandbox](sandbox.md); answers say **SANDBOX**',
+  },
+  CNGN_ENCRYPTION_KEY: {
+    meaning: 'The encryption key of the same environment as the API key; request bodies are sealed with it.',
+    unset: 'required with `CNGN_API_KEY`',
+  },
+  CNGN_PRIVATE_KEY: {
+    meaning:
+      "The Ed25519 private key (OpenSSH, unencrypted) whose public half is uploaded in the service's dashboard; responses are sealed to it. As text: literal `\\n` is read as a line break. Wins over `CNGN_PRIVATE_KEY_FILE`.",
+    unset: 'this or `CNGN_PRIVATE_KEY_FILE` is required with `CNGN_API_KEY`',
+  },
+  CNGN_PRIVATE_KEY_FILE: {
+    meaning: 'The same key as a path to its file.',
+    unset: 'see `CNGN_PRIVATE_KEY`',
+  },
+  CNGN_BASE_URL: {
+    meaning: "The service's origin (its paths start with `/v1/api`); read only with `CNGN_API_KEY`.",
+    unset: `\`${LIVE_SERVICE_URL}\``,
+  },
+  CNGN_APPROVALS_CHANNEL: {
+    meaning: 'Channel ID (`C…` or `G…`) where approval requests are posted.',
+    unset: 'approvals are off: withdraw, redeem, bridge, whitelist add and settlement say so',
+  },
+  CNGN_ALERTS_CHANNEL: {
+    meaning: 'Channel ID for webhook alerts, and for every alert no route of `CNGN_ALERT_ROUTES` takes.',
+    unset: 'alerts wait in the outbox',
+  },
+  CNGN_ALERT_ROUTES: {
+    meaning:
+      'Channels per kind of event: `<event or prefix.*>:<channel ID>` pairs separated by commas, the first match wins, e.g. `deposit.*:C0DEPOSITS,transaction.failed:C0FAILURES`.',
+    unset: 'every alert goes to `CNGN_ALERTS_CHANNEL`',
+  },
+  CNGN_APPROVERS: {
+    meaning:
+      'Slack user IDs of the approvers, separated by commas. The workbench sets its own only when `CNGN_APPROVER_GROUP` is unset too.',
+    unset: 'none; this or `CNGN_APPROVER_GROUP` is required with an approvals channel',
+  },
+  CNGN_APPROVER_GROUP: {
+    meaning:
+      'A Slack user group ID (`S…`) whose members approve, alone or beside `CNGN_APPROVERS` (scope `usergroups:read`; members cached for a minute).',
+    unset: 'none',
+  },
+  CNGN_APPROVAL_TIERS: {
+    meaning:
+      "How many distinct approvals an amount needs: `amount:approvals` pairs, e.g. `0:1,1000000:2` (two from ₦1,000,000). A whitelist addition needs the lowest tier's count, a settlement-account change the top tier's.",
+  },
+  CNGN_APPROVAL_TTL: {
+    meaning: 'How long a request waits for its approvals before it expires: `90s`, `30m`, `24h`, `2d`.',
+    showDefault: (ms) => duration(ms as number),
+  },
+  CNGN_APPROVAL_REMINDERS: {
+    meaning:
+      "Reminder points as shares of a pending request's lifetime, rising, e.g. `50%,90%`; `none` (or empty) turns reminders off.",
+  },
+  CNGN_AUDIT_RETENTION: {
+    meaning:
+      'How long audit entries are kept (`400d`…). Only entries an export already held are removed, and the log records the cut.',
+    unset: 'every entry is kept',
+  },
+  CNGN_APPROVAL_NOTIFY: {
+    meaning:
+      'Where approvers are asked: `dm` (a DM each; the channel message keeps no Approve/Reject), `channel` (the channel message only) or `both`.',
+  },
+  CNGN_WEBHOOK_SECRET: {
+    meaning: "The webhook signing secret from the service's dashboard.",
+    unset: "every delivery is refused with 401; with the embedded sandbox, the sandbox's own secret",
+  },
+  CNGN_RATE_LIMIT: {
+    meaning:
+      "The service's request budget per API key, `N/<seconds>s`. Lower it when something outside this bot's store uses the same key.",
+    unset: `\`${DEFAULT_RATE_LIMIT.limit}/${DEFAULT_RATE_LIMIT.windowSeconds}s\`, the service's budget`,
+  },
+  PUBLIC_URL: {
+    meaning: "The bot's public `https://` origin: each bridge then carries a callback URL under it.",
+    unset: 'no callback; bridges are followed by webhooks and polls',
+  },
+  STORE_URL: {
+    meaning:
+      'Where state lives: `sqlite://path`, `postgres://user:pass@host:5432/db` (or `postgresql://`), `redis://…` (`rediss://` for TLS) or `memory://`. Several replicas need PostgreSQL or Redis.',
+  },
+  LOG_LEVEL: {
+    meaning: '`debug`, `info`, `warn`, `error` or `silent`. Logs are JSON lines on stderr.',
+  },
+};
+
+/** `86400000` → `24h`: the largest unit that divides it, hours up to three days. */
+function duration(ms: number): string {
+  const units: Array<[string, number]> = [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1_000],
+  ];
+  for (const [unit, size] of units) {
+    if (unit === 'd' && ms < 3 * 86_400_000) continue;
+    if (ms % size === 0) return `${ms / size}${unit}`;
+  }
+  return `${ms}ms`;
+}
+
+/** The schema's own default, as written in the environment; undefined when it has none. */
+function schemaDefault(name: Variable): string | undefined {
+  const parsed = envSchema.shape[name].safeParse(undefined);
+  const value: unknown = parsed.success ? parsed.data : undefined;
+  if (value === undefined) return undefined;
+  const show = TEXT[name].showDefault;
+  if (show) return show(value);
+  // Reminder points keep the text they were read from.
+  if (Array.isArray(value)) return value.map((v) => (v as { label: string }).label).join(',');
+  return String(value);
+}
+
+/** What each variable is when unset: the schema's default or the words above, plus the workbench's value. */
+function whenUnset(name: Variable, workbench: Record<string, string | undefined>): string {
+  const fallback = schemaDefault(name);
+  const text = TEXT[name];
+  const parts = [fallback === undefined ? (text.unset ?? '—') : `\`${fallback}\``];
+  const own = workbench[name];
+  if (own !== undefined && !name.startsWith('SLACK_')) parts.push(`workbench: \`${own}\``);
+  return parts.join('; ');
+}
+
+export function configurationPage(): string {
+  const names = Object.keys(envSchema.shape) as Variable[];
+  const workbench = workbenchEnv({}, 'signing-secret', 'bot-token');
+  const rows = names.map((name) => [
+    `\`${name}\``,
+    cell(TEXT[name].meaning),
+    cell(whenUnset(name, workbench)),
+  ]);
+  return `<!-- Generated by \`npm run docs\` from src/config.ts and scripts/docs/configuration.ts: edit those, not this file. -->
+
+# Configuration
+
+Every setting is an environment variable, read once at start-up by [\`src/config.ts\`](../src/config.ts)
+and checked with zod. When a value is wrong or missing, start-up stops with one list of everything to
+fix (\`VARIABLE: reason\`) and exit status 1. The bot reads no \`.env\` file; to use one, load it in
+your shell: \`set -a; . ./.env; set +a; npm start\`.
+
+With no \`SLACK_\` variable at all, \`npm start\` runs the [workbench](workbench.md), which fills in
+the values marked "workbench:" below unless you set your own.
+
+## Variables
+
+${table(['variable', 'meaning', 'when unset'], rows)}
+
+## Rules across variables
+
+Checked at start-up together with the values above, and reported in the same list:
+
+- \`SLACK_BOT_TOKEN\` is required once any \`SLACK_\` variable is set, and with it either
+  \`SLACK_APP_TOKEN\` (Socket Mode) or \`SLACK_SIGNING_SECRET\` (HTTP mode).
+- \`CNGN_APPROVALS_CHANNEL\` and an approver (\`CNGN_APPROVERS\` or \`CNGN_APPROVER_GROUP\`) come
+  together: either alone is refused.
+- With a fixed \`CNGN_APPROVERS\` list and no group, the list must name at least as many people as
+  the top tier of \`CNGN_APPROVAL_TIERS\` needs: settlement changes always need the top tier.
+- \`CNGN_API_KEY\` needs \`CNGN_ENCRYPTION_KEY\` and a readable, unencrypted Ed25519 key in
+  \`CNGN_PRIVATE_KEY\` or \`CNGN_PRIVATE_KEY_FILE\`.
+- \`CNGN_ALERT_ROUTES\` needs \`CNGN_ALERTS_CHANNEL\`, for the events no route takes.
+
+## Secrets
+
+The Slack tokens and signing secret, the API key, the encryption key, the private key (whole and in
+parts), the webhook secret and the password in \`STORE_URL\` are redacted wherever they appear in a
+log line, and never reach Slack.
+
+Variables read only by the tests, the bench and the proof suite are in [testing.md](testing.md).
+`;
+}

@@ -1,0 +1,109 @@
+// The documentation as a newcomer meets it: the README stays short, every relative link in it and in
+// docs/ leads to a file (and a heading, when it names one), every page is linked from somewhere, and
+// the generated configuration page is what `npm run docs` makes from the configuration schema today.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { CONFIGURATION_PAGE, configurationPage } from '../scripts/docs/configuration.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+function markdownFiles(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return markdownFiles(path);
+    return entry.name.endsWith('.md') ? [path] : [];
+  });
+}
+
+const PAGES = ['README.md', ...markdownFiles('docs')];
+const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+
+/** The text a reader sees as prose: fenced code blocks and inline code hold no links. */
+function prose(markdown: string): string {
+  return markdown.replace(/^(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').replace(/`[^`\n]*`/g, '');
+}
+
+/** The targets of inline links and images: `[text](target)`, `![alt](target "title")`. */
+function linkTargets(markdown: string): string[] {
+  return [...prose(markdown).matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => m[1] ?? '');
+}
+
+/** The anchors GitHub gives a page's headings: lower case, punctuation dropped, spaces as hyphens. */
+function anchors(markdown: string): Set<string> {
+  const seen = new Map<string, number>();
+  const out = new Set<string>();
+  const withoutCode = markdown.replace(/^(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '');
+  for (const match of withoutCode.matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
+    const text = (match[1] ?? '').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/<[^>]+>/g, '');
+    const base = text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
+    const count = seen.get(base) ?? 0;
+    seen.set(base, count + 1);
+    out.add(count === 0 ? base : `${base}-${count}`);
+  }
+  return out;
+}
+
+const external = (target: string) => /^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('//');
+
+/** Every relative link of one page that leads nowhere, as `page: target (why)`. */
+function brokenLinks(page: string): string[] {
+  const broken: string[] = [];
+  for (const target of linkTargets(read(page))) {
+    if (external(target)) continue;
+    const [path = '', anchor] = target.split('#');
+    if (path.startsWith('/')) {
+      broken.push(`${page}: ${target} (absolute: links must be relative to the page)`);
+      continue;
+    }
+    const file = path === '' ? page : join(dirname(page), decodeURIComponent(path));
+    if (relative(ROOT, join(ROOT, file)).startsWith('..')) {
+      broken.push(`${page}: ${target} (outside the repository)`);
+    } else if (!existsSync(join(ROOT, file))) {
+      broken.push(`${page}: ${target} (no such file)`);
+    } else if (anchor && statSync(join(ROOT, file)).isFile() && file.endsWith('.md')) {
+      if (!anchors(read(file)).has(anchor)) broken.push(`${page}: ${target} (no heading #${anchor})`);
+    }
+  }
+  return broken;
+}
+
+describe('the documentation', () => {
+  it('keeps the README to at most 200 lines', () => {
+    expect(read('README.md').split('\n').length).toBeLessThanOrEqual(200);
+  });
+
+  it('has no relative link that leads nowhere, in the README or in docs/', () => {
+    expect(PAGES.flatMap(brokenLinks)).toEqual([]);
+  });
+
+  it('links every page of docs/ from the README or another page', () => {
+    const linked = new Set(
+      PAGES.flatMap((page) =>
+        linkTargets(read(page))
+          .filter((target) => !external(target))
+          .map((target) => join(dirname(page), decodeURIComponent(target.split('#')[0] ?? '')))
+          .filter((path) => path !== page),
+      ),
+    );
+    expect(PAGES.filter((page) => page !== 'README.md' && !linked.has(page))).toEqual([]);
+  });
+
+  it('reads links, code spans and heading anchors as GitHub does', () => {
+    const page = '# Title\n\n## Set-up with Slack\n\n[ok](#set-up-with-slack) [gone](#nowhere)\n';
+    expect(anchors(page)).toEqual(new Set(['title', 'set-up-with-slack']));
+    expect(linkTargets(page)).toEqual(['#set-up-with-slack', '#nowhere']);
+    expect(linkTargets('`[code](not-a-link.md)` and [real](docs/a.md "title")')).toEqual(['docs/a.md']);
+    expect(anchors('## `/cngn` subcommands\n## Webhooks → channel\n## A\n## A\n')).toEqual(
+      new Set(['cngn-subcommands', 'webhooks--channel', 'a', 'a-1']),
+    );
+  });
+
+  it('has the configuration page the configuration schema gives (npm run docs rewrites it)', () => {
+    expect(read(CONFIGURATION_PAGE)).toBe(configurationPage());
+  });
+});
