@@ -1,7 +1,9 @@
 // What the rest of the bot may ask of the custody service: one method per endpoint, plus the
 // environment it talks to. CngnClient implements it over HTTP; nothing else does.
+
+import type { CngnEnvironment } from '../format/environment.js';
 import type { Money } from '../format/money.js';
-import type { RateBudget } from './limiter.js';
+import type { Priority, RateBudget } from './limiter.js';
 import type {
   BalanceEntry,
   Bank,
@@ -19,15 +21,9 @@ import type {
   WithdrawResult,
 } from './schemas.js';
 
-/** `sandbox` is the embedded fake; `test`/`live` come from the API key prefix. */
-export type CngnEnvironment = 'sandbox' | 'test' | 'live';
+export type { CngnEnvironment } from '../format/environment.js';
 
-/**
- * Who is waiting on a call, for the shared request budget: `money` (withdraw, redeem, bridge,
- * whitelist, settlement, and checks at approval) waits for a slot and is never dropped;
- * `interactive` waits briefly, then RateBudgetError; `background` never uses the reserve.
- */
-export type Priority = 'money' | 'interactive' | 'background';
+export type { Priority } from './limiter.js';
 
 export interface CallOptions {
   priority?: Priority;

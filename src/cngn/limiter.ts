@@ -12,9 +12,12 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { LockTimeoutError, type Store } from '../store/index.js';
 import { RateBudgetError } from './errors.js';
 
-export type { Priority } from './api.js';
-
-import type { Priority } from './api.js';
+/**
+ * Who is waiting on a call, for the shared request budget: `money` (withdraw, redeem, bridge,
+ * whitelist, settlement, and checks at approval) waits for a slot and is never dropped;
+ * `interactive` waits briefly, then RateBudgetError; `background` never uses the reserve.
+ */
+export type Priority = 'money' | 'interactive' | 'background';
 
 export interface RateLimit {
   limit: number;

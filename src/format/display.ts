@@ -3,8 +3,7 @@
 // puts one of these into mrkdwn escapes it (format/mrkdwn.ts); explorer links are in format/explorer.ts.
 // No I/O, no clock reads: callers pass `now`.
 import { formatDistanceStrict } from 'date-fns';
-import type { CngnEnvironment } from '../cngn/api.js';
-import type { Receiver } from '../cngn/schemas.js';
+import type { CngnEnvironment } from './environment.js';
 import { Money } from './money.js';
 
 const LAGOS = 'Africa/Lagos';
@@ -123,6 +122,20 @@ export interface ReceiverView {
   /** Anything else (business id, "Wrap CBDC"). */
   text?: string;
 }
+
+/** The service's receiver in any of its documented shapes (cngn/schemas.ts validates it). */
+export type Receiver =
+  | string
+  | {
+      address?: string | null | undefined;
+      bank?:
+        | string
+        | { name?: string | null | undefined; code?: string | null | undefined }
+        | null
+        | undefined;
+      accountNumber?: string | null | undefined;
+      accountName?: string | null | undefined;
+    };
 
 /** `bankCode:accountNumber:accountName`, an address, a business id, or an object: one view. */
 export function receiverView(receiver: Receiver | null | undefined): ReceiverView {

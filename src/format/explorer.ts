@@ -1,7 +1,7 @@
 // Block explorer pages for hashes and addresses. The bot links only to pages it checked: https on a
 // known explorer host. A link the service or a webhook sends on another host, or over http, is not
 // made into a link (an approver must never see "View on the explorer" that leads elsewhere).
-import type { CngnEnvironment } from '../cngn/api.js';
+import type { CngnEnvironment } from './environment.js';
 
 const EXPLORERS: Record<string, { test: string; live: string }> = {
   base: { test: 'https://sepolia.basescan.org/tx/', live: 'https://basescan.org/tx/' },

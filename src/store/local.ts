@@ -9,12 +9,12 @@
 import type KeyvSqlite from '@keyv/sqlite';
 import type Keyv from 'keyv';
 import type { GroupCommit, Query, Statement } from './group-commit.js';
-import type { Store, StoreClaim, StoreWrite } from './index.js';
 import type { KeyedMutex } from './mutex.js';
 import type { ExpiryPruner } from './sqlite-prune.js';
 import { KeyReads } from './sqlite-reads.js';
 import { MEMBER_VALUE, memberKey, memberRange } from './sqlite-sets.js';
 import { readStored, writeStored } from './sqlite-values.js';
+import type { Store, StoreClaim, StoreWrite } from './types.js';
 import { checkDistinctWrites } from './writes.js';
 
 /** keyv's table on the SQLite file. */

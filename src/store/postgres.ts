@@ -23,9 +23,9 @@ import KeyvPostgres from '@keyv/postgres';
 import Keyv from 'keyv';
 import pg from 'pg';
 import { LOCK_DEFAULTS, LockTimeoutError, StoreUnavailableError } from './errors.js';
-import type { LockOptions, Store, StoreClaim, StoreWrite } from './index.js';
 import { KeyedMutex } from './mutex.js';
 import { migrate } from './postgres-schema.js';
+import type { LockOptions, Store, StoreClaim, StoreWrite } from './types.js';
 import { checkDistinctWrites } from './writes.js';
 
 export { StoreUnavailableError };

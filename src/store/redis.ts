@@ -10,7 +10,7 @@ import Keyv from 'keyv';
 import { withinDeadline } from './deadline.js';
 import type { RedisPersistence } from './durability.js';
 import { LOCK_DEFAULTS, LockTimeoutError } from './errors.js';
-import type { LockOptions, Store, StoreClaim, StoreLog, StoreWrite } from './index.js';
+import type { LockOptions, Store, StoreClaim, StoreLog, StoreWrite } from './types.js';
 import { checkDistinctWrites } from './writes.js';
 
 export { LOCK_DEFAULTS, LockTimeoutError };

@@ -1,5 +1,5 @@
 // Shared by every store's claimAndWrite.
-import type { StoreClaim, StoreWrite } from './index.js';
+import type { StoreClaim, StoreWrite } from './types.js';
 
 /** Refuses a claimAndWrite that names one key (or set) twice: the stores could not apply it alike. */
 export function checkDistinctWrites(claim: StoreClaim, writes: StoreWrite[]): void {
