@@ -76,7 +76,10 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
+let sent = 0;
+
 function requestFor(responseUrl: string): { body: string; headers: Record<string, string> } {
+  sent += 1;
   const body = new URLSearchParams({
     command: '/cngn',
     text: process.env.BENCH_TEXT ?? 'balance',
@@ -84,7 +87,8 @@ function requestFor(responseUrl: string): { body: string; headers: Record<string
     channel_id: 'CBENCH',
     team_id: 'T1',
     response_url: responseUrl,
-    trigger_id: 'bench',
+    // Each command a trigger of its own, as Slack gives: a repeated one is answered from the first.
+    trigger_id: `bench.${sent}`,
   }).toString();
   return {
     body,

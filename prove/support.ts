@@ -1,5 +1,6 @@
 // Shared pieces of the proof suite: the result lines, the profile, the stores each line runs on, and
 // a bot replica (the real startBot) against a sandbox and a fake Slack of the caller's choosing.
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,7 +13,13 @@ import type { FakeSlack } from '../test/support/fake-slack.js';
 import { SIGNING_SECRET, testConfig } from '../test/support/harness.js';
 import { createTestDatabase, POSTGRES_URL, postgresAvailable } from '../test/support/postgres.js';
 import { REDIS_URL, redisAvailable } from '../test/support/redis.js';
-import { type SlackSender, textValue, viewSubmission } from '../test/support/slack-requests.js';
+import {
+  postSigned,
+  type SlackSender,
+  slackRetry,
+  textValue,
+  viewSubmissionBody,
+} from '../test/support/slack-requests.js';
 
 export type Profile = 'full' | 'short';
 
@@ -180,17 +187,22 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
 
 /**
  * File a withdrawal the way a person does (the modal's submission), and return its request id once
- * the approval message is posted.
+ * the approval message is posted. With `resend`, the one submission is delivered three times, as Slack
+ * does when its first answer is late: at once to both replicas (the second marked as Slack's retry),
+ * then once more after both were answered.
  */
 export async function fileWithdrawal(
   sender: SlackSender,
   slack: FakeSlack,
   network: { id: string; name: string },
   amount: string,
+  resend?: SlackSender,
 ): Promise<string> {
-  const response = await viewSubmission(sender, {
+  const viewId = `V${randomUUID()}`;
+  const body = viewSubmissionBody({
     callbackId: 'withdraw.submit',
     userId: REQUESTER,
+    viewId,
     privateMetadata: JSON.stringify({ networks: [network.id] }),
     values: {
       'withdraw.amount': { 'withdraw.amount': textValue(amount) },
@@ -204,7 +216,13 @@ export async function fileWithdrawal(
       'withdraw.save': { 'withdraw.save': { type: 'checkboxes', selected_options: [] } },
     },
   });
-  if (response.status !== 200) throw new Error(`submission answered ${response.status}`);
+  const answered = (n: number) => () =>
+    slack.callsTo('views.update').filter((c) => c.body.view_id === viewId).length >= n;
+  const deliveries = [postSigned(sender, body)];
+  if (resend) deliveries.push(postSigned(resend, body, { headers: slackRetry(1) }));
+  for (const response of await Promise.all(deliveries)) {
+    if (response.status !== 200) throw new Error(`submission answered ${response.status}`);
+  }
   // The amount is unique per request in every line, so the approval message names it.
   const shown = Number(amount).toLocaleString('en-US', { minimumFractionDigits: 2 });
   const posted = await slack.waitFor(
@@ -214,7 +232,22 @@ export async function fileWithdrawal(
   );
   const id = /AR-[0-9A-F]+/.exec(String(posted.body.text))?.[0];
   if (!id) throw new Error(`no request id in "${String(posted.body.text)}"`);
+  if (resend) {
+    await waitFor(answered(2), 'both deliveries answered');
+    const again = await postSigned(sender, body);
+    if (again.status !== 200) throw new Error(`submission answered ${again.status}`);
+    await waitFor(answered(3), 'the third delivery answered');
+  }
   return id;
+}
+
+/** How many requests were filed: the approval messages posted in the channel, one per request. */
+export function filedRequests(slack: FakeSlack): number {
+  const ids = slack
+    .callsTo('chat.postMessage')
+    .filter((c) => c.body.channel === APPROVALS_CHANNEL && !c.body.thread_ts)
+    .map((c) => /AR-[0-9A-F]+/.exec(String(c.body.text))?.[0]);
+  return new Set(ids.filter(Boolean)).size;
 }
 
 /** The amounts the sandbox received in POSTs to `path`, each with how many times. */

@@ -12,6 +12,7 @@ import { registerDeadLetterActions } from './slack/actions/dead-letters.js';
 import { createSlackApp, type SlackApp } from './slack/app.js';
 import { type Approvals, BRIDGE_CALLBACK_PATH, createApprovals } from './slack/approvals-wiring.js';
 import { registerCommands } from './slack/commands/index.js';
+import { Deliveries } from './slack/deliveries.js';
 import { createInFlight, createSlackTraffic } from './slack/in-flight.js';
 import { registerDepositQuoteViews } from './slack/views/deposit-quote.js';
 import { createWebhooksForSlack } from './slack/webhooks-wiring.js';
@@ -232,7 +233,14 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     health: () => storeHealth(store),
     traffic,
     plugins: [
-      (app) => registerCommands(app, { ...readDeps, approvals: approvals?.deps, deadLetters, policy }),
+      (app) =>
+        registerCommands(app, {
+          ...readDeps,
+          deliveries: new Deliveries(store),
+          approvals: approvals?.deps,
+          deadLetters,
+          policy,
+        }),
       (app) => registerDepositQuoteViews(app, readDeps),
       ...(deadLetters ? [(app: App) => registerDeadLetterActions(app, deadLetters)] : []),
       ...(approvals ? [approvals.plugin] : []),

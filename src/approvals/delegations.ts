@@ -41,6 +41,33 @@ const indexKey = (environment: CngnEnvironment) => `delegations:${environment}`;
  */
 export const delegationsLockName = (environment: CngnEnvironment) => `delegations:${environment}`;
 
+/**
+ * The lock a delegation request is filed under, so two identical ones sent together cannot both find
+ * no twin (see pendingTwin).
+ */
+export const delegationFilingLockName = (environment: CngnEnvironment) => `delegation-filing:${environment}`;
+
+/**
+ * A delegation request still waiting for approval that asks for exactly this (same delegator, delegate,
+ * end and cap): a second one would only be approved twice. Undefined when there is none.
+ */
+export function pendingTwin(
+  open: readonly ApprovalRequest[],
+  payload: DelegationPayload,
+  now: Date,
+): RequestOf<'delegation'> | undefined {
+  return open.find(
+    (r): r is RequestOf<'delegation'> =>
+      r.kind === 'delegation' &&
+      r.state === 'pending' &&
+      now.getTime() < Date.parse(r.expiresAt) &&
+      r.payload.delegator === payload.delegator &&
+      r.payload.delegate === payload.delegate &&
+      Date.parse(r.payload.until) === Date.parse(payload.until) &&
+      (r.payload.max ?? '') === (payload.max ?? ''),
+  );
+}
+
 /** Whether a delegation is in effect at `now`. */
 export function isLive(delegation: Delegation, now: Date): boolean {
   return !delegation.revoked && now.getTime() < Date.parse(delegation.until);

@@ -5,13 +5,19 @@ import type { CngnApi } from '../cngn/api.js';
 import { Money } from '../format/money.js';
 import type { Store } from '../store/index.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
-import { DelegationBook, delegationProblem, delegationsLockName } from './delegations.js';
+import {
+  DelegationBook,
+  delegationFilingLockName,
+  delegationProblem,
+  delegationsLockName,
+  pendingTwin,
+} from './delegations.js';
 import { checkDraft, InvalidDraftError } from './draft.js';
 import type { ApprovalPolicy, RefusalReason } from './policy.js';
 import { needsRecheck, recheckFigures } from './recheck.js';
 import { ApprovalRepository, ENVIRONMENTS } from './repository.js';
 import { hasNotice, transition, withNotice } from './state-machine.js';
-import type { ApprovalRequest, AuditEntry, RequestDraft } from './types.js';
+import type { ApprovalRequest, AuditEntry, RequestDraft, RequestOf } from './types.js';
 
 /** Told after each persisted change; the newest history entry says what happened. */
 export type ApprovalListener = (request: ApprovalRequest) => Promise<void>;
@@ -236,9 +242,24 @@ export class ApprovalCore {
       request = { ...request, callbackToken: token, payload: { ...request.payload, callbackUrl } };
       await this.repo.indexCallbackToken(token, id);
     }
-    await this.repo.save(request);
+    if (request.kind === 'delegation') await this.saveUnlessTwin(request, now);
+    else await this.repo.save(request);
     await this.notify(request);
     return request;
+  }
+
+  /** Save a delegation request, refused (nothing saved) while an identical one waits for approval. */
+  private async saveUnlessTwin(request: RequestOf<'delegation'>, now: Date): Promise<void> {
+    const lock = delegationFilingLockName(this.options.api.environment);
+    await this.options.store.withLock(lock, async () => {
+      const twin = pendingTwin(await this.repo.openRequests(), request.payload, now);
+      if (twin) {
+        throw new InvalidDraftError(
+          `the same delegation (same person, end and cap) is already waiting for approval as ${twin.id}`,
+        );
+      }
+      await this.repo.save(request);
+    });
   }
 
   /**

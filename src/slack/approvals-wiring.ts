@@ -21,6 +21,7 @@ import { handleBridgeCallback, presenterClient, registerApprovals } from './appr
 import type { ApprovalPresenter } from './approval-presenter.js';
 import { registerApprovalReminders } from './approval-reminders.js';
 import { tellDelegates } from './delegation-notices.js';
+import { Deliveries } from './deliveries.js';
 import { HomePublisher } from './home/publisher.js';
 import { registerHome } from './home/register.js';
 
@@ -93,6 +94,7 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
     api: setup.api,
     approvalsChannel: setup.approvalsChannel,
     environmentLabel: setup.api.environment.toUpperCase(),
+    deliveries: new Deliveries(setup.store),
     ...(setup.now ? { now: setup.now } : {}),
     ...(setup.log ? { log: setup.log } : {}),
   };

@@ -1,5 +1,6 @@
 // Delegations live in the shared store (Redis, PostgreSQL): granted on one replica, used on another,
-// revoked on a third connection (a restarted bot), and the revocation holds at once everywhere.
+// revoked on a third connection (a restarted bot), and the revocation holds at once everywhere; two
+// identical ones asked for at once on two replicas make one request.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApprovalPolicy, parseTiers } from '../../src/approvals/index.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
@@ -74,6 +75,26 @@ for (const { name, up, open } of shared) {
       });
       expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
       await c.close();
+      await a.close();
+    });
+
+    it('make one request of two identical ones asked for on both replicas at once', async () => {
+      const prefix = testPrefix('delegation-replicas-twins');
+      const replica = async () => {
+        const store = await open(prefix);
+        stores.push(store);
+        const policy = new ApprovalPolicy({ approvers: [ADE, CHIDI], tiers: parseTiers('0:1') });
+        return startEngineFixture({ sandbox, store, engine: { policy } });
+      };
+      const [a, b] = [await replica(), await replica()];
+      const until = new Date(Date.now() + 86_400_000);
+      const tries = await Promise.allSettled([
+        a.engine.fileDelegation(CHIDI, BOLA, until),
+        b.engine.fileDelegation(CHIDI, BOLA, until),
+      ]);
+      expect(tries.map((t) => t.status).sort()).toEqual(['fulfilled', 'rejected']);
+      expect((await b.engine.openRequests()).filter((r) => r.kind === 'delegation')).toHaveLength(1);
+      await b.close();
       await a.close();
     });
   });

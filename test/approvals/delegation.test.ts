@@ -119,6 +119,29 @@ describe('creating a delegation', () => {
   });
 });
 
+describe('an identical delegation while one waits', () => {
+  it('is refused, naming the one waiting, even when five are filed at once; a different cap or end is not', async () => {
+    const until = new Date(fx.clock.now().getTime() + 3 * DAY);
+    const tries = await Promise.allSettled(
+      Array.from({ length: 5 }, () => engine.fileDelegation(CHIDI, BOLA, until, '5000')),
+    );
+    const filed = tries.flatMap((t) => (t.status === 'fulfilled' ? [t.value] : []));
+    expect(filed).toHaveLength(1);
+    for (const refused of tries.filter((t) => t.status === 'rejected')) {
+      expect(String(refused.reason)).toContain(`already waiting for approval as ${filed[0]?.id}`);
+    }
+    expect((await engine.openRequests()).filter((r) => r.kind === 'delegation')).toHaveLength(1);
+    // Another cap, or another end, is another delegation.
+    await engine.fileDelegation(CHIDI, BOLA, until, '6000');
+    await engine.fileDelegation(CHIDI, BOLA, new Date(until.getTime() + DAY), '5000');
+    // Once the first no longer waits, the same one may be asked for again.
+    expect(await engine.cancel(filed[0]?.id ?? '', CHIDI)).toMatchObject({ ok: true });
+    await expect(engine.fileDelegation(CHIDI, BOLA, until, '5000')).resolves.toMatchObject({
+      state: 'pending',
+    });
+  });
+});
+
 describe('approving in the delegator’s place', () => {
   it('approves within the window and the cap, named as on behalf of the delegator, and audited so', async () => {
     const request = await engine.file(withdrawal('1500'));

@@ -92,12 +92,13 @@ describe('forms open before the service answers', () => {
 
   it('says privately when Slack no longer accepts the trigger, instead of failing silently', async () => {
     h = await startHarness();
-    const stale = newTriggerId(Date.now() - 4_000);
     for (const [name, text] of [
       ['stale-deposit', 'deposit 5000'],
       ['stale-quote', 'quote 1500'],
       ['stale-settlement', 'settlement'],
     ] as const) {
+      // Each command has a trigger of its own, as Slack gives; each issued 4 s ago.
+      const stale = newTriggerId(Date.now() - 4_000);
       await slashCommand(h.sender, { text, triggerId: stale, responseUrl: h.slack.responseUrl(name) });
       const answer = await h.slack.waitFor(`response_url:${name}`);
       expect(JSON.stringify(answer.body.blocks)).toContain('did not open the form in time');

@@ -6,6 +6,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { newTriggerId } from './slack-requests.js';
 
 const WEBSOCKET_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
 const TEXT = 0x1;
@@ -99,7 +100,7 @@ export class FakeSocketMode {
         user_id: 'UREQ',
         channel_id: 'CCMD',
         team_id: 'T1',
-        trigger_id: '1.1',
+        trigger_id: newTriggerId(),
         response_url: responseUrl,
       },
     });

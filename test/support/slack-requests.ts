@@ -33,10 +33,17 @@ export function signSlackBody(
 export async function postSigned(
   sender: SlackSender,
   body: string,
-  options: { timestamp?: number; signature?: string; contentType?: string } = {},
+  options: {
+    timestamp?: number;
+    signature?: string;
+    contentType?: string;
+    /** More headers, e.g. slackRetry(1) on a delivery Slack sends again. */
+    headers?: Record<string, string>;
+  } = {},
 ): Promise<SlackResponse> {
   const headers: Record<string, string> = {
     'content-type': options.contentType ?? 'application/x-www-form-urlencoded',
+    ...options.headers,
     ...signSlackBody(sender.signingSecret, body, options.timestamp),
   };
   if (options.signature !== undefined) headers['x-slack-signature'] = options.signature;
@@ -56,8 +63,22 @@ export interface SlashCommandOptions {
   signature?: string;
 }
 
+/** The headers Slack adds when it sends a delivery again because no answer came in time. */
+export const slackRetry = (num: number, reason = 'http_timeout') => ({
+  'x-slack-retry-num': String(num),
+  'x-slack-retry-reason': reason,
+});
+
 export function slashCommand(sender: SlackSender, options: SlashCommandOptions): Promise<SlackResponse> {
-  const body = new URLSearchParams({
+  return postSigned(sender, slashCommandBody(options), {
+    timestamp: options.timestamp,
+    signature: options.signature,
+  });
+}
+
+/** The form body of one slash command delivery, to send (again) with postSigned. */
+export function slashCommandBody(options: Omit<SlashCommandOptions, 'timestamp' | 'signature'>): string {
+  return new URLSearchParams({
     token: 'legacy-unused',
     team_id: 'T1',
     team_domain: 'treasury',
@@ -71,13 +92,16 @@ export function slashCommand(sender: SlackSender, options: SlashCommandOptions):
     response_url: options.responseUrl,
     trigger_id: options.triggerId ?? newTriggerId(),
   }).toString();
-  return postSigned(sender, body, { timestamp: options.timestamp, signature: options.signature });
 }
 
 /** Interactivity: block_actions, view_submission, view_closed, block_suggestion all arrive as payload=. */
 export function interaction(sender: SlackSender, payload: Record<string, unknown>): Promise<SlackResponse> {
-  const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
-  return postSigned(sender, body);
+  return postSigned(sender, interactionBody(payload));
+}
+
+/** The form body of one interaction delivery, to send (again) with postSigned. */
+export function interactionBody(payload: Record<string, unknown>): string {
+  return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
 }
 
 export function blockAction(
@@ -131,17 +155,23 @@ export function blockAction(
  * A view_submission. `values` maps block_id → action_id → the element state, e.g.
  * `{ 'withdraw.amount': { 'withdraw.amount': { type: 'plain_text_input', value: '1500' } } }`.
  */
-export function viewSubmission(
-  sender: SlackSender,
-  options: {
-    callbackId: string;
-    values: Record<string, Record<string, Record<string, unknown>>>;
-    privateMetadata?: string;
-    userId?: string;
-    viewId?: string;
-  },
-): Promise<SlackResponse> {
-  return interaction(sender, {
+export interface ViewSubmissionOptions {
+  callbackId: string;
+  values: Record<string, Record<string, Record<string, unknown>>>;
+  privateMetadata?: string;
+  userId?: string;
+  viewId?: string;
+  /** The view's hash (Slack changes it with every update of the view). */
+  hash?: string;
+}
+
+export function viewSubmission(sender: SlackSender, options: ViewSubmissionOptions): Promise<SlackResponse> {
+  return postSigned(sender, viewSubmissionBody(options));
+}
+
+/** The form body of one view_submission delivery, to send (again) with postSigned. */
+export function viewSubmissionBody(options: ViewSubmissionOptions): string {
+  return interactionBody({
     type: 'view_submission',
     team: { id: 'T1', domain: 'treasury' },
     user: { id: options.userId ?? 'UREQ', username: 'someone', team_id: 'T1' },
@@ -152,7 +182,7 @@ export function viewSubmission(
       type: 'modal',
       callback_id: options.callbackId,
       private_metadata: options.privateMetadata ?? '',
-      hash: 'h',
+      hash: options.hash ?? 'h',
       state: { values: options.values },
     },
   });

@@ -24,6 +24,7 @@ import {
 } from '../blocks/approval-message.js';
 import { rejectModal } from '../blocks/approval-modals.js';
 import { reviewModal, SLACK_CHANNEL_ID } from '../blocks/approval-review.js';
+import type { Deliveries } from '../deliveries.js';
 import {
   CLICK_ACK_DEADLINE_MS,
   type Click,
@@ -44,6 +45,8 @@ export interface ApprovalSlackDeps {
   approvalsChannel: string;
   /** `SANDBOX`, `TEST` or `LIVE`: shown on every modal and list. */
   environmentLabel: string;
+  /** Each delivery of a submission or command acts once, across replicas. */
+  deliveries: Deliveries;
   now?: () => Date;
   log?: {
     warn(message: string, fields?: Record<string, unknown>): void;

@@ -1,6 +1,7 @@
 // The /cngn router: ack first, then find the subcommand, run it, and answer privately. Unknown input
 // gets the help with a "did you mean". Approval subcommands are handed to the approvals plugin.
-import type { App } from '@slack/bolt';
+import type { App, SlashCommand } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import type { ApprovalSlackDeps } from '../actions/approval.js';
 import { runApprovalCommand } from '../approval-plugin.js';
@@ -13,6 +14,7 @@ import {
   TX_PAGE_ACTION,
   withEnvironment,
 } from '../blocks/reads.js';
+import { commandDelivery, type Deliveries, type DeliveryTurn } from '../deliveries.js';
 import { describeError } from '../errors.js';
 import { afterAck, type InFlight } from '../in-flight.js';
 import { postToResponseUrl } from '../response-url.js';
@@ -165,6 +167,8 @@ export const SUBCOMMANDS: Subcommand[] = [
 ];
 
 export interface RouterDeps extends ReadDeps {
+  /** Each delivery of /cngn runs once, across replicas. */
+  deliveries: Deliveries;
   /** Post-ack work is tracked here so shutdown can let it finish. */
   inFlight?: InFlight;
   /** Set when the approvals feature is wired (money-moving subcommands). */
@@ -203,6 +207,59 @@ export function help(word?: string): SlackMessage {
   // The word is escaped with the rest of the notice; a backtick would only end its code span.
   const notice = `I don't know \`${word.replace(/`/g, '')}\`.${guess ? ` Did you mean \`/cngn ${guess}\`?` : ''}`;
   return helpMessage(SUBCOMMANDS, notice);
+}
+
+/** What one delivery of /cngn carries that its answer needs. */
+type CommandDelivery = Pick<SlashCommand, 'text' | 'user_id' | 'channel_id' | 'trigger_id' | 'response_url'>;
+
+const STILL_RUNNING =
+  'This command was already received and is still being handled, so it was not run again. Its answer comes once it is done.';
+
+/**
+ * Run a /cngn delivery once (deliveries.ts): a repeat of its trigger_id, on any replica, is answered
+ * with what the first one answered, and runs nothing.
+ */
+async function answerOnce(command: CommandDelivery, client: WebClient, deps: RouterDeps): Promise<void> {
+  const post = (message: SlackMessage) =>
+    postToResponseUrl(command.response_url, { response_type: 'ephemeral', ...message });
+  const run = (respond: (message: SlackMessage) => Promise<void>) =>
+    routeCommand(
+      command.text,
+      {
+        userId: command.user_id,
+        channelId: command.channel_id,
+        triggerId: command.trigger_id,
+        client,
+        respond,
+      },
+      deps,
+    );
+  // Slack gives every invocation a trigger_id; without one there is nothing to tell a repeat by.
+  if (!command.trigger_id) return run(post);
+  let turn: DeliveryTurn<SlackMessage[]>;
+  try {
+    turn = await deps.deliveries.claim<SlackMessage[]>(commandDelivery(command.trigger_id));
+  } catch (error) {
+    return post(errorMessage(describeError(error, deps.logger, '/cngn').text));
+  }
+  if (!turn.first) {
+    const answers = (await turn.answer()) ?? [
+      withEnvironment(noticeMessage(STILL_RUNNING), deps.api.environment),
+    ];
+    for (const message of answers) await post(message);
+    return;
+  }
+  const said: SlackMessage[] = [];
+  try {
+    await run(async (message) => {
+      said.push(message);
+      await post(message);
+    });
+  } finally {
+    await turn.answered(said).catch((error: unknown) => {
+      deps.logger.warn('could not record the answer to a command', { error: String(error) });
+    });
+  }
 }
 
 /**
@@ -289,25 +346,7 @@ export function registerCommands(app: App, deps: RouterDeps): void {
   app.command('/cngn', async ({ ack, command, client }) => {
     await ack();
     // The answer reports its own failures to the user; only a post that failed is left to log.
-    afterAck(
-      deps.inFlight,
-      () =>
-        routeCommand(
-          command.text,
-          {
-            userId: command.user_id,
-            channelId: command.channel_id,
-            triggerId: command.trigger_id,
-            client,
-            respond: async (message) => {
-              await postToResponseUrl(command.response_url, { response_type: 'ephemeral', ...message });
-            },
-          },
-          deps,
-        ),
-      deps.logger,
-      '/cngn',
-    );
+    afterAck(deps.inFlight, () => answerOnce(command, client, deps), deps.logger, '/cngn');
   });
 
   // Next / Previous on the transaction list: the same private message is replaced in place.

@@ -23,6 +23,7 @@ import {
   WITHDRAW,
   WITHDRAW_VIEW,
 } from '../blocks/approval-modals.js';
+import { viewDelivery } from '../deliveries.js';
 import {
   parseBridge,
   parseSubmission,
@@ -49,7 +50,10 @@ export function filedView(request: ApprovalRequest, channel: string, extra = '')
   };
 }
 
-/** Ack first with a "working" view; then do the slow part, and say plainly if it fails. */
+/**
+ * Ack first with a "working" view; then do the slow part, and say plainly if it fails. Each delivery
+ * of a submission files at most once (deliveries.ts): a repeat is shown the first one's answer.
+ */
 export async function ackThenFile(
   args: ViewArgs,
   deps: ApprovalSlackDeps,
@@ -59,12 +63,44 @@ export async function ackThenFile(
   await args.ack({ response_action: 'update', view: noticeView('One moment', working) });
   let view: ModalView;
   try {
+    const turn = await deps.deliveries.claim<ModalView>(viewDelivery(args.body.view));
+    view = turn.first
+      ? await fileOnce(args, deps, work, turn.answered)
+      : ((await turn.answer()) ?? stillFiling(deps.approvalsChannel));
+  } catch (error) {
+    deps.log?.warn('a submission could not be claimed; nothing was filed', { error: String(error) });
+    view = noticeView('Not filed', `Nothing was filed: ${escapeMrkdwn(plainError(error))}`);
+  }
+  await args.client.views.update({ view_id: args.body.view.id, view });
+}
+
+/** The first delivery: file, and record the view it ends with for any repeat of it. */
+async function fileOnce(
+  args: ViewArgs,
+  deps: ApprovalSlackDeps,
+  work: () => Promise<ModalView>,
+  answered: (view: ModalView) => Promise<void>,
+): Promise<ModalView> {
+  let view: ModalView;
+  try {
     view = await unlessUnseen(deps, await work(), args.body.user.id);
   } catch (error) {
     deps.log?.warn('filing an approval request failed', { error: String(error) });
     view = noticeView('Not filed', `Nothing was filed: ${escapeMrkdwn(plainError(error))}`);
   }
-  await args.client.views.update({ view_id: args.body.view.id, view });
+  // Whatever was filed stands; a repeat that finds no answer says it is still being handled.
+  await answered(view).catch((error: unknown) => {
+    deps.log?.warn('could not record the answer to a submission', { error: String(error) });
+  });
+  return view;
+}
+
+/** A repeat whose first delivery has not answered yet (still at work, or stopped on the way). */
+function stillFiling(channel: string): ModalView {
+  return noticeView(
+    'Already received',
+    `This form was already submitted and is still being handled, so nothing more was filed. Once filed, the request waits in ${mentionChannel(channel)}.`,
+  );
 }
 
 /** A short, secret-free sentence for an error during filing (plain text: escape it for mrkdwn). */
