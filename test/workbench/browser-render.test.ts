@@ -64,6 +64,8 @@ const links = [
   '<https://bank.example|bank.example>',
   '<mailto:ada@bank.example|ada@bank.example>',
   '<https://example.com/tx/1|View on explorer>',
+  '<https://example.com/tx/2|Step 2: check>',
+  '<https://evil.example|mailto:ada@bank.example>',
 ].join(' · ');
 
 const hostile =
@@ -367,6 +369,8 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
       ['bank.example', 'https://bank.example'],
       ['ada@bank.example', 'mailto:ada@bank.example'],
       ['View on explorer', 'https://example.com/tx/1'],
+      ['Step 2: check', 'https://example.com/tx/2'],
+      ['https://evil.example', 'https://evil.example'],
     ]);
   });
 

@@ -51,7 +51,7 @@ function angleToken(body: string, names: Names): Node {
 
 /** Text a reader takes for an address: `https://…`, `www.…`, `bank.example/login`, `ada@bank.example`. */
 const ADDRESS_LIKE =
-  /^(?:[a-z][a-z\d+.-]*:\/*\S|www\.|[^\s/@]+@[^\s@]+\.[^\s@]+$|[^\s/:@]+\.[a-z]{2,}(?:[/:?#]|$))/i;
+  /^(?:[a-z][a-z\d+.-]*:\/\/|(?:mailto|tel):|www\.|[^\s/@]+@[^\s@]+\.[^\s@]+$|[^\s/:@]+\.[a-z]{2,}(?:[/:?#]|$))/i;
 
 function href(text: string): string | undefined {
   try {
