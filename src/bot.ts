@@ -35,6 +35,8 @@ export interface BotOptions {
   host?: string;
   /** More HTTP routes on the bot's server (start-up wiring adds the workbench's). */
   routes?: CustomRoute[];
+  /** Headers on every answer of the bot's HTTP server (the workbench's page rules). */
+  responseHeaders?: Readonly<Record<string, string>>;
   /** Tests drive the webhook reconciler themselves. */
   reconcileIntervalMs?: number;
   reconcileGraceMs?: number;
@@ -230,6 +232,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     logger,
     logLevel: config.logLevel,
     routes,
+    ...(options.responseHeaders ? { responseHeaders: options.responseHeaders } : {}),
     health: () => storeHealth(store),
     traffic,
     plugins: [

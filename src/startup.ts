@@ -100,7 +100,14 @@ export async function start(
       slack: { ...settled.slack, apiUrl: workbench.apiUrl, appToken: undefined, mode: 'http' },
     };
     // Loopback only: in the workbench anyone who reaches the page can act as any user.
-    const bot = await startBot({ config, logger, store, host: '127.0.0.1', routes: workbench.routes });
+    const bot = await startBot({
+      config,
+      logger,
+      store,
+      host: '127.0.0.1',
+      routes: workbench.routes,
+      responseHeaders: workbench.headers,
+    });
     workbench.attach({ url: bot.url, environment: bot.client.environment, sandbox: bot.sandbox });
     announce(logger, bot, 'workbench');
     print(`Workbench: open ${bot.url}`);

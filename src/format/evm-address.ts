@@ -24,6 +24,13 @@ export function checkEvmAddress(input: string): EvmAddressCheck {
     return { ok: false, reason: 'must be 0x followed by 40 hexadecimal characters' };
   }
   const body = address.slice(2);
+  // Valid in form, but no one holds its key: tokens sent there are gone for good.
+  if (/^0+$/.test(body)) {
+    return {
+      ok: false,
+      reason: 'is the zero address (0x000…000), which no one can spend from: tokens sent there are lost',
+    };
+  }
   const mixed = body !== body.toLowerCase() && body !== body.toUpperCase();
   if (mixed && toChecksumAddress(address) !== address) {
     return { ok: false, reason: 'has a wrong checksum (mixed upper/lower case): check for a typo' };

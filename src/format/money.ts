@@ -3,9 +3,28 @@
 const DECIMAL = /^(-)?(\d+)(?:\.(\d{1,2}))?$/;
 const KOBO_PER_NAIRA = 100n;
 
+/** What a person is told when an amount they typed cannot be read. */
+export const AMOUNT_HINT = 'enter a number with at most 2 decimals, e.g. 1500.50';
+
 export class MoneyFormatError extends Error {
   override name = 'MoneyFormatError';
+
+  /** @param reason the words for the person who typed it (the message is for logs). */
+  constructor(
+    message: string,
+    readonly reason = AMOUNT_HINT,
+  ) {
+    super(message);
+  }
 }
+
+/** The reason to show a person for an amount that could not be read (or sent exactly). */
+export function amountReason(error: unknown): string {
+  return error instanceof MoneyFormatError ? error.reason : AMOUNT_HINT;
+}
+
+/** Commas as thousands separators: one to three digits, then groups of exactly three. */
+const GROUPED = /^-?\d{1,3}(?:,\d{3})+$/;
 
 export class Money {
   private constructor(readonly kobo: bigint) {}
@@ -18,15 +37,25 @@ export class Money {
     return new Money(0n);
   }
 
-  /** Parse what a person typed: `1500`, `1,500.5`, `₦1,500.50`. At most 2 decimals. */
+  /**
+   * Parse what a person typed: `1500`, `1,500.5`, `₦1,500.50`. At most 2 decimals; commas only
+   * between groups of three digits of the whole part, so `1,0000` and `1,00,0` are refused rather
+   * than read as some other amount.
+   */
   static parse(input: string): Money {
     const cleaned = input
       .trim()
       .replace(/^₦/, '')
       .replace(/^NGN\s*/i, '')
-      .replace(/,/g, '')
       .trim();
-    return Money.parseDecimal(cleaned);
+    const [whole = '', ...fraction] = cleaned.split('.');
+    if (whole.includes(',') && !GROUPED.test(whole)) {
+      throw new MoneyFormatError(
+        `"${cleaned}" has commas that do not separate thousands`,
+        'commas go between groups of three digits, e.g. 10,000 or 1,500.50',
+      );
+    }
+    return Money.parseDecimal([whole.replace(/,/g, ''), ...fraction].join('.'));
   }
 
   /** Parse a canonical decimal string such as the service returns (`"150000.00"`, `"5000"`). */

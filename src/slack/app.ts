@@ -3,7 +3,13 @@
 // modes.
 // Without a bot token there is no Slack at all, but the routes still serve (sandbox demos, webhooks).
 import { once } from 'node:events';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, type Logger as BoltLogger, type CustomRoute, HTTPReceiver, LogLevel } from '@slack/bolt';
 import { match } from 'path-to-regexp';
@@ -23,6 +29,8 @@ export interface SlackAppOptions {
   logLevel?: Config['logLevel'];
   /** Extra HTTP routes; handlers get the raw Node request (webhook signatures need the bytes). */
   routes?: CustomRoute[];
+  /** Headers set on every answer of the HTTP server, whoever writes it (routes, Bolt, its 404s). */
+  responseHeaders?: Readonly<Record<string, string>>;
   /** Features registering their own listeners (commands, approvals, …). */
   plugins?: Array<(app: App) => void>;
   /** What /healthz reports (the store answering); healthy when absent. */
@@ -129,7 +137,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   };
   // Socket Mode serves the routes on our own server: Bolt's throws out of its listener on a target
   // that is not a path (`//`, `%zz`) and leaves the request unanswered.
-  const routeHost = slack.mode === 'socket' ? routeServer(routes, options.logger) : undefined;
+  const routeHost = slack.mode === 'socket' ? routeServer(routes, options) : undefined;
   const app =
     slack.mode === 'socket'
       ? new App({ ...common, socketMode: true, appToken: slack.appToken })
@@ -196,18 +204,21 @@ function guardedReceiver(
     // The guard below verifies every request before the receiver reads it.
     signatureVerification: false,
   });
-  receiver.requestListener = guardSlackRequests(receiver.requestListener, {
-    path: SLACK_EVENTS_PATH,
-    signingSecret,
-    logger: options.logger,
-    ...(options.traffic ? { traffic: options.traffic } : {}),
-  });
+  receiver.requestListener = withHeaders(
+    guardSlackRequests(receiver.requestListener, {
+      path: SLACK_EVENTS_PATH,
+      signingSecret,
+      logger: options.logger,
+      ...(options.traffic ? { traffic: options.traffic } : {}),
+    }),
+    options.responseHeaders,
+  );
   return receiver;
 }
 
 /** No Slack configured: serve the extra routes alone, so webhooks and health checks keep working. */
 function routesOnly(routes: CustomRoute[], options: SlackAppOptions): SlackApp {
-  const server = routeServer(routes, options.logger);
+  const server = routeServer(routes, options);
   const handle: SlackApp = {
     app: undefined,
     url: '',
@@ -231,12 +242,13 @@ function routesOnly(routes: CustomRoute[], options: SlackAppOptions): SlackApp {
  * The extra routes on their own server (routes-only and Socket Mode). A target that is not a path gets
  * 400, and a handler that throws gets 500: no request may throw out of the listener and end the process.
  */
-function routeServer(routes: CustomRoute[], logger: Logger): Server {
+function routeServer(routes: CustomRoute[], options: SlackAppOptions): Server {
+  const { logger } = options;
   const matchers = routes.map((route) => ({
     route,
     test: match(route.path, { decode: decodeURIComponent }),
   }));
-  return createServer((req: IncomingMessage, res: ServerResponse) => {
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
     const path = pathOf(req);
     if (path === undefined) {
       logger.warn('refused a request whose target is not a path', { status: 400 });
@@ -259,7 +271,20 @@ function routeServer(routes: CustomRoute[], logger: Logger): Server {
     }
     res.writeHead(404, { 'content-type': 'text/plain' });
     res.end('not found');
-  });
+  };
+  return createServer(withHeaders(listener, options.responseHeaders));
+}
+
+/** Sets the headers before anyone answers; what the answer's own writeHead names takes precedence. */
+function withHeaders(
+  next: RequestListener,
+  headers: Readonly<Record<string, string>> | undefined,
+): RequestListener {
+  if (!headers) return next;
+  return (req, res) => {
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    return next(req, res);
+  };
 }
 
 function failed(req: IncomingMessage, res: ServerResponse, logger: Logger, error: unknown): void {

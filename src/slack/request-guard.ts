@@ -120,7 +120,8 @@ const STALE_AFTER_S = 5 * 60;
 
 /**
  * Why the request is not Slack's (Bolt's rules: a v0 signature over `v0:timestamp:body` with the
- * signing secret, a timestamp no more than five minutes old), or undefined when it is.
+ * signing secret, a timestamp no more than five minutes old), or undefined when it is. A timestamp
+ * more than five minutes ahead is refused too: a request signed for later could be replayed then.
  */
 function signatureProblem(
   req: IncomingMessage & { rawBody: Buffer },
@@ -131,7 +132,9 @@ function signatureProblem(
   const timestamp = Number(req.headers['x-slack-request-timestamp']);
   if (typeof signature !== 'string') return 'no x-slack-signature header';
   if (Number.isNaN(timestamp)) return 'x-slack-request-timestamp is not a number';
-  if (timestamp < Math.floor(Date.now() / 1_000) - STALE_AFTER_S) return 'the request is stale';
+  const now = Math.floor(Date.now() / 1_000);
+  if (timestamp < now - STALE_AFTER_S) return 'the request is stale';
+  if (timestamp > now + STALE_AFTER_S) return 'the request is timestamped in the future';
   const [version, hash] = signature.split('=');
   if (version !== 'v0') return 'unknown signature version';
   const ours = Buffer.from(

@@ -11,6 +11,7 @@ import { type WebhookRoute, webhookRoute } from './intake.js';
 import { DEFAULT_RETENTION_MS, Outbox } from './outbox.js';
 import { WebhookPipeline } from './pipeline.js';
 import { Reconciler, type TransactionSource } from './reconciler.js';
+import { RepeatedWarnings } from './repeated-warnings.js';
 import { type AlertRoute, alertRouter, parseAlertRoutes } from './routing.js';
 import type { DigestRendering, OutboxEntry, RenderAlert, WebhookSubscriber } from './types.js';
 
@@ -188,11 +189,13 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
         ...(options.reconcileGraceMs !== undefined ? { graceMs: options.reconcileGraceMs } : {}),
       })
     : undefined;
+  const warnings = new RepeatedWarnings(log);
   const route = webhookRoute({
     secret: options.secret,
     pipeline,
     openSealed: options.openSealed,
     log,
+    warnings,
     ...(options.bodyLimitBytes ? { bodyLimitBytes: options.bodyLimitBytes } : {}),
   });
   if (!options.secret) log.warn('CNGN_WEBHOOK_SECRET is not set: webhook deliveries will be refused');
@@ -215,6 +218,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       await reconciler?.stop();
       await deliverer?.stop();
       await pipeline.settled();
+      warnings.flush();
     },
   };
 }

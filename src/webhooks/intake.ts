@@ -6,6 +6,7 @@ import { withinDeadline } from '../store/index.js';
 import { type Logger, silentLogger } from './deliverer.js';
 import type { WebhookPipeline } from './pipeline.js';
 import { readWebhookEvent } from './read-event.js';
+import { RepeatedWarnings } from './repeated-warnings.js';
 import { verifySignature } from './signature.js';
 
 export const WEBHOOK_PATH = '/webhooks/cngn';
@@ -23,6 +24,8 @@ export interface IntakeOptions {
   /** How long storing may take before the answer is 503 (default DEFAULT_STORE_TIMEOUT_MS). */
   storeTimeoutMs?: number;
   log?: Logger;
+  /** Where forged deliveries are written, summarised per minute when they repeat (from `log` if absent). */
+  warnings?: RepeatedWarnings;
 }
 
 /** A route in the shape Bolt's `customRoutes` takes (raw Node request and response). */
@@ -34,11 +37,12 @@ export interface WebhookRoute {
 
 export function webhookRoute(options: IntakeOptions): WebhookRoute {
   const log = options.log ?? silentLogger;
+  const warnings = options.warnings ?? new RepeatedWarnings(log);
   return {
     path: WEBHOOK_PATH,
     method: 'POST',
     handler: (req, res) => {
-      receive(req, res, options).catch((error: unknown) => {
+      receive(req, res, options, warnings).catch((error: unknown) => {
         // Storage failed: say so (5xx). The service will not retry; the reconciler is the safety net.
         log.error(`webhook could not be stored: ${error instanceof Error ? error.message : String(error)}`);
         answer(res, 500, { ok: false, error: 'could not store the event' });
@@ -47,7 +51,12 @@ export function webhookRoute(options: IntakeOptions): WebhookRoute {
   };
 }
 
-async function receive(req: IncomingMessage, res: ServerResponse, options: IntakeOptions): Promise<void> {
+async function receive(
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: IntakeOptions,
+  warnings: RepeatedWarnings,
+): Promise<void> {
   const log = options.log ?? silentLogger;
   const limit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
   if (!options.secret) {
@@ -59,7 +68,9 @@ async function receive(req: IncomingMessage, res: ServerResponse, options: Intak
   const raw = await readLimited(req, limit);
   if (raw === 'too-large') return refuse(req, res, 413, 'body too large');
   if (!verifySignature(raw, req.headers['x-cngn-signature'], options.secret)) {
-    log.warn('webhook refused: bad signature');
+    // Anyone can send these, as fast as they like: counted, not written one by one. A signed body
+    // that is refused below is the service's own delivery lost, so each of those keeps its line.
+    warnings.warn('webhook refused: bad signature');
     return answer(res, 401, { ok: false, error: 'bad signature' });
   }
   let body: unknown;

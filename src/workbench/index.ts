@@ -8,6 +8,7 @@ import type { Logger } from '../log.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { Store } from '../store/index.js';
 import { Book } from './book.js';
+import { WORKBENCH_HEADERS } from './headers.js';
 import { Interactions } from './interactions.js';
 import { pageAssets, warmPageAssets } from './page/assets.js';
 import type { Environment } from './protocol.js';
@@ -39,6 +40,8 @@ export interface Workbench {
   readonly apiUrl: string;
   /** Routes to serve on the bot's HTTP server. */
   readonly routes: CustomRoute[];
+  /** Headers for every answer of the bot's HTTP server, which serves the page (no framing). */
+  readonly headers: Readonly<Record<string, string>>;
   /** Once the bot listens: where to send requests, and what the page says about the service. */
   attach(bot: { url: string; environment: string; sandbox: Sandbox | undefined }): void;
   /** The page's URL (the bot's), once attached. */
@@ -88,6 +91,7 @@ export async function startWorkbench(options: WorkbenchOptions): Promise<Workben
     botToken: webApi.token,
     apiUrl: webApi.apiUrl,
     routes,
+    headers: WORKBENCH_HEADERS,
     get url() {
       return botUrl;
     },

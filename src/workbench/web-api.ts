@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import type { Logger } from '../log.js';
 import { type Book, newId } from './book.js';
+import { WORKBENCH_HEADERS } from './headers.js';
 import {
   BOT,
   CHANNELS,
@@ -123,6 +124,8 @@ export class WebApi {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Files are opened from the page, so this origin follows the page's rules too.
+    for (const [name, value] of Object.entries(WORKBENCH_HEADERS)) res.setHeader(name, value);
     let answer: Answer;
     try {
       const path = new URL(req.url ?? '/', 'http://localhost').pathname;

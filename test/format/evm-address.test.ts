@@ -25,6 +25,16 @@ describe('EVM addresses', () => {
     expect(checkEvmAddress(typo)).toMatchObject({ ok: false, reason: expect.stringContaining('checksum') });
   });
 
+  it('refuses the zero address, which no one can spend from, saying why', () => {
+    for (const zero of [`0x${'0'.repeat(40)}`, `  0x${'0'.repeat(40)} `]) {
+      expect(checkEvmAddress(zero)).toEqual({
+        ok: false,
+        reason: expect.stringMatching(/^is the zero address .*tokens sent there are lost$/),
+      });
+    }
+    expect(checkEvmAddress(`0x${'0'.repeat(39)}1`).ok).toBe(true);
+  });
+
   it('refuses the wrong form', () => {
     expect(checkEvmAddress('0x123').ok).toBe(false);
     expect(checkEvmAddress('5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed').ok).toBe(false);

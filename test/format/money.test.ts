@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Money, MoneyFormatError } from '../../src/format/money.js';
+import { AMOUNT_HINT, amountReason, Money, MoneyFormatError } from '../../src/format/money.js';
 
 describe('Money', () => {
   it('reads what people type, with separators and the naira sign', () => {
@@ -13,6 +13,39 @@ describe('Money', () => {
     for (const bad of ['1.005', 'abc', '', '1e3', '1.2.3', '0x10', '--1']) {
       expect(() => Money.parse(bad), bad).toThrow(MoneyFormatError);
     }
+  });
+
+  it('takes commas only between groups of three digits, and says so when they are not', () => {
+    const good: Array<[string, string]> = [
+      ['1,000', '1000.00'],
+      ['10,000.50', '10000.50'],
+      ['₦1,000,000', '1000000.00'],
+      ['999,999.9', '999999.90'],
+    ];
+    for (const [typed, read] of good) {
+      expect(Money.parse(typed).toString(), typed).toBe(read);
+    }
+    for (const bad of [
+      '1,0000',
+      '1,00,0',
+      '1,00',
+      '10,00,000',
+      ',100',
+      '1,',
+      '1,,000',
+      '1000,000',
+      '1,000.5,0',
+    ]) {
+      expect(() => Money.parse(bad), bad).toThrow(MoneyFormatError);
+    }
+    let error: unknown;
+    try {
+      Money.parse('1,0000');
+    } catch (caught) {
+      error = caught;
+    }
+    expect(amountReason(error)).toBe('commas go between groups of three digits, e.g. 10,000 or 1,500.50');
+    expect(amountReason(new MoneyFormatError('x'))).toBe(AMOUNT_HINT);
   });
 
   it('sends the exact JSON number that was typed, with no float drift', () => {

@@ -244,6 +244,10 @@ describe('/cngn delegate', () => {
     expect(await command(`delegate <@${BOLA}> for 3d`, CHIDI)).toContain('Until: say until when');
     expect(await command(`delegate <@${BOLA}> until 2026-02-30`, CHIDI)).toContain('is not a real date');
     expect(await command(`delegate <@${BOLA}> until 3d max 1.234`, CHIDI)).toContain('Max: enter an amount');
+    // `1,0000` is not read as ₦10,000.
+    expect(await command(`delegate <@${BOLA}> until 3d max 1,0000`, CHIDI)).toContain(
+      'Max: commas go between groups of three digits',
+    );
     // One amount after `max`: `500000 0` is not read as ₦5,000,000.
     const open = (await app.engine.openRequests()).length;
     const extra = await command(`delegate <@${BOLA}> until 3d max 500000 0`, CHIDI);

@@ -157,6 +157,26 @@ describe('requests to /slack/events that are not Slack requests', () => {
     await h.slack.waitFor('response_url:smuggled');
   });
 
+  it('refuses a signed request timestamped more than five minutes either way (401), and takes one within', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const at = async (offsetS: number) => {
+      const before = lines.length;
+      const answer = await slashCommand(h.sender, {
+        text: 'help',
+        responseUrl: h.slack.responseUrl(`clock${offsetS}`),
+        timestamp: now + offsetS,
+      });
+      return { status: answer.status, logged: lines.slice(before).map((l) => String(l.reason ?? '')) };
+    };
+    expect(await at(3_600)).toEqual({ status: 401, logged: ['the request is timestamped in the future'] });
+    expect((await at(6 * 60)).status).toBe(401);
+    expect((await at(-6 * 60)).status).toBe(401);
+    expect((await at(4 * 60)).status).toBe(200);
+    expect((await at(-4 * 60)).status).toBe(200);
+    await h.slack.waitFor(`response_url:clock${4 * 60}`);
+    expect(h.slack.callsTo('response_url:clock3600')).toEqual([]);
+  });
+
   it('still refuses a forged signature on a well-formed body (401)', async () => {
     const answer = await slashCommand(h.sender, {
       text: 'help',

@@ -78,6 +78,28 @@ describe('webhook intake', () => {
     expect(await rig.webhooks.outbox.pendingCount()).toBe(0);
   });
 
+  it('writes one line for a flood of forged deliveries, then how many came, not a line for each', async () => {
+    const log = recordingLogger();
+    rig = await startRig({ log });
+    const raw = JSON.stringify(webhookBody('deposit.completed'));
+    const forged = signatureFor(raw, 'not-the-secret');
+    for (let batch = 0; batch < 10; batch++) {
+      const replies = await Promise.all(
+        Array.from({ length: 20 }, () => rig?.send(raw, { signature: forged })),
+      );
+      expect(replies.map((r) => r?.status)).toEqual(Array(20).fill(401));
+    }
+    const refusals = () => log.lines.filter((line) => line.includes('bad signature'));
+    expect(refusals()).toEqual(['warn webhook refused: bad signature']);
+    // The count is written when the minute ends, or at the latest when the bot stops.
+    await rig.stop();
+    rig = undefined;
+    expect(refusals()).toEqual([
+      'warn webhook refused: bad signature',
+      'warn webhook refused: bad signature (199 more like it in the last minute)',
+    ]);
+  });
+
   it('refuses every delivery when no signing secret is configured', async () => {
     rig = await startRig({ secret: undefined });
     const reply = await rig.send(webhookBody('deposit.completed'));

@@ -56,6 +56,18 @@ const mrkdwnShowcase =
   '- first item\n- second item\n' +
   '<javascript:alert(1)|not a link>';
 
+/** Link labels that read as an address: shown when they are the target, replaced by it when not. */
+const links = [
+  '<https://evil.example|https://bank.example>',
+  '<https://evil.example/login|www.bank.example/login>',
+  '<https://evil.example|ada@bank.example>',
+  '<https://bank.example|bank.example>',
+  '<mailto:ada@bank.example|ada@bank.example>',
+  '<https://example.com/tx/1|View on explorer>',
+  '<https://example.com/tx/2|Step 2: check>',
+  '<https://evil.example|mailto:ada@bank.example>',
+].join(' · ');
+
 const hostile =
   'Name: &lt;img src=x onerror="window.__injected=1"&gt; and <https://x.example|&lt;b&gt;label&lt;/b&gt;>';
 
@@ -144,6 +156,7 @@ function fixtureState(): WorkbenchState {
         message('C0TREASURY', 1, { ...balance, visibleTo: 'U0ADA' }),
         message('C0TREASURY', 2, { bot: false, user: 'U0ADA', text: mrkdwnShowcase }),
         message('C0TREASURY', 3, { bot: false, user: 'U0BOLA', text: hostile }),
+        message('C0TREASURY', 4, { bot: false, user: 'U0CHIDI', text: links }),
       ],
       C0APPROVALS: [
         message('C0APPROVALS', 0, { ...approval, edited: true, reply_count: 2 }),
@@ -341,6 +354,24 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
     await eventually(() => message.locator('img, b').count()).toBe(0);
     await shown(message.getByRole('link', { name: '<b>label</b>' }));
     expect(await page.evaluate(() => (window as { __injected?: number }).__injected)).toBeUndefined();
+  });
+
+  it('labels a link with its real target when its text names another address, as Slack does', async () => {
+    const message = log().getByRole('article', { name: 'Chidi' });
+    await shown(message.getByRole('link').first());
+    const drawn = await message
+      .getByRole('link')
+      .evaluateAll((all) => all.map((a) => [a.textContent, a.getAttribute('href')]));
+    expect(drawn).toEqual([
+      ['https://evil.example', 'https://evil.example'],
+      ['https://evil.example/login', 'https://evil.example/login'],
+      ['https://evil.example', 'https://evil.example'],
+      ['bank.example', 'https://bank.example'],
+      ['ada@bank.example', 'mailto:ada@bank.example'],
+      ['View on explorer', 'https://example.com/tx/1'],
+      ['Step 2: check', 'https://example.com/tx/2'],
+      ['https://evil.example', 'https://evil.example'],
+    ]);
   });
 
   it('marks the bot\'s private answers "Only visible to you" and draws their Block Kit', async () => {

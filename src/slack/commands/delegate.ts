@@ -6,7 +6,7 @@ import { TZDate } from '@date-fns/tz';
 import { InvalidDraftError } from '../../approvals/draft.js';
 import type { RequestOf } from '../../approvals/index.js';
 import { parseDuration } from '../../config.js';
-import { Money } from '../../format/money.js';
+import { AMOUNT_HINT, amountReason, Money } from '../../format/money.js';
 import { escapeMrkdwn, mentionChannel, mentionUser } from '../../format/mrkdwn.js';
 import type { ApprovalSlackDeps } from '../actions/approval.js';
 import { requestTitle } from '../blocks/approval-format.js';
@@ -140,8 +140,13 @@ async function fileDelegation(
     }
     try {
       max = readCap(more[1] ?? '');
-    } catch {
-      return answer('Max: enter an amount with at most 2 decimals, more than 0, e.g. 500000 or ₦500,000.50');
+    } catch (error) {
+      const reason = amountReason(error);
+      return answer(
+        reason === AMOUNT_HINT
+          ? 'Max: enter an amount with at most 2 decimals, more than 0, e.g. 500000 or ₦500,000.50'
+          : `Max: ${reason}`,
+      );
     }
   }
   if (!(await deps.engine.isApprover(userId))) {

@@ -1,7 +1,7 @@
 // Reading and validating the filing modals' submissions with the service's own rules. Pure: view
 // state in, either the parsed fields or field → reason errors for `response_action: errors`.
 import { z } from 'zod';
-import { Money } from '../../format/money.js';
+import { amountReason, Money } from '../../format/money.js';
 import { ADDRESS_FAMILIES, type AddressFamily, checkWalletAddress } from '../../format/wallet-address.js';
 import { BRIDGE, REJECT, WHITELIST, WITHDRAW } from '../blocks/approval-modals.js';
 import { type BankChoice, parseBankOption, REDEEM, SETTLEMENT } from '../blocks/approval-modals-bank.js';
@@ -115,8 +115,8 @@ function amountField(
     }
     amount.toWireNumber(); // refuse what cannot be sent exactly
     return amount.toString();
-  } catch {
-    errors[id] = 'Amount: enter a number with at most 2 decimals, e.g. 1500.50';
+  } catch (error) {
+    errors[id] = `Amount: ${amountReason(error)}`;
     return '';
   }
 }

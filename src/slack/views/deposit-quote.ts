@@ -4,7 +4,7 @@ import type { App, ViewSubmitAction } from '@slack/bolt';
 import { z } from 'zod';
 import type { CngnApi } from '../../cngn/api.js';
 import { environmentMarker } from '../../format/display.js';
-import { Money } from '../../format/money.js';
+import { amountReason, Money } from '../../format/money.js';
 import { escapeMrkdwn } from '../../format/mrkdwn.js';
 import { checkWalletAddress } from '../../format/wallet-address.js';
 import type { Logger } from '../../log.js';
@@ -50,8 +50,8 @@ function amountAtLeast(
       return undefined;
     }
     return amount;
-  } catch {
-    errors[id] = 'Amount: enter a number with at most 2 decimals, e.g. 1500.50';
+  } catch (error) {
+    errors[id] = `Amount: ${amountReason(error)}`;
     return undefined;
   }
 }

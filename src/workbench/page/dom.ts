@@ -15,6 +15,8 @@ export function h<K extends keyof HTMLElementTagNameMap>(
     if (value === null || value === undefined || value === false) continue;
     if (typeof value === 'function') element.addEventListener(name.replace(/^on/, ''), value);
     else if (name === 'class') element.className = String(value);
+    // Through the CSSOM: the page's policy (style-src 'self') refuses style attributes.
+    else if (name === 'style') element.style.cssText = String(value);
     else if (value === true) element.setAttribute(name, '');
     else element.setAttribute(name, String(value));
   }

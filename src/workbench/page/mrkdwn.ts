@@ -45,7 +45,34 @@ function angleToken(body: string, names: Names): Node {
   }
   const url = decodeEntities(target);
   if (!SAFE_URL.test(url)) return document.createTextNode(label ?? url);
-  return h('a', { href: url, target: '_blank', rel: 'noopener noreferrer' }, label ?? url);
+  const shown = label === undefined || misleads(label, url) ? url : label;
+  return h('a', { href: url, title: url, target: '_blank', rel: 'noopener noreferrer' }, shown);
+}
+
+/** Text a reader takes for an address: `https://…`, `www.…`, `bank.example/login`, `ada@bank.example`. */
+const ADDRESS_LIKE =
+  /^(?:[a-z][a-z\d+.-]*:\/\/|(?:mailto|tel):|www\.|[^\s/@]+@[^\s@]+\.[^\s@]+$|[^\s/:@]+\.[a-z]{2,}(?:[/:?#]|$))/i;
+
+function href(text: string): string | undefined {
+  try {
+    return new URL(text).href;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A label that reads as an address other than the link's own target (`<https://evil.example|
+ * https://bank.example>`): Slack then shows the real target, and so does the page. Words as labels
+ * ("the docs") and an address written without its scheme (`<https://bank.example|bank.example>`) stay.
+ */
+function misleads(label: string, url: string): boolean {
+  const text = label.trim();
+  if (!ADDRESS_LIKE.test(text)) return false;
+  const target = href(url);
+  return ![text, `https://${text}`, `http://${text}`, `mailto:${text}`].some(
+    (candidate) => target !== undefined && href(candidate) === target,
+  );
 }
 
 // Formatting marks open after a non-word character and close before one, as Slack does, so
