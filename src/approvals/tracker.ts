@@ -3,7 +3,7 @@
 // nothing here ever sends a money-moving request. Also the periodic sweep and the start-up resume.
 
 import type { WebhookEvent } from '../cngn/schemas.js';
-import { classifyStatus } from '../cngn/schemas.js';
+import { classifyStatus, invalidAmountOf } from '../cngn/schemas.js';
 import { checkedExplorerUrl } from '../format/explorer.js';
 import { type ApprovalCore, CHECK_HOLD_MS } from './engine.js';
 import { AnswerNotRecordedError, certainlyUnsent, type Executor, leaseExpired } from './executor.js';
@@ -49,6 +49,9 @@ export class Tracker {
 
   /** Webhook subscriber: an event about one of our requests moves it to its final state. */
   async onWebhookEvent(event: WebhookEvent): Promise<ApprovalRequest | undefined> {
+    // An amount that is no amount makes the whole report unreliable: it settles nothing (its alert asks
+    // a person to look; the request's own polls still read the service).
+    if (invalidAmountOf(event.data) !== undefined) return undefined;
     const keys = [event.data.trx_ref, event.data.transactionId].filter((k): k is string => !!k);
     let id: string | undefined;
     for (const key of keys) id ??= await this.core.repo.findIdByReference(key);
