@@ -21,6 +21,7 @@ import type { ApprovalRequest, AuditEntry, RequestDraft } from './types.js';
 
 export type { BreakKind, ChainBreak, ChainReport } from './audit-chain.js';
 export type { AuditDraft } from './audit-log.js';
+export { CONFLICT_ACTION } from './conflicts.js';
 export {
   type Delegation,
   delegationOf,

@@ -28,6 +28,8 @@ export interface ApprovalsSetup {
   store: Store;
   api: CngnApi;
   approvalsChannel: string;
+  /** CNGN_ALERTS_CHANNEL: a request the service contradicted itself about is also told there. */
+  alertsChannel?: string | undefined;
   approvers: readonly string[];
   approverGroup?: string | undefined;
   /** `0:1,1000000:2` or already parsed. */
@@ -105,7 +107,10 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
     plugin: (app) => {
       slackClient = app.client;
       const notify = setup.notify ?? 'both';
-      approvals.presenter = registerApprovals(app, deps, setup.store, { approverButtons: notify !== 'dm' });
+      approvals.presenter = registerApprovals(app, deps, setup.store, {
+        approverButtons: notify !== 'dm',
+        alertsChannel: setup.alertsChannel,
+      });
       const client = presenterClient(app);
       const common = {
         engine,
