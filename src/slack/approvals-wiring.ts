@@ -20,6 +20,7 @@ import { ApprovalDms } from './approval-dms.js';
 import { handleBridgeCallback, presenterClient, registerApprovals } from './approval-plugin.js';
 import type { ApprovalPresenter } from './approval-presenter.js';
 import { registerApprovalReminders } from './approval-reminders.js';
+import { undeliveredExportNotice } from './blocks/audit.js';
 import { tellDelegates } from './delegation-notices.js';
 import { HomePublisher } from './home/publisher.js';
 import { registerHome } from './home/register.js';
@@ -134,6 +135,13 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
       registerHome(app, approvals.home, setup.log);
       registerApprovalReminders(app, deps, setup.store);
       tellDelegates(engine, client, setup.store, setup.log);
+      // An audit export a crash interrupted: the asker hears, by DM, that it was not delivered.
+      engine.auditExports.onUndelivered(async (record) => {
+        await client.chat.postMessage({
+          channel: record.actor,
+          ...undeliveredExportNotice(record, deps.environmentLabel),
+        });
+      });
     },
     bridgeCallback: (token, rawBody) => handleBridgeCallback(deps, token, rawBody),
     subscriber: approvalEventSubscriber(engine),
