@@ -147,6 +147,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
           store,
           api: client,
           approvalsChannel: config.approvalsChannel,
+          alertsChannel: config.alertsChannel,
           approvers: config.approvers,
           approverGroup: config.approverGroup,
           tiers: config.approvalTiers,

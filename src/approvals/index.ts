@@ -2,6 +2,7 @@
 // executes approved ones exactly once, tracks them to the end, and resumes after a restart.
 import type { WebhookEvent } from '../cngn/schemas.js';
 import type { ChainReport } from './audit-chain.js';
+import { AuditExports } from './audit-exports.js';
 import type { AuditDraft } from './audit-log.js';
 import { type Delegation, revokeDelegations } from './delegations.js';
 import {
@@ -20,7 +21,9 @@ import { type BridgeCallbackHint, Tracker, type TrackerOptions } from './tracker
 import type { ApprovalRequest, AuditEntry, RequestDraft } from './types.js';
 
 export type { BreakKind, ChainBreak, ChainReport } from './audit-chain.js';
+export type { AuditExportRecord } from './audit-exports.js';
 export type { AuditDraft } from './audit-log.js';
+export { CONFLICT_ACTION } from './conflicts.js';
 export {
   type Delegation,
   delegationOf,
@@ -77,6 +80,8 @@ export class ApprovalEngine {
   readonly executor: Executor;
   readonly tracker: Tracker;
   readonly reminders: Reminders;
+  /** Audit exports under way; one a crash interrupted is told to the person who asked. */
+  readonly auditExports: AuditExports;
   private readonly inFlight = new Set<Promise<unknown>>();
   private timer: NodeJS.Timeout | undefined;
   private ticking = false;
@@ -86,6 +91,12 @@ export class ApprovalEngine {
     this.executor = new Executor(this.core, options);
     this.tracker = new Tracker(this.core, this.executor, options);
     this.reminders = new Reminders(this.core, options.reminderPoints ?? []);
+    this.auditExports = new AuditExports(
+      options.store,
+      this.core.repo.auditLog,
+      this.core.repo.environment,
+      this.core.now,
+    );
   }
 
   onChange(listener: ApprovalListener): void {
@@ -271,13 +282,25 @@ export class ApprovalEngine {
           error: String(error),
         });
       });
+      await this.settleAuditExports();
     } finally {
       this.ticking = false;
     }
   }
 
+  /** Audit exports a stopped process left undelivered: marked and told (see AuditExports). Never throws. */
+  private async settleAuditExports(): Promise<void> {
+    await this.auditExports.settle().catch((error: unknown) => {
+      this.options.log?.warn('interrupted audit exports could not be told; tried again next sweep', {
+        error: String(error),
+      });
+    });
+  }
+
   /** Pick up in-flight requests, then sweep periodically. */
   async start(): Promise<void> {
+    // First: an export a crash interrupted is told even when the rest of the resume fails.
+    await this.settleAuditExports();
     await this.tracker.resume();
     // Reminders that fell due while no replica ran are sent now (only the latest point of each).
     await this.reminders.sweep().catch((error: unknown) => {

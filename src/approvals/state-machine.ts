@@ -69,6 +69,7 @@ export const NOTICE_ACTIONS: ReadonlySet<string> = new Set([
   'ambiguous-match',
   'needs-manual-check',
   'bridge-callback',
+  'conflicting-reports',
 ]);
 
 /** The request with a notice appended to its history; the state does not change. Pure. */

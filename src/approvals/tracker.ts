@@ -3,8 +3,9 @@
 // nothing here ever sends a money-moving request. Also the periodic sweep and the start-up resume.
 
 import type { WebhookEvent } from '../cngn/schemas.js';
-import { classifyStatus } from '../cngn/schemas.js';
+import { classifyStatus, invalidAmountOf } from '../cngn/schemas.js';
 import { checkedExplorerUrl } from '../format/explorer.js';
+import { CONFLICT_ACTION, conflictNote, reportKey } from './conflicts.js';
 import { type ApprovalCore, CHECK_HOLD_MS } from './engine.js';
 import { AnswerNotRecordedError, certainlyUnsent, type Executor, leaseExpired } from './executor.js';
 import { outcomeFromTransaction, Reconciler, type ReconcilerOptions } from './reconciler.js';
@@ -49,6 +50,9 @@ export class Tracker {
 
   /** Webhook subscriber: an event about one of our requests moves it to its final state. */
   async onWebhookEvent(event: WebhookEvent): Promise<ApprovalRequest | undefined> {
+    // An amount that is no amount makes the whole report unreliable: it settles nothing (its alert asks
+    // a person to look; the request's own polls still read the service).
+    if (invalidAmountOf(event.data) !== undefined) return undefined;
     const keys = [event.data.trx_ref, event.data.transactionId].filter((k): k is string => !!k);
     let id: string | undefined;
     for (const key of keys) id ??= await this.core.repo.findIdByReference(key);
@@ -60,14 +64,34 @@ export class Tracker {
     const to =
       byEvent ?? (byStatus === 'succeeded' ? 'completed' : byStatus === 'failed' ? 'failed' : undefined);
     if (!to) return undefined;
-    return this.finish(id, to, `webhook ${event.event}`, {
+    const outcome: ExecutionOutcome = {
       status: event.data.status ?? (to === 'completed' ? 'completed' : 'failed'),
       ...(event.data.reason ? { reason: event.data.reason } : {}),
       ...(event.data.explorer_link ? { explorerLink: event.data.explorer_link } : {}),
       ...(event.data.base_trx_hash || event.data.extl_trx_hash
         ? { hash: event.data.extl_trx_hash ?? event.data.base_trx_hash ?? undefined }
         : {}),
+    };
+    // Decided on the request as it stands under its lock: of a completion and a failure racing in, one
+    // settles it and the other is the conflict; the mark is persisted (and audited) before anyone hears.
+    const done = await this.core.locked(id, async (request) => {
+      if (!request) return undefined;
+      const note = conflictNote(request, to, event);
+      if (note) {
+        const key = reportKey(event);
+        if (request.conflicts?.some((conflict) => conflict.key === key)) return undefined;
+        const now = this.core.now();
+        const conflicts = [...(request.conflicts ?? []), { at: now.toISOString(), key, note }];
+        const next = withNotice({ ...request, conflicts }, CONFLICT_ACTION, note, now);
+        await this.core.write(request, next);
+        return next;
+      }
+      const next = this.finished(request, to, `webhook ${event.event}`, outcome);
+      if (next) await this.core.write(request, next);
+      return next;
     });
+    if (done) await this.core.notify(done);
+    return done;
   }
 
   /**
@@ -109,18 +133,28 @@ export class Tracker {
     outcome: ExecutionOutcome,
   ): Promise<ApprovalRequest | undefined> {
     const done = await this.core.locked(id, async (request) => {
-      if (!request || (request.state !== 'sent' && request.state !== 'outcome-unknown')) return undefined;
-      const merged = { ...request.outcome, ...outcome };
-      const next = transition({ ...request, outcome: merged }, to, {
-        action: to,
-        note: to === 'failed' && merged.reason ? `${action}: ${merged.reason}` : action,
-        at: this.core.now(),
-      });
-      await this.core.write(request, next);
+      const next = request && this.finished(request, to, action, outcome);
+      if (next) await this.core.write(request, next);
       return next;
     });
     if (done) await this.core.notify(done);
     return done;
+  }
+
+  /** The request settled as `to`, or undefined when it is not waiting for its outcome. Pure. */
+  private finished(
+    request: ApprovalRequest,
+    to: 'completed' | 'failed',
+    action: string,
+    outcome: ExecutionOutcome,
+  ): ApprovalRequest | undefined {
+    if (request.state !== 'sent' && request.state !== 'outcome-unknown') return undefined;
+    const merged = { ...request.outcome, ...outcome };
+    return transition({ ...request, outcome: merged }, to, {
+      action: to,
+      note: to === 'failed' && merged.reason ? `${action}: ${merged.reason}` : action,
+      at: this.core.now(),
+    });
   }
 
   private isDue(request: ApprovalRequest, now: Date): boolean {

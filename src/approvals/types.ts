@@ -148,6 +148,15 @@ export interface ExecutionOutcome {
   sentAt?: string;
 }
 
+/** A report from the service that contradicts what it said before, or the request itself. */
+export interface ServiceConflict {
+  at: string;
+  /** The report's identity (event, ids, status, amount): the same report again is not counted twice. */
+  key: string;
+  /** The sentence people read, starting "Conflicting reports from the service:". */
+  note: string;
+}
+
 /** Who is making the service call, and until when that holds unless renewed (replicas share the store). */
 export interface ExecutionLease {
   owner: string;
@@ -191,6 +200,8 @@ interface RequestBase {
   checking?: { user: string; at: string; onBehalfOf?: string };
   /** Set once the requester used their one Extend. */
   extended?: Extension;
+  /** Reports from the service that contradict each other or the request: a person must check. */
+  conflicts?: ServiceConflict[];
   /** Next time the tracker may poll or reconcile this request (ISO), and how often it did. */
   nextCheckAt?: string;
   checks?: number;

@@ -1,7 +1,7 @@
 // zod schemas for every resource the service returns. Liberal in what they accept (every documented
 // shape, open vocabularies, extra fields kept), normalising to one shape the rest of the code uses.
 import { z } from 'zod';
-import { Money } from '../format/money.js';
+import { isPlainAmount, Money } from '../format/money.js';
 
 /** A decimal amount as the service sends it (string, sometimes a number). Kept as canonical text. */
 export const amountText = z.union([z.string(), z.number()]).transform((value) => {
@@ -229,6 +229,22 @@ export const envelopeSchema = z.looseObject({
 
 // ---- Webhooks -------------------------------------------------------------------------------------
 
+/**
+ * A webhook amount: a plain amount (see isPlainAmount) as canonical text; anything else kept exactly as
+ * it came, so it can be shown as sent and is never read as a figure (see invalidAmountOf).
+ */
+const webhookAmountText = z.union([z.string(), z.number()]).transform((value) => {
+  const text = String(value);
+  return isPlainAmount(text) ? Money.parseDecimal(text).toString() : text;
+});
+
+/** The amount as it came when it is present and no plain amount; undefined otherwise. */
+export function invalidAmountOf(data: { amount?: string | null }): string | undefined {
+  const { amount } = data;
+  if (amount === undefined || amount === null) return undefined;
+  return isPlainAmount(amount) ? undefined : amount;
+}
+
 export const webhookDataSchema = z.looseObject({
   transactionId: optionalText,
   trx_ref: z.string().nullish(),
@@ -240,7 +256,7 @@ export const webhookDataSchema = z.looseObject({
   base_trx_hash: z.string().nullish(),
   extl_trx_hash: z.string().nullish(),
   explorer_link: z.string().nullish(),
-  amount: amountText.nullish(),
+  amount: webhookAmountText.nullish(),
   asset_symbol: z.string().nullish(),
   receiver: receiverSchema.nullish(),
   reason: z.string().nullish(),

@@ -4,7 +4,7 @@
 // No I/O, no clock reads: callers pass `now`.
 import { formatDistanceStrict } from 'date-fns';
 import type { CngnEnvironment } from './environment.js';
-import { Money } from './money.js';
+import { isPlainAmount, Money } from './money.js';
 
 const LAGOS = 'Africa/Lagos';
 
@@ -20,6 +20,19 @@ export function naira(amount: string | null | undefined): string {
   const [whole = '0', fraction = '00'] = money.toString().replace('-', '').split('.');
   const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   return `${money.toString().startsWith('-') ? '-' : ''}₦${grouped}.${fraction}`;
+}
+
+/** How much of an amount from outside that is no amount is shown. */
+const INVALID_AMOUNT_SHOWN = 24;
+
+/**
+ * An amount from outside (a webhook's, the service's): `₦1,500.00` when it is a plain amount (see
+ * isPlainAmount), else the text as sent, cut, and said to be no amount — never a figure.
+ */
+export function serviceAmount(amount: string): string {
+  if (amount === '' || isPlainAmount(amount)) return naira(amount);
+  const cut = amount.length > INVALID_AMOUNT_SHOWN ? `${amount.slice(0, INVALID_AMOUNT_SHOWN)}…` : amount;
+  return `not a valid amount: "${cut}"`;
 }
 
 // One Intl formatter for every Lagos time: building date-fns TZDates per call cost more than the rest

@@ -6,6 +6,21 @@ const KOBO_PER_NAIRA = 100n;
 /** What a person is told when an amount they typed cannot be read. */
 export const AMOUNT_HINT = 'enter a number with at most 2 decimals, e.g. 1500.50';
 
+/**
+ * The most integer digits an amount from outside may have: ₦999 trillion is far beyond any balance the
+ * service holds, while anything longer is a fault or a probe, not money.
+ */
+export const AMOUNT_MAX_INTEGER_DIGITS = 15;
+const PLAIN_AMOUNT = new RegExp(`^\\d{1,${AMOUNT_MAX_INTEGER_DIGITS}}(?:\\.\\d{1,2})?$`);
+
+/**
+ * Whether text from outside is an amount as the service writes one: digits, at most two places, not
+ * negative, no exponent, separators or spaces, and at most AMOUNT_MAX_INTEGER_DIGITS before the point.
+ */
+export function isPlainAmount(text: string): boolean {
+  return PLAIN_AMOUNT.test(text);
+}
+
 export class MoneyFormatError extends Error {
   override name = 'MoneyFormatError';
 

@@ -37,7 +37,7 @@ export function registerApprovals(
   app: App,
   deps: ApprovalSlackDeps,
   store: Store,
-  options: { approverButtons?: boolean } = {},
+  options: { approverButtons?: boolean; alertsChannel?: string | undefined } = {},
 ): ApprovalPresenter {
   registerApprovalActions(app, deps);
   registerFilingViews(app, deps);
@@ -52,6 +52,7 @@ export function registerApprovals(
     ...(options.approverButtons === false ? { approverButtons: false } : {}),
     store,
     channel: deps.approvalsChannel,
+    ...(options.alertsChannel ? { alertsChannel: options.alertsChannel } : {}),
     ...(deps.now ? { now: deps.now } : {}),
     ...(deps.log ? { log: deps.log } : {}),
   });

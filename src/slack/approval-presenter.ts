@@ -7,10 +7,10 @@
 // error (after the client's own retries) or a crash is made good on the request's next change and at
 // start-up, and nothing already said is said again.
 import type { WebClient } from '@slack/web-api';
-import type { ApprovalEngine } from '../approvals/index.js';
+import { type ApprovalEngine, CONFLICT_ACTION } from '../approvals/index.js';
 import { type ApprovalRequest, FINAL_STATES, type RequestState } from '../approvals/types.js';
 import { LOCK_DEFAULTS, type Store } from '../store/index.js';
-import { approvalMessage, requesterNotice, threadReply } from './blocks/approval-message.js';
+import { approvalMessage, conflictAlert, requesterNotice, threadReply } from './blocks/approval-message.js';
 import { CoalescedRuns } from './coalesced-runs.js';
 
 export interface PresenterOptions {
@@ -18,6 +18,8 @@ export interface PresenterOptions {
   client: WebClient;
   store: Store;
   channel: string;
+  /** Where a step that needs a person is also posted (CNGN_ALERTS_CHANNEL); unset: the approvals channel. */
+  alertsChannel?: string | undefined;
   /** False when approvers are asked by DM only (CNGN_APPROVAL_NOTIFY=dm): no Approve/Reject here. */
   approverButtons?: boolean;
   now?: () => Date;
@@ -54,6 +56,8 @@ export interface Shown {
   threaded: number;
   /** Steps before this index have had their requester note (or needed none). */
   told: number;
+  /** Steps before this index have had their alert for a person (or needed none); unset: as `threaded`. */
+  alerted?: number;
 }
 
 export const shownKey = (id: string) => `approval-shown:${id}`;
@@ -177,6 +181,7 @@ export class ApprovalPresenter {
     if (!request) return store.removeFromSet(UNSHOWN_SET, id);
     await store.addToSet(UNSHOWN_SET, id);
     const shown = (await store.get<Shown>(shownKey(id))) ?? firstShown(request);
+    shown.alerted ??= shown.threaded;
     const save = () => store.set(shownKey(id), shown);
     const failures: unknown[] = [];
     const attempt = async (step: () => Promise<void>) => {
@@ -219,8 +224,24 @@ export class ApprovalPresenter {
       }
     });
 
+    // The service contradicted itself about the request: a person must check, so it is said where
+    // alerts are watched too, not only in the request's thread.
+    await attempt(async () => {
+      for (let index = shown.alerted ?? 0; index < request.history.length; index++) {
+        if (request.history[index]?.action === CONFLICT_ACTION) {
+          const channel = this.options.alertsChannel ?? this.options.channel;
+          await this.options.client.chat.postMessage({ channel, ...conflictAlert(atStep(request, index)) });
+        }
+        shown.alerted = index + 1;
+        await save();
+      }
+    });
+
     if (failures.length > 0) throw failures[0];
-    const allSaid = shown.threaded === request.history.length && shown.told === request.history.length;
+    const allSaid =
+      shown.threaded === request.history.length &&
+      shown.told === request.history.length &&
+      shown.alerted === request.history.length;
     const finalShown = shown.state === request.state || shown.message === undefined;
     if (FINAL_STATES.has(request.state) && finalShown && allSaid) await store.removeFromSet(UNSHOWN_SET, id);
   }
@@ -259,7 +280,7 @@ export class ApprovalPresenter {
 function firstShown(request: ApprovalRequest): Shown {
   if (request.slackMessage) {
     const steps = request.history.length;
-    return { message: request.slackMessage, threaded: steps, told: steps };
+    return { message: request.slackMessage, threaded: steps, told: steps, alerted: steps };
   }
-  return { threaded: 1, told: 1 };
+  return { threaded: 1, told: 1, alerted: 1 };
 }

@@ -20,6 +20,7 @@ import { ApprovalDms } from './approval-dms.js';
 import { handleBridgeCallback, presenterClient, registerApprovals } from './approval-plugin.js';
 import type { ApprovalPresenter } from './approval-presenter.js';
 import { registerApprovalReminders } from './approval-reminders.js';
+import { undeliveredExportNotice } from './blocks/audit.js';
 import { tellDelegates } from './delegation-notices.js';
 import { Deliveries } from './deliveries.js';
 import { HomePublisher } from './home/publisher.js';
@@ -29,6 +30,8 @@ export interface ApprovalsSetup {
   store: Store;
   api: CngnApi;
   approvalsChannel: string;
+  /** CNGN_ALERTS_CHANNEL: a request the service contradicted itself about is also told there. */
+  alertsChannel?: string | undefined;
   approvers: readonly string[];
   approverGroup?: string | undefined;
   /** `0:1,1000000:2` or already parsed. */
@@ -107,7 +110,10 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
     plugin: (app) => {
       slackClient = app.client;
       const notify = setup.notify ?? 'both';
-      approvals.presenter = registerApprovals(app, deps, setup.store, { approverButtons: notify !== 'dm' });
+      approvals.presenter = registerApprovals(app, deps, setup.store, {
+        approverButtons: notify !== 'dm',
+        alertsChannel: setup.alertsChannel,
+      });
       const client = presenterClient(app);
       const common = {
         engine,
@@ -131,6 +137,13 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
       registerHome(app, approvals.home, setup.log);
       registerApprovalReminders(app, deps, setup.store);
       tellDelegates(engine, client, setup.store, setup.log);
+      // An audit export a crash interrupted: the asker hears, by DM, that it was not delivered.
+      engine.auditExports.onUndelivered(async (record) => {
+        await client.chat.postMessage({
+          channel: record.actor,
+          ...undeliveredExportNotice(record, deps.environmentLabel),
+        });
+      });
     },
     bridgeCallback: (token, rawBody) => handleBridgeCallback(deps, token, rawBody),
     subscriber: approvalEventSubscriber(engine),

@@ -1,6 +1,6 @@
 // What the deliverer decides about digests without I/O: which events never wait in one, and how many
 // events one message can carry within Slack's limits.
-import { classifyStatus } from '../cngn/schemas.js';
+import { classifyStatus, invalidAmountOf } from '../cngn/schemas.js';
 import { escapeMrkdwn } from '../format/mrkdwn.js';
 import type { Logger } from './deliverer.js';
 import type { AlertInput, AlertMessage, DigestInput, DigestRendering, OutboxEntry } from './types.js';
@@ -20,12 +20,14 @@ export const ROUTINE_EVENTS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * A failure, or an event a person must look at (a kind we do not know, or part of it could not be
- * read): posted first and on its own, never folded into a digest behind routine events.
+ * A failure, or an event a person must look at (a kind we do not know, part of it could not be read,
+ * or its amount is no amount): posted first and on its own, never folded into a digest behind routine
+ * events.
  */
 export function needsPerson(entry: OutboxEntry): boolean {
   if (!ROUTINE_EVENTS.has(entry.event.event)) return true;
   if (classifyStatus(entry.event.data.status) === 'failed') return true;
+  if (invalidAmountOf(entry.event.data) !== undefined) return true;
   return (entry.unreadable?.length ?? 0) > 0;
 }
 

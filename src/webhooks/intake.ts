@@ -74,12 +74,13 @@ async function receive(
     return answer(res, 401, { ok: false, error: 'bad signature' });
   }
   let body: unknown;
+  const text = raw.toString('utf8');
   try {
-    body = JSON.parse(raw.toString('utf8'));
+    body = JSON.parse(text);
   } catch {
     return answer(res, 400, { ok: false, error: 'body is not JSON' });
   }
-  const read = readWebhookEvent(body, options.openSealed);
+  const read = readWebhookEvent(body, options.openSealed, text);
   if (!read.ok) {
     log.warn(`webhook refused: ${read.error}`);
     return answer(res, 400, { ok: false, error: read.error });

@@ -5,6 +5,7 @@
 // beyond any documented shape (it could not even be stored) is refused.
 import { type WebhookEvent, webhookEventSchema } from '../cngn/schemas.js';
 import { nestsDeeperThan } from '../format/json-depth.js';
+import { numberSourceAt } from '../format/json-source.js';
 
 /** Documented events nest four levels (body → data → receiver → bank); this leaves ample room. */
 export const WEBHOOK_MAX_DEPTH = 32;
@@ -31,15 +32,30 @@ const TEXT_FIELDS = [
 const RECEIVER_TEXT_FIELDS = ['address', 'accountNumber', 'accountName'];
 const TEXT_FIELD_SET = new Set(TEXT_FIELDS);
 
-export function readWebhookEvent(body: unknown, openSealed?: (sealed: string) => string): ReadEvent {
+/**
+ * `text` is the body as it came (when known): a numeric amount is read from it as written, since the
+ * parsed number may have lost it (1e309 parses as Infinity).
+ */
+export function readWebhookEvent(
+  body: unknown,
+  openSealed?: (sealed: string) => string,
+  text?: string,
+): ReadEvent {
   if (!isRecord(body) || typeof body.event !== 'string' || body.event.trim() === '') {
     return { ok: false, error: 'event: the body must be a JSON object with the event name in "event"' };
   }
   if (nestsDeeperThan(body, WEBHOOK_MAX_DEPTH)) return tooDeep();
   const unreadable: string[] = [];
-  const opened = typeof body.data === 'string' ? openData(body.data, openSealed) : body.data;
+  const sealed = typeof body.data === 'string' ? openText(body.data, openSealed) : undefined;
+  const opened = typeof body.data === 'string' ? parseOpened(sealed) : body.data;
   if (nestsDeeperThan(opened, WEBHOOK_MAX_DEPTH)) return tooDeep();
-  const data = readData(body.data, opened, unreadable);
+  const amountSource = () =>
+    sealed !== undefined
+      ? numberSourceAt(sealed, ['amount'])
+      : text !== undefined
+        ? numberSourceAt(text, ['data', 'amount'])
+        : undefined;
+  const data = readData(body.data, opened, unreadable, amountSource);
   const candidate: Record<string, unknown> = { ...body, data };
   if (body.timestamp !== undefined) candidate.timestamp = asTime(body.timestamp);
   const strict = webhookEventSchema.safeParse(candidate);
@@ -66,7 +82,12 @@ const tooDeep = (): ReadEvent => ({
 });
 
 /** `value` as it came, `data` the same opened when it arrived sealed. */
-function readData(value: unknown, data: unknown, unreadable: string[]): Record<string, unknown> {
+function readData(
+  value: unknown,
+  data: unknown,
+  unreadable: string[],
+  amountSource: () => string | undefined,
+): Record<string, unknown> {
   if (value === undefined || value === null) return {};
   if (!isRecord(data)) {
     unreadable.push('data');
@@ -79,11 +100,13 @@ function readData(value: unknown, data: unknown, unreadable: string[]): Record<s
     if (field === '__proto__') continue; // assigned, it would become the object's prototype
     const value = TEXT_FIELD_SET.has(field)
       ? asText(data[field])
-      : field === 'occurredAt'
-        ? asTime(data[field])
-        : field === 'receiver'
-          ? readReceiver(data[field])
-          : data[field];
+      : field === 'amount'
+        ? asAmount(data[field], amountSource)
+        : field === 'occurredAt'
+          ? asTime(data[field])
+          : field === 'receiver'
+            ? readReceiver(data[field])
+            : data[field];
     if (value !== undefined) out[field] = value;
   }
   return out;
@@ -114,13 +137,28 @@ function readBank(bank: unknown): unknown {
   return out;
 }
 
-function openData(sealed: string, open: ((sealed: string) => string) | undefined): unknown {
+function openText(sealed: string, open: ((sealed: string) => string) | undefined): string | undefined {
   if (!open) return undefined;
   try {
-    return JSON.parse(open(sealed));
+    return open(sealed);
   } catch {
     return undefined;
   }
+}
+
+function parseOpened(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** An amount as text, a number as its sender wrote it; whether it is an amount is decided later. */
+function asAmount(value: unknown, source: () => string | undefined): unknown {
+  if (typeof value === 'number') return source() ?? String(value);
+  return typeof value === 'boolean' ? String(value) : value;
 }
 
 function asText(value: unknown): unknown {

@@ -5,6 +5,7 @@ import {
   maskAccount,
   naira,
   relative,
+  serviceAmount,
   shortHash,
 } from '../../src/format/display.js';
 
@@ -15,6 +16,16 @@ describe('display formatting', () => {
     expect(naira('-2.5')).toBe('-₦2.50');
     expect(naira('0.000001')).toBe('₦0.000001');
     expect(naira(undefined)).toBe('—');
+  });
+
+  it('shows an amount from outside as a figure only when it is a plain amount', () => {
+    expect(serviceAmount('1500.5')).toBe('₦1,500.50');
+    expect(serviceAmount('999999999999999.99')).toBe('₦999,999,999,999,999.99');
+    expect(serviceAmount('-500.00')).toBe('not a valid amount: "-500.00"');
+    expect(serviceAmount('0.001')).toBe('not a valid amount: "0.001"');
+    expect(serviceAmount('1e309')).toBe('not a valid amount: "1e309"');
+    expect(serviceAmount('1000000000000000')).toBe('not a valid amount: "1000000000000000"');
+    expect(serviceAmount('9'.repeat(400))).toBe(`not a valid amount: "${'9'.repeat(24)}…"`);
   });
 
   it('shows times in Lagos (UTC+1) with the weekday, absolute and relative', () => {

@@ -192,14 +192,15 @@ describe('/cngn audit export', () => {
 
   it('sends nothing when the request for an export cannot be recorded', async () => {
     await fileWithdrawal(app, '10');
-    const recordAudit = app.engine.recordAudit.bind(app.engine);
-    app.engine.recordAudit = async () => {
+    const exports = app.engine.auditExports;
+    const begin = exports.begin.bind(exports);
+    exports.begin = async () => {
       throw new Error('the store is not answering');
     };
     try {
       expect(await cngn('audit export', APPROVER_A)).toContain('something went wrong');
     } finally {
-      app.engine.recordAudit = recordAudit;
+      exports.begin = begin;
     }
     expect(app.slack.sharedFiles()).toEqual([]);
     expect(app.slack.callsTo('files.getUploadURLExternal')).toEqual([]);

@@ -66,6 +66,7 @@ export class FakeSlack {
   rateLimited = 0;
   private server!: Server;
   private handlers = new Map<string, SlackHandler>();
+  private holds = new Map<string, { arrived: () => void; released: Promise<void> }>();
   private waiters: Array<{ test: (c: SlackCall) => boolean; resolve: (c: SlackCall) => void }> = [];
   private counter = 0;
   private readonly shown = new Map<string, ShownMessage>();
@@ -95,6 +96,23 @@ export class FakeSlack {
   /** Override the answer for one method; return undefined from the handler to fall back. */
   on(method: string, handler: SlackHandler): void {
     this.handlers.set(method, handler);
+  }
+
+  /**
+   * Hold the next call to `method` unanswered until released (it is recorded then): its caller is
+   * mid-call meanwhile, where a test may kill it.
+   */
+  hold(method: string): { arrived: Promise<void>; release(): void } {
+    let arrived!: () => void;
+    let release!: () => void;
+    const came = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    this.holds.set(method, { arrived, released });
+    return { arrived: came, release };
   }
 
   callsTo(method: string): SlackCall[] {
@@ -165,6 +183,12 @@ export class FakeSlack {
       res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(waitSeconds) });
       res.end(JSON.stringify({ ok: false, error: 'ratelimited' }));
       return;
+    }
+    const held = this.holds.get(method);
+    if (held) {
+      this.holds.delete(method);
+      held.arrived();
+      await held.released;
     }
     const custom = this.handlers.get(method)?.(call);
     if (custom?.status && custom.status >= 400) {

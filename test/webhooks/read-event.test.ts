@@ -31,4 +31,18 @@ describe('readWebhookEvent', () => {
       receiver: { accountNumber: '123' },
     });
   });
+
+  it('keeps a numeric amount as its sender wrote it, in the body or in sealed data', () => {
+    const text = '{"event":"deposit.completed","data":{"trx_ref":"R-3","amount":1e309}}';
+    const plain = readWebhookEvent(JSON.parse(text), undefined, text);
+    expect(plain.ok && plain.event.data.amount).toBe('1e309');
+    const sealedText = '{"event":"deposit.completed","data":"SEALED"}';
+    const opened = '{"trx_ref":"R-4","amount":12.5e400}';
+    const sealed = readWebhookEvent(JSON.parse(sealedText), () => opened, sealedText);
+    expect(sealed.ok && sealed.event.data.amount).toBe('12.5e400');
+    // A plain amount sent as a number is the figure it says.
+    const figure = '{"event":"deposit.completed","data":{"amount":1500.5}}';
+    const read = readWebhookEvent(JSON.parse(figure), undefined, figure);
+    expect(read.ok && read.event.data.amount).toBe('1500.50');
+  });
 });

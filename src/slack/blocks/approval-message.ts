@@ -2,10 +2,10 @@
 // Pure: request and the current time in, Block Kit out. Every name, address, reason and note in a
 // request came from a person, the bank or the service: each is escaped where it enters mrkdwn.
 import type { Button, KnownBlock } from '@slack/types';
-import { delegationOf, isLive, noticeText, REVOKED_ACTION } from '../../approvals/index.js';
+import { CONFLICT_ACTION, delegationOf, isLive, noticeText, REVOKED_ACTION } from '../../approvals/index.js';
 import type { ApprovalRequest } from '../../approvals/types.js';
 import { lagosTime, naira, relative } from '../../format/display.js';
-import { escapeMrkdwn, explorerLink, inertUrl, mentionUser } from '../../format/mrkdwn.js';
+import { escapeMrkdwn, explorerLink, inertUrl, mentionChannel, mentionUser } from '../../format/mrkdwn.js';
 import { environmentLabel, KIND_TITLE, requestTitle, STATE_WORDS } from './approval-format.js';
 import {
   extendButtons,
@@ -183,8 +183,9 @@ export function approvalMessage(
     },
     {
       type: 'section',
-      text: { type: 'mrkdwn', text: `*${STATE_WORDS[request.state]}*  ·  ${code(request.id)}` },
+      text: { type: 'mrkdwn', text: `*${stateLine(request)}*  ·  ${code(request.id)}` },
     },
+    ...conflictBlocks(request),
     figuresSection(request, now),
   ];
   if (request.reason && request.state === 'pending') {
@@ -225,8 +226,40 @@ export function approvalMessage(
       : [];
   if (elements.length > 0) blocks.push({ type: 'actions', block_id: APPROVAL_ACTIONS_BLOCK, elements });
   return {
-    text: `${escapeMrkdwn(requestTitle(request))}: ${STATE_WORDS[request.state].replace(/^:[a-z_]+: /, '')}`,
+    text: `${escapeMrkdwn(requestTitle(request))}: ${stateLine(request).replace(/^:[a-z_]+: /, '')}`,
     blocks,
+  };
+}
+
+/** The state in words; a request the service contradicted itself about says so first. */
+function stateLine(request: ApprovalRequest): string {
+  if (!request.conflicts?.length) return STATE_WORDS[request.state];
+  return `:warning: Conflicting reports from the service — check with the service (recorded: ${STATE_WORDS[request.state].replace(/^:[a-z_]+: /, '')})`;
+}
+
+/** Each contradicting report, as the engine said it (it names outside text: escaped). */
+function conflictBlocks(request: ApprovalRequest): KnownBlock[] {
+  if (!request.conflicts?.length) return [];
+  const lines = request.conflicts.slice(-5).map((c) => `:warning: ${escapeMrkdwn(c.note)}`);
+  return [{ type: 'section', text: { type: 'mrkdwn', text: lines.join('\n') } }];
+}
+
+/**
+ * The alert for a person when the service contradicted itself about a request (the newest step is
+ * the conflict notice): posted in the alerts channel, pointing at the request's message.
+ */
+export function conflictAlert(request: ApprovalRequest): SlackMessage {
+  const step = request.history.at(-1);
+  const note = step?.action === CONFLICT_ACTION ? (step.note ?? '') : '';
+  const reference = request.outcome?.reference ? ` · reference ${code(request.outcome.reference)}` : '';
+  const where = request.slackMessage
+    ? ` · its message is in ${mentionChannel(request.slackMessage.channel)}`
+    : '';
+  const title = escapeMrkdwn(requestTitle(request));
+  const text = `:rotating_light: *Needs a person:* ${title}${reference}${where}\n${escapeMrkdwn(note)}`;
+  return {
+    text: `Needs a person: ${title}: ${escapeMrkdwn(note)}`,
+    blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],
   };
 }
 
@@ -318,6 +351,8 @@ export function requesterNotice(request: ApprovalRequest): string | undefined {
     case 'outcome-unknown':
     case 'interrupted':
       return `Your request ${title}: the outcome is unknown for now; it is being looked up, never resent.`;
+    case CONFLICT_ACTION:
+      return `Your request ${title}: ${escapeMrkdwn(step?.note ?? '')}.`;
     default:
       return undefined;
   }

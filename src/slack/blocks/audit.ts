@@ -1,7 +1,7 @@
 // Answers of `/cngn audit verify` and `/cngn audit export`: what the chain check found, in words an
 // auditor can act on, and what was sent to the person who asked. Pure: data in, message out.
 import type { KnownBlock } from '@slack/types';
-import type { BreakKind, ChainReport } from '../../approvals/index.js';
+import type { AuditExportRecord, BreakKind, ChainReport } from '../../approvals/index.js';
 import type { AuditEntry } from '../../approvals/types.js';
 import { lagosTime } from '../../format/display.js';
 import { escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
@@ -65,6 +65,19 @@ export function auditExportMessage(
       ? `No audit entries from ${from} to ${lagosTime(range.to)} · ${environment}`
       : `Sent you ${count} audit entries from ${from} to ${lagosTime(range.to)} as CSV and JSON Lines, in a direct message.${cut} · ${environment}`;
   return { text, blocks: [section(text)] };
+}
+
+/**
+ * Said to the asker when their export was interrupted by a restart before its delivery was recorded.
+ * The files may have reached them just before: they are the one to know, and to run it again.
+ */
+export function undeliveredExportNotice(record: AuditExportRecord, environment: string): SlackMessage {
+  const [from, to] = record.subject.split('..');
+  const range = `${from && from !== 'start' ? lagosTime(from) : 'the start'} to ${to ? lagosTime(to) : 'then'}`;
+  const command = `/cngn audit export${record.words ? ` ${record.words}` : ''}`;
+  const text = `:warning: Your audit log export was not delivered · ${environment}`;
+  const body = `You asked for it at ${lagosTime(record.requestedAt)} (\`${escapeMrkdwn(command.replace(/`/g, "'"))}\`: ${record.entries} entries from ${range}). The bot restarted before it recorded the files as sent, so the export is recorded as not delivered. If the CSV and JSON Lines files are not in this conversation, run the command again (a range given as a duration, like \`30d\`, counts back from the time you run it).`;
+  return { text: `${text}: ${body}`, blocks: [section(text), section(body)] };
 }
 
 function section(text: string): KnownBlock {

@@ -1,7 +1,7 @@
 // `/cngn deadletters`: the alerts Slack refused, each with Slack's answer and a Re-post button, and the
 // modal where an approver picks the channel to re-post to. Pure: data in, Block Kit out.
 import type { KnownBlock, ModalView } from '@slack/types';
-import { lagosTime, naira } from '../../format/display.js';
+import { lagosTime, serviceAmount } from '../../format/display.js';
 import { escapeMrkdwn, mentionChannel } from '../../format/mrkdwn.js';
 import type { DeadLetter } from '../../webhooks/types.js';
 import type { SlackMessage } from './approval-message.js';
@@ -20,7 +20,9 @@ export function deadLetterLine(letter: DeadLetter): string {
   const { data } = letter.event;
   const ref = data.trx_ref ?? data.transactionId;
   const amount =
-    data.amount !== undefined && data.amount !== null ? ` · ${escapeMrkdwn(naira(String(data.amount)))}` : '';
+    data.amount !== undefined && data.amount !== null
+      ? ` · ${escapeMrkdwn(serviceAmount(String(data.amount)))}`
+      : '';
   return `*${escapeMrkdwn(letter.event.event)}*${ref ? ` · ${escapeMrkdwn(String(ref))}` : ''}${amount}\nRefused in ${mentionChannel(letter.channel)} ${lagosTime(letter.at)} after ${letter.attempts} attempt(s): \`${escapeMrkdwn(letter.reason)}\` · id \`${shortId(letter.id)}\``;
 }
 

@@ -12,6 +12,7 @@ import {
   lagosTimeOfDay,
   naira,
   relative,
+  serviceAmount,
   statusWord,
 } from '../../format/display.js';
 import { escapeMrkdwn, mentionUser, slackPermalink } from '../../format/mrkdwn.js';
@@ -101,7 +102,7 @@ function budgetText(budget: RateBudget | undefined): string {
 
 function alertLine(alert: RecentAlert, now: Date): string {
   const parts = [escapeMrkdwn(alert.event)];
-  if (alert.amount) parts.push(escapeMrkdwn(naira(alert.amount)));
+  if (alert.amount) parts.push(escapeMrkdwn(serviceAmount(alert.amount)));
   if (alert.status) parts.push(escapeMrkdwn(statusWord(alert.status)));
   if (alert.reference) parts.push(`\`${escapeMrkdwn(alert.reference)}\``);
   return `• ${parts.join(' · ')} · ${ago(alert.at, now)}`;

@@ -1,7 +1,7 @@
 // `/cngn tx <ref>` when the service cannot answer for a reference the bot's alerts know: what each
 // event said, as the alert recorded it, and a link to the alert message that carries it. Pure.
 import type { KnownBlock } from '@slack/types';
-import { lagosTime, naira } from '../../format/display.js';
+import { lagosTime, serviceAmount } from '../../format/display.js';
 import { escapeMrkdwn } from '../../format/mrkdwn.js';
 import type { SlackMessage } from './approval-message.js';
 import { statusLabel } from './reads.js';
@@ -21,7 +21,8 @@ function alertSection(alert: AlertWhereabouts): KnownBlock {
   const lines = [`${eventName(alert)}${at ? ` · ${escapeMrkdwn(at)}` : ''}`];
   const facts: string[] = [];
   if (r.status) facts.push(`Status ${statusLabel(r.status)}`);
-  if (r.amount) facts.push(`${escapeMrkdwn(naira(r.amount))}${r.asset ? ` ${escapeMrkdwn(r.asset)}` : ''}`);
+  if (r.amount)
+    facts.push(`${escapeMrkdwn(serviceAmount(r.amount))}${r.asset ? ` ${escapeMrkdwn(r.asset)}` : ''}`);
   if (r.network) facts.push(`Network ${escapeMrkdwn(r.network)}`);
   if (facts.length > 0) lines.push(facts.join(' · '));
   const ids: string[] = [];

@@ -1,6 +1,6 @@
 // One readable Slack message per cNGN event: pure builders, data in, Block Kit out. Unknown event kinds
 // are rendered generically with their key fields — never dropped.
-import type { WebhookData } from '../../cngn/schemas.js';
+import { invalidAmountOf, type WebhookData } from '../../cngn/schemas.js';
 import {
   environmentMarker,
   lagosTime,
@@ -12,6 +12,7 @@ import {
   statusWord,
 } from '../../format/display.js';
 import { explorerUrl } from '../../format/explorer.js';
+import { AMOUNT_MAX_INTEGER_DIGITS } from '../../format/money.js';
 import { escapeMrkdwn, explorerLink, inertUrl } from '../../format/mrkdwn.js';
 import type { AlertInput, AlertMessage } from '../../webhooks/types.js';
 
@@ -30,6 +31,8 @@ interface Parts {
   fields: Array<[string, string | undefined]>;
   /** Extra paragraph under the fields (failure reason, explanation). */
   note?: string;
+  /** Title and text are mrkdwn already, their outside text escaped where it was put in. */
+  escaped?: boolean;
 }
 
 export function webhookMessage(input: AlertInput, options: WebhookMessageOptions = {}): AlertMessage {
@@ -41,6 +44,9 @@ function partsFor(input: AlertInput, options: WebhookMessageOptions): Parts {
   const { event } = input;
   // Part of the delivery could not be read: the specific layouts would mislead, so show what there is.
   if (input.unreadable?.length) return unknownEvent(input);
+  // An amount that is no amount is never shown as a figure, whatever the event says happened.
+  const invalid = invalidAmountOf(event.data);
+  if (invalid !== undefined) return invalidAmount(input, invalid);
   switch (event.event) {
     case 'deposit.received':
       return depositReceived(event.data);
@@ -215,6 +221,34 @@ function unknownEvent(input: AlertInput): Parts {
   };
 }
 
+/** How much of an amount that is no amount is shown (a 400-digit one would fill the message). */
+const RAW_AMOUNT_SHOWN = 24;
+
+function invalidAmount(input: AlertInput, raw: string): Parts {
+  const { event } = input;
+  const { data } = event;
+  const cut = raw.length > RAW_AMOUNT_SHOWN;
+  // In a code span: outside text, escaped, and nothing in it can close the span or break the line.
+  const shown = `\`${escapeMrkdwn(raw.slice(0, RAW_AMOUNT_SHOWN).replace(/[`\r\n]/g, ' '))}${cut ? '…' : ''}\``;
+  const length = cut ? ` (${raw.length} characters)` : '';
+  const what = `${escapeMrkdwn(event.event)} needs a person: the amount ${shown}${length} is not a valid amount`;
+  return {
+    emoji: ':rotating_light:',
+    title: what,
+    text: what,
+    escaped: true,
+    fields: [
+      ['Status', data.status ? escapeMrkdwn(statusWord(data.status)) : undefined],
+      ['Type', data.trx_type ? typeWord(data.trx_type) : undefined],
+      ['Receiver', receiverText(receiverView(data.receiver))],
+      ['Network', plain(data.network)],
+      ['Hash', hashField(data.base_trx_hash ?? data.extl_trx_hash, input)],
+      ['Reason', data.reason ? escapeMrkdwn(data.reason) : undefined],
+    ],
+    note: `An amount is a plain decimal, not negative, with at most two places and at most ${AMOUNT_MAX_INTEGER_DIGITS} digits before the point. This one is none, so the bot shows no figure for it and matches it to no approval request. Check this transaction with the service.`,
+  };
+}
+
 // ---- shared pieces --------------------------------------------------------------------------------
 
 function assemble(input: AlertInput, parts: Parts): AlertMessage {
@@ -224,9 +258,8 @@ function assemble(input: AlertInput, parts: Parts): AlertMessage {
     .filter((f): f is [string, string] => f[1] !== undefined && f[1] !== '')
     .slice(0, 10)
     .map(([label, value]) => ({ type: 'mrkdwn', text: `*${label}*\n${value}` }));
-  const blocks: Block[] = [
-    { type: 'section', text: { type: 'mrkdwn', text: `${parts.emoji} *${escapeMrkdwn(parts.title)}*` } },
-  ];
+  const title = parts.escaped ? parts.title : escapeMrkdwn(parts.title);
+  const blocks: Block[] = [{ type: 'section', text: { type: 'mrkdwn', text: `${parts.emoji} *${title}*` } }];
   if (fields.length > 0) blocks.push({ type: 'section', fields });
   if (parts.note) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: parts.note } });
   if (input.origin === 'reconciler') {
@@ -244,7 +277,10 @@ function assemble(input: AlertInput, parts: Parts): AlertMessage {
   blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: context.join('  ·  ') }] });
   const prefix = marker.replace(/^:[a-z_]+: /, '');
   const suffix = input.origin === 'reconciler' ? ' (seen by reconciliation)' : '';
-  return { text: escapeMrkdwn(`[${prefix}] ${parts.text}${suffix}`), blocks };
+  const text = parts.escaped
+    ? `${escapeMrkdwn(`[${prefix}] `)}${parts.text}${escapeMrkdwn(suffix)}`
+    : escapeMrkdwn(`[${prefix}] ${parts.text}${suffix}`);
+  return { text, blocks };
 }
 
 /** Escaped text from outside, or undefined when there is none. */

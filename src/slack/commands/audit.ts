@@ -49,51 +49,62 @@ async function exportAudit(command: ApprovalCommand, deps: ApprovalSlackDeps): P
   const lastSeq = seqs.length ? Math.max(...seqs) : undefined;
   const tookEffect = await deps.engine.auditTookEffect(entries);
   const subject = `${range.from?.toISOString() ?? 'start'}..${range.to.toISOString()}`;
-  // Recorded before anything is sent, so no export goes unrecorded. It holds no range: only the
-  // `exported` entry written once Slack has the files lets retention count the export.
-  await deps.engine.recordAudit({
-    at: now.toISOString(),
-    kind: 'audit',
-    action: 'export-requested',
-    actor: command.userId,
-    subject,
-    note: `${entries.length} entries to be sent as CSV and JSON Lines`,
-  });
-  try {
-    await sendFilesToUser(
-      command.client,
-      command.userId,
-      [
-        {
-          filename: `${name}.csv`,
-          title: `Audit log ${name} (CSV)`,
-          content: auditCsv(entries, tookEffect),
-        },
-        {
-          filename: `${name}.jsonl`,
-          title: `Audit log ${name} (JSON Lines)`,
-          content: auditJsonLines(entries, tookEffect),
-        },
-      ],
-      `Audit log export, ${entries.length} entries · ${deps.environmentLabel}`,
-    );
-  } catch (error) {
-    if (error instanceof SlackUploadError) return errorMessage(uploadFailureText(error));
-    throw error;
-  }
-  await deps.engine.recordAudit({
-    at: now.toISOString(),
-    kind: 'audit',
-    action: 'exported',
-    actor: command.userId,
-    subject,
-    note: `${entries.length} entries sent as CSV and JSON Lines`,
-    exported: {
-      ...(range.from ? { from: range.from.toISOString() } : {}),
-      to: range.to.toISOString(),
-      ...(lastSeq !== undefined ? { lastSeq } : {}),
+  const exports = deps.engine.auditExports;
+  // Recorded before anything is sent, so no export goes unrecorded, and one a crash interrupts is told
+  // to the asker at the next start. The `export-requested` entry holds no range: only the `exported`
+  // entry written once Slack has the files lets retention count the export.
+  const id = await exports.begin(
+    { actor: command.userId, words: command.args.slice(1).join(' '), subject, entries: entries.length },
+    {
+      at: now.toISOString(),
+      kind: 'audit',
+      action: 'export-requested',
+      actor: command.userId,
+      subject,
+      note: `${entries.length} entries to be sent as CSV and JSON Lines`,
     },
-  });
+  );
+  try {
+    try {
+      await sendFilesToUser(
+        command.client,
+        command.userId,
+        [
+          {
+            filename: `${name}.csv`,
+            title: `Audit log ${name} (CSV)`,
+            content: auditCsv(entries, tookEffect),
+          },
+          {
+            filename: `${name}.jsonl`,
+            title: `Audit log ${name} (JSON Lines)`,
+            content: auditJsonLines(entries, tookEffect),
+          },
+        ],
+        `Audit log export, ${entries.length} entries · ${deps.environmentLabel}`,
+      );
+    } catch (error) {
+      if (!(error instanceof SlackUploadError)) throw error;
+      await exports.abandon(id); // the answer says it was not sent
+      return errorMessage(uploadFailureText(error));
+    }
+    await exports.finish(id, {
+      at: now.toISOString(),
+      kind: 'audit',
+      action: 'exported',
+      actor: command.userId,
+      subject,
+      note: `${entries.length} entries sent as CSV and JSON Lines`,
+      exported: {
+        ...(range.from ? { from: range.from.toISOString() } : {}),
+        to: range.to.toISOString(),
+        ...(lastSeq !== undefined ? { lastSeq } : {}),
+      },
+    });
+  } finally {
+    // Neither finished nor abandoned (an unexpected failure): the next sweep tells the asker.
+    exports.end(id);
+  }
   // What this export held may now be old enough to go (CNGN_AUDIT_RETENTION).
   const removed = await deps.engine.applyAuditRetention().catch((error: unknown) => {
     deps.log?.warn('audit retention could not be applied', { error: String(error) });
