@@ -2,7 +2,7 @@
 // pay a temporary account, simulate an on-chain deposit, settle everything now, make the next
 // redemption fail, peek at the books.
 import { z } from 'zod';
-import type { Life } from './life.js';
+import type { Timeline } from './timeline.js';
 import { formatIssues } from './rules.js';
 import type { SandboxState } from './state.js';
 
@@ -26,7 +26,7 @@ export async function handleControl(
   method: string,
   pathname: string,
   raw: string,
-  life: Life,
+  timeline: Timeline,
   state: SandboxState,
 ): Promise<ControlAnswer> {
   try {
@@ -35,20 +35,20 @@ export async function handleControl(
       const parsed = payBody.safeParse(parseJson(raw));
       if (!parsed.success) return { status: 400, body: { error: formatIssues(parsed.error) } };
       const amount = parsed.data.amount === undefined ? undefined : String(parsed.data.amount);
-      await life.payTemporaryAccount(decodeURIComponent(pay[1]), amount);
+      await timeline.payTemporaryAccount(decodeURIComponent(pay[1]), amount);
       return { status: 200, body: { ok: true, balance: state.balance.toString() } };
     }
     if (method === 'POST' && /^\/sandbox\/crypto-deposit\/?$/.test(pathname)) {
       const parsed = cryptoDepositBody.safeParse(parseJson(raw));
       if (!parsed.success) return { status: 400, body: { error: formatIssues(parsed.error) } };
-      const { trx_ref } = await life.simulateCryptoDeposit({
+      const { trx_ref } = await timeline.simulateCryptoDeposit({
         amount: String(parsed.data.amount),
         ...(parsed.data.network ? { network: parsed.data.network } : {}),
       });
       return { status: 200, body: { ok: true, trx_ref, balance: state.balance.toString() } };
     }
     if (method === 'POST' && /^\/sandbox\/settle\/?$/.test(pathname)) {
-      await life.settleAll();
+      await timeline.settleAll();
       return { status: 200, body: { ok: true, balance: state.balance.toString() } };
     }
     if (method === 'POST' && /^\/sandbox\/fail-next-redemption\/?$/.test(pathname)) {

@@ -37,7 +37,7 @@ export function createTemporaryAccount(state: SandboxState, body: Body<typeof te
   return view;
 }
 
-/** A payment into a temporary account: a pending `fiat_buy` that life.ts completes at once. */
+/** A payment into a temporary account: a pending `fiat_buy` that timeline.ts completes at once. */
 export function payTemporaryAccount(
   state: SandboxState,
   reference: string,

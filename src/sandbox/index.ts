@@ -12,7 +12,7 @@ import {
   sealResponseData,
 } from '../cngn/wire.js';
 import { Faults } from './faults.js';
-import { Life } from './life.js';
+import { Timeline } from './timeline.js';
 import { randomSecret } from './names.js';
 import { RateLimiter, type RateLimitOptions } from './rate-limit.js';
 import { createPipeline, type RequestLogEntry } from './server.js';
@@ -130,7 +130,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     log,
   );
   webhooks.sealData = options.sealWebhookData ?? false;
-  const life = new Life(state, webhooks, options.settleDelayMs ?? 4_000, now);
+  const timeline = new Timeline(state, webhooks, options.settleDelayMs ?? 4_000, now);
   const faults = new Faults();
   const limiter = new RateLimiter(
     options.rateLimit === undefined ? { limit: 20, windowMs: 60_000, blockMs: 60_000 } : options.rateLimit,
@@ -139,7 +139,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const requests: RequestLogEntry[] = [];
   const handle = createPipeline({
     state,
-    life,
+    timeline,
     faults,
     limiter,
     apiKey,
@@ -214,9 +214,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     setSealWebhookData: (sealed) => {
       webhooks.sealData = sealed;
     },
-    payTemporaryAccount: (reference, amount) => life.payTemporaryAccount(reference, amount),
-    simulateCryptoDeposit: (input) => life.simulateCryptoDeposit(input),
-    settleAll: () => life.settleAll(),
+    payTemporaryAccount: (reference, amount) => timeline.payTemporaryAccount(reference, amount),
+    simulateCryptoDeposit: (input) => timeline.simulateCryptoDeposit(input),
+    settleAll: () => timeline.settleAll(),
     failNextRedemption: () => {
       state.failNextRedemption = true;
     },
@@ -225,7 +225,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     stop: () => {
       stopped ??= (async () => {
         faults.releaseAll();
-        await life.stop();
+        await timeline.stop();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeAllConnections();

@@ -1,5 +1,5 @@
 // Money leaving the business: withdrawals, redemptions (with account resolution), bridges and their
-// quotes, and the settlement account. Each debits at acceptance and leaves a plan for life.ts.
+// quotes, and the settlement account. Each debits at acceptance and leaves a plan for timeline.ts.
 import { Money } from '../format/money.js';
 import {
   bankByCode,

@@ -2,7 +2,7 @@
 // and what each answers (in plain form; server.ts seals `data`).
 import { BANKS, DEDICATED_ACCOUNTS, networkView } from './catalog.js';
 import { createTemporaryAccount } from './deposits.js';
-import type { Life } from './life.js';
+import type { Timeline } from './timeline.js';
 import { bridge, quote, redeem, updateSettlement, verifyAccount, withdraw } from './outgoing.js';
 import {
   accountVerifyBody,
@@ -24,7 +24,7 @@ import { addWhitelist, whitelistView } from './whitelist.js';
 
 export interface RouteContext {
   state: SandboxState;
-  life: Life;
+  timeline: Timeline;
   params: string[];
   query: URLSearchParams;
   body: unknown;
@@ -144,9 +144,9 @@ export const ROUTES: Route[] = [
     pattern: path('withdraw'),
     encrypted: true,
     permission: 'sendCrypto',
-    handle: ({ state, life, body }) => {
+    handle: ({ state, timeline, body }) => {
       const { tx, result } = withdraw(state, validate(withdrawBody, body));
-      life.track(tx);
+      timeline.track(tx);
       return { message: 'Withdrawal was successfully', data: result };
     },
   },
@@ -155,9 +155,9 @@ export const ROUTES: Route[] = [
     pattern: path('redeemAsset'),
     encrypted: true,
     permission: 'redeem',
-    handle: ({ state, life, body }) => {
+    handle: ({ state, timeline, body }) => {
       const { tx, result } = redeem(state, validate(redeemBody, body));
-      life.track(tx);
+      timeline.track(tx);
       return { message: 'Redemption initiated successfully', data: result };
     },
   },
@@ -197,9 +197,9 @@ export const ROUTES: Route[] = [
     pattern: path('bridge'),
     encrypted: true,
     permission: 'swap',
-    handle: ({ state, life, body }) => {
+    handle: ({ state, timeline, body }) => {
       const { tx, result } = bridge(state, validate(bridgeBody, body));
-      life.track(tx);
+      timeline.track(tx);
       return { message: 'Swap was successfully', data: result };
     },
   },

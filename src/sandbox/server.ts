@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { openRequestBody, sealResponseData } from '../cngn/wire.js';
 import { handleControl } from './control.js';
 import type { Faults } from './faults.js';
-import type { Life } from './life.js';
+import type { Timeline } from './timeline.js';
 import type { RateLimiter } from './rate-limit.js';
 import { matchRoute } from './routes.js';
 import { SandboxError } from './rules.js';
@@ -24,7 +24,7 @@ export interface RequestLogEntry {
 
 export interface PipelineDeps {
   state: SandboxState;
-  life: Life;
+  timeline: Timeline;
   faults: Faults;
   limiter: RateLimiter;
   apiKey: string;
@@ -95,7 +95,7 @@ function tryOpen(raw: string, encryptionKey: string): unknown {
 }
 
 export function createPipeline(deps: PipelineDeps) {
-  const { state, life, faults, limiter, log } = deps;
+  const { state, timeline, faults, limiter, log } = deps;
 
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const method = (req.method ?? 'GET').toUpperCase();
@@ -123,7 +123,7 @@ export function createPipeline(deps: PipelineDeps) {
     if (url.pathname.startsWith('/sandbox/')) {
       if (!isLoopback(req.socket.remoteAddress))
         return send(403, { error: 'Control routes answer loopback only' });
-      const answer = await handleControl(method, url.pathname, raw, life, state);
+      const answer = await handleControl(method, url.pathname, raw, timeline, state);
       return send(answer.status, answer.body);
     }
 
@@ -201,7 +201,7 @@ export function createPipeline(deps: PipelineDeps) {
       throw new SandboxError(403, 'Permission denied', false);
     }
     const body = route.encrypted ? openBody(raw, deps.encryptionKey) : undefined;
-    const result = route.handle({ state, life, params, query: url.searchParams, body });
+    const result = route.handle({ state, timeline, params, query: url.searchParams, body });
     const data = sealResponseData(JSON.stringify(result.data), deps.curvePublic);
     return { status: 200, body: { status: 200, message: result.message, data } };
   }

@@ -1,6 +1,6 @@
 // The sandbox business's books: balance, transactions, whitelist, accounts, and the few primitives
 // every operation shares (record a transaction, debit, credit). The operations themselves live in
-// outgoing.ts, deposits.ts and whitelist.ts; timers and webhooks in life.ts.
+// outgoing.ts, deposits.ts and whitelist.ts; timers and webhooks in timeline.ts.
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import { Money } from '../format/money.js';

@@ -7,7 +7,7 @@ import type { CustomRoute } from '@slack/bolt';
 import type { Logger } from '../log.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { Store } from '../store/index.js';
-import { Book } from './book.js';
+import { Workspace } from './workspace.js';
 import { WORKBENCH_HEADERS } from './headers.js';
 import { Interactions } from './interactions.js';
 import { pageAssets, warmPageAssets } from './page/assets.js';
@@ -55,7 +55,7 @@ export async function startWorkbench(options: WorkbenchOptions): Promise<Workben
   // The page is bundled while the bot starts, so the first page load does not wait for esbuild.
   if (!options.assets) warmPageAssets();
   const signingSecret = options.signingSecret ?? randomBytes(32).toString('hex');
-  const book = new Book(options.store);
+  const workspace = new Workspace(options.store);
   const triggers = new Triggers(options.now);
   let botUrl = '';
   let context: { environment: Environment; sandbox: Sandbox | undefined } = {
@@ -63,7 +63,7 @@ export async function startWorkbench(options: WorkbenchOptions): Promise<Workben
     sandbox: undefined,
   };
   const webApi = new WebApi({
-    book,
+    workspace,
     triggers,
     logger: options.logger,
     ...(options.rate ? { rate: options.rate } : {}),
@@ -72,7 +72,7 @@ export async function startWorkbench(options: WorkbenchOptions): Promise<Workben
   });
   await webApi.start();
   const interactions = new Interactions({
-    book,
+    workspace,
     triggers,
     signingSecret,
     botUrl: () => botUrl,
@@ -80,7 +80,7 @@ export async function startWorkbench(options: WorkbenchOptions): Promise<Workben
     logger: options.logger,
   });
   const routes = workbenchRoutes({
-    book,
+    workspace,
     interactions,
     logger: options.logger,
     context: () => context,

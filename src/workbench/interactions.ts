@@ -7,7 +7,7 @@ import type { BlockAction, EnvelopedEvent, SlashCommand } from '@slack/bolt';
 import type { AppHomeOpenedEvent } from '@slack/types';
 import { z } from 'zod';
 import type { Logger } from '../log.js';
-import { type Book, newId } from './book.js';
+import { type Workspace, newId } from './workspace.js';
 import { findElement, ModalInteractions, openView } from './modal-interactions.js';
 import { APP_ID, BOT, dmOf, escapeCommandMentions, resolveChannel, TEAM } from './people.js';
 import type {
@@ -27,7 +27,7 @@ import { safeJson } from './slack-shapes.js';
 import { elementState, optionsOf, stateValues, viewOutput, withIds } from './views.js';
 
 export interface InteractionsOptions {
-  book: Book;
+  workspace: Workspace;
   triggers: Triggers;
   signingSecret: string;
   /** The bot's base URL (its /slack/events), known once it listens. */
@@ -49,7 +49,7 @@ export class Interactions {
   constructor(private readonly options: InteractionsOptions) {
     this.sender = new SignedRequests(options.signingSecret, options.botUrl);
     this.modals = new ModalInteractions({
-      book: options.book,
+      workspace: options.workspace,
       triggers: options.triggers,
       sender: this.sender,
     });
@@ -70,7 +70,7 @@ export class Interactions {
     const [, command = '', text = ''] = match;
     if (command !== '/cngn')
       throw new PageError(`${command} is not a valid command. In the workbench, only /cngn is.`);
-    const token = await this.options.book.newResponseUrl({ user: user.id, channel: channel.id });
+    const token = await this.options.workspace.newResponseUrl({ user: user.id, channel: channel.id });
     const payload: SlashCommand = {
       token: VERIFICATION_TOKEN,
       team_id: TEAM.id,
@@ -101,7 +101,7 @@ export class Interactions {
     if (!ack.text.trim()) return;
     const parsed = ack.json ? messageAck.safeParse(safeJson(ack.text)) : undefined;
     const body = parsed?.success ? parsed.data : { text: ack.text };
-    await this.options.book.post({
+    await this.options.workspace.post({
       channel,
       bot: true,
       text: body.text ?? '',
@@ -129,7 +129,7 @@ export class Interactions {
     if (!input.text.trim()) throw new PageError('Type a message first');
     // Kept in the channel like any message; the app subscribes to no message events, so Slack would
     // not send it one either.
-    await this.options.book.post({
+    await this.options.workspace.post({
       channel: channel.id,
       user: user.id,
       text: input.text,
@@ -153,13 +153,13 @@ export class Interactions {
     };
     const container = input.container;
     if (container.type === 'message') {
-      const message = await this.options.book.message(container.channel, container.ts);
+      const message = await this.options.workspace.message(container.channel, container.ts);
       if (!message || (message.visibleTo && message.visibleTo !== user.id)) {
         throw new PageError('That message is no longer there');
       }
       const channel = this.channel(container.channel, user.id);
       const found = findElement(message.blocks ?? [], input);
-      const token = await this.options.book.newResponseUrl({
+      const token = await this.options.workspace.newResponseUrl({
         user: user.id,
         channel: channel.id,
         messageTs: message.ts,
@@ -190,7 +190,7 @@ export class Interactions {
     }
     const { modal, stack } =
       container.type === 'view'
-        ? await openView(this.options.book, user.id, container.view_id)
+        ? await openView(this.options.workspace, user.id, container.view_id)
         : await this.homeOf(user.id);
     const found = findElement(modal.view.blocks, input);
     // Slack sends no response_url for clicks in a view.
@@ -241,7 +241,7 @@ export class Interactions {
   }
 
   private async homeOf(user: string) {
-    const home = await this.options.book.home(user);
+    const home = await this.options.workspace.home(user);
     if (!home) throw new PageError('The app has not published an App Home');
     return {
       modal: { id: home.id, hash: home.hash, view: home } as WorkbenchModal,
@@ -253,7 +253,7 @@ export class Interactions {
 
   async home(input: HomeInput): Promise<void> {
     const user = personOf(input.user);
-    const home = await this.options.book.home(user.id);
+    const home = await this.options.workspace.home(user.id);
     const now = Date.now() / 1000;
     const event: AppHomeOpenedEvent = {
       type: 'app_home_opened',

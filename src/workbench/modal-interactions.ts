@@ -5,7 +5,7 @@
 import type { BlockSuggestion, ViewClosedAction, ViewSubmitAction } from '@slack/bolt';
 import type { View } from '@slack/types';
 import { z } from 'zod';
-import { type Book, newId } from './book.js';
+import { type Workspace, newId } from './workspace.js';
 import { APP_ID, TEAM } from './people.js';
 import type { CloseInput, SubmitInput, SuggestAnswer, SuggestInput, WorkbenchModal } from './protocol.js';
 import {
@@ -51,14 +51,14 @@ export function findElement(blocks: View['blocks'], input: { block_id: string; a
 
 /** A view the person has open: one of their modals, or their App Home. */
 export async function openView(
-  book: Book,
+  workspace: Workspace,
   user: string,
   viewId: string,
 ): Promise<{ modal: WorkbenchModal; stack: WorkbenchModal[] }> {
-  const stack = await book.modals(user);
+  const stack = await workspace.modals(user);
   const modal = stack.find((m) => m.id === viewId);
   if (modal) return { modal, stack };
-  const home = await book.home(user);
+  const home = await workspace.home(user);
   if (home?.id === viewId) return { modal: { id: home.id, hash: home.hash, view: home }, stack: [] };
   throw new PageError('That view is no longer open');
 }
@@ -69,7 +69,7 @@ export class ModalInteractions {
 
   constructor(
     private readonly options: {
-      book: Book;
+      workspace: Workspace;
       triggers: { issue(user: string): string };
       sender: SignedRequests;
     },
@@ -84,7 +84,7 @@ export class ModalInteractions {
 
   async submit(input: SubmitInput): Promise<void> {
     const user = personOf(input.user);
-    const stack = await this.options.book.modals(user.id);
+    const stack = await this.options.workspace.modals(user.id);
     const index = stack.findIndex((m) => m.id === input.view_id);
     const modal = stack[index];
     if (!modal) throw new PageError('That form is no longer open');
@@ -119,7 +119,7 @@ export class ModalInteractions {
       .catch(asPageError);
     if (!ack.text.trim()) {
       // An empty ack closes the submitted view (and any pushed above it).
-      await this.options.book.changeModals(user.id, (current) => ({
+      await this.options.workspace.changeModals(user.id, (current) => ({
         stack: current.slice(
           0,
           Math.max(
@@ -137,7 +137,7 @@ export class ModalInteractions {
     const answer = parsed.data;
     if (answer.response_action === 'errors') return this.setErrors(user.id, modal.id, answer.errors);
     if (answer.response_action === 'clear') {
-      await this.options.book.changeModals(user.id, () => ({ stack: [], answer: undefined }));
+      await this.options.workspace.changeModals(user.id, () => ({ stack: [], answer: undefined }));
       return;
     }
     try {
@@ -149,7 +149,7 @@ export class ModalInteractions {
     }
     const view = structuredClone(answer.view) as View;
     view.blocks = withIds(view.blocks);
-    const problem = await this.options.book.changeModals(user.id, (current) => {
+    const problem = await this.options.workspace.changeModals(user.id, (current) => {
       const at = current.findIndex((m) => m.id === modal.id);
       if (at < 0) return { stack: current, answer: 'That form is no longer open' };
       if (answer.response_action === 'update') {
@@ -164,7 +164,7 @@ export class ModalInteractions {
   }
 
   private setErrors(user: string, viewId: string, errors: Record<string, string>) {
-    return this.options.book.changeModals(user, (stack) => ({
+    return this.options.workspace.changeModals(user, (stack) => ({
       stack: stack.map((m) => (m.id === viewId ? { ...m, errors } : m)),
       answer: undefined,
     }));
@@ -174,12 +174,12 @@ export class ModalInteractions {
 
   async close(input: CloseInput): Promise<void> {
     const user = personOf(input.user);
-    const stack = await this.options.book.modals(user.id);
+    const stack = await this.options.workspace.modals(user.id);
     const index = stack.findIndex((m) => m.id === input.view_id);
     const modal = stack[index];
     if (!modal) return; // already closed
     const view = modal.view as View & { notify_on_close?: boolean; clear_on_close?: boolean };
-    await this.options.book.changeModals(user.id, (current) => ({
+    await this.options.workspace.changeModals(user.id, (current) => ({
       stack: view.clear_on_close
         ? []
         : current.slice(
@@ -209,7 +209,7 @@ export class ModalInteractions {
 
   async suggest(input: SuggestInput): Promise<SuggestAnswer> {
     const user = personOf(input.user);
-    const { modal, stack } = await openView(this.options.book, user.id, input.view_id);
+    const { modal, stack } = await openView(this.options.workspace, user.id, input.view_id);
     findElement(modal.view.blocks, input);
     const payload: BlockSuggestion = {
       type: 'block_suggestion',

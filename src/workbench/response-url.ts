@@ -2,7 +2,7 @@
 // unless it says in_channel; replace_original edits the message the click came from (an ephemeral
 // one included) and delete_original removes it.
 import { z } from 'zod';
-import type { Book } from './book.js';
+import type { Workspace } from './workspace.js';
 import type { WorkbenchMessage } from './protocol.js';
 import { checkMessage, SlackRefusal } from './slack-rules.js';
 import { type Answer, safeJson } from './slack-shapes.js';
@@ -23,14 +23,14 @@ const responseBody = z.looseObject({
   thread_ts: z.string().optional(),
 });
 
-export async function answerResponseUrl(book: Book, token: string, raw: string): Promise<Answer> {
-  const context = await book.useResponseUrl(token);
+export async function answerResponseUrl(workspace: Workspace, token: string, raw: string): Promise<Answer> {
+  const context = await workspace.useResponseUrl(token);
   if (!context) return { status: 404, body: { ok: false, error: 'expired_url' } };
   const parsed = responseBody.safeParse(safeJson(raw));
   if (!parsed.success) return { status: 400, body: { ok: false, error: 'invalid_payload' } };
   const body = parsed.data;
   if (body.delete_original) {
-    if (context.messageTs) await book.edit(context.channel, context.messageTs, () => 'delete');
+    if (context.messageTs) await workspace.edit(context.channel, context.messageTs, () => 'delete');
     return { status: 200, body: { ok: true } };
   }
   try {
@@ -48,7 +48,7 @@ export async function answerResponseUrl(book: Book, token: string, raw: string):
       ? withIds(body.blocks as NonNullable<WorkbenchMessage['blocks']>)
       : undefined;
   if (body.replace_original && context.messageTs) {
-    const replaced = await book.edit(context.channel, context.messageTs, (m) => {
+    const replaced = await workspace.edit(context.channel, context.messageTs, (m) => {
       const next: WorkbenchMessage = { ...m, text: body.text ?? '', edited: true };
       if (blocks) next.blocks = blocks;
       else delete next.blocks;
@@ -56,7 +56,7 @@ export async function answerResponseUrl(book: Book, token: string, raw: string):
     });
     if (replaced) return { status: 200, body: { ok: true } };
   }
-  await book.post({
+  await workspace.post({
     channel: context.channel,
     bot: true,
     text: body.text ?? '',

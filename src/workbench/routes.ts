@@ -7,7 +7,7 @@ import type { CustomRoute } from '@slack/bolt';
 import { z } from 'zod';
 import type { Logger } from '../log.js';
 import type { Sandbox } from '../sandbox/index.js';
-import type { Book } from './book.js';
+import type { Workspace } from './workspace.js';
 import type { Interactions } from './interactions.js';
 import { BOT, channelsFor, dmOwner, USERS, userById } from './people.js';
 import { type Environment, WORKBENCH_PREFIX, type WorkbenchAnswer, type WorkbenchState } from './protocol.js';
@@ -24,7 +24,7 @@ export interface PageAssetsSource {
 }
 
 export interface RoutesOptions {
-  book: Book;
+  workspace: Workspace;
   interactions: Interactions;
   logger: Logger;
   /** SANDBOX or TEST, and the sandbox when it is the embedded one; known once the bot started. */
@@ -106,7 +106,7 @@ const issues = (error: z.ZodError) =>
 
 /** Every route of the workbench, for the bot's HTTP server. */
 export function workbenchRoutes(options: RoutesOptions): CustomRoute[] & { endStreams(): void } {
-  const { book, interactions, logger } = options;
+  const { workspace, interactions, logger } = options;
 
   const post = <S extends z.ZodType>(
     path: string,
@@ -123,13 +123,13 @@ export function workbenchRoutes(options: RoutesOptions): CustomRoute[] & { endSt
             return send(res, 400, { ok: false, error: issues(parsed.error) } satisfies WorkbenchAnswer);
           const result = await act(parsed.data, (req.params ?? {}) as Record<string, string>);
           const answer = result && typeof result === 'object' ? result : {};
-          send(res, 200, { ok: true, ...answer, version: await book.version() });
+          send(res, 200, { ok: true, ...answer, version: await workspace.version() });
         } catch (error) {
           if (error instanceof PageError || error instanceof SlackRefusal) {
             return send(res, 422, {
               ok: false,
               error: error.message,
-              version: await book.version(),
+              version: await workspace.version(),
             } satisfies WorkbenchAnswer);
           }
           logger.error('workbench request failed', { path, error: String(error) });
@@ -191,7 +191,7 @@ export function workbenchRoutes(options: RoutesOptions): CustomRoute[] & { endSt
             ok: false,
             error: `user: must be one of ${USERS.map((u) => u.id).join(', ')}`,
           });
-        void stateFor(book, user, options.context()).then(
+        void stateFor(workspace, user, options.context()).then(
           (state) => send(res, 200, state),
           (error: unknown) => {
             logger.error('workbench state failed', { error: String(error) });
@@ -211,7 +211,7 @@ export function workbenchRoutes(options: RoutesOptions): CustomRoute[] & { endSt
         });
         streams.add(res);
         const write = (version: number) => res.write(`data: ${JSON.stringify({ version })}\n\n`);
-        const unsubscribe = book.subscribe(write);
+        const unsubscribe = workspace.subscribe(write);
         const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 25_000);
         keepAlive.unref();
         req.on('close', () => {
@@ -219,7 +219,7 @@ export function workbenchRoutes(options: RoutesOptions): CustomRoute[] & { endSt
           unsubscribe();
           streams.delete(res);
         });
-        void book.version().then(write);
+        void workspace.version().then(write);
       },
     },
     post('/command', commandInput, (input) => interactions.command(input)),
@@ -308,12 +308,12 @@ async function sandboxAction(
 
 /** Everything the page shows one person. */
 export async function stateFor(
-  book: Book,
+  workspace: Workspace,
   user: string,
   context: { environment: Environment; sandbox: Sandbox | undefined },
 ): Promise<WorkbenchState> {
   const channels = channelsFor(user);
-  const extra = (await book.channelIds()).filter(
+  const extra = (await workspace.channelIds()).filter(
     (id) => !channels.some((c) => c.id === id) && !id.startsWith('D'),
   );
   // Channels the bot posted to that are not the demo ones (an operator's own CNGN_* channel IDs).
@@ -326,11 +326,11 @@ export async function stateFor(
   for (const channel of all) {
     const owner = dmOwner(channel.id);
     if (owner && owner !== user) continue;
-    messages[channel.id] = (await book.messages(channel.id)).filter(
+    messages[channel.id] = (await workspace.messages(channel.id)).filter(
       (m) => !m.visibleTo || m.visibleTo === user,
     );
   }
-  const home = await book.home(user);
+  const home = await workspace.home(user);
   return {
     environment: context.environment,
     sandbox: Boolean(context.sandbox),
@@ -338,8 +338,8 @@ export async function stateFor(
     users: [...USERS],
     channels: all,
     messages,
-    modals: await book.modals(user),
+    modals: await workspace.modals(user),
     home,
-    version: await book.version(),
+    version: await workspace.version(),
   };
 }

@@ -2,7 +2,7 @@
 // of the click, a stack holds at most 3 views, a stale hash is refused, and every view is checked
 // against Block Kit's limits before anyone sees it.
 import type { View } from '@slack/types';
-import { type Book, newId } from './book.js';
+import { type Workspace, newId } from './workspace.js';
 import { USERS, userById } from './people.js';
 import type { WorkbenchModal } from './protocol.js';
 import { checkView, SlackRefusal, type Triggers } from './slack-rules.js';
@@ -14,7 +14,7 @@ export const MAX_STACK = 3;
 
 export class ViewsApi {
   constructor(
-    private readonly book: Book,
+    private readonly workspace: Workspace,
     private readonly triggers: Triggers,
   ) {}
 
@@ -33,7 +33,7 @@ export class ViewsApi {
     const view = this.parseView(args, 'modal');
     const modal: WorkbenchModal = { id: newId('V'), hash: newHash(), view };
     // A new root: whatever was open is replaced, as views.open does.
-    await this.book.changeModals(user, () => ({ stack: [modal], answer: undefined }));
+    await this.workspace.changeModals(user, () => ({ stack: [modal], answer: undefined }));
     return ok({ view: viewOutput(modal) });
   }
 
@@ -41,7 +41,7 @@ export class ViewsApi {
     const user = this.triggers.use(args.trigger_id);
     const view = this.parseView(args, 'modal');
     const modal: WorkbenchModal = { id: newId('V'), hash: newHash(), view };
-    const problem = await this.book.changeModals(user, (stack) => {
+    const problem = await this.workspace.changeModals(user, (stack) => {
       if (!stack.length) return { stack, answer: 'not_found' };
       if (stack.length >= MAX_STACK) return { stack, answer: 'push_limit_reached' };
       return { stack: [...stack, modal], answer: undefined };
@@ -59,18 +59,18 @@ export class ViewsApi {
       viewId ? m.id === viewId : (m.view as { external_id?: string }).external_id === externalId;
     const hash = typeof args.hash === 'string' ? args.hash : undefined;
     for (const user of USERS) {
-      const home = await this.book.home(user.id);
+      const home = await this.workspace.home(user.id);
       if (home && matches({ id: home.id, view: home })) {
         if (hash && hash !== home.hash) return refused('hash_conflict');
         const view = this.parseView(args, 'home');
         const next = { ...view, id: home.id, hash: newHash() };
-        await this.book.setHome(user.id, next);
+        await this.workspace.setHome(user.id, next);
         return ok({ view: viewOutput({ id: next.id, hash: next.hash, view }) });
       }
-      const stack = await this.book.modals(user.id);
+      const stack = await this.workspace.modals(user.id);
       if (!stack.some(matches)) continue;
       const view = this.parseView(args, 'modal');
-      const answer = await this.book.changeModals(user.id, (current) => {
+      const answer = await this.workspace.changeModals(user.id, (current) => {
         const index = current.findIndex(matches);
         const found = current[index];
         if (!found) return { stack: current, answer: refused('not_found') };
@@ -92,11 +92,11 @@ export class ViewsApi {
     const user = String(args.user_id ?? '');
     if (!userById(user)) return refused('user_not_found');
     const view = this.parseView(args, 'home');
-    const current = await this.book.home(user);
+    const current = await this.workspace.home(user);
     if (typeof args.hash === 'string' && current && args.hash !== current.hash)
       return refused('hash_conflict');
     const next = { ...view, id: current?.id ?? newId('V'), hash: newHash() };
-    await this.book.setHome(user, next);
+    await this.workspace.setHome(user, next);
     return ok({ view: viewOutput({ id: next.id, hash: next.hash, view }) });
   }
 }

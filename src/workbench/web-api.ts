@@ -1,7 +1,7 @@
 // The stand-in for Slack's Web API and response_url, on its own loopback port. The bot's WebClient
 // (Bolt's, the presenter's and the alerts client) calls it exactly as it calls slack.com/api/; every
 // call is checked as Slack checks it (token, Block Kit limits, trigger_id, posting rate) and what it
-// posts lands in the Book, which the page reads.
+// posts lands in the Workspace, which the page reads.
 //
 // Why its own port: Bolt builds its WebClient with a fixed slackApiUrl when the App is constructed,
 // before the bot's HTTP server listens, and with PORT=0 that server's port is known only after
@@ -13,7 +13,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import type { Logger } from '../log.js';
-import { type Book, newId } from './book.js';
+import { type Workspace, newId } from './workspace.js';
 import { WORKBENCH_HEADERS } from './headers.js';
 import {
   BOT,
@@ -47,7 +47,7 @@ import { ViewsApi } from './web-api-views.js';
 export const newWorkbenchBotToken = () => `xoxb-workbench-${randomBytes(24).toString('hex')}`;
 
 export interface WebApiOptions {
-  book: Book;
+  workspace: Workspace;
   triggers: Triggers;
   logger: Logger;
   rate?: PostingRate;
@@ -98,7 +98,7 @@ export class WebApi {
   constructor(private readonly options: WebApiOptions) {
     this.rate = options.rate ?? new PostingRate();
     this.token = options.token ?? newWorkbenchBotToken();
-    this.views = new ViewsApi(options.book, options.triggers);
+    this.views = new ViewsApi(options.workspace, options.triggers);
   }
 
   /** WebClient's slackApiUrl (with the trailing slash it expects). */
@@ -142,7 +142,7 @@ export class WebApi {
         else if (path.startsWith('/api/')) answer = await this.api(path.slice(5), req, raw.toString('utf8'));
         else if (path.startsWith('/upload/')) answer = await this.receiveUpload(path.slice(8), req, raw);
         else if (path.startsWith('/response/'))
-          answer = await answerResponseUrl(this.options.book, path.slice(10), raw.toString('utf8'));
+          answer = await answerResponseUrl(this.options.workspace, path.slice(10), raw.toString('utf8'));
         else answer = { status: 404, body: { ok: false, error: 'not_found' } };
       }
     } catch (error) {
@@ -199,7 +199,7 @@ export class WebApi {
 
   /** GET /files/<id>/<name>: a shared file's bytes, as an attachment. */
   private async download(rest: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const file = req.method === 'GET' ? await this.options.book.file(rest.split('/')[0] ?? '') : undefined;
+    const file = req.method === 'GET' ? await this.options.workspace.file(rest.split('/')[0] ?? '') : undefined;
     if (!file) {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
       res.end('No such file');
@@ -248,7 +248,7 @@ export class WebApi {
     }
     for (const file of shared) {
       const upload = this.uploads.get(file.id);
-      await this.options.book.putFile({
+      await this.options.workspace.putFile({
         id: file.id,
         name: file.name,
         title: file.title,
@@ -259,7 +259,7 @@ export class WebApi {
     // Without a channel Slack keeps the files private to the uploader: nothing is posted.
     if (channel) {
       const comment = typeof args.initial_comment === 'string' ? args.initial_comment : '';
-      await this.options.book.post({
+      await this.options.workspace.post({
         channel: channel.id,
         bot: true,
         text: comment,
@@ -289,7 +289,7 @@ export class WebApi {
       const channel = resolveChannel(String(args.channel ?? ''));
       if (!channel) return refused('channel_not_found');
       const ts = String(args.message_ts ?? '');
-      if (!(await this.options.book.message(channel.id, ts))) return refused('message_not_found');
+      if (!(await this.options.workspace.message(channel.id, ts))) return refused('message_not_found');
       return ok({ channel: channel.id, permalink: `${this.options.pageUrl()}/#${channel.id}/${ts}` });
     },
     'files.getUploadURLExternal': (args) => this.getUploadUrl(args),
@@ -354,14 +354,14 @@ export class WebApi {
       const channel = resolveChannel(String(args.channel ?? ''));
       if (!channel) return refused('channel_not_found');
       const limit = Math.min(Number(args.limit ?? 100) || 100, 1000);
-      const all = (await this.options.book.messages(channel.id)).filter((m) => !m.visibleTo && !m.thread_ts);
+      const all = (await this.options.workspace.messages(channel.id)).filter((m) => !m.visibleTo && !m.thread_ts);
       return ok({ messages: all.reverse().slice(0, limit).map(slackMessage), has_more: all.length > limit });
     },
     'conversations.replies': async (args) => {
       const channel = resolveChannel(String(args.channel ?? ''));
       if (!channel) return refused('channel_not_found');
       const ts = String(args.ts ?? '');
-      const all = (await this.options.book.messages(channel.id)).filter(
+      const all = (await this.options.workspace.messages(channel.id)).filter(
         (m) => !m.visibleTo && (m.ts === ts || m.thread_ts === ts),
       );
       if (!all.length) return refused('thread_not_found');
@@ -382,7 +382,7 @@ export class WebApi {
         body: { ok: false, error: 'ratelimited' },
       };
     }
-    const posted = await this.options.book.post({
+    const posted = await this.options.workspace.post({
       channel: channel.id,
       bot: true,
       text: body.text ?? '',
@@ -401,7 +401,7 @@ export class WebApi {
     if (owner && owner !== user) return refused('user_not_in_channel');
     const body = message.parse(args);
     checkMessage(body);
-    const posted = await this.options.book.post({
+    const posted = await this.options.workspace.post({
       channel: channel.id,
       bot: true,
       visibleTo: user,
@@ -418,13 +418,13 @@ export class WebApi {
     const ts = str.safeParse(args.ts);
     if (!ts.success) return refused('invalid_arguments', ['[ERROR] missing required field: ts']);
     const body = message.parse(args);
-    const current = await this.options.book.message(channel.id, ts.data);
+    const current = await this.options.workspace.message(channel.id, ts.data);
     if (!current || current.visibleTo) return refused('message_not_found');
     if (!current.bot) return refused('cant_update_message');
     // Omitted blocks are kept, as Slack does; an empty array removes them.
     const blocks = body.blocks === undefined ? current.blocks : (body.blocks as unknown[]);
     checkMessage({ text: body.text ?? current.text, blocks });
-    const updated = await this.options.book.edit(channel.id, ts.data, (m) => {
+    const updated = await this.options.workspace.edit(channel.id, ts.data, (m) => {
       const next: WorkbenchMessage = { ...m, text: body.text ?? m.text, edited: true };
       if (Array.isArray(blocks) && blocks.length)
         next.blocks = withIds(blocks as NonNullable<WorkbenchMessage['blocks']>);
@@ -439,10 +439,10 @@ export class WebApi {
     const channel = resolveChannel(String(args.channel ?? ''));
     if (!channel) return refused('channel_not_found');
     const ts = String(args.ts ?? '');
-    const current = await this.options.book.message(channel.id, ts);
+    const current = await this.options.workspace.message(channel.id, ts);
     if (!current || current.visibleTo) return refused('message_not_found');
     if (!current.bot) return refused('cant_delete_message');
-    await this.options.book.edit(channel.id, ts, () => 'delete');
+    await this.options.workspace.edit(channel.id, ts, () => 'delete');
     return ok({ channel: channel.id, ts });
   }
 }

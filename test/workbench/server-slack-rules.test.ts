@@ -5,23 +5,23 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import { createStore, type Store } from '../../src/store/index.js';
-import { Book } from '../../src/workbench/book.js';
+import { Workspace } from '../../src/workbench/workspace.js';
 import { PostingRate, TRIGGER_LIFETIME_MS, Triggers } from '../../src/workbench/slack-rules.js';
 import { WebApi } from '../../src/workbench/web-api.js';
 
 let clock = 1_800_000_000_000;
 const now = () => clock;
 let store: Store;
-let book: Book;
+let workspace: Workspace;
 let triggers: Triggers;
 let api: WebApi;
 
 beforeAll(async () => {
   store = await createStore('memory://', { prefix: 'workbench-rules' });
-  book = new Book(store);
+  workspace = new Workspace(store);
   triggers = new Triggers(now);
   api = new WebApi({
-    book,
+    workspace,
     triggers,
     logger: silentLogger,
     rate: new PostingRate(1, 10, now),
@@ -70,7 +70,7 @@ describe('trigger_id', () => {
     clock += TRIGGER_LIFETIME_MS;
     const opened = await call('views.open', { trigger_id: trigger, view: modal([section('hello')]) });
     expect(opened.body.ok).toBe(true);
-    expect((await book.modals('U0ADA')).map((m) => m.id)).toEqual([(opened.body.view as { id: string }).id]);
+    expect((await workspace.modals('U0ADA')).map((m) => m.id)).toEqual([(opened.body.view as { id: string }).id]);
     expect(
       (await call('views.open', { trigger_id: trigger, view: modal([section('again')]) })).body.error,
     ).toBe('invalid_trigger_id');
@@ -81,7 +81,7 @@ describe('trigger_id', () => {
     clock += TRIGGER_LIFETIME_MS + 1;
     const late = await call('views.open', { trigger_id: trigger, view: modal([section('too late')]) });
     expect(late.body).toMatchObject({ ok: false, error: 'expired_trigger_id' });
-    expect(await book.modals('U0BOLA')).toEqual([]);
+    expect(await workspace.modals('U0BOLA')).toEqual([]);
     expect(
       (await call('views.push', { trigger_id: 'made-up', view: modal([section('x')]) })).body.error,
     ).toBe('invalid_trigger_id');
@@ -98,7 +98,7 @@ describe('posting rate', () => {
     expect(limited.status).toBe(429);
     expect(limited.retryAfter).toBe('1');
     expect(limited.body).toEqual({ ok: false, error: 'ratelimited' });
-    expect((await book.messages('C0ALERTS')).map((m) => m.text)).not.toContain('one too many');
+    expect((await workspace.messages('C0ALERTS')).map((m) => m.text)).not.toContain('one too many');
     expect((await call('chat.postMessage', { channel: 'C0TREASURY', text: 'elsewhere' })).status).toBe(200);
     clock += 1_000; // a second later, one more fits
     expect((await call('chat.postMessage', { channel: 'C0ALERTS', text: 'later' })).status).toBe(200);
@@ -169,7 +169,7 @@ describe('Block Kit limits', () => {
       }),
     });
     expect(title.body.error).toBe('invalid_arguments');
-    expect(await book.modals('U0CHIDI')).toEqual([]);
+    expect(await workspace.modals('U0CHIDI')).toEqual([]);
   });
 
   it('refuses a message with neither text nor blocks as no_text', async () => {
@@ -208,7 +208,7 @@ describe('the rest of what the bot relies on', () => {
   it('posting to a user lands in their DM with the bot', async () => {
     const posted = await call('chat.postMessage', { channel: 'U0DAYO', text: 'your request was approved' });
     expect(posted.body).toMatchObject({ ok: true, channel: 'DU0DAYO' });
-    expect((await book.messages('DU0DAYO')).map((m) => m.text)).toEqual(['your request was approved']);
+    expect((await workspace.messages('DU0DAYO')).map((m) => m.text)).toEqual(['your request was approved']);
   });
 
   it('chat.update edits in place and keeps the blocks when none are given', async () => {
@@ -220,7 +220,7 @@ describe('the rest of what the bot relies on', () => {
     const ts = String(posted.body.ts);
     const updated = await call('chat.update', { channel: 'C0APPROVALS', ts, text: 'approved' });
     expect(updated.body.ok).toBe(true);
-    const stored = await book.message('C0APPROVALS', ts);
+    const stored = await workspace.message('C0APPROVALS', ts);
     expect(stored).toMatchObject({ text: 'approved', edited: true });
     expect(JSON.stringify(stored?.blocks)).toContain('*Pending*');
   });
@@ -235,7 +235,7 @@ describe('who may call the Web API', () => {
     });
 
   it('makes a fresh bot token at each start', async () => {
-    const other = new WebApi({ book, triggers, logger: silentLogger, pageUrl: () => '' });
+    const other = new WebApi({ workspace, triggers, logger: silentLogger, pageUrl: () => '' });
     expect(api.token).toMatch(/^xoxb-workbench-[0-9a-f]{48}$/);
     expect(other.token).toMatch(/^xoxb-workbench-[0-9a-f]{48}$/);
     expect(other.token).not.toBe(api.token);
@@ -243,7 +243,7 @@ describe('who may call the Web API', () => {
 
   it('refuses a foreign Host, a missing token and a wrong one, and posts nothing', async () => {
     const channel = 'C0ALERTS';
-    const before = (await book.messages(channel)).length;
+    const before = (await workspace.messages(channel)).length;
     const text = 'posted by some web page';
     const foreign = await post(
       { host: 'rebound.example:80', authorization: `Bearer ${api.token}` },
@@ -259,12 +259,12 @@ describe('who may call the Web API', () => {
       const field = await post({}, { channel, text, token: wrong });
       expect(await field.body.json()).toEqual({ ok: false, error: 'invalid_auth' });
     }
-    expect((await book.messages(channel)).length).toBe(before);
+    expect((await workspace.messages(channel)).length).toBe(before);
     // The right token as the form field, as Slack accepts it, posts (past the posting-rate test's burst).
     clock += 60_000;
     const right = await post({}, { channel, text: 'the bot', token: api.token });
     expect(await right.body.json()).toMatchObject({ ok: true });
-    const after = await book.messages(channel);
+    const after = await workspace.messages(channel);
     expect(after.length).toBe(before + 1);
     expect(after.at(-1)?.text).toBe('the bot');
   });
@@ -284,10 +284,10 @@ describe('response_url', () => {
   };
 
   it('answers privately by default, in the channel when asked, and takes five posts', async () => {
-    const token = await book.newResponseUrl({ user: 'U0ADA', channel: 'C0TREASURY' });
+    const token = await workspace.newResponseUrl({ user: 'U0ADA', channel: 'C0TREASURY' });
     expect((await respond(token, { text: 'just for Ada' })).status).toBe(200);
     expect((await respond(token, { text: 'for everyone', response_type: 'in_channel' })).status).toBe(200);
-    const list = await book.messages('C0TREASURY');
+    const list = await workspace.messages('C0TREASURY');
     expect(list.find((m) => m.text === 'just for Ada')?.visibleTo).toBe('U0ADA');
     expect(list.find((m) => m.text === 'for everyone')?.visibleTo).toBeUndefined();
     for (let i = 0; i < 3; i += 1) expect((await respond(token, { text: `more ${i}` })).status).toBe(200);
@@ -300,15 +300,15 @@ describe('response_url', () => {
   it('replace_original edits the clicked message and delete_original removes it', async () => {
     const posted = await call('chat.postMessage', { channel: 'C0TREASURY', text: 'choose a bank' });
     const ts = String(posted.body.ts);
-    const token = await book.newResponseUrl({ user: 'U0ADA', channel: 'C0TREASURY', messageTs: ts });
+    const token = await workspace.newResponseUrl({ user: 'U0ADA', channel: 'C0TREASURY', messageTs: ts });
     await respond(token, { replace_original: true, text: 'bank chosen' });
-    expect(await book.message('C0TREASURY', ts)).toMatchObject({ text: 'bank chosen', edited: true });
+    expect(await workspace.message('C0TREASURY', ts)).toMatchObject({ text: 'bank chosen', edited: true });
     await respond(token, { delete_original: true });
-    expect(await book.message('C0TREASURY', ts)).toBeUndefined();
+    expect(await workspace.message('C0TREASURY', ts)).toBeUndefined();
   });
 
   it('refuses blocks Slack would refuse', async () => {
-    const token = await book.newResponseUrl({ user: 'U0ADA', channel: 'C0TREASURY' });
+    const token = await workspace.newResponseUrl({ user: 'U0ADA', channel: 'C0TREASURY' });
     const answer = await respond(token, {
       text: 'x',
       blocks: Array.from({ length: 51 }, () => section('x')),
@@ -322,7 +322,7 @@ describe('response_url', () => {
 
 describe('the record', () => {
   it('keeps the newest messages of a channel, and no reply without its parent', async () => {
-    const small = new Book(store, 3);
+    const small = new Workspace(store, 3);
     const parent = await small.post({ channel: 'C0TRIM', bot: true, text: 'parent' });
     await small.post({ channel: 'C0TRIM', user: 'U0ADA', text: 'reply', thread_ts: parent.ts });
     for (const text of ['one', 'two', 'three']) await small.post({ channel: 'C0TRIM', bot: true, text });

@@ -42,7 +42,7 @@ export const RESPONSE_URL_USES = 5;
 export const newId = (prefix: string, bytes = 5) =>
   `${prefix}${randomBytes(bytes).toString('hex').toUpperCase()}`;
 
-export class Book {
+export class Workspace {
   private queue: Promise<unknown> = Promise.resolve();
   private lastMicros = 0;
   private readonly listeners = new Set<(version: number) => void>();

@@ -6,7 +6,7 @@ import type { SandboxState } from './state.js';
 import type { TransactionRecord } from './types.js';
 import { eventData, type WebhookSender } from './webhooks.js';
 
-export class Life {
+export class Timeline {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly running = new Set<Promise<void>>();
   private stopped = false;
