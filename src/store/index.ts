@@ -13,6 +13,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import KeyvSqlite from '@keyv/sqlite';
 import Keyv from 'keyv';
+import type { Logger } from '../log.js';
 import type { RedisPersistence } from './durability.js';
 import { DEFAULT_LOCK_WAIT_MS, lockStoreFile } from './file-lock.js';
 import { GroupCommit } from './group-commit.js';
@@ -108,9 +109,7 @@ export interface Store {
 }
 
 /** Where a store reports trouble it recovers from by itself. */
-export interface StoreLog {
-  warn(message: string, fields?: Record<string, unknown>): void;
-}
+export type StoreLog = Pick<Logger, 'warn'>;
 
 export interface StoreOptions {
   log?: StoreLog;
