@@ -3,7 +3,6 @@
 import { randomBytes } from 'node:crypto';
 import type { CngnApi } from '../cngn/api.js';
 import { Money } from '../format/money.js';
-import type { Logger } from '../log.js';
 import type { Store } from '../store/index.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
 import { DelegationBook, delegationProblem, delegationsLockName } from './delegations.js';
@@ -48,7 +47,9 @@ export interface ClickOptions {
   onRecorded?: (step?: { rechecking: true }) => void;
 }
 
-export type EngineLog = Pick<Logger, 'warn'>;
+export interface EngineLog {
+  warn(message: string, fields?: Record<string, unknown>): void;
+}
 
 export interface EngineOptions {
   store: Store;

@@ -13,7 +13,6 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import KeyvSqlite from '@keyv/sqlite';
 import Keyv from 'keyv';
-import type { Logger } from '../log.js';
 import type { RedisPersistence } from './durability.js';
 import { DEFAULT_LOCK_WAIT_MS, lockStoreFile } from './file-lock.js';
 import { GroupCommit } from './group-commit.js';
@@ -109,7 +108,9 @@ export interface Store {
 }
 
 /** Where a store reports trouble it recovers from by itself. */
-export type StoreLog = Pick<Logger, 'warn'>;
+export interface StoreLog {
+  warn(message: string, fields?: Record<string, unknown>): void;
+}
 
 export interface StoreOptions {
   log?: StoreLog;
