@@ -7,6 +7,7 @@
 // which waits out the block. Writes are never retried: a 429 on one is a CngnError, nothing done.
 // Caches: networks 10 min, banks 6 h, balance 15 s (with its time), per environment and key.
 import { z } from 'zod';
+import type { Logger } from '../log.js';
 import type { Store } from '../store/index.js';
 import type {
   BridgeQuoteRequest,
@@ -48,10 +49,8 @@ import {
 } from './schemas.js';
 import { curveSecretFromSeed, parseOpenSshPrivateKey } from './wire.js';
 
-export interface CngnLogger {
-  debug?(message: string, fields?: Record<string, unknown>): void;
-  warn?(message: string, fields?: Record<string, unknown>): void;
-}
+/** Either may be left out: a client without them logs nothing. */
+export type CngnLogger = Partial<Pick<Logger, 'debug' | 'warn'>>;
 
 export interface CngnClientOptions {
   /** Service origin; paths start with /v1/api. */

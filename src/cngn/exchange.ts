@@ -2,6 +2,7 @@
 // GETs are retried (each attempt takes its own slot); POST/PUT never are, and when their outcome is
 // unknown they say so (CngnTransportError.mayHaveBeenSent) so the caller reconciles instead of resending.
 import { setTimeout as delay } from 'node:timers/promises';
+import type { Logger } from '../log.js';
 import type { Priority } from './api.js';
 import { CngnError, CngnTransportError, RateBudgetError } from './errors.js';
 import { type HttpTransport, type RawResponse, TransportFailure } from './http.js';
@@ -19,18 +20,13 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 3, baseDelayMs: 250, maxDelayMs: 5_000 };
 
-interface Logger {
-  debug?(message: string, fields?: Record<string, unknown>): void;
-  warn?(message: string, fields?: Record<string, unknown>): void;
-}
-
 export interface ExchangeOptions {
   transport: HttpTransport;
   limiter: SharedRateLimiter;
   encryptionKey: string;
   open: (data: unknown, endpoint: string) => unknown;
   retry?: Partial<RetryPolicy>;
-  logger?: Logger;
+  logger?: Partial<Pick<Logger, 'debug' | 'warn'>>;
   sleep?: (ms: number) => Promise<void>;
 }
 

@@ -8,6 +8,7 @@
 import type { WebClient } from '@slack/web-api';
 import type { ApprovalEngine, Delegation } from '../approvals/index.js';
 import { type ApprovalRequest, FINAL_STATES } from '../approvals/types.js';
+import type { Logger } from '../log.js';
 import type { Store } from '../store/index.js';
 import { approvalDm, type DelegatePlace } from './blocks/approval-dm.js';
 import { CoalescedRuns } from './coalesced-runs.js';
@@ -18,7 +19,7 @@ export interface ApprovalDmsOptions {
   client: WebClient;
   store: Store;
   now?: () => Date;
-  log?: { warn(message: string, fields?: Record<string, unknown>): void };
+  log?: Pick<Logger, 'warn'>;
 }
 
 /** What a copy showed when last rendered. */

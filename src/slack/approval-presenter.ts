@@ -9,6 +9,7 @@
 import type { WebClient } from '@slack/web-api';
 import { type ApprovalEngine, CONFLICT_ACTION } from '../approvals/index.js';
 import { type ApprovalRequest, FINAL_STATES, type RequestState } from '../approvals/types.js';
+import type { Logger } from '../log.js';
 import { LOCK_DEFAULTS, type Store } from '../store/index.js';
 import { approvalMessage, conflictAlert, requesterNotice, threadReply } from './blocks/approval-message.js';
 import { CoalescedRuns } from './coalesced-runs.js';
@@ -23,7 +24,7 @@ export interface PresenterOptions {
   /** False when approvers are asked by DM only (CNGN_APPROVAL_NOTIFY=dm): no Approve/Reject here. */
   approverButtons?: boolean;
   now?: () => Date;
-  log?: { warn(message: string, fields?: Record<string, unknown>): void };
+  log?: Pick<Logger, 'warn'>;
 }
 
 /**

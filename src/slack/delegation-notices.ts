@@ -3,6 +3,7 @@
 // claimed in the store before it is sent, so none goes twice.
 import type { WebClient } from '@slack/web-api';
 import type { ApprovalEngine } from '../approvals/index.js';
+import type { Logger } from '../log.js';
 import type { Store } from '../store/index.js';
 import { delegateNotice } from './blocks/delegations.js';
 
@@ -13,7 +14,7 @@ export function tellDelegates(
   engine: ApprovalEngine,
   client: WebClient,
   store: Store,
-  log?: { warn(message: string, fields?: Record<string, unknown>): void },
+  log?: Pick<Logger, 'warn'>,
 ): void {
   engine.onChange(async (request) => {
     if (request.kind !== 'delegation') return;

@@ -2,12 +2,12 @@
 // same way: the POST /webhooks/cngn route, the outbox deliverer posting with the alert builders, the
 // reconciler over the client, bank names from the client's cached list, and subscribers (approvals).
 import type { CngnApi } from '../cngn/api.js';
+import type { Logger } from '../log.js';
 import type { Store } from '../store/index.js';
 import {
   alertsClient,
   bankNamesFrom,
   createWebhooks,
-  type Logger,
   sealedDataOpener,
   type WebhookSubscriber,
   type Webhooks,

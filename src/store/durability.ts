@@ -2,6 +2,7 @@
 // append-only file nor snapshots, a Redis restart erases pending and approved requests, execution
 // claims and the audit trail. With a live key the bot refuses to start on such a Redis; with test
 // keys and the sandbox it warns. A managed Redis that forbids CONFIG GET gets a warning.
+import type { Logger } from '../log.js';
 
 /** What CONFIG GET answered for `appendonly` and `save`, or that it could not be read. */
 export type RedisPersistence = { appendonly: string; save: string } | { unreadable: string };
@@ -46,7 +47,7 @@ export function redisDurability(settings: RedisPersistence, options: { live: boo
  */
 export async function checkStoreDurability(
   store: { kind: string; persistence?: () => Promise<RedisPersistence> },
-  options: { live: boolean; log: { warn(message: string): void } },
+  options: { live: boolean; log: Pick<Logger, 'warn'> },
 ): Promise<void> {
   if (store.kind !== 'redis' || !store.persistence) return;
   const verdict = redisDurability(await store.persistence(), options);

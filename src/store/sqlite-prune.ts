@@ -16,6 +16,7 @@
 // row has expired is decided by that same DELETE, on the row as it is when the DELETE runs: a key
 // rewritten after it expired (without a TTL, or with a later one) is not deleted, even if the rewrite
 // lands between the window being found and the DELETE.
+import type { Logger } from '../log.js';
 import type { Query } from './group-commit.js';
 
 export interface PruneOptions {
@@ -30,9 +31,7 @@ export interface PruneOptions {
 export const PRUNE_DEFAULTS = { batch: 500, everyMs: 60 * 60_000 } as const;
 
 /** Where a pass that fails by itself says so. */
-export interface PruneLog {
-  warn(message: string, fields?: Record<string, unknown>): void;
-}
+export type PruneLog = Pick<Logger, 'warn'>;
 
 export class ExpiryPruner {
   private readonly batch: number;

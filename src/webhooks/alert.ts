@@ -1,7 +1,7 @@
 // The message for an outbox entry: the injected builders with the bank name looked up, or — if a
 // builder fails — the entry's key fields as plain text, so a rendering bug never loses an event.
 import { escapeMrkdwn } from '../format/mrkdwn.js';
-import type { Logger } from './deliverer.js';
+import type { Logger } from '../log.js';
 import type { AlertMessage, OutboxEntry, RenderAlert } from './types.js';
 
 export interface AlertRendering {

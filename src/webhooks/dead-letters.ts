@@ -4,12 +4,12 @@
 // The dead-letter list itself stays append-only: a re-posted letter is recorded beside it.
 import type { CngnEnvironment } from '../cngn/api.js';
 import { escapeMrkdwn, mentionChannel, mentionUser } from '../format/mrkdwn.js';
+import type { Logger } from '../log.js';
 import type { Store } from '../store/index.js';
 import { alertFor } from './alert.js';
-import type { Logger, SlackPoster } from './deliverer.js';
 import type { Outbox } from './outbox.js';
 import { classifyPostFailure } from './post-errors.js';
-import type { DeadLetter, OutboxEntry, RenderAlert } from './types.js';
+import type { DeadLetter, OutboxEntry, RenderAlert, SlackPoster } from './types.js';
 
 const REPOSTED_SET = 'webhooks:dead-letters:reposted';
 const claimKey = (id: string) => `webhooks:dead-letters:repost-claim:${id}`;

@@ -3,11 +3,18 @@
 // to repeat: it replaces the message in place), then the entries marked delivered and the digest
 // closed. Each step already done, by this process before a retry or by one that died, is skipped.
 import { escapeMrkdwn } from '../format/mrkdwn.js';
-import type { Logger, PostMessageArgs, SlackPoster } from './deliverer.js';
+import type { Logger } from '../log.js';
 import { alertInputOf, blocksAsText } from './digest.js';
 import type { Outbox } from './outbox.js';
 import type { DeliveryOutcome } from './post-errors.js';
-import type { DigestInput, DigestRecord, DigestRendering, OutboxEntry } from './types.js';
+import type {
+  DigestInput,
+  DigestRecord,
+  DigestRendering,
+  OutboxEntry,
+  PostMessageArgs,
+  SlackPoster,
+} from './types.js';
 
 export interface DigestPost {
   outbox: Outbox;

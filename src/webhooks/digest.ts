@@ -2,7 +2,7 @@
 // events one message can carry within Slack's limits.
 import { classifyStatus, invalidAmountOf } from '../cngn/schemas.js';
 import { escapeMrkdwn } from '../format/mrkdwn.js';
-import type { Logger } from './deliverer.js';
+import type { Logger } from '../log.js';
 import type { AlertInput, AlertMessage, DigestInput, DigestRendering, OutboxEntry } from './types.js';
 
 /** Slack: at most 50 blocks a message, 3,000 characters a text object, 10 fields a section. */

@@ -4,19 +4,20 @@
 import { WebClient } from '@slack/web-api';
 import type { CngnEnvironment } from '../cngn/api.js';
 import { curveSecretFromSeed, openResponseData, parseOpenSshPrivateKey } from '../cngn/wire.js';
+import { type Logger, silentLogger } from '../log.js';
 import type { Store } from '../store/index.js';
 import { DeadLetterDesk } from './dead-letters.js';
-import { Deliverer, type Logger, type SlackPoster, silentLogger } from './deliverer.js';
+import { Deliverer } from './deliverer.js';
 import { type WebhookRoute, webhookRoute } from './intake.js';
 import { DEFAULT_RETENTION_MS, Outbox } from './outbox.js';
 import { WebhookPipeline } from './pipeline.js';
 import { Reconciler, type TransactionSource } from './reconciler.js';
 import { RepeatedWarnings } from './repeated-warnings.js';
 import { type AlertRoute, alertRouter, parseAlertRoutes } from './routing.js';
-import type { DigestRendering, OutboxEntry, RenderAlert, WebhookSubscriber } from './types.js';
+import type { DigestRendering, OutboxEntry, RenderAlert, SlackPoster, WebhookSubscriber } from './types.js';
 
 export { DeadLetterDesk, type RepostOutcome, type RepostRecord, type RepostResult } from './dead-letters.js';
-export { Deliverer, type Logger, type SlackPoster } from './deliverer.js';
+export { Deliverer } from './deliverer.js';
 export { DEFAULT_BODY_LIMIT, WEBHOOK_PATH, type WebhookRoute, webhookRoute } from './intake.js';
 export { dedupeKey } from './keys.js';
 export { Outbox } from './outbox.js';

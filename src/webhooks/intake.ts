@@ -2,8 +2,8 @@
 // store durably, then answer. Only unsigned, oversized, non-JSON or event-less bodies are refused (4xx,
 // nothing stored or posted): a signed event is never lost over a field of an unexpected type.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type Logger, silentLogger } from '../log.js';
 import { withinDeadline } from '../store/index.js';
-import { type Logger, silentLogger } from './deliverer.js';
 import type { WebhookPipeline } from './pipeline.js';
 import { readWebhookEvent } from './read-event.js';
 import { RepeatedWarnings } from './repeated-warnings.js';

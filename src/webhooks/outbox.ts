@@ -4,7 +4,9 @@
 import type { Store, StoreWrite } from '../store/index.js';
 import type { DeadLetter, DigestRecord, OutboxEntry } from './types.js';
 
-// The pending index is split in shards: SQLite/memory sets are rewritten whole on every change.
+// The pending index is split in shards, read together: the in-process store locks a set while an event
+// is enqueued into it, so shards let enqueues run side by side. A store keeps its pending ids under
+// these keys, so the count stays as it is.
 const SHARDS = 16;
 const pendingSet = (id: string) => `webhooks:outbox:pending:${Number.parseInt(id.slice(0, 4), 16) % SHARDS}`;
 const entryKey = (id: string) => `webhooks:outbox:entry:${id}`;

@@ -3,8 +3,8 @@
 // then wake the deliverer and tell subscribers.
 import type { CngnEnvironment } from '../cngn/api.js';
 import type { WebhookEvent } from '../cngn/schemas.js';
+import { type Logger, silentLogger } from '../log.js';
 import type { Store, StoreWrite } from '../store/index.js';
-import { type Logger, silentLogger } from './deliverer.js';
 import {
   dedupeKey,
   type FinalClass,

@@ -18,8 +18,8 @@
 import type { CngnEnvironment, Priority } from '../cngn/api.js';
 import { RateBudgetError } from '../cngn/errors.js';
 import type { Transaction, TransactionPage } from '../cngn/schemas.js';
+import { type Logger, silentLogger } from '../log.js';
 import type { Store } from '../store/index.js';
-import { type Logger, silentLogger } from './deliverer.js';
 import { eventForTransaction, eventFromTransaction } from './keys.js';
 import { DEFAULT_RETENTION_MS } from './outbox.js';
 import type { WebhookPipeline } from './pipeline.js';

@@ -2,6 +2,7 @@
 // never answers — and the log says the reconciler will find the event later; the sender (who waits
 // 10 s and never retries) is never left without an answer.
 import { afterEach, expect, it } from 'vitest';
+import { silentLogger } from '../../src/log.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { type Rig, startRig, webhookBody } from './support.js';
 
@@ -37,7 +38,7 @@ it.each(['fail', 'hang'] as const)(
   async (how) => {
     const { store, down } = await storeThat(how);
     const errors: string[] = [];
-    const log = { info: () => {}, warn: () => {}, error: (line: string) => errors.push(line) };
+    const log = { ...silentLogger, error: (line: string) => void errors.push(line) };
     rig = await startRig({ store, deliver: false, log });
     down();
     const reply = await rig.send(webhookBody('deposit.completed'));

@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import type { CngnEnvironment } from '../../src/cngn/api.js';
+import type { Logger } from '../../src/log.js';
 import { alertDigest } from '../../src/slack/blocks/webhook-digest.js';
 import { webhookMessage } from '../../src/slack/blocks/webhook-message.js';
 import { createStore, type Store } from '../../src/store/index.js';
@@ -12,7 +13,6 @@ import {
   alertsClient,
   createWebhooks,
   type DigestRendering,
-  type Logger,
   signatureFor,
   type TransactionSource,
   type WebhookSubscriber,
@@ -169,6 +169,7 @@ export function recordingLogger(): Logger & { lines: string[] } {
   const lines: string[] = [];
   return {
     lines,
+    debug: (message) => void lines.push(`debug ${message}`),
     info: (message) => void lines.push(`info ${message}`),
     warn: (message) => void lines.push(`warn ${message}`),
     error: (message) => void lines.push(`error ${message}`),

@@ -12,6 +12,7 @@ import {
 } from '../../approvals/index.js';
 import type { ApprovalRequest } from '../../approvals/types.js';
 import type { CngnApi } from '../../cngn/api.js';
+import type { Logger } from '../../log.js';
 import { withinDeadline } from '../../store/index.js';
 import { requestTitle } from '../blocks/approval-format.js';
 import { refusalText } from '../blocks/approval-lists.js';
@@ -48,10 +49,7 @@ export interface ApprovalSlackDeps {
   /** Each delivery of a submission or command acts once, across replicas. */
   deliveries: Deliveries;
   now?: () => Date;
-  log?: {
-    warn(message: string, fields?: Record<string, unknown>): void;
-    error?(message: string, fields?: Record<string, unknown>): void;
-  };
+  log?: Pick<Logger, 'warn'> & Partial<Pick<Logger, 'error'>>;
 }
 
 type ButtonArgs = { body: BlockAction<ButtonAction>; ack: () => Promise<void>; client: WebClient };

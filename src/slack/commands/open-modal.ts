@@ -3,6 +3,7 @@
 // hash) when the data arrives — or with the error in plain words. A slow service only delays the form.
 import type { ModalView } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
+import type { Logger } from '../../log.js';
 import { formErrorView, loadingView } from '../blocks/reads.js';
 
 export interface ModalWhileLoading {
@@ -14,7 +15,7 @@ export interface ModalWhileLoading {
   build(): Promise<ModalView>;
   /** The plain sentence for an error while building. */
   describe(error: unknown): string;
-  log?: { warn(message: string, fields?: Record<string, unknown>): void } | undefined;
+  log?: Pick<Logger, 'warn'> | undefined;
 }
 
 /** False when Slack refused to open the modal (expired trigger): the caller says so privately. */

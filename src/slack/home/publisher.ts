@@ -8,6 +8,7 @@ import type { WebClient } from '@slack/web-api';
 import { type ApprovalEngine, isLive } from '../../approvals/index.js';
 import type { ApprovalRequest } from '../../approvals/types.js';
 import type { CngnApi } from '../../cngn/api.js';
+import type { Logger } from '../../log.js';
 import type { Store } from '../../store/index.js';
 import type { RecentAlerts } from '../../webhooks/recent.js';
 import { HOME_MINE_SHOWN, type HomeData, homeView } from '../blocks/home.js';
@@ -22,7 +23,7 @@ export interface HomePublisherOptions {
   /** A burst of changes for one person within this becomes one publish (default 1 s). */
   debounceMs?: number;
   now?: () => Date;
-  log?: { warn(message: string, fields?: Record<string, unknown>): void };
+  log?: Pick<Logger, 'warn'>;
 }
 
 const OPENED_SET = 'home:opened';

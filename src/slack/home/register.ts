@@ -3,6 +3,7 @@
 // actions/approval.ts takes them; nothing here decides anything about a request.
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
+import type { Logger } from '../../log.js';
 import type { HomePublisher } from './publisher.js';
 
 const homeOpenedSchema = z.object({
@@ -10,11 +11,7 @@ const homeOpenedSchema = z.object({
   tab: z.string().optional(),
 });
 
-export function registerHome(
-  app: App,
-  home: HomePublisher,
-  log?: { warn(message: string, fields?: Record<string, unknown>): void },
-): void {
+export function registerHome(app: App, home: HomePublisher, log?: Pick<Logger, 'warn'>): void {
   app.event('app_home_opened', async ({ event }) => {
     const parsed = homeOpenedSchema.safeParse(event);
     if (!parsed.success) {
