@@ -1,7 +1,7 @@
 // A flood of one refusal (2,000 forged deliveries) would write 2,000 identical log lines and bury
 // everything else. The first of a kind is written at once; while more of it keep coming, one line a
 // minute says how many; a minute without any closes the kind, so the next one is written at once again.
-import type { Logger } from './deliverer.js';
+import type { Logger } from '../log.js';
 
 export const SUMMARY_WINDOW_MS = 60_000;
 /** Kinds counted at once; a further kind is written as it comes (the kinds are the intake's own words). */
