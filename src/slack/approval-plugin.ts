@@ -1,5 +1,6 @@
 // Everything approvals adds to the Slack app: buttons, modal submissions, the bank picker, the
-// presenter that keeps each request's message current, the subcommands, and the bridge callback.
+// presenter that keeps each request's message current, and the bridge callback. Its /cngn
+// subcommands are declared beside their handlers and listed in the command registry.
 import type { App } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
 import { bridgeCallbackSchema } from '../cngn/schemas.js';
@@ -7,18 +8,6 @@ import type { Store } from '../store/index.js';
 import { type ApprovalSlackDeps, registerApprovalActions } from './actions/approval.js';
 import { registerReviewAll } from './actions/approval-review-all.js';
 import { ApprovalPresenter, PRESENTER_REQUEST_TIMEOUT_MS, PRESENTER_RETRIES } from './approval-presenter.js';
-import type { SlackMessage } from './blocks/approval-message.js';
-import type { ApprovalCommand } from './commands/approval-command.js';
-import { auditCommand } from './commands/audit.js';
-import { bridgeCommand } from './commands/bridge.js';
-import { delegateCommand } from './commands/delegate.js';
-import { extendCommand } from './commands/extend.js';
-import { pendingCommand } from './commands/pending.js';
-import { redeemCommand } from './commands/redeem.js';
-import { resolveCommand } from './commands/resolve.js';
-import { settlementCommand } from './commands/settlement.js';
-import { whitelistAddCommand } from './commands/whitelist-add.js';
-import { withdrawCommand } from './commands/withdraw.js';
 import { registerBankViews } from './views/approval-bank.js';
 import { registerFilingViews } from './views/approval-filing.js';
 import { registerReviewView } from './views/approval-review.js';
@@ -72,62 +61,6 @@ export function presenterClient(app: App): WebClient {
     timeout: PRESENTER_REQUEST_TIMEOUT_MS,
     rejectRateLimitedCalls: false,
   });
-}
-
-/** Subcommands that open a filing modal (the router acks first and passes the rest of the words). */
-export const APPROVAL_MODAL_COMMANDS = {
-  withdraw: withdrawCommand,
-  redeem: redeemCommand,
-  bridge: bridgeCommand,
-  settlement: settlementCommand,
-  'whitelist add': whitelistAddCommand,
-} as const;
-
-/** Subcommands answered with a private message. */
-export const APPROVAL_LIST_COMMANDS = {
-  pending: (_args: string[], deps: ApprovalSlackDeps, user: string): Promise<SlackMessage> =>
-    pendingCommand(deps, user),
-} as const;
-
-/**
- * Run an approval subcommand if `name` is one; false otherwise. `whitelist add …` arrives as
- * name `whitelist` with args starting `add`.
- */
-export async function runApprovalCommand(
-  name: string,
-  command: ApprovalCommand,
-  deps: ApprovalSlackDeps,
-  reply: (message: SlackMessage) => Promise<void>,
-): Promise<boolean> {
-  if (name === 'whitelist' && command.args[0]?.toLowerCase() === 'add') {
-    await whitelistAddCommand({ ...command, args: command.args.slice(1) }, deps);
-    return true;
-  }
-  if (name in APPROVAL_MODAL_COMMANDS && name !== 'whitelist add') {
-    await APPROVAL_MODAL_COMMANDS[name as 'withdraw'](command, deps);
-    return true;
-  }
-  if (name === 'resolve') {
-    await command.respond(await resolveCommand(command.args, command.userId, deps));
-    return true;
-  }
-  if (name === 'extend') {
-    await command.respond(await extendCommand(command.args, command.userId, deps));
-    return true;
-  }
-  if (name === 'audit') {
-    await reply(await auditCommand(command, deps));
-    return true;
-  }
-  if (name === 'delegate') {
-    await reply(await delegateCommand(command.args, command.userId, deps));
-    return true;
-  }
-  if (name === 'pending') {
-    await reply(await APPROVAL_LIST_COMMANDS[name](command.args, deps, command.userId));
-    return true;
-  }
-  return false;
 }
 
 /**

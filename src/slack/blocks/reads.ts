@@ -25,17 +25,16 @@ import {
 import { shortAddress } from '../../format/evm-address.js';
 import { addressExplorerUrl, explorerUrl } from '../../format/explorer.js';
 import { escapeMrkdwn, explorerLink, inertUrl } from '../../format/mrkdwn.js';
+import type { HelpEntry } from '../commands/types.js';
 import type { SlackMessage } from './approval-message.js';
 
 export const TX_PAGE_ACTION = 'tx.page';
 const MAX_SECTION_TEXT = 2900;
 const MAX_LINES = 40;
 
-export interface HelpEntry {
-  usage: string;
-  summary: string;
-  /** One line to copy, without the leading `/cngn `. */
-  example: string;
+/** A help line's summary with whom it is for in front: "approvers: check the audit log's…". */
+export function helpSummary(entry: HelpEntry): string {
+  return !entry.who || entry.who === 'anyone' ? entry.summary : `${entry.who}: ${entry.summary}`;
 }
 
 const section = (text: string): SectionBlock => ({
@@ -84,10 +83,10 @@ function listText(
   return hidden > 0 ? `${list}${separator}_…and ${hidden} more ${noun}_` : list;
 }
 
-export function helpMessage(entries: HelpEntry[], notice?: string): SlackMessage {
+export function helpMessage(entries: readonly HelpEntry[], notice?: string): SlackMessage {
   const lines = entries.map(
     (e) =>
-      `\`/cngn ${escapeMrkdwn(e.usage)}\` — ${escapeMrkdwn(e.summary)} · e.g. \`/cngn ${escapeMrkdwn(e.example)}\``,
+      `\`/cngn ${escapeMrkdwn(e.usage)}\` — ${escapeMrkdwn(helpSummary(e))} · e.g. \`/cngn ${escapeMrkdwn(e.example)}\``,
   );
   const blocks: KnownBlock[] = [];
   if (notice) blocks.push(section(escapeMrkdwn(notice)));

@@ -1,30 +1,23 @@
-// What an approval subcommand gets from the /cngn router, and the shared steps of opening a filing
-// modal: the router has already acked; open a loading modal at once, then fill it with the form once
-// what it needs (cached lists) has been read.
+// The shared steps of an approval subcommand that opens a filing modal: the router has already acked;
+// open a loading modal at once, then fill it with the form once what it needs (cached lists) has been
+// read.
 import type { ModalView } from '@slack/types';
-import type { WebClient } from '@slack/web-api';
 import type { Bank, Network } from '../../cngn/schemas.js';
 import { checkWalletAddress } from '../../format/wallet-address.js';
 import type { ApprovalSlackDeps } from '../actions/approval.js';
 import type { BankChoice } from '../blocks/approval-modals-bank.js';
+import { noticeMessage } from '../blocks/reads.js';
 import { describeError } from '../errors.js';
 import { openModalWhileLoading } from './open-modal.js';
 import { FORM_NOT_OPENED } from './reads.js';
+import type { CommandContext } from './types.js';
 
-export interface ApprovalCommand {
-  args: string[];
-  userId: string;
-  triggerId: string;
-  client: WebClient;
-  /** Answer privately (ephemeral, through response_url). */
-  respond(text: string): Promise<void>;
-}
-
+/** Opens the form, or says privately that Slack did not; answers nothing more (undefined). */
 export async function openModal(
-  command: ApprovalCommand,
+  command: CommandContext,
   deps: ApprovalSlackDeps,
   build: () => Promise<ModalView>,
-): Promise<void> {
+): Promise<undefined> {
   const opened = await openModalWhileLoading({
     client: command.client,
     triggerId: command.triggerId,
@@ -33,7 +26,8 @@ export async function openModal(
     describe: (error) => describeError(error, errorLog(deps)).text,
     log: deps.log,
   });
-  if (!opened) await command.respond(FORM_NOT_OPENED);
+  if (!opened) await command.respond(noticeMessage(FORM_NOT_OPENED));
+  return undefined;
 }
 
 /** Unexpected errors go to the approvals log (its `error` is optional). */

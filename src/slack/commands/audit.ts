@@ -10,7 +10,7 @@ import type { SlackMessage } from '../blocks/approval-message.js';
 import { auditExportMessage, auditVerifyMessage } from '../blocks/audit.js';
 import { errorMessage, noticeMessage } from '../blocks/reads.js';
 import { SlackUploadError, sendFilesToUser, uploadFailureText } from '../files.js';
-import type { ApprovalCommand } from './approval-command.js';
+import type { CommandContext, FeatureSubcommand } from './types.js';
 
 export const AUDIT_EXPORT_USAGE =
   'Usage: `/cngn audit export [from] [to]` with dates like `2026-11-01` (Lagos days, both included) or durations back from now like `7d`, `24h` — e.g. `/cngn audit export 2026-11-01 2026-11-30` or `/cngn audit export 30d`';
@@ -20,27 +20,33 @@ export function auditCount(arg: string | undefined): number {
   return Number.isFinite(n) && n > 0 ? Math.min(n, 100) : 20;
 }
 
-export async function auditCommand(command: ApprovalCommand, deps: ApprovalSlackDeps): Promise<SlackMessage> {
-  const sub = command.args[0]?.toLowerCase();
-  if (sub === 'verify' || sub === 'export') {
-    if (!(await deps.engine.isApprover(command.userId)))
-      return noticeMessage(`Only approvers can ${sub} the audit log; nothing was done.`);
-    return sub === 'verify' ? verifyAudit(deps) : exportAudit(command, deps);
-  }
+async function auditListCommand(command: CommandContext, deps: ApprovalSlackDeps): Promise<SlackMessage> {
   const entries = await deps.engine.audit(auditCount(command.args[0]));
   return auditList(entries, deps.environmentLabel);
 }
 
-async function verifyAudit(deps: ApprovalSlackDeps): Promise<SlackMessage> {
+/** Verify and export are for approvers; anyone else is told so and nothing is done. */
+const forApprovers =
+  (
+    does: 'verify' | 'export',
+    run: (command: CommandContext, deps: ApprovalSlackDeps) => Promise<SlackMessage>,
+  ) =>
+  async (command: CommandContext, deps: ApprovalSlackDeps): Promise<SlackMessage> =>
+    (await deps.engine.isApprover(command.userId))
+      ? run(command, deps)
+      : noticeMessage(`Only approvers can ${does} the audit log; nothing was done.`);
+
+async function verifyAudit(_command: CommandContext, deps: ApprovalSlackDeps): Promise<SlackMessage> {
   const report = await deps.engine.verifyAudit();
   if (!report.ok)
     deps.log?.error?.('audit chain broken', { kind: report.broken?.kind, index: report.broken?.index });
   return auditVerifyMessage(report, deps.environmentLabel);
 }
 
-async function exportAudit(command: ApprovalCommand, deps: ApprovalSlackDeps): Promise<SlackMessage> {
+/** `[from] [to]` are the words after `audit export`. */
+async function exportAudit(command: CommandContext, deps: ApprovalSlackDeps): Promise<SlackMessage> {
   const now = deps.now?.() ?? new Date();
-  const range = parseAuditRange(command.args.slice(1), now);
+  const range = parseAuditRange(command.args, now);
   if ('error' in range) return errorMessage(`${range.error} ${AUDIT_EXPORT_USAGE}`);
   const entries = await deps.engine.auditRange(range.from, range.to);
   if (entries.length === 0) return auditExportMessage(0, range, deps.environmentLabel);
@@ -155,3 +161,34 @@ export function parseAuditRange(
 }
 
 const day = (date: Date) => new TZDate(date, 'Africa/Lagos').toISOString().slice(0, 10);
+
+/** The audit log's /cngn subcommands; the registry puts them in the help's order. */
+export const AUDIT_SUBCOMMANDS = {
+  list: {
+    name: 'audit',
+    usage: 'audit [n]',
+    summary: 'the last n steps of the audit log',
+    who: 'anyone',
+    example: 'audit 50',
+    needs: 'approvals',
+    run: auditListCommand,
+  },
+  verify: {
+    name: 'audit verify',
+    usage: 'audit verify',
+    summary: "check the audit log's hash chain and name the first broken link",
+    who: 'approvers',
+    example: 'audit verify',
+    needs: 'approvals',
+    run: forApprovers('verify', verifyAudit),
+  },
+  export: {
+    name: 'audit export',
+    usage: 'audit export [from] [to]',
+    summary: 'the audit log as CSV and JSON Lines, sent to you in a DM (dates or 7d, 24h)',
+    who: 'approvers',
+    example: 'audit export 2026-11-01 2026-11-30',
+    needs: 'approvals',
+    run: forApprovers('export', exportAudit),
+  },
+} satisfies Record<string, FeatureSubcommand<'approvals', ApprovalSlackDeps>>;

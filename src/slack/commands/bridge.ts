@@ -1,16 +1,11 @@
 // `/cngn bridge [amount] [from] [to] [address]`: the bridge modal, prefilled from the arguments.
 import type { ApprovalSlackDeps } from '../actions/approval.js';
 import { bridgeModal, toNetworkChoices } from '../blocks/approval-modals.js';
-import {
-  type ApprovalCommand,
-  findNetwork,
-  looksLikeAddress,
-  looksLikeAmount,
-  openModal,
-} from './approval-command.js';
+import { findNetwork, looksLikeAddress, looksLikeAmount, openModal } from './approval-command.js';
+import type { CommandContext, FeatureSubcommand } from './types.js';
 
-export async function bridgeCommand(command: ApprovalCommand, deps: ApprovalSlackDeps): Promise<void> {
-  await openModal(command, deps, async () => {
+export async function bridgeCommand(command: CommandContext, deps: ApprovalSlackDeps): Promise<undefined> {
+  return openModal(command, deps, async () => {
     const networks = await deps.api.getNetworks();
     const words = command.args.filter((a) => !looksLikeAmount(a) && !looksLikeAddress(a));
     return bridgeModal({
@@ -25,3 +20,13 @@ export async function bridgeCommand(command: ApprovalCommand, deps: ApprovalSlac
     });
   });
 }
+
+export const BRIDGE_SUBCOMMAND: FeatureSubcommand<'approvals', ApprovalSlackDeps> = {
+  name: 'bridge',
+  usage: 'bridge [amount] [from] [to] [address]',
+  summary: 'move cNGN to another network (needs approval)',
+  who: 'anyone',
+  example: 'bridge 100000 base bsc 0xabc…',
+  needs: 'approvals',
+  run: bridgeCommand,
+};

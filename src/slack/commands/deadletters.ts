@@ -7,6 +7,7 @@ import type { ApprovalSlackDeps } from '../actions/approval.js';
 import type { SlackMessage } from '../blocks/approval-message.js';
 import { ALL_LETTERS, deadLettersMessage, repostSummary, shortId } from '../blocks/dead-letters.js';
 import { errorMessage, noticeMessage } from '../blocks/reads.js';
+import type { FeatureSubcommand } from './types.js';
 
 export interface DeadLetterSlackDeps {
   desk: DeadLetterDesk;
@@ -113,3 +114,14 @@ async function repostOne(
   }
   return `Re-posted ${shown} to ${mentionChannel(channel)}; it left the list.`;
 }
+
+/** Anyone may list them; re-posting is for approvers (checked in deadLettersCommand). */
+export const DEAD_LETTERS_SUBCOMMAND: FeatureSubcommand<'deadLetters', DeadLetterSlackDeps> = {
+  name: 'deadletters',
+  usage: 'deadletters [repost <id|all> <#channel or its ID>]',
+  summary: 'alerts Slack refused, with why; approvers re-post one or all to a channel',
+  who: 'anyone',
+  example: 'deadletters',
+  needs: 'deadLetters',
+  run: (command, deps) => deadLettersCommand(command.args, command.userId, deps),
+};

@@ -12,6 +12,7 @@ import type { ApprovalSlackDeps } from '../actions/approval.js';
 import { requestTitle } from '../blocks/approval-format.js';
 import type { SlackMessage } from '../blocks/approval-message.js';
 import { delegationList } from '../blocks/delegations.js';
+import type { FeatureSubcommand } from './types.js';
 
 /** mrkdwn: its `<…>` placeholders escaped, so Slack shows them as typed rather than reading links. */
 export const DELEGATE_USAGE = escapeMrkdwn(
@@ -164,3 +165,15 @@ async function fileDelegation(
     throw error;
   }
 }
+
+/** Anyone may list theirs or revoke; only an approver may file one (checked above). */
+export const DELEGATE_SUBCOMMAND: FeatureSubcommand<'approvals', ApprovalSlackDeps> = {
+  name: 'delegate',
+  usage: 'delegate [@person until <date|duration> [max <amount>] | revoke @person]',
+  summary:
+    'approvers away: let someone approve in your place for a while (another approver approves it); list or revoke',
+  who: 'anyone',
+  example: 'delegate @bola until 2026-12-24 max 500000',
+  needs: 'approvals',
+  run: (command, deps) => delegateCommand(command.args, command.userId, deps),
+};

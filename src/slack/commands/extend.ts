@@ -3,6 +3,8 @@
 import { parseDuration } from '../../config.js';
 import type { ApprovalSlackDeps } from '../actions/approval.js';
 import { extendAnswer } from '../blocks/approval-reminders.js';
+import { noticeMessage } from '../blocks/reads.js';
+import type { FeatureSubcommand } from './types.js';
 
 export const EXTEND_USAGE =
   'Usage: `/cngn extend <request> [duration]` — e.g. `/cngn extend AR-1A2B3C4D5E 12h` (at most the original lifetime, once)';
@@ -26,3 +28,13 @@ export async function extendCommand(
   }
   return extendAnswer(await deps.engine.extend(id, userId, byMs));
 }
+
+export const EXTEND_SUBCOMMAND: FeatureSubcommand<'approvals', ApprovalSlackDeps> = {
+  name: 'extend',
+  usage: 'extend <request> [duration]',
+  summary: 'extend your pending request once, by at most its original lifetime',
+  who: 'requester',
+  example: 'extend AR-1A2B3C4D5E 12h',
+  needs: 'approvals',
+  run: async (command, deps) => noticeMessage(await extendCommand(command.args, command.userId, deps)),
+};

@@ -1,14 +1,13 @@
-// The /cngn router: ack first, then find the subcommand, run it, and answer privately. Unknown input
-// gets the help with a "did you mean". Approval subcommands are handed to the approvals plugin.
+// The /cngn registry and router: every subcommand, as its feature declares it (name, usage, help line,
+// who it is for, the feature it needs, handler), in the help's order. The router acks first, finds the
+// entry, runs it, and answers privately. Unknown input gets the help with a "did you mean".
 import type { App, SlashCommand } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import type { ApprovalSlackDeps } from '../actions/approval.js';
-import { runApprovalCommand } from '../approval-plugin.js';
 import type { SlackMessage } from '../blocks/approval-message.js';
 import {
   errorMessage,
-  type HelpEntry,
   helpMessage,
   noticeMessage,
   TX_PAGE_ACTION,
@@ -18,153 +17,80 @@ import { commandDelivery, type Deliveries, type DeliveryTurn } from '../deliveri
 import { describeError } from '../errors.js';
 import { afterAck, type InFlight } from '../in-flight.js';
 import { postToResponseUrl } from '../response-url.js';
-import { type DeadLetterSlackDeps, deadLettersCommand } from './deadletters.js';
-import { type PolicyFacts, policyCommand } from './policy.js';
-import {
-  accountsCommand,
-  balanceCommand,
-  banksCommand,
-  type CommandContext,
-  depositCommand,
-  networksCommand,
-  quoteCommand,
-  type ReadDeps,
-  txCommand,
-  txPage,
-  whitelistCommand,
-} from './reads.js';
+import { AUDIT_SUBCOMMANDS } from './audit.js';
+import { BRIDGE_SUBCOMMAND } from './bridge.js';
+import { DEAD_LETTERS_SUBCOMMAND, type DeadLetterSlackDeps } from './deadletters.js';
+import { DELEGATE_SUBCOMMAND } from './delegate.js';
+import { EXTEND_SUBCOMMAND } from './extend.js';
+import { PENDING_SUBCOMMAND } from './pending.js';
+import { POLICY_SUBCOMMAND, type PolicyFacts } from './policy.js';
+import { READ_SUBCOMMANDS, type ReadDeps, txPage } from './reads.js';
+import { REDEEM_SUBCOMMAND } from './redeem.js';
+import { RESOLVE_SUBCOMMAND } from './resolve.js';
+import { SETTLEMENT_SUBCOMMAND } from './settlement.js';
+import type { CommandContext, FeatureSubcommand, Subcommand } from './types.js';
+import { WHITELIST_ADD_SUBCOMMAND } from './whitelist-add.js';
+import { WITHDRAW_SUBCOMMAND } from './withdraw.js';
 
-/** A message to send privately, or undefined when the subcommand answered itself (a modal). */
-type Answer = (ctx: CommandContext, deps: ReadDeps) => Promise<SlackMessage | undefined>;
+/** An entry of the registry: a read runs with the router's deps; the others with their feature's. */
+type Entry =
+  | (Subcommand<ReadDeps> & { needs?: undefined })
+  | FeatureSubcommand<'approvals', ApprovalSlackDeps>
+  | FeatureSubcommand<'policy', PolicyFacts>
+  | FeatureSubcommand<'deadLetters', DeadLetterSlackDeps>;
 
-interface Subcommand extends HelpEntry {
-  name: string;
-  run?: Answer;
-}
+const HELP: Subcommand<ReadDeps> = {
+  name: 'help',
+  usage: 'help',
+  summary: 'this list',
+  who: 'anyone',
+  example: 'help',
+  run: async () => help(),
+};
 
-/** The help, in the order a treasury operator needs it. `run` missing = handled by approvals. */
-export const SUBCOMMANDS: Subcommand[] = [
-  { name: 'balance', usage: 'balance', summary: 'token balance', example: 'balance', run: balanceCommand },
-  {
-    name: 'tx',
-    usage: 'tx [reference]',
-    summary: 'recent transactions, or one in full',
-    example: 'tx CNGN-WD-0001',
-    run: txCommand,
-  },
-  {
-    name: 'deposit',
-    usage: 'deposit [amount] [e-mail]',
-    summary: "one-time account to pay Naira into (the payer's e-mail is asked for)",
-    example: 'deposit 5000 payer@example.com',
-    run: depositCommand,
-  },
-  {
-    name: 'withdraw',
-    usage: 'withdraw [amount] [network] [address]',
-    summary: 'send cNGN to a wallet (needs approval)',
-    example: 'withdraw 1500 base 0xabc…',
-  },
-  {
-    name: 'redeem',
-    usage: 'redeem [amount] [bank] [account]',
-    summary: 'burn cNGN and pay Naira to a bank account (needs approval)',
-    example: 'redeem 5000 gtbank 0123456789',
-  },
-  {
-    name: 'quote',
-    usage: 'quote [amount] [from] [to] [address]',
-    summary: 'bridge fee quote',
-    example: 'quote 1500 base bsc 0xabc…',
-    run: quoteCommand,
-  },
-  {
-    name: 'bridge',
-    usage: 'bridge [amount] [from] [to] [address]',
-    summary: 'move cNGN to another network (needs approval)',
-    example: 'bridge 100000 base bsc 0xabc…',
-  },
-  {
-    name: 'accounts',
-    usage: 'accounts',
-    summary: 'dedicated virtual accounts (pay Naira in here)',
-    example: 'accounts',
-    run: accountsCommand,
-  },
-  {
-    name: 'networks',
-    usage: 'networks',
-    summary: 'supported networks',
-    example: 'networks',
-    run: networksCommand,
-  },
-  {
-    name: 'banks',
-    usage: 'banks [name]',
-    summary: 'supported banks',
-    example: 'banks zenith',
-    run: banksCommand,
-  },
-  {
-    name: 'whitelist',
-    usage: 'whitelist [add] [network] [address]',
-    summary: 'whitelisted addresses / add one (needs approval)',
-    example: 'whitelist add base 0xabc…',
-    run: whitelistCommand,
-  },
-  {
-    name: 'settlement',
-    usage: 'settlement [bank] [account]',
-    summary: 'change the settlement bank account (needs approval)',
-    example: 'settlement gtbank 0123456789',
-  },
-  { name: 'pending', usage: 'pending', summary: 'open approval requests', example: 'pending' },
-  {
-    name: 'extend',
-    usage: 'extend <request> [duration]',
-    summary: 'requester: extend your pending request once, by at most its original lifetime',
-    example: 'extend AR-1A2B3C4D5E 12h',
-  },
-  {
-    name: 'delegate',
-    usage: 'delegate [@person until <date|duration> [max <amount>] | revoke @person]',
-    summary:
-      'approvers away: let someone approve in your place for a while (another approver approves it); list or revoke',
-    example: 'delegate @bola until 2026-12-24 max 500000',
-  },
-  {
-    name: 'policy',
-    usage: 'policy',
-    summary: 'who may approve what: tiers, approvers, lifetime, reminders, channels',
-    example: 'policy',
-  },
-  { name: 'audit', usage: 'audit [n]', summary: 'the last n steps of the audit log', example: 'audit 50' },
-  {
-    name: 'audit verify',
-    usage: 'audit verify',
-    summary: "approvers: check the audit log's hash chain and name the first broken link",
-    example: 'audit verify',
-  },
-  {
-    name: 'audit export',
-    usage: 'audit export [from] [to]',
-    summary: 'approvers: the audit log as CSV and JSON Lines, sent to you in a DM (dates or 7d, 24h)',
-    example: 'audit export 2026-11-01 2026-11-30',
-  },
-  {
-    name: 'deadletters',
-    usage: 'deadletters [repost <id|all> <#channel or its ID>]',
-    summary: 'alerts Slack refused, with why; approvers re-post one or all to a channel',
-    example: 'deadletters',
-  },
-  {
-    name: 'resolve',
-    usage: 'resolve <request> completed|failed <note>',
-    summary: 'approvers: record what you checked for a request whose outcome is unknown (nothing is sent)',
-    example: 'resolve AR-1A2B3C4D5E failed not on the dashboard',
-  },
-  { name: 'help', usage: 'help', summary: 'this list', example: 'help' },
+/** Every /cngn subcommand, in the order a treasury operator needs them (the help's order). */
+export const REGISTRY: readonly Entry[] = [
+  READ_SUBCOMMANDS.balance,
+  READ_SUBCOMMANDS.tx,
+  READ_SUBCOMMANDS.deposit,
+  WITHDRAW_SUBCOMMAND,
+  REDEEM_SUBCOMMAND,
+  READ_SUBCOMMANDS.quote,
+  BRIDGE_SUBCOMMAND,
+  READ_SUBCOMMANDS.accounts,
+  READ_SUBCOMMANDS.networks,
+  READ_SUBCOMMANDS.banks,
+  READ_SUBCOMMANDS.whitelist,
+  WHITELIST_ADD_SUBCOMMAND,
+  SETTLEMENT_SUBCOMMAND,
+  PENDING_SUBCOMMAND,
+  EXTEND_SUBCOMMAND,
+  DELEGATE_SUBCOMMAND,
+  POLICY_SUBCOMMAND,
+  AUDIT_SUBCOMMANDS.list,
+  AUDIT_SUBCOMMANDS.verify,
+  AUDIT_SUBCOMMANDS.export,
+  DEAD_LETTERS_SUBCOMMAND,
+  RESOLVE_SUBCOMMAND,
+  HELP,
 ];
+
+/** The entries `/cngn help` shows, one line each, in order. */
+export const SUBCOMMANDS: readonly Entry[] = REGISTRY.filter((entry) => entry.inHelp !== false);
+
+const NOT_CONFIGURED = 'Approvals are not configured: set CNGN_APPROVALS_CHANNEL and CNGN_APPROVERS.';
+
+/**
+ * The entry the words name, and the words after its name: two words first (`audit verify`,
+ * `whitelist add`), then one. Case does not matter.
+ */
+export function findSubcommand(words: string[]): { entry: Entry; args: string[] } | undefined {
+  const [first = '', second = ''] = words.map((word) => word.toLowerCase());
+  const both = REGISTRY.find((entry) => entry.name === `${first} ${second}`);
+  if (both) return { entry: both, args: words.slice(2) };
+  const one = REGISTRY.find((entry) => entry.name === first);
+  return one ? { entry: one, args: words.slice(1) } : undefined;
+}
 
 export interface RouterDeps extends ReadDeps {
   /** Each delivery of /cngn runs once, across replicas. */
@@ -281,54 +207,56 @@ export function unwrapLinks(text: string): string {
     .replace(/&amp;/g, '&');
 }
 
+type Reply = (message: SlackMessage) => Promise<void>;
+
+/**
+ * The entry's handler with the deps it needs, and how its answers are sent; undefined when its feature
+ * is not configured here. Approval answers that name the environment in their own heading are sent as
+ * they are (one marker per answer is enough); every other answer gets the marker added.
+ */
+function bind(
+  entry: Entry,
+  deps: RouterDeps,
+  replies: { marked: Reply; ownMarker: Reply },
+): { run: (command: CommandContext) => Promise<SlackMessage | undefined>; reply: Reply } | undefined {
+  switch (entry.needs) {
+    case undefined:
+      return { run: (command) => entry.run(command, deps), reply: replies.marked };
+    case 'policy': {
+      const facts = deps.policy;
+      return facts && { run: (command) => entry.run(command, facts), reply: replies.marked };
+    }
+    case 'approvals': {
+      const approvals = deps.approvals;
+      return approvals && { run: (command) => entry.run(command, approvals), reply: replies.ownMarker };
+    }
+    case 'deadLetters': {
+      const letters = deps.deadLetters;
+      return letters && { run: (command) => entry.run(command, letters), reply: replies.ownMarker };
+    }
+  }
+}
+
 export async function routeCommand(
   text: string,
   ctx: Omit<CommandContext, 'args'>,
   deps: RouterDeps,
 ): Promise<void> {
-  const [first = '', ...args] = unwrapLinks(text).trim().split(/\s+/).filter(Boolean);
+  const words = unwrapLinks(text).trim().split(/\s+/).filter(Boolean);
+  const first = words[0] ?? '';
   const name = first.toLowerCase();
   const reply = (message: SlackMessage) => ctx.respond(withEnvironment(message, deps.api.environment));
-  const context: CommandContext = { ...ctx, args, respond: reply };
-  // The approval lists name the environment in their own heading; one marker per answer is enough.
   const approvalReply = (message: SlackMessage) =>
     deps.approvals && message.text.endsWith(`· ${deps.approvals.environmentLabel}`)
       ? ctx.respond(message)
       : reply(message);
   try {
-    if (name === '' || name === 'help') return await reply(help());
-    const isApprovalWhitelist = name === 'whitelist' && args[0]?.toLowerCase() === 'add';
-    const own = SUBCOMMANDS.find((s) => s.name === name && s.run);
-    if (own?.run && !isApprovalWhitelist) {
-      const message = await own.run(context, deps);
-      if (message) await reply(message);
-      return;
-    }
-    if (name === 'policy' && deps.policy) return await reply(await policyCommand(ctx.client, deps.policy));
-    if (name === 'deadletters' && deps.deadLetters) {
-      return await approvalReply(await deadLettersCommand(args, ctx.userId, deps.deadLetters));
-    }
-    if (deps.approvals && SUBCOMMANDS.some((s) => s.name === name)) {
-      const handled = await runApprovalCommand(
-        name,
-        {
-          args,
-          userId: ctx.userId,
-          triggerId: ctx.triggerId,
-          client: ctx.client,
-          respond: (textAnswer) => approvalReply(noticeMessage(textAnswer)),
-        },
-        deps.approvals,
-        approvalReply,
-      );
-      if (handled) return;
-    }
-    if (SUBCOMMANDS.some((s) => s.name === name)) {
-      return await reply(
-        errorMessage('Approvals are not configured: set CNGN_APPROVALS_CHANNEL and CNGN_APPROVERS.'),
-      );
-    }
-    await reply(help(first));
+    const found = findSubcommand(words);
+    if (!found) return await reply(help(first));
+    const bound = bind(found.entry, deps, { marked: reply, ownMarker: approvalReply });
+    if (!bound) return await reply(errorMessage(NOT_CONFIGURED));
+    const answer = await bound.run({ ...ctx, args: found.args, respond: bound.reply });
+    if (answer) await bound.reply(answer);
   } catch (error) {
     await reply(errorMessage(describeError(error, deps.logger, `/cngn ${name}`).text));
   }

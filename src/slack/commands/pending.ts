@@ -4,6 +4,7 @@ import type { ApprovalSlackDeps } from '../actions/approval.js';
 import { pendingList } from '../blocks/approval-lists.js';
 import { REVIEW_ALL_MIN, reviewAllButton } from '../blocks/approval-review-all.js';
 import { waitingFor } from '../home/waiting.js';
+import type { FeatureSubcommand } from './types.js';
 
 export async function pendingCommand(deps: ApprovalSlackDeps, user: string) {
   const now = (deps.now ?? (() => new Date()))();
@@ -16,3 +17,13 @@ export async function pendingCommand(deps: ApprovalSlackDeps, user: string) {
     blocks: [...list.blocks, { type: 'actions' as const, elements: [reviewAllButton(waiting.length)] }],
   };
 }
+
+export const PENDING_SUBCOMMAND: FeatureSubcommand<'approvals', ApprovalSlackDeps> = {
+  name: 'pending',
+  usage: 'pending',
+  summary: 'open approval requests',
+  who: 'anyone',
+  example: 'pending',
+  needs: 'approvals',
+  run: (command, deps) => pendingCommand(deps, command.userId),
+};

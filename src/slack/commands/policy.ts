@@ -6,6 +6,7 @@ import type { ApprovalTier, Delegation, ReminderPoint } from '../../approvals/in
 import type { CngnEnvironment } from '../../cngn/api.js';
 import type { SlackMessage } from '../blocks/approval-message.js';
 import { type NamedPerson, type PolicyView, policyMessage } from '../blocks/policy.js';
+import type { FeatureSubcommand } from './types.js';
 
 /** The settled configuration the policy is read from (start-up builds it). */
 export interface PolicyFacts {
@@ -66,3 +67,13 @@ export async function policyCommand(client: WebClient, facts: PolicyFacts): Prom
     now: facts.now?.() ?? new Date(),
   });
 }
+
+export const POLICY_SUBCOMMAND: FeatureSubcommand<'policy', PolicyFacts> = {
+  name: 'policy',
+  usage: 'policy',
+  summary: 'who may approve what: tiers, approvers, lifetime, reminders, channels',
+  who: 'anyone',
+  example: 'policy',
+  needs: 'policy',
+  run: (command, facts) => policyCommand(command.client, facts),
+};

@@ -1,6 +1,5 @@
-// Subcommands that move no money. Each reads through the client (caches and budget included) and
-// answers with a blocks/ builder; the router has already acked.
-import type { WebClient } from '@slack/web-api';
+// Subcommands that move no money, and their entries for the command registry. Each reads through the
+// client (caches and budget included) and answers with a blocks/ builder; the router has already acked.
 import type { CngnApi } from '../../cngn/api.js';
 import { CngnError } from '../../cngn/errors.js';
 import type { Network, Transaction } from '../../cngn/schemas.js';
@@ -24,16 +23,7 @@ import { txFromAlertsMessage } from '../blocks/tx-alerts.js';
 import { type AlertWhereabouts, alertWhereaboutsBlock } from '../blocks/webhook-digest.js';
 import { describeError } from '../errors.js';
 import { openModalWhileLoading } from './open-modal.js';
-
-export interface CommandContext {
-  args: string[];
-  userId: string;
-  channelId: string;
-  triggerId: string;
-  client: WebClient;
-  /** Answer privately through the command's response_url. */
-  respond(message: SlackMessage): Promise<void>;
-}
+import type { CommandContext, Subcommand } from './types.js';
 
 export interface ReadDeps {
   api: CngnApi;
@@ -202,3 +192,72 @@ export async function quoteCommand(ctx: CommandContext, deps: ReadDeps): Promise
   });
   return opened ? undefined : errorMessage(FORM_NOT_OPENED);
 }
+
+/** The reads' /cngn subcommands; the registry puts them in the help's order. */
+export const READ_SUBCOMMANDS = {
+  balance: {
+    name: 'balance',
+    usage: 'balance',
+    summary: 'token balance',
+    who: 'anyone',
+    example: 'balance',
+    run: balanceCommand,
+  },
+  tx: {
+    name: 'tx',
+    usage: 'tx [reference]',
+    summary: 'recent transactions, or one in full',
+    who: 'anyone',
+    example: 'tx CNGN-WD-0001',
+    run: txCommand,
+  },
+  deposit: {
+    name: 'deposit',
+    usage: 'deposit [amount] [e-mail]',
+    summary: "one-time account to pay Naira into (the payer's e-mail is asked for)",
+    who: 'anyone',
+    example: 'deposit 5000 payer@example.com',
+    run: depositCommand,
+  },
+  quote: {
+    name: 'quote',
+    usage: 'quote [amount] [from] [to] [address]',
+    summary: 'bridge fee quote',
+    who: 'anyone',
+    example: 'quote 1500 base bsc 0xabc…',
+    run: quoteCommand,
+  },
+  accounts: {
+    name: 'accounts',
+    usage: 'accounts',
+    summary: 'dedicated virtual accounts (pay Naira in here)',
+    who: 'anyone',
+    example: 'accounts',
+    run: accountsCommand,
+  },
+  networks: {
+    name: 'networks',
+    usage: 'networks',
+    summary: 'supported networks',
+    who: 'anyone',
+    example: 'networks',
+    run: networksCommand,
+  },
+  banks: {
+    name: 'banks',
+    usage: 'banks [name]',
+    summary: 'supported banks',
+    who: 'anyone',
+    example: 'banks zenith',
+    run: banksCommand,
+  },
+  // Its line also shows `whitelist add`, which files a request (approvals).
+  whitelist: {
+    name: 'whitelist',
+    usage: 'whitelist [add] [network] [address]',
+    summary: 'whitelisted addresses / add one (needs approval)',
+    who: 'anyone',
+    example: 'whitelist add base 0xabc…',
+    run: whitelistCommand,
+  },
+} satisfies Record<string, Subcommand<ReadDeps>>;

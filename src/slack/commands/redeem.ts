@@ -1,16 +1,11 @@
 // `/cngn redeem [amount] [bank] [account]`: the redeem modal, prefilled from the arguments.
 import type { ApprovalSlackDeps } from '../actions/approval.js';
 import { redeemModal } from '../blocks/approval-modals-bank.js';
-import {
-  type ApprovalCommand,
-  findBank,
-  looksLikeAccount,
-  looksLikeAmount,
-  openModal,
-} from './approval-command.js';
+import { findBank, looksLikeAccount, looksLikeAmount, openModal } from './approval-command.js';
+import type { CommandContext, FeatureSubcommand } from './types.js';
 
-export async function redeemCommand(command: ApprovalCommand, deps: ApprovalSlackDeps): Promise<void> {
-  await openModal(command, deps, async () => {
+export async function redeemCommand(command: CommandContext, deps: ApprovalSlackDeps): Promise<undefined> {
+  return openModal(command, deps, async () => {
     const account = command.args.find(looksLikeAccount);
     const amount = command.args.find((a) => looksLikeAmount(a) && a !== account);
     const words = command.args.filter((a) => a !== account && a !== amount);
@@ -22,3 +17,13 @@ export async function redeemCommand(command: ApprovalCommand, deps: ApprovalSlac
     });
   });
 }
+
+export const REDEEM_SUBCOMMAND: FeatureSubcommand<'approvals', ApprovalSlackDeps> = {
+  name: 'redeem',
+  usage: 'redeem [amount] [bank] [account]',
+  summary: 'burn cNGN and pay Naira to a bank account (needs approval)',
+  who: 'anyone',
+  example: 'redeem 5000 gtbank 0123456789',
+  needs: 'approvals',
+  run: redeemCommand,
+};

@@ -3,6 +3,8 @@
 // found. The step is audited and shown on the request's message; nothing is ever sent or resent.
 import type { ApprovalSlackDeps } from '../actions/approval.js';
 import { refusalText } from '../blocks/approval-lists.js';
+import { noticeMessage } from '../blocks/reads.js';
+import type { FeatureSubcommand } from './types.js';
 
 export const RESOLVE_USAGE =
   'Usage: `/cngn resolve <request> completed|failed <what you checked>` — e.g. `/cngn resolve AR-1A2B3C4D5E failed not on the dashboard, support confirmed`';
@@ -26,3 +28,13 @@ export async function resolveCommand(
   if (!result.ok) return refusalText(result.reason, result.request);
   return `${id} is now marked *${outcome}*, as you checked. The approvals channel shows it; nothing was sent.`;
 }
+
+export const RESOLVE_SUBCOMMAND: FeatureSubcommand<'approvals', ApprovalSlackDeps> = {
+  name: 'resolve',
+  usage: 'resolve <request> completed|failed <note>',
+  summary: 'record what you checked for a request whose outcome is unknown (nothing is sent)',
+  who: 'approvers',
+  example: 'resolve AR-1A2B3C4D5E failed not on the dashboard',
+  needs: 'approvals',
+  run: async (command, deps) => noticeMessage(await resolveCommand(command.args, command.userId, deps)),
+};

@@ -1,10 +1,14 @@
 // `/cngn settlement [bank] [account]`: the settlement account modal, prefilled from the arguments.
 import type { ApprovalSlackDeps } from '../actions/approval.js';
 import { settlementModal } from '../blocks/approval-modals-bank.js';
-import { type ApprovalCommand, findBank, looksLikeAccount, openModal } from './approval-command.js';
+import { findBank, looksLikeAccount, openModal } from './approval-command.js';
+import type { CommandContext, FeatureSubcommand } from './types.js';
 
-export async function settlementCommand(command: ApprovalCommand, deps: ApprovalSlackDeps): Promise<void> {
-  await openModal(command, deps, async () => {
+export async function settlementCommand(
+  command: CommandContext,
+  deps: ApprovalSlackDeps,
+): Promise<undefined> {
+  return openModal(command, deps, async () => {
     const account = command.args.find(looksLikeAccount);
     const words = command.args.filter((a) => a !== account);
     const bank = words.length > 0 ? findBank(await deps.api.getBanks(), words) : undefined;
@@ -15,3 +19,13 @@ export async function settlementCommand(command: ApprovalCommand, deps: Approval
     });
   });
 }
+
+export const SETTLEMENT_SUBCOMMAND: FeatureSubcommand<'approvals', ApprovalSlackDeps> = {
+  name: 'settlement',
+  usage: 'settlement [bank] [account]',
+  summary: 'change the settlement bank account (needs approval)',
+  who: 'anyone',
+  example: 'settlement gtbank 0123456789',
+  needs: 'approvals',
+  run: settlementCommand,
+};

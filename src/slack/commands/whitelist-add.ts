@@ -1,10 +1,14 @@
 // `/cngn whitelist add [network] [address]`: the whitelist modal (with the 24 h timelock notice).
 import type { ApprovalSlackDeps } from '../actions/approval.js';
 import { toNetworkChoices, whitelistModal } from '../blocks/approval-modals.js';
-import { type ApprovalCommand, findNetwork, looksLikeAddress, openModal } from './approval-command.js';
+import { findNetwork, looksLikeAddress, openModal } from './approval-command.js';
+import type { CommandContext, FeatureSubcommand } from './types.js';
 
-export async function whitelistAddCommand(command: ApprovalCommand, deps: ApprovalSlackDeps): Promise<void> {
-  await openModal(command, deps, async () => {
+export async function whitelistAddCommand(
+  command: CommandContext,
+  deps: ApprovalSlackDeps,
+): Promise<undefined> {
+  return openModal(command, deps, async () => {
     const networks = await deps.api.getNetworks();
     return whitelistModal({
       networks: toNetworkChoices(networks),
@@ -19,3 +23,15 @@ export async function whitelistAddCommand(command: ApprovalCommand, deps: Approv
     });
   });
 }
+
+export const WHITELIST_ADD_SUBCOMMAND: FeatureSubcommand<'approvals', ApprovalSlackDeps> = {
+  name: 'whitelist add',
+  usage: 'whitelist add [network] [address]',
+  summary: 'add an address to the whitelist (needs approval)',
+  who: 'anyone',
+  example: 'whitelist add base 0xabc…',
+  // The whitelist line of the help shows it: `whitelist [add] …`.
+  inHelp: false,
+  needs: 'approvals',
+  run: whitelistAddCommand,
+};

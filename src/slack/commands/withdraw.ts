@@ -1,16 +1,11 @@
 // `/cngn withdraw [amount] [network] [address]`: the withdraw modal, prefilled from the arguments.
 import type { ApprovalSlackDeps } from '../actions/approval.js';
 import { toNetworkChoices, withdrawModal } from '../blocks/approval-modals.js';
-import {
-  type ApprovalCommand,
-  findNetwork,
-  looksLikeAddress,
-  looksLikeAmount,
-  openModal,
-} from './approval-command.js';
+import { findNetwork, looksLikeAddress, looksLikeAmount, openModal } from './approval-command.js';
+import type { CommandContext, FeatureSubcommand } from './types.js';
 
-export async function withdrawCommand(command: ApprovalCommand, deps: ApprovalSlackDeps): Promise<void> {
-  await openModal(command, deps, async () => {
+export async function withdrawCommand(command: CommandContext, deps: ApprovalSlackDeps): Promise<undefined> {
+  return openModal(command, deps, async () => {
     const [networks, whitelist] = await Promise.all([
       deps.api.getNetworks(),
       deps.api.getWhitelisted({ includeNetwork: true }),
@@ -39,3 +34,13 @@ export async function withdrawCommand(command: ApprovalCommand, deps: ApprovalSl
     });
   });
 }
+
+export const WITHDRAW_SUBCOMMAND: FeatureSubcommand<'approvals', ApprovalSlackDeps> = {
+  name: 'withdraw',
+  usage: 'withdraw [amount] [network] [address]',
+  summary: 'send cNGN to a wallet (needs approval)',
+  who: 'anyone',
+  example: 'withdraw 1500 base 0xabc…',
+  needs: 'approvals',
+  run: withdrawCommand,
+};

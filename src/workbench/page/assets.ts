@@ -3,6 +3,7 @@
 // second) and kept in memory; nothing is fetched from outside, so the page works offline.
 import { fileURLToPath } from 'node:url';
 import { build, stop } from 'esbuild';
+import { helpSummary } from '../../slack/blocks/reads.js';
 import { SUBCOMMANDS } from '../../slack/commands/index.js';
 import { WORKBENCH_PREFIX } from '../protocol.js';
 
@@ -28,8 +29,9 @@ function scriptJson(value: unknown): string {
 }
 
 function page(): string {
-  // The composer's hints are the bot's own help, so they never drift from what `/cngn help` says.
-  const hints = SUBCOMMANDS.map(({ usage, summary }) => ({ usage, summary }));
+  // The composer's hints are the bot's own help (from the command registry), so they never drift
+  // from what `/cngn help` says.
+  const hints = SUBCOMMANDS.map((entry) => ({ usage: entry.usage, summary: helpSummary(entry) }));
   return `<!doctype html>
 <html lang="en">
 <head>
