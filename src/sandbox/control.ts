@@ -2,9 +2,9 @@
 // pay a temporary account, simulate an on-chain deposit, settle everything now, make the next
 // redemption fail, peek at the books.
 import { z } from 'zod';
-import type { Timeline } from './timeline.js';
 import { formatIssues } from './rules.js';
 import type { SandboxState } from './state.js';
+import type { Timeline } from './timeline.js';
 
 export interface ControlAnswer {
   status: number;

@@ -12,11 +12,11 @@ import {
   sealResponseData,
 } from '../cngn/wire.js';
 import { Faults } from './faults.js';
-import { Timeline } from './timeline.js';
 import { randomSecret } from './names.js';
 import { RateLimiter, type RateLimitOptions } from './rate-limit.js';
 import { createPipeline, type RequestLogEntry } from './server.js';
 import { SandboxState } from './state.js';
+import { Timeline } from './timeline.js';
 import type { Permission, TransactionRecord } from './types.js';
 import { type WebhookDelivery, WebhookSender } from './webhooks.js';
 

@@ -2,7 +2,6 @@
 // and what each answers (in plain form; server.ts seals `data`).
 import { BANKS, DEDICATED_ACCOUNTS, networkView } from './catalog.js';
 import { createTemporaryAccount } from './deposits.js';
-import type { Timeline } from './timeline.js';
 import { bridge, quote, redeem, updateSettlement, verifyAccount, withdraw } from './outgoing.js';
 import {
   accountVerifyBody,
@@ -19,6 +18,7 @@ import {
   withdrawBody,
 } from './rules.js';
 import type { SandboxState } from './state.js';
+import type { Timeline } from './timeline.js';
 import type { Permission } from './types.js';
 import { addWhitelist, whitelistView } from './whitelist.js';
 

@@ -4,11 +4,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { openRequestBody, sealResponseData } from '../cngn/wire.js';
 import { handleControl } from './control.js';
 import type { Faults } from './faults.js';
-import type { Timeline } from './timeline.js';
 import type { RateLimiter } from './rate-limit.js';
 import { matchRoute } from './routes.js';
 import { SandboxError } from './rules.js';
 import type { SandboxState } from './state.js';
+import type { Timeline } from './timeline.js';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 const MAX_LOGGED_REQUESTS = 100_000;

@@ -7,7 +7,6 @@ import type { CustomRoute } from '@slack/bolt';
 import type { Logger } from '../log.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { Store } from '../store/index.js';
-import { Workspace } from './workspace.js';
 import { WORKBENCH_HEADERS } from './headers.js';
 import { Interactions } from './interactions.js';
 import { pageAssets, warmPageAssets } from './page/assets.js';
@@ -15,6 +14,7 @@ import type { Environment } from './protocol.js';
 import { type PageAssetsSource, workbenchRoutes } from './routes.js';
 import { type PostingRate, Triggers } from './slack-rules.js';
 import { newWorkbenchBotToken, WebApi } from './web-api.js';
+import { Workspace } from './workspace.js';
 
 export { newWorkbenchBotToken } from './web-api.js';
 

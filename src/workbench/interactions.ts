@@ -7,7 +7,6 @@ import type { BlockAction, EnvelopedEvent, SlashCommand } from '@slack/bolt';
 import type { AppHomeOpenedEvent } from '@slack/types';
 import { z } from 'zod';
 import type { Logger } from '../log.js';
-import { type Workspace, newId } from './workspace.js';
 import { findElement, ModalInteractions, openView } from './modal-interactions.js';
 import { APP_ID, BOT, dmOf, escapeCommandMentions, resolveChannel, TEAM } from './people.js';
 import type {
@@ -25,6 +24,7 @@ import { asPageError, PageError, personOf, SignedRequests, VERIFICATION_TOKEN } 
 import { SlackRefusal, type Triggers } from './slack-rules.js';
 import { safeJson } from './slack-shapes.js';
 import { elementState, optionsOf, stateValues, viewOutput, withIds } from './views.js';
+import { newId, type Workspace } from './workspace.js';
 
 export interface InteractionsOptions {
   workspace: Workspace;

@@ -5,7 +5,6 @@
 import type { BlockSuggestion, ViewClosedAction, ViewSubmitAction } from '@slack/bolt';
 import type { View } from '@slack/types';
 import { z } from 'zod';
-import { type Workspace, newId } from './workspace.js';
 import { APP_ID, TEAM } from './people.js';
 import type { CloseInput, SubmitInput, SuggestAnswer, SuggestInput, WorkbenchModal } from './protocol.js';
 import {
@@ -19,6 +18,7 @@ import { checkView, SlackRefusal } from './slack-rules.js';
 import { newHash, safeJson } from './slack-shapes.js';
 import { elementsOf, isEmpty, stateValues, viewOutput, withIds } from './views.js';
 import { MAX_STACK } from './web-api-views.js';
+import { newId, type Workspace } from './workspace.js';
 
 /** What Slack's client says under a required input left empty. */
 export const REQUIRED = 'Please complete this required field.';

@@ -2,11 +2,11 @@
 // unless it says in_channel; replace_original edits the message the click came from (an ephemeral
 // one included) and delete_original removes it.
 import { z } from 'zod';
-import type { Workspace } from './workspace.js';
 import type { WorkbenchMessage } from './protocol.js';
 import { checkMessage, SlackRefusal } from './slack-rules.js';
 import { type Answer, safeJson } from './slack-shapes.js';
 import { withIds } from './views.js';
+import type { Workspace } from './workspace.js';
 
 const responseBody = z.looseObject({
   text: z.string().optional(),

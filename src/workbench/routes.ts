@@ -7,12 +7,12 @@ import type { CustomRoute } from '@slack/bolt';
 import { z } from 'zod';
 import type { Logger } from '../log.js';
 import type { Sandbox } from '../sandbox/index.js';
-import type { Workspace } from './workspace.js';
 import type { Interactions } from './interactions.js';
 import { BOT, channelsFor, dmOwner, USERS, userById } from './people.js';
 import { type Environment, WORKBENCH_PREFIX, type WorkbenchAnswer, type WorkbenchState } from './protocol.js';
 import { PageError } from './signed-requests.js';
 import { SlackRefusal } from './slack-rules.js';
+import type { Workspace } from './workspace.js';
 
 const API = `${WORKBENCH_PREFIX}/api`;
 const MAX_BODY = 64_000;

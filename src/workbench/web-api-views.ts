@@ -2,12 +2,12 @@
 // of the click, a stack holds at most 3 views, a stale hash is refused, and every view is checked
 // against Block Kit's limits before anyone sees it.
 import type { View } from '@slack/types';
-import { type Workspace, newId } from './workspace.js';
 import { USERS, userById } from './people.js';
 import type { WorkbenchModal } from './protocol.js';
 import { checkView, SlackRefusal, type Triggers } from './slack-rules.js';
 import { type Answer, newHash, ok, refused } from './slack-shapes.js';
 import { viewOutput, withIds } from './views.js';
+import { newId, type Workspace } from './workspace.js';
 
 /** Slack's limit on a modal stack (views.push). */
 export const MAX_STACK = 3;

@@ -13,7 +13,6 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import type { Logger } from '../log.js';
-import { type Workspace, newId } from './workspace.js';
 import { WORKBENCH_HEADERS } from './headers.js';
 import {
   BOT,
@@ -42,6 +41,7 @@ import {
 } from './slack-shapes.js';
 import { withIds } from './views.js';
 import { ViewsApi } from './web-api-views.js';
+import { newId, type Workspace } from './workspace.js';
 
 /** A bot token for one start of the workbench: only the bot it was given to can call the Web API. */
 export const newWorkbenchBotToken = () => `xoxb-workbench-${randomBytes(24).toString('hex')}`;
@@ -199,7 +199,8 @@ export class WebApi {
 
   /** GET /files/<id>/<name>: a shared file's bytes, as an attachment. */
   private async download(rest: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const file = req.method === 'GET' ? await this.options.workspace.file(rest.split('/')[0] ?? '') : undefined;
+    const file =
+      req.method === 'GET' ? await this.options.workspace.file(rest.split('/')[0] ?? '') : undefined;
     if (!file) {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
       res.end('No such file');
@@ -354,7 +355,9 @@ export class WebApi {
       const channel = resolveChannel(String(args.channel ?? ''));
       if (!channel) return refused('channel_not_found');
       const limit = Math.min(Number(args.limit ?? 100) || 100, 1000);
-      const all = (await this.options.workspace.messages(channel.id)).filter((m) => !m.visibleTo && !m.thread_ts);
+      const all = (await this.options.workspace.messages(channel.id)).filter(
+        (m) => !m.visibleTo && !m.thread_ts,
+      );
       return ok({ messages: all.reverse().slice(0, limit).map(slackMessage), has_more: all.length > limit });
     },
     'conversations.replies': async (args) => {

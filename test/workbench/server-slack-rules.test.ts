@@ -5,9 +5,9 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import { createStore, type Store } from '../../src/store/index.js';
-import { Workspace } from '../../src/workbench/workspace.js';
 import { PostingRate, TRIGGER_LIFETIME_MS, Triggers } from '../../src/workbench/slack-rules.js';
 import { WebApi } from '../../src/workbench/web-api.js';
+import { Workspace } from '../../src/workbench/workspace.js';
 
 let clock = 1_800_000_000_000;
 const now = () => clock;
@@ -70,7 +70,9 @@ describe('trigger_id', () => {
     clock += TRIGGER_LIFETIME_MS;
     const opened = await call('views.open', { trigger_id: trigger, view: modal([section('hello')]) });
     expect(opened.body.ok).toBe(true);
-    expect((await workspace.modals('U0ADA')).map((m) => m.id)).toEqual([(opened.body.view as { id: string }).id]);
+    expect((await workspace.modals('U0ADA')).map((m) => m.id)).toEqual([
+      (opened.body.view as { id: string }).id,
+    ]);
     expect(
       (await call('views.open', { trigger_id: trigger, view: modal([section('again')]) })).body.error,
     ).toBe('invalid_trigger_id');
