@@ -3,10 +3,11 @@
 // service. The delegation is in effect while its request is completed, not revoked, and before its end;
 // every check reads the store, so a revocation holds at once on every replica and survives restarts.
 // Who may use it for which request is decided in policy.ts (the one place eligibility lives).
-import type { CngnEnvironment } from '../cngn/api.js';
+
 import { Money } from '../format/money.js';
 import type { Store } from '../store/index.js';
 import type { ApprovalCore } from './engine.js';
+import type { ServiceEnvironment } from './ports.js';
 import type { ApprovalRequest, DelegationPayload, RequestOf } from './types.js';
 
 /** A delegation as granted: who may approve in whose place, until when, up to which amount. */
@@ -33,13 +34,13 @@ export const REVOKED_ACTION = 'delegation-revoked';
 /** Ended delegations stay listed this long (for the refusal's reason), then leave the index. */
 const KEEP_ENDED_MS = 7 * 86_400_000;
 
-const indexKey = (environment: CngnEnvironment) => `delegations:${environment}`;
+const indexKey = (environment: ServiceEnvironment) => `delegations:${environment}`;
 
 /**
  * The lock an approval in someone's place and a revocation both take (after the request's own lock),
  * so a revocation confirmed to a person is never followed by an approval through that delegation.
  */
-export const delegationsLockName = (environment: CngnEnvironment) => `delegations:${environment}`;
+export const delegationsLockName = (environment: ServiceEnvironment) => `delegations:${environment}`;
 
 /** Whether a delegation is in effect at `now`. */
 export function isLive(delegation: Delegation, now: Date): boolean {
@@ -88,7 +89,7 @@ export function delegationProblem(
 export class DelegationBook {
   constructor(
     private readonly store: Store,
-    private readonly environment: CngnEnvironment,
+    private readonly environment: ServiceEnvironment,
     /** The granting requests, in the order asked, in one store request. */
     private readonly load: (ids: string[]) => Promise<Array<ApprovalRequest | undefined>>,
     private readonly now: () => Date,

@@ -1,13 +1,13 @@
 // The maker-checker engine: file, approve, reject, cancel, expire. Every change is a read-check-write
 // under the request's lock, persisted (and audited) before any listener hears of it. No Slack here.
 import { randomBytes } from 'node:crypto';
-import type { CngnApi } from '../cngn/api.js';
 import { Money } from '../format/money.js';
 import type { Store } from '../store/index.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
 import { DelegationBook, delegationProblem, delegationsLockName } from './delegations.js';
 import { checkDraft, InvalidDraftError } from './draft.js';
 import type { ApprovalPolicy, RefusalReason } from './policy.js';
+import type { CustodyGateway } from './ports.js';
 import { needsRecheck, recheckFigures } from './recheck.js';
 import { ApprovalRepository, ENVIRONMENTS } from './repository.js';
 import { hasNotice, transition, withNotice } from './state-machine.js';
@@ -53,13 +53,14 @@ export interface EngineLog {
 
 export interface EngineOptions {
   store: Store;
-  api: CngnApi;
+  /** The custody service, in the engine's words (see ports.ts). */
+  custody: CustodyGateway;
   policy: ApprovalPolicy;
   /** Request lifetime (CNGN_APPROVAL_TTL). */
   ttlMs: number;
   /** Public HTTPS origin: bridge requests then carry a per-request callback URL. */
   publicUrl?: string;
-  /** Non-reversible id of the API key the service client uses (see keyId in cngn/credentials). */
+  /** Non-reversible id of the API key the service client uses. */
   keyId?: string;
   now?: () => Date;
   log?: EngineLog;
@@ -104,12 +105,12 @@ export class ApprovalCore {
   private keyId: string | undefined;
 
   constructor(readonly options: EngineOptions) {
-    this.repo = new ApprovalRepository(options.store, options.api.environment);
+    this.repo = new ApprovalRepository(options.store, options.custody.environment);
     this.now = options.now ?? (() => new Date());
     this.keyId = options.keyId;
     this.delegations = new DelegationBook(
       options.store,
-      options.api.environment,
+      options.custody.environment,
       (ids) => this.repo.getMany(ids),
       this.now,
     );
@@ -123,7 +124,7 @@ export class ApprovalCore {
 
   /** The environment and key that requests are filed for now, and the only ones they are sent to. */
   get binding(): ServiceBinding {
-    return { environment: this.options.api.environment, keyId: this.keyId };
+    return { environment: this.options.custody.environment, keyId: this.keyId };
   }
 
   onChange(listener: ApprovalListener): void {
@@ -191,7 +192,7 @@ export class ApprovalCore {
    * each other.
    */
   underDelegationsLock<T>(fn: () => Promise<T>): Promise<T> {
-    return this.options.store.withLock(delegationsLockName(this.options.api.environment), fn);
+    return this.options.store.withLock(delegationsLockName(this.options.custody.environment), fn);
   }
 
   /**
@@ -219,7 +220,7 @@ export class ApprovalCore {
     let request = {
       ...draft,
       id,
-      environment: this.options.api.environment,
+      environment: this.options.custody.environment,
       ...(this.keyId ? { keyId: this.keyId } : {}),
       ...(amount ? { amount: amount.toString() } : {}),
       approvals: [],
@@ -370,7 +371,7 @@ export class ApprovalCore {
     let outcome: Awaited<ReturnType<typeof recheckFigures>> | undefined;
     let failure: unknown;
     try {
-      outcome = await recheckFigures(this.options.api, request);
+      outcome = await recheckFigures(this.options.custody, request);
     } catch (error) {
       failure = error;
     }

@@ -7,17 +7,11 @@
 // `outcome-unknown`, for the reconciler — never a resend.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  CngnError,
-  type CngnErrorKind,
-  CngnResponseError,
-  CngnTransportError,
-  RateBudgetError,
-} from '../cngn/errors.js';
 import { Money } from '../format/money.js';
 import { bindingProblem, closeUnsendable } from './binding.js';
 import { crashPoint } from './crash-points.js';
 import type { ApprovalCore } from './engine.js';
+import { CustodyCallError } from './ports.js';
 import { needsRecheck, recheckFigures } from './recheck.js';
 import { transition } from './state-machine.js';
 import type { ApprovalRequest, ExecutionOutcome, RequestState } from './types.js';
@@ -27,41 +21,12 @@ type CallResult = { to: 'sent' | 'completed'; outcome: ExecutionOutcome };
 type CallFailure = { to: 'failed' | 'outcome-unknown'; note: string };
 
 /**
- * Service answers documented to come before anything is done: the key, IP and decryption checks run
- * first, then validation, then the documented refusals. Any other error answer to a money POST does
- * not prove nothing happened (the service says: reconcile before retrying a 400), so it is unknown.
+ * Where a failed call leaves the request: failed only when the gateway says it was certainly not
+ * done; anything else may have been done, so its outcome is unknown (reconciled, never resent).
  */
-const NOT_PROCESSED: ReadonlySet<CngnErrorKind> = new Set<CngnErrorKind>([
-  'permission-denied',
-  'ip-not-allowed',
-  'invalid-key',
-  'merchant-not-found',
-  'decryption-failed',
-  'validation',
-  'service-unavailable',
-  'account-unresolvable',
-  'rate-limited',
-]);
-
-/** Which errors prove nothing was done (failed) and which leave the outcome unknown. */
-export function classifyFailure(error: unknown): CallFailure {
-  if (error instanceof CngnTransportError) {
-    return error.mayHaveBeenSent
-      ? { to: 'outcome-unknown', note: 'the service may have received it, but no answer arrived' }
-      : { to: 'failed', note: 'the service could not be reached; nothing was sent' };
-  }
-  if (error instanceof RateBudgetError) {
-    return { to: 'failed', note: 'the request budget was spent; nothing was sent' };
-  }
-  if (error instanceof CngnError) {
-    if (NOT_PROCESSED.has(error.kind)) return { to: 'failed', note: error.serviceMessage };
-    return {
-      to: 'outcome-unknown',
-      note: `the service answered ${error.httpStatus} "${error.serviceMessage}", which does not show whether it acted`,
-    };
-  }
-  if (error instanceof CngnResponseError) {
-    return { to: 'outcome-unknown', note: 'the answer could not be read' };
+export function failedCallOutcome(error: unknown): CallFailure {
+  if (error instanceof CustodyCallError) {
+    return { to: error.kind === 'not-done' ? 'failed' : 'outcome-unknown', note: error.note };
   }
   return { to: 'outcome-unknown', note: 'an unexpected error happened during the call' };
 }
@@ -346,7 +311,7 @@ export class Executor {
       crashPoint('before-post');
       return await this.call(marked);
     } catch (error) {
-      return classifyFailure(error);
+      return failedCallOutcome(error);
     }
   }
 
@@ -470,7 +435,7 @@ export class Executor {
     if (request.nextCheckAt && Date.parse(request.nextCheckAt) > now.getTime()) return 'not-now';
     let checked: Awaited<ReturnType<typeof recheckFigures>>;
     try {
-      checked = await recheckFigures(this.core.options.api, request);
+      checked = await recheckFigures(this.core.options.custody, request);
     } catch {
       await this.core.locked(id, async (current) => {
         if (current?.state !== 'approved' || current.round !== request.round) return;
@@ -542,25 +507,25 @@ export class Executor {
     switch (request.kind) {
       case 'withdraw': {
         const p = request.payload;
-        const result = await this.core.options.api.withdraw({
+        const result = await this.core.options.custody.withdraw({
           amount: Money.parseDecimal(p.amount),
           address: p.address,
           networkId: p.networkId,
           shouldSaveAddress: p.shouldSaveAddress,
         });
-        return { to: 'sent', outcome: { ...base, reference: result.trxRef } };
+        return { to: 'sent', outcome: { ...base, reference: result.reference } };
       }
       case 'redeem': {
         const p = request.payload;
-        const result = await this.core.options.api.redeem({
+        const result = await this.core.options.custody.redeem({
           amount: Money.parseDecimal(p.amount),
           accountNumber: p.accountNumber,
           bankCode: p.bankCode,
         });
-        return { to: 'sent', outcome: { ...base, reference: result.trxRef } };
+        return { to: 'sent', outcome: { ...base, reference: result.reference } };
       }
       case 'bridge': {
-        const result = await this.core.options.api.bridge({ ...request.payload });
+        const result = await this.core.options.custody.bridge({ ...request.payload });
         return {
           to: 'sent',
           outcome: {
@@ -572,10 +537,10 @@ export class Executor {
         };
       }
       case 'whitelist':
-        await this.core.options.api.addWhitelist({ ...request.payload });
+        await this.core.options.custody.addToWhitelist({ ...request.payload });
         return { to: 'completed', outcome: { ...base, status: 'completed' } };
       case 'settlement':
-        await this.core.options.api.updateSettlementAccount({ ...request.payload });
+        await this.core.options.custody.updateSettlementAccount({ ...request.payload });
         return { to: 'completed', outcome: { ...base, status: 'completed' } };
       case 'delegation':
         // Nothing goes to the service: the delegation is written to the store, where it takes effect.

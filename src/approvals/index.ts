@@ -1,6 +1,5 @@
 // The approvals engine as the rest of the bot sees it: one object that files and decides requests,
 // executes approved ones exactly once, tracks them to the end, and resumes after a restart.
-import type { WebhookEvent } from '../cngn/schemas.js';
 import type { ChainReport } from './audit-chain.js';
 import type { AuditDraft } from './audit-log.js';
 import { type Delegation, revokeDelegations } from './delegations.js';
@@ -14,6 +13,7 @@ import {
 } from './engine.js';
 import { Executor, type ExecutorOptions, STOP_DRAIN_MS } from './executor.js';
 import { type ExtendResult, extendRequest } from './extend.js';
+import type { CustodyReport } from './ports.js';
 import { type ReminderPoint, Reminders } from './reminders.js';
 import { transition } from './state-machine.js';
 import { type BridgeCallbackHint, Tracker, type TrackerOptions } from './tracker.js';
@@ -37,7 +37,7 @@ export type {
   Refusal,
 } from './engine.js';
 export { MaybeRecordedError } from './engine.js';
-export { classifyFailure, STOP_DRAIN_MS } from './executor.js';
+export { failedCallOutcome, STOP_DRAIN_MS } from './executor.js';
 export {
   type ExtendRefusal,
   type ExtendResult,
@@ -52,6 +52,7 @@ export {
   type RefusalReason,
   requiredApprovals,
 } from './policy.js';
+export * from './ports.js';
 export {
   DEFAULT_REMINDERS,
   isLastReminder,
@@ -250,9 +251,9 @@ export class ApprovalEngine {
     return id ? this.get(id) : undefined;
   }
 
-  /** For the webhook pipeline: called once per new event. */
-  async onWebhookEvent(event: WebhookEvent): Promise<void> {
-    await this.tracker.onWebhookEvent(event);
+  /** For the webhook pipeline: called once per new event, put in the engine's words. */
+  async onCustodyReport(report: CustodyReport): Promise<void> {
+    await this.tracker.onCustodyReport(report);
   }
 
   onBridgeCallback(token: string, hint: BridgeCallbackHint): Promise<boolean> {
@@ -368,9 +369,4 @@ async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
   } finally {
     clearTimeout(timer);
   }
-}
-
-/** The webhook pipeline's subscriber: matches `trx_ref`/`transactionId` to a request and settles it. */
-export function approvalEventSubscriber(engine: ApprovalEngine): (event: WebhookEvent) => Promise<void> {
-  return (event) => engine.onWebhookEvent(event);
 }

@@ -1,7 +1,7 @@
 // Figures that can go stale between filing and approval are read again at the final approval: the
 // bridge quote (receivable may drop) and the resolved account name (the account may have changed).
-import type { CngnApi } from '../cngn/api.js';
 import { Money } from '../format/money.js';
+import type { CustodyGateway } from './ports.js';
 import type { ApprovalRequest } from './types.js';
 
 export type RecheckResult =
@@ -15,20 +15,20 @@ export function needsRecheck(request: ApprovalRequest): boolean {
 const sameName = (a: string | undefined, b: string) =>
   (a ?? '').trim().replace(/\s+/g, ' ').toLowerCase() === b.trim().replace(/\s+/g, ' ').toLowerCase();
 
-/** Read the figures again (money priority: an approval is waiting) and say whether they changed materially. */
-export async function recheckFigures(api: CngnApi, request: ApprovalRequest): Promise<RecheckResult> {
+/** Read the figures again (an approval is waiting) and say whether they changed materially. */
+export async function recheckFigures(
+  custody: CustodyGateway,
+  request: ApprovalRequest,
+): Promise<RecheckResult> {
   switch (request.kind) {
     case 'bridge': {
       if (!request.amount) return { material: false, request };
-      const quote = await api.bridgeQuote(
-        {
-          amount: Money.parseDecimal(request.amount),
-          originNetworkId: request.payload.originNetworkId,
-          destinationNetworkId: request.payload.destinationNetworkId,
-          destinationAddress: request.payload.destinationAddress,
-        },
-        { priority: 'money' },
-      );
+      const quote = await custody.bridgeQuote({
+        amount: Money.parseDecimal(request.amount),
+        originNetworkId: request.payload.originNetworkId,
+        destinationNetworkId: request.payload.destinationNetworkId,
+        destinationAddress: request.payload.destinationAddress,
+      });
       const fresh = {
         amountReceivable: quote.amountReceivable,
         networkFee: quote.networkFee,
@@ -46,35 +46,31 @@ export async function recheckFigures(api: CngnApi, request: ApprovalRequest): Pr
       return { material: false, request: updated };
     }
     case 'redeem': {
-      const resolved = await api.resolveAccount(
-        { accountNumber: request.payload.accountNumber, bankCode: request.payload.bankCode },
-        { priority: 'money' },
-      );
-      if (sameName(request.display.accountName, resolved.accountName)) return { material: false, request };
+      const accountName = await custody.accountName({
+        accountNumber: request.payload.accountNumber,
+        bankCode: request.payload.bankCode,
+      });
+      if (sameName(request.display.accountName, accountName)) return { material: false, request };
       return {
         material: true,
-        request: { ...request, display: { ...request.display, accountName: resolved.accountName } },
-        reason: `the account name is now "${resolved.accountName}" (was "${request.display.accountName ?? ''}")`,
+        request: { ...request, display: { ...request.display, accountName } },
+        reason: `the account name is now "${accountName}" (was "${request.display.accountName ?? ''}")`,
       };
     }
     case 'settlement': {
-      const resolved = await api.resolveAccount(
-        {
-          accountNumber: request.payload.bankAccountNumber,
-          ...(request.display.bankCode ? { bankCode: request.display.bankCode } : {}),
-        },
-        { priority: 'money' },
-      );
-      if (sameName(request.payload.bankAccountName, resolved.accountName))
-        return { material: false, request };
+      const accountName = await custody.accountName({
+        accountNumber: request.payload.bankAccountNumber,
+        ...(request.display.bankCode ? { bankCode: request.display.bankCode } : {}),
+      });
+      if (sameName(request.payload.bankAccountName, accountName)) return { material: false, request };
       return {
         material: true,
         request: {
           ...request,
-          payload: { ...request.payload, bankAccountName: resolved.accountName },
-          display: { ...request.display, accountName: resolved.accountName },
+          payload: { ...request.payload, bankAccountName: accountName },
+          display: { ...request.display, accountName },
         },
-        reason: `the account name is now "${resolved.accountName}" (was "${request.payload.bankAccountName}")`,
+        reason: `the account name is now "${accountName}" (was "${request.payload.bankAccountName}")`,
       };
     }
     default:

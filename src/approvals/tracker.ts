@@ -1,12 +1,10 @@
 // After the call: follow each sent request to its final status (webhooks first, slow polls as the
 // fallback), and hand outcome-unknown requests to the reconciler. Reads only, at background priority;
 // nothing here ever sends a money-moving request. Also the periodic sweep and the start-up resume.
-
-import type { WebhookEvent } from '../cngn/schemas.js';
-import { classifyStatus } from '../cngn/schemas.js';
 import { checkedExplorerUrl } from '../format/explorer.js';
 import { type ApprovalCore, CHECK_HOLD_MS } from './engine.js';
 import { AnswerNotRecordedError, certainlyUnsent, type Executor, leaseExpired } from './executor.js';
+import type { CustodyReport } from './ports.js';
 import { outcomeFromTransaction, Reconciler, type ReconcilerOptions } from './reconciler.js';
 import { hasNotice, transition, withNotice } from './state-machine.js';
 import type { ApprovalRequest, ExecutionOutcome } from './types.js';
@@ -17,13 +15,6 @@ export interface TrackerOptions extends ReconcilerOptions {
   /** Longest wait between two polls (default 15 min). */
   pollMaxMs?: number;
 }
-
-const FINAL_EVENT: Record<string, 'completed' | 'failed'> = {
-  'withdrawal.completed': 'completed',
-  'redemption.completed': 'completed',
-  'bridge.completed': 'completed',
-  'transaction.failed': 'failed',
-};
 
 /** What an unsigned bridge callback claims; shown as a hint until the service confirms it. */
 export interface BridgeCallbackHint {
@@ -47,26 +38,20 @@ export class Tracker {
     this.reconciler = new Reconciler(core, executor, this, options);
   }
 
-  /** Webhook subscriber: an event about one of our requests moves it to its final state. */
-  async onWebhookEvent(event: WebhookEvent): Promise<ApprovalRequest | undefined> {
-    const keys = [event.data.trx_ref, event.data.transactionId].filter((k): k is string => !!k);
+  /** Webhook subscriber: a report about one of our requests moves it to its final state. */
+  async onCustodyReport(report: CustodyReport): Promise<ApprovalRequest | undefined> {
     let id: string | undefined;
-    for (const key of keys) id ??= await this.core.repo.findIdByReference(key);
+    for (const key of report.references) id ??= await this.core.repo.findIdByReference(key);
     if (!id) return undefined;
     // Our own environment's service only speaks for our own environment's requests.
     if ((await this.core.get(id))?.environment !== this.core.binding.environment) return undefined;
-    const byEvent = FINAL_EVENT[event.event];
-    const byStatus = classifyStatus(event.data.status);
-    const to =
-      byEvent ?? (byStatus === 'succeeded' ? 'completed' : byStatus === 'failed' ? 'failed' : undefined);
+    const to = report.result;
     if (!to) return undefined;
-    return this.finish(id, to, `webhook ${event.event}`, {
-      status: event.data.status ?? (to === 'completed' ? 'completed' : 'failed'),
-      ...(event.data.reason ? { reason: event.data.reason } : {}),
-      ...(event.data.explorer_link ? { explorerLink: event.data.explorer_link } : {}),
-      ...(event.data.base_trx_hash || event.data.extl_trx_hash
-        ? { hash: event.data.extl_trx_hash ?? event.data.base_trx_hash ?? undefined }
-        : {}),
+    return this.finish(id, to, `webhook ${report.name}`, {
+      status: report.status ?? (to === 'completed' ? 'completed' : 'failed'),
+      ...(report.reason ? { reason: report.reason } : {}),
+      ...(report.explorerLink ? { explorerLink: report.explorerLink } : {}),
+      ...(report.hash !== undefined ? { hash: report.hash } : {}),
     });
   }
 
@@ -143,16 +128,15 @@ export class Tracker {
   async pollOne(request: ApprovalRequest): Promise<void> {
     const reference = request.outcome?.reference;
     if (!reference) return;
-    const api = this.core.options.api;
+    const custody = this.core.options.custody;
     const tx =
       request.kind === 'withdraw'
-        ? await api.verifyWithdrawal(reference, { priority: 'background' })
-        : await api.getTransaction(reference, { priority: 'background' });
-    const status = classifyStatus(tx.status);
-    if (status === 'succeeded' || status === 'failed') {
+        ? await custody.withdrawal(reference)
+        : await custody.transaction(reference);
+    if (tx.result === 'succeeded' || tx.result === 'failed') {
       await this.finish(
         request.id,
-        status === 'succeeded' ? 'completed' : 'failed',
+        tx.result === 'succeeded' ? 'completed' : 'failed',
         'checked',
         outcomeFromTransaction(tx),
       );

@@ -1,6 +1,6 @@
 // The approval request: what was asked, exactly what will be sent, who approved, and where it is in
 // its life. Stored as JSON in the store, so every field is plain data (amounts as decimal strings).
-import type { CngnEnvironment } from '../cngn/api.js';
+import type { ServiceEnvironment } from './ports.js';
 
 export type RequestKind = 'withdraw' | 'redeem' | 'bridge' | 'whitelist' | 'settlement' | 'delegation';
 
@@ -165,7 +165,7 @@ export interface ExecutionLease {
 interface RequestBase {
   id: string;
   /** The service environment it was filed for; it is only ever sent there. */
-  environment: CngnEnvironment;
+  environment: ServiceEnvironment;
   /** Non-reversible id of the API key it was filed under, when the engine knows it. */
   keyId?: string;
   /** Decimal amount in Naira (canonical, 2 decimals); absent for whitelist, settlement and delegation. */
@@ -262,7 +262,7 @@ export interface AuditEntry {
   note?: string;
   /** Index of the step in the request's history: a write that never reached the request is dropped on read. */
   step?: number;
-  environment?: CngnEnvironment;
+  environment?: ServiceEnvironment;
   /** Non-reversible id of the API key the request was filed under. */
   keyId?: string;
   figures?: AuditFigures;
