@@ -12,7 +12,7 @@ import { bindingProblem, closeUnsendable } from './binding.js';
 import { crashPoint } from './crash-points.js';
 import type { ApprovalCore } from './engine.js';
 import { CustodyCallError } from './ports.js';
-import { needsRecheck, recheckFigures } from './recheck.js';
+import { needsRecheck, recheckFigures, sendBackStale } from './recheck.js';
 import { transition } from './state-machine.js';
 import type { ApprovalRequest, ExecutionOutcome, RequestState } from './types.js';
 
@@ -451,7 +451,7 @@ export class Executor {
       return 'not-now';
     }
     if (checked.material) {
-      await this.core.sendBackStale(request, checked.request, checked.reason);
+      await sendBackStale({ core: this.core, now: this.core.now }, request, checked.request, checked.reason);
       return 'not-now';
     }
     return { round: request.round, display: checked.request.display, payload: checked.request.payload };

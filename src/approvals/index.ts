@@ -3,21 +3,21 @@
 import type { ChainReport } from './audit-chain.js';
 import type { AuditDraft } from './audit-log.js';
 import { type Delegation, revokeDelegations } from './delegations.js';
-import {
-  type ActionResult,
-  ApprovalCore,
-  type ApprovalListener,
-  type ClickOptions,
-  type EngineOptions,
-  type Refusal,
-} from './engine.js';
+import { ApprovalCore, type ApprovalListener, type EngineOptions } from './engine.js';
 import { Executor, type ExecutorOptions, STOP_DRAIN_MS } from './executor.js';
 import { type ExtendResult, extendRequest } from './extend.js';
 import type { CustodyReport } from './ports.js';
 import { type ReminderPoint, Reminders } from './reminders.js';
 import { transition } from './state-machine.js';
 import { type BridgeCallbackHint, Tracker, type TrackerOptions } from './tracker.js';
-import type { ApprovalRequest, AuditEntry, RequestDraft } from './types.js';
+import type {
+  ActionResult,
+  ApprovalRequest,
+  AuditEntry,
+  ClickOptions,
+  Refusal,
+  RequestDraft,
+} from './types.js';
 
 export type { BreakKind, ChainBreak, ChainReport } from './audit-chain.js';
 export type { AuditDraft } from './audit-log.js';
@@ -28,15 +28,7 @@ export {
   MAX_DELEGATION_MS,
   REVOKED_ACTION,
 } from './delegations.js';
-export type {
-  ActionResult,
-  ApprovalListener,
-  ClickOptions,
-  EngineLog,
-  EngineOptions,
-  Refusal,
-} from './engine.js';
-export { MaybeRecordedError } from './engine.js';
+export type { ApprovalListener, EngineOptions } from './engine.js';
 export { failedCallOutcome, STOP_DRAIN_MS } from './executor.js';
 export {
   type ExtendRefusal,
@@ -49,10 +41,10 @@ export {
   type ApprovalTier,
   countedPeople,
   parseTiers,
-  type RefusalReason,
   requiredApprovals,
 } from './policy.js';
 export * from './ports.js';
+export { MaybeRecordedError } from './recheck.js';
 export {
   DEFAULT_REMINDERS,
   isLastReminder,
