@@ -29,7 +29,7 @@ export {
   REVOKED_ACTION,
 } from './delegations.js';
 export type { ApprovalListener, EngineOptions } from './engine.js';
-export { failedCallOutcome, STOP_DRAIN_MS } from './executor.js';
+export { STOP_DRAIN_MS } from './executor.js';
 export {
   type ExtendRefusal,
   type ExtendResult,
@@ -52,6 +52,7 @@ export {
   type ReminderPoint,
   reminderTimes,
 } from './reminders.js';
+export { failedCallOutcome } from './service-call.js';
 export { canTransition, InvalidTransitionError, noticeText } from './state-machine.js';
 export type { BridgeCallbackHint } from './tracker.js';
 export type * from './types.js';
@@ -75,10 +76,16 @@ export class ApprovalEngine {
   private ticking = false;
 
   constructor(private readonly options: ApprovalEngineOptions) {
-    this.core = new ApprovalCore(options);
-    this.executor = new Executor(this.core, options);
-    this.tracker = new Tracker(this.core, this.executor, options);
-    this.reminders = new Reminders(this.core, options.reminderPoints ?? []);
+    const core = new ApprovalCore(options);
+    this.core = core;
+    // Each part gets what it uses, and reaches the core only for its locks, writes and notices.
+    const parts = { core, repo: core.repo, custody: options.custody, now: core.now, log: options.log };
+    this.executor = new Executor(
+      { ...parts, delegations: core.delegations, binding: () => core.binding },
+      options,
+    );
+    this.tracker = new Tracker({ ...parts, delegations: core.delegations, executor: this.executor }, options);
+    this.reminders = new Reminders({ ...parts, policy: options.policy }, options.reminderPoints ?? []);
   }
 
   onChange(listener: ApprovalListener): void {
@@ -257,8 +264,8 @@ export class ApprovalEngine {
     if (this.ticking) return;
     this.ticking = true;
     try {
-      await this.tracker.tick();
-      // After expiry (in the tracker's pass): a request that just lapsed gets no reminder.
+      await this.sweepRequests();
+      // After expiry: a request that just lapsed gets no reminder.
       await this.reminders.sweep().catch((error: unknown) => {
         this.options.log?.warn('approval reminders could not be sent; tried again next sweep', {
           error: String(error),
@@ -269,9 +276,21 @@ export class ApprovalEngine {
     }
   }
 
-  /** Pick up in-flight requests, then sweep periodically. */
+  /** Expire what is due, then follow, send and reconcile the open requests. */
+  private async sweepRequests(): Promise<void> {
+    await this.core.expireDue();
+    await this.tracker.tick();
+  }
+
+  /**
+   * Pick up in-flight requests, then sweep periodically. Requests left open in another environment
+   * are closed first (see closeOtherEnvironments).
+   */
   async start(): Promise<void> {
+    await this.core.repo.migrateLegacyOpenSet();
+    await this.core.closeOtherEnvironments();
     await this.tracker.resume();
+    await this.sweepRequests();
     // Reminders that fell due while no replica ran are sent now (only the latest point of each).
     await this.reminders.sweep().catch((error: unknown) => {
       this.options.log?.warn('approval reminders could not be sent; tried again next sweep', {

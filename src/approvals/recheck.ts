@@ -218,6 +218,53 @@ async function finishCleared(
   return { ok: true, request: next };
 }
 
+/** How soon a failed check of stale figures is tried again. */
+const RECHECK_RETRY_MS = 60_000;
+
+/** Figures read again just before sending, for the round they were read in. */
+export interface FreshFigures {
+  round: number;
+  display: ApprovalRequest['display'];
+  payload: ApprovalRequest['payload'];
+}
+
+/**
+ * Before sending an approved request whose figures went stale (approved a while ago: a restart, an
+ * outage), read them again: unchanged → send with them; changed → back to the approvers; unreadable
+ * → say so, and try again shortly ('not-now' either way).
+ */
+export async function recheckBeforeSending(
+  deps: { core: CoreSections; custody: CustodyGateway; now: () => Date },
+  request: ApprovalRequest,
+  now: Date,
+): Promise<FreshFigures | 'not-now'> {
+  const { core } = deps;
+  // A check that failed is not repeated on every sweep: the reads share the service's budget.
+  if (request.nextCheckAt && Date.parse(request.nextCheckAt) > now.getTime()) return 'not-now';
+  let checked: RecheckResult;
+  try {
+    checked = await recheckFigures(deps.custody, request);
+  } catch {
+    await core.locked(request.id, async (current) => {
+      if (current?.state !== 'approved' || current.round !== request.round) return;
+      const nextCheckAt = new Date(deps.now().getTime() + RECHECK_RETRY_MS).toISOString();
+      await core.write(current, { ...current, nextCheckAt }, { audit: false });
+    });
+    await core.notice(
+      request.id,
+      'execution-delayed',
+      'Not sent yet: it was approved a while ago, so its figures are checked again first, and the service could not be asked just now; nothing was sent. The bot tries again shortly.',
+      { when: (r) => r.state === 'approved' && r.round === request.round },
+    );
+    return 'not-now';
+  }
+  if (checked.material) {
+    await sendBackStale(deps, request, checked.request, checked.reason);
+    return 'not-now';
+  }
+  return { round: request.round, display: checked.request.display, payload: checked.request.payload };
+}
+
 /**
  * An approved request whose figures changed while it waited to be sent goes back to the approvers
  * with the fresh figures, its approvals cleared. Nothing was sent.

@@ -4,11 +4,10 @@
 // be done at all (settlement), a person is asked to check. Reads only, at background priority;
 // nothing here ever sends a request again.
 import { Money } from '../format/money.js';
-import type { ApprovalCore } from './engine.js';
-import type { Executor } from './executor.js';
-import type { CustodyTransaction } from './ports.js';
+import type { CustodyGateway, CustodyTransaction } from './ports.js';
+import type { ApprovalRepository } from './repository.js';
 import { transition } from './state-machine.js';
-import type { ApprovalRequest, ExecutionOutcome } from './types.js';
+import type { ApprovalRequest, CoreSections, ExecutionOutcome } from './types.js';
 
 export interface ReconcilerOptions {
   /** How far after the call a matching transaction may have been created (default 30 min). */
@@ -19,6 +18,14 @@ export interface ReconcilerOptions {
   reconcilePages?: number;
   /** Inconclusive checks after which a person is asked to check (default 6: about an hour). */
   escalateAfterChecks?: number;
+}
+
+/** What the reconciler uses; it reaches the core only for its lock, its conditional write and its notices. */
+export interface ReconcilerDeps {
+  core: CoreSections;
+  repo: ApprovalRepository;
+  custody: CustodyGateway;
+  now: () => Date;
 }
 
 /** What the tracker does for the reconciler: settle a request, or look again later. */
@@ -39,13 +46,20 @@ export class Reconciler {
   private readonly pageSize: number;
   private readonly maxPages: number;
   private readonly escalateAfter: number;
+  private readonly core: CoreSections;
+  private readonly repo: ApprovalRepository;
+  private readonly custody: CustodyGateway;
+  private readonly now: () => Date;
 
   constructor(
-    private readonly core: ApprovalCore,
-    private readonly executor: Executor,
+    deps: ReconcilerDeps,
     private readonly steps: TrackingSteps,
     options: ReconcilerOptions = {},
   ) {
+    this.core = deps.core;
+    this.repo = deps.repo;
+    this.custody = deps.custody;
+    this.now = deps.now;
     this.matchWindowMs = options.matchWindowMs ?? 30 * 60_000;
     this.pageSize = options.reconcilePageSize ?? 50;
     this.maxPages = Math.max(1, options.reconcilePages ?? 3);
@@ -81,7 +95,7 @@ export class Reconciler {
   async reconcileWhitelist(request: ApprovalRequest): Promise<void> {
     if (request.kind !== 'whitelist') return;
     const { networkId, address } = request.payload;
-    const list = await this.core.options.custody.whitelist();
+    const list = await this.custody.whitelist();
     const listed = list.some(
       (w) => w.networkId === networkId && w.address.toLowerCase() === address.toLowerCase(),
     );
@@ -120,7 +134,7 @@ export class Reconciler {
   private async recentTransactions(since: number): Promise<CustodyTransaction[]> {
     const all: CustodyTransaction[] = [];
     for (let page = 1; page <= this.maxPages; page++) {
-      const result = await this.core.options.custody.transactions(page, this.pageSize);
+      const result = await this.custody.transactions(page, this.pageSize);
       all.push(...result.transactions);
       const last = result.lastPage ?? result.transactions.length < this.pageSize;
       const oldest = Math.min(...result.transactions.map((tx) => createdAt(tx)));
@@ -142,7 +156,7 @@ export class Reconciler {
       if (!(created >= from && created <= to)) continue;
       if (tx.kind !== request.kind) continue;
       if (!sameDestination(request, tx) || !sameAmount(request, tx)) continue;
-      const owner = await this.core.repo.findIdByReference(tx.reference);
+      const owner = await this.repo.findIdByReference(tx.reference);
       if (owner && owner !== request.id) continue;
       found.set(tx.reference, tx);
     }
@@ -162,9 +176,9 @@ export class Reconciler {
       const next = transition({ ...current, outcome: { ...current.outcome, ...outcome } }, to, {
         action: 'reconciled',
         note: `found in the transaction list as ${match.reference}`,
-        at: this.core.now(),
+        at: this.now(),
       });
-      await this.executor.indexOutcome(next);
+      await this.repo.indexOutcome(next);
       await this.core.write(current, next);
       return next;
     });

@@ -133,6 +133,13 @@ export class ApprovalRepository {
     await this.store.set(`approval-ref:${reference}`, id);
   }
 
+  /** Index the service's reference and transaction id of a request's outcome, so webhooks find it. */
+  async indexOutcome(request: ApprovalRequest): Promise<void> {
+    const { reference, transactionId } = request.outcome ?? {};
+    if (reference) await this.indexReference(reference, request.id);
+    if (transactionId) await this.indexReference(transactionId, request.id);
+  }
+
   findIdByReference(reference: string): Promise<string | undefined> {
     return this.store.get<string>(`approval-ref:${reference}`);
   }
