@@ -7,7 +7,6 @@
 // export are removed, oldest first. The shorter log is written as a new generation that starts with a
 // cut marker (the last removed entry's seq and hash) and ends with a chained entry recording the cut,
 // then the generation pointer moves and the old list is deleted: a crash part-way leaves the old log.
-
 import type { Store } from '../store/index.js';
 import {
   type ChainHead,

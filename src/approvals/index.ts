@@ -158,7 +158,9 @@ export class ApprovalEngine {
 
   /** End the live delegations between `by` and `person` at once (see revokeDelegations). */
   revokeDelegations(by: string, person: string): Promise<ApprovalRequest[]> {
-    return revokeDelegations(this.core, this.core.delegations, by, person);
+    const { core, options } = this;
+    const isApprover = (user: string) => options.policy.isApprover(user);
+    return revokeDelegations({ core, book: core.delegations, isApprover, now: core.now }, by, person);
   }
 
   /**
