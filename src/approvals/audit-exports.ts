@@ -7,9 +7,9 @@
 // second run could deliver them twice with nothing in the chain tying the two together, and only the
 // person who asked knows whether they still need it (and for which range, when it was `30d`).
 import { randomUUID } from 'node:crypto';
-import type { CngnEnvironment } from '../cngn/api.js';
 import type { Store } from '../store/index.js';
 import type { AuditDraft, AuditLog } from './audit-log.js';
+import type { ServiceEnvironment } from './ports.js';
 
 /** An export being made, or left unfinished by a process that stopped. */
 export interface AuditExportRecord {
@@ -38,8 +38,9 @@ export type UndeliveredListener = (record: AuditExportRecord) => Promise<void>;
  */
 export const AUDIT_EXPORT_LEASE_MS = 60 * 60_000;
 
-const recordKey = (environment: CngnEnvironment, id: string) => `approvals:audit-export:${environment}:${id}`;
-const openSet = (environment: CngnEnvironment) => `approvals:audit-exports:${environment}`;
+const recordKey = (environment: ServiceEnvironment, id: string) =>
+  `approvals:audit-export:${environment}:${id}`;
+const openSet = (environment: ServiceEnvironment) => `approvals:audit-exports:${environment}`;
 
 export class AuditExports {
   private readonly owner = randomUUID();
@@ -50,7 +51,7 @@ export class AuditExports {
   constructor(
     private readonly store: Store,
     private readonly log: AuditLog,
-    private readonly environment: CngnEnvironment,
+    private readonly environment: ServiceEnvironment,
     private readonly now: () => Date,
   ) {}
 

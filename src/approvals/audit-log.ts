@@ -7,7 +7,6 @@
 // export are removed, oldest first. The shorter log is written as a new generation that starts with a
 // cut marker (the last removed entry's seq and hash) and ends with a chained entry recording the cut,
 // then the generation pointer moves and the old list is deleted: a crash part-way leaves the old log.
-import type { CngnEnvironment } from '../cngn/api.js';
 import type { Store } from '../store/index.js';
 import {
   type ChainHead,
@@ -18,15 +17,16 @@ import {
   sealOf,
   verifyChain,
 } from './audit-chain.js';
+import type { ServiceEnvironment } from './ports.js';
 import type { AuditEntry } from './types.js';
 
 /** The log's first generation (the key it always had); a retention cut moves it to the next one. */
-export const auditListKey = (environment: CngnEnvironment) => `approvals:audit:${environment}`;
-const generationList = (environment: CngnEnvironment, generation: number) =>
+export const auditListKey = (environment: ServiceEnvironment) => `approvals:audit:${environment}`;
+const generationList = (environment: ServiceEnvironment, generation: number) =>
   generation === 0 ? auditListKey(environment) : `${auditListKey(environment)}:g${generation}`;
-const generationKey = (environment: CngnEnvironment) => `approvals:audit-generation:${environment}`;
-const headKey = (environment: CngnEnvironment) => `approvals:audit-head:${environment}`;
-const lockName = (environment: CngnEnvironment) => `approvals:audit:${environment}`;
+const generationKey = (environment: ServiceEnvironment) => `approvals:audit-generation:${environment}`;
+const headKey = (environment: ServiceEnvironment) => `approvals:audit-head:${environment}`;
+const lockName = (environment: ServiceEnvironment) => `approvals:audit:${environment}`;
 // Every step of every request appends here, and a step is not taken until its entry is written: under
 // a burst, waiting longer beats failing the step.
 const LOCK = { waitMs: 60_000 };
@@ -47,7 +47,7 @@ export class AuditLog {
    * ahead of, or forks from, the head. Two appenders may both put that entry in; the copy is dropped
    * on read.
    */
-  append(environment: CngnEnvironment, draft: AuditDraft): Promise<AuditEntry> {
+  append(environment: ServiceEnvironment, draft: AuditDraft): Promise<AuditEntry> {
     return this.store.withLock(
       lockName(environment),
       async () => {
@@ -85,12 +85,12 @@ export class AuditLog {
   }
 
   /** Every entry, oldest first. */
-  entries(environment: CngnEnvironment): Promise<AuditEntry[]> {
+  entries(environment: ServiceEnvironment): Promise<AuditEntry[]> {
     return this.read(environment, (list) => this.store.readList<AuditEntry>(list, 0, -1));
   }
 
   /** The newest `count` entries, oldest first. */
-  latest(environment: CngnEnvironment, count: number): Promise<AuditEntry[]> {
+  latest(environment: ServiceEnvironment, count: number): Promise<AuditEntry[]> {
     return this.read(environment, (list) => this.store.readList<AuditEntry>(list, -count, -1));
   }
 
@@ -98,7 +98,7 @@ export class AuditLog {
    * Walk the chain. The head is read before the entries: an append in between only makes the log
    * longer than its head, never shorter.
    */
-  async verify(environment: CngnEnvironment): Promise<ChainReport> {
+  async verify(environment: ServiceEnvironment): Promise<ChainReport> {
     const head = await this.store.get<ChainHead>(headKey(environment));
     return verifyChain(await this.entries(environment), head);
   }
@@ -107,7 +107,7 @@ export class AuditLog {
    * Remove the oldest entries written before `olderThan` that an export already held, and record the
    * cut. Returns how many were removed (0: nothing old enough was exported, or nothing is old enough).
    */
-  cut(environment: CngnEnvironment, olderThan: Date, now: Date): Promise<number> {
+  cut(environment: ServiceEnvironment, olderThan: Date, now: Date): Promise<number> {
     return this.store.withLock(
       lockName(environment),
       async () => {
@@ -162,12 +162,12 @@ export class AuditLog {
     );
   }
 
-  private async generation(environment: CngnEnvironment): Promise<number> {
+  private async generation(environment: ServiceEnvironment): Promise<number> {
     return (await this.store.get<number>(generationKey(environment))) ?? 0;
   }
 
   /** Read the current generation; read again if a cut moved it meanwhile (its old list is deleted). */
-  private async read(environment: CngnEnvironment, read: (list: string) => Promise<AuditEntry[]>) {
+  private async read(environment: ServiceEnvironment, read: (list: string) => Promise<AuditEntry[]>) {
     for (;;) {
       const generation = await this.generation(environment);
       const entries = await read(generationList(environment, generation));

@@ -1,12 +1,12 @@
 // A request is bound to the service environment (and API key) it was filed and approved for. Filed in
 // the sandbox or with a test key and approved after the switch to live credentials, it must never be
 // sent: it is closed with the reason instead. Pure.
-import type { CngnEnvironment } from '../cngn/api.js';
+import type { ServiceEnvironment } from './ports.js';
 import { transition } from './state-machine.js';
 import type { ApprovalRequest } from './types.js';
 
 export interface ServiceBinding {
-  environment: CngnEnvironment;
+  environment: ServiceEnvironment;
   /** Non-reversible id of the API key in use, when known. */
   keyId?: string | undefined;
 }

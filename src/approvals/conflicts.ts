@@ -1,9 +1,9 @@
 // Reports from the service that cannot all be true: a failure after a completion (or the reverse), or a
 // completion of another amount than the request's. Neither settles anything: the request is marked for
 // a person to check with the service. Pure: the tracker records the mark under the request's lock.
-import type { WebhookEvent } from '../cngn/schemas.js';
 import { naira } from '../format/display.js';
 import { Money } from '../format/money.js';
+import type { CustodyReport } from './ports.js';
 import type { ApprovalRequest } from './types.js';
 
 /** The history step (a notice) that records a conflict. */
@@ -18,14 +18,6 @@ const AMOUNT_BOUND: ReadonlySet<ApprovalRequest['kind']> = new Set(['withdraw', 
 /** Text from outside in a note: a reason is a few words, not a page. */
 const REASON_SHOWN = 200;
 
-/** The same report delivered again (a replay, a subscriber run again at start) has the same key. */
-export function reportKey(event: WebhookEvent): string {
-  const { data } = event;
-  return [event.event, data.transactionId, data.trx_ref, data.status, data.amount]
-    .map((part) => part ?? '')
-    .join('|');
-}
-
 /**
  * The sentence for a report that contradicts the request as it stands, or undefined when it does not.
  * `to` is what the report says became of the request.
@@ -33,28 +25,28 @@ export function reportKey(event: WebhookEvent): string {
 export function conflictNote(
   request: ApprovalRequest,
   to: 'completed' | 'failed',
-  event: WebhookEvent,
+  report: CustodyReport,
 ): string | undefined {
-  const what = conflictWords(request, to, event);
+  const what = conflictWords(request, to, report);
   return what ? `Conflicting reports from the service: ${what} — check with the service` : undefined;
 }
 
 function conflictWords(
   request: ApprovalRequest,
   to: 'completed' | 'failed',
-  event: WebhookEvent,
+  report: CustodyReport,
 ): string | undefined {
   if (
     (request.state === 'completed' && to === 'failed') ||
     (request.state === 'failed' && to === 'completed')
   ) {
-    const reason = event.data.reason ? `: ${cut(event.data.reason)}` : '';
-    return `the request was recorded ${request.state} (${howSettled(request)}), then ${event.event} reported it ${to}${reason}`;
+    const reason = report.reason ? `: ${cut(report.reason)}` : '';
+    return `the request was recorded ${request.state} (${howSettled(request)}), then ${report.name} reported it ${to}${reason}`;
   }
-  const reported = event.data.amount;
+  const reported = report.amount;
   if (to !== 'completed' || !AMOUNT_BOUND.has(request.kind) || !request.amount || !reported) return undefined;
   if (sameAmount(request.amount, reported)) return undefined;
-  return `${event.event} reports ${naira(reported)}, but the request was for ${naira(request.amount)}`;
+  return `${report.name} reports ${naira(reported)}, but the request was for ${naira(request.amount)}`;
 }
 
 /** The step that settled the request, in its own words (`webhook withdrawal.completed`, `checked`). */

@@ -3,11 +3,10 @@
 // service. The delegation is in effect while its request is completed, not revoked, and before its end;
 // every check reads the store, so a revocation holds at once on every replica and survives restarts.
 // Who may use it for which request is decided in policy.ts (the one place eligibility lives).
-import type { CngnEnvironment } from '../cngn/api.js';
 import { Money } from '../format/money.js';
 import type { Store } from '../store/index.js';
-import type { ApprovalCore } from './engine.js';
-import type { ApprovalRequest, DelegationPayload, RequestOf } from './types.js';
+import type { ServiceEnvironment } from './ports.js';
+import type { ApprovalRequest, CoreSections, DelegationPayload, RequestOf } from './types.js';
 
 /** A delegation as granted: who may approve in whose place, until when, up to which amount. */
 export interface Delegation {
@@ -33,19 +32,20 @@ export const REVOKED_ACTION = 'delegation-revoked';
 /** Ended delegations stay listed this long (for the refusal's reason), then leave the index. */
 const KEEP_ENDED_MS = 7 * 86_400_000;
 
-const indexKey = (environment: CngnEnvironment) => `delegations:${environment}`;
+const indexKey = (environment: ServiceEnvironment) => `delegations:${environment}`;
 
 /**
  * The lock an approval in someone's place and a revocation both take (after the request's own lock),
  * so a revocation confirmed to a person is never followed by an approval through that delegation.
  */
-export const delegationsLockName = (environment: CngnEnvironment) => `delegations:${environment}`;
+export const delegationsLockName = (environment: ServiceEnvironment) => `delegations:${environment}`;
 
 /**
  * The lock a delegation request is filed under, so two identical ones sent together cannot both find
  * no twin (see pendingTwin).
  */
-export const delegationFilingLockName = (environment: CngnEnvironment) => `delegation-filing:${environment}`;
+export const delegationFilingLockName = (environment: ServiceEnvironment) =>
+  `delegation-filing:${environment}`;
 
 /**
  * A delegation request still waiting for approval that asks for exactly this (same delegator, delegate,
@@ -115,7 +115,7 @@ export function delegationProblem(
 export class DelegationBook {
   constructor(
     private readonly store: Store,
-    private readonly environment: CngnEnvironment,
+    private readonly environment: ServiceEnvironment,
     /** The granting requests, in the order asked, in one store request. */
     private readonly load: (ids: string[]) => Promise<Array<ApprovalRequest | undefined>>,
     private readonly now: () => Date,
@@ -158,6 +158,14 @@ export class DelegationBook {
   }
 }
 
+/** What a revocation uses: the core's locks, write and notices, the book, who is an approver, the clock. */
+export interface RevocationDeps {
+  core: CoreSections;
+  book: DelegationBook;
+  isApprover: (user: string) => Promise<boolean>;
+  now: () => Date;
+}
+
 /**
  * `revoke @person`: end at once, without a second approval, the live delegations between `by` and
  * `person` (either way: a delegator takes it back, a delegate gives it up). An approver who is neither
@@ -165,8 +173,7 @@ export class DelegationBook {
  * revocation is a step of its request: audited, and shown on its message.
  */
 export async function revokeDelegations(
-  core: ApprovalCore,
-  book: DelegationBook,
+  { core, book, isApprover, now }: RevocationDeps,
   by: string,
   person: string,
 ): Promise<ApprovalRequest[]> {
@@ -174,7 +181,7 @@ export async function revokeDelegations(
   let ending = live.filter(
     (d) => (d.delegator === by && d.delegate === person) || (d.delegate === by && d.delegator === person),
   );
-  if (ending.length === 0 && (await core.options.policy.isApprover(by))) {
+  if (ending.length === 0 && (await isApprover(by))) {
     ending = live.filter((d) => d.delegate === person || d.delegator === person);
   }
   const revoked: ApprovalRequest[] = [];
@@ -184,8 +191,8 @@ export async function revokeDelegations(
     const next = await core.locked(delegation.id, (request) =>
       core.underDelegationsLock(async () => {
         const current = request && delegationOf(request);
-        if (!request || !current || !isLive(current, core.now())) return undefined;
-        const at = core.now().toISOString();
+        if (!request || !current || !isLive(current, now())) return undefined;
+        const at = now().toISOString();
         const note =
           by === current.delegator
             ? 'taken back by the delegator'

@@ -1,7 +1,6 @@
 // The maker-checker engine: file, approve, reject, cancel, expire. Every change is a read-check-write
 // under the request's lock, persisted (and audited) before any listener hears of it. No Slack here.
 import { randomBytes } from 'node:crypto';
-import type { CngnApi } from '../cngn/api.js';
 import { Money } from '../format/money.js';
 import type { Store } from '../store/index.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
@@ -13,59 +12,38 @@ import {
   pendingTwin,
 } from './delegations.js';
 import { checkDraft, InvalidDraftError } from './draft.js';
-import type { ApprovalPolicy, RefusalReason } from './policy.js';
-import { needsRecheck, recheckFigures } from './recheck.js';
+import type { ApprovalPolicy } from './policy.js';
+import type { CustodyGateway } from './ports.js';
+import { finishRecheckedApproval, needsRecheck } from './recheck.js';
 import { ApprovalRepository, ENVIRONMENTS } from './repository.js';
-import { hasNotice, transition, withNotice } from './state-machine.js';
-import type { ApprovalRequest, AuditEntry, RequestDraft, RequestOf } from './types.js';
+import { hasNotice, transition, withApproval, withNotice } from './state-machine.js';
+import type {
+  ActionResult,
+  ApprovalRequest,
+  AuditEntry,
+  ClickOptions,
+  CoreSections,
+  EngineLog,
+  NoticeOptions,
+  Refusal,
+  RequestDraft,
+  RequestOf,
+  WriteOptions,
+} from './types.js';
 
 /** Told after each persisted change; the newest history entry says what happened. */
 export type ApprovalListener = (request: ApprovalRequest) => Promise<void>;
 
-export type Refusal =
-  | RefusalReason
-  | 'not-found'
-  | 'not-pending'
-  | 'expired'
-  | 'checking'
-  | 'not-requester'
-  | 'recheck-failed'
-  | 'not-unknown';
-
-export type ActionResult =
-  | { ok: true; request: ApprovalRequest }
-  | { ok: false; reason: Refusal; request?: ApprovalRequest; error?: unknown };
-
-/** How a person's click is taken: bounded, and told as soon as its decision is persisted. */
-export interface ClickOptions {
-  /** Once aborted, no write of this click starts (it is answered "try again" and changes nothing). */
-  signal?: AbortSignal;
-  /**
-   * Called just before a write of this click starts: an error from then on may come after the write
-   * landed, so the person is told it may have been recorded, never that nothing changed.
-   */
-  onWriting?: () => void;
-  /**
-   * Called once the click's decision is persisted (or needed no write), before anyone is told. With
-   * `rechecking`, only the final approver's hold is saved: the approval itself is saved after the
-   * service re-check of its figures, so the person is told it is under way.
-   */
-  onRecorded?: (step?: { rechecking: true }) => void;
-}
-
-export interface EngineLog {
-  warn(message: string, fields?: Record<string, unknown>): void;
-}
-
 export interface EngineOptions {
   store: Store;
-  api: CngnApi;
+  /** The custody service, in the engine's words (see ports.ts). */
+  custody: CustodyGateway;
   policy: ApprovalPolicy;
   /** Request lifetime (CNGN_APPROVAL_TTL). */
   ttlMs: number;
   /** Public HTTPS origin: bridge requests then carry a per-request callback URL. */
   publicUrl?: string;
-  /** Non-reversible id of the API key the service client uses (see keyId in cngn/credentials). */
+  /** Non-reversible id of the API key the service client uses. */
   keyId?: string;
   now?: () => Date;
   log?: EngineLog;
@@ -87,22 +65,10 @@ export class WriteRefusedError extends Error {
  */
 export const MAX_SECTION_RUNS = 5;
 
-/**
- * A final approval's finishing work (after the re-check) failed once its write may have started: the
- * approval may have been recorded, so the approver must check the request before clicking again.
- */
-export class MaybeRecordedError extends Error {
-  override name = 'MaybeRecordedError';
-
-  constructor(readonly error: unknown) {
-    super(`the approval may have been recorded before this failure: ${String(error)}`);
-  }
-}
-
 /** How long an approver's re-check of stale figures holds off other final approvals. */
 export const CHECK_HOLD_MS = 60_000;
 
-export class ApprovalCore {
+export class ApprovalCore implements CoreSections {
   readonly repo: ApprovalRepository;
   readonly delegations: DelegationBook;
   readonly now: () => Date;
@@ -110,12 +76,12 @@ export class ApprovalCore {
   private keyId: string | undefined;
 
   constructor(readonly options: EngineOptions) {
-    this.repo = new ApprovalRepository(options.store, options.api.environment);
+    this.repo = new ApprovalRepository(options.store, options.custody.environment);
     this.now = options.now ?? (() => new Date());
     this.keyId = options.keyId;
     this.delegations = new DelegationBook(
       options.store,
-      options.api.environment,
+      options.custody.environment,
       (ids) => this.repo.getMany(ids),
       this.now,
     );
@@ -129,7 +95,7 @@ export class ApprovalCore {
 
   /** The environment and key that requests are filed for now, and the only ones they are sent to. */
   get binding(): ServiceBinding {
-    return { environment: this.options.api.environment, keyId: this.keyId };
+    return { environment: this.options.custody.environment, keyId: this.keyId };
   }
 
   onChange(listener: ApprovalListener): void {
@@ -174,11 +140,7 @@ export class ApprovalCore {
    * Inside `locked`: persist `next` only if the request is still exactly `read` (what the section
    * decided on). Refused: WriteRefusedError, nothing written, nobody told; the section runs again.
    */
-  async write(
-    read: ApprovalRequest,
-    next: ApprovalRequest,
-    options: { audit?: boolean; click?: ClickOptions } = {},
-  ): Promise<void> {
+  async write(read: ApprovalRequest, next: ApprovalRequest, options: WriteOptions = {}): Promise<void> {
     options.click?.onWriting?.();
     if (!(await this.repo.saveIf(read, next, options.audit ?? true))) {
       throw new WriteRefusedError(`request ${read.id} changed since it was read; nothing was written`);
@@ -197,7 +159,7 @@ export class ApprovalCore {
    * each other.
    */
   underDelegationsLock<T>(fn: () => Promise<T>): Promise<T> {
-    return this.options.store.withLock(delegationsLockName(this.options.api.environment), fn);
+    return this.options.store.withLock(delegationsLockName(this.options.custody.environment), fn);
   }
 
   /**
@@ -225,7 +187,7 @@ export class ApprovalCore {
     let request = {
       ...draft,
       id,
-      environment: this.options.api.environment,
+      environment: this.options.custody.environment,
       ...(this.keyId ? { keyId: this.keyId } : {}),
       ...(amount ? { amount: amount.toString() } : {}),
       approvals: [],
@@ -250,7 +212,7 @@ export class ApprovalCore {
 
   /** Save a delegation request, refused (nothing saved) while an identical one waits for approval. */
   private async saveUnlessTwin(request: RequestOf<'delegation'>, now: Date): Promise<void> {
-    const lock = delegationFilingLockName(this.options.api.environment);
+    const lock = delegationFilingLockName(this.options.custody.environment);
     await this.options.store.withLock(lock, async () => {
       const twin = pendingTwin(await this.repo.openRequests(), request.payload, now);
       if (twin) {
@@ -270,7 +232,7 @@ export class ApprovalCore {
     id: string,
     action: string,
     note: string,
-    options: { again?: boolean; when?: (request: ApprovalRequest) => boolean } = {},
+    options: NoticeOptions = {},
   ): Promise<ApprovalRequest | undefined> {
     const noted = await this.locked(id, async (request) => {
       if (!request || (options.when && !options.when(request))) return undefined;
@@ -347,7 +309,7 @@ export class ApprovalCore {
           await this.write(request, marked, { audit: false, click });
           return { ok: 'recheck', request: marked };
         }
-        const next = this.withApproval(request, user, now, check.onBehalfOf);
+        const next = withApproval(request, user, now, check.onBehalfOf);
         await this.write(request, next, { click });
         return { ok: true, request: next };
       });
@@ -357,156 +319,12 @@ export class ApprovalCore {
       await this.notify(first.request);
       return { ok: false, reason: first.refusal ?? 'expired', request: first.request };
     }
-    if (first.ok === 'recheck') return this.finishRecheckedApproval(first.request, user);
+    if (first.ok === 'recheck') {
+      const { custody, policy } = this.options;
+      return finishRecheckedApproval({ core: this, custody, policy, now: this.now }, first.request, user);
+    }
     if (first.ok) await this.notify(first.request);
     return first;
-  }
-
-  /** The approval added; `onBehalfOf` when a delegate gave it in that approver's place. */
-  private withApproval(
-    request: ApprovalRequest,
-    user: string,
-    now: Date,
-    onBehalfOf?: string,
-  ): ApprovalRequest {
-    const approval = { user, at: now.toISOString(), ...(onBehalfOf ? { onBehalfOf } : {}) };
-    const approvals = [...request.approvals, approval];
-    const done = approvals.length >= request.requiredApprovals;
-    const note = `${approvals.length} of ${request.requiredApprovals}`;
-    const next = transition(
-      { ...request, approvals, checking: undefined } as ApprovalRequest,
-      done ? 'approved' : 'pending',
-      {
-        action: done ? 'approved' : 'approval-added',
-        actor: user,
-        ...(onBehalfOf ? { onBehalfOf } : {}),
-        note,
-        at: now,
-      },
-    );
-    return next;
-  }
-
-  private async finishRecheckedApproval(request: ApprovalRequest, user: string): Promise<ActionResult> {
-    let outcome: Awaited<ReturnType<typeof recheckFigures>> | undefined;
-    let failure: unknown;
-    try {
-      outcome = await recheckFigures(this.options.api, request);
-    } catch (error) {
-      failure = error;
-    }
-    // Every write below marks `writing`: a failure from then on (the write, or telling Slack after it)
-    // may come after the approval landed, and the click is answered accordingly.
-    let writing = false;
-    const click: ClickOptions = {
-      onWriting: () => {
-        writing = true;
-      },
-    };
-    try {
-      return await this.finishRechecked(request, user, outcome, failure, click);
-    } catch (error) {
-      throw writing ? new MaybeRecordedError(error) : error;
-    }
-  }
-
-  private async finishRechecked(
-    request: ApprovalRequest,
-    user: string,
-    outcome: Awaited<ReturnType<typeof recheckFigures>> | undefined,
-    failure: unknown,
-    click: ClickOptions,
-  ): Promise<ActionResult> {
-    const result: ActionResult = await this.locked(request.id, async (current): Promise<ActionResult> => {
-      if (!current) return { ok: false, reason: 'not-found' };
-      const ours =
-        current.state === 'pending' && current.checking?.user === user && current.round === request.round;
-      if (!ours) return { ok: false, reason: 'not-pending', request: current };
-      const expired = await this.expireIfDue(current, this.now(), click);
-      if (expired) return { ok: false, reason: 'expired', request: expired };
-      const onBehalfOf = current.checking?.onBehalfOf;
-      const cleared = { ...current, checking: undefined } as ApprovalRequest;
-      if (!onBehalfOf) return this.finishCleared(current, cleared, user, outcome, failure, click);
-      // A delegate's place is checked again (the delegation may have been revoked during the re-check),
-      // and the approval written, under the delegations lock a revocation takes too.
-      return this.underDelegationsLock(async () => {
-        const again = await this.options.policy.check(cleared, user);
-        if (!again.allowed || again.onBehalfOf !== onBehalfOf) {
-          await this.write(current, cleared, { audit: false, click });
-          return { ok: false, reason: again.allowed ? 'delegation-ended' : again.reason, request: cleared };
-        }
-        return this.finishCleared(current, cleared, user, outcome, failure, click, onBehalfOf);
-      });
-    });
-    const expiredMeanwhile = !result.ok && result.reason === 'expired' && result.request;
-    if (result.ok || expiredMeanwhile) await this.notify(result.request as ApprovalRequest);
-    return result;
-  }
-
-  /** The rechecked approval's write, once its approver's place is settled (under both locks if a delegate's). */
-  private async finishCleared(
-    current: ApprovalRequest,
-    cleared: ApprovalRequest,
-    user: string,
-    outcome: Awaited<ReturnType<typeof recheckFigures>> | undefined,
-    failure: unknown,
-    click: ClickOptions,
-    onBehalfOf?: string,
-  ): Promise<ActionResult> {
-    if (!outcome) {
-      await this.write(current, cleared, { audit: false, click });
-      return { ok: false, reason: 'recheck-failed', request: cleared, error: failure };
-    }
-    const now = this.now();
-    if (outcome.material) {
-      const back = transition(
-        {
-          ...outcome.request,
-          approvals: [],
-          round: current.round + 1,
-          reason: outcome.reason,
-          checking: undefined,
-        } as ApprovalRequest,
-        'pending',
-        { action: 'sent-back', actor: user, note: outcome.reason, at: now },
-      );
-      await this.write(current, back, { click });
-      return { ok: true, request: back };
-    }
-    const fresh = {
-      ...cleared,
-      display: outcome.request.display,
-      payload: outcome.request.payload,
-    } as ApprovalRequest;
-    const next = this.withApproval(fresh, user, now, onBehalfOf);
-    await this.write(current, next, { click });
-    return { ok: true, request: next };
-  }
-
-  /**
-   * An approved request whose figures changed while it waited to be sent goes back to the approvers
-   * with the fresh figures, its approvals cleared. Nothing was sent.
-   */
-  async sendBackStale(approved: ApprovalRequest, fresh: ApprovalRequest, reason: string): Promise<void> {
-    const back = await this.locked(approved.id, async (current) => {
-      if (current?.state !== 'approved' || current.round !== approved.round) return undefined;
-      const next = transition(
-        {
-          ...current,
-          display: fresh.display,
-          payload: fresh.payload,
-          approvals: [],
-          round: current.round + 1,
-          reason,
-          checking: undefined,
-        } as ApprovalRequest,
-        'pending',
-        { action: 'sent-back', note: `${reason} (checked again before sending it late)`, at: this.now() },
-      );
-      await this.write(current, next);
-      return next;
-    });
-    if (back) await this.notify(back);
   }
 
   async reject(id: string, user: string, reason: string, click: ClickOptions = {}): Promise<ActionResult> {

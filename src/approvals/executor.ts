@@ -7,96 +7,34 @@
 // `outcome-unknown`, for the reconciler — never a resend.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  CngnError,
-  type CngnErrorKind,
-  CngnResponseError,
-  CngnTransportError,
-  RateBudgetError,
-} from '../cngn/errors.js';
-import { Money } from '../format/money.js';
-import { bindingProblem, closeUnsendable } from './binding.js';
+import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
 import { crashPoint } from './crash-points.js';
-import type { ApprovalCore } from './engine.js';
-import { needsRecheck, recheckFigures } from './recheck.js';
+import type { DelegationBook } from './delegations.js';
+import { CLAIM_LEASE_MS, EXECUTION_LEASE_MS, interruptedClaim } from './leases.js';
+import type { CustodyGateway } from './ports.js';
+import { type FreshFigures, needsRecheck, recheckBeforeSending } from './recheck.js';
+import type { ApprovalRepository } from './repository.js';
+import { type CallFailure, type CallResult, callService, failedCallOutcome } from './service-call.js';
 import { transition } from './state-machine.js';
-import type { ApprovalRequest, ExecutionOutcome, RequestState } from './types.js';
+import type { ApprovalRequest, CoreSections, EngineLog, RequestState } from './types.js';
 
-type CallResult = { to: 'sent' | 'completed'; outcome: ExecutionOutcome };
-
-type CallFailure = { to: 'failed' | 'outcome-unknown'; note: string };
-
-/**
- * Service answers documented to come before anything is done: the key, IP and decryption checks run
- * first, then validation, then the documented refusals. Any other error answer to a money POST does
- * not prove nothing happened (the service says: reconcile before retrying a 400), so it is unknown.
- */
-const NOT_PROCESSED: ReadonlySet<CngnErrorKind> = new Set<CngnErrorKind>([
-  'permission-denied',
-  'ip-not-allowed',
-  'invalid-key',
-  'merchant-not-found',
-  'decryption-failed',
-  'validation',
-  'service-unavailable',
-  'account-unresolvable',
-  'rate-limited',
-]);
-
-/** Which errors prove nothing was done (failed) and which leave the outcome unknown. */
-export function classifyFailure(error: unknown): CallFailure {
-  if (error instanceof CngnTransportError) {
-    return error.mayHaveBeenSent
-      ? { to: 'outcome-unknown', note: 'the service may have received it, but no answer arrived' }
-      : { to: 'failed', note: 'the service could not be reached; nothing was sent' };
-  }
-  if (error instanceof RateBudgetError) {
-    return { to: 'failed', note: 'the request budget was spent; nothing was sent' };
-  }
-  if (error instanceof CngnError) {
-    if (NOT_PROCESSED.has(error.kind)) return { to: 'failed', note: error.serviceMessage };
-    return {
-      to: 'outcome-unknown',
-      note: `the service answered ${error.httpStatus} "${error.serviceMessage}", which does not show whether it acted`,
-    };
-  }
-  if (error instanceof CngnResponseError) {
-    return { to: 'outcome-unknown', note: 'the answer could not be read' };
-  }
-  return { to: 'outcome-unknown', note: 'an unexpected error happened during the call' };
-}
-
-/**
- * How long a claim holds before it counts as orphaned. Claiming and recording the claim on the request
- * happen in one hold of the request's lock, so a live holder never needs anywhere near this long; one
- * that stalls past it may be overtaken, and then its conditional write fails and it sends nothing.
- */
-export const CLAIM_LEASE_MS = 60_000;
-
-/**
- * How long an executing request stays its caller's without renewal. The caller renews it while the
- * call is in flight; after it runs out, another process may call the outcome unknown (never resend).
- */
-export const EXECUTION_LEASE_MS = 120_000;
-
-/** No live process is making this request's call (its lease ran out, or it never had one). */
-export function leaseExpired(request: ApprovalRequest, now: Date): boolean {
-  return !request.execution || Date.parse(request.execution.leaseUntil) <= now.getTime();
-}
-
-/**
- * Executing, but its claimant never wrote the write-ahead mark: the call was certainly not made. A
- * lease without a phase was written before the mark existed, and its call may have gone out.
- */
-export function certainlyUnsent(request: ApprovalRequest): boolean {
-  return request.state === 'executing' && request.execution?.phase === 'claimed';
-}
+export { CLAIM_LEASE_MS, EXECUTION_LEASE_MS } from './leases.js';
 
 /** An approved request sent this long after its final approval has its stale figures read again first. */
 export const STALE_APPROVAL_MS = 15 * 60_000;
 
-/** How soon a failed check of stale figures is tried again. */
-const RECHECK_RETRY_MS = 60_000;
+/** What the executor uses; it reaches the core only for its lock, its conditional write and its notices. */
+export interface ExecutorDeps {
+  core: CoreSections;
+  repo: ApprovalRepository;
+  custody: CustodyGateway;
+  /** Where a delegation request is executed: written to the store, not sent. */
+  delegations: Pick<DelegationBook, 'record'>;
+  /** The environment and key requests may be sent with now (the key is set at start-up). */
+  binding: () => ServiceBinding;
+  now: () => Date;
+  log?: EngineLog | undefined;
+}
 
 export interface ExecutorOptions {
   /** How long after the final approval its figures count as stale (default STALE_APPROVAL_MS). */
@@ -130,13 +68,6 @@ export class AnswerNotRecordedError extends Error {
   override name = 'AnswerNotRecordedError';
 }
 
-/** Figures read again just before sending, for the round they were read in. */
-interface FreshFigures {
-  round: number;
-  display: ApprovalRequest['display'];
-  payload: ApprovalRequest['payload'];
-}
-
 export class Executor {
   readonly instanceId = randomUUID();
   /** Requests this process claimed and has not recorded an answer for. */
@@ -150,10 +81,22 @@ export class Executor {
   /** Aborted at shutdown: answers still being written are left to recovery, loudly. */
   private readonly leaving = new AbortController();
 
-  constructor(
-    private readonly core: ApprovalCore,
-    options: ExecutorOptions = {},
-  ) {
+  private readonly core: CoreSections;
+  private readonly repo: ApprovalRepository;
+  private readonly custody: CustodyGateway;
+  private readonly delegations: Pick<DelegationBook, 'record'>;
+  private readonly binding: () => ServiceBinding;
+  private readonly now: () => Date;
+  private readonly log: EngineLog | undefined;
+
+  constructor(deps: ExecutorDeps, options: ExecutorOptions = {}) {
+    this.core = deps.core;
+    this.repo = deps.repo;
+    this.custody = deps.custody;
+    this.delegations = deps.delegations;
+    this.binding = deps.binding;
+    this.now = deps.now;
+    this.log = deps.log;
     this.staleAfterMs = options.staleAfterMs ?? STALE_APPROVAL_MS;
     this.recordRetry = options.recordRetry ?? RECORD_RETRY;
   }
@@ -180,7 +123,7 @@ export class Executor {
     // Keep the lease from now until the answer is recorded, so other replicas know someone is on it.
     const renewal = setInterval(() => {
       this.renewLease(claimed).catch((error: unknown) => {
-        this.core.options.log?.warn('execution lease not renewed', { requestId: id, error: String(error) });
+        this.log?.warn('execution lease not renewed', { requestId: id, error: String(error) });
       });
     }, EXECUTION_LEASE_MS / 4);
     renewal.unref();
@@ -192,10 +135,10 @@ export class Executor {
       result = await this.sendIfStillOurs(claimed);
       if (!result) {
         this.held.delete(id);
-        this.core.options.log?.warn("not sent: the request stopped being this process's to send", {
+        this.log?.warn("not sent: the request stopped being this process's to send", {
           requestId: id,
         });
-        return this.core.get(id);
+        return this.repo.get(id);
       }
       crashPoint('after-answer');
       // The lease is still renewed while the answer is being written: it is known here.
@@ -239,7 +182,7 @@ export class Executor {
           if (this.leaving.signal.aborted) throw this.leftAtShutdown(claimed, answer, attempt, error);
           if (spent + delay > forMs) {
             this.held.delete(claimed.id);
-            this.core.options.log?.warn(
+            this.log?.warn(
               'SERVICE ANSWER NOT RECORDED: the store would not take it; the request will be called outcome unknown and reconciled',
               { ...answer, attempts: attempt, error: String(error) },
             );
@@ -247,7 +190,7 @@ export class Executor {
               `the service's answer for ${claimed.id} (${result.to}) could not be recorded after ${attempt} tries: ${String(error)}`,
             );
           }
-          this.core.options.log?.warn('service answer not recorded yet; writing it again', {
+          this.log?.warn('service answer not recorded yet; writing it again', {
             ...answer,
             attempt,
             retryInMs: delay,
@@ -278,7 +221,7 @@ export class Executor {
     attempts: number,
     error: unknown,
   ): AnswerNotRecordedError {
-    this.core.options.log?.warn('service answer write stopped at shutdown', {
+    this.log?.warn('service answer write stopped at shutdown', {
       ...answer,
       attempts,
       error: String(error),
@@ -296,14 +239,14 @@ export class Executor {
     if (this.leaving.signal.aborted) return;
     this.leaving.abort();
     for (const [, answer] of this.unrecorded) {
-      this.core.options.log?.warn(
+      this.log?.warn(
         'SERVICE ANSWER NOT RECORDED at shutdown: the store would not take it before the bot stopped; after a restart the request is called outcome unknown and reconciled from the transaction list, never resent',
         answer,
       );
     }
     for (const id of this.held) {
       if (this.unrecorded.has(id)) continue;
-      this.core.options.log?.warn(
+      this.log?.warn(
         'SERVICE CALL UNDER WAY at shutdown: its answer will not be recorded by this process; after a restart the request is released if it was never sent, else called outcome unknown and reconciled',
         { requestId: id },
       );
@@ -344,9 +287,9 @@ export class Executor {
     if (!marked) return undefined;
     try {
       crashPoint('before-post');
-      return await this.call(marked);
+      return await callService(this.custody, this.delegations, marked);
     } catch (error) {
-      return classifyFailure(error);
+      return failedCallOutcome(error);
     }
   }
 
@@ -363,7 +306,7 @@ export class Executor {
         if (!request || !this.isOurs(request, claimed) || request.execution?.phase !== 'claimed') {
           return null;
         }
-        const now = this.core.now();
+        const now = this.now();
         const execution = {
           ...request.execution,
           phase: 'sending' as const,
@@ -373,7 +316,7 @@ export class Executor {
         const next = { ...request, outcome, execution } as ApprovalRequest;
         // The claim is marked first: a stale copy of the request written back later (a replica whose
         // lock lapsed mid-write) can then never let a next generation claim and send it again.
-        const marked = await this.core.repo.markClaimSending(
+        const marked = await this.repo.markClaimSending(
           request.id,
           request.round,
           request.execution?.generation ?? 0,
@@ -383,7 +326,7 @@ export class Executor {
         // Refused: another replica ended this claim (we stalled past our lease). Not ours: send nothing.
         if (!marked) return null;
         // A write that raced our own lease renewal is tried again on a fresh read.
-        return (await this.core.repo.saveIf(request, next, false)) ? next : undefined;
+        return (await this.repo.saveIf(request, next, false)) ? next : undefined;
       });
       if (marked !== undefined) return marked ?? undefined;
     }
@@ -408,16 +351,16 @@ export class Executor {
     let unsendable: ApprovalRequest | undefined;
     const claimed = await this.core.locked(id, async (request) => {
       if (request?.state !== 'approved') return undefined;
-      const now = this.core.now();
-      const problem = bindingProblem(request, this.core.binding);
+      const now = this.now();
+      const problem = bindingProblem(request, this.binding());
       if (problem) {
         const closed = closeUnsendable(request, problem, now);
-        if (await this.core.repo.saveIf(request, closed)) unsendable = closed;
+        if (await this.repo.saveIf(request, closed)) unsendable = closed;
         return undefined;
       }
       // Figures approved long ago are only ever sent as just read again (see freshFigures).
       if (fresh ? fresh.round !== request.round : this.isStale(request, now)) return undefined;
-      const generation = await this.core.repo.claim(id, request.round, this.instanceId, now, CLAIM_LEASE_MS);
+      const generation = await this.repo.claim(id, request.round, this.instanceId, now, CLAIM_LEASE_MS);
       if (generation === undefined) return undefined;
       const execution = {
         owner: this.instanceId,
@@ -442,7 +385,7 @@ export class Executor {
       });
       // Written only if the request is still the approved one read above: a process that took over
       // meanwhile (our lock and claim ran out) moved it on first, and then it sends, not us.
-      if (!(await this.core.repo.saveIf(request, next))) return undefined;
+      if (!(await this.repo.saveIf(request, next))) return undefined;
       this.held.add(id);
       return next;
     });
@@ -458,38 +401,15 @@ export class Executor {
   }
 
   /**
-   * Before sending a request approved a while ago (a restart, an outage), read its stale figures
-   * again: unchanged → send with them; changed → back to the approvers; unreadable → say so, retry.
+   * Before sending a request approved a while ago (a restart, an outage), its stale figures are read
+   * again (see recheckBeforeSending). Undefined when it is not stale, or not to be sent at all.
    */
   private async freshFigures(id: string): Promise<FreshFigures | undefined | 'not-now'> {
-    const request = await this.core.get(id);
-    if (request?.state !== 'approved' || bindingProblem(request, this.core.binding)) return undefined;
-    const now = this.core.now();
+    const request = await this.repo.get(id);
+    if (request?.state !== 'approved' || bindingProblem(request, this.binding())) return undefined;
+    const now = this.now();
     if (!this.isStale(request, now)) return undefined;
-    // A check that failed is not repeated on every sweep: the reads share the service's budget.
-    if (request.nextCheckAt && Date.parse(request.nextCheckAt) > now.getTime()) return 'not-now';
-    let checked: Awaited<ReturnType<typeof recheckFigures>>;
-    try {
-      checked = await recheckFigures(this.core.options.api, request);
-    } catch {
-      await this.core.locked(id, async (current) => {
-        if (current?.state !== 'approved' || current.round !== request.round) return;
-        const nextCheckAt = new Date(this.core.now().getTime() + RECHECK_RETRY_MS).toISOString();
-        await this.core.write(current, { ...current, nextCheckAt }, { audit: false });
-      });
-      await this.core.notice(
-        id,
-        'execution-delayed',
-        'Not sent yet: it was approved a while ago, so its figures are checked again first, and the service could not be asked just now; nothing was sent. The bot tries again shortly.',
-        { when: (r) => r.state === 'approved' && r.round === request.round },
-      );
-      return 'not-now';
-    }
-    if (checked.material) {
-      await this.core.sendBackStale(request, checked.request, checked.reason);
-      return 'not-now';
-    }
-    return { round: request.round, display: checked.request.display, payload: checked.request.payload };
+    return recheckBeforeSending({ core: this.core, custody: this.custody, now: this.now }, request, now);
   }
 
   /**
@@ -501,9 +421,9 @@ export class Executor {
       const renewed = await this.core.locked(claimed.id, async (request) => {
         const execution = request?.execution;
         if (!request || !execution || !this.isOurs(request, claimed)) return false;
-        const leaseUntil = new Date(this.core.now().getTime() + EXECUTION_LEASE_MS).toISOString();
+        const leaseUntil = new Date(this.now().getTime() + EXECUTION_LEASE_MS).toISOString();
         const next = { ...request, execution: { ...execution, leaseUntil } };
-        return (await this.core.repo.saveIf(request, next, false)) ? true : undefined;
+        return (await this.repo.saveIf(request, next, false)) ? true : undefined;
       });
       if (renewed !== undefined) return renewed;
     }
@@ -518,9 +438,9 @@ export class Executor {
     for (const id of [...this.held]) {
       await this.core.locked(id, async (request) => {
         if (request?.state !== 'executing' || request.execution?.owner !== this.instanceId) return;
-        const leaseUntil = this.core.now().toISOString();
+        const leaseUntil = this.now().toISOString();
         const next = { ...request, execution: { ...request.execution, leaseUntil } };
-        await this.core.repo.saveIf(request, next, false);
+        await this.repo.saveIf(request, next, false);
       });
       this.held.delete(id);
     }
@@ -536,54 +456,6 @@ export class Executor {
     );
   }
 
-  private async call(request: ApprovalRequest): Promise<CallResult> {
-    const sentAt = request.outcome?.sentAt;
-    const base = sentAt ? { sentAt } : {};
-    switch (request.kind) {
-      case 'withdraw': {
-        const p = request.payload;
-        const result = await this.core.options.api.withdraw({
-          amount: Money.parseDecimal(p.amount),
-          address: p.address,
-          networkId: p.networkId,
-          shouldSaveAddress: p.shouldSaveAddress,
-        });
-        return { to: 'sent', outcome: { ...base, reference: result.trxRef } };
-      }
-      case 'redeem': {
-        const p = request.payload;
-        const result = await this.core.options.api.redeem({
-          amount: Money.parseDecimal(p.amount),
-          accountNumber: p.accountNumber,
-          bankCode: p.bankCode,
-        });
-        return { to: 'sent', outcome: { ...base, reference: result.trxRef } };
-      }
-      case 'bridge': {
-        const result = await this.core.options.api.bridge({ ...request.payload });
-        return {
-          to: 'sent',
-          outcome: {
-            ...base,
-            reference: result.reference,
-            receivableAddress: result.receivableAddress,
-            ...(result.transactionId ? { transactionId: result.transactionId } : {}),
-          },
-        };
-      }
-      case 'whitelist':
-        await this.core.options.api.addWhitelist({ ...request.payload });
-        return { to: 'completed', outcome: { ...base, status: 'completed' } };
-      case 'settlement':
-        await this.core.options.api.updateSettlementAccount({ ...request.payload });
-        return { to: 'completed', outcome: { ...base, status: 'completed' } };
-      case 'delegation':
-        // Nothing goes to the service: the delegation is written to the store, where it takes effect.
-        await this.core.delegations.record(request);
-        return { to: 'completed', outcome: { ...base, status: 'completed' } };
-    }
-  }
-
   /**
    * Persist what the call produced, only onto this claim: still executing under it, or called
    * outcome-unknown because this claim's lease ran out (then the answer still applies). A claim that
@@ -592,7 +464,7 @@ export class Executor {
   private async record(claimed: ApprovalRequest, result: CallResult | CallFailure): Promise<ApprovalRequest> {
     const saved = await this.core.locked(claimed.id, async (current) => {
       if (!current || !(this.isOurs(current, claimed) || interruptedClaim(current, claimed))) {
-        this.core.options.log?.warn("answer not recorded: the request stopped being this process's claim", {
+        this.log?.warn("answer not recorded: the request stopped being this process's claim", {
           requestId: claimed.id,
           result: result.to,
           state: current?.state,
@@ -600,7 +472,7 @@ export class Executor {
         return undefined;
       }
       const { execution: _done, ...request } = current;
-      const now = this.core.now();
+      const now = this.now();
       let next: ApprovalRequest;
       if ('outcome' in result) {
         const outcome = { ...request.outcome, ...result.outcome };
@@ -609,7 +481,7 @@ export class Executor {
           ...(outcome.reference ? { note: outcome.reference } : {}),
           at: now,
         });
-        await this.indexOutcome(next);
+        await this.repo.indexOutcome(next);
       } else {
         if (request.state === result.to) return undefined;
         const to: RequestState = result.to;
@@ -630,27 +502,8 @@ export class Executor {
       return next;
     });
     this.held.delete(claimed.id);
-    if (!saved) return (await this.core.get(claimed.id)) ?? claimed;
+    if (!saved) return (await this.repo.get(claimed.id)) ?? claimed;
     await this.core.notify(saved);
     return saved;
   }
-
-  async indexOutcome(request: ApprovalRequest): Promise<void> {
-    const { reference, transactionId } = request.outcome ?? {};
-    if (reference) await this.core.repo.indexReference(reference, request.id);
-    if (transactionId) await this.core.repo.indexReference(transactionId, request.id);
-  }
-}
-
-/**
- * Outcome-unknown because this claim was interrupted (its lease ran out after its mark): the same round,
- * and no other claim has moved it to executing since this one did.
- */
-function interruptedClaim(current: ApprovalRequest, claimed: ApprovalRequest): boolean {
-  if (current.state !== 'outcome-unknown' || current.round !== claimed.round) return false;
-  const ours = claimed.history.length - 1;
-  const entry = current.history[ours];
-  const claimEntry = claimed.history[ours];
-  if (!entry || !claimEntry || entry.action !== 'executing' || entry.at !== claimEntry.at) return false;
-  return !current.history.slice(ours + 1).some((h) => h.action === 'executing' || h.action === 'released');
 }

@@ -1,9 +1,9 @@
 // The requester's one Extend of a pending request: at most by its original lifetime, under the
 // request's lock, persisted and audited before anyone is told. It changes the expiry only; approvals
 // given so far stand, and nothing is approved or sent by it.
-import type { ApprovalCore, ClickOptions } from './engine.js';
+import type { ApprovalCore } from './engine.js';
 import { transition } from './state-machine.js';
-import type { ApprovalRequest } from './types.js';
+import type { ApprovalRequest, ClickOptions } from './types.js';
 
 export type ExtendRefusal =
   | 'not-found'

@@ -1,24 +1,24 @@
 // The approvals engine as the rest of the bot sees it: one object that files and decides requests,
 // executes approved ones exactly once, tracks them to the end, and resumes after a restart.
-import type { WebhookEvent } from '../cngn/schemas.js';
 import type { ChainReport } from './audit-chain.js';
 import { AuditExports } from './audit-exports.js';
 import type { AuditDraft } from './audit-log.js';
 import { type Delegation, revokeDelegations } from './delegations.js';
-import {
-  type ActionResult,
-  ApprovalCore,
-  type ApprovalListener,
-  type ClickOptions,
-  type EngineOptions,
-  type Refusal,
-} from './engine.js';
+import { ApprovalCore, type ApprovalListener, type EngineOptions } from './engine.js';
 import { Executor, type ExecutorOptions, STOP_DRAIN_MS } from './executor.js';
 import { type ExtendResult, extendRequest } from './extend.js';
+import type { CustodyReport } from './ports.js';
 import { type ReminderPoint, Reminders } from './reminders.js';
 import { transition } from './state-machine.js';
 import { type BridgeCallbackHint, Tracker, type TrackerOptions } from './tracker.js';
-import type { ApprovalRequest, AuditEntry, RequestDraft } from './types.js';
+import type {
+  ActionResult,
+  ApprovalRequest,
+  AuditEntry,
+  ClickOptions,
+  Refusal,
+  RequestDraft,
+} from './types.js';
 
 export type { BreakKind, ChainBreak, ChainReport } from './audit-chain.js';
 export type { AuditExportRecord } from './audit-exports.js';
@@ -31,16 +31,8 @@ export {
   MAX_DELEGATION_MS,
   REVOKED_ACTION,
 } from './delegations.js';
-export type {
-  ActionResult,
-  ApprovalListener,
-  ClickOptions,
-  EngineLog,
-  EngineOptions,
-  Refusal,
-} from './engine.js';
-export { MaybeRecordedError } from './engine.js';
-export { classifyFailure, STOP_DRAIN_MS } from './executor.js';
+export type { ApprovalListener, EngineOptions } from './engine.js';
+export { STOP_DRAIN_MS } from './executor.js';
 export {
   type ExtendRefusal,
   type ExtendResult,
@@ -52,9 +44,10 @@ export {
   type ApprovalTier,
   countedPeople,
   parseTiers,
-  type RefusalReason,
   requiredApprovals,
 } from './policy.js';
+export * from './ports.js';
+export { MaybeRecordedError } from './recheck.js';
 export {
   DEFAULT_REMINDERS,
   isLastReminder,
@@ -62,6 +55,7 @@ export {
   type ReminderPoint,
   reminderTimes,
 } from './reminders.js';
+export { failedCallOutcome } from './service-call.js';
 export { canTransition, InvalidTransitionError, noticeText } from './state-machine.js';
 export type { BridgeCallbackHint } from './tracker.js';
 export type * from './types.js';
@@ -87,16 +81,17 @@ export class ApprovalEngine {
   private ticking = false;
 
   constructor(private readonly options: ApprovalEngineOptions) {
-    this.core = new ApprovalCore(options);
-    this.executor = new Executor(this.core, options);
-    this.tracker = new Tracker(this.core, this.executor, options);
-    this.reminders = new Reminders(this.core, options.reminderPoints ?? []);
-    this.auditExports = new AuditExports(
-      options.store,
-      this.core.repo.auditLog,
-      this.core.repo.environment,
-      this.core.now,
+    const core = new ApprovalCore(options);
+    this.core = core;
+    // Each part gets what it uses, and reaches the core only for its locks, writes and notices.
+    const parts = { core, repo: core.repo, custody: options.custody, now: core.now, log: options.log };
+    this.executor = new Executor(
+      { ...parts, delegations: core.delegations, binding: () => core.binding },
+      options,
     );
+    this.tracker = new Tracker({ ...parts, delegations: core.delegations, executor: this.executor }, options);
+    this.reminders = new Reminders({ ...parts, policy: options.policy }, options.reminderPoints ?? []);
+    this.auditExports = new AuditExports(options.store, core.repo.auditLog, core.repo.environment, core.now);
   }
 
   onChange(listener: ApprovalListener): void {
@@ -169,7 +164,9 @@ export class ApprovalEngine {
 
   /** End the live delegations between `by` and `person` at once (see revokeDelegations). */
   revokeDelegations(by: string, person: string): Promise<ApprovalRequest[]> {
-    return revokeDelegations(this.core, this.core.delegations, by, person);
+    const { core, options } = this;
+    const isApprover = (user: string) => options.policy.isApprover(user);
+    return revokeDelegations({ core, book: core.delegations, isApprover, now: core.now }, by, person);
   }
 
   /**
@@ -261,9 +258,9 @@ export class ApprovalEngine {
     return id ? this.get(id) : undefined;
   }
 
-  /** For the webhook pipeline: called once per new event. */
-  async onWebhookEvent(event: WebhookEvent): Promise<void> {
-    await this.tracker.onWebhookEvent(event);
+  /** For the webhook pipeline: called once per new event, put in the engine's words. */
+  async onCustodyReport(report: CustodyReport): Promise<void> {
+    await this.tracker.onCustodyReport(report);
   }
 
   onBridgeCallback(token: string, hint: BridgeCallbackHint): Promise<boolean> {
@@ -275,8 +272,8 @@ export class ApprovalEngine {
     if (this.ticking) return;
     this.ticking = true;
     try {
-      await this.tracker.tick();
-      // After expiry (in the tracker's pass): a request that just lapsed gets no reminder.
+      await this.sweepRequests();
+      // After expiry: a request that just lapsed gets no reminder.
       await this.reminders.sweep().catch((error: unknown) => {
         this.options.log?.warn('approval reminders could not be sent; tried again next sweep', {
           error: String(error),
@@ -297,11 +294,23 @@ export class ApprovalEngine {
     });
   }
 
-  /** Pick up in-flight requests, then sweep periodically. */
+  /** Expire what is due, then follow, send and reconcile the open requests. */
+  private async sweepRequests(): Promise<void> {
+    await this.core.expireDue();
+    await this.tracker.tick();
+  }
+
+  /**
+   * Pick up in-flight requests, then sweep periodically. Requests left open in another environment
+   * are closed first (see closeOtherEnvironments).
+   */
   async start(): Promise<void> {
     // First: an export a crash interrupted is told even when the rest of the resume fails.
     await this.settleAuditExports();
+    await this.core.repo.migrateLegacyOpenSet();
+    await this.core.closeOtherEnvironments();
     await this.tracker.resume();
+    await this.sweepRequests();
     // Reminders that fell due while no replica ran are sent now (only the latest point of each).
     await this.reminders.sweep().catch((error: unknown) => {
       this.options.log?.warn('approval reminders could not be sent; tried again next sweep', {
@@ -391,9 +400,4 @@ async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
   } finally {
     clearTimeout(timer);
   }
-}
-
-/** The webhook pipeline's subscriber: matches `trx_ref`/`transactionId` to a request and settles it. */
-export function approvalEventSubscriber(engine: ApprovalEngine): (event: WebhookEvent) => Promise<void> {
-  return (event) => engine.onWebhookEvent(event);
 }

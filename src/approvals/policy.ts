@@ -4,7 +4,7 @@
 // surface (channel buttons, DMs, App Home, Review all, reminders) asks this one class.
 import { Money } from '../format/money.js';
 import { type Delegation, isLive } from './delegations.js';
-import type { ApprovalRequest, RequestKind } from './types.js';
+import type { ApprovalRequest, RefusalReason, RequestKind } from './types.js';
 
 export interface ApprovalTier {
   /** Amounts at or above this need `approvals` distinct approvals. */
@@ -44,25 +44,6 @@ export function requiredApprovals(
   for (const tier of tiers) if (amount.compare(tier.min) >= 0) needed = tier.approvals;
   return Math.max(needed, 1);
 }
-
-export type RefusalReason =
-  | 'requester'
-  | 'not-approver'
-  | 'already-approved'
-  /** The delegate of a delegation request cannot approve its creation. */
-  | 'delegate'
-  /** A delegation request whose end has passed: approved, it would never be in effect. */
-  | 'window-ended'
-  /** A delegate: every delegation they hold has ended (or its delegator is no approver any more). */
-  | 'delegation-ended'
-  /** A delegate: the request is above the delegation's cap. */
-  | 'over-cap'
-  /** A delegate with a capped delegation: the request has no amount (whitelist, settlement). */
-  | 'not-covered'
-  /** A delegate: the delegator filed this request, so nobody approves it in their place. */
-  | 'delegator-filed'
-  /** A delegate: the delegator already counts on this request (approved it, or another delegate did). */
-  | 'delegator-counted';
 
 /** `onBehalfOf`: the approval is a delegate's, in that approver's place. */
 export type ApprovalCheck =

@@ -1,8 +1,13 @@
 // Figures that can go stale between filing and approval are read again at the final approval: the
 // bridge quote (receivable may drop) and the resolved account name (the account may have changed).
-import type { CngnApi } from '../cngn/api.js';
+// The final approval's re-check runs outside the request's lock, holding off other final clicks;
+// then, under the lock again, the approval is written with the fresh figures, or the request goes
+// back to the approvers. A request approved long ago is re-checked before sending the same way.
 import { Money } from '../format/money.js';
-import type { ApprovalRequest } from './types.js';
+import type { ApprovalPolicy } from './policy.js';
+import type { CustodyGateway } from './ports.js';
+import { transition, withApproval } from './state-machine.js';
+import type { ActionResult, ApprovalRequest, ClickOptions, CoreSections } from './types.js';
 
 export type RecheckResult =
   | { material: false; request: ApprovalRequest }
@@ -15,20 +20,20 @@ export function needsRecheck(request: ApprovalRequest): boolean {
 const sameName = (a: string | undefined, b: string) =>
   (a ?? '').trim().replace(/\s+/g, ' ').toLowerCase() === b.trim().replace(/\s+/g, ' ').toLowerCase();
 
-/** Read the figures again (money priority: an approval is waiting) and say whether they changed materially. */
-export async function recheckFigures(api: CngnApi, request: ApprovalRequest): Promise<RecheckResult> {
+/** Read the figures again (an approval is waiting) and say whether they changed materially. */
+export async function recheckFigures(
+  custody: CustodyGateway,
+  request: ApprovalRequest,
+): Promise<RecheckResult> {
   switch (request.kind) {
     case 'bridge': {
       if (!request.amount) return { material: false, request };
-      const quote = await api.bridgeQuote(
-        {
-          amount: Money.parseDecimal(request.amount),
-          originNetworkId: request.payload.originNetworkId,
-          destinationNetworkId: request.payload.destinationNetworkId,
-          destinationAddress: request.payload.destinationAddress,
-        },
-        { priority: 'money' },
-      );
+      const quote = await custody.bridgeQuote({
+        amount: Money.parseDecimal(request.amount),
+        originNetworkId: request.payload.originNetworkId,
+        destinationNetworkId: request.payload.destinationNetworkId,
+        destinationAddress: request.payload.destinationAddress,
+      });
       const fresh = {
         amountReceivable: quote.amountReceivable,
         networkFee: quote.networkFee,
@@ -46,38 +51,247 @@ export async function recheckFigures(api: CngnApi, request: ApprovalRequest): Pr
       return { material: false, request: updated };
     }
     case 'redeem': {
-      const resolved = await api.resolveAccount(
-        { accountNumber: request.payload.accountNumber, bankCode: request.payload.bankCode },
-        { priority: 'money' },
-      );
-      if (sameName(request.display.accountName, resolved.accountName)) return { material: false, request };
+      const accountName = await custody.accountName({
+        accountNumber: request.payload.accountNumber,
+        bankCode: request.payload.bankCode,
+      });
+      if (sameName(request.display.accountName, accountName)) return { material: false, request };
       return {
         material: true,
-        request: { ...request, display: { ...request.display, accountName: resolved.accountName } },
-        reason: `the account name is now "${resolved.accountName}" (was "${request.display.accountName ?? ''}")`,
+        request: { ...request, display: { ...request.display, accountName } },
+        reason: `the account name is now "${accountName}" (was "${request.display.accountName ?? ''}")`,
       };
     }
     case 'settlement': {
-      const resolved = await api.resolveAccount(
-        {
-          accountNumber: request.payload.bankAccountNumber,
-          ...(request.display.bankCode ? { bankCode: request.display.bankCode } : {}),
-        },
-        { priority: 'money' },
-      );
-      if (sameName(request.payload.bankAccountName, resolved.accountName))
-        return { material: false, request };
+      const accountName = await custody.accountName({
+        accountNumber: request.payload.bankAccountNumber,
+        ...(request.display.bankCode ? { bankCode: request.display.bankCode } : {}),
+      });
+      if (sameName(request.payload.bankAccountName, accountName)) return { material: false, request };
       return {
         material: true,
         request: {
           ...request,
-          payload: { ...request.payload, bankAccountName: resolved.accountName },
-          display: { ...request.display, accountName: resolved.accountName },
+          payload: { ...request.payload, bankAccountName: accountName },
+          display: { ...request.display, accountName },
         },
-        reason: `the account name is now "${resolved.accountName}" (was "${request.payload.bankAccountName}")`,
+        reason: `the account name is now "${accountName}" (was "${request.payload.bankAccountName}")`,
       };
     }
     default:
       return { material: false, request };
   }
+}
+
+/**
+ * A final approval's finishing work (after the re-check) failed once its write may have started: the
+ * approval may have been recorded, so the approver must check the request before clicking again.
+ */
+export class MaybeRecordedError extends Error {
+  override name = 'MaybeRecordedError';
+
+  constructor(readonly error: unknown) {
+    super(`the approval may have been recorded before this failure: ${String(error)}`);
+  }
+}
+
+/** What finishing a re-checked final approval uses. */
+export interface RecheckDeps {
+  core: CoreSections & {
+    /** Under the lock: expire a due request (persisted), so no click can act on it. */
+    expireIfDue(
+      request: ApprovalRequest,
+      now: Date,
+      click?: ClickOptions,
+    ): Promise<ApprovalRequest | undefined>;
+  };
+  custody: CustodyGateway;
+  policy: Pick<ApprovalPolicy, 'check'>;
+  now: () => Date;
+}
+
+/**
+ * The final approver's click, once its hold (`checking`) is saved: read the figures again, then
+ * approve with them, or send the request back when they changed materially.
+ */
+export async function finishRecheckedApproval(
+  deps: RecheckDeps,
+  request: ApprovalRequest,
+  user: string,
+): Promise<ActionResult> {
+  let outcome: RecheckResult | undefined;
+  let failure: unknown;
+  try {
+    outcome = await recheckFigures(deps.custody, request);
+  } catch (error) {
+    failure = error;
+  }
+  // Every write below marks `writing`: a failure from then on (the write, or telling Slack after it)
+  // may come after the approval landed, and the click is answered accordingly.
+  let writing = false;
+  const click: ClickOptions = {
+    onWriting: () => {
+      writing = true;
+    },
+  };
+  try {
+    return await finishRechecked(deps, request, user, outcome, failure, click);
+  } catch (error) {
+    throw writing ? new MaybeRecordedError(error) : error;
+  }
+}
+
+async function finishRechecked(
+  deps: RecheckDeps,
+  request: ApprovalRequest,
+  user: string,
+  outcome: RecheckResult | undefined,
+  failure: unknown,
+  click: ClickOptions,
+): Promise<ActionResult> {
+  const { core } = deps;
+  const result: ActionResult = await core.locked(request.id, async (current): Promise<ActionResult> => {
+    if (!current) return { ok: false, reason: 'not-found' };
+    const ours =
+      current.state === 'pending' && current.checking?.user === user && current.round === request.round;
+    if (!ours) return { ok: false, reason: 'not-pending', request: current };
+    const expired = await core.expireIfDue(current, deps.now(), click);
+    if (expired) return { ok: false, reason: 'expired', request: expired };
+    const onBehalfOf = current.checking?.onBehalfOf;
+    const cleared = { ...current, checking: undefined } as ApprovalRequest;
+    if (!onBehalfOf) return finishCleared(deps, current, cleared, user, outcome, failure, click);
+    // A delegate's place is checked again (the delegation may have been revoked during the re-check),
+    // and the approval written, under the delegations lock a revocation takes too.
+    return core.underDelegationsLock(async () => {
+      const again = await deps.policy.check(cleared, user);
+      if (!again.allowed || again.onBehalfOf !== onBehalfOf) {
+        await core.write(current, cleared, { audit: false, click });
+        return { ok: false, reason: again.allowed ? 'delegation-ended' : again.reason, request: cleared };
+      }
+      return finishCleared(deps, current, cleared, user, outcome, failure, click, onBehalfOf);
+    });
+  });
+  const expiredMeanwhile = !result.ok && result.reason === 'expired' && result.request;
+  if (result.ok || expiredMeanwhile) await core.notify(result.request as ApprovalRequest);
+  return result;
+}
+
+/** The rechecked approval's write, once its approver's place is settled (under both locks if a delegate's). */
+async function finishCleared(
+  deps: RecheckDeps,
+  current: ApprovalRequest,
+  cleared: ApprovalRequest,
+  user: string,
+  outcome: RecheckResult | undefined,
+  failure: unknown,
+  click: ClickOptions,
+  onBehalfOf?: string,
+): Promise<ActionResult> {
+  const { core } = deps;
+  if (!outcome) {
+    await core.write(current, cleared, { audit: false, click });
+    return { ok: false, reason: 'recheck-failed', request: cleared, error: failure };
+  }
+  const now = deps.now();
+  if (outcome.material) {
+    const back = transition(
+      {
+        ...outcome.request,
+        approvals: [],
+        round: current.round + 1,
+        reason: outcome.reason,
+        checking: undefined,
+      } as ApprovalRequest,
+      'pending',
+      { action: 'sent-back', actor: user, note: outcome.reason, at: now },
+    );
+    await core.write(current, back, { click });
+    return { ok: true, request: back };
+  }
+  const fresh = {
+    ...cleared,
+    display: outcome.request.display,
+    payload: outcome.request.payload,
+  } as ApprovalRequest;
+  const next = withApproval(fresh, user, now, onBehalfOf);
+  await core.write(current, next, { click });
+  return { ok: true, request: next };
+}
+
+/** How soon a failed check of stale figures is tried again. */
+const RECHECK_RETRY_MS = 60_000;
+
+/** Figures read again just before sending, for the round they were read in. */
+export interface FreshFigures {
+  round: number;
+  display: ApprovalRequest['display'];
+  payload: ApprovalRequest['payload'];
+}
+
+/**
+ * Before sending an approved request whose figures went stale (approved a while ago: a restart, an
+ * outage), read them again: unchanged → send with them; changed → back to the approvers; unreadable
+ * → say so, and try again shortly ('not-now' either way).
+ */
+export async function recheckBeforeSending(
+  deps: { core: CoreSections; custody: CustodyGateway; now: () => Date },
+  request: ApprovalRequest,
+  now: Date,
+): Promise<FreshFigures | 'not-now'> {
+  const { core } = deps;
+  // A check that failed is not repeated on every sweep: the reads share the service's budget.
+  if (request.nextCheckAt && Date.parse(request.nextCheckAt) > now.getTime()) return 'not-now';
+  let checked: RecheckResult;
+  try {
+    checked = await recheckFigures(deps.custody, request);
+  } catch {
+    await core.locked(request.id, async (current) => {
+      if (current?.state !== 'approved' || current.round !== request.round) return;
+      const nextCheckAt = new Date(deps.now().getTime() + RECHECK_RETRY_MS).toISOString();
+      await core.write(current, { ...current, nextCheckAt }, { audit: false });
+    });
+    await core.notice(
+      request.id,
+      'execution-delayed',
+      'Not sent yet: it was approved a while ago, so its figures are checked again first, and the service could not be asked just now; nothing was sent. The bot tries again shortly.',
+      { when: (r) => r.state === 'approved' && r.round === request.round },
+    );
+    return 'not-now';
+  }
+  if (checked.material) {
+    await sendBackStale(deps, request, checked.request, checked.reason);
+    return 'not-now';
+  }
+  return { round: request.round, display: checked.request.display, payload: checked.request.payload };
+}
+
+/**
+ * An approved request whose figures changed while it waited to be sent goes back to the approvers
+ * with the fresh figures, its approvals cleared. Nothing was sent.
+ */
+export async function sendBackStale(
+  { core, now }: { core: CoreSections; now: () => Date },
+  approved: ApprovalRequest,
+  fresh: ApprovalRequest,
+  reason: string,
+): Promise<void> {
+  const back = await core.locked(approved.id, async (current) => {
+    if (current?.state !== 'approved' || current.round !== approved.round) return undefined;
+    const next = transition(
+      {
+        ...current,
+        display: fresh.display,
+        payload: fresh.payload,
+        approvals: [],
+        round: current.round + 1,
+        reason,
+        checking: undefined,
+      } as ApprovalRequest,
+      'pending',
+      { action: 'sent-back', note: `${reason} (checked again before sending it late)`, at: now() },
+    );
+    await core.write(current, next);
+    return next;
+  });
+  if (back) await core.notify(back);
 }

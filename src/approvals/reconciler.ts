@@ -3,13 +3,11 @@
 // transaction), or for a whitelist addition on the whitelist. When that stays inconclusive, or cannot
 // be done at all (settlement), a person is asked to check. Reads only, at background priority;
 // nothing here ever sends a request again.
-import type { Transaction } from '../cngn/schemas.js';
-import { classifyStatus } from '../cngn/schemas.js';
 import { Money } from '../format/money.js';
-import type { ApprovalCore } from './engine.js';
-import type { Executor } from './executor.js';
+import type { CustodyGateway, CustodyTransaction } from './ports.js';
+import type { ApprovalRepository } from './repository.js';
 import { transition } from './state-machine.js';
-import type { ApprovalRequest, ExecutionOutcome } from './types.js';
+import type { ApprovalRequest, CoreSections, ExecutionOutcome } from './types.js';
 
 export interface ReconcilerOptions {
   /** How far after the call a matching transaction may have been created (default 30 min). */
@@ -20,6 +18,14 @@ export interface ReconcilerOptions {
   reconcilePages?: number;
   /** Inconclusive checks after which a person is asked to check (default 6: about an hour). */
   escalateAfterChecks?: number;
+}
+
+/** What the reconciler uses; it reaches the core only for its lock, its conditional write and its notices. */
+export interface ReconcilerDeps {
+  core: CoreSections;
+  repo: ApprovalRepository;
+  custody: CustodyGateway;
+  now: () => Date;
 }
 
 /** What the tracker does for the reconciler: settle a request, or look again later. */
@@ -33,13 +39,6 @@ export interface TrackingSteps {
   reschedule(request: ApprovalRequest): Promise<void>;
 }
 
-// The trx_type each kind shows in the transaction list, in both vocabularies the sources use.
-const TRX_TYPES: Partial<Record<ApprovalRequest['kind'], readonly string[]>> = {
-  withdraw: ['withdraw', 'withdrawal'],
-  redeem: ['fiat_redeem', 'redeem', 'enaira_redeem'],
-  bridge: ['swap', 'bridge'],
-};
-
 const CLOCK_SKEW_MS = 5 * 60_000;
 
 export class Reconciler {
@@ -47,13 +46,20 @@ export class Reconciler {
   private readonly pageSize: number;
   private readonly maxPages: number;
   private readonly escalateAfter: number;
+  private readonly core: CoreSections;
+  private readonly repo: ApprovalRepository;
+  private readonly custody: CustodyGateway;
+  private readonly now: () => Date;
 
   constructor(
-    private readonly core: ApprovalCore,
-    private readonly executor: Executor,
+    deps: ReconcilerDeps,
     private readonly steps: TrackingSteps,
     options: ReconcilerOptions = {},
   ) {
+    this.core = deps.core;
+    this.repo = deps.repo;
+    this.custody = deps.custody;
+    this.now = deps.now;
     this.matchWindowMs = options.matchWindowMs ?? 30 * 60_000;
     this.pageSize = options.reconcilePageSize ?? 50;
     this.maxPages = Math.max(1, options.reconcilePages ?? 3);
@@ -73,7 +79,7 @@ export class Reconciler {
         continue;
       }
       if (candidates.length > 1) {
-        const refs = candidates.map((tx) => tx.trx_ref).join(', ');
+        const refs = candidates.map((tx) => tx.reference).join(', ');
         await this.core.notice(
           request.id,
           'ambiguous-match',
@@ -89,9 +95,9 @@ export class Reconciler {
   async reconcileWhitelist(request: ApprovalRequest): Promise<void> {
     if (request.kind !== 'whitelist') return;
     const { networkId, address } = request.payload;
-    const list = await this.core.options.api.getWhitelisted({ priority: 'background' });
+    const list = await this.custody.whitelist();
     const listed = list.some(
-      (w) => w.networkId === networkId && w.publicKey.toLowerCase() === address.toLowerCase(),
+      (w) => w.networkId === networkId && w.address.toLowerCase() === address.toLowerCase(),
     );
     if (listed) {
       await this.steps.finish(request.id, 'completed', 'found on the whitelist', { status: 'completed' });
@@ -125,45 +131,43 @@ export class Reconciler {
   }
 
   /** Newest first, page after page while the pages are still inside the window (and budget allows). */
-  private async recentTransactions(since: number): Promise<Transaction[]> {
-    const all: Transaction[] = [];
+  private async recentTransactions(since: number): Promise<CustodyTransaction[]> {
+    const all: CustodyTransaction[] = [];
     for (let page = 1; page <= this.maxPages; page++) {
-      const result = await this.core.options.api.getTransactions({
-        page,
-        limit: this.pageSize,
-        priority: 'background',
-      });
-      all.push(...result.data);
-      const last = result.pagination ? result.pagination.isLastPage : result.data.length < this.pageSize;
-      const oldest = Math.min(...result.data.map((tx) => createdAt(tx)));
-      if (last || result.data.length === 0 || oldest < since) break;
+      const result = await this.custody.transactions(page, this.pageSize);
+      all.push(...result.transactions);
+      const last = result.lastPage ?? result.transactions.length < this.pageSize;
+      const oldest = Math.min(...result.transactions.map((tx) => createdAt(tx)));
+      if (last || result.transactions.length === 0 || oldest < since) break;
     }
     return all;
   }
 
   /** Same kind, amount and destination, created around the call, and not another request's. */
-  private async candidates(request: ApprovalRequest, txs: Transaction[]): Promise<Transaction[]> {
+  private async candidates(
+    request: ApprovalRequest,
+    txs: CustodyTransaction[],
+  ): Promise<CustodyTransaction[]> {
     const from = sentAt(request) - CLOCK_SKEW_MS;
     const to = sentAt(request) + this.matchWindowMs;
-    const types = TRX_TYPES[request.kind] ?? [];
-    const found = new Map<string, Transaction>(); // a page may shift while it is read: once each
+    const found = new Map<string, CustodyTransaction>(); // a page may shift while it is read: once each
     for (const tx of txs) {
       const created = createdAt(tx);
       if (!(created >= from && created <= to)) continue;
-      if (!types.includes((tx.trx_type ?? '').toLowerCase())) continue;
+      if (tx.kind !== request.kind) continue;
       if (!sameDestination(request, tx) || !sameAmount(request, tx)) continue;
-      const owner = await this.core.repo.findIdByReference(tx.trx_ref);
+      const owner = await this.repo.findIdByReference(tx.reference);
       if (owner && owner !== request.id) continue;
-      found.set(tx.trx_ref, tx);
+      found.set(tx.reference, tx);
     }
     return [...found.values()];
   }
 
-  private async settle(request: ApprovalRequest, match: Transaction): Promise<void> {
-    const status = classifyStatus(match.status);
+  private async settle(request: ApprovalRequest, match: CustodyTransaction): Promise<void> {
+    const status = match.result;
     const outcome = {
       ...outcomeFromTransaction(match),
-      reference: match.trx_ref,
+      reference: match.reference,
       ...(match.id ? { transactionId: match.id } : {}),
     };
     const found = await this.core.locked(request.id, async (current) => {
@@ -171,10 +175,10 @@ export class Reconciler {
       const to = status === 'succeeded' ? 'completed' : status === 'failed' ? 'failed' : 'sent';
       const next = transition({ ...current, outcome: { ...current.outcome, ...outcome } }, to, {
         action: 'reconciled',
-        note: `found in the transaction list as ${match.trx_ref}`,
-        at: this.core.now(),
+        note: `found in the transaction list as ${match.reference}`,
+        at: this.now(),
       });
-      await this.executor.indexOutcome(next);
+      await this.repo.indexOutcome(next);
       await this.core.write(current, next);
       return next;
     });
@@ -182,20 +186,18 @@ export class Reconciler {
   }
 }
 
-export function outcomeFromTransaction(tx: Transaction): ExecutionOutcome {
+export function outcomeFromTransaction(tx: CustodyTransaction): ExecutionOutcome {
   return {
     status: tx.status,
-    ...(tx.explorer_link ? { explorerLink: tx.explorer_link } : {}),
-    ...(tx.extl_trx_hash || tx.base_trx_hash
-      ? { hash: tx.extl_trx_hash ?? tx.base_trx_hash ?? undefined }
-      : {}),
+    ...(tx.explorerLink ? { explorerLink: tx.explorerLink } : {}),
+    ...(tx.hash !== undefined ? { hash: tx.hash } : {}),
   };
 }
 
 const sentAt = (request: ApprovalRequest) => Date.parse(request.outcome?.sentAt ?? request.createdAt);
-const createdAt = (tx: Transaction) => (tx.createdAt ? Date.parse(tx.createdAt) : Number.NaN);
+const createdAt = (tx: CustodyTransaction) => (tx.createdAt ? Date.parse(tx.createdAt) : Number.NaN);
 
-function sameAmount(request: ApprovalRequest, tx: Transaction): boolean {
+function sameAmount(request: ApprovalRequest, tx: CustodyTransaction): boolean {
   if (!request.amount) return false;
   try {
     return Money.parseDecimal(request.amount).equals(Money.fromService(tx.amount));
@@ -204,11 +206,9 @@ function sameAmount(request: ApprovalRequest, tx: Transaction): boolean {
   }
 }
 
-function sameDestination(request: ApprovalRequest, tx: Transaction): boolean {
-  const receiver = tx.receiver;
-  const address = typeof receiver === 'string' ? receiver : receiver?.address;
-  const account = typeof receiver === 'string' ? receiver.split(':')[1] : receiver?.accountNumber;
-  const same = (a: string | null | undefined, b: string) => !!a && a.toLowerCase() === b.toLowerCase();
+function sameDestination(request: ApprovalRequest, tx: CustodyTransaction): boolean {
+  const { address, accountNumber: account } = tx.destination;
+  const same = (a: string | undefined, b: string) => !!a && a.toLowerCase() === b.toLowerCase();
   switch (request.kind) {
     case 'withdraw':
       return same(address, request.payload.address);

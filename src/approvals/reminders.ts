@@ -3,10 +3,10 @@
 // history step written under the request's lock, and a point is sent only if no step of the current
 // plan already covers it. A reminder never approves anything; it names who still may.
 import type { Delegation } from './delegations.js';
-import type { ApprovalCore } from './engine.js';
-import { countedPeople } from './policy.js';
+import { type ApprovalPolicy, countedPeople } from './policy.js';
+import type { ApprovalRepository } from './repository.js';
 import { transition } from './state-machine.js';
-import type { ApprovalRequest, HistoryEntry, ReminderStep } from './types.js';
+import type { ApprovalRequest, CoreSections, HistoryEntry, ReminderStep } from './types.js';
 
 export interface ReminderPoint {
   /** Share of the lifetime, 0 < share < 1. */
@@ -87,11 +87,30 @@ export function waitingApprovers(request: ApprovalRequest, approvers: readonly s
   return [...new Set(approvers)].filter((user) => user !== request.requester && !acted.has(user));
 }
 
+/** What reminders use; they reach the core only for its lock, its conditional write and its notices. */
+export interface ReminderDeps {
+  core: CoreSections;
+  repo: ApprovalRepository;
+  /** Who may approve a request, delegates included. */
+  policy: Pick<ApprovalPolicy, 'delegations' | 'eligibleFor'>;
+  now: () => Date;
+}
+
 export class Reminders {
+  private readonly core: CoreSections;
+  private readonly repo: ApprovalRepository;
+  private readonly policy: Pick<ApprovalPolicy, 'delegations' | 'eligibleFor'>;
+  private readonly now: () => Date;
+
   constructor(
-    private readonly core: ApprovalCore,
+    deps: ReminderDeps,
     private readonly points: readonly ReminderPoint[],
-  ) {}
+  ) {
+    this.core = deps.core;
+    this.repo = deps.repo;
+    this.policy = deps.policy;
+    this.now = deps.now;
+  }
 
   get plan(): readonly ReminderPoint[] {
     return this.points;
@@ -101,18 +120,18 @@ export class Reminders {
   async sweep(): Promise<ApprovalRequest[]> {
     if (this.points.length === 0) return [];
     const sent: ApprovalRequest[] = [];
-    const policy = this.core.options.policy;
+    const policy = this.policy;
     // The delegations, read once for the whole sweep (and only if a reminder is due).
     let delegations: Promise<Delegation[]> | undefined;
-    for (const open of await this.core.openRequests()) {
-      if (dueReminder(open, this.points, this.core.now()) === undefined) continue;
+    for (const open of await this.repo.openRequests()) {
+      if (dueReminder(open, this.points, this.now()) === undefined) continue;
       // Who may approve it (approvers, and delegates whose delegation covers it): group membership may
       // be a Slack read, so before the lock, not while holding it.
       delegations ??= policy.delegations();
       const approvers = await policy.eligibleFor(open, await delegations);
       const reminded = await this.core.locked(open.id, async (request) => {
         if (!request) return undefined;
-        const now = this.core.now();
+        const now = this.now();
         const index = dueReminder(request, this.points, now);
         const point = index === undefined ? undefined : this.points[index];
         if (index === undefined || !point) return undefined;

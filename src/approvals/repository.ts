@@ -2,13 +2,13 @@
 // them), reference/transaction/callback indexes (so webhooks find them), and the append-only audit log.
 // The open set and the audit log are kept per service environment, so sandbox, test and live requests
 // never mix in a listing.
-import type { CngnEnvironment } from '../cngn/api.js';
 import type { Store } from '../store/index.js';
 import { type AuditDraft, AuditLog } from './audit-log.js';
+import type { ServiceEnvironment } from './ports.js';
 import { type ApprovalRequest, type AuditEntry, OPEN_STATES } from './types.js';
 
 const requestKey = (id: string) => `approval:${id}`;
-const openSet = (environment: CngnEnvironment) => `approvals:open:${environment}`;
+const openSet = (environment: ServiceEnvironment) => `approvals:open:${environment}`;
 // Where all environments were kept together before: read (and emptied), never written.
 const LEGACY_OPEN_SET = 'approvals:open';
 const LEGACY_AUDIT_LIST = 'approvals:audit';
@@ -30,7 +30,7 @@ interface ExecutionClaim {
 /** Tries of endClaim's compare-and-set: each refusal is the holder's own mark landing, at most once. */
 const END_CLAIM_ATTEMPTS = 5;
 
-export const ENVIRONMENTS: readonly CngnEnvironment[] = ['sandbox', 'test', 'live'];
+export const ENVIRONMENTS: readonly ServiceEnvironment[] = ['sandbox', 'test', 'live'];
 
 export class ApprovalRepository {
   readonly auditLog: AuditLog;
@@ -38,7 +38,7 @@ export class ApprovalRepository {
   constructor(
     readonly store: Store,
     /** The environment the bot now talks to: its listings show only its own requests. */
-    readonly environment: CngnEnvironment,
+    readonly environment: ServiceEnvironment,
   ) {
     this.auditLog = new AuditLog(store);
   }
@@ -130,6 +130,13 @@ export class ApprovalRepository {
   /** Index a service reference or transaction id so webhooks and callbacks find the request. */
   async indexReference(reference: string, id: string): Promise<void> {
     await this.store.set(`approval-ref:${reference}`, id);
+  }
+
+  /** Index the service's reference and transaction id of a request's outcome, so webhooks find it. */
+  async indexOutcome(request: ApprovalRequest): Promise<void> {
+    const { reference, transactionId } = request.outcome ?? {};
+    if (reference) await this.indexReference(reference, request.id);
+    if (transactionId) await this.indexReference(transactionId, request.id);
   }
 
   findIdByReference(reference: string): Promise<string | undefined> {

@@ -60,6 +60,30 @@ export function transition<R extends ApprovalRequest>(request: R, to: RequestSta
   return { ...request, state: to, history: [...request.history, entry] };
 }
 
+/** The approval added (approved once it is the last needed); `onBehalfOf` when a delegate gave it. Pure. */
+export function withApproval(
+  request: ApprovalRequest,
+  user: string,
+  now: Date,
+  onBehalfOf?: string,
+): ApprovalRequest {
+  const approval = { user, at: now.toISOString(), ...(onBehalfOf ? { onBehalfOf } : {}) };
+  const approvals = [...request.approvals, approval];
+  const done = approvals.length >= request.requiredApprovals;
+  const note = `${approvals.length} of ${request.requiredApprovals}`;
+  return transition(
+    { ...request, approvals, checking: undefined } as ApprovalRequest,
+    done ? 'approved' : 'pending',
+    {
+      action: done ? 'approved' : 'approval-added',
+      actor: user,
+      ...(onBehalfOf ? { onBehalfOf } : {}),
+      note,
+      at: now,
+    },
+  );
+}
+
 /**
  * History steps that record something people must hear without changing the state (sending
  * delayed, a lookup that needs a person, a bridge callback). Their note is the whole sentence to show.

@@ -1,16 +1,18 @@
 // After the call: follow each sent request to its final status (webhooks first, slow polls as the
 // fallback), and hand outcome-unknown requests to the reconciler. Reads only, at background priority;
-// nothing here ever sends a money-moving request. Also the periodic sweep and the start-up resume.
-
-import type { WebhookEvent } from '../cngn/schemas.js';
-import { classifyStatus, invalidAmountOf } from '../cngn/schemas.js';
+// nothing here ever sends a money-moving request. Also the periodic pass over open requests (after
+// expiry) and the start-up resume.
 import { checkedExplorerUrl } from '../format/explorer.js';
-import { CONFLICT_ACTION, conflictNote, reportKey } from './conflicts.js';
-import { type ApprovalCore, CHECK_HOLD_MS } from './engine.js';
-import { AnswerNotRecordedError, certainlyUnsent, type Executor, leaseExpired } from './executor.js';
+import { CONFLICT_ACTION, conflictNote } from './conflicts.js';
+import type { DelegationBook } from './delegations.js';
+import { CHECK_HOLD_MS } from './engine.js';
+import { AnswerNotRecordedError, type Executor } from './executor.js';
+import { certainlyUnsent, leaseExpired } from './leases.js';
+import type { CustodyGateway, CustodyReport } from './ports.js';
 import { outcomeFromTransaction, Reconciler, type ReconcilerOptions } from './reconciler.js';
+import type { ApprovalRepository } from './repository.js';
 import { hasNotice, transition, withNotice } from './state-machine.js';
-import type { ApprovalRequest, ExecutionOutcome } from './types.js';
+import type { ApprovalRequest, CoreSections, EngineLog, ExecutionOutcome } from './types.js';
 
 export interface TrackerOptions extends ReconcilerOptions {
   /** First poll of a sent request after this long, then doubling (default 60 s). */
@@ -19,13 +21,6 @@ export interface TrackerOptions extends ReconcilerOptions {
   pollMaxMs?: number;
 }
 
-const FINAL_EVENT: Record<string, 'completed' | 'failed'> = {
-  'withdrawal.completed': 'completed',
-  'redemption.completed': 'completed',
-  'bridge.completed': 'completed',
-  'transaction.failed': 'failed',
-};
-
 /** What an unsigned bridge callback claims; shown as a hint until the service confirms it. */
 export interface BridgeCallbackHint {
   explorerLink?: string;
@@ -33,60 +28,76 @@ export interface BridgeCallbackHint {
   status?: string;
 }
 
+/** What the tracker uses; it reaches the core only for its lock, its conditional write and its notices. */
+export interface TrackerDeps {
+  core: CoreSections;
+  repo: ApprovalRepository;
+  custody: CustodyGateway;
+  /** Where an interrupted delegation request is looked up: the store says whether it was made. */
+  delegations: Pick<DelegationBook, 'isRecorded'>;
+  /** Sends what is approved but was never started. */
+  executor: Pick<Executor, 'execute'>;
+  now: () => Date;
+  log?: EngineLog | undefined;
+}
+
 export class Tracker {
   private readonly pollBaseMs: number;
   private readonly pollMaxMs: number;
   private readonly reconciler: Reconciler;
+  private readonly core: CoreSections;
+  private readonly repo: ApprovalRepository;
+  private readonly custody: CustodyGateway;
+  private readonly delegations: Pick<DelegationBook, 'isRecorded'>;
+  private readonly executor: Pick<Executor, 'execute'>;
+  private readonly now: () => Date;
+  private readonly log: EngineLog | undefined;
 
-  constructor(
-    private readonly core: ApprovalCore,
-    private readonly executor: Executor,
-    options: TrackerOptions = {},
-  ) {
+  constructor(deps: TrackerDeps, options: TrackerOptions = {}) {
+    this.core = deps.core;
+    this.repo = deps.repo;
+    this.custody = deps.custody;
+    this.delegations = deps.delegations;
+    this.executor = deps.executor;
+    this.now = deps.now;
+    this.log = deps.log;
     this.pollBaseMs = options.pollBaseMs ?? 60_000;
     this.pollMaxMs = options.pollMaxMs ?? 15 * 60_000;
-    this.reconciler = new Reconciler(core, executor, this, options);
+    this.reconciler = new Reconciler(deps, this, options);
   }
 
-  /** Webhook subscriber: an event about one of our requests moves it to its final state. */
-  async onWebhookEvent(event: WebhookEvent): Promise<ApprovalRequest | undefined> {
+  /** Webhook subscriber: a report about one of our requests moves it to its final state. */
+  async onCustodyReport(report: CustodyReport): Promise<ApprovalRequest | undefined> {
     // An amount that is no amount makes the whole report unreliable: it settles nothing (its alert asks
     // a person to look; the request's own polls still read the service).
-    if (invalidAmountOf(event.data) !== undefined) return undefined;
-    const keys = [event.data.trx_ref, event.data.transactionId].filter((k): k is string => !!k);
+    if (report.amountInvalid) return undefined;
     let id: string | undefined;
-    for (const key of keys) id ??= await this.core.repo.findIdByReference(key);
+    for (const key of report.references) id ??= await this.repo.findIdByReference(key);
     if (!id) return undefined;
     // Our own environment's service only speaks for our own environment's requests.
-    if ((await this.core.get(id))?.environment !== this.core.binding.environment) return undefined;
-    const byEvent = FINAL_EVENT[event.event];
-    const byStatus = classifyStatus(event.data.status);
-    const to =
-      byEvent ?? (byStatus === 'succeeded' ? 'completed' : byStatus === 'failed' ? 'failed' : undefined);
+    if ((await this.repo.get(id))?.environment !== this.custody.environment) return undefined;
+    const to = report.result;
     if (!to) return undefined;
     const outcome: ExecutionOutcome = {
-      status: event.data.status ?? (to === 'completed' ? 'completed' : 'failed'),
-      ...(event.data.reason ? { reason: event.data.reason } : {}),
-      ...(event.data.explorer_link ? { explorerLink: event.data.explorer_link } : {}),
-      ...(event.data.base_trx_hash || event.data.extl_trx_hash
-        ? { hash: event.data.extl_trx_hash ?? event.data.base_trx_hash ?? undefined }
-        : {}),
+      status: report.status ?? (to === 'completed' ? 'completed' : 'failed'),
+      ...(report.reason ? { reason: report.reason } : {}),
+      ...(report.explorerLink ? { explorerLink: report.explorerLink } : {}),
+      ...(report.hash !== undefined ? { hash: report.hash } : {}),
     };
     // Decided on the request as it stands under its lock: of a completion and a failure racing in, one
     // settles it and the other is the conflict; the mark is persisted (and audited) before anyone hears.
     const done = await this.core.locked(id, async (request) => {
       if (!request) return undefined;
-      const note = conflictNote(request, to, event);
+      const note = conflictNote(request, to, report);
       if (note) {
-        const key = reportKey(event);
-        if (request.conflicts?.some((conflict) => conflict.key === key)) return undefined;
-        const now = this.core.now();
-        const conflicts = [...(request.conflicts ?? []), { at: now.toISOString(), key, note }];
+        if (request.conflicts?.some((conflict) => conflict.key === report.key)) return undefined;
+        const now = this.now();
+        const conflicts = [...(request.conflicts ?? []), { at: now.toISOString(), key: report.key, note }];
         const next = withNotice({ ...request, conflicts }, CONFLICT_ACTION, note, now);
         await this.core.write(request, next);
         return next;
       }
-      const next = this.finished(request, to, `webhook ${event.event}`, outcome);
+      const next = this.finished(request, to, `webhook ${report.name}`, outcome);
       if (next) await this.core.write(request, next);
       return next;
     });
@@ -99,14 +110,14 @@ export class Tracker {
    * came, then confirm with the service (one background read) before the request is called completed.
    */
   async onBridgeCallback(token: string, hint: BridgeCallbackHint): Promise<boolean> {
-    const id = await this.core.repo.findIdByCallbackToken(token);
+    const id = await this.repo.findIdByCallbackToken(token);
     if (!id) return false;
     const explorerLink = httpsUrl(hint.explorerLink);
     const note = `Bridge callback received: ${plainWords(hint.status) || 'no status given'}${explorerLink ? `, ${shownLink(explorerLink)}` : ''} — confirming with the service`;
     let told = false;
     const noted = await this.core.locked(id, async (request) => {
       if (!request || (request.state !== 'sent' && request.state !== 'outcome-unknown')) return undefined;
-      const now = this.core.now();
+      const now = this.now();
       const outcome = {
         ...request.outcome,
         ...(explorerLink ? { explorerLink } : {}),
@@ -153,7 +164,7 @@ export class Tracker {
     return transition({ ...request, outcome: merged }, to, {
       action: to,
       note: to === 'failed' && merged.reason ? `${action}: ${merged.reason}` : action,
-      at: this.core.now(),
+      at: this.now(),
     });
   }
 
@@ -168,7 +179,7 @@ export class Tracker {
       if (!current || current.state !== request.state) return;
       const checks = (current.checks ?? 0) + 1;
       const wait = Math.min(this.pollBaseMs * 2 ** checks, this.pollMaxMs);
-      const nextCheckAt = new Date(this.core.now().getTime() + wait).toISOString();
+      const nextCheckAt = new Date(this.now().getTime() + wait).toISOString();
       await this.core.write(current, { ...current, checks, nextCheckAt }, { audit: false });
     });
   }
@@ -177,16 +188,14 @@ export class Tracker {
   async pollOne(request: ApprovalRequest): Promise<void> {
     const reference = request.outcome?.reference;
     if (!reference) return;
-    const api = this.core.options.api;
     const tx =
       request.kind === 'withdraw'
-        ? await api.verifyWithdrawal(reference, { priority: 'background' })
-        : await api.getTransaction(reference, { priority: 'background' });
-    const status = classifyStatus(tx.status);
-    if (status === 'succeeded' || status === 'failed') {
+        ? await this.custody.withdrawal(reference)
+        : await this.custody.transaction(reference);
+    if (tx.result === 'succeeded' || tx.result === 'failed') {
       await this.finish(
         request.id,
-        status === 'succeeded' ? 'completed' : 'failed',
+        tx.result === 'succeeded' ? 'completed' : 'failed',
         'checked',
         outcomeFromTransaction(tx),
       );
@@ -196,31 +205,31 @@ export class Tracker {
   }
 
   /**
-   * One pass: expire; take over executing requests whose caller's lease ran out; send what is approved
-   * but was never started; poll what is due; reconcile what is unknown. Errors are logged, retried later.
+   * One pass, after expiry: take over executing requests whose caller's lease ran out; send what is
+   * approved but was never started; poll what is due; reconcile what is unknown. Errors are logged,
+   * retried later.
    */
   async tick(): Promise<void> {
-    await this.core.expireDue();
     // Approved and not executing means never sent (executing is saved before any call): a crash
     // between claim and save, a claimant that stopped before its write-ahead mark, or a background
     // start that failed. The claim makes it one call.
-    for (const request of await this.core.openRequests()) {
+    for (const request of await this.repo.openRequests()) {
       let state = request.state;
       if (state === 'pending' && request.checking && this.checkAbandoned(request)) {
         await this.clearInterruptedCheck(request).catch((error: unknown) => {
-          this.core.options.log?.warn('interrupted final approval not cleared; will retry', {
+          this.log?.warn('interrupted final approval not cleared; will retry', {
             requestId: request.id,
             error: String(error),
           });
         });
         continue;
       }
-      if (state === 'executing' && leaseExpired(request, this.core.now())) {
+      if (state === 'executing' && leaseExpired(request, this.now())) {
         try {
           state = (await this.takeOverExpired(request.id))?.state ?? state;
         } catch (error) {
           // The others are still swept; this one is taken over on the next pass.
-          this.core.options.log?.warn('executing request not taken over; will retry', {
+          this.log?.warn('executing request not taken over; will retry', {
             requestId: request.id,
             error: String(error),
           });
@@ -234,11 +243,11 @@ export class Tracker {
           error instanceof AnswerNotRecordedError
             ? "service answered but the answer was not recorded; it will be reconciled once the execution's lease runs out"
             : 'approved request not started; will retry';
-        this.core.options.log?.warn(message, { requestId: request.id, error: String(error) });
+        this.log?.warn(message, { requestId: request.id, error: String(error) });
       });
     }
-    const now = this.core.now();
-    const open = await this.core.openRequests();
+    const now = this.now();
+    const open = await this.repo.openRequests();
     for (const request of open.filter((r) => r.state === 'sent' && this.isDue(r, now))) {
       await this.guard([request], () => this.pollOne(request));
     }
@@ -265,7 +274,7 @@ export class Tracker {
    * (completed). Not made: it failed, and nothing is in effect; it is never written later.
    */
   private async settleDelegation(request: ApprovalRequest): Promise<void> {
-    if (await this.core.delegations.isRecorded(request.id)) {
+    if (await this.delegations.isRecorded(request.id)) {
       await this.finish(request.id, 'completed', 'found in the store', { status: 'completed' });
     } else {
       await this.finish(request.id, 'failed', 'not found in the store', {
@@ -280,7 +289,7 @@ export class Tracker {
     try {
       await fn();
     } catch (error) {
-      this.core.options.log?.warn('approval tracking failed; will retry', {
+      this.log?.warn('approval tracking failed; will retry', {
         requestIds: requests.map((r) => r.id),
         error: String(error),
       });
@@ -291,7 +300,7 @@ export class Tracker {
   /** A final approval's re-check hold older than any live re-check takes: its process stopped. */
   private checkAbandoned(request: ApprovalRequest): boolean {
     const at = request.checking?.at;
-    return at !== undefined && this.core.now().getTime() - Date.parse(at) >= CHECK_HOLD_MS;
+    return at !== undefined && this.now().getTime() - Date.parse(at) >= CHECK_HOLD_MS;
   }
 
   /**
@@ -308,7 +317,7 @@ export class Tracker {
         action: 'check-interrupted',
         actor: checking.user,
         note: 'nothing was approved; approve again',
-        at: this.core.now(),
+        at: this.now(),
       });
       await this.core.write(current, next);
       return next;
@@ -325,7 +334,7 @@ export class Tracker {
    */
   private async takeOverExpired(id: string): Promise<ApprovalRequest | undefined> {
     const taken = await this.core.locked(id, async (current) => {
-      const now = this.core.now();
+      const now = this.now();
       if (current?.state !== 'executing' || !leaseExpired(current, now)) return undefined;
       let next: ApprovalRequest;
       if (certainlyUnsent(current)) {
@@ -344,10 +353,10 @@ export class Tracker {
           at: now,
         });
       }
-      if (!(await this.core.repo.saveIf(current, next))) return undefined;
+      if (!(await this.repo.saveIf(current, next))) return undefined;
       // Its claim is spent: the next claimant need not wait out the claim's own lease.
       if (next.state === 'approved' && current.execution) {
-        await this.core.repo.endClaim(id, current.round, current.execution.generation, now);
+        await this.repo.endClaim(id, current.round, current.execution.generation, now);
       }
       return next;
     });
@@ -360,19 +369,16 @@ export class Tracker {
    * that follows sends what is approved and takes over executing requests whose lease ran out.
    */
   async resume(): Promise<void> {
-    await this.core.repo.migrateLegacyOpenSet();
-    await this.core.closeOtherEnvironments();
-    for (const request of await this.core.openRequests()) {
+    for (const request of await this.repo.openRequests()) {
       if (request.state === 'sent' || request.state === 'outcome-unknown') {
         await this.core.locked(request.id, async (current) => {
           if (current?.state === request.state) {
-            const next = { ...current, nextCheckAt: this.core.now().toISOString() };
+            const next = { ...current, nextCheckAt: this.now().toISOString() };
             await this.core.write(current, next, { audit: false });
           }
         });
       }
     }
-    await this.tick();
   }
 }
 

@@ -1,6 +1,6 @@
 // The approval request: what was asked, exactly what will be sent, who approved, and where it is in
 // its life. Stored as JSON in the store, so every field is plain data (amounts as decimal strings).
-import type { CngnEnvironment } from '../cngn/api.js';
+import type { ServiceEnvironment } from './ports.js';
 
 export type RequestKind = 'withdraw' | 'redeem' | 'bridge' | 'whitelist' | 'settlement' | 'delegation';
 
@@ -174,7 +174,7 @@ export interface ExecutionLease {
 interface RequestBase {
   id: string;
   /** The service environment it was filed for; it is only ever sent there. */
-  environment: CngnEnvironment;
+  environment: ServiceEnvironment;
   /** Non-reversible id of the API key it was filed under, when the engine knows it. */
   keyId?: string;
   /** Decimal amount in Naira (canonical, 2 decimals); absent for whitelist, settlement and delegation. */
@@ -273,7 +273,7 @@ export interface AuditEntry {
   note?: string;
   /** Index of the step in the request's history: a write that never reached the request is dropped on read. */
   step?: number;
-  environment?: CngnEnvironment;
+  environment?: ServiceEnvironment;
   /** Non-reversible id of the API key the request was filed under. */
   keyId?: string;
   figures?: AuditFigures;
@@ -290,4 +290,94 @@ export interface AuditEntry {
   seq?: number;
   prev?: string;
   hash?: string;
+}
+
+/** Why a person's click changed nothing (the policy's reasons, and the engine's own). */
+export type RefusalReason =
+  | 'requester'
+  | 'not-approver'
+  | 'already-approved'
+  /** The delegate of a delegation request cannot approve its creation. */
+  | 'delegate'
+  /** A delegation request whose end has passed: approved, it would never be in effect. */
+  | 'window-ended'
+  /** A delegate: every delegation they hold has ended (or its delegator is no approver any more). */
+  | 'delegation-ended'
+  /** A delegate: the request is above the delegation's cap. */
+  | 'over-cap'
+  /** A delegate with a capped delegation: the request has no amount (whitelist, settlement). */
+  | 'not-covered'
+  /** A delegate: the delegator filed this request, so nobody approves it in their place. */
+  | 'delegator-filed'
+  /** A delegate: the delegator already counts on this request (approved it, or another delegate did). */
+  | 'delegator-counted';
+
+export type Refusal =
+  | RefusalReason
+  | 'not-found'
+  | 'not-pending'
+  | 'expired'
+  | 'checking'
+  | 'not-requester'
+  | 'recheck-failed'
+  | 'not-unknown';
+
+export type ActionResult =
+  | { ok: true; request: ApprovalRequest }
+  | { ok: false; reason: Refusal; request?: ApprovalRequest; error?: unknown };
+
+/** How a person's click is taken: bounded, and told as soon as its decision is persisted. */
+export interface ClickOptions {
+  /** Once aborted, no write of this click starts (it is answered "try again" and changes nothing). */
+  signal?: AbortSignal;
+  /**
+   * Called just before a write of this click starts: an error from then on may come after the write
+   * landed, so the person is told it may have been recorded, never that nothing changed.
+   */
+  onWriting?: () => void;
+  /**
+   * Called once the click's decision is persisted (or needed no write), before anyone is told. With
+   * `rechecking`, only the final approver's hold is saved: the approval itself is saved after the
+   * service re-check of its figures, so the person is told it is under way.
+   */
+  onRecorded?: (step?: { rechecking: true }) => void;
+}
+
+export interface EngineLog {
+  warn(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** A write inside a locked section: audited unless said otherwise, and part of a click when one is given. */
+export interface WriteOptions {
+  audit?: boolean;
+  click?: ClickOptions;
+}
+
+/** A notice is said once per round unless `again`, and only on a request `when` accepts. */
+export interface NoticeOptions {
+  again?: boolean;
+  when?: (request: ApprovalRequest) => boolean;
+}
+
+/**
+ * What the parts around the approval core (executor, tracker, reconciler, reminders, the re-check,
+ * revocations) reach it for: its locks, its conditional write and its notices. Everything else they
+ * use (repository, custody gateway, clock, log) they are given.
+ */
+export interface CoreSections {
+  /** Read-check-write under the request's lock; the section runs again on a fresh read if its write was refused. */
+  locked<T>(id: string, fn: (request: ApprovalRequest | undefined) => Promise<T>): Promise<T>;
+  /** The delegations lock, always taken after a request's lock, never before one. */
+  underDelegationsLock<T>(fn: () => Promise<T>): Promise<T>;
+  /** Inside `locked`: persist `next` only if the request is still exactly `read`, else throw (the section runs again). */
+  write(read: ApprovalRequest, next: ApprovalRequest, options?: WriteOptions): Promise<void>;
+  /** Tell every listener of a persisted change. */
+  notify(request: ApprovalRequest): Promise<void>;
+  /** Record a notice on the request (audited, state unchanged) and tell the listeners. */
+  notice(
+    id: string,
+    action: string,
+    note: string,
+    options?: NoticeOptions,
+  ): Promise<ApprovalRequest | undefined>;
 }

@@ -2,14 +2,9 @@
 // test harness wire it the same way: engine, listeners, the bridge callback route, the webhook subscriber.
 import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import {
-  ApprovalEngine,
-  type ApprovalTier,
-  approvalEventSubscriber,
-  parseTiers,
-  type ReminderPoint,
-} from '../approvals/index.js';
+import { ApprovalEngine, type ApprovalTier, parseTiers, type ReminderPoint } from '../approvals/index.js';
 import type { CngnApi } from '../cngn/api.js';
+import { custodyGateway, custodyReport } from '../cngn/custody-gateway.js';
 import type { WebhookEvent } from '../cngn/schemas.js';
 import type { ApprovalNotify } from '../config.js';
 import type { Store } from '../store/index.js';
@@ -83,7 +78,7 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
   });
   const engine = new ApprovalEngine({
     store: setup.store,
-    api: setup.api,
+    custody: custodyGateway(setup.api),
     policy,
     ttlMs: setup.ttlMs,
     ...(setup.reminders ? { reminderPoints: setup.reminders } : {}),
@@ -146,7 +141,8 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
       });
     },
     bridgeCallback: (token, rawBody) => handleBridgeCallback(deps, token, rawBody),
-    subscriber: approvalEventSubscriber(engine),
+    // The webhook pipeline's subscriber: matches the event's references to a request and settles it.
+    subscriber: (event) => engine.onCustodyReport(custodyReport(event)),
   };
   return approvals;
 }

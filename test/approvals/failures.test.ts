@@ -1,7 +1,8 @@
 // Which answers to a money POST prove nothing was done (failed) and which leave the outcome unknown
 // (reconciled, never resent): the service says never to retry a 400 on a money POST blindly.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { classifyFailure } from '../../src/approvals/index.js';
+import { failedCallOutcome } from '../../src/approvals/index.js';
+import { classifyFailure as custodyFailure } from '../../src/cngn/custody-gateway.js';
 import { CngnError, CngnResponseError, CngnTransportError, RateBudgetError } from '../../src/cngn/errors.js';
 import { createStore } from '../../src/store/index.js';
 import { StoreControls } from '../support/store-controls.js';
@@ -16,6 +17,9 @@ import {
 } from './fixture.js';
 
 const WITHDRAW = 'POST /v1/api/withdraw';
+
+/** What a failed money call leaves the request as: the gateway's reading, then the engine's. */
+const classifyFailure = (error: unknown) => failedCallOutcome(custodyFailure(error) ?? error);
 
 describe('classifying a failed call', () => {
   it.each([

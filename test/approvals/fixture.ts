@@ -11,6 +11,7 @@ import {
   type RequestDraft,
 } from '../../src/approvals/index.js';
 import { CngnClient } from '../../src/cngn/client.js';
+import { custodyGateway, custodyReport } from '../../src/cngn/custody-gateway.js';
 import { webhookEventSchema } from '../../src/cngn/schemas.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
@@ -88,7 +89,7 @@ export async function startEngineFixture(options: EngineFixtureOptions = {}): Pr
     });
     const engine = new ApprovalEngine({
       store: onStore,
-      api: client,
+      custody: custodyGateway(client),
       policy,
       ttlMs: options.ttlMs ?? 24 * 3_600_000,
       now: clock.now,
@@ -112,7 +113,7 @@ export async function startEngineFixture(options: EngineFixtureOptions = {}): Pr
         req.on('data', (c: Buffer) => chunks.push(c));
         req.on('end', () => {
           const event = webhookEventSchema.parse(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-          void first.engine.onWebhookEvent(event).finally(() => res.end('ok'));
+          void first.engine.onCustodyReport(custodyReport(event)).finally(() => res.end('ok'));
         });
       });
       server.listen(0, '127.0.0.1');

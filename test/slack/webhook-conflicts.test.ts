@@ -3,6 +3,7 @@
 // request; each marks its message and thread, alerts a person, and is in the audit chain.
 import { afterEach, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../src/approvals/types.js';
+import { custodyReport } from '../../src/cngn/custody-gateway.js';
 import type { SlackCall } from '../support/fake-slack.js';
 import { postWebhook, webhookBody } from '../webhooks/support.js';
 import {
@@ -102,8 +103,8 @@ it('flags a failure reported after the completion, and the request no longer rea
     amount: '1600.00',
     status: 'failed',
   });
-  await app.engine.onWebhookEvent(again as never);
-  await app.engine.onWebhookEvent(again as never);
+  await app.engine.onCustodyReport(custodyReport(again as never));
+  await app.engine.onCustodyReport(custodyReport(again as never));
   expect((await get(id)).conflicts).toHaveLength(2);
 });
 

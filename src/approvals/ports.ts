@@ -1,0 +1,148 @@
+// What the approval engine needs from the custody service, in its own words: the calls it makes for
+// an approved request, the reads that re-check figures and follow a sent request, and what a failed
+// call means for the money. The service client adapts to this; nothing here knows its wire.
+import type { Money } from '../format/money.js';
+
+/** The service environment a request is filed for and only ever sent to. */
+export type ServiceEnvironment = 'sandbox' | 'test' | 'live';
+
+/**
+ * What a failed money call proves: `not-done` when the service certainly did not act on it (refused
+ * before acting, or never reached); `may-have-been-done` when it may have, so the request is looked
+ * up in the transaction list and never sent again.
+ */
+export type CallFailureKind = 'not-done' | 'may-have-been-done';
+
+/** A money call that failed, as the gateway explains it; `note` says why in a person's words. */
+export class CustodyCallError extends Error {
+  override name = 'CustodyCallError';
+
+  constructor(
+    readonly kind: CallFailureKind,
+    readonly note: string,
+    options?: { cause?: unknown },
+  ) {
+    super(note, options);
+  }
+}
+
+export interface WithdrawOrder {
+  amount: Money;
+  address: string;
+  networkId: string;
+  shouldSaveAddress?: boolean;
+}
+
+export interface RedeemOrder {
+  amount: Money;
+  accountNumber: string;
+  bankCode?: string;
+}
+
+export interface BridgeOrder {
+  originNetworkId: string;
+  destinationNetworkId: string;
+  destinationAddress: string;
+  senderAddress?: string;
+  callbackUrl?: string;
+}
+
+export interface SettlementAccountOrder {
+  bankName: string;
+  bankAccountName: string;
+  bankAccountNumber: string;
+}
+
+export interface BridgeQuoteAsk {
+  amount: Money;
+  originNetworkId: string;
+  destinationNetworkId: string;
+  destinationAddress: string;
+}
+
+/** Amounts as canonical decimal text. */
+export interface BridgeQuote {
+  amountReceivable: string;
+  networkFee: string;
+  bridgeFee: string;
+}
+
+/** How a transaction stands, whatever words the service used for it. */
+export type TransactionResult = 'succeeded' | 'failed' | 'pending' | 'unknown';
+
+/** A transaction as the service lists it. */
+export interface CustodyTransaction {
+  reference: string;
+  /** The service's own id of it, when it gave one. */
+  id?: string;
+  /** Which kind of request made it, when the service's type says so. */
+  kind?: 'withdraw' | 'redeem' | 'bridge';
+  /** The service's status word, kept for the record. */
+  status: string;
+  result: TransactionResult;
+  createdAt?: string;
+  /** As the service stated it: canonical decimal text unless it had more than two decimals. */
+  amount: string;
+  /** Where it went: a wallet address, or a bank account number. */
+  destination: { address?: string; accountNumber?: string };
+  explorerLink?: string;
+  hash?: string;
+}
+
+/** One page of the transaction list, newest first; `lastPage` when the service says so. */
+export interface TransactionListPage {
+  transactions: CustodyTransaction[];
+  lastPage?: boolean;
+}
+
+/**
+ * What the service reported on its own about a transaction (a webhook): the references it names,
+ * and, when it reports one, the final result.
+ */
+export interface CustodyReport {
+  /** The report's name (`withdrawal.completed`), for the request's history. */
+  name: string;
+  /** The transaction reference and the service's transaction id, those it gave. */
+  references: string[];
+  result?: 'completed' | 'failed';
+  status?: string;
+  reason?: string;
+  explorerLink?: string;
+  hash?: string;
+  /** The amount the report names, as a plain decimal (absent when it names none or an invalid one). */
+  amount?: string;
+  /** The report names an amount that is no amount (`1e309`, `-500`): it settles nothing. */
+  amountInvalid?: true;
+  /** The same report delivered again (a replay, a subscriber run again at start) has the same key. */
+  key: string;
+}
+
+/**
+ * The custody service as the approval engine uses it. Money calls (withdraw, redeem, bridge,
+ * addToWhitelist, updateSettlementAccount) are made once and never retried; a failure rejects with
+ * CustodyCallError when the gateway can tell what it proves, anything else counts as may have been
+ * done. Re-checks run at money priority (an approver is waiting), tracking reads in the background.
+ */
+export interface CustodyGateway {
+  readonly environment: ServiceEnvironment;
+
+  withdraw(order: WithdrawOrder): Promise<{ reference: string }>;
+  redeem(order: RedeemOrder): Promise<{ reference: string }>;
+  /** `receivableAddress`: where the quoted amount has to be sent on the origin network. */
+  bridge(
+    order: BridgeOrder,
+  ): Promise<{ reference: string; receivableAddress: string; transactionId?: string }>;
+  addToWhitelist(entry: { networkId: string; address: string }): Promise<void>;
+  updateSettlementAccount(account: SettlementAccountOrder): Promise<void>;
+
+  /** Re-checks of figures that go stale. */
+  bridgeQuote(ask: BridgeQuoteAsk): Promise<BridgeQuote>;
+  accountName(account: { accountNumber: string; bankCode?: string }): Promise<string>;
+
+  /** Tracking reads. */
+  withdrawal(reference: string): Promise<CustodyTransaction>;
+  transaction(reference: string): Promise<CustodyTransaction>;
+  transactions(page: number, limit: number): Promise<TransactionListPage>;
+  /** The whitelisted addresses, by network. */
+  whitelist(): Promise<Array<{ networkId: string; address: string }>>;
+}

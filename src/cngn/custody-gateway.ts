@@ -1,0 +1,185 @@
+// The service client as the approval engine's custody gateway: the engine's calls mapped to endpoints
+// and priorities, the service's transactions and webhook events put in the engine's words, and a
+// failed money call explained as what it proves (not done, or may have been done).
+import {
+  type CallFailureKind,
+  CustodyCallError,
+  type CustodyGateway,
+  type CustodyReport,
+  type CustodyTransaction,
+} from '../approvals/ports.js';
+import type { CngnApi } from './api.js';
+import {
+  CngnError,
+  type CngnErrorKind,
+  CngnResponseError,
+  CngnTransportError,
+  RateBudgetError,
+} from './errors.js';
+import { classifyStatus, invalidAmountOf, type Transaction, type WebhookEvent } from './schemas.js';
+
+/**
+ * Service answers documented to come before anything is done: the key, IP and decryption checks run
+ * first, then validation, then the documented refusals. Any other error answer to a money POST does
+ * not prove nothing happened (the service says: reconcile before retrying a 400).
+ */
+const NOT_PROCESSED: ReadonlySet<CngnErrorKind> = new Set<CngnErrorKind>([
+  'permission-denied',
+  'ip-not-allowed',
+  'invalid-key',
+  'merchant-not-found',
+  'decryption-failed',
+  'validation',
+  'service-unavailable',
+  'account-unresolvable',
+  'rate-limited',
+]);
+
+/**
+ * What a failed money call proves, for the errors the client throws; undefined for any other error
+ * (the engine then counts it as may have been done).
+ */
+export function classifyFailure(error: unknown): CustodyCallError | undefined {
+  const failure = (kind: CallFailureKind, note: string) => new CustodyCallError(kind, note, { cause: error });
+  if (error instanceof CngnTransportError) {
+    return error.mayHaveBeenSent
+      ? failure('may-have-been-done', 'the service may have received it, but no answer arrived')
+      : failure('not-done', 'the service could not be reached; nothing was sent');
+  }
+  if (error instanceof RateBudgetError) {
+    return failure('not-done', 'the request budget was spent; nothing was sent');
+  }
+  if (error instanceof CngnError) {
+    if (NOT_PROCESSED.has(error.kind)) return failure('not-done', error.serviceMessage);
+    return failure(
+      'may-have-been-done',
+      `the service answered ${error.httpStatus} "${error.serviceMessage}", which does not show whether it acted`,
+    );
+  }
+  if (error instanceof CngnResponseError) {
+    return failure('may-have-been-done', 'the answer could not be read');
+  }
+  return undefined;
+}
+
+/** A money call, its failure explained; never retried here. */
+async function moneyCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw classifyFailure(error) ?? error;
+  }
+}
+
+// The trx_type each request kind shows in the transaction list, in both vocabularies the sources use.
+const KIND_OF_TYPE: Readonly<Record<string, CustodyTransaction['kind']>> = {
+  withdraw: 'withdraw',
+  withdrawal: 'withdraw',
+  fiat_redeem: 'redeem',
+  redeem: 'redeem',
+  enaira_redeem: 'redeem',
+  swap: 'bridge',
+  bridge: 'bridge',
+};
+
+/** A listed transaction in the engine's words. */
+export function custodyTransaction(tx: Transaction): CustodyTransaction {
+  const receiver = tx.receiver;
+  const address = typeof receiver === 'string' ? receiver : receiver?.address;
+  const accountNumber = typeof receiver === 'string' ? receiver.split(':')[1] : receiver?.accountNumber;
+  const type = (tx.trx_type ?? '').toLowerCase();
+  const kind = Object.hasOwn(KIND_OF_TYPE, type) ? KIND_OF_TYPE[type] : undefined;
+  return {
+    reference: tx.trx_ref,
+    ...(tx.id ? { id: tx.id } : {}),
+    ...(kind ? { kind } : {}),
+    status: tx.status,
+    result: classifyStatus(tx.status),
+    ...(tx.createdAt ? { createdAt: tx.createdAt } : {}),
+    amount: tx.amount,
+    destination: {
+      ...(address ? { address } : {}),
+      ...(accountNumber ? { accountNumber } : {}),
+    },
+    ...(tx.explorer_link ? { explorerLink: tx.explorer_link } : {}),
+    ...(tx.extl_trx_hash || tx.base_trx_hash
+      ? { hash: tx.extl_trx_hash ?? tx.base_trx_hash ?? undefined }
+      : {}),
+  };
+}
+
+const FINAL_EVENT: Readonly<Record<string, 'completed' | 'failed'>> = {
+  'withdrawal.completed': 'completed',
+  'redemption.completed': 'completed',
+  'bridge.completed': 'completed',
+  'transaction.failed': 'failed',
+};
+
+/** A webhook event in the engine's words: the final result by the event's name, else by its status. */
+export function custodyReport(event: WebhookEvent): CustodyReport {
+  const data = event.data;
+  const byStatus = classifyStatus(data.status);
+  const result =
+    (Object.hasOwn(FINAL_EVENT, event.event) ? FINAL_EVENT[event.event] : undefined) ??
+    (byStatus === 'succeeded' ? 'completed' : byStatus === 'failed' ? 'failed' : undefined);
+  const invalid = invalidAmountOf(data) !== undefined;
+  return {
+    name: event.event,
+    key: [event.event, data.transactionId, data.trx_ref, data.status, data.amount]
+      .map((part) => part ?? '')
+      .join('|'),
+    ...(invalid ? { amountInvalid: true as const } : data.amount ? { amount: data.amount } : {}),
+    references: [data.trx_ref, data.transactionId].filter((k): k is string => !!k),
+    ...(result ? { result } : {}),
+    ...(data.status != null ? { status: data.status } : {}),
+    ...(data.reason ? { reason: data.reason } : {}),
+    ...(data.explorer_link ? { explorerLink: data.explorer_link } : {}),
+    ...(data.base_trx_hash || data.extl_trx_hash
+      ? { hash: data.extl_trx_hash ?? data.base_trx_hash ?? undefined }
+      : {}),
+  };
+}
+
+/** The client as the engine's custody gateway. */
+export function custodyGateway(api: CngnApi): CustodyGateway {
+  return {
+    environment: api.environment,
+    withdraw: (order) => moneyCall(async () => ({ reference: (await api.withdraw(order)).trxRef })),
+    redeem: (order) => moneyCall(async () => ({ reference: (await api.redeem(order)).trxRef })),
+    bridge: (order) =>
+      moneyCall(async () => {
+        const result = await api.bridge(order);
+        return {
+          reference: result.reference,
+          receivableAddress: result.receivableAddress,
+          ...(result.transactionId ? { transactionId: result.transactionId } : {}),
+        };
+      }),
+    addToWhitelist: (entry) =>
+      moneyCall(async () => {
+        await api.addWhitelist(entry);
+      }),
+    updateSettlementAccount: (account) =>
+      moneyCall(async () => {
+        await api.updateSettlementAccount(account);
+      }),
+    bridgeQuote: (ask) => api.bridgeQuote(ask, { priority: 'money' }),
+    accountName: async (account) => (await api.resolveAccount(account, { priority: 'money' })).accountName,
+    withdrawal: async (reference) =>
+      custodyTransaction(await api.verifyWithdrawal(reference, { priority: 'background' })),
+    transaction: async (reference) =>
+      custodyTransaction(await api.getTransaction(reference, { priority: 'background' })),
+    transactions: async (page, limit) => {
+      const result = await api.getTransactions({ page, limit, priority: 'background' });
+      return {
+        transactions: result.data.map(custodyTransaction),
+        ...(result.pagination ? { lastPage: result.pagination.isLastPage } : {}),
+      };
+    },
+    whitelist: async () =>
+      (await api.getWhitelisted({ priority: 'background' })).map((w) => ({
+        networkId: w.networkId,
+        address: w.publicKey,
+      })),
+  };
+}
