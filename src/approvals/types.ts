@@ -1,5 +1,6 @@
 // The approval request: what was asked, exactly what will be sent, who approved, and where it is in
 // its life. Stored as JSON in the store, so every field is plain data (amounts as decimal strings).
+import type { Logger } from '../log.js';
 import type { ServiceEnvironment } from './ports.js';
 
 export type RequestKind = 'withdraw' | 'redeem' | 'bridge' | 'whitelist' | 'settlement' | 'delegation';
@@ -343,9 +344,7 @@ export interface ClickOptions {
   onRecorded?: (step?: { rechecking: true }) => void;
 }
 
-export interface EngineLog {
-  warn(message: string, fields?: Record<string, unknown>): void;
-}
+export type EngineLog = Pick<Logger, 'warn'>;
 
 /** A write inside a locked section: audited unless said otherwise, and part of a click when one is given. */
 export interface WriteOptions {

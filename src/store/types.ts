@@ -1,5 +1,6 @@
 // The store's interface and the options it is built with; the factory is index.ts, the adapters
 // implement this.
+import type { Logger } from '../log.js';
 import type { RedisPersistence } from './durability.js';
 import type { PruneOptions } from './sqlite-prune.js';
 
@@ -69,9 +70,7 @@ export interface Store {
 }
 
 /** Where a store reports trouble it recovers from by itself. */
-export interface StoreLog {
-  warn(message: string, fields?: Record<string, unknown>): void;
-}
+export type StoreLog = Pick<Logger, 'warn'>;
 
 export interface StoreOptions {
   log?: StoreLog;
