@@ -5,7 +5,7 @@ import type { CngnApi } from '../cngn/api.js';
 import { Money } from '../format/money.js';
 import type { Store } from '../store/index.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
-import { DelegationBook, delegationProblem, delegationsLockName } from './delegations.js';
+import { DelegationBook, delegationProblem, delegationsLockName, requestExpiry } from './delegations.js';
 import { checkDraft, InvalidDraftError } from './draft.js';
 import type { ApprovalPolicy, RefusalReason } from './policy.js';
 import { needsRecheck, recheckFigures } from './recheck.js';
@@ -226,7 +226,7 @@ export class ApprovalCore {
       requiredApprovals: this.options.policy.requiredFor(amount, draft.kind),
       state: 'pending',
       createdAt: now.toISOString(),
-      expiresAt: new Date(now.getTime() + this.options.ttlMs).toISOString(),
+      expiresAt: new Date(requestExpiry(draft, now, this.options.ttlMs)).toISOString(),
       round: 0,
       history: [{ at: now.toISOString(), state: 'pending', action: 'filed', actor: draft.requester }],
     } as ApprovalRequest;

@@ -346,6 +346,13 @@ export class Executor {
       crashPoint('before-post');
       return await this.call(marked);
     } catch (error) {
+      if (claimed.kind === 'delegation') {
+        // Its "call" is a write to the bot's own store, which says afterwards whether it was made.
+        return {
+          to: 'outcome-unknown',
+          note: "writing the delegation to the bot's store failed or went unanswered; the store is checked for it, and it is never written twice",
+        };
+      }
       return classifyFailure(error);
     }
   }

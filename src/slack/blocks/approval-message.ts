@@ -6,7 +6,7 @@ import { delegationOf, isLive, noticeText, REVOKED_ACTION } from '../../approval
 import type { ApprovalRequest } from '../../approvals/types.js';
 import { lagosTime, naira, relative } from '../../format/display.js';
 import { escapeMrkdwn, explorerLink, inertUrl, mentionUser } from '../../format/mrkdwn.js';
-import { environmentLabel, KIND_TITLE, requestTitle, STATE_WORDS } from './approval-format.js';
+import { environmentLabel, KIND_TITLE, requestTitle, stateWords } from './approval-format.js';
 import {
   extendButtons,
   lifecycleContext,
@@ -183,7 +183,7 @@ export function approvalMessage(
     },
     {
       type: 'section',
-      text: { type: 'mrkdwn', text: `*${STATE_WORDS[request.state]}*  ·  ${code(request.id)}` },
+      text: { type: 'mrkdwn', text: `*${stateWords(request)}*  ·  ${code(request.id)}` },
     },
     figuresSection(request, now),
   ];
@@ -225,7 +225,7 @@ export function approvalMessage(
       : [];
   if (elements.length > 0) blocks.push({ type: 'actions', block_id: APPROVAL_ACTIONS_BLOCK, elements });
   return {
-    text: `${escapeMrkdwn(requestTitle(request))}: ${STATE_WORDS[request.state].replace(/^:[a-z_]+: /, '')}`,
+    text: `${escapeMrkdwn(requestTitle(request))}: ${stateWords(request).replace(/^:[a-z_]+: /, '')}`,
     blocks,
   };
 }
@@ -289,8 +289,19 @@ export function stepText(request: ApprovalRequest): string {
     extended: 'Extended',
     [REVOKED_ACTION]: 'Delegation revoked',
   };
-  return `${words[step.action] ?? escapeMrkdwn(step.action)}${by}${note}`;
+  const said =
+    (request.kind === 'delegation' ? DELEGATION_STEP_WORDS[step.action] : undefined) ?? words[step.action];
+  return `${said ?? escapeMrkdwn(step.action)}${by}${note}`;
 }
+
+/** A delegation is written to the bot's own store, never sent to the service: its steps say so. */
+const DELEGATION_STEP_WORDS: Record<string, string> = {
+  executing: "Putting the delegation in effect (written to the bot's own store; nothing goes to the service)",
+  'outcome-unknown':
+    "Not known whether the delegation was written: the bot's store is checked; it is never written twice",
+  interrupted:
+    "The bot restarted while putting the delegation in effect: the bot's store is checked for it; it is never written twice",
+};
 
 /** What the requester is told privately, or undefined when this step is not theirs to hear. */
 export function requesterNotice(request: ApprovalRequest): string | undefined {
