@@ -6,7 +6,7 @@
 import { Money } from '../format/money.js';
 import type { Store } from '../store/index.js';
 import type { ServiceEnvironment } from './ports.js';
-import type { ApprovalRequest, CoreSections, DelegationPayload, RequestOf } from './types.js';
+import type { ApprovalRequest, CoreSections, DelegationPayload, RequestDraft, RequestOf } from './types.js';
 
 /** A delegation as granted: who may approve in whose place, until when, up to which amount. */
 export interface Delegation {
@@ -109,6 +109,21 @@ export function delegationProblem(
   if (payload.max !== undefined && !Money.parseDecimal(payload.max).isPositive())
     return 'max: must be a positive amount';
   return undefined;
+}
+
+/**
+ * When a request waiting for approval expires: after the configured lifetime, and a delegation no
+ * later than the end of its window, since approved after that it would never be in effect.
+ */
+export function requestExpiry(draft: RequestDraft, now: Date, ttlMs: number): number {
+  const lifetime = now.getTime() + ttlMs;
+  if (draft.kind !== 'delegation') return lifetime;
+  return Math.min(lifetime, Date.parse(draft.payload.until));
+}
+
+/** The latest a request may be extended to: a delegation's window end; others have no such bound. */
+export function latestExpiry(request: ApprovalRequest): number {
+  return request.kind === 'delegation' ? Date.parse(request.payload.until) : Number.POSITIVE_INFINITY;
 }
 
 /** Where delegations are found: an index of the granting requests, per service environment. */

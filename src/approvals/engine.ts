@@ -10,6 +10,7 @@ import {
   delegationProblem,
   delegationsLockName,
   pendingTwin,
+  requestExpiry,
 } from './delegations.js';
 import { checkDraft, InvalidDraftError } from './draft.js';
 import type { ApprovalPolicy } from './policy.js';
@@ -194,7 +195,7 @@ export class ApprovalCore implements CoreSections {
       requiredApprovals: this.options.policy.requiredFor(amount, draft.kind),
       state: 'pending',
       createdAt: now.toISOString(),
-      expiresAt: new Date(now.getTime() + this.options.ttlMs).toISOString(),
+      expiresAt: new Date(requestExpiry(draft, now, this.options.ttlMs)).toISOString(),
       round: 0,
       history: [{ at: now.toISOString(), state: 'pending', action: 'filed', actor: draft.requester }],
     } as ApprovalRequest;

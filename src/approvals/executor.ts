@@ -289,6 +289,13 @@ export class Executor {
       crashPoint('before-post');
       return await callService(this.custody, this.delegations, marked);
     } catch (error) {
+      if (claimed.kind === 'delegation') {
+        // Its "call" is a write to the bot's own store, which says afterwards whether it was made.
+        return {
+          to: 'outcome-unknown',
+          note: "writing the delegation to the bot's store failed or went unanswered; the store is checked for it, and it is never written twice",
+        };
+      }
       return failedCallOutcome(error);
     }
   }

@@ -1,6 +1,7 @@
 // The requester's one Extend of a pending request: at most by its original lifetime, under the
 // request's lock, persisted and audited before anyone is told. It changes the expiry only; approvals
 // given so far stand, and nothing is approved or sent by it.
+import { latestExpiry } from './delegations.js';
 import type { ApprovalCore } from './engine.js';
 import { transition } from './state-machine.js';
 import type { ApprovalRequest, ClickOptions } from './types.js';
@@ -11,7 +12,9 @@ export type ExtendRefusal =
   | 'expired'
   | 'not-requester'
   | 'already-extended'
-  | 'too-long';
+  | 'too-long'
+  /** A delegation already expires when its window ends. */
+  | 'window-end';
 
 export type ExtendResult =
   | { ok: true; request: ApprovalRequest }
@@ -43,7 +46,8 @@ export function shortDuration(ms: number): string {
 
 /**
  * Extend by `byMs` (default: the original lifetime). Only the requester, only while pending and not
- * yet due, only once, and never by more than the original lifetime.
+ * yet due, only once, never by more than the original lifetime, and a delegation never past the end
+ * of its window (shortened to it).
  */
 export async function extendRequest(
   core: ApprovalCore,
@@ -62,8 +66,11 @@ export async function extendRequest(
     if (user !== request.requester) return { ok: false, reason: 'not-requester', request };
     if (request.extended) return { ok: false, reason: 'already-extended', request };
     const maxMs = originalLifetimeMs(request);
-    const by = byMs ?? maxMs;
-    if (by > maxMs || by <= 0) return { ok: false, reason: 'too-long', request, maxMs };
+    const asked = byMs ?? maxMs;
+    if (asked > maxMs || asked <= 0) return { ok: false, reason: 'too-long', request, maxMs };
+    // Never past a delegation's window: approved after it, it would never be in effect.
+    const by = Math.min(asked, latestExpiry(request) - Date.parse(request.expiresAt));
+    if (by <= 0) return { ok: false, reason: 'window-end', request };
     const expiresAt = new Date(Date.parse(request.expiresAt) + by).toISOString();
     const extended = {
       ...request,

@@ -39,6 +39,7 @@ export {
   originalLifetimeMs,
   shortDuration,
 } from './extend.js';
+export { figuresDigest } from './figures.js';
 export {
   ApprovalPolicy,
   type ApprovalTier,

@@ -275,9 +275,9 @@ export class Tracker {
    */
   private async settleDelegation(request: ApprovalRequest): Promise<void> {
     if (await this.delegations.isRecorded(request.id)) {
-      await this.finish(request.id, 'completed', 'found in the store', { status: 'completed' });
+      await this.finish(request.id, 'completed', "found in the bot's store", { status: 'completed' });
     } else {
-      await this.finish(request.id, 'failed', 'not found in the store', {
+      await this.finish(request.id, 'failed', "not found in the bot's store", {
         status: 'failed',
         reason: 'the bot stopped before writing the delegation; nothing is in effect. File it again.',
       });
@@ -347,9 +347,14 @@ export class Tracker {
         next = unsent as ApprovalRequest;
       } else {
         const { execution: _gone, nextCheckAt: _next, checks: _checks, ...rest } = current;
+        // A delegation makes no service call: it is looked up in the bot's own store (settleDelegation).
+        const note =
+          current.kind === 'delegation'
+            ? "the bot writing the delegation stopped before recording it; checking the bot's store for it instead of writing it again"
+            : 'the bot making the call stopped before recording the answer; checking the transaction list instead of resending';
         next = transition({ ...rest, nextCheckAt: now.toISOString(), checks: 0 }, 'outcome-unknown', {
           action: 'interrupted',
-          note: 'the bot making the call stopped before recording the answer; checking the transaction list instead of resending',
+          note,
           at: now,
         });
       }

@@ -91,8 +91,23 @@ describe('creating a delegation', () => {
     expect(fx.sandbox.requests.filter((r) => r.method === 'POST')).toEqual([]);
   });
 
-  it('refuses to approve a delegation whose window ended while it waited: it would never be in effect', async () => {
+  it('expires when its window ends: approved after that, it would never be in effect', async () => {
+    const until = new Date(fx.clock.now().getTime() + DAY / 2);
+    const filed = await engine.fileDelegation(CHIDI, BOLA, until);
+    expect(filed.expiresAt).toBe(until.toISOString()); // sooner than the 24 h lifetime
+    fx.clock.advance(DAY / 2);
+    expect(await engine.approve(filed.id, ADE)).toMatchObject({ ok: false, reason: 'expired' });
+    await engine.idle();
+    expect(await engine.get(filed.id)).toMatchObject({ state: 'expired', approvals: [] });
+    expect(await engine.liveDelegations()).toEqual([]);
+  });
+
+  it('refuses to approve a delegation still waiting past its window (one filed to expire later): it would never be in effect', async () => {
     const filed = await engine.fileDelegation(CHIDI, BOLA, new Date(fx.clock.now().getTime() + DAY / 2));
+    await fx.store.set(`approval:${filed.id}`, {
+      ...filed,
+      expiresAt: new Date(fx.clock.now().getTime() + DAY).toISOString(),
+    });
     fx.clock.advance(DAY / 2);
     expect(await engine.approve(filed.id, ADE)).toMatchObject({ ok: false, reason: 'window-ended' });
     await engine.idle();

@@ -1,6 +1,7 @@
 // Through the real bot: a bank that answers the account lookup with Slack markup in the name, and a
 // reject reason with a mass mention, reach approvers and the requester as text, never as a ping or link.
 import { afterEach, describe, expect, it } from 'vitest';
+import { openedViewId } from '../support/fake-slack.js';
 import { ALERTS_CHANNEL } from '../support/harness.js';
 import { selectValue, slashCommand, textValue, viewSubmission } from '../support/slack-requests.js';
 import {
@@ -92,6 +93,7 @@ describe('outside text in the approval path', () => {
     expectInert(opened.body);
     await viewSubmission(app.sender, {
       callbackId: view.callback_id,
+      viewId: openedViewId(opened),
       privateMetadata: view.private_metadata,
       userId: APPROVER_A,
       values: { 'reject.reason': { 'reject.reason': textValue('<!here> wrong payee <@U999>') } },

@@ -83,7 +83,10 @@ describe('/cngn resolve', () => {
 
   it('refuses the requester and outsiders, and changes nothing', async () => {
     const id = await unknownWithdrawal();
-    expect(await resolve(`resolve ${id} completed I saw it land`, REQUESTER)).toContain('you cannot approve');
+    const mine = await resolve(`resolve ${id} completed I saw it land`, REQUESTER);
+    expect(mine).toContain('so you cannot record its outcome: another approver must');
+    // Past its approval, a request can no longer be cancelled: nobody is told they can.
+    expect(mine).not.toContain('cancel');
     expect(await resolve(`resolve ${id} completed I saw it land`, OUTSIDER)).toContain('not an approver');
     expect((await app.engine.get(id))?.state).toBe('outcome-unknown');
   });

@@ -2,6 +2,7 @@
 // them, listing exactly those, and approving only the checked ones, each once, through the normal
 // engine path bound to the round the modal showed.
 import { afterEach, describe, expect, it } from 'vitest';
+import { openedViewId } from '../support/fake-slack.js';
 import { blockAction, viewSubmission } from '../support/slack-requests.js';
 import {
   APPROVALS_CHANNEL,
@@ -55,14 +56,15 @@ async function openReviewAll(user: string) {
   const pick = view.blocks.find((b) => b.block_id === 'review_all.pick') as
     | { element: { options: Option[] } }
     | undefined;
-  return { view, options: pick?.element.options ?? [] };
+  return { view, viewId: openedViewId(opened), options: pick?.element.options ?? [] };
 }
 
-function submit(user: string, values: string[], channel = APPROVALS_CHANNEL) {
+/** Submit the list `viewId` as `user` (Slack sends the view's id back), with these ticked. */
+function submit(user: string, viewId: string, values: string[], channel = APPROVALS_CHANNEL) {
   return viewSubmission(app.sender, {
     callbackId: 'approval.review_all.submit',
     userId: user,
-    viewId: `VREVIEW${user}`,
+    viewId,
     privateMetadata: JSON.stringify({ channel }),
     values: {
       'review_all.pick': {
@@ -102,7 +104,7 @@ describe('Review all', () => {
       await fileWithdrawal(app, '2500.25'),
       await fileWithdrawal(app, '3500'),
     ];
-    const { view, options } = await openReviewAll(APPROVER_A);
+    const { view, viewId, options } = await openReviewAll(APPROVER_A);
     expect(view.callback_id).toBe('approval.review_all.submit');
     expect(options.map((o) => o.value).sort()).toEqual(ids.map((id) => `${id}:0`).sort());
     const shown = JSON.stringify(view.blocks);
@@ -120,7 +122,7 @@ describe('Review all', () => {
     expect(mine.options).toEqual([]);
 
     const [first, second, third] = ids as [string, string, string];
-    const response = await submit(APPROVER_A, [`${first}:0`, `${third}:0`]);
+    const response = await submit(APPROVER_A, viewId, [`${first}:0`, `${third}:0`]);
     expect(response.status).toBe(200);
     expect(response.json()).toMatchObject({ response_action: 'update' });
     const text = await results(APPROVER_A);
@@ -130,11 +132,11 @@ describe('Review all', () => {
     expect((await app.engine.get(first))?.approvals.map((a) => a.user)).toEqual([APPROVER_A]);
     expect((await app.engine.get(third))?.approvals.map((a) => a.user)).toEqual([APPROVER_A]);
     expect(await app.engine.get(second)).toMatchObject({ state: 'pending', approvals: [] });
-    const updated = await app.slack.waitFor('views.update', (c) => c.body.view_id === `VREVIEW${APPROVER_A}`);
+    const updated = await app.slack.waitFor('views.update', (c) => c.body.view_id === viewId);
     expect(JSON.stringify(updated.body.view)).toContain('2 of 2 approved');
 
     // Submitting the same modal again approves nothing twice.
-    await submit(APPROVER_A, [`${first}:0`]);
+    await submit(APPROVER_A, viewId, [`${first}:0`]);
     await app.slack.waitFor('chat.postEphemeral', (c) => String(c.body.text).includes('0 of 1 approved'));
     await app.engine.idle();
     expect(app.sandbox.count('POST', '/v1/api/withdraw')).toBe(2);
@@ -144,12 +146,12 @@ describe('Review all', () => {
     app = await startApprovalApp({ tiers: '0:1' });
     const changed = await fileWithdrawal(app, '1500');
     const steady = await fileWithdrawal(app, '2500');
-    const { options } = await openReviewAll(APPROVER_A);
+    const { viewId, options } = await openReviewAll(APPROVER_A);
     expect(options.map((o) => o.value)).toContain(`${changed}:0`);
     // Sent back with new figures while the modal was open: now round 1.
     const filed = await app.engine.get(changed);
     await app.store.set(`approval:${changed}`, { ...filed, round: 1 });
-    await submit(APPROVER_A, [`${changed}:0`, `${steady}:0`]);
+    await submit(APPROVER_A, viewId, [`${changed}:0`, `${steady}:0`]);
     const text = await results(APPROVER_A);
     expect(text).toContain('1 of 2 approved');
     expect(text).toContain(`${changed} changed since the list was shown`);
@@ -162,7 +164,9 @@ describe('Review all', () => {
     app = await startApprovalApp({ tiers: '0:1' });
     const a = await fileWithdrawal(app, '1500');
     const b = await fileWithdrawal(app, '2500');
-    await submit(OUTSIDER, [`${a}:0`, `${b}:0`]);
+    // The outsider has no list of their own: they submit an approver's (as only a forger could).
+    const { viewId } = await openReviewAll(APPROVER_A);
+    await submit(OUTSIDER, viewId, [`${a}:0`, `${b}:0`]);
     const text = await results(OUTSIDER);
     expect(text).toContain('0 of 2 approved');
     expect(text).toContain('not an approver');
@@ -177,10 +181,13 @@ describe('Review all', () => {
     const a = await fileWithdrawal(app, '1500');
     const b = await fileWithdrawal(app, '2500');
     // `/cngn pending` runs anywhere: a channel answers may not go to is left out when the list opens.
-    expect(JSON.parse((await openReviewAll(APPROVER_A)).view.private_metadata)).toEqual({});
+    const { view, viewId } = await openReviewAll(APPROVER_A);
+    expect(JSON.parse(view.private_metadata)).toEqual({});
     const ephemerals = app.slack.callsTo('chat.postEphemeral').length;
     for (const channel of ['#general', 'UAPPROVERA', 'c-lowercase-1', 'CELSEWHERE1', 'GPRIVATE01']) {
-      const response = (await submit(APPROVER_A, [`${a}:0`, `${b}:0`], channel)).json() as { view?: unknown };
+      const response = (await submit(APPROVER_A, viewId, [`${a}:0`, `${b}:0`], channel)).json() as {
+        view?: unknown;
+      };
       expect(JSON.stringify(response.view), channel).toContain('none of its requests was posted in');
     }
     await app.engine.idle();
@@ -189,7 +196,7 @@ describe('Review all', () => {
     expect(app.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
     expect(app.slack.callsTo('chat.postEphemeral').slice(ephemerals)).toEqual([]);
     // A DM is a place the list could have been opened in: taken.
-    await submit(APPROVER_A, [`${a}:0`], 'DAPPROVERA1');
+    await submit(APPROVER_A, viewId, [`${a}:0`], 'DAPPROVERA1');
     expect(await results(APPROVER_A)).toContain('1 of 1 approved');
   });
 });

@@ -11,11 +11,12 @@ import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import type { Approvals } from '../../src/slack/approvals-wiring.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import type { Webhooks } from '../../src/webhooks/index.js';
-import { FakeSlack } from '../support/fake-slack.js';
+import { FakeSlack, openedViewId } from '../support/fake-slack.js';
 import { SIGNING_SECRET, testConfig } from '../support/harness.js';
 import { approveInChannel, type OpenedReview, type Reviewed, reviewInChannel } from '../support/review.js';
 import {
   blockAction,
+  newTriggerId,
   type SlackSender,
   slashCommand,
   textValue,
@@ -140,6 +141,45 @@ export function click(app: ApprovalApp, actionId: string, requestId: string, use
  */
 export function approve(app: ApprovalApp, requestId: string, userId: string): Promise<Reviewed> {
   return approveInChannel(app.sender, app.slack, requestId, userId, APPROVALS_CHANNEL);
+}
+
+/** The reason modal Reject opened, with the id Slack gave it (its submission carries it back). */
+export interface RejectView {
+  id: string;
+  callback_id: string;
+  private_metadata: string;
+}
+
+/** Click Reject in the approvals channel as `userId` and return the reason modal it opened. */
+export async function openReject(app: ApprovalApp, requestId: string, userId: string): Promise<RejectView> {
+  const triggerId = newTriggerId();
+  await blockAction(app.sender, {
+    actionId: 'approval.reject',
+    value: requestId,
+    userId,
+    channelId: APPROVALS_CHANNEL,
+    messageTs: '1.0',
+    triggerId,
+  });
+  const opened = await app.slack.waitFor('views.open', (c) => c.body.trigger_id === triggerId);
+  return { ...(opened.body.view as Omit<RejectView, 'id'>), id: openedViewId(opened) };
+}
+
+/** Submit the reason modal as `userId` (its private_metadata as opened, unless given). */
+export function submitReject(
+  app: ApprovalApp,
+  view: RejectView,
+  userId: string,
+  reason: string,
+  privateMetadata = view.private_metadata,
+) {
+  return viewSubmission(app.sender, {
+    callbackId: view.callback_id,
+    viewId: view.id,
+    privateMetadata,
+    userId,
+    values: { 'reject.reason': { 'reject.reason': textValue(reason) } },
+  });
 }
 
 /** Click Approve in the approvals channel and return the review modal it opened (or the private answer). */

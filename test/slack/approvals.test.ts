@@ -3,7 +3,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createStore, type Store } from '../../src/store/index.js';
 import { type ReviewView, refusedInModal, submitReview } from '../support/review.js';
-import { textValue, viewSubmission } from '../support/slack-requests.js';
 import { StoreControls } from '../support/store-controls.js';
 import {
   APPROVALS_CHANNEL,
@@ -15,9 +14,11 @@ import {
   DEST,
   fileWithdrawal,
   OUTSIDER,
+  openReject,
   REQUESTER,
   reviewFor,
   startApprovalApp,
+  submitReject,
   waitUntil,
 } from './approvals-support.js';
 
@@ -115,26 +116,14 @@ describe('approving a withdrawal', () => {
 
   it('rejects with a reason asked in a modal, and tells the requester', async () => {
     const id = await fileWithdrawal(app, '100');
-    await click(app, 'approval.reject', id, APPROVER_A);
-    const opened = await app.slack.waitFor('views.open');
-    const view = opened.body.view as { callback_id: string; private_metadata: string };
+    const view = await openReject(app, id, APPROVER_A);
     expect(view.callback_id).toBe('approval.reject.submit');
-    const empty = await viewSubmission(app.sender, {
-      callbackId: view.callback_id,
-      privateMetadata: view.private_metadata,
-      userId: APPROVER_A,
-      values: { 'reject.reason': { 'reject.reason': textValue('') } },
-    });
+    const empty = await submitReject(app, view, APPROVER_A, '');
     expect(empty.json()).toMatchObject({
       response_action: 'errors',
       errors: { 'reject.reason': expect.stringContaining('Reason') },
     });
-    await viewSubmission(app.sender, {
-      callbackId: view.callback_id,
-      privateMetadata: view.private_metadata,
-      userId: APPROVER_A,
-      values: { 'reject.reason': { 'reject.reason': textValue('Wrong network') } },
-    });
+    await submitReject(app, view, APPROVER_A, 'Wrong network');
     const dm = await app.slack.waitFor(
       'chat.postMessage',
       (c) => c.body.channel === REQUESTER && String(c.body.text).includes('rejected'),
@@ -146,17 +135,10 @@ describe('approving a withdrawal', () => {
 
   it('refuses a rejection whose channel is no Slack id, or a channel its request is not in; nothing changes', async () => {
     const id = await fileWithdrawal(app, '100');
-    await click(app, 'approval.reject', id, APPROVER_A);
-    const opened = await app.slack.waitFor('views.open');
-    const view = opened.body.view as { callback_id: string; private_metadata: string };
+    const view = await openReject(app, id, APPROVER_A);
     expect(JSON.parse(view.private_metadata).channel).toBe(APPROVALS_CHANNEL);
     const reject = (channel: string, userId: string) =>
-      viewSubmission(app.sender, {
-        callbackId: view.callback_id,
-        privateMetadata: JSON.stringify({ id, channel }),
-        userId,
-        values: { 'reject.reason': { 'reject.reason': textValue('Wrong network') } },
-      });
+      submitReject(app, view, userId, 'Wrong network', JSON.stringify({ id, channel }));
     const ephemerals = app.slack.callsTo('chat.postEphemeral').length;
     for (const channel of ['#general', 'UAPPROVERA', 'c-lowercase-1', 'CELSEWHERE1', 'GPRIVATE01']) {
       // The outsider's refusal would be said privately in that channel: nothing is said there either.

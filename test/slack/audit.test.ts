@@ -5,17 +5,17 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/approvals/audit-chain.js';
 import { auditListKey } from '../../src/approvals/audit-log.js';
 import type { AuditEntry } from '../../src/approvals/types.js';
-import { textValue, viewSubmission } from '../support/slack-requests.js';
 import {
   APPROVER_A,
   APPROVER_B,
   type ApprovalApp,
   approve,
-  click,
   fileWithdrawal,
   OUTSIDER,
+  openReject,
   slashCommand,
   startApprovalApp,
+  submitReject,
 } from './approvals-support.js';
 
 let app: ApprovalApp;
@@ -37,15 +37,7 @@ async function cngn(text: string, userId: string): Promise<string> {
 }
 
 async function rejectWithReason(id: string, reason: string): Promise<void> {
-  await click(app, 'approval.reject', id, APPROVER_A);
-  const opened = await app.slack.waitFor('views.open');
-  const view = opened.body.view as { callback_id: string; private_metadata: string };
-  await viewSubmission(app.sender, {
-    callbackId: view.callback_id,
-    privateMetadata: view.private_metadata,
-    userId: APPROVER_A,
-    values: { 'reject.reason': { 'reject.reason': textValue(reason) } },
-  });
+  await submitReject(app, await openReject(app, id, APPROVER_A), APPROVER_A, reason);
   await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Rejected'));
 }
 

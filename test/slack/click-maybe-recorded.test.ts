@@ -6,16 +6,16 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { MAYBE_NOT_RECORDED, NOT_RECORDED, RECHECKING } from '../../src/slack/actions/approval-click.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { type ReviewView, submitReview } from '../support/review.js';
-import { textValue, viewSubmission } from '../support/slack-requests.js';
 import {
-  APPROVALS_CHANNEL,
   APPROVER_A,
   type ApprovalApp,
   approve,
   fileWithdrawal,
+  openReject,
   REQUESTER,
   reviewFor,
   startApprovalApp,
+  submitReject,
 } from './approvals-support.js';
 
 let inner: Store;
@@ -64,13 +64,9 @@ it('tells an approver to check the request when the store failed after the write
 
 it('keeps the reject modal open saying the rejection may have been recorded', async () => {
   const id = await fileWithdrawal(app, '1450');
+  const view = await openReject(app, id, APPROVER_A);
   failAfterWriting = id;
-  const response = await viewSubmission(app.sender, {
-    callbackId: 'approval.reject.submit',
-    privateMetadata: JSON.stringify({ id, channel: APPROVALS_CHANNEL }),
-    userId: APPROVER_A,
-    values: { 'reject.reason': { 'reject.reason': textValue('wrong amount') } },
-  });
+  const response = await submitReject(app, view, APPROVER_A, 'wrong amount');
   expect(response.json()).toMatchObject({
     response_action: 'errors',
     errors: { 'reject.reason': expect.stringContaining('may not have been recorded') },

@@ -223,7 +223,7 @@ describe('/cngn delegate', () => {
     expect((await app.engine.get(request))?.approvals).toEqual([]);
   });
 
-  it('refuses to approve a delegation whose window has already ended, saying why; nothing changes', async () => {
+  it('refuses to approve a delegation whose window has already ended: its request expired with it', async () => {
     const filed = await command(`delegate ${BOLA} until 6h`, CHIDI);
     const id = /AR-[0-9A-F]{10}/.exec(filed)?.[0] ?? '';
     clock.advance(DAY / 4);
@@ -231,11 +231,10 @@ describe('/cngn delegate', () => {
     const before = app.slack.callsTo('chat.postEphemeral').length;
     await click(app, 'approval.approve', `${id}:0`, APPROVER_A);
     const said = await privateAnswer(APPROVER_A, before);
-    expect(said).toContain('has already ended');
-    expect(said).toContain('it would never be in effect');
+    expect(said).toContain('expired before it was approved');
     // No review opened, nothing recorded, and no delegation in effect.
     expect(app.slack.callsTo('views.open').length).toBe(opened);
-    expect(await app.engine.get(id)).toMatchObject({ state: 'pending', approvals: [] });
+    expect(await app.engine.get(id)).toMatchObject({ state: 'expired', approvals: [] });
     expect((await app.engine.liveDelegations()).filter((d) => d.id === id)).toEqual([]);
   });
 

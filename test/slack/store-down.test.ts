@@ -4,7 +4,7 @@
 // and a rejection keeps its modal open saying so, while the request stays
 // exactly as it was — also once Redis answers again.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MAYBE_NOT_RECORDED, NOT_RECORDED } from '../../src/slack/actions/approval-click.js';
+import { NOT_RECORDED } from '../../src/slack/actions/approval-click.js';
 import { clearStore, createStore, type Store } from '../../src/store/index.js';
 import { REDIS_URL, redisAvailable, testPrefix } from '../support/redis.js';
 import { openReview, type ReviewView, refusedInModal, submitReview } from '../support/review.js';
@@ -138,10 +138,12 @@ describe.skipIf(!hasRedis)('a bot whose Redis stops answering', () => {
     );
     proxy.freeze();
     const refused = await submitReview(app.sender, opened.view as ReviewView, APPROVER_A);
-    // Slack needs its answer before the store does: the modal says the approval may not have been
-    // recorded (its write was given up before it started, so it never will be).
+    // Slack needs its answer before the store does: what the review showed cannot be read, so nothing
+    // was approved, and the modal says so.
     expect(refused.json()).toMatchObject({ response_action: 'update' });
-    expect(JSON.stringify(refused.json())).toContain(MAYBE_NOT_RECORDED);
+    expect(refusedInModal(refused)).toContain(
+      'could not be checked against what it showed (the bot could not reach its store), so nothing was approved',
+    );
     proxy.thaw(); // everything the hung submission sent arrives now
     // Submitting again goes through, once: the first submission was never recorded, late or otherwise.
     expect(

@@ -11,6 +11,15 @@ export interface SlackCall {
   at: number;
   /** Set when the fake refused the call the way Slack does (`{ok: false, error}`). */
   error?: string;
+  /** What the fake answered (set in the same tick the call is recorded). */
+  answer?: unknown;
+}
+
+/** The id of the view a views.open (or update, push, publish) call opened, as the fake answered it. */
+export function openedViewId(call: SlackCall): string {
+  const id = (call.answer as { view?: { id?: unknown } } | undefined)?.view?.id;
+  if (typeof id !== 'string') throw new Error(`${call.method} opened no view`);
+  return id;
 }
 
 /** Slack honours a trigger_id for 3 seconds after the interaction. */
@@ -207,6 +216,7 @@ export class FakeSlack {
     }
     const body =
       custom?.body ?? (refusal ? { ok: false, error: refusal } : this.defaultAnswer(method, call.body));
+    call.answer = body;
     if ((custom?.status ?? 200) === 200) this.show(method, call.body, body);
     res.writeHead(custom?.status ?? 200, { 'content-type': 'application/json', ...custom?.headers });
     res.end(JSON.stringify(body));

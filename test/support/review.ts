@@ -2,7 +2,7 @@
 // review modal, then submit that modal as Slack would (its callback id and private_metadata). A click
 // the bot refuses opens nothing: the helpers then return the private answer instead.
 import { REVIEW_VIEW } from '../../src/slack/blocks/approval-review.js';
-import type { FakeSlack, SlackCall } from './fake-slack.js';
+import { type FakeSlack, openedViewId, type SlackCall } from './fake-slack.js';
 import {
   blockAction,
   newTriggerId,
@@ -12,6 +12,8 @@ import {
 } from './slack-requests.js';
 
 export interface ReviewView {
+  /** The id Slack gave the view when it opened: a submission carries it back. */
+  id: string;
   callback_id: string;
   private_metadata: string;
   submit?: { text: string };
@@ -40,8 +42,10 @@ export async function openReview(
   const clicked = await clickWith(triggerId);
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const opened = slack.callsTo('views.open').find((c) => c.body.trigger_id === triggerId);
-    if (opened) return { clicked, view: opened.body.view as ReviewView };
+    const opened = slack
+      .callsTo('views.open')
+      .find((c) => c.body.trigger_id === triggerId && (c.answer as { ok?: boolean } | undefined)?.ok);
+    if (opened) return { clicked, view: { ...(opened.body.view as ReviewView), id: openedViewId(opened) } };
     const told = slack
       .callsTo('chat.postEphemeral')
       .slice(before)
@@ -53,11 +57,12 @@ export async function openReview(
   }
 }
 
-/** Submit a review modal as `user`: Slack sends back its callback id and private_metadata. */
+/** Submit a review modal as `user`: Slack sends back its id, callback id and private_metadata. */
 export function submitReview(sender: SlackSender, view: ReviewView, user: string): Promise<SlackResponse> {
   if (view.callback_id !== REVIEW_VIEW) throw new Error(`not the review modal: ${view.callback_id}`);
   return viewSubmission(sender, {
     callbackId: view.callback_id,
+    viewId: view.id,
     privateMetadata: view.private_metadata,
     userId: user,
     values: {},

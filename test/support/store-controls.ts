@@ -15,6 +15,8 @@ export class StoreControls {
   private readonly failingReads = new Set<string>();
   private readonly slowed = new Map<string, number>();
   private readonly hung = new Map<string, Promise<void>>();
+  private readonly heldWrites = new Map<string, Promise<void>>();
+  private readonly failingWrites = new Set<string>();
 
   /**
    * The next `count` callers of `withLock(name)` wait until all `count` have arrived, then enter
@@ -48,6 +50,22 @@ export class StoreControls {
     return () => this.slowed.delete(prefix);
   }
 
+  /** `set` of keys starting with `prefix` waits until the returned function is called. */
+  holdWrites(prefix: string): () => void {
+    let release!: () => void;
+    this.heldWrites.set(prefix, new Promise<void>((resolve) => (release = resolve)));
+    return () => {
+      this.heldWrites.delete(prefix);
+      release();
+    };
+  }
+
+  /** `set` of keys starting with `prefix` throws until the returned function is called. */
+  failWrites(prefix: string): () => void {
+    this.failingWrites.add(prefix);
+    return () => this.failingWrites.delete(prefix);
+  }
+
   wrap(store: Store): Store {
     return new Proxy(store, {
       get: (target, property) => {
@@ -69,6 +87,11 @@ export class StoreControls {
           return async (key: string, ...rest: unknown[]) => {
             const wait = [...this.slowed].find(([prefix]) => key.startsWith(prefix))?.[1];
             if (wait) await new Promise((resolve) => setTimeout(resolve, wait));
+            const held = [...this.heldWrites].find(([prefix]) => key.startsWith(prefix))?.[1];
+            if (held) await held;
+            if ([...this.failingWrites].some((prefix) => key.startsWith(prefix))) {
+              throw new Error(`store write failed (test): ${key}`);
+            }
             return (target.set as (...a: unknown[]) => Promise<void>)(key, ...rest);
           };
         }

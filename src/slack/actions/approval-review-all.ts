@@ -1,7 +1,9 @@
 // Review all (from `/cngn pending`): the button opens the modal of the requests waiting for the person
 // who clicked (within the 3 s trigger: the list comes from the store alone), and the submission
-// approves each checked request through the engine's normal approve path, bound to the round the modal
-// showed: each is its own claim and its own audit entry, and one that changed meanwhile is refused.
+// approves each checked request through the engine's normal approve path, bound to the round and the
+// figures the modal showed, as recorded under its view id when it opened (review-binding.ts): each is
+// its own claim and its own audit entry, one that changed meanwhile is refused, and one the list never
+// showed is never approved, whatever the submission says.
 //
 // The submission is acked at once with a "working…" view, and the results follow by views.update and
 // privately in the channel. Recording before the ack (as a single click does) cannot be kept here:
@@ -17,6 +19,7 @@ import { readButtonValue } from '../blocks/approval-message.js';
 import { noticeView } from '../blocks/approval-modals.js';
 import {
   REVIEW_ALL_ACTION,
+  REVIEW_ALL_MAX,
   REVIEW_ALL_PICK,
   REVIEW_ALL_VIEW,
   REVIEW_ALL_WORKING,
@@ -26,10 +29,11 @@ import {
   reviewAllResultView,
 } from '../blocks/approval-review-all.js';
 import { waitingFor } from '../home/waiting.js';
-import type { ApprovalSlackDeps } from './approval.js';
+import { type ApprovalSlackDeps, bindDeps } from './approval.js';
 import { CLICK_ACK_DEADLINE_MS, readClick } from './approval-click.js';
 import { asClickedInRound, StaleRoundError } from './approval-round.js';
 import { channelFits } from './click-answer.js';
+import { openBound, readBinding, type ShownRequest } from './review-binding.js';
 
 const metadataSchema = z.object({ channel: z.string().min(1).max(40).optional() });
 
@@ -64,11 +68,21 @@ function readMetadata(text: string | undefined): { channel?: string } {
   }
 }
 
-/** Approve one checked request as the Approve button does, for the round the modal showed. */
-async function approveOne(deps: ApprovalSlackDeps, user: string, value: string): Promise<ReviewOutcome> {
+/** Approve one checked request as the Approve button does, for the round and figures the modal showed. */
+async function approveOne(
+  deps: ApprovalSlackDeps,
+  user: string,
+  value: string,
+  shown: readonly ShownRequest[],
+): Promise<ReviewOutcome> {
   const { id, round } = readButtonValue(value);
+  const seen = shown.find((s) => s.id === id && s.round === round);
+  if (!seen) {
+    deps.log?.warn('review all: a checked request the list never showed', { requestId: id });
+    return { id, approved: false, text: `${id} was not in the list you were shown, so it was not approved.` };
+  }
   try {
-    const result = await asClickedInRound(id, round, () => deps.engine.approve(id, user));
+    const result = await asClickedInRound(id, round, () => deps.engine.approve(id, user), seen.figures);
     if (result.ok) return { id, approved: true, text: `${result.request.id}: your approval is recorded` };
     return { id, approved: false, text: refusalText(result.reason, result.request) };
   } catch (error) {
@@ -102,19 +116,23 @@ export function registerReviewAll(app: App, deps: ApprovalSlackDeps): void {
         CLICK_ACK_DEADLINE_MS,
         'store',
       );
-      const view =
-        waiting.length === 0
-          ? noticeView('Review all', 'Nothing is waiting for your approval right now.')
-          : reviewAllModal(
-              waiting,
-              now,
-              deps.environmentLabel,
-              // Only a channel answers may go to (`/cngn pending` runs anywhere); else the approvals channel.
-              JSON.stringify(
-                channelFits(click.channel, deps.approvalsChannel, waiting) ? { channel: click.channel } : {},
-              ),
-            );
-      await client.views.open({ trigger_id: click.triggerId ?? '', view });
+      const triggerId = click.triggerId ?? '';
+      if (waiting.length === 0) {
+        const view = noticeView('Review all', 'Nothing is waiting for your approval right now.');
+        await client.views.open({ trigger_id: triggerId, view });
+        return;
+      }
+      const view = reviewAllModal(
+        waiting,
+        now,
+        deps.environmentLabel,
+        // Only a channel answers may go to (`/cngn pending` runs anywhere); else the approvals channel.
+        JSON.stringify(
+          channelFits(click.channel, deps.approvalsChannel, waiting) ? { channel: click.channel } : {},
+        ),
+      );
+      const requests = waiting.slice(0, REVIEW_ALL_MAX);
+      await openBound(client, bindDeps(deps, now), { triggerId, view, modal: 'review-all', requests });
     } catch (error) {
       deps.log?.warn('review all could not open', { error: String(error) });
       if (click.channel) {
@@ -146,6 +164,18 @@ export function registerReviewAll(app: App, deps: ApprovalSlackDeps): void {
       });
       return;
     }
+    // What the list showed, as recorded when it opened: only those requests, rounds and figures count.
+    const bound = await readBinding(deps.engine.core.repo.store, parsed.data.view.id, 'review-all');
+    if (!bound.ok) {
+      if ('error' in bound)
+        deps.log?.warn('review all: what it showed was not read', { error: String(bound.error) });
+      const why =
+        'error' in bound
+          ? 'This list could not be checked against what it showed (the bot could not reach its store), so nothing was approved. Open it again with `/cngn pending` in a moment.'
+          : 'This list is not ready yet, or no longer known, so nothing was approved. Open it again with `/cngn pending`.';
+      await ack({ response_action: 'update', view: noticeView('Review all', why) });
+      return;
+    }
     // The channel chooses where the results go privately: only one the list could have been opened in.
     const { channel } = readMetadata(parsed.data.view.private_metadata);
     if (!(await reviewAllChannelFits(deps, channel, picked))) {
@@ -159,7 +189,9 @@ export function registerReviewAll(app: App, deps: ApprovalSlackDeps): void {
     const user = parsed.data.user.id;
     const outcomes: ReviewOutcome[] = [];
     // One by one, never in parallel: each its own claim, in the order the person saw them.
-    for (const { value } of picked) outcomes.push(await approveOne(deps, user, value));
+    for (const { value } of picked) {
+      outcomes.push(await approveOne(deps, user, value, bound.binding.shown));
+    }
     await report(client, deps, {
       user,
       viewId: parsed.data.view.id,

@@ -1,15 +1,16 @@
-// An approval counts only for the round of the request the approver saw. The button carries the round;
-// the check runs inside the engine's policy check, under the request's lock, so a send-back that lands
-// between the click and the lock cannot turn the click into an approval of figures nobody showed them.
+// An approval counts only for the round of the request the approver saw, and, from a review, only for
+// the figures it showed (their digest). The check runs inside the engine's policy check, under the
+// request's lock, so a change that lands between the click and the lock cannot turn the click into an
+// approval of figures nobody showed them.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Delegation } from '../../approvals/delegations.js';
-import { ApprovalPolicy } from '../../approvals/index.js';
+import { ApprovalPolicy, figuresDigest } from '../../approvals/index.js';
 import type { ApprovalCheck } from '../../approvals/policy.js';
 import type { ApprovalRequest } from '../../approvals/types.js';
 
-const clickedRound = new AsyncLocalStorage<{ id: string; round: number }>();
+const clickedRound = new AsyncLocalStorage<{ id: string; round: number; figures?: string }>();
 
-/** The click was on a message showing an earlier (or another) round; nothing was changed. */
+/** The click was on a message showing an earlier (or another) round, or other figures; nothing was changed. */
 export class StaleRoundError extends Error {
   override name = 'StaleRoundError';
 
@@ -18,9 +19,17 @@ export class StaleRoundError extends Error {
   }
 }
 
-/** Run an engine call on behalf of a click on the message of this round. */
-export function asClickedInRound<T>(id: string, round: number, fn: () => Promise<T>): Promise<T> {
-  return clickedRound.run({ id, round }, fn);
+/**
+ * Run an engine call on behalf of a click on the message of this round; with `figures`, a review that
+ * showed figures of that digest (figuresDigest).
+ */
+export function asClickedInRound<T>(
+  id: string,
+  round: number,
+  fn: () => Promise<T>,
+  figures?: string,
+): Promise<T> {
+  return clickedRound.run({ id, round, ...(figures ? { figures } : {}) }, fn);
 }
 
 /** The configured policy, refusing (by throwing StaleRoundError) an approval of a round not clicked. */
@@ -31,8 +40,9 @@ export class RoundBoundPolicy extends ApprovalPolicy {
     delegations?: readonly Delegation[],
   ): Promise<ApprovalCheck> {
     const clicked = clickedRound.getStore();
-    if (clicked && clicked.id === request.id && clicked.round !== request.round) {
-      throw new StaleRoundError(request);
+    if (clicked && clicked.id === request.id) {
+      const changed = clicked.figures !== undefined && clicked.figures !== figuresDigest(request);
+      if (clicked.round !== request.round || changed) throw new StaleRoundError(request);
     }
     return super.check(request, user, delegations);
   }

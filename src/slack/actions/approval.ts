@@ -39,6 +39,7 @@ import {
 import { expireNow, reviewCheck } from './approval-review.js';
 import { StaleRoundError } from './approval-round.js';
 import { answerPlace } from './click-answer.js';
+import { type BindDeps, openBound } from './review-binding.js';
 
 export interface ApprovalSlackDeps {
   engine: ApprovalEngine;
@@ -50,6 +51,11 @@ export interface ApprovalSlackDeps {
   deliveries: Deliveries;
   now?: () => Date;
   log?: Pick<Logger, 'warn'> & Partial<Pick<Logger, 'error'>>;
+}
+
+/** Where a modal's record of what it shows is kept (review-binding.ts). */
+export function bindDeps(deps: ApprovalSlackDeps, now: Date): BindDeps {
+  return { store: deps.engine.core.repo.store, now, log: deps.log };
 }
 
 type ButtonArgs = { body: BlockAction<ButtonAction>; ack: () => Promise<void>; client: WebClient };
@@ -212,9 +218,12 @@ export function registerApprovalActions(app: App, deps: ApprovalSlackDeps): void
           // Only a channel id Slack could have sent; the submission checks it again (views/approval-review.ts).
           ...(click.channel && SLACK_CHANNEL_ID.test(click.channel) ? { channel: click.channel } : {}),
         };
-        await client.views.open({
-          trigger_id: click.triggerId ?? '',
-          view: reviewModal(check.request, deps.now?.() ?? new Date(), metadata),
+        const now = deps.now?.() ?? new Date();
+        await openBound(client, bindDeps(deps, now), {
+          triggerId: click.triggerId ?? '',
+          view: reviewModal(check.request, now, metadata),
+          modal: 'review',
+          requests: [check.request],
         });
         return;
       }
@@ -255,17 +264,18 @@ export function registerApprovalActions(app: App, deps: ApprovalSlackDeps): void
         await explainRefusal(client, deps, where, check.refusal, check.request);
         return;
       }
-      if (check.request && check.request.round !== round) {
-        return explainStale(client, deps, where, check.request);
-      }
-      await client.views.open({
-        trigger_id: click.triggerId ?? '',
+      if (!check.request) return explainRefusal(client, deps, where, 'not-found');
+      if (check.request.round !== round) return explainStale(client, deps, where, check.request);
+      await openBound(client, bindDeps(deps, deps.now?.() ?? new Date()), {
+        triggerId: click.triggerId ?? '',
         view: rejectModal({
           requestId: id,
-          title: check.request ? requestTitle(check.request) : id,
+          title: requestTitle(check.request),
           // Only a channel id Slack could have sent; the submission checks it again (views/reject.ts).
           ...(where.channel && SLACK_CHANNEL_ID.test(where.channel) ? { channel: where.channel } : {}),
         }),
+        modal: 'reject',
+        requests: [check.request],
       });
     });
   });

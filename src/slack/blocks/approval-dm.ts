@@ -6,7 +6,7 @@ import type { KnownBlock } from '@slack/types';
 import type { ApprovalRequest } from '../../approvals/types.js';
 import { lagosTime } from '../../format/display.js';
 import { escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
-import { requestTitle, STATE_WORDS } from './approval-format.js';
+import { requestTitle, stateWords } from './approval-format.js';
 import { approvalMessage, type SlackMessage } from './approval-message.js';
 
 /** A delegate's place: whose approvals they give, and until when. */
@@ -35,7 +35,7 @@ export function approvalDm(
     : '';
   const lead =
     request.state !== 'pending'
-      ? `${title}: ${STATE_WORDS[request.state]}. Nothing is waiting for you here any more.`
+      ? `${title}: ${stateWords(request)}. Nothing is waiting for you here any more.`
       : mine
         ? `You approved ${title}${inPlace}; it waits for more approvals.`
         : `${mentionUser(request.requester)} asks for your approval${standIn}: ${title}`;

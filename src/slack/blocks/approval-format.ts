@@ -26,6 +26,19 @@ export const STATE_WORDS: Record<RequestState, string> = {
   expired: ':alarm_clock: Expired',
 };
 
+/** A delegation is written to the bot's own store, never sent to the service: its states say so. */
+const DELEGATION_STATE_WORDS: Partial<Record<RequestState, string>> = {
+  executing: ':arrow_forward: Putting the delegation in effect (the bot writes it to its own store)',
+  'outcome-unknown':
+    ":grey_question: Not known yet whether the delegation was written: checking the bot's store (it is never written twice)",
+};
+
+/** The request's state in words, as its kind goes through it. */
+export function stateWords(request: Pick<ApprovalRequest, 'kind' | 'state'>): string {
+  const delegation = request.kind === 'delegation' ? DELEGATION_STATE_WORDS[request.state] : undefined;
+  return delegation ?? STATE_WORDS[request.state];
+}
+
 export function environmentLabel(environment: CngnEnvironment): string {
   return environment.toUpperCase();
 }

@@ -4,7 +4,7 @@ import type { Refusal } from '../../approvals/index.js';
 import type { ApprovalRequest, AuditEntry } from '../../approvals/types.js';
 import { lagosTime, naira, relative } from '../../format/display.js';
 import { escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
-import { requestTitle, STATE_WORDS } from './approval-format.js';
+import { requestTitle, stateWords } from './approval-format.js';
 import type { SlackMessage } from './approval-message.js';
 
 const MAX_ROWS = 40;
@@ -27,7 +27,7 @@ export function pendingList(requests: ApprovalRequest[], now: Date, environment:
   const rows = requests.slice(0, MAX_ROWS).map((r) => {
     const when =
       r.state === 'pending' ? `expires ${relative(r.expiresAt, now)}` : `filed ${relative(r.createdAt, now)}`;
-    return `• *${escapeMrkdwn(requestTitle(r))}* — ${STATE_WORDS[r.state]} · ${r.approvals.length} of ${r.requiredApprovals} approvals · by ${mentionUser(r.requester)} · ${when}`;
+    return `• *${escapeMrkdwn(requestTitle(r))}* — ${stateWords(r)} · ${r.approvals.length} of ${r.requiredApprovals} approvals · by ${mentionUser(r.requester)} · ${when}`;
   });
   const more = requests.length > MAX_ROWS ? [`…and ${requests.length - MAX_ROWS} more`] : [];
   const text = `*Open approval requests (${requests.length})* · ${escapeMrkdwn(environment)}`;
@@ -71,7 +71,12 @@ export function refusalText(reason: Refusal, request?: ApprovalRequest): string 
   const title = request ? requestTitle(request) : 'This request';
   switch (reason) {
     case 'requester':
-      return `You filed ${title}, so you cannot approve or reject it: another approver must. (You can cancel it.)`;
+      // Only a request still waiting for approval can be cancelled; one whose outcome is unknown is
+      // resolved by another approver.
+      if (request?.state === 'outcome-unknown') {
+        return `You filed ${title}, so you cannot record its outcome: another approver must check it with the service and resolve it.`;
+      }
+      return `You filed ${title}, so you cannot approve or reject it: another approver must.${!request || request.state === 'pending' ? ' (You can cancel it.)' : ''}`;
     case 'not-approver':
       return `You are not an approver for cNGN requests, so nothing changed. Ask a treasury approver.`;
     case 'already-approved':
@@ -82,14 +87,14 @@ export function refusalText(reason: Refusal, request?: ApprovalRequest): string 
       return `${title} expired before it was approved; nothing was sent. File it again if it is still needed.`;
     case 'not-pending':
       if (request && IN_HAND.has(request.state))
-        return `${title} was already approved and is being handled (${STATE_WORDS[request.state]}); your click changed nothing.`;
-      return `${title} is no longer waiting for approval (${request ? STATE_WORDS[request.state] : 'closed'}); nothing changed.`;
+        return `${title} was already approved and is being handled (${stateWords(request)}); your click changed nothing.`;
+      return `${title} is no longer waiting for approval (${request ? stateWords(request) : 'closed'}); nothing changed.`;
     case 'checking':
       return `A final approval of ${title} is being checked against the service right now; nothing changed.`;
     case 'recheck-failed':
       return `The figures of ${title} could not be checked again with the service, so it was not approved. Try again shortly.`;
     case 'not-unknown':
-      return `${title} is ${request ? STATE_WORDS[request.state] : 'closed'}, not waiting for a person's check; only a request whose outcome is unknown can be resolved by hand. Nothing changed.`;
+      return `${title} is ${request ? stateWords(request) : 'closed'}, not waiting for a person's check; only a request whose outcome is unknown can be resolved by hand. Nothing changed.`;
     case 'not-found':
       return 'That approval request no longer exists.';
     case 'delegate':

@@ -6,7 +6,7 @@ import { CONFLICT_ACTION, delegationOf, isLive, noticeText, REVOKED_ACTION } fro
 import type { ApprovalRequest } from '../../approvals/types.js';
 import { lagosTime, naira, relative } from '../../format/display.js';
 import { escapeMrkdwn, explorerLink, inertUrl, mentionChannel, mentionUser } from '../../format/mrkdwn.js';
-import { environmentLabel, KIND_TITLE, requestTitle, STATE_WORDS } from './approval-format.js';
+import { environmentLabel, KIND_TITLE, requestTitle, STATE_WORDS, stateWords } from './approval-format.js';
 import {
   extendButtons,
   lifecycleContext,
@@ -233,8 +233,8 @@ export function approvalMessage(
 
 /** The state in words; a request the service contradicted itself about says so first. */
 function stateLine(request: ApprovalRequest): string {
-  if (!request.conflicts?.length) return STATE_WORDS[request.state];
-  return `:warning: Conflicting reports from the service — check with the service (recorded: ${STATE_WORDS[request.state].replace(/^:[a-z_]+: /, '')})`;
+  if (!request.conflicts?.length) return stateWords(request);
+  return `:warning: Conflicting reports from the service — check with the service (recorded: ${stateWords(request).replace(/^:[a-z_]+: /, '')})`;
 }
 
 /** Each contradicting report, as the engine said it (it names outside text: escaped). */
@@ -322,8 +322,19 @@ export function stepText(request: ApprovalRequest): string {
     extended: 'Extended',
     [REVOKED_ACTION]: 'Delegation revoked',
   };
-  return `${words[step.action] ?? escapeMrkdwn(step.action)}${by}${note}`;
+  const said =
+    (request.kind === 'delegation' ? DELEGATION_STEP_WORDS[step.action] : undefined) ?? words[step.action];
+  return `${said ?? escapeMrkdwn(step.action)}${by}${note}`;
 }
+
+/** A delegation is written to the bot's own store, never sent to the service: its steps say so. */
+const DELEGATION_STEP_WORDS: Record<string, string> = {
+  executing: "Putting the delegation in effect (written to the bot's own store; nothing goes to the service)",
+  'outcome-unknown':
+    "Not known whether the delegation was written: the bot's store is checked; it is never written twice",
+  interrupted:
+    "The bot restarted while putting the delegation in effect: the bot's store is checked for it; it is never written twice",
+};
 
 /** What the requester is told privately, or undefined when this step is not theirs to hear. */
 export function requesterNotice(request: ApprovalRequest): string | undefined {

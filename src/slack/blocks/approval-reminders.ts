@@ -22,6 +22,10 @@ const stepTime = (request: ApprovalRequest) => new Date(request.history.at(-1)?.
 /** The Extend button: shown on a pending request until its one Extend is used (only the requester's click works). */
 export function extendButtons(request: ApprovalRequest) {
   if (request.state !== 'pending' || request.extended) return [];
+  // A delegation expiring when its window ends has nothing left to extend.
+  if (request.kind === 'delegation' && Date.parse(request.expiresAt) >= Date.parse(request.payload.until)) {
+    return [];
+  }
   return [
     {
       type: 'button' as const,
@@ -106,6 +110,11 @@ export function extendAnswer(result: ExtendResult): string {
       return `${title} can be extended by at most its original lifetime (${shortDuration(result.maxMs ?? 0)}); nothing changed.`;
     case 'expired':
       return `${title} already expired, and expiry is final: nothing was sent. File it again if it is still needed.`;
+    case 'window-end': {
+      const until =
+        result.request?.kind === 'delegation' ? ` (${lagosTime(result.request.payload.until)})` : '';
+      return `${title} already expires when its window ends${until}: approved later, it would never be in effect, so it cannot be extended. Nothing changed.`;
+    }
     default:
       return refusalText(result.reason, result.request);
   }

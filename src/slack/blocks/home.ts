@@ -17,7 +17,7 @@ import {
 } from '../../format/display.js';
 import { escapeMrkdwn, mentionUser, slackPermalink } from '../../format/mrkdwn.js';
 import type { RecentAlert } from '../../webhooks/recent.js';
-import { requestTitle, STATE_WORDS } from './approval-format.js';
+import { requestTitle, stateWords } from './approval-format.js';
 import { approvalButtons, destinationFields } from './approval-message.js';
 import { delegationLines } from './delegations.js';
 
@@ -78,7 +78,7 @@ function waitingBlocks(request: ApprovalRequest, now: Date): KnownBlock[] {
 
 function mineLine(item: HomeData['mine'][number], now: Date): string {
   const { request, link } = item;
-  const state = STATE_WORDS[request.state];
+  const state = stateWords(request);
   const when = relative(request.createdAt, now);
   const linked = slackPermalink(link, 'open the message');
   const where = linked ? ` · ${linked}` : '';

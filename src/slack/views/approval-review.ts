@@ -1,13 +1,16 @@
-// The review modal's submission: the only thing that approves. It goes through the engine's approve
-// path exactly as the buttons did (bound to the round the modal showed, one claim, one audit entry),
-// recorded before the submission is acked (within Slack's 3 s). A request that changed (new round),
+// The review modal's submission: the only thing that approves, and only what the modal showed: the
+// request, round and figures recorded under its view id when it opened (actions/review-binding.ts);
+// private_metadata naming anything else is refused. It goes through the engine's approve path exactly
+// as the buttons did (bound to that round and those figures, one claim, one audit entry), recorded
+// before the submission is acked (within Slack's 3 s). A request that changed (new round or figures),
 // ended, or moved to another environment while the modal was open is refused in the modal itself
 // (`response_action: update` to a view saying why, with the new figures), and nothing moves.
 import { setImmediate as afterMicrotasks } from 'node:timers/promises';
 import type { App, ViewSubmitAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
-import { type ActionResult, MaybeRecordedError } from '../../approvals/index.js';
+import { type ActionResult, figuresDigest, MaybeRecordedError } from '../../approvals/index.js';
+import type { ApprovalRequest } from '../../approvals/types.js';
 import { withinDeadline } from '../../store/index.js';
 import type { ApprovalSlackDeps } from '../actions/approval.js';
 import { explainRefusal } from '../actions/approval.js';
@@ -15,6 +18,7 @@ import { MAYBE_NOT_RECORDED, RECHECKING, RECORDED_LATE, recordClick } from '../a
 import { reviewCheck } from '../actions/approval-review.js';
 import { asClickedInRound, StaleRoundError } from '../actions/approval-round.js';
 import { answerPlace, channelFits } from '../actions/click-answer.js';
+import { readBinding } from '../actions/review-binding.js';
 import { environmentLabel } from '../blocks/approval-format.js';
 import { refusalText } from '../blocks/approval-lists.js';
 import { noticeView } from '../blocks/approval-modals.js';
@@ -44,8 +48,15 @@ const metadataSchema = z.object({
 
 const submissionSchema = z.object({
   user: z.object({ id: z.string().min(1) }),
-  view: z.object({ private_metadata: z.string().max(3000) }),
+  view: z.object({ id: z.string().min(1).max(64), private_metadata: z.string().max(3000) }),
 });
+
+const NOT_CHECKED =
+  'This review could not be checked against what it showed (the bot could not reach its store), so nothing was approved. Approve again from the request message in a moment.';
+const NOT_KNOWN =
+  'This review is not ready yet, or no longer known, so nothing was approved. Close it and click Approve on the request message again.';
+const NOT_SHOWN =
+  'This review names another request, or another round, than the one it showed, so nothing was approved. Approve again from the request message.';
 
 function readMetadata(text: string): z.infer<typeof metadataSchema> | undefined {
   try {
@@ -73,20 +84,41 @@ export function registerReviewView(app: App, deps: ApprovalSlackDeps): void {
       return ack({ response_action: 'update', view: reviewRefusedView(why) });
     }
     const now = () => deps.now?.() ?? new Date();
-    // A quick read first, only to show a changed or ended request in the modal with its new figures.
-    // The engine decides in any case, so a read that fails or is slow never refuses the submission:
-    // under load it would turn good approvals away for nothing (the proof's races line saw it).
-    const check = await withinDeadline(
-      reviewCheck(deps.engine, meta.id, meta.round, user),
-      REVIEW_READ_DEADLINE_MS,
-      'store',
-    ).catch((error: unknown) => {
-      deps.log?.warn('review submission: request not read first', {
-        requestId: meta.id,
-        error: String(error),
+    // What this review showed, as recorded when it opened (review-binding.ts), and alongside it a quick
+    // read of the request, only to show a changed or ended one in the modal with its new figures. The
+    // engine decides in any case, so a read that fails or is slow never refuses the submission: under
+    // load it would turn good approvals away for nothing. The record is another matter: without it,
+    // nothing says what the person saw.
+    const [bound, check] = await Promise.all([
+      readBinding(deps.engine.core.repo.store, parsed.data.view.id, 'review'),
+      withinDeadline(
+        reviewCheck(deps.engine, meta.id, meta.round, user),
+        REVIEW_READ_DEADLINE_MS,
+        'store',
+      ).catch((error: unknown) => {
+        deps.log?.warn('review submission: request not read first', {
+          requestId: meta.id,
+          error: String(error),
+        });
+        return undefined;
+      }),
+    ]);
+    if (!bound.ok) {
+      if ('error' in bound) {
+        deps.log?.warn('review submission: what it showed was not read', { error: String(bound.error) });
+      }
+      const why = 'error' in bound ? NOT_CHECKED : NOT_KNOWN;
+      return ack({ response_action: 'update', view: reviewRefusedView(why) });
+    }
+    const shown = bound.binding.shown[0];
+    if (shown?.id !== meta.id || shown.round !== meta.round) {
+      deps.log?.warn('review submission names another request than it showed', {
+        requestId: shown?.id,
+        named: meta.id,
       });
-      return undefined;
-    });
+      const current = shown ? await currentRequest(deps, shown.id) : undefined;
+      return ack({ response_action: 'update', view: reviewRefusedView(NOT_SHOWN, current, now()) });
+    }
     const read = check && ('stale' in check ? check.stale : check.request);
     if (!channelFits(meta.channel, deps.approvalsChannel, [read])) {
       deps.log?.warn('review submission names a channel its request is not in', { requestId: meta.id });
@@ -101,8 +133,14 @@ export function registerReviewView(app: App, deps: ApprovalSlackDeps): void {
           : reviewRefusedView(refusalText(check.refusal, check.request));
       return ack({ response_action: 'update', view });
     }
+    if (check?.ok && figuresDigest(check.request) !== shown.figures) {
+      deps.log?.warn('review submission: the figures changed since it opened', { requestId: meta.id });
+      const view = reviewRefusedView(changedWhileOpen(check.request), check.request, now());
+      return ack({ response_action: 'update', view });
+    }
+    // The engine checks round and figures again under the request's lock (approval-round.ts).
     const taken = await recordClick((options) =>
-      asClickedInRound(meta.id, meta.round, () => deps.engine.approve(meta.id, user, options)),
+      asClickedInRound(meta.id, meta.round, () => deps.engine.approve(meta.id, user, options), shown.figures),
     );
     if (taken.outcome === 'failed') {
       if (taken.error instanceof StaleRoundError) {
@@ -146,6 +184,11 @@ export function registerReviewView(app: App, deps: ApprovalSlackDeps): void {
     await ack();
     await finish(client, deps, where, taken.rechecking === true, taken.work);
   });
+}
+
+/** The request a review showed, as it is now, to show with a refusal; undefined if it cannot be read in time. */
+function currentRequest(deps: ApprovalSlackDeps, id: string): Promise<ApprovalRequest | undefined> {
+  return withinDeadline(deps.engine.get(id), REVIEW_READ_DEADLINE_MS, 'store').catch(() => undefined);
 }
 
 /** After the ack: the re-check's notice and, if the engine refused in the end, why (privately). */

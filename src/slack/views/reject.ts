@@ -1,12 +1,16 @@
 // The reject modal's submission: a reason is required; the engine records the rejection before the
 // submission is acknowledged (within Slack's 3 s), and the presenter shows it. A rejection that could
-// not be recorded keeps the modal open with the reason why, so the person can submit again.
+// not be recorded keeps the modal open with the reason why, so the person can submit again. It rejects
+// only the request the modal showed, as recorded under its view id when it opened
+// (actions/review-binding.ts); private_metadata naming another is refused. A round that changed
+// meanwhile does not stop it: a rejection moves no money.
 import type { App, ViewSubmitAction } from '@slack/bolt';
 import { withinDeadline } from '../../store/index.js';
 import type { ApprovalSlackDeps } from '../actions/approval.js';
 import { explainRefusal } from '../actions/approval.js';
 import { RECORDED_LATE, recordClick } from '../actions/approval-click.js';
 import { channelFits } from '../actions/click-answer.js';
+import { readBinding } from '../actions/review-binding.js';
 import { noticeView, REJECT, REJECT_VIEW } from '../blocks/approval-modals.js';
 import { parseReject, parseSubmission, readMetadata } from './approval-forms.js';
 import { REVIEW_READ_DEADLINE_MS } from './approval-review.js';
@@ -16,6 +20,10 @@ const NOT_RECORDED =
 /** Its write had started (or may still start): it may have been recorded. */
 const MAYBE_NOT_RECORDED =
   'Reason: the rejection may not have been recorded (the bot could not reach its store in time). Check the request message before submitting again.';
+const NOT_KNOWN =
+  'This window is not ready yet, or no longer known, so nothing was rejected. Close it and click Reject on the request message again.';
+const NOT_SHOWN =
+  'This rejection names another request than the one it showed, so nothing was rejected. Reject again from the request message.';
 const WRONG_CHANNEL =
   'This rejection names a channel its request was never posted in, so nothing was rejected. Reject again from the request message.';
 
@@ -25,12 +33,27 @@ export function registerRejectView(app: App, deps: ApprovalSlackDeps): void {
     if (!parsed.ok) return void (await ack({ response_action: 'errors', errors: parsed.errors }));
     const meta = readMetadata(body.view.private_metadata);
     // The channel chooses where private answers go: only one the Reject button could have been in. The
-    // request is read (within the share of the 3 s a review's read gets) only for another channel.
-    const request = channelFits(meta.channel, deps.approvalsChannel)
-      ? undefined
-      : await withinDeadline(deps.engine.get(meta.id ?? ''), REVIEW_READ_DEADLINE_MS, 'store').catch(
-          () => undefined,
-        );
+    // request is read (within the share of the 3 s a review's read gets) only for another channel,
+    // alongside the record of what the modal showed.
+    const [bound, request] = await Promise.all([
+      readBinding(deps.engine.core.repo.store, body.view.id, 'reject'),
+      channelFits(meta.channel, deps.approvalsChannel)
+        ? undefined
+        : withinDeadline(deps.engine.get(meta.id ?? ''), REVIEW_READ_DEADLINE_MS, 'store').catch(
+            () => undefined,
+          ),
+    ]);
+    if (!bound.ok) {
+      if ('error' in bound) {
+        deps.log?.warn('rejection: what it showed was not read', { error: String(bound.error) });
+        return void (await ack({ response_action: 'errors', errors: { [REJECT.reason]: NOT_RECORDED } }));
+      }
+      return void (await ack({ response_action: 'update', view: noticeView('Not rejected', NOT_KNOWN) }));
+    }
+    if (bound.binding.shown[0]?.id !== meta.id) {
+      deps.log?.warn('rejection names another request than it showed', { requestId: meta.id });
+      return void (await ack({ response_action: 'update', view: noticeView('Not rejected', NOT_SHOWN) }));
+    }
     if (!channelFits(meta.channel, deps.approvalsChannel, [request])) {
       deps.log?.warn('rejection names a channel its request is not in', { requestId: meta.id });
       return void (await ack({ response_action: 'update', view: noticeView('Not rejected', WRONG_CHANNEL) }));
