@@ -1,0 +1,71 @@
+// The layers of src/, bottom to top: format, store, log → cngn → approvals, webhooks, sandbox →
+// config.ts (settings parsed with the domain's own parsers) → slack, workbench → wiring, main.
+// A layer imports only from layers below it (or its own), and no file is part of an import circle.
+// `npm run lint` checks these rules; docs/architecture.md draws them.
+const TOP = 'wiring/|main\\.ts$';
+const UI = 'slack/|workbench/';
+const DOMAIN = 'approvals/|webhooks/|sandbox/';
+
+const above = (name, comment, from, to) => ({
+  name,
+  comment,
+  severity: 'error',
+  from: { path: `^src/(${from})` },
+  to: { path: `^src/(${to})` },
+});
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment:
+        'No import circles, not even between two files of one folder: move the shared type to a types.ts.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    above(
+      'bottom-imports-nothing-above',
+      'format/, store/ and log.ts are the bottom: pure helpers and the store, knowing no feature.',
+      'format/|store/|log\\.ts$',
+      `cngn/|${DOMAIN}|config\\.ts$|${UI}|${TOP}`,
+    ),
+    {
+      name: 'cngn-imports-only-below',
+      comment:
+        'The custody client knows the bottom layer, plus the one port it adapts to (approvals/ports.ts).',
+      severity: 'error',
+      from: { path: '^src/cngn/' },
+      to: { path: `^src/(${DOMAIN}|config\\.ts$|${UI}|${TOP})`, pathNot: '^src/approvals/ports\\.ts$' },
+    },
+    above(
+      'domain-never-imports-slack',
+      'approvals/, webhooks/ and sandbox/ work without Slack: they never import slack/, workbench/ or the wiring.',
+      DOMAIN,
+      `config\\.ts$|${UI}|${TOP}`,
+    ),
+    above(
+      'config-below-slack',
+      'config.ts settles the environment with the domain parsers; Slack code reads the settled Config.',
+      'config\\.ts$',
+      `${UI}|${TOP}`,
+    ),
+    above(
+      'approvals-own-their-ports',
+      'approvals/ declares what it needs from the custody service in ports.ts; cngn/ adapts to it.',
+      'approvals/',
+      'cngn/',
+    ),
+    above(
+      'slack-below-wiring',
+      'slack/ and workbench/ are built by the wiring and never reach up to it.',
+      UI,
+      TOP,
+    ),
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+  },
+};
