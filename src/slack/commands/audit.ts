@@ -60,7 +60,7 @@ async function exportAudit(command: CommandContext, deps: ApprovalSlackDeps): Pr
   // to the asker at the next start. The `export-requested` entry holds no range: only the `exported`
   // entry written once Slack has the files lets retention count the export.
   const id = await exports.begin(
-    { actor: command.userId, words: command.args.slice(1).join(' '), subject, entries: entries.length },
+    { actor: command.userId, words: command.args.join(' '), subject, entries: entries.length },
     {
       at: now.toISOString(),
       kind: 'audit',
