@@ -4,10 +4,10 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, LogLevel } from '@slack/bolt';
-import { startBot } from '../src/bot.js';
 import { silentLogger } from '../src/log.js';
 import { startSandbox } from '../src/sandbox/index.js';
 import { createStore } from '../src/store/index.js';
+import { startBot } from '../src/wiring/bot.js';
 import { SIGNING_SECRET, testConfig } from '../test/support/harness.js';
 
 const [mode = 'ours', slackApiUrl = ''] = process.argv.slice(2);

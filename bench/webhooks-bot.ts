@@ -3,8 +3,8 @@
 // digest builders). Prints one JSON line {url} and serves until killed.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { alertDigest } from '../src/slack/blocks/webhook-digest.js';
-import { webhookMessage } from '../src/slack/blocks/webhook-message.js';
+import { alertDigest } from '../src/slack/alerts/digest-blocks.js';
+import { webhookMessage } from '../src/slack/alerts/message-blocks.js';
 import { createStore } from '../src/store/index.js';
 import { alertsClient, createWebhooks } from '../src/webhooks/index.js';
 

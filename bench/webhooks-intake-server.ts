@@ -6,7 +6,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
-import { webhookMessage } from '../src/slack/blocks/webhook-message.js';
+import { webhookMessage } from '../src/slack/alerts/message-blocks.js';
 import { clearStore, createStore } from '../src/store/index.js';
 import { createWebhooks } from '../src/webhooks/index.js';
 

@@ -1,8 +1,8 @@
-// `npm start`: start-up (startup.ts) with the process environment, then wait for a signal to stop.
+// `npm start`: start-up (wiring/startup.ts) with the process environment, then wait for a signal to stop.
 import { armCrashPoint } from './approvals/crash-points.js';
 import { ConfigError } from './config.js';
 import { createLogger } from './log.js';
-import { StartupRefused, start } from './startup.js';
+import { StartupRefused, start } from './wiring/startup.js';
 
 async function main(): Promise<void> {
   // Test-only (the proof suite's crash line): unset in any real deployment.

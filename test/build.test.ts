@@ -59,7 +59,7 @@ describe('the production bundle', () => {
   it('holds the bot and none of the tests', () => {
     const files = inputs.map((path) => relative(ROOT, path).split('\\').join('/'));
     expect(files).toContain('src/main.ts');
-    expect(files).toContain('src/slack/app.ts');
+    expect(files).toContain('src/slack/runtime/app.ts');
     expect(files.filter((file) => file.startsWith('test/') || file.startsWith('bench/'))).toEqual([]);
   });
 

@@ -4,7 +4,7 @@
 // schema without them, or described here but gone from it, a type error.
 import { DEFAULT_RATE_LIMIT } from '../../src/cngn/limiter.js';
 import { envSchema, LIVE_SERVICE_URL } from '../../src/config.js';
-import { workbenchEnv } from '../../src/startup.js';
+import { workbenchEnv } from '../../src/wiring/startup.js';
 import { cell, table } from './markdown.js';
 
 export const CONFIGURATION_PAGE = 'docs/configuration.md';

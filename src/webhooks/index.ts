@@ -39,9 +39,9 @@ export interface WebhooksOptions {
   openSealed?: ((sealed: string) => string) | undefined;
   /** A client for alerts (see alertsClient); unset → events stay in the outbox. */
   slack?: SlackPoster | undefined;
-  /** The message builders (slack/blocks/webhook-message.ts), injected to keep webhooks/ free of slack/. */
+  /** The message builders (slack/alerts/message-blocks.ts), injected to keep webhooks/ free of slack/. */
   render: RenderAlert;
-  /** The digest builders (slack/blocks/webhook-digest.ts); unset → one message per event under any load. */
+  /** The digest builders (slack/alerts/digest-blocks.ts); unset → one message per event under any load. */
   renderDigest?: DigestRendering | undefined;
   /** Routine events waiting for a channel beyond which they are grouped into digests (default 5). */
   digestAbove?: number;

@@ -35,7 +35,7 @@ export interface DigestInput {
   more: boolean;
 }
 
-/** The digest builders (slack/blocks/webhook-digest.ts), injected like RenderAlert. */
+/** The digest builders (slack/alerts/digest-blocks.ts), injected like RenderAlert. */
 export interface DigestRendering {
   /** The message listing the events (posted into the placeholder with chat.update). */
   message(input: DigestInput): AlertMessage;

@@ -4,7 +4,7 @@
 // lose it. A final approval that waits for the figures to be re-read says so at the ack.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
-import { RECHECKING } from '../../src/slack/actions/approval-click.js';
+import { RECHECKING } from '../../src/slack/approvals/actions/click.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { openReview, type ReviewView, submitReview } from '../support/review.js';
 import { blockAction, interaction, newTriggerId } from '../support/slack-requests.js';

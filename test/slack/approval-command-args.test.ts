@@ -1,7 +1,7 @@
 // Arguments that prefill the filing forms: an address is recognised whatever its network family, and
 // network words, amounts and account numbers are never taken for one.
 import { describe, expect, it } from 'vitest';
-import { looksLikeAddress } from '../../src/slack/commands/approval-command.js';
+import { looksLikeAddress } from '../../src/slack/approvals/commands/filing.js';
 
 describe('looksLikeAddress', () => {
   it.each([

@@ -1,14 +1,14 @@
 // Withdraw, bridge and whitelist forms check an address by the rules of the network it is for: the
 // service lists Solana, Tron and XBN next to the EVM chains, and an EVM-only check would refuse them all.
 import { describe, expect, it } from 'vitest';
-import { bridgeModal, whitelistModal, withdrawModal } from '../../src/slack/blocks/approval-modals.js';
+import { bridgeModal, whitelistModal, withdrawModal } from '../../src/slack/approvals/blocks/modals.js';
 import {
   parseBridge,
   parseWhitelist,
   parseWithdraw,
   readMetadata,
   type ViewValues,
-} from '../../src/slack/views/approval-forms.js';
+} from '../../src/slack/approvals/views/forms.js';
 
 const networks = [
   { id: 'n-base', name: 'Base', shortName: 'base' },

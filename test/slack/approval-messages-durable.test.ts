@@ -1,11 +1,11 @@
 // Approval messages stay true to the request through Slack errors and restarts: the client retries
 // and waits out rate limits; what still failed is shown at the next start, and nothing is said twice.
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { startBot } from '../../src/bot.js';
 import { silentLogger } from '../../src/log.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
-import type { ApprovalPresenter } from '../../src/slack/approval-presenter.js';
+import type { ApprovalPresenter } from '../../src/slack/approvals/presenter.js';
 import { createStore, type Store } from '../../src/store/index.js';
+import { startBot } from '../../src/wiring/bot.js';
 import { FakeSlack, type SlackCall } from '../support/fake-slack.js';
 import { SIGNING_SECRET, testConfig } from '../support/harness.js';
 import {

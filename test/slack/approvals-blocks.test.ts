@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../src/approvals/types.js';
 import { naira } from '../../src/format/display.js';
-import { refusalText } from '../../src/slack/blocks/approval-lists.js';
-import { approvalMessage, requesterNotice, stepText } from '../../src/slack/blocks/approval-message.js';
+import { refusalText } from '../../src/slack/approvals/blocks/lists.js';
+import { approvalMessage, requesterNotice, stepText } from '../../src/slack/approvals/blocks/message.js';
 
 const NOW = new Date('2026-11-23T08:00:00.000Z');
 

@@ -3,7 +3,7 @@
 // the store takes the write and then loses the connection before answering, also for the final approval
 // written after the service re-checked the figures.
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { MAYBE_NOT_RECORDED, NOT_RECORDED, RECHECKING } from '../../src/slack/actions/approval-click.js';
+import { MAYBE_NOT_RECORDED, NOT_RECORDED, RECHECKING } from '../../src/slack/approvals/actions/click.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { type ReviewView, submitReview } from '../support/review.js';
 import {

@@ -7,7 +7,7 @@ import {
   balanceMessage,
   txDetailMessage,
   whitelistMessage,
-} from '../../src/slack/blocks/reads.js';
+} from '../../src/slack/reads/blocks.js';
 
 const textOf = (blocks: unknown) => JSON.stringify(blocks);
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shortHash } from '../../src/format/display.js';
 import { createLogger } from '../../src/log.js';
-import { SUBCOMMANDS, unwrapLinks } from '../../src/slack/commands/index.js';
+import { SUBCOMMANDS, unwrapLinks } from '../../src/slack/registry.js';
 import type { SlackCall } from '../support/fake-slack.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { blockAction, postSigned, signSlackBody, slashCommand } from '../support/slack-requests.js';

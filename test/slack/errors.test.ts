@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { CngnError, CngnResponseError, CngnTransportError, RateBudgetError } from '../../src/cngn/errors.js';
 import { createLogger } from '../../src/log.js';
-import { describeError } from '../../src/slack/errors.js';
+import { describeError } from '../../src/slack/runtime/errors.js';
 import { StoreUnavailableError } from '../../src/store/index.js';
 
 /** Service messages from the interface's Errors table, as the service words them. */

@@ -4,7 +4,7 @@
 // still answers /healthz.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SUBCOMMANDS } from '../../src/slack/commands/index.js';
+import { SUBCOMMANDS } from '../../src/slack/registry.js';
 import { FUZZ_TIMEOUT_MS, type FuzzBot, runs, startFuzzBot } from '../support/fuzz.js';
 import { newTriggerId, slashCommand } from '../support/slack-requests.js';
 

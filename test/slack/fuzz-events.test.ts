@@ -5,10 +5,10 @@
 // fails, nothing goes unhandled, and the bot still answers /healthz.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APPROVE_ACTION, CANCEL_ACTION, REJECT_ACTION } from '../../src/slack/blocks/approval-message.js';
-import { REDEEM, SETTLEMENT } from '../../src/slack/blocks/approval-modals-bank.js';
-import { DEPOSIT_VIEW } from '../../src/slack/blocks/deposit-quote.js';
-import { TX_PAGE_ACTION } from '../../src/slack/blocks/reads.js';
+import { REDEEM, SETTLEMENT } from '../../src/slack/approvals/blocks/bank-modal.js';
+import { APPROVE_ACTION, CANCEL_ACTION, REJECT_ACTION } from '../../src/slack/approvals/blocks/message.js';
+import { DEPOSIT_VIEW } from '../../src/slack/deposits/blocks.js';
+import { TX_PAGE_ACTION } from '../../src/slack/reads/blocks.js';
 import { FUZZ_TIMEOUT_MS, type FuzzBot, problemWithAnswer, runs, startFuzzBot } from '../support/fuzz.js';
 import { newTriggerId, postSigned } from '../support/slack-requests.js';
 

@@ -4,6 +4,13 @@
 // listener fails, nothing goes unhandled, and the bot still answers /healthz.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEAD_LETTER_CHANNEL, DEAD_LETTER_VIEW } from '../../src/slack/alerts/dead-letter-blocks.js';
+import {
+  REDEEM,
+  REDEEM_VIEW,
+  SETTLEMENT,
+  SETTLEMENT_VIEW,
+} from '../../src/slack/approvals/blocks/bank-modal.js';
 import {
   BRIDGE,
   BRIDGE_VIEW,
@@ -15,15 +22,8 @@ import {
   WHITELIST_VIEW,
   WITHDRAW,
   WITHDRAW_VIEW,
-} from '../../src/slack/blocks/approval-modals.js';
-import {
-  REDEEM,
-  REDEEM_VIEW,
-  SETTLEMENT,
-  SETTLEMENT_VIEW,
-} from '../../src/slack/blocks/approval-modals-bank.js';
-import { DEAD_LETTER_CHANNEL, DEAD_LETTER_VIEW } from '../../src/slack/blocks/dead-letters.js';
-import { DEPOSIT, DEPOSIT_VIEW, QUOTE, QUOTE_VIEW } from '../../src/slack/blocks/deposit-quote.js';
+} from '../../src/slack/approvals/blocks/modals.js';
+import { DEPOSIT, DEPOSIT_VIEW, QUOTE, QUOTE_VIEW } from '../../src/slack/deposits/blocks.js';
 import { FUZZ_TIMEOUT_MS, type FuzzBot, problemWithAnswer, runs, startFuzzBot } from '../support/fuzz.js';
 import { interaction, newTriggerId } from '../support/slack-requests.js';
 

@@ -3,7 +3,7 @@
 // at once, on the tick that had just written the ack, ahead of the next requests.
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
-import { afterAck, createInFlight, createSlackTraffic } from '../../src/slack/in-flight.js';
+import { afterAck, createInFlight, createSlackTraffic } from '../../src/slack/runtime/in-flight.js';
 
 describe('work after the ack', () => {
   it('does not start on the tick that queued it', async () => {

@@ -2,7 +2,7 @@
 // reaches Bolt as it came. Bolt's own matching is tested end to end by the command, click and modal tests.
 import type { App } from '@slack/bolt';
 import { describe, expect, it } from 'vitest';
-import { foldListeners } from '../../src/slack/listener-router.js';
+import { foldListeners } from '../../src/slack/runtime/listener-router.js';
 
 type Registered = { kind: string; constraint: unknown; listeners: Array<(args: unknown) => unknown> };
 

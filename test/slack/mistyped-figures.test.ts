@@ -12,9 +12,9 @@ import {
   WITHDRAW_VIEW,
   whitelistModal,
   withdrawModal,
-} from '../../src/slack/blocks/approval-modals.js';
-import { DEPOSIT, DEPOSIT_VIEW, QUOTE, QUOTE_VIEW } from '../../src/slack/blocks/deposit-quote.js';
-import { parseWithdraw, type ViewValues } from '../../src/slack/views/approval-forms.js';
+} from '../../src/slack/approvals/blocks/modals.js';
+import { parseWithdraw, type ViewValues } from '../../src/slack/approvals/views/forms.js';
+import { DEPOSIT, DEPOSIT_VIEW, QUOTE, QUOTE_VIEW } from '../../src/slack/deposits/blocks.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { selectValue, textValue, viewSubmission } from '../support/slack-requests.js';
 

@@ -7,7 +7,7 @@ import {
   txListMessage,
   whitelistMessage,
   withEnvironment,
-} from '../../src/slack/blocks/reads.js';
+} from '../../src/slack/reads/blocks.js';
 
 /** Every mrkdwn/plain text inside a message's blocks. */
 function texts(blocks: KnownBlock[]): string[] {

@@ -4,7 +4,7 @@
 // configured, while the reads still answer.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findSubcommand, REGISTRY, SUBCOMMANDS } from '../../src/slack/commands/index.js';
+import { findSubcommand, REGISTRY, SUBCOMMANDS } from '../../src/slack/registry.js';
 import type { SlackCall } from '../support/fake-slack.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { slashCommand } from '../support/slack-requests.js';

@@ -4,7 +4,7 @@
 // and a rejection keeps its modal open saying so, while the request stays
 // exactly as it was — also once Redis answers again.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { NOT_RECORDED } from '../../src/slack/actions/approval-click.js';
+import { NOT_RECORDED } from '../../src/slack/approvals/actions/click.js';
 import { clearStore, createStore, type Store } from '../../src/store/index.js';
 import { REDIS_URL, redisAvailable, testPrefix } from '../support/redis.js';
 import { openReview, type ReviewView, refusedInModal, submitReview } from '../support/review.js';

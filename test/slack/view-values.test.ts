@@ -3,14 +3,14 @@
 // errors, at once. Before, such a value threw before ack() (`….trim is not a function`) and the person
 // waited for Slack's timeout.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REDEEM_VIEW, SETTLEMENT_VIEW } from '../../src/slack/approvals/blocks/bank-modal.js';
 import {
   BRIDGE_VIEW,
   REJECT_VIEW,
   WHITELIST_VIEW,
   WITHDRAW_VIEW,
-} from '../../src/slack/blocks/approval-modals.js';
-import { REDEEM_VIEW, SETTLEMENT_VIEW } from '../../src/slack/blocks/approval-modals-bank.js';
-import { DEPOSIT_VIEW, QUOTE_VIEW } from '../../src/slack/blocks/deposit-quote.js';
+} from '../../src/slack/approvals/blocks/modals.js';
+import { DEPOSIT_VIEW, QUOTE_VIEW } from '../../src/slack/deposits/blocks.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { textValue, viewSubmission } from '../support/slack-requests.js';
 

@@ -4,7 +4,6 @@
 import { randomBytes } from 'node:crypto';
 import { createClient } from '@redis/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBot } from '../../src/bot.js';
 import { silentLogger } from '../../src/log.js';
 import {
   checkStoreDurability,
@@ -14,6 +13,7 @@ import {
   redisDurability,
   StoreDurabilityError,
 } from '../../src/store/index.js';
+import { startBot } from '../../src/wiring/bot.js';
 import { testConfig } from '../support/harness.js';
 import { REDIS_URL, redisAvailable, testPrefix } from '../support/redis.js';
 import { startRedisRelay } from '../support/redis-relay.js';

@@ -1,10 +1,11 @@
 // The real bot (startBot: Bolt app over HTTP, real client, approvals, webhooks) against the embedded
 // sandbox and a fake Slack on 127.0.0.1, with a known signing secret. Each call builds its own world.
-import { type Bot, startBot } from '../../src/bot.js';
+
 import type { Config } from '../../src/config.js';
 import { type Logger, silentLogger } from '../../src/log.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
+import { type Bot, startBot } from '../../src/wiring/bot.js';
 import { FakeSlack } from './fake-slack.js';
 import type { SlackSender } from './slack-requests.js';
 

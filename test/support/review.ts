@@ -1,7 +1,7 @@
 // Approving as a person does now: click Approve (in the channel, a DM or App Home), which opens the
 // review modal, then submit that modal as Slack would (its callback id and private_metadata). A click
 // the bot refuses opens nothing: the helpers then return the private answer instead.
-import { REVIEW_VIEW } from '../../src/slack/blocks/approval-review.js';
+import { REVIEW_VIEW } from '../../src/slack/approvals/blocks/review.js';
 import { type FakeSlack, openedViewId, type SlackCall } from './fake-slack.js';
 import {
   blockAction,

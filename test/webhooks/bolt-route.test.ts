@@ -6,9 +6,9 @@ import { App, LogLevel } from '@slack/bolt';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCngnClient } from '../../src/cngn/client.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
-import { createWebhooksForSlack } from '../../src/slack/webhooks-wiring.js';
 import { createStore } from '../../src/store/index.js';
 import type { Webhooks } from '../../src/webhooks/index.js';
+import { createWebhooksForSlack } from '../../src/wiring/webhooks.js';
 import { FakeSlack } from '../support/fake-slack.js';
 import { postWebhook, webhookBody } from './support.js';
 

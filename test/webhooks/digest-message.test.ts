@@ -6,7 +6,7 @@ import {
   alertDigestMessage,
   alertDigestPlaceholder,
   alertWhereaboutsBlock,
-} from '../../src/slack/blocks/webhook-digest.js';
+} from '../../src/slack/alerts/digest-blocks.js';
 import { fitsSlack } from '../../src/webhooks/digest.js';
 import type { AlertInput, DigestInput } from '../../src/webhooks/types.js';
 

@@ -2,7 +2,7 @@
 // accounts masked, the environment marked. Pure builders: no server needed.
 import { describe, expect, it } from 'vitest';
 import { webhookEventSchema } from '../../src/cngn/schemas.js';
-import { webhookMessage } from '../../src/slack/blocks/webhook-message.js';
+import { webhookMessage } from '../../src/slack/alerts/message-blocks.js';
 import type { AlertInput } from '../../src/webhooks/types.js';
 
 const MINT = '0x1111111111111111111111111111111111111111111111111111111111111111';

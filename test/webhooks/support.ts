@@ -6,8 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import type { CngnEnvironment } from '../../src/cngn/api.js';
 import type { Logger } from '../../src/log.js';
-import { alertDigest } from '../../src/slack/blocks/webhook-digest.js';
-import { webhookMessage } from '../../src/slack/blocks/webhook-message.js';
+import { alertDigest } from '../../src/slack/alerts/digest-blocks.js';
+import { webhookMessage } from '../../src/slack/alerts/message-blocks.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import {
   alertsClient,

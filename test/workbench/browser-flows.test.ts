@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Started, start } from '../../src/startup.js';
+import { type Started, start } from '../../src/wiring/startup.js';
 import { USERS } from '../../src/workbench/people.js';
 import {
   approveInReview,

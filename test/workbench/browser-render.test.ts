@@ -8,12 +8,12 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../src/approvals/types.js';
 import { lagosTime } from '../../src/format/display.js';
-import { approvalDm } from '../../src/slack/blocks/approval-dm.js';
-import { approvalMessage } from '../../src/slack/blocks/approval-message.js';
-import { withdrawModal } from '../../src/slack/blocks/approval-modals.js';
-import { redeemModal } from '../../src/slack/blocks/approval-modals-bank.js';
-import { balanceMessage, helpMessage, loadingView, withEnvironment } from '../../src/slack/blocks/reads.js';
-import { SUBCOMMANDS } from '../../src/slack/commands/index.js';
+import { redeemModal } from '../../src/slack/approvals/blocks/bank-modal.js';
+import { approvalDm } from '../../src/slack/approvals/blocks/dm.js';
+import { approvalMessage } from '../../src/slack/approvals/blocks/message.js';
+import { withdrawModal } from '../../src/slack/approvals/blocks/modals.js';
+import { balanceMessage, helpMessage, loadingView, withEnvironment } from '../../src/slack/reads/blocks.js';
+import { SUBCOMMANDS } from '../../src/slack/registry.js';
 import { pageAssets } from '../../src/workbench/page/assets.js';
 import type { WorkbenchMessage, WorkbenchModal, WorkbenchState } from '../../src/workbench/protocol.js';
 import {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { type Started, start } from '../../src/startup.js';
+import { type Started, start } from '../../src/wiring/startup.js';
 import { USERS } from '../../src/workbench/people.js';
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];

@@ -6,10 +6,10 @@ import {
   APPROVAL_ACTIONS_BLOCK,
   APPROVE_ACTION,
   REJECT_ACTION,
-} from '../../src/slack/blocks/approval-message.js';
-import { REJECT, REJECT_VIEW, WITHDRAW, WITHDRAW_VIEW } from '../../src/slack/blocks/approval-modals.js';
-import { REVIEW_VIEW } from '../../src/slack/blocks/approval-review.js';
-import { TX_PAGE_ACTION } from '../../src/slack/blocks/reads.js';
+} from '../../src/slack/approvals/blocks/message.js';
+import { REJECT, REJECT_VIEW, WITHDRAW, WITHDRAW_VIEW } from '../../src/slack/approvals/blocks/modals.js';
+import { REVIEW_VIEW } from '../../src/slack/approvals/blocks/review.js';
+import { TX_PAGE_ACTION } from '../../src/slack/reads/blocks.js';
 import type { WorkbenchMessage, WorkbenchModal } from '../../src/workbench/protocol.js';
 import {
   ADA,

@@ -2,7 +2,7 @@
 // real signed webhook path: a virtual account paid, a redemption made to fail. The redemption is
 // filed through its modal with the bank found by type-ahead (a signed block_suggestion).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REDEEM, REDEEM_VIEW } from '../../src/slack/blocks/approval-modals-bank.js';
+import { REDEEM, REDEEM_VIEW } from '../../src/slack/approvals/blocks/bank-modal.js';
 import {
   ADA,
   ALERTS,

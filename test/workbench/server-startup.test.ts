@@ -9,7 +9,13 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config.js';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { LIVE_KEY_REFUSAL, StartupRefused, start, wantsWorkbench, workbenchEnv } from '../../src/startup.js';
+import {
+  LIVE_KEY_REFUSAL,
+  StartupRefused,
+  start,
+  wantsWorkbench,
+  workbenchEnv,
+} from '../../src/wiring/startup.js';
 import { FakeSlack } from '../support/fake-slack.js';
 import { quietEnv, startBench, TREASURY } from './server-support.js';
 

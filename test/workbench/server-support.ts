@@ -2,9 +2,9 @@
 // workbench), driven over plain HTTP through the workbench's own routes, as the page drives it.
 import type { View } from '@slack/types';
 import { request } from 'undici';
-import { APPROVAL_ACTIONS_BLOCK, APPROVE_ACTION } from '../../src/slack/blocks/approval-message.js';
-import { REVIEW_VIEW } from '../../src/slack/blocks/approval-review.js';
-import { type Started, type StartOptions, start } from '../../src/startup.js';
+import { APPROVAL_ACTIONS_BLOCK, APPROVE_ACTION } from '../../src/slack/approvals/blocks/message.js';
+import { REVIEW_VIEW } from '../../src/slack/approvals/blocks/review.js';
+import { type Started, type StartOptions, start } from '../../src/wiring/startup.js';
 import type {
   WorkbenchAnswer,
   WorkbenchMessage,

@@ -11,7 +11,7 @@ import type { CngnApi } from '../../cngn/api.js';
 import type { Logger } from '../../log.js';
 import type { Store } from '../../store/index.js';
 import type { RecentAlerts } from '../../webhooks/recent.js';
-import { HOME_MINE_SHOWN, type HomeData, homeView } from '../blocks/home.js';
+import { HOME_MINE_SHOWN, type HomeData, homeView } from './blocks.js';
 import { waitingFor } from './waiting.js';
 
 export interface HomePublisherOptions {

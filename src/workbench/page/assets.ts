@@ -3,8 +3,8 @@
 // second) and kept in memory; nothing is fetched from outside, so the page works offline.
 import { fileURLToPath } from 'node:url';
 import { build, stop } from 'esbuild';
-import { helpSummary } from '../../slack/blocks/reads.js';
-import { SUBCOMMANDS } from '../../slack/commands/index.js';
+import { helpSummary } from '../../slack/reads/blocks.js';
+import { SUBCOMMANDS } from '../../slack/registry.js';
 import { WORKBENCH_PREFIX } from '../protocol.js';
 
 export interface PageAssets {

@@ -2,7 +2,7 @@
 // and the modal itself passes Slack's own rules for views.
 import { describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../../src/approvals/types.js';
-import { reviewModal, reviewSubmitText } from '../../../src/slack/blocks/approval-review.js';
+import { reviewModal, reviewSubmitText } from '../../../src/slack/approvals/blocks/review.js';
 import { checkView } from '../../../src/workbench/slack-rules.js';
 import { requestsOf } from './support.js';
 

@@ -16,46 +16,47 @@ import {
   webhookEventSchema,
   whitelistedAddressSchema,
 } from '../../../src/cngn/schemas.js';
-import { approvalDm } from '../../../src/slack/blocks/approval-dm.js';
-import { auditList, pendingList, refusalText } from '../../../src/slack/blocks/approval-lists.js';
-import {
-  approvalMessage,
-  requesterNotice,
-  staleRoundNotice,
-  threadReply,
-} from '../../../src/slack/blocks/approval-message.js';
-import {
-  bridgeModal,
-  rejectModal,
-  toNetworkChoices,
-  whitelistModal,
-  withdrawModal,
-} from '../../../src/slack/blocks/approval-modals.js';
-import { redeemModal, settlementModal } from '../../../src/slack/blocks/approval-modals-bank.js';
-import {
-  changedWhileOpen,
-  reviewModal,
-  reviewRefusedView,
-} from '../../../src/slack/blocks/approval-review.js';
-import {
-  auditExportMessage,
-  auditVerifyMessage,
-  describeAuditEntry,
-} from '../../../src/slack/blocks/audit.js';
 import {
   ALL_LETTERS,
   deadLetterLine,
   deadLettersMessage,
   repostModal,
   repostSummary,
-} from '../../../src/slack/blocks/dead-letters.js';
+} from '../../../src/slack/alerts/dead-letter-blocks.js';
+import { webhookMessage } from '../../../src/slack/alerts/message-blocks.js';
+import { redeemModal, settlementModal } from '../../../src/slack/approvals/blocks/bank-modal.js';
+import { approvalDm } from '../../../src/slack/approvals/blocks/dm.js';
+import { auditList, pendingList, refusalText } from '../../../src/slack/approvals/blocks/lists.js';
+import {
+  approvalMessage,
+  requesterNotice,
+  staleRoundNotice,
+  threadReply,
+} from '../../../src/slack/approvals/blocks/message.js';
+import {
+  bridgeModal,
+  rejectModal,
+  toNetworkChoices,
+  whitelistModal,
+  withdrawModal,
+} from '../../../src/slack/approvals/blocks/modals.js';
+import {
+  changedWhileOpen,
+  reviewModal,
+  reviewRefusedView,
+} from '../../../src/slack/approvals/blocks/review.js';
+import {
+  auditExportMessage,
+  auditVerifyMessage,
+  describeAuditEntry,
+} from '../../../src/slack/audit/blocks.js';
 import {
   depositModal,
   depositResultView,
   quoteModal,
   quoteResultView,
-} from '../../../src/slack/blocks/deposit-quote.js';
-import { homeView } from '../../../src/slack/blocks/home.js';
+} from '../../../src/slack/deposits/blocks.js';
+import { homeView } from '../../../src/slack/home/blocks.js';
 import {
   accountsMessage,
   balanceMessage,
@@ -70,9 +71,8 @@ import {
   txListMessage,
   whitelistMessage,
   withEnvironment,
-} from '../../../src/slack/blocks/reads.js';
-import { webhookMessage } from '../../../src/slack/blocks/webhook-message.js';
-import { describeError } from '../../../src/slack/errors.js';
+} from '../../../src/slack/reads/blocks.js';
+import { describeError } from '../../../src/slack/runtime/errors.js';
 import { alertFor } from '../../../src/webhooks/alert.js';
 import { ACTIONS, atStep, NOW, requestsOf, STATES, slackTexts, withoutOwnMarkup } from './support.js';
 

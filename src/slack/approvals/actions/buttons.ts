@@ -1,0 +1,267 @@
+// Approve / Reject / Cancel buttons on an approval message. Thin: read the click (zod); Approve and
+// Reject open their modal (the review, the reason), Cancel lets the engine record it before the ack.
+// When the engine refuses or cannot be reached, only the person who clicked is told (chat.postEphemeral).
+import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import {
+  type ActionResult,
+  type ClickOptions,
+  MaybeRecordedError,
+  type Refusal,
+} from '../../../approvals/index.js';
+import type { ApprovalRequest } from '../../../approvals/types.js';
+import { withinDeadline } from '../../../store/index.js';
+import { refusalText } from '../blocks/lists.js';
+import {
+  APPROVE_ACTION,
+  CANCEL_ACTION,
+  REJECT_ACTION,
+  readButtonValue,
+  staleRoundNotice,
+} from '../blocks/message.js';
+import { rejectModal } from '../blocks/modals.js';
+import { reviewModal, SLACK_CHANNEL_ID } from '../blocks/review.js';
+import { requestTitle } from '../blocks/words.js';
+import type { ApprovalSlackDeps } from '../types.js';
+import {
+  CLICK_ACK_DEADLINE_MS,
+  type Click,
+  MAYBE_NOT_RECORDED,
+  NOT_RECORDED,
+  RECHECKING,
+  RECORDED_LATE,
+  readClick,
+  recordClick,
+} from './click.js';
+import { answerPlace } from './click-answer.js';
+import { expireNow, reviewCheck } from './review.js';
+import { type BindDeps, openBound } from './review-binding.js';
+import { StaleRoundError } from './round.js';
+
+/** Where a modal's record of what it shows is kept (review-binding.ts). */
+export function bindDeps(deps: ApprovalSlackDeps, now: Date): BindDeps {
+  return { store: deps.engine.core.repo.store, now, log: deps.log };
+}
+
+type ButtonArgs = { body: BlockAction<ButtonAction>; ack: () => Promise<void>; client: WebClient };
+
+/** Say privately why nothing happened, where the click happened (or in the approvals channel). */
+export async function explainRefusal(
+  client: WebClient,
+  deps: ApprovalSlackDeps,
+  where: { channel?: string; user: string },
+  reason: Refusal,
+  request?: ApprovalRequest,
+): Promise<void> {
+  const channel = where.channel ?? request?.slackMessage?.channel ?? deps.approvalsChannel;
+  await client.chat.postEphemeral({ channel, user: where.user, text: refusalText(reason, request) });
+}
+
+/** Say privately that the message clicked showed an earlier round, with the figures as they are now. */
+export async function explainStale(
+  client: WebClient,
+  deps: ApprovalSlackDeps,
+  where: { channel?: string | undefined; user: string },
+  request: ApprovalRequest,
+): Promise<void> {
+  const channel = where.channel ?? request.slackMessage?.channel ?? deps.approvalsChannel;
+  const now = deps.now?.() ?? new Date();
+  await client.chat.postEphemeral({ channel, user: where.user, ...staleRoundNotice(request, now) });
+}
+
+type Where = { channel?: string | undefined; user: string };
+
+const placed = (deps: ApprovalSlackDeps, where: Where) => ({
+  channel: where.channel ?? deps.approvalsChannel,
+  user: where.user,
+});
+
+/** Say privately that the click could not be taken; nothing changed. */
+function sayNotRecorded(client: WebClient, deps: ApprovalSlackDeps, where: Where): Promise<unknown> {
+  return client.chat.postEphemeral({ ...placed(deps, where), text: NOT_RECORDED });
+}
+
+/** A click whose payload zod refused: logged, and said privately to whoever clicked, if known. */
+async function answerUnreadable(
+  client: WebClient,
+  deps: ApprovalSlackDeps,
+  action: string,
+  read: { problem: string; user?: string; channel?: string },
+): Promise<void> {
+  deps.log?.warn('approval click could not be read', { action, problem: read.problem });
+  if (!read.user) return;
+  const text = `This button could not be read (${read.problem}), so nothing changed.`;
+  await client.chat
+    .postEphemeral({ ...placed(deps, { channel: read.channel, user: read.user }), text })
+    .catch(() => undefined);
+}
+
+/** A click the engine could not take (store or lock trouble): say so privately, never silently drop it. */
+async function guarded(
+  client: WebClient,
+  deps: ApprovalSlackDeps,
+  where: Where,
+  action: string,
+  fn: () => Promise<void>,
+): Promise<void> {
+  try {
+    await fn();
+  } catch (error) {
+    deps.log?.warn('approval click failed', { action, error: String(error) });
+    await sayNotRecorded(client, deps, where).catch((failure: unknown) => {
+      deps.log?.warn('could not tell the person their click failed', { action, error: String(failure) });
+    });
+  }
+}
+
+/**
+ * Read the click with zod, let the engine record it, and only then ack (within Slack's 3 s). A click
+ * whose payload cannot be read is acked and answered privately; one that could not be recorded in
+ * time is acked and the person is told to try again — and told again if it went through after all.
+ */
+function takeClick(
+  deps: ApprovalSlackDeps,
+  action: string,
+  decide: (click: Click, options: ClickOptions) => Promise<ActionResult>,
+) {
+  return async ({ body, ack, client }: ButtonArgs): Promise<void> => {
+    const read = readClick(body);
+    if (!read.ok) {
+      await ack();
+      return answerUnreadable(client, deps, action, read);
+    }
+    const { click } = read;
+    const taken = await recordClick((options) => decide(click, options));
+    await ack();
+    const where = await answerPlace(client, click);
+    await guarded(client, deps, where, action, async () => {
+      if (taken.outcome === 'late') {
+        deps.log?.warn('approval click not recorded in time', { action });
+        await client.chat.postEphemeral({ ...placed(deps, where), text: MAYBE_NOT_RECORDED });
+        const after = await taken.work.catch(() => undefined);
+        if (after?.ok) await client.chat.postEphemeral({ ...placed(deps, where), text: RECORDED_LATE });
+        return;
+      }
+      if (taken.outcome === 'recorded' && taken.rechecking) {
+        // Said on the side: the re-check's answer is still explained below if Slack refuses this.
+        await client.chat
+          .postEphemeral({ ...placed(deps, where), text: RECHECKING })
+          .catch((error: unknown) => deps.log?.warn('re-check notice not posted', { error: String(error) }));
+      }
+      if (taken.outcome === 'failed' && taken.maybeRecorded) {
+        // The write had started: it may have landed, so "nothing changed" could be false.
+        deps.log?.warn('approval click failed after its write started', {
+          action,
+          error: String(taken.error),
+        });
+        await client.chat.postEphemeral({ ...placed(deps, where), text: MAYBE_NOT_RECORDED });
+        return;
+      }
+      let result: ActionResult;
+      try {
+        if (taken.outcome === 'failed') throw taken.error;
+        result = await taken.work;
+      } catch (error) {
+        if (error instanceof MaybeRecordedError) {
+          // After the re-check, the approval's write had started: "nothing changed" could be false.
+          deps.log?.warn('final approval failed after its write started', {
+            action,
+            error: String(error.error),
+          });
+          await client.chat.postEphemeral({ ...placed(deps, where), text: MAYBE_NOT_RECORDED });
+          return;
+        }
+        if (!(error instanceof StaleRoundError)) throw error;
+        return explainStale(client, deps, where, error.request);
+      }
+      if (!result.ok) await explainRefusal(client, deps, where, result.reason, result.request);
+    });
+  };
+}
+
+export function registerApprovalActions(app: App, deps: ApprovalSlackDeps): void {
+  // Approve records nothing yet: it opens the review modal (views/approval-review.ts records it).
+  app.action<BlockAction<ButtonAction>>(APPROVE_ACTION, async ({ body, ack, client }) => {
+    await ack();
+    const read = readClick(body);
+    if (!read.ok) return answerUnreadable(client, deps, APPROVE_ACTION, read);
+    const { click } = read;
+    const { id, round } = readButtonValue(click.value);
+    // Where to answer privately is looked up (a Slack call for App Home) only when there is something to say.
+    const answer = () => answerPlace(client, click);
+    try {
+      const check = await withinDeadline(
+        reviewCheck(deps.engine, id, round, click.user),
+        CLICK_ACK_DEADLINE_MS,
+        'store',
+      );
+      if (check.ok) {
+        const metadata = {
+          id,
+          round,
+          environment: check.request.environment,
+          // Only a channel id Slack could have sent; the submission checks it again (views/approval-review.ts).
+          ...(click.channel && SLACK_CHANNEL_ID.test(click.channel) ? { channel: click.channel } : {}),
+        };
+        const now = deps.now?.() ?? new Date();
+        await openBound(client, bindDeps(deps, now), {
+          triggerId: click.triggerId ?? '',
+          view: reviewModal(check.request, now, metadata),
+          modal: 'review',
+          requests: [check.request],
+        });
+        return;
+      }
+      if ('stale' in check) return explainStale(client, deps, await answer(), check.stale);
+      // Past its time but not yet swept: expired now (persisted), so its message loses its buttons at once.
+      const request = check.refusal === 'expired' ? await expireNow(deps.engine, id) : check.request;
+      await explainRefusal(client, deps, await answer(), check.refusal, request);
+    } catch (error) {
+      deps.log?.warn('approve click could not open the review', { error: String(error) });
+      await sayNotRecorded(client, deps, await answer()).catch((failure: unknown) => {
+        deps.log?.warn('could not tell the person their click failed', { error: String(failure) });
+      });
+    }
+  });
+
+  app.action<BlockAction<ButtonAction>>(
+    CANCEL_ACTION,
+    takeClick(deps, CANCEL_ACTION, (click, options) =>
+      deps.engine.cancel(readButtonValue(click.value).id, click.user, options),
+    ),
+  );
+
+  // Reject records nothing yet: it opens the modal that asks for the reason (reject.ts records it).
+  app.action<BlockAction<ButtonAction>>(REJECT_ACTION, async ({ body, ack, client }) => {
+    await ack();
+    const read = readClick(body);
+    if (!read.ok) return answerUnreadable(client, deps, REJECT_ACTION, read);
+    const { click } = read;
+    const where = await answerPlace(client, click);
+    await guarded(client, deps, where, REJECT_ACTION, async () => {
+      const { id, round } = readButtonValue(click.value);
+      const check = await withinDeadline(
+        deps.engine.mayReject(id, click.user),
+        CLICK_ACK_DEADLINE_MS,
+        'store',
+      );
+      if (check.refusal) {
+        await explainRefusal(client, deps, where, check.refusal, check.request);
+        return;
+      }
+      if (!check.request) return explainRefusal(client, deps, where, 'not-found');
+      if (check.request.round !== round) return explainStale(client, deps, where, check.request);
+      await openBound(client, bindDeps(deps, deps.now?.() ?? new Date()), {
+        triggerId: click.triggerId ?? '',
+        view: rejectModal({
+          requestId: id,
+          title: requestTitle(check.request),
+          // Only a channel id Slack could have sent; the submission checks it again (views/reject.ts).
+          ...(where.channel && SLACK_CHANNEL_ID.test(where.channel) ? { channel: where.channel } : {}),
+        }),
+        modal: 'reject',
+        requests: [check.request],
+      });
+    });
+  });
+}

@@ -1,0 +1,117 @@
+// A click on an approval button, read with zod and taken so that Slack's ack means "recorded": the
+// engine persists the decision first, within a bound that keeps the ack inside Slack's 3 s. A click
+// that could not be recorded in time changes nothing and the person is told privately to try again;
+// one whose write had started when it failed may have been recorded, and the person is told to look.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
+import type { ClickOptions } from '../../../approvals/index.js';
+
+/** After this, no write of the click starts: a click answered "try again" has changed nothing. */
+export const CLICK_WRITE_DEADLINE_MS = 1_500;
+/** The longest a click waits for its decision to be persisted before Slack gets its ack anyway. */
+export const CLICK_ACK_DEADLINE_MS = 2_000;
+
+export const NOT_RECORDED =
+  'Your click could not be processed just now, so nothing changed. Please try again in a moment.';
+/**
+ * The ack could not wait for the click's write, or an error came after its write had started: it may
+ * have landed (or still land), so the person must look before clicking again.
+ */
+export const MAYBE_NOT_RECORDED =
+  'Your click may not have been recorded: the bot could not reach its store in time. Check the request message before clicking again.';
+export const RECORDED_LATE =
+  'Your earlier click went through after all, once the bot reached its store; the request message shows where it stands.';
+
+const clickSchema = z.object({
+  user: z.object({ id: z.string().min(1) }),
+  channel: z.object({ id: z.string().min(1) }).nullish(),
+  container: z.object({ channel_id: z.string().min(1).nullish() }).nullish(),
+  trigger_id: z.string().nullish(),
+  actions: z.tuple([z.object({ value: z.string().min(1).max(200) })], z.unknown()),
+});
+
+export interface Click {
+  user: string;
+  channel: string | undefined;
+  value: string;
+  triggerId: string | undefined;
+}
+
+/** The click as zod reads it, or the first problem in words ("actions.0.value: …") and who clicked. */
+export function readClick(
+  body: unknown,
+): { ok: true; click: Click } | { ok: false; problem: string; user?: string; channel?: string } {
+  const parsed = clickSchema.safeParse(body);
+  if (parsed.success) {
+    const { user, channel, container, trigger_id, actions } = parsed.data;
+    return {
+      ok: true,
+      click: {
+        user: user.id,
+        channel: channel?.id ?? container?.channel_id ?? undefined,
+        value: actions[0].value,
+        triggerId: trigger_id ?? undefined,
+      },
+    };
+  }
+  const issue = parsed.error.issues[0];
+  const problem = `${issue?.path.join('.') || 'payload'}: ${issue?.message ?? 'unreadable'}`;
+  // Who to tell, if that much can be read.
+  const loose = body as { user?: { id?: unknown }; channel?: { id?: unknown } } | null;
+  const user = typeof loose?.user?.id === 'string' ? loose.user.id : undefined;
+  const channel = typeof loose?.channel?.id === 'string' ? loose.channel.id : undefined;
+  return { ok: false, problem, ...(user ? { user } : {}), ...(channel ? { channel } : {}) };
+}
+
+/** Said privately to a final approver at the ack, while the service re-reads the figures. */
+export const RECHECKING =
+  'Thanks: yours is the final approval, so the bot is confirming the figures with the service before anything is sent. The request message shows the outcome in a moment.';
+
+export type Recorded<T> =
+  | { outcome: 'recorded'; work: Promise<T>; rechecking?: true }
+  | {
+      outcome: 'failed';
+      error: unknown;
+      /** The error came after a write of the click had started: it may have been recorded. */
+      maybeRecorded?: true;
+    }
+  | { outcome: 'late'; work: Promise<T> };
+
+/**
+ * Run the engine call for a click and wait until its decision is persisted, it fails, or the ack
+ * deadline passes, whichever comes first; the caller acks right after. `late` work goes on in the
+ * background, but starts no write after CLICK_WRITE_DEADLINE_MS.
+ */
+export async function recordClick<T>(run: (options: ClickOptions) => Promise<T>): Promise<Recorded<T>> {
+  let recorded!: (step?: { rechecking: true }) => void;
+  let rechecking = false;
+  let writing = false;
+  const persisted = new Promise<'recorded'>((resolve) => {
+    recorded = (step) => {
+      rechecking = step?.rechecking === true;
+      resolve('recorded');
+    };
+  });
+  const work = run({
+    signal: AbortSignal.timeout(CLICK_WRITE_DEADLINE_MS),
+    onRecorded: recorded,
+    onWriting: () => {
+      writing = true;
+    },
+  });
+  const settled = work.then(
+    () => 'recorded' as const,
+    (error: unknown) => ({ error }),
+  );
+  const timer = new AbortController();
+  const late = sleep(CLICK_ACK_DEADLINE_MS, 'late' as const, { ref: false, signal: timer.signal }).catch(
+    () => 'stopped' as const,
+  );
+  const first = await Promise.race([persisted, settled, late]);
+  timer.abort();
+  if (first === 'late' || first === 'stopped') return { outcome: 'late', work };
+  if (typeof first === 'object') {
+    return { outcome: 'failed', error: first.error, ...(writing ? { maybeRecorded: true as const } : {}) };
+  }
+  return { outcome: 'recorded', work, ...(rechecking ? { rechecking: true as const } : {}) };
+}

@@ -1,0 +1,238 @@
+// Review all (from `/cngn pending`): the button opens the modal of the requests waiting for the person
+// who clicked (within the 3 s trigger: the list comes from the store alone), and the submission
+// approves each checked request through the engine's normal approve path, bound to the round and the
+// figures the modal showed, as recorded under its view id when it opened (review-binding.ts): each is
+// its own claim and its own audit entry, one that changed meanwhile is refused, and one the list never
+// showed is never approved, whatever the submission says.
+//
+// The submission is acked at once with a "working…" view, and the results follow by views.update and
+// privately in the channel. Recording before the ack (as a single click does) cannot be kept here:
+// several approvals one after another, a final one each waiting for the service's re-check, do not fit
+// in 3 s, and a list cut off at the deadline would leave some recorded and some not behind one answer.
+// Acking first records nothing on the person's behalf that they are not then told about, one by one.
+import type { App, BlockAction, ButtonAction, ViewSubmitAction } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import { z } from 'zod';
+import { withinDeadline } from '../../../store/index.js';
+import { waitingFor } from '../../home/waiting.js';
+import { refusalText } from '../blocks/lists.js';
+import { readButtonValue } from '../blocks/message.js';
+import { noticeView } from '../blocks/modals.js';
+import {
+  REVIEW_ALL_ACTION,
+  REVIEW_ALL_MAX,
+  REVIEW_ALL_PICK,
+  REVIEW_ALL_VIEW,
+  REVIEW_ALL_WORKING,
+  type ReviewOutcome,
+  reviewAllModal,
+  reviewAllResultText,
+  reviewAllResultView,
+} from '../blocks/review-all.js';
+import type { ApprovalSlackDeps } from '../types.js';
+import { bindDeps } from './buttons.js';
+import { CLICK_ACK_DEADLINE_MS, readClick } from './click.js';
+import { channelFits } from './click-answer.js';
+import { openBound, readBinding, type ShownRequest } from './review-binding.js';
+import { asClickedInRound, StaleRoundError } from './round.js';
+
+const metadataSchema = z.object({ channel: z.string().min(1).max(40).optional() });
+
+/** The read of the checked requests, needed only for a channel other than a DM or the approvals channel. */
+const CHANNEL_READ_DEADLINE_MS = 1_000;
+
+const submissionSchema = z.object({
+  user: z.object({ id: z.string().min(1) }),
+  view: z.object({
+    id: z.string().min(1),
+    private_metadata: z.string().max(3000).optional(),
+    state: z.object({
+      values: z.object({
+        [REVIEW_ALL_PICK]: z.object({
+          [REVIEW_ALL_PICK]: z.object({
+            selected_options: z
+              .array(z.object({ value: z.string().regex(/^[A-Za-z0-9_-]{1,60}:\d{1,6}$/) }))
+              .max(10)
+              .nullish(),
+          }),
+        }),
+      }),
+    }),
+  }),
+});
+
+function readMetadata(text: string | undefined): { channel?: string } {
+  try {
+    return metadataSchema.parse(JSON.parse(text || '{}'));
+  } catch {
+    return {};
+  }
+}
+
+/** Approve one checked request as the Approve button does, for the round and figures the modal showed. */
+async function approveOne(
+  deps: ApprovalSlackDeps,
+  user: string,
+  value: string,
+  shown: readonly ShownRequest[],
+): Promise<ReviewOutcome> {
+  const { id, round } = readButtonValue(value);
+  const seen = shown.find((s) => s.id === id && s.round === round);
+  if (!seen) {
+    deps.log?.warn('review all: a checked request the list never showed', { requestId: id });
+    return { id, approved: false, text: `${id} was not in the list you were shown, so it was not approved.` };
+  }
+  try {
+    const result = await asClickedInRound(id, round, () => deps.engine.approve(id, user), seen.figures);
+    if (result.ok) return { id, approved: true, text: `${result.request.id}: your approval is recorded` };
+    return { id, approved: false, text: refusalText(result.reason, result.request) };
+  } catch (error) {
+    if (error instanceof StaleRoundError) {
+      return {
+        id,
+        approved: false,
+        text: `${id} changed since the list was shown, so it was not approved; review it again from its message.`,
+      };
+    }
+    deps.log?.warn('review all: an approval failed', { requestId: id, error: String(error) });
+    return { id, approved: false, text: `${id} could not be approved just now; nothing changed for it.` };
+  }
+}
+
+export function registerReviewAll(app: App, deps: ApprovalSlackDeps): void {
+  app.action<BlockAction<ButtonAction>>(REVIEW_ALL_ACTION, async ({ body, ack, client }) => {
+    await ack();
+    const read = readClick(body);
+    if (!read.ok || !read.click.triggerId) {
+      deps.log?.warn('review all click could not be read', {
+        problem: read.ok ? 'no trigger' : read.problem,
+      });
+      return;
+    }
+    const { click } = read;
+    const now = deps.now?.() ?? new Date();
+    try {
+      const waiting = await withinDeadline(
+        waitingFor(deps.engine, click.user, now),
+        CLICK_ACK_DEADLINE_MS,
+        'store',
+      );
+      const triggerId = click.triggerId ?? '';
+      if (waiting.length === 0) {
+        const view = noticeView('Review all', 'Nothing is waiting for your approval right now.');
+        await client.views.open({ trigger_id: triggerId, view });
+        return;
+      }
+      const view = reviewAllModal(
+        waiting,
+        now,
+        deps.environmentLabel,
+        // Only a channel answers may go to (`/cngn pending` runs anywhere); else the approvals channel.
+        JSON.stringify(
+          channelFits(click.channel, deps.approvalsChannel, waiting) ? { channel: click.channel } : {},
+        ),
+      );
+      const requests = waiting.slice(0, REVIEW_ALL_MAX);
+      await openBound(client, bindDeps(deps, now), { triggerId, view, modal: 'review-all', requests });
+    } catch (error) {
+      deps.log?.warn('review all could not open', { error: String(error) });
+      if (click.channel) {
+        await client.chat
+          .postEphemeral({
+            channel: click.channel,
+            user: click.user,
+            text: 'The list could not be opened just now; nothing changed. Try `/cngn pending` again.',
+          })
+          .catch(() => undefined);
+      }
+    }
+  });
+
+  app.view<ViewSubmitAction>(REVIEW_ALL_VIEW, async ({ ack, body, client }) => {
+    const parsed = submissionSchema.safeParse(body);
+    if (!parsed.success) {
+      await ack({
+        response_action: 'errors',
+        errors: { [REVIEW_ALL_PICK]: 'This list could not be read; nothing was approved.' },
+      });
+      return;
+    }
+    const picked = parsed.data.view.state.values[REVIEW_ALL_PICK][REVIEW_ALL_PICK].selected_options ?? [];
+    if (picked.length === 0) {
+      await ack({
+        response_action: 'errors',
+        errors: { [REVIEW_ALL_PICK]: 'Tick at least one request to approve.' },
+      });
+      return;
+    }
+    // What the list showed, as recorded when it opened: only those requests, rounds and figures count.
+    const bound = await readBinding(deps.engine.core.repo.store, parsed.data.view.id, 'review-all');
+    if (!bound.ok) {
+      if ('error' in bound)
+        deps.log?.warn('review all: what it showed was not read', { error: String(bound.error) });
+      const why =
+        'error' in bound
+          ? 'This list could not be checked against what it showed (the bot could not reach its store), so nothing was approved. Open it again with `/cngn pending` in a moment.'
+          : 'This list is not ready yet, or no longer known, so nothing was approved. Open it again with `/cngn pending`.';
+      await ack({ response_action: 'update', view: noticeView('Review all', why) });
+      return;
+    }
+    // The channel chooses where the results go privately: only one the list could have been opened in.
+    const { channel } = readMetadata(parsed.data.view.private_metadata);
+    if (!(await reviewAllChannelFits(deps, channel, picked))) {
+      deps.log?.warn('review all names a channel none of its requests is in', {});
+      const why =
+        'This list names a channel none of its requests was posted in, so nothing was approved. Open it again with `/cngn pending`.';
+      await ack({ response_action: 'update', view: noticeView('Review all', why) });
+      return;
+    }
+    await ack({ response_action: 'update', view: noticeView('Review all', REVIEW_ALL_WORKING) });
+    const user = parsed.data.user.id;
+    const outcomes: ReviewOutcome[] = [];
+    // One by one, never in parallel: each its own claim, in the order the person saw them.
+    for (const { value } of picked) {
+      outcomes.push(await approveOne(deps, user, value, bound.binding.shown));
+    }
+    await report(client, deps, {
+      user,
+      viewId: parsed.data.view.id,
+      channel,
+      outcomes,
+    });
+  });
+}
+
+/** Whether the list's channel fits (click-answer.ts); the checked requests are read only if needed. */
+async function reviewAllChannelFits(
+  deps: ApprovalSlackDeps,
+  channel: string | undefined,
+  picked: readonly { value: string }[],
+): Promise<boolean> {
+  if (channelFits(channel, deps.approvalsChannel)) return true;
+  const ids = picked.map(({ value }) => readButtonValue(value).id);
+  const requests = await withinDeadline(
+    Promise.all(ids.map((id) => deps.engine.get(id))),
+    CHANNEL_READ_DEADLINE_MS,
+    'store',
+  ).catch(() => []);
+  return channelFits(channel, deps.approvalsChannel, requests);
+}
+
+async function report(
+  client: WebClient,
+  deps: ApprovalSlackDeps,
+  to: { user: string; viewId: string; channel: string | undefined; outcomes: ReviewOutcome[] },
+): Promise<void> {
+  await client.views
+    .update({ view_id: to.viewId, view: reviewAllResultView(to.outcomes) })
+    .catch((error: unknown) =>
+      deps.log?.warn('review all: results view not shown', { error: String(error) }),
+    );
+  await client.chat
+    .postEphemeral({
+      channel: to.channel ?? deps.approvalsChannel,
+      user: to.user,
+      text: reviewAllResultText(to.outcomes),
+    })
+    .catch((error: unknown) => deps.log?.warn('review all: results not posted', { error: String(error) }));
+}

@@ -1,0 +1,93 @@
+// Modals that name a Nigerian bank account: redeem and settlement. The bank picker is an
+// external_select (a static select holds at most 100 options; the bank list is longer).
+import type { KnownBlock, ModalView, PlainTextOption } from '@slack/types';
+import { type FieldErrors, modal, option, type Prefill, textInput, withErrors } from './modals.js';
+
+export const REDEEM_VIEW = 'redeem.submit';
+export const SETTLEMENT_VIEW = 'settlement.submit';
+
+export const REDEEM = { amount: 'redeem.amount', bank: 'redeem.bank', account: 'redeem.account' } as const;
+export const SETTLEMENT = { bank: 'settlement.bank', account: 'settlement.account' } as const;
+
+/** Action ids whose options are loaded from the bank list as the person types. */
+export const BANK_PICKERS = [REDEEM.bank, SETTLEMENT.bank] as const;
+
+export interface BankChoice {
+  name: string;
+  code: string;
+}
+
+export function bankPicker(id: string, initial?: BankChoice): KnownBlock {
+  return {
+    type: 'input',
+    block_id: id,
+    label: { type: 'plain_text', text: 'Bank' },
+    element: {
+      type: 'external_select',
+      action_id: id,
+      min_query_length: 0,
+      placeholder: { type: 'plain_text', text: 'Type to search banks' },
+      ...(initial ? { initial_option: bankOption(initial) } : {}),
+    },
+  };
+}
+
+/** The option value carries the code and the name, so a submission needs no second lookup. */
+export function bankOption(bank: BankChoice): PlainTextOption {
+  return option(bank.name, `${bank.code}|${bank.name}`.slice(0, 150));
+}
+
+export function parseBankOption(value: string): BankChoice | undefined {
+  const at = value.indexOf('|');
+  if (at <= 0) return undefined;
+  return { code: value.slice(0, at), name: value.slice(at + 1) };
+}
+
+/** Banks whose name or code contains the typed text, at most 100 (Slack's limit). */
+export function bankOptions(banks: BankChoice[], query: string): PlainTextOption[] {
+  const q = query.trim().toLowerCase();
+  return banks
+    .filter((b) => !q || b.name.toLowerCase().includes(q) || b.code.includes(q))
+    .slice(0, 100)
+    .map(bankOption);
+}
+
+const accountInput = (id: string, initial: string | undefined): KnownBlock =>
+  textInput(id, 'Account number (10 digits)', { initial, placeholder: '0123456789' });
+
+const note = (text: string): KnownBlock => ({ type: 'context', elements: [{ type: 'mrkdwn', text }] });
+
+export function redeemModal(input: {
+  prefill?: Prefill;
+  bank?: BankChoice;
+  errors?: FieldErrors;
+  environment: string;
+}): ModalView {
+  const p = input.prefill ?? {};
+  const blocks: KnownBlock[] = [
+    textInput(REDEEM.amount, 'Amount (₦, at least 1)', { initial: p.amount, placeholder: '50,000' }),
+    bankPicker(REDEEM.bank, input.bank),
+    accountInput(REDEEM.account, p.account),
+    note('The account name is looked up with the bank before the request is filed.'),
+  ];
+  return modal(REDEEM_VIEW, 'Redeem to a bank', withErrors(blocks, input.errors), {
+    environment: input.environment,
+  });
+}
+
+export function settlementModal(input: {
+  prefill?: Prefill;
+  bank?: BankChoice;
+  errors?: FieldErrors;
+  environment: string;
+}): ModalView {
+  const p = input.prefill ?? {};
+  const blocks: KnownBlock[] = [
+    bankPicker(SETTLEMENT.bank, input.bank),
+    accountInput(SETTLEMENT.account, p.account),
+    note('Redeemed Naira is paid here. The account name is looked up before the request is filed.'),
+  ];
+  return modal(SETTLEMENT_VIEW, 'Settlement account', withErrors(blocks, input.errors), {
+    environment: input.environment,
+  });
+}

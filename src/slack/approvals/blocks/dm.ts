@@ -1,0 +1,45 @@
+// The copy of an approval request sent by DM to each eligible approver: the same figures and the same
+// Approve / Reject buttons (same action ids, same `id:round` value) as the channel message, so a click
+// here takes exactly the channel's path. Updated in place as the request moves on; once it is no
+// longer pending it carries no buttons. Pure: request and time in, Block Kit out.
+import type { KnownBlock } from '@slack/types';
+import type { ApprovalRequest } from '../../../approvals/types.js';
+import { lagosTime } from '../../../format/display.js';
+import { escapeMrkdwn, mentionUser } from '../../../format/mrkdwn.js';
+import type { SlackMessage } from '../../types.js';
+import { approvalMessage } from './message.js';
+import { requestTitle, stateWords } from './words.js';
+
+/** A delegate's place: whose approvals they give, and until when. */
+export interface DelegatePlace {
+  delegator: string;
+  until: string;
+}
+
+/**
+ * The copy for `approver`: once they have approved (this round), it waits for others and has no
+ * buttons. A delegate's copy (`place`) says in whose place they approve, and until when.
+ */
+export function approvalDm(
+  request: ApprovalRequest,
+  now: Date,
+  approver?: string,
+  place?: DelegatePlace,
+): SlackMessage {
+  const mine = request.approvals.find((a) => a.user === approver || a.onBehalfOf === approver);
+  const message = approvalMessage(request, now, { cancel: false, approve: !mine });
+  const title = escapeMrkdwn(requestTitle(request));
+  const inPlace =
+    mine?.user === approver && mine?.onBehalfOf ? ` in ${mentionUser(mine.onBehalfOf)}'s place` : '';
+  const standIn = place
+    ? ` (you approve in ${mentionUser(place.delegator)}'s place until ${escapeMrkdwn(lagosTime(place.until))})`
+    : '';
+  const lead =
+    request.state !== 'pending'
+      ? `${title}: ${stateWords(request)}. Nothing is waiting for you here any more.`
+      : mine
+        ? `You approved ${title}${inPlace}; it waits for more approvals.`
+        : `${mentionUser(request.requester)} asks for your approval${standIn}: ${title}`;
+  const intro: KnownBlock = { type: 'section', text: { type: 'mrkdwn', text: lead } };
+  return { text: lead, blocks: [intro, ...message.blocks] };
+}

@@ -1,0 +1,121 @@
+// `/cngn pending`, `/cngn audit` and the private explanations given to people who may not act.
+import type { KnownBlock } from '@slack/types';
+import type { Refusal } from '../../../approvals/index.js';
+import type { ApprovalRequest, AuditEntry } from '../../../approvals/types.js';
+import { lagosTime, naira, relative } from '../../../format/display.js';
+import { escapeMrkdwn, mentionUser } from '../../../format/mrkdwn.js';
+import type { SlackMessage } from '../../types.js';
+import { requestTitle, stateWords } from './words.js';
+
+const MAX_ROWS = 40;
+
+/** Approved and on its way: a late click meets a request someone else already decided. */
+const IN_HAND: ReadonlySet<ApprovalRequest['state']> = new Set([
+  'approved',
+  'executing',
+  'sent',
+  'outcome-unknown',
+]);
+
+export function pendingList(requests: ApprovalRequest[], now: Date, environment: string): SlackMessage {
+  if (requests.length === 0) {
+    return {
+      text: `No open approval requests. · ${escapeMrkdwn(environment)}`,
+      blocks: [section(`No open approval requests. · ${escapeMrkdwn(environment)}`)],
+    };
+  }
+  const rows = requests.slice(0, MAX_ROWS).map((r) => {
+    const when =
+      r.state === 'pending' ? `expires ${relative(r.expiresAt, now)}` : `filed ${relative(r.createdAt, now)}`;
+    return `• *${escapeMrkdwn(requestTitle(r))}* — ${stateWords(r)} · ${r.approvals.length} of ${r.requiredApprovals} approvals · by ${mentionUser(r.requester)} · ${when}`;
+  });
+  const more = requests.length > MAX_ROWS ? [`…and ${requests.length - MAX_ROWS} more`] : [];
+  const text = `*Open approval requests (${requests.length})* · ${escapeMrkdwn(environment)}`;
+  return { text, blocks: [section(text), section([...rows, ...more].join('\n').slice(0, 2900))] };
+}
+
+export function auditList(entries: AuditEntry[], environment: string): SlackMessage {
+  if (entries.length === 0)
+    return { text: 'The audit log is empty.', blocks: [section('The audit log is empty.')] };
+  const rows = entries.map((e) => {
+    const amount = e.amount ? ` ${escapeMrkdwn(naira(e.amount))}` : '';
+    const by = e.actor
+      ? ` by ${mentionUser(e.actor)}${e.onBehalfOf ? ` on behalf of ${mentionUser(e.onBehalfOf)}` : ''}`
+      : '';
+    const note = e.note ? ` — ${escapeMrkdwn(e.note)}` : '';
+    const what = e.requestId
+      ? `${escapeMrkdwn(e.requestId)} ${escapeMrkdwn(e.kind)}`
+      : `${escapeMrkdwn(e.kind)} ${escapeMrkdwn(e.subject ?? '')}`.trim();
+    return `\`${escapeMrkdwn(lagosTime(e.at))}\` ${what}${amount}: *${escapeMrkdwn(e.action)}*${by}${note}`;
+  });
+  const text = `*Audit log, last ${entries.length}* · ${escapeMrkdwn(environment)}`;
+  const blocks: KnownBlock[] = [section(text)];
+  // A section holds at most 3000 characters: split the rows over several.
+  let chunk = '';
+  for (const row of rows) {
+    if (chunk.length + row.length + 1 > 2900) {
+      blocks.push(section(chunk));
+      chunk = '';
+    }
+    chunk += `${row}\n`;
+  }
+  if (chunk) blocks.push(section(chunk));
+  return { text, blocks: blocks.slice(0, 50) };
+}
+
+/**
+ * Why a click did nothing, said privately to the person who clicked. Made only of the bot's own words,
+ * ids and amounts, so it reads the same as plain text and as mrkdwn.
+ */
+export function refusalText(reason: Refusal, request?: ApprovalRequest): string {
+  const title = request ? requestTitle(request) : 'This request';
+  switch (reason) {
+    case 'requester':
+      // Only a request still waiting for approval can be cancelled; one whose outcome is unknown is
+      // resolved by another approver.
+      if (request?.state === 'outcome-unknown') {
+        return `You filed ${title}, so you cannot record its outcome: another approver must check it with the service and resolve it.`;
+      }
+      return `You filed ${title}, so you cannot approve or reject it: another approver must.${!request || request.state === 'pending' ? ' (You can cancel it.)' : ''}`;
+    case 'not-approver':
+      return `You are not an approver for cNGN requests, so nothing changed. Ask a treasury approver.`;
+    case 'already-approved':
+      return `You already approved ${title}; it needs ${request?.requiredApprovals ?? 'more'} distinct approvals.`;
+    case 'not-requester':
+      return `Only the requester can cancel ${title}.`;
+    case 'expired':
+      return `${title} expired before it was approved; nothing was sent. File it again if it is still needed.`;
+    case 'not-pending':
+      if (request && IN_HAND.has(request.state))
+        return `${title} was already approved and is being handled (${stateWords(request)}); your click changed nothing.`;
+      return `${title} is no longer waiting for approval (${request ? stateWords(request) : 'closed'}); nothing changed.`;
+    case 'checking':
+      return `A final approval of ${title} is being checked against the service right now; nothing changed.`;
+    case 'recheck-failed':
+      return `The figures of ${title} could not be checked again with the service, so it was not approved. Try again shortly.`;
+    case 'not-unknown':
+      return `${title} is ${request ? stateWords(request) : 'closed'}, not waiting for a person's check; only a request whose outcome is unknown can be resolved by hand. Nothing changed.`;
+    case 'not-found':
+      return 'That approval request no longer exists.';
+    case 'delegate':
+      return `You are the delegate named in ${title}, so you cannot approve it: another approver must.`;
+    case 'window-ended': {
+      const until = request?.kind === 'delegation' ? ` (${lagosTime(request.payload.until)})` : '';
+      return `The window of ${title} has already ended${until}: approved now, it would never be in effect, so it was not approved and nothing changed. Its delegator can file a new one, or cancel this one.`;
+    }
+    case 'delegation-ended':
+      return `The delegation that let you approve in an approver's place has ended (or was revoked), so nothing changed.`;
+    case 'over-cap':
+      return `${title} is above the cap of your delegation, so you cannot approve it in the approver's place; nothing changed.`;
+    case 'not-covered':
+      return `${title} has no amount, and your delegation has a cap, so it does not cover it; nothing changed.`;
+    case 'delegator-filed':
+      return `The approver you stand in for filed ${title}, so nobody can approve it in their place; nothing changed.`;
+    case 'delegator-counted':
+      return `The approver you stand in for already counts on ${title} (each person counts once); nothing changed.`;
+  }
+}
+
+function section(text: string): KnownBlock {
+  return { type: 'section', text: { type: 'mrkdwn', text } };
+}

@@ -1,0 +1,394 @@
+// The approval request as approvers see it in the approvals channel, updated in place at each step.
+// Pure: request and the current time in, Block Kit out. Every name, address, reason and note in a
+// request came from a person, the bank or the service: each is escaped where it enters mrkdwn.
+import type { Button, KnownBlock } from '@slack/types';
+import {
+  CONFLICT_ACTION,
+  delegationOf,
+  isLive,
+  noticeText,
+  REVOKED_ACTION,
+} from '../../../approvals/index.js';
+import type { ApprovalRequest } from '../../../approvals/types.js';
+import { lagosTime, naira, relative } from '../../../format/display.js';
+import { escapeMrkdwn, explorerLink, inertUrl, mentionChannel, mentionUser } from '../../../format/mrkdwn.js';
+import type { SlackMessage } from '../../types.js';
+import {
+  extendButtons,
+  lifecycleContext,
+  lifecycleThreadReply,
+  requesterReminderNotice,
+} from './reminders.js';
+import { environmentLabel, KIND_TITLE, requestTitle, stateWords } from './words.js';
+
+export const APPROVE_ACTION = 'approval.approve';
+export const REJECT_ACTION = 'approval.reject';
+export const CANCEL_ACTION = 'approval.cancel';
+export const APPROVAL_ACTIONS_BLOCK = 'approval.actions';
+
+const field = (label: string, value: string) => ({ type: 'mrkdwn' as const, text: `*${label}*\n${value}` });
+/** An address or account number from outside, in a code span. */
+const code = (value: string) => `\`${escapeMrkdwn(value)}\``;
+
+/** Where the money or the routing goes, in the words an approver checks. */
+export function destinationFields(request: ApprovalRequest): Array<{ type: 'mrkdwn'; text: string }> {
+  const d = request.display;
+  switch (request.kind) {
+    case 'withdraw':
+      return [
+        field('To address', code(request.payload.address)),
+        field('Network', escapeMrkdwn(d.networkName ?? request.payload.networkId)),
+        field('Save address', request.payload.shouldSaveAddress ? 'yes (whitelist it)' : 'no'),
+      ];
+    case 'redeem':
+      return [
+        field(
+          'To bank account',
+          `${escapeMrkdwn(d.bankName ?? request.payload.bankCode)} · ${escapeMrkdwn(request.payload.accountNumber)}`,
+        ),
+        field('Account name (resolved)', d.accountName ? escapeMrkdwn(d.accountName) : '—'),
+      ];
+    case 'bridge': {
+      const q = d.quote;
+      const out = [
+        field(
+          'Route',
+          `${escapeMrkdwn(d.originNetworkName ?? 'origin')} → ${escapeMrkdwn(d.destinationNetworkName ?? 'destination')}`,
+        ),
+        field('Destination address', code(request.payload.destinationAddress)),
+      ];
+      if (request.payload.senderAddress)
+        out.push(field('Sender address', code(request.payload.senderAddress)));
+      if (q) {
+        out.push(field('Receivable', escapeMrkdwn(naira(q.amountReceivable))));
+        out.push(
+          field(
+            'Fees',
+            `network ${escapeMrkdwn(naira(q.networkFee))} · bridge ${escapeMrkdwn(naira(q.bridgeFee))}`,
+          ),
+        );
+      }
+      return out;
+    }
+    case 'whitelist':
+      return [
+        field('Address', code(request.payload.address)),
+        field('Network', escapeMrkdwn(d.networkName ?? request.payload.networkId)),
+      ];
+    case 'delegation': {
+      const p = request.payload;
+      return [
+        field('Approver away', mentionUser(p.delegator)),
+        field('Delegate (approves in their place)', mentionUser(p.delegate)),
+        field('Until', escapeMrkdwn(lagosTime(p.until))),
+        field('Cap per request', p.max ? escapeMrkdwn(naira(p.max)) : 'no cap'),
+      ];
+    }
+    case 'settlement':
+      return [
+        field(
+          'New settlement account',
+          `${escapeMrkdwn(request.payload.bankName)} · ${escapeMrkdwn(request.payload.bankAccountNumber)}`,
+        ),
+        field('Account name (resolved)', escapeMrkdwn(request.payload.bankAccountName)),
+      ];
+  }
+}
+
+/** `<@Bola> on behalf of <@Chidi>` for a delegate's approval. */
+export function approverWords(approval: { user: string; onBehalfOf?: string | undefined }): string {
+  const behalf = approval.onBehalfOf ? ` on behalf of ${mentionUser(approval.onBehalfOf)}` : '';
+  return `${mentionUser(approval.user)}${behalf}`;
+}
+
+function approvalsLine(request: ApprovalRequest): string {
+  const who = request.approvals.map(approverWords).join(', ');
+  return `${request.approvals.length} of ${request.requiredApprovals}${who ? ` (${who})` : ''}`;
+}
+
+function outcomeLines(request: ApprovalRequest): string[] {
+  const o = request.outcome;
+  if (!o) return [];
+  const lines: string[] = [];
+  if (o.reference) lines.push(`Reference: ${code(o.reference)}`);
+  if (o.receivableAddress)
+    lines.push(`Send the quoted amount to ${code(o.receivableAddress)} on the origin network`);
+  if (o.explorerLink)
+    lines.push(
+      explorerLink(o.explorerLink, 'View on the explorer') ?? `Explorer link: ${inertUrl(o.explorerLink)}`,
+    );
+  if (o.reason && request.state === 'failed') lines.push(`Reason: ${escapeMrkdwn(o.reason)}`);
+  return lines;
+}
+
+/** Approve and Reject carry `id:round`: a click binds to the figures shown in that round. */
+export function approvalButtonValue(request: ApprovalRequest): string {
+  return `${request.id}:${request.round}`;
+}
+
+/** The request and round a button was rendered for; a bare id is a button from before rounds were bound: round 0. */
+export function readButtonValue(value: string | undefined): { id: string; round: number } {
+  const match = /^(.+):(\d+)$/.exec(value ?? '');
+  return match ? { id: match[1] ?? '', round: Number(match[2]) } : { id: value ?? '', round: 0 };
+}
+
+/** Amount, destination, people, expiry: the figures an approver checks. */
+export function figuresSection(request: ApprovalRequest, now: Date): KnownBlock {
+  return {
+    type: 'section',
+    fields: [
+      ...(request.amount ? [field('Amount', escapeMrkdwn(naira(request.amount)))] : []),
+      ...destinationFields(request),
+      field('Requested by', mentionUser(request.requester)),
+      field('Approvals', approvalsLine(request)),
+      field(
+        request.state === 'pending' ? 'Expires' : 'Filed',
+        request.state === 'pending'
+          ? `${lagosTime(request.expiresAt)} (${relative(request.expiresAt, now)})`
+          : lagosTime(request.createdAt),
+      ),
+      field('Environment', environmentLabel(request.environment)),
+    ].slice(0, 10),
+  };
+}
+
+/** Said privately to someone who clicked a message showing an earlier round of the request. */
+export function staleRoundNotice(request: ApprovalRequest, now: Date): SlackMessage {
+  const why = request.reason ? ` (${escapeMrkdwn(request.reason)})` : '';
+  const text = `${escapeMrkdwn(requestTitle(request))} changed since the message you clicked was shown${why}. Your click changed nothing. Here are the new figures; approve or reject from the updated request message if they are right.`;
+  return {
+    text,
+    blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }, figuresSection(request, now)],
+  };
+}
+
+/** Which buttons a copy of the message carries: the channel's has all three by default. */
+export interface MessageButtons {
+  /** Approve and Reject (false: approvers are asked by DM only, CNGN_APPROVAL_NOTIFY=dm). */
+  approve?: boolean;
+  /** The requester's Cancel (false on the copies sent to approvers). */
+  cancel?: boolean;
+}
+
+export function approvalMessage(
+  request: ApprovalRequest,
+  now: Date,
+  buttons: MessageButtons = {},
+): SlackMessage {
+  const blocks: KnownBlock[] = [
+    {
+      type: 'header',
+      text: {
+        type: 'plain_text',
+        text: `${KIND_TITLE[request.kind]} · ${environmentLabel(request.environment)}`,
+      },
+    },
+    {
+      type: 'section',
+      text: { type: 'mrkdwn', text: `*${stateLine(request)}*  ·  ${code(request.id)}` },
+    },
+    ...conflictBlocks(request),
+    figuresSection(request, now),
+  ];
+  if (request.reason && request.state === 'pending') {
+    blocks.push({
+      type: 'context',
+      elements: [
+        { type: 'mrkdwn', text: `:warning: Sent back to the approvers: ${escapeMrkdwn(request.reason)}` },
+      ],
+    });
+  }
+  if (request.reason && request.state === 'rejected') {
+    blocks.push({
+      type: 'context',
+      elements: [{ type: 'mrkdwn', text: `Reason: ${escapeMrkdwn(request.reason)}` }],
+    });
+  }
+  const outcome = outcomeLines(request);
+  if (outcome.length > 0) {
+    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: outcome.join('\n') }] });
+  }
+  blocks.push(...lifecycleContext(request));
+  const delegation = delegationOf(request);
+  if (delegation) {
+    const said = delegation.revoked
+      ? `:no_entry_sign: Revoked by ${mentionUser(delegation.revoked.by)} (${escapeMrkdwn(lagosTime(delegation.revoked.at))}): no longer in effect`
+      : isLive(delegation, now)
+        ? `:handshake: In effect until ${escapeMrkdwn(lagosTime(delegation.until))}`
+        : `Ended ${escapeMrkdwn(lagosTime(delegation.until))}`;
+    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: said }] });
+  }
+  const elements =
+    request.state === 'pending'
+      ? [
+          ...approvalButtons(request, buttons),
+          // Extend is the requester's, beside Cancel: not on approvers' DM copies.
+          ...(buttons.cancel !== false ? extendButtons(request) : []),
+        ]
+      : [];
+  if (elements.length > 0) blocks.push({ type: 'actions', block_id: APPROVAL_ACTIONS_BLOCK, elements });
+  return {
+    text: `${escapeMrkdwn(requestTitle(request))}: ${stateLine(request).replace(/^:[a-z_]+: /, '')}`,
+    blocks,
+  };
+}
+
+/** The state in words; a request the service contradicted itself about says so first. */
+function stateLine(request: ApprovalRequest): string {
+  if (!request.conflicts?.length) return stateWords(request);
+  return `:warning: Conflicting reports from the service — check with the service (recorded: ${stateWords(request).replace(/^:[a-z_]+: /, '')})`;
+}
+
+/** Each contradicting report, as the engine said it (it names outside text: escaped). */
+function conflictBlocks(request: ApprovalRequest): KnownBlock[] {
+  if (!request.conflicts?.length) return [];
+  const lines = request.conflicts.slice(-5).map((c) => `:warning: ${escapeMrkdwn(c.note)}`);
+  return [{ type: 'section', text: { type: 'mrkdwn', text: lines.join('\n') } }];
+}
+
+/**
+ * The alert for a person when the service contradicted itself about a request (the newest step is
+ * the conflict notice): posted in the alerts channel, pointing at the request's message.
+ */
+export function conflictAlert(request: ApprovalRequest): SlackMessage {
+  const step = request.history.at(-1);
+  const note = step?.action === CONFLICT_ACTION ? (step.note ?? '') : '';
+  const reference = request.outcome?.reference ? ` · reference ${code(request.outcome.reference)}` : '';
+  const where = request.slackMessage
+    ? ` · its message is in ${mentionChannel(request.slackMessage.channel)}`
+    : '';
+  const title = escapeMrkdwn(requestTitle(request));
+  const text = `:rotating_light: *Needs a person:* ${title}${reference}${where}\n${escapeMrkdwn(note)}`;
+  return {
+    text: `Needs a person: ${title}: ${escapeMrkdwn(note)}`,
+    blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],
+  };
+}
+
+/** Approve and Reject (bound to the round shown) and the requester's Cancel, as asked. */
+export function approvalButtons(request: ApprovalRequest, buttons: MessageButtons = {}): Button[] {
+  const value = approvalButtonValue(request);
+  const out: Button[] = [];
+  if (buttons.approve !== false) {
+    out.push(
+      { type: 'button', action_id: APPROVE_ACTION, style: 'primary', text: plain('Approve'), value },
+      { type: 'button', action_id: REJECT_ACTION, style: 'danger', text: plain('Reject'), value },
+    );
+  }
+  if (buttons.cancel !== false) {
+    out.push({
+      type: 'button',
+      action_id: CANCEL_ACTION,
+      text: plain('Cancel (requester)'),
+      value: request.id,
+    });
+  }
+  return out;
+}
+
+const plain = (text: string) => ({ type: 'plain_text' as const, text });
+
+/** The thread reply for the request's newest step: the engine's notice as said, or the step in words. */
+export function threadReply(request: ApprovalRequest): string {
+  const notice = noticeText(request);
+  return notice ? escapeMrkdwn(notice) : (lifecycleThreadReply(request) ?? stepText(request));
+}
+
+/** The request's newest step in words, with who took it and its note. */
+export function stepText(request: ApprovalRequest): string {
+  const step = request.history.at(-1);
+  if (!step) return escapeMrkdwn(requestTitle(request));
+  const by = step.actor ? ` by ${approverWords({ user: step.actor, onBehalfOf: step.onBehalfOf })}` : '';
+  if (step.action === 'check-interrupted') {
+    return `The final approval${by} was interrupted while re-checking the figures (the bot restarted); nothing was approved: approve again`;
+  }
+  const note = step.note ? ` — ${escapeMrkdwn(step.note)}` : '';
+  const words: Record<string, string> = {
+    filed: 'Filed',
+    'approval-added': 'Approval added',
+    approved: 'Approved',
+    'sent-back': 'Sent back to the approvers (approvals cleared)',
+    rejected: 'Rejected',
+    cancelled: 'Cancelled',
+    expired: 'Expired without enough approvals',
+    executing: 'Sending to the service (one call, never retried)',
+    sent: 'Sent; the service gave reference',
+    completed: 'Completed',
+    failed: 'Failed',
+    'outcome-unknown':
+      'No clear answer from the service: marked outcome unknown; it will be looked up, never resent',
+    interrupted: 'The bot restarted during the call: outcome unknown; it will be looked up, never resent',
+    released: 'The bot restarted before sending it: nothing was sent, so it is sent now',
+    reconciled: 'Found in the transaction list',
+    reminder: 'Approvers reminded',
+    extended: 'Extended',
+    [REVOKED_ACTION]: 'Delegation revoked',
+  };
+  const said =
+    (request.kind === 'delegation' ? DELEGATION_STEP_WORDS[step.action] : undefined) ?? words[step.action];
+  return `${said ?? escapeMrkdwn(step.action)}${by}${note}`;
+}
+
+/** A delegation is written to the bot's own store, never sent to the service: its steps say so. */
+const DELEGATION_STEP_WORDS: Record<string, string> = {
+  executing: "Putting the delegation in effect (written to the bot's own store; nothing goes to the service)",
+  'outcome-unknown':
+    "Not known whether the delegation was written: the bot's store is checked; it is never written twice",
+  interrupted:
+    "The bot restarted while putting the delegation in effect: the bot's store is checked for it; it is never written twice",
+};
+
+/** What the requester is told privately, or undefined when this step is not theirs to hear. */
+export function requesterNotice(request: ApprovalRequest): string | undefined {
+  const step = request.history.at(-1);
+  const title = escapeMrkdwn(requestTitle(request));
+  const by = step?.actor ? approverWords({ user: step.actor, onBehalfOf: step.onBehalfOf }) : 'someone';
+  if (request.kind === 'delegation') return delegationNotice(request, by);
+  switch (step?.action) {
+    case 'approved':
+      return `Your request ${title} was approved by ${by}.`;
+    case 'rejected':
+      return `Your request ${title} was rejected by ${by}: ${escapeMrkdwn(request.reason ?? 'no reason given')}.`;
+    case 'sent-back':
+      return `Your request ${title} went back to the approvers: ${escapeMrkdwn(request.reason ?? '')}.`;
+    case 'sent':
+      return `Your request ${title} was sent to the service (reference ${escapeMrkdwn(request.outcome?.reference ?? '—')}).`;
+    case 'completed':
+      return `Your request ${title} has settled: completed.`;
+    case 'failed':
+      return `Your request ${title} failed: ${escapeMrkdwn(request.outcome?.reason ?? 'see the approvals channel')}.`;
+    case 'expired':
+      return `Your request ${title} expired before it had enough approvals. Expiry is final: nothing was sent, and it can no longer be approved or extended. File it again if it is still needed.`;
+    case 'reminder':
+      return requesterReminderNotice(request);
+    case 'outcome-unknown':
+    case 'interrupted':
+      return `Your request ${title}: the outcome is unknown for now; it is being looked up, never resent.`;
+    case CONFLICT_ACTION:
+      return `Your request ${title}: ${escapeMrkdwn(step?.note ?? '')}.`;
+    default:
+      return undefined;
+  }
+}
+
+/** The delegator hears when their delegation takes effect, ends early, or does not come about. */
+function delegationNotice(request: ApprovalRequest, by: string): string | undefined {
+  if (request.kind !== 'delegation') return undefined;
+  const step = request.history.at(-1);
+  const p = request.payload;
+  const cap = p.max ? `, for requests up to ${escapeMrkdwn(naira(p.max))}` : '';
+  switch (step?.action) {
+    case 'completed':
+      return `Your delegation is in effect: ${mentionUser(p.delegate)} may approve in your place until ${escapeMrkdwn(lagosTime(p.until))}${cap}. End it any time with \`/cngn delegate revoke\` ${mentionUser(p.delegate)}.`;
+    case REVOKED_ACTION:
+      return `Your delegation to ${mentionUser(p.delegate)} was revoked by ${by}; it is no longer in effect.`;
+    case 'rejected':
+      return `Your delegation to ${mentionUser(p.delegate)} was rejected by ${by}: ${escapeMrkdwn(request.reason ?? 'no reason given')}.`;
+    case 'expired':
+      return `Your delegation to ${mentionUser(p.delegate)} was not approved in time; nothing is in effect.`;
+    case 'failed':
+      return `Your delegation to ${mentionUser(p.delegate)} could not be written: ${escapeMrkdwn(request.outcome?.reason ?? 'see the approvals channel')}.`;
+    default:
+      return undefined;
+  }
+}

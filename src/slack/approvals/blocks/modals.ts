@@ -1,0 +1,289 @@
+// Modals that file approval requests (withdraw, bridge, whitelist add) and the reject reason modal.
+// Pure builders: data in, view out. Block ids equal action ids so submissions read `values[id][id]`.
+import type { KnownBlock, ModalView, PlainTextOption } from '@slack/types';
+import { shortAddress } from '../../../format/evm-address.js';
+import { escapeMrkdwn } from '../../../format/mrkdwn.js';
+import { type AddressFamily, addressFamily } from '../../../format/wallet-address.js';
+
+export const WITHDRAW_VIEW = 'withdraw.submit';
+export const BRIDGE_VIEW = 'bridge.submit';
+export const WHITELIST_VIEW = 'whitelist.submit';
+export const REJECT_VIEW = 'approval.reject.submit';
+
+export const WITHDRAW = {
+  amount: 'withdraw.amount',
+  network: 'withdraw.network',
+  whitelisted: 'withdraw.whitelisted',
+  address: 'withdraw.address',
+  save: 'withdraw.save',
+} as const;
+export const BRIDGE = {
+  amount: 'bridge.amount',
+  origin: 'bridge.origin',
+  destination: 'bridge.destination',
+  address: 'bridge.address',
+  sender: 'bridge.sender',
+} as const;
+export const WHITELIST = { network: 'whitelist.network', address: 'whitelist.address' } as const;
+export const REJECT = { reason: 'reject.reason' } as const;
+
+export interface NetworkChoice {
+  id: string;
+  name: string;
+  shortName: string;
+}
+
+/** Enabled networks only: a disabled one is never offered. */
+export function toNetworkChoices(
+  networks: ReadonlyArray<{ id: string; name: string; short_name: string; isDisabled: boolean }>,
+): NetworkChoice[] {
+  return networks
+    .filter((n) => !n.isDisabled)
+    .map((n) => ({ id: n.id, name: n.name, shortName: n.short_name }));
+}
+
+export interface WhitelistChoice {
+  networkId: string;
+  networkName: string;
+  address: string;
+}
+
+/** Values to show again (prefill from arguments, or the form re-shown after a failed check). */
+export type Prefill = Record<string, string | undefined>;
+/** Field id → reason, shown under the field when a check after submission failed. */
+export type FieldErrors = Record<string, string>;
+
+const plain = (text: string) => ({ type: 'plain_text' as const, text: text.slice(0, 75) });
+
+export const option = (text: string, value: string): PlainTextOption => ({ text: plain(text), value });
+
+/** What a submission needs to check without asking the service: networks offered, non-EVM families. */
+export interface NetworksMetadata {
+  networks: string[];
+  /** Network id → address family, for the networks that are not EVM. */
+  families: Record<string, AddressFamily>;
+}
+
+export function networksMetadata(networks: NetworkChoice[]): NetworksMetadata {
+  const families: Record<string, AddressFamily> = {};
+  for (const n of networks) {
+    const family = addressFamily(n);
+    if (family !== 'evm') families[n.id] = family;
+  }
+  return { networks: networks.map((n) => n.id), families };
+}
+
+export function networkOptions(networks: NetworkChoice[]): PlainTextOption[] {
+  return networks.slice(0, 100).map((n) => option(`${n.name} (${n.shortName})`, n.id));
+}
+
+export function textInput(
+  id: string,
+  label: string,
+  options: {
+    initial?: string;
+    placeholder?: string;
+    optional?: boolean;
+    multiline?: boolean;
+    hint?: string;
+  } = {},
+): KnownBlock {
+  return {
+    type: 'input',
+    block_id: id,
+    optional: options.optional ?? false,
+    label: plain(label),
+    ...(options.hint ? { hint: plain(options.hint) } : {}),
+    element: {
+      type: 'plain_text_input',
+      action_id: id,
+      ...(options.multiline ? { multiline: true } : {}),
+      ...(options.initial ? { initial_value: options.initial } : {}),
+      ...(options.placeholder ? { placeholder: plain(options.placeholder) } : {}),
+    },
+  };
+}
+
+export function selectInput(
+  id: string,
+  label: string,
+  options: PlainTextOption[],
+  settings: { initial?: string; optional?: boolean; placeholder?: string } = {},
+): KnownBlock {
+  const initial = options.find((o) => o.value === settings.initial);
+  return {
+    type: 'input',
+    block_id: id,
+    optional: settings.optional ?? false,
+    label: plain(label),
+    element: {
+      type: 'static_select',
+      action_id: id,
+      options: options.length > 0 ? options : [option('(none)', '__none__')],
+      ...(initial ? { initial_option: initial } : {}),
+      ...(settings.placeholder ? { placeholder: plain(settings.placeholder) } : {}),
+    },
+  };
+}
+
+/** A failed check after submission, shown right under its field. */
+export function withErrors(blocks: KnownBlock[], errors: FieldErrors = {}): KnownBlock[] {
+  return blocks.flatMap((block) => {
+    const id = 'block_id' in block ? block.block_id : undefined;
+    const error = id ? errors[id] : undefined;
+    if (!error) return [block];
+    return [
+      block,
+      { type: 'context', elements: [{ type: 'mrkdwn', text: `:warning: ${escapeMrkdwn(error)}` }] },
+    ];
+  });
+}
+
+export function modal(
+  callbackId: string,
+  title: string,
+  blocks: KnownBlock[],
+  options: { submit?: string; metadata?: string; environment: string },
+): ModalView {
+  return {
+    type: 'modal',
+    callback_id: callbackId,
+    title: plain(title.slice(0, 24)),
+    submit: plain(options.submit ?? 'Ask for approval'),
+    close: plain('Cancel'),
+    ...(options.metadata ? { private_metadata: options.metadata } : {}),
+    blocks: [
+      ...blocks,
+      {
+        type: 'context',
+        elements: [
+          {
+            type: 'mrkdwn',
+            text: `${escapeMrkdwn(options.environment)} · nothing moves until another person approves`,
+          },
+        ],
+      },
+    ],
+  };
+}
+
+/** A modal that only says something (checking…, filed, could not file); `text` is mrkdwn, outside values escaped. */
+export function noticeView(title: string, text: string): ModalView {
+  return {
+    type: 'modal',
+    title: plain(title.slice(0, 24)),
+    close: plain('Close'),
+    blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],
+  };
+}
+
+export function withdrawModal(input: {
+  networks: NetworkChoice[];
+  whitelist: WhitelistChoice[];
+  prefill?: Prefill;
+  errors?: FieldErrors;
+  environment: string;
+}): ModalView {
+  const p = input.prefill ?? {};
+  const whitelisted = input.whitelist
+    .slice(0, 100)
+    .map((w) => option(`${w.networkName} · ${shortAddress(w.address)}`, `${w.networkId}|${w.address}`));
+  const blocks: KnownBlock[] = [
+    textInput(WITHDRAW.amount, 'Amount (₦ / cNGN)', { initial: p.amount, placeholder: '1,500.50' }),
+    selectInput(WITHDRAW.network, 'Network', networkOptions(input.networks), { initial: p.network }),
+    ...(whitelisted.length > 0
+      ? [
+          selectInput(WITHDRAW.whitelisted, 'Whitelisted address', whitelisted, {
+            optional: true,
+            initial: p.whitelisted,
+          }),
+        ]
+      : []),
+    textInput(WITHDRAW.address, whitelisted.length > 0 ? '…or type an address' : 'Destination address', {
+      initial: p.address,
+      optional: whitelisted.length > 0,
+      placeholder: '0x…',
+    }),
+    {
+      type: 'input',
+      block_id: WITHDRAW.save,
+      optional: true,
+      label: plain('Whitelist'),
+      element: {
+        type: 'checkboxes',
+        action_id: WITHDRAW.save,
+        options: [option('Save this address for later withdrawals', 'save')],
+      },
+    },
+  ];
+  return modal(WITHDRAW_VIEW, 'Withdraw cNGN', withErrors(blocks, input.errors), {
+    environment: input.environment,
+    metadata: JSON.stringify(networksMetadata(input.networks)),
+  });
+}
+
+export function bridgeModal(input: {
+  networks: NetworkChoice[];
+  prefill?: Prefill;
+  errors?: FieldErrors;
+  environment: string;
+}): ModalView {
+  const p = input.prefill ?? {};
+  const options = networkOptions(input.networks);
+  const blocks: KnownBlock[] = [
+    textInput(BRIDGE.amount, 'Amount (₦ / cNGN)', { initial: p.amount, placeholder: '100000' }),
+    selectInput(BRIDGE.origin, 'From network', options, { initial: p.origin }),
+    selectInput(BRIDGE.destination, 'To network', options, { initial: p.destination }),
+    textInput(BRIDGE.address, 'Destination address', { initial: p.address, placeholder: '0x…' }),
+    textInput(BRIDGE.sender, 'Sender address (optional)', {
+      initial: p.sender,
+      optional: true,
+      hint: 'The address you will send from on the origin network',
+    }),
+  ];
+  return modal(BRIDGE_VIEW, 'Bridge cNGN', withErrors(blocks, input.errors), {
+    environment: input.environment,
+    submit: 'Get quote and ask',
+    metadata: JSON.stringify(networksMetadata(input.networks)),
+  });
+}
+
+export function whitelistModal(input: {
+  networks: NetworkChoice[];
+  prefill?: Prefill;
+  environment: string;
+}): ModalView {
+  const p = input.prefill ?? {};
+  const blocks: KnownBlock[] = [
+    selectInput(WHITELIST.network, 'Network', networkOptions(input.networks), { initial: p.network }),
+    textInput(WHITELIST.address, 'Address', { initial: p.address, placeholder: '0x…' }),
+    {
+      type: 'context',
+      elements: [
+        {
+          type: 'mrkdwn',
+          text: ':lock: The service enforces a 24 h timelock between whitelist additions: after one is added, the next can only be added a day later.',
+        },
+      ],
+    },
+  ];
+  return modal(WHITELIST_VIEW, 'Whitelist an address', blocks, {
+    environment: input.environment,
+    metadata: JSON.stringify(networksMetadata(input.networks)),
+  });
+}
+
+export function rejectModal(input: { requestId: string; title: string; channel?: string }): ModalView {
+  return {
+    type: 'modal',
+    callback_id: REJECT_VIEW,
+    title: plain('Reject request'),
+    submit: plain('Reject'),
+    close: plain('Back'),
+    private_metadata: JSON.stringify({ id: input.requestId, channel: input.channel }),
+    blocks: [
+      { type: 'section', text: { type: 'mrkdwn', text: `Reject *${escapeMrkdwn(input.title)}*?` } },
+      textInput(REJECT.reason, 'Reason (the requester sees it)', { multiline: true }),
+    ],
+  };
+}

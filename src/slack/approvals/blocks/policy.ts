@@ -1,0 +1,112 @@
+// `/cngn policy`: who may approve what, as configured, in one private message. Pure: the settled
+// policy and the names Slack resolved in, Block Kit out. Names come from Slack profiles: escaped.
+import type { KnownBlock } from '@slack/types';
+import {
+  type ApprovalTier,
+  type Delegation,
+  type ReminderPoint,
+  requiredApprovals,
+  shortDuration,
+} from '../../../approvals/index.js';
+import type { CngnEnvironment } from '../../../cngn/api.js';
+import { environmentMarker, naira } from '../../../format/display.js';
+import { escapeMrkdwn, mentionChannel, mentionUser } from '../../../format/mrkdwn.js';
+import { delegationLines } from '../../delegation/blocks.js';
+import type { SlackMessage } from '../../types.js';
+
+/** A person as Slack knows them; `name` is absent when their profile could not be read. */
+export interface NamedPerson {
+  id: string;
+  name?: string | undefined;
+}
+
+export interface PolicyView {
+  tiers: readonly ApprovalTier[];
+  approvers: NamedPerson[];
+  group?: { id: string; members?: NamedPerson[]; problem?: string } | undefined;
+  ttlMs: number;
+  reminders: readonly ReminderPoint[];
+  /** CNGN_APPROVAL_NOTIFY, where that setting exists. */
+  notify?: string | undefined;
+  approvalsChannel: string;
+  alertsChannel?: string | undefined;
+  environment: CngnEnvironment;
+  /** Delegations in effect (absent: none), and the time their windows are read against. */
+  delegations?: readonly Delegation[];
+  now?: Date;
+}
+
+/** At most this many people are listed per list; the rest are counted. */
+const MAX_LISTED = 40;
+
+const section = (text: string): KnownBlock => ({ type: 'section', text: { type: 'mrkdwn', text } });
+const plural = (n: number) => `${n} approval${n === 1 ? '' : 's'}`;
+
+function person(p: NamedPerson): string {
+  return p.name ? `${escapeMrkdwn(p.name)} (${mentionUser(p.id)})` : mentionUser(p.id);
+}
+
+function people(list: NamedPerson[]): string {
+  if (list.length === 0) return 'nobody';
+  const shown = list.slice(0, MAX_LISTED).map(person).join(', ');
+  return list.length > MAX_LISTED ? `${shown} and ${list.length - MAX_LISTED} more` : shown;
+}
+
+/** `₦0.00 up to ₦999,999.99: 1 approval`, one line per tier, then the kinds that carry no amount. */
+function tierLines(tiers: readonly ApprovalTier[]): string[] {
+  const lines = tiers.map((tier, i) => {
+    const next = tiers[i + 1];
+    const range = next
+      ? `${naira(tier.min.toString())} up to below ${naira(next.min.toString())}`
+      : `${naira(tier.min.toString())} and above`;
+    return `• ${escapeMrkdwn(range)}: ${plural(tier.approvals)}`;
+  });
+  lines.push(
+    `• Whitelist additions (no amount): ${plural(requiredApprovals(tiers, undefined, 'whitelist'))}`,
+  );
+  lines.push(
+    `• Settlement account changes: ${plural(requiredApprovals(tiers, undefined, 'settlement'))} (the top tier)`,
+  );
+  return lines;
+}
+
+function reminderLine(view: PolicyView): string {
+  if (view.reminders.length === 0) return 'off';
+  const at = view.reminders.map((p) => `${escapeMrkdwn(p.label)} (${shortDuration(p.share * view.ttlMs)})`);
+  return `${at.join(', ')} of the lifetime, to the approvers who have not acted (thread and DM); the requester is told at the last`;
+}
+
+export function policyMessage(view: PolicyView): SlackMessage {
+  const group = view.group;
+  const groupLine = group
+    ? `Members of user group \`${escapeMrkdwn(group.id)}\`: ${
+        group.members
+          ? people(group.members)
+          : `could not be read just now (${escapeMrkdwn(group.problem ?? 'unknown')})`
+      }`
+    : 'No approver user group is configured.';
+  const text = `*Approval policy* · ${environmentMarker(view.environment)}`;
+  const blocks: KnownBlock[] = [
+    section(text),
+    section(
+      `*Approvals needed* (distinct approvers; never the requester; each person counts once)\n${tierLines(view.tiers).join('\n')}`,
+    ),
+    section(`*Approvers*\nNamed: ${people(view.approvers)}\n${groupLine}`),
+    section(
+      [
+        `*Active delegations*: ${
+          view.delegations?.length
+            ? `${view.delegations.length} (the delegate approves in the approver's place, within the window and the cap; never passed on; each person counts once)\n${delegationLines(view.delegations, view.now ?? new Date())}`
+            : 'none'
+        }`,
+        `*Request lifetime*: ${shortDuration(view.ttlMs)}; the requester may extend a pending request once, by at most that. Expiry is final.`,
+        `*Reminders*: ${reminderLine(view)}. Nothing is ever approved by itself.`,
+        ...(view.notify ? [`*Approvers are told*: ${escapeMrkdwn(view.notify)}`] : []),
+        `*Approvals channel*: ${mentionChannel(view.approvalsChannel)}`,
+        `*Alerts channel*: ${view.alertsChannel ? mentionChannel(view.alertsChannel) : 'not set'}`,
+        `*Environment*: ${environmentMarker(view.environment)}`,
+      ].join('\n'),
+    ),
+  ];
+  return { text: `Approval policy · ${view.environment.toUpperCase()}`, blocks };
+}

@@ -1,0 +1,114 @@
+// Review all: from `/cngn pending`, an approver with several requests waiting for them opens one modal
+// listing each with its full figures (the approval message's own builder) and a checkbox carrying
+// `id:round`, so each checked one is approved for the figures this modal showed, or refused if it
+// changed. Pure builders: data in, Block Kit out; every outside value escaped where it enters mrkdwn.
+import type { Button, KnownBlock, ModalView } from '@slack/types';
+import type { ApprovalRequest } from '../../../approvals/types.js';
+import { escapeMrkdwn } from '../../../format/mrkdwn.js';
+import { approvalButtonValue, figuresSection } from './message.js';
+import { requestTitle } from './words.js';
+
+export const REVIEW_ALL_ACTION = 'approval.review_all';
+export const REVIEW_ALL_VIEW = 'approval.review_all.submit';
+export const REVIEW_ALL_PICK = 'review_all.pick';
+/** Slack allows 10 options in one checkbox group: the modal shows the first 10 waiting. */
+export const REVIEW_ALL_MAX = 10;
+/** Review all is offered from this many requests waiting for the person. */
+export const REVIEW_ALL_MIN = 2;
+
+const plain = (text: string) => ({ type: 'plain_text' as const, text: text.slice(0, 75) });
+
+export function reviewAllButton(waiting: number): Button {
+  return {
+    type: 'button',
+    action_id: REVIEW_ALL_ACTION,
+    text: plain(`Review all (${waiting})`),
+    value: 'review',
+  };
+}
+
+/** The words on a checkbox: the bot's own title and amount, plain text (no mrkdwn to escape). */
+function pickLabel(request: ApprovalRequest): string {
+  return `${requestTitle(request)}`;
+}
+
+export function reviewAllModal(
+  waiting: readonly ApprovalRequest[],
+  now: Date,
+  environment: string,
+  metadata: string,
+): ModalView {
+  const shown = waiting.slice(0, REVIEW_ALL_MAX);
+  const blocks: KnownBlock[] = [
+    {
+      type: 'section',
+      text: {
+        type: 'mrkdwn',
+        text: `*${shown.length} requests wait for your approval* · ${escapeMrkdwn(environment)}\nCheck each figure; only the ones you tick are approved, one by one, each for the figures shown here.${waiting.length > shown.length ? ` (The first ${shown.length} of ${waiting.length}; the rest stay in \`/cngn pending\`.)` : ''}`,
+      },
+    },
+  ];
+  for (const request of shown) {
+    blocks.push(
+      { type: 'divider' },
+      {
+        type: 'section',
+        text: { type: 'mrkdwn', text: `*${escapeMrkdwn(requestTitle(request))}*  ·  \`${request.id}\`` },
+      },
+      figuresSection(request, now),
+    );
+  }
+  blocks.push(
+    { type: 'divider' },
+    {
+      type: 'input',
+      block_id: REVIEW_ALL_PICK,
+      label: plain('Approve these'),
+      element: {
+        type: 'checkboxes',
+        action_id: REVIEW_ALL_PICK,
+        options: shown.map((request) => ({
+          text: plain(pickLabel(request)),
+          value: approvalButtonValue(request),
+        })),
+      },
+    },
+  );
+  return {
+    type: 'modal',
+    callback_id: REVIEW_ALL_VIEW,
+    title: plain('Review all'),
+    submit: plain('Approve checked'),
+    close: plain('Cancel'),
+    private_metadata: metadata,
+    blocks,
+  };
+}
+
+export interface ReviewOutcome {
+  id: string;
+  /** Approved, or the reason in the bot's own words (refusalText / stale round). */
+  approved: boolean;
+  text: string;
+}
+
+/** The per-request results, as mrkdwn lines (the texts are the bot's own words, ids and amounts). */
+export function reviewAllResultText(outcomes: readonly ReviewOutcome[]): string {
+  const approved = outcomes.filter((o) => o.approved).length;
+  const lines = outcomes.map(
+    (o) => `${o.approved ? ':white_check_mark:' : ':no_entry:'} ${escapeMrkdwn(o.text)}`,
+  );
+  return `*Review all: ${approved} of ${outcomes.length} approved*\n${lines.join('\n')}`.slice(0, 2900);
+}
+
+export function reviewAllResultView(outcomes: readonly ReviewOutcome[]): ModalView {
+  return {
+    type: 'modal',
+    title: plain('Review all'),
+    close: plain('Close'),
+    blocks: [{ type: 'section', text: { type: 'mrkdwn', text: reviewAllResultText(outcomes) } }],
+  };
+}
+
+export const REVIEW_ALL_WORKING =
+  'Approving the requests you checked, one by one, each for the figures you saw… The results appear here and privately in the channel.';

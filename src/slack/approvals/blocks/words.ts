@@ -1,0 +1,50 @@
+// Approval words: kinds and states, and the one-line title of a request. Amounts and times come
+// from format/display.
+import type { ApprovalRequest, RequestKind, RequestState } from '../../../approvals/types.js';
+import type { CngnEnvironment } from '../../../cngn/api.js';
+import { naira } from '../../../format/display.js';
+
+export const KIND_TITLE: Record<RequestKind, string> = {
+  withdraw: 'Withdrawal',
+  redeem: 'Redemption to a bank account',
+  bridge: 'Bridge',
+  whitelist: 'Whitelist address',
+  settlement: 'Settlement bank account change',
+  delegation: 'Delegation of approvals',
+};
+
+export const STATE_WORDS: Record<RequestState, string> = {
+  pending: ':hourglass_flowing_sand: Waiting for approval',
+  approved: ':white_check_mark: Approved',
+  executing: ':arrow_forward: Sending to the service',
+  sent: ':outbox_tray: Sent, waiting for the final status',
+  completed: ':white_check_mark: Completed',
+  failed: ':x: Failed',
+  'outcome-unknown': ':grey_question: Outcome unknown: checking the transaction list (never resent)',
+  rejected: ':no_entry: Rejected',
+  cancelled: ':heavy_multiplication_x: Cancelled',
+  expired: ':alarm_clock: Expired',
+};
+
+/** A delegation is written to the bot's own store, never sent to the service: its states say so. */
+const DELEGATION_STATE_WORDS: Partial<Record<RequestState, string>> = {
+  executing: ':arrow_forward: Putting the delegation in effect (the bot writes it to its own store)',
+  'outcome-unknown':
+    ":grey_question: Not known yet whether the delegation was written: checking the bot's store (it is never written twice)",
+};
+
+/** The request's state in words, as its kind goes through it. */
+export function stateWords(request: Pick<ApprovalRequest, 'kind' | 'state'>): string {
+  const delegation = request.kind === 'delegation' ? DELEGATION_STATE_WORDS[request.state] : undefined;
+  return delegation ?? STATE_WORDS[request.state];
+}
+
+export function environmentLabel(environment: CngnEnvironment): string {
+  return environment.toUpperCase();
+}
+
+/** One line naming the request: `AR-1A2B3C4D5E · Withdrawal · ₦1,500.50`. */
+export function requestTitle(request: ApprovalRequest): string {
+  const amount = request.amount ? ` · ${naira(request.amount)}` : '';
+  return `${request.id} · ${KIND_TITLE[request.kind]}${amount}`;
+}

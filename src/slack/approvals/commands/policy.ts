@@ -1,0 +1,78 @@
+// `/cngn policy`: the approval policy as configured, with approvers' names resolved from Slack
+// (users.info) and the approver group's members (usergroups.users.list). A name Slack cannot give is
+// shown as a mention; an unreadable group is said, never hidden.
+import type { WebClient } from '@slack/web-api';
+import type { ApprovalTier, Delegation, ReminderPoint } from '../../../approvals/index.js';
+import type { CngnEnvironment } from '../../../cngn/api.js';
+import type { FeatureSubcommand, SlackMessage } from '../../types.js';
+import { type NamedPerson, type PolicyView, policyMessage } from '../blocks/policy.js';
+
+/** The settled configuration the policy is read from (start-up builds it). */
+export interface PolicyFacts {
+  tiers: readonly ApprovalTier[];
+  approvers: readonly string[];
+  approverGroup?: string | undefined;
+  ttlMs: number;
+  reminders: readonly ReminderPoint[];
+  notify?: string | undefined;
+  approvalsChannel: string;
+  alertsChannel?: string | undefined;
+  environment: CngnEnvironment;
+  /** The delegations in effect now, read from the store at each answer. */
+  delegations?: (() => Promise<Delegation[]>) | undefined;
+  now?: (() => Date) | undefined;
+}
+
+/** Names are looked up for at most this many people per answer; the rest are shown as mentions. */
+const MAX_LOOKUPS = 40;
+
+async function named(client: WebClient, ids: readonly string[]): Promise<NamedPerson[]> {
+  return Promise.all(
+    ids.map(async (id, i) => {
+      if (i >= MAX_LOOKUPS) return { id };
+      try {
+        const { user } = await client.users.info({ user: id });
+        const name = user?.real_name || user?.profile?.real_name || user?.profile?.display_name || user?.name;
+        return { id, name: name || undefined };
+      } catch {
+        return { id };
+      }
+    }),
+  );
+}
+
+export async function policyCommand(client: WebClient, facts: PolicyFacts): Promise<SlackMessage> {
+  let group: PolicyView['group'];
+  if (facts.approverGroup) {
+    try {
+      const members = (await client.usergroups.users.list({ usergroup: facts.approverGroup })).users ?? [];
+      group = { id: facts.approverGroup, members: await named(client, members) };
+    } catch (error) {
+      const code = (error as { data?: { error?: string } }).data?.error ?? 'Slack did not answer';
+      group = { id: facts.approverGroup, problem: code };
+    }
+  }
+  return policyMessage({
+    tiers: facts.tiers,
+    approvers: await named(client, facts.approvers),
+    group,
+    ttlMs: facts.ttlMs,
+    reminders: facts.reminders,
+    notify: facts.notify,
+    approvalsChannel: facts.approvalsChannel,
+    alertsChannel: facts.alertsChannel,
+    environment: facts.environment,
+    delegations: (await facts.delegations?.()) ?? [],
+    now: facts.now?.() ?? new Date(),
+  });
+}
+
+export const POLICY_SUBCOMMAND: FeatureSubcommand<'policy', PolicyFacts> = {
+  name: 'policy',
+  usage: 'policy',
+  summary: 'who may approve what: tiers, approvers, lifetime, reminders, channels',
+  who: 'anyone',
+  example: 'policy',
+  needs: 'policy',
+  run: (command, facts) => policyCommand(command.client, facts),
+};

@@ -1,0 +1,168 @@
+// Tells each eligible approver of a new request by DM (CNGN_APPROVAL_NOTIFY=dm|both), with the figures
+// and the channel's own Approve / Reject buttons, and keeps those copies current: when the request moves
+// on, every copy is updated in place, so no stale button stays live. A click on a copy goes through the
+// same handler and engine path as the channel's (round binding, one claim); a copy that is out of date
+// when clicked changes nothing and the person is told why privately.
+// Runs after the engine persisted the change. Where each copy is, and what it last showed, is kept in
+// the store per request, so a restart or a Slack failure is made good on the next change or at start-up.
+import type { WebClient } from '@slack/web-api';
+import type { ApprovalEngine, Delegation } from '../../approvals/index.js';
+import { type ApprovalRequest, FINAL_STATES } from '../../approvals/types.js';
+import type { Logger } from '../../log.js';
+import type { Store } from '../../store/index.js';
+import { CoalescedRuns } from '../runtime/coalesced-runs.js';
+import { approvalDm, type DelegatePlace } from './blocks/dm.js';
+
+export interface ApprovalDmsOptions {
+  engine: ApprovalEngine;
+  /** Configured with retries and rate-limit waits, like the presenter's. */
+  client: WebClient;
+  store: Store;
+  now?: () => Date;
+  log?: Pick<Logger, 'warn'>;
+}
+
+/** What a copy showed when last rendered. */
+interface Rendering {
+  state: ApprovalRequest['state'];
+  round: number;
+  steps: number;
+}
+
+interface DmCopy {
+  user: string;
+  channel: string;
+  ts: string;
+  shown: Rendering;
+}
+
+/** A request's DMs: the copies sent, and the approvers still to be told (a Slack failure leaves them here). */
+export interface DmRecord {
+  copies: DmCopy[];
+  toTell: string[];
+}
+
+export const dmRecordKey = (id: string) => `approval-dms:${id}`;
+/** Requests whose DM copies may still show an earlier state (looked at again at start-up). */
+const UNSETTLED_SET = 'approval-dms:unsettled';
+const DM_LOCK = { ttlMs: 120_000, waitMs: 120_000 };
+
+const renderingOf = (request: ApprovalRequest): Rendering => ({
+  state: request.state,
+  round: request.round,
+  steps: request.history.length,
+});
+const sameRendering = (a: Rendering, b: Rendering) =>
+  a.state === b.state && a.round === b.round && a.steps === b.steps;
+
+export class ApprovalDms {
+  private readonly now: () => Date;
+  private readonly runs: CoalescedRuns;
+
+  constructor(private readonly options: ApprovalDmsOptions) {
+    this.now = options.now ?? (() => new Date());
+    this.runs = new CoalescedRuns(options.store, DM_LOCK, (id, error) => {
+      this.options.log?.warn('could not bring approval DMs up to date; they are again on the next change', {
+        requestId: id,
+        error: String(error),
+      });
+    });
+  }
+
+  /** Follow every persisted change; the engine never waits for DMs. */
+  listen(): void {
+    this.options.engine.onChange(async (request) => {
+      void this.present(request.id);
+    });
+  }
+
+  /** At start-up: bring up to date the copies a crash or a Slack failure left behind. Never throws. */
+  recover(): Promise<void> {
+    return this.track(
+      (async () => {
+        for (const id of await this.options.store.setMembers(UNSETTLED_SET)) await this.present(id);
+      })().catch((error: unknown) => {
+        this.options.log?.warn('could not look for approval DMs to update', { error: String(error) });
+      }),
+    );
+  }
+
+  /** Bring the request's DMs up to date with its stored state. Never throws. */
+  present(id: string): Promise<void> {
+    return this.runs.run(id, dmRecordKey(id), () => this.bringUpToDate(id));
+  }
+
+  /** Resolves when the work started so far has finished (tests, shutdown). */
+  idle(): Promise<void> {
+    return this.runs.idle();
+  }
+
+  private track(work: Promise<void>): Promise<void> {
+    return this.runs.track(work);
+  }
+
+  private async bringUpToDate(id: string): Promise<void> {
+    const { store, engine, client } = this.options;
+    const policy = engine.core.options.policy;
+    const request = await engine.get(id);
+    if (!request) return store.removeFromSet(UNSETTLED_SET, id);
+    // The delegations, read at most once for all of this request's copies (and only if one needs them).
+    let read: Promise<Delegation[]> | undefined;
+    const delegations = () => {
+      read ??= policy.delegations();
+      return read;
+    };
+    /** A delegate's place on the request, said on their copy; none for an approver in their own right. */
+    const placeOf = async (user: string): Promise<DelegatePlace | undefined> => {
+      if (request.state !== 'pending' || (await policy.isApprover(user))) return undefined;
+      const delegation = await policy.placeFor(request, user, await delegations());
+      return delegation && { delegator: delegation.delegator, until: delegation.until };
+    };
+    let record = await store.get<DmRecord>(dmRecordKey(id));
+    if (!record) {
+      // Approvers are told of a request while it waits for them; one that ended first needs no DM.
+      if (request.state !== 'pending') return store.removeFromSet(UNSETTLED_SET, id);
+      record = { copies: [], toTell: await policy.eligibleFor(request, await delegations()) };
+      await store.addToSet(UNSETTLED_SET, id);
+      await store.set(dmRecordKey(id), record);
+    }
+    const save = (r: DmRecord) => store.set(dmRecordKey(id), r);
+    const now = this.now();
+    const rendering = renderingOf(request);
+    const failures: unknown[] = [];
+
+    if (request.state !== 'pending' && record.toTell.length > 0) {
+      record.toTell = [];
+      await save(record);
+    }
+    for (const user of [...record.toTell]) {
+      try {
+        // Posting to a user id lands in the app's DM with them; Slack answers with the DM's channel.
+        const dm = approvalDm(request, now, user, await placeOf(user));
+        const posted = await client.chat.postMessage({ channel: user, ...dm });
+        if (!posted.ts || !posted.channel) throw new Error('chat.postMessage answered without ts or channel');
+        record.copies.push({ user, channel: posted.channel, ts: posted.ts, shown: rendering });
+        record.toTell = record.toTell.filter((u) => u !== user);
+        await save(record);
+      } catch (error) {
+        failures.push(error);
+      }
+    }
+    for (const copy of record.copies) {
+      if (sameRendering(copy.shown, rendering)) continue;
+      try {
+        await client.chat.update({
+          channel: copy.channel,
+          ts: copy.ts,
+          ...approvalDm(request, now, copy.user, await placeOf(copy.user)),
+        });
+        copy.shown = rendering;
+        await save(record);
+      } catch (error) {
+        failures.push(error);
+      }
+    }
+    if (failures.length > 0) throw failures[0];
+    if (FINAL_STATES.has(request.state)) await store.removeFromSet(UNSETTLED_SET, id);
+  }
+}

@@ -1,0 +1,127 @@
+// Submissions of the redeem and settlement modals: the account name is resolved with the service
+// BEFORE anything is filed; an unresolvable account shows the form again with the reason under it.
+import type { App, ViewSubmitAction } from '@slack/bolt';
+import type { ModalView } from '@slack/types';
+import { naira } from '../../../format/display.js';
+import { escapeMrkdwn } from '../../../format/mrkdwn.js';
+import { withinDeadline } from '../../../store/deadline.js';
+import {
+  BANK_PICKERS,
+  bankOptions,
+  REDEEM,
+  REDEEM_VIEW,
+  redeemModal,
+  SETTLEMENT,
+  SETTLEMENT_VIEW,
+  settlementModal,
+} from '../blocks/bank-modal.js';
+import type { ApprovalSlackDeps } from '../types.js';
+import { ackThenFile, filedView, plainError } from './filing.js';
+import { parseRedeem, parseSettlement, parseSubmission } from './forms.js';
+
+/** The resolved name, or the reason it could not be resolved (shown under the account number). */
+async function resolveName(
+  deps: ApprovalSlackDeps,
+  accountNumber: string,
+  bankCode: string,
+): Promise<{ name: string } | { error: string }> {
+  try {
+    const resolved = await deps.api.resolveAccount({ accountNumber, bankCode });
+    return { name: resolved.accountName };
+  } catch (error) {
+    return { error: `Account number: ${plainError(error)}` };
+  }
+}
+
+/**
+ * Ack, look the account name up with the bank, then either show the form again with the reason
+ * under the account number, or file the request under the resolved name.
+ */
+function resolveThenFile(
+  args: Parameters<typeof ackThenFile>[0],
+  deps: ApprovalSlackDeps,
+  accountNumber: string,
+  bankCode: string,
+  then: { retry: (error: string) => ModalView; file: (name: string) => Promise<ModalView> },
+): Promise<void> {
+  return ackThenFile(args, deps, 'Looking up the account name with the bank…', async () => {
+    const resolved = await resolveName(deps, accountNumber, bankCode);
+    return 'error' in resolved ? then.retry(resolved.error) : then.file(resolved.name);
+  });
+}
+
+/** How long the bank picker waits for the bank list before answering with no options. */
+const BANK_OPTIONS_DEADLINE_MS = 2_000;
+
+export function registerBankViews(app: App, deps: ApprovalSlackDeps): void {
+  for (const picker of BANK_PICKERS) {
+    app.options(picker, async ({ ack, payload }) => {
+      // Slack waits 3 s for the options: without the list in time, answer with none rather than not
+      // at all. A read that goes on still fills the cache for the next keystroke.
+      let banks: Awaited<ReturnType<typeof deps.api.getBanks>> = [];
+      try {
+        banks = await withinDeadline(deps.api.getBanks(), BANK_OPTIONS_DEADLINE_MS, 'the bank list');
+      } catch (error) {
+        deps.log?.warn('the bank list could not be read for the bank picker', { error: String(error) });
+      }
+      await ack({ options: bankOptions(banks, payload.value ?? '') });
+    });
+  }
+
+  app.view<ViewSubmitAction>(REDEEM_VIEW, async (args) => {
+    const parsed = parseSubmission(args.body.view, REDEEM, parseRedeem);
+    if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
+    const v = parsed.value;
+    await resolveThenFile(args, deps, v.accountNumber, v.bank.code, {
+      retry: (error) =>
+        redeemModal({
+          prefill: { amount: v.amount, account: v.accountNumber },
+          bank: v.bank,
+          errors: { [REDEEM.account]: error },
+          environment: deps.environmentLabel,
+        }),
+      file: async (name) => {
+        const request = await deps.engine.file({
+          kind: 'redeem',
+          amount: v.amount,
+          payload: { amount: v.amount, bankCode: v.bank.code, accountNumber: v.accountNumber },
+          display: { bankName: v.bank.name, bankCode: v.bank.code, accountName: name },
+          requester: args.body.user.id,
+        });
+        return filedView(
+          request,
+          deps.approvalsChannel,
+          `\n${escapeMrkdwn(naira(v.amount))} to *${escapeMrkdwn(name)}* · ${escapeMrkdwn(v.bank.name)} · ${escapeMrkdwn(v.accountNumber)}.`,
+        );
+      },
+    });
+  });
+
+  app.view<ViewSubmitAction>(SETTLEMENT_VIEW, async (args) => {
+    const parsed = parseSubmission(args.body.view, SETTLEMENT, parseSettlement);
+    if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
+    const v = parsed.value;
+    await resolveThenFile(args, deps, v.accountNumber, v.bank.code, {
+      retry: (error) =>
+        settlementModal({
+          prefill: { account: v.accountNumber },
+          bank: v.bank,
+          errors: { [SETTLEMENT.account]: error },
+          environment: deps.environmentLabel,
+        }),
+      file: async (name) => {
+        const request = await deps.engine.file({
+          kind: 'settlement',
+          payload: { bankName: v.bank.name, bankAccountName: name, bankAccountNumber: v.accountNumber },
+          display: { bankName: v.bank.name, bankCode: v.bank.code, accountName: name },
+          requester: args.body.user.id,
+        });
+        return filedView(
+          request,
+          deps.approvalsChannel,
+          `\nNew settlement account: *${escapeMrkdwn(name)}* · ${escapeMrkdwn(v.bank.name)} · ${escapeMrkdwn(v.accountNumber)}.`,
+        );
+      },
+    });
+  });
+}

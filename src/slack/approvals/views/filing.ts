@@ -1,0 +1,219 @@
+// Submissions of the withdraw, bridge and whitelist modals. Field errors answer at once
+// (`response_action: errors`); otherwise ack first with a "working" view, then read the service
+// (network names, the live bridge quote), file the request and show where it waits.
+import type { AckFn, App, ViewResponseAction, ViewSubmitAction } from '@slack/bolt';
+import type { ModalView } from '@slack/types';
+import type { WebClient } from '@slack/web-api';
+import type { ApprovalRequest, RequestDraft } from '../../../approvals/types.js';
+import type { Network } from '../../../cngn/schemas.js';
+import { naira } from '../../../format/display.js';
+import { Money } from '../../../format/money.js';
+import { escapeMrkdwn, mentionChannel } from '../../../format/mrkdwn.js';
+import { viewDelivery } from '../../runtime/deliveries.js';
+import { filedMetadata, unlessUnseen } from '../actions/filed.js';
+import {
+  BRIDGE,
+  BRIDGE_VIEW,
+  bridgeModal,
+  noticeView,
+  toNetworkChoices,
+  WHITELIST,
+  WHITELIST_VIEW,
+  WITHDRAW,
+  WITHDRAW_VIEW,
+} from '../blocks/modals.js';
+import { requestTitle } from '../blocks/words.js';
+import type { ApprovalSlackDeps } from '../types.js';
+import { parseBridge, parseSubmission, parseWhitelist, parseWithdraw, readMetadata } from './forms.js';
+
+export interface ViewArgs {
+  ack: AckFn<ViewResponseAction>;
+  body: ViewSubmitAction;
+  client: WebClient;
+}
+
+/** The sentence shown once a request is filed; `extra` is mrkdwn with its outside values escaped. */
+export function filedView(request: ApprovalRequest, channel: string, extra = ''): ModalView {
+  const needs = `${request.requiredApprovals} approval${request.requiredApprovals > 1 ? 's' : ''}`;
+  return {
+    ...noticeView(
+      'Waiting for approval',
+      `*${escapeMrkdwn(requestTitle(request))}* is waiting in ${mentionChannel(channel)} for ${needs} from someone other than you. Nothing moves until then.${extra}`,
+    ),
+    private_metadata: filedMetadata(request.id),
+  };
+}
+
+/**
+ * Ack first with a "working" view; then do the slow part, and say plainly if it fails. Each delivery
+ * of a submission files at most once (deliveries.ts): a repeat is shown the first one's answer.
+ */
+export async function ackThenFile(
+  args: ViewArgs,
+  deps: ApprovalSlackDeps,
+  working: string,
+  work: () => Promise<ModalView>,
+): Promise<void> {
+  await args.ack({ response_action: 'update', view: noticeView('One moment', working) });
+  let view: ModalView;
+  try {
+    const turn = await deps.deliveries.claim<ModalView>(viewDelivery(args.body.view));
+    view = turn.first
+      ? await fileOnce(args, deps, work, turn.answered)
+      : ((await turn.answer()) ?? stillFiling(deps.approvalsChannel));
+  } catch (error) {
+    deps.log?.warn('a submission could not be claimed; nothing was filed', { error: String(error) });
+    view = noticeView('Not filed', `Nothing was filed: ${escapeMrkdwn(plainError(error))}`);
+  }
+  await args.client.views.update({ view_id: args.body.view.id, view });
+}
+
+/** The first delivery: file, and record the view it ends with for any repeat of it. */
+async function fileOnce(
+  args: ViewArgs,
+  deps: ApprovalSlackDeps,
+  work: () => Promise<ModalView>,
+  answered: (view: ModalView) => Promise<void>,
+): Promise<ModalView> {
+  let view: ModalView;
+  try {
+    view = await unlessUnseen(deps, await work(), args.body.user.id);
+  } catch (error) {
+    deps.log?.warn('filing an approval request failed', { error: String(error) });
+    view = noticeView('Not filed', `Nothing was filed: ${escapeMrkdwn(plainError(error))}`);
+  }
+  // Whatever was filed stands; a repeat that finds no answer says it is still being handled.
+  await answered(view).catch((error: unknown) => {
+    deps.log?.warn('could not record the answer to a submission', { error: String(error) });
+  });
+  return view;
+}
+
+/** A repeat whose first delivery has not answered yet (still at work, or stopped on the way). */
+function stillFiling(channel: string): ModalView {
+  return noticeView(
+    'Already received',
+    `This form was already submitted and is still being handled, so nothing more was filed. Once filed, the request waits in ${mentionChannel(channel)}.`,
+  );
+}
+
+/** A short, secret-free sentence for an error during filing (plain text: escape it for mrkdwn). */
+export function plainError(error: unknown): string {
+  if (error instanceof Error && error.name === 'InvalidDraftError') return error.message;
+  if (error && typeof error === 'object' && 'serviceMessage' in error) return String(error.serviceMessage);
+  if (error && typeof error === 'object' && 'retryInSeconds' in error)
+    return `the service is busy; try again in ${String(error.retryInSeconds)} s.`;
+  return 'the service could not be reached. Try again shortly.';
+}
+
+const networkName = (networks: Network[], id: string) => networks.find((n) => n.id === id)?.name ?? id;
+
+export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
+  app.view<ViewSubmitAction>(WITHDRAW_VIEW, async (args) => {
+    const meta = readMetadata(args.body.view.private_metadata);
+    const parsed = parseSubmission(args.body.view, WITHDRAW, (v) =>
+      parseWithdraw(v, meta.networks ?? [], meta.families),
+    );
+    if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
+    const v = parsed.value;
+    await ackThenFile(args, deps, 'Sending your request to the approvers…', async () => {
+      const networks = await deps.api.getNetworks();
+      const draft: RequestDraft = {
+        kind: 'withdraw',
+        amount: v.amount,
+        payload: {
+          amount: v.amount,
+          address: v.address,
+          networkId: v.networkId,
+          shouldSaveAddress: v.shouldSaveAddress,
+        },
+        display: { networkName: networkName(networks, v.networkId) },
+        requester: args.body.user.id,
+      };
+      return filedView(await deps.engine.file(draft), deps.approvalsChannel);
+    });
+  });
+
+  app.view<ViewSubmitAction>(WHITELIST_VIEW, async (args) => {
+    const meta = readMetadata(args.body.view.private_metadata);
+    const parsed = parseSubmission(args.body.view, WHITELIST, (v) =>
+      parseWhitelist(v, meta.networks ?? [], meta.families),
+    );
+    if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
+    const v = parsed.value;
+    await ackThenFile(args, deps, 'Sending your request to the approvers…', async () => {
+      const networks = await deps.api.getNetworks();
+      const request = await deps.engine.file({
+        kind: 'whitelist',
+        payload: { networkId: v.networkId, address: v.address },
+        display: { networkName: networkName(networks, v.networkId) },
+        requester: args.body.user.id,
+      });
+      return filedView(
+        request,
+        deps.approvalsChannel,
+        '\nRemember: the service allows one whitelist addition per 24 h.',
+      );
+    });
+  });
+
+  app.view<ViewSubmitAction>(BRIDGE_VIEW, async (args) => {
+    const meta = readMetadata(args.body.view.private_metadata);
+    const parsed = parseSubmission(args.body.view, BRIDGE, (v) =>
+      parseBridge(v, meta.networks ?? [], meta.families),
+    );
+    if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
+    const v = parsed.value;
+    await ackThenFile(args, deps, 'Getting a live quote…', async () => {
+      const networks = await deps.api.getNetworks();
+      const payload = {
+        originNetworkId: v.origin,
+        destinationNetworkId: v.destination,
+        destinationAddress: v.address,
+        ...(v.sender ? { senderAddress: v.sender } : {}),
+      };
+      let quote: Awaited<ReturnType<typeof deps.api.bridgeQuote>>;
+      try {
+        quote = await deps.api.bridgeQuote({ amount: Money.parseDecimal(v.amount), ...payload });
+      } catch (error) {
+        // Show the form again with the service's reason under the amount.
+        const choices = toNetworkChoices(networks);
+        return bridgeModal({
+          networks: choices,
+          prefill: {
+            amount: v.amount,
+            origin: v.origin,
+            destination: v.destination,
+            address: v.address,
+            sender: v.sender,
+          },
+          errors: { [BRIDGE.amount]: `Quote: ${plainError(error)}` },
+          environment: deps.environmentLabel,
+        });
+      }
+      const figures = {
+        amountReceivable: quote.amountReceivable,
+        networkFee: quote.networkFee,
+        bridgeFee: quote.bridgeFee,
+      };
+      const request = await deps.engine.file({
+        kind: 'bridge',
+        amount: v.amount,
+        payload,
+        display: {
+          originNetworkName: networkName(networks, v.origin),
+          destinationNetworkName: networkName(networks, v.destination),
+          quote: figures,
+        },
+        requester: args.body.user.id,
+      });
+      return filedView(
+        request,
+        deps.approvalsChannel,
+        `\nLive quote: ${escapeMrkdwn(
+          `${naira(figures.amountReceivable)} arrives (network fee ${naira(figures.networkFee)}, bridge fee ${naira(figures.bridgeFee)})`,
+        )}. It is checked again at approval.`,
+      );
+    });
+  });
+}

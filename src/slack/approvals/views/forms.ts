@@ -1,0 +1,277 @@
+// Reading and validating the filing modals' submissions with the service's own rules. Pure: view
+// state in, either the parsed fields or field → reason errors for `response_action: errors`.
+import { z } from 'zod';
+import { amountReason, Money } from '../../../format/money.js';
+import { ADDRESS_FAMILIES, type AddressFamily, checkWalletAddress } from '../../../format/wallet-address.js';
+import { type BankChoice, parseBankOption, REDEEM, SETTLEMENT } from '../blocks/bank-modal.js';
+import { BRIDGE, REJECT, WHITELIST, WITHDRAW } from '../blocks/modals.js';
+
+// One input element's state as Slack sends it; only the fields our forms read are checked.
+const elementSchema = z.looseObject({
+  value: z.string().nullish(),
+  selected_option: z.looseObject({ value: z.string() }).nullish(),
+  selected_options: z.array(z.looseObject({ value: z.string() })).nullish(),
+});
+type ElementState = z.infer<typeof elementSchema>;
+export type ViewValues = Record<string, Record<string, ElementState>>;
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; errors: Record<string, string> };
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'boolean') return 'true/false';
+  return `a ${typeof value}`;
+}
+
+/** `withdraw.amount` → `Amount`: a name for a field whose form gave no sentence of its own. */
+function fieldName(blockId: string): string {
+  const last = (blockId.split('.').pop() ?? blockId).replace(/_/g, ' ');
+  return `${last.charAt(0).toUpperCase()}${last.slice(1)}`;
+}
+
+function readElement(element: unknown): { state: ElementState } | { problem: string } {
+  if (!isRecord(element)) return { problem: `not a value this form takes (${kindOf(element)})` };
+  const parsed = elementSchema.safeParse(element);
+  if (parsed.success) return { state: parsed.data };
+  const field = parsed.error.issues[0]?.path[0];
+  return {
+    problem:
+      field === 'value' ? `expected text, not ${kindOf(element.value)}` : 'choose an option from the list',
+  };
+}
+
+// Keys come from the request: objects without a prototype, so `__proto__` is a key like any other.
+const dictionary = <T>(): Record<string, T> => Object.create(null) as Record<string, T>;
+
+/**
+ * The submitted `view.state.values`, read with zod. An element of another shape than Slack sends (a
+ * number where text belongs, say) is left out, and its block id maps to the problem.
+ */
+export function readViewValues(raw: unknown): { values: ViewValues; errors: Record<string, string> } {
+  const values = dictionary<Record<string, ElementState>>();
+  const errors = dictionary<string>();
+  if (!isRecord(raw)) return { values, errors };
+  for (const [blockId, block] of Object.entries(raw)) {
+    if (!isRecord(block)) {
+      errors[blockId] = `not a value this form takes (${kindOf(block)})`;
+      continue;
+    }
+    const elements = dictionary<ElementState>();
+    for (const [actionId, element] of Object.entries(block)) {
+      const read = readElement(element);
+      if ('problem' in read) errors[blockId] = read.problem;
+      else elements[actionId] = read.state;
+    }
+    values[blockId] = elements;
+  }
+  return { values, errors };
+}
+
+/**
+ * Parse a submitted modal: its values are read with zod first, then checked by `parse`. A field of the
+ * form (`fields`: its block ids) with a value of the wrong type is refused with that reason, under the
+ * name the form's own sentence gives it (else one made from its id); never a throw before the ack.
+ * Blocks the form does not have are not read, so they are not answered either.
+ */
+export function parseSubmission<T>(
+  view: { state?: { values?: unknown } },
+  fields: Record<string, string>,
+  parse: (values: ViewValues) => Parsed<T>,
+): Parsed<T> {
+  const read = readViewValues(view.state?.values);
+  const parsed = parse(read.values);
+  const wrongTyped = Object.values(fields).filter((id) => read.errors[id] !== undefined);
+  if (wrongTyped.length === 0) return parsed;
+  const errors = parsed.ok ? {} : { ...parsed.errors };
+  for (const id of wrongTyped) {
+    const name = errors[id]?.split(': ')[0] || fieldName(id);
+    errors[id] = `${name}: ${read.errors[id]}`;
+  }
+  return { ok: false, errors };
+}
+
+export const readText = (values: ViewValues, id: string): string => (values[id]?.[id]?.value ?? '').trim();
+export const readSelect = (values: ViewValues, id: string): string | undefined =>
+  values[id]?.[id]?.selected_option?.value ?? undefined;
+const readChecked = (values: ViewValues, id: string): boolean =>
+  (values[id]?.[id]?.selected_options ?? []).length > 0;
+
+function amountField(
+  text: string,
+  minimum: { amount: Money; message: string },
+  errors: Record<string, string>,
+  id: string,
+): string {
+  try {
+    const amount = Money.parse(text);
+    if (amount.compare(minimum.amount) < 0) {
+      errors[id] = `Amount: ${minimum.message}`;
+      return '';
+    }
+    amount.toWireNumber(); // refuse what cannot be sent exactly
+    return amount.toString();
+  } catch (error) {
+    errors[id] = `Amount: ${amountReason(error)}`;
+    return '';
+  }
+}
+
+const POSITIVE = { amount: Money.parse('0.01'), message: 'must be more than 0' };
+const REDEEM_MINIMUM = { amount: Money.parse('1'), message: 'must be at least ₦1' };
+
+/** Network id → address family for the non-EVM networks a modal offered; absent = EVM. */
+export type Families = Record<string, AddressFamily>;
+
+function addressField(
+  text: string,
+  errors: Record<string, string>,
+  id: string,
+  family: AddressFamily = 'evm',
+  label = 'Address',
+): string {
+  const check = checkWalletAddress(family, text);
+  if (!check.ok) errors[id] = `${label}: ${check.reason}`;
+  return check.ok ? check.address : '';
+}
+
+function accountField(text: string, errors: Record<string, string>, id: string): string {
+  const digits = text.replace(/\s+/g, '');
+  if (!/^\d{10}$/.test(digits)) errors[id] = 'Account number: must be exactly 10 digits';
+  return digits;
+}
+
+function networkField(
+  value: string | undefined,
+  allowed: string[],
+  errors: Record<string, string>,
+  id: string,
+) {
+  if (!value || !allowed.includes(value)) errors[id] = 'Network: choose one of the enabled networks';
+  return value ?? '';
+}
+
+const result = <T>(errors: Record<string, string>, value: T): Parsed<T> =>
+  Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, value };
+
+export function parseWithdraw(values: ViewValues, allowedNetworks: string[], families: Families = {}) {
+  const errors: Record<string, string> = {};
+  const amount = amountField(readText(values, WITHDRAW.amount), POSITIVE, errors, WITHDRAW.amount);
+  const networkId = networkField(
+    readSelect(values, WITHDRAW.network),
+    allowedNetworks,
+    errors,
+    WITHDRAW.network,
+  );
+  const typed = readText(values, WITHDRAW.address);
+  const chosen = readSelect(values, WITHDRAW.whitelisted);
+  let address = '';
+  if (typed && chosen) {
+    errors[WITHDRAW.address] = 'Address: choose a whitelisted address or type one, not both';
+  } else if (chosen) {
+    const [chosenNetwork = '', chosenAddress = ''] = chosen.split('|');
+    if (networkId && chosenNetwork !== networkId) {
+      errors[WITHDRAW.whitelisted] = 'Whitelisted address: it is whitelisted on another network';
+    }
+    address = chosenAddress;
+  } else if (typed) {
+    address = addressField(typed, errors, WITHDRAW.address, families[networkId]);
+  } else {
+    errors[WITHDRAW.address] = 'Address: choose a whitelisted address or type one';
+  }
+  const shouldSaveAddress = readChecked(values, WITHDRAW.save);
+  return result(errors, { amount, networkId, address, shouldSaveAddress });
+}
+
+export function parseBridge(values: ViewValues, allowedNetworks: string[], families: Families = {}) {
+  const errors: Record<string, string> = {};
+  const amount = amountField(readText(values, BRIDGE.amount), POSITIVE, errors, BRIDGE.amount);
+  const origin = networkField(readSelect(values, BRIDGE.origin), allowedNetworks, errors, BRIDGE.origin);
+  const destination = networkField(
+    readSelect(values, BRIDGE.destination),
+    allowedNetworks,
+    errors,
+    BRIDGE.destination,
+  );
+  if (origin && origin === destination)
+    errors[BRIDGE.destination] = 'To network: must differ from the origin network';
+  const address = addressField(
+    readText(values, BRIDGE.address),
+    errors,
+    BRIDGE.address,
+    families[destination],
+    'Destination address',
+  );
+  const senderText = readText(values, BRIDGE.sender);
+  const sender = senderText
+    ? addressField(senderText, errors, BRIDGE.sender, families[origin], 'Sender address')
+    : undefined;
+  return result(errors, { amount, origin, destination, address, sender });
+}
+
+export function parseWhitelist(values: ViewValues, allowedNetworks: string[], families: Families = {}) {
+  const errors: Record<string, string> = {};
+  const networkId = networkField(
+    readSelect(values, WHITELIST.network),
+    allowedNetworks,
+    errors,
+    WHITELIST.network,
+  );
+  const address = addressField(
+    readText(values, WHITELIST.address),
+    errors,
+    WHITELIST.address,
+    families[networkId],
+  );
+  return result(errors, { networkId, address });
+}
+
+function bankField(values: ViewValues, id: string, errors: Record<string, string>): BankChoice | undefined {
+  const bank = parseBankOption(readSelect(values, id) ?? '');
+  if (!bank) errors[id] = 'Bank: choose a bank from the list';
+  return bank;
+}
+
+export function parseRedeem(values: ViewValues) {
+  const errors: Record<string, string> = {};
+  const amount = amountField(readText(values, REDEEM.amount), REDEEM_MINIMUM, errors, REDEEM.amount);
+  const bank = bankField(values, REDEEM.bank, errors);
+  const accountNumber = accountField(readText(values, REDEEM.account), errors, REDEEM.account);
+  return result(errors, { amount, bank: bank as BankChoice, accountNumber });
+}
+
+export function parseSettlement(values: ViewValues) {
+  const errors: Record<string, string> = {};
+  const bank = bankField(values, SETTLEMENT.bank, errors);
+  const accountNumber = accountField(readText(values, SETTLEMENT.account), errors, SETTLEMENT.account);
+  return result(errors, { bank: bank as BankChoice, accountNumber });
+}
+
+export function parseReject(values: ViewValues) {
+  const errors: Record<string, string> = {};
+  const reason = readText(values, REJECT.reason);
+  if (reason.length < 3) errors[REJECT.reason] = 'Reason: say in a few words why (at least 3 characters)';
+  if (reason.length > 500) errors[REJECT.reason] = 'Reason: at most 500 characters';
+  return result(errors, { reason });
+}
+
+// private_metadata written by our own modals; a field that does not read as ours is left out.
+const metadataSchema = z.object({
+  networks: z.array(z.string()).optional().catch(undefined),
+  families: z.record(z.string(), z.enum(ADDRESS_FAMILIES)).optional().catch(undefined),
+  id: z.string().optional().catch(undefined),
+  channel: z.string().optional().catch(undefined),
+});
+
+/** A modal's private_metadata; anything unreadable reads as empty. */
+export function readMetadata(text: string | undefined): z.infer<typeof metadataSchema> {
+  try {
+    return metadataSchema.parse(JSON.parse(text || '{}'));
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,224 @@
+// The review modal's submission: the only thing that approves, and only what the modal showed: the
+// request, round and figures recorded under its view id when it opened (actions/review-binding.ts);
+// private_metadata naming anything else is refused. It goes through the engine's approve path exactly
+// as the buttons did (bound to that round and those figures, one claim, one audit entry), recorded
+// before the submission is acked (within Slack's 3 s). A request that changed (new round or figures),
+// ended, or moved to another environment while the modal was open is refused in the modal itself
+// (`response_action: update` to a view saying why, with the new figures), and nothing moves.
+import { setImmediate as afterMicrotasks } from 'node:timers/promises';
+import type { App, ViewSubmitAction } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import { z } from 'zod';
+import { type ActionResult, figuresDigest, MaybeRecordedError } from '../../../approvals/index.js';
+import type { ApprovalRequest } from '../../../approvals/types.js';
+import { withinDeadline } from '../../../store/index.js';
+import { explainRefusal } from '../actions/buttons.js';
+import { MAYBE_NOT_RECORDED, RECHECKING, RECORDED_LATE, recordClick } from '../actions/click.js';
+import { answerPlace, channelFits } from '../actions/click-answer.js';
+import { reviewCheck } from '../actions/review.js';
+import { readBinding } from '../actions/review-binding.js';
+import { asClickedInRound, StaleRoundError } from '../actions/round.js';
+import { refusalText } from '../blocks/lists.js';
+import { noticeView } from '../blocks/modals.js';
+import { changedWhileOpen, REVIEW_VIEW, reviewRefusedView, SLACK_CHANNEL_ID } from '../blocks/review.js';
+import { environmentLabel } from '../blocks/words.js';
+import type { ApprovalSlackDeps } from '../types.js';
+
+/**
+ * The store read before the write gets this much of the 3 s, the write the 2 s of a click. A read that
+ * takes longer is given up, and the submission goes to the engine unread, which decides as always.
+ */
+export const REVIEW_READ_DEADLINE_MS = 400;
+
+const NOT_RECORDED =
+  'Your approval could not be recorded just now, so nothing changed. Approve again from the request message in a moment.';
+
+const metadataSchema = z.object({
+  id: z.string().regex(/^[A-Za-z0-9_-]{1,60}$/),
+  round: z.number().int().min(0).max(1_000_000),
+  environment: z.enum(['sandbox', 'test', 'live']),
+  /** Where Approve was clicked, so private answers go there: absent for App Home. */
+  channel: z.string().regex(SLACK_CHANNEL_ID).optional(),
+});
+
+const submissionSchema = z.object({
+  user: z.object({ id: z.string().min(1) }),
+  view: z.object({ id: z.string().min(1).max(64), private_metadata: z.string().max(3000) }),
+});
+
+const NOT_CHECKED =
+  'This review could not be checked against what it showed (the bot could not reach its store), so nothing was approved. Approve again from the request message in a moment.';
+const NOT_KNOWN =
+  'This review is not ready yet, or no longer known, so nothing was approved. Close it and click Approve on the request message again.';
+const NOT_SHOWN =
+  'This review names another request, or another round, than the one it showed, so nothing was approved. Approve again from the request message.';
+
+function readMetadata(text: string): z.infer<typeof metadataSchema> | undefined {
+  try {
+    return metadataSchema.parse(JSON.parse(text));
+  } catch {
+    return undefined;
+  }
+}
+
+export function registerReviewView(app: App, deps: ApprovalSlackDeps): void {
+  app.view<ViewSubmitAction>(REVIEW_VIEW, async ({ ack, body, client }) => {
+    const parsed = submissionSchema.safeParse(body);
+    const meta = parsed.success ? readMetadata(parsed.data.view.private_metadata) : undefined;
+    if (!parsed.success || !meta) {
+      deps.log?.warn('review submission could not be read', {});
+      const why =
+        'This review could not be read, so nothing was approved. Approve again from the request message.';
+      return ack({ response_action: 'update', view: reviewRefusedView(why) });
+    }
+    const user = parsed.data.user.id;
+    const where = { user, ...(meta.channel ? { channel: meta.channel } : {}) };
+    const current = deps.engine.core.repo.environment;
+    if (meta.environment !== current) {
+      const why = `This review was opened for ${environmentLabel(meta.environment)}; the bot now uses ${environmentLabel(current)} credentials.`;
+      return ack({ response_action: 'update', view: reviewRefusedView(why) });
+    }
+    const now = () => deps.now?.() ?? new Date();
+    // What this review showed, as recorded when it opened (review-binding.ts), and alongside it a quick
+    // read of the request, only to show a changed or ended one in the modal with its new figures. The
+    // engine decides in any case, so a read that fails or is slow never refuses the submission: under
+    // load it would turn good approvals away for nothing. The record is another matter: without it,
+    // nothing says what the person saw.
+    const [bound, check] = await Promise.all([
+      readBinding(deps.engine.core.repo.store, parsed.data.view.id, 'review'),
+      withinDeadline(
+        reviewCheck(deps.engine, meta.id, meta.round, user),
+        REVIEW_READ_DEADLINE_MS,
+        'store',
+      ).catch((error: unknown) => {
+        deps.log?.warn('review submission: request not read first', {
+          requestId: meta.id,
+          error: String(error),
+        });
+        return undefined;
+      }),
+    ]);
+    if (!bound.ok) {
+      if ('error' in bound) {
+        deps.log?.warn('review submission: what it showed was not read', { error: String(bound.error) });
+      }
+      const why = 'error' in bound ? NOT_CHECKED : NOT_KNOWN;
+      return ack({ response_action: 'update', view: reviewRefusedView(why) });
+    }
+    const shown = bound.binding.shown[0];
+    if (shown?.id !== meta.id || shown.round !== meta.round) {
+      deps.log?.warn('review submission names another request than it showed', {
+        requestId: shown?.id,
+        named: meta.id,
+      });
+      const current = shown ? await currentRequest(deps, shown.id) : undefined;
+      return ack({ response_action: 'update', view: reviewRefusedView(NOT_SHOWN, current, now()) });
+    }
+    const read = check && ('stale' in check ? check.stale : check.request);
+    if (!channelFits(meta.channel, deps.approvalsChannel, [read])) {
+      deps.log?.warn('review submission names a channel its request is not in', { requestId: meta.id });
+      const why =
+        'This review names a channel its request was never posted in, so nothing was approved. Approve again from the request message.';
+      return ack({ response_action: 'update', view: reviewRefusedView(why) });
+    }
+    if (check && !check.ok) {
+      const view =
+        'stale' in check
+          ? reviewRefusedView(changedWhileOpen(check.stale), check.stale, now())
+          : reviewRefusedView(refusalText(check.refusal, check.request));
+      return ack({ response_action: 'update', view });
+    }
+    if (check?.ok && figuresDigest(check.request) !== shown.figures) {
+      deps.log?.warn('review submission: the figures changed since it opened', { requestId: meta.id });
+      const view = reviewRefusedView(changedWhileOpen(check.request), check.request, now());
+      return ack({ response_action: 'update', view });
+    }
+    // The engine checks round and figures again under the request's lock (approval-round.ts).
+    const taken = await recordClick((options) =>
+      asClickedInRound(meta.id, meta.round, () => deps.engine.approve(meta.id, user, options), shown.figures),
+    );
+    if (taken.outcome === 'failed') {
+      if (taken.error instanceof StaleRoundError) {
+        const fresh = taken.error.request;
+        return ack({
+          response_action: 'update',
+          view: reviewRefusedView(changedWhileOpen(fresh), fresh, now()),
+        });
+      }
+      deps.log?.warn('review submission not recorded', { requestId: meta.id, error: String(taken.error) });
+      // An error after the write started: the approval may stand, so never say nothing changed.
+      if (taken.maybeRecorded) {
+        return ack({ response_action: 'update', view: noticeView('Approval', MAYBE_NOT_RECORDED) });
+      }
+      return ack({ response_action: 'update', view: reviewRefusedView(NOT_RECORDED) });
+    }
+    if (taken.outcome === 'late') {
+      // The write may still land: say so, and say again if it did.
+      await ack({ response_action: 'update', view: noticeView('Approval', MAYBE_NOT_RECORDED) });
+      deps.log?.warn('review submission not recorded in time', { requestId: meta.id });
+      if ((await taken.work.catch(() => undefined))?.ok) {
+        const place = await answerPlace(client, { channel: where.channel, user });
+        await client.chat.postEphemeral({
+          channel: place.channel ?? deps.approvalsChannel,
+          user,
+          text: RECORDED_LATE,
+        });
+      }
+      return;
+    }
+    // A refusal under the lock settles with no further I/O: read it before answering, so it is shown here.
+    const settled = await Promise.race([
+      taken.work.then((result) => ({ result })),
+      afterMicrotasks(undefined),
+    ]);
+    if (settled && !settled.result.ok) {
+      const text = refusalText(settled.result.reason, settled.result.request);
+      return ack({ response_action: 'update', view: reviewRefusedView(text) });
+    }
+    // Accepted: the modal closes. A final approval being re-checked is said privately, as before.
+    await ack();
+    await finish(client, deps, where, taken.rechecking === true, taken.work);
+  });
+}
+
+/** The request a review showed, as it is now, to show with a refusal; undefined if it cannot be read in time. */
+function currentRequest(deps: ApprovalSlackDeps, id: string): Promise<ApprovalRequest | undefined> {
+  return withinDeadline(deps.engine.get(id), REVIEW_READ_DEADLINE_MS, 'store').catch(() => undefined);
+}
+
+/** After the ack: the re-check's notice and, if the engine refused in the end, why (privately). */
+async function finish(
+  client: WebClient,
+  deps: ApprovalSlackDeps,
+  where: { user: string; channel?: string },
+  rechecking: boolean,
+  work: Promise<ActionResult>,
+): Promise<void> {
+  try {
+    const place = await answerPlace(client, { channel: where.channel, user: where.user });
+    if (rechecking) {
+      const channel = place.channel ?? deps.approvalsChannel;
+      await client.chat
+        .postEphemeral({ channel, user: where.user, text: RECHECKING })
+        .catch((error: unknown) => deps.log?.warn('re-check notice not posted', { error: String(error) }));
+    }
+    let result: ActionResult;
+    try {
+      result = await work;
+    } catch (error) {
+      // After the re-check the approval's write may have started: then "nothing changed" could be false.
+      const maybe = error instanceof MaybeRecordedError;
+      deps.log?.warn('review submission: approval failed after the ack', { error: String(error), maybe });
+      const channel = place.channel ?? deps.approvalsChannel;
+      await client.chat.postEphemeral({
+        channel,
+        user: where.user,
+        text: maybe ? MAYBE_NOT_RECORDED : NOT_RECORDED,
+      });
+      return;
+    }
+    if (!result.ok) await explainRefusal(client, deps, place, result.reason, result.request);
+  } catch (error) {
+    deps.log?.warn('review submission: approval failed after the ack', { error: String(error) });
+  }
+}

@@ -1,0 +1,149 @@
+// The App Home tab of one person: what waits for their approval (with the channel's own Approve /
+// Reject buttons), their recent requests, and the desk's state as last seen (balance as of, environment,
+// the service's request budget in use, the last alerts). Pure: data in, a home view out.
+import type { HomeView, KnownBlock } from '@slack/types';
+import type { Delegation } from '../../approvals/index.js';
+import type { ApprovalRequest } from '../../approvals/types.js';
+import type { RateBudget } from '../../cngn/limiter.js';
+import type { BalanceEntry } from '../../cngn/schemas.js';
+import {
+  environmentMarker,
+  lagosTime,
+  lagosTimeOfDay,
+  naira,
+  relative,
+  serviceAmount,
+  statusWord,
+} from '../../format/display.js';
+import { escapeMrkdwn, mentionUser, slackPermalink } from '../../format/mrkdwn.js';
+import type { RecentAlert } from '../../webhooks/recent.js';
+import { approvalButtons, destinationFields } from '../approvals/blocks/message.js';
+import { requestTitle, stateWords } from '../approvals/blocks/words.js';
+import { delegationLines } from '../delegation/blocks.js';
+
+export const HOME_WAITING_BLOCK = 'home.waiting';
+/** Home views hold at most 100 blocks: longer lists end with a pointer to /cngn pending. */
+export const HOME_WAITING_SHOWN = 15;
+export const HOME_MINE_SHOWN = 10;
+
+export interface HomeData {
+  now: Date;
+  environment: ApprovalRequest['environment'];
+  /** Requests this person may approve now. */
+  waiting: ApprovalRequest[];
+  /** Their own recent requests, newest first, with a link to each request's message when known. */
+  mine: Array<{ request: ApprovalRequest; link?: string | undefined }>;
+  balance?: { entries: BalanceEntry[]; asOf: Date } | undefined;
+  budget?: RateBudget | undefined;
+  alerts: RecentAlert[];
+  /** Delegations in effect to or from this person. */
+  delegations?: Delegation[] | undefined;
+}
+
+const mrkdwn = (text: string) => ({ type: 'mrkdwn' as const, text });
+const section = (text: string): KnownBlock => ({ type: 'section', text: mrkdwn(text) });
+const context = (text: string): KnownBlock => ({ type: 'context', elements: [mrkdwn(text)] });
+const header = (text: string): KnownBlock => ({ type: 'header', text: { type: 'plain_text', text } });
+const field = (label: string, value: string) => mrkdwn(`*${label}*\n${value}`);
+
+/** `expires in 3 hours` (or `expiring now` once due and not yet swept). */
+function countdown(expiresAt: string, now: Date): string {
+  return Date.parse(expiresAt) > now.getTime() ? `expires ${relative(expiresAt, now)}` : 'expiring now';
+}
+
+/** `5 minutes ago`, or `just now` within the minute (clocks of the service and the bot differ slightly). */
+function ago(at: string, now: Date): string {
+  return Math.abs(Date.parse(at) - now.getTime()) < 60_000 ? 'just now' : relative(at, now);
+}
+
+/** One request waiting for this person: its figures, countdown and the buttons. */
+function waitingBlocks(request: ApprovalRequest, now: Date): KnownBlock[] {
+  const fields = [
+    ...(request.amount ? [field('Amount', escapeMrkdwn(naira(request.amount)))] : []),
+    ...destinationFields(request),
+    field('Requested by', mentionUser(request.requester)),
+    field('Approvals', `${request.approvals.length} of ${request.requiredApprovals}`),
+    field('Expires', lagosTime(request.expiresAt)),
+  ].slice(0, 10);
+  return [
+    section(`*${escapeMrkdwn(requestTitle(request))}* · ${countdown(request.expiresAt, now)}`),
+    { type: 'section', fields },
+    {
+      type: 'actions',
+      block_id: `${HOME_WAITING_BLOCK}.${request.id}`,
+      elements: approvalButtons(request, { cancel: false }),
+    },
+  ];
+}
+
+function mineLine(item: HomeData['mine'][number], now: Date): string {
+  const { request, link } = item;
+  const state = stateWords(request);
+  const when = relative(request.createdAt, now);
+  const linked = slackPermalink(link, 'open the message');
+  const where = linked ? ` · ${linked}` : '';
+  return `${escapeMrkdwn(requestTitle(request))}\n${state} · filed ${when}${where}`;
+}
+
+function balanceText(balance: HomeData['balance'], now: Date): string {
+  if (!balance) return '*Balance*\nNot read recently: `/cngn balance` reads it.';
+  const lines = balance.entries.map(
+    (e) => `${escapeMrkdwn(e.asset_code.toUpperCase())} ${escapeMrkdwn(naira(e.balance))}`,
+  );
+  const asOf = `as of ${lagosTimeOfDay(balance.asOf, now)} (${relative(balance.asOf.toISOString(), now)})`;
+  return `*Balance*\n${lines.length ? lines.join('\n') : 'No token balance'}\n_${asOf}_`;
+}
+
+function budgetText(budget: RateBudget | undefined): string {
+  if (!budget) return '*Service requests*\nUnknown just now';
+  const blocked = budget.blockedForSeconds > 0 ? ` · blocked for ${budget.blockedForSeconds} s` : '';
+  return `*Service requests*\n${budget.used} of ${budget.limit} in use${blocked}`;
+}
+
+function alertLine(alert: RecentAlert, now: Date): string {
+  const parts = [escapeMrkdwn(alert.event)];
+  if (alert.amount) parts.push(escapeMrkdwn(serviceAmount(alert.amount)));
+  if (alert.status) parts.push(escapeMrkdwn(statusWord(alert.status)));
+  if (alert.reference) parts.push(`\`${escapeMrkdwn(alert.reference)}\``);
+  return `• ${parts.join(' · ')} · ${ago(alert.at, now)}`;
+}
+
+export function homeView(data: HomeData): HomeView {
+  const { now } = data;
+  const blocks: KnownBlock[] = [header(`cNGN desk · ${data.environment.toUpperCase()}`)];
+  blocks.push({
+    type: 'section',
+    fields: [
+      mrkdwn(`*Environment*\n${environmentMarker(data.environment)}`),
+      mrkdwn(balanceText(data.balance, now)),
+      mrkdwn(budgetText(data.budget)),
+    ],
+  });
+
+  blocks.push({ type: 'divider' }, header('Waiting for you'));
+  if (data.waiting.length === 0) blocks.push(context('Nothing waits for your approval.'));
+  for (const request of data.waiting.slice(0, HOME_WAITING_SHOWN))
+    blocks.push(...waitingBlocks(request, now));
+  if (data.waiting.length > HOME_WAITING_SHOWN) {
+    blocks.push(
+      context(`${data.waiting.length - HOME_WAITING_SHOWN} more: \`/cngn pending\` lists them all.`),
+    );
+  }
+
+  if (data.delegations?.length) {
+    blocks.push(context(`*Delegations in effect*\n${delegationLines(data.delegations, now)}`));
+  }
+
+  blocks.push({ type: 'divider' }, header('Your requests'));
+  if (data.mine.length === 0) blocks.push(context('You have filed no requests lately.'));
+  for (const item of data.mine.slice(0, HOME_MINE_SHOWN)) blocks.push(section(mineLine(item, now)));
+
+  blocks.push({ type: 'divider' }, header('Last alerts'));
+  blocks.push(
+    data.alerts.length === 0
+      ? context('No alerts yet.')
+      : section(data.alerts.map((a) => alertLine(a, now)).join('\n')),
+  );
+  blocks.push(context(`Updated ${lagosTimeOfDay(now, now)}`));
+  return { type: 'home', blocks };
+}

@@ -1,0 +1,122 @@
+// One function from any error to the sentence a treasury operator reads. Never a stack, never a secret.
+import { randomBytes } from 'node:crypto';
+import { ZodError } from 'zod';
+import { CredentialsError } from '../../cngn/credentials.js';
+import {
+  CngnError,
+  type CngnErrorKind,
+  CngnResponseError,
+  CngnTransportError,
+  RateBudgetError,
+} from '../../cngn/errors.js';
+import { MoneyFormatError } from '../../format/money.js';
+import type { Logger } from '../../log.js';
+import { StoreUnavailableError } from '../../store/index.js';
+
+const PERMISSION_BY_ENDPOINT: Array<[RegExp, string]> = [
+  [/bridge/, 'Swap'],
+  [/virtual-account/, 'Fiat Deposit'],
+  [/withdraw/, 'Send Crypto'],
+  [/redeemAsset/, 'Redeem'],
+];
+
+const SENTENCES: Partial<Record<CngnErrorKind, (e: CngnError) => string>> = {
+  'permission-denied': (e) => {
+    const permission = PERMISSION_BY_ENDPOINT.find(([pattern]) => pattern.test(e.endpoint))?.[1];
+    return permission
+      ? `Permission denied: the API key lacks the *${permission}* permission. An admin can grant it in the cNGN dashboard.`
+      : 'Permission denied: the API key is not allowed to do this.';
+  },
+  'ip-not-allowed': () =>
+    "The service refused this server's IP address. Add the bot's outgoing IP to the allowlist in the cNGN dashboard.",
+  'invalid-key': () =>
+    'The service did not accept the API key (check CNGN_API_KEY and that it is for this environment).',
+  'merchant-not-found': () =>
+    'The service does not know this business (Merchant not found): check the API key.',
+  'no-ssh-key': (e) => `${e.serviceMessage}: upload the bot's Ed25519 public key in the cNGN dashboard.`,
+  'decryption-failed': () =>
+    'The service could not decrypt our request: CNGN_ENCRYPTION_KEY does not match the key in the dashboard.',
+  'service-unavailable': () => 'The service is currently unavailable. Please try again later.',
+  'account-unresolvable': () => 'Could not resolve account details: check the account number and the bank.',
+  'not-found': () => 'Transaction not found: check the reference.',
+  'rate-limited': () => 'The service is rate limiting this key; try again in about a minute.',
+  validation: (e) => `The service refused the request: ${e.serviceMessage}`,
+  'server-error': () => 'The service had an internal error. Nothing was retried; try again shortly.',
+};
+
+/** Calls whose outcome matters when their answer cannot be read: where to look before retrying. */
+const CHECK_BEFORE_RETRY: Array<[RegExp, string]> = [
+  [/^POST \/v1\/api\/(withdraw|redeemAsset|bridge)$/, 'check `/cngn tx` before trying again'],
+  [/^POST \/v1\/api\/whitelist$/, 'check `/cngn whitelist` before trying again'],
+  [/^PUT \/v1\/api\/bank-account$/, 'check the settlement account in the cNGN dashboard before trying again'],
+];
+
+/**
+ * The service answered, but not in a form we can read (keys mismatch, changed shape). For a call
+ * that moves or routes money the outcome is unknown, so never suggest a blind retry; a read or a
+ * check changed nothing and can simply be asked again.
+ */
+function unreadableAnswer(endpoint: string, quote: string): string {
+  const check = CHECK_BEFORE_RETRY.find(([pattern]) => pattern.test(endpoint))?.[1];
+  return check
+    ? `The service answered in a form the bot could not read, so the outcome is unknown — ${check}. ${quote}`
+    : `The service's answer could not be read. Try again shortly. ${quote}`;
+}
+
+export interface UserError {
+  text: string;
+  /** Set for errors we did not expect: quoted to the user and written to the log. */
+  correlationId?: string;
+}
+
+/** The plain sentence for an error; unexpected ones get a correlation id and are logged (redacted). */
+export function describeError(error: unknown, logger?: Pick<Logger, 'error'>, context?: string): UserError {
+  if (error instanceof RateBudgetError) {
+    return { text: `The service is busy — try again in ${error.retryInSeconds} s.` };
+  }
+  if (error instanceof CngnError) {
+    const sentence = SENTENCES[error.kind];
+    return { text: sentence ? sentence(error) : `The service said: ${error.serviceMessage}` };
+  }
+  if (error instanceof CngnTransportError) {
+    return {
+      text: error.mayHaveBeenSent
+        ? 'The service did not answer in time. The outcome is unknown; nothing will be resent automatically.'
+        : 'The service could not be reached. Nothing was sent; try again shortly.',
+    };
+  }
+  if (error instanceof MoneyFormatError) return { text: error.message };
+  if (error instanceof CredentialsError) return { text: error.message };
+  const correlationId = randomBytes(4).toString('hex');
+  const kind =
+    error instanceof CngnResponseError
+      ? 'response'
+      : error instanceof ZodError
+        ? 'validation'
+        : error instanceof StoreUnavailableError
+          ? 'store'
+          : 'other';
+  logger?.error('unexpected error', {
+    correlationId,
+    context,
+    kind,
+    error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+  });
+  const quote = `If it keeps happening, quote reference \`${correlationId}\`.`;
+  if (error instanceof CngnResponseError)
+    return { text: unreadableAnswer(error.endpoint, quote), correlationId };
+  if (error instanceof StoreUnavailableError) {
+    return {
+      text: `The bot could not reach its database just now; try again shortly. ${quote}`,
+      correlationId,
+    };
+  }
+  if (error instanceof ZodError) {
+    const fields = error.issues.map((i) => i.path.join('.') || 'value').slice(0, 3);
+    return {
+      text: `Some data did not have the expected form (${fields.join(', ')}). ${quote}`,
+      correlationId,
+    };
+  }
+  return { text: `Sorry — something went wrong on our side. ${quote}`, correlationId };
+}

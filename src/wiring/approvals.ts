@@ -1,0 +1,148 @@
+// Builds the approvals engine and its Slack side from settled configuration, so start-up and the
+// test harness wire it the same way: engine, listeners, the bridge callback route, the webhook subscriber.
+import type { App } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import { ApprovalEngine, type ApprovalTier, parseTiers, type ReminderPoint } from '../approvals/index.js';
+import type { CngnApi } from '../cngn/api.js';
+import { custodyGateway, custodyReport } from '../cngn/custody-gateway.js';
+import type { WebhookEvent } from '../cngn/schemas.js';
+import type { ApprovalNotify } from '../config.js';
+import { RoundBoundPolicy } from '../slack/approvals/actions/round.js';
+import { ApprovalDms } from '../slack/approvals/dms.js';
+import type { ApprovalPresenter } from '../slack/approvals/presenter.js';
+import { handleBridgeCallback, presenterClient, registerApprovals } from '../slack/approvals/register.js';
+import { registerApprovalReminders } from '../slack/approvals/reminders.js';
+import type { ApprovalSlackDeps } from '../slack/approvals/types.js';
+import { undeliveredExportNotice } from '../slack/audit/blocks.js';
+import { tellDelegates } from '../slack/delegation/notices.js';
+import { HomePublisher } from '../slack/home/publisher.js';
+import { registerHome } from '../slack/home/register.js';
+import { Deliveries } from '../slack/runtime/deliveries.js';
+import type { Store } from '../store/index.js';
+import type { RecentAlerts } from '../webhooks/recent.js';
+
+export interface ApprovalsSetup {
+  store: Store;
+  api: CngnApi;
+  approvalsChannel: string;
+  /** CNGN_ALERTS_CHANNEL: a request the service contradicted itself about is also told there. */
+  alertsChannel?: string | undefined;
+  approvers: readonly string[];
+  approverGroup?: string | undefined;
+  /** `0:1,1000000:2` or already parsed. */
+  tiers: string | readonly ApprovalTier[];
+  ttlMs: number;
+  /** CNGN_APPROVAL_REMINDERS, parsed; none given: no reminders. */
+  reminders?: readonly ReminderPoint[] | undefined;
+  auditRetentionMs?: number | undefined;
+  publicUrl?: string | undefined;
+  /** CNGN_APPROVAL_NOTIFY (default both). */
+  notify?: ApprovalNotify | undefined;
+  /** The last alerts, shown on App Home. */
+  alerts?: RecentAlerts | undefined;
+  /** App Home: a burst of changes for one person within this is one publish. */
+  homeDebounceMs?: number | undefined;
+  now?: () => Date;
+  log?: ApprovalSlackDeps['log'];
+}
+
+export interface Approvals {
+  engine: ApprovalEngine;
+  deps: ApprovalSlackDeps;
+  /** Register listeners on the app and present changes through its client. */
+  plugin: (app: App) => void;
+  /** Keeps the approval messages current; set once the plugin has run. */
+  presenter: ApprovalPresenter | undefined;
+  /** Approvers' DMs (unless CNGN_APPROVAL_NOTIFY=channel); set once the plugin has run. */
+  dms: ApprovalDms | undefined;
+  /** App Home; set once the plugin has run. */
+  home: HomePublisher | undefined;
+  /** `POST /callbacks/bridge/:token` */
+  bridgeCallback: (token: string, rawBody: string) => Promise<{ status: number; body: string }>;
+  /** For the webhook pipeline. */
+  subscriber: (event: WebhookEvent) => Promise<void>;
+}
+
+export const BRIDGE_CALLBACK_PATH = '/callbacks/bridge/:token';
+
+export function createApprovals(setup: ApprovalsSetup): Approvals {
+  let slackClient: WebClient | undefined;
+  const policy = new RoundBoundPolicy({
+    approvers: setup.approvers,
+    ...(setup.approverGroup ? { approverGroup: setup.approverGroup } : {}),
+    tiers: typeof setup.tiers === 'string' ? parseTiers(setup.tiers) : setup.tiers,
+    groupMembers: async (usergroup) => {
+      if (!slackClient) return [];
+      return (await slackClient.usergroups.users.list({ usergroup })).users ?? [];
+    },
+  });
+  const engine = new ApprovalEngine({
+    store: setup.store,
+    custody: custodyGateway(setup.api),
+    policy,
+    ttlMs: setup.ttlMs,
+    ...(setup.reminders ? { reminderPoints: setup.reminders } : {}),
+    ...(setup.auditRetentionMs ? { auditRetentionMs: setup.auditRetentionMs } : {}),
+    ...(setup.publicUrl ? { publicUrl: setup.publicUrl } : {}),
+    ...(setup.now ? { now: setup.now } : {}),
+    ...(setup.log ? { log: setup.log } : {}),
+  });
+  const deps: ApprovalSlackDeps = {
+    engine,
+    api: setup.api,
+    approvalsChannel: setup.approvalsChannel,
+    environmentLabel: setup.api.environment.toUpperCase(),
+    deliveries: new Deliveries(setup.store),
+    ...(setup.now ? { now: setup.now } : {}),
+    ...(setup.log ? { log: setup.log } : {}),
+  };
+  const approvals: Approvals = {
+    engine,
+    deps,
+    presenter: undefined,
+    dms: undefined,
+    home: undefined,
+    plugin: (app) => {
+      slackClient = app.client;
+      const notify = setup.notify ?? 'both';
+      approvals.presenter = registerApprovals(app, deps, setup.store, {
+        approverButtons: notify !== 'dm',
+        alertsChannel: setup.alertsChannel,
+      });
+      const client = presenterClient(app);
+      const common = {
+        engine,
+        client,
+        store: setup.store,
+        ...(setup.now ? { now: setup.now } : {}),
+        ...(setup.log ? { log: setup.log } : {}),
+      };
+      if (notify !== 'channel') {
+        approvals.dms = new ApprovalDms(common);
+        approvals.dms.listen();
+        void approvals.dms.recover();
+      }
+      approvals.home = new HomePublisher({
+        ...common,
+        api: setup.api,
+        alerts: setup.alerts,
+        ...(setup.homeDebounceMs !== undefined ? { debounceMs: setup.homeDebounceMs } : {}),
+      });
+      approvals.home.listen();
+      registerHome(app, approvals.home, setup.log);
+      registerApprovalReminders(app, deps, setup.store);
+      tellDelegates(engine, client, setup.store, setup.log);
+      // An audit export a crash interrupted: the asker hears, by DM, that it was not delivered.
+      engine.auditExports.onUndelivered(async (record) => {
+        await client.chat.postMessage({
+          channel: record.actor,
+          ...undeliveredExportNotice(record, deps.environmentLabel),
+        });
+      });
+    },
+    bridgeCallback: (token, rawBody) => handleBridgeCallback(deps, token, rawBody),
+    // The webhook pipeline's subscriber: matches the event's references to a request and settles it.
+    subscriber: (event) => engine.onCustodyReport(custodyReport(event)),
+  };
+  return approvals;
+}

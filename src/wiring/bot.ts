@@ -1,0 +1,291 @@
+// The whole bot assembled from settled configuration: store → (embedded sandbox) → service client →
+// approvals → webhooks → Slack app. main.ts and the test harness both start it this way.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { App, CustomRoute } from '@slack/bolt';
+import { DEFAULT_REMINDERS, parseReminderPoints, parseTiers, STOP_DRAIN_MS } from '../approvals/index.js';
+import { type CngnClient, createCngnClient } from '../cngn/client.js';
+import { environmentFromKey, keyId } from '../cngn/credentials.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import { type Sandbox, type SandboxOptions, startSandbox } from '../sandbox/index.js';
+import { registerDeadLetterActions } from '../slack/alerts/dead-letter-actions.js';
+import { registerDepositQuoteViews } from '../slack/deposits/views.js';
+import { registerCommands } from '../slack/registry.js';
+import { createSlackApp, type SlackApp } from '../slack/runtime/app.js';
+import { Deliveries } from '../slack/runtime/deliveries.js';
+import { createInFlight, createSlackTraffic } from '../slack/runtime/in-flight.js';
+import { checkStoreDurability, createStore, type Store, storeHealth } from '../store/index.js';
+import type { Webhooks } from '../webhooks/index.js';
+import { RecentAlerts } from '../webhooks/recent.js';
+import { type Approvals, BRIDGE_CALLBACK_PATH, createApprovals } from './approvals.js';
+import { createWebhooksForSlack } from './webhooks.js';
+
+export interface BotOptions {
+  config: Config;
+  logger: Logger;
+  /** Tests pass their own; otherwise built from STORE_URL. */
+  store?: Store;
+  /** Tests pass a sandbox they control; otherwise one is started when no credentials are set. */
+  sandbox?: Sandbox;
+  sandboxOptions?: SandboxOptions;
+  now?: () => Date;
+  /** Client fine-tuning (tests: short timeouts). */
+  clientTimeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number };
+  /** Listen on this address only (default: every address, as Bolt does). */
+  host?: string;
+  /** More HTTP routes on the bot's server (start-up wiring adds the workbench's). */
+  routes?: CustomRoute[];
+  /** Headers on every answer of the bot's HTTP server (the workbench's page rules). */
+  responseHeaders?: Readonly<Record<string, string>>;
+  /** Tests drive the webhook reconciler themselves. */
+  reconcileIntervalMs?: number;
+  reconcileGraceMs?: number;
+  /** App Home's per-person debounce (tests: short). */
+  homeDebounceMs?: number;
+}
+
+export interface Bot {
+  config: Config;
+  store: Store;
+  client: CngnClient;
+  sandbox: Sandbox | undefined;
+  approvals: Approvals | undefined;
+  webhooks: Webhooks;
+  slack: SlackApp;
+  /** `http://127.0.0.1:PORT` once started. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+function rawBodyRoute(
+  path: string,
+  handle: (params: Record<string, string>, body: string) => Promise<{ status: number; body: string }>,
+): CustomRoute {
+  return {
+    path,
+    method: ['POST'],
+    handler: (req, res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      req.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size <= 16_384) chunks.push(chunk);
+      });
+      req.on('end', () => {
+        const answer =
+          size > 16_384
+            ? Promise.resolve({ status: 413, body: 'too large' })
+            : handle((req.params ?? {}) as Record<string, string>, Buffer.concat(chunks).toString('utf8'));
+        void answer
+          .catch(() => ({ status: 500, body: 'error' }))
+          .then((a) => {
+            res.writeHead(a.status, { 'content-type': 'text/plain' });
+            res.end(a.body);
+          });
+      });
+    },
+  };
+}
+
+export async function startBot(options: BotOptions): Promise<Bot> {
+  const { config, logger } = options;
+  const now = options.now ?? (() => new Date());
+  const store = options.store ?? (await createStore(config.storeUrl, { log: logger }));
+  const live = config.service.mode === 'service' && environmentFromKey(config.service.apiKey) === 'live';
+  try {
+    await checkStoreDurability(store, { live, log: logger });
+  } catch (error) {
+    if (!options.store) await store.close();
+    throw error;
+  }
+  const ownSandbox = !options.sandbox && config.service.mode === 'sandbox';
+  const sandbox =
+    options.sandbox ??
+    (ownSandbox
+      ? await startSandbox({
+          ...(config.webhookSecret ? { webhookSecret: config.webhookSecret } : {}),
+          log: (line) => logger.debug(line),
+          ...options.sandboxOptions,
+        })
+      : undefined);
+  const service = config.service;
+  const client = createCngnClient(
+    sandbox
+      ? {
+          baseUrl: sandbox.baseUrl,
+          apiKey: sandbox.apiKey,
+          encryptionKey: sandbox.encryptionKey,
+          privateKey: sandbox.privateKey,
+          environment: 'sandbox',
+          store,
+          rateLimit: config.rateLimit,
+          logger,
+          ...(options.clientTimeouts ? { timeouts: options.clientTimeouts } : {}),
+        }
+      : service.mode === 'service'
+        ? {
+            baseUrl: service.baseUrl,
+            apiKey: service.apiKey,
+            encryptionKey: service.encryptionKey,
+            privateKey: service.privateKey,
+            store,
+            rateLimit: config.rateLimit,
+            logger,
+            ...(options.clientTimeouts ? { timeouts: options.clientTimeouts } : {}),
+          }
+        : (() => {
+            throw new Error('no service credentials and no sandbox');
+          })(),
+  );
+
+  const slackOn = Boolean(config.slack.botToken);
+  const reminders = config.approvalReminders ?? parseReminderPoints(DEFAULT_REMINDERS);
+  const recentAlerts = new RecentAlerts(store, now);
+  const approvals =
+    slackOn && config.approvalsChannel
+      ? createApprovals({
+          store,
+          api: client,
+          approvalsChannel: config.approvalsChannel,
+          alertsChannel: config.alertsChannel,
+          approvers: config.approvers,
+          approverGroup: config.approverGroup,
+          tiers: config.approvalTiers,
+          ttlMs: config.approvalTtlMs,
+          reminders,
+          auditRetentionMs: config.auditRetentionMs,
+          publicUrl: config.publicUrl,
+          notify: config.approvalNotify,
+          alerts: recentAlerts,
+          ...(options.homeDebounceMs !== undefined ? { homeDebounceMs: options.homeDebounceMs } : {}),
+          now,
+          log: logger,
+        })
+      : undefined;
+  // Requests are bound to the API key they were filed under and are never sent with another one.
+  const apiKey = sandbox ? sandbox.apiKey : service.mode === 'service' ? service.apiKey : undefined;
+  if (apiKey) approvals?.engine.useServiceKey(keyId(apiKey));
+  const privateKey = sandbox
+    ? sandbox.privateKey
+    : service.mode === 'service'
+      ? service.privateKey
+      : undefined;
+  const webhooks = createWebhooksForSlack({
+    store,
+    api: client,
+    // In sandbox mode the embedded service signs with its own secret unless one was configured.
+    webhookSecret: config.webhookSecret ?? sandbox?.webhookSecret,
+    privateKey,
+    slackToken: config.slack.botToken,
+    slackApiUrl: config.slack.apiUrl,
+    alertsChannel: config.alertsChannel,
+    alertRoutes: config.alertRoutes,
+    // The alert is remembered first, so a Home re-published for the request it moves already lists it.
+    subscribers: approvals ? [recentAlerts.record, approvals.subscriber] : [recentAlerts.record],
+    log: logger,
+    ...(options.reconcileIntervalMs ? { reconcileIntervalMs: options.reconcileIntervalMs } : {}),
+    ...(options.reconcileGraceMs !== undefined ? { reconcileGraceMs: options.reconcileGraceMs } : {}),
+  });
+  // The reconciler's bookkeeping belongs to one environment and key, like approval requests.
+  if (apiKey) webhooks.useServiceKey(keyId(apiKey));
+
+  // Re-posting dead letters is for approvers, and audited: it needs the approvals feature too.
+  const deadLetters =
+    approvals && webhooks.deadLetters ? { desk: webhooks.deadLetters, approvals: approvals.deps } : undefined;
+  // Answers wait while Slack requests keep arriving, so a burst is acked first.
+  const traffic = createSlackTraffic();
+  const inFlight = createInFlight({ traffic });
+  const readDeps = {
+    api: client,
+    logger,
+    now,
+    inFlight,
+    alerts: (references: Array<string | null | undefined>) => webhooks.placements(references),
+  };
+  const policy =
+    approvals && config.approvalsChannel
+      ? {
+          tiers: parseTiers(config.approvalTiers),
+          approvers: config.approvers,
+          approverGroup: config.approverGroup,
+          ttlMs: config.approvalTtlMs,
+          reminders,
+          notify: config.approvalNotify ?? 'both',
+          approvalsChannel: config.approvalsChannel,
+          alertsChannel: config.alertsChannel,
+          environment: client.environment,
+          delegations: () => approvals.engine.liveDelegations(),
+          now,
+        }
+      : undefined;
+  const routes: CustomRoute[] = [webhooks.route, ...(options.routes ?? [])];
+  if (approvals) {
+    routes.push(
+      rawBodyRoute(BRIDGE_CALLBACK_PATH, (params, body) =>
+        approvals.bridgeCallback(params.token ?? '', body),
+      ),
+    );
+  }
+  const slack = createSlackApp({
+    slack: config.slack,
+    port: config.port,
+    ...(options.host ? { host: options.host } : {}),
+    logger,
+    logLevel: config.logLevel,
+    routes,
+    ...(options.responseHeaders ? { responseHeaders: options.responseHeaders } : {}),
+    health: () => storeHealth(store),
+    traffic,
+    plugins: [
+      (app) =>
+        registerCommands(app, {
+          ...readDeps,
+          deliveries: new Deliveries(store),
+          approvals: approvals?.deps,
+          deadLetters,
+          policy,
+        }),
+      (app) => registerDepositQuoteViews(app, readDeps),
+      ...(deadLetters ? [(app: App) => registerDeadLetterActions(app, deadLetters)] : []),
+      ...(approvals ? [approvals.plugin] : []),
+    ],
+  });
+  await slack.start();
+  await approvals?.engine.start();
+  await webhooks.start();
+  if (ownSandbox && sandbox) sandbox.setWebhookUrl(`${slack.url}/webhooks/cngn`);
+
+  let stopped = false;
+  return {
+    config,
+    store,
+    client,
+    sandbox,
+    approvals,
+    webhooks,
+    slack,
+    url: slack.url,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      const began = Date.now();
+      await slack.stop(); // stop taking new work first
+      await inFlight.drain(10_000); // answers already acked still reach the user
+      await webhooks.stop();
+      // Executions under way get what is left of the drain bound (at least a second), then are left
+      // loudly, well before main's forced exit: an answer the store will not take is logged, not lost.
+      const drainMs = Math.max(1_000, STOP_DRAIN_MS - (Date.now() - began));
+      await approvals?.engine.stop({ drainMs });
+      // Approval messages and DMs already under way are finished (bounded), before the store closes.
+      approvals?.home?.stop();
+      approvals?.presenter?.stop();
+      const presenting = approvals
+        ? Promise.all([approvals.presenter?.idle(), approvals.dms?.idle(), approvals.home?.idle()])
+        : undefined;
+      if (presenting) await Promise.race([presenting, sleep(10_000, undefined, { ref: false })]);
+      await client.close();
+      if (ownSandbox) await sandbox?.stop();
+      if (!options.store) await store.close();
+    },
+  };
+}

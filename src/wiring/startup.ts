@@ -1,0 +1,156 @@
+// Start-up wiring: settings → logger → bot, with Slack when SLACK_BOT_TOKEN is set, otherwise with the
+// local workbench standing in for Slack. main.ts runs it for `npm start`; tests run it the same way.
+// This is the only place that knows the workbench exists: the bot gets an ordinary HTTP-mode Slack
+// configuration (a token, a signing secret, a Web API URL) and extra routes on its server.
+import { randomBytes } from 'node:crypto';
+import { type Config, loadConfig, secretsOf } from '../config.js';
+import { createLogger, type Logger } from '../log.js';
+import { createStore } from '../store/index.js';
+import type { Workbench } from '../workbench/index.js';
+import { CHANNELS, DEMO_APPROVERS } from '../workbench/people.js';
+import { type Bot, startBot } from './bot.js';
+
+/** Start-up refused for a reason that is not a malformed setting (the live-key rule). */
+export class StartupRefused extends Error {
+  override name = 'StartupRefused';
+}
+
+export const LIVE_KEY_REFUSAL =
+  'The local workbench will not start with a live service key (CNGN_API_KEY starts with cngn_live_): in the workbench anyone with the browser can act as any user, approvers included, so real money must never be reachable from it. Unset CNGN_API_KEY to use the embedded sandbox, use a cngn_test_ key, or set SLACK_BOT_TOKEN to run in Slack.';
+
+const present = (value: string | undefined) => Boolean(value?.trim());
+
+/** No Slack credentials: `npm start` runs the workbench. Any SLACK_ setting means Slack was meant. */
+export function wantsWorkbench(env: Record<string, string | undefined>): boolean {
+  return !['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'SLACK_API_URL'].some((name) =>
+    present(env[name]),
+  );
+}
+
+/**
+ * The environment the bot starts with under the workbench: HTTP mode with the workbench's token and
+ * signing secret, and the demo workspace's approvals channel, alerts channel and approvers — unless
+ * the operator set their own, which win.
+ */
+export function workbenchEnv(
+  env: Record<string, string | undefined>,
+  signingSecret: string,
+  botToken: string,
+): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {
+    ...env,
+    SLACK_BOT_TOKEN: botToken,
+    SLACK_SIGNING_SECRET: signingSecret,
+  };
+  if (!present(env.CNGN_APPROVALS_CHANNEL)) out.CNGN_APPROVALS_CHANNEL = CHANNELS.approvals.id;
+  if (!present(env.CNGN_ALERTS_CHANNEL)) out.CNGN_ALERTS_CHANNEL = CHANNELS.alerts.id;
+  if (!present(env.CNGN_APPROVERS) && !present(env.CNGN_APPROVER_GROUP)) {
+    out.CNGN_APPROVERS = DEMO_APPROVERS.join(',');
+  }
+  return out;
+}
+
+export interface Started {
+  config: Config;
+  logger: Logger;
+  bot: Bot;
+  workbench: Workbench | undefined;
+  /** The bot's HTTP server; the workbench page when the workbench runs. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Where the one plain line (`Workbench: open …`) goes; stdout by default. */
+  print?: (line: string) => void;
+  /** Default: JSON lines on stderr at LOG_LEVEL. */
+  logger?: (config: Config) => Logger;
+}
+
+/** Throws ConfigError (settings to fix) or StartupRefused (the live-key rule). */
+export async function start(
+  env: Record<string, string | undefined>,
+  options: StartOptions = {},
+): Promise<Started> {
+  const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const makeLogger = options.logger ?? ((c: Config) => createLogger(c.logLevel, { secrets: secretsOf(c) }));
+
+  if (!wantsWorkbench(env)) {
+    const config = loadConfig(env);
+    const logger = makeLogger(config);
+    const bot = await startBot({ config, logger });
+    announce(logger, bot, config.slack.mode);
+    return { config, logger, bot, workbench: undefined, url: bot.url, stop: () => bot.stop() };
+  }
+
+  if (env.CNGN_API_KEY?.trim().startsWith('cngn_live_')) throw new StartupRefused(LIVE_KEY_REFUSAL);
+  // Loaded only here: a bot serving Slack never has the workbench's code in memory.
+  const { newWorkbenchBotToken, startWorkbench } = await import('../workbench/index.js');
+  // Both fresh at every start: a page elsewhere in the browser can guess neither.
+  const signingSecret = randomBytes(32).toString('hex');
+  const botToken = newWorkbenchBotToken();
+  const settled = loadConfig(workbenchEnv(env, signingSecret, botToken));
+  const logger = makeLogger(settled);
+  const store = await createStore(settled.storeUrl);
+  let workbench: Workbench | undefined;
+  try {
+    workbench = await startWorkbench({ store, logger, signingSecret, botToken });
+    const config: Config = {
+      ...settled,
+      slack: { ...settled.slack, apiUrl: workbench.apiUrl, appToken: undefined, mode: 'http' },
+    };
+    // Loopback only: in the workbench anyone who reaches the page can act as any user.
+    const bot = await startBot({
+      config,
+      logger,
+      store,
+      host: '127.0.0.1',
+      routes: workbench.routes,
+      responseHeaders: workbench.headers,
+    });
+    workbench.attach({ url: bot.url, environment: bot.client.environment, sandbox: bot.sandbox });
+    announce(logger, bot, 'workbench');
+    print(`Workbench: open ${bot.url}`);
+    const wb = workbench;
+    let stopping: Promise<void> | undefined;
+    return {
+      config,
+      logger,
+      bot,
+      workbench: wb,
+      url: bot.url,
+      stop: () => {
+        stopping ??= (async () => {
+          wb.endStreams(); // the server's close waits for open connections, and a page keeps one
+          await bot.stop(); // answers still under way reach the workbench, which is still up
+          await wb.stop();
+          await store.close();
+        })();
+        return stopping;
+      },
+    };
+  } catch (error) {
+    await workbench?.stop();
+    await store.close();
+    throw error;
+  }
+}
+
+function announce(logger: Logger, bot: Bot, slack: string): void {
+  logger.info('cngn-desk is running', {
+    url: bot.url,
+    environment: bot.client.environment,
+    slack,
+    store: bot.config.storeUrl.split(':')[0],
+  });
+  if (!bot.approvals) {
+    logger.warn(
+      'approvals are off: set CNGN_APPROVALS_CHANNEL and CNGN_APPROVERS (or CNGN_APPROVER_GROUP) to enable withdraw, redeem, bridge, whitelist add and settlement',
+    );
+  }
+  if (bot.sandbox) {
+    logger.info('embedded sandbox: no CNGN_API_KEY set, every answer says SANDBOX', {
+      baseUrl: bot.sandbox.baseUrl,
+    });
+  }
+}

@@ -1,0 +1,57 @@
+// Builds the webhooks feature from settled configuration, so start-up and the test harness wire it the
+// same way: the POST /webhooks/cngn route, the outbox deliverer posting with the alert builders, the
+// reconciler over the client, bank names from the client's cached list, and subscribers (approvals).
+import type { CngnApi } from '../cngn/api.js';
+import type { Logger } from '../log.js';
+import { alertDigest } from '../slack/alerts/digest-blocks.js';
+import { webhookMessage } from '../slack/alerts/message-blocks.js';
+import type { Store } from '../store/index.js';
+import {
+  alertsClient,
+  bankNamesFrom,
+  createWebhooks,
+  sealedDataOpener,
+  type WebhookSubscriber,
+  type Webhooks,
+} from '../webhooks/index.js';
+
+export interface WebhooksSetup {
+  store: Store;
+  api: CngnApi;
+  /** CNGN_WEBHOOK_SECRET; unset → every delivery is refused. */
+  webhookSecret?: string | undefined;
+  /** OpenSSH private key text, to open `data` that arrives sealed. */
+  privateKey?: string | undefined;
+  /** SLACK_BOT_TOKEN / SLACK_API_URL for the alerts client (its own: retries are the outbox's). */
+  slackToken?: string | undefined;
+  slackApiUrl?: string | undefined;
+  /** CNGN_ALERTS_CHANNEL */
+  alertsChannel?: string | undefined;
+  /** CNGN_ALERT_ROUTES, e.g. `deposit.*:C0DEPOSITS,transaction.failed:C0FAILURES` */
+  alertRoutes?: string | undefined;
+  subscribers?: WebhookSubscriber[];
+  log?: Logger | undefined;
+  /** Tests: run the reconciler by hand and without the grace period. */
+  reconcileIntervalMs?: number;
+  reconcileGraceMs?: number;
+}
+
+export function createWebhooksForSlack(setup: WebhooksSetup): Webhooks {
+  return createWebhooks({
+    store: setup.store,
+    environment: setup.api.environment,
+    secret: setup.webhookSecret || undefined,
+    openSealed: setup.privateKey ? sealedDataOpener(setup.privateKey) : undefined,
+    slack: setup.slackToken ? alertsClient(setup.slackToken, setup.slackApiUrl) : undefined,
+    render: (input) => webhookMessage(input),
+    renderDigest: alertDigest,
+    alertsChannel: setup.alertsChannel || undefined,
+    alertRoutes: setup.alertRoutes,
+    transactions: setup.api,
+    bankName: bankNamesFrom(setup.api),
+    subscribers: setup.subscribers ?? [],
+    ...(setup.log ? { log: setup.log } : {}),
+    ...(setup.reconcileIntervalMs ? { reconcileIntervalMs: setup.reconcileIntervalMs } : {}),
+    ...(setup.reconcileGraceMs !== undefined ? { reconcileGraceMs: setup.reconcileGraceMs } : {}),
+  });
+}
