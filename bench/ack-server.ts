@@ -1,16 +1,42 @@
 // The app under test for the ack bench, in its own process so the load generator and the fake Slack
 // do not share its event loop. `ours` = the whole bot with the embedded sandbox; `bare` = Bolt with a
-// no-op /cngn. Prints one JSON line {url} and serves until killed.
-import type { Server } from 'node:http';
+// no-op /cngn. A third argument > 0 puts a proxy in front of the sandbox that forwards each call that
+// many ms late (a slow service). Prints one JSON line {url} and serves until killed.
+import { once } from 'node:events';
+import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { App, LogLevel } from '@slack/bolt';
 import { silentLogger } from '../src/log.js';
-import { startSandbox } from '../src/sandbox/index.js';
+import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
 import { createStore } from '../src/store/index.js';
 import { startBot } from '../src/wiring/bot.js';
 import { SIGNING_SECRET, testConfig } from '../test/support/harness.js';
 
-const [mode = 'ours', slackApiUrl = ''] = process.argv.slice(2);
+const [mode = 'ours', slackApiUrl = '', delay = '0'] = process.argv.slice(2);
+const delayMs = Number(delay);
+
+/** The sandbox as the bot sees it: its calls go through a proxy that forwards each `ms` late. */
+async function slowed(sandbox: Sandbox, ms: number): Promise<Sandbox> {
+  const target = new URL(sandbox.baseUrl);
+  const proxy = createServer((req, res) => {
+    void sleep(ms).then(() => {
+      const upstream = request(
+        { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      upstream.on('error', () => res.destroy());
+      req.pipe(upstream);
+    });
+  });
+  proxy.listen(0, '127.0.0.1');
+  await once(proxy, 'listening');
+  const baseUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  return Object.create(sandbox, { baseUrl: { value: baseUrl } }) as Sandbox;
+}
 
 async function main(): Promise<string> {
   if (mode === 'bare') {
@@ -28,7 +54,12 @@ async function main(): Promise<string> {
   }
   const sandbox = await startSandbox({ rateLimit: false, settleDelayMs: 3_600_000 });
   const store = await createStore('memory://');
-  const bot = await startBot({ config: testConfig(slackApiUrl), logger: silentLogger, store, sandbox });
+  const bot = await startBot({
+    config: testConfig(slackApiUrl),
+    logger: silentLogger,
+    store,
+    sandbox: delayMs > 0 ? await slowed(sandbox, delayMs) : sandbox,
+  });
   return bot.url;
 }
 

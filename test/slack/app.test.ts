@@ -62,10 +62,33 @@ describe('Bolt logging', () => {
       { text: 'balance', responseUrl: slack.responseUrl(), signature: 'v0=forged' },
     );
     expect(response.status).toBe(401);
-    // The request guard verifies signatures for the receiver (whose own check is off), and says why.
+    // The request guard refuses it with Bolt's own check before the receiver sees it, and says why.
     const refusal = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((e) => e.status === 401);
     expect(refusal).toMatchObject({ level: 'warn', message: 'refused a request to /slack/events' });
     expect(String(refusal?.reason)).toMatch(/signature/i);
+  });
+});
+
+describe('listener registration', () => {
+  it('hands every feature the Bolt app itself, so listeners are registered the ordinary way', async () => {
+    slack = await FakeSlack.start();
+    const given: unknown[] = [];
+    app = createSlackApp({
+      slack: {
+        botToken: 'xoxb-app-test',
+        signingSecret: SIGNING_SECRET,
+        appToken: undefined,
+        apiUrl: slack.apiUrl,
+        mode: 'http',
+      },
+      port: 0,
+      logger: createLogger('silent'),
+      plugins: [(bolt) => given.push(bolt), (bolt) => given.push(bolt)],
+    });
+    await app.start();
+    expect(app.app).toBeDefined();
+    expect(given).toHaveLength(2);
+    expect(given.every((bolt) => bolt === app?.app)).toBe(true);
   });
 });
 

@@ -16,7 +16,6 @@ import { match } from 'path-to-regexp';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import type { SlackTraffic } from './in-flight.js';
-import { foldListeners } from './listener-router.js';
 import { guardSlackRequests, pathOf, refuse, SLACK_BODY_LIMIT_BYTES } from './request-guard.js';
 
 export const SLACK_EVENTS_PATH = '/slack/events';
@@ -159,9 +158,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   app.error(async (error) => {
     options.logger.error('unhandled error in a Slack listener', { error: error.message });
   });
-  const folded = foldListeners(app);
-  for (const plugin of options.plugins ?? []) plugin(folded.app);
-  folded.bind();
+  for (const plugin of options.plugins ?? []) plugin(app);
 
   const handle: SlackApp = {
     app,
@@ -186,8 +183,9 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
 }
 
 /**
- * Bolt's HTTP receiver with every request to /slack/events checked before Bolt reads it: a signed body
- * of a shape Bolt does not expect (`null`, say) would otherwise throw inside it and end the process.
+ * Bolt's HTTP receiver, verifying requests as it always does, with every request to /slack/events
+ * checked before Bolt reads it: a signed body of a shape Bolt does not expect (`null`, say) would
+ * otherwise throw inside it and end the process.
  */
 function guardedReceiver(
   signingSecret: string,
@@ -201,8 +199,6 @@ function guardedReceiver(
     customRoutes: routes,
     logger,
     bodyLimit: SLACK_BODY_LIMIT_BYTES,
-    // The guard below verifies every request before the receiver reads it.
-    signatureVerification: false,
   });
   receiver.requestListener = withHeaders(
     guardSlackRequests(receiver.requestListener, {

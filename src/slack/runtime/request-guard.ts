@@ -1,10 +1,9 @@
-// In front of Bolt's HTTP receiver: a request to POST /slack/events is read (within a size limit), its
-// signature verified (401 with no body when unsigned, forged or stale, as Bolt answers), then parsed the
-// way Bolt will parse it and checked (nesting depth, the envelope's shape) before Bolt sees it; a signed
-// body that fails is refused with 400 (413 when too large) and a log line. The receiver is built with
-// its own verification off: it finds the body already read and verified here, once, with one HMAC and
-// a constant-time compare (Bolt's compare costs two more HMACs and a random key before every ack).
-import { createHmac, timingSafeEqual } from 'node:crypto';
+// In front of Bolt's HTTP receiver: a request to POST /slack/events is read (within a size limit) and
+// verified with Bolt's own reader and check (401 when unsigned, forged or stale), refused too when
+// timestamped more than five minutes ahead (Bolt refuses only old ones), then parsed the way Bolt will
+// parse it and checked (nesting depth, the envelope's shape) before Bolt sees it; a signed body that
+// fails is refused with 400 (413 when too large). Every refusal gets a log line with its reason. The
+// receiver verifies again as it always does, on the body already read here.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import { HTTPModuleFunctions } from '@slack/bolt';
@@ -29,6 +28,7 @@ export interface SlackRequestGuardOptions {
 }
 
 type Screened = { ok: true } | { ok: false; status: number; reason: string };
+type Buffered = IncomingMessage & { rawBody: Buffer };
 
 /** Wraps the receiver's request listener; requests to other paths pass through untouched. */
 export function guardSlackRequests(
@@ -88,65 +88,46 @@ async function screen(
   limit: number,
   maxDepth: number,
 ): Promise<Screened> {
-  let buffered: Awaited<ReturnType<typeof HTTPModuleFunctions.bufferIncomingMessage>>;
+  let buffered: Buffered;
   try {
-    // Bolt's own reader: it sets req.rawBody, which Bolt then reuses (and verifies) as is.
-    buffered = await HTTPModuleFunctions.bufferIncomingMessage(req, limit);
+    // Bolt's reader and check, as its receiver calls them: it sets req.rawBody, which the receiver
+    // then reuses as is, and passes Slack's unsigned SSL check on as `ssl_check=1` alone.
+    buffered = await HTTPModuleFunctions.parseAndVerifyHTTPRequest(
+      { enabled: true, signingSecret, bodyLimit: limit },
+      req,
+    );
   } catch (error) {
-    if (HTTPModuleFunctions.isRawBodyError(error) && error.statusCode === 413) {
-      return { ok: false, status: 413, reason: `the body is larger than ${limit} bytes` };
+    if (HTTPModuleFunctions.isRawBodyError(error)) {
+      if (error.statusCode === 413) {
+        return { ok: false, status: 413, reason: `the body is larger than ${limit} bytes` };
+      }
+      return { ok: false, status: 400, reason: 'the body could not be read' };
     }
-    return { ok: false, status: 400, reason: 'the body could not be read' };
+    // Unsigned or forged: refused whatever its shape, before it is parsed.
+    return { ok: false, status: 401, reason: error instanceof Error ? error.message : String(error) };
   }
-  // Slack's SSL check is not signed: it is passed on as `ssl_check=1` alone, as Bolt does, so nothing
-  // else in it (a smuggled payload) reaches a listener.
-  if (isSslCheck(buffered)) {
-    buffered.rawBody = Buffer.from('ssl_check=1');
-    return { ok: true };
+  if (isSslCheck(buffered)) return { ok: true };
+  if (timestampedAhead(buffered)) {
+    return { ok: false, status: 401, reason: 'the request is timestamped in the future' };
   }
-  // Unsigned or forged: refused whatever its shape, before it is parsed.
-  const unsigned = signatureProblem(buffered, signingSecret);
-  if (unsigned) return { ok: false, status: 401, reason: unsigned };
   return checkBody(buffered, maxDepth);
 }
 
 /** Bolt's rule: a form body whose `ssl_check` is `1` (exact content type, as Bolt compares it). */
-function isSslCheck(req: IncomingMessage & { rawBody: Buffer }): boolean {
+function isSslCheck(req: Buffered): boolean {
   if (req.headers['content-type'] !== 'application/x-www-form-urlencoded') return false;
   return parseQuery(req.rawBody.toString()).ssl_check === '1';
 }
 
-const STALE_AFTER_S = 5 * 60;
+const SKEW_S = 5 * 60;
 
-/**
- * Why the request is not Slack's (Bolt's rules: a v0 signature over `v0:timestamp:body` with the
- * signing secret, a timestamp no more than five minutes old), or undefined when it is. A timestamp
- * more than five minutes ahead is refused too: a request signed for later could be replayed then.
- */
-function signatureProblem(
-  req: IncomingMessage & { rawBody: Buffer },
-  signingSecret: string,
-): string | undefined {
-  if (!signingSecret) return 'no signing secret is configured';
-  const signature = req.headers['x-slack-signature'];
+/** A request signed for more than five minutes ahead could be replayed until then: refused too. */
+function timestampedAhead(req: IncomingMessage): boolean {
   const timestamp = Number(req.headers['x-slack-request-timestamp']);
-  if (typeof signature !== 'string') return 'no x-slack-signature header';
-  if (Number.isNaN(timestamp)) return 'x-slack-request-timestamp is not a number';
-  const now = Math.floor(Date.now() / 1_000);
-  if (timestamp < now - STALE_AFTER_S) return 'the request is stale';
-  if (timestamp > now + STALE_AFTER_S) return 'the request is timestamped in the future';
-  const [version, hash] = signature.split('=');
-  if (version !== 'v0') return 'unknown signature version';
-  const ours = Buffer.from(
-    createHmac('sha256', signingSecret).update(`v0:${timestamp}:${req.rawBody.toString()}`).digest('hex'),
-  );
-  const theirs = Buffer.from(hash ?? '');
-  // The hex text compared in constant time, as Bolt compares it (lower case, exactly 64 digits).
-  if (theirs.length !== ours.length || !timingSafeEqual(theirs, ours)) return 'signature mismatch';
-  return undefined;
+  return timestamp > Math.floor(Date.now() / 1_000) + SKEW_S;
 }
 
-function checkBody(buffered: IncomingMessage & { rawBody: Buffer }, maxDepth: number): Screened {
+function checkBody(buffered: Buffered, maxDepth: number): Screened {
   let body: unknown;
   try {
     body = HTTPModuleFunctions.parseHTTPRequestBody(buffered);
