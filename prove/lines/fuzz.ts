@@ -42,6 +42,8 @@ const WORDS = [
   'cancel',
 ];
 const NASTY = ['<!channel>', '<@U123>', '*bold*', '`x`', '&amp;', '=1+1', '%00', '\u202e', '💸', '\n', '  '];
+/** Text a plain-object lookup would find in Object itself: in every alphabet here. */
+const OBJECT_MEMBER_NAMES = ['__proto__', 'constructor', 'valueOf', 'toString', 'hasOwnProperty'];
 
 const amount = fc.oneof(
   fc.double().map(String),
@@ -53,6 +55,7 @@ const token = fc.oneof(
   fc.constantFrom(...WORDS),
   amount,
   fc.constantFrom(...NASTY),
+  fc.constantFrom(...OBJECT_MEMBER_NAMES),
   fc.string({ maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 20 }),
   fc.stringMatching(/^0x[0-9a-fA-F]{0,44}$/),
@@ -106,7 +109,13 @@ const elementState = fc.oneof(
     type: fc.constant('checkboxes'),
     selected_options: fc.array(fc.record({ value: token }), { maxLength: 3 }),
   }),
-  fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }),
+  fc.dictionary(
+    fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom(...OBJECT_MEMBER_NAMES)),
+    fc.jsonValue({ maxDepth: 2 }),
+    {
+      maxKeys: 3,
+    },
+  ),
 );
 
 export const modalSubmission = fc
@@ -115,7 +124,11 @@ export const modalSubmission = fc
     fc.record({
       callbackId: fc.constant(callbackId as string),
       values: fc.dictionary(
-        fc.oneof(fc.constantFrom(...VIEWS[callbackId]), fc.string({ maxLength: 12 })),
+        fc.oneof(
+          fc.constantFrom(...VIEWS[callbackId]),
+          fc.string({ maxLength: 12 }),
+          fc.constantFrom(...OBJECT_MEMBER_NAMES),
+        ),
         fc.oneof(
           elementState.map((state) => ({ [callbackId.split('.')[0] as string]: state })),
           fc.constantFrom(...VIEWS[callbackId]).chain((id) => elementState.map((state) => ({ [id]: state }))),
@@ -126,6 +139,9 @@ export const modalSubmission = fc
         fc.string({ maxLength: 100 }),
         fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
         fc.constant(JSON.stringify({ networks: ['x'] })),
+        fc
+          .constantFrom(...OBJECT_MEMBER_NAMES)
+          .map((name) => JSON.stringify({ networks: [name], families: { [name]: 'solana' } })),
       ),
     }),
   );
@@ -134,14 +150,26 @@ const EVENTS = ['transaction.completed', 'transaction.failed', 'deposit.received
 export const webhookBody = fc.oneof(
   fc
     .record({
-      event: fc.oneof(fc.constantFrom(...EVENTS), fc.string({ maxLength: 30 })),
+      event: fc.oneof(
+        fc.constantFrom(...EVENTS),
+        fc.constantFrom(...OBJECT_MEMBER_NAMES),
+        fc.string({ maxLength: 30 }),
+      ),
       data: fc.oneof(
         fc.record(
           {
-            trx_ref: fc.oneof(fc.string({ maxLength: 30 }), fc.integer()),
+            trx_ref: fc.oneof(
+              fc.string({ maxLength: 30 }),
+              fc.integer(),
+              fc.constantFrom(...OBJECT_MEMBER_NAMES),
+            ),
             amount: fc.oneof(amount, fc.double(), fc.integer()),
             status: fc.oneof(fc.constantFrom('completed', 'failed', 'pending'), fc.string({ maxLength: 10 })),
-            trx_type: fc.oneof(fc.constantFrom('withdraw', 'fiat_redeem', 'crypto_deposit'), fc.string()),
+            trx_type: fc.oneof(
+              fc.constantFrom('withdraw', 'fiat_redeem', 'crypto_deposit', ...OBJECT_MEMBER_NAMES),
+              fc.string(),
+            ),
+            network: fc.oneof(fc.constantFrom('base', ...OBJECT_MEMBER_NAMES), fc.string({ maxLength: 10 })),
             receiver: fc.jsonValue({ maxDepth: 2 }),
           },
           { requiredKeys: [] },
@@ -203,7 +231,16 @@ async function measure<T>(inputs: T[], send: (input: T) => Promise<number>): Pro
   return tally;
 }
 
-function lineOf(what: string, n: number, tally: Tally, catchAll: number): Omit<Line, 'seconds'> {
+/** What a failed line says last: the seed, so the same inputs can be drawn again. */
+export const seedNote = (seed: number) => `seed ${seed}: PROVE_SEED=${seed} repeats it`;
+
+function lineOf(
+  what: string,
+  n: number,
+  tally: Tally,
+  catchAll: number,
+  seed: number,
+): Omit<Line, 'seconds'> {
   const ok = tally.answered === n && tally.slow === 0 && catchAll === 0;
   return {
     line: `fuzz: ${what}`,
@@ -213,7 +250,9 @@ function lineOf(what: string, n: number, tally: Tally, catchAll: number): Omit<L
     status: ok ? 'pass' : 'fail',
     ...(ok
       ? {}
-      : { note: tally.failures.slice(0, 2).join('; ') || `${catchAll} answers said "${CATCH_ALL}"` }),
+      : {
+          note: `${tally.failures.slice(0, 2).join('; ') || `${catchAll} answers said "${CATCH_ALL}"`} (${seedNote(seed)})`,
+        }),
   };
 }
 
@@ -239,7 +278,7 @@ export async function fuzzBot(n: { commands: number; modals: number; webhooks: n
     });
     await harness.bot.approvals?.engine.idle();
     await quiet();
-    lines.push(lineOf('slash-command texts', n.commands, tally, catchAll() - before));
+    lines.push(lineOf('slash-command texts', n.commands, tally, catchAll() - before, seed));
 
     const modals = fc.sample(modalSubmission, { numRuns: n.modals, seed });
     before = catchAll();
@@ -249,7 +288,7 @@ export async function fuzzBot(n: { commands: number; modals: number; webhooks: n
     });
     await harness.bot.approvals?.engine.idle();
     await quiet();
-    lines.push(lineOf('modal submissions', n.modals, tally, catchAll() - before));
+    lines.push(lineOf('modal submissions', n.modals, tally, catchAll() - before, seed));
 
     const bodies = fc.sample(webhookBody, { numRuns: n.webhooks, seed });
     tally = await measure(bodies, async (body) => {
@@ -263,7 +302,7 @@ export async function fuzzBot(n: { commands: number; modals: number; webhooks: n
       await response.arrayBuffer();
       return response.status;
     });
-    lines.push(lineOf('webhook bodies', n.webhooks, tally, 0));
+    lines.push(lineOf('webhook bodies', n.webhooks, tally, 0, seed));
     // The process is still whole: an ordinary command is still answered.
     const alive = await slashCommand(harness.sender, {
       text: 'help',
@@ -364,6 +403,6 @@ export async function fuzzServiceAnswers(n: number, seed: number): Promise<Omit<
     target: `${n} calls end in a typed error or a valid value, within 3 s`,
     figure: `${typed} typed errors, ${accepted} accepted, ${wrong.length} other (max ${Math.round(maxMs)} ms)`,
     status: ok ? 'pass' : 'fail',
-    ...(ok ? {} : { note: wrong.slice(0, 2).join('; ') || 'too slow' }),
+    ...(ok ? {} : { note: `${wrong.slice(0, 2).join('; ') || 'too slow'} (${seedNote(seed)})` }),
   };
 }

@@ -18,12 +18,13 @@ export interface TrackerOptions extends ReconcilerOptions {
   pollMaxMs?: number;
 }
 
-const FINAL_EVENT: Record<string, 'completed' | 'failed'> = {
-  'withdrawal.completed': 'completed',
-  'redemption.completed': 'completed',
-  'bridge.completed': 'completed',
-  'transaction.failed': 'failed',
-};
+// A Map: the event name is the service's text, and `constructor` must not find Object's own member.
+const FINAL_EVENT = new Map<string, 'completed' | 'failed'>([
+  ['withdrawal.completed', 'completed'],
+  ['redemption.completed', 'completed'],
+  ['bridge.completed', 'completed'],
+  ['transaction.failed', 'failed'],
+]);
 
 /** What an unsigned bridge callback claims; shown as a hint until the service confirms it. */
 export interface BridgeCallbackHint {
@@ -55,7 +56,7 @@ export class Tracker {
     if (!id) return undefined;
     // Our own environment's service only speaks for our own environment's requests.
     if ((await this.core.get(id))?.environment !== this.core.binding.environment) return undefined;
-    const byEvent = FINAL_EVENT[event.event];
+    const byEvent = FINAL_EVENT.get(event.event);
     const byStatus = classifyStatus(event.data.status);
     const to =
       byEvent ?? (byStatus === 'succeeded' ? 'completed' : byStatus === 'failed' ? 'failed' : undefined);

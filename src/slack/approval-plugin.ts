@@ -102,7 +102,8 @@ export async function runApprovalCommand(
     await whitelistAddCommand({ ...command, args: command.args.slice(1) }, deps);
     return true;
   }
-  if (name in APPROVAL_MODAL_COMMANDS && name !== 'whitelist add') {
+  // Own keys only: the name is the person's text, and `constructor` is in every object.
+  if (Object.hasOwn(APPROVAL_MODAL_COMMANDS, name) && name !== 'whitelist add') {
     await APPROVAL_MODAL_COMMANDS[name as 'withdraw'](command, deps);
     return true;
   }

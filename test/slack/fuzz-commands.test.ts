@@ -5,7 +5,15 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUBCOMMANDS } from '../../src/slack/commands/index.js';
-import { FUZZ_TIMEOUT_MS, type FuzzBot, runs, startFuzzBot } from '../support/fuzz.js';
+import {
+  assertFuzz,
+  FUZZ_TIMEOUT_MS,
+  type FuzzBot,
+  OBJECT_MEMBER_NAMES,
+  runs,
+  startFuzzBot,
+  text,
+} from '../support/fuzz.js';
 import { newTriggerId, slashCommand } from '../support/slack-requests.js';
 
 let bot: FuzzBot;
@@ -34,28 +42,34 @@ async function send(text: string): Promise<void> {
 }
 
 const word = fc.oneof(
-  fc.string({ unit: 'binary', maxLength: 20 }),
+  text({ unit: 'binary', maxLength: 20 }),
+  fc.constantFrom(...OBJECT_MEMBER_NAMES),
   fc.constantFrom('1500', '-1', '0.001', '1e9', 'base', 'bsc', ADDRESS, '0123456789', 'gtbank', 'add'),
   fc.constantFrom('completed', 'failed', 'AR-1A2B3C4D5E', '@U1', '<@U1>', 'max', 'until', 'verify', 'export'),
 );
 
 describe('fuzzed slash commands', { timeout: FUZZ_TIMEOUT_MS }, () => {
   it('acknowledges any text at all', async () => {
-    await fc.assert(fc.asyncProperty(fc.string({ unit: 'binary', maxLength: 200 }), send), {
-      numRuns: runs(1_100),
-    });
+    await assertFuzz(fc.asyncProperty(text({ unit: 'binary', maxLength: 200 }), send), runs(1_100));
   });
 
   it('acknowledges every subcommand with odd arguments', async () => {
     const names = SUBCOMMANDS.map((s) => s.name);
-    await fc.assert(
+    await assertFuzz(
       fc.asyncProperty(
-        fc.constantFrom(...names, 'whitelist add', 'audit verify', 'audit export', 'tx'),
+        fc.constantFrom(
+          ...names,
+          'whitelist add',
+          'audit verify',
+          'audit export',
+          'tx',
+          ...OBJECT_MEMBER_NAMES,
+        ),
         fc.array(word, { maxLength: 5 }),
         fc.constantFrom(' ', '  ', '\t', '\n', '\u00a0'),
         (name, args, space) => send([name, ...args].join(space)),
       ),
-      { numRuns: runs(1_000) },
+      runs(1_000),
     );
   });
 

@@ -65,7 +65,8 @@ export interface NetworksMetadata {
 }
 
 export function networksMetadata(networks: NetworkChoice[]): NetworksMetadata {
-  const families: Record<string, AddressFamily> = {};
+  // No prototype: a network the service calls `__proto__` is kept as an entry like any other.
+  const families = Object.create(null) as Record<string, AddressFamily>;
   for (const n of networks) {
     const family = addressFamily(n);
     if (family !== 'evm') families[n.id] = family;

@@ -215,22 +215,23 @@ export function statusLabel(status: string | null | undefined): string {
   return `${STATUS_EMOJI[classifyStatus(status)]} ${escapeMrkdwn(statusWord(status))}`;
 }
 
-const TYPE_WORDS: Record<string, string> = {
-  fiat_buy: 'Deposit (Naira)',
-  deposit: 'Deposit',
-  crypto_deposit: 'Deposit (on-chain)',
-  enaira_buy: 'Deposit (eNaira)',
-  withdraw: 'Withdrawal',
-  withdrawal: 'Withdrawal',
-  fiat_redeem: 'Redemption',
-  redeem: 'Redemption',
-  enaira_redeem: 'Redemption (eNaira)',
-  swap: 'Bridge',
-};
+// Keyed by the service's text: a Map, where `constructor` finds nothing.
+const TYPE_WORDS = new Map<string, string>([
+  ['fiat_buy', 'Deposit (Naira)'],
+  ['deposit', 'Deposit'],
+  ['crypto_deposit', 'Deposit (on-chain)'],
+  ['enaira_buy', 'Deposit (eNaira)'],
+  ['withdraw', 'Withdrawal'],
+  ['withdrawal', 'Withdrawal'],
+  ['fiat_redeem', 'Redemption'],
+  ['redeem', 'Redemption'],
+  ['enaira_redeem', 'Redemption (eNaira)'],
+  ['swap', 'Bridge'],
+]);
 
 export function typeWord(type: string | null | undefined): string {
   if (!type) return 'Transaction';
-  return TYPE_WORDS[type.toLowerCase()] ?? type.replace(/_/g, ' ');
+  return TYPE_WORDS.get(type.toLowerCase()) ?? type.replace(/_/g, ' ');
 }
 
 function receiverText(tx: Transaction, addressUrl: string | undefined): string {

@@ -283,16 +283,17 @@ function receiverText(receiver: ReceiverView): string | undefined {
   return receiver.text ? escapeMrkdwn(receiver.text) : undefined;
 }
 
-const TYPE_WORDS: Record<string, string> = {
-  fiat_buy: 'Fiat deposit',
-  crypto_deposit: 'On-chain deposit',
-  fiat_redeem: 'Redemption',
-  enaira_redeem: 'eNaira redemption',
-  withdraw: 'Withdrawal',
-  swap: 'Bridge',
-};
+// Keyed by the service's text: a Map, where `constructor` finds nothing.
+const TYPE_WORDS = new Map<string, string>([
+  ['fiat_buy', 'Fiat deposit'],
+  ['crypto_deposit', 'On-chain deposit'],
+  ['fiat_redeem', 'Redemption'],
+  ['enaira_redeem', 'eNaira redemption'],
+  ['withdraw', 'Withdrawal'],
+  ['swap', 'Bridge'],
+]);
 
 function typeWord(type: string | null | undefined): string | undefined {
   if (!type) return undefined;
-  return TYPE_WORDS[type.toLowerCase()] ?? escapeMrkdwn(type);
+  return TYPE_WORDS.get(type.toLowerCase()) ?? escapeMrkdwn(type);
 }

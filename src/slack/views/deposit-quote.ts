@@ -6,7 +6,7 @@ import type { CngnApi } from '../../cngn/api.js';
 import { environmentMarker } from '../../format/display.js';
 import { Money } from '../../format/money.js';
 import { escapeMrkdwn } from '../../format/mrkdwn.js';
-import { checkWalletAddress } from '../../format/wallet-address.js';
+import { checkWalletAddress, familyOf } from '../../format/wallet-address.js';
 import type { Logger } from '../../log.js';
 import { noticeView } from '../blocks/approval-modals.js';
 import {
@@ -121,7 +121,7 @@ export function parseQuote(values: ViewValues, metadata: QuoteMetadata): Parsed<
   }
   // Checked by the rules of the destination network (EVM unless the network list says otherwise).
   const address = checkWalletAddress(
-    metadata.families[destination] ?? 'evm',
+    familyOf(metadata.families, destination) ?? 'evm',
     readText(values, QUOTE.address),
   );
   if (!address.ok) errors[QUOTE.address] = `Destination address: ${address.reason}`;
