@@ -39,6 +39,9 @@ export function checkedExplorerUrl(text: string | null | undefined): string | un
   return /[\s|<>]/.test(url.href) ? undefined : url.href;
 }
 
+/** A transaction hash as chains write them: hex (with or without 0x) or base58. */
+const TX_HASH = /^[0-9A-Za-z]{1,130}$/;
+
 /**
  * An explorer URL for a hash: the event's own explorer link when it names this hash, else the same
  * explorer with the hash swapped in, else a known explorer for the network. Always a checked URL.
@@ -51,6 +54,8 @@ export function explorerUrl(
 ): string | undefined {
   const own = checkedExplorerUrl(explorerLink);
   if (own?.includes(hash)) return own;
+  // Only a hash goes into a URL the bot builds: never a path, a query or words from the service.
+  if (!TX_HASH.test(hash)) return undefined;
   const prefix = own?.match(/^(https:\/\/\S+\/tx\/)0x[0-9a-fA-F]+$/)?.[1];
   if (prefix) return checkedExplorerUrl(`${prefix}${hash}`);
   const known = network ? EXPLORERS.get(network.toLowerCase()) : undefined;

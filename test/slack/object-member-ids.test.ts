@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { webhookEventSchema } from '../../src/cngn/schemas.js';
 import { explorerUrl } from '../../src/format/explorer.js';
+import { escapeMrkdwn } from '../../src/format/mrkdwn.js';
 import { checkWalletAddress, familyOf } from '../../src/format/wallet-address.js';
 import { createLogger } from '../../src/log.js';
 import { signBody } from '../../src/sandbox/index.js';
@@ -146,11 +147,13 @@ describe('a webhook that names an Object member', () => {
       });
       expect(answer.status, event).toBeLessThan(300);
     }
-    // Every event is posted as an unknown kind, by its name; the request did not move.
+    // Every event is posted as an unknown kind, by its name (escaped); the request did not move.
     for (const event of OBJECT_MEMBER_NAMES) {
       await app.slack.waitFor(
         'chat.postMessage',
-        (c) => c.body.channel === ALERTS_CHANNEL && String(c.body.text).includes(`cNGN event ${event}`),
+        (c) =>
+          c.body.channel === ALERTS_CHANNEL &&
+          String(c.body.text).includes(`cNGN event ${escapeMrkdwn(event)}`),
       );
     }
     const request = await app.engine.get(id);

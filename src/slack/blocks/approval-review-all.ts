@@ -6,7 +6,7 @@ import type { Button, KnownBlock, ModalView } from '@slack/types';
 import type { ApprovalRequest } from '../../approvals/types.js';
 import { escapeMrkdwn } from '../../format/mrkdwn.js';
 import { requestTitle } from './approval-format.js';
-import { approvalButtonValue, figuresSection } from './approval-message.js';
+import { approvalButtonValue, figuresSection, hiddenCharactersNotice } from './approval-message.js';
 
 export const REVIEW_ALL_ACTION = 'approval.review_all';
 export const REVIEW_ALL_VIEW = 'approval.review_all.submit';
@@ -56,6 +56,7 @@ export function reviewAllModal(
         text: { type: 'mrkdwn', text: `*${escapeMrkdwn(requestTitle(request))}*  ·  \`${request.id}\`` },
       },
       figuresSection(request, now),
+      ...hiddenCharactersNotice(request),
     );
   }
   blocks.push(

@@ -17,7 +17,7 @@ import {
 import { escapeMrkdwn, mentionUser, slackPermalink } from '../../format/mrkdwn.js';
 import type { RecentAlert } from '../../webhooks/recent.js';
 import { requestTitle, STATE_WORDS } from './approval-format.js';
-import { approvalButtons, destinationFields } from './approval-message.js';
+import { approvalButtons, destinationFields, hiddenCharactersNotice } from './approval-message.js';
 import { delegationLines } from './delegations.js';
 
 export const HOME_WAITING_BLOCK = 'home.waiting';
@@ -67,6 +67,7 @@ function waitingBlocks(request: ApprovalRequest, now: Date): KnownBlock[] {
   return [
     section(`*${escapeMrkdwn(requestTitle(request))}* · ${countdown(request.expiresAt, now)}`),
     { type: 'section', fields },
+    ...hiddenCharactersNotice(request),
     {
       type: 'actions',
       block_id: `${HOME_WAITING_BLOCK}.${request.id}`,

@@ -84,13 +84,14 @@ function listText(
   return hidden > 0 ? `${list}${separator}_…and ${hidden} more ${noun}_` : list;
 }
 
+/** The command list; `notice` (mrkdwn, its outside parts escaped) goes above it. */
 export function helpMessage(entries: HelpEntry[], notice?: string): SlackMessage {
   const lines = entries.map(
     (e) =>
       `\`/cngn ${escapeMrkdwn(e.usage)}\` — ${escapeMrkdwn(e.summary)} · e.g. \`/cngn ${escapeMrkdwn(e.example)}\``,
   );
   const blocks: KnownBlock[] = [];
-  if (notice) blocks.push(section(escapeMrkdwn(notice)));
+  if (notice) blocks.push(section(notice));
   blocks.push(section(`*cNGN treasury commands*\n${lines.join('\n')}`));
   blocks.push({
     type: 'context',
@@ -98,7 +99,7 @@ export function helpMessage(entries: HelpEntry[], notice?: string): SlackMessage
       { type: 'mrkdwn', text: 'No money moves until a second person approves it in the approvals channel.' },
     ],
   });
-  return { text: notice ? escapeMrkdwn(notice) : 'cNGN treasury commands', blocks };
+  return { text: notice ?? 'cNGN treasury commands', blocks };
 }
 
 /** "as of 10:26 WAT" when read today (Lagos), with the date when `now` is not given or another day. */
@@ -343,21 +344,25 @@ export function loadingView(environment: string): ModalView {
   };
 }
 
-/** The loading modal, replaced when the form's data could not be read. */
+/** The loading modal, replaced when the form's data could not be read; `text` is mrkdwn (describeError's). */
 export function formErrorView(text: string, environment: string): ModalView {
   return {
     type: 'modal',
     title: plainText('Could not open the form'),
     close: plainText('Close'),
-    blocks: [section(`:warning: ${escapeMrkdwn(text)}`), contextLine(escapeMrkdwn(environment))],
+    blocks: [section(`:warning: ${text}`), contextLine(escapeMrkdwn(environment))],
   };
 }
 
-/** A sentence (bold and code spans allowed, nothing from outside unescaped) as a private answer. */
+/**
+ * A sentence as a private answer. It is mrkdwn as it stands: the bot's bold and code spans, and every
+ * value from outside already through escapeMrkdwn (describeError's text is).
+ */
 export function errorMessage(text: string): SlackMessage {
-  return { text: escapeMrkdwn(text), blocks: [section(`:warning: ${escapeMrkdwn(text)}`)] };
+  return { text, blocks: [section(`:warning: ${text}`)] };
 }
 
+/** Like errorMessage, without the warning sign. */
 export function noticeMessage(text: string): SlackMessage {
-  return { text: escapeMrkdwn(text), blocks: [section(escapeMrkdwn(text))] };
+  return { text, blocks: [section(text)] };
 }

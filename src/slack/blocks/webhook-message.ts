@@ -24,7 +24,10 @@ type Block = Record<string, unknown>;
 
 interface Parts {
   emoji: string;
+  /** Plain text, escaped when assembled. */
   title: string;
+  /** A word from outside shown as code after the title (an unknown event's name). */
+  titleCode?: string;
   /** The notification line (unescaped; escaped when assembled). */
   text: string;
   fields: Array<[string, string | undefined]>;
@@ -193,10 +196,11 @@ function transactionFailed(data: WebhookData, options: WebhookMessageOptions): P
 function unknownEvent(input: AlertInput): Parts {
   const { event } = input;
   const { data } = event;
-  // The title is escaped once, when the message is assembled.
+  // The title and its code are escaped once, when the message is assembled.
   return {
     emoji: ':grey_question:',
-    title: `cNGN event \`${event.event}\``,
+    title: 'cNGN event',
+    titleCode: event.event,
     text: `cNGN event ${event.event}${data.amount ? `: ${naira(data.amount)}` : ''}`,
     fields: [
       ['Amount', data.amount ? escapeMrkdwn(naira(data.amount)) : undefined],
@@ -225,7 +229,13 @@ function assemble(input: AlertInput, parts: Parts): AlertMessage {
     .slice(0, 10)
     .map(([label, value]) => ({ type: 'mrkdwn', text: `*${label}*\n${value}` }));
   const blocks: Block[] = [
-    { type: 'section', text: { type: 'mrkdwn', text: `${parts.emoji} *${escapeMrkdwn(parts.title)}*` } },
+    {
+      type: 'section',
+      text: {
+        type: 'mrkdwn',
+        text: `${parts.emoji} *${escapeMrkdwn(parts.title)}${parts.titleCode === undefined ? '' : ` \`${escapeMrkdwn(parts.titleCode)}\``}*`,
+      },
+    },
   ];
   if (fields.length > 0) blocks.push({ type: 'section', fields });
   if (parts.note) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: parts.note } });

@@ -5,7 +5,7 @@ import type { ApprovalSlackDeps } from '../actions/approval.js';
 import { extendAnswer } from '../blocks/approval-reminders.js';
 
 export const EXTEND_USAGE =
-  'Usage: `/cngn extend <request> [duration]` — e.g. `/cngn extend AR-1A2B3C4D5E 12h` (at most the original lifetime, once)';
+  'Usage: `/cngn extend &lt;request&gt; [duration]` — e.g. `/cngn extend AR-1A2B3C4D5E 12h` (at most the original lifetime, once)';
 
 export async function extendCommand(
   args: string[],

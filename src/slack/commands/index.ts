@@ -2,6 +2,7 @@
 // gets the help with a "did you mean". Approval subcommands are handed to the approvals plugin.
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
+import { escapeMrkdwn } from '../../format/mrkdwn.js';
 import type { ApprovalSlackDeps } from '../actions/approval.js';
 import { runApprovalCommand } from '../approval-plugin.js';
 import type { SlackMessage } from '../blocks/approval-message.js';
@@ -200,8 +201,7 @@ export function suggest(word: string): string | undefined {
 export function help(word?: string): SlackMessage {
   if (!word) return helpMessage(SUBCOMMANDS);
   const guess = suggest(word);
-  // The word is escaped with the rest of the notice; a backtick would only end its code span.
-  const notice = `I don't know \`${word.replace(/`/g, '')}\`.${guess ? ` Did you mean \`/cngn ${guess}\`?` : ''}`;
+  const notice = `I don't know \`${escapeMrkdwn(word)}\`.${guess ? ` Did you mean \`/cngn ${guess}\`?` : ''}`;
   return helpMessage(SUBCOMMANDS, notice);
 }
 

@@ -5,7 +5,7 @@ import type { ApprovalSlackDeps } from '../actions/approval.js';
 import { refusalText } from '../blocks/approval-lists.js';
 
 export const RESOLVE_USAGE =
-  'Usage: `/cngn resolve <request> completed|failed <what you checked>` — e.g. `/cngn resolve AR-1A2B3C4D5E failed not on the dashboard, support confirmed`';
+  'Usage: `/cngn resolve &lt;request&gt; completed|failed &lt;what you checked&gt;` — e.g. `/cngn resolve AR-1A2B3C4D5E failed not on the dashboard, support confirmed`';
 
 export async function resolveCommand(
   args: string[],

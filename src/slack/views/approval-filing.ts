@@ -12,6 +12,7 @@ import { escapeMrkdwn, mentionChannel } from '../../format/mrkdwn.js';
 import type { ApprovalSlackDeps } from '../actions/approval.js';
 import { filedMetadata, unlessUnseen } from '../actions/approval-filed.js';
 import { requestTitle } from '../blocks/approval-format.js';
+import { hiddenCharactersNotice } from '../blocks/approval-message.js';
 import {
   BRIDGE,
   BRIDGE_VIEW,
@@ -40,11 +41,13 @@ export interface ViewArgs {
 /** The sentence shown once a request is filed; `extra` is mrkdwn with its outside values escaped. */
 export function filedView(request: ApprovalRequest, channel: string, extra = ''): ModalView {
   const needs = `${request.requiredApprovals} approval${request.requiredApprovals > 1 ? 's' : ''}`;
+  const notice = noticeView(
+    'Waiting for approval',
+    `*${escapeMrkdwn(requestTitle(request))}* is waiting in ${mentionChannel(channel)} for ${needs} from someone other than you. Nothing moves until then.${extra}`,
+  );
   return {
-    ...noticeView(
-      'Waiting for approval',
-      `*${escapeMrkdwn(requestTitle(request))}* is waiting in ${mentionChannel(channel)} for ${needs} from someone other than you. Nothing moves until then.${extra}`,
-    ),
+    ...notice,
+    blocks: [...notice.blocks, ...hiddenCharactersNotice(request)],
     private_metadata: filedMetadata(request.id),
   };
 }

@@ -5,7 +5,6 @@ import { z } from 'zod';
 import type { CngnApi } from '../../cngn/api.js';
 import { environmentMarker } from '../../format/display.js';
 import { Money } from '../../format/money.js';
-import { escapeMrkdwn } from '../../format/mrkdwn.js';
 import { checkWalletAddress, familyOf } from '../../format/wallet-address.js';
 import type { Logger } from '../../log.js';
 import { noticeView } from '../blocks/approval-modals.js';
@@ -162,7 +161,7 @@ export function registerDepositQuoteViews(app: App, deps: ReadViewDeps): void {
       } catch (error) {
         view = noticeView(
           'No account',
-          `:warning: ${escapeMrkdwn(describeError(error, deps.logger, 'deposit').text)}\n${label()}`,
+          `:warning: ${describeError(error, deps.logger, 'deposit').text}\n${label()}`,
         );
       }
       await client.views.update({ view_id: body.view.id, view });
@@ -196,7 +195,7 @@ export function registerDepositQuoteViews(app: App, deps: ReadViewDeps): void {
       } catch (error) {
         view = noticeView(
           'No quote',
-          `:warning: ${escapeMrkdwn(describeError(error, deps.logger, 'quote').text)}\n${label()}`,
+          `:warning: ${describeError(error, deps.logger, 'quote').text}\n${label()}`,
         );
       }
       await client.views.update({ view_id: body.view.id, view });
