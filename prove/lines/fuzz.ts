@@ -1,7 +1,8 @@
 // Fuzzing with fast-check: slash-command texts, modal submissions and webhook bodies sent signed to
 // the real bot over HTTP, and service answers of the wrong shape read by the real client. Every input
 // must be answered (a 2xx ack or a clear 4xx) within Slack's 3 s; none may crash the process, leave an
-// unhandled rejection, or get the catch-all "something went wrong on our side".
+// unhandled rejection, or get the catch-all "something went wrong on our side". What the bot then sent
+// Slack holds no raw hidden or bidi character from the inputs: each reaches Slack as its marker.
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,9 +10,13 @@ import fc from 'fast-check';
 import { createCngnClient } from '../../src/cngn/client.js';
 import { CngnError, CngnResponseError, CngnTransportError, RateBudgetError } from '../../src/cngn/errors.js';
 import { Money } from '../../src/format/money.js';
+import { hasHiddenCharacters } from '../../src/format/mrkdwn.js';
 import { silentLogger } from '../../src/log.js';
 import { signBody, startSandbox } from '../../src/sandbox/index.js';
 import { createStore } from '../../src/store/index.js';
+import { slackTexts } from '../../test/slack/blocks/support.js';
+import type { SlackCall } from '../../test/support/fake-slack.js';
+import { HIDDEN_TEXT, OBJECT_MEMBER_NAMES } from '../../test/support/fuzz-inputs.js';
 import { startHarness } from '../../test/support/harness.js';
 import { slashCommand, viewSubmission } from '../../test/support/slack-requests.js';
 import { inBatches, type Line, sleep } from '../support.js';
@@ -41,9 +46,20 @@ const WORDS = [
   'list',
   'cancel',
 ];
-const NASTY = ['<!channel>', '<@U123>', '*bold*', '`x`', '&amp;', '=1+1', '%00', '\u202e', '💸', '\n', '  '];
-/** Text a plain-object lookup would find in Object itself: in every alphabet here. */
-const OBJECT_MEMBER_NAMES = ['__proto__', 'constructor', 'valueOf', 'toString', 'hasOwnProperty'];
+const NASTY = [
+  '<!channel>',
+  '<@U123>',
+  '*bold*',
+  '`x`',
+  '&amp;',
+  '=1+1',
+  '%00',
+  '\u202e',
+  '💸',
+  '\n',
+  '  ',
+  ...HIDDEN_TEXT,
+];
 
 const amount = fc.oneof(
   fc.double().map(String),
@@ -170,7 +186,16 @@ export const webhookBody = fc.oneof(
               fc.string(),
             ),
             network: fc.oneof(fc.constantFrom('base', ...OBJECT_MEMBER_NAMES), fc.string({ maxLength: 10 })),
-            receiver: fc.jsonValue({ maxDepth: 2 }),
+            receiver: fc.oneof(
+              fc.jsonValue({ maxDepth: 2 }),
+              fc.constantFrom(...HIDDEN_TEXT.map((name) => `058:0123456789:${name}`)),
+              fc.record({
+                bank: fc.record({ code: fc.constant('058'), name: fc.constantFrom(...HIDDEN_TEXT) }),
+                accountNumber: fc.constant('0123456789'),
+                accountName: fc.constantFrom(...HIDDEN_TEXT),
+              }),
+            ),
+            reason: fc.oneof(fc.constantFrom(...HIDDEN_TEXT), fc.string({ maxLength: 40 })),
           },
           { requiredKeys: [] },
         ),
@@ -256,7 +281,35 @@ function lineOf(
   };
 }
 
-/** Slash commands, modal submissions and webhook bodies through the bot; one line each. */
+/**
+ * Every text the bot sent Slack while it was fuzzed (messages, views, answers; mrkdwn and plain_text):
+ * a hidden or bidi character from the input may reach Slack only as its marker (⟨U+202E⟩).
+ */
+function hiddenLine(calls: SlackCall[], seed: number): Omit<Line, 'seconds'> {
+  let checked = 0;
+  let marked = 0;
+  const raw: string[] = [];
+  for (const call of calls) {
+    const { mrkdwn, plain } = slackTexts((call.body.view as unknown) ?? call.body);
+    for (const text of [...mrkdwn, ...plain]) {
+      checked += 1;
+      if (/⟨U\+[0-9A-F]{4,6}⟩/.test(text)) marked += 1;
+      if (hasHiddenCharacters(text)) raw.push(`${call.method}: ${JSON.stringify(text).slice(0, 120)}`);
+    }
+  }
+  // Some texts must show a marker, or the inputs never reached Slack and nothing was proven.
+  const ok = raw.length === 0 && marked > 0;
+  return {
+    line: 'fuzz: hidden characters',
+    on: 'memory',
+    target: 'no raw hidden or bidi character in any text sent to Slack, only markers',
+    figure: `${checked} texts checked, ${marked} showing a marker, ${raw.length} with a raw hidden character`,
+    status: ok ? 'pass' : 'fail',
+    ...(ok ? {} : { note: `${raw.slice(0, 2).join('; ') || 'no marker shown'} (${seedNote(seed)})` }),
+  };
+}
+
+/** Slash commands, modal submissions and webhook bodies through the bot; one line each, and what reached Slack. */
 export async function fuzzBot(n: { commands: number; modals: number; webhooks: number }, seed: number) {
   const harness = await startHarness();
   const lines: Omit<Line, 'seconds'>[] = [];
@@ -303,6 +356,8 @@ export async function fuzzBot(n: { commands: number; modals: number; webhooks: n
       return response.status;
     });
     lines.push(lineOf('webhook bodies', n.webhooks, tally, 0, seed));
+    await quiet();
+    lines.push(hiddenLine(harness.slack.calls, seed));
     // The process is still whole: an ordinary command is still answered.
     const alive = await slashCommand(harness.sender, {
       text: 'help',

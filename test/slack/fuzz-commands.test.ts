@@ -4,17 +4,20 @@
 // still answers /healthz.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasHiddenCharacters } from '../../src/format/mrkdwn.js';
 import { SUBCOMMANDS } from '../../src/slack/commands/index.js';
 import {
   assertFuzz,
   FUZZ_TIMEOUT_MS,
   type FuzzBot,
+  HIDDEN_TEXT,
   OBJECT_MEMBER_NAMES,
   runs,
   startFuzzBot,
   text,
 } from '../support/fuzz.js';
 import { newTriggerId, slashCommand } from '../support/slack-requests.js';
+import { slackTexts } from './blocks/support.js';
 
 let bot: FuzzBot;
 beforeAll(async () => {
@@ -44,6 +47,7 @@ async function send(text: string): Promise<void> {
 const word = fc.oneof(
   text({ unit: 'binary', maxLength: 20 }),
   fc.constantFrom(...OBJECT_MEMBER_NAMES),
+  fc.constantFrom(...HIDDEN_TEXT),
   fc.constantFrom('1500', '-1', '0.001', '1e9', 'base', 'bsc', ADDRESS, '0123456789', 'gtbank', 'add'),
   fc.constantFrom('completed', 'failed', 'AR-1A2B3C4D5E', '@U1', '<@U1>', 'max', 'until', 'verify', 'export'),
 );
@@ -82,6 +86,13 @@ describe('fuzzed slash commands', { timeout: FUZZ_TIMEOUT_MS }, () => {
       (c) => !answered.has(`response_url:${c.name}`) && !opened.has(c.triggerId),
     );
     expect(unanswered.map((c) => c.text)).toEqual([]);
+    // What the answers quote of the text shows its hidden characters as markers, never raw.
+    const raw = bot.h.slack.calls.flatMap((c) =>
+      [...slackTexts(c.body.view ?? c.body).mrkdwn, ...slackTexts(c.body.view ?? c.body).plain].filter(
+        hasHiddenCharacters,
+      ),
+    );
+    expect(raw.slice(0, 5)).toEqual([]);
     expect(bot.listenerFailures()).toEqual([]);
     expect(bot.faults).toEqual([]);
   });

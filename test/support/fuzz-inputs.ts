@@ -9,6 +9,19 @@ import fc from 'fast-check';
  */
 export const OBJECT_MEMBER_NAMES = ['__proto__', 'constructor', 'valueOf', 'toString', 'hasOwnProperty'];
 
+/**
+ * Text that could disguise itself in Slack: a name turned around by a right-to-left override, zero-width
+ * and bidi characters, formatting; and what must stay as typed (accents, an emoji joined by U+200D).
+ */
+export const HIDDEN_TEXT = [
+  'ADA OBI \u202eSESIRPRETNE',
+  'A\u200bD\u200cA\u200d\u2060\ufeff',
+  '\u2066ADA\u2069 \u2067OBI\u2069 \u2068X\u2069',
+  '\u202aA\u202bB\u202c\u202d\u200e\u200f\u061c',
+  '*ADA* _OBI_ ~SONS~ `LTD`',
+  'Adébáyọ̀ Ụzọ 👨‍👩‍👧',
+];
+
 /** Any string, or now and then one of OBJECT_MEMBER_NAMES. */
 export function text(constraints: fc.StringConstraints = {}): fc.Arbitrary<string> {
   return fc.oneof(
