@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { crashes } from './lines/crash.js';
 import { cryptoUnderGc } from './lines/crypto-gc.js';
-import { fuzzBot, fuzzServiceAnswers } from './lines/fuzz.js';
+import { fuzzBot, fuzzServiceAnswers, seedNote } from './lines/fuzz.js';
 import { races } from './lines/races.js';
 import { serviceFaults } from './lines/service-faults.js';
 import { storms } from './lines/storms.js';
@@ -146,7 +146,7 @@ if (wanted('crypto')) {
 }
 
 if (wanted('fuzz')) {
-  // A fixed seed per run, printed, so a failing input can be generated again.
+  // A new seed each run, printed (and named by a failed line), so a failing input can be drawn again.
   const seed = Number(process.env.PROVE_SEED ?? Date.now() % 1_000_000);
   process.stderr.write(`fuzz seed ${seed} (PROVE_SEED=${seed} repeats it)\n`);
   const started = performance.now();
@@ -161,7 +161,7 @@ if (wanted('fuzz')) {
         target: 'the bot keeps answering',
         figure: '-',
         status: 'fail',
-        note: String(error),
+        note: `${String(error)} (${seedNote(seed)})`,
       },
     ];
   }

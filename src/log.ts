@@ -33,7 +33,8 @@ function redact(value: unknown, extraSecrets: readonly string[], depth = 0): unk
   // Deeper than this is never walked, so it is never written either: it could hold anything.
   if (depth > 4) return '[truncated]';
   if (Array.isArray(value)) return value.map((item) => redact(item, extraSecrets, depth + 1));
-  const out: Record<string, unknown> = {};
+  // No prototype: a field named `__proto__` (JSON.parse makes it an own key) is written as a field.
+  const out = Object.create(null) as Record<string, unknown>;
   for (const [key, inner] of Object.entries(value)) {
     out[key] = SECRET_FIELD.test(key) ? '[redacted]' : redact(inner, extraSecrets, depth + 1);
   }

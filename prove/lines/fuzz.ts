@@ -1,7 +1,8 @@
 // Fuzzing with fast-check: slash-command texts, modal submissions and webhook bodies sent signed to
 // the real bot over HTTP, and service answers of the wrong shape read by the real client. Every input
 // must be answered (a 2xx ack or a clear 4xx) within Slack's 3 s; none may crash the process, leave an
-// unhandled rejection, or get the catch-all "something went wrong on our side".
+// unhandled rejection, or get the catch-all "something went wrong on our side". What the bot then sent
+// Slack holds no raw hidden or bidi character from the inputs: each reaches Slack as its marker.
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,9 +10,13 @@ import fc from 'fast-check';
 import { createCngnClient } from '../../src/cngn/client.js';
 import { CngnError, CngnResponseError, CngnTransportError, RateBudgetError } from '../../src/cngn/errors.js';
 import { Money } from '../../src/format/money.js';
+import { hasHiddenCharacters } from '../../src/format/mrkdwn.js';
 import { silentLogger } from '../../src/log.js';
 import { signBody, startSandbox } from '../../src/sandbox/index.js';
 import { createStore } from '../../src/store/index.js';
+import { slackTexts } from '../../test/slack/blocks/support.js';
+import type { SlackCall } from '../../test/support/fake-slack.js';
+import { HIDDEN_TEXT, OBJECT_MEMBER_NAMES } from '../../test/support/fuzz-inputs.js';
 import { startHarness } from '../../test/support/harness.js';
 import { slashCommand, viewSubmission } from '../../test/support/slack-requests.js';
 import { inBatches, type Line, sleep } from '../support.js';
@@ -41,7 +46,20 @@ const WORDS = [
   'list',
   'cancel',
 ];
-const NASTY = ['<!channel>', '<@U123>', '*bold*', '`x`', '&amp;', '=1+1', '%00', '\u202e', '💸', '\n', '  '];
+const NASTY = [
+  '<!channel>',
+  '<@U123>',
+  '*bold*',
+  '`x`',
+  '&amp;',
+  '=1+1',
+  '%00',
+  '\u202e',
+  '💸',
+  '\n',
+  '  ',
+  ...HIDDEN_TEXT,
+];
 
 const amount = fc.oneof(
   fc.double().map(String),
@@ -53,6 +71,7 @@ const token = fc.oneof(
   fc.constantFrom(...WORDS),
   amount,
   fc.constantFrom(...NASTY),
+  fc.constantFrom(...OBJECT_MEMBER_NAMES),
   fc.string({ maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 20 }),
   fc.stringMatching(/^0x[0-9a-fA-F]{0,44}$/),
@@ -106,7 +125,13 @@ const elementState = fc.oneof(
     type: fc.constant('checkboxes'),
     selected_options: fc.array(fc.record({ value: token }), { maxLength: 3 }),
   }),
-  fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }),
+  fc.dictionary(
+    fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom(...OBJECT_MEMBER_NAMES)),
+    fc.jsonValue({ maxDepth: 2 }),
+    {
+      maxKeys: 3,
+    },
+  ),
 );
 
 export const modalSubmission = fc
@@ -115,7 +140,11 @@ export const modalSubmission = fc
     fc.record({
       callbackId: fc.constant(callbackId as string),
       values: fc.dictionary(
-        fc.oneof(fc.constantFrom(...VIEWS[callbackId]), fc.string({ maxLength: 12 })),
+        fc.oneof(
+          fc.constantFrom(...VIEWS[callbackId]),
+          fc.string({ maxLength: 12 }),
+          fc.constantFrom(...OBJECT_MEMBER_NAMES),
+        ),
         fc.oneof(
           elementState.map((state) => ({ [callbackId.split('.')[0] as string]: state })),
           fc.constantFrom(...VIEWS[callbackId]).chain((id) => elementState.map((state) => ({ [id]: state }))),
@@ -126,6 +155,9 @@ export const modalSubmission = fc
         fc.string({ maxLength: 100 }),
         fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
         fc.constant(JSON.stringify({ networks: ['x'] })),
+        fc
+          .constantFrom(...OBJECT_MEMBER_NAMES)
+          .map((name) => JSON.stringify({ networks: [name], families: { [name]: 'solana' } })),
       ),
     }),
   );
@@ -134,15 +166,36 @@ const EVENTS = ['transaction.completed', 'transaction.failed', 'deposit.received
 export const webhookBody = fc.oneof(
   fc
     .record({
-      event: fc.oneof(fc.constantFrom(...EVENTS), fc.string({ maxLength: 30 })),
+      event: fc.oneof(
+        fc.constantFrom(...EVENTS),
+        fc.constantFrom(...OBJECT_MEMBER_NAMES),
+        fc.string({ maxLength: 30 }),
+      ),
       data: fc.oneof(
         fc.record(
           {
-            trx_ref: fc.oneof(fc.string({ maxLength: 30 }), fc.integer()),
+            trx_ref: fc.oneof(
+              fc.string({ maxLength: 30 }),
+              fc.integer(),
+              fc.constantFrom(...OBJECT_MEMBER_NAMES),
+            ),
             amount: fc.oneof(amount, fc.double(), fc.integer()),
             status: fc.oneof(fc.constantFrom('completed', 'failed', 'pending'), fc.string({ maxLength: 10 })),
-            trx_type: fc.oneof(fc.constantFrom('withdraw', 'fiat_redeem', 'crypto_deposit'), fc.string()),
-            receiver: fc.jsonValue({ maxDepth: 2 }),
+            trx_type: fc.oneof(
+              fc.constantFrom('withdraw', 'fiat_redeem', 'crypto_deposit', ...OBJECT_MEMBER_NAMES),
+              fc.string(),
+            ),
+            network: fc.oneof(fc.constantFrom('base', ...OBJECT_MEMBER_NAMES), fc.string({ maxLength: 10 })),
+            receiver: fc.oneof(
+              fc.jsonValue({ maxDepth: 2 }),
+              fc.constantFrom(...HIDDEN_TEXT.map((name) => `058:0123456789:${name}`)),
+              fc.record({
+                bank: fc.record({ code: fc.constant('058'), name: fc.constantFrom(...HIDDEN_TEXT) }),
+                accountNumber: fc.constant('0123456789'),
+                accountName: fc.constantFrom(...HIDDEN_TEXT),
+              }),
+            ),
+            reason: fc.oneof(fc.constantFrom(...HIDDEN_TEXT), fc.string({ maxLength: 40 })),
           },
           { requiredKeys: [] },
         ),
@@ -203,7 +256,16 @@ async function measure<T>(inputs: T[], send: (input: T) => Promise<number>): Pro
   return tally;
 }
 
-function lineOf(what: string, n: number, tally: Tally, catchAll: number): Omit<Line, 'seconds'> {
+/** What a failed line says last: the seed, so the same inputs can be drawn again. */
+export const seedNote = (seed: number) => `seed ${seed}: PROVE_SEED=${seed} repeats it`;
+
+function lineOf(
+  what: string,
+  n: number,
+  tally: Tally,
+  catchAll: number,
+  seed: number,
+): Omit<Line, 'seconds'> {
   const ok = tally.answered === n && tally.slow === 0 && catchAll === 0;
   return {
     line: `fuzz: ${what}`,
@@ -213,11 +275,41 @@ function lineOf(what: string, n: number, tally: Tally, catchAll: number): Omit<L
     status: ok ? 'pass' : 'fail',
     ...(ok
       ? {}
-      : { note: tally.failures.slice(0, 2).join('; ') || `${catchAll} answers said "${CATCH_ALL}"` }),
+      : {
+          note: `${tally.failures.slice(0, 2).join('; ') || `${catchAll} answers said "${CATCH_ALL}"`} (${seedNote(seed)})`,
+        }),
   };
 }
 
-/** Slash commands, modal submissions and webhook bodies through the bot; one line each. */
+/**
+ * Every text the bot sent Slack while it was fuzzed (messages, views, answers; mrkdwn and plain_text):
+ * a hidden or bidi character from the input may reach Slack only as its marker (⟨U+202E⟩).
+ */
+function hiddenLine(calls: SlackCall[], seed: number): Omit<Line, 'seconds'> {
+  let checked = 0;
+  let marked = 0;
+  const raw: string[] = [];
+  for (const call of calls) {
+    const { mrkdwn, plain } = slackTexts((call.body.view as unknown) ?? call.body);
+    for (const text of [...mrkdwn, ...plain]) {
+      checked += 1;
+      if (/⟨U\+[0-9A-F]{4,6}⟩/.test(text)) marked += 1;
+      if (hasHiddenCharacters(text)) raw.push(`${call.method}: ${JSON.stringify(text).slice(0, 120)}`);
+    }
+  }
+  // Some texts must show a marker, or the inputs never reached Slack and nothing was proven.
+  const ok = raw.length === 0 && marked > 0;
+  return {
+    line: 'fuzz: hidden characters',
+    on: 'memory',
+    target: 'no raw hidden or bidi character in any text sent to Slack, only markers',
+    figure: `${checked} texts checked, ${marked} showing a marker, ${raw.length} with a raw hidden character`,
+    status: ok ? 'pass' : 'fail',
+    ...(ok ? {} : { note: `${raw.slice(0, 2).join('; ') || 'no marker shown'} (${seedNote(seed)})` }),
+  };
+}
+
+/** Slash commands, modal submissions and webhook bodies through the bot; one line each, and what reached Slack. */
 export async function fuzzBot(n: { commands: number; modals: number; webhooks: number }, seed: number) {
   const harness = await startHarness();
   const lines: Omit<Line, 'seconds'>[] = [];
@@ -239,7 +331,7 @@ export async function fuzzBot(n: { commands: number; modals: number; webhooks: n
     });
     await harness.bot.approvals?.engine.idle();
     await quiet();
-    lines.push(lineOf('slash-command texts', n.commands, tally, catchAll() - before));
+    lines.push(lineOf('slash-command texts', n.commands, tally, catchAll() - before, seed));
 
     const modals = fc.sample(modalSubmission, { numRuns: n.modals, seed });
     before = catchAll();
@@ -249,7 +341,7 @@ export async function fuzzBot(n: { commands: number; modals: number; webhooks: n
     });
     await harness.bot.approvals?.engine.idle();
     await quiet();
-    lines.push(lineOf('modal submissions', n.modals, tally, catchAll() - before));
+    lines.push(lineOf('modal submissions', n.modals, tally, catchAll() - before, seed));
 
     const bodies = fc.sample(webhookBody, { numRuns: n.webhooks, seed });
     tally = await measure(bodies, async (body) => {
@@ -263,7 +355,9 @@ export async function fuzzBot(n: { commands: number; modals: number; webhooks: n
       await response.arrayBuffer();
       return response.status;
     });
-    lines.push(lineOf('webhook bodies', n.webhooks, tally, 0));
+    lines.push(lineOf('webhook bodies', n.webhooks, tally, 0, seed));
+    await quiet();
+    lines.push(hiddenLine(harness.slack.calls, seed));
     // The process is still whole: an ordinary command is still answered.
     const alive = await slashCommand(harness.sender, {
       text: 'help',
@@ -364,6 +458,6 @@ export async function fuzzServiceAnswers(n: number, seed: number): Promise<Omit<
     target: `${n} calls end in a typed error or a valid value, within 3 s`,
     figure: `${typed} typed errors, ${accepted} accepted, ${wrong.length} other (max ${Math.round(maxMs)} ms)`,
     status: ok ? 'pass' : 'fail',
-    ...(ok ? {} : { note: wrong.slice(0, 2).join('; ') || 'too slow' }),
+    ...(ok ? {} : { note: `${wrong.slice(0, 2).join('; ') || 'too slow'} (${seedNote(seed)})` }),
   };
 }

@@ -49,15 +49,15 @@ const NOT_SENT_CODES = new Set([
   'ERR_TLS_CERT_ALTNAME_INVALID',
 ]);
 
-const FAILURE_TEXT: Record<string, string> = {
-  UND_ERR_CONNECT_TIMEOUT: 'could not connect in time',
-  UND_ERR_HEADERS_TIMEOUT: 'no answer in time',
-  UND_ERR_BODY_TIMEOUT: 'the answer stopped arriving',
-  UND_ERR_SOCKET: 'the connection was closed before the answer arrived',
-  ECONNREFUSED: 'the connection was refused',
-  ECONNRESET: 'the connection was reset',
-  ENOTFOUND: 'the host name does not resolve',
-};
+const FAILURE_TEXT = new Map<string, string>([
+  ['UND_ERR_CONNECT_TIMEOUT', 'could not connect in time'],
+  ['UND_ERR_HEADERS_TIMEOUT', 'no answer in time'],
+  ['UND_ERR_BODY_TIMEOUT', 'the answer stopped arriving'],
+  ['UND_ERR_SOCKET', 'the connection was closed before the answer arrived'],
+  ['ECONNREFUSED', 'the connection was refused'],
+  ['ECONNRESET', 'the connection was reset'],
+  ['ENOTFOUND', 'the host name does not resolve'],
+]);
 
 function errorCode(error: unknown): string | undefined {
   let current: unknown = error;
@@ -72,7 +72,7 @@ function errorCode(error: unknown): string | undefined {
 export function classifyFailure(error: unknown): TransportFailure {
   if (error instanceof TransportFailure) return error;
   const code = errorCode(error) ?? 'unknown';
-  const text = FAILURE_TEXT[code] ?? `network error (${code})`;
+  const text = FAILURE_TEXT.get(code) ?? `network error (${code})`;
   return new TransportFailure(text, !NOT_SENT_CODES.has(code), error);
 }
 

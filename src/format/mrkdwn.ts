@@ -1,18 +1,54 @@
 // Slack mrkdwn from text the bot does not control. Slack reads `<…>` as a mention (`<!channel>`,
-// `<@U…>`) or a link (`<https://…|label>`) and `&…;` as an entity, so every value that comes from a
-// person, the service or a webhook goes through escapeMrkdwn before it enters a mrkdwn text, once.
-// plain_text objects are shown as typed and need none. The bot's own markup is built here too.
+// `<@U…>`) or a link (`<https://…|label>`), `&…;` as an entity, and `*bold*`, `_italic_`, `~strike~`
+// and `` `code` `` as formatting; a bidi override or a zero-width character makes text read as other
+// text. So every value that comes from a person, the service or a webhook goes through escapeMrkdwn
+// before it enters a mrkdwn text, once. plain_text objects are shown as typed: outside text there only
+// has its hidden characters marked (markHiddenCharacters). The bot's own markup is built here too.
 import { checkedExplorerUrl } from './explorer.js';
+import { markHiddenCharacters } from './hidden-characters.js';
 
-/** `&` → `&amp;`, `<` → `&lt;`, `>` → `&gt;`: the text reads as typed and can mention or link nothing. */
+export { hasHiddenCharacters, markHiddenCharacters } from './hidden-characters.js';
+
+/**
+ * Formatting characters, as their full-width forms (＊ ＿ ～ ｀): the same symbol to a reader, no
+ * markup to Slack. An underscore between two letters or digits (snake_case, `:white_check_mark:`)
+ * can neither open nor close italics and stays as typed.
+ */
+const FORMATTING = /[*~`]|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu;
+const FULL_WIDTH_OFFSET = 0xfee0;
+const NEEDS_ESCAPING = /[&<>*_~`]/;
+
+/**
+ * Outside text as inert mrkdwn: hidden and bidi characters shown as `⟨U+202E⟩`; `*`, `_`, `~` and
+ * `` ` `` turned into look-alikes that format nothing; `&`, `<`, `>` as entities, so it mentions, pings
+ * and links nothing. Accents, other scripts and emoji are left as they are.
+ */
 export function escapeMrkdwn(value: string | number): string {
-  return String(value).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const text = markHiddenCharacters(String(value));
+  if (!NEEDS_ESCAPING.test(text)) return text;
+  return entities(
+    text.replace(FORMATTING, (mark) => String.fromCharCode(mark.charCodeAt(0) + FULL_WIDTH_OFFSET)),
+  );
+}
+
+/**
+ * A sentence the bot wrote and keeps as plain text (an engine notice in a request's history, which the
+ * audit log keeps as written): `&`, `<`, `>` as entities and hidden characters marked, its own code
+ * spans kept. Never for a value from outside: that is escapeMrkdwn's.
+ */
+export function escapeOwnSentence(text: string): string {
+  return entities(markHiddenCharacters(text));
+}
+
+/** A link target the bot checked: only what ends a link is escaped (Slack formats nothing in a URL). */
+function entities(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 /** `<url|label>` for an explorer URL the bot checked (https, known host); undefined for any other. */
 export function explorerLink(url: string | null | undefined, label: string): string | undefined {
   const checked = checkedExplorerUrl(url);
-  return checked ? `<${escapeMrkdwn(checked)}|${escapeMrkdwn(label)}>` : undefined;
+  return checked ? `<${entities(checked)}|${escapeMrkdwn(label)}>` : undefined;
 }
 
 /** https on the workspace's own slack.com host (Enterprise Grid and GovSlack included). */
@@ -21,7 +57,7 @@ const SLACK_PERMALINK =
 
 /** `<url|label>` for a message permalink Slack gave (chat.getPermalink); undefined for anything else. */
 export function slackPermalink(url: string | null | undefined, label: string): string | undefined {
-  return url && SLACK_PERMALINK.test(url) ? `<${escapeMrkdwn(url)}|${escapeMrkdwn(label)}>` : undefined;
+  return url && SLACK_PERMALINK.test(url) ? `<${entities(url)}|${escapeMrkdwn(label)}>` : undefined;
 }
 
 /** A link from outside that is not a checked explorer page: shown whole as inert text, never linked. */

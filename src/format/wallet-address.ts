@@ -34,10 +34,21 @@ const FORMATS: Record<Exclude<AddressFamily, 'evm'>, { pattern: RegExp; reason: 
   },
 };
 
+/**
+ * The family a network id maps to, or undefined. The ids are the service's and the map comes back
+ * from Slack metadata: only the map's own entries count, never a member of Object (`constructor`).
+ */
+export function familyOf(
+  families: Readonly<Record<string, AddressFamily>>,
+  networkId: string,
+): AddressFamily | undefined {
+  return Object.hasOwn(families, networkId) ? families[networkId] : undefined;
+}
+
 /** Check an address for a network family; the address is returned trimmed. */
 export function checkWalletAddress(family: AddressFamily, input: string): EvmAddressCheck {
   // Families come back from Slack metadata too: anything unknown is checked as EVM, the strictest.
-  const format = family === 'evm' ? undefined : FORMATS[family];
+  const format = family !== 'evm' && Object.hasOwn(FORMATS, family) ? FORMATS[family] : undefined;
   if (!format) return checkEvmAddress(input);
   const address = input.trim();
   return format.pattern.test(address) ? { ok: true, address } : { ok: false, reason: format.reason };

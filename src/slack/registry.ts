@@ -4,6 +4,7 @@
 import type { App, SlashCommand } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
+import { escapeMrkdwn } from '../format/mrkdwn.js';
 import { DEAD_LETTERS_SUBCOMMAND, type DeadLetterSlackDeps } from './alerts/dead-letter-command.js';
 import { BRIDGE_SUBCOMMAND } from './approvals/commands/bridge.js';
 import { EXTEND_SUBCOMMAND } from './approvals/commands/extend.js';
@@ -123,8 +124,7 @@ export function suggest(word: string): string | undefined {
 export function help(word?: string): SlackMessage {
   if (!word) return helpMessage(SUBCOMMANDS);
   const guess = suggest(word);
-  // The word is escaped with the rest of the notice; a backtick would only end its code span.
-  const notice = `I don't know \`${word.replace(/`/g, '')}\`.${guess ? ` Did you mean \`/cngn ${guess}\`?` : ''}`;
+  const notice = `I don't know \`${escapeMrkdwn(word)}\`.${guess ? ` Did you mean \`/cngn ${guess}\`?` : ''}`;
   return helpMessage(SUBCOMMANDS, notice);
 }
 

@@ -168,7 +168,8 @@ export class WebApi {
     const auth = req.headers.authorization?.replace(/^Bearer\s+/i, '') ?? (args.token as string | undefined);
     if (!auth) return refused('not_authed');
     if (!sameSecret(auth, this.token)) return refused('invalid_auth');
-    const handler = this.methods[method];
+    // The method is the request path's text: only the table's own entries, never Object's members.
+    const handler = Object.hasOwn(this.methods, method) ? this.methods[method] : undefined;
     // Slack answers an unknown method with HTTP 200 (WebClient retries a 404 for half an hour).
     if (!handler) return refused('unknown_method');
     return handler(args);

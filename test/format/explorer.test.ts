@@ -47,6 +47,9 @@ describe('explorer links', () => {
     expect(explorerUrl(HASH, `https://polygonscan.com/tx/${HASH}`, 'base', 'live')).toBe(
       `https://polygonscan.com/tx/${HASH}`,
     );
+    // Words from the service in place of a hash make no URL, not even on a known explorer.
+    for (const notAHash of ['*ADA* _OBI_', '../address/0xabc', '0xabc?x=1', '0xabc/../../token'])
+      expect(explorerUrl(notAHash, null, 'base', 'live'), notAHash).toBeUndefined();
     expect(explorerUrl('0xabc', `https://polygonscan.com/tx/${HASH}`, null, 'live')).toBe(
       'https://polygonscan.com/tx/0xabc',
     );

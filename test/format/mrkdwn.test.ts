@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   escapeMrkdwn,
   explorerLink,
+  hasHiddenCharacters,
   inertUrl,
+  markHiddenCharacters,
   mentionChannel,
   mentionUser,
   slackPermalink,
@@ -21,17 +23,87 @@ describe('mrkdwn from outside text', () => {
     expect(escapeMrkdwn("O'Brien <Lagos>")).toBe("O'Brien &lt;Lagos&gt;");
   });
 
-  it('leaves what the bot formats alone', () => {
+  it('leaves amounts, ids, times and emoji codes as they are', () => {
     for (const own of [
       '₦1,250,000.50',
       'AR-0123456789',
-      '`0x1234…abcd`',
-      '*Amount*',
-      ':warning:',
+      'CNGN_WD_0001',
+      ':warning: :white_check_mark:',
       'Mon 23 Nov 2026, 09:05 WAT',
     ])
       expect(escapeMrkdwn(own)).toBe(own);
     expect(escapeMrkdwn(1500)).toBe('1500');
+  });
+
+  it('turns formatting marks into look-alikes that format nothing', () => {
+    expect(escapeMrkdwn('*ADA* _OBI_ ~SONS~ `LTD`')).toBe('＊ADA＊ ＿OBI＿ ～SONS～ ｀LTD｀');
+    expect(escapeMrkdwn('_*ADA*_')).toBe('＿＊ADA＊＿');
+    // Between two letters or digits an underscore opens and closes nothing: it stays.
+    expect(escapeMrkdwn('ADA_OBI a__b _x')).toBe('ADA_OBI a＿＿b ＿x');
+  });
+
+  it('shows every bidi control and invisible character as a marker', () => {
+    expect(escapeMrkdwn('ADA OBI \u202eSESIRPRETNE')).toBe('ADA OBI ⟨U+202E⟩SESIRPRETNE');
+    const hidden = [
+      '\u200b',
+      '\u200c',
+      '\u200d',
+      '\u2060',
+      '\ufeff', // zero width
+      '\u202a',
+      '\u202b',
+      '\u202c',
+      '\u202d',
+      '\u202e', // embeddings, overrides, pop
+      '\u2066',
+      '\u2067',
+      '\u2068',
+      '\u2069', // isolates
+      '\u200e',
+      '\u200f',
+      '\u061c', // marks
+      '\u00ad',
+      '\u2028',
+      '\u0000',
+      '\u001b',
+      '\u3164',
+      '\u2800',
+      '\u{e0041}',
+      '\ufe0f',
+      '\ud800',
+    ];
+    for (const character of hidden) {
+      const code = (character.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0');
+      expect(escapeMrkdwn(`A${character}B`), code).toBe(`A⟨U+${code}⟩B`);
+      expect(markHiddenCharacters(`A${character}B`), code).toBe(`A⟨U+${code}⟩B`);
+      expect(hasHiddenCharacters(`A${character}B`), code).toBe(true);
+    }
+    expect(escapeMrkdwn('\u2067ADA\u2069 *x*')).toBe('⟨U+2067⟩ADA⟨U+2069⟩ ＊x＊');
+  });
+
+  it('leaves Nigerian names, Yoruba and Igbo diacritics, other scripts and emoji as typed', () => {
+    for (const name of [
+      'Ngozi Chukwuemeka',
+      'Adébáyọ̀ Ọlánrewájú',
+      'Ụzọ Ọ̀nà',
+      'Chinụ̄ Ńkèchí',
+      'Aisha Bello-Yusuf',
+      "O'Connor Ltd.",
+      'عائشة بلو',
+      '李娜',
+      'Funmi 💸 ✅',
+      'Family 👨‍👩‍👧 and 👩🏽‍💻, ❤️‍🔥, 🏳️‍🌈',
+      'Keys 1️⃣ #️⃣, ❤️ and ☺︎',
+      'Flag 🏴󠁧󠁢󠁥󠁮󠁧󠁿',
+      'two\nlines\tand a tab, \r\n too',
+    ]) {
+      expect(escapeMrkdwn(name), name).toBe(name);
+      expect(hasHiddenCharacters(name), name).toBe(false);
+    }
+    // A joiner or selector that joins no emoji is shown.
+    expect(escapeMrkdwn('ADA\u200dOBI 👍\u200d')).toBe('ADA⟨U+200D⟩OBI 👍⟨U+200D⟩');
+    expect(escapeMrkdwn('ADA\ufe0f 👍\ufe0f\ufe0f')).toBe('ADA⟨U+FE0F⟩ 👍\ufe0f⟨U+FE0F⟩');
+    expect(escapeMrkdwn('x\u{e0041}\u{e0042}')).toBe('x⟨U+E0041⟩⟨U+E0042⟩');
   });
 
   it('links only checked explorer pages, with the label escaped', () => {

@@ -36,9 +36,9 @@ function expectInert(body: Record<string, unknown>) {
   }
 }
 
-/** `/cngn redeem` and its modal, as the requester does it, to the account the bank names HOSTILE_NAME. */
-async function fileRedemption(): Promise<void> {
-  app.sandbox.setAccountName(ACCOUNT, HOSTILE_NAME);
+/** `/cngn redeem` and its modal, as the requester does it, to the account the bank names `name`. */
+async function fileRedemption(name = HOSTILE_NAME): Promise<void> {
+  app.sandbox.setAccountName(ACCOUNT, name);
   await slashCommand(app.sender, {
     text: `redeem 5000 gtbank ${ACCOUNT}`,
     userId: REQUESTER,
@@ -116,6 +116,38 @@ describe('outside text in the approval path', () => {
     );
     expect(parsedBy(updated.body).join('\n')).toContain(`Reason: ${reason}`);
     expectInert(updated.body);
+  });
+
+  it('shows a resolved name that turns itself around with its hidden character marked, and says so in words', async () => {
+    app = await startApprovalApp();
+    // Shown raw, U+202E turns the rest around: approvers would read "ADA OBI ENTERPRISES".
+    await fileRedemption('ADA OBI \u202eSESIRPRETNE *PAID*');
+    const shown = 'ADA OBI ⟨U+202E⟩SESIRPRETNE ＊PAID＊';
+    const words = 'Look twice: the account name contains hidden characters';
+    const posted = await app.slack.waitFor(
+      'chat.postMessage',
+      (c) => c.body.channel === APPROVALS_CHANNEL && !c.body.thread_ts,
+    );
+    const filed = await app.slack.waitFor('views.update', (c) =>
+      JSON.stringify(c.body.view).includes('Waiting for approval'),
+    );
+    const id = (await app.engine.openRequests())[0]?.id ?? '';
+    const dm = await app.slack.waitFor(
+      'chat.postMessage',
+      (c) => c.body.channel === APPROVER_A && JSON.stringify(c.body).includes(id),
+    );
+    for (const body of [posted.body, filed.body, dm.body]) {
+      const texts = parsedBy(body).join('\n');
+      expect(texts).toContain(shown);
+      expect(texts).toContain(words);
+      expect(JSON.stringify(body)).not.toMatch(/\u202e|\\u202e/i);
+    }
+    // The review an Approve click opens says it too.
+    await click(app, 'approval.approve', id, APPROVER_A);
+    const review = await app.slack.waitFor('views.open', (c) =>
+      JSON.stringify(c.body.view).includes('approval.review.submit'),
+    );
+    expect(parsedBy(review.body).join('\n')).toContain(words);
   });
 
   it('shows the name as plain text in the alert for the payout and in /cngn tx', async () => {

@@ -4,9 +4,20 @@
 // still answers /healthz.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasHiddenCharacters } from '../../src/format/mrkdwn.js';
 import { SUBCOMMANDS } from '../../src/slack/registry.js';
-import { FUZZ_TIMEOUT_MS, type FuzzBot, runs, startFuzzBot } from '../support/fuzz.js';
+import {
+  assertFuzz,
+  FUZZ_TIMEOUT_MS,
+  type FuzzBot,
+  HIDDEN_TEXT,
+  OBJECT_MEMBER_NAMES,
+  runs,
+  startFuzzBot,
+  text,
+} from '../support/fuzz.js';
 import { newTriggerId, slashCommand } from '../support/slack-requests.js';
+import { slackTexts } from './blocks/support.js';
 
 let bot: FuzzBot;
 beforeAll(async () => {
@@ -34,28 +45,35 @@ async function send(text: string): Promise<void> {
 }
 
 const word = fc.oneof(
-  fc.string({ unit: 'binary', maxLength: 20 }),
+  text({ unit: 'binary', maxLength: 20 }),
+  fc.constantFrom(...OBJECT_MEMBER_NAMES),
+  fc.constantFrom(...HIDDEN_TEXT),
   fc.constantFrom('1500', '-1', '0.001', '1e9', 'base', 'bsc', ADDRESS, '0123456789', 'gtbank', 'add'),
   fc.constantFrom('completed', 'failed', 'AR-1A2B3C4D5E', '@U1', '<@U1>', 'max', 'until', 'verify', 'export'),
 );
 
 describe('fuzzed slash commands', { timeout: FUZZ_TIMEOUT_MS }, () => {
   it('acknowledges any text at all', async () => {
-    await fc.assert(fc.asyncProperty(fc.string({ unit: 'binary', maxLength: 200 }), send), {
-      numRuns: runs(1_100),
-    });
+    await assertFuzz(fc.asyncProperty(text({ unit: 'binary', maxLength: 200 }), send), runs(1_100));
   });
 
   it('acknowledges every subcommand with odd arguments', async () => {
     const names = SUBCOMMANDS.map((s) => s.name);
-    await fc.assert(
+    await assertFuzz(
       fc.asyncProperty(
-        fc.constantFrom(...names, 'whitelist add', 'audit verify', 'audit export', 'tx'),
+        fc.constantFrom(
+          ...names,
+          'whitelist add',
+          'audit verify',
+          'audit export',
+          'tx',
+          ...OBJECT_MEMBER_NAMES,
+        ),
         fc.array(word, { maxLength: 5 }),
         fc.constantFrom(' ', '  ', '\t', '\n', '\u00a0'),
         (name, args, space) => send([name, ...args].join(space)),
       ),
-      { numRuns: runs(1_000) },
+      runs(1_000),
     );
   });
 
@@ -68,6 +86,13 @@ describe('fuzzed slash commands', { timeout: FUZZ_TIMEOUT_MS }, () => {
       (c) => !answered.has(`response_url:${c.name}`) && !opened.has(c.triggerId),
     );
     expect(unanswered.map((c) => c.text)).toEqual([]);
+    // What the answers quote of the text shows its hidden characters as markers, never raw.
+    const raw = bot.h.slack.calls.flatMap((c) =>
+      [...slackTexts(c.body.view ?? c.body).mrkdwn, ...slackTexts(c.body.view ?? c.body).plain].filter(
+        hasHiddenCharacters,
+      ),
+    );
+    expect(raw.slice(0, 5)).toEqual([]);
     expect(bot.listenerFailures()).toEqual([]);
     expect(bot.faults).toEqual([]);
   });

@@ -9,7 +9,17 @@ import { REDEEM, SETTLEMENT } from '../../src/slack/approvals/blocks/bank-modal.
 import { APPROVE_ACTION, CANCEL_ACTION, REJECT_ACTION } from '../../src/slack/approvals/blocks/message.js';
 import { DEPOSIT_VIEW } from '../../src/slack/deposits/blocks.js';
 import { TX_PAGE_ACTION } from '../../src/slack/reads/blocks.js';
-import { FUZZ_TIMEOUT_MS, type FuzzBot, problemWithAnswer, runs, startFuzzBot } from '../support/fuzz.js';
+import {
+  assertFuzz,
+  FUZZ_TIMEOUT_MS,
+  type FuzzBot,
+  jsonValue,
+  OBJECT_MEMBER_NAMES,
+  problemWithAnswer,
+  runs,
+  startFuzzBot,
+  text,
+} from '../support/fuzz.js';
 import { newTriggerId, postSigned } from '../support/slack-requests.js';
 
 let bot: FuzzBot;
@@ -31,7 +41,9 @@ async function send(body: string, contentType: string): Promise<void> {
   ).toBeUndefined();
 }
 
-const anyJson = fc.jsonValue({ maxDepth: 4 });
+const anyJson = jsonValue(4);
+/** An id as Slack sends it, or one named like a member of every object (`valueOf`, `__proto__` …). */
+const id = (...valid: string[]) => fc.constantFrom(...valid, ...OBJECT_MEMBER_NAMES);
 /** Any JSON but a string: where the bot routes on a string id, a string it does not know would go unanswered. */
 const notText = anyJson.filter((v) => typeof v !== 'string');
 
@@ -45,12 +57,12 @@ const field = <T>(valid: fc.Arbitrary<T>, other: fc.Arbitrary<unknown> = anyJson
 
 const user = field(
   fc.record({
-    id: field(fc.constantFrom('UREQ', 'UAPPROVERA', 'UAPPROVERB')),
-    team_id: field(fc.constant('T1')),
+    id: field(id('UREQ', 'UAPPROVERA', 'UAPPROVERB')),
+    team_id: field(id('T1')),
   }),
 );
-const team = field(fc.record({ id: field(fc.constant('T1')), domain: field(fc.constant('treasury')) }));
-const channel = field(fc.record({ id: field(fc.constant('CAPPROVALS')) }));
+const team = field(fc.record({ id: field(id('T1')), domain: field(fc.constant('treasury')) }));
+const channel = field(fc.record({ id: field(id('CAPPROVALS')) }));
 
 const buttonClick = fc.record({
   type: fc.constant('block_actions'),
@@ -64,7 +76,7 @@ const buttonClick = fc.record({
     fc.record({
       type: field(fc.constant('message')),
       message_ts: field(fc.constant('1700000000.000100')),
-      channel_id: field(fc.constant('CAPPROVALS')),
+      channel_id: field(id('CAPPROVALS')),
     }),
   ),
   message: field(
@@ -83,9 +95,9 @@ const buttonClick = fc.record({
           ),
           notText,
         ),
-        block_id: field(fc.constant('approval.actions')),
+        block_id: field(id('approval.actions')),
         type: field(fc.constant('button')),
-        value: field(fc.oneof(fc.constantFrom('AR-1A2B3C4D5E:1', '2', '0'), fc.string())),
+        value: field(fc.oneof(id('AR-1A2B3C4D5E:1', '2', '0'), text())),
         action_ts: field(fc.constant('1700000000.1')),
       }),
       { minLength: 1, maxLength: 2 },
@@ -100,8 +112,8 @@ const optionsRequest = fc.record({
   team,
   api_app_id: field(fc.constant('A1')),
   action_id: field(fc.constantFrom(REDEEM.bank, SETTLEMENT.bank), notText),
-  block_id: field(fc.constantFrom(REDEEM.bank, SETTLEMENT.bank)),
-  value: field(fc.string({ unit: 'binary', maxLength: 30 })),
+  block_id: field(id(REDEEM.bank, SETTLEMENT.bank)),
+  value: field(text({ unit: 'binary', maxLength: 30 })),
 });
 
 const submission = fc.record({
@@ -115,12 +127,10 @@ const submission = fc.record({
       id: field(fc.constant('').map(() => `V${Math.random().toString(36).slice(2)}`)),
       type: field(fc.constant('modal')),
       callback_id: field(fc.constant(DEPOSIT_VIEW), notText),
-      private_metadata: field(fc.string()),
+      private_metadata: field(text()),
       hash: field(fc.constant('h')),
-      state: field(
-        fc.record({ values: field(fc.dictionary(fc.string(), fc.dictionary(fc.string(), anyJson))) }),
-      ),
-      app_installed_team_id: field(fc.constant('T1')),
+      state: field(fc.record({ values: field(fc.dictionary(text(), fc.dictionary(text(), anyJson))) })),
+      app_installed_team_id: field(id('T1')),
     }),
   ),
   response_urls: field(fc.array(fc.record({ response_url: field(fc.constant('http://127.0.0.1:9/x')) }))),
@@ -128,25 +138,25 @@ const submission = fc.record({
 
 const event = fc.record({
   type: fc.constant('event_callback'),
-  team_id: field(fc.constant('T1')),
+  team_id: field(id('T1')),
   api_app_id: field(fc.constant('A1')),
   event: field(
     fc.record({
       type: field(fc.constantFrom('app_home_opened', 'message', 'reaction_added')),
-      user: field(fc.oneof(fc.constant('UREQ'), fc.record({ id: field(fc.constant('UREQ')) }))),
-      channel: field(fc.oneof(fc.constant('C1'), fc.record({ id: field(fc.constant('C1')) }))),
-      item: field(fc.record({ channel: field(fc.constant('C1')) })),
-      subteam: field(fc.record({ created_by: field(fc.constant('UREQ')) })),
+      user: field(fc.oneof(id('UREQ'), fc.record({ id: field(id('UREQ')) }))),
+      channel: field(fc.oneof(id('C1'), fc.record({ id: field(id('C1')) }))),
+      item: field(fc.record({ channel: field(id('C1')) })),
+      subteam: field(fc.record({ created_by: field(id('UREQ')) })),
       ts: field(fc.constant('1700000000.000100')),
     }),
   ),
-  authorizations: field(fc.array(fc.record({ team_id: field(fc.constant('T1')), enterprise_id: anyJson }))),
+  authorizations: field(fc.array(fc.record({ team_id: field(id('T1')), enterprise_id: anyJson }))),
 });
 
 const urlVerification = fc.record({
   type: fc.constant('url_verification'),
-  challenge: field(fc.string()),
-  token: field(fc.string()),
+  challenge: field(text()),
+  token: field(text()),
 });
 
 /** Drops the keys whose value came out `undefined` ("missing"), as JSON.stringify does. */
@@ -166,12 +176,12 @@ const slashCommand = fc
     // A form field is always text; a command the app does not serve is Slack's configuration, not input.
     command: field(fc.constant('/cngn'), fc.constant(undefined)),
     text: field(
-      fc.constantFrom('help', 'tx', 'networks', 'pending', 'nonsense'),
-      fc.array(fc.string(), { minLength: 2 }),
+      fc.constantFrom('help', 'tx', 'networks', 'pending', 'nonsense', ...OBJECT_MEMBER_NAMES),
+      fc.array(text(), { minLength: 2 }),
     ),
-    user_id: field(fc.constant('UREQ')),
-    channel_id: field(fc.constant('CCMD')),
-    team_id: field(fc.constant('T1')),
+    user_id: field(id('UREQ')),
+    channel_id: field(id('CCMD')),
+    team_id: field(id('T1')),
     trigger_id: field(fc.constant('').map(() => newTriggerId())),
     response_url: field(fc.constant('').map(() => bot.h.slack.responseUrl('fuzz'))),
   })
@@ -181,19 +191,17 @@ describe('fuzzed bodies to /slack/events', { timeout: FUZZ_TIMEOUT_MS }, () => {
   it('answers any JSON body, any form and any payload', async () => {
     const body = fc.oneof(
       anyJson.map((v) => [json(v), JSON_TYPE] as const),
-      fc.string({ unit: 'binary', maxLength: 100 }).map((s) => [s, JSON_TYPE] as const),
-      fc
-        .dictionary(fc.string(), fc.oneof(fc.string(), fc.array(fc.string())))
-        .map((d) => [asForm(d), FORM_TYPE] as const),
+      text({ unit: 'binary', maxLength: 100 }).map((s) => [s, JSON_TYPE] as const),
+      fc.dictionary(text(), fc.oneof(text(), fc.array(text()))).map((d) => [asForm(d), FORM_TYPE] as const),
       anyJson.map((v) => [asForm({ payload: json(v) }), FORM_TYPE] as const),
-      fc.string().map((s) => [asForm({ payload: s }), FORM_TYPE] as const),
+      text().map((s) => [asForm({ payload: s }), FORM_TYPE] as const),
       fc
         .constantFrom('ssl_check=1&token=x', 'ssl_check=0', 'ssl_check=1&ssl_check=1')
         .map((s) => [s, FORM_TYPE] as const),
     );
-    await fc.assert(
+    await assertFuzz(
       fc.asyncProperty(body, ([raw, type]) => send(raw, type)),
-      { numRuns: runs(1_200) },
+      runs(1_200),
     );
   });
 
@@ -206,9 +214,9 @@ describe('fuzzed bodies to /slack/events', { timeout: FUZZ_TIMEOUT_MS }, () => {
       event.map((b) => [json(b), JSON_TYPE] as const),
       urlVerification.map((b) => [json(b), JSON_TYPE] as const),
     );
-    await fc.assert(
+    await assertFuzz(
       fc.asyncProperty(body, ([raw, type]) => send(raw, type)),
-      { numRuns: runs(1_200) },
+      runs(1_200),
     );
   });
 

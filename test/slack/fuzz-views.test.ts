@@ -24,7 +24,17 @@ import {
   WITHDRAW_VIEW,
 } from '../../src/slack/approvals/blocks/modals.js';
 import { DEPOSIT, DEPOSIT_VIEW, QUOTE, QUOTE_VIEW } from '../../src/slack/deposits/blocks.js';
-import { FUZZ_TIMEOUT_MS, type FuzzBot, problemWithAnswer, runs, startFuzzBot } from '../support/fuzz.js';
+import {
+  assertFuzz,
+  FUZZ_TIMEOUT_MS,
+  type FuzzBot,
+  jsonValue,
+  OBJECT_MEMBER_NAMES,
+  problemWithAnswer,
+  runs,
+  startFuzzBot,
+  text,
+} from '../support/fuzz.js';
 import { interaction, newTriggerId } from '../support/slack-requests.js';
 
 let bot: FuzzBot;
@@ -43,9 +53,9 @@ afterAll(async () => {
   await bot?.stop();
 });
 
-const anyJson = fc.jsonValue({ maxDepth: 3 });
+const anyJson = jsonValue(3);
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
-const someText = fc.string({ unit: 'binary', maxLength: 60 });
+const someText = text({ unit: 'binary', maxLength: 60 });
 
 /** Mostly a value the form accepts (so submissions get through to filing), else any text or JSON. */
 const textElement = (...valid: string[]) =>
@@ -71,6 +81,14 @@ const selectElement = (choices: () => string[]) =>
           selected_option: { value, text: { type: 'plain_text', text: value } },
         };
       }),
+    },
+    {
+      // A choice named like a member of every object (`constructor`, `__proto__` …).
+      weight: 1,
+      arbitrary: fc.constantFrom(...OBJECT_MEMBER_NAMES).map((value) => ({
+        type: 'static_select',
+        selected_option: { value, text: { type: 'plain_text', text: value } },
+      })),
     },
     { weight: 1, arbitrary: anyJson.map((value) => ({ type: 'static_select', selected_option: { value } })) },
     {
@@ -203,17 +221,23 @@ function stateValues(fields: Field[]): fc.Arbitrary<unknown> {
 
 const privateMetadata = fc.oneof(
   { weight: 12, arbitrary: fc.constant(() => metadata) },
-  { weight: 1, arbitrary: fc.string().map((s) => () => s) },
+  { weight: 1, arbitrary: text().map((s) => () => s) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom(...OBJECT_MEMBER_NAMES)
+      .map((name) => () => JSON.stringify({ networks: [name], families: { [name]: 'solana' } })),
+  },
   { weight: 1, arbitrary: anyJson.map((v) => () => JSON.stringify(v)) },
   {
     weight: 1,
-    arbitrary: fc.string().map((id) => () => JSON.stringify({ id, channel: 'CAPPROVALS' })),
+    arbitrary: text().map((id) => () => JSON.stringify({ id, channel: 'CAPPROVALS' })),
   },
 );
 
 describe('fuzzed modal submissions', { timeout: FUZZ_TIMEOUT_MS }, () => {
   it.each(FORMS)('acknowledges every $name submission, whatever its values', async (form) => {
-    await fc.assert(
+    await assertFuzz(
       fc.asyncProperty(stateValues(form.fields), privateMetadata, async (values, meta) => {
         const answer = await interaction(bot.h.sender, {
           type: 'view_submission',
@@ -236,7 +260,7 @@ describe('fuzzed modal submissions', { timeout: FUZZ_TIMEOUT_MS }, () => {
           expect(answer.status).toBe(200);
         }
       }),
-      { numRuns: runs(250) },
+      runs(250),
     );
   });
 

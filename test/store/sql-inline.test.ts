@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import sqlite3 from 'sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { inlineParameters, sqlLiteral } from '../../src/store/sql-inline.js';
+import { assertFuzz, OBJECT_MEMBER_NAMES } from '../support/fuzz-inputs.js';
 
 const db = new sqlite3.Database(':memory:');
 afterAll(() => new Promise<void>((resolve) => db.close(() => resolve())));
@@ -16,6 +17,7 @@ const bindable = fc.oneof(
   fc.string({ unit: 'binary' }),
   fc.string().map((s) => `${s}'${s}`),
   fc.constantFrom('', "'", "''", '?', '?1', '--', '/*', '\u0000', 'a\u0000b', '\u0001', 'é₦😀'),
+  fc.constantFrom(...OBJECT_MEMBER_NAMES),
   fc.integer(),
   fc.integer({ min: -Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }),
   fc.integer({ min: -(2 ** 31) - 10, max: -(2 ** 31) + 10 }),
@@ -28,7 +30,7 @@ const bindable = fc.oneof(
 
 describe('inlineParameters', () => {
   it('gives SQLite the same values, of the same types, as binding them', async () => {
-    await fc.assert(
+    await assertFuzz(
       fc.asyncProperty(fc.array(bindable, { minLength: 1, maxLength: 4 }), async (params) => {
         const columns = params.map((_, i) => `?${i + 1} AS c${i}, typeof(?${i + 1}) AS t${i}`).join(', ');
         const sql = `SELECT ${columns}`;
@@ -36,7 +38,7 @@ describe('inlineParameters', () => {
         expect(inlined).toBeDefined();
         expect(await all(inlined as string)).toEqual(await all(sql, params));
       }),
-      { numRuns: 500 },
+      500,
     );
   });
 

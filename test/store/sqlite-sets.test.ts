@@ -11,6 +11,7 @@ import { createStore } from '../../src/store/index.js';
 import { SqliteConnection } from '../../src/store/sqlite-connection.js';
 import { prefixRange } from '../../src/store/sqlite-keys.js';
 import { convertLegacySets } from '../../src/store/sqlite-sets.js';
+import { assertFuzz } from '../support/fuzz-inputs.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cngn-sets-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -104,7 +105,7 @@ describe('prefixRange', () => {
     const text = fc.array(char, { maxLength: 4 }).map((chars) => chars.join(''));
     try {
       await connection.query('CREATE TABLE keyv (key VARCHAR(255) PRIMARY KEY, value TEXT)');
-      await fc.assert(
+      await assertFuzz(
         fc.asyncProperty(
           text.filter((prefix) => prefix.length > 0),
           fc.uniqueArray(text),
@@ -122,7 +123,7 @@ describe('prefixRange', () => {
             );
           },
         ),
-        { numRuns: 300 },
+        300,
       );
     } finally {
       await connection.close();

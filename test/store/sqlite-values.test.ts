@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import Keyv from 'keyv';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createStore } from '../../src/store/index.js';
+import { assertFuzz, OBJECT_MEMBER_NAMES } from '../support/fuzz-inputs.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cngn-values-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -18,6 +19,7 @@ const text = fc.oneof(
   fc.string().map((s) => `:${s}`),
   fc.string().map((s) => `::${s}`),
   fc.constantFrom(':base64:', ':base64:aGk=', '":', ',":', '[":', 'a":b', '\\":'),
+  fc.constantFrom(...OBJECT_MEMBER_NAMES),
 );
 const value = fc.letrec((tie) => ({
   node: fc.oneof(
@@ -38,7 +40,7 @@ describe('sqlite store reads', () => {
     const plain = new Keyv({ store: new KeyvSqlite({ uri: `sqlite://${file}` }), namespace: 'desk' });
     try {
       let n = 0;
-      await fc.assert(
+      await assertFuzz(
         fc.asyncProperty(value, async (written) => {
           const key = `k${n++}`;
           await store.set(key, written);
@@ -46,7 +48,7 @@ describe('sqlite store reads', () => {
           expect(await store.get(key)).toEqual(expected);
           expect(await store.getMany([key, 'absent'])).toEqual([expected, undefined]);
         }),
-        { numRuns: 300 },
+        300,
       );
     } finally {
       await plain.disconnect();
@@ -89,11 +91,11 @@ describe('sqlite store writes', () => {
       },
       { requiredKeys: ['value'] },
     );
-    await fc.assert(
+    await assertFuzz(
       fc.asyncProperty(stored, async (data) => {
         expect(await writeStored(data, serialize)).toBe(await serialize(data));
       }),
-      { numRuns: 1000 },
+      1000,
     );
   });
 

@@ -6,7 +6,16 @@ import fc from 'fast-check';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signatureFor } from '../../src/webhooks/index.js';
-import { FUZZ_TIMEOUT_MS, type FuzzBot, runs, startFuzzBot } from '../support/fuzz.js';
+import {
+  assertFuzz,
+  FUZZ_TIMEOUT_MS,
+  type FuzzBot,
+  jsonValue,
+  OBJECT_MEMBER_NAMES,
+  runs,
+  startFuzzBot,
+  text,
+} from '../support/fuzz.js';
 
 let bot: FuzzBot;
 let secret = '';
@@ -38,7 +47,7 @@ async function deliver(raw: string): Promise<void> {
   }
 }
 
-const anyJson = fc.jsonValue({ maxDepth: 4 });
+const anyJson = jsonValue(4);
 const EVENTS = [
   'deposit.received',
   'deposit.completed',
@@ -77,12 +86,14 @@ const nested = fc
 
 const fieldValue = fc.oneof(
   { weight: 3, arbitrary: anyJson },
-  { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 80 }) },
+  { weight: 2, arbitrary: text({ unit: 'binary', maxLength: 80 }) },
   {
     weight: 1,
     arbitrary: fc.constantFrom(
       '058:0123456789:ADA <!channel> OBI',
       '0x52908400098527886E0F7030069857D2E4169EE7',
+      ...OBJECT_MEMBER_NAMES,
+      ...OBJECT_MEMBER_NAMES.map((name) => `058:0123456789:${name}`),
     ),
   },
   {
@@ -98,15 +109,22 @@ const fieldValue = fc.oneof(
 );
 
 const data = fc.oneof(
-  { weight: 6, arbitrary: fc.dictionary(fc.constantFrom(...FIELDS), fieldValue, { maxKeys: 10 }) },
+  {
+    weight: 6,
+    arbitrary: fc.dictionary(fc.constantFrom(...FIELDS, ...OBJECT_MEMBER_NAMES), fieldValue, { maxKeys: 10 }),
+  },
   { weight: 1, arbitrary: anyJson },
-  { weight: 1, arbitrary: fc.string() },
+  { weight: 1, arbitrary: text() },
   { weight: 1, arbitrary: nested },
 );
 
 const eventBody = fc.record(
   {
-    event: fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...EVENTS) }, { weight: 1, arbitrary: anyJson }),
+    event: fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom(...EVENTS) },
+      { weight: 1, arbitrary: fc.constantFrom(...OBJECT_MEMBER_NAMES) },
+      { weight: 1, arbitrary: anyJson },
+    ),
     data,
     timestamp: fc.oneof(
       fc.integer(),
@@ -120,16 +138,16 @@ const eventBody = fc.record(
 
 describe('fuzzed webhook deliveries', { timeout: FUZZ_TIMEOUT_MS }, () => {
   it('answers every event-shaped body with 200 or a clear 400', async () => {
-    await fc.assert(
+    await assertFuzz(
       fc.asyncProperty(eventBody, (body) => deliver(JSON.stringify(body))),
-      { numRuns: runs(1_300) },
+      runs(1_300),
     );
   });
 
   it('answers any JSON, any text, deep nesting and oversized bodies with 200, 400 or 413', async () => {
     const raw = fc.oneof(
       anyJson.map((v) => JSON.stringify(v)),
-      fc.string({ unit: 'binary', maxLength: 200 }),
+      text({ unit: 'binary', maxLength: 200 }),
       fc
         .integer({ min: 0, max: 40_000 })
         .map((depth) => `{"event":"deposit.completed","data":${'['.repeat(depth)}${']'.repeat(depth)}}`),
@@ -137,7 +155,7 @@ describe('fuzzed webhook deliveries', { timeout: FUZZ_TIMEOUT_MS }, () => {
         .integer({ min: 60_000, max: 200_000 })
         .map((size) => JSON.stringify({ event: 'x', data: { pad: 'x'.repeat(size) } })),
     );
-    await fc.assert(fc.asyncProperty(raw, deliver), { numRuns: runs(800) });
+    await assertFuzz(fc.asyncProperty(raw, deliver), runs(800));
   });
 
   it('posted what it stored without a failure, left nothing unhandled, and the bot still answers', async () => {

@@ -490,6 +490,28 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
     await screenshot(page, 'render-delegate-dm');
   });
 
+  it('shows a hidden character in a name as a badge, and the request says so in words', async () => {
+    const disguised = {
+      ...request,
+      id: 'AR-1B2C3D4E5F',
+      display: { ...request.display, accountName: 'ADA OBI \u202eSESIRPRETNE' },
+    } as ApprovalRequest;
+    stub.change((s) => {
+      s.messages.D0BOT?.push(message('D0BOT', 8, approvalMessage(disguised, NOW)));
+    });
+    await page.getByRole('button', { name: 'cngn-desk' }).click();
+    const copy = log().locator('article', { hasText: 'AR-1B2C3D4E5F' });
+    // Read left to right as sent, never turned around into "ADA OBI ENTERPRISES".
+    await contains(copy, 'ADA OBI ⟨U+202E⟩SESIRPRETNE');
+    const badge = copy.locator('.hidden-char');
+    await eventually(() => textOf(badge)).toBe('⟨U+202E⟩');
+    await eventually(() => badge.getAttribute('title')).toBe('A hidden character (U+202E) was here');
+    await contains(copy, 'Look twice: the account name contains hidden characters');
+    expect(await copy.evaluate((node) => node.textContent?.includes('\u202e'))).toBe(false);
+    await copy.scrollIntoViewIfNeeded();
+    await screenshot(page, 'render-hidden-characters');
+  });
+
   it('shows "(edited)" of a follow-on message after its text, with no bare meta line', async () => {
     stub.change((s) => {
       s.messages.D0BOT?.push(message('D0BOT', 6, { text: 'A follow-on, changed since', edited: true }));

@@ -14,7 +14,7 @@ export interface DeadLetterSlackDeps {
 }
 
 export const DEAD_LETTERS_USAGE =
-  'Usage: `/cngn deadletters` to list them, `/cngn deadletters repost <id|all> <#channel or its ID>` to re-post (approvers).';
+  'Usage: `/cngn deadletters` to list them, `/cngn deadletters repost &lt;id|all&gt; &lt;#channel or its ID&gt;` to re-post (approvers).';
 
 export const NOT_AN_APPROVER = 'Only approvers can re-post dead letters; nothing was posted.';
 
@@ -67,7 +67,7 @@ async function repostOne(
   const about = (letter: DeadLetter) =>
     `${letter.event.event} ${letter.event.data.trx_ref ?? letter.event.data.transactionId ?? ''}`.trim();
   const firstRefusal = (letter: DeadLetter) => `first refused in ${letter.channel}: ${letter.reason}`;
-  const shown = `\`${shortId(id).replace(/[`<>&]/g, '')}\``;
+  const shown = `\`${escapeMrkdwn(shortId(id))}\``;
   // Written before the letter leaves the list (see DeadLetterDesk.repost): no re-post goes unrecorded.
   let unrecorded: { posted: boolean } | undefined;
   const record = (outcome: RepostOutcome) =>

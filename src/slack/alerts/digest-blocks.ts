@@ -16,13 +16,14 @@ type Block = Record<string, unknown>;
 /** A section's text stays under Slack's 3,000 characters with room to spare. */
 const SECTION_BUDGET = 2_900;
 
-const KIND_WORDS: Record<string, [one: string, many: string]> = {
-  'deposit.received': ['deposit received', 'deposits received'],
-  'deposit.completed': ['deposit completed', 'deposits completed'],
-  'withdrawal.completed': ['withdrawal completed', 'withdrawals completed'],
-  'redemption.completed': ['redemption paid out', 'redemptions paid out'],
-  'bridge.completed': ['bridge completed', 'bridges completed'],
-};
+// Keyed by the event's name, the service's text: a Map, where `constructor` finds nothing.
+const KIND_WORDS = new Map<string, [one: string, many: string]>([
+  ['deposit.received', ['deposit received', 'deposits received']],
+  ['deposit.completed', ['deposit completed', 'deposits completed']],
+  ['withdrawal.completed', ['withdrawal completed', 'withdrawals completed']],
+  ['redemption.completed', ['redemption paid out', 'redemptions paid out']],
+  ['bridge.completed', ['bridge completed', 'bridges completed']],
+]);
 
 interface KindGroup {
   name: string;
@@ -34,7 +35,7 @@ interface KindGroup {
 
 /** `18 deposits completed` (mrkdwn-safe: unknown kinds are escaped). */
 function kindCount(name: string, count: number): string {
-  const words = KIND_WORDS[name];
+  const words = KIND_WORDS.get(name);
   if (words) return `${count} ${count === 1 ? words[0] : words[1]}`;
   return `${count} \`${escapeMrkdwn(name.replace(/`/g, "'"))}\` event${count === 1 ? '' : 's'}`;
 }
@@ -147,7 +148,7 @@ export function alertDigestMessage(input: DigestInput): AlertMessage {
 }
 
 function kindSummaryPlain(group: KindGroup): string {
-  const words = KIND_WORDS[group.name];
+  const words = KIND_WORDS.get(group.name);
   const count = group.alerts.length;
   const kind = words ? (count === 1 ? words[0] : words[1]) : `${group.name} event${count === 1 ? '' : 's'}`;
   const counted = count - group.untotalled;

@@ -25,7 +25,10 @@ type Block = Record<string, unknown>;
 
 interface Parts {
   emoji: string;
+  /** Plain text, escaped when assembled. */
   title: string;
+  /** A word from outside shown as code after the title (an unknown event's name). */
+  titleCode?: string;
   /** The notification line (unescaped; escaped when assembled). */
   text: string;
   fields: Array<[string, string | undefined]>;
@@ -199,10 +202,11 @@ function transactionFailed(data: WebhookData, options: WebhookMessageOptions): P
 function unknownEvent(input: AlertInput): Parts {
   const { event } = input;
   const { data } = event;
-  // The title is escaped once, when the message is assembled.
+  // The title and its code are escaped once, when the message is assembled.
   return {
     emoji: ':grey_question:',
-    title: `cNGN event \`${event.event}\``,
+    title: 'cNGN event',
+    titleCode: event.event,
     text: `cNGN event ${event.event}${data.amount ? `: ${naira(data.amount)}` : ''}`,
     fields: [
       ['Amount', data.amount ? escapeMrkdwn(naira(data.amount)) : undefined],
@@ -259,7 +263,10 @@ function assemble(input: AlertInput, parts: Parts): AlertMessage {
     .slice(0, 10)
     .map(([label, value]) => ({ type: 'mrkdwn', text: `*${label}*\n${value}` }));
   const title = parts.escaped ? parts.title : escapeMrkdwn(parts.title);
-  const blocks: Block[] = [{ type: 'section', text: { type: 'mrkdwn', text: `${parts.emoji} *${title}*` } }];
+  const code = parts.titleCode === undefined ? '' : ` \`${escapeMrkdwn(parts.titleCode)}\``;
+  const blocks: Block[] = [
+    { type: 'section', text: { type: 'mrkdwn', text: `${parts.emoji} *${title}${code}*` } },
+  ];
   if (fields.length > 0) blocks.push({ type: 'section', fields });
   if (parts.note) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: parts.note } });
   if (input.origin === 'reconciler') {
@@ -319,16 +326,17 @@ function receiverText(receiver: ReceiverView): string | undefined {
   return receiver.text ? escapeMrkdwn(receiver.text) : undefined;
 }
 
-const TYPE_WORDS: Record<string, string> = {
-  fiat_buy: 'Fiat deposit',
-  crypto_deposit: 'On-chain deposit',
-  fiat_redeem: 'Redemption',
-  enaira_redeem: 'eNaira redemption',
-  withdraw: 'Withdrawal',
-  swap: 'Bridge',
-};
+// Keyed by the service's text: a Map, where `constructor` finds nothing.
+const TYPE_WORDS = new Map<string, string>([
+  ['fiat_buy', 'Fiat deposit'],
+  ['crypto_deposit', 'On-chain deposit'],
+  ['fiat_redeem', 'Redemption'],
+  ['enaira_redeem', 'eNaira redemption'],
+  ['withdraw', 'Withdrawal'],
+  ['swap', 'Bridge'],
+]);
 
 function typeWord(type: string | null | undefined): string | undefined {
   if (!type) return undefined;
-  return TYPE_WORDS[type.toLowerCase()] ?? escapeMrkdwn(type);
+  return TYPE_WORDS.get(type.toLowerCase()) ?? escapeMrkdwn(type);
 }

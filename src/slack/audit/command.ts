@@ -4,6 +4,7 @@
 // direct message (approvers); the export is itself audited.
 import { TZDate } from '@date-fns/tz';
 import { auditCsv, auditJsonLines } from '../../approvals/audit-export.js';
+import { escapeMrkdwn } from '../../format/mrkdwn.js';
 import { auditList } from '../approvals/blocks/lists.js';
 import type { ApprovalSlackDeps } from '../approvals/types.js';
 import { errorMessage, noticeMessage } from '../reads/blocks.js';
@@ -149,7 +150,7 @@ export function parseAuditRange(
     if (ago) return new Date(now.getTime() - Number(ago[1]) * UNIT_MS[ago[2] as keyof typeof UNIT_MS]);
     const day = lagosDay(w);
     if (day) return end ? new Date(day.getTime() + 86_400_000) : day;
-    return `\`${word.replace(/[`<>&]/g, '')}\` is not a date (2026-11-01) or a duration (7d, 24h).`;
+    return `\`${escapeMrkdwn(word)}\` is not a date (2026-11-01) or a duration (7d, 24h).`;
   };
   const from = args[0] ? read(args[0], false) : undefined;
   const to = args[1] ? read(args[1], true) : now;

@@ -40,9 +40,8 @@ export function delegationList(
   const heading = everyone
     ? `*Delegations in effect* (all, as you are an approver) · ${escapeMrkdwn(environment)}`
     : `*Delegations in effect to you and from you* · ${escapeMrkdwn(environment)}`;
-  const usage = escapeMrkdwn(
-    'Delegate: `/cngn delegate @person until <2026-12-24|7d> [max <amount>]` (another approver approves it). End one at once: `/cngn delegate revoke @person`.',
-  );
+  const usage =
+    'Delegate: `/cngn delegate @person until &lt;2026-12-24|7d&gt; [max &lt;amount&gt;]` (another approver approves it). End one at once: `/cngn delegate revoke @person`.';
   const pending = waiting.length
     ? `\n*Waiting for another approver's approval*\n${waiting.slice(0, MAX_LISTED).map(waitingLine).join('\n')}`
     : '';

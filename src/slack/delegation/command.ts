@@ -13,10 +13,9 @@ import type { ApprovalSlackDeps } from '../approvals/types.js';
 import type { FeatureSubcommand, SlackMessage } from '../types.js';
 import { delegationList } from './blocks.js';
 
-/** mrkdwn: its `<…>` placeholders escaped, so Slack shows them as typed rather than reading links. */
-export const DELEGATE_USAGE = escapeMrkdwn(
-  'Usage: `/cngn delegate @person until <date|duration> [max <amount>]` — e.g. `/cngn delegate @bola until 2026-12-24 max 500000` or `/cngn delegate @bola until 7d`; `/cngn delegate revoke @person`; `/cngn delegate` lists them.',
-);
+/** mrkdwn: its `<…>` placeholders written as entities, so Slack shows them as typed rather than reading links. */
+export const DELEGATE_USAGE =
+  'Usage: `/cngn delegate @person until &lt;date|duration&gt; [max &lt;amount&gt;]` — e.g. `/cngn delegate @bola until 2026-12-24 max 500000` or `/cngn delegate @bola until 7d`; `/cngn delegate revoke @person`; `/cngn delegate` lists them.';
 
 /** `<@U123|bola>` (a mention, as Slack sends it), `<@U123>`, or a member ID `U123…`. */
 export function readPerson(word: string | undefined): string | undefined {
@@ -117,8 +116,7 @@ async function fileDelegation(
   try {
     until = readUntil(rest[1], now);
   } catch (error) {
-    const shown = rest[1].replace(/[`<>&]/g, '');
-    return answer(`Until: \`${shown}\` ${(error as Error).message}. ${DELEGATE_USAGE}`);
+    return answer(`Until: \`${escapeMrkdwn(rest[1])}\` ${(error as Error).message}. ${DELEGATE_USAGE}`);
   }
   let max: string | undefined;
   const more = rest.slice(2);
@@ -129,11 +127,7 @@ async function fileDelegation(
       );
     }
     if (more.length > 2) {
-      const extra = more
-        .slice(2)
-        .join(' ')
-        .replace(/[`<>&]/g, '')
-        .slice(0, 100);
+      const extra = escapeMrkdwn(more.slice(2).join(' ').slice(0, 100));
       return answer(
         `Max: give one amount after \`max\`; \`${extra}\` is more than that. Write the amount without spaces, e.g. 500000 or ₦500,000.50.`,
       );

@@ -2,7 +2,7 @@
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { BridgeQuote, TemporaryAccount } from '../../cngn/schemas.js';
 import { lagosTime, naira, relative } from '../../format/display.js';
-import { escapeMrkdwn } from '../../format/mrkdwn.js';
+import { escapeMrkdwn, markHiddenCharacters } from '../../format/mrkdwn.js';
 import {
   modal,
   type NetworkChoice,
@@ -32,7 +32,11 @@ export const QUOTE = {
   address: 'quote.address',
 } as const;
 
-const plain = (text: string) => ({ type: 'plain_text' as const, text: text.slice(0, 75) });
+/** plain_text, shown as typed: outside text in options (network, bank names) has its hidden characters marked. */
+const plain = (text: string) => ({
+  type: 'plain_text' as const,
+  text: markHiddenCharacters(text).slice(0, 75),
+});
 
 export function depositModal(input: { prefill?: Prefill; environment: string }): ModalView {
   const p = input.prefill ?? {};

@@ -6,7 +6,7 @@ import type { CngnApi } from '../../cngn/api.js';
 import { environmentMarker } from '../../format/display.js';
 import { amountReason, Money } from '../../format/money.js';
 import { escapeMrkdwn } from '../../format/mrkdwn.js';
-import { checkWalletAddress } from '../../format/wallet-address.js';
+import { checkWalletAddress, familyOf } from '../../format/wallet-address.js';
 import type { Logger } from '../../log.js';
 import { noticeView } from '../approvals/blocks/modals.js';
 import {
@@ -121,7 +121,7 @@ export function parseQuote(values: ViewValues, metadata: QuoteMetadata): Parsed<
   }
   // Checked by the rules of the destination network (EVM unless the network list says otherwise).
   const address = checkWalletAddress(
-    metadata.families[destination] ?? 'evm',
+    familyOf(metadata.families, destination) ?? 'evm',
     readText(values, QUOTE.address),
   );
   if (!address.ok) errors[QUOTE.address] = `Destination address: ${address.reason}`;
@@ -162,7 +162,7 @@ export function registerDepositQuoteViews(app: App, deps: ReadViewDeps): void {
       } catch (error) {
         view = noticeView(
           'No account',
-          `:warning: ${escapeMrkdwn(describeError(error, deps.logger, 'deposit').text)}\n${label()}`,
+          `:warning: ${describeError(error, deps.logger, 'deposit').text}\n${label()}`,
         );
       }
       await client.views.update({ view_id: body.view.id, view });
@@ -196,7 +196,7 @@ export function registerDepositQuoteViews(app: App, deps: ReadViewDeps): void {
       } catch (error) {
         view = noticeView(
           'No quote',
-          `:warning: ${escapeMrkdwn(describeError(error, deps.logger, 'quote').text)}\n${label()}`,
+          `:warning: ${describeError(error, deps.logger, 'quote').text}\n${label()}`,
         );
       }
       await client.views.update({ view_id: body.view.id, view });

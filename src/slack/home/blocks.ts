@@ -17,8 +17,8 @@ import {
 } from '../../format/display.js';
 import { escapeMrkdwn, mentionUser, slackPermalink } from '../../format/mrkdwn.js';
 import type { RecentAlert } from '../../webhooks/recent.js';
-import { approvalButtons, destinationFields } from '../approvals/blocks/message.js';
-import { requestTitle, stateWords } from '../approvals/blocks/words.js';
+import { approvalButtons, destinationFields, hiddenCharactersNotice } from '../approvals/blocks/message.js';
+import { requestTitle, STATE_WORDS, stateWords } from '../approvals/blocks/words.js';
 import { delegationLines } from '../delegation/blocks.js';
 
 export const HOME_WAITING_BLOCK = 'home.waiting';
@@ -68,6 +68,7 @@ function waitingBlocks(request: ApprovalRequest, now: Date): KnownBlock[] {
   return [
     section(`*${escapeMrkdwn(requestTitle(request))}* · ${countdown(request.expiresAt, now)}`),
     { type: 'section', fields },
+    ...hiddenCharactersNotice(request),
     {
       type: 'actions',
       block_id: `${HOME_WAITING_BLOCK}.${request.id}`,

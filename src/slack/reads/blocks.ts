@@ -82,13 +82,14 @@ function listText(
   return hidden > 0 ? `${list}${separator}_…and ${hidden} more ${noun}_` : list;
 }
 
+/** The command list; `notice` (mrkdwn, its outside parts escaped) goes above it. */
 export function helpMessage(entries: readonly HelpEntry[], notice?: string): SlackMessage {
   const lines = entries.map(
     (e) =>
       `\`/cngn ${escapeMrkdwn(e.usage)}\` — ${escapeMrkdwn(helpSummary(e))} · e.g. \`/cngn ${escapeMrkdwn(e.example)}\``,
   );
   const blocks: KnownBlock[] = [];
-  if (notice) blocks.push(section(escapeMrkdwn(notice)));
+  if (notice) blocks.push(section(notice));
   blocks.push(section(`*cNGN treasury commands*\n${lines.join('\n')}`));
   blocks.push({
     type: 'context',
@@ -96,7 +97,7 @@ export function helpMessage(entries: readonly HelpEntry[], notice?: string): Sla
       { type: 'mrkdwn', text: 'No money moves until a second person approves it in the approvals channel.' },
     ],
   });
-  return { text: notice ? escapeMrkdwn(notice) : 'cNGN treasury commands', blocks };
+  return { text: notice ?? 'cNGN treasury commands', blocks };
 }
 
 /** "as of 10:26 WAT" when read today (Lagos), with the date when `now` is not given or another day. */
@@ -213,22 +214,23 @@ export function statusLabel(status: string | null | undefined): string {
   return `${STATUS_EMOJI[classifyStatus(status)]} ${escapeMrkdwn(statusWord(status))}`;
 }
 
-const TYPE_WORDS: Record<string, string> = {
-  fiat_buy: 'Deposit (Naira)',
-  deposit: 'Deposit',
-  crypto_deposit: 'Deposit (on-chain)',
-  enaira_buy: 'Deposit (eNaira)',
-  withdraw: 'Withdrawal',
-  withdrawal: 'Withdrawal',
-  fiat_redeem: 'Redemption',
-  redeem: 'Redemption',
-  enaira_redeem: 'Redemption (eNaira)',
-  swap: 'Bridge',
-};
+// Keyed by the service's text: a Map, where `constructor` finds nothing.
+const TYPE_WORDS = new Map<string, string>([
+  ['fiat_buy', 'Deposit (Naira)'],
+  ['deposit', 'Deposit'],
+  ['crypto_deposit', 'Deposit (on-chain)'],
+  ['enaira_buy', 'Deposit (eNaira)'],
+  ['withdraw', 'Withdrawal'],
+  ['withdrawal', 'Withdrawal'],
+  ['fiat_redeem', 'Redemption'],
+  ['redeem', 'Redemption'],
+  ['enaira_redeem', 'Redemption (eNaira)'],
+  ['swap', 'Bridge'],
+]);
 
 export function typeWord(type: string | null | undefined): string {
   if (!type) return 'Transaction';
-  return TYPE_WORDS[type.toLowerCase()] ?? type.replace(/_/g, ' ');
+  return TYPE_WORDS.get(type.toLowerCase()) ?? type.replace(/_/g, ' ');
 }
 
 function receiverText(tx: Transaction, addressUrl: string | undefined): string {
@@ -340,21 +342,25 @@ export function loadingView(environment: string): ModalView {
   };
 }
 
-/** The loading modal, replaced when the form's data could not be read. */
+/** The loading modal, replaced when the form's data could not be read; `text` is mrkdwn (describeError's). */
 export function formErrorView(text: string, environment: string): ModalView {
   return {
     type: 'modal',
     title: plainText('Could not open the form'),
     close: plainText('Close'),
-    blocks: [section(`:warning: ${escapeMrkdwn(text)}`), contextLine(escapeMrkdwn(environment))],
+    blocks: [section(`:warning: ${text}`), contextLine(escapeMrkdwn(environment))],
   };
 }
 
-/** A sentence (bold and code spans allowed, nothing from outside unescaped) as a private answer. */
+/**
+ * A sentence as a private answer. It is mrkdwn as it stands: the bot's bold and code spans, and every
+ * value from outside already through escapeMrkdwn (describeError's text is).
+ */
 export function errorMessage(text: string): SlackMessage {
-  return { text: escapeMrkdwn(text), blocks: [section(`:warning: ${escapeMrkdwn(text)}`)] };
+  return { text, blocks: [section(`:warning: ${text}`)] };
 }
 
+/** Like errorMessage, without the warning sign. */
 export function noticeMessage(text: string): SlackMessage {
-  return { text: escapeMrkdwn(text), blocks: [section(escapeMrkdwn(text))] };
+  return { text, blocks: [section(text)] };
 }

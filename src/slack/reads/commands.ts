@@ -103,7 +103,7 @@ export async function txCommand(ctx: CommandContext, deps: ReadDeps): Promise<Sl
   return block ? { ...message, blocks: [...message.blocks, block] } : message;
 }
 
-/** Why the service gave no transaction, as a sentence (plain text). */
+/** Why the service gave no transaction, as a sentence (mrkdwn: describeError's text is). */
 function serviceProblem(error: unknown, deps: ReadDeps): string {
   if (error instanceof CngnError && error.kind === 'not-found') {
     return 'The service has no transaction under this reference.';

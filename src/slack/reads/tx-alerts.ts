@@ -35,8 +35,8 @@ function alertSection(alert: AlertWhereabouts): KnownBlock {
 }
 
 /**
- * The transaction as its alerts recorded it. `problem` is the service's side in a sentence (plain
- * text: escaped here); what the alerts say may be older than the service's own record.
+ * The transaction as its alerts recorded it. `problem` is the service's side in a sentence, mrkdwn
+ * with its outside parts escaped; what the alerts say may be older than the service's own record.
  */
 export function txFromAlertsMessage(
   reference: string,
@@ -48,7 +48,7 @@ export function txFromAlertsMessage(
   const blocks: KnownBlock[] = [
     section(`*Transaction* ${code(reference)} · as the bot's alerts recorded it`),
     context(
-      `:warning: ${escapeMrkdwn(problem)} The bot's alerts know this reference: below is what each event said when it arrived, which may be older than the service's record.`,
+      `:warning: ${problem} The bot's alerts know this reference: below is what each event said when it arrived, which may be older than the service's record.`,
     ),
     ...shown.map(alertSection),
   ];
@@ -57,7 +57,7 @@ export function txFromAlertsMessage(
     blocks.splice(2, 0, context(`${earlier} earlier alert${earlier === 1 ? '' : 's'} not listed.`));
   }
   return {
-    text: escapeMrkdwn(`${reference}: ${problem} ${count} recorded it.`),
+    text: `${escapeMrkdwn(reference)}: ${problem} ${count} recorded it.`,
     blocks,
   };
 }

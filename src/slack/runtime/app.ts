@@ -119,6 +119,17 @@ export function boltLogger(logger: Logger, name = 'bolt'): BoltLogger {
   };
 }
 
+/**
+ * Bolt keeps its Web API clients in a plain object keyed by the request's team or enterprise id, text
+ * from the request: a team id `valueOf`, `constructor` or `__proto__` finds Object's own members there
+ * and the listener throws (a 500). The same pool without a prototype only holds what Bolt put in it.
+ */
+function withoutPrototypeKeys(app: App): void {
+  const internals = app as unknown as { clients?: Record<string, unknown> };
+  if (!internals.clients || typeof internals.clients !== 'object') return;
+  internals.clients = Object.assign(Object.create(null) as Record<string, unknown>, internals.clients);
+}
+
 export function createSlackApp(options: SlackAppOptions): SlackApp {
   const routes = [healthz(options.health), livez, ...(options.routes ?? [])];
   const { slack } = options;
@@ -141,6 +152,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     slack.mode === 'socket'
       ? new App({ ...common, socketMode: true, appToken: slack.appToken })
       : new App({ ...common, receiver: guardedReceiver(slack.signingSecret ?? '', routes, logger, options) });
+  withoutPrototypeKeys(app);
   // Socket Mode has no request guard: its requests are counted from Bolt's first step to the
   // listener's return (the listener has acked by then; answers run later, see in-flight.ts).
   const { traffic } = options;

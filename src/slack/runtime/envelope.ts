@@ -9,9 +9,11 @@ import { z } from 'zod';
 const text = z.string();
 // Where the bot answers later; Slack's are https URLs, anything else would fail only after the ack.
 const responseUrl = z.url({ protocol: /^https?$/ });
-const user = z.looseObject({ id: text });
+// Bolt keys its client pool by the team or enterprise id wherever the body carries one (a team id, the
+// user's team, the first authorization): an object there, converted to a key, can throw.
+const user = z.looseObject({ id: text, team_id: text.nullish() });
 // Org-wide installs send `team: null`; Bolt handles null there, not another type.
-const team = z.looseObject({ id: text }).nullish();
+const team = z.looseObject({ id: text, enterprise_id: text.nullish() }).nullish();
 const channel = z.looseObject({ id: text });
 
 const view = z.looseObject({
@@ -31,7 +33,11 @@ const eventCallback = z.looseObject({
     item: z.looseObject({}).optional(),
     subteam: z.looseObject({}).optional(),
   }),
-  authorizations: z.array(z.looseObject({})).optional(),
+  team_id: text.nullish(),
+  enterprise_id: text.nullish(),
+  authorizations: z
+    .array(z.looseObject({ team_id: text.nullish(), enterprise_id: text.nullish() }))
+    .optional(),
 });
 
 // Form fields of a slash command: each exactly once (a repeated field would arrive as a list). A

@@ -1,4 +1,6 @@
 // One function from any error to the sentence a treasury operator reads. Never a stack, never a secret.
+// The sentence is mrkdwn: the bot's own markup kept, whatever came from outside (the service's message,
+// a person's input quoted back, field names) escaped where it enters.
 import { randomBytes } from 'node:crypto';
 import { ZodError } from 'zod';
 import { CredentialsError } from '../../cngn/credentials.js';
@@ -10,6 +12,7 @@ import {
   RateBudgetError,
 } from '../../cngn/errors.js';
 import { MoneyFormatError } from '../../format/money.js';
+import { escapeMrkdwn } from '../../format/mrkdwn.js';
 import type { Logger } from '../../log.js';
 import { StoreUnavailableError } from '../../store/index.js';
 
@@ -33,14 +36,15 @@ const SENTENCES: Partial<Record<CngnErrorKind, (e: CngnError) => string>> = {
     'The service did not accept the API key (check CNGN_API_KEY and that it is for this environment).',
   'merchant-not-found': () =>
     'The service does not know this business (Merchant not found): check the API key.',
-  'no-ssh-key': (e) => `${e.serviceMessage}: upload the bot's Ed25519 public key in the cNGN dashboard.`,
+  'no-ssh-key': (e) =>
+    `${escapeMrkdwn(e.serviceMessage)}: upload the bot's Ed25519 public key in the cNGN dashboard.`,
   'decryption-failed': () =>
     'The service could not decrypt our request: CNGN_ENCRYPTION_KEY does not match the key in the dashboard.',
   'service-unavailable': () => 'The service is currently unavailable. Please try again later.',
   'account-unresolvable': () => 'Could not resolve account details: check the account number and the bank.',
   'not-found': () => 'Transaction not found: check the reference.',
   'rate-limited': () => 'The service is rate limiting this key; try again in about a minute.',
-  validation: (e) => `The service refused the request: ${e.serviceMessage}`,
+  validation: (e) => `The service refused the request: ${escapeMrkdwn(e.serviceMessage)}`,
   'server-error': () => 'The service had an internal error. Nothing was retried; try again shortly.',
 };
 
@@ -64,6 +68,7 @@ function unreadableAnswer(endpoint: string, quote: string): string {
 }
 
 export interface UserError {
+  /** mrkdwn, its outside parts escaped: put it in a mrkdwn text as it is. */
   text: string;
   /** Set for errors we did not expect: quoted to the user and written to the log. */
   correlationId?: string;
@@ -76,7 +81,7 @@ export function describeError(error: unknown, logger?: Pick<Logger, 'error'>, co
   }
   if (error instanceof CngnError) {
     const sentence = SENTENCES[error.kind];
-    return { text: sentence ? sentence(error) : `The service said: ${error.serviceMessage}` };
+    return { text: sentence ? sentence(error) : `The service said: ${escapeMrkdwn(error.serviceMessage)}` };
   }
   if (error instanceof CngnTransportError) {
     return {
@@ -85,8 +90,8 @@ export function describeError(error: unknown, logger?: Pick<Logger, 'error'>, co
         : 'The service could not be reached. Nothing was sent; try again shortly.',
     };
   }
-  if (error instanceof MoneyFormatError) return { text: error.message };
-  if (error instanceof CredentialsError) return { text: error.message };
+  if (error instanceof MoneyFormatError) return { text: escapeMrkdwn(error.message) };
+  if (error instanceof CredentialsError) return { text: escapeMrkdwn(error.message) };
   const correlationId = randomBytes(4).toString('hex');
   const kind =
     error instanceof CngnResponseError
@@ -114,7 +119,7 @@ export function describeError(error: unknown, logger?: Pick<Logger, 'error'>, co
   if (error instanceof ZodError) {
     const fields = error.issues.map((i) => i.path.join('.') || 'value').slice(0, 3);
     return {
-      text: `Some data did not have the expected form (${fields.join(', ')}). ${quote}`,
+      text: `Some data did not have the expected form (${escapeMrkdwn(fields.join(', '))}). ${quote}`,
       correlationId,
     };
   }

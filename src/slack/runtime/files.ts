@@ -2,6 +2,7 @@
 // im:write), then files.uploadV2 (scope files:write), which asks Slack for an upload URL per file,
 // posts the bytes there and completes the upload into that DM with one comment.
 import type { WebClient } from '@slack/web-api';
+import { escapeMrkdwn } from '../../format/mrkdwn.js';
 
 export interface FileToSend {
   filename: string;
@@ -42,10 +43,10 @@ export async function sendFilesToUser(
   }
 }
 
-/** What the person who asked reads when the upload failed. */
+/** What the person who asked reads when the upload failed (mrkdwn). */
 export function uploadFailureText(error: SlackUploadError): string {
   const scopes = /missing_scope|not_allowed_token_type|no_permission/.test(error.slackError)
     ? ' The app needs the `files:write` and `im:write` scopes: reinstall it from the manifest.'
     : ' Try again shortly.';
-  return `${error.message}; nothing was sent.${scopes}`;
+  return `${escapeMrkdwn(error.message)}; nothing was sent.${scopes}`;
 }

@@ -80,8 +80,24 @@ function misleads(label: string, url: string): boolean {
 const INLINE =
   /`([^`\n]+)`|<([^<>\n]+)>|(?<![\p{L}\p{N}*])\*(?!\s)([^*\n]+?)(?<!\s)\*(?![\p{L}\p{N}])|(?<![\p{L}\p{N}_])_(?!\s)([^_\n]+?)(?<!\s)_(?![\p{L}\p{N}])|(?<![\p{L}\p{N}~])~(?!\s)([^~\n]+?)(?<!\s)~(?![\p{L}\p{N}])/gu;
 
+/** The bot's marker for a hidden character in text from outside (format/hidden-characters.ts). */
+const HIDDEN_MARKER = /⟨U\+[0-9A-F]{4,6}⟩/g;
+
+/** Text as typed; each hidden-character marker as a badge that says what it stands for. */
 function textNodes(text: string): Node[] {
-  return text ? [document.createTextNode(emojify(decodeEntities(text)))] : [];
+  if (!text) return [];
+  const shown = emojify(decodeEntities(text));
+  const out: Node[] = [];
+  let last = 0;
+  for (const marker of shown.matchAll(HIDDEN_MARKER)) {
+    const at = marker.index ?? 0;
+    if (at > last) out.push(document.createTextNode(shown.slice(last, at)));
+    const code = marker[0].slice(1, -1);
+    out.push(h('span', { class: 'hidden-char', title: `A hidden character (${code}) was here` }, marker[0]));
+    last = at + marker[0].length;
+  }
+  if (last < shown.length) out.push(document.createTextNode(shown.slice(last)));
+  return out;
 }
 
 /** One line (or a span of it): code, links and mentions, bold, italic, strike, emoji. */

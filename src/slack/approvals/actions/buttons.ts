@@ -10,6 +10,8 @@ import {
   type Refusal,
 } from '../../../approvals/index.js';
 import type { ApprovalRequest } from '../../../approvals/types.js';
+import type { CngnApi } from '../../../cngn/api.js';
+import { escapeMrkdwn } from '../../../format/mrkdwn.js';
 import { withinDeadline } from '../../../store/index.js';
 import { refusalText } from '../blocks/lists.js';
 import {
@@ -90,7 +92,7 @@ async function answerUnreadable(
 ): Promise<void> {
   deps.log?.warn('approval click could not be read', { action, problem: read.problem });
   if (!read.user) return;
-  const text = `This button could not be read (${read.problem}), so nothing changed.`;
+  const text = `This button could not be read (${escapeMrkdwn(read.problem)}), so nothing changed.`;
   await client.chat
     .postEphemeral({ ...placed(deps, { channel: read.channel, user: read.user }), text })
     .catch(() => undefined);

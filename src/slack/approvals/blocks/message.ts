@@ -11,7 +11,15 @@ import {
 } from '../../../approvals/index.js';
 import type { ApprovalRequest } from '../../../approvals/types.js';
 import { lagosTime, naira, relative } from '../../../format/display.js';
-import { escapeMrkdwn, explorerLink, inertUrl, mentionChannel, mentionUser } from '../../../format/mrkdwn.js';
+import {
+  escapeMrkdwn,
+  escapeOwnSentence,
+  explorerLink,
+  hasHiddenCharacters,
+  inertUrl,
+  mentionChannel,
+  mentionUser,
+} from '../../../format/mrkdwn.js';
 import type { SlackMessage } from '../../types.js';
 import {
   extendButtons,
@@ -19,7 +27,7 @@ import {
   lifecycleThreadReply,
   requesterReminderNotice,
 } from './reminders.js';
-import { environmentLabel, KIND_TITLE, requestTitle, stateWords } from './words.js';
+import { environmentLabel, KIND_TITLE, requestTitle, STATE_WORDS, stateWords } from './words.js';
 
 export const APPROVE_ACTION = 'approval.approve';
 export const REJECT_ACTION = 'approval.reject';
@@ -95,6 +103,61 @@ export function destinationFields(request: ApprovalRequest): Array<{ type: 'mrkd
   }
 }
 
+/** The outside texts among a request's figures, each with the words that name it. */
+function destinationTexts(request: ApprovalRequest): Array<[words: string, value: string | undefined]> {
+  const d = request.display;
+  switch (request.kind) {
+    case 'withdraw':
+      return [
+        ['address', request.payload.address],
+        ['network name', d.networkName ?? request.payload.networkId],
+      ];
+    case 'redeem':
+      return [
+        ['bank name', d.bankName ?? request.payload.bankCode],
+        ['account number', request.payload.accountNumber],
+        ['account name', d.accountName],
+      ];
+    case 'bridge':
+      return [
+        ['origin network name', d.originNetworkName],
+        ['destination network name', d.destinationNetworkName],
+        ['destination address', request.payload.destinationAddress],
+        ['sender address', request.payload.senderAddress],
+      ];
+    case 'whitelist':
+      return [
+        ['address', request.payload.address],
+        ['network name', d.networkName ?? request.payload.networkId],
+      ];
+    case 'settlement':
+      return [
+        ['bank name', request.payload.bankName],
+        ['account number', request.payload.bankAccountNumber],
+        ['account name', request.payload.bankAccountName],
+      ];
+    case 'delegation':
+      return [];
+  }
+}
+
+/**
+ * Said in words under the figures when a name or address holds hidden characters (each is shown as a
+ * marker such as ⟨U+202E⟩), so whoever approves looks twice; nothing when none does.
+ */
+export function hiddenCharactersNotice(request: ApprovalRequest): KnownBlock[] {
+  const fields = destinationTexts(request)
+    .filter(([, value]) => hasHiddenCharacters(value))
+    .map(([words]) => `the ${words}`);
+  if (fields.length === 0) return [];
+  const which =
+    fields.length === 1
+      ? `${fields[0]} contains`
+      : `${fields.slice(0, -1).join(', ')} and ${fields.at(-1)} contain`;
+  const text = `:warning: *Look twice: ${which} hidden characters*, shown as ⟨U+…⟩. Such characters can make text read as other text: check it with the bank or whoever gave it before this is approved.`;
+  return [{ type: 'context', elements: [{ type: 'mrkdwn', text }] }];
+}
+
 /** `<@Bola> on behalf of <@Chidi>` for a delegate's approval. */
 export function approverWords(approval: { user: string; onBehalfOf?: string | undefined }): string {
   const behalf = approval.onBehalfOf ? ` on behalf of ${mentionUser(approval.onBehalfOf)}` : '';
@@ -158,7 +221,11 @@ export function staleRoundNotice(request: ApprovalRequest, now: Date): SlackMess
   const text = `${escapeMrkdwn(requestTitle(request))} changed since the message you clicked was shown${why}. Your click changed nothing. Here are the new figures; approve or reject from the updated request message if they are right.`;
   return {
     text,
-    blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }, figuresSection(request, now)],
+    blocks: [
+      { type: 'section', text: { type: 'mrkdwn', text } },
+      figuresSection(request, now),
+      ...hiddenCharactersNotice(request),
+    ],
   };
 }
 
@@ -189,6 +256,7 @@ export function approvalMessage(
     },
     ...conflictBlocks(request),
     figuresSection(request, now),
+    ...hiddenCharactersNotice(request),
   ];
   if (request.reason && request.state === 'pending') {
     blocks.push({
@@ -291,7 +359,7 @@ const plain = (text: string) => ({ type: 'plain_text' as const, text });
 /** The thread reply for the request's newest step: the engine's notice as said, or the step in words. */
 export function threadReply(request: ApprovalRequest): string {
   const notice = noticeText(request);
-  return notice ? escapeMrkdwn(notice) : (lifecycleThreadReply(request) ?? stepText(request));
+  return notice ? escapeOwnSentence(notice) : (lifecycleThreadReply(request) ?? stepText(request));
 }
 
 /** The request's newest step in words, with who took it and its note. */

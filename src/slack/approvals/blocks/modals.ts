@@ -2,7 +2,7 @@
 // Pure builders: data in, view out. Block ids equal action ids so submissions read `values[id][id]`.
 import type { KnownBlock, ModalView, PlainTextOption } from '@slack/types';
 import { shortAddress } from '../../../format/evm-address.js';
-import { escapeMrkdwn } from '../../../format/mrkdwn.js';
+import { escapeMrkdwn, markHiddenCharacters } from '../../../format/mrkdwn.js';
 import { type AddressFamily, addressFamily } from '../../../format/wallet-address.js';
 
 export const WITHDRAW_VIEW = 'withdraw.submit';
@@ -53,7 +53,11 @@ export type Prefill = Record<string, string | undefined>;
 /** Field id → reason, shown under the field when a check after submission failed. */
 export type FieldErrors = Record<string, string>;
 
-const plain = (text: string) => ({ type: 'plain_text' as const, text: text.slice(0, 75) });
+/** plain_text, shown as typed: outside text in options (network, bank names) has its hidden characters marked. */
+const plain = (text: string) => ({
+  type: 'plain_text' as const,
+  text: markHiddenCharacters(text).slice(0, 75),
+});
 
 export const option = (text: string, value: string): PlainTextOption => ({ text: plain(text), value });
 
@@ -65,7 +69,8 @@ export interface NetworksMetadata {
 }
 
 export function networksMetadata(networks: NetworkChoice[]): NetworksMetadata {
-  const families: Record<string, AddressFamily> = {};
+  // No prototype: a network the service calls `__proto__` is kept as an entry like any other.
+  const families = Object.create(null) as Record<string, AddressFamily>;
   for (const n of networks) {
     const family = addressFamily(n);
     if (family !== 'evm') families[n.id] = family;

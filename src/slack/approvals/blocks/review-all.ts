@@ -5,7 +5,7 @@
 import type { Button, KnownBlock, ModalView } from '@slack/types';
 import type { ApprovalRequest } from '../../../approvals/types.js';
 import { escapeMrkdwn } from '../../../format/mrkdwn.js';
-import { approvalButtonValue, figuresSection } from './message.js';
+import { approvalButtonValue, figuresSection, hiddenCharactersNotice } from './message.js';
 import { requestTitle } from './words.js';
 
 export const REVIEW_ALL_ACTION = 'approval.review_all';
@@ -56,6 +56,7 @@ export function reviewAllModal(
         text: { type: 'mrkdwn', text: `*${escapeMrkdwn(requestTitle(request))}*  ·  \`${request.id}\`` },
       },
       figuresSection(request, now),
+      ...hiddenCharactersNotice(request),
     );
   }
   blocks.push(

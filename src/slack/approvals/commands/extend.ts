@@ -7,7 +7,7 @@ import { extendAnswer } from '../blocks/reminders.js';
 import type { ApprovalSlackDeps } from '../types.js';
 
 export const EXTEND_USAGE =
-  'Usage: `/cngn extend <request> [duration]` — e.g. `/cngn extend AR-1A2B3C4D5E 12h` (at most the original lifetime, once)';
+  'Usage: `/cngn extend &lt;request&gt; [duration]` — e.g. `/cngn extend AR-1A2B3C4D5E 12h` (at most the original lifetime, once)';
 
 export async function extendCommand(
   args: string[],

@@ -8,7 +8,7 @@ import { refusalText } from '../blocks/lists.js';
 import type { ApprovalSlackDeps } from '../types.js';
 
 export const RESOLVE_USAGE =
-  'Usage: `/cngn resolve <request> completed|failed <what you checked>` — e.g. `/cngn resolve AR-1A2B3C4D5E failed not on the dashboard, support confirmed`';
+  'Usage: `/cngn resolve &lt;request&gt; completed|failed &lt;what you checked&gt;` — e.g. `/cngn resolve AR-1A2B3C4D5E failed not on the dashboard, support confirmed`';
 
 export async function resolveCommand(
   args: string[],

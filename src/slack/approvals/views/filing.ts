@@ -11,6 +11,7 @@ import { Money } from '../../../format/money.js';
 import { escapeMrkdwn, mentionChannel } from '../../../format/mrkdwn.js';
 import { viewDelivery } from '../../runtime/deliveries.js';
 import { filedMetadata, unlessUnseen } from '../actions/filed.js';
+import { hiddenCharactersNotice } from '../blocks/message.js';
 import {
   BRIDGE,
   BRIDGE_VIEW,
@@ -35,11 +36,13 @@ export interface ViewArgs {
 /** The sentence shown once a request is filed; `extra` is mrkdwn with its outside values escaped. */
 export function filedView(request: ApprovalRequest, channel: string, extra = ''): ModalView {
   const needs = `${request.requiredApprovals} approval${request.requiredApprovals > 1 ? 's' : ''}`;
+  const notice = noticeView(
+    'Waiting for approval',
+    `*${escapeMrkdwn(requestTitle(request))}* is waiting in ${mentionChannel(channel)} for ${needs} from someone other than you. Nothing moves until then.${extra}`,
+  );
   return {
-    ...noticeView(
-      'Waiting for approval',
-      `*${escapeMrkdwn(requestTitle(request))}* is waiting in ${mentionChannel(channel)} for ${needs} from someone other than you. Nothing moves until then.${extra}`,
-    ),
+    ...notice,
+    blocks: [...notice.blocks, ...hiddenCharactersNotice(request)],
     private_metadata: filedMetadata(request.id),
   };
 }

@@ -2,7 +2,12 @@
 // state in, either the parsed fields or field → reason errors for `response_action: errors`.
 import { z } from 'zod';
 import { amountReason, Money } from '../../../format/money.js';
-import { ADDRESS_FAMILIES, type AddressFamily, checkWalletAddress } from '../../../format/wallet-address.js';
+import {
+  ADDRESS_FAMILIES,
+  type AddressFamily,
+  checkWalletAddress,
+  familyOf,
+} from '../../../format/wallet-address.js';
 import { type BankChoice, parseBankOption, REDEEM, SETTLEMENT } from '../blocks/bank-modal.js';
 import { BRIDGE, REJECT, WHITELIST, WITHDRAW } from '../blocks/modals.js';
 
@@ -179,7 +184,7 @@ export function parseWithdraw(values: ViewValues, allowedNetworks: string[], fam
     }
     address = chosenAddress;
   } else if (typed) {
-    address = addressField(typed, errors, WITHDRAW.address, families[networkId]);
+    address = addressField(typed, errors, WITHDRAW.address, familyOf(families, networkId));
   } else {
     errors[WITHDRAW.address] = 'Address: choose a whitelisted address or type one';
   }
@@ -203,12 +208,12 @@ export function parseBridge(values: ViewValues, allowedNetworks: string[], famil
     readText(values, BRIDGE.address),
     errors,
     BRIDGE.address,
-    families[destination],
+    familyOf(families, destination),
     'Destination address',
   );
   const senderText = readText(values, BRIDGE.sender);
   const sender = senderText
-    ? addressField(senderText, errors, BRIDGE.sender, families[origin], 'Sender address')
+    ? addressField(senderText, errors, BRIDGE.sender, familyOf(families, origin), 'Sender address')
     : undefined;
   return result(errors, { amount, origin, destination, address, sender });
 }
@@ -225,7 +230,7 @@ export function parseWhitelist(values: ViewValues, allowedNetworks: string[], fa
     readText(values, WHITELIST.address),
     errors,
     WHITELIST.address,
-    families[networkId],
+    familyOf(families, networkId),
   );
   return result(errors, { networkId, address });
 }
