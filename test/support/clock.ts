@@ -1,0 +1,43 @@
+// A clock for tests of windows that last seconds, shared by whatever reads the time (the sandbox's rate
+// limit, the client's budget). Time stands still while any caller the test tracks is at work (taking a
+// slot, in flight to the sandbox), and once every one of them sleeps on the clock it jumps to the
+// earliest wake-up. So no test waits real seconds, and requests made together arrive at one instant,
+// which is the hardest case for a limit per window.
+
+export class VirtualClock {
+  private time: number;
+  private working = 0;
+  private readonly sleepers: Array<{ at: number; wake: () => void }> = [];
+
+  constructor(start = Date.UTC(2026, 0, 1)) {
+    this.time = start;
+  }
+
+  readonly now = (): number => this.time;
+
+  readonly sleep = (ms: number): Promise<void> =>
+    new Promise((wake) => {
+      this.sleepers.push({ at: this.time + ms, wake });
+      this.step();
+    });
+
+  /** Runs `work` as a caller the clock waits for: time moves only while every such caller sleeps. */
+  async track<T>(work: () => Promise<T>): Promise<T> {
+    this.working += 1;
+    try {
+      return await work();
+    } finally {
+      this.working -= 1;
+      this.step();
+    }
+  }
+
+  private step(): void {
+    if (this.sleepers.length === 0 || this.sleepers.length < this.working) return;
+    this.sleepers.sort((a, b) => a.at - b.at);
+    this.time = Math.max(this.time, this.sleepers[0]?.at ?? this.time);
+    while (this.sleepers.length > 0 && (this.sleepers[0]?.at ?? Infinity) <= this.time) {
+      this.sleepers.shift()?.wake();
+    }
+  }
+}
