@@ -1,9 +1,11 @@
-// A clock for tests of windows that last seconds, shared by whatever reads the time (the sandbox's rate
-// limit, the client's budget). Time stands still while any caller the test tracks is at work (taking a
-// slot, in flight to the sandbox), and once every one of them sleeps on the clock it jumps to the
-// earliest wake-up. So no test waits real seconds, and requests made together arrive at one instant,
-// which is the hardest case for a limit per window.
+// Clocks for tests of waits that last seconds, shared by whatever reads the time, so that no test sits
+// out a rate limit's window in real time.
 
+/**
+ * Time stands still while any caller the test tracks is at work (taking a slot, in flight to the
+ * sandbox), and once every one of them sleeps on the clock it jumps to the earliest wake-up: requests
+ * made together arrive at one instant, the hardest case for a limit per window.
+ */
 export class VirtualClock {
   private time: number;
   private working = 0;
@@ -40,4 +42,15 @@ export class VirtualClock {
       this.sleepers.shift()?.wake();
     }
   }
+}
+
+/** Real time plus all that was slept on it: a sleep returns at once and moves the clock on by its length. */
+export class SkippingClock {
+  private skipped = 0;
+
+  readonly now = (): number => Date.now() + this.skipped;
+
+  readonly sleep = async (ms: number): Promise<void> => {
+    this.skipped += ms;
+  };
 }
