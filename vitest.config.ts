@@ -12,7 +12,8 @@ export default defineConfig({
     maxWorkers: Math.max(4, availableParallelism() - 1),
     // A worker runs file after file in one module graph: the app, Bolt and undici are loaded once per
     // worker instead of once per file. Every test file starts its own servers and stores and stops
-    // them, and none mocks modules, so no file sees another's state.
+    // them, and none mocks modules, so no file sees another's state; a test that fakes timers or spies
+    // on a global puts it back in afterEach, or the files after it in that worker inherit it.
     isolate: false,
   },
 });
