@@ -15,5 +15,6 @@ export default defineConfig({
     // them, and none mocks modules, so no file sees another's state; a test that fakes timers or spies
     // on a global puts it back in afterEach, or the files after it in that worker inherit it.
     isolate: false,
+    setupFiles: ['test/support/shared-worker.ts'],
   },
 });
