@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -6,5 +7,14 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    // Most tests wait on sockets, timers and databases rather than the CPU, so a few more workers than
+    // cores keep the cores busy (vitest's default on two cores is a single worker).
+    maxWorkers: Math.max(4, availableParallelism() - 1),
+    // A worker runs file after file in one module graph: the app, Bolt and undici are loaded once per
+    // worker instead of once per file. Every test file starts its own servers and stores and stops
+    // them, and none mocks modules, so no file sees another's state; a test that fakes timers or spies
+    // on a global puts it back in afterEach, or the files after it in that worker inherit it.
+    isolate: false,
+    setupFiles: ['test/support/shared-worker.ts'],
   },
 });

@@ -56,6 +56,8 @@ export interface SandboxOptions {
   /** Send webhook `data` sealed to the business key instead of plain JSON. Default false. */
   sealWebhookData?: boolean;
   log?: (line: string) => void;
+  /** Its clock, in ms: rate-limit windows, expiries, timestamps (default: real time). */
+  now?: () => number;
 }
 
 export interface Sandbox {
@@ -107,7 +109,7 @@ export interface Sandbox {
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-  const now = () => Date.now();
+  const now = options.now ?? (() => Date.now());
   const log = options.log ?? (() => {});
   const apiKey = options.apiKey ?? `cngn_test_${randomSecret(16)}`;
   const encryptionKey = options.encryptionKey ?? randomSecret(16);

@@ -1,30 +1,14 @@
 // Two appends to the audit chain whose lock no longer keeps them apart (it lapsed: a stalled holder)
 // both read the same last entry. The head moves only by compare-and-set, so one of them chains again
 // onto the other's entry: the chain verifies, its seqs run without a gap, the head is the newest.
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { ChainHead } from '../../src/approvals/audit-chain.js';
-import { type AuditDraft, AuditLog } from '../../src/approvals/audit-log.js';
+import { AuditLog } from '../../src/approvals/audit-log.js';
 import type { Store } from '../../src/store/index.js';
-import { everyStore } from '../support/shared-stores.js';
-
-const kinds = await everyStore();
-afterAll(async () => {
-  for (const kind of kinds) await kind.dispose();
-});
+import { STORE_KINDS, storesTest as test } from '../support/shared-stores.js';
+import { auditDraft } from './fixture.js';
 
 const HEAD = 'approvals:audit-head:sandbox';
-
-function draft(n: number): AuditDraft {
-  return {
-    at: new Date(Date.UTC(2026, 10, 1, 9, n)).toISOString(),
-    requestId: `AR-${String(n).padStart(10, '0')}`,
-    kind: 'withdraw',
-    action: 'approved',
-    state: 'approved',
-    actor: 'UAPPROVERA',
-    amount: `${1000 + n}.00`,
-  };
-}
 
 /**
  * The store as a replica whose audit lock lapsed: `withLock` keeps nobody out, and the first two
@@ -64,50 +48,44 @@ function meeting() {
   };
 }
 
-for (const kind of kinds) {
+for (const kind of STORE_KINDS) {
   describe.skipIf(!kind.up)(`two audit appends past a lapsed lock on ${kind.name}`, () => {
-    it('chain one after the other: verify passes, seqs run without a gap', async () => {
-      const { a, b, close } = await kind.replicas(`audit-race-${kind.name}-${process.pid}-${Date.now()}`);
-      try {
-        await new AuditLog(a).append('sandbox', draft(0));
-        const meet = meeting();
-        const [one, two] = await Promise.all([
-          new AuditLog(lapsed(a, meet)).append('sandbox', draft(1)),
-          new AuditLog(lapsed(b, meet)).append('sandbox', draft(2)),
-        ]);
-        expect([one.seq, two.seq].sort()).toEqual([1, 2]);
-        const log = new AuditLog(a);
-        expect((await log.verify('sandbox')).ok).toBe(true);
-        const entries = await log.entries('sandbox');
-        expect(entries.map((e) => e.seq)).toEqual([0, 1, 2]);
-        expect(entries.map((e) => e.requestId).sort()).toEqual([0, 1, 2].map((n) => draft(n).requestId));
-        expect((await a.get<ChainHead>(HEAD))?.seq).toBe(2);
-      } finally {
-        await close();
-      }
+    test.override('storeKind', kind.name);
+
+    test('chain one after the other: verify passes, seqs run without a gap', async ({ replicas }) => {
+      const { a, b } = await replicas(`audit-race-${kind.name}`);
+      await new AuditLog(a).append('sandbox', auditDraft(0));
+      const meet = meeting();
+      const [one, two] = await Promise.all([
+        new AuditLog(lapsed(a, meet)).append('sandbox', auditDraft(1)),
+        new AuditLog(lapsed(b, meet)).append('sandbox', auditDraft(2)),
+      ]);
+      expect([one.seq, two.seq].sort()).toEqual([1, 2]);
+      const log = new AuditLog(a);
+      expect((await log.verify('sandbox')).ok).toBe(true);
+      const entries = await log.entries('sandbox');
+      expect(entries.map((e) => e.seq)).toEqual([0, 1, 2]);
+      expect(entries.map((e) => e.requestId).sort()).toEqual([0, 1, 2].map((n) => auditDraft(n).requestId));
+      expect((await a.get<ChainHead>(HEAD))?.seq).toBe(2);
     });
 
-    it('puts in the entry of an appender that stopped after moving the head', async () => {
-      const { a, close } = await kind.replicas(`audit-stop-${kind.name}-${process.pid}-${Date.now()}`);
-      try {
-        const log = new AuditLog(a);
-        await log.append('sandbox', draft(0));
-        const stopping = new Proxy(a, {
-          get: (target, property) => {
-            if (property === 'appendToList') return () => Promise.reject(new Error('stopped'));
-            const value: unknown = Reflect.get(target, property, target);
-            return typeof value === 'function' ? value.bind(target) : value;
-          },
-        });
-        await expect(new AuditLog(stopping).append('sandbox', draft(1))).rejects.toThrow('stopped');
-        await log.append('sandbox', draft(2));
-        expect((await log.verify('sandbox')).ok).toBe(true);
-        expect((await log.entries('sandbox')).map((e) => [e.seq, e.requestId])).toEqual(
-          [0, 1, 2].map((n) => [n, draft(n).requestId]),
-        );
-      } finally {
-        await close();
-      }
+    test('puts in the entry of an appender that stopped after moving the head', async ({ replicas }) => {
+      const { a } = await replicas(`audit-stop-${kind.name}`);
+      const log = new AuditLog(a);
+      await log.append('sandbox', auditDraft(0));
+      const stopping = new Proxy(a, {
+        get: (target, property) => {
+          if (property === 'appendToList') return () => Promise.reject(new Error('stopped'));
+          const value: unknown = Reflect.get(target, property, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      await expect(new AuditLog(stopping).append('sandbox', auditDraft(1))).rejects.toThrow('stopped');
+      await log.append('sandbox', auditDraft(2));
+      expect((await log.verify('sandbox')).ok).toBe(true);
+      expect((await log.entries('sandbox')).map((e) => [e.seq, e.requestId])).toEqual(
+        [0, 1, 2].map((n) => [n, auditDraft(n).requestId]),
+      );
     });
   });
 }

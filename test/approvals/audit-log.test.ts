@@ -6,24 +6,13 @@ import { AuditLog, auditListKey } from '../../src/approvals/audit-log.js';
 import type { AuditEntry } from '../../src/approvals/types.js';
 import { clearStore, createStore, type Store } from '../../src/store/index.js';
 import { REDIS_URL, redisAvailable, testPrefix } from '../support/redis.js';
+import { auditDraft } from './fixture.js';
 
 const hasRedis = await redisAvailable();
 const LIST = auditListKey('sandbox');
 // The memory store keeps a list as one key per item plus its length: a test can reach under the log.
 const itemKey = (index: number) => `list:${LIST}#${index}`;
 const lengthKey = `list:${LIST}#length`;
-
-function draft(n: number): Omit<AuditEntry, 'seq' | 'prev' | 'hash' | 'environment'> {
-  return {
-    at: new Date(Date.UTC(2026, 10, 1, 9, n)).toISOString(),
-    requestId: `AR-${String(n).padStart(10, '0')}`,
-    kind: 'withdraw',
-    action: 'approved',
-    state: 'approved',
-    actor: 'UAPPROVERA',
-    amount: `${1000 + n}.00`,
-  };
-}
 
 async function readAll(store: Store): Promise<AuditEntry[]> {
   return store.readList<AuditEntry>(LIST, 0, -1);
@@ -53,7 +42,7 @@ describe('the audit chain', () => {
   beforeEach(async () => {
     store = await createStore('memory://');
     log = new AuditLog(store);
-    for (let n = 0; n < 5; n++) await log.append('sandbox', draft(n));
+    for (let n = 0; n < 5; n++) await log.append('sandbox', auditDraft(n));
   });
   afterEach(async () => {
     await store.close();
@@ -107,11 +96,11 @@ describe('the audit chain', () => {
 
   it('seals entries of an older version: the chain starts after them, and editing them is noticed', async () => {
     const fresh = await createStore('memory://');
-    const older = [draft(0), draft(1)] as AuditEntry[];
+    const older = [auditDraft(0), auditDraft(1)] as AuditEntry[];
     for (const entry of older) await fresh.appendToList(LIST, entry);
     const upgraded = new AuditLog(fresh);
-    await upgraded.append('sandbox', draft(2));
-    await upgraded.append('sandbox', draft(3));
+    await upgraded.append('sandbox', auditDraft(2));
+    await upgraded.append('sandbox', auditDraft(3));
     expect(await upgraded.verify('sandbox')).toMatchObject({ ok: true, unchained: 2, chained: 2 });
     await fresh.set(itemKey(0), { ...older[0], actor: 'UMALLORY' });
     expect((await upgraded.verify('sandbox')).broken).toMatchObject({ kind: 'legacy-edited', index: 2 });
@@ -121,7 +110,7 @@ describe('the audit chain', () => {
   it('does not fork when many appends race', async () => {
     const other = new AuditLog(store);
     await Promise.all(
-      Array.from({ length: 40 }, (_, i) => (i % 2 ? log : other).append('sandbox', draft(10 + i))),
+      Array.from({ length: 40 }, (_, i) => (i % 2 ? log : other).append('sandbox', auditDraft(10 + i))),
     );
     const entries = await readAll(store);
     expect(entries.map((e) => e.seq)).toEqual(Array.from({ length: 45 }, (_, i) => i));
@@ -137,7 +126,10 @@ describe.skipIf(!hasRedis)('the audit chain on Redis', () => {
     try {
       const logs = [new AuditLog(a), new AuditLog(b)];
       await Promise.all(
-        Array.from({ length: 40 }, (_, i) => logs[i % 2]?.append('sandbox', draft(i)) as Promise<AuditEntry>),
+        Array.from(
+          { length: 40 },
+          (_, i) => logs[i % 2]?.append('sandbox', auditDraft(i)) as Promise<AuditEntry>,
+        ),
       );
       const report = await logs[0]?.verify('sandbox');
       expect(report).toMatchObject({ ok: true, chained: 40 });
@@ -150,7 +142,7 @@ describe.skipIf(!hasRedis)('the audit chain on Redis', () => {
 });
 
 describe('audit retention', () => {
-  const old = (n: number) => ({ ...draft(n), at: new Date(Date.UTC(2026, 0, 1, 9, n)).toISOString() });
+  const old = (n: number) => ({ ...auditDraft(n), at: new Date(Date.UTC(2026, 0, 1, 9, n)).toISOString() });
   const exportOf = (lastSeq: number, to: string) => ({
     at: '2026-02-01T09:00:00.000Z',
     kind: 'audit' as const,
@@ -178,7 +170,7 @@ describe('audit retention', () => {
   it('removes only old exported entries, starts the log with the cut, and records it in the chain', async () => {
     for (let n = 0; n < 4; n++) await log.append('sandbox', old(n));
     await log.append('sandbox', exportOf(2, '2026-01-01T09:03:00.000Z')); // held seq 0..2
-    await log.append('sandbox', draft(9));
+    await log.append('sandbox', auditDraft(9));
     const removed = await log.cut('sandbox', new Date('2026-06-01'), new Date('2026-06-01'));
     expect(removed).toBe(3);
     const entries = await log.entries('sandbox');
@@ -192,7 +184,7 @@ describe('audit retention', () => {
     expect(entries[0]?.cut).toMatchObject({ seq: 2, count: 3 });
     const report = await log.verify('sandbox');
     expect(report).toMatchObject({ ok: true, cut: { seq: 2, count: 3 } });
-    await log.append('sandbox', draft(10));
+    await log.append('sandbox', auditDraft(10));
     expect((await log.verify('sandbox')).ok).toBe(true);
   });
 

@@ -2,44 +2,26 @@
 // an entry is never credited to anyone: a step took effect only if its request's history holds it with
 // the same time, action, actor and principal. And a write that is already known to lose (the request
 // changed since the section read it) appends no entry at all. On every store kind.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { WriteRefusedError } from '../../src/approvals/engine.js';
 import type { AuditEntry } from '../../src/approvals/index.js';
 import { transition } from '../../src/approvals/state-machine.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
-import { testPrefix } from '../support/redis.js';
-import { everyStore } from '../support/shared-stores.js';
-import { APPROVER_A, APPROVER_B, startEngineFixture, twoNetworks, withdrawalDraft } from './fixture.js';
+import { STORE_KINDS } from '../support/shared-stores.js';
+import { APPROVER_A, APPROVER_B, engineTest, twoNetworks, withdrawalDraft } from './fixture.js';
 
-const kinds = await everyStore();
-afterAll(async () => {
-  for (const kind of kinds) await kind.dispose();
+/** An engine (needing two approvals) on replica A of the store, and the network to withdraw on. */
+const test = engineTest.extend('engine', async ({ replicas, startEngine }) => async (name: string) => {
+  const { a } = await replicas(`took-effect-${name}`);
+  const fx = await startEngine({ store: a, tiers: '0:2' });
+  const [networkId] = await twoNetworks(fx.client);
+  return { fx, networkId };
 });
 
-for (const kind of kinds) {
+for (const kind of STORE_KINDS) {
   describe.skipIf(!kind.up)(`audit entries of lost writes on ${kind.name}`, () => {
-    let sandbox: Sandbox;
-    const cleanups: Array<() => Promise<void>> = [];
-    beforeAll(async () => {
-      sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
-    });
-    afterEach(async () => {
-      for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-    });
-    afterAll(async () => {
-      await sandbox.stop();
-    });
+    test.override('storeKind', kind.name);
 
-    async function engine(name: string) {
-      const { a, close } = await kind.replicas(testPrefix(`took-effect-${name}`));
-      cleanups.push(close);
-      const fx = await startEngineFixture({ sandbox, store: a, tiers: '0:2' });
-      cleanups.push(() => fx.close());
-      const [networkId] = await twoNetworks(fx.client);
-      return { fx, networkId };
-    }
-
-    it('never credits a step to someone else who wrote at the same moment', async () => {
+    test('never credits a step to someone else who wrote at the same moment', async ({ engine }) => {
       const { fx, networkId } = await engine('credit');
       const request = await fx.engine.file(withdrawalDraft(networkId, '201'));
       expect(await fx.engine.core.approve(request.id, APPROVER_A)).toMatchObject({ ok: true });
@@ -62,7 +44,9 @@ for (const kind of kinds) {
       expect(await fx.engine.auditTookEffect([lost, asDelegate, real])).toEqual([false, false, true]);
     });
 
-    it('appends no entry for a write refused because the request changed since it was read', async () => {
+    test('appends no entry for a write refused because the request changed since it was read', async ({
+      engine,
+    }) => {
       const { fx, networkId } = await engine('precheck');
       const request = await fx.engine.file(withdrawalDraft(networkId, '202'));
       const read = await fx.engine.get(request.id);

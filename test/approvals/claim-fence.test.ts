@@ -11,11 +11,10 @@ import { testPrefix } from '../support/redis.js';
 import { sharedStores } from '../support/shared-stores.js';
 import {
   APPROVER_A,
-  DEST,
   type EngineFixture,
-  REQUESTER,
   startEngineFixture,
   twoNetworks,
+  withdrawalDraft,
 } from './fixture.js';
 
 const sharedKinds = await sharedStores();
@@ -177,13 +176,7 @@ describe.each(Object.keys(stores))('a stalled claim on the %s store', (kind) => 
       await b.close();
     });
     const [networkId] = await twoNetworks(a.client);
-    const draft: RequestDraft = {
-      kind: 'withdraw',
-      amount: '777',
-      payload: { amount: '777', address: DEST, networkId, shouldSaveAddress: false },
-      display: {},
-      requester: REQUESTER,
-    };
+    const draft: RequestDraft = withdrawalDraft(networkId, '777');
     const request = await a.engine.file(draft);
     await a.engine.core.approve(request.id, APPROVER_A); // approved; nothing started yet
     replicaA.id = request.id;

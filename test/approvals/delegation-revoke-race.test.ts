@@ -2,15 +2,13 @@
 // has read the delegation (still live) and its write has not landed when the revocation comes. Once the
 // revocation is confirmed, no approval through that delegation may land after it: the revocation
 // waits for the approval under way (which then counts, as it came first), or the approval is refused.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { Delegation } from '../../src/approvals/delegations.js';
 import { ApprovalPolicy, parseTiers } from '../../src/approvals/index.js';
 import type { ApprovalCheck } from '../../src/approvals/policy.js';
 import type { ApprovalRequest } from '../../src/approvals/types.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
-import { testPrefix } from '../support/redis.js';
-import { everyStore } from '../support/shared-stores.js';
-import { startEngineFixture, twoNetworks, withdrawalDraft } from './fixture.js';
+import { STORE_KINDS } from '../support/shared-stores.js';
+import { engineTest as test, twoNetworks, withdrawalDraft } from './fixture.js';
 
 const ADE = 'U_ADE'; // approver
 const CHIDI = 'U_CHIDI'; // approver, away
@@ -45,77 +43,65 @@ class HeldPolicy extends ApprovalPolicy {
   }
 }
 
-const kinds = await everyStore();
-afterAll(async () => {
-  for (const kind of kinds) await kind.dispose();
-});
-
-for (const kind of kinds) {
+for (const kind of STORE_KINDS) {
   describe.skipIf(!kind.up)(`revoking on ${kind.name}`, () => {
-    let sandbox: Sandbox;
-    beforeAll(async () => {
-      sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
-    });
-    afterAll(async () => {
-      await sandbox.stop();
-    });
+    test.override('storeKind', kind.name);
 
-    it('lets no delegate approval through the delegation land after the revocation was confirmed', async () => {
-      const { a, b, close } = await kind.replicas(testPrefix('delegation-revoke-race'));
+    test('lets no delegate approval through the delegation land after the revocation was confirmed', async ({
+      replicas,
+      startEngine,
+      defer,
+    }) => {
+      const { a, b } = await replicas('delegation-revoke-race');
       const policy = (held = false) => {
         const options = { approvers: [ADE, CHIDI], tiers: parseTiers('0:1,1000000:2') };
         return held ? new HeldPolicy(options) : new ApprovalPolicy(options);
       };
       const approving = policy(true) as HeldPolicy;
-      const fx = await startEngineFixture({ sandbox, store: a, engine: { policy: approving } });
+      const fx = await startEngine({ store: a, engine: { policy: approving } });
       const other = await fx.another({ store: b, engine: { policy: policy() } });
-      try {
-        const [networkId] = await twoNetworks(fx.client);
-        const filed = await fx.engine.fileDelegation(CHIDI, BOLA, new Date(Date.now() + 86_400_000));
-        expect(await other.engine.approve(filed.id, ADE)).toMatchObject({ ok: true });
-        await other.engine.idle();
-        expect(await fx.engine.liveDelegations()).toHaveLength(1);
-        // A two-approval amount: the delegate's approval is not final, so no re-check stands between.
-        const request = await fx.engine.file(withdrawalDraft(networkId, '1500000'));
+      defer(() => other.engine.stop());
+      const [networkId] = await twoNetworks(fx.client);
+      const filed = await fx.engine.fileDelegation(CHIDI, BOLA, new Date(Date.now() + 86_400_000));
+      expect(await other.engine.approve(filed.id, ADE)).toMatchObject({ ok: true });
+      await other.engine.idle();
+      expect(await fx.engine.liveDelegations()).toHaveLength(1);
+      // A two-approval amount: the delegate's approval is not final, so no re-check stands between.
+      const request = await fx.engine.file(withdrawalDraft(networkId, '1500000'));
 
-        approving.holdNext();
-        const order: string[] = [];
-        const approval = fx.engine.approve(request.id, BOLA).then((result) => {
-          order.push(result.ok ? 'approved' : `refused: ${result.reason}`);
-          return result;
-        });
-        await approving.held?.arrived; // the delegate's check found the delegation live
-        const revocation = other.engine.revokeDelegations(CHIDI, BOLA).then((revoked) => {
-          order.push('revoked');
-          return revoked;
-        });
-        // Give the revocation every chance to finish while the approval is held, then let it go.
-        await Promise.race([revocation, new Promise((resolve) => setTimeout(resolve, 300))]);
-        approving.held?.release();
-        await Promise.all([approval, revocation]);
-        expect(await revocation).toHaveLength(1);
+      approving.holdNext();
+      const order: string[] = [];
+      const approval = fx.engine.approve(request.id, BOLA).then((result) => {
+        order.push(result.ok ? 'approved' : `refused: ${result.reason}`);
+        return result;
+      });
+      await approving.held?.arrived; // the delegate's check found the delegation live
+      const revocation = other.engine.revokeDelegations(CHIDI, BOLA).then((revoked) => {
+        order.push('revoked');
+        return revoked;
+      });
+      // Give the revocation every chance to finish while the approval is held, then let it go.
+      await Promise.race([revocation, new Promise((resolve) => setTimeout(resolve, 300))]);
+      approving.held?.release();
+      await Promise.all([approval, revocation]);
+      expect(await revocation).toHaveLength(1);
 
-        // Whatever the order, nothing through the delegation landed after the revocation was confirmed.
-        expect(order.indexOf('revoked')).toBe(order.length - 1);
-        const after = await fx.engine.get(request.id);
-        if (order[0] === 'approved') {
-          expect(after?.approvals).toEqual([expect.objectContaining({ user: BOLA, onBehalfOf: CHIDI })]);
-          const revokedAt = Date.parse(
-            (await fx.engine.get(filed.id))?.history.find((s) => s.action === 'delegation-revoked')?.at ?? '',
-          );
-          expect(Date.parse(after?.approvals[0]?.at ?? '')).toBeLessThanOrEqual(revokedAt);
-        } else {
-          expect(after?.approvals).toEqual([]);
-        }
-        // And any approval after it is refused.
-        expect(await fx.engine.approve(request.id, BOLA)).toMatchObject({ ok: false });
-        await fx.engine.idle();
-        await other.engine.idle();
-      } finally {
-        await other.engine.stop();
-        await fx.close();
-        await close();
+      // Whatever the order, nothing through the delegation landed after the revocation was confirmed.
+      expect(order.indexOf('revoked')).toBe(order.length - 1);
+      const after = await fx.engine.get(request.id);
+      if (order[0] === 'approved') {
+        expect(after?.approvals).toEqual([expect.objectContaining({ user: BOLA, onBehalfOf: CHIDI })]);
+        const revokedAt = Date.parse(
+          (await fx.engine.get(filed.id))?.history.find((s) => s.action === 'delegation-revoked')?.at ?? '',
+        );
+        expect(Date.parse(after?.approvals[0]?.at ?? '')).toBeLessThanOrEqual(revokedAt);
+      } else {
+        expect(after?.approvals).toEqual([]);
       }
+      // And any approval after it is refused.
+      expect(await fx.engine.approve(request.id, BOLA)).toMatchObject({ ok: false });
+      await fx.engine.idle();
+      await other.engine.idle();
     });
   });
 }

@@ -10,6 +10,7 @@ import {
   type RequestDraft,
 } from '../../src/approvals/index.js';
 import { createStore } from '../../src/store/index.js';
+import { redemptionDraft } from '../support/drafts.js';
 import { DEST, type EngineFixture, REQUESTER, startEngineFixture, twoNetworks } from './fixture.js';
 
 const ADE = 'U_ADE'; // approver
@@ -360,13 +361,7 @@ describe('revoking', () => {
   it('refuses a final approval of a redemption whose delegation was revoked during its re-check', async () => {
     await delegate(CHIDI, BOLA);
     fx.sandbox.setAccountName('0123456789', 'ADA OBI');
-    const request = await engine.file({
-      kind: 'redeem',
-      amount: '5000',
-      payload: { amount: '5000', bankCode: '058', accountNumber: '0123456789' },
-      display: { bankName: 'GTBank', accountName: 'ADA OBI' },
-      requester: REQUESTER,
-    });
+    const request = await engine.file(redemptionDraft(REQUESTER));
     const check = fx.sandbox.hold('POST', '/v1/api/account/verify');
     const approving = engine.approve(request.id, BOLA); // final: the figures are read again first
     await check.arrived;

@@ -2,6 +2,7 @@
 // expiry, exactly one call, outcome-unknown reconciliation and tracking to the final status.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RequestDraft } from '../../src/approvals/index.js';
+import { redemptionDraft } from '../support/drafts.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -276,13 +277,7 @@ describe('stale figures', () => {
   });
 
   it('sends a redemption back to the approvers when the account name changed', async () => {
-    const request = await fx.engine.file({
-      kind: 'redeem',
-      amount: '5000',
-      payload: { amount: '5000', bankCode: '058', accountNumber: '0123456789' },
-      display: { bankName: 'GTBank', accountName: 'Somebody Else' },
-      requester: REQUESTER,
-    });
+    const request = await fx.engine.file(redemptionDraft(REQUESTER, 'Somebody Else'));
     const result = await fx.engine.approve(request.id, APPROVER_A);
     expect(result).toMatchObject({ ok: true, request: { state: 'pending', approvals: [], round: 1 } });
     expect(result.request?.reason).toContain('account name');

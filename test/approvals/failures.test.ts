@@ -8,9 +8,7 @@ import { createStore } from '../../src/store/index.js';
 import { StoreControls } from '../support/store-controls.js';
 import {
   APPROVER_A,
-  DEST,
   type EngineFixture,
-  REQUESTER,
   startEngineFixture,
   twoNetworks,
   withdrawalDraft,
@@ -124,13 +122,7 @@ describe('a money call whose request budget cannot be read from the store', () =
     const fx = await startEngineFixture({ store: controls.wrap(store) });
     try {
       const [networkId] = await twoNetworks(fx.client);
-      const request = await fx.engine.file({
-        kind: 'withdraw',
-        amount: '660',
-        payload: { amount: '660', address: DEST, networkId, shouldSaveAddress: false },
-        display: {},
-        requester: REQUESTER,
-      });
+      const request = await fx.engine.file(withdrawalDraft(networkId, '660'));
       await fx.engine.core.approve(request.id, APPROVER_A);
       const heal = controls.failReads('cngn:rate:'); // the store fails just as the call takes its slot
       const after = await fx.engine.executor.execute(request.id);

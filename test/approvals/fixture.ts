@@ -3,6 +3,7 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { AuditDraft } from '../../src/approvals/audit-log.js';
 import {
   ApprovalEngine,
   type ApprovalEngineOptions,
@@ -15,6 +16,7 @@ import { custodyGateway, custodyReport } from '../../src/cngn/custody-gateway.js
 import { webhookEventSchema } from '../../src/cngn/schemas.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
+import { storesTest } from '../support/shared-stores.js';
 
 export const REQUESTER = 'U_REQUESTER';
 export const APPROVER_A = 'U_APPROVER_A';
@@ -130,6 +132,18 @@ export async function startEngineFixture(options: EngineFixtureOptions = {}): Pr
   };
 }
 
+/**
+ * The stores fixtures plus `startEngine`: an engine fixture on the test's sandbox (unless the options
+ * name another), closed after the test before its store and sandbox.
+ */
+export const engineTest = storesTest.extend('startEngine', async ({ sandbox, defer }) => {
+  return async (options: EngineFixtureOptions = {}): Promise<EngineFixture> => {
+    const fx = await startEngineFixture({ sandbox, ...options });
+    defer(() => fx.close());
+    return fx;
+  };
+});
+
 /** The id of the first network the sandbox lists as enabled, and one more for bridges. */
 export async function twoNetworks(client: CngnClient): Promise<[string, string]> {
   const networks = (await client.getNetworks()).filter((n) => !n.isDisabled);
@@ -146,5 +160,18 @@ export function withdrawalDraft(networkId: string, amount: string): RequestDraft
     payload: { amount, address: DEST, networkId, shouldSaveAddress: false },
     display: {},
     requester: REQUESTER,
+  };
+}
+
+/** The n-th of a run of audit entries to append: one approval each, a minute apart. */
+export function auditDraft(n: number): AuditDraft {
+  return {
+    at: new Date(Date.UTC(2026, 10, 1, 9, n)).toISOString(),
+    requestId: `AR-${String(n).padStart(10, '0')}`,
+    kind: 'withdraw',
+    action: 'approved',
+    state: 'approved',
+    actor: 'UAPPROVERA',
+    amount: `${1000 + n}.00`,
   };
 }

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { CHECK_HOLD_MS } from '../../src/approvals/engine.js';
 import { mentionUser } from '../../src/format/mrkdwn.js';
 import { threadReply } from '../../src/slack/approvals/blocks/message.js';
+import { redemptionDraft } from '../support/drafts.js';
 import { APPROVER_A, APPROVER_B, type EngineFixture, REQUESTER, startEngineFixture } from './fixture.js';
 
 let fx: EngineFixture;
@@ -17,13 +18,7 @@ afterEach(async () => {
 
 it('announces a final approval interrupted while re-checking, and lets others approve again', async () => {
   fx.sandbox.setAccountName('0123456789', 'ADA OBI');
-  const filed = await fx.engine.file({
-    kind: 'redeem',
-    amount: '5000',
-    payload: { amount: '5000', bankCode: '058', accountNumber: '0123456789' },
-    display: { bankName: 'GTBank', accountName: 'ADA OBI' },
-    requester: REQUESTER,
-  });
+  const filed = await fx.engine.file(redemptionDraft(REQUESTER));
   // The final click's re-check never returns: the bot is killed with only its hold saved.
   const check = fx.sandbox.hold('POST', '/v1/api/account/verify');
   let recorded = false;

@@ -2,60 +2,33 @@
 // busy pool) and which writes late never overwrites what another replica wrote meanwhile: its write
 // is conditional on what it read, so it is refused, and the step is decided again on the fresh
 // request. On every store kind: the lapse is simulated by a lock that keeps nobody out.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { MAX_SECTION_RUNS, WriteRefusedError } from '../../src/approvals/engine.js';
-import type { ApprovalRequest, RequestDraft } from '../../src/approvals/index.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import type { ApprovalRequest } from '../../src/approvals/index.js';
 import { createStore } from '../../src/store/index.js';
 import { LapsedLock } from '../support/lapsed-lock.js';
-import { testPrefix } from '../support/redis.js';
-import { everyStore } from '../support/shared-stores.js';
-import { APPROVER_A, APPROVER_B, DEST, REQUESTER, startEngineFixture, twoNetworks } from './fixture.js';
+import { STORE_KINDS } from '../support/shared-stores.js';
+import { APPROVER_A, APPROVER_B, engineTest, twoNetworks, withdrawalDraft } from './fixture.js';
 
-const kinds = await everyStore();
-afterAll(async () => {
-  for (const kind of kinds) await kind.dispose();
+/** Replica A (its lock lapses, its writes can be held) and replica B on one store; a withdrawal to file. */
+const test = engineTest.extend('pair', async ({ replicas, startEngine }) => {
+  return async (name: string, tiers = '0:1') => {
+    const { a, b } = await replicas(`lapsed-${name}`);
+    const lapsed = new LapsedLock();
+    const fa = await startEngine({ store: lapsed.wrap(a), tiers });
+    const fb = await startEngine({ store: b, tiers });
+    const [networkId] = await twoNetworks(fa.client);
+    return { a: fa, b: fb, lapsed, withdrawal: (amount: string) => withdrawalDraft(networkId, amount) };
+  };
 });
+const actions = (request: ApprovalRequest | undefined) => request?.history.map((h) => h.action);
 
-for (const kind of kinds) {
+for (const kind of STORE_KINDS) {
   describe.skipIf(!kind.up)(`a late write under a lapsed lock on ${kind.name}`, () => {
-    let sandbox: Sandbox;
-    let networkId: string;
-    const cleanups: Array<() => Promise<void>> = [];
+    test.override('storeKind', kind.name);
 
-    beforeAll(async () => {
-      sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
-    });
-    afterEach(async () => {
-      for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-    });
-    afterAll(async () => {
-      await sandbox.stop();
-    });
-
-    /** Replica A (its lock lapses, its writes can be held) and replica B, on one store. */
-    async function replicas(name: string, tiers = '0:1') {
-      const { a, b, close } = await kind.replicas(testPrefix(`lapsed-${name}`));
-      cleanups.push(close);
-      const lapsed = new LapsedLock();
-      const fa = await startEngineFixture({ sandbox, store: lapsed.wrap(a), tiers });
-      cleanups.push(() => fa.close());
-      const fb = await startEngineFixture({ sandbox, store: b, tiers });
-      cleanups.push(() => fb.close());
-      [networkId] = await twoNetworks(fa.client);
-      return { a: fa, b: fb, lapsed };
-    }
-    const withdrawal = (amount: string): RequestDraft => ({
-      kind: 'withdraw',
-      amount,
-      payload: { amount, address: DEST, networkId, shouldSaveAddress: false },
-      display: {},
-      requester: REQUESTER,
-    });
-    const actions = (request: ApprovalRequest | undefined) => request?.history.map((h) => h.action);
-
-    it('never undoes a rejection with a late approval (nothing is sent)', async () => {
-      const { a, b, lapsed } = await replicas('approve-reject');
+    test('never undoes a rejection with a late approval (nothing is sent)', async ({ pair }) => {
+      const { a, b, lapsed, withdrawal } = await pair('approve-reject');
       const request = await a.engine.file(withdrawal('101'));
       const gate = lapsed.holdWrite((value) => value.state === 'approved');
       const late = a.engine.approve(request.id, APPROVER_A);
@@ -69,8 +42,8 @@ for (const kind of kinds) {
       expect(actions(stored)).toEqual(['filed', 'rejected']);
     });
 
-    it('never loses another approval: the late one is added to it', async () => {
-      const { a, b, lapsed } = await replicas('approve-approve', '0:2');
+    test('never loses another approval: the late one is added to it', async ({ pair }) => {
+      const { a, b, lapsed, withdrawal } = await pair('approve-approve', '0:2');
       const request = await a.engine.file(withdrawal('102'));
       const gate = lapsed.holdWrite(
         (value) => Array.isArray(value.approvals) && value.approvals.length === 1,
@@ -86,8 +59,8 @@ for (const kind of kinds) {
       expect(actions(stored)).toEqual(['filed', 'approval-added', 'approved']);
     });
 
-    it('never undoes an approval with a late rejection', async () => {
-      const { a, b, lapsed } = await replicas('reject-approve');
+    test('never undoes an approval with a late rejection', async ({ pair }) => {
+      const { a, b, lapsed, withdrawal } = await pair('reject-approve');
       const request = await a.engine.file(withdrawal('103'));
       const gate = lapsed.holdWrite((value) => value.state === 'rejected');
       const late = a.engine.reject(request.id, APPROVER_A, 'too much');
@@ -100,8 +73,8 @@ for (const kind of kinds) {
       expect(actions(stored)).toEqual(['filed', 'approved']);
     });
 
-    it("records the executor's late answer onto what another replica wrote meanwhile", async () => {
-      const { a, b, lapsed } = await replicas('record');
+    test("records the executor's late answer onto what another replica wrote meanwhile", async ({ pair }) => {
+      const { a, b, lapsed, withdrawal } = await pair('record');
       const request = await a.engine.file(withdrawal('104'));
       const gate = lapsed.holdWrite((value) => value.state === 'sent');
       expect(await a.engine.approve(request.id, APPROVER_A)).toMatchObject({ ok: true });
@@ -116,8 +89,8 @@ for (const kind of kinds) {
       expect(actions(stored)).toEqual(['filed', 'approved', 'executing', 'sent']);
     });
 
-    it("never turns another replica's sent request back into a stale approved copy", async () => {
-      const { a, b, lapsed } = await replicas('stale-approved');
+    test("never turns another replica's sent request back into a stale approved copy", async ({ pair }) => {
+      const { a, b, lapsed, withdrawal } = await pair('stale-approved');
       const request = await a.engine.file(withdrawal('105'));
       expect(await b.engine.core.approve(request.id, APPROVER_B)).toMatchObject({ ok: true });
       const gate = lapsed.holdWrite((value) => value.state === 'approved');
@@ -135,8 +108,12 @@ for (const kind of kinds) {
 }
 
 describe('a write refused every time', () => {
-  it('gives up after a few fresh reads with an error, writing nothing and telling nobody', async () => {
+  test('gives up after a few fresh reads with an error, writing nothing and telling nobody', async ({
+    startEngine,
+    defer,
+  }) => {
     const inner = await createStore('memory://');
+    defer(() => inner.close());
     let refusals = 0;
     // Another replica changes the request between every read and write of this one.
     const store = new Proxy(inner, {
@@ -154,26 +131,15 @@ describe('a write refused every time', () => {
         return typeof value === 'function' ? value.bind(target) : value;
       },
     });
-    const fx = await startEngineFixture({ store });
-    try {
-      const [networkId] = await twoNetworks(fx.client);
-      const request = await fx.engine.file({
-        kind: 'withdraw',
-        amount: '106',
-        payload: { amount: '106', address: DEST, networkId, shouldSaveAddress: false },
-        display: {},
-        requester: REQUESTER,
-      });
-      const told: string[] = [];
-      fx.engine.onChange(async (r) => void told.push(r.history.at(-1)?.action ?? ''));
-      await expect(fx.engine.approve(request.id, APPROVER_A)).rejects.toThrow(WriteRefusedError);
-      expect(refusals).toBe(MAX_SECTION_RUNS);
-      expect(told).toEqual([]);
-      expect((await fx.engine.get(request.id))?.state).toBe('pending');
-      expect((await fx.engine.audit(10)).map((e) => e.action)).toEqual(['filed']);
-    } finally {
-      await fx.close();
-      await inner.close();
-    }
+    const fx = await startEngine({ store });
+    const [networkId] = await twoNetworks(fx.client);
+    const request = await fx.engine.file(withdrawalDraft(networkId, '106'));
+    const told: string[] = [];
+    fx.engine.onChange(async (r) => void told.push(r.history.at(-1)?.action ?? ''));
+    await expect(fx.engine.approve(request.id, APPROVER_A)).rejects.toThrow(WriteRefusedError);
+    expect(refusals).toBe(MAX_SECTION_RUNS);
+    expect(told).toEqual([]);
+    expect((await fx.engine.get(request.id))?.state).toBe('pending');
+    expect((await fx.engine.audit(10)).map((e) => e.action)).toEqual(['filed']);
   });
 });

@@ -2,69 +2,54 @@
 // store write, never the call) with backoff, so a store that fails a few times does not lose the
 // answer; one that keeps failing gets the answer logged with its reference, and the sweep says the
 // request was sent but not recorded, not that it was never started.
-import { afterEach, expect, it } from 'vitest';
+import { expect } from 'vitest';
 import { AnswerNotRecordedError } from '../../src/approvals/executor.js';
 import type { EngineLog } from '../../src/approvals/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
-import {
-  APPROVER_A,
-  DEST,
-  type EngineFixture,
-  REQUESTER,
-  startEngineFixture,
-  twoNetworks,
-} from './fixture.js';
+import { APPROVER_A, engineTest, twoNetworks, withdrawalDraft } from './fixture.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const step of cleanups.reverse()) await step();
-  cleanups.length = 0;
-});
-
-/** A store whose writes of the request as sent fail `times` times (Infinity: always). */
-async function world(times: number, forMs: number) {
-  const inner = await createStore('memory://');
-  let failures = 0;
-  const store = new Proxy(inner, {
-    get: (target, property) => {
-      const value: unknown = Reflect.get(target, property, target);
-      if (typeof value !== 'function') return value;
-      if (property !== 'compareAndSet' && property !== 'set') return value.bind(target);
-      return async (key: string, ...rest: unknown[]) => {
-        const next = (property === 'set' ? rest[0] : rest[1]) as { state?: string } | undefined;
-        if (key.startsWith('approval:') && next?.state === 'sent' && failures < times) {
-          failures += 1;
-          throw new Error('connection lost');
-        }
-        return (value as (...a: unknown[]) => Promise<unknown>).call(target, key, ...rest);
+/**
+ * `world(times, forMs)`: an engine whose store fails its writes of the request as sent `times` times
+ * (Infinity: always), retrying them for forMs, and a withdrawal approved on it, not yet executed.
+ */
+const test = engineTest.extend(
+  'world',
+  async ({ startEngine, defer }) =>
+    async (times: number, forMs: number) => {
+      const inner = await createStore('memory://');
+      defer(() => inner.close());
+      let failures = 0;
+      const store = new Proxy(inner, {
+        get: (target, property) => {
+          const value: unknown = Reflect.get(target, property, target);
+          if (typeof value !== 'function') return value;
+          if (property !== 'compareAndSet' && property !== 'set') return value.bind(target);
+          return async (key: string, ...rest: unknown[]) => {
+            const next = (property === 'set' ? rest[0] : rest[1]) as { state?: string } | undefined;
+            if (key.startsWith('approval:') && next?.state === 'sent' && failures < times) {
+              failures += 1;
+              throw new Error('connection lost');
+            }
+            return (value as (...a: unknown[]) => Promise<unknown>).call(target, key, ...rest);
+          };
+        },
+      }) as Store;
+      const logged: Array<{ message: string; fields?: Record<string, unknown> }> = [];
+      const log: EngineLog = {
+        warn: (message, fields) => void logged.push({ message, ...(fields ? { fields } : {}) }),
       };
+      const fx = await startEngine({
+        store,
+        engine: { log, recordRetry: { firstDelayMs: 1, maxDelayMs: 4, forMs } },
+      });
+      const [networkId] = await twoNetworks(fx.client);
+      const request = await fx.engine.file(withdrawalDraft(networkId, '321'));
+      await fx.engine.core.approve(request.id, APPROVER_A);
+      return { fx, id: request.id, logged, failures: () => failures };
     },
-  }) as Store;
-  const logged: Array<{ message: string; fields?: Record<string, unknown> }> = [];
-  const log: EngineLog = {
-    warn: (message, fields) => void logged.push({ message, ...(fields ? { fields } : {}) }),
-  };
-  const fx: EngineFixture = await startEngineFixture({
-    store,
-    engine: { log, recordRetry: { firstDelayMs: 1, maxDelayMs: 4, forMs } },
-  });
-  cleanups.push(async () => {
-    await fx.close();
-    await inner.close();
-  });
-  const [networkId] = await twoNetworks(fx.client);
-  const request = await fx.engine.file({
-    kind: 'withdraw',
-    amount: '321',
-    payload: { amount: '321', address: DEST, networkId, shouldSaveAddress: false },
-    display: {},
-    requester: REQUESTER,
-  });
-  await fx.engine.core.approve(request.id, APPROVER_A);
-  return { fx, id: request.id, logged, failures: () => failures };
-}
+);
 
-it('records the answer after the store failed its first writes, sending once', async () => {
+test('records the answer after the store failed its first writes, sending once', async ({ world }) => {
   const { fx, id, failures } = await world(3, 60_000);
   const done = await fx.engine.executor.execute(id);
   expect(failures()).toBe(3);
@@ -75,7 +60,9 @@ it('records the answer after the store failed its first writes, sending once', a
   expect(stored?.outcome?.reference).toMatch(/\S/);
 });
 
-it('logs the answer with its reference when the store never takes it, and the sweep says so', async () => {
+test('logs the answer with its reference when the store never takes it, and the sweep says so', async ({
+  world,
+}) => {
   const { fx, id, logged } = await world(Number.POSITIVE_INFINITY, 20);
   await fx.engine.tick(); // the sweep starts it
   expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);

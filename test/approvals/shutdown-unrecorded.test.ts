@@ -2,19 +2,12 @@
 // (for minutes, by design), but shutdown waits only its drain bound, then leaves loudly, with the
 // reference in the log. After a restart, recovery finds the request sent but unrecorded, calls it
 // outcome unknown and finds it in the transaction list: recorded, never sent again. On every store.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
 import type { EngineLog } from '../../src/approvals/index.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import type { Store } from '../../src/store/index.js';
-import { testPrefix } from '../support/redis.js';
-import { everyStore } from '../support/shared-stores.js';
-import { APPROVER_A, startEngineFixture, twoNetworks, withdrawalDraft } from './fixture.js';
-
-const kinds = await everyStore();
-afterAll(async () => {
-  for (const kind of kinds) await kind.dispose();
-});
+import { STORE_KINDS } from '../support/shared-stores.js';
+import { APPROVER_A, engineTest as test, twoNetworks, withdrawalDraft } from './fixture.js';
 
 /** The store, unreachable while `outage.down` (every call fails, as on a lost connection). */
 function withOutage(inner: Store) {
@@ -41,31 +34,23 @@ async function until(condition: () => boolean, ms = 10_000): Promise<void> {
   }
 }
 
-for (const kind of kinds) {
+for (const kind of STORE_KINDS) {
   describe.skipIf(!kind.up)(`shutdown during a store outage after the call on ${kind.name}`, () => {
-    let sandbox: Sandbox;
-    const cleanups: Array<() => Promise<void>> = [];
-    beforeAll(async () => {
-      sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
-    });
-    afterEach(async () => {
-      for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-    });
-    afterAll(async () => {
-      await sandbox.stop();
-    });
+    test.override('storeKind', kind.name);
 
-    it('stops within its bound, logs the unrecorded reference, and recovery records it after a restart, sending once', async () => {
-      const { a, close } = await kind.replicas(testPrefix(`shutdown-unrecorded-${kind.name}`));
-      cleanups.push(close);
+    test('stops within its bound, logs the unrecorded reference, and recovery records it after a restart, sending once', async ({
+      replicas,
+      startEngine,
+      sandbox,
+    }) => {
+      const { a } = await replicas(`shutdown-unrecorded-${kind.name}`);
       const { store, outage } = withOutage(a);
       const logged: Array<{ message: string; fields?: Record<string, unknown> }> = [];
       const log: EngineLog = {
         warn: (message, fields) => void logged.push({ message, ...(fields ? { fields } : {}) }),
       };
       // The default retry of the answer's write: up to five minutes.
-      const fx = await startEngineFixture({ sandbox, store, engine: { log } });
-      cleanups.push(() => fx.close());
+      const fx = await startEngine({ store, engine: { log } });
       const [networkId] = await twoNetworks(fx.client);
       // The store goes down the moment the service has answered the money call.
       const send = fx.client.withdraw.bind(fx.client);

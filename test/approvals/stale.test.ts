@@ -3,6 +3,7 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { STALE_APPROVAL_MS } from '../../src/approvals/executor.js';
 import type { ApprovalRequest } from '../../src/approvals/index.js';
+import { redemptionDraft } from '../support/drafts.js';
 import { APPROVER_A, type EngineFixture, REQUESTER, startEngineFixture } from './fixture.js';
 
 let fx: EngineFixture;
@@ -19,13 +20,7 @@ const nameChecks = () => fx.sandbox.count('POST', '/v1/api/account/verify');
 
 /** A redemption approved on the account name the bank gives now, but not sent (the bot stopped). */
 async function approvedRedemption(): Promise<ApprovalRequest> {
-  const filed = await fx.engine.file({
-    kind: 'redeem',
-    amount: '5000',
-    payload: { amount: '5000', bankCode: '058', accountNumber: '0123456789' },
-    display: { bankName: 'GTBank', accountName: 'To be resolved' },
-    requester: REQUESTER,
-  });
+  const filed = await fx.engine.file(redemptionDraft(REQUESTER, 'To be resolved'));
   await fx.engine.core.approve(filed.id, APPROVER_A); // sent back with the real name
   const approved = await fx.engine.core.approve(filed.id, APPROVER_A);
   if (!approved.ok || approved.request.state !== 'approved') throw new Error('not approved');

@@ -6,17 +6,20 @@ import { RateBudgetError } from '../../src/cngn/errors.js';
 import { Money } from '../../src/format/money.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { clearStore, createStore, type Store } from '../../src/store/index.js';
+import { VirtualClock } from '../support/clock.js';
 import { testPrefix } from '../support/redis.js';
 import { sharedStores } from '../support/shared-stores.js';
 import { clientFor } from './client-support.js';
 
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
-// A 2 s window keeps the test short; the sandbox blocks the key for 60 s like the real service.
+// The sandbox blocks the key for 60 s like the real service. The sandbox and the clients of a test
+// share a virtual clock: windows pass without real waiting, and the calls a test makes together reach
+// the sandbox at one instant.
 const SERVICE_LIMIT = { limit: 20, windowMs: 2_000, blockMs: 60_000 };
 const CLIENT_LIMIT = { limit: 20, windowSeconds: 2 };
 // A small margin: what keeps the key safe is that a slot frees a window after its request *ended*;
 // the margin only absorbs clock differences between hosts, and here there is one clock.
-const LIMITER = { marginMs: 100 };
+const limiterOn = (clock: VirtualClock) => ({ marginMs: 100, now: clock.now, sleep: clock.sleep });
 
 const shared = await sharedStores();
 afterAll(async () => {
@@ -28,16 +31,25 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function setUp(store: Store): Promise<{ sandbox: Sandbox; clients: CngnClient[] }> {
-  const sandbox = await startSandbox({ rateLimit: SERVICE_LIMIT, settleDelayMs: 600_000 });
+interface Budgeted {
+  sandbox: Sandbox;
+  clients: CngnClient[];
+  clock: VirtualClock;
+}
+
+/** Two clients, one on each store given (one store twice: two clients of one replica). */
+async function setUp(stores: [Store, Store]): Promise<Budgeted> {
+  const clock = new VirtualClock();
+  const sandbox = await startSandbox({ rateLimit: SERVICE_LIMIT, settleDelayMs: 600_000, now: clock.now });
   cleanups.push(() => sandbox.stop());
   const clients: CngnClient[] = [];
-  for (let i = 0; i < 2; i++) {
-    const { client } = await clientFor(sandbox, { store, rateLimit: CLIENT_LIMIT, limiter: LIMITER });
+  for (const store of stores) {
+    const limiter = limiterOn(clock);
+    const { client } = await clientFor(sandbox, { store, rateLimit: CLIENT_LIMIT, limiter });
     cleanups.push(() => client.close());
     clients.push(client);
   }
-  return { sandbox, clients };
+  return { sandbox, clients, clock };
 }
 
 function tripped(sandbox: Sandbox): number {
@@ -45,18 +57,22 @@ function tripped(sandbox: Sandbox): number {
 }
 
 /** 60 calls at once, alternating between the clients: money moves, account checks and reads. */
-async function sixtyAtOnce(sandbox: Sandbox, clients: CngnClient[]): Promise<unknown[]> {
+async function sixtyAtOnce({ sandbox, clients, clock }: Budgeted): Promise<unknown[]> {
   const [first] = clients;
   const networkId = (await first?.resolveNetwork('base'))?.id ?? '';
   const calls = Array.from({ length: 60 }, (_, i) => {
     const client = clients[i % clients.length] as CngnClient;
     switch (i % 3) {
       case 0:
-        return client.withdraw({ amount: Money.parse('1.10'), address: ADDRESS, networkId });
+        return clock.track(() =>
+          client.withdraw({ amount: Money.parse('1.10'), address: ADDRESS, networkId }),
+        );
       case 1:
-        return client.resolveAccount({ accountNumber: '0123456789', bankCode: '011' }, { priority: 'money' });
+        return clock.track(() =>
+          client.resolveAccount({ accountNumber: '0123456789', bankCode: '011' }, { priority: 'money' }),
+        );
       default:
-        return client.getTransactions({ limit: 1, priority: 'money' });
+        return clock.track(() => client.getTransactions({ limit: 1, priority: 'money' }));
     }
   });
   const results = await Promise.all(calls);
@@ -68,8 +84,9 @@ describe('the shared request budget', () => {
   it('60 calls through two clients sharing a store all complete without tripping the limit', async () => {
     const store = await createStore('memory://', { prefix: 'budget-memory' });
     cleanups.push(() => store.close());
-    const { sandbox, clients } = await setUp(store);
-    const results = await sixtyAtOnce(sandbox, clients);
+    const budgeted = await setUp([store, store]);
+    const { sandbox } = budgeted;
+    const results = await sixtyAtOnce(budgeted);
     expect(results).toHaveLength(60);
     expect(results.every((r) => r !== undefined)).toBe(true);
     expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(20);
@@ -87,15 +104,9 @@ describe('the shared request budget', () => {
         });
       }
       // Two store connections with one prefix behave like two replicas.
-      const sandbox = await startSandbox({ rateLimit: SERVICE_LIMIT, settleDelayMs: 600_000 });
-      cleanups.push(() => sandbox.stop());
-      const clients: CngnClient[] = [];
-      for (const store of [a, b]) {
-        const { client } = await clientFor(sandbox, { store, rateLimit: CLIENT_LIMIT, limiter: LIMITER });
-        cleanups.push(() => client.close());
-        clients.push(client);
-      }
-      const results = await sixtyAtOnce(sandbox, clients);
+      const budgeted = await setUp([a, b]);
+      const { sandbox } = budgeted;
+      const results = await sixtyAtOnce(budgeted);
       expect(results).toHaveLength(60);
       expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(20);
     });
@@ -104,13 +115,15 @@ describe('the shared request budget', () => {
   it('tells interactive readers "busy" instead of queueing them behind a spent budget', async () => {
     const store = await createStore('memory://', { prefix: 'budget-interactive' });
     cleanups.push(() => store.close());
-    const { sandbox, clients } = await setUp(store);
+    const { sandbox, clients, clock } = await setUp([store, store]);
     const settled = await Promise.allSettled(
       Array.from({ length: 60 }, (_, i) =>
-        (clients[i % 2] as CngnClient).getTransaction(i % 2 ? 'none-a' : 'none-b').catch((error) => {
-          if (error instanceof RateBudgetError) throw error;
-          return 'answered'; // "Transaction not found." is an answer
-        }),
+        clock.track(() =>
+          (clients[i % 2] as CngnClient).getTransaction(i % 2 ? 'none-a' : 'none-b').catch((error) => {
+            if (error instanceof RateBudgetError) throw error;
+            return 'answered'; // "Transaction not found." is an answer
+          }),
+        ),
       ),
     );
     const answered = settled.filter((s) => s.status === 'fulfilled').length;
@@ -124,7 +137,7 @@ describe('the shared request budget', () => {
   it('keeps a reserve that background work never uses', async () => {
     const store = await createStore('memory://', { prefix: 'budget-background' });
     cleanups.push(() => store.close());
-    const { sandbox, clients } = await setUp(store);
+    const { sandbox, clients } = await setUp([store, store]);
     const [client] = clients as [CngnClient];
     const settled = await Promise.allSettled(
       Array.from({ length: 25 }, () => client.getTransactions({ limit: 1, priority: 'background' })),

@@ -2,13 +2,13 @@
 // payload of the wrong type is acknowledged and answered privately, and an approval (the review
 // modal's submission) is persisted before it is acknowledged, so a crash right after the ack cannot
 // lose it. A final approval that waits for the figures to be re-read says so at the ack.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { RECHECKING } from '../../src/slack/approvals/actions/click.js';
-import { createStore, type Store } from '../../src/store/index.js';
-import { openReview, type ReviewView, submitReview } from '../support/review.js';
-import { blockAction, interaction, newTriggerId } from '../support/slack-requests.js';
-import { StoreControls } from '../support/store-controls.js';
+import { botTest as test } from '../support/bot.js';
+import { redemptionDraft } from '../support/drafts.js';
+import { type ReviewView, submitReview } from '../support/review.js';
+import { interaction, newTriggerId } from '../support/slack-requests.js';
 import {
   APPROVALS_CHANNEL,
   APPROVER_A,
@@ -16,30 +16,16 @@ import {
   approve,
   fileWithdrawal,
   REQUESTER,
-  startApprovalApp,
+  reviewFor,
 } from './approvals-support.js';
 
-let app: ApprovalApp;
-let store: Store;
-const controls = new StoreControls();
-
-beforeEach(async () => {
-  store = await createStore('memory://');
-  app = await startApprovalApp({ store: controls.wrap(store) });
-});
-afterEach(async () => {
-  await app.stop();
-  await store.close();
-});
-
-/** Approve clicked in the approvals channel with our trigger id, to find the review it opens. */
-function clickApprove(id: string, user: string, triggerId: string) {
-  const options = { actionId: 'approval.approve', value: id, userId: user, triggerId };
-  return blockAction(app.sender, { ...options, channelId: APPROVALS_CHANNEL, messageTs: '1.0' });
-}
-
 /** A block_actions payload as Slack shapes it, with the action's value as given (any JSON type). */
-function clickWithValue(actionId: string, value: unknown, user: unknown = { id: APPROVER_A }) {
+function clickWithValue(
+  app: ApprovalApp,
+  actionId: string,
+  value: unknown,
+  user: unknown = { id: APPROVER_A },
+) {
   return interaction(app.sender, clickBody(actionId, value, user));
 }
 
@@ -60,14 +46,14 @@ function clickBody(actionId: string, value: unknown, user: unknown) {
 }
 
 describe('a button whose payload is not what Slack normally sends', () => {
-  it.each([
+  test.for([
     ['a number', 1500],
     ['an array', ['AR-1']],
     ['an object', { id: 'AR-1' }],
     ['null', null],
-  ])('answers an Approve whose value is %s privately, and changes nothing', async (_what, value) => {
+  ])('answers an Approve whose value is %s privately, and changes nothing', async ([, value], { app }) => {
     const id = await fileWithdrawal(app, '900');
-    expect((await clickWithValue('approval.approve', value)).status).toBe(200);
+    expect((await clickWithValue(app, 'approval.approve', value)).status).toBe(200);
     const told = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === APPROVER_A);
     expect(String(told.body.text)).toMatch(
       /^This button could not be read \(actions\.0\.value: .+\), so nothing changed\.$/,
@@ -75,47 +61,45 @@ describe('a button whose payload is not what Slack normally sends', () => {
     expect((await app.engine.get(id))?.approvals).toEqual([]);
   });
 
-  it.each(['approval.reject', 'approval.cancel'])(
+  test.for(['approval.reject', 'approval.cancel'])(
     'answers %s with a value of the wrong type too',
-    async (action) => {
-      expect((await clickWithValue(action, 42)).status).toBe(200);
+    async (action, { app }) => {
+      expect((await clickWithValue(app, action, 42)).status).toBe(200);
       const told = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === APPROVER_A);
       expect(String(told.body.text)).toContain('This button could not be read (actions.0.value:');
       expect(app.slack.callsTo('views.open')).toHaveLength(0);
     },
   );
 
-  it('refuses a click whose user cannot be read before Bolt sees it, with a log line, and tells nobody', async () => {
+  test('refuses a click whose user cannot be read before Bolt sees it, with a log line, and tells nobody', async ({
+    startApp,
+  }) => {
     const lines: Array<Record<string, unknown>> = [];
-    const logged = await startApprovalApp({
-      store,
+    const logged = await startApp({
       logger: createLogger('warn', { write: (line) => lines.push(JSON.parse(line)) }),
     });
-    try {
-      const id = await fileWithdrawal(logged, '910');
-      const response = await interaction(logged.sender, clickBody('approval.approve', id, { id: 7 }));
-      expect(response.status).toBe(400);
-      expect(lines).toContainEqual(
-        expect.objectContaining({
-          level: 'warn',
-          message: 'refused a request to /slack/events',
-          reason: expect.stringMatching(/^block_actions: user\.id: /),
-        }),
-      );
-      expect((await logged.engine.get(id))?.approvals).toEqual([]);
-      expect(logged.slack.callsTo('chat.postEphemeral')).toHaveLength(0);
-    } finally {
-      await logged.stop();
-    }
+    const id = await fileWithdrawal(logged, '910');
+    const response = await interaction(logged.sender, clickBody('approval.approve', id, { id: 7 }));
+    expect(response.status).toBe(400);
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: 'warn',
+        message: 'refused a request to /slack/events',
+        reason: expect.stringMatching(/^block_actions: user\.id: /),
+      }),
+    );
+    expect((await logged.engine.get(id))?.approvals).toEqual([]);
+    expect(logged.slack.callsTo('chat.postEphemeral')).toHaveLength(0);
   });
 });
 
 describe('an Approve click', () => {
-  it('is persisted before Slack gets the review submission’s ack, even when the store is slow to write', async () => {
+  test('is persisted before Slack gets the review submission’s ack, even when the store is slow to write', async ({
+    controlledApp: { app, store },
+    controls,
+  }) => {
     const id = await fileWithdrawal(app, '920');
-    const opened = await openReview(app.slack, APPROVER_A, (triggerId) =>
-      clickApprove(id, APPROVER_A, triggerId),
-    );
+    const opened = await reviewFor(app, id, APPROVER_A);
     const fast = controls.slowWrites(`approval:${id}`, 500);
     const response = await submitReview(app.sender, opened.view as ReviewView, APPROVER_A);
     // Read the moment the ack arrives: a crash from here on can no longer lose the approval.
@@ -126,7 +110,7 @@ describe('an Approve click', () => {
     await app.engine.idle();
   });
 
-  it('still refuses self-approval privately, opening no review and recording nothing', async () => {
+  test('still refuses self-approval privately, opening no review and recording nothing', async ({ app }) => {
     const id = await fileWithdrawal(app, '930');
     const answered = await approve(app, id, REQUESTER);
     expect(answered.clicked.status).toBe(200);
@@ -138,18 +122,12 @@ describe('an Approve click', () => {
 });
 
 describe('the final Approve of a redemption', () => {
-  it('tells the approver privately at the ack that the figures are being checked again', async () => {
+  test('tells the approver privately at the ack that the figures are being checked again', async ({
+    app,
+  }) => {
     app.sandbox.setAccountName('0123456789', 'ADA OBI');
-    const filed = await app.engine.file({
-      kind: 'redeem',
-      amount: '5000',
-      payload: { amount: '5000', bankCode: '058', accountNumber: '0123456789' },
-      display: { bankName: 'GTBank', accountName: 'ADA OBI' },
-      requester: REQUESTER,
-    });
-    const opened = await openReview(app.slack, APPROVER_A, (triggerId) =>
-      clickApprove(filed.id, APPROVER_A, triggerId),
-    );
+    const filed = await app.engine.file(redemptionDraft(REQUESTER));
+    const opened = await reviewFor(app, filed.id, APPROVER_A);
     // Opening the review asked the service nothing: the figures are re-read only on submission.
     expect(app.sandbox.count('POST', '/v1/api/account/verify')).toBe(0);
     const check = app.sandbox.hold('POST', '/v1/api/account/verify');

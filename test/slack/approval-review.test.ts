@@ -1,7 +1,8 @@
 // Approve opens a review modal with every figure in full, and only its submission approves, for the
 // round and environment it showed: a submission for a request that changed or ended while the modal
 // was open is refused in the modal, and nothing moves. Real Bolt over HTTP, the fake Slack, the sandbox.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { botTest as test } from '../support/bot.js';
 import { refusedInModal, submitReview } from '../support/review.js';
 import {
   APPROVALS_CHANNEL,
@@ -12,21 +13,15 @@ import {
   fileWithdrawal,
   REQUESTER,
   reviewFor,
-  startApprovalApp,
   waitUntil,
 } from './approvals-support.js';
-
-let app: ApprovalApp | undefined;
-afterEach(async () => {
-  await app?.stop();
-  app = undefined;
-});
 
 const sends = (a: ApprovalApp, path: string) => a.sandbox.count('POST', path);
 
 describe('the review modal', () => {
-  it('opens on Approve with every figure in full, and nothing moves until it is submitted', async () => {
-    app = await startApprovalApp();
+  test('opens on Approve with every figure in full, and nothing moves until it is submitted', async ({
+    app,
+  }) => {
     const id = await fileWithdrawal(app, '1500');
     const updates = app.slack.callsTo('chat.update').length;
     const opened = await reviewFor(app, id, APPROVER_A);
@@ -64,14 +59,15 @@ describe('the review modal', () => {
     const submitted = await submitReview(app.sender, view, APPROVER_A);
     expect(submitted.status).toBe(200);
     expect(submitted.body).toBe(''); // accepted: the modal closes
-    await waitUntil(async () => (await app?.engine.get(id))?.state === 'sent', 'sent');
+    await waitUntil(async () => (await app.engine.get(id))?.state === 'sent', 'sent');
     await app.engine.idle();
     expect((await app.engine.get(id))?.approvals.map((a) => a.user)).toEqual([APPROVER_A]);
     expect(sends(app, '/v1/api/withdraw')).toBe(1);
   });
 
-  it('shows a redemption’s whole bank account with the resolved name, and asks the service nothing to open', async () => {
-    app = await startApprovalApp();
+  test('shows a redemption’s whole bank account with the resolved name, and asks the service nothing to open', async ({
+    app,
+  }) => {
     const filed = await app.engine.file({
       kind: 'redeem',
       amount: '250000',
@@ -89,8 +85,9 @@ describe('the review modal', () => {
     expect(app.sandbox.requests.length).toBe(reads);
   });
 
-  it('refuses a submission for a round that changed while it was open, in the modal, and nothing moves', async () => {
-    app = await startApprovalApp();
+  test('refuses a submission for a round that changed while it was open, in the modal, and nothing moves', async ({
+    app,
+  }) => {
     app.sandbox.setAccountName('0123456789', 'ADA OBI');
     // The account changed hands since filing: the name resolved then is no longer the account's.
     const filed = await app.engine.file({
@@ -106,7 +103,7 @@ describe('the review modal', () => {
     const b = await reviewFor(app, id, APPROVER_B);
     if (!a.view || !b.view) throw new Error('the reviews did not open');
     await submitReview(app.sender, a.view, APPROVER_A);
-    await waitUntil(async () => (await app?.engine.get(id))?.round === 1, 'sent back');
+    await waitUntil(async () => (await app.engine.get(id))?.round === 1, 'sent back');
     await app.engine.idle();
 
     const answer = await submitReview(app.sender, b.view, APPROVER_B);
@@ -119,9 +116,11 @@ describe('the review modal', () => {
     expect(sends(app, '/v1/api/redeemAsset')).toBe(0);
   });
 
-  it('refuses a submission once the request expired while it was open, in the modal, and nothing moves', async () => {
+  test('refuses a submission once the request expired while it was open, in the modal, and nothing moves', async ({
+    startApp,
+  }) => {
     let offset = 0;
-    app = await startApprovalApp({ now: () => new Date(Date.now() + offset) });
+    const app = await startApp({ now: () => new Date(Date.now() + offset) });
     const id = await fileWithdrawal(app, '700');
     const { view } = await reviewFor(app, id, APPROVER_A);
     if (!view) throw new Error('the review did not open');
@@ -133,8 +132,7 @@ describe('the review modal', () => {
     expect(sends(app, '/v1/api/withdraw')).toBe(0);
   });
 
-  it('refuses a submission once someone rejected the request while it was open', async () => {
-    app = await startApprovalApp();
+  test('refuses a submission once someone rejected the request while it was open', async ({ app }) => {
     const id = await fileWithdrawal(app, '800');
     const { view } = await reviewFor(app, id, APPROVER_A);
     if (!view) throw new Error('the review did not open');
@@ -145,8 +143,7 @@ describe('the review modal', () => {
     expect(sends(app, '/v1/api/withdraw')).toBe(0);
   });
 
-  it('refuses a review opened for another environment than the one the bot now uses', async () => {
-    app = await startApprovalApp();
+  test('refuses a review opened for another environment than the one the bot now uses', async ({ app }) => {
     const id = await fileWithdrawal(app, '900');
     const { view } = await reviewFor(app, id, APPROVER_A);
     if (!view) throw new Error('the review did not open');
@@ -157,8 +154,9 @@ describe('the review modal', () => {
     expect(sends(app, '/v1/api/withdraw')).toBe(0);
   });
 
-  it('refuses a review whose channel is no Slack id, or a channel its request is not in; nothing moves', async () => {
-    app = await startApprovalApp();
+  test('refuses a review whose channel is no Slack id, or a channel its request is not in; nothing moves', async ({
+    app,
+  }) => {
     const id = await fileWithdrawal(app, '975');
     const { view } = await reviewFor(app, id, APPROVER_A);
     if (!view) throw new Error('the review did not open');
@@ -180,12 +178,11 @@ describe('the review modal', () => {
       private_metadata: JSON.stringify({ id, round: 0, environment: 'sandbox', channel: 'DAPPROVERA1' }),
     };
     expect((await submitReview(app.sender, dm, APPROVER_A)).body).toBe('');
-    await waitUntil(async () => (await app?.engine.get(id))?.state === 'sent', 'sent');
+    await waitUntil(async () => (await app.engine.get(id))?.state === 'sent', 'sent');
     expect(JSON.parse(view.private_metadata).channel).toBe(APPROVALS_CHANNEL);
   });
 
-  it('still refuses the requester’s own submission, should one arrive', async () => {
-    app = await startApprovalApp();
+  test('still refuses the requester’s own submission, should one arrive', async ({ app }) => {
     const id = await fileWithdrawal(app, '950');
     const { view } = await reviewFor(app, id, APPROVER_A);
     if (!view) throw new Error('the review did not open');

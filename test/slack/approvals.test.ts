@@ -1,9 +1,8 @@
 // The maker-checker rules as people meet them in Slack: a real Bolt app over HTTP, the real client
 // against the embedded sandbox, the fake Slack Web API recording every call.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createStore, type Store } from '../../src/store/index.js';
+import { describe, expect } from 'vitest';
+import { botTest as test } from '../support/bot.js';
 import { type ReviewView, refusedInModal, submitReview } from '../support/review.js';
-import { StoreControls } from '../support/store-controls.js';
 import {
   APPROVALS_CHANNEL,
   APPROVER_A,
@@ -17,24 +16,16 @@ import {
   openReject,
   REQUESTER,
   reviewFor,
-  startApprovalApp,
   submitReject,
   waitUntil,
 } from './approvals-support.js';
 
-let app: ApprovalApp;
-const withdrawCalls = () => app.sandbox.count('POST', '/v1/api/withdraw');
-
-afterEach(async () => {
-  await app.stop();
-});
+const withdrawCalls = (app: ApprovalApp) => app.sandbox.count('POST', '/v1/api/withdraw');
 
 describe('approving a withdrawal', () => {
-  beforeEach(async () => {
-    app = await startApprovalApp();
-  });
-
-  it('posts the request with everything an approver needs, and sends nothing before approval', async () => {
+  test('posts the request with everything an approver needs, and sends nothing before approval', async ({
+    app,
+  }) => {
     const id = await fileWithdrawal(app, '1500.50');
     const post = app.slack.callsTo('chat.postMessage').find((c) => c.body.channel === APPROVALS_CHANNEL);
     const text = JSON.stringify(post?.body.blocks);
@@ -46,10 +37,10 @@ describe('approving a withdrawal', () => {
     expect(text).toContain('Expires');
     expect(text).toContain('approval.approve');
     expect(id).toMatch(/^AR-/);
-    expect(withdrawCalls()).toBe(0);
+    expect(withdrawCalls(app)).toBe(0);
   });
 
-  it('refuses self-approval privately and changes nothing', async () => {
+  test('refuses self-approval privately and changes nothing', async ({ app }) => {
     const id = await fileWithdrawal(app, '1500.50');
     await approve(app, id, REQUESTER);
     const ephemeral = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === REQUESTER);
@@ -57,19 +48,21 @@ describe('approving a withdrawal', () => {
     await app.engine.idle();
     expect((await app.engine.get(id))?.state).toBe('pending');
     expect(app.slack.callsTo('chat.update')).toHaveLength(0);
-    expect(withdrawCalls()).toBe(0);
+    expect(withdrawCalls(app)).toBe(0);
   });
 
-  it('refuses an outsider privately and changes nothing', async () => {
+  test('refuses an outsider privately and changes nothing', async ({ app }) => {
     const id = await fileWithdrawal(app, '10');
     await approve(app, id, OUTSIDER);
     const ephemeral = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === OUTSIDER);
     expect(String(ephemeral.body.text)).toContain('not an approver');
     expect((await app.engine.get(id))?.approvals).toEqual([]);
-    expect(withdrawCalls()).toBe(0);
+    expect(withdrawCalls(app)).toBe(0);
   });
 
-  it('sends exactly the approved body once approved, and shows each step in place and in the thread', async () => {
+  test('sends exactly the approved body once approved, and shows each step in place and in the thread', async ({
+    app,
+  }) => {
     const id = await fileWithdrawal(app, '1500.5');
     await approve(app, id, APPROVER_A);
     await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Sent, waiting'));
@@ -99,7 +92,7 @@ describe('approving a withdrawal', () => {
     );
   });
 
-  it('needs two distinct approvals over the threshold; one is not enough', async () => {
+  test('needs two distinct approvals over the threshold; one is not enough', async ({ app }) => {
     const id = await fileWithdrawal(app, '1000000');
     await approve(app, id, APPROVER_A);
     await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('1 of 2'));
@@ -107,14 +100,14 @@ describe('approving a withdrawal', () => {
     const again = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === APPROVER_A);
     expect(String(again.body.text)).toContain('already approved');
     await app.engine.idle();
-    expect(withdrawCalls()).toBe(0);
+    expect(withdrawCalls(app)).toBe(0);
     await approve(app, id, APPROVER_B);
     await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Sent, waiting'));
     await app.engine.idle();
-    expect(withdrawCalls()).toBe(1);
+    expect(withdrawCalls(app)).toBe(1);
   });
 
-  it('rejects with a reason asked in a modal, and tells the requester', async () => {
+  test('rejects with a reason asked in a modal, and tells the requester', async ({ app }) => {
     const id = await fileWithdrawal(app, '100');
     const view = await openReject(app, id, APPROVER_A);
     expect(view.callback_id).toBe('approval.reject.submit');
@@ -130,10 +123,12 @@ describe('approving a withdrawal', () => {
     );
     expect(String(dm.body.text)).toContain('Wrong network');
     expect((await app.engine.get(id))?.state).toBe('rejected');
-    expect(withdrawCalls()).toBe(0);
+    expect(withdrawCalls(app)).toBe(0);
   });
 
-  it('refuses a rejection whose channel is no Slack id, or a channel its request is not in; nothing changes', async () => {
+  test('refuses a rejection whose channel is no Slack id, or a channel its request is not in; nothing changes', async ({
+    app,
+  }) => {
     const id = await fileWithdrawal(app, '100');
     const view = await openReject(app, id, APPROVER_A);
     expect(JSON.parse(view.private_metadata).channel).toBe(APPROVALS_CHANNEL);
@@ -155,14 +150,14 @@ describe('approving a withdrawal', () => {
     await waitUntil(async () => (await app.engine.get(id))?.state === 'rejected', 'rejected');
   });
 
-  it('does not open the reject modal for the requester', async () => {
+  test('does not open the reject modal for the requester', async ({ app }) => {
     const id = await fileWithdrawal(app, '100');
     await click(app, 'approval.reject', id, REQUESTER);
     await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === REQUESTER);
     expect(app.slack.callsTo('views.open')).toHaveLength(0);
   });
 
-  it('lets the requester cancel, and nobody else', async () => {
+  test('lets the requester cancel, and nobody else', async ({ app }) => {
     const id = await fileWithdrawal(app, '100');
     await click(app, 'approval.cancel', id, APPROVER_A);
     const refused = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === APPROVER_A);
@@ -173,7 +168,9 @@ describe('approving a withdrawal', () => {
     expect((await app.engine.get(id))?.state).toBe('cancelled');
   });
 
-  it('marks the request outcome unknown when the answer is lost, then reconciles it without resending', async () => {
+  test('marks the request outcome unknown when the answer is lost, then reconciles it without resending', async ({
+    app,
+  }) => {
     app.sandbox.dropResponse('POST', '/v1/api/withdraw');
     const id = await fileWithdrawal(app, '4321.09');
     await approve(app, id, APPROVER_A);
@@ -185,13 +182,13 @@ describe('approving a withdrawal', () => {
     await app.slack.waitFor('chat.postMessage', (c) =>
       String(c.body.text).includes('Found in the transaction list'),
     );
-    expect(withdrawCalls()).toBe(1);
+    expect(withdrawCalls(app)).toBe(1);
   });
 });
 
 describe('approver group', () => {
-  it('accepts a member of the approver user group, read from Slack', async () => {
-    app = await startApprovalApp({ approvers: [], approverGroup: 'STREASURY' });
+  test('accepts a member of the approver user group, read from Slack', async ({ startApp }) => {
+    const app = await startApp({ approvers: [], approverGroup: 'STREASURY' });
     app.slack.on('usergroups.users.list', (call) =>
       call.body.usergroup === 'STREASURY' ? { body: { ok: true, users: ['UGROUPMEMBER'] } } : undefined,
     );
@@ -200,14 +197,14 @@ describe('approver group', () => {
     await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === OUTSIDER);
     await approve(app, id, 'UGROUPMEMBER');
     await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Sent, waiting'));
-    expect(withdrawCalls()).toBe(1);
+    expect(withdrawCalls(app)).toBe(1);
   });
 });
 
 describe('expiry', () => {
-  it('refuses an approval after the request expired and says so', async () => {
+  test('refuses an approval after the request expired and says so', async ({ startApp }) => {
     let offset = 0;
-    app = await startApprovalApp({ now: () => new Date(Date.now() + offset) });
+    const app = await startApp({ now: () => new Date(Date.now() + offset) });
     const id = await fileWithdrawal(app, '100');
     offset = 25 * 3_600_000;
     await approve(app, id, APPROVER_A);
@@ -215,23 +212,15 @@ describe('expiry', () => {
     expect(String(ephemeral.body.text)).toContain('expired');
     expect((await app.engine.get(id))?.state).toBe('expired');
     await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Expired'));
-    expect(withdrawCalls()).toBe(0);
+    expect(withdrawCalls(app)).toBe(0);
   });
 });
 
 describe('50 approvals submitted at once', () => {
-  let store: Store;
-  const controls = new StoreControls();
-
-  beforeEach(async () => {
-    store = await createStore('memory://');
-    app = await startApprovalApp({ store: controls.wrap(store) });
-  });
-  afterEach(async () => {
-    await store.close();
-  });
-
-  it('approves once and sends once when all 50 reach the request together; 49 are told in the modal it is being handled', async () => {
+  test('approves once and sends once when all 50 reach the request together; 49 are told in the modal it is being handled', async ({
+    controlledApp: { app },
+    controls,
+  }) => {
     const id = await fileWithdrawal(app, '750');
     // The engine tells its listeners once per change it persisted: once per accepted click.
     let accepted = 0;
@@ -255,7 +244,7 @@ describe('50 approvals submitted at once', () => {
     ).length;
     await waitUntil(async () => (await app.engine.get(id))?.state === 'sent', 'sent');
     await app.engine.idle();
-    expect(withdrawCalls()).toBe(1);
+    expect(withdrawCalls(app)).toBe(1);
     expect(accepted).toBe(1);
     expect(handled).toBe(49);
     expect((await app.engine.get(id))?.approvals).toHaveLength(1);
@@ -263,18 +252,10 @@ describe('50 approvals submitted at once', () => {
 });
 
 describe('when the store fails', () => {
-  let store: Store;
-  const controls = new StoreControls();
-
-  beforeEach(async () => {
-    store = await createStore('memory://');
-    app = await startApprovalApp({ store: controls.wrap(store) });
-  });
-  afterEach(async () => {
-    await store.close();
-  });
-
-  it('answers a Reject click privately when the request cannot be read, and changes nothing', async () => {
+  test('answers a Reject click privately when the request cannot be read, and changes nothing', async ({
+    controlledApp: { app },
+    controls,
+  }) => {
     const id = await fileWithdrawal(app, '100');
     const heal = controls.failReads(`approval:${id}`);
     await click(app, 'approval.reject', id, APPROVER_A);

@@ -2,29 +2,30 @@
 // to check before clicking again (or submitting the reason again), never that nothing changed. Here
 // the store takes the write and then loses the connection before answering, also for the final approval
 // written after the service re-checked the figures.
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { expect } from 'vitest';
 import { MAYBE_NOT_RECORDED, NOT_RECORDED, RECHECKING } from '../../src/slack/approvals/actions/click.js';
-import { createStore, type Store } from '../../src/store/index.js';
+import { createStore } from '../../src/store/index.js';
+import { botTest } from '../support/bot.js';
+import { redemptionDraft } from '../support/drafts.js';
 import { type ReviewView, submitReview } from '../support/review.js';
 import {
   APPROVER_A,
-  type ApprovalApp,
   approve,
   fileWithdrawal,
   openReject,
   REQUESTER,
   reviewFor,
-  startApprovalApp,
   submitReject,
 } from './approvals-support.js';
 
-let inner: Store;
-let app: ApprovalApp;
-/** The request whose next write lands and then fails, as a connection lost before the answer. */
-let failAfterWriting: string | undefined;
-
-beforeEach(async () => {
-  inner = await createStore('memory://');
+/**
+ * The app on a memory store (`inner`, read directly by the tests) whose next write of the request given
+ * to failAfterWriting lands and then fails, as a connection lost before the answer.
+ */
+const test = botTest.extend('failing', async ({ startApp, defer }) => {
+  const inner = await createStore('memory://');
+  defer(() => inner.close());
+  let failNext: string | undefined;
   const store = new Proxy(inner, {
     get: (target, property) => {
       const value: unknown = Reflect.get(target, property, target);
@@ -32,25 +33,28 @@ beforeEach(async () => {
       if (property !== 'set' && property !== 'compareAndSet') return value.bind(target);
       return async (key: string, ...rest: unknown[]) => {
         const written = await (value as (...a: unknown[]) => Promise<unknown>).call(target, key, ...rest);
-        if (failAfterWriting && key === `approval:${failAfterWriting}`) {
-          failAfterWriting = undefined;
+        if (failNext && key === `approval:${failNext}`) {
+          failNext = undefined;
           throw new Error('connection lost before the answer');
         }
         return written;
       };
     },
   });
-  app = await startApprovalApp({ store });
-});
-afterEach(async () => {
-  failAfterWriting = undefined;
-  await app.stop();
-  await inner.close();
+  return {
+    app: await startApp({ store }),
+    inner,
+    failAfterWriting: (id: string) => {
+      failNext = id;
+    },
+  };
 });
 
-it('tells an approver to check the request when the store failed after the write started', async () => {
+test('tells an approver to check the request when the store failed after the write started', async ({
+  failing: { app, inner, failAfterWriting },
+}) => {
   const id = await fileWithdrawal(app, '1400');
-  failAfterWriting = id;
+  failAfterWriting(id);
   // Approve opens the review; its submission is what writes, and it is answered in the modal.
   const reviewed = await approve(app, id, APPROVER_A);
   const answer = JSON.stringify(reviewed.submitted?.json());
@@ -62,10 +66,12 @@ it('tells an approver to check the request when the store failed after the write
   ]);
 });
 
-it('keeps the reject modal open saying the rejection may have been recorded', async () => {
+test('keeps the reject modal open saying the rejection may have been recorded', async ({
+  failing: { app, inner, failAfterWriting },
+}) => {
   const id = await fileWithdrawal(app, '1450');
   const view = await openReject(app, id, APPROVER_A);
-  failAfterWriting = id;
+  failAfterWriting(id);
   const response = await submitReject(app, view, APPROVER_A, 'wrong amount');
   expect(response.json()).toMatchObject({
     response_action: 'errors',
@@ -74,15 +80,11 @@ it('keeps the reject modal open saying the rejection may have been recorded', as
   expect((await inner.get<{ state: string }>(`approval:${id}`))?.state).toBe('rejected');
 });
 
-it('tells a final approver of a redemption to check it when the store failed after the re-check wrote', async () => {
+test('tells a final approver of a redemption to check it when the store failed after the re-check wrote', async ({
+  failing: { app, inner, failAfterWriting },
+}) => {
   app.sandbox.setAccountName('0123456789', 'ADA OBI');
-  const filed = await app.engine.file({
-    kind: 'redeem',
-    amount: '5000',
-    payload: { amount: '5000', bankCode: '058', accountNumber: '0123456789' },
-    display: { bankName: 'GTBank', accountName: 'ADA OBI' },
-    requester: REQUESTER,
-  });
+  const filed = await app.engine.file(redemptionDraft(REQUESTER));
   const check = app.sandbox.hold('POST', '/v1/api/account/verify');
   // Approve opens the review; its submission starts the re-check with the service.
   const review = await reviewFor(app, filed.id, APPROVER_A);
@@ -92,7 +94,7 @@ it('tells a final approver of a redemption to check it when the store failed aft
   const first = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === APPROVER_A);
   expect(first.body.text).toBe(RECHECKING);
   // The hold is saved; the approval's own write lands and then the connection drops.
-  failAfterWriting = filed.id;
+  failAfterWriting(filed.id);
   check.release();
   const told = await app.slack.waitFor(
     'chat.postEphemeral',

@@ -224,6 +224,9 @@ describe('ExpiryPruner on a file', () => {
 
 describe('ExpiryPruner timer', () => {
   afterEach(() => {
+    // The spy on the fake setTimeout goes first: with it still in place, useRealTimers would leave
+    // a setTimeout that never fires for whatever the worker runs next.
+    vi.restoreAllMocks();
     vi.useRealTimers();
   });
 

@@ -57,6 +57,8 @@ export interface FakeSlackOptions {
    * most `burst`; an empty bucket answers 429 with Retry-After (whole seconds, as Slack sends).
    */
   rateLimit?: { perSecond: number; burst: number };
+  /** The rate limit's clock, in ms (default: real time). */
+  now?: () => number;
 }
 
 /** A message as the channel shows it now: its last posted or updated text and blocks. */
@@ -257,7 +259,7 @@ export class FakeSlack {
     const limit = this.options.rateLimit;
     if (!limit || call.method !== 'chat.postMessage') return undefined;
     const channel = String(call.body.channel ?? '');
-    const now = Date.now();
+    const now = this.options.now?.() ?? Date.now();
     const bucket = this.buckets.get(channel) ?? { tokens: limit.burst, at: now };
     bucket.tokens = Math.min(limit.burst, bucket.tokens + ((now - bucket.at) / 1000) * limit.perSecond);
     bucket.at = now;

@@ -5,8 +5,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { clearStore, createStore, type Store } from '../../src/store/index.js';
+import { test } from './fixtures.js';
 import { postgresAvailable, testDatabaseOnce } from './postgres.js';
-import { REDIS_URL, redisAvailable } from './redis.js';
+import { REDIS_URL, redisAvailable, testPrefix } from './redis.js';
 
 export interface SharedStore {
   name: 'Redis' | 'PostgreSQL';
@@ -86,3 +87,48 @@ export async function everyStore(): Promise<StoreKindUnderTest[]> {
     ...shared,
   ];
 }
+
+export type StoreKindName = StoreKindUnderTest['name'];
+
+/** Each store kind and whether it answers here, for `describe.skipIf` while a file is collected. */
+export const STORE_KINDS: ReadonlyArray<{ name: StoreKindName; up: boolean; shared: boolean }> =
+  await (async () => {
+    const [redisUp, postgresUp] = await Promise.all([redisAvailable(), postgresAvailable()]);
+    return [
+      { name: 'memory', up: true, shared: false },
+      { name: 'SQLite', up: true, shared: false },
+      { name: 'Redis', up: redisUp, shared: true },
+      { name: 'PostgreSQL', up: postgresUp, shared: true },
+    ];
+  })();
+
+/** Two replicas' handles on one store (see StoreKindUnderTest.replicas). */
+export interface Replicas {
+  a: Store;
+  b: Store;
+}
+
+/**
+ * `test` plus the four stores. A describe per kind of STORE_KINDS sets `storeKind` with
+ * `test.override('storeKind', kind.name)`; `replicas(name)` opens two replicas on it under a prefix of
+ * their own, cleared and closed after the test.
+ */
+export const storesTest = test
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('storeKinds', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const kinds = await everyStore();
+    onCleanup(async () => {
+      for (const kind of kinds) await kind.dispose();
+    });
+    return kinds;
+  })
+  .extend('storeKind', 'memory' as StoreKindName)
+  .extend('replicas', async ({ storeKinds, storeKind, defer }) => {
+    const kind = storeKinds.find((k) => k.name === storeKind);
+    if (!kind?.up) throw new Error(`no ${storeKind} store here`);
+    return async (name: string): Promise<Replicas> => {
+      const { a, b, close } = await kind.replicas(testPrefix(name));
+      defer(close);
+      return { a, b };
+    };
+  });

@@ -70,7 +70,9 @@ describe('webhook delivery', () => {
       refused += 1;
       return { status: 429, headers: { 'retry-after': '1' }, body: { ok: false, error: 'ratelimited' } };
     });
-    const r = await rig({ fake });
+    // The deliverer's waits are recorded and cut short: the fake refuses by count, not by time.
+    const waits: number[] = [];
+    const r = await rig({ fake, sleep: async (ms) => void waits.push(ms) });
     const refs = Array.from({ length: 5 }, (_, i) => `REF-429-${i}`);
     for (const ref of refs)
       expect((await r.send(webhookBody('deposit.completed', { trx_ref: ref }))).status).toBe(200);
@@ -79,6 +81,7 @@ describe('webhook delivery', () => {
     }
     await waitUntil(async () => (await r.webhooks.outbox.pendingCount()) === 0);
     expect(refused).toBe(4);
+    expect(waits).toEqual([1_000, 1_000, 1_000, 1_000]);
     expect(refsPosted(fake).sort()).toEqual(refs);
   });
 

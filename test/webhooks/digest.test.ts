@@ -10,6 +10,7 @@ import { alertDigest } from '../../src/slack/alerts/digest-blocks.js';
 import { webhookMessage } from '../../src/slack/alerts/message-blocks.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { alertsClient, createWebhooks, type Webhooks } from '../../src/webhooks/index.js';
+import { SkippingClock } from '../support/clock.js';
 import { FakeSlack, type ShownMessage } from '../support/fake-slack.js';
 import { type Rig, startRig, webhookBody } from './support.js';
 
@@ -166,8 +167,9 @@ describe('alert digests', () => {
     const bodies = Array.from({ length: 300 }, (_, i) => routine(i, { trx_ref: `REF-RUN-${i}` }));
     await accept({ store }, bodies);
     // One message at a time: the second digest's placeholder meets a 429, and the failure arrives
-    // while the deliverer waits it out.
-    const fake = await fakeSlack({ rateLimit: { perSecond: 1, burst: 1 } });
+    // while the deliverer waits it out (on a clock that the wait moves on).
+    const clock = new SkippingClock();
+    const fake = await fakeSlack({ rateLimit: { perSecond: 1, burst: 1 }, now: clock.now });
     let holding: (() => void) | undefined;
     const held = new Promise<void>((release) => {
       holding = release;
@@ -182,7 +184,7 @@ describe('alert digests', () => {
           firstWait = false;
           await held;
         }
-        await wait(ms);
+        await clock.sleep(ms);
       },
     });
     await waitUntil(() => fake.rateLimited > 0);
@@ -255,7 +257,9 @@ describe('alert digests', () => {
     const store = await createStore('memory://', { prefix: `digest-${Math.random()}` });
     const bodies = Array.from({ length: 130 }, (_, i) => routine(i, { trx_ref: `REF-LIM-${i}` }));
     await accept({ store }, bodies);
-    const fake = await fakeSlack({ rateLimit: { perSecond: 1, burst: 10 } });
+    // Each wait moves the fake Slack's clock on instead of passing in real time.
+    const clock = new SkippingClock();
+    const fake = await fakeSlack({ rateLimit: { perSecond: 1, burst: 10 }, now: clock.now });
     const waits: number[] = [];
     const r = await rig({
       fake,
@@ -263,7 +267,7 @@ describe('alert digests', () => {
       digestMaxEvents: 10,
       sleep: async (ms) => {
         waits.push(ms);
-        await wait(ms);
+        await clock.sleep(ms);
       },
     });
     await waitUntil(async () => (await r.webhooks.outbox.pendingCount()) === 0);

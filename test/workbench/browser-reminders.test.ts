@@ -3,17 +3,14 @@
 // request's thread naming both approvers, as a DM in Bola's conversation with the bot, and as the
 // requester's note in Ada's; App Home still lists the request under "Waiting for you".
 import type { Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { describe } from 'vitest';
 import {
-  actAs as actAsOn,
-  type BrowserBench,
   browserAvailable,
   contains,
   eventually,
-  openInSidebar,
   screenshot,
   shown,
-  startBrowserBench,
+  browserTest as test,
   textOf,
 } from './browser-support.js';
 
@@ -22,49 +19,26 @@ const VALID_ADDRESS = '0x3333333333333333333333333333333333333333';
 const REMINDER_WAIT = 40_000;
 const STEP = 60_000;
 
+test.override('benchEnv', { CNGN_APPROVAL_TTL: '60s', CNGN_APPROVAL_REMINDERS: '5%' });
+
 describe.skipIf(!browserAvailable())('workbench: approval reminders in Chromium', () => {
-  let bench: BrowserBench;
-  let page: Page;
-
-  beforeAll(async () => {
-    bench = await startBrowserBench({ CNGN_APPROVAL_TTL: '60s', CNGN_APPROVAL_REMINDERS: '5%' });
-    page = bench.page;
-  }, 60_000);
-
-  afterAll(async () => {
-    await bench?.stop();
-  });
-
-  const actAs = (name: string) => actAsOn(page, name);
-  const open = (name: string) => openInSidebar(page, name);
-  const botMessages = (): Locator =>
+  const botMessages = (page: Page): Locator =>
     page.getByRole('log').getByRole('article', { name: 'cngn-desk', exact: true });
 
-  it(
+  test(
     'Ada files a withdrawal and nobody acts on it',
-    async () => {
-      await actAs('Ada');
-      const box = page.getByRole('textbox', { name: 'Message' });
-      await box.fill('/cngn withdraw');
-      await box.press('Enter');
-      const dialog = page.getByRole('dialog', { name: 'Withdraw cNGN' });
-      await dialog.getByLabel('Amount (₦ / cNGN)').fill('4200');
-      await dialog.getByLabel('Network').selectOption({ label: 'Base (base)' });
-      await dialog.getByLabel('…or type an address').fill(VALID_ADDRESS);
-      await dialog.getByRole('button', { name: 'Ask for approval' }).click();
-      const notice = page.getByRole('dialog', { name: 'Waiting for approval' });
-      await contains(notice, 'from someone other than you');
-      await notice.getByRole('button', { name: 'Close', exact: true }).click();
-      await eventually(() => page.getByRole('dialog').count()).toBe(0);
+    async ({ workbench }) => {
+      await workbench.actAs('Ada');
+      await workbench.fileWithdrawal('4200', VALID_ADDRESS);
     },
     STEP,
   );
 
-  it(
+  test(
     "the reminder reaches Bola's DM with the bot, under the request it reminds of",
-    async () => {
-      await actAs('Bola');
-      await open('cngn-desk');
+    async ({ workbench, page }) => {
+      await workbench.actAs('Bola');
+      await workbench.open('cngn-desk');
       const dm = page.getByRole('log', { name: 'cngn-desk' });
       await shown(dm);
       await contains(dm, 'asks for your approval');
@@ -79,11 +53,11 @@ describe.skipIf(!browserAvailable())('workbench: approval reminders in Chromium'
     STEP,
   );
 
-  it(
+  test(
     'the reminder is a reply in the request’s thread, naming the approvers who have not acted',
-    async () => {
-      await open('approvals');
-      const request = botMessages()
+    async ({ workbench, page }) => {
+      await workbench.open('approvals');
+      const request = botMessages(page)
         .filter({ has: page.getByRole('heading', { name: 'Withdrawal · SANDBOX' }) })
         .last();
       await request.getByRole('button', { name: /repl(y|ies)/ }).click();
@@ -98,10 +72,10 @@ describe.skipIf(!browserAvailable())('workbench: approval reminders in Chromium'
     STEP,
   );
 
-  it(
+  test(
     'App Home still lists the request under Waiting for you',
-    async () => {
-      await open('App Home');
+    async ({ workbench, page }) => {
+      await workbench.open('App Home');
       const home = page.getByRole('log', { name: 'App Home' });
       await contains(home, 'Waiting for you');
       await contains(home, '₦4,200.00');
@@ -111,11 +85,11 @@ describe.skipIf(!browserAvailable())('workbench: approval reminders in Chromium'
     STEP,
   );
 
-  it(
+  test(
     'Ada, the requester, is told in her DM at the last reminder, with how to extend',
-    async () => {
-      await actAs('Ada');
-      await open('cngn-desk');
+    async ({ workbench, page }) => {
+      await workbench.actAs('Ada');
+      await workbench.open('cngn-desk');
       const dm = page.getByRole('log', { name: 'cngn-desk' });
       await contains(dm, 'still needs 1 approval and expires');
       await contains(dm, 'The approvers were reminded.');

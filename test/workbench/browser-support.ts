@@ -1,10 +1,11 @@
 // Browser tests' shared parts: find Debian's Chromium (skip with one notice when there is none,
-// fail under CI=true), launch it, and save screenshots where a person can look at them.
+// fail under CI=true), launch it, save screenshots where a person can look at them, and the fixture
+// of a file's steps: the real bot and one Chromium page on it, with the steps people take there.
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { test as base, expect } from 'vitest';
 import { type Started, start } from '../../src/wiring/startup.js';
 import { USERS } from '../../src/workbench/people.js';
 
@@ -172,3 +173,57 @@ export async function approveInReview(page: Page, approveButton: Locator): Promi
   await hidden(review);
   return text;
 }
+
+/** The steps a person takes on the workbench page, by accessible names. */
+export class WorkbenchPage {
+  constructor(readonly page: Page) {}
+
+  actAs(name: string): Promise<void> {
+    return actAs(this.page, name);
+  }
+
+  open(name: string): Promise<void> {
+    return openInSidebar(this.page, name);
+  }
+
+  /** Types into the message box of what is open and sends it. */
+  async say(text: string): Promise<void> {
+    const box = this.page.getByRole('textbox', { name: 'Message' });
+    await box.fill(text);
+    await box.press('Enter');
+  }
+
+  /** After filing, the modal says the request waits for approval; close it as a person would. */
+  async closeFiledNotice(): Promise<void> {
+    const notice = this.page.getByRole('dialog', { name: 'Waiting for approval' });
+    await contains(notice, 'from someone other than you');
+    await notice.getByRole('button', { name: 'Close', exact: true }).click();
+    await eventually(() => this.page.getByRole('dialog').count()).toBe(0);
+  }
+
+  /** `/cngn withdraw` where the page is, the modal filled in (on Base) and sent, its notice closed. */
+  async fileWithdrawal(amount: string, address: string): Promise<void> {
+    await this.say('/cngn withdraw');
+    const dialog = this.page.getByRole('dialog', { name: 'Withdraw cNGN' });
+    await dialog.getByLabel('Amount (₦ / cNGN)').fill(amount);
+    await dialog.getByLabel('Network').selectOption({ label: 'Base (base)' });
+    await dialog.getByLabel('…or type an address').fill(address);
+    await dialog.getByRole('button', { name: 'Ask for approval' }).click();
+    await this.closeFiledNotice();
+  }
+}
+
+/**
+ * A browser test file's fixtures, one of each for the whole file (its tests are steps of one story):
+ * `bench` (startBrowserBench with `benchEnv`, which a file sets by `test.override('benchEnv', …)`),
+ * its `page`, and `workbench`, the steps on that page.
+ */
+export const browserTest = base
+  .extend('benchEnv', { scope: 'file' }, {} as Record<string, string>)
+  .extend('bench', { scope: 'file' }, async ({ benchEnv }, { onCleanup }) => {
+    const bench = await startBrowserBench(benchEnv);
+    onCleanup(() => bench.stop());
+    return bench;
+  })
+  .extend('page', { scope: 'file' }, async ({ bench }) => bench.page)
+  .extend('workbench', { scope: 'file' }, async ({ page }) => new WorkbenchPage(page));
