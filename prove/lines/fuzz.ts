@@ -14,7 +14,7 @@ import { hasHiddenCharacters } from '../../src/format/mrkdwn.js';
 import { silentLogger } from '../../src/log.js';
 import { signBody, startSandbox } from '../../src/sandbox/index.js';
 import { createStore } from '../../src/store/index.js';
-import { slackTexts } from '../../test/slack/blocks/support.js';
+import { slackTexts } from '../../test/slack/builders/support.js';
 import type { SlackCall } from '../../test/support/fake-slack.js';
 import { HIDDEN_TEXT, OBJECT_MEMBER_NAMES } from '../../test/support/fuzz-inputs.js';
 import { startHarness } from '../../test/support/harness.js';

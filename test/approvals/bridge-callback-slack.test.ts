@@ -8,7 +8,7 @@ import {
   DEST,
   REQUESTER,
   startApprovalApp,
-} from '../slack/approvals-support.js';
+} from '../slack/approvals/support.js';
 
 let app: ApprovalApp;
 afterEach(async () => {

@@ -17,7 +17,7 @@ import {
   text,
 } from '../support/fuzz.js';
 import { newTriggerId, slashCommand } from '../support/slack-requests.js';
-import { slackTexts } from './blocks/support.js';
+import { slackTexts } from './builders/support.js';
 
 let bot: FuzzBot;
 beforeAll(async () => {

@@ -2,7 +2,7 @@
 // the replica acceptance: approving goes through approveAs alone, so a change in how Slack approves
 // (a button, a review modal) is one edit here.
 import type { ApprovalRequest } from '../../src/approvals/types.js';
-import { APPROVALS_CHANNEL, type ApprovalApp, approve, REQUESTER } from '../slack/approvals-support.js';
+import { APPROVALS_CHANNEL, type ApprovalApp, approve, REQUESTER } from '../slack/approvals/support.js';
 import type { SlackCall } from './fake-slack.js';
 import { selectValue, slashCommand, textValue, viewSubmission } from './slack-requests.js';
 

@@ -3,7 +3,7 @@
 // Slack unless given) and stops it after the test; `app` is one with the defaults; `controlledApp` is
 // one on a memory store the test controls through `controls` (hold a lock, fail reads, slow writes).
 import { createStore } from '../../src/store/index.js';
-import { type ApprovalAppOptions, startApprovalApp } from '../slack/approvals-support.js';
+import { type ApprovalAppOptions, startApprovalApp } from '../slack/approvals/support.js';
 import { test } from './fixtures.js';
 import { StoreControls } from './store-controls.js';
 

@@ -1,0 +1,92 @@
+// The approval message as a pure function: what approvers read at each step.
+import { describe, expect, it } from 'vitest';
+import type { ApprovalRequest } from '../../../src/approvals/types.js';
+import { naira } from '../../../src/format/display.js';
+import { refusalText } from '../../../src/slack/approvals/blocks/lists.js';
+import { approvalMessage, requesterNotice, stepText } from '../../../src/slack/approvals/blocks/message.js';
+
+const NOW = new Date('2026-11-23T08:00:00.000Z');
+
+const redeem = (over: Partial<ApprovalRequest> = {}): ApprovalRequest =>
+  ({
+    id: 'AR-0123456789',
+    kind: 'redeem',
+    environment: 'live',
+    amount: '1250000.50',
+    payload: { amount: '1250000.50', bankCode: '058', accountNumber: '0123456789' },
+    display: { bankName: 'Guaranty Trust Bank', accountName: 'ADA OKAFOR' },
+    requester: 'UREQ',
+    approvals: [{ user: 'UA', at: '2026-11-23T07:59:00.000Z' }],
+    requiredApprovals: 2,
+    state: 'pending',
+    createdAt: '2026-11-23T07:00:00.000Z',
+    expiresAt: '2026-11-24T07:00:00.000Z',
+    round: 0,
+    history: [
+      {
+        at: '2026-11-23T07:59:00.000Z',
+        state: 'pending',
+        action: 'approval-added',
+        actor: 'UA',
+        note: '1 of 2',
+      },
+    ],
+    ...over,
+  }) as ApprovalRequest;
+
+const text = (request: ApprovalRequest) => JSON.stringify(approvalMessage(request, NOW).blocks);
+
+describe('approval message', () => {
+  it('shows amount, bank, account, resolved name, requester, approvals, expiry and environment', () => {
+    const shown = text(redeem());
+    for (const part of [
+      '₦1,250,000.50',
+      'Guaranty Trust Bank · 0123456789',
+      'ADA OKAFOR',
+      '<@UREQ>',
+      '1 of 2 (<@UA>)',
+      'LIVE',
+      'Tue 24 Nov 2026, 08:00 WAT',
+      'in 23 hours',
+    ]) {
+      expect(shown).toContain(part);
+    }
+    expect(shown).toContain('approval.approve');
+    expect(shown).toContain('approval.reject');
+    expect(shown).toContain('approval.cancel');
+  });
+
+  it('drops the buttons once the request has left pending, and shows the reference', () => {
+    const sent = redeem({ state: 'sent', outcome: { reference: 'RD-42' } });
+    const shown = text(sent);
+    expect(shown).not.toContain('approval.approve');
+    expect(shown).toContain('RD-42');
+  });
+
+  it('says why a request went back to the approvers', () => {
+    const back = redeem({ approvals: [], round: 1, reason: 'the account name is now "B" (was "A")' });
+    expect(text(back)).toContain('Sent back to the approvers: the account name is now');
+  });
+
+  it('formats Naira with separators and two decimals', () => {
+    expect(naira('1500.5')).toBe('₦1,500.50');
+    expect(naira('100')).toBe('₦100.00');
+    expect(naira('1234567.89')).toBe('₦1,234,567.89');
+  });
+
+  it('tells the requester the steps that concern them, and not the others', () => {
+    expect(requesterNotice(redeem())).toBeUndefined();
+    const approved = redeem({
+      state: 'approved',
+      history: [{ at: '', state: 'approved', action: 'approved', actor: 'UB' }],
+    });
+    expect(requesterNotice(approved)).toContain('approved by <@UB>');
+    expect(stepText(approved)).toBe('Approved by <@UB>');
+  });
+
+  it('explains each refusal in words', () => {
+    expect(refusalText('requester', redeem())).toContain('cannot approve');
+    expect(refusalText('not-approver')).toContain('not an approver');
+    expect(refusalText('already-approved', redeem())).toContain('2 distinct approvals');
+  });
+});

@@ -1,0 +1,108 @@
+// A click whose write had started when the store failed may have been recorded: the person is told
+// to check before clicking again (or submitting the reason again), never that nothing changed. Here
+// the store takes the write and then loses the connection before answering, also for the final approval
+// written after the service re-checked the figures.
+import { expect } from 'vitest';
+import { MAYBE_NOT_RECORDED, NOT_RECORDED, RECHECKING } from '../../../src/slack/approvals/actions/click.js';
+import { createStore } from '../../../src/store/index.js';
+import { botTest } from '../../support/bot.js';
+import { redemptionDraft } from '../../support/drafts.js';
+import { type ReviewView, submitReview } from '../../support/review.js';
+import {
+  APPROVER_A,
+  approve,
+  fileWithdrawal,
+  openReject,
+  REQUESTER,
+  reviewFor,
+  submitReject,
+} from './support.js';
+
+/**
+ * The app on a memory store (`inner`, read directly by the tests) whose next write of the request given
+ * to failAfterWriting lands and then fails, as a connection lost before the answer.
+ */
+const test = botTest.extend('failing', async ({ startApp, defer }) => {
+  const inner = await createStore('memory://');
+  defer(() => inner.close());
+  let failNext: string | undefined;
+  const store = new Proxy(inner, {
+    get: (target, property) => {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      if (property !== 'set' && property !== 'compareAndSet') return value.bind(target);
+      return async (key: string, ...rest: unknown[]) => {
+        const written = await (value as (...a: unknown[]) => Promise<unknown>).call(target, key, ...rest);
+        if (failNext && key === `approval:${failNext}`) {
+          failNext = undefined;
+          throw new Error('connection lost before the answer');
+        }
+        return written;
+      };
+    },
+  });
+  return {
+    app: await startApp({ store }),
+    inner,
+    failAfterWriting: (id: string) => {
+      failNext = id;
+    },
+  };
+});
+
+test('tells an approver to check the request when the store failed after the write started', async ({
+  failing: { app, inner, failAfterWriting },
+}) => {
+  const id = await fileWithdrawal(app, '1400');
+  failAfterWriting(id);
+  // Approve opens the review; its submission is what writes, and it is answered in the modal.
+  const reviewed = await approve(app, id, APPROVER_A);
+  const answer = JSON.stringify(reviewed.submitted?.json());
+  expect(answer).toContain(MAYBE_NOT_RECORDED);
+  expect(answer).not.toContain(NOT_RECORDED);
+  // And it was in fact recorded: "nothing changed" would have been false.
+  expect((await inner.get<{ approvals: Array<{ user: string }> }>(`approval:${id}`))?.approvals).toEqual([
+    expect.objectContaining({ user: APPROVER_A }),
+  ]);
+});
+
+test('keeps the reject modal open saying the rejection may have been recorded', async ({
+  failing: { app, inner, failAfterWriting },
+}) => {
+  const id = await fileWithdrawal(app, '1450');
+  const view = await openReject(app, id, APPROVER_A);
+  failAfterWriting(id);
+  const response = await submitReject(app, view, APPROVER_A, 'wrong amount');
+  expect(response.json()).toMatchObject({
+    response_action: 'errors',
+    errors: { 'reject.reason': expect.stringContaining('may not have been recorded') },
+  });
+  expect((await inner.get<{ state: string }>(`approval:${id}`))?.state).toBe('rejected');
+});
+
+test('tells a final approver of a redemption to check it when the store failed after the re-check wrote', async ({
+  failing: { app, inner, failAfterWriting },
+}) => {
+  app.sandbox.setAccountName('0123456789', 'ADA OBI');
+  const filed = await app.engine.file(redemptionDraft(REQUESTER));
+  const check = app.sandbox.hold('POST', '/v1/api/account/verify');
+  // Approve opens the review; its submission starts the re-check with the service.
+  const review = await reviewFor(app, filed.id, APPROVER_A);
+  const submitted = submitReview(app.sender, review.view as ReviewView, APPROVER_A);
+  await check.arrived;
+  expect((await submitted).status).toBe(200);
+  const first = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === APPROVER_A);
+  expect(first.body.text).toBe(RECHECKING);
+  // The hold is saved; the approval's own write lands and then the connection drops.
+  failAfterWriting(filed.id);
+  check.release();
+  const told = await app.slack.waitFor(
+    'chat.postEphemeral',
+    (c) => c.body.user === APPROVER_A && c.body.text !== RECHECKING,
+  );
+  expect(told.body.text).toBe(MAYBE_NOT_RECORDED);
+  expect(told.body.text).not.toBe(NOT_RECORDED);
+  const stored = await inner.get<{ approvals: Array<{ user: string }> }>(`approval:${filed.id}`);
+  expect(stored?.approvals).toEqual([expect.objectContaining({ user: APPROVER_A })]);
+  await app.engine.idle();
+});

@@ -1,0 +1,143 @@
+// An approval click is read with zod before anything else, and Slack's ack means it is recorded: a
+// payload of the wrong type is acknowledged and answered privately, and an approval (the review
+// modal's submission) is persisted before it is acknowledged, so a crash right after the ack cannot
+// lose it. A final approval that waits for the figures to be re-read says so at the ack.
+import { describe, expect } from 'vitest';
+import { createLogger } from '../../../src/log.js';
+import { RECHECKING } from '../../../src/slack/approvals/actions/click.js';
+import { botTest as test } from '../../support/bot.js';
+import { redemptionDraft } from '../../support/drafts.js';
+import { type ReviewView, submitReview } from '../../support/review.js';
+import { interaction, newTriggerId } from '../../support/slack-requests.js';
+import {
+  APPROVALS_CHANNEL,
+  APPROVER_A,
+  type ApprovalApp,
+  approve,
+  fileWithdrawal,
+  REQUESTER,
+  reviewFor,
+} from './support.js';
+
+/** A block_actions payload as Slack shapes it, with the action's value as given (any JSON type). */
+function clickWithValue(
+  app: ApprovalApp,
+  actionId: string,
+  value: unknown,
+  user: unknown = { id: APPROVER_A },
+) {
+  return interaction(app.sender, clickBody(actionId, value, user));
+}
+
+function clickBody(actionId: string, value: unknown, user: unknown) {
+  return {
+    type: 'block_actions',
+    team: { id: 'T1', domain: 'treasury' },
+    user,
+    api_app_id: 'A1',
+    trigger_id: newTriggerId(),
+    channel: { id: APPROVALS_CHANNEL, name: 'approvals' },
+    container: { type: 'message', message_ts: '1.0', channel_id: APPROVALS_CHANNEL, is_ephemeral: false },
+    message: { ts: '1.0', type: 'message' },
+    actions: [
+      { action_id: actionId, block_id: 'block', type: 'button', value, action_ts: String(Date.now() / 1000) },
+    ],
+  };
+}
+
+describe('a button whose payload is not what Slack normally sends', () => {
+  test.for([
+    ['a number', 1500],
+    ['an array', ['AR-1']],
+    ['an object', { id: 'AR-1' }],
+    ['null', null],
+  ])('answers an Approve whose value is %s privately, and changes nothing', async ([, value], { app }) => {
+    const id = await fileWithdrawal(app, '900');
+    expect((await clickWithValue(app, 'approval.approve', value)).status).toBe(200);
+    const told = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === APPROVER_A);
+    expect(String(told.body.text)).toMatch(
+      /^This button could not be read \(actions\.0\.value: .+\), so nothing changed\.$/,
+    );
+    expect((await app.engine.get(id))?.approvals).toEqual([]);
+  });
+
+  test.for(['approval.reject', 'approval.cancel'])(
+    'answers %s with a value of the wrong type too',
+    async (action, { app }) => {
+      expect((await clickWithValue(app, action, 42)).status).toBe(200);
+      const told = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === APPROVER_A);
+      expect(String(told.body.text)).toContain('This button could not be read (actions.0.value:');
+      expect(app.slack.callsTo('views.open')).toHaveLength(0);
+    },
+  );
+
+  test('refuses a click whose user cannot be read before Bolt sees it, with a log line, and tells nobody', async ({
+    startApp,
+  }) => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logged = await startApp({
+      logger: createLogger('warn', { write: (line) => lines.push(JSON.parse(line)) }),
+    });
+    const id = await fileWithdrawal(logged, '910');
+    const response = await interaction(logged.sender, clickBody('approval.approve', id, { id: 7 }));
+    expect(response.status).toBe(400);
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: 'warn',
+        message: 'refused a request to /slack/events',
+        reason: expect.stringMatching(/^block_actions: user\.id: /),
+      }),
+    );
+    expect((await logged.engine.get(id))?.approvals).toEqual([]);
+    expect(logged.slack.callsTo('chat.postEphemeral')).toHaveLength(0);
+  });
+});
+
+describe('an Approve click', () => {
+  test('is persisted before Slack gets the review submission’s ack, even when the store is slow to write', async ({
+    controlledApp: { app, store },
+    controls,
+  }) => {
+    const id = await fileWithdrawal(app, '920');
+    const opened = await reviewFor(app, id, APPROVER_A);
+    const fast = controls.slowWrites(`approval:${id}`, 500);
+    const response = await submitReview(app.sender, opened.view as ReviewView, APPROVER_A);
+    // Read the moment the ack arrives: a crash from here on can no longer lose the approval.
+    const atAck = await store.get<{ approvals: Array<{ user: string }> }>(`approval:${id}`);
+    fast();
+    expect(response.status).toBe(200);
+    expect(atAck?.approvals.map((a) => a.user)).toEqual([APPROVER_A]);
+    await app.engine.idle();
+  });
+
+  test('still refuses self-approval privately, opening no review and recording nothing', async ({ app }) => {
+    const id = await fileWithdrawal(app, '930');
+    const answered = await approve(app, id, REQUESTER);
+    expect(answered.clicked.status).toBe(200);
+    expect(answered.view).toBeUndefined();
+    expect(String(answered.told?.body.text)).toContain('cannot approve');
+    expect(app.slack.callsTo('views.open').filter((c) => JSON.stringify(c.body).includes(id))).toEqual([]);
+    expect((await app.engine.get(id))?.state).toBe('pending');
+  });
+});
+
+describe('the final Approve of a redemption', () => {
+  test('tells the approver privately at the ack that the figures are being checked again', async ({
+    app,
+  }) => {
+    app.sandbox.setAccountName('0123456789', 'ADA OBI');
+    const filed = await app.engine.file(redemptionDraft(REQUESTER));
+    const opened = await reviewFor(app, filed.id, APPROVER_A);
+    // Opening the review asked the service nothing: the figures are re-read only on submission.
+    expect(app.sandbox.count('POST', '/v1/api/account/verify')).toBe(0);
+    const check = app.sandbox.hold('POST', '/v1/api/account/verify');
+    const submitted = submitReview(app.sender, opened.view as ReviewView, APPROVER_A);
+    await check.arrived;
+    expect((await submitted).body).toBe(''); // accepted: the modal closes
+    const told = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === APPROVER_A);
+    expect(told.body.text).toBe(RECHECKING);
+    // Only the hold is saved until the service answers.
+    expect((await app.engine.get(filed.id))?.approvals).toEqual([]);
+    check.release();
+  });
+});

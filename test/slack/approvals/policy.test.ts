@@ -1,0 +1,93 @@
+// `/cngn policy` over signed HTTP: what it shows matches the configuration, with names resolved from
+// Slack (users.info) and the approver group's members (usergroups.users.list), privately.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALERTS_CHANNEL } from '../../support/harness.js';
+import {
+  APPROVALS_CHANNEL,
+  APPROVER_A,
+  APPROVER_B,
+  type ApprovalApp,
+  slashCommand,
+  startApprovalApp,
+} from './support.js';
+
+const GROUP = 'SAPPROVERS';
+const MEMBER = 'UGROUPMEMBER';
+const NAMES: Record<string, string> = {
+  [APPROVER_A]: 'Bola <Adeyemi> & Co',
+  [APPROVER_B]: 'Chidi Okafor',
+  [MEMBER]: 'Dayo Bello',
+};
+
+describe('/cngn policy', () => {
+  let app: ApprovalApp;
+
+  beforeAll(async () => {
+    app = await startApprovalApp({
+      approvers: [APPROVER_A, APPROVER_B],
+      approverGroup: GROUP,
+      tiers: '0:1,1000000:2,50000000:3',
+      ttlMs: 12 * 3_600_000,
+    });
+    app.slack.on('users.info', (call) => {
+      const id = String(call.body.user);
+      return NAMES[id]
+        ? { body: { ok: true, user: { id, real_name: NAMES[id] } } }
+        : { body: { ok: false, error: 'user_not_found' } };
+    });
+    app.slack.on('usergroups.users.list', (call) =>
+      call.body.usergroup === GROUP ? { body: { ok: true, users: [MEMBER, APPROVER_A] } } : undefined,
+    );
+  });
+  afterAll(async () => {
+    await app.stop();
+  });
+
+  async function ask(text: string, name: string): Promise<{ text: string; ephemeral: unknown }> {
+    const response = await slashCommand(app.sender, {
+      text,
+      userId: 'UANYONE',
+      responseUrl: app.slack.responseUrl(name),
+    });
+    expect(response.status).toBe(200);
+    const answer = await app.slack.waitFor(`response_url:${name}`);
+    return { text: JSON.stringify(answer.body.blocks), ephemeral: answer.body.response_type };
+  }
+
+  it('shows the tiers, the approvers by name, the group members, lifetime, reminders, channels and environment', async () => {
+    const { text, ephemeral } = await ask('policy', 'policy');
+    expect(ephemeral).toBe('ephemeral');
+    expect(text).toContain('₦0.00 up to below ₦1,000,000.00: 1 approval');
+    expect(text).toContain('₦1,000,000.00 up to below ₦50,000,000.00: 2 approvals');
+    expect(text).toContain('₦50,000,000.00 and above: 3 approvals');
+    expect(text).toContain('Settlement account changes: 3 approvals');
+    // Names from Slack profiles are escaped; ids are shown as mentions.
+    expect(text).toContain('Bola &lt;Adeyemi&gt; &amp; Co (<@UAPPROVERA>)');
+    expect(text).toContain('Chidi Okafor (<@UAPPROVERB>)');
+    expect(text).toContain(`user group \`${GROUP}\`: Dayo Bello (<@${MEMBER}>)`);
+    expect(text).toContain('Active delegations*: none');
+    expect(text).toContain('Request lifetime*: 12h');
+    expect(text).toContain('50% (6h), 90% (10h 48m) of the lifetime');
+    expect(text).toContain(`<#${APPROVALS_CHANNEL}>`);
+    expect(text).toContain(`<#${ALERTS_CHANNEL}>`);
+    expect(text).toContain('SANDBOX');
+  });
+
+  it('shows a person Slack cannot name as a mention, and says when the group cannot be read', async () => {
+    app.slack.on('users.info', (call) =>
+      call.body.user === APPROVER_B
+        ? { body: { ok: true, user: { id: APPROVER_B, real_name: NAMES[APPROVER_B] } } }
+        : { body: { ok: false, error: 'missing_scope' } },
+    );
+    app.slack.on('usergroups.users.list', () => ({ body: { ok: false, error: 'missing_scope' } }));
+    const { text } = await ask('policy', 'policy-degraded');
+    expect(text).toContain('Named: <@UAPPROVERA>, Chidi Okafor (<@UAPPROVERB>)');
+    expect(text).toContain(`user group \`${GROUP}\`: could not be read just now (missing_scope)`);
+  });
+
+  it('is listed in the help', async () => {
+    const { text } = await ask('help', 'help');
+    expect(text).toContain('/cngn policy');
+    expect(text).toContain('/cngn extend');
+  });
+});

@@ -1,0 +1,172 @@
+// Two bot replicas sharing one store (Redis, PostgreSQL), each with its own Bolt app and client: 50 approvals spread
+// over both still make exactly one service call. And a restart on SQLite finishes what was started.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Money } from '../../../src/format/money.js';
+import { type Sandbox, startSandbox } from '../../../src/sandbox/index.js';
+import { clearStore, createStore, type Store } from '../../../src/store/index.js';
+import { FakeSlack } from '../../support/fake-slack.js';
+import { testPrefix } from '../../support/redis.js';
+import { type ReviewView, refusedInModal, submitReview } from '../../support/review.js';
+import { sharedStores } from '../../support/shared-stores.js';
+import { StoreControls } from '../../support/store-controls.js';
+import {
+  APPROVER_A,
+  APPROVER_B,
+  approve,
+  fileWithdrawal,
+  reviewFor,
+  startApprovalApp,
+  waitUntil,
+} from './support.js';
+
+const shared = await sharedStores();
+afterAll(async () => {
+  for (const kind of shared) await kind.dispose();
+});
+
+for (const { name, up, open } of shared) {
+  describe.skipIf(!up)(`two replicas on one ${name}`, () => {
+    let sandbox: Sandbox;
+    let slack: FakeSlack;
+    let stores: Store[];
+
+    beforeAll(async () => {
+      sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
+      slack = await FakeSlack.start();
+      const prefix = testPrefix('approvals-slack-replicas');
+      stores = [await open(prefix), await open(prefix)];
+    });
+    afterAll(async () => {
+      await clearStore(stores[0] as Store);
+      for (const store of stores) await store.close();
+      await slack.stop();
+      await sandbox.stop();
+    });
+
+    it('approves once and makes one withdrawal call when 50 approvals over both replicas reach the request together', async () => {
+      const controls = new StoreControls();
+      const a = await startApprovalApp({ sandbox, slack, store: controls.wrap(stores[0] as Store) });
+      const b = await startApprovalApp({ sandbox, slack, store: controls.wrap(stores[1] as Store) });
+      const id = await fileWithdrawal(a, '1500.50');
+      // Each replica's engine tells its listeners once per change it persisted: once per accepted click.
+      let accepted = 0;
+      for (const replica of [a, b]) {
+        replica.engine.onChange(async (r) => {
+          if (r.id === id && r.history.at(-1)?.action === 'approved') accepted += 1;
+        });
+      }
+      // 50 reviews open, 25 on each replica; then all 50 submissions wait at the request's shared lock
+      // until every one is there.
+      const reviews = await Promise.all(
+        Array.from({ length: 50 }, async (_, i) => {
+          const replica = i % 2 ? a : b;
+          const user = i % 3 ? APPROVER_A : APPROVER_B;
+          return { replica, user, view: (await reviewFor(replica, id, user)).view as ReviewView };
+        }),
+      );
+      const allAtTheLock = controls.holdLock(`approval:${id}`, 50);
+      const answers = await Promise.all(
+        reviews.map(({ replica, user, view }) => submitReview(replica.sender, view, user)),
+      );
+      await allAtTheLock;
+      // The 49 that lost are told in their modal, before their submission is acked.
+      const handled = () =>
+        answers.filter((a) => refusedInModal(a)?.includes('already approved and is being handled')).length;
+      await waitUntil(async () => (await b.engine.get(id))?.state === 'sent', 'sent');
+      await Promise.all([a.engine.idle(), b.engine.idle()]);
+      expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+      expect(accepted).toBe(1);
+      expect(handled()).toBe(49);
+      const sent = sandbox.requests.filter((r) => r.path === '/v1/api/withdraw');
+      expect(sent[0]?.plainBody).toMatchObject({ amount: 1500.5 });
+      await a.stop();
+      await b.stop();
+    });
+  });
+}
+
+describe('restart on SQLite', () => {
+  let dir: string;
+  let sandbox: Sandbox;
+  let slack: FakeSlack;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'approvals-slack-restart-'));
+    sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
+    slack = await FakeSlack.start();
+  });
+  afterAll(async () => {
+    await slack.stop();
+    await sandbox.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const boot = async () => {
+    const store = await createStore(`sqlite://${join(dir, 'desk.sqlite')}`);
+    const app = await startApprovalApp({ sandbox, slack, store });
+    const stop = async () => {
+      await app.stop();
+      await store.close();
+    };
+    return { app, stop };
+  };
+
+  it('sends an approved-but-unsent request after a restart, once, and completes a sent one', async () => {
+    const first = await boot();
+    const approvedOnly = await fileWithdrawal(first.app, '1200');
+    const alreadySent = await fileWithdrawal(first.app, '1300');
+    await approve(first.app, alreadySent, APPROVER_A);
+    await waitUntil(async () => (await first.app.engine.get(alreadySent))?.state === 'sent', 'sent');
+    // Approved, but the bot stops before it claims the call.
+    await first.app.engine.core.approve(approvedOnly, APPROVER_A);
+    await first.stop();
+    expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+    await sandbox.settleAll(); // the settlement webhook went nowhere while the bot was down
+
+    const second = await boot();
+    await second.app.engine.idle();
+    expect((await second.app.engine.get(approvedOnly))?.state).toBe('sent');
+    expect((await second.app.engine.get(alreadySent))?.state).toBe('completed');
+    expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(2);
+    await slack.waitFor('chat.postMessage', (c) => String(c.body.text).includes('has settled'));
+    // The one sent after the restart settles too, from its webhook, with no second call.
+    sandbox.setWebhookUrl(`${second.app.baseUrl}/webhooks/cngn`);
+    await sandbox.settleAll();
+    await waitUntil(
+      async () => (await second.app.engine.get(approvedOnly))?.state === 'completed',
+      'completed',
+    );
+    expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(2);
+    await second.stop();
+  });
+
+  it('never resends a request the bot had claimed when it stopped; it finds it in the transaction list', async () => {
+    const first = await boot();
+    const id = await fileWithdrawal(first.app, '3100.10');
+    await first.app.engine.core.approve(id, APPROVER_A);
+    const claimed = await first.app.engine.executor.claimExecution(id);
+    if (claimed?.kind !== 'withdraw') throw new Error('not claimed');
+    if (!(await first.app.engine.executor.markSending(claimed))) throw new Error('not marked');
+    // The call reached the service, then the bot died before it could record the answer.
+    const { amount: _amount, ...rest } = claimed.payload;
+    await first.app.client.withdraw({ ...rest, amount: Money.parseDecimal(claimed.payload.amount) });
+    await first.stop();
+    const calls = sandbox.count('POST', '/v1/api/withdraw');
+
+    const second = await boot();
+    await second.app.engine.idle();
+    const found = await second.app.engine.get(id);
+    expect(found?.history.map((h) => h.action)).toEqual(
+      expect.arrayContaining(['interrupted', 'reconciled']),
+    );
+    expect(found?.state).toBe('sent');
+    expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(calls);
+    await slack.waitFor('chat.postMessage', (c) =>
+      String(c.body.text).includes('Found in the transaction list'),
+    );
+    await second.stop();
+  });
+});

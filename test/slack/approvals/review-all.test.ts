@@ -1,0 +1,202 @@
+// Review all from `/cngn pending`: offered only to an approver with two or more requests waiting for
+// them, listing exactly those, and approving only the checked ones, each once, through the normal
+// engine path bound to the round the modal showed.
+import { afterEach, describe, expect, it } from 'vitest';
+import { openedViewId } from '../../support/fake-slack.js';
+import { blockAction, viewSubmission } from '../../support/slack-requests.js';
+import {
+  APPROVALS_CHANNEL,
+  APPROVER_A,
+  type ApprovalApp,
+  fileWithdrawal,
+  OUTSIDER,
+  REQUESTER,
+  slashCommand,
+  startApprovalApp,
+} from './support.js';
+
+let app: ApprovalApp;
+afterEach(async () => {
+  await app.stop();
+});
+
+type Block = { type: string; elements?: Array<{ action_id?: string; text?: { text: string } }> };
+type Option = { value: string; text: { text: string } };
+
+let answers = 0;
+/** `/cngn pending` as `user`; the private answer's blocks. */
+async function pending(user: string): Promise<Block[]> {
+  const name = `pending-${++answers}`;
+  await slashCommand(app.sender, { text: 'pending', userId: user, responseUrl: app.slack.responseUrl(name) });
+  const answer = await app.slack.waitFor(`response_url:${name}`, () => true);
+  return answer.body.blocks as Block[];
+}
+
+const reviewButton = (blocks: Block[]) =>
+  blocks.flatMap((b) => b.elements ?? []).find((e) => e.action_id === 'approval.review_all');
+
+/** Click Review all as `user` and return the modal opened. */
+async function openReviewAll(user: string) {
+  const before = app.slack.callsTo('views.open').length;
+  await blockAction(app.sender, {
+    actionId: 'approval.review_all',
+    value: 'review',
+    userId: user,
+    channelId: 'CCMD',
+  });
+  const opened = await app.slack.waitFor(
+    'views.open',
+    (c) => app.slack.callsTo('views.open').indexOf(c) >= before,
+  );
+  const view = opened.body.view as {
+    callback_id: string;
+    private_metadata: string;
+    blocks: Array<Record<string, unknown>>;
+  };
+  const pick = view.blocks.find((b) => b.block_id === 'review_all.pick') as
+    | { element: { options: Option[] } }
+    | undefined;
+  return { view, viewId: openedViewId(opened), options: pick?.element.options ?? [] };
+}
+
+/** Submit the list `viewId` as `user` (Slack sends the view's id back), with these ticked. */
+function submit(user: string, viewId: string, values: string[], channel = APPROVALS_CHANNEL) {
+  return viewSubmission(app.sender, {
+    callbackId: 'approval.review_all.submit',
+    userId: user,
+    viewId,
+    privateMetadata: JSON.stringify({ channel }),
+    values: {
+      'review_all.pick': {
+        'review_all.pick': {
+          type: 'checkboxes',
+          selected_options: values.map((value) => ({ value, text: { type: 'plain_text', text: value } })),
+        },
+      },
+    },
+  });
+}
+
+async function results(user: string): Promise<string> {
+  const posted = await app.slack.waitFor(
+    'chat.postEphemeral',
+    (c) => c.body.user === user && String(c.body.text).startsWith('*Review all:'),
+  );
+  return String(posted.body.text);
+}
+
+describe('Review all', () => {
+  it('is offered only to an eligible approver with two or more requests waiting for them', async () => {
+    app = await startApprovalApp({ tiers: '0:1' });
+    await fileWithdrawal(app, '1500');
+    expect(reviewButton(await pending(APPROVER_A))).toBeUndefined();
+    await fileWithdrawal(app, '2500');
+    expect(reviewButton(await pending(APPROVER_A))?.text?.text).toBe('Review all (2)');
+    // The requester is an approver too, but both are theirs; the outsider may approve nothing.
+    expect(reviewButton(await pending(REQUESTER))).toBeUndefined();
+    expect(reviewButton(await pending(OUTSIDER))).toBeUndefined();
+  });
+
+  it('lists exactly the waiting requests with their figures and approves only the checked ones, once each', async () => {
+    app = await startApprovalApp({ tiers: '0:1' });
+    const ids = [
+      await fileWithdrawal(app, '1500'),
+      await fileWithdrawal(app, '2500.25'),
+      await fileWithdrawal(app, '3500'),
+    ];
+    const { view, viewId, options } = await openReviewAll(APPROVER_A);
+    expect(view.callback_id).toBe('approval.review_all.submit');
+    expect(options.map((o) => o.value).sort()).toEqual(ids.map((id) => `${id}:0`).sort());
+    const shown = JSON.stringify(view.blocks);
+    for (const figure of [
+      '₦1,500.00',
+      '₦2,500.25',
+      '₦3,500.00',
+      '0x52908400098527886E0F7030069857D2E4169EE7',
+    ])
+      expect(shown).toContain(figure);
+    expect(shown).toContain(`<@${REQUESTER}>`);
+    expect(shown).toContain('SANDBOX');
+    // The requester's own list is empty: their requests never appear.
+    const mine = await openReviewAll(REQUESTER);
+    expect(mine.options).toEqual([]);
+
+    const [first, second, third] = ids as [string, string, string];
+    const response = await submit(APPROVER_A, viewId, [`${first}:0`, `${third}:0`]);
+    expect(response.status).toBe(200);
+    expect(response.json()).toMatchObject({ response_action: 'update' });
+    const text = await results(APPROVER_A);
+    expect(text).toContain('2 of 2 approved');
+    await app.engine.idle();
+    expect(app.sandbox.count('POST', '/v1/api/withdraw')).toBe(2);
+    expect((await app.engine.get(first))?.approvals.map((a) => a.user)).toEqual([APPROVER_A]);
+    expect((await app.engine.get(third))?.approvals.map((a) => a.user)).toEqual([APPROVER_A]);
+    expect(await app.engine.get(second)).toMatchObject({ state: 'pending', approvals: [] });
+    const updated = await app.slack.waitFor('views.update', (c) => c.body.view_id === viewId);
+    expect(JSON.stringify(updated.body.view)).toContain('2 of 2 approved');
+
+    // Submitting the same modal again approves nothing twice.
+    await submit(APPROVER_A, viewId, [`${first}:0`]);
+    await app.slack.waitFor('chat.postEphemeral', (c) => String(c.body.text).includes('0 of 1 approved'));
+    await app.engine.idle();
+    expect(app.sandbox.count('POST', '/v1/api/withdraw')).toBe(2);
+  });
+
+  it('refuses a request whose round changed after the modal opened, and approves the others', async () => {
+    app = await startApprovalApp({ tiers: '0:1' });
+    const changed = await fileWithdrawal(app, '1500');
+    const steady = await fileWithdrawal(app, '2500');
+    const { viewId, options } = await openReviewAll(APPROVER_A);
+    expect(options.map((o) => o.value)).toContain(`${changed}:0`);
+    // Sent back with new figures while the modal was open: now round 1.
+    const filed = await app.engine.get(changed);
+    await app.store.set(`approval:${changed}`, { ...filed, round: 1 });
+    await submit(APPROVER_A, viewId, [`${changed}:0`, `${steady}:0`]);
+    const text = await results(APPROVER_A);
+    expect(text).toContain('1 of 2 approved');
+    expect(text).toContain(`${changed} changed since the list was shown`);
+    await app.engine.idle();
+    expect(await app.engine.get(changed)).toMatchObject({ state: 'pending', round: 1, approvals: [] });
+    expect(app.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+  });
+
+  it("changes nothing for a non-approver's submission", async () => {
+    app = await startApprovalApp({ tiers: '0:1' });
+    const a = await fileWithdrawal(app, '1500');
+    const b = await fileWithdrawal(app, '2500');
+    // The outsider has no list of their own: they submit an approver's (as only a forger could).
+    const { viewId } = await openReviewAll(APPROVER_A);
+    await submit(OUTSIDER, viewId, [`${a}:0`, `${b}:0`]);
+    const text = await results(OUTSIDER);
+    expect(text).toContain('0 of 2 approved');
+    expect(text).toContain('not an approver');
+    await app.engine.idle();
+    for (const id of [a, b])
+      expect(await app.engine.get(id)).toMatchObject({ state: 'pending', approvals: [] });
+    expect(app.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+  });
+
+  it('refuses a list whose channel is no Slack id, or a channel none of its requests is in; nothing moves', async () => {
+    app = await startApprovalApp({ tiers: '0:1' });
+    const a = await fileWithdrawal(app, '1500');
+    const b = await fileWithdrawal(app, '2500');
+    // `/cngn pending` runs anywhere: a channel answers may not go to is left out when the list opens.
+    const { view, viewId } = await openReviewAll(APPROVER_A);
+    expect(JSON.parse(view.private_metadata)).toEqual({});
+    const ephemerals = app.slack.callsTo('chat.postEphemeral').length;
+    for (const channel of ['#general', 'UAPPROVERA', 'c-lowercase-1', 'CELSEWHERE1', 'GPRIVATE01']) {
+      const response = (await submit(APPROVER_A, viewId, [`${a}:0`, `${b}:0`], channel)).json() as {
+        view?: unknown;
+      };
+      expect(JSON.stringify(response.view), channel).toContain('none of its requests was posted in');
+    }
+    await app.engine.idle();
+    for (const id of [a, b])
+      expect(await app.engine.get(id)).toMatchObject({ state: 'pending', approvals: [] });
+    expect(app.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+    expect(app.slack.callsTo('chat.postEphemeral').slice(ephemerals)).toEqual([]);
+    // A DM is a place the list could have been opened in: taken.
+    await submit(APPROVER_A, viewId, [`${a}:0`], 'DAPPROVERA1');
+    expect(await results(APPROVER_A)).toContain('1 of 1 approved');
+  });
+});

@@ -1,0 +1,238 @@
+// The real bot (startBot: Bolt over HTTP, router, approvals, webhooks) with the real client against the
+// embedded sandbox, a store we choose, and the fake Slack Web API; plus helpers to click and submit.
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ApprovalEngine } from '../../../src/approvals/index.js';
+import type { CngnClient } from '../../../src/cngn/client.js';
+import { type Logger, silentLogger } from '../../../src/log.js';
+import { type Sandbox, startSandbox } from '../../../src/sandbox/index.js';
+import { createStore, type Store } from '../../../src/store/index.js';
+import type { Webhooks } from '../../../src/webhooks/index.js';
+import type { Approvals } from '../../../src/wiring/approvals.js';
+import { startBot } from '../../../src/wiring/bot.js';
+import { FakeSlack, openedViewId } from '../../support/fake-slack.js';
+import { SIGNING_SECRET, testConfig } from '../../support/harness.js';
+import { approveInChannel, type OpenedReview, type Reviewed, reviewInChannel } from '../../support/review.js';
+import {
+  blockAction,
+  newTriggerId,
+  type SlackSender,
+  slashCommand,
+  textValue,
+  viewSubmission,
+} from '../../support/slack-requests.js';
+
+export const APPROVALS_CHANNEL = 'CAPPROVALS';
+export const REQUESTER = 'UREQ';
+export const APPROVER_A = 'UAPPROVERA';
+export const APPROVER_B = 'UAPPROVERB';
+export const OUTSIDER = 'UOUTSIDER';
+export const DEST = '0x52908400098527886E0F7030069857D2E4169EE7';
+
+export interface ApprovalAppOptions {
+  sandbox?: Sandbox;
+  store?: Store;
+  slack?: FakeSlack;
+  tiers?: string;
+  approvers?: string[];
+  approverGroup?: string;
+  ttlMs?: number;
+  now?: () => Date;
+  /** `self`: the app's own address, so the sandbox's bridge callbacks reach its callback route. */
+  publicUrl?: string | 'self';
+  /** Mount the webhooks feature too, with approvals subscribed, and point the sandbox at it. */
+  withWebhooks?: boolean;
+  /** CNGN_AUDIT_RETENTION */
+  auditRetentionMs?: number;
+  /** Where the bot's log lines go (default: nowhere). */
+  logger?: Logger;
+  /** CNGN_APPROVAL_NOTIFY (default both) */
+  notify?: 'dm' | 'channel' | 'both';
+  /** App Home's per-person debounce (default: short, for tests). */
+  homeDebounceMs?: number;
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  probe.listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const port = (probe.address() as AddressInfo).port;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+export interface ApprovalApp {
+  sandbox: Sandbox;
+  store: Store;
+  slack: FakeSlack;
+  engine: ApprovalEngine;
+  /** The approvals feature as wired (presenter, DMs, App Home), when started by startApprovalApp. */
+  approvals?: Approvals;
+  webhooks?: Webhooks;
+  client: CngnClient;
+  sender: SlackSender;
+  baseUrl: string;
+  stop(): Promise<void>;
+}
+
+export async function startApprovalApp(options: ApprovalAppOptions = {}): Promise<ApprovalApp> {
+  const sandbox = options.sandbox ?? (await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false }));
+  const store = options.store ?? (await createStore('memory://'));
+  const slack = options.slack ?? (await FakeSlack.start());
+  const port = await freePort();
+  const publicUrl = options.publicUrl === 'self' ? `http://127.0.0.1:${port}` : options.publicUrl;
+  // The whole bot as start-up builds it (router, approvals, webhooks, routes), on our sandbox and store.
+  const config = testConfig(slack.apiUrl, {
+    port,
+    approvers: options.approvers ?? [APPROVER_A, APPROVER_B, REQUESTER],
+    approverGroup: options.approverGroup,
+    approvalTiers: options.tiers ?? '0:1,1000000:2',
+    approvalTtlMs: options.ttlMs ?? 24 * 3_600_000,
+    auditRetentionMs: options.auditRetentionMs,
+    publicUrl,
+    webhookSecret: sandbox.webhookSecret,
+    ...(options.notify ? { approvalNotify: options.notify } : {}),
+  });
+  const bot = await startBot({
+    config,
+    logger: options.logger ?? silentLogger,
+    store,
+    sandbox,
+    ...(options.now ? { now: options.now } : {}),
+    clientTimeouts: { headersMs: 2_000, bodyMs: 2_000 },
+    homeDebounceMs: options.homeDebounceMs ?? 20,
+  });
+  if (!bot.approvals) throw new Error('approvals are not wired');
+  const engine = bot.approvals.engine;
+  if (options.withWebhooks) sandbox.setWebhookUrl(`${bot.url}/webhooks/cngn`);
+  return {
+    sandbox,
+    store,
+    slack,
+    engine,
+    approvals: bot.approvals,
+    webhooks: bot.webhooks,
+    client: bot.client,
+    sender: { baseUrl: bot.url, signingSecret: SIGNING_SECRET },
+    baseUrl: bot.url,
+    stop: async () => {
+      await bot.stop();
+      if (!options.slack) await slack.stop();
+      if (!options.sandbox) await sandbox.stop();
+      if (!options.store) await store.close();
+    },
+  };
+}
+
+export function click(app: ApprovalApp, actionId: string, requestId: string, userId: string) {
+  return blockAction(app.sender, {
+    actionId,
+    value: requestId,
+    userId,
+    channelId: APPROVALS_CHANNEL,
+    messageTs: '1.0',
+  });
+}
+
+/**
+ * Approve as a person does: click Approve in the approvals channel, which opens the review modal, and
+ * submit it. A click the bot refuses opens nothing: its private answer is returned (`told`).
+ */
+export function approve(app: ApprovalApp, requestId: string, userId: string): Promise<Reviewed> {
+  return approveInChannel(app.sender, app.slack, requestId, userId, APPROVALS_CHANNEL);
+}
+
+/** The reason modal Reject opened, with the id Slack gave it (its submission carries it back). */
+export interface RejectView {
+  id: string;
+  callback_id: string;
+  private_metadata: string;
+}
+
+/** Click Reject in the approvals channel as `userId` and return the reason modal it opened. */
+export async function openReject(app: ApprovalApp, requestId: string, userId: string): Promise<RejectView> {
+  const triggerId = newTriggerId();
+  await blockAction(app.sender, {
+    actionId: 'approval.reject',
+    value: requestId,
+    userId,
+    channelId: APPROVALS_CHANNEL,
+    messageTs: '1.0',
+    triggerId,
+  });
+  const opened = await app.slack.waitFor('views.open', (c) => c.body.trigger_id === triggerId);
+  return { ...(opened.body.view as Omit<RejectView, 'id'>), id: openedViewId(opened) };
+}
+
+/** Submit the reason modal as `userId` (its private_metadata as opened, unless given). */
+export function submitReject(
+  app: ApprovalApp,
+  view: RejectView,
+  userId: string,
+  reason: string,
+  privateMetadata = view.private_metadata,
+) {
+  return viewSubmission(app.sender, {
+    callbackId: view.callback_id,
+    viewId: view.id,
+    privateMetadata,
+    userId,
+    values: { 'reject.reason': { 'reject.reason': textValue(reason) } },
+  });
+}
+
+/** Click Approve in the approvals channel and return the review modal it opened (or the private answer). */
+export function reviewFor(app: ApprovalApp, requestId: string, userId: string): Promise<OpenedReview> {
+  return reviewInChannel(app.sender, app.slack, requestId, userId, APPROVALS_CHANNEL);
+}
+
+/** File a withdrawal the way a person does: the slash command, then the modal's submission. */
+export async function fileWithdrawal(app: ApprovalApp, amount: string, address = DEST): Promise<string> {
+  const networks = (await app.client.getNetworks()).filter((n) => !n.isDisabled);
+  const network = networks[0];
+  if (!network) throw new Error('no network');
+  const before = app.slack.callsTo('chat.postMessage').length;
+  const response = await viewSubmission(app.sender, {
+    callbackId: 'withdraw.submit',
+    userId: REQUESTER,
+    privateMetadata: JSON.stringify({ networks: networks.map((n) => n.id) }),
+    values: {
+      'withdraw.amount': { 'withdraw.amount': textValue(amount) },
+      'withdraw.network': {
+        'withdraw.network': {
+          type: 'static_select',
+          selected_option: { value: network.id, text: { type: 'plain_text', text: network.name } },
+        },
+      },
+      'withdraw.address': { 'withdraw.address': textValue(address) },
+      'withdraw.save': { 'withdraw.save': { type: 'checkboxes', selected_options: [] } },
+    },
+  });
+  if (response.status !== 200) throw new Error(`submission answered ${response.status}`);
+  const posted = await app.slack.waitFor(
+    'chat.postMessage',
+    (c) =>
+      c.body.channel === APPROVALS_CHANNEL &&
+      !c.body.thread_ts &&
+      app.slack.callsTo('chat.postMessage').indexOf(c) >= before,
+  );
+  const id = /AR-[0-9A-F]+/.exec(String(posted.body.text))?.[0] ?? '';
+  // The modal is updated last: once it says where the request waits, the submission is done.
+  await app.slack.waitFor('views.update', (c) => JSON.stringify(c.body.view).includes(id));
+  return id;
+}
+
+/** Wait for a condition that background work will make true (no fixed sleeps in assertions). */
+export async function waitUntil(
+  condition: () => boolean | Promise<boolean>,
+  what = 'condition',
+): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+export { slashCommand };

@@ -1,0 +1,147 @@
+// Reports from the service that cannot all be true, as signed webhooks through the real bot: a failure
+// after a completion, a completion after a failure, a completion of another amount. None settles the
+// request; each marks its message and thread, alerts a person, and is in the audit chain.
+import { afterEach, expect, it } from 'vitest';
+import type { ApprovalRequest } from '../../../src/approvals/types.js';
+import { custodyReport } from '../../../src/cngn/custody-gateway.js';
+import type { SlackCall } from '../../support/fake-slack.js';
+import { postWebhook, webhookBody } from '../../webhooks/support.js';
+import {
+  APPROVALS_CHANNEL,
+  APPROVER_A,
+  type ApprovalApp,
+  approve,
+  fileWithdrawal,
+  REQUESTER,
+  startApprovalApp,
+  waitUntil,
+} from './support.js';
+
+let app: ApprovalApp;
+afterEach(async () => {
+  await app.stop();
+});
+
+const CONFLICT = 'Conflicting reports from the service:';
+
+/** A withdrawal of `amount`, approved and sent: its id and the service's reference. */
+async function sentWithdrawal(amount: string): Promise<{ id: string; reference: string }> {
+  const id = await fileWithdrawal(app, amount);
+  await approve(app, id, APPROVER_A);
+  await waitUntil(async () => (await app.engine.get(id))?.state === 'sent', 'sent');
+  const reference = (await app.engine.get(id))?.outcome?.reference ?? '';
+  expect(reference).not.toBe('');
+  return { id, reference };
+}
+
+/** A signed event about `reference`, through the bot's webhook route; settled once its subscribers ran. */
+async function report(event: string, reference: string, data: Record<string, unknown>): Promise<void> {
+  const body = webhookBody(event, { trx_ref: reference, trx_type: 'withdraw', ...data });
+  const answer = await postWebhook(`${app.baseUrl}/webhooks/cngn`, body, app.sandbox.webhookSecret);
+  expect(answer.status).toBe(200);
+  await app.webhooks?.pipeline.settled();
+}
+
+const get = async (id: string) => (await app.engine.get(id)) as ApprovalRequest;
+
+/** The request's message, its thread reply and the alert all say the conflict; the chain has it. */
+async function expectFlagged(id: string, words: RegExp): Promise<void> {
+  const request = await get(id);
+  const where = request.slackMessage;
+  expect(where?.channel).toBe(APPROVALS_CHANNEL);
+  const isThread = (c: SlackCall) => c.body.thread_ts === where?.ts && String(c.body.text).includes(CONFLICT);
+  const reply = await app.slack.waitFor('chat.postMessage', isThread);
+  expect(String(reply.body.text)).toMatch(words);
+  expect(String(reply.body.text)).toContain('check with the service');
+  await app.slack.waitFor(
+    'chat.update',
+    (c) => c.body.ts === where?.ts && JSON.stringify(c.body.blocks).includes(CONFLICT),
+  );
+  const shown = app.slack.messages(APPROVALS_CHANNEL).find((m) => m.ts === where?.ts);
+  expect(shown?.text).toContain('Conflicting reports from the service — check with the service');
+  expect(JSON.stringify(shown?.blocks)).toMatch(words);
+  const alert = await app.slack.waitFor(
+    'chat.postMessage',
+    (c) => c.body.channel === 'CALERTS' && String(c.body.text).startsWith('Needs a person'),
+  );
+  expect(String(alert.body.text)).toContain(id);
+  expect(String(alert.body.text)).toMatch(words);
+  const audited = (await app.engine.audit(100)).filter(
+    (entry) => entry.requestId === id && entry.action === 'conflicting-reports',
+  );
+  expect(audited).toHaveLength(1);
+  expect(audited[0]?.note).toMatch(words);
+  expect((await app.engine.verifyAudit()).ok).toBe(true);
+}
+
+it('flags a failure reported after the completion, and the request no longer reads as plainly completed', async () => {
+  app = await startApprovalApp({ withWebhooks: true });
+  const { id, reference } = await sentWithdrawal('1600');
+  await report('withdrawal.completed', reference, { amount: '1600.00' });
+  await waitUntil(async () => (await get(id)).state === 'completed', 'completed');
+  await report('transaction.failed', reference, {
+    amount: '1600.00',
+    status: 'failed',
+    reason: 'Provider failed to process payout',
+  });
+  await expectFlagged(
+    id,
+    /recorded completed \(webhook withdrawal\.completed\), then transaction\.failed reported it failed: Provider failed/,
+  );
+  const request = await get(id);
+  expect(request.conflicts).toHaveLength(1);
+  // The requester, told it settled, hears of the conflict too.
+  await app.slack.waitFor(
+    'chat.postMessage',
+    (c) => c.body.channel === REQUESTER && String(c.body.text).includes(CONFLICT),
+  );
+  // The same report again (its subscriber run again after a restart) is not a second conflict.
+  const again = webhookBody('transaction.failed', {
+    trx_ref: reference,
+    transactionId: 'tx-again',
+    trx_type: 'withdraw',
+    amount: '1600.00',
+    status: 'failed',
+  });
+  await app.engine.onCustodyReport(custodyReport(again as never));
+  await app.engine.onCustodyReport(custodyReport(again as never));
+  expect((await get(id)).conflicts).toHaveLength(2);
+});
+
+it('flags a completion reported after the failure', async () => {
+  app = await startApprovalApp({ withWebhooks: true });
+  const { id, reference } = await sentWithdrawal('1600');
+  await report('transaction.failed', reference, { amount: '1600.00', status: 'failed', reason: 'Declined' });
+  await waitUntil(async () => (await get(id)).state === 'failed', 'failed');
+  await report('withdrawal.completed', reference, { amount: '1600.00' });
+  await expectFlagged(
+    id,
+    /recorded failed \(webhook transaction\.failed: Declined\), then withdrawal\.completed reported it completed/,
+  );
+  expect((await get(id)).state).toBe('failed');
+});
+
+it('does not complete a request from a completion of another amount, and flags it', async () => {
+  app = await startApprovalApp({ withWebhooks: true });
+  const { id, reference } = await sentWithdrawal('1600');
+  await report('withdrawal.completed', reference, { amount: '999999.00' });
+  await expectFlagged(id, /withdrawal\.completed reports ₦999,999\.00, but the request was for ₦1,600\.00/);
+  const request = await get(id);
+  expect(request.state).toBe('sent');
+  expect(request.history.map((step) => step.action)).not.toContain('completed');
+});
+
+it('settles as before when the reports agree: no conflict, no alert', async () => {
+  app = await startApprovalApp({ withWebhooks: true });
+  const { id, reference } = await sentWithdrawal('1600');
+  await report('withdrawal.completed', reference, { amount: '1600.00' });
+  await waitUntil(async () => (await get(id)).state === 'completed', 'completed');
+  // The same completion, said again by another delivery, agrees with it.
+  await report('withdrawal.completed', reference, { amount: '1600', transactionId: 'tx-other' });
+  await app.approvals?.presenter?.idle();
+  const request = await get(id);
+  expect(request.conflicts).toBeUndefined();
+  expect(app.slack.callsTo('chat.postMessage').some((c) => String(c.body.text).includes(CONFLICT))).toBe(
+    false,
+  );
+});

@@ -1,0 +1,224 @@
+// `/cngn audit verify` and `/cngn audit export` through the real bot: signed slash commands, the chain
+// checked in the store the bot writes, files uploaded to the asker's DM the way files.uploadV2 does.
+import { createHash } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { canonicalJson } from '../../../src/approvals/audit-chain.js';
+import { auditListKey } from '../../../src/approvals/audit-log.js';
+import type { AuditEntry } from '../../../src/approvals/types.js';
+import {
+  APPROVER_A,
+  APPROVER_B,
+  type ApprovalApp,
+  approve,
+  fileWithdrawal,
+  OUTSIDER,
+  openReject,
+  slashCommand,
+  startApprovalApp,
+  submitReject,
+} from '../approvals/support.js';
+
+let app: ApprovalApp;
+const LIST = auditListKey('sandbox');
+
+beforeEach(async () => {
+  app = await startApprovalApp();
+});
+afterEach(async () => {
+  await app.stop();
+});
+
+/** Runs `/cngn <text>` as `userId` and returns the private answer's text and blocks. */
+async function cngn(text: string, userId: string): Promise<string> {
+  const name = `audit-${Math.random().toString(36).slice(2)}`;
+  await slashCommand(app.sender, { text, userId, responseUrl: app.slack.responseUrl(name) });
+  const answer = await app.slack.waitFor(`response_url:${name}`);
+  return JSON.stringify(answer.body);
+}
+
+async function rejectWithReason(id: string, reason: string): Promise<void> {
+  await submitReject(app, await openReject(app, id, APPROVER_A), APPROVER_A, reason);
+  await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Rejected'));
+}
+
+/** RFC 4180 rows (quoted cells, doubled quotes, CRLF). */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else cell += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      row.push(cell);
+      cell = '';
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = '';
+      i++;
+    } else cell += c;
+  }
+  return rows;
+}
+
+describe('/cngn audit verify', () => {
+  it('says the chain is intact, then names the entry an edit broke', async () => {
+    const id = await fileWithdrawal(app, '1500');
+    await approve(app, id, APPROVER_A);
+    await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Sent'));
+    await app.engine.idle();
+    const intact = await cngn('audit verify', APPROVER_B);
+    expect(intact).toContain('Audit chain intact');
+    expect(intact).toMatch(/\d+ entries checked/);
+
+    // Someone with store access lowers the amount of the approval step.
+    const entries = await app.store.readList<AuditEntry>(LIST, 0, -1);
+    const approved = entries.findIndex((e) => e.action === 'approved');
+    await app.store.set(`list:${LIST}#${approved}`, { ...entries[approved], amount: '15.00' });
+    const broken = await cngn('audit verify', APPROVER_B);
+    expect(broken).toContain('Audit chain broken');
+    expect(broken).toContain(`entry #${approved + 1} (seq ${approved})`);
+    expect(broken).toContain(`${id} withdraw *approved*`);
+    expect(broken).toContain('it was edited');
+  });
+
+  it('is for approvers only', async () => {
+    await fileWithdrawal(app, '10');
+    expect(await cngn('audit verify', OUTSIDER)).toContain('Only approvers can verify the audit log');
+  });
+});
+
+describe('/cngn audit export', () => {
+  it('sends CSV and JSON Lines to the asker in a DM, with formulas made inert, and audits the export', async () => {
+    const id = await fileWithdrawal(app, '2500');
+    await rejectWithReason(id, '=HYPERLINK("http://evil.example","click"), +1, @SUM(A1)');
+    // What a replica leaves when its save of the request lost the race: chained, but never happened.
+    await app.engine.recordAudit({
+      at: new Date().toISOString(),
+      requestId: id,
+      kind: 'withdraw',
+      action: 'approved',
+      state: 'approved',
+      actor: APPROVER_A,
+      step: 7,
+    });
+    const answer = await cngn('audit export 1d', APPROVER_B);
+    expect(answer).toContain('Sent you 3 audit entries');
+
+    const files = app.slack.sharedFiles();
+    expect(files.map((f) => f.channel)).toEqual([`D${APPROVER_B}`, `D${APPROVER_B}`]);
+    const csv = files.find((f) => f.filename.endsWith('.csv'));
+    const jsonl = files.find((f) => f.filename.endsWith('.jsonl'));
+    expect(csv?.content?.length).toBe(csv?.length);
+
+    const rows = parseCsv(csv?.content?.toString('utf8') ?? '');
+    const header = rows[0] ?? [];
+    const column = (name: string) => header.indexOf(name);
+    expect(rows.slice(1).map((r) => [r[column('action')], r[column('took_effect')]])).toEqual([
+      ['filed', 'yes'],
+      ['rejected', 'yes'],
+      ['approved', 'no'],
+    ]);
+    const rejected = rows[2] ?? [];
+    expect(rejected[column('request')]).toBe(id);
+    expect(rejected[column('note')]).toBe(`'=HYPERLINK("http://evil.example","click"), +1, @SUM(A1)`);
+    expect(rejected[column('amount')]).toBe('2500.00');
+    // No cell of the file starts with what a spreadsheet would run.
+    for (const row of rows) for (const cell of row) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
+
+    // JSON Lines hold each entry as chained, and whether it took effect (as the CSV says): anyone can
+    // recompute the hashes with SHA-256 alone, leaving out `hash` and `took_effect`.
+    const lines = (jsonl?.content?.toString('utf8') ?? '')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as AuditEntry & { took_effect?: boolean });
+    expect(lines.map((e) => [e.action, e.took_effect])).toEqual([
+      ['filed', true],
+      ['rejected', true],
+      ['approved', false],
+    ]);
+    for (const line of lines) {
+      const { hash, took_effect: _tookEffect, ...rest } = line;
+      expect(createHash('sha256').update(canonicalJson(rest)).digest('hex')).toBe(hash);
+    }
+    expect(lines[1]?.prev).toBe(lines[0]?.hash);
+    expect(lines[0]?.figures?.payload).toMatchObject({ amount: '2500.00' });
+
+    const [requested, exported] = (await app.engine.audit(5)).slice(-2);
+    expect(requested).toMatchObject({ kind: 'audit', action: 'export-requested', actor: APPROVER_B });
+    expect(requested?.exported).toBeUndefined();
+    expect(exported).toMatchObject({ kind: 'audit', action: 'exported', actor: APPROVER_B });
+    expect(await cngn('audit verify', APPROVER_A)).toContain('Audit chain intact');
+  });
+
+  it('answers a bad range with the usage and sends nothing; outsiders get nothing', async () => {
+    await fileWithdrawal(app, '10');
+    expect(await cngn('audit export yesterday', APPROVER_A)).toContain('is not a date');
+    expect(await cngn('audit export 2026-11-30 2026-11-01', APPROVER_A)).toContain('must come before');
+    expect(await cngn('audit export', OUTSIDER)).toContain('Only approvers can export');
+    expect(app.slack.sharedFiles()).toEqual([]);
+  });
+
+  it('says so when Slack refuses the upload for a missing scope', async () => {
+    await fileWithdrawal(app, '10');
+    app.slack.on('files.getUploadURLExternal', () => ({
+      body: { ok: false, error: 'missing_scope', needed: 'files:write' },
+    }));
+    const answer = await cngn('audit export', APPROVER_A);
+    expect(answer).toContain('missing_scope');
+    expect(answer).toContain('files:write');
+    // The request is on record; no `exported` entry, so retention does not count it.
+    const actions = (await app.engine.audit(5)).map((e) => e.action);
+    expect(actions.at(-1)).toBe('export-requested');
+    expect(actions).not.toContain('exported');
+  });
+
+  it('sends nothing when the request for an export cannot be recorded', async () => {
+    await fileWithdrawal(app, '10');
+    const exports = app.engine.auditExports;
+    const begin = exports.begin.bind(exports);
+    exports.begin = async () => {
+      throw new Error('the store is not answering');
+    };
+    try {
+      expect(await cngn('audit export', APPROVER_A)).toContain('something went wrong');
+    } finally {
+      exports.begin = begin;
+    }
+    expect(app.slack.sharedFiles()).toEqual([]);
+    expect(app.slack.callsTo('files.getUploadURLExternal')).toEqual([]);
+  });
+});
+
+describe('audit retention', () => {
+  it('removes the oldest entries only once exported, records the cut, and verify still passes and names it', async () => {
+    await app.stop();
+    app = await startApprovalApp({ auditRetentionMs: 1 });
+    const id = await fileWithdrawal(app, '700');
+    // Nothing was exported yet, so nothing goes however old it is.
+    expect(await app.engine.applyAuditRetention()).toBe(0);
+    expect((await app.engine.audit(10)).map((e) => e.action)).toEqual(['filed']);
+
+    const answer = await cngn('audit export', APPROVER_A);
+    expect(answer).toContain('Sent you 1 audit entries');
+    expect(answer).toContain('removed the 1 oldest exported entries');
+    const stored = await app.engine.auditRange(undefined, undefined);
+    // The request was written after the exported entries: it stays, as does the export's record.
+    expect(stored.map((e) => e.action)).toEqual(['cut', 'export-requested', 'exported', 'cut']);
+    expect(stored.some((e) => e.requestId === id)).toBe(false);
+
+    const verified = await cngn('audit verify', APPROVER_B);
+    expect(verified).toContain('Audit chain intact');
+    expect(verified).toContain('1 exported entries removed in all');
+    expect(verified).toContain('resumes after entry seq 0');
+  });
+});

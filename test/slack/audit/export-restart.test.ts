@@ -1,0 +1,171 @@
+// An audit export the bot dies in the middle of: the real bot (src/main.ts) in a child process on a
+// SQLite file, killed with SIGKILL while Slack holds its upload; then the whole bot started again on
+// the same file. The asker is told, once, that the export was not delivered, and the chain says so.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { AuditLog } from '../../../src/approvals/audit-log.js';
+import { silentLogger } from '../../../src/log.js';
+import { type Sandbox, startSandbox } from '../../../src/sandbox/index.js';
+import { createStore } from '../../../src/store/index.js';
+import { type Bot, startBot } from '../../../src/wiring/bot.js';
+import { FakeSlack } from '../../support/fake-slack.js';
+import { SIGNING_SECRET, testConfig } from '../../support/harness.js';
+import { slashCommand } from '../../support/slack-requests.js';
+
+const MAIN = fileURLToPath(new URL('../../../src/main.ts', import.meta.url));
+const APPROVER = 'UAPPROVERA';
+/** Service credentials (a cngn_test_ key) make the environment `test`. */
+const ENVIRONMENT = 'test';
+
+let dir: string;
+let storeUrl: string;
+let sandbox: Sandbox;
+let slack: FakeSlack;
+const cleanup: Array<() => Promise<unknown>> = [];
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'audit-export-restart-'));
+  storeUrl = `sqlite://${join(dir, 'desk.sqlite')}`;
+  sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
+  slack = await FakeSlack.start();
+});
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+  await slack.stop();
+  await sandbox.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  probe.listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const port = (probe.address() as AddressInfo).port;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** src/main.ts as an operator runs it, on the SQLite file, against the sandbox as the service. */
+async function startChild(): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+    env: {
+      PATH: process.env.PATH,
+      SLACK_BOT_TOKEN: 'xoxb-test',
+      SLACK_SIGNING_SECRET: SIGNING_SECRET,
+      SLACK_API_URL: slack.apiUrl,
+      PORT: String(port),
+      CNGN_APPROVALS_CHANNEL: 'CAPPROVALS',
+      CNGN_APPROVERS: APPROVER,
+      CNGN_BASE_URL: sandbox.baseUrl,
+      CNGN_API_KEY: sandbox.apiKey,
+      CNGN_ENCRYPTION_KEY: sandbox.encryptionKey,
+      CNGN_PRIVATE_KEY_FILE: sandbox.privateKeyFile,
+      CNGN_WEBHOOK_SECRET: sandbox.webhookSecret,
+      STORE_URL: storeUrl,
+      LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const exited = once(child, 'exit');
+  cleanup.push(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+  });
+  let log = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stderr?.on('data', (chunk: Buffer) => {
+      log += chunk.toString('utf8');
+      if (log.includes('cngn-desk is running')) resolve();
+    });
+    void exited.then(() => reject(new Error(`the bot exited before it was running: ${log.slice(-500)}`)));
+  });
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+/** The whole bot in this process on the same file (the restart), with the same settings. */
+async function startBotInProcess(): Promise<Bot> {
+  const store = await createStore(storeUrl);
+  const config = testConfig(slack.apiUrl, {
+    approvers: [APPROVER],
+    service: {
+      mode: 'service',
+      baseUrl: sandbox.baseUrl,
+      apiKey: sandbox.apiKey,
+      encryptionKey: sandbox.encryptionKey,
+      privateKey: sandbox.privateKey,
+    },
+    webhookSecret: sandbox.webhookSecret,
+    storeUrl,
+  });
+  const bot = await startBot({ config, logger: silentLogger, store });
+  return {
+    ...bot,
+    stop: async () => {
+      await bot.stop();
+      await store.close();
+    },
+  };
+}
+
+const undeliveredNotices = () =>
+  slack
+    .callsTo('chat.postMessage')
+    .filter((c) => c.body.channel === APPROVER && String(c.body.text).includes('was not delivered'));
+
+it('tells the asker once, after a restart, that the export a kill -9 interrupted was not delivered', async () => {
+  // Something to export: one entry in the chain of the environment the bot will run in.
+  const seeding = await createStore(storeUrl);
+  await new AuditLog(seeding).append(ENVIRONMENT, {
+    at: new Date(Date.now() - 60_000).toISOString(),
+    requestId: 'AR-SEED',
+    kind: 'withdraw',
+    action: 'filed',
+    actor: 'UREQ',
+    amount: '1600.00',
+  });
+  await seeding.close();
+
+  const { child, url } = await startChild();
+  const upload = slack.hold('conversations.open');
+  void slashCommand(
+    { baseUrl: url, signingSecret: SIGNING_SECRET },
+    { text: 'audit export 30d', userId: APPROVER, responseUrl: slack.responseUrl('export') },
+  ).catch(() => undefined);
+  await upload.arrived; // `export-requested` is written; the files are on their way
+  child.kill('SIGKILL');
+  await once(child, 'exit');
+  upload.release();
+  expect(slack.sharedFiles()).toEqual([]);
+  expect(undeliveredNotices()).toEqual([]);
+
+  const restarted = await startBotInProcess();
+  cleanup.push(() => restarted.stop());
+  const told = await slack.waitFor(
+    'chat.postMessage',
+    (c) => c.body.channel === APPROVER && String(c.body.text).includes('was not delivered'),
+  );
+  expect(String(told.body.text)).toContain('/cngn audit export 30d');
+  expect(String(told.body.text)).toContain('1 entries');
+  const engine = restarted.approvals?.engine;
+  const actions = (await engine?.auditRange(undefined, undefined))?.map((e) => e.action);
+  expect(actions).toEqual(['filed', 'export-requested', 'export-undelivered']);
+  expect((await engine?.verifyAudit())?.ok).toBe(true);
+  await restarted.stop();
+  cleanup.pop();
+
+  // Another start has nothing more to say about it.
+  const again = await startBotInProcess();
+  cleanup.push(() => again.stop());
+  await again.approvals?.engine.tick();
+  expect(undeliveredNotices()).toHaveLength(1);
+  const after = (await again.approvals?.engine.auditRange(undefined, undefined))?.map((e) => e.action);
+  expect(after).toEqual(['filed', 'export-requested', 'export-undelivered']);
+});

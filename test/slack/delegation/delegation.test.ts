@@ -1,0 +1,275 @@
+// `/cngn delegate` over signed HTTP with the real Bolt app and the fake Slack: a delegation is filed
+// as a request another approver approves in the channel (not its delegator, not its delegate); then
+// the delegate is told of what they may approve, approves it with the channel's own button, and the
+// message, the thread and the audit log say "on behalf of"; above the cap or after a revocation the
+// click changes nothing; `/cngn policy` and `/cngn delegate` show it.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lagosTime } from '../../../src/format/display.js';
+import { Clock } from '../../approvals/fixture.js';
+import { postSigned } from '../../support/slack-requests.js';
+import {
+  APPROVALS_CHANNEL,
+  APPROVER_A,
+  type ApprovalApp,
+  approve,
+  click,
+  fileWithdrawal,
+  slashCommand,
+  startApprovalApp,
+  waitUntil,
+} from '../approvals/support.js';
+
+const CHIDI = 'UCHIDI'; // an approver who is away
+const BOLA = 'UBOLA'; // not an approver: Chidi's delegate
+const DAY = 86_400_000;
+
+let app: ApprovalApp;
+const clock = new Clock();
+let asked = 0;
+
+beforeAll(async () => {
+  app = await startApprovalApp({ approvers: [APPROVER_A, CHIDI], tiers: '0:1,1000000:2', now: clock.now });
+});
+afterAll(async () => {
+  await app.stop();
+});
+
+const settled = async () => {
+  await app.engine.idle();
+  await app.approvals?.presenter?.idle();
+  await app.approvals?.dms?.idle();
+};
+
+/** Run `/cngn <text>` as `userId`; the private answer's text and blocks as one string. */
+async function command(text: string, userId: string): Promise<string> {
+  const name = `delegation-${++asked}`;
+  const response = await slashCommand(app.sender, { text, userId, responseUrl: app.slack.responseUrl(name) });
+  expect(response.status).toBe(200);
+  const answer = await app.slack.waitFor(`response_url:${name}`);
+  expect(answer.body.response_type).toBe('ephemeral');
+  return `${String(answer.body.text)} ${JSON.stringify(answer.body.blocks)}`;
+}
+
+/** The private answer to a click by `user`, after `before` ephemerals had been posted. */
+async function privateAnswer(user: string, before: number): Promise<string> {
+  const answer = await app.slack.waitFor(
+    'chat.postEphemeral',
+    (c) => c.body.user === user && app.slack.callsTo('chat.postEphemeral').indexOf(c) >= before,
+  );
+  return String(answer.body.text);
+}
+
+/** The Events API delivery Slack sends when someone opens the app's Home tab. */
+function homeOpened(user: string) {
+  const event = { type: 'app_home_opened', user, channel: `D${user}`, tab: 'home', event_ts: '1.0' };
+  const body = JSON.stringify({
+    token: 'legacy-unused',
+    team_id: 'T1',
+    api_app_id: 'A1',
+    type: 'event_callback',
+    event_id: `Ev${Math.random().toString(36).slice(2)}`,
+    event_time: Math.floor(Date.now() / 1000),
+    event,
+  });
+  return postSigned(app.sender, body, { contentType: 'application/json' });
+}
+
+let delegationId = '';
+
+describe('/cngn delegate', () => {
+  it('files the delegation as a request: its delegator and its delegate cannot approve it, another approver does', async () => {
+    const filed = await command(`delegate <@${BOLA}|bola> until 3d max ₦500,000`, CHIDI);
+    delegationId = /AR-[0-9A-F]{10}/.exec(filed)?.[0] ?? '';
+    expect(delegationId).not.toBe('');
+    expect(filed).toContain(`<@${BOLA}> may approve in your place once another approver`);
+    await settled();
+    const message = app.slack
+      .messages(APPROVALS_CHANNEL)
+      .find((m) => JSON.stringify(m).includes(delegationId));
+    const shown = JSON.stringify(message);
+    expect(shown).toContain('Delegation of approvals');
+    expect(shown).toContain(`<@${CHIDI}>`);
+    expect(shown).toContain('₦500,000.00');
+    // Not in effect yet: the delegate's click is refused.
+    const listed = await command('delegate', BOLA);
+    expect(listed).toContain('none');
+    expect(listed).toContain(`Waiting for another approver's approval*\\n• \`${delegationId}\``);
+
+    let before = app.slack.callsTo('chat.postEphemeral').length;
+    await click(app, 'approval.approve', `${delegationId}:0`, CHIDI);
+    expect(await privateAnswer(CHIDI, before)).toContain('You filed');
+    before = app.slack.callsTo('chat.postEphemeral').length;
+    await click(app, 'approval.approve', `${delegationId}:0`, BOLA);
+    expect(await privateAnswer(BOLA, before)).toContain('not an approver');
+
+    await approve(app, `${delegationId}:0`, APPROVER_A);
+    await waitUntil(
+      async () => (await app.engine.get(delegationId))?.state === 'completed',
+      'the delegation',
+    );
+    await settled();
+    const live = await app.engine.liveDelegations();
+    expect(live.map((d) => [d.delegator, d.delegate, d.max])).toEqual([[CHIDI, BOLA, '500000.00']]);
+    // The delegate hears it took effect, and so does the delegator.
+    await app.slack.waitFor(
+      'chat.postMessage',
+      (c) =>
+        c.body.channel === BOLA &&
+        String(c.body.text).startsWith(`<@${CHIDI}> delegated their approvals to you`) &&
+        String(c.body.text).includes('up to ₦500,000.00') &&
+        // The way out names the other person, as the command needs them.
+        String(c.body.text).includes(`Give it up any time with \`/cngn delegate revoke\` <@${CHIDI}>.`),
+    );
+    await app.slack.waitFor(
+      'chat.postMessage',
+      (c) =>
+        c.body.channel === CHIDI &&
+        String(c.body.text).includes('Your delegation is in effect') &&
+        String(c.body.text).includes(`End it any time with \`/cngn delegate revoke\` <@${BOLA}>.`),
+    );
+  });
+
+  it('lists it for both people and for approvers, and `/cngn policy` shows it with its window and cap', async () => {
+    for (const user of [BOLA, CHIDI, APPROVER_A]) {
+      const list = await command('delegate', user);
+      expect(list).toContain(`<@${CHIDI}> → <@${BOLA}> until`);
+      expect(list).toContain('up to ₦500,000.00 per request');
+    }
+    expect(await command('delegate', 'USOMEONE')).not.toContain(`<@${BOLA}>`);
+    const policy = await command('policy', 'USOMEONE');
+    expect(policy).toContain('Active delegations*: 1');
+    expect(policy).toContain(`<@${CHIDI}> → <@${BOLA}> until`);
+    expect(policy).toContain('in 3 days');
+  });
+
+  it('lets the delegate approve within the cap in the delegator’s place, said on the message, in the thread and in the audit log', async () => {
+    const id = await fileWithdrawal(app, '1500');
+    // The delegate is told, like an approver, and in whose place they approve, until when.
+    const dm = await app.slack.waitFor(
+      'chat.postMessage',
+      (c) => c.body.channel === BOLA && JSON.stringify(c.body.blocks ?? []).includes(`${id}:0`),
+    );
+    const [delegation] = await app.engine.liveDelegations();
+    const place = `asks for your approval (you approve in <@${CHIDI}>'s place until ${lagosTime(delegation?.until ?? '')}): `;
+    expect(String(dm.body.text)).toContain(place);
+    expect(JSON.stringify(dm.body.blocks)).toContain(JSON.stringify(place).slice(1, -1));
+    // An approver in their own right is asked plainly.
+    const asked = await app.slack.waitFor(
+      'chat.postMessage',
+      (c) => c.body.channel === APPROVER_A && JSON.stringify(c.body.blocks ?? []).includes(`${id}:0`),
+    );
+    expect(String(asked.body.text)).toMatch(/asks for your approval: /);
+    // App Home lists it as waiting for the delegate, with the delegation in effect.
+    expect((await homeOpened(BOLA)).status).toBe(200);
+    const home = await app.slack.waitFor(
+      'views.publish',
+      (c) => c.body.user_id === BOLA && JSON.stringify(c.body.view).includes(`${id}:0`),
+    );
+    expect(JSON.stringify(home.body.view)).toContain(`Delegations in effect*\\n• <@${CHIDI}> → <@${BOLA}>`);
+    await approve(app, `${id}:0`, BOLA);
+    await waitUntil(async () => (await app.engine.get(id))?.state !== 'pending', 'the approval');
+    await settled();
+    const request = await app.engine.get(id);
+    expect(request?.approvals).toMatchObject([{ user: BOLA, onBehalfOf: CHIDI }]);
+    const message = app.slack.messages(APPROVALS_CHANNEL).find((m) => JSON.stringify(m).includes(id));
+    expect(JSON.stringify(message)).toContain(`<@${BOLA}> on behalf of <@${CHIDI}>`);
+    await app.slack.waitFor(
+      'chat.postMessage',
+      (c) =>
+        !!c.body.thread_ts &&
+        String(c.body.text).startsWith(`Approved by <@${BOLA}> on behalf of <@${CHIDI}>`),
+    );
+    const audit = await command('audit 50', APPROVER_A);
+    expect(audit).toContain(`*approved* by <@${BOLA}> on behalf of <@${CHIDI}>`);
+  });
+
+  it('refuses the delegate above the cap, and after revocation; a revocation is said and audited', async () => {
+    const large = await fileWithdrawal(app, '600000');
+    let before = app.slack.callsTo('chat.postEphemeral').length;
+    await click(app, 'approval.approve', `${large}:0`, BOLA);
+    expect(await privateAnswer(BOLA, before)).toContain('above the cap');
+    expect((await app.engine.get(large))?.approvals).toEqual([]);
+
+    const small = await fileWithdrawal(app, '1000');
+    expect(await command(`delegate revoke <@${BOLA}|bola>`, CHIDI)).toContain('Revoked at once');
+    before = app.slack.callsTo('chat.postEphemeral').length;
+    await click(app, 'approval.approve', `${small}:0`, BOLA);
+    expect(await privateAnswer(BOLA, before)).toContain('has ended');
+    expect((await app.engine.get(small))?.state).toBe('pending');
+    await settled();
+    expect(await command('policy', 'USOMEONE')).toContain('Active delegations*: none');
+    const audit = await command('audit 50', APPROVER_A);
+    expect(audit).toContain(`${delegationId} delegation: *delegation-revoked* by <@${CHIDI}>`);
+    await app.slack.waitFor(
+      'chat.postMessage',
+      (c) => !!c.body.thread_ts && String(c.body.text).startsWith(`Delegation revoked by <@${CHIDI}>`),
+    );
+    await app.slack.waitFor(
+      'chat.postMessage',
+      (c) => c.body.channel === BOLA && String(c.body.text).includes(`was revoked by <@${CHIDI}>`),
+    );
+  });
+
+  it('refuses after the window: a new delegation ends on time, read against the clock at the click', async () => {
+    const filed = await command(`delegate ${BOLA} until 12h`, CHIDI);
+    const id = /AR-[0-9A-F]{10}/.exec(filed)?.[0] ?? '';
+    await approve(app, `${id}:0`, APPROVER_A);
+    await waitUntil(async () => (await app.engine.get(id))?.state === 'completed', 'the delegation');
+    const request = await fileWithdrawal(app, '2000');
+    clock.advance(DAY / 2);
+    const before = app.slack.callsTo('chat.postEphemeral').length;
+    await click(app, 'approval.approve', `${request}:0`, BOLA);
+    expect(await privateAnswer(BOLA, before)).toContain('has ended');
+    expect((await app.engine.get(request))?.approvals).toEqual([]);
+  });
+
+  it('refuses to approve a delegation whose window has already ended: its request expired with it', async () => {
+    const filed = await command(`delegate ${BOLA} until 6h`, CHIDI);
+    const id = /AR-[0-9A-F]{10}/.exec(filed)?.[0] ?? '';
+    clock.advance(DAY / 4);
+    const opened = app.slack.callsTo('views.open').length;
+    const before = app.slack.callsTo('chat.postEphemeral').length;
+    await click(app, 'approval.approve', `${id}:0`, APPROVER_A);
+    const said = await privateAnswer(APPROVER_A, before);
+    expect(said).toContain('expired before it was approved');
+    // No review opened, nothing recorded, and no delegation in effect.
+    expect(app.slack.callsTo('views.open').length).toBe(opened);
+    expect(await app.engine.get(id)).toMatchObject({ state: 'expired', approvals: [] });
+    expect((await app.engine.liveDelegations()).filter((d) => d.id === id)).toEqual([]);
+  });
+
+  it('answers what it cannot read, and refuses a delegation by someone who is not an approver', async () => {
+    expect(await command('delegate bola until 3d', CHIDI)).toContain('Person: mention them');
+    expect(await command(`delegate <@${BOLA}> for 3d`, CHIDI)).toContain('Until: say until when');
+    expect(await command(`delegate <@${BOLA}> until 2026-02-30`, CHIDI)).toContain('is not a real date');
+    expect(await command(`delegate <@${BOLA}> until 3d max 1.234`, CHIDI)).toContain('Max: enter an amount');
+    // `1,0000` is not read as ₦10,000.
+    expect(await command(`delegate <@${BOLA}> until 3d max 1,0000`, CHIDI)).toContain(
+      'Max: commas go between groups of three digits',
+    );
+    // One amount after `max`: `500000 0` is not read as ₦5,000,000.
+    const open = (await app.engine.openRequests()).length;
+    const extra = await command(`delegate <@${BOLA}> until 3d max 500000 0`, CHIDI);
+    expect(extra).toContain('Max: give one amount after `max`; `0` is more than that');
+    expect(extra).not.toContain('Filed');
+    expect((await app.engine.openRequests()).length).toBe(open);
+    expect(await command(`delegate <@${CHIDI}> until 3d`, CHIDI)).toContain('yourself');
+    expect(await command(`delegate <@UEKENE> until 3d`, BOLA)).toContain('Only an approver can delegate');
+    expect(await command(`delegate <@${BOLA}> until 200d`, CHIDI)).toContain('at most 90 days');
+  });
+
+  it('shows its usage as typed: no `<…>` of its own that Slack would read as a link', async () => {
+    // Only the bot's own mentions (`<@…>`, `<#…>`, `<!…>`) may stand in raw angle brackets.
+    const raw = /<(?![@#!])/;
+    for (const [text, words] of [
+      [`delegate <@${BOLA}> for 3d`, 'until &lt;date|duration&gt; [max &lt;amount&gt;]'],
+      [`delegate <@${BOLA}> until 3d cap 5`, 'say `max &lt;amount&gt;`'],
+      ['delegate', 'until &lt;2026-12-24|7d&gt; [max &lt;amount&gt;]'],
+      ['delegate revoke', 'until &lt;date|duration&gt;'],
+    ] as const) {
+      const answer = await command(text, CHIDI);
+      expect(answer).toContain(words);
+      expect(answer).not.toMatch(raw);
+    }
+  });
+});

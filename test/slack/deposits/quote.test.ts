@@ -1,0 +1,199 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, startHarness } from '../../support/harness.js';
+import { selectValue, slashCommand, textValue, viewSubmission } from '../../support/slack-requests.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h.stop();
+});
+
+const DEST = '0x52908400098527886E0F7030069857D2E4169EE7';
+
+const BASE_OPTS = (blocks: Array<Record<string, unknown>>, id: string) =>
+  (
+    (blocks.find((b) => b.block_id === id)?.element ?? {}) as {
+      options: Array<{ value: string; text: { text: string } }>;
+    }
+  ).options;
+
+describe('/cngn deposit', () => {
+  it('opens the modal prefilled from the arguments', async () => {
+    await slashCommand(h.sender, {
+      text: 'deposit 5000 payer@example.com',
+      responseUrl: h.slack.responseUrl('d1'),
+    });
+    const open = await h.slack.waitFor(
+      'views.open',
+      (c) => (c.body.view as { callback_id: string }).callback_id === 'deposit.submit',
+    );
+    const view = open.body.view as {
+      blocks: Array<{ block_id?: string; element?: { initial_value?: string } }>;
+    };
+    expect(view.blocks.find((b) => b.block_id === 'deposit.amount')?.element?.initial_value).toBe('5000');
+    expect(view.blocks.find((b) => b.block_id === 'deposit.email')?.element?.initial_value).toBe(
+      'payer@example.com',
+    );
+  });
+
+  it('prefills the e-mail as typed when Slack sends it escaped as a mailto link', async () => {
+    // The manifest asks Slack to escape command text (for @person), which wraps e-mail addresses.
+    const before = h.slack.callsTo('views.open').length;
+    await slashCommand(h.sender, {
+      text: 'deposit 5000 <mailto:payer@example.com|payer@example.com>',
+      responseUrl: h.slack.responseUrl('d-escaped'),
+    });
+    const open = await h.slack.waitFor(
+      'views.open',
+      (c) =>
+        (c.body.view as { callback_id: string }).callback_id === 'deposit.submit' &&
+        h.slack.callsTo('views.open').indexOf(c) >= before,
+    );
+    const view = open.body.view as {
+      blocks: Array<{ block_id?: string; element?: { initial_value?: string } }>;
+    };
+    expect(view.blocks.find((b) => b.block_id === 'deposit.email')?.element?.initial_value).toBe(
+      'payer@example.com',
+    );
+  });
+
+  it('refuses bad fields inline, naming each field and reason', async () => {
+    const response = await viewSubmission(h.sender, {
+      callbackId: 'deposit.submit',
+      values: {
+        'deposit.amount': { 'deposit.amount': textValue('99.999') },
+        'deposit.email': { 'deposit.email': textValue('not-an-email') },
+        'deposit.account_name': { 'deposit.account_name': textValue('AB') },
+        'deposit.narration': { 'deposit.narration': textValue('x'.repeat(101)) },
+      },
+    });
+    expect(response.status).toBe(200);
+    const body = response.json() as { response_action: string; errors: Record<string, string> };
+    expect(body.response_action).toBe('errors');
+    expect(body.errors['deposit.amount']).toMatch(/^Amount: .*2 decimals/);
+    expect(body.errors['deposit.email']).toMatch(/^Customer e-mail/);
+    expect(body.errors['deposit.account_name']).toMatch(/3 to 50/);
+    expect(body.errors['deposit.narration']).toMatch(/at most 100/);
+    const below = await viewSubmission(h.sender, {
+      callbackId: 'deposit.submit',
+      values: {
+        'deposit.amount': { 'deposit.amount': textValue('99') },
+        'deposit.email': { 'deposit.email': textValue('a@b.co') },
+      },
+    });
+    expect((below.json() as { errors: Record<string, string> }).errors['deposit.amount']).toContain(
+      'at least ₦100',
+    );
+  });
+
+  it('creates the one-time account and shows what to send, the bank and the expiry in Lagos time', async () => {
+    const response = await viewSubmission(h.sender, {
+      callbackId: 'deposit.submit',
+      viewId: 'VDEPOSIT',
+      values: {
+        'deposit.amount': { 'deposit.amount': textValue('5,000') },
+        'deposit.email': { 'deposit.email': textValue('payer@example.com') },
+      },
+    });
+    expect((response.json() as { response_action: string }).response_action).toBe('update');
+    const update = await h.slack.waitFor('views.update', (c) => c.body.view_id === 'VDEPOSIT');
+    const text = JSON.stringify(update.body.view);
+    expect(text).toMatch(/Send exactly ₦5,\d{3}\.\d{2}/);
+    expect(text).toContain('WAT');
+    expect(text).toMatch(/expires in \d+ minutes/);
+    const sent = h.sandbox.requests.find((r) => r.path === '/v1/api/virtual-account/temporary');
+    expect(sent?.plainBody).toEqual({ amount: 5000, customer: { email: 'payer@example.com' } });
+    // The account shown is the one the service opened: paying it credits that number at that bank.
+    const accountNumber = /\*Account number\*\\n`(\d{10})`/.exec(text)?.[1];
+    const reference = /\*Reference\*\\n`([^`]+)`/.exec(text)?.[1];
+    expect(accountNumber).toBeDefined();
+    expect(text).toContain('*Bank*\\nWema Bank');
+    await h.sandbox.payTemporaryAccount(reference ?? '');
+    const { data } = await h.bot.client.getTransactions({ page: 1, limit: 1 });
+    expect(data[0]?.description).toBe(`Naira deposit via Wema Bank ${accountNumber}`);
+  });
+
+  it('acknowledges the submission while the service call is still held, then fills the modal', async () => {
+    const held = h.sandbox.hold('POST', '/v1/api/virtual-account/temporary');
+    const response = await viewSubmission(h.sender, {
+      callbackId: 'deposit.submit',
+      viewId: 'VHELD',
+      values: {
+        'deposit.amount': { 'deposit.amount': textValue('2500') },
+        'deposit.email': { 'deposit.email': textValue('payer@example.com') },
+      },
+    });
+    await held.arrived; // acked, and the account is still being created
+    const ack = response.json() as { response_action: string; view: unknown };
+    expect(ack.response_action).toBe('update');
+    expect(JSON.stringify(ack.view)).toContain('Creating the deposit account');
+    expect(h.slack.callsTo('views.update').filter((c) => c.body.view_id === 'VHELD')).toHaveLength(0);
+    held.release();
+    const update = await h.slack.waitFor('views.update', (c) => c.body.view_id === 'VHELD');
+    expect(JSON.stringify(update.body.view)).toMatch(/Send exactly ₦2,\d{3}\.\d{2}/);
+  });
+});
+
+describe('/cngn quote', () => {
+  it('prefills amount, networks by code and address, and shows receivable and both fees', async () => {
+    await slashCommand(h.sender, {
+      text: `quote 1500 base bsc ${DEST}`,
+      responseUrl: h.slack.responseUrl('q1'),
+    });
+    // Opened at once as a loading modal, then filled in place with the form.
+    const filled = await h.slack.waitFor(
+      'views.update',
+      (c) => (c.body.view as { callback_id?: string }).callback_id === 'quote.submit',
+    );
+    const view = filled.body.view as { blocks: Array<Record<string, unknown>>; private_metadata: string };
+    const options = BASE_OPTS(view.blocks, 'quote.origin');
+    expect(options.some((o) => /disabled/i.test(o.text.text))).toBe(false);
+    const element = (id: string) =>
+      (view.blocks.find((b) => b.block_id === id)?.element ?? {}) as {
+        initial_option?: { value: string; text: { text: string } };
+        initial_value?: string;
+      };
+    const networks = await h.bot.client.getNetworks();
+    const idOf = (short: string) => networks.find((n) => n.short_name === short)?.id;
+    const origin = element('quote.origin').initial_option?.value;
+    const destination = element('quote.destination').initial_option?.value;
+    expect(origin).toBe(idOf('base'));
+    expect(element('quote.origin').initial_option?.text.text).toBe('Base (base)');
+    expect(destination).toBe(idOf('bsc'));
+    expect(element('quote.destination').initial_option?.text.text).toBe('BNB Smart Chain (bsc)');
+    expect(element('quote.amount').initial_value).toBe('1500');
+    expect(element('quote.address').initial_value).toBe(DEST);
+
+    const same = await viewSubmission(h.sender, {
+      callbackId: 'quote.submit',
+      privateMetadata: view.private_metadata,
+      values: {
+        'quote.amount': { 'quote.amount': textValue('1500') },
+        'quote.origin': { 'quote.origin': selectValue(origin ?? '') },
+        'quote.destination': { 'quote.destination': selectValue(origin ?? '') },
+        'quote.address': { 'quote.address': textValue('0x1234') },
+      },
+    });
+    const errors = (same.json() as { errors: Record<string, string> }).errors;
+    expect(errors['quote.destination']).toMatch(/must differ/);
+    expect(errors['quote.address']).toMatch(/^Destination address/);
+
+    await viewSubmission(h.sender, {
+      callbackId: 'quote.submit',
+      viewId: 'VQUOTE',
+      privateMetadata: view.private_metadata,
+      values: {
+        'quote.amount': { 'quote.amount': textValue('1500') },
+        'quote.origin': { 'quote.origin': selectValue(origin ?? '') },
+        'quote.destination': { 'quote.destination': selectValue(destination ?? '') },
+        'quote.address': { 'quote.address': textValue(DEST) },
+      },
+    });
+    const update = await h.slack.waitFor('views.update', (c) => c.body.view_id === 'VQUOTE');
+    const text = JSON.stringify(update.body.view);
+    for (const label of ['Receivable', 'Network fee', 'Bridge fee']) expect(text).toContain(label);
+    expect(text).toContain('SANDBOX');
+  });
+});

@@ -1,0 +1,241 @@
+// App Home: published for a person who opened it, listing what waits for their approval (with the
+// channel's own buttons) and their own requests; a click from Home takes the engine's one path, so it
+// and a channel click at the same moment approve once; re-published when the request changes.
+import { afterEach, describe, expect, it } from 'vitest';
+import type { SlackCall } from '../../support/fake-slack.js';
+import { openReview, type ReviewView, refusedInModal, submitReview } from '../../support/review.js';
+import { interaction, newTriggerId, postSigned } from '../../support/slack-requests.js';
+import {
+  APPROVER_A,
+  APPROVER_B,
+  type ApprovalApp,
+  approve,
+  click,
+  DEST,
+  fileWithdrawal,
+  OUTSIDER,
+  REQUESTER,
+  reviewFor,
+  startApprovalApp,
+  waitUntil,
+} from '../approvals/support.js';
+
+let app: ApprovalApp | undefined;
+afterEach(async () => {
+  await app?.stop();
+  app = undefined;
+});
+
+/** The Events API delivery Slack sends when someone opens the app's Home tab. */
+function homeOpened(a: ApprovalApp, user: string) {
+  const body = JSON.stringify({
+    token: 'legacy-unused',
+    team_id: 'T1',
+    api_app_id: 'A1',
+    type: 'event_callback',
+    event_id: `Ev${Math.random().toString(36).slice(2)}`,
+    event_time: Math.floor(Date.now() / 1000),
+    event: {
+      type: 'app_home_opened',
+      user,
+      channel: `D${user}`,
+      tab: 'home',
+      event_ts: String(Date.now() / 1000),
+    },
+  });
+  return postSigned(a.sender, body, { contentType: 'application/json' });
+}
+
+/** A button clicked in the Home tab: a view container, no channel. */
+function clickInHome(
+  a: ApprovalApp,
+  actionId: string,
+  value: string,
+  user: string,
+  triggerId = newTriggerId(),
+) {
+  return interaction(a.sender, {
+    type: 'block_actions',
+    team: { id: 'T1', domain: 'treasury' },
+    user: { id: user, username: 'someone', team_id: 'T1' },
+    api_app_id: 'A1',
+    trigger_id: triggerId,
+    container: { type: 'view', view_id: 'VHOME' },
+    view: { id: 'VHOME', type: 'home', callback_id: '', private_metadata: '', hash: 'h' },
+    actions: [
+      {
+        action_id: actionId,
+        block_id: 'home.waiting',
+        type: 'button',
+        value,
+        action_ts: String(Date.now() / 1000),
+      },
+    ],
+  });
+}
+
+const publishesFor = (a: ApprovalApp, user: string) =>
+  a.slack.callsTo('views.publish').filter((c) => c.body.user_id === user);
+const homeText = (call: SlackCall | undefined) =>
+  JSON.stringify((call?.body.view as { blocks?: unknown })?.blocks ?? []);
+/** The Approve buttons a Home shows, by their values. */
+const approveValues = (call: SlackCall | undefined) => {
+  const blocks = ((call?.body.view as { blocks?: unknown[] })?.blocks ?? []) as Array<{
+    elements?: Array<{ action_id?: string; value?: string }>;
+  }>;
+  return blocks
+    .flatMap((b) => b.elements ?? [])
+    .filter((e) => e.action_id === 'approval.approve')
+    .map((e) => e.value);
+};
+
+const settled = async (a: ApprovalApp) => {
+  await a.engine.idle();
+  await a.approvals?.presenter?.idle();
+  await a.approvals?.dms?.idle();
+  await a.approvals?.home?.idle();
+};
+
+describe('App Home', () => {
+  it('lists a pending request for an approver, with Approve bound to its round, and not for its requester', async () => {
+    app = await startApprovalApp({ notify: 'channel' });
+    for (const user of [APPROVER_A, REQUESTER]) expect((await homeOpened(app, user)).status).toBe(200);
+    await waitUntil(() => publishesFor(app as ApprovalApp, REQUESTER).length > 0, 'first publish');
+    const id = await fileWithdrawal(app, '2500');
+    await settled(app);
+    const approver = publishesFor(app, APPROVER_A).at(-1);
+    expect(approveValues(approver)).toEqual([`${id}:0`]);
+    expect(homeText(approver)).toContain('₦2,500.00');
+    expect(homeText(approver)).toMatch(/expires in 1 day|expires in 24 hours/);
+    const requester = publishesFor(app, REQUESTER).at(-1);
+    expect(approveValues(requester)).toEqual([]);
+    // …but it is among their own requests, with a link to its message.
+    expect(homeText(requester)).toContain(id);
+    expect(homeText(requester)).toContain('open the message');
+    expect(homeText(requester)).toContain('SANDBOX');
+  });
+
+  it('costs nothing for a person who never opened it', async () => {
+    app = await startApprovalApp({ notify: 'channel' });
+    await homeOpened(app, APPROVER_A);
+    await fileWithdrawal(app, '2600');
+    await settled(app);
+    expect(publishesFor(app, APPROVER_A).length).toBeGreaterThan(0);
+    expect(publishesFor(app, APPROVER_B)).toEqual([]);
+    expect(publishesFor(app, REQUESTER)).toEqual([]);
+  });
+
+  it('is published again when the request changes: a cancelled request leaves the approver’s list', async () => {
+    app = await startApprovalApp({ notify: 'channel' });
+    await homeOpened(app, APPROVER_A);
+    const id = await fileWithdrawal(app, '2700');
+    await settled(app);
+    expect(approveValues(publishesFor(app, APPROVER_A).at(-1))).toEqual([`${id}:0`]);
+    const before = publishesFor(app, APPROVER_A).length;
+    await click(app, 'approval.cancel', id, REQUESTER);
+    await waitUntil(
+      () => publishesFor(app as ApprovalApp, APPROVER_A).length > before,
+      'Home published again after the cancel',
+    );
+    await settled(app);
+    expect((await app.engine.get(id))?.state).toBe('cancelled');
+    expect(approveValues(publishesFor(app, APPROVER_A).at(-1))).toEqual([]);
+  });
+
+  it('coalesces a burst of changes into one publish per person', async () => {
+    app = await startApprovalApp({ notify: 'channel', homeDebounceMs: 3_000 });
+    await homeOpened(app, APPROVER_A);
+    await waitUntil(() => publishesFor(app as ApprovalApp, APPROVER_A).length === 1, 'the publish on open');
+    const engine = app.engine;
+    const filed = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        engine.file({
+          kind: 'withdraw',
+          requester: REQUESTER,
+          amount: `${100 + i}`,
+          payload: { amount: `${100 + i}.00`, address: DEST, networkId: 'base', shouldSaveAddress: false },
+          display: { networkName: 'Base' },
+        }),
+      ),
+    );
+    await settled(app);
+    const publishes = publishesFor(app, APPROVER_A);
+    expect(publishes).toHaveLength(2);
+    expect(approveValues(publishes[1]).sort()).toEqual(filed.map((r) => `${r.id}:0`).sort());
+  });
+
+  it('approves exactly once when Approve is clicked in Home and in the channel at the same moment', async () => {
+    app = await startApprovalApp({ notify: 'channel' });
+    await homeOpened(app, APPROVER_A);
+    const id = await fileWithdrawal(app, '2800');
+    await settled(app);
+    const [value] = approveValues(publishesFor(app, APPROVER_A).at(-1));
+    expect(value).toBe(`${id}:0`);
+    // Each opens the review (Home's Approve takes the channel's path), then both submit at once.
+    const [home, channel] = await Promise.all([
+      openReview(app.slack, APPROVER_A, (triggerId) =>
+        clickInHome(app as ApprovalApp, 'approval.approve', value as string, APPROVER_A, triggerId),
+      ),
+      reviewFor(app, `${id}:0`, APPROVER_B),
+    ]);
+    expect(home.view?.callback_id).toBe('approval.review.submit');
+    expect(channel.view?.callback_id).toBe('approval.review.submit');
+    const answers = await Promise.all([
+      submitReview(app.sender, home.view as ReviewView, APPROVER_A),
+      submitReview(app.sender, channel.view as ReviewView, APPROVER_B),
+    ]);
+    expect(answers.map((r) => r.status)).toEqual([200, 200]);
+    await waitUntil(async () => (await app?.engine.get(id))?.state === 'sent', 'sent');
+    await settled(app);
+    const request = await app.engine.get(id);
+    expect(request?.approvals).toHaveLength(1);
+    expect(app.sandbox.requests.filter((r) => r.path === '/v1/api/withdraw')).toHaveLength(1);
+    // The one who lost is told in their modal, and nothing moved for them.
+    const refusals = answers.map((a) => refusedInModal(a));
+    const loserIndex = request?.approvals[0]?.user === APPROVER_A ? 1 : 0;
+    expect(refusals[loserIndex]).toContain('already approved and is being handled');
+    expect(refusals[1 - loserIndex]).toBeUndefined();
+  });
+
+  it('answers a refused Home click in the person’s DM: an outsider changes nothing', async () => {
+    app = await startApprovalApp({ notify: 'channel' });
+    const id = await fileWithdrawal(app, '2900');
+    expect((await clickInHome(app, 'approval.approve', `${id}:0`, OUTSIDER)).status).toBe(200);
+    const told = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === OUTSIDER);
+    expect(told.body.channel).toBe(`D${OUTSIDER}`);
+    expect(app.slack.callsTo('conversations.open').map((c) => c.body.users)).toContain(OUTSIDER);
+    expect((await app.engine.get(id))?.approvals).toEqual([]);
+  });
+
+  it('shows the balance only as last read, and says so when it was never read', async () => {
+    app = await startApprovalApp({ notify: 'channel' });
+    await homeOpened(app, APPROVER_A);
+    await waitUntil(() => publishesFor(app as ApprovalApp, APPROVER_A).length === 1, 'first publish');
+    expect(homeText(publishesFor(app, APPROVER_A)[0])).toContain('Not read recently');
+    const balanceReads = () => app?.sandbox.requests.filter((r) => r.path === '/v1/api/balance').length ?? 0;
+    await app.client.getBalance();
+    expect(balanceReads()).toBe(1);
+    await homeOpened(app, APPROVER_A);
+    await waitUntil(() => publishesFor(app as ApprovalApp, APPROVER_A).length === 2, 'second publish');
+    expect(homeText(publishesFor(app, APPROVER_A)[1])).toMatch(/as of /);
+    expect(balanceReads()).toBe(1);
+  });
+
+  it('shows the last alerts from the webhooks it stored, and the requester’s request as completed', async () => {
+    app = await startApprovalApp({ notify: 'channel', withWebhooks: true });
+    await homeOpened(app, REQUESTER);
+    const id = await fileWithdrawal(app, '3100');
+    await approve(app, `${id}:0`, APPROVER_A);
+    await waitUntil(async () => (await app?.engine.get(id))?.state === 'sent', 'sent');
+    await app.sandbox.settleAll();
+    await waitUntil(async () => (await app?.engine.get(id))?.state === 'completed', 'completed');
+    await waitUntil(
+      () => homeText(publishesFor(app as ApprovalApp, REQUESTER).at(-1)).includes('withdrawal.completed'),
+      'the alert on Home',
+    );
+    await settled(app);
+    const home = homeText(publishesFor(app, REQUESTER).at(-1));
+    expect(home).toContain('₦3,100.00 · completed');
+    expect(home).toContain('Completed · filed');
+  });
+});

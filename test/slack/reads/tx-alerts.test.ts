@@ -1,0 +1,132 @@
+// `/cngn tx <ref>` says which alert message carries each event of the transaction: a permalink to the
+// message (a digest's included), or its channel and ts when Slack gives no permalink.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Transaction } from '../../../src/cngn/schemas.js';
+import type { SlackCall } from '../../support/fake-slack.js';
+import { type Harness, startHarness } from '../../support/harness.js';
+import { slashCommand } from '../../support/slack-requests.js';
+import { postWebhook, webhookBody } from '../../webhooks/support.js';
+
+let h: Harness;
+beforeEach(async () => {
+  h = await startHarness();
+});
+afterEach(async () => {
+  await h.stop();
+});
+
+let counter = 0;
+async function run(text: string): Promise<SlackCall> {
+  const name = `tx${++counter}`;
+  const ack = await slashCommand(h.sender, { text, userId: 'UREQ', responseUrl: h.slack.responseUrl(name) });
+  expect(ack.status).toBe(200);
+  return h.slack.waitFor(`response_url:${name}`);
+}
+
+const textOf = (call: SlackCall) => JSON.stringify(call.body.blocks ?? call.body.text);
+
+async function aTransaction(): Promise<Transaction & { trx_ref: string }> {
+  const { data } = await h.bot.client.getTransactions({ page: 1, limit: 50 });
+  const tx = data.find((t) => t.trx_ref);
+  if (!tx?.trx_ref) throw new Error('the sandbox has no transaction with a reference');
+  return tx as Transaction & { trx_ref: string };
+}
+
+async function send(body: object): Promise<void> {
+  const reply = await postWebhook(`${h.bot.url}/webhooks/cngn`, body, h.config.webhookSecret ?? '');
+  expect(reply.status).toBe(200);
+}
+
+async function allPosted(): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while ((await h.bot.webhooks.outbox.pendingCount()) > 0) {
+    if (Date.now() > deadline) throw new Error('alerts still waiting');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('/cngn tx and the alerts of a transaction', () => {
+  it('links the digest message that carries the event', async () => {
+    const tx = await aTransaction();
+    // The channel is busy for a second, so the burst waits and goes out as one digest.
+    let busy = true;
+    h.slack.on('chat.postMessage', (call) => {
+      if (!busy || call.body.channel !== 'CALERTS') return undefined;
+      busy = false;
+      return { status: 429, headers: { 'retry-after': '1' }, body: { ok: false, error: 'ratelimited' } };
+    });
+    const others = Array.from({ length: 7 }, (_, i) =>
+      webhookBody('deposit.completed', { trx_ref: `REF-TXA-${i}` }),
+    );
+    await send(others[0]!);
+    await send(
+      webhookBody('deposit.completed', { trx_ref: tx.trx_ref, transactionId: tx.id, amount: '2500' }),
+    );
+    for (const body of others.slice(1)) await send(body);
+    await allPosted();
+    const digest = h.slack.messages('CALERTS').find((m) => JSON.stringify(m.blocks).includes(tx.trx_ref));
+    expect(digest?.text).toContain('Alert digest');
+    const answer = textOf(await run(`tx ${tx.trx_ref}`));
+    const permalink = `https://example.slack.com/archives/CALERTS/p${digest?.ts.replace('.', '')}`;
+    expect(answer).toContain(`\`deposit.completed\`: in <${permalink}|the alert digest, part 1>`);
+    const asked = h.slack.callsTo('chat.getPermalink').map((c) => [c.body.channel, c.body.message_ts]);
+    expect(asked).toEqual([['CALERTS', digest?.ts]]);
+  });
+
+  it('names the channel and ts when Slack gives no permalink', async () => {
+    const tx = await aTransaction();
+    h.slack.on('chat.getPermalink', () => ({ status: 200, body: { ok: false, error: 'message_not_found' } }));
+    await send(webhookBody('deposit.completed', { trx_ref: tx.trx_ref, transactionId: tx.id }));
+    await allPosted();
+    const [alert] = h.slack.messages('CALERTS');
+    const answer = textOf(await run(`tx ${tx.trx_ref}`));
+    expect(answer).toContain(
+      `\`deposit.completed\`: in the alert in <#CALERTS>, message ts \`${alert?.ts}\``,
+    );
+  });
+
+  it('answers from the alert when the service has no transaction under the reference', async () => {
+    const reference = 'REF-ONLY-IN-ALERTS';
+    await send(
+      webhookBody('withdrawal.failed', {
+        trx_ref: reference,
+        transactionId: 'TX-ALERT-1',
+        amount: '2500',
+        status: 'failed',
+        network: 'bsc',
+        reason: 'Refused <!channel> & <https://evil.example|click>',
+        occurredAt: '2026-11-23T08:15:00.000Z',
+      }),
+    );
+    await allPosted();
+    const [alert] = h.slack.messages('CALERTS');
+    const answer = textOf(await run(`tx ${reference}`));
+    expect(answer).toContain('The service has no transaction under this reference.');
+    expect(answer).toContain('`withdrawal.failed` · Mon 23 Nov 2026, 09:15 WAT');
+    expect(answer).toContain('₦2,500.00');
+    expect(answer).toContain('Network bsc');
+    expect(answer).toContain('Ref `REF-ONLY-IN-ALERTS` · Tx `TX-ALERT-1`');
+    expect(answer).toContain('Reason: Refused &lt;!channel&gt; &amp; &lt;https://evil.example|click&gt;');
+    const permalink = `https://example.slack.com/archives/CALERTS/p${alert?.ts.replace('.', '')}`;
+    expect(answer).toContain(`Alert: in <${permalink}|the alert>`);
+    expect(answer).not.toContain('Transaction not found');
+  });
+
+  it('answers from the alert when the service cannot be asked, and says why', async () => {
+    const tx = await aTransaction();
+    await send(webhookBody('deposit.completed', { trx_ref: tx.trx_ref, amount: '700', status: 'completed' }));
+    await allPosted();
+    h.sandbox.failNext('GET', `/v1/api/transactions/${tx.trx_ref}`, 503, 10);
+    const answer = textOf(await run(`tx ${tx.trx_ref}`));
+    expect(answer).toContain(
+      'The service could not answer for it just now: The service had an internal error.',
+    );
+    expect(answer).toContain('₦700.00');
+    expect(answer).toMatch(/Alert: in <https:\/\/example\.slack\.com\/archives\/CALERTS\/p\d+\|the alert>/);
+  });
+
+  it('still says "not found" for a reference neither the service nor any alert knows', async () => {
+    const answer = textOf(await run('tx REF-NOBODY-KNOWS'));
+    expect(answer).toContain('Transaction not found: check the reference.');
+  });
+});

@@ -1,0 +1,187 @@
+// Bolt's own log lines (receiver, Web API client, listeners) go through our JSON logger, redacted.
+import { request } from 'node:http';
+import { type CustomRoute, LogLevel } from '@slack/bolt';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../../src/log.js';
+import { boltLogger, createSlackApp, type SlackApp } from '../../../src/slack/runtime/app.js';
+import { createSlackTraffic } from '../../../src/slack/runtime/in-flight.js';
+import { FakeSlack } from '../../support/fake-slack.js';
+import { FakeSocketMode } from '../../support/fake-socket-mode.js';
+import { slashCommand } from '../../support/slack-requests.js';
+
+const SIGNING_SECRET = 'app-test-signing-secret';
+
+let slack: FakeSlack | undefined;
+let app: SlackApp | undefined;
+afterEach(async () => {
+  await app?.stop();
+  await slack?.stop();
+  app = undefined;
+  slack = undefined;
+});
+
+describe('Bolt logging', () => {
+  it('writes Bolt lines as JSON through our logger, with secrets redacted', () => {
+    const lines: string[] = [];
+    const logger = boltLogger(
+      createLogger('debug', { secrets: [SIGNING_SECRET], write: (l) => lines.push(l) }),
+    );
+    logger.setLevel(LogLevel.WARN);
+    logger.debug('dropped below the level Bolt set');
+    logger.error(
+      'Slack API error: invalid_auth for xoxb-1-2-secret',
+      new Error(`signed with ${SIGNING_SECRET}`),
+    );
+    expect(lines).toHaveLength(1);
+    const entry = JSON.parse(lines[0] ?? '{}') as Record<string, unknown>;
+    expect(entry).toMatchObject({ level: 'error', source: 'bolt' });
+    expect(String(entry.message)).toContain('Slack API error: invalid_auth');
+    expect(lines[0]).not.toContain('xoxb-1-2-secret');
+    expect(lines[0]).not.toContain(SIGNING_SECRET);
+    expect(logger.getLevel()).toBe(LogLevel.WARN);
+  });
+
+  it('logs the refusal of a forged request as a JSON line through our logger', async () => {
+    slack = await FakeSlack.start();
+    const lines: string[] = [];
+    app = createSlackApp({
+      slack: {
+        botToken: 'xoxb-app-test',
+        signingSecret: SIGNING_SECRET,
+        appToken: undefined,
+        apiUrl: slack.apiUrl,
+        mode: 'http',
+      },
+      port: 0,
+      logger: createLogger('info', { secrets: [SIGNING_SECRET], write: (l) => lines.push(l) }),
+      logLevel: 'info',
+    });
+    await app.start();
+    const response = await slashCommand(
+      { baseUrl: app.url, signingSecret: SIGNING_SECRET },
+      { text: 'balance', responseUrl: slack.responseUrl(), signature: 'v0=forged' },
+    );
+    expect(response.status).toBe(401);
+    // The request guard refuses it with Bolt's own check before the receiver sees it, and says why.
+    const refusal = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((e) => e.status === 401);
+    expect(refusal).toMatchObject({ level: 'warn', message: 'refused a request to /slack/events' });
+    expect(String(refusal?.reason)).toMatch(/signature/i);
+  });
+});
+
+describe('listener registration', () => {
+  it('hands every feature the Bolt app itself, so listeners are registered the ordinary way', async () => {
+    slack = await FakeSlack.start();
+    const given: unknown[] = [];
+    app = createSlackApp({
+      slack: {
+        botToken: 'xoxb-app-test',
+        signingSecret: SIGNING_SECRET,
+        appToken: undefined,
+        apiUrl: slack.apiUrl,
+        mode: 'http',
+      },
+      port: 0,
+      logger: createLogger('silent'),
+      plugins: [(bolt) => given.push(bolt), (bolt) => given.push(bolt)],
+    });
+    await app.start();
+    expect(app.app).toBeDefined();
+    expect(given).toHaveLength(2);
+    expect(given.every((bolt) => bolt === app?.app)).toBe(true);
+  });
+});
+
+/** A raw request, with the target exactly as given (fetch would normalise it). */
+function rawRequest(url: string, method: string, target: string): Promise<number> {
+  const { port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method, path: target }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end(method === 'POST' ? '{}' : undefined);
+  });
+}
+
+const bridgeRoute: CustomRoute = {
+  path: '/callbacks/bridge/:token',
+  method: ['POST'],
+  handler: (_req, res) => {
+    res.writeHead(200);
+    res.end('ok');
+  },
+};
+
+describe.each([
+  ['without Slack (routes only)', { botToken: undefined, signingSecret: undefined, mode: 'http' as const }],
+  ['in HTTP mode', { botToken: 'xoxb-app-test', signingSecret: SIGNING_SECRET, mode: 'http' as const }],
+])('a request target that is not a path, %s', (_name, slackConfig) => {
+  it.each([
+    ['POST', '/callbacks/bridge/%zz'],
+    ['GET', '//'],
+    ['GET', '/%E0%A4%A'],
+  ])('%s %s gets 400 and a log line, and the process keeps serving', async (method, target) => {
+    slack = await FakeSlack.start();
+    const lines: Array<Record<string, unknown>> = [];
+    app = createSlackApp({
+      slack: { ...slackConfig, appToken: undefined, apiUrl: slack.apiUrl },
+      port: 0,
+      logger: createLogger('warn', { write: (l) => lines.push(JSON.parse(l)) }),
+      routes: [bridgeRoute],
+    });
+    await app.start();
+    expect(await rawRequest(app.url, method, target)).toBe(400);
+    expect(lines).toContainEqual(
+      expect.objectContaining({ level: 'warn', message: 'refused a request whose target is not a path' }),
+    );
+    expect(await rawRequest(app.url, 'POST', '/callbacks/bridge/abc')).toBe(200);
+    expect((await fetch(`${app.url}/livez`)).status).toBe(200);
+  });
+});
+
+describe('Slack traffic in Socket Mode', () => {
+  it('counts a request over the socket as being acked until its listener has returned', async () => {
+    slack = await FakeSlack.start();
+    const socket = await FakeSocketMode.start();
+    slack.on('apps.connections.open', () => ({ status: 200, body: { ok: true, url: socket.url } }));
+    let now = 0;
+    const traffic = createSlackTraffic(5, () => now);
+    const seen: boolean[] = [];
+    try {
+      app = createSlackApp({
+        slack: {
+          botToken: 'xoxb-app-test',
+          signingSecret: undefined,
+          appToken: 'xapp-app-test',
+          apiUrl: slack.apiUrl,
+          mode: 'socket',
+        },
+        port: 0,
+        logger: createLogger('silent'),
+        traffic,
+        plugins: [
+          (bolt) =>
+            bolt.command('/cngn', async ({ ack }) => {
+              now += 10; // however long the ack takes, the request is still being acked
+              seen.push(traffic.busy());
+              await ack();
+              seen.push(traffic.busy());
+            }),
+        ],
+      });
+      await app.start();
+      socket.sendCommand('env-traffic-1', 'help', slack.responseUrl('socket-traffic'));
+      await socket.waitFor((m) => m.envelope_id === 'env-traffic-1');
+      await new Promise((r) => setImmediate(r));
+      expect(seen).toEqual([true, true]);
+      now += 5; // the quiet window after its answer
+      expect(traffic.busy()).toBe(false);
+    } finally {
+      await app?.stop();
+      app = undefined;
+      await socket.stop();
+    }
+  });
+});

@@ -1,0 +1,163 @@
+// Work after the ack never runs on the tick of the ack, and at most one piece of it starts per turn
+// of the event loop, so the requests read in between are acked first. Before, run() started the work
+// at once, on the tick that had just written the ack, ahead of the next requests.
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../../src/log.js';
+import { afterAck, createInFlight, createSlackTraffic } from '../../../src/slack/runtime/in-flight.js';
+
+describe('work after the ack', () => {
+  it('does not start on the tick that queued it', async () => {
+    const inFlight = createInFlight();
+    const order: string[] = [];
+    const answer = inFlight.run(async () => {
+      order.push('answer');
+      return 42;
+    });
+    order.push('ack');
+    await Promise.resolve();
+    order.push('microtasks of the ack');
+    expect(await answer).toBe(42);
+    expect(order).toEqual(['ack', 'microtasks of the ack', 'answer']);
+  });
+
+  it('starts one piece per turn of the event loop, in the order queued', async () => {
+    const inFlight = createInFlight();
+    let turn = 0;
+    let counting = true;
+    const count = () => {
+      turn++;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    const started: Array<{ name: string; turn: number }> = [];
+    for (const name of ['a', 'b', 'c', 'd']) {
+      void inFlight.run(async () => {
+        started.push({ name, turn });
+      });
+    }
+    await inFlight.drain(5_000);
+    counting = false;
+    expect(started.map((s) => s.name)).toEqual(['a', 'b', 'c', 'd']);
+    expect(new Set(started.map((s) => s.turn)).size).toBe(4);
+  });
+
+  it('hands back the error of a piece that fails, and shutdown still waits for the queue', async () => {
+    const inFlight = createInFlight();
+    const failed = inFlight.run(async () => {
+      throw new Error('service down');
+    });
+    let finished = false;
+    void inFlight.run(async () => {
+      finished = true;
+    });
+    expect(inFlight.size).toBe(2);
+    await expect(failed).rejects.toThrow('service down');
+    await inFlight.drain(5_000);
+    expect(finished).toBe(true);
+    expect(inFlight.size).toBe(0);
+  });
+});
+
+// Answers make way for acks: while Slack requests keep arriving, queued answers wait for a quiet
+// moment (at most maxWaitMs). A clock the test moves stands in for time; turns of the loop are real.
+describe('work after the ack, while Slack requests arrive', () => {
+  const turns = (n: number) =>
+    new Promise<void>((resolve) => {
+      let left = n;
+      const next = () => (--left <= 0 ? resolve() : setImmediate(next));
+      setImmediate(next);
+    });
+  const waitUntil = async (test: () => boolean) => {
+    while (!test()) await new Promise((r) => setTimeout(r, 1));
+  };
+
+  it('counts a request being acked as traffic until it is answered, then for the quiet window', () => {
+    let now = 0;
+    const traffic = createSlackTraffic(5, () => now);
+    expect(traffic.busy()).toBe(false);
+    traffic.arrived();
+    expect(traffic.busy()).toBe(true);
+    now = 5;
+    expect(traffic.busy()).toBe(false); // still sending its body: nothing to make way for yet
+    const answered = traffic.acking();
+    now = 100;
+    expect(traffic.busy()).toBe(true); // being acked, however long it takes
+    answered();
+    answered(); // told twice: counted once
+    expect(traffic.busy()).toBe(true);
+    now = 104;
+    expect(traffic.busy()).toBe(true);
+    now = 105;
+    expect(traffic.busy()).toBe(false);
+  });
+
+  it('starts nothing while a request is being acked, and starts it once the request is answered', async () => {
+    let now = 0;
+    const traffic = createSlackTraffic(5, () => now);
+    const inFlight = createInFlight({ traffic, now: () => now, recheckMs: 1 });
+    const answered = traffic.acking();
+    let started = false;
+    const answer = inFlight.run(async () => {
+      started = true;
+    });
+    await turns(20);
+    await new Promise((r) => setTimeout(r, 10)); // a few rechecks too
+    expect(started).toBe(false);
+    answered();
+    now += 5; // and the quiet window passes
+    await answer;
+    expect(started).toBe(true);
+  });
+
+  it('starts a piece that has waited maxWaitMs even while requests keep coming', async () => {
+    let now = 0;
+    const traffic = createSlackTraffic(5, () => now);
+    const inFlight = createInFlight({ traffic, now: () => now, maxWaitMs: 2_000, recheckMs: 1 });
+    traffic.acking(); // never answered: the burst does not end
+    const order: string[] = [];
+    void inFlight.run(async () => {
+      order.push('first');
+    });
+    now = 1_500;
+    void inFlight.run(async () => {
+      order.push('second');
+    });
+    await turns(10);
+    expect(order).toEqual([]);
+    now = 2_000; // the first has waited its maximum; the second only 500 ms
+    await waitUntil(() => order.length > 0);
+    await turns(10);
+    expect(order).toEqual(['first']);
+    now = 3_500;
+    await inFlight.drain(5_000);
+    expect(order).toEqual(['first', 'second']);
+  });
+});
+
+describe('afterAck', () => {
+  it('returns before the work has run, and logs a failure the work let through', async () => {
+    const lines: string[] = [];
+    const inFlight = createInFlight();
+    const returned = afterAck(
+      inFlight,
+      async () => {
+        throw new Error('Slack refused the response_url post (HTTP 404)');
+      },
+      createLogger('info', { write: (line) => lines.push(line) }),
+      '/cngn',
+    );
+    expect(returned).toBeUndefined();
+    expect(inFlight.size).toBe(1);
+    await inFlight.drain(5_000);
+    await new Promise((r) => setImmediate(r));
+    const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(logged).toEqual([
+      expect.objectContaining({
+        level: 'error',
+        message: 'an answer after the ack could not be delivered',
+        what: '/cngn',
+        error: 'Slack refused the response_url post (HTTP 404)',
+      }),
+    ]);
+  });
+});

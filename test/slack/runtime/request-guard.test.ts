@@ -1,0 +1,188 @@
+// A correctly signed request to /slack/events whose body is not a Slack request (null, an array, a bare
+// value, nested without end, huge, a form whose payload is not an object) gets a 4xx and a log line;
+// the bot keeps serving. Before the check, `null` made Bolt's receiver throw and the process exit.
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../../src/log.js';
+import { type Harness, startHarness } from '../../support/harness.js';
+import { postSigned, signSlackBody, slashCommand } from '../../support/slack-requests.js';
+
+let h: Harness;
+const lines: Array<Record<string, unknown>> = [];
+const rejections: unknown[] = [];
+const onRejection = (reason: unknown) => rejections.push(reason);
+
+beforeAll(async () => {
+  process.on('unhandledRejection', onRejection);
+  h = await startHarness({
+    logger: createLogger('warn', { write: (line) => lines.push(JSON.parse(line)) }),
+  });
+});
+afterAll(async () => {
+  await h?.stop();
+  process.off('unhandledRejection', onRejection);
+});
+
+const json = 'application/json';
+const form = 'application/x-www-form-urlencoded';
+const deep = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+const payload = (value: string) => new URLSearchParams({ payload: value }).toString();
+
+const twoTexts = `${new URLSearchParams({
+  command: '/cngn',
+  text: 'help',
+  user_id: 'UREQ',
+  channel_id: 'CCMD',
+  team_id: 'T1',
+  trigger_id: '1.1',
+  response_url: 'http://127.0.0.1:1/response',
+}).toString()}&text=balance`;
+
+const cases: Array<{ name: string; body: string; contentType: string }> = [
+  { name: 'null', body: 'null', contentType: json },
+  { name: 'an array', body: '[]', contentType: json },
+  { name: 'a string', body: '"x"', contentType: json },
+  { name: 'a number', body: '42', contentType: json },
+  { name: 'not JSON', body: '{"type":', contentType: json },
+  { name: 'arrays 5,000 deep', body: deep(5_000), contentType: json },
+  { name: 'objects 5,000 deep', body: `${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}`, contentType: json },
+  {
+    name: 'a huge event',
+    body: JSON.stringify({ type: 'event_callback', event: { type: 'x', text: 'a'.repeat(3_000_000) } }),
+    contentType: json,
+  },
+  { name: 'a form with payload=null', body: payload('null'), contentType: form },
+  { name: 'a form with payload=[]', body: payload('[]'), contentType: form },
+  { name: 'a form with a payload that is not JSON', body: payload('{'), contentType: form },
+  { name: 'a form with a deep payload', body: payload(deep(5_000)), contentType: form },
+  { name: 'a form with null as the event', body: payload('{"type":"x","event":null}'), contentType: form },
+  { name: 'an event that is null', body: '{"type":"event_callback","event":null}', contentType: json },
+  {
+    name: 'actions that are not a list',
+    body: payload('{"type":"block_actions","actions":5}'),
+    contentType: form,
+  },
+  { name: 'a view that is null', body: payload('{"type":"view_submission","view":null}'), contentType: form },
+  { name: 'an object Slack never sends', body: '{"hello":"world"}', contentType: json },
+  { name: 'a slash command with two texts', body: twoTexts, contentType: form },
+  {
+    name: 'a slash command whose response_url is not a URL (found by fuzzing)',
+    body: twoTexts.replace(/response_url=[^&]*/, 'response_url=false').replace('&text=balance', ''),
+    contentType: form,
+  },
+  {
+    name: 'a click whose response_url is not a URL',
+    body: payload(
+      JSON.stringify({
+        type: 'block_actions',
+        user: { id: 'UREQ' },
+        actions: [{ action_id: 'tx.page.next', value: '2' }],
+        response_url: 'false',
+      }),
+    ),
+    contentType: form,
+  },
+  {
+    name: 'a click whose container names its channel with a number',
+    body: payload(
+      JSON.stringify({
+        type: 'block_actions',
+        user: { id: 'UREQ' },
+        actions: [{ action_id: 'approval.approve', value: 'AR-1:1' }],
+        container: { type: 'message', channel_id: 42, message_ts: '1.2' },
+      }),
+    ),
+    contentType: form,
+  },
+];
+
+describe('requests to /slack/events that are not Slack requests', () => {
+  it.each(cases)('refuses $name with a 4xx and a log line, signed or not', async ({ body, contentType }) => {
+    const before = lines.length;
+    const answer = await postSigned(h.sender, body, { contentType });
+    expect(answer.status).toBeGreaterThanOrEqual(400);
+    expect(answer.status).toBeLessThan(500);
+    const logged = lines.slice(before).map((l) => String(l.message));
+    expect(logged.some((m) => /refused a request to \/slack\/events/.test(m))).toBe(true);
+  });
+
+  it('still answers /healthz and slash commands afterwards, and nothing went unhandled', async () => {
+    const health = await request(`${h.bot.url}/healthz`);
+    expect(health.statusCode).toBe(200);
+    await health.body.dump();
+    const help = await slashCommand(h.sender, { text: 'help', responseUrl: h.slack.responseUrl('help') });
+    expect(help.status).toBe(200);
+    const answer = await h.slack.waitFor('response_url:help');
+    expect(JSON.stringify(answer.body)).toContain('/cngn');
+    expect(rejections).toEqual([]);
+  });
+
+  it('answers a request target that is not a path with 400, not a 500 from Bolt', async () => {
+    const before = lines.length;
+    const answer = await request(`${h.bot.url}//`, { method: 'GET' });
+    await answer.body.dump();
+    expect(answer.statusCode).toBe(400);
+    expect(lines.slice(before).map((l) => l.level)).toEqual(['warn']);
+  });
+
+  it('refuses an unsigned body, even `null`, with 401 before reading it', async () => {
+    const answer = await postSigned(h.sender, 'null', { contentType: json, signature: 'v0=forged' });
+    expect(answer.status).toBe(401);
+  });
+
+  it('refuses a signature in another case, of another version or missing, with 401', async () => {
+    const body = 'command=%2Fcngn&text=help';
+    const good = signSlackBody(h.sender.signingSecret, body)['x-slack-signature'] ?? '';
+    const upper = `v0=${good.slice(3).toUpperCase()}`;
+    for (const signature of [upper, good.replace('v0=', 'v1='), `${good}00`, 'v0', '']) {
+      expect((await postSigned(h.sender, body, { signature })).status).toBe(401);
+    }
+  });
+
+  it("passes Slack's unsigned SSL check on, as `ssl_check=1` alone (200), whatever else came with it", async () => {
+    const command = new URLSearchParams({
+      command: '/cngn',
+      text: 'help',
+      user_id: 'UREQ',
+      channel_id: 'CCMD',
+      trigger_id: '1.1',
+      response_url: h.slack.responseUrl('smuggled'),
+    });
+    const answer = await postSigned(h.sender, `ssl_check=1&${command}`, { signature: 'v0=forged' });
+    expect(answer.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(h.slack.callsTo('response_url:smuggled')).toEqual([]);
+    // The same command, signed, is answered there: the check above would have seen it.
+    expect((await postSigned(h.sender, command.toString())).status).toBe(200);
+    await h.slack.waitFor('response_url:smuggled');
+  });
+
+  it('refuses a signed request timestamped more than five minutes either way (401), and takes one within', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const at = async (offsetS: number) => {
+      const before = lines.length;
+      const answer = await slashCommand(h.sender, {
+        text: 'help',
+        responseUrl: h.slack.responseUrl(`clock${offsetS}`),
+        timestamp: now + offsetS,
+      });
+      return { status: answer.status, logged: lines.slice(before).map((l) => String(l.reason ?? '')) };
+    };
+    expect(await at(3_600)).toEqual({ status: 401, logged: ['the request is timestamped in the future'] });
+    expect((await at(6 * 60)).status).toBe(401);
+    expect((await at(-6 * 60)).status).toBe(401);
+    expect((await at(4 * 60)).status).toBe(200);
+    expect((await at(-4 * 60)).status).toBe(200);
+    await h.slack.waitFor(`response_url:clock${4 * 60}`);
+    expect(h.slack.callsTo('response_url:clock3600')).toEqual([]);
+  });
+
+  it('still refuses a forged signature on a well-formed body (401)', async () => {
+    const answer = await slashCommand(h.sender, {
+      text: 'help',
+      responseUrl: h.slack.responseUrl('forged'),
+      signature: 'v0=forged',
+    });
+    expect(answer.status).toBe(401);
+  });
+});

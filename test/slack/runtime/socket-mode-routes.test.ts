@@ -1,0 +1,117 @@
+// The bot as `npm start` runs it in Socket Mode (SLACK_APP_TOKEN set): Slack's traffic over the socket,
+// and the routes it still serves on PORT (health, webhooks) on its own server. A request target that is
+// not a path gets 400 and a log line on each of those routes, and the process keeps serving both sides.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeSlack } from '../../support/fake-slack.js';
+import { FakeSocketMode } from '../../support/fake-socket-mode.js';
+
+let slack: FakeSlack;
+let socket: FakeSocketMode;
+let child: ChildProcess;
+let url: string;
+const entries: Array<Record<string, unknown>> = [];
+
+/** One HTTP request with the target exactly as given (no client-side normalising). */
+function raw(method: string, target: string): Promise<number> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: hostname, port, method, path: target }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(method === 'POST' ? '{}' : undefined);
+  });
+}
+
+function logged(message: RegExp): Array<Record<string, unknown>> {
+  return entries.filter((e) => message.test(String(e.message)));
+}
+
+async function until<T>(read: () => T | undefined, what: string, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = read();
+    if (value !== undefined) return value;
+    if (child.exitCode !== null) throw new Error(`the bot exited (${child.exitCode}) before ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+beforeAll(async () => {
+  slack = await FakeSlack.start();
+  socket = await FakeSocketMode.start();
+  slack.on('apps.connections.open', () => ({ status: 200, body: { ok: true, url: socket.url } }));
+  child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: process.cwd(),
+    env: {
+      PATH: process.env.PATH,
+      PORT: '0',
+      STORE_URL: 'memory://',
+      LOG_LEVEL: 'info',
+      SLACK_BOT_TOKEN: 'xoxb-socket-test',
+      SLACK_APP_TOKEN: 'xapp-socket-test',
+      SLACK_API_URL: slack.apiUrl,
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let buffered = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString();
+    const lines = buffered.split('\n');
+    buffered = lines.pop() ?? '';
+    for (const line of lines) if (line.startsWith('{')) entries.push(JSON.parse(line));
+  });
+  const started = await until(() => logged(/^Slack app started$/)[0], 'the Slack app to start');
+  expect(started.mode).toBe('socket');
+  url = String(started.url);
+  await until(() => logged(/is running/)[0], 'the bot to say it is running');
+}, 60_000);
+
+afterAll(async () => {
+  if (child && child.exitCode === null) {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+  await socket?.stop();
+  await slack?.stop();
+});
+
+describe('Socket Mode: the routes on PORT', () => {
+  it('connects over the socket that apps.connections.open (at SLACK_API_URL) hands out', async () => {
+    expect(slack.callsTo('apps.connections.open')).toHaveLength(1);
+    expect(socket.connections).toBe(1);
+  });
+
+  it.each([
+    ['GET', '//'],
+    ['GET', '/healthz%zz'],
+    ['GET', '/livez/%E0%A4%A'],
+    ['POST', '/webhooks/cngn%zz'],
+    ['POST', '/callbacks/bridge/%zz'],
+  ])('answers %s %s with 400 and a log line', async (method, target) => {
+    const before = logged(/refused a request whose target is not a path/).length;
+    expect(await raw(method, target)).toBe(400);
+    const after = await until(() => {
+      const lines = logged(/refused a request whose target is not a path/);
+      return lines.length > before ? lines : undefined;
+    }, 'the log line');
+    expect(after.at(-1)).toMatchObject({ level: 'warn', status: 400 });
+  });
+
+  it('keeps running: /healthz and webhooks answer, and a slash command over the socket is acked and answered', async () => {
+    expect(await raw('GET', '/healthz')).toBe(200);
+    // Unsigned (no CNGN_WEBHOOK_SECRET match): refused as a webhook, not as a target.
+    expect(await raw('POST', '/webhooks/cngn')).toBe(401);
+    socket.sendCommand('env-help-1', 'help', slack.responseUrl('socket-help'));
+    await socket.waitFor((m) => m.envelope_id === 'env-help-1');
+    const answer = await slack.waitFor('response_url:socket-help');
+    expect(JSON.stringify(answer.body)).toContain('/cngn');
+    expect(child.exitCode).toBeNull();
+    expect(logged(/uncaught|unhandled/)).toEqual([]);
+  });
+});

@@ -1,0 +1,160 @@
+// Redis stopped or hung under a running bot: health says so (503 with the reason, liveness still
+// 200), a signed webhook is answered 503 instead of left waiting, an Approve click is answered
+// privately "try again" (no review opens), a review submitted while it hangs is refused in the modal,
+// and a rejection keeps its modal open saying so, while the request stays
+// exactly as it was — also once Redis answers again.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { NOT_RECORDED } from '../../../src/slack/approvals/actions/click.js';
+import { clearStore, createStore, type Store } from '../../../src/store/index.js';
+import { REDIS_URL, redisAvailable, testPrefix } from '../../support/redis.js';
+import { openReview, type ReviewView, refusedInModal, submitReview } from '../../support/review.js';
+import { blockAction, textValue, viewSubmission } from '../../support/slack-requests.js';
+import { TcpProxy } from '../../support/tcp-proxy.js';
+import { postWebhook, webhookBody } from '../../webhooks/support.js';
+import {
+  APPROVALS_CHANNEL,
+  APPROVER_A,
+  type ApprovalApp,
+  approve,
+  fileWithdrawal,
+  startApprovalApp,
+  waitUntil,
+} from '../approvals/support.js';
+
+const hasRedis = await redisAvailable();
+
+describe.skipIf(!hasRedis)('a bot whose Redis stops answering', () => {
+  let proxy: TcpProxy;
+  let store: Store;
+  /** The same keys, straight to Redis: what is really stored, whatever the bot's connection does. */
+  let direct: Store;
+  let app: ApprovalApp;
+
+  beforeEach(async () => {
+    const prefix = testPrefix('store-down');
+    proxy = await TcpProxy.forRedis(REDIS_URL);
+    store = await createStore(proxy.url, { prefix });
+    direct = await createStore(REDIS_URL, { prefix });
+    app = await startApprovalApp({ store });
+  });
+  afterEach(async () => {
+    proxy.thaw();
+    await app.stop();
+    await proxy.stop();
+    await store.close();
+    await clearStore(direct);
+    await direct.close();
+  });
+
+  const health = async (path: string) => {
+    const response = await fetch(`${app.baseUrl}${path}`);
+    return { status: response.status, body: (await response.json()) as { ok: boolean; reason?: string } };
+  };
+
+  const webhook = () =>
+    postWebhook(
+      `${app.baseUrl}/webhooks/cngn`,
+      webhookBody('deposit.received', { amount: '5000' }),
+      app.sandbox.webhookSecret,
+    );
+
+  it('says so on /healthz with the reason while Redis is stopped; /livez stays 200', async () => {
+    expect(await health('/healthz')).toEqual({ status: 200, body: { ok: true } });
+    await proxy.stop();
+    const down = await health('/healthz');
+    expect(down.status).toBe(503);
+    expect(down.body.ok).toBe(false);
+    expect(down.body.reason).toMatch(/^the store \(redis\) failed: /);
+    expect(await health('/livez')).toEqual({ status: 200, body: { ok: true } });
+  });
+
+  it('says so on /healthz while Redis hangs', async () => {
+    proxy.freeze();
+    expect(await health('/healthz')).toEqual({
+      status: 503,
+      body: { ok: false, reason: 'the store (redis) did not answer within 1000 ms' },
+    });
+    expect((await health('/livez')).status).toBe(200);
+  });
+
+  it('answers a signed webhook 503 while Redis hangs, instead of leaving the sender waiting', async () => {
+    proxy.freeze();
+    const reply = await webhook();
+    expect(reply.status).toBe(503);
+    expect(JSON.parse(reply.body)).toEqual({
+      ok: false,
+      error: 'could not store the event; try again later',
+    });
+  });
+
+  it('answers a signed webhook 503 while Redis is stopped', async () => {
+    await proxy.stop();
+    expect((await webhook()).status).toBe(503);
+  });
+
+  it('tells an approver privately to try again while Redis is stopped, and changes nothing', async () => {
+    const id = await fileWithdrawal(app, '1200');
+    const updates = app.slack.callsTo('chat.update').length;
+    await proxy.stop();
+    const answered = await approve(app, id, APPROVER_A);
+    expect(answered.clicked.status).toBe(200);
+    // No review opens on figures the bot could not read.
+    expect(answered.view).toBeUndefined();
+    expect(answered.told?.body.text).toBe(NOT_RECORDED);
+    const after = await direct.get<{ state: string; approvals: unknown[] }>(`approval:${id}`);
+    expect(after?.state).toBe('pending');
+    expect(after?.approvals).toEqual([]);
+    expect(app.slack.callsTo('chat.update')).toHaveLength(updates);
+    expect(app.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+  });
+
+  it('keeps the reject modal open with the reason while Redis is stopped, and changes nothing', async () => {
+    const id = await fileWithdrawal(app, '1250');
+    await proxy.stop();
+    const response = await viewSubmission(app.sender, {
+      callbackId: 'approval.reject.submit',
+      privateMetadata: JSON.stringify({ id, channel: APPROVALS_CHANNEL }),
+      userId: APPROVER_A,
+      values: { 'reject.reason': { 'reject.reason': textValue('wrong amount') } },
+    });
+    expect(response.json()).toMatchObject({
+      response_action: 'errors',
+      errors: { 'reject.reason': expect.stringContaining('could not be recorded just now') },
+    });
+    expect((await direct.get<{ state: string }>(`approval:${id}`))?.state).toBe('pending');
+  });
+
+  it('answers a review submitted while Redis hangs in the modal, and the submission never counts once it is back', async () => {
+    const id = await fileWithdrawal(app, '1300');
+    const opened = await openReview(app.slack, APPROVER_A, (triggerId) =>
+      blockAction(app.sender, {
+        actionId: 'approval.approve',
+        value: id,
+        userId: APPROVER_A,
+        channelId: APPROVALS_CHANNEL,
+        messageTs: '1.0',
+        triggerId,
+      }),
+    );
+    proxy.freeze();
+    const refused = await submitReview(app.sender, opened.view as ReviewView, APPROVER_A);
+    // Slack needs its answer before the store does: what the review showed cannot be read, so nothing
+    // was approved, and the modal says so.
+    expect(refused.json()).toMatchObject({ response_action: 'update' });
+    expect(refusedInModal(refused)).toContain(
+      'could not be checked against what it showed (the bot could not reach its store), so nothing was approved',
+    );
+    proxy.thaw(); // everything the hung submission sent arrives now
+    // Submitting again goes through, once: the first submission was never recorded, late or otherwise.
+    expect(
+      refusedInModal(await submitReview(app.sender, opened.view as ReviewView, APPROVER_A)),
+    ).toBeUndefined();
+    await waitUntil(async () => (await direct.get<{ state: string }>(`approval:${id}`))?.state === 'sent');
+    await app.engine.idle();
+    const after = await direct.get<{ approvals: Array<{ user: string }> }>(`approval:${id}`);
+    expect(after?.approvals.map((a) => a.user)).toEqual([APPROVER_A]);
+    expect(app.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+    const ephemerals = app.slack.callsTo('chat.postEphemeral').filter((c) => c.body.user === APPROVER_A);
+    expect(ephemerals.map((c) => c.body.text)).toEqual([]);
+  });
+});
