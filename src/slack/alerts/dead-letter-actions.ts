@@ -11,7 +11,8 @@ import {
   repostModal,
   repostSummary,
 } from './dead-letter-blocks.js';
-import { type DeadLetterSlackDeps, NOT_AN_APPROVER, repostLetters } from './dead-letter-command.js';
+import { NOT_AN_APPROVER, repostLetters } from './dead-letter-command.js';
+import type { DeadLetterSlackDeps } from './types.js';
 
 const metadataSchema = z.object({ target: z.string().min(1) });
 

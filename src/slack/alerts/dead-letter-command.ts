@@ -1,17 +1,13 @@
 // `/cngn deadletters`: the alerts Slack refused, with why. `/cngn deadletters repost <id|all> <channel>`:
 // an approver re-posts one or all of them to a channel; each re-post (or Slack's refusal) is audited,
 // and a re-posted letter leaves the list. The buttons and modal of the list end in repostLetters too.
+
 import { escapeMrkdwn, mentionChannel } from '../../format/mrkdwn.js';
-import type { DeadLetter, DeadLetterDesk, RepostOutcome, RepostResult } from '../../webhooks/index.js';
-import type { ApprovalSlackDeps } from '../approvals/types.js';
+import type { DeadLetter, RepostOutcome, RepostResult } from '../../webhooks/index.js';
 import { errorMessage, noticeMessage } from '../reads/blocks.js';
 import type { FeatureSubcommand, SlackMessage } from '../types.js';
 import { ALL_LETTERS, deadLettersMessage, repostSummary, shortId } from './dead-letter-blocks.js';
-
-export interface DeadLetterSlackDeps {
-  desk: DeadLetterDesk;
-  approvals: ApprovalSlackDeps;
-}
+import type { DeadLetterSlackDeps } from './types.js';
 
 export const DEAD_LETTERS_USAGE =
   'Usage: `/cngn deadletters` to list them, `/cngn deadletters repost &lt;id|all&gt; &lt;#channel or its ID&gt;` to re-post (approvers).';

@@ -2,14 +2,15 @@
 // Pure builders: counts and decimal-exact totals by kind, then each event with its amount, reference
 // and explorer link, in the order the events were accepted. Failures never come here (see
 // webhooks/digest.ts): they are posted alone, with the single-event layout.
+
 import type { SectionBlock } from '@slack/types';
 import type { WebhookData } from '../../cngn/schemas.js';
 import { environmentMarker, naira, shortHash } from '../../format/display.js';
 import { explorerUrl } from '../../format/explorer.js';
 import { Money } from '../../format/money.js';
 import { escapeMrkdwn, explorerLink, inertUrl, mentionChannel, slackPermalink } from '../../format/mrkdwn.js';
-import type { AlertRecord } from '../../webhooks/index.js';
 import type { AlertInput, AlertMessage, DigestInput, DigestRendering } from '../../webhooks/types.js';
+import type { AlertWhereabouts } from './types.js';
 
 type Block = Record<string, unknown>;
 
@@ -185,18 +186,6 @@ export const alertDigest: DigestRendering = {
   message: alertDigestMessage,
   placeholder: alertDigestPlaceholder,
 };
-
-/** An alert's place as `/cngn tx` shows it; `permalink` when Slack gave one for its message. */
-export interface AlertWhereabouts {
-  event: string;
-  state: 'posted' | 'waiting' | 'set-aside';
-  channel?: string;
-  ts?: string;
-  digestPart?: number;
-  permalink?: string;
-  /** What the event said (webhooks/index.ts AlertRecord), for when the service cannot answer. */
-  recorded?: AlertRecord;
-}
 
 /** `` `deposit.completed` ``: the event's name as code. */
 export function eventName(alert: Pick<AlertWhereabouts, 'event'>): string {

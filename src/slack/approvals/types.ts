@@ -1,4 +1,5 @@
-// What every part of the approvals feature's Slack side is given by the wiring.
+// Types the approvals feature's Slack side shares: what the wiring gives it, and what its commands,
+// actions, views and blocks pass between them.
 import type { ApprovalEngine } from '../../approvals/index.js';
 import type { CngnApi } from '../../cngn/api.js';
 import type { Logger } from '../../log.js';
@@ -14,4 +15,22 @@ export interface ApprovalSlackDeps {
   deliveries: Deliveries;
   now?: () => Date;
   log?: Pick<Logger, 'warn'> & Partial<Pick<Logger, 'error'>>;
+}
+
+/** Values to show again (prefill from arguments, or the form re-shown after a failed check). */
+export type Prefill = Record<string, string | undefined>;
+
+/** Field id → reason, shown under the field when a check after submission failed. */
+export type FieldErrors = Record<string, string>;
+
+export interface BankChoice {
+  name: string;
+  code: string;
+}
+
+export interface Click {
+  user: string;
+  channel: string | undefined;
+  value: string;
+  triggerId: string | undefined;
 }

@@ -9,10 +9,10 @@ import {
   type NetworksMetadata,
   networkOptions,
   networksMetadata,
-  type Prefill,
   selectInput,
   textInput,
 } from '../approvals/blocks/modals.js';
+import type { Prefill } from '../approvals/types.js';
 
 export const DEPOSIT_VIEW = 'deposit.submit';
 export const QUOTE_VIEW = 'quote.submit';

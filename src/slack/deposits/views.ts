@@ -5,7 +5,6 @@ import { z } from 'zod';
 import type { CngnApi } from '../../cngn/api.js';
 import { environmentMarker } from '../../format/display.js';
 import { amountReason, Money } from '../../format/money.js';
-import { escapeMrkdwn } from '../../format/mrkdwn.js';
 import { checkWalletAddress, familyOf } from '../../format/wallet-address.js';
 import type { Logger } from '../../log.js';
 import { noticeView } from '../approvals/blocks/modals.js';

@@ -18,7 +18,7 @@ import {
 import { escapeMrkdwn, mentionUser, slackPermalink } from '../../format/mrkdwn.js';
 import type { RecentAlert } from '../../webhooks/recent.js';
 import { approvalButtons, destinationFields, hiddenCharactersNotice } from '../approvals/blocks/message.js';
-import { requestTitle, STATE_WORDS, stateWords } from '../approvals/blocks/words.js';
+import { requestTitle, stateWords } from '../approvals/blocks/words.js';
 import { delegationLines } from '../delegation/blocks.js';
 
 export const HOME_WAITING_BLOCK = 'home.waiting';

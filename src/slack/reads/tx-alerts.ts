@@ -3,7 +3,8 @@
 import type { KnownBlock } from '@slack/types';
 import { lagosTime, serviceAmount } from '../../format/display.js';
 import { escapeMrkdwn } from '../../format/mrkdwn.js';
-import { type AlertWhereabouts, eventName, whereaboutsText } from '../alerts/digest-blocks.js';
+import { eventName, whereaboutsText } from '../alerts/digest-blocks.js';
+import type { AlertWhereabouts } from '../alerts/types.js';
 import type { SlackMessage } from '../types.js';
 import { statusLabel } from './blocks.js';
 

@@ -10,7 +10,6 @@ import {
   type Refusal,
 } from '../../../approvals/index.js';
 import type { ApprovalRequest } from '../../../approvals/types.js';
-import type { CngnApi } from '../../../cngn/api.js';
 import { escapeMrkdwn } from '../../../format/mrkdwn.js';
 import { withinDeadline } from '../../../store/index.js';
 import { refusalText } from '../blocks/lists.js';
@@ -24,10 +23,9 @@ import {
 import { rejectModal } from '../blocks/modals.js';
 import { reviewModal, SLACK_CHANNEL_ID } from '../blocks/review.js';
 import { requestTitle } from '../blocks/words.js';
-import type { ApprovalSlackDeps } from '../types.js';
+import type { ApprovalSlackDeps, Click } from '../types.js';
 import {
   CLICK_ACK_DEADLINE_MS,
-  type Click,
   MAYBE_NOT_RECORDED,
   NOT_RECORDED,
   RECHECKING,

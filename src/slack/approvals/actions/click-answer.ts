@@ -4,7 +4,7 @@
 import type { WebClient } from '@slack/web-api';
 import type { ApprovalRequest } from '../../../approvals/types.js';
 import { SLACK_CHANNEL_ID } from '../blocks/review.js';
-import type { Click } from './click.js';
+import type { Click } from '../types.js';
 
 export async function answerPlace(
   client: WebClient,

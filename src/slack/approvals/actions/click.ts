@@ -2,9 +2,11 @@
 // engine persists the decision first, within a bound that keeps the ack inside Slack's 3 s. A click
 // that could not be recorded in time changes nothing and the person is told privately to try again;
 // one whose write had started when it failed may have been recorded, and the person is told to look.
+
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type { ClickOptions } from '../../../approvals/index.js';
+import type { Click } from '../types.js';
 
 /** After this, no write of the click starts: a click answered "try again" has changed nothing. */
 export const CLICK_WRITE_DEADLINE_MS = 1_500;
@@ -29,13 +31,6 @@ const clickSchema = z.object({
   trigger_id: z.string().nullish(),
   actions: z.tuple([z.object({ value: z.string().min(1).max(200) })], z.unknown()),
 });
-
-export interface Click {
-  user: string;
-  channel: string | undefined;
-  value: string;
-  triggerId: string | undefined;
-}
 
 /** The click as zod reads it, or the first problem in words ("actions.0.value: …") and who clicked. */
 export function readClick(

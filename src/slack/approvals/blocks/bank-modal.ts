@@ -1,7 +1,9 @@
 // Modals that name a Nigerian bank account: redeem and settlement. The bank picker is an
 // external_select (a static select holds at most 100 options; the bank list is longer).
+
 import type { KnownBlock, ModalView, PlainTextOption } from '@slack/types';
-import { type FieldErrors, modal, option, type Prefill, textInput, withErrors } from './modals.js';
+import type { BankChoice, FieldErrors, Prefill } from '../types.js';
+import { modal, option, textInput, withErrors } from './modals.js';
 
 export const REDEEM_VIEW = 'redeem.submit';
 export const SETTLEMENT_VIEW = 'settlement.submit';
@@ -11,11 +13,6 @@ export const SETTLEMENT = { bank: 'settlement.bank', account: 'settlement.accoun
 
 /** Action ids whose options are loaded from the bank list as the person types. */
 export const BANK_PICKERS = [REDEEM.bank, SETTLEMENT.bank] as const;
-
-export interface BankChoice {
-  name: string;
-  code: string;
-}
 
 export function bankPicker(id: string, initial?: BankChoice): KnownBlock {
   return {

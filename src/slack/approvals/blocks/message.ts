@@ -27,7 +27,7 @@ import {
   lifecycleThreadReply,
   requesterReminderNotice,
 } from './reminders.js';
-import { environmentLabel, KIND_TITLE, requestTitle, STATE_WORDS, stateWords } from './words.js';
+import { environmentLabel, KIND_TITLE, requestTitle, stateWords } from './words.js';
 
 export const APPROVE_ACTION = 'approval.approve';
 export const REJECT_ACTION = 'approval.reject';

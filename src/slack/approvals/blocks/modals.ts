@@ -1,9 +1,11 @@
 // Modals that file approval requests (withdraw, bridge, whitelist add) and the reject reason modal.
 // Pure builders: data in, view out. Block ids equal action ids so submissions read `values[id][id]`.
+
 import type { KnownBlock, ModalView, PlainTextOption } from '@slack/types';
 import { shortAddress } from '../../../format/evm-address.js';
 import { escapeMrkdwn, markHiddenCharacters } from '../../../format/mrkdwn.js';
 import { type AddressFamily, addressFamily } from '../../../format/wallet-address.js';
+import type { FieldErrors, Prefill } from '../types.js';
 
 export const WITHDRAW_VIEW = 'withdraw.submit';
 export const BRIDGE_VIEW = 'bridge.submit';
@@ -47,11 +49,6 @@ export interface WhitelistChoice {
   networkName: string;
   address: string;
 }
-
-/** Values to show again (prefill from arguments, or the form re-shown after a failed check). */
-export type Prefill = Record<string, string | undefined>;
-/** Field id → reason, shown under the field when a check after submission failed. */
-export type FieldErrors = Record<string, string>;
 
 /** plain_text, shown as typed: outside text in options (network, bank names) has its hidden characters marked. */
 const plain = (text: string) => ({

@@ -9,8 +9,7 @@ import { FORM_NOT_OPENED } from '../../reads/commands.js';
 import { describeError } from '../../runtime/errors.js';
 import { openModalWhileLoading } from '../../runtime/open-modal.js';
 import type { CommandContext } from '../../types.js';
-import type { BankChoice } from '../blocks/bank-modal.js';
-import type { ApprovalSlackDeps } from '../types.js';
+import type { ApprovalSlackDeps, BankChoice } from '../types.js';
 
 /** Opens the form, or says privately that Slack did not; answers nothing more (undefined). */
 export async function openModal(

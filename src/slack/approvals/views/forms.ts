@@ -8,8 +8,9 @@ import {
   checkWalletAddress,
   familyOf,
 } from '../../../format/wallet-address.js';
-import { type BankChoice, parseBankOption, REDEEM, SETTLEMENT } from '../blocks/bank-modal.js';
+import { parseBankOption, REDEEM, SETTLEMENT } from '../blocks/bank-modal.js';
 import { BRIDGE, REJECT, WHITELIST, WITHDRAW } from '../blocks/modals.js';
+import type { BankChoice } from '../types.js';
 
 // One input element's state as Slack sends it; only the fields our forms read are checked.
 const elementSchema = z.looseObject({
