@@ -1,8 +1,9 @@
 // The documentation as a newcomer meets it: the README stays short, every relative link in it and in
 // docs/ leads to a file (and a heading, when it names one), every page is linked from somewhere, and
-// the generated configuration page is what `npm run docs` makes from the configuration schema today.
+// the generated configuration page is what `npm run docs` makes from the configuration schema today,
+// and every file or folder of the tree the text names in a code span is there.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { CONFIGURATION_PAGE, configurationPage } from '../scripts/docs/configuration.js';
@@ -72,6 +73,51 @@ function brokenLinks(page: string): string[] {
   return broken;
 }
 
+/** The repository's own top-level folders and those of src/: a path starting with one is a path of the tree. */
+const TOP_FOLDERS = new Set(['src', 'test', 'docs', 'scripts', 'prove', 'bench', '.ci']);
+const SRC_FOLDERS = new Set(
+  readdirSync(join(ROOT, 'src'), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name),
+);
+
+/** The paths of the tree a page names in inline code (`src/…`, `test/…`, or `approvals/ports.ts` under src/). */
+function namedPaths(markdown: string): string[] {
+  const spans = [...markdown.matchAll(/`([^`\n]+)`/g)].map((m) => (m[1] ?? '').trim());
+  return spans.filter((span) => {
+    if (!/^[\w.*-]+(?:\/[\w.*-]+)*\/?$/.test(span) || !span.includes('/')) return false;
+    const first = span.split('/')[0] ?? '';
+    return TOP_FOLDERS.has(first) || SRC_FOLDERS.has(first);
+  });
+}
+
+/** Whether a named path is there: from the root, or under src/; a `*` in the last part matches any text. */
+function pathExists(path: string): boolean {
+  const first = path.split('/')[0] ?? '';
+  const full = join(ROOT, TOP_FOLDERS.has(first) ? '' : 'src', path.replace(/\/$/, ''));
+  if (!full.includes('*')) return existsSync(full);
+  const pattern = new RegExp(
+    `^${basename(full)
+      .replace(/[.+?^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')}$`,
+  );
+  return existsSync(dirname(full)) && readdirSync(dirname(full)).some((name) => pattern.test(name));
+}
+
+/** The entries of the README's source map (the fenced block that starts at `src/`), as paths of the tree. */
+function sourceMapPaths(readme: string): string[] {
+  const block = /^```text\nsrc\/\n([\s\S]*?)^```/m.exec(readme)?.[1] ?? '';
+  const paths: string[] = [];
+  let folder = '';
+  for (const [, indent = '', entry = ''] of block.matchAll(/^( +)(\S+)/gm)) {
+    if (indent.length === 2) {
+      folder = entry.endsWith('/') ? entry : '';
+      paths.push(`src/${entry}`);
+    } else if (indent.length > 2) paths.push(`src/${folder}${entry}`);
+  }
+  return paths;
+}
+
 describe('the documentation', () => {
   it('keeps the README to at most 200 lines', () => {
     expect(read('README.md').split('\n').length).toBeLessThanOrEqual(200);
@@ -79,6 +125,18 @@ describe('the documentation', () => {
 
   it('has no relative link that leads nowhere, in the README or in docs/', () => {
     expect(PAGES.flatMap(brokenLinks)).toEqual([]);
+  });
+
+  it('names only files and folders that are in the tree, in the README and in docs/', () => {
+    const missing = PAGES.flatMap((page) =>
+      namedPaths(read(page))
+        .filter((path) => !pathExists(path))
+        .map((path) => `${page}: ${path}`),
+    );
+    const map = sourceMapPaths(read('README.md'));
+    expect(map).toContain('src/approvals/ports.ts');
+    missing.push(...map.filter((path) => !pathExists(path)).map((path) => `README.md source map: ${path}`));
+    expect(missing).toEqual([]);
   });
 
   it('links every page of docs/ from the README or another page', () => {
@@ -91,6 +149,19 @@ describe('the documentation', () => {
       ),
     );
     expect(PAGES.filter((page) => page !== 'README.md' && !linked.has(page))).toEqual([]);
+  });
+
+  it('reads the paths a page names as paths of the tree', () => {
+    const page =
+      '`src/approvals/ports.ts`, `approvals/ports.ts`, `test/workbench/browser-*.test.ts`, `a/b`, `dist/main.js`, `/slack/events`';
+    expect(namedPaths(page)).toEqual([
+      'src/approvals/ports.ts',
+      'approvals/ports.ts',
+      'test/workbench/browser-*.test.ts',
+    ]);
+    expect(namedPaths(page).every(pathExists)).toBe(true);
+    expect(pathExists('src/approvals/no-such-file.ts')).toBe(false);
+    expect(pathExists('test/workbench/nothing-*.test.ts')).toBe(false);
   });
 
   it('reads links, code spans and heading anchors as GitHub does', () => {
