@@ -65,7 +65,21 @@ const amount = fc.oneof(
   fc.double().map(String),
   fc.integer().map(String),
   fc.stringMatching(/^-?[0-9]{0,12}([.,][0-9]{0,8})?$/),
-  fc.constantFrom('1e9', 'NaN', 'Infinity', '0', '-0', '0.000000001', '999999999999999999999', '1,500.50'),
+  fc.constantFrom(
+    '1e9',
+    '1e309',
+    '1e+21',
+    'NaN',
+    'Infinity',
+    '0',
+    '-0',
+    '-500',
+    '0.001',
+    '0.000000001',
+    '999999999999999999999',
+    '9'.repeat(400),
+    '1,500.50',
+  ),
 );
 const token = fc.oneof(
   fc.constantFrom(...WORDS),
@@ -309,6 +323,38 @@ function hiddenLine(calls: SlackCall[], seed: number): Omit<Line, 'seconds'> {
   };
 }
 
+/** A naira figure as the bot writes one: `₦1,500.00` (with a minus only for its own debits). */
+const FIGURE = /^-?₦\d{1,3}(?:,\d{3})*\.\d{2}$/;
+
+/**
+ * Every naira figure in what the bot posted while webhook bodies of every shape came in: amounts such
+ * as `1e309`, `NaN`, `-500`, `0.001` or 400 digits are never drawn as a figure (they ask for a person).
+ */
+function figuresLine(calls: SlackCall[], seed: number): Omit<Line, 'seconds'> {
+  let figures = 0;
+  const bad: string[] = [];
+  for (const call of calls) {
+    const { mrkdwn, plain } = slackTexts((call.body.view as unknown) ?? call.body);
+    for (const text of [...mrkdwn, ...plain]) {
+      for (const [figure] of text.matchAll(/-?₦[^\s`*_~|<>()[\]]*/g)) {
+        figures += 1;
+        // A figure ends the sentence it closes: `₦1,500.00.` or `₦1,500.00,` is still well formed.
+        if (!FIGURE.test(figure.replace(/[.,;:!?]$/, ''))) bad.push(`${call.method}: ${figure.slice(0, 40)}`);
+      }
+    }
+  }
+  const ok = bad.length === 0;
+  return {
+    line: 'fuzz: webhook figures',
+    on: 'memory',
+    target:
+      'every ₦ figure posted for a webhook is a well-formed amount; impossible amounts are never figures',
+    figure: `${figures} figures checked, ${bad.length} malformed`,
+    status: ok ? 'pass' : 'fail',
+    ...(ok ? {} : { note: `${bad.slice(0, 3).join('; ')} (${seedNote(seed)})` }),
+  };
+}
+
 /** Slash commands, modal submissions and webhook bodies through the bot; one line each, and what reached Slack. */
 export async function fuzzBot(n: { commands: number; modals: number; webhooks: number }, seed: number) {
   const harness = await startHarness();
@@ -344,6 +390,7 @@ export async function fuzzBot(n: { commands: number; modals: number; webhooks: n
     lines.push(lineOf('modal submissions', n.modals, tally, catchAll() - before, seed));
 
     const bodies = fc.sample(webhookBody, { numRuns: n.webhooks, seed });
+    const webhooksFrom = harness.slack.calls.length;
     tally = await measure(bodies, async (body) => {
       // Half signed with the right secret (read and judged), half with a wrong one (refused).
       const secret = body.length % 2 ? harness.sandbox.webhookSecret : 'not-the-secret';
@@ -358,6 +405,7 @@ export async function fuzzBot(n: { commands: number; modals: number; webhooks: n
     lines.push(lineOf('webhook bodies', n.webhooks, tally, 0, seed));
     await quiet();
     lines.push(hiddenLine(harness.slack.calls, seed));
+    lines.push(figuresLine(harness.slack.calls.slice(webhooksFrom), seed));
     // The process is still whole: an ordinary command is still answered.
     const alive = await slashCommand(harness.sender, {
       text: 'help',
