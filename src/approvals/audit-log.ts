@@ -1,7 +1,7 @@
 // The audit log of one service environment as a hash chain in the store: appends take the log's lock
 // (shared by every replica), read the last entry, link the new one to it and move the head record by
-// compare-and-set, so two replicas appending at once never fork the chain, even past a lapsed lock. Entries written by an older version (no hash)
-// are sealed by the first chained entry.
+// compare-and-set, so two replicas appending at once never fork the chain, even past a lapsed lock.
+// Entries without a hash (the legacy layout) are sealed by the first chained entry.
 //
 // Retention never truncates silently: only entries older than the retention AND inside an earlier
 // export are removed, oldest first. The shorter log is written as a new generation that starts with a

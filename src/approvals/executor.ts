@@ -73,7 +73,7 @@ export class Executor {
   /** Requests this process claimed and has not recorded an answer for. */
   private readonly held = new Set<string>();
   /** Listeners being told of a claim; the call never waits for them. */
-  private readonly telling = new Set<Promise<void>>();
+  private readonly announcing = new Set<Promise<void>>();
   private readonly staleAfterMs: number;
   private readonly recordRetry: RecordRetry;
   /** Service answers known here and not yet in the store, by request (what shutdown must not drop silently). */
@@ -109,7 +109,7 @@ export class Executor {
   async execute(id: string): Promise<ApprovalRequest | undefined> {
     let claimed: ApprovalRequest | undefined;
     crashPoint('before-claim');
-    if (this.left) return undefined; // shutting down: the next start sends it
+    if (this.isShuttingDown) return undefined; // shutting down: the next start sends it
     try {
       const fresh = await this.freshFigures(id);
       if (fresh === 'not-now') return undefined;
@@ -127,11 +127,11 @@ export class Executor {
       });
     }, EXECUTION_LEASE_MS / 4);
     renewal.unref();
-    this.tell(claimed);
+    this.announceSending(claimed);
     let result: CallResult | CallFailure | undefined;
     try {
       // Shutdown left it before the mark: nothing is sent, and its lease is ended for the next start.
-      if (this.left) return claimed;
+      if (this.isShuttingDown) return claimed;
       result = await this.sendIfStillOurs(claimed);
       if (!result) {
         this.held.delete(id);
@@ -179,7 +179,7 @@ export class Executor {
           return await this.record(claimed, result);
         } catch (error) {
           const spent = Date.now() - started;
-          if (this.leaving.signal.aborted) throw this.leftAtShutdown(claimed, answer, attempt, error);
+          if (this.leaving.signal.aborted) throw this.answerWriteStopped(claimed, answer, attempt, error);
           if (spent + delay > forMs) {
             this.held.delete(claimed.id);
             this.log?.warn(
@@ -199,7 +199,7 @@ export class Executor {
           try {
             await sleep(delay, undefined, { signal: this.leaving.signal });
           } catch {
-            throw this.leftAtShutdown(claimed, answer, attempt, error);
+            throw this.answerWriteStopped(claimed, answer, attempt, error);
           }
           delay = Math.min(delay * 2, maxDelayMs);
         }
@@ -215,7 +215,7 @@ export class Executor {
    * store lets it, else it runs out): after a restart it is called outcome unknown and looked up in
    * the transaction list, never resent. The answer itself is in the log.
    */
-  private leftAtShutdown(
+  private answerWriteStopped(
     claimed: ApprovalRequest,
     answer: Record<string, unknown>,
     attempts: number,
@@ -235,7 +235,7 @@ export class Executor {
    * Shutdown's drain bound passed: every answer still being written is logged (reference and outcome)
    * and its retries stop; calls still under way are named. Both are left to recovery after a restart.
    */
-  leave(): void {
+  abandonUnfinished(): void {
     if (this.leaving.signal.aborted) return;
     this.leaving.abort();
     for (const [, answer] of this.unrecorded) {
@@ -254,20 +254,20 @@ export class Executor {
   }
 
   /** Whether shutdown has left the executions under way (no new call starts then). */
-  get left(): boolean {
+  get isShuttingDown(): boolean {
     return this.leaving.signal.aborted;
   }
 
   /** Resolves when listeners told of claims so far have finished (shutdown, tests). */
   async idle(): Promise<void> {
-    while (this.telling.size > 0) await Promise.allSettled([...this.telling]);
+    while (this.announcing.size > 0) await Promise.allSettled([...this.announcing]);
   }
 
   /** Tell listeners that it is being sent, without waiting for them: the money never waits on Slack. */
-  private tell(request: ApprovalRequest): void {
+  private announceSending(request: ApprovalRequest): void {
     const told = this.core.notify(request);
-    this.telling.add(told);
-    void told.finally(() => this.telling.delete(told));
+    this.announcing.add(told);
+    void told.finally(() => this.announcing.delete(told));
   }
 
   /**

@@ -346,7 +346,7 @@ export class ApprovalEngine {
     this.timer = undefined;
     const drainMs = options.drainMs ?? STOP_DRAIN_MS;
     if (!(await within(this.idle(), drainMs))) {
-      this.executor.leave();
+      this.executor.abandonUnfinished();
       // The retries stop at once; a store write already under way may not return before we go.
       await within(this.idle(), RELEASE_BOUND_MS);
     }

@@ -249,22 +249,22 @@ export class Tracker {
     const now = this.now();
     const open = await this.repo.openRequests();
     for (const request of open.filter((r) => r.state === 'sent' && this.isDue(r, now))) {
-      await this.guard([request], () => this.pollOne(request));
+      await this.checkOrRetryLater([request], () => this.pollOne(request));
     }
     const unknown = open.filter((r) => r.state === 'outcome-unknown');
     const inList = unknown.filter(
       (r) => (r.kind === 'withdraw' || r.kind === 'redeem' || r.kind === 'bridge') && this.isDue(r, now),
     );
-    if (inList.length > 0) await this.guard(inList, () => this.reconciler.reconcile(inList));
+    if (inList.length > 0) await this.checkOrRetryLater(inList, () => this.reconciler.reconcile(inList));
     for (const request of unknown.filter((r) => r.kind === 'whitelist' && this.isDue(r, now))) {
-      await this.guard([request], () => this.reconciler.reconcileWhitelist(request));
+      await this.checkOrRetryLater([request], () => this.reconciler.reconcileWhitelist(request));
     }
     for (const request of unknown.filter((r) => r.kind === 'delegation')) {
-      await this.guard([request], () => this.settleDelegation(request));
+      await this.checkOrRetryLater([request], () => this.settleDelegation(request));
     }
     for (const request of unknown.filter((r) => r.kind === 'settlement')) {
       if (!hasNotice(request, 'needs-manual-check')) {
-        await this.guard([], () => this.reconciler.settlementNeedsAPerson(request));
+        await this.checkOrRetryLater([], () => this.reconciler.settlementNeedsAPerson(request));
       }
     }
   }
@@ -285,7 +285,7 @@ export class Tracker {
   }
 
   /** Run a check; if it fails, log it and look at these requests again later. */
-  private async guard(requests: ApprovalRequest[], fn: () => Promise<void>): Promise<void> {
+  private async checkOrRetryLater(requests: ApprovalRequest[], fn: () => Promise<void>): Promise<void> {
     try {
       await fn();
     } catch (error) {

@@ -1,12 +1,9 @@
 // The service allows N requests per window per API key and blocks the key when one more arrives, so
 // every request (retries included) first takes a slot here. The slot log lives in the store under a
 // lock, so every replica sharing the store shares one budget.
-//
-// Why it cannot trip the key: a slot stays taken from the moment it is granted until windowMs +
-// marginMs after its request *finished*. Any request the service counts in one of its windows
-// arrived after its own grant and before its completion, so at the grant of the last of them all the
-// others still held their slots: at most N arrive in any window, whatever the network delays. The
-// margin absorbs clock differences between replicas.
+// A slot stays taken until windowMs + marginMs after its request *finished*, so at most N requests
+// reach the service in any of its windows, whatever the network delays
+// (docs/decisions/shared-rate-limiter.md).
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { LockTimeoutError, type Store } from '../store/index.js';

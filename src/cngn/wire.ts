@@ -94,8 +94,8 @@ export function openRequestBody(body: SealedRequestBody, encryptionKey: string):
 
 // ---- NaCl box (crypto_box_curve25519xsalsa20poly1305) ---------------------------------------------
 
-// Node imports raw X25519 keys only wrapped: PKCS#8 DER for a secret, JWK for a public key (JWK is
-// several times cheaper than DER to import, and a public key is imported per response).
+// Node imports raw X25519 keys only wrapped: PKCS#8 DER for a secret, JWK for a public key (the
+// cheaper wrapping to import, and a public key is imported per response).
 const X25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b656e04220420', 'hex');
 const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 /** SPKI DER of an X25519 or Ed25519 public key: a 12-byte header, then the 32 raw bytes. */
@@ -224,7 +224,7 @@ const curvePublics = new Map<string, Uint8Array>();
 /**
  * libsodium crypto_sign_ed25519_pk_to_curve25519 (birational map to Montgomery form). Node has no
  * such conversion, so this one step stays on @noble/curves, done once per key. Only the sandbox and
- * tests need it, so the library is loaded on first use rather than at every start-up (~30 ms CPU).
+ * tests need it, so the library is loaded on first use rather than at every start-up.
  */
 export async function curvePublicFromEd25519(publicKey: Uint8Array): Promise<Uint8Array> {
   const id = Buffer.from(publicKey).toString('hex');

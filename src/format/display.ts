@@ -35,9 +35,9 @@ export function serviceAmount(amount: string): string {
   return `not a valid amount: "${cut}"`;
 }
 
-// One Intl formatter for every Lagos time: building date-fns TZDates per call cost more than the rest
-// of a /cngn answer together. Built on first use: it pulls ~6 MB of ICU's locale and time-zone data
-// into the process, which a bot that has shown no time yet (idle after start-up) need not hold.
+// One Intl formatter for every Lagos time, built once and on first use: it maps ICU's locale and
+// time-zone data into the process, which a bot that has shown no time yet need not hold
+// (docs/decisions/idle-memory-flags.md).
 let lagosFormat: Intl.DateTimeFormat | undefined;
 
 function lagosFormatter(): Intl.DateTimeFormat {

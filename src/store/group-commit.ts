@@ -1,30 +1,9 @@
-// Group commit for the SQLite store: every statement sent to the connection within one turn of the
-// event loop runs inside one transaction, and each statement's promise settles only once that
-// transaction has committed. A synced commit costs the same for one write as for a hundred, so
-// concurrent requests share it; each still hears back only after its own data is on disk, and no
-// caller ever sees a value that is not committed yet (reads go to a second connection that only sees
-// committed data, or without one wait for the commit too).
-//
-// Statements keep their own meaning inside the batch: a conditional INSERT is still decided by the
-// database, and a statement that fails is undone on its own (SQLite's statement rollback) and
-// rejects alone. If the commit fails, or a statement fails in a way that may have rolled back the
-// whole transaction, the batch stops and every statement of it rejects: nothing of it was promised
-// to anyone, and nothing runs outside the transaction.
-//
-// A conditional write (`conditional`) is a statement plus the statements that follow from whether it
-// changed a row (a claim, then what only its winner writes): they commit together or not at all. The
-// first runs with the batch's single statements, the follow-ups right after, all of them together
-// again. A follow-up that fails cannot be undone alone, so it fails the whole batch: every statement
-// of it rejects and nothing of it stays, as when the commit fails.
-//
-// Each statement sent to SQLite's thread is a round trip through the event loop, which under load
-// waits behind whatever else the process is doing; a batch run statement by statement took as long as
-// its statements' round trips. So where the connection can run a script (`exec`), a batch of writes
-// runs as three: its statements and conditional writes (each one's outcome noted in a temporary
-// table), the read of those outcomes, then the winners' follow-ups and the commit. Should the script
-// fail, it is rolled back whole and the batch runs again statement by statement, where a failing
-// statement fails alone as before. A statement that answers rows (a read, RETURNING) or a parameter
-// that has no exact literal keeps its batch on that path.
+// Group commit for the SQLite store: statements sent within one turn of the event loop share one
+// transaction, and each promise settles only once it has committed, because a synced commit costs the
+// same for one write as for a hundred. A statement that fails rejects alone; a failed commit rejects
+// the whole batch. A conditional write commits with its follow-ups or not at all. Where the connection
+// can run a script, a batch runs as three round trips whatever its size, falling back to statement by
+// statement when the script fails. Details: docs/decisions/sqlite-group-commit.md.
 
 import { inlineParameters } from './sql-inline.js';
 

@@ -132,7 +132,7 @@ export async function connectSqlite(
     await writer.query('PRAGMA synchronous = FULL');
     // The batch outcomes' scratch table (group-commit.ts) never needs a file.
     await writer.query('PRAGMA temp_store = MEMORY');
-    // Sets an earlier version kept as one JSON array become one row per member, once.
+    // A set stored as one JSON array (the legacy layout, sqlite-sets.ts) becomes one row per member, once.
     const namespaced = (key: string) => (keyv.namespace ? `${keyv.namespace}:${key}` : key);
     await convertLegacySets(
       writer.query,

@@ -2,21 +2,8 @@
 // format, `<namespace>:<key>`), and native SQL for what must be atomic across replicas: claims as one
 // INSERT … ON CONFLICT (an expired row counts as absent), compare-and-set as a conditional UPDATE on
 // the exact text read, locks as rows with a lease, lists and sets as tables (postgres-schema.ts).
-//
-// Locks are lease rows, not advisory locks: an advisory lock lives on one connection, so each holder
-// would pin a pooled connection for as long as it runs (many held locks starve the pool the holders
-// themselves need), a dropped connection would release it silently under a holder still running,
-// and it does not survive a transaction-pooling proxy. A lease row behaves like the Redis store's
-// lock: taken when absent or expired, renewed while its holder runs, so a dead holder's lock runs out
-// after its TTL; expiry is on the database's clock, so replicas' clocks do not matter.
-//
-// Renewals run on a connection of their own (a one-connection pool), not on the shared pool: when
-// every pooled connection is busy (a burst of clicks, a slow disk), a renewal queued behind them would
-// wait past the lease and the lock would lapse under a live holder. The other choice, checking in the
-// same statement as each write that the lock row is still ours, would tie every store write to a
-// lock token the Store interface does not carry; it is not needed for safety either, because every
-// write of an approval request under a lock is a compare-and-set on what was read (a holder whose
-// lock lapsed anyway has its late write refused). The dedicated connection keeps such lapses rare.
+// A lock's lease is on the database's clock and renewed on a connection of its own, so a busy pool
+// cannot make it lapse under a live holder (docs/decisions/lease-rows-over-advisory-locks.md).
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import KeyvPostgres from '@keyv/postgres';

@@ -1,21 +1,9 @@
-// Deleting expired values from the SQLite file. keyv deletes an expired value when it reads it; the
-// store reads keyv's layout directly (sqlite-values.ts) and only answers "none" for such a value, so
-// without this nothing would ever delete one, and values kept with a retention TTL (webhook events,
-// their dedupe claims, the outbox's entries) would grow the file without bound.
-//
-// What is pruned: the rows of the store's own namespace whose keyv value carries a numeric `expires`
-// that has passed (the value readStored answers "none" for). Rows without one (values written without
-// a TTL, list items and lengths, set members, which never expire) are never touched, nor are other
-// namespaces' rows. When: once at open, in the background, then every hour (a timer that keeps no
-// process alive), and again whenever `run` is called; close stops it between two batches and waits.
-//
-// How: the namespace is walked in windows of `batch` keys along the key index. The window's end is
-// found on the reading connection (an index walk that holds no lock); the window is then one DELETE
-// sent through the group commit, so it shares a transaction with whatever the bot writes at that
-// moment and never holds the write lock for longer than it takes to look at `batch` rows. Whether a
-// row has expired is decided by that same DELETE, on the row as it is when the DELETE runs: a key
-// rewritten after it expired (without a TTL, or with a later one) is not deleted, even if the rewrite
-// lands between the window being found and the DELETE.
+// Deleting expired values from the SQLite file. The store reads keyv's layout directly and only answers
+// "none" for an expired value, so without this nothing would delete one and values kept with a
+// retention TTL would grow the file without bound. Only this namespace's rows with a passed `expires`
+// go, in windows of `batch` keys, each one DELETE through the group commit so it never holds the write
+// lock for long; that DELETE decides expiry on the row as it is then, so a key rewritten meanwhile
+// stays (docs/decisions/sqlite-prunes-expired-values.md). Runs at open, every hour, and on `run`.
 import type { Logger } from '../log.js';
 import type { Query } from './group-commit.js';
 

@@ -1,8 +1,7 @@
 // Sets on the SQLite file: one row per member, keyed `<namespace>:setm:<set>\u0001<member>`, so adding
 // or removing a member writes one small row and listing a set is one range read on the primary key.
-// Earlier versions kept a set as one keyv JSON array under `<namespace>:set:<set>`, rewritten whole on
-// every change (costly for the outbox's pending index during a burst); such arrays are converted into
-// rows once, when the store is opened.
+// A file may still hold sets in the legacy layout, one keyv JSON array under `<namespace>:set:<set>`;
+// such arrays are converted into rows once, when the store is opened.
 import type { Query } from './group-commit.js';
 import { prefixRange } from './sqlite-keys.js';
 

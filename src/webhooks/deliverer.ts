@@ -2,16 +2,8 @@
 // channel), entries of one reference in order, 429 (Retry-After) and 5xx retried with backoff. The
 // retry is ours, not WebClient's (build the client with retries off), so a wait is visible, bounded per
 // channel, and never blocks other channels. An alert Slack can never accept (or refuses too often) is
-// set aside in the dead-letter list so the channel's queue goes on.
-//
-// Under load a channel's routine events are grouped into digests (one message listing many); failures
-// and events a person must look at still go first and alone. See digest-plan.ts for the order of work.
-//
-// Exactly-once is bounded by one window, for single messages only: if the process dies after Slack
-// accepted a post and before markDelivered wrote its ts, the entry is posted again after restart (or by
-// another replica once the claim's lease expires). A digest has no such window: it is recorded with its
-// events before anything is posted, its first post names no event, and the events are filled in with
-// chat.update, which can be repeated after a crash without showing an event twice.
+// set aside in the dead-letter list so the channel's queue goes on. Under load a channel's routine
+// events are grouped into digests (digest-plan.ts); see docs/webhooks-and-alerts.md for exactly-once.
 import { randomUUID } from 'node:crypto';
 import { escapeMrkdwn } from '../format/mrkdwn.js';
 import { type Logger, silentLogger } from '../log.js';

@@ -1,6 +1,7 @@
 // The durable outbox: one store entry per accepted event plus an index set of pending ids, so pending
-// entries are found again after a restart; both are written in one atomic step (Store.claimAndWrite). Entries of one reference are chained (`after`) so they are
-// delivered in order; a claim (set-if-absent with a lease) keeps two replicas from posting one entry.
+// entries are found again after a restart; both are written in one atomic step (Store.claimAndWrite).
+// Entries of one reference are chained (`after`) so they are delivered in order; a claim
+// (set-if-absent with a lease) keeps two replicas from posting one entry.
 import type { Store, StoreWrite } from '../store/index.js';
 import type { DeadLetter, DigestRecord, OutboxEntry } from './types.js';
 

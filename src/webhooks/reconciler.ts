@@ -1,19 +1,9 @@
 // Deliveries are sent once, so a missed one is lost. The reconciler reads the transaction list at
 // background priority (inside the shared rate budget, never the reserve) and queues a message for each
 // final state no webhook announced, deduplicated against webhooks and earlier runs through the store.
-//
-// No flood on first start: only transactions that changed after the bot's first start (a mark kept in
-// the store, so restarts keep it) are considered; undated ones seen by the first walk count as seen.
-// Nothing older than the dedupe records' lifetime (less a margin) is considered either, so a
-// transaction is never posted again once the record that it was posted has expired.
-//
-// Each run walks the list from page 1 (newest) back until it passes the start of the previous complete
-// walk (less an overlap for transactions that settle after they are created), the mark, or the end. A
-// walk cut short by the budget or the per-run page cap is kept in the store and resumed next run.
-//
-// The mark and the walk belong to one environment and API key, like approval requests: a bot moved
-// from the sandbox to live credentials on the same store starts afresh instead of posting live
-// history as missed and resuming at a page of the sandbox's list.
+// It considers only what changed after the bot's first start (no flood of history) and within the
+// dedupe records' lifetime (never posted twice); a walk cut short resumes next run; its mark and walk
+// belong to one environment and key. Details: docs/webhooks-and-alerts.md#the-reconciler.
 
 import type { CngnEnvironment, Priority } from '../cngn/api.js';
 import { RateBudgetError } from '../cngn/errors.js';

@@ -67,7 +67,7 @@ const UNSHOWN_SET = 'approvals:unshown';
 /**
  * Held across a request's Slack calls by one replica; waiters wait long enough for the client's
  * retries. Its holder renews the lease while it runs, so the lease only counts when the holder died:
- * then the others wait no longer than for any lock (a 2-minute lease held up a restart's sweep).
+ * then the others wait no longer than for any lock, so a restart's sweep is not held up.
  */
 const SHOW_LOCK = { ttlMs: LOCK_DEFAULTS.ttlMs, waitMs: 120_000 };
 

@@ -1,6 +1,6 @@
 // The workbench page as three strings the server sends: `/` (html), `/workbench/app.js`,
-// `/workbench/app.css`. Bundled from this folder with esbuild on first call (about a tenth of a
-// second) and kept in memory; nothing is fetched from outside, so the page works offline.
+// `/workbench/app.css`. Bundled from this folder with esbuild on first call and kept in
+// memory; nothing is fetched from outside, so the page works offline.
 import { fileURLToPath } from 'node:url';
 import { build, stop } from 'esbuild';
 import { helpSummary } from '../../slack/reads/blocks.js';
@@ -57,8 +57,8 @@ async function bundle(): Promise<PageAssets> {
     return await bundleOnce();
   } finally {
     bundling -= 1;
-    // esbuild's service process (~20 MB) would otherwise stay beside the bot for good; a later call
-    // starts it again.
+    // esbuild's service process would otherwise stay beside the bot for good; a later call starts
+    // it again.
     if (bundling === 0) await stop();
   }
 }
@@ -94,8 +94,7 @@ export function pageAssets(): Promise<PageAssets> {
 }
 
 /**
- * Starts bundling now, so the first page load does not wait for it (about a third of a second on a
- * busy machine). For the workbench's start-up; a failure is reported by the next pageAssets() call.
+ * Starts bundling now, so the first page load does not wait for it. For the workbench's start-up; a failure is reported by the next pageAssets() call.
  */
 export function warmPageAssets(): void {
   pageAssets().catch(() => undefined);

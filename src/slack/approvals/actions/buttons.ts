@@ -69,16 +69,18 @@ export async function explainStale(
   await client.chat.postEphemeral({ channel, user: where.user, ...staleRoundNotice(request, now) });
 }
 
-type Where = { channel?: string | undefined; user: string };
+/** Who clicked, and in which channel (absent for App Home). */
+type ClickOrigin = { channel?: string | undefined; user: string };
 
-const placed = (deps: ApprovalSlackDeps, where: Where) => ({
+/** A private answer to the person who clicked: where they clicked, else the approvals channel. */
+const privateReplyTarget = (deps: ApprovalSlackDeps, where: ClickOrigin) => ({
   channel: where.channel ?? deps.approvalsChannel,
   user: where.user,
 });
 
 /** Say privately that the click could not be taken; nothing changed. */
-function sayNotRecorded(client: WebClient, deps: ApprovalSlackDeps, where: Where): Promise<unknown> {
-  return client.chat.postEphemeral({ ...placed(deps, where), text: NOT_RECORDED });
+function sayNotRecorded(client: WebClient, deps: ApprovalSlackDeps, where: ClickOrigin): Promise<unknown> {
+  return client.chat.postEphemeral({ ...privateReplyTarget(deps, where), text: NOT_RECORDED });
 }
 
 /** A click whose payload zod refused: logged, and said privately to whoever clicked, if known. */
@@ -92,15 +94,15 @@ async function answerUnreadable(
   if (!read.user) return;
   const text = `This button could not be read (${escapeMrkdwn(read.problem)}), so nothing changed.`;
   await client.chat
-    .postEphemeral({ ...placed(deps, { channel: read.channel, user: read.user }), text })
+    .postEphemeral({ ...privateReplyTarget(deps, { channel: read.channel, user: read.user }), text })
     .catch(() => undefined);
 }
 
 /** A click the engine could not take (store or lock trouble): say so privately, never silently drop it. */
-async function guarded(
+async function sayingWhenNotRecorded(
   client: WebClient,
   deps: ApprovalSlackDeps,
-  where: Where,
+  where: ClickOrigin,
   action: string,
   fn: () => Promise<void>,
 ): Promise<void> {
@@ -134,18 +136,19 @@ function takeClick(
     const taken = await recordClick((options) => decide(click, options));
     await ack();
     const where = await answerPlace(client, click);
-    await guarded(client, deps, where, action, async () => {
+    await sayingWhenNotRecorded(client, deps, where, action, async () => {
       if (taken.outcome === 'late') {
         deps.log?.warn('approval click not recorded in time', { action });
-        await client.chat.postEphemeral({ ...placed(deps, where), text: MAYBE_NOT_RECORDED });
+        await client.chat.postEphemeral({ ...privateReplyTarget(deps, where), text: MAYBE_NOT_RECORDED });
         const after = await taken.work.catch(() => undefined);
-        if (after?.ok) await client.chat.postEphemeral({ ...placed(deps, where), text: RECORDED_LATE });
+        if (after?.ok)
+          await client.chat.postEphemeral({ ...privateReplyTarget(deps, where), text: RECORDED_LATE });
         return;
       }
       if (taken.outcome === 'recorded' && taken.rechecking) {
         // Said on the side: the re-check's answer is still explained below if Slack refuses this.
         await client.chat
-          .postEphemeral({ ...placed(deps, where), text: RECHECKING })
+          .postEphemeral({ ...privateReplyTarget(deps, where), text: RECHECKING })
           .catch((error: unknown) => deps.log?.warn('re-check notice not posted', { error: String(error) }));
       }
       if (taken.outcome === 'failed' && taken.maybeRecorded) {
@@ -154,7 +157,7 @@ function takeClick(
           action,
           error: String(taken.error),
         });
-        await client.chat.postEphemeral({ ...placed(deps, where), text: MAYBE_NOT_RECORDED });
+        await client.chat.postEphemeral({ ...privateReplyTarget(deps, where), text: MAYBE_NOT_RECORDED });
         return;
       }
       let result: ActionResult;
@@ -168,7 +171,7 @@ function takeClick(
             action,
             error: String(error.error),
           });
-          await client.chat.postEphemeral({ ...placed(deps, where), text: MAYBE_NOT_RECORDED });
+          await client.chat.postEphemeral({ ...privateReplyTarget(deps, where), text: MAYBE_NOT_RECORDED });
           return;
         }
         if (!(error instanceof StaleRoundError)) throw error;
@@ -238,7 +241,7 @@ export function registerApprovalActions(app: App, deps: ApprovalSlackDeps): void
     if (!read.ok) return answerUnreadable(client, deps, REJECT_ACTION, read);
     const { click } = read;
     const where = await answerPlace(client, click);
-    await guarded(client, deps, where, REJECT_ACTION, async () => {
+    await sayingWhenNotRecorded(client, deps, where, REJECT_ACTION, async () => {
       const { id, round } = readButtonValue(click.value);
       const check = await withinDeadline(
         deps.engine.mayReject(id, click.user),

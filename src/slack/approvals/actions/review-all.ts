@@ -1,15 +1,9 @@
 // Review all (from `/cngn pending`): the button opens the modal of the requests waiting for the person
-// who clicked (within the 3 s trigger: the list comes from the store alone), and the submission
-// approves each checked request through the engine's normal approve path, bound to the round and the
-// figures the modal showed, as recorded under its view id when it opened (review-binding.ts): each is
-// its own claim and its own audit entry, one that changed meanwhile is refused, and one the list never
-// showed is never approved, whatever the submission says.
-//
-// The submission is acked at once with a "working…" view, and the results follow by views.update and
-// privately in the channel. Recording before the ack (as a single click does) cannot be kept here:
-// several approvals one after another, a final one each waiting for the service's re-check, do not fit
-// in 3 s, and a list cut off at the deadline would leave some recorded and some not behind one answer.
-// Acking first records nothing on the person's behalf that they are not then told about, one by one.
+// who clicked (the list comes from the store alone, within the 3 s trigger); the submission approves
+// each checked request through the engine's normal path, bound to the round and figures the modal
+// showed (review-binding.ts), so one that changed meanwhile or was never shown is refused. It is
+// acked first with a "working…" view: several approvals do not fit in 3 s, and the results follow one
+// by one (docs/decisions/clicks-recorded-before-the-ack.md).
 import type { App, BlockAction, ButtonAction, ViewSubmitAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';

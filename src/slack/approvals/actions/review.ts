@@ -1,8 +1,8 @@
 // Approve (in the channel, a DM or App Home) records nothing: it opens the review modal with every
-// figure in full, and only the modal's submission approves (views/approval-review.ts). The modal opens
-// within Slack's 3 s trigger because only the store is read before it (never the service). A click that
+// figure in full, and only the modal's submission approves (views/review.ts). The modal opens within
+// Slack's 3 s trigger because only the store is read before it (never the service). A click that
 // cannot approve (stale copy, request ended, the requester, a non-approver) opens nothing and is
-// answered privately, as before.
+// answered privately.
 import type { ApprovalEngine, Refusal } from '../../../approvals/index.js';
 import type { ApprovalRequest } from '../../../approvals/types.js';
 

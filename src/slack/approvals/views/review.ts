@@ -175,7 +175,7 @@ export function registerReviewView(app: App, deps: ApprovalSlackDeps): void {
       const text = refusalText(settled.result.reason, settled.result.request);
       return ack({ response_action: 'update', view: reviewRefusedView(text) });
     }
-    // Accepted: the modal closes. A final approval being re-checked is said privately, as before.
+    // Accepted: the modal closes. A final approval being re-checked is said privately.
     await ack();
     await finish(client, deps, where, taken.rechecking === true, taken.work);
   });
