@@ -13,12 +13,14 @@ import type { DelegationBook } from './delegations.js';
 import { CLAIM_LEASE_MS, EXECUTION_LEASE_MS, interruptedClaim } from './leases.js';
 import type { CustodyGateway } from './ports.js';
 import { type FreshFigures, needsRecheck, recheckBeforeSending } from './recheck.js';
+import { AnswerNotRecordedError, RECORD_RETRY, type RecordRetry } from './recording.js';
 import type { ApprovalRepository } from './repository.js';
 import { type CallFailure, type CallResult, callService, failedCallOutcome } from './service-call.js';
 import { transition } from './state-machine.js';
 import type { ApprovalRequest, CoreSections, EngineLog, RequestState } from './types.js';
 
 export { CLAIM_LEASE_MS, EXECUTION_LEASE_MS } from './leases.js';
+export { AnswerNotRecordedError, RECORD_RETRY, type RecordRetry, STOP_DRAIN_MS } from './recording.js';
 
 /** An approved request sent this long after its final approval has its stale figures read again first. */
 export const STALE_APPROVAL_MS = 15 * 60_000;
@@ -41,31 +43,6 @@ export interface ExecutorOptions {
   staleAfterMs?: number;
   /** How the store write of a service answer is retried when it fails (default RECORD_RETRY). */
   recordRetry?: RecordRetry;
-}
-
-/**
- * The write of a service answer is a store write, not a money call, so it is retried: with a
- * doubling pause from `firstDelayMs` up to `maxDelayMs`, for `forMs` in all. Only then is the
- * answer left to the lease running out (outcome unknown, reconciled from the transaction list).
- */
-export interface RecordRetry {
-  firstDelayMs: number;
-  maxDelayMs: number;
-  forMs: number;
-}
-
-export const RECORD_RETRY: RecordRetry = { firstDelayMs: 250, maxDelayMs: 15_000, forMs: 5 * 60_000 };
-
-/**
- * How long shutdown waits for executions under way (a call, the write of its answer) before it leaves
- * them: the same bound as the drain of Slack answers. A store that is down keeps an answer's write
- * retrying for RecordRetry.forMs, far longer than a supervisor waits after SIGTERM.
- */
-export const STOP_DRAIN_MS = 10_000;
-
-/** The service answered, but the store would not take the answer within RecordRetry.forMs. */
-export class AnswerNotRecordedError extends Error {
-  override name = 'AnswerNotRecordedError';
 }
 
 export class Executor {

@@ -47,22 +47,23 @@ export function finalLockNames(ids: { trx_ref?: string | null; transactionId?: s
   return names.length > 0 ? names : ['webhooks:final:none'];
 }
 
-const COMPLETED_EVENT: Record<string, string> = {
-  withdraw: 'withdrawal.completed',
-  fiat_redeem: 'redemption.completed',
-  enaira_redeem: 'redemption.completed',
-  swap: 'bridge.completed',
-  bridge: 'bridge.completed',
-  fiat_buy: 'deposit.completed',
-  crypto_deposit: 'deposit.completed',
-};
+// A Map: the transaction type is the service's text, and `constructor` must not find Object's own member.
+const COMPLETED_EVENT = new Map<string, string>([
+  ['withdraw', 'withdrawal.completed'],
+  ['fiat_redeem', 'redemption.completed'],
+  ['enaira_redeem', 'redemption.completed'],
+  ['swap', 'bridge.completed'],
+  ['bridge', 'bridge.completed'],
+  ['fiat_buy', 'deposit.completed'],
+  ['crypto_deposit', 'deposit.completed'],
+]);
 
 /** The webhook a transaction in a final state should have produced; undefined while not final. */
 export function eventForTransaction(tx: Transaction): { name: string; finalClass: FinalClass } | undefined {
   const cls = classifyStatus(tx.status);
   if (cls === 'failed') return { name: 'transaction.failed', finalClass: 'failed' };
   if (cls !== 'succeeded') return undefined;
-  const name = COMPLETED_EVENT[(tx.trx_type ?? '').toLowerCase()] ?? 'transaction.completed';
+  const name = COMPLETED_EVENT.get((tx.trx_type ?? '').toLowerCase()) ?? 'transaction.completed';
   return { name, finalClass: 'succeeded' };
 }
 

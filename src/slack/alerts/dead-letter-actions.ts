@@ -44,11 +44,13 @@ export function registerDeadLetterActions(app: App, deps: DeadLetterSlackDeps): 
     const { channel } = read;
     await ack();
     const user = body.user.id;
-    const tell = (lines: string[]) => client.chat.postMessage({ channel: user, ...repostSummary(lines) });
-    if (!(await deps.approvals.engine.isApprover(user))) return void (await tell([NOT_AN_APPROVER]));
+    const dmSummary = (lines: string[]) =>
+      client.chat.postMessage({ channel: user, ...repostSummary(lines) });
+    if (!(await deps.approvals.engine.isApprover(user))) return void (await dmSummary([NOT_AN_APPROVER]));
     const meta = metadataSchema.safeParse(safeJson(body.view.private_metadata));
-    if (!meta.success) return void (await tell(['That form is out of date; run `/cngn deadletters` again.']));
-    await tell(await repostLetters(deps, meta.data.target, channel, user));
+    if (!meta.success)
+      return void (await dmSummary(['That form is out of date; run `/cngn deadletters` again.']));
+    await dmSummary(await repostLetters(deps, meta.data.target, channel, user));
   });
 }
 

@@ -1,6 +1,6 @@
 // The App Home tab: `app_home_opened` (read with zod) publishes the person's Home and remembers that
 // they use it. Its Approve / Reject buttons are the channel's own (same action ids and values), so
-// actions/approval.ts takes them; nothing here decides anything about a request.
+// approvals/actions/buttons.ts takes them; nothing here decides anything about a request.
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
 import type { Logger } from '../../log.js';

@@ -183,7 +183,7 @@ function takeClick(
 }
 
 export function registerApprovalActions(app: App, deps: ApprovalSlackDeps): void {
-  // Approve records nothing yet: it opens the review modal (views/approval-review.ts records it).
+  // Approve records nothing yet: it opens the review modal (views/review.ts records it).
   app.action<BlockAction<ButtonAction>>(APPROVE_ACTION, async ({ body, ack, client }) => {
     await ack();
     const read = readClick(body);
@@ -203,7 +203,7 @@ export function registerApprovalActions(app: App, deps: ApprovalSlackDeps): void
           id,
           round,
           environment: check.request.environment,
-          // Only a channel id Slack could have sent; the submission checks it again (views/approval-review.ts).
+          // Only a channel id Slack could have sent; the submission checks it again (views/review.ts).
           ...(click.channel && SLACK_CHANNEL_ID.test(click.channel) ? { channel: click.channel } : {}),
         };
         const now = deps.now?.() ?? new Date();

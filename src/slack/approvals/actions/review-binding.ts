@@ -12,6 +12,7 @@ import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { figuresDigest, originalLifetimeMs } from '../../../approvals/index.js';
 import type { ApprovalRequest } from '../../../approvals/types.js';
+import type { Logger } from '../../../log.js';
 import { type Store, withinDeadline } from '../../../store/index.js';
 import { noticeView } from '../blocks/modals.js';
 
@@ -75,7 +76,7 @@ function keepFor(requests: readonly ApprovalRequest[], now: Date): number {
 export interface BindDeps {
   store: Store;
   now: Date;
-  log?: { warn(message: string, fields?: Record<string, unknown>): void } | undefined;
+  log?: Pick<Logger, 'warn'> | undefined;
 }
 
 /** Why a modal that opened cannot be used, shown in it in place of its form. */

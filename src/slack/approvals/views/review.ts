@@ -133,7 +133,7 @@ export function registerReviewView(app: App, deps: ApprovalSlackDeps): void {
       const view = reviewRefusedView(changedWhileOpen(check.request), check.request, now());
       return ack({ response_action: 'update', view });
     }
-    // The engine checks round and figures again under the request's lock (approval-round.ts).
+    // The engine checks round and figures again under the request's lock (actions/round.ts).
     const taken = await recordClick((options) =>
       asClickedInRound(meta.id, meta.round, () => deps.engine.approve(meta.id, user, options), shown.figures),
     );
