@@ -15,7 +15,8 @@ export function naira(amount: string | null | undefined): string {
   try {
     money = Money.parseDecimal(amount);
   } catch {
-    return `₦${amount}`;
+    // Never a figure for what is no amount (`1e309`, `-5.4e-323`): it is shown as text, cut short.
+    return invalidAmountText(amount);
   }
   const [whole = '0', fraction = '00'] = money.toString().replace('-', '').split('.');
   const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
@@ -31,6 +32,10 @@ const INVALID_AMOUNT_SHOWN = 24;
  */
 export function serviceAmount(amount: string): string {
   if (amount === '' || isPlainAmount(amount)) return naira(amount);
+  return invalidAmountText(amount);
+}
+
+function invalidAmountText(amount: string): string {
   const cut = amount.length > INVALID_AMOUNT_SHOWN ? `${amount.slice(0, INVALID_AMOUNT_SHOWN)}…` : amount;
   return `not a valid amount: "${cut}"`;
 }

@@ -10,11 +10,13 @@ import {
 } from '../../src/format/display.js';
 
 describe('display formatting', () => {
-  it('shows naira with separators and two decimals, and odd text as sent', () => {
+  it('shows naira with separators and two decimals, and text that is no amount never as a figure', () => {
     expect(naira('1250000.75')).toBe('₦1,250,000.75');
     expect(naira('100')).toBe('₦100.00');
     expect(naira('-2.5')).toBe('-₦2.50');
-    expect(naira('0.000001')).toBe('₦0.000001');
+    expect(naira('0.000001')).toBe('not a valid amount: "0.000001"');
+    expect(naira('-5.4e-323')).toBe('not a valid amount: "-5.4e-323"');
+    expect(naira('NaN')).toBe('not a valid amount: "NaN"');
     expect(naira(undefined)).toBe('—');
   });
 
