@@ -28,6 +28,6 @@ export function closeUnsendable(request: ApprovalRequest, problem: string, at: D
   if (request.state === 'pending') {
     return transition({ ...base, reason: problem }, 'cancelled', { action: 'cancelled', note: problem, at });
   }
-  const outcome = { ...request.outcome, reason: problem };
+  const outcome = { ...request.outcome, reason: problem, nothingSent: true as const };
   return transition({ ...base, outcome }, 'failed', { action: 'failed', note: problem, at });
 }

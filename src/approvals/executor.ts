@@ -472,7 +472,11 @@ export class Executor {
         next = transition(
           {
             ...request,
-            outcome: { ...request.outcome, ...(to === 'failed' ? { reason: result.note } : {}) },
+            outcome: {
+              ...request.outcome,
+              // A failed call proved nothing was done (service-call.ts): nothing was sent.
+              ...(to === 'failed' ? { reason: result.note, nothingSent: true as const } : {}),
+            },
           },
           to,
           { action: to, note: result.note, at: now },

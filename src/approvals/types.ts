@@ -143,6 +143,8 @@ export interface ExecutionOutcome {
   /** Final service status text (`completed`, `failed`, …). */
   status?: string;
   reason?: string;
+  /** Failed before anything reached the service, or refused by it before acting: nothing was sent. */
+  nothingSent?: true;
   explorerLink?: string;
   hash?: string;
   /** When the service call started (ISO): the reconciler's time window opens here. */

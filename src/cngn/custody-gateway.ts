@@ -9,31 +9,8 @@ import {
   type CustodyTransaction,
 } from '../approvals/ports.js';
 import type { CngnApi } from './api.js';
-import {
-  CngnError,
-  type CngnErrorKind,
-  CngnResponseError,
-  CngnTransportError,
-  RateBudgetError,
-} from './errors.js';
+import { CngnError, CngnResponseError, CngnTransportError, RateBudgetError } from './errors.js';
 import { classifyStatus, invalidAmountOf, type Transaction, type WebhookEvent } from './schemas.js';
-
-/**
- * Service answers documented to come before anything is done: the key, IP and decryption checks run
- * first, then validation, then the documented refusals. Any other error answer to a money POST does
- * not prove nothing happened (the service says: reconcile before retrying a 400).
- */
-const NOT_PROCESSED: ReadonlySet<CngnErrorKind> = new Set<CngnErrorKind>([
-  'permission-denied',
-  'ip-not-allowed',
-  'invalid-key',
-  'merchant-not-found',
-  'decryption-failed',
-  'validation',
-  'service-unavailable',
-  'account-unresolvable',
-  'rate-limited',
-]);
 
 /**
  * What a failed money call proves, for the errors the client throws; undefined for any other error
@@ -50,7 +27,8 @@ export function classifyFailure(error: unknown): CustodyCallError | undefined {
     return failure('not-done', 'the request budget was spent; nothing was sent');
   }
   if (error instanceof CngnError) {
-    if (NOT_PROCESSED.has(error.kind)) return failure('not-done', error.serviceMessage);
+    // A refusal the service makes before acting (service-answers.ts): the service's own words.
+    if (error.answer.provesNothingDone) return failure('not-done', error.serviceMessage);
     return failure(
       'may-have-been-done',
       `the service answered ${error.httpStatus} "${error.serviceMessage}", which does not show whether it acted`,

@@ -1,4 +1,8 @@
-// Typed errors at the service boundary. One function elsewhere maps these to what a user reads.
+// Typed errors at the service boundary. What an error answer means (its kind, its words, whether it
+// proves nothing was done) is read from the one table in service-answers.ts.
+import { type CngnErrorKind, type ServiceAnswer, serviceAnswer } from './service-answers.js';
+
+export type { CngnErrorKind } from './service-answers.js';
 
 /** The service answered with an error envelope (or a non-2xx HTTP status). */
 export class CngnError extends Error {
@@ -13,8 +17,13 @@ export class CngnError extends Error {
     super(`${endpoint} failed (HTTP ${httpStatus}): ${serviceMessage}`);
   }
 
+  /** The row of the service-answers table this answer matches. */
+  get answer(): ServiceAnswer {
+    return serviceAnswer(this.serviceMessage, this.httpStatus);
+  }
+
   get kind(): CngnErrorKind {
-    return classifyServiceMessage(this.serviceMessage, this.httpStatus);
+    return this.answer.kind;
   }
 }
 
@@ -49,69 +58,4 @@ export class RateBudgetError extends Error {
   constructor(readonly retryInSeconds: number) {
     super(`The service's request budget is spent; try again in ${retryInSeconds} s`);
   }
-}
-
-export type CngnErrorKind =
-  | 'permission-denied'
-  | 'ip-not-allowed'
-  | 'invalid-key'
-  | 'no-ssh-key'
-  | 'decryption-failed'
-  | 'validation'
-  | 'service-unavailable'
-  | 'account-unresolvable'
-  | 'not-found'
-  | 'merchant-not-found'
-  | 'rate-limited'
-  | 'server-error'
-  | 'other';
-
-/** Every field name our request bodies carry (and legacy names), as validation answers name them. */
-const REQUEST_FIELDS: ReadonlySet<string> = new Set([
-  'accountName',
-  'accountNumber',
-  'address',
-  'amount',
-  'bank',
-  'bankAccountName',
-  'bankAccountNumber',
-  'bankCode',
-  'bankName',
-  'callbackUrl',
-  'customer',
-  'destinationAddress',
-  'destinationNetwork',
-  'destinationNetworkId',
-  'email',
-  'name',
-  'narration',
-  'network',
-  'networkId',
-  'originNetwork',
-  'originNetworkId',
-  'saveDetails',
-  'senderAddress',
-  'shouldSaveAddress',
-]);
-
-export function classifyServiceMessage(message: string, httpStatus: number): CngnErrorKind {
-  const m = message.toLowerCase();
-  if (m.includes('permission denied')) return 'permission-denied';
-  if (m.includes('ip address') || m.includes('client ip') || m.includes('security context'))
-    return 'ip-not-allowed';
-  if (m.includes('too many requests') || httpStatus === 429) return 'rate-limited';
-  if (m.includes('merchant not found')) return 'merchant-not-found';
-  if (m.includes('no token') || m.includes('token prefix') || m.includes('invalid api key'))
-    return 'invalid-key';
-  if (m.includes('ssh key')) return 'no-ssh-key';
-  if (m.includes('decryption failed') || m.includes('missing encryption')) return 'decryption-failed';
-  if (m.includes('currently unavailable')) return 'service-unavailable';
-  if (m.includes('could not resolve account')) return 'account-unresolvable';
-  if (m.includes('not found')) return 'not-found';
-  // Validation answers are 400 "<field>: <reason>" naming a field we send; "Error: …" or
-  // "TypeError: …" from a crash is not one, and must not pass for "refused before acting".
-  const field = /^([a-z][\w]*)(?:\.[\w.]+)?: /i.exec(message)?.[1];
-  if (httpStatus === 400 && field && REQUEST_FIELDS.has(field)) return 'validation';
-  if (httpStatus >= 500) return 'server-error';
-  return 'other';
 }

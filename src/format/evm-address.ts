@@ -1,5 +1,6 @@
 // EVM addresses as people paste them: `0x` + 40 hex digits; when mixed-case, the case is an EIP-55
-// checksum and must match (a wrong case means a mistyped address).
+// checksum and must match (a wrong case means a mistyped address). All-lower or all-upper carries no
+// checksum: accepted, and from then on written checksummed, so whoever reads it can check it.
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 
@@ -17,7 +18,7 @@ export function toChecksumAddress(address: string): string {
   return out;
 }
 
-/** Check form and (when mixed-case) checksum; the address is returned trimmed, as typed otherwise. */
+/** Check form and (when mixed-case) checksum; the address is returned trimmed and checksummed. */
 export function checkEvmAddress(input: string): EvmAddressCheck {
   const address = input.trim();
   if (!/^0x[0-9a-fA-F]{40}$/.test(address)) {
@@ -31,11 +32,15 @@ export function checkEvmAddress(input: string): EvmAddressCheck {
       reason: 'is the zero address (0x000…000), which no one can spend from: tokens sent there are lost',
     };
   }
+  const checksummed = toChecksumAddress(address);
   const mixed = body !== body.toLowerCase() && body !== body.toUpperCase();
-  if (mixed && toChecksumAddress(address) !== address) {
-    return { ok: false, reason: 'has a wrong checksum (mixed upper/lower case): check for a typo' };
+  if (mixed && checksummed !== address) {
+    return {
+      ok: false,
+      reason: 'a character was mistyped: the checksum (its mix of upper and lower case) does not match',
+    };
   }
-  return { ok: true, address };
+  return { ok: true, address: checksummed };
 }
 
 /** `0x5290…9EE7` for tight spaces. */

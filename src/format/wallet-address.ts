@@ -1,6 +1,9 @@
 // Wallet addresses by network family. The service lists non-EVM networks too (Solana, Tron, Bantu/XBN),
-// so an address is checked by the rules of the network it is for: EVM in full (hex, EIP-55 checksum);
-// the others by their format (alphabet and length).
+// so an address is checked by the rules of the network it is for: EVM in full (hex, EIP-55 checksum),
+// Tron in full (Base58Check: version byte 0x41, a 4-byte double-SHA-256 checksum); the others by their
+// format (alphabet and length).
+import { sha256 } from '@noble/hashes/sha2.js';
+import { createBase58check } from '@scure/base';
 import { checkEvmAddress, type EvmAddressCheck } from './evm-address.js';
 
 export const ADDRESS_FAMILIES = ['evm', 'solana', 'tron', 'stellar'] as const;
@@ -45,11 +48,39 @@ export function familyOf(
   return Object.hasOwn(families, networkId) ? families[networkId] : undefined;
 }
 
-/** Check an address for a network family; the address is returned trimmed. */
-export function checkWalletAddress(family: AddressFamily, input: string): EvmAddressCheck {
+const tronBase58check = createBase58check(sha256);
+/** A Tron account: the version byte 0x41, then the 20 bytes of the account. */
+const TRON_VERSION = 0x41;
+const TRON_PAYLOAD_BYTES = 21;
+
+/** A Tron address already of the right form: its checksum and the account it encodes. */
+function checkTronChecksum(address: string): EvmAddressCheck {
+  let payload: Uint8Array;
+  try {
+    payload = tronBase58check.decode(address);
+  } catch {
+    return { ok: false, reason: 'a character was mistyped: the checksum does not match' };
+  }
+  return payload.length === TRON_PAYLOAD_BYTES && payload[0] === TRON_VERSION
+    ? { ok: true, address }
+    : { ok: false, reason: 'is not a Tron account address (it encodes something else)' };
+}
+
+function formOf(family: AddressFamily) {
   // Families come back from Slack metadata too: anything unknown is checked as EVM, the strictest.
-  const format = family !== 'evm' && Object.hasOwn(FORMATS, family) ? FORMATS[family] : undefined;
+  return family !== 'evm' && Object.hasOwn(FORMATS, family) ? FORMATS[family] : undefined;
+}
+
+/** Whether the text has the form of an address of the family (no checksum checked): for guessing. */
+export function hasAddressForm(family: Exclude<AddressFamily, 'evm'>, input: string): boolean {
+  return formOf(family)?.pattern.test(input.trim()) ?? false;
+}
+
+/** Check an address for a network family; the address is returned trimmed (an EVM one checksummed). */
+export function checkWalletAddress(family: AddressFamily, input: string): EvmAddressCheck {
+  const format = formOf(family);
   if (!format) return checkEvmAddress(input);
   const address = input.trim();
-  return format.pattern.test(address) ? { ok: true, address } : { ok: false, reason: format.reason };
+  if (!format.pattern.test(address)) return { ok: false, reason: format.reason };
+  return family === 'tron' ? checkTronChecksum(address) : { ok: true, address };
 }

@@ -8,6 +8,7 @@ import { createStore } from '../../src/store/index.js';
 import { StoreControls } from '../support/store-controls.js';
 import {
   APPROVER_A,
+  APPROVER_B,
   type EngineFixture,
   startEngineFixture,
   twoNetworks,
@@ -23,9 +24,15 @@ describe('classifying a failed call', () => {
   it.each([
     ['Permission denied', 403],
     ['IP address not whitelisted', 403],
+    ['Could not determine client IP address', 403],
+    ['Security context not found', 403],
     ['amount: Number must be greater than or equal to 1', 400],
+    ['amount: Minimum amount is 100 NGN', 400],
     ['Service is currently unavailable. Please try again later.', 400],
+    ['Insufficient balance', 400],
+    ['No token provided', 400],
     ['Invalid token prefix', 400],
+    ['Invalid api key', 400],
     ['Merchant not found', 400],
     ['Decryption failed', 400],
     ['Missing encryption data, key, or IV', 400],
@@ -40,7 +47,11 @@ describe('classifying a failed call', () => {
 
   it.each([
     ['Bad Request Error', 400],
-    ['Insufficient balance', 400],
+    ['Insufficient balance', 500],
+    ['Error: Insufficient balance', 400],
+    ['Permission denied', 500],
+    ['Number must be greater than or equal to 1', 400],
+    ['Address is not whitelisted', 400],
     ['Transaction not found', 400],
     ['No Test SSH Key found', 400],
     ['Something went wrong', 418],
@@ -91,6 +102,21 @@ describe('a refused withdrawal through the sandbox', () => {
     expect(after?.history.at(-1)?.note).toContain('Bad Request Error');
     await fx.engine.tick();
     expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+  });
+
+  it('marks a withdrawal larger than the balance failed, nothing sent, and never looks it up', async () => {
+    const request = await fx.engine.file(withdrawal('1250000.01')); // the sandbox holds ₦1,250,000.00
+    await fx.engine.approve(request.id, APPROVER_A);
+    await fx.engine.approve(request.id, APPROVER_B); // its tier needs two
+    await fx.engine.idle();
+    const after = await fx.engine.get(request.id);
+    expect(after?.state).toBe('failed');
+    expect(after?.outcome).toMatchObject({ reason: 'Insufficient balance', nothingSent: true });
+    expect(after?.outcome?.reference).toBeUndefined();
+    await fx.engine.tick();
+    expect((await fx.engine.get(after?.id ?? ''))?.history).toEqual(after?.history);
+    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+    expect(fx.sandbox.balance()).toBe('1250000.00');
   });
 
   it('marks a validation answer failed with its message', async () => {

@@ -4,49 +4,11 @@
 import { randomBytes } from 'node:crypto';
 import { ZodError } from 'zod';
 import { CredentialsError } from '../../cngn/credentials.js';
-import {
-  CngnError,
-  type CngnErrorKind,
-  CngnResponseError,
-  CngnTransportError,
-  RateBudgetError,
-} from '../../cngn/errors.js';
+import { CngnError, CngnResponseError, CngnTransportError, RateBudgetError } from '../../cngn/errors.js';
 import { MoneyFormatError } from '../../format/money.js';
 import { escapeMrkdwn } from '../../format/mrkdwn.js';
 import type { Logger } from '../../log.js';
 import { StoreUnavailableError } from '../../store/index.js';
-
-const PERMISSION_BY_ENDPOINT: Array<[RegExp, string]> = [
-  [/bridge/, 'Swap'],
-  [/virtual-account/, 'Fiat Deposit'],
-  [/withdraw/, 'Send Crypto'],
-  [/redeemAsset/, 'Redeem'],
-];
-
-const SENTENCES: Partial<Record<CngnErrorKind, (e: CngnError) => string>> = {
-  'permission-denied': (e) => {
-    const permission = PERMISSION_BY_ENDPOINT.find(([pattern]) => pattern.test(e.endpoint))?.[1];
-    return permission
-      ? `Permission denied: the API key lacks the *${permission}* permission. An admin can grant it in the cNGN dashboard.`
-      : 'Permission denied: the API key is not allowed to do this.';
-  },
-  'ip-not-allowed': () =>
-    "The service refused this server's IP address. Add the bot's outgoing IP to the allowlist in the cNGN dashboard.",
-  'invalid-key': () =>
-    'The service did not accept the API key (check CNGN_API_KEY and that it is for this environment).',
-  'merchant-not-found': () =>
-    'The service does not know this business (Merchant not found): check the API key.',
-  'no-ssh-key': (e) =>
-    `${escapeMrkdwn(e.serviceMessage)}: upload the bot's Ed25519 public key in the cNGN dashboard.`,
-  'decryption-failed': () =>
-    'The service could not decrypt our request: CNGN_ENCRYPTION_KEY does not match the key in the dashboard.',
-  'service-unavailable': () => 'The service is currently unavailable. Please try again later.',
-  'account-unresolvable': () => 'Could not resolve account details: check the account number and the bank.',
-  'not-found': () => 'Transaction not found: check the reference.',
-  'rate-limited': () => 'The service is rate limiting this key; try again in about a minute.',
-  validation: (e) => `The service refused the request: ${escapeMrkdwn(e.serviceMessage)}`,
-  'server-error': () => 'The service had an internal error. Nothing was retried; try again shortly.',
-};
 
 /** Calls whose outcome matters when their answer cannot be read: where to look before retrying. */
 const CHECK_BEFORE_RETRY: Array<[RegExp, string]> = [
@@ -80,8 +42,8 @@ export function describeError(error: unknown, logger?: Pick<Logger, 'error'>, co
     return { text: `The service is busy — try again in ${error.retryInSeconds} s.` };
   }
   if (error instanceof CngnError) {
-    const sentence = SENTENCES[error.kind];
-    return { text: sentence ? sentence(error) : `The service said: ${escapeMrkdwn(error.serviceMessage)}` };
+    // The words of its row in the service-answers table; they quote the service: escaped whole.
+    return { text: escapeMrkdwn(error.answer.words(error)) };
   }
   if (error instanceof CngnTransportError) {
     return {

@@ -14,10 +14,12 @@ const networks = [
   { id: 'n-base', name: 'Base', shortName: 'base' },
   { id: 'n-sol', name: 'Solana', shortName: 'sol' },
   { id: 'n-xbn', name: 'Bantu', shortName: 'xbn' },
+  { id: 'n-tron', name: 'Tron', shortName: 'trx' },
 ];
 const EVM = '0x52908400098527886E0F7030069857D2E4169EE7';
 const SOLANA = '7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV';
 const XBN = `G${'A'.repeat(55)}`;
+const TRON = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
 
 const text = (id: string, value: string) => ({ [id]: { [id]: { type: 'plain_text_input', value } } });
 const select = (id: string, value: string) => ({
@@ -32,8 +34,8 @@ describe('approval form addresses by network family', () => {
 
   it('carries the family of each non-EVM network offered', () => {
     expect(withdrawMeta).toEqual({
-      networks: ['n-base', 'n-sol', 'n-xbn'],
-      families: { 'n-sol': 'solana', 'n-xbn': 'stellar' },
+      networks: ['n-base', 'n-sol', 'n-xbn', 'n-tron'],
+      families: { 'n-sol': 'solana', 'n-xbn': 'stellar', 'n-tron': 'tron' },
     });
   });
 
@@ -55,6 +57,33 @@ describe('approval form addresses by network family', () => {
       errors: { 'withdraw.address': expect.stringMatching(/^Address: must be a Solana address/) },
     });
     expect(withdraw('n-base', SOLANA)).toMatchObject({ ok: false });
+  });
+
+  it('withdraw: a mistyped Tron or mixed-case EVM address is refused, a character was mistyped', () => {
+    const withdraw = (network: string, address: string) =>
+      parseWithdraw(
+        form(
+          text('withdraw.amount', '1500'),
+          select('withdraw.network', network),
+          text('withdraw.address', address),
+        ),
+        withdrawMeta.networks ?? [],
+        withdrawMeta.families,
+      );
+    expect(withdraw('n-tron', TRON)).toMatchObject({ ok: true, value: { address: TRON } });
+    expect(withdraw('n-tron', `${TRON.slice(0, -1)}u`)).toEqual({
+      ok: false,
+      errors: { 'withdraw.address': 'Address: a character was mistyped: the checksum does not match' },
+    });
+    expect(withdraw('n-base', '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD')).toEqual({
+      ok: false,
+      errors: { 'withdraw.address': expect.stringMatching(/^Address: a character was mistyped: /) },
+    });
+    // No checksum to check in all-lower: accepted, and carried on checksummed.
+    expect(withdraw('n-base', '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed')).toMatchObject({
+      ok: true,
+      value: { address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed' },
+    });
   });
 
   it('bridge: the destination address follows the destination network, the sender the origin', () => {

@@ -12,7 +12,7 @@ import { StoreUnavailableError } from '../../../src/store/index.js';
 
 /** Service messages from the interface's Errors table, as the service words them. */
 const SERVICE_ANSWERS: Array<[string, number, string, RegExp]> = [
-  ['Permission denied', 403, 'POST /v1/api/redeemAsset', /lacks the \*Redeem\* permission/],
+  ['Permission denied', 403, 'POST /v1/api/redeemAsset', /lacks the Redeem permission/],
   ['Permission denied', 403, 'POST /v1/api/virtual-account/temporary', /Fiat Deposit/],
   ['Permission denied', 403, 'POST /v1/api/withdraw', /Send Crypto/],
   ['Permission denied', 403, 'POST /v1/api/bridge', /Swap/],

@@ -382,7 +382,7 @@ export function stepText(request: ApprovalRequest): string {
     executing: 'Sending to the service (one call, never retried)',
     sent: 'Sent; the service gave reference',
     completed: 'Completed',
-    failed: 'Failed',
+    failed: nothingSent(request) ? 'Failed — nothing sent' : 'Failed',
     'outcome-unknown':
       'No clear answer from the service: marked outcome unknown; it will be looked up, never resent',
     interrupted: 'The bot restarted during the call: outcome unknown; it will be looked up, never resent',
@@ -395,6 +395,11 @@ export function stepText(request: ApprovalRequest): string {
   const said =
     (request.kind === 'delegation' ? DELEGATION_STEP_WORDS[step.action] : undefined) ?? words[step.action];
   return `${said ?? escapeMrkdwn(step.action)}${by}${note}`;
+}
+
+/** Failed with nothing sent to the service (a delegation is never sent: it does not say so). */
+function nothingSent(request: ApprovalRequest): boolean {
+  return request.kind !== 'delegation' && request.state === 'failed' && request.outcome?.nothingSent === true;
 }
 
 /** A delegation is written to the bot's own store, never sent to the service: its steps say so. */
@@ -423,8 +428,12 @@ export function requesterNotice(request: ApprovalRequest): string | undefined {
       return `Your request ${title} was sent to the service (reference ${escapeMrkdwn(request.outcome?.reference ?? '—')}).`;
     case 'completed':
       return `Your request ${title} has settled: completed.`;
-    case 'failed':
-      return `Your request ${title} failed: ${escapeMrkdwn(request.outcome?.reason ?? 'see the approvals channel')}.`;
+    case 'failed': {
+      const reason = escapeMrkdwn(request.outcome?.reason ?? 'see the approvals channel');
+      return nothingSent(request)
+        ? `Your request ${title} failed, nothing was sent: ${reason}.`
+        : `Your request ${title} failed: ${reason}.`;
+    }
     case 'expired':
       return `Your request ${title} expired before it had enough approvals. Expiry is final: nothing was sent, and it can no longer be approved or extended. File it again if it is still needed.`;
     case 'reminder':

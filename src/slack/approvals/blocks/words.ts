@@ -33,10 +33,15 @@ const DELEGATION_STATE_WORDS: Partial<Record<RequestState, string>> = {
     ":grey_question: Not known yet whether the delegation was written: checking the bot's store (it is never written twice)",
 };
 
+/** Failed before anything reached the service, or refused by it before acting. */
+export const FAILED_NOTHING_SENT = ':x: Failed — nothing sent';
+
 /** The request's state in words, as its kind goes through it. */
-export function stateWords(request: Pick<ApprovalRequest, 'kind' | 'state'>): string {
-  const delegation = request.kind === 'delegation' ? DELEGATION_STATE_WORDS[request.state] : undefined;
-  return delegation ?? STATE_WORDS[request.state];
+export function stateWords(request: Pick<ApprovalRequest, 'kind' | 'state' | 'outcome'>): string {
+  if (request.kind === 'delegation')
+    return DELEGATION_STATE_WORDS[request.state] ?? STATE_WORDS[request.state];
+  if (request.state === 'failed' && request.outcome?.nothingSent) return FAILED_NOTHING_SENT;
+  return STATE_WORDS[request.state];
 }
 
 export function environmentLabel(environment: CngnEnvironment): string {

@@ -3,7 +3,7 @@
 // read.
 import type { ModalView } from '@slack/types';
 import type { Bank, Network } from '../../../cngn/schemas.js';
-import { checkWalletAddress } from '../../../format/wallet-address.js';
+import { hasAddressForm } from '../../../format/wallet-address.js';
 import { noticeMessage } from '../../reads/blocks.js';
 import { FORM_NOT_OPENED } from '../../reads/commands.js';
 import { describeError } from '../../runtime/errors.js';
@@ -44,11 +44,14 @@ export function findNetwork(networks: Network[], word: string | undefined): Netw
 }
 
 export const looksLikeAmount = (word: string | undefined) => !!word && /^₦?[\d,]+(\.\d+)?$/.test(word);
-/** `0x…`, or a Solana, Tron or XBN address by format: network words are far shorter than any of these. */
+/**
+ * `0x…`, or a Solana, Tron or XBN address by format (a mistyped one too: the form says why it is
+ * refused): network words are far shorter than any of these.
+ */
 export const looksLikeAddress = (word: string | undefined) =>
   !!word &&
   (/^0x/i.test(word) ||
-    (['solana', 'tron', 'stellar'] as const).some((family) => checkWalletAddress(family, word).ok));
+    (['solana', 'tron', 'stellar'] as const).some((family) => hasAddressForm(family, word)));
 export const looksLikeAccount = (word: string | undefined) => !!word && /^\d{10}$/.test(word);
 
 /** A bank named by code or by (part of) its name, for prefill. */
