@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
 import { crashPoint } from './crash-points.js';
 import type { DelegationBook } from './delegations.js';
+import { LateLookup, type LateLookupOptions } from './late-lookup.js';
 import { CLAIM_LEASE_MS, EXECUTION_LEASE_MS, interruptedClaim } from './leases.js';
 import type { CustodyGateway } from './ports.js';
 import { type FreshFigures, needsRecheck, recheckBeforeSending } from './recheck.js';
@@ -38,7 +39,7 @@ export interface ExecutorDeps {
   log?: EngineLog | undefined;
 }
 
-export interface ExecutorOptions {
+export interface ExecutorOptions extends LateLookupOptions {
   /** How long after the final approval its figures count as stale (default STALE_APPROVAL_MS). */
   staleAfterMs?: number;
   /** How the store write of a service answer is retried when it fails (default RECORD_RETRY). */
@@ -65,6 +66,7 @@ export class Executor {
   private readonly binding: () => ServiceBinding;
   private readonly now: () => Date;
   private readonly log: EngineLog | undefined;
+  private readonly lateLookup: LateLookup;
 
   constructor(deps: ExecutorDeps, options: ExecutorOptions = {}) {
     this.core = deps.core;
@@ -76,6 +78,7 @@ export class Executor {
     this.log = deps.log;
     this.staleAfterMs = options.staleAfterMs ?? STALE_APPROVAL_MS;
     this.recordRetry = options.recordRetry ?? RECORD_RETRY;
+    this.lateLookup = new LateLookup({ ...deps, owner: this.instanceId }, options);
   }
 
   /**
@@ -88,6 +91,9 @@ export class Executor {
     crashPoint('before-claim');
     if (this.isShuttingDown) return undefined; // shutting down: the next start sends it
     try {
+      // Approved long ago: it may have gone out already (see late-lookup.ts); looked up first.
+      const looked = await this.lateLookup.beforeSending(id);
+      if (looked !== 'send') return looked === 'not-now' ? undefined : looked.settled;
       const fresh = await this.freshFigures(id);
       if (fresh === 'not-now') return undefined;
       claimed = await this.claimExecution(id, fresh);

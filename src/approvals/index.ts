@@ -57,7 +57,12 @@ export {
   reminderTimes,
 } from './reminders.js';
 export { failedCallOutcome } from './service-call.js';
-export { canTransition, InvalidTransitionError, noticeText } from './state-machine.js';
+export {
+  canTransition,
+  InvalidTransitionError,
+  LOOKED_UP_BEFORE_SENDING,
+  noticeText,
+} from './state-machine.js';
 export type { BridgeCallbackHint } from './tracker.js';
 export type * from './types.js';
 

@@ -118,6 +118,14 @@ export interface CustodyReport {
 }
 
 /**
+ * A read that stands between an approved request and its call (the lookup before a late send) waits
+ * for the request budget as the call itself would; other tracking reads run in the background.
+ */
+export interface ServiceReadOptions {
+  beforeSending?: boolean;
+}
+
+/**
  * The custody service as the approval engine uses it. Money calls (withdraw, redeem, bridge,
  * addToWhitelist, updateSettlementAccount) are made once and never retried; a failure rejects with
  * CustodyCallError when the gateway can tell what it proves, anything else counts as may have been
@@ -142,7 +150,7 @@ export interface CustodyGateway {
   /** Tracking reads. */
   withdrawal(reference: string): Promise<CustodyTransaction>;
   transaction(reference: string): Promise<CustodyTransaction>;
-  transactions(page: number, limit: number): Promise<TransactionListPage>;
+  transactions(page: number, limit: number, options?: ServiceReadOptions): Promise<TransactionListPage>;
   /** The whitelisted addresses, by network. */
-  whitelist(): Promise<Array<{ networkId: string; address: string }>>;
+  whitelist(options?: ServiceReadOptions): Promise<Array<{ networkId: string; address: string }>>;
 }

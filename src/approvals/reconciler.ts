@@ -1,13 +1,22 @@
 // Outcome-unknown requests: the call may or may not have been acted on. Look for them in the
 // transaction list (same kind, amount and destination, created around the call, and exactly one such
-// transaction), or for a whitelist addition on the whitelist. When that stays inconclusive, or cannot
-// be done at all (settlement), a person is asked to check. Reads only, at background priority;
-// nothing here ever sends a request again.
-import { Money } from '../format/money.js';
+// transaction; see transaction-match.ts), or for a whitelist addition on the whitelist. When that
+// stays inconclusive, or cannot be done at all (settlement), a person is asked to check. Reads only,
+// at background priority; nothing here ever sends a request again.
 import type { CustodyGateway, CustodyTransaction } from './ports.js';
 import type { ApprovalRepository } from './repository.js';
 import { transition } from './state-machine.js';
+import {
+  CLOCK_SKEW_MS,
+  matchingTransactions,
+  outcomeFromTransaction,
+  type ReadBack,
+  readBackOf,
+  transactionsSince,
+} from './transaction-match.js';
 import type { ApprovalRequest, CoreSections, ExecutionOutcome } from './types.js';
+
+export { outcomeFromTransaction } from './transaction-match.js';
 
 export interface ReconcilerOptions {
   /** How far after the call a matching transaction may have been created (default 30 min). */
@@ -39,12 +48,9 @@ export interface TrackingSteps {
   reschedule(request: ApprovalRequest): Promise<void>;
 }
 
-const CLOCK_SKEW_MS = 5 * 60_000;
-
 export class Reconciler {
   private readonly matchWindowMs: number;
-  private readonly pageSize: number;
-  private readonly maxPages: number;
+  private readonly readBack: ReadBack;
   private readonly escalateAfter: number;
   private readonly core: CoreSections;
   private readonly repo: ApprovalRepository;
@@ -61,8 +67,7 @@ export class Reconciler {
     this.custody = deps.custody;
     this.now = deps.now;
     this.matchWindowMs = options.matchWindowMs ?? 30 * 60_000;
-    this.pageSize = options.reconcilePageSize ?? 50;
-    this.maxPages = Math.max(1, options.reconcilePages ?? 3);
+    this.readBack = readBackOf(options);
     this.escalateAfter = Math.max(1, options.escalateAfterChecks ?? 6);
   }
 
@@ -70,7 +75,7 @@ export class Reconciler {
   async reconcile(requests: ApprovalRequest[]): Promise<void> {
     if (requests.length === 0) return;
     const since = Math.min(...requests.map((r) => sentAt(r) - CLOCK_SKEW_MS));
-    const txs = await this.recentTransactions(since);
+    const { transactions: txs } = await transactionsSince(this.custody, since, this.readBack);
     for (const request of requests) {
       const candidates = await this.candidates(request, txs);
       const [match] = candidates;
@@ -130,37 +135,10 @@ export class Reconciler {
     await this.steps.reschedule(request);
   }
 
-  /** Newest first, page after page while the pages are still inside the window (and budget allows). */
-  private async recentTransactions(since: number): Promise<CustodyTransaction[]> {
-    const all: CustodyTransaction[] = [];
-    for (let page = 1; page <= this.maxPages; page++) {
-      const result = await this.custody.transactions(page, this.pageSize);
-      all.push(...result.transactions);
-      const last = result.lastPage ?? result.transactions.length < this.pageSize;
-      const oldest = Math.min(...result.transactions.map((tx) => createdAt(tx)));
-      if (last || result.transactions.length === 0 || oldest < since) break;
-    }
-    return all;
-  }
-
   /** Same kind, amount and destination, created around the call, and not another request's. */
-  private async candidates(
-    request: ApprovalRequest,
-    txs: CustodyTransaction[],
-  ): Promise<CustodyTransaction[]> {
-    const from = sentAt(request) - CLOCK_SKEW_MS;
-    const to = sentAt(request) + this.matchWindowMs;
-    const found = new Map<string, CustodyTransaction>(); // a page may shift while it is read: once each
-    for (const tx of txs) {
-      const created = createdAt(tx);
-      if (!(created >= from && created <= to)) continue;
-      if (tx.kind !== request.kind) continue;
-      if (!sameDestination(request, tx) || !sameAmount(request, tx)) continue;
-      const owner = await this.repo.findIdByReference(tx.reference);
-      if (owner && owner !== request.id) continue;
-      found.set(tx.reference, tx);
-    }
-    return [...found.values()];
+  private candidates(request: ApprovalRequest, txs: CustodyTransaction[]): Promise<CustodyTransaction[]> {
+    const window = { from: sentAt(request) - CLOCK_SKEW_MS, to: sentAt(request) + this.matchWindowMs };
+    return matchingTransactions(this.repo, request, txs, window);
   }
 
   private async settle(request: ApprovalRequest, match: CustodyTransaction): Promise<void> {
@@ -186,37 +164,4 @@ export class Reconciler {
   }
 }
 
-export function outcomeFromTransaction(tx: CustodyTransaction): ExecutionOutcome {
-  return {
-    status: tx.status,
-    ...(tx.explorerLink ? { explorerLink: tx.explorerLink } : {}),
-    ...(tx.hash !== undefined ? { hash: tx.hash } : {}),
-  };
-}
-
 const sentAt = (request: ApprovalRequest) => Date.parse(request.outcome?.sentAt ?? request.createdAt);
-const createdAt = (tx: CustodyTransaction) => (tx.createdAt ? Date.parse(tx.createdAt) : Number.NaN);
-
-function sameAmount(request: ApprovalRequest, tx: CustodyTransaction): boolean {
-  if (!request.amount) return false;
-  try {
-    return Money.parseDecimal(request.amount).equals(Money.fromService(tx.amount));
-  } catch {
-    return false;
-  }
-}
-
-function sameDestination(request: ApprovalRequest, tx: CustodyTransaction): boolean {
-  const { address, accountNumber: account } = tx.destination;
-  const same = (a: string | undefined, b: string) => !!a && a.toLowerCase() === b.toLowerCase();
-  switch (request.kind) {
-    case 'withdraw':
-      return same(address, request.payload.address);
-    case 'bridge':
-      return same(address, request.payload.destinationAddress);
-    case 'redeem':
-      return same(account, request.payload.accountNumber);
-    default:
-      return false;
-  }
-}

@@ -6,7 +6,9 @@ const TRANSITIONS: Record<RequestState, readonly RequestState[]> = {
   pending: ['pending', 'approved', 'rejected', 'cancelled', 'expired'],
   // approved → pending: its figures went stale before it could be sent; approved → failed: it can
   // never be sent (filed for another environment or key). Neither reached the service.
-  approved: ['executing', 'pending', 'failed'],
+  // approved → sent/completed/failed/outcome-unknown: approved long ago and looked up before sending,
+  // it was found done (or maybe done) already, so it is settled, not sent (LOOKED_UP_BEFORE_SENDING).
+  approved: ['executing', 'pending', 'failed', 'sent', 'completed', 'outcome-unknown'],
   // Whitelist and settlement take effect at once: executing → completed directly. executing →
   // approved: its claimant stopped before the write-ahead mark, so the call was certainly not made.
   executing: ['sent', 'completed', 'failed', 'outcome-unknown', 'approved'],
@@ -19,6 +21,12 @@ const TRANSITIONS: Record<RequestState, readonly RequestState[]> = {
   cancelled: [],
   expired: [],
 };
+
+/** The step that settles an approved request from the lookup before a late send (late-lookup.ts). */
+export const LOOKED_UP_BEFORE_SENDING = 'looked-up-before-sending';
+
+/** Only the lookup before a late send takes an approved request to these without a call. */
+const SETTLED_WITHOUT_CALL: ReadonlySet<RequestState> = new Set(['sent', 'completed', 'outcome-unknown']);
 
 export class InvalidTransitionError extends Error {
   override name = 'InvalidTransitionError';
@@ -47,6 +55,13 @@ export function transition<R extends ApprovalRequest>(request: R, to: RequestSta
   if (!canTransition(request.state, to)) throw new InvalidTransitionError(request.state, to);
   // Only a claim that never wrote its write-ahead mark goes back: once marked, the call may be out.
   if (request.state === 'executing' && to === 'approved' && request.execution?.phase !== 'claimed') {
+    throw new InvalidTransitionError(request.state, to);
+  }
+  if (
+    request.state === 'approved' &&
+    SETTLED_WITHOUT_CALL.has(to) &&
+    step.action !== LOOKED_UP_BEFORE_SENDING
+  ) {
     throw new InvalidTransitionError(request.state, to);
   }
   const entry = {

@@ -7,8 +7,9 @@ import {
   type CustodyGateway,
   type CustodyReport,
   type CustodyTransaction,
+  type ServiceReadOptions,
 } from '../approvals/ports.js';
-import type { CngnApi } from './api.js';
+import type { CngnApi, Priority } from './api.js';
 import { CngnError, CngnResponseError, CngnTransportError, RateBudgetError } from './errors.js';
 import { classifyStatus, invalidAmountOf, type Transaction, type WebhookEvent } from './schemas.js';
 
@@ -118,6 +119,10 @@ export function custodyReport(event: WebhookEvent): CustodyReport {
   };
 }
 
+/** A read the next money call waits on goes with it; other tracking reads stay in the background. */
+const readPriority = (options?: ServiceReadOptions): Priority =>
+  options?.beforeSending ? 'money' : 'background';
+
 /** The client as the engine's custody gateway. */
 export function custodyGateway(api: CngnApi): CustodyGateway {
   return {
@@ -147,15 +152,15 @@ export function custodyGateway(api: CngnApi): CustodyGateway {
       custodyTransaction(await api.verifyWithdrawal(reference, { priority: 'background' })),
     transaction: async (reference) =>
       custodyTransaction(await api.getTransaction(reference, { priority: 'background' })),
-    transactions: async (page, limit) => {
-      const result = await api.getTransactions({ page, limit, priority: 'background' });
+    transactions: async (page, limit, options) => {
+      const result = await api.getTransactions({ page, limit, priority: readPriority(options) });
       return {
         transactions: result.data.map(custodyTransaction),
         ...(result.pagination ? { lastPage: result.pagination.isLastPage } : {}),
       };
     },
-    whitelist: async () =>
-      (await api.getWhitelisted({ priority: 'background' })).map((w) => ({
+    whitelist: async (options) =>
+      (await api.getWhitelisted({ priority: readPriority(options) })).map((w) => ({
         networkId: w.networkId,
         address: w.publicKey,
       })),

@@ -4,6 +4,7 @@ import {
   ApprovalPolicy,
   canTransition,
   InvalidTransitionError,
+  LOOKED_UP_BEFORE_SENDING,
   parseTiers,
   requiredApprovals,
 } from '../../src/approvals/index.js';
@@ -56,6 +57,15 @@ describe('state machine', () => {
     expect(() => transition(request({ state: 'executing', execution: lease }), 'approved', step)).toThrow(
       InvalidTransitionError,
     );
+  });
+
+  it('settles an approved request without a call only from the lookup before a late send', () => {
+    const approved = request({ state: 'approved' });
+    const looked = { action: LOOKED_UP_BEFORE_SENDING, at: new Date() };
+    for (const to of ['sent', 'completed', 'outcome-unknown'] as const) {
+      expect(transition(approved, to, looked).state).toBe(to);
+      expect(() => transition(approved, to, { action: to, at: new Date() })).toThrow(InvalidTransitionError);
+    }
   });
 
   it('refuses an unlisted transition loudly and records each step', () => {

@@ -1,8 +1,11 @@
 // The service's transactions and webhook events as the approval engine reads them: which request
 // kind a transaction is, where it went, how it stands, and what a webhook says happened.
 import { describe, expect, it } from 'vitest';
-import { custodyReport, custodyTransaction } from '../../src/cngn/custody-gateway.js';
+import { custodyGateway, custodyReport, custodyTransaction } from '../../src/cngn/custody-gateway.js';
+import { RateBudgetError } from '../../src/cngn/errors.js';
 import { transactionSchema, webhookEventSchema } from '../../src/cngn/schemas.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { clientFor } from './client-support.js';
 
 const tx = (fields: Record<string, unknown>) =>
   custodyTransaction(
@@ -99,5 +102,26 @@ describe('a webhook report', () => {
       references: ['TX-9'],
       result: 'failed',
     });
+  });
+});
+
+describe('the reads before a late send', () => {
+  it('wait for the budget as a money call does, where a tracking read is turned away', async () => {
+    const sandbox = await startSandbox({ rateLimit: false });
+    // 5 a window: the last one is kept from background work.
+    const { client, store } = await clientFor(sandbox, { rateLimit: { limit: 5, windowSeconds: 60 } });
+    try {
+      const gateway = custodyGateway(client);
+      for (let i = 0; i < 4; i++) await gateway.transactions(1, 10);
+      await expect(gateway.transactions(1, 10)).rejects.toBeInstanceOf(RateBudgetError);
+      await expect(gateway.whitelist()).rejects.toBeInstanceOf(RateBudgetError);
+      const page = await gateway.transactions(1, 10, { beforeSending: true });
+      expect(page.transactions.length).toBeGreaterThan(0);
+      expect(sandbox.count('GET', '/v1/api/transactions')).toBe(5);
+    } finally {
+      await client.close();
+      await store.close();
+      await sandbox.stop();
+    }
   });
 });

@@ -6,6 +6,7 @@ import {
   CONFLICT_ACTION,
   delegationOf,
   isLive,
+  LOOKED_UP_BEFORE_SENDING,
   noticeText,
   REVOKED_ACTION,
 } from '../../../approvals/index.js';
@@ -388,6 +389,7 @@ export function stepText(request: ApprovalRequest): string {
     interrupted: 'The bot restarted during the call: outcome unknown; it will be looked up, never resent',
     released: 'The bot restarted before sending it: nothing was sent, so it is sent now',
     reconciled: 'Found in the transaction list',
+    [LOOKED_UP_BEFORE_SENDING]: 'Approved a while ago, so looked up before sending',
     reminder: 'Approvers reminded',
     extended: 'Extended',
     [REVOKED_ACTION]: 'Delegation revoked',
@@ -442,6 +444,7 @@ export function requesterNotice(request: ApprovalRequest): string | undefined {
     case 'interrupted':
       return `Your request ${title}: the outcome is unknown for now; it is being looked up, never resent.`;
     case CONFLICT_ACTION:
+    case LOOKED_UP_BEFORE_SENDING:
       return `Your request ${title}: ${escapeMrkdwn(step?.note ?? '')}.`;
     default:
       return undefined;

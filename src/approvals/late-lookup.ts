@@ -1,0 +1,228 @@
+// An approved request whose final approval is older than the claim lease may have gone out already:
+// its claimant stopped after the call, or the store was restored from a backup taken before the
+// call. Before such a request is claimed, it is looked for where the service keeps what was done:
+// the transaction list (withdraw, redeem, bridge: kind, amount, destination, created since the final
+// approval; see transaction-match.ts) or the whitelist. One match settles it under the round's claim
+// with the compare-and-set write, and nothing is sent; several, or a list too long to read back that
+// far, make it outcome unknown for a person; none lets it be sent. A lookup that cannot be made sends
+// nothing: the request stays approved and is tried again shortly. Settlement changes and delegations
+// cannot be looked up and go as they are (docs/decisions/late-approval-lookup.md says why).
+import { bindingProblem, type ServiceBinding } from './binding.js';
+import { CLAIM_LEASE_MS } from './leases.js';
+import type { CustodyGateway, CustodyTransaction } from './ports.js';
+import type { ReconcilerOptions } from './reconciler.js';
+import type { ApprovalRepository } from './repository.js';
+import { LOOKED_UP_BEFORE_SENDING, transition } from './state-machine.js';
+import {
+  CLOCK_SKEW_MS,
+  matchingTransactions,
+  outcomeFromTransaction,
+  type ReadBack,
+  readBackOf,
+  transactionsSince,
+} from './transaction-match.js';
+import type { ApprovalRequest, CoreSections, ExecutionOutcome, RequestState } from './types.js';
+
+/** How soon a lookup the service could not answer is tried again. */
+export const LOOKUP_RETRY_MS = 60_000;
+
+export interface LateLookupDeps {
+  core: CoreSections;
+  repo: ApprovalRepository;
+  custody: CustodyGateway;
+  binding: () => ServiceBinding;
+  now: () => Date;
+  /** The executor's id: a settled request's claim is held under it. */
+  owner: string;
+}
+
+/** It reads back as far as the reconciler does: reconcilePageSize per page, reconcilePages at most. */
+export type LateLookupOptions = Pick<ReconcilerOptions, 'reconcilePageSize' | 'reconcilePages'>;
+
+/** What to do with the request: send it as usual, not now, or it was settled by the lookup. */
+export type LateLookupResult = 'send' | 'not-now' | { settled: ApprovalRequest | undefined };
+
+type Finding =
+  | { found: 'nothing' }
+  | { found: 'transaction'; tx: CustodyTransaction }
+  | { found: 'on-whitelist' }
+  | { found: 'several'; txs: CustodyTransaction[] }
+  | { found: 'out-of-reach'; pages: number };
+
+export class LateLookup {
+  /** Rounds this process found nothing for: nothing can send them but a claim of that round. */
+  private readonly foundNothing = new Map<string, number>();
+  private readonly readBack: ReadBack;
+
+  constructor(
+    private readonly deps: LateLookupDeps,
+    options: LateLookupOptions = {},
+  ) {
+    this.readBack = readBackOf(options);
+  }
+
+  /** Approved long enough ago that its call may have been made by a process that is gone. */
+  static isLate(request: ApprovalRequest, now: Date): boolean {
+    const approvedAt = request.approvals.at(-1)?.at ?? request.createdAt;
+    return now.getTime() - Date.parse(approvedAt) > CLAIM_LEASE_MS;
+  }
+
+  /** Look the request up if it is late, before anything reads or sends for it. */
+  async beforeSending(id: string): Promise<LateLookupResult> {
+    const { repo, now } = this.deps;
+    const request = await repo.get(id);
+    const at = now();
+    if (request?.state !== 'approved') {
+      this.foundNothing.delete(id);
+      return 'send';
+    }
+    if (!LateLookup.isLate(request, at)) return 'send';
+    if (request.kind === 'settlement' || request.kind === 'delegation') return 'send';
+    // Another environment's request is closed by the claim; it is never looked up here.
+    if (bindingProblem(request, this.deps.binding())) return 'send';
+    if (this.foundNothing.get(id) === request.round) return 'send';
+    // A check that failed is not repeated on every sweep: the reads share the service's budget.
+    if (request.nextCheckAt && Date.parse(request.nextCheckAt) > at.getTime()) return 'not-now';
+    let finding: Finding;
+    try {
+      finding = await this.lookUp(request);
+    } catch {
+      await this.tryAgainShortly(request);
+      return 'not-now';
+    }
+    switch (finding.found) {
+      case 'nothing':
+        this.foundNothing.set(id, request.round);
+        return 'send';
+      case 'transaction':
+        return { settled: await this.settleFromTransaction(request, finding.tx) };
+      case 'on-whitelist':
+        return {
+          settled: await this.settle(
+            request,
+            'completed',
+            'already on the whitelist: nothing was sent again',
+            {
+              status: 'completed',
+            },
+          ),
+        };
+      case 'several': {
+        const refs = finding.txs.map((tx) => tx.reference).join(', ');
+        return {
+          settled: await this.leaveToAPerson(
+            request,
+            `${finding.txs.length} transactions since its approval match its kind, amount and destination (${refs}): it may have gone out already, so nothing was sent`,
+          ),
+        };
+      }
+      case 'out-of-reach':
+        return {
+          settled: await this.leaveToAPerson(
+            request,
+            `the transaction list is too long to read back to its approval (${finding.pages} pages read): it may have gone out already, so nothing was sent`,
+          ),
+        };
+    }
+  }
+
+  private async lookUp(request: ApprovalRequest): Promise<Finding> {
+    const { custody, repo, now } = this.deps;
+    if (request.kind === 'whitelist') {
+      const { networkId, address } = request.payload;
+      const list = await custody.whitelist({ beforeSending: true });
+      const listed = list.some(
+        (w) => w.networkId === networkId && w.address.toLowerCase() === address.toLowerCase(),
+      );
+      return listed ? { found: 'on-whitelist' } : { found: 'nothing' };
+    }
+    // Nothing of this round can have gone out before its final approval.
+    const from = Date.parse(request.approvals.at(-1)?.at ?? request.createdAt) - CLOCK_SKEW_MS;
+    const read = await transactionsSince(custody, from, this.readBack, { beforeSending: true });
+    const window = { from, to: now().getTime() + CLOCK_SKEW_MS };
+    const matches = await matchingTransactions(repo, request, read.transactions, window);
+    const [match] = matches;
+    if (match && matches.length === 1) return { found: 'transaction', tx: match };
+    if (matches.length > 1) return { found: 'several', txs: matches };
+    if (!read.complete) return { found: 'out-of-reach', pages: this.readBack.maxPages };
+    return { found: 'nothing' };
+  }
+
+  private settleFromTransaction(
+    request: ApprovalRequest,
+    tx: CustodyTransaction,
+  ): Promise<ApprovalRequest | undefined> {
+    const to = tx.result === 'succeeded' ? 'completed' : tx.result === 'failed' ? 'failed' : 'sent';
+    const outcome: ExecutionOutcome = {
+      ...outcomeFromTransaction(tx),
+      reference: tx.reference,
+      ...(tx.id ? { transactionId: tx.id } : {}),
+      ...(to === 'failed' ? { reason: `the service lists it as ${tx.status}` } : {}),
+    };
+    const note = `found in the transaction list as ${tx.reference} (${tx.status}): nothing was sent again`;
+    return this.settle(request, to, note, outcome);
+  }
+
+  /** Several matches, or the list out of reach: outcome unknown, never sent, and a person is asked. */
+  private async leaveToAPerson(request: ApprovalRequest, note: string): Promise<ApprovalRequest | undefined> {
+    const settled = await this.settle(request, 'outcome-unknown', note);
+    if (!settled) return undefined;
+    return this.deps.core.notice(
+      request.id,
+      'needs-manual-check',
+      `A person must check with the service (dashboard or support) whether it went out; the bot will not send it. An approver then records the answer: \`/cngn resolve ${request.id} completed|failed <what you saw>\`.`,
+      { when: (r) => r.state === 'outcome-unknown' },
+    );
+  }
+
+  /**
+   * Write what the lookup found onto the request, only if it is still the approved round looked up,
+   * under that round's claim (so no replica can claim it to send meanwhile), with the compare-and-set
+   * write. Undefined when another process moved it on first.
+   */
+  private async settle(
+    looked: ApprovalRequest,
+    to: RequestState,
+    note: string,
+    outcome?: ExecutionOutcome,
+  ): Promise<ApprovalRequest | undefined> {
+    const { core, repo, now, owner } = this.deps;
+    let claim: number | undefined;
+    const settled = await core.locked(looked.id, async (current) => {
+      if (current?.state !== 'approved' || current.round !== looked.round) return undefined;
+      if (bindingProblem(current, this.deps.binding())) return undefined;
+      const at = now();
+      // Taken once: the section runs again on a fresh read if its write was refused.
+      claim ??= await repo.claim(current.id, current.round, owner, at, CLAIM_LEASE_MS);
+      if (claim === undefined) return undefined;
+      const { nextCheckAt: _retry, checks: _checks, ...rest } = current;
+      let next = transition(
+        { ...rest, ...(outcome ? { outcome: { ...current.outcome, ...outcome } } : {}) } as ApprovalRequest,
+        to,
+        { action: LOOKED_UP_BEFORE_SENDING, note, at },
+      );
+      if (to === 'outcome-unknown') next = { ...next, nextCheckAt: at.toISOString(), checks: 0 };
+      await repo.indexOutcome(next);
+      await core.write(current, next);
+      return next;
+    });
+    if (settled) await core.notify(settled);
+    return settled;
+  }
+
+  /** The service could not be asked: nothing is sent; say so once, and look again in a minute. */
+  private async tryAgainShortly(request: ApprovalRequest): Promise<void> {
+    const { core, now } = this.deps;
+    await core.locked(request.id, async (current) => {
+      if (current?.state !== 'approved' || current.round !== request.round) return;
+      const nextCheckAt = new Date(now().getTime() + LOOKUP_RETRY_MS).toISOString();
+      await core.write(current, { ...current, nextCheckAt }, { audit: false });
+    });
+    await core.notice(
+      request.id,
+      'execution-delayed',
+      "Not sent yet: it was approved a while ago, so the bot first looks for it in the service's transaction list (it may have gone out already, for example before a backup was restored), and the service could not be asked just now; nothing was sent. The bot tries again shortly.",
+      { when: (r) => r.state === 'approved' && r.round === request.round },
+    );
+  }
+}

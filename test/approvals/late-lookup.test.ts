@@ -1,0 +1,192 @@
+// A request whose final approval is older than the claim lease may have gone out already (its
+// claimant stopped after the call, or the store was restored from a backup): it is looked for in the
+// transaction list (or on the whitelist) before it is sent. A match settles it and nothing is sent;
+// no match sends it once; a lookup that cannot be made sends nothing. A fresh approval reads nothing.
+import { afterEach, expect, it } from 'vitest';
+import { CLAIM_LEASE_MS, STALE_APPROVAL_MS } from '../../src/approvals/executor.js';
+import {
+  type ApprovalEngineOptions,
+  type ApprovalRequest,
+  LOOKED_UP_BEFORE_SENDING,
+  type RequestDraft,
+} from '../../src/approvals/index.js';
+import { Money } from '../../src/format/money.js';
+import { redemptionDraft } from '../support/drafts.js';
+import {
+  APPROVER_A,
+  DEST,
+  type EngineFixture,
+  REQUESTER,
+  startEngineFixture,
+  twoNetworks,
+  withdrawalDraft,
+} from './fixture.js';
+
+let fx: EngineFixture;
+let networkId: string;
+
+async function start(engine: Partial<ApprovalEngineOptions> = {}): Promise<void> {
+  fx = await startEngineFixture({ engine });
+  [networkId] = await twoNetworks(fx.client);
+}
+afterEach(async () => {
+  await fx.close();
+});
+
+const withdrawCalls = () => fx.sandbox.count('POST', '/v1/api/withdraw');
+const listReads = () => fx.sandbox.count('GET', '/v1/api/transactions');
+
+/** Approved, and not sent: the process that approved it stopped before it could send. */
+async function approved(draft: RequestDraft): Promise<ApprovalRequest> {
+  const filed = await fx.engine.file(draft);
+  const result = await fx.engine.core.approve(filed.id, APPROVER_A);
+  if (!result.ok || result.request.state !== 'approved') throw new Error('not approved');
+  return result.request;
+}
+
+/** The withdrawal made once already, as a process that is gone (or a lost timeline) made it. */
+async function withdrawnBefore(amount: string): Promise<string> {
+  const made = await fx.client.withdraw({ amount: Money.parseDecimal(amount), address: DEST, networkId });
+  return made.trxRef;
+}
+
+async function sweep(): Promise<void> {
+  await fx.engine.tick();
+  await fx.engine.idle();
+}
+
+it('settles a late approval found in the transaction list, without a second withdrawal', async () => {
+  await start();
+  const request = await approved(withdrawalDraft(networkId, '1234.50'));
+  const reference = await withdrawnBefore('1234.50');
+  fx.clock.advance(CLAIM_LEASE_MS + 1_000);
+  await sweep();
+  const after = await fx.engine.get(request.id);
+  expect(after?.state).toBe('sent');
+  expect(after?.outcome?.reference).toBe(reference);
+  expect(after?.history.at(-1)).toMatchObject({ action: LOOKED_UP_BEFORE_SENDING, state: 'sent' });
+  expect(after?.history.at(-1)?.note).toContain(`found in the transaction list as ${reference}`);
+  expect(after?.history.map((h) => h.action)).not.toContain('executing');
+  expect(withdrawCalls()).toBe(1);
+  // It is then followed like any sent request, and a webhook for it finds it by its reference.
+  await fx.sandbox.settleAll();
+  fx.clock.advance(61_000);
+  await sweep();
+  expect((await fx.engine.get(request.id))?.state).toBe('completed');
+  expect(withdrawCalls()).toBe(1);
+});
+
+it('sends a late approval that is not in the transaction list, once', async () => {
+  await start();
+  const request = await approved(withdrawalDraft(networkId, '2345.60'));
+  fx.clock.advance(CLAIM_LEASE_MS + 1_000);
+  const reads = listReads();
+  await sweep();
+  await sweep();
+  expect((await fx.engine.get(request.id))?.state).toBe('sent');
+  expect(listReads()).toBeGreaterThan(reads);
+  expect(withdrawCalls()).toBe(1);
+});
+
+it('reads nothing before sending a fresh approval', async () => {
+  await start();
+  const request = await approved(withdrawalDraft(networkId, '3456.70'));
+  const reads = listReads();
+  await sweep();
+  expect((await fx.engine.get(request.id))?.state).toBe('sent');
+  expect(listReads()).toBe(reads);
+  expect(withdrawCalls()).toBe(1);
+});
+
+it('sends nothing while the lookup cannot be made, says so once, and looks again a minute later', async () => {
+  await start();
+  const request = await approved(withdrawalDraft(networkId, '4567.80'));
+  fx.clock.advance(CLAIM_LEASE_MS + 1_000);
+  fx.sandbox.failNext('GET', '/v1/api/transactions', 403, 1, 'IP address not whitelisted');
+  const reads = listReads();
+  await sweep();
+  await sweep();
+  const waiting = await fx.engine.get(request.id);
+  expect(waiting?.state).toBe('approved');
+  const said = waiting?.history.filter((h) => h.action === 'execution-delayed') ?? [];
+  expect(said).toHaveLength(1);
+  expect(said[0]?.note).toContain('transaction list');
+  expect(said[0]?.note).toContain('nothing was sent');
+  expect(listReads()).toBe(reads + 1);
+  expect(withdrawCalls()).toBe(0);
+  fx.clock.advance(61_000);
+  await sweep();
+  expect((await fx.engine.get(request.id))?.state).toBe('sent');
+  expect(withdrawCalls()).toBe(1);
+});
+
+it('leaves a late approval with two matching transactions to a person, sending nothing', async () => {
+  await start();
+  const request = await approved(withdrawalDraft(networkId, '5678.90'));
+  await withdrawnBefore('5678.90');
+  await withdrawnBefore('5678.90');
+  fx.clock.advance(CLAIM_LEASE_MS + 1_000);
+  await sweep();
+  const after = await fx.engine.get(request.id);
+  expect(after?.state).toBe('outcome-unknown');
+  const looked = after?.history.find((h) => h.action === LOOKED_UP_BEFORE_SENDING);
+  expect(looked?.note).toContain('2 transactions since its approval match');
+  const asked = after?.history.filter((h) => h.action === 'needs-manual-check') ?? [];
+  expect(asked).toHaveLength(1);
+  expect(asked[0]?.note).toContain(`/cngn resolve ${request.id} completed|failed`);
+  expect(withdrawCalls()).toBe(2);
+});
+
+it('leaves a late approval to a person when the list is too long to read back to its approval', async () => {
+  await start({ reconcilePageSize: 2, reconcilePages: 1 });
+  const request = await approved(withdrawalDraft(networkId, '6789.10'));
+  for (const amount of ['11', '12', '13']) await withdrawnBefore(amount);
+  fx.clock.advance(CLAIM_LEASE_MS + 1_000);
+  await sweep();
+  const after = await fx.engine.get(request.id);
+  expect(after?.state).toBe('outcome-unknown');
+  expect(after?.history.find((h) => h.action === LOOKED_UP_BEFORE_SENDING)?.note).toContain(
+    'too long to read back',
+  );
+  expect(withdrawCalls()).toBe(3);
+});
+
+it('completes a late whitelist addition whose address is already on the whitelist, adding nothing', async () => {
+  await start();
+  const [listed] = await fx.client.getWhitelisted();
+  if (!listed) throw new Error('the sandbox lists no whitelisted address');
+  const request = await approved({
+    kind: 'whitelist',
+    payload: { networkId: listed.networkId, address: listed.publicKey },
+    display: {},
+    requester: REQUESTER,
+  });
+  fx.clock.advance(CLAIM_LEASE_MS + 1_000);
+  await sweep();
+  const after = await fx.engine.get(request.id);
+  expect(after?.state).toBe('completed');
+  expect(after?.history.at(-1)?.note).toContain('already on the whitelist');
+  expect(fx.sandbox.count('POST', '/v1/api/whitelist')).toBe(0);
+});
+
+it('settles a late redemption found in the list before its figures are read again', async () => {
+  await start();
+  const filed = await fx.engine.file(redemptionDraft(REQUESTER, 'To be resolved'));
+  await fx.engine.core.approve(filed.id, APPROVER_A); // sent back with the name the bank gives
+  const result = await fx.engine.core.approve(filed.id, APPROVER_A);
+  if (!result.ok || result.request.state !== 'approved') throw new Error('not approved');
+  await fx.client.redeem({
+    amount: Money.parseDecimal('5000'),
+    accountNumber: '0123456789',
+    bankCode: '058',
+  });
+  // The account changed hands since: read again, the figures would send it back to the approvers.
+  fx.sandbox.setAccountName('0123456789', 'Someone Else');
+  fx.clock.advance(STALE_APPROVAL_MS + 60_000);
+  await sweep();
+  const after = await fx.engine.get(filed.id);
+  expect(after?.state).toBe('sent');
+  expect(after?.history.at(-1)?.action).toBe(LOOKED_UP_BEFORE_SENDING);
+  expect(after?.round).toBe(result.request.round);
+  expect(fx.sandbox.count('POST', '/v1/api/redeemAsset')).toBe(1);
+});
