@@ -1,12 +1,15 @@
 // The documentation as a newcomer meets it: the README stays short, every relative link in it and in
 // docs/ leads to a file (and a heading, when it names one), every page is linked from somewhere, and
 // the generated configuration page is what `npm run docs` makes from the configuration schema today,
-// and every file or folder of the tree the text names in a code span is there.
+// and every file or folder of the tree the text names in a code span is there. The Slack app manifest's
+// usage hint is what `npm run docs` makes from the command registry.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { CONFIGURATION_PAGE, configurationPage } from '../scripts/docs/configuration.js';
+import { MANIFEST_FILE, manifestWithUsageHint, usageHint } from '../scripts/docs/manifest.js';
+import { REGISTRY } from '../src/slack/registry.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -177,4 +180,14 @@ describe('the documentation', () => {
   it('has the configuration page the configuration schema gives (npm run docs rewrites it)', () => {
     expect(read(CONFIGURATION_PAGE)).toBe(configurationPage());
   });
+});
+
+describe('the Slack app manifest', () => {
+  const manifest = read(MANIFEST_FILE);
+
+  it('lists every /cngn subcommand of the registry in its usage hint (npm run docs rewrites it)', () => {
+    expect(manifest).toBe(manifestWithUsageHint(manifest));
+    for (const entry of REGISTRY) expect(usageHint().split(' | ')).toContain(entry.name);
+  });
+
 });
