@@ -5,6 +5,7 @@
 // retry. /readyz fails with the reason from then on; a reinstall means a new token and a restart.
 import type { App } from '@slack/bolt';
 import type { WebClientOptions } from '@slack/web-api';
+import { z } from 'zod';
 import type { Logger } from '../../log.js';
 
 export type SlackFetch = NonNullable<WebClientOptions['fetch']>;
@@ -46,6 +47,11 @@ export class SlackAccess {
   }
 }
 
+/** The part of `tokens_revoked` that matters: the bot tokens revoked (user IDs), if any. */
+const revokedTokens = z.looseObject({
+  tokens: z.looseObject({ bot: z.array(z.string()).default([]) }),
+});
+
 /**
  * Slack's own word that the app is gone: `app_uninstalled`, or `tokens_revoked` naming a bot token
  * (the app has one bot token; user tokens it does not hold are of no concern).
@@ -55,7 +61,8 @@ export function registerRemovalEvents(app: App, access: SlackAccess): void {
     access.remove('Slack says the app was uninstalled from the workspace (app_uninstalled)');
   });
   app.event('tokens_revoked', async ({ event }) => {
-    if ((event.tokens.bot ?? []).length === 0) return;
+    const revoked = revokedTokens.safeParse(event);
+    if (!revoked.success || revoked.data.tokens.bot.length === 0) return;
     access.remove("Slack says the bot's token was revoked (tokens_revoked)");
   });
 }

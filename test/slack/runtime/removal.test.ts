@@ -74,16 +74,23 @@ test('after app_uninstalled, sends nothing more to Slack and is not ready, sayin
   expect(await app.webhooks?.outbox.pendingIds()).toHaveLength(1);
 });
 
-test('after tokens_revoked naming the bot token, is not ready; a user token alone changes nothing', async ({
+test('after tokens_revoked naming the bot token, is not ready; user tokens alone, or none named, change nothing', async ({
   startApp,
   fakeSlack,
 }) => {
-  const app = await startApp({ slack: fakeSlack });
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = createLogger('info', { write: (line) => lines.push(JSON.parse(line)) });
+  const app = await startApp({ slack: fakeSlack, logger });
   await slackEvent(app, { type: 'tokens_revoked', tokens: { oauth: ['UPERSON'] } });
+  await slackEvent(app, { type: 'tokens_revoked' });
   expect((await readyz(app)).status).toBe(200);
   await slackEvent(app, { type: 'tokens_revoked', tokens: { bot: ['UBOT'] } });
   await waitUntil(async () => (await readyz(app)).status === 503, '/readyz to fail');
   expect((await readyz(app)).body.reasons).toEqual([
     "Slack says the bot's token was revoked (tokens_revoked)",
+  ]);
+  // Events are handled in the order they came: the two before changed nothing, and failed nowhere.
+  expect(lines.filter((e) => e.level === 'error').map((e) => e.message)).toEqual([
+    "Slack says the bot's token was revoked (tokens_revoked): nothing more is sent to Slack; install the app again, set its new bot token and restart",
   ]);
 });
