@@ -1,13 +1,18 @@
-// `npm run docs`: writes the pages of docs/ that code produces (docs/configuration.md, from the
-// configuration schema). `npm run docs -- --check` writes nothing and exits 1 when a committed page
-// differs from what the code produces; test/docs.test.ts fails the same way.
+// `npm run docs`: writes what code produces: docs/configuration.md (from the configuration schema) and
+// manifest.yml's /cngn usage hint (from the command registry). `npm run docs -- --check` writes nothing
+// and exits 1 when a committed file differs from what the code produces; test/docs.test.ts fails the
+// same way.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CONFIGURATION_PAGE, configurationPage } from './docs/configuration.js';
+import { MANIFEST_FILE, manifestWithUsageHint } from './docs/manifest.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const PAGES: Array<[path: string, render: () => string]> = [[CONFIGURATION_PAGE, configurationPage]];
+const PAGES: Array<[path: string, render: () => string]> = [
+  [CONFIGURATION_PAGE, configurationPage],
+  [MANIFEST_FILE, () => manifestWithUsageHint()],
+];
 
 const check = process.argv.includes('--check');
 let stale = 0;

@@ -2,6 +2,7 @@
 import { armCrashPoint } from './approvals/crash-points.js';
 import { ConfigError } from './config.js';
 import { createLogger } from './log.js';
+import { SlackCheckFailed } from './slack/runtime/startup-check.js';
 import { StartupRefused, start } from './wiring/startup.js';
 
 async function main(): Promise<void> {
@@ -17,6 +18,14 @@ async function main(): Promise<void> {
     }
     if (error instanceof StartupRefused) {
       process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    if (error instanceof SlackCheckFailed) {
+      // One JSON line per problem the bot cannot run with, each naming its fix; warnings were logged.
+      const logger = createLogger('error');
+      for (const finding of error.findings) {
+        if (finding.level === 'fatal') logger.error(finding.line, { check: 'slack' });
+      }
       process.exit(1);
     }
     throw error;

@@ -135,6 +135,31 @@ describe('the production bundle', () => {
     }
   });
 
+  it('stops with status 1 and one JSON line, no minified source, when Slack refuses the bot token', async () => {
+    slack.on('auth.test', () => ({ body: { ok: false, error: 'invalid_auth' } }));
+    try {
+      const bot = spawn(process.execPath, [outfile], {
+        cwd: ROOT,
+        env: botEnv(slack),
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      bot.stderr?.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      const [code] = await once(bot, 'exit');
+      expect(code).toBe(1);
+      const lines = stderr.trimEnd().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(JSON.parse(lines[0] ?? '')).toMatchObject({
+        level: 'error',
+        message: expect.stringContaining('invalid_auth'),
+      });
+    } finally {
+      slack.reset();
+    }
+  });
+
   it('builds no Intl formatter while starting, so ICU data stays out of an idle bot', async () => {
     // Each ICU service a process first uses maps megabytes of the node executable's locale and time-zone
     // data into its resident memory (a Lagos DateTimeFormat ~6 MB); the idle bot is held under 130 MB.

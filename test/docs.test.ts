@@ -1,12 +1,21 @@
 // The documentation as a newcomer meets it: the README stays short, every relative link in it and in
 // docs/ leads to a file (and a heading, when it names one), every page is linked from somewhere, and
 // the generated configuration page is what `npm run docs` makes from the configuration schema today,
-// and every file or folder of the tree the text names in a code span is there.
+// and every file or folder of the tree the text names in a code span is there. The Slack app manifest's
+// usage hint is what `npm run docs` makes from the command registry, and its scopes are the features'.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { CONFIGURATION_PAGE, configurationPage } from '../scripts/docs/configuration.js';
+import {
+  MANIFEST_FILE,
+  manifestBotScopes,
+  manifestWithUsageHint,
+  usageHint,
+} from '../scripts/docs/manifest.js';
+import { REGISTRY } from '../src/slack/registry.js';
+import { BOT_SCOPES } from '../src/slack/scopes.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -176,5 +185,27 @@ describe('the documentation', () => {
 
   it('has the configuration page the configuration schema gives (npm run docs rewrites it)', () => {
     expect(read(CONFIGURATION_PAGE)).toBe(configurationPage());
+  });
+});
+
+describe('the Slack app manifest', () => {
+  const manifest = read(MANIFEST_FILE);
+
+  it('lists every /cngn subcommand of the registry in its usage hint (npm run docs rewrites it)', () => {
+    expect(manifest).toBe(manifestWithUsageHint(manifest));
+    for (const entry of REGISTRY) expect(usageHint().split(' | ')).toContain(entry.name);
+  });
+
+  it('asks for exactly the scopes the features need (src/slack/scopes.ts)', () => {
+    expect(manifestBotScopes(manifest).sort()).toEqual(BOT_SCOPES.map((need) => need.scope).sort());
+  });
+
+  it('subscribes to the events the bot listens for, Slack removing the app among them', () => {
+    const events = /bot_events:\s*\n((?:\s+- .*\n?)+)/.exec(manifest)?.[1] ?? '';
+    expect([...events.matchAll(/- (\w+)/g)].map((m) => m[1])).toEqual([
+      'app_home_opened',
+      'app_uninstalled',
+      'tokens_revoked',
+    ]);
   });
 });

@@ -1,35 +1,45 @@
 // The process itself: a stray promise rejection is logged and the bot keeps serving; an uncaught
 // exception is logged (redacted), the bot stops and its store closes, and the process exits 1 for its
-// supervisor to restart.
+// supervisor to restart. A start-up check that Slack fails (a refused token, a channel that does not
+// exist) ends it with status 1 and one JSON line naming the fix, never a stack.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeSlack } from './support/fake-slack.js';
+
+let slack: FakeSlack;
+beforeAll(async () => {
+  slack = await FakeSlack.start();
+});
+afterAll(() => slack.stop());
+
+/** Runs src/main.ts to its exit: its status and what it wrote on stderr. */
+async function runToExit(env: Record<string, string>, preload: string[] = []) {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...preload, 'src/main.ts'], {
+    cwd: process.cwd(),
+    env: {
+      PATH: process.env.PATH,
+      PORT: '0',
+      STORE_URL: 'memory://',
+      LOG_LEVEL: 'info',
+      SLACK_BOT_TOKEN: 'xoxb-main-test',
+      SLACK_SIGNING_SECRET: 'main-test-signing-secret',
+      SLACK_API_URL: slack.apiUrl,
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, stderr };
+}
 
 describe('cngn-desk under faults nobody caught', () => {
   it('logs a stray rejection and keeps running; on an uncaught exception stops cleanly and exits 1', async () => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', '--import', './test/support/faults-after-start.ts', 'src/main.ts'],
-      {
-        cwd: process.cwd(),
-        env: {
-          PATH: process.env.PATH,
-          PORT: '0',
-          STORE_URL: 'memory://',
-          LOG_LEVEL: 'info',
-          SLACK_BOT_TOKEN: 'xoxb-main-test',
-          SLACK_SIGNING_SECRET: 'main-test-signing-secret',
-          // Nothing listens there: no call may leave this machine.
-          SLACK_API_URL: 'http://127.0.0.1:9/api/',
-        },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      },
-    );
-    let stderr = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const [code] = (await once(child, 'exit')) as [number | null];
+    const { code, stderr } = await runToExit({}, ['--import', './test/support/faults-after-start.ts']);
     const entries = stderr
       .split('\n')
       .filter((line) => line.startsWith('{'))
@@ -47,5 +57,46 @@ describe('cngn-desk under faults nobody caught', () => {
     expect(entries[index(/^stopped$/)]).toMatchObject({ reason: 'uncaughtException' });
     expect(index(/uncaught exception/)).toBeLessThan(index(/^stopped$/));
     expect(code).toBe(1);
+  }, 30_000);
+});
+
+describe('cngn-desk when the start-up check against Slack fails', () => {
+  it('exits 1 with one JSON line, and no stack, when Slack refuses the bot token', async () => {
+    slack.reset();
+    slack.on('auth.test', () => ({ body: { ok: false, error: 'invalid_auth' } }));
+    const { code, stderr } = await runToExit({});
+    expect(code).toBe(1);
+    const lines = stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] ?? '')).toMatchObject({
+      level: 'error',
+      message:
+        "Slack does not accept SLACK_BOT_TOKEN (invalid_auth): copy the Bot User OAuth Token (xoxb-…) again from the app's OAuth & Permissions page",
+    });
+    expect(stderr).not.toContain('xoxb-main-test');
+    // Asked once, by the check; nothing else reached Slack.
+    expect(slack.calls.map((c) => c.method)).toEqual(['auth.test']);
+  }, 30_000);
+
+  it('exits 1 with one line naming the setting when the approvals channel does not exist', async () => {
+    slack.reset();
+    slack.on('conversations.info', (call) =>
+      call.body.channel === 'C0NOSUCH' ? { body: { ok: false, error: 'channel_not_found' } } : undefined,
+    );
+    const { code, stderr } = await runToExit({
+      CNGN_APPROVALS_CHANNEL: 'C0NOSUCH',
+      CNGN_APPROVERS: 'U0ONE',
+      CNGN_APPROVAL_TIERS: '0:1',
+    });
+    expect(code).toBe(1);
+    const errors = stderr
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((entry) => entry.level === 'error');
+    expect(errors.map((entry) => entry.message)).toEqual([
+      "channel C0NOSUCH (CNGN_APPROVALS_CHANNEL) does not exist, or is private and the bot is not in it: set CNGN_APPROVALS_CHANNEL to the channel's ID (channel name → About), or /invite @cngn-desk in that private channel",
+    ]);
+    expect(stderr).not.toMatch(/\n\s+at /);
   }, 30_000);
 });

@@ -42,7 +42,7 @@ const TEXT: Record<Variable, VariableText> = {
   },
   PORT: {
     meaning:
-      'The HTTP port: `POST /slack/events` (HTTP mode), `POST /webhooks/cngn`, `POST /callbacks/bridge/:token`, `GET /healthz`, `GET /livez`, and the workbench when it runs. `0` takes any free port.',
+      'The HTTP port: `POST /slack/events` (HTTP mode), `POST /webhooks/cngn`, `POST /callbacks/bridge/:token`, `GET /livez`, `GET /readyz`, `GET /healthz`, and the workbench when it runs. `0` takes any free port.',
   },
   CNGN_API_KEY: {
     meaning:

@@ -34,6 +34,8 @@ export interface DelivererOptions {
   route: (entry: OutboxEntry) => string | undefined;
   /** Where to post when a routed channel is gone or the bot is not in it. */
   fallbackChannel?: string | undefined;
+  /** Why Slack may no longer be called (the app was removed): nothing is posted, alerts stay pending. */
+  halted?: () => string | undefined;
   log?: Logger;
   /** How long a claim lasts if its holder dies mid-post. */
   leaseMs?: number;
@@ -109,7 +111,7 @@ export class Deliverer {
 
   /** Look for new pending entries soon (after an enqueue, a delivery, a restart). */
   kick(): void {
-    if (!this.started || this.stopped) return;
+    if (!this.started || this.stopped || this.halted()) return;
     if (this.scanning) {
       this.rescanRequested = true;
       return;
@@ -132,6 +134,11 @@ export class Deliverer {
     for (const wake of this.sleepers) wake();
     await this.scanning;
     await Promise.allSettled([...this.workers.values()]);
+  }
+
+  /** Slack removed the app: the outbox keeps every alert for the bot that has a new token. */
+  private halted(): boolean {
+    return this.options.halted?.() !== undefined;
   }
 
   private async scan(): Promise<void> {
@@ -190,7 +197,7 @@ export class Deliverer {
   private async work(channel: string): Promise<void> {
     const work = this.channels.of(channel);
     let unblocked = false;
-    while (!this.stopped) {
+    while (!this.stopped && !this.halted()) {
       let step: Step | undefined;
       try {
         step = await this.nextStep(channel, work);

@@ -1,7 +1,7 @@
 // The webhooks feature assembled: the POST /webhooks/cngn route, the pipeline (dedupe → outbox →
 // subscribers), the deliverer (outbox → Slack) and the reconciler. main.ts and the test harness call
 // createWebhooks(...) and hand `route` to the Slack app's routes, then start().
-import { WebClient } from '@slack/web-api';
+import { WebClient, type WebClientOptions } from '@slack/web-api';
 import type { CngnEnvironment } from '../cngn/api.js';
 import { curveSecretFromSeed, openResponseData, parseOpenSshPrivateKey } from '../cngn/wire.js';
 import { type Logger, silentLogger } from '../log.js';
@@ -39,6 +39,8 @@ export interface WebhooksOptions {
   openSealed?: ((sealed: string) => string) | undefined;
   /** A client for alerts (see alertsClient); unset → events stay in the outbox. */
   slack?: SlackPoster | undefined;
+  /** Why Slack may no longer be called (the app was removed), or undefined: alerts then stay in the outbox. */
+  slackHalted?: (() => string | undefined) | undefined;
   /** The message builders (slack/alerts/message-blocks.ts), injected to keep webhooks/ free of slack/. */
   render: RenderAlert;
   /** The digest builders (slack/alerts/digest-blocks.ts); unset → one message per event under any load. */
@@ -147,6 +149,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
         fallbackChannel: options.alertsChannel,
         bankName: options.bankName,
         log,
+        ...(options.slackHalted ? { halted: options.slackHalted } : {}),
         ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
         ...(options.rescanMs ? { rescanMs: options.rescanMs } : {}),
         ...(options.maxBackoffMs ? { maxBackoffMs: options.maxBackoffMs } : {}),
@@ -262,10 +265,15 @@ export function bankNamesFrom(api: {
  * A WebClient for alerts with its own retries off: the deliverer owns 429/5xx retries per channel, so
  * a rate-limited channel waits without holding a request open and nothing is retried behind our back.
  */
-export function alertsClient(token: string | undefined, slackApiUrl?: string): WebClient {
+export function alertsClient(
+  token: string | undefined,
+  slackApiUrl?: string,
+  fetch?: WebClientOptions['fetch'],
+): WebClient {
   return new WebClient(token, {
     // WebClient joins method names onto the URL: it needs exactly one trailing slash.
     ...(slackApiUrl ? { slackApiUrl: `${slackApiUrl.replace(/\/+$/, '')}/` } : {}),
+    ...(fetch ? { fetch } : {}),
     retryConfig: { retries: 0 },
     rejectRateLimitedCalls: true,
     timeout: 10_000,

@@ -14,6 +14,7 @@ import { registerCommands } from '../slack/registry.js';
 import { createSlackApp, type SlackApp } from '../slack/runtime/app.js';
 import { Deliveries } from '../slack/runtime/deliveries.js';
 import { createInFlight, createSlackTraffic } from '../slack/runtime/in-flight.js';
+import { SlackAccess } from '../slack/runtime/slack-access.js';
 import { checkStoreDurability, createStore, type Store, storeHealth } from '../store/index.js';
 import type { Webhooks } from '../webhooks/index.js';
 import { RecentAlerts } from '../webhooks/recent.js';
@@ -139,6 +140,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   );
 
   const slackOn = Boolean(config.slack.botToken);
+  // Every Slack call of the bot passes here, so Slack removing the app stops them all at once.
+  const access = slackOn ? new SlackAccess(logger) : undefined;
   const reminders = config.approvalReminders ?? parseReminderPoints(DEFAULT_REMINDERS);
   const recentAlerts = new RecentAlerts(store, now);
   const approvals =
@@ -178,6 +181,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     privateKey,
     slackToken: config.slack.botToken,
     slackApiUrl: config.slack.apiUrl,
+    ...(access ? { slackFetch: access.fetch, slackHalted: () => access.removed } : {}),
     alertsChannel: config.alertsChannel,
     alertRoutes: config.alertRoutes,
     // The alert is remembered first, so a Home re-published for the request it moves already lists it.
@@ -236,6 +240,13 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     ...(options.responseHeaders ? { responseHeaders: options.responseHeaders } : {}),
     health: () => storeHealth(store),
     traffic,
+    ...(access ? { access } : {}),
+    check: {
+      approvalsChannel: approvals ? config.approvalsChannel : undefined,
+      alertsChannel: config.alertsChannel,
+      approvers: approvals ? config.approvers : [],
+      approverGroup: approvals ? config.approverGroup : undefined,
+    },
     plugins: [
       (app) =>
         registerCommands(app, {
@@ -250,7 +261,16 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       ...(approvals ? [approvals.plugin] : []),
     ],
   });
-  await slack.start();
+  try {
+    await slack.start();
+  } catch (error) {
+    // The start-up check refused (or the port is taken): leave nothing running behind the error.
+    await slack.stop().catch(() => undefined);
+    await client.close();
+    if (ownSandbox) await sandbox?.stop();
+    if (!options.store) await store.close();
+    throw error;
+  }
   await approvals?.engine.start();
   await webhooks.start();
   if (ownSandbox && sandbox) sandbox.setWebhookUrl(`${slack.url}/webhooks/cngn`);

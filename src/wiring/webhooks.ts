@@ -1,6 +1,7 @@
 // Builds the webhooks feature from settled configuration, so start-up and the test harness wire it the
 // same way: the POST /webhooks/cngn route, the outbox deliverer posting with the alert builders, the
 // reconciler over the client, bank names from the client's cached list, and subscribers (approvals).
+import type { WebClientOptions } from '@slack/web-api';
 import type { CngnApi } from '../cngn/api.js';
 import type { Logger } from '../log.js';
 import { alertDigest } from '../slack/alerts/digest-blocks.js';
@@ -25,6 +26,9 @@ export interface WebhooksSetup {
   /** SLACK_BOT_TOKEN / SLACK_API_URL for the alerts client (its own: retries are the outbox's). */
   slackToken?: string | undefined;
   slackApiUrl?: string | undefined;
+  /** The gate every Slack call passes (slack/runtime/slack-access.ts): its fetch, and why it is shut. */
+  slackFetch?: WebClientOptions['fetch'];
+  slackHalted?: () => string | undefined;
   /** CNGN_ALERTS_CHANNEL */
   alertsChannel?: string | undefined;
   /** CNGN_ALERT_ROUTES, e.g. `deposit.*:C0DEPOSITS,transaction.failed:C0FAILURES` */
@@ -42,7 +46,8 @@ export function createWebhooksForSlack(setup: WebhooksSetup): Webhooks {
     environment: setup.api.environment,
     secret: setup.webhookSecret || undefined,
     openSealed: setup.privateKey ? sealedDataOpener(setup.privateKey) : undefined,
-    slack: setup.slackToken ? alertsClient(setup.slackToken, setup.slackApiUrl) : undefined,
+    slack: setup.slackToken ? alertsClient(setup.slackToken, setup.slackApiUrl, setup.slackFetch) : undefined,
+    slackHalted: setup.slackHalted,
     render: (input) => webhookMessage(input),
     renderDigest: alertDigest,
     alertsChannel: setup.alertsChannel || undefined,

@@ -13,6 +13,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import type { Logger } from '../log.js';
+import { BOT_SCOPES } from '../slack/scopes.js';
 import { WORKBENCH_HEADERS } from './headers.js';
 import {
   BOT,
@@ -273,8 +274,9 @@ export class WebApi {
   }
 
   private readonly methods: Record<string, (args: Record<string, unknown>) => Promise<Answer> | Answer> = {
-    'auth.test': () =>
-      ok({
+    // As Slack does, with the granted scopes in x-oauth-scopes: all the app asks for (manifest.yml).
+    'auth.test': () => ({
+      ...ok({
         url: `${this.options.pageUrl()}/`,
         team: TEAM.name,
         user: BOT.name,
@@ -283,6 +285,8 @@ export class WebApi {
         bot_id: BOT.botId,
         is_enterprise_install: false,
       }),
+      headers: { 'x-oauth-scopes': BOT_SCOPES.map((s) => s.scope).join(',') },
+    }),
     'chat.postMessage': (args) => this.postMessage(args),
     'chat.postEphemeral': (args) => this.postEphemeral(args),
     'chat.update': (args) => this.update(args),

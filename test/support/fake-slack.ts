@@ -3,6 +3,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { BOT_SCOPES } from '../../src/slack/scopes.js';
 
 export interface SlackCall {
   /** Web API method (`chat.postMessage`) or `response_url:<name>` for response_url posts. */
@@ -72,6 +73,8 @@ export interface ShownMessage {
 
 export class FakeSlack {
   readonly calls: SlackCall[] = [];
+  /** The scopes auth.test names in its x-oauth-scopes header, as Slack does: all the app asks for. */
+  scopes: string[] = BOT_SCOPES.map((s) => s.scope);
   readonly uploads = new Map<string, UploadedFile>();
   /** 429s the rate limiter answered. */
   rateLimited = 0;
@@ -220,7 +223,13 @@ export class FakeSlack {
       custom?.body ?? (refusal ? { ok: false, error: refusal } : this.defaultAnswer(method, call.body));
     call.answer = body;
     if ((custom?.status ?? 200) === 200) this.show(method, call.body, body);
-    res.writeHead(custom?.status ?? 200, { 'content-type': 'application/json', ...custom?.headers });
+    // Slack names the token's scopes on every answer; the start-up check reads them from auth.test.
+    const scopes = method === 'auth.test' ? { 'x-oauth-scopes': this.scopes.join(',') } : {};
+    res.writeHead(custom?.status ?? 200, {
+      'content-type': 'application/json',
+      ...scopes,
+      ...custom?.headers,
+    });
     res.end(JSON.stringify(body));
   }
 
@@ -329,6 +338,7 @@ export class FakeSlack {
         return {
           ok: true,
           user_id: 'UBOT',
+          user: 'cngn-desk',
           bot_id: 'BBOT',
           team_id: 'T1',
           team: 'Treasury',
@@ -336,6 +346,17 @@ export class FakeSlack {
         };
       case 'usergroups.users.list':
         return { ok: true, users: [] };
+      case 'conversations.info': {
+        // Every channel exists and the bot is in it, unless a test says otherwise (on()).
+        const id = String(body.channel);
+        return {
+          ok: true,
+          channel: { id, name: id.toLowerCase(), is_channel: true, is_member: true, is_archived: false },
+        };
+      }
+      case 'users.info':
+        // A member of the workspace, active, a person; with no name, so answers show the mention.
+        return { ok: true, user: { id: String(body.user), deleted: false, is_bot: false } };
       case 'views.publish':
         return { ok: true, view: { id: `V${this.counter}`, hash: `h${this.counter}` } };
       case 'conversations.open':

@@ -1,6 +1,6 @@
 // A store wrapper a test controls: hold callers of a named lock at its door until a given number
-// have arrived (so a race is decided by the lock, not by HTTP timing), make reads fail, or make
-// writes slow.
+// have arrived (so a race is decided by the lock, not by HTTP timing), make reads fail, make
+// writes slow, or make the store unreachable for its health check (ping).
 import type { Store } from '../../src/store/index.js';
 
 interface Door {
@@ -17,6 +17,15 @@ export class StoreControls {
   private readonly hung = new Map<string, Promise<void>>();
   private readonly heldWrites = new Map<string, Promise<void>>();
   private readonly failingWrites = new Set<string>();
+  private unreachable = false;
+
+  /** `ping` (what /readyz asks) throws until the returned function is called. */
+  failPings(): () => void {
+    this.unreachable = true;
+    return () => {
+      this.unreachable = false;
+    };
+  }
 
   /**
    * The next `count` callers of `withLock(name)` wait until all `count` have arrived, then enter
@@ -72,6 +81,12 @@ export class StoreControls {
         if (property === 'withLock') {
           return (name: string, fn: () => Promise<unknown>, options?: Parameters<Store['withLock']>[2]) =>
             this.atDoor(name).then(() => target.withLock(name, fn, options));
+        }
+        if (property === 'ping') {
+          return async () => {
+            if (this.unreachable) throw new Error('connection refused (test)');
+            return target.ping();
+          };
         }
         if (property === 'get') {
           return async (key: string) => {

@@ -53,10 +53,13 @@ export function registerApprovals(
   return presenter;
 }
 
-/** A client for what the bot says on its own (messages, DMs, Home): bounded retries, waits out 429s. */
+/**
+ * A client for what the bot says on its own (messages, DMs, Home): bounded retries, waits out 429s.
+ * Bolt's client options are kept (Slack's URL, and the transport every Slack call of the bot shares).
+ */
 export function presenterClient(app: App): WebClient {
   return new WebClient(app.client.token, {
-    slackApiUrl: app.client.slackApiUrl,
+    ...app.webClientOptions,
     logger: app.logger,
     retryConfig: PRESENTER_RETRIES,
     timeout: PRESENTER_REQUEST_TIMEOUT_MS,

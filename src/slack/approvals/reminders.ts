@@ -46,7 +46,7 @@ export function registerApprovalReminders(app: App, deps: ApprovalSlackDeps, sto
   // Bounded like the presenter's client (the engine's sweep waits for its listeners), not Bolt's
   // half-hour of retries.
   const dmClient = new WebClient(app.client.token, {
-    slackApiUrl: app.client.slackApiUrl,
+    ...app.webClientOptions,
     logger: app.logger,
     retryConfig: PRESENTER_RETRIES,
     timeout: PRESENTER_REQUEST_TIMEOUT_MS,

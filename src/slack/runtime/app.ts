@@ -1,7 +1,9 @@
 // Builds the Bolt app: Socket Mode when SLACK_APP_TOKEN is set, else HTTP mode with Slack requests at
-// POST /slack/events. Extra routes (webhooks, callbacks, /healthz, /livez) are served on PORT in both
-// modes.
-// Without a bot token there is no Slack at all, but the routes still serve (sandbox demos, webhooks).
+// POST /slack/events. Extra routes (webhooks, callbacks) and the probes (/livez, /readyz, /healthz) are
+// served on PORT in both modes, from the moment the server listens: the start-up check against Slack
+// runs after that, and the Bolt app is built once it passed (with the bot's identity from it, so Bolt
+// calls nothing on its own). Without a bot token there is no Slack at all, but the routes still serve
+// (sandbox demos, webhooks).
 import { once } from 'node:events';
 import {
   createServer,
@@ -11,12 +13,30 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { App, type Logger as BoltLogger, type CustomRoute, HTTPReceiver, LogLevel } from '@slack/bolt';
+import {
+  App,
+  type Logger as BoltLogger,
+  type CustomRoute,
+  HTTPReceiver,
+  LogLevel,
+  SocketModeReceiver,
+} from '@slack/bolt';
+import { WebClient, type WebClientOptions } from '@slack/web-api';
 import { match } from 'path-to-regexp';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import type { SlackTraffic } from './in-flight.js';
+import { probeRoutes, type Readiness } from './probes.js';
 import { guardSlackRequests, pathOf, refuse, SLACK_BODY_LIMIT_BYTES } from './request-guard.js';
+import { registerRemovalEvents, SlackAccess } from './slack-access.js';
+import {
+  type CheckFinding,
+  checkSlack,
+  type SlackCheck,
+  SlackCheckFailed,
+  type SlackCheckSetup,
+  type SlackIdentity,
+} from './startup-check.js';
 
 export const SLACK_EVENTS_PATH = '/slack/events';
 
@@ -32,46 +52,45 @@ export interface SlackAppOptions {
   responseHeaders?: Readonly<Record<string, string>>;
   /** Features registering their own listeners (commands, approvals, …). */
   plugins?: Array<(app: App) => void>;
-  /** What /healthz reports (the store answering); healthy when absent. */
+  /** Whether the store answers (part of /readyz); answering when absent. */
   health?: () => Promise<{ ok: true } | { ok: false; reason: string }>;
   /** Told of each Slack request while it is being acked, so work after the ack makes way for acks. */
   traffic?: SlackTraffic;
+  /** The channels and approvers the start-up check looks at (the token and its scopes always). */
+  check?: SlackCheckSetup;
+  /** Every Slack call goes through it; one is made when absent. */
+  access?: SlackAccess;
 }
 
 export interface SlackApp {
-  /** Undefined when Slack is not configured (no SLACK_BOT_TOKEN). */
+  /** Undefined when Slack is not configured (no SLACK_BOT_TOKEN), and until the start-up check passed. */
   app: App | undefined;
   /** `http://host:port` of the HTTP server, once started. */
   url: string;
+  /** Why the bot is not ready (empty when it is): what /readyz answers. */
+  readiness: Readiness;
+  /** Listens, checks Slack, then starts Bolt; throws SlackCheckFailed when the bot cannot run. */
   start(): Promise<void>;
   stop(): Promise<void>;
 }
 
-/** Readiness: 200 while the store answers, 503 with the reason while it does not. */
-function healthz(health: SlackAppOptions['health']): CustomRoute {
-  return {
-    path: '/healthz',
-    method: ['GET'],
-    handler: (_req, res) => {
-      void (health?.() ?? Promise.resolve({ ok: true as const }))
-        .catch((error: unknown) => ({ ok: false as const, reason: String(error) }))
-        .then((answer) => {
-          res.writeHead(answer.ok ? 200 : 503, { 'content-type': 'application/json' });
-          res.end(JSON.stringify(answer));
-        });
-    },
-  };
+/** What the probes ask of the parts: shutting down, and what Slack's side adds. */
+interface ProbeState {
+  stopping: boolean;
+  slack: () => string[];
 }
 
-/** Liveness: 200 whenever the process can answer at all, whatever the store does. */
-const livez: CustomRoute = {
-  path: '/livez',
-  method: ['GET'],
-  handler: (_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end('{"ok":true}');
-  },
-};
+function readinessOf(state: ProbeState, health: SlackAppOptions['health']): Readiness {
+  return async () => {
+    const reasons = state.stopping ? ['shutting down'] : [];
+    const store = await (health?.() ?? Promise.resolve({ ok: true as const })).catch((error: unknown) => ({
+      ok: false as const,
+      reason: `the store health check failed: ${String(error)}`,
+    }));
+    if (!store.ok) reasons.push(store.reason);
+    return [...reasons, ...state.slack()];
+  };
+}
 
 const BOLT_LEVEL: Record<Config['logLevel'], LogLevel> = {
   debug: LogLevel.DEBUG,
@@ -131,63 +150,129 @@ function withoutPrototypeKeys(app: App): void {
 }
 
 export function createSlackApp(options: SlackAppOptions): SlackApp {
-  const routes = [healthz(options.health), livez, ...(options.routes ?? [])];
+  const state: ProbeState = { stopping: false, slack: () => [] };
+  const readiness = readinessOf(state, options.health);
+  const routes = [...probeRoutes(readiness), ...(options.routes ?? [])];
   const { slack } = options;
-  if (!slack.botToken) return routesOnly(routes, options);
+  if (!slack.botToken) return routesOnly(routes, options, state, readiness);
 
+  const access = options.access ?? new SlackAccess(options.logger);
   const slackApiUrl = slack.apiUrl ? `${slack.apiUrl.replace(/\/+$/, '')}/` : undefined;
   const logger = boltLogger(options.logger);
-  const common = {
-    token: slack.botToken,
+  const logLevel = BOLT_LEVEL[options.logLevel ?? 'info'];
+  // Every client built from these (Bolt's, and those copying its options) sends through the access gate.
+  const clientOptions: WebClientOptions = {
+    ...(slackApiUrl ? { slackApiUrl } : {}),
+    fetch: access.fetch,
     logger,
-    logLevel: BOLT_LEVEL[options.logLevel ?? 'info'],
-    // No listener reads Bolt's conversation context; its store would be one more step before each ack.
-    convoStore: false as const,
-    ...(slackApiUrl ? { clientOptions: { slackApiUrl } } : {}),
+    logLevel,
   };
   // Socket Mode serves the routes on our own server: Bolt's throws out of its listener on a target
   // that is not a path (`//`, `%zz`) and leaves the request unanswered.
   const routeHost = slack.mode === 'socket' ? routeServer(routes, options) : undefined;
-  const app =
+  const socket =
     slack.mode === 'socket'
-      ? new App({ ...common, socketMode: true, appToken: slack.appToken })
-      : new App({ ...common, receiver: guardedReceiver(slack.signingSecret ?? '', routes, logger, options) });
-  withoutPrototypeKeys(app);
-  // Socket Mode has no request guard: its requests are counted from Bolt's first step to the
-  // listener's return (the listener has acked by then; answers run later, see in-flight.ts).
-  const { traffic } = options;
-  if (routeHost && traffic) {
-    app.use(async ({ next }) => {
-      traffic.arrived();
-      const answered = traffic.acking();
-      try {
-        await next();
-      } finally {
-        answered();
-      }
-    });
-  }
-  app.error(async (error) => {
-    options.logger.error('unhandled error in a Slack listener', { error: error.message });
-  });
-  for (const plugin of options.plugins ?? []) plugin(app);
+      ? new SocketModeReceiver({
+          appToken: slack.appToken ?? '',
+          logger,
+          logLevel,
+          installerOptions: { clientOptions },
+        })
+      : undefined;
+  let checked: 'pending' | 'passed' | { failed: string } = 'pending';
+  const receiver = socket
+    ? undefined
+    : guardedReceiver(slack.signingSecret ?? '', routes, logger, options, () => checked === 'passed');
+  state.slack = () => {
+    const reasons: string[] = [];
+    if (checked === 'pending') reasons.push('the start-up check against Slack has not finished');
+    else if (checked !== 'passed') reasons.push(`the start-up check against Slack failed: ${checked.failed}`);
+    else if (socket && !socket.client.websocket?.isActive()) {
+      reasons.push('the Socket Mode connection to Slack is not open');
+    }
+    if (access.removed) reasons.push(access.removed);
+    return reasons;
+  };
 
+  /** Built once the check passed: Bolt gets the bot's identity from it and calls nothing itself. */
+  const build = (identity: SlackIdentity): App => {
+    const app = new App({
+      token: slack.botToken,
+      botId: identity.botId,
+      botUserId: identity.botUserId,
+      logger,
+      logLevel,
+      // No listener reads Bolt's conversation context; its store would be one more step before each ack.
+      convoStore: false,
+      clientOptions,
+      ...(socket ? { socketMode: true, receiver: socket } : { receiver }),
+    });
+    withoutPrototypeKeys(app);
+    // Socket Mode has no request guard: its requests are counted from Bolt's first step to the
+    // listener's return (the listener has acked by then; answers run later, see in-flight.ts).
+    const { traffic } = options;
+    if (socket && traffic) {
+      app.use(async ({ next }) => {
+        traffic.arrived();
+        const answered = traffic.acking();
+        try {
+          await next();
+        } finally {
+          answered();
+        }
+      });
+    }
+    app.error(async (error) => {
+      options.logger.error('unhandled error in a Slack listener', { error: error.message });
+    });
+    registerRemovalEvents(app, access);
+    for (const plugin of options.plugins ?? []) plugin(app);
+    return app;
+  };
+
+  let listening = false;
   const handle: SlackApp = {
-    app,
+    app: undefined,
     url: '',
+    readiness,
     async start() {
-      if (routeHost) {
-        handle.url = await listen(routeHost, options);
-        await app.start();
-      } else {
-        const listen = options.host ? { port: options.port, host: options.host } : options.port;
-        const server = (await app.start(listen)) as Server;
+      if (routeHost) handle.url = await listen(routeHost, options);
+      else if (receiver) {
+        const at = options.host ? { port: options.port, host: options.host } : options.port;
+        const server = (await receiver.start(at)) as Server;
         handle.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       }
+      listening = true;
+      // Warnings are logged here; the lines of a failed check are the caller's to log (main.ts).
+      const warn = (findings: readonly CheckFinding[]) => {
+        for (const f of findings) if (f.level === 'warning') options.logger.warn(f.line, { check: 'slack' });
+      };
+      let found: SlackCheck;
+      try {
+        found = await checkSlack(new WebClient(slack.botToken, clientOptions), options.check ?? {});
+      } catch (error) {
+        checked = { failed: error instanceof Error ? error.message : String(error) };
+        if (error instanceof SlackCheckFailed) warn(error.findings);
+        throw error;
+      }
+      warn(found.findings);
+      const { identity } = found;
+      options.logger.info('Slack start-up check passed', {
+        bot: identity.botName,
+        botUserId: identity.botUserId,
+        team: identity.team,
+        teamId: identity.teamId,
+      });
+      handle.app = build(identity);
+      checked = 'passed';
+      // Bolt's start only starts its receiver: in HTTP mode that one already listens (above).
+      if (socket) await handle.app.start();
       options.logger.info('Slack app started', { mode: slack.mode, url: handle.url });
     },
     async stop() {
-      await app.stop();
+      state.stopping = true;
+      if (handle.app) await handle.app.stop();
+      else if (receiver && listening) await receiver.stop();
       if (routeHost) await close(routeHost);
     },
   };
@@ -197,13 +282,14 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
 /**
  * Bolt's HTTP receiver, verifying requests as it always does, with every request to /slack/events
  * checked before Bolt reads it: a signed body of a shape Bolt does not expect (`null`, say) would
- * otherwise throw inside it and end the process.
+ * otherwise throw inside it and end the process. Until `ready()`, Slack is asked to come back (503).
  */
 function guardedReceiver(
   signingSecret: string,
   routes: CustomRoute[],
   logger: BoltLogger,
   options: SlackAppOptions,
+  ready: () => boolean,
 ): HTTPReceiver {
   const receiver = new HTTPReceiver({
     signingSecret,
@@ -217,6 +303,7 @@ function guardedReceiver(
       path: SLACK_EVENTS_PATH,
       signingSecret,
       logger: options.logger,
+      ready,
       ...(options.traffic ? { traffic: options.traffic } : {}),
     }),
     options.responseHeaders,
@@ -224,22 +311,29 @@ function guardedReceiver(
   return receiver;
 }
 
-/** No Slack configured: serve the extra routes alone, so webhooks and health checks keep working. */
-function routesOnly(routes: CustomRoute[], options: SlackAppOptions): SlackApp {
+/** No Slack configured: serve the extra routes alone, so webhooks and the probes keep working. */
+function routesOnly(
+  routes: CustomRoute[],
+  options: SlackAppOptions,
+  state: ProbeState,
+  readiness: Readiness,
+): SlackApp {
   const server = routeServer(routes, options);
   const handle: SlackApp = {
     app: undefined,
     url: '',
+    readiness,
     async start() {
       handle.url = await listen(server, options);
       options.logger.warn(
-        'Slack is not configured (no SLACK_BOT_TOKEN): serving webhooks and /healthz only',
+        'Slack is not configured (no SLACK_BOT_TOKEN): serving webhooks and the probes only',
         {
           url: handle.url,
         },
       );
     },
     async stop() {
+      state.stopping = true;
       await close(server);
     },
   };

@@ -3,7 +3,8 @@
 // timestamped more than five minutes ahead (Bolt refuses only old ones), then parsed the way Bolt will
 // parse it and checked (nesting depth, the envelope's shape) before Bolt sees it; a signed body that
 // fails is refused with 400 (413 when too large). Every refusal gets a log line with its reason. The
-// receiver verifies again as it always does, on the body already read here.
+// receiver verifies again as it always does, on the body already read here. While the bot starts, a
+// request is answered 503, which Slack tries again.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import { HTTPModuleFunctions } from '@slack/bolt';
@@ -25,6 +26,8 @@ export interface SlackRequestGuardOptions {
   maxDepth?: number;
   /** Told of each request's arrival, and of its ack from Bolt's start until answered (answers wait). */
   traffic?: SlackTraffic;
+  /** False until the bot can take Slack's requests (the start-up check has passed): 503 meanwhile. */
+  ready?: () => boolean;
 }
 
 type Screened = { ok: true } | { ok: false; status: number; reason: string };
@@ -45,6 +48,8 @@ export function guardSlackRequests(
       return refuse(req, res, 400, 'the request target is not a valid path');
     }
     if (req.method !== 'POST' || path !== options.path) return next(req, res);
+    // Slack tries a request again later; Bolt must not see one before its app exists.
+    if (options.ready && !options.ready()) return refuse(req, res, 503, 'the bot is starting');
     options.traffic?.arrived();
     void screen(req, options.signingSecret, limit, maxDepth)
       .then((screened) => {

@@ -53,7 +53,8 @@ export interface ApprovalAppOptions {
   homeDebounceMs?: number;
 }
 
-async function freePort(): Promise<number> {
+/** A port nothing listens on now, for a bot whose address a test needs before it has started. */
+export async function freePort(): Promise<number> {
   const probe = createServer();
   probe.listen(0, '127.0.0.1');
   await once(probe, 'listening');

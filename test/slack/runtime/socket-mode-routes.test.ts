@@ -30,10 +30,14 @@ function logged(message: RegExp): Array<Record<string, unknown>> {
   return entries.filter((e) => message.test(String(e.message)));
 }
 
-async function until<T>(read: () => T | undefined, what: string, timeoutMs = 20_000): Promise<T> {
+async function until<T>(
+  read: () => T | undefined | Promise<T | undefined>,
+  what: string,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = read();
+    const value = await read();
     if (value !== undefined) return value;
     if (child.exitCode !== null) throw new Error(`the bot exited (${child.exitCode}) before ${what}`);
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -113,5 +117,20 @@ describe('Socket Mode: the routes on PORT', () => {
     expect(JSON.stringify(answer.body)).toContain('/cngn');
     expect(child.exitCode).toBeNull();
     expect(logged(/uncaught|unhandled/)).toEqual([]);
+  });
+
+  it('is ready while the socket is open, and not once Slack closes it, saying so', async () => {
+    const readyz = async () => {
+      const response = await fetch(`${url}/readyz`);
+      return { status: response.status, body: await response.json() };
+    };
+    expect(await readyz()).toEqual({ status: 200, body: { ready: true } });
+    await socket.stop(); // Slack's end goes away; the bot tries to connect again meanwhile
+    const down = await until(async () => {
+      const answer = await readyz();
+      return answer.status === 503 ? answer : undefined;
+    }, '/readyz to fail');
+    expect(down.body).toEqual({ ready: false, reasons: ['the Socket Mode connection to Slack is not open'] });
+    expect((await fetch(`${url}/livez`)).status).toBe(200);
   });
 });

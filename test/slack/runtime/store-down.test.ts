@@ -1,4 +1,4 @@
-// Redis stopped or hung under a running bot: health says so (503 with the reason, liveness still
+// Redis stopped or hung under a running bot: readiness says so (503 with the reason, liveness still
 // 200), a signed webhook is answered 503 instead of left waiting, an Approve click is answered
 // privately "try again" (no review opens), a review submitted while it hangs is refused in the modal,
 // and a rejection keeps its modal open saying so, while the request stays
@@ -48,7 +48,10 @@ describe.skipIf(!hasRedis)('a bot whose Redis stops answering', () => {
 
   const health = async (path: string) => {
     const response = await fetch(`${app.baseUrl}${path}`);
-    return { status: response.status, body: (await response.json()) as { ok: boolean; reason?: string } };
+    return {
+      status: response.status,
+      body: (await response.json()) as { ok: boolean; reason?: string; reasons?: string[] },
+    };
   };
 
   const webhook = () =>
@@ -58,22 +61,27 @@ describe.skipIf(!hasRedis)('a bot whose Redis stops answering', () => {
       app.sandbox.webhookSecret,
     );
 
-  it('says so on /healthz with the reason while Redis is stopped; /livez stays 200', async () => {
-    expect(await health('/healthz')).toEqual({ status: 200, body: { ok: true } });
+  it('says so on /readyz and /healthz with the reason while Redis is stopped; /livez stays 200', async () => {
+    expect(await health('/healthz')).toEqual({ status: 200, body: { ok: true, ready: true } });
     await proxy.stop();
     const down = await health('/healthz');
     expect(down.status).toBe(503);
     expect(down.body.ok).toBe(false);
     expect(down.body.reason).toMatch(/^the store \(redis\) failed: /);
+    const readiness = await health('/readyz');
+    expect(readiness.status).toBe(503);
+    expect(readiness.body.reasons).toEqual([down.body.reason]);
     expect(await health('/livez')).toEqual({ status: 200, body: { ok: true } });
   });
 
-  it('says so on /healthz while Redis hangs', async () => {
+  it('says so on /readyz and /healthz while Redis hangs', async () => {
     proxy.freeze();
+    const reason = 'the store (redis) did not answer within 1000 ms';
     expect(await health('/healthz')).toEqual({
       status: 503,
-      body: { ok: false, reason: 'the store (redis) did not answer within 1000 ms' },
+      body: { ok: false, ready: false, reason, reasons: [reason] },
     });
+    expect(await health('/readyz')).toEqual({ status: 503, body: { ready: false, reasons: [reason] } });
     expect((await health('/livez')).status).toBe(200);
   });
 

@@ -1,0 +1,276 @@
+// The start-up check against Slack, before the bot reports ready: auth.test (is the token valid; which
+// bot, which workspace), the scopes Slack granted (its x-oauth-scopes header) against what the features
+// need (slack/scopes.ts), the bot's membership of the approvals and alerts channels, and whether the
+// approvers exist. Each problem is one line naming its fix. A token Slack refuses, a scope no feature
+// works without, or a channel that does not exist is fatal: the bot does not start. The rest are
+// warnings, naming the feature that will not work.
+import type { WebAPICallResult, WebClient } from '@slack/web-api';
+import { z } from 'zod';
+import { BOT_SCOPES, type ScopeNeed } from '../scopes.js';
+
+export interface SlackIdentity {
+  botUserId: string;
+  botId: string;
+  /** The bot user's name (`cngn-desk`), as `/invite @…` needs it. */
+  botName: string;
+  team: string;
+  teamId: string;
+}
+
+export interface CheckFinding {
+  level: 'fatal' | 'warning';
+  /** One line that names the fix. */
+  line: string;
+}
+
+export interface SlackCheckSetup {
+  approvalsChannel?: string | undefined;
+  alertsChannel?: string | undefined;
+  approvers?: readonly string[] | undefined;
+  approverGroup?: string | undefined;
+}
+
+export interface SlackCheck {
+  identity: SlackIdentity;
+  /** Granted scopes; undefined when Slack did not say. */
+  scopes: readonly string[] | undefined;
+  findings: CheckFinding[];
+}
+
+/** The check found a problem the bot cannot run with; `findings` holds every line, fatal or not. */
+export class SlackCheckFailed extends Error {
+  override name = 'SlackCheckFailed';
+  constructor(readonly findings: readonly CheckFinding[]) {
+    super(
+      findings
+        .filter((f) => f.level === 'fatal')
+        .map((f) => f.line)
+        .join('; '),
+    );
+  }
+}
+
+const REINSTALL = 'reinstall the app from manifest.yml';
+
+/** What each refusal of the token means, and what to do. */
+const TOKEN_REFUSALS: Record<string, string> = {
+  invalid_auth:
+    "Slack does not accept SLACK_BOT_TOKEN (invalid_auth): copy the Bot User OAuth Token (xoxb-…) again from the app's OAuth & Permissions page",
+  not_authed:
+    'Slack received no token (not_authed): set SLACK_BOT_TOKEN to the Bot User OAuth Token (xoxb-…)',
+  account_inactive:
+    'SLACK_BOT_TOKEN belongs to a deactivated bot or workspace (account_inactive): install the app again and set its new bot token',
+  token_revoked:
+    'SLACK_BOT_TOKEN was revoked (token_revoked): install the app again and set its new bot token',
+  token_expired:
+    'SLACK_BOT_TOKEN has expired (token_expired): turn token rotation off for the app (manifest.yml does) and set a new bot token',
+  not_allowed_token_type:
+    'SLACK_BOT_TOKEN is not a bot token (not_allowed_token_type): use the Bot User OAuth Token (xoxb-…)',
+};
+
+interface SlackErrorShape {
+  code?: string;
+  data?: { error?: string; needed?: string };
+  message?: string;
+}
+
+/** Slack's `error` for a refusal (`{ok: false}`), undefined for anything else (network, HTTP). */
+function slackError(error: unknown): string | undefined {
+  const e = error as SlackErrorShape | undefined;
+  return e?.code === 'slack_webapi_platform_error' ? (e.data?.error ?? 'unknown_error') : undefined;
+}
+
+function neededScope(error: unknown): string | undefined {
+  return (error as SlackErrorShape | undefined)?.data?.needed;
+}
+
+const fatal = (line: string): CheckFinding => ({ level: 'fatal', line });
+const warning = (line: string): CheckFinding => ({ level: 'warning', line });
+
+/** Runs the check; throws SlackCheckFailed when the bot cannot run, else returns what it found. */
+export async function checkSlack(client: WebClient, setup: SlackCheckSetup): Promise<SlackCheck> {
+  const { identity, scopes } = await whoAmI(client);
+  const findings: CheckFinding[] = [...scopeFindings(scopes, setup)];
+  // Without a scope a call needs, Slack's answer says nothing the scope's own line has not said.
+  const granted = (scope: string) => scopes === undefined || scopes.includes(scope);
+  if (granted('channels:read') || granted('groups:read')) {
+    findings.push(...(await channelFindings(client, setup, identity)));
+  }
+  if (granted('users:read')) findings.push(...(await approverFindings(client, setup)));
+  if (setup.approverGroup && granted('usergroups:read')) {
+    findings.push(...(await groupFindings(client, setup.approverGroup)));
+  }
+  if (findings.some((f) => f.level === 'fatal')) throw new SlackCheckFailed(findings);
+  return { identity, scopes, findings };
+}
+
+/** What the check reads of auth.test's answer: a bot token's answer names the bot and its user. */
+const authTestAnswer = z.looseObject({
+  user_id: z.string().min(1),
+  bot_id: z.string().min(1),
+  user: z.string().optional(),
+  team: z.string().optional(),
+  team_id: z.string().optional(),
+});
+
+async function whoAmI(
+  client: WebClient,
+): Promise<{ identity: SlackIdentity; scopes: readonly string[] | undefined }> {
+  let answer: WebAPICallResult;
+  try {
+    answer = await client.auth.test();
+  } catch (error) {
+    const refusal = slackError(error);
+    const line =
+      refusal === undefined
+        ? `Slack did not answer auth.test (${describe(error)}): check SLACK_API_URL and this host's connection to Slack`
+        : (TOKEN_REFUSALS[refusal] ?? `Slack refused auth.test (${refusal}): check SLACK_BOT_TOKEN`);
+    throw new SlackCheckFailed([fatal(line)]);
+  }
+  const parsed = authTestAnswer.safeParse(answer);
+  if (!parsed.success) {
+    const fields = parsed.error.issues.map((issue) => issue.path.join('.')).join(', ');
+    throw new SlackCheckFailed([
+      fatal(`auth.test names no bot (${fields}): SLACK_BOT_TOKEN must be the Bot User OAuth Token (xoxb-…)`),
+    ]);
+  }
+  const bot = parsed.data;
+  return {
+    identity: {
+      botUserId: bot.user_id,
+      botId: bot.bot_id,
+      botName: bot.user || 'cngn-desk',
+      team: bot.team ?? '',
+      teamId: bot.team_id ?? '',
+    },
+    scopes: answer.response_metadata?.scopes,
+  };
+}
+
+function needed(need: ScopeNeed, setup: SlackCheckSetup): boolean {
+  return need.need === 'always' || (need.need === 'approver-group' && Boolean(setup.approverGroup));
+}
+
+function scopeFindings(scopes: readonly string[] | undefined, setup: SlackCheckSetup): CheckFinding[] {
+  if (scopes === undefined) {
+    return [
+      warning(
+        'Slack did not say which scopes SLACK_BOT_TOKEN has (no x-oauth-scopes header): scopes not checked',
+      ),
+    ];
+  }
+  return BOT_SCOPES.filter((need) => !scopes.includes(need.scope)).map((need) => {
+    const missing = `scope ${need.scope} is missing: ${REINSTALL}`;
+    return needed(need, setup)
+      ? fatal(`${missing}; the bot does not start without it (needed for ${need.feature})`)
+      : warning(`${missing}; until then ${need.feature} does not work`);
+  });
+}
+
+/** The approvals and alerts channels, once each, with the settings that name them. */
+function channelsOf(setup: SlackCheckSetup): Map<string, string[]> {
+  const channels = new Map<string, string[]>();
+  const add = (id: string | undefined, variable: string) => {
+    if (!id) return;
+    channels.set(id, [...(channels.get(id) ?? []), variable]);
+  };
+  add(setup.approvalsChannel, 'CNGN_APPROVALS_CHANNEL');
+  add(setup.alertsChannel, 'CNGN_ALERTS_CHANNEL');
+  return channels;
+}
+
+async function channelFindings(
+  client: WebClient,
+  setup: SlackCheckSetup,
+  identity: SlackIdentity,
+): Promise<CheckFinding[]> {
+  const findings: CheckFinding[] = [];
+  const invite = `/invite @${identity.botName}`;
+  for (const [id, variables] of channelsOf(setup)) {
+    const setting = variables.join(' and ');
+    let channel: { name?: string; is_member?: boolean; is_archived?: boolean } | undefined;
+    try {
+      channel = (await client.conversations.info({ channel: id })).channel;
+    } catch (error) {
+      const refusal = slackError(error);
+      if (refusal === 'channel_not_found') {
+        findings.push(
+          fatal(
+            `channel ${id} (${setting}) does not exist, or is private and the bot is not in it: set ${setting} to the channel's ID (channel name → About), or ${invite} in that private channel`,
+          ),
+        );
+      } else if (refusal === 'missing_scope') {
+        findings.push(
+          warning(
+            `cannot tell whether the bot is in channel ${id} (${setting}): scope ${neededScope(error) ?? 'groups:read'} is missing: ${REINSTALL}`,
+          ),
+        );
+      } else {
+        findings.push(warning(`could not check channel ${id} (${setting}): ${refusal ?? describe(error)}`));
+      }
+      continue;
+    }
+    const name = channel?.name ? `#${channel.name}` : `channel ${id}`;
+    if (channel?.is_archived) {
+      findings.push(
+        warning(`${name} (${setting}) is archived: unarchive it, or set ${setting} to another channel`),
+      );
+    } else if (channel?.is_member === false) {
+      findings.push(warning(`the bot is not in ${name} (${setting}): ${invite} there`));
+    }
+  }
+  return findings;
+}
+
+async function approverFindings(client: WebClient, setup: SlackCheckSetup): Promise<CheckFinding[]> {
+  const findings: CheckFinding[] = [];
+  for (const id of setup.approvers ?? []) {
+    let user: { name?: string; real_name?: string; deleted?: boolean; is_bot?: boolean } | undefined;
+    try {
+      user = (await client.users.info({ user: id })).user;
+    } catch (error) {
+      const refusal = slackError(error);
+      findings.push(
+        warning(
+          refusal === 'user_not_found'
+            ? `approver ${id} (CNGN_APPROVERS) is not a member of this workspace: check the member ID (profile → ⋮ → Copy member ID)`
+            : `could not check approver ${id} (CNGN_APPROVERS): ${refusal ?? describe(error)}`,
+        ),
+      );
+      continue;
+    }
+    const who = `approver ${id}${user?.real_name || user?.name ? ` (${user.real_name || user.name})` : ''}`;
+    if (user?.deleted) {
+      findings.push(warning(`${who} is deactivated in Slack: remove them from CNGN_APPROVERS`));
+    } else if (user?.is_bot) {
+      findings.push(warning(`${who} is a bot, who cannot approve: remove it from CNGN_APPROVERS`));
+    }
+  }
+  return findings;
+}
+
+async function groupFindings(client: WebClient, group: string): Promise<CheckFinding[]> {
+  try {
+    const members = (await client.usergroups.users.list({ usergroup: group })).users ?? [];
+    return members.length > 0
+      ? []
+      : [
+          warning(
+            `the approver group ${group} (CNGN_APPROVER_GROUP) has no members: nobody in it can approve`,
+          ),
+        ];
+  } catch (error) {
+    const refusal = slackError(error);
+    return [
+      warning(
+        refusal === 'no_such_subteam'
+          ? `the approver group ${group} (CNGN_APPROVER_GROUP) does not exist: check its ID (the group's page → ⋮ → Copy group ID)`
+          : `could not check the approver group ${group} (CNGN_APPROVER_GROUP): ${refusal ?? describe(error)}`,
+      ),
+    ];
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

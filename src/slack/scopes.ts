@@ -1,0 +1,36 @@
+// The bot token's scopes: each with the feature that needs it. manifest.yml asks for exactly these
+// (test/docs.test.ts checks), and the start-up check compares them with what Slack granted.
+
+export interface ScopeNeed {
+  scope: string;
+  /** What does not work without it, read in the start-up check's line ("until then … does not work"). */
+  feature: string;
+  /**
+   * `always`: the bot is of no use without it, so it does not start. `approver-group`: the same when
+   * CNGN_APPROVER_GROUP names the approvers. `optional`: a warning naming the feature.
+   */
+  need: 'always' | 'approver-group' | 'optional';
+}
+
+export const BOT_SCOPES: readonly ScopeNeed[] = [
+  { scope: 'commands', feature: 'the /cngn command', need: 'always' },
+  { scope: 'chat:write', feature: 'every message the bot posts', need: 'always' },
+  {
+    scope: 'usergroups:read',
+    feature: 'the approver group (CNGN_APPROVER_GROUP) and /cngn policy',
+    need: 'approver-group',
+  },
+  {
+    scope: 'users:read',
+    feature: "/cngn policy (approvers' names) and the start-up check of the approvers",
+    need: 'optional',
+  },
+  { scope: 'files:write', feature: '/cngn audit export', need: 'optional' },
+  {
+    scope: 'im:write',
+    feature: "/cngn audit export's DM and answers to App Home's buttons",
+    need: 'optional',
+  },
+  { scope: 'channels:read', feature: 'the start-up check of public channels', need: 'optional' },
+  { scope: 'groups:read', feature: 'the start-up check of private channels', need: 'optional' },
+];

@@ -1,0 +1,77 @@
+// The probes, through the whole bot over HTTP: /livez answers whenever the process does; /readyz is 200
+// `{ready: true}` only while the store answers, the start-up check against Slack has passed and the
+// bot is not shutting down, else 503 with every reason; /healthz says the same in its own shape.
+import { expect } from 'vitest';
+import { silentLogger } from '../../../src/log.js';
+import { startBot } from '../../../src/wiring/bot.js';
+import { botTest } from '../../support/bot.js';
+import { FakeSlack } from '../../support/fake-slack.js';
+import { SIGNING_SECRET, testConfig } from '../../support/harness.js';
+import { slashCommand } from '../../support/slack-requests.js';
+import { freePort } from '../approvals/support.js';
+
+const get = async (url: string) => {
+  const response = await fetch(url);
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+};
+
+botTest('says ready on /readyz and /healthz, and alive on /livez', async ({ app }) => {
+  expect(await get(`${app.baseUrl}/readyz`)).toEqual({ status: 200, body: { ready: true } });
+  expect(await get(`${app.baseUrl}/healthz`)).toEqual({ status: 200, body: { ok: true, ready: true } });
+  expect(await get(`${app.baseUrl}/livez`)).toEqual({ status: 200, body: { ok: true } });
+});
+
+botTest(
+  'is not ready while the store does not answer, and says so; still alive',
+  async ({ controlledApp, controls }) => {
+    const { app } = controlledApp;
+    const restore = controls.failPings();
+    const reason = 'the store (memory) failed: connection refused (test)';
+    expect(await get(`${app.baseUrl}/readyz`)).toEqual({
+      status: 503,
+      body: { ready: false, reasons: [reason] },
+    });
+    expect(await get(`${app.baseUrl}/healthz`)).toEqual({
+      status: 503,
+      body: { ok: false, ready: false, reason, reasons: [reason] },
+    });
+    expect((await get(`${app.baseUrl}/livez`)).status).toBe(200);
+    restore();
+    expect((await get(`${app.baseUrl}/readyz`)).status).toBe(200);
+  },
+);
+
+botTest(
+  'is not ready, and asks Slack to come back, until the start-up check has passed; then not while stopping',
+  async ({ sandbox, defer }) => {
+    const slack = await FakeSlack.start();
+    defer(() => slack.stop());
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const held = slack.hold('auth.test');
+    const starting = startBot({
+      config: testConfig(slack.apiUrl, { port, webhookSecret: sandbox.webhookSecret }),
+      logger: silentLogger,
+      sandbox,
+    });
+    await held.arrived;
+    expect(await get(`${url}/readyz`)).toEqual({
+      status: 503,
+      body: { ready: false, reasons: ['the start-up check against Slack has not finished'] },
+    });
+    expect((await get(`${url}/livez`)).status).toBe(200);
+    const command = await slashCommand(
+      { baseUrl: url, signingSecret: SIGNING_SECRET },
+      { text: 'help', responseUrl: slack.responseUrl('early') },
+    );
+    expect(command.status).toBe(503);
+    held.release();
+    const bot = await starting;
+    defer(() => bot.stop());
+    expect(await get(`${url}/readyz`)).toEqual({ status: 200, body: { ready: true } });
+    // Shutting down: the bot says so from the moment it begins to stop.
+    const stopping = bot.stop();
+    expect(await bot.slack.readiness()).toContain('shutting down');
+    await stopping;
+  },
+);

@@ -1,0 +1,178 @@
+// The start-up check against Slack, through the whole bot on a fake Slack: who the bot is, the scopes
+// Slack granted, the approvals and alerts channels, the approvers. What the bot can run with is a
+// warning, one line naming the fix; what it cannot (a refused token, a channel that does not exist, a
+// scope nothing works without) stops it before it takes a single request. The process's exit and its
+// one line are in test/main.test.ts.
+import { expect } from 'vitest';
+import { createLogger } from '../../../src/log.js';
+import type { Sandbox } from '../../../src/sandbox/index.js';
+import { SlackCheckFailed } from '../../../src/slack/runtime/startup-check.js';
+import { createStore } from '../../../src/store/index.js';
+import { botTest } from '../../support/bot.js';
+import { FakeSlack } from '../../support/fake-slack.js';
+import { ALERTS_CHANNEL } from '../../support/harness.js';
+import { APPROVALS_CHANNEL, APPROVER_A, startApprovalApp } from '../approvals/support.js';
+
+type Entry = { level: string; message: string } & Record<string, unknown>;
+
+const test = botTest
+  .extend('fakeSlack', async ({ defer }) => {
+    const slack = await FakeSlack.start();
+    defer(() => slack.stop());
+    return slack;
+  })
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('log', async ({}) => {
+    const entries: Entry[] = [];
+    return {
+      entries,
+      logger: createLogger('info', { write: (line) => entries.push(JSON.parse(line) as Entry) }),
+      /** The start-up check's own lines (warnings), in order. */
+      checkLines: () => entries.filter((e) => e.check === 'slack').map((e) => `${e.level} ${e.message}`),
+    };
+  });
+
+const readyz = async (url: string) => {
+  const response = await fetch(`${url}/readyz`);
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+};
+
+test('names the bot and the workspace, warns of nothing, and is ready', async ({
+  startApp,
+  fakeSlack,
+  log,
+}) => {
+  const app = await startApp({ slack: fakeSlack, logger: log.logger });
+  expect(log.checkLines()).toEqual([]);
+  expect(log.entries.find((e) => e.message === 'Slack start-up check passed')).toMatchObject({
+    level: 'info',
+    bot: 'cngn-desk',
+    botUserId: 'UBOT',
+    team: 'Treasury',
+    teamId: 'T1',
+  });
+  // A handful of calls, each once: Bolt asks nothing itself (it has the bot's identity from the check).
+  const asked = fakeSlack.calls.map((c) =>
+    `${c.method} ${String(c.body.channel ?? c.body.user ?? '')}`.trim(),
+  );
+  expect(asked.slice(0, 6)).toEqual([
+    'auth.test',
+    `conversations.info ${APPROVALS_CHANNEL}`,
+    `conversations.info ${ALERTS_CHANNEL}`,
+    `users.info ${APPROVER_A}`,
+    'users.info UAPPROVERB',
+    'users.info UREQ',
+  ]);
+  expect(fakeSlack.callsTo('auth.test')).toHaveLength(1);
+  expect(await readyz(app.baseUrl)).toEqual({ status: 200, body: { ready: true } });
+});
+
+test('warns of a missing optional scope, naming the feature it stops, and starts', async ({
+  startApp,
+  fakeSlack,
+  log,
+}) => {
+  fakeSlack.scopes = fakeSlack.scopes.filter((scope) => scope !== 'files:write');
+  const app = await startApp({ slack: fakeSlack, logger: log.logger });
+  expect(log.checkLines()).toEqual([
+    'warn scope files:write is missing: reinstall the app from manifest.yml; until then /cngn audit export does not work',
+  ]);
+  expect((await readyz(app.baseUrl)).status).toBe(200);
+});
+
+test('warns that the bot is not in the approvals channel, naming /invite', async ({
+  startApp,
+  fakeSlack,
+  log,
+}) => {
+  fakeSlack.on('conversations.info', (call) =>
+    call.body.channel === APPROVALS_CHANNEL
+      ? { body: { ok: true, channel: { id: APPROVALS_CHANNEL, name: 'approvals', is_member: false } } }
+      : undefined,
+  );
+  await startApp({ slack: fakeSlack, logger: log.logger });
+  expect(log.checkLines()).toEqual([
+    'warn the bot is not in #approvals (CNGN_APPROVALS_CHANNEL): /invite @cngn-desk there',
+  ]);
+});
+
+test('warns of an approver who is not in the workspace, and of one deactivated, by ID', async ({
+  startApp,
+  fakeSlack,
+  log,
+}) => {
+  fakeSlack.on('users.info', (call) => {
+    if (call.body.user === APPROVER_A) return { body: { ok: false, error: 'user_not_found' } };
+    if (call.body.user === 'UAPPROVERB') {
+      return { body: { ok: true, user: { id: 'UAPPROVERB', real_name: 'Bola', deleted: true } } };
+    }
+    return undefined;
+  });
+  await startApp({ slack: fakeSlack, logger: log.logger });
+  expect(log.checkLines()).toEqual([
+    `warn approver ${APPROVER_A} (CNGN_APPROVERS) is not a member of this workspace: check the member ID (profile → ⋮ → Copy member ID)`,
+    'warn approver UAPPROVERB (Bola) is deactivated in Slack: remove them from CNGN_APPROVERS',
+  ]);
+});
+
+test('warns of an approver group that does not exist', async ({ startApp, fakeSlack, log }) => {
+  fakeSlack.on('usergroups.users.list', () => ({ body: { ok: false, error: 'no_such_subteam' } }));
+  await startApp({ slack: fakeSlack, logger: log.logger, approverGroup: 'S0GONE' });
+  expect(log.checkLines()).toEqual([
+    "warn the approver group S0GONE (CNGN_APPROVER_GROUP) does not exist: check its ID (the group's page → ⋮ → Copy group ID)",
+  ]);
+});
+
+test('cannot tell channel membership without the read scopes, and says which scope', async ({
+  startApp,
+  fakeSlack,
+  log,
+}) => {
+  fakeSlack.on('conversations.info', (call) =>
+    call.body.channel === ALERTS_CHANNEL
+      ? { body: { ok: false, error: 'missing_scope', needed: 'groups:read', provided: 'chat:write' } }
+      : undefined,
+  );
+  await startApp({ slack: fakeSlack, logger: log.logger });
+  expect(log.checkLines()).toEqual([
+    `warn cannot tell whether the bot is in channel ${ALERTS_CHANNEL} (CNGN_ALERTS_CHANNEL): scope groups:read is missing: reinstall the app from manifest.yml`,
+  ]);
+});
+
+/** The bot with its own store and sandbox, so a start that fails leaves nothing of the test's behind. */
+async function refusedStart(fakeSlack: FakeSlack, sandbox: Sandbox): Promise<SlackCheckFailed> {
+  const store = await createStore('memory://');
+  try {
+    const started = await startApprovalApp({ sandbox, slack: fakeSlack, store }).then(
+      async (app) => {
+        await app.stop();
+        return undefined;
+      },
+      (error: unknown) => error,
+    );
+    expect(started).toBeInstanceOf(SlackCheckFailed);
+    return started as SlackCheckFailed;
+  } finally {
+    await store.close();
+  }
+}
+
+test('does not start when a scope nothing works without is missing', async ({ fakeSlack, sandbox }) => {
+  fakeSlack.scopes = fakeSlack.scopes.filter((scope) => scope !== 'chat:write');
+  const refused = await refusedStart(fakeSlack, sandbox);
+  expect(refused.message).toBe(
+    'scope chat:write is missing: reinstall the app from manifest.yml; the bot does not start without it (needed for every message the bot posts)',
+  );
+  // Nothing else was asked of Slack after the check: no Bolt app was built.
+  expect(fakeSlack.calls.map((c) => c.method)).not.toContain('chat.postMessage');
+});
+
+test('does not start when the approvals channel does not exist', async ({ fakeSlack, sandbox }) => {
+  fakeSlack.on('conversations.info', (call) =>
+    call.body.channel === APPROVALS_CHANNEL ? { body: { ok: false, error: 'channel_not_found' } } : undefined,
+  );
+  const refused = await refusedStart(fakeSlack, sandbox);
+  expect(refused.findings.filter((f) => f.level === 'fatal').map((f) => f.line)).toEqual([
+    `channel ${APPROVALS_CHANNEL} (CNGN_APPROVALS_CHANNEL) does not exist, or is private and the bot is not in it: set CNGN_APPROVALS_CHANNEL to the channel's ID (channel name → About), or /invite @cngn-desk in that private channel`,
+  ]);
+});
