@@ -1,6 +1,7 @@
 // The release as text. The Dockerfile and compose.yaml run the steps test/release.test.ts runs
 // (scripts/release.sh) and name only what the bot reads: no image can be built where the tests run,
-// so these checks keep the recipe and the tested steps from drifting apart.
+// so these checks keep the recipe and the tested steps from drifting apart. And the version is one:
+// package.json, its lock and the changelog's latest release.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { FILE_SECRETS } from '../src/config.js';
@@ -49,5 +50,19 @@ describe('the container recipe', () => {
     expect(
       named.filter((name) => name !== 'POSTGRES_PASSWORD' && !FILE_SECRETS.includes(name as never)),
     ).toEqual([]);
+  });
+});
+
+describe('the version', () => {
+  it("is the changelog's latest release, in package.json and its lock", () => {
+    const { version } = JSON.parse(read('package.json')) as { version: string };
+    const lock = JSON.parse(read('package-lock.json')) as {
+      version: string;
+      packages: { '': { version: string } };
+    };
+    expect([lock.version, lock.packages[''].version]).toEqual([version, version]);
+    const changelog = read('CHANGELOG.md');
+    expect(changelog).toMatch(/^## Unreleased$/m);
+    expect(/^## (\d+\.\d+\.\d+) - \d{4}-\d{2}-\d{2}$/m.exec(changelog)?.[1]).toBe(version);
   });
 });
