@@ -1,9 +1,12 @@
 import { availableParallelism } from 'node:os';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The release test installs every dependency into a clean copy of the tree (minutes): it runs on
+    // its own, `npm run test:release` (vitest.release.config.ts).
+    exclude: [...configDefaults.exclude, 'test/release.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',

@@ -1,4 +1,5 @@
 // The only place that reads the environment. Parsed once with zod; every problem is listed together.
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { parseTiers } from './approvals/policy.js';
 import { DEFAULT_REMINDERS, parseReminderPoints, type ReminderPoint } from './approvals/reminders.js';
@@ -103,7 +104,6 @@ export const envSchema = z.object({
   ),
   CNGN_ENCRYPTION_KEY: optional,
   CNGN_PRIVATE_KEY: optional,
-  CNGN_PRIVATE_KEY_FILE: optional,
   CNGN_BASE_URL: z.preprocess(blank, z.url('must be a URL such as https://api.cngn.co').optional()),
   CNGN_APPROVALS_CHANNEL: slackId('[CG]'),
   CNGN_ALERTS_CHANNEL: slackId('[CG]'),
@@ -162,6 +162,64 @@ export const envSchema = z.object({
   ),
 });
 
+/**
+ * The secrets that may also come from a file: `<NAME>_FILE` holds its path (the Docker and Kubernetes
+ * convention). docs/configuration.md lists them from here.
+ */
+export const FILE_SECRETS = [
+  'SLACK_BOT_TOKEN',
+  'SLACK_SIGNING_SECRET',
+  'SLACK_APP_TOKEN',
+  'CNGN_API_KEY',
+  'CNGN_ENCRYPTION_KEY',
+  'CNGN_PRIVATE_KEY',
+  'CNGN_WEBHOOK_SECRET',
+] as const satisfies ReadonlyArray<keyof typeof envSchema.shape>;
+
+export interface SecretFiles {
+  /** The environment with each secret read from its file in place of its `_FILE` variable. */
+  env: Record<string, string | undefined>;
+  /** Which secrets came from a file, so a problem names the variable the operator set. */
+  fromFile: Set<string>;
+  problems: string[];
+}
+
+/**
+ * Reads every `<NAME>_FILE` of FILE_SECRETS into `<NAME>`, its line breaks at the end trimmed.
+ * Setting both is a problem, as is a file that cannot be read or is empty; a problem names the
+ * variable and the path, never what the file holds. Reading an environment twice changes nothing.
+ */
+export function readSecretFiles(env: Record<string, string | undefined>): SecretFiles {
+  const out = { ...env };
+  const fromFile = new Set<string>();
+  const problems: string[] = [];
+  for (const name of FILE_SECRETS) {
+    const fileVariable = `${name}_FILE`;
+    const path = env[fileVariable]?.trim();
+    if (!path) continue;
+    if (present(env, name)) {
+      problems.push(`${name}: set both ${name} and ${fileVariable}; keep one of them`);
+      continue;
+    }
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8').replace(/[\r\n]+$/, '');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+      problems.push(`${fileVariable}: cannot read ${path} (${code})`);
+      continue;
+    }
+    if (text.trim() === '') {
+      problems.push(`${fileVariable}: ${path} is empty`);
+      continue;
+    }
+    out[name] = text;
+    delete out[fileVariable];
+    fromFile.add(name);
+  }
+  return { env: out, fromFile, problems };
+}
+
 /** Is a variable set (not missing, not blank)? Used for rules across variables. */
 const present = (env: Record<string, string | undefined>, name: string) => Boolean(env[name]?.trim());
 
@@ -169,7 +227,7 @@ const present = (env: Record<string, string | undefined>, name: string) => Boole
  * Rules across variables, read from the raw environment so that they are reported together with
  * the per-variable problems in one list, even when some values are malformed.
  */
-function crossProblems(env: Record<string, string | undefined>): string[] {
+function crossProblems(env: Record<string, string | undefined>, keyOrigin: string): string[] {
   const problems: string[] = [];
   const has = (name: string) => present(env, name);
   if (!has('SLACK_BOT_TOKEN')) {
@@ -194,14 +252,9 @@ function crossProblems(env: Record<string, string | undefined>): string[] {
   if (has('CNGN_API_KEY')) {
     if (!has('CNGN_ENCRYPTION_KEY')) problems.push('CNGN_ENCRYPTION_KEY: required with CNGN_API_KEY');
     try {
-      loadPrivateKey({
-        text: env.CNGN_PRIVATE_KEY?.trim() || undefined,
-        file: env.CNGN_PRIVATE_KEY_FILE?.trim() || undefined,
-      });
+      loadPrivateKey(env.CNGN_PRIVATE_KEY?.trim() || undefined, keyOrigin);
     } catch (error) {
-      problems.push(
-        `CNGN_PRIVATE_KEY / CNGN_PRIVATE_KEY_FILE: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      problems.push(error instanceof Error ? error.message : String(error));
     }
   }
   try {
@@ -238,12 +291,22 @@ function crossProblems(env: Record<string, string | undefined>): string[] {
 }
 
 /** Parse the environment; throws ConfigError listing every problem (field: reason). */
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+export function loadConfig(raw: Record<string, string | undefined> = process.env): Config {
+  const { env, fromFile, problems } = readSecretFiles(raw);
+  // A value read from a file is named by the variable that gave its path.
+  const source = (name: string) => (fromFile.has(name) ? `${name}_FILE` : name);
   const parsed = envSchema.safeParse(env);
-  const problems: string[] = parsed.success
-    ? []
-    : parsed.error.issues.map((issue) => `${String(issue.path[0] ?? 'environment')}: ${issue.message}`);
-  problems.push(...crossProblems(env));
+  if (!parsed.success) {
+    problems.push(
+      ...parsed.error.issues.map(
+        (issue) => `${source(String(issue.path[0] ?? 'environment'))}: ${issue.message}`,
+      ),
+    );
+  }
+  const keyOrigin = fromFile.has('CNGN_PRIVATE_KEY')
+    ? `CNGN_PRIVATE_KEY_FILE (${raw.CNGN_PRIVATE_KEY_FILE?.trim()})`
+    : 'CNGN_PRIVATE_KEY';
+  problems.push(...crossProblems(env, keyOrigin));
   if (!parsed.success || problems.length) throw new ConfigError(problems);
   const e = parsed.data;
   const mode = e.SLACK_APP_TOKEN ? 'socket' : 'http';
@@ -255,7 +318,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       baseUrl: (e.CNGN_BASE_URL ?? LIVE_SERVICE_URL).replace(/\/+$/, ''),
       apiKey: e.CNGN_API_KEY,
       encryptionKey: e.CNGN_ENCRYPTION_KEY ?? '',
-      privateKey: loadPrivateKey({ text: e.CNGN_PRIVATE_KEY, file: e.CNGN_PRIVATE_KEY_FILE }),
+      privateKey: loadPrivateKey(e.CNGN_PRIVATE_KEY, keyOrigin),
     };
   }
 

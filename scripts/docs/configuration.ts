@@ -3,7 +3,7 @@
 // fills them in. The words for each variable are here; the type below makes a variable added to the
 // schema without them, or described here but gone from it, a type error.
 import { DEFAULT_RATE_LIMIT } from '../../src/cngn/limiter.js';
-import { envSchema, LIVE_SERVICE_URL } from '../../src/config.js';
+import { envSchema, FILE_SECRETS, LIVE_SERVICE_URL } from '../../src/config.js';
 import { workbenchEnv } from '../../src/wiring/startup.js';
 import { cell, table } from './markdown.js';
 
@@ -55,12 +55,8 @@ const TEXT: Record<Variable, VariableText> = {
   },
   CNGN_PRIVATE_KEY: {
     meaning:
-      "The Ed25519 private key (OpenSSH, unencrypted) whose public half is uploaded in the service's dashboard; responses are sealed to it. As text: literal `\\n` is read as a line break. Wins over `CNGN_PRIVATE_KEY_FILE`.",
-    unset: 'this or `CNGN_PRIVATE_KEY_FILE` is required with `CNGN_API_KEY`',
-  },
-  CNGN_PRIVATE_KEY_FILE: {
-    meaning: 'The same key as a path to its file.',
-    unset: 'see `CNGN_PRIVATE_KEY`',
+      "The Ed25519 private key (OpenSSH, unencrypted) whose public half is uploaded in the service's dashboard; responses are sealed to it. As text: literal `\\n` is read as a line break; usually given as a file, `CNGN_PRIVATE_KEY_FILE`.",
+    unset: 'required with `CNGN_API_KEY`',
   },
   CNGN_BASE_URL: {
     meaning: "The service's origin (its paths start with `/v1/api`); read only with `CNGN_API_KEY`.",
@@ -172,8 +168,9 @@ function whenUnset(name: Variable, workbench: Record<string, string | undefined>
 export function configurationPage(): string {
   const names = Object.keys(envSchema.shape) as Variable[];
   const workbench = workbenchEnv({}, 'signing-secret', 'bot-token');
+  const fromFile = new Set<string>(FILE_SECRETS);
   const rows = names.map((name) => [
-    `\`${name}\``,
+    fromFile.has(name) ? `\`${name}\` or \`${name}_FILE\`` : `\`${name}\``,
     cell(TEXT[name].meaning),
     cell(whenUnset(name, workbench)),
   ]);
@@ -193,6 +190,14 @@ the values marked "workbench:" below unless you set your own.
 
 ${table(['variable', 'meaning', 'when unset'], rows)}
 
+## Secrets from files
+
+Each secret can instead be read from a file, the Docker and Kubernetes way: \`<NAME>_FILE\` holds
+the path, for ${FILE_SECRETS.map((name) => `\`${name}\``).join(', ')}. The line break at the end of the
+file is dropped; the rest is read as the variable's value and checked the same way. Setting both
+\`<NAME>\` and \`<NAME>_FILE\` is refused, naming the variable, and so is a file that cannot be read
+or is empty; a problem names the variable and the path, never what the file holds.
+
 ## Rules across variables
 
 Checked at start-up together with the values above, and reported in the same list:
@@ -203,15 +208,16 @@ Checked at start-up together with the values above, and reported in the same lis
   together: either alone is refused.
 - With a fixed \`CNGN_APPROVERS\` list and no group, the list must name at least as many people as
   the top tier of \`CNGN_APPROVAL_TIERS\` needs: settlement changes always need the top tier.
-- \`CNGN_API_KEY\` needs \`CNGN_ENCRYPTION_KEY\` and a readable, unencrypted Ed25519 key in
-  \`CNGN_PRIVATE_KEY\` or \`CNGN_PRIVATE_KEY_FILE\`.
+- \`CNGN_API_KEY\` needs \`CNGN_ENCRYPTION_KEY\` and an unencrypted Ed25519 key in
+  \`CNGN_PRIVATE_KEY\` (or its file).
+- A secret is given once: as \`<NAME>\` or as \`<NAME>_FILE\`, not both.
 - \`CNGN_ALERT_ROUTES\` needs \`CNGN_ALERTS_CHANNEL\`, for the events no route takes.
 
 ## Secrets
 
 The Slack tokens and signing secret, the API key, the encryption key, the private key (whole and in
 parts), the webhook secret and the password in \`STORE_URL\` are redacted wherever they appear in a
-log line, and never reach Slack.
+log line, and never reach Slack, whether they came from a variable or a file.
 
 Variables read only by the tests, the bench and the proof suite are in [testing.md](testing.md).
 `;

@@ -1,7 +1,6 @@
-// Credentials of the service: the Ed25519 private key (text or file), the environment the API key
+// Credentials of the service: the Ed25519 private key, the environment the API key
 // selects, and a non-reversible id of the key for store keys (the key itself is never stored or logged).
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type { CngnEnvironment } from './api.js';
 import { KeyFormatError, parseOpenSshPrivateKey } from './wire.js';
 
@@ -10,29 +9,18 @@ export class CredentialsError extends Error {
 }
 
 /**
- * The OpenSSH private key from `CNGN_PRIVATE_KEY` (text) or `CNGN_PRIVATE_KEY_FILE` (path), checked
- * to be an unencrypted Ed25519 key. Returns the key text, ready for `createCngnClient`.
+ * The OpenSSH private key (its text, from `CNGN_PRIVATE_KEY` or the file `CNGN_PRIVATE_KEY_FILE` names),
+ * checked to be an unencrypted Ed25519 key. `origin` names where the text came from in a refusal.
+ * Returns the key text, ready for `createCngnClient`.
  */
-export function loadPrivateKey(source: { text?: string; file?: string }): string {
-  let text: string;
-  let origin: string;
-  if (source.text?.trim()) {
-    // Keys pasted into one-line env vars often carry literal "\n" instead of line breaks.
-    text = source.text.includes('\n') ? source.text : source.text.replace(/\\n/g, '\n');
-    origin = 'CNGN_PRIVATE_KEY';
-  } else if (source.file?.trim()) {
-    origin = `CNGN_PRIVATE_KEY_FILE (${source.file})`;
-    try {
-      text = readFileSync(source.file, 'utf8');
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-      throw new CredentialsError(`${origin} cannot be read (${code})`);
-    }
-  } else {
+export function loadPrivateKey(source: string | undefined, origin = 'CNGN_PRIVATE_KEY'): string {
+  if (!source?.trim()) {
     throw new CredentialsError(
-      'No private key: set CNGN_PRIVATE_KEY (OpenSSH text) or CNGN_PRIVATE_KEY_FILE (path to it)',
+      'CNGN_PRIVATE_KEY: required with CNGN_API_KEY — set CNGN_PRIVATE_KEY (OpenSSH text) or CNGN_PRIVATE_KEY_FILE (path to it)',
     );
   }
+  // Keys pasted into one-line env vars often carry literal "\n" instead of line breaks.
+  const text = source.includes('\n') ? source : source.replace(/\\n/g, '\n');
   try {
     parseOpenSshPrivateKey(text);
   } catch (error) {

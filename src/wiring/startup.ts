@@ -3,7 +3,7 @@
 // This is the only place that knows the workbench exists: the bot gets an ordinary HTTP-mode Slack
 // configuration (a token, a signing secret, a Web API URL) and extra routes on its server.
 import { randomBytes } from 'node:crypto';
-import { type Config, loadConfig, secretsOf } from '../config.js';
+import { type Config, loadConfig, readSecretFiles, secretsOf } from '../config.js';
 import { createLogger, type Logger } from '../log.js';
 import { createStore } from '../store/index.js';
 import type { Workbench } from '../workbench/index.js';
@@ -20,10 +20,13 @@ export const LIVE_KEY_REFUSAL =
 
 const present = (value: string | undefined) => Boolean(value?.trim());
 
-/** No Slack credentials: `npm start` runs the workbench. Any SLACK_ setting means Slack was meant. */
+/**
+ * No Slack credentials: `npm start` runs the workbench. Any SLACK_ setting (a secret's `_FILE` too)
+ * means Slack was meant.
+ */
 export function wantsWorkbench(env: Record<string, string | undefined>): boolean {
-  return !['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'SLACK_API_URL'].some((name) =>
-    present(env[name]),
+  return !['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'SLACK_API_URL'].some(
+    (name) => present(env[name]) || present(env[`${name}_FILE`]),
   );
 }
 
@@ -83,7 +86,9 @@ export async function start(
     return { config, logger, bot, workbench: undefined, url: bot.url, stop: () => bot.stop() };
   }
 
-  if (env.CNGN_API_KEY?.trim().startsWith('cngn_live_')) throw new StartupRefused(LIVE_KEY_REFUSAL);
+  // The key as the bot would read it, from CNGN_API_KEY_FILE too; loadConfig reports a file it cannot read.
+  const apiKey = readSecretFiles(env).env.CNGN_API_KEY;
+  if (apiKey?.trim().startsWith('cngn_live_')) throw new StartupRefused(LIVE_KEY_REFUSAL);
   // Loaded only here: a bot serving Slack never has the workbench's code in memory.
   const { newWorkbenchBotToken, startWorkbench } = await import('../workbench/index.js');
   // Both fresh at every start: a page elsewhere in the browser can guess neither.

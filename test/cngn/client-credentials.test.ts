@@ -1,43 +1,32 @@
-// Loading the business's private key from CNGN_PRIVATE_KEY text or CNGN_PRIVATE_KEY_FILE, with a clear
-// error for every way it can be wrong; and the environment the API key selects.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+// Loading the business's private key (CNGN_PRIVATE_KEY, or the file CNGN_PRIVATE_KEY_FILE names, read
+// by src/config.ts), with a clear error for every way it can be wrong; and the environment the API key
+// selects.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { environmentFromKey, keyId, loadPrivateKey } from '../../src/cngn/credentials.js';
 import { generateOpenSshKeyPair } from '../../src/cngn/wire.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'cngn-keys-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8');
 
 describe('loadPrivateKey', () => {
   it('takes the key text, also when its line breaks were flattened to \\n', () => {
     const { privateKey } = generateOpenSshKeyPair();
-    expect(loadPrivateKey({ text: privateKey })).toBe(privateKey);
+    expect(loadPrivateKey(privateKey)).toBe(privateKey);
     const flattened = privateKey.replace(/\n/g, '\\n');
-    expect(loadPrivateKey({ text: flattened })).toBe(privateKey);
+    expect(loadPrivateKey(flattened)).toBe(privateKey);
+    expect(loadPrivateKey(fixture('test_ed25519').trim())).toContain('BEGIN OPENSSH PRIVATE KEY');
   });
 
-  it('reads the key file when no text is given', () => {
-    const file = join(dir, 'id_ed25519');
-    writeFileSync(file, fixture('test_ed25519'));
-    expect(loadPrivateKey({ file })).toContain('BEGIN OPENSSH PRIVATE KEY');
-  });
-
-  it('says what to set when neither is given', () => {
-    expect(() => loadPrivateKey({})).toThrow(/set CNGN_PRIVATE_KEY .* or CNGN_PRIVATE_KEY_FILE/);
-    expect(() => loadPrivateKey({ text: '  ', file: '' })).toThrow(/No private key/);
-  });
-
-  it('names an unreadable file', () => {
-    expect(() => loadPrivateKey({ file: join(dir, 'missing') })).toThrow(
-      /CNGN_PRIVATE_KEY_FILE \(.*missing\) cannot be read \(ENOENT\)/,
-    );
+  it('says what to set when none is given', () => {
+    expect(() => loadPrivateKey(undefined)).toThrow(/set CNGN_PRIVATE_KEY .* or CNGN_PRIVATE_KEY_FILE/);
+    expect(() => loadPrivateKey('  ')).toThrow(/^CNGN_PRIVATE_KEY: required with CNGN_API_KEY/);
   });
 
   it('refuses text that is not an OpenSSH key, naming its source', () => {
-    expect(() => loadPrivateKey({ text: 'hello' })).toThrow(/^CNGN_PRIVATE_KEY: .*not in OpenSSH format/);
+    expect(() => loadPrivateKey('hello')).toThrow(/^CNGN_PRIVATE_KEY: .*not in OpenSSH format/);
+    expect(() => loadPrivateKey('hello', 'CNGN_PRIVATE_KEY_FILE (/run/secrets/key)')).toThrow(
+      /^CNGN_PRIVATE_KEY_FILE \(\/run\/secrets\/key\): .*not in OpenSSH format/,
+    );
   });
 
   it('refuses a passphrase-protected key', () => {
@@ -55,7 +44,7 @@ describe('loadPrivateKey', () => {
       Buffer.from([0, 0, 0, 1]),
     ]);
     const text = `-----BEGIN OPENSSH PRIVATE KEY-----\n${body.toString('base64')}\n-----END OPENSSH PRIVATE KEY-----\n`;
-    expect(() => loadPrivateKey({ text })).toThrow(/passphrase/);
+    expect(() => loadPrivateKey(text)).toThrow(/passphrase/);
   });
 });
 

@@ -2,8 +2,10 @@
 // prints one line; a live service key refuses to start it; Slack credentials leave no workbench route.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { networkInterfaces } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -105,6 +107,8 @@ describe('start-up wiring', () => {
     expect(wantsWorkbench({})).toBe(true);
     expect(wantsWorkbench({ SLACK_BOT_TOKEN: ' ' })).toBe(true);
     expect(wantsWorkbench({ SLACK_SIGNING_SECRET: 'x' })).toBe(false);
+    // A token given as a file means Slack as much as the token itself does.
+    expect(wantsWorkbench({ SLACK_BOT_TOKEN_FILE: '/run/secrets/slack_bot_token' })).toBe(false);
   });
 
   it('a half Slack set-up is a configuration problem, not the workbench', async () => {
@@ -122,6 +126,18 @@ describe('start-up wiring', () => {
 
   it('the live-key refusal comes before anything starts', async () => {
     await expect(start({ ...quietEnv, CNGN_API_KEY: 'cngn_live_x' })).rejects.toBeInstanceOf(StartupRefused);
+  });
+
+  it('refuses a live key given as a file too', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cngn-live-key-'));
+    try {
+      writeFileSync(join(dir, 'api_key'), 'cngn_live_from_a_file\n');
+      await expect(start({ ...quietEnv, CNGN_API_KEY_FILE: join(dir, 'api_key') })).rejects.toBeInstanceOf(
+        StartupRefused,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

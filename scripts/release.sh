@@ -1,0 +1,71 @@
+#!/bin/sh
+# The release's steps, as the Dockerfile runs them and test/release.test.ts runs them outside a
+# container (no image can be built or pulled where the tests run):
+#
+#   scripts/release.sh build <dir>   in a clean copy of the tree: install every dependency (npm ci),
+#                                    build the production bundle, and put in <dir> what runs it: dist/,
+#                                    package.json, the lock, production dependencies only, this script
+#   scripts/release.sh start         in <dir>: run the bot as npm start does, without npm's process
+#   scripts/release.sh check         exit 0 when GET /livez on 127.0.0.1:$PORT answers 200
+set -eu
+
+usage() {
+  echo "usage: scripts/release.sh build <dir> | start | check" >&2
+  exit 2
+}
+
+build() {
+  [ $# -eq 1 ] || usage
+  case "$1" in
+    /*) out="$1" ;;
+    *) out="$PWD/$1" ;;
+  esac
+  cd "$(dirname "$0")/.."
+  # npm ci replaces node_modules and the build prunes it: never in a working checkout.
+  if [ -e node_modules ] || [ -L node_modules ]; then
+    echo "scripts/release.sh build runs in a clean copy of the tree (a container build, or a fresh checkout): this one has node_modules" >&2
+    exit 1
+  fi
+  if [ -e "$out" ] && [ -n "$(ls -A "$out")" ]; then
+    echo "scripts/release.sh build: $out is not empty" >&2
+    exit 1
+  fi
+  # Every dependency, exactly as locked; npm's prepare builds dist/main.js (scripts/build.mjs).
+  npm ci --no-audit --no-fund
+  node scripts/build.mjs
+  test -f dist/main.js
+  # Only what runs the bot: no dev dependencies, no sources (the source maps carry the file names).
+  npm prune --omit=dev --no-audit --no-fund
+  find node_modules -mindepth 1 -maxdepth 1 -name '@*' -type d -empty -delete # scopes prune emptied
+  mkdir -p "$out/scripts"
+  rm -f dist/*.build.json
+  mv dist node_modules "$out/"
+  cp package.json package-lock.json "$out/"
+  cp scripts/release.sh "$out/scripts/"
+  echo "release in $out: node $(node --version), $(du -sh "$out" | cut -f1)"
+}
+
+start() {
+  cd "$(dirname "$0")/.."
+  # npm start's node flags and allocator settings (package.json; test/release-recipe.test.ts keeps
+  # them the same), without npm's process and without the build step: the release holds no sources.
+  export MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=65536 MALLOC_TRIM_THRESHOLD_=131072
+  exec node --max-semi-space-size=2 dist/main.js
+}
+
+check() {
+  exec node -e '
+    fetch(`http://127.0.0.1:${process.env.PORT || 3000}/livez`, { signal: AbortSignal.timeout(4000) })
+      .then((answer) => process.exit(answer.status === 200 ? 0 : 1), () => process.exit(1));
+  '
+}
+
+[ $# -ge 1 ] || usage
+step="$1"
+shift
+case "$step" in
+  build) build "$@" ;;
+  start) start ;;
+  check) check ;;
+  *) usage ;;
+esac

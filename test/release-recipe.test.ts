@@ -1,0 +1,68 @@
+// The release as text. The Dockerfile and compose.yaml run the steps test/release.test.ts runs
+// (scripts/release.sh) and name only what the bot reads: no image can be built where the tests run,
+// so these checks keep the recipe and the tested steps from drifting apart. And the version is one:
+// package.json, its lock and the changelog's latest release.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { FILE_SECRETS } from '../src/config.js';
+
+const read = (path: string) => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8');
+const dockerfile = read('Dockerfile');
+const compose = read('compose.yaml');
+const release = read('scripts/release.sh');
+
+/** The allocator settings and node flags of a command line that runs `node … <script>`. */
+function launch(command: string): { env: string[]; flags: string[] } {
+  const env = [...command.matchAll(/\b(MALLOC_\w+=\S+)/g)].map((m) => m[1] ?? '').sort();
+  const flags = (/\bnode((?:\s+--[\w-]+(?:=\S+)?)*)\s+\S+\.m?js\b/.exec(command)?.[1] ?? '')
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean)
+    .sort();
+  return { env, flags };
+}
+
+describe('the container recipe', () => {
+  it('starts the bot with the node flags and allocator settings of npm start', () => {
+    const npmStart = (JSON.parse(read('package.json')) as { scripts: { start: string } }).scripts.start;
+    const startStep = /^start\(\) \{([\s\S]*?)^\}/m.exec(release)?.[1] ?? '';
+    expect(launch(npmStart).env.length).toBeGreaterThan(0);
+    expect(launch(startStep)).toEqual(launch(npmStart));
+  });
+
+  it('builds and runs on Node 24 LTS through the release steps, as a user other than root', () => {
+    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:24-slim$/m);
+    expect(dockerfile.match(/^FROM \$\{NODE_IMAGE\}/gm)).toHaveLength(2);
+    expect(dockerfile).toMatch(/^RUN sh scripts\/release\.sh build /m);
+    expect(dockerfile).toMatch(/^CMD \["sh", "\/app\/scripts\/release\.sh", "start"\]$/m);
+    expect(dockerfile).toMatch(/^\s+CMD \["sh", "\/app\/scripts\/release\.sh", "check"\]$/m);
+    expect(release).toMatch(/\/livez/);
+    const runStage = dockerfile.slice(dockerfile.lastIndexOf('FROM '));
+    expect(runStage).toMatch(/^USER node$/m);
+    expect(runStage).toMatch(/^VOLUME \/app\/data$/m);
+  });
+
+  it('starts the bot once PostgreSQL is healthy, and sets only secrets the bot reads from files', () => {
+    expect(compose).toMatch(/depends_on:\s+postgres:\s+condition: service_healthy/);
+    expect(compose).toMatch(/STORE_URL: postgres:\/\//);
+    const named = [...compose.matchAll(/\b([A-Z_]+)_FILE:/g)].map((m) => m[1]);
+    expect(named.length).toBeGreaterThan(0);
+    expect(
+      named.filter((name) => name !== 'POSTGRES_PASSWORD' && !FILE_SECRETS.includes(name as never)),
+    ).toEqual([]);
+  });
+});
+
+describe('the version', () => {
+  it("is the changelog's latest release, in package.json and its lock", () => {
+    const { version } = JSON.parse(read('package.json')) as { version: string };
+    const lock = JSON.parse(read('package-lock.json')) as {
+      version: string;
+      packages: { '': { version: string } };
+    };
+    expect([lock.version, lock.packages[''].version]).toEqual([version, version]);
+    const changelog = read('CHANGELOG.md');
+    expect(changelog).toMatch(/^## Unreleased$/m);
+    expect(/^## (\d+\.\d+\.\d+) - \d{4}-\d{2}-\d{2}$/m.exec(changelog)?.[1]).toBe(version);
+  });
+});

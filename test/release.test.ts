@@ -1,0 +1,184 @@
+// The container recipe's steps (scripts/release.sh, which the Dockerfile runs) outside a container: in
+// a clean copy of the tree, as an unprivileged user, `build` installs and bundles, and the release it
+// leaves runs on PostgreSQL with nothing of the tree beside it. Run by `npm run test:release` (minutes:
+// npm ci, and sqlite3 compiled where no prebuilt binary can be fetched), not by `npm test`.
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeSlack } from './support/fake-slack.js';
+import { createTestDatabase, postgresAvailable, type TestDatabase } from './support/postgres.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** Who builds and runs the release when the tests run as root (created when absent). */
+const RELEASE_USER = 'cngn-desk-release';
+const BUILD_MS = 15 * 60_000;
+
+const hasPostgres = await postgresAvailable();
+
+/** The user the steps run as: a system user of their own under root, or whoever runs the tests. */
+function unprivileged(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  if (spawnSync('id', ['-u', RELEASE_USER]).status !== 0) {
+    execFileSync('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', RELEASE_USER]);
+  }
+  const id = (flag: string) => Number(execFileSync('id', [flag, RELEASE_USER], { encoding: 'utf8' }).trim());
+  return { uid: id('-u'), gid: id('-g') };
+}
+
+/** The tree as a fresh clone has it, plus files not yet committed: tracked and unignored files only. */
+function copyTree(to: string): void {
+  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  })
+    .split('\0')
+    .filter((file) => file && file !== 'node_modules' && !file.startsWith('node_modules/'));
+  for (const file of files) {
+    const from = join(ROOT, file);
+    if (!existsSync(from) || !lstatSync(from).isFile()) continue; // deleted, not yet committed
+    mkdirSync(dirname(join(to, file)), { recursive: true });
+    copyFileSync(from, join(to, file));
+  }
+}
+
+/** The environment of every step: nothing of this process's but PATH, and npm kept quiet and offline-friendly. */
+function stepEnv(home: string, cache: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: home,
+    npm_config_cache: cache,
+    npm_config_update_notifier: 'false',
+    ...extra,
+  };
+  // The running Node's own headers, when it has them, so node-gyp (sqlite3) never downloads them.
+  const prefix = dirname(dirname(process.execPath));
+  if (existsSync(join(prefix, 'include', 'node', 'node_version.h'))) env.npm_config_nodedir = prefix;
+  return env;
+}
+
+/** Collects the bot's log (stderr, JSON lines); resolves with its URL once it runs. */
+function runningUrl(child: ChildProcess, log: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    if (!child.stderr) throw new Error('no stderr to read');
+    createInterface({ input: child.stderr }).on('line', (line) => {
+      log.push(line);
+      if (!line.startsWith('{')) return;
+      const entry = JSON.parse(line) as { message?: string; url?: string };
+      if (entry.message === 'cngn-desk is running' && entry.url) resolve(entry.url);
+    });
+    child.on('exit', () => reject(new Error(`the release stopped before it ran:\n${log.join('\n')}`)));
+  });
+}
+
+describe.runIf(hasPostgres)('the release (scripts/release.sh)', () => {
+  let work: string;
+  let app: string;
+  let home: string;
+  let cache: string;
+  let user: { uid: number; gid: number } | undefined;
+  let database: TestDatabase;
+  let slack: FakeSlack;
+
+  beforeAll(async () => {
+    user = unprivileged();
+    work = mkdtempSync(join(tmpdir(), 'cngn-desk-release-'));
+    chmodSync(work, 0o755);
+    const tree = join(work, 'tree');
+    app = join(work, 'app');
+    home = join(work, 'home');
+    // Kept between runs (the packages npm fetched), owned by the user the steps run as.
+    cache = join(tmpdir(), `cngn-desk-release-npm-cache-${user?.uid ?? process.getuid?.() ?? 'user'}`);
+    for (const dir of [tree, app, home, cache]) mkdirSync(dir, { recursive: true });
+    copyTree(tree);
+    if (user) execFileSync('chown', ['-R', `${user.uid}:${user.gid}`, tree, app, home, cache]);
+    const build = spawnSync('sh', ['scripts/release.sh', 'build', app], {
+      cwd: tree,
+      env: stepEnv(home, cache),
+      ...user,
+      encoding: 'utf8',
+      timeout: BUILD_MS,
+    });
+    if (build.status !== 0) {
+      throw new Error(`scripts/release.sh build failed (${build.status}):\n${build.stdout}\n${build.stderr}`);
+    }
+    // The release runs with nothing of the tree it was built from.
+    rmSync(tree, { recursive: true, force: true });
+    database = await createTestDatabase();
+    slack = await FakeSlack.start();
+  }, BUILD_MS);
+
+  afterAll(async () => {
+    await slack?.stop();
+    await database?.drop();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('holds the bundle, its source maps and the production dependencies, no sources or dev tools', () => {
+    expect(readdirSync(app).sort()).toEqual([
+      'dist',
+      'node_modules',
+      'package-lock.json',
+      'package.json',
+      'scripts',
+    ]);
+    expect(readdirSync(join(app, 'dist'))).toEqual(expect.arrayContaining(['main.js', 'main.js.map']));
+    const installed = (name: string) => existsSync(join(app, 'node_modules', name, 'package.json'));
+    expect(['sqlite3', 'pg', '@slack/bolt'].filter((name) => !installed(name))).toEqual([]);
+    const devTools = ['vitest', 'typescript', '@biomejs/biome', 'dependency-cruiser', 'playwright-core'];
+    expect(devTools.filter(installed)).toEqual([]);
+    expect(readdirSync(join(app, 'node_modules')).filter((name) => name.startsWith('@vitest'))).toEqual([]);
+  });
+
+  it('serves /livez and /readyz on PostgreSQL as an unprivileged user, passes its health check, and stops on SIGTERM', async () => {
+    const bot = spawn('sh', [join(app, 'scripts', 'release.sh'), 'start'], {
+      cwd: tmpdir(), // the script finds its release from its own path
+      env: stepEnv(home, cache, {
+        STORE_URL: database.url,
+        PORT: '0',
+        SLACK_BOT_TOKEN: 'xoxb-release-test',
+        SLACK_SIGNING_SECRET: 'release-test-secret',
+        SLACK_API_URL: slack.apiUrl,
+      }),
+      ...user,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    const log: string[] = [];
+    try {
+      const url = await runningUrl(bot, log);
+      if (user) {
+        const status = readFileSync(`/proc/${bot.pid}/status`, 'utf8');
+        expect(status).toMatch(new RegExp(`^Uid:\\s+${user.uid}\\s`, 'm'));
+      }
+      expect((await fetch(`${url}/livez`)).status).toBe(200);
+      expect((await fetch(`${url}/readyz`)).status).toBe(200);
+      const check = spawnSync('sh', [join(app, 'scripts', 'release.sh'), 'check'], {
+        env: { PATH: process.env.PATH, PORT: new URL(url).port },
+        ...user,
+        timeout: 10_000,
+      });
+      expect(check.status).toBe(0);
+      const exited = once(bot, 'exit');
+      bot.kill('SIGTERM');
+      const [code] = await exited;
+      expect(code).toBe(0);
+      expect(log.some((line) => line.includes('"message":"stopped"'))).toBe(true);
+    } finally {
+      bot.kill('SIGKILL');
+    }
+  });
+});
