@@ -40,6 +40,7 @@ export {
   shortDuration,
 } from './extend.js';
 export { figuresDigest } from './figures.js';
+export { differingRanges, findLookAlike, type LookAlike } from './look-alike.js';
 export {
   ApprovalPolicy,
   type ApprovalTier,
