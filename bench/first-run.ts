@@ -112,6 +112,7 @@ async function flow(page: Page): Promise<void> {
   await form.getByLabel('Amount (₦ / cNGN)').fill('1500');
   await form.getByLabel('Network').selectOption({ label: 'Base (base)' });
   await form.getByLabel('…or type an address').fill(ADDRESS);
+  await form.getByLabel('Purpose', { exact: true }).fill('Supplier payout INV-2231');
   const filed = page.getByRole('dialog', { name: 'Waiting for approval' });
   await click(
     'Ask for approval → "waiting for approval"',

@@ -214,6 +214,7 @@ export async function fileWithdrawal(
       },
       'withdraw.address': { 'withdraw.address': textValue(DEST) },
       'withdraw.save': { 'withdraw.save': { type: 'checkboxes', selected_options: [] } },
+      'withdraw.purpose': { 'withdraw.purpose': textValue('Supplier payout INV-2231') },
     },
   });
   const answered = (n: number) => () =>

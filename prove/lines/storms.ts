@@ -62,6 +62,7 @@ export async function storms(n: number, stormMs: number): Promise<Omit<Line, 'se
           },
           'withdraw.address': { 'withdraw.address': textValue(DEST) },
           'withdraw.save': { 'withdraw.save': { type: 'checkboxes', selected_options: [] } },
+          'withdraw.purpose': { 'withdraw.purpose': textValue('Supplier payout INV-2231') },
         },
       });
       if (response.status !== 200) throw new Error(`submission answered ${response.status}`);

@@ -39,20 +39,46 @@ const display = z.strictObject({
     .optional(),
 });
 
+/** A purpose is said in 3 to 140 characters (code points), on one line. */
+export const PURPOSE_MIN = 3;
+export const PURPOSE_MAX = 140;
+
+/**
+ * Why a purpose (trimmed) cannot be filed, in words for "Purpose: …"; undefined when it can. Hidden
+ * characters other than controls (a bidi override, a zero-width space) are let through and shown
+ * marked, as in any text from outside; a line break or other control character is not.
+ */
+export function purposeProblem(text: string): string | undefined {
+  const length = [...text].length;
+  if (length < PURPOSE_MIN) return `at least ${PURPOSE_MIN} characters, say what the payment is for`;
+  if (length > PURPOSE_MAX) return `at most ${PURPOSE_MAX} characters (this one has ${length})`;
+  if (/\p{Cc}/u.test(text)) return 'one line, without line breaks, tabs or control characters';
+  return undefined;
+}
+
+const purpose = z
+  .string({ error: `required: say in ${PURPOSE_MIN} to ${PURPOSE_MAX} characters what the payment is for` })
+  .trim()
+  .superRefine((text, context) => {
+    const problem = purposeProblem(text);
+    if (problem) context.addIssue({ code: 'custom', message: problem });
+  });
+
 const base = { display, requester: z.string().min(1) };
+const payment = { ...base, purpose };
 
 export const requestDraftSchema = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('withdraw'),
     amount,
     payload: z.strictObject({ amount, address: wallet, networkId: id, shouldSaveAddress: z.boolean() }),
-    ...base,
+    ...payment,
   }),
   z.strictObject({
     kind: z.literal('redeem'),
     amount,
     payload: z.strictObject({ amount, bankCode: text, accountNumber: account }),
-    ...base,
+    ...payment,
   }),
   z.strictObject({
     kind: z.literal('bridge'),
@@ -63,7 +89,7 @@ export const requestDraftSchema = z.discriminatedUnion('kind', [
       destinationAddress: wallet,
       senderAddress: wallet.optional(),
     }),
-    ...base,
+    ...payment,
   }),
   z.strictObject({
     kind: z.literal('whitelist'),

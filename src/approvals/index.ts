@@ -31,6 +31,7 @@ export {
   MAX_DELEGATION_MS,
   REVOKED_ACTION,
 } from './delegations.js';
+export { PURPOSE_MAX, PURPOSE_MIN, purposeProblem } from './draft.js';
 export type { ApprovalListener, EngineOptions } from './engine.js';
 export { STOP_DRAIN_MS } from './executor.js';
 export {
@@ -40,6 +41,7 @@ export {
   shortDuration,
 } from './extend.js';
 export { figuresDigest } from './figures.js';
+export { differingRanges, findLookAlike, type LookAlike } from './look-alike.js';
 export {
   ApprovalPolicy,
   type ApprovalTier,

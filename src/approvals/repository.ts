@@ -301,6 +301,7 @@ export function auditDraft(request: ApprovalRequest, index: number): AuditDraft 
     figures: {
       payload,
       display: request.display,
+      ...(request.purpose ? { purpose: request.purpose } : {}),
       requiredApprovals: request.requiredApprovals,
       approvals: request.approvals.map((a) => a.user),
     },

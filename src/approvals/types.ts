@@ -183,6 +183,8 @@ interface RequestBase {
   /** Decimal amount in Naira (canonical, 2 decimals); absent for whitelist, settlement and delegation. */
   amount?: string;
   display: DisplayDetails;
+  /** What the payment is for, as the requester typed it (withdraw, redeem, bridge; absent on older requests). */
+  purpose?: string;
   requester: string;
   approvals: Approval[];
   requiredApprovals: number;
@@ -224,6 +226,8 @@ export type RequestDraft = {
     payload: PayloadOf[K];
     amount?: string;
     display: DisplayDetails;
+    /** Required for withdraw, redeem and bridge (3–140 characters); no other kind has one. */
+    purpose?: string;
     requester: string;
   };
 }[RequestKind];
@@ -251,6 +255,8 @@ export type AuditKind = RequestKind | 'alert' | 'audit';
 export interface AuditFigures {
   payload: Record<string, unknown>;
   display: DisplayDetails;
+  /** What the requester said the payment is for. */
+  purpose?: string;
   requiredApprovals: number;
   approvals: string[];
 }

@@ -27,6 +27,7 @@ async function sentBridge() {
       destinationAddress: DEST,
     },
     display: {},
+    purpose: 'Liquidity for the other chain',
     requester: REQUESTER,
   });
   await app.engine.approve(request.id, APPROVER_A);

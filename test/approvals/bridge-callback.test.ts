@@ -32,6 +32,7 @@ async function sentBridge(): Promise<{ request: ApprovalRequest; token: string }
     amount: '100000',
     payload: { originNetworkId: origin, destinationNetworkId: destination, destinationAddress: DEST },
     display: {},
+    purpose: 'Liquidity for the other chain',
     requester: REQUESTER,
   });
   await fx.engine.approve(request.id, APPROVER_A);

@@ -49,6 +49,7 @@ for (const { name, up, open } of shared) {
           amount,
           payload: { amount, address: DEST, networkId, shouldSaveAddress: false },
           display: {},
+          purpose: 'Supplier payout INV-2231',
           requester: REQUESTER,
         }) as const;
 

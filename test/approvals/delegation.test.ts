@@ -41,6 +41,7 @@ const withdrawal = (amount: string, requester = REQUESTER): RequestDraft => ({
   amount,
   payload: { amount, address: DEST, networkId, shouldSaveAddress: false },
   display: { networkName: 'Base' },
+  purpose: 'Supplier payout INV-2231',
   requester,
 });
 

@@ -9,6 +9,7 @@ const withdraw = (address: string): RequestDraft => ({
   amount: '1500',
   payload: { amount: '1500', address, networkId: 'n-1', shouldSaveAddress: false },
   display: { networkName: 'Solana' },
+  purpose: 'Supplier payout INV-2231',
   requester: 'U0REQ',
 });
 
@@ -29,5 +30,64 @@ describe('draft addresses', () => {
     ['garbage', 'not-an-address'],
   ])('refuses %s', (_name, address) => {
     expect(() => checkDraft(withdraw(address))).toThrow(InvalidDraftError);
+  });
+});
+
+describe('draft purpose', () => {
+  const address = '0x52908400098527886E0F7030069857D2E4169EE7';
+  const redeem: RequestDraft = {
+    kind: 'redeem',
+    amount: '5000',
+    payload: { amount: '5000', bankCode: '058', accountNumber: '0123456789' },
+    display: {},
+    purpose: 'Refund to customer',
+    requester: 'U0REQ',
+  };
+  const bridge: RequestDraft = {
+    kind: 'bridge',
+    amount: '5000',
+    payload: { originNetworkId: 'n-1', destinationNetworkId: 'n-2', destinationAddress: address },
+    display: {},
+    purpose: 'Liquidity for Base',
+    requester: 'U0REQ',
+  };
+
+  it('files a withdrawal, redemption or bridge with its purpose, trimmed', () => {
+    expect(checkDraft({ ...withdraw(address), purpose: '  Supplier payout INV-2231 ' }).purpose).toBe(
+      'Supplier payout INV-2231',
+    );
+    expect(checkDraft(redeem).purpose).toBe('Refund to customer');
+    expect(checkDraft(bridge).purpose).toBe('Liquidity for Base');
+    // Exactly the bounds, counted in characters as people see them (an emoji is one).
+    expect(checkDraft({ ...redeem, purpose: 'Tax' }).purpose).toBe('Tax');
+    expect(checkDraft({ ...redeem, purpose: '💸'.repeat(140) }).purpose).toHaveLength(280);
+  });
+
+  it.each([
+    ['none', undefined, /^purpose: required/],
+    ['too short', ' ab ', /^purpose: at least 3 characters/],
+    ['too long', 'x'.repeat(141), /^purpose: at most 140 characters \(this one has 141\)/],
+    ['a line break', 'Payout\nINV-1', /^purpose: one line/],
+    ['a control character', 'Payout\u0007INV-1', /^purpose: one line/],
+  ])('refuses a payment with %s as its purpose, naming the field', (_name, purpose, reason) => {
+    for (const draft of [withdraw(address), redeem, bridge]) {
+      const unchecked = { ...draft, purpose } as RequestDraft;
+      expect(() => checkDraft(unchecked), draft.kind).toThrow(reason);
+    }
+  });
+
+  it('lets through hidden characters other than controls, to be shown marked', () => {
+    expect(checkDraft({ ...redeem, purpose: 'Payout \u202eINV' }).purpose).toBe('Payout \u202eINV');
+  });
+
+  it('refuses a purpose on a request that moves no money', () => {
+    const whitelist = {
+      kind: 'whitelist',
+      payload: { networkId: 'n-1', address },
+      display: {},
+      purpose: 'Supplier',
+      requester: 'U0REQ',
+    } as RequestDraft;
+    expect(() => checkDraft(whitelist)).toThrow(InvalidDraftError);
   });
 });

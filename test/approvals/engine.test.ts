@@ -30,6 +30,7 @@ const withdrawal = (amount: string, address = DEST): RequestDraft => ({
   amount,
   payload: { amount, address, networkId, shouldSaveAddress: false },
   display: { networkName: 'Base' },
+  purpose: 'Supplier payout INV-2231',
   requester: REQUESTER,
 });
 
@@ -261,6 +262,7 @@ describe('stale figures', () => {
       amount: '100000',
       payload: { originNetworkId: origin, destinationNetworkId: destination, destinationAddress: DEST },
       display: { quote: { amountReceivable: '99999.00', networkFee: '0.50', bridgeFee: '0.50' } },
+      purpose: 'Liquidity for the other chain',
       requester: REQUESTER,
     });
     const result = await fx.engine.approve(request.id, APPROVER_A);

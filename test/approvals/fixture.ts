@@ -159,6 +159,7 @@ export function withdrawalDraft(networkId: string, amount: string): RequestDraft
     amount,
     payload: { amount, address: DEST, networkId, shouldSaveAddress: false },
     display: {},
+    purpose: 'Supplier payout INV-2231',
     requester: REQUESTER,
   };
 }

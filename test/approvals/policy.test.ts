@@ -20,6 +20,7 @@ const request = (over: Partial<ApprovalRequest> = {}): ApprovalRequest =>
     amount: '100.00',
     payload: { amount: '100.00', address: '0x1', networkId: 'n', shouldSaveAddress: false },
     display: {},
+    purpose: 'Supplier payout INV-2231',
     requester: 'U_REQ',
     approvals: [],
     requiredApprovals: 1,

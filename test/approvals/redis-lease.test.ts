@@ -52,6 +52,7 @@ for (const { name: storeName, up, open: openStore } of shared) {
       amount,
       payload: { amount, address: DEST, networkId, shouldSaveAddress: false },
       display: {},
+      purpose: 'Supplier payout INV-2231',
       requester: REQUESTER,
     });
 

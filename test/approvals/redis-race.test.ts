@@ -40,6 +40,7 @@ for (const { name, up, open } of shared) {
         amount: '1500.50',
         payload: { amount: '1500.50', address: DEST, networkId, shouldSaveAddress: false },
         display: {},
+        purpose: 'Supplier payout INV-2231',
         requester: REQUESTER,
       });
       const clicks = Array.from({ length: 50 }, (_, i) =>

@@ -35,6 +35,7 @@ const withdrawal = (amount: string): RequestDraft => ({
   amount,
   payload: { amount, address: DEST, networkId, shouldSaveAddress: false },
   display: { networkName: 'Base' },
+  purpose: 'Supplier payout INV-2231',
   requester: REQUESTER,
 });
 const reminders = async (id: string) =>

@@ -38,6 +38,7 @@ it('expires the other requests when one expiry cannot be written, and retries it
       amount,
       payload: { amount, address: DEST, networkId, shouldSaveAddress: false },
       display: {},
+      purpose: 'Supplier payout INV-2231',
       requester: REQUESTER,
     });
   const first = await file('101');

@@ -4,6 +4,7 @@ import {
   explorerLink,
   hasHiddenCharacters,
   inertUrl,
+  markDifferences,
   markHiddenCharacters,
   mentionChannel,
   mentionUser,
@@ -137,5 +138,64 @@ describe('a request message permalink', () => {
     ]) {
       expect(slackPermalink(url, 'open'), String(url)).toBeUndefined();
     }
+  });
+});
+
+describe('differences marked in an address', () => {
+  const T = '\u2009';
+
+  it('bolds each differing run, set off by thin spaces so Slack draws bold inside the address', () => {
+    const poisoned = '0xd9A1C3788D81257612E2581A6ea0aDa244853a91';
+    expect(markDifferences(poisoned, [[6, 36]])).toBe(`0xd9A1${T}*C3788D81257612E2581A6ea0aDa244*${T}853a91`);
+    expect(
+      markDifferences('0xabc123456789def', [
+        [5, 6],
+        [11, 12],
+      ]),
+    ).toBe(`0xabc${T}*1*${T}23456${T}*7*${T}89def`);
+  });
+
+  it('draws runs at most 3 characters apart as one, so a differing stretch reads as one word', () => {
+    const twoRuns = (gap: number): Array<[number, number]> => [
+      [5, 6],
+      [6 + gap, 7 + gap],
+    ];
+    expect(markDifferences('0xabc123def', twoRuns(1))).toBe(`0xabc${T}*123*${T}def`);
+    expect(markDifferences('0xabc1234567def', twoRuns(3))).toBe(`0xabc${T}*12345*${T}67def`);
+    expect(markDifferences('0xabc1234567def', twoRuns(4))).toBe(`0xabc${T}*1*${T}2345${T}*6*${T}7def`);
+  });
+
+  it('needs no thin space at either end of the text, and none beside a blank', () => {
+    expect(markDifferences('abcdef', [[0, 2]])).toBe(`*ab*${T}cdef`);
+    expect(markDifferences('abcdef', [[4, 6]])).toBe(`abcd${T}*ef*`);
+    expect(markDifferences('abcdef', [[0, 6]])).toBe('*abcdef*');
+    expect(markDifferences('ab cd ef', [[2, 6]])).toBe('ab *cd* ef');
+    expect(markDifferences('ab  ef', [[2, 4]])).toBe('ab  ef');
+  });
+
+  it('tidies ranges out of order, overlapping, touching or outside the text', () => {
+    expect(
+      markDifferences('abcdefgh', [
+        [5, 6],
+        [1, 3],
+        [2, 4],
+        [4, 5],
+        [-3, 0],
+        [7, 99],
+        [6, 6],
+      ]),
+    ).toBe(`a${T}*bcdefgh*`);
+    expect(markDifferences('abcdef', [])).toBe('abcdef');
+  });
+
+  it('escapes outside text in and around the marks', () => {
+    expect(
+      markDifferences('<!channel> and *x* & y', [
+        [0, 10],
+        [15, 18],
+      ]),
+    ).toBe(`*&lt;!channel&gt;* and *＊x＊* &amp; y`);
+    expect(markDifferences('a\u202eb', [[1, 2]])).toBe(`a${T}*⟨U+202E⟩*${T}b`);
+    expect(hasHiddenCharacters(markDifferences('0xabc123def', [[5, 8]]))).toBe(false);
   });
 });

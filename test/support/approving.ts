@@ -64,6 +64,7 @@ export function fileRedeem(app: ApprovalApp, amount: string, account = '01234567
       'redeem.amount': { 'redeem.amount': textValue(amount) },
       'redeem.bank': { 'redeem.bank': GTB },
       'redeem.account': { 'redeem.account': textValue(account) },
+      'redeem.purpose': { 'redeem.purpose': textValue('Refund to customer') },
     },
   });
 }
@@ -109,6 +110,7 @@ export function fileBridge(
       'bridge.origin': { 'bridge.origin': selectValue(origin) },
       'bridge.destination': { 'bridge.destination': selectValue(destination) },
       'bridge.address': { 'bridge.address': textValue(address) },
+      'bridge.purpose': { 'bridge.purpose': textValue('Liquidity for the other chain') },
       'bridge.sender': { 'bridge.sender': textValue('') },
     },
   });

@@ -8,6 +8,7 @@ export function redemptionDraft(requester: string, accountName = 'ADA OBI'): Req
     amount: '5000',
     payload: { amount: '5000', bankCode: '058', accountNumber: '0123456789' },
     display: { bankName: 'GTBank', accountName },
+    purpose: 'Refund to customer',
     requester,
   };
 }

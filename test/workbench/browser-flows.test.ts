@@ -64,6 +64,7 @@ describe.skipIf(!browserAvailable())('workbench in Chromium against the real bot
       await dialog.getByLabel('Amount (₦ / cNGN)').fill('1500');
       await dialog.getByLabel('Network').selectOption({ label: 'Base (base)' });
       await dialog.getByLabel('…or type an address').fill('0x123');
+      await dialog.getByLabel('Purpose', { exact: true }).fill('Supplier payout INV-2231');
       await dialog.getByRole('button', { name: 'Ask for approval' }).click();
       await shown(dialog.getByRole('alert').filter({ hasText: /address/i }));
       await eventually(() => dialog.getByLabel('…or type an address').getAttribute('aria-invalid')).toBe(
@@ -152,6 +153,7 @@ describe.skipIf(!browserAvailable())('workbench in Chromium against the real bot
         .first()
         .click();
       await dialog.getByLabel('Account number (10 digits)').fill('0123456789');
+      await dialog.getByLabel('Purpose', { exact: true }).fill('Refund to customer');
       await dialog.getByRole('button', { name: 'Ask for approval' }).click();
       await workbench.closeFiledNotice();
       await workbench.open('approvals');

@@ -38,6 +38,7 @@ const request = {
   amount: '250000',
   payload: { amount: '250000', bankCode: '058', accountNumber: '0123456789' },
   display: { bankName: 'Guaranty Trust Bank', accountName: 'ADAEZE & SONS LTD' },
+  purpose: 'Refund to customer',
   requester: 'U0ADA',
   approvals: [],
   requiredApprovals: 1,
@@ -609,6 +610,7 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
     await dialog.getByLabel('Network').selectOption({ label: 'Base (base)' });
     await dialog.getByLabel('Destination address').fill('0x123');
     await dialog.getByLabel('Save this address for later withdrawals').check();
+    await dialog.getByLabel('Purpose', { exact: true }).fill('Supplier payout INV-2231');
     await dialog.getByRole('button', { name: 'Ask for approval' }).click();
     await eventually(() => stub.lastPost('/view/submit')?.body).toEqual({
       user: 'U0ADA',
@@ -618,6 +620,7 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
         'withdraw.network': { 'withdraw.network': 'net-base' },
         'withdraw.address': { 'withdraw.address': '0x123' },
         'withdraw.save': { 'withdraw.save': ['save'] },
+        'withdraw.purpose': { 'withdraw.purpose': 'Supplier payout INV-2231' },
       },
     });
     stub.change((s) => {
@@ -674,11 +677,13 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
     });
     await dialog.getByLabel('Amount (₦, at least 1)').fill('5000');
     await dialog.getByLabel('Account number (10 digits)').fill('0123456789');
+    await dialog.getByLabel('Purpose', { exact: true }).fill('Refund to customer');
     await dialog.getByRole('button', { name: 'Ask for approval' }).click();
     await eventually(() => stub.lastPost('/view/submit')?.body.values).toEqual({
       'redeem.amount': { 'redeem.amount': '5000' },
       'redeem.bank': { 'redeem.bank': '044|Access Bank' },
       'redeem.account': { 'redeem.account': '0123456789' },
+      'redeem.purpose': { 'redeem.purpose': 'Refund to customer' },
     });
     stub.change((s) => {
       s.modals = [];
@@ -713,6 +718,7 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
     await dialog.getByRole('option', { name: 'Zenith Bank' }).click();
     await dialog.getByLabel('Amount (₦, at least 1)').fill('5000');
     await dialog.getByLabel('Account number (10 digits)').fill('0123456789');
+    await dialog.getByLabel('Purpose', { exact: true }).fill('Refund to customer');
     await screenshot(page, 'render-bank-typeahead');
     await dialog.getByRole('button', { name: 'Ask for approval' }).click();
     await eventually(() => stub.lastPost('/view/submit')?.body.values).toMatchObject({

@@ -208,6 +208,7 @@ export class WorkbenchPage {
     await dialog.getByLabel('Amount (₦ / cNGN)').fill(amount);
     await dialog.getByLabel('Network').selectOption({ label: 'Base (base)' });
     await dialog.getByLabel('…or type an address').fill(address);
+    await dialog.getByLabel('Purpose', { exact: true }).fill('Supplier payout INV-2231');
     await dialog.getByRole('button', { name: 'Ask for approval' }).click();
     await this.closeFiledNotice();
   }

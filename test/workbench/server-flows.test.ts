@@ -139,6 +139,7 @@ describe('a withdrawal from filing to completed', () => {
       [WITHDRAW.network]: { [WITHDRAW.network]: network ?? '' },
       [WITHDRAW.address]: { [WITHDRAW.address]: address },
       [WITHDRAW.save]: { [WITHDRAW.save]: [] },
+      [WITHDRAW.purpose]: { [WITHDRAW.purpose]: 'Supplier payout INV-2231' },
     });
     const bad = await bench.post('/view/submit', { user: ADA, view_id: modal.id, values: values('0x1234') });
     expect(bad.answer.ok).toBe(true);
@@ -255,7 +256,12 @@ describe('a rejection', () => {
         ),
       'the withdrawal form filled in from the command',
     );
-    await bench.post('/view/submit', { user: ADA, view_id: form.id, values: {} });
+    // Untouched inputs submit what the command filled in; the purpose is typed.
+    await bench.post('/view/submit', {
+      user: ADA,
+      view_id: form.id,
+      values: { [WITHDRAW.purpose]: { [WITHDRAW.purpose]: 'Supplier payout INV-2231' } },
+    });
     const request = await bench.waitFor(
       CHIDI,
       (s) => messagesIn(s, APPROVALS).find((m) => !m.thread_ts && /₦700\.00/.test(m.text)),

@@ -53,6 +53,7 @@ describe('a redemption that the sandbox is told to fail', () => {
         [REDEEM.amount]: { [REDEEM.amount]: '50000' },
         [REDEEM.bank]: { [REDEEM.bank]: bank.value },
         [REDEEM.account]: { [REDEEM.account]: '0123456788' },
+        [REDEEM.purpose]: { [REDEEM.purpose]: 'Refund to customer' },
       },
     });
     const request = await bench.waitFor(

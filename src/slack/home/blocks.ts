@@ -18,6 +18,7 @@ import {
 import { escapeMrkdwn, mentionUser, slackPermalink } from '../../format/mrkdwn.js';
 import type { RecentAlert } from '../../webhooks/recent.js';
 import { approvalButtons, destinationFields, hiddenCharactersNotice } from '../approvals/blocks/message.js';
+import { purposeBlocks } from '../approvals/blocks/purpose.js';
 import { requestTitle, stateWords } from '../approvals/blocks/words.js';
 import { delegationLines } from '../delegation/blocks.js';
 
@@ -68,6 +69,7 @@ function waitingBlocks(request: ApprovalRequest, now: Date): KnownBlock[] {
   return [
     section(`*${escapeMrkdwn(requestTitle(request))}* · ${countdown(request.expiresAt, now)}`),
     { type: 'section', fields },
+    ...purposeBlocks(request),
     ...hiddenCharactersNotice(request),
     {
       type: 'actions',

@@ -15,6 +15,7 @@ const redeem = (over: Partial<ApprovalRequest> = {}): ApprovalRequest =>
     amount: '1250000.50',
     payload: { amount: '1250000.50', bankCode: '058', accountNumber: '0123456789' },
     display: { bankName: 'Guaranty Trust Bank', accountName: 'ADA OKAFOR' },
+    purpose: 'Refund to customer',
     requester: 'UREQ',
     approvals: [{ user: 'UA', at: '2026-11-23T07:59:00.000Z' }],
     requiredApprovals: 2,

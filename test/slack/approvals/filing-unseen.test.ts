@@ -53,6 +53,7 @@ it('tells the requester plainly and cancels the request when Slack will not show
       },
       'withdraw.address': { 'withdraw.address': textValue('0x52908400098527886E0F7030069857D2E4169EE7') },
       'withdraw.save': { 'withdraw.save': { type: 'checkboxes', selected_options: [] } },
+      'withdraw.purpose': { 'withdraw.purpose': textValue('Supplier payout INV-2231') },
     },
   });
   const modal = await app.slack.waitFor('views.update', (c) =>

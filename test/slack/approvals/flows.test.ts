@@ -88,6 +88,7 @@ describe('withdraw', () => {
         'withdraw.amount': { 'withdraw.amount': textValue('12.345') },
         'withdraw.network': { 'withdraw.network': selectValue(disabled) },
         'withdraw.address': { 'withdraw.address': textValue('0x52908400098527886E0F7030069857D2E4169Ee7') },
+        'withdraw.purpose': { 'withdraw.purpose': textValue(' x ') },
       },
     });
     expect(response.json()).toEqual({
@@ -96,6 +97,7 @@ describe('withdraw', () => {
         'withdraw.amount': expect.stringMatching(/^Amount: .*2 decimals/),
         'withdraw.network': expect.stringMatching(/^Network: /),
         'withdraw.address': expect.stringMatching(/^Address: .*checksum/),
+        'withdraw.purpose': expect.stringMatching(/^Purpose: at least 3 characters/),
       },
     });
     expect(await app.engine.openRequests()).toHaveLength(0);
@@ -143,6 +145,7 @@ describe('redeem', () => {
         'redeem.amount': { 'redeem.amount': textValue('5000') },
         'redeem.bank': { 'redeem.bank': GTB },
         'redeem.account': { 'redeem.account': textValue('0000000000') },
+        'redeem.purpose': { 'redeem.purpose': textValue('Refund to customer') },
       },
     });
     const update = await app.slack.waitFor('views.update', (c) =>
@@ -161,6 +164,7 @@ describe('redeem', () => {
         'redeem.amount': { 'redeem.amount': textValue('0.50') },
         'redeem.bank': { 'redeem.bank': GTB },
         'redeem.account': { 'redeem.account': textValue('12345') },
+        'redeem.purpose': { 'redeem.purpose': textValue('Refund to customer') },
       },
     });
     expect(response.json()).toMatchObject({

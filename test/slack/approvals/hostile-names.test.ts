@@ -54,6 +54,7 @@ async function fileRedemption(name = HOSTILE_NAME): Promise<void> {
       'redeem.amount': { 'redeem.amount': textValue('5000') },
       'redeem.bank': { 'redeem.bank': selectValue('058|Guaranty Trust Bank') },
       'redeem.account': { 'redeem.account': textValue(ACCOUNT) },
+      'redeem.purpose': { 'redeem.purpose': textValue('Refund to customer') },
     },
   });
 }

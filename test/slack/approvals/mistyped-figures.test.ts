@@ -107,6 +107,7 @@ describe('mistyped figures are refused under their field', () => {
       ...field(WITHDRAW.amount, textValue('10,000')),
       ...field(WITHDRAW.network, selectValue('n-base')),
       ...field(WITHDRAW.address, textValue(`0x${'0'.repeat(39)}1`)),
+      ...field(WITHDRAW.purpose, textValue('Supplier payout INV-2231')),
     } as ViewValues;
     expect(parseWithdraw(values, ['n-base'])).toMatchObject({
       ok: true,

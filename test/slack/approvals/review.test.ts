@@ -73,6 +73,7 @@ describe('the review modal', () => {
       amount: '250000',
       payload: { amount: '250000', bankCode: '058', accountNumber: '0123456789' },
       display: { bankName: 'GTBank', accountName: 'ADA OBI' },
+      purpose: 'Refund to customer',
       requester: REQUESTER,
     });
     const reads = app.sandbox.requests.length;
@@ -95,6 +96,7 @@ describe('the review modal', () => {
       amount: '5000',
       payload: { amount: '5000', bankCode: '058', accountNumber: '0123456789' },
       display: { bankName: 'GTBank', accountName: 'Old Owner' },
+      purpose: 'Refund to customer',
       requester: REQUESTER,
     });
     const id = filed.id;

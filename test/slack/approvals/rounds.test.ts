@@ -31,6 +31,7 @@ it('refuses a click on the message of an earlier round, shows the new figures, a
       'redeem.amount': { 'redeem.amount': textValue('100') },
       'redeem.bank': { 'redeem.bank': selectValue('058|Guaranty Trust Bank') },
       'redeem.account': { 'redeem.account': textValue('0123456789') },
+      'redeem.purpose': { 'redeem.purpose': textValue('Refund to customer') },
     },
   });
   const posted = await app.slack.waitFor('chat.postMessage', (c) => c.body.channel === APPROVALS_CHANNEL);

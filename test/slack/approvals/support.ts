@@ -189,7 +189,12 @@ export function reviewFor(app: ApprovalApp, requestId: string, userId: string): 
 }
 
 /** File a withdrawal the way a person does: the slash command, then the modal's submission. */
-export async function fileWithdrawal(app: ApprovalApp, amount: string, address = DEST): Promise<string> {
+export async function fileWithdrawal(
+  app: ApprovalApp,
+  amount: string,
+  address = DEST,
+  purpose = 'Supplier payout INV-2231',
+): Promise<string> {
   const networks = (await app.client.getNetworks()).filter((n) => !n.isDisabled);
   const network = networks[0];
   if (!network) throw new Error('no network');
@@ -208,6 +213,7 @@ export async function fileWithdrawal(app: ApprovalApp, amount: string, address =
       },
       'withdraw.address': { 'withdraw.address': textValue(address) },
       'withdraw.save': { 'withdraw.save': { type: 'checkboxes', selected_options: [] } },
+      'withdraw.purpose': { 'withdraw.purpose': textValue(purpose) },
     },
   });
   if (response.status !== 200) throw new Error(`submission answered ${response.status}`);

@@ -160,6 +160,33 @@ describe('/cngn audit export', () => {
     expect(await cngn('audit verify', APPROVER_A)).toContain('Audit chain intact');
   });
 
+  it('keeps each payment’s purpose in the chain and in its own column of the CSV, made inert', async () => {
+    const purpose = '=HYPERLINK("http://evil.example","pay") supplier, INV-2231';
+    const id = await fileWithdrawal(app, '2500', undefined, purpose);
+    await rejectWithReason(id, 'wrong invoice');
+    expect(await cngn('audit export 1d', APPROVER_B)).toContain('Sent you 2 audit entries');
+
+    const files = app.slack.sharedFiles();
+    const rows = parseCsv(files.find((f) => f.filename.endsWith('.csv'))?.content?.toString('utf8') ?? '');
+    const header = rows[0] ?? [];
+    expect(header.slice(header.indexOf('amount'), header.indexOf('amount') + 3)).toEqual([
+      'amount',
+      'purpose',
+      'note',
+    ]);
+    const column = header.indexOf('purpose');
+    expect(rows.slice(1).map((r) => [r[header.indexOf('action')], r[column]])).toEqual([
+      ['filed', `'${purpose}`],
+      ['rejected', `'${purpose}`],
+    ]);
+    const lines = (files.find((f) => f.filename.endsWith('.jsonl'))?.content?.toString('utf8') ?? '')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as AuditEntry);
+    expect(lines.map((e) => e.figures?.purpose)).toEqual([purpose, purpose]);
+    expect(await cngn('audit verify', APPROVER_A)).toContain('Audit chain intact');
+  });
+
   it('answers a bad range with the usage and sends nothing; outsiders get nothing', async () => {
     await fileWithdrawal(app, '10');
     expect(await cngn('audit export yesterday', APPROVER_A)).toContain('is not a date');

@@ -222,7 +222,13 @@ export function everyBuilder(text: string): Built[] {
   const choices = toNetworkChoices(networks);
   const errors = (ids: string[]) => Object.fromEntries(ids.map((id) => [id, text]));
   const prefill = (ids: string[]) => Object.fromEntries(ids.map((id) => [id, text]));
-  const withdrawIds = ['withdraw.amount', 'withdraw.network', 'withdraw.whitelisted', 'withdraw.address'];
+  const withdrawIds = [
+    'withdraw.amount',
+    'withdraw.network',
+    'withdraw.whitelisted',
+    'withdraw.address',
+    'withdraw.purpose',
+  ];
   add(
     'withdraw modal',
     withdrawModal({
@@ -239,6 +245,7 @@ export function everyBuilder(text: string): Built[] {
     'bridge.destination',
     'bridge.address',
     'bridge.sender',
+    'bridge.purpose',
   ];
   add(
     'bridge modal',
@@ -257,9 +264,9 @@ export function everyBuilder(text: string): Built[] {
   add(
     'redeem modal',
     redeemModal({
-      prefill: { amount: text, account: text },
+      prefill: { amount: text, account: text, purpose: text },
       bank,
-      errors: errors(['redeem.amount', 'redeem.bank', 'redeem.account']),
+      errors: errors(['redeem.amount', 'redeem.bank', 'redeem.account', 'redeem.purpose']),
       environment: 'LIVE',
     }),
   );

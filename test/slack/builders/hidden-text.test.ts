@@ -6,9 +6,11 @@ import { describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../../src/approvals/types.js';
 import { hasHiddenCharacters } from '../../../src/format/mrkdwn.js';
 import { approvalDm } from '../../../src/slack/approvals/blocks/dm.js';
+import { pendingList } from '../../../src/slack/approvals/blocks/lists.js';
 import { approvalMessage, staleRoundNotice } from '../../../src/slack/approvals/blocks/message.js';
 import { reviewModal } from '../../../src/slack/approvals/blocks/review.js';
 import { reviewAllModal } from '../../../src/slack/approvals/blocks/review-all.js';
+import { homeView } from '../../../src/slack/home/blocks.js';
 import { type Built, everyBuilder, fallbackAlert } from './every-builder.js';
 import { NOW, requestsOf, slackTexts } from './support.js';
 
@@ -96,5 +98,32 @@ describe('a name with hidden characters is called out in words', () => {
       const shown = slackTexts(approvalMessage(named(redeem, name), NOW)).mrkdwn.join('\n');
       expect(shown, name).not.toContain('hidden characters');
     }
+  });
+});
+
+describe('a purpose with hidden characters is called out in words', () => {
+  const [withdraw, redeem, bridge] = requestsOf('x', 'https://basescan.org/tx/0xabc') as ApprovalRequest[];
+
+  it.each([
+    ['a withdrawal', withdraw],
+    ['a redemption', redeem],
+    ['a bridge', bridge],
+  ])('wherever approvers read %s', (_what, request) => {
+    const hidden = { ...(request as ApprovalRequest), purpose: CLASSES['right-to-left override'] };
+    const texts = [
+      approvalMessage(hidden, NOW),
+      approvalDm(hidden, NOW, 'UAPPROVERB'),
+      staleRoundNotice(hidden, NOW),
+      reviewModal(hidden, NOW, { id: hidden.id, round: 1, environment: 'live' }),
+      reviewAllModal([hidden], NOW, 'LIVE', '{}'),
+      homeView({ now: NOW, environment: 'live', waiting: [hidden], mine: [], alerts: [] }),
+    ].map((built) => slackTexts(built).mrkdwn.join('\n'));
+    for (const text of texts) {
+      expect(text).toContain('ADA OBI ⟨U+202E⟩SESIRPRETNE');
+      expect(text).toContain('the purpose contains hidden characters');
+    }
+    expect(slackTexts(pendingList([hidden], NOW, 'LIVE')).mrkdwn.join('\n')).toContain(
+      'ADA OBI ⟨U+202E⟩SESIRPRETNE',
+    );
   });
 });

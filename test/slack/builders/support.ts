@@ -132,6 +132,7 @@ export function requestsOf(text: string, explorerLink: string): ApprovalRequest[
       amount: '1500.50',
       payload: { amount: '1500.50', address: text, networkId: text, shouldSaveAddress: true },
       display,
+      purpose: text,
     },
     {
       ...base,
@@ -139,6 +140,7 @@ export function requestsOf(text: string, explorerLink: string): ApprovalRequest[
       amount: '1250000.50',
       payload: { amount: '1250000.50', bankCode: text, accountNumber: text },
       display,
+      purpose: text,
     },
     {
       ...base,
@@ -151,6 +153,7 @@ export function requestsOf(text: string, explorerLink: string): ApprovalRequest[
         senderAddress: text,
       },
       display,
+      purpose: text,
     },
     { ...base, kind: 'whitelist', payload: { networkId: text, address: text }, display },
     {
@@ -159,7 +162,8 @@ export function requestsOf(text: string, explorerLink: string): ApprovalRequest[
       payload: { bankName: text, bankAccountName: text, bankAccountNumber: text },
       display,
     },
-    // Names missing from display: the builder falls back to the payload's ids and codes.
+    // Names missing from display: the builder falls back to the payload's ids and codes. No purpose:
+    // filed before purposes were asked for.
     {
       ...base,
       kind: 'withdraw',

@@ -155,6 +155,7 @@ describe('App Home', () => {
           amount: `${100 + i}`,
           payload: { amount: `${100 + i}.00`, address: DEST, networkId: 'base', shouldSaveAddress: false },
           display: { networkName: 'Base' },
+          purpose: 'Supplier payout INV-2231',
         }),
       ),
     );

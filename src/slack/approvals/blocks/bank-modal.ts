@@ -3,12 +3,17 @@
 
 import type { KnownBlock, ModalView, PlainTextOption } from '@slack/types';
 import type { BankChoice, FieldErrors, Prefill } from '../types.js';
-import { modal, option, textInput, withErrors } from './modals.js';
+import { modal, option, purposeInput, textInput, withErrors } from './modals.js';
 
 export const REDEEM_VIEW = 'redeem.submit';
 export const SETTLEMENT_VIEW = 'settlement.submit';
 
-export const REDEEM = { amount: 'redeem.amount', bank: 'redeem.bank', account: 'redeem.account' } as const;
+export const REDEEM = {
+  amount: 'redeem.amount',
+  bank: 'redeem.bank',
+  account: 'redeem.account',
+  purpose: 'redeem.purpose',
+} as const;
 export const SETTLEMENT = { bank: 'settlement.bank', account: 'settlement.account' } as const;
 
 /** Action ids whose options are loaded from the bank list as the person types. */
@@ -66,6 +71,7 @@ export function redeemModal(input: {
     bankPicker(REDEEM.bank, input.bank),
     accountInput(REDEEM.account, p.account),
     note('The account name is looked up with the bank before the request is filed.'),
+    purposeInput(REDEEM.purpose, p.purpose),
   ];
   return modal(REDEEM_VIEW, 'Redeem to a bank', withErrors(blocks, input.errors), {
     environment: input.environment,

@@ -5,6 +5,7 @@ import type { ApprovalRequest, AuditEntry } from '../../../approvals/types.js';
 import { lagosTime, naira, relative } from '../../../format/display.js';
 import { escapeMrkdwn, mentionUser } from '../../../format/mrkdwn.js';
 import type { SlackMessage } from '../../types.js';
+import { purposeText } from './purpose.js';
 import { requestTitle, stateWords } from './words.js';
 
 const MAX_ROWS = 40;
@@ -27,7 +28,9 @@ export function pendingList(requests: ApprovalRequest[], now: Date, environment:
   const rows = requests.slice(0, MAX_ROWS).map((r) => {
     const when =
       r.state === 'pending' ? `expires ${relative(r.expiresAt, now)}` : `filed ${relative(r.createdAt, now)}`;
-    return `• *${escapeMrkdwn(requestTitle(r))}* — ${stateWords(r)} · ${r.approvals.length} of ${r.requiredApprovals} approvals · by ${mentionUser(r.requester)} · ${when}`;
+    const purpose = purposeText(r);
+    const why = purpose ? ` · for: ${purpose}` : '';
+    return `• *${escapeMrkdwn(requestTitle(r))}*${why} — ${stateWords(r)} · ${r.approvals.length} of ${r.requiredApprovals} approvals · by ${mentionUser(r.requester)} · ${when}`;
   });
   const more = requests.length > MAX_ROWS ? [`…and ${requests.length - MAX_ROWS} more`] : [];
   const text = `*Open approval requests (${requests.length})* · ${escapeMrkdwn(environment)}`;

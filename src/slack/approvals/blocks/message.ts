@@ -22,6 +22,7 @@ import {
   mentionUser,
 } from '../../../format/mrkdwn.js';
 import type { SlackMessage } from '../../types.js';
+import { purposeBlocks } from './purpose.js';
 import {
   extendButtons,
   lifecycleContext,
@@ -147,9 +148,8 @@ function destinationTexts(request: ApprovalRequest): Array<[words: string, value
  * marker such as ⟨U+202E⟩), so whoever approves looks twice; nothing when none does.
  */
 export function hiddenCharactersNotice(request: ApprovalRequest): KnownBlock[] {
-  const fields = destinationTexts(request)
-    .filter(([, value]) => hasHiddenCharacters(value))
-    .map(([words]) => `the ${words}`);
+  const texts = [...destinationTexts(request), ['purpose', request.purpose] as const];
+  const fields = texts.filter(([, value]) => hasHiddenCharacters(value)).map(([words]) => `the ${words}`);
   if (fields.length === 0) return [];
   const which =
     fields.length === 1
@@ -225,6 +225,7 @@ export function staleRoundNotice(request: ApprovalRequest, now: Date): SlackMess
     blocks: [
       { type: 'section', text: { type: 'mrkdwn', text } },
       figuresSection(request, now),
+      ...purposeBlocks(request),
       ...hiddenCharactersNotice(request),
     ],
   };
@@ -257,6 +258,7 @@ export function approvalMessage(
     },
     ...conflictBlocks(request),
     figuresSection(request, now),
+    ...purposeBlocks(request),
     ...hiddenCharactersNotice(request),
   ];
   if (request.reason && request.state === 'pending') {

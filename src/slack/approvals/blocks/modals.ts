@@ -18,6 +18,7 @@ export const WITHDRAW = {
   whitelisted: 'withdraw.whitelisted',
   address: 'withdraw.address',
   save: 'withdraw.save',
+  purpose: 'withdraw.purpose',
 } as const;
 export const BRIDGE = {
   amount: 'bridge.amount',
@@ -25,6 +26,7 @@ export const BRIDGE = {
   destination: 'bridge.destination',
   address: 'bridge.address',
   sender: 'bridge.sender',
+  purpose: 'bridge.purpose',
 } as const;
 export const WHITELIST = { network: 'whitelist.network', address: 'whitelist.address' } as const;
 export const REJECT = { reason: 'reject.reason' } as const;
@@ -128,6 +130,15 @@ export function selectInput(
   };
 }
 
+/** What a payment is for, required on every form that moves money; approvers and the audit log see it. */
+export function purposeInput(id: string, initial?: string): KnownBlock {
+  return textInput(id, 'Purpose', {
+    initial,
+    placeholder: 'Supplier payout INV-2231',
+    hint: 'What the payment is for, in 3 to 140 characters: approvers see it.',
+  });
+}
+
 /** A failed check after submission, shown right under its field. */
 export function withErrors(blocks: KnownBlock[], errors: FieldErrors = {}): KnownBlock[] {
   return blocks.flatMap((block) => {
@@ -217,6 +228,7 @@ export function withdrawModal(input: {
         options: [option('Save this address for later withdrawals', 'save')],
       },
     },
+    purposeInput(WITHDRAW.purpose, p.purpose),
   ];
   return modal(WITHDRAW_VIEW, 'Withdraw cNGN', withErrors(blocks, input.errors), {
     environment: input.environment,
@@ -242,6 +254,7 @@ export function bridgeModal(input: {
       optional: true,
       hint: 'The address you will send from on the origin network',
     }),
+    purposeInput(BRIDGE.purpose, p.purpose),
   ];
   return modal(BRIDGE_VIEW, 'Bridge cNGN', withErrors(blocks, input.errors), {
     environment: input.environment,

@@ -6,6 +6,7 @@ import type { Button, KnownBlock, ModalView } from '@slack/types';
 import type { ApprovalRequest } from '../../../approvals/types.js';
 import { escapeMrkdwn } from '../../../format/mrkdwn.js';
 import { approvalButtonValue, figuresSection, hiddenCharactersNotice } from './message.js';
+import { purposeBlocks } from './purpose.js';
 import { requestTitle } from './words.js';
 
 export const REVIEW_ALL_ACTION = 'approval.review_all';
@@ -56,6 +57,7 @@ export function reviewAllModal(
         text: { type: 'mrkdwn', text: `*${escapeMrkdwn(requestTitle(request))}*  ·  \`${request.id}\`` },
       },
       figuresSection(request, now),
+      ...purposeBlocks(request),
       ...hiddenCharactersNotice(request),
     );
   }

@@ -8,6 +8,7 @@ import type { ApprovalRequest } from '../../../approvals/types.js';
 import { environmentMarker, lagosTime, naira, relative } from '../../../format/display.js';
 import { escapeMrkdwn, mentionUser } from '../../../format/mrkdwn.js';
 import { approverWords, destinationFields, figuresSection, hiddenCharactersNotice } from './message.js';
+import { purposeBlocks } from './purpose.js';
 import { KIND_TITLE, requestTitle } from './words.js';
 
 /** A Slack conversation id as the review's metadata may carry it: a channel (C, G) or a DM (D). */
@@ -77,7 +78,7 @@ export function reviewModal(request: ApprovalRequest, now: Date, metadata: Revie
   if (request.amount) blocks.push(section(`*Amount*\n${escapeMrkdwn(naira(request.amount))}`));
   // The destination at full width, one figure a section: a long address is not squeezed into a column.
   for (const figure of destinationFields(request)) blocks.push(section(figure.text));
-  blocks.push(...hiddenCharactersNotice(request));
+  blocks.push(...purposeBlocks(request), ...hiddenCharactersNotice(request));
   if (request.kind === 'bridge' || request.kind === 'withdraw' || request.kind === 'redeem') {
     blocks.push(section(feesLine(request)));
   }
@@ -126,6 +127,7 @@ export function reviewRefusedView(reason: string, request?: ApprovalRequest, now
       { type: 'divider' },
       section(`*Now:* ${escapeMrkdwn(requestTitle(request))}`),
       figuresSection(request, now),
+      ...purposeBlocks(request),
       ...hiddenCharactersNotice(request),
     );
   }

@@ -75,7 +75,7 @@ export function registerBankViews(app: App, deps: ApprovalSlackDeps): void {
     await resolveThenFile(args, deps, v.accountNumber, v.bank.code, {
       retry: (error) =>
         redeemModal({
-          prefill: { amount: v.amount, account: v.accountNumber },
+          prefill: { amount: v.amount, account: v.accountNumber, purpose: v.purpose },
           bank: v.bank,
           errors: { [REDEEM.account]: error },
           environment: deps.environmentLabel,
@@ -86,6 +86,7 @@ export function registerBankViews(app: App, deps: ApprovalSlackDeps): void {
           amount: v.amount,
           payload: { amount: v.amount, bankCode: v.bank.code, accountNumber: v.accountNumber },
           display: { bankName: v.bank.name, bankCode: v.bank.code, accountName: name },
+          purpose: v.purpose,
           requester: args.body.user.id,
         });
         return filedView(

@@ -23,6 +23,7 @@ import {
   WITHDRAW,
   WITHDRAW_VIEW,
 } from '../blocks/modals.js';
+import { purposeBlocks } from '../blocks/purpose.js';
 import { requestTitle } from '../blocks/words.js';
 import type { ApprovalSlackDeps } from '../types.js';
 import { parseBridge, parseSubmission, parseWhitelist, parseWithdraw, readMetadata } from './forms.js';
@@ -42,7 +43,7 @@ export function filedView(request: ApprovalRequest, channel: string, extra = '')
   );
   return {
     ...notice,
-    blocks: [...notice.blocks, ...hiddenCharactersNotice(request)],
+    blocks: [...notice.blocks, ...purposeBlocks(request), ...hiddenCharactersNotice(request)],
     private_metadata: filedMetadata(request.id),
   };
 }
@@ -131,6 +132,7 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
           shouldSaveAddress: v.shouldSaveAddress,
         },
         display: { networkName: networkName(networks, v.networkId) },
+        purpose: v.purpose,
         requester: args.body.user.id,
       };
       return filedView(await deps.engine.file(draft), deps.approvalsChannel);
@@ -189,6 +191,7 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
             destination: v.destination,
             address: v.address,
             sender: v.sender,
+            purpose: v.purpose,
           },
           errors: { [BRIDGE.amount]: `Quote: ${plainError(error)}` },
           environment: deps.environmentLabel,
@@ -208,6 +211,7 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
           destinationNetworkName: networkName(networks, v.destination),
           quote: figures,
         },
+        purpose: v.purpose,
         requester: args.body.user.id,
       });
       return filedView(

@@ -1,6 +1,7 @@
 // Reading and validating the filing modals' submissions with the service's own rules. Pure: view
 // state in, either the parsed fields or field → reason errors for `response_action: errors`.
 import { z } from 'zod';
+import { purposeProblem } from '../../../approvals/index.js';
 import { amountReason, Money } from '../../../format/money.js';
 import {
   ADDRESS_FAMILIES,
@@ -151,6 +152,12 @@ function accountField(text: string, errors: Record<string, string>, id: string):
   return digits;
 }
 
+function purposeField(text: string, errors: Record<string, string>, id: string): string {
+  const problem = purposeProblem(text);
+  if (problem) errors[id] = `Purpose: ${problem}`;
+  return text;
+}
+
 function networkField(
   value: string | undefined,
   allowed: string[],
@@ -190,7 +197,8 @@ export function parseWithdraw(values: ViewValues, allowedNetworks: string[], fam
     errors[WITHDRAW.address] = 'Address: choose a whitelisted address or type one';
   }
   const shouldSaveAddress = readChecked(values, WITHDRAW.save);
-  return result(errors, { amount, networkId, address, shouldSaveAddress });
+  const purpose = purposeField(readText(values, WITHDRAW.purpose), errors, WITHDRAW.purpose);
+  return result(errors, { amount, networkId, address, shouldSaveAddress, purpose });
 }
 
 export function parseBridge(values: ViewValues, allowedNetworks: string[], families: Families = {}) {
@@ -216,7 +224,8 @@ export function parseBridge(values: ViewValues, allowedNetworks: string[], famil
   const sender = senderText
     ? addressField(senderText, errors, BRIDGE.sender, familyOf(families, origin), 'Sender address')
     : undefined;
-  return result(errors, { amount, origin, destination, address, sender });
+  const purpose = purposeField(readText(values, BRIDGE.purpose), errors, BRIDGE.purpose);
+  return result(errors, { amount, origin, destination, address, sender, purpose });
 }
 
 export function parseWhitelist(values: ViewValues, allowedNetworks: string[], families: Families = {}) {
@@ -247,7 +256,8 @@ export function parseRedeem(values: ViewValues) {
   const amount = amountField(readText(values, REDEEM.amount), REDEEM_MINIMUM, errors, REDEEM.amount);
   const bank = bankField(values, REDEEM.bank, errors);
   const accountNumber = accountField(readText(values, REDEEM.account), errors, REDEEM.account);
-  return result(errors, { amount, bank: bank as BankChoice, accountNumber });
+  const purpose = purposeField(readText(values, REDEEM.purpose), errors, REDEEM.purpose);
+  return result(errors, { amount, bank: bank as BankChoice, accountNumber, purpose });
 }
 
 export function parseSettlement(values: ViewValues) {
