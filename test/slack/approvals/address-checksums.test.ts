@@ -21,6 +21,7 @@ test('refuses a mixed-case address with a wrong checksum under the field: a char
         'withdraw.network': { type: 'static_select', selected_option: { value: networks[0]?.id } },
       },
       'withdraw.address': { 'withdraw.address': textValue('0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD') },
+      'withdraw.purpose': { 'withdraw.purpose': textValue('Supplier payout INV-2231') },
     },
   });
   expect(response.json()).toEqual({

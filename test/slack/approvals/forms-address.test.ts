@@ -67,6 +67,7 @@ describe('approval form addresses by network family', () => {
           text('withdraw.amount', '1500'),
           select('withdraw.network', network),
           text('withdraw.address', address),
+          text('withdraw.purpose', 'Supplier payout INV-2231'),
         ),
         withdrawMeta.networks ?? [],
         withdrawMeta.families,
