@@ -32,11 +32,16 @@ export interface SlackAppOptions {
   responseHeaders?: Readonly<Record<string, string>>;
   /** Features registering their own listeners (commands, approvals, …). */
   plugins?: Array<(app: App) => void>;
-  /** What /healthz reports (the store answering); healthy when absent. */
-  health?: () => Promise<{ ok: true } | { ok: false; reason: string }>;
+  /** What /healthz reports (the store answering, a freeze of sends); healthy when absent. */
+  health?: () => Promise<Health>;
   /** Told of each Slack request while it is being acked, so work after the ack makes way for acks. */
   traffic?: SlackTraffic;
 }
+
+/** Ready or not (503 with the reason); ready may carry the freeze of sends, which is no fault. */
+export type Health =
+  | { ok: true; frozen?: { by: string; reason: string; at: string } }
+  | { ok: false; reason: string };
 
 export interface SlackApp {
   /** Undefined when Slack is not configured (no SLACK_BOT_TOKEN). */
