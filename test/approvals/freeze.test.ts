@@ -1,10 +1,9 @@
 // The freeze of sends in the engine, against the real client and the embedded sandbox: while frozen
 // nothing reaches the service and approved requests stay approved, held; the unfreeze is a request
 // another approver than the one who froze approves, and then what was held goes out, once, unless it
-// expired. A freeze that lands between an executor's read of it and its sending mark still stops it.
+// expired. (The freeze racing a send, on every store: freeze-race.test.ts.)
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HELD_ACTION, START_FROZEN_ACTOR } from '../../src/approvals/index.js';
-import { createStore, type Store } from '../../src/store/index.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -201,84 +200,6 @@ describe('lifting the freeze', () => {
     expect(entries[0]?.note).toBe('checking a look-alike address');
     expect(entries[1]?.subject).toBe(id);
     expect((await fx.engine.verifyAudit()).ok).toBe(true);
-  });
-});
-
-describe('a freeze racing a send', () => {
-  /**
-   * A replica whose store runs `beforeMark` just before the write of the sending mark on a claim
-   * (after the executor read the freeze), and `afterMark` just after it.
-   */
-  function racingStore(
-    store: Store,
-    race: { beforeMark?: () => Promise<void>; afterMark?: () => Promise<void> },
-  ) {
-    return new Proxy(store, {
-      get: (target, property) => {
-        if (property === 'compareAndSet') {
-          return async (key: string, expected: unknown, next: unknown) => {
-            const marking = key.startsWith('approval-exec:') && (next as { sending?: boolean }).sending;
-            const { beforeMark: before, afterMark: after } = marking ? race : {};
-            if (marking) {
-              race.beforeMark = undefined;
-              race.afterMark = undefined;
-            }
-            await before?.();
-            const written = await target.compareAndSet(key, expected, next);
-            await after?.();
-            return written;
-          };
-        }
-        const value: unknown = Reflect.get(target, property, target);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
-  }
-
-  it('sends nothing when the freeze lands between the executor reading it and marking its claim', async () => {
-    const store = await createStore('memory://');
-    const race: { beforeMark?: () => Promise<void> } = {};
-    const local = await startEngineFixture({ sandbox: fx.sandbox, store: racingStore(store, race) });
-    const other = await local.another({ store });
-    try {
-      const request = await local.engine.file(withdrawalDraft(networkId, '3000'));
-      let answered: unknown;
-      race.beforeMark = async () => {
-        answered = await other.engine.freezeSends(APPROVER_B, 'stop everything');
-      };
-      await local.engine.approve(request.id, APPROVER_A);
-      await local.engine.idle();
-      expect(answered).toMatchObject({ ok: true, underway: [] });
-      expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
-      const held = await local.engine.get(request.id);
-      expect(held?.state).toBe('approved');
-      expect(held?.history.at(-1)?.action).toBe(HELD_ACTION);
-    } finally {
-      await local.close();
-      await store.close();
-    }
-  });
-
-  it('names a send already marked when the freeze came, and lets that one call go out', async () => {
-    const store = await createStore('memory://');
-    const race: { afterMark?: () => Promise<void> } = {};
-    const local = await startEngineFixture({ sandbox: fx.sandbox, store: racingStore(store, race) });
-    const other = await local.another({ store });
-    try {
-      const request = await local.engine.file(withdrawalDraft(networkId, '3100'));
-      let answered: unknown;
-      race.afterMark = async () => {
-        answered = await other.engine.freezeSends(APPROVER_B, 'stop everything');
-      };
-      await local.engine.approve(request.id, APPROVER_A);
-      await local.engine.idle();
-      expect(answered).toMatchObject({ ok: true, underway: [request.id] });
-      expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
-      expect((await local.engine.get(request.id))?.state).toBe('sent');
-    } finally {
-      await local.close();
-      await store.close();
-    }
   });
 });
 
