@@ -86,7 +86,7 @@ export const FREEZE_SUBCOMMAND: FeatureSubcommand<'approvals', ApprovalSlackDeps
 export const UNFREEZE_SUBCOMMAND: FeatureSubcommand<'approvals', ApprovalSlackDeps> = {
   name: 'unfreeze',
   usage: 'unfreeze',
-  summary: 'ask to lift the freeze: filed as a request another approver (not the one who froze) approves',
+  summary: 'ask to lift the freeze: another approver (not the one who froze) approves it',
   who: 'approvers',
   example: 'unfreeze',
   needs: 'approvals',
