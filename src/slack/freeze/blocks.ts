@@ -23,7 +23,7 @@ export function freezeBanner(freeze: Freeze): KnownBlock {
     type: 'section',
     text: {
       type: 'mrkdwn',
-      text: `:octagonal_sign: *${frozenBy(freeze)}*\nSince ${escapeMrkdwn(lagosTime(freeze.at))}: ${FROZEN_MEANING}`,
+      text: `:no_entry: *${frozenBy(freeze)}*\nSince ${escapeMrkdwn(lagosTime(freeze.at))}: ${FROZEN_MEANING}`,
     },
   };
 }
@@ -33,7 +33,7 @@ export function frozenAnnouncement(freeze: Freeze, underway: readonly string[]):
   const late = underway.length
     ? `\nAlready under way when the freeze came, so not stopped: ${underway.map((id) => `\`${escapeMrkdwn(id)}\``).join(', ')}.`
     : '';
-  const text = `:octagonal_sign: *Sends are frozen.* ${frozenBy(freeze)}`;
+  const text = `:no_entry: *Sends are frozen.* ${frozenBy(freeze)}`;
   return {
     text: `Sends are frozen. ${frozenBy(freeze)}`,
     blocks: [

@@ -47,7 +47,7 @@ export async function freezeCommand(
     ? ` Already under way when the freeze came, so not stopped: ${result.underway.map((id) => `\`${escapeMrkdwn(id)}\``).join(', ')}.`
     : '';
   return answer(
-    `:octagonal_sign: Frozen. From now on ${FROZEN_MEANING}${late} ${mentionChannel(deps.approvalsChannel)} has been told.`,
+    `:no_entry: Frozen. From now on ${FROZEN_MEANING}${late} ${mentionChannel(deps.approvalsChannel)} has been told.`,
   );
 }
 

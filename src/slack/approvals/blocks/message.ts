@@ -322,7 +322,7 @@ export function approvalMessage(
  */
 function stateLine(request: ApprovalRequest, freeze?: Freeze): string {
   if (freeze && request.state === 'approved' && heldByFreeze(request)) {
-    return ':double_vertical_bar: Approved, held: sends are frozen (it goes out once the freeze is lifted)';
+    return ':lock: Approved, held: sends are frozen';
   }
   if (!request.conflicts?.length) return stateWords(request);
   return `:warning: Conflicting reports from the service — check with the service (recorded: ${stateWords(request).replace(/^:[a-z_]+: /, '')})`;
