@@ -47,6 +47,8 @@ export interface Config {
   approvalNotify?: ApprovalNotify | undefined;
   /** CNGN_AUDIT_RETENTION: exported audit entries older than this are removed; unset keeps everything. */
   auditRetentionMs?: number | undefined;
+  /** CNGN_START_FROZEN: sends are frozen at start-up, before anything is sent (unless already frozen). */
+  startFrozen?: boolean | undefined;
   webhookSecret: string | undefined;
   rateLimit: RateLimit;
   publicUrl: string | undefined;
@@ -135,6 +137,13 @@ export const envSchema = z.object({
   CNGN_APPROVAL_NOTIFY: z.preprocess(
     (v) => (typeof v === 'string' ? blank(v.trim().toLowerCase()) : v),
     z.enum(APPROVAL_NOTIFY, 'must be dm, channel or both').default('both'),
+  ),
+  CNGN_START_FROZEN: z.preprocess(
+    (v) => (typeof v === 'string' ? blank(v.trim().toLowerCase()) : v),
+    z
+      .enum(['1', 'true', 'yes', '0', 'false', 'no'], 'must be 1, true or yes (or 0, false, no)')
+      .default('0')
+      .transform((v) => v === '1' || v === 'true' || v === 'yes'),
   ),
   CNGN_WEBHOOK_SECRET: optional,
   CNGN_RATE_LIMIT: z.preprocess(blank, parsedBy(parseRateLimit).optional()),
@@ -341,6 +350,7 @@ export function loadConfig(raw: Record<string, string | undefined> = process.env
     approvalTtlMs: e.CNGN_APPROVAL_TTL,
     approvalReminders: e.CNGN_APPROVAL_REMINDERS,
     auditRetentionMs: e.CNGN_AUDIT_RETENTION,
+    startFrozen: e.CNGN_START_FROZEN,
     approvalNotify: e.CNGN_APPROVAL_NOTIFY,
     webhookSecret: e.CNGN_WEBHOOK_SECRET,
     rateLimit: e.CNGN_RATE_LIMIT ?? parseRateLimit(undefined),

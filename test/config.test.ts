@@ -367,3 +367,21 @@ describe('secrets from files (<NAME>_FILE)', () => {
     expect(config.slack.botToken).toBe('xoxb-f');
   });
 });
+
+describe('CNGN_START_FROZEN', () => {
+  it('starts with sends frozen only when set to 1, true or yes', () => {
+    expect(loadConfig(slack).startFrozen).toBe(false);
+    for (const on of ['1', 'true', ' YES ']) {
+      expect(loadConfig({ ...slack, CNGN_START_FROZEN: on }).startFrozen).toBe(true);
+    }
+    for (const off of ['0', 'false', 'no', '']) {
+      expect(loadConfig({ ...slack, CNGN_START_FROZEN: off }).startFrozen).toBe(false);
+    }
+  });
+
+  it('names the variable when the value is neither', () => {
+    expect(problemsOf({ ...slack, CNGN_START_FROZEN: 'maybe' })).toContain(
+      'CNGN_START_FROZEN: must be 1, true or yes (or 0, false, no)',
+    );
+  });
+});

@@ -106,6 +106,11 @@ const TEXT: Record<Variable, VariableText> = {
     meaning:
       'Where approvers are asked: `dm` (a DM each; the channel message keeps no Approve/Reject), `channel` (the channel message only) or `both`.',
   },
+  CNGN_START_FROZEN: {
+    meaning:
+      '`1` (or `true`): start with every send frozen, before anything is sent, unless already frozen (audited, as `start-up (CNGN_START_FROZEN)`). Use it when restoring a backup of the store; another approver lifts it with `/cngn unfreeze`. See [freeze.md](freeze.md).',
+    showDefault: () => '0',
+  },
   CNGN_WEBHOOK_SECRET: {
     meaning: "The webhook signing secret from the service's dashboard.",
     unset: "every delivery is refused with 401; with the embedded sandbox, the sandbox's own secret",

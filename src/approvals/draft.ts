@@ -67,6 +67,15 @@ const purpose = z
 const base = { display, requester: z.string().min(1) };
 const payment = { ...base, purpose };
 
+/** Why sends are frozen: said in every message while they are, so a sentence, not an essay. */
+export const FREEZE_REASON_MIN = 3;
+export const FREEZE_REASON_MAX = 300;
+export const freezeReason = z
+  .string()
+  .trim()
+  .min(FREEZE_REASON_MIN, `must say why, in ${FREEZE_REASON_MIN} to ${FREEZE_REASON_MAX} characters`)
+  .max(FREEZE_REASON_MAX, `must say why, in ${FREEZE_REASON_MIN} to ${FREEZE_REASON_MAX} characters`);
+
 export const requestDraftSchema = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('withdraw'),
@@ -103,6 +112,15 @@ export const requestDraftSchema = z.discriminatedUnion('kind', [
       delegate: id,
       until: z.iso.datetime({ offset: true }),
       max: amount.optional(),
+    }),
+    ...base,
+  }),
+  z.strictObject({
+    kind: z.literal('unfreeze'),
+    payload: z.strictObject({
+      frozenBy: id,
+      frozenAt: z.iso.datetime({ offset: true }),
+      reason: freezeReason,
     }),
     ...base,
   }),

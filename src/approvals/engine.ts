@@ -13,6 +13,7 @@ import {
   requestExpiry,
 } from './delegations.js';
 import { checkDraft, InvalidDraftError } from './draft.js';
+import { FreezeSwitch } from './freeze.js';
 import type { ApprovalPolicy } from './policy.js';
 import type { CustodyGateway } from './ports.js';
 import { finishRecheckedApproval, needsRecheck } from './recheck.js';
@@ -72,6 +73,8 @@ export const CHECK_HOLD_MS = 60_000;
 export class ApprovalCore implements CoreSections {
   readonly repo: ApprovalRepository;
   readonly delegations: DelegationBook;
+  /** The freeze of sends, shared by every replica through the store. */
+  readonly freeze: FreezeSwitch;
   readonly now: () => Date;
   private readonly listeners: ApprovalListener[] = [];
   private keyId: string | undefined;
@@ -87,6 +90,14 @@ export class ApprovalCore implements CoreSections {
       this.now,
     );
     options.policy.useDelegations({ all: () => this.delegations.all(), now: this.now });
+    const { repo, now } = this;
+    this.freeze = new FreezeSwitch({
+      store: options.store,
+      repo,
+      auditLog: repo.auditLog,
+      now,
+      log: options.log,
+    });
   }
 
   /** Bind new requests to this API key too (start-up wiring, before any request is filed). */
@@ -183,6 +194,9 @@ export class ApprovalCore implements CoreSections {
       const max = draft.payload.max;
       if (max) draft = { ...draft, payload: { ...draft.payload, max: Money.parseDecimal(max).toString() } };
     }
+    if (draft.kind === 'unfreeze' && !(await this.options.policy.isApprover(draft.requester))) {
+      throw new InvalidDraftError('only an approver can ask to lift the freeze of sends');
+    }
     const id = `AR-${randomBytes(5).toString('hex').toUpperCase()}`;
     const amount = draft.amount ? Money.parseDecimal(draft.amount) : undefined;
     let request = {
@@ -206,6 +220,7 @@ export class ApprovalCore implements CoreSections {
       await this.repo.indexCallbackToken(token, id);
     }
     if (request.kind === 'delegation') await this.saveUnlessTwin(request, now);
+    else if (request.kind === 'unfreeze') await this.freeze.saveUnfreezeRequest(request);
     else await this.repo.save(request);
     await this.notify(request);
     return request;

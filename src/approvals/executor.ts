@@ -4,20 +4,29 @@
 // lock and is never retried. Just before the call, a write-ahead mark (phase `sending`) is recorded
 // the same way: a claim stopped before it was certainly never sent and goes to the next claimant; one
 // stopped after it may have been, and goes to the reconciler. An unclear outcome becomes
-// `outcome-unknown`, for the reconciler — never a resend.
+// `outcome-unknown`, for the reconciler — never a resend. While sends are frozen (freeze.ts) nothing
+// that reaches the service is claimed or marked: it stays approved, held, until the freeze is lifted.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
 import { crashPoint } from './crash-points.js';
 import type { DelegationBook } from './delegations.js';
+import type { FreezeSwitch } from './freeze.js';
+import { FreezeHold } from './freeze-hold.js';
 import { LateLookup, type LateLookupOptions } from './late-lookup.js';
 import { CLAIM_LEASE_MS, EXECUTION_LEASE_MS, interruptedClaim } from './leases.js';
 import type { CustodyGateway } from './ports.js';
 import { type FreshFigures, needsRecheck, recheckBeforeSending } from './recheck.js';
 import { AnswerNotRecordedError, RECORD_RETRY, type RecordRetry } from './recording.js';
 import type { ApprovalRepository } from './repository.js';
-import { type CallFailure, type CallResult, callService, failedCallOutcome } from './service-call.js';
-import { transition } from './state-machine.js';
+import {
+  type CallFailure,
+  type CallResult,
+  callService,
+  failedCallOutcome,
+  ownStoreFailure,
+} from './service-call.js';
+import { HELD_ACTION, hasNotice, transition } from './state-machine.js';
 import type { ApprovalRequest, CoreSections, EngineLog, RequestState } from './types.js';
 
 export { CLAIM_LEASE_MS, EXECUTION_LEASE_MS } from './leases.js';
@@ -33,6 +42,8 @@ export interface ExecutorDeps {
   custody: CustodyGateway;
   /** Where a delegation request is executed: written to the store, not sent. */
   delegations: Pick<DelegationBook, 'record'>;
+  /** The freeze of sends: read before each claim and mark; an unfreeze request is executed by lifting it. */
+  freeze: Pick<FreezeSwitch, 'current' | 'lift'>;
   /** The environment and key requests may be sent with now (the key is set at start-up). */
   binding: () => ServiceBinding;
   now: () => Date;
@@ -63,6 +74,8 @@ export class Executor {
   private readonly repo: ApprovalRepository;
   private readonly custody: CustodyGateway;
   private readonly delegations: Pick<DelegationBook, 'record'>;
+  private readonly freeze: Pick<FreezeSwitch, 'current' | 'lift'>;
+  private readonly hold: FreezeHold;
   private readonly binding: () => ServiceBinding;
   private readonly now: () => Date;
   private readonly log: EngineLog | undefined;
@@ -73,6 +86,8 @@ export class Executor {
     this.repo = deps.repo;
     this.custody = deps.custody;
     this.delegations = deps.delegations;
+    this.freeze = deps.freeze;
+    this.hold = new FreezeHold(deps);
     this.binding = deps.binding;
     this.now = deps.now;
     this.log = deps.log;
@@ -91,6 +106,9 @@ export class Executor {
     crashPoint('before-claim');
     if (this.isShuttingDown) return undefined; // shutting down: the next start sends it
     try {
+      // Frozen: held before anything is read (no lookup, no re-check while sends are stopped).
+      const stopped = await this.hold.beforeClaim(id);
+      if (stopped) return stopped;
       // Approved long ago: it may have gone out already (see late-lookup.ts); looked up first.
       const looked = await this.lateLookup.beforeSending(id);
       if (looked !== 'send') return looked === 'not-now' ? undefined : looked.settled;
@@ -115,7 +133,13 @@ export class Executor {
     try {
       // Shutdown left it before the mark: nothing is sent, and its lease is ended for the next start.
       if (this.isShuttingDown) return claimed;
-      result = await this.sendIfStillOurs(claimed);
+      const sent = await this.sendIfStillOurs(claimed);
+      if (sent && 'frozen' in sent) {
+        this.held.delete(id);
+        await this.core.notify(sent.frozen);
+        return sent.frozen;
+      }
+      result = sent;
       if (!result) {
         this.held.delete(id);
         this.log?.warn("not sent: the request stopped being this process's to send", {
@@ -254,13 +278,17 @@ export class Executor {
   }
 
   /**
-   * The call, once the write-ahead mark is recorded. Undefined when the request is no longer ours:
-   * nothing is sent.
+   * The call, once the write-ahead mark is recorded. Undefined when the request is no longer ours, and
+   * `frozen` when a freeze of sends handed it back: either way nothing is sent.
    */
-  private async sendIfStillOurs(claimed: ApprovalRequest): Promise<CallResult | CallFailure | undefined> {
+  private async sendIfStillOurs(
+    claimed: ApprovalRequest,
+  ): Promise<CallResult | CallFailure | { frozen: ApprovalRequest } | undefined> {
     let marked: ApprovalRequest | undefined;
     try {
-      marked = await this.markSending(claimed);
+      const step = await this.markOrHold(claimed);
+      if (step && 'frozen' in step) return step;
+      marked = step?.marked;
     } catch {
       return {
         to: 'failed',
@@ -270,16 +298,9 @@ export class Executor {
     if (!marked) return undefined;
     try {
       crashPoint('before-post');
-      return await callService(this.custody, this.delegations, marked);
+      return await callService(this.custody, this.delegations, marked, this.freeze);
     } catch (error) {
-      if (claimed.kind === 'delegation') {
-        // Its "call" is a write to the bot's own store, which says afterwards whether it was made.
-        return {
-          to: 'outcome-unknown',
-          note: "writing the delegation to the bot's store failed or went unanswered; the store is checked for it, and it is never written twice",
-        };
-      }
-      return failedCallOutcome(error);
+      return ownStoreFailure(claimed, error) ?? failedCallOutcome(error);
     }
   }
 
@@ -291,11 +312,25 @@ export class Executor {
    * ours: then nothing may be sent. Throws when the store cannot be reached.
    */
   async markSending(claimed: ApprovalRequest): Promise<ApprovalRequest | undefined> {
+    const step = await this.markOrHold(claimed);
+    if (step && 'frozen' in step) await this.core.notify(step.frozen);
+    return step && 'marked' in step ? step.marked : undefined;
+  }
+
+  /**
+   * markSending, or, when sends are frozen, the request handed back (approved, held: see
+   * FreezeHold.handBack). The freeze is read just before the claim's mark; a freeze written after that read
+   * ends the claim (FreezeSwitch), so the mark is refused and the freeze read again.
+   */
+  private async markOrHold(
+    claimed: ApprovalRequest,
+  ): Promise<{ marked: ApprovalRequest } | { frozen: ApprovalRequest } | undefined> {
     for (let attempt = 0; attempt < 3; attempt++) {
       const marked = await this.core.locked(claimed.id, async (request) => {
         if (!request || !this.isOurs(request, claimed) || request.execution?.phase !== 'claimed') {
           return null;
         }
+        if (await this.hold.applies(request)) return this.hold.handBack(request);
         const now = this.now();
         const execution = {
           ...request.execution,
@@ -313,10 +348,11 @@ export class Executor {
           this.instanceId,
           new Date(now.getTime() + EXECUTION_LEASE_MS),
         );
-        // Refused: another replica ended this claim (we stalled past our lease). Not ours: send nothing.
-        if (!marked) return null;
+        // Refused: a freeze came (it ended the claim), or another replica ended this claim (we stalled
+        // past our lease). Either way nothing is sent.
+        if (!marked) return (await this.hold.applies(request)) ? this.hold.handBack(request) : null;
         // A write that raced our own lease renewal is tried again on a fresh read.
-        return (await this.repo.saveIf(request, next, false)) ? next : undefined;
+        return (await this.repo.saveIf(request, next, false)) ? { marked: next } : undefined;
       });
       if (marked !== undefined) return marked ?? undefined;
     }
@@ -341,6 +377,8 @@ export class Executor {
     let unsendable: ApprovalRequest | undefined;
     const claimed = await this.core.locked(id, async (request) => {
       if (request?.state !== 'approved') return undefined;
+      // Frozen: not claimed (execute said it is held). Read again before the mark: see markOrHold.
+      if (await this.hold.applies(request)) return undefined;
       const now = this.now();
       const problem = bindingProblem(request, this.binding());
       if (problem) {
@@ -363,7 +401,7 @@ export class Executor {
         fresh ? { ...approved, display: fresh.display, payload: fresh.payload } : approved
       ) as ApprovalRequest;
       const notes = [
-        ...(generation > 0
+        ...(generation > 0 && !hasNotice(request, HELD_ACTION)
           ? ['taken over: the process that had claimed it stopped before sending anything']
           : []),
         ...(fresh ? ['approved a while ago, so its figures were checked again first: unchanged'] : []),

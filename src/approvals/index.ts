@@ -7,6 +7,12 @@ import { type Delegation, revokeDelegations } from './delegations.js';
 import { ApprovalCore, type ApprovalListener, type EngineOptions } from './engine.js';
 import { Executor, type ExecutorOptions, STOP_DRAIN_MS } from './executor.js';
 import { type ExtendResult, extendRequest } from './extend.js';
+import {
+  type FreezeListener,
+  type FreezeResult,
+  START_FROZEN_ACTOR,
+  UnfreezeRefusedError,
+} from './freeze.js';
 import type { CustodyReport } from './ports.js';
 import { type ReminderPoint, Reminders } from './reminders.js';
 import { transition } from './state-machine.js';
@@ -16,8 +22,10 @@ import type {
   ApprovalRequest,
   AuditEntry,
   ClickOptions,
+  Freeze,
   Refusal,
   RequestDraft,
+  RequestOf,
 } from './types.js';
 
 export type { BreakKind, ChainBreak, ChainReport } from './audit-chain.js';
@@ -31,7 +39,13 @@ export {
   MAX_DELEGATION_MS,
   REVOKED_ACTION,
 } from './delegations.js';
-export { PURPOSE_MAX, PURPOSE_MIN, purposeProblem } from './draft.js';
+export {
+  FREEZE_REASON_MAX,
+  FREEZE_REASON_MIN,
+  PURPOSE_MAX,
+  PURPOSE_MIN,
+  purposeProblem,
+} from './draft.js';
 export type { ApprovalListener, EngineOptions } from './engine.js';
 export { STOP_DRAIN_MS } from './executor.js';
 export {
@@ -41,6 +55,13 @@ export {
   shortDuration,
 } from './extend.js';
 export { figuresDigest } from './figures.js';
+export {
+  type FreezeChange,
+  type FreezeListener,
+  type FreezeResult,
+  heldByFreeze,
+  START_FROZEN_ACTOR,
+} from './freeze.js';
 export { differingRanges, findLookAlike, type LookAlike } from './look-alike.js';
 export {
   ApprovalPolicy,
@@ -61,6 +82,7 @@ export {
 export { failedCallOutcome } from './service-call.js';
 export {
   canTransition,
+  HELD_ACTION,
   InvalidTransitionError,
   LOOKED_UP_BEFORE_SENDING,
   noticeText,
@@ -93,13 +115,15 @@ export class ApprovalEngine {
     this.core = core;
     // Each part gets what it uses, and reaches the core only for its locks, writes and notices.
     const parts = { core, repo: core.repo, custody: options.custody, now: core.now, log: options.log };
-    this.executor = new Executor(
-      { ...parts, delegations: core.delegations, binding: () => core.binding },
-      options,
-    );
-    this.tracker = new Tracker({ ...parts, delegations: core.delegations, executor: this.executor }, options);
+    const own = { delegations: core.delegations, freeze: core.freeze };
+    this.executor = new Executor({ ...parts, ...own, binding: () => core.binding }, options);
+    this.tracker = new Tracker({ ...parts, ...own, executor: this.executor }, options);
     this.reminders = new Reminders({ ...parts, policy: options.policy }, options.reminderPoints ?? []);
     this.auditExports = new AuditExports(options.store, core.repo.auditLog, core.repo.environment, core.now);
+    // Once lifted, what the freeze held goes out now (each through the claim), not at the next sweep.
+    core.freeze.onChange(async (change) => {
+      if ('lifted' in change) this.background(this.sendApproved());
+    });
   }
 
   onChange(listener: ApprovalListener): void {
@@ -163,6 +187,85 @@ export class ApprovalEngine {
       display: {},
       requester: delegator,
     });
+  }
+
+  /** The freeze of sends in place now (read from the store, so current on every replica). */
+  currentFreeze(): Promise<Freeze | undefined> {
+    return this.core.freeze.current();
+  }
+
+  /** Told after each freeze and lift is stored and audited. */
+  onFreezeChange(listener: FreezeListener): void {
+    this.core.freeze.onChange(listener);
+  }
+
+  /**
+   * `/cngn freeze`: an approver (in their own right, not a delegate) stops every send at once. Once
+   * this resolves, no send starts on any replica until the freeze is lifted (see freeze.ts).
+   */
+  async freezeSends(
+    user: string,
+    reason: string,
+  ): Promise<FreezeResult | { ok: false; reason: 'not-approver' }> {
+    if (!(await this.options.policy.isApprover(user))) return { ok: false, reason: 'not-approver' };
+    return this.core.freeze.freeze(user, reason);
+  }
+
+  /**
+   * CNGN_START_FROZEN: freeze before anything is sent, unless already frozen. Made before Slack is
+   * connected, so nobody is told yet: `announce` tells the listeners once they are there (the
+   * approvals channel, the banners), and does nothing when the freeze was already in place.
+   */
+  async freezeAtStart(): Promise<Freeze & { announce: () => void }> {
+    const result = await this.core.freeze.freeze(
+      START_FROZEN_ACTOR,
+      'the bot was started with CNGN_START_FROZEN set (after restoring a backup, say)',
+      { quiet: true },
+    );
+    const announce = () => {
+      if (result.ok) this.core.freeze.announce({ frozen: result.freeze, underway: result.underway });
+    };
+    return { ...result.freeze, announce };
+  }
+
+  /**
+   * `/cngn unfreeze`: filed as a request that an approver other than the one who froze must approve;
+   * executing it lifts the freeze. Refused when nothing is frozen or an unfreeze already waits.
+   */
+  async fileUnfreeze(
+    user: string,
+  ): Promise<
+    | { ok: true; request: RequestOf<'unfreeze'> }
+    | { ok: false; reason: 'not-frozen' | 'already-waiting' | 'not-approver'; request?: ApprovalRequest }
+  > {
+    if (!(await this.options.policy.isApprover(user))) return { ok: false, reason: 'not-approver' };
+    const freeze = await this.core.freeze.current();
+    if (!freeze) return { ok: false, reason: 'not-frozen' };
+    try {
+      const request = await this.core.file({
+        kind: 'unfreeze',
+        payload: { frozenBy: freeze.by, frozenAt: freeze.at, reason: freeze.reason },
+        display: {},
+        requester: user,
+      });
+      return { ok: true, request: request as RequestOf<'unfreeze'> };
+    } catch (error) {
+      if (!(error instanceof UnfreezeRefusedError)) throw error;
+      return { ok: false, reason: error.reason, ...(error.waiting ? { request: error.waiting } : {}) };
+    }
+  }
+
+  /** Send every approved request now (after a freeze is lifted); the claim keeps each to one call. */
+  private async sendApproved(): Promise<void> {
+    for (const request of await this.core.openRequests()) {
+      if (request.state !== 'approved') continue;
+      await this.executor.execute(request.id).catch((error: unknown) => {
+        this.options.log?.warn('approved request not started after the freeze was lifted; will retry', {
+          requestId: request.id,
+          error: String(error),
+        });
+      });
+    }
   }
 
   /** Delegations in effect now, oldest first (read from the store: current on every replica). */
@@ -376,8 +479,11 @@ export class ApprovalEngine {
 
   /** Resolves when background work started so far (executions, sweeps) has finished. For tests and shutdown. */
   async idle(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
-    await this.executor.idle();
+    do {
+      while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+      await this.core.freeze.idle(); // its listeners may start more background work
+      await this.executor.idle();
+    } while (this.inFlight.size > 0);
   }
 
   private background(work: Promise<unknown>): void {

@@ -69,6 +69,11 @@ function capProblem(delegation: Delegation, request: ApprovalRequest): RefusalRe
     : undefined;
 }
 
+/** Delegation and unfreeze requests are decided by approvers in their own right, never by a delegate. */
+function inOwnRightOnly(request: ApprovalRequest): boolean {
+  return request.kind === 'delegation' || request.kind === 'unfreeze';
+}
+
 /** Where the policy reads delegations from (the engine's store), and the clock their windows use. */
 export interface DelegationSource {
   all(): Promise<Delegation[]>;
@@ -130,7 +135,7 @@ export class ApprovalPolicy {
    * (in their own right, never through a delegation: no chains) whose delegation is live, covers the
    * amount, and whose place is free on this request: the delegator did not file it and does not count
    * on it yet. A delegation request is approved by another approver in their own right, never by its
-   * delegate. `delegations` may be passed when checking many requests at once (read once).
+   * delegate; an unfreeze request likewise, never by the approver who froze the sends. `delegations` may be passed when checking many requests at once (read once).
    */
   async check(
     request: ApprovalRequest,
@@ -148,9 +153,13 @@ export class ApprovalPolicy {
         return { allowed: false, reason: 'window-ended' };
       }
     }
+    if (request.kind === 'unfreeze') {
+      if (!approver) return { allowed: false, reason: 'not-approver' };
+      if (user === request.payload.frozenBy) return { allowed: false, reason: 'froze' };
+    }
     if (counted.has(user)) return { allowed: false, reason: 'already-approved' };
     if (approver) return { allowed: true };
-    if (request.kind === 'delegation') return { allowed: false, reason: 'not-approver' };
+    if (inOwnRightOnly(request)) return { allowed: false, reason: 'not-approver' };
     const place = await this.placeAmong(request, user, counted, delegations ?? (await this.delegations()));
     return 'reason' in place
       ? { allowed: false, reason: place.reason }
@@ -212,7 +221,7 @@ export class ApprovalPolicy {
   async mayReject(request: ApprovalRequest, user: string): Promise<ApprovalCheck> {
     if (user === request.requester) return { allowed: false, reason: 'requester' };
     if (await this.isApprover(user)) return { allowed: true };
-    if (request.kind === 'delegation') return { allowed: false, reason: 'not-approver' };
+    if (inOwnRightOnly(request)) return { allowed: false, reason: 'not-approver' };
     return this.check({ ...request, approvals: [] }, user);
   }
 

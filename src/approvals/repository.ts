@@ -222,6 +222,32 @@ export class ApprovalRepository {
   }
 
   /**
+   * A freeze of sends came: end every claim of this round not yet marked as sending, by a
+   * compare-and-set on each, so its holder's mark (a compare-and-set on the same claim) is refused
+   * and it sends nothing. True when a claim was marked before: that call may be under way.
+   */
+  async endUnmarkedClaims(id: string, round: number, now: Date): Promise<boolean> {
+    let sending = false;
+    for (let generation = 0; generation < MAX_CLAIM_GENERATIONS; generation++) {
+      const key = claimKey(id, round, generation);
+      for (let attempt = 0; ; attempt++) {
+        const held = await this.store.get<ExecutionClaim | string>(key);
+        if (held === undefined) return sending; // generations are claimed in order: no later one
+        // A bare owner id (a claim from before leases) can never be marked.
+        if (typeof held !== 'object' || held.ended) break;
+        if (held.sending) {
+          sending = true;
+          break;
+        }
+        const ended: ExecutionClaim = { owner: held.owner, until: now.toISOString(), ended: true };
+        if (await this.store.compareAndSet<ExecutionClaim>(key, held, ended)) break;
+        if (attempt + 1 >= END_CLAIM_ATTEMPTS) throw new Error(`claim ${key} kept changing: not ended`);
+      }
+    }
+    return sending;
+  }
+
+  /**
    * The last n audit entries, oldest first. An entry is kept only if its request's history holds that
    * step (a crash after the entry and before the request leaves one that never happened), once.
    */

@@ -2,6 +2,7 @@
 // of the request. Called once per claim; never retried here or anywhere.
 import { Money } from '../format/money.js';
 import type { DelegationBook } from './delegations.js';
+import type { FreezeSwitch } from './freeze.js';
 import { CustodyCallError, type CustodyGateway } from './ports.js';
 import type { ApprovalRequest, ExecutionOutcome } from './types.js';
 
@@ -21,11 +22,29 @@ export function failedCallOutcome(error: unknown): CallFailure {
   return { to: 'outcome-unknown', note: 'an unexpected error happened during the call' };
 }
 
-/** Make the request's one call, with the figures it carries. A delegation goes to the store instead. */
+/**
+ * A delegation's or an unfreeze's "call" is a write to the bot's own store, which says afterwards
+ * whether it was made: a failed write is looked up there, never made twice. Undefined for other kinds.
+ */
+export function ownStoreFailure(request: ApprovalRequest, error: unknown): CallFailure | undefined {
+  if (request.kind !== 'delegation' && request.kind !== 'unfreeze') return undefined;
+  if (error instanceof CustodyCallError) return failedCallOutcome(error);
+  const what = request.kind === 'delegation' ? 'the delegation' : 'the lifting of the freeze';
+  return {
+    to: 'outcome-unknown',
+    note: `writing ${what} to the bot's store failed or went unanswered; the store is checked for it, and it is never written twice`,
+  };
+}
+
+/**
+ * Make the request's one call, with the figures it carries. A delegation goes to the store instead, and
+ * an unfreeze lifts the freeze of sends there.
+ */
 export async function callService(
   custody: CustodyGateway,
   delegations: Pick<DelegationBook, 'record'>,
   request: ApprovalRequest,
+  freeze: Pick<FreezeSwitch, 'lift'>,
 ): Promise<CallResult> {
   const sentAt = request.outcome?.sentAt;
   const base = sentAt ? { sentAt } : {};
@@ -70,6 +89,10 @@ export async function callService(
     case 'delegation':
       // Nothing goes to the service: the delegation is written to the store, where it takes effect.
       await delegations.record(request);
+      return { to: 'completed', outcome: { ...base, status: 'completed' } };
+    case 'unfreeze':
+      // Nothing goes to the service: the freeze is lifted in the store, and held sends go out after.
+      await freeze.lift(request);
       return { to: 'completed', outcome: { ...base, status: 'completed' } };
   }
 }

@@ -5,12 +5,14 @@ const TRANSITIONS: Record<RequestState, readonly RequestState[]> = {
   // pending → pending: an approval added, or sent back to the approvers after a material change.
   pending: ['pending', 'approved', 'rejected', 'cancelled', 'expired'],
   // approved → pending: its figures went stale before it could be sent; approved → failed: it can
-  // never be sent (filed for another environment or key). Neither reached the service.
+  // never be sent (filed for another environment or key); approved → expired: held by a freeze of
+  // sends past its expiry. None of them reached the service.
   // approved → sent/completed/failed/outcome-unknown: approved long ago and looked up before sending,
   // it was found done (or maybe done) already, so it is settled, not sent (LOOKED_UP_BEFORE_SENDING).
-  approved: ['executing', 'pending', 'failed', 'sent', 'completed', 'outcome-unknown'],
+  approved: ['executing', 'pending', 'failed', 'expired', 'sent', 'completed', 'outcome-unknown'],
   // Whitelist and settlement take effect at once: executing → completed directly. executing →
-  // approved: its claimant stopped before the write-ahead mark, so the call was certainly not made.
+  // approved: its claimant stopped before the write-ahead mark (or met a freeze of sends there), so
+  // the call was certainly not made.
   executing: ['sent', 'completed', 'failed', 'outcome-unknown', 'approved'],
   sent: ['completed', 'failed'],
   // The reconciler found it (sent/completed/failed); never back to executing.
@@ -99,6 +101,9 @@ export function withApproval(
   );
 }
 
+/** The step of an approved request that a freeze of sends holds back (see freeze.ts). */
+export const HELD_ACTION = 'held-frozen';
+
 /**
  * History steps that record something people must hear without changing the state (sending
  * delayed, a lookup that needs a person, a bridge callback). Their note is the whole sentence to show.
@@ -109,6 +114,7 @@ export const NOTICE_ACTIONS: ReadonlySet<string> = new Set([
   'needs-manual-check',
   'bridge-callback',
   'conflicting-reports',
+  HELD_ACTION,
 ]);
 
 /** The request with a notice appended to its history; the state does not change. Pure. */

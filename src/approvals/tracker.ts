@@ -7,6 +7,7 @@ import { CONFLICT_ACTION, conflictNote } from './conflicts.js';
 import type { DelegationBook } from './delegations.js';
 import { CHECK_HOLD_MS } from './engine.js';
 import { AnswerNotRecordedError, type Executor } from './executor.js';
+import type { FreezeSwitch } from './freeze.js';
 import { certainlyUnsent, leaseExpired } from './leases.js';
 import type { CustodyGateway, CustodyReport } from './ports.js';
 import { outcomeFromTransaction, Reconciler, type ReconcilerOptions } from './reconciler.js';
@@ -35,6 +36,8 @@ export interface TrackerDeps {
   custody: CustodyGateway;
   /** Where an interrupted delegation request is looked up: the store says whether it was made. */
   delegations: Pick<DelegationBook, 'isRecorded'>;
+  /** Where an interrupted unfreeze is looked up: the store says whether it lifted the freeze. */
+  freeze: Pick<FreezeSwitch, 'liftedBy'>;
   /** Sends what is approved but was never started. */
   executor: Pick<Executor, 'execute'>;
   now: () => Date;
@@ -49,6 +52,7 @@ export class Tracker {
   private readonly repo: ApprovalRepository;
   private readonly custody: CustodyGateway;
   private readonly delegations: Pick<DelegationBook, 'isRecorded'>;
+  private readonly freeze: Pick<FreezeSwitch, 'liftedBy'>;
   private readonly executor: Pick<Executor, 'execute'>;
   private readonly now: () => Date;
   private readonly log: EngineLog | undefined;
@@ -58,6 +62,7 @@ export class Tracker {
     this.repo = deps.repo;
     this.custody = deps.custody;
     this.delegations = deps.delegations;
+    this.freeze = deps.freeze;
     this.executor = deps.executor;
     this.now = deps.now;
     this.log = deps.log;
@@ -262,6 +267,9 @@ export class Tracker {
     for (const request of unknown.filter((r) => r.kind === 'delegation')) {
       await this.checkOrRetryLater([request], () => this.settleDelegation(request));
     }
+    for (const request of unknown.filter((r) => r.kind === 'unfreeze')) {
+      await this.checkOrRetryLater([request], () => this.settleUnfreeze(request));
+    }
     for (const request of unknown.filter((r) => r.kind === 'settlement')) {
       if (!hasNotice(request, 'needs-manual-check')) {
         await this.checkOrRetryLater([], () => this.reconciler.settlementNeedsAPerson(request));
@@ -280,6 +288,19 @@ export class Tracker {
       await this.finish(request.id, 'failed', "not found in the bot's store", {
         status: 'failed',
         reason: 'the bot stopped before writing the delegation; nothing is in effect. File it again.',
+      });
+    }
+  }
+
+  /** An unfreeze whose write was interrupted: the store says whether it lifted the freeze. */
+  private async settleUnfreeze(request: ApprovalRequest): Promise<void> {
+    if (await this.freeze.liftedBy(request.id)) {
+      await this.finish(request.id, 'completed', "found in the bot's store", { status: 'completed' });
+    } else {
+      await this.finish(request.id, 'failed', "not found in the bot's store", {
+        status: 'failed',
+        reason:
+          'the bot stopped before lifting the freeze; sends are still frozen. File /cngn unfreeze again.',
       });
     }
   }
@@ -347,10 +368,10 @@ export class Tracker {
         next = unsent as ApprovalRequest;
       } else {
         const { execution: _gone, nextCheckAt: _next, checks: _checks, ...rest } = current;
-        // A delegation makes no service call: it is looked up in the bot's own store (settleDelegation).
+        // A delegation or an unfreeze makes no service call: it is looked up in the bot's own store.
         const note =
-          current.kind === 'delegation'
-            ? "the bot writing the delegation stopped before recording it; checking the bot's store for it instead of writing it again"
+          current.kind === 'delegation' || current.kind === 'unfreeze'
+            ? `the bot writing the ${current.kind} stopped before recording it; checking the bot's store for it instead of writing it again`
             : 'the bot making the call stopped before recording the answer; checking the transaction list instead of resending';
         next = transition({ ...rest, nextCheckAt: now.toISOString(), checks: 0 }, 'outcome-unknown', {
           action: 'interrupted',

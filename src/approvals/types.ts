@@ -3,7 +3,14 @@
 import type { Logger } from '../log.js';
 import type { ServiceEnvironment } from './ports.js';
 
-export type RequestKind = 'withdraw' | 'redeem' | 'bridge' | 'whitelist' | 'settlement' | 'delegation';
+export type RequestKind =
+  | 'withdraw'
+  | 'redeem'
+  | 'bridge'
+  | 'whitelist'
+  | 'settlement'
+  | 'delegation'
+  | 'unfreeze';
 
 export type RequestState =
   | 'pending'
@@ -65,6 +72,25 @@ export interface DelegationPayload {
   max?: string;
 }
 
+/**
+ * Lift the freeze of sends that `frozenBy` put in place at `frozenAt` (see freeze.ts). Approved by an
+ * approver other than the one who froze; executed by clearing the freeze in the store, nothing sent.
+ */
+export interface UnfreezePayload {
+  frozenBy: string;
+  /** ISO instant of the freeze it lifts: it lifts that freeze only. */
+  frozenAt: string;
+  reason: string;
+}
+
+/** Sends frozen: who froze them, why, and since when (ISO). See freeze.ts. */
+export interface Freeze {
+  /** A Slack user id, or the start-up's own name when CNGN_START_FROZEN froze them. */
+  by: string;
+  reason: string;
+  at: string;
+}
+
 export type PayloadOf = {
   withdraw: WithdrawPayload;
   redeem: RedeemPayload;
@@ -72,6 +98,7 @@ export type PayloadOf = {
   whitelist: WhitelistPayload;
   settlement: SettlementPayload;
   delegation: DelegationPayload;
+  unfreeze: UnfreezePayload;
 };
 
 export interface BridgeQuoteFigures {
@@ -180,7 +207,7 @@ interface RequestBase {
   environment: ServiceEnvironment;
   /** Non-reversible id of the API key it was filed under, when the engine knows it. */
   keyId?: string;
-  /** Decimal amount in Naira (canonical, 2 decimals); absent for whitelist, settlement and delegation. */
+  /** Decimal amount in Naira (canonical, 2 decimals); absent for whitelist, settlement, delegation, unfreeze. */
   amount?: string;
   display: DisplayDetails;
   /** What the payment is for, as the requester typed it (withdraw, redeem, bridge; absent on older requests). */
@@ -248,8 +275,11 @@ export const FINAL_STATES: ReadonlySet<RequestState> = new Set([
   'expired',
 ]);
 
-/** What an audit entry is about: a request's step, an alert set aside, or the log itself (export, cut). */
-export type AuditKind = RequestKind | 'alert' | 'audit';
+/**
+ * What an audit entry is about: a request's step, an alert set aside, the log itself (export, cut), or
+ * the freeze of sends (frozen, unfrozen).
+ */
+export type AuditKind = RequestKind | 'alert' | 'audit' | 'freeze';
 
 /** The request's figures at the step: what will be (or was) sent, and what approvers were shown. */
 export interface AuditFigures {
@@ -319,7 +349,9 @@ export type RefusalReason =
   /** A delegate: the delegator filed this request, so nobody approves it in their place. */
   | 'delegator-filed'
   /** A delegate: the delegator already counts on this request (approved it, or another delegate did). */
-  | 'delegator-counted';
+  | 'delegator-counted'
+  /** An unfreeze request: this approver froze the sends, so another approver lifts the freeze. */
+  | 'froze';
 
 export type Refusal =
   | RefusalReason

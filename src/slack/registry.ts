@@ -19,6 +19,7 @@ import { WITHDRAW_SUBCOMMAND } from './approvals/commands/withdraw.js';
 import type { ApprovalSlackDeps } from './approvals/types.js';
 import { AUDIT_SUBCOMMANDS } from './audit/command.js';
 import { DELEGATE_SUBCOMMAND } from './delegation/command.js';
+import { FREEZE_SUBCOMMAND, UNFREEZE_SUBCOMMAND } from './freeze/command.js';
 import { errorMessage, helpMessage, noticeMessage, TX_PAGE_ACTION, withEnvironment } from './reads/blocks.js';
 import { READ_SUBCOMMANDS, type ReadDeps, txPage } from './reads/commands.js';
 import { commandDelivery, type Deliveries, type DeliveryTurn } from './runtime/deliveries.js';
@@ -61,6 +62,8 @@ export const REGISTRY: readonly Entry[] = [
   PENDING_SUBCOMMAND,
   EXTEND_SUBCOMMAND,
   DELEGATE_SUBCOMMAND,
+  FREEZE_SUBCOMMAND,
+  UNFREEZE_SUBCOMMAND,
   POLICY_SUBCOMMAND,
   AUDIT_SUBCOMMANDS.list,
   AUDIT_SUBCOMMANDS.verify,

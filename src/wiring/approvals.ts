@@ -15,6 +15,7 @@ import { registerApprovalReminders } from '../slack/approvals/reminders.js';
 import type { ApprovalSlackDeps } from '../slack/approvals/types.js';
 import { undeliveredExportNotice } from '../slack/audit/blocks.js';
 import { tellDelegates } from '../slack/delegation/notices.js';
+import { tellFreeze } from '../slack/freeze/notices.js';
 import { HomePublisher } from '../slack/home/publisher.js';
 import { registerHome } from '../slack/home/register.js';
 import { Deliveries } from '../slack/runtime/deliveries.js';
@@ -132,6 +133,7 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
       registerHome(app, approvals.home, setup.log);
       registerApprovalReminders(app, deps, setup.store);
       tellDelegates(engine, client, setup.store, setup.log);
+      tellFreeze(engine, client, setup.approvalsChannel, () => approvals, setup.log);
       // An audit export a crash interrupted: the asker hears, by DM, that it was not delivered.
       engine.auditExports.onUndelivered(async (record) => {
         await client.chat.postMessage({

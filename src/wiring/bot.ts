@@ -11,11 +11,18 @@ import { type Sandbox, type SandboxOptions, startSandbox } from '../sandbox/inde
 import { registerDeadLetterActions } from '../slack/alerts/dead-letter-actions.js';
 import { registerDepositQuoteViews } from '../slack/deposits/views.js';
 import { registerCommands } from '../slack/registry.js';
-import { createSlackApp, type SlackApp } from '../slack/runtime/app.js';
+import { createSlackApp, type Health, type SlackApp } from '../slack/runtime/app.js';
 import { Deliveries } from '../slack/runtime/deliveries.js';
 import { createInFlight, createSlackTraffic } from '../slack/runtime/in-flight.js';
 import { SlackAccess } from '../slack/runtime/slack-access.js';
-import { checkStoreDurability, createStore, type Store, storeHealth } from '../store/index.js';
+import {
+  checkStoreDurability,
+  createStore,
+  HEALTH_TIMEOUT_MS,
+  type Store,
+  storeHealth,
+  withinDeadline,
+} from '../store/index.js';
 import type { Webhooks } from '../webhooks/index.js';
 import { RecentAlerts } from '../webhooks/recent.js';
 import { type Approvals, BRIDGE_CALLBACK_PATH, createApprovals } from './approvals.js';
@@ -86,6 +93,21 @@ function rawBodyRoute(
       });
     },
   };
+}
+
+/**
+ * /healthz: the store answers, and the freeze of sends when there is one. A freeze is a state, not a
+ * fault: the answer stays 200 and says who froze the sends, why and since when.
+ */
+async function health(store: Store, approvals: Approvals | undefined): Promise<Health> {
+  const answer = await storeHealth(store);
+  if (!answer.ok || !approvals) return answer;
+  try {
+    const frozen = await withinDeadline(approvals.engine.currentFreeze(), HEALTH_TIMEOUT_MS, 'store');
+    return frozen ? { ...answer, frozen } : answer;
+  } catch (error) {
+    return { ok: false, reason: `the freeze of sends could not be read: ${String(error).slice(0, 200)}` };
+  }
 }
 
 export async function startBot(options: BotOptions): Promise<Bot> {
@@ -219,6 +241,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
           alertsChannel: config.alertsChannel,
           environment: client.environment,
           delegations: () => approvals.engine.liveDelegations(),
+          freeze: () => approvals.engine.currentFreeze(),
           now,
         }
       : undefined;
@@ -238,7 +261,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     logLevel: config.logLevel,
     routes,
     ...(options.responseHeaders ? { responseHeaders: options.responseHeaders } : {}),
-    health: () => storeHealth(store),
+    health: () => health(store, approvals),
     traffic,
     ...(access ? { access } : {}),
     check: {
@@ -262,7 +285,10 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     ],
   });
   try {
+    // Frozen before the bot takes a click or resumes what a restored store holds: nothing is sent first.
+    const startFreeze = config.startFrozen ? await approvals?.engine.freezeAtStart() : undefined;
     await slack.start();
+    startFreeze?.announce(); // now that Slack is connected and the listeners are there
   } catch (error) {
     // The start-up check refused (or the port is taken): leave nothing running behind the error.
     await slack.stop().catch(() => undefined);

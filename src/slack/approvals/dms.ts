@@ -7,7 +7,7 @@
 // the store per request, so a restart or a Slack failure is made good on the next change or at start-up.
 import type { WebClient } from '@slack/web-api';
 import type { ApprovalEngine, Delegation } from '../../approvals/index.js';
-import { type ApprovalRequest, FINAL_STATES } from '../../approvals/types.js';
+import { type ApprovalRequest, FINAL_STATES, type Freeze } from '../../approvals/types.js';
 import type { Logger } from '../../log.js';
 import type { Store } from '../../store/index.js';
 import { CoalescedRuns } from '../runtime/coalesced-runs.js';
@@ -27,6 +27,8 @@ interface Rendering {
   state: ApprovalRequest['state'];
   round: number;
   steps: number;
+  /** When the freeze of sends it showed began; absent: none. */
+  frozen?: string | undefined;
 }
 
 interface DmCopy {
@@ -47,13 +49,14 @@ export const dmRecordKey = (id: string) => `approval-dms:${id}`;
 const UNSETTLED_SET = 'approval-dms:unsettled';
 const DM_LOCK = { ttlMs: 120_000, waitMs: 120_000 };
 
-const renderingOf = (request: ApprovalRequest): Rendering => ({
+const renderingOf = (request: ApprovalRequest, freeze: Freeze | undefined): Rendering => ({
   state: request.state,
   round: request.round,
   steps: request.history.length,
+  ...(freeze && !FINAL_STATES.has(request.state) ? { frozen: freeze.at } : {}),
 });
 const sameRendering = (a: Rendering, b: Rendering) =>
-  a.state === b.state && a.round === b.round && a.steps === b.steps;
+  a.state === b.state && a.round === b.round && a.steps === b.steps && a.frozen === b.frozen;
 
 export class ApprovalDms {
   private readonly now: () => Date;
@@ -92,6 +95,17 @@ export class ApprovalDms {
     return this.runs.run(id, dmRecordKey(id), () => this.bringUpToDate(id));
   }
 
+  /** The freeze of sends began or ended: every open request's copies show it now. Never throws. */
+  freezeChanged(): Promise<void> {
+    return this.track(
+      (async () => {
+        for (const request of await this.options.engine.openRequests()) await this.present(request.id);
+      })().catch((error: unknown) => {
+        this.options.log?.warn('could not show the freeze on the approval DMs', { error: String(error) });
+      }),
+    );
+  }
+
   /** Resolves when the work started so far has finished (tests, shutdown). */
   idle(): Promise<void> {
     return this.runs.idle();
@@ -128,7 +142,8 @@ export class ApprovalDms {
     }
     const save = (r: DmRecord) => store.set(dmRecordKey(id), r);
     const now = this.now();
-    const rendering = renderingOf(request);
+    const freeze = await engine.currentFreeze();
+    const rendering = renderingOf(request, freeze);
     const failures: unknown[] = [];
 
     if (request.state !== 'pending' && record.toTell.length > 0) {
@@ -138,7 +153,7 @@ export class ApprovalDms {
     for (const user of [...record.toTell]) {
       try {
         // Posting to a user id lands in the app's DM with them; Slack answers with the DM's channel.
-        const dm = approvalDm(request, now, user, await placeOf(user));
+        const dm = approvalDm(request, now, user, await placeOf(user), freeze);
         const posted = await client.chat.postMessage({ channel: user, ...dm });
         if (!posted.ts || !posted.channel) throw new Error('chat.postMessage answered without ts or channel');
         record.copies.push({ user, channel: posted.channel, ts: posted.ts, shown: rendering });
@@ -154,7 +169,7 @@ export class ApprovalDms {
         await client.chat.update({
           channel: copy.channel,
           ts: copy.ts,
-          ...approvalDm(request, now, copy.user, await placeOf(copy.user)),
+          ...approvalDm(request, now, copy.user, await placeOf(copy.user), freeze),
         });
         copy.shown = rendering;
         await save(record);

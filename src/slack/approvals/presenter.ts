@@ -53,6 +53,8 @@ export interface Shown {
   state?: RequestState;
   round?: number;
   steps?: number;
+  /** When the freeze of sends it showed began; absent: it showed none. */
+  frozen?: string;
   /** Steps before this index have had their thread reply. */
   threaded: number;
   /** Steps before this index have had their requester note (or needed none). */
@@ -137,6 +139,19 @@ export class ApprovalPresenter {
         for (const id of await this.options.store.setMembers(UNSHOWN_SET)) await this.present(id);
       })().catch((error: unknown) => {
         this.options.log?.warn('could not look for approval messages to show again', {
+          error: String(error),
+        });
+      }),
+    );
+  }
+
+  /** The freeze of sends began or ended: every open request's message shows it now. Never throws. */
+  freezeChanged(): Promise<void> {
+    return this.track(
+      (async () => {
+        for (const request of await this.engine.openRequests()) await this.present(request.id);
+      })().catch((error: unknown) => {
+        this.options.log?.warn('could not show the freeze on the approval messages', {
           error: String(error),
         });
       }),
@@ -250,7 +265,10 @@ export class ApprovalPresenter {
   /** Post the approval message once, or update it when it shows something else than the stored state. */
   private async showMessage(request: ApprovalRequest, shown: Shown, render: boolean): Promise<void> {
     const { client } = this.options;
-    const message = approvalMessage(request, this.now(), { approve: this.options.approverButtons !== false });
+    // Read at each rendering, from the store: a freeze made on another replica shows here too.
+    const freeze = await this.engine.currentFreeze();
+    const buttons = { approve: this.options.approverButtons !== false };
+    const message = approvalMessage(request, this.now(), buttons, freeze);
     const where = shown.message;
     if (!where) {
       // A request that ended before approvers ever saw it gets no message now.
@@ -263,13 +281,15 @@ export class ApprovalPresenter {
       const current =
         shown.state === request.state &&
         shown.round === request.round &&
-        shown.steps === request.history.length;
+        shown.steps === request.history.length &&
+        (shown.frozen === freeze?.at || FINAL_STATES.has(request.state));
       if (current && !render) return;
       await client.chat.update({ channel: where.channel, ts: where.ts, ...message });
     }
     shown.state = request.state;
     shown.round = request.round;
     shown.steps = request.history.length;
+    shown.frozen = freeze?.at;
   }
 }
 

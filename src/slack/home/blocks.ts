@@ -3,7 +3,7 @@
 // the service's request budget in use, the last alerts). Pure: data in, a home view out.
 import type { HomeView, KnownBlock } from '@slack/types';
 import type { Delegation } from '../../approvals/index.js';
-import type { ApprovalRequest } from '../../approvals/types.js';
+import type { ApprovalRequest, Freeze } from '../../approvals/types.js';
 import type { RateBudget } from '../../cngn/limiter.js';
 import type { BalanceEntry } from '../../cngn/schemas.js';
 import {
@@ -21,6 +21,7 @@ import { approvalButtons, destinationFields, hiddenCharactersNotice } from '../a
 import { purposeBlocks } from '../approvals/blocks/purpose.js';
 import { requestTitle, stateWords } from '../approvals/blocks/words.js';
 import { delegationLines } from '../delegation/blocks.js';
+import { freezeBanner } from '../freeze/blocks.js';
 
 export const HOME_WAITING_BLOCK = 'home.waiting';
 /** Home views hold at most 100 blocks: longer lists end with a pointer to /cngn pending. */
@@ -39,6 +40,8 @@ export interface HomeData {
   alerts: RecentAlert[];
   /** Delegations in effect to or from this person. */
   delegations?: Delegation[] | undefined;
+  /** The freeze of sends in place, if any: its banner leads the page. */
+  freeze?: Freeze | undefined;
 }
 
 const mrkdwn = (text: string) => ({ type: 'mrkdwn' as const, text });
@@ -114,6 +117,7 @@ function alertLine(alert: RecentAlert, now: Date): string {
 export function homeView(data: HomeData): HomeView {
   const { now } = data;
   const blocks: KnownBlock[] = [header(`cNGN desk · ${data.environment.toUpperCase()}`)];
+  if (data.freeze) blocks.push(freezeBanner(data.freeze));
   blocks.push({
     type: 'section',
     fields: [

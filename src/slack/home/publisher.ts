@@ -60,6 +60,11 @@ export class HomePublisher {
     });
   }
 
+  /** The freeze of sends began or ended: every Home that was opened is published again. */
+  async everyoneChanged(): Promise<void> {
+    for (const user of await this.options.store.setMembers(OPENED_SET)) this.schedule(user);
+  }
+
   /** The person opened their Home tab: remember it (once) and publish it now. */
   async homeOpened(user: string): Promise<void> {
     if (!this.opened.has(user)) {
@@ -179,6 +184,7 @@ export class HomePublisher {
       delegations: delegations.filter(
         (d) => isLive(d, engine.core.now()) && (d.delegator === user || d.delegate === user),
       ),
+      freeze: await engine.currentFreeze(),
     };
   }
 

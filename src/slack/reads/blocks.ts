@@ -90,7 +90,17 @@ export function helpMessage(entries: readonly HelpEntry[], notice?: string): Sla
   );
   const blocks: KnownBlock[] = [];
   if (notice) blocks.push(section(notice));
-  blocks.push(section(`*cNGN treasury commands*\n${lines.join('\n')}`));
+  // A section holds at most MAX_SECTION_TEXT characters: the list goes on in as many as it needs.
+  let chunk = '*cNGN treasury commands*';
+  for (const line of lines) {
+    if (chunk.length + 1 + line.length > MAX_SECTION_TEXT) {
+      blocks.push(section(chunk));
+      chunk = line;
+    } else {
+      chunk += `\n${line}`;
+    }
+  }
+  blocks.push(section(chunk));
   blocks.push({
     type: 'context',
     elements: [

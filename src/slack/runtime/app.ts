@@ -52,8 +52,8 @@ export interface SlackAppOptions {
   responseHeaders?: Readonly<Record<string, string>>;
   /** Features registering their own listeners (commands, approvals, …). */
   plugins?: Array<(app: App) => void>;
-  /** Whether the store answers (part of /readyz); answering when absent. */
-  health?: () => Promise<{ ok: true } | { ok: false; reason: string }>;
+  /** Whether the store answers (part of /readyz), and a freeze of sends (/healthz); answering when absent. */
+  health?: () => Promise<Health>;
   /** Told of each Slack request while it is being acked, so work after the ack makes way for acks. */
   traffic?: SlackTraffic;
   /** The channels and approvers the start-up check looks at (the token and its scopes always). */
@@ -61,6 +61,11 @@ export interface SlackAppOptions {
   /** Every Slack call goes through it; one is made when absent. */
   access?: SlackAccess;
 }
+
+/** Ready or not (503 with the reason); ready may carry the freeze of sends, which is no fault. */
+export type Health =
+  | { ok: true; frozen?: { by: string; reason: string; at: string } }
+  | { ok: false; reason: string };
 
 export interface SlackApp {
   /** Undefined when Slack is not configured (no SLACK_BOT_TOKEN), and until the start-up check passed. */
@@ -78,18 +83,26 @@ export interface SlackApp {
 interface ProbeState {
   stopping: boolean;
   slack: () => string[];
+  /** The last health answer: what /healthz adds besides the reasons (a freeze of sends). */
+  lastHealth?: Health;
 }
 
 function readinessOf(state: ProbeState, health: SlackAppOptions['health']): Readiness {
   return async () => {
     const reasons = state.stopping ? ['shutting down'] : [];
-    const store = await (health?.() ?? Promise.resolve({ ok: true as const })).catch((error: unknown) => ({
-      ok: false as const,
-      reason: `the store health check failed: ${String(error)}`,
-    }));
+    const store: Health = await (health?.() ?? Promise.resolve({ ok: true as const })).catch(
+      (error: unknown) => ({ ok: false as const, reason: `the store health check failed: ${String(error)}` }),
+    );
+    state.lastHealth = store;
     if (!store.ok) reasons.push(store.reason);
     return [...reasons, ...state.slack()];
   };
+}
+
+/** What /healthz says besides the reasons: a freeze of sends is a state, not a fault. */
+function healthNotes(state: ProbeState): Record<string, unknown> {
+  const last = state.lastHealth;
+  return last?.ok && last.frozen ? { frozen: last.frozen } : {};
 }
 
 const BOLT_LEVEL: Record<Config['logLevel'], LogLevel> = {
@@ -152,7 +165,7 @@ function withoutPrototypeKeys(app: App): void {
 export function createSlackApp(options: SlackAppOptions): SlackApp {
   const state: ProbeState = { stopping: false, slack: () => [] };
   const readiness = readinessOf(state, options.health);
-  const routes = [...probeRoutes(readiness), ...(options.routes ?? [])];
+  const routes = [...probeRoutes(readiness, () => healthNotes(state)), ...(options.routes ?? [])];
   const { slack } = options;
   if (!slack.botToken) return routesOnly(routes, options, state, readiness);
 

@@ -24,14 +24,18 @@ function probe(path: string, readiness: Readiness, body: (reasons: string[]) => 
   };
 }
 
-export function probeRoutes(readiness: Readiness): CustomRoute[] {
+/** `notes`: what /healthz adds, read once the readiness answered (a freeze of sends). */
+export function probeRoutes(
+  readiness: Readiness,
+  notes: () => Record<string, unknown> = () => ({}),
+): CustomRoute[] {
   return [
     { path: '/livez', method: ['GET'], handler: (_req, res) => answer(res, 200, { ok: true }) },
     probe('/readyz', readiness, (reasons) => (reasons.length ? { ready: false, reasons } : { ready: true })),
     probe('/healthz', readiness, (reasons) =>
       reasons.length
-        ? { ok: false, ready: false, reason: reasons.join('; '), reasons }
-        : { ok: true, ready: true },
+        ? { ok: false, ready: false, reason: reasons.join('; '), reasons, ...notes() }
+        : { ok: true, ready: true, ...notes() },
     ),
   ];
 }

@@ -51,6 +51,8 @@ export interface ApprovalAppOptions {
   notify?: 'dm' | 'channel' | 'both';
   /** App Home's per-person debounce (default: short, for tests). */
   homeDebounceMs?: number;
+  /** CNGN_START_FROZEN */
+  startFrozen?: boolean;
 }
 
 /** A port nothing listens on now, for a bot whose address a test needs before it has started. */
@@ -94,6 +96,7 @@ export async function startApprovalApp(options: ApprovalAppOptions = {}): Promis
     publicUrl,
     webhookSecret: sandbox.webhookSecret,
     ...(options.notify ? { approvalNotify: options.notify } : {}),
+    ...(options.startFrozen ? { startFrozen: true } : {}),
   });
   const bot = await startBot({
     config,

@@ -68,6 +68,7 @@ import {
   quoteModal,
   quoteResultView,
 } from '../../../src/slack/deposits/blocks.js';
+import { freezeBanner, frozenAnnouncement, liftedAnnouncement } from '../../../src/slack/freeze/blocks.js';
 import { homeView } from '../../../src/slack/home/blocks.js';
 import {
   accountsMessage,
@@ -106,12 +107,15 @@ const PERMALINK = 'https://example.slack.com/archives/C1/p1000000000000001';
 export function everyBuilder(text: string): Built[] {
   const out: Built[] = [];
   const add = (name: string, built: unknown) => out.push({ name, built });
+  const freeze = { by: 'UAPPROVERB', reason: text, at: NOW.toISOString() };
 
   // ---- approvals: the message in every state, thread replies, DMs, refusals, lists, modals
   for (const explorer of fakeExplorers(text)) {
     for (const request of requestsOf(text, explorer)) {
       for (const state of STATES) {
         add(`approval message ${request.kind} ${state}`, approvalMessage({ ...request, state }, NOW));
+        const frozen = approvalMessage({ ...request, state }, NOW, {}, freeze);
+        add(`approval message ${request.kind} ${state}, frozen`, frozen);
       }
       add(`stale-round notice ${request.kind}`, staleRoundNotice(request, NOW));
       add(
@@ -152,6 +156,7 @@ export function everyBuilder(text: string): Built[] {
         'recheck-failed',
         'not-unknown',
         'not-found',
+        'froze',
       ] as const) {
         for (const state of STATES) add(`refusal ${reason}`, refusalText(reason, { ...request, state }));
       }
@@ -159,6 +164,15 @@ export function everyBuilder(text: string): Built[] {
   }
   const requests = requestsOf(text, text);
   add('pending list', pendingList(requests, NOW, 'LIVE'));
+  // ---- the freeze of sends: its banner, the channel's notices, App Home and the policy with it
+  add('freeze banner', { blocks: [freezeBanner(freeze)] });
+  add('freeze banner, frozen at start-up', { blocks: [freezeBanner({ ...freeze, by: text })] });
+  add('frozen announcement', frozenAnnouncement(freeze, [text]));
+  add('lifted announcement', liftedAnnouncement(freeze, 'UAPPROVERA', text));
+  add(
+    'App Home, frozen',
+    homeView({ now: NOW, environment: 'live', waiting: [], mine: [], alerts: [], freeze }),
+  );
   const entries: AuditEntry[] = ACTIONS.map((action) => ({
     at: '2026-11-23T07:00:00.000Z',
     requestId: text,
@@ -509,6 +523,7 @@ export function everyBuilder(text: string): Built[] {
       alertsChannel: text,
       environment: 'live',
       delegations: [delegation],
+      freeze,
       now: NOW,
     }),
   );

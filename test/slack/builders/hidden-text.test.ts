@@ -42,7 +42,9 @@ describe('hidden and formatting characters from outside', () => {
       // An engine notice is the bot's own sentence, with its own code spans (escapeOwnSentence): only
       // its hidden characters are checked here.
       if (
-        /^thread reply .* (execution-delayed|ambiguous-match|needs-manual-check|bridge-callback)$/.test(name)
+        /^thread reply .* (execution-delayed|ambiguous-match|needs-manual-check|bridge-callback|held-frozen)$/.test(
+          name,
+        )
       )
         continue;
       for (const text of mrkdwn) {

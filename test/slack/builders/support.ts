@@ -88,6 +88,7 @@ export const ACTIONS = [
   'ambiguous-match',
   'needs-manual-check',
   'bridge-callback',
+  'held-frozen',
 ];
 
 /** One request of each kind, every text that came from outside set to `text`. */
@@ -160,6 +161,12 @@ export function requestsOf(text: string, explorerLink: string): ApprovalRequest[
       ...base,
       kind: 'settlement',
       payload: { bankName: text, bankAccountName: text, bankAccountNumber: text },
+      display,
+    },
+    {
+      ...base,
+      kind: 'unfreeze',
+      payload: { frozenBy: 'UAPPROVERB', frozenAt: '2026-11-23T06:00:00.000Z', reason: text },
       display,
     },
     // Names missing from display: the builder falls back to the payload's ids and codes. No purpose:

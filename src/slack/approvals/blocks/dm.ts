@@ -3,7 +3,7 @@
 // here takes exactly the channel's path. Updated in place as the request moves on; once it is no
 // longer pending it carries no buttons. Pure: request and time in, Block Kit out.
 import type { KnownBlock } from '@slack/types';
-import type { ApprovalRequest } from '../../../approvals/types.js';
+import type { ApprovalRequest, Freeze } from '../../../approvals/types.js';
 import { lagosTime } from '../../../format/display.js';
 import { escapeMrkdwn, mentionUser } from '../../../format/mrkdwn.js';
 import type { SlackMessage } from '../../types.js';
@@ -18,16 +18,18 @@ export interface DelegatePlace {
 
 /**
  * The copy for `approver`: once they have approved (this round), it waits for others and has no
- * buttons. A delegate's copy (`place`) says in whose place they approve, and until when.
+ * buttons. A delegate's copy (`place`) says in whose place they approve, and until when; `freeze`, when
+ * sends are frozen, puts its banner on it as on the channel's message.
  */
 export function approvalDm(
   request: ApprovalRequest,
   now: Date,
   approver?: string,
   place?: DelegatePlace,
+  freeze?: Freeze,
 ): SlackMessage {
   const mine = request.approvals.find((a) => a.user === approver || a.onBehalfOf === approver);
-  const message = approvalMessage(request, now, { cancel: false, approve: !mine });
+  const message = approvalMessage(request, now, { cancel: false, approve: !mine }, freeze);
   const title = escapeMrkdwn(requestTitle(request));
   const inPlace =
     mine?.user === approver && mine?.onBehalfOf ? ` in ${mentionUser(mine.onBehalfOf)}'s place` : '';

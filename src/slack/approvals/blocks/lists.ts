@@ -116,6 +116,8 @@ export function refusalText(reason: Refusal, request?: ApprovalRequest): string 
       return `The approver you stand in for filed ${title}, so nobody can approve it in their place; nothing changed.`;
     case 'delegator-counted':
       return `The approver you stand in for already counts on ${title} (each person counts once); nothing changed.`;
+    case 'froze':
+      return `You froze the sends, so you cannot approve ${title}: another approver lifts the freeze. Nothing changed.`;
   }
 }
 

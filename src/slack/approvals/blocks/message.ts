@@ -5,12 +5,14 @@ import type { Button, KnownBlock } from '@slack/types';
 import {
   CONFLICT_ACTION,
   delegationOf,
+  HELD_ACTION,
+  heldByFreeze,
   isLive,
   LOOKED_UP_BEFORE_SENDING,
   noticeText,
   REVOKED_ACTION,
 } from '../../../approvals/index.js';
-import type { ApprovalRequest } from '../../../approvals/types.js';
+import { type ApprovalRequest, type Freeze, OPEN_STATES } from '../../../approvals/types.js';
 import { lagosTime, naira, relative } from '../../../format/display.js';
 import {
   escapeMrkdwn,
@@ -21,6 +23,7 @@ import {
   mentionChannel,
   mentionUser,
 } from '../../../format/mrkdwn.js';
+import { freezeBanner, UNFREEZE_STEP_WORDS, unfreezeFields, unfreezeNotice } from '../../freeze/blocks.js';
 import type { SlackMessage } from '../../types.js';
 import { purposeBlocks } from './purpose.js';
 import {
@@ -102,6 +105,8 @@ export function destinationFields(request: ApprovalRequest): Array<{ type: 'mrkd
         ),
         field('Account name (resolved)', escapeMrkdwn(request.payload.bankAccountName)),
       ];
+    case 'unfreeze':
+      return unfreezeFields(request.payload).map(([label, value]) => field(label, value));
   }
 }
 
@@ -140,6 +145,8 @@ function destinationTexts(request: ApprovalRequest): Array<[words: string, value
       ];
     case 'delegation':
       return [];
+    case 'unfreeze':
+      return [['reason', request.payload.reason]];
   }
 }
 
@@ -239,10 +246,15 @@ export interface MessageButtons {
   cancel?: boolean;
 }
 
+/**
+ * `freeze`: the freeze of sends in place when rendered; an open request then carries its banner (its
+ * own unfreeze request says what it lifts instead).
+ */
 export function approvalMessage(
   request: ApprovalRequest,
   now: Date,
   buttons: MessageButtons = {},
+  freeze?: Freeze,
 ): SlackMessage {
   const blocks: KnownBlock[] = [
     {
@@ -254,8 +266,11 @@ export function approvalMessage(
     },
     {
       type: 'section',
-      text: { type: 'mrkdwn', text: `*${stateLine(request)}*  ·  ${code(request.id)}` },
+      text: { type: 'mrkdwn', text: `*${stateLine(request, freeze)}*  ·  ${code(request.id)}` },
     },
+    ...(freeze && OPEN_STATES.has(request.state) && request.kind !== 'unfreeze'
+      ? [freezeBanner(freeze)]
+      : []),
     ...conflictBlocks(request),
     figuresSection(request, now),
     ...purposeBlocks(request),
@@ -299,13 +314,19 @@ export function approvalMessage(
       : [];
   if (elements.length > 0) blocks.push({ type: 'actions', block_id: APPROVAL_ACTIONS_BLOCK, elements });
   return {
-    text: `${escapeMrkdwn(requestTitle(request))}: ${stateLine(request).replace(/^:[a-z_]+: /, '')}`,
+    text: `${escapeMrkdwn(requestTitle(request))}: ${stateLine(request, freeze).replace(/^:[a-z_]+: /, '')}`,
     blocks,
   };
 }
 
-/** The state in words; a request the service contradicted itself about says so first. */
-function stateLine(request: ApprovalRequest): string {
+/**
+ * The state in words; a request the service contradicted itself about says so first, and an approved
+ * one a freeze holds says it is held.
+ */
+function stateLine(request: ApprovalRequest, freeze?: Freeze): string {
+  if (freeze && request.state === 'approved' && heldByFreeze(request)) {
+    return ':lock: Approved, held: sends are frozen';
+  }
   if (!request.conflicts?.length) return stateWords(request);
   return `:warning: Conflicting reports from the service — check with the service (recorded: ${stateWords(request).replace(/^:[a-z_]+: /, '')})`;
 }
@@ -395,24 +416,33 @@ export function stepText(request: ApprovalRequest): string {
     reminder: 'Approvers reminded',
     extended: 'Extended',
     [REVOKED_ACTION]: 'Delegation revoked',
+    [HELD_ACTION]: 'Held: sends are frozen',
   };
-  const said =
-    (request.kind === 'delegation' ? DELEGATION_STEP_WORDS[step.action] : undefined) ?? words[step.action];
+  const said = OWN_STORE_STEP_WORDS[request.kind]?.[step.action] ?? words[step.action];
   return `${said ?? escapeMrkdwn(step.action)}${by}${note}`;
 }
 
-/** Failed with nothing sent to the service (a delegation is never sent: it does not say so). */
+/** Failed with nothing sent to the service (a delegation or an unfreeze is never sent: it does not say so). */
 function nothingSent(request: ApprovalRequest): boolean {
-  return request.kind !== 'delegation' && request.state === 'failed' && request.outcome?.nothingSent === true;
+  return (
+    request.kind !== 'delegation' &&
+    request.kind !== 'unfreeze' &&
+    request.state === 'failed' &&
+    request.outcome?.nothingSent === true
+  );
 }
 
-/** A delegation is written to the bot's own store, never sent to the service: its steps say so. */
-const DELEGATION_STEP_WORDS: Record<string, string> = {
-  executing: "Putting the delegation in effect (written to the bot's own store; nothing goes to the service)",
-  'outcome-unknown':
-    "Not known whether the delegation was written: the bot's store is checked; it is never written twice",
-  interrupted:
-    "The bot restarted while putting the delegation in effect: the bot's store is checked for it; it is never written twice",
+/** A delegation and an unfreeze are written to the bot's own store, never sent to the service: their steps say so. */
+const OWN_STORE_STEP_WORDS: Partial<Record<ApprovalRequest['kind'], Record<string, string>>> = {
+  delegation: {
+    executing:
+      "Putting the delegation in effect (written to the bot's own store; nothing goes to the service)",
+    'outcome-unknown':
+      "Not known whether the delegation was written: the bot's store is checked; it is never written twice",
+    interrupted:
+      "The bot restarted while putting the delegation in effect: the bot's store is checked for it; it is never written twice",
+  },
+  unfreeze: UNFREEZE_STEP_WORDS,
 };
 
 /** What the requester is told privately, or undefined when this step is not theirs to hear. */
@@ -421,6 +451,8 @@ export function requesterNotice(request: ApprovalRequest): string | undefined {
   const title = escapeMrkdwn(requestTitle(request));
   const by = step?.actor ? approverWords({ user: step.actor, onBehalfOf: step.onBehalfOf }) : 'someone';
   if (request.kind === 'delegation') return delegationNotice(request, by);
+  if (request.kind === 'unfreeze')
+    return unfreezeNotice(request, by, approverWords(request.approvals.at(-1) ?? { user: by }));
   switch (step?.action) {
     case 'approved':
       return `Your request ${title} was approved by ${by}.`;
@@ -439,7 +471,12 @@ export function requesterNotice(request: ApprovalRequest): string | undefined {
         : `Your request ${title} failed: ${reason}.`;
     }
     case 'expired':
+      if (request.approvals.length >= request.requiredApprovals) {
+        return `Your request ${title} was approved, but held by a freeze of sends until it expired. Expiry is final: nothing was sent. File it again if it is still needed.`;
+      }
       return `Your request ${title} expired before it had enough approvals. Expiry is final: nothing was sent, and it can no longer be approved or extended. File it again if it is still needed.`;
+    case HELD_ACTION:
+      return `Your request ${title} is approved, but sends are frozen: it goes out once the freeze is lifted, unless it expires first.`;
     case 'reminder':
       return requesterReminderNotice(request);
     case 'outcome-unknown':

@@ -8,10 +8,12 @@ import {
   requiredApprovals,
   shortDuration,
 } from '../../../approvals/index.js';
+import type { Freeze } from '../../../approvals/types.js';
 import type { CngnEnvironment } from '../../../cngn/api.js';
 import { environmentMarker, naira } from '../../../format/display.js';
 import { escapeMrkdwn, mentionChannel, mentionUser } from '../../../format/mrkdwn.js';
 import { delegationLines } from '../../delegation/blocks.js';
+import { freezeBanner } from '../../freeze/blocks.js';
 import type { SlackMessage } from '../../types.js';
 
 /** A person as Slack knows them; `name` is absent when their profile could not be read. */
@@ -33,6 +35,8 @@ export interface PolicyView {
   environment: CngnEnvironment;
   /** Delegations in effect (absent: none), and the time their windows are read against. */
   delegations?: readonly Delegation[];
+  /** The freeze of sends in place (absent: none). */
+  freeze?: Freeze | undefined;
   now?: Date;
 }
 
@@ -88,6 +92,7 @@ export function policyMessage(view: PolicyView): SlackMessage {
   const text = `*Approval policy* · ${environmentMarker(view.environment)}`;
   const blocks: KnownBlock[] = [
     section(text),
+    ...(view.freeze ? [freezeBanner(view.freeze)] : []),
     section(
       `*Approvals needed* (distinct approvers; never the requester; each person counts once)\n${tierLines(view.tiers).join('\n')}`,
     ),
@@ -99,6 +104,7 @@ export function policyMessage(view: PolicyView): SlackMessage {
             ? `${view.delegations.length} (the delegate approves in the approver's place, within the window and the cap; never passed on; each person counts once)\n${delegationLines(view.delegations, view.now ?? new Date())}`
             : 'none'
         }`,
+        `*Freeze of sends*: ${view.freeze ? 'frozen (above); another approver lifts it by approving `/cngn unfreeze`' : 'none; any approver stops every send at once with `/cngn freeze &lt;reason&gt;`'}`,
         `*Request lifetime*: ${shortDuration(view.ttlMs)}; the requester may extend a pending request once, by at most that. Expiry is final.`,
         `*Reminders*: ${reminderLine(view)}. Nothing is ever approved by itself.`,
         ...(view.notify ? [`*Approvers are told*: ${escapeMrkdwn(view.notify)}`] : []),

@@ -11,6 +11,7 @@ export const KIND_TITLE: Record<RequestKind, string> = {
   whitelist: 'Whitelist address',
   settlement: 'Settlement bank account change',
   delegation: 'Delegation of approvals',
+  unfreeze: 'Lift the freeze of sends',
 };
 
 export const STATE_WORDS: Record<RequestState, string> = {
@@ -26,11 +27,19 @@ export const STATE_WORDS: Record<RequestState, string> = {
   expired: ':alarm_clock: Expired',
 };
 
-/** A delegation is written to the bot's own store, never sent to the service: its states say so. */
-const DELEGATION_STATE_WORDS: Partial<Record<RequestState, string>> = {
-  executing: ':arrow_forward: Putting the delegation in effect (the bot writes it to its own store)',
-  'outcome-unknown':
-    ":grey_question: Not known yet whether the delegation was written: checking the bot's store (it is never written twice)",
+/** A delegation and an unfreeze are written to the bot's own store, never sent to the service: their states say so. */
+const OWN_STORE_STATE_WORDS: Partial<Record<RequestKind, Partial<Record<RequestState, string>>>> = {
+  delegation: {
+    executing: ':arrow_forward: Putting the delegation in effect (the bot writes it to its own store)',
+    'outcome-unknown':
+      ":grey_question: Not known yet whether the delegation was written: checking the bot's store (it is never written twice)",
+  },
+  unfreeze: {
+    executing: ':arrow_forward: Lifting the freeze (the bot writes it to its own store)',
+    completed: ':white_check_mark: Completed: the freeze is lifted',
+    'outcome-unknown':
+      ":grey_question: Not known yet whether the freeze was lifted: checking the bot's store (it is never written twice)",
+  },
 };
 
 /** Failed before anything reached the service, or refused by it before acting. */
@@ -38,8 +47,8 @@ export const FAILED_NOTHING_SENT = ':x: Failed — nothing sent';
 
 /** The request's state in words, as its kind goes through it. */
 export function stateWords(request: Pick<ApprovalRequest, 'kind' | 'state' | 'outcome'>): string {
-  if (request.kind === 'delegation')
-    return DELEGATION_STATE_WORDS[request.state] ?? STATE_WORDS[request.state];
+  const own = OWN_STORE_STATE_WORDS[request.kind]?.[request.state];
+  if (own) return own;
   if (request.state === 'failed' && request.outcome?.nothingSent) return FAILED_NOTHING_SENT;
   return STATE_WORDS[request.state];
 }

@@ -1,0 +1,241 @@
+// The freeze of sends: any approver stops every service call at once, on every replica, until an
+// unfreeze request approved by another approver lifts it. One record per environment in the store, so
+// it holds across replicas and restarts; each freeze and lift is in the audit chain. Filing and
+// approving go on; approved requests wait (held) and go out after the lift through the normal sweep.
+//
+// No send slips past a freeze that has been answered, on any replica, even past a lapsed lock: the
+// executor reads the freeze just before it marks its claim `sending` (a compare-and-set on the claim),
+// and the freeze, once written, ends every claim not yet marked (a compare-and-set on the same claim).
+// Of the two writes on one claim, one wins: the mark (the call was already under way before the
+// freeze: it is named in the freeze's answer) or the end (the mark is refused: nothing is sent).
+// See docs/decisions/freeze-fences-claims.md.
+import type { Store } from '../store/index.js';
+import type { AuditLog } from './audit-log.js';
+import { freezeReason, InvalidDraftError } from './draft.js';
+import { CustodyCallError, type ServiceEnvironment } from './ports.js';
+import type { ApprovalRepository } from './repository.js';
+import type { ApprovalRequest, EngineLog, Freeze, RequestKind, RequestOf } from './types.js';
+
+/** Who froze the sends when CNGN_START_FROZEN did it. */
+export const START_FROZEN_ACTOR = 'start-up (CNGN_START_FROZEN)';
+
+/**
+ * Which kinds a freeze holds: those whose execution reaches the service. A delegation is written to the
+ * bot's own store, and an unfreeze is what ends the freeze: neither is held.
+ */
+const HELD_KINDS: Record<RequestKind, boolean> = {
+  withdraw: true,
+  redeem: true,
+  bridge: true,
+  whitelist: true,
+  settlement: true,
+  delegation: false,
+  unfreeze: false,
+};
+
+export function heldByFreeze(request: Pick<ApprovalRequest, 'kind'>): boolean {
+  return HELD_KINDS[request.kind];
+}
+
+/** The stored record: frozen now, or the last freeze and the request that lifted it. */
+type FreezeRecord =
+  | ({ state: 'frozen' } & Freeze)
+  | { state: 'lifted'; at: string; by: string; requestId: string; frozen: Freeze };
+
+export const freezeKey = (environment: ServiceEnvironment) => `approvals:freeze:${environment}`;
+const lockName = (environment: ServiceEnvironment) => `approvals:freeze:${environment}`;
+
+/** A change of the freeze, as listeners hear it (after it is stored and audited). */
+export type FreezeChange =
+  | { frozen: Freeze; underway: string[] }
+  | { lifted: Freeze; by: string; requestId: string };
+
+export type FreezeListener = (change: FreezeChange) => Promise<void>;
+
+export type FreezeResult =
+  /** `underway`: requests whose call was already marked as going out when the freeze came. */
+  { ok: true; freeze: Freeze; underway: string[] } | { ok: false; reason: 'already-frozen'; freeze: Freeze };
+
+/** `/cngn unfreeze` that cannot be filed: sends are not frozen, or an unfreeze already waits. */
+export class UnfreezeRefusedError extends InvalidDraftError {
+  override name = 'UnfreezeRefusedError';
+  constructor(
+    readonly reason: 'not-frozen' | 'already-waiting',
+    /** The unfreeze request already waiting. */
+    readonly waiting?: ApprovalRequest,
+  ) {
+    super(
+      reason === 'not-frozen'
+        ? 'sends are not frozen'
+        : `an unfreeze is already waiting for approval as ${waiting?.id ?? 'another request'}`,
+    );
+  }
+}
+
+export interface FreezeDeps {
+  store: Store;
+  repo: ApprovalRepository;
+  auditLog: AuditLog;
+  now: () => Date;
+  log?: EngineLog | undefined;
+}
+
+const freezeOf = (record: Extract<FreezeRecord, { state: 'frozen' }>): Freeze => ({
+  by: record.by,
+  reason: record.reason,
+  at: record.at,
+});
+
+export class FreezeSwitch {
+  private readonly listeners: FreezeListener[] = [];
+  private readonly telling = new Set<Promise<void>>();
+  private readonly key: string;
+
+  constructor(private readonly deps: FreezeDeps) {
+    this.key = freezeKey(deps.repo.environment);
+  }
+
+  get environment(): ServiceEnvironment {
+    return this.deps.repo.environment;
+  }
+
+  /** The freeze in place now, read from the store (current on every replica); undefined when none. */
+  async current(): Promise<Freeze | undefined> {
+    const record = await this.deps.store.get<FreezeRecord>(this.key);
+    return record?.state === 'frozen' ? freezeOf(record) : undefined;
+  }
+
+  onChange(listener: FreezeListener): void {
+    this.listeners.push(listener);
+  }
+
+  /**
+   * Freeze every send: audited, then stored; then every claim not yet marked as sending is ended, so
+   * none of them sends. Refused when already frozen (the freeze in place is returned).
+   */
+  async freeze(by: string, why: string, options: { quiet?: boolean } = {}): Promise<FreezeResult> {
+    const checked = freezeReason.safeParse(why);
+    if (!checked.success) throw new InvalidDraftError(`reason: ${checked.error.issues[0]?.message}`);
+    const reason = checked.data;
+    const { store, auditLog } = this.deps;
+    const environment = this.environment;
+    const written = await store.withLock(lockName(environment), async (): Promise<FreezeResult> => {
+      const read = await store.get<FreezeRecord>(this.key);
+      if (read?.state === 'frozen') return { ok: false, reason: 'already-frozen', freeze: freezeOf(read) };
+      const freeze: Freeze = { by, reason, at: this.deps.now().toISOString() };
+      // The entry first, like every step: a freeze never exists without it.
+      await auditLog.append(environment, {
+        at: freeze.at,
+        kind: 'freeze',
+        action: 'frozen',
+        actor: by,
+        note: reason,
+      });
+      if (!(await store.compareAndSet<FreezeRecord>(this.key, read, { state: 'frozen', ...freeze }))) {
+        throw new Error('the freeze record changed while the freeze was written; try again');
+      }
+      return { ok: true, freeze, underway: [] };
+    });
+    // Run again when already frozen: a freeze whose own run stopped part-way (a store error) is
+    // completed by the next `/cngn freeze`, so its answer too means no claim can still send.
+    const underway = await this.stopUnmarkedClaims();
+    if (!written.ok) return written;
+    if (!options.quiet) this.tell({ frozen: written.freeze, underway });
+    return { ...written, underway };
+  }
+
+  /** Tell the listeners of a freeze made quietly, once they are there (a start-up freeze). */
+  announce(change: FreezeChange): void {
+    this.tell(change);
+  }
+
+  /**
+   * Executing an approved unfreeze request: lift the freeze it names (audited, then stored). Throws
+   * CustodyCallError `not-done` when that freeze is no longer in place: nothing changed. Done already
+   * by this request: nothing more to do.
+   */
+  async lift(request: RequestOf<'unfreeze'>): Promise<void> {
+    const { store, auditLog } = this.deps;
+    const environment = this.environment;
+    const change = await store.withLock(lockName(environment), async () => {
+      const read = await store.get<FreezeRecord>(this.key);
+      if (read?.state === 'lifted' && read.requestId === request.id) return undefined;
+      if (read?.state !== 'frozen' || read.at !== request.payload.frozenAt) {
+        throw new CustodyCallError(
+          'not-done',
+          'the freeze it was filed to lift is no longer in place; nothing changed',
+        );
+      }
+      const at = this.deps.now().toISOString();
+      const by = request.approvals.at(-1)?.user ?? request.requester;
+      const frozen = freezeOf(read);
+      await auditLog.append(environment, {
+        at,
+        kind: 'freeze',
+        action: 'unfrozen',
+        actor: by,
+        subject: request.id,
+        note: `lifted the freeze of ${frozen.at} (${frozen.reason})`,
+      });
+      const next: FreezeRecord = { state: 'lifted', at, by, requestId: request.id, frozen };
+      if (!(await store.compareAndSet<FreezeRecord>(this.key, read, next))) {
+        throw new Error('the freeze record changed while the freeze was lifted; it is looked up again');
+      }
+      return { lifted: frozen, by, requestId: request.id };
+    });
+    if (change) this.tell(change);
+  }
+
+  /**
+   * Filing an unfreeze request (the engine built it from the freeze now in place): saved only while
+   * that freeze is still in place and no other unfreeze is open, under the freeze's lock.
+   */
+  async saveUnfreezeRequest(request: RequestOf<'unfreeze'>): Promise<void> {
+    const { store, repo } = this.deps;
+    await store.withLock(lockName(this.environment), async () => {
+      const freeze = await this.current();
+      if (freeze?.at !== request.payload.frozenAt) throw new UnfreezeRefusedError('not-frozen');
+      const waiting = (await repo.openRequests()).find((open) => open.kind === 'unfreeze');
+      if (waiting) throw new UnfreezeRefusedError('already-waiting', waiting);
+      await repo.save(request);
+    });
+  }
+
+  /** Whether this unfreeze request lifted the freeze (an interrupted execution is settled by it). */
+  async liftedBy(requestId: string): Promise<boolean> {
+    const record = await this.deps.store.get<FreezeRecord>(this.key);
+    return record?.state === 'lifted' && record.requestId === requestId;
+  }
+
+  /** Resolves when listeners told so far have finished (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.telling.size > 0) await Promise.allSettled([...this.telling]);
+  }
+
+  /**
+   * After the freeze is stored: end every claim of an approved or executing request not yet marked as
+   * sending (its mark is then refused). Returns the requests whose call was marked before: under way.
+   */
+  private async stopUnmarkedClaims(): Promise<string[]> {
+    const underway: string[] = [];
+    for (const request of await this.deps.repo.openRequests()) {
+      if (!heldByFreeze(request)) continue;
+      if (request.state !== 'approved' && request.state !== 'executing') continue;
+      if (await this.deps.repo.endUnmarkedClaims(request.id, request.round, this.deps.now())) {
+        underway.push(request.id);
+      }
+    }
+    return underway;
+  }
+
+  /** Tell the listeners without holding up the caller (an executor recording its answer, a command). */
+  private tell(change: FreezeChange): void {
+    for (const listener of this.listeners) {
+      const told = listener(change).catch((error: unknown) => {
+        this.deps.log?.warn('a listener of the freeze failed', { error: String(error) });
+      });
+      this.telling.add(told);
+      void told.finally(() => this.telling.delete(told));
+    }
+  }
+}

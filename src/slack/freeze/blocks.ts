@@ -1,0 +1,106 @@
+// The freeze of sends in words: the banner every request message, DM, App Home and `/cngn policy`
+// carries while sends are frozen, and what the approvals channel is told when they are frozen or
+// resume. Pure: the freeze in, Block Kit out. The reason came from a person: escaped.
+import type { KnownBlock } from '@slack/types';
+import type { ApprovalRequest, Freeze, UnfreezePayload } from '../../approvals/types.js';
+import { lagosTime } from '../../format/display.js';
+import { escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
+import { requestTitle } from '../approvals/blocks/words.js';
+import type { SlackMessage } from '../types.js';
+
+/** `Frozen by @Bola: reason` (mrkdwn). */
+export function frozenBy(freeze: Freeze): string {
+  return `Frozen by ${mentionUser(freeze.by)}: ${escapeMrkdwn(freeze.reason)}`;
+}
+
+/** The one sentence that says what a freeze means, after who froze and why. */
+export const FROZEN_MEANING =
+  'nothing is sent to the service until another approver approves `/cngn unfreeze`; filing and approving go on.';
+
+/** The banner: who froze the sends, why, since when, and what that means. */
+export function freezeBanner(freeze: Freeze): KnownBlock {
+  return {
+    type: 'section',
+    text: {
+      type: 'mrkdwn',
+      text: `:no_entry: *${frozenBy(freeze)}*\nSince ${escapeMrkdwn(lagosTime(freeze.at))}: ${FROZEN_MEANING}`,
+    },
+  };
+}
+
+/** Posted in the approvals channel when sends are frozen. */
+export function frozenAnnouncement(freeze: Freeze, underway: readonly string[]): SlackMessage {
+  const late = underway.length
+    ? `\nAlready under way when the freeze came, so not stopped: ${underway.map((id) => `\`${escapeMrkdwn(id)}\``).join(', ')}.`
+    : '';
+  const text = `:no_entry: *Sends are frozen.* ${frozenBy(freeze)}`;
+  return {
+    text: `Sends are frozen. ${frozenBy(freeze)}`,
+    blocks: [
+      {
+        type: 'section',
+        text: {
+          type: 'mrkdwn',
+          text: `${text}\nFrom now on ${FROZEN_MEANING} Approved requests wait, and go out once the freeze is lifted unless they expire first.${late}`,
+        },
+      },
+    ],
+  };
+}
+
+/** Posted in the approvals channel when an approved unfreeze lifted the freeze. */
+export function liftedAnnouncement(freeze: Freeze, by: string, requestId: string): SlackMessage {
+  const text = `:arrow_forward: *Sends resume.* ${mentionUser(by)} approved \`${escapeMrkdwn(requestId)}\`, which lifted the freeze (${frozenBy(freeze)}).`;
+  return {
+    text: `Sends resume: ${escapeMrkdwn(requestId)} lifted the freeze.`,
+    blocks: [
+      {
+        type: 'section',
+        text: {
+          type: 'mrkdwn',
+          text: `${text}\nRequests approved meanwhile go out now, each once, unless they expired.`,
+        },
+      },
+    ],
+  };
+}
+
+/** An unfreeze request's figures, label and mrkdwn value: the freeze it lifts and who may approve it. */
+export function unfreezeFields(payload: UnfreezePayload): Array<[label: string, value: string]> {
+  return [
+    ['Lifts', frozenBy({ by: payload.frozenBy, reason: payload.reason, at: payload.frozenAt })],
+    ['Frozen since', escapeMrkdwn(lagosTime(payload.frozenAt))],
+    ['Who may approve', `an approver other than ${mentionUser(payload.frozenBy)} and the requester`],
+  ];
+}
+
+/** An unfreeze is written to the bot's own store, never sent to the service: its steps say so. */
+export const UNFREEZE_STEP_WORDS: Record<string, string> = {
+  executing: "Lifting the freeze (written to the bot's own store; nothing goes to the service)",
+  completed: 'The freeze is lifted: sends resume',
+  'outcome-unknown':
+    "Not known whether the freeze was lifted: the bot's store is checked; it is never written twice",
+  interrupted:
+    "The bot restarted while lifting the freeze: the bot's store is checked for it; it is never written twice",
+};
+
+/**
+ * What the one who asked to lift the freeze hears, or undefined: `by` names who took the newest
+ * step, `approvedBy` who gave the last approval (mrkdwn).
+ */
+export function unfreezeNotice(request: ApprovalRequest, by: string, approvedBy: string): string | undefined {
+  const step = request.history.at(-1);
+  const title = escapeMrkdwn(requestTitle(request));
+  switch (step?.action) {
+    case 'completed':
+      return `${title} was approved by ${approvedBy}: the freeze is lifted, and sends resume.`;
+    case 'rejected':
+      return `${title} was rejected by ${by}: ${escapeMrkdwn(request.reason ?? 'no reason given')}. Sends stay frozen.`;
+    case 'expired':
+      return `${title} expired before another approver approved it. Sends stay frozen.`;
+    case 'failed':
+      return `${title} failed: ${escapeMrkdwn(request.outcome?.reason ?? 'see the approvals channel')}. Sends stay frozen.`;
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,94 @@
+// `/cngn freeze <reason>`: an approver stops every send at once, on every replica, until another
+// approver approves `/cngn unfreeze`, which is filed as a request like any other. The engine decides
+// and records (approvals/freeze.ts); here the words are read and the answer said privately. The
+// approvals channel hears of each freeze and lift from the notices (notices.ts).
+import { FREEZE_REASON_MAX, FREEZE_REASON_MIN } from '../../approvals/index.js';
+import { lagosTime } from '../../format/display.js';
+import { escapeMrkdwn, mentionChannel, mentionUser } from '../../format/mrkdwn.js';
+import { requestTitle } from '../approvals/blocks/words.js';
+import type { ApprovalSlackDeps } from '../approvals/types.js';
+import type { FeatureSubcommand, SlackMessage } from '../types.js';
+import { FROZEN_MEANING, frozenBy } from './blocks.js';
+
+/** mrkdwn: its `<…>` placeholder written as entities, so Slack shows it as typed. */
+export const FREEZE_USAGE =
+  'Usage: `/cngn freeze &lt;reason&gt;` — e.g. `/cngn freeze a look-alike address was approved; checking`. `/cngn unfreeze` asks to lift it.';
+
+/** An answer made of the bot's own words, mentions and escaped values: already mrkdwn. */
+const answer = (text: string): SlackMessage => ({
+  text,
+  blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],
+});
+
+export async function freezeCommand(
+  args: string[],
+  userId: string,
+  deps: ApprovalSlackDeps,
+): Promise<SlackMessage> {
+  const reason = args.join(' ').trim();
+  if (reason.length < FREEZE_REASON_MIN || reason.length > FREEZE_REASON_MAX) {
+    return answer(
+      `Reason: say why sends are frozen, in ${FREEZE_REASON_MIN} to ${FREEZE_REASON_MAX} characters; every request message shows it. Nothing changed. ${FREEZE_USAGE}`,
+    );
+  }
+  const result = await deps.engine.freezeSends(userId, reason);
+  if (!result.ok) {
+    if (result.reason === 'not-approver') {
+      return answer(
+        'Only an approver can freeze sends (a delegate cannot). Nothing changed: if something looks wrong, tell an approver now.',
+      );
+    }
+    const since = escapeMrkdwn(lagosTime(result.freeze.at));
+    return answer(
+      `Sends are already frozen (since ${since}). ${frozenBy(result.freeze)}. Nothing changed. \`/cngn unfreeze\` asks another approver to lift it.`,
+    );
+  }
+  const late = result.underway.length
+    ? ` Already under way when the freeze came, so not stopped: ${result.underway.map((id) => `\`${escapeMrkdwn(id)}\``).join(', ')}.`
+    : '';
+  return answer(
+    `:no_entry: Frozen. From now on ${FROZEN_MEANING}${late} ${mentionChannel(deps.approvalsChannel)} has been told.`,
+  );
+}
+
+export async function unfreezeCommand(userId: string, deps: ApprovalSlackDeps): Promise<SlackMessage> {
+  const result = await deps.engine.fileUnfreeze(userId);
+  if (result.ok) {
+    const { frozenBy: froze } = result.request.payload;
+    const other =
+      froze === userId ? 'another approver' : `an approver other than ${mentionUser(froze)} and you`;
+    return answer(
+      `Filed ${escapeMrkdwn(requestTitle(result.request))}: once ${other} approves it in ${mentionChannel(deps.approvalsChannel)}, the freeze is lifted and what was approved meanwhile goes out (unless it expired).`,
+    );
+  }
+  switch (result.reason) {
+    case 'not-approver':
+      return answer('Only an approver can ask to lift the freeze of sends. Nothing was filed.');
+    case 'not-frozen':
+      return answer('Sends are not frozen, so there is nothing to lift. Nothing was filed.');
+    case 'already-waiting':
+      return answer(
+        `An unfreeze is already waiting for approval${result.request ? ` as ${escapeMrkdwn(requestTitle(result.request))}` : ''} in ${mentionChannel(deps.approvalsChannel)}. Nothing was filed.`,
+      );
+  }
+}
+
+export const FREEZE_SUBCOMMAND: FeatureSubcommand<'approvals', ApprovalSlackDeps> = {
+  name: 'freeze',
+  usage: 'freeze <reason>',
+  summary: 'stop every send to the service at once, on every replica (filing and approving go on)',
+  who: 'approvers',
+  example: 'freeze a look-alike address was approved; checking',
+  needs: 'approvals',
+  run: (command, deps) => freezeCommand(command.args, command.userId, deps),
+};
+
+export const UNFREEZE_SUBCOMMAND: FeatureSubcommand<'approvals', ApprovalSlackDeps> = {
+  name: 'unfreeze',
+  usage: 'unfreeze',
+  summary: 'ask to lift the freeze: another approver (not the one who froze) approves it',
+  who: 'approvers',
+  example: 'unfreeze',
+  needs: 'approvals',
+  run: (command, deps) => unfreezeCommand(command.userId, deps),
+};

@@ -1,0 +1,39 @@
+// When sends are frozen or resume: the approvals channel is told, and every open request's message,
+// its DM copies and every opened App Home are rendered again with (or without) the banner. Runs on the
+// replica that stored the change, after it was stored and audited; the other replicas read the freeze
+// from the store at each rendering, so what they show next is current too.
+import type { WebClient } from '@slack/web-api';
+import type { ApprovalEngine } from '../../approvals/index.js';
+import type { Logger } from '../../log.js';
+import type { ApprovalDms } from '../approvals/dms.js';
+import type { ApprovalPresenter } from '../approvals/presenter.js';
+import type { HomePublisher } from '../home/publisher.js';
+import { frozenAnnouncement, liftedAnnouncement } from './blocks.js';
+
+export interface FreezeSurfaces {
+  presenter?: ApprovalPresenter | undefined;
+  dms?: ApprovalDms | undefined;
+  home?: HomePublisher | undefined;
+}
+
+export function tellFreeze(
+  engine: ApprovalEngine,
+  client: WebClient,
+  approvalsChannel: string,
+  surfaces: () => FreezeSurfaces,
+  log?: Pick<Logger, 'warn'>,
+): void {
+  engine.onFreezeChange(async (change) => {
+    const message =
+      'frozen' in change
+        ? frozenAnnouncement(change.frozen, change.underway)
+        : liftedAnnouncement(change.lifted, change.by, change.requestId);
+    const { presenter, dms, home } = surfaces();
+    const said = client.chat
+      .postMessage({ channel: approvalsChannel, ...message })
+      .catch((error: unknown) => {
+        log?.warn('could not tell the approvals channel of the freeze', { error: String(error) });
+      });
+    await Promise.all([said, presenter?.freezeChanged(), dms?.freezeChanged(), home?.everyoneChanged()]);
+  });
+}

@@ -1,0 +1,221 @@
+// The freeze of sends in the engine, against the real client and the embedded sandbox: while frozen
+// nothing reaches the service and approved requests stay approved, held; the unfreeze is a request
+// another approver than the one who froze approves, and then what was held goes out, once, unless it
+// expired. (The freeze racing a send, on every store: freeze-race.test.ts.)
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HELD_ACTION, START_FROZEN_ACTOR } from '../../src/approvals/index.js';
+import {
+  APPROVER_A,
+  APPROVER_B,
+  type EngineFixture,
+  OUTSIDER,
+  REQUESTER,
+  startEngineFixture,
+  twoNetworks,
+  withdrawalDraft,
+} from './fixture.js';
+
+let fx: EngineFixture;
+let networkId: string;
+
+beforeEach(async () => {
+  fx = await startEngineFixture();
+  [networkId] = await twoNetworks(fx.client);
+});
+afterEach(async () => {
+  await fx.close();
+});
+
+const withdrawCalls = () => fx.sandbox.count('POST', '/v1/api/withdraw');
+
+/** File a withdrawal and approve it (one approval is enough below ₦1,000,000). */
+async function approvedWithdrawal(amount = '1500.50'): Promise<string> {
+  const request = await fx.engine.file(withdrawalDraft(networkId, amount));
+  expect(await fx.engine.approve(request.id, APPROVER_A)).toMatchObject({ ok: true });
+  return request.id;
+}
+
+/** File the unfreeze as `requester` and have `approver` approve it. */
+async function unfreeze(requester: string, approver: string) {
+  const filed = await fx.engine.fileUnfreeze(requester);
+  if (!filed.ok) throw new Error(`unfreeze not filed: ${filed.reason}`);
+  return { id: filed.request.id, approval: await fx.engine.approve(filed.request.id, approver) };
+}
+
+describe('while sends are frozen', () => {
+  it('sends nothing: an approved withdrawal stays approved, held, and says so once', async () => {
+    expect(await fx.engine.freezeSends(APPROVER_B, 'checking a look-alike address')).toMatchObject({
+      ok: true,
+      freeze: { by: APPROVER_B, reason: 'checking a look-alike address' },
+      underway: [],
+    });
+    const id = await approvedWithdrawal();
+    await fx.engine.idle();
+    await fx.engine.tick(); // the sweep does not send it either, nor say it twice
+    await fx.engine.idle();
+    expect(withdrawCalls()).toBe(0);
+    const held = await fx.engine.get(id);
+    expect(held?.state).toBe('approved');
+    expect(held?.history.filter((h) => h.action === HELD_ACTION)).toHaveLength(1);
+  });
+
+  it('refuses a freeze by someone who is no approver, and a second freeze, changing nothing', async () => {
+    expect(await fx.engine.freezeSends(OUTSIDER, 'I think something is wrong')).toEqual({
+      ok: false,
+      reason: 'not-approver',
+    });
+    expect(await fx.engine.currentFreeze()).toBeUndefined();
+    await fx.engine.freezeSends(APPROVER_A, 'first reason');
+    expect(await fx.engine.freezeSends(APPROVER_B, 'second reason')).toMatchObject({
+      ok: false,
+      reason: 'already-frozen',
+      freeze: { by: APPROVER_A, reason: 'first reason' },
+    });
+  });
+
+  it('refuses a reason too short or too long', async () => {
+    await expect(fx.engine.freezeSends(APPROVER_A, 'no')).rejects.toThrow(/reason/);
+    await expect(fx.engine.freezeSends(APPROVER_A, 'x'.repeat(301))).rejects.toThrow(/reason/);
+    expect(await fx.engine.currentFreeze()).toBeUndefined();
+  });
+
+  it('hands a claimed, unmarked request back, approved and held, when the freeze came after its claim', async () => {
+    const request = await fx.engine.file(withdrawalDraft(networkId, '2000'));
+    await fx.engine.core.approve(request.id, APPROVER_A); // approved; nothing claimed it yet
+    const claimed = await fx.engine.executor.claimExecution(request.id);
+    if (!claimed) throw new Error('not claimed');
+    await fx.engine.freezeSends(APPROVER_B, 'stop everything');
+    expect(await fx.engine.executor.markSending(claimed)).toBeUndefined();
+    const back = await fx.engine.get(request.id);
+    expect(back?.state).toBe('approved');
+    expect(back?.execution).toBeUndefined();
+    expect(back?.history.at(-1)?.action).toBe(HELD_ACTION);
+    expect(withdrawCalls()).toBe(0);
+  });
+
+  it('holds whitelist additions and settlement changes too, but writes a delegation', async () => {
+    await fx.engine.freezeSends(APPROVER_A, 'stop everything');
+    const whitelist = await fx.engine.file({
+      kind: 'whitelist',
+      payload: { networkId, address: '0x52908400098527886E0F7030069857D2E4169EE7' },
+      display: {},
+      requester: REQUESTER,
+    });
+    await fx.engine.approve(whitelist.id, APPROVER_B);
+    const delegation = await fx.engine.fileDelegation(
+      APPROVER_A,
+      'U_AWAY',
+      new Date(Date.now() + 86_400_000),
+    );
+    await fx.engine.approve(delegation.id, APPROVER_B);
+    await fx.engine.idle();
+    expect((await fx.engine.get(whitelist.id))?.state).toBe('approved');
+    expect(fx.sandbox.count('POST', '/v1/api/whitelist')).toBe(0);
+    expect((await fx.engine.get(delegation.id))?.state).toBe('completed');
+  });
+
+  it('expires a held request once its expiry has passed, and never sends it', async () => {
+    await fx.engine.freezeSends(APPROVER_B, 'stop everything');
+    const id = await approvedWithdrawal();
+    await fx.engine.idle();
+    fx.clock.advance(25 * 3_600_000); // past the 24 h lifetime
+    await fx.engine.tick();
+    const { id: lift } = await unfreeze(APPROVER_B, APPROVER_A);
+    await fx.engine.idle();
+    expect((await fx.engine.get(lift))?.state).toBe('completed');
+    const expired = await fx.engine.get(id);
+    expect(expired?.state).toBe('expired');
+    expect(expired?.history.at(-1)?.note).toContain('held by a freeze');
+    expect(withdrawCalls()).toBe(0);
+  });
+});
+
+describe('lifting the freeze', () => {
+  it('is a request: refused to the approver who froze, sent on by another, and then the held one goes out once', async () => {
+    await fx.engine.freezeSends(APPROVER_B, 'checking a look-alike address');
+    const id = await approvedWithdrawal();
+    await fx.engine.idle();
+    const filed = await fx.engine.fileUnfreeze(APPROVER_B);
+    if (!filed.ok) throw new Error('not filed');
+    expect(filed.request).toMatchObject({
+      kind: 'unfreeze',
+      requiredApprovals: 1,
+      payload: { frozenBy: APPROVER_B, reason: 'checking a look-alike address' },
+    });
+    // The one who froze cannot lift it, nor can its requester (here the same person).
+    expect(await fx.engine.approve(filed.request.id, APPROVER_B)).toMatchObject({ ok: false });
+    await fx.engine.idle();
+    expect(await fx.engine.currentFreeze()).toBeDefined();
+    expect(withdrawCalls()).toBe(0);
+    expect(await fx.engine.approve(filed.request.id, APPROVER_A)).toMatchObject({ ok: true });
+    await fx.engine.idle();
+    expect(await fx.engine.currentFreeze()).toBeUndefined();
+    expect((await fx.engine.get(filed.request.id))?.state).toBe('completed');
+    expect((await fx.engine.get(id))?.state).toBe('sent');
+    expect(withdrawCalls()).toBe(1);
+    await fx.engine.tick();
+    await fx.engine.idle();
+    expect(withdrawCalls()).toBe(1);
+  });
+
+  it('refuses the approver who froze even when someone else filed the unfreeze', async () => {
+    await fx.engine.freezeSends(APPROVER_B, 'stop everything');
+    const filed = await fx.engine.fileUnfreeze(APPROVER_A);
+    if (!filed.ok) throw new Error('not filed');
+    expect(await fx.engine.approve(filed.request.id, APPROVER_B)).toMatchObject({
+      ok: false,
+      reason: 'froze',
+    });
+    expect(await fx.engine.approve(filed.request.id, APPROVER_A)).toMatchObject({
+      ok: false,
+      reason: 'requester',
+    });
+    expect(await fx.engine.approve(filed.request.id, REQUESTER)).toMatchObject({ ok: true });
+    await fx.engine.idle();
+    expect(await fx.engine.currentFreeze()).toBeUndefined();
+  });
+
+  it('is refused when nothing is frozen, by someone who is no approver, and while another waits', async () => {
+    expect(await fx.engine.fileUnfreeze(APPROVER_A)).toEqual({ ok: false, reason: 'not-frozen' });
+    await fx.engine.freezeSends(APPROVER_A, 'stop everything');
+    expect(await fx.engine.fileUnfreeze(OUTSIDER)).toEqual({ ok: false, reason: 'not-approver' });
+    const first = await fx.engine.fileUnfreeze(APPROVER_A);
+    expect(first.ok).toBe(true);
+    expect(await fx.engine.fileUnfreeze(APPROVER_B)).toMatchObject({
+      ok: false,
+      reason: 'already-waiting',
+      request: { id: first.ok ? first.request.id : '' },
+    });
+  });
+
+  it('puts every freeze and every lift in the audit chain, which stays intact', async () => {
+    await fx.engine.freezeSends(APPROVER_B, 'checking a look-alike address');
+    const { id } = await unfreeze(APPROVER_B, APPROVER_A);
+    await fx.engine.idle();
+    const entries = (await fx.engine.audit(50)).filter((e) => e.kind === 'freeze');
+    expect(entries.map((e) => [e.action, e.actor])).toEqual([
+      ['frozen', APPROVER_B],
+      ['unfrozen', APPROVER_A],
+    ]);
+    expect(entries[0]?.note).toBe('checking a look-alike address');
+    expect(entries[1]?.subject).toBe(id);
+    expect((await fx.engine.verifyAudit()).ok).toBe(true);
+  });
+});
+
+describe('starting frozen', () => {
+  it('freezes as the start-up, audited, and leaves a freeze already in place as it is', async () => {
+    expect(await fx.engine.freezeAtStart()).toMatchObject({ by: START_FROZEN_ACTOR });
+    expect((await fx.engine.audit(5)).at(-1)).toMatchObject({
+      kind: 'freeze',
+      action: 'frozen',
+      actor: START_FROZEN_ACTOR,
+    });
+    const again = await fx.engine.freezeAtStart();
+    expect((await fx.engine.audit(5)).filter((e) => e.kind === 'freeze')).toHaveLength(1);
+    expect(again.at).toBe((await fx.engine.currentFreeze())?.at);
+    // Anyone but the unfreeze's requester may lift a freeze the start-up made.
+    const { approval } = await unfreeze(APPROVER_A, APPROVER_B);
+    expect(approval).toMatchObject({ ok: true });
+  });
+});
