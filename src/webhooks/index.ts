@@ -1,14 +1,14 @@
 // The webhooks feature assembled: the POST /webhooks/cngn route, the pipeline (dedupe → outbox →
 // subscribers), the deliverer (outbox → Slack) and the reconciler. main.ts and the test harness call
 // createWebhooks(...) and hand `route` to the Slack app's routes, then start().
-import { WebClient } from '@slack/web-api';
+import { WebClient, type WebClientOptions } from '@slack/web-api';
 import type { CngnEnvironment } from '../cngn/api.js';
 import { curveSecretFromSeed, openResponseData, parseOpenSshPrivateKey } from '../cngn/wire.js';
 import { type Logger, silentLogger } from '../log.js';
 import type { Store } from '../store/index.js';
 import { DeadLetterDesk } from './dead-letters.js';
 import { Deliverer } from './deliverer.js';
-import { type WebhookRoute, webhookRoute } from './intake.js';
+import { type IntakeResult, type WebhookRoute, webhookRoute } from './intake.js';
 import { DEFAULT_RETENTION_MS, Outbox } from './outbox.js';
 import { WebhookPipeline } from './pipeline.js';
 import { Reconciler, type TransactionSource } from './reconciler.js';
@@ -18,9 +18,15 @@ import type { DigestRendering, OutboxEntry, RenderAlert, SlackPoster, WebhookSub
 
 export { DeadLetterDesk, type RepostOutcome, type RepostRecord, type RepostResult } from './dead-letters.js';
 export { Deliverer } from './deliverer.js';
-export { DEFAULT_BODY_LIMIT, WEBHOOK_PATH, type WebhookRoute, webhookRoute } from './intake.js';
+export {
+  DEFAULT_BODY_LIMIT,
+  type IntakeResult,
+  WEBHOOK_PATH,
+  type WebhookRoute,
+  webhookRoute,
+} from './intake.js';
 export { dedupeKey } from './keys.js';
-export { Outbox } from './outbox.js';
+export { Outbox, type OutboxBacklog } from './outbox.js';
 export { WebhookPipeline } from './pipeline.js';
 export { classifyPostFailure, type PostFailure } from './post-errors.js';
 export { Reconciler, type TransactionSource } from './reconciler.js';
@@ -59,6 +65,8 @@ export interface WebhooksOptions {
   bankName?: ((code: string) => Promise<string | undefined>) | undefined;
   subscribers?: WebhookSubscriber[];
   log?: Logger;
+  /** Told of each delivery's result (metrics); must be cheap and not throw. */
+  onIntake?: ((result: IntakeResult) => void) | undefined;
   bodyLimitBytes?: number;
   retentionMs?: number;
   reconcileIntervalMs?: number;
@@ -197,6 +205,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     openSealed: options.openSealed,
     log,
     warnings,
+    onResult: options.onIntake,
     ...(options.bodyLimitBytes ? { bodyLimitBytes: options.bodyLimitBytes } : {}),
   });
   if (!options.secret) log.warn('CNGN_WEBHOOK_SECRET is not set: webhook deliveries will be refused');
@@ -262,8 +271,13 @@ export function bankNamesFrom(api: {
  * A WebClient for alerts with its own retries off: the deliverer owns 429/5xx retries per channel, so
  * a rate-limited channel waits without holding a request open and nothing is retried behind our back.
  */
-export function alertsClient(token: string | undefined, slackApiUrl?: string): WebClient {
+export function alertsClient(
+  token: string | undefined,
+  slackApiUrl?: string,
+  fetch?: WebClientOptions['fetch'],
+): WebClient {
   return new WebClient(token, {
+    ...(fetch ? { fetch } : {}),
     // WebClient joins method names onto the URL: it needs exactly one trailing slash.
     ...(slackApiUrl ? { slackApiUrl: `${slackApiUrl.replace(/\/+$/, '')}/` } : {}),
     retryConfig: { retries: 0 },

@@ -1,6 +1,7 @@
 // Builds the webhooks feature from settled configuration, so start-up and the test harness wire it the
 // same way: the POST /webhooks/cngn route, the outbox deliverer posting with the alert builders, the
 // reconciler over the client, bank names from the client's cached list, and subscribers (approvals).
+import type { FetchFunction } from '@slack/web-api';
 import type { CngnApi } from '../cngn/api.js';
 import type { Logger } from '../log.js';
 import { alertDigest } from '../slack/alerts/digest-blocks.js';
@@ -10,6 +11,7 @@ import {
   alertsClient,
   bankNamesFrom,
   createWebhooks,
+  type IntakeResult,
   sealedDataOpener,
   type WebhookSubscriber,
   type Webhooks,
@@ -25,6 +27,10 @@ export interface WebhooksSetup {
   /** SLACK_BOT_TOKEN / SLACK_API_URL for the alerts client (its own: retries are the outbox's). */
   slackToken?: string | undefined;
   slackApiUrl?: string | undefined;
+  /** The alerts client's fetch (metrics observe Slack's answers through it). */
+  slackFetch?: FetchFunction | undefined;
+  /** Told of each webhook delivery's result (metrics). */
+  onIntake?: ((result: IntakeResult) => void) | undefined;
   /** CNGN_ALERTS_CHANNEL */
   alertsChannel?: string | undefined;
   /** CNGN_ALERT_ROUTES, e.g. `deposit.*:C0DEPOSITS,transaction.failed:C0FAILURES` */
@@ -42,7 +48,7 @@ export function createWebhooksForSlack(setup: WebhooksSetup): Webhooks {
     environment: setup.api.environment,
     secret: setup.webhookSecret || undefined,
     openSealed: setup.privateKey ? sealedDataOpener(setup.privateKey) : undefined,
-    slack: setup.slackToken ? alertsClient(setup.slackToken, setup.slackApiUrl) : undefined,
+    slack: setup.slackToken ? alertsClient(setup.slackToken, setup.slackApiUrl, setup.slackFetch) : undefined,
     render: (input) => webhookMessage(input),
     renderDigest: alertDigest,
     alertsChannel: setup.alertsChannel || undefined,
@@ -50,6 +56,7 @@ export function createWebhooksForSlack(setup: WebhooksSetup): Webhooks {
     transactions: setup.api,
     bankName: bankNamesFrom(setup.api),
     subscribers: setup.subscribers ?? [],
+    onIntake: setup.onIntake,
     ...(setup.log ? { log: setup.log } : {}),
     ...(setup.reconcileIntervalMs ? { reconcileIntervalMs: setup.reconcileIntervalMs } : {}),
     ...(setup.reconcileGraceMs !== undefined ? { reconcileGraceMs: setup.reconcileGraceMs } : {}),

@@ -5,6 +5,7 @@ import type { App } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
 import { bridgeCallbackSchema } from '../../cngn/schemas.js';
 import type { Store } from '../../store/index.js';
+import { sameFetch } from '../runtime/api-calls.js';
 import { registerApprovalActions } from './actions/buttons.js';
 import { registerReviewAll } from './actions/review-all.js';
 import { ApprovalPresenter, PRESENTER_REQUEST_TIMEOUT_MS, PRESENTER_RETRIES } from './presenter.js';
@@ -57,6 +58,7 @@ export function registerApprovals(
 export function presenterClient(app: App): WebClient {
   return new WebClient(app.client.token, {
     slackApiUrl: app.client.slackApiUrl,
+    ...sameFetch(app),
     logger: app.logger,
     retryConfig: PRESENTER_RETRIES,
     timeout: PRESENTER_REQUEST_TIMEOUT_MS,

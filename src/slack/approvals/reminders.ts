@@ -4,6 +4,7 @@ import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
 import type { ApprovalRequest } from '../../approvals/types.js';
 import type { Store } from '../../store/index.js';
+import { sameFetch } from '../runtime/api-calls.js';
 import { MAYBE_NOT_RECORDED, NOT_RECORDED, RECORDED_LATE, readClick, recordClick } from './actions/click.js';
 import { readButtonValue } from './blocks/message.js';
 import { EXTEND_ACTION, extendAnswer, reminderDm } from './blocks/reminders.js';
@@ -47,6 +48,7 @@ export function registerApprovalReminders(app: App, deps: ApprovalSlackDeps, sto
   // half-hour of retries.
   const dmClient = new WebClient(app.client.token, {
     slackApiUrl: app.client.slackApiUrl,
+    ...sameFetch(app),
     logger: app.logger,
     retryConfig: PRESENTER_RETRIES,
     timeout: PRESENTER_REQUEST_TIMEOUT_MS,

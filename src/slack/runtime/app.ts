@@ -12,6 +12,7 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, type Logger as BoltLogger, type CustomRoute, HTTPReceiver, LogLevel } from '@slack/bolt';
+import type { FetchFunction } from '@slack/web-api';
 import { match } from 'path-to-regexp';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
@@ -36,6 +37,8 @@ export interface SlackAppOptions {
   health?: () => Promise<{ ok: true } | { ok: false; reason: string }>;
   /** Told of each Slack request while it is being acked, so work after the ack makes way for acks. */
   traffic?: SlackTraffic;
+  /** The Web API clients' fetch (metrics observe calls through it; see api-calls.ts). */
+  fetch?: FetchFunction;
 }
 
 export interface SlackApp {
@@ -143,7 +146,10 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     logLevel: BOLT_LEVEL[options.logLevel ?? 'info'],
     // No listener reads Bolt's conversation context; its store would be one more step before each ack.
     convoStore: false as const,
-    ...(slackApiUrl ? { clientOptions: { slackApiUrl } } : {}),
+    clientOptions: {
+      ...(slackApiUrl ? { slackApiUrl } : {}),
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    },
   };
   // Socket Mode serves the routes on our own server: Bolt's throws out of its listener on a target
   // that is not a path (`//`, `%zz`) and leaves the request unanswered.
