@@ -7,10 +7,13 @@ import { type CngnClient, createCngnClient } from '../cngn/client.js';
 import { environmentFromKey, keyId } from '../cngn/credentials.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
+import { BotMetrics } from '../metrics/index.js';
+import { type MetricsServer, startMetricsServer } from '../metrics/server.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../sandbox/index.js';
 import { registerDeadLetterActions } from '../slack/alerts/dead-letter-actions.js';
 import { registerDepositQuoteViews } from '../slack/deposits/views.js';
 import { registerCommands } from '../slack/registry.js';
+import { observedFetch } from '../slack/runtime/api-calls.js';
 import { createSlackApp, type SlackApp } from '../slack/runtime/app.js';
 import { Deliveries } from '../slack/runtime/deliveries.js';
 import { createInFlight, createSlackTraffic } from '../slack/runtime/in-flight.js';
@@ -54,6 +57,8 @@ export interface Bot {
   slack: SlackApp;
   /** `http://127.0.0.1:PORT` once started. */
   url: string;
+  /** With METRICS_PORT: what the metrics count and where they are served. */
+  metrics: { collector: BotMetrics; server: MetricsServer } | undefined;
   stop(): Promise<void>;
 }
 
@@ -98,6 +103,10 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     if (!options.store) await store.close();
     throw error;
   }
+  // Metrics off (the default): nothing below is observed at all.
+  const metrics = config.metrics ? new BotMetrics({ log: logger }) : undefined;
+  const observer = metrics ? { observer: metrics.serviceCalls } : {};
+  const slackFetch = metrics ? observedFetch(metrics.slackCall) : undefined;
   const ownSandbox = !options.sandbox && config.service.mode === 'sandbox';
   const sandbox =
     options.sandbox ??
@@ -120,6 +129,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
           store,
           rateLimit: config.rateLimit,
           logger,
+          ...observer,
           ...(options.clientTimeouts ? { timeouts: options.clientTimeouts } : {}),
         }
       : service.mode === 'service'
@@ -131,6 +141,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
             store,
             rateLimit: config.rateLimit,
             logger,
+            ...observer,
             ...(options.clientTimeouts ? { timeouts: options.clientTimeouts } : {}),
           }
         : (() => {
@@ -165,6 +176,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   // Requests are bound to the API key they were filed under and are never sent with another one.
   const apiKey = sandbox ? sandbox.apiKey : service.mode === 'service' ? service.apiKey : undefined;
   if (apiKey) approvals?.engine.useServiceKey(keyId(apiKey));
+  if (metrics) approvals?.engine.onChange(metrics.approvalChanged);
   const privateKey = sandbox
     ? sandbox.privateKey
     : service.mode === 'service'
@@ -178,6 +190,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     privateKey,
     slackToken: config.slack.botToken,
     slackApiUrl: config.slack.apiUrl,
+    slackFetch,
+    onIntake: metrics?.webhookIntake,
     alertsChannel: config.alertsChannel,
     alertRoutes: config.alertRoutes,
     // The alert is remembered first, so a Home re-published for the request it moves already lists it.
@@ -236,6 +250,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     ...(options.responseHeaders ? { responseHeaders: options.responseHeaders } : {}),
     health: () => storeHealth(store),
     traffic,
+    ...(slackFetch ? { fetch: slackFetch } : {}),
     plugins: [
       (app) =>
         registerCommands(app, {
@@ -256,7 +271,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   if (ownSandbox && sandbox) sandbox.setWebhookUrl(`${slack.url}/webhooks/cngn`);
 
   let stopped = false;
-  return {
+  const bot: Bot = {
     config,
     store,
     client,
@@ -265,10 +280,12 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     webhooks,
     slack,
     url: slack.url,
+    metrics: undefined,
     async stop() {
       if (stopped) return;
       stopped = true;
       const began = Date.now();
+      await bot.metrics?.server.close(); // its gauges read the store, which closes below
       await slack.stop(); // stop taking new work first
       await inFlight.drain(10_000); // answers already acked still reach the user
       await webhooks.stop();
@@ -288,4 +305,24 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       if (!options.store) await store.close();
     },
   };
+  if (metrics && config.metrics) {
+    metrics.watch({
+      openRequests: approvals ? () => approvals.engine.openRequests() : undefined,
+      alertBacklog: () => webhooks.outbox.backlog(),
+      deadLetters: webhooks.deadLetters
+        ? async () => (await webhooks.deadLetters?.open())?.length ?? 0
+        : undefined,
+      rateBudget: () => client.budget(),
+    });
+    try {
+      bot.metrics = {
+        collector: metrics,
+        server: await startMetricsServer(metrics.registry, config.metrics, logger),
+      };
+    } catch (error) {
+      await bot.stop();
+      throw error;
+    }
+  }
+  return bot;
 }

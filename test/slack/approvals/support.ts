@@ -5,6 +5,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ApprovalEngine } from '../../../src/approvals/index.js';
 import type { CngnClient } from '../../../src/cngn/client.js';
+import type { MetricsConfig } from '../../../src/config.js';
 import { type Logger, silentLogger } from '../../../src/log.js';
 import { type Sandbox, startSandbox } from '../../../src/sandbox/index.js';
 import { createStore, type Store } from '../../../src/store/index.js';
@@ -51,6 +52,8 @@ export interface ApprovalAppOptions {
   notify?: 'dm' | 'channel' | 'both';
   /** App Home's per-person debounce (default: short, for tests). */
   homeDebounceMs?: number;
+  /** METRICS_PORT / METRICS_HOST (default: off). */
+  metrics?: MetricsConfig;
 }
 
 async function freePort(): Promise<number> {
@@ -73,6 +76,8 @@ export interface ApprovalApp {
   client: CngnClient;
   sender: SlackSender;
   baseUrl: string;
+  /** The metrics server's `http://host:port/metrics`, when metrics are on. */
+  metricsUrl?: string | undefined;
   stop(): Promise<void>;
 }
 
@@ -93,6 +98,7 @@ export async function startApprovalApp(options: ApprovalAppOptions = {}): Promis
     publicUrl,
     webhookSecret: sandbox.webhookSecret,
     ...(options.notify ? { approvalNotify: options.notify } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
   });
   const bot = await startBot({
     config,
@@ -116,6 +122,7 @@ export async function startApprovalApp(options: ApprovalAppOptions = {}): Promis
     client: bot.client,
     sender: { baseUrl: bot.url, signingSecret: SIGNING_SECRET },
     baseUrl: bot.url,
+    metricsUrl: bot.metrics?.server.url,
     stop: async () => {
       await bot.stop();
       if (!options.slack) await slack.stop();
