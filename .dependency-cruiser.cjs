@@ -1,9 +1,9 @@
 // The layers of src/, bottom to top: format, store, log → cngn → approvals, webhooks, sandbox →
-// config.ts (settings parsed with the domain's own parsers) → slack, workbench → wiring, main.
+// config.ts (settings parsed with the domain's own parsers) → slack, workbench, metrics → wiring, main.
 // A layer imports only from layers below it (or its own), and no file is part of an import circle.
 // `npm run lint` checks these rules; docs/architecture.md draws them.
 const TOP = 'wiring/|main\\.ts$';
-const UI = 'slack/|workbench/';
+const UI = 'slack/|workbench/|metrics/';
 const DOMAIN = 'approvals/|webhooks/|sandbox/';
 
 const above = (name, comment, from, to) => ({
@@ -58,7 +58,7 @@ module.exports = {
     ),
     above(
       'slack-below-wiring',
-      'slack/ and workbench/ are built by the wiring and never reach up to it.',
+      'slack/, workbench/ and metrics/ are built by the wiring and never reach up to it.',
       UI,
       TOP,
     ),

@@ -54,6 +54,14 @@ export interface Config {
   publicUrl: string | undefined;
   storeUrl: string;
   logLevel: LogLevel;
+  /** METRICS_PORT / METRICS_HOST: `GET /metrics` on a server of its own; undefined: off. */
+  metrics?: MetricsConfig | undefined;
+}
+
+export interface MetricsConfig {
+  /** 0 takes any free port (tests); the bound port is reported. */
+  port: number;
+  host: string;
 }
 
 const blank = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
@@ -164,6 +172,19 @@ export const envSchema = z.object({
         'must start with sqlite://, redis://, postgres:// or memory://',
       )
       .default('sqlite://./data/cngn-desk.sqlite'),
+  ),
+  METRICS_PORT: z.preprocess(
+    blank,
+    z.coerce
+      .number('must be a port number from 1 to 65535')
+      .int('must be a port number from 1 to 65535')
+      .min(1, 'must be a port number from 1 to 65535')
+      .max(65535, 'must be a port number from 1 to 65535')
+      .optional(),
+  ),
+  METRICS_HOST: z.preprocess(
+    blank,
+    z.union([z.ipv4(), z.ipv6(), z.hostname()], 'must be an IP address or a host name').default('127.0.0.1'),
   ),
   LOG_LEVEL: z.preprocess(
     (v) => (typeof v === 'string' ? blank(v.toLowerCase()) : v),
@@ -290,6 +311,9 @@ function crossProblems(env: Record<string, string | undefined>, keyOrigin: strin
   } catch (error) {
     problems.push(`CNGN_ALERT_ROUTES: ${error instanceof Error ? error.message : String(error)}`);
   }
+  if (has('METRICS_HOST') && !has('METRICS_PORT')) {
+    problems.push('METRICS_HOST: set METRICS_PORT too, or nothing serves metrics');
+  }
   // Events no rule matches, and alerts whose routed channel is gone, need somewhere to go.
   if (has('CNGN_ALERT_ROUTES') && !has('CNGN_ALERTS_CHANNEL')) {
     problems.push(
@@ -357,6 +381,7 @@ export function loadConfig(raw: Record<string, string | undefined> = process.env
     publicUrl: e.PUBLIC_URL,
     storeUrl: e.STORE_URL,
     logLevel: e.LOG_LEVEL,
+    metrics: e.METRICS_PORT === undefined ? undefined : { port: e.METRICS_PORT, host: e.METRICS_HOST },
   };
 }
 

@@ -385,3 +385,31 @@ describe('CNGN_START_FROZEN', () => {
     );
   });
 });
+
+describe('METRICS_PORT and METRICS_HOST', () => {
+  it('serves no metrics unless METRICS_PORT is set, and then on 127.0.0.1 unless METRICS_HOST says otherwise', () => {
+    expect(loadConfig(slack).metrics).toBeUndefined();
+    expect(loadConfig({ ...slack, METRICS_PORT: '9464' }).metrics).toEqual({ port: 9464, host: '127.0.0.1' });
+    expect(loadConfig({ ...slack, METRICS_PORT: '9464', METRICS_HOST: '::' }).metrics).toEqual({
+      port: 9464,
+      host: '::',
+    });
+  });
+
+  it('names the variable when the port or the address is not one', () => {
+    for (const port of ['0', '65536', 'nine', '94.64']) {
+      expect(problemsOf({ ...slack, METRICS_PORT: port })).toContain(
+        'METRICS_PORT: must be a port number from 1 to 65535',
+      );
+    }
+    expect(problemsOf({ ...slack, METRICS_PORT: '9464', METRICS_HOST: 'not a host' })).toContain(
+      'METRICS_HOST: must be an IP address or a host name',
+    );
+  });
+
+  it('refuses METRICS_HOST without METRICS_PORT, which would serve nothing', () => {
+    expect(problemsOf({ ...slack, METRICS_HOST: '0.0.0.0' })).toContain(
+      'METRICS_HOST: set METRICS_PORT too, or nothing serves metrics',
+    );
+  });
+});

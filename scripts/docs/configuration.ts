@@ -128,6 +128,15 @@ const TEXT: Record<Variable, VariableText> = {
     meaning:
       'Where state lives: `sqlite://path`, `postgres://user:pass@host:5432/db` (or `postgresql://`), `redis://…` (`rediss://` for TLS) or `memory://`. Several replicas need PostgreSQL or Redis.',
   },
+  METRICS_PORT: {
+    meaning:
+      'Serve `GET /metrics` (Prometheus text format) on this port, on a server of its own; the metrics are listed in [operations.md](operations.md#metrics).',
+    unset: 'no metrics: nothing listens',
+  },
+  METRICS_HOST: {
+    meaning:
+      'The address the metrics server listens on (`0.0.0.0` or `::` for every interface, e.g. in a container scraped from outside); read only with `METRICS_PORT`.',
+  },
   LOG_LEVEL: {
     meaning: '`debug`, `info`, `warn`, `error` or `silent`. Logs are JSON lines on stderr.',
   },
@@ -217,6 +226,7 @@ Checked at start-up together with the values above, and reported in the same lis
   \`CNGN_PRIVATE_KEY\` (or its file).
 - A secret is given once: as \`<NAME>\` or as \`<NAME>_FILE\`, not both.
 - \`CNGN_ALERT_ROUTES\` needs \`CNGN_ALERTS_CHANNEL\`, for the events no route takes.
+- \`METRICS_HOST\` needs \`METRICS_PORT\`.
 
 ## Secrets
 

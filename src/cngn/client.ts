@@ -24,7 +24,7 @@ import type {
 } from './api.js';
 import { ResponseCache } from './cache.js';
 import { environmentFromKey, keyId } from './credentials.js';
-import { Exchange, type RetryPolicy } from './exchange.js';
+import { Exchange, type RetryPolicy, type ServiceCallObserver } from './exchange.js';
 import { DEFAULT_TIMEOUTS, HttpTransport, type Timeouts } from './http.js';
 import { DEFAULT_RATE_LIMIT, type LimiterOptions, type RateLimit, SharedRateLimiter } from './limiter.js';
 import { requestBodies } from './request-body.js';
@@ -69,6 +69,8 @@ export interface CngnClientOptions {
   limiter?: Omit<LimiterOptions, 'store' | 'keyId' | 'rateLimit'>;
   cacheTtlMs?: Partial<{ networks: number; banks: number; balance: number }>;
   logger?: CngnLogger;
+  /** Told of each exchange with the service: its duration and what went wrong (metrics). */
+  observer?: ServiceCallObserver | undefined;
 }
 
 const CACHE_TTL_MS = { networks: 10 * 60_000, banks: 6 * 3_600_000, balance: 15_000 };
@@ -117,6 +119,7 @@ export class CngnClient implements CngnApi {
       encryptionKey: options.encryptionKey,
       retry: options.retry,
       logger: options.logger,
+      observer: options.observer,
       open: (data, endpoint) => openData(data, curveSecret, endpoint),
     });
     this.cache = new ResponseCache(options.store, `${this.environment}:${id}`);

@@ -20,6 +20,23 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 3, baseDelayMs: 250, maxDelayMs: 5_000 };
 
+/**
+ * How an exchange went wrong: no complete answer (`network`), HTTP 429 (`rate-limited`), HTTP 5xx
+ * (`server-error`), or an answer refusing the request (`refused`: HTTP 4xx, or a failure status in a
+ * 2xx envelope).
+ */
+export type ServiceCallError = 'network' | 'rate-limited' | 'server-error' | 'refused';
+
+/**
+ * Told of every HTTP exchange with the service (metrics). `endpoint` is the route template
+ * (`GET /v1/api/transactions/{ref}`), never a reference or amount. Called inline: it must be cheap
+ * and must not throw.
+ */
+export interface ServiceCallObserver {
+  exchanged(endpoint: string, seconds: number): void;
+  failed(endpoint: string, error: ServiceCallError): void;
+}
+
 export interface ExchangeOptions {
   transport: HttpTransport;
   limiter: SharedRateLimiter;
@@ -28,6 +45,7 @@ export interface ExchangeOptions {
   retry?: Partial<RetryPolicy>;
   logger?: Partial<Pick<Logger, 'debug' | 'warn'>>;
   sleep?: (ms: number) => Promise<void>;
+  observer?: ServiceCallObserver | undefined;
 }
 
 export class Exchange {
@@ -121,10 +139,15 @@ export class Exchange {
         error,
       );
     }
+    const began = performance.now();
     try {
       const raw = await this.options.transport.send(method, path, body);
+      this.observe(endpoint, began, statusError(raw.httpStatus));
       this.options.logger?.debug?.('cngn call', { endpoint, httpStatus: raw.httpStatus, priority });
       return raw;
+    } catch (error) {
+      if (error instanceof TransportFailure) this.observe(endpoint, began, 'network');
+      throw error;
     } finally {
       // A failed release must not hide the answer (a money POST may have gone through): the slot
       // then counts as in flight until the limiter gives up on it, which only costs budget.
@@ -134,9 +157,25 @@ export class Exchange {
     }
   }
 
+  /** Tell the observer; whatever it does, the answer (a money POST's, say) is never lost to it. */
+  private observe(endpoint: string, began: number | undefined, error: ServiceCallError | undefined): void {
+    const observer = this.options.observer;
+    if (!observer) return;
+    try {
+      if (began !== undefined) observer.exchanged(endpoint, (performance.now() - began) / 1000);
+      if (error) observer.failed(endpoint, error);
+    } catch {
+      // Metrics only: nothing to do.
+    }
+  }
+
   private settle(raw: RawResponse, endpoint: string): unknown {
     const envelope = readEnvelope(raw);
-    if (!envelope.ok) throw new CngnError(envelope.message, envelope.httpStatus, endpoint);
+    if (!envelope.ok) {
+      // A refusal inside a 2xx answer; other statuses were counted when they arrived.
+      if (raw.httpStatus >= 200 && raw.httpStatus < 300) this.observe(endpoint, undefined, 'refused');
+      throw new CngnError(envelope.message, envelope.httpStatus, endpoint);
+    }
     return this.options.open(envelope.data, endpoint);
   }
 
@@ -156,4 +195,11 @@ export class Exchange {
     this.options.logger?.warn?.('cngn read retried', { endpoint, attempt, why, waitMs: Math.round(wait) });
     await this.sleep(wait);
   }
+}
+
+/** What an HTTP status says went wrong; undefined for a 2xx (its envelope may still refuse). */
+function statusError(status: number): ServiceCallError | undefined {
+  if (status === 429) return 'rate-limited';
+  if (status >= 500) return 'server-error';
+  return status >= 300 ? 'refused' : undefined;
 }

@@ -8,7 +8,7 @@ import { type Logger, silentLogger } from '../log.js';
 import type { Store } from '../store/index.js';
 import { DeadLetterDesk } from './dead-letters.js';
 import { Deliverer } from './deliverer.js';
-import { type WebhookRoute, webhookRoute } from './intake.js';
+import { type IntakeResult, type WebhookRoute, webhookRoute } from './intake.js';
 import { DEFAULT_RETENTION_MS, Outbox } from './outbox.js';
 import { WebhookPipeline } from './pipeline.js';
 import { Reconciler, type TransactionSource } from './reconciler.js';
@@ -18,9 +18,15 @@ import type { DigestRendering, OutboxEntry, RenderAlert, SlackPoster, WebhookSub
 
 export { DeadLetterDesk, type RepostOutcome, type RepostRecord, type RepostResult } from './dead-letters.js';
 export { Deliverer } from './deliverer.js';
-export { DEFAULT_BODY_LIMIT, WEBHOOK_PATH, type WebhookRoute, webhookRoute } from './intake.js';
+export {
+  DEFAULT_BODY_LIMIT,
+  type IntakeResult,
+  WEBHOOK_PATH,
+  type WebhookRoute,
+  webhookRoute,
+} from './intake.js';
 export { dedupeKey } from './keys.js';
-export { Outbox } from './outbox.js';
+export { Outbox, type OutboxBacklog } from './outbox.js';
 export { WebhookPipeline } from './pipeline.js';
 export { classifyPostFailure, type PostFailure } from './post-errors.js';
 export { Reconciler, type TransactionSource } from './reconciler.js';
@@ -61,6 +67,8 @@ export interface WebhooksOptions {
   bankName?: ((code: string) => Promise<string | undefined>) | undefined;
   subscribers?: WebhookSubscriber[];
   log?: Logger;
+  /** Told of each delivery's result (metrics); must be cheap and not throw. */
+  onIntake?: ((result: IntakeResult) => void) | undefined;
   bodyLimitBytes?: number;
   retentionMs?: number;
   reconcileIntervalMs?: number;
@@ -200,6 +208,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     openSealed: options.openSealed,
     log,
     warnings,
+    onResult: options.onIntake,
     ...(options.bodyLimitBytes ? { bodyLimitBytes: options.bodyLimitBytes } : {}),
   });
   if (!options.secret) log.warn('CNGN_WEBHOOK_SECRET is not set: webhook deliveries will be refused');
@@ -271,6 +280,7 @@ export function alertsClient(
   fetch?: WebClientOptions['fetch'],
 ): WebClient {
   return new WebClient(token, {
+    ...(fetch ? { fetch } : {}),
     // WebClient joins method names onto the URL: it needs exactly one trailing slash.
     ...(slackApiUrl ? { slackApiUrl: `${slackApiUrl.replace(/\/+$/, '')}/` } : {}),
     ...(fetch ? { fetch } : {}),

@@ -26,7 +26,25 @@ export interface IntakeOptions {
   log?: Logger;
   /** Where forged deliveries are written, summarised per minute when they repeat (from `log` if absent). */
   warnings?: RepeatedWarnings;
+  /** Told of each delivery's result once it is answered (metrics); must be cheap and not throw. */
+  onResult?: ((result: IntakeResult) => void) | undefined;
 }
+
+/**
+ * What became of one delivery: stored (`accepted`), already stored (`duplicate`), or refused, and why.
+ * `store-unavailable` (503) and `error` (500) are deliveries that could not be stored.
+ */
+export type IntakeResult =
+  | 'accepted'
+  | 'duplicate'
+  | 'no-secret'
+  | 'unsigned'
+  | 'too-large'
+  | 'bad-signature'
+  | 'not-json'
+  | 'invalid'
+  | 'store-unavailable'
+  | 'error';
 
 /** A route in the shape Bolt's `customRoutes` takes (raw Node request and response). */
 export interface WebhookRoute {
@@ -42,11 +60,20 @@ export function webhookRoute(options: IntakeOptions): WebhookRoute {
     path: WEBHOOK_PATH,
     method: 'POST',
     handler: (req, res) => {
-      receive(req, res, options, warnings).catch((error: unknown) => {
-        // Storage failed: say so (5xx). The service will not retry; the reconciler is the safety net.
-        log.error(`webhook could not be stored: ${error instanceof Error ? error.message : String(error)}`);
-        answer(res, 500, { ok: false, error: 'could not store the event' });
-      });
+      receive(req, res, options, warnings)
+        .catch((error: unknown): IntakeResult => {
+          // Storage failed: say so (5xx). The service will not retry; the reconciler is the safety net.
+          log.error(`webhook could not be stored: ${error instanceof Error ? error.message : String(error)}`);
+          answer(res, 500, { ok: false, error: 'could not store the event' });
+          return 'error';
+        })
+        .then((result) => {
+          try {
+            options.onResult?.(result);
+          } catch {
+            // Metrics only: the delivery is answered already.
+          }
+        });
     },
   };
 }
@@ -56,34 +83,47 @@ async function receive(
   res: ServerResponse,
   options: IntakeOptions,
   warnings: RepeatedWarnings,
-): Promise<void> {
+): Promise<IntakeResult> {
   const log = options.log ?? silentLogger;
   const limit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
   if (!options.secret) {
-    return refuse(req, res, 401, 'webhooks are refused: no signing secret is configured');
+    refuse(req, res, 401, 'webhooks are refused: no signing secret is configured');
+    return 'no-secret';
   }
-  if (!req.headers['x-cngn-signature']) return refuse(req, res, 401, 'missing X-cNGN-Signature');
+  if (!req.headers['x-cngn-signature']) {
+    refuse(req, res, 401, 'missing X-cNGN-Signature');
+    return 'unsigned';
+  }
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) return refuse(req, res, 413, 'body too large');
+  if (Number.isFinite(declared) && declared > limit) {
+    refuse(req, res, 413, 'body too large');
+    return 'too-large';
+  }
   const raw = await readLimited(req, limit);
-  if (raw === 'too-large') return refuse(req, res, 413, 'body too large');
+  if (raw === 'too-large') {
+    refuse(req, res, 413, 'body too large');
+    return 'too-large';
+  }
   if (!verifySignature(raw, req.headers['x-cngn-signature'], options.secret)) {
     // Anyone can send these, as fast as they like: counted, not written one by one. A signed body
     // that is refused below is the service's own delivery lost, so each of those keeps its line.
     warnings.warn('webhook refused: bad signature');
-    return answer(res, 401, { ok: false, error: 'bad signature' });
+    answer(res, 401, { ok: false, error: 'bad signature' });
+    return 'bad-signature';
   }
   let body: unknown;
   const text = raw.toString('utf8');
   try {
     body = JSON.parse(text);
   } catch {
-    return answer(res, 400, { ok: false, error: 'body is not JSON' });
+    answer(res, 400, { ok: false, error: 'body is not JSON' });
+    return 'not-json';
   }
   const read = readWebhookEvent(body, options.openSealed, text);
   if (!read.ok) {
     log.warn(`webhook refused: ${read.error}`);
-    return answer(res, 400, { ok: false, error: read.error });
+    answer(res, 400, { ok: false, error: read.error });
+    return 'invalid';
   }
   if (read.unreadable.length > 0) {
     log.warn(`webhook ${read.event.event} kept with fields it could not read: ${read.unreadable.join(', ')}`);
@@ -98,9 +138,11 @@ async function receive(
     log.error(
       `webhook ${read.event.event} could not be stored (${error instanceof Error ? error.message : String(error)}); the reconciler will find it in the transaction list later`,
     );
-    return answer(res, 503, { ok: false, error: 'could not store the event; try again later' });
+    answer(res, 503, { ok: false, error: 'could not store the event; try again later' });
+    return 'store-unavailable';
   }
   answer(res, 200, { ok: true, ...(result === 'duplicate' ? { duplicate: true } : {}) });
+  return result === 'duplicate' ? 'duplicate' : 'accepted';
 }
 
 /** The body as bytes, or 'too-large' as soon as it passes the limit (the rest is not read). */

@@ -40,6 +40,13 @@ export interface ReadAlong {
   complete(values: unknown[]): Pick<OutboxDraft, 'threadOf'>;
 }
 
+/** The alerts waiting to be posted: how many, and when the oldest of them was accepted. */
+export interface OutboxBacklog {
+  depth: number;
+  /** ISO time; absent when nothing waits. */
+  oldestEnqueuedAt?: string;
+}
+
 let counter = 0;
 
 export class Outbox {
@@ -97,6 +104,22 @@ export class Outbox {
 
   async pendingCount(): Promise<number> {
     return (await this.pendingIds()).length;
+  }
+
+  /** The pending entries read in one store call (the metrics read this at each scrape). */
+  async backlog(): Promise<OutboxBacklog> {
+    const ids = await this.pendingIds();
+    if (ids.length === 0) return { depth: 0 };
+    let depth = 0;
+    let oldest: string | undefined;
+    for (const entry of await this.store.getMany<OutboxEntry>(ids.map(entryKey))) {
+      // Posted or set aside a moment ago, its id not yet out of the index: not waiting.
+      if (!entry || entry.deliveredAt || entry.deadLetteredAt) continue;
+      depth += 1;
+      // ISO times compare as text.
+      if (oldest === undefined || entry.enqueuedAt < oldest) oldest = entry.enqueuedAt;
+    }
+    return { depth, ...(oldest ? { oldestEnqueuedAt: oldest } : {}) };
   }
 
   /** Take the right to post this entry for `leaseMs`; false when someone else holds it. */

@@ -7,10 +7,13 @@ import { type CngnClient, createCngnClient } from '../cngn/client.js';
 import { environmentFromKey, keyId } from '../cngn/credentials.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
+import { BotMetrics } from '../metrics/index.js';
+import { type MetricsServer, startMetricsServer } from '../metrics/server.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../sandbox/index.js';
 import { registerDeadLetterActions } from '../slack/alerts/dead-letter-actions.js';
 import { registerDepositQuoteViews } from '../slack/deposits/views.js';
 import { registerCommands } from '../slack/registry.js';
+import { observedFetch } from '../slack/runtime/api-calls.js';
 import { createSlackApp, type Health, type SlackApp } from '../slack/runtime/app.js';
 import { Deliveries } from '../slack/runtime/deliveries.js';
 import { createInFlight, createSlackTraffic } from '../slack/runtime/in-flight.js';
@@ -62,6 +65,8 @@ export interface Bot {
   slack: SlackApp;
   /** `http://127.0.0.1:PORT` once started. */
   url: string;
+  /** With METRICS_PORT: what the metrics count and where they are served. */
+  metrics: { collector: BotMetrics; server: MetricsServer } | undefined;
   stop(): Promise<void>;
 }
 
@@ -121,6 +126,10 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     if (!options.store) await store.close();
     throw error;
   }
+  // Metrics off (the default): nothing below is observed at all.
+  const metrics = config.metrics ? new BotMetrics({ log: logger }) : undefined;
+  const observer = metrics ? { observer: metrics.serviceCalls } : {};
+  const slackFetch = metrics ? observedFetch(metrics.slackCall) : undefined;
   const ownSandbox = !options.sandbox && config.service.mode === 'sandbox';
   const sandbox =
     options.sandbox ??
@@ -143,6 +152,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
           store,
           rateLimit: config.rateLimit,
           logger,
+          ...observer,
           ...(options.clientTimeouts ? { timeouts: options.clientTimeouts } : {}),
         }
       : service.mode === 'service'
@@ -154,6 +164,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
             store,
             rateLimit: config.rateLimit,
             logger,
+            ...observer,
             ...(options.clientTimeouts ? { timeouts: options.clientTimeouts } : {}),
           }
         : (() => {
@@ -163,7 +174,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
 
   const slackOn = Boolean(config.slack.botToken);
   // Every Slack call of the bot passes here, so Slack removing the app stops them all at once.
-  const access = slackOn ? new SlackAccess(logger) : undefined;
+  // Every Slack call passes the removal gate, then (with metrics) the observer of Slack's answers.
+  const access = slackOn ? new SlackAccess(logger, slackFetch) : undefined;
   const reminders = config.approvalReminders ?? parseReminderPoints(DEFAULT_REMINDERS);
   const recentAlerts = new RecentAlerts(store, now);
   const approvals =
@@ -190,6 +202,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   // Requests are bound to the API key they were filed under and are never sent with another one.
   const apiKey = sandbox ? sandbox.apiKey : service.mode === 'service' ? service.apiKey : undefined;
   if (apiKey) approvals?.engine.useServiceKey(keyId(apiKey));
+  if (metrics) approvals?.engine.onChange(metrics.approvalChanged);
   const privateKey = sandbox
     ? sandbox.privateKey
     : service.mode === 'service'
@@ -204,6 +217,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     slackToken: config.slack.botToken,
     slackApiUrl: config.slack.apiUrl,
     ...(access ? { slackFetch: access.fetch, slackHalted: () => access.removed } : {}),
+    onIntake: metrics?.webhookIntake,
     alertsChannel: config.alertsChannel,
     alertRoutes: config.alertRoutes,
     // The alert is remembered first, so a Home re-published for the request it moves already lists it.
@@ -302,7 +316,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   if (ownSandbox && sandbox) sandbox.setWebhookUrl(`${slack.url}/webhooks/cngn`);
 
   let stopped = false;
-  return {
+  const bot: Bot = {
     config,
     store,
     client,
@@ -311,11 +325,15 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     webhooks,
     slack,
     url: slack.url,
+    metrics: undefined,
     async stop() {
       if (stopped) return;
       stopped = true;
       const began = Date.now();
-      await slack.stop(); // stop taking new work first
+      // Stop taking new work first: from this call on, /readyz says the bot is shutting down.
+      const slackStopped = slack.stop();
+      await bot.metrics?.server.close(); // its gauges read the store, which closes below
+      await slackStopped;
       await inFlight.drain(10_000); // answers already acked still reach the user
       await webhooks.stop();
       // Executions under way get what is left of the drain bound (at least a second), then are left
@@ -334,4 +352,25 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       if (!options.store) await store.close();
     },
   };
+  if (metrics && config.metrics) {
+    metrics.watch({
+      openRequests: approvals ? () => approvals.engine.openRequests() : undefined,
+      alertBacklog: () => webhooks.outbox.backlog(),
+      deadLetters: webhooks.deadLetters
+        ? async () => (await webhooks.deadLetters?.open())?.length ?? 0
+        : undefined,
+      rateBudget: () => client.budget(),
+      frozen: approvals ? async () => (await approvals.engine.currentFreeze()) !== undefined : undefined,
+    });
+    try {
+      bot.metrics = {
+        collector: metrics,
+        server: await startMetricsServer(metrics.registry, config.metrics, logger),
+      };
+    } catch (error) {
+      await bot.stop();
+      throw error;
+    }
+  }
+  return bot;
 }

@@ -11,6 +11,7 @@ import {
   alertsClient,
   bankNamesFrom,
   createWebhooks,
+  type IntakeResult,
   sealedDataOpener,
   type WebhookSubscriber,
   type Webhooks,
@@ -29,6 +30,8 @@ export interface WebhooksSetup {
   /** The gate every Slack call passes (slack/runtime/slack-access.ts): its fetch, and why it is shut. */
   slackFetch?: WebClientOptions['fetch'];
   slackHalted?: () => string | undefined;
+  /** Told of each webhook delivery's result (metrics). */
+  onIntake?: ((result: IntakeResult) => void) | undefined;
   /** CNGN_ALERTS_CHANNEL */
   alertsChannel?: string | undefined;
   /** CNGN_ALERT_ROUTES, e.g. `deposit.*:C0DEPOSITS,transaction.failed:C0FAILURES` */
@@ -55,6 +58,7 @@ export function createWebhooksForSlack(setup: WebhooksSetup): Webhooks {
     transactions: setup.api,
     bankName: bankNamesFrom(setup.api),
     subscribers: setup.subscribers ?? [],
+    onIntake: setup.onIntake,
     ...(setup.log ? { log: setup.log } : {}),
     ...(setup.reconcileIntervalMs ? { reconcileIntervalMs: setup.reconcileIntervalMs } : {}),
     ...(setup.reconcileGraceMs !== undefined ? { reconcileGraceMs: setup.reconcileGraceMs } : {}),

@@ -5,6 +5,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ApprovalEngine } from '../../../src/approvals/index.js';
 import type { CngnClient } from '../../../src/cngn/client.js';
+import type { MetricsConfig } from '../../../src/config.js';
 import { type Logger, silentLogger } from '../../../src/log.js';
 import { type Sandbox, startSandbox } from '../../../src/sandbox/index.js';
 import { createStore, type Store } from '../../../src/store/index.js';
@@ -53,6 +54,8 @@ export interface ApprovalAppOptions {
   homeDebounceMs?: number;
   /** CNGN_START_FROZEN */
   startFrozen?: boolean;
+  /** METRICS_PORT / METRICS_HOST (default: off). */
+  metrics?: MetricsConfig;
 }
 
 /** A port nothing listens on now, for a bot whose address a test needs before it has started. */
@@ -76,6 +79,8 @@ export interface ApprovalApp {
   client: CngnClient;
   sender: SlackSender;
   baseUrl: string;
+  /** The metrics server's `http://host:port/metrics`, when metrics are on. */
+  metricsUrl?: string | undefined;
   stop(): Promise<void>;
 }
 
@@ -97,6 +102,7 @@ export async function startApprovalApp(options: ApprovalAppOptions = {}): Promis
     webhookSecret: sandbox.webhookSecret,
     ...(options.notify ? { approvalNotify: options.notify } : {}),
     ...(options.startFrozen ? { startFrozen: true } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
   });
   const bot = await startBot({
     config,
@@ -120,6 +126,7 @@ export async function startApprovalApp(options: ApprovalAppOptions = {}): Promis
     client: bot.client,
     sender: { baseUrl: bot.url, signingSecret: SIGNING_SECRET },
     baseUrl: bot.url,
+    metricsUrl: bot.metrics?.server.url,
     stop: async () => {
       await bot.stop();
       if (!options.slack) await slack.stop();

@@ -1,0 +1,281 @@
+// The bot's metrics in Prometheus terms: a registry of its own per bot (tests run many bots in one
+// process), Node's default process metrics, counters the parts feed as things happen (increments
+// only: nothing on a request's path waits for them), and gauges read from the store at scrape time.
+// The parts know nothing of Prometheus: each reports in its own words (an approval listener, a
+// service-call observer, a fetch that sees Slack's answers, the webhook intake's result), and the
+// wiring hands them what is here. docs/operations.md#metrics lists every metric.
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { ApprovalRequest, RequestKind, RequestState } from '../approvals/types.js';
+import type { ServiceCallError, ServiceCallObserver } from '../cngn/exchange.js';
+import type { RateBudget } from '../cngn/limiter.js';
+import type { Logger } from '../log.js';
+import type { SlackApiCall } from '../slack/runtime/api-calls.js';
+import { withinDeadline } from '../store/index.js';
+import type { IntakeResult, OutboxBacklog } from '../webhooks/index.js';
+import { approvalStep } from './approval-steps.js';
+
+/** What the gauges read at each scrape. */
+export interface MetricSources {
+  /** Open approval requests of the bot's environment; absent when approvals are off. */
+  openRequests?: (() => Promise<readonly ApprovalRequest[]>) | undefined;
+  alertBacklog: () => Promise<OutboxBacklog>;
+  /** Alerts set aside and not re-posted; absent without Slack (nothing is set aside then). */
+  deadLetters?: (() => Promise<number>) | undefined;
+  rateBudget: () => Promise<RateBudget>;
+  /** Whether money movements are frozen in this environment; absent: never (`cngn_frozen` 0). */
+  frozen?: (() => boolean | Promise<boolean>) | undefined;
+}
+
+export interface MetricsOptions {
+  log: Logger;
+  /** For the oldest alert's age (the outbox stamps entries with Date.now). */
+  now?: () => number;
+  /** How long a scrape waits for one store read before that gauge says NaN. */
+  readTimeoutMs?: number;
+}
+
+const KIND_NAMES: Record<RequestKind, true> = {
+  withdraw: true,
+  redeem: true,
+  bridge: true,
+  whitelist: true,
+  settlement: true,
+  delegation: true,
+  unfreeze: true,
+};
+const KINDS = Object.keys(KIND_NAMES) as RequestKind[];
+const OPEN: readonly RequestState[] = ['pending', 'approved', 'executing', 'sent', 'outcome-unknown'];
+
+/** Filing to final approval: a minute to two days. */
+const APPROVAL_BUCKETS = [60, 300, 900, 1800, 3600, 7200, 14_400, 28_800, 86_400, 172_800];
+/** One exchange with the service: its timeouts are 5 s to connect and 15 s each for headers and body. */
+const CALL_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30];
+
+export class BotMetrics {
+  readonly registry = new Registry();
+  /** For the custody client: each exchange's duration and failure, by endpoint template. */
+  readonly serviceCalls: ServiceCallObserver;
+  private readonly log: Logger;
+  private readonly now: () => number;
+  private readonly readTimeoutMs: number;
+  private sources: MetricSources | undefined;
+  /** Reads under way in this scrape, by what they read: gauges that need the same read share it. */
+  private readonly reads = new Map<string, Promise<unknown>>();
+
+  private readonly approvalSeconds: Histogram<'kind'>;
+  private readonly sends: Counter<'kind' | 'result'>;
+  private readonly closed: Counter<'kind' | 'state'>;
+  private readonly slackCalls: Counter<'method'>;
+  private readonly slackErrors: Counter<'method' | 'error'>;
+  private readonly slackRateLimited: Counter<'method'>;
+  private readonly intake: Counter<'result'>;
+
+  constructor(options: MetricsOptions) {
+    this.log = options.log;
+    this.now = options.now ?? Date.now;
+    this.readTimeoutMs = options.readTimeoutMs ?? 2_000;
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+
+    // ---- Approvals -------------------------------------------------------------------------------
+    const metrics = this;
+    new Gauge({
+      name: 'cngn_approval_requests',
+      help: 'Open approval requests of this environment by kind and state (read from the store: all replicas).',
+      labelNames: ['kind', 'state'] as const,
+      registers,
+      async collect() {
+        this.reset();
+        const open = await metrics.openRequests();
+        if (open === undefined) return;
+        for (const kind of KINDS) for (const state of OPEN) this.set({ kind, state }, 0);
+        for (const request of open) this.inc({ kind: request.kind, state: request.state });
+      },
+    });
+    new Gauge({
+      name: 'cngn_approval_outcome_unknown',
+      help: 'Approval requests whose service call may or may not have happened: the reconciler or a person must settle them.',
+      registers,
+      async collect() {
+        const open = metrics.sources?.openRequests ? await metrics.openRequests() : [];
+        this.set(open ? open.filter((r) => r.state === 'outcome-unknown').length : Number.NaN);
+      },
+    });
+    this.approvalSeconds = new Histogram({
+      name: 'cngn_approval_time_to_approval_seconds',
+      help: 'Time from filing an approval request to its final approval.',
+      labelNames: ['kind'] as const,
+      buckets: APPROVAL_BUCKETS,
+      registers,
+    });
+    this.sends = new Counter({
+      name: 'cngn_approval_sends_total',
+      help: 'Service calls of approved requests by their immediate result: sent, completed, failed or outcome-unknown.',
+      labelNames: ['kind', 'result'] as const,
+      registers,
+    });
+    this.closed = new Counter({
+      name: 'cngn_approval_requests_closed_total',
+      help: 'Approval requests that reached a final state (completed, failed, rejected, cancelled, expired) in this process.',
+      labelNames: ['kind', 'state'] as const,
+      registers,
+    });
+
+    // ---- Alerts ----------------------------------------------------------------------------------
+    const backlog = () => metrics.shared('alert outbox', () => metrics.need().alertBacklog());
+    new Gauge({
+      name: 'cngn_alert_outbox_depth',
+      help: 'Alerts accepted and not yet posted to Slack (read from the store: all replicas).',
+      registers,
+      async collect() {
+        this.set((await backlog())?.depth ?? Number.NaN);
+      },
+    });
+    new Gauge({
+      name: 'cngn_alert_oldest_undelivered_age_seconds',
+      help: 'Age of the oldest alert not yet posted to Slack; 0 when none waits.',
+      registers,
+      async collect() {
+        const read = await backlog();
+        const oldest = read?.oldestEnqueuedAt ? Date.parse(read.oldestEnqueuedAt) : metrics.now();
+        this.set(read ? Math.max(0, (metrics.now() - oldest) / 1000) : Number.NaN);
+      },
+    });
+    new Gauge({
+      name: 'cngn_alert_dead_letters',
+      help: 'Alerts Slack refused, set aside and not re-posted (see /cngn deadletters).',
+      registers,
+      async collect() {
+        const count = metrics.need().deadLetters;
+        const read = count ? await metrics.shared('dead letters', count) : 0;
+        this.set(read ?? Number.NaN);
+      },
+    });
+
+    // ---- The service -----------------------------------------------------------------------------
+    new Gauge({
+      name: 'cngn_rate_budget_used_ratio',
+      help: "Share of the service's request budget (CNGN_RATE_LIMIT) taken now, 0 to 1, shared by every replica; 1 while the key is blocked after a 429.",
+      registers,
+      async collect() {
+        const budget = await metrics.shared('rate budget', () => metrics.need().rateBudget());
+        if (!budget) return this.set(Number.NaN);
+        this.set(budget.blockedForSeconds > 0 ? 1 : budget.used / budget.limit);
+      },
+    });
+    const callSeconds = new Histogram({
+      name: 'cngn_service_call_duration_seconds',
+      help: 'Each HTTP exchange with the custody service, retries one by one, by endpoint.',
+      labelNames: ['endpoint'] as const,
+      buckets: CALL_BUCKETS,
+      registers,
+    });
+    const callErrors = new Counter({
+      name: 'cngn_service_call_errors_total',
+      help: 'Exchanges with the custody service that failed, by endpoint and error: network, rate-limited, server-error, refused.',
+      labelNames: ['endpoint', 'error'] as const,
+      registers,
+    });
+    this.serviceCalls = {
+      exchanged: (endpoint, seconds) => callSeconds.observe({ endpoint }, seconds),
+      failed: (endpoint, error: ServiceCallError) => callErrors.inc({ endpoint, error }),
+    };
+
+    // ---- Slack and webhooks ----------------------------------------------------------------------
+    this.slackCalls = new Counter({
+      name: 'cngn_slack_api_calls_total',
+      help: 'Slack Web API answers by method, errors and 429s included.',
+      labelNames: ['method'] as const,
+      registers,
+    });
+    this.slackErrors = new Counter({
+      name: 'cngn_slack_api_errors_total',
+      help: "Slack Web API calls that failed, by method and error (Slack's code, http_<status>, timeout, request_failed).",
+      labelNames: ['method', 'error'] as const,
+      registers,
+    });
+    this.slackRateLimited = new Counter({
+      name: 'cngn_slack_api_rate_limited_total',
+      help: 'Slack Web API answers of HTTP 429 (rate-limited), by method.',
+      labelNames: ['method'] as const,
+      registers,
+    });
+    this.intake = new Counter({
+      name: 'cngn_webhook_intake_total',
+      help: 'Webhook deliveries from the service by result: accepted, duplicate, or why refused.',
+      labelNames: ['result'] as const,
+      registers,
+    });
+    for (const result of ['accepted', 'duplicate', 'bad-signature'] as const) this.intake.inc({ result }, 0);
+    new Gauge({
+      name: 'cngn_frozen',
+      help: 'Whether money movements are frozen in this environment: 1 frozen, 0 not.',
+      registers,
+      async collect() {
+        const read = metrics.sources?.frozen;
+        const value = read ? await metrics.shared('freeze', async () => read()) : false;
+        this.set(value === undefined ? Number.NaN : value ? 1 : 0);
+      },
+    });
+  }
+
+  /** The sources the gauges read at each scrape; until given, those gauges say NaN. */
+  watch(sources: MetricSources): void {
+    this.sources = sources;
+  }
+
+  /** For the approval engine's onChange: what one persisted step means in counts. */
+  readonly approvalChanged = async (request: ApprovalRequest): Promise<void> => {
+    const step = approvalStep(request);
+    if (!step) return;
+    const { kind } = request;
+    if (step.approvedAfterSeconds !== undefined)
+      this.approvalSeconds.observe({ kind }, step.approvedAfterSeconds);
+    if (step.sendResult) this.sends.inc({ kind, result: step.sendResult });
+    if (step.closedAs) this.closed.inc({ kind, state: step.closedAs });
+  };
+
+  /** For the Slack clients' fetch (see observedFetch). */
+  readonly slackCall = (call: SlackApiCall): void => {
+    const { method } = call;
+    this.slackCalls.inc({ method });
+    if (call.rateLimited) this.slackRateLimited.inc({ method });
+    if (call.error) this.slackErrors.inc({ method, error: call.error });
+  };
+
+  /** For the webhook intake. */
+  readonly webhookIntake = (result: IntakeResult): void => {
+    this.intake.inc({ result });
+  };
+
+  /** Open approval requests; undefined when approvals are off or the read failed. */
+  private openRequests(): Promise<readonly ApprovalRequest[] | undefined> {
+    const read = this.sources?.openRequests;
+    return read ? this.shared('open approval requests', read) : Promise.resolve(undefined);
+  }
+
+  private need(): MetricSources {
+    if (!this.sources) throw new Error('the bot is still starting');
+    return this.sources;
+  }
+
+  /**
+   * A store read for the gauges, bounded, and shared by the gauges of one scrape that need it
+   * (prom-client collects them all at once); undefined, and logged, when it fails or is late.
+   */
+  private shared<T>(what: string, work: () => Promise<T>): Promise<T | undefined> {
+    const under = this.reads.get(what) as Promise<T | undefined> | undefined;
+    if (under) return under;
+    const read = withinDeadline(Promise.resolve().then(work), this.readTimeoutMs, what)
+      .catch((error: unknown) => {
+        this.log.warn('a metric could not be read', {
+          metric: what,
+          error: error instanceof Error ? error.message : String(error),
+        });
+        return undefined;
+      })
+      .finally(() => this.reads.delete(what));
+    this.reads.set(what, read);
+    return read;
+  }
+}
