@@ -1,6 +1,7 @@
 // The maker-checker engine: file, approve, reject, cancel, expire. Every change is a read-check-write
 // under the request's lock, persisted (and audited) before any listener hears of it. No Slack here.
 import { randomBytes } from 'node:crypto';
+import { naira } from '../format/display.js';
 import { Money } from '../format/money.js';
 import type { Store } from '../store/index.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
@@ -12,9 +13,11 @@ import {
   pendingTwin,
   requestExpiry,
 } from './delegations.js';
+import { PaidDestinations } from './destinations.js';
 import { checkDraft, InvalidDraftError } from './draft.js';
 import type { ApprovalPolicy } from './policy.js';
 import type { CustodyGateway } from './ports.js';
+import { Preflight } from './preflight.js';
 import { finishRecheckedApproval, needsRecheck } from './recheck.js';
 import { ApprovalRepository, ENVIRONMENTS } from './repository.js';
 import { hasNotice, transition, withApproval, withNotice } from './state-machine.js';
@@ -25,12 +28,37 @@ import type {
   ClickOptions,
   CoreSections,
   EngineLog,
+  LookAlikeMark,
   NoticeOptions,
   Refusal,
+  RequestChecks,
   RequestDraft,
   RequestOf,
   WriteOptions,
 } from './types.js';
+
+export interface FileOptions {
+  /** The checks made before filing (Preflight.check), to store on the request and act on. */
+  preflight?: RequestChecks;
+}
+
+/** Why checks made before filing refuse it, or undefined. */
+function preflightProblem(checks: RequestChecks): string | undefined {
+  const b = checks.balance;
+  if (b && !b.enough) {
+    return `amount: ${naira(b.amount)} is more than the balance (${naira(b.balance)}) less what is committed (${naira(b.committed)})`;
+  }
+  if (checks.lookAlike && !checks.lookAlike.compared) {
+    return 'address: it looks like a known address; compare the whole address and confirm';
+  }
+  return undefined;
+}
+
+/** The filing step's note for a look-alike destination (kept in the audit log). */
+function lookAlikeNote(mark: LookAlikeMark): string {
+  const known = mark.knownAs === 'paid' ? 'an address paid before' : 'a whitelisted address';
+  return `destination ${mark.candidate} looks like ${known}, ${mark.known}; the requester confirmed comparing the whole address; one more approver needed`;
+}
 
 /** Told after each persisted change; the newest history entry says what happened. */
 export type ApprovalListener = (request: ApprovalRequest) => Promise<void>;
@@ -72,6 +100,9 @@ export const CHECK_HOLD_MS = 60_000;
 export class ApprovalCore implements CoreSections {
   readonly repo: ApprovalRepository;
   readonly delegations: DelegationBook;
+  /** Where this business has paid (the bot's own record), kept as requests reach sent or completed. */
+  readonly paid: PaidDestinations;
+  readonly preflight: Preflight;
   readonly now: () => Date;
   private readonly listeners: ApprovalListener[] = [];
   private keyId: string | undefined;
@@ -87,6 +118,15 @@ export class ApprovalCore implements CoreSections {
       this.now,
     );
     options.policy.useDelegations({ all: () => this.delegations.all(), now: this.now });
+    this.paid = new PaidDestinations(options.store, options.custody.environment);
+    this.preflight = new Preflight({
+      custody: options.custody,
+      repo: this.repo,
+      paid: this.paid,
+      now: this.now,
+      ...(options.log ? { log: options.log } : {}),
+    });
+    this.listeners.push((request) => this.paid.record(request));
   }
 
   /** Bind new requests to this API key too (start-up wiring, before any request is filed). */
@@ -173,8 +213,16 @@ export class ApprovalCore implements CoreSections {
     return forOthers ? this.underDelegationsLock(fn) : fn();
   }
 
-  async file(unchecked: RequestDraft): Promise<ApprovalRequest> {
+  /**
+   * File a draft. With `preflight` (the checks made just before, see preflight.ts) they are stored on
+   * the request; a balance that does not cover it, or a look-alike destination the requester did not
+   * say they compared, is refused (nothing filed), and a look-alike needs one more approver.
+   */
+  async file(unchecked: RequestDraft, options: FileOptions = {}): Promise<ApprovalRequest> {
     let draft = checkDraft(unchecked);
+    const checks = options.preflight;
+    const problem = checks ? preflightProblem(checks) : undefined;
+    if (problem) throw new InvalidDraftError(problem);
     const now = this.now();
     if (draft.kind === 'delegation') {
       const approver = await this.options.policy.isApprover(draft.requester);
@@ -192,12 +240,21 @@ export class ApprovalCore implements CoreSections {
       ...(this.keyId ? { keyId: this.keyId } : {}),
       ...(amount ? { amount: amount.toString() } : {}),
       approvals: [],
-      requiredApprovals: this.options.policy.requiredFor(amount, draft.kind),
+      requiredApprovals: this.options.policy.requiredFor(amount, draft.kind) + (checks?.lookAlike ? 1 : 0),
       state: 'pending',
       createdAt: now.toISOString(),
       expiresAt: new Date(requestExpiry(draft, now, this.options.ttlMs)).toISOString(),
       round: 0,
-      history: [{ at: now.toISOString(), state: 'pending', action: 'filed', actor: draft.requester }],
+      ...(checks ? { preflight: checks } : {}),
+      history: [
+        {
+          at: now.toISOString(),
+          state: 'pending',
+          action: 'filed',
+          actor: draft.requester,
+          ...(checks?.lookAlike ? { note: lookAlikeNote(checks.lookAlike) } : {}),
+        },
+      ],
     } as ApprovalRequest;
     if (request.kind === 'bridge' && this.options.publicUrl) {
       const token = randomBytes(24).toString('base64url');
@@ -296,6 +353,10 @@ export class ApprovalCore implements CoreSections {
       return this.asDelegateMaybe(request, user, async (): Promise<Step> => {
         const check = await this.options.policy.check(request, user);
         if (!check.allowed) return { ok: false, reason: check.reason, request };
+        // Never approve into a balance known not to cover it (the last figure read, store only).
+        if (await this.preflight.storedShortfall(request)) {
+          return { ok: false, reason: 'insufficient-balance', request };
+        }
         click.signal?.throwIfAborted(); // the policy check may have read Slack: time has passed
         const isFinal = request.approvals.length + 1 >= request.requiredApprovals;
         if (isFinal && needsRecheck(request)) {

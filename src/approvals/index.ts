@@ -4,7 +4,7 @@ import type { ChainReport } from './audit-chain.js';
 import { AuditExports } from './audit-exports.js';
 import type { AuditDraft } from './audit-log.js';
 import { type Delegation, revokeDelegations } from './delegations.js';
-import { ApprovalCore, type ApprovalListener, type EngineOptions } from './engine.js';
+import { ApprovalCore, type ApprovalListener, type EngineOptions, type FileOptions } from './engine.js';
 import { Executor, type ExecutorOptions, STOP_DRAIN_MS } from './executor.js';
 import { type ExtendResult, extendRequest } from './extend.js';
 import type { CustodyReport } from './ports.js';
@@ -15,8 +15,10 @@ import type {
   ActionResult,
   ApprovalRequest,
   AuditEntry,
+  BalanceCheck,
   ClickOptions,
   Refusal,
+  RequestChecks,
   RequestDraft,
 } from './types.js';
 
@@ -31,7 +33,7 @@ export {
   MAX_DELEGATION_MS,
   REVOKED_ACTION,
 } from './delegations.js';
-export type { ApprovalListener, EngineOptions } from './engine.js';
+export type { ApprovalListener, EngineOptions, FileOptions } from './engine.js';
 export { STOP_DRAIN_MS } from './executor.js';
 export {
   type ExtendRefusal,
@@ -48,6 +50,7 @@ export {
   requiredApprovals,
 } from './policy.js';
 export * from './ports.js';
+export { BALANCE_KINDS, BALANCE_TRUSTED_MS } from './preflight.js';
 export { MaybeRecordedError } from './recheck.js';
 export {
   DEFAULT_REMINDERS,
@@ -104,8 +107,21 @@ export class ApprovalEngine {
     this.core.useServiceKey(keyId);
   }
 
-  file(draft: RequestDraft): Promise<ApprovalRequest> {
-    return this.core.file(draft);
+  file(draft: RequestDraft, options?: FileOptions): Promise<ApprovalRequest> {
+    return this.core.file(draft, options);
+  }
+
+  /** What can be checked before filing the draft, without moving money (see preflight.ts). */
+  preflight(draft: RequestDraft): Promise<RequestChecks> {
+    return this.core.preflight.check(draft);
+  }
+
+  /**
+   * The balance check of a withdrawal or redemption as it stands now (through the cache; `stored`: the
+   * last figure read, store only), the request itself not counted as committed.
+   */
+  balanceFor(request: ApprovalRequest, options?: { stored?: boolean }): Promise<BalanceCheck | undefined> {
+    return this.core.preflight.balanceFor(request, options);
   }
 
   /** An approver's click; when it completes the approvals, execution starts in the background. */

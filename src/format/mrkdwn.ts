@@ -77,3 +77,18 @@ export function mentionUser(id: string): string {
 export function mentionChannel(id: string): string {
   return SLACK_ID.test(id) ? `<#${id}>` : escapeMrkdwn(id);
 }
+
+/**
+ * PLACEHOLDER until the look-alike presentation lands (same signature): `text` escaped, each
+ * differing run in bold so the eye finds it.
+ */
+export function markDifferences(text: string, differs: Array<[number, number]>): string {
+  let out = '';
+  let at = 0;
+  for (const [start, end] of differs) {
+    out += escapeMrkdwn(text.slice(at, start));
+    out += `*${escapeMrkdwn(text.slice(start, end))}*`;
+    at = end;
+  }
+  return out + escapeMrkdwn(text.slice(at));
+}
