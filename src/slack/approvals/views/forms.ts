@@ -190,7 +190,8 @@ export function parseWithdraw(values: ViewValues, allowedNetworks: string[], fam
     errors[WITHDRAW.address] = 'Address: choose a whitelisted address or type one';
   }
   const shouldSaveAddress = readChecked(values, WITHDRAW.save);
-  return result(errors, { amount, networkId, address, shouldSaveAddress });
+  const compared = readChecked(values, WITHDRAW.compared);
+  return result(errors, { amount, networkId, address, shouldSaveAddress, chosen, compared });
 }
 
 export function parseBridge(values: ViewValues, allowedNetworks: string[], families: Families = {}) {
@@ -216,7 +217,8 @@ export function parseBridge(values: ViewValues, allowedNetworks: string[], famil
   const sender = senderText
     ? addressField(senderText, errors, BRIDGE.sender, familyOf(families, origin), 'Sender address')
     : undefined;
-  return result(errors, { amount, origin, destination, address, sender });
+  const compared = readChecked(values, BRIDGE.compared);
+  return result(errors, { amount, origin, destination, address, sender, compared });
 }
 
 export function parseWhitelist(values: ViewValues, allowedNetworks: string[], families: Families = {}) {
@@ -233,7 +235,8 @@ export function parseWhitelist(values: ViewValues, allowedNetworks: string[], fa
     WHITELIST.address,
     familyOf(families, networkId),
   );
-  return result(errors, { networkId, address });
+  const compared = readChecked(values, WHITELIST.compared);
+  return result(errors, { networkId, address, compared });
 }
 
 function bankField(values: ViewValues, id: string, errors: Record<string, string>): BankChoice | undefined {
@@ -271,6 +274,7 @@ const metadataSchema = z.object({
   families: z.record(z.string(), z.enum(ADDRESS_FAMILIES)).optional().catch(undefined),
   id: z.string().optional().catch(undefined),
   channel: z.string().optional().catch(undefined),
+  lookAlike: z.string().optional().catch(undefined),
 });
 
 /** A modal's private_metadata; anything unreadable reads as empty. */
