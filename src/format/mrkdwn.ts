@@ -80,15 +80,15 @@ export function mentionChannel(id: string): string {
 
 /**
  * PLACEHOLDER until the look-alike presentation lands (same signature): `text` escaped, each
- * differing run in bold so the eye finds it.
+ * differing run in bold between thin spaces (Slack reads `*` as bold only at a word's edge).
  */
 export function markDifferences(text: string, differs: Array<[number, number]>): string {
   let out = '';
   let at = 0;
   for (const [start, end] of differs) {
     out += escapeMrkdwn(text.slice(at, start));
-    out += `*${escapeMrkdwn(text.slice(start, end))}*`;
+    out += ` *${escapeMrkdwn(text.slice(start, end))}* `;
     at = end;
   }
-  return out + escapeMrkdwn(text.slice(at));
+  return (out + escapeMrkdwn(text.slice(at))).trim();
 }

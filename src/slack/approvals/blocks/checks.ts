@@ -91,6 +91,8 @@ export interface ChecksOptions {
   balanceUnread?: boolean;
   /** Everything in one block (App Home, where a list of requests must stay within 100 blocks). */
   compact?: boolean;
+  /** Leave the look-alike out: the caller shows it next to the address (the review). */
+  withoutLookAlike?: boolean;
 }
 
 /**
@@ -104,6 +106,7 @@ export function checksBlocks(request: ApprovalRequest, now: Date, options: Check
   const lines: string[] = [
     fresh ? '*Checks*' : `*Checks* at filing, ${escapeMrkdwn(lagosTimeOfDay(new Date(checks.at), now))}`,
   ];
+  if (checks.firstPayment) lines.push(`:new: *${FIRST_PAYMENT}*`);
   const balance = fresh ? options.balance : checks.balance;
   if (balance) lines.push(balanceLine(balance, now, { age: fresh }));
   else if (options.balanceUnread) lines.push('Balance could not be read just now');
@@ -111,15 +114,17 @@ export function checksBlocks(request: ApprovalRequest, now: Date, options: Check
   if (destination) lines.push(destination);
   const unread = (checks.unread ?? []).filter((u) => !(fresh && u.startsWith('the balance')));
   if (unread.length > 0) lines.push(`Not checked: ${unread.map(escapeMrkdwn).join('; ')}`);
+  const lookAlike = options.withoutLookAlike ? undefined : checks.lookAlike;
   if (options.compact) {
-    if (checks.firstPayment) lines.push(`:new: *${FIRST_PAYMENT}*`);
-    if (checks.lookAlike) lines.push(lookAlikeText(checks.lookAlike, request));
-    return [context(lines.join('\n'))];
+    return [context([...(lookAlike ? [lookAlikeText(lookAlike, request)] : []), ...lines].join('\n'))];
   }
-  const blocks: KnownBlock[] = [context(lines.join('\n'))];
-  if (checks.firstPayment) blocks.push(context(`:new: *${FIRST_PAYMENT}*`));
-  if (checks.lookAlike) blocks.push(section(lookAlikeText(checks.lookAlike, request)));
-  return blocks;
+  // The look-alike first: of all the checks, it is the one to act on.
+  return [...(lookAlike ? [lookAlikeSection(lookAlike, request)] : []), context(lines.join('\n'))];
+}
+
+/** The look-alike warning as its own block. */
+export function lookAlikeSection(mark: LookAlikeMark, request?: ApprovalRequest): KnownBlock {
+  return section(lookAlikeText(mark, request));
 }
 
 /** The same in words for the request's thread at filing (mrkdwn). */
@@ -127,11 +132,11 @@ export function checksThreadText(request: ApprovalRequest, now: Date): string | 
   const checks = request.preflight;
   if (!checks) return undefined;
   const lines: string[] = ['*Checks at filing*'];
+  if (checks.lookAlike) lines.push(lookAlikeText(checks.lookAlike, request));
+  if (checks.firstPayment) lines.push(`:new: *${FIRST_PAYMENT}*`);
   if (checks.balance) lines.push(balanceLine(checks.balance, now));
   const destination = destinationLine(request, checks);
   if (destination) lines.push(destination);
   if (checks.unread?.length) lines.push(`Not checked: ${checks.unread.map(escapeMrkdwn).join('; ')}`);
-  if (checks.firstPayment) lines.push(`:new: *${FIRST_PAYMENT}*`);
-  if (checks.lookAlike) lines.push(lookAlikeText(checks.lookAlike, request));
   return lines.join('\n');
 }

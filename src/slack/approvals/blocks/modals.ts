@@ -286,10 +286,10 @@ export function withdrawModal(input: {
       },
     },
   ];
-  const shown = insertAfter(
-    withErrors(blocks, input.errors),
-    WITHDRAW.address,
-    lookAlikeInputs(WITHDRAW.compared, input.lookAlike),
+  // The look-alike under the address, and the address's own error right under the address.
+  const shown = withErrors(
+    insertAfter(blocks, WITHDRAW.address, lookAlikeInputs(WITHDRAW.compared, input.lookAlike)),
+    input.errors,
   );
   return modal(WITHDRAW_VIEW, 'Withdraw cNGN', shown, {
     environment: input.environment,
@@ -317,10 +317,10 @@ export function bridgeModal(input: {
       hint: 'The address you will send from on the origin network',
     }),
   ];
-  const shown = insertAfter(
-    withErrors(blocks, input.errors),
-    BRIDGE.address,
-    lookAlikeInputs(BRIDGE.compared, input.lookAlike),
+  // The look-alike under the address, and the address's own error right under the address.
+  const shown = withErrors(
+    insertAfter(blocks, BRIDGE.address, lookAlikeInputs(BRIDGE.compared, input.lookAlike)),
+    input.errors,
   );
   return modal(BRIDGE_VIEW, 'Bridge cNGN', shown, {
     environment: input.environment,
@@ -350,10 +350,10 @@ export function whitelistModal(input: {
       ],
     },
   ];
-  const shown = insertAfter(
-    withErrors(blocks, input.errors),
-    WHITELIST.address,
-    lookAlikeInputs(WHITELIST.compared, input.lookAlike),
+  // The look-alike under the address, and the address's own error right under the address.
+  const shown = withErrors(
+    insertAfter(blocks, WHITELIST.address, lookAlikeInputs(WHITELIST.compared, input.lookAlike)),
+    input.errors,
   );
   return modal(WHITELIST_VIEW, 'Whitelist an address', shown, {
     environment: input.environment,

@@ -7,7 +7,7 @@ import type { KnownBlock, ModalView } from '@slack/types';
 import type { ApprovalRequest, BalanceCheck } from '../../../approvals/types.js';
 import { environmentMarker, lagosTime, naira, relative } from '../../../format/display.js';
 import { escapeMrkdwn, mentionUser } from '../../../format/mrkdwn.js';
-import { checksBlocks, shortfallText } from './checks.js';
+import { checksBlocks, lookAlikeSection, shortfallText } from './checks.js';
 import { approverWords, destinationFields, figuresSection, hiddenCharactersNotice } from './message.js';
 import { KIND_TITLE, requestTitle } from './words.js';
 
@@ -87,17 +87,32 @@ export function reviewModal(
   const blocks: KnownBlock[] = [
     { type: 'header', text: plain(headerText(request)) },
     section(`${environmentMarker(request.environment)}  ·  \`${request.id}\`\n${lead}`),
-    { type: 'divider' },
   ];
+  if (short) {
+    // In place of the Approve button, first thing: why it cannot be approved. Nothing is sent.
+    blocks.push(
+      section(
+        `:no_entry: *Not enough balance to approve:* ${escapeMrkdwn(shortfallText(short, now))}. Nothing was approved or sent; open the review again once the balance covers it.`,
+      ),
+    );
+  }
+  blocks.push({ type: 'divider' });
   if (request.amount) blocks.push(section(`*Amount*\n${escapeMrkdwn(naira(request.amount))}`));
   // The destination at full width, one figure a section: a long address is not squeezed into a column.
   for (const figure of destinationFields(request)) blocks.push(section(figure.text));
   blocks.push(...hiddenCharactersNotice(request));
+  // Right under the address it speaks of.
+  const lookAlike = request.preflight?.lookAlike;
+  if (lookAlike) blocks.push(lookAlikeSection(lookAlike, request));
   if (request.kind === 'bridge' || request.kind === 'withdraw' || request.kind === 'redeem') {
     blocks.push(section(feesLine(request)));
   }
   blocks.push(
-    ...checksBlocks(request, now, { balance: balance.check, balanceUnread: balance.unread === true }),
+    ...checksBlocks(request, now, {
+      balance: balance.check,
+      balanceUnread: balance.unread === true,
+      withoutLookAlike: true,
+    }),
   );
   blocks.push(
     { type: 'divider' },
@@ -121,15 +136,6 @@ export function reviewModal(
         { type: 'mrkdwn', text: `:warning: Sent back to the approvers: ${escapeMrkdwn(request.reason)}` },
       ],
     });
-  }
-  if (short) {
-    // In place of the Approve button: why it cannot be approved. Nothing is sent.
-    blocks.push(
-      { type: 'divider' },
-      section(
-        `:no_entry: *Not enough balance to approve:* ${escapeMrkdwn(shortfallText(short, now))}. Nothing was approved or sent; open the review again once the balance covers it.`,
-      ),
-    );
   }
   return {
     type: 'modal',
