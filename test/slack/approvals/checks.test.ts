@@ -6,6 +6,7 @@
 import { describe, expect } from 'vitest';
 import type { RequestDraft } from '../../../src/approvals/index.js';
 import { toChecksumAddress } from '../../../src/format/evm-address.js';
+import { GTB } from '../../support/approving.js';
 import { botTest as test } from '../../support/bot.js';
 import type { SlackCall } from '../../support/fake-slack.js';
 import { refusedInModal, submitReview } from '../../support/review.js';
@@ -150,6 +151,26 @@ describe('the balance before filing', () => {
         ),
       },
     });
+    expect(await app.engine.openRequests()).toEqual([]);
+  });
+
+  test('refuses a redemption above the balance too, under the amount, once the name is resolved', async ({
+    app,
+  }) => {
+    const updates = app.slack.callsTo('views.update').length;
+    await viewSubmission(app.sender, {
+      callbackId: 'redeem.submit',
+      userId: REQUESTER,
+      values: {
+        'redeem.amount': { 'redeem.amount': textValue('1300000') },
+        'redeem.bank': { 'redeem.bank': GTB },
+        'redeem.account': { 'redeem.account': textValue('0123456789') },
+      },
+    });
+    const form = await nextView(app, updates, 'redeem.submit');
+    expect(JSON.stringify(form.blocks)).toContain(
+      "leaves ₦1,250,000.00 — less than this request's ₦1,300,000.00",
+    );
     expect(await app.engine.openRequests()).toEqual([]);
   });
 });
