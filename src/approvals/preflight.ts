@@ -124,14 +124,15 @@ export class Preflight {
    */
   async balanceFor(
     request: { id?: string; kind: RequestKind; amount?: string },
-    options: { stored?: boolean } = {},
+    options: { stored?: boolean; maxAgeMs?: number } = {},
   ): Promise<BalanceCheck | undefined> {
     if (!BALANCE_KINDS.has(request.kind) || !request.amount) return undefined;
-    const [figure, open] = await Promise.all([
-      this.deps.custody.balance(options),
-      this.deps.repo.openRequests(),
-    ]);
+    const figure = await this.deps.custody.balance({ stored: options.stored === true });
     if (!figure) return undefined;
+    // A figure too old to act on costs no read of the open requests.
+    const age = this.deps.now().getTime() - Date.parse(figure.asOf);
+    if (options.maxAgeMs !== undefined && age > options.maxAgeMs) return undefined;
+    const open = await this.deps.repo.openRequests();
     return balanceCheck(figure, request.amount, committedAgainst(open, figure.asOf, request.id));
   }
 
@@ -140,10 +141,8 @@ export class Preflight {
    * is recent enough to refuse on; undefined when there is nothing to refuse on.
    */
   async storedShortfall(request: ApprovalRequest): Promise<BalanceCheck | undefined> {
-    const check = await this.balanceFor(request, { stored: true });
-    if (!check || check.enough) return undefined;
-    const age = this.deps.now().getTime() - Date.parse(check.asOf);
-    return age <= BALANCE_TRUSTED_MS ? check : undefined;
+    const check = await this.balanceFor(request, { stored: true, maxAgeMs: BALANCE_TRUSTED_MS });
+    return check && !check.enough ? check : undefined;
   }
 
   /** Every check a draft can have, before it is filed. Never throws for a read that fails: it is unread. */

@@ -40,12 +40,11 @@ export async function quickBalanceErrors(
   const now = deps.now?.() ?? new Date();
   try {
     const check = await withinDeadline(
-      deps.engine.core.preflight.balanceFor(draft, { stored: true }),
+      deps.engine.core.preflight.balanceFor(draft, { stored: true, maxAgeMs: REVIEW_BALANCE_FRESH_MS }),
       QUICK_CHECK_DEADLINE_MS,
       'store',
     );
     if (!check || check.enough) return undefined;
-    if (now.getTime() - Date.parse(check.asOf) > REVIEW_BALANCE_FRESH_MS) return undefined;
     return { [fields.amount]: `Amount: ${shortfallText(check, now)}` };
   } catch {
     return undefined; // the full check after the ack decides
