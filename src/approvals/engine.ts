@@ -1,7 +1,6 @@
 // The maker-checker engine: file, approve, reject, cancel, expire. Every change is a read-check-write
 // under the request's lock, persisted (and audited) before any listener hears of it. No Slack here.
 import { randomBytes } from 'node:crypto';
-import { naira } from '../format/display.js';
 import { Money } from '../format/money.js';
 import type { Store } from '../store/index.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
@@ -17,7 +16,7 @@ import { PaidDestinations } from './destinations.js';
 import { checkDraft, InvalidDraftError } from './draft.js';
 import type { ApprovalPolicy } from './policy.js';
 import type { CustodyGateway } from './ports.js';
-import { Preflight } from './preflight.js';
+import { type FileOptions, lookAlikeNote, Preflight, preflightProblem } from './preflight.js';
 import { finishRecheckedApproval, needsRecheck } from './recheck.js';
 import { ApprovalRepository, ENVIRONMENTS } from './repository.js';
 import { hasNotice, transition, withApproval, withNotice } from './state-machine.js';
@@ -28,37 +27,12 @@ import type {
   ClickOptions,
   CoreSections,
   EngineLog,
-  LookAlikeMark,
   NoticeOptions,
   Refusal,
-  RequestChecks,
   RequestDraft,
   RequestOf,
   WriteOptions,
 } from './types.js';
-
-export interface FileOptions {
-  /** The checks made before filing (Preflight.check), to store on the request and act on. */
-  preflight?: RequestChecks;
-}
-
-/** Why checks made before filing refuse it, or undefined. */
-function preflightProblem(checks: RequestChecks): string | undefined {
-  const b = checks.balance;
-  if (b && !b.enough) {
-    return `amount: ${naira(b.amount)} is more than the balance (${naira(b.balance)}) less what is committed (${naira(b.committed)})`;
-  }
-  if (checks.lookAlike && !checks.lookAlike.compared) {
-    return 'address: it looks like a known address; compare the whole address and confirm';
-  }
-  return undefined;
-}
-
-/** The filing step's note for a look-alike destination (kept in the audit log). */
-function lookAlikeNote(mark: LookAlikeMark): string {
-  const known = mark.knownAs === 'paid' ? 'an address paid before' : 'a whitelisted address';
-  return `destination ${mark.candidate} looks like ${known}, ${mark.known}; the requester confirmed comparing the whole address; one more approver needed`;
-}
 
 /** Told after each persisted change; the newest history entry says what happened. */
 export type ApprovalListener = (request: ApprovalRequest) => Promise<void>;

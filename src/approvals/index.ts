@@ -4,10 +4,11 @@ import type { ChainReport } from './audit-chain.js';
 import { AuditExports } from './audit-exports.js';
 import type { AuditDraft } from './audit-log.js';
 import { type Delegation, revokeDelegations } from './delegations.js';
-import { ApprovalCore, type ApprovalListener, type EngineOptions, type FileOptions } from './engine.js';
+import { ApprovalCore, type ApprovalListener, type EngineOptions } from './engine.js';
 import { Executor, type ExecutorOptions, STOP_DRAIN_MS } from './executor.js';
 import { type ExtendResult, extendRequest } from './extend.js';
 import type { CustodyReport } from './ports.js';
+import type { FileOptions } from './preflight.js';
 import { type ReminderPoint, Reminders } from './reminders.js';
 import { transition } from './state-machine.js';
 import { type BridgeCallbackHint, Tracker, type TrackerOptions } from './tracker.js';
@@ -33,7 +34,7 @@ export {
   MAX_DELEGATION_MS,
   REVOKED_ACTION,
 } from './delegations.js';
-export type { ApprovalListener, EngineOptions, FileOptions } from './engine.js';
+export type { ApprovalListener, EngineOptions } from './engine.js';
 export { STOP_DRAIN_MS } from './executor.js';
 export {
   type ExtendRefusal,
@@ -50,7 +51,7 @@ export {
   requiredApprovals,
 } from './policy.js';
 export * from './ports.js';
-export { BALANCE_KINDS, BALANCE_TRUSTED_MS } from './preflight.js';
+export { BALANCE_KINDS, BALANCE_TRUSTED_MS, type FileOptions } from './preflight.js';
 export { MaybeRecordedError } from './recheck.js';
 export {
   DEFAULT_REMINDERS,

@@ -2,6 +2,7 @@
 // committed, the network, the address, the whitelist, and whether the destination was ever paid or
 // looks like one that was. Reads come from the shared caches (the service's budget is 20 requests a
 // minute); a check that cannot be read is said to be unread, never guessed.
+import { naira } from '../format/display.js';
 import { Money } from '../format/money.js';
 import { addressFamily } from '../format/wallet-address.js';
 import {
@@ -96,6 +97,29 @@ export function balanceCheck(
     after: after.toString(),
     enough: after.compare(Money.zero()) >= 0,
   };
+}
+
+export interface FileOptions {
+  /** The checks made before filing (Preflight.check), to store on the request and act on. */
+  preflight?: RequestChecks;
+}
+
+/** Why checks made before filing refuse it, or undefined. */
+export function preflightProblem(checks: RequestChecks): string | undefined {
+  const b = checks.balance;
+  if (b && !b.enough) {
+    return `amount: ${naira(b.amount)} is more than the balance (${naira(b.balance)}) less what is committed (${naira(b.committed)})`;
+  }
+  if (checks.lookAlike && !checks.lookAlike.compared) {
+    return 'address: it looks like a known address; compare the whole address and confirm';
+  }
+  return undefined;
+}
+
+/** The filing step's note for a look-alike destination (kept in the audit log). */
+export function lookAlikeNote(mark: LookAlikeMark): string {
+  const known = mark.knownAs === 'paid' ? 'an address paid before' : 'a whitelisted address';
+  return `destination ${mark.candidate} looks like ${known}, ${mark.known}; the requester confirmed comparing the whole address; one more approver needed`;
 }
 
 export interface PreflightDeps {
