@@ -12,10 +12,12 @@ import {
   pendingTwin,
   requestExpiry,
 } from './delegations.js';
+import { PaidDestinations } from './destinations.js';
 import { checkDraft, InvalidDraftError } from './draft.js';
 import { FreezeSwitch } from './freeze.js';
 import type { ApprovalPolicy } from './policy.js';
 import type { CustodyGateway } from './ports.js';
+import { type FileOptions, lookAlikeNote, Preflight, preflightProblem } from './preflight.js';
 import { finishRecheckedApproval, needsRecheck } from './recheck.js';
 import { ApprovalRepository, ENVIRONMENTS } from './repository.js';
 import { hasNotice, transition, withApproval, withNotice } from './state-machine.js';
@@ -75,6 +77,9 @@ export class ApprovalCore implements CoreSections {
   readonly delegations: DelegationBook;
   /** The freeze of sends, shared by every replica through the store. */
   readonly freeze: FreezeSwitch;
+  /** Where this business has paid (the bot's own record), kept as requests reach sent or completed. */
+  readonly paid: PaidDestinations;
+  readonly preflight: Preflight;
   readonly now: () => Date;
   private readonly listeners: ApprovalListener[] = [];
   private keyId: string | undefined;
@@ -98,6 +103,15 @@ export class ApprovalCore implements CoreSections {
       now,
       log: options.log,
     });
+    this.paid = new PaidDestinations(options.store, options.custody.environment);
+    this.preflight = new Preflight({
+      custody: options.custody,
+      repo: this.repo,
+      paid: this.paid,
+      now: this.now,
+      ...(options.log ? { log: options.log } : {}),
+    });
+    this.listeners.push((request) => this.paid.record(request));
   }
 
   /** Bind new requests to this API key too (start-up wiring, before any request is filed). */
@@ -184,8 +198,16 @@ export class ApprovalCore implements CoreSections {
     return forOthers ? this.underDelegationsLock(fn) : fn();
   }
 
-  async file(unchecked: RequestDraft): Promise<ApprovalRequest> {
+  /**
+   * File a draft. With `preflight` (the checks made just before, see preflight.ts) they are stored on
+   * the request; a balance that does not cover it, or a look-alike destination the requester did not
+   * say they compared, is refused (nothing filed), and a look-alike needs one more approver.
+   */
+  async file(unchecked: RequestDraft, options: FileOptions = {}): Promise<ApprovalRequest> {
     let draft = checkDraft(unchecked);
+    const checks = options.preflight;
+    const problem = checks ? preflightProblem(checks) : undefined;
+    if (problem) throw new InvalidDraftError(problem);
     const now = this.now();
     if (draft.kind === 'delegation') {
       const approver = await this.options.policy.isApprover(draft.requester);
@@ -206,12 +228,21 @@ export class ApprovalCore implements CoreSections {
       ...(this.keyId ? { keyId: this.keyId } : {}),
       ...(amount ? { amount: amount.toString() } : {}),
       approvals: [],
-      requiredApprovals: this.options.policy.requiredFor(amount, draft.kind),
+      requiredApprovals: this.options.policy.requiredFor(amount, draft.kind) + (checks?.lookAlike ? 1 : 0),
       state: 'pending',
       createdAt: now.toISOString(),
       expiresAt: new Date(requestExpiry(draft, now, this.options.ttlMs)).toISOString(),
       round: 0,
-      history: [{ at: now.toISOString(), state: 'pending', action: 'filed', actor: draft.requester }],
+      ...(checks ? { preflight: checks } : {}),
+      history: [
+        {
+          at: now.toISOString(),
+          state: 'pending',
+          action: 'filed',
+          actor: draft.requester,
+          ...(checks?.lookAlike ? { note: lookAlikeNote(checks.lookAlike) } : {}),
+        },
+      ],
     } as ApprovalRequest;
     if (request.kind === 'bridge' && this.options.publicUrl) {
       const token = randomBytes(24).toString('base64url');
@@ -311,6 +342,10 @@ export class ApprovalCore implements CoreSections {
       return this.asDelegateMaybe(request, user, async (): Promise<Step> => {
         const check = await this.options.policy.check(request, user);
         if (!check.allowed) return { ok: false, reason: check.reason, request };
+        // Never approve into a balance known not to cover it (the last figure read, store only).
+        if (await this.preflight.storedShortfall(request)) {
+          return { ok: false, reason: 'insufficient-balance', request };
+        }
         click.signal?.throwIfAborted(); // the policy check may have read Slack: time has passed
         const isFinal = request.approvals.length + 1 >= request.requiredApprovals;
         if (isFinal && needsRecheck(request)) {

@@ -14,6 +14,7 @@ import {
   UnfreezeRefusedError,
 } from './freeze.js';
 import type { CustodyReport } from './ports.js';
+import type { FileOptions } from './preflight.js';
 import { type ReminderPoint, Reminders } from './reminders.js';
 import { transition } from './state-machine.js';
 import { type BridgeCallbackHint, Tracker, type TrackerOptions } from './tracker.js';
@@ -21,9 +22,11 @@ import type {
   ActionResult,
   ApprovalRequest,
   AuditEntry,
+  BalanceCheck,
   ClickOptions,
   Freeze,
   Refusal,
+  RequestChecks,
   RequestDraft,
   RequestOf,
 } from './types.js';
@@ -71,6 +74,7 @@ export {
   requiredApprovals,
 } from './policy.js';
 export * from './ports.js';
+export { BALANCE_KINDS, BALANCE_TRUSTED_MS, type FileOptions } from './preflight.js';
 export { MaybeRecordedError } from './recheck.js';
 export {
   DEFAULT_REMINDERS,
@@ -135,8 +139,21 @@ export class ApprovalEngine {
     this.core.useServiceKey(keyId);
   }
 
-  file(draft: RequestDraft): Promise<ApprovalRequest> {
-    return this.core.file(draft);
+  file(draft: RequestDraft, options?: FileOptions): Promise<ApprovalRequest> {
+    return this.core.file(draft, options);
+  }
+
+  /** What can be checked before filing the draft, without moving money (see preflight.ts). */
+  preflight(draft: RequestDraft): Promise<RequestChecks> {
+    return this.core.preflight.check(draft);
+  }
+
+  /**
+   * The balance check of a withdrawal or redemption as it stands now (through the cache; `stored`: the
+   * last figure read, store only), the request itself not counted as committed.
+   */
+  balanceFor(request: ApprovalRequest, options?: { stored?: boolean }): Promise<BalanceCheck | undefined> {
+    return this.core.preflight.balanceFor(request, options);
   }
 
   /** An approver's click; when it completes the approvals, execution starts in the background. */

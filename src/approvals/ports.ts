@@ -83,10 +83,32 @@ export interface CustodyTransaction {
   createdAt?: string;
   /** As the service stated it: canonical decimal text unless it had more than two decimals. */
   amount: string;
-  /** Where it went: a wallet address, or a bank account number. */
-  destination: { address?: string; accountNumber?: string };
+  /** Where it went: a wallet address, or a bank account number (with its bank's code when given). */
+  destination: { address?: string; accountNumber?: string; bankCode?: string };
+  /** The network as the service names it (`BASE`, `bsc`, an id), when it gives one. */
+  network?: string;
   explorerLink?: string;
   hash?: string;
+}
+
+/** The cNGN balance as read from the service, and when (ISO). */
+export interface BalanceFigure {
+  /** Canonical decimal text. */
+  amount: string;
+  asOf: string;
+}
+
+/** A network as the service lists it. */
+export interface CustodyNetwork {
+  id: string;
+  name: string;
+  shortName: string;
+  enabled: boolean;
+}
+
+/** For reads that may come from the shared cache: at most this old (ms); absent: read the service. */
+export interface CachedRead {
+  maxAgeMs?: number;
 }
 
 /** One page of the transaction list, newest first; `lastPage` when the service says so. */
@@ -150,7 +172,21 @@ export interface CustodyGateway {
   /** Tracking reads. */
   withdrawal(reference: string): Promise<CustodyTransaction>;
   transaction(reference: string): Promise<CustodyTransaction>;
-  transactions(page: number, limit: number, options?: ServiceReadOptions): Promise<TransactionListPage>;
+  transactions(
+    page: number,
+    limit: number,
+    options?: CachedRead & ServiceReadOptions,
+  ): Promise<TransactionListPage>;
   /** The whitelisted addresses, by network. */
-  whitelist(options?: ServiceReadOptions): Promise<Array<{ networkId: string; address: string }>>;
+  whitelist(
+    options?: CachedRead & ServiceReadOptions,
+  ): Promise<Array<{ networkId: string; address: string }>>;
+
+  /**
+   * Pre-flight reads (nothing moves). The balance through the shared cache; with `stored`, the last
+   * figure read, from the store only (never the service), undefined when none was read yet.
+   */
+  balance(options?: { stored?: boolean }): Promise<BalanceFigure | undefined>;
+  /** Every network the service lists, enabled or not (cached). */
+  networks(): Promise<CustodyNetwork[]>;
 }

@@ -119,6 +119,55 @@ export interface DisplayDetails {
   quote?: BridgeQuoteFigures;
 }
 
+/**
+ * The balance against this request: the cNGN balance as read (and when), what approved or sent
+ * requests already commit of it that the figure does not show yet, and what is left after this one.
+ * Amounts are canonical decimal text; `after` may be negative.
+ */
+export interface BalanceCheck {
+  balance: string;
+  asOf: string;
+  committed: string;
+  /** How many requests make up `committed`. */
+  committedCount: number;
+  amount: string;
+  after: string;
+  /** `after` is zero or more. */
+  enough: boolean;
+}
+
+/** A destination that looks like a known one: both in full, and where they differ (index ranges of `candidate`). */
+export interface LookAlikeMark {
+  candidate: string;
+  known: string;
+  differs: Array<[number, number]>;
+  /** Why `known` is known: paid before, or on the service's whitelist. */
+  knownAs: 'paid' | 'whitelisted';
+  /** The requester ticked "I compared the whole address" when filing. */
+  compared?: boolean;
+}
+
+/**
+ * What the bot checked before a request was filed, without moving money; stored on the request so
+ * every place it is shown says the same without reading the service. A check that could not be made
+ * is absent, with the reason in `unread` when it was tried.
+ */
+export interface RequestChecks {
+  at: string;
+  /** Withdrawals and redemptions: what the custody balance holds for them. */
+  balance?: BalanceCheck;
+  network?: { name: string; enabled: boolean };
+  /** The address as shown (EIP-55 checksummed for EVM) and what was checked of it. */
+  address?: { shown: string; checked: 'checksum' | 'format' };
+  /** On the service's whitelist (for its network). */
+  whitelisted?: boolean;
+  /** Never paid before by this business (bot's records and the service's transaction list). */
+  firstPayment?: boolean;
+  lookAlike?: LookAlikeMark;
+  /** Checks that could not be made, in words (`balance: the service is busy`). */
+  unread?: string[];
+}
+
 export interface Approval {
   /** The person who approved (each person counts once). */
   user: string;
@@ -234,6 +283,8 @@ interface RequestBase {
   extended?: Extension;
   /** Reports from the service that contradict each other or the request: a person must check. */
   conflicts?: ServiceConflict[];
+  /** What the bot checked before filing it (balance, network, address, whitelist, destination). */
+  preflight?: RequestChecks;
   /** Next time the tracker may poll or reconcile this request (ISO), and how often it did. */
   nextCheckAt?: string;
   checks?: number;
@@ -361,7 +412,9 @@ export type Refusal =
   | 'checking'
   | 'not-requester'
   | 'recheck-failed'
-  | 'not-unknown';
+  | 'not-unknown'
+  /** The balance last read, less what is committed, does not cover the request. */
+  | 'insufficient-balance';
 
 export type ActionResult =
   | { ok: true; request: ApprovalRequest }

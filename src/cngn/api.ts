@@ -34,6 +34,11 @@ export interface ReadOptions extends CallOptions {
   fresh?: boolean;
 }
 
+export interface MaybeCachedOptions extends CallOptions {
+  /** Take the answer from the shared cache when it is at most this old (ms); absent: read the service. */
+  maxAgeMs?: number;
+}
+
 export interface TemporaryAccountRequest {
   amount: Money;
   customer: { email: string; name?: string };
@@ -89,8 +94,8 @@ export interface CngnApi {
   getNetworks(options?: { includeBlockchain?: boolean } & ReadOptions): Promise<Network[]>;
   getBanks(options?: ReadOptions): Promise<Bank[]>;
   getDedicatedAccounts(options?: CallOptions): Promise<DedicatedAccount[]>;
-  getWhitelisted(options?: { includeNetwork?: boolean } & CallOptions): Promise<WhitelistedAddress[]>;
-  getTransactions(options?: { page?: number; limit?: number } & CallOptions): Promise<TransactionPage>;
+  getWhitelisted(options?: { includeNetwork?: boolean } & MaybeCachedOptions): Promise<WhitelistedAddress[]>;
+  getTransactions(options?: { page?: number; limit?: number } & MaybeCachedOptions): Promise<TransactionPage>;
   getTransaction(reference: string, options?: CallOptions): Promise<Transaction>;
   verifyWithdrawal(reference: string, options?: CallOptions): Promise<Transaction>;
 

@@ -5,7 +5,8 @@
 // everyone (the service sends no Retry-After and blocks for 60 s), so a read retried after it is
 // refused at once with RateBudgetError ("busy, try again in N s") unless it runs at money priority,
 // which waits out the block. Writes are never retried: a 429 on one is a CngnError, nothing done.
-// Caches: networks 10 min, banks 6 h, balance 15 s (with its time), per environment and key.
+// Caches: networks 10 min, banks 6 h, balance 15 s (with its time), per environment and key; the
+// whitelist and the transaction list only for callers that name an age they accept (pre-flight checks).
 import { z } from 'zod';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/index.js';
@@ -15,6 +16,7 @@ import type {
   CallOptions,
   CngnApi,
   CngnEnvironment,
+  MaybeCachedOptions,
   Priority,
   ReadOptions,
   RedeemRequest,
@@ -174,22 +176,32 @@ export class CngnClient implements CngnApi {
     return this.read('/v1/api/virtual-account', endpoint, dedicatedAccountsSchema, options, []);
   }
 
-  getWhitelisted(options: { includeNetwork?: boolean } & CallOptions = {}) {
-    const path = options.includeNetwork ? '/v1/api/whitelisted?includeNetwork=true' : '/v1/api/whitelisted';
-    return this.read(path, 'GET /v1/api/whitelisted', whitelistSchema, options, []);
+  getWhitelisted(options: { includeNetwork?: boolean } & MaybeCachedOptions = {}) {
+    const withNetwork = options.includeNetwork === true;
+    const path = withNetwork ? '/v1/api/whitelisted?includeNetwork=true' : '/v1/api/whitelisted';
+    return this.maybeCached(`whitelisted:${withNetwork}`, options, () =>
+      this.read(path, 'GET /v1/api/whitelisted', whitelistSchema, options, []),
+    );
   }
 
-  getTransactions(options: { page?: number; limit?: number } & CallOptions = {}) {
+  getTransactions(options: { page?: number; limit?: number } & MaybeCachedOptions = {}) {
     const query = new URLSearchParams();
     if (options.page !== undefined) query.set('page', String(options.page));
     if (options.limit !== undefined) query.set('limit', String(options.limit));
     const search = query.size ? `?${query}` : '';
-    return this.read(
-      `/v1/api/transactions${search}`,
-      'GET /v1/api/transactions',
-      transactionPageSchema,
-      options,
+    return this.maybeCached(`transactions:${search}`, options, () =>
+      this.read(`/v1/api/transactions${search}`, 'GET /v1/api/transactions', transactionPageSchema, options),
     );
+  }
+
+  /** Through the shared cache when the caller accepts an answer of some age; else straight to the service. */
+  private async maybeCached<T>(
+    name: string,
+    options: MaybeCachedOptions,
+    load: () => Promise<T>,
+  ): Promise<T> {
+    if (options.maxAgeMs === undefined) return load();
+    return (await this.cache.get(name, options.maxAgeMs, load)).value;
   }
 
   getTransaction(reference: string, options: CallOptions = {}) {
@@ -257,9 +269,15 @@ export class CngnClient implements CngnApi {
     return this.moneyWrite('/v1/api/bridge', requestBodies.bridge(request), bridgeResultSchema);
   }
 
-  addWhitelist(request: { networkId: string; address: string }) {
+  async addWhitelist(request: { networkId: string; address: string }) {
     const body = requestBodies.whitelist(request);
-    return this.write('POST', '/v1/api/whitelist', body, whitelistSchema, 'money');
+    try {
+      return await this.write('POST', '/v1/api/whitelist', body, whitelistSchema, 'money');
+    } finally {
+      // The whitelist may have changed whatever the answer: cached copies go.
+      for (const name of ['whitelisted:true', 'whitelisted:false'])
+        await this.cache.invalidate(name).catch(() => undefined);
+    }
   }
 
   updateSettlementAccount(request: SettlementAccountRequest) {

@@ -1,7 +1,10 @@
 // The service client as the approval engine's custody gateway: the engine's calls mapped to endpoints
 // and priorities, the service's transactions and webhook events put in the engine's words, and a
 // failed money call explained as what it proves (not done, or may have been done).
+
 import {
+  type BalanceFigure,
+  type CachedRead,
   type CallFailureKind,
   CustodyCallError,
   type CustodyGateway,
@@ -9,9 +12,16 @@ import {
   type CustodyTransaction,
   type ServiceReadOptions,
 } from '../approvals/ports.js';
+import { Money } from '../format/money.js';
 import type { CngnApi, Priority } from './api.js';
 import { CngnError, CngnResponseError, CngnTransportError, RateBudgetError } from './errors.js';
-import { classifyStatus, invalidAmountOf, type Transaction, type WebhookEvent } from './schemas.js';
+import {
+  type BalanceEntry,
+  classifyStatus,
+  invalidAmountOf,
+  type Transaction,
+  type WebhookEvent,
+} from './schemas.js';
 
 /**
  * What a failed money call proves, for the errors the client throws; undefined for any other error
@@ -66,6 +76,7 @@ export function custodyTransaction(tx: Transaction): CustodyTransaction {
   const receiver = tx.receiver;
   const address = typeof receiver === 'string' ? receiver : receiver?.address;
   const accountNumber = typeof receiver === 'string' ? receiver.split(':')[1] : receiver?.accountNumber;
+  const bankCode = bankCodeOf(receiver);
   const type = (tx.trx_type ?? '').toLowerCase();
   const kind = Object.hasOwn(KIND_OF_TYPE, type) ? KIND_OF_TYPE[type] : undefined;
   return {
@@ -79,12 +90,30 @@ export function custodyTransaction(tx: Transaction): CustodyTransaction {
     destination: {
       ...(address ? { address } : {}),
       ...(accountNumber ? { accountNumber } : {}),
+      ...(bankCode ? { bankCode } : {}),
     },
+    ...(tx.network ? { network: tx.network } : {}),
     ...(tx.explorer_link ? { explorerLink: tx.explorer_link } : {}),
     ...(tx.extl_trx_hash || tx.base_trx_hash
       ? { hash: tx.extl_trx_hash ?? tx.base_trx_hash ?? undefined }
       : {}),
   };
+}
+
+/** A redemption's bank code: `bankCode:accountNumber:name`, or the receiver's bank object or text. */
+function bankCodeOf(receiver: Transaction['receiver']): string | undefined {
+  if (typeof receiver === 'string')
+    return receiver.includes(':') ? receiver.split(':')[0] || undefined : undefined;
+  const bank = receiver?.bank;
+  // A bank given as text may be its name or its code: only digits read as a code.
+  if (typeof bank === 'string') return /^\d{3,6}$/.test(bank) ? bank : undefined;
+  return bank?.code ?? undefined;
+}
+
+/** The cNGN entry of the balance list, as the engine's figure; none listed reads as zero. */
+function cngnBalance(entries: readonly BalanceEntry[], asOf: Date): BalanceFigure {
+  const entry = entries.find((e) => e.asset_code.toUpperCase() === 'CNGN') ?? entries[0];
+  return { amount: entry ? Money.fromService(entry.balance).toString() : '0.00', asOf: asOf.toISOString() };
 }
 
 const FINAL_EVENT: Readonly<Record<string, 'completed' | 'failed'>> = {
@@ -123,6 +152,12 @@ export function custodyReport(event: WebhookEvent): CustodyReport {
 const readPriority = (options?: ServiceReadOptions): Priority =>
   options?.beforeSending ? 'money' : 'background';
 
+/** A list read's options for the client: its priority, and how old a cached answer may be. */
+const cachedRead = (options: CachedRead & ServiceReadOptions) => ({
+  priority: readPriority(options),
+  ...(options.maxAgeMs !== undefined ? { maxAgeMs: options.maxAgeMs } : {}),
+});
+
 /** The client as the engine's custody gateway. */
 export function custodyGateway(api: CngnApi): CustodyGateway {
   return {
@@ -152,17 +187,28 @@ export function custodyGateway(api: CngnApi): CustodyGateway {
       custodyTransaction(await api.verifyWithdrawal(reference, { priority: 'background' })),
     transaction: async (reference) =>
       custodyTransaction(await api.getTransaction(reference, { priority: 'background' })),
-    transactions: async (page, limit, options) => {
-      const result = await api.getTransactions({ page, limit, priority: readPriority(options) });
+    transactions: async (page, limit, options = {}) => {
+      const result = await api.getTransactions({ page, limit, ...cachedRead(options) });
       return {
         transactions: result.data.map(custodyTransaction),
         ...(result.pagination ? { lastPage: result.pagination.isLastPage } : {}),
       };
     },
-    whitelist: async (options) =>
-      (await api.getWhitelisted({ priority: readPriority(options) })).map((w) => ({
+    whitelist: async (options = {}) =>
+      (await api.getWhitelisted(cachedRead(options))).map((w) => ({
         networkId: w.networkId,
         address: w.publicKey,
+      })),
+    balance: async (options = {}) => {
+      const read = options.stored ? await api.lastBalance() : await api.getBalanceWithTime();
+      return read ? cngnBalance(read.entries, read.asOf) : undefined;
+    },
+    networks: async () =>
+      (await api.getNetworks()).map((n) => ({
+        id: n.id,
+        name: n.name,
+        shortName: n.short_name,
+        enabled: !n.isDisabled,
       })),
   };
 }

@@ -185,3 +185,9 @@ export const FAILING_PAYOUT_ACCOUNT = '9999999999';
 export const UNRESOLVABLE_ACCOUNT = '0000000000';
 /** Withdrawals to this address fail on chain (token returned, transaction.failed). */
 export const FAILING_WITHDRAWAL_ADDRESS = '0x000000000000000000000000000000000000dEaD';
+
+/**
+ * The first whitelisted address (on the first enabled network, Base), paid in the seeded history too:
+ * a destination the business knows, so a look-alike of it can be tried.
+ */
+export const KNOWN_DESTINATION = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';

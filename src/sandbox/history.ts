@@ -1,7 +1,7 @@
 // The seeded past: a page-able history of mixed transactions over the last days and the whitelist.
 // Built from a fixed pseudo-random sequence so every start shows the same story (dates relative to now).
 import { Money } from '../format/money.js';
-import { BANKS, type NetworkRecord, stableUuid } from './catalog.js';
+import { BANKS, KNOWN_DESTINATION, type NetworkRecord, stableUuid } from './catalog.js';
 import { accountHolderName } from './names.js';
 import type { TransactionRecord, TxStatus, TxType, WhitelistRecord } from './types.js';
 
@@ -35,14 +35,17 @@ export function seedWhitelist(networks: NetworkRecord[], now: number): Whitelist
   const random = prng(7);
   const created = new Date(now - 9 * 24 * HOUR).toISOString();
   const picks = networks.filter((n) => !n.isDisabled).slice(0, 3);
-  return picks.map((network) => ({
-    id: stableUuid(`whitelist:${network.id}`),
-    networkId: network.id,
-    publicKey: `0x${hex(random, 40)}`,
-    internalPublicKey: `0x${hex(random, 40)}`,
-    created_at: created,
-    updated_at: created,
-  }));
+  return picks.map((network, i) => {
+    const drawn = `0x${hex(random, 40)}`;
+    return {
+      id: stableUuid(`whitelist:${network.id}`),
+      networkId: network.id,
+      publicKey: i === 0 ? KNOWN_DESTINATION : drawn,
+      internalPublicKey: `0x${hex(random, 40)}`,
+      created_at: created,
+      updated_at: created,
+    };
+  });
 }
 
 const PLAN: Array<[TxType, TxStatus]> = [

@@ -1,5 +1,6 @@
 // Caches spend the request budget once: banks for hours, networks for minutes, the balance for
-// seconds (with the time it was read), shared by clients on one store, separate per environment.
+// seconds (with the time it was read), the whitelist and transaction pages for callers that accept
+// an age; shared by clients on one store, separate per environment.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CngnClient } from '../../src/cngn/client.js';
 import { Money } from '../../src/format/money.js';
@@ -64,6 +65,37 @@ describe('caches', () => {
     const before = sandbox.count('GET', '/v1/api/balance');
     await client.getBalance({ fresh: true });
     expect(sandbox.count('GET', '/v1/api/balance')).toBe(before + 1);
+  });
+
+  it('serves the whitelist and the transaction list from the cache only to callers that accept an age', async () => {
+    const count = () => sandbox.count('GET', '/v1/api/whitelisted');
+    const before = count();
+    await client.getWhitelisted({ maxAgeMs: 60_000 });
+    await other.getWhitelisted({ maxAgeMs: 60_000 });
+    expect(count()).toBe(before + 1);
+    await client.getWhitelisted();
+    expect(count()).toBe(before + 2);
+
+    const pages = () => sandbox.count('GET', '/v1/api/transactions');
+    const listed = pages();
+    await client.getTransactions({ page: 1, limit: 50, maxAgeMs: 60_000 });
+    await client.getTransactions({ page: 1, limit: 50, maxAgeMs: 60_000 });
+    await client.getTransactions({ page: 2, limit: 50, maxAgeMs: 60_000 });
+    expect(pages()).toBe(listed + 2);
+  });
+
+  it('forgets the cached whitelist once an addition was asked for', async () => {
+    const count = () => sandbox.count('GET', '/v1/api/whitelisted');
+    await client.getWhitelisted({ maxAgeMs: 60_000 });
+    const before = count();
+    const base = await client.resolveNetwork('base');
+    await client.addWhitelist({
+      networkId: base?.id ?? '',
+      address: '0x52908400098527886E0F7030069857D2E4169EE7',
+    });
+    const listed = await client.getWhitelisted({ maxAgeMs: 60_000 });
+    expect(count()).toBe(before + 1);
+    expect(listed.map((w) => w.publicKey)).toContain('0x52908400098527886E0F7030069857D2E4169EE7');
   });
 
   it('does not share entries between environments', async () => {

@@ -28,9 +28,17 @@ describe('a listed transaction', () => {
     expect(tx({ receiver: '011:1234567890' }).destination).toEqual({
       address: '011:1234567890',
       accountNumber: '1234567890',
+      bankCode: '011',
     });
     expect(tx({ receiver: { address: '0xdef' } }).destination).toEqual({ address: '0xdef' });
     expect(tx({ receiver: { accountNumber: '1234567890', bank: '011' } }).destination).toEqual({
+      accountNumber: '1234567890',
+      bankCode: '011',
+    });
+    expect(
+      tx({ receiver: { accountNumber: '1234567890', bank: { name: 'GTBank', code: '058' } } }).destination,
+    ).toEqual({ accountNumber: '1234567890', bankCode: '058' });
+    expect(tx({ receiver: { accountNumber: '1234567890', bank: 'First Bank' } }).destination).toEqual({
       accountNumber: '1234567890',
     });
     expect(tx({}).destination).toEqual({});

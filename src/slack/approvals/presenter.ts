@@ -12,6 +12,7 @@ import { type ApprovalRequest, FINAL_STATES, type RequestState } from '../../app
 import type { Logger } from '../../log.js';
 import { LOCK_DEFAULTS, type Store } from '../../store/index.js';
 import { CoalescedRuns } from '../runtime/coalesced-runs.js';
+import { checksThreadText } from './blocks/checks.js';
 import { approvalMessage, conflictAlert, requesterNotice, threadReply } from './blocks/message.js';
 
 export interface PresenterOptions {
@@ -218,13 +219,12 @@ export class ApprovalPresenter {
       if (!where && !FINAL_STATES.has(request.state)) return; // replies wait for the message
       for (let index = shown.threaded; index < request.history.length; index++) {
         const step = atStep(request, index);
-        if (where && step.history.at(-1)?.action !== 'filed') {
-          await this.options.client.chat.postMessage({
-            channel: where.channel,
-            thread_ts: where.ts,
-            // A notice from the engine (bridge callback, manual check needed, …) is its own sentence.
-            text: threadReply(step),
-          });
+        // The filing step's reply is its checks (none: no reply); a notice from the engine (bridge
+        // callback, manual check needed, …) is its own sentence.
+        const text =
+          step.history.at(-1)?.action === 'filed' ? checksThreadText(step, this.now()) : threadReply(step);
+        if (where && text) {
+          await this.options.client.chat.postMessage({ channel: where.channel, thread_ts: where.ts, text });
         }
         shown.threaded = index + 1;
         await save();
@@ -294,14 +294,15 @@ export class ApprovalPresenter {
 }
 
 /**
- * The record of a request seen for the first time: nothing shown, except the filing step (it has no
- * reply or note). A request whose message was posted before this record existed is taken as fully
- * told, so an upgrade re-renders its message but repeats nothing.
+ * The record of a request seen for the first time: nothing shown, except the filing step's note and
+ * alert (it has none) and, for a request filed without checks, its thread reply (it has none). A
+ * request whose message was posted before this record existed is taken as fully told, so an upgrade
+ * re-renders its message but repeats nothing.
  */
 function firstShown(request: ApprovalRequest): Shown {
   if (request.slackMessage) {
     const steps = request.history.length;
     return { message: request.slackMessage, threaded: steps, told: steps, alerted: steps };
   }
-  return { threaded: 1, told: 1, alerted: 1 };
+  return { threaded: request.preflight ? 0 : 1, told: 1, alerted: 1 };
 }

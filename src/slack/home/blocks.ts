@@ -17,6 +17,7 @@ import {
 } from '../../format/display.js';
 import { escapeMrkdwn, mentionUser, slackPermalink } from '../../format/mrkdwn.js';
 import type { RecentAlert } from '../../webhooks/recent.js';
+import { checksBlocks } from '../approvals/blocks/checks.js';
 import { approvalButtons, destinationFields, hiddenCharactersNotice } from '../approvals/blocks/message.js';
 import { purposeBlocks } from '../approvals/blocks/purpose.js';
 import { requestTitle, stateWords } from '../approvals/blocks/words.js';
@@ -74,6 +75,7 @@ function waitingBlocks(request: ApprovalRequest, now: Date): KnownBlock[] {
     { type: 'section', fields },
     ...purposeBlocks(request),
     ...hiddenCharactersNotice(request),
+    ...checksBlocks(request, now, { compact: true }),
     {
       type: 'actions',
       block_id: `${HOME_WAITING_BLOCK}.${request.id}`,

@@ -88,7 +88,7 @@ describe('approvers told by DM', () => {
 
   it('takes the buttons off the copy of an approver once they approved, while the others still wait for theirs', async () => {
     app = await startApprovalApp();
-    const id = await fileWithdrawal(app, '1500000');
+    const id = await fileWithdrawal(app, '1100000');
     await waitUntil(() => dmsTo(app as ApprovalApp, APPROVER_B).length === 1, 'the DMs');
     await settled(app);
     await approve(app, `${id}:0`, APPROVER_A);

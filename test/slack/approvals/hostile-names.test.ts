@@ -102,7 +102,10 @@ describe('outside text in the approval path', () => {
     const reason = '&lt;!here&gt; wrong payee &lt;@U999&gt;';
     const reply = await app.slack.waitFor(
       'chat.postMessage',
-      (c) => c.body.channel === posted.body.channel && Boolean(c.body.thread_ts),
+      (c) =>
+        c.body.channel === posted.body.channel &&
+        Boolean(c.body.thread_ts) &&
+        String(c.body.text).startsWith('Rejected'),
     );
     expect(String(reply.body.text)).toContain(reason);
     expectInert(reply.body);

@@ -5,12 +5,15 @@ import { expect } from 'vitest';
 import { botTest as test } from '../../support/bot.js';
 import { APPROVALS_CHANNEL, APPROVER_A, approve, fileWithdrawal, REQUESTER, waitUntil } from './support.js';
 
-test('a withdrawal larger than the balance, once approved, ends failed with nothing sent and the service’s words', async ({
+test('a withdrawal the service finds above the balance, once approved, ends failed with nothing sent and the service’s words', async ({
   startApp,
 }) => {
   const app = await startApp({ tiers: '0:1' });
   expect(app.sandbox.balance()).toBe('1250000.00');
-  const id = await fileWithdrawal(app, '2500000');
+  // Filed within the balance the bot read; by the time it is sent, the balance has gone elsewhere
+  // (a payment outside the bot), and the service refuses it before acting.
+  const id = await fileWithdrawal(app, '1000000');
+  app.sandbox.failNext('POST', '/v1/api/withdraw', 400, 1, 'Insufficient balance');
   await approve(app, id, APPROVER_A);
   await waitUntil(async () => (await app.engine.get(id))?.state === 'failed', 'failed');
   await app.engine.idle();
@@ -22,7 +25,7 @@ test('a withdrawal larger than the balance, once approved, ends failed with noth
     (c) =>
       c.body.channel === APPROVALS_CHANNEL && JSON.stringify(c.body.blocks).includes('Failed — nothing sent'),
   );
-  expect(update.body.text).toBe(`${id} · Withdrawal · ₦2,500,000.00: Failed — nothing sent`);
+  expect(update.body.text).toBe(`${id} · Withdrawal · ₦1,000,000.00: Failed — nothing sent`);
   expect(JSON.stringify(update.body.blocks)).toContain('Reason: Insufficient balance');
   // Never shown as an unknown outcome, not even for a moment.
   for (const call of app.slack.callsTo('chat.update')) {

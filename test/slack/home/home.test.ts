@@ -97,7 +97,7 @@ const settled = async (a: ApprovalApp) => {
 };
 
 describe('App Home', () => {
-  it('lists a pending request for an approver, with Approve bound to its round, and not for its requester', async () => {
+  it('lists a pending request for an approver, with Approve bound to its round and its checks, and not for its requester', async () => {
     app = await startApprovalApp({ notify: 'channel' });
     for (const user of [APPROVER_A, REQUESTER]) expect((await homeOpened(app, user)).status).toBe(200);
     await waitUntil(() => publishesFor(app as ApprovalApp, REQUESTER).length > 0, 'first publish');
@@ -107,6 +107,9 @@ describe('App Home', () => {
     expect(approveValues(approver)).toEqual([`${id}:0`]);
     expect(homeText(approver)).toContain('₦2,500.00');
     expect(homeText(approver)).toMatch(/expires in 1 day|expires in 24 hours/);
+    // The checks made at filing, and the mark of a destination never paid before.
+    expect(homeText(approver)).toContain('*Checks* at filing');
+    expect(homeText(approver)).toContain('First payment to this destination');
     const requester = publishesFor(app, REQUESTER).at(-1);
     expect(approveValues(requester)).toEqual([]);
     // …but it is among their own requests, with a link to its message.

@@ -35,6 +35,7 @@ import {
 } from './click.js';
 import { answerPlace } from './click-answer.js';
 import { expireNow, reviewCheck } from './review.js';
+import { needsFreshBalance, refreshReviewBalance, storedReviewBalance } from './review-balance.js';
 import { type BindDeps, openBound } from './review-binding.js';
 import { StaleRoundError } from './round.js';
 
@@ -207,12 +208,18 @@ export function registerApprovalActions(app: App, deps: ApprovalSlackDeps): void
           ...(click.channel && SLACK_CHANNEL_ID.test(click.channel) ? { channel: click.channel } : {}),
         };
         const now = deps.now?.() ?? new Date();
-        await openBound(client, bindDeps(deps, now), {
+        const balance = await storedReviewBalance(deps, check.request);
+        const opened = await openBound(client, bindDeps(deps, now), {
           triggerId: click.triggerId ?? '',
-          view: reviewModal(check.request, now, metadata),
+          view: reviewModal(check.request, now, metadata, balance),
           modal: 'review',
           requests: [check.request],
         });
+        if (opened && needsFreshBalance(check.request, balance, now)) {
+          await refreshReviewBalance(client, deps, opened, check.request, balance, (fresh) =>
+            reviewModal(check.request, deps.now?.() ?? new Date(), metadata, fresh),
+          );
+        }
         return;
       }
       if ('stale' in check) return explainStale(client, deps, await answer(), check.stale);

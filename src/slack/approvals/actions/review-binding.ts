@@ -86,19 +86,21 @@ const NOT_BOUND =
 /**
  * Open `view` with the trigger and record what it shows under the id Slack gave it. Throws when
  * views.open fails (nothing opened, nothing recorded). When the record cannot be written, the modal
- * is replaced by a notice saying so: its submission would be refused anyway.
+ * is replaced by a notice saying so: its submission would be refused anyway. Returns the opened view's
+ * id and hash when it is usable (for a later views.update that must not overwrite a newer view).
  */
 export async function openBound(
   client: WebClient,
   deps: BindDeps,
   open: { triggerId: string; view: View; modal: BoundModal; requests: readonly ApprovalRequest[] },
-): Promise<void> {
+): Promise<{ id: string; hash?: string } | undefined> {
   const opened = await client.views.open({ trigger_id: open.triggerId, view: open.view });
   const viewId = opened.view?.id;
   const binding: ViewBinding = { modal: open.modal, shown: open.requests.map(shownRequest) };
   try {
     if (!viewId || !VIEW_ID.test(viewId)) throw new Error('views.open named no usable view id');
     await deps.store.set(bindingKey(viewId), binding, keepFor(open.requests, deps.now));
+    return { id: viewId, ...(opened.view?.hash ? { hash: opened.view.hash } : {}) };
   } catch (error) {
     deps.log?.warn('modal opened but what it shows was not recorded', {
       modal: open.modal,
@@ -111,6 +113,7 @@ export async function openBound(
           deps.log?.warn('unusable modal not replaced', { modal: open.modal, error: String(failure) }),
         );
     }
+    return undefined;
   }
 }
 

@@ -114,6 +114,8 @@ export function refusalText(reason: Refusal, request?: ApprovalRequest): string 
       return `${title} has no amount, and your delegation has a cap, so it does not cover it; nothing changed.`;
     case 'delegator-filed':
       return `The approver you stand in for filed ${title}, so nobody can approve it in their place; nothing changed.`;
+    case 'insufficient-balance':
+      return `The balance last read, less what approved requests already commit, does not cover ${title}, so it was not approved and nothing was sent. Open the review again to see the figures.`;
     case 'delegator-counted':
       return `The approver you stand in for already counts on ${title} (each person counts once); nothing changed.`;
     case 'froze':

@@ -25,6 +25,7 @@ import {
 } from '../../../format/mrkdwn.js';
 import { freezeBanner, UNFREEZE_STEP_WORDS, unfreezeFields, unfreezeNotice } from '../../freeze/blocks.js';
 import type { SlackMessage } from '../../types.js';
+import { checksBlocks } from './checks.js';
 import { purposeBlocks } from './purpose.js';
 import {
   extendButtons,
@@ -275,6 +276,7 @@ export function approvalMessage(
     figuresSection(request, now),
     ...purposeBlocks(request),
     ...hiddenCharactersNotice(request),
+    ...checksBlocks(request, now),
   ];
   if (request.reason && request.state === 'pending') {
     blocks.push({

@@ -2,10 +2,12 @@
 // Pure builders: data in, view out. Block ids equal action ids so submissions read `values[id][id]`.
 
 import type { KnownBlock, ModalView, PlainTextOption } from '@slack/types';
+import type { LookAlikeMark } from '../../../approvals/types.js';
 import { shortAddress } from '../../../format/evm-address.js';
 import { escapeMrkdwn, markHiddenCharacters } from '../../../format/mrkdwn.js';
 import { type AddressFamily, addressFamily } from '../../../format/wallet-address.js';
 import type { FieldErrors, Prefill } from '../types.js';
+import { lookAlikeText } from './checks.js';
 
 export const WITHDRAW_VIEW = 'withdraw.submit';
 export const BRIDGE_VIEW = 'bridge.submit';
@@ -19,6 +21,7 @@ export const WITHDRAW = {
   address: 'withdraw.address',
   save: 'withdraw.save',
   purpose: 'withdraw.purpose',
+  compared: 'withdraw.compared',
 } as const;
 export const BRIDGE = {
   amount: 'bridge.amount',
@@ -27,8 +30,13 @@ export const BRIDGE = {
   address: 'bridge.address',
   sender: 'bridge.sender',
   purpose: 'bridge.purpose',
+  compared: 'bridge.compared',
 } as const;
-export const WHITELIST = { network: 'whitelist.network', address: 'whitelist.address' } as const;
+export const WHITELIST = {
+  network: 'whitelist.network',
+  address: 'whitelist.address',
+  compared: 'whitelist.compared',
+} as const;
 export const REJECT = { reason: 'reject.reason' } as const;
 
 export interface NetworkChoice {
@@ -52,6 +60,21 @@ export interface WhitelistChoice {
   address: string;
 }
 
+/** The whitelisted addresses on enabled networks, as the withdraw form offers them. */
+export function whitelistChoices(
+  networks: ReadonlyArray<{ id: string; name: string; short_name: string; isDisabled: boolean }>,
+  whitelist: ReadonlyArray<{ networkId: string; publicKey: string; network?: { name: string } | null }>,
+): WhitelistChoice[] {
+  const enabled = new Set(toNetworkChoices(networks).map((c) => c.id));
+  return whitelist
+    .filter((w) => enabled.has(w.networkId))
+    .map((w) => ({
+      networkId: w.networkId,
+      networkName: w.network?.name ?? networks.find((n) => n.id === w.networkId)?.name ?? '',
+      address: w.publicKey,
+    }));
+}
+
 /** plain_text, shown as typed: outside text in options (network, bank names) has its hidden characters marked. */
 const plain = (text: string) => ({
   type: 'plain_text' as const,
@@ -65,16 +88,59 @@ export interface NetworksMetadata {
   networks: string[];
   /** Network id → address family, for the networks that are not EVM. */
   families: Record<string, AddressFamily>;
+  /** The look-alike address the form showed with its "I compared" box: a tick counts for it only. */
+  lookAlike?: string;
 }
 
-export function networksMetadata(networks: NetworkChoice[]): NetworksMetadata {
+export function networksMetadata(networks: NetworkChoice[], lookAlike?: LookAlikeMark): NetworksMetadata {
   // No prototype: a network the service calls `__proto__` is kept as an entry like any other.
   const families = Object.create(null) as Record<string, AddressFamily>;
   for (const n of networks) {
     const family = addressFamily(n);
     if (family !== 'evm') families[n.id] = family;
   }
-  return { networks: networks.map((n) => n.id), families };
+  return {
+    networks: networks.map((n) => n.id),
+    families,
+    ...(lookAlike ? { lookAlike: lookAlike.candidate } : {}),
+  };
+}
+
+/**
+ * Shown under the address when the check found a look-alike: both addresses with the differences
+ * marked, and the box the requester must tick to file it.
+ */
+export function lookAlikeInputs(id: string, mark: LookAlikeMark | undefined): KnownBlock[] {
+  if (!mark) return [];
+  const compared = option('I compared the whole address, character by character', 'compared');
+  return [
+    {
+      type: 'section',
+      text: {
+        type: 'mrkdwn',
+        text: `${lookAlikeText(mark)}\nIf it is the address you mean, tick the box: the request then needs one more approver than usual.`,
+      },
+    },
+    {
+      type: 'input',
+      block_id: id,
+      optional: false,
+      label: plain('Compared'),
+      element: {
+        type: 'checkboxes',
+        action_id: id,
+        options: [compared],
+        ...(mark.compared ? { initial_options: [compared] } : {}),
+      },
+    },
+  ];
+}
+
+/** `blocks` with `extra` placed right after the block `afterId` (at the end if it is not there). */
+function insertAfter(blocks: KnownBlock[], afterId: string, extra: KnownBlock[]): KnownBlock[] {
+  const at = blocks.findIndex((b) => 'block_id' in b && b.block_id === afterId);
+  if (at < 0) return [...blocks, ...extra];
+  return [...blocks.slice(0, at + 1), ...extra, ...blocks.slice(at + 1)];
 }
 
 export function networkOptions(networks: NetworkChoice[]): PlainTextOption[] {
@@ -195,6 +261,8 @@ export function withdrawModal(input: {
   whitelist: WhitelistChoice[];
   prefill?: Prefill;
   errors?: FieldErrors;
+  /** The address typed looks like a known one: shown, with the box to tick. */
+  lookAlike?: LookAlikeMark;
   environment: string;
 }): ModalView {
   const p = input.prefill ?? {};
@@ -230,9 +298,14 @@ export function withdrawModal(input: {
     },
     purposeInput(WITHDRAW.purpose, p.purpose),
   ];
-  return modal(WITHDRAW_VIEW, 'Withdraw cNGN', withErrors(blocks, input.errors), {
+  // The look-alike under the address, and the address's own error right under the address.
+  const shown = withErrors(
+    insertAfter(blocks, WITHDRAW.address, lookAlikeInputs(WITHDRAW.compared, input.lookAlike)),
+    input.errors,
+  );
+  return modal(WITHDRAW_VIEW, 'Withdraw cNGN', shown, {
     environment: input.environment,
-    metadata: JSON.stringify(networksMetadata(input.networks)),
+    metadata: JSON.stringify(networksMetadata(input.networks, input.lookAlike)),
   });
 }
 
@@ -240,6 +313,7 @@ export function bridgeModal(input: {
   networks: NetworkChoice[];
   prefill?: Prefill;
   errors?: FieldErrors;
+  lookAlike?: LookAlikeMark;
   environment: string;
 }): ModalView {
   const p = input.prefill ?? {};
@@ -256,16 +330,23 @@ export function bridgeModal(input: {
     }),
     purposeInput(BRIDGE.purpose, p.purpose),
   ];
-  return modal(BRIDGE_VIEW, 'Bridge cNGN', withErrors(blocks, input.errors), {
+  // The look-alike under the address, and the address's own error right under the address.
+  const shown = withErrors(
+    insertAfter(blocks, BRIDGE.address, lookAlikeInputs(BRIDGE.compared, input.lookAlike)),
+    input.errors,
+  );
+  return modal(BRIDGE_VIEW, 'Bridge cNGN', shown, {
     environment: input.environment,
     submit: 'Get quote and ask',
-    metadata: JSON.stringify(networksMetadata(input.networks)),
+    metadata: JSON.stringify(networksMetadata(input.networks, input.lookAlike)),
   });
 }
 
 export function whitelistModal(input: {
   networks: NetworkChoice[];
   prefill?: Prefill;
+  errors?: FieldErrors;
+  lookAlike?: LookAlikeMark;
   environment: string;
 }): ModalView {
   const p = input.prefill ?? {};
@@ -282,9 +363,14 @@ export function whitelistModal(input: {
       ],
     },
   ];
-  return modal(WHITELIST_VIEW, 'Whitelist an address', blocks, {
+  // The look-alike under the address, and the address's own error right under the address.
+  const shown = withErrors(
+    insertAfter(blocks, WHITELIST.address, lookAlikeInputs(WHITELIST.compared, input.lookAlike)),
+    input.errors,
+  );
+  return modal(WHITELIST_VIEW, 'Whitelist an address', shown, {
     environment: input.environment,
-    metadata: JSON.stringify(networksMetadata(input.networks)),
+    metadata: JSON.stringify(networksMetadata(input.networks, input.lookAlike)),
   });
 }
 

@@ -5,6 +5,7 @@
 import type { Button, KnownBlock, ModalView } from '@slack/types';
 import type { ApprovalRequest } from '../../../approvals/types.js';
 import { escapeMrkdwn } from '../../../format/mrkdwn.js';
+import { checksBlocks } from './checks.js';
 import { approvalButtonValue, figuresSection, hiddenCharactersNotice } from './message.js';
 import { purposeBlocks } from './purpose.js';
 import { requestTitle } from './words.js';
@@ -59,6 +60,7 @@ export function reviewAllModal(
       figuresSection(request, now),
       ...purposeBlocks(request),
       ...hiddenCharactersNotice(request),
+      ...checksBlocks(request, now, { compact: true }),
     );
   }
   blocks.push(

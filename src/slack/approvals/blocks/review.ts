@@ -4,9 +4,10 @@
 // approves, for the round it showed. Pure: request and time in, Block Kit out; every outside value is
 // escaped where it enters mrkdwn.
 import type { KnownBlock, ModalView } from '@slack/types';
-import type { ApprovalRequest } from '../../../approvals/types.js';
+import type { ApprovalRequest, BalanceCheck } from '../../../approvals/types.js';
 import { environmentMarker, lagosTime, naira, relative } from '../../../format/display.js';
 import { escapeMrkdwn, mentionUser } from '../../../format/mrkdwn.js';
+import { checksBlocks, lookAlikeSection, shortfallText } from './checks.js';
 import { approverWords, destinationFields, figuresSection, hiddenCharactersNotice } from './message.js';
 import { purposeBlocks } from './purpose.js';
 import { KIND_TITLE, requestTitle } from './words.js';
@@ -67,21 +68,53 @@ function approvalsSoFar(request: ApprovalRequest): string {
   return `${request.approvals.length} of ${request.requiredApprovals}: ${who}`;
 }
 
-export function reviewModal(request: ApprovalRequest, now: Date, metadata: ReviewMetadata): ModalView {
+/** The balance as read when the review opened (withdrawals and redemptions). */
+export interface ReviewBalance {
+  check?: BalanceCheck | undefined;
+  /** It could not be read. */
+  unread?: boolean;
+}
+
+export function reviewModal(
+  request: ApprovalRequest,
+  now: Date,
+  metadata: ReviewMetadata,
+  balance: ReviewBalance = {},
+): ModalView {
+  const short = balance.check && !balance.check.enough ? balance.check : undefined;
+  const lead = short
+    ? 'Check every figure against what you expect. The balance does not cover this request, so it cannot be approved now.'
+    : `Check every figure against what you expect. Nothing moves until you press *${escapeMrkdwn(reviewSubmitText(request))}*.`;
   const blocks: KnownBlock[] = [
     { type: 'header', text: plain(headerText(request)) },
-    section(
-      `${environmentMarker(request.environment)}  ·  \`${request.id}\`\nCheck every figure against what you expect. Nothing moves until you press *${escapeMrkdwn(reviewSubmitText(request))}*.`,
-    ),
-    { type: 'divider' },
+    section(`${environmentMarker(request.environment)}  ·  \`${request.id}\`\n${lead}`),
   ];
+  if (short) {
+    // In place of the Approve button, first thing: why it cannot be approved. Nothing is sent.
+    blocks.push(
+      section(
+        `:no_entry: *Not enough balance to approve:* ${escapeMrkdwn(shortfallText(short, now))}. Nothing was approved or sent; open the review again once the balance covers it.`,
+      ),
+    );
+  }
+  blocks.push({ type: 'divider' });
   if (request.amount) blocks.push(section(`*Amount*\n${escapeMrkdwn(naira(request.amount))}`));
   // The destination at full width, one figure a section: a long address is not squeezed into a column.
   for (const figure of destinationFields(request)) blocks.push(section(figure.text));
   blocks.push(...purposeBlocks(request), ...hiddenCharactersNotice(request));
+  // Right under the address it speaks of.
+  const lookAlike = request.preflight?.lookAlike;
+  if (lookAlike) blocks.push(lookAlikeSection(lookAlike, request));
   if (request.kind === 'bridge' || request.kind === 'withdraw' || request.kind === 'redeem') {
     blocks.push(section(feesLine(request)));
   }
+  blocks.push(
+    ...checksBlocks(request, now, {
+      balance: balance.check,
+      balanceUnread: balance.unread === true,
+      withoutLookAlike: true,
+    }),
+  );
   blocks.push(
     { type: 'divider' },
     {
@@ -108,8 +141,8 @@ export function reviewModal(request: ApprovalRequest, now: Date, metadata: Revie
   return {
     type: 'modal',
     callback_id: REVIEW_VIEW,
-    title: plain('Review and approve'),
-    submit: plain(reviewSubmitText(request)),
+    title: plain(short ? 'Review' : 'Review and approve'),
+    ...(short ? {} : { submit: plain(reviewSubmitText(request)) }),
     close: plain('Back'),
     private_metadata: JSON.stringify(metadata),
     blocks,

@@ -1,7 +1,7 @@
 // `/cngn withdraw [amount] [network] [address]`: the withdraw modal, prefilled from the arguments.
 
 import type { CommandContext, FeatureSubcommand } from '../../types.js';
-import { toNetworkChoices, withdrawModal } from '../blocks/modals.js';
+import { toNetworkChoices, whitelistChoices, withdrawModal } from '../blocks/modals.js';
 import type { ApprovalSlackDeps } from '../types.js';
 import { findNetwork, looksLikeAddress, looksLikeAmount, openModal } from './filing.js';
 
@@ -11,21 +11,13 @@ export async function withdrawCommand(command: CommandContext, deps: ApprovalSla
       deps.api.getNetworks(),
       deps.api.getWhitelisted({ includeNetwork: true }),
     ]);
-    const choices = toNetworkChoices(networks);
     const network = findNetwork(
       networks,
       command.args.find((a) => !looksLikeAmount(a) && !looksLikeAddress(a)),
     );
-    const enabled = new Set(choices.map((c) => c.id));
     return withdrawModal({
-      networks: choices,
-      whitelist: whitelist
-        .filter((w) => enabled.has(w.networkId))
-        .map((w) => ({
-          networkId: w.networkId,
-          networkName: w.network?.name ?? networks.find((n) => n.id === w.networkId)?.name ?? '',
-          address: w.publicKey,
-        })),
+      networks: toNetworkChoices(networks),
+      whitelist: whitelistChoices(networks, whitelist),
       prefill: {
         amount: command.args.find(looksLikeAmount),
         network: network?.id,

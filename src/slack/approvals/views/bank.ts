@@ -2,6 +2,7 @@
 // BEFORE anything is filed; an unresolvable account shows the form again with the reason under it.
 import type { App, ViewSubmitAction } from '@slack/bolt';
 import type { ModalView } from '@slack/types';
+import type { RequestDraft } from '../../../approvals/types.js';
 import { naira } from '../../../format/display.js';
 import { escapeMrkdwn } from '../../../format/mrkdwn.js';
 import { withinDeadline } from '../../../store/deadline.js';
@@ -15,9 +16,10 @@ import {
   SETTLEMENT_VIEW,
   settlementModal,
 } from '../blocks/bank-modal.js';
-import type { ApprovalSlackDeps } from '../types.js';
+import type { ApprovalSlackDeps, FieldErrors } from '../types.js';
 import { ackThenFile, filedView, plainError } from './filing.js';
 import { parseRedeem, parseSettlement, parseSubmission } from './forms.js';
+import { checkBeforeFiling, quickBalanceErrors } from './preflight.js';
 
 /** The resolved name, or the reason it could not be resolved (shown under the account number). */
 async function resolveName(
@@ -72,23 +74,30 @@ export function registerBankViews(app: App, deps: ApprovalSlackDeps): void {
     const parsed = parseSubmission(args.body.view, REDEEM, parseRedeem);
     if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
     const v = parsed.value;
+    const draft = (accountName?: string): RequestDraft => ({
+      kind: 'redeem',
+      amount: v.amount,
+      payload: { amount: v.amount, bankCode: v.bank.code, accountNumber: v.accountNumber },
+      display: { bankName: v.bank.name, bankCode: v.bank.code, ...(accountName ? { accountName } : {}) },
+      purpose: v.purpose,
+      requester: args.body.user.id,
+    });
+    const fields = { amount: REDEEM.amount };
+    const quick = await quickBalanceErrors(deps, draft(), fields);
+    if (quick) return void (await args.ack({ response_action: 'errors', errors: quick }));
+    const again = (errors: FieldErrors) =>
+      redeemModal({
+        prefill: { amount: v.amount, account: v.accountNumber, purpose: v.purpose },
+        bank: v.bank,
+        errors,
+        environment: deps.environmentLabel,
+      });
     await resolveThenFile(args, deps, v.accountNumber, v.bank.code, {
-      retry: (error) =>
-        redeemModal({
-          prefill: { amount: v.amount, account: v.accountNumber, purpose: v.purpose },
-          bank: v.bank,
-          errors: { [REDEEM.account]: error },
-          environment: deps.environmentLabel,
-        }),
+      retry: (error) => again({ [REDEEM.account]: error }),
       file: async (name) => {
-        const request = await deps.engine.file({
-          kind: 'redeem',
-          amount: v.amount,
-          payload: { amount: v.amount, bankCode: v.bank.code, accountNumber: v.accountNumber },
-          display: { bankName: v.bank.name, bankCode: v.bank.code, accountName: name },
-          purpose: v.purpose,
-          requester: args.body.user.id,
-        });
+        const checked = await checkBeforeFiling(deps, draft(name), fields, { ticked: false });
+        if (!checked.ok) return again(checked.errors);
+        const request = await deps.engine.file(draft(name), { preflight: checked.checks });
         return filedView(
           request,
           deps.approvalsChannel,

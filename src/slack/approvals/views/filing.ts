@@ -4,13 +4,14 @@
 import type { AckFn, App, ViewResponseAction, ViewSubmitAction } from '@slack/bolt';
 import type { ModalView } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
-import type { ApprovalRequest, RequestDraft } from '../../../approvals/types.js';
+import type { ApprovalRequest, LookAlikeMark, RequestDraft } from '../../../approvals/types.js';
 import type { Network } from '../../../cngn/schemas.js';
 import { naira } from '../../../format/display.js';
 import { Money } from '../../../format/money.js';
 import { escapeMrkdwn, mentionChannel } from '../../../format/mrkdwn.js';
 import { viewDelivery } from '../../runtime/deliveries.js';
 import { filedMetadata, unlessUnseen } from '../actions/filed.js';
+import { checksBlocks } from '../blocks/checks.js';
 import { hiddenCharactersNotice } from '../blocks/message.js';
 import {
   BRIDGE,
@@ -22,11 +23,15 @@ import {
   WHITELIST_VIEW,
   WITHDRAW,
   WITHDRAW_VIEW,
+  whitelistChoices,
+  whitelistModal,
+  withdrawModal,
 } from '../blocks/modals.js';
 import { purposeBlocks } from '../blocks/purpose.js';
 import { requestTitle } from '../blocks/words.js';
-import type { ApprovalSlackDeps } from '../types.js';
+import type { ApprovalSlackDeps, FieldErrors } from '../types.js';
 import { parseBridge, parseSubmission, parseWhitelist, parseWithdraw, readMetadata } from './forms.js';
+import { checkBeforeFiling, quickBalanceErrors } from './preflight.js';
 
 export interface ViewArgs {
   ack: AckFn<ViewResponseAction>;
@@ -43,7 +48,12 @@ export function filedView(request: ApprovalRequest, channel: string, extra = '')
   );
   return {
     ...notice,
-    blocks: [...notice.blocks, ...purposeBlocks(request), ...hiddenCharactersNotice(request)],
+    blocks: [
+      ...notice.blocks,
+      ...purposeBlocks(request),
+      ...hiddenCharactersNotice(request),
+      ...checksBlocks(request, new Date(request.createdAt)),
+    ],
     private_metadata: filedMetadata(request.id),
   };
 }
@@ -112,6 +122,27 @@ export function plainError(error: unknown): string {
 
 const networkName = (networks: Network[], id: string) => networks.find((n) => n.id === id)?.name ?? id;
 
+/** The withdrawal as drafted from the form; the network's name is shown to approvers. */
+function withdrawDraft(
+  v: { amount: string; address: string; networkId: string; shouldSaveAddress: boolean; purpose: string },
+  requester: string,
+  networkName?: string,
+): RequestDraft {
+  return {
+    kind: 'withdraw',
+    amount: v.amount,
+    payload: {
+      amount: v.amount,
+      address: v.address,
+      networkId: v.networkId,
+      shouldSaveAddress: v.shouldSaveAddress,
+    },
+    display: networkName ? { networkName } : {},
+    purpose: v.purpose,
+    requester,
+  };
+}
+
 export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
   app.view<ViewSubmitAction>(WITHDRAW_VIEW, async (args) => {
     const meta = readMetadata(args.body.view.private_metadata);
@@ -120,22 +151,35 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
     );
     if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
     const v = parsed.value;
-    await ackThenFile(args, deps, 'Sending your request to the approvers…', async () => {
+    const requester = args.body.user.id;
+    const fields = { amount: WITHDRAW.amount, address: WITHDRAW.address };
+    const quick = await quickBalanceErrors(deps, withdrawDraft(v, requester), fields);
+    if (quick) return void (await args.ack({ response_action: 'errors', errors: quick }));
+    await ackThenFile(args, deps, 'Checking the balance and the destination…', async () => {
       const networks = await deps.api.getNetworks();
-      const draft: RequestDraft = {
-        kind: 'withdraw',
-        amount: v.amount,
-        payload: {
-          amount: v.amount,
-          address: v.address,
-          networkId: v.networkId,
-          shouldSaveAddress: v.shouldSaveAddress,
-        },
-        display: { networkName: networkName(networks, v.networkId) },
-        purpose: v.purpose,
-        requester: args.body.user.id,
-      };
-      return filedView(await deps.engine.file(draft), deps.approvalsChannel);
+      const draft = withdrawDraft(v, requester, networkName(networks, v.networkId));
+      const comparison = { ticked: v.compared, shownFor: meta.lookAlike };
+      const checked = await checkBeforeFiling(deps, draft, fields, comparison);
+      if (!checked.ok) {
+        // The form again, as filled in, with the reasons under the fields.
+        const whitelist = await deps.api
+          .getWhitelisted({ includeNetwork: true, maxAgeMs: 60_000 })
+          .catch(() => []);
+        return withdrawModal({
+          networks: toNetworkChoices(networks),
+          whitelist: whitelistChoices(networks, whitelist),
+          prefill: {
+            amount: v.amount,
+            network: v.networkId,
+            ...(v.chosen ? { whitelisted: v.chosen } : { address: v.address }),
+            purpose: v.purpose,
+          },
+          errors: checked.errors,
+          ...(checked.lookAlike ? { lookAlike: checked.lookAlike } : {}),
+          environment: deps.environmentLabel,
+        });
+      }
+      return filedView(await deps.engine.file(draft, { preflight: checked.checks }), deps.approvalsChannel);
     });
   });
 
@@ -146,14 +190,26 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
     );
     if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
     const v = parsed.value;
-    await ackThenFile(args, deps, 'Sending your request to the approvers…', async () => {
+    await ackThenFile(args, deps, 'Checking the address…', async () => {
       const networks = await deps.api.getNetworks();
-      const request = await deps.engine.file({
+      const draft: RequestDraft = {
         kind: 'whitelist',
         payload: { networkId: v.networkId, address: v.address },
         display: { networkName: networkName(networks, v.networkId) },
         requester: args.body.user.id,
-      });
+      };
+      const comparison = { ticked: v.compared, shownFor: meta.lookAlike };
+      const checked = await checkBeforeFiling(deps, draft, { address: WHITELIST.address }, comparison);
+      if (!checked.ok) {
+        return whitelistModal({
+          networks: toNetworkChoices(networks),
+          prefill: { network: v.networkId, address: v.address },
+          errors: checked.errors,
+          ...(checked.lookAlike ? { lookAlike: checked.lookAlike } : {}),
+          environment: deps.environmentLabel,
+        });
+      }
+      const request = await deps.engine.file(draft, { preflight: checked.checks });
       return filedView(
         request,
         deps.approvalsChannel,
@@ -169,7 +225,7 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
     );
     if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
     const v = parsed.value;
-    await ackThenFile(args, deps, 'Getting a live quote…', async () => {
+    await ackThenFile(args, deps, 'Checking the destination and getting a live quote…', async () => {
       const networks = await deps.api.getNetworks();
       const payload = {
         originNetworkId: v.origin,
@@ -177,14 +233,9 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
         destinationAddress: v.address,
         ...(v.sender ? { senderAddress: v.sender } : {}),
       };
-      let quote: Awaited<ReturnType<typeof deps.api.bridgeQuote>>;
-      try {
-        quote = await deps.api.bridgeQuote({ amount: Money.parseDecimal(v.amount), ...payload });
-      } catch (error) {
-        // Show the form again with the service's reason under the amount.
-        const choices = toNetworkChoices(networks);
-        return bridgeModal({
-          networks: choices,
+      const again = (errors: FieldErrors, lookAlike?: LookAlikeMark) =>
+        bridgeModal({
+          networks: toNetworkChoices(networks),
           prefill: {
             amount: v.amount,
             origin: v.origin,
@@ -193,27 +244,40 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
             sender: v.sender,
             purpose: v.purpose,
           },
-          errors: { [BRIDGE.amount]: `Quote: ${plainError(error)}` },
+          errors,
+          ...(lookAlike ? { lookAlike } : {}),
           environment: deps.environmentLabel,
         });
+      const draft = {
+        kind: 'bridge' as const,
+        amount: v.amount,
+        payload,
+        display: {
+          originNetworkName: networkName(networks, v.origin),
+          destinationNetworkName: networkName(networks, v.destination),
+        },
+        purpose: v.purpose,
+        requester: args.body.user.id,
+      };
+      const comparison = { ticked: v.compared, shownFor: meta.lookAlike };
+      const checked = await checkBeforeFiling(deps, draft, { address: BRIDGE.address }, comparison);
+      if (!checked.ok) return again(checked.errors, checked.lookAlike);
+      let quote: Awaited<ReturnType<typeof deps.api.bridgeQuote>>;
+      try {
+        quote = await deps.api.bridgeQuote({ amount: Money.parseDecimal(v.amount), ...payload });
+      } catch (error) {
+        // Show the form again with the service's reason under the amount.
+        return again({ [BRIDGE.amount]: `Quote: ${plainError(error)}` }, checked.checks.lookAlike);
       }
       const figures = {
         amountReceivable: quote.amountReceivable,
         networkFee: quote.networkFee,
         bridgeFee: quote.bridgeFee,
       };
-      const request = await deps.engine.file({
-        kind: 'bridge',
-        amount: v.amount,
-        payload,
-        display: {
-          originNetworkName: networkName(networks, v.origin),
-          destinationNetworkName: networkName(networks, v.destination),
-          quote: figures,
-        },
-        purpose: v.purpose,
-        requester: args.body.user.id,
-      });
+      const request = await deps.engine.file(
+        { ...draft, display: { ...draft.display, quote: figures } },
+        { preflight: checked.checks },
+      );
       return filedView(
         request,
         deps.approvalsChannel,

@@ -198,7 +198,8 @@ export function parseWithdraw(values: ViewValues, allowedNetworks: string[], fam
   }
   const shouldSaveAddress = readChecked(values, WITHDRAW.save);
   const purpose = purposeField(readText(values, WITHDRAW.purpose), errors, WITHDRAW.purpose);
-  return result(errors, { amount, networkId, address, shouldSaveAddress, purpose });
+  const compared = readChecked(values, WITHDRAW.compared);
+  return result(errors, { amount, networkId, address, shouldSaveAddress, chosen, compared, purpose });
 }
 
 export function parseBridge(values: ViewValues, allowedNetworks: string[], families: Families = {}) {
@@ -225,7 +226,8 @@ export function parseBridge(values: ViewValues, allowedNetworks: string[], famil
     ? addressField(senderText, errors, BRIDGE.sender, familyOf(families, origin), 'Sender address')
     : undefined;
   const purpose = purposeField(readText(values, BRIDGE.purpose), errors, BRIDGE.purpose);
-  return result(errors, { amount, origin, destination, address, sender, purpose });
+  const compared = readChecked(values, BRIDGE.compared);
+  return result(errors, { amount, origin, destination, address, sender, compared, purpose });
 }
 
 export function parseWhitelist(values: ViewValues, allowedNetworks: string[], families: Families = {}) {
@@ -242,7 +244,8 @@ export function parseWhitelist(values: ViewValues, allowedNetworks: string[], fa
     WHITELIST.address,
     familyOf(families, networkId),
   );
-  return result(errors, { networkId, address });
+  const compared = readChecked(values, WHITELIST.compared);
+  return result(errors, { networkId, address, compared });
 }
 
 function bankField(values: ViewValues, id: string, errors: Record<string, string>): BankChoice | undefined {
@@ -281,6 +284,7 @@ const metadataSchema = z.object({
   families: z.record(z.string(), z.enum(ADDRESS_FAMILIES)).optional().catch(undefined),
   id: z.string().optional().catch(undefined),
   channel: z.string().optional().catch(undefined),
+  lookAlike: z.string().optional().catch(undefined),
 });
 
 /** A modal's private_metadata; anything unreadable reads as empty. */

@@ -1,0 +1,77 @@
+// The balance a review shows for a withdrawal or redemption. The review opens at once with the last
+// figure read (store only: Slack's trigger lasts 3 s); when that figure is older than the balance
+// cache's life, the balance is read again through the shared cache and the open review updated in
+// place, said with its age. An insufficient balance replaces the Approve button with the reason
+// (blocks/review.ts); the engine refuses the approval too, whatever the modal showed.
+import type { View } from '@slack/types';
+import type { WebClient } from '@slack/web-api';
+import { BALANCE_KINDS } from '../../../approvals/index.js';
+import type { ApprovalRequest } from '../../../approvals/types.js';
+import { withinDeadline } from '../../../store/index.js';
+import type { ReviewBalance } from '../blocks/review.js';
+import type { ApprovalSlackDeps } from '../types.js';
+
+/** A figure at most this old is shown as it is; an older one is read again after the review opens. */
+export const REVIEW_BALANCE_FRESH_MS = 15_000;
+/** The store read of the last figure, before the review opens. */
+const STORED_READ_DEADLINE_MS = 400;
+
+const hasBalance = (request: ApprovalRequest) => BALANCE_KINDS.has(request.kind) && !!request.amount;
+
+/** The last figure read, against this request now (store only, bounded); empty when there is none. */
+export async function storedReviewBalance(
+  deps: ApprovalSlackDeps,
+  request: ApprovalRequest,
+): Promise<ReviewBalance> {
+  if (!hasBalance(request)) return {};
+  try {
+    const check = await withinDeadline(
+      deps.engine.balanceFor(request, { stored: true }),
+      STORED_READ_DEADLINE_MS,
+      'store',
+    );
+    return check ? { check } : {};
+  } catch (error) {
+    deps.log?.warn('review: the last balance read was not read from the store', { error: String(error) });
+    return {};
+  }
+}
+
+/** Whether the review should read the balance again once it is open. */
+export function needsFreshBalance(request: ApprovalRequest, shown: ReviewBalance, now: Date): boolean {
+  if (!hasBalance(request)) return false;
+  if (!shown.check) return true;
+  return now.getTime() - Date.parse(shown.check.asOf) > REVIEW_BALANCE_FRESH_MS;
+}
+
+/**
+ * Read the balance through the cache and show it in the open review (`hash`: only if the review is
+ * still the view that opened, so a refusal or a newer view is never overwritten). Never throws.
+ */
+export async function refreshReviewBalance(
+  client: WebClient,
+  deps: ApprovalSlackDeps,
+  opened: { id: string; hash?: string },
+  request: ApprovalRequest,
+  shown: ReviewBalance,
+  render: (balance: ReviewBalance) => View,
+): Promise<void> {
+  let balance: ReviewBalance;
+  try {
+    const check = await deps.engine.balanceFor(request);
+    balance = check ? { check } : { unread: true };
+  } catch (error) {
+    deps.log?.warn('review: the balance could not be read', { requestId: request.id, error: String(error) });
+    // A figure already shown stays, with its age; without one, say it could not be read.
+    if (shown.check) return;
+    balance = { unread: true };
+  }
+  await client.views
+    .update({ view_id: opened.id, ...(opened.hash ? { hash: opened.hash } : {}), view: render(balance) })
+    .catch((error: unknown) => {
+      deps.log?.warn('review: the balance read now was not shown (the review moved on)', {
+        requestId: request.id,
+        error: String(error),
+      });
+    });
+}

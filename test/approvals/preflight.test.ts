@@ -1,0 +1,237 @@
+// The checks made before money moves, against the real client and the embedded sandbox: the balance
+// less what is committed, whether a destination was paid before (the bot's records, the service's
+// list), the whitelist, look-alike destinations, and the approval refused on a balance known short.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ApprovalRequest, RequestDraft } from '../../src/approvals/index.js';
+import { committedAgainst } from '../../src/approvals/preflight.js';
+import { toChecksumAddress } from '../../src/format/evm-address.js';
+import {
+  APPROVER_A,
+  APPROVER_B,
+  DEST,
+  type EngineFixture,
+  REQUESTER,
+  startEngineFixture,
+  twoNetworks,
+} from './fixture.js';
+
+let fx: EngineFixture;
+let networkId: string;
+
+beforeEach(async () => {
+  fx = await startEngineFixture();
+  [networkId] = await twoNetworks(fx.client);
+});
+afterEach(async () => {
+  await fx.close();
+});
+
+const withdrawal = (amount: string, address = DEST, network = networkId): RequestDraft => ({
+  kind: 'withdraw',
+  amount,
+  payload: { amount, address, networkId: network, shouldSaveAddress: false },
+  display: {},
+  purpose: 'Supplier payout INV-2231',
+  requester: REQUESTER,
+});
+
+/** A withdrawal filed and approved (one approver at this tier), and sent by the sandbox. */
+async function sentWithdrawal(amount: string, address = DEST): Promise<ApprovalRequest> {
+  const filed = await fx.engine.file(withdrawal(amount, address));
+  await fx.engine.approve(filed.id, APPROVER_A);
+  await fx.engine.idle();
+  const sent = await fx.engine.get(filed.id);
+  if (sent?.state !== 'sent') throw new Error(`not sent: ${sent?.state}`);
+  return sent;
+}
+
+/** The first whitelisted address the sandbox lists, and its network. */
+async function whitelisted(): Promise<{ networkId: string; address: string }> {
+  const [first] = await fx.client.getWhitelisted();
+  if (!first) throw new Error('the sandbox whitelists nothing');
+  return { networkId: first.networkId, address: first.publicKey };
+}
+
+/** The same address with its middle changed: same first six and last four characters. */
+function poisoned(address: string): string {
+  const body = address.slice(2).toLowerCase();
+  const middle = [...body.slice(4, -4)].map((c) => (c === 'a' ? 'b' : 'a')).join('');
+  return `0x${body.slice(0, 4)}${middle}${body.slice(-4)}`;
+}
+
+describe('balance', () => {
+  it('shows the balance, nothing committed, and what is left after the request', async () => {
+    const checks = await fx.engine.preflight(withdrawal('2000'));
+    expect(checks.balance).toMatchObject({
+      balance: '1250000.00',
+      committed: '0.00',
+      committedCount: 0,
+      amount: '2000.00',
+      after: '1248000.00',
+      enough: true,
+    });
+    expect(Date.parse(checks.balance?.asOf ?? '')).not.toBeNaN();
+  });
+
+  it('counts a request sent after the balance was read, and not once the balance shows it', async () => {
+    await fx.client.getBalance(); // the figure is now stored, as of before the withdrawal
+    await sentWithdrawal('10000');
+    const draft = { kind: 'withdraw' as const, amount: '2000' };
+    const stored = await fx.engine.core.preflight.balanceFor(draft, { stored: true });
+    expect(stored).toMatchObject({ balance: '1250000.00', committed: '10000.00', after: '1238000.00' });
+    // Read again: the service took the token when it accepted the withdrawal.
+    const fresh = await fx.engine.core.preflight.balanceFor(draft);
+    expect(fresh).toMatchObject({ balance: '1240000.00', committed: '0.00', after: '1238000.00' });
+  });
+
+  it('refuses to file more than the balance less what is committed, with the figures', async () => {
+    const checks = await fx.engine.preflight(withdrawal('1250000.01'));
+    expect(checks.balance).toMatchObject({ after: '-0.01', enough: false });
+    await expect(fx.engine.file(withdrawal('1250000.01'), { preflight: checks })).rejects.toThrow(
+      /₦1,250,000\.01 is more than the balance \(₦1,250,000\.00\) less what is committed \(₦0\.00\)/,
+    );
+    expect(await fx.engine.openRequests()).toEqual([]);
+  });
+
+  it('refuses an approval while the balance last read does not cover the request', async () => {
+    const filed = await fx.engine.file(withdrawal('1000000')); // two approvers at this tier
+    await sentWithdrawal('300000');
+    await fx.client.getBalance(); // ₦950,000 now
+    expect(await fx.engine.approve(filed.id, APPROVER_A)).toMatchObject({
+      ok: false,
+      reason: 'insufficient-balance',
+    });
+    await fx.engine.idle();
+    expect((await fx.engine.get(filed.id))?.approvals).toEqual([]);
+    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+  });
+
+  it('says the balance is unread when the service does not answer', async () => {
+    fx.sandbox.failNext('GET', '/v1/api/balance', 400, 3, 'Service is currently unavailable.');
+    const checks = await fx.engine.preflight(withdrawal('2000'));
+    expect(checks.balance).toBeUndefined();
+    expect(checks.unread).toEqual(['the balance could not be read']);
+  });
+
+  it('has no balance check for a bridge: its amount is sent on-chain to the deposit address', async () => {
+    const [origin, destination] = await twoNetworks(fx.client);
+    const checks = await fx.engine.preflight({
+      kind: 'bridge',
+      amount: '5000',
+      payload: { originNetworkId: origin, destinationNetworkId: destination, destinationAddress: DEST },
+      display: {},
+      purpose: 'Supplier payout INV-2231',
+      requester: REQUESTER,
+    });
+    expect(checks.balance).toBeUndefined();
+    expect(checks.unread).toBeUndefined();
+  });
+});
+
+describe('what counts as committed', () => {
+  const at = (minute: number) => new Date(Date.UTC(2026, 10, 1, 9, minute)).toISOString();
+  const request = (id: string, state: ApprovalRequest['state'], answered?: number): ApprovalRequest =>
+    ({
+      id,
+      kind: 'withdraw',
+      amount: '100.00',
+      state,
+      history: answered === undefined ? [] : [{ at: at(answered), state: 'sent', action: 'sent' }],
+    }) as unknown as ApprovalRequest;
+
+  it('counts approved and executing ones, and sent ones the balance figure predates', () => {
+    const open = [
+      request('A', 'approved'),
+      request('B', 'executing'),
+      request('C', 'sent', 20), // answered after the read at :10
+      request('D', 'sent', 5), // answered before it: the figure shows it
+      request('E', 'pending'),
+      request('F', 'approved'), // the request being checked
+    ];
+    const committed = committedAgainst(open, at(10), 'F');
+    expect({ total: committed.total.toString(), count: committed.count }).toEqual({
+      total: '300.00',
+      count: 3,
+    });
+  });
+});
+
+describe('destinations', () => {
+  it('marks a first payment, and not once the bot has paid that destination', async () => {
+    expect((await fx.engine.preflight(withdrawal('2000'))).firstPayment).toBe(true);
+    await sentWithdrawal('1000');
+    const again = await fx.engine.preflight(withdrawal('2000'));
+    expect(again.firstPayment).toBe(false);
+    expect(again.unread).toBeUndefined();
+  });
+
+  it("knows destinations paid from the service's transaction list", async () => {
+    const networks = await fx.client.getNetworks();
+    const listed = (await fx.client.getTransactions({ limit: 50 })).data;
+    const paid = listed.find((tx) => tx.trx_type === 'withdraw' && tx.status === 'completed');
+    const receiver = paid?.receiver;
+    if (!paid || typeof receiver !== 'object' || !receiver?.address) throw new Error('no past withdrawal');
+    const network = networks.find((n) => n.short_name === paid.network);
+    const draft = withdrawal('2000', receiver.address, network?.id);
+    expect((await fx.engine.preflight(draft)).firstPayment).toBe(false);
+
+    const redeemed = listed.find((tx) => tx.trx_type === 'fiat_redeem' && tx.status === 'completed');
+    const account = redeemed?.receiver;
+    if (typeof account !== 'object' || !account?.accountNumber || typeof account.bank !== 'object')
+      throw new Error('no past redemption');
+    const redemption: RequestDraft = {
+      kind: 'redeem',
+      amount: '5000',
+      payload: { amount: '5000', bankCode: account.bank?.code ?? '', accountNumber: account.accountNumber },
+      display: {},
+      purpose: 'Supplier payout INV-2231',
+      requester: REQUESTER,
+    };
+    expect((await fx.engine.preflight(redemption)).firstPayment).toBe(false);
+    const elsewhere = { ...redemption, payload: { ...redemption.payload, accountNumber: '0123456789' } };
+    expect((await fx.engine.preflight(elsewhere)).firstPayment).toBe(true);
+  });
+
+  it('says whether the address is on the whitelist for its network, shown checksummed', async () => {
+    const entry = await whitelisted();
+    const draft = (address: string) => withdrawal('2000', address, entry.networkId);
+    const listed = await fx.engine.preflight(draft(entry.address));
+    expect(listed).toMatchObject({
+      whitelisted: true,
+      network: { enabled: true },
+      address: { shown: toChecksumAddress(entry.address), checked: 'checksum' },
+    });
+    expect(listed.lookAlike).toBeUndefined();
+    expect((await fx.engine.preflight(draft(DEST))).whitelisted).toBe(false);
+  });
+
+  it('marks a look-alike of a known address and needs one more approver for it', async () => {
+    const entry = await whitelisted();
+    const lookalike = poisoned(entry.address);
+    const draft = withdrawal('2000', lookalike, entry.networkId);
+    const checks = await fx.engine.preflight(draft);
+    expect(checks.lookAlike).toMatchObject({
+      candidate: toChecksumAddress(lookalike),
+      known: toChecksumAddress(entry.address),
+      knownAs: 'paid', // the sandbox's history paid it, as well as whitelisting it
+    });
+    expect(checks.lookAlike?.differs.length).toBeGreaterThan(0);
+    expect(checks.firstPayment).toBe(true);
+
+    await expect(fx.engine.file(draft, { preflight: checks })).rejects.toThrow(/compare the whole address/);
+    const lookAlike = checks.lookAlike && { ...checks.lookAlike, compared: true };
+    const filed = await fx.engine.file(draft, { preflight: { ...checks, lookAlike } });
+    expect(filed.requiredApprovals).toBe(2);
+    expect(filed.history[0]?.note).toMatch(/looks like an address paid before/);
+    await fx.engine.approve(filed.id, APPROVER_A);
+    expect((await fx.engine.get(filed.id))?.state).toBe('pending');
+    await fx.engine.approve(filed.id, APPROVER_B);
+    expect((await fx.engine.get(filed.id))?.state).not.toBe('pending');
+  });
+
+  it('marks a look-alike of an address the bot paid before', async () => {
+    await sentWithdrawal('1000');
+    const checks = await fx.engine.preflight(withdrawal('2000', poisoned(DEST)));
+    expect(checks.lookAlike).toMatchObject({ known: DEST, knownAs: 'paid' });
+  });
+});
