@@ -1,6 +1,5 @@
 // The maker-checker engine: file, approve, reject, cancel, expire. Every change is a read-check-write
 // under the request's lock, persisted (and audited) before any listener hears of it. No Slack here.
-import { randomBytes } from 'node:crypto';
 import { Money } from '../format/money.js';
 import type { Store } from '../store/index.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
@@ -10,9 +9,11 @@ import {
   delegationProblem,
   delegationsLockName,
   pendingTwin,
-  requestExpiry,
 } from './delegations.js';
 import { checkDraft, InvalidDraftError } from './draft.js';
+import { LimitIndex } from './limit-index.js';
+import { DEFAULT_LIMIT_WINDOW_MS, type LimitSettings, movesAmount } from './limits.js';
+import { type FilingContext, newRequest } from './new-request.js';
 import type { ApprovalPolicy } from './policy.js';
 import type { CustodyGateway } from './ports.js';
 import { finishRecheckedApproval, needsRecheck } from './recheck.js';
@@ -25,6 +26,7 @@ import type {
   ClickOptions,
   CoreSections,
   EngineLog,
+  LimitFigures,
   NoticeOptions,
   Refusal,
   RequestDraft,
@@ -42,6 +44,8 @@ export interface EngineOptions {
   policy: ApprovalPolicy;
   /** Request lifetime (CNGN_APPROVAL_TTL). */
   ttlMs: number;
+  /** CNGN_LIMIT_WINDOW and CNGN_DAILY_LIMIT (default: a 24 h window, no daily limit). */
+  limits?: LimitSettings;
   /** Public HTTPS origin: bridge requests then carry a per-request callback URL. */
   publicUrl?: string;
   /** Non-reversible id of the API key the service client uses. */
@@ -72,6 +76,8 @@ export const CHECK_HOLD_MS = 60_000;
 export class ApprovalCore implements CoreSections {
   readonly repo: ApprovalRepository;
   readonly delegations: DelegationBook;
+  /** The requests of the limit window, and the lock decisions about limits are made under. */
+  readonly limits: LimitIndex;
   readonly now: () => Date;
   private readonly listeners: ApprovalListener[] = [];
   private keyId: string | undefined;
@@ -87,6 +93,13 @@ export class ApprovalCore implements CoreSections {
       this.now,
     );
     options.policy.useDelegations({ all: () => this.delegations.all(), now: this.now });
+    this.limits = new LimitIndex(
+      options.store,
+      options.custody.environment,
+      options.limits ?? { windowMs: DEFAULT_LIMIT_WINDOW_MS },
+      (ids) => this.repo.getMany(ids),
+      this.now,
+    );
   }
 
   /** Bind new requests to this API key too (start-up wiring, before any request is filed). */
@@ -148,6 +161,18 @@ export class ApprovalCore implements CoreSections {
     }
   }
 
+  /**
+   * Inside `locked`: `write` for an approval; a final one only within the daily limit, decided under
+   * the limits lock (see LimitIndex.approve). Refused: nothing written, and the figures are returned.
+   */
+  writeApproval(
+    read: ApprovalRequest,
+    next: ApprovalRequest,
+    options: WriteOptions = {},
+  ): Promise<LimitFigures | undefined> {
+    return this.limits.approve(next, () => this.write(read, next, options), options.click?.signal);
+  }
+
   get(id: string): Promise<ApprovalRequest | undefined> {
     return this.repo.get(id);
   }
@@ -183,31 +208,36 @@ export class ApprovalCore implements CoreSections {
       const max = draft.payload.max;
       if (max) draft = { ...draft, payload: { ...draft.payload, max: Money.parseDecimal(max).toString() } };
     }
-    const id = `AR-${randomBytes(5).toString('hex').toUpperCase()}`;
     const amount = draft.amount ? Money.parseDecimal(draft.amount) : undefined;
-    let request = {
-      ...draft,
-      id,
-      environment: this.options.custody.environment,
-      ...(this.keyId ? { keyId: this.keyId } : {}),
-      ...(amount ? { amount: amount.toString() } : {}),
-      approvals: [],
-      requiredApprovals: this.options.policy.requiredFor(amount, draft.kind),
-      state: 'pending',
-      createdAt: now.toISOString(),
-      expiresAt: new Date(requestExpiry(draft, now, this.options.ttlMs)).toISOString(),
-      round: 0,
-      history: [{ at: now.toISOString(), state: 'pending', action: 'filed', actor: draft.requester }],
-    } as ApprovalRequest;
-    if (request.kind === 'bridge' && this.options.publicUrl) {
-      const token = randomBytes(24).toString('base64url');
-      const callbackUrl = `${this.options.publicUrl.replace(/\/+$/, '')}/callbacks/bridge/${token}`;
-      request = { ...request, callbackToken: token, payload: { ...request.payload, callbackUrl } };
-      await this.repo.indexCallbackToken(token, id);
-    }
-    if (request.kind === 'delegation') await this.saveUnlessTwin(request, now);
-    else await this.repo.save(request);
+    const request =
+      amount && movesAmount(draft.kind)
+        ? await this.limits.file(draft, amount, {
+            approvalsFor: (total) => this.options.policy.requiredFor(total, draft.kind),
+            build: (now, tier) => newRequest(draft, amount, now, this.filingContext, tier),
+            save: (request) => this.saveNew(request),
+          })
+        : await this.saveNew(newRequest(draft, amount, now, this.filingContext));
     await this.notify(request);
+    return request;
+  }
+
+  /** What a new request takes from the engine: environment, key, lifetime, callback origin, tiers. */
+  private get filingContext(): FilingContext {
+    const { custody, ttlMs, publicUrl, policy } = this.options;
+    return {
+      environment: custody.environment,
+      keyId: this.keyId,
+      ttlMs,
+      publicUrl,
+      approvalsFor: (amount, kind) => policy.requiredFor(amount, kind),
+    };
+  }
+
+  /** Persist a new request (with its bridge callback token's index first). */
+  private async saveNew(request: ApprovalRequest): Promise<ApprovalRequest> {
+    if (request.callbackToken) await this.repo.indexCallbackToken(request.callbackToken, request.id);
+    if (request.kind === 'delegation') await this.saveUnlessTwin(request, new Date(request.createdAt));
+    else await this.repo.save(request);
     return request;
   }
 
@@ -311,7 +341,8 @@ export class ApprovalCore implements CoreSections {
           return { ok: 'recheck', request: marked };
         }
         const next = withApproval(request, user, now, check.onBehalfOf);
-        await this.write(request, next, { click });
+        const over = await this.writeApproval(request, next, { click });
+        if (over) return { ok: false, reason: 'over-daily-limit', request, limit: over };
         return { ok: true, request: next };
       });
     });

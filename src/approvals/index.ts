@@ -7,6 +7,7 @@ import { type Delegation, revokeDelegations } from './delegations.js';
 import { ApprovalCore, type ApprovalListener, type EngineOptions } from './engine.js';
 import { Executor, type ExecutorOptions, STOP_DRAIN_MS } from './executor.js';
 import { type ExtendResult, extendRequest } from './extend.js';
+import { type LimitUse, limitUse } from './limits.js';
 import type { CustodyReport } from './ports.js';
 import { type ReminderPoint, Reminders } from './reminders.js';
 import { transition } from './state-machine.js';
@@ -40,6 +41,12 @@ export {
   shortDuration,
 } from './extend.js';
 export { figuresDigest } from './figures.js';
+export {
+  DEFAULT_LIMIT_WINDOW_MS,
+  LimitExceededError,
+  type LimitSettings,
+  type LimitUse,
+} from './limits.js';
 export {
   ApprovalPolicy,
   type ApprovalTier,
@@ -156,6 +163,11 @@ export class ApprovalEngine {
       display: {},
       requester: delegator,
     });
+  }
+
+  /** The limits as set, and what counts against them now (read only: nothing is decided or written). */
+  async limitUse(): Promise<LimitUse> {
+    return limitUse(await this.core.limits.counted(), this.core.limits.settings);
   }
 
   /** Delegations in effect now, oldest first (read from the store: current on every replica). */

@@ -2,7 +2,13 @@
 // approvals → webhooks → Slack app. main.ts and the test harness both start it this way.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { App, CustomRoute } from '@slack/bolt';
-import { DEFAULT_REMINDERS, parseReminderPoints, parseTiers, STOP_DRAIN_MS } from '../approvals/index.js';
+import {
+  DEFAULT_LIMIT_WINDOW_MS,
+  DEFAULT_REMINDERS,
+  parseReminderPoints,
+  parseTiers,
+  STOP_DRAIN_MS,
+} from '../approvals/index.js';
 import { type CngnClient, createCngnClient } from '../cngn/client.js';
 import { environmentFromKey, keyId } from '../cngn/credentials.js';
 import type { Config } from '../config.js';
@@ -140,6 +146,10 @@ export async function startBot(options: BotOptions): Promise<Bot> {
 
   const slackOn = Boolean(config.slack.botToken);
   const reminders = config.approvalReminders ?? parseReminderPoints(DEFAULT_REMINDERS);
+  const limits = {
+    windowMs: config.limitWindowMs ?? DEFAULT_LIMIT_WINDOW_MS,
+    ...(config.dailyLimit ? { dailyLimit: config.dailyLimit } : {}),
+  };
   const recentAlerts = new RecentAlerts(store, now);
   const approvals =
     slackOn && config.approvalsChannel
@@ -152,6 +162,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
           approverGroup: config.approverGroup,
           tiers: config.approvalTiers,
           ttlMs: config.approvalTtlMs,
+          limits,
           reminders,
           auditRetentionMs: config.auditRetentionMs,
           publicUrl: config.publicUrl,
@@ -215,6 +226,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
           alertsChannel: config.alertsChannel,
           environment: client.environment,
           delegations: () => approvals.engine.liveDelegations(),
+          limits: () => approvals.engine.limitUse(),
           now,
         }
       : undefined;
