@@ -2,7 +2,7 @@
 // Reject buttons), their recent requests, and the desk's state as last seen (balance as of, environment,
 // the service's request budget in use, the last alerts). Pure: data in, a home view out.
 import type { HomeView, KnownBlock } from '@slack/types';
-import type { Delegation } from '../../approvals/index.js';
+import type { Delegation, LimitUse } from '../../approvals/index.js';
 import type { ApprovalRequest } from '../../approvals/types.js';
 import type { RateBudget } from '../../cngn/limiter.js';
 import type { BalanceEntry } from '../../cngn/schemas.js';
@@ -17,6 +17,7 @@ import {
 } from '../../format/display.js';
 import { escapeMrkdwn, mentionUser, slackPermalink } from '../../format/mrkdwn.js';
 import type { RecentAlert } from '../../webhooks/recent.js';
+import { tierBasisNotice, windowWords } from '../approvals/blocks/limits.js';
 import { approvalButtons, destinationFields, hiddenCharactersNotice } from '../approvals/blocks/message.js';
 import { requestTitle, stateWords } from '../approvals/blocks/words.js';
 import { delegationLines } from '../delegation/blocks.js';
@@ -38,6 +39,8 @@ export interface HomeData {
   alerts: RecentAlert[];
   /** Delegations in effect to or from this person. */
   delegations?: Delegation[] | undefined;
+  /** The limits over time and what counts against them now (absent: could not be read). */
+  limits?: LimitUse | undefined;
 }
 
 const mrkdwn = (text: string) => ({ type: 'mrkdwn' as const, text });
@@ -69,6 +72,7 @@ function waitingBlocks(request: ApprovalRequest, now: Date): KnownBlock[] {
     section(`*${escapeMrkdwn(requestTitle(request))}* · ${countdown(request.expiresAt, now)}`),
     { type: 'section', fields },
     ...hiddenCharactersNotice(request),
+    ...tierBasisNotice(request),
     {
       type: 'actions',
       block_id: `${HOME_WAITING_BLOCK}.${request.id}`,
@@ -101,6 +105,15 @@ function budgetText(budget: RateBudget | undefined): string {
   return `*Service requests*\n${budget.used} of ${budget.limit} in use${blocked}`;
 }
 
+/** The daily limit and its use now; the window the totals are counted over. */
+function limitsText(limits: LimitUse | undefined): string {
+  if (!limits) return '*Daily limit*\nUnknown just now';
+  const window = windowWords(limits.windowMs);
+  if (!limits.dailyLimit) return `*Daily limit*\nNone · totals over ${window} set the approvals`;
+  const waiting = limits.waiting === '0.00' ? '' : ` · ${escapeMrkdwn(naira(limits.waiting))} waiting`;
+  return `*Daily limit*\n${escapeMrkdwn(naira(limits.approved))} of ${escapeMrkdwn(naira(limits.dailyLimit))} approved or sent in the last ${window}${waiting}`;
+}
+
 function alertLine(alert: RecentAlert, now: Date): string {
   const parts = [escapeMrkdwn(alert.event)];
   if (alert.amount) parts.push(escapeMrkdwn(serviceAmount(alert.amount)));
@@ -118,6 +131,7 @@ export function homeView(data: HomeData): HomeView {
       mrkdwn(`*Environment*\n${environmentMarker(data.environment)}`),
       mrkdwn(balanceText(data.balance, now)),
       mrkdwn(budgetText(data.budget)),
+      mrkdwn(limitsText(data.limits)),
     ],
   });
 

@@ -21,6 +21,7 @@ import {
   mentionUser,
 } from '../../../format/mrkdwn.js';
 import type { SlackMessage } from '../../types.js';
+import { tierBasisNotice } from './limits.js';
 import {
   extendButtons,
   lifecycleContext,
@@ -257,6 +258,7 @@ export function approvalMessage(
     ...conflictBlocks(request),
     figuresSection(request, now),
     ...hiddenCharactersNotice(request),
+    ...tierBasisNotice(request),
   ];
   if (request.reason && request.state === 'pending') {
     blocks.push({

@@ -4,6 +4,7 @@ import type { KnownBlock } from '@slack/types';
 import {
   type ApprovalTier,
   type Delegation,
+  type LimitUse,
   type ReminderPoint,
   requiredApprovals,
   shortDuration,
@@ -13,6 +14,7 @@ import { environmentMarker, naira } from '../../../format/display.js';
 import { escapeMrkdwn, mentionChannel, mentionUser } from '../../../format/mrkdwn.js';
 import { delegationLines } from '../../delegation/blocks.js';
 import type { SlackMessage } from '../../types.js';
+import { limitsPolicyText } from './limits.js';
 
 /** A person as Slack knows them; `name` is absent when their profile could not be read. */
 export interface NamedPerson {
@@ -33,6 +35,8 @@ export interface PolicyView {
   environment: CngnEnvironment;
   /** Delegations in effect (absent: none), and the time their windows are read against. */
   delegations?: readonly Delegation[];
+  /** The limits over time and their use now (absent: not wired). */
+  limits?: LimitUse | undefined;
   now?: Date;
 }
 
@@ -91,6 +95,7 @@ export function policyMessage(view: PolicyView): SlackMessage {
     section(
       `*Approvals needed* (distinct approvers; never the requester; each person counts once)\n${tierLines(view.tiers).join('\n')}`,
     ),
+    ...(view.limits ? [section(limitsPolicyText(view.limits))] : []),
     section(`*Approvers*\nNamed: ${people(view.approvers)}\n${groupLine}`),
     section(
       [

@@ -5,6 +5,7 @@
 import type { Button, KnownBlock, ModalView } from '@slack/types';
 import type { ApprovalRequest } from '../../../approvals/types.js';
 import { escapeMrkdwn } from '../../../format/mrkdwn.js';
+import { tierBasisNotice } from './limits.js';
 import { approvalButtonValue, figuresSection, hiddenCharactersNotice } from './message.js';
 import { requestTitle } from './words.js';
 
@@ -57,6 +58,7 @@ export function reviewAllModal(
       },
       figuresSection(request, now),
       ...hiddenCharactersNotice(request),
+      ...tierBasisNotice(request),
     );
   }
   blocks.push(

@@ -7,6 +7,7 @@ import type { KnownBlock, ModalView } from '@slack/types';
 import type { ApprovalRequest } from '../../../approvals/types.js';
 import { environmentMarker, lagosTime, naira, relative } from '../../../format/display.js';
 import { escapeMrkdwn, mentionUser } from '../../../format/mrkdwn.js';
+import { tierBasisNotice } from './limits.js';
 import { approverWords, destinationFields, figuresSection, hiddenCharactersNotice } from './message.js';
 import { KIND_TITLE, requestTitle } from './words.js';
 
@@ -96,6 +97,7 @@ export function reviewModal(request: ApprovalRequest, now: Date, metadata: Revie
       ],
     },
   );
+  blocks.push(...tierBasisNotice(request));
   if (request.reason) {
     blocks.push({
       type: 'context',

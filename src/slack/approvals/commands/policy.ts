@@ -2,7 +2,7 @@
 // (users.info) and the approver group's members (usergroups.users.list). A name Slack cannot give is
 // shown as a mention; an unreadable group is said, never hidden.
 import type { WebClient } from '@slack/web-api';
-import type { ApprovalTier, Delegation, ReminderPoint } from '../../../approvals/index.js';
+import type { ApprovalTier, Delegation, LimitUse, ReminderPoint } from '../../../approvals/index.js';
 import type { CngnEnvironment } from '../../../cngn/api.js';
 import type { FeatureSubcommand, SlackMessage } from '../../types.js';
 import { type NamedPerson, type PolicyView, policyMessage } from '../blocks/policy.js';
@@ -20,6 +20,8 @@ export interface PolicyFacts {
   environment: CngnEnvironment;
   /** The delegations in effect now, read from the store at each answer. */
   delegations?: (() => Promise<Delegation[]>) | undefined;
+  /** The limits over time and what counts against them now, read from the store at each answer. */
+  limits?: (() => Promise<LimitUse>) | undefined;
   now?: (() => Date) | undefined;
 }
 
@@ -63,6 +65,7 @@ export async function policyCommand(client: WebClient, facts: PolicyFacts): Prom
     alertsChannel: facts.alertsChannel,
     environment: facts.environment,
     delegations: (await facts.delegations?.()) ?? [],
+    limits: await facts.limits?.(),
     now: facts.now?.() ?? new Date(),
   });
 }
@@ -70,7 +73,7 @@ export async function policyCommand(client: WebClient, facts: PolicyFacts): Prom
 export const POLICY_SUBCOMMAND: FeatureSubcommand<'policy', PolicyFacts> = {
   name: 'policy',
   usage: 'policy',
-  summary: 'who may approve what: tiers, approvers, lifetime, reminders, channels',
+  summary: 'who may approve what: tiers, limits over time, approvers, lifetime, reminders, channels',
   who: 'anyone',
   example: 'policy',
   needs: 'policy',

@@ -2,6 +2,7 @@
 // BEFORE anything is filed; an unresolvable account shows the form again with the reason under it.
 import type { App, ViewSubmitAction } from '@slack/bolt';
 import type { ModalView } from '@slack/types';
+import type { RequestDraft } from '../../../approvals/types.js';
 import { naira } from '../../../format/display.js';
 import { escapeMrkdwn } from '../../../format/mrkdwn.js';
 import { withinDeadline } from '../../../store/deadline.js';
@@ -16,7 +17,7 @@ import {
   settlementModal,
 } from '../blocks/bank-modal.js';
 import type { ApprovalSlackDeps } from '../types.js';
-import { ackThenFile, filedView, plainError } from './filing.js';
+import { ackThenFile, filedView, fileOrAskAgain, isFiled, plainError } from './filing.js';
 import { parseRedeem, parseSettlement, parseSubmission } from './forms.js';
 
 /** The resolved name, or the reason it could not be resolved (shown under the account number). */
@@ -81,13 +82,22 @@ export function registerBankViews(app: App, deps: ApprovalSlackDeps): void {
           environment: deps.environmentLabel,
         }),
       file: async (name) => {
-        const request = await deps.engine.file({
+        const draft: RequestDraft = {
           kind: 'redeem',
           amount: v.amount,
           payload: { amount: v.amount, bankCode: v.bank.code, accountNumber: v.accountNumber },
           display: { bankName: v.bank.name, bankCode: v.bank.code, accountName: name },
           requester: args.body.user.id,
-        });
+        };
+        const request = await fileOrAskAgain(deps, draft, (reason) =>
+          redeemModal({
+            prefill: { amount: v.amount, account: v.accountNumber },
+            bank: v.bank,
+            errors: { [REDEEM.amount]: reason },
+            environment: deps.environmentLabel,
+          }),
+        );
+        if (!isFiled(request)) return request;
         return filedView(
           request,
           deps.approvalsChannel,

@@ -4,6 +4,7 @@
 import type { AckFn, App, ViewResponseAction, ViewSubmitAction } from '@slack/bolt';
 import type { ModalView } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
+import { LimitExceededError } from '../../../approvals/index.js';
 import type { ApprovalRequest, RequestDraft } from '../../../approvals/types.js';
 import type { Network } from '../../../cngn/schemas.js';
 import { naira } from '../../../format/display.js';
@@ -11,6 +12,7 @@ import { Money } from '../../../format/money.js';
 import { escapeMrkdwn, mentionChannel } from '../../../format/mrkdwn.js';
 import { viewDelivery } from '../../runtime/deliveries.js';
 import { filedMetadata, unlessUnseen } from '../actions/filed.js';
+import { dailyLimitText } from '../blocks/limits.js';
 import { hiddenCharactersNotice } from '../blocks/message.js';
 import {
   BRIDGE,
@@ -24,7 +26,8 @@ import {
   WITHDRAW_VIEW,
 } from '../blocks/modals.js';
 import { requestTitle } from '../blocks/words.js';
-import type { ApprovalSlackDeps } from '../types.js';
+import { withdrawForm } from '../commands/withdraw.js';
+import type { ApprovalSlackDeps, FieldErrors } from '../types.js';
 import { parseBridge, parseSubmission, parseWhitelist, parseWithdraw, readMetadata } from './forms.js';
 
 export interface ViewArgs {
@@ -100,9 +103,31 @@ function stillFiling(channel: string): ModalView {
   );
 }
 
+/**
+ * File the draft; when the daily limit refuses it, show the form again (`again`) with the figures under
+ * the amount, so the person sees why and can lower it. Any other error goes to the caller.
+ */
+export async function fileOrAskAgain(
+  deps: ApprovalSlackDeps,
+  draft: RequestDraft,
+  again: (reason: string) => ModalView | Promise<ModalView>,
+): Promise<ApprovalRequest | ModalView> {
+  try {
+    return await deps.engine.file(draft);
+  } catch (error) {
+    if (!(error instanceof LimitExceededError)) throw error;
+    return again(`Daily limit: ${dailyLimitText(error.figures)}.`);
+  }
+}
+
+/** Whether filing gave a request (rather than the form again). */
+export const isFiled = (answer: ApprovalRequest | ModalView): answer is ApprovalRequest =>
+  'requester' in answer;
+
 /** A short, secret-free sentence for an error during filing (plain text: escape it for mrkdwn). */
 export function plainError(error: unknown): string {
-  if (error instanceof Error && error.name === 'InvalidDraftError') return error.message;
+  if (error instanceof Error && (error.name === 'InvalidDraftError' || error.name === 'LimitExceededError'))
+    return error.message;
   if (error && typeof error === 'object' && 'serviceMessage' in error) return String(error.serviceMessage);
   if (error && typeof error === 'object' && 'retryInSeconds' in error)
     return `the service is busy; try again in ${String(error.retryInSeconds)} s.`;
@@ -133,7 +158,12 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
         display: { networkName: networkName(networks, v.networkId) },
         requester: args.body.user.id,
       };
-      return filedView(await deps.engine.file(draft), deps.approvalsChannel);
+      const filed = await fileOrAskAgain(deps, draft, (reason) =>
+        withdrawForm(deps, () => ({ amount: v.amount, network: v.networkId, address: v.address }), {
+          [WITHDRAW.amount]: reason,
+        }),
+      );
+      return isFiled(filed) ? filedView(filed, deps.approvalsChannel) : filed;
     });
   });
 
@@ -169,6 +199,20 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
     const v = parsed.value;
     await ackThenFile(args, deps, 'Getting a live quote…', async () => {
       const networks = await deps.api.getNetworks();
+      /** The form again, as submitted, with the reason under its field. */
+      const bridgeForm = (errors: FieldErrors) =>
+        bridgeModal({
+          networks: toNetworkChoices(networks),
+          prefill: {
+            amount: v.amount,
+            origin: v.origin,
+            destination: v.destination,
+            address: v.address,
+            sender: v.sender,
+          },
+          errors,
+          environment: deps.environmentLabel,
+        });
       const payload = {
         originNetworkId: v.origin,
         destinationNetworkId: v.destination,
@@ -180,26 +224,14 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
         quote = await deps.api.bridgeQuote({ amount: Money.parseDecimal(v.amount), ...payload });
       } catch (error) {
         // Show the form again with the service's reason under the amount.
-        const choices = toNetworkChoices(networks);
-        return bridgeModal({
-          networks: choices,
-          prefill: {
-            amount: v.amount,
-            origin: v.origin,
-            destination: v.destination,
-            address: v.address,
-            sender: v.sender,
-          },
-          errors: { [BRIDGE.amount]: `Quote: ${plainError(error)}` },
-          environment: deps.environmentLabel,
-        });
+        return bridgeForm({ [BRIDGE.amount]: `Quote: ${plainError(error)}` });
       }
       const figures = {
         amountReceivable: quote.amountReceivable,
         networkFee: quote.networkFee,
         bridgeFee: quote.bridgeFee,
       };
-      const request = await deps.engine.file({
+      const draft: RequestDraft = {
         kind: 'bridge',
         amount: v.amount,
         payload,
@@ -209,7 +241,9 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
           quote: figures,
         },
         requester: args.body.user.id,
-      });
+      };
+      const request = await fileOrAskAgain(deps, draft, (reason) => bridgeForm({ [BRIDGE.amount]: reason }));
+      if (!isFiled(request)) return request;
       return filedView(
         request,
         deps.approvalsChannel,
