@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { crashes } from './lines/crash.js';
 import { cryptoUnderGc } from './lines/crypto-gc.js';
 import { fuzzBot, fuzzServiceAnswers, seedNote } from './lines/fuzz.js';
+import { limitRace } from './lines/limit-race.js';
 import { races } from './lines/races.js';
 import { serviceFaults } from './lines/service-faults.js';
 import { storms } from './lines/storms.js';
@@ -34,6 +35,7 @@ const wanted = (name: string) => !only || only.includes(name);
 
 const scale = {
   races: full ? 1_000 : 50,
+  limitRace: full ? 400 : 40,
   crashK: Number(process.env.PROVE_CRASH_K ?? (full ? 20 : 2)),
   faultTrials: full ? 10 : 1,
   storm: { n: full ? 100 : 10, ms: Number(process.env.PROVE_STORM_MS ?? (full ? 180_000 : 10_000)) },
@@ -96,6 +98,11 @@ if (wanted('races')) {
   for (const name of ['Redis', 'PostgreSQL'] as const) {
     await onStore('races', name, `exactly ${scale.races} service calls`, (store) =>
       races(store, scale.races),
+    );
+  }
+  for (const name of ['Redis', 'PostgreSQL'] as const) {
+    await onStore('races: limits', name, 'within the daily limit and the tier', (store) =>
+      limitRace(store, scale.limitRace),
     );
   }
 }

@@ -1,10 +1,12 @@
 // The only place that reads the environment. Parsed once with zod; every problem is listed together.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { DEFAULT_LIMIT_WINDOW_MS } from './approvals/limits.js';
 import { parseTiers } from './approvals/policy.js';
 import { DEFAULT_REMINDERS, parseReminderPoints, type ReminderPoint } from './approvals/reminders.js';
 import { loadPrivateKey } from './cngn/credentials.js';
 import { parseRateLimit, type RateLimit } from './cngn/limiter.js';
+import { Money } from './format/money.js';
 import type { LogLevel } from './log.js';
 import { parseAlertRoutes } from './webhooks/routing.js';
 
@@ -41,6 +43,10 @@ export interface Config {
   approverGroup: string | undefined;
   approvalTiers: string;
   approvalTtlMs: number;
+  /** CNGN_LIMIT_WINDOW: the window totals and the daily limit are counted over (default 24 h). */
+  limitWindowMs?: number | undefined;
+  /** CNGN_DAILY_LIMIT: the most the environment may send in any window (canonical decimal ₦); unset: none. */
+  dailyLimit?: string | undefined;
   /** CNGN_APPROVAL_REMINDERS: points of a pending request's lifetime (empty: none). Unset: 50%,90%. */
   approvalReminders?: ReminderPoint[] | undefined;
   /** CNGN_APPROVAL_NOTIFY: approvers are asked by DM, in the approvals channel, or both (default). */
@@ -85,6 +91,22 @@ export function parseDuration(text: string): number {
   const ms = Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
   if (ms <= 0) throw new Error('must be longer than zero');
   return ms;
+}
+
+/** The window's requests are read at every filing: long enough for a month's totals, no longer. */
+const LONGEST_LIMIT_WINDOW_MS = 31 * 86_400_000;
+
+export function parseLimitWindow(text: string): number {
+  const ms = parseDuration(text);
+  if (ms < 60_000 || ms > LONGEST_LIMIT_WINDOW_MS) throw new Error('must be between 1m and 31d');
+  return ms;
+}
+
+/** `5000000`, `₦5,000,000.00` → `5000000.00`. */
+export function parseDailyLimit(text: string): string {
+  const amount = Money.parse(text);
+  if (!amount.isPositive()) throw new Error('must be a positive amount in ₦, e.g. 5000000');
+  return amount.toString();
 }
 
 /** A zod string that must pass a parser; the parser's message becomes the reason. */
@@ -136,6 +158,8 @@ export const envSchema = z.object({
   CNGN_APPROVER_GROUP: slackId('S'),
   CNGN_APPROVAL_TIERS: z.preprocess(blank, z.string().default('0:1')),
   CNGN_APPROVAL_TTL: z.preprocess(blank, parsedBy(parseDuration).default(24 * 3_600_000)),
+  CNGN_LIMIT_WINDOW: z.preprocess(blank, parsedBy(parseLimitWindow).default(DEFAULT_LIMIT_WINDOW_MS)),
+  CNGN_DAILY_LIMIT: z.preprocess(blank, parsedBy(parseDailyLimit).optional()),
   // Unset means the default; `none` (or set but empty) turns reminders off.
   CNGN_APPROVAL_REMINDERS: z.preprocess(
     (v) => (v === undefined ? DEFAULT_REMINDERS : v),
@@ -372,6 +396,8 @@ export function loadConfig(raw: Record<string, string | undefined> = process.env
     approverGroup: e.CNGN_APPROVER_GROUP,
     approvalTiers: e.CNGN_APPROVAL_TIERS,
     approvalTtlMs: e.CNGN_APPROVAL_TTL,
+    limitWindowMs: e.CNGN_LIMIT_WINDOW,
+    dailyLimit: e.CNGN_DAILY_LIMIT,
     approvalReminders: e.CNGN_APPROVAL_REMINDERS,
     auditRetentionMs: e.CNGN_AUDIT_RETENTION,
     startFrozen: e.CNGN_START_FROZEN,

@@ -239,6 +239,20 @@ describe('configuration', () => {
     );
   });
 
+  it('counts limits over 24 h with no daily limit unless told otherwise, and names a bad window or limit', () => {
+    expect(loadConfig(slack)).toMatchObject({ limitWindowMs: 24 * 3_600_000, dailyLimit: undefined });
+    const set = loadConfig({ ...slack, CNGN_LIMIT_WINDOW: '7d', CNGN_DAILY_LIMIT: '₦5,000,000.5' });
+    expect(set).toMatchObject({ limitWindowMs: 7 * 86_400_000, dailyLimit: '5000000.50' });
+    const problems = problemsOf({
+      ...slack,
+      CNGN_LIMIT_WINDOW: '90d',
+      CNGN_DAILY_LIMIT: '0',
+    }).join('\n');
+    expect(problems).toMatch(/CNGN_LIMIT_WINDOW: must be between 1m and 31d/);
+    expect(problems).toMatch(/CNGN_DAILY_LIMIT: must be a positive amount/);
+    expect(problemsOf({ ...slack, CNGN_DAILY_LIMIT: '1.005' }).join('\n')).toMatch(/CNGN_DAILY_LIMIT: /);
+  });
+
   it('reminds at 50% and 90% of the lifetime unless told otherwise; none or empty turns reminders off', () => {
     expect(loadConfig(slack).approvalReminders).toEqual([
       { share: 0.5, label: '50%' },

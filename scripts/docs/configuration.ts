@@ -93,6 +93,16 @@ const TEXT: Record<Variable, VariableText> = {
     meaning: 'How long a request waits for its approvals before it expires: `90s`, `30m`, `24h`, `2d`.',
     showDefault: (ms) => duration(ms as number),
   },
+  CNGN_LIMIT_WINDOW: {
+    meaning:
+      "The window limits are counted over (`1m` to `31d`). A withdrawal, redemption or bridge needs the tier of the largest of its amount, its requester's total and its destination's total in the window, each including it; the daily limit is counted over it too ([approvals](approvals.md#limits-over-time)).",
+    showDefault: (ms) => duration(ms as number),
+  },
+  CNGN_DAILY_LIMIT: {
+    meaning:
+      'The most the environment may send in any window (`5000000`, `₦5,000,000.50`). A withdrawal, redemption or bridge that would pass it is refused at filing and at its final approval, with the figures.',
+    unset: 'no daily limit',
+  },
   CNGN_APPROVAL_REMINDERS: {
     meaning:
       "Reminder points as shares of a pending request's lifetime, rising, e.g. `50%,90%`; `none` (or empty) turns reminders off.",

@@ -1,6 +1,5 @@
 // The maker-checker engine: file, approve, reject, cancel, expire. Every change is a read-check-write
 // under the request's lock, persisted (and audited) before any listener hears of it. No Slack here.
-import { randomBytes } from 'node:crypto';
 import { Money } from '../format/money.js';
 import type { Store } from '../store/index.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
@@ -10,14 +9,16 @@ import {
   delegationProblem,
   delegationsLockName,
   pendingTwin,
-  requestExpiry,
 } from './delegations.js';
 import { PaidDestinations } from './destinations.js';
 import { checkDraft, InvalidDraftError } from './draft.js';
 import { FreezeSwitch } from './freeze.js';
+import { LimitIndex } from './limit-index.js';
+import { DEFAULT_LIMIT_WINDOW_MS, type LimitSettings, movesAmount } from './limits.js';
+import { type FilingContext, newRequest } from './new-request.js';
 import type { ApprovalPolicy } from './policy.js';
 import type { CustodyGateway } from './ports.js';
-import { type FileOptions, lookAlikeNote, Preflight, preflightProblem } from './preflight.js';
+import { type FileOptions, Preflight, preflightProblem } from './preflight.js';
 import { finishRecheckedApproval, needsRecheck } from './recheck.js';
 import { ApprovalRepository, ENVIRONMENTS } from './repository.js';
 import { hasNotice, transition, withApproval, withNotice } from './state-machine.js';
@@ -28,6 +29,7 @@ import type {
   ClickOptions,
   CoreSections,
   EngineLog,
+  LimitFigures,
   NoticeOptions,
   Refusal,
   RequestDraft,
@@ -45,6 +47,8 @@ export interface EngineOptions {
   policy: ApprovalPolicy;
   /** Request lifetime (CNGN_APPROVAL_TTL). */
   ttlMs: number;
+  /** CNGN_LIMIT_WINDOW and CNGN_DAILY_LIMIT (default: a 24 h window, no daily limit). */
+  limits?: LimitSettings;
   /** Public HTTPS origin: bridge requests then carry a per-request callback URL. */
   publicUrl?: string;
   /** Non-reversible id of the API key the service client uses. */
@@ -80,6 +84,8 @@ export class ApprovalCore implements CoreSections {
   /** Where this business has paid (the bot's own record), kept as requests reach sent or completed. */
   readonly paid: PaidDestinations;
   readonly preflight: Preflight;
+  /** The requests of the limit window, and the lock decisions about limits are made under. */
+  readonly limits: LimitIndex;
   readonly now: () => Date;
   private readonly listeners: ApprovalListener[] = [];
   private keyId: string | undefined;
@@ -112,6 +118,13 @@ export class ApprovalCore implements CoreSections {
       ...(options.log ? { log: options.log } : {}),
     });
     this.listeners.push((request) => this.paid.record(request));
+    this.limits = new LimitIndex(
+      options.store,
+      options.custody.environment,
+      options.limits ?? { windowMs: DEFAULT_LIMIT_WINDOW_MS },
+      (ids) => this.repo.getMany(ids),
+      this.now,
+    );
   }
 
   /** Bind new requests to this API key too (start-up wiring, before any request is filed). */
@@ -173,6 +186,20 @@ export class ApprovalCore implements CoreSections {
     }
   }
 
+  /**
+   * Inside `locked`: `write` for an approval; a final one only within the daily limit, decided under
+   * the limits lock (see LimitIndex.approve). Locks are taken in one order only: the request's, then
+   * the delegations lock (a delegate's approval), then the limits lock; never the other way round.
+   * Refused: nothing written, and the figures are returned.
+   */
+  writeApproval(
+    read: ApprovalRequest,
+    next: ApprovalRequest,
+    options: WriteOptions = {},
+  ): Promise<LimitFigures | undefined> {
+    return this.limits.approve(next, () => this.write(read, next, options), options.click?.signal);
+  }
+
   get(id: string): Promise<ApprovalRequest | undefined> {
     return this.repo.get(id);
   }
@@ -219,41 +246,38 @@ export class ApprovalCore implements CoreSections {
     if (draft.kind === 'unfreeze' && !(await this.options.policy.isApprover(draft.requester))) {
       throw new InvalidDraftError('only an approver can ask to lift the freeze of sends');
     }
-    const id = `AR-${randomBytes(5).toString('hex').toUpperCase()}`;
     const amount = draft.amount ? Money.parseDecimal(draft.amount) : undefined;
-    let request = {
-      ...draft,
-      id,
-      environment: this.options.custody.environment,
-      ...(this.keyId ? { keyId: this.keyId } : {}),
-      ...(amount ? { amount: amount.toString() } : {}),
-      approvals: [],
-      requiredApprovals: this.options.policy.requiredFor(amount, draft.kind) + (checks?.lookAlike ? 1 : 0),
-      state: 'pending',
-      createdAt: now.toISOString(),
-      expiresAt: new Date(requestExpiry(draft, now, this.options.ttlMs)).toISOString(),
-      round: 0,
-      ...(checks ? { preflight: checks } : {}),
-      history: [
-        {
-          at: now.toISOString(),
-          state: 'pending',
-          action: 'filed',
-          actor: draft.requester,
-          ...(checks?.lookAlike ? { note: lookAlikeNote(checks.lookAlike) } : {}),
-        },
-      ],
-    } as ApprovalRequest;
-    if (request.kind === 'bridge' && this.options.publicUrl) {
-      const token = randomBytes(24).toString('base64url');
-      const callbackUrl = `${this.options.publicUrl.replace(/\/+$/, '')}/callbacks/bridge/${token}`;
-      request = { ...request, callbackToken: token, payload: { ...request.payload, callbackUrl } };
-      await this.repo.indexCallbackToken(token, id);
-    }
-    if (request.kind === 'delegation') await this.saveUnlessTwin(request, now);
+    const filing = checks ? { preflight: checks } : {};
+    const request =
+      amount && movesAmount(draft.kind)
+        ? await this.limits.file(draft, amount, {
+            approvalsFor: (total) => this.options.policy.requiredFor(total, draft.kind),
+            build: (now, tier) => newRequest(draft, amount, now, this.filingContext, tier, filing),
+            save: (request) => this.saveNew(request),
+          })
+        : await this.saveNew(newRequest(draft, amount, now, this.filingContext, undefined, filing));
+    await this.notify(request);
+    return request;
+  }
+
+  /** What a new request takes from the engine: environment, key, lifetime, callback origin, tiers. */
+  private get filingContext(): FilingContext {
+    const { custody, ttlMs, publicUrl, policy } = this.options;
+    return {
+      environment: custody.environment,
+      keyId: this.keyId,
+      ttlMs,
+      publicUrl,
+      approvalsFor: (amount, kind) => policy.requiredFor(amount, kind),
+    };
+  }
+
+  /** Persist a new request (with its bridge callback token's index first). */
+  private async saveNew(request: ApprovalRequest): Promise<ApprovalRequest> {
+    if (request.callbackToken) await this.repo.indexCallbackToken(request.callbackToken, request.id);
+    if (request.kind === 'delegation') await this.saveUnlessTwin(request, new Date(request.createdAt));
     else if (request.kind === 'unfreeze') await this.freeze.saveUnfreezeRequest(request);
     else await this.repo.save(request);
-    await this.notify(request);
     return request;
   }
 
@@ -361,7 +385,8 @@ export class ApprovalCore implements CoreSections {
           return { ok: 'recheck', request: marked };
         }
         const next = withApproval(request, user, now, check.onBehalfOf);
-        await this.write(request, next, { click });
+        const over = await this.writeApproval(request, next, { click });
+        if (over) return { ok: false, reason: 'over-daily-limit', request, limit: over };
         return { ok: true, request: next };
       });
     });

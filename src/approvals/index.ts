@@ -13,6 +13,7 @@ import {
   START_FROZEN_ACTOR,
   UnfreezeRefusedError,
 } from './freeze.js';
+import { type LimitUse, limitUse } from './limits.js';
 import type { CustodyReport } from './ports.js';
 import type { FileOptions } from './preflight.js';
 import { type ReminderPoint, Reminders } from './reminders.js';
@@ -65,6 +66,12 @@ export {
   heldByFreeze,
   START_FROZEN_ACTOR,
 } from './freeze.js';
+export {
+  DEFAULT_LIMIT_WINDOW_MS,
+  LimitExceededError,
+  type LimitSettings,
+  type LimitUse,
+} from './limits.js';
 export { differingRanges, findLookAlike, type LookAlike } from './look-alike.js';
 export {
   ApprovalPolicy,
@@ -283,6 +290,11 @@ export class ApprovalEngine {
         });
       });
     }
+  }
+
+  /** The limits as set, and what counts against them now (read only: nothing is decided or written). */
+  async limitUse(): Promise<LimitUse> {
+    return limitUse(await this.core.limits.counted(), this.core.limits.settings);
   }
 
   /** Delegations in effect now, oldest first (read from the store: current on every replica). */

@@ -214,8 +214,11 @@ async function finishCleared(
     payload: outcome.request.payload,
   } as ApprovalRequest;
   const next = withApproval(fresh, user, now, onBehalfOf);
-  await core.write(current, next, { click });
-  return { ok: true, request: next };
+  const over = await core.writeApproval(current, next, { click });
+  if (!over) return { ok: true, request: next };
+  // Past the daily limit: not approved, and the hold is lifted so it can be approved once there is room.
+  await core.write(current, cleared, { audit: false, click });
+  return { ok: false, reason: 'over-daily-limit', request: cleared, limit: over };
 }
 
 /** How soon a failed check of stale figures is tried again. */

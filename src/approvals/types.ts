@@ -168,6 +168,32 @@ export interface RequestChecks {
   unread?: string[];
 }
 
+/**
+ * Which total in the limit window chose the request's tier, when a total did rather than its own
+ * amount: its requester's, or its destination's, including this request (see limits.ts).
+ */
+export interface TierBasis {
+  by: 'requester' | 'destination';
+  /** Canonical decimal ₦ total, this request included. */
+  total: string;
+  /** CNGN_LIMIT_WINDOW when the request was filed. */
+  windowMs: number;
+}
+
+/** Why a request would pass the daily limit (CNGN_DAILY_LIMIT): the figures a person is shown. */
+export interface LimitFigures {
+  /**
+   * What already counts in the window (canonical decimal ₦): at filing, everything sent or on the
+   * way (waiting for approval too); at a final approval, only what is approved or further on.
+   */
+  used: string;
+  limit: string;
+  /** This request's amount. */
+  amount: string;
+  windowMs: number;
+  stage: 'filing' | 'approval';
+}
+
 export interface Approval {
   /** The person who approved (each person counts once). */
   user: string;
@@ -264,6 +290,8 @@ interface RequestBase {
   requester: string;
   approvals: Approval[];
   requiredApprovals: number;
+  /** Set when a total in the limit window, not the amount alone, chose the tier (`requiredApprovals`). */
+  tierBasis?: TierBasis;
   state: RequestState;
   createdAt: string;
   expiresAt: string;
@@ -414,11 +442,13 @@ export type Refusal =
   | 'recheck-failed'
   | 'not-unknown'
   /** The balance last read, less what is committed, does not cover the request. */
-  | 'insufficient-balance';
+  | 'insufficient-balance'
+  /** The final approval would take what is sent in the window past CNGN_DAILY_LIMIT. */
+  | 'over-daily-limit';
 
 export type ActionResult =
   | { ok: true; request: ApprovalRequest }
-  | { ok: false; reason: Refusal; request?: ApprovalRequest; error?: unknown };
+  | { ok: false; reason: Refusal; request?: ApprovalRequest; error?: unknown; limit?: LimitFigures };
 
 /** How a person's click is taken: bounded, and told as soon as its decision is persisted. */
 export interface ClickOptions {
@@ -463,6 +493,15 @@ export interface CoreSections {
   underDelegationsLock<T>(fn: () => Promise<T>): Promise<T>;
   /** Inside `locked`: persist `next` only if the request is still exactly `read`, else throw (the section runs again). */
   write(read: ApprovalRequest, next: ApprovalRequest, options?: WriteOptions): Promise<void>;
+  /**
+   * Inside `locked`: `write` for an approval, which a final one only makes within the daily limit
+   * (under the limits lock). Refused: nothing written, and the figures are returned.
+   */
+  writeApproval(
+    read: ApprovalRequest,
+    next: ApprovalRequest,
+    options?: WriteOptions,
+  ): Promise<LimitFigures | undefined>;
   /** Tell every listener of a persisted change. */
   notify(request: ApprovalRequest): Promise<void>;
   /** Record a notice on the request (audited, state unchanged) and tell the listeners. */

@@ -2,7 +2,13 @@
 // test harness wire it the same way: engine, listeners, the bridge callback route, the webhook subscriber.
 import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import { ApprovalEngine, type ApprovalTier, parseTiers, type ReminderPoint } from '../approvals/index.js';
+import {
+  ApprovalEngine,
+  type ApprovalTier,
+  type LimitSettings,
+  parseTiers,
+  type ReminderPoint,
+} from '../approvals/index.js';
 import type { CngnApi } from '../cngn/api.js';
 import { custodyGateway, custodyReport } from '../cngn/custody-gateway.js';
 import type { WebhookEvent } from '../cngn/schemas.js';
@@ -33,6 +39,8 @@ export interface ApprovalsSetup {
   /** `0:1,1000000:2` or already parsed. */
   tiers: string | readonly ApprovalTier[];
   ttlMs: number;
+  /** CNGN_LIMIT_WINDOW and CNGN_DAILY_LIMIT (default: a 24 h window, no daily limit). */
+  limits?: LimitSettings | undefined;
   /** CNGN_APPROVAL_REMINDERS, parsed; none given: no reminders. */
   reminders?: readonly ReminderPoint[] | undefined;
   auditRetentionMs?: number | undefined;
@@ -82,6 +90,7 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
     custody: custodyGateway(setup.api),
     policy,
     ttlMs: setup.ttlMs,
+    ...(setup.limits ? { limits: setup.limits } : {}),
     ...(setup.reminders ? { reminderPoints: setup.reminders } : {}),
     ...(setup.auditRetentionMs ? { auditRetentionMs: setup.auditRetentionMs } : {}),
     ...(setup.publicUrl ? { publicUrl: setup.publicUrl } : {}),

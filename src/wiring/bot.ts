@@ -2,7 +2,13 @@
 // approvals → webhooks → Slack app. main.ts and the test harness both start it this way.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { App, CustomRoute } from '@slack/bolt';
-import { DEFAULT_REMINDERS, parseReminderPoints, parseTiers, STOP_DRAIN_MS } from '../approvals/index.js';
+import {
+  DEFAULT_LIMIT_WINDOW_MS,
+  DEFAULT_REMINDERS,
+  parseReminderPoints,
+  parseTiers,
+  STOP_DRAIN_MS,
+} from '../approvals/index.js';
 import { type CngnClient, createCngnClient } from '../cngn/client.js';
 import { environmentFromKey, keyId } from '../cngn/credentials.js';
 import type { Config } from '../config.js';
@@ -177,6 +183,10 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   // Every Slack call passes the removal gate, then (with metrics) the observer of Slack's answers.
   const access = slackOn ? new SlackAccess(logger, slackFetch) : undefined;
   const reminders = config.approvalReminders ?? parseReminderPoints(DEFAULT_REMINDERS);
+  const limits = {
+    windowMs: config.limitWindowMs ?? DEFAULT_LIMIT_WINDOW_MS,
+    ...(config.dailyLimit ? { dailyLimit: config.dailyLimit } : {}),
+  };
   const recentAlerts = new RecentAlerts(store, now);
   const approvals =
     slackOn && config.approvalsChannel
@@ -189,6 +199,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
           approverGroup: config.approverGroup,
           tiers: config.approvalTiers,
           ttlMs: config.approvalTtlMs,
+          limits,
           reminders,
           auditRetentionMs: config.auditRetentionMs,
           publicUrl: config.publicUrl,
@@ -256,6 +267,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
           environment: client.environment,
           delegations: () => approvals.engine.liveDelegations(),
           freeze: () => approvals.engine.currentFreeze(),
+          limits: () => approvals.engine.limitUse(),
           now,
         }
       : undefined;

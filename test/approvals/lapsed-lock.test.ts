@@ -120,8 +120,11 @@ describe('a write refused every time', () => {
       get: (target, property) => {
         if (property === 'compareAndSet') {
           return async (key: string, expected: unknown, next: unknown) => {
-            // The audit chain's head moves by compare-and-set too: only the request's writes are refused.
-            if (key.startsWith('approvals:audit-head:')) return target.compareAndSet(key, expected, next);
+            // The audit chain's head and the limits index move by compare-and-set too: only the
+            // request's writes are refused.
+            if (key.startsWith('approvals:audit-head:') || key.startsWith('approvals:limits:')) {
+              return target.compareAndSet(key, expected, next);
+            }
             if (!key.startsWith('approval:')) throw new Error(`unexpected compare-and-set of ${key}`);
             refusals += 1;
             return false;

@@ -94,8 +94,10 @@ describe('balance', () => {
   });
 
   it('refuses an approval while the balance last read does not cover the request', async () => {
-    const filed = await fx.engine.file(withdrawal('1000000')); // two approvers at this tier
+    // Sent first: filed after it, the larger one would bring the requester's total in the window
+    // to the two-approver tier (limits over time), and the first would wait for a second approver.
     await sentWithdrawal('300000');
+    const filed = await fx.engine.file(withdrawal('1000000')); // two approvers at this tier
     await fx.client.getBalance(); // ₦950,000 now
     expect(await fx.engine.approve(filed.id, APPROVER_A)).toMatchObject({
       ok: false,

@@ -2,7 +2,7 @@
 // Reject buttons), their recent requests, and the desk's state as last seen (balance as of, environment,
 // the service's request budget in use, the last alerts). Pure: data in, a home view out.
 import type { HomeView, KnownBlock } from '@slack/types';
-import type { Delegation } from '../../approvals/index.js';
+import type { Delegation, LimitUse } from '../../approvals/index.js';
 import type { ApprovalRequest, Freeze } from '../../approvals/types.js';
 import type { RateBudget } from '../../cngn/limiter.js';
 import type { BalanceEntry } from '../../cngn/schemas.js';
@@ -18,6 +18,7 @@ import {
 import { escapeMrkdwn, mentionUser, slackPermalink } from '../../format/mrkdwn.js';
 import type { RecentAlert } from '../../webhooks/recent.js';
 import { checksBlocks } from '../approvals/blocks/checks.js';
+import { tierBasisNotice, windowWords } from '../approvals/blocks/limits.js';
 import { approvalButtons, destinationFields, hiddenCharactersNotice } from '../approvals/blocks/message.js';
 import { purposeBlocks } from '../approvals/blocks/purpose.js';
 import { requestTitle, stateWords } from '../approvals/blocks/words.js';
@@ -43,6 +44,8 @@ export interface HomeData {
   delegations?: Delegation[] | undefined;
   /** The freeze of sends in place, if any: its banner leads the page. */
   freeze?: Freeze | undefined;
+  /** The limits over time and what counts against them now (absent: could not be read). */
+  limits?: LimitUse | undefined;
 }
 
 const mrkdwn = (text: string) => ({ type: 'mrkdwn' as const, text });
@@ -75,6 +78,7 @@ function waitingBlocks(request: ApprovalRequest, now: Date): KnownBlock[] {
     { type: 'section', fields },
     ...purposeBlocks(request),
     ...hiddenCharactersNotice(request),
+    ...tierBasisNotice(request),
     ...checksBlocks(request, now, { compact: true }),
     {
       type: 'actions',
@@ -108,6 +112,15 @@ function budgetText(budget: RateBudget | undefined): string {
   return `*Service requests*\n${budget.used} of ${budget.limit} in use${blocked}`;
 }
 
+/** The daily limit and its use now; the window the totals are counted over. */
+function limitsText(limits: LimitUse | undefined): string {
+  if (!limits) return '*Daily limit*\nUnknown just now';
+  const window = windowWords(limits.windowMs);
+  if (!limits.dailyLimit) return `*Daily limit*\nNone · totals over ${window} set the approvals`;
+  const waiting = limits.waiting === '0.00' ? '' : ` · ${escapeMrkdwn(naira(limits.waiting))} waiting`;
+  return `*Daily limit*\n${escapeMrkdwn(naira(limits.approved))} of ${escapeMrkdwn(naira(limits.dailyLimit))} approved or sent in the last ${window}${waiting}`;
+}
+
 function alertLine(alert: RecentAlert, now: Date): string {
   const parts = [escapeMrkdwn(alert.event)];
   if (alert.amount) parts.push(escapeMrkdwn(serviceAmount(alert.amount)));
@@ -126,6 +139,7 @@ export function homeView(data: HomeData): HomeView {
       mrkdwn(`*Environment*\n${environmentMarker(data.environment)}`),
       mrkdwn(balanceText(data.balance, now)),
       mrkdwn(budgetText(data.budget)),
+      mrkdwn(limitsText(data.limits)),
     ],
   });
 

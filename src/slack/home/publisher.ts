@@ -181,6 +181,7 @@ export class HomePublisher {
       balance: await api.lastBalance().catch(() => undefined),
       budget: await api.budget().catch(() => undefined),
       alerts: (await this.options.alerts?.latest(5).catch(() => undefined)) ?? [],
+      limits: await engine.limitUse().catch(() => undefined),
       delegations: delegations.filter(
         (d) => isLive(d, engine.core.now()) && (d.delegator === user || d.delegate === user),
       ),

@@ -241,10 +241,11 @@ describe('a balance that no longer covers the request at review', () => {
   test('replaces Approve with the reason, and refuses the approval of a review opened before', async ({
     app,
   }) => {
+    // Filed first: after the larger one, the requester's total in the window would give it two approvers.
+    const other = await fileWithdrawal(app, '400000');
     const big = await fileWithdrawal(app, '1000000'); // two approvers at this tier
     const early = (await reviewFor(app, big, APPROVER_B)).view; // opened while the balance covered it
     expect(early?.submit?.text).toBe('Approve ₦1,000,000.00');
-    const other = await fileWithdrawal(app, '400000');
     await approve(app, other, APPROVER_A);
     await waitUntil(async () => (await app.engine.get(other))?.state === 'sent', 'the other sent');
 

@@ -39,6 +39,10 @@ export interface ApprovalAppOptions {
   approvers?: string[];
   approverGroup?: string;
   ttlMs?: number;
+  /** CNGN_LIMIT_WINDOW (default 24 h) */
+  limitWindowMs?: number;
+  /** CNGN_DAILY_LIMIT as a canonical decimal (default none) */
+  dailyLimit?: string;
   now?: () => Date;
   /** `self`: the app's own address, so the sandbox's bridge callbacks reach its callback route. */
   publicUrl?: string | 'self';
@@ -97,6 +101,8 @@ export async function startApprovalApp(options: ApprovalAppOptions = {}): Promis
     approverGroup: options.approverGroup,
     approvalTiers: options.tiers ?? '0:1,1000000:2',
     approvalTtlMs: options.ttlMs ?? 24 * 3_600_000,
+    ...(options.limitWindowMs ? { limitWindowMs: options.limitWindowMs } : {}),
+    ...(options.dailyLimit ? { dailyLimit: options.dailyLimit } : {}),
     auditRetentionMs: options.auditRetentionMs,
     publicUrl,
     webhookSecret: sandbox.webhookSecret,

@@ -118,6 +118,18 @@ describe('App Home', () => {
     expect(homeText(requester)).toContain('SANDBOX');
   });
 
+  it('shows the daily limit in use, and which total chose a waiting request’s approvals', async () => {
+    app = await startApprovalApp({ notify: 'channel', tiers: '0:1,1000000:2', dailyLimit: '5000000.00' });
+    await homeOpened(app, APPROVER_A);
+    await fileWithdrawal(app, '600000');
+    await fileWithdrawal(app, '600000');
+    await settled(app);
+    const home = homeText(publishesFor(app, APPROVER_A).at(-1));
+    expect(home).toContain('*Daily limit*\\n₦0.00 of ₦5,000,000.00 approved or sent in the last 24 h');
+    expect(home).toContain('₦1,200,000.00 waiting');
+    expect(home).toContain(`2 approvals needed for ₦1,200,000.00 from <@${REQUESTER}> in the last 24 h`);
+  });
+
   it('costs nothing for a person who never opened it', async () => {
     app = await startApprovalApp({ notify: 'channel' });
     await homeOpened(app, APPROVER_A);

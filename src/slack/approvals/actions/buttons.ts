@@ -9,7 +9,7 @@ import {
   MaybeRecordedError,
   type Refusal,
 } from '../../../approvals/index.js';
-import type { ApprovalRequest } from '../../../approvals/types.js';
+import type { ApprovalRequest, LimitFigures } from '../../../approvals/types.js';
 import { escapeMrkdwn } from '../../../format/mrkdwn.js';
 import { withinDeadline } from '../../../store/index.js';
 import { refusalText } from '../blocks/lists.js';
@@ -53,9 +53,10 @@ export async function explainRefusal(
   where: { channel?: string; user: string },
   reason: Refusal,
   request?: ApprovalRequest,
+  limit?: LimitFigures,
 ): Promise<void> {
   const channel = where.channel ?? request?.slackMessage?.channel ?? deps.approvalsChannel;
-  await client.chat.postEphemeral({ channel, user: where.user, text: refusalText(reason, request) });
+  await client.chat.postEphemeral({ channel, user: where.user, text: refusalText(reason, request, limit) });
 }
 
 /** Say privately that the message clicked showed an earlier round, with the figures as they are now. */
@@ -178,7 +179,7 @@ function takeClick(
         if (!(error instanceof StaleRoundError)) throw error;
         return explainStale(client, deps, where, error.request);
       }
-      if (!result.ok) await explainRefusal(client, deps, where, result.reason, result.request);
+      if (!result.ok) await explainRefusal(client, deps, where, result.reason, result.request, result.limit);
     });
   };
 }

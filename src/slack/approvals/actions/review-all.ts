@@ -79,7 +79,7 @@ async function approveOne(
   try {
     const result = await asClickedInRound(id, round, () => deps.engine.approve(id, user), seen.figures);
     if (result.ok) return { id, approved: true, text: `${result.request.id}: your approval is recorded` };
-    return { id, approved: false, text: refusalText(result.reason, result.request) };
+    return { id, approved: false, text: refusalText(result.reason, result.request, result.limit) };
   } catch (error) {
     if (error instanceof StaleRoundError) {
       return {

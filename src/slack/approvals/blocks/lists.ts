@@ -1,10 +1,11 @@
 // `/cngn pending`, `/cngn audit` and the private explanations given to people who may not act.
 import type { KnownBlock } from '@slack/types';
 import type { Refusal } from '../../../approvals/index.js';
-import type { ApprovalRequest, AuditEntry } from '../../../approvals/types.js';
+import type { ApprovalRequest, AuditEntry, LimitFigures } from '../../../approvals/types.js';
 import { lagosTime, naira, relative } from '../../../format/display.js';
 import { escapeMrkdwn, mentionUser } from '../../../format/mrkdwn.js';
 import type { SlackMessage } from '../../types.js';
+import { dailyLimitText } from './limits.js';
 import { purposeText } from './purpose.js';
 import { requestTitle, stateWords } from './words.js';
 
@@ -68,9 +69,9 @@ export function auditList(entries: AuditEntry[], environment: string): SlackMess
 
 /**
  * Why a click did nothing, said privately to the person who clicked. Made only of the bot's own words,
- * ids and amounts, so it reads the same as plain text and as mrkdwn.
+ * ids and amounts, so it reads the same as plain text and as mrkdwn. `limit`: a daily-limit refusal's figures.
  */
-export function refusalText(reason: Refusal, request?: ApprovalRequest): string {
+export function refusalText(reason: Refusal, request?: ApprovalRequest, limit?: LimitFigures): string {
   const title = request ? requestTitle(request) : 'This request';
   switch (reason) {
     case 'requester':
@@ -120,6 +121,8 @@ export function refusalText(reason: Refusal, request?: ApprovalRequest): string 
       return `The approver you stand in for already counts on ${title} (each person counts once); nothing changed.`;
     case 'froze':
       return `You froze the sends, so you cannot approve ${title}: another approver lifts the freeze. Nothing changed.`;
+    case 'over-daily-limit':
+      return `${title} was not approved: ${limit ? dailyLimitText(limit) : 'it would pass the daily limit'}. It stays waiting for approval; nothing changed. Approve it again once there is room in the limit.`;
   }
 }
 

@@ -26,6 +26,7 @@ import {
 import { freezeBanner, UNFREEZE_STEP_WORDS, unfreezeFields, unfreezeNotice } from '../../freeze/blocks.js';
 import type { SlackMessage } from '../../types.js';
 import { checksBlocks } from './checks.js';
+import { tierBasisNotice } from './limits.js';
 import { purposeBlocks } from './purpose.js';
 import {
   extendButtons,
@@ -276,6 +277,7 @@ export function approvalMessage(
     figuresSection(request, now),
     ...purposeBlocks(request),
     ...hiddenCharactersNotice(request),
+    ...tierBasisNotice(request),
     ...checksBlocks(request, now),
   ];
   if (request.reason && request.state === 'pending') {

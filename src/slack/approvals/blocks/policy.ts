@@ -4,6 +4,7 @@ import type { KnownBlock } from '@slack/types';
 import {
   type ApprovalTier,
   type Delegation,
+  type LimitUse,
   type ReminderPoint,
   requiredApprovals,
   shortDuration,
@@ -15,6 +16,7 @@ import { escapeMrkdwn, mentionChannel, mentionUser } from '../../../format/mrkdw
 import { delegationLines } from '../../delegation/blocks.js';
 import { freezeBanner } from '../../freeze/blocks.js';
 import type { SlackMessage } from '../../types.js';
+import { limitsPolicyText } from './limits.js';
 
 /** A person as Slack knows them; `name` is absent when their profile could not be read. */
 export interface NamedPerson {
@@ -37,6 +39,8 @@ export interface PolicyView {
   delegations?: readonly Delegation[];
   /** The freeze of sends in place (absent: none). */
   freeze?: Freeze | undefined;
+  /** The limits over time and their use now (absent: not wired). */
+  limits?: LimitUse | undefined;
   now?: Date;
 }
 
@@ -96,6 +100,7 @@ export function policyMessage(view: PolicyView): SlackMessage {
     section(
       `*Approvals needed* (distinct approvers; never the requester; each person counts once)\n${tierLines(view.tiers).join('\n')}`,
     ),
+    ...(view.limits ? [section(limitsPolicyText(view.limits))] : []),
     section(`*Approvers*\nNamed: ${people(view.approvers)}\n${groupLine}`),
     section(
       [

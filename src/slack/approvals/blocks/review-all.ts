@@ -6,6 +6,7 @@ import type { Button, KnownBlock, ModalView } from '@slack/types';
 import type { ApprovalRequest } from '../../../approvals/types.js';
 import { escapeMrkdwn } from '../../../format/mrkdwn.js';
 import { checksBlocks } from './checks.js';
+import { tierBasisNotice } from './limits.js';
 import { approvalButtonValue, figuresSection, hiddenCharactersNotice } from './message.js';
 import { purposeBlocks } from './purpose.js';
 import { requestTitle } from './words.js';
@@ -60,6 +61,7 @@ export function reviewAllModal(
       figuresSection(request, now),
       ...purposeBlocks(request),
       ...hiddenCharactersNotice(request),
+      ...tierBasisNotice(request),
       ...checksBlocks(request, now, { compact: true }),
     );
   }

@@ -8,6 +8,7 @@ import type { ApprovalRequest, BalanceCheck } from '../../../approvals/types.js'
 import { environmentMarker, lagosTime, naira, relative } from '../../../format/display.js';
 import { escapeMrkdwn, mentionUser } from '../../../format/mrkdwn.js';
 import { checksBlocks, lookAlikeSection, shortfallText } from './checks.js';
+import { tierBasisNotice } from './limits.js';
 import { approverWords, destinationFields, figuresSection, hiddenCharactersNotice } from './message.js';
 import { purposeBlocks } from './purpose.js';
 import { KIND_TITLE, requestTitle } from './words.js';
@@ -130,6 +131,7 @@ export function reviewModal(
       ],
     },
   );
+  blocks.push(...tierBasisNotice(request));
   if (request.reason) {
     blocks.push({
       type: 'context',

@@ -2,7 +2,7 @@
 // (users.info) and the approver group's members (usergroups.users.list). A name Slack cannot give is
 // shown as a mention; an unreadable group is said, never hidden.
 import type { WebClient } from '@slack/web-api';
-import type { ApprovalTier, Delegation, Freeze, ReminderPoint } from '../../../approvals/index.js';
+import type { ApprovalTier, Delegation, Freeze, LimitUse, ReminderPoint } from '../../../approvals/index.js';
 import type { CngnEnvironment } from '../../../cngn/api.js';
 import type { FeatureSubcommand, SlackMessage } from '../../types.js';
 import { type NamedPerson, type PolicyView, policyMessage } from '../blocks/policy.js';
@@ -22,6 +22,8 @@ export interface PolicyFacts {
   delegations?: (() => Promise<Delegation[]>) | undefined;
   /** The freeze of sends in place, read from the store at each answer. */
   freeze?: (() => Promise<Freeze | undefined>) | undefined;
+  /** The limits over time and what counts against them now, read from the store at each answer. */
+  limits?: (() => Promise<LimitUse>) | undefined;
   now?: (() => Date) | undefined;
 }
 
@@ -66,6 +68,7 @@ export async function policyCommand(client: WebClient, facts: PolicyFacts): Prom
     environment: facts.environment,
     delegations: (await facts.delegations?.()) ?? [],
     freeze: await facts.freeze?.(),
+    limits: await facts.limits?.(),
     now: facts.now?.() ?? new Date(),
   });
 }
@@ -73,7 +76,8 @@ export async function policyCommand(client: WebClient, facts: PolicyFacts): Prom
 export const POLICY_SUBCOMMAND: FeatureSubcommand<'policy', PolicyFacts> = {
   name: 'policy',
   usage: 'policy',
-  summary: 'who may approve what: tiers, approvers, lifetime, reminders, channels, the freeze',
+  summary:
+    'who may approve what: tiers, limits over time, approvers, lifetime, reminders, channels, the freeze',
   who: 'anyone',
   example: 'policy',
   needs: 'policy',

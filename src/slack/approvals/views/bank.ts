@@ -17,7 +17,7 @@ import {
   settlementModal,
 } from '../blocks/bank-modal.js';
 import type { ApprovalSlackDeps, FieldErrors } from '../types.js';
-import { ackThenFile, filedView, plainError } from './filing.js';
+import { ackThenFile, filedView, fileOrAskAgain, isFiled, plainError } from './filing.js';
 import { parseRedeem, parseSettlement, parseSubmission } from './forms.js';
 import { checkBeforeFiling, quickBalanceErrors } from './preflight.js';
 
@@ -97,7 +97,15 @@ export function registerBankViews(app: App, deps: ApprovalSlackDeps): void {
       file: async (name) => {
         const checked = await checkBeforeFiling(deps, draft(name), fields, { ticked: false });
         if (!checked.ok) return again(checked.errors);
-        const request = await deps.engine.file(draft(name), { preflight: checked.checks });
+        const request = await fileOrAskAgain(
+          deps,
+          draft(name),
+          (reason) => again({ [REDEEM.amount]: reason }),
+          {
+            preflight: checked.checks,
+          },
+        );
+        if (!isFiled(request)) return request;
         return filedView(
           request,
           deps.approvalsChannel,

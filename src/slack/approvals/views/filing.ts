@@ -4,6 +4,7 @@
 import type { AckFn, App, ViewResponseAction, ViewSubmitAction } from '@slack/bolt';
 import type { ModalView } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
+import { type FileOptions, LimitExceededError } from '../../../approvals/index.js';
 import type { ApprovalRequest, LookAlikeMark, RequestDraft } from '../../../approvals/types.js';
 import type { Network } from '../../../cngn/schemas.js';
 import { naira } from '../../../format/display.js';
@@ -12,6 +13,7 @@ import { escapeMrkdwn, mentionChannel } from '../../../format/mrkdwn.js';
 import { viewDelivery } from '../../runtime/deliveries.js';
 import { filedMetadata, unlessUnseen } from '../actions/filed.js';
 import { checksBlocks } from '../blocks/checks.js';
+import { dailyLimitText } from '../blocks/limits.js';
 import { hiddenCharactersNotice } from '../blocks/message.js';
 import {
   BRIDGE,
@@ -111,9 +113,32 @@ function stillFiling(channel: string): ModalView {
   );
 }
 
+/**
+ * File the draft; when the daily limit refuses it, show the form again (`again`) with the figures under
+ * the amount, so the person sees why and can lower it. Any other error goes to the caller.
+ */
+export async function fileOrAskAgain(
+  deps: ApprovalSlackDeps,
+  draft: RequestDraft,
+  again: (reason: string) => ModalView | Promise<ModalView>,
+  options?: FileOptions,
+): Promise<ApprovalRequest | ModalView> {
+  try {
+    return await deps.engine.file(draft, options);
+  } catch (error) {
+    if (!(error instanceof LimitExceededError)) throw error;
+    return again(`Daily limit: ${dailyLimitText(error.figures)}.`);
+  }
+}
+
+/** Whether filing gave a request (rather than the form again). */
+export const isFiled = (answer: ApprovalRequest | ModalView): answer is ApprovalRequest =>
+  'requester' in answer;
+
 /** A short, secret-free sentence for an error during filing (plain text: escape it for mrkdwn). */
 export function plainError(error: unknown): string {
-  if (error instanceof Error && error.name === 'InvalidDraftError') return error.message;
+  if (error instanceof Error && (error.name === 'InvalidDraftError' || error.name === 'LimitExceededError'))
+    return error.message;
   if (error && typeof error === 'object' && 'serviceMessage' in error) return String(error.serviceMessage);
   if (error && typeof error === 'object' && 'retryInSeconds' in error)
     return `the service is busy; try again in ${String(error.retryInSeconds)} s.`;
@@ -160,8 +185,8 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
       const draft = withdrawDraft(v, requester, networkName(networks, v.networkId));
       const comparison = { ticked: v.compared, shownFor: meta.lookAlike };
       const checked = await checkBeforeFiling(deps, draft, fields, comparison);
-      if (!checked.ok) {
-        // The form again, as filled in, with the reasons under the fields.
+      // The form again, as filled in, with the reasons under the fields.
+      const again = async (errors: FieldErrors, lookAlike?: LookAlikeMark) => {
         const whitelist = await deps.api
           .getWhitelisted({ includeNetwork: true, maxAgeMs: 60_000 })
           .catch(() => []);
@@ -174,12 +199,19 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
             ...(v.chosen ? { whitelisted: v.chosen } : { address: v.address }),
             purpose: v.purpose,
           },
-          errors: checked.errors,
-          ...(checked.lookAlike ? { lookAlike: checked.lookAlike } : {}),
+          errors,
+          ...(lookAlike ? { lookAlike } : {}),
           environment: deps.environmentLabel,
         });
-      }
-      return filedView(await deps.engine.file(draft, { preflight: checked.checks }), deps.approvalsChannel);
+      };
+      if (!checked.ok) return again(checked.errors, checked.lookAlike);
+      const filed = await fileOrAskAgain(
+        deps,
+        draft,
+        (reason) => again({ [WITHDRAW.amount]: reason }, checked.checks.lookAlike),
+        { preflight: checked.checks },
+      );
+      return isFiled(filed) ? filedView(filed, deps.approvalsChannel) : filed;
     });
   });
 
@@ -274,10 +306,13 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
         networkFee: quote.networkFee,
         bridgeFee: quote.bridgeFee,
       };
-      const request = await deps.engine.file(
+      const request = await fileOrAskAgain(
+        deps,
         { ...draft, display: { ...draft.display, quote: figures } },
+        (reason) => again({ [BRIDGE.amount]: reason }, checked.checks.lookAlike),
         { preflight: checked.checks },
       );
+      if (!isFiled(request)) return request;
       return filedView(
         request,
         deps.approvalsChannel,

@@ -172,7 +172,7 @@ export function registerReviewView(app: App, deps: ApprovalSlackDeps): void {
       afterMicrotasks(undefined),
     ]);
     if (settled && !settled.result.ok) {
-      const text = refusalText(settled.result.reason, settled.result.request);
+      const text = refusalText(settled.result.reason, settled.result.request, settled.result.limit);
       return ack({ response_action: 'update', view: reviewRefusedView(text) });
     }
     // Accepted: the modal closes. A final approval being re-checked is said privately.
@@ -217,7 +217,9 @@ async function finish(
       });
       return;
     }
-    if (!result.ok) await explainRefusal(client, deps, place, result.reason, result.request);
+    if (!result.ok) {
+      await explainRefusal(client, deps, place, result.reason, result.request, result.limit);
+    }
   } catch (error) {
     deps.log?.warn('review submission: approval failed after the ack', { error: String(error) });
   }

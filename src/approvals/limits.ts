@@ -1,0 +1,220 @@
+// Limits over time, so that splitting a payment does not get it past the approvers. A withdrawal,
+// redemption or bridge takes the tier of the largest of: its amount, its requester's total in the
+// window and its destination's total in the window (each including it). CNGN_DAILY_LIMIT caps what
+// the environment sends in any window. Pure: the window's entries and their requests in, figures out;
+// where the entries are kept, and how replicas decide one after the other, is limit-index.ts.
+import { Money } from '../format/money.js';
+import { InvalidDraftError } from './draft.js';
+import type { ApprovalRequest, LimitFigures, RequestDraft, RequestKind, TierBasis } from './types.js';
+
+export const DEFAULT_LIMIT_WINDOW_MS = 24 * 3_600_000;
+
+export interface LimitSettings {
+  /** CNGN_LIMIT_WINDOW. */
+  windowMs: number;
+  /** CNGN_DAILY_LIMIT, canonical decimal ₦; absent: no limit. */
+  dailyLimit?: string | undefined;
+}
+
+/** The limits as set, and what counts against them now (canonical decimal ₦). */
+export interface LimitUse extends LimitSettings {
+  /** Approved, being sent, sent or settled in the window. */
+  approved: string;
+  /** Still waiting for approval. */
+  waiting: string;
+}
+
+/** A filing the daily limit refuses; the figures say by how much. */
+export class LimitExceededError extends InvalidDraftError {
+  override name = 'LimitExceededError';
+
+  constructor(readonly figures: LimitFigures) {
+    super(
+      `amount: ₦${figures.used} already sent or on the way in the window; the daily limit is ₦${figures.limit}; this ₦${figures.amount} would pass it`,
+    );
+  }
+}
+
+/** The kinds that move an amount, and so count towards the limits. */
+export function movesAmount(kind: RequestKind): boolean {
+  return kind === 'withdraw' || kind === 'redeem' || kind === 'bridge';
+}
+
+/** An EVM address is the same whatever the case of its letters; other addresses (Tron's) are not. */
+const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const walletKey = (networkId: string, address: string) =>
+  `wallet:${networkId}:${EVM_ADDRESS.test(address) ? address.toLowerCase() : address}`;
+
+/**
+ * Where the money goes, as one key: network and address for a withdrawal, destination network and
+ * address for a bridge, bank code and account number for a redemption; undefined for other kinds.
+ */
+export function destinationOf(request: RequestDraft | ApprovalRequest): string | undefined {
+  switch (request.kind) {
+    case 'withdraw':
+      return walletKey(request.payload.networkId, request.payload.address);
+    case 'bridge':
+      return walletKey(request.payload.destinationNetworkId, request.payload.destinationAddress);
+    case 'redeem':
+      return `bank:${request.payload.bankCode}:${request.payload.accountNumber}`;
+    default:
+      return undefined;
+  }
+}
+
+/** One request in the window's index: what it adds, by whom, where to. */
+export interface WindowEntry {
+  id: string;
+  /** Canonical decimal ₦. */
+  amount: string;
+  requester: string;
+  destination?: string;
+  filedAt: string;
+  /**
+   * The round whose final approval the daily limit let through: the request counts as approved from
+   * then on, even before its own write lands, so a replica deciding meanwhile counts it.
+   */
+  approvedRound?: number;
+}
+
+export function windowEntry(request: ApprovalRequest): WindowEntry {
+  const destination = destinationOf(request);
+  return {
+    id: request.id,
+    amount: request.amount ?? '0.00',
+    requester: request.requester,
+    ...(destination ? { destination } : {}),
+    filedAt: request.createdAt,
+  };
+}
+
+/** An entry as it counts now. */
+export interface Counted {
+  entry: WindowEntry;
+  amount: Money;
+  /** Approved or further on: what the daily limit counts at a final approval. */
+  approved: boolean;
+}
+
+/**
+ * Whether a request adds to the totals: not once it ended with nothing sent (rejected, cancelled,
+ * expired, or failed before the service took its call). A request that failed after the service
+ * took it, or whose outcome was unknown, still counts: money may have moved.
+ */
+export function stillCounts(request: ApprovalRequest): boolean {
+  switch (request.state) {
+    case 'rejected':
+    case 'cancelled':
+    case 'expired':
+      return false;
+    case 'failed':
+      return request.history.some((step) => step.state === 'sent' || step.state === 'outcome-unknown');
+    default:
+      return true;
+  }
+}
+
+/**
+ * When an entry counts from. A request not sent yet (waiting, approved, or not written yet) may go out
+ * at any moment, so it counts as now; one that went to the service, from when its call began.
+ */
+function countedAt(entry: WindowEntry, request: ApprovalRequest | undefined, now: Date): number {
+  if (!request) return now.getTime();
+  if (request.state === 'pending' || request.state === 'approved') return now.getTime();
+  return Date.parse(request.outcome?.sentAt ?? entry.filedAt);
+}
+
+/**
+ * The entries that count in the window ending `now`, given their requests as read (in the same order).
+ * An entry with no request is a filing whose request is not written yet, or one that stopped before
+ * writing it: it counts as waiting for approval until a window has passed since it was filed.
+ */
+export function countWindow(
+  entries: readonly WindowEntry[],
+  requests: ReadonlyArray<ApprovalRequest | undefined>,
+  now: Date,
+  windowMs: number,
+): Counted[] {
+  const counted: Counted[] = [];
+  for (const [i, entry] of entries.entries()) {
+    const request = requests[i];
+    if (request && !stillCounts(request)) continue;
+    const since = request ? countedAt(entry, request, now) : Date.parse(entry.filedAt);
+    if (now.getTime() - since >= windowMs) continue;
+    const approved = request ? request.state !== 'pending' || entry.approvedRound === request.round : false;
+    counted.push({ entry, amount: Money.parseDecimal(entry.amount), approved });
+  }
+  return counted;
+}
+
+const sum = (counted: readonly Counted[]) => counted.reduce((total, c) => total.plus(c.amount), Money.zero());
+
+/** What a filing is: its amount, who files it, where it goes. */
+export interface Filing {
+  amount: Money;
+  requester: string;
+  destination: string | undefined;
+}
+
+/**
+ * The amount a filing's tier is read from, and which total chose it when it was not the amount
+ * itself: the total needing the most approvals wins; on a tie the amount, then the requester's.
+ */
+export function tierFor(
+  counted: readonly Counted[],
+  filing: Filing,
+  windowMs: number,
+  approvalsFor: (amount: Money) => number,
+): { amount: Money; basis?: TierBasis } {
+  const byRequester = filing.amount.plus(sum(counted.filter((c) => c.entry.requester === filing.requester)));
+  const byDestination = filing.destination
+    ? filing.amount.plus(sum(counted.filter((c) => c.entry.destination === filing.destination)))
+    : filing.amount;
+  let chosen: { amount: Money; basis?: TierBasis } = { amount: filing.amount };
+  let most = approvalsFor(filing.amount);
+  for (const [by, total] of [
+    ['requester', byRequester],
+    ['destination', byDestination],
+  ] as const) {
+    const needed = approvalsFor(total);
+    if (needed > most) {
+      most = needed;
+      chosen = { amount: total, basis: { by, total: total.toString(), windowMs } };
+    }
+  }
+  return chosen;
+}
+
+/**
+ * The figures when `amount` would take the window past the daily limit, else undefined. At filing
+ * everything that counts is used (sent or on the way, waiting for approval too); at a final approval
+ * only what is approved or further on, and never the request being approved (`self`).
+ */
+export function overDailyLimit(
+  counted: readonly Counted[],
+  amount: Money,
+  settings: LimitSettings,
+  stage: LimitFigures['stage'],
+  self?: string,
+): LimitFigures | undefined {
+  if (!settings.dailyLimit) return undefined;
+  const limit = Money.parseDecimal(settings.dailyLimit);
+  const used = sum(counted.filter((c) => c.entry.id !== self && (stage === 'filing' || c.approved)));
+  if (used.plus(amount).compare(limit) <= 0) return undefined;
+  return {
+    used: used.toString(),
+    limit: limit.toString(),
+    amount: amount.toString(),
+    windowMs: settings.windowMs,
+    stage,
+  };
+}
+
+/** What counts against the limits now. */
+export function limitUse(counted: readonly Counted[], settings: LimitSettings): LimitUse {
+  return {
+    ...settings,
+    approved: sum(counted.filter((c) => c.approved)).toString(),
+    waiting: sum(counted.filter((c) => !c.approved)).toString(),
+  };
+}

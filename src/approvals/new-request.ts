@@ -1,0 +1,64 @@
+// A new request as the engine files it: id, environment and key, the approvals its tier needs, expiry,
+// and a bridge's callback URL. Pure but for the random id and token; the engine saves it.
+import { randomBytes } from 'node:crypto';
+import type { Money } from '../format/money.js';
+import { requestExpiry } from './delegations.js';
+import type { ServiceEnvironment } from './ports.js';
+import { lookAlikeNote } from './preflight.js';
+import type { ApprovalRequest, RequestChecks, RequestDraft, RequestKind, TierBasis } from './types.js';
+
+/** What a new request takes from the engine. */
+export interface FilingContext {
+  environment: ServiceEnvironment;
+  keyId: string | undefined;
+  /** CNGN_APPROVAL_TTL */
+  ttlMs: number;
+  /** Public HTTPS origin: a bridge then carries a per-request callback URL under it. */
+  publicUrl: string | undefined;
+  /** The policy's tiers. */
+  approvalsFor: (amount: Money | undefined, kind: RequestKind) => number;
+}
+
+/**
+ * A new pending request. Its tier is read from `tier.amount` when a total in the limit window chose it
+ * (`tier.basis` says which), else from its own amount. The checks made before filing travel with it; a
+ * look-alike destination needs one more distinct approver than its tier, and its filing step says why.
+ */
+export function newRequest(
+  draft: RequestDraft,
+  amount: Money | undefined,
+  now: Date,
+  context: FilingContext,
+  tier?: { amount: Money; basis?: TierBasis },
+  filing: { preflight?: RequestChecks } = {},
+): ApprovalRequest {
+  const checks = filing.preflight;
+  const request = {
+    ...draft,
+    id: `AR-${randomBytes(5).toString('hex').toUpperCase()}`,
+    environment: context.environment,
+    ...(context.keyId ? { keyId: context.keyId } : {}),
+    ...(amount ? { amount: amount.toString() } : {}),
+    approvals: [],
+    requiredApprovals: context.approvalsFor(tier?.amount ?? amount, draft.kind) + (checks?.lookAlike ? 1 : 0),
+    ...(tier?.basis ? { tierBasis: tier.basis } : {}),
+    state: 'pending',
+    createdAt: now.toISOString(),
+    expiresAt: new Date(requestExpiry(draft, now, context.ttlMs)).toISOString(),
+    round: 0,
+    ...(checks ? { preflight: checks } : {}),
+    history: [
+      {
+        at: now.toISOString(),
+        state: 'pending',
+        action: 'filed',
+        actor: draft.requester,
+        ...(checks?.lookAlike ? { note: lookAlikeNote(checks.lookAlike) } : {}),
+      },
+    ],
+  } as ApprovalRequest;
+  if (request.kind !== 'bridge' || !context.publicUrl) return request;
+  const token = randomBytes(24).toString('base64url');
+  const callbackUrl = `${context.publicUrl.replace(/\/+$/, '')}/callbacks/bridge/${token}`;
+  return { ...request, callbackToken: token, payload: { ...request.payload, callbackUrl } };
+}

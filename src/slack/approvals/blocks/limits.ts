@@ -1,0 +1,70 @@
+// The limits over time in words: which total chose a request's tier, a daily-limit refusal's figures,
+// and the limits as set with their use now (/cngn policy, App Home). Pure, and made only of the bot's
+// own words, amounts and mentions, so it reads the same as plain text and as mrkdwn.
+import type { KnownBlock } from '@slack/types';
+import type { LimitUse } from '../../../approvals/index.js';
+import type { ApprovalRequest, LimitFigures } from '../../../approvals/types.js';
+import { naira } from '../../../format/display.js';
+import { mentionUser } from '../../../format/mrkdwn.js';
+
+const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+const MINUTE_MS = 60_000;
+
+/** `24 h`, `7 days`, `1 h 30 min`: a window as people say it (whole days from two days up). */
+export function windowWords(ms: number): string {
+  if (ms >= 2 * DAY_MS && ms % DAY_MS === 0) return `${ms / DAY_MS} days`;
+  const hours = Math.floor(ms / HOUR_MS);
+  const minutes = Math.round((ms % HOUR_MS) / MINUTE_MS);
+  const parts = [...(hours ? [`${hours} h`] : []), ...(minutes || !hours ? [`${minutes} min`] : [])];
+  return parts.join(' ');
+}
+
+/**
+ * `₦1,200,000.00 from @Ada in the last 24 h, including this`: the total that chose the request's
+ * tier, when it was not the amount itself; undefined when the amount did.
+ */
+export function tierBasisText(request: ApprovalRequest): string | undefined {
+  const basis = request.tierBasis;
+  if (!basis) return undefined;
+  const whose = basis.by === 'requester' ? `from ${mentionUser(request.requester)}` : 'to this destination';
+  return `${naira(basis.total)} ${whose} in the last ${windowWords(basis.windowMs)}, including this`;
+}
+
+/** One short line under the figures saying which total chose the approvals needed; none when the amount did. */
+export function tierBasisNotice(request: ApprovalRequest): KnownBlock[] {
+  const text = tierBasisText(request);
+  if (!text) return [];
+  const needed = `${request.requiredApprovals} approval${request.requiredApprovals === 1 ? '' : 's'}`;
+  return [
+    {
+      type: 'context',
+      elements: [{ type: 'mrkdwn', text: `:chart_with_upwards_trend: ${needed} needed for ${text}` }],
+    },
+  ];
+}
+
+/**
+ * The figures of a daily-limit refusal: at filing, `₦4,000,000.00 already sent or on the way in the
+ * last 24 h; the daily limit is ₦5,000,000.00; this ₦1,500,000.00 would pass it`; at a final
+ * approval, what is already approved or sent.
+ */
+export function dailyLimitText(figures: LimitFigures): string {
+  const already = figures.stage === 'filing' ? 'already sent or on the way' : 'already approved or sent';
+  return `${naira(figures.used)} ${already} in the last ${windowWords(figures.windowMs)}; the daily limit is ${naira(figures.limit)}; this ${naira(figures.amount)} would pass it`;
+}
+
+/** The limits for `/cngn policy`: how totals set the approvals, and the daily limit with its use now. */
+export function limitsPolicyText(use: LimitUse): string {
+  const window = windowWords(use.windowMs);
+  const tiers = `*Totals over time*: a withdrawal, redemption or bridge needs the approvals of the largest of its amount, its requester's total and its destination's total in the last ${window}, each including it (rejected, cancelled, expired and unsent failed requests do not count).`;
+  return `${tiers}\n*Daily limit*: ${dailyLimitUse(use)}`;
+}
+
+/** `₦4,000,000.00 of ₦5,000,000.00 approved or sent in the last 24 h; ₦1,000,000.00 more waiting for approval`. */
+export function dailyLimitUse(use: LimitUse): string {
+  const window = windowWords(use.windowMs);
+  if (!use.dailyLimit) return `none (totals over the last ${window} still set the approvals needed)`;
+  const waiting = use.waiting === '0.00' ? '' : `; ${naira(use.waiting)} more waiting for approval`;
+  return `${naira(use.approved)} of ${naira(use.dailyLimit)} approved or sent in the last ${window}${waiting}. A request that would pass it is refused at filing and at its final approval.`;
+}

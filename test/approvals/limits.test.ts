@@ -1,0 +1,247 @@
+// What counts against the limits over time, without a store: the window's totals, the end states that
+// do not count, the window's edge, which total chooses the tier, and the daily limit's figures.
+import { describe, expect, it } from 'vitest';
+import {
+  type Counted,
+  countWindow,
+  destinationOf,
+  overDailyLimit,
+  stillCounts,
+  tierFor,
+  type WindowEntry,
+  windowEntry,
+} from '../../src/approvals/limits.js';
+import { parseTiers, requiredApprovals } from '../../src/approvals/policy.js';
+import type { ApprovalRequest, HistoryEntry, RequestState } from '../../src/approvals/types.js';
+import { Money } from '../../src/format/money.js';
+
+const HOUR = 3_600_000;
+const WINDOW = 24 * HOUR;
+const NOW = new Date('2026-03-02T12:00:00.000Z');
+const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
+
+const at = (hoursAgo: number) => new Date(NOW.getTime() - hoursAgo * HOUR).toISOString();
+
+let next = 0;
+/** A withdrawal of `amount` filed `hoursAgo`, in `state` after the steps `through` (states, in order). */
+function withdrawal(
+  amount: string,
+  options: {
+    state?: RequestState;
+    through?: RequestState[];
+    hoursAgo?: number;
+    sentHoursAgo?: number;
+    requester?: string;
+    address?: string;
+  } = {},
+): ApprovalRequest {
+  const filedAt = at(options.hoursAgo ?? 1);
+  const history: HistoryEntry[] = [
+    { at: filedAt, state: 'pending', action: 'filed' },
+    ...(options.through ?? []).map((state) => ({ at: filedAt, state, action: state })),
+  ];
+  return {
+    id: `AR-${++next}`,
+    kind: 'withdraw',
+    environment: 'sandbox',
+    amount,
+    payload: { amount, address: options.address ?? ADDRESS, networkId: 'base', shouldSaveAddress: false },
+    display: {},
+    requester: options.requester ?? 'U_ADA',
+    approvals: [],
+    requiredApprovals: 1,
+    state: options.state ?? 'pending',
+    createdAt: filedAt,
+    expiresAt: at(-23),
+    round: 0,
+    ...(options.sentHoursAgo !== undefined ? { outcome: { sentAt: at(options.sentHoursAgo) } } : {}),
+    history,
+  } as ApprovalRequest;
+}
+
+const counted = (requests: ApprovalRequest[], now = NOW) =>
+  countWindow(requests.map(windowEntry), requests, now, WINDOW);
+
+const total = (list: Counted[]) => list.reduce((sum, c) => sum.plus(c.amount), Money.zero()).toString();
+
+describe('what counts in the window', () => {
+  it('counts what is waiting, approved, being sent, sent, settled and of unknown outcome', () => {
+    const list = counted([
+      withdrawal('100.00'),
+      withdrawal('200.00', { state: 'approved' }),
+      withdrawal('300.00', { state: 'executing', sentHoursAgo: 1 }),
+      withdrawal('400.00', { state: 'sent', sentHoursAgo: 1 }),
+      withdrawal('500.00', { state: 'completed', through: ['sent'], sentHoursAgo: 2 }),
+      withdrawal('600.00', { state: 'outcome-unknown', sentHoursAgo: 3 }),
+    ]);
+    expect(total(list)).toBe('2100.00');
+    expect(list.map((c) => c.approved)).toEqual([false, true, true, true, true, true]);
+  });
+
+  it('leaves out what ended with nothing sent: rejected, cancelled, expired, failed before the service took it', () => {
+    const list = counted([
+      withdrawal('100.00', { state: 'rejected' }),
+      withdrawal('200.00', { state: 'cancelled' }),
+      withdrawal('300.00', { state: 'expired' }),
+      // Refused by the service before it acted, or never sendable: nothing went out.
+      withdrawal('400.00', { state: 'failed', through: ['approved', 'executing'], sentHoursAgo: 1 }),
+      withdrawal('500.00', { state: 'failed', through: ['approved'] }),
+    ]);
+    expect(list).toEqual([]);
+  });
+
+  it('still counts a failure after the service took the call, or after an unknown outcome', () => {
+    const afterSent = withdrawal('700.00', { state: 'failed', through: ['sent'], sentHoursAgo: 2 });
+    const afterUnknown = withdrawal('800.00', {
+      state: 'failed',
+      through: ['outcome-unknown'],
+      sentHoursAgo: 2,
+    });
+    expect(stillCounts(afterSent)).toBe(true);
+    expect(stillCounts(afterUnknown)).toBe(true);
+    expect(total(counted([afterSent, afterUnknown]))).toBe('1500.00');
+  });
+
+  it('counts a sent request for one window from when its call began, and a waiting one until it ends', () => {
+    const sentJustInside = withdrawal('100.00', { state: 'completed', hoursAgo: 30, sentHoursAgo: 23.99 });
+    const sentAtTheEdge = withdrawal('200.00', { state: 'completed', hoursAgo: 30, sentHoursAgo: 24 });
+    const waitingLong = withdrawal('300.00', { hoursAgo: 40 });
+    expect(counted([sentJustInside, sentAtTheEdge, waitingLong]).map((c) => c.entry.amount)).toEqual([
+      '100.00',
+      '300.00',
+    ]);
+  });
+
+  it('counts an entry whose request is not written yet as waiting, until a window after its filing', () => {
+    const entry: WindowEntry = {
+      id: 'AR-LOST',
+      amount: '900.00',
+      requester: 'U_ADA',
+      filedAt: at(23),
+    };
+    expect(countWindow([entry], [undefined], NOW, WINDOW)).toMatchObject([{ approved: false }]);
+    expect(countWindow([{ ...entry, filedAt: at(24) }], [undefined], NOW, WINDOW)).toEqual([]);
+  });
+
+  it('counts a final approval the daily limit let through as approved before its write lands', () => {
+    const request = withdrawal('100.00');
+    const marked = { ...windowEntry(request), approvedRound: 0 };
+    expect(countWindow([marked], [request], NOW, WINDOW)).toMatchObject([{ approved: true }]);
+    // Sent back to the approvers (a new round): the mark no longer holds.
+    const back = { ...request, round: 1 };
+    expect(countWindow([marked], [back], NOW, WINDOW)).toMatchObject([{ approved: false }]);
+  });
+});
+
+describe('the destination', () => {
+  it('is the same EVM address whatever its case, and a bank account by bank and number', () => {
+    const lower = withdrawal('1.00', { address: ADDRESS.toLowerCase() });
+    expect(destinationOf(lower)).toBe(destinationOf(withdrawal('1.00')));
+    expect(
+      destinationOf({
+        kind: 'redeem',
+        amount: '1.00',
+        payload: { amount: '1.00', bankCode: '058', accountNumber: '0123456789' },
+        display: {},
+        requester: 'U_ADA',
+      }),
+    ).toBe('bank:058:0123456789');
+    expect(
+      destinationOf({
+        kind: 'bridge',
+        amount: '1.00',
+        payload: { originNetworkId: 'eth', destinationNetworkId: 'base', destinationAddress: ADDRESS },
+        display: {},
+        requester: 'U_ADA',
+      }),
+    ).toBe(destinationOf(withdrawal('1.00')));
+  });
+});
+
+describe('the tier', () => {
+  const tiers = parseTiers('0:1,1000000:2,5000000:3');
+  const approvalsFor = (amount: Money) => requiredApprovals(tiers, amount);
+  const filing = (amount: string, requester = 'U_ADA', destination = destinationOf(withdrawal('1.00'))) => ({
+    amount: Money.parseDecimal(amount),
+    requester,
+    destination,
+  });
+
+  it('is the amount’s own when no total needs more approvals', () => {
+    const window = counted([withdrawal('300000.00')]);
+    expect(tierFor(window, filing('600000.00'), WINDOW, approvalsFor)).toEqual({
+      amount: Money.parseDecimal('600000.00'),
+    });
+  });
+
+  it("is the requester's total when it needs more, this request included", () => {
+    const window = counted([
+      withdrawal('600000.00', { address: '0x1111111111111111111111111111111111111111' }),
+    ]);
+    const chosen = tierFor(window, filing('600000.00'), WINDOW, approvalsFor);
+    expect(chosen.basis).toEqual({ by: 'requester', total: '1200000.00', windowMs: WINDOW });
+    expect(approvalsFor(chosen.amount)).toBe(2);
+  });
+
+  it("is the destination's total when others' payments there make it the largest", () => {
+    const window = counted([
+      withdrawal('700000.00', { requester: 'U_BOLA' }),
+      withdrawal('600000.00', { requester: 'U_CHIDI' }),
+    ]);
+    const chosen = tierFor(window, filing('400000.00'), WINDOW, approvalsFor);
+    expect(chosen.basis).toEqual({ by: 'destination', total: '1700000.00', windowMs: WINDOW });
+  });
+
+  it('takes the total needing the most approvals, and the requester on a tie', () => {
+    const elsewhere = '0x2222222222222222222222222222222222222222';
+    const mixed = counted([
+      withdrawal('4500000.00', { requester: 'U_BOLA' }),
+      withdrawal('900000.00', { address: elsewhere }),
+    ]);
+    expect(tierFor(mixed, filing('600000.00'), WINDOW, approvalsFor).basis?.by).toBe('destination');
+    const tied = counted([withdrawal('600000.00')]);
+    expect(tierFor(tied, filing('600000.00'), WINDOW, approvalsFor).basis?.by).toBe('requester');
+  });
+
+  it('leaves out totals older than the window', () => {
+    const old = counted([withdrawal('900000.00', { state: 'completed', hoursAgo: 30, sentHoursAgo: 25 })]);
+    expect(tierFor(old, filing('600000.00'), WINDOW, approvalsFor).basis).toBeUndefined();
+  });
+});
+
+describe('the daily limit', () => {
+  const settings = { windowMs: WINDOW, dailyLimit: '5000000.00' };
+  const window = counted([
+    withdrawal('3000000.00', { state: 'completed', sentHoursAgo: 2 }),
+    withdrawal('1000000.00'),
+  ]);
+
+  it('at filing, counts what is on the way too, and refuses what would pass it with the figures', () => {
+    expect(overDailyLimit(window, Money.parseDecimal('1000000.00'), settings, 'filing')).toBeUndefined();
+    expect(overDailyLimit(window, Money.parseDecimal('1500000.00'), settings, 'filing')).toEqual({
+      used: '4000000.00',
+      limit: '5000000.00',
+      amount: '1500000.00',
+      windowMs: WINDOW,
+      stage: 'filing',
+    });
+  });
+
+  it('at a final approval, counts only what is approved or further on, never the request itself', () => {
+    const self = window[1]?.entry.id;
+    expect(
+      overDailyLimit(window, Money.parseDecimal('2000000.00'), settings, 'approval', self),
+    ).toBeUndefined();
+    expect(
+      overDailyLimit(window, Money.parseDecimal('2000000.01'), settings, 'approval', self),
+    ).toMatchObject({
+      used: '3000000.00',
+      stage: 'approval',
+    });
+  });
+
+  it('refuses nothing when no daily limit is set', () => {
+    const none = { windowMs: WINDOW };
+    expect(overDailyLimit(window, Money.parseDecimal('99999999.00'), none, 'filing')).toBeUndefined();
+  });
+});
