@@ -39,6 +39,7 @@ describe.skipIf(!browserAvailable())('checks in the workbench', () => {
       await dialog.getByLabel('Amount (₦ / cNGN)').fill('2500');
       await dialog.getByLabel('Network').selectOption({ label: 'Base (base)' });
       await dialog.getByLabel('…or type an address').fill(LOOK_ALIKE);
+      await dialog.getByLabel('Purpose', { exact: true }).fill('Supplier payout INV-2231');
       await dialog.getByRole('button', { name: 'Ask for approval' }).click();
       await contains(dialog, 'Look-alike address');
       await contains(dialog, KNOWN_DESTINATION.slice(-6));
