@@ -135,6 +135,16 @@ describe('the production bundle', () => {
     }
   });
 
+  it('ships a linked source map beside every file, without the sources themselves', () => {
+    const dir = join(ROOT, dirname(outfile));
+    for (const file of readdirSync(dir).filter((name) => name.endsWith('.js'))) {
+      expect(readFileSync(join(dir, file), 'utf8')).toContain(`//# sourceMappingURL=${file}.map`);
+      const map = JSON.parse(readFileSync(join(dir, `${file}.map`), 'utf8')) as Record<string, unknown>;
+      expect(map).toMatchObject({ version: 3 });
+      expect(map.sourcesContent).toBeUndefined();
+    }
+  });
+
   it('builds no Intl formatter while starting, so ICU data stays out of an idle bot', async () => {
     // Each ICU service a process first uses maps megabytes of the node executable's locale and time-zone
     // data into its resident memory (a Lagos DateTimeFormat ~6 MB); the idle bot is held under 130 MB.
@@ -185,7 +195,10 @@ describe('npm start', () => {
         const exited = once(npm, 'exit');
         npm.kill('SIGTERM');
         await exited;
-        expect(log.some((line) => line.includes('"message":"shutting down","reason":"SIGTERM"'))).toBe(true);
+        const entries = log.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as object);
+        expect(entries).toContainEqual(
+          expect.objectContaining({ message: 'shutting down', reason: 'SIGTERM' }),
+        );
         await expect(fetch(`${url}/healthz`)).rejects.toThrow();
       } finally {
         try {
