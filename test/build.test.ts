@@ -145,6 +145,35 @@ describe('the production bundle', () => {
     }
   });
 
+  // Node quotes the line an uncaught error was thrown on, and a line of the bundle is up to 1.7 MB.
+  it('logs a failure at start-up as one JSON line whose stack names the TypeScript source', async () => {
+    const bot = spawn(process.execPath, [outfile], {
+      cwd: ROOT,
+      env: { ...botEnv(slack), CNGN_DESK_CRASH_AT: 'nowhere' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    bot.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const [code] = await once(bot, 'exit');
+    expect(code).toBe(1);
+    const lines = stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]?.length).toBeLessThan(4_096);
+    const entry = JSON.parse(lines[0] ?? '') as { error: { stack: string } };
+    expect(entry).toMatchObject({
+      level: 'error',
+      message: 'cngn-desk could not start',
+      error: { type: 'Error', message: expect.stringContaining('CNGN_DESK_CRASH_AT must be one of') },
+    });
+    expect(entry.error.stack).toMatch(
+      /\n {4}at armCrashPoint \(src\/approvals\/crash-points\.ts:\d+:\d+\)\n/,
+    );
+    expect(entry.error.stack).toMatch(/\n {4}at main \(src\/main\.ts:\d+:\d+\)\n/);
+    expect(entry.error.stack).not.toContain('main.js');
+  });
+
   it('builds no Intl formatter while starting, so ICU data stays out of an idle bot', async () => {
     // Each ICU service a process first uses maps megabytes of the node executable's locale and time-zone
     // data into its resident memory (a Lagos DateTimeFormat ~6 MB); the idle bot is held under 130 MB.
