@@ -11,12 +11,26 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { App, type Logger as BoltLogger, type CustomRoute, HTTPReceiver, LogLevel } from '@slack/bolt';
+import {
+  App,
+  type Logger as BoltLogger,
+  type CodedError,
+  type CustomRoute,
+  ErrorCode,
+  HTTPReceiver,
+  LogLevel,
+} from '@slack/bolt';
 import { match } from 'path-to-regexp';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import type { SlackTraffic } from './in-flight.js';
-import { guardSlackRequests, pathOf, refuse, SLACK_BODY_LIMIT_BYTES } from './request-guard.js';
+import {
+  guardSlackRequests,
+  pathOf,
+  refuse,
+  SLACK_BODY_LIMIT_BYTES,
+  slackRequestId,
+} from './request-guard.js';
 
 export const SLACK_EVENTS_PATH = '/slack/events';
 
@@ -100,9 +114,14 @@ export function boltLogger(logger: Logger, name = 'bolt'): BoltLogger {
     (...parts: unknown[]): void => {
       if (BOLT_SEVERITY[lvl] < BOLT_SEVERITY[level]) return;
       const words = parts.filter((p) => typeof p === 'string' || typeof p === 'number').map(String);
-      const details = parts.filter((p) => typeof p !== 'string' && typeof p !== 'number');
-      const message = words.join(' ') || (details[0] instanceof Error ? details[0].message : 'Bolt');
-      logger[lvl](message, { source, ...(details.length ? { details } : {}) });
+      const error = parts.find((p) => p instanceof Error);
+      const details = parts.filter((p) => typeof p !== 'string' && typeof p !== 'number' && p !== error);
+      const message = words.join(' ') || error?.message || 'Bolt';
+      logger[lvl](message, {
+        source,
+        ...(error ? { error } : {}),
+        ...(details.length ? { details } : {}),
+      });
     };
   return {
     debug: at(LogLevel.DEBUG),
@@ -141,6 +160,8 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     token: slack.botToken,
     logger,
     logLevel: BOLT_LEVEL[options.logLevel ?? 'info'],
+    // The error handler also gets the request's body, for the id its log line carries.
+    extendedErrorHandler: true,
     // No listener reads Bolt's conversation context; its store would be one more step before each ack.
     convoStore: false as const,
     ...(slackApiUrl ? { clientOptions: { slackApiUrl } } : {}),
@@ -167,8 +188,12 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       }
     });
   }
-  app.error(async (error) => {
-    options.logger.error('unhandled error in a Slack listener', { error: error.message });
+  app.error(async ({ error, body }: { error: CodedError; body: unknown }) => {
+    const slackId = slackRequestId(body);
+    const logger = slackId ? options.logger.child({ slackRequestId: slackId }) : options.logger;
+    // Bolt wraps an error without a code of its own; the listener's error (and its stack) is inside.
+    const thrown = error.code === ErrorCode.UnknownError && 'original' in error ? error.original : error;
+    logger.error('unhandled error in a Slack listener', { error: thrown });
   });
   for (const plugin of options.plugins ?? []) plugin(app);
 
@@ -296,9 +321,7 @@ function withHeaders(
 }
 
 function failed(req: IncomingMessage, res: ServerResponse, logger: Logger, error: unknown): void {
-  logger.error('a request to an HTTP route failed', {
-    error: error instanceof Error ? error.message : String(error),
-  });
+  logger.error('a request to an HTTP route failed', { error });
   refuse(req, res, 500, 'internal error');
 }
 
