@@ -1,4 +1,4 @@
-// The layers of src/, bottom to top: format, store, log → cngn → approvals, webhooks, sandbox →
+// The layers of src/, bottom to top: format, store, log, stack-trace → cngn → approvals, webhooks, sandbox →
 // config.ts (settings parsed with the domain's own parsers) → slack, workbench, metrics → wiring, main.
 // A layer imports only from layers below it (or its own), and no file is part of an import circle.
 // `npm run lint` checks these rules; docs/architecture.md draws them.
@@ -26,8 +26,8 @@ module.exports = {
     },
     above(
       'bottom-imports-nothing-above',
-      'format/, store/ and log.ts are the bottom: pure helpers and the store, knowing no feature.',
-      'format/|store/|log\\.ts$',
+      'format/, store/, log.ts and stack-trace.ts are the bottom: pure helpers, the store and the logger, knowing no feature.',
+      'format/|store/|log\\.ts$|stack-trace\\.ts$',
       `cngn/|${DOMAIN}|config\\.ts$|${UI}|${TOP}`,
     ),
     {

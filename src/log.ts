@@ -1,61 +1,137 @@
-// A small structured logger: one JSON line per event on stderr, secrets redacted before writing.
+// The logger, on pino: one JSON line per event on stderr (`level`, `time`, the fields, `message`),
+// errors through pino's serializer (type, message, a stack that names the TypeScript source), secrets
+// redacted, every line bounded. A child logger carries ids (a Slack request's, a webhook's) on each
+// line it writes. Decision: docs/decisions/pino-for-logs.md.
+import pino from 'pino';
+import { mapStack } from './stack-trace.js';
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+export type LogFields = Record<string, unknown>;
 
 export interface Logger {
-  debug(message: string, fields?: Record<string, unknown>): void;
-  info(message: string, fields?: Record<string, unknown>): void;
-  warn(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
+  debug(message: string, fields?: LogFields): void;
+  info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
+  error(message: string, fields?: LogFields): void;
+  /** A logger whose every line also carries `bindings`. */
+  child(bindings: LogFields): Logger;
 }
 
-const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 };
-const SECRET_FIELD = /(secret|token|password|private|encryption|api_?key|authorization|signature)/i;
+// Fields named like this are written as [redacted], at any depth.
+const SECRET_FIELD = /(secret|token|password|private|encryption|api_?key|authorization|signature|cookie)/i;
+// Fields nested deeper than this are not walked, so they are never written either: they could hold
+// anything (Bolt hands over the HTTP client's whole request).
+const MAX_DEPTH = 4;
+const MAX_TEXT = 4_000;
+const MAX_ITEMS = 50;
+const REDACTED = '[redacted]';
+
 // Values that look like credentials wherever they appear in text.
 const SECRET_TEXT = [
   /xox[abposr]-[A-Za-z0-9-]+/g,
   /xapp-[A-Za-z0-9-]+/g,
   /cngn_(test|live)_[A-Za-z0-9_-]+/g,
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g,
   /Bearer\s+[A-Za-z0-9._-]+/g,
 ];
 
 export function redactText(text: string, extraSecrets: readonly string[] = []): string {
   let out = text;
-  for (const pattern of SECRET_TEXT) out = out.replace(pattern, '[redacted]');
-  for (const secret of extraSecrets) if (secret.length >= 6) out = out.split(secret).join('[redacted]');
+  for (const pattern of SECRET_TEXT) out = out.replace(pattern, REDACTED);
+  for (const secret of extraSecrets) if (secret.length >= 6) out = out.split(secret).join(REDACTED);
   return out;
 }
 
-function redact(value: unknown, extraSecrets: readonly string[], depth = 0): unknown {
-  if (typeof value === 'string') return redactText(value, extraSecrets);
-  if (value instanceof Error) return redactText(`${value.name}: ${value.message}`, extraSecrets);
+/** Redacted first, then cut: a secret cut in two would no longer be recognised. */
+function boundedText(text: string, secrets: readonly string[]): string {
+  const out = redactText(text, secrets);
+  return out.length > MAX_TEXT
+    ? `${out.slice(0, MAX_TEXT)}… (${out.length - MAX_TEXT} more characters)`
+    : out;
+}
+
+/**
+ * What a line may hold of `value`: fields named like secrets and text that holds one redacted, text
+ * cut, errors through pino's serializer, at most MAX_DEPTH levels and MAX_ITEMS items of a list.
+ */
+function bounded(value: unknown, secrets: readonly string[], depth = 0): unknown {
+  if (typeof value === 'string') return boundedText(value, secrets);
   if (value === null || typeof value !== 'object') return value;
-  // Deeper than this is never walked, so it is never written either: it could hold anything.
-  if (depth > 4) return '[truncated]';
-  if (Array.isArray(value)) return value.map((item) => redact(item, extraSecrets, depth + 1));
+  if (depth > MAX_DEPTH) return '[truncated]';
+  const shown = value instanceof Error ? serializedError(value) : value;
+  if (Array.isArray(shown)) {
+    const items = shown.slice(0, MAX_ITEMS).map((item) => bounded(item, secrets, depth + 1));
+    if (shown.length > MAX_ITEMS) items.push(`… (${shown.length - MAX_ITEMS} more items)`);
+    return items;
+  }
+  if (!(value instanceof Error) && typeof (shown as { toJSON?: unknown }).toJSON === 'function') {
+    try {
+      return bounded((shown as { toJSON(): unknown }).toJSON(), secrets, depth);
+    } catch {
+      return '[unserializable]'; // a log line never throws into the code that writes it
+    }
+  }
   // No prototype: a field named `__proto__` (JSON.parse makes it an own key) is written as a field.
-  const out = Object.create(null) as Record<string, unknown>;
-  for (const [key, inner] of Object.entries(value)) {
-    out[key] = SECRET_FIELD.test(key) ? '[redacted]' : redact(inner, extraSecrets, depth + 1);
+  const out = Object.create(null) as LogFields;
+  for (const [key, inner] of Object.entries(shown)) {
+    out[key] = SECRET_FIELD.test(key) ? REDACTED : bounded(inner, secrets, depth + 1);
   }
   return out;
 }
 
-export function createLogger(
-  level: LogLevel = 'info',
-  options: { secrets?: readonly string[]; write?: (line: string) => void } = {},
-): Logger {
-  const threshold = ORDER[level];
-  const secrets = options.secrets ?? [];
-  const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const at =
-    (lvl: Exclude<LogLevel, 'silent'>) =>
-    (message: string, fields?: Record<string, unknown>): void => {
-      if (ORDER[lvl] < threshold) return;
-      const entry = { time: new Date().toISOString(), level: lvl, message: redactText(message, secrets) };
-      write(JSON.stringify(fields ? { ...entry, ...(redact(fields, secrets) as object) } : entry));
-    };
-  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+/** pino's serializer (type, message, stack, causes, own fields), the stack naming the source files. */
+function serializedError(error: Error): LogFields {
+  const serialized = pino.stdSerializers.err(error);
+  if (typeof serialized.stack === 'string') serialized.stack = mapStack(serialized.stack);
+  return serialized;
 }
 
-export const silentLogger: Logger = createLogger('silent');
+export interface LoggerOptions {
+  /** Values redacted wherever they appear (the configured tokens, keys, passwords). */
+  secrets?: readonly string[];
+  /** Where each line goes, without its newline; stderr (written synchronously) when absent. */
+  write?: (line: string) => void;
+}
+
+export function createLogger(level: LogLevel = 'info', options: LoggerOptions = {}): Logger {
+  const secrets = options.secrets ?? [];
+  const { write } = options;
+  // process.stderr writes synchronously on Linux (files, pipes, terminals): a line written just
+  // before process.exit() is not lost, and lines keep their order with anything else on stderr.
+  const destination = write
+    ? { write: (line: string) => write(line.endsWith('\n') ? line.slice(0, -1) : line) }
+    : process.stderr;
+  const root = pino(
+    {
+      level,
+      base: null,
+      messageKey: 'message',
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: {
+        level: (label) => ({ level: label }),
+        log: (fields) => bounded(fields ?? {}, secrets) as LogFields,
+      },
+    },
+    destination,
+  );
+  return wrap(root, secrets);
+}
+
+function wrap(target: pino.Logger, secrets: readonly string[]): Logger {
+  const at =
+    (lvl: 'debug' | 'info' | 'warn' | 'error') =>
+    (message: string, fields?: LogFields): void => {
+      if (!target.isLevelEnabled(lvl)) return;
+      target[lvl](fields ?? {}, boundedText(message, secrets));
+    };
+  return {
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    // pino calls the bindings' own hasOwnProperty: an object with a prototype.
+    child: (bindings) => wrap(target.child({ ...(bounded(bindings, secrets) as LogFields) }), secrets),
+  };
+}
+
+export const silentLogger: Logger = createLogger('silent', { write: () => {} });

@@ -1,9 +1,30 @@
 // `npm start`: start-up (wiring/startup.ts) with the process environment, then wait for a signal to stop.
 import { armCrashPoint } from './approvals/crash-points.js';
 import { ConfigError } from './config.js';
-import { createLogger } from './log.js';
+import { createLogger, type Logger } from './log.js';
 import { SlackCheckFailed } from './slack/runtime/startup-check.js';
 import { StartupRefused, start } from './wiring/startup.js';
+
+// Until start-up settles the level and the configured secrets, lines go through a logger at info
+// (credential-shaped text is still redacted).
+let logger: Logger = createLogger('info');
+let shutdown: ((reason: string, exitCode: number) => void) | undefined;
+
+// Installed first, so nothing that fails during start-up reaches Node's own printout (which quotes
+// the minified line it failed on): each is one JSON line with its stack.
+// A promise nobody awaited failed: logged, and a bot already serving keeps serving. During start-up
+// there is nothing to keep serving: exit 1 for the supervisor.
+process.on('unhandledRejection', (reason) => {
+  logger.error('unhandled promise rejection', { error: reason });
+  if (!shutdown) process.exit(1);
+});
+// State may be broken after a throw nobody caught: stop taking work, let the store close, exit 1 for
+// the supervisor to restart (see docs/operations.md).
+process.on('uncaughtException', (error) => {
+  logger.error('uncaught exception: stopping so the supervisor restarts the bot', { error });
+  if (shutdown) shutdown('uncaughtException', 1);
+  else process.exit(1);
+});
 
 async function main(): Promise<void> {
   // Test-only (the proof suite's crash line): unset in any real deployment.
@@ -22,7 +43,6 @@ async function main(): Promise<void> {
     }
     if (error instanceof SlackCheckFailed) {
       // One JSON line per problem the bot cannot run with, each naming its fix; warnings were logged.
-      const logger = createLogger('error');
       for (const finding of error.findings) {
         if (finding.level === 'fatal') logger.error(finding.line, { check: 'slack' });
       }
@@ -30,10 +50,10 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const { logger } = started;
+  logger = started.logger;
 
   let stopping = false;
-  const shutdown = (reason: string, exitCode: number) => {
+  shutdown = (reason: string, exitCode: number) => {
     if (stopping) return;
     stopping = true;
     logger.info('shutting down', { reason });
@@ -46,35 +66,17 @@ async function main(): Promise<void> {
         process.exit(exitCode);
       },
       (error: unknown) => {
-        logger.error('shutdown failed', { error: String(error) });
+        logger.error('shutdown failed', { error });
         process.exit(1);
       },
     );
   };
-  process.on('SIGTERM', () => shutdown('SIGTERM', 0));
-  process.on('SIGINT', () => shutdown('SIGINT', 0));
-  // A promise nobody awaited failed: logged (redacted), and the bot keeps serving.
-  process.on('unhandledRejection', (reason) => {
-    logger.error('unhandled promise rejection', { error: describe(reason) });
-  });
-  // State may be broken after a throw nobody caught: stop taking work, let the store close, exit 1 for
-  // the supervisor to restart (see docs/operations.md).
-  process.on('uncaughtException', (error) => {
-    logger.error('uncaught exception: stopping so the supervisor restarts the bot', {
-      error: describe(error),
-    });
-    shutdown('uncaughtException', 1);
-  });
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  const stop = shutdown;
+  process.on('SIGTERM', () => stop('SIGTERM', 0));
+  process.on('SIGINT', () => stop('SIGINT', 0));
 }
 
 main().catch((error: unknown) => {
-  const logger = createLogger('error');
-  logger.error('cngn-desk could not start', {
-    error: error instanceof Error ? error.message : String(error),
-  });
+  logger.error('cngn-desk could not start', { error });
   process.exit(1);
 });

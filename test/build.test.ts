@@ -160,6 +160,45 @@ describe('the production bundle', () => {
     }
   });
 
+  it('ships a linked source map beside every file, without the sources themselves', () => {
+    const dir = join(ROOT, dirname(outfile));
+    for (const file of readdirSync(dir).filter((name) => name.endsWith('.js'))) {
+      expect(readFileSync(join(dir, file), 'utf8')).toContain(`//# sourceMappingURL=${file}.map`);
+      const map = JSON.parse(readFileSync(join(dir, `${file}.map`), 'utf8')) as Record<string, unknown>;
+      expect(map).toMatchObject({ version: 3 });
+      expect(map.sourcesContent).toBeUndefined();
+    }
+  });
+
+  // Node quotes the line an uncaught error was thrown on, and a line of the bundle is up to 1.7 MB.
+  it('logs a failure at start-up as one JSON line whose stack names the TypeScript source', async () => {
+    const bot = spawn(process.execPath, [outfile], {
+      cwd: ROOT,
+      env: { ...botEnv(slack), CNGN_DESK_CRASH_AT: 'nowhere' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    bot.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const [code] = await once(bot, 'exit');
+    expect(code).toBe(1);
+    const lines = stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]?.length).toBeLessThan(4_096);
+    const entry = JSON.parse(lines[0] ?? '') as { error: { stack: string } };
+    expect(entry).toMatchObject({
+      level: 'error',
+      message: 'cngn-desk could not start',
+      error: { type: 'Error', message: expect.stringContaining('CNGN_DESK_CRASH_AT must be one of') },
+    });
+    expect(entry.error.stack).toMatch(
+      /\n {4}at armCrashPoint \(src\/approvals\/crash-points\.ts:\d+:\d+\)\n/,
+    );
+    expect(entry.error.stack).toMatch(/\n {4}at main \(src\/main\.ts:\d+:\d+\)\n/);
+    expect(entry.error.stack).not.toContain('main.js');
+  });
+
   it('builds no Intl formatter while starting, so ICU data stays out of an idle bot', async () => {
     // Each ICU service a process first uses maps megabytes of the node executable's locale and time-zone
     // data into its resident memory (a Lagos DateTimeFormat ~6 MB); the idle bot is held under 130 MB.
@@ -210,7 +249,10 @@ describe('npm start', () => {
         const exited = once(npm, 'exit');
         npm.kill('SIGTERM');
         await exited;
-        expect(log.some((line) => line.includes('"message":"shutting down","reason":"SIGTERM"'))).toBe(true);
+        const entries = log.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as object);
+        expect(entries).toContainEqual(
+          expect.objectContaining({ message: 'shutting down', reason: 'SIGTERM' }),
+        );
         await expect(fetch(`${url}/healthz`)).rejects.toThrow();
       } finally {
         try {

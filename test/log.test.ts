@@ -1,44 +1,172 @@
+// The logger (pino): one JSON line per event with the documented fields, no secret of any kind in it,
+// errors with their type and stack, children carrying their ids, nothing written below the level.
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../src/log.js';
+import { createLogger, type LogLevel } from '../src/log.js';
 
-describe('logger', () => {
-  it('never writes secrets, whether in fields, in text or as configured values', () => {
-    const lines: string[] = [];
-    const log = createLogger('debug', { secrets: ['my-encryption-key'], write: (l) => lines.push(l) });
-    log.info('calling with Bearer cngn_live_abcdef and xoxb-1-2-3', {
-      apiKey: 'cngn_test_zzz',
-      nested: { signingSecret: 'x', note: 'uses my-encryption-key' },
-      error: new Error('failed for cngn_test_qqq'),
+function capture(level: LogLevel = 'debug', secrets: string[] = []) {
+  const lines: string[] = [];
+  const log = createLogger(level, { secrets, write: (line) => lines.push(line) });
+  const entries = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  return { log, lines, entries };
+}
+
+describe('a log line', () => {
+  it('is one JSON object on one line: level, time, message and the fields given', () => {
+    const { log, lines, entries } = capture();
+    log.info('cngn-desk is running', { url: 'http://127.0.0.1:3000', slack: 'http', note: 'two\nlines' });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).not.toContain('\n');
+    expect(entries()[0]).toEqual({
+      level: 'info',
+      time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      message: 'cngn-desk is running',
+      url: 'http://127.0.0.1:3000',
+      slack: 'http',
+      note: 'two\nlines',
+    });
+  });
+
+  it('writes a field named __proto__ (JSON.parse makes one) as a field', () => {
+    const { log, entries } = capture();
+    log.warn('odd body', JSON.parse('{"__proto__":{"polluted":true},"ok":1}') as Record<string, unknown>);
+    expect(entries()[0]).toMatchObject({ ok: 1 });
+    expect(JSON.stringify(entries()[0])).toContain('"__proto__":{"polluted":true}');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('writes nothing below its level, and nothing at all when silent', () => {
+    const { log, entries } = capture('warn');
+    log.debug('quiet');
+    log.info('quiet');
+    log.warn('loud');
+    log.error('louder');
+    expect(entries().map((e) => [e.level, e.message])).toEqual([
+      ['warn', 'loud'],
+      ['error', 'louder'],
+    ]);
+    const silent = capture('silent');
+    silent.log.error('never');
+    expect(silent.lines).toEqual([]);
+  });
+});
+
+describe('secrets', () => {
+  const PEM = [
+    '-----BEGIN PRIVATE KEY-----',
+    'MC4CAQAwBQYDK2VwBCIEIHJ0aGlzaXNub3RhcmVhbGtleWJ1dGl0bG9va3NsaWtlb25l',
+    '-----END PRIVATE KEY-----',
+  ].join('\n');
+  const kinds: Array<[string, string]> = [
+    ['a Slack bot token', 'xoxb-1111-2222-abcdefABCDEF'],
+    ['a Slack user token', 'xoxp-3333-4444-abcdef'],
+    ['a Slack app token', 'xapp-1-A111-222-abcdef'],
+    ['a live service key', 'cngn_live_abcdef123456'],
+    ['a test service key', 'cngn_test_zzzyyyxxx'],
+    ['an Authorization header', 'Bearer eyJhbGciOi.payload.sig'],
+    ['a private key', PEM],
+  ];
+
+  it.each(kinds)('never writes %s, in the message, a field, an error or a child binding', (_kind, secret) => {
+    const { log, lines } = capture();
+    log.info(`calling with ${secret}`, {
+      detail: `near ${secret} here`,
+      list: [`${secret}`],
+      error: new Error(`failed for ${secret}`),
+    });
+    log.child({ context: `for ${secret}` }).warn('child');
+    const out = lines.join('\n');
+    expect(out).toContain('[redacted]');
+    const telling = secret.includes('PRIVATE KEY')
+      ? 'MC4CAQAwBQYDK2VwBCIEIHJ0aGlz'
+      : secret.replace('Bearer ', '');
+    expect(out).not.toContain(telling);
+  });
+
+  it('never writes a configured secret value (signing secret, encryption key, store password)', () => {
+    const configured = ['app-signing-secret-123', 'my-encryption-key', 's@cret-password'];
+    const { log, lines } = capture('debug', configured);
+    log.error('store failed: password s@cret-password was refused', {
+      signed: 'with app-signing-secret-123',
+      nested: { deeper: { note: 'uses my-encryption-key' } },
+      error: new TypeError('bad key my-encryption-key'),
     });
     const out = lines.join('\n');
-    for (const secret of [
-      'cngn_live_abcdef',
-      'xoxb-1-2-3',
-      'cngn_test_zzz',
-      'my-encryption-key',
-      'cngn_test_qqq',
-    ]) {
-      expect(out).not.toContain(secret);
-    }
-    expect(out).toContain('[redacted]');
+    for (const value of configured) expect(out).not.toContain(value);
+  });
+
+  it('writes every field named like a secret as [redacted], at any depth it writes', () => {
+    const { log, entries } = capture();
+    log.warn('fields', {
+      apiKey: 'k1',
+      signingSecret: 'k2',
+      nested: { headers: { Authorization: 'k3', 'x-slack-signature': 'v0=k4' }, password: 'k5' },
+      list: [{ botToken: 'k6' }],
+      privateKeyFile: '/etc/key',
+    });
+    expect(entries()[0]).toMatchObject({
+      apiKey: '[redacted]',
+      signingSecret: '[redacted]',
+      nested: {
+        headers: { Authorization: '[redacted]', 'x-slack-signature': '[redacted]' },
+        password: '[redacted]',
+      },
+      list: [{ botToken: '[redacted]' }],
+      privateKeyFile: '[redacted]',
+    });
   });
 
   it('never writes what lies deeper than it walks (Bolt hands over nested objects)', () => {
-    const lines: string[] = [];
-    const log = createLogger('debug', { write: (l) => lines.push(l) });
+    const { log, lines } = capture();
     log.warn('deep', {
-      original: { config: { request: { options: { headers: { Authorisation: 'Bearer xoxb-9-9-deep' } } } } },
+      original: { config: { request: { options: { headers: { Authorisation: 'Basic dXNlcjpwYXNz' } } } } },
     });
-    expect(lines.join('\n')).not.toContain('xoxb-9-9-deep');
+    expect(lines.join('\n')).not.toContain('dXNlcjpwYXNz');
     expect(lines.join('\n')).toContain('[truncated]');
   });
 
-  it('writes nothing below its level', () => {
-    const lines: string[] = [];
-    const log = createLogger('warn', { write: (l) => lines.push(l) });
-    log.info('quiet');
-    log.warn('loud');
-    expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0] ?? '{}')).toMatchObject({ level: 'warn', message: 'loud' });
+  it('cuts long text only after redacting it, so no part of a secret survives the cut', () => {
+    const secret = 'configured-secret-value-0123456789';
+    const { log, entries } = capture('debug', [secret]);
+    const at = 4_000 - 10; // the secret straddles the cut
+    log.info('long', { text: `${'a'.repeat(at)}${secret}${'b'.repeat(10_000)}` });
+    const text = String(entries()[0]?.text);
+    expect(text).not.toContain(secret.slice(0, 10));
+    expect(text).toMatch(/… \(\d+ more characters\)$/);
+    expect(text.length).toBeLessThan(4_100);
+  });
+});
+
+describe('errors', () => {
+  it("are written with pino's serializer: type, message, stack, causes and own fields", () => {
+    const { log, entries } = capture();
+    const error = Object.assign(new TypeError('outer', { cause: new RangeError('inner') }), {
+      code: 'E_TEST',
+    });
+    log.error('failed', { error });
+    const written = entries()[0]?.error as Record<string, unknown>;
+    expect(written).toMatchObject({ type: 'TypeError', message: 'outer: inner', code: 'E_TEST' });
+    expect(String(written.stack)).toMatch(/^TypeError: outer\n\s+at .*log\.test\.ts:\d+:\d+/);
+    expect(String(written.stack)).toContain('caused by: RangeError: inner');
+  });
+
+  it('are serialized wherever they are in the fields (Bolt passes them in a list)', () => {
+    const { log, entries } = capture();
+    log.warn('bolt', { details: [new Error('from Bolt')] });
+    expect(entries()[0]).toMatchObject({ details: [{ type: 'Error', message: 'from Bolt' }] });
+  });
+});
+
+describe('a child logger', () => {
+  it('writes its ids on every line, its children theirs too, and the parent stays as it was', () => {
+    const { log, entries } = capture();
+    const request = log.child({ slackRequestId: 'Ev01ABC' });
+    request.info('one');
+    request.child({ webhookId: 'w1' }).warn('two', { extra: 1 });
+    log.info('three');
+    expect(entries().map(({ time: _time, ...rest }) => rest)).toEqual([
+      { level: 'info', slackRequestId: 'Ev01ABC', message: 'one' },
+      { level: 'warn', slackRequestId: 'Ev01ABC', webhookId: 'w1', extra: 1, message: 'two' },
+      { level: 'info', message: 'three' },
+    ]);
   });
 });

@@ -271,7 +271,13 @@ export function registerCommands(app: App, deps: RouterDeps): void {
   app.command('/cngn', async ({ ack, command, client }) => {
     await ack();
     // The answer reports its own failures to the user; only a post that failed is left to log.
-    afterAck(deps.inFlight, () => answerOnce(command, client, deps), deps.logger, '/cngn');
+    afterAck(
+      deps.inFlight,
+      () => answerOnce(command, client, deps),
+      deps.logger,
+      '/cngn',
+      command.trigger_id,
+    );
   });
 
   // Next / Previous on the transaction list: the same private message is replaced in place.
@@ -298,7 +304,7 @@ export function registerCommands(app: App, deps: RouterDeps): void {
           ...withEnvironment(message, deps.api.environment),
         });
       };
-      afterAck(deps.inFlight, work, deps.logger, 'tx page');
+      afterAck(deps.inFlight, work, deps.logger, 'tx page', body.trigger_id);
     },
   );
 }

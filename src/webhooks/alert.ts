@@ -23,6 +23,7 @@ export async function alertFor(entry: OutboxEntry, options: AlertRendering): Pro
   } catch (error) {
     options.log.error(
       `alert for ${entry.event.event} could not be rendered: ${error instanceof Error ? error.message : String(error)}`,
+      { error },
     );
     const { data } = entry.event;
     const text = `cNGN event ${entry.event.event}: ${data.trx_ref ?? data.transactionId ?? ''} ${data.amount ?? ''} ${data.status ?? ''}`;

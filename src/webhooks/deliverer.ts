@@ -117,7 +117,7 @@ export class Deliverer {
       return;
     }
     this.scanning = this.scan()
-      .catch((error: unknown) => this.log.error(`outbox scan failed: ${describe(error)}`))
+      .catch((error: unknown) => this.log.error(`outbox scan failed: ${describe(error)}`, { error }))
       .finally(() => {
         this.scanning = undefined;
         if (this.rescanRequested) {
@@ -202,7 +202,7 @@ export class Deliverer {
       try {
         step = await this.nextStep(channel, work);
       } catch (error) {
-        this.log.error(`planning alerts for ${channel} failed: ${describe(error)}`);
+        this.log.error(`planning alerts for ${channel} failed: ${describe(error)}`, { error });
         await this.sleep(this.maxBackoffMs);
         continue;
       }

@@ -86,6 +86,7 @@ export function safeDigestRendering(render: DigestRendering, log: Logger): Diges
   const failed = (what: string, error: unknown) =>
     log.error(
       `alert digest ${what} could not be rendered: ${error instanceof Error ? error.message : String(error)}`,
+      { error },
     );
   return {
     message(input) {

@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Logger, silentLogger } from '../log.js';
 import { withinDeadline } from '../store/index.js';
-import type { WebhookPipeline } from './pipeline.js';
+import { type WebhookPipeline, webhookEntryId } from './pipeline.js';
 import { readWebhookEvent } from './read-event.js';
 import { RepeatedWarnings } from './repeated-warnings.js';
 import { verifySignature } from './signature.js';
@@ -125,17 +125,22 @@ async function receive(
     answer(res, 400, { ok: false, error: read.error });
     return 'invalid';
   }
+  const extras = { unreadable: read.unreadable, raw: body };
+  // Made only for a line to write: the lines about a delivery carry the id it is kept under.
+  const logAbout = () => log.child({ webhookId: webhookEntryId(read.event, extras) });
   if (read.unreadable.length > 0) {
-    log.warn(`webhook ${read.event.event} kept with fields it could not read: ${read.unreadable.join(', ')}`);
+    logAbout().warn(
+      `webhook ${read.event.event} kept with fields it could not read: ${read.unreadable.join(', ')}`,
+    );
   }
   let result: Awaited<ReturnType<WebhookPipeline['accept']>>;
   try {
-    const stored = options.pipeline.accept(read.event, { unreadable: read.unreadable, raw: body });
+    const stored = options.pipeline.accept(read.event, extras);
     result = await withinDeadline(stored, options.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS, 'store');
   } catch (error) {
     // The store is down or hung: say so in time. The service never retries; the reconciler reads
     // the transaction list and posts what was missed once the store is back.
-    log.error(
+    logAbout().error(
       `webhook ${read.event.event} could not be stored (${error instanceof Error ? error.message : String(error)}); the reconciler will find it in the transaction list later`,
     );
     answer(res, 503, { ok: false, error: 'could not store the event; try again later' });

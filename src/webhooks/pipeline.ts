@@ -31,6 +31,12 @@ export interface ReadExtras {
   raw?: unknown;
 }
 
+/** The outbox id a verified delivery is kept under: its log lines carry it as `webhookId`. */
+export function webhookEntryId(event: WebhookEvent, read: ReadExtras = {}): string {
+  const partial = read.unreadable && read.unreadable.length > 0 ? read : {};
+  return outboxIdFor('webhook', dedupeKey(event, partial.raw));
+}
+
 export interface PipelineOptions {
   store: Store;
   outbox: Outbox;
@@ -64,7 +70,7 @@ export class WebhookPipeline {
   async accept(event: WebhookEvent, read: ReadExtras = {}): Promise<AcceptResult> {
     const partial = read.unreadable && read.unreadable.length > 0 ? read : {};
     // No read first: the outbox entry's claim (a set-if-absent) is what tells a duplicate.
-    const id = outboxIdFor('webhook', dedupeKey(event, partial.raw));
+    const id = webhookEntryId(event, partial);
     const finalClass = finalClassOf(event);
     const created = finalClass
       ? await this.withFinalLock(event, () => {
@@ -181,6 +187,7 @@ export class WebhookPipeline {
           allOk = false;
           this.log.error(
             `a webhook subscriber failed on ${event.event}: ${error instanceof Error ? error.message : String(error)}`,
+            { error },
           );
         }
       }

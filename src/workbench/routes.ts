@@ -132,7 +132,7 @@ export function workbenchRoutes(options: RoutesOptions): CustomRoute[] & { endSt
               version: await workspace.version(),
             } satisfies WorkbenchAnswer);
           }
-          logger.error('workbench request failed', { path, error: String(error) });
+          logger.error('workbench request failed', { path, error });
           send(res, 500, {
             ok: false,
             error: 'The workbench could not do that; see its log',
@@ -152,7 +152,7 @@ export function workbenchRoutes(options: RoutesOptions): CustomRoute[] & { endSt
         void options.assets().then(
           (a) => send(res, 200, a.html, 'text/html; charset=utf-8'),
           (error: unknown) => {
-            logger.error('workbench page could not be built', { error: String(error) });
+            logger.error('workbench page could not be built', { error });
             send(
               res,
               500,
@@ -194,7 +194,7 @@ export function workbenchRoutes(options: RoutesOptions): CustomRoute[] & { endSt
         void stateFor(workspace, user, options.context()).then(
           (state) => send(res, 200, state),
           (error: unknown) => {
-            logger.error('workbench state failed', { error: String(error) });
+            logger.error('workbench state failed', { error });
             send(res, 500, { ok: false, error: 'The workbench could not read its state' });
           },
         );

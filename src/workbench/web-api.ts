@@ -152,7 +152,7 @@ export class WebApi {
           ? refused(error.error, error.messages)
           : { status: 500, body: { ok: false, error: 'internal_error' } };
       if (!(error instanceof SlackRefusal)) {
-        this.options.logger.error('workbench Web API failed', { error: String(error) });
+        this.options.logger.error('workbench Web API failed', { error });
       }
     }
     if (typeof answer.body === 'string') {

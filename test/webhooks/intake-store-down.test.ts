@@ -2,9 +2,8 @@
 // never answers — and the log says the reconciler will find the event later; the sender (who waits
 // 10 s and never retries) is never left without an answer.
 import { afterEach, expect, it } from 'vitest';
-import { silentLogger } from '../../src/log.js';
 import { createStore, type Store } from '../../src/store/index.js';
-import { type Rig, startRig, webhookBody } from './support.js';
+import { type Rig, recordingLogger, startRig, webhookBody } from './support.js';
 
 let rig: Rig | undefined;
 let inner: Store | undefined;
@@ -37,8 +36,7 @@ it.each(['fail', 'hang'] as const)(
   'answers 503 when the store writes %s, and logs that the reconciler will find the event',
   async (how) => {
     const { store, down } = await storeThat(how);
-    const errors: string[] = [];
-    const log = { ...silentLogger, error: (line: string) => void errors.push(line) };
+    const log = recordingLogger();
     rig = await startRig({ store, deliver: false, log });
     down();
     const reply = await rig.send(webhookBody('deposit.completed'));
@@ -47,6 +45,7 @@ it.each(['fail', 'hang'] as const)(
       ok: false,
       error: 'could not store the event; try again later',
     });
+    const errors = log.lines.filter((line) => line.startsWith('error '));
     expect(errors.some((e) => e.includes('the reconciler will find it in the transaction list later'))).toBe(
       true,
     );

@@ -10,6 +10,7 @@ import {
   parseOpenSshPrivateKey,
   sealResponseData,
 } from '../../src/cngn/wire.js';
+import { createLogger } from '../../src/log.js';
 import { signatureFor } from '../../src/webhooks/index.js';
 import { postsMentioning, type Rig, recordingLogger, SECRET, startRig, webhookBody } from './support.js';
 
@@ -98,6 +99,20 @@ describe('webhook intake', () => {
       'warn webhook refused: bad signature',
       'warn webhook refused: bad signature (199 more like it in the last minute)',
     ]);
+  });
+
+  it('names the outbox entry a delivery is kept under (webhookId) in the lines about it', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    rig = await startRig({
+      deliver: false,
+      log: createLogger('warn', { write: (line) => lines.push(JSON.parse(line)) }),
+    });
+    // A field of a type nobody documented: kept, and said so.
+    const reply = await rig.send(webhookBody('deposit.completed', { reason: { nested: true } }));
+    expect(reply.status).toBe(200);
+    const kept = lines.filter((line) => String(line.message).includes('kept with fields it could not read'));
+    expect(kept).toEqual([expect.objectContaining({ level: 'warn', webhookId: expect.any(String) })]);
+    expect(await rig.webhooks.outbox.pendingIds()).toEqual([kept[0]?.webhookId]);
   });
 
   it('refuses every delivery when no signing secret is configured', async () => {

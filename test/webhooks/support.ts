@@ -167,11 +167,13 @@ export function postsMentioning(fake: FakeSlack, needle: string) {
 /** A logger that keeps every line, to check what was said (and that no secret was). */
 export function recordingLogger(): Logger & { lines: string[] } {
   const lines: string[] = [];
-  return {
+  const logger: Logger & { lines: string[] } = {
     lines,
     debug: (message) => void lines.push(`debug ${message}`),
     info: (message) => void lines.push(`info ${message}`),
     warn: (message) => void lines.push(`warn ${message}`),
     error: (message) => void lines.push(`error ${message}`),
+    child: () => logger,
   };
+  return logger;
 }

@@ -138,7 +138,8 @@ export function parseQuote(values: ViewValues, metadata: QuoteMetadata): Parsed<
 
 export function registerDepositQuoteViews(app: App, deps: ReadViewDeps): void {
   const label = () => environmentMarker(deps.api.environment);
-  const run = (what: string, work: () => Promise<void>) => afterAck(deps.inFlight, work, deps.logger, what);
+  const run = (what: string, slackId: string, work: () => Promise<void>) =>
+    afterAck(deps.inFlight, work, deps.logger, what, slackId);
 
   app.view<ViewSubmitAction>(DEPOSIT_VIEW, async ({ ack, body, client }) => {
     const parsed = parseSubmission(body.view, DEPOSIT, parseDeposit);
@@ -148,7 +149,7 @@ export function registerDepositQuoteViews(app: App, deps: ReadViewDeps): void {
       view: noticeView('One moment', `Creating the deposit account…\n${label()}`),
     });
     const input = parsed.value;
-    run('deposit', async () => {
+    run('deposit', body.trigger_id, async () => {
       let view: ReturnType<typeof noticeView>;
       try {
         const account = await deps.api.createTemporaryAccount({
@@ -177,7 +178,7 @@ export function registerDepositQuoteViews(app: App, deps: ReadViewDeps): void {
       view: noticeView('One moment', `Asking the service for a quote…\n${label()}`),
     });
     const input = parsed.value;
-    run('quote', async () => {
+    run('quote', body.trigger_id, async () => {
       let view: ReturnType<typeof noticeView>;
       try {
         const [quote, networks] = await Promise.all([deps.api.bridgeQuote(input), deps.api.getNetworks()]);

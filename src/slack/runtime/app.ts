@@ -16,7 +16,9 @@ import type { AddressInfo } from 'node:net';
 import {
   App,
   type Logger as BoltLogger,
+  type CodedError,
   type CustomRoute,
+  ErrorCode,
   HTTPReceiver,
   LogLevel,
   SocketModeReceiver,
@@ -27,7 +29,13 @@ import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import type { SlackTraffic } from './in-flight.js';
 import { probeRoutes, type Readiness } from './probes.js';
-import { guardSlackRequests, pathOf, refuse, SLACK_BODY_LIMIT_BYTES } from './request-guard.js';
+import {
+  guardSlackRequests,
+  pathOf,
+  refuse,
+  SLACK_BODY_LIMIT_BYTES,
+  slackRequestId,
+} from './request-guard.js';
 import { registerRemovalEvents, SlackAccess } from './slack-access.js';
 import {
   type CheckFinding,
@@ -132,9 +140,14 @@ export function boltLogger(logger: Logger, name = 'bolt'): BoltLogger {
     (...parts: unknown[]): void => {
       if (BOLT_SEVERITY[lvl] < BOLT_SEVERITY[level]) return;
       const words = parts.filter((p) => typeof p === 'string' || typeof p === 'number').map(String);
-      const details = parts.filter((p) => typeof p !== 'string' && typeof p !== 'number');
-      const message = words.join(' ') || (details[0] instanceof Error ? details[0].message : 'Bolt');
-      logger[lvl](message, { source, ...(details.length ? { details } : {}) });
+      const error = parts.find((p) => p instanceof Error);
+      const details = parts.filter((p) => typeof p !== 'string' && typeof p !== 'number' && p !== error);
+      const message = words.join(' ') || error?.message || 'Bolt';
+      logger[lvl](message, {
+        source,
+        ...(error ? { error } : {}),
+        ...(details.length ? { details } : {}),
+      });
     };
   return {
     debug: at(LogLevel.DEBUG),
@@ -217,6 +230,8 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       logLevel,
       // No listener reads Bolt's conversation context; its store would be one more step before each ack.
       convoStore: false,
+      // The error handler also gets the request's body, for the id its log line carries.
+      extendedErrorHandler: true,
       clientOptions,
       ...(socket ? { socketMode: true, receiver: socket } : { receiver }),
     });
@@ -235,8 +250,12 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
         }
       });
     }
-    app.error(async (error) => {
-      options.logger.error('unhandled error in a Slack listener', { error: error.message });
+    app.error(async ({ error, body }: { error: CodedError; body: unknown }) => {
+      const slackId = slackRequestId(body);
+      const logger = slackId ? options.logger.child({ slackRequestId: slackId }) : options.logger;
+      // Bolt wraps an error without a code of its own; the listener's error (and its stack) is inside.
+      const thrown = error.code === ErrorCode.UnknownError && 'original' in error ? error.original : error;
+      logger.error('unhandled error in a Slack listener', { error: thrown });
     });
     registerRemovalEvents(app, access);
     for (const plugin of options.plugins ?? []) plugin(app);
@@ -403,9 +422,7 @@ function withHeaders(
 }
 
 function failed(req: IncomingMessage, res: ServerResponse, logger: Logger, error: unknown): void {
-  logger.error('a request to an HTTP route failed', {
-    error: error instanceof Error ? error.message : String(error),
-  });
+  logger.error('a request to an HTTP route failed', { error });
   refuse(req, res, 500, 'internal error');
 }
 

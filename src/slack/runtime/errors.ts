@@ -67,7 +67,7 @@ export function describeError(error: unknown, logger?: Pick<Logger, 'error'>, co
     correlationId,
     context,
     kind,
-    error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+    error,
   });
   const quote = `If it keeps happening, quote reference \`${correlationId}\`.`;
   if (error instanceof CngnResponseError)

@@ -127,18 +127,19 @@ export function createInFlight(options: InFlightOptions = {}): InFlight {
  * Queues `work` after the ack without the listener waiting for it: Bolt keeps a request's whole
  * context alive until its listener returns, and with answers waiting behind a burst of acks that was
  * every request of the burst. The work answers its own failures to the user; one it lets through (the
- * answer itself could not be delivered) is logged as `what`'s.
+ * answer itself could not be delivered) is logged as `what`'s, with Slack's id of the request.
  */
 export function afterAck(
   inFlight: InFlight | undefined,
   work: () => Promise<void>,
   logger: Logger,
   what: string,
+  slackId?: string,
 ): void {
   (inFlight ? inFlight.run(work) : work()).catch((error: unknown) => {
-    logger.error('an answer after the ack could not be delivered', {
-      what,
-      error: error instanceof Error ? error.message : String(error),
-    });
+    (slackId ? logger.child({ slackRequestId: slackId }) : logger).error(
+      'an answer after the ack could not be delivered',
+      { what, error },
+    );
   });
 }

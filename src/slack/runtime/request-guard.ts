@@ -30,7 +30,8 @@ export interface SlackRequestGuardOptions {
   ready?: () => boolean;
 }
 
-type Screened = { ok: true } | { ok: false; status: number; reason: string };
+/** `slackId`: Slack's id of the request, once its body is read (see slackRequestId). */
+type Screened = ({ ok: true } | { ok: false; status: number; reason: string }) & { slackId?: string };
 type Buffered = IncomingMessage & { rawBody: Buffer };
 
 /** Wraps the receiver's request listener; requests to other paths pass through untouched. */
@@ -58,16 +59,17 @@ export function guardSlackRequests(
           if (answered) res.once('close', answered);
           return next(req, res);
         }
-        options.logger.warn('refused a request to /slack/events', {
+        const logger = screened.slackId
+          ? options.logger.child({ slackRequestId: screened.slackId })
+          : options.logger;
+        logger.warn('refused a request to /slack/events', {
           status: screened.status,
           reason: screened.reason.slice(0, 300),
         });
         refuse(req, res, screened.status, screened.reason);
       })
       .catch((error: unknown) => {
-        options.logger.error('a request to /slack/events failed before Bolt took it', {
-          error: error instanceof Error ? error.message : String(error),
-        });
+        options.logger.error('a request to /slack/events failed before Bolt took it', { error });
         refuse(req, res, 500, 'internal error');
       });
   };
@@ -139,11 +141,23 @@ function checkBody(buffered: Buffered, maxDepth: number): Screened {
   } catch {
     return { ok: false, status: 400, reason: 'the body (or its payload) is not valid JSON' };
   }
+  const slackId = slackRequestId(body);
   if (nestsDeeperThan(body, maxDepth)) {
-    return { ok: false, status: 400, reason: `the body nests deeper than ${maxDepth} levels` };
+    return { ok: false, status: 400, reason: `the body nests deeper than ${maxDepth} levels`, slackId };
   }
   const envelope = checkSlackEnvelope(body);
-  return envelope.ok ? envelope : { ok: false, status: 400, reason: envelope.reason };
+  return envelope.ok ? envelope : { ok: false, status: 400, reason: envelope.reason, slackId };
+}
+
+/**
+ * Slack's own id of a request, carried by the log lines about it: an event's `event_id`, or the
+ * `trigger_id` of a command or an interaction (options requests have none).
+ */
+export function slackRequestId(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const { event_id: eventId, trigger_id: triggerId } = body as Record<string, unknown>;
+  const id = typeof eventId === 'string' ? eventId : typeof triggerId === 'string' ? triggerId : undefined;
+  return id?.slice(0, 100);
 }
 
 export function refuse(req: IncomingMessage, res: ServerResponse, status: number, reason: string): void {

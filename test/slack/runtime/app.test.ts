@@ -69,6 +69,48 @@ describe('Bolt logging', () => {
   });
 });
 
+describe('a listener that throws', () => {
+  it("is logged as one line with the error's stack and Slack's id of the request", async () => {
+    slack = await FakeSlack.start();
+    const lines: Array<Record<string, unknown>> = [];
+    app = createSlackApp({
+      slack: {
+        botToken: 'xoxb-app-test',
+        signingSecret: SIGNING_SECRET,
+        appToken: undefined,
+        apiUrl: slack.apiUrl,
+        mode: 'http',
+      },
+      port: 0,
+      logger: createLogger('warn', { write: (l) => lines.push(JSON.parse(l)) }),
+      plugins: [
+        (bolt) =>
+          bolt.command('/cngn', async ({ ack }) => {
+            await ack();
+            throw new TypeError('a listener bug');
+          }),
+      ],
+    });
+    await app.start();
+    const response = await slashCommand(
+      { baseUrl: app.url, signingSecret: SIGNING_SECRET },
+      { text: 'balance', responseUrl: slack.responseUrl(), triggerId: '1337.42.listener' },
+    );
+    expect(response.status).toBe(200);
+    expect(lines.filter((line) => line.level === 'error')).toEqual([
+      expect.objectContaining({
+        message: 'unhandled error in a Slack listener',
+        slackRequestId: '1337.42.listener',
+        error: expect.objectContaining({
+          type: 'TypeError',
+          message: 'a listener bug',
+          stack: expect.stringContaining('app.test.ts'),
+        }),
+      }),
+    ]);
+  });
+});
+
 describe('listener registration', () => {
   it('hands every feature the Bolt app itself, so listeners are registered the ordinary way', async () => {
     slack = await FakeSlack.start();

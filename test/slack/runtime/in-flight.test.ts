@@ -135,7 +135,7 @@ describe('work after the ack, while Slack requests arrive', () => {
 });
 
 describe('afterAck', () => {
-  it('returns before the work has run, and logs a failure the work let through', async () => {
+  it('returns before the work has run, and logs a failure the work let through with its request id', async () => {
     const lines: string[] = [];
     const inFlight = createInFlight();
     const returned = afterAck(
@@ -145,6 +145,7 @@ describe('afterAck', () => {
       },
       createLogger('info', { write: (line) => lines.push(line) }),
       '/cngn',
+      '13345224609.738474920.8088930838d88f008e0',
     );
     expect(returned).toBeUndefined();
     expect(inFlight.size).toBe(1);
@@ -156,7 +157,12 @@ describe('afterAck', () => {
         level: 'error',
         message: 'an answer after the ack could not be delivered',
         what: '/cngn',
-        error: 'Slack refused the response_url post (HTTP 404)',
+        slackRequestId: '13345224609.738474920.8088930838d88f008e0',
+        error: expect.objectContaining({
+          type: 'Error',
+          message: 'Slack refused the response_url post (HTTP 404)',
+          stack: expect.stringContaining('in-flight.test.ts'),
+        }),
       }),
     ]);
   });

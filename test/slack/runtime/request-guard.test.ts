@@ -106,6 +106,20 @@ describe('requests to /slack/events that are not Slack requests', () => {
     expect(logged.some((m) => /refused a request to \/slack\/events/.test(m))).toBe(true);
   });
 
+  it("names Slack's id of a refused request in its log line: an event's event_id, a command's trigger_id", async () => {
+    const before = lines.length;
+    const event = '{"type":"event_callback","event_id":"Ev0GUARDTEST","event":null}';
+    expect((await postSigned(h.sender, event, { contentType: json })).status).toBe(400);
+    expect((await postSigned(h.sender, twoTexts, { contentType: form })).status).toBe(400);
+    expect(lines.slice(before)).toEqual([
+      expect.objectContaining({
+        message: 'refused a request to /slack/events',
+        slackRequestId: 'Ev0GUARDTEST',
+      }),
+      expect.objectContaining({ message: 'refused a request to /slack/events', slackRequestId: '1.1' }),
+    ]);
+  });
+
   it('still answers /healthz and slash commands afterwards, and nothing went unhandled', async () => {
     const health = await request(`${h.bot.url}/healthz`);
     expect(health.statusCode).toBe(200);
