@@ -3,6 +3,7 @@
 import { Money } from '../format/money.js';
 import type { Store } from '../store/index.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
+import type { CoreSections, NoticeOptions, WriteOptions } from './core-sections.js';
 import {
   DelegationBook,
   delegationFilingLockName,
@@ -27,14 +28,11 @@ import type {
   ApprovalRequest,
   AuditEntry,
   ClickOptions,
-  CoreSections,
   EngineLog,
   LimitFigures,
-  NoticeOptions,
   Refusal,
   RequestDraft,
   RequestOf,
-  WriteOptions,
 } from './types.js';
 
 /** Told after each persisted change; the newest history entry says what happened. */

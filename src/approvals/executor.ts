@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
+import type { CoreSections } from './core-sections.js';
 import { crashPoint } from './crash-points.js';
 import type { DelegationBook } from './delegations.js';
 import type { FreezeSwitch } from './freeze.js';
@@ -27,7 +28,7 @@ import {
   ownStoreFailure,
 } from './service-call.js';
 import { HELD_ACTION, hasNotice, transition } from './state-machine.js';
-import type { ApprovalRequest, CoreSections, EngineLog, RequestState } from './types.js';
+import type { ApprovalRequest, EngineLog, RequestState } from './types.js';
 
 export { CLAIM_LEASE_MS, EXECUTION_LEASE_MS } from './leases.js';
 export { AnswerNotRecordedError, RECORD_RETRY, type RecordRetry, STOP_DRAIN_MS } from './recording.js';
