@@ -19,7 +19,7 @@ import { type LimitUse, limitUse } from './limits.js';
 import type { CustodyReport } from './ports.js';
 import type { FileOptions } from './preflight.js';
 import { type ReminderPoint, Reminders } from './reminders.js';
-import { transition } from './state-machine.js';
+import { resolveByHand } from './resolve-by-hand.js';
 import { type BridgeCallbackHint, Tracker, type TrackerOptions } from './tracker.js';
 import type {
   ActionResult,
@@ -256,35 +256,9 @@ export class ApprovalEngine {
     return revokeDelegations({ core, book: core.delegations, isApprover, now: core.now }, by, person);
   }
 
-  /**
-   * A person closes an outcome-unknown request after checking with the service (dashboard, support):
-   * an approver other than the requester, with a note, audited. Nothing is sent, now or later.
-   */
-  async resolveByHand(
-    id: string,
-    user: string,
-    to: 'completed' | 'failed',
-    note: string,
-  ): Promise<ActionResult> {
-    const said = `checked by hand: ${note.trim()}`;
-    const result = await this.core.locked(id, async (request): Promise<ActionResult> => {
-      if (!request) return { ok: false, reason: 'not-found' };
-      if (request.state !== 'outcome-unknown') return { ok: false, reason: 'not-unknown', request };
-      if (user === request.requester) return { ok: false, reason: 'requester', request };
-      if (!(await this.options.policy.isApprover(user)))
-        return { ok: false, reason: 'not-approver', request };
-      const outcome = { ...request.outcome, status: to, ...(to === 'failed' ? { reason: said } : {}) };
-      const next = transition({ ...request, outcome }, to, {
-        action: to,
-        actor: user,
-        note: said,
-        at: this.core.now(),
-      });
-      await this.core.write(request, next);
-      return { ok: true, request: next };
-    });
-    if (result.ok) await this.core.notify(result.request);
-    return result;
+  /** An approver other than the requester closes an outcome-unknown request (see resolve-by-hand.ts). */
+  resolveByHand(id: string, user: string, to: 'completed' | 'failed', note: string): Promise<ActionResult> {
+    return resolveByHand(this.core, this.options.policy, id, user, to, note);
   }
 
   attachMessage(id: string, channel: string, ts: string): Promise<void> {
