@@ -5,8 +5,9 @@
 // Who may use it for which request is decided in policy.ts (the one place eligibility lives).
 import { Money } from '../format/money.js';
 import type { Store } from '../store/index.js';
+import type { CoreSections } from './core-sections.js';
 import type { ServiceEnvironment } from './ports.js';
-import type { ApprovalRequest, CoreSections, DelegationPayload, RequestDraft, RequestOf } from './types.js';
+import type { ApprovalRequest, DelegationPayload, RequestDraft, RequestOf } from './types.js';
 
 /** A delegation as granted: who may approve in whose place, until when, up to which amount. */
 export interface Delegation {

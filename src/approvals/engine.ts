@@ -1,24 +1,17 @@
 // The maker-checker engine: file, approve, reject, cancel, expire. Every change is a read-check-write
 // under the request's lock, persisted (and audited) before any listener hears of it. No Slack here.
-import { Money } from '../format/money.js';
 import type { Store } from '../store/index.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
-import {
-  DelegationBook,
-  delegationFilingLockName,
-  delegationProblem,
-  delegationsLockName,
-  pendingTwin,
-} from './delegations.js';
+import type { CoreSections, NoticeOptions, WriteOptions } from './core-sections.js';
+import { DelegationBook, delegationsLockName } from './delegations.js';
 import { PaidDestinations } from './destinations.js';
-import { checkDraft, InvalidDraftError } from './draft.js';
+import { type FilingDeps, fileRequest } from './filing.js';
 import { FreezeSwitch } from './freeze.js';
 import { LimitIndex } from './limit-index.js';
-import { DEFAULT_LIMIT_WINDOW_MS, type LimitSettings, movesAmount } from './limits.js';
-import { type FilingContext, newRequest } from './new-request.js';
+import { DEFAULT_LIMIT_WINDOW_MS, type LimitSettings } from './limits.js';
 import type { ApprovalPolicy } from './policy.js';
 import type { CustodyGateway } from './ports.js';
-import { type FileOptions, Preflight, preflightProblem } from './preflight.js';
+import { type FileOptions, Preflight } from './preflight.js';
 import { finishRecheckedApproval, needsRecheck } from './recheck.js';
 import { ApprovalRepository, ENVIRONMENTS } from './repository.js';
 import { hasNotice, transition, withApproval, withNotice } from './state-machine.js';
@@ -27,14 +20,10 @@ import type {
   ApprovalRequest,
   AuditEntry,
   ClickOptions,
-  CoreSections,
   EngineLog,
   LimitFigures,
-  NoticeOptions,
   Refusal,
   RequestDraft,
-  RequestOf,
-  WriteOptions,
 } from './types.js';
 
 /** Told after each persisted change; the newest history entry says what happened. */
@@ -88,6 +77,7 @@ export class ApprovalCore implements CoreSections {
   readonly limits: LimitIndex;
   readonly now: () => Date;
   private readonly listeners: ApprovalListener[] = [];
+  private readonly filing: FilingDeps;
   private keyId: string | undefined;
 
   constructor(readonly options: EngineOptions) {
@@ -125,6 +115,19 @@ export class ApprovalCore implements CoreSections {
       (ids) => this.repo.getMany(ids),
       this.now,
     );
+    const { store, policy, ttlMs, publicUrl } = options;
+    this.filing = {
+      store,
+      repo,
+      policy,
+      limits: this.limits,
+      freeze: this.freeze,
+      binding: () => this.binding,
+      ttlMs,
+      publicUrl,
+      now,
+      notify: (request) => this.notify(request),
+    };
   }
 
   /** Bind new requests to this API key too (start-up wiring, before any request is filed). */
@@ -225,74 +228,9 @@ export class ApprovalCore implements CoreSections {
     return forOthers ? this.underDelegationsLock(fn) : fn();
   }
 
-  /**
-   * File a draft. With `preflight` (the checks made just before, see preflight.ts) they are stored on
-   * the request; a balance that does not cover it, or a look-alike destination the requester did not
-   * say they compared, is refused (nothing filed), and a look-alike needs one more approver.
-   */
-  async file(unchecked: RequestDraft, options: FileOptions = {}): Promise<ApprovalRequest> {
-    let draft = checkDraft(unchecked);
-    const checks = options.preflight;
-    const problem = checks ? preflightProblem(checks) : undefined;
-    if (problem) throw new InvalidDraftError(problem);
-    const now = this.now();
-    if (draft.kind === 'delegation') {
-      const approver = await this.options.policy.isApprover(draft.requester);
-      const problem = delegationProblem(draft.payload, draft.requester, approver, now);
-      if (problem) throw new InvalidDraftError(problem);
-      const max = draft.payload.max;
-      if (max) draft = { ...draft, payload: { ...draft.payload, max: Money.parseDecimal(max).toString() } };
-    }
-    if (draft.kind === 'unfreeze' && !(await this.options.policy.isApprover(draft.requester))) {
-      throw new InvalidDraftError('only an approver can ask to lift the freeze of sends');
-    }
-    const amount = draft.amount ? Money.parseDecimal(draft.amount) : undefined;
-    const filing = checks ? { preflight: checks } : {};
-    const request =
-      amount && movesAmount(draft.kind)
-        ? await this.limits.file(draft, amount, {
-            approvalsFor: (total) => this.options.policy.requiredFor(total, draft.kind),
-            build: (now, tier) => newRequest(draft, amount, now, this.filingContext, tier, filing),
-            save: (request) => this.saveNew(request),
-          })
-        : await this.saveNew(newRequest(draft, amount, now, this.filingContext, undefined, filing));
-    await this.notify(request);
-    return request;
-  }
-
-  /** What a new request takes from the engine: environment, key, lifetime, callback origin, tiers. */
-  private get filingContext(): FilingContext {
-    const { custody, ttlMs, publicUrl, policy } = this.options;
-    return {
-      environment: custody.environment,
-      keyId: this.keyId,
-      ttlMs,
-      publicUrl,
-      approvalsFor: (amount, kind) => policy.requiredFor(amount, kind),
-    };
-  }
-
-  /** Persist a new request (with its bridge callback token's index first). */
-  private async saveNew(request: ApprovalRequest): Promise<ApprovalRequest> {
-    if (request.callbackToken) await this.repo.indexCallbackToken(request.callbackToken, request.id);
-    if (request.kind === 'delegation') await this.saveUnlessTwin(request, new Date(request.createdAt));
-    else if (request.kind === 'unfreeze') await this.freeze.saveUnfreezeRequest(request);
-    else await this.repo.save(request);
-    return request;
-  }
-
-  /** Save a delegation request, refused (nothing saved) while an identical one waits for approval. */
-  private async saveUnlessTwin(request: RequestOf<'delegation'>, now: Date): Promise<void> {
-    const lock = delegationFilingLockName(this.options.custody.environment);
-    await this.options.store.withLock(lock, async () => {
-      const twin = pendingTwin(await this.repo.openRequests(), request.payload, now);
-      if (twin) {
-        throw new InvalidDraftError(
-          `the same delegation (same person, end and cap) is already waiting for approval as ${twin.id}`,
-        );
-      }
-      await this.repo.save(request);
-    });
+  /** File a draft (see filing.ts); the listeners are told once it is saved. */
+  file(unchecked: RequestDraft, options: FileOptions = {}): Promise<ApprovalRequest> {
+    return fileRequest(this.filing, unchecked, options);
   }
 
   /**

@@ -7,17 +7,17 @@
 // `outcome-unknown`, for the reconciler — never a resend. While sends are frozen (freeze.ts) nothing
 // that reaches the service is claimed or marked: it stays approved, held, until the freeze is lifted.
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
+import type { CoreSections } from './core-sections.js';
 import { crashPoint } from './crash-points.js';
 import type { DelegationBook } from './delegations.js';
 import type { FreezeSwitch } from './freeze.js';
 import { FreezeHold } from './freeze-hold.js';
 import { LateLookup, type LateLookupOptions } from './late-lookup.js';
-import { CLAIM_LEASE_MS, EXECUTION_LEASE_MS, interruptedClaim } from './leases.js';
+import { CLAIM_LEASE_MS, EXECUTION_LEASE_MS } from './leases.js';
 import type { CustodyGateway } from './ports.js';
 import { type FreshFigures, needsRecheck, recheckBeforeSending } from './recheck.js';
-import { AnswerNotRecordedError, RECORD_RETRY, type RecordRetry } from './recording.js';
+import { AnswerRecorder, RECORD_RETRY, type RecordRetry } from './recording.js';
 import type { ApprovalRepository } from './repository.js';
 import {
   type CallFailure,
@@ -27,7 +27,7 @@ import {
   ownStoreFailure,
 } from './service-call.js';
 import { HELD_ACTION, hasNotice, transition } from './state-machine.js';
-import type { ApprovalRequest, CoreSections, EngineLog, RequestState } from './types.js';
+import type { ApprovalRequest, EngineLog } from './types.js';
 
 export { CLAIM_LEASE_MS, EXECUTION_LEASE_MS } from './leases.js';
 export { AnswerNotRecordedError, RECORD_RETRY, type RecordRetry, STOP_DRAIN_MS } from './recording.js';
@@ -64,11 +64,10 @@ export class Executor {
   /** Listeners being told of a claim; the call never waits for them. */
   private readonly announcing = new Set<Promise<void>>();
   private readonly staleAfterMs: number;
-  private readonly recordRetry: RecordRetry;
-  /** Service answers known here and not yet in the store, by request (what shutdown must not drop silently). */
-  private readonly unrecorded = new Map<string, Record<string, unknown>>();
   /** Aborted at shutdown: answers still being written are left to recovery, loudly. */
   private readonly leaving = new AbortController();
+  /** Writes each service answer, and knows those not yet in the store. */
+  private readonly answers: AnswerRecorder;
 
   private readonly core: CoreSections;
   private readonly repo: ApprovalRepository;
@@ -92,7 +91,15 @@ export class Executor {
     this.now = deps.now;
     this.log = deps.log;
     this.staleAfterMs = options.staleAfterMs ?? STALE_APPROVAL_MS;
-    this.recordRetry = options.recordRetry ?? RECORD_RETRY;
+    this.answers = new AnswerRecorder(
+      {
+        ...deps,
+        isOurs: (request, claimed) => this.isOurs(request, claimed),
+        release: (id) => this.held.delete(id),
+        leaving: this.leaving.signal,
+      },
+      options.recordRetry ?? RECORD_RETRY,
+    );
     this.lateLookup = new LateLookup({ ...deps, owner: this.instanceId }, options);
   }
 
@@ -149,93 +156,10 @@ export class Executor {
       }
       crashPoint('after-answer');
       // The lease is still renewed while the answer is being written: it is known here.
-      return await this.recordPersistently(claimed, result);
+      return await this.answers.keep(claimed, result);
     } finally {
       clearInterval(renewal);
     }
-  }
-
-  /**
-   * Write the service's answer, retrying the store write (never the call) with backoff for
-   * RecordRetry.forMs. Each failure is logged with the reference and outcome, so the answer is never
-   * only in memory. Given up: AnswerNotRecordedError; the lease then runs out and the request is
-   * called outcome-unknown and reconciled from the transaction list.
-   */
-  private async recordPersistently(
-    claimed: ApprovalRequest,
-    result: CallResult | CallFailure,
-  ): Promise<ApprovalRequest> {
-    const { firstDelayMs, maxDelayMs, forMs } = this.recordRetry;
-    const started = Date.now();
-    const answer = {
-      requestId: claimed.id,
-      result: result.to,
-      ...('outcome' in result
-        ? {
-            reference: result.outcome.reference,
-            transactionId: result.outcome.transactionId,
-            status: result.outcome.status,
-          }
-        : { note: result.note }),
-    };
-    let delay = firstDelayMs;
-    this.unrecorded.set(claimed.id, answer);
-    try {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await this.record(claimed, result);
-        } catch (error) {
-          const spent = Date.now() - started;
-          if (this.leaving.signal.aborted) throw this.answerWriteStopped(claimed, answer, attempt, error);
-          if (spent + delay > forMs) {
-            this.held.delete(claimed.id);
-            this.log?.warn(
-              'SERVICE ANSWER NOT RECORDED: the store would not take it; the request will be called outcome unknown and reconciled',
-              { ...answer, attempts: attempt, error: String(error) },
-            );
-            throw new AnswerNotRecordedError(
-              `the service's answer for ${claimed.id} (${result.to}) could not be recorded after ${attempt} tries: ${String(error)}`,
-            );
-          }
-          this.log?.warn('service answer not recorded yet; writing it again', {
-            ...answer,
-            attempt,
-            retryInMs: delay,
-            error: String(error),
-          });
-          try {
-            await sleep(delay, undefined, { signal: this.leaving.signal });
-          } catch {
-            throw this.answerWriteStopped(claimed, answer, attempt, error);
-          }
-          delay = Math.min(delay * 2, maxDelayMs);
-        }
-      }
-    } finally {
-      this.unrecorded.delete(claimed.id);
-    }
-  }
-
-  /**
-   * Shutdown came while an answer's write was being retried: stop retrying. The request stays
-   * executing, marked as sending, in this claim's hold (its lease is ended by releaseLeases if the
-   * store lets it, else it runs out): after a restart it is called outcome unknown and looked up in
-   * the transaction list, never resent. The answer itself is in the log.
-   */
-  private answerWriteStopped(
-    claimed: ApprovalRequest,
-    answer: Record<string, unknown>,
-    attempts: number,
-    error: unknown,
-  ): AnswerNotRecordedError {
-    this.log?.warn('service answer write stopped at shutdown', {
-      ...answer,
-      attempts,
-      error: String(error),
-    });
-    return new AnswerNotRecordedError(
-      `the service's answer for ${claimed.id} was not recorded before shutdown (${attempts} tries): ${String(error)}`,
-    );
   }
 
   /**
@@ -245,14 +169,9 @@ export class Executor {
   abandonUnfinished(): void {
     if (this.leaving.signal.aborted) return;
     this.leaving.abort();
-    for (const [, answer] of this.unrecorded) {
-      this.log?.warn(
-        'SERVICE ANSWER NOT RECORDED at shutdown: the store would not take it before the bot stopped; after a restart the request is called outcome unknown and reconciled from the transaction list, never resent',
-        answer,
-      );
-    }
+    this.answers.logUnrecorded();
     for (const id of this.held) {
-      if (this.unrecorded.has(id)) continue;
+      if (this.answers.isUnrecorded(id)) continue;
       this.log?.warn(
         'SERVICE CALL UNDER WAY at shutdown: its answer will not be recorded by this process; after a restart the request is released if it was never sent, else called outcome unknown and reconciled',
         { requestId: id },
@@ -482,60 +401,5 @@ export class Executor {
       'Approved, but sending could not start (the bot could not reach its store); nothing was sent. The bot tries again on its next sweep.',
       { when: (request) => request.state === 'approved' },
     );
-  }
-
-  /**
-   * Persist what the call produced, only onto this claim: still executing under it, or called
-   * outcome-unknown because this claim's lease ran out (then the answer still applies). A claim that
-   * stalled this long may have been handed back and sent by another replica; its answer is dropped.
-   */
-  private async record(claimed: ApprovalRequest, result: CallResult | CallFailure): Promise<ApprovalRequest> {
-    const saved = await this.core.locked(claimed.id, async (current) => {
-      if (!current || !(this.isOurs(current, claimed) || interruptedClaim(current, claimed))) {
-        this.log?.warn("answer not recorded: the request stopped being this process's claim", {
-          requestId: claimed.id,
-          result: result.to,
-          state: current?.state,
-        });
-        return undefined;
-      }
-      const { execution: _done, ...request } = current;
-      const now = this.now();
-      let next: ApprovalRequest;
-      if ('outcome' in result) {
-        const outcome = { ...request.outcome, ...result.outcome };
-        next = transition({ ...request, outcome }, result.to, {
-          action: result.to,
-          ...(outcome.reference ? { note: outcome.reference } : {}),
-          at: now,
-        });
-        await this.repo.indexOutcome(next);
-      } else {
-        if (request.state === result.to) return undefined;
-        const to: RequestState = result.to;
-        next = transition(
-          {
-            ...request,
-            outcome: {
-              ...request.outcome,
-              // A failed call proved nothing was done (service-call.ts): nothing was sent.
-              ...(to === 'failed' ? { reason: result.note, nothingSent: true as const } : {}),
-            },
-          },
-          to,
-          { action: to, note: result.note, at: now },
-        );
-        if (to === 'outcome-unknown') next = { ...next, nextCheckAt: now.toISOString(), checks: 0 };
-      }
-      // Conditional like every write here: if the request changed since it was read (this process's
-      // lock lapsed and another replica moved it on), the section runs again on the fresh request and
-      // records the answer only if it is still this claim's; a stale copy never overwrites a newer step.
-      await this.core.write(current, next);
-      return next;
-    });
-    this.held.delete(claimed.id);
-    if (!saved) return (await this.repo.get(claimed.id)) ?? claimed;
-    await this.core.notify(saved);
-    return saved;
   }
 }

@@ -2,11 +2,13 @@
 // before it claims and again just before its write-ahead mark (see freeze.ts for why that is enough).
 // A held request stays approved, says so once per freeze, and expires instead of going out once its
 // expiry has passed.
+
+import type { CoreSections } from './core-sections.js';
 import type { FreezeSwitch } from './freeze.js';
 import { heldByFreeze } from './freeze.js';
 import type { ApprovalRepository } from './repository.js';
 import { HELD_ACTION, hasNotice, transition } from './state-machine.js';
-import type { ApprovalRequest, CoreSections } from './types.js';
+import type { ApprovalRequest } from './types.js';
 
 /** Said on an approved request a freeze of sends holds back. */
 export const HELD_NOTE =

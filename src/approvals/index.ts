@@ -7,17 +7,19 @@ import { type Delegation, revokeDelegations } from './delegations.js';
 import { ApprovalCore, type ApprovalListener, type EngineOptions } from './engine.js';
 import { Executor, type ExecutorOptions, STOP_DRAIN_MS } from './executor.js';
 import { type ExtendResult, extendRequest } from './extend.js';
+import type { FreezeListener, FreezeResult } from './freeze.js';
 import {
-  type FreezeListener,
-  type FreezeResult,
-  START_FROZEN_ACTOR,
-  UnfreezeRefusedError,
-} from './freeze.js';
+  fileUnfreeze,
+  freezeAtStart,
+  freezeSends,
+  sendApproved,
+  type UnfreezeFiling,
+} from './freeze-commands.js';
 import { type LimitUse, limitUse } from './limits.js';
 import type { CustodyReport } from './ports.js';
 import type { FileOptions } from './preflight.js';
 import { type ReminderPoint, Reminders } from './reminders.js';
-import { transition } from './state-machine.js';
+import { resolveByHand } from './resolve-by-hand.js';
 import { type BridgeCallbackHint, Tracker, type TrackerOptions } from './tracker.js';
 import type {
   ActionResult,
@@ -29,7 +31,6 @@ import type {
   Refusal,
   RequestChecks,
   RequestDraft,
-  RequestOf,
 } from './types.js';
 
 export type { BreakKind, ChainBreak, ChainReport } from './audit-chain.js';
@@ -133,7 +134,7 @@ export class ApprovalEngine {
     this.auditExports = new AuditExports(options.store, core.repo.auditLog, core.repo.environment, core.now);
     // Once lifted, what the freeze held goes out now (each through the claim), not at the next sweep.
     core.freeze.onChange(async (change) => {
-      if ('lifted' in change) this.background(this.sendApproved());
+      if ('lifted' in change) this.background(sendApproved(core, this.executor, options.log));
     });
   }
 
@@ -223,73 +224,19 @@ export class ApprovalEngine {
     this.core.freeze.onChange(listener);
   }
 
-  /**
-   * `/cngn freeze`: an approver (in their own right, not a delegate) stops every send at once. Once
-   * this resolves, no send starts on any replica until the freeze is lifted (see freeze.ts).
-   */
-  async freezeSends(
-    user: string,
-    reason: string,
-  ): Promise<FreezeResult | { ok: false; reason: 'not-approver' }> {
-    if (!(await this.options.policy.isApprover(user))) return { ok: false, reason: 'not-approver' };
-    return this.core.freeze.freeze(user, reason);
+  /** `/cngn freeze`: an approver stops every send at once (see freeze-commands.ts). */
+  freezeSends(user: string, reason: string): Promise<FreezeResult | { ok: false; reason: 'not-approver' }> {
+    return freezeSends(this.core, this.options.policy, user, reason);
   }
 
-  /**
-   * CNGN_START_FROZEN: freeze before anything is sent, unless already frozen. Made before Slack is
-   * connected, so nobody is told yet: `announce` tells the listeners once they are there (the
-   * approvals channel, the banners), and does nothing when the freeze was already in place.
-   */
-  async freezeAtStart(): Promise<Freeze & { announce: () => void }> {
-    const result = await this.core.freeze.freeze(
-      START_FROZEN_ACTOR,
-      'the bot was started with CNGN_START_FROZEN set (after restoring a backup, say)',
-      { quiet: true },
-    );
-    const announce = () => {
-      if (result.ok) this.core.freeze.announce({ frozen: result.freeze, underway: result.underway });
-    };
-    return { ...result.freeze, announce };
+  /** CNGN_START_FROZEN: frozen before anything is sent; `announce` tells the listeners once they are there. */
+  freezeAtStart(): Promise<Freeze & { announce: () => void }> {
+    return freezeAtStart(this.core);
   }
 
-  /**
-   * `/cngn unfreeze`: filed as a request that an approver other than the one who froze must approve;
-   * executing it lifts the freeze. Refused when nothing is frozen or an unfreeze already waits.
-   */
-  async fileUnfreeze(
-    user: string,
-  ): Promise<
-    | { ok: true; request: RequestOf<'unfreeze'> }
-    | { ok: false; reason: 'not-frozen' | 'already-waiting' | 'not-approver'; request?: ApprovalRequest }
-  > {
-    if (!(await this.options.policy.isApprover(user))) return { ok: false, reason: 'not-approver' };
-    const freeze = await this.core.freeze.current();
-    if (!freeze) return { ok: false, reason: 'not-frozen' };
-    try {
-      const request = await this.core.file({
-        kind: 'unfreeze',
-        payload: { frozenBy: freeze.by, frozenAt: freeze.at, reason: freeze.reason },
-        display: {},
-        requester: user,
-      });
-      return { ok: true, request: request as RequestOf<'unfreeze'> };
-    } catch (error) {
-      if (!(error instanceof UnfreezeRefusedError)) throw error;
-      return { ok: false, reason: error.reason, ...(error.waiting ? { request: error.waiting } : {}) };
-    }
-  }
-
-  /** Send every approved request now (after a freeze is lifted); the claim keeps each to one call. */
-  private async sendApproved(): Promise<void> {
-    for (const request of await this.core.openRequests()) {
-      if (request.state !== 'approved') continue;
-      await this.executor.execute(request.id).catch((error: unknown) => {
-        this.options.log?.warn('approved request not started after the freeze was lifted; will retry', {
-          requestId: request.id,
-          error: String(error),
-        });
-      });
-    }
+  /** `/cngn unfreeze`: filed as a request another approver must approve (see freeze-commands.ts). */
+  fileUnfreeze(user: string): Promise<UnfreezeFiling> {
+    return fileUnfreeze(this.core, this.options.policy, user);
   }
 
   /** The limits as set, and what counts against them now (read only: nothing is decided or written). */
@@ -309,35 +256,9 @@ export class ApprovalEngine {
     return revokeDelegations({ core, book: core.delegations, isApprover, now: core.now }, by, person);
   }
 
-  /**
-   * A person closes an outcome-unknown request after checking with the service (dashboard, support):
-   * an approver other than the requester, with a note, audited. Nothing is sent, now or later.
-   */
-  async resolveByHand(
-    id: string,
-    user: string,
-    to: 'completed' | 'failed',
-    note: string,
-  ): Promise<ActionResult> {
-    const said = `checked by hand: ${note.trim()}`;
-    const result = await this.core.locked(id, async (request): Promise<ActionResult> => {
-      if (!request) return { ok: false, reason: 'not-found' };
-      if (request.state !== 'outcome-unknown') return { ok: false, reason: 'not-unknown', request };
-      if (user === request.requester) return { ok: false, reason: 'requester', request };
-      if (!(await this.options.policy.isApprover(user)))
-        return { ok: false, reason: 'not-approver', request };
-      const outcome = { ...request.outcome, status: to, ...(to === 'failed' ? { reason: said } : {}) };
-      const next = transition({ ...request, outcome }, to, {
-        action: to,
-        actor: user,
-        note: said,
-        at: this.core.now(),
-      });
-      await this.core.write(request, next);
-      return { ok: true, request: next };
-    });
-    if (result.ok) await this.core.notify(result.request);
-    return result;
+  /** An approver other than the requester closes an outcome-unknown request (see resolve-by-hand.ts). */
+  resolveByHand(id: string, user: string, to: 'completed' | 'failed', note: string): Promise<ActionResult> {
+    return resolveByHand(this.core, this.options.policy, id, user, to, note);
   }
 
   attachMessage(id: string, channel: string, ts: string): Promise<void> {

@@ -8,6 +8,7 @@
 // nothing: the request stays approved and is tried again shortly. Settlement changes and delegations
 // cannot be looked up and go as they are (docs/decisions/late-approval-lookup.md says why).
 import { bindingProblem, type ServiceBinding } from './binding.js';
+import type { CoreSections } from './core-sections.js';
 import { CLAIM_LEASE_MS } from './leases.js';
 import type { CustodyGateway, CustodyTransaction } from './ports.js';
 import type { ReconcilerOptions } from './reconciler.js';
@@ -21,7 +22,7 @@ import {
   readBackOf,
   transactionsSince,
 } from './transaction-match.js';
-import type { ApprovalRequest, CoreSections, ExecutionOutcome, RequestState } from './types.js';
+import type { ApprovalRequest, ExecutionOutcome, RequestState } from './types.js';
 
 /** How soon a lookup the service could not answer is tried again. */
 export const LOOKUP_RETRY_MS = 60_000;

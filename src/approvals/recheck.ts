@@ -4,10 +4,11 @@
 // then, under the lock again, the approval is written with the fresh figures, or the request goes
 // back to the approvers. A request approved long ago is re-checked before sending the same way.
 import { Money } from '../format/money.js';
+import type { CoreSections } from './core-sections.js';
 import type { ApprovalPolicy } from './policy.js';
 import type { CustodyGateway } from './ports.js';
 import { transition, withApproval } from './state-machine.js';
-import type { ActionResult, ApprovalRequest, ClickOptions, CoreSections } from './types.js';
+import type { ActionResult, ApprovalRequest, ClickOptions } from './types.js';
 
 export type RecheckResult =
   | { material: false; request: ApprovalRequest }

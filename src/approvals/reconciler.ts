@@ -3,6 +3,8 @@
 // transaction; see transaction-match.ts), or for a whitelist addition on the whitelist. When that
 // stays inconclusive, or cannot be done at all (settlement), a person is asked to check. Reads only,
 // at background priority; nothing here ever sends a request again.
+
+import type { CoreSections } from './core-sections.js';
 import type { CustodyGateway, CustodyTransaction } from './ports.js';
 import type { ApprovalRepository } from './repository.js';
 import { transition } from './state-machine.js';
@@ -14,7 +16,7 @@ import {
   readBackOf,
   transactionsSince,
 } from './transaction-match.js';
-import type { ApprovalRequest, CoreSections, ExecutionOutcome } from './types.js';
+import type { ApprovalRequest, ExecutionOutcome } from './types.js';
 
 export { outcomeFromTransaction } from './transaction-match.js';
 

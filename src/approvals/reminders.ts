@@ -2,11 +2,13 @@
 // sweep rather than a timer, so they survive restarts and run once across replicas: a reminder is a
 // history step written under the request's lock, and a point is sent only if no step of the current
 // plan already covers it. A reminder never approves anything; it names who still may.
+
+import type { CoreSections } from './core-sections.js';
 import type { Delegation } from './delegations.js';
 import { type ApprovalPolicy, countedPeople } from './policy.js';
 import type { ApprovalRepository } from './repository.js';
 import { transition } from './state-machine.js';
-import type { ApprovalRequest, CoreSections, HistoryEntry, ReminderStep } from './types.js';
+import type { ApprovalRequest, HistoryEntry, ReminderStep } from './types.js';
 
 export interface ReminderPoint {
   /** Share of the lifetime, 0 < share < 1. */

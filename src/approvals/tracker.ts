@@ -4,6 +4,7 @@
 // expiry) and the start-up resume.
 import { checkedExplorerUrl } from '../format/explorer.js';
 import { CONFLICT_ACTION, conflictNote } from './conflicts.js';
+import type { CoreSections } from './core-sections.js';
 import type { DelegationBook } from './delegations.js';
 import { CHECK_HOLD_MS } from './engine.js';
 import { AnswerNotRecordedError, type Executor } from './executor.js';
@@ -13,7 +14,7 @@ import type { CustodyGateway, CustodyReport } from './ports.js';
 import { outcomeFromTransaction, Reconciler, type ReconcilerOptions } from './reconciler.js';
 import type { ApprovalRepository } from './repository.js';
 import { hasNotice, transition, withNotice } from './state-machine.js';
-import type { ApprovalRequest, CoreSections, EngineLog, ExecutionOutcome } from './types.js';
+import type { ApprovalRequest, EngineLog, ExecutionOutcome } from './types.js';
 
 export interface TrackerOptions extends ReconcilerOptions {
   /** First poll of a sent request after this long, then doubling (default 60 s). */

@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { CHECK_HOLD_MS } from '../../src/approvals/engine.js';
 import { mentionUser } from '../../src/format/mrkdwn.js';
-import { threadReply } from '../../src/slack/approvals/blocks/message.js';
+import { threadReply } from '../../src/slack/approvals/blocks/steps.js';
 import { redemptionDraft } from '../support/drafts.js';
 import { APPROVER_A, APPROVER_B, type EngineFixture, REQUESTER, startEngineFixture } from './fixture.js';
 

@@ -13,7 +13,8 @@ import type { Logger } from '../../log.js';
 import { LOCK_DEFAULTS, type Store } from '../../store/index.js';
 import { CoalescedRuns } from '../runtime/coalesced-runs.js';
 import { checksThreadText } from './blocks/checks.js';
-import { approvalMessage, conflictAlert, requesterNotice, threadReply } from './blocks/message.js';
+import { approvalMessage, conflictAlert } from './blocks/message.js';
+import { requesterNotice, threadReply } from './blocks/steps.js';
 
 export interface PresenterOptions {
   /** Configured with retries and rate-limit waits (see `presenterClientOptions`). */

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../../src/approvals/types.js';
 import { naira } from '../../../src/format/display.js';
 import { refusalText } from '../../../src/slack/approvals/blocks/lists.js';
-import { approvalMessage, requesterNotice, stepText } from '../../../src/slack/approvals/blocks/message.js';
+import { approvalMessage } from '../../../src/slack/approvals/blocks/message.js';
+import { requesterNotice, stepText } from '../../../src/slack/approvals/blocks/steps.js';
 
 const NOW = new Date('2026-11-23T08:00:00.000Z');
 

@@ -34,12 +34,7 @@ import { webhookMessage } from '../../../src/slack/alerts/message-blocks.js';
 import { bankOptions, redeemModal, settlementModal } from '../../../src/slack/approvals/blocks/bank-modal.js';
 import { approvalDm } from '../../../src/slack/approvals/blocks/dm.js';
 import { auditList, pendingList, refusalText } from '../../../src/slack/approvals/blocks/lists.js';
-import {
-  approvalMessage,
-  requesterNotice,
-  staleRoundNotice,
-  threadReply,
-} from '../../../src/slack/approvals/blocks/message.js';
+import { approvalMessage, staleRoundNotice } from '../../../src/slack/approvals/blocks/message.js';
 import {
   bridgeModal,
   rejectModal,
@@ -55,6 +50,7 @@ import {
   reviewRefusedView,
 } from '../../../src/slack/approvals/blocks/review.js';
 import { reviewAllModal, reviewAllResultView } from '../../../src/slack/approvals/blocks/review-all.js';
+import { requesterNotice, threadReply } from '../../../src/slack/approvals/blocks/steps.js';
 import {
   auditExportMessage,
   auditVerifyMessage,

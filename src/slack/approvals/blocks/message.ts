@@ -2,38 +2,23 @@
 // Pure: request and the current time in, Block Kit out. Every name, address, reason and note in a
 // request came from a person, the bank or the service: each is escaped where it enters mrkdwn.
 import type { Button, KnownBlock } from '@slack/types';
-import {
-  CONFLICT_ACTION,
-  delegationOf,
-  HELD_ACTION,
-  heldByFreeze,
-  isLive,
-  LOOKED_UP_BEFORE_SENDING,
-  noticeText,
-  REVOKED_ACTION,
-} from '../../../approvals/index.js';
+import { CONFLICT_ACTION, delegationOf, heldByFreeze, isLive } from '../../../approvals/index.js';
 import { type ApprovalRequest, type Freeze, OPEN_STATES } from '../../../approvals/types.js';
 import { lagosTime, naira, relative } from '../../../format/display.js';
 import {
   escapeMrkdwn,
-  escapeOwnSentence,
   explorerLink,
   hasHiddenCharacters,
   inertUrl,
   mentionChannel,
   mentionUser,
 } from '../../../format/mrkdwn.js';
-import { freezeBanner, UNFREEZE_STEP_WORDS, unfreezeFields, unfreezeNotice } from '../../freeze/blocks.js';
+import { freezeBanner, unfreezeFields } from '../../freeze/blocks.js';
 import type { SlackMessage } from '../../types.js';
 import { checksBlocks } from './checks.js';
 import { tierBasisNotice } from './limits.js';
 import { purposeBlocks } from './purpose.js';
-import {
-  extendButtons,
-  lifecycleContext,
-  lifecycleThreadReply,
-  requesterReminderNotice,
-} from './reminders.js';
+import { extendButtons, lifecycleContext } from './reminders.js';
 import { environmentLabel, KIND_TITLE, requestTitle, stateWords } from './words.js';
 
 export const APPROVE_ACTION = 'approval.approve';
@@ -383,135 +368,3 @@ export function approvalButtons(request: ApprovalRequest, buttons: MessageButton
 }
 
 const plain = (text: string) => ({ type: 'plain_text' as const, text });
-
-/** The thread reply for the request's newest step: the engine's notice as said, or the step in words. */
-export function threadReply(request: ApprovalRequest): string {
-  const notice = noticeText(request);
-  return notice ? escapeOwnSentence(notice) : (lifecycleThreadReply(request) ?? stepText(request));
-}
-
-/** The request's newest step in words, with who took it and its note. */
-export function stepText(request: ApprovalRequest): string {
-  const step = request.history.at(-1);
-  if (!step) return escapeMrkdwn(requestTitle(request));
-  const by = step.actor ? ` by ${approverWords({ user: step.actor, onBehalfOf: step.onBehalfOf })}` : '';
-  if (step.action === 'check-interrupted') {
-    return `The final approval${by} was interrupted while re-checking the figures (the bot restarted); nothing was approved: approve again`;
-  }
-  const note = step.note ? ` — ${escapeMrkdwn(step.note)}` : '';
-  const words: Record<string, string> = {
-    filed: 'Filed',
-    'approval-added': 'Approval added',
-    approved: 'Approved',
-    'sent-back': 'Sent back to the approvers (approvals cleared)',
-    rejected: 'Rejected',
-    cancelled: 'Cancelled',
-    expired: 'Expired without enough approvals',
-    executing: 'Sending to the service (one call, never retried)',
-    sent: 'Sent; the service gave reference',
-    completed: 'Completed',
-    failed: nothingSent(request) ? 'Failed — nothing sent' : 'Failed',
-    'outcome-unknown':
-      'No clear answer from the service: marked outcome unknown; it will be looked up, never resent',
-    interrupted: 'The bot restarted during the call: outcome unknown; it will be looked up, never resent',
-    released: 'The bot restarted before sending it: nothing was sent, so it is sent now',
-    reconciled: 'Found in the transaction list',
-    [LOOKED_UP_BEFORE_SENDING]: 'Approved a while ago, so looked up before sending',
-    reminder: 'Approvers reminded',
-    extended: 'Extended',
-    [REVOKED_ACTION]: 'Delegation revoked',
-    [HELD_ACTION]: 'Held: sends are frozen',
-  };
-  const said = OWN_STORE_STEP_WORDS[request.kind]?.[step.action] ?? words[step.action];
-  return `${said ?? escapeMrkdwn(step.action)}${by}${note}`;
-}
-
-/** Failed with nothing sent to the service (a delegation or an unfreeze is never sent: it does not say so). */
-function nothingSent(request: ApprovalRequest): boolean {
-  return (
-    request.kind !== 'delegation' &&
-    request.kind !== 'unfreeze' &&
-    request.state === 'failed' &&
-    request.outcome?.nothingSent === true
-  );
-}
-
-/** A delegation and an unfreeze are written to the bot's own store, never sent to the service: their steps say so. */
-const OWN_STORE_STEP_WORDS: Partial<Record<ApprovalRequest['kind'], Record<string, string>>> = {
-  delegation: {
-    executing:
-      "Putting the delegation in effect (written to the bot's own store; nothing goes to the service)",
-    'outcome-unknown':
-      "Not known whether the delegation was written: the bot's store is checked; it is never written twice",
-    interrupted:
-      "The bot restarted while putting the delegation in effect: the bot's store is checked for it; it is never written twice",
-  },
-  unfreeze: UNFREEZE_STEP_WORDS,
-};
-
-/** What the requester is told privately, or undefined when this step is not theirs to hear. */
-export function requesterNotice(request: ApprovalRequest): string | undefined {
-  const step = request.history.at(-1);
-  const title = escapeMrkdwn(requestTitle(request));
-  const by = step?.actor ? approverWords({ user: step.actor, onBehalfOf: step.onBehalfOf }) : 'someone';
-  if (request.kind === 'delegation') return delegationNotice(request, by);
-  if (request.kind === 'unfreeze')
-    return unfreezeNotice(request, by, approverWords(request.approvals.at(-1) ?? { user: by }));
-  switch (step?.action) {
-    case 'approved':
-      return `Your request ${title} was approved by ${by}.`;
-    case 'rejected':
-      return `Your request ${title} was rejected by ${by}: ${escapeMrkdwn(request.reason ?? 'no reason given')}.`;
-    case 'sent-back':
-      return `Your request ${title} went back to the approvers: ${escapeMrkdwn(request.reason ?? '')}.`;
-    case 'sent':
-      return `Your request ${title} was sent to the service (reference ${escapeMrkdwn(request.outcome?.reference ?? '—')}).`;
-    case 'completed':
-      return `Your request ${title} has settled: completed.`;
-    case 'failed': {
-      const reason = escapeMrkdwn(request.outcome?.reason ?? 'see the approvals channel');
-      return nothingSent(request)
-        ? `Your request ${title} failed, nothing was sent: ${reason}.`
-        : `Your request ${title} failed: ${reason}.`;
-    }
-    case 'expired':
-      if (request.approvals.length >= request.requiredApprovals) {
-        return `Your request ${title} was approved, but held by a freeze of sends until it expired. Expiry is final: nothing was sent. File it again if it is still needed.`;
-      }
-      return `Your request ${title} expired before it had enough approvals. Expiry is final: nothing was sent, and it can no longer be approved or extended. File it again if it is still needed.`;
-    case HELD_ACTION:
-      return `Your request ${title} is approved, but sends are frozen: it goes out once the freeze is lifted, unless it expires first.`;
-    case 'reminder':
-      return requesterReminderNotice(request);
-    case 'outcome-unknown':
-    case 'interrupted':
-      return `Your request ${title}: the outcome is unknown for now; it is being looked up, never resent.`;
-    case CONFLICT_ACTION:
-    case LOOKED_UP_BEFORE_SENDING:
-      return `Your request ${title}: ${escapeMrkdwn(step?.note ?? '')}.`;
-    default:
-      return undefined;
-  }
-}
-
-/** The delegator hears when their delegation takes effect, ends early, or does not come about. */
-function delegationNotice(request: ApprovalRequest, by: string): string | undefined {
-  if (request.kind !== 'delegation') return undefined;
-  const step = request.history.at(-1);
-  const p = request.payload;
-  const cap = p.max ? `, for requests up to ${escapeMrkdwn(naira(p.max))}` : '';
-  switch (step?.action) {
-    case 'completed':
-      return `Your delegation is in effect: ${mentionUser(p.delegate)} may approve in your place until ${escapeMrkdwn(lagosTime(p.until))}${cap}. End it any time with \`/cngn delegate revoke\` ${mentionUser(p.delegate)}.`;
-    case REVOKED_ACTION:
-      return `Your delegation to ${mentionUser(p.delegate)} was revoked by ${by}; it is no longer in effect.`;
-    case 'rejected':
-      return `Your delegation to ${mentionUser(p.delegate)} was rejected by ${by}: ${escapeMrkdwn(request.reason ?? 'no reason given')}.`;
-    case 'expired':
-      return `Your delegation to ${mentionUser(p.delegate)} was not approved in time; nothing is in effect.`;
-    case 'failed':
-      return `Your delegation to ${mentionUser(p.delegate)} could not be written: ${escapeMrkdwn(request.outcome?.reason ?? 'see the approvals channel')}.`;
-    default:
-      return undefined;
-  }
-}

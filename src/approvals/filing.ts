@@ -1,0 +1,107 @@
+// Filing a request: the draft checked again (zod), refused on what the checks made before filing say,
+// its tier chosen (within the limit window when it moves an amount), then saved, and only then the
+// listeners told. A delegation is refused while an identical one waits; an unfreeze once its freeze is
+// gone or while another waits (see FreezeSwitch.saveUnfreezeRequest).
+import { Money } from '../format/money.js';
+import type { Store } from '../store/index.js';
+import type { ServiceBinding } from './binding.js';
+import { delegationFilingLockName, delegationProblem, pendingTwin } from './delegations.js';
+import { checkDraft, InvalidDraftError } from './draft.js';
+import type { FreezeSwitch } from './freeze.js';
+import type { LimitIndex } from './limit-index.js';
+import { movesAmount } from './limits.js';
+import { type FilingContext, newRequest } from './new-request.js';
+import type { ApprovalPolicy } from './policy.js';
+import { type FileOptions, preflightProblem } from './preflight.js';
+import type { ApprovalRepository } from './repository.js';
+import type { ApprovalRequest, RequestDraft, RequestOf } from './types.js';
+
+/** What filing takes from the engine (see ApprovalCore). */
+export interface FilingDeps {
+  store: Store;
+  repo: ApprovalRepository;
+  policy: ApprovalPolicy;
+  limits: LimitIndex;
+  freeze: Pick<FreezeSwitch, 'saveUnfreezeRequest'>;
+  /** The environment and key new requests are bound to (the key is set at start-up). */
+  binding: () => ServiceBinding;
+  /** Request lifetime (CNGN_APPROVAL_TTL). */
+  ttlMs: number;
+  publicUrl: string | undefined;
+  now: () => Date;
+  notify: (request: ApprovalRequest) => Promise<void>;
+}
+
+/**
+ * File a draft. With `preflight` (the checks made just before, see preflight.ts) they are stored on
+ * the request; a balance that does not cover it, or a look-alike destination the requester did not
+ * say they compared, is refused (nothing filed), and a look-alike needs one more approver.
+ */
+export async function fileRequest(
+  deps: FilingDeps,
+  unchecked: RequestDraft,
+  options: FileOptions = {},
+): Promise<ApprovalRequest> {
+  let draft = checkDraft(unchecked);
+  const checks = options.preflight;
+  const problem = checks ? preflightProblem(checks) : undefined;
+  if (problem) throw new InvalidDraftError(problem);
+  const now = deps.now();
+  if (draft.kind === 'delegation') {
+    const approver = await deps.policy.isApprover(draft.requester);
+    const problem = delegationProblem(draft.payload, draft.requester, approver, now);
+    if (problem) throw new InvalidDraftError(problem);
+    const max = draft.payload.max;
+    if (max) draft = { ...draft, payload: { ...draft.payload, max: Money.parseDecimal(max).toString() } };
+  }
+  if (draft.kind === 'unfreeze' && !(await deps.policy.isApprover(draft.requester))) {
+    throw new InvalidDraftError('only an approver can ask to lift the freeze of sends');
+  }
+  const amount = draft.amount ? Money.parseDecimal(draft.amount) : undefined;
+  const filing = checks ? { preflight: checks } : {};
+  const request =
+    amount && movesAmount(draft.kind)
+      ? await deps.limits.file(draft, amount, {
+          approvalsFor: (total) => deps.policy.requiredFor(total, draft.kind),
+          build: (now, tier) => newRequest(draft, amount, now, filingContext(deps), tier, filing),
+          save: (request) => saveNew(deps, request),
+        })
+      : await saveNew(deps, newRequest(draft, amount, now, filingContext(deps), undefined, filing));
+  await deps.notify(request);
+  return request;
+}
+
+/** What a new request takes from the engine: environment, key, lifetime, callback origin, tiers. */
+function filingContext({ binding, ttlMs, publicUrl, policy }: FilingDeps): FilingContext {
+  const { environment, keyId } = binding();
+  return {
+    environment,
+    keyId,
+    ttlMs,
+    publicUrl,
+    approvalsFor: (amount, kind) => policy.requiredFor(amount, kind),
+  };
+}
+
+/** Persist a new request (with its bridge callback token's index first). */
+async function saveNew(deps: FilingDeps, request: ApprovalRequest): Promise<ApprovalRequest> {
+  if (request.callbackToken) await deps.repo.indexCallbackToken(request.callbackToken, request.id);
+  if (request.kind === 'delegation') await saveUnlessTwin(deps, request, new Date(request.createdAt));
+  else if (request.kind === 'unfreeze') await deps.freeze.saveUnfreezeRequest(request);
+  else await deps.repo.save(request);
+  return request;
+}
+
+/** Save a delegation request, refused (nothing saved) while an identical one waits for approval. */
+async function saveUnlessTwin(deps: FilingDeps, request: RequestOf<'delegation'>, now: Date): Promise<void> {
+  const lock = delegationFilingLockName(deps.binding().environment);
+  await deps.store.withLock(lock, async () => {
+    const twin = pendingTwin(await deps.repo.openRequests(), request.payload, now);
+    if (twin) {
+      throw new InvalidDraftError(
+        `the same delegation (same person, end and cap) is already waiting for approval as ${twin.id}`,
+      );
+    }
+    await deps.repo.save(request);
+  });
+}

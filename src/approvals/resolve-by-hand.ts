@@ -1,0 +1,35 @@
+// A person closes an outcome-unknown request after checking with the service (dashboard, support):
+// an approver other than the requester, with a note, under the request's lock, audited before anyone
+// is told. Nothing is sent, now or later.
+import type { ApprovalCore } from './engine.js';
+import type { ApprovalPolicy } from './policy.js';
+import { transition } from './state-machine.js';
+import type { ActionResult } from './types.js';
+
+export async function resolveByHand(
+  core: ApprovalCore,
+  policy: Pick<ApprovalPolicy, 'isApprover'>,
+  id: string,
+  user: string,
+  to: 'completed' | 'failed',
+  note: string,
+): Promise<ActionResult> {
+  const said = `checked by hand: ${note.trim()}`;
+  const result = await core.locked(id, async (request): Promise<ActionResult> => {
+    if (!request) return { ok: false, reason: 'not-found' };
+    if (request.state !== 'outcome-unknown') return { ok: false, reason: 'not-unknown', request };
+    if (user === request.requester) return { ok: false, reason: 'requester', request };
+    if (!(await policy.isApprover(user))) return { ok: false, reason: 'not-approver', request };
+    const outcome = { ...request.outcome, status: to, ...(to === 'failed' ? { reason: said } : {}) };
+    const next = transition({ ...request, outcome }, to, {
+      action: to,
+      actor: user,
+      note: said,
+      at: core.now(),
+    });
+    await core.write(request, next);
+    return { ok: true, request: next };
+  });
+  if (result.ok) await core.notify(result.request);
+  return result;
+}
