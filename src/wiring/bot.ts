@@ -18,7 +18,7 @@ import { SlackAccess } from '../slack/runtime/slack-access.js';
 import { checkStoreDurability, createStore, type Store, storeHealth } from '../store/index.js';
 import type { Webhooks } from '../webhooks/index.js';
 import { RecentAlerts } from '../webhooks/recent.js';
-import { type Approvals, BRIDGE_CALLBACK_PATH, createApprovals } from './approvals.js';
+import { type Approvals, auditSealFor, BRIDGE_CALLBACK_PATH, createApprovals } from './approvals.js';
 import { createWebhooksForSlack } from './webhooks.js';
 
 export interface BotOptions {
@@ -144,8 +144,10 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   const access = slackOn ? new SlackAccess(logger) : undefined;
   const reminders = config.approvalReminders ?? parseReminderPoints(DEFAULT_REMINDERS);
   const recentAlerts = new RecentAlerts(store, now);
+  const approvalsOn = slackOn && Boolean(config.approvalsChannel);
+  const auditSeal = approvalsOn ? auditSealFor(config, logger) : undefined;
   const approvals =
-    slackOn && config.approvalsChannel
+    approvalsOn && config.approvalsChannel
       ? createApprovals({
           store,
           api: client,
@@ -157,6 +159,11 @@ export async function startBot(options: BotOptions): Promise<Bot> {
           ttlMs: config.approvalTtlMs,
           reminders,
           auditRetentionMs: config.auditRetentionMs,
+          auditSeal,
+          auditArchive:
+            auditSeal && config.auditArchiveDir
+              ? { dir: config.auditArchiveDir, everyMs: config.auditArchiveEveryMs ?? 86_400_000 }
+              : undefined,
           publicUrl: config.publicUrl,
           notify: config.approvalNotify,
           alerts: recentAlerts,
@@ -239,6 +246,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     routes,
     ...(options.responseHeaders ? { responseHeaders: options.responseHeaders } : {}),
     health: () => storeHealth(store),
+    // The audit trail's last check: shown by /healthz, never a reason to be unready.
+    ...(approvals ? { details: () => ({ audit: approvals.engine.auditHealth() }) } : {}),
     traffic,
     ...(access ? { access } : {}),
     check: {

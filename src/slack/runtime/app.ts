@@ -54,6 +54,8 @@ export interface SlackAppOptions {
   plugins?: Array<(app: App) => void>;
   /** Whether the store answers (part of /readyz); answering when absent. */
   health?: () => Promise<{ ok: true } | { ok: false; reason: string }>;
+  /** More that /healthz shows (not part of readiness): the audit trail's last check. */
+  details?: () => Record<string, unknown>;
   /** Told of each Slack request while it is being acked, so work after the ack makes way for acks. */
   traffic?: SlackTraffic;
   /** The channels and approvers the start-up check looks at (the token and its scopes always). */
@@ -152,7 +154,7 @@ function withoutPrototypeKeys(app: App): void {
 export function createSlackApp(options: SlackAppOptions): SlackApp {
   const state: ProbeState = { stopping: false, slack: () => [] };
   const readiness = readinessOf(state, options.health);
-  const routes = [...probeRoutes(readiness), ...(options.routes ?? [])];
+  const routes = [...probeRoutes(readiness, options.details), ...(options.routes ?? [])];
   const { slack } = options;
   if (!slack.botToken) return routesOnly(routes, options, state, readiness);
 

@@ -5,6 +5,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ApprovalEngine } from '../../../src/approvals/index.js';
 import type { CngnClient } from '../../../src/cngn/client.js';
+import type { Config } from '../../../src/config.js';
 import { type Logger, silentLogger } from '../../../src/log.js';
 import { type Sandbox, startSandbox } from '../../../src/sandbox/index.js';
 import { createStore, type Store } from '../../../src/store/index.js';
@@ -51,6 +52,8 @@ export interface ApprovalAppOptions {
   notify?: 'dm' | 'channel' | 'both';
   /** App Home's per-person debounce (default: short, for tests). */
   homeDebounceMs?: number;
+  /** More settings, on top of the ones above (the audit archive and key, STORE_URL for where its state goes). */
+  config?: Partial<Omit<Config, 'slack'>>;
 }
 
 /** A port nothing listens on now, for a bot whose address a test needs before it has started. */
@@ -94,6 +97,7 @@ export async function startApprovalApp(options: ApprovalAppOptions = {}): Promis
     publicUrl,
     webhookSecret: sandbox.webhookSecret,
     ...(options.notify ? { approvalNotify: options.notify } : {}),
+    ...options.config,
   });
   const bot = await startBot({
     config,
