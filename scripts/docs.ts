@@ -1,10 +1,12 @@
-// `npm run docs`: writes what code produces: docs/configuration.md (from the configuration schema) and
-// manifest.yml's /cngn usage hint (from the command registry). `npm run docs -- --check` writes nothing
+// `npm run docs`: writes what code produces: docs/configuration.md (from the configuration schema),
+// manifest.yml's /cngn usage hint (from the command registry) and scripts/audit-verify.mjs (the audit
+// archive's standalone verifier, bundled from src/approvals/). `npm run docs -- --check` writes nothing
 // and exits 1 when a committed file differs from what the code produces; test/docs.test.ts fails the
 // same way.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { AUDIT_VERIFIER_SCRIPT, auditVerifierScript } from './docs/audit-verifier.js';
 import { CONFIGURATION_PAGE, configurationPage } from './docs/configuration.js';
 import { MANIFEST_FILE, manifestWithUsageHint } from './docs/manifest.js';
 
@@ -12,6 +14,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PAGES: Array<[path: string, render: () => string]> = [
   [CONFIGURATION_PAGE, configurationPage],
   [MANIFEST_FILE, () => manifestWithUsageHint()],
+  [AUDIT_VERIFIER_SCRIPT, auditVerifierScript],
 ];
 
 const check = process.argv.includes('--check');

@@ -1,6 +1,9 @@
 // The only place that reads the environment. Parsed once with zod; every problem is listed together.
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
+import { parseSigningKey } from './approvals/audit-signing.js';
 import { DEFAULT_LIMIT_WINDOW_MS } from './approvals/limits.js';
 import { parseTiers } from './approvals/policy.js';
 import { DEFAULT_REMINDERS, parseReminderPoints, type ReminderPoint } from './approvals/reminders.js';
@@ -51,10 +54,16 @@ export interface Config {
   approvalReminders?: ReminderPoint[] | undefined;
   /** CNGN_APPROVAL_NOTIFY: approvers are asked by DM, in the approvals channel, or both (default). */
   approvalNotify?: ApprovalNotify | undefined;
-  /** CNGN_AUDIT_RETENTION: exported audit entries older than this are removed; unset keeps everything. */
+  /** CNGN_AUDIT_RETENTION: archived audit entries older than this are removed; unset keeps everything. */
   auditRetentionMs?: number | undefined;
   /** CNGN_START_FROZEN: sends are frozen at start-up, before anything is sent (unless already frozen). */
   startFrozen?: boolean | undefined;
+  /** CNGN_AUDIT_ARCHIVE as a folder; unset: no archive (a memory store, unless it was set). */
+  auditArchiveDir?: string | undefined;
+  /** CNGN_AUDIT_ARCHIVE_EVERY (default 24h). */
+  auditArchiveEveryMs?: number | undefined;
+  /** CNGN_AUDIT_SIGNING_KEY (PEM) and the variable it came from; unset: one made beside the store. */
+  auditSigningKey?: { pem: string; origin: string } | undefined;
   webhookSecret: string | undefined;
   rateLimit: RateLimit;
   publicUrl: string | undefined;
@@ -107,6 +116,61 @@ export function parseDailyLimit(text: string): string {
   const amount = Money.parse(text);
   if (!amount.isPositive()) throw new Error('must be a positive amount in ₦, e.g. 5000000');
   return amount.toString();
+}
+
+/**
+ * CNGN_AUDIT_ARCHIVE: a folder as a file:// URL (`file://./data/audit-archive` relative to the working
+ * folder, `file:///var/lib/…` absolute). Only folders are written for now.
+ */
+export function parseArchiveUrl(text: string): string {
+  const url = text.trim();
+  if (!url.startsWith('file://')) {
+    const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1];
+    throw new Error(
+      `must be a file:// URL of a folder, e.g. file://./data/audit-archive or file:///var/lib/cngn-desk/audit-archive${scheme ? ` (${scheme}:// is not supported)` : ''}`,
+    );
+  }
+  const path = decodeURIComponent(url.slice('file://'.length));
+  if (path === '') throw new Error('must name a folder after file://');
+  return path;
+}
+
+/**
+ * Where the bot keeps what must stay outside the store: the audit signing key it makes when none is
+ * given, and its marks of the newest signed heads. SQLite: beside the file, named after it. PostgreSQL
+ * and Redis: ./data, the marks named after the store. A memory store: nowhere (nothing outlives it).
+ */
+export function auditStateFiles(storeUrl: string): { keyFile: string; marksFile: string } | undefined {
+  if (storeUrl.startsWith('memory://')) return undefined;
+  if (storeUrl.startsWith('sqlite://')) {
+    const file = resolve(storeUrl.slice('sqlite://'.length) || './data/cngn-desk.sqlite');
+    const base = basename(file).replace(/\.[^.]*$/, '');
+    return {
+      keyFile: join(dirname(file), `${base}.audit-signing-key.pem`),
+      marksFile: join(dirname(file), `${base}.audit-heads.json`),
+    };
+  }
+  const id = createHash('sha256').update(withoutPassword(storeUrl)).digest('hex').slice(0, 12);
+  return {
+    keyFile: resolve('./data/audit-signing-key.pem'),
+    marksFile: resolve(`./data/audit-heads-${id}.json`),
+  };
+}
+
+/** The archive's folder when CNGN_AUDIT_ARCHIVE is unset: `audit-archive` beside the store's state. */
+function defaultArchiveDir(storeUrl: string): string | undefined {
+  const state = auditStateFiles(storeUrl);
+  return state && join(dirname(state.keyFile), 'audit-archive');
+}
+
+function withoutPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.password = '';
+    return parsed.toString();
+  } catch {
+    return url;
+  }
 }
 
 /** A zod string that must pass a parser; the parser's message becomes the reason. */
@@ -166,6 +230,15 @@ export const envSchema = z.object({
     parsedBy(parseReminderPoints),
   ),
   CNGN_AUDIT_RETENTION: z.preprocess(blank, parsedBy(parseDuration).optional()),
+  CNGN_AUDIT_ARCHIVE: z.preprocess(blank, parsedBy(parseArchiveUrl).optional()),
+  CNGN_AUDIT_ARCHIVE_EVERY: z.preprocess(blank, parsedBy(parseDuration).default(24 * 3_600_000)),
+  CNGN_AUDIT_SIGNING_KEY: z.preprocess(
+    blank,
+    parsedBy((pem) => {
+      parseSigningKey(pem);
+      return pem;
+    }).optional(),
+  ),
   CNGN_APPROVAL_NOTIFY: z.preprocess(
     (v) => (typeof v === 'string' ? blank(v.trim().toLowerCase()) : v),
     z.enum(APPROVAL_NOTIFY, 'must be dm, channel or both').default('both'),
@@ -228,6 +301,7 @@ export const FILE_SECRETS = [
   'CNGN_ENCRYPTION_KEY',
   'CNGN_PRIVATE_KEY',
   'CNGN_WEBHOOK_SECRET',
+  'CNGN_AUDIT_SIGNING_KEY',
 ] as const satisfies ReadonlyArray<keyof typeof envSchema.shape>;
 
 export interface SecretFiles {
@@ -338,6 +412,13 @@ function crossProblems(env: Record<string, string | undefined>, keyOrigin: strin
   if (has('METRICS_HOST') && !has('METRICS_PORT')) {
     problems.push('METRICS_HOST: set METRICS_PORT too, or nothing serves metrics');
   }
+  // A memory store keeps nothing to make a key beside: an archive then needs a key given.
+  const memory = (env.STORE_URL ?? '').trim().startsWith('memory://');
+  if (memory && has('CNGN_AUDIT_ARCHIVE') && !has('CNGN_AUDIT_SIGNING_KEY')) {
+    problems.push(
+      'CNGN_AUDIT_SIGNING_KEY: required with CNGN_AUDIT_ARCHIVE on a memory:// store (there is no folder to keep a key made by the bot)',
+    );
+  }
   // Events no rule matches, and alerts whose routed channel is gone, need somewhere to go.
   if (has('CNGN_ALERT_ROUTES') && !has('CNGN_ALERTS_CHANNEL')) {
     problems.push(
@@ -401,6 +482,11 @@ export function loadConfig(raw: Record<string, string | undefined> = process.env
     approvalReminders: e.CNGN_APPROVAL_REMINDERS,
     auditRetentionMs: e.CNGN_AUDIT_RETENTION,
     startFrozen: e.CNGN_START_FROZEN,
+    auditArchiveDir: e.CNGN_AUDIT_ARCHIVE ?? defaultArchiveDir(e.STORE_URL),
+    auditArchiveEveryMs: e.CNGN_AUDIT_ARCHIVE_EVERY,
+    auditSigningKey: e.CNGN_AUDIT_SIGNING_KEY
+      ? { pem: e.CNGN_AUDIT_SIGNING_KEY, origin: source('CNGN_AUDIT_SIGNING_KEY') }
+      : undefined,
     approvalNotify: e.CNGN_APPROVAL_NOTIFY,
     webhookSecret: e.CNGN_WEBHOOK_SECRET,
     rateLimit: e.CNGN_RATE_LIMIT ?? parseRateLimit(undefined),
@@ -426,6 +512,7 @@ export function secretsOf(config: Config): string[] {
       ...privateKeyForms(config.service.privateKey),
     );
   }
+  if (config.auditSigningKey) values.push(...privateKeyForms(config.auditSigningKey.pem));
   values.push(...storePasswordForms(config.storeUrl));
   return values.filter((v): v is string => Boolean(v));
 }

@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, FILE_SECRETS, loadConfig, parseDuration, secretsOf } from '../src/config.js';
 import { createLogger } from '../src/log.js';
@@ -253,6 +254,49 @@ describe('configuration', () => {
     expect(problemsOf({ ...slack, CNGN_DAILY_LIMIT: '1.005' }).join('\n')).toMatch(/CNGN_DAILY_LIMIT: /);
   });
 
+  it('archives the audit log beside the store unless told where; only to a file:// folder', () => {
+    const sqlite = loadConfig({ ...slack, STORE_URL: 'sqlite:///var/lib/desk/desk.sqlite' });
+    expect(sqlite.auditArchiveDir).toBe('/var/lib/desk/audit-archive');
+    expect(sqlite.auditArchiveEveryMs).toBe(24 * 3_600_000);
+    expect(loadConfig({ ...slack, STORE_URL: 'memory://' }).auditArchiveDir).toBeUndefined();
+    expect(loadConfig({ ...slack, STORE_URL: 'redis://127.0.0.1:6379' }).auditArchiveDir).toBe(
+      resolve('./data/audit-archive'),
+    );
+    const given = loadConfig({
+      ...slack,
+      CNGN_AUDIT_ARCHIVE: 'file:///srv/audit',
+      CNGN_AUDIT_ARCHIVE_EVERY: '6h',
+    });
+    expect(given).toMatchObject({ auditArchiveDir: '/srv/audit', auditArchiveEveryMs: 6 * 3_600_000 });
+    expect(loadConfig({ ...slack, CNGN_AUDIT_ARCHIVE: 'file://./data/audit-archive' }).auditArchiveDir).toBe(
+      './data/audit-archive',
+    );
+    expect(problemsOf({ ...slack, CNGN_AUDIT_ARCHIVE: 's3://bucket/audit' })).toContain(
+      'CNGN_AUDIT_ARCHIVE: must be a file:// URL of a folder, e.g. file://./data/audit-archive or file:///var/lib/cngn-desk/audit-archive (s3:// is not supported)',
+    );
+    expect(
+      problemsOf({ ...slack, STORE_URL: 'memory://', CNGN_AUDIT_ARCHIVE: 'file:///srv/audit' }),
+    ).toContain(
+      'CNGN_AUDIT_SIGNING_KEY: required with CNGN_AUDIT_ARCHIVE on a memory:// store (there is no folder to keep a key made by the bot)',
+    );
+  });
+
+  it('keeps the audit signing key out of logs, and refuses a key that is not Ed25519', () => {
+    const pem = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+    const config = loadConfig({ ...slack, CNGN_AUDIT_SIGNING_KEY: pem });
+    expect(config.auditSigningKey).toEqual({ pem, origin: 'CNGN_AUDIT_SIGNING_KEY' });
+    expect(secretsOf(config)).toContain(pem.trim());
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 })
+      .privateKey.export({ format: 'pem', type: 'pkcs8' })
+      .toString();
+    expect(problemsOf({ ...slack, CNGN_AUDIT_SIGNING_KEY: rsa })).toContain(
+      'CNGN_AUDIT_SIGNING_KEY: is a rsa key; the audit is signed with an Ed25519 key',
+    );
+    expect(problemsOf({ ...slack, CNGN_AUDIT_SIGNING_KEY: 'not a key' }).join('\n')).toContain(
+      'CNGN_AUDIT_SIGNING_KEY: is not a private key in PEM form',
+    );
+  });
+
   it('reminds at 50% and 90% of the lifetime unless told otherwise; none or empty turns reminders off', () => {
     expect(loadConfig(slack).approvalReminders).toEqual([
       { share: 0.5, label: '50%' },
@@ -299,6 +343,9 @@ describe('secrets from files (<NAME>_FILE)', () => {
     return path;
   };
   const keyText = readFileSync(keyFile, 'utf8');
+  const auditKey = generateKeyPairSync('ed25519')
+    .privateKey.export({ format: 'pem', type: 'pkcs8' })
+    .toString();
 
   it('reads every secret from the file its _FILE variable names, without the line break at the end', () => {
     const config = loadConfig({
@@ -311,6 +358,7 @@ describe('secrets from files (<NAME>_FILE)', () => {
       CNGN_ENCRYPTION_KEY_FILE: file('encryption', 'encryption-from-a-file\n'),
       CNGN_PRIVATE_KEY_FILE: keyFile,
       CNGN_WEBHOOK_SECRET_FILE: file('webhook', 'webhook-from-a-file\n'),
+      CNGN_AUDIT_SIGNING_KEY_FILE: file('audit-key', auditKey),
     });
     expect(config.slack).toMatchObject({
       botToken: 'xoxb-from-a-file',
@@ -325,6 +373,7 @@ describe('secrets from files (<NAME>_FILE)', () => {
       privateKey: keyText.trim(),
     });
     expect(config.webhookSecret).toBe('webhook-from-a-file');
+    expect(config.auditSigningKey).toEqual({ pem: auditKey.trim(), origin: 'CNGN_AUDIT_SIGNING_KEY_FILE' });
     // Redacted in logs as a value from a variable is.
     expect(secretsOf(config)).toEqual(
       expect.arrayContaining(['xoxb-from-a-file', 'cngn_test_from_a_file', 'webhook-from-a-file']),

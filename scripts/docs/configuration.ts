@@ -109,8 +109,25 @@ const TEXT: Record<Variable, VariableText> = {
   },
   CNGN_AUDIT_RETENTION: {
     meaning:
-      'How long audit entries are kept (`400d`…). Only entries an export already held are removed, and the log records the cut.',
+      'How long audit entries are kept in the store (`400d`…). Only entries held by an archive segment that verifies are removed (an export in a DM does not count), and the log records the cut.',
     unset: 'every entry is kept',
+  },
+  CNGN_AUDIT_ARCHIVE: {
+    meaning:
+      'Where the signed audit archive is written, as a `file://` URL of a folder (`file://./data/audit-archive`, `file:///var/lib/cngn-desk/audit-archive`); other schemes are refused. Replicas must share it. See [audit.md](audit.md#the-signed-archive).',
+    unset:
+      '`file://./data/audit-archive`: the `audit-archive` folder beside the SQLite file (PostgreSQL, Redis: in `./data`); with `memory://`, no archive',
+  },
+  CNGN_AUDIT_ARCHIVE_EVERY: {
+    meaning:
+      'How often a segment of the audit chain is written to the archive (also at `/cngn audit archive` and at a clean shutdown).',
+    showDefault: (ms) => duration(ms as number),
+  },
+  CNGN_AUDIT_SIGNING_KEY: {
+    meaning:
+      "The Ed25519 private key (PKCS#8 PEM: `openssl genpkey -algorithm ed25519`) that signs the audit chain's head and each archive segment; usually given as a file, `CNGN_AUDIT_SIGNING_KEY_FILE`. Never stored in the store. Every replica needs the same key.",
+    unset:
+      'one is made at first start and kept beside the SQLite file (`<name>.audit-signing-key.pem`), or in `./data` for PostgreSQL and Redis; with `memory://`, nothing is signed',
   },
   CNGN_APPROVAL_NOTIFY: {
     meaning:
@@ -237,11 +254,13 @@ Checked at start-up together with the values above, and reported in the same lis
 - A secret is given once: as \`<NAME>\` or as \`<NAME>_FILE\`, not both.
 - \`CNGN_ALERT_ROUTES\` needs \`CNGN_ALERTS_CHANNEL\`, for the events no route takes.
 - \`METRICS_HOST\` needs \`METRICS_PORT\`.
+- \`CNGN_AUDIT_ARCHIVE\` on a \`memory://\` store needs \`CNGN_AUDIT_SIGNING_KEY\` (there is no folder
+  beside the store to keep a key made by the bot).
 
 ## Secrets
 
-The Slack tokens and signing secret, the API key, the encryption key, the private key (whole and in
-parts), the webhook secret and the password in \`STORE_URL\` are redacted wherever they appear in a
+The Slack tokens and signing secret, the API key, the encryption key, the private key and the audit
+signing key (whole and in parts), the webhook secret and the password in \`STORE_URL\` are redacted wherever they appear in a
 log line, and never reach Slack, whether they came from a variable or a file.
 
 Variables read only by the tests, the bench and the proof suite are in [testing.md](testing.md).

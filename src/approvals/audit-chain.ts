@@ -187,6 +187,8 @@ export interface ChainHead {
    * puts it there first (its writer may have stopped in between), so the list always follows the head.
    */
   entry?: AuditEntry;
+  /** The audit signing key's signature of the environment, seq and hash (see audit-signing.ts). */
+  signature?: { key: string; value: string };
 }
 
 export function isCutMarker(entry: AuditEntry): boolean {

@@ -3,10 +3,15 @@
 // compare-and-set, so two replicas appending at once never fork the chain, even past a lapsed lock.
 // Entries without a hash (the legacy layout) are sealed by the first chained entry.
 //
-// Retention never truncates silently: only entries older than the retention AND inside an earlier
-// export are removed, oldest first. The shorter log is written as a new generation that starts with a
-// cut marker (the last removed entry's seq and hash) and ends with a chained entry recording the cut,
-// then the generation pointer moves and the old list is deleted: a crash part-way leaves the old log.
+// With the audit signing key, each head is signed as it moves, and an append first checks the head it
+// extends: one that is not this key's, or is behind this process's mark, is recorded in the chain (a
+// `head-unverified` entry) before anything is linked to it, so a signature over a tampered chain can
+// never hide the tampering.
+//
+// Retention never truncates silently: only entries older than the retention AND held by a verified
+// archive segment are removed, oldest first. The shorter log is written as a new generation that starts
+// with a cut marker (the last removed entry's seq and hash) and ends with a chained entry recording the
+// cut, then the generation pointer moves and the old list is deleted: a crash part-way leaves the old log.
 import type { Store } from '../store/index.js';
 import {
   type ChainHead,
@@ -17,6 +22,7 @@ import {
   sealOf,
   verifyChain,
 } from './audit-chain.js';
+import { type AuditSeal, type HeadProblem, headProblem } from './audit-signing.js';
 import type { ServiceEnvironment } from './ports.js';
 import type { AuditEntry } from './types.js';
 
@@ -25,7 +31,9 @@ export const auditListKey = (environment: ServiceEnvironment) => `approvals:audi
 const generationList = (environment: ServiceEnvironment, generation: number) =>
   generation === 0 ? auditListKey(environment) : `${auditListKey(environment)}:g${generation}`;
 const generationKey = (environment: ServiceEnvironment) => `approvals:audit-generation:${environment}`;
-const headKey = (environment: ServiceEnvironment) => `approvals:audit-head:${environment}`;
+/** The head record: the newest entry's seq and hash, signed when there is a key. */
+export const auditHeadKey = (environment: ServiceEnvironment) => `approvals:audit-head:${environment}`;
+const headKey = auditHeadKey;
 const lockName = (environment: ServiceEnvironment) => `approvals:audit:${environment}`;
 // Every step of every request appends here, and a step is not taken until its entry is written: under
 // a burst, waiting longer beats failing the step.
@@ -35,8 +43,35 @@ const MAX_APPEND_ATTEMPTS = 50;
 
 export type AuditDraft = Omit<AuditEntry, 'seq' | 'prev' | 'hash' | 'environment'>;
 
+/** The action of the entry an append writes when the head it was to extend did not verify. */
+export const HEAD_UNVERIFIED = 'head-unverified';
+
+/** Told when an append found the head it extends unverified, after the finding is in the chain. */
+export type IncidentListener = (
+  environment: ServiceEnvironment,
+  problem: HeadProblem,
+  entry: AuditEntry,
+) => void;
+
 export class AuditLog {
+  private seal: AuditSeal | undefined;
+  private readonly incidentListeners: IncidentListener[] = [];
+
   constructor(private readonly store: Store) {}
+
+  /** Sign each head from now on, and check the head before extending it (see the file's comment). */
+  signWith(seal: AuditSeal): void {
+    this.seal = seal;
+  }
+
+  onIncident(listener: IncidentListener): void {
+    this.incidentListeners.push(listener);
+  }
+
+  /** The head record as stored (the newest entry's seq and hash, and its signature). */
+  head(environment: ServiceEnvironment): Promise<ChainHead | undefined> {
+    return this.store.get<ChainHead>(headKey(environment));
+  }
 
   /**
    * Append one entry to the environment's chain; returns it as stored. The lock keeps appends one at a
@@ -51,6 +86,9 @@ export class AuditLog {
     return this.store.withLock(
       lockName(environment),
       async () => {
+        // The finding about an unverified head goes in first, then the entry asked for.
+        let pending: AuditDraft[] = [draft];
+        let found: HeadProblem | undefined;
         for (let attempt = 0; attempt < MAX_APPEND_ATTEMPTS; attempt++) {
           const head = await this.store.get<ChainHead>(headKey(environment));
           const list = generationList(environment, await this.generation(environment));
@@ -69,11 +107,23 @@ export class AuditLog {
             await this.store.appendToList(list, head.entry);
             continue;
           }
-          const entry = chainEntry({ ...draft, environment }, previous, sealed);
-          const next: ChainHead = { seq: entry.seq ?? 0, hash: entry.hash ?? '', entry };
+          if (this.seal && !found) {
+            found = headProblem(this.seal, environment, head);
+            if (found) pending = [unverifiedHeadDraft(found, head, draft.at), draft];
+          }
+          const entry = chainEntry({ ...(pending[0] as AuditDraft), environment }, previous, sealed);
+          const next = this.signed(environment, { seq: entry.seq ?? 0, hash: entry.hash ?? '', entry });
           if (!(await this.store.compareAndSet<ChainHead>(headKey(environment), head, next))) continue;
           const [now] = await this.store.readList<AuditEntry>(list, -1, -1);
           if (now?.hash !== entry.hash) await this.store.appendToList(list, entry);
+          if (pending.length > 1 && found) {
+            // The finding is in the chain: the mark follows the chain as it now is.
+            this.seal?.marks.reset(environment, next, new Date(entry.at));
+            for (const listener of this.incidentListeners) listener(environment, found, entry);
+            pending = pending.slice(1);
+            continue;
+          }
+          this.seal?.marks.raise(environment, next, new Date(entry.at));
           return entry;
         }
         throw new Error(
@@ -104,10 +154,16 @@ export class AuditLog {
   }
 
   /**
-   * Remove the oldest entries written before `olderThan` that an export already held, and record the
-   * cut. Returns how many were removed (0: nothing old enough was exported, or nothing is old enough).
+   * Remove the oldest entries written before `olderThan` that `archived` says a verified archive segment
+   * holds, and record the cut. Returns how many were removed (0: nothing old enough was archived, or
+   * nothing is old enough).
    */
-  cut(environment: ServiceEnvironment, olderThan: Date, now: Date): Promise<number> {
+  cut(
+    environment: ServiceEnvironment,
+    olderThan: Date,
+    now: Date,
+    archived: (entry: AuditEntry) => boolean,
+  ): Promise<number> {
     return this.store.withLock(
       lockName(environment),
       async () => {
@@ -115,11 +171,10 @@ export class AuditLog {
         const entries = await this.store.readList<AuditEntry>(generationList(environment, generation), 0, -1);
         const earlier = entries[0] && isCutMarker(entries[0]) ? entries[0] : undefined;
         const start = earlier ? 1 : 0;
-        const exports = entries.filter((e) => e.kind === 'audit' && e.action === 'exported' && e.exported);
         let end = start;
         while (end < entries.length) {
           const entry = entries[end] as AuditEntry;
-          if (Date.parse(entry.at) >= olderThan.getTime() || !exports.some((x) => heldBy(entry, x))) break;
+          if (Date.parse(entry.at) >= olderThan.getTime() || !archived(entry)) break;
           end += 1;
         }
         const unchained = entries.slice(start).findIndex((e) => e.hash);
@@ -135,7 +190,7 @@ export class AuditLog {
           hash: lastRemoved.hash ?? sealOf(removed),
           count: removed.length + (earlier?.cut?.count ?? 0),
         };
-        const note = `${removed.length} entries before ${olderThan.toISOString()} removed, every one held by an export`;
+        const note = `${removed.length} entries before ${olderThan.toISOString()} removed, every one held by a verified archive segment`;
         const draft = {
           at: now.toISOString(),
           kind: 'audit' as const,
@@ -151,15 +206,40 @@ export class AuditLog {
         for (const entry of [marker, ...entries.slice(end), record])
           await this.store.appendToList(next, entry);
         await this.store.set(generationKey(environment), generation + 1);
-        await this.store.set<ChainHead>(headKey(environment), {
-          seq: record.seq ?? 0,
-          hash: record.hash ?? '',
-        });
+        const head = this.signed(environment, { seq: record.seq ?? 0, hash: record.hash ?? '' });
+        await this.store.set<ChainHead>(headKey(environment), head);
+        this.seal?.marks.raise(environment, head, now);
         await this.store.deleteList(generationList(environment, generation));
         return removed.length;
       },
       LOCK,
     );
+  }
+
+  /**
+   * Sign the head as it stands when nobody signed it yet and this process keeps no mark for it (the
+   * chain was kept before it was signed): trust on first use, so call it only once the chain verified.
+   * True when it was signed now.
+   */
+  adopt(environment: ServiceEnvironment, now: Date): Promise<boolean> {
+    return this.store.withLock(
+      lockName(environment),
+      async () => {
+        const seal = this.seal;
+        const head = await this.store.get<ChainHead>(headKey(environment));
+        if (!seal || !head || head.signature || seal.marks.get(environment)) return false;
+        const signed = this.signed(environment, head);
+        if (!(await this.store.compareAndSet<ChainHead>(headKey(environment), head, signed))) return false;
+        seal.marks.raise(environment, signed, now);
+        return true;
+      },
+      LOCK,
+    );
+  }
+
+  /** The head, signed when there is a key. */
+  private signed(environment: ServiceEnvironment, head: ChainHead): ChainHead {
+    return this.seal ? this.seal.signer.signHead(environment, head) : head;
   }
 
   private async generation(environment: ServiceEnvironment): Promise<number> {
@@ -176,18 +256,21 @@ export class AuditLog {
   }
 }
 
-/** Whether an export held this entry: inside its time range, and already written when it was made. */
-function heldBy(entry: AuditEntry, exportEntry: AuditEntry): boolean {
-  const range = exportEntry.exported;
-  const at = Date.parse(entry.at);
-  if (!range || (range.from && !(at >= Date.parse(range.from))) || !(at < Date.parse(range.to))) return false;
-  return entry.seq === undefined || entry.seq <= (range.lastSeq ?? -1);
-}
-
 /**
  * The list without an entry appended twice in a row (a head's entry put in by its writer and by the
  * next appender at once): the same hashed entry again adds nothing, so it is not a break.
  */
 function withoutCopies(entries: AuditEntry[]): AuditEntry[] {
   return entries.filter((entry, i) => i === 0 || !entry.hash || entries[i - 1]?.hash !== entry.hash);
+}
+
+/** The entry recording that an append found the head it extends unverified (in numbers and hashes). */
+function unverifiedHeadDraft(problem: HeadProblem, head: ChainHead | undefined, at: string): AuditDraft {
+  return {
+    at,
+    kind: 'audit',
+    action: HEAD_UNVERIFIED,
+    subject: head ? `seq ${head.seq} hash ${head.hash}` : 'no head',
+    note: `${problem.kind}: ${problem.text}. Recorded before the next entry was linked to it.`,
+  };
 }

@@ -1,8 +1,16 @@
 // The approvals engine as the rest of the bot sees it: one object that files and decides requests,
 // executes approved ones exactly once, tracks them to the end, and resumes after a restart.
-import type { ChainReport } from './audit-chain.js';
+import type { ArchiveOutcome } from './audit-archive.js';
 import { AuditExports } from './audit-exports.js';
+import {
+  type AuditAlarmListener,
+  type AuditCheck,
+  type AuditHealth,
+  AuditKeeper,
+  AuditKeyMismatch,
+} from './audit-keeper.js';
 import type { AuditDraft } from './audit-log.js';
+import type { AuditSeal } from './audit-signing.js';
 import { type Delegation, revokeDelegations } from './delegations.js';
 import { ApprovalCore, type ApprovalListener, type EngineOptions } from './engine.js';
 import { Executor, type ExecutorOptions, STOP_DRAIN_MS } from './executor.js';
@@ -33,9 +41,25 @@ import type {
   RequestDraft,
 } from './types.js';
 
+export type { ArchiveOutcome } from './audit-archive.js';
 export type { BreakKind, ChainBreak, ChainReport } from './audit-chain.js';
 export type { AuditExportRecord } from './audit-exports.js';
-export type { AuditDraft } from './audit-log.js';
+export {
+  type AuditAlarmListener,
+  type AuditCheck,
+  type AuditHealth,
+  AuditKeyMismatch,
+  type AuditProblem,
+  type AuditProblemKind,
+} from './audit-keeper.js';
+export { type AuditDraft, HEAD_UNVERIFIED } from './audit-log.js';
+export {
+  type AuditSeal,
+  AuditSigner,
+  HeadMarks,
+  loadOrCreateSigningKey,
+  parseSigningKey,
+} from './audit-signing.js';
 export { CONFLICT_ACTION } from './conflicts.js';
 export {
   type Delegation,
@@ -105,8 +129,12 @@ export type * from './types.js';
 export interface ApprovalEngineOptions extends EngineOptions, TrackerOptions, ExecutorOptions {
   /** How often the sweep (expiry, polls, reconciliation) runs (default 15 s). */
   tickMs?: number;
-  /** CNGN_AUDIT_RETENTION: exported audit entries older than this are removed; unset keeps everything. */
+  /** CNGN_AUDIT_RETENTION: archived audit entries older than this are removed; unset keeps everything. */
   auditRetentionMs?: number | undefined;
+  /** The audit signing key and this process's marks: heads are signed, and archive segments. */
+  auditSeal?: AuditSeal | undefined;
+  /** CNGN_AUDIT_ARCHIVE's folder (needs auditSeal) and CNGN_AUDIT_ARCHIVE_EVERY. */
+  auditArchive?: { dir: string; everyMs: number } | undefined;
   /** CNGN_APPROVAL_REMINDERS: points of a pending request's lifetime; none or empty: no reminders. */
   reminderPoints?: readonly ReminderPoint[];
 }
@@ -118,6 +146,8 @@ export class ApprovalEngine {
   readonly reminders: Reminders;
   /** Audit exports under way; one a crash interrupted is told to the person who asked. */
   readonly auditExports: AuditExports;
+  /** Checks, signs, archives and retains the audit trail (see AuditKeeper). */
+  readonly auditKeeper: AuditKeeper;
   private readonly inFlight = new Set<Promise<unknown>>();
   private timer: NodeJS.Timeout | undefined;
   private ticking = false;
@@ -135,6 +165,18 @@ export class ApprovalEngine {
     // Once lifted, what the freeze held goes out now (each through the claim), not at the next sweep.
     core.freeze.onChange(async (change) => {
       if ('lifted' in change) this.background(sendApproved(core, this.executor, options.log));
+    });
+    this.auditKeeper = new AuditKeeper({
+      store: options.store,
+      log: core.repo.auditLog,
+      environment: core.repo.environment,
+      openRequests: () => core.repo.openRequests(),
+      seal: options.auditSeal,
+      archiveDir: options.auditArchive?.dir,
+      archiveEveryMs: options.auditArchive?.everyMs,
+      retentionMs: options.auditRetentionMs,
+      now: core.now,
+      logger: options.log,
     });
   }
 
@@ -273,9 +315,27 @@ export class ApprovalEngine {
     return this.core.audit(n);
   }
 
-  /** Walk this environment's audit chain and name its first broken link. */
-  verifyAudit(): Promise<ChainReport> {
-    return this.core.repo.auditLog.verify(this.core.repo.environment);
+  /**
+   * Check this environment's audit trail: the chain's links (naming the first broken one), its signed
+   * head, this process's mark, the archive.
+   */
+  verifyAudit(): Promise<AuditCheck> {
+    return this.auditKeeper.check();
+  }
+
+  /** Write an audit archive segment now, with what is new since the last one. */
+  archiveAudit(reason: string): Promise<ArchiveOutcome> {
+    return this.auditKeeper.archiveNow(reason);
+  }
+
+  /** The last audit check, for /healthz. */
+  auditHealth(): AuditHealth {
+    return this.auditKeeper.health();
+  }
+
+  /** Told of each new audit break (at start, daily, or found by an append). */
+  onAuditAlarm(listener: AuditAlarmListener): void {
+    this.auditKeeper.onAlarm(listener);
   }
 
   /** This environment's audit entries with `at` in [from, to), oldest first, as stored (chain fields too). */
@@ -298,14 +358,12 @@ export class ApprovalEngine {
   }
 
   /**
-   * Apply the audit retention: remove the entries older than it that an export already held, and record
-   * the cut in the chain. Returns how many were removed (always 0 without a retention).
+   * Apply the audit retention: remove the entries older than it that a verified archive segment holds,
+   * and record the cut in the chain. Returns how many were removed (always 0 without a retention or an
+   * archive).
    */
-  async applyAuditRetention(): Promise<number> {
-    const keepMs = this.options.auditRetentionMs;
-    if (!keepMs) return 0;
-    const now = this.core.now();
-    return this.core.repo.auditLog.cut(this.core.repo.environment, new Date(now.getTime() - keepMs), now);
+  applyAuditRetention(): Promise<number> {
+    return this.auditKeeper.retention();
   }
 
   /** An approver named in CNGN_APPROVERS or a member of CNGN_APPROVER_GROUP. */
@@ -341,6 +399,7 @@ export class ApprovalEngine {
         });
       });
       await this.settleAuditExports();
+      await this.auditKeeper.sweep();
     } finally {
       this.ticking = false;
     }
@@ -366,7 +425,15 @@ export class ApprovalEngine {
    * are closed first (see closeOtherEnvironments).
    */
   async start(): Promise<void> {
-    // First: an export a crash interrupted is told even when the rest of the resume fails.
+    // The audit trail is checked (and its head signed) before anything is appended to it; only a
+    // signing key that differs from the store's stops the start.
+    await this.auditKeeper.start().catch((error: unknown) => {
+      if (error instanceof AuditKeyMismatch) throw error;
+      this.options.log?.warn('the audit trail could not be checked at start; checked again daily', {
+        error: String(error),
+      });
+    });
+    // Then: an export a crash interrupted is told even when the rest of the resume fails.
     await this.settleAuditExports();
     await this.core.repo.migrateLegacyOpenSet();
     await this.core.closeOtherEnvironments();
@@ -384,6 +451,8 @@ export class ApprovalEngine {
     const every = this.options.tickMs ?? 15_000;
     // Replicas take turns: one sweep per interval across all of them, so polls are not doubled.
     const sweep = async () => {
+      // Each process checks the audit trail daily, whichever replica takes the sweeps.
+      await this.auditKeeper.daily();
       const slot = Math.floor(Date.now() / every);
       if (
         await this.options.store.setIfAbsent(`approvals:sweep:${slot}`, this.executor.instanceId, every * 2)
@@ -425,6 +494,10 @@ export class ApprovalEngine {
     if (!released) {
       this.options.log?.warn('execution leases not ended at shutdown in time; they run out by themselves');
     }
+    // A clean stop archives what is new, within a bound (the next start or sweep writes it otherwise).
+    if (!(await within(this.auditKeeper.stop(), ARCHIVE_AT_STOP_MS))) {
+      this.options.log?.warn('the audit archive was not written at shutdown in time');
+    }
   }
 
   /** Resolves when background work started so far (executions, sweeps) has finished. For tests and shutdown. */
@@ -433,6 +506,7 @@ export class ApprovalEngine {
       while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
       await this.core.freeze.idle(); // its listeners may start more background work
       await this.executor.idle();
+      await this.auditKeeper.idle();
     } while (this.inFlight.size > 0);
   }
 
@@ -447,6 +521,8 @@ export class ApprovalEngine {
 
 /** How long shutdown waits for the store to end this process's execution leases. */
 const RELEASE_BOUND_MS = 2_000;
+/** How long shutdown waits for the audit segment of what is new. */
+const ARCHIVE_AT_STOP_MS = 3_000;
 
 /** Whether `work` settled within `ms` (it goes on either way; a rejection counts as settled). */
 async function within(work: Promise<unknown>, ms: number): Promise<boolean> {

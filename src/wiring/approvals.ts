@@ -5,21 +5,27 @@ import type { WebClient } from '@slack/web-api';
 import {
   ApprovalEngine,
   type ApprovalTier,
+  type AuditSeal,
+  AuditSigner,
+  HeadMarks,
   type LimitSettings,
+  loadOrCreateSigningKey,
+  parseSigningKey,
   parseTiers,
   type ReminderPoint,
 } from '../approvals/index.js';
 import type { CngnApi } from '../cngn/api.js';
 import { custodyGateway, custodyReport } from '../cngn/custody-gateway.js';
 import type { WebhookEvent } from '../cngn/schemas.js';
-import type { ApprovalNotify } from '../config.js';
+import { type ApprovalNotify, auditStateFiles, type Config } from '../config.js';
+import type { Logger } from '../log.js';
 import { RoundBoundPolicy } from '../slack/approvals/actions/round.js';
 import { ApprovalDms } from '../slack/approvals/dms.js';
 import type { ApprovalPresenter } from '../slack/approvals/presenter.js';
 import { handleBridgeCallback, presenterClient, registerApprovals } from '../slack/approvals/register.js';
 import { registerApprovalReminders } from '../slack/approvals/reminders.js';
 import type { ApprovalSlackDeps } from '../slack/approvals/types.js';
-import { undeliveredExportNotice } from '../slack/audit/blocks.js';
+import { auditAlarmMessage, undeliveredExportNotice } from '../slack/audit/blocks.js';
 import { tellDelegates } from '../slack/delegation/notices.js';
 import { tellFreeze } from '../slack/freeze/notices.js';
 import { HomePublisher } from '../slack/home/publisher.js';
@@ -44,6 +50,10 @@ export interface ApprovalsSetup {
   /** CNGN_APPROVAL_REMINDERS, parsed; none given: no reminders. */
   reminders?: readonly ReminderPoint[] | undefined;
   auditRetentionMs?: number | undefined;
+  /** The audit signing key and this process's marks (see auditSealFor). */
+  auditSeal?: AuditSeal | undefined;
+  /** CNGN_AUDIT_ARCHIVE's folder and CNGN_AUDIT_ARCHIVE_EVERY (written only with a seal). */
+  auditArchive?: { dir: string; everyMs: number } | undefined;
   publicUrl?: string | undefined;
   /** CNGN_APPROVAL_NOTIFY (default both). */
   notify?: ApprovalNotify | undefined;
@@ -93,6 +103,8 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
     ...(setup.limits ? { limits: setup.limits } : {}),
     ...(setup.reminders ? { reminderPoints: setup.reminders } : {}),
     ...(setup.auditRetentionMs ? { auditRetentionMs: setup.auditRetentionMs } : {}),
+    ...(setup.auditSeal ? { auditSeal: setup.auditSeal } : {}),
+    ...(setup.auditArchive ? { auditArchive: setup.auditArchive } : {}),
     ...(setup.publicUrl ? { publicUrl: setup.publicUrl } : {}),
     ...(setup.now ? { now: setup.now } : {}),
     ...(setup.log ? { log: setup.log } : {}),
@@ -143,6 +155,13 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
       registerApprovalReminders(app, deps, setup.store);
       tellDelegates(engine, client, setup.store, setup.log);
       tellFreeze(engine, client, setup.approvalsChannel, () => approvals, setup.log);
+      // A break in the audit trail (found at start, daily, or by an append) is told in the approvals channel.
+      engine.onAuditAlarm(async (check, incidents) => {
+        await client.chat.postMessage({
+          channel: setup.approvalsChannel,
+          ...auditAlarmMessage(check, incidents, deps.environmentLabel),
+        });
+      });
       // An audit export a crash interrupted: the asker hears, by DM, that it was not delivered.
       engine.auditExports.onUndelivered(async (record) => {
         await client.chat.postMessage({
@@ -156,4 +175,29 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
     subscriber: (event) => engine.onCustodyReport(custodyReport(event)),
   };
   return approvals;
+}
+
+/**
+ * The audit signing key (CNGN_AUDIT_SIGNING_KEY, or the one made beside the store) and the file of this
+ * process's head marks; undefined on a memory store without a key (nothing is signed).
+ */
+export function auditSealFor(config: Config, log?: Pick<Logger, 'info' | 'warn'>): AuditSeal | undefined {
+  const state = auditStateFiles(config.storeUrl);
+  let signer: AuditSigner | undefined;
+  if (config.auditSigningKey) {
+    signer = new AuditSigner(parseSigningKey(config.auditSigningKey.pem), config.auditSigningKey.origin);
+  } else if (state) {
+    const made = loadOrCreateSigningKey(state.keyFile);
+    if (made.created) {
+      log?.info('made an audit signing key; back it up, and keep it out of the store', {
+        file: state.keyFile,
+        publicKey: made.signer.publicKey,
+      });
+    }
+    signer = made.signer;
+  }
+  const warn = log
+    ? (message: string, fields: Record<string, unknown>) => log.warn(message, fields)
+    : undefined;
+  return signer ? { signer, marks: new HeadMarks(state?.marksFile, warn) } : undefined;
 }

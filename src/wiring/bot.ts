@@ -34,7 +34,7 @@ import {
 } from '../store/index.js';
 import type { Webhooks } from '../webhooks/index.js';
 import { RecentAlerts } from '../webhooks/recent.js';
-import { type Approvals, BRIDGE_CALLBACK_PATH, createApprovals } from './approvals.js';
+import { type Approvals, auditSealFor, BRIDGE_CALLBACK_PATH, createApprovals } from './approvals.js';
 import { createWebhooksForSlack } from './webhooks.js';
 
 export interface BotOptions {
@@ -188,8 +188,10 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     ...(config.dailyLimit ? { dailyLimit: config.dailyLimit } : {}),
   };
   const recentAlerts = new RecentAlerts(store, now);
+  const approvalsOn = slackOn && Boolean(config.approvalsChannel);
+  const auditSeal = approvalsOn ? auditSealFor(config, logger) : undefined;
   const approvals =
-    slackOn && config.approvalsChannel
+    approvalsOn && config.approvalsChannel
       ? createApprovals({
           store,
           api: client,
@@ -202,6 +204,11 @@ export async function startBot(options: BotOptions): Promise<Bot> {
           limits,
           reminders,
           auditRetentionMs: config.auditRetentionMs,
+          auditSeal,
+          auditArchive:
+            auditSeal && config.auditArchiveDir
+              ? { dir: config.auditArchiveDir, everyMs: config.auditArchiveEveryMs ?? 86_400_000 }
+              : undefined,
           publicUrl: config.publicUrl,
           notify: config.approvalNotify,
           alerts: recentAlerts,
@@ -288,6 +295,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     routes,
     ...(options.responseHeaders ? { responseHeaders: options.responseHeaders } : {}),
     health: () => health(store, approvals),
+    // The audit trail's last check: shown by /healthz, never a reason to be unready.
+    ...(approvals ? { details: () => ({ audit: approvals.engine.auditHealth() }) } : {}),
     traffic,
     ...(access ? { access } : {}),
     check: {

@@ -143,13 +143,9 @@ describe.skipIf(!hasRedis)('the audit chain on Redis', () => {
 
 describe('audit retention', () => {
   const old = (n: number) => ({ ...auditDraft(n), at: new Date(Date.UTC(2026, 0, 1, 9, n)).toISOString() });
-  const exportOf = (lastSeq: number, to: string) => ({
-    at: '2026-02-01T09:00:00.000Z',
-    kind: 'audit' as const,
-    action: 'exported',
-    actor: 'UAPPROVERA',
-    exported: { to, lastSeq },
-  });
+  /** What a verified archive segment holding seq 0 to `last` says of an entry. */
+  const archivedThrough = (last: number) => (entry: AuditEntry) =>
+    entry.seq !== undefined && entry.seq <= last;
   let store: Store;
   let log: AuditLog;
 
@@ -161,17 +157,22 @@ describe('audit retention', () => {
     await store.close();
   });
 
-  it('keeps everything that no export held, however old', async () => {
+  it('keeps everything that no archive segment holds, however old', async () => {
     for (let n = 0; n < 4; n++) await log.append('sandbox', old(n));
-    expect(await log.cut('sandbox', new Date('2026-06-01'), new Date('2026-06-01'))).toBe(0);
+    expect(await log.cut('sandbox', new Date('2026-06-01'), new Date('2026-06-01'), () => false)).toBe(0);
     expect(await log.entries('sandbox')).toHaveLength(4);
   });
 
-  it('removes only old exported entries, starts the log with the cut, and records it in the chain', async () => {
+  it('removes only old archived entries, starts the log with the cut, and records it in the chain', async () => {
     for (let n = 0; n < 4; n++) await log.append('sandbox', old(n));
-    await log.append('sandbox', exportOf(2, '2026-01-01T09:03:00.000Z')); // held seq 0..2
+    await log.append('sandbox', { ...old(4), at: '2026-02-01T09:00:00.000Z', action: 'exported' });
     await log.append('sandbox', auditDraft(9));
-    const removed = await log.cut('sandbox', new Date('2026-06-01'), new Date('2026-06-01'));
+    const removed = await log.cut(
+      'sandbox',
+      new Date('2026-06-01'),
+      new Date('2026-06-01'),
+      archivedThrough(2),
+    );
     expect(removed).toBe(3);
     const entries = await log.entries('sandbox');
     expect(entries.map((e) => [e.action, e.seq])).toEqual([
@@ -205,8 +206,10 @@ describe('audit retention', () => {
 
   it('still names an entry edited after a cut', async () => {
     for (let n = 0; n < 3; n++) await log.append('sandbox', old(n));
-    await log.append('sandbox', exportOf(0, '2026-01-01T09:01:00.000Z'));
-    expect(await log.cut('sandbox', new Date('2026-06-01'), new Date('2026-06-01'))).toBe(1);
+    await log.append('sandbox', { ...old(3), action: 'exported' });
+    expect(await log.cut('sandbox', new Date('2026-06-01'), new Date('2026-06-01'), archivedThrough(0))).toBe(
+      1,
+    );
     const entries = await log.entries('sandbox');
     const list = `${LIST}:g1`;
     await store.set(`list:${list}#1`, { ...entries[1], actor: 'UMALLORY' });

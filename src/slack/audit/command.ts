@@ -1,5 +1,7 @@
 // `/cngn audit [n]`: the last n steps of the audit log (default 20, at most 100).
-// `/cngn audit verify`: walk the hash chain and name its first broken link (approvers).
+// `/cngn audit verify`: check the chain, its signed head and the archive; name the first broken link
+// and show the public key an auditor checks the archive with (approvers).
+// `/cngn audit archive`: write an archive segment of what is new now (approvers).
 // `/cngn audit export [from] [to]`: CSV and JSON Lines of a range, sent to the person who asked in a
 // direct message (approvers); the export is itself audited.
 import { TZDate } from '@date-fns/tz';
@@ -10,7 +12,7 @@ import type { ApprovalSlackDeps } from '../approvals/types.js';
 import { errorMessage, noticeMessage } from '../reads/blocks.js';
 import { SlackUploadError, sendFilesToUser, uploadFailureText } from '../runtime/files.js';
 import type { CommandContext, FeatureSubcommand, SlackMessage } from '../types.js';
-import { auditExportMessage, auditVerifyMessage } from './blocks.js';
+import { auditArchiveMessage, auditExportMessage, auditVerifyMessage } from './blocks.js';
 
 export const AUDIT_EXPORT_USAGE =
   'Usage: `/cngn audit export [from] [to]` with dates like `2026-11-01` (Lagos days, both included) or durations back from now like `7d`, `24h` — e.g. `/cngn audit export 2026-11-01 2026-11-30` or `/cngn audit export 30d`';
@@ -28,7 +30,7 @@ async function auditListCommand(command: CommandContext, deps: ApprovalSlackDeps
 /** Verify and export are for approvers; anyone else is told so and nothing is done. */
 const forApprovers =
   (
-    does: 'verify' | 'export',
+    does: 'verify' | 'archive' | 'export',
     run: (command: CommandContext, deps: ApprovalSlackDeps) => Promise<SlackMessage>,
   ) =>
   async (command: CommandContext, deps: ApprovalSlackDeps): Promise<SlackMessage> =>
@@ -37,10 +39,25 @@ const forApprovers =
       : noticeMessage(`Only approvers can ${does} the audit log; nothing was done.`);
 
 async function verifyAudit(_command: CommandContext, deps: ApprovalSlackDeps): Promise<SlackMessage> {
-  const report = await deps.engine.verifyAudit();
-  if (!report.ok)
-    deps.log?.error?.('audit chain broken', { kind: report.broken?.kind, index: report.broken?.index });
-  return auditVerifyMessage(report, deps.environmentLabel);
+  const check = await deps.engine.verifyAudit();
+  if (!check.ok) {
+    deps.log?.error?.('audit chain broken', {
+      kind: check.chain.broken?.kind,
+      index: check.chain.broken?.index,
+      problems: check.problems.map((p) => p.kind),
+    });
+  }
+  return auditVerifyMessage(check, deps.environmentLabel);
+}
+
+async function archiveAudit(command: CommandContext, deps: ApprovalSlackDeps): Promise<SlackMessage> {
+  const outcome = await deps.engine.archiveAudit(`command by ${command.userId}`);
+  const keeper = deps.engine.auditKeeper;
+  return auditArchiveMessage(
+    outcome,
+    { folder: keeper.archive?.folder, publicKey: keeper.publicKey },
+    deps.environmentLabel,
+  );
 }
 
 /** `[from] [to]` are the words after `audit export`. */
@@ -111,12 +128,7 @@ async function exportAudit(command: CommandContext, deps: ApprovalSlackDeps): Pr
     // Neither finished nor abandoned (an unexpected failure): the next sweep tells the asker.
     exports.end(id);
   }
-  // What this export held may now be old enough to go (CNGN_AUDIT_RETENTION).
-  const removed = await deps.engine.applyAuditRetention().catch((error: unknown) => {
-    deps.log?.warn('audit retention could not be applied', { error: String(error) });
-    return 0;
-  });
-  return auditExportMessage(entries.length, range, deps.environmentLabel, removed);
+  return auditExportMessage(entries.length, range, deps.environmentLabel);
 }
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -176,11 +188,20 @@ export const AUDIT_SUBCOMMANDS = {
   verify: {
     name: 'audit verify',
     usage: 'audit verify',
-    summary: "check the audit log's hash chain and name the first broken link",
+    summary: "check the audit log's hash chain, its signed head and the archive; name the first broken link",
     who: 'approvers',
     example: 'audit verify',
     needs: 'approvals',
     run: forApprovers('verify', verifyAudit),
+  },
+  archive: {
+    name: 'audit archive',
+    usage: 'audit archive',
+    summary: 'write what is new in the audit log to the signed archive now',
+    who: 'approvers',
+    example: 'audit archive',
+    needs: 'approvals',
+    run: forApprovers('archive', archiveAudit),
   },
   export: {
     name: 'audit export',

@@ -62,6 +62,8 @@ export interface SlackAppOptions {
   plugins?: Array<(app: App) => void>;
   /** Whether the store answers (part of /readyz), and a freeze of sends (/healthz); answering when absent. */
   health?: () => Promise<Health>;
+  /** More that /healthz shows (not part of readiness): the audit trail's last check. */
+  details?: () => Record<string, unknown>;
   /** Told of each Slack request while it is being acked, so work after the ack makes way for acks. */
   traffic?: SlackTraffic;
   /** The channels and approvers the start-up check looks at (the token and its scopes always). */
@@ -178,7 +180,10 @@ function withoutPrototypeKeys(app: App): void {
 export function createSlackApp(options: SlackAppOptions): SlackApp {
   const state: ProbeState = { stopping: false, slack: () => [] };
   const readiness = readinessOf(state, options.health);
-  const routes = [...probeRoutes(readiness, () => healthNotes(state)), ...(options.routes ?? [])];
+  const routes = [
+    ...probeRoutes(readiness, () => ({ ...healthNotes(state), ...options.details?.() })),
+    ...(options.routes ?? []),
+  ];
   const { slack } = options;
   if (!slack.botToken) return routesOnly(routes, options, state, readiness);
 

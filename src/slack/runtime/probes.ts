@@ -1,7 +1,9 @@
 // The probes on PORT, one meaning each. /livez: the process serves (a supervisor restarts it when this
 // fails). /readyz: it can do its work now (the store answers, Slack is connected, the start-up check
 // passed, it is not shutting down): 200 `{ready: true}`, or 503 with every reason it is not. /healthz
-// is /readyz for people, in the shape it has always had (`ok`, `reason`).
+// is /readyz for people, in the shape it has always had (`ok`, `reason`), plus details that are not
+// readiness: the audit trail's last check (`audit`), which a broken chain turns `ok: false` without
+// changing the status.
 import type { CustomRoute } from '@slack/bolt';
 
 /** Why the bot is not ready; empty when it is. */
@@ -32,10 +34,11 @@ export function probeRoutes(
   return [
     { path: '/livez', method: ['GET'], handler: (_req, res) => answer(res, 200, { ok: true }) },
     probe('/readyz', readiness, (reasons) => (reasons.length ? { ready: false, reasons } : { ready: true })),
-    probe('/healthz', readiness, (reasons) =>
-      reasons.length
-        ? { ok: false, ready: false, reason: reasons.join('; '), reasons, ...notes() }
-        : { ok: true, ready: true, ...notes() },
-    ),
+    probe('/healthz', readiness, (reasons) => ({
+      ...(reasons.length
+        ? { ok: false, ready: false, reason: reasons.join('; '), reasons }
+        : { ok: true, ready: true }),
+      ...notes(),
+    })),
   ];
 }

@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ApprovalEngine } from '../../../src/approvals/index.js';
 import type { CngnClient } from '../../../src/cngn/client.js';
-import type { MetricsConfig } from '../../../src/config.js';
+import type { Config, MetricsConfig } from '../../../src/config.js';
 import { type Logger, silentLogger } from '../../../src/log.js';
 import { type Sandbox, startSandbox } from '../../../src/sandbox/index.js';
 import { createStore, type Store } from '../../../src/store/index.js';
@@ -60,6 +60,8 @@ export interface ApprovalAppOptions {
   startFrozen?: boolean;
   /** METRICS_PORT / METRICS_HOST (default: off). */
   metrics?: MetricsConfig;
+  /** More settings, on top of the ones above (the audit archive and key, STORE_URL for where its state goes). */
+  config?: Partial<Omit<Config, 'slack'>>;
 }
 
 /** A port nothing listens on now, for a bot whose address a test needs before it has started. */
@@ -109,6 +111,7 @@ export async function startApprovalApp(options: ApprovalAppOptions = {}): Promis
     ...(options.notify ? { approvalNotify: options.notify } : {}),
     ...(options.startFrozen ? { startFrozen: true } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...options.config,
   });
   const bot = await startBot({
     config,

@@ -225,27 +225,3 @@ describe('/cngn audit export', () => {
     expect(app.slack.callsTo('files.getUploadURLExternal')).toEqual([]);
   });
 });
-
-describe('audit retention', () => {
-  it('removes the oldest entries only once exported, records the cut, and verify still passes and names it', async () => {
-    await app.stop();
-    app = await startApprovalApp({ auditRetentionMs: 1 });
-    const id = await fileWithdrawal(app, '700');
-    // Nothing was exported yet, so nothing goes however old it is.
-    expect(await app.engine.applyAuditRetention()).toBe(0);
-    expect((await app.engine.audit(10)).map((e) => e.action)).toEqual(['filed']);
-
-    const answer = await cngn('audit export', APPROVER_A);
-    expect(answer).toContain('Sent you 1 audit entries');
-    expect(answer).toContain('removed the 1 oldest exported entries');
-    const stored = await app.engine.auditRange(undefined, undefined);
-    // The request was written after the exported entries: it stays, as does the export's record.
-    expect(stored.map((e) => e.action)).toEqual(['cut', 'export-requested', 'exported', 'cut']);
-    expect(stored.some((e) => e.requestId === id)).toBe(false);
-
-    const verified = await cngn('audit verify', APPROVER_B);
-    expect(verified).toContain('Audit chain intact');
-    expect(verified).toContain('1 exported entries removed in all');
-    expect(verified).toContain('resumes after entry seq 0');
-  });
-});

@@ -1,7 +1,8 @@
 // Every builder of a Slack message, view or text, with every value that comes from a person, the
 // service or a webhook set to one text: what the outside-text tests run their checks over. Builders in
 // src/slack/blocks/, the views' notices, the webhook alerts and digests, and the alert fallback.
-import type { BreakKind } from '../../../src/approvals/audit-chain.js';
+import type { BreakKind, ChainReport } from '../../../src/approvals/audit-chain.js';
+import type { AuditCheck } from '../../../src/approvals/audit-keeper.js';
 import type { ApprovalRequest, AuditEntry } from '../../../src/approvals/types.js';
 import { CredentialsError } from '../../../src/cngn/credentials.js';
 import { CngnError, RateBudgetError } from '../../../src/cngn/errors.js';
@@ -52,6 +53,8 @@ import {
 import { reviewAllModal, reviewAllResultView } from '../../../src/slack/approvals/blocks/review-all.js';
 import { requesterNotice, threadReply } from '../../../src/slack/approvals/blocks/steps.js';
 import {
+  auditAlarmMessage,
+  auditArchiveMessage,
   auditExportMessage,
   auditVerifyMessage,
   describeAuditEntry,
@@ -181,8 +184,17 @@ export function everyBuilder(text: string): Built[] {
   }));
   entries.push({ ...(entries[0] as AuditEntry), action: text });
   add('audit list', auditList(entries, 'LIVE'));
-  // ---- audit verify and export
+  // ---- audit verify, archive, alarm and export
   const breaks: BreakKind[] = ['edited', 'deleted', 'reordered', 'rewritten', 'unchained', 'legacy-edited'];
+  const checked = (chain: ChainReport, more: Partial<AuditCheck> = {}): AuditCheck => ({
+    ok: chain.ok,
+    environment: 'live',
+    checkedAt: NOW.toISOString(),
+    chain,
+    problems: [],
+    incidents: [],
+    ...more,
+  });
   for (const [index, entry] of [
     ...entries,
     { ...(entries[0] as AuditEntry), requestId: undefined, subject: text },
@@ -192,20 +204,48 @@ export function everyBuilder(text: string): Built[] {
       add(
         `audit verify ${kind}`,
         auditVerifyMessage(
-          {
+          checked({
             ok: false,
             total: 3,
             unchained: 1,
             chained: 2,
             broken: { kind, index, entry: entry as AuditEntry, missing: 2 },
-          },
+          }),
           'LIVE',
         ),
       );
     }
   }
-  add('audit verify intact', auditVerifyMessage({ ok: true, total: 3, unchained: 0, chained: 3 }, 'LIVE'));
-  add('audit export', auditExportMessage(3, { from: NOW, to: NOW }, 'LIVE', 2));
+  const incident = { ...(entries[0] as AuditEntry), action: 'head-unverified', note: text, seq: 4 };
+  const withEverything = checked(
+    { ok: true, total: 3, unchained: 0, chained: 3 },
+    {
+      ok: false,
+      problems: [{ kind: 'archive-invalid', text }],
+      incidents: [incident],
+      signing: { publicKey: 'ab'.repeat(32), origin: text },
+      archive: { folder: text, segments: 2, through: 7, lastAt: NOW.toISOString() },
+    },
+  );
+  add(
+    'audit verify intact',
+    auditVerifyMessage(checked({ ok: true, total: 3, unchained: 0, chained: 3 }), 'LIVE'),
+  );
+  add('audit verify with findings', auditVerifyMessage(withEverything, 'LIVE'));
+  add('audit alarm', auditAlarmMessage(withEverything, [incident], 'LIVE'));
+  add(
+    'audit archive refused',
+    auditArchiveMessage({ written: false, reason: 'refused', why: text }, { folder: text }, 'LIVE'),
+  );
+  add(
+    'audit archive written',
+    auditArchiveMessage(
+      { written: true, segment: '0000000000-0000000003-20261102T101500Z', firstSeq: 0, lastSeq: 3, count: 4 },
+      { folder: text, publicKey: 'ab'.repeat(32) },
+      'LIVE',
+    ),
+  );
+  add('audit export', auditExportMessage(3, { from: NOW, to: NOW }, 'LIVE'));
 
   // ---- dead letters
   const letters = ['', text, 1500].map((amount, i) => ({

@@ -1,6 +1,7 @@
 // The probes, through the whole bot over HTTP: /livez answers whenever the process does; /readyz is 200
 // `{ready: true}` only while the store answers, the start-up check against Slack has passed and the
-// bot is not shutting down, else 503 with every reason; /healthz says the same in its own shape.
+// bot is not shutting down, else 503 with every reason; /healthz says the same in its own shape, with
+// the audit trail's last check beside it.
 import { expect } from 'vitest';
 import { silentLogger } from '../../../src/log.js';
 import { startBot } from '../../../src/wiring/bot.js';
@@ -15,9 +16,15 @@ const get = async (url: string) => {
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 };
 
+/** The audit trail's check at start found nothing wrong (an empty chain, nothing signed on a memory store). */
+const AUDIT_OK = expect.objectContaining({ checked: true, ok: true, problems: [] });
+
 botTest('says ready on /readyz and /healthz, and alive on /livez', async ({ app }) => {
   expect(await get(`${app.baseUrl}/readyz`)).toEqual({ status: 200, body: { ready: true } });
-  expect(await get(`${app.baseUrl}/healthz`)).toEqual({ status: 200, body: { ok: true, ready: true } });
+  expect(await get(`${app.baseUrl}/healthz`)).toEqual({
+    status: 200,
+    body: { ok: true, ready: true, audit: AUDIT_OK },
+  });
   expect(await get(`${app.baseUrl}/livez`)).toEqual({ status: 200, body: { ok: true } });
 });
 
@@ -33,7 +40,7 @@ botTest(
     });
     expect(await get(`${app.baseUrl}/healthz`)).toEqual({
       status: 503,
-      body: { ok: false, ready: false, reason, reasons: [reason] },
+      body: { ok: false, ready: false, reason, reasons: [reason], audit: AUDIT_OK },
     });
     expect((await get(`${app.baseUrl}/livez`)).status).toBe(200);
     restore();
