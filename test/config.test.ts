@@ -44,7 +44,7 @@ describe('configuration', () => {
     expect(problems).toMatch(/SLACK_SIGNING_SECRET: required in HTTP mode/);
   });
 
-  it('npm start prints the list of problems, not a stack, and exits 1', () => {
+  it('npm start logs each problem as one JSON line, not a stack, and exits 1', () => {
     const root = new URL('..', import.meta.url).pathname;
     // What npm start runs: the compiled bundle (built first if a source changed).
     const run = spawnSync(process.execPath, ['scripts/start.mjs'], {
@@ -55,8 +55,20 @@ describe('configuration', () => {
       timeout: 120_000,
     });
     expect(run.status).toBe(1);
-    expect(run.stderr).toMatch(/Configuration needs fixing/);
-    for (const name of ['SLACK_BOT_TOKEN:', 'SLACK_APP_TOKEN:', 'PORT:']) expect(run.stderr).toContain(name);
+    // Every line JSON (the build's too, when it ran); one error line per problem, naming its variable.
+    const entries = run.stderr
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const errors = entries.filter((entry) => entry.level === 'error');
+    for (const name of ['SLACK_BOT_TOKEN:', 'SLACK_APP_TOKEN:', 'PORT:']) {
+      expect(errors).toContainEqual(
+        expect.objectContaining({
+          message: expect.stringMatching(new RegExp(`^${name}`)),
+          hint: 'See docs/configuration.md',
+        }),
+      );
+    }
     expect(run.stderr).not.toMatch(/^\s+at /m);
   }, 120_000);
 
