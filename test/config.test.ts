@@ -419,6 +419,27 @@ describe('secrets from files (<NAME>_FILE)', () => {
     );
   });
 
+  it('reports a file it cannot read once, not also as the secret missing', () => {
+    const missing = join(dir, 'not-there');
+    const { SLACK_BOT_TOKEN: _bot, ...withoutBotToken } = slack;
+    expect(problemsOf({ ...withoutBotToken, SLACK_BOT_TOKEN_FILE: missing })).toEqual([
+      `SLACK_BOT_TOKEN_FILE: cannot read ${missing} (ENOENT)`,
+    ]);
+    expect(
+      problemsOf({
+        ...slack,
+        CNGN_API_KEY: 'cngn_test_abc',
+        CNGN_ENCRYPTION_KEY: 'enc',
+        CNGN_PRIVATE_KEY_FILE: missing,
+      }),
+    ).toEqual([`CNGN_PRIVATE_KEY_FILE: cannot read ${missing} (ENOENT)`]);
+    // Socket Mode was meant: no signing secret is asked for.
+    const { SLACK_SIGNING_SECRET: _signing, ...withoutSigningSecret } = slack;
+    expect(problemsOf({ ...withoutSigningSecret, SLACK_APP_TOKEN_FILE: missing })).toEqual([
+      `SLACK_APP_TOKEN_FILE: cannot read ${missing} (ENOENT)`,
+    ]);
+  });
+
   it("names a malformed value by the _FILE variable that gave it, never showing the file's content", () => {
     const problems = problemsOf({
       ...slack,
