@@ -291,7 +291,7 @@ export const envSchema = z.object({
 
 /**
  * The secrets that may also come from a file: `<NAME>_FILE` holds its path (the Docker and Kubernetes
- * convention). docs/configuration.md lists them from here.
+ * convention). STORE_URL is one when it carries a password. docs/configuration.md lists them from here.
  */
 export const FILE_SECRETS = [
   'SLACK_BOT_TOKEN',
@@ -302,6 +302,7 @@ export const FILE_SECRETS = [
   'CNGN_PRIVATE_KEY',
   'CNGN_WEBHOOK_SECRET',
   'CNGN_AUDIT_SIGNING_KEY',
+  'STORE_URL',
 ] as const satisfies ReadonlyArray<keyof typeof envSchema.shape>;
 
 export interface SecretFiles {

@@ -371,6 +371,7 @@ describe('secrets from files (<NAME>_FILE)', () => {
       CNGN_PRIVATE_KEY_FILE: keyFile,
       CNGN_WEBHOOK_SECRET_FILE: file('webhook', 'webhook-from-a-file\n'),
       CNGN_AUDIT_SIGNING_KEY_FILE: file('audit-key', auditKey),
+      STORE_URL_FILE: file('store-url', 'postgres://desk:pw-from-a-file@db:5432/desk\n'),
     });
     expect(config.slack).toMatchObject({
       botToken: 'xoxb-from-a-file',
@@ -386,9 +387,15 @@ describe('secrets from files (<NAME>_FILE)', () => {
     });
     expect(config.webhookSecret).toBe('webhook-from-a-file');
     expect(config.auditSigningKey).toEqual({ pem: auditKey.trim(), origin: 'CNGN_AUDIT_SIGNING_KEY_FILE' });
+    expect(config.storeUrl).toBe('postgres://desk:pw-from-a-file@db:5432/desk');
     // Redacted in logs as a value from a variable is.
     expect(secretsOf(config)).toEqual(
-      expect.arrayContaining(['xoxb-from-a-file', 'cngn_test_from_a_file', 'webhook-from-a-file']),
+      expect.arrayContaining([
+        'xoxb-from-a-file',
+        'cngn_test_from_a_file',
+        'webhook-from-a-file',
+        'pw-from-a-file',
+      ]),
     );
   });
 
