@@ -11,3 +11,15 @@ export function build(options?: BuildOptions): Promise<string[]>;
 export function isFresh(outfile?: string): boolean;
 /** Build unless fresh; says which. */
 export function buildIfStale(options?: BuildOptions): Promise<'fresh' | 'built'>;
+/** One JSON line on stderr with the bot's log fields (level, time, message). */
+export function logLine(
+  level: 'info' | 'warn' | 'error',
+  message: string,
+  fields?: Record<string, unknown>,
+): void;
+/** A failed build of `outfile` as one error line (esbuild's errors with their places). */
+export function logBuildFailure(outfile: string, error: unknown): void;
+/** Build (or not, when fresh), then one info line; a failure is one error line and exit 1. */
+export function buildForCommand(
+  options?: BuildOptions & { force?: boolean; announceFresh?: boolean },
+): Promise<void>;

@@ -13,6 +13,8 @@
 // stands for the packages with node_modules/.package-lock.json (npm rewrites it on every install);
 // when none changed (and this file did not), nothing is rebuilt: a restart costs ~150 stat calls.
 // `node scripts/build.mjs [--force]` builds from the command line (npm's `prepare` runs it).
+// What the build says goes to stderr as JSON lines, like the bot's own log: `npm start`'s whole output
+// is JSON lines. esbuild itself prints nothing; its warnings and errors are turned into lines here.
 import {
   existsSync,
   mkdirSync,
@@ -103,12 +105,13 @@ export async function build({ entry = 'src/main.ts', outfile = 'dist/main.js' } 
       sourcesContent: false,
       metafile: true,
       write: false,
-      logLevel: 'warning',
+      logLevel: 'silent',
       plugins: [importMetaOfSource, unusedBoltReceiver],
     })
     // esbuild's service process (~20 MB) would otherwise stay beside the bot `npm start` runs after
     // the build; a later call starts it again.
     .finally(() => esbuild.stop());
+  for (const warning of result.warnings) logLine('warn', warning.text, where(warning));
   mkdirSync(outDir, { recursive: true });
   // Written aside and renamed, so a bot starting meanwhile never reads half a file; the entry last,
   // once every chunk it imports is in place.
@@ -149,6 +152,34 @@ export async function build({ entry = 'src/main.ts', outfile = 'dist/main.js' } 
   writeFileSync(`${stampPath}.${process.pid}.tmp`, JSON.stringify(stamp));
   renameSync(`${stampPath}.${process.pid}.tmp`, stampPath);
   return inputs;
+}
+
+/** One JSON line on stderr, with the fields the bot's log lines have (level, time, message). */
+export function logLine(level, message, fields = {}) {
+  process.stderr.write(`${JSON.stringify({ level, time: new Date().toISOString(), ...fields, message })}\n`);
+}
+
+/** Where an esbuild message points, as fields of a log line. */
+function where(message) {
+  const at = message.location;
+  return at ? { file: at.file, line: at.line, column: at.column, source: at.lineText } : {};
+}
+
+/**
+ * A build that failed as one error line: esbuild's errors (each with its place), or the error's own
+ * message and stack.
+ */
+export function logBuildFailure(outfile, error) {
+  const errors = Array.isArray(error?.errors) && error.errors.length ? error.errors : undefined;
+  if (errors) {
+    logLine('error', `could not build ${outfile}: ${errors[0].text}`, {
+      errors: errors.map((e) => ({ text: e.text, ...where(e) })),
+    });
+  } else {
+    logLine('error', `could not build ${outfile}`, {
+      error: { type: error?.name, message: error?.message ?? String(error), stack: error?.stack },
+    });
+  }
 }
 
 /**
@@ -201,14 +232,26 @@ export async function buildIfStale(options = {}) {
   return 'built';
 }
 
-if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) {
+/**
+ * What `npm start` and `npm run build` run: build (always with `force`, else unless fresh), say so in
+ * one info line, or say why not in one error line and exit 1.
+ */
+export async function buildForCommand({ force = false, announceFresh = true, ...options } = {}) {
+  const outfile = options.outfile ?? 'dist/main.js';
   const started = performance.now();
-  const force = process.argv.includes('--force');
   let outcome = 'built';
-  if (force) await build();
-  else outcome = await buildIfStale();
+  try {
+    if (force) await build(options);
+    else outcome = await buildIfStale(options);
+  } catch (error) {
+    logBuildFailure(outfile, error);
+    process.exit(1);
+  }
   const ms = Math.round(performance.now() - started);
-  process.stderr.write(
-    `dist/main.js ${outcome === 'built' ? `built in ${ms} ms` : `up to date (${ms} ms)`}\n`,
-  );
+  if (outcome === 'built') logLine('info', `built ${outfile} in ${ms} ms`);
+  else if (announceFresh) logLine('info', `${outfile} is up to date (${ms} ms)`);
+}
+
+if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) {
+  await buildForCommand({ force: process.argv.includes('--force') });
 }

@@ -291,7 +291,7 @@ export const envSchema = z.object({
 
 /**
  * The secrets that may also come from a file: `<NAME>_FILE` holds its path (the Docker and Kubernetes
- * convention). docs/configuration.md lists them from here.
+ * convention). STORE_URL is one when it carries a password. docs/configuration.md lists them from here.
  */
 export const FILE_SECRETS = [
   'SLACK_BOT_TOKEN',
@@ -302,6 +302,7 @@ export const FILE_SECRETS = [
   'CNGN_PRIVATE_KEY',
   'CNGN_WEBHOOK_SECRET',
   'CNGN_AUDIT_SIGNING_KEY',
+  'STORE_URL',
 ] as const satisfies ReadonlyArray<keyof typeof envSchema.shape>;
 
 export interface SecretFiles {
@@ -309,6 +310,8 @@ export interface SecretFiles {
   env: Record<string, string | undefined>;
   /** Which secrets came from a file, so a problem names the variable the operator set. */
   fromFile: Set<string>;
+  /** Secrets whose file was named but not read (a problem says why): given, for rules across variables. */
+  unread: Set<string>;
   problems: string[];
 }
 
@@ -320,6 +323,7 @@ export interface SecretFiles {
 export function readSecretFiles(env: Record<string, string | undefined>): SecretFiles {
   const out = { ...env };
   const fromFile = new Set<string>();
+  const unread = new Set<string>();
   const problems: string[] = [];
   for (const name of FILE_SECRETS) {
     const fileVariable = `${name}_FILE`;
@@ -335,17 +339,19 @@ export function readSecretFiles(env: Record<string, string | undefined>): Secret
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
       problems.push(`${fileVariable}: cannot read ${path} (${code})`);
+      unread.add(name);
       continue;
     }
     if (text.trim() === '') {
       problems.push(`${fileVariable}: ${path} is empty`);
+      unread.add(name);
       continue;
     }
     out[name] = text;
     delete out[fileVariable];
     fromFile.add(name);
   }
-  return { env: out, fromFile, problems };
+  return { env: out, fromFile, unread, problems };
 }
 
 /** Is a variable set (not missing, not blank)? Used for rules across variables. */
@@ -353,11 +359,16 @@ const present = (env: Record<string, string | undefined>, name: string) => Boole
 
 /**
  * Rules across variables, read from the raw environment so that they are reported together with
- * the per-variable problems in one list, even when some values are malformed.
+ * the per-variable problems in one list, even when some values are malformed. A secret whose file
+ * could not be read counts as given: its one problem is the file, not that it is missing.
  */
-function crossProblems(env: Record<string, string | undefined>, keyOrigin: string): string[] {
+function crossProblems(
+  env: Record<string, string | undefined>,
+  keyOrigin: string,
+  unread: ReadonlySet<string>,
+): string[] {
   const problems: string[] = [];
-  const has = (name: string) => present(env, name);
+  const has = (name: string) => present(env, name) || unread.has(name);
   if (!has('SLACK_BOT_TOKEN')) {
     problems.push(
       'SLACK_BOT_TOKEN: required — the xoxb- token from "OAuth & Permissions" of your Slack app (or set no SLACK_ variable at all for the local workbench)',
@@ -379,10 +390,12 @@ function crossProblems(env: Record<string, string | undefined>, keyOrigin: strin
   }
   if (has('CNGN_API_KEY')) {
     if (!has('CNGN_ENCRYPTION_KEY')) problems.push('CNGN_ENCRYPTION_KEY: required with CNGN_API_KEY');
-    try {
-      loadPrivateKey(env.CNGN_PRIVATE_KEY?.trim() || undefined, keyOrigin);
-    } catch (error) {
-      problems.push(error instanceof Error ? error.message : String(error));
+    if (!unread.has('CNGN_PRIVATE_KEY')) {
+      try {
+        loadPrivateKey(env.CNGN_PRIVATE_KEY?.trim() || undefined, keyOrigin);
+      } catch (error) {
+        problems.push(error instanceof Error ? error.message : String(error));
+      }
     }
   }
   try {
@@ -430,7 +443,7 @@ function crossProblems(env: Record<string, string | undefined>, keyOrigin: strin
 
 /** Parse the environment; throws ConfigError listing every problem (field: reason). */
 export function loadConfig(raw: Record<string, string | undefined> = process.env): Config {
-  const { env, fromFile, problems } = readSecretFiles(raw);
+  const { env, fromFile, unread, problems } = readSecretFiles(raw);
   // A value read from a file is named by the variable that gave its path.
   const source = (name: string) => (fromFile.has(name) ? `${name}_FILE` : name);
   const parsed = envSchema.safeParse(env);
@@ -444,7 +457,7 @@ export function loadConfig(raw: Record<string, string | undefined> = process.env
   const keyOrigin = fromFile.has('CNGN_PRIVATE_KEY')
     ? `CNGN_PRIVATE_KEY_FILE (${raw.CNGN_PRIVATE_KEY_FILE?.trim()})`
     : 'CNGN_PRIVATE_KEY';
-  problems.push(...crossProblems(env, keyOrigin));
+  problems.push(...crossProblems(env, keyOrigin, unread));
   if (!parsed.success || problems.length) throw new ConfigError(problems);
   const e = parsed.data;
   const mode = e.SLACK_APP_TOKEN ? 'socket' : 'http';

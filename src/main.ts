@@ -33,12 +33,13 @@ async function main(): Promise<void> {
   try {
     started = await start(process.env);
   } catch (error) {
+    // One JSON line per setting to fix, like every other line the bot writes.
     if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\nSee docs/configuration.md.\n`);
+      for (const problem of error.problems) logger.error(problem, { hint: 'See docs/configuration.md' });
       process.exit(1);
     }
     if (error instanceof StartupRefused) {
-      process.stderr.write(`${error.message}\n`);
+      logger.error(error.message);
       process.exit(1);
     }
     if (error instanceof SlackCheckFailed) {

@@ -1,7 +1,7 @@
 // The production build (scripts/build.mjs) and `npm start`: what serves Slack is one bundle of
 // compiled JavaScript, built again only when a source changed; a module in it still finds files next
 // to its TypeScript source; and a SIGTERM sent to npm alone stops the bot.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -82,10 +82,19 @@ describe('the production bundle', () => {
     ).toBe(true);
   });
 
-  it('loads the Redis and PostgreSQL stores and the workbench only on demand', () => {
+  // SQLite too: its native binding loads once main.ts's error handlers are in place, so a binding
+  // built for another Node is one JSON line, not Node's own printout.
+  it('loads the SQLite, Redis and PostgreSQL stores and the workbench only on demand', () => {
     const dir = join(ROOT, dirname(outfile));
-    const lazy = readdirSync(dir).filter((file) => /^main-(redis|postgres|workbench)-\w+\.js$/.test(file));
-    expect(lazy.map((file) => file.split('-')[1]).sort()).toEqual(['postgres', 'redis', 'workbench']);
+    const lazy = readdirSync(dir).filter((file) =>
+      /^main-(sqlite|redis|postgres|workbench)-\w+\.js$/.test(file),
+    );
+    expect(lazy.map((file) => file.split('-')[1]).sort()).toEqual([
+      'postgres',
+      'redis',
+      'sqlite',
+      'workbench',
+    ]);
     // Every file main.js imports statically, and what those import in turn.
     const loaded = new Set<string>();
     const visit = (file: string) => {
@@ -98,6 +107,8 @@ describe('the production bundle', () => {
     visit('main.js');
     expect(loaded.size).toBeGreaterThan(1);
     expect([...loaded].filter((file) => lazy.includes(file))).toEqual([]);
+    const sqlite3 = /(?:\bfrom|\bimport|\brequire\()\s*"sqlite3"/;
+    expect([...loaded].filter((file) => sqlite3.test(readFileSync(join(dir, file), 'utf8')))).toEqual([]);
     expect(readFileSync(join(dir, 'main.js'), 'utf8')).toContain('main-workbench-'); // by import()
   });
 
@@ -320,4 +331,67 @@ describe('a module in the bundle', () => {
     expect(await buildIfStale(options)).toBe('built');
     expect(isFresh(options.outfile)).toBe(true);
   });
+});
+
+describe('what the build says', () => {
+  /** Runs the build as `npm start` and `npm run build` do, on `entry`; its status and stderr lines. */
+  function buildCommand(entry: string, outfile: string) {
+    const run = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { buildForCommand } from './scripts/build.mjs';
+         await buildForCommand(${JSON.stringify({ entry, outfile })});`,
+      ],
+      { cwd: ROOT, encoding: 'utf8', timeout: BUILD_MS },
+    );
+    const lines = run.stderr.trimEnd().split('\n');
+    return { status: run.status, lines, entries: lines.map((line) => JSON.parse(line) as object) };
+  }
+
+  it(
+    'says it built, and each esbuild warning, as JSON lines',
+    () => {
+      const entry = `${WORK}/said/warned.ts`;
+      mkdirSync(join(ROOT, WORK, 'said'), { recursive: true });
+      writeFileSync(join(ROOT, entry), 'export const twice = { a: 1, a: 2 };\n');
+      const { status, entries } = buildCommand(entry, `${WORK}/said/warned/main.js`);
+      expect(status).toBe(0);
+      expect(entries).toEqual([
+        expect.objectContaining({
+          level: 'warn',
+          message: expect.stringContaining('Duplicate key "a"'),
+          file: entry,
+          line: 1,
+        }),
+        expect.objectContaining({
+          level: 'info',
+          message: expect.stringMatching(new RegExp(`^built ${WORK}/said/warned/main\\.js in \\d+ ms$`)),
+        }),
+      ]);
+    },
+    BUILD_MS,
+  );
+
+  it(
+    'says a failed build in one JSON error line naming the place, and exits 1',
+    () => {
+      const entry = `${WORK}/said/broken.ts`;
+      mkdirSync(join(ROOT, WORK, 'said'), { recursive: true });
+      writeFileSync(
+        join(ROOT, entry),
+        "import { nothing } from './missing.js';\nexport const x = nothing;\n",
+      );
+      const { status, lines, entries } = buildCommand(entry, `${WORK}/said/broken/main.js`);
+      expect(status).toBe(1);
+      expect(lines).toHaveLength(1);
+      expect(entries[0]).toMatchObject({
+        level: 'error',
+        message: expect.stringContaining(`could not build ${WORK}/said/broken/main.js: Could not resolve`),
+        errors: [expect.objectContaining({ file: entry, line: 1 })],
+      });
+    },
+    BUILD_MS,
+  );
 });

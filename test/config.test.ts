@@ -44,7 +44,7 @@ describe('configuration', () => {
     expect(problems).toMatch(/SLACK_SIGNING_SECRET: required in HTTP mode/);
   });
 
-  it('npm start prints the list of problems, not a stack, and exits 1', () => {
+  it('npm start logs each problem as one JSON line, not a stack, and exits 1', () => {
     const root = new URL('..', import.meta.url).pathname;
     // What npm start runs: the compiled bundle (built first if a source changed).
     const run = spawnSync(process.execPath, ['scripts/start.mjs'], {
@@ -55,8 +55,20 @@ describe('configuration', () => {
       timeout: 120_000,
     });
     expect(run.status).toBe(1);
-    expect(run.stderr).toMatch(/Configuration needs fixing/);
-    for (const name of ['SLACK_BOT_TOKEN:', 'SLACK_APP_TOKEN:', 'PORT:']) expect(run.stderr).toContain(name);
+    // Every line JSON (the build's too, when it ran); one error line per problem, naming its variable.
+    const entries = run.stderr
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const errors = entries.filter((entry) => entry.level === 'error');
+    for (const name of ['SLACK_BOT_TOKEN:', 'SLACK_APP_TOKEN:', 'PORT:']) {
+      expect(errors).toContainEqual(
+        expect.objectContaining({
+          message: expect.stringMatching(new RegExp(`^${name}`)),
+          hint: 'See docs/configuration.md',
+        }),
+      );
+    }
     expect(run.stderr).not.toMatch(/^\s+at /m);
   }, 120_000);
 
@@ -359,6 +371,7 @@ describe('secrets from files (<NAME>_FILE)', () => {
       CNGN_PRIVATE_KEY_FILE: keyFile,
       CNGN_WEBHOOK_SECRET_FILE: file('webhook', 'webhook-from-a-file\n'),
       CNGN_AUDIT_SIGNING_KEY_FILE: file('audit-key', auditKey),
+      STORE_URL_FILE: file('store-url', 'postgres://desk:pw-from-a-file@db:5432/desk\n'),
     });
     expect(config.slack).toMatchObject({
       botToken: 'xoxb-from-a-file',
@@ -374,9 +387,15 @@ describe('secrets from files (<NAME>_FILE)', () => {
     });
     expect(config.webhookSecret).toBe('webhook-from-a-file');
     expect(config.auditSigningKey).toEqual({ pem: auditKey.trim(), origin: 'CNGN_AUDIT_SIGNING_KEY_FILE' });
+    expect(config.storeUrl).toBe('postgres://desk:pw-from-a-file@db:5432/desk');
     // Redacted in logs as a value from a variable is.
     expect(secretsOf(config)).toEqual(
-      expect.arrayContaining(['xoxb-from-a-file', 'cngn_test_from_a_file', 'webhook-from-a-file']),
+      expect.arrayContaining([
+        'xoxb-from-a-file',
+        'cngn_test_from_a_file',
+        'webhook-from-a-file',
+        'pw-from-a-file',
+      ]),
     );
   });
 
@@ -405,6 +424,27 @@ describe('secrets from files (<NAME>_FILE)', () => {
         `CNGN_ENCRYPTION_KEY_FILE: ${join(dir, 'empty')} is empty`,
       ]),
     );
+  });
+
+  it('reports a file it cannot read once, not also as the secret missing', () => {
+    const missing = join(dir, 'not-there');
+    const { SLACK_BOT_TOKEN: _bot, ...withoutBotToken } = slack;
+    expect(problemsOf({ ...withoutBotToken, SLACK_BOT_TOKEN_FILE: missing })).toEqual([
+      `SLACK_BOT_TOKEN_FILE: cannot read ${missing} (ENOENT)`,
+    ]);
+    expect(
+      problemsOf({
+        ...slack,
+        CNGN_API_KEY: 'cngn_test_abc',
+        CNGN_ENCRYPTION_KEY: 'enc',
+        CNGN_PRIVATE_KEY_FILE: missing,
+      }),
+    ).toEqual([`CNGN_PRIVATE_KEY_FILE: cannot read ${missing} (ENOENT)`]);
+    // Socket Mode was meant: no signing secret is asked for.
+    const { SLACK_SIGNING_SECRET: _signing, ...withoutSigningSecret } = slack;
+    expect(problemsOf({ ...withoutSigningSecret, SLACK_APP_TOKEN_FILE: missing })).toEqual([
+      `SLACK_APP_TOKEN_FILE: cannot read ${missing} (ENOENT)`,
+    ]);
   });
 
   it("names a malformed value by the _FILE variable that gave it, never showing the file's content", () => {

@@ -5,6 +5,9 @@
 // naming the fix, never a stack.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeSlack } from './support/fake-slack.js';
 
@@ -41,8 +44,9 @@ async function runToExit(env: Record<string, string>, preload: string[] = []) {
 /** Runs src/main.ts with `preload` in a child; resolves with its exit code and its log lines. */
 async function runMain(
   preload: string,
+  env: Record<string, string> = {},
 ): Promise<{ code: number | null; stderr: string; entries: Array<Record<string, unknown>> }> {
-  const { code, stderr } = await runToExit({}, ['--import', preload]);
+  const { code, stderr } = await runToExit(env, ['--import', preload]);
   const entries = stderr
     .split('\n')
     .filter((line) => line.startsWith('{'))
@@ -93,6 +97,35 @@ describe('cngn-desk under faults nobody caught', () => {
         }),
       }),
     ]);
+  }, 30_000);
+});
+
+describe('cngn-desk when a store driver cannot load', () => {
+  it('logs a missing SQLite binding as one JSON line with its cause, and exits 1', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cngn-desk-main-'));
+    try {
+      const { code, stderr, entries } = await runMain('./test/support/sqlite-binding-missing.ts', {
+        STORE_URL: `sqlite://${join(dir, 'desk.sqlite')}`,
+      });
+      expect(code).toBe(1);
+      // Loaded after main.ts's handlers are in place: Node's own printout never appears.
+      expect(
+        stderr
+          .trim()
+          .split('\n')
+          .filter((line) => !line.startsWith('{')),
+      ).toEqual([]);
+      expect(entries.filter((e) => e.level === 'error')).toEqual([
+        expect.objectContaining({
+          message: 'cngn-desk could not start',
+          error: expect.objectContaining({
+            message: expect.stringContaining('Could not locate the bindings'),
+          }),
+        }),
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 30_000);
 });
 

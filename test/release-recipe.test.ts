@@ -44,7 +44,10 @@ describe('the container recipe', () => {
 
   it('starts the bot once PostgreSQL is healthy, and sets only secrets the bot reads from files', () => {
     expect(compose).toMatch(/depends_on:\s+postgres:\s+condition: service_healthy/);
-    expect(compose).toMatch(/STORE_URL: postgres:\/\//);
+    // The store's URL holds PostgreSQL's password: a file, like every secret.
+    expect(compose).toMatch(/STORE_URL_FILE: \/run\/secrets\/store_url/);
+    expect(compose).not.toMatch(/^\s+STORE_URL:/m);
+    expect(compose).not.toMatch(/POSTGRES_PASSWORD:/);
     const named = [...compose.matchAll(/\b([A-Z_]+)_FILE:/g)].map((m) => m[1]);
     expect(named.length).toBeGreaterThan(0);
     expect(

@@ -221,7 +221,7 @@ export function configurationPage(): string {
 
 Every setting is an environment variable, read once at start-up by [\`src/config.ts\`](../src/config.ts)
 and checked with zod. When a value is wrong or missing, start-up stops with one list of everything to
-fix (\`VARIABLE: reason\`) and exit status 1. The bot reads no \`.env\` file; to use one, load it in
+fix, one JSON log line per problem (\`VARIABLE: reason\`), and exit status 1. The bot reads no \`.env\` file; to use one, load it in
 your shell: \`set -a; . ./.env; set +a; npm start\`.
 
 With no \`SLACK_\` variable at all, \`npm start\` runs the [workbench](workbench.md), which fills in
@@ -237,7 +237,8 @@ Each secret can instead be read from a file, the Docker and Kubernetes way: \`<N
 the path, for ${FILE_SECRETS.map((name) => `\`${name}\``).join(', ')}. The line break at the end of the
 file is dropped; the rest is read as the variable's value and checked the same way. Setting both
 \`<NAME>\` and \`<NAME>_FILE\` is refused, naming the variable, and so is a file that cannot be read
-or is empty; a problem names the variable and the path, never what the file holds.
+or is empty; a problem names the variable and the path, never what the file holds. \`STORE_URL\`
+is a secret when it carries a password (\`postgres://user:pass@…\`, \`redis://:pass@…\`).
 
 ## Rules across variables
 

@@ -2,10 +2,7 @@
 // database (`<file>.lock`), so the operating system drops it when its holder dies, however it dies:
 // a stale lock is simply free. Stores of one process on one file share one lock.
 import KeyvSqlite from '@keyv/sqlite';
-
-export class StoreLockedError extends Error {
-  override name = 'StoreLockedError';
-}
+import { StoreLockedError } from './errors.js';
 
 export const DEFAULT_LOCK_WAIT_MS = 30_000;
 

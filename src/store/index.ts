@@ -4,24 +4,16 @@
 //
 // memory:// is keyv on a Map: one process. sqlite:// is keyv + @keyv/sqlite, held by one process at
 // a time (a second one waits, then refuses; file-lock.ts); its claims are atomic in the database, and
-// its expired values are deleted at open and every hour (sqlite-prune.ts).
+// its expired values are deleted at open and every hour (sqlite.ts, sqlite-prune.ts).
 // redis:// is keyv + @keyv/redis with native commands on the adapter's client, atomic across
 // replicas (redis.ts). Keys starting with `list:`, `set:` or `lock:` are reserved for those.
 // postgres:// is keyv + @keyv/postgres for values, native SQL and tables of its own for the rest,
 // atomic across replicas and durable (postgres.ts, postgres-schema.ts).
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import KeyvSqlite from '@keyv/sqlite';
+import { resolve } from 'node:path';
 import Keyv from 'keyv';
-import { DEFAULT_LOCK_WAIT_MS, lockStoreFile } from './file-lock.js';
-import { GroupCommit } from './group-commit.js';
 import { LocalStore } from './local.js';
 import { KeyedMutex } from './mutex.js';
-import { SqliteConnection } from './sqlite-connection.js';
-import { prefixRange } from './sqlite-keys.js';
-import { ExpiryPruner, type PruneOptions } from './sqlite-prune.js';
-import { convertLegacySets } from './sqlite-sets.js';
-import type { Store, StoreLog, StoreOptions } from './types.js';
+import type { Store, StoreOptions } from './types.js';
 
 export {
   HEALTH_TIMEOUT_MS,
@@ -37,8 +29,7 @@ export {
   redisDurability,
   StoreDurabilityError,
 } from './durability.js';
-export { LOCK_DEFAULTS, LockTimeoutError, StoreUnavailableError } from './errors.js';
-export { StoreLockedError } from './file-lock.js';
+export { LOCK_DEFAULTS, LockTimeoutError, StoreLockedError, StoreUnavailableError } from './errors.js';
 export { SchemaTooNewError } from './postgres-schema.js';
 export type { PruneOptions } from './sqlite-prune.js';
 export type {
@@ -51,22 +42,19 @@ export type {
   StoreWrite,
 } from './types.js';
 
-/** How long a SQLite statement waits for another connection's write lock before failing. */
-const BUSY_TIMEOUT_MS = 10_000;
-
-/** Stores of one process on one SQLite file share their in-process locks. */
-const fileMutexes = new Map<string, { users: number; mutex: KeyedMutex }>();
-
 export async function createStore(url: string, options: StoreOptions = {}): Promise<Store> {
   const prefix = options.prefix ?? 'cngn-desk';
   if (url === 'memory://' || url === 'memory') {
     const keyv = new Keyv({ namespace: prefix, throwOnErrors: true });
     return new LocalStore({ kind: 'memory', keyv, mutex: new KeyedMutex() });
   }
+  // Each driver is loaded only when STORE_URL names it: the others' code never enters the process. A
+  // driver that cannot load (SQLite's native binding built for another Node) then fails inside
+  // start-up, where main.ts logs it as one JSON line, not while the entry module is still loading.
   if (url.startsWith('sqlite://')) {
+    const { openSqlite } = await import('./sqlite.js');
     return openSqlite(resolve(url.slice('sqlite://'.length) || './data/cngn-desk.sqlite'), prefix, options);
   }
-  // Each driver is loaded only when STORE_URL names it: the others' code never enters the process.
   if (url.startsWith('redis://') || url.startsWith('rediss://')) {
     const { RedisStore } = await import('./redis.js');
     return RedisStore.connect(url, prefix, options.log ? { log: options.log } : {});
@@ -78,108 +66,6 @@ export async function createStore(url: string, options: StoreOptions = {}): Prom
   throw new Error(
     `STORE_URL must start with sqlite://, redis://, postgres:// or memory:// (got "${url.split(':')[0]}:")`,
   );
-}
-
-async function openSqlite(path: string, prefix: string, options: StoreOptions): Promise<Store> {
-  mkdirSync(dirname(path), { recursive: true });
-  const release = await lockStoreFile(path, options.fileLockWaitMs ?? DEFAULT_LOCK_WAIT_MS);
-  const shared = fileMutexes.get(path) ?? { users: 0, mutex: new KeyedMutex() };
-  fileMutexes.set(path, shared);
-  shared.users += 1;
-  const letGo = async () => {
-    shared.users -= 1;
-    if (shared.users === 0 && fileMutexes.get(path) === shared) fileMutexes.delete(path);
-    await release();
-  };
-  try {
-    return await connectSqlite(path, prefix, {
-      mutex: shared.mutex,
-      onClose: letGo,
-      ...(options.log ? { log: options.log } : {}),
-      ...(options.prune ? { prune: options.prune } : {}),
-    });
-  } catch (error) {
-    await letGo();
-    throw error;
-  }
-}
-
-/**
- * A store on the SQLite file without taking the file lock: createStore takes it first. Only tests call
- * this directly, to race claims across connections the way two processes would without the lock.
- */
-export async function connectSqlite(
-  path: string,
-  prefix: string,
-  options: { mutex?: KeyedMutex; onClose?: () => Promise<void>; log?: StoreLog; prune?: PruneOptions } = {},
-): Promise<Store> {
-  const sqlite = new KeyvSqlite({ uri: `sqlite://${path}`, busyTimeout: BUSY_TIMEOUT_MS });
-  const keyv = new Keyv({ store: sqlite, namespace: prefix, throwOnErrors: true });
-  const opened: SqliteConnection[] = [];
-  let group: GroupCommit | undefined;
-  let pruner: ExpiryPruner | undefined;
-  try {
-    await sqlite.query('SELECT 1'); // open the file (and create the table) now, not on first use
-    // keyv's own connection prepares and finalizes a statement per query; from here on every query
-    // goes to two connections of ours that keep their statements prepared (sqlite-connection.ts).
-    await sqlite.close();
-    const writer = await SqliteConnection.open(path, BUSY_TIMEOUT_MS);
-    opened.push(writer);
-    // Write-ahead log: a commit appends to the log instead of rewriting pages through a rollback
-    // journal, and readers do not block the writer. synchronous=FULL keeps every commit durable through
-    // a power loss (the log is synced at each commit), not only through a crash of this process.
-    await writer.query('PRAGMA journal_mode = WAL');
-    await writer.query('PRAGMA synchronous = FULL');
-    // The batch outcomes' scratch table (group-commit.ts) never needs a file.
-    await writer.query('PRAGMA temp_store = MEMORY');
-    // A set stored as one JSON array (the legacy layout, sqlite-sets.ts) becomes one row per member, once.
-    const namespaced = (key: string) => (keyv.namespace ? `${keyv.namespace}:${key}` : key);
-    await convertLegacySets(
-      writer.query,
-      sqlite.opts.table ?? 'keyv',
-      namespaced('set:'),
-      namespaced('setm:'),
-    );
-    // Statements sent together share one transaction and one synced commit; reads go to a second
-    // connection that sees only what is committed.
-    const reader = await SqliteConnection.open(path, BUSY_TIMEOUT_MS);
-    opened.push(reader);
-    await reader.query('PRAGMA query_only = ON');
-    const committing = new GroupCommit(writer.query, reader.query, writer.exec);
-    group = committing;
-    sqlite.query = committing.query as typeof sqlite.query;
-    // Expired values are deleted by a pass at open and then every hour, batch by batch through the
-    // group commit (sqlite-prune.ts); reads only skip them. Only this namespace's rows.
-    const table = sqlite.opts.table ?? 'keyv';
-    const range = keyv.namespace ? prefixRange(`${keyv.namespace}:`) : { from: '' };
-    const pruning = new ExpiryPruner(committing.query, table, range, options.prune, options.log);
-    pruner = pruning;
-    sqlite.close = async () => {
-      await pruning.stop();
-      await committing.idle();
-      try {
-        await reader.close();
-      } finally {
-        await writer.close();
-      }
-    };
-  } catch (error) {
-    await sqlite.close().catch(() => undefined);
-    for (const connection of opened) await connection.close().catch(() => undefined);
-    throw error;
-  }
-  const mutex = options.mutex ?? new KeyedMutex();
-  const store = new LocalStore({
-    kind: 'sqlite',
-    keyv,
-    mutex,
-    sqlite,
-    group,
-    pruner,
-    onClose: options.onClose,
-  });
-  pruner.start();
-  return store;
 }
 
 /** For tests: drop everything a store holds under its prefix. */

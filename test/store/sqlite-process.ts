@@ -7,7 +7,8 @@
 //         at once, N claimAndWrite (entry:i, with pending member i and tail:i), answered as accepted <N> · close (or
 //         stdin ending) → close and exit
 import { createInterface } from 'node:readline';
-import { connectSqlite, createStore } from '../../src/store/index.js';
+import { createStore } from '../../src/store/index.js';
+import { connectSqlite } from '../../src/store/sqlite.js';
 
 const [file = '', waitText = '30000', mode] = process.argv.slice(2);
 const say = (line: string) => process.stdout.write(`${line}\n`);

@@ -87,7 +87,9 @@ describe('npm start with no Slack settings', () => {
     const run = npmStart({ PORT: '0', STORE_URL: 'memory://', CNGN_API_KEY: 'cngn_live_abcdef0123456789' });
     const [code] = await once(run.child, 'exit');
     expect(code).toBe(1);
-    expect(run.stderr().trim()).toBe(LIVE_KEY_REFUSAL);
+    const lines = run.stderr().trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] ?? '')).toMatchObject({ level: 'error', message: LIVE_KEY_REFUSAL });
     expect(run.stdout.join('')).toBe('');
   });
 });
