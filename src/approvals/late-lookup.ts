@@ -78,7 +78,9 @@ export class LateLookup {
       return 'send';
     }
     if (!LateLookup.isLate(request, at)) return 'send';
-    if (request.kind === 'settlement' || request.kind === 'delegation') return 'send';
+    // None of these is a transaction (an unfreeze is only the bot's own record): nothing to look up.
+    if (request.kind === 'settlement' || request.kind === 'delegation' || request.kind === 'unfreeze')
+      return 'send';
     // Another environment's request is closed by the claim; it is never looked up here.
     if (bindingProblem(request, this.deps.binding())) return 'send';
     if (this.foundNothing.get(id) === request.round) return 'send';

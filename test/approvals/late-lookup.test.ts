@@ -14,6 +14,7 @@ import { Money } from '../../src/format/money.js';
 import { redemptionDraft } from '../support/drafts.js';
 import {
   APPROVER_A,
+  APPROVER_B,
   DEST,
   type EngineFixture,
   REQUESTER,
@@ -189,4 +190,19 @@ it('settles a late redemption found in the list before its figures are read agai
   expect(after?.history.at(-1)?.action).toBe(LOOKED_UP_BEFORE_SENDING);
   expect(after?.round).toBe(result.request.round);
   expect(fx.sandbox.count('POST', '/v1/api/redeemAsset')).toBe(1);
+});
+
+it('lifts a late unfreeze without reading the transaction list: it is the bot’s own record', async () => {
+  await start();
+  await fx.engine.freezeSends(APPROVER_B, 'checking a look-alike address');
+  const filed = await fx.engine.fileUnfreeze(APPROVER_B);
+  if (!filed.ok) throw new Error(`unfreeze not filed: ${filed.reason}`);
+  const result = await fx.engine.core.approve(filed.request.id, APPROVER_A);
+  if (!result.ok || result.request.state !== 'approved') throw new Error('not approved');
+  fx.clock.advance(CLAIM_LEASE_MS + 1_000);
+  const reads = listReads();
+  await sweep();
+  expect((await fx.engine.get(filed.request.id))?.state).toBe('completed');
+  expect(await fx.engine.currentFreeze()).toBeUndefined();
+  expect(listReads()).toBe(reads);
 });
