@@ -156,8 +156,12 @@ export class LateLookup {
     tx: CustodyTransaction,
   ): Promise<ApprovalRequest | undefined> {
     const to = tx.result === 'succeeded' ? 'completed' : tx.result === 'failed' ? 'failed' : 'sent';
+    // It counts against the limits from when the service made it (the lookup's time when not given).
+    const made = tx.createdAt ? Date.parse(tx.createdAt) : Number.NaN;
+    const sentAt = (Number.isNaN(made) ? this.deps.now() : new Date(made)).toISOString();
     const outcome: ExecutionOutcome = {
       ...outcomeFromTransaction(tx),
+      sentAt,
       reference: tx.reference,
       ...(tx.id ? { transactionId: tx.id } : {}),
       ...(to === 'failed' ? { reason: `the service lists it as ${tx.status}` } : {}),

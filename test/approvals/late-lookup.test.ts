@@ -77,6 +77,19 @@ it('settles a late approval found in the transaction list, without a second with
   expect(withdrawCalls()).toBe(1);
 });
 
+it('counts a request settled by the lookup from when the service made it, not from its filing', async () => {
+  await start();
+  const request = await approved(withdrawalDraft(networkId, '1234.60'));
+  const reference = await withdrawnBefore('1234.60');
+  fx.clock.advance(CLAIM_LEASE_MS + 1_000);
+  await sweep();
+  const after = await fx.engine.get(request.id);
+  expect(after?.state).toBe('sent');
+  const made = fx.sandbox.transaction(reference)?.createdAt;
+  expect(made).toBeDefined();
+  expect(after?.outcome?.sentAt).toBe(new Date(made ?? '').toISOString());
+});
+
 it('sends a late approval that is not in the transaction list, once', async () => {
   await start();
   const request = await approved(withdrawalDraft(networkId, '2345.60'));
