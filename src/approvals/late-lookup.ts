@@ -9,6 +9,7 @@
 // cannot be looked up and go as they are (docs/decisions/late-approval-lookup.md says why).
 import { bindingProblem, type ServiceBinding } from './binding.js';
 import type { CoreSections } from './core-sections.js';
+import { canonicalAddress } from './destinations.js';
 import { CLAIM_LEASE_MS } from './leases.js';
 import type { CustodyGateway, CustodyTransaction } from './ports.js';
 import type { ReconcilerOptions } from './reconciler.js';
@@ -134,9 +135,9 @@ export class LateLookup {
     if (request.kind === 'whitelist') {
       const { networkId, address } = request.payload;
       const list = await custody.whitelist({ beforeSending: true });
-      const listed = list.some(
-        (w) => w.networkId === networkId && w.address.toLowerCase() === address.toLowerCase(),
-      );
+      // Compared as destinations.ts compares addresses: case counts but for an EVM address.
+      const wanted = canonicalAddress(address);
+      const listed = list.some((w) => w.networkId === networkId && canonicalAddress(w.address) === wanted);
       return listed ? { found: 'on-whitelist' } : { found: 'nothing' };
     }
     // Nothing of this round can have gone out before its final approval.

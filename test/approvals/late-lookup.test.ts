@@ -10,6 +10,8 @@ import {
   LOOKED_UP_BEFORE_SENDING,
   type RequestDraft,
 } from '../../src/approvals/index.js';
+import type { CustodyGateway } from '../../src/approvals/ports.js';
+import { custodyGateway } from '../../src/cngn/custody-gateway.js';
 import { Money } from '../../src/format/money.js';
 import { redemptionDraft } from '../support/drafts.js';
 import {
@@ -181,6 +183,42 @@ it('completes a late whitelist addition whose address is already on the whitelis
   expect(after?.state).toBe('completed');
   expect(after?.history.at(-1)?.note).toContain('already on the whitelist');
   expect(fx.sandbox.count('POST', '/v1/api/whitelist')).toBe(0);
+});
+
+it('looks a late whitelist addition up in its own spelling: a Tron address in other case is another address', async () => {
+  await start();
+  // The sandbox whitelists EVM addresses only: the service's list is given a Tron address (in other
+  // case, so another address) here.
+  const TRON = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
+  const real = custodyGateway(fx.client);
+  const custody: CustodyGateway = {
+    ...real,
+    whitelist: async () => [...(await real.whitelist()), { networkId, address: TRON.toLowerCase() }],
+  };
+  const { engine } = await fx.another({ engine: { custody } });
+  const [listed] = await fx.client.getWhitelisted();
+  if (!listed) throw new Error('the sandbox lists no whitelisted address');
+  const file = async (networkId: string, address: string) => {
+    const filed = await engine.file({
+      kind: 'whitelist',
+      payload: { networkId, address },
+      display: {},
+      requester: REQUESTER,
+    });
+    await engine.core.approve(filed.id, APPROVER_A);
+    return filed.id;
+  };
+  const tron = await file(networkId, TRON);
+  // An EVM address is one address in any case.
+  const evm = await file(listed.networkId, listed.publicKey.toLowerCase());
+  fx.clock.advance(CLAIM_LEASE_MS + 1_000);
+  await engine.tick();
+  await engine.idle();
+  const already = async (id: string) =>
+    (await engine.get(id))?.history.some((h) => h.note?.includes('already on the whitelist'));
+  expect(await already(tron)).toBe(false);
+  expect(await already(evm)).toBe(true);
+  await engine.stop();
 });
 
 it('settles a late redemption found in the list before its figures are read again', async () => {
