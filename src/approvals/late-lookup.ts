@@ -9,6 +9,7 @@
 // cannot be looked up and go as they are (docs/decisions/late-approval-lookup.md says why).
 import { bindingProblem, type ServiceBinding } from './binding.js';
 import type { CoreSections } from './core-sections.js';
+import { canonicalAddress } from './destinations.js';
 import { CLAIM_LEASE_MS } from './leases.js';
 import type { CustodyGateway, CustodyTransaction } from './ports.js';
 import type { ReconcilerOptions } from './reconciler.js';
@@ -78,7 +79,9 @@ export class LateLookup {
       return 'send';
     }
     if (!LateLookup.isLate(request, at)) return 'send';
-    if (request.kind === 'settlement' || request.kind === 'delegation') return 'send';
+    // None of these is a transaction (an unfreeze is only the bot's own record): nothing to look up.
+    if (request.kind === 'settlement' || request.kind === 'delegation' || request.kind === 'unfreeze')
+      return 'send';
     // Another environment's request is closed by the claim; it is never looked up here.
     if (bindingProblem(request, this.deps.binding())) return 'send';
     if (this.foundNothing.get(id) === request.round) return 'send';
@@ -132,9 +135,9 @@ export class LateLookup {
     if (request.kind === 'whitelist') {
       const { networkId, address } = request.payload;
       const list = await custody.whitelist({ beforeSending: true });
-      const listed = list.some(
-        (w) => w.networkId === networkId && w.address.toLowerCase() === address.toLowerCase(),
-      );
+      // Compared as destinations.ts compares addresses: case counts but for an EVM address.
+      const wanted = canonicalAddress(address);
+      const listed = list.some((w) => w.networkId === networkId && canonicalAddress(w.address) === wanted);
       return listed ? { found: 'on-whitelist' } : { found: 'nothing' };
     }
     // Nothing of this round can have gone out before its final approval.
@@ -154,8 +157,12 @@ export class LateLookup {
     tx: CustodyTransaction,
   ): Promise<ApprovalRequest | undefined> {
     const to = tx.result === 'succeeded' ? 'completed' : tx.result === 'failed' ? 'failed' : 'sent';
+    // It counts against the limits from when the service made it (the lookup's time when not given).
+    const made = tx.createdAt ? Date.parse(tx.createdAt) : Number.NaN;
+    const sentAt = (Number.isNaN(made) ? this.deps.now() : new Date(made)).toISOString();
     const outcome: ExecutionOutcome = {
       ...outcomeFromTransaction(tx),
+      sentAt,
       reference: tx.reference,
       ...(tx.id ? { transactionId: tx.id } : {}),
       ...(to === 'failed' ? { reason: `the service lists it as ${tx.status}` } : {}),

@@ -10,10 +10,13 @@ import {
   LOOKED_UP_BEFORE_SENDING,
   type RequestDraft,
 } from '../../src/approvals/index.js';
+import type { CustodyGateway } from '../../src/approvals/ports.js';
+import { custodyGateway } from '../../src/cngn/custody-gateway.js';
 import { Money } from '../../src/format/money.js';
 import { redemptionDraft } from '../support/drafts.js';
 import {
   APPROVER_A,
+  APPROVER_B,
   DEST,
   type EngineFixture,
   REQUESTER,
@@ -74,6 +77,19 @@ it('settles a late approval found in the transaction list, without a second with
   await sweep();
   expect((await fx.engine.get(request.id))?.state).toBe('completed');
   expect(withdrawCalls()).toBe(1);
+});
+
+it('counts a request settled by the lookup from when the service made it, not from its filing', async () => {
+  await start();
+  const request = await approved(withdrawalDraft(networkId, '1234.60'));
+  const reference = await withdrawnBefore('1234.60');
+  fx.clock.advance(CLAIM_LEASE_MS + 1_000);
+  await sweep();
+  const after = await fx.engine.get(request.id);
+  expect(after?.state).toBe('sent');
+  const made = fx.sandbox.transaction(reference)?.createdAt;
+  expect(made).toBeDefined();
+  expect(after?.outcome?.sentAt).toBe(new Date(made ?? '').toISOString());
 });
 
 it('sends a late approval that is not in the transaction list, once', async () => {
@@ -169,6 +185,42 @@ it('completes a late whitelist addition whose address is already on the whitelis
   expect(fx.sandbox.count('POST', '/v1/api/whitelist')).toBe(0);
 });
 
+it('looks a late whitelist addition up in its own spelling: a Tron address in other case is another address', async () => {
+  await start();
+  // The sandbox whitelists EVM addresses only: the service's list is given a Tron address (in other
+  // case, so another address) here.
+  const TRON = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
+  const real = custodyGateway(fx.client);
+  const custody: CustodyGateway = {
+    ...real,
+    whitelist: async () => [...(await real.whitelist()), { networkId, address: TRON.toLowerCase() }],
+  };
+  const { engine } = await fx.another({ engine: { custody } });
+  const [listed] = await fx.client.getWhitelisted();
+  if (!listed) throw new Error('the sandbox lists no whitelisted address');
+  const file = async (networkId: string, address: string) => {
+    const filed = await engine.file({
+      kind: 'whitelist',
+      payload: { networkId, address },
+      display: {},
+      requester: REQUESTER,
+    });
+    await engine.core.approve(filed.id, APPROVER_A);
+    return filed.id;
+  };
+  const tron = await file(networkId, TRON);
+  // An EVM address is one address in any case.
+  const evm = await file(listed.networkId, listed.publicKey.toLowerCase());
+  fx.clock.advance(CLAIM_LEASE_MS + 1_000);
+  await engine.tick();
+  await engine.idle();
+  const already = async (id: string) =>
+    (await engine.get(id))?.history.some((h) => h.note?.includes('already on the whitelist'));
+  expect(await already(tron)).toBe(false);
+  expect(await already(evm)).toBe(true);
+  await engine.stop();
+});
+
 it('settles a late redemption found in the list before its figures are read again', async () => {
   await start();
   const filed = await fx.engine.file(redemptionDraft(REQUESTER, 'To be resolved'));
@@ -189,4 +241,19 @@ it('settles a late redemption found in the list before its figures are read agai
   expect(after?.history.at(-1)?.action).toBe(LOOKED_UP_BEFORE_SENDING);
   expect(after?.round).toBe(result.request.round);
   expect(fx.sandbox.count('POST', '/v1/api/redeemAsset')).toBe(1);
+});
+
+it('lifts a late unfreeze without reading the transaction list: it is the bot’s own record', async () => {
+  await start();
+  await fx.engine.freezeSends(APPROVER_B, 'checking a look-alike address');
+  const filed = await fx.engine.fileUnfreeze(APPROVER_B);
+  if (!filed.ok) throw new Error(`unfreeze not filed: ${filed.reason}`);
+  const result = await fx.engine.core.approve(filed.request.id, APPROVER_A);
+  if (!result.ok || result.request.state !== 'approved') throw new Error('not approved');
+  fx.clock.advance(CLAIM_LEASE_MS + 1_000);
+  const reads = listReads();
+  await sweep();
+  expect((await fx.engine.get(filed.request.id))?.state).toBe('completed');
+  expect(await fx.engine.currentFreeze()).toBeUndefined();
+  expect(listReads()).toBe(reads);
 });

@@ -26,7 +26,9 @@ import { delegationLines } from '../delegation/blocks.js';
 import { freezeBanner } from '../freeze/blocks.js';
 
 export const HOME_WAITING_BLOCK = 'home.waiting';
-/** Home views hold at most 100 blocks: longer lists end with a pointer to /cngn pending. */
+/** Slack refuses a view of more than 100 blocks. */
+export const HOME_MAX_BLOCKS = 100;
+/** At most this many waiting requests, fewer when their blocks would pass HOME_MAX_BLOCKS. */
 export const HOME_WAITING_SHOWN = 15;
 export const HOME_MINE_SHOWN = 10;
 
@@ -129,6 +131,27 @@ function alertLine(alert: RecentAlert, now: Date): string {
   return `• ${parts.join(' · ')} · ${ago(alert.at, now)}`;
 }
 
+/**
+ * The waiting requests that fit in `budget` blocks, in order, then `…and N more` pointing to
+ * /cngn pending for the rest (its one block kept free whenever a request is left out).
+ */
+function waitingSection(waiting: ApprovalRequest[], now: Date, budget: number): KnownBlock[] {
+  if (waiting.length === 0) return [context('Nothing waits for your approval.')];
+  const out: KnownBlock[] = [];
+  let shown = 0;
+  for (const request of waiting.slice(0, HOME_WAITING_SHOWN)) {
+    const blocks = waitingBlocks(request, now);
+    const last = shown === waiting.length - 1;
+    if (out.length + blocks.length + (last ? 0 : 1) > budget) break;
+    out.push(...blocks);
+    shown += 1;
+  }
+  if (shown < waiting.length) {
+    out.push(context(`…and ${waiting.length - shown} more: \`/cngn pending\` lists them all.`));
+  }
+  return out;
+}
+
 export function homeView(data: HomeData): HomeView {
   const { now } = data;
   const blocks: KnownBlock[] = [header(`cNGN desk · ${data.environment.toUpperCase()}`)];
@@ -144,29 +167,23 @@ export function homeView(data: HomeData): HomeView {
   });
 
   blocks.push({ type: 'divider' }, header('Waiting for you'));
-  if (data.waiting.length === 0) blocks.push(context('Nothing waits for your approval.'));
-  for (const request of data.waiting.slice(0, HOME_WAITING_SHOWN))
-    blocks.push(...waitingBlocks(request, now));
-  if (data.waiting.length > HOME_WAITING_SHOWN) {
-    blocks.push(
-      context(`${data.waiting.length - HOME_WAITING_SHOWN} more: \`/cngn pending\` lists them all.`),
-    );
-  }
 
+  const rest: KnownBlock[] = [];
   if (data.delegations?.length) {
-    blocks.push(context(`*Delegations in effect*\n${delegationLines(data.delegations, now)}`));
+    rest.push(context(`*Delegations in effect*\n${delegationLines(data.delegations, now)}`));
   }
-
-  blocks.push({ type: 'divider' }, header('Your requests'));
-  if (data.mine.length === 0) blocks.push(context('You have filed no requests lately.'));
-  for (const item of data.mine.slice(0, HOME_MINE_SHOWN)) blocks.push(section(mineLine(item, now)));
-
-  blocks.push({ type: 'divider' }, header('Last alerts'));
-  blocks.push(
+  rest.push({ type: 'divider' }, header('Your requests'));
+  if (data.mine.length === 0) rest.push(context('You have filed no requests lately.'));
+  for (const item of data.mine.slice(0, HOME_MINE_SHOWN)) rest.push(section(mineLine(item, now)));
+  rest.push({ type: 'divider' }, header('Last alerts'));
+  rest.push(
     data.alerts.length === 0
       ? context('No alerts yet.')
       : section(data.alerts.map((a) => alertLine(a, now)).join('\n')),
   );
-  blocks.push(context(`Updated ${lagosTimeOfDay(now, now)}`));
+  rest.push(context(`Updated ${lagosTimeOfDay(now, now)}`));
+
+  blocks.push(...waitingSection(data.waiting, now, HOME_MAX_BLOCKS - blocks.length - rest.length));
+  blocks.push(...rest);
   return { type: 'home', blocks };
 }

@@ -105,6 +105,23 @@ describe('a payment split in two', () => {
   });
 });
 
+describe('the thread reply at filing', () => {
+  test('gives the purpose, escaped, and the tier line with the checks', async ({ startApp }) => {
+    const app = await startApp({ tiers: '0:1,1000000:2' });
+    await fileWithdrawal(app, '600000');
+    const second = await fileWithdrawal(app, '600000', DEST, 'Rent <b> & *bold*');
+    await waitUntil(async () => Boolean((await app.engine.get(second))?.slackMessage), 'the message');
+    const where = (await app.engine.get(second))?.slackMessage;
+    const reply = await app.slack.waitFor(
+      'chat.postMessage',
+      (c) => c.body.thread_ts === where?.ts && String(c.body.text).startsWith('*Checks at filing*'),
+    );
+    const text = String(reply.body.text);
+    expect(text).toContain('*Purpose*\nRent &lt;b&gt; &amp; ＊bold＊');
+    expect(text).toContain(TOTAL_LINE);
+  });
+});
+
 describe('the daily limit', () => {
   test('refuses a filing under its amount, with the figures, and files nothing', async ({ startApp }) => {
     const app = await startApp({ tiers: '0:1', dailyLimit: '1000000.00' });

@@ -7,10 +7,12 @@ import { blockAction, viewSubmission } from '../../support/slack-requests.js';
 import {
   APPROVALS_CHANNEL,
   APPROVER_A,
+  APPROVER_B,
   type ApprovalApp,
   fileWithdrawal,
   OUTSIDER,
   REQUESTER,
+  reviewFor,
   slashCommand,
   startApprovalApp,
 } from './support.js';
@@ -198,5 +200,20 @@ describe('Review all', () => {
     // A DM is a place the list could have been opened in: taken.
     await submit(APPROVER_A, viewId, [`${a}:0`], 'DAPPROVERA1');
     expect(await results(APPROVER_A)).toContain('1 of 1 approved');
+  });
+});
+
+describe('while sends are frozen', () => {
+  it('the review and Review all both lead with who froze them and why', async () => {
+    app = await startApprovalApp();
+    const first = await fileWithdrawal(app, '1500');
+    await fileWithdrawal(app, '2500');
+    await app.engine.freezeSends(APPROVER_B, 'checking <a> look-alike');
+    const banner = `Frozen by <@${APPROVER_B}>: checking &lt;a&gt; look-alike`;
+
+    const review = await reviewFor(app, first, APPROVER_A);
+    expect(JSON.stringify(review.view?.blocks)).toContain(banner);
+    const { view } = await openReviewAll(APPROVER_A);
+    expect(JSON.stringify(view.blocks[0])).toContain(banner);
   });
 });

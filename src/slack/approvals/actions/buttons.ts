@@ -210,15 +210,16 @@ export function registerApprovalActions(app: App, deps: ApprovalSlackDeps): void
         };
         const now = deps.now?.() ?? new Date();
         const balance = await storedReviewBalance(deps, check.request);
+        const freeze = await deps.engine.currentFreeze();
         const opened = await openBound(client, bindDeps(deps, now), {
           triggerId: click.triggerId ?? '',
-          view: reviewModal(check.request, now, metadata, balance),
+          view: reviewModal(check.request, now, metadata, balance, freeze),
           modal: 'review',
           requests: [check.request],
         });
         if (opened && needsFreshBalance(check.request, balance, now)) {
           await refreshReviewBalance(client, deps, opened, check.request, balance, (fresh) =>
-            reviewModal(check.request, deps.now?.() ?? new Date(), metadata, fresh),
+            reviewModal(check.request, deps.now?.() ?? new Date(), metadata, fresh, freeze),
           );
         }
         return;

@@ -125,6 +125,7 @@ export function registerReviewAll(app: App, deps: ApprovalSlackDeps): void {
         JSON.stringify(
           channelFits(click.channel, deps.approvalsChannel, waiting) ? { channel: click.channel } : {},
         ),
+        await deps.engine.currentFreeze(),
       );
       const requests = waiting.slice(0, REVIEW_ALL_MAX);
       await openBound(client, bindDeps(deps, now), { triggerId, view, modal: 'review-all', requests });

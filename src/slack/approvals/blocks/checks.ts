@@ -12,6 +12,8 @@ import type {
 import { lagosTimeOfDay, naira, relative } from '../../../format/display.js';
 import { Money } from '../../../format/money.js';
 import { escapeMrkdwn, markDifferences } from '../../../format/mrkdwn.js';
+import { tierBasisLine } from './limits.js';
+import { purposeText } from './purpose.js';
 
 export const FIRST_PAYMENT = 'First payment to this destination';
 
@@ -127,16 +129,25 @@ export function lookAlikeSection(mark: LookAlikeMark, request?: ApprovalRequest)
   return section(lookAlikeText(mark, request));
 }
 
-/** The same in words for the request's thread at filing (mrkdwn). */
+/**
+ * The reply in the request's thread at filing (mrkdwn): the checks in words, then its purpose and the
+ * tier line; undefined when there is none of them.
+ */
 export function checksThreadText(request: ApprovalRequest, now: Date): string | undefined {
   const checks = request.preflight;
-  if (!checks) return undefined;
-  const lines: string[] = ['*Checks at filing*'];
-  if (checks.lookAlike) lines.push(lookAlikeText(checks.lookAlike, request));
-  if (checks.firstPayment) lines.push(`:new: *${FIRST_PAYMENT}*`);
-  if (checks.balance) lines.push(balanceLine(checks.balance, now));
-  const destination = destinationLine(request, checks);
-  if (destination) lines.push(destination);
-  if (checks.unread?.length) lines.push(`Not checked: ${checks.unread.map(escapeMrkdwn).join('; ')}`);
-  return lines.join('\n');
+  const lines: string[] = [];
+  if (checks) {
+    lines.push('*Checks at filing*');
+    if (checks.lookAlike) lines.push(lookAlikeText(checks.lookAlike, request));
+    if (checks.firstPayment) lines.push(`:new: *${FIRST_PAYMENT}*`);
+    if (checks.balance) lines.push(balanceLine(checks.balance, now));
+    const destination = destinationLine(request, checks);
+    if (destination) lines.push(destination);
+    if (checks.unread?.length) lines.push(`Not checked: ${checks.unread.map(escapeMrkdwn).join('; ')}`);
+  }
+  const purpose = purposeText(request);
+  if (purpose) lines.push(`*Purpose*\n${purpose}`);
+  const tier = tierBasisLine(request);
+  if (tier) lines.push(tier);
+  return lines.length > 0 ? lines.join('\n') : undefined;
 }

@@ -31,17 +31,27 @@ export function tierBasisText(request: ApprovalRequest): string | undefined {
   return `${naira(basis.total)} ${whose} in the last ${windowWords(basis.windowMs)}, including this`;
 }
 
-/** One short line under the figures saying which total chose the approvals needed; none when the amount did. */
-export function tierBasisNotice(request: ApprovalRequest): KnownBlock[] {
+/**
+ * `:chart_with_upwards_trend: 2 approvals needed for …`: which total chose the approvals needed; none
+ * when the amount did. The tier's own count: a look-alike destination's extra approver (added at
+ * filing) is named apart.
+ */
+export function tierBasisLine(request: ApprovalRequest): string | undefined {
   const text = tierBasisText(request);
-  if (!text) return [];
-  const needed = `${request.requiredApprovals} approval${request.requiredApprovals === 1 ? '' : 's'}`;
-  return [
-    {
-      type: 'context',
-      elements: [{ type: 'mrkdwn', text: `:chart_with_upwards_trend: ${needed} needed for ${text}` }],
-    },
-  ];
+  if (!text) return undefined;
+  const extra = request.preflight?.lookAlike ? 1 : 0;
+  const tier = request.requiredApprovals - extra;
+  const needed = `${tier} approval${tier === 1 ? '' : 's'}`;
+  const lookAlike = extra
+    ? `; +${extra} for the look-alike address: ${request.requiredApprovals} in all`
+    : '';
+  return `:chart_with_upwards_trend: ${needed} needed for ${text}${lookAlike}`;
+}
+
+/** The tier line as one short block under the figures; none when the amount chose the tier. */
+export function tierBasisNotice(request: ApprovalRequest): KnownBlock[] {
+  const text = tierBasisLine(request);
+  return text ? [{ type: 'context', elements: [{ type: 'mrkdwn', text }] }] : [];
 }
 
 /**

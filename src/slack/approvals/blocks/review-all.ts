@@ -3,8 +3,9 @@
 // `id:round`, so each checked one is approved for the figures this modal showed, or refused if it
 // changed. Pure builders: data in, Block Kit out; every outside value escaped where it enters mrkdwn.
 import type { Button, KnownBlock, ModalView } from '@slack/types';
-import type { ApprovalRequest } from '../../../approvals/types.js';
+import type { ApprovalRequest, Freeze } from '../../../approvals/types.js';
 import { escapeMrkdwn } from '../../../format/mrkdwn.js';
+import { freezeBanner } from '../../freeze/blocks.js';
 import { checksBlocks } from './checks.js';
 import { tierBasisNotice } from './limits.js';
 import { approvalButtonValue, figuresSection, hiddenCharactersNotice } from './message.js';
@@ -40,9 +41,11 @@ export function reviewAllModal(
   now: Date,
   environment: string,
   metadata: string,
+  freeze?: Freeze,
 ): ModalView {
   const shown = waiting.slice(0, REVIEW_ALL_MAX);
   const blocks: KnownBlock[] = [
+    ...(freeze ? [freezeBanner(freeze)] : []),
     {
       type: 'section',
       text: {

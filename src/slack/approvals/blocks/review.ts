@@ -4,9 +4,10 @@
 // approves, for the round it showed. Pure: request and time in, Block Kit out; every outside value is
 // escaped where it enters mrkdwn.
 import type { KnownBlock, ModalView } from '@slack/types';
-import type { ApprovalRequest, BalanceCheck } from '../../../approvals/types.js';
+import type { ApprovalRequest, BalanceCheck, Freeze } from '../../../approvals/types.js';
 import { environmentMarker, lagosTime, naira, relative } from '../../../format/display.js';
 import { escapeMrkdwn, mentionUser } from '../../../format/mrkdwn.js';
+import { freezeBanner } from '../../freeze/blocks.js';
 import { checksBlocks, lookAlikeSection, shortfallText } from './checks.js';
 import { tierBasisNotice } from './limits.js';
 import { approverWords, destinationFields, figuresSection, hiddenCharactersNotice } from './message.js';
@@ -81,6 +82,7 @@ export function reviewModal(
   now: Date,
   metadata: ReviewMetadata,
   balance: ReviewBalance = {},
+  freeze?: Freeze,
 ): ModalView {
   const short = balance.check && !balance.check.enough ? balance.check : undefined;
   const lead = short
@@ -88,6 +90,8 @@ export function reviewModal(
     : `Check every figure against what you expect. Nothing moves until you press *${escapeMrkdwn(reviewSubmitText(request))}*.`;
   const blocks: KnownBlock[] = [
     { type: 'header', text: plain(headerText(request)) },
+    // Sends are frozen: an approval is recorded but nothing goes out until the freeze is lifted.
+    ...(freeze && request.kind !== 'unfreeze' ? [freezeBanner(freeze)] : []),
     section(`${environmentMarker(request.environment)}  ·  \`${request.id}\`\n${lead}`),
   ];
   if (short) {
