@@ -1,8 +1,7 @@
 // The only place that reads the environment. Parsed once with zod; every problem is listed together.
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
+import { defaultArchiveDir, parseArchiveUrl } from './approvals/audit-location.js';
 import { parseSigningKey } from './approvals/audit-signing.js';
 import { DEFAULT_LIMIT_WINDOW_MS } from './approvals/limits.js';
 import { parseTiers } from './approvals/policy.js';
@@ -116,61 +115,6 @@ export function parseDailyLimit(text: string): string {
   const amount = Money.parse(text);
   if (!amount.isPositive()) throw new Error('must be a positive amount in ₦, e.g. 5000000');
   return amount.toString();
-}
-
-/**
- * CNGN_AUDIT_ARCHIVE: a folder as a file:// URL (`file://./data/audit-archive` relative to the working
- * folder, `file:///var/lib/…` absolute). Only folders are written for now.
- */
-export function parseArchiveUrl(text: string): string {
-  const url = text.trim();
-  if (!url.startsWith('file://')) {
-    const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1];
-    throw new Error(
-      `must be a file:// URL of a folder, e.g. file://./data/audit-archive or file:///var/lib/cngn-desk/audit-archive${scheme ? ` (${scheme}:// is not supported)` : ''}`,
-    );
-  }
-  const path = decodeURIComponent(url.slice('file://'.length));
-  if (path === '') throw new Error('must name a folder after file://');
-  return path;
-}
-
-/**
- * Where the bot keeps what must stay outside the store: the audit signing key it makes when none is
- * given, and its marks of the newest signed heads. SQLite: beside the file, named after it. PostgreSQL
- * and Redis: ./data, the marks named after the store. A memory store: nowhere (nothing outlives it).
- */
-export function auditStateFiles(storeUrl: string): { keyFile: string; marksFile: string } | undefined {
-  if (storeUrl.startsWith('memory://')) return undefined;
-  if (storeUrl.startsWith('sqlite://')) {
-    const file = resolve(storeUrl.slice('sqlite://'.length) || './data/cngn-desk.sqlite');
-    const base = basename(file).replace(/\.[^.]*$/, '');
-    return {
-      keyFile: join(dirname(file), `${base}.audit-signing-key.pem`),
-      marksFile: join(dirname(file), `${base}.audit-heads.json`),
-    };
-  }
-  const id = createHash('sha256').update(withoutPassword(storeUrl)).digest('hex').slice(0, 12);
-  return {
-    keyFile: resolve('./data/audit-signing-key.pem'),
-    marksFile: resolve(`./data/audit-heads-${id}.json`),
-  };
-}
-
-/** The archive's folder when CNGN_AUDIT_ARCHIVE is unset: `audit-archive` beside the store's state. */
-function defaultArchiveDir(storeUrl: string): string | undefined {
-  const state = auditStateFiles(storeUrl);
-  return state && join(dirname(state.keyFile), 'audit-archive');
-}
-
-function withoutPassword(url: string): string {
-  try {
-    const parsed = new URL(url);
-    parsed.password = '';
-    return parsed.toString();
-  } catch {
-    return url;
-  }
 }
 
 /** A zod string that must pass a parser; the parser's message becomes the reason. */

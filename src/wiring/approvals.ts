@@ -2,6 +2,7 @@
 // test harness wire it the same way: engine, listeners, the bridge callback route, the webhook subscriber.
 import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import { auditStateFiles } from '../approvals/audit-location.js';
 import {
   ApprovalEngine,
   type ApprovalTier,
@@ -17,7 +18,7 @@ import {
 import type { CngnApi } from '../cngn/api.js';
 import { custodyGateway, custodyReport } from '../cngn/custody-gateway.js';
 import type { WebhookEvent } from '../cngn/schemas.js';
-import { type ApprovalNotify, auditStateFiles, type Config } from '../config.js';
+import type { ApprovalNotify, Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { RoundBoundPolicy } from '../slack/approvals/actions/round.js';
 import { ApprovalDms } from '../slack/approvals/dms.js';
