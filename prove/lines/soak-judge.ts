@@ -198,7 +198,7 @@ export function soakFigure(run: SoakRun, verdict: SoakVerdict): string {
   const store = first && last ? `store ${first.storeMb.toFixed(2)} → ${last.storeMb.toFixed(2)} MB` : '';
   const done = OPERATIONS.map((op) => {
     const c = verdict.totals[op];
-    return `${c.ok} ${op}s${c.failed ? ` (${c.failed} failed)` : ''}`;
+    return `${c.ok} ${op === 'home' ? 'App Home opens' : `${op}s`}${c.failed ? ` (${c.failed} failed)` : ''}`;
   }).join(', ');
   return `${memory}; delay p99 max ${verdict.delayP99MaxMs.toFixed(1)} ms; ${store}; ${done}`;
 }
