@@ -33,6 +33,8 @@ export interface SoakSample {
   heapMb: number;
   /** V8's used heap as it was before that collection (shown, not judged: it saw-tooths). */
   heapBeforeGcMb: number;
+  /** Of the heap after collection, compiled code (shown, not judged apart). */
+  codeMb: number;
   /** Event-loop delay over the minute, ms. */
   delay: { p50: number; p99: number; max: number };
   /** The SQLite store's database file. */
@@ -164,6 +166,7 @@ export function soakTable(samples: SoakSample[]): string[] {
     'min',
     'RSS MB',
     'heap MB (after GC)',
+    'of it code',
     'heap MB (before)',
     'delay p50/p99/max ms',
     'store MB (+wal)',
@@ -174,6 +177,7 @@ export function soakTable(samples: SoakSample[]): string[] {
     String(s.minute),
     s.rssMb.toFixed(1),
     s.heapMb.toFixed(1),
+    s.codeMb.toFixed(1),
     s.heapBeforeGcMb.toFixed(1),
     `${s.delay.p50.toFixed(1)}/${s.delay.p99.toFixed(1)}/${s.delay.max.toFixed(0)}`,
     `${s.storeMb.toFixed(2)} (+${s.walMb.toFixed(1)})`,

@@ -3,6 +3,7 @@
 // process's memory and the event-loop delay since the last sample. The live heap is read after a full
 // collection it forces; that collection's own pause is left out of the delay figures.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { getHeapSpaceStatistics } from 'node:v8';
 
 const RESOLUTION_MS = 10;
 const delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
@@ -21,6 +22,10 @@ process.on('message', (message) => {
   };
   globalThis.gc?.();
   const after = process.memoryUsage();
+  // Compiled code is in the heap too, and grows as V8 compiles more functions that became hot.
+  const code = getHeapSpaceStatistics()
+    .filter((space) => space.space_name.startsWith('code_'))
+    .reduce((sum, space) => sum + space.space_used_size, 0);
   // The timer the collection held up fires late and lands in the histogram: wait for it, then drop it.
   setTimeout(() => {
     delay.reset();
@@ -29,6 +34,7 @@ process.on('message', (message) => {
       rssMb: before.rss / MB,
       heapMb: after.heapUsed / MB,
       heapBeforeGcMb: before.heapUsed / MB,
+      codeMb: code / MB,
       delay: figures,
       gc: Boolean(globalThis.gc),
     });

@@ -63,6 +63,7 @@ interface ProbeAnswer {
   rssMb: number;
   heapMb: number;
   heapBeforeGcMb: number;
+  codeMb: number;
   delay: SoakSample['delay'];
   gc: boolean;
 }
@@ -253,6 +254,7 @@ export async function soak(
           rssMb: figures.rssMb,
           heapMb: figures.heapMb,
           heapBeforeGcMb: figures.heapBeforeGcMb,
+          codeMb: figures.codeMb,
           delay: figures.delay,
           ...storeSize(dir),
           loadAverage: loadavg()[0] ?? 0,

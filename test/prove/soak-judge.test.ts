@@ -21,6 +21,7 @@ function minute(n: number, rssMb: number, heapMb: number, p99 = 5): SoakSample {
     rssMb,
     heapMb,
     heapBeforeGcMb: heapMb + 4,
+    codeMb: 2,
     delay: { p50: 0.1, p99, max: p99 * 2 },
     storeMb: 0.1 * n,
     walMb: 4,
@@ -107,7 +108,7 @@ describe('the soak judgement', () => {
     const [header, , first, second] = soakTable(samples);
     expect(header).toMatch(/^\| min \| RSS MB \| heap MB \(after GC\)/);
     expect(first).toMatch(
-      /^\| 1 +\| 90\.0 +\| 20\.0 +\| 24\.0 +\| 0\.1\/5\.0\/10 +\| 0\.10 \(\+4\.0\) +\| 60 /,
+      /^\| 1 +\| 90\.0 +\| 20\.0 +\| 2\.0 +\| 24\.0 +\| 0\.1\/5\.0\/10 +\| 0\.10 \(\+4\.0\) +\| 60 /,
     );
     expect(second).toContain('| 60/61 ');
   });
