@@ -1,6 +1,7 @@
 // `npm run prove [-- --short]`: the proof suite. Each line is a check with a target; the table of
 // figures is printed and written to prove-results/results.json; the exit code is 1 when any line
 // misses its target. PROVE_PROFILE=short (or --short) is the scaled-down profile CI runs.
+// `npm run prove -- --soak <minutes>` runs the soak alone instead, written to prove-results/soak.json.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +12,8 @@ import { fuzzBot, fuzzServiceAnswers, seedNote } from './lines/fuzz.js';
 import { limitRace } from './lines/limit-race.js';
 import { races } from './lines/races.js';
 import { serviceFaults } from './lines/service-faults.js';
+import { type SoakResult, soak } from './lines/soak.js';
+import { soakTable } from './lines/soak-judge.js';
 import { storms } from './lines/storms.js';
 import { type Line, type Profile, type ProveStore, proveStore, type StoreName } from './support.js';
 
@@ -18,19 +21,26 @@ const { values } = parseArgs({
   options: {
     short: { type: 'boolean', default: false },
     only: { type: 'string' },
+    soak: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
   strict: true,
 });
 if (values.help) {
   process.stdout.write(
-    'Usage: npm run prove -- [--short] [--only races|crash|storms|faults|crypto|fuzz]\n       PROVE_PROFILE=short npm run prove\n',
+    'Usage: npm run prove -- [--short] [--only races|crash|storms|faults|crypto|fuzz]\n       npm run prove -- --soak <minutes>\n       PROVE_PROFILE=short npm run prove\n',
   );
   process.exit(0);
 }
 const profile: Profile = values.short || process.env.PROVE_PROFILE === 'short' ? 'short' : 'full';
 const full = profile === 'full';
-const only = values.only?.split(',');
+const soakMinutes = values.soak === undefined ? undefined : Number(values.soak);
+if (soakMinutes !== undefined && !(Number.isInteger(soakMinutes) && soakMinutes >= 1)) {
+  process.stderr.write(`--soak takes a whole number of minutes (1 or more), got "${values.soak}"\n`);
+  process.exit(2);
+}
+// The soak runs alone: the other lines' load would be in its figures.
+const only = soakMinutes === undefined ? values.only?.split(',') : [];
 const wanted = (name: string) => !only || only.includes(name);
 
 const scale = {
@@ -179,6 +189,18 @@ if (wanted('fuzz')) {
   );
 }
 
+let soaked: SoakResult | undefined;
+if (soakMinutes !== undefined) {
+  const minuteMs = process.env.PROVE_SOAK_MINUTE_MS ? Number(process.env.PROVE_SOAK_MINUTE_MS) : undefined;
+  await run('soak', `${soakMinutes} min`, 'steady mixed load', async () => {
+    soaked = await soak(soakMinutes, dir, {
+      ...(minuteMs ? { minuteMs } : {}),
+      print: (line) => process.stderr.write(`${line}\n`),
+    });
+    return soaked.line;
+  });
+}
+
 rmSync(dir, { recursive: true, force: true });
 if (unhandled.length > 0) {
   lines.push({
@@ -203,15 +225,22 @@ const rows = lines.map((l) => [
 ]);
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
 const format = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
+if (soaked) {
+  process.stdout.write(
+    `\nSoak, ${soakMinutes} min: ${soaked.setup}\n\n${soakTable(soaked.run.samples).join('\n')}\n`,
+  );
+}
 process.stdout.write(
-  `\nProof suite, ${profile} profile\n\n${[format(header), format(widths.map((w) => '-'.repeat(w))), ...rows.map(format)].join('\n')}\n`,
+  `\nProof suite, ${soakMinutes === undefined ? `${profile} profile` : 'soak'}\n\n${[format(header), format(widths.map((w) => '-'.repeat(w))), ...rows.map(format)].join('\n')}\n`,
 );
 mkdirSync('prove-results', { recursive: true });
-const file = join('prove-results', 'results.json');
-writeFileSync(
-  file,
-  `${JSON.stringify({ profile, at: new Date().toISOString(), node: process.version, lines }, null, 2)}\n`,
-);
+const file = join('prove-results', soakMinutes === undefined ? 'results.json' : 'soak.json');
+const at = new Date().toISOString();
+const written =
+  soakMinutes === undefined
+    ? { profile, at, node: process.version, lines }
+    : { at, node: process.version, setup: soaked?.setup, lines, ...soaked?.run, verdict: soaked?.verdict };
+writeFileSync(file, `${JSON.stringify(written, null, 2)}\n`);
 const failed = lines.filter((l) => l.status === 'fail').length;
 process.stdout.write(`\n${lines.length} lines, ${failed} failed; written to ${file}\n`);
 process.exit(failed > 0 ? 1 : 0);
