@@ -1,0 +1,104 @@
+// What a treasury report is made of: the period it covers (in Lagos days), the treasury's figures read
+// from the service's transactions, the approval figures from the bot's own records, and the chart.
+// Amounts are canonical decimal strings in naira, as everywhere else.
+import type { CngnEnvironment } from '../format/environment.js';
+
+/** `/cngn report` words: today, yesterday, 7d, 30d or a month (YYYY-MM); the schedule uses day/week. */
+export interface ReportPeriod {
+  /** What the person asked for, as the title says it: "last 7 days", "November 2026". */
+  label: string;
+  /** Start of the first Lagos day, inclusive. */
+  from: Date;
+  /** End of the period, exclusive (now, for a period still running). */
+  to: Date;
+  /** Each Lagos day of the period, YYYY-MM-DD, in order. */
+  days: readonly string[];
+}
+
+export type MovementKind = 'deposit' | 'withdrawal' | 'redemption' | 'bridge' | 'other';
+
+/** One transaction as the report counts it. */
+export interface Movement {
+  reference: string;
+  kind: MovementKind;
+  direction: 'in' | 'out';
+  amount: string;
+  fee: string;
+  /** ISO time. */
+  at: string;
+  status: 'succeeded' | 'pending' | 'failed';
+  /** The service's words, for failures. */
+  reason?: string | undefined;
+  network?: string | undefined;
+}
+
+/** One Lagos day of the chart: the closing balance, and the day's inflows and outflows. */
+export interface DayFigures {
+  day: string;
+  closing: string;
+  inflow: string;
+  outflow: string;
+}
+
+export interface TreasuryFigures {
+  environment: CngnEnvironment;
+  opening: string;
+  closing: string;
+  inflows: Readonly<Record<MovementKind, string>>;
+  outflows: Readonly<Record<MovementKind, string>>;
+  fees: string;
+  /** The five largest succeeded movements, largest first. */
+  largest: readonly Movement[];
+  failures: readonly Movement[];
+  days: readonly DayFigures[];
+  /**
+   * Set when the service's history does not reach back to the period's start: the ISO time from
+   * which the figures are complete. The chart and summary say so.
+   */
+  completeFrom?: string | undefined;
+  /** Every movement of the period, oldest first, for the CSV. */
+  movements: readonly Movement[];
+}
+
+export interface ApprovalFigures {
+  filed: number;
+  approved: number;
+  rejected: number;
+  expired: number;
+  /** Filing to final approval, over the requests approved in the period. */
+  medianMs?: number | undefined;
+  slowestMs?: number | undefined;
+  /** Approvals given per approver (Slack IDs), most first. */
+  perApprover: readonly { user: string; count: number }[];
+}
+
+export interface Report {
+  period: ReportPeriod;
+  treasury: TreasuryFigures;
+  approvals: ApprovalFigures;
+}
+
+/** What the chart is drawn from. */
+export interface ChartInput {
+  /** "cNGN treasury — last 7 days (sandbox)". */
+  title: string;
+  environment: CngnEnvironment;
+  days: readonly DayFigures[];
+  completeFrom?: string | undefined;
+  /** Device pixels per CSS pixel (1 or 2). */
+  scale?: number;
+}
+
+export interface ChartImage {
+  png: Uint8Array;
+  width: number;
+  height: number;
+  /** The period's figures in words, for the image's alt text and file title. */
+  alt: string;
+}
+
+/** The two parts a report's delivery needs, built elsewhere and passed in. */
+export interface ReportSource {
+  build(period: ReportPeriod): Promise<Report>;
+  chart(input: ChartInput): Promise<ChartImage>;
+}
