@@ -52,6 +52,7 @@ export {
   heldByFreeze,
   START_FROZEN_ACTOR,
 } from './freeze.js';
+export { GROUP_CACHE_MS, GroupMembers, type GroupMembersOptions, type MembershipChange } from './groups.js';
 export {
   DEFAULT_LIMIT_WINDOW_MS,
   LimitExceededError,
@@ -66,6 +67,14 @@ export {
   parseTiers,
   requiredApprovals,
 } from './policy.js';
+export {
+  ApproverPools,
+  holdersOf,
+  type PoolSettings,
+  REQUEST_KINDS,
+  type SlackIds,
+  unionOf,
+} from './pools.js';
 export * from './ports.js';
 export { BALANCE_KINDS, BALANCE_TRUSTED_MS, type FileOptions } from './preflight.js';
 export { MaybeRecordedError } from './recheck.js';
@@ -76,6 +85,8 @@ export {
   type ReminderPoint,
   reminderTimes,
 } from './reminders.js';
+export { RoleBook, type RoleLists } from './role-book.js';
+export type { Holders, Need, Role, Roles } from './roles.js';
 export { failedCallOutcome } from './service-call.js';
 export {
   canTransition,

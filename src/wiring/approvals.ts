@@ -1,7 +1,6 @@
 // Builds the approvals engine and its Slack side from settled configuration, so start-up and the
 // test harness wire it the same way: engine, listeners, the bridge callback route, the webhook subscriber.
 import type { App } from '@slack/bolt';
-import type { WebClient } from '@slack/web-api';
 import { auditStateFiles } from '../approvals/audit-location.js';
 import {
   ApprovalEngine,
@@ -14,6 +13,7 @@ import {
   parseSigningKey,
   parseTiers,
   type ReminderPoint,
+  type RoleBook,
 } from '../approvals/index.js';
 import type { CngnApi } from '../cngn/api.js';
 import { custodyGateway, custodyReport } from '../cngn/custody-gateway.js';
@@ -41,8 +41,8 @@ export interface ApprovalsSetup {
   approvalsChannel: string;
   /** CNGN_ALERTS_CHANNEL: a request the service contradicted itself about is also told there. */
   alertsChannel?: string | undefined;
-  approvers: readonly string[];
-  approverGroup?: string | undefined;
+  /** The roles and approver pools (wiring/roles.ts); the policy asks the pools, sharing their group cache. */
+  roles: RoleBook;
   /** `0:1,1000000:2` or already parsed. */
   tiers: string | readonly ApprovalTier[];
   ttlMs: number;
@@ -68,6 +68,8 @@ export interface ApprovalsSetup {
 
 export interface Approvals {
   engine: ApprovalEngine;
+  /** Who holds which role (the same book the Slack gate asks). */
+  roles: RoleBook;
   deps: ApprovalSlackDeps;
   /** Register listeners on the app and present changes through its client. */
   plugin: (app: App) => void;
@@ -86,15 +88,10 @@ export interface Approvals {
 export const BRIDGE_CALLBACK_PATH = '/callbacks/bridge/:token';
 
 export function createApprovals(setup: ApprovalsSetup): Approvals {
-  let slackClient: WebClient | undefined;
   const policy = new RoundBoundPolicy({
-    approvers: setup.approvers,
-    ...(setup.approverGroup ? { approverGroup: setup.approverGroup } : {}),
+    approvers: [],
     tiers: typeof setup.tiers === 'string' ? parseTiers(setup.tiers) : setup.tiers,
-    groupMembers: async (usergroup) => {
-      if (!slackClient) return [];
-      return (await slackClient.usergroups.users.list({ usergroup })).users ?? [];
-    },
+    pools: setup.roles.pools,
   });
   const engine = new ApprovalEngine({
     store: setup.store,
@@ -121,12 +118,12 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
   };
   const approvals: Approvals = {
     engine,
+    roles: setup.roles,
     deps,
     presenter: undefined,
     dms: undefined,
     home: undefined,
     plugin: (app) => {
-      slackClient = app.client;
       const notify = setup.notify ?? 'both';
       approvals.presenter = registerApprovals(app, deps, setup.store, {
         approverButtons: notify !== 'dm',

@@ -35,6 +35,7 @@ import {
 import type { Webhooks } from '../webhooks/index.js';
 import { RecentAlerts } from '../webhooks/recent.js';
 import { type Approvals, auditSealFor, BRIDGE_CALLBACK_PATH, createApprovals } from './approvals.js';
+import { createRoles, type RolesWiring, rolesSetupOf } from './roles.js';
 import { createWebhooksForSlack } from './webhooks.js';
 
 export interface BotOptions {
@@ -67,6 +68,8 @@ export interface Bot {
   client: CngnClient;
   sandbox: Sandbox | undefined;
   approvals: Approvals | undefined;
+  /** Who holds which role, whether or not approvals are on; `roles.roles` is what the gate asks. */
+  roles: RolesWiring;
   webhooks: Webhooks;
   slack: SlackApp;
   /** `http://127.0.0.1:PORT` once started. */
@@ -189,6 +192,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   };
   const recentAlerts = new RecentAlerts(store, now);
   const approvalsOn = slackOn && Boolean(config.approvalsChannel);
+  const roles = createRoles({ ...rolesSetupOf(config), log: logger });
   const auditSeal = approvalsOn ? auditSealFor(config, logger) : undefined;
   const approvals =
     approvalsOn && config.approvalsChannel
@@ -197,8 +201,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
           api: client,
           approvalsChannel: config.approvalsChannel,
           alertsChannel: config.alertsChannel,
-          approvers: config.approvers,
-          approverGroup: config.approverGroup,
+          roles: roles.roles,
           tiers: config.approvalTiers,
           ttlMs: config.approvalTtlMs,
           limits,
@@ -317,6 +320,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       (app) => registerDepositQuoteViews(app, readDeps),
       ...(deadLetters ? [(app: App) => registerDeadLetterActions(app, deadLetters)] : []),
       ...(approvals ? [approvals.plugin] : []),
+      roles.plugin,
     ],
   });
   try {
@@ -327,6 +331,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   } catch (error) {
     // The start-up check refused (or the port is taken): leave nothing running behind the error.
     await slack.stop().catch(() => undefined);
+    roles.stop();
     await client.close();
     if (ownSandbox) await sandbox?.stop();
     if (!options.store) await store.close();
@@ -343,6 +348,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     client,
     sandbox,
     approvals,
+    roles,
     webhooks,
     slack,
     url: slack.url,
@@ -353,6 +359,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       const began = Date.now();
       // Stop taking new work first: from this call on, /readyz says the bot is shutting down.
       const slackStopped = slack.stop();
+      roles.stop();
       await bot.metrics?.server.close(); // its gauges read the store, which closes below
       await slackStopped;
       await inFlight.drain(10_000); // answers already acked still reach the user
