@@ -85,7 +85,7 @@ export {
   type ReminderPoint,
   reminderTimes,
 } from './reminders.js';
-export { RoleBook, type RoleLists } from './role-book.js';
+export { RoleBook, type RoleLists, type RoleSummary } from './role-book.js';
 export type { Holders, Need, Role, Roles } from './roles.js';
 export { failedCallOutcome } from './service-call.js';
 export {

@@ -5,6 +5,7 @@
 import type { GroupMembers } from './groups.js';
 import { type ApproverPools, holdersOf, type SlackIds, unionOf } from './pools.js';
 import type { Holders, Need, Roles } from './roles.js';
+import type { RequestKind } from './types.js';
 
 export interface RoleLists {
   /** CNGN_READERS; undefined: every member who is not a guest. */
@@ -13,6 +14,16 @@ export interface RoleLists {
   requesters?: SlackIds | undefined;
   /** CNGN_AUDITORS; undefined: nobody besides the approvers. */
   auditors?: SlackIds | undefined;
+}
+
+export interface RoleSummary {
+  readers: Holders;
+  requesters: Holders;
+  /** Named auditors only; every approver may audit too. */
+  auditors: Holders;
+  /** The general approver pool, for every kind without a pool of its own. */
+  general: Holders;
+  ownPools: Array<{ kind: RequestKind; holders: Holders }>;
 }
 
 const EVERYONE: Holders = { everyone: true, users: [], groups: [] };
@@ -37,6 +48,18 @@ export class RoleBook implements Roles {
     if (holders.everyone || holders.users.includes(user)) return true;
     for (const group of holders.groups) if ((await this.groups.members(group)).has(user)) return true;
     return false;
+  }
+
+  /** The roles as configured, for /cngn policy: auditors as named (approvers audit besides). */
+  summary(): RoleSummary {
+    const { readers, requesters, auditors } = this.lists;
+    return {
+      readers: readers ? holdersOf(readers) : EVERYONE,
+      requesters: requesters ? holdersOf(requesters) : EVERYONE,
+      auditors: auditors ? holdersOf(auditors) : NOBODY,
+      general: this.pools.general(),
+      ownPools: this.pools.ownPools(),
+    };
   }
 
   /** Every user group a role or a pool names, for re-reading them. */

@@ -146,6 +146,7 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
         ...common,
         api: setup.api,
         alerts: setup.alerts,
+        roles: setup.roles,
         ...(setup.homeDebounceMs !== undefined ? { debounceMs: setup.homeDebounceMs } : {}),
       });
       approvals.home.listen();

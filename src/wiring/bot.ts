@@ -278,6 +278,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
           delegations: () => approvals.engine.liveDelegations(),
           freeze: () => approvals.engine.currentFreeze(),
           limits: () => approvals.engine.limitUse(),
+          roles: roles.roles,
           now,
         }
       : undefined;
