@@ -1,0 +1,105 @@
+// Approver pools and roles through the bot over signed HTTP: an approver outside a kind's pool is
+// refused at Approve, /cngn policy lists the roles, and Slack's subteam_members_changed makes a group
+// be read again at once.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postSigned } from '../../support/slack-requests.js';
+import {
+  APPROVER_A,
+  APPROVER_B,
+  type ApprovalApp,
+  approve,
+  fileWithdrawal,
+  REQUESTER,
+  slashCommand,
+  startApprovalApp,
+  waitUntil,
+} from './support.js';
+
+const EFE = 'UEFE';
+const KEMI = 'UKEMI';
+const TEAM = 'STREASURY';
+
+function membersChanged(app: ApprovalApp, group: string) {
+  const body = JSON.stringify({
+    token: 'legacy-unused',
+    team_id: 'T1',
+    api_app_id: 'A1',
+    type: 'event_callback',
+    event_id: `Ev${Math.random().toString(36).slice(2)}`,
+    event_time: Math.floor(Date.now() / 1000),
+    event: {
+      type: 'subteam_members_changed',
+      subteam_id: group,
+      team_id: 'T1',
+      added_users: ['UNEW'],
+      added_users_count: '1',
+      event_ts: String(Date.now() / 1000),
+    },
+  });
+  return postSigned(app.sender, body, { contentType: 'application/json' });
+}
+
+describe('approver pools and roles in Slack', () => {
+  let app: ApprovalApp;
+  let team = [REQUESTER];
+
+  beforeAll(async () => {
+    app = await startApprovalApp({
+      approvers: [APPROVER_A, APPROVER_B, REQUESTER],
+      tiers: '0:1',
+      config: {
+        roles: {
+          requesters: [TEAM],
+          auditors: [KEMI],
+          approversByKind: { withdraw: [APPROVER_B, EFE] },
+        },
+      },
+    });
+    app.slack.on('usergroups.users.list', (call) =>
+      call.body.usergroup === TEAM ? { body: { ok: true, users: team } } : undefined,
+    );
+  });
+  afterAll(async () => {
+    await app.stop();
+  });
+
+  it("refuses Approve from a general approver outside the withdraw pool, and takes it from the pool's", async () => {
+    const id = await fileWithdrawal(app, '100');
+    const refused = await approve(app, id, APPROVER_A);
+    expect(refused.view).toBeUndefined();
+    expect(String(refused.told?.body.text)).toContain('not an approver');
+    expect((await app.engine.get(id))?.approvals).toEqual([]);
+    const approved = await approve(app, id, APPROVER_B);
+    expect(approved.view).toBeDefined();
+    await waitUntil(async () => (await app.engine.get(id))?.approvals.length === 1, 'the approval');
+    expect((await app.engine.get(id))?.approvals[0]?.user).toBe(APPROVER_B);
+  });
+
+  it('lists the roles and the withdraw pool in /cngn policy', async () => {
+    const response = await slashCommand(app.sender, {
+      text: 'policy',
+      userId: 'UANYONE',
+      responseUrl: app.slack.responseUrl('roles'),
+    });
+    expect(response.status).toBe(200);
+    const text = JSON.stringify((await app.slack.waitFor('response_url:roles')).body.blocks);
+    expect(text).toContain('Readers (read commands, App Home figures): every member who is not a guest');
+    expect(text).toContain(`Requesters (file money requests): the members of <!subteam^${TEAM}>`);
+    expect(text).toMatch(/Auditors \(audit commands, read only\): [^•]*<@UKEMI>[^•]*, and every approver/);
+    expect(text).toMatch(
+      /Withdrawals are approved by: [^•]*<@UAPPROVERB>[^•]*<@UEFE>[^•]*\(in place of the approvers below\)/,
+    );
+    expect(text).toContain('Every other kind: the approvers below');
+  });
+
+  it('reads a group again when Slack says its members changed', async () => {
+    const roles = app.approvals?.roles;
+    if (!roles) throw new Error('roles are not wired');
+    expect(await roles.holds('UNEW', { role: 'requester' })).toBe(false);
+    team = [REQUESTER, 'UNEW'];
+    // Within the cache nothing changes until Slack says so.
+    expect(await roles.holds('UNEW', { role: 'requester' })).toBe(false);
+    expect((await membersChanged(app, TEAM)).status).toBe(200);
+    await waitUntil(() => roles.holds('UNEW', { role: 'requester' }), 'the group re-read');
+  });
+});
