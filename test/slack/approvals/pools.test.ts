@@ -19,7 +19,8 @@ const EFE = 'UEFE';
 const KEMI = 'UKEMI';
 const TEAM = 'STREASURY';
 
-function membersChanged(app: ApprovalApp, group: string) {
+/** An Events API delivery of `event`, signed. */
+function deliver(app: ApprovalApp, event: Record<string, unknown>) {
   const body = JSON.stringify({
     token: 'legacy-unused',
     team_id: 'T1',
@@ -27,16 +28,18 @@ function membersChanged(app: ApprovalApp, group: string) {
     type: 'event_callback',
     event_id: `Ev${Math.random().toString(36).slice(2)}`,
     event_time: Math.floor(Date.now() / 1000),
-    event: {
-      type: 'subteam_members_changed',
-      subteam_id: group,
-      team_id: 'T1',
-      added_users: ['UNEW'],
-      added_users_count: '1',
-      event_ts: String(Date.now() / 1000),
-    },
+    event: { ...event, event_ts: String(Date.now() / 1000) },
   });
   return postSigned(app.sender, body, { contentType: 'application/json' });
+}
+
+function membersChanged(app: ApprovalApp, group: string) {
+  return deliver(app, {
+    type: 'subteam_members_changed',
+    subteam_id: group,
+    team_id: 'T1',
+    added_users: ['UNEW'],
+  });
 }
 
 describe('approver pools and roles in Slack', () => {
@@ -90,6 +93,23 @@ describe('approver pools and roles in Slack', () => {
       /Withdrawals are approved by: [^•]*<@UAPPROVERB>[^•]*<@UEFE>[^•]*\(in place of the approvers below\)/,
     );
     expect(text).toContain('Every other kind: the approvers below');
+  });
+
+  it('tells each person on App Home which roles they hold', async () => {
+    const homeOf = async (user: string) => {
+      expect(
+        (await deliver(app, { type: 'app_home_opened', user, channel: `D${user}`, tab: 'home' })).status,
+      ).toBe(200);
+      const published = await app.slack.waitFor('views.publish', (c) => c.body.user_id === user);
+      return JSON.stringify(published.body.view);
+    };
+    expect(await homeOf(APPROVER_B)).toContain(
+      '*Your roles*: reader · approver (every kind) · auditor (read only)',
+    );
+    expect(await homeOf(APPROVER_A)).toContain(
+      '*Your roles*: reader · approver (redeem, bridge, whitelist, settlement, delegation, unfreeze) · auditor (read only)',
+    );
+    expect(await homeOf(KEMI)).toContain('*Your roles*: reader · auditor (read only)');
   });
 
   it('reads a group again when Slack says its members changed', async () => {

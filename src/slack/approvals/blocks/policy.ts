@@ -88,7 +88,9 @@ export function policyMessage(view: PolicyView): SlackMessage {
     ),
     ...(view.limits ? [section(limitsPolicyText(view.limits))] : []),
     ...(view.roles ? [section(rolesText(view.roles))] : []),
-    section(`*Approvers*\nNamed: ${people(view.approvers)}\n${groupLine}`),
+    section(
+      `*Approvers*${view.roles?.ownPools.length ? ' (of every kind without a pool of its own)' : ''}\nNamed: ${people(view.approvers)}\n${groupLine}`,
+    ),
     section(
       [
         `*Active delegations*: ${
