@@ -70,7 +70,7 @@ describe('approver pools and roles in Slack', () => {
     const id = await fileWithdrawal(app, '100');
     const refused = await approve(app, id, APPROVER_A);
     expect(refused.view).toBeUndefined();
-    expect(String(refused.told?.body.text)).toContain('not an approver');
+    expect(String(refused.told?.body.text)).toMatch(/You are not an approver for .*AR-.*\/cngn policy/);
     expect((await app.engine.get(id))?.approvals).toEqual([]);
     const approved = await approve(app, id, APPROVER_B);
     expect(approved.view).toBeDefined();
