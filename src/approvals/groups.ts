@@ -14,7 +14,10 @@ export interface GroupMembersOptions {
   /** How long membership is trusted before it is read again (default two minutes). */
   cacheMs?: number | undefined;
   now?: (() => number) | undefined;
-  /** Told when a re-read finds people added or removed. */
+  /**
+   * Told when a re-read finds people added or removed, before the read answers; a listener that throws
+   * fails that read, so one that records the change catches its own errors.
+   */
   onMembershipChange?: ((group: string, added: string[], removed: string[]) => void) | undefined;
 }
 

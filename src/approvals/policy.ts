@@ -5,7 +5,7 @@
 import { Money } from '../format/money.js';
 import { type Delegation, isLive } from './delegations.js';
 import { GroupMembers } from './groups.js';
-import { ApproverPools } from './pools.js';
+import { ApproverPools, type PoolSettings } from './pools.js';
 import type { ApprovalRequest, RefusalReason, RequestKind } from './types.js';
 
 export interface ApprovalTier {
@@ -86,7 +86,7 @@ export interface PolicyOptions {
   approvers: readonly string[];
   approverGroup?: string;
   /** CNGN_APPROVERS_<KIND>: a kind named here is approved by its own pool only. */
-  approversByKind?: ConstructorParameters<typeof ApproverPools>[0]['byKind'];
+  approversByKind?: PoolSettings['byKind'];
   tiers: readonly ApprovalTier[];
   /** Members of a Slack user group (the Slack side supplies it; the engine knows no Slack). */
   groupMembers?: (groupId: string) => Promise<string[]>;
