@@ -22,6 +22,7 @@ import {
   slashCommand,
   textValue,
   viewSubmission,
+  withdrawValues,
 } from '../../support/slack-requests.js';
 
 export const APPROVALS_CHANNEL = 'CAPPROVALS';
@@ -222,18 +223,7 @@ export async function fileWithdrawal(
     callbackId: 'withdraw.submit',
     userId: REQUESTER,
     privateMetadata: JSON.stringify({ networks: networks.map((n) => n.id) }),
-    values: {
-      'withdraw.amount': { 'withdraw.amount': textValue(amount) },
-      'withdraw.network': {
-        'withdraw.network': {
-          type: 'static_select',
-          selected_option: { value: network.id, text: { type: 'plain_text', text: network.name } },
-        },
-      },
-      'withdraw.address': { 'withdraw.address': textValue(address) },
-      'withdraw.save': { 'withdraw.save': { type: 'checkboxes', selected_options: [] } },
-      'withdraw.purpose': { 'withdraw.purpose': textValue(purpose) },
-    },
+    values: withdrawValues({ amount, network, address: address, purpose: purpose }),
   });
   if (response.status !== 200) throw new Error(`submission answered ${response.status}`);
   const posted = await app.slack.waitFor(
