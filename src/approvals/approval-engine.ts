@@ -1,6 +1,7 @@
 // The approval engine as the rest of the bot sees it: one object that files and decides requests,
 // executes approved ones exactly once, tracks them to the end, and resumes after a restart. What the
 // approvals folder offers others is listed in index.ts.
+import type { ActorLookup } from './audit-actors.js';
 import type { ArchiveOutcome } from './audit-archive.js';
 import { AuditExports } from './audit-exports.js';
 import {
@@ -53,6 +54,8 @@ export interface ApprovalEngineOptions extends EngineOptions, TrackerOptions, Ex
   auditArchive?: { dir: string; everyMs: number } | undefined;
   /** CNGN_APPROVAL_REMINDERS: points of a pending request's lifetime; none or empty: no reminders. */
   reminderPoints?: readonly ReminderPoint[];
+  /** Who actors are (the Slack directory): each audit entry records its actor's name and e-mail then. */
+  actorLookup?: ActorLookup | undefined;
 }
 
 export class ApprovalEngine {
@@ -71,6 +74,7 @@ export class ApprovalEngine {
   constructor(private readonly options: ApprovalEngineOptions) {
     const core = new ApprovalCore(options);
     this.core = core;
+    if (options.actorLookup) core.repo.auditLog.describeActorsWith(options.actorLookup);
     // Each part gets what it uses, and reaches the core only for its locks, writes and notices.
     const parts = { core, repo: core.repo, custody: options.custody, now: core.now, log: options.log };
     const own = { delegations: core.delegations, freeze: core.freeze };

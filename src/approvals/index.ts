@@ -2,6 +2,7 @@
 // types, words and helpers its callers use.
 
 export { ApprovalEngine, type ApprovalEngineOptions } from './approval-engine.js';
+export { ACTOR_LOOKUP_MS, type ActorLookup } from './audit-actors.js';
 export type { ArchiveOutcome } from './audit-archive.js';
 export type { BreakKind, ChainBreak, ChainReport } from './audit-chain.js';
 export type { AuditExportRecord } from './audit-exports.js';

@@ -385,6 +385,12 @@ export interface AuditEntry {
   action: string;
   state?: RequestState;
   actor?: string;
+  /**
+   * The actor's name and e-mail as Slack gave them when the entry was written (absent on older entries,
+   * entries of the system, and when Slack did not answer in time). The e-mail needs users:read.email.
+   */
+  actorName?: string;
+  actorEmail?: string;
   /** The actor approved as a delegate, in this approver's place. */
   onBehalfOf?: string;
   amount?: string;

@@ -32,6 +32,7 @@ import { tellFreeze } from '../slack/freeze/notices.js';
 import { HomePublisher } from '../slack/home/publisher.js';
 import { registerHome } from '../slack/home/register.js';
 import { Deliveries } from '../slack/runtime/deliveries.js';
+import { People } from '../slack/runtime/people.js';
 import type { Store } from '../store/index.js';
 import type { RecentAlerts } from '../webhooks/recent.js';
 
@@ -63,7 +64,8 @@ export interface ApprovalsSetup {
   /** App Home: a burst of changes for one person within this is one publish. */
   homeDebounceMs?: number | undefined;
   now?: () => Date;
-  log?: ApprovalSlackDeps['log'];
+  /** Debug lines too when the logger has them (an audit entry's actor Slack could not name in time). */
+  log?: (ApprovalSlackDeps['log'] & Partial<Pick<Logger, 'debug'>>) | undefined;
 }
 
 export interface Approvals {
@@ -77,6 +79,8 @@ export interface Approvals {
   dms: ApprovalDms | undefined;
   /** App Home; set once the plugin has run. */
   home: HomePublisher | undefined;
+  /** The people the bot meets (users.info, kept briefly); set once the plugin has run. */
+  people: People | undefined;
   /** `POST /callbacks/bridge/:token` */
   bridgeCallback: (token: string, rawBody: string) => Promise<{ status: number; body: string }>;
   /** For the webhook pipeline. */
@@ -97,6 +101,14 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
     },
   });
   const engine = new ApprovalEngine({
+    // Audit entries name their actor as Slack does at the time; before the app exists, by id only.
+    actorLookup: {
+      directory: async (id) => {
+        const person = await approvals.people?.lookup(id);
+        return person ? { name: person.name, email: person.email } : {};
+      },
+      log: setup.log,
+    },
     store: setup.store,
     custody: custodyGateway(setup.api),
     policy,
@@ -125,8 +137,10 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
     presenter: undefined,
     dms: undefined,
     home: undefined,
+    people: undefined,
     plugin: (app) => {
       slackClient = app.client;
+      approvals.people = new People(app.client);
       const notify = setup.notify ?? 'both';
       approvals.presenter = registerApprovals(app, deps, setup.store, {
         approverButtons: notify !== 'dm',

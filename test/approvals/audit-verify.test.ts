@@ -172,6 +172,38 @@ describe('the audit verifier', () => {
   );
 
   auditTest(
+    'verifies entries that name their actor as of then, after and in the same segment as older ones that do not',
+    async ({ replicas, auditReplica, auditDir, signer }) => {
+      const { a } = await replicas('audit-verify-actors');
+      const replica = auditReplica(a);
+      for (let n = 0; n < 2; n++) await replica.log.append('sandbox', auditDraft(n));
+      replica.log.describeActorsWith({
+        directory: async () => ({ name: 'Ada Obi', email: 'ada@example.com' }),
+      });
+      for (let n = 2; n < 4; n++) await replica.log.append('sandbox', auditDraft(n));
+      expect(await replica.keeper.archiveNow('schedule')).toMatchObject({ written: true, count: 4 });
+      const archive = join(auditDir, 'archive');
+      const [segment] = readdirSync(join(archive, 'sandbox')).filter((name) => !name.startsWith('.'));
+      const entries = join(archive, 'sandbox', segment ?? '', ENTRIES_FILE);
+      const named = readFileSync(entries, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as AuditDraft).actorName);
+      expect(named).toEqual([undefined, undefined, 'Ada Obi', 'Ada Obi']);
+      expect(problems(verify([archive, '--key', signer.publicKey]).lines)).toEqual([]);
+
+      // The name is under the hash: changed in the archive, the entry no longer verifies.
+      const renamed = copyOf(archive, join(auditDir, 'renamed'));
+      edit(join(renamed, 'sandbox', segment ?? '', ENTRIES_FILE), (text) =>
+        text.replace('"actorName":"Ada Obi"', '"actorName":"Someone Else"'),
+      );
+      expect(problems(verify([renamed, '--key', signer.publicKey]).lines)).toContain(
+        `PROBLEM sandbox/${segment}: line 3 (seq 2): its content no longer matches its hash: edited`,
+      );
+    },
+  );
+
+  auditTest(
     'recomputes each hash exactly as the chain does, whatever the entries hold',
     async ({ replicas, auditReplica, auditDir, signer }) => {
       const { a } = await replicas('audit-verify-hashes');

@@ -53,8 +53,10 @@ export function auditList(entries: AuditEntry[], environment: string): SlackMess
     return { text: 'The audit log is empty.', blocks: [section('The audit log is empty.')] };
   const rows = entries.map((e) => {
     const amount = e.amount ? ` ${escapeMrkdwn(naira(e.amount))}` : '';
+    // The name recorded with the entry, beside the mention Slack renders with today's name.
+    const named = e.actorName ? ` (${escapeMrkdwn(e.actorName)})` : '';
     const by = e.actor
-      ? ` by ${mentionUser(e.actor)}${e.onBehalfOf ? ` on behalf of ${mentionUser(e.onBehalfOf)}` : ''}`
+      ? ` by ${mentionUser(e.actor)}${named}${e.onBehalfOf ? ` on behalf of ${mentionUser(e.onBehalfOf)}` : ''}`
       : '';
     const note = e.note ? ` — ${escapeMrkdwn(e.note)}` : '';
     const what = e.requestId
