@@ -75,7 +75,12 @@ export {
   type PolicySnapshot,
   policySnapshot,
 } from './policy-record.js';
-export { POLICY_ACTOR, POLICY_CHANGED, type PolicyRecordListener } from './policy-recorder.js';
+export {
+  POLICY_ACTOR,
+  POLICY_CHANGED,
+  POLICY_RECORDED,
+  type PolicyRecordListener,
+} from './policy-recorder.js';
 export * from './ports.js';
 export { BALANCE_KINDS, BALANCE_TRUSTED_MS, type FileOptions } from './preflight.js';
 export { MaybeRecordedError } from './recheck.js';

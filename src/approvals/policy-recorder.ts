@@ -15,6 +15,8 @@ import type { ServiceEnvironment } from './ports.js';
 import type { AuditEntry, EngineLog } from './types.js';
 
 export const POLICY_CHANGED = 'policy-changed';
+/** The subject of the first policy entry of a chain, which lists every setting. */
+export const POLICY_RECORDED = 'policy recorded';
 /** Who writes a policy entry: the bot itself, from the settings it started with or the groups it read. */
 export const POLICY_ACTOR = 'system';
 
@@ -67,7 +69,7 @@ export class PolicyRecorder {
           kind: 'policy',
           action: POLICY_CHANGED,
           actor: POLICY_ACTOR,
-          subject: last ? 'settings at start' : 'policy recorded',
+          subject: last ? 'settings at start' : POLICY_RECORDED,
           note: changes.join('; '),
           policy: { changes, settings: snapshot, fingerprint: print },
         });

@@ -2,6 +2,7 @@
 // where the audit chain holds it. Pure: the entry in, the message out. Its lines carry user and group
 // mentions, which Slack shows as names; everything else in them is escaped.
 import type { KnownBlock } from '@slack/types';
+import { POLICY_RECORDED } from '../../approvals/index.js';
 import type { AuditEntry } from '../../approvals/types.js';
 import { lagosTime } from '../../format/display.js';
 import { escapeMrkdwn, escapeMrkdwnKeepingMentions } from '../../format/mrkdwn.js';
@@ -12,9 +13,10 @@ const SECTION_CHARS = 2900;
 
 export function policyChangedMessage(entry: AuditEntry, environment: string): SlackMessage {
   const details = entry.policy;
+  const recorded = entry.subject === POLICY_RECORDED;
   const title = details?.group
     ? 'User group members changed'
-    : details?.settings && entry.subject === 'policy recorded'
+    : recorded
       ? 'Approval policy recorded'
       : 'Approval policy changed';
   const text = `:scroll: *${title}* · ${escapeMrkdwn(environment)}`;
