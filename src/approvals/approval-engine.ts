@@ -26,6 +26,8 @@ import {
   type UnfreezeFiling,
 } from './freeze-commands.js';
 import { type LimitUse, limitUse } from './limits.js';
+import type { PolicySnapshot } from './policy-record.js';
+import { PolicyRecorder } from './policy-recorder.js';
 import type { CustodyReport } from './ports.js';
 import type { FileOptions } from './preflight.js';
 import { type ReminderPoint, Reminders } from './reminders.js';
@@ -56,6 +58,8 @@ export interface ApprovalEngineOptions extends EngineOptions, TrackerOptions, Ex
   reminderPoints?: readonly ReminderPoint[];
   /** Who actors are (the Slack directory): each audit entry records its actor's name and e-mail then. */
   actorLookup?: ActorLookup | undefined;
+  /** The settings in effect: recorded in the audit chain at start when they changed (policy-recorder.ts). */
+  policySnapshot?: PolicySnapshot | undefined;
 }
 
 export class ApprovalEngine {
@@ -67,6 +71,8 @@ export class ApprovalEngine {
   readonly auditExports: AuditExports;
   /** Checks, signs, archives and retains the audit trail (see AuditKeeper). */
   readonly auditKeeper: AuditKeeper;
+  /** Puts policy changes (settings at start, user group members) on the record. */
+  readonly policyRecorder: PolicyRecorder;
   private readonly inFlight = new Set<Promise<unknown>>();
   private timer: NodeJS.Timeout | undefined;
   private ticking = false;
@@ -98,6 +104,22 @@ export class ApprovalEngine {
       now: core.now,
       logger: options.log,
     });
+    this.policyRecorder = new PolicyRecorder({
+      store: options.store,
+      log: core.repo.auditLog,
+      environment: core.repo.environment,
+      now: core.now,
+      logger: options.log,
+    });
+  }
+
+  /** Record that the bot saw a user group's members change (see PolicyRecorder). */
+  recordMembershipChange(
+    group: string,
+    added: readonly string[],
+    removed: readonly string[],
+  ): Promise<AuditEntry | undefined> {
+    return this.policyRecorder.recordMembershipChange(group, added, removed);
   }
 
   onChange(listener: ApprovalListener): void {
@@ -353,6 +375,15 @@ export class ApprovalEngine {
         error: String(error),
       });
     });
+    // The settings this start runs with, on the record when they changed; the start goes on without it.
+    const snapshot = this.options.policySnapshot;
+    if (snapshot) {
+      await this.policyRecorder.recordAtStart(snapshot).catch((error: unknown) => {
+        this.options.log?.warn('the policy could not be recorded at start; recorded at the next start', {
+          error: String(error),
+        });
+      });
+    }
     // Then: an export a crash interrupted is told even when the rest of the resume fails.
     await this.settleAuditExports();
     await this.core.repo.migrateLegacyOpenSet();

@@ -67,6 +67,21 @@ export {
   parseTiers,
   requiredApprovals,
 } from './policy.js';
+export {
+  describeChanges,
+  describePolicy,
+  fingerprint,
+  membershipLine,
+  type PolicyInputs,
+  type PolicySnapshot,
+  policySnapshot,
+} from './policy-record.js';
+export {
+  POLICY_ACTOR,
+  POLICY_CHANGED,
+  POLICY_RECORDED,
+  type PolicyRecordListener,
+} from './policy-recorder.js';
 export * from './ports.js';
 export { BALANCE_KINDS, BALANCE_TRUSTED_MS, type FileOptions } from './preflight.js';
 export { MaybeRecordedError } from './recheck.js';

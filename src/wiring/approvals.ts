@@ -11,6 +11,7 @@ import {
   HeadMarks,
   type LimitSettings,
   loadOrCreateSigningKey,
+  type PolicySnapshot,
   parseSigningKey,
   parseTiers,
   type ReminderPoint,
@@ -27,6 +28,7 @@ import { handleBridgeCallback, presenterClient, registerApprovals } from '../sla
 import { registerApprovalReminders } from '../slack/approvals/reminders.js';
 import type { ApprovalSlackDeps } from '../slack/approvals/types.js';
 import { auditAlarmMessage, undeliveredExportNotice } from '../slack/audit/blocks.js';
+import { policyChangedMessage } from '../slack/audit/policy-blocks.js';
 import { tellDelegates } from '../slack/delegation/notices.js';
 import { tellFreeze } from '../slack/freeze/notices.js';
 import { HomePublisher } from '../slack/home/publisher.js';
@@ -52,6 +54,8 @@ export interface ApprovalsSetup {
   /** CNGN_APPROVAL_REMINDERS, parsed; none given: no reminders. */
   reminders?: readonly ReminderPoint[] | undefined;
   auditRetentionMs?: number | undefined;
+  /** The settings in effect, recorded in the audit chain at start when they changed (see policy-inputs.ts). */
+  policySnapshot?: PolicySnapshot | undefined;
   /** The audit signing key and this process's marks (see auditSealFor). */
   auditSeal?: AuditSeal | undefined;
   /** CNGN_AUDIT_ARCHIVE's folder and CNGN_AUDIT_ARCHIVE_EVERY (written only with a seal). */
@@ -117,6 +121,7 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
     ...(setup.reminders ? { reminderPoints: setup.reminders } : {}),
     ...(setup.auditRetentionMs ? { auditRetentionMs: setup.auditRetentionMs } : {}),
     ...(setup.auditSeal ? { auditSeal: setup.auditSeal } : {}),
+    ...(setup.policySnapshot ? { policySnapshot: setup.policySnapshot } : {}),
     ...(setup.auditArchive ? { auditArchive: setup.auditArchive } : {}),
     ...(setup.publicUrl ? { publicUrl: setup.publicUrl } : {}),
     ...(setup.now ? { now: setup.now } : {}),
@@ -175,6 +180,13 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
         await client.chat.postMessage({
           channel: setup.approvalsChannel,
           ...auditAlarmMessage(check, incidents, deps.environmentLabel),
+        });
+      });
+      // A policy change, once in the audit chain, is told in the approvals channel.
+      engine.policyRecorder.onRecorded(async (entry) => {
+        await client.chat.postMessage({
+          channel: setup.approvalsChannel,
+          ...policyChangedMessage(entry, deps.environmentLabel),
         });
       });
       // An audit export a crash interrupted: the asker hears, by DM, that it was not delivered.

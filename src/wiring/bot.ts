@@ -35,6 +35,7 @@ import {
 import type { Webhooks } from '../webhooks/index.js';
 import { RecentAlerts } from '../webhooks/recent.js';
 import { type Approvals, auditSealFor, BRIDGE_CALLBACK_PATH, createApprovals } from './approvals.js';
+import { policyOf } from './policy-inputs.js';
 import { createWebhooksForSlack } from './webhooks.js';
 
 export interface BotOptions {
@@ -59,6 +60,8 @@ export interface BotOptions {
   reconcileGraceMs?: number;
   /** App Home's per-person debounce (tests: short). */
   homeDebounceMs?: number;
+  /** Record the policy in the audit chain at start (default true; tests of other features leave it out). */
+  recordPolicy?: boolean;
 }
 
 export interface Bot {
@@ -204,6 +207,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
           limits,
           reminders,
           auditRetentionMs: config.auditRetentionMs,
+          policySnapshot: options.recordPolicy === false ? undefined : policyOf(config, client.environment),
           auditSeal,
           auditArchive:
             auditSeal && config.auditArchiveDir

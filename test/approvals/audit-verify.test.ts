@@ -11,6 +11,7 @@ import { describe, expect } from 'vitest';
 import type { AuditDraft } from '../../src/approvals/audit-log.js';
 import { ENTRIES_FILE, MANIFEST_FILE } from '../../src/approvals/audit-segments.js';
 import { runVerifier } from '../../src/approvals/audit-verify-cli.js';
+import { PolicyRecorder } from '../../src/approvals/policy-recorder.js';
 import { type AuditReplica, auditTest, newSigner } from '../support/audit-archive.js';
 import { auditDraft } from './fixture.js';
 
@@ -80,6 +81,29 @@ describe('the audit verifier', () => {
       const withoutKey = verify([archive]);
       expect(withoutKey.status).toBe(0);
       expect(withoutKey.lines.join('\n')).toContain('No --key given');
+    },
+  );
+
+  auditTest(
+    'checks an archive holding policy entries like any other',
+    async ({ replicas, auditReplica, auditDir, signer }) => {
+      const { a } = await replicas('audit-verify-policy');
+      const replica = auditReplica(a);
+      const recorder = new PolicyRecorder({
+        store: a,
+        log: replica.log,
+        environment: 'sandbox',
+        now: () => new Date(),
+      });
+      await replica.log.append('sandbox', auditDraft(0));
+      await recorder.recordAtStart([{ name: 'tiers', value: '0:1,1000000:2' }]);
+      await recorder.recordMembershipChange('S0TREASURY', ['U0EFE'], []);
+      await replica.keeper.archiveNow('schedule');
+      const run = verify([join(auditDir, 'archive'), '--key', signer.publicKey]);
+      expect(run.status).toBe(0);
+      expect(run.lines).toContain(
+        `sandbox: 1 segment, seq 0 to 2 (3 entries), signed by ${signer.publicKey}`,
+      );
     },
   );
 

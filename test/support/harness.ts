@@ -21,6 +21,8 @@ export interface HarnessOptions {
   clientTimeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number };
   /** The bot's logger (silent unless a test reads the lines). */
   logger?: Logger;
+  /** Record the policy in the audit chain at start, as a real start does (off: other tests count entries and posts). */
+  recordPolicy?: boolean;
 }
 
 export interface Harness {
@@ -76,6 +78,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     sandbox,
     ...(options.now ? { now: options.now } : {}),
     clientTimeouts: options.clientTimeouts ?? { headersMs: 5_000, bodyMs: 5_000 },
+    recordPolicy: options.recordPolicy ?? false,
   });
   sandbox.setWebhookUrl(`${bot.url}/webhooks/cngn`);
   return {

@@ -61,6 +61,8 @@ export interface ApprovalAppOptions {
   startFrozen?: boolean;
   /** METRICS_PORT / METRICS_HOST (default: off). */
   metrics?: MetricsConfig;
+  /** Record the policy in the audit chain at start, as a real start does (default off: tests count entries and posts). */
+  recordPolicy?: boolean;
   /** More settings, on top of the ones above (the audit archive and key, STORE_URL for where its state goes). */
   config?: Partial<Omit<Config, 'slack'>>;
 }
@@ -122,6 +124,7 @@ export async function startApprovalApp(options: ApprovalAppOptions = {}): Promis
     ...(options.now ? { now: options.now } : {}),
     clientTimeouts: { headersMs: 2_000, bodyMs: 2_000 },
     homeDebounceMs: options.homeDebounceMs ?? 20,
+    recordPolicy: options.recordPolicy ?? false,
   });
   if (!bot.approvals) throw new Error('approvals are not wired');
   const engine = bot.approvals.engine;

@@ -3,7 +3,7 @@ import type { KnownBlock } from '@slack/types';
 import type { Refusal } from '../../../approvals/index.js';
 import type { ApprovalRequest, AuditEntry, LimitFigures } from '../../../approvals/types.js';
 import { lagosTime, naira, relative } from '../../../format/display.js';
-import { escapeMrkdwn, mentionUser } from '../../../format/mrkdwn.js';
+import { escapeMrkdwn, escapeMrkdwnKeepingMentions, mentionUser } from '../../../format/mrkdwn.js';
 import type { SlackMessage } from '../../types.js';
 import { FIRST_PAYMENT, LOOK_ALIKE_MARK } from './checks.js';
 import { dailyLimitText } from './limits.js';
@@ -58,7 +58,10 @@ export function auditList(entries: AuditEntry[], environment: string): SlackMess
     const by = e.actor
       ? ` by ${mentionUser(e.actor)}${named}${e.onBehalfOf ? ` on behalf of ${mentionUser(e.onBehalfOf)}` : ''}`
       : '';
-    const note = e.note ? ` — ${escapeMrkdwn(e.note)}` : '';
+    // A policy entry's lines name people and groups as mentions, which Slack shows as names.
+    const note = e.note
+      ? ` — ${e.kind === 'policy' ? escapeMrkdwnKeepingMentions(e.note) : escapeMrkdwn(e.note)}`
+      : '';
     const what = e.requestId
       ? `${escapeMrkdwn(e.requestId)} ${escapeMrkdwn(e.kind)}`
       : `${escapeMrkdwn(e.kind)} ${escapeMrkdwn(e.subject ?? '')}`.trim();
