@@ -18,6 +18,8 @@ export interface ReportPartsOptions {
   maxWaitMs?: number;
   pageSize?: number;
   now?: () => Date;
+  /** How the read waits for budget (tests). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export function reportDeps(options: ReportPartsOptions): ReportDeps & { book: TransactionBook } {
@@ -30,6 +32,7 @@ export function reportDeps(options: ReportPartsOptions): ReportDeps & { book: Tr
     maxWaitMs: options.maxWaitMs ?? 180_000,
     ...(options.pageSize ? { pageSize: options.pageSize } : {}),
     now: () => now().getTime(),
+    ...(options.sleep ? { sleep: options.sleep } : {}),
   });
   return {
     environment: client.environment,

@@ -143,7 +143,8 @@ export class TransactionBook {
     const seen = new Set<string>();
     let current: Segment | undefined;
     let offset = 0;
-    let chaseUntil: number | undefined;
+    /** Pending movements of a joined segment still to be read again, by reference, with their times. */
+    const chasing = new Map<string, number>();
     for (;;) {
       const pageNumber = Math.floor(offset / this.pageSize) + 1;
       const page = await this.fetch(pageNumber, deadline);
@@ -178,17 +179,19 @@ export class TransactionBook {
           current.bottomFromEnd = segment.bottomFromEnd;
         }
         current.end ||= segment.end;
-        chaseUntil = await this.oldestPendingUnseen(segment.bottomAt, seen);
+        for (const m of await this.pendingSince(segment.bottomAt)) chasing.set(m.reference, Date.parse(m.at));
       }
-      if (chaseUntil !== undefined && Date.parse(oldest) <= chaseUntil) chaseUntil = undefined;
+      for (const reference of seen) chasing.delete(reference);
+      // One gone from where it stood (older than this page yet not on it) is not chased further.
+      if (chasing.size > 0 && Math.min(...chasing.values()) > Date.parse(oldest)) chasing.clear();
       // Past what is kept at once, unless a pending movement in it waits to be read again, or no
       // count came to say where it ends (then page by page, which only costs budget).
-      if (chaseUntil === undefined && count !== undefined && current.bottomFromEnd !== undefined) {
+      if (chasing.size === 0 && count !== undefined && current.bottomFromEnd !== undefined) {
         offset = Math.max(offset, count - current.bottomFromEnd);
       }
       await this.save(current, older);
       const reached = Date.parse(current.bottomAt) < from.getTime();
-      if (chaseUntil === undefined && (current.end || reached)) return this.stop(current, older, false);
+      if (chasing.size === 0 && (current.end || reached)) return this.stop(current, older, false);
       if (isEnd) return this.stop(current, older, false);
     }
   }
@@ -228,14 +231,11 @@ export class TransactionBook {
     return movements;
   }
 
-  /** The time of the oldest pending movement from `since` on (within the chase window) not read again. */
-  private async oldestPendingUnseen(since: string, seen: Set<string>): Promise<number | undefined> {
+  /** Kept pending movements from `since` on, within the chase window. */
+  private async pendingSince(since: string): Promise<Movement[]> {
     const start = Math.max(Date.parse(since), this.now() - this.chasePendingMs);
-    const waiting = (await this.movements(new Date(start), new Date(this.now() + DAY_MS))).filter(
-      (m) => m.status === 'pending' && !seen.has(m.reference),
-    );
-    const first = waiting[0];
-    return first ? Date.parse(first.at) : undefined;
+    const kept = await this.movements(new Date(start), new Date(this.now() + DAY_MS));
+    return kept.filter((m) => m.status === 'pending');
   }
 
   private async save(current: Segment, older: Segment[]): Promise<void> {
