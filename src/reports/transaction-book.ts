@@ -143,17 +143,21 @@ export class TransactionBook {
     const seen = new Set<string>();
     let current: Segment | undefined;
     let offset = 0;
+    // Pages are counted in what the service gives: a service that caps the size gives fewer a page.
+    let size = this.pageSize;
     /** Pending movements of a joined segment still to be read again, by reference, with their times. */
     const chasing = new Map<string, number>();
     for (;;) {
-      const pageNumber = Math.floor(offset / this.pageSize) + 1;
+      const pageNumber = Math.floor(offset / size) + 1;
       const page = await this.fetch(pageNumber, deadline);
       if (!page) return this.stop(current, older, true);
-      const pageTop = (pageNumber - 1) * this.pageSize;
+      const pageTop = (pageNumber - 1) * size;
       const count = page.pagination?.count;
       const kept = await this.keep(page);
       for (const movement of kept) seen.add(movement.reference);
-      const isEnd = page.pagination ? page.pagination.isLastPage : page.data.length < this.pageSize;
+      const isEnd = page.pagination ? page.pagination.isLastPage : page.data.length < size;
+      if (pageNumber === 1 && !isEnd && page.data.length > 0 && page.data.length < size)
+        size = page.data.length;
       const first = page.data[0];
       if (!first) {
         if (current) current.end = true;
@@ -167,7 +171,7 @@ export class TransactionBook {
         current.bottomFromEnd = fromEnd;
       }
       if (isEnd) current.end = true;
-      offset = pageTop + this.pageSize;
+      offset = pageTop + size;
 
       const refs = new Set(page.data.map((tx) => tx.trx_ref));
       const joined = older.findIndex((segment) => refs.has(segment.topRef));

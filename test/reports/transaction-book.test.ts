@@ -95,6 +95,33 @@ describe('the transaction book', () => {
     expect(await bookOn().movements(LONG_AGO, new Date(NOW + 1))).toHaveLength(36);
   });
 
+  it('counts pages in what the service gives when it gives fewer than asked', async () => {
+    await start();
+    const capped: TransactionSource = {
+      getTransactions: (options) => client.getTransactions({ ...options, limit: 5 }),
+    };
+    const book = bookOn(capped);
+    await book.read(new Date(NOW - 2 * DAY));
+    expect(listReads()).toBe(2);
+    await deposits(3);
+    await book.read(LONG_AGO);
+    // Page 1 for the new ones, then on from the sixth page of five, not the third of ten.
+    expect(
+      sandbox.requests.filter((r) => r.path.startsWith('/v1/api/transactions')).map((r) => r.path),
+    ).toEqual([
+      '/v1/api/transactions?page=1&limit=5',
+      '/v1/api/transactions?page=2&limit=5',
+      '/v1/api/transactions?page=1&limit=5',
+      '/v1/api/transactions?page=3&limit=5',
+      '/v1/api/transactions?page=4&limit=5',
+      '/v1/api/transactions?page=5&limit=5',
+      '/v1/api/transactions?page=6&limit=5',
+      '/v1/api/transactions?page=7&limit=5',
+      '/v1/api/transactions?page=8&limit=5',
+    ]);
+    expect(await book.movements(LONG_AGO, new Date(NOW + 1))).toHaveLength(39);
+  });
+
   it('reads a pending movement again until it ends, even below the newest kept one', async () => {
     await start();
     const [networkId] = await twoNetworks(client);
