@@ -5,6 +5,7 @@ import type { CngnClient } from '../cngn/client.js';
 import { Money } from '../format/money.js';
 import type { Store } from '../store/index.js';
 import { approvalRecords } from './approval-figures.js';
+import { realSleep, whenBudgetAllows } from './budget-wait.js';
 import type { ReportDeps } from './build.js';
 import { TransactionBook } from './transaction-book.js';
 
@@ -25,19 +26,23 @@ export interface ReportPartsOptions {
 export function reportDeps(options: ReportPartsOptions): ReportDeps & { book: TransactionBook } {
   const now = options.now ?? (() => new Date());
   const { client } = options;
+  const maxWaitMs = options.maxWaitMs ?? 180_000;
+  const sleep = options.sleep ?? realSleep;
   const book = new TransactionBook({
     store: options.store,
     source: client,
     scope: `${client.environment}:${options.keyId}`,
-    maxWaitMs: options.maxWaitMs ?? 180_000,
+    maxWaitMs,
     ...(options.pageSize ? { pageSize: options.pageSize } : {}),
     now: () => now().getTime(),
-    ...(options.sleep ? { sleep: options.sleep } : {}),
+    sleep,
   });
   return {
     environment: client.environment,
     balance: async () => {
-      const { entries } = await client.getBalanceWithTime({ priority: 'background' });
+      const read = () => client.getBalanceWithTime({ priority: 'background' });
+      const patience = { deadline: now().getTime() + maxWaitMs, now: () => now().getTime(), sleep };
+      const { entries } = await whenBudgetAllows(read, patience);
       // The cNGN entry, as /cngn balance and the approval checks read it; none listed reads as zero.
       const entry = entries.find((e) => e.asset_code.toUpperCase() === 'CNGN') ?? entries[0];
       return entry ? Money.fromService(entry.balance).toString() : '0.00';

@@ -15,6 +15,7 @@ import type { Priority } from '../cngn/api.js';
 import { RateBudgetError } from '../cngn/errors.js';
 import type { TransactionPage } from '../cngn/schemas.js';
 import type { Store } from '../store/index.js';
+import { realSleep, whenBudgetAllows } from './budget-wait.js';
 import { LAGOS, movementOf } from './movements.js';
 import type { Movement } from './types.js';
 
@@ -92,7 +93,7 @@ export class TransactionBook {
     this.maxWaitMs = options.maxWaitMs ?? 0;
     this.chasePendingMs = options.chasePendingMs ?? 7 * DAY_MS;
     this.now = options.now ?? Date.now;
-    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.sleep = options.sleep ?? realSleep;
   }
 
   /** Bring the book up to date, and back to `from` at least (or the list's end). */
@@ -200,16 +201,14 @@ export class TransactionBook {
     }
   }
 
+  /** The page; undefined when the budget stayed spent past the deadline (the read stops there). */
   private async fetch(page: number, deadline: number): Promise<TransactionPage | undefined> {
-    for (;;) {
-      try {
-        return await this.source.getTransactions({ page, limit: this.pageSize, priority: 'background' });
-      } catch (error) {
-        if (!(error instanceof RateBudgetError)) throw error;
-        const waitMs = error.retryInSeconds * 1000;
-        if (this.now() + waitMs > deadline) return undefined;
-        await this.sleep(waitMs);
-      }
+    const call = () => this.source.getTransactions({ page, limit: this.pageSize, priority: 'background' });
+    try {
+      return await whenBudgetAllows(call, { deadline, now: this.now, sleep: this.sleep });
+    } catch (error) {
+      if (error instanceof RateBudgetError) return undefined;
+      throw error;
     }
   }
 
