@@ -96,7 +96,10 @@ export class TransactionBook {
     this.sleep = options.sleep ?? realSleep;
   }
 
-  /** Bring the book up to date, and back to `from` at least (or the list's end). */
+  /**
+   * Bring the book up to date, and back to `from` at least (or the list's end). Throws RateBudgetError
+   * when not even the first page could be read within the wait.
+   */
   async read(from: Date): Promise<BookCoverage> {
     while (this.reading) await this.reading.catch(() => undefined);
     const reading = this.readFrom(from);
@@ -151,7 +154,11 @@ export class TransactionBook {
     for (;;) {
       const pageNumber = Math.floor(offset / size) + 1;
       const page = await this.fetch(pageNumber, deadline);
-      if (!page) return this.stop(current, older, true);
+      if (page instanceof RateBudgetError) {
+        // Not even the first page: what is new is unknown, so no figure would be right.
+        if (!current) throw page;
+        return this.stop(current, older, true);
+      }
       const pageTop = (pageNumber - 1) * size;
       const count = page.pagination?.count;
       const kept = await this.keep(page);
@@ -201,13 +208,13 @@ export class TransactionBook {
     }
   }
 
-  /** The page; undefined when the budget stayed spent past the deadline (the read stops there). */
-  private async fetch(page: number, deadline: number): Promise<TransactionPage | undefined> {
+  /** The page, or the refusal when the budget stayed spent past the deadline (the read stops there). */
+  private async fetch(page: number, deadline: number): Promise<TransactionPage | RateBudgetError> {
     const call = () => this.source.getTransactions({ page, limit: this.pageSize, priority: 'background' });
     try {
       return await whenBudgetAllows(call, { deadline, now: this.now, sleep: this.sleep });
     } catch (error) {
-      if (error instanceof RateBudgetError) return undefined;
+      if (error instanceof RateBudgetError) return error;
       throw error;
     }
   }

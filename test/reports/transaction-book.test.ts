@@ -86,6 +86,13 @@ describe('the transaction book', () => {
         return client.getTransactions(options);
       },
     };
+    const refused: TransactionSource = {
+      getTransactions: async () => {
+        throw new RateBudgetError(60);
+      },
+    };
+    // Nothing read at all: what is new is unknown, so there is no report to make.
+    await expect(bookOn(refused).read(LONG_AGO)).rejects.toBeInstanceOf(RateBudgetError);
     const cut = await bookOn(rationed).read(LONG_AGO);
     expect(cut).toMatchObject({ interrupted: true, listEnd: false });
     expect(await bookOn().movements(LONG_AGO, new Date(NOW + 1))).toHaveLength(20);
