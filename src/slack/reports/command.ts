@@ -1,0 +1,74 @@
+// `/cngn report [today|yesterday|7d|30d|YYYY-MM]`: the treasury report for a period, sent privately to
+// the person who asked. The answer says at once that it is coming; the report is built, drawn and
+// delivered to their DM after that, and a failure is told there in one sentence.
+import { escapeMrkdwn } from '../../format/mrkdwn.js';
+import { PERIOD_USAGE, parsePeriod } from '../../reports/period.js';
+import type { ReportPeriod } from '../../reports/types.js';
+import { errorMessage, noticeMessage } from '../reads/blocks.js';
+import type { ReadDeps } from '../reads/commands.js';
+import { describeError } from '../runtime/errors.js';
+import { SlackUploadError } from '../runtime/files.js';
+import { afterAck } from '../runtime/in-flight.js';
+import type { CommandContext, SlackMessage, Subcommand } from '../types.js';
+import { chartOf, deliverReport } from './delivery.js';
+import type { ReportDeps } from './types.js';
+
+const NOT_SET_UP = 'Reports are not set up in this deployment; nothing was sent.';
+
+/** The one sentence the person reads in their DM when their report did not come. */
+export function failureSentence(error: unknown, label: string, deps: ReportDeps): string {
+  const period = escapeMrkdwn(label);
+  if (error instanceof SlackUploadError) {
+    return `Your report for ${period} could not be delivered: ${escapeMrkdwn(error.message)}.`;
+  }
+  const said = describeError(error, deps.logger, '/cngn report');
+  return said.correlationId
+    ? `Your report for ${period} could not be made; try again shortly, quoting reference \`${said.correlationId}\` if it keeps happening.`
+    : `Your report for ${period} could not be made: ${said.text}`;
+}
+
+async function deliverToPerson(
+  command: CommandContext,
+  period: ReportPeriod,
+  deps: ReportDeps,
+): Promise<void> {
+  const opened = await command.client.conversations.open({ users: command.userId });
+  const dm = opened.channel?.id;
+  if (!dm) throw new SlackUploadError('no direct message channel');
+  try {
+    const report = await deps.source.build(period);
+    const chart = await chartOf(report, deps.source);
+    await deliverReport(command.client, dm, report, chart, { madeAt: deps.now() });
+  } catch (error) {
+    const text = failureSentence(error, period.label, deps);
+    await command.client.chat.postMessage({ channel: dm, ...errorMessage(text) });
+  }
+}
+
+async function reportCommand(command: CommandContext, deps: ReadDeps): Promise<SlackMessage | undefined> {
+  const reports = deps.reports;
+  if (!reports) return noticeMessage(NOT_SET_UP);
+  if (command.args.length > 1) return errorMessage(`The ${PERIOD_USAGE}, one word.`);
+  const period = parsePeriod(command.args[0], reports.now());
+  if ('error' in period) return errorMessage(period.error);
+  await command.respond(
+    noticeMessage(`Preparing your report for *${escapeMrkdwn(period.label)}*… it will arrive in your DM.`),
+  );
+  afterAck(
+    reports.inFlight,
+    () => deliverToPerson(command, period, reports),
+    reports.logger,
+    '/cngn report',
+    command.triggerId,
+  );
+  return undefined;
+}
+
+export const REPORT_SUBCOMMAND: Subcommand<ReadDeps> = {
+  name: 'report',
+  usage: 'report [today|yesterday|7d|30d|YYYY-MM]',
+  summary: 'readers: the treasury report (chart, summary, CSV) for a period, sent to you in a DM; default 7d',
+  who: 'anyone',
+  example: 'report 30d',
+  run: reportCommand,
+};
