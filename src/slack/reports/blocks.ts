@@ -56,12 +56,14 @@ function flows(title: string, byKind: Readonly<Record<MovementKind, string>>): s
   ].join('\n');
 }
 
-const kindWord = (m: Movement) => `${m.kind === 'other' ? 'movement' : m.kind} ${m.direction}`;
+/** `deposit`, `withdrawal`, `redemption`; bridges and other movements go either way: `bridge in`. */
+const kindWord = (m: Movement) =>
+  m.kind === 'bridge' || m.kind === 'other' ? `${m.kind} ${m.direction}` : m.kind;
 
 function largest(movements: readonly Movement[]): string {
   if (movements.length === 0) return '*Largest movements*\nnone';
   const lines = movements.map(
-    (m) => `• ${naira(m.amount)} ${kindWord(m)} · \`${escapeMrkdwn(m.reference)}\` · ${lagosTime(m.at)}`,
+    (m) => `• ${naira(m.amount)} · ${kindWord(m)} · \`${escapeMrkdwn(m.reference)}\` · ${lagosTime(m.at)}`,
   );
   return [`*Largest movements*`, ...lines].join('\n');
 }
