@@ -32,9 +32,17 @@ async function deliverToPerson(
   period: ReportPeriod,
   deps: ReportDeps,
 ): Promise<void> {
-  const opened = await command.client.conversations.open({ users: command.userId });
-  const dm = opened.channel?.id;
-  if (!dm) throw new SlackUploadError('no direct message channel');
+  let dm: string | undefined;
+  try {
+    dm = (await command.client.conversations.open({ users: command.userId })).channel?.id;
+  } catch (error) {
+    deps.logger.warn('the DM for a report could not be opened', { error: String(error) });
+  }
+  if (!dm) {
+    // No DM to tell it in: the command's private answer says it instead.
+    const text = `Your report for ${escapeMrkdwn(period.label)} could not be sent: Slack did not open a direct message with you. The app needs the \`im:write\` scope.`;
+    return command.respond(errorMessage(text));
+  }
   try {
     const report = await deps.source.build(period);
     const chart = await chartOf(report, deps.source);

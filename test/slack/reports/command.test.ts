@@ -112,6 +112,18 @@ describe('/cngn report', () => {
     expect(h.slack.sharedFiles()).toHaveLength(0);
   });
 
+  it('says so in the private answer when Slack opens no DM', async () => {
+    const h = await start();
+    h.slack.on('conversations.open', () => ({ body: { ok: false, error: 'missing_scope' } }));
+    const name = 'no-dm';
+    await slashCommand(h.sender, { text: 'report', userId: READER, responseUrl: h.slack.responseUrl(name) });
+    const told = await h.slack.waitFor(`response_url:${name}`, (c) =>
+      JSON.stringify(c.body).includes('could not be sent'),
+    );
+    expect(JSON.stringify(told.body)).toContain('Slack did not open a direct message with you');
+    expect(source.periods).toHaveLength(0);
+  });
+
   it('says reports are not set up when no report source is wired', async () => {
     const h = await start(false);
     expect(await cngn(h, 'report')).toContain('Reports are not set up in this deployment');
