@@ -6,26 +6,12 @@ import { PERIOD_USAGE, parsePeriod } from '../../reports/period.js';
 import type { ReportPeriod } from '../../reports/types.js';
 import { errorMessage, noticeMessage } from '../reads/blocks.js';
 import type { ReadDeps } from '../reads/commands.js';
-import { describeError } from '../runtime/errors.js';
-import { SlackUploadError } from '../runtime/files.js';
 import { afterAck } from '../runtime/in-flight.js';
 import type { CommandContext, SlackMessage, Subcommand } from '../types.js';
-import { chartOf, deliverReport } from './delivery.js';
+import { chartOf, deliverReport, failureSentence } from './delivery.js';
 import type { ReportDeps } from './types.js';
 
 const NOT_SET_UP = 'Reports are not set up in this deployment; nothing was sent.';
-
-/** The one sentence the person reads in their DM when their report did not come. */
-export function failureSentence(error: unknown, label: string, deps: ReportDeps): string {
-  const period = escapeMrkdwn(label);
-  if (error instanceof SlackUploadError) {
-    return `Your report for ${period} could not be delivered: ${escapeMrkdwn(error.message)}.`;
-  }
-  const said = describeError(error, deps.logger, '/cngn report');
-  return said.correlationId
-    ? `Your report for ${period} could not be made; try again shortly, quoting reference \`${said.correlationId}\` if it keeps happening.`
-    : `Your report for ${period} could not be made: ${said.text}`;
-}
 
 async function deliverToPerson(
   command: CommandContext,
@@ -48,7 +34,7 @@ async function deliverToPerson(
     const chart = await chartOf(report, deps.source);
     await deliverReport(command.client, dm, report, chart, { madeAt: deps.now() });
   } catch (error) {
-    const text = failureSentence(error, period.label, deps);
+    const text = failureSentence(error, period.label, deps.logger);
     await command.client.chat.postMessage({ channel: dm, ...errorMessage(text) });
   }
 }

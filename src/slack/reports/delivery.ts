@@ -4,7 +4,10 @@
 import type { WebClient } from '@slack/web-api';
 import { toCsv } from '../../format/csv.js';
 import { naira } from '../../format/display.js';
+import { escapeMrkdwn } from '../../format/mrkdwn.js';
+import type { Logger } from '../../log.js';
 import type { ChartImage, Report, ReportSource } from '../../reports/types.js';
+import { describeError } from '../runtime/errors.js';
 import { SlackUploadError } from '../runtime/files.js';
 import { reportSummary, reportTitle } from './blocks.js';
 
@@ -106,4 +109,16 @@ export function chartOf(report: Report, source: Pick<ReportSource, 'chart'>): Pr
     days: report.treasury.days,
     completeFrom: report.treasury.completeFrom,
   });
+}
+
+/** The one sentence told where the report was to go (a DM, the report channel) when it did not come. */
+export function failureSentence(error: unknown, label: string, logger: Logger): string {
+  const period = escapeMrkdwn(label);
+  if (error instanceof SlackUploadError) {
+    return `Your report for ${period} could not be delivered: ${escapeMrkdwn(error.message)}.`;
+  }
+  const said = describeError(error, logger, 'report');
+  return said.correlationId
+    ? `Your report for ${period} could not be made; try again shortly, quoting reference \`${said.correlationId}\` if it keeps happening.`
+    : `Your report for ${period} could not be made: ${said.text}`;
 }

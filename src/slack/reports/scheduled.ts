@@ -8,8 +8,7 @@ import { dueTime, latestRun, nextDue, type ReportSchedule } from '../../reports/
 import type { ReportSource } from '../../reports/types.js';
 import type { Store } from '../../store/index.js';
 import { errorMessage } from '../reads/blocks.js';
-import { failureSentence } from './command.js';
-import { chartOf, deliverReport } from './delivery.js';
+import { chartOf, deliverReport, failureSentence } from './delivery.js';
 
 /** The longest the timer sleeps before looking again (a wall clock may be set while it sleeps). */
 const RECHECK_MS = 3_600_000;
@@ -100,7 +99,7 @@ export class ScheduledReports {
     } catch (error) {
       // The claim stays: a run half posted is not posted again; the channel is told it did not come.
       logger.error('the scheduled report was not posted', { run: run.key, error });
-      const text = failureSentence(error, run.period.label, { source, now: this.options.now, logger });
+      const text = failureSentence(error, run.period.label, logger);
       await client.chat.postMessage({ channel, ...errorMessage(text) }).catch(() => undefined);
       return 'failed';
     }

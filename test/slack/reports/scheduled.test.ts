@@ -91,6 +91,33 @@ for (const kind of STORE_KINDS) {
   });
 }
 
+describe('a scheduled run that fails', () => {
+  test('tells the channel in one sentence and is not tried again', async ({ replicas, slack }) => {
+    const { a } = await replicas('report-fails');
+    const clock = { now: new Date('2026-11-26T07:00:01Z') };
+    const source = fixedReportSource();
+    source.failWith = new Error('the history could not be read');
+    const runner = new ScheduledReports({
+      schedule: parseReportSchedule('daily 08:00'),
+      channel: CHANNEL,
+      store: a,
+      client: new WebClient('xoxb-test', { slackApiUrl: slack.apiUrl }),
+      source,
+      now: () => clock.now,
+      logger: silentLogger,
+    });
+    expect(await runner.check()).toBe('failed');
+    const [told] = slack.callsTo('chat.postMessage');
+    expect(String(told?.body.text)).toMatch(
+      /^Your report for Wednesday 25 November 2026 could not be made; try again shortly, quoting reference `[0-9a-f]{8}`/,
+    );
+    expect(slack.sharedFiles()).toHaveLength(0);
+    expect(await runner.check()).toBe('already-claimed');
+    expect(slack.callsTo('chat.postMessage')).toHaveLength(1);
+    await runner.stop();
+  });
+});
+
 describe('the bot with CNGN_REPORT_SCHEDULE', () => {
   storesTest('posts a run it missed to the report channel when it starts', async ({ defer }) => {
     const h = await startHarness({
