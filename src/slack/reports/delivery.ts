@@ -97,7 +97,7 @@ export async function deliverReport(
   await upload(client, channel, {
     content: Buffer.from(reportCsv(report), 'utf8'),
     filename: `${name}.csv`,
-    title: `Transactions — ${report.period.label} (${report.treasury.movements.length}, CSV)`,
+    title: `${report.treasury.movements.length} transactions — ${report.period.label} (CSV)`,
   });
 }
 

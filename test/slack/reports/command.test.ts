@@ -82,6 +82,7 @@ describe('/cngn report', () => {
 
     expect(csv).toMatchObject({
       channel: `D${READER}`,
+      title: '2 transactions — last 7 days (CSV)',
       filename: 'cngn-report-sandbox-2026-11-20-to-2026-11-26.csv',
     });
     const rows = csv?.content?.toString('utf8').split('\r\n') ?? [];
