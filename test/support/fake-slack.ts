@@ -50,6 +50,8 @@ export interface UploadedFile {
   channel?: string;
   title?: string;
   comment?: string;
+  /** The image description given to getUploadURLExternal. */
+  altText?: string;
 }
 
 export interface FakeSlackOptions {
@@ -382,7 +384,13 @@ export class FakeSlack {
         return { ok: true, channel: { id: `D${String(body.users ?? 'X').split(',')[0]}` } };
       case 'files.getUploadURLExternal': {
         const id = `F${String(this.counter).padStart(8, '0')}`;
-        this.uploads.set(id, { id, filename: String(body.filename), length: Number(body.length) });
+        const altText = body.alt_text ?? body.alt_txt;
+        this.uploads.set(id, {
+          id,
+          filename: String(body.filename),
+          length: Number(body.length),
+          ...(typeof altText === 'string' ? { altText } : {}),
+        });
         return { ok: true, upload_url: `${this.baseUrl}/upload/${id}`, file_id: id };
       }
       case 'files.completeUploadExternal': {
