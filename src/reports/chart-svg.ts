@@ -199,7 +199,7 @@ export function chartSvg(input: ChartInput): string {
     text(PAD, 35, fitted(titleWithEnvironment(input), 18, badge.x - PAD - 16), { size: 18, weight: 600 }),
   );
   out.push(badge.svg);
-  out.push(text(PAD, 60, figuresLine(days), { size: 13, fill: COLOURS.muted }));
+  out.push(text(PAD, 60, figuresLine(days, input.opening), { size: 13, fill: COLOURS.muted }));
   if (input.completeFrom) {
     out.push(
       text(PAD, 79, `${completeFromText(input.completeFrom)} (earlier days shaded)`, {

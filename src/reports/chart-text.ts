@@ -106,13 +106,15 @@ export function periodText(days: readonly DayFigures[]): string {
 }
 
 /** The figures line under the title: what the period did, in exact amounts. */
-export function figuresLine(days: readonly DayFigures[]): string {
+export function figuresLine(days: readonly DayFigures[], opening?: string): string {
   const first = days[0];
   const last = days.at(-1);
   if (!first || !last) return 'No figures for this period';
   const totals = chartTotals(days);
-  const balance =
-    first === last
+  // With the opening balance, the line reads as the summary's does: opening → closing.
+  const balance = opening
+    ? `Opening ${naira(opening)} → closing ${naira(last.closing)}`
+    : first === last
       ? `Closing ${naira(last.closing)}`
       : `Closing ${naira(first.closing)} → ${naira(last.closing)}`;
   return `${balance}  ·  in ${naira(totals.inflow.toString())}  ·  out ${naira(totals.outflow.toString())}`;
@@ -127,8 +129,9 @@ export function chartAlt(input: ChartInput): string {
   if (first && last) {
     const totals = chartTotals(days);
     const count = `${days.length} ${days.length === 1 ? 'day' : 'days'}`;
-    const balance =
-      first === last
+    const balance = input.opening
+      ? `opening balance ${naira(input.opening)}, closing balance ${naira(last.closing)} on ${dayLabel(last.day)}`
+      : first === last
         ? `closing balance ${naira(last.closing)} on ${dayLabel(last.day)}`
         : `closing balance ${naira(first.closing)} on ${dayLabel(first.day)}, ${naira(last.closing)} on ${dayLabel(last.day)}`;
     const moves = totals.moved

@@ -73,6 +73,13 @@ describe('the report chart', () => {
     );
   });
 
+  it('says the opening balance, as the summary does, when it is given', async () => {
+    const chart = await renderReportChart({ ...week, opening: '39500000.00' });
+    expect(chart.alt).toContain(
+      'opening balance ₦39,500,000.00, closing balance ₦44,845,500.75 on Sun 22 Nov; inflows',
+    );
+  });
+
   it('sums the days’ amounts exactly', async () => {
     const cents = Array.from({ length: 10 }, (_, i) => ({
       day: `2026-11-${String(i + 10).padStart(2, '0')}`,

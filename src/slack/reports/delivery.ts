@@ -107,6 +107,7 @@ export function chartOf(report: Report, source: Pick<ReportSource, 'chart'>): Pr
     title: reportTitle(report),
     environment: report.treasury.environment,
     days: report.treasury.days,
+    opening: report.treasury.opening,
     completeFrom: report.treasury.completeFrom,
     // Twice the pixels: sharp on the high-density screens most people read Slack on.
     scale: 2,

@@ -125,8 +125,16 @@ describe('/cngn report', () => {
     expect(source.periods).toHaveLength(0);
   });
 
-  it('says reports are not set up when no report source is wired', async () => {
+  it('builds the report from the service and draws the chart when no source is given (as npm start does)', async () => {
     const h = await start(false);
-    expect(await cngn(h, 'report')).toContain('Reports are not set up in this deployment');
+    expect(await cngn(h, 'report 30d')).toContain('Preparing your report for *last 30 days*');
+    await expect.poll(() => h.slack.sharedFiles().length, { timeout: 30_000 }).toBe(2);
+    const [chart, csv] = h.slack.sharedFiles();
+    expect(chart?.title).toMatch(/^cNGN treasury — last 30 days \(sandbox\): ₦[\d,.]+ → ₦[\d,.]+$/);
+    // A real PNG of twice the chart's size (900×520 at 2×).
+    expect(chart?.content?.subarray(1, 4).toString()).toBe('PNG');
+    expect(chart?.content?.readUInt32BE(16)).toBe(1800);
+    expect(csv?.filename).toMatch(/\.csv$/);
+    expect(csv?.content?.toString()).toMatch(/CNGN-(DP|WD|RD|BR)-/);
   });
 });
