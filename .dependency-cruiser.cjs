@@ -1,10 +1,10 @@
-// The layers of src/, bottom to top: format, store, log, stack-trace → cngn → approvals, webhooks, sandbox →
+// The layers of src/, bottom to top: format, store, log, stack-trace → cngn → approvals, webhooks, sandbox, reports →
 // config.ts (settings parsed with the domain's own parsers) → slack, workbench, metrics → wiring, main.
 // A layer imports only from layers below it (or its own), and no file is part of an import circle.
 // `npm run lint` checks these rules; docs/architecture.md draws them.
 const TOP = 'wiring/|main\\.ts$';
 const UI = 'slack/|workbench/|metrics/';
-const DOMAIN = 'approvals/|webhooks/|sandbox/';
+const DOMAIN = 'approvals/|webhooks/|sandbox/|reports/';
 
 const above = (name, comment, from, to) => ({
   name,
@@ -40,7 +40,7 @@ module.exports = {
     },
     above(
       'domain-never-imports-slack',
-      'approvals/, webhooks/ and sandbox/ work without Slack: they never import slack/, workbench/ or the wiring.',
+      'approvals/, webhooks/, sandbox/ and reports/ work without Slack: they never import slack/, workbench/ or the wiring.',
       DOMAIN,
       `config\\.ts$|${UI}|${TOP}`,
     ),

@@ -37,6 +37,7 @@ const SECTIONS: Section[] = [
   { name: 'webhooks', title: 'Webhooks', args: ['bench/webhooks.ts'] },
   { name: 'crypto', title: 'Wire crypto', args: ['bench/crypto.ts'] },
   { name: 'startup', title: 'Start-up (npm start)', args: ['bench/startup.ts'] },
+  { name: 'chart', title: 'Report chart', args: ['bench/chart.ts'] },
 ];
 
 function option(name: string): string | undefined {

@@ -17,8 +17,8 @@ import {
   postSigned,
   type SlackSender,
   slackRetry,
-  textValue,
   viewSubmissionBody,
+  withdrawValues,
 } from '../test/support/slack-requests.js';
 
 export type Profile = 'full' | 'short';
@@ -204,18 +204,7 @@ export async function fileWithdrawal(
     userId: REQUESTER,
     viewId,
     privateMetadata: JSON.stringify({ networks: [network.id] }),
-    values: {
-      'withdraw.amount': { 'withdraw.amount': textValue(amount) },
-      'withdraw.network': {
-        'withdraw.network': {
-          type: 'static_select',
-          selected_option: { value: network.id, text: { type: 'plain_text', text: network.name } },
-        },
-      },
-      'withdraw.address': { 'withdraw.address': textValue(DEST) },
-      'withdraw.save': { 'withdraw.save': { type: 'checkboxes', selected_options: [] } },
-      'withdraw.purpose': { 'withdraw.purpose': textValue('Supplier payout INV-2231') },
-    },
+    values: withdrawValues({ amount, network, address: DEST }),
   });
   const answered = (n: number) => () =>
     slack.callsTo('views.update').filter((c) => c.body.view_id === viewId).length >= n;

@@ -31,9 +31,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const THIS_FILE = fileURLToPath(import.meta.url);
 
-// Not bundled: native code found by path (sqlite3), a package that runs its own binary (esbuild,
-// used at run time by the workbench), and what only tests use.
-const EXTERNAL = ['sqlite3', 'esbuild', 'playwright-core'];
+// Not bundled: native code found by path (sqlite3, the chart's renderer @resvg/resvg-js), a package
+// that runs its own binary (esbuild, used at run time by the workbench), and what only tests use.
+const EXTERNAL = ['sqlite3', 'esbuild', 'playwright-core', '@resvg/resvg-js'];
 
 // Every module shares its output file's import.meta; these stand in for the module's own source file,
 // so a file read by a path relative to its module (e.g. the workbench page source) is found from

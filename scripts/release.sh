@@ -4,7 +4,8 @@
 #
 #   scripts/release.sh build <dir>   in a clean copy of the tree: install every dependency (npm ci),
 #                                    build the production bundle, and put in <dir> what runs it: dist/,
-#                                    package.json, the lock, production dependencies only, this script
+#                                    assets/ (the chart's font), package.json, the lock, production
+#                                    dependencies only, this script
 #   scripts/release.sh start         in <dir>: run the bot as npm start does, without npm's process
 #   scripts/release.sh check         exit 0 when GET /livez on 127.0.0.1:$PORT answers 200
 set -eu
@@ -40,6 +41,8 @@ build() {
   mkdir -p "$out/scripts"
   rm -f dist/*.build.json
   mv dist node_modules "$out/"
+  # The chart's font, read at run time beside dist/ (src/reports/chart.ts), with its licence.
+  cp -R assets "$out/"
   cp package.json package-lock.json "$out/"
   cp scripts/release.sh "$out/scripts/"
   echo "release in $out: node $(node --version), $(du -sh "$out" | cut -f1)"

@@ -17,6 +17,7 @@ import { loadPrivateKey } from './cngn/credentials.js';
 import { parseRateLimit, type RateLimit } from './cngn/limiter.js';
 import { Money } from './format/money.js';
 import type { LogLevel } from './log.js';
+import { parseReportSchedule, type ReportConfig } from './reports/schedule.js';
 import { parseAlertRoutes } from './webhooks/routing.js';
 
 export const LIVE_SERVICE_URL = 'https://api.cngn.co';
@@ -70,6 +71,7 @@ export interface Config {
   auditArchiveDir?: string | undefined;
   /** CNGN_AUDIT_ARCHIVE_EVERY (default 24h). */
   auditArchiveEveryMs?: number | undefined;
+  report?: ReportConfig | undefined;
   /** CNGN_AUDIT_SIGNING_KEY (PEM) and the variable it came from; unset: one made beside the store. */
   auditSigningKey?: { pem: string; origin: string } | undefined;
   webhookSecret: string | undefined;
@@ -89,6 +91,8 @@ export interface MetricsConfig {
 
 const blank = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 const optional = z.preprocess(blank, z.string().trim().optional());
+const PORT_NUMBER = 'must be a port number from 1 to 65535';
+const portNumber = z.coerce.number(PORT_NUMBER).int(PORT_NUMBER).min(1, PORT_NUMBER).max(65535, PORT_NUMBER);
 const slackId = (prefix: string) =>
   z.preprocess(
     blank,
@@ -190,6 +194,8 @@ export const envSchema = z.object({
       .default('0')
       .transform((v) => v === '1' || v === 'true' || v === 'yes'),
   ),
+  CNGN_REPORT_SCHEDULE: z.preprocess(blank, parsedBy(parseReportSchedule).optional()),
+  CNGN_REPORT_CHANNEL: slackId('[CG]'),
   CNGN_WEBHOOK_SECRET: optional,
   CNGN_RATE_LIMIT: z.preprocess(blank, parsedBy(parseRateLimit).optional()),
   PUBLIC_URL: z.preprocess(
@@ -210,15 +216,7 @@ export const envSchema = z.object({
       )
       .default('sqlite://./data/cngn-desk.sqlite'),
   ),
-  METRICS_PORT: z.preprocess(
-    blank,
-    z.coerce
-      .number('must be a port number from 1 to 65535')
-      .int('must be a port number from 1 to 65535')
-      .min(1, 'must be a port number from 1 to 65535')
-      .max(65535, 'must be a port number from 1 to 65535')
-      .optional(),
-  ),
+  METRICS_PORT: z.preprocess(blank, portNumber.optional()),
   METRICS_HOST: z.preprocess(
     blank,
     z.union([z.ipv4(), z.ipv6(), z.hostname()], 'must be an IP address or a host name').default('127.0.0.1'),
@@ -373,6 +371,9 @@ function crossProblems(
       'CNGN_AUDIT_SIGNING_KEY: required with CNGN_AUDIT_ARCHIVE on a memory:// store (there is no folder to keep a key made by the bot)',
     );
   }
+  if (has('CNGN_REPORT_SCHEDULE') && !has('CNGN_REPORT_CHANNEL') && !has('CNGN_ALERTS_CHANNEL')) {
+    problems.push('CNGN_REPORT_CHANNEL: needed with CNGN_REPORT_SCHEDULE (or set CNGN_ALERTS_CHANNEL)');
+  }
   // Events no rule matches, and alerts whose routed channel is gone, need somewhere to go.
   if (has('CNGN_ALERT_ROUTES') && !has('CNGN_ALERTS_CHANNEL')) {
     problems.push(
@@ -443,6 +444,7 @@ export function loadConfig(raw: Record<string, string | undefined> = process.env
       ? { pem: e.CNGN_AUDIT_SIGNING_KEY, origin: source('CNGN_AUDIT_SIGNING_KEY') }
       : undefined,
     approvalNotify: e.CNGN_APPROVAL_NOTIFY,
+    report: { schedule: e.CNGN_REPORT_SCHEDULE, channel: e.CNGN_REPORT_CHANNEL ?? e.CNGN_ALERTS_CHANNEL },
     webhookSecret: e.CNGN_WEBHOOK_SECRET,
     rateLimit: e.CNGN_RATE_LIMIT ?? parseRateLimit(undefined),
     publicUrl: e.PUBLIC_URL,

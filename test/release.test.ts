@@ -131,6 +131,7 @@ describe.runIf(hasPostgres)('the release (scripts/release.sh)', () => {
 
   it('holds the bundle, its source maps and the production dependencies, no sources or dev tools', () => {
     expect(readdirSync(app).sort()).toEqual([
+      'assets',
       'dist',
       'node_modules',
       'package-lock.json',
@@ -138,8 +139,15 @@ describe.runIf(hasPostgres)('the release (scripts/release.sh)', () => {
       'scripts',
     ]);
     expect(readdirSync(join(app, 'dist'))).toEqual(expect.arrayContaining(['main.js', 'main.js.map']));
+    expect(readdirSync(join(app, 'assets', 'fonts')).sort()).toEqual([
+      'Inter-Regular.ttf',
+      'Inter-SemiBold.ttf',
+      'OFL.txt',
+    ]);
     const installed = (name: string) => existsSync(join(app, 'node_modules', name, 'package.json'));
-    expect(['sqlite3', 'pg', '@slack/bolt'].filter((name) => !installed(name))).toEqual([]);
+    expect(['sqlite3', 'pg', '@slack/bolt', '@resvg/resvg-js'].filter((name) => !installed(name))).toEqual(
+      [],
+    );
     const devTools = ['vitest', 'typescript', '@biomejs/biome', 'dependency-cruiser', 'playwright-core'];
     expect(devTools.filter(installed)).toEqual([]);
     expect(readdirSync(join(app, 'node_modules')).filter((name) => name.startsWith('@vitest'))).toEqual([]);

@@ -10,7 +10,7 @@ import { startSandbox } from '../../src/sandbox/index.js';
 import type { Store } from '../../src/store/index.js';
 import { FakeSlack } from '../../test/support/fake-slack.js';
 import { reviewInChannel, submitReview } from '../../test/support/review.js';
-import { postSigned, textValue, viewSubmissionBody } from '../../test/support/slack-requests.js';
+import { postSigned, viewSubmissionBody, withdrawValues } from '../../test/support/slack-requests.js';
 import {
   APPROVALS_CHANNEL,
   APPROVERS,
@@ -45,18 +45,7 @@ async function submit(
     userId: REQUESTER,
     viewId,
     privateMetadata: JSON.stringify({ networks: [network.id] }),
-    values: {
-      'withdraw.amount': { 'withdraw.amount': textValue(amount) },
-      'withdraw.network': {
-        'withdraw.network': {
-          type: 'static_select',
-          selected_option: { value: network.id, text: { type: 'plain_text', text: network.name } },
-        },
-      },
-      'withdraw.address': { 'withdraw.address': textValue(DEST) },
-      'withdraw.save': { 'withdraw.save': { type: 'checkboxes', selected_options: [] } },
-      'withdraw.purpose': { 'withdraw.purpose': textValue(`Supplier payout INV-${i}`) },
-    },
+    values: withdrawValues({ amount, network, address: DEST, purpose: `Supplier payout INV-${i}` }),
   });
   const response = await postSigned(sender, body);
   // A field refused at once (the ack's errors) is a bug of this line, never a limit's answer.

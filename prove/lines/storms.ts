@@ -5,7 +5,7 @@ import { startSandbox } from '../../src/sandbox/index.js';
 import { createStore } from '../../src/store/index.js';
 import { FakeSlack, type SlackCall } from '../../test/support/fake-slack.js';
 import { approveInChannel } from '../../test/support/review.js';
-import { textValue, viewSubmission } from '../../test/support/slack-requests.js';
+import { viewSubmission, withdrawValues } from '../../test/support/slack-requests.js';
 import {
   APPROVALS_CHANNEL,
   APPROVERS,
@@ -52,18 +52,7 @@ export async function storms(n: number, stormMs: number): Promise<Omit<Line, 'se
         callbackId: 'withdraw.submit',
         userId: REQUESTER,
         privateMetadata: JSON.stringify({ networks: [network.id] }),
-        values: {
-          'withdraw.amount': { 'withdraw.amount': textValue(amount) },
-          'withdraw.network': {
-            'withdraw.network': {
-              type: 'static_select',
-              selected_option: { value: network.id, text: { type: 'plain_text', text: network.name } },
-            },
-          },
-          'withdraw.address': { 'withdraw.address': textValue(DEST) },
-          'withdraw.save': { 'withdraw.save': { type: 'checkboxes', selected_options: [] } },
-          'withdraw.purpose': { 'withdraw.purpose': textValue('Supplier payout INV-2231') },
-        },
+        values: withdrawValues({ amount, network, address: DEST }),
       });
       if (response.status !== 200) throw new Error(`submission answered ${response.status}`);
     }

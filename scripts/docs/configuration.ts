@@ -181,6 +181,15 @@ const TEXT: Record<Variable, VariableText> = {
       '`1` (or `true`): start with every send frozen, before anything is sent, unless already frozen (audited, as `start-up (CNGN_START_FROZEN)`). Use it when restoring a backup of the store; another approver lifts it with `/cngn unfreeze`. See [freeze.md](freeze.md).',
     showDefault: () => '0',
   },
+  CNGN_REPORT_SCHEDULE: {
+    meaning:
+      "When the treasury report is posted, in Lagos time: `daily 08:00` (yesterday's) or `weekly mon 08:00` (last Monday to Sunday). Posted once per period across replicas; a run missed while the bot was down is posted at its next start, saying so ([reports](reports.md)).",
+    unset: 'no scheduled report; `/cngn report` still answers',
+  },
+  CNGN_REPORT_CHANNEL: {
+    meaning: 'Channel ID (`C…` or `G…`) the scheduled report is posted to.',
+    unset: '`CNGN_ALERTS_CHANNEL`',
+  },
   CNGN_WEBHOOK_SECRET: {
     meaning: "The webhook signing secret from the service's dashboard.",
     unset: "every delivery is refused with 401; with the embedded sandbox, the sandbox's own secret",

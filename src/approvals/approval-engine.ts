@@ -1,6 +1,7 @@
 // The approval engine as the rest of the bot sees it: one object that files and decides requests,
 // executes approved ones exactly once, tracks them to the end, and resumes after a restart. What the
 // approvals folder offers others is listed in index.ts.
+import type { ActorLookup } from './audit-actors.js';
 import type { ArchiveOutcome } from './audit-archive.js';
 import { AuditExports } from './audit-exports.js';
 import {
@@ -25,6 +26,8 @@ import {
   type UnfreezeFiling,
 } from './freeze-commands.js';
 import { type LimitUse, limitUse } from './limits.js';
+import type { PolicySnapshot } from './policy-record.js';
+import { PolicyRecorder } from './policy-recorder.js';
 import type { CustodyReport } from './ports.js';
 import type { FileOptions } from './preflight.js';
 import { type ReminderPoint, Reminders } from './reminders.js';
@@ -53,6 +56,10 @@ export interface ApprovalEngineOptions extends EngineOptions, TrackerOptions, Ex
   auditArchive?: { dir: string; everyMs: number } | undefined;
   /** CNGN_APPROVAL_REMINDERS: points of a pending request's lifetime; none or empty: no reminders. */
   reminderPoints?: readonly ReminderPoint[];
+  /** Who actors are (the Slack directory): each audit entry records its actor's name and e-mail then. */
+  actorLookup?: ActorLookup | undefined;
+  /** The settings in effect: recorded in the audit chain at start when they changed (policy-recorder.ts). */
+  policySnapshot?: PolicySnapshot | undefined;
 }
 
 export class ApprovalEngine {
@@ -64,6 +71,8 @@ export class ApprovalEngine {
   readonly auditExports: AuditExports;
   /** Checks, signs, archives and retains the audit trail (see AuditKeeper). */
   readonly auditKeeper: AuditKeeper;
+  /** Puts policy changes (settings at start, user group members) on the record. */
+  readonly policyRecorder: PolicyRecorder;
   private readonly inFlight = new Set<Promise<unknown>>();
   private timer: NodeJS.Timeout | undefined;
   private ticking = false;
@@ -71,6 +80,7 @@ export class ApprovalEngine {
   constructor(private readonly options: ApprovalEngineOptions) {
     const core = new ApprovalCore(options);
     this.core = core;
+    if (options.actorLookup) core.repo.auditLog.describeActorsWith(options.actorLookup);
     // Each part gets what it uses, and reaches the core only for its locks, writes and notices.
     const parts = { core, repo: core.repo, custody: options.custody, now: core.now, log: options.log };
     const own = { delegations: core.delegations, freeze: core.freeze };
@@ -94,6 +104,22 @@ export class ApprovalEngine {
       now: core.now,
       logger: options.log,
     });
+    this.policyRecorder = new PolicyRecorder({
+      store: options.store,
+      log: core.repo.auditLog,
+      environment: core.repo.environment,
+      now: core.now,
+      logger: options.log,
+    });
+  }
+
+  /** Record that the bot saw a user group's members change (see PolicyRecorder). */
+  recordMembershipChange(
+    group: string,
+    added: readonly string[],
+    removed: readonly string[],
+  ): Promise<AuditEntry | undefined> {
+    return this.policyRecorder.recordMembershipChange(group, added, removed);
   }
 
   onChange(listener: ApprovalListener): void {
@@ -349,6 +375,15 @@ export class ApprovalEngine {
         error: String(error),
       });
     });
+    // The settings this start runs with, on the record when they changed; the start goes on without it.
+    const snapshot = this.options.policySnapshot;
+    if (snapshot) {
+      await this.policyRecorder.recordAtStart(snapshot).catch((error: unknown) => {
+        this.options.log?.warn('the policy could not be recorded at start; recorded at the next start', {
+          error: String(error),
+        });
+      });
+    }
     // Then: an export a crash interrupted is told even when the rest of the resume fails.
     await this.settleAuditExports();
     await this.core.repo.migrateLegacyOpenSet();

@@ -8,11 +8,15 @@
 // `head-unverified` entry) before anything is linked to it, so a signature over a tampered chain can
 // never hide the tampering.
 //
+// An entry's actor is named as of the step (name and e-mail from the directory, see audit-actors.ts)
+// before the entry is hashed.
+//
 // Retention never truncates silently: only entries older than the retention AND held by a verified
 // archive segment are removed, oldest first. The shorter log is written as a new generation that starts
 // with a cut marker (the last removed entry's seq and hash) and ends with a chained entry recording the
 // cut, then the generation pointer moves and the old list is deleted: a crash part-way leaves the old log.
 import type { Store } from '../store/index.js';
+import { type ActorLookup, withActorDetails } from './audit-actors.js';
 import {
   type ChainHead,
   type ChainReport,
@@ -55,6 +59,7 @@ export type IncidentListener = (
 
 export class AuditLog {
   private seal: AuditSeal | undefined;
+  private actors: ActorLookup | undefined;
   private readonly incidentListeners: IncidentListener[] = [];
 
   constructor(private readonly store: Store) {}
@@ -62,6 +67,16 @@ export class AuditLog {
   /** Sign each head from now on, and check the head before extending it (see the file's comment). */
   signWith(seal: AuditSeal): void {
     this.seal = seal;
+  }
+
+  /** Name each entry's actor from this directory from now on (see audit-actors.ts). */
+  describeActorsWith(lookup: ActorLookup): void {
+    this.actors = lookup;
+  }
+
+  /** The draft with its actor's name and e-mail as the directory gives them now (bounded in time). */
+  describe(draft: AuditDraft): Promise<AuditDraft> {
+    return withActorDetails(draft, this.actors);
   }
 
   onIncident(listener: IncidentListener): void {
@@ -80,9 +95,18 @@ export class AuditLog {
    * chains again onto the fresh head. The head carries its entry until the list holds it, and an
    * append first puts a head's entry that its writer left out into the list: the list never runs
    * ahead of, or forks from, the head. Two appenders may both put that entry in; the copy is dropped
-   * on read.
+   * on read. `described`: the draft went through describe() already, so its actor is not looked up again.
    */
-  append(environment: ServiceEnvironment, draft: AuditDraft): Promise<AuditEntry> {
+  async append(
+    environment: ServiceEnvironment,
+    draft: AuditDraft,
+    options: { described?: boolean } = {},
+  ): Promise<AuditEntry> {
+    const named = this.actors && !options.described ? await this.describe(draft) : draft;
+    return this.appendNamed(environment, named);
+  }
+
+  private appendNamed(environment: ServiceEnvironment, draft: AuditDraft): Promise<AuditEntry> {
     return this.store.withLock(
       lockName(environment),
       async () => {

@@ -2,6 +2,7 @@
 // types, words and helpers its callers use.
 
 export { ApprovalEngine, type ApprovalEngineOptions } from './approval-engine.js';
+export { ACTOR_LOOKUP_MS, type ActorLookup } from './audit-actors.js';
 export type { ArchiveOutcome } from './audit-archive.js';
 export type { BreakKind, ChainBreak, ChainReport } from './audit-chain.js';
 export type { AuditExportRecord } from './audit-exports.js';
@@ -67,6 +68,21 @@ export {
   parseTiers,
   requiredApprovals,
 } from './policy.js';
+export {
+  describeChanges,
+  describePolicy,
+  fingerprint,
+  membershipLine,
+  type PolicyInputs,
+  type PolicySnapshot,
+  policySnapshot,
+} from './policy-record.js';
+export {
+  POLICY_ACTOR,
+  POLICY_CHANGED,
+  POLICY_RECORDED,
+  type PolicyRecordListener,
+} from './policy-recorder.js';
 export {
   ApproverPools,
   holdersOf,

@@ -190,3 +190,12 @@ export interface CustodyGateway {
   /** Every network the service lists, enabled or not (cached). */
   networks(): Promise<CustodyNetwork[]>;
 }
+
+/** A person as the audit log records them: their name and e-mail, as far as the directory gives them. */
+export interface ActorDetails {
+  name?: string | undefined;
+  email?: string | undefined;
+}
+
+/** Who a user id is now (the Slack directory); may throw or be slow, the audit log bounds it. */
+export type ActorDirectory = (userId: string) => Promise<ActorDetails>;

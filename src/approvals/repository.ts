@@ -92,11 +92,14 @@ export class ApprovalRepository {
     stillAsRead: () => Promise<boolean> = async () => true,
   ): Promise<boolean> {
     const open = OPEN_STATES.has(request.state);
-    if (audit && !(await stillAsRead())) return false;
-    if (open) await this.store.addToSet(openSet(request.environment), request.id);
     const index = request.history.length - 1;
     const step = request.history[index];
-    if (audit && step) await this.auditLog.append(request.environment, auditDraft(request, index));
+    // The actor is named before the re-read, so the wait for the directory does not widen the window
+    // in which another write can land after it.
+    const draft = audit && step ? await this.auditLog.describe(auditDraft(request, index)) : undefined;
+    if (audit && !(await stillAsRead())) return false;
+    if (open) await this.store.addToSet(openSet(request.environment), request.id);
+    if (draft) await this.auditLog.append(request.environment, draft, { described: true });
     if (!(await put())) return false;
     if (!open) await this.store.removeFromSet(openSet(request.environment), request.id);
     return true;

@@ -355,10 +355,30 @@ export const FINAL_STATES: ReadonlySet<RequestState> = new Set([
 ]);
 
 /**
- * What an audit entry is about: a request's step, an alert set aside, the log itself (export, cut), or
- * the freeze of sends (frozen, unfrozen).
+ * What an audit entry is about: a request's step, an alert set aside, the log itself (export, cut), the
+ * freeze of sends (frozen, unfrozen), or the policy in effect (its settings at start, a user group's
+ * members).
  */
-export type AuditKind = RequestKind | 'alert' | 'audit' | 'freeze';
+export type AuditKind = RequestKind | 'alert' | 'audit' | 'freeze' | 'policy';
+
+/** One setting of the policy: words, or a set of user (U…/W…) and user group (S…) IDs, sorted. */
+export interface PolicySetting {
+  name: string;
+  value: string | string[];
+}
+
+/** What a `policy` entry records (see policy-record.ts). */
+export interface PolicyRecordDetails {
+  /** What changed, one line each (every setting, when the policy is recorded the first time). */
+  changes: string[];
+  /** The settings in effect at start and their fingerprint, so the next start compares against them. */
+  settings?: PolicySetting[];
+  fingerprint?: string;
+  /** A user group's members as the bot saw them change. */
+  group?: string;
+  added?: string[];
+  removed?: string[];
+}
 
 /** The request's figures at the step: what will be (or was) sent, and what approvers were shown. */
 export interface AuditFigures {
@@ -385,6 +405,12 @@ export interface AuditEntry {
   action: string;
   state?: RequestState;
   actor?: string;
+  /**
+   * The actor's name and e-mail as Slack gave them when the entry was written (absent on older entries,
+   * entries of the system, and when Slack did not answer in time). The e-mail needs users:read.email.
+   */
+  actorName?: string;
+  actorEmail?: string;
   /** The actor approved as a delegate, in this approver's place. */
   onBehalfOf?: string;
   amount?: string;
@@ -405,6 +431,8 @@ export interface AuditEntry {
    * entries an export held).
    */
   exported?: { from?: string; to: string; lastSeq?: number };
+  /** A policy entry: the settings in effect, or a user group's members, and what changed. */
+  policy?: PolicyRecordDetails;
   seq?: number;
   prev?: string;
   hash?: string;

@@ -73,6 +73,22 @@ export function mentionUser(id: string): string {
   return SLACK_ID.test(id) ? `<@${id}>` : escapeMrkdwn(id);
 }
 
+const MENTION = /<@[UW][A-Z0-9]{2,}>|<!subteam\^S[A-Z0-9]{2,}>/g;
+
+/**
+ * Text the bot wrote with user and user group mentions in it (`<@U…>`, `<!subteam^S…>`, as a policy
+ * change's lines are kept): the mentions stay mentions, everything else is escaped.
+ */
+export function escapeMrkdwnKeepingMentions(text: string): string {
+  let out = '';
+  let from = 0;
+  for (const match of text.matchAll(MENTION)) {
+    out += escapeMrkdwn(text.slice(from, match.index)) + match[0];
+    from = match.index + match[0].length;
+  }
+  return out + escapeMrkdwn(text.slice(from));
+}
+
 /** `<#C…>` for a Slack channel id; anything else is shown as text. */
 export function mentionChannel(id: string): string {
   return SLACK_ID.test(id) ? `<#${id}>` : escapeMrkdwn(id);

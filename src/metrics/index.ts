@@ -79,6 +79,16 @@ export class BotMetrics {
 
     // ---- Approvals -------------------------------------------------------------------------------
     const metrics = this;
+    /** A gauge read from the store (or a source) at each scrape; NaN when the read failed. */
+    const storeGauge = (name: string, help: string, read: () => Promise<number | undefined>) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        async collect() {
+          this.set((await read()) ?? Number.NaN);
+        },
+      });
     new Gauge({
       name: 'cngn_approval_requests',
       help: 'Open approval requests of this environment by kind and state (read from the store: all replicas).',
@@ -92,15 +102,14 @@ export class BotMetrics {
         for (const request of open) this.inc({ kind: request.kind, state: request.state });
       },
     });
-    new Gauge({
-      name: 'cngn_approval_outcome_unknown',
-      help: 'Approval requests whose service call may or may not have happened: the reconciler or a person must settle them.',
-      registers,
-      async collect() {
+    storeGauge(
+      'cngn_approval_outcome_unknown',
+      'Approval requests whose service call may or may not have happened: the reconciler or a person must settle them.',
+      async () => {
         const open = metrics.sources?.openRequests ? await metrics.openRequests() : [];
-        this.set(open ? open.filter((r) => r.state === 'outcome-unknown').length : Number.NaN);
+        return open?.filter((r) => r.state === 'outcome-unknown').length;
       },
-    });
+    );
     this.approvalSeconds = new Histogram({
       name: 'cngn_approval_time_to_approval_seconds',
       help: 'Time from filing an approval request to its final approval.',
@@ -123,46 +132,40 @@ export class BotMetrics {
 
     // ---- Alerts ----------------------------------------------------------------------------------
     const backlog = () => metrics.shared('alert outbox', () => metrics.need().alertBacklog());
-    new Gauge({
-      name: 'cngn_alert_outbox_depth',
-      help: 'Alerts accepted and not yet posted to Slack (read from the store: all replicas).',
-      registers,
-      async collect() {
-        this.set((await backlog())?.depth ?? Number.NaN);
-      },
-    });
-    new Gauge({
-      name: 'cngn_alert_oldest_undelivered_age_seconds',
-      help: 'Age of the oldest alert not yet posted to Slack; 0 when none waits.',
-      registers,
-      async collect() {
+    storeGauge(
+      'cngn_alert_outbox_depth',
+      'Alerts accepted and not yet posted to Slack (read from the store: all replicas).',
+      async () => (await backlog())?.depth,
+    );
+    storeGauge(
+      'cngn_alert_oldest_undelivered_age_seconds',
+      'Age of the oldest alert not yet posted to Slack; 0 when none waits.',
+      async () => {
         const read = await backlog();
-        const oldest = read?.oldestEnqueuedAt ? Date.parse(read.oldestEnqueuedAt) : metrics.now();
-        this.set(read ? Math.max(0, (metrics.now() - oldest) / 1000) : Number.NaN);
+        if (!read) return undefined;
+        const oldest = read.oldestEnqueuedAt ? Date.parse(read.oldestEnqueuedAt) : metrics.now();
+        return Math.max(0, (metrics.now() - oldest) / 1000);
       },
-    });
-    new Gauge({
-      name: 'cngn_alert_dead_letters',
-      help: 'Alerts Slack refused, set aside and not re-posted (see /cngn deadletters).',
-      registers,
-      async collect() {
+    );
+    storeGauge(
+      'cngn_alert_dead_letters',
+      'Alerts Slack refused, set aside and not re-posted (see /cngn deadletters).',
+      async () => {
         const count = metrics.need().deadLetters;
-        const read = count ? await metrics.shared('dead letters', count) : 0;
-        this.set(read ?? Number.NaN);
+        return count ? await metrics.shared('dead letters', count) : 0;
       },
-    });
+    );
 
     // ---- The service -----------------------------------------------------------------------------
-    new Gauge({
-      name: 'cngn_rate_budget_used_ratio',
-      help: "Share of the service's request budget (CNGN_RATE_LIMIT) taken now, 0 to 1, shared by every replica; 1 while the key is blocked after a 429.",
-      registers,
-      async collect() {
+    storeGauge(
+      'cngn_rate_budget_used_ratio',
+      "Share of the service's request budget (CNGN_RATE_LIMIT) taken now, 0 to 1, shared by every replica; 1 while the key is blocked after a 429.",
+      async () => {
         const budget = await metrics.shared('rate budget', () => metrics.need().rateBudget());
-        if (!budget) return this.set(Number.NaN);
-        this.set(budget.blockedForSeconds > 0 ? 1 : budget.used / budget.limit);
+        if (!budget) return undefined;
+        return budget.blockedForSeconds > 0 ? 1 : budget.used / budget.limit;
       },
-    });
+    );
     const callSeconds = new Histogram({
       name: 'cngn_service_call_duration_seconds',
       help: 'Each HTTP exchange with the custody service, retries one by one, by endpoint.',
@@ -207,16 +210,15 @@ export class BotMetrics {
       registers,
     });
     for (const result of ['accepted', 'duplicate', 'bad-signature'] as const) this.intake.inc({ result }, 0);
-    new Gauge({
-      name: 'cngn_frozen',
-      help: 'Whether money movements are frozen in this environment: 1 frozen, 0 not.',
-      registers,
-      async collect() {
+    storeGauge(
+      'cngn_frozen',
+      'Whether money movements are frozen in this environment: 1 frozen, 0 not.',
+      async () => {
         const read = metrics.sources?.frozen;
         const value = read ? await metrics.shared('freeze', async () => read()) : false;
-        this.set(value === undefined ? Number.NaN : value ? 1 : 0);
+        return value === undefined ? undefined : value ? 1 : 0;
       },
-    });
+    );
   }
 
   /** The sources the gauges read at each scrape; until given, those gauges say NaN. */

@@ -84,6 +84,8 @@ export interface ChartInput {
   title: string;
   environment: CngnEnvironment;
   days: readonly DayFigures[];
+  /** The balance at the period's start, as the summary gives it. */
+  opening?: string | undefined;
   completeFrom?: string | undefined;
   /** Device pixels per CSS pixel (1 or 2). */
   scale?: number;

@@ -22,6 +22,7 @@ import { DELEGATE_SUBCOMMAND } from './delegation/command.js';
 import { FREEZE_SUBCOMMAND, UNFREEZE_SUBCOMMAND } from './freeze/command.js';
 import { errorMessage, helpMessage, noticeMessage, TX_PAGE_ACTION, withEnvironment } from './reads/blocks.js';
 import { READ_SUBCOMMANDS, type ReadDeps, txPage } from './reads/commands.js';
+import { REPORT_SUBCOMMAND } from './reports/command.js';
 import { commandDelivery, type Deliveries, type DeliveryTurn } from './runtime/deliveries.js';
 import { describeError } from './runtime/errors.js';
 import { afterAck, type InFlight } from './runtime/in-flight.js';
@@ -48,6 +49,7 @@ const HELP: Subcommand<ReadDeps> = {
 export const REGISTRY: readonly Entry[] = [
   READ_SUBCOMMANDS.balance,
   READ_SUBCOMMANDS.tx,
+  REPORT_SUBCOMMAND,
   READ_SUBCOMMANDS.deposit,
   WITHDRAW_SUBCOMMAND,
   REDEEM_SUBCOMMAND,

@@ -22,7 +22,13 @@ export const BOT_SCOPES: readonly ScopeNeed[] = [
   },
   {
     scope: 'users:read',
-    feature: "/cngn policy (approvers' names) and the start-up check of the approvers",
+    feature:
+      "/cngn policy (approvers' names), the start-up check of the approvers and recording the actor's name in audit entries",
+    need: 'optional',
+  },
+  {
+    scope: 'users:read.email',
+    feature: "recording the actor's e-mail in audit entries (the name alone is recorded)",
     need: 'optional',
   },
   { scope: 'files:write', feature: '/cngn audit export', need: 'optional' },

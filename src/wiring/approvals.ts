@@ -10,6 +10,7 @@ import {
   HeadMarks,
   type LimitSettings,
   loadOrCreateSigningKey,
+  type PolicySnapshot,
   parseSigningKey,
   parseTiers,
   type ReminderPoint,
@@ -27,11 +28,13 @@ import { handleBridgeCallback, presenterClient, registerApprovals } from '../sla
 import { registerApprovalReminders } from '../slack/approvals/reminders.js';
 import type { ApprovalSlackDeps } from '../slack/approvals/types.js';
 import { auditAlarmMessage, undeliveredExportNotice } from '../slack/audit/blocks.js';
+import { policyChangedMessage } from '../slack/audit/policy-blocks.js';
 import { tellDelegates } from '../slack/delegation/notices.js';
 import { tellFreeze } from '../slack/freeze/notices.js';
 import { HomePublisher } from '../slack/home/publisher.js';
 import { registerHome } from '../slack/home/register.js';
 import { Deliveries } from '../slack/runtime/deliveries.js';
+import { People } from '../slack/runtime/people.js';
 import type { Store } from '../store/index.js';
 import type { RecentAlerts } from '../webhooks/recent.js';
 
@@ -51,6 +54,8 @@ export interface ApprovalsSetup {
   /** CNGN_APPROVAL_REMINDERS, parsed; none given: no reminders. */
   reminders?: readonly ReminderPoint[] | undefined;
   auditRetentionMs?: number | undefined;
+  /** The settings in effect, recorded in the audit chain at start when they changed (see policy-inputs.ts). */
+  policySnapshot?: PolicySnapshot | undefined;
   /** The audit signing key and this process's marks (see auditSealFor). */
   auditSeal?: AuditSeal | undefined;
   /** CNGN_AUDIT_ARCHIVE's folder and CNGN_AUDIT_ARCHIVE_EVERY (written only with a seal). */
@@ -63,7 +68,8 @@ export interface ApprovalsSetup {
   /** App Home: a burst of changes for one person within this is one publish. */
   homeDebounceMs?: number | undefined;
   now?: () => Date;
-  log?: ApprovalSlackDeps['log'];
+  /** Debug lines too when the logger has them (an audit entry's actor Slack could not name in time). */
+  log?: (ApprovalSlackDeps['log'] & Partial<Pick<Logger, 'debug'>>) | undefined;
 }
 
 export interface Approvals {
@@ -79,6 +85,8 @@ export interface Approvals {
   dms: ApprovalDms | undefined;
   /** App Home; set once the plugin has run. */
   home: HomePublisher | undefined;
+  /** The people the bot meets (users.info, kept briefly); set once the plugin has run. */
+  people: People | undefined;
   /** `POST /callbacks/bridge/:token` */
   bridgeCallback: (token: string, rawBody: string) => Promise<{ status: number; body: string }>;
   /** For the webhook pipeline. */
@@ -94,6 +102,14 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
     pools: setup.roles.pools,
   });
   const engine = new ApprovalEngine({
+    // Audit entries name their actor as Slack does at the time; before the app exists, by id only.
+    actorLookup: {
+      directory: async (id) => {
+        const person = await approvals.people?.lookup(id);
+        return person ? { name: person.name, email: person.email } : {};
+      },
+      log: setup.log,
+    },
     store: setup.store,
     custody: custodyGateway(setup.api),
     policy,
@@ -102,10 +118,17 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
     ...(setup.reminders ? { reminderPoints: setup.reminders } : {}),
     ...(setup.auditRetentionMs ? { auditRetentionMs: setup.auditRetentionMs } : {}),
     ...(setup.auditSeal ? { auditSeal: setup.auditSeal } : {}),
+    ...(setup.policySnapshot ? { policySnapshot: setup.policySnapshot } : {}),
     ...(setup.auditArchive ? { auditArchive: setup.auditArchive } : {}),
     ...(setup.publicUrl ? { publicUrl: setup.publicUrl } : {}),
     ...(setup.now ? { now: setup.now } : {}),
     ...(setup.log ? { log: setup.log } : {}),
+  });
+  // A change to a user group's members changes who may do what: it goes into the audit chain.
+  setup.roles.groups.onMembershipChange((group, added, removed) => {
+    void engine.recordMembershipChange(group, added, removed).catch((error: unknown) => {
+      setup.log?.warn('could not record a change of user group members', { group, error: String(error) });
+    });
   });
   const deps: ApprovalSlackDeps = {
     engine,
@@ -123,7 +146,9 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
     presenter: undefined,
     dms: undefined,
     home: undefined,
+    people: undefined,
     plugin: (app) => {
+      approvals.people = new People(app.client);
       const notify = setup.notify ?? 'both';
       approvals.presenter = registerApprovals(app, deps, setup.store, {
         approverButtons: notify !== 'dm',
@@ -159,6 +184,13 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
         await client.chat.postMessage({
           channel: setup.approvalsChannel,
           ...auditAlarmMessage(check, incidents, deps.environmentLabel),
+        });
+      });
+      // A policy change, once in the audit chain, is told in the approvals channel.
+      engine.policyRecorder.onRecorded(async (entry) => {
+        await client.chat.postMessage({
+          channel: setup.approvalsChannel,
+          ...policyChangedMessage(entry, deps.environmentLabel),
         });
       });
       // An audit export a crash interrupted: the asker hears, by DM, that it was not delivered.

@@ -15,10 +15,12 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { BotMetrics } from '../metrics/index.js';
 import { type MetricsServer, startMetricsServer } from '../metrics/server.js';
+import type { ReportSource } from '../reports/types.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../sandbox/index.js';
 import { registerDeadLetterActions } from '../slack/alerts/dead-letter-actions.js';
 import { registerDepositQuoteViews } from '../slack/deposits/views.js';
 import { registerCommands } from '../slack/registry.js';
+import { ScheduledReports } from '../slack/reports/scheduled.js';
 import { observedFetch } from '../slack/runtime/api-calls.js';
 import { createSlackApp, type Health, type SlackApp } from '../slack/runtime/app.js';
 import { Deliveries } from '../slack/runtime/deliveries.js';
@@ -35,6 +37,8 @@ import {
 import type { Webhooks } from '../webhooks/index.js';
 import { RecentAlerts } from '../webhooks/recent.js';
 import { type Approvals, auditSealFor, BRIDGE_CALLBACK_PATH, createApprovals } from './approvals.js';
+import { policyOf } from './policy-inputs.js';
+import { treasuryReports } from './reports.js';
 import { createRoles, type RolesWiring, rolesSetupOf } from './roles.js';
 import { createWebhooksForSlack } from './webhooks.js';
 
@@ -60,6 +64,10 @@ export interface BotOptions {
   reconcileGraceMs?: number;
   /** App Home's per-person debounce (tests: short). */
   homeDebounceMs?: number;
+  /** Record the policy in the audit chain at start (default true; tests of other features leave it out). */
+  recordPolicy?: boolean;
+  /** Where treasury reports come from (`/cngn report`, the schedule); unset: reports are off. */
+  reportSource?: ReportSource;
 }
 
 export interface Bot {
@@ -74,6 +82,8 @@ export interface Bot {
   slack: SlackApp;
   /** `http://127.0.0.1:PORT` once started. */
   url: string;
+  /** With CNGN_REPORT_SCHEDULE and a report source: the scheduled report. */
+  scheduledReports: ScheduledReports | undefined;
   /** With METRICS_PORT: what the metrics count and where they are served. */
   metrics: { collector: BotMetrics; server: MetricsServer } | undefined;
   stop(): Promise<void>;
@@ -207,6 +217,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
           limits,
           reminders,
           auditRetentionMs: config.auditRetentionMs,
+          policySnapshot: options.recordPolicy === false ? undefined : policyOf(config, client.environment),
           auditSeal,
           auditArchive:
             auditSeal && config.auditArchiveDir
@@ -256,12 +267,14 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   // Answers wait while Slack requests keep arriving, so a burst is acked first.
   const traffic = createSlackTraffic();
   const inFlight = createInFlight({ traffic });
+  const reportSource = options.reportSource ?? (apiKey ? treasuryReports(client, store, apiKey) : undefined);
   const readDeps = {
     api: client,
     logger,
     now,
     inFlight,
     alerts: (references: Array<string | null | undefined>) => webhooks.placements(references),
+    reports: reportSource && { source: reportSource, now, logger, inFlight },
   };
   const policy =
     approvals && config.approvalsChannel
@@ -341,6 +354,22 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   await approvals?.engine.start();
   await webhooks.start();
   if (ownSandbox && sandbox) sandbox.setWebhookUrl(`${slack.url}/webhooks/cngn`);
+  const schedule = config.report?.schedule;
+  const reportChannel = config.report?.channel;
+  const scheduledReports =
+    reportSource && schedule && reportChannel && slack.app
+      ? new ScheduledReports({
+          schedule,
+          channel: reportChannel,
+          store,
+          client: slack.app.client,
+          source: reportSource,
+          now,
+          logger,
+        })
+      : undefined;
+  // A run missed while the bot was down is posted in the background: start-up does not wait for it.
+  void scheduledReports?.start();
 
   let stopped = false;
   const bot: Bot = {
@@ -353,6 +382,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     webhooks,
     slack,
     url: slack.url,
+    scheduledReports,
     metrics: undefined,
     async stop() {
       if (stopped) return;
@@ -364,6 +394,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       await bot.metrics?.server.close(); // its gauges read the store, which closes below
       await slackStopped;
       await inFlight.drain(10_000); // answers already acked still reach the user
+      await scheduledReports?.stop();
       await webhooks.stop();
       // Executions under way get what is left of the drain bound (at least a second), then are left
       // loudly, well before main's forced exit: an answer the store will not take is logged, not lost.

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Config, loadConfig, readSecretFiles, secretsOf } from '../config.js';
 import { createLogger, type Logger } from '../log.js';
+import type { ReportSource } from '../reports/types.js';
 import { createStore } from '../store/index.js';
 import type { Workbench } from '../workbench/index.js';
 import { CHANNELS, DEMO_APPROVERS } from '../workbench/people.js';
@@ -68,6 +69,8 @@ export interface StartOptions {
   print?: (line: string) => void;
   /** Default: JSON lines on stderr at LOG_LEVEL. */
   logger?: (config: Config) => Logger;
+  /** Where treasury reports come from; unset: `/cngn report` says reports are not set up. */
+  reportSource?: ReportSource;
 }
 
 /** Throws ConfigError (settings to fix) or StartupRefused (the live-key rule). */
@@ -77,11 +80,12 @@ export async function start(
 ): Promise<Started> {
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   const makeLogger = options.logger ?? ((c: Config) => createLogger(c.logLevel, { secrets: secretsOf(c) }));
+  const reports = options.reportSource ? { reportSource: options.reportSource } : {};
 
   if (!wantsWorkbench(env)) {
     const config = loadConfig(env);
     const logger = makeLogger(config);
-    const bot = await startBot({ config, logger });
+    const bot = await startBot({ config, logger, ...reports });
     announce(logger, bot, config.slack.mode);
     return { config, logger, bot, workbench: undefined, url: bot.url, stop: () => bot.stop() };
   }
@@ -112,6 +116,7 @@ export async function start(
       host: '127.0.0.1',
       routes: workbench.routes,
       responseHeaders: workbench.headers,
+      ...reports,
     });
     workbench.attach({ url: bot.url, environment: bot.client.environment, sandbox: bot.sandbox });
     announce(logger, bot, 'workbench');

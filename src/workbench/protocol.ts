@@ -47,7 +47,15 @@ export interface WorkbenchFile {
   title: string;
   size: number; // bytes
   url: string; // the workbench's download link (loopback only)
+  /** An image's description for screen readers, as the bot gave it (alt_text). */
+  alt?: string;
+  /** A PNG's picture, served by the page's own server (its policy loads images from there only). */
+  preview?: string;
 }
+
+/** GET /workbench/api/files/<id>/preview — a shared PNG's bytes, as an image. */
+export const filePreviewPath = (id: string) =>
+  `${WORKBENCH_PREFIX}/api/files/${encodeURIComponent(id)}/preview`;
 
 /** An open modal; `stack` is bottom → top (views.push adds, views.update replaces in place). */
 export interface WorkbenchModal {

@@ -16,6 +16,7 @@ import type { Workspace } from './workspace.js';
 
 const API = `${WORKBENCH_PREFIX}/api`;
 const MAX_BODY = 64_000;
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 export interface PageAssetsSource {
   html: string;
@@ -81,7 +82,7 @@ function send(res: ServerResponse, status: number, body: unknown, type = 'applic
     'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
   });
-  res.end(typeof body === 'string' ? body : JSON.stringify(body));
+  res.end(typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body));
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
@@ -220,6 +221,22 @@ export function workbenchRoutes(options: RoutesOptions): CustomRoute[] & { endSt
           streams.delete(res);
         });
         void workspace.version().then(write);
+      },
+    },
+    {
+      path: `${API}/files/:id/preview`,
+      method: ['GET'],
+      handler: (req, res) => {
+        void workspace.file(String(req.params?.id ?? '')).then(
+          (file) => {
+            const bytes = file && /\.png$/i.test(file.name) ? Buffer.from(file.base64, 'base64') : undefined;
+            // Only what is a PNG is answered as one.
+            if (!bytes?.subarray(0, 8).equals(PNG_SIGNATURE))
+              return send(res, 404, 'No such picture', 'text/plain');
+            send(res, 200, bytes, 'image/png');
+          },
+          () => send(res, 500, '', 'text/plain'),
+        );
       },
     },
     post('/command', commandInput, (input) => interactions.command(input)),

@@ -26,7 +26,7 @@ import {
   USERS,
   userById,
 } from './people.js';
-import type { WorkbenchFile, WorkbenchMessage } from './protocol.js';
+import { filePreviewPath, type WorkbenchFile, type WorkbenchMessage } from './protocol.js';
 import { answerResponseUrl } from './response-url.js';
 import { LOOPBACK_HOST } from './routes.js';
 import { checkMessage, PostingRate, SlackRefusal, type Triggers } from './slack-rules.js';
@@ -94,7 +94,10 @@ export class WebApi {
   /** The bot token this start accepts (Authorization: Bearer, or the `token` field). */
   readonly token: string;
   /** Uploads asked for and not yet completed: file id → name, announced length, bytes once posted. */
-  private readonly uploads = new Map<string, { filename: string; length: number; content?: Buffer }>();
+  private readonly uploads = new Map<
+    string,
+    { filename: string; length: number; alt?: string; content?: Buffer }
+  >();
 
   constructor(private readonly options: WebApiOptions) {
     this.rate = options.rate ?? new PostingRate();
@@ -225,7 +228,13 @@ export class WebApi {
     if (!filename.success) return refused('invalid_arguments', ['[ERROR] missing required field: filename']);
     if (!length.success) return refused('invalid_arguments', ['[ERROR] missing required field: length']);
     const id = newId('F');
-    this.uploads.set(id, { filename: filename.data, length: length.data });
+    // The SDK sends alt_text; Slack's method reference names it alt_txt: either is taken.
+    const alt = str.safeParse(args.alt_text ?? args.alt_txt);
+    this.uploads.set(id, {
+      filename: filename.data,
+      length: length.data,
+      ...(alt.success ? { alt: alt.data } : {}),
+    });
     return ok({ upload_url: `${this.url}/upload/${id}`, file_id: id });
   }
 
@@ -247,6 +256,8 @@ export class WebApi {
         title: title ?? upload.filename,
         size: upload.content.length,
         url: `${this.url}/files/${id}/${encodeURIComponent(upload.filename)}`,
+        ...(upload.alt ? { alt: upload.alt } : {}),
+        ...(/\.png$/i.test(upload.filename) ? { preview: filePreviewPath(id) } : {}),
       });
     }
     for (const file of shared) {

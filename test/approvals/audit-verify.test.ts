@@ -11,6 +11,7 @@ import { describe, expect } from 'vitest';
 import type { AuditDraft } from '../../src/approvals/audit-log.js';
 import { ENTRIES_FILE, MANIFEST_FILE } from '../../src/approvals/audit-segments.js';
 import { runVerifier } from '../../src/approvals/audit-verify-cli.js';
+import { PolicyRecorder } from '../../src/approvals/policy-recorder.js';
 import { type AuditReplica, auditTest, newSigner } from '../support/audit-archive.js';
 import { auditDraft } from './fixture.js';
 
@@ -80,6 +81,29 @@ describe('the audit verifier', () => {
       const withoutKey = verify([archive]);
       expect(withoutKey.status).toBe(0);
       expect(withoutKey.lines.join('\n')).toContain('No --key given');
+    },
+  );
+
+  auditTest(
+    'checks an archive holding policy entries like any other',
+    async ({ replicas, auditReplica, auditDir, signer }) => {
+      const { a } = await replicas('audit-verify-policy');
+      const replica = auditReplica(a);
+      const recorder = new PolicyRecorder({
+        store: a,
+        log: replica.log,
+        environment: 'sandbox',
+        now: () => new Date(),
+      });
+      await replica.log.append('sandbox', auditDraft(0));
+      await recorder.recordAtStart([{ name: 'tiers', value: '0:1,1000000:2' }]);
+      await recorder.recordMembershipChange('S0TREASURY', ['U0EFE'], []);
+      await replica.keeper.archiveNow('schedule');
+      const run = verify([join(auditDir, 'archive'), '--key', signer.publicKey]);
+      expect(run.status).toBe(0);
+      expect(run.lines).toContain(
+        `sandbox: 1 segment, seq 0 to 2 (3 entries), signed by ${signer.publicKey}`,
+      );
     },
   );
 
@@ -168,6 +192,38 @@ describe('the audit verifier', () => {
         'One segment checked alone: whether segments before or after it are missing is not checked.',
       );
       expect(verify([join(auditDir, 'nowhere')]).status).toBe(2);
+    },
+  );
+
+  auditTest(
+    'verifies entries that name their actor as of then, after and in the same segment as older ones that do not',
+    async ({ replicas, auditReplica, auditDir, signer }) => {
+      const { a } = await replicas('audit-verify-actors');
+      const replica = auditReplica(a);
+      for (let n = 0; n < 2; n++) await replica.log.append('sandbox', auditDraft(n));
+      replica.log.describeActorsWith({
+        directory: async () => ({ name: 'Ada Obi', email: 'ada@example.com' }),
+      });
+      for (let n = 2; n < 4; n++) await replica.log.append('sandbox', auditDraft(n));
+      expect(await replica.keeper.archiveNow('schedule')).toMatchObject({ written: true, count: 4 });
+      const archive = join(auditDir, 'archive');
+      const [segment] = readdirSync(join(archive, 'sandbox')).filter((name) => !name.startsWith('.'));
+      const entries = join(archive, 'sandbox', segment ?? '', ENTRIES_FILE);
+      const named = readFileSync(entries, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as AuditDraft).actorName);
+      expect(named).toEqual([undefined, undefined, 'Ada Obi', 'Ada Obi']);
+      expect(problems(verify([archive, '--key', signer.publicKey]).lines)).toEqual([]);
+
+      // The name is under the hash: changed in the archive, the entry no longer verifies.
+      const renamed = copyOf(archive, join(auditDir, 'renamed'));
+      edit(join(renamed, 'sandbox', segment ?? '', ENTRIES_FILE), (text) =>
+        text.replace('"actorName":"Ada Obi"', '"actorName":"Someone Else"'),
+      );
+      expect(problems(verify([renamed, '--key', signer.publicKey]).lines)).toContain(
+        `PROBLEM sandbox/${segment}: line 3 (seq 2): its content no longer matches its hash: edited`,
+      );
     },
   );
 

@@ -50,6 +50,8 @@ export interface UploadedFile {
   channel?: string;
   title?: string;
   comment?: string;
+  /** The image description given to getUploadURLExternal. */
+  altText?: string;
 }
 
 export interface FakeSlackOptions {
@@ -75,6 +77,11 @@ export class FakeSlack {
   readonly calls: SlackCall[] = [];
   /** The scopes auth.test names in its x-oauth-scopes header, as Slack does: all the app asks for. */
   scopes: string[] = BOT_SCOPES.map((s) => s.scope);
+  /**
+   * Names users.info gives (set or change one in a test); anyone else is a member with no name. Everyone
+   * has the e-mail `<id in lower case>@example.com` unless named here, shown only with users:read.email.
+   */
+  readonly people = new Map<string, { name?: string; email?: string }>();
   readonly uploads = new Map<string, UploadedFile>();
   /** 429s the rate limiter answered. */
   rateLimited = 0;
@@ -310,6 +317,21 @@ export class FakeSlack {
     return age !== undefined && age > TRIGGER_LIFETIME_MS ? 'expired_trigger_id' : undefined;
   }
 
+  /**
+   * A member of the workspace, active, a person; with no name unless `people` has one (answers then show
+   * the mention), and their e-mail only with users:read.email, as Slack does.
+   */
+  private userObject(id: string): Record<string, unknown> {
+    const known = this.people.get(id);
+    const email = known?.email ?? `${id.toLowerCase()}@example.com`;
+    const named = known?.name ? { real_name: known.name } : {};
+    const profile = {
+      ...(known?.name ? { real_name: known.name, display_name: known.name } : {}),
+      ...(this.scopes.includes('users:read.email') ? { email } : {}),
+    };
+    return { id, deleted: false, is_bot: false, ...named, profile };
+  }
+
   private defaultAnswer(method: string, body: Record<string, unknown>): unknown {
     const ts = `${Math.floor(Date.now() / 1000)}.${String(++this.counter).padStart(6, '0')}`;
     switch (method) {
@@ -355,15 +377,20 @@ export class FakeSlack {
         };
       }
       case 'users.info':
-        // A member of the workspace, active, a person; with no name, so answers show the mention.
-        return { ok: true, user: { id: String(body.user), deleted: false, is_bot: false } };
+        return { ok: true, user: this.userObject(String(body.user)) };
       case 'views.publish':
         return { ok: true, view: { id: `V${this.counter}`, hash: `h${this.counter}` } };
       case 'conversations.open':
         return { ok: true, channel: { id: `D${String(body.users ?? 'X').split(',')[0]}` } };
       case 'files.getUploadURLExternal': {
         const id = `F${String(this.counter).padStart(8, '0')}`;
-        this.uploads.set(id, { id, filename: String(body.filename), length: Number(body.length) });
+        const altText = body.alt_text ?? body.alt_txt;
+        this.uploads.set(id, {
+          id,
+          filename: String(body.filename),
+          length: Number(body.length),
+          ...(typeof altText === 'string' ? { altText } : {}),
+        });
         return { ok: true, upload_url: `${this.baseUrl}/upload/${id}`, file_id: id };
       }
       case 'files.completeUploadExternal': {

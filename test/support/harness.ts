@@ -3,6 +3,7 @@
 
 import type { Config } from '../../src/config.js';
 import { type Logger, silentLogger } from '../../src/log.js';
+import type { ReportSource } from '../../src/reports/types.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { type Bot, startBot } from '../../src/wiring/bot.js';
@@ -21,6 +22,10 @@ export interface HarnessOptions {
   clientTimeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number };
   /** The bot's logger (silent unless a test reads the lines). */
   logger?: Logger;
+  /** Record the policy in the audit chain at start, as a real start does (off: other tests count entries and posts). */
+  recordPolicy?: boolean;
+  /** Where `/cngn report` and the schedule get reports (unset: reports are off). */
+  reportSource?: ReportSource;
 }
 
 export interface Harness {
@@ -75,7 +80,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     store,
     sandbox,
     ...(options.now ? { now: options.now } : {}),
+    ...(options.reportSource ? { reportSource: options.reportSource } : {}),
     clientTimeouts: options.clientTimeouts ?? { headersMs: 5_000, bodyMs: 5_000 },
+    recordPolicy: options.recordPolicy ?? false,
   });
   sandbox.setWebhookUrl(`${bot.url}/webhooks/cngn`);
   return {

@@ -196,6 +196,29 @@ export const selectValue = (value: string) => ({
   selected_option: { value, text: { type: 'plain_text', text: value } },
 });
 
+/** The withdraw form's state as Slack submits it; the network as its id, or as the option shown. */
+export function withdrawValues(form: {
+  amount: string;
+  network: string | { id: string; name: string };
+  address: string;
+  purpose?: string;
+}): ViewSubmissionOptions['values'] {
+  const network =
+    typeof form.network === 'string'
+      ? selectValue(form.network)
+      : {
+          type: 'static_select',
+          selected_option: { value: form.network.id, text: { type: 'plain_text', text: form.network.name } },
+        };
+  return {
+    'withdraw.amount': { 'withdraw.amount': textValue(form.amount) },
+    'withdraw.network': { 'withdraw.network': network },
+    'withdraw.address': { 'withdraw.address': textValue(form.address) },
+    'withdraw.save': { 'withdraw.save': { type: 'checkboxes', selected_options: [] } },
+    'withdraw.purpose': { 'withdraw.purpose': textValue(form.purpose ?? 'Supplier payout INV-2231') },
+  };
+}
+
 export function optionsRequest(
   sender: SlackSender,
   options: {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 import { test as base, expect } from 'vitest';
-import { type Started, start } from '../../src/wiring/startup.js';
+import { type Started, type StartOptions, start } from '../../src/wiring/startup.js';
 import { USERS } from '../../src/workbench/people.js';
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
@@ -117,7 +117,10 @@ export interface BrowserBench {
 }
 
 /** PORT 0, a temporary SQLite store (removed by stop()), `env` on top; the page shows #treasury. */
-export async function startBrowserBench(env: Record<string, string> = {}): Promise<BrowserBench> {
+export async function startBrowserBench(
+  env: Record<string, string> = {},
+  options: Pick<StartOptions, 'reportSource'> = {},
+): Promise<BrowserBench> {
   const dir = mkdtempSync(path.join(tmpdir(), 'cngn-workbench-'));
   const printed: string[] = [];
   let started: Started | undefined;
@@ -135,7 +138,7 @@ export async function startBrowserBench(env: Record<string, string> = {}): Promi
         LOG_LEVEL: 'silent',
         ...env,
       },
-      { print: (line) => printed.push(line) },
+      { print: (line) => printed.push(line), ...options },
     );
     browser = await launchBrowser();
     const page = await newPage(browser);

@@ -1,7 +1,9 @@
 // Files the bot uploads (files.uploadV2: getUploadURLExternal → POST of the bytes → completeUploadExternal)
 // land in the workbench as a message with the files, downloadable from the workbench on loopback only.
+import { WebClient } from '@slack/web-api';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHART_PNG } from '../support/report-source.js';
 import { type Bench, BOLA, messagesIn, startBench, TREASURY, wording } from './server-support.js';
 
 let bench: Bench;
@@ -65,5 +67,36 @@ describe('/cngn audit export in the workbench', () => {
     const unknown = await request(file.url.replace(file.id, 'FNOSUCHFILE'));
     expect(unknown.statusCode).toBe(404);
     await unknown.body.dump();
+  });
+});
+
+describe('pictures in the workbench', () => {
+  it('shows a PNG the bot shares with its alt text, served as an image by the page; nothing else as one', async () => {
+    const { workbench, config, url } = bench.started;
+    if (!workbench || !config.slack.botToken) throw new Error('the workbench runs with its own token');
+    const client = new WebClient(config.slack.botToken, { slackApiUrl: workbench.apiUrl });
+    await client.files.uploadV2({
+      channel_id: TREASURY,
+      file_uploads: [
+        { file: CHART_PNG, filename: 'chart.png', title: 'The chart', alt_text: 'Bars rising' },
+        { file: Buffer.from('a,b\r\n'), filename: 'not-a-picture.png', title: 'No picture' },
+      ],
+    });
+    const shared = await bench.waitFor(
+      BOLA,
+      (s) => messagesIn(s, TREASURY).find((m) => m.files?.some((f) => f.name === 'chart.png')),
+      'the picture in #treasury',
+    );
+    const [chart, fake] = shared.files ?? [];
+    expect(chart).toMatchObject({ title: 'The chart', alt: 'Bars rising' });
+    expect(chart?.preview).toMatch(/^\/workbench\/api\/files\/F\w+\/preview$/);
+    const picture = await request(`${url}${chart?.preview}`);
+    expect(picture.statusCode).toBe(200);
+    expect(picture.headers['content-type']).toBe('image/png');
+    expect(Buffer.from(await picture.body.arrayBuffer()).equals(CHART_PNG)).toBe(true);
+    // Named .png but no PNG: no picture is served for it.
+    const refused = await request(`${url}${fake?.preview}`);
+    expect(refused.statusCode).toBe(404);
+    await refused.body.dump();
   });
 });

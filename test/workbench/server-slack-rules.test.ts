@@ -189,7 +189,7 @@ describe('the rest of what the bot relies on', () => {
     expect((await call('users.info', { user: 'U0EVE' })).body.error).toBe('user_not_found');
     expect((await call('users.info', { user: 'U0BOLA' })).body).toMatchObject({
       ok: true,
-      user: { real_name: 'Bola' },
+      user: { real_name: 'Bola', profile: { email: 'bola@example.com' } },
     });
     expect((await call('chat.update', { channel: 'C0TREASURY', ts: '1.000001', text: 'x' })).body.error).toBe(
       'message_not_found',

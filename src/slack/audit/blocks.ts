@@ -30,7 +30,8 @@ export function describeAuditEntry(entry: AuditEntry, index: number): string {
   const what = entry.requestId
     ? `${entry.requestId} ${entry.kind}`
     : `${entry.kind} ${entry.subject ?? ''}`.trim();
-  const by = entry.actor ? ` by ${mentionUser(entry.actor)}` : '';
+  const named = entry.actorName ? ` (${escapeMrkdwn(entry.actorName)})` : '';
+  const by = entry.actor ? ` by ${mentionUser(entry.actor)}${named}` : '';
   const seq = entry.seq !== undefined ? ` (seq ${entry.seq})` : '';
   return `entry #${index + 1}${seq} · ${lagosTime(entry.at)} · ${escapeMrkdwn(what)} *${escapeMrkdwn(entry.action)}*${by}`;
 }

@@ -10,6 +10,7 @@ import { alertWhereaboutsBlock } from '../alerts/digest-blocks.js';
 import type { AlertWhereabouts } from '../alerts/types.js';
 import { toNetworkChoices } from '../approvals/blocks/modals.js';
 import { DEPOSIT, depositModal, QUOTE, quoteModal } from '../deposits/blocks.js';
+import type { ReportDeps } from '../reports/types.js';
 import { describeError } from '../runtime/errors.js';
 import { openModalWhileLoading } from '../runtime/open-modal.js';
 import type { CommandContext, SlackMessage, Subcommand } from '../types.js';
@@ -31,6 +32,8 @@ export interface ReadDeps {
   now: () => Date;
   /** Where the alerts of a transaction are (webhooks' outbox); unset → /cngn tx does not say. */
   alerts?: ((references: Array<string | null | undefined>) => Promise<AlertPlacement[]>) | undefined;
+  /** Where `/cngn report` gets its reports; unset → it says reports are not set up. */
+  reports?: ReportDeps | undefined;
 }
 
 export const TX_PAGE_SIZE = 10;

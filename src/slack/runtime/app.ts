@@ -44,6 +44,7 @@ import {
   SlackCheckFailed,
   type SlackCheckSetup,
   type SlackIdentity,
+  STARTUP_CHECK_CLIENT,
 } from './startup-check.js';
 
 export const SLACK_EVENTS_PATH = '/slack/events';
@@ -286,7 +287,8 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       };
       let found: SlackCheck;
       try {
-        found = await checkSlack(new WebClient(slack.botToken, clientOptions), options.check ?? {});
+        const client = new WebClient(slack.botToken, { ...clientOptions, ...STARTUP_CHECK_CLIENT });
+        found = await checkSlack(client, options.check ?? {});
       } catch (error) {
         checked = { failed: error instanceof Error ? error.message : String(error) };
         if (error instanceof SlackCheckFailed) warn(error.findings);

@@ -84,6 +84,15 @@ function neededScope(error: unknown): string | undefined {
   return (error as SlackErrorShape | undefined)?.data?.needed;
 }
 
+/**
+ * The check's own client settings: an unreachable or silent Slack ends the start in about a minute
+ * with the "did not answer" line, where WebClient's default retries would wait half an hour.
+ */
+export const STARTUP_CHECK_CLIENT = {
+  timeout: 10_000,
+  retryConfig: { retries: 3, factor: 2, minTimeout: 1_000, maxTimeout: 4_000 },
+} as const;
+
 const fatal = (line: string): CheckFinding => ({ level: 'fatal', line });
 const warning = (line: string): CheckFinding => ({ level: 'warning', line });
 

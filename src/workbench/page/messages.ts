@@ -120,11 +120,11 @@ export function fileSize(bytes: number): string {
   return `${shown} ${SIZE_UNITS[unit]}`;
 }
 
-/** A shared file as Slack shows it: its name, size and kind, and a Download link. */
+/** A shared file as Slack shows it: its name, size and kind, and a Download link; a PNG's picture too. */
 function fileCard(file: NonNullable<WorkbenchMessage['files']>[number]): HTMLElement {
   const extension = file.name.includes('.') ? (file.name.split('.').pop() ?? '').toUpperCase() : 'FILE';
   const safe = /^https?:\/\//i.test(file.url);
-  return h(
+  const card = h(
     'div',
     { class: 'file-card', 'data-file': file.id },
     h('div', { class: 'file-icon', 'aria-hidden': 'true' }, extension.slice(0, 5)),
@@ -137,6 +137,15 @@ function fileCard(file: NonNullable<WorkbenchMessage['files']>[number]): HTMLEle
     safe
       ? h('a', { class: 'file-download', href: file.url, download: file.name, rel: 'noopener' }, 'Download')
       : null,
+  );
+  if (!file.preview) return card;
+  // As Slack shows an image: the picture above its name, described by the bot's alt text.
+  return h(
+    'figure',
+    { class: 'file-image', 'data-file-image': file.id },
+    h('figcaption', { class: 'file-title' }, file.title),
+    h('img', { class: 'file-preview', src: file.preview, alt: file.alt ?? file.title, title: file.title }),
+    card,
   );
 }
 

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../../src/approvals/types.js';
 import { naira } from '../../../src/format/display.js';
-import { refusalText } from '../../../src/slack/approvals/blocks/lists.js';
+import { pendingList, refusalText } from '../../../src/slack/approvals/blocks/lists.js';
 import { approvalMessage } from '../../../src/slack/approvals/blocks/message.js';
 import { requesterNotice, stepText } from '../../../src/slack/approvals/blocks/steps.js';
 
@@ -90,5 +90,28 @@ describe('approval message', () => {
     expect(refusalText('requester', redeem())).toContain('cannot approve');
     expect(refusalText('not-approver')).toContain('not an approver');
     expect(refusalText('already-approved', redeem())).toContain('2 distinct approvals');
+  });
+});
+
+describe('pending list', () => {
+  const checks = { at: '2026-11-23T07:00:00.000Z' };
+  const lookAlike = {
+    candidate: '0x52908400098527886E0F7030069857D2E4169EE7',
+    known: '0x52908400098527886E0F7030069857D2E4169EE8',
+    differs: [[41, 42]] as Array<[number, number]>,
+    knownAs: 'paid' as const,
+  };
+  const row = (request: ApprovalRequest) => JSON.stringify(pendingList([request], NOW, 'LIVE').blocks[1]);
+
+  it('marks a look-alike address and a first payment on the request line, so an approver can triage', () => {
+    const marked = row(redeem({ preflight: { ...checks, lookAlike, firstPayment: true } }));
+    expect(marked).toContain(':warning: *Look-alike address*');
+    expect(marked).toContain(':new: first payment to this destination');
+  });
+
+  it('shows no marks on a request whose checks found nothing to look at twice', () => {
+    const plain = row(redeem({ preflight: { ...checks, firstPayment: false } }));
+    expect(plain).not.toContain(':warning:');
+    expect(plain).not.toContain(':new:');
   });
 });

@@ -1,7 +1,7 @@
 // A filed request must be visible to the approvers: the first post of its message is retried, and if
 // Slack still refuses it the requester is told plainly and the request is cancelled, not left unseen.
 import { afterEach, expect, it } from 'vitest';
-import { textValue, viewSubmission } from '../../support/slack-requests.js';
+import { viewSubmission, withdrawValues } from '../../support/slack-requests.js';
 import {
   APPROVALS_CHANNEL,
   type ApprovalApp,
@@ -43,18 +43,11 @@ it('tells the requester plainly and cancels the request when Slack will not show
     callbackId: 'withdraw.submit',
     userId: REQUESTER,
     privateMetadata: JSON.stringify({ networks: networks.map((n) => n.id) }),
-    values: {
-      'withdraw.amount': { 'withdraw.amount': textValue('130') },
-      'withdraw.network': {
-        'withdraw.network': {
-          type: 'static_select',
-          selected_option: { value: network.id, text: { type: 'plain_text', text: network.name } },
-        },
-      },
-      'withdraw.address': { 'withdraw.address': textValue('0x52908400098527886E0F7030069857D2E4169EE7') },
-      'withdraw.save': { 'withdraw.save': { type: 'checkboxes', selected_options: [] } },
-      'withdraw.purpose': { 'withdraw.purpose': textValue('Supplier payout INV-2231') },
-    },
+    values: withdrawValues({
+      amount: '130',
+      network: network,
+      address: '0x52908400098527886E0F7030069857D2E4169EE7',
+    }),
   });
   const modal = await app.slack.waitFor('views.update', (c) =>
     JSON.stringify(c.body.view).includes('could not be shown to the approvers'),

@@ -5,7 +5,7 @@ import { describe, expect } from 'vitest';
 import { createStore } from '../../../src/store/index.js';
 import { botTest as test } from '../../support/bot.js';
 import { refusedInModal } from '../../support/review.js';
-import { selectValue, textValue, viewSubmission } from '../../support/slack-requests.js';
+import { selectValue, textValue, viewSubmission, withdrawValues } from '../../support/slack-requests.js';
 import {
   APPROVALS_CHANNEL,
   APPROVER_A,
@@ -32,18 +32,7 @@ async function submitWithdrawal(app: ApprovalApp, amount: string) {
     viewId,
     userId: REQUESTER,
     privateMetadata: JSON.stringify({ networks: [network.id] }),
-    values: {
-      'withdraw.amount': { 'withdraw.amount': textValue(amount) },
-      'withdraw.network': {
-        'withdraw.network': {
-          type: 'static_select',
-          selected_option: { value: network.id, text: { type: 'plain_text', text: network.name } },
-        },
-      },
-      'withdraw.address': { 'withdraw.address': textValue(DEST) },
-      'withdraw.save': { 'withdraw.save': { type: 'checkboxes', selected_options: [] } },
-      'withdraw.purpose': { 'withdraw.purpose': textValue('Supplier payout INV-2231') },
-    },
+    values: withdrawValues({ amount, network, address: DEST }),
   });
   // The last answer to this submission replaces the "One moment" view.
   const answered = await app.slack.waitFor(

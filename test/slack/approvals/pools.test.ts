@@ -112,7 +112,7 @@ describe('approver pools and roles in Slack', () => {
     expect(await homeOf(KEMI)).toContain('*Your roles*: reader · auditor (read only)');
   });
 
-  it('reads a group again when Slack says its members changed', async () => {
+  it('reads a group again when Slack says its members changed, and records the change', async () => {
     const roles = app.approvals?.roles;
     if (!roles) throw new Error('roles are not wired');
     expect(await roles.holds('UNEW', { role: 'requester' })).toBe(false);
@@ -121,5 +121,10 @@ describe('approver pools and roles in Slack', () => {
     expect(await roles.holds('UNEW', { role: 'requester' })).toBe(false);
     expect((await membersChanged(app, TEAM)).status).toBe(200);
     await waitUntil(() => roles.holds('UNEW', { role: 'requester' }), 'the group re-read');
+    // The change is recorded in the audit chain, and said where policy changes are said.
+    const told = await app.slack.waitFor('chat.postMessage', (c) =>
+      JSON.stringify(c.body.blocks ?? null).includes(`members of <!subteam^${TEAM}>: +<@UNEW>`),
+    );
+    expect(told).toBeDefined();
   });
 });

@@ -22,6 +22,7 @@ import {
   slashCommand,
   textValue,
   viewSubmission,
+  withdrawValues,
 } from '../../support/slack-requests.js';
 
 export const APPROVALS_CHANNEL = 'CAPPROVALS';
@@ -60,6 +61,8 @@ export interface ApprovalAppOptions {
   startFrozen?: boolean;
   /** METRICS_PORT / METRICS_HOST (default: off). */
   metrics?: MetricsConfig;
+  /** Record the policy in the audit chain at start, as a real start does (default off: tests count entries and posts). */
+  recordPolicy?: boolean;
   /** More settings, on top of the ones above (the audit archive and key, STORE_URL for where its state goes). */
   config?: Partial<Omit<Config, 'slack'>>;
 }
@@ -121,6 +124,7 @@ export async function startApprovalApp(options: ApprovalAppOptions = {}): Promis
     ...(options.now ? { now: options.now } : {}),
     clientTimeouts: { headersMs: 2_000, bodyMs: 2_000 },
     homeDebounceMs: options.homeDebounceMs ?? 20,
+    recordPolicy: options.recordPolicy ?? false,
   });
   if (!bot.approvals) throw new Error('approvals are not wired');
   const engine = bot.approvals.engine;
@@ -222,18 +226,7 @@ export async function fileWithdrawal(
     callbackId: 'withdraw.submit',
     userId: REQUESTER,
     privateMetadata: JSON.stringify({ networks: networks.map((n) => n.id) }),
-    values: {
-      'withdraw.amount': { 'withdraw.amount': textValue(amount) },
-      'withdraw.network': {
-        'withdraw.network': {
-          type: 'static_select',
-          selected_option: { value: network.id, text: { type: 'plain_text', text: network.name } },
-        },
-      },
-      'withdraw.address': { 'withdraw.address': textValue(address) },
-      'withdraw.save': { 'withdraw.save': { type: 'checkboxes', selected_options: [] } },
-      'withdraw.purpose': { 'withdraw.purpose': textValue(purpose) },
-    },
+    values: withdrawValues({ amount, network, address: address, purpose: purpose }),
   });
   if (response.status !== 200) throw new Error(`submission answered ${response.status}`);
   const posted = await app.slack.waitFor(

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../../src/approvals/audit-chain.js';
 import { auditListKey } from '../../../src/approvals/audit-log.js';
 import type { AuditEntry } from '../../../src/approvals/types.js';
+import { parseCsv } from '../../support/csv.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -39,35 +40,6 @@ async function cngn(text: string, userId: string): Promise<string> {
 async function rejectWithReason(id: string, reason: string): Promise<void> {
   await submitReject(app, await openReject(app, id, APPROVER_A), APPROVER_A, reason);
   await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Rejected'));
-}
-
-/** RFC 4180 rows (quoted cells, doubled quotes, CRLF). */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      row.push(cell);
-      cell = '';
-    } else if (c === '\r' && text[i + 1] === '\n') {
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = '';
-      i++;
-    } else cell += c;
-  }
-  return rows;
 }
 
 describe('/cngn audit verify', () => {

@@ -21,6 +21,7 @@ import {
   textValue,
   type ViewSubmissionOptions,
   viewSubmissionBody,
+  withdrawValues,
 } from '../../support/slack-requests.js';
 import {
   APPROVALS_CHANNEL,
@@ -77,13 +78,7 @@ function filingForms(networks: { base: string; bsc: string }): Array<{
       form: {
         callbackId: 'withdraw.submit',
         privateMetadata: meta,
-        values: {
-          'withdraw.amount': { 'withdraw.amount': textValue('1500') },
-          'withdraw.network': { 'withdraw.network': selectValue(networks.base) },
-          'withdraw.address': { 'withdraw.address': textValue(DEST) },
-          'withdraw.save': { 'withdraw.save': { type: 'checkboxes', selected_options: [] } },
-          'withdraw.purpose': { 'withdraw.purpose': textValue('Supplier payout INV-2231') },
-        },
+        values: withdrawValues({ amount: '1500', network: networks.base, address: DEST }),
       },
     },
     {

@@ -3,10 +3,15 @@
 // warning, one line naming the fix; what it cannot (a refused token, a channel that does not exist, a
 // scope nothing works without) stops it before it takes a single request. The process's exit and its
 // one line are in test/main.test.ts.
+import { WebClient } from '@slack/web-api';
 import { expect } from 'vitest';
 import { createLogger } from '../../../src/log.js';
 import type { Sandbox } from '../../../src/sandbox/index.js';
-import { SlackCheckFailed } from '../../../src/slack/runtime/startup-check.js';
+import {
+  checkSlack,
+  SlackCheckFailed,
+  STARTUP_CHECK_CLIENT,
+} from '../../../src/slack/runtime/startup-check.js';
 import { createStore } from '../../../src/store/index.js';
 import { botTest } from '../../support/bot.js';
 import { FakeSlack } from '../../support/fake-slack.js';
@@ -175,4 +180,23 @@ test('does not start when the approvals channel does not exist', async ({ fakeSl
   expect(refused.findings.filter((f) => f.level === 'fatal').map((f) => f.line)).toEqual([
     `channel ${APPROVALS_CHANNEL} (CNGN_APPROVALS_CHANNEL) does not exist, or is private and the bot is not in it: set CNGN_APPROVALS_CHANNEL to the channel's ID (channel name → About), or /invite @cngn-desk in that private channel`,
   ]);
+});
+
+test('gives up on a Slack that does not answer within a minute, not after half an hour', async () => {
+  const { retries, factor, minTimeout, maxTimeout } = STARTUP_CHECK_CLIENT.retryConfig;
+  const waits = Array.from({ length: retries }, (_, i) => Math.min(maxTimeout, minTimeout * factor ** i));
+  const worst = waits.reduce((a, b) => a + b, 0) + (retries + 1) * STARTUP_CHECK_CLIENT.timeout;
+  expect(worst).toBeLessThanOrEqual(60_000);
+  // The same settings on a port nobody listens on, with the pauses shortened: the check's own line.
+  const slack = await FakeSlack.start();
+  const closed = slack.apiUrl;
+  await slack.stop();
+  const client = new WebClient('xoxb-test', {
+    slackApiUrl: closed,
+    ...STARTUP_CHECK_CLIENT,
+    retryConfig: { ...STARTUP_CHECK_CLIENT.retryConfig, minTimeout: 1, maxTimeout: 1 },
+  });
+  const refused = await checkSlack(client, {}).catch((error: unknown) => error);
+  expect(refused).toBeInstanceOf(SlackCheckFailed);
+  expect((refused as SlackCheckFailed).message).toMatch(/^Slack did not answer auth\.test/);
 });

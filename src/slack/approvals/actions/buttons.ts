@@ -145,6 +145,8 @@ function takeClick(
         const after = await taken.work.catch(() => undefined);
         if (after?.ok)
           await client.chat.postEphemeral({ ...privateReplyTarget(deps, where), text: RECORDED_LATE });
+        // Refused once the store answered (someone else was first): say why, as an in-time refusal would.
+        else if (after) await explainRefusal(client, deps, where, after.reason, after.request, after.limit);
         return;
       }
       if (taken.outcome === 'recorded' && taken.rechecking) {

@@ -16,6 +16,7 @@ import { tierBasisLine } from './limits.js';
 import { purposeText } from './purpose.js';
 
 export const FIRST_PAYMENT = 'First payment to this destination';
+export const LOOK_ALIKE_MARK = 'Look-alike address';
 
 const context = (text: string): KnownBlock => ({ type: 'context', elements: [{ type: 'mrkdwn', text }] });
 const section = (text: string): KnownBlock => ({ type: 'section', text: { type: 'mrkdwn', text } });
@@ -78,7 +79,7 @@ export function lookAlikeLines(mark: LookAlikeMark): string {
 /** The look-alike warning, with both addresses and what it asks of people (mrkdwn). */
 export function lookAlikeText(mark: LookAlikeMark, request?: ApprovalRequest): string {
   const known = mark.knownAs === 'paid' ? 'an address paid before' : 'a whitelisted address';
-  const head = `:warning: *Look-alike address:* it starts and ends like ${known} but differs in between (marked). Compare every character:`;
+  const head = `:warning: *${LOOK_ALIKE_MARK}:* it starts and ends like ${known} but differs in between (marked). Compare every character:`;
   const compared = mark.compared ? '\nThe requester confirmed comparing the whole address.' : '';
   const needs = request
     ? ` It needs one more approver than its tier: ${request.requiredApprovals} in all.`

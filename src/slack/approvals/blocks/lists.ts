@@ -3,8 +3,9 @@ import type { KnownBlock } from '@slack/types';
 import type { Refusal } from '../../../approvals/index.js';
 import type { ApprovalRequest, AuditEntry, LimitFigures } from '../../../approvals/types.js';
 import { lagosTime, naira, relative } from '../../../format/display.js';
-import { escapeMrkdwn, mentionUser } from '../../../format/mrkdwn.js';
+import { escapeMrkdwn, escapeMrkdwnKeepingMentions, mentionUser } from '../../../format/mrkdwn.js';
 import type { SlackMessage } from '../../types.js';
+import { FIRST_PAYMENT, LOOK_ALIKE_MARK } from './checks.js';
 import { dailyLimitText } from './limits.js';
 import { purposeText } from './purpose.js';
 import { requestTitle, stateWords } from './words.js';
@@ -31,11 +32,20 @@ export function pendingList(requests: ApprovalRequest[], now: Date, environment:
       r.state === 'pending' ? `expires ${relative(r.expiresAt, now)}` : `filed ${relative(r.createdAt, now)}`;
     const purpose = purposeText(r);
     const why = purpose ? ` · for: ${purpose}` : '';
-    return `• *${escapeMrkdwn(requestTitle(r))}*${why} — ${stateWords(r)} · ${r.approvals.length} of ${r.requiredApprovals} approvals · by ${mentionUser(r.requester)} · ${when}`;
+    return `• *${escapeMrkdwn(requestTitle(r))}*${why}${checkMarks(r)} — ${stateWords(r)} · ${r.approvals.length} of ${r.requiredApprovals} approvals · by ${mentionUser(r.requester)} · ${when}`;
   });
   const more = requests.length > MAX_ROWS ? [`…and ${requests.length - MAX_ROWS} more`] : [];
   const text = `*Open approval requests (${requests.length})* · ${escapeMrkdwn(environment)}`;
   return { text, blocks: [section(text), section([...rows, ...more].join('\n').slice(0, 2900))] };
+}
+
+/** What an approver must look at twice, said on the request's line: a look-alike, a first payment. */
+function checkMarks(request: ApprovalRequest): string {
+  const marks = [
+    request.preflight?.lookAlike ? `:warning: *${LOOK_ALIKE_MARK}*` : '',
+    request.preflight?.firstPayment ? `:new: ${FIRST_PAYMENT.toLowerCase()}` : '',
+  ].filter(Boolean);
+  return marks.length > 0 ? ` · ${marks.join(' · ')}` : '';
 }
 
 export function auditList(entries: AuditEntry[], environment: string): SlackMessage {
@@ -43,10 +53,15 @@ export function auditList(entries: AuditEntry[], environment: string): SlackMess
     return { text: 'The audit log is empty.', blocks: [section('The audit log is empty.')] };
   const rows = entries.map((e) => {
     const amount = e.amount ? ` ${escapeMrkdwn(naira(e.amount))}` : '';
+    // The name recorded with the entry, beside the mention Slack renders with today's name.
+    const named = e.actorName ? ` (${escapeMrkdwn(e.actorName)})` : '';
     const by = e.actor
-      ? ` by ${mentionUser(e.actor)}${e.onBehalfOf ? ` on behalf of ${mentionUser(e.onBehalfOf)}` : ''}`
+      ? ` by ${mentionUser(e.actor)}${named}${e.onBehalfOf ? ` on behalf of ${mentionUser(e.onBehalfOf)}` : ''}`
       : '';
-    const note = e.note ? ` — ${escapeMrkdwn(e.note)}` : '';
+    // A policy entry's lines name people and groups as mentions, which Slack shows as names.
+    const note = e.note
+      ? ` — ${e.kind === 'policy' ? escapeMrkdwnKeepingMentions(e.note) : escapeMrkdwn(e.note)}`
+      : '';
     const what = e.requestId
       ? `${escapeMrkdwn(e.requestId)} ${escapeMrkdwn(e.kind)}`
       : `${escapeMrkdwn(e.kind)} ${escapeMrkdwn(e.subject ?? '')}`.trim();

@@ -156,13 +156,12 @@ export function registerReviewView(app: App, deps: ApprovalSlackDeps): void {
       // The write may still land: say so, and say again if it did.
       await ack({ response_action: 'update', view: noticeView('Approval', MAYBE_NOT_RECORDED) });
       deps.log?.warn('review submission not recorded in time', { requestId: meta.id });
-      if ((await taken.work.catch(() => undefined))?.ok) {
+      const after = await taken.work.catch(() => undefined);
+      if (after) {
+        // Recorded after all, or refused once the store answered (someone else was first): say which.
+        const text = after.ok ? RECORDED_LATE : refusalText(after.reason, after.request, after.limit);
         const place = await answerPlace(client, { channel: where.channel, user });
-        await client.chat.postEphemeral({
-          channel: place.channel ?? deps.approvalsChannel,
-          user,
-          text: RECORDED_LATE,
-        });
+        await client.chat.postEphemeral({ channel: place.channel ?? deps.approvalsChannel, user, text });
       }
       return;
     }

@@ -1,0 +1,161 @@
+// The effective policy as a snapshot the audit chain can hold and compare: an ordered list of named
+// settings, each a value in words or a set of Slack IDs, its fingerprint, and the difference between
+// two snapshots in words ("tiers: 0:1,1000000:2 → 0:1,500000:2"). Pure: no store, no Slack.
+import { createHash } from 'node:crypto';
+import { naira } from '../format/display.js';
+import { canonicalJson } from './audit-chain.js';
+import { shortDuration } from './extend.js';
+import type { ApprovalTier } from './policy.js';
+import type { ReminderPoint } from './reminders.js';
+import type { Holders } from './roles.js';
+import type { PolicySetting, RequestKind } from './types.js';
+
+export type { PolicySetting } from './types.js';
+
+/** The settings in a fixed order, so a change reads in the same order every time. */
+export type PolicySnapshot = PolicySetting[];
+
+/** Every kind of request, in the order their approver settings are listed. */
+export const POLICY_KINDS: readonly RequestKind[] = [
+  'withdraw',
+  'redeem',
+  'bridge',
+  'whitelist',
+  'settlement',
+  'delegation',
+  'unfreeze',
+];
+
+const SLACK_USER = /^[UW][A-Z0-9]{2,}$/;
+const SLACK_GROUP = /^S[A-Z0-9]{2,}$/;
+const isGroup = (id: string) => SLACK_GROUP.test(id);
+
+export const EVERYONE = 'every member who is not a guest';
+export const NOBODY = 'nobody';
+/** A kind without a pool of its own: a change to the general pool then shows once, under `approvers`. */
+export const GENERAL_POOL = 'the approvers above';
+
+/** What the policy is made of, as settled at start. The roles are optional until the settings exist. */
+export interface PolicyInputs {
+  /** The service environment (`sandbox`, `live`). */
+  environment: string;
+  /** The general pool: CNGN_APPROVERS and CNGN_APPROVER_GROUP. */
+  approvers: { users: readonly string[]; group?: string | undefined };
+  /** The kinds with a pool of their own; a kind left out is approved by the general pool. */
+  approversByKind?: Partial<Record<RequestKind, Holders>> | undefined;
+  readers?: Holders | undefined;
+  requesters?: Holders | undefined;
+  auditors?: Holders | undefined;
+  tiers: readonly ApprovalTier[];
+  limitWindowMs: number;
+  /** Canonical decimal ₦; absent: no daily limit. */
+  dailyLimit?: string | undefined;
+  ttlMs: number;
+  reminders: readonly ReminderPoint[];
+  /** CNGN_APPROVAL_NOTIFY. */
+  notify: string;
+  /** CNGN_START_FROZEN. */
+  startFrozen?: boolean | undefined;
+}
+
+/** People first, then user groups, each in ID order: one order for one set. */
+const ids = (values: Iterable<string>): string[] =>
+  [...new Set(values)].sort(
+    (a, b) => Number(isGroup(a)) - Number(isGroup(b)) || (a < b ? -1 : a > b ? 1 : 0),
+  );
+
+function holdersValue(holders: Holders): string | string[] {
+  if (holders.everyone) return EVERYONE;
+  const all = ids([...holders.users, ...holders.groups]);
+  return all.length === 0 ? NOBODY : all;
+}
+
+/** `0:1,1000000:2`: each tier's smallest amount in naira (no trailing zeros) and its approvals. */
+export function tiersText(tiers: readonly ApprovalTier[]): string {
+  return tiers.map((tier) => `${tier.min.toPlainString()}:${tier.approvals}`).join(',');
+}
+
+export function policySnapshot(inputs: PolicyInputs): PolicySnapshot {
+  const settings: PolicySnapshot = [];
+  const add = (name: string, value: string | string[]) => settings.push({ name, value });
+  const roles = [
+    ['readers', inputs.readers],
+    ['requesters', inputs.requesters],
+    ['auditors', inputs.auditors],
+  ] as const;
+  for (const [name, holders] of roles) if (holders) add(name, holdersValue(holders));
+  const pool = ids([...inputs.approvers.users, ...(inputs.approvers.group ? [inputs.approvers.group] : [])]);
+  add('approvers', pool.length === 0 ? NOBODY : pool);
+  for (const kind of POLICY_KINDS) {
+    const own = inputs.approversByKind?.[kind];
+    add(`approvers for ${kind}`, own ? holdersValue(own) : GENERAL_POOL);
+  }
+  add('tiers', tiersText(inputs.tiers));
+  add('daily limit', inputs.dailyLimit ? naira(inputs.dailyLimit) : 'none');
+  add('limit window', shortDuration(inputs.limitWindowMs));
+  add('request lifetime', shortDuration(inputs.ttlMs));
+  add('reminders', inputs.reminders.length ? inputs.reminders.map((p) => p.label).join(',') : 'none');
+  add('approvers are told', inputs.notify);
+  add('environment', inputs.environment);
+  add('frozen at start', inputs.startFrozen ? 'yes' : 'no');
+  return settings;
+}
+
+/** SHA-256 of the snapshot's canonical JSON: equal policies, equal fingerprints. */
+export function fingerprint(snapshot: PolicySnapshot): string {
+  return createHash('sha256').update(canonicalJson(snapshot), 'utf8').digest('hex');
+}
+
+/** How an ID is written in a line: a mention Slack shows as a name; anything else as it is. */
+export function mentionOf(id: string): string {
+  if (SLACK_USER.test(id)) return `<@${id}>`;
+  if (SLACK_GROUP.test(id)) return `<!subteam^${id}>`;
+  return id;
+}
+
+function valueText(value: string | string[]): string {
+  return typeof value === 'string' ? value : value.map(mentionOf).join(', ');
+}
+
+/** `+<@U1> +<@U2> −<@U3>`: who was added, then who was removed. */
+export function setDifference(added: readonly string[], removed: readonly string[]): string {
+  return [
+    ...ids(added).map((id) => `+${mentionOf(id)}`),
+    ...ids(removed).map((id) => `−${mentionOf(id)}`),
+  ].join(' ');
+}
+
+const same = (a: string | string[], b: string | string[]) => canonicalJson(a) === canonicalJson(b);
+
+/**
+ * One line per setting that differs, in the newer snapshot's order: two sets as who was added and
+ * removed, anything else as `before → after`. A setting only one side has reads `not recorded`.
+ */
+export function describeChanges(before: PolicySnapshot, after: PolicySnapshot): string[] {
+  const lines: string[] = [];
+  const earlier = new Map(before.map((s) => [s.name, s.value]));
+  for (const { name, value } of after) {
+    const old = earlier.get(name);
+    earlier.delete(name);
+    if (old !== undefined && same(old, value)) continue;
+    if (Array.isArray(old) && Array.isArray(value)) {
+      const added = value.filter((id) => !old.includes(id));
+      const removed = old.filter((id) => !value.includes(id));
+      lines.push(`${name}: ${setDifference(added, removed)}`);
+    } else {
+      lines.push(`${name}: ${old === undefined ? 'not recorded' : valueText(old)} → ${valueText(value)}`);
+    }
+  }
+  for (const [name, old] of earlier) lines.push(`${name}: ${valueText(old)} → not recorded`);
+  return lines;
+}
+
+/** Every setting, for the first record of a policy. */
+export function describePolicy(snapshot: PolicySnapshot): string[] {
+  return snapshot.map(({ name, value }) => `${name}: ${valueText(value)}`);
+}
+
+/** `members of <!subteam^S1>: +<@U1> −<@U2>` */
+export function membershipLine(group: string, added: readonly string[], removed: readonly string[]): string {
+  return `members of ${mentionOf(group)}: ${setDifference(added, removed)}`;
+}

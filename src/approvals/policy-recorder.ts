@@ -1,0 +1,151 @@
+// Puts the policy on the record: at each start, the settings in effect are compared with the last ones
+// the audit chain holds, and a difference (or a first policy) becomes a `policy-changed` entry; a user
+// group's members seen to change become one too. Once across replicas: each decision is re-checked
+// inside a lock every replica shares. The entry is in the chain before anyone is told.
+import type { Store } from '../store/index.js';
+import type { AuditLog } from './audit-log.js';
+import {
+  describeChanges,
+  describePolicy,
+  fingerprint,
+  membershipLine,
+  type PolicySnapshot,
+} from './policy-record.js';
+import type { ServiceEnvironment } from './ports.js';
+import type { AuditEntry, EngineLog } from './types.js';
+
+export const POLICY_CHANGED = 'policy-changed';
+/** The subject of the first policy entry of a chain, which lists every setting. */
+export const POLICY_RECORDED = 'policy recorded';
+/** Who writes a policy entry: the bot itself, from the settings it started with or the groups it read. */
+export const POLICY_ACTOR = 'system';
+
+/** Told of each policy entry once it is in the chain (the approvals channel hears of it). */
+export type PolicyRecordListener = (entry: AuditEntry) => Promise<void>;
+
+/** The last settings recorded, kept beside the chain too: a retention cut may remove their entry. */
+interface LastRecorded {
+  settings: PolicySnapshot;
+  seq?: number | undefined;
+}
+
+/** A member's last recorded place in a group, so two replicas seeing one change record it once. */
+type Membership = Record<string, 'in' | 'out'>;
+
+const LOCK = { waitMs: 60_000 };
+
+export interface PolicyRecorderOptions {
+  store: Store;
+  log: AuditLog;
+  environment: ServiceEnvironment;
+  now: () => Date;
+  logger?: EngineLog | undefined;
+}
+
+export class PolicyRecorder {
+  private readonly listeners: PolicyRecordListener[] = [];
+
+  constructor(private readonly options: PolicyRecorderOptions) {}
+
+  onRecorded(listener: PolicyRecordListener): void {
+    this.listeners.push(listener);
+  }
+
+  /**
+   * Record the settings this process started with when they differ from the last recorded (every
+   * setting, the first time). Returns the entry written, or undefined when nothing changed.
+   */
+  async recordAtStart(snapshot: PolicySnapshot): Promise<AuditEntry | undefined> {
+    const { store, log, environment, now } = this.options;
+    const print = fingerprint(snapshot);
+    const entry = await store.withLock(
+      this.lockName(),
+      async () => {
+        const last = await this.lastRecorded();
+        if (last && fingerprint(last.settings) === print) return undefined;
+        const changes = last ? describeChanges(last.settings, snapshot) : describePolicy(snapshot);
+        const written = await log.append(environment, {
+          at: now().toISOString(),
+          kind: 'policy',
+          action: POLICY_CHANGED,
+          actor: POLICY_ACTOR,
+          subject: last ? 'settings at start' : POLICY_RECORDED,
+          note: changes.join('; '),
+          policy: { changes, settings: snapshot, fingerprint: print },
+        });
+        await store.set<LastRecorded>(this.lastKey(), { settings: snapshot, seq: written.seq });
+        return written;
+      },
+      LOCK,
+    );
+    if (entry) await this.tell(entry);
+    return entry;
+  }
+
+  /**
+   * Record that the bot saw `added` join and `removed` leave user group `group`. What another replica
+   * already recorded (the member's last recorded place is the same) is left out; nothing left, no entry.
+   */
+  async recordMembershipChange(
+    group: string,
+    added: readonly string[],
+    removed: readonly string[],
+  ): Promise<AuditEntry | undefined> {
+    const { store, log, environment, now } = this.options;
+    const key = `${this.lastKey()}:members:${group}`;
+    const entry = await store.withLock(
+      this.lockName(),
+      async () => {
+        const known = (await store.get<Membership>(key)) ?? {};
+        const joined = [...new Set(added)].filter((user) => known[user] !== 'in');
+        const left = [...new Set(removed)].filter((user) => known[user] !== 'out' && !joined.includes(user));
+        if (joined.length === 0 && left.length === 0) return undefined;
+        const changes = [membershipLine(group, joined, left)];
+        const written = await log.append(environment, {
+          at: now().toISOString(),
+          kind: 'policy',
+          action: POLICY_CHANGED,
+          actor: POLICY_ACTOR,
+          subject: `members of ${group}`,
+          note: changes.join('; '),
+          policy: { changes, group, added: joined.sort(), removed: left.sort() },
+        });
+        for (const user of joined) known[user] = 'in';
+        for (const user of left) known[user] = 'out';
+        await store.set<Membership>(key, known);
+        return written;
+      },
+      LOCK,
+    );
+    if (entry) await this.tell(entry);
+    return entry;
+  }
+
+  /** The settings of the newest policy entry in the chain; past a retention cut, the copy beside it. */
+  private async lastRecorded(): Promise<LastRecorded | undefined> {
+    const entries = await this.options.log.entries(this.options.environment);
+    const newest = entries.findLast((e) => e.kind === 'policy' && e.policy?.settings);
+    if (newest?.policy?.settings) return { settings: newest.policy.settings, seq: newest.seq };
+    return this.options.store.get<LastRecorded>(this.lastKey());
+  }
+
+  private lockName(): string {
+    return `approvals:policy-record:${this.options.environment}`;
+  }
+
+  private lastKey(): string {
+    return `approvals:policy-record:${this.options.environment}:last`;
+  }
+
+  /** The record stands whether or not the telling works. */
+  private async tell(entry: AuditEntry): Promise<void> {
+    for (const listener of this.listeners) {
+      await listener(entry).catch((error: unknown) => {
+        this.options.logger?.warn('a policy change was recorded but could not be told', {
+          seq: entry.seq,
+          error: String(error),
+        });
+      });
+    }
+  }
+}

@@ -1,0 +1,362 @@
+// The report chart laid out as SVG, in CSS pixels: the title, the period's figures, the closing balance
+// as a line on top, each day's inflow (up) and outflow (down) as bars beneath it, one Lagos day per
+// slot on a shared date axis. Amounts stay decimal strings until here; only y positions are floats.
+// Loaded with the renderer on a chart's first use (chart.ts), with d3-scale for the axes' round ticks.
+import { type ScaleLinear, scaleLinear } from 'd3-scale';
+import { naira } from '../format/display.js';
+import { Money } from '../format/money.js';
+import {
+  chartTotals,
+  completeFromText,
+  dayLabel,
+  figuresLine,
+  incompleteDays,
+  titleWithEnvironment,
+} from './chart-text.js';
+import type { ChartInput, DayFigures } from './types.js';
+
+export const CHART_WIDTH = 900;
+export const CHART_HEIGHT = 520;
+/** The family name of the font files shipped in assets/fonts (the renderer loads no other). */
+export const CHART_FONT = 'Inter';
+
+const COLOURS = {
+  text: '#1b2430',
+  muted: '#5b6573',
+  grid: '#e4e8ee',
+  axis: '#9aa3af',
+  line: '#2160c4',
+  area: '#2160c4',
+  inflow: '#2e9b5f',
+  outflow: '#d2434f',
+  incomplete: '#f2f3f5',
+  warning: '#9a5b00',
+  environment: { live: '#1e8e4e', test: '#b07800', sandbox: '#6b4fbb' },
+} as const;
+
+const PAD = 24;
+const TOP = { caption: 102, from: 122, to: 298 };
+const BOTTOM = { caption: 334, from: 352, to: 468 };
+const X_LABELS = 488;
+/** About how many ticks each y axis has (d3 picks round values near it). */
+const BALANCE_TICKS = 4;
+const FLOW_TICKS = 4;
+/** Room for a date label on the x axis, so that labels never touch. */
+const X_LABEL_ROOM = 78;
+
+// Advance widths of Inter's glyphs in em, to size the margins without a text-measuring canvas; a
+// little wide on purpose, so an estimate errs towards room.
+const ADVANCE: Record<string, number> = {
+  ',': 0.3,
+  '.': 0.3,
+  '₦': 0.78,
+  '−': 0.66,
+  '-': 0.46,
+  ' ': 0.28,
+  '1': 0.45,
+};
+const DIGIT = 0.64;
+const LETTER = 0.6;
+
+export function textWidth(text: string, size: number): number {
+  let em = 0;
+  for (const ch of text) em += ADVANCE[ch] ?? (/\d/.test(ch) ? DIGIT : LETTER);
+  return em * size;
+}
+
+/** The text, cut with an ellipsis where it would be wider than `width`. */
+function fitted(content: string, size: number, width: number): string {
+  if (textWidth(content, size) <= width) return content;
+  const characters = [...content];
+  while (characters.length > 1 && textWidth(`${characters.join('')}…`, size) > width) characters.pop();
+  return `${characters.join('').trimEnd()}…`;
+}
+
+function escapeXml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+interface TextOptions {
+  size: number;
+  weight?: 400 | 600;
+  fill?: string;
+  anchor?: 'start' | 'middle' | 'end';
+}
+
+function text(x: number, y: number, content: string, o: TextOptions): string {
+  return (
+    `<text x="${r(x)}" y="${r(y)}" font-size="${o.size}" font-weight="${o.weight ?? 400}"` +
+    ` fill="${o.fill ?? COLOURS.text}" text-anchor="${o.anchor ?? 'start'}">${escapeXml(content)}</text>`
+  );
+}
+
+const r = (n: number) => Math.round(n * 100) / 100;
+
+function number(amount: string): number {
+  try {
+    return Number(Money.parseDecimal(amount).toString());
+  } catch {
+    return 0;
+  }
+}
+
+/** `₦1,250,000` for a tick (no kobo when every tick is whole), `−₦250,000` below zero. */
+function tickLabels(ticks: readonly number[]): string[] {
+  const whole = ticks.every((t) => Number.isInteger(Math.round(t * 100) / 100));
+  return ticks.map((t) => {
+    const label = naira(t.toFixed(2)).replace('-', '−');
+    return whole ? label.replace(/\.00$/, '') : label;
+  });
+}
+
+/** The balance's axis: the line's range with a little air, rounded to ticks. */
+function balanceScale(values: readonly number[]): ScaleLinear<number, number> {
+  let lo = Math.min(...values);
+  let hi = Math.max(...values);
+  const spread = hi - lo;
+  const air = spread > 0 ? spread * 0.12 : Math.max(Math.abs(hi) * 0.05, 1);
+  lo -= air;
+  hi += air;
+  // A balance that never went below zero is not drawn as if it did.
+  if (Math.min(...values) >= 0 && lo < 0) lo = 0;
+  return scaleLinear().domain([lo, hi]).range([TOP.to, TOP.from]).nice(BALANCE_TICKS);
+}
+
+function flowScale(days: readonly DayFigures[]): ScaleLinear<number, number> {
+  const maxIn = Math.max(0, ...days.map((d) => number(d.inflow)));
+  const maxOut = Math.max(0, ...days.map((d) => number(d.outflow)));
+  const domain = maxIn === 0 && maxOut === 0 ? [-1, 1] : [-maxOut, maxIn];
+  return scaleLinear().domain(domain).range([BOTTOM.to, BOTTOM.from]).nice(FLOW_TICKS);
+}
+
+/** Every how many days a date is written, so labels never overlap. */
+function labelEvery(count: number, plotWidth: number): number {
+  const fits = Math.max(1, Math.floor(plotWidth / X_LABEL_ROOM));
+  return Math.max(1, Math.ceil(count / fits));
+}
+
+function yAxis(
+  scale: ScaleLinear<number, number>,
+  count: number,
+  left: number,
+  right: number,
+  labelsShown: boolean,
+): string[] {
+  const ticks = scale.ticks(count);
+  const labels = tickLabels(ticks);
+  return ticks.flatMap((t, i) => {
+    const y = scale(t);
+    const line = `<line x1="${r(left)}" x2="${r(right)}" y1="${r(y)}" y2="${r(y)}" stroke="${t === 0 ? COLOURS.axis : COLOURS.grid}" stroke-width="1"/>`;
+    const label = labelsShown
+      ? text(left - 8, y + 4, labels[i] ?? '', { size: 11.5, fill: COLOURS.muted, anchor: 'end' })
+      : '';
+    return [line, label];
+  });
+}
+
+function widestTick(scale: ScaleLinear<number, number>, count: number): number {
+  return Math.max(0, ...tickLabels(scale.ticks(count)).map((l) => textWidth(l, 11.5)));
+}
+
+function environmentBadge(input: ChartInput): { x: number; svg: string } {
+  const label = input.environment.toUpperCase();
+  const width = textWidth(label, 11) + 18;
+  const x = CHART_WIDTH - PAD - width;
+  const fill = COLOURS.environment[input.environment];
+  return {
+    x,
+    svg:
+      `<rect x="${r(x)}" y="18" width="${r(width)}" height="22" rx="11" fill="${fill}"/>` +
+      text(x + width / 2, 33, label, { size: 11, weight: 600, fill: '#ffffff', anchor: 'middle' }),
+  };
+}
+
+function legend(x: number, y: number): string {
+  const swatch = (at: number, fill: string, label: string) =>
+    `<rect x="${r(at)}" y="${y - 9}" width="10" height="10" rx="2" fill="${fill}"/>` +
+    text(at + 15, y, label, { size: 12, fill: COLOURS.muted });
+  return swatch(x, COLOURS.inflow, 'Inflows') + swatch(x + 80, COLOURS.outflow, 'Outflows');
+}
+
+/** The chart as an SVG document of CHART_WIDTH × CHART_HEIGHT CSS pixels. */
+export function chartSvg(input: ChartInput): string {
+  const days = input.days;
+  const closings = days.map((d) => number(d.closing));
+  const balance = balanceScale(closings.length > 0 ? closings : [0]);
+  const flows = flowScale(days);
+  const totals = chartTotals(days);
+  const hasDays = days.length > 0;
+
+  const left = PAD + Math.max(widestTick(balance, BALANCE_TICKS), widestTick(flows, FLOW_TICKS), 40) + 10;
+  const right = CHART_WIDTH - PAD - 4;
+  const slot = hasDays ? (right - left) / days.length : right - left;
+  const centre = (i: number) => left + slot * (i + 0.5);
+  const out: string[] = [];
+
+  out.push(`<rect width="${CHART_WIDTH}" height="${CHART_HEIGHT}" fill="#ffffff"/>`);
+  const badge = environmentBadge(input);
+  out.push(
+    text(PAD, 35, fitted(titleWithEnvironment(input), 18, badge.x - PAD - 16), { size: 18, weight: 600 }),
+  );
+  out.push(badge.svg);
+  out.push(text(PAD, 60, figuresLine(days, input.opening), { size: 13, fill: COLOURS.muted }));
+  if (input.completeFrom) {
+    out.push(
+      text(PAD, 79, `${completeFromText(input.completeFrom)} (earlier days shaded)`, {
+        size: 12.5,
+        fill: COLOURS.warning,
+      }),
+    );
+  }
+
+  const partial = incompleteDays(days, input.completeFrom);
+  if (partial > 0) {
+    const width = slot * partial;
+    for (const panel of [TOP, BOTTOM]) {
+      out.push(
+        `<rect x="${r(left)}" y="${panel.from}" width="${r(width)}" height="${panel.to - panel.from}" fill="${COLOURS.incomplete}"/>`,
+      );
+    }
+  }
+
+  out.push(text(PAD, TOP.caption, 'Closing balance', { size: 12.5, weight: 600 }));
+  out.push(...yAxis(balance, BALANCE_TICKS, left, right, hasDays));
+  out.push(text(PAD, BOTTOM.caption, 'Daily inflows and outflows', { size: 12.5, weight: 600 }));
+  out.push(legend(PAD + textWidth('Daily inflows and outflows', 12.5) + 20, BOTTOM.caption));
+  out.push(...yAxis(flows, FLOW_TICKS, left, right, hasDays && totals.moved));
+  if (!hasDays || !totals.moved) {
+    out.push(zeroLine(flows, left, right));
+  }
+
+  if (hasDays) {
+    out.push(...bars(days, flows, slot, centre));
+    out.push(...balanceLine(days, closings, balance, centre));
+    out.push(...xAxis(days, centre, left, right));
+  }
+  if (!hasDays) {
+    out.push(note((left + right) / 2, (TOP.from + TOP.to) / 2, 'No figures for this period'));
+  } else if (!totals.moved) {
+    out.push(
+      note((left + right) / 2, (BOTTOM.from + BOTTOM.to) / 2, 'No inflows or outflows in this period'),
+    );
+  }
+
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${CHART_WIDTH}" height="${CHART_HEIGHT}"` +
+    ` viewBox="0 0 ${CHART_WIDTH} ${CHART_HEIGHT}" font-family="${CHART_FONT}">${out.join('')}</svg>`
+  );
+}
+
+function zeroLine(flows: ScaleLinear<number, number>, left: number, right: number): string {
+  const y = flows(0);
+  return `<line x1="${r(left)}" x2="${r(right)}" y1="${r(y)}" y2="${r(y)}" stroke="${COLOURS.axis}" stroke-width="1"/>`;
+}
+
+function note(x: number, y: number, content: string): string {
+  const width = textWidth(content, 13) + 24;
+  return (
+    `<rect x="${r(x - width / 2)}" y="${r(y - 16)}" width="${r(width)}" height="28" rx="6" fill="#ffffff" stroke="${COLOURS.grid}"/>` +
+    text(x, y + 3, content, { size: 13, fill: COLOURS.muted, anchor: 'middle' })
+  );
+}
+
+function bars(
+  days: readonly DayFigures[],
+  flows: ScaleLinear<number, number>,
+  slot: number,
+  centre: (i: number) => number,
+): string[] {
+  const width = Math.min(slot * 0.56, 44);
+  const zero = flows(0);
+  const out: string[] = [];
+  days.forEach((d, i) => {
+    const x = centre(i) - width / 2;
+    const inflow = number(d.inflow);
+    const outflow = number(d.outflow);
+    // A movement too small for a pixel at this scale still shows as a sliver.
+    if (inflow > 0) {
+      const top = Math.min(flows(inflow), zero - 1);
+      out.push(
+        `<rect x="${r(x)}" y="${r(top)}" width="${r(width)}" height="${r(zero - top)}" fill="${COLOURS.inflow}"/>`,
+      );
+    }
+    if (outflow > 0) {
+      const bottom = Math.max(flows(-outflow), zero + 1);
+      out.push(
+        `<rect x="${r(x)}" y="${r(zero)}" width="${r(width)}" height="${r(bottom - zero)}" fill="${COLOURS.outflow}"/>`,
+      );
+    }
+  });
+  return out;
+}
+
+function balanceLine(
+  days: readonly DayFigures[],
+  closings: readonly number[],
+  balance: ScaleLinear<number, number>,
+  centre: (i: number) => number,
+): string[] {
+  const points = closings.map((v, i) => [centre(i), balance(v)] as const);
+  const path = points.map(([x, y], i) => `${i === 0 ? 'M' : 'L'}${r(x)} ${r(y)}`).join(' ');
+  const first = points[0];
+  const last = points.at(-1);
+  const out: string[] = [];
+  if (first && last && points.length > 1) {
+    const base = balance.range()[0] ?? TOP.to;
+    out.push(
+      `<path d="${path} L${r(last[0])} ${base} L${r(first[0])} ${base} Z" fill="${COLOURS.area}" fill-opacity="0.07"/>`,
+    );
+  }
+  out.push(
+    `<path d="${path}" fill="none" stroke="${COLOURS.line}" stroke-width="2.25" stroke-linejoin="round" stroke-linecap="round"/>`,
+  );
+  const radius = days.length > 20 ? 2.5 : 3.75;
+  for (const [x, y] of points) {
+    out.push(
+      `<circle cx="${r(x)}" cy="${r(y)}" r="${radius}" fill="${COLOURS.line}" stroke="#ffffff" stroke-width="1.5"/>`,
+    );
+  }
+  const lastDay = days.at(-1);
+  if (last && lastDay) {
+    // The latest balance, written beside its point: the figure a reader looks for first.
+    const label = naira(lastDay.closing);
+    const above = last[1] - 10 > TOP.from + 4;
+    out.push(
+      text(last[0], above ? last[1] - 10 : last[1] + 20, label, {
+        size: 12,
+        weight: 600,
+        fill: COLOURS.line,
+        anchor: points.length === 1 ? 'middle' : 'end',
+      }),
+    );
+  }
+  return out;
+}
+
+function xAxis(
+  days: readonly DayFigures[],
+  centre: (i: number) => number,
+  left: number,
+  right: number,
+): string[] {
+  const every = labelEvery(days.length, right - left);
+  const out = [
+    `<line x1="${r(left)}" x2="${r(right)}" y1="${BOTTOM.to}" y2="${BOTTOM.to}" stroke="${COLOURS.axis}" stroke-width="1"/>`,
+  ];
+  // Counted from the last day, so the latest day is always labelled.
+  const last = days.length - 1;
+  days.forEach((d, i) => {
+    const x = centre(i);
+    const labelled = (last - i) % every === 0;
+    out.push(
+      `<line x1="${r(x)}" x2="${r(x)}" y1="${BOTTOM.to}" y2="${BOTTOM.to + (labelled ? 5 : 3)}" stroke="${COLOURS.axis}" stroke-width="1"/>`,
+    );
+    if (!labelled) return;
+    const label = dayLabel(d.day);
+    // Kept inside the picture: the latest day's label sits under the right edge of a long period.
+    const half = textWidth(label, 11.5) / 2;
+    const at = Math.min(x, CHART_WIDTH - 6 - half);
+    out.push(text(at, X_LABELS, label, { size: 11.5, fill: COLOURS.muted, anchor: 'middle' }));
+  });
+  return out;
+}

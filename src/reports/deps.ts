@@ -1,0 +1,54 @@
+// The report's ports made from the bot's real parts: the service client, the store and the approval
+// repository. The wiring calls this once and hands buildReport the result.
+import type { ApprovalRepository } from '../approvals/repository.js';
+import type { CngnClient } from '../cngn/client.js';
+import { Money } from '../format/money.js';
+import type { Store } from '../store/index.js';
+import { approvalRecords } from './approval-figures.js';
+import { realSleep, whenBudgetAllows } from './budget-wait.js';
+import type { ReportDeps } from './build.js';
+import { TransactionBook } from './transaction-book.js';
+
+export interface ReportPartsOptions {
+  client: Pick<CngnClient, 'environment' | 'getTransactions' | 'getBalanceWithTime'>;
+  store: Store;
+  repository: ApprovalRepository;
+  /** Non-reversible id of the API key (cngn/credentials keyId): each key's transactions kept apart. */
+  keyId: string;
+  /** How long a report's read may wait for the request budget (default 3 minutes). */
+  maxWaitMs?: number;
+  pageSize?: number;
+  now?: () => Date;
+  /** How the read waits for budget (tests). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export function reportDeps(options: ReportPartsOptions): ReportDeps & { book: TransactionBook } {
+  const now = options.now ?? (() => new Date());
+  const { client } = options;
+  const maxWaitMs = options.maxWaitMs ?? 180_000;
+  const sleep = options.sleep ?? realSleep;
+  const book = new TransactionBook({
+    store: options.store,
+    source: client,
+    scope: `${client.environment}:${options.keyId}`,
+    maxWaitMs,
+    ...(options.pageSize ? { pageSize: options.pageSize } : {}),
+    now: () => now().getTime(),
+    sleep,
+  });
+  return {
+    environment: client.environment,
+    balance: async () => {
+      const read = () => client.getBalanceWithTime({ priority: 'background' });
+      const patience = { deadline: now().getTime() + maxWaitMs, now: () => now().getTime(), sleep };
+      const { entries } = await whenBudgetAllows(read, patience);
+      // The cNGN entry, as /cngn balance and the approval checks read it; none listed reads as zero.
+      const entry = entries.find((e) => e.asset_code.toUpperCase() === 'CNGN') ?? entries[0];
+      return entry ? Money.fromService(entry.balance).toString() : '0.00';
+    },
+    book,
+    approvals: approvalRecords(options.repository),
+    now,
+  };
+}

@@ -1,0 +1,94 @@
+// A listed transaction as the report counts it: which kind of money movement, in or out, how much,
+// its fee, and how it stands. Both trx_type vocabularies the sources use are known; anything else is
+// `other`, counted by the direction its name suggests.
+import { TZDate } from '@date-fns/tz';
+import { classifyStatus, type Transaction } from '../cngn/schemas.js';
+import { Money } from '../format/money.js';
+import type { Movement, MovementKind } from './types.js';
+
+export const LAGOS = 'Africa/Lagos';
+
+const KIND_OF_TYPE: Readonly<Record<string, MovementKind>> = {
+  fiat_buy: 'deposit',
+  enaira_buy: 'deposit',
+  crypto_deposit: 'deposit',
+  deposit: 'deposit',
+  withdraw: 'withdrawal',
+  withdrawal: 'withdrawal',
+  fiat_redeem: 'redemption',
+  enaira_redeem: 'redemption',
+  redeem: 'redemption',
+  swap: 'bridge',
+  bridge: 'bridge',
+};
+
+/** An unknown type comes in when its name says money arrived; otherwise it counts as leaving. */
+const INWARD_WORDS = /deposit|buy|mint|credit|receive/;
+
+/** A decimal text as Money, or undefined for what cannot be counted (raw chain amounts, junk). */
+export function countable(value: unknown): Money | undefined {
+  if (typeof value !== 'string' && typeof value !== 'number') return undefined;
+  try {
+    return Money.fromService(value);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The Lagos day (YYYY-MM-DD) an instant falls on. */
+export function lagosDay(at: Date | string): string {
+  return new TZDate(new Date(at).getTime(), LAGOS).toISOString().slice(0, 10);
+}
+
+/**
+ * The movement a transaction makes, or undefined when its amount cannot be counted. `seenAt` stands
+ * in for a creation time the service left out.
+ */
+export function movementOf(tx: Transaction, seenAt: Date): Movement | undefined {
+  const amount = countable(tx.amount);
+  if (!amount) return undefined;
+  const type = (tx.trx_type ?? '').toLowerCase();
+  const kind: MovementKind = Object.hasOwn(KIND_OF_TYPE, type)
+    ? (KIND_OF_TYPE[type] as MovementKind)
+    : 'other';
+  const direction = kind === 'deposit' || (kind === 'other' && INWARD_WORDS.test(type)) ? 'in' : 'out';
+  const extra = tx as Record<string, unknown>;
+  // No documented shape carries a fee; one sent anyway is taken as the service's word.
+  const fee = countable(extra.fee) ?? Money.zero();
+  const status = classifyStatus(tx.status);
+  const at = validTime(tx.createdAt) ?? validTime(tx.updatedAt) ?? seenAt.toISOString();
+  const reason = typeof extra.reason === 'string' && extra.reason ? extra.reason : undefined;
+  return {
+    reference: tx.trx_ref,
+    kind,
+    direction,
+    amount: amount.toString(),
+    fee: fee.toString(),
+    at,
+    // A status word nobody knows is neither done nor failed: it waits, like pending.
+    status: status === 'unknown' ? 'pending' : status,
+    ...(status === 'failed' && reason ? { reason } : {}),
+    ...(tx.network ? { network: tx.network } : {}),
+  };
+}
+
+function validTime(text: string | null | undefined): string | undefined {
+  if (!text) return undefined;
+  const ms = Date.parse(text);
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+}
+
+/**
+ * Whether the movement has changed the custody balance: a success, or an outgoing movement still
+ * pending (the service takes the token when it accepts the order and gives it back if it fails).
+ */
+export function movedBalance(movement: Movement): boolean {
+  return movement.status === 'succeeded' || (movement.status === 'pending' && movement.direction === 'out');
+}
+
+/** What the movement did to the balance: + for in, − for out, zero when it has not moved it. */
+export function balanceEffect(movement: Movement): Money {
+  if (!movedBalance(movement)) return Money.zero();
+  const amount = Money.parseDecimal(movement.amount);
+  return movement.direction === 'in' ? amount : Money.zero().minus(amount);
+}

@@ -1,0 +1,265 @@
+// The service's transaction list, kept in the store as it is read, so the next report reads only what
+// is new. Reads go page by page, newest first, at background priority (they never touch the slots kept
+// for money and people), and every page is stored as it arrives: a read cut short keeps what it got.
+//
+// What is kept is a set of segments: runs of the list read without a gap, newest first. Positions are
+// counted from the list's end (the list grows at the top), so a segment read last week is found again
+// by arithmetic on today's count. A read starts at the top and, once a page holds the newest
+// transaction of an older segment, jumps past that segment: only what is new, and what is older than
+// anything kept, is read. Pending movements of the last days are read again where they stand, since
+// their outcome is news. See docs/decisions/report-figures.md.
+
+import { TZDate } from '@date-fns/tz';
+import { addMonths } from 'date-fns';
+import type { Priority } from '../cngn/api.js';
+import { RateBudgetError } from '../cngn/errors.js';
+import type { TransactionPage } from '../cngn/schemas.js';
+import type { Store } from '../store/index.js';
+import { realSleep, whenBudgetAllows } from './budget-wait.js';
+import { LAGOS, movementOf } from './movements.js';
+import type { Movement } from './types.js';
+
+/** The one read of the service the book needs (CngnClient has it). */
+export interface TransactionSource {
+  getTransactions(options: { page?: number; limit?: number; priority?: Priority }): Promise<TransactionPage>;
+}
+
+export interface TransactionBookOptions {
+  store: Store;
+  source: TransactionSource;
+  /** Whose transactions: the environment and API key they belong to (never the key itself). */
+  scope: string;
+  /** Transactions asked per page (the service's default is 10; larger pages save budget). */
+  pageSize?: number;
+  /** How long a read may wait for budget the service's limit frees; past it, it stops where it got. */
+  maxWaitMs?: number;
+  /** Pending movements younger than this are read again until they end. */
+  chasePendingMs?: number;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** What a read reached. */
+export interface BookCoverage {
+  /** The oldest transaction time kept without a gap up to now; undefined when nothing is listed. */
+  reachedAt?: string | undefined;
+  /** The list's end was seen: nothing older exists ("history complete back to reachedAt"). */
+  listEnd: boolean;
+  /** The read stopped before reaching what it was asked for (the budget ran out). */
+  interrupted: boolean;
+}
+
+interface Segment {
+  /** Reference of its newest transaction: a page holding it joins this segment. */
+  topRef: string;
+  /** Its oldest transaction's position counted from the list's end; undefined when no count came. */
+  bottomFromEnd?: number | undefined;
+  /** Time of its oldest transaction. */
+  bottomAt: string;
+  /** It runs to the list's end. */
+  end: boolean;
+}
+
+interface BookState {
+  /** Newest first, disjoint. */
+  segments: Segment[];
+}
+
+const DEFAULT_PAGE_SIZE = 100;
+const DAY_MS = 86_400_000;
+
+const stateKey = (scope: string) => `reports:book:${scope}`;
+const monthKey = (scope: string, month: string) => `reports:movements:${scope}:${month}`;
+const lagosMonth = (at: string | number) =>
+  new TZDate(new Date(at).getTime(), LAGOS).toISOString().slice(0, 7);
+
+export class TransactionBook {
+  private readonly store: Store;
+  private readonly source: TransactionSource;
+  private readonly scope: string;
+  private readonly pageSize: number;
+  private readonly maxWaitMs: number;
+  private readonly chasePendingMs: number;
+  private readonly now: () => number;
+  private readonly sleep: (ms: number) => Promise<void>;
+  /** One read at a time in this process: a second report waits for it rather than spend budget twice. */
+  private reading: Promise<BookCoverage> | undefined;
+
+  constructor(options: TransactionBookOptions) {
+    this.store = options.store;
+    this.source = options.source;
+    this.scope = options.scope;
+    this.pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+    this.maxWaitMs = options.maxWaitMs ?? 0;
+    this.chasePendingMs = options.chasePendingMs ?? 7 * DAY_MS;
+    this.now = options.now ?? Date.now;
+    this.sleep = options.sleep ?? realSleep;
+  }
+
+  /**
+   * Bring the book up to date, and back to `from` at least (or the list's end). Throws RateBudgetError
+   * when not even the first page could be read within the wait.
+   */
+  async read(from: Date): Promise<BookCoverage> {
+    while (this.reading) await this.reading.catch(() => undefined);
+    const reading = this.readFrom(from);
+    this.reading = reading;
+    try {
+      return await reading;
+    } finally {
+      this.reading = undefined;
+    }
+  }
+
+  /** The kept movements from `from` (inclusive) to `to` (exclusive), oldest first. */
+  async movements(from: Date, to: Date): Promise<Movement[]> {
+    const months: string[] = [];
+    for (let at = new TZDate(from.getTime(), LAGOS); at.getTime() < to.getTime(); at = addMonths(at, 1)) {
+      months.push(lagosMonth(at.getTime()));
+    }
+    const last = lagosMonth(to.getTime() - 1);
+    if (!months.includes(last)) months.push(last);
+    const maps = await this.store.getMany<Record<string, Movement>>(
+      months.map((m) => monthKey(this.scope, m)),
+    );
+    const within = maps
+      .flatMap((map) => Object.values(map ?? {}))
+      .filter((m) => {
+        const at = Date.parse(m.at);
+        return at >= from.getTime() && at < to.getTime();
+      });
+    return within.sort((a, b) => a.at.localeCompare(b.at) || a.reference.localeCompare(b.reference));
+  }
+
+  /** What is kept without a gap from now back, as of the last read. */
+  async coverage(): Promise<BookCoverage> {
+    const top = (await this.state()).segments[0];
+    return { reachedAt: top?.bottomAt, listEnd: top?.end ?? false, interrupted: false };
+  }
+
+  private async state(): Promise<BookState> {
+    return (await this.store.get<BookState>(stateKey(this.scope))) ?? { segments: [] };
+  }
+
+  private async readFrom(from: Date): Promise<BookCoverage> {
+    const older = [...(await this.state()).segments];
+    const deadline = this.now() + this.maxWaitMs;
+    const seen = new Set<string>();
+    let current: Segment | undefined;
+    let offset = 0;
+    // Pages are counted in what the service gives: a service that caps the size gives fewer a page.
+    let size = this.pageSize;
+    /** Pending movements of a joined segment still to be read again, by reference, with their times. */
+    const chasing = new Map<string, number>();
+    for (;;) {
+      const pageNumber = Math.floor(offset / size) + 1;
+      const page = await this.fetch(pageNumber, deadline);
+      if (page instanceof RateBudgetError) {
+        // Not even the first page: what is new is unknown, so no figure would be right.
+        if (!current) throw page;
+        return this.stop(current, older, true);
+      }
+      const pageTop = (pageNumber - 1) * size;
+      const count = page.pagination?.count;
+      const kept = await this.keep(page);
+      for (const movement of kept) seen.add(movement.reference);
+      const isEnd = page.pagination ? page.pagination.isLastPage : page.data.length < size;
+      if (pageNumber === 1 && !isEnd && page.data.length > 0 && page.data.length < size)
+        size = page.data.length;
+      const first = page.data[0];
+      if (!first) {
+        if (current) current.end = true;
+        return this.stop(current, older, false, true);
+      }
+      const oldest = kept.at(-1)?.at ?? current?.bottomAt ?? new Date(this.now()).toISOString();
+      current ??= { topRef: first.trx_ref, bottomAt: oldest, end: false };
+      const fromEnd = count === undefined ? undefined : count - (pageTop + page.data.length);
+      if (Date.parse(oldest) <= Date.parse(current.bottomAt)) {
+        current.bottomAt = oldest;
+        current.bottomFromEnd = fromEnd;
+      }
+      if (isEnd) current.end = true;
+      offset = pageTop + size;
+
+      const refs = new Set(page.data.map((tx) => tx.trx_ref));
+      const joined = older.findIndex((segment) => refs.has(segment.topRef));
+      if (joined >= 0) {
+        const segment = older[joined] as Segment;
+        older.splice(0, joined + 1);
+        if (Date.parse(segment.bottomAt) < Date.parse(current.bottomAt)) {
+          current.bottomAt = segment.bottomAt;
+          current.bottomFromEnd = segment.bottomFromEnd;
+        }
+        current.end ||= segment.end;
+        for (const m of await this.pendingSince(segment.bottomAt)) chasing.set(m.reference, Date.parse(m.at));
+      }
+      for (const reference of seen) chasing.delete(reference);
+      // One gone from where it stood (older than this page yet not on it) is not chased further.
+      if (chasing.size > 0 && Math.min(...chasing.values()) > Date.parse(oldest)) chasing.clear();
+      // Past what is kept at once, unless a pending movement in it waits to be read again, or no
+      // count came to say where it ends (then page by page, which only costs budget).
+      if (chasing.size === 0 && count !== undefined && current.bottomFromEnd !== undefined) {
+        offset = Math.max(offset, count - current.bottomFromEnd);
+      }
+      await this.save(current, older);
+      const reached = Date.parse(current.bottomAt) < from.getTime();
+      if (chasing.size === 0 && (current.end || reached)) return this.stop(current, older, false);
+      if (isEnd) return this.stop(current, older, false);
+    }
+  }
+
+  /** The page, or the refusal when the budget stayed spent past the deadline (the read stops there). */
+  private async fetch(page: number, deadline: number): Promise<TransactionPage | RateBudgetError> {
+    const call = () => this.source.getTransactions({ page, limit: this.pageSize, priority: 'background' });
+    try {
+      return await whenBudgetAllows(call, { deadline, now: this.now, sleep: this.sleep });
+    } catch (error) {
+      if (error instanceof RateBudgetError) return error;
+      throw error;
+    }
+  }
+
+  /** Store the page's movements, each in its Lagos month; returns them in the list's order. */
+  private async keep(page: TransactionPage): Promise<Movement[]> {
+    const seenAt = new Date(this.now());
+    const movements = page.data
+      .map((tx) => movementOf(tx, seenAt))
+      .filter((m): m is Movement => m !== undefined);
+    const byMonth = new Map<string, Movement[]>();
+    for (const movement of movements) {
+      const month = lagosMonth(movement.at);
+      byMonth.set(month, [...(byMonth.get(month) ?? []), movement]);
+    }
+    for (const [month, list] of byMonth) {
+      const key = monthKey(this.scope, month);
+      await this.store.withLock(key, async () => {
+        const map = (await this.store.get<Record<string, Movement>>(key)) ?? {};
+        for (const movement of list) map[movement.reference] = movement;
+        await this.store.set(key, map);
+      });
+    }
+    return movements;
+  }
+
+  /** Kept pending movements from `since` on, within the chase window. */
+  private async pendingSince(since: string): Promise<Movement[]> {
+    const start = Math.max(Date.parse(since), this.now() - this.chasePendingMs);
+    const kept = await this.movements(new Date(start), new Date(this.now() + DAY_MS));
+    return kept.filter((m) => m.status === 'pending');
+  }
+
+  private async save(current: Segment, older: Segment[]): Promise<void> {
+    await this.store.set<BookState>(stateKey(this.scope), { segments: [{ ...current }, ...older] });
+  }
+
+  private async stop(
+    current: Segment | undefined,
+    older: Segment[],
+    interrupted: boolean,
+    empty = false,
+  ): Promise<BookCoverage> {
+    if (current) await this.save(current, older);
+    const top = current ?? older[0];
+    return { reachedAt: top?.bottomAt, listEnd: (top?.end ?? false) || empty, interrupted };
+  }
+}

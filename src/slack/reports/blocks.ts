@@ -1,0 +1,142 @@
+// The treasury report's summary as Block Kit: balances, flows by kind, fees, the largest movements,
+// failures and the approval figures, with the environment in the header. Every value from outside (a
+// reference, the service's reason) is escaped; amounts go through naira().
+import type { ContextBlock, KnownBlock, SectionBlock } from '@slack/types';
+import { environmentMarker, lagosTime, naira } from '../../format/display.js';
+import { Money } from '../../format/money.js';
+import { escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
+import type { ApprovalFigures, Movement, MovementKind, Report } from '../../reports/types.js';
+import type { SlackMessage } from '../types.js';
+
+/** How many failures the summary lists; the CSV has them all. */
+const FAILURES_SHOWN = 10;
+
+const KIND_WORDS: Record<MovementKind, string> = {
+  deposit: 'Deposits',
+  withdrawal: 'Withdrawals',
+  redemption: 'Redemptions',
+  bridge: 'Bridges',
+  other: 'Other',
+};
+const KINDS = Object.keys(KIND_WORDS) as MovementKind[];
+
+const section = (text: string): SectionBlock => ({ type: 'section', text: { type: 'mrkdwn', text } });
+const context = (text: string): ContextBlock => ({ type: 'context', elements: [{ type: 'mrkdwn', text }] });
+
+/** `cNGN treasury — last 7 days (sandbox)`: the chart's title and the summary's header. */
+export function reportTitle(report: Report): string {
+  return `cNGN treasury — ${report.period.label} (${report.treasury.environment})`;
+}
+
+/** `12 min`, `2 h 5 min`, `40 s`, `3 d 4 h`. */
+export function durationWords(ms: number): string {
+  const minutes = Math.round(ms / 60_000);
+  if (ms < 60_000) return `${Math.max(0, Math.round(ms / 1000))} s`;
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return minutes % 60 ? `${hours} h ${minutes % 60} min` : `${hours} h`;
+  const days = Math.floor(hours / 24);
+  return hours % 24 ? `${days} d ${hours % 24} h` : `${days} d`;
+}
+
+function sum(amounts: Iterable<string>): string {
+  let total = Money.zero();
+  for (const amount of amounts) total = total.plus(Money.parseDecimal(amount));
+  return total.toString();
+}
+
+/** `*Inflows* ₦…` then one line per kind that moved anything. */
+function flows(title: string, byKind: Readonly<Record<MovementKind, string>>): string {
+  const lines = KINDS.filter((kind) => !Money.parseDecimal(byKind[kind] ?? '0').equals(Money.zero())).map(
+    (kind) => `${KIND_WORDS[kind]} ${naira(byKind[kind])}`,
+  );
+  return [
+    `*${title}*  ${naira(sum(KINDS.map((k) => byKind[k] ?? '0')))}`,
+    ...(lines.length ? lines : ['none']),
+  ].join('\n');
+}
+
+/** `deposit`, `withdrawal`, `redemption`; bridges and other movements go either way: `bridge in`. */
+const kindWord = (m: Movement) =>
+  m.kind === 'bridge' || m.kind === 'other' ? `${m.kind} ${m.direction}` : m.kind;
+
+function largest(movements: readonly Movement[]): string {
+  if (movements.length === 0) return '*Largest movements*\nnone';
+  const lines = movements.map(
+    (m) => `• ${naira(m.amount)} · ${kindWord(m)} · \`${escapeMrkdwn(m.reference)}\` · ${lagosTime(m.at)}`,
+  );
+  return [`*Largest movements*`, ...lines].join('\n');
+}
+
+function failures(failed: readonly Movement[]): string {
+  if (failed.length === 0) return '*Failures*  none';
+  const lines = failed
+    .slice(0, FAILURES_SHOWN)
+    .map(
+      (m) =>
+        `• \`${escapeMrkdwn(m.reference)}\` ${kindWord(m)} ${naira(m.amount)} — ${escapeMrkdwn(m.reason ?? 'no reason given')}`,
+    );
+  const more = failed.length - FAILURES_SHOWN;
+  return [
+    `*Failures*  ${failed.length}`,
+    ...lines,
+    ...(more > 0 ? [`…and ${more} more, all in the CSV`] : []),
+  ].join('\n');
+}
+
+function approvals(figures: ApprovalFigures): string {
+  const counts = `Filed ${figures.filed} · approved ${figures.approved} · rejected ${figures.rejected} · expired ${figures.expired}`;
+  const times =
+    figures.medianMs === undefined
+      ? 'No request was approved in the period.'
+      : `Time to approve: median ${durationWords(figures.medianMs)}, slowest ${durationWords(figures.slowestMs ?? figures.medianMs)}`;
+  const by = figures.perApprover.length
+    ? `By approver: ${figures.perApprover.map((a) => `${mentionUser(a.user)} ${a.count}`).join(', ')}`
+    : undefined;
+  return ['*Approvals*', counts, times, ...(by ? [by] : [])].join('\n');
+}
+
+export interface SummaryOptions {
+  /** Set when the schedule posts a run after its time: what the note says. */
+  lateNote?: string | undefined;
+  /** When the report was made. */
+  madeAt: Date;
+}
+
+/** The report's summary message. */
+export function reportSummary(report: Report, options: SummaryOptions): SlackMessage {
+  const t = report.treasury;
+  const change = Money.parseDecimal(t.closing).minus(Money.parseDecimal(t.opening)).toString();
+  const sign = change.startsWith('-') ? '' : '+';
+  const blocks: KnownBlock[] = [
+    { type: 'header', text: { type: 'plain_text', text: reportTitle(report).slice(0, 150), emoji: true } },
+    context(
+      `${environmentMarker(t.environment)} · ${lagosTime(report.period.from)} to ${lagosTime(report.period.to)}`,
+    ),
+    section(`*Balance*  ${naira(t.opening)} → ${naira(t.closing)}  (${sign}${naira(change)})`),
+    {
+      type: 'section',
+      fields: [
+        { type: 'mrkdwn', text: flows('Inflows', t.inflows) },
+        { type: 'mrkdwn', text: flows('Outflows', t.outflows) },
+      ],
+    },
+    section(`*Fees*  ${naira(t.fees)}`),
+    { type: 'divider' },
+    section(largest(t.largest)),
+    section(failures(t.failures)),
+    { type: 'divider' },
+    section(approvals(report.approvals)),
+  ];
+  if (t.completeFrom) {
+    blocks.push(
+      context(
+        `:information_source: Figures complete from ${lagosTime(t.completeFrom)}: the service's history does not reach further back.`,
+      ),
+    );
+  }
+  const made = `Made ${lagosTime(options.madeAt)} · the transactions are in the CSV below`;
+  blocks.push(context(options.lateNote ? `${escapeMrkdwn(options.lateNote)} · ${made}` : made));
+  const text = `${reportTitle(report)}: ${naira(t.opening)} → ${naira(t.closing)}, fees ${naira(t.fees)}, ${t.failures.length} failed, ${report.approvals.approved} approved`;
+  return { text, blocks };
+}

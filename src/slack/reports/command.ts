@@ -1,0 +1,68 @@
+// `/cngn report [today|yesterday|7d|30d|YYYY-MM]`: the treasury report for a period, sent privately to
+// the person who asked. The answer says at once that it is coming; the report is built, drawn and
+// delivered to their DM after that, and a failure is told there in one sentence.
+import { escapeMrkdwn } from '../../format/mrkdwn.js';
+import { PERIOD_USAGE, parsePeriod } from '../../reports/period.js';
+import type { ReportPeriod } from '../../reports/types.js';
+import { errorMessage, noticeMessage } from '../reads/blocks.js';
+import type { ReadDeps } from '../reads/commands.js';
+import { afterAck } from '../runtime/in-flight.js';
+import type { CommandContext, SlackMessage, Subcommand } from '../types.js';
+import { chartOf, deliverReport, failureSentence } from './delivery.js';
+import type { ReportDeps } from './types.js';
+
+const NOT_SET_UP = 'Reports are not set up in this deployment; nothing was sent.';
+
+async function deliverToPerson(
+  command: CommandContext,
+  period: ReportPeriod,
+  deps: ReportDeps,
+): Promise<void> {
+  let dm: string | undefined;
+  try {
+    dm = (await command.client.conversations.open({ users: command.userId })).channel?.id;
+  } catch (error) {
+    deps.logger.warn('the DM for a report could not be opened', { error: String(error) });
+  }
+  if (!dm) {
+    // No DM to tell it in: the command's private answer says it instead.
+    const text = `Your report for ${escapeMrkdwn(period.label)} could not be sent: Slack did not open a direct message with you. The app needs the \`im:write\` scope.`;
+    return command.respond(errorMessage(text));
+  }
+  try {
+    const report = await deps.source.build(period);
+    const chart = await chartOf(report, deps.source);
+    await deliverReport(command.client, dm, report, chart, { madeAt: deps.now() });
+  } catch (error) {
+    const text = failureSentence(error, period.label, deps.logger);
+    await command.client.chat.postMessage({ channel: dm, ...errorMessage(text) });
+  }
+}
+
+async function reportCommand(command: CommandContext, deps: ReadDeps): Promise<SlackMessage | undefined> {
+  const reports = deps.reports;
+  if (!reports) return noticeMessage(NOT_SET_UP);
+  if (command.args.length > 1) return errorMessage(`The ${PERIOD_USAGE}, one word.`);
+  const period = parsePeriod(command.args[0], reports.now());
+  if ('error' in period) return errorMessage(period.error);
+  await command.respond(
+    noticeMessage(`Preparing your report for *${escapeMrkdwn(period.label)}*… it will arrive in your DM.`),
+  );
+  afterAck(
+    reports.inFlight,
+    () => deliverToPerson(command, period, reports),
+    reports.logger,
+    '/cngn report',
+    command.triggerId,
+  );
+  return undefined;
+}
+
+export const REPORT_SUBCOMMAND: Subcommand<ReadDeps> = {
+  name: 'report',
+  usage: 'report [today|yesterday|7d|30d|YYYY-MM]',
+  summary: 'readers: the treasury report (chart, summary, CSV) for a period, sent to you in a DM; default 7d',
+  who: 'anyone',
+  example: 'report 30d',
+  run: reportCommand,
+};

@@ -1,0 +1,127 @@
+// A report delivered into one conversation (a person's DM, or the report channel): the chart as a PNG
+// with the period's figures in its title and alt text, the summary in Block Kit, then the period's
+// transactions as a formula-safe CSV. Uploads use files.uploadV2 as the audit export does.
+import type { WebClient } from '@slack/web-api';
+import { toCsv } from '../../format/csv.js';
+import { naira } from '../../format/display.js';
+import { escapeMrkdwn } from '../../format/mrkdwn.js';
+import type { Logger } from '../../log.js';
+import type { ChartImage, Report, ReportSource } from '../../reports/types.js';
+import { describeError } from '../runtime/errors.js';
+import { SlackUploadError } from '../runtime/files.js';
+import { reportSummary, reportTitle } from './blocks.js';
+
+/** Slack refuses longer alt text (alt_txt_too_large). */
+const ALT_TEXT_MAX = 1000;
+
+const CSV_HEADER = ['at', 'reference', 'kind', 'direction', 'amount', 'fee', 'status', 'reason', 'network'];
+
+/** The period's movements, oldest first, one row each; cells that look like formulas are made inert. */
+export function reportCsv(report: Report): string {
+  return toCsv([
+    CSV_HEADER,
+    ...report.treasury.movements.map((m) => [
+      m.at,
+      m.reference,
+      m.kind,
+      m.direction,
+      m.amount,
+      m.fee,
+      m.status,
+      m.reason,
+      m.network,
+    ]),
+  ]);
+}
+
+/** `cngn-report-sandbox-2026-11-20-to-2026-11-26`. */
+export function reportFileName(report: Report): string {
+  const days = report.period.days;
+  const first = days[0] ?? 'start';
+  const last = days[days.length - 1] ?? first;
+  return `cngn-report-${report.treasury.environment}-${first === last ? first : `${first}-to-${last}`}`;
+}
+
+/** The chart file's title: the report's title and its balances. */
+export function chartTitle(report: Report): string {
+  const t = report.treasury;
+  return `${reportTitle(report)}: ${naira(t.opening)} → ${naira(t.closing)}`;
+}
+
+async function upload(
+  client: WebClient,
+  channel: string,
+  file: { content: Buffer; filename: string; title: string; altText?: string },
+): Promise<void> {
+  try {
+    await client.files.uploadV2({
+      channel_id: channel,
+      file_uploads: [
+        {
+          file: file.content,
+          filename: file.filename,
+          title: file.title,
+          ...(file.altText ? { alt_text: file.altText.slice(0, ALT_TEXT_MAX) } : {}),
+        },
+      ],
+    });
+  } catch (error) {
+    const code = (error as { data?: { error?: unknown } }).data?.error;
+    throw new SlackUploadError(typeof code === 'string' ? code : 'no answer');
+  }
+}
+
+export interface DeliveryOptions {
+  /** The schedule's note when it posts a run late. */
+  lateNote?: string | undefined;
+  madeAt: Date;
+}
+
+/** Chart, summary, CSV, in that order, into `channel`. */
+export async function deliverReport(
+  client: WebClient,
+  channel: string,
+  report: Report,
+  chart: ChartImage,
+  options: DeliveryOptions,
+): Promise<void> {
+  const name = reportFileName(report);
+  await upload(client, channel, {
+    content: Buffer.from(chart.png),
+    filename: `${name}.png`,
+    title: chartTitle(report),
+    altText: chart.alt,
+  });
+  const summary = reportSummary(report, options);
+  await client.chat.postMessage({ channel, text: summary.text, blocks: summary.blocks });
+  await upload(client, channel, {
+    content: Buffer.from(reportCsv(report), 'utf8'),
+    filename: `${name}.csv`,
+    title: `${report.treasury.movements.length} transactions — ${report.period.label} (CSV)`,
+  });
+}
+
+/** The chart of a report, as the chart maker is asked for it. */
+export function chartOf(report: Report, source: Pick<ReportSource, 'chart'>): Promise<ChartImage> {
+  return source.chart({
+    title: reportTitle(report),
+    environment: report.treasury.environment,
+    days: report.treasury.days,
+    opening: report.treasury.opening,
+    completeFrom: report.treasury.completeFrom,
+    // Twice the pixels: sharp on the high-density screens most people read Slack on.
+    scale: 2,
+  });
+}
+
+/** The one sentence told where the report was to go (a DM, the report channel) when it did not come. */
+export function failureSentence(error: unknown, label: string, logger: Logger): string {
+  const period = escapeMrkdwn(label);
+  if (error instanceof SlackUploadError) {
+    return `Your report for ${period} could not be delivered: ${escapeMrkdwn(error.message)}.`;
+  }
+  const said = describeError(error, logger, 'report');
+  return said.correlationId
+    ? `Your report for ${period} could not be made; try again shortly, quoting reference \`${said.correlationId}\` if it keeps happening.`
+    : `Your report for ${period} could not be made: ${said.text}`;
+}

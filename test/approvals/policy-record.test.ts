@@ -1,0 +1,141 @@
+// The policy as the audit chain records it: the settings in a fixed order, a change to the general
+// approver pool shown once, and each difference in words.
+import { describe, expect, it } from 'vitest';
+import { parseTiers } from '../../src/approvals/policy.js';
+import {
+  describeChanges,
+  describePolicy,
+  fingerprint,
+  membershipLine,
+  type PolicyInputs,
+  policySnapshot,
+} from '../../src/approvals/policy-record.js';
+import { parseReminderPoints } from '../../src/approvals/reminders.js';
+
+const HOUR = 3_600_000;
+const holders = (...ids: string[]) => ({
+  everyone: false,
+  users: ids.filter((id) => id.startsWith('U')),
+  groups: ids.filter((id) => id.startsWith('S')),
+});
+
+const base: PolicyInputs = {
+  environment: 'sandbox',
+  approvers: { users: ['U0ADA', 'U0BOLA'], group: 'S0TREASURY' },
+  approversByKind: { settlement: holders('U0CHIDI', 'U0DAYO') },
+  tiers: parseTiers('0:1,1000000:2'),
+  limitWindowMs: 24 * HOUR,
+  ttlMs: 24 * HOUR,
+  reminders: parseReminderPoints('50%,90%'),
+  notify: 'both',
+};
+const with_ = (change: Partial<PolicyInputs>) => policySnapshot({ ...base, ...change });
+
+describe('the policy snapshot', () => {
+  it('lists every setting in words or IDs, each kind without a pool of its own as the general pool', () => {
+    expect(describePolicy(policySnapshot(base))).toEqual([
+      'approvers: <@U0ADA>, <@U0BOLA>, <!subteam^S0TREASURY>',
+      'approvers for withdraw: the approvers above',
+      'approvers for redeem: the approvers above',
+      'approvers for bridge: the approvers above',
+      'approvers for whitelist: the approvers above',
+      'approvers for settlement: <@U0CHIDI>, <@U0DAYO>',
+      'approvers for delegation: the approvers above',
+      'approvers for unfreeze: the approvers above',
+      'tiers: 0:1,1000000:2',
+      'daily limit: none',
+      'limit window: 1d',
+      'request lifetime: 1d',
+      'reminders: 50%,90%',
+      'approvers are told: both',
+      'environment: sandbox',
+      'frozen at start: no',
+    ]);
+  });
+
+  it('names the roles when they are given', () => {
+    const lines = describePolicy(
+      with_({
+        readers: { everyone: true, users: [], groups: [] },
+        auditors: holders(),
+        requesters: holders('U0EFE'),
+      }),
+    );
+    expect(lines.slice(0, 3)).toEqual([
+      'readers: every member who is not a guest',
+      'requesters: <@U0EFE>',
+      'auditors: nobody',
+    ]);
+  });
+
+  it('fingerprints equal policies alike, whatever the order the IDs came in', () => {
+    const reordered = with_({ approvers: { users: ['U0BOLA', 'U0ADA', 'U0ADA'], group: 'S0TREASURY' } });
+    expect(fingerprint(reordered)).toBe(fingerprint(policySnapshot(base)));
+    expect(fingerprint(with_({ ttlMs: 12 * HOUR }))).not.toBe(fingerprint(policySnapshot(base)));
+  });
+});
+
+describe('describeChanges', () => {
+  const before = policySnapshot(base);
+
+  it('says who joined and left a kind’s own pool', () => {
+    const after = with_({ approversByKind: { settlement: holders('U0DAYO', 'U0EFE') } });
+    expect(describeChanges(before, after)).toEqual(['approvers for settlement: +<@U0EFE> −<@U0CHIDI>']);
+  });
+
+  it('shows a change to the general pool once, not once per kind', () => {
+    const after = with_({ approvers: { users: ['U0ADA'], group: 'S0TREASURY' } });
+    expect(describeChanges(before, after)).toEqual(['approvers: −<@U0BOLA>']);
+  });
+
+  it('shows a kind getting or losing a pool of its own as before → after', () => {
+    const after = with_({ approversByKind: { withdraw: holders('S0PAYMENTS') } });
+    expect(describeChanges(before, after)).toEqual([
+      'approvers for withdraw: the approvers above → <!subteam^S0PAYMENTS>',
+      'approvers for settlement: <@U0CHIDI>, <@U0DAYO> → the approvers above',
+    ]);
+  });
+
+  it('words each other setting as before → after, in the snapshot’s order', () => {
+    const after = with_({
+      tiers: parseTiers('0:1,500000:2'),
+      dailyLimit: '5000000',
+      limitWindowMs: 12 * HOUR,
+      ttlMs: 48 * HOUR,
+      reminders: [],
+      notify: 'dm',
+      environment: 'live',
+      startFrozen: true,
+    });
+    expect(describeChanges(before, after)).toEqual([
+      'tiers: 0:1,1000000:2 → 0:1,500000:2',
+      'daily limit: none → ₦5,000,000.00',
+      'limit window: 1d → 12h',
+      'request lifetime: 1d → 2d',
+      'reminders: 50%,90% → none',
+      'approvers are told: both → dm',
+      'environment: sandbox → live',
+      'frozen at start: no → yes',
+    ]);
+  });
+
+  it('says which settings are recorded for the first time, or no longer', () => {
+    const after = with_({ readers: { everyone: true, users: [], groups: [] } });
+    expect(describeChanges(before, after)).toEqual([
+      'readers: not recorded → every member who is not a guest',
+    ]);
+    expect(describeChanges(after, before)).toEqual([
+      'readers: every member who is not a guest → not recorded',
+    ]);
+  });
+
+  it('finds nothing between equal policies', () => {
+    expect(describeChanges(before, policySnapshot(base))).toEqual([]);
+  });
+});
+
+it('words a user group’s members that changed', () => {
+  expect(membershipLine('S0TREASURY', ['U0EFE'], ['U0CHIDI', 'U0BOLA'])).toBe(
+    'members of <!subteam^S0TREASURY>: +<@U0EFE> −<@U0BOLA> −<@U0CHIDI>',
+  );
+});

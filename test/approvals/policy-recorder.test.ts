@@ -1,0 +1,110 @@
+// The policy on the record, on every store: the first start records it whole, a start with the same
+// settings records nothing, a changed policy is recorded once however many replicas start with it,
+// and a user group's members seen to change by two replicas are recorded once.
+import { describe, expect } from 'vitest';
+import { AuditLog } from '../../src/approvals/audit-log.js';
+import { parseTiers } from '../../src/approvals/policy.js';
+import { type PolicyInputs, policySnapshot } from '../../src/approvals/policy-record.js';
+import { PolicyRecorder } from '../../src/approvals/policy-recorder.js';
+import type { Store } from '../../src/store/index.js';
+import { STORE_KINDS, storesTest as test } from '../support/shared-stores.js';
+
+const HOUR = 3_600_000;
+const inputs: PolicyInputs = {
+  environment: 'sandbox',
+  approvers: { users: ['U0ADA', 'U0BOLA'] },
+  tiers: parseTiers('0:1,1000000:2'),
+  limitWindowMs: 24 * HOUR,
+  ttlMs: 24 * HOUR,
+  reminders: [],
+  notify: 'both',
+};
+const first = policySnapshot(inputs);
+const changed = policySnapshot({ ...inputs, tiers: parseTiers('0:1,500000:2') });
+
+/** One replica's recorder, telling what it recorded into `told`. */
+function recorder(store: Store, told: number[] = []): PolicyRecorder {
+  const recorder = new PolicyRecorder({
+    store,
+    log: new AuditLog(store),
+    environment: 'sandbox',
+    now: () => new Date(),
+  });
+  recorder.onRecorded(async (entry) => void told.push(entry.seq ?? -1));
+  return recorder;
+}
+
+const policyEntries = async (store: Store) =>
+  (await new AuditLog(store).entries('sandbox')).filter((e) => e.kind === 'policy');
+
+for (const kind of STORE_KINDS) {
+  describe.skipIf(!kind.up)(`the policy on the record on ${kind.name}`, () => {
+    test.override('storeKind', kind.name);
+
+    test('records the first policy whole, once, and nothing at a start with the same one', async ({
+      replicas,
+    }) => {
+      const { a } = await replicas(`policy-first-${kind.name}`);
+      const told: number[] = [];
+      const entry = await recorder(a, told).recordAtStart(first);
+      expect(entry?.subject).toBe('policy recorded');
+      expect(entry?.actor).toBe('system');
+      expect(entry?.policy?.changes).toContain('approvers: <@U0ADA>, <@U0BOLA>');
+      expect(entry?.policy?.changes).toHaveLength(first.length);
+      expect(await recorder(a, told).recordAtStart(first)).toBeUndefined();
+      expect(await policyEntries(a)).toHaveLength(1);
+      expect(told).toEqual([entry?.seq]);
+    });
+
+    test('records a policy changed across a restart once, though two replicas start with it together', async ({
+      replicas,
+    }) => {
+      const { a, b } = await replicas(`policy-change-${kind.name}`);
+      await recorder(a).recordAtStart(first);
+      const told: number[] = [];
+      const [one, two] = await Promise.all([
+        recorder(a, told).recordAtStart(changed),
+        recorder(b, told).recordAtStart(changed),
+      ]);
+      const written = [one, two].filter((e) => e !== undefined);
+      expect(written).toHaveLength(1);
+      expect(written[0]?.action).toBe('policy-changed');
+      expect(written[0]?.policy?.changes).toEqual(['tiers: 0:1,1000000:2 → 0:1,500000:2']);
+      expect(told).toEqual([written[0]?.seq]);
+      expect(await policyEntries(a)).toHaveLength(2);
+      expect((await new AuditLog(a).verify('sandbox')).ok).toBe(true);
+      // The next start with the changed policy finds it on the record.
+      expect(await recorder(b).recordAtStart(changed)).toBeUndefined();
+    });
+
+    test('two replicas starting together on a new store record the first policy once', async ({
+      replicas,
+    }) => {
+      const { a, b } = await replicas(`policy-together-${kind.name}`);
+      await Promise.all([recorder(a).recordAtStart(first), recorder(b).recordAtStart(first)]);
+      expect(await policyEntries(b)).toHaveLength(1);
+    });
+
+    test('records a user group’s members seen to change once, though two replicas see it', async ({
+      replicas,
+    }) => {
+      const { a, b } = await replicas(`policy-members-${kind.name}`);
+      await recorder(a).recordAtStart(first);
+      const [one, two] = await Promise.all([
+        recorder(a).recordMembershipChange('S0TREASURY', ['U0EFE'], ['U0CHIDI']),
+        recorder(b).recordMembershipChange('S0TREASURY', ['U0EFE'], ['U0CHIDI']),
+      ]);
+      const written = [one, two].filter((e) => e !== undefined);
+      expect(written.map((e) => e.policy?.changes)).toEqual([
+        ['members of <!subteam^S0TREASURY>: +<@U0EFE> −<@U0CHIDI>'],
+      ]);
+      expect(written[0]?.subject).toBe('members of S0TREASURY');
+      // Leaving and joining again are changes of their own.
+      const left = await recorder(a).recordMembershipChange('S0TREASURY', [], ['U0EFE']);
+      expect(left?.policy?.changes).toEqual(['members of <!subteam^S0TREASURY>: −<@U0EFE>']);
+      expect(await policyEntries(a)).toHaveLength(3);
+      // A membership entry holds no settings: the next start compares with the last settings recorded.
+      expect(await recorder(b).recordAtStart(first)).toBeUndefined();
+    });
+  });
+}

@@ -1,0 +1,88 @@
+// A report's first read of a month spends the shared request budget page by page, at background
+// priority: the slots kept for money stay free, so a withdrawal approved meanwhile goes out at once.
+// The real client, its store-backed limiter and the sandbox enforcing the service's limit, over HTTP.
+import { afterEach, expect, it } from 'vitest';
+import { ApprovalEngine, ApprovalPolicy, parseTiers } from '../../src/approvals/index.js';
+import { ApprovalRepository } from '../../src/approvals/repository.js';
+import type { CngnClient } from '../../src/cngn/client.js';
+import { custodyGateway } from '../../src/cngn/custody-gateway.js';
+import { buildReport } from '../../src/reports/build.js';
+import { reportDeps } from '../../src/reports/deps.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import type { Store } from '../../src/store/index.js';
+import { APPROVER_A, REQUESTER, twoNetworks, withdrawalDraft } from '../approvals/fixture.js';
+import { clientFor } from '../cngn/client-support.js';
+import { lastDays } from './support.js';
+
+let sandbox: Sandbox;
+let client: CngnClient;
+let store: Store;
+let engine: ApprovalEngine;
+afterEach(async () => {
+  await engine.stop();
+  await client.close();
+  await sandbox.stop();
+  await store.close();
+});
+
+it('sends a withdrawal approved during a month’s first read at once, ahead of the report', async () => {
+  // The service's limit per real minute: nothing here waits for a window to pass.
+  sandbox = await startSandbox({ rateLimit: { limit: 20, windowMs: 60_000, blockMs: 60_000 } });
+  // A call waiting for a slot sleeps here: it fails the test at once instead of waiting a minute.
+  const waited: number[] = [];
+  ({ client, store } = await clientFor(sandbox, {
+    environment: 'sandbox',
+    rateLimit: { limit: 20, windowSeconds: 60 },
+    limiter: {
+      sleep: async (ms) => {
+        waited.push(ms);
+        throw new Error(`a call waited ${ms} ms for the request budget`);
+      },
+    },
+  }));
+  const [networkId] = await twoNetworks(client); // one request; the networks are cached from here
+  engine = new ApprovalEngine({
+    store,
+    custody: custodyGateway(client),
+    policy: new ApprovalPolicy({ approvers: [APPROVER_A, REQUESTER], tiers: parseTiers('0:1') }),
+    ttlMs: 3_600_000,
+  });
+
+  // Two transactions a page: the 36 of the month take 18 pages, more than background may ever use.
+  let budgetSpent = () => {};
+  const spent = new Promise<void>((resolve) => {
+    budgetSpent = resolve;
+  });
+  let stopReport = (_error: Error) => {};
+  const parts = reportDeps({
+    client,
+    store,
+    repository: new ApprovalRepository(store, 'sandbox'),
+    keyId: 'test-key',
+    pageSize: 2,
+    maxWaitMs: 3_600_000,
+    sleep: () => {
+      budgetSpent();
+      return new Promise((_, reject) => {
+        stopReport = reject;
+      });
+    },
+  });
+  const report = buildReport(lastDays(30, new Date()), parts).catch((error: unknown) => error);
+  await spent;
+  // Every slot but the four kept for money and people went to the report (one read the networks).
+  expect(sandbox.count('GET', '/v1/api/transactions')).toBe(15);
+
+  const request = await engine.file(withdrawalDraft(networkId, '1500.00'));
+  await engine.approve(request.id, APPROVER_A);
+  await engine.idle();
+  expect((await engine.get(request.id))?.state).toBe('sent');
+  expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+  expect(waited).toEqual([]);
+  expect(sandbox.requests.filter((r) => r.status === 429)).toEqual([]);
+
+  // The report is still waiting for budget; it has kept every page it read.
+  expect(await parts.book.movements(new Date(0), new Date(Date.now() + 86_400_000))).toHaveLength(30);
+  stopReport(new Error('stopped by the test'));
+  expect(await report).toMatchObject({ message: 'stopped by the test' });
+});

@@ -1,0 +1,29 @@
+// The approvals channel's notice of a policy entry: mentions stay mentions, anything else in a line is
+// inert text, and the entry's place in the chain closes it.
+import { expect, it } from 'vitest';
+import type { AuditEntry } from '../../../src/approvals/types.js';
+import { escapeMrkdwnKeepingMentions } from '../../../src/format/mrkdwn.js';
+import { policyChangedMessage } from '../../../src/slack/audit/policy-blocks.js';
+
+it('keeps user and group mentions and escapes everything else', () => {
+  expect(escapeMrkdwnKeepingMentions('approvers: +<@U0EFE> −<!subteam^S0TREASURY> <!channel> *x*')).toBe(
+    'approvers: +<@U0EFE> −<!subteam^S0TREASURY> &lt;!channel&gt; ＊x＊',
+  );
+});
+
+it('lists the lines and says where the chain holds them', () => {
+  const entry: AuditEntry = {
+    at: '2026-11-26T10:00:00.000Z',
+    kind: 'policy',
+    action: 'policy-changed',
+    actor: 'system',
+    subject: 'settings at start',
+    seq: 41,
+    policy: { changes: ['tiers: 0:1,1000000:2 → 0:1,500000:2', 'approvers: +<@U0EFE> <b>'] },
+  };
+  const message = policyChangedMessage(entry, 'LIVE');
+  expect(message.text).toBe(':scroll: *Approval policy changed* · LIVE: 2 changes');
+  const shown = JSON.stringify(message.blocks);
+  expect(shown).toContain('• tiers: 0:1,1000000:2 → 0:1,500000:2\\n• approvers: +<@U0EFE> &lt;b&gt;');
+  expect(shown).toContain('Recorded in the audit chain as #41');
+});

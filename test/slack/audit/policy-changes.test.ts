@@ -1,0 +1,128 @@
+// Policy changes on the record, through the real bot: each start compares its settings with the last
+// ones in the audit chain; the first policy and each change are appended once, then posted to the
+// approvals channel; `/cngn audit` and the CSV export show the entry.
+import { expect } from 'vitest';
+import { auditCsv } from '../../../src/approvals/audit-export.js';
+import { AuditLog } from '../../../src/approvals/audit-log.js';
+import { createStore, type Store } from '../../../src/store/index.js';
+import { FakeSlack } from '../../support/fake-slack.js';
+import { test } from '../../support/fixtures.js';
+import { APPROVALS_CHANNEL } from '../../support/harness.js';
+import { type ApprovalAppOptions, slashCommand, startApprovalApp } from '../approvals/support.js';
+
+/** Starts the bot on `store`, posting to `slack`, and stops it after the test. */
+async function startOn(
+  store: Store,
+  slack: FakeSlack,
+  defer: (cleanup: () => unknown) => void,
+  options: ApprovalAppOptions = {},
+) {
+  const app = await startApprovalApp({ store, slack, recordPolicy: true, ...options });
+  defer(() => app.stop());
+  return app;
+}
+
+async function world(defer: (cleanup: () => unknown) => void) {
+  const store = await createStore('memory://');
+  const slack = await FakeSlack.start();
+  defer(() => store.close());
+  defer(() => slack.stop());
+  return { store, slack };
+}
+
+const policyPosts = (slack: FakeSlack) =>
+  slack
+    .callsTo('chat.postMessage')
+    .filter(
+      (c) =>
+        c.body.channel === APPROVALS_CHANNEL &&
+        JSON.stringify(c.body).includes('Recorded in the audit chain'),
+    );
+const policyEntries = async (store: Store) =>
+  (await new AuditLog(store).entries('sandbox')).filter((e) => e.kind === 'policy');
+
+test('the first start records the whole policy once, and a restart with the same settings adds nothing', async ({
+  defer,
+}) => {
+  const { store, slack } = await world(defer);
+  const first = await startOn(store, slack, defer);
+  await first.stop();
+  await startOn(store, slack, defer);
+  const [entry, ...more] = await policyEntries(store);
+  expect(more).toEqual([]);
+  expect(entry?.subject).toBe('policy recorded');
+  expect(entry?.policy?.changes).toContain('tiers: 0:1,1000000:2');
+  const posts = policyPosts(slack);
+  expect(posts).toHaveLength(1);
+  const shown = JSON.stringify(posts[0]?.body.blocks);
+  expect(shown).toContain('Approval policy recorded');
+  expect(shown).toContain(`Recorded in the audit chain as #${entry?.seq}`);
+});
+
+test('a policy changed across a restart is recorded once and posted once, with mentions for people', async ({
+  defer,
+}) => {
+  const { store, slack } = await world(defer);
+  const first = await startOn(store, slack, defer, { approverGroup: 'S0TREASURY' });
+  await first.stop();
+  slack.reset();
+  await startOn(store, slack, defer, {
+    tiers: '0:1,500000:2',
+    dailyLimit: '5000000',
+    approvers: ['UAPPROVERA', 'UAPPROVERB', 'U0EFE'],
+  });
+  const entries = await policyEntries(store);
+  expect(entries).toHaveLength(2);
+  expect(entries[1]?.policy?.changes).toEqual([
+    'approvers: +<@U0EFE> −<@UREQ> −<!subteam^S0TREASURY>',
+    'tiers: 0:1,1000000:2 → 0:1,500000:2',
+    'daily limit: none → ₦5,000,000.00',
+  ]);
+  const posts = policyPosts(slack);
+  expect(posts).toHaveLength(1);
+  const shown = JSON.stringify(posts[0]?.body.blocks);
+  expect(shown).toContain('Approval policy changed');
+  // Mentions stay mentions (Slack shows names); the arrow and the amount are plain text.
+  expect(shown).toContain('+<@U0EFE> −<@UREQ> −<!subteam^S0TREASURY>');
+  expect(shown).toContain('tiers: 0:1,1000000:2 → 0:1,500000:2');
+  expect(shown).toContain(`Recorded in the audit chain as #${entries[1]?.seq}`);
+  expect((await new AuditLog(store).verify('sandbox')).ok).toBe(true);
+});
+
+test('two replicas starting together with a new policy write one entry and post it once', async ({
+  defer,
+}) => {
+  const { store, slack } = await world(defer);
+  const other = await FakeSlack.start();
+  defer(() => other.stop());
+  await Promise.all([
+    startOn(store, slack, defer, { tiers: '0:2' }),
+    startOn(store, other, defer, { tiers: '0:2' }),
+  ]);
+  expect(await policyEntries(store)).toHaveLength(1);
+  expect(policyPosts(slack).length + policyPosts(other).length).toBe(1);
+});
+
+test('`/cngn audit` lists the entry with its people as mentions, and the CSV export holds its lines', async ({
+  defer,
+}) => {
+  const { store, slack } = await world(defer);
+  const app = await startOn(store, slack, defer);
+  await app.engine.recordMembershipChange('S0TREASURY', ['U0EFE'], ['U0CHIDI']);
+  const posted = policyPosts(slack).at(-1);
+  expect(JSON.stringify(posted?.body.blocks)).toContain(
+    'members of <!subteam^S0TREASURY>: +<@U0EFE> −<@U0CHIDI>',
+  );
+  await slashCommand(app.sender, {
+    text: 'audit 5',
+    userId: 'UAPPROVERA',
+    responseUrl: slack.responseUrl('list'),
+  });
+  const answer = JSON.stringify((await slack.waitFor('response_url:list')).body);
+  expect(answer).toContain('policy members of S0TREASURY');
+  expect(answer).toContain('+<@U0EFE> −<@U0CHIDI>');
+  const entries = await policyEntries(store);
+  const csv = auditCsv(entries);
+  expect(csv).toContain('policy,policy-changed');
+  expect(csv).toContain('members of <!subteam^S0TREASURY>: +<@U0EFE> −<@U0CHIDI>');
+});

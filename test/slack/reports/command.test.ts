@@ -1,0 +1,140 @@
+// `/cngn report` through the real bot: a signed slash command, the private "preparing" answer, then the
+// DM the fake Slack receives: the chart uploaded with its title and alt text, the summary's blocks,
+// and the CSV. Reports come from a small fixed source (test/support/report-source.ts).
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Harness, startHarness } from '../../support/harness.js';
+import {
+  CHART_ALT,
+  CHART_PNG,
+  type FixedReportSource,
+  fixedReportSource,
+} from '../../support/report-source.js';
+import { slashCommand } from '../../support/slack-requests.js';
+
+const READER = 'UREADER';
+const NOW = new Date('2026-11-26T10:00:00Z');
+let harness: Harness | undefined;
+let source: FixedReportSource;
+
+afterEach(async () => {
+  await harness?.stop();
+  harness = undefined;
+});
+
+async function start(withSource = true): Promise<Harness> {
+  source = fixedReportSource();
+  harness = await startHarness({ now: () => NOW, ...(withSource ? { reportSource: source } : {}) });
+  return harness;
+}
+
+/** `/cngn <text>` as the reader; the private answer's JSON. */
+async function cngn(h: Harness, text: string): Promise<string> {
+  const name = `report-${Math.random().toString(36).slice(2)}`;
+  await slashCommand(h.sender, { text, userId: READER, responseUrl: h.slack.responseUrl(name) });
+  return JSON.stringify((await h.slack.waitFor(`response_url:${name}`)).body);
+}
+
+describe('/cngn report', () => {
+  it('answers privately at once, then sends the chart, the summary and the CSV to the DM', async () => {
+    const h = await start();
+    expect(await cngn(h, 'report')).toContain(
+      'Preparing your report for *last 7 days*… it will arrive in your DM',
+    );
+    const summary = await h.slack.waitFor('chat.postMessage', (c) => c.body.channel === `D${READER}`);
+    await expect.poll(() => h.slack.sharedFiles().length).toBe(2);
+    const [chart, csv] = h.slack.sharedFiles();
+    // Chart first, then the summary, then the CSV.
+    const order = h.slack.calls
+      .filter((c) => c.method === 'files.completeUploadExternal' || c === summary)
+      .map((c) => c.method);
+    expect(order).toEqual([
+      'files.completeUploadExternal',
+      'chat.postMessage',
+      'files.completeUploadExternal',
+    ]);
+
+    expect(source.periods.map((p) => p.label)).toEqual(['last 7 days']);
+    expect(source.charts[0]).toMatchObject({
+      title: 'cNGN treasury — last 7 days (sandbox)',
+      environment: 'sandbox',
+    });
+    expect(chart).toMatchObject({
+      channel: `D${READER}`,
+      filename: 'cngn-report-sandbox-2026-11-20-to-2026-11-26.png',
+      title: 'cNGN treasury — last 7 days (sandbox): ₦1,200,000.00 → ₦1,450,000.50',
+      altText: CHART_ALT,
+    });
+    expect(chart?.content?.equals(CHART_PNG)).toBe(true);
+
+    const blocks = JSON.stringify(summary.body.blocks);
+    expect(blocks).toContain('cNGN treasury — last 7 days (sandbox)');
+    expect(blocks).toContain('₦1,200,000.00 → ₦1,450,000.50');
+    expect(blocks).toContain('Deposits ₦500,000.50');
+    expect(blocks).toContain('Withdrawals ₦250,000.00');
+    expect(blocks).toContain('*Fees*  ₦1,250.00');
+    expect(blocks).toContain('`DEP-0001`');
+    expect(blocks).toContain('median 12 min, slowest 2 h 5 min');
+    expect(blocks).toContain('<@UAPPROVERA> 2, <@UAPPROVERB> 1');
+    expect(blocks).toContain('Figures complete from');
+    // The service's words are escaped: no channel ping, no bold.
+    expect(blocks).not.toContain('<!channel>');
+    expect(blocks).toContain('RD-&lt;!channel&gt;');
+
+    expect(csv).toMatchObject({
+      channel: `D${READER}`,
+      title: '2 transactions — last 7 days (CSV)',
+      filename: 'cngn-report-sandbox-2026-11-20-to-2026-11-26.csv',
+    });
+    const rows = csv?.content?.toString('utf8').split('\r\n') ?? [];
+    expect(rows[0]).toBe('at,reference,kind,direction,amount,fee,status,reason,network');
+    expect(rows).toContain(
+      '2026-11-25T08:00:00.000Z,"\'=HYPERLINK(""x"")",other,in,100000.00,500.00,succeeded,,base',
+    );
+  });
+
+  it('takes a month, and refuses one that has not begun without sending anything', async () => {
+    const h = await start();
+    expect(await cngn(h, 'report 2026-10')).toContain('Preparing your report for *October 2026*');
+    await expect.poll(() => h.slack.sharedFiles().length).toBe(2);
+    expect(await cngn(h, 'report 2027-01')).toContain('January 2027 has not begun yet.');
+    expect(await cngn(h, 'report fortnight')).toContain('report takes today, yesterday, 7d, 30d or a month');
+    expect(source.periods.map((p) => p.label)).toEqual(['October 2026']);
+  });
+
+  it('tells the person in their DM, in one sentence, when the report could not be made', async () => {
+    const h = await start();
+    source.failWith = new Error('figures unavailable at /srv/secret/path');
+    await cngn(h, 'report yesterday');
+    const told = await h.slack.waitFor('chat.postMessage', (c) => c.body.channel === `D${READER}`);
+    expect(String(told.body.text)).toMatch(
+      /^Your report for yesterday could not be made; try again shortly, quoting reference `[0-9a-f]{8}`/,
+    );
+    expect(JSON.stringify(told.body)).not.toContain('/srv/secret');
+    expect(h.slack.sharedFiles()).toHaveLength(0);
+  });
+
+  it('says so in the private answer when Slack opens no DM', async () => {
+    const h = await start();
+    h.slack.on('conversations.open', () => ({ body: { ok: false, error: 'missing_scope' } }));
+    const name = 'no-dm';
+    await slashCommand(h.sender, { text: 'report', userId: READER, responseUrl: h.slack.responseUrl(name) });
+    const told = await h.slack.waitFor(`response_url:${name}`, (c) =>
+      JSON.stringify(c.body).includes('could not be sent'),
+    );
+    expect(JSON.stringify(told.body)).toContain('Slack did not open a direct message with you');
+    expect(source.periods).toHaveLength(0);
+  });
+
+  it('builds the report from the service and draws the chart when no source is given (as npm start does)', async () => {
+    const h = await start(false);
+    expect(await cngn(h, 'report 30d')).toContain('Preparing your report for *last 30 days*');
+    await expect.poll(() => h.slack.sharedFiles().length, { timeout: 30_000 }).toBe(2);
+    const [chart, csv] = h.slack.sharedFiles();
+    expect(chart?.title).toMatch(/^cNGN treasury — last 30 days \(sandbox\): ₦[\d,.]+ → ₦[\d,.]+$/);
+    // A real PNG of twice the chart's size (900×520 at 2×).
+    expect(chart?.content?.subarray(1, 4).toString()).toBe('PNG');
+    expect(chart?.content?.readUInt32BE(16)).toBe(1800);
+    expect(csv?.filename).toMatch(/\.csv$/);
+    expect(csv?.content?.toString()).toMatch(/CNGN-(DP|WD|RD|BR)-/);
+  });
+});
