@@ -9,6 +9,7 @@ import {
   parseTiers,
   STOP_DRAIN_MS,
 } from '../approvals/index.js';
+import type { Roles } from '../approvals/roles.js';
 import { type CngnClient, createCngnClient } from '../cngn/client.js';
 import { environmentFromKey, keyId } from '../cngn/credentials.js';
 import type { Config } from '../config.js';
@@ -18,6 +19,7 @@ import { type MetricsServer, startMetricsServer } from '../metrics/server.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../sandbox/index.js';
 import { registerDeadLetterActions } from '../slack/alerts/dead-letter-actions.js';
 import { registerDepositQuoteViews } from '../slack/deposits/views.js';
+import { registerGate } from '../slack/gate/gate.js';
 import { registerCommands } from '../slack/registry.js';
 import { observedFetch } from '../slack/runtime/api-calls.js';
 import { createSlackApp, type Health, type SlackApp } from '../slack/runtime/app.js';
@@ -35,6 +37,7 @@ import {
 import type { Webhooks } from '../webhooks/index.js';
 import { RecentAlerts } from '../webhooks/recent.js';
 import { type Approvals, auditSealFor, BRIDGE_CALLBACK_PATH, createApprovals } from './approvals.js';
+import { provisionalRoles } from './provisional-roles.js';
 import { createWebhooksForSlack } from './webhooks.js';
 
 export interface BotOptions {
@@ -59,6 +62,8 @@ export interface BotOptions {
   reconcileGraceMs?: number;
   /** App Home's per-person debounce (tests: short). */
   homeDebounceMs?: number;
+  /** Who holds which role; tests may pass their own (otherwise the provisional roles, below). */
+  roles?: Roles;
 }
 
 export interface Bot {
@@ -278,6 +283,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
           now,
         }
       : undefined;
+  const roles = options.roles ?? provisionalRoles(approvals?.policy, config.approvers, config.approverGroup);
   const routes: CustomRoute[] = [webhooks.route, ...(options.routes ?? [])];
   if (approvals) {
     routes.push(
@@ -306,6 +312,18 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       approverGroup: approvals ? config.approverGroup : undefined,
     },
     plugins: [
+      // In front of every listener: who may use what (src/slack/access.ts) is checked before any runs.
+      (app) =>
+        registerGate(app, {
+          roles,
+          logger,
+          environment: client.environment,
+          features: new Set([
+            ...(approvals ? (['approvals'] as const) : []),
+            ...(policy ? (['policy'] as const) : []),
+            ...(deadLetters ? (['deadLetters'] as const) : []),
+          ]),
+        }),
       (app) =>
         registerCommands(app, {
           ...readDeps,

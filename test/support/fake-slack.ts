@@ -23,6 +23,11 @@ export function openedViewId(call: SlackCall): string {
   return id;
 }
 
+/** A single-channel guest of the workspace, as users.info describes them. */
+export const GUEST = 'UGUEST';
+/** A bot user (another app's), as users.info describes it. */
+export const BOT_USER = 'UOTHERBOT';
+
 /** Slack honours a trigger_id for 3 seconds after the interaction. */
 export const TRIGGER_LIFETIME_MS = 3_000;
 
@@ -354,9 +359,20 @@ export class FakeSlack {
           channel: { id, name: id.toLowerCase(), is_channel: true, is_member: true, is_archived: false },
         };
       }
-      case 'users.info':
-        // A member of the workspace, active, a person; with no name, so answers show the mention.
-        return { ok: true, user: { id: String(body.user), deleted: false, is_bot: false } };
+      case 'users.info': {
+        // A member of the workspace, active, a person; with no name, so answers show the mention. Two
+        // ids are not: a single-channel guest and a bot user (the access gate refuses both).
+        const id = String(body.user);
+        return {
+          ok: true,
+          user: {
+            id,
+            deleted: false,
+            is_bot: id === BOT_USER,
+            ...(id === GUEST ? { is_restricted: true, is_ultra_restricted: true } : {}),
+          },
+        };
+      }
       case 'views.publish':
         return { ok: true, view: { id: `V${this.counter}`, hash: `h${this.counter}` } };
       case 'conversations.open':
