@@ -71,7 +71,9 @@ export function noReaderHome(refusal: Refusal): { type: 'home'; blocks: KnownBlo
   const text =
     refusal.why === 'role'
       ? `You do not have ${roleName(refusal.need)}, so the treasury's balances, requests and alerts are not shown here. It is ${heldBy(refusal.holders)}: ask one of them or an admin of the bot.`
-      : refusalMessage('button', refusal).text;
+      : refusal.why === 'unchecked'
+        ? 'The bot could not check your role with Slack just now, so nothing of the treasury is shown here. Open Home again in a moment.'
+        : 'Guests and bots cannot use the cNGN treasury desk, so nothing of the treasury is shown here.';
   return {
     type: 'home',
     blocks: [

@@ -259,6 +259,9 @@ describe('the access gate, with roles as lists', () => {
     expect(String((await ephemeralTo(app, GUEST)).body.text)).toContain('Guests and bots cannot use');
     expect(app.slack.callsTo('views.open')).toEqual([]);
     expect((await app.engine.get(id))?.approvals).toEqual([]);
+    await homeOpened(app.sender, GUEST);
+    const home = await app.slack.waitFor('views.publish', (c) => c.body.user_id === GUEST);
+    expect(JSON.stringify(home.body.view)).toContain('nothing of the treasury is shown here');
   });
 });
 
