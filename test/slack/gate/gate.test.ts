@@ -265,6 +265,16 @@ describe('the access gate, with roles as lists', () => {
   });
 });
 
+describe('the access gate when Slack cannot say who someone is', () => {
+  botTest('refuses, says to try again, and runs nothing', async ({ app }) => {
+    app.slack.on('users.info', () => ({ body: { ok: false, error: 'fatal_error' } }));
+    expect(await cngn(app, 'withdraw', REQUESTER)).toBe(
+      'The bot could not check your role with Slack just now. Nothing was done; try again in a moment.',
+    );
+    expect(app.slack.callsTo('views.open')).toEqual([]);
+  });
+});
+
 describe('the access gate, with the bot’s own (provisional) roles', () => {
   const test = botTest.extend('listed', async ({ startApp }) =>
     startApp({ approvers: [APPROVER_A, GUEST, REQUESTER] }),
