@@ -5,6 +5,7 @@ import type { WebClient } from '@slack/web-api';
 import { auditStateFiles } from '../approvals/audit-location.js';
 import {
   ApprovalEngine,
+  type ApprovalPolicy,
   type ApprovalTier,
   type AuditSeal,
   AuditSigner,
@@ -74,6 +75,8 @@ export interface ApprovalsSetup {
 
 export interface Approvals {
   engine: ApprovalEngine;
+  /** Who may approve what (the access gate's provisional roles ask it). */
+  policy: ApprovalPolicy;
   deps: ApprovalSlackDeps;
   /** Register listeners on the app and present changes through its client. */
   plugin: (app: App) => void;
@@ -138,6 +141,7 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
   };
   const approvals: Approvals = {
     engine,
+    policy,
     deps,
     presenter: undefined,
     dms: undefined,
@@ -145,7 +149,7 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
     people: undefined,
     plugin: (app) => {
       slackClient = app.client;
-      approvals.people = new People(app.client);
+      approvals.people ??= new People(app.client);
       const notify = setup.notify ?? 'both';
       approvals.presenter = registerApprovals(app, deps, setup.store, {
         approverButtons: notify !== 'dm',

@@ -9,6 +9,7 @@ import {
   parseTiers,
   STOP_DRAIN_MS,
 } from '../approvals/index.js';
+import type { Roles } from '../approvals/roles.js';
 import { type CngnClient, createCngnClient } from '../cngn/client.js';
 import { environmentFromKey, keyId } from '../cngn/credentials.js';
 import type { Config } from '../config.js';
@@ -19,12 +20,14 @@ import type { ReportSource } from '../reports/types.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../sandbox/index.js';
 import { registerDeadLetterActions } from '../slack/alerts/dead-letter-actions.js';
 import { registerDepositQuoteViews } from '../slack/deposits/views.js';
+import { registerGate } from '../slack/gate/gate.js';
 import { registerCommands } from '../slack/registry.js';
 import { ScheduledReports } from '../slack/reports/scheduled.js';
 import { observedFetch } from '../slack/runtime/api-calls.js';
 import { createSlackApp, type Health, type SlackApp } from '../slack/runtime/app.js';
 import { Deliveries } from '../slack/runtime/deliveries.js';
 import { createInFlight, createSlackTraffic } from '../slack/runtime/in-flight.js';
+import { People } from '../slack/runtime/people.js';
 import { SlackAccess } from '../slack/runtime/slack-access.js';
 import {
   checkStoreDurability,
@@ -38,6 +41,7 @@ import type { Webhooks } from '../webhooks/index.js';
 import { RecentAlerts } from '../webhooks/recent.js';
 import { type Approvals, auditSealFor, BRIDGE_CALLBACK_PATH, createApprovals } from './approvals.js';
 import { policyOf } from './policy-inputs.js';
+import { provisionalRoles } from './provisional-roles.js';
 import { treasuryReports } from './reports.js';
 import { createWebhooksForSlack } from './webhooks.js';
 
@@ -67,6 +71,8 @@ export interface BotOptions {
   recordPolicy?: boolean;
   /** Where treasury reports come from (`/cngn report`, the schedule); unset: reports are off. */
   reportSource?: ReportSource;
+  /** Who holds which role; tests may pass their own (otherwise the provisional roles, below). */
+  roles?: Roles;
 }
 
 export interface Bot {
@@ -291,6 +297,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
           now,
         }
       : undefined;
+  const roles = options.roles ?? provisionalRoles(approvals?.policy, config.approvers, config.approverGroup);
   const routes: CustomRoute[] = [webhooks.route, ...(options.routes ?? [])];
   if (approvals) {
     routes.push(
@@ -319,6 +326,23 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       approverGroup: approvals ? config.approverGroup : undefined,
     },
     plugins: [
+      // In front of every listener: who may use what (src/slack/access.ts) is checked before any runs.
+      (app) => {
+        // One directory of people for the gate and the audit's names, so each person is asked once.
+        const people = new People(app.client);
+        if (approvals) approvals.people = people;
+        registerGate(app, {
+          people,
+          roles,
+          logger,
+          environment: client.environment,
+          features: new Set([
+            ...(approvals ? (['approvals'] as const) : []),
+            ...(policy ? (['policy'] as const) : []),
+            ...(deadLetters ? (['deadLetters'] as const) : []),
+          ]),
+        });
+      },
       (app) =>
         registerCommands(app, {
           ...readDeps,
