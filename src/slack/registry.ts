@@ -20,14 +20,26 @@ import type { ApprovalSlackDeps } from './approvals/types.js';
 import { AUDIT_SUBCOMMANDS } from './audit/command.js';
 import { DELEGATE_SUBCOMMAND } from './delegation/command.js';
 import { FREEZE_SUBCOMMAND, UNFREEZE_SUBCOMMAND } from './freeze/command.js';
-import { errorMessage, helpMessage, noticeMessage, TX_PAGE_ACTION, withEnvironment } from './reads/blocks.js';
+import {
+  errorMessage,
+  helpMessage,
+  noticeMessage,
+  TX_PAGE_ACTIONS,
+  withEnvironment,
+} from './reads/blocks.js';
 import { READ_SUBCOMMANDS, type ReadDeps, txPage } from './reads/commands.js';
 import { REPORT_SUBCOMMAND } from './reports/command.js';
 import { commandDelivery, type Deliveries, type DeliveryTurn } from './runtime/deliveries.js';
 import { describeError } from './runtime/errors.js';
 import { afterAck, type InFlight } from './runtime/in-flight.js';
 import { postToResponseUrl } from './runtime/response-url.js';
-import type { CommandContext, FeatureSubcommand, SlackMessage, Subcommand } from './types.js';
+import {
+  type CommandContext,
+  type FeatureSubcommand,
+  READERS,
+  type SlackMessage,
+  type Subcommand,
+} from './types.js';
 
 /** An entry of the registry: a read runs with the router's deps; the others with their feature's. */
 type Entry =
@@ -66,7 +78,8 @@ export const REGISTRY: readonly Entry[] = [
   DELEGATE_SUBCOMMAND,
   FREEZE_SUBCOMMAND,
   UNFREEZE_SUBCOMMAND,
-  POLICY_SUBCOMMAND,
+  // What the policy shows (approvers, limits used) is the treasury's business: for readers.
+  { ...POLICY_SUBCOMMAND, who: READERS },
   AUDIT_SUBCOMMANDS.list,
   AUDIT_SUBCOMMANDS.verify,
   AUDIT_SUBCOMMANDS.archive,
@@ -285,7 +298,7 @@ export function registerCommands(app: App, deps: RouterDeps): void {
 
   // Next / Previous on the transaction list: the same private message is replaced in place.
   app.action<import('@slack/bolt').BlockAction<import('@slack/bolt').ButtonAction>>(
-    new RegExp(`^${TX_PAGE_ACTION.replace('.', '\\.')}\\.`),
+    TX_PAGE_ACTIONS,
     async ({ ack, action, body }) => {
       await ack();
       const page = pageSchema.parse(action.value);

@@ -1,7 +1,9 @@
-// What a /cngn subcommand declares to the command registry: its line in the help, who it
-// is for, the feature it needs when that feature may be left unconfigured, and the handler that answers.
+// What a /cngn subcommand declares to the command registry: its line in the help, the role it needs
+// (the access gate checks it before the handler runs), the feature it needs when that feature may be
+// left unconfigured, and the handler that answers.
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
+import type { Need } from '../approvals/roles.js';
 
 /** A message as the bot sends it: the fallback text and its blocks. */
 export interface SlackMessage {
@@ -9,8 +11,18 @@ export interface SlackMessage {
   blocks: KnownBlock[];
 }
 
-/** Who a subcommand is for. The help puts it before the summary ("approvers: …"), except `anyone`. */
-export type Who = 'anyone' | 'approvers' | 'requester';
+/**
+ * Who may use a subcommand, button, form or type-ahead: a role, or `anyone` (any member who is not a
+ * guest or a bot). The help puts the role before the summary ("approvers: …"), except for anyone and
+ * readers, whom every line is for.
+ */
+export type Who = 'anyone' | Need;
+
+export const READERS: Need = { role: 'reader' };
+export const REQUESTERS: Need = { role: 'requester' };
+export const AUDITORS: Need = { role: 'auditor' };
+/** Approving in general: which kinds of request a person may approve is the engine's check. */
+export const APPROVERS: Need = { role: 'approver' };
 
 /** One line of `/cngn help`. */
 export interface HelpEntry {

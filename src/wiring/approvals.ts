@@ -4,6 +4,7 @@ import type { App } from '@slack/bolt';
 import { auditStateFiles } from '../approvals/audit-location.js';
 import {
   ApprovalEngine,
+  type ApprovalPolicy,
   type ApprovalTier,
   type AuditSeal,
   AuditSigner,
@@ -76,6 +77,8 @@ export interface Approvals {
   engine: ApprovalEngine;
   /** Who holds which role (the same book the Slack gate asks). */
   roles: RoleBook;
+  /** Who may approve what. */
+  policy: ApprovalPolicy;
   deps: ApprovalSlackDeps;
   /** Register listeners on the app and present changes through its client. */
   plugin: (app: App) => void;
@@ -142,13 +145,14 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
   const approvals: Approvals = {
     engine,
     roles: setup.roles,
+    policy,
     deps,
     presenter: undefined,
     dms: undefined,
     home: undefined,
     people: undefined,
     plugin: (app) => {
-      approvals.people = new People(app.client);
+      approvals.people ??= new People(app.client);
       const notify = setup.notify ?? 'both';
       approvals.presenter = registerApprovals(app, deps, setup.store, {
         approverButtons: notify !== 'dm',

@@ -9,6 +9,7 @@ import {
   parseTiers,
   STOP_DRAIN_MS,
 } from '../approvals/index.js';
+import type { Roles } from '../approvals/roles.js';
 import { type CngnClient, createCngnClient } from '../cngn/client.js';
 import { environmentFromKey, keyId } from '../cngn/credentials.js';
 import type { Config } from '../config.js';
@@ -19,12 +20,14 @@ import type { ReportSource } from '../reports/types.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../sandbox/index.js';
 import { registerDeadLetterActions } from '../slack/alerts/dead-letter-actions.js';
 import { registerDepositQuoteViews } from '../slack/deposits/views.js';
+import { registerGate } from '../slack/gate/gate.js';
 import { registerCommands } from '../slack/registry.js';
 import { ScheduledReports } from '../slack/reports/scheduled.js';
 import { observedFetch } from '../slack/runtime/api-calls.js';
 import { createSlackApp, type Health, type SlackApp } from '../slack/runtime/app.js';
 import { Deliveries } from '../slack/runtime/deliveries.js';
 import { createInFlight, createSlackTraffic } from '../slack/runtime/in-flight.js';
+import { People } from '../slack/runtime/people.js';
 import { SlackAccess } from '../slack/runtime/slack-access.js';
 import {
   checkStoreDurability,
@@ -37,6 +40,7 @@ import {
 import type { Webhooks } from '../webhooks/index.js';
 import { RecentAlerts } from '../webhooks/recent.js';
 import { type Approvals, auditSealFor, BRIDGE_CALLBACK_PATH, createApprovals } from './approvals.js';
+import { gateRoles } from './gate-roles.js';
 import { policyOf } from './policy-inputs.js';
 import { treasuryReports } from './reports.js';
 import { createRoles, type RolesWiring, rolesSetupOf } from './roles.js';
@@ -68,6 +72,8 @@ export interface BotOptions {
   recordPolicy?: boolean;
   /** Where treasury reports come from (`/cngn report`, the schedule); unset: reports are off. */
   reportSource?: ReportSource;
+  /** Who holds which role, as the gate asks; tests may pass their own (otherwise the configured roles). */
+  roles?: Roles;
 }
 
 export interface Bot {
@@ -295,6 +301,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
           now,
         }
       : undefined;
+  const gate = options.roles ?? gateRoles(roles.roles, approvals?.policy);
   const routes: CustomRoute[] = [webhooks.route, ...(options.routes ?? [])];
   if (approvals) {
     routes.push(
@@ -323,6 +330,23 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       approverGroup: approvals ? config.approverGroup : undefined,
     },
     plugins: [
+      // In front of every listener: who may use what (src/slack/access.ts) is checked before any runs.
+      (app) => {
+        // One directory of people for the gate and the audit's names, so each person is asked once.
+        const people = new People(app.client);
+        if (approvals) approvals.people = people;
+        registerGate(app, {
+          people,
+          roles: gate,
+          logger,
+          environment: client.environment,
+          features: new Set([
+            ...(approvals ? (['approvals'] as const) : []),
+            ...(policy ? (['policy'] as const) : []),
+            ...(deadLetters ? (['deadLetters'] as const) : []),
+          ]),
+        });
+      },
       (app) =>
         registerCommands(app, {
           ...readDeps,

@@ -8,7 +8,7 @@ import { createLogger, type Logger } from '../log.js';
 import type { ReportSource } from '../reports/types.js';
 import { createStore } from '../store/index.js';
 import type { Workbench } from '../workbench/index.js';
-import { CHANNELS, DEMO_APPROVERS } from '../workbench/people.js';
+import { CHANNELS, DEMO_APPROVERS, DEMO_ROLES } from '../workbench/people.js';
 import { type Bot, startBot } from './bot.js';
 
 /** Start-up refused for a reason that is not a malformed setting (the live-key rule). */
@@ -33,8 +33,8 @@ export function wantsWorkbench(env: Record<string, string | undefined>): boolean
 
 /**
  * The environment the bot starts with under the workbench: HTTP mode with the workbench's token and
- * signing secret, and the demo workspace's approvals channel, alerts channel and approvers — unless
- * the operator set their own, which win.
+ * signing secret, and the demo workspace's approvals channel, alerts channel, approvers and roles
+ * (readers, requesters, auditors) — unless the operator set their own, which win.
  */
 export function workbenchEnv(
   env: Record<string, string | undefined>,
@@ -50,6 +50,9 @@ export function workbenchEnv(
   if (!present(env.CNGN_ALERTS_CHANNEL)) out.CNGN_ALERTS_CHANNEL = CHANNELS.alerts.id;
   if (!present(env.CNGN_APPROVERS) && !present(env.CNGN_APPROVER_GROUP)) {
     out.CNGN_APPROVERS = DEMO_APPROVERS.join(',');
+  }
+  for (const [name, users] of Object.entries(DEMO_ROLES)) {
+    if (!present(env[name])) out[name] = users.join(',');
   }
   return out;
 }

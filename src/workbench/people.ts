@@ -1,5 +1,5 @@
-// Who is in the workbench's pretend workspace: four demo users, three channels, a DM with the bot per
-// user, and the bot itself. Fixed, so a reload and a restart show the same people and places.
+// Who is in the workbench's pretend workspace: six demo users (one a guest), three channels, a DM with
+// the bot per user, and the bot itself. Fixed, so a reload and a restart show the same people and places.
 import type { WorkbenchChannel, WorkbenchUser } from './protocol.js';
 
 export const TEAM = { id: 'T0WORKBENCH', domain: 'workbench', name: 'Local workbench' } as const;
@@ -10,8 +10,20 @@ export const USERS: readonly WorkbenchUser[] = [
   { id: 'U0ADA', name: 'Ada', role: 'treasury operations, requester' },
   { id: 'U0BOLA', name: 'Bola', role: 'approver' },
   { id: 'U0CHIDI', name: 'Chidi', role: 'approver' },
-  { id: 'U0DAYO', name: 'Dayo', role: 'reads only, not an approver' },
+  { id: 'U0DAYO', name: 'Dayo', role: 'reader' },
+  { id: 'U0EFE', name: 'Efe', role: 'auditor' },
+  { id: 'U0GBENGA', name: 'Gbenga', role: 'guest: refused everything' },
 ];
+
+/** Single-channel guests of the pretend workspace (users.info says is_restricted). */
+export const GUESTS: readonly string[] = ['U0GBENGA'];
+
+/** The roles the workbench configures unless the operator names their own (CNGN_READERS, …). */
+export const DEMO_ROLES = {
+  CNGN_READERS: ['U0ADA', 'U0BOLA', 'U0CHIDI', 'U0DAYO', 'U0EFE'],
+  CNGN_REQUESTERS: ['U0ADA', 'U0BOLA', 'U0CHIDI'],
+  CNGN_AUDITORS: ['U0EFE'],
+} as const;
 
 export const CHANNELS = {
   treasury: { id: 'C0TREASURY', name: 'treasury', kind: 'channel' },

@@ -3,7 +3,7 @@
 
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { BOT, dmOwner, TEAM, userById } from './people.js';
+import { BOT, dmOwner, GUESTS, TEAM, userById } from './people.js';
 import type { WorkbenchMessage } from './protocol.js';
 import { SlackRefusal } from './slack-rules.js';
 
@@ -37,6 +37,7 @@ export function userObject(id: string) {
     real_name: name,
     deleted: false,
     is_bot: false,
+    ...(GUESTS.includes(id) ? { is_restricted: true, is_ultra_restricted: true } : {}),
     tz: 'Africa/Lagos',
     // With users:read.email (which the workbench grants, as the manifest asks) Slack adds the e-mail.
     profile: {

@@ -46,7 +46,9 @@ describe('the /cngn registry', () => {
     for (const entry of REGISTRY) {
       expect(entry.usage.startsWith(entry.name), entry.name).toBe(true);
       expect(entry.example.startsWith(entry.name), entry.name).toBe(true);
-      expect(['anyone', 'approvers', 'requester']).toContain(entry.who);
+      expect(
+        entry.who === 'anyone' || ['reader', 'requester', 'auditor', 'approver'].includes(entry.who.role),
+      ).toBe(true);
     }
   });
 

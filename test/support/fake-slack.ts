@@ -23,6 +23,11 @@ export function openedViewId(call: SlackCall): string {
   return id;
 }
 
+/** A single-channel guest of the workspace, as users.info describes them. */
+export const GUEST = 'UGUEST';
+/** A bot user (another app's), as users.info describes it. */
+export const BOT_USER = 'UOTHERBOT';
+
 /** Slack honours a trigger_id for 3 seconds after the interaction. */
 export const TRIGGER_LIFETIME_MS = 3_000;
 
@@ -329,7 +334,9 @@ export class FakeSlack {
       ...(known?.name ? { real_name: known.name, display_name: known.name } : {}),
       ...(this.scopes.includes('users:read.email') ? { email } : {}),
     };
-    return { id, deleted: false, is_bot: false, ...named, profile };
+    // Two ids are not plain members: a single-channel guest and a bot user (the access gate refuses both).
+    const kind = id === GUEST ? { is_restricted: true, is_ultra_restricted: true } : {};
+    return { id, deleted: false, is_bot: id === BOT_USER, ...kind, ...named, profile };
   }
 
   private defaultAnswer(method: string, body: Record<string, unknown>): unknown {

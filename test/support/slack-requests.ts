@@ -240,3 +240,48 @@ export function optionsRequest(
     view: options.view,
   });
 }
+
+/** The Events API delivery Slack sends when `user` opens the app's Home tab. */
+export function homeOpened(sender: SlackSender, user: string): Promise<SlackResponse> {
+  const body = JSON.stringify({
+    token: 'legacy-unused',
+    team_id: 'T1',
+    api_app_id: 'A1',
+    type: 'event_callback',
+    event_id: `Ev${Math.random().toString(36).slice(2)}`,
+    event_time: Math.floor(Date.now() / 1000),
+    event: {
+      type: 'app_home_opened',
+      user,
+      channel: `D${user}`,
+      tab: 'home',
+      event_ts: String(Date.now() / 1000),
+    },
+  });
+  return postSigned(sender, body, { contentType: 'application/json' });
+}
+
+/** A button clicked in the Home tab: a view container, no channel. */
+export function clickInHome(
+  sender: SlackSender,
+  options: { actionId: string; value: string; userId: string; triggerId?: string },
+): Promise<SlackResponse> {
+  return interaction(sender, {
+    type: 'block_actions',
+    team: { id: 'T1', domain: 'treasury' },
+    user: { id: options.userId, username: 'someone', team_id: 'T1' },
+    api_app_id: 'A1',
+    trigger_id: options.triggerId ?? newTriggerId(),
+    container: { type: 'view', view_id: 'VHOME' },
+    view: { id: 'VHOME', type: 'home', callback_id: '', private_metadata: '', hash: 'h' },
+    actions: [
+      {
+        action_id: options.actionId,
+        block_id: 'home.waiting',
+        type: 'button',
+        value: options.value,
+        action_ts: String(Date.now() / 1000),
+      },
+    ],
+  });
+}

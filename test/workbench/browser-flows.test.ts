@@ -87,10 +87,10 @@ describe.skipIf(!browserAvailable())('workbench in Chromium against the real bot
   );
 
   test(
-    "refuses Ada's own Approve with a private explanation",
+    "refuses Ada's Approve (she files, she does not approve) with a private explanation",
     async ({ page }) => {
       await request(page, 'Withdrawal · SANDBOX').getByRole('button', { name: 'Approve' }).click();
-      await contains(privateAnswers(page).last(), 'so you cannot approve or reject it');
+      await contains(privateAnswers(page).last(), 'needs the approver role, held by @Bola and @Chidi');
       await contains(request(page, 'Withdrawal · SANDBOX'), 'Waiting for approval');
     },
     STEP,
@@ -101,7 +101,7 @@ describe.skipIf(!browserAvailable())('workbench in Chromium against the real bot
     async ({ workbench, page }) => {
       await workbench.actAs('Dayo');
       await request(page, 'Withdrawal · SANDBOX').getByRole('button', { name: 'Approve' }).click();
-      await contains(privateAnswers(page).last(), 'You are not an approver');
+      await contains(privateAnswers(page).last(), 'This button needs the approver role');
       await contains(request(page, 'Withdrawal · SANDBOX'), 'Waiting for approval');
     },
     STEP,

@@ -96,11 +96,18 @@ describe('npm start with no Slack settings', () => {
 
 describe('start-up wiring', () => {
   it('configures the bot for the demo users, while an operator setting wins', async () => {
-    const env = workbenchEnv({ CNGN_ALERTS_CHANNEL: 'C0MINE' }, 'secret', 'xoxb-workbench-t');
+    const env = workbenchEnv(
+      { CNGN_ALERTS_CHANNEL: 'C0MINE', CNGN_AUDITORS: 'U0ADA' },
+      'secret',
+      'xoxb-workbench-t',
+    );
     expect(env).toMatchObject({
       CNGN_APPROVALS_CHANNEL: 'C0APPROVALS',
       CNGN_ALERTS_CHANNEL: 'C0MINE',
       CNGN_APPROVERS: 'U0BOLA,U0CHIDI',
+      CNGN_READERS: 'U0ADA,U0BOLA,U0CHIDI,U0DAYO,U0EFE',
+      CNGN_REQUESTERS: 'U0ADA,U0BOLA,U0CHIDI',
+      CNGN_AUDITORS: 'U0ADA',
       SLACK_SIGNING_SECRET: 'secret',
     });
     expect(
@@ -166,7 +173,7 @@ describe('the workbench running', () => {
     expect(state.sandbox).toBe(true);
     expect(state.channels.map((c) => c.name)).toEqual(['treasury', 'approvals', 'alerts', 'cngn-desk']);
     expect(state.channels[3]).toEqual({ id: 'DU0ADA', name: 'cngn-desk', kind: 'dm' });
-    expect(state.users.map((u) => u.name)).toEqual(['Ada', 'Bola', 'Chidi', 'Dayo']);
+    expect(state.users.map((u) => u.name)).toEqual(['Ada', 'Bola', 'Chidi', 'Dayo', 'Efe', 'Gbenga']);
   });
 
   it('is not reachable from another address of this machine', async () => {

@@ -5,7 +5,7 @@
 import { escapeMrkdwn, mentionChannel } from '../../format/mrkdwn.js';
 import type { DeadLetter, RepostOutcome, RepostResult } from '../../webhooks/index.js';
 import { errorMessage, noticeMessage } from '../reads/blocks.js';
-import type { FeatureSubcommand, SlackMessage } from '../types.js';
+import { type FeatureSubcommand, READERS, type SlackMessage } from '../types.js';
 import { ALL_LETTERS, deadLettersMessage, repostSummary, shortId } from './dead-letter-blocks.js';
 import type { DeadLetterSlackDeps } from './types.js';
 
@@ -115,7 +115,7 @@ export const DEAD_LETTERS_SUBCOMMAND: FeatureSubcommand<'deadLetters', DeadLette
   name: 'deadletters',
   usage: 'deadletters [repost <id|all> <#channel or its ID>]',
   summary: 'alerts Slack refused, with why; approvers re-post one or all to a channel',
-  who: 'anyone',
+  who: READERS,
   example: 'deadletters',
   needs: 'deadLetters',
   run: (command, deps) => deadLettersCommand(command.args, command.userId, deps),

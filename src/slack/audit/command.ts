@@ -11,7 +11,7 @@ import { auditList } from '../approvals/blocks/lists.js';
 import type { ApprovalSlackDeps } from '../approvals/types.js';
 import { errorMessage, noticeMessage } from '../reads/blocks.js';
 import { SlackUploadError, sendFilesToUser, uploadFailureText } from '../runtime/files.js';
-import type { CommandContext, FeatureSubcommand, SlackMessage } from '../types.js';
+import { AUDITORS, type CommandContext, type FeatureSubcommand, type SlackMessage } from '../types.js';
 import { auditArchiveMessage, auditExportMessage, auditVerifyMessage } from './blocks.js';
 
 export const AUDIT_EXPORT_USAGE =
@@ -180,7 +180,7 @@ export const AUDIT_SUBCOMMANDS = {
     name: 'audit',
     usage: 'audit [n]',
     summary: 'the last n steps of the audit log',
-    who: 'anyone',
+    who: AUDITORS,
     example: 'audit 50',
     needs: 'approvals',
     run: auditListCommand,
@@ -189,7 +189,7 @@ export const AUDIT_SUBCOMMANDS = {
     name: 'audit verify',
     usage: 'audit verify',
     summary: "check the audit log's hash chain, its signed head and the archive; name the first broken link",
-    who: 'approvers',
+    who: AUDITORS,
     example: 'audit verify',
     needs: 'approvals',
     run: forApprovers('verify', verifyAudit),
@@ -198,7 +198,7 @@ export const AUDIT_SUBCOMMANDS = {
     name: 'audit archive',
     usage: 'audit archive',
     summary: 'write what is new in the audit log to the signed archive now',
-    who: 'approvers',
+    who: AUDITORS,
     example: 'audit archive',
     needs: 'approvals',
     run: forApprovers('archive', archiveAudit),
@@ -207,7 +207,7 @@ export const AUDIT_SUBCOMMANDS = {
     name: 'audit export',
     usage: 'audit export [from] [to]',
     summary: 'the audit log as CSV and JSON Lines, sent to you in a DM (dates or 7d, 24h)',
-    who: 'approvers',
+    who: AUDITORS,
     example: 'audit export 2026-11-01 2026-11-30',
     needs: 'approvals',
     run: forApprovers('export', exportAudit),

@@ -10,7 +10,7 @@ import { AMOUNT_HINT, amountReason, Money } from '../../format/money.js';
 import { escapeMrkdwn, mentionChannel, mentionUser } from '../../format/mrkdwn.js';
 import { requestTitle } from '../approvals/blocks/words.js';
 import type { ApprovalSlackDeps } from '../approvals/types.js';
-import type { FeatureSubcommand, SlackMessage } from '../types.js';
+import { type FeatureSubcommand, REQUESTERS, type SlackMessage } from '../types.js';
 import { delegationList } from './blocks.js';
 
 /** mrkdwn: its `<…>` placeholders written as entities, so Slack shows them as typed rather than reading links. */
@@ -165,7 +165,7 @@ export const DELEGATE_SUBCOMMAND: FeatureSubcommand<'approvals', ApprovalSlackDe
   usage: 'delegate [@person until <date|duration> [max <amount>] | revoke @person]',
   summary:
     'approvers away: let someone approve in your place for a while (another approver approves it); list or revoke',
-  who: 'anyone',
+  who: REQUESTERS,
   example: 'delegate @bola until 2026-12-24 max 500000',
   needs: 'approvals',
   run: (command, deps) => delegateCommand(command.args, command.userId, deps),

@@ -7,7 +7,7 @@ import { lagosTime } from '../../format/display.js';
 import { escapeMrkdwn, mentionChannel, mentionUser } from '../../format/mrkdwn.js';
 import { requestTitle } from '../approvals/blocks/words.js';
 import type { ApprovalSlackDeps } from '../approvals/types.js';
-import type { FeatureSubcommand, SlackMessage } from '../types.js';
+import { APPROVERS, type FeatureSubcommand, type SlackMessage } from '../types.js';
 import { FROZEN_MEANING, frozenBy } from './blocks.js';
 
 /** mrkdwn: its `<…>` placeholder written as entities, so Slack shows it as typed. */
@@ -77,7 +77,7 @@ export const FREEZE_SUBCOMMAND: FeatureSubcommand<'approvals', ApprovalSlackDeps
   name: 'freeze',
   usage: 'freeze <reason>',
   summary: 'stop every send to the service at once, on every replica (filing and approving go on)',
-  who: 'approvers',
+  who: APPROVERS,
   example: 'freeze a look-alike address was approved; checking',
   needs: 'approvals',
   run: (command, deps) => freezeCommand(command.args, command.userId, deps),
@@ -87,7 +87,7 @@ export const UNFREEZE_SUBCOMMAND: FeatureSubcommand<'approvals', ApprovalSlackDe
   name: 'unfreeze',
   usage: 'unfreeze',
   summary: 'ask to lift the freeze: another approver (not the one who froze) approves it',
-  who: 'approvers',
+  who: APPROVERS,
   example: 'unfreeze',
   needs: 'approvals',
   run: (command, deps) => unfreezeCommand(command.userId, deps),

@@ -1,6 +1,7 @@
 // Pure builders for the answers that move no money: help, balance, networks, banks, accounts,
 // whitelist, transactions. Data in, Block Kit out; no I/O, no clock reads (callers pass `now`).
 import type { ActionsBlock, KnownBlock, ModalView, SectionBlock } from '@slack/types';
+import type { Role } from '../../approvals/roles.js';
 import type { CngnEnvironment } from '../../cngn/api.js';
 import {
   type BalanceEntry,
@@ -28,12 +29,22 @@ import { escapeMrkdwn, explorerLink, inertUrl } from '../../format/mrkdwn.js';
 import type { HelpEntry, SlackMessage } from '../types.js';
 
 export const TX_PAGE_ACTION = 'tx.page';
+/** Every page button of the transaction list (`tx.page.previous`, `tx.page.next`). */
+export const TX_PAGE_ACTIONS = /^tx\.page\./;
 const MAX_SECTION_TEXT = 2900;
 const MAX_LINES = 40;
 
+const FOR_ROLE: Record<Role, string | undefined> = {
+  reader: undefined, // most lines are for readers: the help says so once, not on each line
+  requester: 'requesters',
+  auditor: 'auditors',
+  approver: 'approvers',
+};
+
 /** A help line's summary with whom it is for in front: "approvers: check the audit log's…". */
 export function helpSummary(entry: HelpEntry): string {
-  return !entry.who || entry.who === 'anyone' ? entry.summary : `${entry.who}: ${entry.summary}`;
+  const who = !entry.who || entry.who === 'anyone' ? undefined : FOR_ROLE[entry.who.role];
+  return who ? `${who}: ${entry.summary}` : entry.summary;
 }
 
 const section = (text: string): SectionBlock => ({
@@ -104,7 +115,10 @@ export function helpMessage(entries: readonly HelpEntry[], notice?: string): Sla
   blocks.push({
     type: 'context',
     elements: [
-      { type: 'mrkdwn', text: 'No money moves until a second person approves it in the approvals channel.' },
+      {
+        type: 'mrkdwn',
+        text: 'Unmarked commands need the reader role. No money moves until a second person approves it in the approvals channel.',
+      },
     ],
   });
   return { text: notice ?? 'cNGN treasury commands', blocks };

@@ -7,7 +7,7 @@ import type { ReportPeriod } from '../../reports/types.js';
 import { errorMessage, noticeMessage } from '../reads/blocks.js';
 import type { ReadDeps } from '../reads/commands.js';
 import { afterAck } from '../runtime/in-flight.js';
-import type { CommandContext, SlackMessage, Subcommand } from '../types.js';
+import { type CommandContext, READERS, type SlackMessage, type Subcommand } from '../types.js';
 import { chartOf, deliverReport, failureSentence } from './delivery.js';
 import type { ReportDeps } from './types.js';
 
@@ -61,8 +61,8 @@ async function reportCommand(command: CommandContext, deps: ReadDeps): Promise<S
 export const REPORT_SUBCOMMAND: Subcommand<ReadDeps> = {
   name: 'report',
   usage: 'report [today|yesterday|7d|30d|YYYY-MM]',
-  summary: 'readers: the treasury report (chart, summary, CSV) for a period, sent to you in a DM; default 7d',
-  who: 'anyone',
+  summary: 'the treasury report (chart, summary, CSV) for a period, sent to you in a DM; default 7d',
+  who: READERS,
   example: 'report 30d',
   run: reportCommand,
 };

@@ -68,7 +68,7 @@ describe('/cngn deadletters', () => {
     const button = blocks.find((b) => b.accessory)?.accessory;
     expect(button?.action_id).toBe('deadletters.repost');
 
-    // Someone who is not an approver gets told so, and no modal opens.
+    // Someone who is not an approver gets told so (by the access gate), and no modal opens.
     await blockAction(app.sender, {
       actionId: 'deadletters.repost',
       value: button?.value ?? '',
@@ -76,7 +76,7 @@ describe('/cngn deadletters', () => {
       responseUrl: app.slack.responseUrl('outsider-click'),
     });
     const refusal = await app.slack.waitFor('response_url:outsider-click');
-    expect(String(refusal.body.text)).toContain('Only approvers');
+    expect(String(refusal.body.text)).toContain('needs the *approver* role');
     expect(app.slack.callsTo('views.open')).toHaveLength(0);
 
     refused.clear(); // Slack would take it now

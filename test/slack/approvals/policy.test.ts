@@ -13,6 +13,8 @@ import {
 
 const GROUP = 'SAPPROVERS';
 const MEMBER = 'UGROUPMEMBER';
+/** Who asks: a member Slack describes plainly (the access gate looks them up first). */
+const ASKER = 'UANYONE';
 const NAMES: Record<string, string> = {
   [APPROVER_A]: 'Bola <Adeyemi> & Co',
   [APPROVER_B]: 'Chidi Okafor',
@@ -31,6 +33,7 @@ describe('/cngn policy', () => {
     });
     app.slack.on('users.info', (call) => {
       const id = String(call.body.user);
+      if (id === ASKER) return undefined;
       return NAMES[id]
         ? { body: { ok: true, user: { id, real_name: NAMES[id] } } }
         : { body: { ok: false, error: 'user_not_found' } };
@@ -46,7 +49,7 @@ describe('/cngn policy', () => {
   async function ask(text: string, name: string): Promise<{ text: string; ephemeral: unknown }> {
     const response = await slashCommand(app.sender, {
       text,
-      userId: 'UANYONE',
+      userId: ASKER,
       responseUrl: app.slack.responseUrl(name),
     });
     expect(response.status).toBe(200);
@@ -75,9 +78,11 @@ describe('/cngn policy', () => {
 
   it('shows a person Slack cannot name as a mention, and says when the group cannot be read', async () => {
     app.slack.on('users.info', (call) =>
-      call.body.user === APPROVER_B
-        ? { body: { ok: true, user: { id: APPROVER_B, real_name: NAMES[APPROVER_B] } } }
-        : { body: { ok: false, error: 'missing_scope' } },
+      call.body.user === ASKER
+        ? undefined
+        : call.body.user === APPROVER_B
+          ? { body: { ok: true, user: { id: APPROVER_B, real_name: NAMES[APPROVER_B] } } }
+          : { body: { ok: false, error: 'missing_scope' } },
     );
     app.slack.on('usergroups.users.list', () => ({ body: { ok: false, error: 'missing_scope' } }));
     const { text } = await ask('policy', 'policy-degraded');

@@ -87,7 +87,9 @@ describe('/cngn resolve', () => {
     expect(mine).toContain('so you cannot record its outcome: another approver must');
     // Past its approval, a request can no longer be cancelled: nobody is told they can.
     expect(mine).not.toContain('cancel');
-    expect(await resolve(`resolve ${id} completed I saw it land`, OUTSIDER)).toContain('not an approver');
+    expect(await resolve(`resolve ${id} completed I saw it land`, OUTSIDER)).toContain(
+      'needs the *approver* role',
+    );
     expect((await app.engine.get(id))?.state).toBe('outcome-unknown');
   });
 

@@ -168,10 +168,13 @@ describe('Review all', () => {
     const b = await fileWithdrawal(app, '2500');
     // The outsider has no list of their own: they submit an approver's (as only a forger could).
     const { viewId } = await openReviewAll(APPROVER_A);
-    await submit(OUTSIDER, viewId, [`${a}:0`, `${b}:0`]);
-    const text = await results(OUTSIDER);
-    expect(text).toContain('0 of 2 approved');
-    expect(text).toContain('not an approver');
+    const answer = (await submit(OUTSIDER, viewId, [`${a}:0`, `${b}:0`])).json() as {
+      response_action?: string;
+      errors?: Record<string, string>;
+    };
+    // The access gate refuses it on the form itself: the role it needs, and who holds it.
+    expect(answer.response_action).toBe('errors');
+    expect(answer.errors?.['review_all.pick']).toContain('needs the approver role');
     await app.engine.idle();
     for (const id of [a, b])
       expect(await app.engine.get(id)).toMatchObject({ state: 'pending', approvals: [] });

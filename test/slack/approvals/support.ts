@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ApprovalEngine } from '../../../src/approvals/index.js';
+import type { Roles } from '../../../src/approvals/roles.js';
 import type { CngnClient } from '../../../src/cngn/client.js';
 import type { Config, MetricsConfig } from '../../../src/config.js';
 import { type Logger, silentLogger } from '../../../src/log.js';
@@ -63,6 +64,8 @@ export interface ApprovalAppOptions {
   metrics?: MetricsConfig;
   /** Record the policy in the audit chain at start, as a real start does (default off: tests count entries and posts). */
   recordPolicy?: boolean;
+  /** Who holds which role (default: the bot's own, from its settings). */
+  roles?: Roles;
   /** More settings, on top of the ones above (the audit archive and key, STORE_URL for where its state goes). */
   config?: Partial<Omit<Config, 'slack'>>;
 }
@@ -125,6 +128,7 @@ export async function startApprovalApp(options: ApprovalAppOptions = {}): Promis
     clientTimeouts: { headersMs: 2_000, bodyMs: 2_000 },
     homeDebounceMs: options.homeDebounceMs ?? 20,
     recordPolicy: options.recordPolicy ?? false,
+    ...(options.roles ? { roles: options.roles } : {}),
   });
   if (!bot.approvals) throw new Error('approvals are not wired');
   const engine = bot.approvals.engine;

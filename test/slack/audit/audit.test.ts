@@ -65,7 +65,7 @@ describe('/cngn audit verify', () => {
 
   it('is for approvers only', async () => {
     await fileWithdrawal(app, '10');
-    expect(await cngn('audit verify', OUTSIDER)).toContain('Only approvers can verify the audit log');
+    expect(await cngn('audit verify', OUTSIDER)).toContain('needs the *auditor* role');
   });
 });
 
@@ -163,7 +163,7 @@ describe('/cngn audit export', () => {
     await fileWithdrawal(app, '10');
     expect(await cngn('audit export yesterday', APPROVER_A)).toContain('is not a date');
     expect(await cngn('audit export 2026-11-30 2026-11-01', APPROVER_A)).toContain('must come before');
-    expect(await cngn('audit export', OUTSIDER)).toContain('Only approvers can export');
+    expect(await cngn('audit export', OUTSIDER)).toContain('needs the *auditor* role');
     expect(app.slack.sharedFiles()).toEqual([]);
   });
 

@@ -93,7 +93,7 @@ describe('/cngn freeze', () => {
   botTest(
     'is refused, privately and changing nothing, to someone who is no approver, without a reason, and twice',
     async ({ app }) => {
-      expect(await command(app, `freeze ${REASON}`, OUTSIDER)).toContain('Only an approver can freeze sends');
+      expect(await command(app, `freeze ${REASON}`, OUTSIDER)).toContain('needs the *approver* role');
       expect(await command(app, 'freeze', APPROVER_A)).toContain('Reason: say why sends are frozen');
       expect(await app.engine.currentFreeze()).toBeUndefined();
       const answer = (await health(app)).body;

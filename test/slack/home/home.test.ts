@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SlackCall } from '../../support/fake-slack.js';
 import { openReview, type ReviewView, refusedInModal, submitReview } from '../../support/review.js';
-import { interaction, newTriggerId, postSigned } from '../../support/slack-requests.js';
+import { clickInHome as homeClick, homeOpened as openHome } from '../../support/slack-requests.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -27,52 +27,9 @@ afterEach(async () => {
 });
 
 /** The Events API delivery Slack sends when someone opens the app's Home tab. */
-function homeOpened(a: ApprovalApp, user: string) {
-  const body = JSON.stringify({
-    token: 'legacy-unused',
-    team_id: 'T1',
-    api_app_id: 'A1',
-    type: 'event_callback',
-    event_id: `Ev${Math.random().toString(36).slice(2)}`,
-    event_time: Math.floor(Date.now() / 1000),
-    event: {
-      type: 'app_home_opened',
-      user,
-      channel: `D${user}`,
-      tab: 'home',
-      event_ts: String(Date.now() / 1000),
-    },
-  });
-  return postSigned(a.sender, body, { contentType: 'application/json' });
-}
-
-/** A button clicked in the Home tab: a view container, no channel. */
-function clickInHome(
-  a: ApprovalApp,
-  actionId: string,
-  value: string,
-  user: string,
-  triggerId = newTriggerId(),
-) {
-  return interaction(a.sender, {
-    type: 'block_actions',
-    team: { id: 'T1', domain: 'treasury' },
-    user: { id: user, username: 'someone', team_id: 'T1' },
-    api_app_id: 'A1',
-    trigger_id: triggerId,
-    container: { type: 'view', view_id: 'VHOME' },
-    view: { id: 'VHOME', type: 'home', callback_id: '', private_metadata: '', hash: 'h' },
-    actions: [
-      {
-        action_id: actionId,
-        block_id: 'home.waiting',
-        type: 'button',
-        value,
-        action_ts: String(Date.now() / 1000),
-      },
-    ],
-  });
-}
+const homeOpened = (a: ApprovalApp, user: string) => openHome(a.sender, user);
+const clickInHome = (a: ApprovalApp, actionId: string, value: string, userId: string, triggerId?: string) =>
+  homeClick(a.sender, { actionId, value, userId, ...(triggerId ? { triggerId } : {}) });
 
 const publishesFor = (a: ApprovalApp, user: string) =>
   a.slack.callsTo('views.publish').filter((c) => c.body.user_id === user);

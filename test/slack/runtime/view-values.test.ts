@@ -16,7 +16,8 @@ import { textValue, viewSubmission } from '../../support/slack-requests.js';
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness();
+  // The submitter (UREQ) approves too, so the reject form is reached past the access gate.
+  h = await startHarness({ config: { approvers: ['UREQ', 'UAPPROVERA'] } });
 });
 afterAll(async () => {
   await h?.stop();

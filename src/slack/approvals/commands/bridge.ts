@@ -1,6 +1,6 @@
 // `/cngn bridge [amount] [from] [to] [address]`: the bridge modal, prefilled from the arguments.
 
-import type { CommandContext, FeatureSubcommand } from '../../types.js';
+import { type CommandContext, type FeatureSubcommand, REQUESTERS } from '../../types.js';
 import { bridgeModal, toNetworkChoices } from '../blocks/modals.js';
 import type { ApprovalSlackDeps } from '../types.js';
 import { findNetwork, looksLikeAddress, looksLikeAmount, openModal } from './filing.js';
@@ -26,7 +26,7 @@ export const BRIDGE_SUBCOMMAND: FeatureSubcommand<'approvals', ApprovalSlackDeps
   name: 'bridge',
   usage: 'bridge [amount] [from] [to] [address]',
   summary: 'move cNGN to another network (needs approval)',
-  who: 'anyone',
+  who: REQUESTERS,
   example: 'bridge 100000 base bsc 0xabc…',
   needs: 'approvals',
   run: bridgeCommand,

@@ -2,7 +2,7 @@
 // more requests waiting for them (App Home's "Waiting for you") is offered Review all.
 
 import { waitingFor } from '../../home/waiting.js';
-import type { FeatureSubcommand } from '../../types.js';
+import { type FeatureSubcommand, READERS } from '../../types.js';
 import { pendingList } from '../blocks/lists.js';
 import { REVIEW_ALL_MIN, reviewAllButton } from '../blocks/review-all.js';
 import type { ApprovalSlackDeps } from '../types.js';
@@ -23,7 +23,7 @@ export const PENDING_SUBCOMMAND: FeatureSubcommand<'approvals', ApprovalSlackDep
   name: 'pending',
   usage: 'pending',
   summary: 'open approval requests',
-  who: 'anyone',
+  who: READERS,
   example: 'pending',
   needs: 'approvals',
   run: (command, deps) => pendingCommand(deps, command.userId),

@@ -1,6 +1,6 @@
 // `/cngn redeem [amount] [bank] [account]`: the redeem modal, prefilled from the arguments.
 
-import type { CommandContext, FeatureSubcommand } from '../../types.js';
+import { type CommandContext, type FeatureSubcommand, REQUESTERS } from '../../types.js';
 import { redeemModal } from '../blocks/bank-modal.js';
 import type { ApprovalSlackDeps } from '../types.js';
 import { findBank, looksLikeAccount, looksLikeAmount, openModal } from './filing.js';
@@ -23,7 +23,7 @@ export const REDEEM_SUBCOMMAND: FeatureSubcommand<'approvals', ApprovalSlackDeps
   name: 'redeem',
   usage: 'redeem [amount] [bank] [account]',
   summary: 'burn cNGN and pay Naira to a bank account (needs approval)',
-  who: 'anyone',
+  who: REQUESTERS,
   example: 'redeem 5000 gtbank 0123456789',
   needs: 'approvals',
   run: redeemCommand,

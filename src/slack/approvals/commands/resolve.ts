@@ -3,7 +3,7 @@
 // found. The step is audited and shown on the request's message; nothing is ever sent or resent.
 
 import { noticeMessage } from '../../reads/blocks.js';
-import type { FeatureSubcommand } from '../../types.js';
+import { APPROVERS, type FeatureSubcommand } from '../../types.js';
 import { refusalText } from '../blocks/lists.js';
 import type { ApprovalSlackDeps } from '../types.js';
 
@@ -34,7 +34,7 @@ export const RESOLVE_SUBCOMMAND: FeatureSubcommand<'approvals', ApprovalSlackDep
   name: 'resolve',
   usage: 'resolve <request> completed|failed <note>',
   summary: 'record what you checked for a request whose outcome is unknown (nothing is sent)',
-  who: 'approvers',
+  who: APPROVERS,
   example: 'resolve AR-1A2B3C4D5E failed not on the dashboard',
   needs: 'approvals',
   run: async (command, deps) => noticeMessage(await resolveCommand(command.args, command.userId, deps)),

@@ -1,6 +1,6 @@
 // `/cngn settlement [bank] [account]`: the settlement account modal, prefilled from the arguments.
 
-import type { CommandContext, FeatureSubcommand } from '../../types.js';
+import { type CommandContext, type FeatureSubcommand, REQUESTERS } from '../../types.js';
 import { settlementModal } from '../blocks/bank-modal.js';
 import type { ApprovalSlackDeps } from '../types.js';
 import { findBank, looksLikeAccount, openModal } from './filing.js';
@@ -25,7 +25,7 @@ export const SETTLEMENT_SUBCOMMAND: FeatureSubcommand<'approvals', ApprovalSlack
   name: 'settlement',
   usage: 'settlement [bank] [account]',
   summary: 'change the settlement bank account (needs approval)',
-  who: 'anyone',
+  who: REQUESTERS,
   example: 'settlement gtbank 0123456789',
   needs: 'approvals',
   run: settlementCommand,

@@ -1,6 +1,6 @@
 // `/cngn whitelist add [network] [address]`: the whitelist modal (with the 24 h timelock notice).
 
-import type { CommandContext, FeatureSubcommand } from '../../types.js';
+import { type CommandContext, type FeatureSubcommand, REQUESTERS } from '../../types.js';
 import { toNetworkChoices, whitelistModal } from '../blocks/modals.js';
 import type { ApprovalSlackDeps } from '../types.js';
 import { findNetwork, looksLikeAddress, openModal } from './filing.js';
@@ -29,7 +29,7 @@ export const WHITELIST_ADD_SUBCOMMAND: FeatureSubcommand<'approvals', ApprovalSl
   name: 'whitelist add',
   usage: 'whitelist add [network] [address]',
   summary: 'add an address to the whitelist (needs approval)',
-  who: 'anyone',
+  who: REQUESTERS,
   example: 'whitelist add base 0xabc…',
   // The whitelist line of the help shows it: `whitelist [add] …`.
   inHelp: false,

@@ -1,6 +1,6 @@
 // `/cngn withdraw [amount] [network] [address]`: the withdraw modal, prefilled from the arguments.
 
-import type { CommandContext, FeatureSubcommand } from '../../types.js';
+import { type CommandContext, type FeatureSubcommand, REQUESTERS } from '../../types.js';
 import { toNetworkChoices, whitelistChoices, withdrawModal } from '../blocks/modals.js';
 import type { ApprovalSlackDeps } from '../types.js';
 import { findNetwork, looksLikeAddress, looksLikeAmount, openModal } from './filing.js';
@@ -32,7 +32,7 @@ export const WITHDRAW_SUBCOMMAND: FeatureSubcommand<'approvals', ApprovalSlackDe
   name: 'withdraw',
   usage: 'withdraw [amount] [network] [address]',
   summary: 'send cNGN to a wallet (needs approval)',
-  who: 'anyone',
+  who: REQUESTERS,
   example: 'withdraw 1500 base 0xabc…',
   needs: 'approvals',
   run: withdrawCommand,

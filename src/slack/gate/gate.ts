@@ -1,0 +1,263 @@
+// The access gate: one Bolt global middleware in front of every listener. It reads what arrived (a
+// /cngn command, a button in a channel, a DM or App Home, a modal submission, a type-ahead, App Home
+// opening), finds who may use it (the registry and access.ts), refuses guests and bots whatever the
+// role lists say, then asks Roles. A refusal is acked, said privately, logged, and nothing runs.
+import type { AnyMiddlewareArgs, App } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import { z } from 'zod';
+import type { Roles } from '../../approvals/roles.js';
+import type { CngnEnvironment } from '../../cngn/api.js';
+import type { Logger } from '../../log.js';
+import { commandWho, declaredWho } from '../access.js';
+import { answerPlace } from '../approvals/actions/click-answer.js';
+import { withEnvironment } from '../reads/blocks.js';
+import { People } from '../runtime/people.js';
+import { postToResponseUrl } from '../runtime/response-url.js';
+import type { Feature, SlackMessage, Who } from '../types.js';
+import { noReaderHome, type Refusal, type Refused, refusalFieldText, refusalMessage } from './refusals.js';
+
+export interface GateDeps {
+  roles: Roles;
+  /** The environment every answer is marked with (SANDBOX, LIVE). */
+  environment: CngnEnvironment;
+  /** The features wired here: a subcommand of another one only says it is not configured. */
+  features: ReadonlySet<Feature>;
+  logger: Pick<Logger, 'warn' | 'debug'>;
+  /** One directory per app; built from the app's client when absent. */
+  people?: People;
+}
+
+/** Where a request came from, as the log line and the refusal's delivery need it. */
+type Arrival =
+  | { surface: 'command'; id: string; user: string; who: Who; responseUrl: string }
+  | {
+      surface: 'channel button' | 'DM button' | 'Home button' | 'modal button';
+      id: string;
+      user: string;
+      who: Who;
+      channel?: string;
+      /** A message's button carries one: the answer goes under it, even where the bot is no member. */
+      responseUrl?: string;
+    }
+  | { surface: 'modal submission'; id: string; user: string; who: Who; field?: string }
+  | { surface: 'modal closed' | 'type-ahead' | 'shortcut' | 'Home'; id: string; user: string; who: Who };
+
+const user = z.object({ id: z.string() });
+const commandSchema = z.object({
+  command: z.string(),
+  text: z.string().default(''),
+  user_id: z.string(),
+  response_url: z.string(),
+});
+const actionSchema = z.object({
+  type: z.literal('block_actions'),
+  user,
+  actions: z.array(z.object({ action_id: z.string() })).min(1),
+  channel: z.object({ id: z.string() }).optional(),
+  response_url: z.string().optional(),
+  container: z.object({ type: z.string(), channel_id: z.string().optional() }).optional(),
+  view: z.object({ type: z.string() }).optional(),
+});
+const viewSchema = z.object({
+  type: z.enum(['view_submission', 'view_closed']),
+  user,
+  view: z.object({
+    callback_id: z.string(),
+    state: z.object({ values: z.record(z.string(), z.unknown()) }).optional(),
+  }),
+});
+const optionsSchema = z.object({ type: z.literal('block_suggestion'), user, action_id: z.string() });
+const shortcutSchema = z.object({
+  type: z.enum(['shortcut', 'message_action']),
+  user,
+  callback_id: z.string(),
+});
+const homeSchema = z.object({
+  type: z.literal('event_callback'),
+  event: z.object({ type: z.literal('app_home_opened'), user: z.string(), tab: z.string().optional() }),
+});
+
+/** What arrived and who may use it; undefined for what the gate lets by (Slack's own events). */
+function arrival(body: unknown, features: ReadonlySet<Feature>): Arrival | 'undeclared' | undefined {
+  const command = commandSchema.safeParse(body);
+  if (command.success) {
+    const { name, who } = commandWho(command.data.text, features);
+    const id = `${command.data.command} ${name}`;
+    return {
+      surface: 'command',
+      id,
+      user: command.data.user_id,
+      who,
+      responseUrl: command.data.response_url,
+    };
+  }
+  const action = actionSchema.safeParse(body);
+  if (action.success) {
+    const { actions, container, view } = action.data;
+    const id = actions[0]?.action_id ?? '';
+    const who = declaredWho('action', id);
+    if (!who) return 'undeclared';
+    const channel = action.data.channel?.id ?? container?.channel_id;
+    const surface =
+      container?.type === 'view' || (!channel && view)
+        ? view?.type === 'home'
+          ? 'Home button'
+          : 'modal button'
+        : channel?.startsWith('D')
+          ? 'DM button'
+          : 'channel button';
+    const responseUrl = action.data.response_url;
+    return {
+      surface,
+      id,
+      user: action.data.user.id,
+      who,
+      ...(channel ? { channel } : {}),
+      ...(responseUrl ? { responseUrl } : {}),
+    };
+  }
+  const view = viewSchema.safeParse(body);
+  if (view.success) {
+    const id = view.data.view.callback_id;
+    const who = declaredWho('view', id);
+    if (!who) return 'undeclared';
+    const field = Object.keys(view.data.view.state?.values ?? {})[0];
+    return view.data.type === 'view_closed'
+      ? { surface: 'modal closed', id, user: view.data.user.id, who }
+      : { surface: 'modal submission', id, user: view.data.user.id, who, ...(field ? { field } : {}) };
+  }
+  const options = optionsSchema.safeParse(body);
+  if (options.success) {
+    const who = declaredWho('options', options.data.action_id);
+    return who
+      ? { surface: 'type-ahead', id: options.data.action_id, user: options.data.user.id, who }
+      : 'undeclared';
+  }
+  const shortcut = shortcutSchema.safeParse(body);
+  if (shortcut.success) {
+    const id = shortcut.data.callback_id;
+    const who = declaredWho('shortcut', id);
+    return who ? { surface: 'shortcut', id, user: shortcut.data.user.id, who } : 'undeclared';
+  }
+  const home = homeSchema.safeParse(body);
+  if (home.success && (home.data.event.tab ?? 'home') === 'home') {
+    const who = declaredWho('event', 'app_home_opened');
+    return who ? { surface: 'Home', id: 'app_home_opened', user: home.data.event.user, who } : 'undeclared';
+  }
+  return undefined;
+}
+
+/** Undefined when `user` may go on; otherwise why not. Guests and bots first: no list lets them in. */
+async function judge(user: string, who: Who, deps: Required<GateDeps>): Promise<Refusal | undefined> {
+  try {
+    const person = await deps.people.lookup(user);
+    if (person.bot) return { why: 'bot' };
+    if (person.guest) return { why: 'guest' };
+    if (person.deleted) return { why: 'deleted' };
+    if (who === 'anyone' || (await deps.roles.holds(user, who))) return undefined;
+    return { why: 'role', need: who, holders: await deps.roles.holders(who) };
+  } catch (error) {
+    // Slack or a user group's members could not be read: nobody is let in on a guess.
+    deps.logger.warn('the access gate could not check the person: refused', { user, error: String(error) });
+    return { why: 'unchecked' };
+  }
+}
+
+/** Plain names of the holders a form's field names (Slack shows no mention there). */
+async function holderNames(refusal: Refusal, people: People): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  if (refusal.why !== 'role') return names;
+  for (const id of refusal.holders.users.slice(0, 8)) {
+    const person = await people.lookup(id).catch(() => undefined);
+    names.set(id, person ? `@${person.name}` : id);
+  }
+  return names;
+}
+
+type Ack = (answer?: unknown) => Promise<void>;
+
+/** Ack and answer privately, as each surface allows; nothing else happens. */
+async function refuse(
+  arrived: Arrival,
+  refusal: Refusal,
+  ack: Ack | undefined,
+  client: WebClient,
+  deps: Required<GateDeps>,
+): Promise<void> {
+  const marked = (refused: Refused) => withEnvironment(refusalMessage(refused, refusal), deps.environment);
+  // Only the person sees it: in the channel of the click, else in their DM with the app.
+  const privately = async (message: SlackMessage, channel?: string) => {
+    const place = await answerPlace(client, { channel, user: arrived.user });
+    if (place.channel)
+      await client.chat.postEphemeral({ channel: place.channel, user: arrived.user, ...message });
+    else await client.chat.postMessage({ channel: arrived.user, ...message });
+  };
+  switch (arrived.surface) {
+    case 'command':
+      await ack?.();
+      return postToResponseUrl(arrived.responseUrl, {
+        response_type: 'ephemeral',
+        ...marked({ command: arrived.id.replace(/^\S+\s/, '') }),
+      });
+    case 'channel button':
+    case 'DM button':
+      await ack?.();
+      if (arrived.responseUrl) {
+        return postToResponseUrl(arrived.responseUrl, {
+          response_type: 'ephemeral',
+          replace_original: false,
+          ...marked('button'),
+        });
+      }
+      return privately(marked('button'), arrived.channel);
+    case 'Home button':
+    case 'modal button':
+      await ack?.();
+      return privately(marked('button'));
+    case 'modal submission':
+      // On the form's first field, where the person is looking; the form stays open, nothing is filed.
+      if (arrived.field) {
+        const text = refusalFieldText(refusal, await holderNames(refusal, deps.people));
+        return ack?.({ response_action: 'errors', errors: { [arrived.field]: text } });
+      }
+      await ack?.({ response_action: 'clear' });
+      return privately(marked('form'));
+    case 'type-ahead':
+      return ack?.({ options: [] });
+    case 'shortcut':
+      await ack?.();
+      return privately(marked('shortcut'));
+    case 'modal closed':
+      return ack?.();
+    case 'Home':
+      await client.views.publish({ user_id: arrived.user, view: noReaderHome(refusal) });
+      return;
+  }
+}
+
+const needText = (who: Who) => (who === 'anyone' ? 'anyone' : `${who.role}${who.kind ? `:${who.kind}` : ''}`);
+
+/** Put the gate in front of every listener of `app`. */
+export function registerGate(app: App, gateDeps: GateDeps): void {
+  const deps: Required<GateDeps> = { ...gateDeps, people: gateDeps.people ?? new People(app.client) };
+  app.use(async (args: AnyMiddlewareArgs & { next: () => Promise<void>; client: WebClient }) => {
+    const arrived = arrival(args.body, deps.features);
+    if (arrived === undefined) return args.next();
+    if (arrived === 'undeclared') {
+      // Nothing listens to an id nobody declared (a test checks every listener is declared).
+      deps.logger.debug('an interaction nothing declares went by the access gate');
+      return args.next();
+    }
+    const refusal = await judge(arrived.user, arrived.who, deps);
+    if (!refusal) return args.next();
+    deps.logger.warn('the access gate refused', {
+      user: arrived.user,
+      surface: arrived.surface,
+      id: arrived.id,
+      need: needText(arrived.who),
+      why: refusal.why,
+    });
+    const ack = 'ack' in args ? (args.ack as Ack) : undefined;
+    await refuse(arrived, refusal, ack, args.client, deps);
+  });
+}

@@ -1,0 +1,84 @@
+// What the access gate says when it refuses: the role needed and who holds it, or that guests and bots
+// may do nothing here; and the App Home someone without the reader role sees (no treasury figures).
+import type { KnownBlock } from '@slack/types';
+import type { Holders, Need } from '../../approvals/roles.js';
+import { escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
+import type { SlackMessage } from '../types.js';
+
+/** Why the gate said no. */
+export type Refusal =
+  | { why: 'role'; need: Need; holders: Holders }
+  | { why: 'guest' | 'bot' | 'deleted' }
+  | { why: 'unchecked' };
+
+/** "the *requester* role", "the *approver* role for withdraw requests". */
+export function roleName(need: Need, bold = true): string {
+  const role = bold ? `*${need.role}*` : need.role;
+  return `the ${role} role${need.kind ? ` for ${need.kind} requests` : ''}`;
+}
+
+const MAX_NAMED = 8;
+
+function joined(parts: string[]): string {
+  if (parts.length <= 1) return parts[0] ?? '';
+  return `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`;
+}
+
+/** "held by @Ada, @Bola and members of @treasury", in mrkdwn (mentions), or plain with the names given. */
+export function heldBy(holders: Holders, names?: ReadonlyMap<string, string>): string {
+  if (holders.everyone) return 'held by every member of the workspace who is not a guest';
+  const users = holders.users.slice(0, MAX_NAMED).map((id) => {
+    const name = names?.get(id);
+    return names ? (name ?? id) : mentionUser(id);
+  });
+  const more = holders.users.length - users.length;
+  if (more > 0) users.push(`${more} more`);
+  const groups = holders.groups.map((id) =>
+    names ? `members of user group ${id}` : /^S[A-Z0-9]+$/.test(id) ? `members of <!subteam^${id}>` : id,
+  );
+  const all = [...users, ...groups];
+  return all.length ? `held by ${joined(all)}` : 'held by nobody yet; an admin of the bot names who holds it';
+}
+
+/** What was refused, as the person sees it: "`/cngn withdraw`", "This button", "This form". */
+export type Refused = { command: string } | 'button' | 'form' | 'shortcut';
+
+function what(refused: Refused): string {
+  if (typeof refused === 'object') return `\`/cngn ${escapeMrkdwn(refused.command)}\``;
+  return refused === 'button' ? 'This button' : refused === 'form' ? 'This form' : 'This shortcut';
+}
+
+/** The private answer to someone refused: one section, mrkdwn, nothing done. */
+export function refusalMessage(refused: Refused, refusal: Refusal): SlackMessage {
+  const subject = what(refused);
+  const text =
+    refusal.why === 'role'
+      ? `${subject} needs ${roleName(refusal.need)}, ${heldBy(refusal.holders)}. Nothing was done.`
+      : refusal.why === 'unchecked'
+        ? 'The bot could not check your role with Slack just now. Nothing was done; try again in a moment.'
+        : 'Guests and bots cannot use the cNGN treasury desk, whatever roles they are given. Nothing was done.';
+  return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: `:no_entry: ${text}` } }] };
+}
+
+/** The same, as a form field's "field: reason" in plain text (Slack shows no mentions there), names given. */
+export function refusalFieldText(refusal: Refusal, names: ReadonlyMap<string, string>): string {
+  if (refusal.why !== 'role') return `Not allowed: ${refusalMessage('form', refusal).text}`;
+  return `Not allowed: this form needs ${roleName(refusal.need, false)}, ${heldBy(refusal.holders, names)}. Nothing was filed.`;
+}
+
+/** App Home for someone who may not read the treasury: what they lack and who holds it, no figures. */
+export function noReaderHome(refusal: Refusal): { type: 'home'; blocks: KnownBlock[] } {
+  const text =
+    refusal.why === 'role'
+      ? `You do not have ${roleName(refusal.need)}, so the treasury's balances, requests and alerts are not shown here. It is ${heldBy(refusal.holders)}: ask one of them or an admin of the bot.`
+      : refusal.why === 'unchecked'
+        ? 'The bot could not check your role with Slack just now, so nothing of the treasury is shown here. Open Home again in a moment.'
+        : 'Guests and bots cannot use the cNGN treasury desk, so nothing of the treasury is shown here.';
+  return {
+    type: 'home',
+    blocks: [
+      { type: 'header', text: { type: 'plain_text', text: 'cNGN treasury desk' } },
+      { type: 'section', text: { type: 'mrkdwn', text } },
+    ],
+  };
+}

@@ -1,0 +1,294 @@
+// The access gate over signed HTTP with the real Bolt app and the fake Slack: on every surface (the
+// command, a button in a channel, in a DM and in App Home, a modal submission, the type-ahead, App Home
+// opening) someone without the role is refused privately, with the role named and who holds it, and
+// nothing changes; someone with it goes on. Guests and bots are refused even when a list names them.
+import { describe, expect } from 'vitest';
+import type { Role, Roles } from '../../../src/approvals/roles.js';
+import { createLogger } from '../../../src/log.js';
+import { APPROVE_ACTION } from '../../../src/slack/approvals/blocks/message.js';
+import { botTest } from '../../support/bot.js';
+import { BOT_USER, GUEST } from '../../support/fake-slack.js';
+import {
+  blockAction,
+  clickInHome,
+  homeOpened,
+  newTriggerId,
+  optionsRequest,
+  textValue,
+  viewSubmission,
+} from '../../support/slack-requests.js';
+import {
+  APPROVALS_CHANNEL,
+  APPROVER_A,
+  type ApprovalApp,
+  fileWithdrawal,
+  OUTSIDER,
+  REQUESTER,
+  slashCommand,
+  waitUntil,
+} from '../approvals/support.js';
+
+const DAYO = 'UDAYO'; // reads, files nothing, approves nothing
+const EFE = 'UEFE'; // reads and audits
+const NOBODY = 'UNOBODY'; // a member holding no role at all
+
+/**
+ * Roles as lists, handed to the bot directly, so each case names exactly who holds what without
+ * configuring the role variables.
+ */
+function listedRoles(lists: Record<Role, string[]>): Roles {
+  return {
+    holds: async (user, need) => lists[need.role].includes(user),
+    holders: async (need) => ({ everyone: false, users: lists[need.role], groups: [] }),
+  };
+}
+
+const LISTS: Record<Role, string[]> = {
+  reader: [DAYO, EFE, REQUESTER, APPROVER_A],
+  requester: [REQUESTER],
+  auditor: [EFE],
+  approver: [APPROVER_A, GUEST],
+};
+
+let asked = 0;
+
+/** `/cngn <text>` as `userId`: the text of its private answer. */
+async function cngn(app: ApprovalApp, text: string, userId: string): Promise<string> {
+  const name = `gate-${++asked}`;
+  await slashCommand(app.sender, { text, userId, responseUrl: app.slack.responseUrl(name) });
+  return String((await app.slack.waitFor(`response_url:${name}`)).body.text);
+}
+
+/** `/cngn <text>` as `userId`, which answers with a modal: the views.open that opened it. */
+async function cngnModal(app: ApprovalApp, text: string, userId: string) {
+  const triggerId = newTriggerId();
+  await slashCommand(app.sender, { text, userId, responseUrl: app.slack.responseUrl('modal'), triggerId });
+  return app.slack.waitFor('views.open', (c) => c.body.trigger_id === triggerId);
+}
+
+/** The withdrawal form as submitted by `userId`, with good values: Slack's answer to the submission. */
+async function submitWithdrawal(app: ApprovalApp, userId: string) {
+  const [network] = (await app.client.getNetworks()).filter((n) => !n.isDisabled);
+  if (!network) throw new Error('no network');
+  return viewSubmission(app.sender, {
+    callbackId: 'withdraw.submit',
+    userId,
+    privateMetadata: JSON.stringify({ networks: [network.id] }),
+    values: {
+      'withdraw.amount': { 'withdraw.amount': textValue('1500') },
+      'withdraw.network': {
+        'withdraw.network': {
+          type: 'static_select',
+          selected_option: { value: network.id, text: { type: 'plain_text', text: network.name } },
+        },
+      },
+      'withdraw.address': { 'withdraw.address': textValue('0x52908400098527886E0F7030069857D2E4169EE7') },
+      'withdraw.purpose': { 'withdraw.purpose': textValue('Supplier payout INV-2231') },
+    },
+  });
+}
+
+const ephemeralTo = (app: ApprovalApp, user: string) =>
+  app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === user);
+const reviewsOpened = (app: ApprovalApp, triggerId: string) =>
+  app.slack.waitFor('views.open', (c) => c.body.trigger_id === triggerId);
+
+describe('the access gate, with roles as lists', () => {
+  const test = botTest.extend('gated', async ({ startApp }) => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = createLogger('warn', { write: (line) => lines.push(JSON.parse(line)) });
+    return { app: await startApp({ roles: listedRoles(LISTS), logger }), lines };
+  });
+
+  test('refuses a command to someone without its role, naming it and its holders; opens nothing', async ({
+    gated: { app, lines },
+  }) => {
+    expect(await cngn(app, 'withdraw', DAYO)).toBe(
+      '`/cngn withdraw` needs the *requester* role, held by <@UREQ>. Nothing was done.',
+    );
+    expect(app.slack.callsTo('views.open')).toEqual([]);
+    await cngnModal(app, 'withdraw', REQUESTER);
+    // Reading is a role too: a member holding none is refused the balance; a reader gets it.
+    expect(await cngn(app, 'balance', NOBODY)).toContain('needs the *reader* role');
+    expect(await cngn(app, 'balance', DAYO)).toContain('₦');
+    expect(await cngn(app, 'audit', DAYO)).toContain('needs the *auditor* role, held by <@UEFE>');
+    expect(await cngn(app, 'audit', EFE)).not.toContain('needs the');
+    // The help is for anyone who is no guest.
+    expect(await cngn(app, 'help', NOBODY)).toBe('cNGN treasury commands');
+    const logged = lines.find((l) => l.message === 'the access gate refused' && l.user === DAYO);
+    expect(logged).toMatchObject({
+      surface: 'command',
+      id: '/cngn withdraw',
+      need: 'requester',
+      why: 'role',
+    });
+  });
+
+  test('refuses an Approve click in the channel privately there, and counts nothing', async ({
+    gated: { app },
+  }) => {
+    const id = await fileWithdrawal(app, '1500');
+    await blockAction(app.sender, {
+      actionId: APPROVE_ACTION,
+      value: `${id}:0`,
+      userId: DAYO,
+      channelId: APPROVALS_CHANNEL,
+      messageTs: '1.0',
+    });
+    const told = await ephemeralTo(app, DAYO);
+    expect(told.body.channel).toBe(APPROVALS_CHANNEL);
+    expect(String(told.body.text)).toBe(
+      'This button needs the *approver* role, held by <@UAPPROVERA> and <@UGUEST>. Nothing was done.',
+    );
+    const triggerId = newTriggerId();
+    await blockAction(app.sender, {
+      actionId: APPROVE_ACTION,
+      value: `${id}:0`,
+      userId: APPROVER_A,
+      channelId: APPROVALS_CHANNEL,
+      messageTs: '1.0',
+      triggerId,
+    });
+    await reviewsOpened(app, triggerId);
+    expect(app.slack.callsTo('views.open').filter((c) => c.body.trigger_id !== triggerId)).toEqual([]);
+    expect((await app.engine.get(id))?.approvals).toEqual([]);
+  });
+
+  test('refuses an Approve click in a DM in that DM', async ({ gated: { app } }) => {
+    const id = await fileWithdrawal(app, '1500');
+    const dm = `D${DAYO}`;
+    await blockAction(app.sender, {
+      actionId: APPROVE_ACTION,
+      value: `${id}:0`,
+      userId: DAYO,
+      channelId: dm,
+      messageTs: '2.0',
+    });
+    const told = await ephemeralTo(app, DAYO);
+    expect(told.body.channel).toBe(dm);
+    expect(String(told.body.text)).toContain('needs the *approver* role');
+    const triggerId = newTriggerId();
+    await blockAction(app.sender, {
+      actionId: APPROVE_ACTION,
+      value: `${id}:0`,
+      userId: APPROVER_A,
+      channelId: `D${APPROVER_A}`,
+      messageTs: '2.0',
+      triggerId,
+    });
+    await reviewsOpened(app, triggerId);
+    expect((await app.engine.get(id))?.approvals).toEqual([]);
+  });
+
+  test('refuses an Approve click in App Home in the person’s DM', async ({ gated: { app } }) => {
+    const id = await fileWithdrawal(app, '1500');
+    await clickInHome(app.sender, { actionId: APPROVE_ACTION, value: `${id}:0`, userId: DAYO });
+    const told = await ephemeralTo(app, DAYO);
+    expect(told.body.channel).toBe(`D${DAYO}`);
+    expect(String(told.body.text)).toContain('needs the *approver* role');
+    const triggerId = newTriggerId();
+    await clickInHome(app.sender, {
+      actionId: APPROVE_ACTION,
+      value: `${id}:0`,
+      userId: APPROVER_A,
+      triggerId,
+    });
+    await reviewsOpened(app, triggerId);
+    expect((await app.engine.get(id))?.approvals).toEqual([]);
+  });
+
+  test('refuses a modal submission on its first field and files nothing', async ({ gated: { app } }) => {
+    const answer = (await submitWithdrawal(app, DAYO)).json() as {
+      response_action?: string;
+      errors?: Record<string, string>;
+    };
+    expect(answer).toEqual({
+      response_action: 'errors',
+      errors: {
+        'withdraw.amount':
+          'Not allowed: this form needs the requester role, held by @UREQ. Nothing was filed.',
+      },
+    });
+    expect(await app.engine.openRequests()).toEqual([]);
+    expect((await submitWithdrawal(app, REQUESTER)).status).toBe(200);
+    await waitUntil(async () => (await app.engine.openRequests()).length === 1, 'the filing');
+  });
+
+  test('answers the type-ahead with no options to someone who may not file', async ({ gated: { app } }) => {
+    const refused = await optionsRequest(app.sender, {
+      actionId: 'redeem.bank',
+      value: 'guar',
+      userId: DAYO,
+    });
+    expect(refused.json()).toEqual({ options: [] });
+    const allowed = await optionsRequest(app.sender, {
+      actionId: 'redeem.bank',
+      value: 'guar',
+      userId: REQUESTER,
+    });
+    expect((allowed.json() as { options: unknown[] }).options).toHaveLength(1);
+  });
+
+  test('shows App Home without the treasury to someone who may not read it', async ({ gated: { app } }) => {
+    await homeOpened(app.sender, NOBODY);
+    const refused = await app.slack.waitFor('views.publish', (c) => c.body.user_id === NOBODY);
+    const shown = JSON.stringify(refused.body.view);
+    expect(shown).toContain('You do not have the *reader* role');
+    expect(shown).not.toContain('Not read recently'); // the balance line every reader's Home has
+    await homeOpened(app.sender, DAYO);
+    const home = await app.slack.waitFor('views.publish', (c) => c.body.user_id === DAYO);
+    expect(JSON.stringify(home.body.view)).toContain('Not read recently');
+  });
+
+  test('refuses a guest and a bot everything, even a guest the approver list names', async ({
+    gated: { app },
+  }) => {
+    const id = await fileWithdrawal(app, '1500');
+    for (const user of [GUEST, BOT_USER]) {
+      expect(await cngn(app, 'help', user)).toBe(
+        'Guests and bots cannot use the cNGN treasury desk, whatever roles they are given. Nothing was done.',
+      );
+    }
+    await blockAction(app.sender, {
+      actionId: APPROVE_ACTION,
+      value: `${id}:0`,
+      userId: GUEST,
+      channelId: APPROVALS_CHANNEL,
+      messageTs: '1.0',
+    });
+    expect(String((await ephemeralTo(app, GUEST)).body.text)).toContain('Guests and bots cannot use');
+    expect(app.slack.callsTo('views.open')).toEqual([]);
+    expect((await app.engine.get(id))?.approvals).toEqual([]);
+    await homeOpened(app.sender, GUEST);
+    const home = await app.slack.waitFor('views.publish', (c) => c.body.user_id === GUEST);
+    expect(JSON.stringify(home.body.view)).toContain('nothing of the treasury is shown here');
+  });
+});
+
+describe('the access gate when Slack cannot say who someone is', () => {
+  botTest('refuses, says to try again, and runs nothing', async ({ app }) => {
+    app.slack.on('users.info', () => ({ body: { ok: false, error: 'fatal_error' } }));
+    expect(await cngn(app, 'withdraw', REQUESTER)).toBe(
+      'The bot could not check your role with Slack just now. Nothing was done; try again in a moment.',
+    );
+    expect(app.slack.callsTo('views.open')).toEqual([]);
+  });
+});
+
+describe('the access gate, with the bot’s own (configured) roles', () => {
+  const test = botTest.extend('listed', async ({ startApp }) =>
+    startApp({ approvers: [APPROVER_A, GUEST, REQUESTER] }),
+  );
+
+  test('refuses a guest named in CNGN_APPROVERS, and audits only for approvers', async ({ listed: app }) => {
+    const id = await fileWithdrawal(app, '1500');
+    await clickInHome(app.sender, { actionId: APPROVE_ACTION, value: `${id}:0`, userId: GUEST });
+    expect(String((await ephemeralTo(app, GUEST)).body.text)).toContain('Guests and bots cannot use');
+    expect(await cngn(app, 'balance', GUEST)).toContain('Guests and bots cannot use');
+    expect(await cngn(app, 'audit verify', OUTSIDER)).toBe(
+      '`/cngn audit verify` needs the *auditor* role, held by <@UAPPROVERA>, <@UGUEST> and <@UREQ>. Nothing was done.',
+    );
+    expect(await cngn(app, 'balance', OUTSIDER)).toContain('₦');
+    expect((await app.engine.get(id))?.approvals).toEqual([]);
+  });
+});
