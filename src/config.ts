@@ -6,6 +6,13 @@ import { parseSigningKey } from './approvals/audit-signing.js';
 import { DEFAULT_LIMIT_WINDOW_MS } from './approvals/limits.js';
 import { parseTiers } from './approvals/policy.js';
 import { DEFAULT_REMINDERS, parseReminderPoints, type ReminderPoint } from './approvals/reminders.js';
+import {
+  type ConfiguredRoles,
+  poolProblems,
+  ROLE_VARIABLES,
+  settleRoles,
+  userList,
+} from './approvals/role-settings.js';
 import { loadPrivateKey } from './cngn/credentials.js';
 import { parseRateLimit, type RateLimit } from './cngn/limiter.js';
 import { Money } from './format/money.js';
@@ -44,6 +51,8 @@ export interface Config {
   alertRoutes: string | undefined;
   approvers: string[];
   approverGroup: string | undefined;
+  /** CNGN_READERS, CNGN_REQUESTERS, CNGN_AUDITORS, CNGN_APPROVERS_<KIND>; absent: every default. */
+  roles?: ConfiguredRoles | undefined;
   approvalTiers: string;
   approvalTtlMs: number;
   /** CNGN_LIMIT_WINDOW: the window totals and the daily limit are counted over (default 24 h). */
@@ -152,22 +161,9 @@ export const envSchema = z.object({
   CNGN_APPROVALS_CHANNEL: slackId('[CG]'),
   CNGN_ALERTS_CHANNEL: slackId('[CG]'),
   CNGN_ALERT_ROUTES: optional,
-  CNGN_APPROVERS: z.preprocess(
-    blank,
-    z
-      .string()
-      .transform((v) =>
-        v
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean),
-      )
-      .pipe(
-        z.array(z.string().regex(/^[UW][A-Z0-9]{2,}$/, 'must be Slack user IDs (U…) separated by commas')),
-      )
-      .optional(),
-  ),
+  CNGN_APPROVERS: userList,
   CNGN_APPROVER_GROUP: slackId('S'),
+  ...ROLE_VARIABLES,
   CNGN_APPROVAL_TIERS: z.preprocess(blank, z.string().default('0:1')),
   CNGN_APPROVAL_TTL: z.preprocess(blank, parsedBy(parseDuration).default(24 * 3_600_000)),
   CNGN_LIMIT_WINDOW: z.preprocess(blank, parsedBy(parseLimitWindow).default(DEFAULT_LIMIT_WINDOW_MS)),
@@ -351,6 +347,7 @@ function crossProblems(
         .filter(Boolean),
     );
     const top = Math.max(...tiers.map((tier) => tier.approvals));
+    problems.push(...poolProblems(env, tiers));
     if (approvers.size > 0 && !has('CNGN_APPROVER_GROUP') && approvers.size < top) {
       problems.push(
         `CNGN_APPROVERS: ${approvers.size} approver(s) named, but CNGN_APPROVAL_TIERS needs ${top} distinct approvals at its top tier (and every settlement change) — name at least ${top}, ${top + 1} if approvers also file requests`,
@@ -433,6 +430,7 @@ export function loadConfig(raw: Record<string, string | undefined> = process.env
     alertRoutes: e.CNGN_ALERT_ROUTES,
     approvers: e.CNGN_APPROVERS ?? [],
     approverGroup: e.CNGN_APPROVER_GROUP,
+    roles: settleRoles(e),
     approvalTiers: e.CNGN_APPROVAL_TIERS,
     approvalTtlMs: e.CNGN_APPROVAL_TTL,
     limitWindowMs: e.CNGN_LIMIT_WINDOW,

@@ -206,6 +206,7 @@ describe('the Slack app manifest', () => {
       'app_home_opened',
       'app_uninstalled',
       'tokens_revoked',
+      'subteam_members_changed',
     ]);
   });
 });

@@ -82,8 +82,51 @@ const TEXT: Record<Variable, VariableText> = {
   },
   CNGN_APPROVER_GROUP: {
     meaning:
-      'A Slack user group ID (`S…`) whose members approve, alone or beside `CNGN_APPROVERS` (scope `usergroups:read`; members cached for a minute).',
+      'A Slack user group ID (`S…`) whose members approve, alone or beside `CNGN_APPROVERS` (scope `usergroups:read`; members cached for two minutes, read again when Slack says they changed and every five minutes).',
     unset: 'none',
+  },
+  CNGN_READERS: {
+    meaning:
+      "Who may run the read commands (balance, tx, accounts, networks, banks, pending, policy, the dead-letter list) and see App Home's treasury figures: Slack user IDs (`U…`, `W…`) and user group IDs (`S…`), separated by commas. Approvers always may. See [roles](approvals.md#roles-and-approver-pools).",
+    unset: 'every workspace member who is not a guest',
+  },
+  CNGN_REQUESTERS: {
+    meaning:
+      'Who may file money-moving and money-routing requests (withdraw, redeem, bridge, whitelist add, settlement): user and user group IDs, separated by commas.',
+    unset: 'every member who is not a guest; start-up warns',
+  },
+  CNGN_AUDITORS: {
+    meaning:
+      'Who may run `/cngn audit`, `audit verify`, `audit export` and `audit archive`, read only (never approve): user and user group IDs, separated by commas. Approvers of any kind may too.',
+    unset: 'nobody besides the approvers',
+  },
+  CNGN_APPROVERS_WITHDRAW: {
+    meaning: poolMeaning('withdraw'),
+    unset: 'the general pool: `CNGN_APPROVERS` and `CNGN_APPROVER_GROUP`',
+  },
+  CNGN_APPROVERS_REDEEM: {
+    meaning: poolMeaning('redeem'),
+    unset: 'the general pool: `CNGN_APPROVERS` and `CNGN_APPROVER_GROUP`',
+  },
+  CNGN_APPROVERS_BRIDGE: {
+    meaning: poolMeaning('bridge'),
+    unset: 'the general pool: `CNGN_APPROVERS` and `CNGN_APPROVER_GROUP`',
+  },
+  CNGN_APPROVERS_WHITELIST: {
+    meaning: poolMeaning('whitelist'),
+    unset: 'the general pool: `CNGN_APPROVERS` and `CNGN_APPROVER_GROUP`',
+  },
+  CNGN_APPROVERS_SETTLEMENT: {
+    meaning: poolMeaning('settlement'),
+    unset: 'the general pool: `CNGN_APPROVERS` and `CNGN_APPROVER_GROUP`',
+  },
+  CNGN_APPROVERS_DELEGATION: {
+    meaning: poolMeaning('delegation'),
+    unset: 'the general pool: `CNGN_APPROVERS` and `CNGN_APPROVER_GROUP`',
+  },
+  CNGN_APPROVERS_UNFREEZE: {
+    meaning: poolMeaning('unfreeze'),
+    unset: 'the general pool: `CNGN_APPROVERS` and `CNGN_APPROVER_GROUP`',
   },
   CNGN_APPROVAL_TIERS: {
     meaning:
@@ -178,6 +221,11 @@ const TEXT: Record<Variable, VariableText> = {
   },
 };
 
+/** The words for one kind's own approver pool. */
+function poolMeaning(kind: string): string {
+  return `Who approves ${kind} requests, in place of the general pool (it does not add to it): user and user group IDs, separated by commas. The tiers count within this pool.`;
+}
+
 /** `86400000` → `24h`: the largest unit that divides it, hours up to three days. */
 function duration(ms: number): string {
   const units: Array<[string, number]> = [
@@ -258,7 +306,9 @@ Checked at start-up together with the values above, and reported in the same lis
 - \`CNGN_APPROVALS_CHANNEL\` and an approver (\`CNGN_APPROVERS\` or \`CNGN_APPROVER_GROUP\`) come
   together: either alone is refused.
 - With a fixed \`CNGN_APPROVERS\` list and no group, the list must name at least as many people as
-  the top tier of \`CNGN_APPROVAL_TIERS\` needs: settlement changes always need the top tier.
+  the top tier of \`CNGN_APPROVAL_TIERS\` needs: settlement changes always need the top tier. The
+  same holds for a \`CNGN_APPROVERS_<KIND>\` pool of people only (whitelist, delegation and unfreeze
+  pools: the lowest tier's count).
 - \`CNGN_API_KEY\` needs \`CNGN_ENCRYPTION_KEY\` and an unencrypted Ed25519 key in
   \`CNGN_PRIVATE_KEY\` (or its file).
 - A secret is given once: as \`<NAME>\` or as \`<NAME>_FILE\`, not both.

@@ -224,7 +224,8 @@ export class ApprovalCore implements CoreSections {
    * delegations) and the request is not a delegation (approved only by approvers in their own right).
    */
   private async asDelegateMaybe<T>(request: ApprovalRequest, user: string, fn: () => Promise<T>): Promise<T> {
-    const forOthers = request.kind !== 'delegation' && !(await this.options.policy.isApprover(user));
+    const forOthers =
+      request.kind !== 'delegation' && !(await this.options.policy.isApprover(user, request.kind));
     return forOthers ? this.underDelegationsLock(fn) : fn();
   }
 

@@ -53,6 +53,7 @@ export {
   heldByFreeze,
   START_FROZEN_ACTOR,
 } from './freeze.js';
+export { GROUP_CACHE_MS, GroupMembers, type GroupMembersOptions, type MembershipChange } from './groups.js';
 export {
   DEFAULT_LIMIT_WINDOW_MS,
   LimitExceededError,
@@ -82,6 +83,14 @@ export {
   POLICY_RECORDED,
   type PolicyRecordListener,
 } from './policy-recorder.js';
+export {
+  ApproverPools,
+  holdersOf,
+  type PoolSettings,
+  REQUEST_KINDS,
+  type SlackIds,
+  unionOf,
+} from './pools.js';
 export * from './ports.js';
 export { BALANCE_KINDS, BALANCE_TRUSTED_MS, type FileOptions } from './preflight.js';
 export { MaybeRecordedError } from './recheck.js';
@@ -92,6 +101,8 @@ export {
   type ReminderPoint,
   reminderTimes,
 } from './reminders.js';
+export { RoleBook, type RoleLists, type RoleSummary } from './role-book.js';
+export type { Holders, Need, Role, Roles } from './roles.js';
 export { failedCallOutcome } from './service-call.js';
 export {
   canTransition,

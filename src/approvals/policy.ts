@@ -1,9 +1,11 @@
-// Who may approve what: the configured approvers and/or the members of a Slack user group, and the
-// delegates of an approver who is away (in their place, within the window and the cap); never the
+// Who may approve what: the approver pool of the request's kind (its own, or the general one of named
+// approvers and a Slack user group's members), and the delegates of an approver who is away (in their place, within the window and the cap); never the
 // requester, each person once, and as many distinct approvals as the amount's tier asks for. Every
 // surface (channel buttons, DMs, App Home, Review all, reminders) asks this one class.
 import { Money } from '../format/money.js';
 import { type Delegation, isLive } from './delegations.js';
+import { GroupMembers } from './groups.js';
+import { ApproverPools, type PoolSettings } from './pools.js';
 import type { ApprovalRequest, RefusalReason, RequestKind } from './types.js';
 
 export interface ApprovalTier {
@@ -83,19 +85,35 @@ export interface DelegationSource {
 export interface PolicyOptions {
   approvers: readonly string[];
   approverGroup?: string;
+  /** CNGN_APPROVERS_<KIND>: a kind named here is approved by its own pool only. */
+  approversByKind?: PoolSettings['byKind'];
   tiers: readonly ApprovalTier[];
   /** Members of a Slack user group (the Slack side supplies it; the engine knows no Slack). */
   groupMembers?: (groupId: string) => Promise<string[]>;
   /** How long group membership is trusted before it is read again. */
   groupCacheMs?: number;
   now?: () => number;
+  /** The pools, when built elsewhere to share their group cache with the roles; the fields above then only give tiers. */
+  pools?: ApproverPools;
 }
 
 export class ApprovalPolicy {
-  private groupCache: { members: Set<string>; until: number } | undefined;
   private delegationSource: DelegationSource | undefined;
+  /** Who approves each kind of request. */
+  readonly pools: ApproverPools;
 
-  constructor(private readonly options: PolicyOptions) {}
+  constructor(private readonly options: PolicyOptions) {
+    this.pools =
+      options.pools ??
+      new ApproverPools(
+        {
+          approvers: options.approvers,
+          approverGroup: options.approverGroup,
+          byKind: options.approversByKind,
+        },
+        new GroupMembers({ read: options.groupMembers, cacheMs: options.groupCacheMs, now: options.now }),
+      );
+  }
 
   /** The engine hands over its delegations (kept in its store); without them nobody is a delegate. */
   useDelegations(source: DelegationSource): void {
@@ -115,18 +133,14 @@ export class ApprovalPolicy {
     return requiredApprovals(this.options.tiers, amount, kind);
   }
 
-  async isApprover(user: string): Promise<boolean> {
-    if (this.options.approvers.includes(user)) return true;
-    const group = this.options.approverGroup;
-    if (!group || !this.options.groupMembers) return false;
-    return (await this.groupMemberSet(group)).has(user);
+  /** With a kind: is `user` in that kind's pool? Without: in any pool (freeze, audit, delegating). */
+  isApprover(user: string, kind?: RequestKind): Promise<boolean> {
+    return this.pools.has(user, kind);
   }
 
-  /** Everyone who may approve: the named approvers and the group's members, each once. */
-  async approverIds(): Promise<string[]> {
-    const group = this.options.approverGroup;
-    const members = group && this.options.groupMembers ? [...(await this.groupMemberSet(group))] : [];
-    return [...new Set([...this.options.approvers, ...members])];
+  /** Everyone in the kind's pool (any pool without one): the named approvers, then groups' members. */
+  approverIds(kind?: RequestKind): Promise<string[]> {
+    return this.pools.ids(kind);
   }
 
   /**
@@ -144,7 +158,7 @@ export class ApprovalPolicy {
   ): Promise<ApprovalCheck> {
     if (user === request.requester) return { allowed: false, reason: 'requester' };
     const counted = countedPeople(request);
-    const approver = await this.isApprover(user);
+    const approver = await this.isApprover(user, request.kind);
     if (request.kind === 'delegation') {
       if (!approver) return { allowed: false, reason: 'not-approver' };
       if (user === request.payload.delegate) return { allowed: false, reason: 'delegate' };
@@ -200,7 +214,7 @@ export class ApprovalPolicy {
     let refusal: RefusalReason = 'delegation-ended';
     // The delegation ending last is tried first; any one that fits is enough.
     for (const delegation of [...held].sort((a, b) => b.until.localeCompare(a.until))) {
-      if (!isLive(delegation, now) || !(await this.isApprover(delegation.delegator))) continue;
+      if (!isLive(delegation, now) || !(await this.isApprover(delegation.delegator, request.kind))) continue;
       const problem =
         delegation.delegator === request.requester
           ? 'delegator-filed'
@@ -220,16 +234,19 @@ export class ApprovalPolicy {
    */
   async mayReject(request: ApprovalRequest, user: string): Promise<ApprovalCheck> {
     if (user === request.requester) return { allowed: false, reason: 'requester' };
-    if (await this.isApprover(user)) return { allowed: true };
+    if (await this.isApprover(user, request.kind)) return { allowed: true };
     if (inOwnRightOnly(request)) return { allowed: false, reason: 'not-approver' };
     return this.check({ ...request, approvals: [] }, user);
   }
 
-  /** Everyone who may approve something now: the approvers and the delegates of live delegations. */
-  async approversAndDelegates(delegations?: readonly Delegation[]): Promise<string[]> {
+  /**
+   * Everyone who may approve something now (of `kind`, when given): the approvers and the delegates of
+   * live delegations.
+   */
+  async approversAndDelegates(delegations?: readonly Delegation[], kind?: RequestKind): Promise<string[]> {
     const now = this.delegationSource?.now() ?? new Date();
     const live = (delegations ?? (await this.delegations())).filter((d) => isLive(d, now));
-    return [...new Set([...(await this.approverIds()), ...live.map((d) => d.delegate)])];
+    return [...new Set([...(await this.approverIds(kind)), ...live.map((d) => d.delegate)])];
   }
 
   /**
@@ -240,17 +257,9 @@ export class ApprovalPolicy {
   async eligibleFor(request: ApprovalRequest, read?: readonly Delegation[]): Promise<string[]> {
     const delegations = read ?? (await this.delegations());
     const eligible: string[] = [];
-    for (const user of await this.approversAndDelegates(delegations)) {
+    for (const user of await this.approversAndDelegates(delegations, request.kind)) {
       if ((await this.check(request, user, delegations)).allowed) eligible.push(user);
     }
     return eligible;
-  }
-
-  private async groupMemberSet(group: string): Promise<Set<string>> {
-    const now = (this.options.now ?? Date.now)();
-    if (this.groupCache && this.groupCache.until > now) return this.groupCache.members;
-    const members = new Set(await this.options.groupMembers?.(group));
-    this.groupCache = { members, until: now + (this.options.groupCacheMs ?? 60_000) };
-    return members;
   }
 }

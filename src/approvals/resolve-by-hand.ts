@@ -1,5 +1,5 @@
 // A person closes an outcome-unknown request after checking with the service (dashboard, support):
-// an approver other than the requester, with a note, under the request's lock, audited before anyone
+// an approver of its kind other than the requester, with a note, under the request's lock, audited before anyone
 // is told. Nothing is sent, now or later.
 import type { ApprovalCore } from './engine.js';
 import type { ApprovalPolicy } from './policy.js';
@@ -19,7 +19,7 @@ export async function resolveByHand(
     if (!request) return { ok: false, reason: 'not-found' };
     if (request.state !== 'outcome-unknown') return { ok: false, reason: 'not-unknown', request };
     if (user === request.requester) return { ok: false, reason: 'requester', request };
-    if (!(await policy.isApprover(user))) return { ok: false, reason: 'not-approver', request };
+    if (!(await policy.isApprover(user, request.kind))) return { ok: false, reason: 'not-approver', request };
     const outcome = { ...request.outcome, status: to, ...(to === 'failed' ? { reason: said } : {}) };
     const next = transition({ ...request, outcome }, to, {
       action: to,

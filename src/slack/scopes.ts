@@ -17,7 +17,7 @@ export const BOT_SCOPES: readonly ScopeNeed[] = [
   { scope: 'chat:write', feature: 'every message the bot posts', need: 'always' },
   {
     scope: 'usergroups:read',
-    feature: 'the approver group (CNGN_APPROVER_GROUP) and /cngn policy',
+    feature: 'user groups naming approvers or roles (CNGN_APPROVER_GROUP, CNGN_READERS…) and /cngn policy',
     need: 'approver-group',
   },
   {

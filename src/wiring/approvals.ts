@@ -1,7 +1,6 @@
 // Builds the approvals engine and its Slack side from settled configuration, so start-up and the
 // test harness wire it the same way: engine, listeners, the bridge callback route, the webhook subscriber.
 import type { App } from '@slack/bolt';
-import type { WebClient } from '@slack/web-api';
 import { auditStateFiles } from '../approvals/audit-location.js';
 import {
   ApprovalEngine,
@@ -16,6 +15,7 @@ import {
   parseSigningKey,
   parseTiers,
   type ReminderPoint,
+  type RoleBook,
 } from '../approvals/index.js';
 import type { CngnApi } from '../cngn/api.js';
 import { custodyGateway, custodyReport } from '../cngn/custody-gateway.js';
@@ -45,8 +45,8 @@ export interface ApprovalsSetup {
   approvalsChannel: string;
   /** CNGN_ALERTS_CHANNEL: a request the service contradicted itself about is also told there. */
   alertsChannel?: string | undefined;
-  approvers: readonly string[];
-  approverGroup?: string | undefined;
+  /** The roles and approver pools (wiring/roles.ts); the policy asks the pools, sharing their group cache. */
+  roles: RoleBook;
   /** `0:1,1000000:2` or already parsed. */
   tiers: string | readonly ApprovalTier[];
   ttlMs: number;
@@ -75,7 +75,9 @@ export interface ApprovalsSetup {
 
 export interface Approvals {
   engine: ApprovalEngine;
-  /** Who may approve what (the access gate's provisional roles ask it). */
+  /** Who holds which role (the same book the Slack gate asks). */
+  roles: RoleBook;
+  /** Who may approve what. */
   policy: ApprovalPolicy;
   deps: ApprovalSlackDeps;
   /** Register listeners on the app and present changes through its client. */
@@ -97,15 +99,10 @@ export interface Approvals {
 export const BRIDGE_CALLBACK_PATH = '/callbacks/bridge/:token';
 
 export function createApprovals(setup: ApprovalsSetup): Approvals {
-  let slackClient: WebClient | undefined;
   const policy = new RoundBoundPolicy({
-    approvers: setup.approvers,
-    ...(setup.approverGroup ? { approverGroup: setup.approverGroup } : {}),
+    approvers: [],
     tiers: typeof setup.tiers === 'string' ? parseTiers(setup.tiers) : setup.tiers,
-    groupMembers: async (usergroup) => {
-      if (!slackClient) return [];
-      return (await slackClient.usergroups.users.list({ usergroup })).users ?? [];
-    },
+    pools: setup.roles.pools,
   });
   const engine = new ApprovalEngine({
     // Audit entries name their actor as Slack does at the time; before the app exists, by id only.
@@ -130,6 +127,12 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
     ...(setup.now ? { now: setup.now } : {}),
     ...(setup.log ? { log: setup.log } : {}),
   });
+  // A change to a user group's members changes who may do what: it goes into the audit chain.
+  setup.roles.groups.onMembershipChange((group, added, removed) => {
+    void engine.recordMembershipChange(group, added, removed).catch((error: unknown) => {
+      setup.log?.warn('could not record a change of user group members', { group, error: String(error) });
+    });
+  });
   const deps: ApprovalSlackDeps = {
     engine,
     api: setup.api,
@@ -141,6 +144,7 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
   };
   const approvals: Approvals = {
     engine,
+    roles: setup.roles,
     policy,
     deps,
     presenter: undefined,
@@ -148,7 +152,6 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
     home: undefined,
     people: undefined,
     plugin: (app) => {
-      slackClient = app.client;
       approvals.people ??= new People(app.client);
       const notify = setup.notify ?? 'both';
       approvals.presenter = registerApprovals(app, deps, setup.store, {
@@ -172,6 +175,7 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
         ...common,
         api: setup.api,
         alerts: setup.alerts,
+        roles: setup.roles,
         ...(setup.homeDebounceMs !== undefined ? { debounceMs: setup.homeDebounceMs } : {}),
       });
       approvals.home.listen();

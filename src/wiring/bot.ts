@@ -40,9 +40,10 @@ import {
 import type { Webhooks } from '../webhooks/index.js';
 import { RecentAlerts } from '../webhooks/recent.js';
 import { type Approvals, auditSealFor, BRIDGE_CALLBACK_PATH, createApprovals } from './approvals.js';
+import { gateRoles } from './gate-roles.js';
 import { policyOf } from './policy-inputs.js';
-import { provisionalRoles } from './provisional-roles.js';
 import { treasuryReports } from './reports.js';
+import { createRoles, type RolesWiring, rolesSetupOf } from './roles.js';
 import { createWebhooksForSlack } from './webhooks.js';
 
 export interface BotOptions {
@@ -71,7 +72,7 @@ export interface BotOptions {
   recordPolicy?: boolean;
   /** Where treasury reports come from (`/cngn report`, the schedule); unset: reports are off. */
   reportSource?: ReportSource;
-  /** Who holds which role; tests may pass their own (otherwise the provisional roles, below). */
+  /** Who holds which role, as the gate asks; tests may pass their own (otherwise the configured roles). */
   roles?: Roles;
 }
 
@@ -81,6 +82,8 @@ export interface Bot {
   client: CngnClient;
   sandbox: Sandbox | undefined;
   approvals: Approvals | undefined;
+  /** Who holds which role, whether or not approvals are on; `roles.roles` is what the gate asks. */
+  roles: RolesWiring;
   webhooks: Webhooks;
   slack: SlackApp;
   /** `http://127.0.0.1:PORT` once started. */
@@ -205,6 +208,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   };
   const recentAlerts = new RecentAlerts(store, now);
   const approvalsOn = slackOn && Boolean(config.approvalsChannel);
+  const roles = createRoles({ ...rolesSetupOf(config), log: logger });
   const auditSeal = approvalsOn ? auditSealFor(config, logger) : undefined;
   const approvals =
     approvalsOn && config.approvalsChannel
@@ -213,8 +217,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
           api: client,
           approvalsChannel: config.approvalsChannel,
           alertsChannel: config.alertsChannel,
-          approvers: config.approvers,
-          approverGroup: config.approverGroup,
+          roles: roles.roles,
           tiers: config.approvalTiers,
           ttlMs: config.approvalTtlMs,
           limits,
@@ -294,10 +297,11 @@ export async function startBot(options: BotOptions): Promise<Bot> {
           delegations: () => approvals.engine.liveDelegations(),
           freeze: () => approvals.engine.currentFreeze(),
           limits: () => approvals.engine.limitUse(),
+          roles: roles.roles,
           now,
         }
       : undefined;
-  const roles = options.roles ?? provisionalRoles(approvals?.policy, config.approvers, config.approverGroup);
+  const gate = options.roles ?? gateRoles(roles.roles, approvals?.policy);
   const routes: CustomRoute[] = [webhooks.route, ...(options.routes ?? [])];
   if (approvals) {
     routes.push(
@@ -333,7 +337,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
         if (approvals) approvals.people = people;
         registerGate(app, {
           people,
-          roles,
+          roles: gate,
           logger,
           environment: client.environment,
           features: new Set([
@@ -354,6 +358,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       (app) => registerDepositQuoteViews(app, readDeps),
       ...(deadLetters ? [(app: App) => registerDeadLetterActions(app, deadLetters)] : []),
       ...(approvals ? [approvals.plugin] : []),
+      roles.plugin,
     ],
   });
   try {
@@ -364,6 +369,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   } catch (error) {
     // The start-up check refused (or the port is taken): leave nothing running behind the error.
     await slack.stop().catch(() => undefined);
+    roles.stop();
     await client.close();
     if (ownSandbox) await sandbox?.stop();
     if (!options.store) await store.close();
@@ -396,6 +402,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     client,
     sandbox,
     approvals,
+    roles,
     webhooks,
     slack,
     url: slack.url,
@@ -407,6 +414,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       const began = Date.now();
       // Stop taking new work first: from this call on, /readyz says the bot is shutting down.
       const slackStopped = slack.stop();
+      roles.stop();
       await bot.metrics?.server.close(); // its gauges read the store, which closes below
       await slackStopped;
       await inFlight.drain(10_000); // answers already acked still reach the user

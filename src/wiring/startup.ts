@@ -161,6 +161,9 @@ function announce(logger: Logger, bot: Bot, slack: string): void {
       'approvals are off: set CNGN_APPROVALS_CHANNEL and CNGN_APPROVERS (or CNGN_APPROVER_GROUP) to enable withdraw, redeem, bridge, whitelist add and settlement',
     );
   }
+  if (bot.approvals && !bot.config.roles?.requesters) {
+    logger.warn('every member who is not a guest may file money requests: set CNGN_REQUESTERS');
+  }
   if (bot.sandbox) {
     logger.info('embedded sandbox: no CNGN_API_KEY set, every answer says SANDBOX', {
       baseUrl: bot.sandbox.baseUrl,

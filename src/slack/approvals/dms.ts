@@ -128,7 +128,7 @@ export class ApprovalDms {
     };
     /** A delegate's place on the request, said on their copy; none for an approver in their own right. */
     const placeOf = async (user: string): Promise<DelegatePlace | undefined> => {
-      if (request.state !== 'pending' || (await policy.isApprover(user))) return undefined;
+      if (request.state !== 'pending' || (await policy.isApprover(user, request.kind))) return undefined;
       const delegation = await policy.placeFor(request, user, await delegations());
       return delegation && { delegator: delegation.delegator, until: delegation.until };
     };

@@ -2,8 +2,8 @@
 // Reject buttons), their recent requests, and the desk's state as last seen (balance as of, environment,
 // the service's request budget in use, the last alerts). Pure: data in, a home view out.
 import type { HomeView, KnownBlock } from '@slack/types';
-import type { Delegation, LimitUse } from '../../approvals/index.js';
-import type { ApprovalRequest, Freeze } from '../../approvals/types.js';
+import { type Delegation, type LimitUse, REQUEST_KINDS } from '../../approvals/index.js';
+import type { ApprovalRequest, Freeze, RequestKind } from '../../approvals/types.js';
 import type { RateBudget } from '../../cngn/limiter.js';
 import type { BalanceEntry } from '../../cngn/schemas.js';
 import {
@@ -48,6 +48,31 @@ export interface HomeData {
   freeze?: Freeze | undefined;
   /** The limits over time and what counts against them now (absent: could not be read). */
   limits?: LimitUse | undefined;
+  /** The roles this person holds (absent: not known). */
+  roles?: HomeRoles | undefined;
+}
+
+export interface HomeRoles {
+  reader: boolean;
+  requester: boolean;
+  auditor: boolean;
+  /** The kinds of request they approve. */
+  approves: readonly RequestKind[];
+}
+
+/** `Your roles: reader · requester · approver (withdraw, redeem) · auditor`. */
+function rolesText(roles: HomeRoles): string {
+  const held = [
+    ...(roles.reader ? ['reader'] : []),
+    ...(roles.requester ? ['requester'] : []),
+    ...(roles.approves.length
+      ? [
+          `approver (${roles.approves.length === REQUEST_KINDS.length ? 'every kind' : roles.approves.join(', ')})`,
+        ]
+      : []),
+    ...(roles.auditor ? ['auditor (read only)'] : []),
+  ];
+  return `*Your roles*: ${held.length ? held.join(' · ') : 'none'}. \`/cngn policy\` shows who holds each.`;
 }
 
 const mrkdwn = (text: string) => ({ type: 'mrkdwn' as const, text });
@@ -165,6 +190,7 @@ export function homeView(data: HomeData): HomeView {
       mrkdwn(limitsText(data.limits)),
     ],
   });
+  if (data.roles) blocks.push(context(rolesText(data.roles)));
 
   blocks.push({ type: 'divider' }, header('Waiting for you'));
 

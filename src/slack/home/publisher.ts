@@ -5,13 +5,13 @@
 // Every read comes from the store and the caches (requests, the last balance read, the request
 // budget's state, the last alerts): publishing Home never calls the service.
 import type { WebClient } from '@slack/web-api';
-import { type ApprovalEngine, isLive } from '../../approvals/index.js';
-import type { ApprovalRequest } from '../../approvals/types.js';
+import { type ApprovalEngine, isLive, REQUEST_KINDS, type Roles } from '../../approvals/index.js';
+import type { ApprovalRequest, RequestKind } from '../../approvals/types.js';
 import type { CngnApi } from '../../cngn/api.js';
 import type { Logger } from '../../log.js';
 import type { Store } from '../../store/index.js';
 import type { RecentAlerts } from '../../webhooks/recent.js';
-import { HOME_MINE_SHOWN, type HomeData, homeView } from './blocks.js';
+import { HOME_MINE_SHOWN, type HomeData, type HomeRoles, homeView } from './blocks.js';
 import { waitingFor } from './waiting.js';
 
 export interface HomePublisherOptions {
@@ -20,6 +20,8 @@ export interface HomePublisherOptions {
   store: Store;
   client: WebClient;
   alerts?: RecentAlerts | undefined;
+  /** The roles, so Home says which this person holds. */
+  roles?: Roles | undefined;
   /** A burst of changes for one person within this becomes one publish (default 1 s). */
   debounceMs?: number;
   now?: () => Date;
@@ -186,6 +188,22 @@ export class HomePublisher {
         (d) => isLive(d, engine.core.now()) && (d.delegator === user || d.delegate === user),
       ),
       freeze: await engine.currentFreeze(),
+      roles: await this.rolesOf(user).catch(() => undefined),
+    };
+  }
+
+  /** What this person holds (guests and bots are refused before Home is drawn). */
+  private async rolesOf(user: string): Promise<HomeRoles | undefined> {
+    const roles = this.options.roles;
+    if (!roles) return undefined;
+    const approves: RequestKind[] = [];
+    for (const kind of REQUEST_KINDS)
+      if (await roles.holds(user, { role: 'approver', kind })) approves.push(kind);
+    return {
+      reader: await roles.holds(user, { role: 'reader' }),
+      requester: await roles.holds(user, { role: 'requester' }),
+      auditor: await roles.holds(user, { role: 'auditor' }),
+      approves,
     };
   }
 

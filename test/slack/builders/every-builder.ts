@@ -560,6 +560,17 @@ export function everyBuilder(text: string): Built[] {
       environment: 'live',
       delegations: [delegation],
       freeze,
+      roles: {
+        readers: { everyone: false, people: [{ id: 'UREQ', name: text }, { id: text }], groups: [text] },
+        requesters: { everyone: true, people: [], groups: [] },
+        auditors: { everyone: false, people: [{ id: text, name: text }], groups: [] },
+        ownPools: [
+          {
+            kind: 'settlement',
+            holders: { everyone: false, people: [{ id: 'UAPPROVERB', name: text }], groups: [text] },
+          },
+        ],
+      },
       now: NOW,
     }),
   );

@@ -33,8 +33,8 @@ const EFE = 'UEFE'; // reads and audits
 const NOBODY = 'UNOBODY'; // a member holding no role at all
 
 /**
- * Roles as lists, for the cases the bot's provisional roles cannot express: they give reading and
- * filing to every member, so someone lacking those roles only exists here.
+ * Roles as lists, handed to the bot directly, so each case names exactly who holds what without
+ * configuring the role variables.
  */
 function listedRoles(lists: Record<Role, string[]>): Roles {
   return {
@@ -275,7 +275,7 @@ describe('the access gate when Slack cannot say who someone is', () => {
   });
 });
 
-describe('the access gate, with the bot’s own (provisional) roles', () => {
+describe('the access gate, with the bot’s own (configured) roles', () => {
   const test = botTest.extend('listed', async ({ startApp }) =>
     startApp({ approvers: [APPROVER_A, GUEST, REQUESTER] }),
   );

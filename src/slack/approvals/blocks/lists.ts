@@ -97,7 +97,10 @@ export function refusalText(reason: Refusal, request?: ApprovalRequest, limit?: 
       }
       return `You filed ${title}, so you cannot approve or reject it: another approver must.${!request || request.state === 'pending' ? ' (You can cancel it.)' : ''}`;
     case 'not-approver':
-      return `You are not an approver for cNGN requests, so nothing changed. Ask a treasury approver.`;
+      // A kind may have a pool of its own, so an approver of other kinds can be refused too.
+      return request
+        ? `You are not an approver for ${title}, so nothing changed. Ask one of its approvers (\`/cngn policy\` lists them).`
+        : `You are not an approver for cNGN requests, so nothing changed. Ask a treasury approver.`;
     case 'already-approved':
       return `You already approved ${title}; it needs ${request?.requiredApprovals ?? 'more'} distinct approvals.`;
     case 'not-requester':

@@ -12,17 +12,14 @@ import {
 import type { Freeze } from '../../../approvals/types.js';
 import type { CngnEnvironment } from '../../../cngn/api.js';
 import { environmentMarker, naira } from '../../../format/display.js';
-import { escapeMrkdwn, mentionChannel, mentionUser } from '../../../format/mrkdwn.js';
+import { escapeMrkdwn, mentionChannel } from '../../../format/mrkdwn.js';
 import { delegationLines } from '../../delegation/blocks.js';
 import { freezeBanner } from '../../freeze/blocks.js';
 import type { SlackMessage } from '../../types.js';
 import { limitsPolicyText } from './limits.js';
+import { type NamedPerson, people, type RolesView, rolesText } from './roles.js';
 
-/** A person as Slack knows them; `name` is absent when their profile could not be read. */
-export interface NamedPerson {
-  id: string;
-  name?: string | undefined;
-}
+export type { NamedPerson } from './roles.js';
 
 export interface PolicyView {
   tiers: readonly ApprovalTier[];
@@ -41,24 +38,13 @@ export interface PolicyView {
   freeze?: Freeze | undefined;
   /** The limits over time and their use now (absent: not wired). */
   limits?: LimitUse | undefined;
+  /** Readers, requesters, auditors and the kinds with their own approver pool (absent: not wired). */
+  roles?: RolesView | undefined;
   now?: Date;
 }
 
-/** At most this many people are listed per list; the rest are counted. */
-const MAX_LISTED = 40;
-
 const section = (text: string): KnownBlock => ({ type: 'section', text: { type: 'mrkdwn', text } });
 const plural = (n: number) => `${n} approval${n === 1 ? '' : 's'}`;
-
-function person(p: NamedPerson): string {
-  return p.name ? `${escapeMrkdwn(p.name)} (${mentionUser(p.id)})` : mentionUser(p.id);
-}
-
-function people(list: NamedPerson[]): string {
-  if (list.length === 0) return 'nobody';
-  const shown = list.slice(0, MAX_LISTED).map(person).join(', ');
-  return list.length > MAX_LISTED ? `${shown} and ${list.length - MAX_LISTED} more` : shown;
-}
 
 /** `₦0.00 up to ₦999,999.99: 1 approval`, one line per tier, then the kinds that carry no amount. */
 function tierLines(tiers: readonly ApprovalTier[]): string[] {
@@ -101,7 +87,10 @@ export function policyMessage(view: PolicyView): SlackMessage {
       `*Approvals needed* (distinct approvers; never the requester; each person counts once)\n${tierLines(view.tiers).join('\n')}`,
     ),
     ...(view.limits ? [section(limitsPolicyText(view.limits))] : []),
-    section(`*Approvers*\nNamed: ${people(view.approvers)}\n${groupLine}`),
+    ...(view.roles ? [section(rolesText(view.roles))] : []),
+    section(
+      `*Approvers*${view.roles?.ownPools.length ? ' (of every kind without a pool of its own)' : ''}\nNamed: ${people(view.approvers)}\n${groupLine}`,
+    ),
     section(
       [
         `*Active delegations*: ${

@@ -2,10 +2,19 @@
 // (users.info) and the approver group's members (usergroups.users.list). A name Slack cannot give is
 // shown as a mention; an unreadable group is said, never hidden.
 import type { WebClient } from '@slack/web-api';
-import type { ApprovalTier, Delegation, Freeze, LimitUse, ReminderPoint } from '../../../approvals/index.js';
+import type {
+  ApprovalTier,
+  Delegation,
+  Freeze,
+  Holders,
+  LimitUse,
+  ReminderPoint,
+  RoleSummary,
+} from '../../../approvals/index.js';
 import type { CngnEnvironment } from '../../../cngn/api.js';
 import type { FeatureSubcommand, SlackMessage } from '../../types.js';
 import { type NamedPerson, type PolicyView, policyMessage } from '../blocks/policy.js';
+import type { NamedHolders, RolesView } from '../blocks/roles.js';
 
 /** The settled configuration the policy is read from (start-up builds it). */
 export interface PolicyFacts {
@@ -24,6 +33,8 @@ export interface PolicyFacts {
   freeze?: (() => Promise<Freeze | undefined>) | undefined;
   /** The limits over time and what counts against them now, read from the store at each answer. */
   limits?: (() => Promise<LimitUse>) | undefined;
+  /** The roles as configured (readers, requesters, auditors, approver pools per kind). */
+  roles?: { summary(): RoleSummary } | undefined;
   now?: (() => Date) | undefined;
 }
 
@@ -43,6 +54,24 @@ async function named(client: WebClient, ids: readonly string[]): Promise<NamedPe
       }
     }),
   );
+}
+
+async function namedHolders(client: WebClient, holders: Holders): Promise<NamedHolders> {
+  return { everyone: holders.everyone, people: await named(client, holders.users), groups: holders.groups };
+}
+
+async function rolesView(client: WebClient, summary: RoleSummary): Promise<RolesView> {
+  return {
+    readers: await namedHolders(client, summary.readers),
+    requesters: await namedHolders(client, summary.requesters),
+    auditors: await namedHolders(client, summary.auditors),
+    ownPools: await Promise.all(
+      summary.ownPools.map(async ({ kind, holders }) => ({
+        kind,
+        holders: await namedHolders(client, holders),
+      })),
+    ),
+  };
 }
 
 export async function policyCommand(client: WebClient, facts: PolicyFacts): Promise<SlackMessage> {
@@ -69,6 +98,7 @@ export async function policyCommand(client: WebClient, facts: PolicyFacts): Prom
     delegations: (await facts.delegations?.()) ?? [],
     freeze: await facts.freeze?.(),
     limits: await facts.limits?.(),
+    roles: facts.roles ? await rolesView(client, facts.roles.summary()) : undefined,
     now: facts.now?.() ?? new Date(),
   });
 }
@@ -77,7 +107,7 @@ export const POLICY_SUBCOMMAND: FeatureSubcommand<'policy', PolicyFacts> = {
   name: 'policy',
   usage: 'policy',
   summary:
-    'who may approve what: tiers, limits over time, approvers, lifetime, reminders, channels, the freeze',
+    'who may do what: roles, approvers per kind, tiers, limits over time, lifetime, reminders, channels, the freeze',
   who: 'anyone',
   example: 'policy',
   needs: 'policy',

@@ -1,0 +1,130 @@
+// Approver pools and roles through the bot over signed HTTP: an approver outside a kind's pool is
+// refused at Approve, /cngn policy lists the roles, and Slack's subteam_members_changed makes a group
+// be read again at once.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postSigned } from '../../support/slack-requests.js';
+import {
+  APPROVER_A,
+  APPROVER_B,
+  type ApprovalApp,
+  approve,
+  fileWithdrawal,
+  REQUESTER,
+  slashCommand,
+  startApprovalApp,
+  waitUntil,
+} from './support.js';
+
+const EFE = 'UEFE';
+const KEMI = 'UKEMI';
+const TEAM = 'STREASURY';
+
+/** An Events API delivery of `event`, signed. */
+function deliver(app: ApprovalApp, event: Record<string, unknown>) {
+  const body = JSON.stringify({
+    token: 'legacy-unused',
+    team_id: 'T1',
+    api_app_id: 'A1',
+    type: 'event_callback',
+    event_id: `Ev${Math.random().toString(36).slice(2)}`,
+    event_time: Math.floor(Date.now() / 1000),
+    event: { ...event, event_ts: String(Date.now() / 1000) },
+  });
+  return postSigned(app.sender, body, { contentType: 'application/json' });
+}
+
+function membersChanged(app: ApprovalApp, group: string) {
+  return deliver(app, {
+    type: 'subteam_members_changed',
+    subteam_id: group,
+    team_id: 'T1',
+    added_users: ['UNEW'],
+  });
+}
+
+describe('approver pools and roles in Slack', () => {
+  let app: ApprovalApp;
+  let team = [REQUESTER];
+
+  beforeAll(async () => {
+    app = await startApprovalApp({
+      approvers: [APPROVER_A, APPROVER_B, REQUESTER],
+      tiers: '0:1',
+      config: {
+        roles: {
+          requesters: [TEAM],
+          auditors: [KEMI],
+          approversByKind: { withdraw: [APPROVER_B, EFE] },
+        },
+      },
+    });
+    app.slack.on('usergroups.users.list', (call) =>
+      call.body.usergroup === TEAM ? { body: { ok: true, users: team } } : undefined,
+    );
+  });
+  afterAll(async () => {
+    await app.stop();
+  });
+
+  it("refuses Approve from a general approver outside the withdraw pool, and takes it from the pool's", async () => {
+    const id = await fileWithdrawal(app, '100');
+    const refused = await approve(app, id, APPROVER_A);
+    expect(refused.view).toBeUndefined();
+    expect(String(refused.told?.body.text)).toMatch(/You are not an approver for .*AR-.*\/cngn policy/);
+    expect((await app.engine.get(id))?.approvals).toEqual([]);
+    const approved = await approve(app, id, APPROVER_B);
+    expect(approved.view).toBeDefined();
+    await waitUntil(async () => (await app.engine.get(id))?.approvals.length === 1, 'the approval');
+    expect((await app.engine.get(id))?.approvals[0]?.user).toBe(APPROVER_B);
+  });
+
+  it('lists the roles and the withdraw pool in /cngn policy', async () => {
+    const response = await slashCommand(app.sender, {
+      text: 'policy',
+      userId: 'UANYONE',
+      responseUrl: app.slack.responseUrl('roles'),
+    });
+    expect(response.status).toBe(200);
+    const text = JSON.stringify((await app.slack.waitFor('response_url:roles')).body.blocks);
+    expect(text).toContain('Readers (read commands, App Home figures): every member who is not a guest');
+    expect(text).toContain(`Requesters (file money requests): the members of <!subteam^${TEAM}>`);
+    expect(text).toMatch(/Auditors \(audit commands, read only\): [^•]*<@UKEMI>[^•]*, and every approver/);
+    expect(text).toMatch(
+      /Withdrawals are approved by: [^•]*<@UAPPROVERB>[^•]*<@UEFE>[^•]*\(in place of the approvers below\)/,
+    );
+    expect(text).toContain('Every other kind: the approvers below');
+  });
+
+  it('tells each person on App Home which roles they hold', async () => {
+    const homeOf = async (user: string) => {
+      expect(
+        (await deliver(app, { type: 'app_home_opened', user, channel: `D${user}`, tab: 'home' })).status,
+      ).toBe(200);
+      const published = await app.slack.waitFor('views.publish', (c) => c.body.user_id === user);
+      return JSON.stringify(published.body.view);
+    };
+    expect(await homeOf(APPROVER_B)).toContain(
+      '*Your roles*: reader · approver (every kind) · auditor (read only)',
+    );
+    expect(await homeOf(APPROVER_A)).toContain(
+      '*Your roles*: reader · approver (redeem, bridge, whitelist, settlement, delegation, unfreeze) · auditor (read only)',
+    );
+    expect(await homeOf(KEMI)).toContain('*Your roles*: reader · auditor (read only)');
+  });
+
+  it('reads a group again when Slack says its members changed, and records the change', async () => {
+    const roles = app.approvals?.roles;
+    if (!roles) throw new Error('roles are not wired');
+    expect(await roles.holds('UNEW', { role: 'requester' })).toBe(false);
+    team = [REQUESTER, 'UNEW'];
+    // Within the cache nothing changes until Slack says so.
+    expect(await roles.holds('UNEW', { role: 'requester' })).toBe(false);
+    expect((await membersChanged(app, TEAM)).status).toBe(200);
+    await waitUntil(() => roles.holds('UNEW', { role: 'requester' }), 'the group re-read');
+    // The change is recorded in the audit chain, and said where policy changes are said.
+    const told = await app.slack.waitFor('chat.postMessage', (c) =>
+      JSON.stringify(c.body.blocks ?? null).includes(`members of <!subteam^${TEAM}>: +<@UNEW>`),
+    );
+    expect(told).toBeDefined();
+  });
+});
