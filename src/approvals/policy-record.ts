@@ -34,6 +34,7 @@ export const EVERYONE = 'every member who is not a guest';
 export const NOBODY = 'nobody';
 /** A kind without a pool of its own: a change to the general pool then shows once, under `approvers`. */
 export const GENERAL_POOL = 'the approvers above';
+export const APPROVERS_ONLY = 'the approvers only';
 
 /** What the policy is made of, as settled at start. The roles are optional until the settings exist. */
 export interface PolicyInputs {
@@ -83,7 +84,12 @@ export function policySnapshot(inputs: PolicyInputs): PolicySnapshot {
     ['requesters', inputs.requesters],
     ['auditors', inputs.auditors],
   ] as const;
-  for (const [name, holders] of roles) if (holders) add(name, holdersValue(holders));
+  for (const [name, holders] of roles) {
+    if (!holders) continue;
+    const value = holdersValue(holders);
+    // Approvers may always audit: an unset auditors list leaves it to them.
+    add(name, name === 'auditors' && value === NOBODY ? APPROVERS_ONLY : value);
+  }
   const pool = ids([...inputs.approvers.users, ...(inputs.approvers.group ? [inputs.approvers.group] : [])]);
   add('approvers', pool.length === 0 ? NOBODY : pool);
   for (const kind of POLICY_KINDS) {

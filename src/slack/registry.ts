@@ -79,7 +79,7 @@ export const REGISTRY: readonly Entry[] = [
   FREEZE_SUBCOMMAND,
   UNFREEZE_SUBCOMMAND,
   // What the policy shows (approvers, limits used) is the treasury's business: for readers.
-  { ...POLICY_SUBCOMMAND, who: READERS },
+  POLICY_SUBCOMMAND,
   AUDIT_SUBCOMMANDS.list,
   AUDIT_SUBCOMMANDS.verify,
   AUDIT_SUBCOMMANDS.archive,

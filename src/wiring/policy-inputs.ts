@@ -8,12 +8,28 @@ import {
   parseTiers,
   policySnapshot,
 } from '../approvals/index.js';
+import { holdersOf, type SlackIds } from '../approvals/pools.js';
+import type { Holders } from '../approvals/roles.js';
+import type { RequestKind } from '../approvals/types.js';
 import type { Config } from '../config.js';
+
+/** A role list as set: unset is everyone (readers, requesters) or nobody besides approvers (auditors). */
+const holdersAsSet = (ids: SlackIds | undefined, unset: 'everyone' | 'nobody'): Holders =>
+  ids ? holdersOf(ids) : { everyone: unset === 'everyone', users: [], groups: [] };
 
 export function policyOf(config: Config, environment: string): PolicySnapshot {
   return policySnapshot({
     environment,
     approvers: { users: config.approvers, group: config.approverGroup },
+    readers: holdersAsSet(config.roles?.readers, 'everyone'),
+    requesters: holdersAsSet(config.roles?.requesters, 'everyone'),
+    auditors: holdersAsSet(config.roles?.auditors, 'nobody'),
+    approversByKind: Object.fromEntries(
+      Object.entries(config.roles?.approversByKind ?? {}).map(([kind, ids]) => [
+        kind,
+        holdersAsSet(ids, 'nobody'),
+      ]),
+    ) as Partial<Record<RequestKind, Holders>>,
     tiers: parseTiers(config.approvalTiers),
     limitWindowMs: config.limitWindowMs ?? DEFAULT_LIMIT_WINDOW_MS,
     dailyLimit: config.dailyLimit,

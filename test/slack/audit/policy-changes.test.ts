@@ -126,3 +126,23 @@ test('`/cngn audit` lists the entry with its people as mentions, and the CSV exp
   expect(csv).toContain('policy,policy-changed');
   expect(csv).toContain('members of <!subteam^S0TREASURY>: +<@U0EFE> −<@U0CHIDI>');
 });
+
+test('roles and a kind’s own approvers changed across a restart are recorded in words', async ({ defer }) => {
+  const { store, slack } = await world(defer);
+  const first = await startOn(store, slack, defer, {
+    config: { roles: { auditors: ['U0EFE'], approversByKind: { settlement: ['U0EFE', 'U0CHIDI'] } } },
+  });
+  await first.stop();
+  await startOn(store, slack, defer, {
+    config: {
+      roles: { readers: ['S0TREASURY'], approversByKind: { settlement: ['U0EFE', 'U0BOLA'] } },
+    },
+  });
+  const entries = await policyEntries(store);
+  expect(entries).toHaveLength(2);
+  expect(entries[1]?.policy?.changes).toEqual([
+    'readers: every member who is not a guest → <!subteam^S0TREASURY>',
+    'auditors: <@U0EFE> → the approvers only',
+    'approvers for settlement: +<@U0BOLA> −<@U0CHIDI>',
+  ]);
+});

@@ -12,7 +12,7 @@ import type {
   RoleSummary,
 } from '../../../approvals/index.js';
 import type { CngnEnvironment } from '../../../cngn/api.js';
-import type { FeatureSubcommand, SlackMessage } from '../../types.js';
+import { type FeatureSubcommand, READERS, type SlackMessage } from '../../types.js';
 import { type NamedPerson, type PolicyView, policyMessage } from '../blocks/policy.js';
 import type { NamedHolders, RolesView } from '../blocks/roles.js';
 
@@ -108,7 +108,7 @@ export const POLICY_SUBCOMMAND: FeatureSubcommand<'policy', PolicyFacts> = {
   usage: 'policy',
   summary:
     'who may do what: roles, approvers per kind, tiers, limits over time, lifetime, reminders, channels, the freeze',
-  who: 'anyone',
+  who: READERS,
   example: 'policy',
   needs: 'policy',
   run: (command, facts) => policyCommand(command.client, facts),
