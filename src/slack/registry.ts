@@ -36,7 +36,6 @@ import { postToResponseUrl } from './runtime/response-url.js';
 import {
   type CommandContext,
   type FeatureSubcommand,
-  READERS,
   type SlackMessage,
   type Subcommand,
 } from './types.js';
