@@ -14,7 +14,7 @@ import { type FilingContext, newRequest } from './new-request.js';
 import type { ApprovalPolicy } from './policy.js';
 import { type FileOptions, preflightProblem } from './preflight.js';
 import type { ApprovalRepository } from './repository.js';
-import type { ApprovalRequest, RequestDraft, RequestOf } from './types.js';
+import type { ApprovalRequest, RequestChecks, RequestDraft, RequestOf } from './types.js';
 
 /** What filing takes from the engine (see ApprovalCore). */
 export interface FilingDeps {
@@ -59,14 +59,15 @@ export async function fileRequest(
   }
   const amount = draft.amount ? Money.parseDecimal(draft.amount) : undefined;
   const filing = checks ? { preflight: checks } : {};
+  const context = { ...filingContext(deps), approversAvailable: await approversBesides(deps, draft, checks) };
   const request =
     amount && movesAmount(draft.kind)
       ? await deps.limits.file(draft, amount, {
           approvalsFor: (total) => deps.policy.requiredFor(total, draft.kind),
-          build: (now, tier) => newRequest(draft, amount, now, filingContext(deps), tier, filing),
+          build: (now, tier) => newRequest(draft, amount, now, context, tier, filing),
           save: (request) => saveNew(deps, request),
         })
-      : await saveNew(deps, newRequest(draft, amount, now, filingContext(deps), undefined, filing));
+      : await saveNew(deps, newRequest(draft, amount, now, context, undefined, filing));
   await deps.notify(request);
   return request;
 }
@@ -81,6 +82,23 @@ function filingContext({ binding, ttlMs, publicUrl, policy }: FilingDeps): Filin
     publicUrl,
     approvalsFor: (amount, kind) => policy.requiredFor(amount, kind),
   };
+}
+
+/**
+ * How many people besides the requester may approve the draft's kind, for capping a look-alike's extra
+ * approver; undefined when it does not matter (no look-alike) or the pool cannot be read (a group).
+ */
+async function approversBesides(
+  deps: FilingDeps,
+  draft: RequestDraft,
+  checks: RequestChecks | undefined,
+): Promise<number | undefined> {
+  if (!checks?.lookAlike) return undefined;
+  try {
+    return (await deps.policy.approverIds(draft.kind)).filter((id) => id !== draft.requester).length;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Persist a new request (with its bridge callback token's index first). */

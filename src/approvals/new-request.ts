@@ -17,6 +17,22 @@ export interface FilingContext {
   publicUrl: string | undefined;
   /** The policy's tiers. */
   approvalsFor: (amount: Money | undefined, kind: RequestKind) => number;
+  /** How many people other than the requester may approve this kind (unknown: not capped). */
+  approversAvailable?: number | undefined;
+}
+
+/**
+ * The checks as the request keeps them: a look-alike needs one more distinct approver than its tier,
+ * unless the tier already needs everyone who may approve (then it would never be approved).
+ */
+function withLookAlikeExtra(
+  checks: RequestChecks | undefined,
+  tier: number,
+  available: number | undefined,
+): { checks: RequestChecks | undefined; extra: number } {
+  if (!checks?.lookAlike) return { checks, extra: 0 };
+  if (available === undefined || available > tier) return { checks, extra: 1 };
+  return { checks: { ...checks, lookAlike: { ...checks.lookAlike, extra: false } }, extra: 0 };
 }
 
 /**
@@ -32,7 +48,8 @@ export function newRequest(
   tier?: { amount: Money; basis?: TierBasis },
   filing: { preflight?: RequestChecks } = {},
 ): ApprovalRequest {
-  const checks = filing.preflight;
+  const tierCount = context.approvalsFor(tier?.amount ?? amount, draft.kind);
+  const { checks, extra } = withLookAlikeExtra(filing.preflight, tierCount, context.approversAvailable);
   const request = {
     ...draft,
     id: `AR-${randomBytes(5).toString('hex').toUpperCase()}`,
@@ -40,7 +57,7 @@ export function newRequest(
     ...(context.keyId ? { keyId: context.keyId } : {}),
     ...(amount ? { amount: amount.toString() } : {}),
     approvals: [],
-    requiredApprovals: context.approvalsFor(tier?.amount ?? amount, draft.kind) + (checks?.lookAlike ? 1 : 0),
+    requiredApprovals: tierCount + extra,
     ...(tier?.basis ? { tierBasis: tier.basis } : {}),
     state: 'pending',
     createdAt: now.toISOString(),

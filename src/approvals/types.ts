@@ -145,6 +145,11 @@ export interface LookAlikeMark {
   knownAs: 'paid' | 'whitelisted';
   /** The requester ticked "I compared the whole address" when filing. */
   compared?: boolean;
+  /**
+   * False when the request's tier already needs every approver who may approve it, so no one more
+   * can be asked; unset: it needs one more distinct approver than its tier.
+   */
+  extra?: false;
 }
 
 /**

@@ -64,7 +64,7 @@ describe('the policy snapshot', () => {
     expect(lines.slice(0, 3)).toEqual([
       'readers: every member who is not a guest',
       'requesters: <@U0EFE>',
-      'auditors: nobody',
+      'auditors: the approvers only',
     ]);
   });
 

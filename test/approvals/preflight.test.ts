@@ -231,6 +231,22 @@ describe('destinations', () => {
     expect((await fx.engine.get(filed.id))?.state).not.toBe('pending');
   });
 
+  it('asks no more approvers of a look-alike than there are: a tier needing all of them stays as it is', async () => {
+    await fx.close();
+    // Every amount needs 2; A and B are the only approvers besides the requester.
+    fx = await startEngineFixture({ tiers: '0:2' });
+    const entry = await whitelisted();
+    const draft = withdrawal('2000', poisoned(entry.address), entry.networkId);
+    const checks = await fx.engine.preflight(draft);
+    const lookAlike = checks.lookAlike && { ...checks.lookAlike, compared: true };
+    const filed = await fx.engine.file(draft, { preflight: { ...checks, lookAlike } });
+    expect(filed.requiredApprovals).toBe(2);
+    expect(filed.preflight?.lookAlike?.extra).toBe(false);
+    await fx.engine.approve(filed.id, APPROVER_A);
+    await fx.engine.approve(filed.id, APPROVER_B);
+    expect((await fx.engine.get(filed.id))?.state).not.toBe('pending');
+  });
+
   it('marks a look-alike of an address the bot paid before', async () => {
     await sentWithdrawal('1000');
     const checks = await fx.engine.preflight(withdrawal('2000', poisoned(DEST)));

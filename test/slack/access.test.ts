@@ -9,8 +9,11 @@ import { APPROVE_ACTION } from '../../src/slack/approvals/blocks/message.js';
 import { REGISTRY } from '../../src/slack/registry.js';
 import { botTest } from '../support/bot.js';
 
-/** Slack's own notices about the app (removal, revoked tokens): no person acts, nothing to gate. */
-const SLACK_LIFECYCLE = ['app_uninstalled', 'tokens_revoked'];
+/**
+ * Slack's own notices (the app removed, tokens revoked, a user group's members changed): no person
+ * acts, so there is nothing to gate.
+ */
+const SLACK_LIFECYCLE = ['app_uninstalled', 'tokens_revoked', 'subteam_members_changed'];
 
 type Registered = { surface: Surface | 'command'; id: string | RegExp };
 

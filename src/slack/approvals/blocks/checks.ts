@@ -81,9 +81,11 @@ export function lookAlikeText(mark: LookAlikeMark, request?: ApprovalRequest): s
   const known = mark.knownAs === 'paid' ? 'an address paid before' : 'a whitelisted address';
   const head = `:warning: *${LOOK_ALIKE_MARK}:* it starts and ends like ${known} but differs in between (marked). Compare every character:`;
   const compared = mark.compared ? '\nThe requester confirmed comparing the whole address.' : '';
-  const needs = request
-    ? ` It needs one more approver than its tier: ${request.requiredApprovals} in all.`
-    : '';
+  const needs = !request
+    ? ''
+    : mark.extra === false
+      ? ` Its tier already needs every approver who may approve it (${request.requiredApprovals}), so it cannot need one more: each must compare the address.`
+      : ` It needs one more approver than its tier: ${request.requiredApprovals} in all.`;
   return `${head}\n${lookAlikeLines(mark)}${compared}${needs}`;
 }
 

@@ -39,7 +39,8 @@ export function tierBasisText(request: ApprovalRequest): string | undefined {
 export function tierBasisLine(request: ApprovalRequest): string | undefined {
   const text = tierBasisText(request);
   if (!text) return undefined;
-  const extra = request.preflight?.lookAlike ? 1 : 0;
+  const lookAlikeMark = request.preflight?.lookAlike;
+  const extra = lookAlikeMark && lookAlikeMark.extra !== false ? 1 : 0;
   const tier = request.requiredApprovals - extra;
   const needed = `${tier} approval${tier === 1 ? '' : 's'}`;
   const lookAlike = extra
