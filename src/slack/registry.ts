@@ -33,12 +33,7 @@ import { commandDelivery, type Deliveries, type DeliveryTurn } from './runtime/d
 import { describeError } from './runtime/errors.js';
 import { afterAck, type InFlight } from './runtime/in-flight.js';
 import { postToResponseUrl } from './runtime/response-url.js';
-import {
-  type CommandContext,
-  type FeatureSubcommand,
-  type SlackMessage,
-  type Subcommand,
-} from './types.js';
+import type { CommandContext, FeatureSubcommand, SlackMessage, Subcommand } from './types.js';
 
 /** An entry of the registry: a read runs with the router's deps; the others with their feature's. */
 type Entry =
