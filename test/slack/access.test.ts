@@ -81,7 +81,11 @@ describe('the access table', () => {
         entry.name,
       ).toBe(true);
     }
-    expect(REGISTRY.filter((entry) => entry.who === 'anyone').map((entry) => entry.name)).toEqual(['help']);
+    // Help, and delegate: a delegate lists or revokes theirs, an approver files one (the engine checks).
+    expect(REGISTRY.filter((entry) => entry.who === 'anyone').map((entry) => entry.name)).toEqual([
+      'delegate',
+      'help',
+    ]);
   });
 
   botTest('finds nothing declared for an id nobody listens to', () => {

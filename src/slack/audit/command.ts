@@ -9,7 +9,7 @@ import { auditCsv, auditJsonLines } from '../../approvals/audit-export.js';
 import { escapeMrkdwn } from '../../format/mrkdwn.js';
 import { auditList } from '../approvals/blocks/lists.js';
 import type { ApprovalSlackDeps } from '../approvals/types.js';
-import { errorMessage, noticeMessage } from '../reads/blocks.js';
+import { errorMessage } from '../reads/blocks.js';
 import { SlackUploadError, sendFilesToUser, uploadFailureText } from '../runtime/files.js';
 import { AUDITORS, type CommandContext, type FeatureSubcommand, type SlackMessage } from '../types.js';
 import { auditArchiveMessage, auditExportMessage, auditVerifyMessage } from './blocks.js';
@@ -26,17 +26,6 @@ async function auditListCommand(command: CommandContext, deps: ApprovalSlackDeps
   const entries = await deps.engine.audit(auditCount(command.args[0]));
   return auditList(entries, deps.environmentLabel);
 }
-
-/** Verify and export are for approvers; anyone else is told so and nothing is done. */
-const forApprovers =
-  (
-    does: 'verify' | 'archive' | 'export',
-    run: (command: CommandContext, deps: ApprovalSlackDeps) => Promise<SlackMessage>,
-  ) =>
-  async (command: CommandContext, deps: ApprovalSlackDeps): Promise<SlackMessage> =>
-    (await deps.engine.isApprover(command.userId))
-      ? run(command, deps)
-      : noticeMessage(`Only approvers can ${does} the audit log; nothing was done.`);
 
 async function verifyAudit(_command: CommandContext, deps: ApprovalSlackDeps): Promise<SlackMessage> {
   const check = await deps.engine.verifyAudit();
@@ -192,7 +181,7 @@ export const AUDIT_SUBCOMMANDS = {
     who: AUDITORS,
     example: 'audit verify',
     needs: 'approvals',
-    run: forApprovers('verify', verifyAudit),
+    run: verifyAudit,
   },
   archive: {
     name: 'audit archive',
@@ -201,7 +190,7 @@ export const AUDIT_SUBCOMMANDS = {
     who: AUDITORS,
     example: 'audit archive',
     needs: 'approvals',
-    run: forApprovers('archive', archiveAudit),
+    run: archiveAudit,
   },
   export: {
     name: 'audit export',
@@ -210,6 +199,6 @@ export const AUDIT_SUBCOMMANDS = {
     who: AUDITORS,
     example: 'audit export 2026-11-01 2026-11-30',
     needs: 'approvals',
-    run: forApprovers('export', exportAudit),
+    run: exportAudit,
   },
 } satisfies Record<string, FeatureSubcommand<'approvals', ApprovalSlackDeps>>;

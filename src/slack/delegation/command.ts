@@ -10,7 +10,7 @@ import { AMOUNT_HINT, amountReason, Money } from '../../format/money.js';
 import { escapeMrkdwn, mentionChannel, mentionUser } from '../../format/mrkdwn.js';
 import { requestTitle } from '../approvals/blocks/words.js';
 import type { ApprovalSlackDeps } from '../approvals/types.js';
-import { type FeatureSubcommand, REQUESTERS, type SlackMessage } from '../types.js';
+import type { FeatureSubcommand, SlackMessage } from '../types.js';
 import { delegationList } from './blocks.js';
 
 /** mrkdwn: its `<…>` placeholders written as entities, so Slack shows them as typed rather than reading links. */
@@ -159,13 +159,16 @@ async function fileDelegation(
   }
 }
 
-/** Anyone may list theirs or revoke; only an approver may file one (checked above). */
+/**
+ * Anyone who is not a guest may list theirs or revoke (a delegate, an approver who is not a requester);
+ * only an approver may file one (checked above).
+ */
 export const DELEGATE_SUBCOMMAND: FeatureSubcommand<'approvals', ApprovalSlackDeps> = {
   name: 'delegate',
   usage: 'delegate [@person until <date|duration> [max <amount>] | revoke @person]',
   summary:
     'approvers away: let someone approve in your place for a while (another approver approves it); list or revoke',
-  who: REQUESTERS,
+  who: 'anyone',
   example: 'delegate @bola until 2026-12-24 max 500000',
   needs: 'approvals',
   run: (command, deps) => delegateCommand(command.args, command.userId, deps),

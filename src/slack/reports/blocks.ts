@@ -8,6 +8,9 @@ import { escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
 import type { ApprovalFigures, Movement, MovementKind, Report } from '../../reports/types.js';
 import type { SlackMessage } from '../types.js';
 
+/** Outside text cut to fit a section (Slack refuses one over 3000 characters); the CSV has it whole. */
+const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
 /** How many failures the summary lists; the CSV has them all. */
 const FAILURES_SHOWN = 10;
 
@@ -74,7 +77,7 @@ function failures(failed: readonly Movement[]): string {
     .slice(0, FAILURES_SHOWN)
     .map(
       (m) =>
-        `• \`${escapeMrkdwn(m.reference)}\` ${kindWord(m)} ${naira(m.amount)} — ${escapeMrkdwn(m.reason ?? 'no reason given')}`,
+        `• \`${escapeMrkdwn(clip(m.reference, 80))}\` ${kindWord(m)} ${naira(m.amount)} — ${escapeMrkdwn(clip(m.reason ?? 'no reason given', 120))}`,
     );
   const more = failed.length - FAILURES_SHOWN;
   return [
