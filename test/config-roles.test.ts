@@ -1,24 +1,10 @@
 // The role variables: Slack user and user group IDs, a clear problem naming the variable and the bad
 // item, the defaults when unset, and a pool of people too small for the tiers refused at start-up.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config.js';
+import { problemsOf, SLACK_ENV } from './support/config-env.js';
 
-const base = {
-  SLACK_BOT_TOKEN: 'xoxb-1-2-abc',
-  SLACK_SIGNING_SECRET: 'shh',
-  CNGN_APPROVALS_CHANNEL: 'C0APPROVALS',
-  CNGN_APPROVERS: 'U0AAA, U0BBB',
-};
-
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
+const base = SLACK_ENV;
 
 describe('role variables', () => {
   it('reads users and user groups for each role and each kind’s pool', () => {

@@ -4,26 +4,12 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, FILE_SECRETS, loadConfig, parseDuration, secretsOf } from '../src/config.js';
+import { FILE_SECRETS, loadConfig, parseDuration, secretsOf } from '../src/config.js';
 import { createLogger } from '../src/log.js';
+import { problemsOf, SLACK_ENV } from './support/config-env.js';
 
-const slack = {
-  SLACK_BOT_TOKEN: 'xoxb-1-2-abc',
-  SLACK_SIGNING_SECRET: 'shh',
-  CNGN_APPROVALS_CHANNEL: 'C0APPROVALS',
-  CNGN_APPROVERS: 'U0AAA, U0BBB',
-};
+const slack = SLACK_ENV;
 const keyFile = new URL('./fixtures/test_ed25519', import.meta.url).pathname;
-
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
 
 describe('configuration', () => {
   it('runs the embedded sandbox on SQLite with only the Slack token and signing secret', () => {
