@@ -2,6 +2,7 @@
 // HTTP receiver at `${baseUrl}/slack/events`.
 import { createHmac } from 'node:crypto';
 import { request } from 'undici';
+import type { FakeSlack, SlackCall } from './fake-slack.js';
 
 export interface SlackSender {
   baseUrl: string;
@@ -74,6 +75,22 @@ export function slashCommand(sender: SlackSender, options: SlashCommandOptions):
     timestamp: options.timestamp,
     signature: options.signature,
   });
+}
+
+let answers = 0;
+/**
+ * `/cngn <text>` from `userId` (default UREQ), acknowledged, and the first post to its own
+ * response_url: where a command's private answer goes.
+ */
+export async function commandAnswer(
+  bot: { sender: SlackSender; slack: FakeSlack },
+  text: string,
+  userId?: string,
+): Promise<SlackCall> {
+  const name = `command-answer-${++answers}`;
+  const ack = await slashCommand(bot.sender, { text, userId, responseUrl: bot.slack.responseUrl(name) });
+  if (ack.status !== 200) throw new Error(`/cngn ${text} was acknowledged with ${ack.status}: ${ack.body}`);
+  return bot.slack.waitFor(`response_url:${name}`);
 }
 
 /** The form body of one slash command delivery, to send (again) with postSigned. */

@@ -2,7 +2,7 @@
 // refused at Approve, /cngn policy lists the roles, and Slack's subteam_members_changed makes a group
 // be read again at once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postSigned } from '../../support/slack-requests.js';
+import { commandAnswer, postSigned } from '../../support/slack-requests.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -10,7 +10,6 @@ import {
   approve,
   fileWithdrawal,
   REQUESTER,
-  slashCommand,
   startApprovalApp,
   waitUntil,
 } from './support.js';
@@ -79,13 +78,7 @@ describe('approver pools and roles in Slack', () => {
   });
 
   it('lists the roles and the withdraw pool in /cngn policy', async () => {
-    const response = await slashCommand(app.sender, {
-      text: 'policy',
-      userId: 'UANYONE',
-      responseUrl: app.slack.responseUrl('roles'),
-    });
-    expect(response.status).toBe(200);
-    const text = JSON.stringify((await app.slack.waitFor('response_url:roles')).body.blocks);
+    const text = JSON.stringify((await commandAnswer(app, 'policy', 'UANYONE')).body.blocks);
     expect(text).toContain('Readers (read commands, App Home figures): every member who is not a guest');
     expect(text).toContain(`Requesters (file money requests): the members of <!subteam^${TEAM}>`);
     expect(text).toMatch(/Auditors \(audit commands, read only\): [^•]*<@UKEMI>[^•]*, and every approver/);

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lagosTime } from '../../../src/format/display.js';
 import { Clock } from '../../approvals/fixture.js';
-import { postSigned } from '../../support/slack-requests.js';
+import { commandAnswer, postSigned } from '../../support/slack-requests.js';
 import {
   APPROVALS_CHANNEL,
   APPROVER_A,
@@ -14,7 +14,6 @@ import {
   approve,
   click,
   fileWithdrawal,
-  slashCommand,
   startApprovalApp,
   waitUntil,
 } from '../approvals/support.js';
@@ -25,7 +24,6 @@ const DAY = 86_400_000;
 
 let app: ApprovalApp;
 const clock = new Clock();
-let asked = 0;
 
 beforeAll(async () => {
   app = await startApprovalApp({ approvers: [APPROVER_A, CHIDI], tiers: '0:1,1000000:2', now: clock.now });
@@ -42,10 +40,7 @@ const settled = async () => {
 
 /** Run `/cngn <text>` as `userId`; the private answer's text and blocks as one string. */
 async function command(text: string, userId: string): Promise<string> {
-  const name = `delegation-${++asked}`;
-  const response = await slashCommand(app.sender, { text, userId, responseUrl: app.slack.responseUrl(name) });
-  expect(response.status).toBe(200);
-  const answer = await app.slack.waitFor(`response_url:${name}`);
+  const answer = await commandAnswer(app, text, userId);
   expect(answer.body.response_type).toBe('ephemeral');
   return `${String(answer.body.text)} ${JSON.stringify(answer.body.blocks)}`;
 }
