@@ -258,8 +258,8 @@ export function optionsRequest(
   });
 }
 
-/** The Events API delivery Slack sends when `user` opens the app's Home tab. */
-export function homeOpened(sender: SlackSender, user: string): Promise<SlackResponse> {
+/** An Events API delivery of `event`, stamped now. */
+export function eventDelivery(sender: SlackSender, event: Record<string, unknown>): Promise<SlackResponse> {
   const body = JSON.stringify({
     token: 'legacy-unused',
     team_id: 'T1',
@@ -267,15 +267,14 @@ export function homeOpened(sender: SlackSender, user: string): Promise<SlackResp
     type: 'event_callback',
     event_id: `Ev${Math.random().toString(36).slice(2)}`,
     event_time: Math.floor(Date.now() / 1000),
-    event: {
-      type: 'app_home_opened',
-      user,
-      channel: `D${user}`,
-      tab: 'home',
-      event_ts: String(Date.now() / 1000),
-    },
+    event: { ...event, event_ts: String(Date.now() / 1000) },
   });
   return postSigned(sender, body, { contentType: 'application/json' });
+}
+
+/** The Events API delivery Slack sends when `user` opens the app's Home tab. */
+export function homeOpened(sender: SlackSender, user: string): Promise<SlackResponse> {
+  return eventDelivery(sender, { type: 'app_home_opened', user, channel: `D${user}`, tab: 'home' });
 }
 
 /** A button clicked in the Home tab: a view container, no channel. */
