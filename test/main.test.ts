@@ -41,17 +41,37 @@ async function runToExit(env: Record<string, string>, preload: string[] = []) {
   return { code, stderr };
 }
 
-/** Runs src/main.ts with `preload` in a child; resolves with its exit code and its log lines. */
+type Entry = Record<string, unknown>;
+
+/** Runs src/main.ts with `preload` (if any) in a child; resolves with its exit code and its log lines. */
 async function runMain(
-  preload: string,
+  preload: string | undefined,
   env: Record<string, string> = {},
-): Promise<{ code: number | null; stderr: string; entries: Array<Record<string, unknown>> }> {
-  const { code, stderr } = await runToExit(env, ['--import', preload]);
+): Promise<{ code: number | null; stderr: string; entries: Entry[] }> {
+  const { code, stderr } = await runToExit(env, preload ? ['--import', preload] : []);
   const entries = stderr
     .split('\n')
     .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+    .map((line) => JSON.parse(line) as Entry);
   return { code, stderr, entries };
+}
+
+/**
+ * Runs src/main.ts to a start that fails, checking stderr holds nothing but JSON lines (Node's own
+ * printout, a stack or the source line it failed on, never appears); its error entries too.
+ */
+async function failedStart(
+  preload: string | undefined,
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stderr: string; entries: Entry[]; errors: Entry[] }> {
+  const run = await runMain(preload, env);
+  expect(
+    run.stderr
+      .trim()
+      .split('\n')
+      .filter((line) => !line.startsWith('{')),
+  ).toEqual([]);
+  return { ...run, errors: run.entries.filter((entry) => entry.level === 'error') };
 }
 
 describe('cngn-desk under faults nobody caught', () => {
@@ -79,16 +99,9 @@ describe('cngn-desk under faults nobody caught', () => {
   }, 30_000);
 
   it('logs a rejection during start-up as one JSON line with its stack, and exits 1', async () => {
-    const { code, stderr, entries } = await runMain('./test/support/fault-during-start.ts');
+    const { code, errors } = await failedStart('./test/support/fault-during-start.ts');
     expect(code).toBe(1);
-    // Nothing but JSON lines: Node's own printout (the source line it failed on) never appears.
-    expect(
-      stderr
-        .trim()
-        .split('\n')
-        .filter((line) => !line.startsWith('{')),
-    ).toEqual([]);
-    expect(entries.filter((e) => e.level === 'error')).toEqual([
+    expect(errors).toEqual([
       expect.objectContaining({
         message: 'unhandled promise rejection',
         error: expect.objectContaining({
@@ -104,18 +117,12 @@ describe('cngn-desk when a store driver cannot load', () => {
   it('logs a missing SQLite binding as one JSON line with its cause, and exits 1', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cngn-desk-main-'));
     try {
-      const { code, stderr, entries } = await runMain('./test/support/sqlite-binding-missing.ts', {
+      // Loaded after main.ts's handlers are in place, so it is logged as JSON like any other fault.
+      const { code, errors } = await failedStart('./test/support/sqlite-binding-missing.ts', {
         STORE_URL: `sqlite://${join(dir, 'desk.sqlite')}`,
       });
       expect(code).toBe(1);
-      // Loaded after main.ts's handlers are in place: Node's own printout never appears.
-      expect(
-        stderr
-          .trim()
-          .split('\n')
-          .filter((line) => !line.startsWith('{')),
-      ).toEqual([]);
-      expect(entries.filter((e) => e.level === 'error')).toEqual([
+      expect(errors).toEqual([
         expect.objectContaining({
           message: 'cngn-desk could not start',
           error: expect.objectContaining({
@@ -133,11 +140,10 @@ describe('cngn-desk when the start-up check against Slack fails', () => {
   it('exits 1 with one JSON line, and no stack, when Slack refuses the bot token', async () => {
     slack.reset();
     slack.on('auth.test', () => ({ body: { ok: false, error: 'invalid_auth' } }));
-    const { code, stderr } = await runToExit({});
+    const { code, stderr, entries } = await failedStart(undefined);
     expect(code).toBe(1);
-    const lines = stderr.trimEnd().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0] ?? '')).toMatchObject({
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({
       level: 'error',
       message:
         "Slack does not accept SLACK_BOT_TOKEN (invalid_auth): copy the Bot User OAuth Token (xoxb-…) again from the app's OAuth & Permissions page",
@@ -152,17 +158,12 @@ describe('cngn-desk when the start-up check against Slack fails', () => {
     slack.on('conversations.info', (call) =>
       call.body.channel === 'C0NOSUCH' ? { body: { ok: false, error: 'channel_not_found' } } : undefined,
     );
-    const { code, stderr } = await runToExit({
+    const { code, stderr, errors } = await failedStart(undefined, {
       CNGN_APPROVALS_CHANNEL: 'C0NOSUCH',
       CNGN_APPROVERS: 'U0ONE',
       CNGN_APPROVAL_TIERS: '0:1',
     });
     expect(code).toBe(1);
-    const errors = stderr
-      .trimEnd()
-      .split('\n')
-      .map((line) => JSON.parse(line) as Record<string, unknown>)
-      .filter((entry) => entry.level === 'error');
     expect(errors.map((entry) => entry.message)).toEqual([
       "channel C0NOSUCH (CNGN_APPROVALS_CHANNEL) does not exist, or is private and the bot is not in it: set CNGN_APPROVALS_CHANNEL to the channel's ID (channel name → About), or /invite @cngn-desk in that private channel",
     ]);

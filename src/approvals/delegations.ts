@@ -6,8 +6,9 @@
 import { Money } from '../format/money.js';
 import type { Store } from '../store/index.js';
 import type { CoreSections } from './core-sections.js';
+import type { DelegationPayload } from './payloads.js';
 import type { ServiceEnvironment } from './ports.js';
-import type { ApprovalRequest, DelegationPayload, RequestDraft, RequestOf } from './types.js';
+import type { ApprovalRequest, RequestDraft, RequestOf } from './types.js';
 
 /** A delegation as granted: who may approve in whose place, until when, up to which amount. */
 export interface Delegation {

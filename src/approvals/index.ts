@@ -61,6 +61,7 @@ export {
   type LimitUse,
 } from './limits.js';
 export { differingRanges, findLookAlike, type LookAlike } from './look-alike.js';
+export type * from './payloads.js';
 export {
   ApprovalPolicy,
   type ApprovalTier,

@@ -1,6 +1,7 @@
 // The approval request: what was asked, exactly what will be sent, who approved, and where it is in
 // its life. Stored as JSON in the store, so every field is plain data (amounts as decimal strings).
 import type { Logger } from '../log.js';
+import type { PayloadOf } from './payloads.js';
 import type { ServiceEnvironment } from './ports.js';
 
 export type RequestKind =
@@ -24,65 +25,6 @@ export type RequestState =
   | 'cancelled'
   | 'expired';
 
-/** The exact plain bodies the service will receive; amounts are canonical decimal strings. */
-export interface WithdrawPayload {
-  amount: string;
-  address: string;
-  networkId: string;
-  shouldSaveAddress: boolean;
-}
-
-export interface RedeemPayload {
-  amount: string;
-  bankCode: string;
-  accountNumber: string;
-}
-
-/** The bridge body carries no amount: the quoted amount is sent on-chain to the deposit address. */
-export interface BridgePayload {
-  originNetworkId: string;
-  destinationNetworkId: string;
-  destinationAddress: string;
-  senderAddress?: string;
-  callbackUrl?: string;
-}
-
-export interface WhitelistPayload {
-  networkId: string;
-  address: string;
-}
-
-export interface SettlementPayload {
-  bankName: string;
-  bankAccountName: string;
-  bankAccountNumber: string;
-}
-
-/**
- * An approver (`delegator`) lets `delegate` approve in their place until `until`, for requests of at
- * most `max` ₦ when a cap is given. Takes effect once approved by another approver; written to the
- * store (not sent to the service) when executed.
- */
-export interface DelegationPayload {
-  delegator: string;
-  delegate: string;
-  /** ISO instant the delegation ends. */
-  until: string;
-  /** Canonical decimal ₦ cap per request; absent: no cap. */
-  max?: string;
-}
-
-/**
- * Lift the freeze of sends that `frozenBy` put in place at `frozenAt` (see freeze.ts). Approved by an
- * approver other than the one who froze; executed by clearing the freeze in the store, nothing sent.
- */
-export interface UnfreezePayload {
-  frozenBy: string;
-  /** ISO instant of the freeze it lifts: it lifts that freeze only. */
-  frozenAt: string;
-  reason: string;
-}
-
 /** Sends frozen: who froze them, why, and since when (ISO). See freeze.ts. */
 export interface Freeze {
   /** A Slack user id, or the start-up's own name when CNGN_START_FROZEN froze them. */
@@ -90,16 +32,6 @@ export interface Freeze {
   reason: string;
   at: string;
 }
-
-export type PayloadOf = {
-  withdraw: WithdrawPayload;
-  redeem: RedeemPayload;
-  bridge: BridgePayload;
-  whitelist: WhitelistPayload;
-  settlement: SettlementPayload;
-  delegation: DelegationPayload;
-  unfreeze: UnfreezePayload;
-};
 
 export interface BridgeQuoteFigures {
   amountReceivable: string;

@@ -4,7 +4,13 @@ import { createLogger } from '../../src/log.js';
 import { SUBCOMMANDS, unwrapLinks } from '../../src/slack/registry.js';
 import type { SlackCall } from '../support/fake-slack.js';
 import { type Harness, startHarness } from '../support/harness.js';
-import { blockAction, postSigned, signSlackBody, slashCommand } from '../support/slack-requests.js';
+import {
+  blockAction,
+  commandAnswer,
+  postSigned,
+  signSlackBody,
+  slashCommand,
+} from '../support/slack-requests.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -14,14 +20,8 @@ afterAll(async () => {
   await h.stop();
 });
 
-let counter = 0;
 /** Run `/cngn <text>` and wait for its private answer on the response_url. */
-async function run(text: string, userId = 'UREQ'): Promise<SlackCall> {
-  const name = `r${++counter}`;
-  const ack = await slashCommand(h.sender, { text, userId, responseUrl: h.slack.responseUrl(name) });
-  expect(ack.status).toBe(200);
-  return h.slack.waitFor(`response_url:${name}`);
-}
+const run = (text: string, userId = 'UREQ'): Promise<SlackCall> => commandAnswer(h, text, userId);
 
 const textOf = (call: SlackCall) => JSON.stringify(call.body.blocks ?? call.body.text);
 /** How many times an answer names its environment. */

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findSubcommand, REGISTRY, SUBCOMMANDS } from '../../src/slack/registry.js';
 import type { SlackCall } from '../support/fake-slack.js';
 import { type Harness, startHarness } from '../support/harness.js';
-import { slashCommand } from '../support/slack-requests.js';
+import { commandAnswer } from '../support/slack-requests.js';
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
 const sorted = (names: Iterable<string>) => [...names].sort();
@@ -96,17 +96,7 @@ describe('a bot without approvals', () => {
     await h.stop();
   });
 
-  let counter = 0;
-  async function run(text: string): Promise<SlackCall> {
-    const name = `n${++counter}`;
-    const ack = await slashCommand(h.sender, {
-      text,
-      userId: 'UAPPROVERA',
-      responseUrl: h.slack.responseUrl(name),
-    });
-    expect(ack.status).toBe(200);
-    return h.slack.waitFor(`response_url:${name}`);
-  }
+  const run = (text: string): Promise<SlackCall> => commandAnswer(h, text, 'UAPPROVERA');
   const NOT_CONFIGURED = 'Approvals are not configured: set CNGN_APPROVALS_CHANNEL and CNGN_APPROVERS.';
 
   it('answers every subcommand that needs a feature with what to configure', async () => {

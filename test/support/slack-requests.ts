@@ -2,6 +2,7 @@
 // HTTP receiver at `${baseUrl}/slack/events`.
 import { createHmac } from 'node:crypto';
 import { request } from 'undici';
+import type { FakeSlack, SlackCall } from './fake-slack.js';
 
 export interface SlackSender {
   baseUrl: string;
@@ -74,6 +75,22 @@ export function slashCommand(sender: SlackSender, options: SlashCommandOptions):
     timestamp: options.timestamp,
     signature: options.signature,
   });
+}
+
+let answers = 0;
+/**
+ * `/cngn <text>` from `userId` (default UREQ), acknowledged, and the first post to its own
+ * response_url: where a command's private answer goes.
+ */
+export async function commandAnswer(
+  bot: { sender: SlackSender; slack: FakeSlack },
+  text: string,
+  userId?: string,
+): Promise<SlackCall> {
+  const name = `command-answer-${++answers}`;
+  const ack = await slashCommand(bot.sender, { text, userId, responseUrl: bot.slack.responseUrl(name) });
+  if (ack.status !== 200) throw new Error(`/cngn ${text} was acknowledged with ${ack.status}: ${ack.body}`);
+  return bot.slack.waitFor(`response_url:${name}`);
 }
 
 /** The form body of one slash command delivery, to send (again) with postSigned. */
@@ -241,8 +258,8 @@ export function optionsRequest(
   });
 }
 
-/** The Events API delivery Slack sends when `user` opens the app's Home tab. */
-export function homeOpened(sender: SlackSender, user: string): Promise<SlackResponse> {
+/** An Events API delivery of `event`, stamped now. */
+export function eventDelivery(sender: SlackSender, event: Record<string, unknown>): Promise<SlackResponse> {
   const body = JSON.stringify({
     token: 'legacy-unused',
     team_id: 'T1',
@@ -250,15 +267,14 @@ export function homeOpened(sender: SlackSender, user: string): Promise<SlackResp
     type: 'event_callback',
     event_id: `Ev${Math.random().toString(36).slice(2)}`,
     event_time: Math.floor(Date.now() / 1000),
-    event: {
-      type: 'app_home_opened',
-      user,
-      channel: `D${user}`,
-      tab: 'home',
-      event_ts: String(Date.now() / 1000),
-    },
+    event: { ...event, event_ts: String(Date.now() / 1000) },
   });
   return postSigned(sender, body, { contentType: 'application/json' });
+}
+
+/** The Events API delivery Slack sends when `user` opens the app's Home tab. */
+export function homeOpened(sender: SlackSender, user: string): Promise<SlackResponse> {
+  return eventDelivery(sender, { type: 'app_home_opened', user, channel: `D${user}`, tab: 'home' });
 }
 
 /** A button clicked in the Home tab: a view container, no channel. */

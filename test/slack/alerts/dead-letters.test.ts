@@ -2,16 +2,9 @@
 // dead letter; anyone sees it with Slack's answer, approvers re-post it (button + modal, or the text
 // form) to a channel they choose, each re-post is audited, and a re-posted letter leaves the list.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { blockAction, viewSubmission } from '../../support/slack-requests.js';
+import { blockAction, commandAnswer, viewSubmission } from '../../support/slack-requests.js';
 import { postWebhook, webhookBody } from '../../webhooks/support.js';
-import {
-  APPROVER_A,
-  type ApprovalApp,
-  OUTSIDER,
-  slashCommand,
-  startApprovalApp,
-  waitUntil,
-} from '../approvals/support.js';
+import { APPROVER_A, type ApprovalApp, OUTSIDER, startApprovalApp, waitUntil } from '../approvals/support.js';
 
 let app: ApprovalApp;
 /** Refs whose alert Slack refuses, and channels where Slack refuses everything. */
@@ -36,9 +29,7 @@ afterEach(async () => {
 });
 
 async function cngn(text: string, userId: string): Promise<Record<string, unknown>> {
-  const name = `dl-${Math.random().toString(36).slice(2)}`;
-  await slashCommand(app.sender, { text, userId, responseUrl: app.slack.responseUrl(name) });
-  return (await app.slack.waitFor(`response_url:${name}`)).body;
+  return (await commandAnswer(app, text, userId)).body;
 }
 
 /** A signed withdrawal.completed whose alert Slack refuses: it ends in the dead-letter list. */

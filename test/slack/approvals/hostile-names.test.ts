@@ -3,7 +3,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openedViewId } from '../../support/fake-slack.js';
 import { ALERTS_CHANNEL } from '../../support/harness.js';
-import { selectValue, slashCommand, textValue, viewSubmission } from '../../support/slack-requests.js';
+import {
+  commandAnswer,
+  selectValue,
+  slashCommand,
+  textValue,
+  viewSubmission,
+} from '../../support/slack-requests.js';
 import { slackTexts, withoutOwnMarkup } from '../builders/support.js';
 import {
   APPROVALS_CHANNEL,
@@ -170,12 +176,7 @@ describe('outside text in the approval path', () => {
     expect(parsedBy(alert.body).join('\n')).toContain(`*Account name*\n${ESCAPED_NAME}`);
     expectInert(alert.body);
 
-    await slashCommand(app.sender, {
-      text: `tx ${reference}`,
-      userId: REQUESTER,
-      responseUrl: app.slack.responseUrl('tx'),
-    });
-    const answer = await app.slack.waitFor('response_url:tx');
+    const answer = await commandAnswer(app, `tx ${reference}`, REQUESTER);
     expect(parsedBy(answer.body).join('\n')).toContain(ESCAPED_NAME);
     expectInert(answer.body);
   });

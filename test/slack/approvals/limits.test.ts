@@ -5,7 +5,13 @@ import { describe, expect } from 'vitest';
 import { createStore } from '../../../src/store/index.js';
 import { botTest as test } from '../../support/bot.js';
 import { refusedInModal } from '../../support/review.js';
-import { selectValue, textValue, viewSubmission, withdrawValues } from '../../support/slack-requests.js';
+import {
+  commandAnswer,
+  selectValue,
+  textValue,
+  viewSubmission,
+  withdrawValues,
+} from '../../support/slack-requests.js';
 import {
   APPROVALS_CHANNEL,
   APPROVER_A,
@@ -16,7 +22,6 @@ import {
   fileWithdrawal,
   REQUESTER,
   reviewFor,
-  slashCommand,
   waitUntil,
 } from './support.js';
 
@@ -189,12 +194,7 @@ describe('the daily limit', () => {
     await approve(app, sent, APPROVER_A);
     await app.engine.idle();
     await fileWithdrawal(app, '250000');
-    await slashCommand(app.sender, {
-      text: 'policy',
-      userId: REQUESTER,
-      responseUrl: app.slack.responseUrl('policy'),
-    });
-    const answer = JSON.stringify((await app.slack.waitFor('response_url:policy')).body.blocks);
+    const answer = JSON.stringify((await commandAnswer(app, 'policy', REQUESTER)).body.blocks);
     expect(answer).toContain("its requester's total and its destination's total in the last 12 h");
     expect(answer).toContain(
       '₦1,000,000.00 of ₦5,000,000.00 approved or sent in the last 12 h; ₦250,000.00 more waiting for approval',

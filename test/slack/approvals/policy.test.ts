@@ -2,14 +2,8 @@
 // Slack (users.info) and the approver group's members (usergroups.users.list), privately.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALERTS_CHANNEL } from '../../support/harness.js';
-import {
-  APPROVALS_CHANNEL,
-  APPROVER_A,
-  APPROVER_B,
-  type ApprovalApp,
-  slashCommand,
-  startApprovalApp,
-} from './support.js';
+import { commandAnswer } from '../../support/slack-requests.js';
+import { APPROVALS_CHANNEL, APPROVER_A, APPROVER_B, type ApprovalApp, startApprovalApp } from './support.js';
 
 const GROUP = 'SAPPROVERS';
 const MEMBER = 'UGROUPMEMBER';
@@ -46,19 +40,13 @@ describe('/cngn policy', () => {
     await app.stop();
   });
 
-  async function ask(text: string, name: string): Promise<{ text: string; ephemeral: unknown }> {
-    const response = await slashCommand(app.sender, {
-      text,
-      userId: ASKER,
-      responseUrl: app.slack.responseUrl(name),
-    });
-    expect(response.status).toBe(200);
-    const answer = await app.slack.waitFor(`response_url:${name}`);
+  async function ask(text: string): Promise<{ text: string; ephemeral: unknown }> {
+    const answer = await commandAnswer(app, text, ASKER);
     return { text: JSON.stringify(answer.body.blocks), ephemeral: answer.body.response_type };
   }
 
   it('shows the tiers, the approvers by name, the group members, lifetime, reminders, channels and environment', async () => {
-    const { text, ephemeral } = await ask('policy', 'policy');
+    const { text, ephemeral } = await ask('policy');
     expect(ephemeral).toBe('ephemeral');
     expect(text).toContain('₦0.00 up to below ₦1,000,000.00: 1 approval');
     expect(text).toContain('₦1,000,000.00 up to below ₦50,000,000.00: 2 approvals');
@@ -85,13 +73,13 @@ describe('/cngn policy', () => {
           : { body: { ok: false, error: 'missing_scope' } },
     );
     app.slack.on('usergroups.users.list', () => ({ body: { ok: false, error: 'missing_scope' } }));
-    const { text } = await ask('policy', 'policy-degraded');
+    const { text } = await ask('policy');
     expect(text).toContain('Named: <@UAPPROVERA>, Chidi Okafor (<@UAPPROVERB>)');
     expect(text).toContain(`user group \`${GROUP}\`: could not be read just now (missing_scope)`);
   });
 
   it('is listed in the help', async () => {
-    const { text } = await ask('help', 'help');
+    const { text } = await ask('help');
     expect(text).toContain('/cngn policy');
     expect(text).toContain('/cngn extend');
   });

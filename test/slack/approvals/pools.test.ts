@@ -2,7 +2,7 @@
 // refused at Approve, /cngn policy lists the roles, and Slack's subteam_members_changed makes a group
 // be read again at once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postSigned } from '../../support/slack-requests.js';
+import { commandAnswer, eventDelivery, homeOpened } from '../../support/slack-requests.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -10,7 +10,6 @@ import {
   approve,
   fileWithdrawal,
   REQUESTER,
-  slashCommand,
   startApprovalApp,
   waitUntil,
 } from './support.js';
@@ -19,22 +18,8 @@ const EFE = 'UEFE';
 const KEMI = 'UKEMI';
 const TEAM = 'STREASURY';
 
-/** An Events API delivery of `event`, signed. */
-function deliver(app: ApprovalApp, event: Record<string, unknown>) {
-  const body = JSON.stringify({
-    token: 'legacy-unused',
-    team_id: 'T1',
-    api_app_id: 'A1',
-    type: 'event_callback',
-    event_id: `Ev${Math.random().toString(36).slice(2)}`,
-    event_time: Math.floor(Date.now() / 1000),
-    event: { ...event, event_ts: String(Date.now() / 1000) },
-  });
-  return postSigned(app.sender, body, { contentType: 'application/json' });
-}
-
 function membersChanged(app: ApprovalApp, group: string) {
-  return deliver(app, {
+  return eventDelivery(app.sender, {
     type: 'subteam_members_changed',
     subteam_id: group,
     team_id: 'T1',
@@ -79,13 +64,7 @@ describe('approver pools and roles in Slack', () => {
   });
 
   it('lists the roles and the withdraw pool in /cngn policy', async () => {
-    const response = await slashCommand(app.sender, {
-      text: 'policy',
-      userId: 'UANYONE',
-      responseUrl: app.slack.responseUrl('roles'),
-    });
-    expect(response.status).toBe(200);
-    const text = JSON.stringify((await app.slack.waitFor('response_url:roles')).body.blocks);
+    const text = JSON.stringify((await commandAnswer(app, 'policy', 'UANYONE')).body.blocks);
     expect(text).toContain('Readers (read commands, App Home figures): every member who is not a guest');
     expect(text).toContain(`Requesters (file money requests): the members of <!subteam^${TEAM}>`);
     expect(text).toMatch(/Auditors \(audit commands, read only\): [^•]*<@UKEMI>[^•]*, and every approver/);
@@ -97,9 +76,7 @@ describe('approver pools and roles in Slack', () => {
 
   it('tells each person on App Home which roles they hold', async () => {
     const homeOf = async (user: string) => {
-      expect(
-        (await deliver(app, { type: 'app_home_opened', user, channel: `D${user}`, tab: 'home' })).status,
-      ).toBe(200);
+      expect((await homeOpened(app.sender, user)).status).toBe(200);
       const published = await app.slack.waitFor('views.publish', (c) => c.body.user_id === user);
       return JSON.stringify(published.body.view);
     };

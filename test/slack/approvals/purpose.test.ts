@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { redeemModal } from '../../../src/slack/approvals/blocks/bank-modal.js';
 import { bridgeModal, withdrawModal } from '../../../src/slack/approvals/blocks/modals.js';
 import { networkIds } from '../../support/approving.js';
-import { selectValue, textValue, viewSubmission } from '../../support/slack-requests.js';
+import { commandAnswer, selectValue, textValue, viewSubmission } from '../../support/slack-requests.js';
 import { slackTexts, withoutOwnMarkup } from '../builders/support.js';
 import {
   APPROVALS_CHANNEL,
@@ -13,7 +13,6 @@ import {
   fileWithdrawal,
   REQUESTER,
   reviewFor,
-  slashCommand,
   startApprovalApp,
 } from './support.js';
 
@@ -142,12 +141,7 @@ describe('the purpose as approvers read it', () => {
     }
     expect(JSON.stringify(posted.body)).not.toContain('<!channel>');
 
-    await slashCommand(started.sender, {
-      text: 'pending',
-      userId: APPROVER_A,
-      responseUrl: started.slack.responseUrl('pending'),
-    });
-    const pending = await started.slack.waitFor('response_url:pending');
+    const pending = await commandAnswer(started, 'pending', APPROVER_A);
     expect(slackTexts(pending.body).mrkdwn.join('\n')).toContain(`for: ${ESCAPED}`);
   });
 });

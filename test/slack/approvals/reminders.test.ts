@@ -8,6 +8,7 @@ import { clearStore, createStore, type Store } from '../../../src/store/index.js
 import { FakeSlack, type SlackCall } from '../../support/fake-slack.js';
 import { testPrefix } from '../../support/redis.js';
 import { sharedStores } from '../../support/shared-stores.js';
+import { commandAnswer } from '../../support/slack-requests.js';
 import {
   APPROVALS_CHANNEL,
   APPROVER_A,
@@ -17,7 +18,6 @@ import {
   fileWithdrawal,
   OUTSIDER,
   REQUESTER,
-  slashCommand,
   startApprovalApp,
   waitUntil,
 } from './support.js';
@@ -272,16 +272,13 @@ describe('Extend and expiry', () => {
   it('extends by a chosen duration with /cngn extend, never by more than the lifetime', async () => {
     const id = await fileWithdrawal(app, '3200.00');
     const filed = await app.engine.get(id);
-    const ask = async (text: string, name: string) => {
-      await slashCommand(app.sender, { text, userId: REQUESTER, responseUrl: app.slack.responseUrl(name) });
-      return JSON.stringify((await app.slack.waitFor(`response_url:${name}`)).body);
-    };
-    expect(await ask(`extend ${id} 11h`, 'ext-long')).toContain('at most its original lifetime (10h)');
+    const ask = async (text: string) => JSON.stringify((await commandAnswer(app, text, REQUESTER)).body);
+    expect(await ask(`extend ${id} 11h`)).toContain('at most its original lifetime (10h)');
     expect((await app.engine.get(id))?.extended).toBeUndefined();
-    expect(await ask(`extend ${id.toLowerCase()} 2h`, 'ext-ok')).toContain('now expires');
+    expect(await ask(`extend ${id.toLowerCase()} 2h`)).toContain('now expires');
     const extended = await app.engine.get(id);
     expect(Date.parse(extended?.expiresAt ?? '')).toBe(Date.parse(filed?.expiresAt ?? '') + 2 * HOUR);
-    expect(await ask(`extend ${id}`, 'ext-again')).toContain('only once');
+    expect(await ask(`extend ${id}`)).toContain('only once');
   });
 
   it('says in the thread and to the requester that expiry is final', async () => {

@@ -1,6 +1,7 @@
 // `/cngn resolve`: after the bot asks a person to check an outcome-unknown request, an approver other
 // than the requester records what they found. Audited, shown on the request, and nothing is resent.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { commandAnswer } from '../../support/slack-requests.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -9,7 +10,6 @@ import {
   fileWithdrawal,
   OUTSIDER,
   REQUESTER,
-  slashCommand,
   startApprovalApp,
 } from './support.js';
 
@@ -25,10 +25,7 @@ afterEach(async () => {
 
 /** Runs `/cngn <text>` as `userId` and returns the private answer's text. */
 async function resolve(text: string, userId: string): Promise<string> {
-  const name = `resolve-${Math.random().toString(36).slice(2)}`;
-  await slashCommand(app.sender, { text, userId, responseUrl: app.slack.responseUrl(name) });
-  const answer = await app.slack.waitFor(`response_url:${name}`);
-  return JSON.stringify(answer.body);
+  return JSON.stringify((await commandAnswer(app, text, userId)).body);
 }
 
 async function unknownWithdrawal(): Promise<string> {

@@ -3,7 +3,7 @@
 // engine path bound to the round the modal showed.
 import { afterEach, describe, expect, it } from 'vitest';
 import { openedViewId } from '../../support/fake-slack.js';
-import { blockAction, viewSubmission } from '../../support/slack-requests.js';
+import { blockAction, commandAnswer, viewSubmission } from '../../support/slack-requests.js';
 import {
   APPROVALS_CHANNEL,
   APPROVER_A,
@@ -13,7 +13,6 @@ import {
   OUTSIDER,
   REQUESTER,
   reviewFor,
-  slashCommand,
   startApprovalApp,
 } from './support.js';
 
@@ -25,13 +24,9 @@ afterEach(async () => {
 type Block = { type: string; elements?: Array<{ action_id?: string; text?: { text: string } }> };
 type Option = { value: string; text: { text: string } };
 
-let answers = 0;
 /** `/cngn pending` as `user`; the private answer's blocks. */
 async function pending(user: string): Promise<Block[]> {
-  const name = `pending-${++answers}`;
-  await slashCommand(app.sender, { text: 'pending', userId: user, responseUrl: app.slack.responseUrl(name) });
-  const answer = await app.slack.waitFor(`response_url:${name}`, () => true);
-  return answer.body.blocks as Block[];
+  return (await commandAnswer(app, 'pending', user)).body.blocks as Block[];
 }
 
 const reviewButton = (blocks: Block[]) =>

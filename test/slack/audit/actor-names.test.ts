@@ -7,7 +7,7 @@ import { createLogger } from '../../../src/log.js';
 import { botTest } from '../../support/bot.js';
 import { parseCsv } from '../../support/csv.js';
 import { FakeSlack } from '../../support/fake-slack.js';
-import { slashCommand } from '../../support/slack-requests.js';
+import { commandAnswer } from '../../support/slack-requests.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -34,9 +34,7 @@ const logger = (lines: Line[]) =>
 
 /** `/cngn <text>` as `userId`: the private answer, as sent. */
 async function cngn(app: ApprovalApp, text: string, userId: string): Promise<string> {
-  const name = `actors-${Math.random().toString(36).slice(2)}`;
-  await slashCommand(app.sender, { text, userId, responseUrl: app.slack.responseUrl(name) });
-  return JSON.stringify((await app.slack.waitFor(`response_url:${name}`)).body);
+  return JSON.stringify((await commandAnswer(app, text, userId)).body);
 }
 
 /** File a withdrawal and approve it; resolves once the request has gone to the service. */

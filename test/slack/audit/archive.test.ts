@@ -10,7 +10,7 @@ import type { ChainHead } from '../../../src/approvals/audit-chain.js';
 import { auditHeadKey, auditListKey } from '../../../src/approvals/audit-log.js';
 import { createStore } from '../../../src/store/index.js';
 import { botTest } from '../../support/bot.js';
-import { slashCommand } from '../../support/slack-requests.js';
+import { commandAnswer } from '../../support/slack-requests.js';
 import {
   APPROVALS_CHANNEL,
   APPROVER_A,
@@ -41,9 +41,7 @@ const test = botTest.extend('desk', async ({ defer }) => {
 });
 
 async function cngn(app: ApprovalApp, text: string, userId: string): Promise<string> {
-  const name = `audit-${Math.random().toString(36).slice(2)}`;
-  await slashCommand(app.sender, { text, userId, responseUrl: app.slack.responseUrl(name) });
-  return JSON.stringify((await app.slack.waitFor(`response_url:${name}`)).body);
+  return JSON.stringify((await commandAnswer(app, text, userId)).body);
 }
 
 const segments = (folder: string) => readdirSync(folder).filter((name) => !name.startsWith('.'));

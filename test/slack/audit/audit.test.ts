@@ -6,6 +6,7 @@ import { canonicalJson } from '../../../src/approvals/audit-chain.js';
 import { auditListKey } from '../../../src/approvals/audit-log.js';
 import type { AuditEntry } from '../../../src/approvals/types.js';
 import { parseCsv } from '../../support/csv.js';
+import { commandAnswer } from '../../support/slack-requests.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -14,7 +15,6 @@ import {
   fileWithdrawal,
   OUTSIDER,
   openReject,
-  slashCommand,
   startApprovalApp,
   submitReject,
 } from '../approvals/support.js';
@@ -31,10 +31,7 @@ afterEach(async () => {
 
 /** Runs `/cngn <text>` as `userId` and returns the private answer's text and blocks. */
 async function cngn(text: string, userId: string): Promise<string> {
-  const name = `audit-${Math.random().toString(36).slice(2)}`;
-  await slashCommand(app.sender, { text, userId, responseUrl: app.slack.responseUrl(name) });
-  const answer = await app.slack.waitFor(`response_url:${name}`);
-  return JSON.stringify(answer.body);
+  return JSON.stringify((await commandAnswer(app, text, userId)).body);
 }
 
 async function rejectWithReason(id: string, reason: string): Promise<void> {

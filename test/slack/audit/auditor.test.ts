@@ -2,15 +2,13 @@
 // by) and approves nothing.
 import { expect } from 'vitest';
 import { botTest } from '../../support/bot.js';
-import { slashCommand } from '../../support/slack-requests.js';
+import { commandAnswer } from '../../support/slack-requests.js';
 import { type ApprovalApp, approve, fileWithdrawal } from '../approvals/support.js';
 
 const AUDITOR = 'U0EFE';
 
 async function cngn(app: ApprovalApp, text: string): Promise<string> {
-  const name = `auditor-${Math.random().toString(36).slice(2)}`;
-  await slashCommand(app.sender, { text, userId: AUDITOR, responseUrl: app.slack.responseUrl(name) });
-  return JSON.stringify((await app.slack.waitFor(`response_url:${name}`)).body);
+  return JSON.stringify((await commandAnswer(app, text, AUDITOR)).body);
 }
 
 botTest(

@@ -8,7 +8,8 @@ import { createStore, type Store } from '../../../src/store/index.js';
 import { FakeSlack } from '../../support/fake-slack.js';
 import { test } from '../../support/fixtures.js';
 import { APPROVALS_CHANNEL } from '../../support/harness.js';
-import { type ApprovalAppOptions, slashCommand, startApprovalApp } from '../approvals/support.js';
+import { commandAnswer } from '../../support/slack-requests.js';
+import { type ApprovalAppOptions, startApprovalApp } from '../approvals/support.js';
 
 /** Starts the bot on `store`, posting to `slack`, and stops it after the test. */
 async function startOn(
@@ -113,12 +114,7 @@ test('`/cngn audit` lists the entry with its people as mentions, and the CSV exp
   expect(JSON.stringify(posted?.body.blocks)).toContain(
     'members of <!subteam^S0TREASURY>: +<@U0EFE> −<@U0CHIDI>',
   );
-  await slashCommand(app.sender, {
-    text: 'audit 5',
-    userId: 'UAPPROVERA',
-    responseUrl: slack.responseUrl('list'),
-  });
-  const answer = JSON.stringify((await slack.waitFor('response_url:list')).body);
+  const answer = JSON.stringify((await commandAnswer(app, 'audit 5', 'UAPPROVERA')).body);
   expect(answer).toContain('policy members of S0TREASURY');
   expect(answer).toContain('+<@U0EFE> −<@U0CHIDI>');
   const entries = await policyEntries(store);

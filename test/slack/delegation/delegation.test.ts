@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lagosTime } from '../../../src/format/display.js';
 import { Clock } from '../../approvals/fixture.js';
-import { postSigned } from '../../support/slack-requests.js';
+import { commandAnswer, homeOpened } from '../../support/slack-requests.js';
 import {
   APPROVALS_CHANNEL,
   APPROVER_A,
@@ -14,7 +14,6 @@ import {
   approve,
   click,
   fileWithdrawal,
-  slashCommand,
   startApprovalApp,
   waitUntil,
 } from '../approvals/support.js';
@@ -25,7 +24,6 @@ const DAY = 86_400_000;
 
 let app: ApprovalApp;
 const clock = new Clock();
-let asked = 0;
 
 beforeAll(async () => {
   app = await startApprovalApp({ approvers: [APPROVER_A, CHIDI], tiers: '0:1,1000000:2', now: clock.now });
@@ -42,10 +40,7 @@ const settled = async () => {
 
 /** Run `/cngn <text>` as `userId`; the private answer's text and blocks as one string. */
 async function command(text: string, userId: string): Promise<string> {
-  const name = `delegation-${++asked}`;
-  const response = await slashCommand(app.sender, { text, userId, responseUrl: app.slack.responseUrl(name) });
-  expect(response.status).toBe(200);
-  const answer = await app.slack.waitFor(`response_url:${name}`);
+  const answer = await commandAnswer(app, text, userId);
   expect(answer.body.response_type).toBe('ephemeral');
   return `${String(answer.body.text)} ${JSON.stringify(answer.body.blocks)}`;
 }
@@ -57,21 +52,6 @@ async function privateAnswer(user: string, before: number): Promise<string> {
     (c) => c.body.user === user && app.slack.callsTo('chat.postEphemeral').indexOf(c) >= before,
   );
   return String(answer.body.text);
-}
-
-/** The Events API delivery Slack sends when someone opens the app's Home tab. */
-function homeOpened(user: string) {
-  const event = { type: 'app_home_opened', user, channel: `D${user}`, tab: 'home', event_ts: '1.0' };
-  const body = JSON.stringify({
-    token: 'legacy-unused',
-    team_id: 'T1',
-    api_app_id: 'A1',
-    type: 'event_callback',
-    event_id: `Ev${Math.random().toString(36).slice(2)}`,
-    event_time: Math.floor(Date.now() / 1000),
-    event,
-  });
-  return postSigned(app.sender, body, { contentType: 'application/json' });
 }
 
 let delegationId = '';
@@ -161,7 +141,7 @@ describe('/cngn delegate', () => {
     );
     expect(String(asked.body.text)).toMatch(/asks for your approval: /);
     // App Home lists it as waiting for the delegate, with the delegation in effect.
-    expect((await homeOpened(BOLA)).status).toBe(200);
+    expect((await homeOpened(app.sender, BOLA)).status).toBe(200);
     const home = await app.slack.waitFor(
       'views.publish',
       (c) => c.body.user_id === BOLA && JSON.stringify(c.body.view).includes(`${id}:0`),

@@ -6,14 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EXECUTION_LEASE_MS } from '../../../src/approvals/executor.js';
 import { createStore, type Store } from '../../../src/store/index.js';
 import { Clock } from '../../approvals/fixture.js';
-import {
-  APPROVER_A,
-  type ApprovalApp,
-  approve,
-  slashCommand,
-  startApprovalApp,
-  waitUntil,
-} from '../approvals/support.js';
+import { commandAnswer } from '../../support/slack-requests.js';
+import { APPROVER_A, type ApprovalApp, approve, startApprovalApp, waitUntil } from '../approvals/support.js';
 
 const CHIDI = 'UCHIDI'; // an approver who is away
 const BOLA = 'UBOLA'; // not an approver: Chidi's delegate
@@ -27,12 +21,9 @@ afterEach(async () => {
   store = undefined;
 });
 
-let asked = 0;
 /** Run `/cngn <text>` as `userId`; the private answer's text. */
 async function command(a: ApprovalApp, text: string, userId: string): Promise<string> {
-  const name = `delegation-life-${++asked}`;
-  await slashCommand(a.sender, { text, userId, responseUrl: a.slack.responseUrl(name) });
-  return String((await a.slack.waitFor(`response_url:${name}`)).body.text);
+  return String((await commandAnswer(a, text, userId)).body.text);
 }
 
 async function fileDelegation(a: ApprovalApp, until: string): Promise<string> {

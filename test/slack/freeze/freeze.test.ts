@@ -4,7 +4,6 @@
 // the one who froze approves, after which the held request goes out once. On Redis and PostgreSQL, a
 // freeze on one replica stops sends on the other; on SQLite it holds across a restart, and
 // CNGN_START_FROZEN starts frozen before anything a restored store holds is sent.
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +13,7 @@ import { createStore } from '../../../src/store/index.js';
 import { botTest } from '../../support/bot.js';
 import { FakeSlack } from '../../support/fake-slack.js';
 import { STORE_KINDS, storesTest } from '../../support/shared-stores.js';
+import { commandAnswer } from '../../support/slack-requests.js';
 import {
   APPROVALS_CHANNEL,
   APPROVER_A,
@@ -22,7 +22,6 @@ import {
   approve,
   fileWithdrawal,
   OUTSIDER,
-  slashCommand,
   startApprovalApp,
   waitUntil,
 } from '../approvals/support.js';
@@ -32,14 +31,7 @@ const BANNER = `Frozen by <@${APPROVER_B}>: ${REASON}`;
 
 /** Run `/cngn <text>` as `user` on `app`; resolves with its private answer as text. */
 async function command(app: ApprovalApp, text: string, user: string): Promise<string> {
-  const name = `freeze-${randomUUID()}`;
-  const response = await slashCommand(app.sender, {
-    text,
-    userId: user,
-    responseUrl: app.slack.responseUrl(name),
-  });
-  expect(response.status).toBe(200);
-  const answer = await app.slack.waitFor(`response_url:${name}`);
+  const answer = await commandAnswer(app, text, user);
   expect(answer.body.response_type).toBe('ephemeral');
   return JSON.stringify(answer.body.blocks);
 }

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Transaction } from '../../../src/cngn/schemas.js';
 import type { SlackCall } from '../../support/fake-slack.js';
 import { type Harness, startHarness } from '../../support/harness.js';
-import { slashCommand } from '../../support/slack-requests.js';
+import { commandAnswer } from '../../support/slack-requests.js';
 import { postWebhook, webhookBody } from '../../webhooks/support.js';
 
 let h: Harness;
@@ -15,13 +15,7 @@ afterEach(async () => {
   await h.stop();
 });
 
-let counter = 0;
-async function run(text: string): Promise<SlackCall> {
-  const name = `tx${++counter}`;
-  const ack = await slashCommand(h.sender, { text, userId: 'UREQ', responseUrl: h.slack.responseUrl(name) });
-  expect(ack.status).toBe(200);
-  return h.slack.waitFor(`response_url:${name}`);
-}
+const run = (text: string): Promise<SlackCall> => commandAnswer(h, text, 'UREQ');
 
 const textOf = (call: SlackCall) => JSON.stringify(call.body.blocks ?? call.body.text);
 

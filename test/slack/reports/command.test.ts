@@ -9,7 +9,7 @@ import {
   type FixedReportSource,
   fixedReportSource,
 } from '../../support/report-source.js';
-import { slashCommand } from '../../support/slack-requests.js';
+import { commandAnswer, slashCommand } from '../../support/slack-requests.js';
 
 const READER = 'UREADER';
 const NOW = new Date('2026-11-26T10:00:00Z');
@@ -29,9 +29,7 @@ async function start(withSource = true): Promise<Harness> {
 
 /** `/cngn <text>` as the reader; the private answer's JSON. */
 async function cngn(h: Harness, text: string): Promise<string> {
-  const name = `report-${Math.random().toString(36).slice(2)}`;
-  await slashCommand(h.sender, { text, userId: READER, responseUrl: h.slack.responseUrl(name) });
-  return JSON.stringify((await h.slack.waitFor(`response_url:${name}`)).body);
+  return JSON.stringify((await commandAnswer(h, text, READER)).body);
 }
 
 describe('/cngn report', () => {

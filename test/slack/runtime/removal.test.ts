@@ -5,7 +5,7 @@ import { expect } from 'vitest';
 import { createLogger } from '../../../src/log.js';
 import { botTest } from '../../support/bot.js';
 import { FakeSlack } from '../../support/fake-slack.js';
-import { postSigned } from '../../support/slack-requests.js';
+import { eventDelivery } from '../../support/slack-requests.js';
 import { postWebhook, webhookBody } from '../../webhooks/support.js';
 import { APPROVER_A, type ApprovalApp, approve, fileWithdrawal, waitUntil } from '../approvals/support.js';
 
@@ -14,18 +14,6 @@ const test = botTest.extend('fakeSlack', async ({ defer }) => {
   defer(() => slack.stop());
   return slack;
 });
-
-function slackEvent(app: ApprovalApp, event: Record<string, unknown>) {
-  const body = JSON.stringify({
-    type: 'event_callback',
-    team_id: 'T1',
-    api_app_id: 'A1',
-    event_id: `Ev${Date.now()}`,
-    event_time: Math.floor(Date.now() / 1000),
-    event,
-  });
-  return postSigned(app.sender, body, { contentType: 'application/json' });
-}
 
 async function readyz(app: ApprovalApp) {
   const response = await fetch(`${app.baseUrl}/readyz`);
@@ -46,7 +34,7 @@ test('after app_uninstalled, sends nothing more to Slack and is not ready, sayin
   await app.engine.idle();
   await app.approvals?.presenter?.idle();
 
-  expect((await slackEvent(app, { type: 'app_uninstalled' })).status).toBe(200);
+  expect((await eventDelivery(app.sender, { type: 'app_uninstalled' })).status).toBe(200);
   const reason = 'Slack says the app was uninstalled from the workspace (app_uninstalled)';
   await waitUntil(async () => (await readyz(app)).status === 503, '/readyz to fail');
   expect(await readyz(app)).toEqual({ status: 503, body: { ready: false, reasons: [reason] } });
@@ -81,10 +69,10 @@ test('after tokens_revoked naming the bot token, is not ready; user tokens alone
   const lines: Array<Record<string, unknown>> = [];
   const logger = createLogger('info', { write: (line) => lines.push(JSON.parse(line)) });
   const app = await startApp({ slack: fakeSlack, logger });
-  await slackEvent(app, { type: 'tokens_revoked', tokens: { oauth: ['UPERSON'] } });
-  await slackEvent(app, { type: 'tokens_revoked' });
+  await eventDelivery(app.sender, { type: 'tokens_revoked', tokens: { oauth: ['UPERSON'] } });
+  await eventDelivery(app.sender, { type: 'tokens_revoked' });
   expect((await readyz(app)).status).toBe(200);
-  await slackEvent(app, { type: 'tokens_revoked', tokens: { bot: ['UBOT'] } });
+  await eventDelivery(app.sender, { type: 'tokens_revoked', tokens: { bot: ['UBOT'] } });
   await waitUntil(async () => (await readyz(app)).status === 503, '/readyz to fail');
   expect((await readyz(app)).body.reasons).toEqual([
     "Slack says the bot's token was revoked (tokens_revoked)",

@@ -256,15 +256,37 @@ export function noticeView(title: string, text: string): ModalView {
   };
 }
 
-export function withdrawModal(input: {
+/** What each address form (withdraw, bridge, whitelist) is drawn from besides its own fields. */
+interface AddressFormInput {
   networks: NetworkChoice[];
-  whitelist: WhitelistChoice[];
   prefill?: Prefill;
   errors?: FieldErrors;
   /** The address typed looks like a known one: shown, with the box to tick. */
   lookAlike?: LookAlikeMark;
   environment: string;
-}): ModalView {
+}
+
+/**
+ * An address form as shown, first or again: the look-alike (if any) right under the address, each
+ * field's error right under its field, and the networks offered and the look-alike in the metadata.
+ */
+function addressForm(
+  form: { view: string; title: string; ids: { address: string; compared: string }; submit?: string },
+  blocks: KnownBlock[],
+  input: AddressFormInput,
+): ModalView {
+  const shown = withErrors(
+    insertAfter(blocks, form.ids.address, lookAlikeInputs(form.ids.compared, input.lookAlike)),
+    input.errors,
+  );
+  return modal(form.view, form.title, shown, {
+    environment: input.environment,
+    submit: form.submit,
+    metadata: JSON.stringify(networksMetadata(input.networks, input.lookAlike)),
+  });
+}
+
+export function withdrawModal(input: AddressFormInput & { whitelist: WhitelistChoice[] }): ModalView {
   const p = input.prefill ?? {};
   const whitelisted = input.whitelist
     .slice(0, 100)
@@ -298,24 +320,10 @@ export function withdrawModal(input: {
     },
     purposeInput(WITHDRAW.purpose, p.purpose),
   ];
-  // The look-alike under the address, and the address's own error right under the address.
-  const shown = withErrors(
-    insertAfter(blocks, WITHDRAW.address, lookAlikeInputs(WITHDRAW.compared, input.lookAlike)),
-    input.errors,
-  );
-  return modal(WITHDRAW_VIEW, 'Withdraw cNGN', shown, {
-    environment: input.environment,
-    metadata: JSON.stringify(networksMetadata(input.networks, input.lookAlike)),
-  });
+  return addressForm({ view: WITHDRAW_VIEW, title: 'Withdraw cNGN', ids: WITHDRAW }, blocks, input);
 }
 
-export function bridgeModal(input: {
-  networks: NetworkChoice[];
-  prefill?: Prefill;
-  errors?: FieldErrors;
-  lookAlike?: LookAlikeMark;
-  environment: string;
-}): ModalView {
+export function bridgeModal(input: AddressFormInput): ModalView {
   const p = input.prefill ?? {};
   const options = networkOptions(input.networks);
   const blocks: KnownBlock[] = [
@@ -330,25 +338,14 @@ export function bridgeModal(input: {
     }),
     purposeInput(BRIDGE.purpose, p.purpose),
   ];
-  // The look-alike under the address, and the address's own error right under the address.
-  const shown = withErrors(
-    insertAfter(blocks, BRIDGE.address, lookAlikeInputs(BRIDGE.compared, input.lookAlike)),
-    input.errors,
+  return addressForm(
+    { view: BRIDGE_VIEW, title: 'Bridge cNGN', ids: BRIDGE, submit: 'Get quote and ask' },
+    blocks,
+    input,
   );
-  return modal(BRIDGE_VIEW, 'Bridge cNGN', shown, {
-    environment: input.environment,
-    submit: 'Get quote and ask',
-    metadata: JSON.stringify(networksMetadata(input.networks, input.lookAlike)),
-  });
 }
 
-export function whitelistModal(input: {
-  networks: NetworkChoice[];
-  prefill?: Prefill;
-  errors?: FieldErrors;
-  lookAlike?: LookAlikeMark;
-  environment: string;
-}): ModalView {
+export function whitelistModal(input: AddressFormInput): ModalView {
   const p = input.prefill ?? {};
   const blocks: KnownBlock[] = [
     selectInput(WHITELIST.network, 'Network', networkOptions(input.networks), { initial: p.network }),
@@ -363,15 +360,7 @@ export function whitelistModal(input: {
       ],
     },
   ];
-  // The look-alike under the address, and the address's own error right under the address.
-  const shown = withErrors(
-    insertAfter(blocks, WHITELIST.address, lookAlikeInputs(WHITELIST.compared, input.lookAlike)),
-    input.errors,
-  );
-  return modal(WHITELIST_VIEW, 'Whitelist an address', shown, {
-    environment: input.environment,
-    metadata: JSON.stringify(networksMetadata(input.networks, input.lookAlike)),
-  });
+  return addressForm({ view: WHITELIST_VIEW, title: 'Whitelist an address', ids: WHITELIST }, blocks, input);
 }
 
 export function rejectModal(input: { requestId: string; title: string; channel?: string }): ModalView {
