@@ -1,6 +1,6 @@
 // The scheduled treasury report (CNGN_REPORT_SCHEDULE): when it is due, in Lagos time, and which
 // period each run reports on. A run is named by its period, so replicas and restarts agree on it and
-// the store's claim of that name makes it post once. Pure: the caller passes `now`.
+// its record under that name (run-lease.ts) makes it post once. Pure: the caller passes `now`.
 import { TZDate } from '@date-fns/tz';
 import { dayPeriod, lagosDayName, lagosDayStart, weekPeriod } from './period.js';
 import type { ReportPeriod } from './types.js';

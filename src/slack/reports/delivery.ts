@@ -1,6 +1,7 @@
 // A report delivered into one conversation (a person's DM, or the report channel): the chart as a PNG
 // with the period's figures in its title and alt text, the summary in Block Kit, then the period's
-// transactions as a formula-safe CSV. Uploads use files.uploadV2 as the audit export does.
+// transactions as a formula-safe CSV. Uploads use files.uploadV2 as the audit export does. Each part is
+// posted on its own so the schedule can record which ones Slack accepted.
 import type { WebClient } from '@slack/web-api';
 import { toCsv } from '../../format/csv.js';
 import { naira } from '../../format/display.js';
@@ -51,11 +52,12 @@ export function chartTitle(report: Report): string {
 async function upload(
   client: WebClient,
   channel: string,
-  file: { content: Buffer; filename: string; title: string; altText?: string },
+  file: { content: Buffer; filename: string; title: string; altText?: string; comment?: string },
 ): Promise<void> {
   try {
     await client.files.uploadV2({
       channel_id: channel,
+      ...(file.comment ? { initial_comment: file.comment } : {}),
       file_uploads: [
         {
           file: file.content,
@@ -77,6 +79,10 @@ export interface DeliveryOptions {
   madeAt: Date;
 }
 
+/** The parts of a delivered report, in the order they are posted. */
+export const REPORT_PARTS = ['chart', 'summary', 'csv'] as const;
+export type ReportPart = (typeof REPORT_PARTS)[number];
+
 /** Chart, summary, CSV, in that order, into `channel`. */
 export async function deliverReport(
   client: WebClient,
@@ -85,20 +91,44 @@ export async function deliverReport(
   chart: ChartImage,
   options: DeliveryOptions,
 ): Promise<void> {
+  for (const part of REPORT_PARTS) {
+    // The late note is said once, in the summary.
+    const note = part === 'summary' ? options.lateNote : undefined;
+    await postReportPart(client, channel, report, part, { ...options, lateNote: note, chart });
+  }
+}
+
+/**
+ * One part of a report into `channel`; resolves once Slack accepted it. A late note goes in the
+ * summary, or is the CSV's comment (for a CSV posted late on its own).
+ */
+export async function postReportPart(
+  client: WebClient,
+  channel: string,
+  report: Report,
+  part: ReportPart,
+  options: DeliveryOptions & { chart?: ChartImage | undefined },
+): Promise<void> {
   const name = reportFileName(report);
-  await upload(client, channel, {
-    content: Buffer.from(chart.png),
-    filename: `${name}.png`,
-    title: chartTitle(report),
-    altText: chart.alt,
-  });
-  const summary = reportSummary(report, options);
-  await client.chat.postMessage({ channel, text: summary.text, blocks: summary.blocks });
-  await upload(client, channel, {
-    content: Buffer.from(reportCsv(report), 'utf8'),
-    filename: `${name}.csv`,
-    title: `${report.treasury.movements.length} transactions — ${report.period.label} (CSV)`,
-  });
+  if (part === 'chart') {
+    if (!options.chart) throw new Error('the chart part needs the chart');
+    await upload(client, channel, {
+      content: Buffer.from(options.chart.png),
+      filename: `${name}.png`,
+      title: chartTitle(report),
+      altText: options.chart.alt,
+    });
+  } else if (part === 'summary') {
+    const summary = reportSummary(report, options);
+    await client.chat.postMessage({ channel, text: summary.text, blocks: summary.blocks });
+  } else {
+    await upload(client, channel, {
+      content: Buffer.from(reportCsv(report), 'utf8'),
+      filename: `${name}.csv`,
+      title: `${report.treasury.movements.length} transactions — ${report.period.label} (CSV)`,
+      ...(options.lateNote ? { comment: options.lateNote } : {}),
+    });
+  }
 }
 
 /** The chart of a report, as the chart maker is asked for it. */
