@@ -53,16 +53,27 @@ const SNAPSHOT_TRIES = 3;
  */
 async function readSnapshot(from: Date, deps: ReportDeps) {
   let coverage = await deps.book.read(from);
+  let balance = await deps.balance();
   for (let tries = 1; ; tries++) {
-    const balance = await deps.balance();
-    const top = await deps.book.readTop().catch((error: unknown) => {
-      // No budget left to check: the figures stand, said to be unconfirmed.
-      if (error instanceof RateBudgetError) return undefined;
-      throw error;
-    });
+    const top = await unlessBusy(deps.book.readTop());
     if (top !== undefined && top === coverage.top) return { coverage, balance, settled: true };
     if (top === undefined || tries === SNAPSHOT_TRIES) return { coverage, balance, settled: false };
-    coverage = await deps.book.read(from);
+    const again = await unlessBusy(deps.book.read(from));
+    const now = again && (await unlessBusy(deps.balance()));
+    // No budget left to try again: the last figures stand, said to be unconfirmed.
+    if (!again || now === undefined) return { coverage, balance, settled: false };
+    coverage = again;
+    balance = now;
+  }
+}
+
+/** The answer, or undefined when the request budget stayed spent past the wait. */
+async function unlessBusy<T>(read: Promise<T>): Promise<T | undefined> {
+  try {
+    return await read;
+  } catch (error) {
+    if (error instanceof RateBudgetError) return undefined;
+    throw error;
   }
 }
 

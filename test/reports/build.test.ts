@@ -108,6 +108,19 @@ describe('a report read as of one moment', () => {
       'the balance and the transactions could not be confirmed as of one moment, so the opening, closing and daily figures may be off by the latest movements',
     );
   });
+
+  it('says the figures are unconfirmed when no budget is left to check the list again', async () => {
+    await start();
+    let firstPages = 0;
+    const spentAfterRead = Object.create(client) as CngnClient;
+    spentAfterRead.getTransactions = async (options) => {
+      if ((options?.page ?? 1) === 1 && ++firstPages > 1) throw new RateBudgetError(60);
+      return client.getTransactions(options);
+    };
+    const report = await buildReport(WEEK, partsFor(spentAfterRead, store, BOT_NOW));
+    expect(report.treasury.snapshotUnconfirmed).toBe(true);
+    expect(notes(report)).toContain('(or no request budget was left to check)');
+  });
 });
 
 describe('a read the request budget cut short', () => {
