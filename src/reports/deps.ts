@@ -40,7 +40,8 @@ export function reportDeps(options: ReportPartsOptions): ReportDeps & { book: Tr
   return {
     environment: client.environment,
     balance: async () => {
-      const read = () => client.getBalanceWithTime({ priority: 'background' });
+      // Fresh: a copy cached before the book's read would leave out what the book holds.
+      const read = () => client.getBalanceWithTime({ priority: 'background', fresh: true });
       const patience = { deadline: now().getTime() + maxWaitMs, now: () => now().getTime(), sleep };
       const { entries } = await whenBudgetAllows(read, patience);
       // The cNGN entry, as /cngn balance and the approval checks read it; none listed reads as zero.

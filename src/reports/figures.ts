@@ -17,6 +17,10 @@ export interface TreasuryInput {
   movements: readonly Movement[];
   /** The oldest time the kept history reaches back to without a gap (undefined: nothing kept). */
   reachedAt?: string | undefined;
+  /** The book's read was cut short by the request budget (reachedAt is where it stopped). */
+  interrupted?: boolean | undefined;
+  /** The balance and the book could not be confirmed as of one moment. */
+  snapshotUnconfirmed?: boolean | undefined;
 }
 
 const KINDS: readonly MovementKind[] = ['deposit', 'withdrawal', 'redemption', 'bridge', 'other'];
@@ -91,6 +95,8 @@ export function treasuryFigures(input: TreasuryInput): TreasuryFigures {
     failures: within.filter((m) => m.status === 'failed'),
     days,
     ...(knownFrom > from ? { completeFrom: new Date(knownFrom).toISOString() } : {}),
+    ...(input.interrupted ? { interrupted: true } : {}),
+    ...(input.snapshotUnconfirmed ? { snapshotUnconfirmed: true } : {}),
     movements: within,
   };
 }

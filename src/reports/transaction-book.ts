@@ -9,6 +9,7 @@
 // anything kept, is read. Pending movements of the last days are read again where they stand, since
 // their outcome is news. See docs/decisions/report-figures.md.
 
+import { createHash } from 'node:crypto';
 import { TZDate } from '@date-fns/tz';
 import { addMonths } from 'date-fns';
 import type { Priority } from '../cngn/api.js';
@@ -47,6 +48,8 @@ export interface BookCoverage {
   listEnd: boolean;
   /** The read stopped before reaching what it was asked for (the budget ran out). */
   interrupted: boolean;
+  /** The list's first page as this read found it (see readTop); undefined when the read ran none. */
+  top?: string | undefined;
 }
 
 interface Segment {
@@ -67,6 +70,17 @@ interface BookState {
 
 const DEFAULT_PAGE_SIZE = 100;
 const DAY_MS = 86_400_000;
+
+/** What a first page holds: how many transactions there are, and each one's reference, status and amount. */
+const topOf = (page: TransactionPage) =>
+  createHash('sha256')
+    .update(
+      JSON.stringify([
+        page.pagination?.count ?? null,
+        page.data.map((tx) => [tx.trx_ref, tx.status, tx.amount]),
+      ]),
+    )
+    .digest('base64url');
 
 const stateKey = (scope: string) => `reports:book:${scope}`;
 const monthKey = (scope: string, month: string) => `reports:movements:${scope}:${month}`;
@@ -111,6 +125,16 @@ export class TransactionBook {
     }
   }
 
+  /**
+   * The list's first page now, as a fingerprint to compare with a read's `top`: equal means nothing
+   * was added to the list and nothing on its first page changed in between. One request, background.
+   */
+  async readTop(): Promise<string> {
+    const page = await this.fetch(1, this.now() + this.maxWaitMs);
+    if (page instanceof RateBudgetError) throw page;
+    return topOf(page);
+  }
+
   /** The kept movements from `from` (inclusive) to `to` (exclusive), oldest first. */
   async movements(from: Date, to: Date): Promise<Movement[]> {
     const months: string[] = [];
@@ -142,6 +166,14 @@ export class TransactionBook {
   }
 
   private async readFrom(from: Date): Promise<BookCoverage> {
+    let top: string | undefined;
+    const coverage = await this.readPages(from, (page) => {
+      top ??= topOf(page);
+    });
+    return { ...coverage, top };
+  }
+
+  private async readPages(from: Date, sawFirst: (page: TransactionPage) => void): Promise<BookCoverage> {
     const older = [...(await this.state()).segments];
     const deadline = this.now() + this.maxWaitMs;
     const seen = new Set<string>();
@@ -159,6 +191,7 @@ export class TransactionBook {
         if (!current) throw page;
         return this.stop(current, older, true);
       }
+      if (pageNumber === 1) sawFirst(page);
       const pageTop = (pageNumber - 1) * size;
       const count = page.pagination?.count;
       const kept = await this.keep(page);

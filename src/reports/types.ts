@@ -56,6 +56,18 @@ export interface TreasuryFigures {
    * which the figures are complete. The chart and summary say so.
    */
   completeFrom?: string | undefined;
+  /**
+   * Set when the request budget cut the read of the service's list short: completeFrom (if set) is
+   * where the read stopped, not where the history ends, and pending outcomes may be out of date.
+   * The book keeps what was read, so the next report goes on from there.
+   */
+  interrupted?: boolean | undefined;
+  /**
+   * Set when the balance and the transaction list could not be confirmed as read at one moment
+   * (money kept moving while they were read, or no budget was left to check): the figures may be off
+   * by the latest movements.
+   */
+  snapshotUnconfirmed?: boolean | undefined;
   /** Every movement of the period, oldest first, for the CSV. */
   movements: readonly Movement[];
 }

@@ -45,6 +45,7 @@ describe('the transaction book', () => {
       reachedAt: expect.any(String),
       listEnd: true,
       interrupted: false,
+      top: expect.any(String),
     });
     expect(listReads()).toBe(4); // 36 seeded transactions, 10 a page
     expect(await book.movements(LONG_AGO, new Date(NOW + 1))).toHaveLength(36);
@@ -144,6 +145,20 @@ describe('the transaction book', () => {
     await deposits(1);
     await book.read(new Date(NOW - DAY));
     expect(await status()).toBe('succeeded');
+  });
+
+  it('tells whether the list’s first page changed since a read: a new movement or a new outcome', async () => {
+    await start();
+    const [networkId] = await twoNetworks(client);
+    await client.withdraw({ amount: Money.parse('2500'), address: DEST, networkId });
+    const book = bookOn();
+    const { top } = await book.read(new Date(NOW - DAY));
+    expect(await book.readTop()).toBe(top);
+    await sandbox.settleAll();
+    const settled = await book.readTop();
+    expect(settled).not.toBe(top);
+    await deposits(1);
+    expect(await book.readTop()).not.toBe(settled);
   });
 
   it('says from when the figures are complete when the history is shorter than the period', async () => {

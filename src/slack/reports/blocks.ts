@@ -99,6 +99,27 @@ function approvals(figures: ApprovalFigures): string {
   return ['*Approvals*', counts, times, ...(by ? [by] : [])].join('\n');
 }
 
+const CUT_SHORT =
+  "the read of the service's transactions was cut short to keep within its request budget; the next report continues where this one stopped";
+
+/** What the figures rest on, when it is less than the whole period read at one moment. */
+function readingNotes(report: Report): string[] {
+  const t = report.treasury;
+  const notes: string[] = [];
+  if (t.snapshotUnconfirmed) {
+    notes.push(
+      ':warning: Money moved while this report was read (or no request budget was left to check): the balance and the transactions could not be confirmed as of one moment, so the opening, closing and daily figures may be off by the latest movements. Run the report again for confirmed figures.',
+    );
+  }
+  if (t.completeFrom) {
+    const why = t.interrupted ? CUT_SHORT : "the service's history does not reach further back";
+    notes.push(`:information_source: Figures complete from ${lagosTime(t.completeFrom)}: ${why}.`);
+  } else if (t.interrupted) {
+    notes.push(`:information_source: Outcomes of older pending movements may be out of date: ${CUT_SHORT}.`);
+  }
+  return notes;
+}
+
 export interface SummaryOptions {
   /** Set when the schedule posts a run after its time: what the note says. */
   lateNote?: string | undefined;
@@ -131,13 +152,8 @@ export function reportSummary(report: Report, options: SummaryOptions): SlackMes
     { type: 'divider' },
     section(approvals(report.approvals)),
   ];
-  if (t.completeFrom) {
-    blocks.push(
-      context(
-        `:information_source: Figures complete from ${lagosTime(t.completeFrom)}: the service's history does not reach further back.`,
-      ),
-    );
-  }
+  const notes = readingNotes(report);
+  if (notes.length) blocks.push(...notes.map(context));
   const made = `Made ${lagosTime(options.madeAt)} · the transactions are in the CSV below`;
   blocks.push(context(options.lateNote ? `${escapeMrkdwn(options.lateNote)} · ${made}` : made));
   const text = `${reportTitle(report)}: ${naira(t.opening)} → ${naira(t.closing)}, fees ${naira(t.fees)}, ${t.failures.length} failed, ${report.approvals.approved} approved`;

@@ -11,6 +11,10 @@ import { type CommandContext, READERS, type SlackMessage, type Subcommand } from
 import { chartOf, deliverReport, failureSentence } from './delivery.js';
 import type { ReportDeps } from './types.js';
 
+/** Reads wait for the service's request budget (up to 3 minutes each) rather than fail: no promise of half a minute. */
+const ARRIVES =
+  "usually within half a minute; longer, up to several minutes, when the service's request budget is busy";
+
 const NOT_SET_UP = 'Reports are not set up in this deployment; nothing was sent.';
 
 async function deliverToPerson(
@@ -46,7 +50,9 @@ async function reportCommand(command: CommandContext, deps: ReadDeps): Promise<S
   const period = parsePeriod(command.args[0], reports.now());
   if ('error' in period) return errorMessage(period.error);
   await command.respond(
-    noticeMessage(`Preparing your report for *${escapeMrkdwn(period.label)}*… it will arrive in your DM.`),
+    noticeMessage(
+      `Preparing your report for *${escapeMrkdwn(period.label)}*… it will arrive in your DM, ${ARRIVES}.`,
+    ),
   );
   afterAck(
     reports.inFlight,

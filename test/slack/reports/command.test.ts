@@ -36,7 +36,7 @@ describe('/cngn report', () => {
   it('answers privately at once, then sends the chart, the summary and the CSV to the DM', async () => {
     const h = await start();
     expect(await cngn(h, 'report')).toContain(
-      'Preparing your report for *last 7 days*… it will arrive in your DM',
+      "Preparing your report for *last 7 days*… it will arrive in your DM, usually within half a minute; longer, up to several minutes, when the service's request budget is busy.",
     );
     const summary = await h.slack.waitFor('chat.postMessage', (c) => c.body.channel === `D${READER}`);
     await expect.poll(() => h.slack.sharedFiles().length).toBe(2);

@@ -1,0 +1,152 @@
+// A report's balance and transaction list read as of one moment, and what the summary says when they
+// could not be, or when the request budget cut the list's read short. The real client against the
+// embedded sandbox over HTTP; money moves between the reads through the sandbox itself.
+import { afterEach, describe, expect, it } from 'vitest';
+import type { CngnClient } from '../../src/cngn/client.js';
+import { RateBudgetError } from '../../src/cngn/errors.js';
+import { Money } from '../../src/format/money.js';
+import { buildReport } from '../../src/reports/build.js';
+import type { Report } from '../../src/reports/types.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { reportSummary } from '../../src/slack/reports/blocks.js';
+import { createStore, type Store } from '../../src/store/index.js';
+import { clientFor } from '../cngn/client-support.js';
+import { lastDays, partsFor } from './support.js';
+
+// The sandbox's clock stands still; the bot's runs a minute ahead, so what lands at the service is in the period.
+const NOW = Date.parse('2026-11-20T10:30:00Z');
+const BOT_NOW = () => new Date(NOW + 60_000);
+const WEEK = lastDays(7, BOT_NOW());
+
+let sandbox: Sandbox;
+let client: CngnClient;
+let store: Store;
+const stores: Store[] = [];
+afterEach(async () => {
+  await client.close();
+  await sandbox.stop();
+  await store.close();
+  for (const other of stores.splice(0)) await other.close();
+});
+
+async function start() {
+  sandbox = await startSandbox({ now: () => NOW, rateLimit: false, settleDelayMs: 3_600_000 });
+  ({ client, store } = await clientFor(sandbox, { environment: 'sandbox' }));
+}
+
+/** The client, with a deposit landing at the service just before each of its first `times` balance reads. */
+function depositsBeforeBalance(times: number): CngnClient {
+  let left = times;
+  const wrapper = Object.create(client) as CngnClient;
+  wrapper.getBalanceWithTime = async (options) => {
+    if (left-- > 0) await sandbox.simulateCryptoDeposit({ amount: '5000.00' });
+    return client.getBalanceWithTime(options);
+  };
+  return wrapper;
+}
+
+/** A report from a book of its own, read when nothing moves: the figures to agree with. */
+async function quietReport(): Promise<Report> {
+  const own = await createStore('memory://', { prefix: `quiet-${Math.random()}` });
+  stores.push(own);
+  return buildReport(WEEK, partsFor(client, own, BOT_NOW));
+}
+
+const kobo = (text: string) => Money.parseDecimal(text).kobo;
+const total = (figures: Record<string, string>) => Object.values(figures).reduce((t, v) => t + kobo(v), 0n);
+
+function expectConsistent(report: Report) {
+  const t = report.treasury;
+  expect(t.closing).toBe(sandbox.balance());
+  expect(kobo(t.opening) + total(t.inflows) - total(t.outflows)).toBe(kobo(t.closing));
+}
+
+const notes = (report: Report) =>
+  reportSummary(report, { madeAt: new Date(NOW) })
+    .blocks?.filter((b) => b.type === 'context')
+    .map((b) => JSON.stringify(b))
+    .join('\n') ?? '';
+
+describe('a report read as of one moment', () => {
+  it('counts a deposit that lands between the list’s read and the balance’s', async () => {
+    await start();
+    const report = await buildReport(WEEK, partsFor(depositsBeforeBalance(1), store, BOT_NOW));
+    const quiet = await quietReport();
+
+    expectConsistent(report);
+    expect(report.treasury.opening).toBe(quiet.treasury.opening);
+    expect(report.treasury.closing).toBe(quiet.treasury.closing);
+    expect(report.treasury.inflows).toEqual(quiet.treasury.inflows);
+    expect(report.treasury.days).toEqual(quiet.treasury.days);
+    expect(report.treasury.snapshotUnconfirmed).toBeUndefined();
+    // Read once more after the deposit, then confirmed.
+    expect(sandbox.count('GET', '/v1/api/balance')).toBe(2 + 1);
+    expect(notes(report)).not.toContain('could not be confirmed');
+  });
+
+  it('reads the balance from the service, not a copy cached before the list was read', async () => {
+    await start();
+    await client.getBalance();
+    await sandbox.simulateCryptoDeposit({ amount: '7500.00' });
+    const report = await buildReport(WEEK, partsFor(client, store, BOT_NOW));
+    const quiet = await quietReport();
+
+    expectConsistent(report);
+    expect(report.treasury.opening).toBe(quiet.treasury.opening);
+  });
+
+  it('says the figures may be off when money moves every time it is read', async () => {
+    await start();
+    const report = await buildReport(
+      WEEK,
+      partsFor(depositsBeforeBalance(Number.POSITIVE_INFINITY), store, BOT_NOW),
+    );
+    expect(report.treasury.snapshotUnconfirmed).toBe(true);
+    // Tried a bounded number of times: three balance reads, each followed by a check of the list.
+    expect(sandbox.count('GET', '/v1/api/balance')).toBe(3);
+    expect(notes(report)).toContain(
+      'the balance and the transactions could not be confirmed as of one moment, so the opening, closing and daily figures may be off by the latest movements',
+    );
+  });
+
+  it('says the figures are unconfirmed when no budget is left to check the list again', async () => {
+    await start();
+    let firstPages = 0;
+    const spentAfterRead = Object.create(client) as CngnClient;
+    spentAfterRead.getTransactions = async (options) => {
+      if ((options?.page ?? 1) === 1 && ++firstPages > 1) throw new RateBudgetError(60);
+      return client.getTransactions(options);
+    };
+    const report = await buildReport(WEEK, partsFor(spentAfterRead, store, BOT_NOW));
+    expect(report.treasury.snapshotUnconfirmed).toBe(true);
+    expect(notes(report)).toContain('(or no request budget was left to check)');
+  });
+});
+
+describe('a read the request budget cut short', () => {
+  it('says the read stopped for the budget and the next report goes on, not that the history ends', async () => {
+    await start();
+    // Past the second page the budget stays spent (reads do not wait here).
+    const rationed = Object.create(client) as CngnClient;
+    rationed.getTransactions = async (options) => {
+      if ((options?.page ?? 1) > 2) throw new RateBudgetError(60);
+      return client.getTransactions(options);
+    };
+    const month = lastDays(30, BOT_NOW());
+    const report = await buildReport(month, partsFor(rationed, store, BOT_NOW));
+    expect(report.treasury).toMatchObject({ interrupted: true, completeFrom: expect.any(String) });
+    const text = notes(report);
+    expect(text).toContain(
+      "the read of the service's transactions was cut short to keep within its request budget; the next report continues where this one stopped",
+    );
+    expect(text).not.toContain('does not reach further back');
+
+    // The next report goes on from there and reaches the history's real end.
+    const next = await buildReport(month, partsFor(client, store, BOT_NOW));
+    expect(next.treasury.interrupted).toBeUndefined();
+    expect(Date.parse(next.treasury.completeFrom ?? '')).toBeLessThan(
+      Date.parse(report.treasury.completeFrom ?? ''),
+    );
+    expect(notes(next)).toContain("the service's history does not reach further back");
+  });
+});
