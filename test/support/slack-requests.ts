@@ -261,6 +261,20 @@ export function homeOpened(sender: SlackSender, user: string): Promise<SlackResp
   return postSigned(sender, body, { contentType: 'application/json' });
 }
 
+/** The Events API delivery Slack sends when a member's account changes: `user` is the whole user object. */
+export function userChanged(sender: SlackSender, user: { id: string } & Record<string, unknown>) {
+  const body = JSON.stringify({
+    token: 'legacy-unused',
+    team_id: 'T1',
+    api_app_id: 'A1',
+    type: 'event_callback',
+    event_id: `Ev${Math.random().toString(36).slice(2)}`,
+    event_time: Math.floor(Date.now() / 1000),
+    event: { type: 'user_change', user: { team_id: 'T1', ...user }, event_ts: String(Date.now() / 1000) },
+  });
+  return postSigned(sender, body, { contentType: 'application/json' });
+}
+
 /** A button clicked in the Home tab: a view container, no channel. */
 export function clickInHome(
   sender: SlackSender,

@@ -1,7 +1,8 @@
 // The access gate: one Bolt global middleware in front of every listener. It reads what arrived (a
 // /cngn command, a button in a channel, a DM or App Home, a modal submission, a type-ahead, App Home
 // opening), finds who may use it (the registry and access.ts), refuses guests and bots whatever the
-// role lists say, then asks Roles. A refusal is acked, said privately, logged, and nothing runs.
+// role lists say, then asks Roles. A refusal is acked, said privately, logged, and nothing runs. The
+// people it looks up are kept five minutes, forgotten sooner when Slack says an account changed.
 import type { AnyMiddlewareArgs, App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
@@ -16,6 +17,7 @@ import { postToResponseUrl } from '../runtime/response-url.js';
 import type { Feature, SlackMessage, Who } from '../types.js';
 import { namedHolders } from './holders.js';
 import { noReaderHome, type Refusal, type Refused, refusalFieldText, refusalMessage } from './refusals.js';
+import { registerUserChanges } from './user-changes.js';
 
 export interface GateDeps {
   roles: Roles;
@@ -237,9 +239,10 @@ async function refuse(
 
 const needText = (who: Who) => (who === 'anyone' ? 'anyone' : `${who.role}${who.kind ? `:${who.kind}` : ''}`);
 
-/** Put the gate in front of every listener of `app`. */
+/** Put the gate in front of every listener of `app`, and keep its directory of people current. */
 export function registerGate(app: App, gateDeps: GateDeps): void {
   const deps: Required<GateDeps> = { ...gateDeps, people: gateDeps.people ?? new People(app.client) };
+  registerUserChanges(app, deps.people, deps.logger);
   app.use(async (args: AnyMiddlewareArgs & { next: () => Promise<void>; client: WebClient }) => {
     const arrived = arrival(args.body, deps.features);
     if (arrived === undefined) return args.next();

@@ -15,6 +15,7 @@ import {
   newTriggerId,
   optionsRequest,
   textValue,
+  userChanged,
   viewSubmission,
 } from '../../support/slack-requests.js';
 import {
@@ -245,6 +246,21 @@ describe('the access gate, with roles as lists', () => {
     await homeOpened(app.sender, DAYO);
     const home = await app.slack.waitFor('views.publish', (c) => c.body.user_id === DAYO);
     expect(JSON.stringify(home.body.view)).toContain('Not read recently');
+  });
+
+  test('refuses a member made a guest as soon as Slack says their account changed', async ({
+    gated: { app },
+  }) => {
+    expect(await cngn(app, 'balance', DAYO)).toContain('₦');
+    app.slack.on('users.info', (call) =>
+      call.body.user === DAYO ? { body: { ok: true, user: { id: DAYO, is_restricted: true } } } : undefined,
+    );
+    // Until Slack says so, the bot goes by what it asked a moment ago.
+    expect(await cngn(app, 'balance', DAYO)).toContain('₦');
+    expect((await userChanged(app.sender, { id: DAYO, is_restricted: true })).status).toBe(200);
+    expect(await cngn(app, 'balance', DAYO)).toBe(
+      'Guests and bots cannot use the cNGN treasury desk, whatever roles they are given. Nothing was done.',
+    );
   });
 
   test('refuses a guest and a bot everything, even a guest the approver list names', async ({
