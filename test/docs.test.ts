@@ -207,6 +207,7 @@ describe('the Slack app manifest', () => {
       'app_uninstalled',
       'tokens_revoked',
       'subteam_members_changed',
+      'user_change',
     ]);
   });
 });

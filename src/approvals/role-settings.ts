@@ -95,6 +95,21 @@ export function settleRoles(parsed: { [name in RoleVariable]?: string[] | undefi
   };
 }
 
+/** The role variables that name a user group (S…), in the order listed above: its members are read from Slack. */
+export function variablesNamingGroups(roles: ConfiguredRoles | undefined): RoleVariable[] {
+  if (!roles) return [];
+  const lists: Array<[RoleVariable, SlackIds | undefined]> = [
+    ['CNGN_READERS', roles.readers],
+    ['CNGN_REQUESTERS', roles.requesters],
+    ['CNGN_AUDITORS', roles.auditors],
+    ...REQUEST_KINDS.map((kind): [RoleVariable, SlackIds | undefined] => [
+      poolVariable(kind),
+      roles.approversByKind[kind],
+    ]),
+  ];
+  return lists.filter(([, ids]) => ids?.some((id) => id.startsWith('S'))).map(([name]) => name);
+}
+
 /**
  * A kind's pool of people only (no group) must hold as many as the kind can need, or some such request
  * could never be approved: the top tier for what moves an amount (unbounded) and for a settlement

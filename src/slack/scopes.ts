@@ -6,10 +6,10 @@ export interface ScopeNeed {
   /** What does not work without it, read in the start-up check's line ("until then … does not work"). */
   feature: string;
   /**
-   * `always`: the bot is of no use without it, so it does not start. `approver-group`: the same when
-   * CNGN_APPROVER_GROUP names the approvers. `optional`: a warning naming the feature.
+   * `always`: the bot is of no use without it, so it does not start. `groups`: the same when a setting
+   * names a user group (S…) for a role or an approver pool. `optional`: a warning naming the feature.
    */
-  need: 'always' | 'approver-group' | 'optional';
+  need: 'always' | 'groups' | 'optional';
 }
 
 export const BOT_SCOPES: readonly ScopeNeed[] = [
@@ -18,13 +18,13 @@ export const BOT_SCOPES: readonly ScopeNeed[] = [
   {
     scope: 'usergroups:read',
     feature: 'user groups naming approvers or roles (CNGN_APPROVER_GROUP, CNGN_READERS…) and /cngn policy',
-    need: 'approver-group',
+    need: 'groups',
   },
   {
     scope: 'users:read',
     feature:
-      "/cngn policy (approvers' names), the start-up check of the approvers and recording the actor's name in audit entries",
-    need: 'optional',
+      "the access gate, which looks up everyone who uses the bot to refuse guests, bots and deactivated accounts; /cngn policy (approvers' names); recording the actor's name in audit entries",
+    need: 'always',
   },
   {
     scope: 'users:read.email',

@@ -43,7 +43,7 @@ import { type Approvals, auditSealFor, BRIDGE_CALLBACK_PATH, createApprovals } f
 import { gateRoles } from './gate-roles.js';
 import { policyOf } from './policy-inputs.js';
 import { treasuryReports } from './reports.js';
-import { createRoles, type RolesWiring, rolesSetupOf } from './roles.js';
+import { createRoles, groupSettingsOf, type RolesWiring, rolesSetupOf } from './roles.js';
 import { createWebhooksForSlack } from './webhooks.js';
 
 export interface BotOptions {
@@ -328,6 +328,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       alertsChannel: config.alertsChannel,
       approvers: approvals ? config.approvers : [],
       approverGroup: approvals ? config.approverGroup : undefined,
+      // The roles name groups whether or not approvals are on: the gate reads them.
+      groupSettings: groupSettingsOf(config),
     },
     plugins: [
       // In front of every listener: who may use what (src/slack/access.ts) is checked before any runs.

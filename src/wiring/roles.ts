@@ -4,7 +4,7 @@
 import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { ApproverPools, GroupMembers, RoleBook } from '../approvals/index.js';
-import type { ConfiguredRoles } from '../approvals/role-settings.js';
+import { type ConfiguredRoles, variablesNamingGroups } from '../approvals/role-settings.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { registerGroupChanges } from '../slack/approvals/group-changes.js';
@@ -34,6 +34,11 @@ export interface RolesWiring {
 
 export function rolesSetupOf(config: Config): Pick<RolesSetup, 'approvers' | 'approverGroup' | 'roles'> {
   return { approvers: config.approvers, approverGroup: config.approverGroup, roles: config.roles };
+}
+
+/** The settings that name a user group: the start-up check needs usergroups:read for them. */
+export function groupSettingsOf(config: Config): string[] {
+  return [...(config.approverGroup ? ['CNGN_APPROVER_GROUP'] : []), ...variablesNamingGroups(config.roles)];
 }
 
 export function createRoles(setup: RolesSetup): RolesWiring {

@@ -277,6 +277,14 @@ export function homeOpened(sender: SlackSender, user: string): Promise<SlackResp
   return eventDelivery(sender, { type: 'app_home_opened', user, channel: `D${user}`, tab: 'home' });
 }
 
+/** The Events API delivery Slack sends when a member's account changes: `user` is the whole user object. */
+export function userChanged(
+  sender: SlackSender,
+  user: { id: string } & Record<string, unknown>,
+): Promise<SlackResponse> {
+  return eventDelivery(sender, { type: 'user_change', user: { team_id: 'T1', ...user } });
+}
+
 /** A button clicked in the Home tab: a view container, no channel. */
 export function clickInHome(
   sender: SlackSender,

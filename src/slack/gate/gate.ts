@@ -1,20 +1,23 @@
 // The access gate: one Bolt global middleware in front of every listener. It reads what arrived (a
 // /cngn command, a button in a channel, a DM or App Home, a modal submission, a type-ahead, App Home
 // opening), finds who may use it (the registry and access.ts), refuses guests and bots whatever the
-// role lists say, then asks Roles. A refusal is acked, said privately, logged, and nothing runs.
+// role lists say, then asks Roles. A refusal is acked, said privately, logged, and nothing runs. The
+// people it looks up are kept five minutes, forgotten sooner when Slack says an account changed.
 import type { AnyMiddlewareArgs, App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
-import type { Roles } from '../../approvals/roles.js';
+import type { Holders, Need, Roles } from '../../approvals/roles.js';
 import type { CngnEnvironment } from '../../cngn/api.js';
 import type { Logger } from '../../log.js';
 import { commandWho, declaredWho } from '../access.js';
 import { answerPlace } from '../approvals/actions/click-answer.js';
 import { withEnvironment } from '../reads/blocks.js';
-import { People } from '../runtime/people.js';
+import { barred, People } from '../runtime/people.js';
 import { postToResponseUrl } from '../runtime/response-url.js';
 import type { Feature, SlackMessage, Who } from '../types.js';
+import { namedHolders } from './holders.js';
 import { noReaderHome, type Refusal, type Refused, refusalFieldText, refusalMessage } from './refusals.js';
+import { registerUserChanges } from './user-changes.js';
 
 export interface GateDeps {
   roles: Roles;
@@ -147,15 +150,16 @@ function arrival(body: unknown, features: ReadonlySet<Feature>): Arrival | 'unde
   return undefined;
 }
 
+/** Why the gate said no, with a role's holders as listed: not yet checked to be nameable. */
+type Judged = Exclude<Refusal, { why: 'role' }> | { why: 'role'; need: Need; listed: Holders };
+
 /** Undefined when `user` may go on; otherwise why not. Guests and bots first: no list lets them in. */
-async function judge(user: string, who: Who, deps: Required<GateDeps>): Promise<Refusal | undefined> {
+async function judge(user: string, who: Who, deps: Required<GateDeps>): Promise<Judged | undefined> {
   try {
-    const person = await deps.people.lookup(user);
-    if (person.bot) return { why: 'bot' };
-    if (person.guest) return { why: 'guest' };
-    if (person.deleted) return { why: 'deleted' };
+    const why = barred(await deps.people.lookup(user));
+    if (why) return { why };
     if (who === 'anyone' || (await deps.roles.holds(user, who))) return undefined;
-    return { why: 'role', need: who, holders: await deps.roles.holders(who) };
+    return { why: 'role', need: who, listed: await deps.roles.holders(who) };
   } catch (error) {
     // Slack or a user group's members could not be read: nobody is let in on a guess.
     deps.logger.warn('the access gate could not check the person: refused', { user, error: String(error) });
@@ -163,15 +167,10 @@ async function judge(user: string, who: Who, deps: Required<GateDeps>): Promise<
   }
 }
 
-/** Plain names of the holders a form's field names (Slack shows no mention there). */
-async function holderNames(refusal: Refusal, people: People): Promise<Map<string, string>> {
-  const names = new Map<string, string>();
-  if (refusal.why !== 'role') return names;
-  for (const id of refusal.holders.users.slice(0, 8)) {
-    const person = await people.lookup(id).catch(() => undefined);
-    names.set(id, person ? `@${person.name}` : id);
-  }
-  return names;
+/** The refusal as said: a role's holders are those Slack describes as members (bounded: holders.ts). */
+async function said(judged: Judged, people: People): Promise<Refusal> {
+  if (judged.why !== 'role') return judged;
+  return { why: 'role', need: judged.need, holders: await namedHolders(judged.listed, people) };
 }
 
 type Ack = (answer?: unknown) => Promise<void>;
@@ -179,12 +178,15 @@ type Ack = (answer?: unknown) => Promise<void>;
 /** Ack and answer privately, as each surface allows; nothing else happens. */
 async function refuse(
   arrived: Arrival,
-  refusal: Refusal,
+  judged: Judged,
   ack: Ack | undefined,
   client: WebClient,
   deps: Required<GateDeps>,
 ): Promise<void> {
-  const marked = (refused: Refused) => withEnvironment(refusalMessage(refused, refusal), deps.environment);
+  // Where the ack comes first, the holders are looked up after it; a form's ack carries them.
+  const refusal = () => said(judged, deps.people);
+  const marked = async (refused: Refused) =>
+    withEnvironment(refusalMessage(refused, await refusal()), deps.environment);
   // Only the person sees it: in the channel of the click, else in their DM with the app.
   const privately = async (message: SlackMessage, channel?: string) => {
     const place = await answerPlace(client, { channel, user: arrived.user });
@@ -197,7 +199,7 @@ async function refuse(
       await ack?.();
       return postToResponseUrl(arrived.responseUrl, {
         response_type: 'ephemeral',
-        ...marked({ command: arrived.id.replace(/^\S+\s/, '') }),
+        ...(await marked({ command: arrived.id.replace(/^\S+\s/, '') })),
       });
     case 'channel button':
     case 'DM button':
@@ -206,40 +208,41 @@ async function refuse(
         return postToResponseUrl(arrived.responseUrl, {
           response_type: 'ephemeral',
           replace_original: false,
-          ...marked('button'),
+          ...(await marked('button')),
         });
       }
-      return privately(marked('button'), arrived.channel);
+      return privately(await marked('button'), arrived.channel);
     case 'Home button':
     case 'modal button':
       await ack?.();
-      return privately(marked('button'));
+      return privately(await marked('button'));
     case 'modal submission':
       // On the form's first field, where the person is looking; the form stays open, nothing is filed.
       if (arrived.field) {
-        const text = refusalFieldText(refusal, await holderNames(refusal, deps.people));
+        const text = refusalFieldText(await refusal());
         return ack?.({ response_action: 'errors', errors: { [arrived.field]: text } });
       }
       await ack?.({ response_action: 'clear' });
-      return privately(marked('form'));
+      return privately(await marked('form'));
     case 'type-ahead':
       return ack?.({ options: [] });
     case 'shortcut':
       await ack?.();
-      return privately(marked('shortcut'));
+      return privately(await marked('shortcut'));
     case 'modal closed':
       return ack?.();
     case 'Home':
-      await client.views.publish({ user_id: arrived.user, view: noReaderHome(refusal) });
+      await client.views.publish({ user_id: arrived.user, view: noReaderHome(await refusal()) });
       return;
   }
 }
 
 const needText = (who: Who) => (who === 'anyone' ? 'anyone' : `${who.role}${who.kind ? `:${who.kind}` : ''}`);
 
-/** Put the gate in front of every listener of `app`. */
+/** Put the gate in front of every listener of `app`, and keep its directory of people current. */
 export function registerGate(app: App, gateDeps: GateDeps): void {
   const deps: Required<GateDeps> = { ...gateDeps, people: gateDeps.people ?? new People(app.client) };
+  registerUserChanges(app, deps.people, deps.logger);
   app.use(async (args: AnyMiddlewareArgs & { next: () => Promise<void>; client: WebClient }) => {
     const arrived = arrival(args.body, deps.features);
     if (arrived === undefined) return args.next();

@@ -47,6 +47,14 @@ export function personFrom(id: string, user: SlackUser): Person {
   };
 }
 
+/** Why someone may do nothing here whatever the roles say (a bot, a guest, a deactivated account), or undefined. */
+export function barred(person: Person): 'bot' | 'guest' | 'deleted' | undefined {
+  if (person.bot) return 'bot';
+  if (person.guest) return 'guest';
+  if (person.deleted) return 'deleted';
+  return undefined;
+}
+
 export class People {
   private readonly kept = new Map<string, { person: Promise<Person>; until: number }>();
   private readonly ttlMs: number;

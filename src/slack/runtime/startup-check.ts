@@ -1,9 +1,10 @@
 // The start-up check against Slack, before the bot reports ready: auth.test (is the token valid; which
 // bot, which workspace), the scopes Slack granted (its x-oauth-scopes header) against what the features
 // need (slack/scopes.ts), the bot's membership of the approvals and alerts channels, and whether the
-// approvers exist. Each problem is one line naming its fix. A token Slack refuses, a scope no feature
-// works without, or a channel that does not exist is fatal: the bot does not start. The rest are
-// warnings, naming the feature that will not work.
+// approvers exist. Each problem is one line naming its fix. A token Slack refuses, a scope the bot cannot
+// work without (the gate's users:read; usergroups:read once a setting names a user group), or a channel
+// that does not exist is fatal: the bot does not start. The rest are warnings, naming the feature that
+// will not work.
 import type { WebAPICallResult, WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { BOT_SCOPES, type ScopeNeed } from '../scopes.js';
@@ -28,6 +29,8 @@ export interface SlackCheckSetup {
   alertsChannel?: string | undefined;
   approvers?: readonly string[] | undefined;
   approverGroup?: string | undefined;
+  /** The settings that name a user group (CNGN_READERS, CNGN_APPROVERS_WITHDRAW…): usergroups:read is then needed. */
+  groupSettings?: readonly string[] | undefined;
 }
 
 export interface SlackCheck {
@@ -156,8 +159,20 @@ async function whoAmI(
   };
 }
 
-function needed(need: ScopeNeed, setup: SlackCheckSetup): boolean {
-  return need.need === 'always' || (need.need === 'approver-group' && Boolean(setup.approverGroup));
+/** Every setting that names a user group, once each. */
+function groupSettings(setup: SlackCheckSetup): string[] {
+  const named = [...(setup.approverGroup ? ['CNGN_APPROVER_GROUP'] : []), ...(setup.groupSettings ?? [])];
+  return [...new Set(named)];
+}
+
+/** What a missing scope stops, when the bot cannot start without it; undefined when it can. */
+function neededFor(need: ScopeNeed, setup: SlackCheckSetup): string | undefined {
+  if (need.need === 'always') return need.feature;
+  const settings = groupSettings(setup);
+  if (need.need !== 'groups' || settings.length === 0) return undefined;
+  const listed =
+    settings.length === 1 ? settings[0] : `${settings.slice(0, -1).join(', ')} and ${settings.at(-1)}`;
+  return `reading the members of the user groups ${listed} ${settings.length === 1 ? 'names' : 'name'}`;
 }
 
 function scopeFindings(scopes: readonly string[] | undefined, setup: SlackCheckSetup): CheckFinding[] {
@@ -170,8 +185,9 @@ function scopeFindings(scopes: readonly string[] | undefined, setup: SlackCheckS
   }
   return BOT_SCOPES.filter((need) => !scopes.includes(need.scope)).map((need) => {
     const missing = `scope ${need.scope} is missing: ${REINSTALL}`;
-    return needed(need, setup)
-      ? fatal(`${missing}; the bot does not start without it (needed for ${need.feature})`)
+    const feature = neededFor(need, setup);
+    return feature
+      ? fatal(`${missing}; the bot does not start without it (needed for ${feature})`)
       : warning(`${missing}; until then ${need.feature} does not work`);
   });
 }

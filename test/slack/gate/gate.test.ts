@@ -15,6 +15,7 @@ import {
   newTriggerId,
   optionsRequest,
   textValue,
+  userChanged,
   viewSubmission,
 } from '../../support/slack-requests.js';
 import {
@@ -29,6 +30,7 @@ import {
 } from '../approvals/support.js';
 
 const DAYO = 'UDAYO'; // reads, files nothing, approves nothing
+const GONE = 'UGONE'; // a deactivated account, still named in a list
 const EFE = 'UEFE'; // reads and audits
 const NOBODY = 'UNOBODY'; // a member holding no role at all
 
@@ -45,9 +47,9 @@ function listedRoles(lists: Record<Role, string[]>): Roles {
 
 const LISTS: Record<Role, string[]> = {
   reader: [DAYO, EFE, REQUESTER, APPROVER_A],
-  requester: [REQUESTER],
+  requester: [REQUESTER, GUEST],
   auditor: [EFE],
-  approver: [APPROVER_A, GUEST],
+  approver: [APPROVER_A, GUEST, BOT_USER, GONE],
 };
 
 let asked = 0;
@@ -90,14 +92,45 @@ async function submitWithdrawal(app: ApprovalApp, userId: string) {
 
 const ephemeralTo = (app: ApprovalApp, user: string) =>
   app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === user);
-const reviewsOpened = (app: ApprovalApp, triggerId: string) =>
-  app.slack.waitFor('views.open', (c) => c.body.trigger_id === triggerId);
+
+/** Where an Approve button is: a message in a channel or DM, or App Home. */
+type Place = { channel: string } | 'home';
+
+function clickApprove(app: ApprovalApp, id: string, userId: string, place: Place, triggerId?: string) {
+  const click = {
+    actionId: APPROVE_ACTION,
+    value: `${id}:0`,
+    userId,
+    triggerId: triggerId ?? newTriggerId(),
+  };
+  return place === 'home'
+    ? clickInHome(app.sender, click)
+    : blockAction(app.sender, { ...click, channelId: place.channel, messageTs: '1.0' });
+}
+
+/** Approve on request `id`, clicked by someone the gate refuses: where the private answer went, and what it said. */
+async function refusedApprove(app: ApprovalApp, id: string, userId: string, place: Place) {
+  await clickApprove(app, id, userId, place);
+  const told = await ephemeralTo(app, userId);
+  return { channel: told.body.channel, text: String(told.body.text) };
+}
+
+/** Approve on request `id`, clicked by someone the gate lets by: the review modal it opened. */
+async function reviewOpened(app: ApprovalApp, id: string, userId: string, place: Place) {
+  const triggerId = newTriggerId();
+  await clickApprove(app, id, userId, place, triggerId);
+  return app.slack.waitFor('views.open', (c) => c.body.trigger_id === triggerId);
+}
 
 describe('the access gate, with roles as lists', () => {
   const test = botTest.extend('gated', async ({ startApp }) => {
     const lines: Array<Record<string, unknown>> = [];
     const logger = createLogger('warn', { write: (line) => lines.push(JSON.parse(line)) });
-    return { app: await startApp({ roles: listedRoles(LISTS), logger }), lines };
+    const app = await startApp({ roles: listedRoles(LISTS), logger });
+    app.slack.on('users.info', (call) =>
+      call.body.user === GONE ? { body: { ok: true, user: { id: GONE, deleted: true } } } : undefined,
+    );
+    return { app, lines };
   });
 
   test('refuses a command to someone without its role, naming it and its holders; opens nothing', async ({
@@ -128,72 +161,31 @@ describe('the access gate, with roles as lists', () => {
     gated: { app },
   }) => {
     const id = await fileWithdrawal(app, '1500');
-    await blockAction(app.sender, {
-      actionId: APPROVE_ACTION,
-      value: `${id}:0`,
-      userId: DAYO,
-      channelId: APPROVALS_CHANNEL,
-      messageTs: '1.0',
+    expect(await refusedApprove(app, id, DAYO, { channel: APPROVALS_CHANNEL })).toEqual({
+      channel: APPROVALS_CHANNEL,
+      // The guest, the bot and the deactivated account the list names are left out.
+      text: 'This button needs the *approver* role, held by <@UAPPROVERA>. Nothing was done.',
     });
-    const told = await ephemeralTo(app, DAYO);
-    expect(told.body.channel).toBe(APPROVALS_CHANNEL);
-    expect(String(told.body.text)).toBe(
-      'This button needs the *approver* role, held by <@UAPPROVERA> and <@UGUEST>. Nothing was done.',
-    );
-    const triggerId = newTriggerId();
-    await blockAction(app.sender, {
-      actionId: APPROVE_ACTION,
-      value: `${id}:0`,
-      userId: APPROVER_A,
-      channelId: APPROVALS_CHANNEL,
-      messageTs: '1.0',
-      triggerId,
-    });
-    await reviewsOpened(app, triggerId);
-    expect(app.slack.callsTo('views.open').filter((c) => c.body.trigger_id !== triggerId)).toEqual([]);
+    await reviewOpened(app, id, APPROVER_A, { channel: APPROVALS_CHANNEL });
+    expect(app.slack.callsTo('views.open')).toHaveLength(1);
     expect((await app.engine.get(id))?.approvals).toEqual([]);
   });
 
   test('refuses an Approve click in a DM in that DM', async ({ gated: { app } }) => {
     const id = await fileWithdrawal(app, '1500');
-    const dm = `D${DAYO}`;
-    await blockAction(app.sender, {
-      actionId: APPROVE_ACTION,
-      value: `${id}:0`,
-      userId: DAYO,
-      channelId: dm,
-      messageTs: '2.0',
-    });
-    const told = await ephemeralTo(app, DAYO);
-    expect(told.body.channel).toBe(dm);
-    expect(String(told.body.text)).toContain('needs the *approver* role');
-    const triggerId = newTriggerId();
-    await blockAction(app.sender, {
-      actionId: APPROVE_ACTION,
-      value: `${id}:0`,
-      userId: APPROVER_A,
-      channelId: `D${APPROVER_A}`,
-      messageTs: '2.0',
-      triggerId,
-    });
-    await reviewsOpened(app, triggerId);
+    const told = await refusedApprove(app, id, DAYO, { channel: `D${DAYO}` });
+    expect(told.channel).toBe(`D${DAYO}`);
+    expect(told.text).toContain('needs the *approver* role');
+    await reviewOpened(app, id, APPROVER_A, { channel: `D${APPROVER_A}` });
     expect((await app.engine.get(id))?.approvals).toEqual([]);
   });
 
   test('refuses an Approve click in App Home in the person’s DM', async ({ gated: { app } }) => {
     const id = await fileWithdrawal(app, '1500');
-    await clickInHome(app.sender, { actionId: APPROVE_ACTION, value: `${id}:0`, userId: DAYO });
-    const told = await ephemeralTo(app, DAYO);
-    expect(told.body.channel).toBe(`D${DAYO}`);
-    expect(String(told.body.text)).toContain('needs the *approver* role');
-    const triggerId = newTriggerId();
-    await clickInHome(app.sender, {
-      actionId: APPROVE_ACTION,
-      value: `${id}:0`,
-      userId: APPROVER_A,
-      triggerId,
-    });
-    await reviewsOpened(app, triggerId);
+    const told = await refusedApprove(app, id, DAYO, 'home');
+    expect(told.channel).toBe(`D${DAYO}`);
+    expect(told.text).toContain('needs the *approver* role');
+    await reviewOpened(app, id, APPROVER_A, 'home');
     expect((await app.engine.get(id))?.approvals).toEqual([]);
   });
 
@@ -212,6 +204,22 @@ describe('the access gate, with roles as lists', () => {
     expect(await app.engine.openRequests()).toEqual([]);
     expect((await submitWithdrawal(app, REQUESTER)).status).toBe(200);
     await waitUntil(async () => (await app.engine.openRequests()).length === 1, 'the filing');
+  });
+
+  test('refuses a form naming the role alone when Slack cannot describe its holders, still in the ack', async ({
+    gated: { app },
+  }) => {
+    app.slack.on('users.info', (call) =>
+      call.body.user === REQUESTER ? { body: { ok: false, error: 'fatal_error' } } : undefined,
+    );
+    expect((await submitWithdrawal(app, DAYO)).json()).toEqual({
+      response_action: 'errors',
+      errors: {
+        'withdraw.amount':
+          'Not allowed: this form needs the requester role; ask an admin of the bot who holds it. Nothing was filed.',
+      },
+    });
+    expect(await app.engine.openRequests()).toEqual([]);
   });
 
   test('answers the type-ahead with no options to someone who may not file', async ({ gated: { app } }) => {
@@ -240,6 +248,21 @@ describe('the access gate, with roles as lists', () => {
     expect(JSON.stringify(home.body.view)).toContain('Not read recently');
   });
 
+  test('refuses a member made a guest as soon as Slack says their account changed', async ({
+    gated: { app },
+  }) => {
+    expect(await cngn(app, 'balance', DAYO)).toContain('₦');
+    app.slack.on('users.info', (call) =>
+      call.body.user === DAYO ? { body: { ok: true, user: { id: DAYO, is_restricted: true } } } : undefined,
+    );
+    // Until Slack says so, the bot goes by what it asked a moment ago.
+    expect(await cngn(app, 'balance', DAYO)).toContain('₦');
+    expect((await userChanged(app.sender, { id: DAYO, is_restricted: true })).status).toBe(200);
+    expect(await cngn(app, 'balance', DAYO)).toBe(
+      'Guests and bots cannot use the cNGN treasury desk, whatever roles they are given. Nothing was done.',
+    );
+  });
+
   test('refuses a guest and a bot everything, even a guest the approver list names', async ({
     gated: { app },
   }) => {
@@ -249,14 +272,9 @@ describe('the access gate, with roles as lists', () => {
         'Guests and bots cannot use the cNGN treasury desk, whatever roles they are given. Nothing was done.',
       );
     }
-    await blockAction(app.sender, {
-      actionId: APPROVE_ACTION,
-      value: `${id}:0`,
-      userId: GUEST,
-      channelId: APPROVALS_CHANNEL,
-      messageTs: '1.0',
-    });
-    expect(String((await ephemeralTo(app, GUEST)).body.text)).toContain('Guests and bots cannot use');
+    expect((await refusedApprove(app, id, GUEST, { channel: APPROVALS_CHANNEL })).text).toContain(
+      'Guests and bots cannot use',
+    );
     expect(app.slack.callsTo('views.open')).toEqual([]);
     expect((await app.engine.get(id))?.approvals).toEqual([]);
     await homeOpened(app.sender, GUEST);
@@ -282,11 +300,10 @@ describe('the access gate, with the bot’s own (configured) roles', () => {
 
   test('refuses a guest named in CNGN_APPROVERS, and audits only for approvers', async ({ listed: app }) => {
     const id = await fileWithdrawal(app, '1500');
-    await clickInHome(app.sender, { actionId: APPROVE_ACTION, value: `${id}:0`, userId: GUEST });
-    expect(String((await ephemeralTo(app, GUEST)).body.text)).toContain('Guests and bots cannot use');
+    expect((await refusedApprove(app, id, GUEST, 'home')).text).toContain('Guests and bots cannot use');
     expect(await cngn(app, 'balance', GUEST)).toContain('Guests and bots cannot use');
     expect(await cngn(app, 'audit verify', OUTSIDER)).toBe(
-      '`/cngn audit verify` needs the *auditor* role, held by <@UAPPROVERA>, <@UGUEST> and <@UREQ>. Nothing was done.',
+      '`/cngn audit verify` needs the *auditor* role, held by <@UAPPROVERA> and <@UREQ>. Nothing was done.',
     );
     expect(await cngn(app, 'balance', OUTSIDER)).toContain('₦');
     expect((await app.engine.get(id))?.approvals).toEqual([]);

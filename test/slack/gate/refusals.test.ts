@@ -16,19 +16,30 @@ describe('refusals', () => {
     expect(heldBy(nobody)).toContain('held by nobody yet');
   });
 
-  it('cuts a long list short, saying how many more', () => {
+  it('cuts a long list short, saying how many more, those not looked up among them', () => {
     const users = Array.from({ length: 11 }, (_, i) => `U${i}X`);
     expect(heldBy({ everyone: false, users, groups: [] })).toMatch(/<@U7X> and 3 more$/);
+    expect(heldBy({ everyone: false, users, groups: [], unchecked: 4 })).toMatch(/<@U7X> and 7 more$/);
   });
 
   it('uses plain names in a form field, which shows no mentions', () => {
     const refusal = {
       why: 'role' as const,
       need: { role: 'requester' as const },
-      holders: { ...nobody, users: ['UADA'] },
+      holders: { ...nobody, users: ['UADA'], names: new Map([['UADA', '@Ada']]) },
     };
-    expect(refusalFieldText(refusal, new Map([['UADA', '@Ada']]))).toBe(
+    expect(refusalFieldText(refusal)).toBe(
       'Not allowed: this form needs the requester role, held by @Ada. Nothing was filed.',
+    );
+  });
+
+  it('names the role alone, and whom to ask, when the holders were not described in time', () => {
+    const refusal = { why: 'role' as const, need: { role: 'requester' as const }, holders: undefined };
+    expect(refusalMessage({ command: 'withdraw' }, refusal).text).toBe(
+      '`/cngn withdraw` needs the *requester* role; ask an admin of the bot who holds it. Nothing was done.',
+    );
+    expect(refusalFieldText(refusal)).toBe(
+      'Not allowed: this form needs the requester role; ask an admin of the bot who holds it. Nothing was filed.',
     );
   });
 

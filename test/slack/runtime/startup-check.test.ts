@@ -16,7 +16,12 @@ import { createStore } from '../../../src/store/index.js';
 import { botTest } from '../../support/bot.js';
 import { FakeSlack } from '../../support/fake-slack.js';
 import { ALERTS_CHANNEL } from '../../support/harness.js';
-import { APPROVALS_CHANNEL, APPROVER_A, startApprovalApp } from '../approvals/support.js';
+import {
+  APPROVALS_CHANNEL,
+  APPROVER_A,
+  type ApprovalAppOptions,
+  startApprovalApp,
+} from '../approvals/support.js';
 
 type Entry = { level: string; message: string } & Record<string, unknown>;
 
@@ -145,10 +150,14 @@ test('cannot tell channel membership without the read scopes, and says which sco
 });
 
 /** The bot with its own store and sandbox, so a start that fails leaves nothing of the test's behind. */
-async function refusedStart(fakeSlack: FakeSlack, sandbox: Sandbox): Promise<SlackCheckFailed> {
+async function refusedStart(
+  fakeSlack: FakeSlack,
+  sandbox: Sandbox,
+  options: Omit<ApprovalAppOptions, 'sandbox' | 'slack' | 'store'> = {},
+): Promise<SlackCheckFailed> {
   const store = await createStore('memory://');
   try {
-    const started = await startApprovalApp({ sandbox, slack: fakeSlack, store }).then(
+    const started = await startApprovalApp({ ...options, sandbox, slack: fakeSlack, store }).then(
       async (app) => {
         await app.stop();
         return undefined;
@@ -170,6 +179,53 @@ test('does not start when a scope nothing works without is missing', async ({ fa
   );
   // Nothing else was asked of Slack after the check: no Bolt app was built.
   expect(fakeSlack.calls.map((c) => c.method)).not.toContain('chat.postMessage');
+});
+
+test('does not start without users:read, which the access gate needs to look everyone up', async ({
+  fakeSlack,
+  sandbox,
+}) => {
+  fakeSlack.scopes = fakeSlack.scopes.filter((scope) => scope !== 'users:read');
+  const refused = await refusedStart(fakeSlack, sandbox);
+  expect(refused.message).toBe(
+    "scope users:read is missing: reinstall the app from manifest.yml; the bot does not start without it (needed for the access gate, which looks up everyone who uses the bot to refuse guests, bots and deactivated accounts; /cngn policy (approvers' names); recording the actor's name in audit entries)",
+  );
+});
+
+test('does not start without usergroups:read when a role or a kind’s pool names a user group, naming each setting', async ({
+  fakeSlack,
+  sandbox,
+}) => {
+  fakeSlack.scopes = fakeSlack.scopes.filter((scope) => scope !== 'usergroups:read');
+  const roles = { requesters: ['STEAM'], approversByKind: { withdraw: ['SPOOL'] } };
+  const refused = await refusedStart(fakeSlack, sandbox, { config: { roles } });
+  expect(refused.message).toBe(
+    'scope usergroups:read is missing: reinstall the app from manifest.yml; the bot does not start without it (needed for reading the members of the user groups CNGN_REQUESTERS and CNGN_APPROVERS_WITHDRAW name)',
+  );
+  const approverGroup = await refusedStart(fakeSlack, sandbox, {
+    approverGroup: 'SAPPROVERS',
+    config: { roles: { auditors: ['SAUDIT'], approversByKind: {} } },
+  });
+  expect(approverGroup.message).toMatch(
+    /needed for reading the members of the user groups CNGN_APPROVER_GROUP and CNGN_AUDITORS name\)$/,
+  );
+});
+
+test('starts without usergroups:read when no setting names a user group, warning of it', async ({
+  startApp,
+  fakeSlack,
+  log,
+}) => {
+  fakeSlack.scopes = fakeSlack.scopes.filter((scope) => scope !== 'usergroups:read');
+  const app = await startApp({
+    slack: fakeSlack,
+    logger: log.logger,
+    config: { roles: { requesters: ['UREQ'], approversByKind: {} } },
+  });
+  expect(log.checkLines()).toEqual([
+    'warn scope usergroups:read is missing: reinstall the app from manifest.yml; until then user groups naming approvers or roles (CNGN_APPROVER_GROUP, CNGN_READERS…) and /cngn policy does not work',
+  ]);
+  expect((await readyz(app.baseUrl)).status).toBe(200);
 });
 
 test('does not start when the approvals channel does not exist', async ({ fakeSlack, sandbox }) => {
