@@ -70,6 +70,8 @@ export interface WebhooksOptions {
   /** Told of each delivery's result (metrics); must be cheap and not throw. */
   onIntake?: ((result: IntakeResult) => void) | undefined;
   bodyLimitBytes?: number;
+  /** How long storing a delivery may take before it is answered 503 (intake's default otherwise). */
+  storeTimeoutMs?: number;
   retentionMs?: number;
   reconcileIntervalMs?: number;
   reconcileGraceMs?: number;
@@ -210,6 +212,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     warnings,
     onResult: options.onIntake,
     ...(options.bodyLimitBytes ? { bodyLimitBytes: options.bodyLimitBytes } : {}),
+    ...(options.storeTimeoutMs ? { storeTimeoutMs: options.storeTimeoutMs } : {}),
   });
   if (!options.secret) log.warn('CNGN_WEBHOOK_SECRET is not set: webhook deliveries will be refused');
   return {

@@ -31,7 +31,10 @@ for (const { name, up, open } of shared) {
       const prefix = testPrefix('webhook-replicas');
       for (let i = 0; i < 2; i++) stores.push(await open(prefix));
       // One message per event: this is about claims between replicas (digests: the test below).
-      for (const store of stores) rigs.push(await startRig({ fake, store, digests: false }));
+      // Claims, not deadlines: on a busy test machine a burst's turns at a shared store's locks can pass
+      // the product's 1.5 s (a 503, left to the reconciler; intake-store-down.test.ts covers that).
+      for (const store of stores)
+        rigs.push(await startRig({ fake, store, digests: false, storeTimeoutMs: 8_000 }));
       const [a, b] = rigs as [Rig, Rig];
       const bodies = Array.from({ length: 30 }, (_, i) =>
         webhookBody(i % 3 ? 'deposit.completed' : 'deposit.received', {
@@ -50,7 +53,7 @@ for (const { name, up, open } of shared) {
           }),
         )
       ).flat();
-      expect(replies.every((r) => r.status === 200)).toBe(true);
+      expect(replies.filter((r) => r.status !== 200).map((r) => `${r.status} ${r.body}`)).toEqual([]);
       expect(replies.filter((r) => r.body.includes('duplicate'))).toHaveLength(30);
       for (const body of bodies) {
         const id = String((body.data as { transactionId: string }).transactionId);

@@ -41,6 +41,8 @@ export interface RigOptions {
   subscribers?: WebhookSubscriber[];
   reconcileGraceMs?: number;
   bodyLimitBytes?: number;
+  /** How long storing may take before a 503 (the product's 1.5 s otherwise). */
+  storeTimeoutMs?: number;
   /** The deliverer's waits, to observe them instead of waiting. */
   sleep?: (ms: number) => Promise<void>;
   log?: Logger;
@@ -93,6 +95,7 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
     rescanMs: 200,
     maxBackoffMs: 400,
     ...(options.bodyLimitBytes ? { bodyLimitBytes: options.bodyLimitBytes } : {}),
+    ...(options.storeTimeoutMs ? { storeTimeoutMs: options.storeTimeoutMs } : {}),
     ...(options.sleep ? { sleep: options.sleep } : {}),
     ...(options.log ? { log: options.log } : {}),
   });

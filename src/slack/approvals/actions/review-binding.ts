@@ -45,7 +45,8 @@ const BINDING_MAX_MS = 31 * 86_400_000;
 /** A Slack view id as a key: anything else is never looked up. */
 const VIEW_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
-const bindingKey = (viewId: string) => `slack-view:${viewId}`;
+/** Where what a modal showed is kept, under its Slack view id. */
+export const bindingKey = (viewId: string) => `slack-view:${viewId}`;
 
 const bindingSchema = z.object({
   modal: z.enum(['review', 'review-all', 'reject']),
