@@ -111,8 +111,16 @@ export interface ChartImage {
   alt: string;
 }
 
+export interface BuildOptions {
+  /**
+   * Epoch ms by which the reads of the service are done, however busy the request budget: past it
+   * the report is made from what was read, said to be cut short or unconfirmed.
+   */
+  deadline?: number | undefined;
+}
+
 /** The two parts a report's delivery needs, built elsewhere and passed in. */
 export interface ReportSource {
-  build(period: ReportPeriod): Promise<Report>;
+  build(period: ReportPeriod, options?: BuildOptions): Promise<Report>;
   chart(input: ChartInput): Promise<ChartImage>;
 }
