@@ -99,6 +99,10 @@ export interface ChartInput {
   /** The balance at the period's start, as the summary gives it. */
   opening?: string | undefined;
   completeFrom?: string | undefined;
+  /** The figures could not be confirmed as of one moment (TreasuryFigures.snapshotUnconfirmed). */
+  unconfirmed?: boolean | undefined;
+  /** The read of the service's list was cut short by the request budget (TreasuryFigures.interrupted). */
+  cutShort?: boolean | undefined;
   /** Device pixels per CSS pixel (1 or 2). */
   scale?: number;
 }
