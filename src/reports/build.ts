@@ -6,25 +6,48 @@ import type { CngnEnvironment } from '../format/environment.js';
 import { type ApprovalRecords, approvalFigures } from './approval-figures.js';
 import { treasuryFigures } from './figures.js';
 import type { BookCoverage } from './transaction-book.js';
-import type { Movement, Report, ReportPeriod } from './types.js';
+import type { BuildOptions, Movement, Report, ReportPeriod } from './types.js';
 
 /** What buildReport reads, as ports: the real ones in the bot, the same real ones in tests. */
 export interface ReportDeps {
   environment: CngnEnvironment;
-  /** The cNGN custody balance now (canonical decimal), read from the service (never a cached copy). */
-  balance(): Promise<string>;
+  /**
+   * The cNGN custody balance now (canonical decimal), read from the service (never a cached copy).
+   * Each read waits for the request budget no later than `deadline` (epoch ms), nor longer than its
+   * own limit.
+   */
+  balance(deadline?: number): Promise<string>;
   book: {
-    read(from: Date): Promise<BookCoverage>;
+    read(from: Date, deadline?: number): Promise<BookCoverage>;
     /** The list's first page now, to compare with a read's `top`. */
-    readTop(): Promise<string>;
+    readTop(deadline?: number): Promise<string>;
     movements(from: Date, to: Date): Promise<Movement[]>;
   };
   approvals: ApprovalRecords;
   now(): Date;
 }
 
-export async function buildReport(period: ReportPeriod, deps: ReportDeps): Promise<Report> {
-  const { coverage, balance, settled } = await readSnapshot(period.from, deps);
+/** How long a report's reads of the service may take, all told, unless the caller gives a deadline. */
+export const READ_LIMIT_MS = 8 * 60_000;
+
+/**
+ * Kept of the read's time for the balance after the list (two of the service's one-minute windows),
+ * so a list read that takes all the time it may still ends in figures.
+ */
+const BALANCE_RESERVE_MS = 2 * 60_000;
+
+/** The reads' deadline for a build cut after `limitMs`: a tenth of it (a minute at most) kept for the rest. */
+export function readDeadline(now: number, limitMs: number): number {
+  return now + limitMs - Math.min(limitMs / 10, 60_000);
+}
+
+export async function buildReport(
+  period: ReportPeriod,
+  deps: ReportDeps,
+  options: BuildOptions = {},
+): Promise<Report> {
+  const deadline = options.deadline ?? deps.now().getTime() + READ_LIMIT_MS;
+  const { coverage, balance, settled } = await readSnapshot(period.from, deps, deadline);
   // Everything kept was listed before the balance was read, so all of it is in the balance; a day's
   // slack keeps a service clock ahead of ours from leaving one out.
   const until = new Date(deps.now().getTime() + 86_400_000);
@@ -50,20 +73,29 @@ const SNAPSHOT_TRIES = 3;
  * page is then read again: unchanged since the book's read, nothing moved in between, so the balance
  * holds exactly what the book holds. Changed, the book is brought up to date and the balance read again,
  * a bounded number of times. Each check costs one request of the service's budget.
+ *
+ * All of it is done by `deadline`, however busy the budget: the list's reads stop early enough to leave
+ * time for the balance after them, and no further check or try starts once its time is gone. What was
+ * read by then stands, said to be cut short (the list) or unconfirmed (the check).
  */
-async function readSnapshot(from: Date, deps: ReportDeps) {
-  let coverage = await deps.book.read(from);
-  let balance = await deps.balance();
+async function readSnapshot(from: Date, deps: ReportDeps, deadline: number) {
+  const now = () => deps.now().getTime();
+  // The list's reads end before the deadline by the balance's reserve (a third of the time at most).
+  const listDeadline = deadline - Math.min(BALANCE_RESERVE_MS, Math.max(0, deadline - now()) / 3);
+  let coverage = await deps.book.read(from, listDeadline);
+  let balance = await deps.balance(deadline);
   for (let tries = 1; ; tries++) {
-    const top = await unlessBusy(deps.book.readTop());
+    if (now() >= deadline) return { coverage, balance, settled: false };
+    const top = await unlessBusy(deps.book.readTop(deadline));
     if (top !== undefined && top === coverage.top) return { coverage, balance, settled: true };
     if (top === undefined || tries === SNAPSHOT_TRIES) return { coverage, balance, settled: false };
-    const again = await unlessBusy(deps.book.read(from));
-    const now = again && (await unlessBusy(deps.balance()));
+    if (now() >= listDeadline) return { coverage, balance, settled: false };
+    const again = await unlessBusy(deps.book.read(from, listDeadline));
+    const fresh = again && (await unlessBusy(deps.balance(deadline)));
     // No budget left to try again: the last figures stand, said to be unconfirmed.
-    if (!again || now === undefined) return { coverage, balance, settled: false };
+    if (!again || fresh === undefined) return { coverage, balance, settled: false };
     coverage = again;
-    balance = now;
+    balance = fresh;
   }
 }
 

@@ -11,6 +11,7 @@ import {
   dayLabel,
   figuresLine,
   incompleteDays,
+  readCaveat,
   titleWithEnvironment,
 } from './chart-text.js';
 import type { ChartInput, DayFigures } from './types.js';
@@ -178,6 +179,39 @@ function legend(x: number, y: number): string {
   return swatch(x, COLOURS.inflow, 'Inflows') + swatch(x + 80, COLOURS.outflow, 'Outflows');
 }
 
+/**
+ * The title, cut to `width` where too long; its caveat (unconfirmed, cut short) is never cut, and is
+ * drawn in the warning colour after it.
+ */
+function title(input: ChartInput, width: number): string {
+  const caveat = readCaveat(input);
+  // A no-break space: the renderer drops a plain one at the start of the tspan.
+  const suffix = caveat ? `\u00a0· ${caveat}` : '';
+  const main = fitted(titleWithEnvironment(input), 18, width - textWidth(suffix, 18));
+  const warned = caveat ? `<tspan fill="${COLOURS.warning}">${escapeXml(suffix)}</tspan>` : '';
+  return `<text x="${PAD}" y="35" font-size="18" font-weight="600" fill="${COLOURS.text}">${escapeXml(main)}${warned}</text>`;
+}
+
+/**
+ * The line under the figures: why they rest on less than a whole read at one moment, if they do. With
+ * two reasons, each is said shorter, so both fit on the line.
+ */
+function readNotes(input: ChartInput): string | undefined {
+  const complete = input.completeFrom ? completeFromText(input.completeFrom) : undefined;
+  const budget = complete
+    ? `${complete}${input.cutShort ? ', read cut short by the request budget' : ''} (earlier days shaded)`
+    : input.cutShort
+      ? 'Cut short by the request budget: outcomes of older pending movements may be out of date'
+      : undefined;
+  if (!input.unconfirmed) return budget;
+  if (!budget)
+    return 'Unconfirmed: money moved while this was read, so the figures may be off by the latest movements';
+  const shorter = complete
+    ? `${complete.replace('Figures complete', 'Complete')}${input.cutShort ? ', read cut short' : ''} (earlier days shaded)`
+    : 'read cut short by the request budget';
+  return `Money moved while read, figures may be off  ·  ${shorter}`;
+}
+
 /** The chart as an SVG document of CHART_WIDTH × CHART_HEIGHT CSS pixels. */
 export function chartSvg(input: ChartInput): string {
   const days = input.days;
@@ -195,17 +229,13 @@ export function chartSvg(input: ChartInput): string {
 
   out.push(`<rect width="${CHART_WIDTH}" height="${CHART_HEIGHT}" fill="#ffffff"/>`);
   const badge = environmentBadge(input);
-  out.push(
-    text(PAD, 35, fitted(titleWithEnvironment(input), 18, badge.x - PAD - 16), { size: 18, weight: 600 }),
-  );
+  out.push(title(input, badge.x - PAD - 16));
   out.push(badge.svg);
   out.push(text(PAD, 60, figuresLine(days, input.opening), { size: 13, fill: COLOURS.muted }));
-  if (input.completeFrom) {
+  const notes = readNotes(input);
+  if (notes) {
     out.push(
-      text(PAD, 79, `${completeFromText(input.completeFrom)} (earlier days shaded)`, {
-        size: 12.5,
-        fill: COLOURS.warning,
-      }),
+      text(PAD, 79, fitted(notes, 12.5, CHART_WIDTH - 2 * PAD), { size: 12.5, fill: COLOURS.warning }),
     );
   }
 

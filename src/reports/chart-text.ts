@@ -120,6 +120,33 @@ export function figuresLine(days: readonly DayFigures[], opening?: string): stri
   return `${balance}  ·  in ${naira(totals.inflow.toString())}  ·  out ${naira(totals.outflow.toString())}`;
 }
 
+export interface ReadFlags {
+  unconfirmed?: boolean | undefined;
+  cutShort?: boolean | undefined;
+}
+
+/**
+ * `unconfirmed`, `cut short` or both, when the figures rest on less than a whole read at one moment:
+ * said in the chart's title, its alt text and its file title, so a picture seen on its own (forwarded,
+ * previewed) never looks confirmed.
+ */
+export function readCaveat(flags: ReadFlags): string | undefined {
+  const words = [flags.unconfirmed && 'unconfirmed', flags.cutShort && 'cut short'].filter(Boolean);
+  return words.length > 0 ? words.join(', ') : undefined;
+}
+
+/** `cNGN treasury — last 7 days (sandbox) · unconfirmed`, or the title alone. */
+export function withCaveat(title: string, flags: ReadFlags): string {
+  const caveat = readCaveat(flags);
+  return caveat ? `${title} · ${caveat}` : title;
+}
+
+/** What the caveat means, in the words the summary's notes use. */
+const UNCONFIRMED =
+  'Unconfirmed: money moved while the report was read, so the figures may be off by the latest movements.';
+const CUT_SHORT =
+  "Cut short: the read of the service's transactions stopped to keep within its request budget.";
+
 /** The period's figures in words, for the image's alt text and file title. */
 export function chartAlt(input: ChartInput): string {
   const days = input.days;
@@ -140,7 +167,16 @@ export function chartAlt(input: ChartInput): string {
     body = `${periodText(days)}: ${balance}; ${moves}.`;
   }
   const complete = input.completeFrom ? ` ${completeFromText(input.completeFrom)}.` : '';
-  return `${titleWithEnvironment(input)}, ${body}${complete}`;
+  const why = [input.unconfirmed && ` ${UNCONFIRMED}`, input.cutShort && ` ${CUT_SHORT}`]
+    .filter(Boolean)
+    .join('');
+  const title = titleWithEnvironment(input);
+  // The caveat right after the title, in the first words a preview or a screen reader gives.
+  const caveat = readCaveat(input);
+  const head = caveat
+    ? `${title} · ${caveat}. ${body.charAt(0).toUpperCase()}${body.slice(1)}`
+    : `${title}, ${body}`;
+  return `${head}${complete}${why}`;
 }
 
 /** The title as given, with the environment added when the title does not name it. */

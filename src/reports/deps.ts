@@ -15,7 +15,7 @@ export interface ReportPartsOptions {
   repository: ApprovalRepository;
   /** Non-reversible id of the API key (cngn/credentials keyId): each key's transactions kept apart. */
   keyId: string;
-  /** How long a report's read may wait for the request budget (default 3 minutes). */
+  /** How long one read of a report may wait for the request budget (default 3 minutes); the report's deadline may end it sooner. */
   maxWaitMs?: number;
   pageSize?: number;
   now?: () => Date;
@@ -39,10 +39,11 @@ export function reportDeps(options: ReportPartsOptions): ReportDeps & { book: Tr
   });
   return {
     environment: client.environment,
-    balance: async () => {
+    balance: async (deadline) => {
       // Fresh: a copy cached before the book's read would leave out what the book holds.
       const read = () => client.getBalanceWithTime({ priority: 'background', fresh: true });
-      const patience = { deadline: now().getTime() + maxWaitMs, now: () => now().getTime(), sleep };
+      const until = Math.min(now().getTime() + maxWaitMs, deadline ?? Number.POSITIVE_INFINITY);
+      const patience = { deadline: until, now: () => now().getTime(), sleep };
       const { entries } = await whenBudgetAllows(read, patience);
       // The cNGN entry, as /cngn balance and the approval checks read it; none listed reads as zero.
       const entry = entries.find((e) => e.asset_code.toUpperCase() === 'CNGN') ?? entries[0];

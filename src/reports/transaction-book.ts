@@ -112,11 +112,12 @@ export class TransactionBook {
 
   /**
    * Bring the book up to date, and back to `from` at least (or the list's end). Throws RateBudgetError
-   * when not even the first page could be read within the wait.
+   * when not even the first page could be read within the wait. `deadline` (epoch ms) ends the wait
+   * sooner than maxWaitMs would.
    */
-  async read(from: Date): Promise<BookCoverage> {
+  async read(from: Date, deadline?: number): Promise<BookCoverage> {
     while (this.reading) await this.reading.catch(() => undefined);
-    const reading = this.readFrom(from);
+    const reading = this.readFrom(from, this.waitUntil(deadline));
     this.reading = reading;
     try {
       return await reading;
@@ -127,10 +128,11 @@ export class TransactionBook {
 
   /**
    * The list's first page now, as a fingerprint to compare with a read's `top`: equal means nothing
-   * was added to the list and nothing on its first page changed in between. One request, background.
+   * was added to the list and nothing on its first page changed in between. One request, background,
+   * waiting for budget until `deadline` at most.
    */
-  async readTop(): Promise<string> {
-    const page = await this.fetch(1, this.now() + this.maxWaitMs);
+  async readTop(deadline?: number): Promise<string> {
+    const page = await this.fetch(1, this.waitUntil(deadline));
     if (page instanceof RateBudgetError) throw page;
     return topOf(page);
   }
@@ -165,17 +167,25 @@ export class TransactionBook {
     return (await this.store.get<BookState>(stateKey(this.scope))) ?? { segments: [] };
   }
 
-  private async readFrom(from: Date): Promise<BookCoverage> {
+  /** The read's own wait, ended sooner by the caller's deadline. */
+  private waitUntil(deadline: number | undefined): number {
+    return Math.min(this.now() + this.maxWaitMs, deadline ?? Number.POSITIVE_INFINITY);
+  }
+
+  private async readFrom(from: Date, deadline: number): Promise<BookCoverage> {
     let top: string | undefined;
-    const coverage = await this.readPages(from, (page) => {
+    const coverage = await this.readPages(from, deadline, (page) => {
       top ??= topOf(page);
     });
     return { ...coverage, top };
   }
 
-  private async readPages(from: Date, sawFirst: (page: TransactionPage) => void): Promise<BookCoverage> {
+  private async readPages(
+    from: Date,
+    deadline: number,
+    sawFirst: (page: TransactionPage) => void,
+  ): Promise<BookCoverage> {
     const older = [...(await this.state()).segments];
-    const deadline = this.now() + this.maxWaitMs;
     const seen = new Set<string>();
     let current: Segment | undefined;
     let offset = 0;

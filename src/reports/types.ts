@@ -99,6 +99,10 @@ export interface ChartInput {
   /** The balance at the period's start, as the summary gives it. */
   opening?: string | undefined;
   completeFrom?: string | undefined;
+  /** The figures could not be confirmed as of one moment (TreasuryFigures.snapshotUnconfirmed). */
+  unconfirmed?: boolean | undefined;
+  /** The read of the service's list was cut short by the request budget (TreasuryFigures.interrupted). */
+  cutShort?: boolean | undefined;
   /** Device pixels per CSS pixel (1 or 2). */
   scale?: number;
 }
@@ -111,8 +115,16 @@ export interface ChartImage {
   alt: string;
 }
 
+export interface BuildOptions {
+  /**
+   * Epoch ms by which the reads of the service are done, however busy the request budget: past it
+   * the report is made from what was read, said to be cut short or unconfirmed.
+   */
+  deadline?: number | undefined;
+}
+
 /** The two parts a report's delivery needs, built elsewhere and passed in. */
 export interface ReportSource {
-  build(period: ReportPeriod): Promise<Report>;
+  build(period: ReportPeriod, options?: BuildOptions): Promise<Report>;
   chart(input: ChartInput): Promise<ChartImage>;
 }

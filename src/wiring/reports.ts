@@ -16,5 +16,5 @@ export function treasuryReports(client: CngnClient, store: Store, apiKey: string
     repository: new ApprovalRepository(store, client.environment),
     keyId: keyId(apiKey),
   });
-  return { build: (period) => buildReport(period, deps), chart: renderReportChart };
+  return { build: (period, options) => buildReport(period, deps, options), chart: renderReportChart };
 }

@@ -1,11 +1,16 @@
 // A report's balance and transaction list read as of one moment, and what the summary says when they
-// could not be, or when the request budget cut the list's read short. The real client against the
-// embedded sandbox over HTTP; money moves between the reads through the sandbox itself.
+// could not be, or when the request budget cut the list's read short; a budget kept busy ends the
+// reads by the report's deadline. The real client against the embedded sandbox over HTTP; money moves
+// between the reads through the sandbox itself.
 import { afterEach, describe, expect, it } from 'vitest';
+import { ApprovalRepository } from '../../src/approvals/repository.js';
 import type { CngnClient } from '../../src/cngn/client.js';
+import { keyId } from '../../src/cngn/credentials.js';
 import { RateBudgetError } from '../../src/cngn/errors.js';
+import { SharedRateLimiter } from '../../src/cngn/limiter.js';
 import { Money } from '../../src/format/money.js';
 import { buildReport } from '../../src/reports/build.js';
+import { reportDeps } from '../../src/reports/deps.js';
 import type { Report } from '../../src/reports/types.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { reportSummary } from '../../src/slack/reports/blocks.js';
@@ -148,5 +153,110 @@ describe('a read the request budget cut short', () => {
       Date.parse(report.treasury.completeFrom ?? ''),
     );
     expect(notes(next)).toContain("the service's history does not reach further back");
+  });
+});
+
+describe('a read the request budget keeps busy', () => {
+  const MINUTE = 60_000;
+  const RATE = { limit: 20, windowSeconds: 60 };
+
+  /**
+   * The service's limit enforced by the client's own shared budget, on a clock the test moves: a
+   * report's wait for budget moves the clock instead of taking time. A neighbour on the same budget
+   * (the bot's other background work) takes every slot as it frees, except that it leaves one to the
+   * report once the report has waited 100 s, so each of the report's reads waits about two minutes.
+   * `busyFrom` says whether the neighbour is at work from the start or only from the first balance read.
+   */
+  async function busyBudget(options: { moneyMoves: boolean; busyFrom: 'start' | 'balance' }) {
+    sandbox = await startSandbox({ now: () => NOW, rateLimit: false, settleDelayMs: 3_600_000 });
+    let clock = NOW + MINUTE;
+    ({ client, store } = await clientFor(sandbox, {
+      environment: 'sandbox',
+      rateLimit: RATE,
+      limiter: { now: () => clock },
+    }));
+    const neighbour = new SharedRateLimiter({
+      store,
+      keyId: keyId(sandbox.apiKey),
+      rateLimit: RATE,
+      now: () => clock,
+    });
+    let busy = options.busyFrom === 'start';
+    let servedAt = clock;
+    const takeWhatFrees = async () => {
+      if (!busy || clock - servedAt >= 100_000) return;
+      for (;;) {
+        const slot = await neighbour.acquire('background').catch((error: unknown) => {
+          if (error instanceof RateBudgetError) return undefined;
+          throw error;
+        });
+        if (!slot) return;
+        await slot.release();
+      }
+    };
+    const base = options.moneyMoves ? depositsBeforeBalance(Number.POSITIVE_INFINITY) : client;
+    const reading = Object.create(base) as CngnClient;
+    reading.getTransactions = async (o) => {
+      const page = await base.getTransactions(o);
+      servedAt = clock;
+      await takeWhatFrees();
+      return page;
+    };
+    reading.getBalanceWithTime = async (o) => {
+      const balance = await base.getBalanceWithTime(o);
+      servedAt = clock;
+      busy = true;
+      await takeWhatFrees();
+      return balance;
+    };
+    const parts = reportDeps({
+      client: reading,
+      store,
+      repository: new ApprovalRepository(store, 'sandbox'),
+      keyId: 'test-key',
+      now: () => new Date(clock),
+      pageSize: 2,
+      maxWaitMs: 3 * MINUTE,
+      sleep: async (ms) => {
+        clock += ms;
+        await takeWhatFrees();
+      },
+    });
+    return { parts, now: () => clock };
+  }
+
+  it('delivers by the deadline what it read, said to be cut short and unconfirmed', async () => {
+    const { parts, now } = await busyBudget({ moneyMoves: true, busyFrom: 'start' });
+    const deadline = now() + 5 * MINUTE;
+    const report = await buildReport(lastDays(30, new Date(now())), parts, { deadline });
+
+    expect(now()).toBeLessThanOrEqual(deadline);
+    expect(report.treasury).toMatchObject({ interrupted: true, snapshotUnconfirmed: true });
+    const text = notes(report);
+    expect(text).toContain('cut short to keep within its request budget');
+    expect(text).toContain('could not be confirmed as of one moment');
+  });
+
+  it('stops checking at the deadline when money keeps moving, rather than run past it', async () => {
+    const { parts, now } = await busyBudget({ moneyMoves: true, busyFrom: 'balance' });
+    // What the scheduled report's 10-minute build allows its reads.
+    const deadline = now() + 9 * MINUTE;
+    const report = await buildReport(lastDays(30, new Date(now())), parts, { deadline });
+
+    expect(now()).toBeLessThanOrEqual(deadline);
+    expect(report.treasury.interrupted).toBeUndefined();
+    expect(report.treasury.snapshotUnconfirmed).toBe(true);
+    expect(notes(report)).toContain('could not be confirmed as of one moment');
+  });
+
+  it('reads in full and confirms when the busy budget leaves time enough', async () => {
+    const { parts, now } = await busyBudget({ moneyMoves: false, busyFrom: 'balance' });
+    const deadline = now() + 9 * MINUTE;
+    const report = await buildReport(lastDays(30, new Date(now())), parts, { deadline });
+
+    expect(now()).toBeLessThanOrEqual(deadline);
+    expect(report.treasury.interrupted).toBeUndefined();
+    expect(report.treasury.snapshotUnconfirmed).toBeUndefined();
+    expectConsistent(report);
   });
 });

@@ -155,6 +155,48 @@ describe('the report chart', () => {
     expect(decode((await renderReportChart(input)).png).width).toBe(CHART_WIDTH);
   });
 
+  it('says in its title and alt text when its figures are unconfirmed or were cut short', async () => {
+    const unconfirmed = await renderReportChart({ ...week, unconfirmed: true });
+    expect(unconfirmed.alt).toMatch(
+      /^cNGN treasury — last 7 days \(sandbox\) · unconfirmed\. Mon 16 Nov to Sun 22 Nov 2026: .* Unconfirmed: money moved while the report was read, so the figures may be off by the latest movements\.$/,
+    );
+    const svg = chartSvg({ ...week, unconfirmed: true });
+    expect(svg).toContain(
+      'cNGN treasury — last 7 days (sandbox)<tspan fill="#9a5b00">\u00a0· unconfirmed</tspan>',
+    );
+    expect(svg).toContain('Unconfirmed: money moved while this was read');
+
+    const both = { ...week, unconfirmed: true, cutShort: true, completeFrom: '2026-11-17T09:00:00Z' };
+    expect((await renderReportChart(both)).alt).toMatch(
+      /^cNGN treasury — last 7 days \(sandbox\) · unconfirmed, cut short\. .* Cut short: the read of the service's transactions stopped to keep within its request budget\.$/,
+    );
+    expect(chartSvg(both)).toContain('· unconfirmed, cut short</tspan>');
+    expect(chartSvg(both)).toContain(
+      'Money moved while read, figures may be off  ·  Complete from Tue 17 Nov 2026, 10:00 WAT, read cut short (earlier days shaded)',
+    );
+    expect(chartSvg({ ...week, cutShort: true })).toContain('· cut short</tspan>');
+
+    // A confirmed chart says none of it.
+    expect((await renderReportChart(week)).alt).not.toMatch(/unconfirmed|cut short/i);
+    expect(chartSvg(week)).not.toContain('tspan');
+  });
+
+  it('draws the caveat in the warning colour beside the title, and keeps it when the title is cut', async () => {
+    const caveatArea = { x: 330, y: 18, width: 200, height: 24 };
+    const amber = (r: number, g: number, b: number) => r > 120 && r - b > 90 && g > 60 && g < r;
+    const plain = decode((await renderReportChart(week)).png);
+    const warned = decode((await renderReportChart({ ...week, unconfirmed: true })).png);
+    expect(count(plain, caveatArea, 1, amber)).toBe(0);
+    expect(count(warned, caveatArea, 1, amber)).toBeGreaterThan(100);
+
+    const long = {
+      ...week,
+      title: `cNGN treasury — ${'a very long period name '.repeat(6)}`,
+      cutShort: true,
+    };
+    expect(chartSvg(long)).toContain('…<tspan fill="#9a5b00">\u00a0· cut short</tspan>');
+  });
+
   it('refuses a scale it cannot draw', async () => {
     await expect(renderReportChart({ ...week, scale: 0.5 })).rejects.toThrow(RangeError);
   });

@@ -109,6 +109,8 @@ export function fixedReport(period: ReportPeriod): Report {
 
 export interface FixedReportSource extends ReportSource {
   periods: ReportPeriod[];
+  /** The deadline each build was given. */
+  deadlines: (number | undefined)[];
   charts: ChartInput[];
   /** Set to make build() fail with it. */
   failWith?: Error | undefined;
@@ -117,9 +119,11 @@ export interface FixedReportSource extends ReportSource {
 export function fixedReportSource(): FixedReportSource {
   const source: FixedReportSource = {
     periods: [],
+    deadlines: [],
     charts: [],
-    async build(period) {
+    async build(period, options) {
       source.periods.push(period);
+      source.deadlines.push(options?.deadline);
       if (source.failWith) throw source.failWith;
       return fixedReport(period);
     },

@@ -1,8 +1,11 @@
 // `/cngn report` in the workbench, in Chromium: the private "preparing" answer, then in the DM with
 // the bot the chart's card showing the picture (served by the workbench, described by the alt text),
-// the summary and the CSV's card, built from the sandbox's history and drawn by the bot.
+// the summary and the CSV's card, built from the sandbox's history and drawn by the bot. A report whose
+// figures are unconfirmed and cut short says so on the chart's picture, its alt text and its notes.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderReportChart } from '../../src/reports/chart.js';
+import { fixedReportSource } from '../support/report-source.js';
 import {
   type BrowserBench,
   browserAvailable,
@@ -10,6 +13,7 @@ import {
   screenshot,
   shown,
   startBrowserBench,
+  textOf,
   WorkbenchPage,
 } from './browser-support.js';
 
@@ -54,6 +58,60 @@ describe.skipIf(!browserAvailable())('/cngn report in the workbench', () => {
       const summary = log.getByRole('article').filter({ hasText: 'Largest movements' }).last();
       await summary.screenshot({
         path: `${await screenshot(page, 'report-dm')}`.replace('report-dm', 'report-summary'),
+      });
+    },
+    STEP,
+  );
+});
+
+describe.skipIf(!browserAvailable())('an unconfirmed, cut-short report in the workbench', () => {
+  let bench: BrowserBench;
+  beforeAll(async () => {
+    // Fixed figures, said to be read while money moved and cut short; the chart drawn by the bot's renderer.
+    const source = fixedReportSource();
+    const build = source.build.bind(source);
+    source.build = async (period, options) => {
+      const report = await build(period, options);
+      return { ...report, treasury: { ...report.treasury, snapshotUnconfirmed: true, interrupted: true } };
+    };
+    source.chart = renderReportChart;
+    bench = await startBrowserBench({}, { reportSource: source });
+  }, STEP);
+  afterAll(() => bench?.stop());
+
+  it(
+    'shows the caveat on the chart card and the notes under the summary',
+    async () => {
+      const page = bench.page;
+      const workbench = new WorkbenchPage(page);
+      await workbench.actAs('Dayo');
+      await workbench.say('/cngn report');
+      await workbench.open('cngn-desk');
+      const log = page.getByRole('log');
+      const chart = log.getByRole('img', {
+        name: /^cNGN treasury — last 7 days \(sandbox\) · unconfirmed, cut short\. /,
+      });
+      await shown(chart);
+      await contains(log, 'Money moved while this report was read');
+      await contains(log, 'cut short to keep within its request budget');
+      // The summary's caveat is read before its figures.
+      const said = await textOf(log.getByRole('article').filter({ hasText: 'Largest movements' }).last());
+      expect(said).toContain('cNGN treasury — last 7 days (sandbox) · unconfirmed, cut short');
+      expect(said.indexOf('Money moved while')).toBeLessThan(said.indexOf('Balance'));
+      const card = page.locator('[data-file-image]').first();
+      await card.scrollIntoViewIfNeeded();
+      await card.screenshot({
+        path: `${await screenshot(page, 'report-dm-unconfirmed')}`.replace(
+          'report-dm-unconfirmed',
+          'report-chart-card-unconfirmed',
+        ),
+      });
+      const summary = log.getByRole('article').filter({ hasText: 'Largest movements' }).last();
+      await summary.screenshot({
+        path: `${await screenshot(page, 'report-dm-unconfirmed')}`.replace(
+          'report-dm-unconfirmed',
+          'report-summary-unconfirmed',
+        ),
       });
     },
     STEP,

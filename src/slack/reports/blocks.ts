@@ -1,10 +1,12 @@
 // The treasury report's summary as Block Kit: balances, flows by kind, fees, the largest movements,
-// failures and the approval figures, with the environment in the header. Every value from outside (a
+// failures and the approval figures, with the environment in the header and, before any figure, what
+// the figures rest on when it is less than a whole read at one moment. Every value from outside (a
 // reference, the service's reason) is escaped; amounts go through naira().
 import type { ContextBlock, KnownBlock, SectionBlock } from '@slack/types';
 import { environmentMarker, lagosTime, naira } from '../../format/display.js';
 import { Money } from '../../format/money.js';
 import { escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
+import { withCaveat } from '../../reports/chart-text.js';
 import type { ApprovalFigures, Movement, MovementKind, Report } from '../../reports/types.js';
 import type { SlackMessage } from '../types.js';
 
@@ -132,11 +134,18 @@ export function reportSummary(report: Report, options: SummaryOptions): SlackMes
   const t = report.treasury;
   const change = Money.parseDecimal(t.closing).minus(Money.parseDecimal(t.opening)).toString();
   const sign = change.startsWith('-') ? '' : '+';
+  // Unconfirmed or cut short is said in the header and the notes come first, before any figure, as
+  // on the chart: a reader who stops at the balance has seen them.
+  const title = withCaveat(reportTitle(report), {
+    unconfirmed: t.snapshotUnconfirmed,
+    cutShort: t.interrupted,
+  });
   const blocks: KnownBlock[] = [
-    { type: 'header', text: { type: 'plain_text', text: reportTitle(report).slice(0, 150), emoji: true } },
+    { type: 'header', text: { type: 'plain_text', text: title.slice(0, 150), emoji: true } },
     context(
       `${environmentMarker(t.environment)} · ${lagosTime(report.period.from)} to ${lagosTime(report.period.to)}`,
     ),
+    ...readingNotes(report).map(context),
     section(`*Balance*  ${naira(t.opening)} → ${naira(t.closing)}  (${sign}${naira(change)})`),
     {
       type: 'section',
@@ -152,10 +161,8 @@ export function reportSummary(report: Report, options: SummaryOptions): SlackMes
     { type: 'divider' },
     section(approvals(report.approvals)),
   ];
-  const notes = readingNotes(report);
-  if (notes.length) blocks.push(...notes.map(context));
   const made = `Made ${lagosTime(options.madeAt)} · the transactions are in the CSV below`;
   blocks.push(context(options.lateNote ? `${escapeMrkdwn(options.lateNote)} · ${made}` : made));
-  const text = `${reportTitle(report)}: ${naira(t.opening)} → ${naira(t.closing)}, fees ${naira(t.fees)}, ${t.failures.length} failed, ${report.approvals.approved} approved`;
+  const text = `${title}: ${naira(t.opening)} → ${naira(t.closing)}, fees ${naira(t.fees)}, ${t.failures.length} failed, ${report.approvals.approved} approved`;
   return { text, blocks };
 }

@@ -11,7 +11,7 @@ import { type CommandContext, READERS, type SlackMessage, type Subcommand } from
 import { chartOf, deliverReport, failureSentence } from './delivery.js';
 import type { ReportDeps } from './types.js';
 
-/** Reads wait for the service's request budget (up to 3 minutes each) rather than fail: no promise of half a minute. */
+/** Reads wait for the service's request budget (a few minutes all told, READ_LIMIT_MS) rather than fail: no promise of half a minute. */
 const ARRIVES =
   "usually within half a minute; longer, up to several minutes, when the service's request budget is busy";
 

@@ -7,6 +7,7 @@ import { toCsv } from '../../format/csv.js';
 import { naira } from '../../format/display.js';
 import { escapeMrkdwn } from '../../format/mrkdwn.js';
 import type { Logger } from '../../log.js';
+import { withCaveat } from '../../reports/chart-text.js';
 import type { ChartImage, Report, ReportSource } from '../../reports/types.js';
 import { describeError } from '../runtime/errors.js';
 import { SlackUploadError } from '../runtime/files.js';
@@ -43,10 +44,11 @@ export function reportFileName(report: Report): string {
   return `cngn-report-${report.treasury.environment}-${first === last ? first : `${first}-to-${last}`}`;
 }
 
-/** The chart file's title: the report's title and its balances. */
+/** The chart file's title: the report's title, unconfirmed or cut short when it is, and its balances. */
 export function chartTitle(report: Report): string {
   const t = report.treasury;
-  return `${reportTitle(report)}: ${naira(t.opening)} → ${naira(t.closing)}`;
+  const flags = { unconfirmed: t.snapshotUnconfirmed, cutShort: t.interrupted };
+  return `${withCaveat(reportTitle(report), flags)}: ${naira(t.opening)} → ${naira(t.closing)}`;
 }
 
 async function upload(
@@ -139,6 +141,8 @@ export function chartOf(report: Report, source: Pick<ReportSource, 'chart'>): Pr
     days: report.treasury.days,
     opening: report.treasury.opening,
     completeFrom: report.treasury.completeFrom,
+    unconfirmed: report.treasury.snapshotUnconfirmed,
+    cutShort: report.treasury.interrupted,
     // Twice the pixels: sharp on the high-density screens most people read Slack on.
     scale: 2,
   });

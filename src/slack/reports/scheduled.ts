@@ -11,6 +11,7 @@ import { hostname } from 'node:os';
 import type { WebClient } from '@slack/web-api';
 import { escapeMrkdwn } from '../../format/mrkdwn.js';
 import type { Logger } from '../../log.js';
+import { readDeadline } from '../../reports/build.js';
 import { type RunLease, type RunRecord, takeRun } from '../../reports/run-lease.js';
 import {
   dueTime,
@@ -38,7 +39,10 @@ export interface RunTiming {
   retryAfterMs: number;
   /** Attempts at a run before it is closed as failed. */
   maxAttempts: number;
-  /** How long one attempt's build (the service's history, the chart) may take. */
+  /**
+   * How long one attempt's build (the service's history, the figures) may take; its reads of the
+   * service end sooner (readDeadline), so a busy budget gives a report said to be cut short.
+   */
   buildLimitMs: number;
   /** How long stop() lets a run under way finish (a Slack call in flight) before leaving it. */
   stopGraceMs: number;
@@ -204,7 +208,10 @@ export class ScheduledReports {
     const left = REPORT_PARTS.filter((part) => !lease.record.parts.includes(part));
     // Its holder stopped after the last part but before closing it.
     if (left.length === 0) return (await lease.close('posted')) ? 'already-done' : this.overtaken(run);
-    const report = await this.unlessLeft(limited(source.build(run.period), this.timing.buildLimitMs));
+    // The reads end in time for the figures to be made within the cut, marked when the budget cut them.
+    const deadline = readDeadline(this.options.now().getTime(), this.timing.buildLimitMs);
+    const build = source.build(run.period, { deadline });
+    const report = await this.unlessLeft(limited(build, this.timing.buildLimitMs));
     const chart = left.includes('chart') ? await this.unlessLeft(chartOf(report, source)) : undefined;
     const madeAt = this.options.now();
     const lateNote = lateNoteAt(madeAt);

@@ -90,6 +90,34 @@ describe('/cngn report', () => {
     );
   });
 
+  it('says on the chart and its file title that figures read while money moved, or cut short, are not confirmed', async () => {
+    const h = await start();
+    const build = source.build.bind(source);
+    source.build = async (period, options) => {
+      const report = await build(period, options);
+      return { ...report, treasury: { ...report.treasury, snapshotUnconfirmed: true, interrupted: true } };
+    };
+    await cngn(h, 'report');
+    const summary = await h.slack.waitFor('chat.postMessage', (c) => c.body.channel === `D${READER}`);
+    await expect.poll(() => h.slack.sharedFiles().length).toBe(2);
+    expect(source.charts[0]).toMatchObject({ unconfirmed: true, cutShort: true });
+    expect(h.slack.sharedFiles()[0]?.title).toBe(
+      'cNGN treasury — last 7 days (sandbox) · unconfirmed, cut short: ₦1,200,000.00 → ₦1,450,000.50',
+    );
+    // The summary says it in its header and notification, and its notes come before any figure.
+    expect(String(summary.body.text)).toMatch(
+      /^cNGN treasury — last 7 days \(sandbox\) · unconfirmed, cut short: ₦/,
+    );
+    const blocks = JSON.stringify(summary.body.blocks);
+    expect(blocks).toContain('"text":"cNGN treasury — last 7 days (sandbox) · unconfirmed, cut short"');
+    expect(blocks.indexOf('Money moved while this report was read')).toBeLessThan(
+      blocks.indexOf('*Balance*'),
+    );
+    expect(blocks.indexOf('cut short to keep within its request budget')).toBeLessThan(
+      blocks.indexOf('*Balance*'),
+    );
+  });
+
   it('takes a month, and refuses one that has not begun without sending anything', async () => {
     const h = await start();
     expect(await cngn(h, 'report 2026-10')).toContain('Preparing your report for *October 2026*');

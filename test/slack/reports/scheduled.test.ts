@@ -152,10 +152,13 @@ for (const kind of STORE_KINDS) {
     test('a restart seconds after 08:00 posts the run on time', async ({ replicas, slack }) => {
       const { a } = await replicas(`report-grace-${kind.name}`);
       const clock = { now: new Date('2026-11-26T07:00:05Z') }; // 08:00:05 in Lagos
-      const started = replica(slack, a, clock);
+      const source = fixedReportSource();
+      const started = replica(slack, a, clock, source);
       await started.start();
       expect(summaries(slack)).toHaveLength(1);
       expect(summaries(slack)[0]).not.toContain('posted late');
+      // The reads are told to end a minute before the build's 10-minute cut, however busy the budget.
+      expect(source.deadlines).toEqual([clock.now.getTime() + 9 * MINUTE]);
       await started.stop();
     });
 
