@@ -26,6 +26,8 @@ export interface RunRecord {
 
 export interface RunLeaseOptions {
   owner: string;
+  /** Every part of a run: one whose parts were all posted is done, whatever its attempts. */
+  parts: readonly string[];
   leaseMs: number;
   maxAttempts: number;
   now: () => Date;
@@ -39,7 +41,10 @@ export type RunLook =
   | { kind: 'leased'; until: number }
   /** This replica holds it now; `previous` is the record as it found it. */
   | { kind: 'taken'; lease: RunLease; previous: RunRecord | undefined }
-  /** Its attempts were used up by replicas that stopped midway; this replica closed it as failed. */
+  /**
+   * Its attempts were used up by replicas that stopped midway with parts still to post; this replica
+   * closed it as failed (`record.parts` says which parts did come).
+   */
   | { kind: 'exhausted'; record: RunRecord };
 
 function isRunRecord(value: unknown): value is RunRecord {
@@ -61,28 +66,49 @@ export async function takeRun(
   const now = options.now().getTime();
   if (previous && previous.leaseUntil > now) return { kind: 'leased', until: previous.leaseUntil };
   const attempts = previous?.attempts ?? 0;
+  const parts = previous?.parts ?? [];
   const base = { due: due.toISOString(), owner: options.owner, failures: previous?.failures ?? 0 };
-  if (attempts >= options.maxAttempts) {
+  // Every part was posted, by a holder that stopped before closing it: the run is done.
+  const complete = options.parts.every((part) => parts.includes(part));
+  if (complete || attempts >= options.maxAttempts) {
     const closed: RunRecord = {
       ...base,
-      state: 'failed',
+      state: complete ? 'posted' : 'failed',
       leaseUntil: now,
       attempts,
-      parts: previous?.parts ?? [],
+      parts,
     };
     if (!(await store.compareAndSet(key, previous, closed))) return lookedAgain(store, key, now);
     await store.set(key, closed, CLOSED_TTL_MS);
-    return { kind: 'exhausted', record: closed };
+    return complete ? { kind: 'done', record: closed } : { kind: 'exhausted', record: closed };
   }
   const taken: RunRecord = {
     state: 'posting',
     ...base,
     leaseUntil: now + options.leaseMs,
     attempts: attempts + 1,
-    parts: previous?.parts ?? [],
+    parts,
   };
   if (!(await store.compareAndSet(key, previous, taken))) return lookedAgain(store, key, now);
   return { kind: 'taken', lease: new RunLease(store, key, taken, options), previous };
+}
+
+/**
+ * Close the run named `key` as failed when it was left unfinished (posting, its lease run out), so
+ * exactly one replica finds it so; the record as closed, or undefined when there was nothing to close.
+ */
+export async function closeAbandoned(
+  store: Store,
+  key: string,
+  options: Pick<RunLeaseOptions, 'owner' | 'now'>,
+): Promise<RunRecord | undefined> {
+  const found = await store.get<unknown>(key);
+  const now = options.now().getTime();
+  if (!isRunRecord(found) || found.state !== 'posting' || found.leaseUntil > now) return undefined;
+  const closed: RunRecord = { ...found, state: 'failed', owner: options.owner, leaseUntil: now };
+  if (!(await store.compareAndSet(key, found, closed))) return undefined;
+  await store.set(key, closed, CLOSED_TTL_MS);
+  return closed;
 }
 
 /** Another replica changed the record first: say what it holds now. */
@@ -137,6 +163,14 @@ export class RunLease {
   /** This attempt failed: the run stays leased until `retryAt`, when any replica may try again. */
   failed(retryAt: number): Promise<boolean> {
     return this.update((r) => ({ ...r, failures: r.failures + 1, leaseUntil: retryAt }), true);
+  }
+
+  /** Give the run back unworked (this replica is stopping): any replica may take it at once. */
+  release(): Promise<boolean> {
+    return this.update(
+      (r) => ({ ...r, attempts: r.attempts - 1, leaseUntil: this.options.now().getTime() }),
+      true,
+    );
   }
 
   /** Close the run for good: every part posted, or its last attempt failed. */

@@ -93,3 +93,14 @@ export function nextDue(schedule: ReportSchedule, now: Date): Date {
     if (isRunDay(schedule, dayStart) && due.getTime() > now.getTime()) return due;
   }
 }
+
+/** The run due before `run`. */
+export function previousRun(schedule: ReportSchedule, run: ScheduledRun): ScheduledRun {
+  return latestRun(schedule, new Date(run.due.getTime() - 1));
+}
+
+/** `daily 08:00` or `weekly mon 08:00`, as the setting is written. */
+export function scheduleText(schedule: ReportSchedule): string {
+  const every = schedule.every === 'daily' ? 'daily' : `weekly ${WEEKDAYS[schedule.weekday]}`;
+  return `${every} ${dueTime(schedule)}`;
+}

@@ -3,33 +3,41 @@
 // (run-lease.ts), renews it while it builds and posts, and records each part right after Slack accepts
 // it; a replica that dies leaves the lease to expire, and whoever looks next posts the rest. A failed
 // attempt is tried again a few times before the channel is told the report did not come. A run posted
-// more than LATE_AFTER_MS after its time says why it is late. Looks again at each due time, soon after
-// a lease held by someone else runs out, and at least hourly.
+// more than LATE_AFTER_MS after its time says why it is late; a run due before the schedule was set
+// (recorded in the store at the first start with it) is not posted at all. An earlier period's run left
+// unfinished is closed and the channel told once. Looks again at each due time, soon after a lease held
+// by someone else runs out, and at least hourly.
 
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { WebClient } from '@slack/web-api';
 import { escapeMrkdwn } from '../../format/mrkdwn.js';
 import type { Logger } from '../../log.js';
-import { type RunLease, type RunRecord, takeRun } from '../../reports/run-lease.js';
+import { closeAbandoned, type RunLease, type RunRecord, takeRun } from '../../reports/run-lease.js';
 import {
   dueTime,
   latestRun,
   nextDue,
+  previousRun,
   type ReportSchedule,
   type ScheduledRun,
+  scheduleText,
 } from '../../reports/schedule.js';
 import type { Report, ReportSource } from '../../reports/types.js';
 import type { Store } from '../../store/index.js';
 import { errorMessage } from '../reads/blocks.js';
-import { chartOf, failureSentence, postReportPart, REPORT_PARTS } from './delivery.js';
+import { chartOf, failureSentence, postReportPart, REPORT_PARTS, type ReportPart } from './delivery.js';
 
 /** The longest the timer sleeps before looking again (a wall clock may be set while it sleeps). */
 const RECHECK_MS = 3_600_000;
 /** A run posted this long after its time says it is late. */
 export const LATE_AFTER_MS = 15 * 60_000;
-/** How long after a lease (or a retry's wait) runs out the timer looks again. */
-const LOOK_AFTER_MS = 1_000;
+/** The schedule in force and since when (ISO): a run due before it is not posted. */
+const SCHEDULE_KEY = 'report-schedule';
+interface ScheduleMark {
+  schedule: string;
+  since: string;
+}
 
 export interface RunTiming {
   /** How long a lease lasts unless renewed; the holder renews it every fifth of that. */
@@ -42,6 +50,10 @@ export interface RunTiming {
   buildLimitMs: number;
   /** How long stop() lets a run under way finish (a Slack call in flight) before leaving it. */
   stopGraceMs: number;
+  /** How long after a lease (or a retry's wait) runs out the timer looks again. */
+  lookAfterMs: number;
+  /** Calls `fire` after `ms`; what it returns cancels that (a test fires it on its own clock). */
+  timer: (fire: () => void, ms: number) => () => void;
 }
 
 const TIMING: RunTiming = {
@@ -50,6 +62,12 @@ const TIMING: RunTiming = {
   maxAttempts: 3,
   buildLimitMs: 10 * 60_000,
   stopGraceMs: 10_000,
+  lookAfterMs: 1_000,
+  timer: (fire, ms) => {
+    const timer = setTimeout(fire, ms);
+    timer.unref();
+    return () => clearTimeout(timer);
+  },
 };
 
 export interface ScheduledReportsOptions {
@@ -75,26 +93,43 @@ export type RunOutcome =
   | 'already-claimed'
   /** The run was posted, or closed as failed, before this look. */
   | 'already-done'
+  /** The run was due before the schedule was set (more than LATE_AFTER_MS before): not posted. */
+  | 'before-schedule'
   /** This attempt failed; the run is tried again after retryAfterMs, by whichever replica looks. */
   | 'retrying'
   /** The last attempt failed: the channel was told the report did not come, and the run is closed. */
   | 'failed'
-  /** This replica was stopped midway; another takes the run over once the lease runs out. */
+  /**
+   * This replica was stopping: a run it had just taken was given back, one under way was left to
+   * another once the lease runs out.
+   */
   | 'stopped';
 
 /** Thrown into a run under way when stop() stops waiting for it. */
 class RunLeft extends Error {}
 
 export class ScheduledReports {
-  private timer: NodeJS.Timeout | undefined;
+  private cancelTimer: (() => void) | undefined;
   private running: Promise<unknown> = Promise.resolve();
   private stopped = false;
+  /** Set once stop() stopped waiting: from then on nothing is posted. */
+  private gone = false;
+  /** The lease of the run under way. */
+  private lease: RunLease | undefined;
   private lookAgainAt: number | undefined;
+  /** When a look first failed (the store could not be reached), until one succeeds. */
+  private failingSince: number | undefined;
+  /** Epoch ms the schedule was set (read from the store once). */
+  private scheduledSince: number | undefined;
   private readonly timing: RunTiming;
   private readonly owner: string;
   private leave!: () => void;
   private readonly left = new Promise<never>((_, reject) => {
-    this.leave = () => reject(new RunLeft('stopped'));
+    this.leave = () => {
+      this.gone = true;
+      this.lease?.stopRenewing();
+      reject(new RunLeft('stopped'));
+    };
   });
 
   constructor(private readonly options: ScheduledReportsOptions) {
@@ -111,18 +146,21 @@ export class ScheduledReports {
 
   /**
    * The latest run due by now, posted (or what is left of it) when this call can take it; `atStart`
-   * says a late run was missed because the bot was not running.
+   * says it is the first look since this replica started.
    */
   check(atStart = false): Promise<RunOutcome> {
-    const run = this.running.then(() => this.takeAndPost(atStart));
+    const run = this.running.then(() => this.look(atStart));
     this.running = run.catch(() => undefined);
     return run;
   }
 
-  /** Stops the timer; a run under way gets stopGraceMs to finish, then is left to another replica. */
+  /**
+   * Stops the timer; a look under way gets stopGraceMs to finish, then is left (a run it holds is taken
+   * over once its lease runs out) and nothing more is posted.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.timer);
+    this.cancelTimer?.();
     const grace = setTimeout(this.leave, this.timing.stopGraceMs);
     await this.running;
     clearTimeout(grace);
@@ -131,7 +169,9 @@ export class ScheduledReports {
   private async runOnce(atStart: boolean): Promise<void> {
     await this.check(atStart).catch((error: unknown) => {
       this.options.logger.error('the scheduled report could not be looked at', { error });
-      this.lookAgainAt = this.options.now().getTime() + this.timing.retryAfterMs;
+      const now = this.options.now().getTime();
+      this.failingSince ??= now;
+      this.lookAgainAt = now + this.timing.retryAfterMs;
     });
   }
 
@@ -140,13 +180,26 @@ export class ScheduledReports {
     const now = this.options.now().getTime();
     const next = nextDue(this.options.schedule, this.options.now()).getTime();
     const at = Math.min(now + RECHECK_MS, next, this.lookAgainAt ?? Number.POSITIVE_INFINITY);
-    this.timer = setTimeout(
+    this.cancelTimer = this.timing.timer(
       () => {
         void this.runOnce(false).then(() => this.arm());
       },
       Math.max(0, at - now),
     );
-    this.timer.unref();
+  }
+
+  /** One look, given up (and whatever it still does kept from Slack) once stop() stops waiting. */
+  private async look(atStart: boolean): Promise<RunOutcome> {
+    if (this.stopped) return 'stopped';
+    try {
+      const outcome = await this.unlessLeft(this.takeAndPost(atStart));
+      this.failingSince = undefined;
+      return outcome;
+    } catch (error) {
+      if (!(error instanceof RunLeft)) throw error;
+      this.options.logger.warn('the scheduled report was left unfinished at stop');
+      return 'stopped';
+    }
   }
 
   private async takeAndPost(atStart: boolean): Promise<RunOutcome> {
@@ -154,41 +207,79 @@ export class ScheduledReports {
     const { schedule, store, logger } = this.options;
     const now = this.options.now();
     const run = latestRun(schedule, now);
+    const since = await this.since();
+    if (run.due.getTime() < since - LATE_AFTER_MS) return 'before-schedule';
+    await this.closeEarlier(run, since);
     const look = await takeRun(store, run.key, run.due, {
       owner: this.owner,
+      parts: REPORT_PARTS,
       leaseMs: this.timing.leaseMs,
       maxAttempts: this.timing.maxAttempts,
       now: this.options.now,
     });
     if (look.kind === 'done') return 'already-done';
     if (look.kind === 'leased') {
-      this.lookAgainAt = look.until + LOOK_AFTER_MS;
+      this.lookAgainAt = look.until + this.timing.lookAfterMs;
       return 'already-claimed';
     }
     if (look.kind === 'exhausted') {
       logger.error('the scheduled report was started too often without finishing', { run: run.key });
-      const label = escapeMrkdwn(run.period.label);
       const times = look.record.attempts === 1 ? 'once' : `${look.record.attempts} times`;
-      await this.tell(`Your report for ${label} did not come: it was started ${times} and never finished.`);
+      await this.tell(unfinished(run, look.record, `it was started ${times} and never finished`));
       return 'failed';
     }
     const { lease, previous } = look;
+    // Stopped while taking it: given back at once rather than held, unworked, until the lease runs out.
+    if (this.stopped) {
+      await lease.release();
+      return 'stopped';
+    }
     logger.info('posting the scheduled report', { run: run.key, attempt: lease.record.attempts });
+    this.lease = lease;
     lease.renewEvery(this.timing.leaseMs / 5, (error) => {
       logger.warn('the scheduled report could not keep its lease', { run: run.key, error });
     });
     try {
       return await this.post(run, lease, (madeAt) => this.lateNote(run, madeAt, previous, atStart));
     } catch (error) {
-      if (error instanceof RunLeft) {
-        logger.warn('the scheduled report was left unfinished at stop', { run: run.key });
-        return 'stopped';
-      }
-      if (lease.lost) return 'already-claimed';
+      if (error instanceof RunLeft) return 'stopped';
+      if (lease.lost) return this.overtaken(run);
       return await this.attemptFailed(run, lease, error);
     } finally {
       lease.stopRenewing();
+      this.lease = undefined;
     }
+  }
+
+  /** When the schedule in force was set: now, at the first look with it (recorded for every replica). */
+  private async since(): Promise<number> {
+    if (this.scheduledSince !== undefined) return this.scheduledSince;
+    const { store } = this.options;
+    const schedule = scheduleText(this.options.schedule);
+    let mark = await store.get<ScheduleMark>(SCHEDULE_KEY);
+    if (mark?.schedule !== schedule) {
+      const set = { schedule, since: this.options.now().toISOString() };
+      mark = (await store.compareAndSet(SCHEDULE_KEY, mark, set))
+        ? set
+        : await store.get<ScheduleMark>(SCHEDULE_KEY);
+    }
+    // Another schedule was set meanwhile (replicas with different settings): this one counts from now.
+    if (mark?.schedule !== schedule) return this.options.now().getTime();
+    this.scheduledSince = Date.parse(mark.since);
+    return this.scheduledSince;
+  }
+
+  /** The run before `run` left unfinished (its lease run out): closed, and the channel told, once. */
+  private async closeEarlier(run: ScheduledRun, since: number): Promise<void> {
+    const earlier = previousRun(this.options.schedule, run);
+    if (earlier.due.getTime() < since - LATE_AFTER_MS) return;
+    const closed = await closeAbandoned(this.options.store, earlier.key, {
+      owner: this.owner,
+      now: this.options.now,
+    });
+    if (!closed) return;
+    this.options.logger.error('an earlier scheduled report was left unfinished', { run: earlier.key });
+    await this.tell(unfinished(earlier, closed, 'it was left unfinished, and the next report is due'));
   }
 
   /**
@@ -204,15 +295,16 @@ export class ScheduledReports {
     const left = REPORT_PARTS.filter((part) => !lease.record.parts.includes(part));
     // Its holder stopped after the last part but before closing it.
     if (left.length === 0) return (await lease.close('posted')) ? 'already-done' : this.overtaken(run);
-    const report = await this.unlessLeft(limited(source.build(run.period), this.timing.buildLimitMs));
-    const chart = left.includes('chart') ? await this.unlessLeft(chartOf(report, source)) : undefined;
+    const report = await limited(source.build(run.period), this.timing.buildLimitMs);
+    const chart = left.includes('chart') ? await chartOf(report, source) : undefined;
     const madeAt = this.options.now();
     const lateNote = lateNoteAt(madeAt);
     for (const part of left) {
       if (!(await lease.renew())) return this.overtaken(run);
       // The late note goes in the summary, or with the CSV when the summary was posted before.
       const note = part === 'summary' || (part === 'csv' && !left.includes('summary')) ? lateNote : undefined;
-      await this.unlessLeft(postReportPart(client, channel, report, part, { lateNote: note, madeAt, chart }));
+      this.stayed();
+      await postReportPart(client, channel, report, part, { lateNote: note, madeAt, chart });
       if (!(await lease.posted(part))) return this.overtaken(run);
     }
     if (!(await lease.close('posted'))) return this.overtaken(run);
@@ -226,7 +318,7 @@ export class ScheduledReports {
       logger.warn('the scheduled report failed; it is tried again', { run: run.key, attempts, error });
       const retryAt = this.options.now().getTime() + this.timing.retryAfterMs;
       if (!(await lease.failed(retryAt))) return this.overtaken(run);
-      this.lookAgainAt = retryAt + LOOK_AFTER_MS;
+      this.lookAgainAt = retryAt + this.timing.lookAfterMs;
       return 'retrying';
     }
     logger.error('the scheduled report was not posted', { run: run.key, attempts, error });
@@ -236,8 +328,10 @@ export class ScheduledReports {
     return 'failed';
   }
 
+  /** Another replica took the run over: look again once the lease it took could have run out. */
   private overtaken(run: ScheduledRun): RunOutcome {
     this.options.logger.warn('another replica took the scheduled report over', { run: run.key });
+    this.lookAgainAt = this.options.now().getTime() + this.timing.leaseMs + this.timing.lookAfterMs;
     return 'already-claimed';
   }
 
@@ -245,18 +339,23 @@ export class ScheduledReports {
   private lateNote(run: ScheduledRun, now: Date, previous: RunRecord | undefined, atStart: boolean) {
     if (now.getTime() - run.due.getTime() <= LATE_AFTER_MS) return undefined;
     const at = dueTime(this.options.schedule);
-    const reason = !previous
-      ? atStart
-        ? `the bot was not running at ${at}`
-        : `the bot was held up at ${at}`
-      : previous.attempts > previous.failures
+    // Nobody took it at its time: this replica knows whether it was up and reaching the store, not
+    // whether another one was.
+    const reason = previous
+      ? previous.attempts > previous.failures
         ? 'the bot posting it stopped before it was done'
-        : 'the first attempts to make it failed';
+        : 'the first attempts to make it failed'
+      : this.failingSince !== undefined
+        ? 'the bot could not reach its store'
+        : atStart
+          ? `the bot was not running at ${at}, or could not reach its store`
+          : `the bot was held up at ${at}`;
     return `(posted late: ${reason})`;
   }
 
   private async tell(text: string): Promise<void> {
     const { client, channel, logger } = this.options;
+    this.stayed();
     await client.chat.postMessage({ channel, ...errorMessage(text) }).catch((error: unknown) => {
       logger.warn('the report channel could not be told', { error });
     });
@@ -265,6 +364,22 @@ export class ScheduledReports {
   private unlessLeft<T>(work: Promise<T>): Promise<T> {
     return Promise.race([work, this.left]);
   }
+
+  /** Before each Slack call: once stop() stopped waiting, the look still running posts nothing. */
+  private stayed(): void {
+    if (this.gone) throw new RunLeft('stopped');
+  }
+}
+
+const PART_NAMES: Record<ReportPart, string> = { chart: 'the chart', summary: 'the summary', csv: 'the CSV' };
+
+/** The report of `run` did not come (or came only in part, saying which parts did not), and `why`. */
+function unfinished(run: ScheduledRun, record: RunRecord, why: string): string {
+  const label = escapeMrkdwn(run.period.label);
+  const missing = REPORT_PARTS.filter((part) => !record.parts.includes(part)).map((p) => PART_NAMES[p]);
+  if (missing.length === REPORT_PARTS.length) return `Your report for ${label} did not come: ${why}.`;
+  const list = missing.length > 1 ? `${missing.slice(0, -1).join(', ')} and ${missing.at(-1)}` : missing[0];
+  return `Your report for ${label} came only in part: ${list} did not come; ${why}.`;
 }
 
 /** `work`, or an error once `ms` have passed without it. */
