@@ -301,8 +301,7 @@ export class ScheduledReports {
     if (left.length === 0) return (await lease.close('posted')) ? 'already-done' : this.overtaken(run);
     // The reads end in time for the figures to be made within the cut, marked when the budget cut them.
     const deadline = readDeadline(this.options.now().getTime(), this.timing.buildLimitMs);
-    const build = source.build(run.period, { deadline });
-    const report = await limited(build, this.timing.buildLimitMs);
+    const report = await limited(source.build(run.period, { deadline }), this.timing.buildLimitMs);
     const chart = left.includes('chart') ? await chartOf(report, source) : undefined;
     const madeAt = this.options.now();
     const lateNote = lateNoteAt(madeAt);
