@@ -211,7 +211,7 @@ export class ScheduledReports {
     const { schedule, store, logger } = this.options;
     const now = this.options.now();
     const run = latestRun(schedule, now);
-    const since = await this.since();
+    const since = await this.since(run);
     if (run.due.getTime() < since - LATE_AFTER_MS) return 'before-schedule';
     await this.closeEarlier(run, since);
     const look = await takeRun(store, run.key, run.due, {
@@ -246,7 +246,12 @@ export class ScheduledReports {
     try {
       return await this.post(run, lease, (madeAt) => this.lateNote(run, madeAt, previous, atStart));
     } catch (error) {
-      if (error instanceof RunLeft) return 'stopped';
+      // Stopped: not a failed attempt (a build cut off by the client closing at stop, or the check before
+      // a Slack call). No Slack call is in flight, so the run is given back for another to take at once.
+      if (error instanceof RunLeft || this.gone) {
+        await lease.release().catch(() => false);
+        return 'stopped';
+      }
       if (lease.lost) return this.overtaken(run);
       return await this.attemptFailed(run, lease, error);
     } finally {
@@ -255,14 +260,24 @@ export class ScheduledReports {
     }
   }
 
-  /** When the schedule in force was set: now, at the first look with it (recorded for every replica). */
-  private async since(): Promise<number> {
+  /**
+   * When the schedule in force was set: now, at the first look with it (recorded for every replica).
+   * With no record of any schedule but runs of this one already in the store (a bot that ran it before
+   * the record was kept), it counts from before the run before `run`, so a run it missed is still posted.
+   */
+  private async since(run: ScheduledRun): Promise<number> {
     if (this.scheduledSince !== undefined) return this.scheduledSince;
     const { store } = this.options;
     const schedule = scheduleText(this.options.schedule);
     let mark = await store.get<ScheduleMark>(SCHEDULE_KEY);
     if (mark?.schedule !== schedule) {
-      const set = { schedule, since: this.options.now().toISOString() };
+      const earlier = previousRun(this.options.schedule, run);
+      const ranBefore =
+        mark === undefined &&
+        ((await store.get<unknown>(run.key)) !== undefined ||
+          (await store.get<unknown>(earlier.key)) !== undefined);
+      const from = ranBefore ? new Date(earlier.due.getTime() - LATE_AFTER_MS) : this.options.now();
+      const set = { schedule, since: from.toISOString() };
       mark = (await store.compareAndSet(SCHEDULE_KEY, mark, set))
         ? set
         : await store.get<ScheduleMark>(SCHEDULE_KEY);
@@ -306,6 +321,7 @@ export class ScheduledReports {
     const madeAt = this.options.now();
     const lateNote = lateNoteAt(madeAt);
     for (const part of left) {
+      this.stayed();
       if (!(await lease.renew())) return this.overtaken(run);
       // The late note goes in the summary, or with the CSV when the summary was posted before.
       const note = part === 'summary' || (part === 'csv' && !left.includes('summary')) ? lateNote : undefined;
@@ -330,7 +346,11 @@ export class ScheduledReports {
     logger.error('the scheduled report was not posted', { run: run.key, attempts, error });
     // Closed before the channel is told: a crash in between leaves it untold rather than told twice.
     if (!(await lease.close('failed', true))) return this.overtaken(run);
-    await this.tell(failureSentence(error, run.period.label, logger));
+    const told =
+      lease.record.parts.length > 0
+        ? unfinished(run, lease.record, 'its last attempt failed')
+        : failureSentence(error, run.period.label, logger);
+    await this.tell(told);
     return 'failed';
   }
 
@@ -347,7 +367,8 @@ export class ScheduledReports {
     const at = dueTime(this.options.schedule);
     // Nobody took it at its time: this replica knows whether it was up and reaching the store, not
     // whether another one was.
-    const reason = previous
+    const attempted = previous !== undefined && previous.attempts > 0;
+    const reason = attempted
       ? previous.attempts > previous.failures
         ? 'the bot posting it stopped before it was done'
         : 'the first attempts to make it failed'

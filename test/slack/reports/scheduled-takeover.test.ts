@@ -171,10 +171,53 @@ for (const kind of STORE_KINDS) {
       await reading.open();
       await released.arrived;
       await released.open();
+      // Looked at late by a replica that was held up: given back unworked is no failed attempt.
+      clock.now = new Date('2026-11-26T07:20:00Z');
       const other = replica(slack, b, clock);
       defer(() => other.stop());
-      expect(await other.check()).toBe('posted');
+      expect(await other.check()).toBe('posted-late');
       expect(summaries(slack)).toHaveLength(1);
+      expect(summaries(slack)[0]).toContain('(posted late: the bot was held up at 08:00)');
+    });
+
+    test('a build that fails once its replica stopped is no failed attempt: the run is given back and posted once, with nothing told', async ({
+      replicas,
+      slack,
+      defer,
+    }) => {
+      const t = { replicas, slack, defer };
+      const stopping = fixedReportSource();
+      let asked!: () => void;
+      let fail!: () => void;
+      const building = new Promise<void>((resolve) => {
+        asked = resolve;
+      });
+      // As when the bot closes its service client after stop() returned.
+      const closed = new Promise<never>((_, reject) => {
+        fail = () => reject(new Error('the client was closed'));
+      });
+      stopping.build = () => {
+        asked();
+        return closed;
+      };
+      const { a, first, second } = await scheduledPair(
+        t,
+        `report-stop-fail-${kind.name}`,
+        '2026-11-26T07:00:01Z',
+        {
+          sources: [stopping],
+        },
+      );
+      const claimed = first.check();
+      await building;
+      await first.stop();
+      expect(await claimed).toBe('stopped');
+      fail();
+      await vi.waitFor(async () => expect(await a.get(RUN_KEY)).toMatchObject({ attempts: 0, failures: 0 }));
+      expect(await second.check()).toBe('posted');
+      expect(summaries(slack)).toHaveLength(1);
+      expect(summaries(slack)[0]).not.toContain('posted late');
+      expect(told(slack)).toEqual([]);
     });
 
     test('a replica stopped midway posts nothing after its stop returns', async ({
@@ -316,6 +359,31 @@ for (const kind of STORE_KINDS) {
       expect(await other.check()).toBe('failed');
       expect(told(slack)).toEqual([
         'Your report for Wednesday 25 November 2026 came only in part: the summary and the CSV did not come; it was started once and never finished.',
+      ]);
+    });
+
+    test('a last attempt failing after the chart was posted tells only that the summary and CSV did not come', async ({
+      replicas,
+      slack,
+      defer,
+    }) => {
+      const t = { replicas, slack, defer };
+      const { a, first } = await scheduledPair(t, `report-last-fails-${kind.name}`, '2026-11-26T07:10:00Z', {
+        sources: [failingSource(Number.POSITIVE_INFINITY)],
+        timing: { ...TIMING, maxAttempts: 3 },
+      });
+      await a.set(RUN_KEY, {
+        state: 'posting',
+        due: '2026-11-26T07:00:00.000Z',
+        owner: 'earlier',
+        leaseUntil: Date.parse('2026-11-26T07:10:00Z'),
+        attempts: 2,
+        failures: 1,
+        parts: ['chart'],
+      });
+      expect(await first.check()).toBe('failed');
+      expect(told(slack)).toEqual([
+        'Your report for Wednesday 25 November 2026 came only in part: the summary and the CSV did not come; its last attempt failed.',
       ]);
     });
 

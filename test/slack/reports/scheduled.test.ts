@@ -149,6 +149,29 @@ for (const kind of STORE_KINDS) {
       expect(source.deadlines).toEqual([clock.now.getTime() + 9 * MINUTE]);
     });
 
+    test('a bot that ran the schedule before its start was recorded still posts a run it missed, late', async ({
+      replicas,
+      slack,
+      defer,
+    }) => {
+      const t = { replicas, slack, defer };
+      // No record of when the schedule was set, but the run before the missed one is in the store.
+      const { a, first } = await scheduledPair(t, `report-upgrade-${kind.name}`, '2026-11-26T09:00:00Z', {
+        scheduleSetAt: null,
+      });
+      await a.set('report-run:daily:2026-11-24', {
+        state: 'posted',
+        due: '2026-11-25T07:00:00.000Z',
+        owner: 'before',
+        leaseUntil: Date.parse('2026-11-25T07:01:00Z'),
+        attempts: 1,
+        failures: 0,
+        parts: ['chart', 'summary', 'csv'],
+      });
+      expect(await first.check(true)).toBe('posted-late');
+      expect(summaries(slack)[0]).toContain('Wednesday 25 November 2026');
+    });
+
     test('a look held up past 08:00 posts the run late, saying so', async ({ replicas, slack, defer }) => {
       const t = { replicas, slack, defer };
       // The replica was running (this is not its first look) but looked only at 08:20.
