@@ -60,7 +60,11 @@ async function until<T>(get: () => T | undefined, what: string, timeoutMs = 30_0
 }
 
 describe('npm start with no Slack settings', () => {
-  it('prints exactly one line, the workbench URL, serves the page there, and stops cleanly', async () => {
+  // npm start builds the bundle first when a source changed (build.test.ts may be building it too):
+  // seconds when quiet, more with every core busy; the cap matches `until`'s (not a timing assertion).
+  it('prints exactly one line, the workbench URL, serves the page there, and stops cleanly', {
+    timeout: 60_000,
+  }, async () => {
     const run = npmStart({ PORT: '0', STORE_URL: 'memory://', LOG_LEVEL: 'silent' });
     try {
       const line = await until(
