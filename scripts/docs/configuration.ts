@@ -209,7 +209,7 @@ const TEXT: Record<Variable, VariableText> = {
   },
   METRICS_PORT: {
     meaning:
-      'Serve `GET /metrics` (Prometheus text format) on this port, on a server of its own; the metrics are listed in [operations.md](operations.md#metrics).',
+      'Serve `GET /metrics` (Prometheus text format) on this port, on a server of its own; the metrics are listed in [metrics.md](metrics.md).',
     unset: 'no metrics: nothing listens',
   },
   METRICS_HOST: {

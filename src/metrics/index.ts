@@ -3,7 +3,7 @@
 // only: nothing on a request's path waits for them), and gauges read from the store at scrape time.
 // The parts know nothing of Prometheus: each reports in its own words (an approval listener, a
 // service-call observer, a fetch that sees Slack's answers, the webhook intake's result), and the
-// wiring hands them what is here. docs/operations.md#metrics lists every metric.
+// wiring hands them what is here. docs/metrics.md lists every metric.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { ApprovalRequest, RequestKind, RequestState } from '../approvals/types.js';
 import type { ServiceCallError, ServiceCallObserver } from '../cngn/exchange.js';

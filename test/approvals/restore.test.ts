@@ -55,7 +55,7 @@ async function stopBot(fx: EngineFixture): Promise<void> {
   await fx.close();
 }
 
-/** The store's files, copied with the bot stopped, as docs/operations.md says to back it up. */
+/** The store's files, copied with the bot stopped, as docs/backup-and-upgrade.md says to back it up. */
 function copyStore(from: string, to: string): void {
   mkdirSync(to, { recursive: true });
   for (const suffix of ['', '-wal', '-shm']) {

@@ -158,8 +158,8 @@ test('shows alerts Slack will not take: set aside, and waiting after a 429', asy
   expect(waiting.value('cngn_alert_dead_letters')).toBe(1);
 });
 
-test('docs/operations.md lists every metric the bot serves, with its type, and its alert rules use them', () => {
-  const page = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
+test('docs/metrics.md lists every metric the bot serves, with its type, and its alert rules use them', () => {
+  const page = readFileSync(new URL('../../docs/metrics.md', import.meta.url), 'utf8');
   const documented = new Map(
     [...page.matchAll(/^\| `(cngn_[a-z_]+)` +\| (\w+) /gm)].map((row) => [row[1], row[2]] as const),
   );
