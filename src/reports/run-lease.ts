@@ -173,6 +173,15 @@ export class RunLease {
     );
   }
 
+  /**
+   * Give the run back after working on it (this replica is stopping, no Slack call in flight): any
+   * replica may take it at once. The attempt stands, neither taken back nor failed, so the next one says
+   * truly that the bot posting it stopped before it was done.
+   */
+  giveBack(): Promise<boolean> {
+    return this.update((r) => ({ ...r, leaseUntil: this.options.now().getTime() }), true);
+  }
+
   /** Close the run for good: every part posted, or its last attempt failed. */
   async close(state: 'posted' | 'failed', failed = false): Promise<boolean> {
     const closed = await this.update(

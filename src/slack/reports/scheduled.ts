@@ -247,9 +247,10 @@ export class ScheduledReports {
       return await this.post(run, lease, (madeAt) => this.lateNote(run, madeAt, previous, atStart));
     } catch (error) {
       // Stopped: not a failed attempt (a build cut off by the client closing at stop, or the check before
-      // a Slack call). No Slack call is in flight, so the run is given back for another to take at once.
+      // a Slack call). No Slack call is in flight, so the run is given back for another to take at once;
+      // the attempt stands (parts may have been posted in it).
       if (error instanceof RunLeft || this.gone) {
-        await lease.release().catch(() => false);
+        await lease.giveBack().catch(() => false);
         return 'stopped';
       }
       if (lease.lost) return this.overtaken(run);

@@ -200,7 +200,7 @@ for (const kind of STORE_KINDS) {
         asked();
         return closed;
       };
-      const { a, first, second } = await scheduledPair(
+      const { a, clock, first, second } = await scheduledPair(
         t,
         `report-stop-fail-${kind.name}`,
         '2026-11-26T07:00:01Z',
@@ -213,7 +213,13 @@ for (const kind of STORE_KINDS) {
       await first.stop();
       expect(await claimed).toBe('stopped');
       fail();
-      await vi.waitFor(async () => expect(await a.get(RUN_KEY)).toMatchObject({ attempts: 0, failures: 0 }));
+      await vi.waitFor(async () =>
+        expect(await a.get(RUN_KEY)).toMatchObject({
+          attempts: 1,
+          failures: 0,
+          leaseUntil: clock.now.getTime(),
+        }),
+      );
       expect(await second.check()).toBe('posted');
       expect(summaries(slack)).toHaveLength(1);
       expect(summaries(slack)[0]).not.toContain('posted late');
@@ -360,6 +366,37 @@ for (const kind of STORE_KINDS) {
       expect(told(slack)).toEqual([
         'Your report for Wednesday 25 November 2026 came only in part: the summary and the CSV did not come; it was started once and never finished.',
       ]);
+    });
+
+    test('a replica stopped while posting the summary leaves only the CSV, posted late by the next, saying it stopped', async ({
+      replicas,
+      slack,
+      defer,
+    }) => {
+      const t = { replicas, slack, defer };
+      const { a, clock, first, second } = await scheduledPair(
+        t,
+        `report-stop-inflight-${kind.name}`,
+        '2026-11-26T07:00:01Z',
+      );
+      const held = slack.hold('chat.postMessage');
+      const claimed = first.check();
+      await held.arrived;
+      await first.stop(); // its summary is in flight when the stop stops waiting
+      expect(await claimed).toBe('stopped');
+      held.release();
+      await vi.waitFor(async () =>
+        expect(await a.get(RUN_KEY)).toMatchObject({
+          parts: ['chart', 'summary'],
+          leaseUntil: clock.now.getTime(),
+        }),
+      );
+      clock.now = new Date('2026-11-26T07:20:00Z');
+      expect(await second.check()).toBe('posted-late');
+      expect(fileKinds(slack)).toEqual(['png', 'csv']);
+      expect(summaries(slack)).toHaveLength(1);
+      const csv = slack.sharedFiles().find((f) => f.filename.endsWith('.csv'));
+      expect(JSON.stringify(csv)).toContain(TAKEN_OVER);
     });
 
     test('a last attempt failing after the chart was posted tells only that the summary and CSV did not come', async ({
