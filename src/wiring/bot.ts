@@ -22,6 +22,7 @@ import { registerDeadLetterActions } from '../slack/alerts/dead-letter-actions.j
 import { registerDepositQuoteViews } from '../slack/deposits/views.js';
 import { registerGate } from '../slack/gate/gate.js';
 import { registerCommands } from '../slack/registry.js';
+import { reportClient } from '../slack/reports/delivery.js';
 import { ScheduledReports } from '../slack/reports/scheduled.js';
 import { observedFetch } from '../slack/runtime/api-calls.js';
 import { createSlackApp, type Health, type SlackApp } from '../slack/runtime/app.js';
@@ -352,6 +353,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       (app) =>
         registerCommands(app, {
           ...readDeps,
+          reports: readDeps.reports && { ...readDeps.reports, client: reportClient(app) },
           deliveries: new Deliveries(store),
           approvals: approvals?.deps,
           deadLetters,
@@ -388,7 +390,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
           schedule,
           channel: reportChannel,
           store,
-          client: slack.app.client,
+          client: reportClient(slack.app),
           source: reportSource,
           now,
           logger,

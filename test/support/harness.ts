@@ -26,6 +26,8 @@ export interface HarnessOptions {
   recordPolicy?: boolean;
   /** Where `/cngn report` and the schedule get reports (unset: reports are off). */
   reportSource?: ReportSource;
+  /** A fake Slack set up before the bot starts (the test stops it); a new one when unset. */
+  slack?: FakeSlack;
 }
 
 export interface Harness {
@@ -71,7 +73,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     rateLimit: false,
     ...options.sandboxOptions,
   });
-  const slack = await FakeSlack.start();
+  const slack = options.slack ?? (await FakeSlack.start());
   const store = options.store ?? (await createStore('memory://'));
   const config = testConfig(slack.apiUrl, { webhookSecret: sandbox.webhookSecret, ...options.config });
   const bot = await startBot({
@@ -95,7 +97,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     async stop() {
       await bot.stop();
       await sandbox.stop();
-      await slack.stop();
+      if (!options.slack) await slack.stop();
       if (!options.store) await store.close();
     },
   };
