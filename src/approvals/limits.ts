@@ -104,6 +104,8 @@ export interface Counted {
   amount: Money;
   /** Approved or further on: what the daily limit counts at a final approval. */
   approved: boolean;
+  /** Its request as read; absent while it is being filed. */
+  request?: ApprovalRequest;
 }
 
 /**
@@ -152,7 +154,12 @@ export function countWindow(
     const since = request ? countedAt(entry, request, now) : Date.parse(entry.filedAt);
     if (now.getTime() - since >= windowMs) continue;
     const approved = request ? request.state !== 'pending' || entry.approvedRound === request.round : false;
-    counted.push({ entry, amount: Money.parseDecimal(entry.amount), approved });
+    counted.push({
+      entry,
+      amount: Money.parseDecimal(entry.amount),
+      approved,
+      ...(request ? { request } : {}),
+    });
   }
   return counted;
 }
