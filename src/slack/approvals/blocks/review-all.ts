@@ -10,6 +10,7 @@ import { checksBlocks } from './checks.js';
 import { tierBasisNotice } from './limits.js';
 import { approvalButtonValue, figuresSection, hiddenCharactersNotice } from './message.js';
 import { purposeBlocks } from './purpose.js';
+import { sameRequestNotice } from './same-request.js';
 import { requestTitle } from './words.js';
 
 export const REVIEW_ALL_ACTION = 'approval.review_all';
@@ -64,6 +65,7 @@ export function reviewAllModal(
       figuresSection(request, now),
       ...purposeBlocks(request),
       ...hiddenCharactersNotice(request),
+      ...sameRequestNotice(request, now),
       ...tierBasisNotice(request),
       ...checksBlocks(request, now, { compact: true }),
     );
