@@ -4,6 +4,7 @@
 // DM copies, the review and the thread say "Same amount and destination as AR-… (pending, filed 35
 // seconds ago)"; its first-payment mark names the earlier request instead of claiming to be first.
 import { describe, expect } from 'vitest';
+import { fileRedeem, GTB } from '../../support/approving.js';
 import { botTest as test } from '../../support/bot.js';
 import { selectValue, textValue, viewSubmission } from '../../support/slack-requests.js';
 import { slackTexts } from '../builders/support.js';
@@ -129,5 +130,59 @@ describe('the same payment filed twice', () => {
       (c) => !!c.body.thread_ts && String(c.body.text).includes('Same amount and destination'),
     );
     expect(String(thread.body.text)).toContain(line);
+  });
+
+  test('asks about a redemption to the same account too, and files it once the box is ticked', async ({
+    app,
+  }) => {
+    const first = (await fileRedeem(app, '5000')).request;
+    const redeem = (again: boolean, metadata?: string) =>
+      viewSubmission(app.sender, {
+        callbackId: 'redeem.submit',
+        userId: REQUESTER,
+        ...(metadata ? { privateMetadata: metadata } : {}),
+        values: {
+          'redeem.amount': { 'redeem.amount': textValue('5000') },
+          'redeem.bank': { 'redeem.bank': GTB },
+          'redeem.account': { 'redeem.account': textValue('0123456789') },
+          'redeem.purpose': { 'redeem.purpose': textValue('Refund to customer') },
+          ...(again
+            ? {
+                'redeem.again': {
+                  'redeem.again': { type: 'checkboxes', selected_options: [{ value: 'again' }] },
+                },
+              }
+            : {}),
+        },
+      });
+    let updates = app.slack.callsTo('views.update').length;
+    await redeem(false);
+    const form = (
+      await app.slack.waitFor(
+        'views.update',
+        (c) =>
+          app.slack.callsTo('views.update').indexOf(c) >= updates &&
+          (c.body.view as ShownView).callback_id === 'redeem.submit',
+      )
+    ).body.view as ShownView;
+    expect(slackTexts(form).mrkdwn.join('\n')).toContain(`Same amount and destination as ${first.id}*`);
+    expect(form.blocks.map((b) => b.block_id)).toContain('redeem.again');
+    expect(await app.engine.openRequests()).toHaveLength(1);
+
+    updates = app.slack.callsTo('views.update').length;
+    await redeem(true, form.private_metadata);
+    const filed = (
+      await app.slack.waitFor(
+        'views.update',
+        (c) =>
+          app.slack.callsTo('views.update').indexOf(c) >= updates &&
+          JSON.stringify(c.body.view).includes('Waiting for approval'),
+      )
+    ).body.view as ShownView;
+    const second = /AR-[0-9A-F]+/.exec(JSON.stringify(filed))?.[0];
+    expect((await app.engine.get(second ?? ''))?.earlier?.same).toMatchObject({
+      id: first.id,
+      confirmed: true,
+    });
   });
 });
