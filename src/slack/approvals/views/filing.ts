@@ -162,8 +162,8 @@ export const isFiled = (answer: ApprovalRequest | ModalView): answer is Approval
 
 /** A short, secret-free sentence for an error during filing (plain text: escape it for mrkdwn). */
 export function plainError(error: unknown): string {
-  if (error instanceof Error && (error.name === 'InvalidDraftError' || error.name === 'LimitExceededError'))
-    return error.message;
+  const refusals = ['InvalidDraftError', 'LimitExceededError', 'SameRequestError'];
+  if (error instanceof Error && refusals.includes(error.name)) return error.message;
   if (error && typeof error === 'object' && 'serviceMessage' in error) return String(error.serviceMessage);
   if (error && typeof error === 'object' && 'retryInSeconds' in error)
     return `the service is busy; try again in ${String(error.retryInSeconds)} s.`;
