@@ -207,7 +207,9 @@ export class AuditLog {
         if (legacy > 0 && end - start < legacy) return 0;
         const removed = entries.slice(start, end);
         const lastRemoved = removed.at(-1);
-        const tail = entries.findLast((e) => e.hash && !isCutMarker(e));
+        // The true last entry of the chain, whatever it is (an earlier cut's record too): only the
+        // marker is outside the chain.
+        const tail = entries.findLast((e) => e.hash && e.seq !== undefined);
         if (!lastRemoved || !tail) return 0;
         const cut = {
           seq: lastRemoved.seq ?? -1,
