@@ -5,7 +5,12 @@
 import { lagosTime } from '../format/display.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/index.js';
-import { type ArchiveOutcome, AuditArchive, type VerifiedChain } from './audit-archive.js';
+import {
+  type ArchiveOutcome,
+  type ArchiveRecord,
+  AuditArchive,
+  type VerifiedChain,
+} from './audit-archive.js';
 import { type ChainHead, type ChainReport, verifyChain } from './audit-chain.js';
 import { short } from './audit-crypto.js';
 import { type AuditLog, HEAD_UNVERIFIED } from './audit-log.js';
@@ -23,6 +28,8 @@ export type AuditProblemKind =
   | 'archive-invalid'
   /** The archive holds entries past the store's newest: the store's newest were removed. */
   | 'archive-ahead'
+  /** The store records a segment written that the archive's folder does not end with: it was removed. */
+  | 'archive-behind'
   /** An entry in the store is not the one the archive holds for its seq. */
   | 'archive-differs';
 
@@ -44,7 +51,14 @@ export interface AuditCheck {
   /** Heads an append found unverified and recorded in the chain (`head-unverified` entries). */
   incidents: AuditEntry[];
   signing?: { publicKey: string; origin: string; marks?: string | undefined };
-  archive?: { folder: string; segments: number; through?: number; lastAt?: string };
+  archive?: {
+    folder: string;
+    segments: number;
+    through?: number;
+    lastAt?: string;
+    /** The last segment in the folder (what the standalone verifier says it ends at). */
+    lastSegment?: string;
+  };
 }
 
 /** Told of a check that found a break not told before, or of incidents not told before. */
@@ -237,6 +251,8 @@ export class AuditKeeper {
   private async inspect(): Promise<{ check: AuditCheck; head?: ChainHead; entries: AuditEntry[] }> {
     const { log, environment, seal } = this.options;
     const mark = seal?.marks.get(environment);
+    // The store's record of the last segment before the folder: one written meanwhile is in the folder.
+    const recorded = await this.archive?.record();
     const report = this.archive?.read();
     const head = await log.head(environment);
     const entries = await log.entries(environment);
@@ -252,7 +268,7 @@ export class AuditKeeper {
         text: `the entry at seq ${head.seq} has hash ${short(atHead.hash ?? '')}, but the head names ${short(head.hash)}: the entries were rewritten`,
       });
     }
-    if (report) problems.push(...archiveProblems(report, chained, chain));
+    if (report) problems.push(...archiveProblems(report, chained, chain, recorded));
     if (chained.length === 0 && !head) {
       const emptied = await this.emptied(report?.last?.head.seq);
       if (emptied) {
@@ -283,6 +299,7 @@ export class AuditKeeper {
               ...(report.verifiedHead
                 ? { through: report.verifiedHead.seq, lastAt: report.verifiedHead.writtenAt }
                 : {}),
+              ...(report.last ? { lastSegment: report.last.segment } : {}),
             },
           }
         : {}),
@@ -392,6 +409,7 @@ function archiveProblems(
   report: ReturnType<AuditArchive['read']>,
   chained: AuditEntry[],
   chain: ChainReport,
+  recorded: ArchiveRecord | undefined,
 ): AuditProblem[] {
   const problems: AuditProblem[] = [];
   const [first] = report.problems;
@@ -419,5 +437,31 @@ function archiveProblems(
       text: `the archive's segment ${archived.segment} holds entries up to seq ${archived.seq}, but the store's chain ends at seq ${newest}: entries were removed from the store`,
     });
   }
+  if (recorded) problems.push(...recordProblems(report, recorded));
   return problems;
+}
+
+/** The folder against the store's record of the last segment written (the folder alone cannot tell). */
+function recordProblems(report: ReturnType<AuditArchive['read']>, recorded: ArchiveRecord): AuditProblem[] {
+  const wrote = `the store records segment ${recorded.segment} (to seq ${recorded.lastSeq}) as written ${lagosTime(recorded.at)}`;
+  const last = report.last;
+  if (!last || last.head.seq < recorded.lastSeq) {
+    const ends = last ? `ends at segment ${last.segment} (seq ${last.head.seq})` : 'holds no segment';
+    return [
+      {
+        kind: 'archive-behind',
+        text: `${wrote}, but the archive ${ends}: segments were removed from its end, or this replica writes to another folder (CNGN_AUDIT_ARCHIVE) than the one that wrote it`,
+      },
+    ];
+  }
+  const held = report.verified.get(recorded.lastSeq);
+  if (held !== undefined && held !== recorded.hash) {
+    return [
+      {
+        kind: 'archive-differs',
+        text: `${wrote} with head hash ${short(recorded.hash)}, but the archive holds ${short(held)} at seq ${recorded.lastSeq}: the archive was replaced`,
+      },
+    ];
+  }
+  return [];
 }
