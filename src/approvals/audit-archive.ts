@@ -80,6 +80,23 @@ export class AuditArchive {
     return verifySegments(this.options.environment, segments, [this.options.signer.publicKey]);
   }
 
+  /**
+   * Remove what a writer stopped part-way (a kill, a power cut) left in `.incoming/`: under the lock,
+   * so no writer is under way. True when there was something.
+   */
+  clearIncoming(): Promise<boolean> {
+    const incoming = join(this.folder, INCOMING_DIR);
+    return this.options.store.withLock(
+      lockName(this.options.environment),
+      async () => {
+        const left = existsSync(incoming) && readdirSync(incoming).length > 0;
+        await rm(incoming, { recursive: true, force: true });
+        return left;
+      },
+      { waitMs: 30_000 },
+    );
+  }
+
   /** What the store says was written last. */
   record(): Promise<ArchiveRecord | undefined> {
     return this.options.store.get<ArchiveRecord>(recordKey(this.options.environment));
@@ -185,6 +202,7 @@ export class AuditArchive {
     if (existsSync(target)) throw new Error(`audit segment ${target} exists already; nothing was written`);
     await rename(staging, target);
     await syncFolder(this.folder);
+    await rm(incoming, { recursive: true, force: true });
   }
 }
 

@@ -154,6 +154,11 @@ export class AuditKeeper {
         archive: this.archive?.folder ?? 'none',
       });
     }
+    if (await this.archive?.clearIncoming()) {
+      logger?.warn('removed an audit segment a writer left unfinished in .incoming', {
+        folder: this.archive?.folder,
+      });
+    }
     const first = await this.check();
     if (first.ok && seal && (await this.options.log.adopt(this.options.environment, this.options.now()))) {
       logger?.info?.('audit chain head signed for the first time', { environment: this.options.environment });

@@ -1,10 +1,20 @@
 // The signed audit archive: segments written once across replicas sharing a store and a folder, each
 // a new read-only folder that continues from the one before; written when due; refused from a folder
 // the other replicas do not write to; and retention that removes only what a verified segment holds.
-import { chmodSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
-import { ENTRIES_FILE, MANIFEST_FILE } from '../../src/approvals/audit-segments.js';
+import { ENTRIES_FILE, INCOMING_DIR, MANIFEST_FILE } from '../../src/approvals/audit-segments.js';
 import { type AuditReplica, auditTest } from '../support/audit-archive.js';
 import { STORE_KINDS } from '../support/shared-stores.js';
 import { auditDraft } from './fixture.js';
@@ -142,6 +152,26 @@ describe('an archive segment', () => {
       );
     },
   );
+});
+
+describe('an archive write a kill interrupted', () => {
+  auditTest('leaves nothing in .incoming once the bot starts again', async ({ replicas, auditReplica }) => {
+    const { a } = await replicas('audit-archive-incoming');
+    const before = auditReplica(a);
+    await appendMany(before, 0, 2);
+    await before.keeper.archiveNow('schedule');
+    const folder = before.keeper.archive?.folder ?? '';
+    // What a writer killed between its two files leaves: a staging folder with one read-only file.
+    const staging = join(folder, INCOMING_DIR, randomUUID());
+    mkdirSync(staging, { recursive: true });
+    writeFileSync(join(staging, ENTRIES_FILE), '{"seq":2}\n', { mode: 0o444 });
+
+    const after = auditReplica(a);
+    await after.keeper.start();
+    expect(existsSync(join(folder, INCOMING_DIR))).toBe(false);
+    expect(segmentsIn(folder)).toHaveLength(1);
+    expect((await after.keeper.check()).ok).toBe(true);
+  });
 });
 
 describe('the audit check against the store’s record of the archive', () => {
