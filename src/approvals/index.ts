@@ -106,6 +106,7 @@ export { RoleBook, type RoleLists, type RoleSummary } from './role-book.js';
 export type { Holders, Need, Role, Roles } from './roles.js';
 export { failedCallOutcome } from './service-call.js';
 export {
+  CONFLICT_RESOLVED,
   canTransition,
   HELD_ACTION,
   InvalidTransitionError,
