@@ -25,6 +25,7 @@ import {
   verifySegments,
 } from './audit-segments.js';
 import type { AuditSigner } from './audit-signing.js';
+import { crashPoint } from './crash-points.js';
 import type { ServiceEnvironment } from './ports.js';
 import type { AuditEntry } from './types.js';
 
@@ -174,6 +175,7 @@ export class AuditArchive {
     };
     const name = segmentName(unsigned.firstSeq, unsigned.lastSeq, now);
     await this.put(name, text, `${JSON.stringify(manifest, null, 2)}\n`);
+    crashPoint('audit-segment-renamed');
     await this.options.store.set<ArchiveRecord>(recordKey(this.options.environment), {
       segment: name,
       lastSeq: unsigned.lastSeq,
@@ -198,6 +200,7 @@ export class AuditArchive {
     await mkdir(staging, { recursive: true });
     await writeOnce(join(staging, ENTRIES_FILE), entries);
     await writeOnce(join(staging, MANIFEST_FILE), manifest);
+    crashPoint('audit-segment-staged');
     const target = join(this.folder, name);
     if (existsSync(target)) throw new Error(`audit segment ${target} exists already; nothing was written`);
     await rename(staging, target);

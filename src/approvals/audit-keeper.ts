@@ -164,6 +164,12 @@ export class AuditKeeper {
       logger?.info?.('audit chain head signed for the first time', { environment: this.options.environment });
     }
     await this.tell(first);
+    // A cut a kill stopped part-way left the old log whole: it is made again now, not at the next segment.
+    if (first.ok) {
+      await this.retention().catch((error: unknown) => {
+        logger?.warn('audit retention could not be applied', { error: String(error) });
+      });
+    }
   }
 
   /** The daily check of this process (whichever replica sweeps). Never throws: tried again next time. */

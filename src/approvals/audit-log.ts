@@ -27,6 +27,7 @@ import {
   verifyChain,
 } from './audit-chain.js';
 import { type AuditSeal, type HeadProblem, headProblem } from './audit-signing.js';
+import { crashPoint } from './crash-points.js';
 import type { ServiceEnvironment } from './ports.js';
 import type { AuditEntry } from './types.js';
 
@@ -231,9 +232,12 @@ export class AuditLog {
         await this.store.deleteList(next); // what a crash part-way through an earlier cut left
         for (const entry of [marker, ...entries.slice(end), record])
           await this.store.appendToList(next, entry);
+        crashPoint('audit-cut-written');
         await this.store.set(generationKey(environment), generation + 1);
+        crashPoint('audit-cut-switched');
         const head = this.signed(environment, { seq: record.seq ?? 0, hash: record.hash ?? '' });
         await this.store.set<ChainHead>(headKey(environment), head);
+        crashPoint('audit-cut-headed');
         this.seal?.marks.raise(environment, head, now);
         await this.store.deleteList(generationList(environment, generation));
         return removed.length;
