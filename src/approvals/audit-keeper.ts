@@ -5,39 +5,16 @@
 import { lagosTime } from '../format/display.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/index.js';
-import {
-  type ArchiveOutcome,
-  type ArchiveRecord,
-  AuditArchive,
-  type VerifiedChain,
-} from './audit-archive.js';
+import { type ArchiveOutcome, AuditArchive, type VerifiedChain } from './audit-archive.js';
 import { type ChainHead, type ChainReport, verifyChain } from './audit-chain.js';
 import { short } from './audit-crypto.js';
 import { type AuditLog, HEAD_UNVERIFIED } from './audit-log.js';
-import { type AuditSeal, type HeadProblemKind, headProblem } from './audit-signing.js';
+import { type AuditProblem, archiveProblems } from './audit-problems.js';
+import { type AuditSeal, headProblem } from './audit-signing.js';
 import type { ServiceEnvironment } from './ports.js';
 import type { AuditEntry } from './types.js';
 
-export type AuditProblemKind =
-  | HeadProblemKind
-  /** The head is signed, but the entry at its seq is another one: the entries were rewritten. */
-  | 'head-mismatch'
-  /** No entry and no head, beside requests, a mark or an archive that say there was a chain. */
-  | 'emptied'
-  /** A segment of the archive does not verify. */
-  | 'archive-invalid'
-  /** The archive holds entries past the store's newest: the store's newest were removed. */
-  | 'archive-ahead'
-  /** The store records a segment written that the archive's folder does not end with: it was removed. */
-  | 'archive-behind'
-  /** An entry in the store is not the one the archive holds for its seq. */
-  | 'archive-differs';
-
-export interface AuditProblem {
-  kind: AuditProblemKind;
-  /** In words; numbers and hashes only. */
-  text: string;
-}
+export type { AuditProblem, AuditProblemKind } from './audit-problems.js';
 
 /** A full check of an environment's audit trail. */
 export interface AuditCheck {
@@ -159,6 +136,7 @@ export class AuditKeeper {
         folder: this.archive?.folder,
       });
     }
+    await this.mendFork();
     const first = await this.check();
     if (first.ok && seal && (await this.options.log.adopt(this.options.environment, this.options.now()))) {
       logger?.info?.('audit chain head signed for the first time', { environment: this.options.environment });
@@ -168,6 +146,30 @@ export class AuditKeeper {
     if (first.ok) {
       await this.retention().catch((error: unknown) => {
         logger?.warn('audit retention could not be applied', { error: String(error) });
+      });
+    }
+  }
+
+  /**
+   * A fork an earlier retention cut made is mended, on the record, when it is provably that fault
+   * (audit-fork.ts); anything else is left for the check to report.
+   */
+  private async mendFork(): Promise<void> {
+    const { archive } = this;
+    const { log, environment, now, logger } = this.options;
+    if (!archive) return;
+    const report = archive.read();
+    if (report.problems.length > 0) return;
+    const archived = {
+      hashAt: (seq: number) => report.verified.get(seq),
+      through: report.verifiedHead?.seq ?? -1,
+    };
+    const mended = await log.mendFork(environment, archived, now());
+    if (mended) {
+      logger?.warn('audit chain: mended the fork an earlier retention cut made, on the record', {
+        environment,
+        seq: mended.seq,
+        note: mended.note,
       });
     }
   }
@@ -413,66 +415,4 @@ export class AuditKeeper {
     this.running.add(tracked);
     void tracked.finally(() => this.running.delete(tracked));
   }
-}
-
-/** The archive against the store: it verifies, the store holds what it holds, and reaches as far. */
-function archiveProblems(
-  report: ReturnType<AuditArchive['read']>,
-  chained: AuditEntry[],
-  chain: ChainReport,
-  recorded: ArchiveRecord | undefined,
-): AuditProblem[] {
-  const problems: AuditProblem[] = [];
-  const [first] = report.problems;
-  if (first) {
-    const more = report.problems.length > 1 ? ` (and ${report.problems.length - 1} more)` : '';
-    problems.push({
-      kind: 'archive-invalid',
-      text: `the archive does not verify: segment ${first.segment}: ${first.text}${more}`,
-    });
-  }
-  const differs = chained.find(
-    (e) => report.verified.has(e.seq ?? -1) && report.verified.get(e.seq ?? -1) !== e.hash,
-  );
-  if (differs) {
-    problems.push({
-      kind: 'archive-differs',
-      text: `the entry at seq ${differs.seq} is not the one the archive holds (hash ${short(report.verified.get(differs.seq ?? -1) ?? '')} there, ${short(differs.hash ?? '')} in the store): the store was changed`,
-    });
-  }
-  const archived = report.verifiedHead;
-  const newest = chained.at(-1)?.seq ?? chain.cut?.seq ?? -1;
-  if (archived && newest < archived.seq) {
-    problems.push({
-      kind: 'archive-ahead',
-      text: `the archive's segment ${archived.segment} holds entries up to seq ${archived.seq}, but the store's chain ends at seq ${newest}: entries were removed from the store`,
-    });
-  }
-  if (recorded) problems.push(...recordProblems(report, recorded));
-  return problems;
-}
-
-/** The folder against the store's record of the last segment written (the folder alone cannot tell). */
-function recordProblems(report: ReturnType<AuditArchive['read']>, recorded: ArchiveRecord): AuditProblem[] {
-  const wrote = `the store records segment ${recorded.segment} (to seq ${recorded.lastSeq}) as written ${lagosTime(recorded.at)}`;
-  const last = report.last;
-  if (!last || last.head.seq < recorded.lastSeq) {
-    const ends = last ? `ends at segment ${last.segment} (seq ${last.head.seq})` : 'holds no segment';
-    return [
-      {
-        kind: 'archive-behind',
-        text: `${wrote}, but the archive ${ends}: segments were removed from its end, or this replica writes to another folder (CNGN_AUDIT_ARCHIVE) than the one that wrote it`,
-      },
-    ];
-  }
-  const held = report.verified.get(recorded.lastSeq);
-  if (held !== undefined && held !== recorded.hash) {
-    return [
-      {
-        kind: 'archive-differs',
-        text: `${wrote} with head hash ${short(recorded.hash)}, but the archive holds ${short(held)} at seq ${recorded.lastSeq}: the archive was replaced`,
-      },
-    ];
-  }
-  return [];
 }
