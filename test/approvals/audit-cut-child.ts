@@ -26,10 +26,11 @@ const keeper = new AuditKeeper({
   environment: 'sandbox',
   openRequests: async () => [],
   seal: {
-    signer: loadOrCreateSigningKey(join(dir, 'audit-signing-key.pem')).signer,
-    marks: new HeadMarks(join(dir, 'audit-heads.json')),
+    // Where the bot keeps them beside a SQLite file, so the bot itself can check the result.
+    signer: loadOrCreateSigningKey(join(dir, 'desk.audit-signing-key.pem')).signer,
+    marks: new HeadMarks(join(dir, 'desk.audit-heads.json')),
   },
-  archiveDir: join(dir, 'archive'),
+  archiveDir: join(dir, 'audit-archive'),
   retentionMs: Number(env('AUDIT_RETENTION_MS')),
   now: () => now,
 });

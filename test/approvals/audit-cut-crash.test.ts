@@ -2,7 +2,8 @@
 // file cuts five times in a row, with and without entries between, and each time is killed with SIGKILL
 // at another step of the segment and the cut. Started again on the same file, the check at start finds
 // the chain whole, the cut completes, and at the end both the bot's check and `npm run audit:verify`
-// (pinned to the bot's key) say the archive and the chain are sound.
+// (pinned to the bot's key) say the archive is sound, and the bot started on the file says in Slack
+// that the chain is intact.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { AUDIT_CRASH_POINTS } from '../../src/approvals/crash-points.js';
+import { createStore } from '../../src/store/index.js';
+import { APPROVER_A, startApprovalApp } from '../slack/approvals/support.js';
+import { commandAnswer } from '../support/slack-requests.js';
 
 const CHILD = fileURLToPath(new URL('./audit-cut-child.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -57,7 +61,7 @@ function child(seconds: number, from: number, append: number, crashAt?: string) 
 
 it('five cuts, each killed at another step and started again, leave a chain and an archive that verify', {
   timeout: 300_000,
-}, () => {
+}, async () => {
   // Two entries, then one five seconds later: the first cut removes the older two and keeps the third.
   expect(child(0, 0, 2).said).toMatchObject({ ok: true, outcome: { written: true } });
   expect(child(5, 2, 1).said).toMatchObject({ ok: true, outcome: { written: true } });
@@ -86,7 +90,7 @@ it('five cuts, each killed at another step and started again, leave a chain and 
 
   const verifier = spawnSync(
     'npm',
-    ['run', '--silent', 'audit:verify', '--', join(dir, 'archive'), '--key', key],
+    ['run', '--silent', 'audit:verify', '--', join(dir, 'audit-archive'), '--key', key],
     {
       cwd: ROOT,
       encoding: 'utf8',
@@ -95,4 +99,17 @@ it('five cuts, each killed at another step and started again, leave a chain and 
   );
   expect(verifier.stdout).toContain('No problems: every signature, hash and link checks out.');
   expect(verifier.status).toBe(0);
+
+  // The bot itself on the same file: `/cngn audit verify` says the chain is intact.
+  const storeUrl = `sqlite://${join(dir, 'desk.sqlite')}`;
+  const store = await createStore(storeUrl);
+  const app = await startApprovalApp({ store, config: { storeUrl } });
+  try {
+    const answer = JSON.stringify((await commandAnswer(app, 'audit verify', APPROVER_A)).body);
+    expect(answer).toContain('Audit chain intact');
+    expect(answer).toContain(`its public key is \`${key}\``);
+  } finally {
+    await app.stop();
+    await store.close();
+  }
 });
