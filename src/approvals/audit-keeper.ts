@@ -136,7 +136,9 @@ export class AuditKeeper {
         folder: this.archive?.folder,
       });
     }
-    await this.mendFork();
+    await this.mendFork().catch((error: unknown) => {
+      logger?.warn('the audit chain could not be mended; the check reports it', { error: String(error) });
+    });
     const first = await this.check();
     if (first.ok && seal && (await this.options.log.adopt(this.options.environment, this.options.now()))) {
       logger?.info?.('audit chain head signed for the first time', { environment: this.options.environment });
