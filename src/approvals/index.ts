@@ -107,6 +107,7 @@ export type { Holders, Need, Role, Roles } from './roles.js';
 export { SAME_REQUEST_MS, SameRequestError } from './same-request.js';
 export { failedCallOutcome } from './service-call.js';
 export {
+  CONFLICT_RESOLVED,
   canTransition,
   HELD_ACTION,
   InvalidTransitionError,
