@@ -88,7 +88,6 @@ export {
   ApproverPools,
   holdersOf,
   type PoolSettings,
-  REQUEST_KINDS,
   type SlackIds,
   unionOf,
 } from './pools.js';
@@ -116,3 +115,4 @@ export {
 } from './state-machine.js';
 export type { BridgeCallbackHint } from './tracker.js';
 export type * from './types.js';
+export { REQUEST_KINDS } from './types.js';

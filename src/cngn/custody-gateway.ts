@@ -18,6 +18,7 @@ import { CngnError, CngnResponseError, CngnTransportError, RateBudgetError } fro
 import {
   type BalanceEntry,
   classifyStatus,
+  cngnEntry,
   invalidAmountOf,
   type Transaction,
   type WebhookEvent,
@@ -112,7 +113,7 @@ function bankCodeOf(receiver: Transaction['receiver']): string | undefined {
 
 /** The cNGN entry of the balance list, as the engine's figure; none listed reads as zero. */
 function cngnBalance(entries: readonly BalanceEntry[], asOf: Date): BalanceFigure {
-  const entry = entries.find((e) => e.asset_code.toUpperCase() === 'CNGN') ?? entries[0];
+  const entry = cngnEntry(entries);
   return { amount: entry ? Money.fromService(entry.balance).toString() : '0.00', asOf: asOf.toISOString() };
 }
 
