@@ -33,11 +33,13 @@ export {
 export {
   FREEZE_REASON_MAX,
   FREEZE_REASON_MIN,
+  type InvalidDraftError,
   PURPOSE_MAX,
   PURPOSE_MIN,
   purposeProblem,
 } from './draft.js';
 export type { ApprovalListener, EngineOptions } from './engine.js';
+export { ApprovalErrorCode, type DraftRefusalCode } from './error-codes.js';
 export { STOP_DRAIN_MS } from './executor.js';
 export {
   type ExtendRefusal,

@@ -6,6 +6,7 @@
 import { Money } from '../format/money.js';
 import { walletIdentity } from './destinations.js';
 import { InvalidDraftError } from './draft.js';
+import { ApprovalErrorCode } from './error-codes.js';
 import type { ApprovalRequest, LimitFigures, RequestDraft, RequestKind, TierBasis } from './types.js';
 
 export const DEFAULT_LIMIT_WINDOW_MS = 24 * 3_600_000;
@@ -28,6 +29,7 @@ export interface LimitUse extends LimitSettings {
 /** A filing the daily limit refuses; the figures say by how much. */
 export class LimitExceededError extends InvalidDraftError {
   override name = 'LimitExceededError';
+  override readonly code = ApprovalErrorCode.LimitExceeded;
 
   constructor(readonly figures: LimitFigures) {
     super(
