@@ -98,3 +98,20 @@ export class RateBudgetError extends Error {
     super(`The service's request budget is spent; try again in ${retryInSeconds} s`);
   }
 }
+
+/** The errors a call through the client ends in, told apart by their `code`. */
+export type CngnCallError = CngnError | CngnTransportError | CngnResponseError | RateBudgetError;
+
+const CALL_ERROR_CODES: ReadonlySet<string> = new Set<CngnCallError['code']>([
+  CngnErrorCode.Refused,
+  CngnErrorCode.Transport,
+  CngnErrorCode.UnreadableAnswer,
+  CngnErrorCode.RateBudget,
+]);
+
+/** The error as one a call through the client ends in, by its code (one class each); else undefined. */
+export function cngnCallError(error: unknown): CngnCallError | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const code: unknown = (error as { code?: unknown }).code;
+  return typeof code === 'string' && CALL_ERROR_CODES.has(code) ? (error as CngnCallError) : undefined;
+}
