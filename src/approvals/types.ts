@@ -17,6 +17,9 @@ export const REQUEST_KINDS = [
 
 export type RequestKind = (typeof REQUEST_KINDS)[number];
 
+/** The kinds that move money through the service (and so an amount, limits, a paid destination). */
+export const MONEY_KINDS: ReadonlySet<RequestKind> = new Set<RequestKind>(['withdraw', 'redeem', 'bridge']);
+
 export type RequestState =
   | 'pending'
   | 'approved'
