@@ -1,4 +1,5 @@
-// One function from any error to the sentence a treasury operator reads. Never a stack, never a secret.
+// The one place an error becomes what a treasury operator reads, chosen by its `code`: describeError's
+// sentence, or plainError's short clause for a form. Never a stack, never a secret.
 // The sentence is mrkdwn: the bot's own markup kept, whatever came from outside (the service's message,
 // a person's input quoted back, field names) escaped where it enters.
 import { randomBytes } from 'node:crypto';
