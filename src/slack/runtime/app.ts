@@ -26,7 +26,7 @@ import {
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import { match } from 'path-to-regexp';
 import type { Config } from '../../config.js';
-import type { Logger } from '../../log.js';
+import { type Logger, withoutEmails } from '../../log.js';
 import type { SlackTraffic } from './in-flight.js';
 import { probeRoutes, type Readiness } from './probes.js';
 import {
@@ -142,10 +142,16 @@ export function boltLogger(logger: Logger, name = 'bolt'): BoltLogger {
     (lvl: LogLevel) =>
     (...parts: unknown[]): void => {
       if (BOLT_SEVERITY[lvl] < BOLT_SEVERITY[level]) return;
-      const words = parts.filter((p) => typeof p === 'string' || typeof p === 'number').map(String);
+      // At debug Bolt dumps whole requests and answers (users.info, users.profile.get): people's
+      // e-mail addresses stay out of the log.
+      const words = parts
+        .filter((p) => typeof p === 'string' || typeof p === 'number')
+        .map((p) => withoutEmails(String(p)));
       const error = parts.find((p) => p instanceof Error);
-      const details = parts.filter((p) => typeof p !== 'string' && typeof p !== 'number' && p !== error);
-      const message = words.join(' ') || error?.message || 'Bolt';
+      const details = parts
+        .filter((p) => typeof p !== 'string' && typeof p !== 'number' && p !== error)
+        .map((p) => withoutEmails(p));
+      const message = words.join(' ') || String(withoutEmails(error?.message ?? 'Bolt'));
       logger[lvl](message, {
         source,
         ...(error ? { error } : {}),
