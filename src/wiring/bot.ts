@@ -9,6 +9,7 @@ import {
   parseTiers,
   STOP_DRAIN_MS,
 } from '../approvals/index.js';
+import { logFreezeChanges, logLifecycle } from '../approvals/lifecycle-log.js';
 import type { Roles } from '../approvals/roles.js';
 import { type CngnClient, createCngnClient } from '../cngn/client.js';
 import { environmentFromKey, keyId } from '../cngn/credentials.js';
@@ -241,6 +242,9 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   const apiKey = sandbox ? sandbox.apiKey : service.mode === 'service' ? service.apiKey : undefined;
   if (apiKey) approvals?.engine.useServiceKey(keyId(apiKey));
   if (metrics) approvals?.engine.onChange(metrics.approvalChanged);
+  // One info line per step of a request and per freeze, once stored (approvals/lifecycle-log.ts).
+  approvals?.engine.onChange(logLifecycle(logger));
+  approvals?.engine.onFreezeChange(logFreezeChanges(logger));
   const privateKey = sandbox
     ? sandbox.privateKey
     : service.mode === 'service'
