@@ -7,7 +7,8 @@
 #                                    assets/ (the chart's font), package.json, the lock, production
 #                                    dependencies only, this script
 #   scripts/release.sh start         in <dir>: run the bot as npm start does, without npm's process
-#   scripts/release.sh check         exit 0 when GET /livez on 127.0.0.1:$PORT answers 200
+#   scripts/release.sh check         exit 0 when GET /livez on the admin port, 127.0.0.1:$ADMIN_PORT
+#                                    (default 3001), answers 200
 set -eu
 
 usage() {
@@ -58,7 +59,7 @@ start() {
 
 check() {
   exec node -e '
-    fetch(`http://127.0.0.1:${process.env.PORT || 3000}/livez`, { signal: AbortSignal.timeout(4000) })
+    fetch(`http://127.0.0.1:${process.env.ADMIN_PORT || process.env.METRICS_PORT || 3001}/livez`, { signal: AbortSignal.timeout(4000) })
       .then((answer) => process.exit(answer.status === 200 ? 0 : 1), () => process.exit(1));
   '
 }

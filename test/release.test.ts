@@ -79,8 +79,9 @@ function runningUrl(child: ChildProcess, log: string[]): Promise<string> {
     createInterface({ input: child.stderr }).on('line', (line) => {
       log.push(line);
       if (!line.startsWith('{')) return;
-      const entry = JSON.parse(line) as { message?: string; url?: string };
-      if (entry.message === 'cngn-desk is running' && entry.url) resolve(entry.url);
+      // The admin port's URL: the probes are there.
+      const entry = JSON.parse(line) as { message?: string; admin?: string };
+      if (entry.message === 'cngn-desk is running' && entry.admin) resolve(entry.admin);
     });
     child.on('exit', () => reject(new Error(`the release stopped before it ran:\n${log.join('\n')}`)));
   });
@@ -159,6 +160,7 @@ describe.runIf(hasPostgres)('the release (scripts/release.sh)', () => {
       env: stepEnv(home, cache, {
         STORE_URL: database.url,
         PORT: '0',
+        ADMIN_PORT: '0',
         SLACK_BOT_TOKEN: 'xoxb-release-test',
         SLACK_SIGNING_SECRET: 'release-test-secret',
         SLACK_API_URL: slack.apiUrl,
@@ -176,7 +178,7 @@ describe.runIf(hasPostgres)('the release (scripts/release.sh)', () => {
       expect((await fetch(`${url}/livez`)).status).toBe(200);
       expect((await fetch(`${url}/readyz`)).status).toBe(200);
       const check = spawnSync('sh', [join(app, 'scripts', 'release.sh'), 'check'], {
-        env: { PATH: process.env.PATH, PORT: new URL(url).port },
+        env: { PATH: process.env.PATH, ADMIN_PORT: new URL(url).port },
         ...user,
         timeout: 10_000,
       });
