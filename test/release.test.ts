@@ -132,6 +132,7 @@ describe.runIf(hasPostgres)('the release (scripts/release.sh)', () => {
 
   it('holds the bundle, its source maps and the production dependencies, no sources or dev tools', () => {
     expect(readdirSync(app).sort()).toEqual([
+      'REVISION',
       'assets',
       'dist',
       'node_modules',
@@ -139,6 +140,8 @@ describe.runIf(hasPostgres)('the release (scripts/release.sh)', () => {
       'package.json',
       'scripts',
     ]);
+    // The commit it was built from (a copy without .git: unknown), for cngn_build_info and /healthz.
+    expect(readFileSync(join(app, 'REVISION'), 'utf8')).toMatch(/^([0-9a-f]{40}|unknown)\n$/);
     expect(readdirSync(join(app, 'dist'))).toEqual(expect.arrayContaining(['main.js', 'main.js.map']));
     expect(readdirSync(join(app, 'assets', 'fonts')).sort()).toEqual([
       'Inter-Regular.ttf',
