@@ -1,10 +1,11 @@
 // The logger, on pino: one JSON line per event on stderr (`level`, `time`, the fields, `message`),
-// errors through pino's serializer (type, message, a stack that names the TypeScript source: Node maps
-// it, started with --enable-source-maps), secrets redacted, every line bounded. A child logger carries
+// errors through pino's serializer (type, message, a stack that names the TypeScript source, mapped by
+// Node's SourceMap when the line is written), secrets redacted, every line bounded. A child logger carries
 // ids (a Slack request's, a webhook's) on each line it writes. On a terminal the same lines are printed
 // for people by pino-pretty. Decision: docs/decisions/pino-for-logs.md.
 import { createRequire } from 'node:module';
 import pino from 'pino';
+import { sourceMappedStack } from './source-maps.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 export type LogFields = Record<string, unknown>;
@@ -80,9 +81,11 @@ function bounded(value: unknown, secrets: readonly string[], depth = 0): unknown
   return out;
 }
 
-/** pino's serializer (type, message, stack, causes, own fields). */
+/** pino's serializer (type, message, stack, causes, own fields), the stack naming the source files. */
 function serializedError(error: Error): LogFields {
-  return pino.stdSerializers.err(error);
+  const serialized = pino.stdSerializers.err(error);
+  if (typeof serialized.stack === 'string') serialized.stack = sourceMappedStack(serialized.stack);
+  return serialized;
 }
 
 // An address as people write it; an id, a token or a URL has no `@` between such parts.

@@ -184,9 +184,8 @@ describe('the production bundle', () => {
   });
 
   // Node quotes the line an uncaught error was thrown on, and a line of the bundle is up to 1.7 MB.
-  // Node maps the stack with the source maps, started as npm start and the release start it.
   it('logs a failure at start-up as one JSON line whose stack names the TypeScript source', async () => {
-    const bot = spawn(process.execPath, ['--enable-source-maps', outfile], {
+    const bot = spawn(process.execPath, [outfile], {
       cwd: ROOT,
       env: { ...botEnv(slack), CNGN_DESK_CRASH_AT: 'nowhere' },
       stdio: ['ignore', 'ignore', 'pipe'],
