@@ -462,4 +462,5 @@ export interface ClickOptions {
   onRecorded?: (step?: { rechecking: true }) => void;
 }
 
-export type EngineLog = Pick<Logger, 'warn'>;
+/** Warnings always; the steps of a payment at info when the logger takes them (see lifecycle-log.ts). */
+export type EngineLog = Pick<Logger, 'warn'> & Partial<Pick<Logger, 'info'>>;
