@@ -30,6 +30,7 @@ import { registerApprovalReminders } from '../slack/approvals/reminders.js';
 import type { ApprovalSlackDeps } from '../slack/approvals/types.js';
 import { auditAlarmMessage, undeliveredExportNotice } from '../slack/audit/blocks.js';
 import { policyChangedMessage } from '../slack/audit/policy-blocks.js';
+import { DelegateVetting } from '../slack/delegation/membership.js';
 import { tellDelegates } from '../slack/delegation/notices.js';
 import { tellFreeze } from '../slack/freeze/notices.js';
 import { HomePublisher } from '../slack/home/publisher.js';
@@ -90,6 +91,8 @@ export interface Approvals {
   home: HomePublisher | undefined;
   /** The people the bot meets (users.info, kept briefly); set once the plugin has run. */
   people: People | undefined;
+  /** Delegates vetted at filing, and their delegations ended once they may no longer act; set by the plugin. */
+  vetting: DelegateVetting | undefined;
   /** `POST /callbacks/bridge/:token` */
   bridgeCallback: (token: string, rawBody: string) => Promise<{ status: number; body: string }>;
   /** For the webhook pipeline. */
@@ -151,8 +154,12 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
     dms: undefined,
     home: undefined,
     people: undefined,
+    vetting: undefined,
     plugin: (app) => {
       approvals.people ??= new People(app.client);
+      approvals.vetting = new DelegateVetting({ engine, people: approvals.people, log: setup.log });
+      deps.delegates = approvals.vetting;
+      approvals.vetting.start();
       const notify = setup.notify ?? 'both';
       approvals.presenter = registerApprovals(app, deps, setup.store, {
         approverButtons: notify !== 'dm',

@@ -15,6 +15,8 @@ export interface ApprovalSlackDeps {
   deliveries: Deliveries;
   now?: () => Date;
   log?: Pick<Logger, 'warn'> & Partial<Pick<Logger, 'error'>>;
+  /** Why someone cannot be a delegate (a guest, a bot, deactivated, of another workspace); throws when Slack cannot say. */
+  delegates?: { problem(user: string): Promise<string | undefined> };
 }
 
 /** Values to show again (prefill from arguments, or the form re-shown after a failed check). */
