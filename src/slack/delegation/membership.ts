@@ -1,8 +1,9 @@
 // Who may be a delegate, and who stays one: a full member of the workspace the bot is installed in (no
 // guest, no bot, not deactivated, not a member of another workspace). Checked when a delegation is
-// filed; afterwards, when Slack says a delegate's or delegator's account changed (user_change,
-// team_join) and on a periodic re-read, a delegation whose delegate or delegator may no longer act is
-// ended at once, on the record, through the engine's own ending of delegations.
+// filed; when it takes effect (it may have waited for approval while someone changed); afterwards, when
+// Slack says a delegate's or delegator's account changed (user_change, team_join) and on a periodic
+// re-read. A delegation whose delegate or delegator may no longer act is ended at once, on the record,
+// through the engine's own ending of delegations.
 import type { ApprovalEngine } from '../../approvals/index.js';
 import { escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
 import type { Logger } from '../../log.js';
@@ -12,7 +13,7 @@ import { type Barred, barred, type People } from '../runtime/people.js';
 export const VET_EVERY_MS = 5 * 60_000;
 
 export interface DelegateVettingOptions {
-  engine: Pick<ApprovalEngine, 'liveDelegations' | 'endDelegationsOf'>;
+  engine: Pick<ApprovalEngine, 'liveDelegations' | 'endDelegationsOf' | 'onChange'>;
   /** The gate's directory (same cache, same home workspace). */
   people: People;
   log?: Pick<Logger, 'warn'> | undefined;
@@ -84,8 +85,17 @@ export class DelegateVetting {
     }
   }
 
+  /** Vets each delegation as it takes effect, and starts the periodic re-read. */
   start(): void {
     if (this.timer) return;
+    this.options.engine.onChange(async (request) => {
+      if (request.kind !== 'delegation' || request.history.at(-1)?.action !== 'completed') return;
+      for (const user of [request.payload.delegate, request.payload.delegator]) {
+        await this.vet(user).catch((error: unknown) => {
+          this.options.log?.warn('could not vet a delegation', { user, error: String(error) });
+        });
+      }
+    });
     this.timer = setInterval(() => void this.sweep(), this.options.everyMs ?? VET_EVERY_MS);
     this.timer.unref();
   }

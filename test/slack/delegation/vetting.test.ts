@@ -125,6 +125,21 @@ describe('a delegation in effect', () => {
   );
 
   botTest(
+    'ends as it takes effect when its delegate was made a guest while it waited for approval',
+    async ({ startApp }) => {
+      const app = await start(startApp);
+      const filed = await command(app, `delegate <@${BOLA}|bola> until 3d`, CHIDI);
+      const id = /AR-[0-9A-F]{10}/.exec(filed)?.[0] ?? '';
+      app.slack.people.set(BOLA, { guest: true });
+      await userChanged(app.sender, { id: BOLA, is_restricted: true });
+      await approve(app, `${id}:0`, APPROVER_A);
+      await waitUntil(async () => (await app.engine.get(id))?.state === 'completed', 'the delegation');
+      await endedOnRecord(app, id, 'ended by the bot: its delegate is a guest of the workspace');
+      await toldNothingNew(app, BOLA);
+    },
+  );
+
+  botTest(
     'ends at the periodic re-read when a delegate was deactivated and no event came',
     async ({ startApp }) => {
       const app = await start(startApp);
