@@ -19,8 +19,9 @@ function idsIn(body: Record<string, unknown>): { teams: unknown[]; enterprises: 
     event?.source_team,
   ];
   const enterprises = [body.enterprise_id, record(body.enterprise)?.id, record(body.user)?.enterprise_id];
-  const present = (v: unknown) => v !== undefined && v !== null && v !== '';
-  return { teams: teams.filter(present), enterprises: enterprises.filter(present) };
+  // An empty team is no team of ours; an empty enterprise is a form's way of naming none.
+  const present = (v: unknown) => v !== undefined && v !== null;
+  return { teams: teams.filter(present), enterprises: enterprises.filter((v) => present(v) && v !== '') };
 }
 
 /**
