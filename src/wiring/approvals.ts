@@ -36,7 +36,7 @@ import { tellFreeze } from '../slack/freeze/notices.js';
 import { HomePublisher } from '../slack/home/publisher.js';
 import { registerHome } from '../slack/home/register.js';
 import { Deliveries } from '../slack/runtime/deliveries.js';
-import { People } from '../slack/runtime/people.js';
+import { barred, People } from '../slack/runtime/people.js';
 import type { Store } from '../store/index.js';
 import type { RecentAlerts } from '../webhooks/recent.js';
 
@@ -174,7 +174,7 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
         ...(setup.log ? { log: setup.log } : {}),
       };
       if (notify !== 'channel') {
-        approvals.dms = new ApprovalDms(common);
+        approvals.dms = new ApprovalDms({ ...common, mayAct: (user) => mayAct(approvals.people, user) });
         approvals.dms.listen();
         void approvals.dms.recover();
       }
@@ -217,6 +217,16 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
     subscriber: (event) => engine.onCustodyReport(custodyReport(event)),
   };
   return approvals;
+}
+
+/** Someone Slack describes as able to act here; when Slack cannot say, not taken as one. */
+async function mayAct(people: People | undefined, user: string): Promise<boolean> {
+  if (!people) return false;
+  try {
+    return !barred(await people.lookup(user));
+  } catch {
+    return false;
+  }
 }
 
 /**

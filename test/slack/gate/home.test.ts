@@ -140,6 +140,13 @@ describe('a Slack Connect member of a shared channel', () => {
       ]);
       await refusedEverything(app, EXTERNAL);
       const id = await fileWithdrawal(app, '901');
+      // The approvers are told by DM, with the figures and the buttons; the one of elsewhere is not.
+      await app.slack.waitFor(
+        'chat.postMessage',
+        (c) => c.body.channel === APPROVER_A && JSON.stringify(c.body.blocks ?? []).includes(id),
+      );
+      await app.approvals?.dms?.idle();
+      expect(app.slack.callsTo('chat.postMessage').filter((c) => c.body.channel === EXTERNAL)).toEqual([]);
       expect(await refusedClick(app, id, EXTERNAL, HOME)).toBe(MEMBERS_ONLY);
       expect((await app.engine.get(id))?.approvals).toEqual([]);
       // Whoever names the holders leaves them out: a refusal, and /cngn policy.
