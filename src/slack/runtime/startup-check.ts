@@ -127,8 +127,7 @@ const authTestAnswer = z.looseObject({
   bot_id: z.string().min(1),
   user: z.string().optional(),
   team: z.string().optional(),
-  // Whose members may use the bot: without it nobody could be told to be one.
-  team_id: z.string().min(1),
+  team_id: z.string().optional(),
   enterprise_id: z.string().nullish(),
 });
 
@@ -154,6 +153,12 @@ async function whoAmI(
     ]);
   }
   const bot = parsed.data;
+  if (!bot.team_id) {
+    // Whose members may use the bot: without it nobody could be told to be one.
+    throw new SlackCheckFailed([
+      fatal('auth.test names no workspace (team_id): the access gate cannot tell its members; check SLACK_API_URL'),
+    ]);
+  }
   return {
     identity: {
       botUserId: bot.user_id,
