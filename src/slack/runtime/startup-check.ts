@@ -156,7 +156,9 @@ async function whoAmI(
   if (!bot.team_id) {
     // Whose members may use the bot: without it nobody could be told to be one.
     throw new SlackCheckFailed([
-      fatal('auth.test names no workspace (team_id): the access gate cannot tell its members; check SLACK_API_URL'),
+      fatal(
+        'auth.test names no workspace (team_id): the access gate cannot tell its members; check SLACK_API_URL',
+      ),
     ]);
   }
   return {
