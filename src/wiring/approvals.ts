@@ -183,6 +183,7 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
         api: setup.api,
         alerts: setup.alerts,
         roles: setup.roles,
+        mayAct: (user) => mayAct(approvals.people, user),
         ...(setup.homeDebounceMs !== undefined ? { debounceMs: setup.homeDebounceMs } : {}),
       });
       approvals.home.listen();

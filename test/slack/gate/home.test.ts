@@ -9,7 +9,13 @@ import { REVIEW_VIEW } from '../../../src/slack/approvals/blocks/review.js';
 import { botTest } from '../../support/bot.js';
 import { EXTERNAL, FakeSlack, OTHER_TEAM } from '../../support/fake-slack.js';
 import { submitReview } from '../../support/review.js';
-import { commandAnswer, homeOpened, newTriggerId, textValue } from '../../support/slack-requests.js';
+import {
+  commandAnswer,
+  homeOpened,
+  newTriggerId,
+  textValue,
+  userChanged,
+} from '../../support/slack-requests.js';
 import {
   clickFrom,
   commandFrom,
@@ -21,6 +27,7 @@ import {
 import {
   APPROVALS_CHANNEL,
   APPROVER_A,
+  APPROVER_B,
   type ApprovalApp,
   fileWithdrawal,
   OUTSIDER,
@@ -158,6 +165,32 @@ describe('a Slack Connect member of a shared channel', () => {
       expect(policy).not.toContain(EXTERNAL);
     },
   );
+});
+
+describe('an approver who opened Home and then turned out to be of another workspace', () => {
+  botTest('is not sent the treasury on the next change, while the others are', async ({ app }) => {
+    for (const user of [APPROVER_A, APPROVER_B]) {
+      await homeOpened(app.sender, user);
+      await app.slack.waitFor('views.publish', (c) => c.body.user_id === user);
+    }
+    app.slack.people.set(APPROVER_B, { team: OTHER_TEAM });
+    await userChanged(app.sender, { id: APPROVER_B, team_id: OTHER_TEAM });
+    const before = app.slack.callsTo('views.publish').length;
+    const id = await fileWithdrawal(app, '901');
+    await app.slack.waitFor(
+      'views.publish',
+      (c) =>
+        c.body.user_id === APPROVER_A &&
+        JSON.stringify(c.body.view).includes(id) &&
+        app.slack.callsTo('views.publish').indexOf(c) >= before,
+    );
+    await app.approvals?.home?.idle();
+    const toB = app.slack
+      .callsTo('views.publish')
+      .slice(before)
+      .filter((c) => c.body.user_id === APPROVER_B);
+    expect(toB).toEqual([]);
+  });
 });
 
 describe('a request naming another workspace for someone of this one', () => {
