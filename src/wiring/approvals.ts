@@ -159,6 +159,7 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
       approvals.people ??= new People(app.client);
       approvals.vetting = new DelegateVetting({ engine, people: approvals.people, log: setup.log });
       deps.delegates = approvals.vetting;
+      deps.mayAct = (user) => mayAct(approvals.people, user);
       approvals.vetting.start();
       const notify = setup.notify ?? 'both';
       approvals.presenter = registerApprovals(app, deps, setup.store, {
@@ -174,7 +175,7 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
         ...(setup.log ? { log: setup.log } : {}),
       };
       if (notify !== 'channel') {
-        approvals.dms = new ApprovalDms({ ...common, mayAct: (user) => mayAct(approvals.people, user) });
+        approvals.dms = new ApprovalDms({ ...common, mayAct: deps.mayAct });
         approvals.dms.listen();
         void approvals.dms.recover();
       }
@@ -183,7 +184,7 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
         api: setup.api,
         alerts: setup.alerts,
         roles: setup.roles,
-        mayAct: (user) => mayAct(approvals.people, user),
+        mayAct: deps.mayAct,
         ...(setup.homeDebounceMs !== undefined ? { debounceMs: setup.homeDebounceMs } : {}),
       });
       approvals.home.listen();

@@ -167,6 +167,29 @@ describe('a Slack Connect member of a shared channel', () => {
   );
 });
 
+describe('a Slack Connect member listed as an approver, when a request is due a reminder', () => {
+  botTest('is not reminded by DM, while the approver of this workspace is', async ({ startApp }) => {
+    let offset = 0;
+    const app = await startApp({
+      // Reminded in this order: once Approver A's DM is out, the other's turn has passed.
+      approvers: [EXTERNAL, APPROVER_A],
+      ttlMs: 10 * 3_600_000,
+      now: () => new Date(Date.now() + offset),
+    });
+    const id = await fileWithdrawal(app, '901');
+    offset = 5 * 3_600_000 + 60_000; // past the 50% point
+    await app.engine.tick();
+    await app.engine.idle();
+    const reminded = (user: string) =>
+      app.slack
+        .callsTo('chat.postMessage')
+        .filter((c) => c.body.channel === user && String(c.body.text).includes('Reminder'));
+    await waitUntil(() => reminded(APPROVER_A).length > 0, 'the reminder DM');
+    expect(String(reminded(APPROVER_A)[0]?.body.text)).toContain(id);
+    expect(reminded(EXTERNAL)).toEqual([]);
+  });
+});
+
 describe('an approver who opened Home and then turned out to be of another workspace', () => {
   botTest('is not sent the treasury on the next change, while the others are', async ({ app }) => {
     for (const user of [APPROVER_A, APPROVER_B]) {
