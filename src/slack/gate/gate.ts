@@ -2,8 +2,9 @@
 // /cngn command, a button in a channel, a DM or App Home, a modal submission, a type-ahead, App Home
 // opening), finds who may use it (the registry and access.ts), refuses anyone not of the workspace the
 // bot is installed in (the request's team and enterprise, then Slack's word on the person) and guests
-// and bots, whatever the role lists say, then asks Roles. An event from another workspace goes no further. A refusal is acked, said privately, logged, and nothing runs. The
-// people it looks up are kept five minutes, forgotten sooner when Slack says an account changed.
+// and bots, whatever the role lists say, then asks Roles. A refusal is acked, said privately, logged,
+// and nothing runs; an event sent for another workspace goes no further. The people it looks up are
+// kept five minutes, forgotten sooner when Slack says an account changed.
 import type { AnyMiddlewareArgs, App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
