@@ -60,7 +60,8 @@ export interface SlackAppOptions {
   /** Headers set on every answer of the HTTP server, whoever writes it (routes, Bolt, its 404s). */
   responseHeaders?: Readonly<Record<string, string>>;
   /** Features registering their own listeners (commands, approvals, …). */
-  plugins?: Array<(app: App) => void>;
+  /** `identity`: the bot and its workspace as the start-up check's auth.test named them. */
+  plugins?: Array<(app: App, identity: SlackIdentity) => void>;
   /** Whether the store answers (part of /readyz), and a freeze of sends (/healthz); answering when absent. */
   health?: () => Promise<Health>;
   /** More that /healthz shows (not part of readiness): the audit trail's last check, the version. */
@@ -284,7 +285,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       logger.error('unhandled error in a Slack listener', { error: thrown });
     });
     registerRemovalEvents(app, access);
-    for (const plugin of options.plugins ?? []) plugin(app);
+    for (const plugin of options.plugins ?? []) plugin(app, identity);
     return app;
   };
 
@@ -323,6 +324,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
         botUserId: identity.botUserId,
         team: identity.team,
         teamId: identity.teamId,
+        enterpriseId: identity.enterpriseId,
       });
       handle.app = build(identity);
       checked = 'passed';
