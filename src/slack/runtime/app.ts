@@ -28,6 +28,7 @@ import { match } from 'path-to-regexp';
 import type { Config } from '../../config.js';
 import { type Logger, withoutEmails } from '../../log.js';
 import type { SlackTraffic } from './in-flight.js';
+import { indexedListeners } from './listener-index.js';
 import { type ProbeRoute, probeRoutes, type Readiness } from './probes.js';
 import {
   guardSlackRequests,
@@ -284,8 +285,10 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       const thrown = error.code === ErrorCode.UnknownError && 'original' in error ? error.original : error;
       logger.error('unhandled error in a Slack listener', { error: thrown });
     });
-    registerRemovalEvents(app, access);
-    for (const plugin of options.plugins ?? []) plugin(app, identity);
+    // Listeners by plain id go into one table per kind (listener-index.ts): Bolt matches a handful.
+    const indexed = indexedListeners(app);
+    registerRemovalEvents(indexed, access);
+    for (const plugin of options.plugins ?? []) plugin(indexed, identity);
     return app;
   };
 
