@@ -13,7 +13,7 @@ import {
 } from './audit-keeper.js';
 import type { AuditDraft } from './audit-log.js';
 import type { AuditSeal } from './audit-signing.js';
-import { type Delegation, revokeDelegations } from './delegations.js';
+import { type Delegation, endDelegationsOf, revokeDelegations } from './delegations.js';
 import { ApprovalCore, type ApprovalListener, type EngineOptions } from './engine.js';
 import { Executor, type ExecutorOptions, STOP_DRAIN_MS } from './executor.js';
 import { type ExtendResult, extendRequest } from './extend.js';
@@ -238,6 +238,12 @@ export class ApprovalEngine {
     const { core, options } = this;
     const isApprover = (user: string) => options.policy.isApprover(user);
     return revokeDelegations({ core, book: core.delegations, isApprover, now: core.now }, by, person);
+  }
+
+  /** End the live delegations to or from `person`, who may no longer act here (see endDelegationsOf). */
+  endDelegationsOf(person: string, why: string): Promise<ApprovalRequest[]> {
+    const { core } = this;
+    return endDelegationsOf({ core, book: core.delegations, now: core.now }, person, why);
   }
 
   /** An approver other than the requester closes an outcome-unknown request (see resolve-by-hand.ts). */
