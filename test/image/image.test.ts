@@ -1,0 +1,261 @@
+// The image as Docker builds and runs it (`npm run test:image`): built from the Dockerfile (on a
+// stand-in base where no registry answers, scripts/image/build.sh), it runs read-only as uid 1000 and
+// turns healthy; `compose down && up` finds the same signing key and the same requests; `docker stop`
+// during a send the custody service holds lets the send finish; and it starts again on PostgreSQL.
+// The containers share the host's network, so they reach the fake Slack, the sandbox standing in for
+// the custody service, and PostgreSQL on 127.0.0.1.
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  APPROVALS_CHANNEL,
+  APPROVERS,
+  fileWithdrawal,
+  freePort,
+  REQUESTER,
+  startReplica,
+} from '../../prove/support.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { createStore } from '../../src/store/index.js';
+import { FakeSlack } from '../support/fake-slack.js';
+import { SIGNING_SECRET } from '../support/harness.js';
+import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+import { reviewInChannel, submitReview } from '../support/review.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const TAG = 'cngn-desk:image-test';
+const BUILD_MS = 40 * 60_000;
+const WITHDRAW = '/v1/api/withdraw';
+const run = promisify(execFile);
+const docker = (...args: string[]) => execFileSync('docker', args, { encoding: 'utf8' }).trim();
+const compose = (file: string, project: string, ...args: string[]) =>
+  run('docker-compose', ['-f', file, '-p', project, ...args], { encoding: 'utf8', timeout: 120_000 });
+
+let work: string;
+let slack: FakeSlack;
+let sandbox: Sandbox;
+let network: { id: string; name: string };
+let database: TestDatabase | undefined;
+const containers: string[] = [];
+const projects: [string, string][] = [];
+
+/** The settings of a bot on the sandbox, approvals on, nothing from this process's environment. */
+async function botEnv(): Promise<Record<string, string>> {
+  return {
+    PORT: String(await freePort()),
+    // Nothing listens there before the admin listener exists: the health check falls back to PORT.
+    ADMIN_PORT: String(await freePort()),
+    SLACK_BOT_TOKEN: 'xoxb-image-test',
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_URL: slack.apiUrl,
+    CNGN_APPROVALS_CHANNEL: APPROVALS_CHANNEL,
+    CNGN_APPROVERS: [...APPROVERS, REQUESTER].join(','),
+    CNGN_APPROVAL_TIERS: '0:1',
+    CNGN_BASE_URL: sandbox.baseUrl,
+    CNGN_API_KEY: sandbox.apiKey,
+    CNGN_ENCRYPTION_KEY: sandbox.encryptionKey,
+    CNGN_PRIVATE_KEY: sandbox.privateKey,
+    CNGN_WEBHOOK_SECRET: sandbox.webhookSecret,
+    CNGN_RATE_LIMIT: '100000/60s',
+  };
+}
+
+/** Waits, within a generous deadline, for Docker to call the container healthy. */
+async function healthy(container: string): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const state = docker('inspect', '-f', '{{.State.Status}} {{.State.Health.Status}}', container);
+    if (state === 'running healthy') return;
+    if (!state.startsWith('running') || Date.now() > deadline) {
+      throw new Error(`${container} is ${state}:\n${docker('logs', container)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+/** The container's log lines at error level (it writes JSON lines on stderr). */
+function errorLines(container: string): string[] {
+  const { stdout, stderr } = spawnSync('docker', ['logs', container], { encoding: 'utf8' });
+  return `${stdout}\n${stderr}`
+    .split('\n')
+    .filter((line) => line.startsWith('{') && /"level":"(error|fatal)"/.test(line));
+}
+
+beforeAll(async () => {
+  if (spawnSync('docker', ['info'], { stdio: 'ignore' }).status !== 0) {
+    throw new Error('no Docker daemon answers (docker info): start one (dockerd) to build and run the image');
+  }
+  const built = spawnSync('sh', ['scripts/image/build.sh', TAG], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: BUILD_MS,
+  });
+  if (built.status !== 0) throw new Error(`the image did not build:\n${built.stderr}`);
+  console.info(`built ${TAG} on ${built.stdout.trim()}`);
+  work = mkdtempSync(join(tmpdir(), 'cngn-desk-image-'));
+  chmodSync(work, 0o755);
+  slack = await FakeSlack.start();
+  sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
+  // The network the bot offers, as its own client lists it.
+  const probe = await startReplica({ sandbox, slack, store: await createStore('memory://') });
+  const found = (await probe.bot.client.getNetworks()).find((n) => !n.isDisabled);
+  await probe.stop();
+  await probe.store.close();
+  if (!found) throw new Error('the sandbox offers no network');
+  network = found;
+}, BUILD_MS);
+
+afterAll(async () => {
+  for (const container of containers) spawnSync('docker', ['rm', '-f', '-v', container], { stdio: 'ignore' });
+  for (const [file, project] of projects) await compose(file, project, 'down', '-v').catch(() => {});
+  await slack?.stop();
+  await sandbox?.stop();
+  await database?.drop();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('the image', () => {
+  it('is labelled with the version and revision, runs as uid 1000, and holds no npm, build tools or leftovers', () => {
+    const config = JSON.parse(docker('image', 'inspect', '-f', '{{json .Config}}', TAG)) as {
+      User: string;
+      Volumes: Record<string, unknown> | null;
+      Labels: Record<string, string>;
+    };
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    const revision = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    expect(config.User).toBe('1000:1000');
+    expect(config.Volumes ?? {}).toEqual({});
+    expect(config.Labels['org.opencontainers.image.version']).toBe(version);
+    expect(config.Labels['org.opencontainers.image.revision']).toMatch(new RegExp(`^${revision}(-dirty)?$`));
+    expect(config.Labels['org.opencontainers.image.source']).toBeTruthy();
+    const inside = docker(
+      'run',
+      '--rm',
+      '--entrypoint',
+      'sh',
+      TAG,
+      '-c',
+      'id -u; for tool in npm npx corepack yarn g++ make; do command -v $tool; done; ls /app/node_modules | grep -x -e esbuild -e node-emoji; ls -A /app/node_modules/sqlite3/build/Release; true',
+    );
+    expect(inside.split('\n')).toEqual(['1000', 'node_sqlite3.node']);
+  });
+
+  it('runs read-only as uid 1000, turns healthy, and after compose down && up keeps its signing key and its requests', async () => {
+    const project = `cngn-desk-image-${randomBytes(4).toString('hex')}`;
+    const file = join(work, 'compose.json');
+    const env = await botEnv();
+    // compose.yaml's bot, on the host's network and without PostgreSQL: the default SQLite store and
+    // the key the bot makes beside it, in the named volume.
+    const recipe = {
+      services: {
+        bot: {
+          image: TAG,
+          network_mode: 'host',
+          read_only: true,
+          tmpfs: ['/tmp'],
+          init: true,
+          stop_grace_period: '30s',
+          environment: env,
+          healthcheck: { interval: '2s' },
+          volumes: ['bot-data:/app/data'],
+        },
+      },
+      volumes: { 'bot-data': {} },
+    };
+    writeFileSync(file, JSON.stringify(recipe));
+    projects.push([file, project]);
+    const container = `${project}_bot_1`;
+    const key = () =>
+      docker(
+        'exec',
+        container,
+        'node',
+        '-e',
+        "process.stdout.write(require('fs').readFileSync('/app/data/cngn-desk.audit-signing-key.pem','utf8'))",
+      );
+
+    await compose(file, project, 'up', '-d');
+    await healthy(container);
+    expect(docker('exec', container, 'id', '-u')).toBe('1000');
+    expect(spawnSync('docker', ['exec', container, 'touch', '/app/dist/x']).status).not.toBe(0);
+    const sender = { baseUrl: `http://127.0.0.1:${env.PORT}`, signingSecret: SIGNING_SECRET };
+    const id = await fileWithdrawal(sender, slack, network, '701.25');
+    const before = key();
+    expect(docker('logs', container)).toContain('made an audit signing key');
+
+    await compose(file, project, 'down');
+    await compose(file, project, 'up', '-d');
+    await healthy(container);
+    expect(key()).toBe(before);
+    const logs = spawnSync('docker', ['logs', container], { encoding: 'utf8' });
+    expect(`${logs.stdout}${logs.stderr}`).not.toContain('made an audit signing key');
+    expect(errorLines(container)).toEqual([]);
+    // The request filed before is there, and its review opens.
+    const review = await reviewInChannel(sender, slack, id, APPROVERS[0], APPROVALS_CHANNEL);
+    expect(review.view).toBeDefined();
+  });
+
+  it('lets a held send finish on docker stop, then starts again on PostgreSQL with the key it is given', async () => {
+    database = await createTestDatabase();
+    const secrets = join(work, 'secrets');
+    mkdirSync(secrets, { mode: 0o755 });
+    const pem = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' });
+    writeFileSync(join(secrets, 'audit_signing_key.pem'), pem, { mode: 0o644 });
+    const env: Record<string, string> = { ...(await botEnv()), STORE_URL: database.url };
+    const container = `cngn-desk-image-pg-${randomBytes(4).toString('hex')}`;
+    containers.push(container);
+    docker(
+      'run',
+      '-d',
+      '--name',
+      container,
+      '--network',
+      'host',
+      '--read-only',
+      '--tmpfs',
+      '/tmp',
+      '--init',
+      '--health-interval',
+      '2s',
+      // compose.yaml's stop_grace_period: the drain of a send takes up to 15 s.
+      '--stop-timeout',
+      '30',
+      '-v',
+      `${secrets}:/run/secrets:ro`,
+      '-e',
+      'CNGN_AUDIT_SIGNING_KEY_FILE=/run/secrets/audit_signing_key.pem',
+      ...Object.entries(env).flatMap(([name, value]) => ['-e', `${name}=${value}`]),
+      TAG,
+    );
+    await healthy(container);
+    const sender = { baseUrl: `http://127.0.0.1:${env.PORT}`, signingSecret: SIGNING_SECRET };
+    const id = await fileWithdrawal(sender, slack, network, '702.50');
+    const held = sandbox.hold('POST', WITHDRAW);
+    const review = await reviewInChannel(sender, slack, id, APPROVERS[0], APPROVALS_CHANNEL);
+    if (!review.view) throw new Error(`no review opened: ${String(review.told?.body.text)}`);
+    void submitReview(sender, review.view, APPROVERS[0]).catch(() => {});
+    await held.arrived;
+
+    const stopping = run('docker', ['stop', container], { timeout: 60_000 });
+    // The custody service answers 12 s after the stop: longer than Docker's default 10 s grace.
+    const deadline = Date.now() + 30_000;
+    while (!docker('logs', container).includes('shutting down') && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 12_000));
+    held.release();
+    await stopping;
+    expect(docker('inspect', '-f', '{{.State.ExitCode}}', container)).toBe('0');
+    expect(sandbox.count('POST', WITHDRAW)).toBe(1);
+
+    docker('start', container);
+    await healthy(container);
+    expect(errorLines(container)).toEqual([]);
+    expect(sandbox.count('POST', WITHDRAW)).toBe(1);
+  });
+});
