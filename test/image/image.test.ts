@@ -191,6 +191,10 @@ describe('the image', () => {
     await compose(file, project, 'up', '-d');
     await healthy(container);
     expect(docker('exec', container, 'id', '-u')).toBe('1000');
+    // A figure for docs/kubernetes.md's resources, not a check: the container's memory once started.
+    console.info(
+      `memory once healthy: ${docker('stats', '--no-stream', '--format', '{{.MemUsage}}', container)}`,
+    );
     expect(spawnSync('docker', ['exec', container, 'touch', '/app/dist/x']).status).not.toBe(0);
     const sender = { baseUrl: `http://127.0.0.1:${env.PORT}`, signingSecret: SIGNING_SECRET };
     const id = await fileWithdrawal(sender, slack, network, '701.25');
