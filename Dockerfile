@@ -19,7 +19,9 @@ COPY --chown=1000:1000 package.json package-lock.json ./
 COPY --chown=1000:1000 scripts/release.sh scripts/
 RUN sh scripts/release.sh deps
 COPY --chown=1000:1000 . .
-RUN sh scripts/release.sh build /release
+# The context has no .git: the commit comes as a build argument, into the release's REVISION file.
+ARG REVISION=unknown
+RUN CNGN_DESK_COMMIT="$REVISION" sh scripts/release.sh build /release
 
 # Run: the release alone (dist/, production node_modules, package.json, the script), owned by root so
 # the bot cannot change its own code, on the base without npm, corepack or yarn (the bot needs none).

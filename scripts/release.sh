@@ -9,11 +9,11 @@
 #                                    changes
 #   scripts/release.sh build <dir>   in a clean copy of the tree on those dependencies: build the
 #                                    production bundle, and put in <dir> what runs it: dist/, assets/
-#                                    (the chart's font), package.json, the lock, production dependencies
-#                                    only (no build leftovers), this script
+#                                    (the chart's font), package.json, the lock, REVISION (the commit),
+#                                    production dependencies only (no build leftovers), this script
 #   scripts/release.sh start         in <dir>: run the bot as npm start does, without npm's process
-#   scripts/release.sh check         exit 0 when GET /livez answers 200 on 127.0.0.1, on the admin port
-#                                    ($ADMIN_PORT, 3001) or, where nothing listens there, on $PORT (3000)
+#   scripts/release.sh check         exit 0 when GET /livez on the admin port, 127.0.0.1:$ADMIN_PORT
+#                                    (default 3001), answers 200
 set -eu
 
 usage() {
@@ -70,6 +70,10 @@ build() {
   # The chart's font, read at run time beside dist/ (src/reports/chart.ts), with its licence.
   cp -R assets "$out/"
   cp package.json package-lock.json "$out/"
+  # Which commit this is, for cngn_build_info and /healthz (src/version.ts): a build without .git
+  # (a container's context) is told with CNGN_DESK_COMMIT.
+  commit="${CNGN_DESK_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}"
+  echo "$commit" >"$out/REVISION"
   cp scripts/release.sh "$out/scripts/"
   echo "release in $out: node $(node --version), $(du -sh "$out" | cut -f1)"
 }
@@ -83,16 +87,9 @@ start() {
 }
 
 check() {
-  # The admin listener serves the probes; a bot without one (or with ADMIN_PORT unset before it had
-  # one) answers them on the public port. Only a refused connection moves on to the next port.
   exec node -e '
-    const ports = [process.env.ADMIN_PORT || 3001, process.env.PORT || 3000];
-    const ask = (rest) =>
-      fetch(`http://127.0.0.1:${rest[0]}/livez`, { signal: AbortSignal.timeout(4000) }).then(
-        (answer) => process.exit(answer.status === 200 ? 0 : 1),
-        (error) => (rest.length > 1 && error?.cause?.code === "ECONNREFUSED" ? ask(rest.slice(1)) : process.exit(1)),
-      );
-    ask(ports);
+    fetch(`http://127.0.0.1:${process.env.ADMIN_PORT || process.env.METRICS_PORT || 3001}/livez`, { signal: AbortSignal.timeout(4000) })
+      .then((answer) => process.exit(answer.status === 200 ? 0 : 1), () => process.exit(1));
   '
 }
 

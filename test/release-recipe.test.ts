@@ -35,7 +35,7 @@ describe('the container recipe', () => {
     expect(dockerfile.match(/^FROM \$\{NODE_IMAGE\}/gm)).toHaveLength(2);
     // The dependencies are a layer of their own, built from the manifest and lock alone.
     expect(dockerfile).toMatch(
-      /^COPY [^\n]*package\.json package-lock\.json \.\/\n(?:COPY [^\n]*scripts\/release\.sh scripts\/\n)RUN sh scripts\/release\.sh deps\nCOPY [^\n]* \. \.\nRUN sh scripts\/release\.sh build /m,
+      /^COPY [^\n]*package\.json package-lock\.json \.\/\n(?:COPY [^\n]*scripts\/release\.sh scripts\/\n)RUN sh scripts\/release\.sh deps\nCOPY [^\n]* \. \.\n(?:[#A][^\n]*\n)*RUN [^\n]*sh scripts\/release\.sh build /m,
     );
     expect(dockerfile).toMatch(/^CMD \["sh", "\/app\/scripts\/release\.sh", "start"\]$/m);
     expect(dockerfile).toMatch(/^\s+CMD \["sh", "\/app\/scripts\/release\.sh", "check"\]$/m);
@@ -81,7 +81,12 @@ describe('the version', () => {
     };
     expect([lock.version, lock.packages[''].version]).toEqual([version, version]);
     const changelog = read('CHANGELOG.md');
-    expect(changelog).toMatch(/^## Unreleased$/m);
-    expect(/^## (\d+\.\d+\.\d+) - \d{4}-\d{2}-\d{2}$/m.exec(changelog)?.[1]).toBe(version);
+    expect(changelog).toMatch(/^## \[Unreleased\]$/m);
+    expect(/^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}$/m.exec(changelog)?.[1]).toBe(version);
+    // Each release heading is a link to what changed since the one before (and Unreleased since it).
+    expect(changelog).toContain(`[Unreleased]: ../../compare/v${version}...HEAD`);
+    expect(changelog).toMatch(
+      new RegExp(`^\\[${version}\\]: \\.\\./\\.\\./compare/v[\\d.]+\\.\\.\\.v${version}$`, 'm'),
+    );
   });
 });

@@ -20,7 +20,6 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../prove/support.js';
 import { FakeSlack } from './support/fake-slack.js';
 import { createTestDatabase, postgresAvailable, type TestDatabase } from './support/postgres.js';
 
@@ -80,8 +79,9 @@ function runningUrl(child: ChildProcess, log: string[]): Promise<string> {
     createInterface({ input: child.stderr }).on('line', (line) => {
       log.push(line);
       if (!line.startsWith('{')) return;
-      const entry = JSON.parse(line) as { message?: string; url?: string };
-      if (entry.message === 'cngn-desk is running' && entry.url) resolve(entry.url);
+      // The admin port's URL: the probes are there.
+      const entry = JSON.parse(line) as { message?: string; admin?: string };
+      if (entry.message === 'cngn-desk is running' && entry.admin) resolve(entry.admin);
     });
     child.on('exit', () => reject(new Error(`the release stopped before it ran:\n${log.join('\n')}`)));
   });
@@ -136,6 +136,7 @@ describe.runIf(hasPostgres)('the release (scripts/release.sh)', () => {
 
   it('holds the bundle, its source maps and the production dependencies, no sources or dev tools', () => {
     expect(readdirSync(app).sort()).toEqual([
+      'REVISION',
       'assets',
       'dist',
       'node_modules',
@@ -143,6 +144,8 @@ describe.runIf(hasPostgres)('the release (scripts/release.sh)', () => {
       'package.json',
       'scripts',
     ]);
+    // The commit it was built from (a copy without .git: unknown), for cngn_build_info and /healthz.
+    expect(readFileSync(join(app, 'REVISION'), 'utf8')).toMatch(/^([0-9a-f]{40}|unknown)\n$/);
     expect(readdirSync(join(app, 'dist'))).toEqual(expect.arrayContaining(['main.js', 'main.js.map']));
     expect(readdirSync(join(app, 'assets', 'fonts')).sort()).toEqual([
       'Inter-Regular.ttf',
@@ -178,6 +181,7 @@ describe.runIf(hasPostgres)('the release (scripts/release.sh)', () => {
       env: stepEnv(home, cache, {
         STORE_URL: database.url,
         PORT: '0',
+        ADMIN_PORT: '0',
         SLACK_BOT_TOKEN: 'xoxb-release-test',
         SLACK_SIGNING_SECRET: 'release-test-secret',
         SLACK_API_URL: slack.apiUrl,
@@ -194,9 +198,8 @@ describe.runIf(hasPostgres)('the release (scripts/release.sh)', () => {
       }
       expect((await fetch(`${url}/livez`)).status).toBe(200);
       expect((await fetch(`${url}/readyz`)).status).toBe(200);
-      // Nothing listens on ADMIN_PORT (a port just freed): the check falls back to the public one.
       const check = spawnSync('sh', [join(app, 'scripts', 'release.sh'), 'check'], {
-        env: { PATH: process.env.PATH, PORT: new URL(url).port, ADMIN_PORT: String(await freePort()) },
+        env: { PATH: process.env.PATH, ADMIN_PORT: new URL(url).port },
         ...user,
         timeout: 10_000,
       });

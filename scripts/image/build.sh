@@ -19,7 +19,6 @@ fi
 
 version="$(node -p "require('./package.json').version")"
 revision="$(git rev-parse HEAD 2>/dev/null || echo unknown)"
-if [ -n "$(git status --porcelain 2>/dev/null)" ]; then revision="$revision-dirty"; fi
 docker build -q \
   --build-arg "NODE_IMAGE=$base" \
   --build-arg "VERSION=$version" \

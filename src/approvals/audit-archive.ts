@@ -25,6 +25,7 @@ import {
   verifySegments,
 } from './audit-segments.js';
 import type { AuditSigner } from './audit-signing.js';
+import { crashPoint } from './crash-points.js';
 import type { ServiceEnvironment } from './ports.js';
 import type { AuditEntry } from './types.js';
 
@@ -78,6 +79,23 @@ export class AuditArchive {
       : [];
     const segments = names.map((name) => readSegment(join(this.folder, name)));
     return verifySegments(this.options.environment, segments, [this.options.signer.publicKey]);
+  }
+
+  /**
+   * Remove what a writer stopped part-way (a kill, a power cut) left in `.incoming/`: under the lock,
+   * so no writer is under way. True when there was something.
+   */
+  clearIncoming(): Promise<boolean> {
+    const incoming = join(this.folder, INCOMING_DIR);
+    return this.options.store.withLock(
+      lockName(this.options.environment),
+      async () => {
+        const left = existsSync(incoming) && readdirSync(incoming).length > 0;
+        await rm(incoming, { recursive: true, force: true });
+        return left;
+      },
+      { waitMs: 30_000 },
+    );
   }
 
   /** What the store says was written last. */
@@ -157,6 +175,7 @@ export class AuditArchive {
     };
     const name = segmentName(unsigned.firstSeq, unsigned.lastSeq, now);
     await this.put(name, text, `${JSON.stringify(manifest, null, 2)}\n`);
+    crashPoint('audit-segment-renamed');
     await this.options.store.set<ArchiveRecord>(recordKey(this.options.environment), {
       segment: name,
       lastSeq: unsigned.lastSeq,
@@ -181,10 +200,12 @@ export class AuditArchive {
     await mkdir(staging, { recursive: true });
     await writeOnce(join(staging, ENTRIES_FILE), entries);
     await writeOnce(join(staging, MANIFEST_FILE), manifest);
+    crashPoint('audit-segment-staged');
     const target = join(this.folder, name);
     if (existsSync(target)) throw new Error(`audit segment ${target} exists already; nothing was written`);
     await rename(staging, target);
     await syncFolder(this.folder);
+    await rm(incoming, { recursive: true, force: true });
   }
 }
 

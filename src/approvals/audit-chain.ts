@@ -191,8 +191,12 @@ export interface ChainHead {
   signature?: { key: string; value: string };
 }
 
+/**
+ * The marker a retention cut puts first in the log: it has no seq (it is not in the chain). The cut's
+ * record, linked into the chain, carries the same fields and a seq: it is an entry like any other.
+ */
 export function isCutMarker(entry: AuditEntry): boolean {
-  return entry.kind === 'audit' && entry.action === 'cut';
+  return entry.kind === 'audit' && entry.action === 'cut' && entry.seq === undefined;
 }
 
 function report(

@@ -1,7 +1,9 @@
-// The audit log as files for an auditor: CSV for a spreadsheet (every cell inert, see format/csv.ts)
-// and JSON Lines with each entry exactly as chained (canonical JSON) plus whether it took effect, so its
-// hashes can be re-checked with nothing but SHA-256.
+// The audit log as files for an auditor: CSV for a spreadsheet (every cell inert, see format/csv.ts,
+// and every hidden or reordering character shown as the same marker Slack shows, `⟨U+202E⟩`, so a
+// name reads in the sheet as it is) and JSON Lines with each entry exactly as chained (canonical JSON)
+// plus whether it took effect, so its hashes can be re-checked with nothing but SHA-256.
 import { toCsv } from '../format/csv.js';
+import { markHiddenCharacters } from '../format/hidden-characters.js';
 import { canonicalJson } from './audit-chain.js';
 import type { AuditEntry } from './types.js';
 
@@ -63,7 +65,10 @@ export function auditCsv(entries: AuditEntry[], tookEffect: boolean[] = []): str
     e.prev,
     e.hash,
   ]);
-  return toCsv([[...AUDIT_CSV_COLUMNS], ...rows]);
+  const shown = rows.map((row) =>
+    row.map((cell) => (typeof cell === 'string' ? markHiddenCharacters(cell) : cell)),
+  );
+  return toCsv([[...AUDIT_CSV_COLUMNS], ...shown]);
 }
 
 /**

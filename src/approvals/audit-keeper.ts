@@ -9,28 +9,12 @@ import { type ArchiveOutcome, AuditArchive, type VerifiedChain } from './audit-a
 import { type ChainHead, type ChainReport, verifyChain } from './audit-chain.js';
 import { short } from './audit-crypto.js';
 import { type AuditLog, HEAD_UNVERIFIED } from './audit-log.js';
-import { type AuditSeal, type HeadProblemKind, headProblem } from './audit-signing.js';
+import { type AuditProblem, archiveProblems } from './audit-problems.js';
+import { type AuditSeal, headProblem } from './audit-signing.js';
 import type { ServiceEnvironment } from './ports.js';
 import type { AuditEntry } from './types.js';
 
-export type AuditProblemKind =
-  | HeadProblemKind
-  /** The head is signed, but the entry at its seq is another one: the entries were rewritten. */
-  | 'head-mismatch'
-  /** No entry and no head, beside requests, a mark or an archive that say there was a chain. */
-  | 'emptied'
-  /** A segment of the archive does not verify. */
-  | 'archive-invalid'
-  /** The archive holds entries past the store's newest: the store's newest were removed. */
-  | 'archive-ahead'
-  /** An entry in the store is not the one the archive holds for its seq. */
-  | 'archive-differs';
-
-export interface AuditProblem {
-  kind: AuditProblemKind;
-  /** In words; numbers and hashes only. */
-  text: string;
-}
+export type { AuditProblem, AuditProblemKind } from './audit-problems.js';
 
 /** A full check of an environment's audit trail. */
 export interface AuditCheck {
@@ -44,7 +28,14 @@ export interface AuditCheck {
   /** Heads an append found unverified and recorded in the chain (`head-unverified` entries). */
   incidents: AuditEntry[];
   signing?: { publicKey: string; origin: string; marks?: string | undefined };
-  archive?: { folder: string; segments: number; through?: number; lastAt?: string };
+  archive?: {
+    folder: string;
+    segments: number;
+    through?: number;
+    lastAt?: string;
+    /** The last segment in the folder (what the standalone verifier says it ends at). */
+    lastSegment?: string;
+  };
 }
 
 /** Told of a check that found a break not told before, or of incidents not told before. */
@@ -140,11 +131,49 @@ export class AuditKeeper {
         archive: this.archive?.folder ?? 'none',
       });
     }
+    if (await this.archive?.clearIncoming()) {
+      logger?.warn('removed an audit segment a writer left unfinished in .incoming', {
+        folder: this.archive?.folder,
+      });
+    }
+    await this.mendFork().catch((error: unknown) => {
+      logger?.warn('the audit chain could not be mended; the check reports it', { error: String(error) });
+    });
     const first = await this.check();
     if (first.ok && seal && (await this.options.log.adopt(this.options.environment, this.options.now()))) {
       logger?.info?.('audit chain head signed for the first time', { environment: this.options.environment });
     }
     await this.tell(first);
+    // A cut a kill stopped part-way left the old log whole: it is made again now, not at the next segment.
+    if (first.ok) {
+      await this.retention().catch((error: unknown) => {
+        logger?.warn('audit retention could not be applied', { error: String(error) });
+      });
+    }
+  }
+
+  /**
+   * A fork an earlier retention cut made is mended, on the record, when it is provably that fault
+   * (audit-fork.ts); anything else is left for the check to report.
+   */
+  private async mendFork(): Promise<void> {
+    const { archive } = this;
+    const { log, environment, now, logger } = this.options;
+    if (!archive) return;
+    const report = archive.read();
+    if (report.problems.length > 0) return;
+    const archived = {
+      hashAt: (seq: number) => report.verified.get(seq),
+      through: report.verifiedHead?.seq ?? -1,
+    };
+    const mended = await log.mendFork(environment, archived, now());
+    if (mended) {
+      logger?.warn('audit chain: mended the fork an earlier retention cut made, on the record', {
+        environment,
+        seq: mended.seq,
+        note: mended.note,
+      });
+    }
   }
 
   /** The daily check of this process (whichever replica sweeps). Never throws: tried again next time. */
@@ -237,6 +266,8 @@ export class AuditKeeper {
   private async inspect(): Promise<{ check: AuditCheck; head?: ChainHead; entries: AuditEntry[] }> {
     const { log, environment, seal } = this.options;
     const mark = seal?.marks.get(environment);
+    // The store's record of the last segment before the folder: one written meanwhile is in the folder.
+    const recorded = await this.archive?.record();
     const report = this.archive?.read();
     const head = await log.head(environment);
     const entries = await log.entries(environment);
@@ -252,7 +283,7 @@ export class AuditKeeper {
         text: `the entry at seq ${head.seq} has hash ${short(atHead.hash ?? '')}, but the head names ${short(head.hash)}: the entries were rewritten`,
       });
     }
-    if (report) problems.push(...archiveProblems(report, chained, chain));
+    if (report) problems.push(...archiveProblems(report, chained, chain, recorded));
     if (chained.length === 0 && !head) {
       const emptied = await this.emptied(report?.last?.head.seq);
       if (emptied) {
@@ -283,6 +314,7 @@ export class AuditKeeper {
               ...(report.verifiedHead
                 ? { through: report.verifiedHead.seq, lastAt: report.verifiedHead.writtenAt }
                 : {}),
+              ...(report.last ? { lastSegment: report.last.segment } : {}),
             },
           }
         : {}),
@@ -385,39 +417,4 @@ export class AuditKeeper {
     this.running.add(tracked);
     void tracked.finally(() => this.running.delete(tracked));
   }
-}
-
-/** The archive against the store: it verifies, the store holds what it holds, and reaches as far. */
-function archiveProblems(
-  report: ReturnType<AuditArchive['read']>,
-  chained: AuditEntry[],
-  chain: ChainReport,
-): AuditProblem[] {
-  const problems: AuditProblem[] = [];
-  const [first] = report.problems;
-  if (first) {
-    const more = report.problems.length > 1 ? ` (and ${report.problems.length - 1} more)` : '';
-    problems.push({
-      kind: 'archive-invalid',
-      text: `the archive does not verify: segment ${first.segment}: ${first.text}${more}`,
-    });
-  }
-  const differs = chained.find(
-    (e) => report.verified.has(e.seq ?? -1) && report.verified.get(e.seq ?? -1) !== e.hash,
-  );
-  if (differs) {
-    problems.push({
-      kind: 'archive-differs',
-      text: `the entry at seq ${differs.seq} is not the one the archive holds (hash ${short(report.verified.get(differs.seq ?? -1) ?? '')} there, ${short(differs.hash ?? '')} in the store): the store was changed`,
-    });
-  }
-  const archived = report.verifiedHead;
-  const newest = chained.at(-1)?.seq ?? chain.cut?.seq ?? -1;
-  if (archived && newest < archived.seq) {
-    problems.push({
-      kind: 'archive-ahead',
-      text: `the archive's segment ${archived.segment} holds entries up to seq ${archived.seq}, but the store's chain ends at seq ${newest}: entries were removed from the store`,
-    });
-  }
-  return problems;
 }

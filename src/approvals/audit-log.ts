@@ -26,7 +26,10 @@ import {
   sealOf,
   verifyChain,
 } from './audit-chain.js';
+import { headText, signatureHolds } from './audit-crypto.js';
+import { mendCutFork } from './audit-fork.js';
 import { type AuditSeal, type HeadProblem, headProblem } from './audit-signing.js';
+import { crashPoint } from './crash-points.js';
 import type { ServiceEnvironment } from './ports.js';
 import type { AuditEntry } from './types.js';
 
@@ -207,7 +210,9 @@ export class AuditLog {
         if (legacy > 0 && end - start < legacy) return 0;
         const removed = entries.slice(start, end);
         const lastRemoved = removed.at(-1);
-        const tail = entries.findLast((e) => e.hash && !isCutMarker(e));
+        // The true last entry of the chain, whatever it is (an earlier cut's record too): only the
+        // marker is outside the chain.
+        const tail = entries.findLast((e) => e.hash && e.seq !== undefined);
         if (!lastRemoved || !tail) return 0;
         const cut = {
           seq: lastRemoved.seq ?? -1,
@@ -229,12 +234,57 @@ export class AuditLog {
         await this.store.deleteList(next); // what a crash part-way through an earlier cut left
         for (const entry of [marker, ...entries.slice(end), record])
           await this.store.appendToList(next, entry);
+        crashPoint('audit-cut-written');
         await this.store.set(generationKey(environment), generation + 1);
+        crashPoint('audit-cut-switched');
         const head = this.signed(environment, { seq: record.seq ?? 0, hash: record.hash ?? '' });
         await this.store.set<ChainHead>(headKey(environment), head);
+        crashPoint('audit-cut-headed');
         this.seal?.marks.raise(environment, head, now);
         await this.store.deleteList(generationList(environment, generation));
         return removed.length;
+      },
+      LOCK,
+    );
+  }
+
+  /**
+   * Mend the fork an earlier retention cut could make, only when it is provably that fault
+   * (audit-fork.ts), written as a cut is: a new generation, then the pointer, the head and the mark.
+   * Returns the entry that records it, or undefined when there was nothing to mend.
+   */
+  mendFork(
+    environment: ServiceEnvironment,
+    archived: { hashAt: (seq: number) => string | undefined; through: number },
+    now: Date,
+  ): Promise<AuditEntry | undefined> {
+    return this.store.withLock(
+      lockName(environment),
+      async () => {
+        const seal = this.seal;
+        if (!seal) return undefined;
+        const generation = await this.generation(environment);
+        const list = generationList(environment, generation);
+        const entries = withoutCopies(await this.store.readList<AuditEntry>(list, 0, -1));
+        const head = await this.store.get<ChainHead>(headKey(environment));
+        const holds =
+          head?.signature?.key === seal.signer.publicKey &&
+          signatureHolds(
+            headText(environment, head.seq, head.hash),
+            head.signature.value,
+            head.signature.key,
+          );
+        const mended = mendCutFork(entries, head, holds, archived, now);
+        if (!mended) return undefined;
+        const next = generationList(environment, generation + 1);
+        await this.store.deleteList(next);
+        for (const entry of mended.entries) await this.store.appendToList(next, entry);
+        await this.store.set(generationKey(environment), generation + 1);
+        const signed = this.signed(environment, { seq: mended.last.seq ?? 0, hash: mended.last.hash ?? '' });
+        await this.store.set<ChainHead>(headKey(environment), signed);
+        seal.marks.reset(environment, signed, now);
+        await this.store.deleteList(list);
+        return mended.last;
       },
       LOCK,
     );

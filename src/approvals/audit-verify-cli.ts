@@ -1,23 +1,34 @@
 // The standalone check of an audit archive, as an auditor runs it: `npm run audit:verify -- <archive
-// folder or segment> [--key <public key>]`, or `node scripts/audit-verify.mjs …` with nothing but Node
+// folder or segment> --key <public key>`, or `node scripts/audit-verify.mjs …` with nothing but Node
 // (that script is this file and what it imports, bundled by `npm run docs`). It reads only the files:
 // no store, no Slack, no network. One line per problem, a summary, exit status 1 on any problem (2 when
-// it cannot run).
+// it cannot run). It fails closed: without a key pinned by the auditor, an archive re-signed whole with
+// a fresh key would check out, so the answer is never "no problems" then (exit status 3).
 import { createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { publicKeyFromHex, publicKeyHex } from './audit-crypto.js';
 import { findArchive, verifySegments } from './audit-segments.js';
 
-const USAGE = `Usage: node audit-verify.mjs <archive folder, environment folder or segment folder> [--key <public key>]
+const USAGE = `Usage: node audit-verify.mjs <archive folder, environment folder or segment folder> --key <public key>
+       node audit-verify.mjs <folder> --key-file <file holding the public key>
 
 Checks every segment's signature, every entry's hash, the links between entries and between segments,
 and that no sequence number is missing or repeated. --key is the bot's audit public key (64 hex digits,
-as /cngn audit verify shows it, or a file holding it or a PEM public key); give it more than once for
-an archive signed with several keys. Exit status: 0 no problem, 1 problems found, 2 could not run.`;
+as /cngn audit verify shows it, or a file holding it or a PEM public key); --key-file is a file holding
+either. Give either more than once for an archive signed with several keys. Exit status: 0 no problem,
+1 problems found, 2 could not run, 3 no problem found but no key given: the signatures were not checked
+against a known key.`;
+
+/** Exit status when every check passed but no key was pinned. */
+export const NO_KEY_STATUS = 3;
 
 /** A public key as given to --key: 64 hex digits, or a file holding them or a PEM public key. */
 export function readKeyArgument(value: string): string {
-  const text = /^[0-9a-fA-F]{64}$/.test(value.trim()) ? value : readFileSync(value, 'utf8');
+  return readKeyText(/^[0-9a-fA-F]{64}$/.test(value.trim()) ? value : readFileSync(value, 'utf8'));
+}
+
+/** 64 hex digits or a PEM public key, as text. */
+function readKeyText(text: string): string {
   if (text.includes('BEGIN PUBLIC KEY')) return publicKeyHex(createPublicKey(text));
   const hex = text.trim().toLowerCase();
   publicKeyFromHex(hex); // throws when it is not a key
@@ -34,15 +45,15 @@ export function runVerifier(args: string[], print: (line: string) => void): numb
       print(USAGE);
       return 0;
     }
-    if (arg === '--key') {
+    if (arg === '--key' || arg === '--key-file') {
       const value = args[++i];
-      if (!value) return usage(print, '--key needs a value');
+      if (!value) return usage(print, `${arg} needs a value`);
       try {
-        keys.push(readKeyArgument(value));
+        keys.push(arg === '--key' ? readKeyArgument(value) : readKeyText(readFileSync(value, 'utf8')));
       } catch (error) {
         return usage(
           print,
-          `--key ${value}: not a public key (${error instanceof Error ? error.message : String(error)})`,
+          `${arg} ${value}: not a public key (${error instanceof Error ? error.message : String(error)})`,
         );
       }
     } else paths.push(arg);
@@ -69,21 +80,28 @@ export function runVerifier(args: string[], print: (line: string) => void): numb
     print(
       `${name}: ${report.segments} segment${report.segments === 1 ? '' : 's'}, ${seqs} (${report.entries} entries), signed by ${report.keys.join(' and ') || 'no key'}`,
     );
+    // The bot's `/cngn audit verify` names the segment it last wrote: the two must be the same.
+    if (report.last) {
+      print(
+        `${name}: ends at segment ${report.last.segment} (seq ${report.last.head.seq}, hash ${report.last.head.hash})`,
+      );
+    }
   }
   if (found.single) {
     print('One segment checked alone: whether segments before or after it are missing is not checked.');
   }
+  if (problems > 0) {
+    print(`${problems} problem${problems === 1 ? '' : 's'} found.`);
+    return 1;
+  }
   if (keys.length === 0) {
     print(
-      'No --key given: each signature was checked against the key its segment names. Compare that key with the one /cngn audit verify shows (or the bot logged at start), or run again with --key <that key>.',
+      'NOT VERIFIED: signatures not checked against a known key. Each segment was checked only against the key it names itself, which anyone can replace along with every signature. Run again with --key <the public key /cngn audit verify shows> (or --key-file <file>).',
     );
+    return NO_KEY_STATUS;
   }
-  print(
-    problems === 0
-      ? 'No problems: every signature, hash and link checks out.'
-      : `${problems} problem${problems === 1 ? '' : 's'} found.`,
-  );
-  return problems === 0 ? 0 : 1;
+  print('No problems: every signature, hash and link checks out.');
+  return 0;
 }
 
 function usage(print: (line: string) => void, why: string): number {

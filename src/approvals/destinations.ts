@@ -2,8 +2,10 @@
 // number). The bot's own record is a set in the store per environment, added to when a request reaches
 // sent or completed; the service's transaction list (its first pages, cached) adds what was paid from
 // elsewhere. Addresses are compared in one form: an EVM address by its EIP-55 checksummed spelling, so
-// case never makes two addresses of one.
+// case never makes two addresses of one. One key holder is one destination: an EVM address is the same
+// destination on every EVM network, a Tron address on every Tron network (walletIdentity).
 import { toChecksumAddress } from '../format/evm-address.js';
+import { checkWalletAddress } from '../format/wallet-address.js';
 import type { Store } from '../store/index.js';
 import type { CustodyNetwork, CustodyTransaction, ServiceEnvironment } from './ports.js';
 import type { ApprovalRequest } from './types.js';
@@ -18,6 +20,20 @@ export type Destination =
 /** The one spelling an address is compared and shown in: EIP-55 for EVM, as given otherwise. */
 export function canonicalAddress(address: string): string {
   return /^0x[0-9a-fA-F]{40}$/.test(address) ? toChecksumAddress(address) : address;
+}
+
+const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/**
+ * Who holds a wallet, as one key: `evm:` and the address in lower case for an EVM address, `tron:`
+ * and the address for a Tron one (Base58Check-valid), whatever network each is for: one private key
+ * holds it on every network of its family. Any other address (Solana, XBN) stays `network:address`.
+ * Idempotent on its own keys' parts, so keys stored per network read the same (destinationKey).
+ */
+export function walletIdentity(networkId: string, address: string): string {
+  if (EVM_ADDRESS.test(address)) return `evm:${address.toLowerCase()}`;
+  if (checkWalletAddress('tron', address).ok) return `tron:${address}`;
+  return `${networkId}:${address}`;
 }
 
 /** Where a request pays, or undefined for what pays nobody (settlement, delegation). */
@@ -52,11 +68,15 @@ function destinationFromMember(member: string): Destination | undefined {
   return undefined;
 }
 
-/** The same destination, a network or bank the service did not name matching any. */
+/**
+ * The same destination, a network or bank the service did not name matching any; a wallet by its key
+ * holder (an EVM address on Base and on BNB Smart Chain is one destination).
+ */
 export function sameDestination(a: Destination, b: Destination): boolean {
   if (a.kind === 'wallet' && b.kind === 'wallet') {
-    const network = a.networkId === b.networkId || a.networkId === ANY_NETWORK || b.networkId === ANY_NETWORK;
-    return network && a.address === b.address;
+    if (a.networkId === ANY_NETWORK || b.networkId === ANY_NETWORK) return a.address === b.address;
+    // Stored members name the network they were paid on; the key holder is what matches.
+    return walletIdentity(a.networkId, a.address) === walletIdentity(b.networkId, b.address);
   }
   if (a.kind === 'bank' && b.kind === 'bank') {
     const bank = a.bankCode === b.bankCode || a.bankCode === ANY_NETWORK || b.bankCode === ANY_NETWORK;

@@ -1,6 +1,7 @@
 // The engine's boundary: a draft is checked with zod before it is filed, so what approvers see and
 // what will be sent is well-formed whoever built it (a modal, a script, a future command).
 import { z } from 'zod';
+import { visibleLength } from '../format/hidden-characters.js';
 import { Money } from '../format/money.js';
 import { ADDRESS_FAMILIES, checkWalletAddress } from '../format/wallet-address.js';
 import type { RequestDraft } from './types.js';
@@ -46,13 +47,17 @@ export const PURPOSE_MAX = 140;
 /**
  * Why a purpose (trimmed) cannot be filed, in words for "Purpose: …"; undefined when it can. Hidden
  * characters other than controls (a bidi override, a zero-width space) are let through and shown
- * marked, as in any text from outside; a line break or other control character is not.
+ * marked, as in any text from outside; a line break or other control character is not. Either way at
+ * least 3 characters must be visible: approvers read what the payment is for, not markers.
  */
 export function purposeProblem(text: string): string | undefined {
   const length = [...text].length;
   if (length < PURPOSE_MIN) return `at least ${PURPOSE_MIN} characters, say what the payment is for`;
   if (length > PURPOSE_MAX) return `at most ${PURPOSE_MAX} characters (this one has ${length})`;
   if (/\p{Cc}/u.test(text)) return 'one line, without line breaks, tabs or control characters';
+  if (visibleLength(text) < PURPOSE_MIN) {
+    return `at least ${PURPOSE_MIN} visible characters, say what the payment is for (invisible characters and spaces do not count)`;
+  }
   return undefined;
 }
 

@@ -104,6 +104,7 @@ export class ApprovalCore implements CoreSections {
       custody: options.custody,
       repo: this.repo,
       paid: this.paid,
+      recent: () => this.limits.requests(),
       now: this.now,
       ...(options.log ? { log: options.log } : {}),
     });

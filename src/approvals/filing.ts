@@ -14,6 +14,7 @@ import { type FilingContext, newRequest } from './new-request.js';
 import type { ApprovalPolicy } from './policy.js';
 import { type FileOptions, preflightProblem } from './preflight.js';
 import type { ApprovalRepository } from './repository.js';
+import { SameRequestError, unconfirmedSame } from './same-request.js';
 import type { ApprovalRequest, RequestChecks, RequestDraft, RequestOf } from './types.js';
 
 /** What filing takes from the engine (see ApprovalCore). */
@@ -35,7 +36,10 @@ export interface FilingDeps {
 /**
  * File a draft. With `preflight` (the checks made just before, see preflight.ts) they are stored on
  * the request; a balance that does not cover it, or a look-alike destination the requester did not
- * say they compared, is refused (nothing filed), and a look-alike needs one more approver.
+ * say they compared, is refused (nothing filed), and a look-alike needs one more approver. A payment
+ * that moves an amount carries the requests to its destination found under the limits lock (the same
+ * payment filed before, one not sent yet); with `preflight`, the same payment found is refused
+ * (SameRequestError, nothing filed) unless the requester was shown that one and said to file again.
  */
 export async function fileRequest(
   deps: FilingDeps,
@@ -58,13 +62,22 @@ export async function fileRequest(
     throw new InvalidDraftError('only an approver can ask to lift the freeze of sends');
   }
   const amount = draft.amount ? Money.parseDecimal(draft.amount) : undefined;
-  const filing = checks ? { preflight: checks } : {};
+  const { sameAs, ...stored } = checks ?? { at: '' };
+  const filing = checks ? { preflight: stored } : {};
   const context = { ...filingContext(deps), approversAvailable: await approversBesides(deps, draft, checks) };
   const request =
     amount && movesAmount(draft.kind)
       ? await deps.limits.file(draft, amount, {
           approvalsFor: (total) => deps.policy.requiredFor(total, draft.kind),
-          build: (now, tier) => newRequest(draft, amount, now, context, tier, filing),
+          build: (now, tier, earlier) => {
+            if (earlier.same && unconfirmedSame(earlier, checks)) throw new SameRequestError(earlier.same);
+            const same =
+              earlier.same && sameAs?.confirmed ? { ...earlier.same, confirmed: true } : earlier.same;
+            return newRequest(draft, amount, now, context, tier, {
+              ...filing,
+              earlier: { ...earlier, same },
+            });
+          },
           save: (request) => saveNew(deps, request),
         })
       : await saveNew(deps, newRequest(draft, amount, now, context, undefined, filing));

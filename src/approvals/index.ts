@@ -104,8 +104,10 @@ export {
 } from './reminders.js';
 export { RoleBook, type RoleLists, type RoleSummary } from './role-book.js';
 export type { Holders, Need, Role, Roles } from './roles.js';
+export { SAME_REQUEST_MS, SameRequestError } from './same-request.js';
 export { failedCallOutcome } from './service-call.js';
 export {
+  CONFLICT_RESOLVED,
   canTransition,
   HELD_ACTION,
   InvalidTransitionError,

@@ -23,7 +23,8 @@ import {
   windowEntry,
 } from './limits.js';
 import type { ServiceEnvironment } from './ports.js';
-import type { ApprovalRequest, LimitFigures, RequestDraft, TierBasis } from './types.js';
+import { earlierRequests } from './same-request.js';
+import type { ApprovalRequest, EarlierRequests, LimitFigures, RequestDraft, TierBasis } from './types.js';
 
 const indexKey = (environment: ServiceEnvironment) => `approvals:limits:${environment}`;
 const lockName = (environment: ServiceEnvironment) => `approval-limits:${environment}`;
@@ -64,6 +65,11 @@ export class LimitIndex {
     return (await this.read()).counted;
   }
 
+  /** The requests that count now, as read without the lock (for checks before filing). */
+  async requests(): Promise<ApprovalRequest[]> {
+    return (await this.read()).counted.flatMap((c) => (c.request ? [c.request] : []));
+  }
+
   /** Read, decide and commit under the environment's limits lock; again on a fresh read if the commit lost. */
   async locked<T>(decide: (window: LimitWindow) => Promise<T>): Promise<T> {
     for (let run = 1; ; run++) {
@@ -78,15 +84,21 @@ export class LimitIndex {
   /**
    * File a request that moves an amount: its tier is read from the largest of its amount and the
    * window's totals for its requester and its destination, and the daily limit is checked (everything
-   * that counts, waiting for approval too, plus this); its entry is committed, then it is saved.
-   * Throws LimitExceededError (nothing saved) when it would pass the daily limit.
+   * that counts, waiting for approval too, plus this); the window's requests to its destination are
+   * given to `build` (the same payment filed before, one not sent yet: same-request.ts); its entry is
+   * committed, then it is saved. Throws LimitExceededError (nothing saved) when it would pass the
+   * daily limit, and whatever `build` throws (nothing saved either).
    */
   file(
     draft: RequestDraft,
     amount: Money,
     how: {
       approvalsFor: (total: Money) => number;
-      build: (now: Date, tier: { amount: Money; basis?: TierBasis }) => ApprovalRequest;
+      build: (
+        now: Date,
+        tier: { amount: Money; basis?: TierBasis },
+        earlier: EarlierRequests,
+      ) => ApprovalRequest;
       save: (request: ApprovalRequest) => Promise<ApprovalRequest>;
     },
   ): Promise<ApprovalRequest> {
@@ -95,7 +107,8 @@ export class LimitIndex {
       const tier = tierFor(window.counted, filing, this.settings.windowMs, how.approvalsFor);
       const over = overDailyLimit(window.counted, amount, this.settings, 'filing');
       if (over) throw new LimitExceededError(over);
-      const request = how.build(window.now, tier);
+      const requests = window.counted.map((c) => c.request);
+      const request = how.build(window.now, tier, earlierRequests(draft, requests, window.now));
       await window.commit([...window.kept, windowEntry(request)]);
       return how.save(request);
     });

@@ -4,6 +4,7 @@
 // the environment sends in any window. Pure: the window's entries and their requests in, figures out;
 // where the entries are kept, and how replicas decide one after the other, is limit-index.ts.
 import { Money } from '../format/money.js';
+import { walletIdentity } from './destinations.js';
 import { InvalidDraftError } from './draft.js';
 import type { ApprovalRequest, LimitFigures, RequestDraft, RequestKind, TierBasis } from './types.js';
 
@@ -40,14 +41,13 @@ export function movesAmount(kind: RequestKind): boolean {
   return kind === 'withdraw' || kind === 'redeem' || kind === 'bridge';
 }
 
-/** An EVM address is the same whatever the case of its letters; other addresses (Tron's) are not. */
-const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const walletKey = (networkId: string, address: string) =>
-  `wallet:${networkId}:${EVM_ADDRESS.test(address) ? address.toLowerCase() : address}`;
+/** A wallet by its key holder (destinations.ts): an EVM or Tron address is one on every network. */
+const walletKey = (networkId: string, address: string) => `wallet:${walletIdentity(networkId, address)}`;
 
 /**
- * Where the money goes, as one key: network and address for a withdrawal, destination network and
- * address for a bridge, bank code and account number for a redemption; undefined for other kinds.
+ * Where the money goes, as one key: the wallet's key holder (its address, for EVM and Tron on any
+ * network of the family) for a withdrawal or a bridge, bank code and account number for a redemption;
+ * undefined for other kinds.
  */
 export function destinationOf(request: RequestDraft | ApprovalRequest): string | undefined {
   switch (request.kind) {
@@ -60,6 +60,16 @@ export function destinationOf(request: RequestDraft | ApprovalRequest): string |
     default:
       return undefined;
   }
+}
+
+/**
+ * A key as an index entry holds it, read as keys are made now: entries written per network
+ * (`wallet:<network>:<address>`) name the same key holder as `wallet:evm:…` or `wallet:tron:…`.
+ */
+export function destinationKey(stored: string | undefined): string | undefined {
+  if (!stored?.startsWith('wallet:')) return stored;
+  const cut = stored.lastIndexOf(':');
+  return walletKey(stored.slice('wallet:'.length, cut), stored.slice(cut + 1));
 }
 
 /** One request in the window's index: what it adds, by whom, where to. */
@@ -94,6 +104,8 @@ export interface Counted {
   amount: Money;
   /** Approved or further on: what the daily limit counts at a final approval. */
   approved: boolean;
+  /** Its request as read; absent while it is being filed. */
+  request?: ApprovalRequest;
 }
 
 /**
@@ -142,7 +154,12 @@ export function countWindow(
     const since = request ? countedAt(entry, request, now) : Date.parse(entry.filedAt);
     if (now.getTime() - since >= windowMs) continue;
     const approved = request ? request.state !== 'pending' || entry.approvedRound === request.round : false;
-    counted.push({ entry, amount: Money.parseDecimal(entry.amount), approved });
+    counted.push({
+      entry,
+      amount: Money.parseDecimal(entry.amount),
+      approved,
+      ...(request ? { request } : {}),
+    });
   }
   return counted;
 }
@@ -168,7 +185,11 @@ export function tierFor(
 ): { amount: Money; basis?: TierBasis } {
   const byRequester = filing.amount.plus(sum(counted.filter((c) => c.entry.requester === filing.requester)));
   const byDestination = filing.destination
-    ? filing.amount.plus(sum(counted.filter((c) => c.entry.destination === filing.destination)))
+    ? filing.amount.plus(
+        sum(
+          counted.filter((c) => destinationKey(c.entry.destination) === destinationKey(filing.destination)),
+        ),
+      )
     : filing.amount;
   let chosen: { amount: Money; basis?: TierBasis } = { amount: filing.amount };
   let most = approvalsFor(filing.amount);

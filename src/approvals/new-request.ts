@@ -5,7 +5,15 @@ import type { Money } from '../format/money.js';
 import { requestExpiry } from './delegations.js';
 import type { ServiceEnvironment } from './ports.js';
 import { lookAlikeNote } from './preflight.js';
-import type { ApprovalRequest, RequestChecks, RequestDraft, RequestKind, TierBasis } from './types.js';
+import { sameRequestNote } from './same-request.js';
+import type {
+  ApprovalRequest,
+  EarlierRequests,
+  RequestChecks,
+  RequestDraft,
+  RequestKind,
+  TierBasis,
+} from './types.js';
 
 /** What a new request takes from the engine. */
 export interface FilingContext {
@@ -35,6 +43,12 @@ function withLookAlikeExtra(
   return { checks: { ...checks, lookAlike: { ...checks.lookAlike, extra: false } }, extra: 0 };
 }
 
+/** The found requests without keys left undefined (a stored request holds no undefined). */
+const withoutEmpty = ({ same, unsent }: EarlierRequests): EarlierRequests => ({
+  ...(same ? { same } : {}),
+  ...(unsent ? { unsent } : {}),
+});
+
 /**
  * A new pending request. Its tier is read from `tier.amount` when a total in the limit window chose it
  * (`tier.basis` says which), else from its own amount. The checks made before filing travel with it; a
@@ -46,10 +60,16 @@ export function newRequest(
   now: Date,
   context: FilingContext,
   tier?: { amount: Money; basis?: TierBasis },
-  filing: { preflight?: RequestChecks } = {},
+  filing: { preflight?: RequestChecks; earlier?: EarlierRequests } = {},
 ): ApprovalRequest {
   const tierCount = context.approvalsFor(tier?.amount ?? amount, draft.kind);
   const { checks, extra } = withLookAlikeExtra(filing.preflight, tierCount, context.approversAvailable);
+  const earlier =
+    filing.earlier && (filing.earlier.same || filing.earlier.unsent) ? filing.earlier : undefined;
+  const notes = [
+    ...(checks?.lookAlike ? [lookAlikeNote(checks.lookAlike)] : []),
+    ...(earlier?.same?.confirmed ? [sameRequestNote(earlier.same)] : []),
+  ];
   const request = {
     ...draft,
     id: `AR-${randomBytes(5).toString('hex').toUpperCase()}`,
@@ -64,13 +84,14 @@ export function newRequest(
     expiresAt: new Date(requestExpiry(draft, now, context.ttlMs)).toISOString(),
     round: 0,
     ...(checks ? { preflight: checks } : {}),
+    ...(earlier ? { earlier: withoutEmpty(earlier) } : {}),
     history: [
       {
         at: now.toISOString(),
         state: 'pending',
         action: 'filed',
         actor: draft.requester,
-        ...(checks?.lookAlike ? { note: lookAlikeNote(checks.lookAlike) } : {}),
+        ...(notes.length > 0 ? { note: notes.join('; ') } : {}),
       },
     ],
   } as ApprovalRequest;

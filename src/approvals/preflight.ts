@@ -13,9 +13,11 @@ import {
   paidInList,
   sameDestination,
 } from './destinations.js';
+import { movesAmount } from './limits.js';
 import { findLookAlike } from './look-alike.js';
 import type { BalanceFigure, CustodyGateway, CustodyNetwork } from './ports.js';
 import type { ApprovalRepository } from './repository.js';
+import { earlierRequests } from './same-request.js';
 import type {
   ApprovalRequest,
   BalanceCheck,
@@ -126,6 +128,8 @@ export interface PreflightDeps {
   custody: CustodyGateway;
   repo: ApprovalRepository;
   paid: PaidDestinations;
+  /** The requests of the limit window (LimitIndex.requests), where the same payment filed before is. */
+  recent?: () => Promise<ApprovalRequest[]>;
   now: () => Date;
   log?: EngineLog;
 }
@@ -172,12 +176,18 @@ export class Preflight {
   /** Every check a draft can have, before it is filed. Never throws for a read that fails: it is unread. */
   async check(draft: RequestDraft): Promise<RequestChecks> {
     const destination = destinationOf(draft);
-    const [balance, networks, known] = await Promise.all([
+    const recent = this.deps.recent;
+    const [balance, networks, known, earlier] = await Promise.all([
       this.attempt(() => this.balanceFor(draft)),
       destination?.kind === 'wallet' ? this.attempt(() => this.deps.custody.networks()) : none(),
       destination ? this.known() : Promise.resolve(undefined),
+      recent && movesAmount(draft.kind) ? this.attempt(recent) : none(),
     ]);
     const checks: RequestChecks = { at: this.deps.now().toISOString() };
+    // Unread, the filing itself finds it under the limits lock: nothing to say here.
+    const same =
+      earlier.ok && earlier.value ? earlierRequests(draft, earlier.value, this.deps.now()).same : undefined;
+    if (same) checks.sameAs = same;
     const unread: string[] = [];
     if (BALANCE_KINDS.has(draft.kind)) {
       if (balance.ok && balance.value) checks.balance = balance.value;

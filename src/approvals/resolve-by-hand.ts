@@ -1,9 +1,10 @@
 // A person closes an outcome-unknown request after checking with the service (dashboard, support):
 // an approver of its kind other than the requester, with a note, under the request's lock, audited before anyone
-// is told. Nothing is sent, now or later.
+// is told. Nothing is sent, now or later. The same for a request the service contradicted itself about
+// (conflicts.ts): the check settles it as the person found, and the mark is cleared by that step.
 import type { ApprovalCore } from './engine.js';
 import type { ApprovalPolicy } from './policy.js';
-import { transition } from './state-machine.js';
+import { CONFLICT_RESOLVED, transition } from './state-machine.js';
 import type { ActionResult } from './types.js';
 
 export async function resolveByHand(
@@ -17,17 +18,21 @@ export async function resolveByHand(
   const said = `checked by hand: ${note.trim()}`;
   const result = await core.locked(id, async (request): Promise<ActionResult> => {
     if (!request) return { ok: false, reason: 'not-found' };
-    if (request.state !== 'outcome-unknown') return { ok: false, reason: 'not-unknown', request };
+    const marked = (request.conflicts?.length ?? 0) > 0;
+    if (request.state !== 'outcome-unknown' && !marked) return { ok: false, reason: 'not-unknown', request };
     if (user === request.requester) return { ok: false, reason: 'requester', request };
     if (!(await policy.isApprover(user, request.kind))) return { ok: false, reason: 'not-approver', request };
     const outcome = { ...request.outcome, status: to, ...(to === 'failed' ? { reason: said } : {}) };
-    const next = transition({ ...request, outcome }, to, {
-      action: to,
+    // Settled already: the person's check is its own step (a transition from sent or unknown is not).
+    const settled = request.state === 'completed' || request.state === 'failed';
+    const stepped = transition({ ...request, outcome }, to, {
+      action: marked && settled ? CONFLICT_RESOLVED : to,
       actor: user,
       note: said,
       at: core.now(),
     });
-    await core.write(request, next);
+    const { conflicts: _cleared, ...next } = stepped;
+    await core.write(request, next as typeof stepped);
     return { ok: true, request: next };
   });
   if (result.ok) await core.notify(result.request);

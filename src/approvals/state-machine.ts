@@ -27,6 +27,14 @@ const TRANSITIONS: Record<RequestState, readonly RequestState[]> = {
 /** The step that settles an approved request from the lookup before a late send (late-lookup.ts). */
 export const LOOKED_UP_BEFORE_SENDING = 'looked-up-before-sending';
 
+/**
+ * The step of a person who checked with the service a request it contradicted itself about
+ * (resolve-by-hand.ts): it settles a completed or failed request either way and clears the mark.
+ */
+export const CONFLICT_RESOLVED = 'conflict-resolved';
+
+const SETTLED: ReadonlySet<RequestState> = new Set(['completed', 'failed']);
+
 /** Only the lookup before a late send takes an approved request to these without a call. */
 const SETTLED_WITHOUT_CALL: ReadonlySet<RequestState> = new Set(['sent', 'completed', 'outcome-unknown']);
 
@@ -54,7 +62,13 @@ export interface TransitionStep {
 
 /** A new request in state `to` with the step appended to its history. Pure: the caller persists. */
 export function transition<R extends ApprovalRequest>(request: R, to: RequestState, step: TransitionStep): R {
-  if (!canTransition(request.state, to)) throw new InvalidTransitionError(request.state, to);
+  const checkedByHand =
+    step.action === CONFLICT_RESOLVED &&
+    (request.conflicts?.length ?? 0) > 0 &&
+    SETTLED.has(request.state) &&
+    SETTLED.has(to);
+  if (!checkedByHand && !canTransition(request.state, to))
+    throw new InvalidTransitionError(request.state, to);
   // Only a claim that never wrote its write-ahead mark goes back: once marked, the call may be out.
   if (request.state === 'executing' && to === 'approved' && request.execution?.phase !== 'claimed') {
     throw new InvalidTransitionError(request.state, to);

@@ -101,8 +101,29 @@ export interface RequestChecks {
   /** Never paid before by this business (bot's records and the service's transaction list). */
   firstPayment?: boolean;
   lookAlike?: LookAlikeMark;
+  /** Another request of the same kind, amount and destination (same-request.ts), as the form found it. */
+  sameAs?: SameRequestMark;
   /** Checks that could not be made, in words (`balance: the service is busy`). */
   unread?: string[];
+}
+
+/** Another request of the same kind, amount and destination, filed, waiting or sent in the last 24 h. */
+export interface SameRequestMark {
+  id: string;
+  /** Where it was: not sent yet (waiting, approved, being sent), sent (or settled), or sent unknown. */
+  state: 'pending' | 'sent' | 'outcome-unknown';
+  /** When it was filed (pending) or its call began (sent, outcome unknown). */
+  at: string;
+  /** The requester was shown it and said to file this one too (the form's box). */
+  confirmed?: boolean;
+}
+
+/** Requests to the same destination the engine found when it filed this one (same-request.ts). */
+export interface EarlierRequests {
+  /** The latest of the same kind, amount and destination. */
+  same?: SameRequestMark;
+  /** The first filed to the same destination that is not sent yet: a first payment is that one's. */
+  unsent?: { id: string; at: string };
 }
 
 /**
@@ -250,6 +271,8 @@ interface RequestBase {
   conflicts?: ServiceConflict[];
   /** What the bot checked before filing it (balance, network, address, whitelist, destination). */
   preflight?: RequestChecks;
+  /** Other requests to its destination when it was filed: the same payment again, or one not sent yet. */
+  earlier?: EarlierRequests;
   /** Next time the tracker may poll or reconcile this request (ISO), and how often it did. */
   nextCheckAt?: string;
   checks?: number;
@@ -432,4 +455,5 @@ export interface ClickOptions {
   onRecorded?: (step?: { rechecking: true }) => void;
 }
 
-export type EngineLog = Pick<Logger, 'warn'>;
+/** Warnings always; the steps of a payment at info when the logger takes them (see lifecycle-log.ts). */
+export type EngineLog = Pick<Logger, 'warn'> & Partial<Pick<Logger, 'info'>>;

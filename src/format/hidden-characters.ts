@@ -50,3 +50,12 @@ export function hasHiddenCharacters(text: string | null | undefined): boolean {
   for (const match of text.matchAll(SCAN)) if (match[1] === undefined) return true;
   return false;
 }
+
+/**
+ * How many characters of the text a person sees: hidden characters, controls and blanks left out
+ * (a joined emoji, a flag or a keycap counts as its parts shown). `\u200b\u200b\u200b` sees none.
+ */
+export function visibleLength(text: string): number {
+  const shown = text.replace(SCAN, (_whole, legitimate: string | undefined) => legitimate ?? '');
+  return [...shown.replace(/\p{Cc}|\p{White_Space}|\u200D|\uFE0E|\uFE0F/gu, '')].length;
+}

@@ -44,6 +44,14 @@ const BALANCE_TICKS = 4;
 const FLOW_TICKS = 4;
 /** Room for a date label on the x axis, so that labels never touch. */
 const X_LABEL_ROOM = 78;
+/** The room a side of the flows' panel gets when its bars are small beside the other side's. */
+const SMALL_SIDE_PX = 16;
+/** The least height of a bar: a movement too small for its scale still shows. */
+const MIN_BAR_PX = 4;
+/** A bar shorter than this has its figure written beside it: its height says too little. */
+const SMALL_BAR_PX = 12;
+/** The size of the figure written beside a small bar. */
+const FIGURE_SIZE = 10.5;
 
 // Advance widths of Inter's glyphs in em, to size the margins without a text-measuring canvas; a
 // little wide on purpose, so an estimate errs towards room.
@@ -123,11 +131,25 @@ function balanceScale(values: readonly number[]): ScaleLinear<number, number> {
   return scaleLinear().domain([lo, hi]).range([TOP.to, TOP.from]).nice(BALANCE_TICKS);
 }
 
+/**
+ * The flows' axis: inflows up, outflows down, rounded to ticks. A side whose bars would not reach half
+ * way to its first tick (a ₦4,012 outflow on a ₦300,000 scale) gets only the room its bars and their
+ * figures need, not an empty band down to a tick nothing comes near.
+ */
 function flowScale(days: readonly DayFigures[]): ScaleLinear<number, number> {
   const maxIn = Math.max(0, ...days.map((d) => number(d.inflow)));
   const maxOut = Math.max(0, ...days.map((d) => number(d.outflow)));
-  const domain = maxIn === 0 && maxOut === 0 ? [-1, 1] : [-maxOut, maxIn];
-  return scaleLinear().domain(domain).range([BOTTOM.to, BOTTOM.from]).nice(FLOW_TICKS);
+  const range = [BOTTOM.to, BOTTOM.from];
+  if (maxIn === 0 && maxOut === 0) return scaleLinear().domain([-1, 1]).range(range).nice(FLOW_TICKS);
+  const rounded = scaleLinear().domain([-maxOut, maxIn]).range(range).nice(FLOW_TICKS);
+  const [first = 0, second = Number.POSITIVE_INFINITY] = rounded.ticks(FLOW_TICKS);
+  const step = second - first;
+  let [lo = -maxOut, hi = maxIn] = rounded.domain();
+  // The small side's share of the panel, in the other side's units.
+  const band = (other: number) => (other * SMALL_SIDE_PX) / (BOTTOM.to - BOTTOM.from - SMALL_SIDE_PX);
+  if (maxOut > 0 && maxOut < step / 2) lo = -Math.max(maxOut * 1.1, band(hi));
+  else if (maxIn > 0 && maxIn < step / 2) hi = Math.max(maxIn * 1.1, band(-lo));
+  return scaleLinear().domain([lo, hi]).range(range);
 }
 
 /** Every how many days a date is written, so labels never overlap. */
@@ -196,10 +218,11 @@ function title(input: ChartInput, width: number): string {
  * The line under the figures: why they rest on less than a whole read at one moment, if they do. With
  * two reasons, each is said shorter, so both fit on the line.
  */
-function readNotes(input: ChartInput): string | undefined {
+function readNotes(input: ChartInput, shaded: boolean): string | undefined {
   const complete = input.completeFrom ? completeFromText(input.completeFrom) : undefined;
+  const shading = shaded ? ' (earlier days shaded)' : '';
   const budget = complete
-    ? `${complete}${input.cutShort ? ', read cut short by the request budget' : ''} (earlier days shaded)`
+    ? `${complete}${input.cutShort ? ', read cut short by the request budget' : ''}${shading}`
     : input.cutShort
       ? 'Cut short by the request budget: outcomes of older pending movements may be out of date'
       : undefined;
@@ -207,7 +230,7 @@ function readNotes(input: ChartInput): string | undefined {
   if (!budget)
     return 'Unconfirmed: money moved while this was read, so the figures may be off by the latest movements';
   const shorter = complete
-    ? `${complete.replace('Figures complete', 'Complete')}${input.cutShort ? ', read cut short' : ''} (earlier days shaded)`
+    ? `${complete.replace('Figures complete', 'Complete')}${input.cutShort ? ', read cut short' : ''}${shading}`
     : 'read cut short by the request budget';
   return `Money moved while read, figures may be off  ·  ${shorter}`;
 }
@@ -232,14 +255,14 @@ export function chartSvg(input: ChartInput): string {
   out.push(title(input, badge.x - PAD - 16));
   out.push(badge.svg);
   out.push(text(PAD, 60, figuresLine(days, input.opening), { size: 13, fill: COLOURS.muted }));
-  const notes = readNotes(input);
+  const partial = incompleteDays(days, input.completeFrom);
+  const notes = readNotes(input, partial > 0);
   if (notes) {
     out.push(
       text(PAD, 79, fitted(notes, 12.5, CHART_WIDTH - 2 * PAD), { size: 12.5, fill: COLOURS.warning }),
     );
   }
 
-  const partial = incompleteDays(days, input.completeFrom);
   if (partial > 0) {
     const width = slot * partial;
     for (const panel of [TOP, BOTTOM]) {
@@ -298,26 +321,43 @@ function bars(
 ): string[] {
   const width = Math.min(slot * 0.56, 44);
   const zero = flows(0);
-  const out: string[] = [];
+  const bars: string[] = [];
+  const figures: string[] = [];
+  // Where the last figure written on each side ends, so that figures never overlap.
+  const written = { in: Number.NEGATIVE_INFINITY, out: Number.NEGATIVE_INFINITY };
   days.forEach((d, i) => {
     const x = centre(i) - width / 2;
-    const inflow = number(d.inflow);
-    const outflow = number(d.outflow);
-    // A movement too small for a pixel at this scale still shows as a sliver.
-    if (inflow > 0) {
-      const top = Math.min(flows(inflow), zero - 1);
-      out.push(
-        `<rect x="${r(x)}" y="${r(top)}" width="${r(width)}" height="${r(zero - top)}" fill="${COLOURS.inflow}"/>`,
-      );
-    }
-    if (outflow > 0) {
-      const bottom = Math.max(flows(-outflow), zero + 1);
-      out.push(
-        `<rect x="${r(x)}" y="${r(zero)}" width="${r(width)}" height="${r(bottom - zero)}" fill="${COLOURS.outflow}"/>`,
+    for (const side of ['in', 'out'] as const) {
+      const amount = side === 'in' ? d.inflow : d.outflow;
+      const value = number(amount);
+      if (value <= 0) continue;
+      const height = Math.abs(zero - flows(side === 'in' ? value : -value));
+      const drawn = Math.max(height, MIN_BAR_PX);
+      const y = side === 'in' ? zero - drawn : zero;
+      const fill = side === 'in' ? COLOURS.inflow : COLOURS.outflow;
+      bars.push(`<rect x="${r(x)}" y="${r(y)}" width="${r(width)}" height="${r(drawn)}" fill="${fill}"/>`);
+      if (height >= SMALL_BAR_PX) continue;
+      const label = barFigure(amount);
+      const size = textWidth(label, FIGURE_SIZE);
+      // Beside the bar on its right, or on its left at the picture's right edge.
+      const after = x + width + 3 + size <= CHART_WIDTH - PAD;
+      const from = after ? x + width + 3 : x - 3 - size;
+      if (from < written[side] + 4) continue;
+      written[side] = from + size;
+      const baseline = side === 'in' ? zero - 3 : zero + FIGURE_SIZE;
+      figures.push(
+        `<text x="${r(from)}" y="${r(baseline)}" font-size="${FIGURE_SIZE}" font-weight="600" fill="${fill}"` +
+          ` stroke="#ffffff" stroke-width="3" stroke-linejoin="round" paint-order="stroke">${escapeXml(label)}</text>`,
       );
     }
   });
-  return out;
+  // Figures over the bars: one written across a neighbour's bar stays legible on its white edge.
+  return [...bars, ...figures];
+}
+
+/** `₦4,012` (the kobo when there are any): the exact figure of a bar too small to read. */
+function barFigure(amount: string): string {
+  return naira(amount).replace(/\.00$/, '');
 }
 
 function balanceLine(

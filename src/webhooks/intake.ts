@@ -95,12 +95,11 @@ async function receive(
     return 'unsigned';
   }
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) {
-    refuse(req, res, 413, 'body too large');
-    return 'too-large';
-  }
-  const raw = await readLimited(req, limit);
+  const raw = Number.isFinite(declared) && declared > limit ? 'too-large' : await readLimited(req, limit);
   if (raw === 'too-large') {
+    // Refused before its signature is known (a body that nests too deep is large too): counted like
+    // forged ones, so that a flood of them cannot bury the log.
+    warnings.warn(`webhook refused: body larger than ${limit} bytes`);
     refuse(req, res, 413, 'body too large');
     return 'too-large';
   }
@@ -116,6 +115,7 @@ async function receive(
   try {
     body = JSON.parse(text);
   } catch {
+    log.warn('webhook refused: body is not JSON');
     answer(res, 400, { ok: false, error: 'body is not JSON' });
     return 'not-json';
   }

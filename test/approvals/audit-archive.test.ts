@@ -1,10 +1,20 @@
 // The signed audit archive: segments written once across replicas sharing a store and a folder, each
 // a new read-only folder that continues from the one before; written when due; refused from a folder
 // the other replicas do not write to; and retention that removes only what a verified segment holds.
-import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
-import { ENTRIES_FILE, MANIFEST_FILE } from '../../src/approvals/audit-segments.js';
+import { ENTRIES_FILE, INCOMING_DIR, MANIFEST_FILE } from '../../src/approvals/audit-segments.js';
 import { type AuditReplica, auditTest } from '../support/audit-archive.js';
 import { STORE_KINDS } from '../support/shared-stores.js';
 import { auditDraft } from './fixture.js';
@@ -140,6 +150,63 @@ describe('an archive segment', () => {
       expect(outcome.written === false && outcome.reason === 'refused' && outcome.why).toContain(
         'every replica must write to the same folder (CNGN_AUDIT_ARCHIVE)',
       );
+    },
+  );
+});
+
+describe('an archive write a kill interrupted', () => {
+  auditTest('leaves nothing in .incoming once the bot starts again', async ({ replicas, auditReplica }) => {
+    const { a } = await replicas('audit-archive-incoming');
+    const before = auditReplica(a);
+    await appendMany(before, 0, 2);
+    await before.keeper.archiveNow('schedule');
+    const folder = before.keeper.archive?.folder ?? '';
+    // What a writer killed between its two files leaves: a staging folder with one read-only file.
+    const staging = join(folder, INCOMING_DIR, randomUUID());
+    mkdirSync(staging, { recursive: true });
+    writeFileSync(join(staging, ENTRIES_FILE), '{"seq":2}\n', { mode: 0o444 });
+
+    const after = auditReplica(a);
+    await after.keeper.start();
+    expect(existsSync(join(folder, INCOMING_DIR))).toBe(false);
+    expect(segmentsIn(folder)).toHaveLength(1);
+    expect((await after.keeper.check()).ok).toBe(true);
+  });
+});
+
+describe('the audit check against the store’s record of the archive', () => {
+  auditTest(
+    'notices the newest segment deleted, after a restart, and names where the folder ends',
+    async ({ replicas, auditReplica, signer }) => {
+      const { a } = await replicas('audit-archive-newest-deleted');
+      const before = auditReplica(a);
+      await appendMany(before, 0, 2);
+      await before.keeper.archiveNow('schedule');
+      await appendMany(before, 2, 2);
+      await before.keeper.archiveNow('schedule');
+      const folder = before.keeper.archive?.folder ?? '';
+      const [first, second] = segmentsIn(folder);
+      expect((await before.keeper.check()).archive?.lastSegment).toBe(second);
+      rmSync(join(folder, second ?? ''), { recursive: true, force: true });
+
+      const after = auditReplica(a, { signer }); // the restart: a fresh keeper on the same store
+      const check = await after.keeper.check();
+      expect(check.ok).toBe(false);
+      expect(check.archive?.lastSegment).toBe(first);
+      expect(check.problems).toEqual([
+        {
+          kind: 'archive-behind',
+          text: expect.stringContaining(
+            `the store records segment ${second} (to seq 3) as written`,
+          ) as string,
+        },
+      ]);
+      expect(check.problems[0]?.text).toContain(`but the archive ends at segment ${first} (seq 1)`);
+      expect(after.keeper.health()).toMatchObject({ ok: false });
+
+      // Every segment gone: said too.
+      rmSync(join(folder, first ?? ''), { recursive: true, force: true });
+      expect((await after.keeper.check()).problems.map((p) => p.kind)).toEqual(['archive-behind']);
     },
   );
 });

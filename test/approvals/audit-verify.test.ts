@@ -8,10 +8,19 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect } from 'vitest';
+import { chainEntry } from '../../src/approvals/audit-chain.js';
+import { sha256Hex } from '../../src/approvals/audit-crypto.js';
 import type { AuditDraft } from '../../src/approvals/audit-log.js';
-import { ENTRIES_FILE, MANIFEST_FILE } from '../../src/approvals/audit-segments.js';
+import {
+  ENTRIES_FILE,
+  entriesText,
+  MANIFEST_FILE,
+  manifestText,
+  type SegmentManifest,
+} from '../../src/approvals/audit-segments.js';
 import { runVerifier } from '../../src/approvals/audit-verify-cli.js';
 import { PolicyRecorder } from '../../src/approvals/policy-recorder.js';
+import type { AuditEntry } from '../../src/approvals/types.js';
 import { type AuditReplica, auditTest, newSigner } from '../support/audit-archive.js';
 import { auditDraft } from './fixture.js';
 
@@ -64,23 +73,84 @@ function edit(path: string, change: (text: string) => string): void {
   writeFileSync(path, change(readFileSync(path, 'utf8')));
 }
 
+/**
+ * What a forger with write access to the archive but not the bot's key can do: every entry edited,
+ * the chain's hashes recomputed, every manifest rewritten and signed with a key of their own.
+ */
+function resignedWithFreshKey(root: string): string {
+  const forger = newSigner('forger');
+  const folder = join(root, 'sandbox');
+  let previous: AuditEntry | undefined;
+  for (const name of readdirSync(folder)
+    .filter((n) => !n.startsWith('.'))
+    .sort()) {
+    const manifestPath = join(folder, name, MANIFEST_FILE);
+    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as SegmentManifest;
+    const entries = readFileSync(join(folder, name, ENTRIES_FILE), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => {
+        const { seq: _seq, prev: _prev, hash: _hash, ...draft } = JSON.parse(line) as AuditEntry;
+        previous = chainEntry({ ...draft, amount: '1.00' }, previous);
+        return previous;
+      });
+    const text = entriesText(entries);
+    const last = entries.at(-1) as AuditEntry;
+    const first = entries[0] as AuditEntry;
+    const unsigned = {
+      ...manifest,
+      previousHead: { seq: (first.seq ?? 0) - 1, hash: first.prev ?? '' },
+      head: { seq: last.seq ?? 0, hash: last.hash ?? '' },
+      entries: { ...manifest.entries, sha256: sha256Hex(text), bytes: Buffer.byteLength(text) },
+      key: forger.publicKey,
+    };
+    writeFileSync(join(folder, name, ENTRIES_FILE), text);
+    writeFileSync(
+      manifestPath,
+      JSON.stringify({ ...unsigned, signature: forger.sign(manifestText(unsigned)) }),
+    );
+  }
+  return root;
+}
+
 describe('the audit verifier', () => {
   auditTest(
-    'finds nothing wrong with an archive the bot wrote, given its key or not',
+    'finds nothing wrong with an archive the bot wrote, given its key, and says where it ends',
     async ({ replicas, auditReplica, auditDir, signer }) => {
       const { a } = await replicas('audit-verify-good');
-      await threeSegments(auditReplica(a));
+      const names = await threeSegments(auditReplica(a));
       const archive = join(auditDir, 'archive');
       const withKey = verify([archive, '--key', signer.publicKey]);
+      const head = JSON.parse(
+        readFileSync(join(archive, 'sandbox', names[2] ?? '', MANIFEST_FILE), 'utf8'),
+      ) as SegmentManifest;
       expect(withKey.status).toBe(0);
       expect(withKey.lines).toEqual([
         `Checking the audit archive at ${archive}`,
         `sandbox: 3 segments, seq 0 to 11 (12 entries), signed by ${signer.publicKey}`,
+        `sandbox: ends at segment ${names[2]} (seq 11, hash ${head.head.hash})`,
         'No problems: every signature, hash and link checks out.',
       ]);
-      const withoutKey = verify([archive]);
-      expect(withoutKey.status).toBe(0);
-      expect(withoutKey.lines.join('\n')).toContain('No --key given');
+      const keyFile = join(auditDir, 'bot-public-key.txt');
+      writeFileSync(keyFile, `${signer.publicKey}\n`);
+      expect(verify([archive, '--key-file', keyFile])).toEqual(withKey);
+    },
+  );
+
+  auditTest(
+    'fails closed without a key: an archive edited and re-signed whole with a fresh key is not passed',
+    async ({ replicas, auditReplica, auditDir, signer }) => {
+      const { a } = await replicas('audit-verify-resigned');
+      await threeSegments(auditReplica(a));
+      const forged = resignedWithFreshKey(copyOf(join(auditDir, 'archive'), join(auditDir, 'forged')));
+      const withoutKey = verify([forged]);
+      expect(problems(withoutKey.lines)).toEqual([]);
+      expect(withoutKey.lines.at(-1)).toContain('NOT VERIFIED: signatures not checked against a known key');
+      expect(withoutKey.lines.join('\n')).not.toContain('No problems');
+      expect(withoutKey.status).toBe(3);
+      const pinned = verify([forged, '--key', signer.publicKey]);
+      expect(pinned.status).toBe(1);
+      expect(problems(pinned.lines)).toHaveLength(3);
     },
   );
 
@@ -191,7 +261,7 @@ describe('the audit verifier', () => {
       expect(run.lines).toContain(
         'One segment checked alone: whether segments before or after it are missing is not checked.',
       );
-      expect(verify([join(auditDir, 'nowhere')]).status).toBe(2);
+      expect(verify([join(auditDir, 'nowhere'), '--key', signer.publicKey]).status).toBe(2);
     },
   );
 
@@ -255,6 +325,43 @@ describe('the audit verifier', () => {
       }
       expect(await replica.keeper.archiveNow('schedule')).toMatchObject({ written: true, count: 150 });
       expect(script([join(auditDir, 'archive'), '--key', signer.publicKey]).status).toBe(0);
+    },
+  );
+});
+
+const has = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
+const DOC = fileURLToPath(new URL('../../docs/audit-verify.md', import.meta.url));
+
+/** docs/audit-verify.md's OpenSSL commands, run as written, with the key and segment filled in. */
+function documentedOpenssl(key: string, segment: string): string {
+  const doc = readFileSync(DOC, 'utf8');
+  const section = doc.slice(doc.indexOf('## Checking one segment with OpenSSL'));
+  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+  const commands = block.replace(/^KEY=.*$/m, `KEY=${key}`).replace(/^SEGMENT=.*$/m, `SEGMENT='${segment}'`);
+  const run = spawnSync('bash', ['-c', commands], { encoding: 'utf8' });
+  return `${run.stdout}${run.stderr}`;
+}
+
+describe.skipIf(!['openssl', 'jq', 'xxd', 'base64'].every(has))('the OpenSSL check in the docs', () => {
+  auditTest(
+    'verifies a segment the bot signed, and refuses one whose manifest was changed',
+    async ({ replicas, auditReplica, auditDir, signer }) => {
+      const { a } = await replicas('audit-verify-openssl');
+      const [first] = await threeSegments(auditReplica(a));
+      const segment = join(auditDir, 'archive', 'sandbox', first ?? '');
+      const good = documentedOpenssl(signer.publicKey, segment).split('\n');
+      expect(good[0]).toBe('Signature Verified Successfully');
+      expect(good[1]).toMatch(/^[0-9a-f]{64}$/);
+      expect(good[2]).toBe(good[1]);
+
+      const changed = copyOf(join(auditDir, 'archive'), join(auditDir, 'changed'));
+      edit(join(changed, 'sandbox', first ?? '', MANIFEST_FILE), (text) =>
+        text.replace('"reason": "schedule"', '"reason": "schedulE"'),
+      );
+      expect(documentedOpenssl(signer.publicKey, join(changed, 'sandbox', first ?? ''))).toContain(
+        'Signature Verification Failure',
+      );
+      expect(documentedOpenssl(newSigner().publicKey, segment)).toContain('Signature Verification Failure');
     },
   );
 });

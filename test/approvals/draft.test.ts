@@ -69,6 +69,9 @@ describe('draft purpose', () => {
     ['too long', 'x'.repeat(141), /^purpose: at most 140 characters \(this one has 141\)/],
     ['a line break', 'Payout\nINV-1', /^purpose: one line/],
     ['a control character', 'Payout\u0007INV-1', /^purpose: one line/],
+    ['only zero-width spaces', '\u200b\u200b\u200b\u200b', /^purpose: at least 3 visible characters/],
+    ['two letters among hidden ones', 'a\u200b\u202e\u2060b\ufeff', /^purpose: at least 3 visible/],
+    ['blank fillers and spaces', 'ab \u3164 \u2800', /^purpose: at least 3 visible/],
   ])('refuses a payment with %s as its purpose, naming the field', (_name, purpose, reason) => {
     for (const draft of [withdraw(address), redeem, bridge]) {
       const unchecked = { ...draft, purpose } as RequestDraft;
@@ -78,6 +81,9 @@ describe('draft purpose', () => {
 
   it('lets through hidden characters other than controls, to be shown marked', () => {
     expect(checkDraft({ ...redeem, purpose: 'Payout \u202eINV' }).purpose).toBe('Payout \u202eINV');
+    // Three visible characters, hidden ones or not around them; a joined emoji is seen as what it joins.
+    expect(checkDraft({ ...redeem, purpose: 'T\u200ba\u200bx' }).purpose).toBe('T\u200ba\u200bx');
+    expect(checkDraft({ ...redeem, purpose: '👨‍👩‍👧' }).purpose).toBe('👨‍👩‍👧');
   });
 
   it('refuses a purpose on a request that moves no money', () => {

@@ -54,6 +54,24 @@ describe('the tier of a split payment', () => {
     expect((await fx.engine.get(second.id))?.tierBasis).toEqual(second.tierBasis);
   });
 
+  limitsTest(
+    'takes the destination’s total across EVM networks: one address on Base and BNB is one destination',
+    async ({ limits }) => {
+      const { fx } = await limits({ windowMs: WINDOW });
+      const [base, bnb] = await twoNetworks(fx.client);
+      const first = await fx.engine.file(withdrawalDraft(base, '600000'));
+      expect(first).toMatchObject({ requiredApprovals: 1 });
+      const second = await fx.engine.file({
+        ...withdrawalDraft(bnb, '600000'),
+        requester: APPROVER_B,
+      });
+      expect(second).toMatchObject({
+        requiredApprovals: 2,
+        tierBasis: { by: 'destination', total: '1200000.00', windowMs: WINDOW },
+      });
+    },
+  );
+
   limitsTest('leaves out a rejected, cancelled or expired request', async ({ limits }) => {
     const { fx, networkId, clock } = await limits({ windowMs: WINDOW });
     const rejected = await fx.engine.file(withdrawalDraft(networkId, '600000'));

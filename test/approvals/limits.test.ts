@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   type Counted,
   countWindow,
+  destinationKey,
   destinationOf,
   overDailyLimit,
   stillCounts,
@@ -155,6 +156,50 @@ describe('the destination', () => {
         requester: 'U_ADA',
       }),
     ).toBe(destinationOf(withdrawal('1.00')));
+  });
+});
+
+describe('one key holder, one destination', () => {
+  const TRON = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
+  const SOLANA = '7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV';
+  const on = (networkId: string, address: string) =>
+    destinationOf({
+      kind: 'withdraw',
+      amount: '1.00',
+      payload: { amount: '1.00', address, networkId, shouldSaveAddress: false },
+      display: {},
+      requester: 'U_ADA',
+    });
+
+  it('is an EVM address on any EVM network, and a Tron address on any Tron network', () => {
+    expect(on('base', ADDRESS)).toBe(on('bsc', ADDRESS.toLowerCase()));
+    expect(on('base', ADDRESS)).toBe(`wallet:evm:${ADDRESS.toLowerCase()}`);
+    expect(on('tron', TRON)).toBe(on('tron-nile', TRON));
+    // Other families keep their network: nothing says one key holds both.
+    expect(on('sol', SOLANA)).not.toBe(on('sol-devnet', SOLANA));
+  });
+
+  it('reads index entries stored per network as the key holder', () => {
+    expect(destinationKey(`wallet:base:${ADDRESS.toLowerCase()}`)).toBe(on('bsc', ADDRESS));
+    expect(destinationKey(`wallet:tron-nile:${TRON}`)).toBe(on('tron', TRON));
+    expect(destinationKey(on('bsc', ADDRESS))).toBe(on('bsc', ADDRESS));
+    expect(destinationKey('bank:058:0123456789')).toBe('bank:058:0123456789');
+  });
+
+  it('sums what others sent to one address on two EVM networks, stored keys per network too', () => {
+    const tiers = parseTiers('0:1,1000000:2');
+    const approvalsFor = (amount: Money) => requiredApprovals(tiers, amount);
+    const stored = { ...windowEntry(withdrawal('600000.00', { requester: 'U_BOLA' })) };
+    stored.destination = `wallet:base:${ADDRESS.toLowerCase()}`;
+    const window: Counted[] = [{ entry: stored, amount: Money.parseDecimal('600000.00'), approved: false }];
+    const filing = {
+      amount: Money.parseDecimal('600000.00'),
+      requester: 'U_ADA',
+      destination: on('bsc', ADDRESS),
+    };
+    const chosen = tierFor(window, filing, WINDOW, approvalsFor);
+    expect(chosen.basis).toEqual({ by: 'destination', total: '1200000.00', windowMs: WINDOW });
+    expect(approvalsFor(chosen.amount)).toBe(2);
   });
 });
 

@@ -167,6 +167,18 @@ describe('destinations', () => {
     expect(again.unread).toBeUndefined();
   });
 
+  it('knows the same EVM address paid on another EVM network: one key holder, one destination', async () => {
+    const [, other] = await twoNetworks(fx.client);
+    await sentWithdrawal('1000');
+    const there = await fx.engine.preflight(withdrawal('2000', DEST.toLowerCase(), other));
+    expect(there.firstPayment).toBe(false);
+    expect(there.lookAlike).toBeUndefined();
+    // A member the bot stored per network before reads the same.
+    const elsewhere = '0x1111111111111111111111111111111111111111';
+    await fx.store.addToSet(`approvals:paid-destinations:sandbox`, `wallet|${networkId}|${elsewhere}`);
+    expect((await fx.engine.preflight(withdrawal('2000', elsewhere, other))).firstPayment).toBe(false);
+  });
+
   it("knows destinations paid from the service's transaction list", async () => {
     const networks = await fx.client.getNetworks();
     const listed = (await fx.client.getTransactions({ limit: 50 })).data;

@@ -53,7 +53,7 @@ const projects: [string, string][] = [];
 async function botEnv(): Promise<Record<string, string>> {
   return {
     PORT: String(await freePort()),
-    // Nothing listens there before the admin listener exists: the health check falls back to PORT.
+    // The admin listener (probes, metrics), where the image's health check asks.
     ADMIN_PORT: String(await freePort()),
     SLACK_BOT_TOKEN: 'xoxb-image-test',
     SLACK_SIGNING_SECRET: SIGNING_SECRET,

@@ -17,6 +17,30 @@ const FLOWS_AREA = { x: 160, y: 354, width: 700, height: 112 };
 
 type Area = typeof BALANCE_AREA;
 
+/** A week of ₦300,000 inflows with one ₦4,012 outflow. */
+const smallOutflowWeek: DayFigures[] = WEEK.map((d, i) => ({
+  ...d,
+  closing: String(300_000 * (i + 1) - (i >= 3 ? 4012 : 0)),
+  inflow: '300000.00',
+  outflow: i === 3 ? '4012.00' : '0.00',
+}));
+
+/** The rectangles of the SVG filled with `fill`, in CSS pixels. */
+function rectsFilled(svg: string, fill: string): Area[] {
+  const found = svg.matchAll(
+    new RegExp(
+      `<rect x="([\\d.]+)" y="([\\d.]+)" width="([\\d.]+)" height="([\\d.]+)" fill="${fill}"/>`,
+      'g',
+    ),
+  );
+  return [...found].map((m) => ({
+    x: Number(m[1]),
+    y: Number(m[2]),
+    width: Number(m[3]),
+    height: Number(m[4]),
+  }));
+}
+
 function decode(png: Uint8Array): PNG {
   return PNG.sync.read(Buffer.from(png));
 }
@@ -130,6 +154,63 @@ describe('the report chart', () => {
     expect(count(image, right, 1, shaded)).toBe(0);
     expect(chart.alt).toMatch(/Figures complete from Mon 26 Oct 2026, 10:00 WAT\.$/);
     expect(chartSvg(input)).toContain('Figures complete from Mon 26 Oct 2026, 10:00 WAT');
+  });
+
+  it('says earlier days are shaded only when some are', async () => {
+    // Complete from before the period's first day: every day is whole, none is shaded.
+    const input: ChartInput = { ...week, completeFrom: '2026-11-10T09:00:00Z' };
+    const svg = chartSvg(input);
+    expect(svg).toContain('Figures complete from Tue 10 Nov 2026, 10:00 WAT');
+    expect(svg).not.toContain('shaded');
+    expect(chartSvg({ ...input, unconfirmed: true, cutShort: true })).not.toContain('shaded');
+    const image = decode((await renderReportChart(input)).png);
+    // The first day's slot, left of its point: shaded when that day is.
+    const firstSlot = { x: 115, y: 130, width: 25, height: 160 };
+    expect(count(image, firstSlot, 1, shaded)).toBe(0);
+    const partial: ChartInput = { ...week, completeFrom: '2026-11-17T09:00:00Z' };
+    expect(chartSvg(partial)).toContain('(earlier days shaded)');
+    expect(count(decode((await renderReportChart(partial)).png), firstSlot, 1, shaded)).toBeGreaterThan(0);
+  });
+
+  it('draws a small outflow on a large scale as a bar a few pixels high, its figure beside it', async () => {
+    const input: ChartInput = { ...week, days: smallOutflowWeek };
+    const svg = chartSvg(input);
+    const bar = rectsFilled(svg, '#d2434f');
+    expect(bar).toHaveLength(1);
+    const [drawn] = bar;
+    if (!drawn) throw new Error('no outflow bar');
+    expect(drawn.height).toBeGreaterThanOrEqual(4);
+    const figure = /<text x="([\d.]+)" y="([\d.]+)"[^>]*fill="#d2434f"[^>]*>₦4,012<\/text>/.exec(svg);
+    expect(figure).not.toBeNull();
+    expect(Number(figure?.[1])).toBeGreaterThan(drawn.x + drawn.width);
+    // Drawn, not only laid out: the bar's pixels are red, and so is the figure beside it.
+    const scale = 2;
+    const image = decode((await renderReportChart({ ...input, scale })).png);
+    const inside = {
+      x: Math.ceil(drawn.x),
+      y: Math.ceil(drawn.y),
+      width: Math.floor(drawn.width) - 1,
+      height: 3,
+    };
+    expect(count(image, inside, scale, red)).toBe(inside.width * inside.height * scale * scale);
+    const beside = { x: Math.ceil(drawn.x + drawn.width), y: Math.floor(drawn.y), width: 50, height: 14 };
+    expect(count(image, beside, scale, red)).toBeGreaterThan(40);
+    // A bar tall enough to read against the axis has no figure written beside it.
+    expect(svg).not.toContain('fill="#2e9b5f" stroke="#ffffff"');
+  });
+
+  it('runs the flows axis no lower than its outflows need, and not below zero without any', () => {
+    // A ₦4,012 outflow is given room for its bar and its figure, not a band down to −₦100,000.
+    const small = chartSvg({ ...week, days: smallOutflowWeek });
+    expect(small).toContain('>₦300,000</text>');
+    expect(small).not.toContain('−₦');
+    const positive = chartSvg({
+      ...week,
+      days: smallOutflowWeek.map((d) => ({ ...d, outflow: '0.00' })),
+    });
+    expect(positive).not.toContain('−₦');
+    // Large outflows keep their own ticks.
+    expect(chartSvg(week)).toContain('−₦');
   });
 
   it('adds the environment to a title that does not name it', async () => {

@@ -93,6 +93,7 @@ export class FakeSlack {
   private server!: Server;
   private handlers = new Map<string, SlackHandler>();
   private holds = new Map<string, { arrived: () => void; released: Promise<void> }>();
+  private losses: Array<{ method: string; test: (c: SlackCall) => boolean }> = [];
   private waiters: Array<{ test: (c: SlackCall) => boolean; resolve: (c: SlackCall) => void }> = [];
   private counter = 0;
   private readonly shown = new Map<string, ShownMessage>();
@@ -139,6 +140,14 @@ export class FakeSlack {
     });
     this.holds.set(method, { arrived, released });
     return { arrived: came, release };
+  }
+
+  /**
+   * Take the next call to `method` that matches `test` as usual (recorded, and shown in its channel),
+   * then cut its connection instead of answering: Slack accepted it, but its caller never hears so.
+   */
+  loseAnswer(method: string, test: (c: SlackCall) => boolean = () => true): void {
+    this.losses.push({ method, test });
   }
 
   callsTo(method: string): SlackCall[] {
@@ -235,6 +244,12 @@ export class FakeSlack {
       custom?.body ?? (refusal ? { ok: false, error: refusal } : this.defaultAnswer(method, call.body));
     call.answer = body;
     if ((custom?.status ?? 200) === 200) this.show(method, call.body, body);
+    const lost = this.losses.findIndex((l) => l.method === method && l.test(call));
+    if (lost >= 0) {
+      this.losses.splice(lost, 1);
+      res.destroy();
+      return;
+    }
     // Slack names the token's scopes on every answer; the start-up check reads them from auth.test.
     const scopes = method === 'auth.test' ? { 'x-oauth-scopes': this.scopes.join(',') } : {};
     res.writeHead(custom?.status ?? 200, {

@@ -26,6 +26,8 @@ export interface HarnessOptions {
   recordPolicy?: boolean;
   /** Where `/cngn report` and the schedule get reports (unset: reports are off). */
   reportSource?: ReportSource;
+  /** A fake Slack set up before the bot starts (the test stops it); a new one when unset. */
+  slack?: FakeSlack;
 }
 
 export interface Harness {
@@ -48,6 +50,7 @@ export function testConfig(slackApiUrl: string, overrides: Partial<Omit<Config, 
       mode: 'http',
     },
     port: 0,
+    admin: { port: 0, host: '127.0.0.1' },
     service: { mode: 'sandbox' },
     approvalsChannel: APPROVALS_CHANNEL,
     alertsChannel: ALERTS_CHANNEL,
@@ -71,7 +74,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     rateLimit: false,
     ...options.sandboxOptions,
   });
-  const slack = await FakeSlack.start();
+  const slack = options.slack ?? (await FakeSlack.start());
   const store = options.store ?? (await createStore('memory://'));
   const config = testConfig(slack.apiUrl, { webhookSecret: sandbox.webhookSecret, ...options.config });
   const bot = await startBot({
@@ -95,7 +98,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     async stop() {
       await bot.stop();
       await sandbox.stop();
-      await slack.stop();
+      if (!options.slack) await slack.stop();
       if (!options.store) await store.close();
     },
   };

@@ -101,6 +101,30 @@ describe('webhook intake', () => {
     ]);
   });
 
+  it('writes a line for oversized or too deeply nested bodies, then how many came, not a line for each', async () => {
+    const log = recordingLogger();
+    rig = await startRig({ log, bodyLimitBytes: 4096 });
+    const big = JSON.stringify({ ...webhookBody('deposit.completed'), padding: 'x'.repeat(10_000) });
+    const deep = `{"event":"deposit.completed","data":{"x":${'['.repeat(50_000)}${']'.repeat(50_000)}}}`;
+    for (const body of [big, big, deep]) expect((await rig.send(body)).status).toBe(413);
+    const refusals = () => log.lines.filter((line) => line.includes('larger than'));
+    expect(refusals()).toEqual(['warn webhook refused: body larger than 4096 bytes']);
+    await rig.stop();
+    rig = undefined;
+    expect(refusals()).toEqual([
+      'warn webhook refused: body larger than 4096 bytes',
+      'warn webhook refused: body larger than 4096 bytes (2 more like it in the last minute)',
+    ]);
+  });
+
+  it('writes a line for each signed body that is not JSON', async () => {
+    const log = recordingLogger();
+    rig = await startRig({ log });
+    expect((await rig.send('{"event": "deposit.completed", "data": ')).status).toBe(400);
+    expect((await rig.send('not json')).status).toBe(400);
+    expect(log.lines.filter((line) => line === 'warn webhook refused: body is not JSON')).toHaveLength(2);
+  });
+
   it('names the outbox entry a delivery is kept under (webhookId) in the lines about it', async () => {
     const lines: Array<Record<string, unknown>> = [];
     rig = await startRig({

@@ -63,7 +63,7 @@ function keyAndArchive(check: AuditCheck): string {
     ? 'No archive is written (CNGN_AUDIT_ARCHIVE).'
     : check.archive.through === undefined
       ? `Archive: nothing archived yet in ${escapeMrkdwn(check.archive.folder)}.`
-      : `Archive: ${check.archive.segments} segment${check.archive.segments === 1 ? '' : 's'} in ${escapeMrkdwn(check.archive.folder)}, through seq ${check.archive.through}, the last written ${lagosTime(check.archive.lastAt ?? '')}.`;
+      : `Archive: ${check.archive.segments} segment${check.archive.segments === 1 ? '' : 's'} in ${escapeMrkdwn(check.archive.folder)}, through seq ${check.archive.through}, the last written ${lagosTime(check.archive.lastAt ?? '')}${check.archive.lastSegment ? ` (the verifier should say it ends at segment \`${escapeMrkdwn(check.archive.lastSegment)}\`)` : ''}.`;
   return `${key}\n${archive}`;
 }
 

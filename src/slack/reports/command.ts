@@ -36,7 +36,7 @@ async function deliverToPerson(
   try {
     const report = await deps.source.build(period);
     const chart = await chartOf(report, deps.source);
-    await deliverReport(command.client, dm, report, chart, { madeAt: deps.now() });
+    await deliverReport(deps.client, dm, report, chart, { madeAt: deps.now() });
   } catch (error) {
     const text = failureSentence(error, period.label, deps.logger);
     await command.client.chat.postMessage({ channel: dm, ...errorMessage(text) });

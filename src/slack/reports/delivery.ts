@@ -2,7 +2,8 @@
 // with the period's figures in its title and alt text, the summary in Block Kit, then the period's
 // transactions as a formula-safe CSV. Uploads use files.uploadV2 as the audit export does. Each part is
 // posted on its own so the schedule can record which ones Slack accepted.
-import type { WebClient } from '@slack/web-api';
+import type { App } from '@slack/bolt';
+import { ErrorCode, WebClient } from '@slack/web-api';
 import { toCsv } from '../../format/csv.js';
 import { naira } from '../../format/display.js';
 import { escapeMrkdwn } from '../../format/mrkdwn.js';
@@ -12,6 +13,22 @@ import type { ChartImage, Report, ReportSource } from '../../reports/types.js';
 import { describeError } from '../runtime/errors.js';
 import { SlackUploadError } from '../runtime/files.js';
 import { reportSummary, reportTitle } from './blocks.js';
+
+/**
+ * The client a report's parts are posted with: Slack's own retries off. A call whose answer was lost
+ * may have been accepted, and the client's retry of it would post that part a second time; a failed
+ * part is tried again only by the schedule's next attempt, which posts the parts not recorded as
+ * accepted. Bolt's options are kept (Slack's URL, the transport every Slack call of the bot shares).
+ */
+export function reportClient(app: App): WebClient {
+  return new WebClient(app.client.token, {
+    ...app.webClientOptions,
+    logger: app.logger,
+    retryConfig: { retries: 0 },
+    // A 429 fails at once, rather than after waiting out its Retry-After for no further try.
+    rejectRateLimitedCalls: true,
+  });
+}
 
 /** Slack refuses longer alt text (alt_txt_too_large). */
 const ALT_TEXT_MAX = 1000;
@@ -70,6 +87,9 @@ async function upload(
       ],
     });
   } catch (error) {
+    if ((error as { code?: unknown }).code === ErrorCode.RateLimitedError) {
+      throw new SlackUploadError('ratelimited');
+    }
     const code = (error as { data?: { error?: unknown } }).data?.error;
     throw new SlackUploadError(typeof code === 'string' ? code : 'no answer');
   }

@@ -55,13 +55,16 @@ async function toldApprover(app: ApprovalApp, submitted: Parameters<typeof refus
   return String(told.body.text);
 }
 
+const ELSEWHERE = '0x1111111111111111111111111111111111111111';
+
 describe('a payment split in two', () => {
   test('needs the higher tier, and every place an approver looks says which total chose it', async ({
     startApp,
   }) => {
     const app = await startApp({ tiers: '0:1,1000000:2' });
     const first = await fileWithdrawal(app, '600000');
-    const second = await fileWithdrawal(app, '600000');
+    // Elsewhere: the same amount to the same address would be the same payment (asked again first).
+    const second = await fileWithdrawal(app, '600000', ELSEWHERE);
     expect(await app.engine.get(first)).toMatchObject({ requiredApprovals: 1 });
     expect(await app.engine.get(second)).toMatchObject({ requiredApprovals: 2 });
 
@@ -103,7 +106,7 @@ describe('the thread reply at filing', () => {
   test('gives the purpose, escaped, and the tier line with the checks', async ({ startApp }) => {
     const app = await startApp({ tiers: '0:1,1000000:2' });
     await fileWithdrawal(app, '600000');
-    const second = await fileWithdrawal(app, '600000', DEST, 'Rent <b> & *bold*');
+    const second = await fileWithdrawal(app, '600000', ELSEWHERE, 'Rent <b> & *bold*');
     await waitUntil(async () => Boolean((await app.engine.get(second))?.slackMessage), 'the message');
     const where = (await app.engine.get(second))?.slackMessage;
     const reply = await app.slack.waitFor(

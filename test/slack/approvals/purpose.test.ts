@@ -78,6 +78,7 @@ describe('the purpose field of the payment forms', () => {
     ['empty', '   ', /^Purpose: at least 3 characters/],
     ['too short', 'ab', /^Purpose: at least 3 characters/],
     ['too long', 'x'.repeat(141), /^Purpose: at most 140 characters \(this one has 141\)$/],
+    ['zero-width', '\u200b\u200b\u200b\u200b', /^Purpose: at least 3 visible characters/],
   ])(
     'refuses a %s purpose under the field, with the reason, and files nothing',
     async (_what, purpose, reason) => {

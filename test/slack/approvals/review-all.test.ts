@@ -9,6 +9,7 @@ import {
   APPROVER_A,
   APPROVER_B,
   type ApprovalApp,
+  approve as approveByButton,
   fileWithdrawal,
   OUTSIDER,
   REQUESTER,
@@ -198,6 +199,44 @@ describe('Review all', () => {
     // A DM is a place the list could have been opened in: taken.
     await submit(APPROVER_A, viewId, [`${a}:0`], 'DAPPROVERA1');
     expect(await results(APPROVER_A)).toContain('1 of 1 approved');
+  });
+});
+
+describe('the balance in Review all, as in the single review', () => {
+  it('reads a figure older than the cache again once the list is open, and updates that list only', async () => {
+    // The bot's clock a minute ahead: the figure read at filing is a minute old when the list opens.
+    app = await startApprovalApp({ tiers: '0:1', now: () => new Date(Date.now() + 60_000) });
+    await fileWithdrawal(app, '1500');
+    await fileWithdrawal(app, '2500');
+    const updates = app.slack.callsTo('views.update').length;
+    const { view, viewId } = await openReviewAll(APPROVER_A);
+    expect(JSON.stringify(view.blocks)).toMatch(/Balance ₦1,250,000\.00 \(as of [^)]*minute/);
+    const refreshed = await app.slack.waitFor(
+      'views.update',
+      (c) => app.slack.callsTo('views.update').indexOf(c) >= updates && c.body.view_id === viewId,
+    );
+    expect(refreshed.body.hash).toBeDefined(); // never over a view that moved on
+    const fresh = JSON.stringify((refreshed.body.view as { blocks: unknown[] }).blocks);
+    // Each request's balance as read now, with its age, as the single review says it.
+    expect(fresh.match(/Balance ₦1,250,000\.00 \(as of [^)]*, [^)]* ago\)/g)).toHaveLength(2);
+    expect(fresh).not.toContain('Checks* at filing');
+  });
+
+  it('says why a request the balance no longer covers cannot be approved, and offers only the others', async () => {
+    app = await startApprovalApp({ tiers: '0:1' });
+    const other = await fileWithdrawal(app, '400000');
+    const big = await fileWithdrawal(app, '1000000');
+    const small = await fileWithdrawal(app, '1500');
+    await approveByButton(app, other, APPROVER_A);
+    await app.engine.idle();
+    expect((await app.engine.get(other))?.state).toBe('sent');
+
+    const { view, options } = await openReviewAll(APPROVER_B);
+    const shown = JSON.stringify(view.blocks);
+    expect(shown).toContain('Not enough balance to approve');
+    expect(shown).toContain('less ₦400,000.00 already committed, leaves ₦850,000.00');
+    expect(options.map((o) => o.value)).toEqual([`${small}:0`]);
+    expect(options.map((o) => o.value)).not.toContain(`${big}:0`);
   });
 });
 

@@ -5,10 +5,12 @@ import { afterEach, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../../src/approvals/types.js';
 import { custodyReport } from '../../../src/cngn/custody-gateway.js';
 import type { SlackCall } from '../../support/fake-slack.js';
+import { commandAnswer } from '../../support/slack-requests.js';
 import { postWebhook, webhookBody } from '../../webhooks/support.js';
 import {
   APPROVALS_CHANNEL,
   APPROVER_A,
+  APPROVER_B,
   type ApprovalApp,
   approve,
   fileWithdrawal,
@@ -144,4 +146,59 @@ it('settles as before when the reports agree: no conflict, no alert', async () =
   expect(app.slack.callsTo('chat.postMessage').some((c) => String(c.body.text).includes(CONFLICT))).toBe(
     false,
   );
+});
+
+it('clears the mark on the record when an approver resolves it as checked with the service', async () => {
+  app = await startApprovalApp({ withWebhooks: true });
+  const { id, reference } = await sentWithdrawal('1600');
+  await report('withdrawal.completed', reference, { amount: '1600.00' });
+  await waitUntil(async () => (await get(id)).state === 'completed', 'completed');
+  await report('transaction.failed', reference, { amount: '1600.00', status: 'failed', reason: 'Reversed' });
+  await expectFlagged(id, /then transaction\.failed reported it failed: Reversed/);
+
+  const answer = JSON.stringify(
+    (await commandAnswer(app, `resolve ${id} failed payout reversed, support confirmed`, APPROVER_B)).body,
+  );
+  expect(answer).toContain(`${id} is now marked *failed*`);
+  expect(answer).toContain('The conflicting reports are marked resolved, on the record.');
+  const request = await get(id);
+  expect(request.state).toBe('failed');
+  expect(request.conflicts).toBeUndefined();
+  expect(request.history.at(-1)).toMatchObject({
+    action: 'conflict-resolved',
+    state: 'failed',
+    actor: APPROVER_B,
+    note: 'checked by hand: payout reversed, support confirmed',
+  });
+  const audited = (await app.engine.audit(100)).filter((entry) => entry.requestId === id).at(-1);
+  expect(audited).toMatchObject({ action: 'conflict-resolved', state: 'failed', actor: APPROVER_B });
+  expect((await app.engine.verifyAudit()).ok).toBe(true);
+  const where = request.slackMessage;
+  await app.slack.waitFor(
+    'chat.postMessage',
+    (c) => c.body.thread_ts === where?.ts && String(c.body.text).includes('Conflicting reports resolved'),
+  );
+  await app.slack.waitFor(
+    'chat.update',
+    (c) =>
+      c.body.ts === where?.ts &&
+      JSON.stringify(c.body.blocks).includes('Failed') &&
+      !JSON.stringify(c.body.blocks).includes(CONFLICT),
+  );
+});
+
+it('clears the mark of a completion of another amount when the approver finds the request’s amount completed', async () => {
+  app = await startApprovalApp({ withWebhooks: true });
+  const { id, reference } = await sentWithdrawal('1600');
+  await report('withdrawal.completed', reference, { amount: '999999.00' });
+  await expectFlagged(id, /reports ₦999,999\.00, but the request was for ₦1,600\.00/);
+  // The requester may not settle their own request.
+  expect(
+    JSON.stringify((await commandAnswer(app, `resolve ${id} completed ok`, REQUESTER)).body),
+  ).not.toContain('is now marked');
+  await commandAnswer(app, `resolve ${id} completed dashboard shows 1,600.00 paid`, APPROVER_B);
+  const request = await get(id);
+  expect(request).toMatchObject({ state: 'completed' });
+  expect(request.conflicts).toBeUndefined();
+  expect(request.history.at(-1)).toMatchObject({ action: 'completed', actor: APPROVER_B });
 });

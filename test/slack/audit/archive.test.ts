@@ -84,6 +84,33 @@ describe('/cngn audit archive and verify', () => {
   });
 });
 
+describe('a deleted newest archive segment', () => {
+  test('is noticed after a restart: verify and the check at start name the segment the store recorded', async ({
+    startApp,
+    desk,
+  }) => {
+    const first = await startApp(desk.options());
+    await fileWithdrawal(first, '10');
+    expect(await cngn(first, 'audit archive', APPROVER_A)).toContain('Archived seq 0 to 0');
+    await fileWithdrawal(first, '20');
+    expect(await cngn(first, 'audit archive', APPROVER_A)).toContain('Archived seq 1 to 1');
+    await first.stop();
+    const folder = join(desk.archive, 'sandbox');
+    const [kept, newest] = segments(folder).sort();
+    rmSync(join(folder, newest ?? ''), { recursive: true, force: true });
+
+    const second = await startApp(desk.options());
+    const posted = await second.slack.waitFor('chat.postMessage', (c) =>
+      JSON.stringify(c.body).includes('Audit chain broken'),
+    );
+    expect(JSON.stringify(posted.body)).toContain(`the store records segment ${newest}`);
+    const verified = await cngn(second, 'audit verify', APPROVER_A);
+    expect(verified).toContain('Audit chain broken');
+    expect(verified).toContain(`the archive ends at segment ${kept} (seq 0)`);
+    expect(verified).toContain(`ends at segment \`${kept}\``);
+  });
+});
+
 describe('audit retention', () => {
   test('removes entries once an archive segment holds them, never for a DM export', async ({
     startApp,
@@ -126,12 +153,12 @@ describe('the audit check at start', () => {
     expect(posted.body.channel).toBe(APPROVALS_CHANNEL);
     expect(JSON.stringify(posted.body)).toContain('the audit log is empty and has no head');
 
-    const health = await fetch(`${second.baseUrl}/healthz`);
+    const health = await fetch(`${second.adminUrl}/healthz`);
     expect(health.status).toBe(200);
     const body = (await health.json()) as { ok: boolean; audit: { ok: boolean; problems: string[] } };
     expect(body.ok).toBe(true);
     expect(body.audit.ok).toBe(false);
     expect(body.audit.problems.join(' ')).toContain('its entries were deleted');
-    expect((await fetch(`${second.baseUrl}/readyz`)).status).toBe(200);
+    expect((await fetch(`${second.adminUrl}/readyz`)).status).toBe(200);
   });
 });

@@ -156,6 +156,30 @@ describe('/cngn audit export', () => {
     expect(await cngn('audit verify', APPROVER_A)).toContain('Audit chain intact');
   });
 
+  it('shows a hidden or reordering character in the CSV as the marker Slack shows, and keeps it in JSON Lines', async () => {
+    const purpose = 'ADA OBI \u202eSESIRPRETNE';
+    const id = await fileWithdrawal(app, '2500', undefined, purpose);
+    await rejectWithReason(id, 'paid to\u200b the wrong \u202e=account');
+    expect(await cngn('audit export 1d', APPROVER_B)).toContain('Sent you 2 audit entries');
+
+    const files = app.slack.sharedFiles();
+    const csv = files.find((f) => f.filename.endsWith('.csv'))?.content?.toString('utf8') ?? '';
+    expect(csv).not.toMatch(/[\u202e\u200b]/u);
+    const rows = parseCsv(csv);
+    const header = rows[0] ?? [];
+    const rejected = rows.find((r) => r[header.indexOf('action')] === 'rejected') ?? [];
+    expect(rejected[header.indexOf('purpose')]).toBe('ADA OBI ⟨U+202E⟩SESIRPRETNE');
+    expect(rejected[header.indexOf('note')]).toBe('paid to⟨U+200B⟩ the wrong ⟨U+202E⟩=account');
+    expect(rejected[header.indexOf('figures')]).toContain('ADA OBI ⟨U+202E⟩SESIRPRETNE');
+    // The JSON Lines file is the chain as it is: the character itself, under the hash.
+    const jsonl = files.find((f) => f.filename.endsWith('.jsonl'))?.content?.toString('utf8') ?? '';
+    const lines = jsonl
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as AuditEntry);
+    expect(lines.map((e) => e.figures?.purpose)).toEqual([purpose, purpose]);
+  });
+
   it('answers a bad range with the usage and sends nothing; outsiders get nothing', async () => {
     await fileWithdrawal(app, '10');
     expect(await cngn('audit export yesterday', APPROVER_A)).toContain('is not a date');

@@ -79,7 +79,8 @@ describe('App Home', () => {
     app = await startApprovalApp({ notify: 'channel', tiers: '0:1,1000000:2', dailyLimit: '5000000.00' });
     await homeOpened(app, APPROVER_A);
     await fileWithdrawal(app, '600000');
-    await fileWithdrawal(app, '600000');
+    // Elsewhere: to the same address it would be the same payment, asked about before filing.
+    await fileWithdrawal(app, '600000', '0x1111111111111111111111111111111111111111');
     await settled(app);
     const home = homeText(publishesFor(app, APPROVER_A).at(-1));
     expect(home).toContain('*Daily limit*\\n₦0.00 of ₦5,000,000.00 approved or sent in the last 24 h');

@@ -2,6 +2,7 @@
 // DM the fake Slack receives: the chart uploaded with its title and alt text, the summary's blocks,
 // and the CSV. Reports come from a small fixed source (test/support/report-source.ts).
 import { afterEach, describe, expect, it } from 'vitest';
+import type { SlackCall } from '../../support/fake-slack.js';
 import { type Harness, startHarness } from '../../support/harness.js';
 import {
   CHART_ALT,
@@ -137,6 +138,26 @@ describe('/cngn report', () => {
     );
     expect(JSON.stringify(told.body)).not.toContain('/srv/secret');
     expect(h.slack.sharedFiles()).toHaveLength(0);
+  });
+
+  it('posts a part once when Slack took it but its answer was lost, and says the report did not come', async () => {
+    const h = await start();
+    const dm = `D${READER}`;
+    const isSummary = (c: SlackCall) =>
+      c.body.channel === dm && JSON.stringify(c.body.blocks ?? null).includes('Deposits ₦500,000.50');
+    h.slack.loseAnswer('chat.postMessage', isSummary);
+    await cngn(h, 'report');
+    const told = await h.slack.waitFor(
+      'chat.postMessage',
+      (c) => c.body.channel === dm && String(c.body.text).startsWith('Your report for last 7 days could not'),
+      15_000,
+    );
+    expect(told).toBeDefined();
+    // Not posted again behind the bot's back: the summary once, and the CSV after it never sent.
+    expect(h.slack.callsTo('chat.postMessage').filter(isSummary)).toHaveLength(1);
+    expect(h.slack.sharedFiles().map((f) => f.filename)).toEqual([
+      'cngn-report-sandbox-2026-11-20-to-2026-11-26.png',
+    ]);
   });
 
   it('says so in the private answer when Slack opens no DM', async () => {

@@ -3,8 +3,10 @@
 // store out of reach, the first attempts failed); a restart that did not miss it posts nothing, and one
 // seconds after the due time is on time; a schedule just set posts nothing for a run due before it.
 import { describe, expect } from 'vitest';
+import type { RunRecord } from '../../../src/reports/run-lease.js';
 import { parseReportSchedule } from '../../../src/reports/schedule.js';
 import { createStore } from '../../../src/store/index.js';
+import { FakeSlack } from '../../support/fake-slack.js';
 import { startHarness } from '../../support/harness.js';
 import { fixedReportSource } from '../../support/report-source.js';
 import {
@@ -239,4 +241,33 @@ describe('the bot with CNGN_REPORT_SCHEDULE', () => {
     expect(JSON.stringify(posted.body.blocks)).toContain(LATE);
     expect(h.bot.scheduledReports).toBeDefined();
   });
+
+  storesTest(
+    'posts a part Slack took but whose answer was lost once, not again behind its back',
+    async ({ defer }) => {
+      const store = await createStore('memory://');
+      defer(() => store.close());
+      await scheduleSet(store);
+      const slack = await FakeSlack.start();
+      defer(() => slack.stop());
+      slack.loseAnswer('chat.postMessage', (c) => c.body.channel === CHANNEL);
+      const h = await startHarness({
+        store,
+        slack,
+        now: () => new Date('2026-11-26T09:00:00Z'),
+        reportSource: fixedReportSource(),
+        config: { report: { schedule: parseReportSchedule('daily 08:00'), channel: CHANNEL } },
+      });
+      defer(() => h.stop());
+      // The attempt ends: failed at the lost answer (it is tried again in five minutes), or posted.
+      const record = () => store.get<RunRecord>('report-run:daily:2026-11-25');
+      await expect
+        .poll(async () => (await record())?.failures === 1 || (await record())?.state === 'posted', {
+          timeout: 30_000,
+        })
+        .toBe(true);
+      expect(summaries(slack)).toHaveLength(1);
+      expect(await record()).toMatchObject({ state: 'posting', failures: 1, parts: ['chart'] });
+    },
+  );
 });

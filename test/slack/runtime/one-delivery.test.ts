@@ -187,8 +187,13 @@ describe('one bot', () => {
       }),
     );
     expect(wrong.json()).toMatchObject({ response_action: 'errors' });
-    // The same view (same id and hash): only the value differs.
-    const fixed = viewSubmissionBody({ ...form, viewId });
+    // The same view (same id and hash): only the value differs. An amount no other test here files,
+    // so it is not the same payment as an earlier one (which the form would ask about first).
+    const fixed = viewSubmissionBody({
+      ...form,
+      viewId,
+      values: { ...form.values, 'withdraw.amount': { 'withdraw.amount': textValue('12.34') } },
+    });
     await postSigned(app.sender, fixed);
     await waitUntil(() => updatesOf(app.slack, viewId).length >= 1, 'filed');
     expect((await requestsOf('withdraw')).slice(before)).toHaveLength(1);

@@ -27,6 +27,7 @@ import type { ApprovalSlackDeps } from '../types.js';
 import { bindDeps } from './buttons.js';
 import { CLICK_ACK_DEADLINE_MS, readClick } from './click.js';
 import { channelFits } from './click-answer.js';
+import { refreshReviewAllBalances, storedReviewBalances } from './review-balance.js';
 import { openBound, readBinding, type ShownRequest } from './review-binding.js';
 import { asClickedInRound, StaleRoundError } from './round.js';
 
@@ -117,18 +118,28 @@ export function registerReviewAll(app: App, deps: ApprovalSlackDeps): void {
         await client.views.open({ trigger_id: triggerId, view });
         return;
       }
-      const view = reviewAllModal(
-        waiting,
-        now,
-        deps.environmentLabel,
-        // Only a channel answers may go to (`/cngn pending` runs anywhere); else the approvals channel.
-        JSON.stringify(
-          channelFits(click.channel, deps.approvalsChannel, waiting) ? { channel: click.channel } : {},
-        ),
-        await deps.engine.currentFreeze(),
+      // Only a channel answers may go to (`/cngn pending` runs anywhere); else the approvals channel.
+      const metadata = JSON.stringify(
+        channelFits(click.channel, deps.approvalsChannel, waiting) ? { channel: click.channel } : {},
       );
+      const freeze = await deps.engine.currentFreeze();
       const requests = waiting.slice(0, REVIEW_ALL_MAX);
-      await openBound(client, bindDeps(deps, now), { triggerId, view, modal: 'review-all', requests });
+      // The balance as the single review shows it: the last figure read now, read again once open.
+      const balances = await storedReviewBalances(deps, requests);
+      const render = (shown: typeof balances, at: Date) =>
+        reviewAllModal(waiting, at, deps.environmentLabel, metadata, freeze, shown);
+      const view = render(balances, now);
+      const opened = await openBound(client, bindDeps(deps, now), {
+        triggerId,
+        view,
+        modal: 'review-all',
+        requests,
+      });
+      if (opened) {
+        await refreshReviewAllBalances(client, deps, opened, requests, balances, (fresh) =>
+          render(fresh, deps.now?.() ?? new Date()),
+        );
+      }
     } catch (error) {
       deps.log?.warn('review all could not open', { error: String(error) });
       if (click.channel) {

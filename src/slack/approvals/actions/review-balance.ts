@@ -75,3 +75,51 @@ export async function refreshReviewBalance(
       });
     });
 }
+
+/** Review all: the last figure read against each request (store only, bounded), by request id. */
+export async function storedReviewBalances(
+  deps: ApprovalSlackDeps,
+  requests: readonly ApprovalRequest[],
+): Promise<Record<string, ReviewBalance>> {
+  const read = await Promise.all(requests.map((r) => storedReviewBalance(deps, r)));
+  return Object.fromEntries(requests.map((r, i) => [r.id, read[i] ?? {}]));
+}
+
+/**
+ * Review all, as the single review: once the list is open, each request whose figure is older than
+ * the cache's life gets the balance read again through the shared cache (one read serves all), and the
+ * list is updated in place with them (`hash`: never over a view that moved on). Never throws.
+ */
+export async function refreshReviewAllBalances(
+  client: WebClient,
+  deps: ApprovalSlackDeps,
+  opened: { id: string; hash?: string },
+  requests: readonly ApprovalRequest[],
+  shown: Readonly<Record<string, ReviewBalance>>,
+  render: (balances: Record<string, ReviewBalance>) => View,
+): Promise<void> {
+  const now = deps.now?.() ?? new Date();
+  const stale = requests.filter((r) => needsFreshBalance(r, shown[r.id] ?? {}, now));
+  if (stale.length === 0) return;
+  const balances: Record<string, ReviewBalance> = { ...shown };
+  for (const request of stale) {
+    try {
+      const check = await deps.engine.balanceFor(request);
+      balances[request.id] = check ? { check } : { unread: true };
+    } catch (error) {
+      deps.log?.warn('review all: the balance could not be read', {
+        requestId: request.id,
+        error: String(error),
+      });
+      // A figure already shown stays, with its age; without one, say it could not be read.
+      if (!shown[request.id]?.check) balances[request.id] = { unread: true };
+    }
+  }
+  await client.views
+    .update({ view_id: opened.id, ...(opened.hash ? { hash: opened.hash } : {}), view: render(balances) })
+    .catch((error: unknown) => {
+      deps.log?.warn('review all: the balance read now was not shown (the list moved on)', {
+        error: String(error),
+      });
+    });
+}

@@ -2,8 +2,10 @@
 // external_select (a static select holds at most 100 options; the bank list is longer).
 
 import type { KnownBlock, ModalView, PlainTextOption } from '@slack/types';
+import type { SameRequestMark } from '../../../approvals/types.js';
 import type { BankChoice, FieldErrors, Prefill } from '../types.js';
 import { modal, option, purposeInput, textInput, withErrors } from './modals.js';
+import { sameRequestInputs } from './same-request.js';
 
 export const REDEEM_VIEW = 'redeem.submit';
 export const SETTLEMENT_VIEW = 'settlement.submit';
@@ -13,6 +15,7 @@ export const REDEEM = {
   bank: 'redeem.bank',
   account: 'redeem.account',
   purpose: 'redeem.purpose',
+  again: 'redeem.again',
 } as const;
 export const SETTLEMENT = { bank: 'settlement.bank', account: 'settlement.account' } as const;
 
@@ -63,6 +66,8 @@ export function redeemModal(input: {
   prefill?: Prefill;
   bank?: BankChoice;
   errors?: FieldErrors;
+  /** The same payment was filed before: shown, with the box to tick to file it again, as of `now`. */
+  sameAs?: { mark: SameRequestMark; now: Date };
   environment: string;
 }): ModalView {
   const p = input.prefill ?? {};
@@ -72,9 +77,12 @@ export function redeemModal(input: {
     accountInput(REDEEM.account, p.account),
     note('The account name is looked up with the bank before the request is filed.'),
     purposeInput(REDEEM.purpose, p.purpose),
+    ...sameRequestInputs(REDEEM.again, input.sameAs?.mark, input.sameAs?.now ?? new Date()),
   ];
+  const sameAs = input.sameAs?.mark.id;
   return modal(REDEEM_VIEW, 'Redeem to a bank', withErrors(blocks, input.errors), {
     environment: input.environment,
+    ...(sameAs ? { metadata: JSON.stringify({ sameAs }) } : {}),
   });
 }
 

@@ -14,8 +14,10 @@ import { Money } from '../../../format/money.js';
 import { escapeMrkdwn, markDifferences } from '../../../format/mrkdwn.js';
 import { tierBasisLine } from './limits.js';
 import { purposeText } from './purpose.js';
+import { sameRequestLine } from './same-request.js';
 
 export const FIRST_PAYMENT = 'First payment to this destination';
+export const NOT_PAID_YET = 'Not paid yet';
 export const LOOK_ALIKE_MARK = 'Look-alike address';
 
 const context = (text: string): KnownBlock => ({ type: 'context', elements: [{ type: 'mrkdwn', text }] });
@@ -44,6 +46,17 @@ export function shortfallText(check: BalanceCheck, now: Date): string {
 /** The balance less what is committed: what the request is compared with. */
 const available = (check: BalanceCheck) =>
   Money.parseDecimal(check.balance).minus(Money.parseDecimal(check.committed)).toString();
+
+/**
+ * The first-payment mark: a destination never paid. When an earlier request to it is not sent yet, the
+ * first payment is that one's, so this one names it rather than claim to be first as well.
+ */
+function firstPaymentLine(request: ApprovalRequest, now: Date): string | undefined {
+  if (!request.preflight?.firstPayment) return undefined;
+  const unsent = request.earlier?.unsent;
+  if (!unsent) return `:new: *${FIRST_PAYMENT}*`;
+  return `:new: *${NOT_PAID_YET}:* ${escapeMrkdwn(unsent.id)} to this destination was filed first (${relative(unsent.at, now)}) and is not sent yet`;
+}
 
 /** Network, address and whitelist on one line. */
 function destinationLine(request: ApprovalRequest, checks: RequestChecks): string | undefined {
@@ -111,7 +124,8 @@ export function checksBlocks(request: ApprovalRequest, now: Date, options: Check
   const lines: string[] = [
     fresh ? '*Checks*' : `*Checks* at filing, ${escapeMrkdwn(lagosTimeOfDay(new Date(checks.at), now))}`,
   ];
-  if (checks.firstPayment) lines.push(`:new: *${FIRST_PAYMENT}*`);
+  const first = firstPaymentLine(request, now);
+  if (first) lines.push(first);
   const balance = fresh ? options.balance : checks.balance;
   if (balance) lines.push(balanceLine(balance, now, { age: fresh }));
   else if (options.balanceUnread) lines.push('Balance could not be read just now');
@@ -139,10 +153,13 @@ export function lookAlikeSection(mark: LookAlikeMark, request?: ApprovalRequest)
 export function checksThreadText(request: ApprovalRequest, now: Date): string | undefined {
   const checks = request.preflight;
   const lines: string[] = [];
+  const same = sameRequestLine(request, now);
+  if (same) lines.push(same);
   if (checks) {
     lines.push('*Checks at filing*');
     if (checks.lookAlike) lines.push(lookAlikeText(checks.lookAlike, request));
-    if (checks.firstPayment) lines.push(`:new: *${FIRST_PAYMENT}*`);
+    const first = firstPaymentLine(request, now);
+    if (first) lines.push(first);
     if (checks.balance) lines.push(balanceLine(checks.balance, now));
     const destination = destinationLine(request, checks);
     if (destination) lines.push(destination);

@@ -19,6 +19,7 @@ import { checksBlocks } from './checks.js';
 import { tierBasisNotice } from './limits.js';
 import { purposeBlocks } from './purpose.js';
 import { extendButtons, lifecycleContext } from './reminders.js';
+import { sameRequestNotice } from './same-request.js';
 import { environmentLabel, KIND_TITLE, requestTitle, stateWords } from './words.js';
 
 export const APPROVE_ACTION = 'approval.approve';
@@ -262,6 +263,7 @@ export function approvalMessage(
     figuresSection(request, now),
     ...purposeBlocks(request),
     ...hiddenCharactersNotice(request),
+    ...sameRequestNotice(request, now),
     ...tierBasisNotice(request),
     ...checksBlocks(request, now),
   ];

@@ -2,12 +2,13 @@
 // Pure builders: data in, view out. Block ids equal action ids so submissions read `values[id][id]`.
 
 import type { KnownBlock, ModalView, PlainTextOption } from '@slack/types';
-import type { LookAlikeMark } from '../../../approvals/types.js';
+import type { LookAlikeMark, SameRequestMark } from '../../../approvals/types.js';
 import { shortAddress } from '../../../format/evm-address.js';
 import { escapeMrkdwn, markHiddenCharacters } from '../../../format/mrkdwn.js';
 import { type AddressFamily, addressFamily } from '../../../format/wallet-address.js';
 import type { FieldErrors, Prefill } from '../types.js';
 import { lookAlikeText } from './checks.js';
+import { sameRequestInputs } from './same-request.js';
 
 export const WITHDRAW_VIEW = 'withdraw.submit';
 export const BRIDGE_VIEW = 'bridge.submit';
@@ -22,6 +23,7 @@ export const WITHDRAW = {
   save: 'withdraw.save',
   purpose: 'withdraw.purpose',
   compared: 'withdraw.compared',
+  again: 'withdraw.again',
 } as const;
 export const BRIDGE = {
   amount: 'bridge.amount',
@@ -31,6 +33,7 @@ export const BRIDGE = {
   sender: 'bridge.sender',
   purpose: 'bridge.purpose',
   compared: 'bridge.compared',
+  again: 'bridge.again',
 } as const;
 export const WHITELIST = {
   network: 'whitelist.network',
@@ -90,9 +93,15 @@ export interface NetworksMetadata {
   families: Record<string, AddressFamily>;
   /** The look-alike address the form showed with its "I compared" box: a tick counts for it only. */
   lookAlike?: string;
+  /** The request the form showed as the same payment, with its "file it again" box: a tick counts for it only. */
+  sameAs?: string;
 }
 
-export function networksMetadata(networks: NetworkChoice[], lookAlike?: LookAlikeMark): NetworksMetadata {
+export function networksMetadata(
+  networks: NetworkChoice[],
+  lookAlike?: LookAlikeMark,
+  sameAs?: SameRequestMark,
+): NetworksMetadata {
   // No prototype: a network the service calls `__proto__` is kept as an entry like any other.
   const families = Object.create(null) as Record<string, AddressFamily>;
   for (const n of networks) {
@@ -103,6 +112,7 @@ export function networksMetadata(networks: NetworkChoice[], lookAlike?: LookAlik
     networks: networks.map((n) => n.id),
     families,
     ...(lookAlike ? { lookAlike: lookAlike.candidate } : {}),
+    ...(sameAs ? { sameAs: sameAs.id } : {}),
   };
 }
 
@@ -263,6 +273,8 @@ interface AddressFormInput {
   errors?: FieldErrors;
   /** The address typed looks like a known one: shown, with the box to tick. */
   lookAlike?: LookAlikeMark;
+  /** The same payment was filed before: shown, with the box to tick to file it again, as of `now`. */
+  sameAs?: { mark: SameRequestMark; now: Date };
   environment: string;
 }
 
@@ -271,18 +283,26 @@ interface AddressFormInput {
  * field's error right under its field, and the networks offered and the look-alike in the metadata.
  */
 function addressForm(
-  form: { view: string; title: string; ids: { address: string; compared: string }; submit?: string },
+  form: {
+    view: string;
+    title: string;
+    ids: { address: string; compared: string; again?: string };
+    submit?: string;
+  },
   blocks: KnownBlock[],
   input: AddressFormInput,
 ): ModalView {
+  const again = form.ids.again
+    ? sameRequestInputs(form.ids.again, input.sameAs?.mark, input.sameAs?.now ?? new Date())
+    : [];
   const shown = withErrors(
-    insertAfter(blocks, form.ids.address, lookAlikeInputs(form.ids.compared, input.lookAlike)),
+    [...insertAfter(blocks, form.ids.address, lookAlikeInputs(form.ids.compared, input.lookAlike)), ...again],
     input.errors,
   );
   return modal(form.view, form.title, shown, {
     environment: input.environment,
     submit: form.submit,
-    metadata: JSON.stringify(networksMetadata(input.networks, input.lookAlike)),
+    metadata: JSON.stringify(networksMetadata(input.networks, input.lookAlike, input.sameAs?.mark)),
   });
 }
 

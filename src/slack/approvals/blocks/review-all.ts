@@ -6,10 +6,12 @@ import type { Button, KnownBlock, ModalView } from '@slack/types';
 import type { ApprovalRequest, Freeze } from '../../../approvals/types.js';
 import { escapeMrkdwn } from '../../../format/mrkdwn.js';
 import { freezeBanner } from '../../freeze/blocks.js';
-import { checksBlocks } from './checks.js';
+import { checksBlocks, shortfallText } from './checks.js';
 import { tierBasisNotice } from './limits.js';
 import { approvalButtonValue, figuresSection, hiddenCharactersNotice } from './message.js';
 import { purposeBlocks } from './purpose.js';
+import type { ReviewBalance } from './review.js';
+import { sameRequestNotice } from './same-request.js';
 import { requestTitle } from './words.js';
 
 export const REVIEW_ALL_ACTION = 'approval.review_all';
@@ -36,14 +38,25 @@ function pickLabel(request: ApprovalRequest): string {
   return `${requestTitle(request)}`;
 }
 
+/**
+ * `balances`: each withdrawal's or redemption's balance as read when the list opened, or again once
+ * open (actions/review-all.ts), as the single review shows it. One the balance does not cover says
+ * why in place of its box: it cannot be ticked (the engine refuses its approval anyway).
+ */
 export function reviewAllModal(
   waiting: readonly ApprovalRequest[],
   now: Date,
   environment: string,
   metadata: string,
   freeze?: Freeze,
+  balances: Readonly<Record<string, ReviewBalance>> = {},
 ): ModalView {
   const shown = waiting.slice(0, REVIEW_ALL_MAX);
+  const short = (request: ApprovalRequest) => {
+    const check = balances[request.id]?.check;
+    return check && !check.enough ? check : undefined;
+  };
+  const pickable = shown.filter((request) => !short(request));
   const blocks: KnownBlock[] = [
     ...(freeze ? [freezeBanner(freeze)] : []),
     {
@@ -64,31 +77,46 @@ export function reviewAllModal(
       figuresSection(request, now),
       ...purposeBlocks(request),
       ...hiddenCharactersNotice(request),
+      ...sameRequestNotice(request, now),
       ...tierBasisNotice(request),
-      ...checksBlocks(request, now, { compact: true }),
+      ...checksBlocks(request, now, {
+        compact: true,
+        balance: balances[request.id]?.check,
+        balanceUnread: balances[request.id]?.unread === true,
+      }),
     );
+    const check = short(request);
+    if (check) {
+      blocks.push({
+        type: 'section',
+        text: {
+          type: 'mrkdwn',
+          text: `:no_entry: *Not enough balance to approve:* ${escapeMrkdwn(shortfallText(check, now))}. It is left out of the boxes below.`,
+        },
+      });
+    }
   }
-  blocks.push(
-    { type: 'divider' },
-    {
+  blocks.push({ type: 'divider' });
+  if (pickable.length > 0) {
+    blocks.push({
       type: 'input',
       block_id: REVIEW_ALL_PICK,
       label: plain('Approve these'),
       element: {
         type: 'checkboxes',
         action_id: REVIEW_ALL_PICK,
-        options: shown.map((request) => ({
+        options: pickable.map((request) => ({
           text: plain(pickLabel(request)),
           value: approvalButtonValue(request),
         })),
       },
-    },
-  );
+    });
+  }
   return {
     type: 'modal',
     callback_id: REVIEW_ALL_VIEW,
     title: plain('Review all'),
-    submit: plain('Approve checked'),
+    ...(pickable.length > 0 ? { submit: plain('Approve checked') } : {}),
     close: plain('Cancel'),
     private_metadata: metadata,
     blocks,

@@ -12,6 +12,7 @@ import { checksBlocks, lookAlikeSection, shortfallText } from './checks.js';
 import { tierBasisNotice } from './limits.js';
 import { approverWords, destinationFields, figuresSection, hiddenCharactersNotice } from './message.js';
 import { purposeBlocks } from './purpose.js';
+import { sameRequestNotice } from './same-request.js';
 import { KIND_TITLE, requestTitle } from './words.js';
 
 /** A Slack conversation id as the review's metadata may carry it: a channel (C, G) or a DM (D). */
@@ -106,7 +107,11 @@ export function reviewModal(
   if (request.amount) blocks.push(section(`*Amount*\n${escapeMrkdwn(naira(request.amount))}`));
   // The destination at full width, one figure a section: a long address is not squeezed into a column.
   for (const figure of destinationFields(request)) blocks.push(section(figure.text));
-  blocks.push(...purposeBlocks(request), ...hiddenCharactersNotice(request));
+  blocks.push(
+    ...purposeBlocks(request),
+    ...hiddenCharactersNotice(request),
+    ...sameRequestNotice(request, now),
+  );
   // Right under the address it speaks of.
   const lookAlike = request.preflight?.lookAlike;
   if (lookAlike) blocks.push(lookAlikeSection(lookAlike, request));

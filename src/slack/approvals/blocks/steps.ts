@@ -3,6 +3,7 @@
 // is escaped where it enters mrkdwn.
 import {
   CONFLICT_ACTION,
+  CONFLICT_RESOLVED,
   HELD_ACTION,
   LOOKED_UP_BEFORE_SENDING,
   noticeText,
@@ -49,6 +50,7 @@ export function stepText(request: ApprovalRequest): string {
     released: 'The bot restarted before sending it: nothing was sent, so it is sent now',
     reconciled: 'Found in the transaction list',
     [LOOKED_UP_BEFORE_SENDING]: 'Approved a while ago, so looked up before sending',
+    [CONFLICT_RESOLVED]: 'Conflicting reports resolved, as checked with the service',
     reminder: 'Approvers reminded',
     extended: 'Extended',
     [REVOKED_ACTION]: 'Delegation revoked',
@@ -119,6 +121,7 @@ export function requesterNotice(request: ApprovalRequest): string | undefined {
     case 'interrupted':
       return `Your request ${title}: the outcome is unknown for now; it is being looked up, never resent.`;
     case CONFLICT_ACTION:
+    case CONFLICT_RESOLVED:
     case LOOKED_UP_BEFORE_SENDING:
       return `Your request ${title}: ${escapeMrkdwn(step?.note ?? '')}.`;
     default:

@@ -1,7 +1,9 @@
 // `/cngn resolve <request> completed|failed <note>`: after the bot asked a person to check an
-// outcome-unknown request with the service, an approver (never the requester) records what they
-// found. The step is audited and shown on the request's message; nothing is ever sent or resent.
+// outcome-unknown request, or one the service contradicted itself about, with the service, an approver
+// (never the requester) records what they found. The step is audited and shown on the request's
+// message, and clears a conflict mark; nothing is ever sent or resent.
 
+import { CONFLICT_ACTION } from '../../../approvals/index.js';
 import { noticeMessage } from '../../reads/blocks.js';
 import { APPROVERS, type FeatureSubcommand } from '../../types.js';
 import { refusalText } from '../blocks/lists.js';
@@ -27,7 +29,9 @@ export async function resolveCommand(
     return `Note: say in a few words what you checked (3 to 500 characters). ${RESOLVE_USAGE}`;
   const result = await deps.engine.resolveByHand(id, userId, outcome, note);
   if (!result.ok) return refusalText(result.reason, result.request);
-  return `${id} is now marked *${outcome}*, as you checked. The approvals channel shows it; nothing was sent.`;
+  const conflicted = result.request.history.some((step) => step.action === CONFLICT_ACTION);
+  const cleared = conflicted ? ' The conflicting reports are marked resolved, on the record.' : '';
+  return `${id} is now marked *${outcome}*, as you checked.${cleared} The approvals channel shows it; nothing was sent.`;
 }
 
 export const RESOLVE_SUBCOMMAND: FeatureSubcommand<'approvals', ApprovalSlackDeps> = {

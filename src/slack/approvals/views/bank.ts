@@ -2,7 +2,7 @@
 // BEFORE anything is filed; an unresolvable account shows the form again with the reason under it.
 import type { App, ViewSubmitAction } from '@slack/bolt';
 import type { ModalView } from '@slack/types';
-import type { RequestDraft } from '../../../approvals/types.js';
+import type { RequestDraft, SameRequestMark } from '../../../approvals/types.js';
 import { naira } from '../../../format/display.js';
 import { escapeMrkdwn } from '../../../format/mrkdwn.js';
 import { withinDeadline } from '../../../store/deadline.js';
@@ -17,8 +17,8 @@ import {
   settlementModal,
 } from '../blocks/bank-modal.js';
 import type { ApprovalSlackDeps, FieldErrors } from '../types.js';
-import { ackThenFile, filedView, fileOrAskAgain, isFiled, plainError } from './filing.js';
-import { parseRedeem, parseSettlement, parseSubmission } from './forms.js';
+import { ackThenFile, filedView, fileOrAskAgain, isFiled, plainError, refusalShown } from './filing.js';
+import { parseRedeem, parseSettlement, parseSubmission, readMetadata } from './forms.js';
 import { checkBeforeFiling, quickBalanceErrors } from './preflight.js';
 
 /** The resolved name, or the reason it could not be resolved (shown under the account number). */
@@ -85,25 +85,29 @@ export function registerBankViews(app: App, deps: ApprovalSlackDeps): void {
     const fields = { amount: REDEEM.amount };
     const quick = await quickBalanceErrors(deps, draft(), fields);
     if (quick) return void (await args.ack({ response_action: 'errors', errors: quick }));
-    const again = (errors: FieldErrors) =>
+    const shownFor = readMetadata(args.body.view.private_metadata).sameAs;
+    const again = (errors: FieldErrors, sameAs?: SameRequestMark) =>
       redeemModal({
         prefill: { amount: v.amount, account: v.accountNumber, purpose: v.purpose },
         bank: v.bank,
         errors,
+        ...(sameAs ? { sameAs: { mark: sameAs, now: deps.now?.() ?? new Date() } } : {}),
         environment: deps.environmentLabel,
       });
     await resolveThenFile(args, deps, v.accountNumber, v.bank.code, {
       retry: (error) => again({ [REDEEM.account]: error }),
       file: async (name) => {
-        const checked = await checkBeforeFiling(deps, draft(name), fields, { ticked: false });
-        if (!checked.ok) return again(checked.errors);
+        const comparison = { ticked: false, again: { ticked: v.again, shownFor } };
+        const checked = await checkBeforeFiling(deps, draft(name), fields, comparison);
+        if (!checked.ok) return again(checked.errors, checked.sameAs);
         const request = await fileOrAskAgain(
           deps,
           draft(name),
-          (reason) => again({ [REDEEM.amount]: reason }),
-          {
-            preflight: checked.checks,
+          (refusal) => {
+            const shown = refusalShown(refusal, REDEEM.amount);
+            return again(shown.errors, shown.sameAs ?? checked.checks.sameAs);
           },
+          { preflight: checked.checks },
         );
         if (!isFiled(request)) return request;
         return filedView(

@@ -4,8 +4,13 @@
 import type { AckFn, App, ViewResponseAction, ViewSubmitAction } from '@slack/bolt';
 import type { ModalView } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
-import { type FileOptions, LimitExceededError } from '../../../approvals/index.js';
-import type { ApprovalRequest, LookAlikeMark, RequestDraft } from '../../../approvals/types.js';
+import { type FileOptions, LimitExceededError, SameRequestError } from '../../../approvals/index.js';
+import type {
+  ApprovalRequest,
+  LookAlikeMark,
+  RequestDraft,
+  SameRequestMark,
+} from '../../../approvals/types.js';
 import type { Network } from '../../../cngn/schemas.js';
 import { naira } from '../../../format/display.js';
 import { Money } from '../../../format/money.js';
@@ -30,6 +35,7 @@ import {
   withdrawModal,
 } from '../blocks/modals.js';
 import { purposeBlocks } from '../blocks/purpose.js';
+import { sameRequestNotice } from '../blocks/same-request.js';
 import { requestTitle } from '../blocks/words.js';
 import type { ApprovalSlackDeps, FieldErrors } from '../types.js';
 import { parseBridge, parseSubmission, parseWhitelist, parseWithdraw, readMetadata } from './forms.js';
@@ -54,6 +60,7 @@ export function filedView(request: ApprovalRequest, channel: string, extra = '')
       ...notice.blocks,
       ...purposeBlocks(request),
       ...hiddenCharactersNotice(request),
+      ...sameRequestNotice(request, new Date(request.createdAt)),
       ...checksBlocks(request, new Date(request.createdAt)),
     ],
     private_metadata: filedMetadata(request.id),
@@ -113,22 +120,40 @@ function stillFiling(channel: string): ModalView {
   );
 }
 
+/** Why the form is shown again after filing was refused: a reason under the amount, or the same payment. */
+export type AskAgain = (
+  refusal: { reason: string } | { sameAs: SameRequestMark },
+) => ModalView | Promise<ModalView>;
+
 /**
  * File the draft; when the daily limit refuses it, show the form again (`again`) with the figures under
- * the amount, so the person sees why and can lower it. Any other error goes to the caller.
+ * the amount, so the person sees why and can lower it; when the engine found the same payment filed
+ * meanwhile (not the one the form asked about), show it again asking "file it again?". Any other
+ * error goes to the caller.
  */
 export async function fileOrAskAgain(
   deps: ApprovalSlackDeps,
   draft: RequestDraft,
-  again: (reason: string) => ModalView | Promise<ModalView>,
+  again: AskAgain,
   options?: FileOptions,
 ): Promise<ApprovalRequest | ModalView> {
   try {
     return await deps.engine.file(draft, options);
   } catch (error) {
+    if (error instanceof SameRequestError) return again({ sameAs: error.mark });
     if (!(error instanceof LimitExceededError)) throw error;
-    return again(`Daily limit: ${dailyLimitText(error.figures)}.`);
+    return again({ reason: `Daily limit: ${dailyLimitText(error.figures)}.` });
   }
+}
+
+/** The form's errors and same-payment question for a refusal, the reason under `field`. */
+export function refusalShown(
+  refusal: Parameters<AskAgain>[0],
+  field: string,
+): { errors: FieldErrors; sameAs?: SameRequestMark } {
+  return 'reason' in refusal
+    ? { errors: { [field]: refusal.reason } }
+    : { errors: {}, sameAs: refusal.sameAs };
 }
 
 /** Whether filing gave a request (rather than the form again). */
@@ -137,8 +162,8 @@ export const isFiled = (answer: ApprovalRequest | ModalView): answer is Approval
 
 /** A short, secret-free sentence for an error during filing (plain text: escape it for mrkdwn). */
 export function plainError(error: unknown): string {
-  if (error instanceof Error && (error.name === 'InvalidDraftError' || error.name === 'LimitExceededError'))
-    return error.message;
+  const refusals = ['InvalidDraftError', 'LimitExceededError', 'SameRequestError'];
+  if (error instanceof Error && refusals.includes(error.name)) return error.message;
   if (error && typeof error === 'object' && 'serviceMessage' in error) return String(error.serviceMessage);
   if (error && typeof error === 'object' && 'retryInSeconds' in error)
     return `the service is busy; try again in ${String(error.retryInSeconds)} s.`;
@@ -183,10 +208,14 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
     await ackThenFile(args, deps, 'Checking the balance and the destination…', async () => {
       const networks = await deps.api.getNetworks();
       const draft = withdrawDraft(v, requester, networkName(networks, v.networkId));
-      const comparison = { ticked: v.compared, shownFor: meta.lookAlike };
+      const comparison = {
+        ticked: v.compared,
+        shownFor: meta.lookAlike,
+        again: { ticked: v.again, shownFor: meta.sameAs },
+      };
       const checked = await checkBeforeFiling(deps, draft, fields, comparison);
       // The form again, as filled in, with the reasons under the fields.
-      const again = async (errors: FieldErrors, lookAlike?: LookAlikeMark) => {
+      const again = async (errors: FieldErrors, lookAlike?: LookAlikeMark, sameAs?: SameRequestMark) => {
         const whitelist = await deps.api
           .getWhitelisted({ includeNetwork: true, maxAgeMs: 60_000 })
           .catch(() => []);
@@ -201,14 +230,18 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
           },
           errors,
           ...(lookAlike ? { lookAlike } : {}),
+          ...(sameAs ? { sameAs: { mark: sameAs, now: deps.now?.() ?? new Date() } } : {}),
           environment: deps.environmentLabel,
         });
       };
-      if (!checked.ok) return again(checked.errors, checked.lookAlike);
+      if (!checked.ok) return again(checked.errors, checked.lookAlike, checked.sameAs);
       const filed = await fileOrAskAgain(
         deps,
         draft,
-        (reason) => again({ [WITHDRAW.amount]: reason }, checked.checks.lookAlike),
+        (refusal) => {
+          const shown = refusalShown(refusal, WITHDRAW.amount);
+          return again(shown.errors, checked.checks.lookAlike, shown.sameAs ?? checked.checks.sameAs);
+        },
         { preflight: checked.checks },
       );
       return isFiled(filed) ? filedView(filed, deps.approvalsChannel) : filed;
@@ -265,7 +298,7 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
         destinationAddress: v.address,
         ...(v.sender ? { senderAddress: v.sender } : {}),
       };
-      const again = (errors: FieldErrors, lookAlike?: LookAlikeMark) =>
+      const again = (errors: FieldErrors, lookAlike?: LookAlikeMark, sameAs?: SameRequestMark) =>
         bridgeModal({
           networks: toNetworkChoices(networks),
           prefill: {
@@ -278,6 +311,7 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
           },
           errors,
           ...(lookAlike ? { lookAlike } : {}),
+          ...(sameAs ? { sameAs: { mark: sameAs, now: deps.now?.() ?? new Date() } } : {}),
           environment: deps.environmentLabel,
         });
       const draft = {
@@ -291,15 +325,23 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
         purpose: v.purpose,
         requester: args.body.user.id,
       };
-      const comparison = { ticked: v.compared, shownFor: meta.lookAlike };
+      const comparison = {
+        ticked: v.compared,
+        shownFor: meta.lookAlike,
+        again: { ticked: v.again, shownFor: meta.sameAs },
+      };
       const checked = await checkBeforeFiling(deps, draft, { address: BRIDGE.address }, comparison);
-      if (!checked.ok) return again(checked.errors, checked.lookAlike);
+      if (!checked.ok) return again(checked.errors, checked.lookAlike, checked.sameAs);
       let quote: Awaited<ReturnType<typeof deps.api.bridgeQuote>>;
       try {
         quote = await deps.api.bridgeQuote({ amount: Money.parseDecimal(v.amount), ...payload });
       } catch (error) {
         // Show the form again with the service's reason under the amount.
-        return again({ [BRIDGE.amount]: `Quote: ${plainError(error)}` }, checked.checks.lookAlike);
+        return again(
+          { [BRIDGE.amount]: `Quote: ${plainError(error)}` },
+          checked.checks.lookAlike,
+          checked.checks.sameAs,
+        );
       }
       const figures = {
         amountReceivable: quote.amountReceivable,
@@ -309,7 +351,10 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
       const request = await fileOrAskAgain(
         deps,
         { ...draft, display: { ...draft.display, quote: figures } },
-        (reason) => again({ [BRIDGE.amount]: reason }, checked.checks.lookAlike),
+        (refusal) => {
+          const shown = refusalShown(refusal, BRIDGE.amount);
+          return again(shown.errors, checked.checks.lookAlike, shown.sameAs ?? checked.checks.sameAs);
+        },
         { preflight: checked.checks },
       );
       if (!isFiled(request)) return request;

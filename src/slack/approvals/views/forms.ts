@@ -199,7 +199,8 @@ export function parseWithdraw(values: ViewValues, allowedNetworks: string[], fam
   const shouldSaveAddress = readChecked(values, WITHDRAW.save);
   const purpose = purposeField(readText(values, WITHDRAW.purpose), errors, WITHDRAW.purpose);
   const compared = readChecked(values, WITHDRAW.compared);
-  return result(errors, { amount, networkId, address, shouldSaveAddress, chosen, compared, purpose });
+  const again = readChecked(values, WITHDRAW.again);
+  return result(errors, { amount, networkId, address, shouldSaveAddress, chosen, compared, again, purpose });
 }
 
 export function parseBridge(values: ViewValues, allowedNetworks: string[], families: Families = {}) {
@@ -227,7 +228,8 @@ export function parseBridge(values: ViewValues, allowedNetworks: string[], famil
     : undefined;
   const purpose = purposeField(readText(values, BRIDGE.purpose), errors, BRIDGE.purpose);
   const compared = readChecked(values, BRIDGE.compared);
-  return result(errors, { amount, origin, destination, address, sender, compared, purpose });
+  const again = readChecked(values, BRIDGE.again);
+  return result(errors, { amount, origin, destination, address, sender, compared, again, purpose });
 }
 
 export function parseWhitelist(values: ViewValues, allowedNetworks: string[], families: Families = {}) {
@@ -260,7 +262,8 @@ export function parseRedeem(values: ViewValues) {
   const bank = bankField(values, REDEEM.bank, errors);
   const accountNumber = accountField(readText(values, REDEEM.account), errors, REDEEM.account);
   const purpose = purposeField(readText(values, REDEEM.purpose), errors, REDEEM.purpose);
-  return result(errors, { amount, bank: bank as BankChoice, accountNumber, purpose });
+  const again = readChecked(values, REDEEM.again);
+  return result(errors, { amount, bank: bank as BankChoice, accountNumber, again, purpose });
 }
 
 export function parseSettlement(values: ViewValues) {
@@ -285,6 +288,7 @@ const metadataSchema = z.object({
   id: z.string().optional().catch(undefined),
   channel: z.string().optional().catch(undefined),
   lookAlike: z.string().optional().catch(undefined),
+  sameAs: z.string().optional().catch(undefined),
 });
 
 /** A modal's private_metadata; anything unreadable reads as empty. */

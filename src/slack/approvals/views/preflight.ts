@@ -1,8 +1,14 @@
 // The checks a filing form runs before it files (approvals/preflight.ts), in the form's terms: a
 // balance that does not cover the request is an error under the amount, with the figures; a look-alike
 // destination is shown under the address with a box the requester must tick, and a tick counts only
-// for the address the form showed it for.
-import type { LookAlikeMark, RequestChecks, RequestDraft } from '../../../approvals/types.js';
+// for the address the form showed it for. The same payment filed before is shown the same way, with a
+// "file it again" box that counts only for the request it was shown for.
+import type {
+  LookAlikeMark,
+  RequestChecks,
+  RequestDraft,
+  SameRequestMark,
+} from '../../../approvals/types.js';
 import { withinDeadline } from '../../../store/index.js';
 import { REVIEW_BALANCE_FRESH_MS } from '../actions/review-balance.js';
 import { shortfallText } from '../blocks/checks.js';
@@ -10,7 +16,12 @@ import type { ApprovalSlackDeps, FieldErrors } from '../types.js';
 
 export type FilingCheck =
   | { ok: true; checks: RequestChecks }
-  | { ok: false; errors: FieldErrors; lookAlike?: LookAlikeMark | undefined };
+  | {
+      ok: false;
+      errors: FieldErrors;
+      lookAlike?: LookAlikeMark | undefined;
+      sameAs?: SameRequestMark | undefined;
+    };
 
 /** The form's block ids for the figures a check speaks of. */
 export interface CheckedFields {
@@ -22,6 +33,8 @@ export interface CheckedFields {
 export interface Comparison {
   ticked: boolean;
   shownFor?: string | undefined;
+  /** The "file it again" tick, and the request the form showed as the same payment. */
+  again?: { ticked: boolean; shownFor?: string | undefined };
 }
 
 /** How long the pre-ack look at the stored balance may take (the ack must stay within 3 s). */
@@ -74,6 +87,11 @@ export async function checkBeforeFiling(
         `Address: it looks like ${known} but is not the same: compare the whole address below`;
     }
   }
-  if (Object.keys(errors).length > 0) return { ok: false, errors, lookAlike: checks.lookAlike };
+  const same = checks.sameAs;
+  const again = comparison.again;
+  if (same && again?.ticked && again.shownFor === same.id) checks.sameAs = { ...same, confirmed: true };
+  if (Object.keys(errors).length > 0 || (same && !checks.sameAs?.confirmed)) {
+    return { ok: false, errors, lookAlike: checks.lookAlike, sameAs: checks.sameAs };
+  }
   return { ok: true, checks };
 }
