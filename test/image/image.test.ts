@@ -147,6 +147,10 @@ describe('the image', () => {
       new RegExp(`^${builtFrom ?? '[0-9a-f]{40}'}(-dirty)?$`),
     );
     expect(config.Labels['org.opencontainers.image.source']).toBeTruthy();
+    // The same commit in the release, which cngn_build_info and /healthz report.
+    expect(docker('run', '--rm', '--entrypoint', 'cat', TAG, '/app/REVISION')).toBe(
+      config.Labels['org.opencontainers.image.revision'],
+    );
     const inside = docker(
       'run',
       '--rm',
