@@ -33,11 +33,13 @@ export {
 export {
   FREEZE_REASON_MAX,
   FREEZE_REASON_MIN,
+  type InvalidDraftError,
   PURPOSE_MAX,
   PURPOSE_MIN,
   purposeProblem,
 } from './draft.js';
 export type { ApprovalListener, EngineOptions } from './engine.js';
+export { ApprovalErrorCode, type DraftRefusalCode } from './error-codes.js';
 export { STOP_DRAIN_MS } from './executor.js';
 export {
   type ExtendRefusal,
@@ -88,7 +90,6 @@ export {
   ApproverPools,
   holdersOf,
   type PoolSettings,
-  REQUEST_KINDS,
   type SlackIds,
   unionOf,
 } from './pools.js';
@@ -116,3 +117,4 @@ export {
 } from './state-machine.js';
 export type { BridgeCallbackHint } from './tracker.js';
 export type * from './types.js';
+export { REQUEST_KINDS } from './types.js';

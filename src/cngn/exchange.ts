@@ -4,7 +4,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from '../log.js';
 import type { Priority } from './api.js';
-import { CngnError, CngnTransportError, RateBudgetError } from './errors.js';
+import { type CallEffect, CngnError, CngnTransportError, RateBudgetError } from './errors.js';
 import { type HttpTransport, type RawResponse, TransportFailure } from './http.js';
 import type { SharedRateLimiter } from './limiter.js';
 import { readEnvelope } from './response.js';
@@ -41,7 +41,7 @@ export interface ExchangeOptions {
   transport: HttpTransport;
   limiter: SharedRateLimiter;
   encryptionKey: string;
-  open: (data: unknown, endpoint: string) => unknown;
+  open: (data: unknown, endpoint: string, effect: CallEffect) => unknown;
   retry?: Partial<RetryPolicy>;
   logger?: Partial<Pick<Logger, 'debug' | 'warn'>>;
   sleep?: (ms: number) => Promise<void>;
@@ -82,7 +82,7 @@ export class Exchange {
           continue;
         }
       }
-      return this.settle(raw, endpoint);
+      return this.settle(raw, endpoint, 'none');
     }
   }
 
@@ -97,6 +97,7 @@ export class Exchange {
     endpoint: string,
     json: string,
     priority: Priority,
+    effect: CallEffect,
   ): Promise<unknown> {
     const body = JSON.stringify(sealRequestBody(json, this.options.encryptionKey));
     let raw: RawResponse;
@@ -116,7 +117,7 @@ export class Exchange {
         true,
       );
     }
-    return this.settle(raw, endpoint);
+    return this.settle(raw, endpoint, effect);
   }
 
   private async attempt(
@@ -169,14 +170,14 @@ export class Exchange {
     }
   }
 
-  private settle(raw: RawResponse, endpoint: string): unknown {
+  private settle(raw: RawResponse, endpoint: string, effect: CallEffect): unknown {
     const envelope = readEnvelope(raw);
     if (!envelope.ok) {
       // A refusal inside a 2xx answer; other statuses were counted when they arrived.
       if (raw.httpStatus >= 200 && raw.httpStatus < 300) this.observe(endpoint, undefined, 'refused');
       throw new CngnError(envelope.message, envelope.httpStatus, endpoint);
     }
-    return this.options.open(envelope.data, endpoint);
+    return this.options.open(envelope.data, endpoint, effect);
   }
 
   private transportError(endpoint: string, failure: TransportFailure): CngnTransportError {

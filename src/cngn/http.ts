@@ -1,6 +1,7 @@
 // The HTTP leg: one pooled undici connection pool per service origin, with connect/headers/body
 // timeouts, the service's headers, and a careful answer to "may this request have been received?"
 import { Pool } from 'undici';
+import { CngnErrorCode } from './errors.js';
 
 export interface Timeouts {
   connectMs: number;
@@ -23,6 +24,7 @@ export interface RawResponse {
 /** The exchange failed before a complete answer arrived. */
 export class TransportFailure extends Error {
   override name = 'TransportFailure';
+  readonly code = CngnErrorCode.TransportFailure;
   constructor(
     message: string,
     /** False only when we know nothing reached the service (the connection was never made). */

@@ -1,7 +1,7 @@
 // Background reads never take the slots kept for money and people: when the budget is spent they are
 // refused at once (RateBudgetError). A report can afford to wait, so it tries again once the budget
 // frees, until its deadline; past it the refusal stands.
-import { RateBudgetError } from '../cngn/errors.js';
+import { CngnErrorCode, cngnCallError } from '../cngn/errors.js';
 
 export interface Patience {
   /** Epoch ms after which no more waiting is done. */
@@ -18,8 +18,9 @@ export async function whenBudgetAllows<T>(call: () => Promise<T>, patience: Pati
     try {
       return await call();
     } catch (error) {
-      if (!(error instanceof RateBudgetError)) throw error;
-      const waitMs = error.retryInSeconds * 1000;
+      const refused = cngnCallError(error);
+      if (refused?.code !== CngnErrorCode.RateBudget) throw error;
+      const waitMs = refused.retryInSeconds * 1000;
       if (patience.now() + waitMs > patience.deadline) throw error;
       await patience.sleep(waitMs);
     }

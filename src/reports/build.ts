@@ -1,7 +1,7 @@
 // A treasury report from its parts: the book brought up to date and back to the period's start, the
 // balance read now, the figures rebuilt from them, and the approval figures from the bot's records.
 // The book and the balance must describe one moment (see readSnapshot).
-import { RateBudgetError } from '../cngn/errors.js';
+import { CngnErrorCode, cngnCallError } from '../cngn/errors.js';
 import type { CngnEnvironment } from '../format/environment.js';
 import { type ApprovalRecords, approvalFigures } from './approval-figures.js';
 import { treasuryFigures } from './figures.js';
@@ -104,7 +104,7 @@ async function unlessBusy<T>(read: Promise<T>): Promise<T | undefined> {
   try {
     return await read;
   } catch (error) {
-    if (error instanceof RateBudgetError) return undefined;
+    if (cngnCallError(error)?.code === CngnErrorCode.RateBudget) return undefined;
     throw error;
   }
 }

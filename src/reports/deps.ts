@@ -2,6 +2,7 @@
 // repository. The wiring calls this once and hands buildReport the result.
 import type { ApprovalRepository } from '../approvals/repository.js';
 import type { CngnClient } from '../cngn/client.js';
+import { cngnEntry } from '../cngn/schemas.js';
 import { Money } from '../format/money.js';
 import type { Store } from '../store/index.js';
 import { approvalRecords } from './approval-figures.js';
@@ -46,7 +47,7 @@ export function reportDeps(options: ReportPartsOptions): ReportDeps & { book: Tr
       const patience = { deadline: until, now: () => now().getTime(), sleep };
       const { entries } = await whenBudgetAllows(read, patience);
       // The cNGN entry, as /cngn balance and the approval checks read it; none listed reads as zero.
-      const entry = entries.find((e) => e.asset_code.toUpperCase() === 'CNGN') ?? entries[0];
+      const entry = cngnEntry(entries);
       return entry ? Money.fromService(entry.balance).toString() : '0.00';
     },
     book,

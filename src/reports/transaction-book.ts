@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { TZDate } from '@date-fns/tz';
 import { addMonths } from 'date-fns';
 import type { Priority } from '../cngn/api.js';
-import { RateBudgetError } from '../cngn/errors.js';
+import { CngnErrorCode, cngnCallError, RateBudgetError } from '../cngn/errors.js';
 import type { TransactionPage } from '../cngn/schemas.js';
 import type { Store } from '../store/index.js';
 import { realSleep, whenBudgetAllows } from './budget-wait.js';
@@ -257,7 +257,8 @@ export class TransactionBook {
     try {
       return await whenBudgetAllows(call, { deadline, now: this.now, sleep: this.sleep });
     } catch (error) {
-      if (error instanceof RateBudgetError) return error;
+      const refused = cngnCallError(error);
+      if (refused?.code === CngnErrorCode.RateBudget) return refused;
       throw error;
     }
   }

@@ -27,6 +27,7 @@ import {
 import type { Report, ReportSource } from '../../reports/types.js';
 import type { Store } from '../../store/index.js';
 import { errorMessage } from '../reads/blocks.js';
+import { SlackErrorCode } from '../runtime/error-codes.js';
 import { chartOf, failureSentence, postReportPart, REPORT_PARTS, type ReportPart } from './delivery.js';
 
 /** The longest the timer sleeps before looking again (a wall clock may be set while it sleeps). */
@@ -110,7 +111,9 @@ export type RunOutcome =
   | 'stopped';
 
 /** Thrown into a run under way when stop() stops waiting for it. */
-class RunLeft extends Error {}
+class RunLeft extends Error {
+  readonly code = SlackErrorCode.ReportRunLeft;
+}
 
 export class ScheduledReports {
   private cancelTimer: (() => void) | undefined;

@@ -7,12 +7,14 @@ import type { Delegation } from '../../../approvals/delegations.js';
 import { ApprovalPolicy, figuresDigest } from '../../../approvals/index.js';
 import type { ApprovalCheck } from '../../../approvals/policy.js';
 import type { ApprovalRequest } from '../../../approvals/types.js';
+import { SlackErrorCode } from '../../runtime/error-codes.js';
 
 const clickedRound = new AsyncLocalStorage<{ id: string; round: number; figures?: string }>();
 
 /** The click was on a message showing an earlier (or another) round, or other figures; nothing was changed. */
 export class StaleRoundError extends Error {
   override name = 'StaleRoundError';
+  readonly code = SlackErrorCode.StaleRound;
 
   constructor(readonly request: ApprovalRequest) {
     super(`${request.id} is in round ${request.round}, not the one clicked`);
