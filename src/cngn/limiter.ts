@@ -138,7 +138,15 @@ export class SharedRateLimiter {
         throw new RateBudgetError(Math.max(1, Math.ceil(waitMs / 1000)));
       }
       // Nothing can free before freeAt; the jitter spreads waiters that wake together.
-      await untilAborted(this.sleep(waitMs + Math.floor(Math.random() * 20)), signal);
+      try {
+        await untilAborted(this.sleep(waitMs + Math.floor(Math.random() * 20)), signal);
+      } catch (error) {
+        // Given up: the slots it was waiting for are no longer kept for it.
+        await this.update((state) => {
+          delete state.moneyWaiting[waiterId];
+        });
+        throw error;
+      }
     }
   }
 
