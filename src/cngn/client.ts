@@ -18,6 +18,7 @@ import type {
   CngnEnvironment,
   MaybeCachedOptions,
   Priority,
+  ReadCallOptions,
   ReadOptions,
   RedeemRequest,
   SettlementAccountRequest,
@@ -298,10 +299,10 @@ export class CngnClient implements CngnApi {
     path: string,
     endpoint: string,
     schema: S,
-    options: CallOptions,
+    options: ReadCallOptions,
     whenEmpty?: unknown,
   ): Promise<z.output<S>> {
-    const data = await this.exchange.get(path, endpoint, options.priority ?? 'interactive');
+    const data = await this.exchange.get(path, endpoint, options.priority ?? 'interactive', options.signal);
     return parseData(schema, data ?? whenEmpty, endpoint);
   }
 

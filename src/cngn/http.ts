@@ -111,8 +111,17 @@ export class HttpTransport {
     });
   }
 
-  /** One exchange, never retried here. `path` starts with /v1/api. Throws TransportFailure. */
-  async send(method: 'GET' | 'POST' | 'PUT', path: string, jsonBody?: string): Promise<RawResponse> {
+  /**
+   * One exchange, never retried here. `path` starts with /v1/api. Throws TransportFailure, or the
+   * signal's reason once it fired (given to GETs only: a write, once sent, is never cut off).
+   */
+  async send(
+    method: 'GET' | 'POST' | 'PUT',
+    path: string,
+    jsonBody?: string,
+    signal?: AbortSignal,
+  ): Promise<RawResponse> {
+    const cut = method === 'GET' ? signal : undefined;
     try {
       const response = await this.pool.request({
         method,
@@ -123,6 +132,7 @@ export class HttpTransport {
           'content-type': 'application/json',
         },
         body: jsonBody,
+        ...(cut ? { signal: cut } : {}),
       });
       const chunks: Buffer[] = [];
       let size = 0;
@@ -140,6 +150,7 @@ export class HttpTransport {
         retryAfterMs: parseRetryAfter(response.headers['retry-after'], Date.now()),
       };
     } catch (error) {
+      if (cut?.aborted) throw cut.reason;
       throw classifyFailure(error);
     }
   }

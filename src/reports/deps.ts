@@ -40,11 +40,11 @@ export function reportDeps(options: ReportPartsOptions): ReportDeps & { book: Tr
   });
   return {
     environment: client.environment,
-    balance: async (deadline) => {
+    balance: async (deadline, signal) => {
       // Fresh: a copy cached before the book's read would leave out what the book holds.
-      const read = () => client.getBalanceWithTime({ priority: 'background', fresh: true });
+      const read = () => client.getBalanceWithTime({ priority: 'report', fresh: true, signal });
       const until = Math.min(now().getTime() + maxWaitMs, deadline ?? Number.POSITIVE_INFINITY);
-      const patience = { deadline: until, now: () => now().getTime(), sleep };
+      const patience = { deadline: until, now: () => now().getTime(), sleep, signal };
       const { entries } = await whenBudgetAllows(read, patience);
       // The cNGN entry, as /cngn balance and the approval checks read it; none listed reads as zero.
       const entry = cngnEntry(entries);
