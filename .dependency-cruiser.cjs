@@ -56,6 +56,14 @@ module.exports = {
       'approvals/',
       'cngn/',
     ),
+    {
+      name: 'engine-parts-for-tests-only',
+      comment:
+        "The approval engine's parts (approvals/engine-parts.ts) are for tests that stop a process mid-step: the rest of src/ asks the engine itself.",
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/approvals/approval-engine\\.ts$' },
+      to: { path: '^src/approvals/engine-parts\\.ts$' },
+    },
     above(
       'slack-below-wiring',
       'slack/, workbench/ and metrics/ are built by the wiring and never reach up to it.',

@@ -38,6 +38,8 @@ export {
   purposeProblem,
 } from './draft.js';
 export type { ApprovalListener, EngineOptions } from './engine.js';
+export type { AuditExportAsk } from './engine-audit.js';
+export type { ApprovalReadiness } from './engine-questions.js';
 export { STOP_DRAIN_MS } from './executor.js';
 export {
   type ExtendRefusal,
@@ -104,6 +106,7 @@ export {
 } from './reminders.js';
 export { RoleBook, type RoleLists, type RoleSummary } from './role-book.js';
 export type { Holders, Need, Role, Roles } from './roles.js';
+export { type SeenRound, StaleRoundError } from './round.js';
 export { SAME_REQUEST_MS, SameRequestError } from './same-request.js';
 export { failedCallOutcome } from './service-call.js';
 export {

@@ -4,6 +4,7 @@
 // changed since the section read it) appends no entry at all. On every store kind.
 import { describe, expect } from 'vitest';
 import { WriteRefusedError } from '../../src/approvals/engine.js';
+import { partsOf } from '../../src/approvals/engine-parts.js';
 import type { AuditEntry } from '../../src/approvals/index.js';
 import { transition } from '../../src/approvals/state-machine.js';
 import { STORE_KINDS } from '../support/shared-stores.js';
@@ -24,7 +25,7 @@ for (const kind of STORE_KINDS) {
     test('never credits a step to someone else who wrote at the same moment', async ({ engine }) => {
       const { fx, networkId } = await engine('credit');
       const request = await fx.engine.file(withdrawalDraft(networkId, '201'));
-      expect(await fx.engine.core.approve(request.id, APPROVER_A)).toMatchObject({ ok: true });
+      expect(await partsOf(fx.engine).core.approve(request.id, APPROVER_A)).toMatchObject({ ok: true });
       const stored = await fx.engine.get(request.id);
       const step = stored?.history[1];
       expect(step).toMatchObject({ action: 'approval-added', actor: APPROVER_A });
@@ -58,8 +59,8 @@ for (const kind of STORE_KINDS) {
         actor: APPROVER_A,
         at: new Date(),
       });
-      await expect(fx.engine.core.write(read, late)).rejects.toThrow(WriteRefusedError);
-      const chained = await fx.engine.core.repo.auditLog.entries('sandbox');
+      await expect(partsOf(fx.engine).core.write(read, late)).rejects.toThrow(WriteRefusedError);
+      const chained = await partsOf(fx.engine).core.repo.auditLog.entries('sandbox');
       expect(chained.filter((e) => e.requestId === request.id).map((e) => e.action)).toEqual([
         'filed',
         'rejected',

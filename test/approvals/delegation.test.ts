@@ -3,6 +3,7 @@
 // place within the window and the cap only, never for the requester, never transitively, and one
 // human (and one approver's place) counts once. Revocation ends it at once; all of it is audited.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { partsOf } from '../../src/approvals/engine-parts.js';
 import {
   type ApprovalEngine,
   ApprovalPolicy,
@@ -115,7 +116,7 @@ describe('creating a delegation', () => {
     await engine.idle();
     expect(await engine.get(filed.id)).toMatchObject({ state: 'pending', approvals: [] });
     expect(await engine.liveDelegations()).toEqual([]);
-    expect(await engine.core.options.policy.eligibleFor(filed)).toEqual([]);
+    expect(await partsOf(engine).core.options.policy.eligibleFor(filed)).toEqual([]);
     // Its delegator may still cancel it, and an approver reject it.
     expect(await engine.mayReject(filed.id, ADE)).not.toHaveProperty('refusal');
   });
@@ -196,7 +197,7 @@ describe('approving in the delegator’s place', () => {
     await delegate(CHIDI, BOLA, { days: 0.5 });
     const request = await engine.file(withdrawal('1500'));
     fx.clock.advance(DAY / 2 - 1_000);
-    expect(await engine.core.options.policy.check(request, BOLA)).toEqual({
+    expect(await partsOf(engine).core.options.policy.check(request, BOLA)).toEqual({
       allowed: true,
       onBehalfOf: CHIDI,
     });
@@ -265,8 +266,8 @@ describe('approving in the delegator’s place', () => {
     await delegate(CHIDI, BOLA, { max: '2000' });
     const small = await engine.file(withdrawal('1500'));
     const large = await engine.file(withdrawal('2500'));
-    expect(await fx.engine.core.options.policy.eligibleFor(small)).toEqual([ADE, CHIDI, DAYO, BOLA]);
-    expect(await fx.engine.core.options.policy.eligibleFor(large)).toEqual([ADE, CHIDI, DAYO]);
+    expect(await partsOf(fx.engine).core.options.policy.eligibleFor(small)).toEqual([ADE, CHIDI, DAYO, BOLA]);
+    expect(await partsOf(fx.engine).core.options.policy.eligibleFor(large)).toEqual([ADE, CHIDI, DAYO]);
   });
 });
 
@@ -300,7 +301,7 @@ describe('rejecting and reminders', () => {
     const request = await engine.file(withdrawal('1000000'));
     expect(await engine.approve(request.id, ADE)).toMatchObject({ ok: true });
     fx.clock.advance(DAY / 2);
-    const [reminded] = await engine.reminders.sweep();
+    const [reminded] = await partsOf(engine).reminders.sweep();
     expect(reminded?.history.at(-1)?.reminder?.waiting).toEqual([CHIDI, DAYO, BOLA]);
   });
 });
@@ -335,7 +336,7 @@ describe('reading the delegations', () => {
     fx.clock.advance(DAY / 2);
     reads.index = 0;
     reads.one = 0;
-    const reminded = await engine.reminders.sweep();
+    const reminded = await partsOf(engine).reminders.sweep();
     expect(reminded).toHaveLength(4);
     for (const request of reminded) expect(request.history.at(-1)?.reminder?.waiting).toContain(BOLA);
     expect(reads.index).toBe(1);

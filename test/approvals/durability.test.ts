@@ -1,6 +1,7 @@
 // A crash between the writes of one step (the store has no multi-key transaction) never loses the
 // step's audit entry, and never shows a step that did not happen.
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { partsOf } from '../../src/approvals/engine-parts.js';
 import type { ApprovalRequest } from '../../src/approvals/index.js';
 import { createStore } from '../../src/store/index.js';
 import { CrashingStore } from './crashing-store.js';
@@ -45,7 +46,9 @@ it('keeps the audit entry of a step when the process dies right after writing it
     if (isRequestWrite(method) && key === `approval:${request.id}`) requestWritten = true;
     return requestWritten && !isRequestWrite(method) && method !== 'get' && method !== 'withLock';
   });
-  await fx.engine.core.approve(request.id, APPROVER_A).catch(() => undefined);
+  await partsOf(fx.engine)
+    .core.approve(request.id, APPROVER_A)
+    .catch(() => undefined);
   crashing.disarm();
   const { audit, history } = await auditOf(request);
   expect(audit).toEqual(history);
@@ -54,7 +57,7 @@ it('keeps the audit entry of a step when the process dies right after writing it
 it('never shows an audited step whose request write was lost', async () => {
   const request = await fx.engine.file(withdrawal('130'));
   crashing.crashAt((method, key) => isRequestWrite(method) && key === `approval:${request.id}`);
-  await expect(fx.engine.core.approve(request.id, APPROVER_A)).rejects.toThrow('died');
+  await expect(partsOf(fx.engine).core.approve(request.id, APPROVER_A)).rejects.toThrow('died');
   expect((await fx.engine.get(request.id))?.state).toBe('pending');
   expect((await auditOf(request)).audit).toEqual(['filed']);
   // Clicked again, it goes through once and the log shows each step once.

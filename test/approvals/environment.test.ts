@@ -1,6 +1,7 @@
 // A request is sent only to the environment (and with the API key) it was filed and approved for:
 // filed in the sandbox and picked up after the switch to other credentials, it is closed, never sent.
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { partsOf } from '../../src/approvals/engine-parts.js';
 import type { ApprovalEngine } from '../../src/approvals/index.js';
 import {
   APPROVER_A,
@@ -38,7 +39,7 @@ async function restartWithTestKey(): Promise<ApprovalEngine> {
 
 it('never sends a sandbox request approved before a restart with a cngn_test_ key', async () => {
   const approved = await fx.engine.file(withdrawal('1500'));
-  await fx.engine.core.approve(approved.id, APPROVER_A); // approved, not yet sent: then the restart
+  await partsOf(fx.engine).core.approve(approved.id, APPROVER_A); // approved, not yet sent: then the restart
   const pending = await fx.engine.file(withdrawal('1600'));
 
   const live = await restartWithTestKey();
@@ -73,10 +74,10 @@ it('never executes a request filed under another API key of the same environment
   engines.push(before);
   const request = await before.file(withdrawal('1800'));
   expect(request.keyId).toBe('key-before');
-  await before.core.approve(request.id, APPROVER_A);
+  await partsOf(before).core.approve(request.id, APPROVER_A);
   const { engine: after } = await fx.another({ engine: { keyId: 'key-after' } });
   engines.push(after);
-  await after.executor.execute(request.id);
+  await partsOf(after).executor.execute(request.id);
   expect(withdrawCalls()).toBe(0);
   expect((await after.get(request.id))?.outcome?.reason).toContain('another API key');
 });

@@ -1,6 +1,7 @@
 // Which answers to a money POST prove nothing was done (failed) and which leave the outcome unknown
 // (reconciled, never resent): the service says never to retry a 400 on a money POST blindly.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { partsOf } from '../../src/approvals/engine-parts.js';
 import { failedCallOutcome } from '../../src/approvals/index.js';
 import { classifyFailure as custodyFailure } from '../../src/cngn/custody-gateway.js';
 import { CngnError, CngnResponseError, CngnTransportError, RateBudgetError } from '../../src/cngn/errors.js';
@@ -149,9 +150,9 @@ describe('a money call whose request budget cannot be read from the store', () =
     try {
       const [networkId] = await twoNetworks(fx.client);
       const request = await fx.engine.file(withdrawalDraft(networkId, '660'));
-      await fx.engine.core.approve(request.id, APPROVER_A);
+      await partsOf(fx.engine).core.approve(request.id, APPROVER_A);
       const heal = controls.failReads('cngn:rate:'); // the store fails just as the call takes its slot
-      const after = await fx.engine.executor.execute(request.id);
+      const after = await partsOf(fx.engine).executor.execute(request.id);
       heal();
       expect(after?.state).toBe('failed');
       expect(after?.outcome?.reason).toContain('nothing was sent');

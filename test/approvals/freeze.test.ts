@@ -3,6 +3,7 @@
 // another approver than the one who froze approves, and then what was held goes out, once, unless it
 // expired. (The freeze racing a send, on every store: freeze-race.test.ts.)
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { partsOf } from '../../src/approvals/engine-parts.js';
 import { HELD_ACTION, START_FROZEN_ACTOR } from '../../src/approvals/index.js';
 import {
   APPROVER_A,
@@ -81,11 +82,11 @@ describe('while sends are frozen', () => {
 
   it('hands a claimed, unmarked request back, approved and held, when the freeze came after its claim', async () => {
     const request = await fx.engine.file(withdrawalDraft(networkId, '2000'));
-    await fx.engine.core.approve(request.id, APPROVER_A); // approved; nothing claimed it yet
-    const claimed = await fx.engine.executor.claimExecution(request.id);
+    await partsOf(fx.engine).core.approve(request.id, APPROVER_A); // approved; nothing claimed it yet
+    const claimed = await partsOf(fx.engine).executor.claimExecution(request.id);
     if (!claimed) throw new Error('not claimed');
     await fx.engine.freezeSends(APPROVER_B, 'stop everything');
-    expect(await fx.engine.executor.markSending(claimed)).toBeUndefined();
+    expect(await partsOf(fx.engine).executor.markSending(claimed)).toBeUndefined();
     const back = await fx.engine.get(request.id);
     expect(back?.state).toBe('approved');
     expect(back?.execution).toBeUndefined();

@@ -4,6 +4,7 @@
 // request. On every store kind: the lapse is simulated by a lock that keeps nobody out.
 import { describe, expect } from 'vitest';
 import { MAX_SECTION_RUNS, WriteRefusedError } from '../../src/approvals/engine.js';
+import { partsOf } from '../../src/approvals/engine-parts.js';
 import type { ApprovalRequest } from '../../src/approvals/index.js';
 import { createStore } from '../../src/store/index.js';
 import { LapsedLock } from '../support/lapsed-lock.js';
@@ -48,9 +49,9 @@ for (const kind of STORE_KINDS) {
       const gate = lapsed.holdWrite(
         (value) => Array.isArray(value.approvals) && value.approvals.length === 1,
       );
-      const late = a.engine.core.approve(request.id, APPROVER_A);
+      const late = partsOf(a.engine).core.approve(request.id, APPROVER_A);
       await gate.arrived;
-      expect(await b.engine.core.approve(request.id, APPROVER_B)).toMatchObject({ ok: true });
+      expect(await partsOf(b.engine).core.approve(request.id, APPROVER_B)).toMatchObject({ ok: true });
       gate.release();
       expect(await late).toMatchObject({ ok: true });
       const stored = await b.engine.get(request.id);
@@ -65,7 +66,7 @@ for (const kind of STORE_KINDS) {
       const gate = lapsed.holdWrite((value) => value.state === 'rejected');
       const late = a.engine.reject(request.id, APPROVER_A, 'too much');
       await gate.arrived;
-      expect(await b.engine.core.approve(request.id, APPROVER_B)).toMatchObject({ ok: true });
+      expect(await partsOf(b.engine).core.approve(request.id, APPROVER_B)).toMatchObject({ ok: true });
       gate.release();
       expect(await late).toMatchObject({ ok: false, reason: 'not-pending' });
       const stored = await b.engine.get(request.id);
@@ -79,7 +80,7 @@ for (const kind of STORE_KINDS) {
       const gate = lapsed.holdWrite((value) => value.state === 'sent');
       expect(await a.engine.approve(request.id, APPROVER_A)).toMatchObject({ ok: true });
       await gate.arrived;
-      await b.engine.core.attachMessage(request.id, 'C_APPROVALS', '1700000000.000100');
+      await partsOf(b.engine).core.attachMessage(request.id, 'C_APPROVALS', '1700000000.000100');
       gate.release();
       await a.engine.idle();
       const stored = await b.engine.get(request.id);
@@ -92,11 +93,11 @@ for (const kind of STORE_KINDS) {
     test("never turns another replica's sent request back into a stale approved copy", async ({ pair }) => {
       const { a, b, lapsed, withdrawal } = await pair('stale-approved');
       const request = await a.engine.file(withdrawal('105'));
-      expect(await b.engine.core.approve(request.id, APPROVER_B)).toMatchObject({ ok: true });
+      expect(await partsOf(b.engine).core.approve(request.id, APPROVER_B)).toMatchObject({ ok: true });
       const gate = lapsed.holdWrite((value) => value.state === 'approved');
-      const late = a.engine.core.attachMessage(request.id, 'C_APPROVALS', '1700000000.000200');
+      const late = partsOf(a.engine).core.attachMessage(request.id, 'C_APPROVALS', '1700000000.000200');
       await gate.arrived;
-      expect((await b.engine.executor.execute(request.id))?.state).toBe('sent');
+      expect((await partsOf(b.engine).executor.execute(request.id))?.state).toBe('sent');
       gate.release();
       await late;
       const stored = await b.engine.get(request.id);

@@ -2,6 +2,7 @@
 // test moves: the split that meets the higher tier, what stops counting, the window's edge, and the
 // daily limit at filing and at the final approval (the re-checked one too).
 import { describe, expect } from 'vitest';
+import { partsOf } from '../../src/approvals/engine-parts.js';
 import { LimitExceededError } from '../../src/approvals/index.js';
 import type { LimitSettings } from '../../src/approvals/limits.js';
 import type { Store } from '../../src/store/index.js';
@@ -80,7 +81,7 @@ describe('the tier of a split payment', () => {
     await fx.engine.cancel(cancelled.id, REQUESTER);
     const expiring = await fx.engine.file(withdrawalDraft(networkId, '600000'));
     await clock.sleep(Date.parse(expiring.expiresAt) - clock.now());
-    await fx.engine.core.expireDue();
+    await partsOf(fx.engine).core.expireDue();
     expect((await fx.engine.get(expiring.id))?.state).toBe('expired');
     const next = await fx.engine.file(withdrawalDraft(networkId, '600000'));
     expect(next).toMatchObject({ requiredApprovals: 1 });
@@ -139,7 +140,7 @@ describe('the daily limit', () => {
       const second = await fx.engine.file(withdrawalDraft(networkId, '400000'));
       // The bot restarted with a daily limit: requests filed before it are checked at their approval.
       const limited = await fx.another({
-        engine: { limits: { windowMs: WINDOW, dailyLimit: '1000000.00' }, now: fx.engine.core.now },
+        engine: { limits: { windowMs: WINDOW, dailyLimit: '1000000.00' }, now: partsOf(fx.engine).core.now },
       });
       expect(await limited.engine.approve(first.id, APPROVER_A)).toMatchObject({ ok: true });
       await limited.engine.idle();
@@ -161,7 +162,7 @@ describe('the daily limit', () => {
       .accountName;
     const redemption = await fx.engine.file(redemptionDraft(REQUESTER, name));
     const limited = await fx.another({
-      engine: { limits: { windowMs: WINDOW, dailyLimit: '4999.99' }, now: fx.engine.core.now },
+      engine: { limits: { windowMs: WINDOW, dailyLimit: '4999.99' }, now: partsOf(fx.engine).core.now },
     });
     expect(await limited.engine.approve(redemption.id, APPROVER_A)).toMatchObject({
       ok: false,
@@ -214,7 +215,7 @@ describe('a replica whose limits lock lapsed', () => {
     const lapsed = lapsedLimitsLock(fx.store);
     const stalled = await fx.another({
       store: lapsed.store,
-      engine: { limits: { windowMs: WINDOW, dailyLimit: '1000000.00' }, now: fx.engine.core.now },
+      engine: { limits: { windowMs: WINDOW, dailyLimit: '1000000.00' }, now: partsOf(fx.engine).core.now },
     });
     // The stalled replica read an empty window and waits to commit its filing…
     const late = stalled.engine.file(withdrawalDraft(networkId, '600000'));

@@ -2,6 +2,7 @@
 // did not confirm, nothing is recorded from a store error, and once the database is back each
 // request is sent exactly once, or found in the service's list rather than sent again.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { partsOf } from '../../src/approvals/engine-parts.js';
 import { EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { clearStore, createStore, type Store } from '../../src/store/index.js';
@@ -58,9 +59,9 @@ describe.runIf(hasPostgres)('approvals through a PostgreSQL outage', () => {
     await start('outage-before-claim');
     const before = sandbox.count('POST', '/v1/api/withdraw');
     const request = await fx.engine.file(withdrawal('4100'));
-    await fx.engine.core.approve(request.id, APPROVER_A); // approved; not started
+    await partsOf(fx.engine).core.approve(request.id, APPROVER_A); // approved; not started
     relay.cut();
-    await expect(fx.engine.executor.execute(request.id)).rejects.toThrow(/PostgreSQL/);
+    await expect(partsOf(fx.engine).executor.execute(request.id)).rejects.toThrow(/PostgreSQL/);
     await expect(fx.engine.tick()).rejects.toThrow(/PostgreSQL/);
     expect(sandbox.count('POST', '/v1/api/withdraw') - before).toBe(0);
     relay.restore();
@@ -75,9 +76,11 @@ describe.runIf(hasPostgres)('approvals through a PostgreSQL outage', () => {
     await start('outage-after-call');
     const before = sandbox.count('POST', '/v1/api/withdraw');
     const request = await fx.engine.file(withdrawal('4200'));
-    await fx.engine.core.approve(request.id, APPROVER_A);
+    await partsOf(fx.engine).core.approve(request.id, APPROVER_A);
     const held = sandbox.hold('POST', '/v1/api/withdraw');
-    const running = fx.engine.executor.execute(request.id).catch((error: unknown) => error);
+    const running = partsOf(fx.engine)
+      .executor.execute(request.id)
+      .catch((error: unknown) => error);
     await held.arrived; // the call is at the service
     relay.cut();
     held.release(); // it answers; the answer cannot be stored

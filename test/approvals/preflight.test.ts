@@ -2,6 +2,7 @@
 // less what is committed, whether a destination was paid before (the bot's records, the service's
 // list), the whitelist, look-alike destinations, and the approval refused on a balance known short.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { partsOf } from '../../src/approvals/engine-parts.js';
 import type { ApprovalRequest, RequestDraft } from '../../src/approvals/index.js';
 import { committedAgainst } from '../../src/approvals/preflight.js';
 import { toChecksumAddress } from '../../src/format/evm-address.js';
@@ -77,10 +78,10 @@ describe('balance', () => {
     await fx.client.getBalance(); // the figure is now stored, as of before the withdrawal
     await sentWithdrawal('10000');
     const draft = { kind: 'withdraw' as const, amount: '2000' };
-    const stored = await fx.engine.core.preflight.balanceFor(draft, { stored: true });
+    const stored = await partsOf(fx.engine).core.preflight.balanceFor(draft, { stored: true });
     expect(stored).toMatchObject({ balance: '1250000.00', committed: '10000.00', after: '1238000.00' });
     // Read again: the service took the token when it accepted the withdrawal.
-    const fresh = await fx.engine.core.preflight.balanceFor(draft);
+    const fresh = await partsOf(fx.engine).core.preflight.balanceFor(draft);
     expect(fresh).toMatchObject({ balance: '1240000.00', committed: '0.00', after: '1238000.00' });
   });
 

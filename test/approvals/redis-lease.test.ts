@@ -2,6 +2,7 @@
 // leaves the call alone (the caller holds a lease); only a lease that ran out is taken over: as outcome
 // unknown, never resent, once the call was marked as sending; sent by the other replica when it never was.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { partsOf } from '../../src/approvals/engine-parts.js';
 import { EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
 import type { RequestDraft } from '../../src/approvals/index.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
@@ -80,8 +81,8 @@ for (const { name: storeName, up, open: openStore } of shared) {
       const [networkId] = await twoNetworks(a.client);
       const before = sandbox.count('POST', '/v1/api/withdraw');
       const request = await a.engine.file(withdrawal('2150', networkId));
-      await a.engine.core.approve(request.id, APPROVER_A);
-      await a.engine.executor.claimExecution(request.id); // then A dies before its write-ahead mark
+      await partsOf(a.engine).core.approve(request.id, APPROVER_A);
+      await partsOf(a.engine).executor.claimExecution(request.id); // then A dies before its write-ahead mark
       await b.engine.start();
       await b.engine.idle();
       expect((await b.engine.get(request.id))?.state).toBe('executing');
@@ -103,8 +104,8 @@ for (const { name: storeName, up, open: openStore } of shared) {
       const [networkId] = await twoNetworks(a.client);
       const before = sandbox.count('POST', '/v1/api/withdraw');
       const request = await a.engine.file(withdrawal('2160', networkId));
-      await a.engine.core.approve(request.id, APPROVER_A);
-      await a.engine.executor.claimExecution(request.id); // then A dies before its write-ahead mark
+      await partsOf(a.engine).core.approve(request.id, APPROVER_A);
+      await partsOf(a.engine).executor.claimExecution(request.id); // then A dies before its write-ahead mark
       b.clock.advance(EXECUTION_LEASE_MS + 1);
       c.clock.advance(EXECUTION_LEASE_MS + 1);
       await Promise.all([b.engine.tick(), c.engine.tick()]);
@@ -121,10 +122,10 @@ for (const { name: storeName, up, open: openStore } of shared) {
       const [networkId] = await twoNetworks(a.client);
       const before = sandbox.count('POST', '/v1/api/withdraw');
       const request = await a.engine.file(withdrawal('2200', networkId));
-      await a.engine.core.approve(request.id, APPROVER_A);
-      const claimed = await a.engine.executor.claimExecution(request.id);
+      await partsOf(a.engine).core.approve(request.id, APPROVER_A);
+      const claimed = await partsOf(a.engine).executor.claimExecution(request.id);
       if (!claimed) throw new Error('not claimed');
-      await a.engine.executor.markSending(claimed); // then A dies without a word, the call maybe out
+      await partsOf(a.engine).executor.markSending(claimed); // then A dies without a word, the call maybe out
       await b.engine.start();
       await b.engine.idle();
       expect((await b.engine.get(request.id))?.state).toBe('executing');

@@ -53,7 +53,7 @@ export async function quickBalanceErrors(
   const now = deps.now?.() ?? new Date();
   try {
     const check = await withinDeadline(
-      deps.engine.core.preflight.balanceFor(draft, { stored: true, maxAgeMs: REVIEW_BALANCE_FRESH_MS }),
+      deps.engine.balanceFor(draft, { stored: true, maxAgeMs: REVIEW_BALANCE_FRESH_MS }),
       QUICK_CHECK_DEADLINE_MS,
       'store',
     );
