@@ -9,6 +9,13 @@ import { registerParts } from './engine-parts.js';
 import { type ApprovalReadiness, canApprove, mayReject, waitingFor } from './engine-questions.js';
 import { Executor, type ExecutorOptions, STOP_DRAIN_MS } from './executor.js';
 import { type ExtendResult, extendRequest } from './extend.js';
+import {
+  type FileConfirmations,
+  type FileResult,
+  type FilingProblem,
+  fileChecked,
+  filingProblems,
+} from './file-checked.js';
 import type { FreezeListener, FreezeResult } from './freeze.js';
 import {
   fileUnfreeze,
@@ -20,7 +27,6 @@ import {
 import { type LimitUse, limitUse } from './limits.js';
 import type { PolicySnapshot } from './policy-record.js';
 import type { CustodyReport, ServiceEnvironment } from './ports.js';
-import type { FileOptions } from './preflight.js';
 import { type ReminderPoint, Reminders } from './reminders.js';
 import { resolveByHand } from './resolve-by-hand.js';
 import { type BridgeCallbackHint, Tracker, type TrackerOptions } from './tracker.js';
@@ -88,13 +94,29 @@ export class ApprovalEngine extends EngineAuditSide {
     this.core.useServiceKey(keyId);
   }
 
-  file(draft: RequestDraft, options?: FileOptions): Promise<ApprovalRequest> {
-    return this.core.file(draft, options);
+  /**
+   * File a draft: the pre-flight checks always run, and the requester's confirmations count only for
+   * what they were shown (see file-checked.ts). Filed, or the typed problems that stop it.
+   */
+  file(draft: RequestDraft, confirmations?: FileConfirmations): Promise<FileResult> {
+    const { core } = this;
+    return fileChecked({ preflight: core.preflight, file: (d, o) => core.file(d, o) }, draft, confirmations);
   }
 
   /** What can be checked before filing the draft, without moving money (see preflight.ts). */
   preflight(draft: RequestDraft): Promise<RequestChecks> {
     return this.core.preflight.check(draft);
+  }
+
+  /**
+   * What would stop filing the draft now, with these confirmations (the same checks file() makes);
+   * nothing is filed. For a form that asks the service something more before filing.
+   */
+  filingProblems(
+    draft: RequestDraft,
+    confirmations?: FileConfirmations,
+  ): Promise<{ problems: FilingProblem[]; checks?: RequestChecks }> {
+    return filingProblems({ preflight: this.core.preflight }, draft, confirmations);
   }
 
   /**

@@ -48,6 +48,7 @@ export {
   shortDuration,
 } from './extend.js';
 export { figuresDigest } from './figures.js';
+export type { FileConfirmations, FileResult, FilingProblem } from './file-checked.js';
 export {
   type FreezeChange,
   type FreezeListener,

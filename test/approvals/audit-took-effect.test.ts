@@ -7,6 +7,7 @@ import { WriteRefusedError } from '../../src/approvals/engine.js';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import type { AuditEntry } from '../../src/approvals/index.js';
 import { transition } from '../../src/approvals/state-machine.js';
+import { fileDraft } from '../support/filing.js';
 import { STORE_KINDS } from '../support/shared-stores.js';
 import { APPROVER_A, APPROVER_B, engineTest, twoNetworks, withdrawalDraft } from './fixture.js';
 
@@ -24,7 +25,7 @@ for (const kind of STORE_KINDS) {
 
     test('never credits a step to someone else who wrote at the same moment', async ({ engine }) => {
       const { fx, networkId } = await engine('credit');
-      const request = await fx.engine.file(withdrawalDraft(networkId, '201'));
+      const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '201'));
       expect(await partsOf(fx.engine).core.approve(request.id, APPROVER_A)).toMatchObject({ ok: true });
       const stored = await fx.engine.get(request.id);
       const step = stored?.history[1];
@@ -49,7 +50,7 @@ for (const kind of STORE_KINDS) {
       engine,
     }) => {
       const { fx, networkId } = await engine('precheck');
-      const request = await fx.engine.file(withdrawalDraft(networkId, '202'));
+      const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '202'));
       const read = await fx.engine.get(request.id);
       if (!read) throw new Error('not filed');
       // Another replica rejects it while this one (its lock lapsed) still decides on what it read.

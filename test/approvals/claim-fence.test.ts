@@ -8,6 +8,7 @@ import { CLAIM_LEASE_MS, EXECUTION_LEASE_MS } from '../../src/approvals/executor
 import type { RequestDraft } from '../../src/approvals/index.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { clearStore, createStore, type Store } from '../../src/store/index.js';
+import { fileDraft } from '../support/filing.js';
 import { testPrefix } from '../support/redis.js';
 import { sharedStores } from '../support/shared-stores.js';
 import {
@@ -178,7 +179,7 @@ describe.each(Object.keys(stores))('a stalled claim on the %s store', (kind) => 
     });
     const [networkId] = await twoNetworks(a.client);
     const draft: RequestDraft = withdrawalDraft(networkId, '777');
-    const request = await a.engine.file(draft);
+    const request = await fileDraft(a.engine, draft);
     await partsOf(a.engine).core.approve(request.id, APPROVER_A); // approved; nothing started yet
     replicaA.id = request.id;
     replicaB.id = request.id;

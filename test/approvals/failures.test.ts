@@ -6,6 +6,7 @@ import { failedCallOutcome } from '../../src/approvals/index.js';
 import { classifyFailure as custodyFailure } from '../../src/cngn/custody-gateway.js';
 import { CngnError, CngnResponseError, CngnTransportError, RateBudgetError } from '../../src/cngn/errors.js';
 import { createStore } from '../../src/store/index.js';
+import { fileDraft } from '../support/filing.js';
 import { StoreControls } from '../support/store-controls.js';
 import {
   APPROVER_A,
@@ -90,7 +91,7 @@ describe('a refused withdrawal through the sandbox', () => {
   const withdrawal = (amount: string) => withdrawalDraft(networkId, amount);
 
   async function approveAndRun(amount: string) {
-    const request = await fx.engine.file(withdrawal(amount));
+    const request = await fileDraft(fx.engine, withdrawal(amount));
     await fx.engine.approve(request.id, APPROVER_A);
     await fx.engine.idle();
     return fx.engine.get(request.id);
@@ -106,7 +107,7 @@ describe('a refused withdrawal through the sandbox', () => {
   });
 
   it('marks a withdrawal larger than the balance failed, nothing sent, and never looks it up', async () => {
-    const request = await fx.engine.file(withdrawal('1250000.01')); // the sandbox holds ₦1,250,000.00
+    const request = await fileDraft(fx.engine, withdrawal('1250000.01')); // the sandbox holds ₦1,250,000.00
     await fx.engine.approve(request.id, APPROVER_A);
     await fx.engine.approve(request.id, APPROVER_B); // its tier needs two
     await fx.engine.idle();
@@ -149,7 +150,7 @@ describe('a money call whose request budget cannot be read from the store', () =
     const fx = await startEngineFixture({ store: controls.wrap(store) });
     try {
       const [networkId] = await twoNetworks(fx.client);
-      const request = await fx.engine.file(withdrawalDraft(networkId, '660'));
+      const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '660'));
       await partsOf(fx.engine).core.approve(request.id, APPROVER_A);
       const heal = controls.failReads('cngn:rate:'); // the store fails just as the call takes its slot
       const after = await partsOf(fx.engine).executor.execute(request.id);

@@ -5,6 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import { HELD_ACTION, START_FROZEN_ACTOR } from '../../src/approvals/index.js';
+import { fileDraft } from '../support/filing.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -31,7 +32,7 @@ const withdrawCalls = () => fx.sandbox.count('POST', '/v1/api/withdraw');
 
 /** File a withdrawal and approve it (one approval is enough below ₦1,000,000). */
 async function approvedWithdrawal(amount = '1500.50'): Promise<string> {
-  const request = await fx.engine.file(withdrawalDraft(networkId, amount));
+  const request = await fileDraft(fx.engine, withdrawalDraft(networkId, amount));
   expect(await fx.engine.approve(request.id, APPROVER_A)).toMatchObject({ ok: true });
   return request.id;
 }
@@ -81,7 +82,7 @@ describe('while sends are frozen', () => {
   });
 
   it('hands a claimed, unmarked request back, approved and held, when the freeze came after its claim', async () => {
-    const request = await fx.engine.file(withdrawalDraft(networkId, '2000'));
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '2000'));
     await partsOf(fx.engine).core.approve(request.id, APPROVER_A); // approved; nothing claimed it yet
     const claimed = await partsOf(fx.engine).executor.claimExecution(request.id);
     if (!claimed) throw new Error('not claimed');
@@ -96,7 +97,7 @@ describe('while sends are frozen', () => {
 
   it('holds whitelist additions and settlement changes too, but writes a delegation', async () => {
     await fx.engine.freezeSends(APPROVER_A, 'stop everything');
-    const whitelist = await fx.engine.file({
+    const whitelist = await fileDraft(fx.engine, {
       kind: 'whitelist',
       payload: { networkId, address: '0x52908400098527886E0F7030069857D2E4169EE7' },
       display: {},

@@ -7,6 +7,7 @@ import { partsOf } from '../../src/approvals/engine-parts.js';
 import { mentionUser } from '../../src/format/mrkdwn.js';
 import { threadReply } from '../../src/slack/approvals/blocks/steps.js';
 import { redemptionDraft } from '../support/drafts.js';
+import { fileDraft } from '../support/filing.js';
 import { APPROVER_A, APPROVER_B, type EngineFixture, REQUESTER, startEngineFixture } from './fixture.js';
 
 let fx: EngineFixture;
@@ -19,7 +20,7 @@ afterEach(async () => {
 
 it('announces a final approval interrupted while re-checking, and lets others approve again', async () => {
   fx.sandbox.setAccountName('0123456789', 'ADA OBI');
-  const filed = await fx.engine.file(redemptionDraft(REQUESTER));
+  const filed = await fileDraft(fx.engine, redemptionDraft(REQUESTER));
   // The final click's re-check never returns: the bot is killed with only its hold saved.
   const check = fx.sandbox.hold('POST', '/v1/api/account/verify');
   let recorded = false;

@@ -7,6 +7,7 @@ import { MAX_SECTION_RUNS, WriteRefusedError } from '../../src/approvals/engine.
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import type { ApprovalRequest } from '../../src/approvals/index.js';
 import { createStore } from '../../src/store/index.js';
+import { fileDraft } from '../support/filing.js';
 import { LapsedLock } from '../support/lapsed-lock.js';
 import { STORE_KINDS } from '../support/shared-stores.js';
 import { APPROVER_A, APPROVER_B, engineTest, twoNetworks, withdrawalDraft } from './fixture.js';
@@ -30,7 +31,7 @@ for (const kind of STORE_KINDS) {
 
     test('never undoes a rejection with a late approval (nothing is sent)', async ({ pair }) => {
       const { a, b, lapsed, withdrawal } = await pair('approve-reject');
-      const request = await a.engine.file(withdrawal('101'));
+      const request = await fileDraft(a.engine, withdrawal('101'));
       const gate = lapsed.holdWrite((value) => value.state === 'approved');
       const late = a.engine.approve(request.id, APPROVER_A);
       await gate.arrived;
@@ -45,7 +46,7 @@ for (const kind of STORE_KINDS) {
 
     test('never loses another approval: the late one is added to it', async ({ pair }) => {
       const { a, b, lapsed, withdrawal } = await pair('approve-approve', '0:2');
-      const request = await a.engine.file(withdrawal('102'));
+      const request = await fileDraft(a.engine, withdrawal('102'));
       const gate = lapsed.holdWrite(
         (value) => Array.isArray(value.approvals) && value.approvals.length === 1,
       );
@@ -62,7 +63,7 @@ for (const kind of STORE_KINDS) {
 
     test('never undoes an approval with a late rejection', async ({ pair }) => {
       const { a, b, lapsed, withdrawal } = await pair('reject-approve');
-      const request = await a.engine.file(withdrawal('103'));
+      const request = await fileDraft(a.engine, withdrawal('103'));
       const gate = lapsed.holdWrite((value) => value.state === 'rejected');
       const late = a.engine.reject(request.id, APPROVER_A, 'too much');
       await gate.arrived;
@@ -76,7 +77,7 @@ for (const kind of STORE_KINDS) {
 
     test("records the executor's late answer onto what another replica wrote meanwhile", async ({ pair }) => {
       const { a, b, lapsed, withdrawal } = await pair('record');
-      const request = await a.engine.file(withdrawal('104'));
+      const request = await fileDraft(a.engine, withdrawal('104'));
       const gate = lapsed.holdWrite((value) => value.state === 'sent');
       expect(await a.engine.approve(request.id, APPROVER_A)).toMatchObject({ ok: true });
       await gate.arrived;
@@ -92,7 +93,7 @@ for (const kind of STORE_KINDS) {
 
     test("never turns another replica's sent request back into a stale approved copy", async ({ pair }) => {
       const { a, b, lapsed, withdrawal } = await pair('stale-approved');
-      const request = await a.engine.file(withdrawal('105'));
+      const request = await fileDraft(a.engine, withdrawal('105'));
       expect(await partsOf(b.engine).core.approve(request.id, APPROVER_B)).toMatchObject({ ok: true });
       const gate = lapsed.holdWrite((value) => value.state === 'approved');
       const late = partsOf(a.engine).core.attachMessage(request.id, 'C_APPROVALS', '1700000000.000200');
@@ -137,7 +138,7 @@ describe('a write refused every time', () => {
     });
     const fx = await startEngine({ store });
     const [networkId] = await twoNetworks(fx.client);
-    const request = await fx.engine.file(withdrawalDraft(networkId, '106'));
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '106'));
     const told: string[] = [];
     fx.engine.onChange(async (r) => void told.push(r.history.at(-1)?.action ?? ''));
     await expect(fx.engine.approve(request.id, APPROVER_A)).rejects.toThrow(WriteRefusedError);

@@ -15,6 +15,7 @@ import type { CustodyGateway } from '../../src/approvals/ports.js';
 import { custodyGateway } from '../../src/cngn/custody-gateway.js';
 import { Money } from '../../src/format/money.js';
 import { redemptionDraft } from '../support/drafts.js';
+import { fileDraft } from '../support/filing.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -42,7 +43,7 @@ const listReads = () => fx.sandbox.count('GET', '/v1/api/transactions');
 
 /** Approved, and not sent: the process that approved it stopped before it could send. */
 async function approved(draft: RequestDraft): Promise<ApprovalRequest> {
-  const filed = await fx.engine.file(draft);
+  const filed = await fileDraft(fx.engine, draft);
   const result = await partsOf(fx.engine).core.approve(filed.id, APPROVER_A);
   if (!result.ok || result.request.state !== 'approved') throw new Error('not approved');
   return result.request;
@@ -200,7 +201,7 @@ it('looks a late whitelist addition up in its own spelling: a Tron address in ot
   const [listed] = await fx.client.getWhitelisted();
   if (!listed) throw new Error('the sandbox lists no whitelisted address');
   const file = async (networkId: string, address: string) => {
-    const filed = await engine.file({
+    const filed = await fileDraft(engine, {
       kind: 'whitelist',
       payload: { networkId, address },
       display: {},
@@ -224,7 +225,7 @@ it('looks a late whitelist addition up in its own spelling: a Tron address in ot
 
 it('settles a late redemption found in the list before its figures are read again', async () => {
   await start();
-  const filed = await fx.engine.file(redemptionDraft(REQUESTER, 'To be resolved'));
+  const filed = await fileDraft(fx.engine, redemptionDraft(REQUESTER, 'To be resolved'));
   await partsOf(fx.engine).core.approve(filed.id, APPROVER_A); // sent back with the name the bank gives
   const result = await partsOf(fx.engine).core.approve(filed.id, APPROVER_A);
   if (!result.ok || result.request.state !== 'approved') throw new Error('not approved');

@@ -6,6 +6,7 @@ import { partsOf } from '../../src/approvals/engine-parts.js';
 import { EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { clearStore, createStore, type Store } from '../../src/store/index.js';
+import { fileDraft } from '../support/filing.js';
 import { postgresAvailable, type Relay, relayTo, testDatabaseOnce } from '../support/postgres.js';
 import { testPrefix } from '../support/redis.js';
 import {
@@ -58,7 +59,7 @@ describe.runIf(hasPostgres)('approvals through a PostgreSQL outage', () => {
   it('sends nothing while the database is away, then sends the approved request once', async () => {
     await start('outage-before-claim');
     const before = sandbox.count('POST', '/v1/api/withdraw');
-    const request = await fx.engine.file(withdrawal('4100'));
+    const request = await fileDraft(fx.engine, withdrawal('4100'));
     await partsOf(fx.engine).core.approve(request.id, APPROVER_A); // approved; not started
     relay.cut();
     await expect(partsOf(fx.engine).executor.execute(request.id)).rejects.toThrow(/PostgreSQL/);
@@ -75,7 +76,7 @@ describe.runIf(hasPostgres)('approvals through a PostgreSQL outage', () => {
   it('never resends a call whose answer could not be stored; it finds it in the transaction list', async () => {
     await start('outage-after-call');
     const before = sandbox.count('POST', '/v1/api/withdraw');
-    const request = await fx.engine.file(withdrawal('4200'));
+    const request = await fileDraft(fx.engine, withdrawal('4200'));
     await partsOf(fx.engine).core.approve(request.id, APPROVER_A);
     const held = sandbox.hold('POST', '/v1/api/withdraw');
     const running = partsOf(fx.engine)

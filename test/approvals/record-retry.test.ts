@@ -7,6 +7,7 @@ import { partsOf } from '../../src/approvals/engine-parts.js';
 import { AnswerNotRecordedError } from '../../src/approvals/executor.js';
 import type { EngineLog } from '../../src/approvals/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
+import { fileDraft } from '../support/filing.js';
 import { APPROVER_A, engineTest, twoNetworks, withdrawalDraft } from './fixture.js';
 
 /**
@@ -44,7 +45,7 @@ const test = engineTest.extend(
         engine: { log, recordRetry: { firstDelayMs: 1, maxDelayMs: 4, forMs } },
       });
       const [networkId] = await twoNetworks(fx.client);
-      const request = await fx.engine.file(withdrawalDraft(networkId, '321'));
+      const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '321'));
       await partsOf(fx.engine).core.approve(request.id, APPROVER_A);
       return { fx, id: request.id, logged, failures: () => failures };
     },

@@ -7,6 +7,7 @@ import { EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
 import type { RequestDraft } from '../../src/approvals/index.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { clearStore, type Store } from '../../src/store/index.js';
+import { fileDraft } from '../support/filing.js';
 import { testPrefix } from '../support/redis.js';
 import { sharedStores } from '../support/shared-stores.js';
 import {
@@ -61,7 +62,7 @@ for (const { name: storeName, up, open: openStore } of shared) {
       const [a, b] = (await replicas('approvals-lease-live')) as [EngineFixture, EngineFixture];
       const [networkId] = await twoNetworks(a.client);
       const before = sandbox.count('POST', '/v1/api/withdraw');
-      const request = await a.engine.file(withdrawal('2100', networkId));
+      const request = await fileDraft(a.engine, withdrawal('2100', networkId));
       const held = sandbox.hold('POST', '/v1/api/withdraw');
       await a.engine.approve(request.id, APPROVER_A);
       await held.arrived; // A is mid-call
@@ -80,7 +81,7 @@ for (const { name: storeName, up, open: openStore } of shared) {
       const [a, b] = (await replicas('approvals-lease-unmarked')) as [EngineFixture, EngineFixture];
       const [networkId] = await twoNetworks(a.client);
       const before = sandbox.count('POST', '/v1/api/withdraw');
-      const request = await a.engine.file(withdrawal('2150', networkId));
+      const request = await fileDraft(a.engine, withdrawal('2150', networkId));
       await partsOf(a.engine).core.approve(request.id, APPROVER_A);
       await partsOf(a.engine).executor.claimExecution(request.id); // then A dies before its write-ahead mark
       await b.engine.start();
@@ -103,7 +104,7 @@ for (const { name: storeName, up, open: openStore } of shared) {
       ];
       const [networkId] = await twoNetworks(a.client);
       const before = sandbox.count('POST', '/v1/api/withdraw');
-      const request = await a.engine.file(withdrawal('2160', networkId));
+      const request = await fileDraft(a.engine, withdrawal('2160', networkId));
       await partsOf(a.engine).core.approve(request.id, APPROVER_A);
       await partsOf(a.engine).executor.claimExecution(request.id); // then A dies before its write-ahead mark
       b.clock.advance(EXECUTION_LEASE_MS + 1);
@@ -121,7 +122,7 @@ for (const { name: storeName, up, open: openStore } of shared) {
       const [a, b] = (await replicas('approvals-lease-dead')) as [EngineFixture, EngineFixture];
       const [networkId] = await twoNetworks(a.client);
       const before = sandbox.count('POST', '/v1/api/withdraw');
-      const request = await a.engine.file(withdrawal('2200', networkId));
+      const request = await fileDraft(a.engine, withdrawal('2200', networkId));
       await partsOf(a.engine).core.approve(request.id, APPROVER_A);
       const claimed = await partsOf(a.engine).executor.claimExecution(request.id);
       if (!claimed) throw new Error('not claimed');

@@ -10,6 +10,7 @@ import { CLAIM_LEASE_MS } from '../../src/approvals/executor.js';
 import { LOOKED_UP_BEFORE_SENDING } from '../../src/approvals/index.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { createStore } from '../../src/store/index.js';
+import { fileDraft } from '../support/filing.js';
 import {
   APPROVER_A,
   type EngineFixture,
@@ -70,7 +71,7 @@ function copyStore(from: string, to: string): void {
 it('sends nothing twice when the store is restored from a backup taken while it was approved', async () => {
   const first = await startBot();
   const [networkId] = await twoNetworks(first.client);
-  const filed = await first.engine.file(withdrawalDraft(networkId, '7890.12'));
+  const filed = await fileDraft(first.engine, withdrawalDraft(networkId, '7890.12'));
   await partsOf(first.engine).core.approve(filed.id, APPROVER_A); // approved; the bot stops before sending
   await stopBot(first);
   copyStore(dir, join(dir, 'backup'));

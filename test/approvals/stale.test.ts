@@ -5,6 +5,7 @@ import { partsOf } from '../../src/approvals/engine-parts.js';
 import { STALE_APPROVAL_MS } from '../../src/approvals/executor.js';
 import type { ApprovalRequest } from '../../src/approvals/index.js';
 import { redemptionDraft } from '../support/drafts.js';
+import { fileDraft } from '../support/filing.js';
 import { APPROVER_A, type EngineFixture, REQUESTER, startEngineFixture } from './fixture.js';
 
 let fx: EngineFixture;
@@ -21,7 +22,7 @@ const nameChecks = () => fx.sandbox.count('POST', '/v1/api/account/verify');
 
 /** A redemption approved on the account name the bank gives now, but not sent (the bot stopped). */
 async function approvedRedemption(): Promise<ApprovalRequest> {
-  const filed = await fx.engine.file(redemptionDraft(REQUESTER, 'To be resolved'));
+  const filed = await fileDraft(fx.engine, redemptionDraft(REQUESTER, 'To be resolved'));
   await partsOf(fx.engine).core.approve(filed.id, APPROVER_A); // sent back with the real name
   const approved = await partsOf(fx.engine).core.approve(filed.id, APPROVER_A);
   if (!approved.ok || approved.request.state !== 'approved') throw new Error('not approved');
