@@ -34,12 +34,14 @@ const verdict = (ms: number, target: number) =>
 function bareEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
-    if (/^(SLACK_|CNGN_|PORT$|STORE_URL$|PUBLIC_URL$|LOG_LEVEL$|REDIS_URL$)/.test(name)) continue;
+    if (/^(SLACK_|CNGN_|PORT$|ADMIN_|METRICS_|STORE_URL$|PUBLIC_URL$|LOG_LEVEL$|REDIS_URL$)/.test(name))
+      continue;
     if (/^(npm_|INIT_CWD$|NODE_ENV$)/.test(name)) continue; // npm's own, from `npm run` of this bench
     env[name] = value;
   }
   // 3000 may be taken on a shared machine; the README's default is otherwise what a person gets.
   env.PORT = process.env.BENCH_PORT ?? '0';
+  env.ADMIN_PORT = '0';
   return env;
 }
 

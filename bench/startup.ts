@@ -134,10 +134,11 @@ async function stop(child: ChildProcess): Promise<void> {
 
 async function startOnce(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
   const port = await freePort();
+  const adminPort = await freePort();
   const started = performance.now();
   const child = spawn('npm', args, {
     cwd: ROOT,
-    env: { ...env, PORT: String(port) },
+    env: { ...env, PORT: String(port), ADMIN_PORT: String(adminPort) },
     detached: true, // its own process group, so nothing outlives the run
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -146,7 +147,7 @@ async function startOnce(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
     log = (log + chunk.toString()).slice(-4_000);
   });
   try {
-    const url = `http://127.0.0.1:${port}/healthz`;
+    const url = `http://127.0.0.1:${adminPort}/healthz`; // the admin port's probe
     while (!(await healthy(url))) {
       if (child.exitCode !== null) throw new Error(`npm ${args.join(' ')} exited:\n${log}`);
       if (performance.now() - started > 60_000) throw new Error(`no /healthz within 60 s:\n${log}`);
@@ -214,7 +215,8 @@ export async function benchStartup(): Promise<{ lines: string[] }> {
     STORE_URL: `sqlite://${join(data, 'cngn-desk.sqlite')}`,
     LOG_LEVEL: 'warn',
   };
-  for (const name of Object.keys(env)) if (name.startsWith('CNGN_') || name === 'PORT') delete env[name];
+  for (const name of Object.keys(env))
+    if (name.startsWith('CNGN_') || name === 'PORT' || name === 'ADMIN_PORT') delete env[name];
   const oldStart = join(data, 'old-start.sh');
   writeFileSync(oldStart, "#!/bin/sh\nexec /bin/sh -c 'tsx src/main.ts'\n");
   chmodSync(oldStart, 0o755);

@@ -6,8 +6,8 @@
 // output has no comments or indentation (names are kept) and only Latin-1 characters (one byte a
 // character in V8's heap, where one other character doubles the whole file's share; see latin1()).
 // Each file has a linked source map, without the sources' text (only positions are read from it): the
-// logger maps the stack traces it writes back to TypeScript with it (src/stack-trace.ts). Types are
-// checked by `npm run typecheck`, not here.
+// logger maps the stack traces it writes back to TypeScript with it, through Node's SourceMap
+// (src/source-maps.ts). Types are checked by `npm run typecheck`, not here.
 //
 // Incremental: <outfile>.build.json lists every source file read with its size and mtime, and
 // stands for the packages with node_modules/.package-lock.json (npm rewrites it on every install);

@@ -4,10 +4,11 @@
 #
 #   scripts/release.sh build <dir>   in a clean copy of the tree: install every dependency (npm ci),
 #                                    build the production bundle, and put in <dir> what runs it: dist/,
-#                                    assets/ (the chart's font), package.json, the lock, production
-#                                    dependencies only, this script
+#                                    assets/ (the chart's font), package.json, the lock, REVISION
+#                                    (the commit), production dependencies only, this script
 #   scripts/release.sh start         in <dir>: run the bot as npm start does, without npm's process
-#   scripts/release.sh check         exit 0 when GET /livez on 127.0.0.1:$PORT answers 200
+#   scripts/release.sh check         exit 0 when GET /livez on the admin port, 127.0.0.1:$ADMIN_PORT
+#                                    (default 3001), answers 200
 set -eu
 
 usage() {
@@ -44,6 +45,10 @@ build() {
   # The chart's font, read at run time beside dist/ (src/reports/chart.ts), with its licence.
   cp -R assets "$out/"
   cp package.json package-lock.json "$out/"
+  # Which commit this is, for cngn_build_info and /healthz (src/version.ts): a build without .git
+  # (a container's context) is told with CNGN_DESK_COMMIT.
+  commit="${CNGN_DESK_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}"
+  echo "$commit" >"$out/REVISION"
   cp scripts/release.sh "$out/scripts/"
   echo "release in $out: node $(node --version), $(du -sh "$out" | cut -f1)"
 }
@@ -58,7 +63,7 @@ start() {
 
 check() {
   exec node -e '
-    fetch(`http://127.0.0.1:${process.env.PORT || 3000}/livez`, { signal: AbortSignal.timeout(4000) })
+    fetch(`http://127.0.0.1:${process.env.ADMIN_PORT || process.env.METRICS_PORT || 3001}/livez`, { signal: AbortSignal.timeout(4000) })
       .then((answer) => process.exit(answer.status === 200 ? 0 : 1), () => process.exit(1));
   '
 }

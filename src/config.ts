@@ -15,6 +15,7 @@ import {
 } from './approvals/role-settings.js';
 import { loadPrivateKey } from './cngn/credentials.js';
 import { parseRateLimit, type RateLimit } from './cngn/limiter.js';
+import { ADMIN_VARIABLES, type AdminConfig, adminProblems, settleAdmin } from './config-admin.js';
 import { Money } from './format/money.js';
 import type { LogLevel } from './log.js';
 import { parseReportSchedule, type ReportConfig } from './reports/schedule.js';
@@ -79,20 +80,16 @@ export interface Config {
   publicUrl: string | undefined;
   storeUrl: string;
   logLevel: LogLevel;
-  /** METRICS_PORT / METRICS_HOST: `GET /metrics` on a server of its own; undefined: off. */
-  metrics?: MetricsConfig | undefined;
+  /** ADMIN_PORT / ADMIN_HOST: the probes and `GET /metrics`, apart from PORT (config-admin.ts). */
+  admin: AdminConfig;
+  /** Settings still read under an old name: said once at start-up. */
+  warnings?: string[] | undefined;
 }
 
-export interface MetricsConfig {
-  /** 0 takes any free port (tests); the bound port is reported. */
-  port: number;
-  host: string;
-}
+export type { AdminConfig };
 
 const blank = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 const optional = z.preprocess(blank, z.string().trim().optional());
-const PORT_NUMBER = 'must be a port number from 1 to 65535';
-const portNumber = z.coerce.number(PORT_NUMBER).int(PORT_NUMBER).min(1, PORT_NUMBER).max(65535, PORT_NUMBER);
 const slackId = (prefix: string) =>
   z.preprocess(
     blank,
@@ -216,11 +213,7 @@ export const envSchema = z.object({
       )
       .default('sqlite://./data/cngn-desk.sqlite'),
   ),
-  METRICS_PORT: z.preprocess(blank, portNumber.optional()),
-  METRICS_HOST: z.preprocess(
-    blank,
-    z.union([z.ipv4(), z.ipv6(), z.hostname()], 'must be an IP address or a host name').default('127.0.0.1'),
-  ),
+  ...ADMIN_VARIABLES,
   LOG_LEVEL: z.preprocess(
     (v) => (typeof v === 'string' ? blank(v.toLowerCase()) : v),
     z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
@@ -361,9 +354,7 @@ function crossProblems(
   } catch (error) {
     problems.push(`CNGN_ALERT_ROUTES: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (has('METRICS_HOST') && !has('METRICS_PORT')) {
-    problems.push('METRICS_HOST: set METRICS_PORT too, or nothing serves metrics');
-  }
+  problems.push(...adminProblems(env));
   // A memory store keeps nothing to make a key beside: an archive then needs a key given.
   const memory = (env.STORE_URL ?? '').trim().startsWith('memory://');
   if (memory && has('CNGN_AUDIT_ARCHIVE') && !has('CNGN_AUDIT_SIGNING_KEY')) {
@@ -403,6 +394,7 @@ export function loadConfig(raw: Record<string, string | undefined> = process.env
   if (!parsed.success || problems.length) throw new ConfigError(problems);
   const e = parsed.data;
   const mode = e.SLACK_APP_TOKEN ? 'socket' : 'http';
+  const { admin, warnings } = settleAdmin(e);
 
   let service: ServiceConfig = { mode: 'sandbox' };
   if (e.CNGN_API_KEY) {
@@ -450,7 +442,8 @@ export function loadConfig(raw: Record<string, string | undefined> = process.env
     publicUrl: e.PUBLIC_URL,
     storeUrl: e.STORE_URL,
     logLevel: e.LOG_LEVEL,
-    metrics: e.METRICS_PORT === undefined ? undefined : { port: e.METRICS_PORT, host: e.METRICS_HOST },
+    admin,
+    ...(warnings.length ? { warnings } : {}),
   };
 }
 

@@ -1,9 +1,11 @@
 // The logger, on pino: one JSON line per event on stderr (`level`, `time`, the fields, `message`),
-// errors through pino's serializer (type, message, a stack that names the TypeScript source), secrets
-// redacted, every line bounded. A child logger carries ids (a Slack request's, a webhook's) on each
-// line it writes. Decision: docs/decisions/pino-for-logs.md.
+// errors through pino's serializer (type, message, a stack that names the TypeScript source, mapped by
+// Node's SourceMap when the line is written), secrets redacted, every line bounded. A child logger carries
+// ids (a Slack request's, a webhook's) on each line it writes. On a terminal the same lines are printed
+// for people by pino-pretty. Decision: docs/decisions/pino-for-logs.md.
+import { createRequire } from 'node:module';
 import pino from 'pino';
-import { mapStack } from './stack-trace.js';
+import { sourceMappedStack } from './source-maps.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 export type LogFields = Record<string, unknown>;
@@ -82,8 +84,28 @@ function bounded(value: unknown, secrets: readonly string[], depth = 0): unknown
 /** pino's serializer (type, message, stack, causes, own fields), the stack naming the source files. */
 function serializedError(error: Error): LogFields {
   const serialized = pino.stdSerializers.err(error);
-  if (typeof serialized.stack === 'string') serialized.stack = mapStack(serialized.stack);
+  if (typeof serialized.stack === 'string') serialized.stack = sourceMappedStack(serialized.stack);
   return serialized;
+}
+
+// An address as people write it; an id, a token or a URL has no `@` between such parts.
+const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g;
+const EMAIL_FIELD = /e-?mail/i;
+
+/**
+ * `value` with every e-mail address left out (text that holds one, and fields named like one): for
+ * what other code hands the logger whole, such as Bolt's dumps of Slack's answers about people.
+ */
+export function withoutEmails(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return value.replace(EMAIL, '[email]');
+  if (value === null || typeof value !== 'object' || value instanceof Error) return value;
+  if (depth > MAX_DEPTH) return '[truncated]';
+  if (Array.isArray(value)) return value.slice(0, MAX_ITEMS).map((item) => withoutEmails(item, depth + 1));
+  const out = Object.create(null) as LogFields;
+  for (const [key, inner] of Object.entries(value)) {
+    out[key] = EMAIL_FIELD.test(key) && inner !== undefined ? '[email]' : withoutEmails(inner, depth + 1);
+  }
+  return out;
 }
 
 export interface LoggerOptions {
@@ -91,6 +113,22 @@ export interface LoggerOptions {
   secrets?: readonly string[];
   /** Where each line goes, without its newline; stderr (written synchronously) when absent. */
   write?: (line: string) => void;
+  /** Lines for people (pino-pretty) instead of JSON; default: when stderr is a terminal. */
+  pretty?: boolean;
+}
+
+/**
+ * `write` fed pino-pretty's lines for people instead of JSON. pino-pretty is loaded only when asked
+ * for (at a terminal): a bot in a container never loads it. Not bundled: the release has it in
+ * node_modules.
+ */
+function prettyLines(write: (line: string) => void): { write(line: string): void } {
+  const load = createRequire(import.meta.url);
+  const { prettyFactory } = load('pino-pretty') as {
+    prettyFactory(options: Record<string, unknown>): (line: string) => string;
+  };
+  const format = prettyFactory({ messageKey: 'message', translateTime: 'SYS:HH:MM:ss.l' });
+  return { write: (line) => write(format(line)) };
 }
 
 export function createLogger(level: LogLevel = 'info', options: LoggerOptions = {}): Logger {
@@ -98,9 +136,11 @@ export function createLogger(level: LogLevel = 'info', options: LoggerOptions = 
   const { write } = options;
   // process.stderr writes synchronously on Linux (files, pipes, terminals): a line written just
   // before process.exit() is not lost, and lines keep their order with anything else on stderr.
-  const destination = write
+  const pretty = options.pretty ?? (!write && process.stderr.isTTY === true);
+  const lines = write
     ? { write: (line: string) => write(line.endsWith('\n') ? line.slice(0, -1) : line) }
     : process.stderr;
+  const destination = pretty ? prettyLines((line) => lines.write(line)) : lines;
   const root = pino(
     {
       level,

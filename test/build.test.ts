@@ -26,8 +26,9 @@ function runningUrl(child: ChildProcess, log: string[]): Promise<string> {
     createInterface({ input: child.stderr }).on('line', (line) => {
       log.push(line);
       if (!line.startsWith('{')) return; // npm's banner
-      const entry = JSON.parse(line) as { message?: string; url?: string };
-      if (entry.message === 'cngn-desk is running' && entry.url) resolve(entry.url);
+      // The admin port's URL: the probes are there.
+      const entry = JSON.parse(line) as { message?: string; admin?: string };
+      if (entry.message === 'cngn-desk is running' && entry.admin) resolve(entry.admin);
     });
     child.on('exit', () => reject(new Error(`the bot stopped before it ran:\n${log.join('\n')}`)));
   });
@@ -42,6 +43,7 @@ function botEnv(slack: FakeSlack): NodeJS.ProcessEnv {
     SLACK_API_URL: slack.apiUrl,
     STORE_URL: 'memory://',
     PORT: '0',
+    ADMIN_PORT: '0',
   };
 }
 
@@ -204,9 +206,9 @@ describe('the production bundle', () => {
       error: { type: 'Error', message: expect.stringContaining('CNGN_DESK_CRASH_AT must be one of') },
     });
     expect(entry.error.stack).toMatch(
-      /\n {4}at armCrashPoint \(src\/approvals\/crash-points\.ts:\d+:\d+\)\n/,
+      /\n {4}at armCrashPoint \(\S*src\/approvals\/crash-points\.ts:\d+:\d+\)\n/,
     );
-    expect(entry.error.stack).toMatch(/\n {4}at main \(src\/main\.ts:\d+:\d+\)\n/);
+    expect(entry.error.stack).toMatch(/\n {4}at main \(\S*src\/main\.ts:\d+:\d+\)\n/);
     expect(entry.error.stack).not.toContain('main.js');
   });
 

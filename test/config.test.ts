@@ -349,30 +349,40 @@ describe('CNGN_START_FROZEN', () => {
   });
 });
 
-describe('METRICS_PORT and METRICS_HOST', () => {
-  it('serves no metrics unless METRICS_PORT is set, and then on 127.0.0.1 unless METRICS_HOST says otherwise', () => {
-    expect(loadConfig(slack).metrics).toBeUndefined();
-    expect(loadConfig({ ...slack, METRICS_PORT: '9464' }).metrics).toEqual({ port: 9464, host: '127.0.0.1' });
-    expect(loadConfig({ ...slack, METRICS_PORT: '9464', METRICS_HOST: '::' }).metrics).toEqual({
+describe('ADMIN_PORT and ADMIN_HOST (METRICS_PORT and METRICS_HOST: their old names)', () => {
+  it('serves the probes and metrics on 127.0.0.1:3001 unless set otherwise', () => {
+    expect(loadConfig(slack).admin).toEqual({ port: 3001, host: '127.0.0.1' });
+    expect(loadConfig(slack).warnings).toBeUndefined();
+    expect(loadConfig({ ...slack, ADMIN_PORT: '9464', ADMIN_HOST: '::' }).admin).toEqual({
       port: 9464,
       host: '::',
     });
   });
 
-  it('names the variable when the port or the address is not one', () => {
-    for (const port of ['0', '65536', 'nine', '94.64']) {
-      expect(problemsOf({ ...slack, METRICS_PORT: port })).toContain(
-        'METRICS_PORT: must be a port number from 1 to 65535',
-      );
-    }
-    expect(problemsOf({ ...slack, METRICS_PORT: '9464', METRICS_HOST: 'not a host' })).toContain(
-      'METRICS_HOST: must be an IP address or a host name',
+  it('reads the old names for one release, with a warning naming the new ones', () => {
+    const config = loadConfig({ ...slack, METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0' });
+    expect(config.admin).toEqual({ port: 9464, host: '0.0.0.0' });
+    expect(config.warnings).toEqual([
+      expect.stringMatching(/^METRICS_PORT is deprecated .* set ADMIN_PORT instead/),
+      expect.stringMatching(/^METRICS_HOST is deprecated .* set ADMIN_HOST instead/),
+    ]);
+    expect(loadConfig({ ...slack, ADMIN_PORT: '9464', METRICS_PORT: '9464' }).admin.port).toBe(9464);
+  });
+
+  it('refuses an old name set to another value than the new one', () => {
+    expect(problemsOf({ ...slack, ADMIN_PORT: '3001', METRICS_PORT: '9464' })).toContain(
+      'METRICS_PORT: deprecated, and set to another value than ADMIN_PORT: unset METRICS_PORT',
     );
   });
 
-  it('refuses METRICS_HOST without METRICS_PORT, which would serve nothing', () => {
-    expect(problemsOf({ ...slack, METRICS_HOST: '0.0.0.0' })).toContain(
-      'METRICS_HOST: set METRICS_PORT too, or nothing serves metrics',
+  it('names the variable when the port or the address is not one', () => {
+    for (const port of ['65536', 'nine', '94.64', '-1']) {
+      expect(problemsOf({ ...slack, ADMIN_PORT: port })).toContain(
+        'ADMIN_PORT: must be a port number from 0 to 65535',
+      );
+    }
+    expect(problemsOf({ ...slack, ADMIN_HOST: 'not a host' })).toContain(
+      'ADMIN_HOST: must be an IP address or a host name',
     );
   });
 });

@@ -170,3 +170,27 @@ describe('a child logger', () => {
     ]);
   });
 });
+
+describe('at a terminal', () => {
+  it('writes lines for people (pino-pretty): level, message and fields, secrets still redacted', () => {
+    const lines: string[] = [];
+    const log = createLogger('info', {
+      pretty: true,
+      secrets: ['s3cr3t-value'],
+      write: (l) => lines.push(l),
+    });
+    log.info('approval request approved', { requestId: 'req_1', kind: 'withdraw', note: 'key s3cr3t-value' });
+    expect(lines).toHaveLength(1);
+    const [line = ''] = lines;
+    expect(() => JSON.parse(line)).toThrow();
+    expect(line).toMatch(/INFO.*approval request approved/);
+    expect(line).toMatch(/requestId: "req_1"/);
+    expect(line).not.toContain('s3cr3t-value');
+  });
+
+  it('writes JSON when not asked for people (a file, a pipe, a container)', () => {
+    const lines: string[] = [];
+    createLogger('info', { write: (l) => lines.push(l) }).info('plain');
+    expect(JSON.parse(lines[0] ?? '')).toMatchObject({ message: 'plain' });
+  });
+});

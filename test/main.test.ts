@@ -24,6 +24,7 @@ async function runToExit(env: Record<string, string>, preload: string[] = []) {
     env: {
       PATH: process.env.PATH,
       PORT: '0',
+      ADMIN_PORT: '0',
       STORE_URL: 'memory://',
       LOG_LEVEL: 'info',
       SLACK_BOT_TOKEN: 'xoxb-main-test',

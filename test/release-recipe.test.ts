@@ -65,7 +65,12 @@ describe('the version', () => {
     };
     expect([lock.version, lock.packages[''].version]).toEqual([version, version]);
     const changelog = read('CHANGELOG.md');
-    expect(changelog).toMatch(/^## Unreleased$/m);
-    expect(/^## (\d+\.\d+\.\d+) - \d{4}-\d{2}-\d{2}$/m.exec(changelog)?.[1]).toBe(version);
+    expect(changelog).toMatch(/^## \[Unreleased\]$/m);
+    expect(/^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}$/m.exec(changelog)?.[1]).toBe(version);
+    // Each release heading is a link to what changed since the one before (and Unreleased since it).
+    expect(changelog).toContain(`[Unreleased]: ../../compare/v${version}...HEAD`);
+    expect(changelog).toMatch(
+      new RegExp(`^\\[${version}\\]: \\.\\./\\.\\./compare/v[\\d.]+\\.\\.\\.v${version}$`, 'm'),
+    );
   });
 });

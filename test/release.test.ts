@@ -79,8 +79,9 @@ function runningUrl(child: ChildProcess, log: string[]): Promise<string> {
     createInterface({ input: child.stderr }).on('line', (line) => {
       log.push(line);
       if (!line.startsWith('{')) return;
-      const entry = JSON.parse(line) as { message?: string; url?: string };
-      if (entry.message === 'cngn-desk is running' && entry.url) resolve(entry.url);
+      // The admin port's URL: the probes are there.
+      const entry = JSON.parse(line) as { message?: string; admin?: string };
+      if (entry.message === 'cngn-desk is running' && entry.admin) resolve(entry.admin);
     });
     child.on('exit', () => reject(new Error(`the release stopped before it ran:\n${log.join('\n')}`)));
   });
@@ -131,6 +132,7 @@ describe.runIf(hasPostgres)('the release (scripts/release.sh)', () => {
 
   it('holds the bundle, its source maps and the production dependencies, no sources or dev tools', () => {
     expect(readdirSync(app).sort()).toEqual([
+      'REVISION',
       'assets',
       'dist',
       'node_modules',
@@ -138,6 +140,8 @@ describe.runIf(hasPostgres)('the release (scripts/release.sh)', () => {
       'package.json',
       'scripts',
     ]);
+    // The commit it was built from (a copy without .git: unknown), for cngn_build_info and /healthz.
+    expect(readFileSync(join(app, 'REVISION'), 'utf8')).toMatch(/^([0-9a-f]{40}|unknown)\n$/);
     expect(readdirSync(join(app, 'dist'))).toEqual(expect.arrayContaining(['main.js', 'main.js.map']));
     expect(readdirSync(join(app, 'assets', 'fonts')).sort()).toEqual([
       'Inter-Regular.ttf',
@@ -159,6 +163,7 @@ describe.runIf(hasPostgres)('the release (scripts/release.sh)', () => {
       env: stepEnv(home, cache, {
         STORE_URL: database.url,
         PORT: '0',
+        ADMIN_PORT: '0',
         SLACK_BOT_TOKEN: 'xoxb-release-test',
         SLACK_SIGNING_SECRET: 'release-test-secret',
         SLACK_API_URL: slack.apiUrl,
@@ -176,7 +181,7 @@ describe.runIf(hasPostgres)('the release (scripts/release.sh)', () => {
       expect((await fetch(`${url}/livez`)).status).toBe(200);
       expect((await fetch(`${url}/readyz`)).status).toBe(200);
       const check = spawnSync('sh', [join(app, 'scripts', 'release.sh'), 'check'], {
-        env: { PATH: process.env.PATH, PORT: new URL(url).port },
+        env: { PATH: process.env.PATH, ADMIN_PORT: new URL(url).port },
         ...user,
         timeout: 10_000,
       });

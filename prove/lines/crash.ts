@@ -57,6 +57,7 @@ async function startChild(
       SLACK_SIGNING_SECRET: SIGNING_SECRET,
       SLACK_API_URL: slack.apiUrl,
       PORT: String(port),
+      ADMIN_PORT: '0',
       CNGN_APPROVALS_CHANNEL: APPROVALS_CHANNEL,
       CNGN_APPROVERS: [...APPROVERS, REQUESTER].join(','),
       CNGN_APPROVAL_TIERS: '0:1',

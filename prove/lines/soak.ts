@@ -93,6 +93,7 @@ async function startBotProcess(sandbox: Sandbox, slack: FakeSlack, dir: string):
       SLACK_SIGNING_SECRET: SIGNING_SECRET,
       SLACK_API_URL: slack.apiUrl,
       PORT: String(port),
+      ADMIN_PORT: '0',
       CNGN_APPROVALS_CHANNEL: APPROVALS_CHANNEL,
       CNGN_ALERTS_CHANNEL: ALERTS_CHANNEL,
       CNGN_APPROVERS: [...APPROVERS, REQUESTER].join(','),

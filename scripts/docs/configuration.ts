@@ -42,7 +42,7 @@ const TEXT: Record<Variable, VariableText> = {
   },
   PORT: {
     meaning:
-      'The HTTP port: `POST /slack/events` (HTTP mode), `POST /webhooks/cngn`, `POST /callbacks/bridge/:token`, `GET /livez`, `GET /readyz`, `GET /healthz`, and the workbench when it runs. `0` takes any free port.',
+      'The public HTTP port: `POST /slack/events` (HTTP mode), `POST /webhooks/cngn`, `POST /callbacks/bridge/:token`, and the workbench when it runs. No probe and no metrics are served here (see `ADMIN_PORT`). `0` takes any free port.',
   },
   CNGN_API_KEY: {
     meaning:
@@ -207,14 +207,23 @@ const TEXT: Record<Variable, VariableText> = {
     meaning:
       'Where state lives: `sqlite://path`, `postgres://user:pass@host:5432/db` (or `postgresql://`), `redis://…` (`rediss://` for TLS) or `memory://`. Several replicas need PostgreSQL or Redis.',
   },
-  METRICS_PORT: {
+  ADMIN_PORT: {
     meaning:
-      'Serve `GET /metrics` (Prometheus text format) on this port, on a server of its own; the metrics are listed in [metrics.md](metrics.md).',
-    unset: 'no metrics: nothing listens',
+      'The admin port, for the operator only: `GET /livez`, `GET /readyz`, `GET /healthz` ([probes](operations.md#probes)) and `GET /metrics` ([metrics](metrics.md)). `0` takes any free port.',
+    unset: '`3001` (`METRICS_PORT` when only that is set)',
+  },
+  ADMIN_HOST: {
+    meaning:
+      'The address the admin port listens on. Loopback by default: `/healthz` shows the freeze, the audit trail and the store. `0.0.0.0` or `::` for every interface, e.g. in a container probed and scraped from outside; keep it off the public network.',
+    unset: '`127.0.0.1` (`METRICS_HOST` when only that is set)',
+  },
+  METRICS_PORT: {
+    meaning: 'Deprecated (read until the next release, with a warning at start-up): `ADMIN_PORT`.',
+    unset: '`ADMIN_PORT`',
   },
   METRICS_HOST: {
-    meaning:
-      'The address the metrics server listens on (`0.0.0.0` or `::` for every interface, e.g. in a container scraped from outside); read only with `METRICS_PORT`.',
+    meaning: 'Deprecated (read until the next release, with a warning at start-up): `ADMIN_HOST`.',
+    unset: '`ADMIN_HOST`',
   },
   LOG_LEVEL: {
     meaning: '`debug`, `info`, `warn`, `error` or `silent`. Logs are JSON lines on stderr.',
@@ -313,7 +322,8 @@ Checked at start-up together with the values above, and reported in the same lis
   \`CNGN_PRIVATE_KEY\` (or its file).
 - A secret is given once: as \`<NAME>\` or as \`<NAME>_FILE\`, not both.
 - \`CNGN_ALERT_ROUTES\` needs \`CNGN_ALERTS_CHANNEL\`, for the events no route takes.
-- \`METRICS_HOST\` needs \`METRICS_PORT\`.
+- \`METRICS_PORT\` and \`METRICS_HOST\`, the old names of \`ADMIN_PORT\` and \`ADMIN_HOST\`, may
+  not be set to another value than the new name.
 - \`CNGN_AUDIT_ARCHIVE\` on a \`memory://\` store needs \`CNGN_AUDIT_SIGNING_KEY\` (there is no folder
   beside the store to keep a key made by the bot).
 

@@ -215,6 +215,13 @@ export class Executor {
       };
     }
     if (!marked) return undefined;
+    // The service-call line: the same requestId as the request's lifecycle lines and its webhook's.
+    this.log?.info?.('sending to the service', {
+      requestId: marked.id,
+      kind: marked.kind,
+      ...(marked.amount ? { amount: marked.amount } : {}),
+      ...(marked.round > 1 ? { round: marked.round } : {}),
+    });
     try {
       crashPoint('before-post');
       return await callService(this.custody, this.delegations, marked, this.freeze);

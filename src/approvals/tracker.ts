@@ -83,6 +83,12 @@ export class Tracker {
     // Our own environment's service only speaks for our own environment's requests.
     if ((await this.repo.get(id))?.environment !== this.custody.environment) return undefined;
     const to = report.result;
+    this.log?.info?.('webhook about a request', {
+      requestId: id,
+      webhook: report.name,
+      ...(report.references[0] ? { reference: report.references[0] } : {}),
+      ...(to ? { result: to } : {}),
+    });
     if (!to) return undefined;
     const outcome: ExecutionOutcome = {
       status: report.status ?? (to === 'completed' ? 'completed' : 'failed'),

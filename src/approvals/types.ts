@@ -465,4 +465,5 @@ export interface ApproveOptions extends ClickOptions {
   figuresDigest?: string | undefined;
 }
 
-export type EngineLog = Pick<Logger, 'warn'>;
+/** Warnings always; the steps of a payment at info when the logger takes them (see lifecycle-log.ts). */
+export type EngineLog = Pick<Logger, 'warn'> & Partial<Pick<Logger, 'info'>>;

@@ -1,6 +1,9 @@
 // The bot's metrics in Prometheus terms: a registry of its own per bot (tests run many bots in one
 // process), Node's default process metrics, counters the parts feed as things happen (increments
 // only: nothing on a request's path waits for them), and gauges read from the store at scrape time.
+// A read that fails leaves its gauges at their last good value and counts in
+// cngn_store_read_failures_total: a gauge that turned NaN would resolve every alert on it just when the
+// store fails (deploy/prometheus/ pages on cngn_store_up instead).
 // The parts know nothing of Prometheus: each reports in its own words (an approval listener, a
 // service-call observer, a fetch that sees Slack's answers, the webhook intake's result), and the
 // wiring hands them what is here. docs/metrics.md lists every metric.
@@ -11,8 +14,9 @@ import type { RateBudget } from '../cngn/limiter.js';
 import type { Logger } from '../log.js';
 import type { SlackApiCall } from '../slack/runtime/api-calls.js';
 import { withinDeadline } from '../store/index.js';
+import type { BuildInfo } from '../version.js';
 import type { IntakeResult, OutboxBacklog } from '../webhooks/index.js';
-import { approvalStep } from './approval-steps.js';
+import { approvalStep, type ClosedState, type SendResult } from './approval-steps.js';
 
 /** What the gauges read at each scrape. */
 export interface MetricSources {
@@ -24,14 +28,26 @@ export interface MetricSources {
   rateBudget: () => Promise<RateBudget>;
   /** Whether money movements are frozen in this environment; absent: never (`cngn_frozen` 0). */
   frozen?: (() => boolean | Promise<boolean>) | undefined;
+  /** Whether the store answers a ping now. */
+  storeUp: () => Promise<boolean>;
+  /** Why the bot is not ready (what /readyz answers); empty when it is. */
+  readiness: () => Promise<string[]>;
+  /** The audit trail's last check: true whole, false broken, undefined not checked yet (or no approvals). */
+  auditOk?: (() => boolean | undefined) | undefined;
+  /** When the webhook reconciler last finished a pass (ms since the epoch); absent: no reconciler. */
+  reconcilerLastSuccess?: (() => number | undefined) | undefined;
+  /** Whether the Socket Mode connection is open; absent: HTTP mode (no such gauge). */
+  socketConnected?: (() => boolean | undefined) | undefined;
 }
 
 export interface MetricsOptions {
   log: Logger;
   /** For the oldest alert's age (the outbox stamps entries with Date.now). */
   now?: () => number;
-  /** How long a scrape waits for one store read before that gauge says NaN. */
+  /** How long a scrape waits for one store read before it counts as failed. */
   readTimeoutMs?: number;
+  /** For cngn_build_info. */
+  build?: BuildInfo;
 }
 
 const KIND_NAMES: Record<RequestKind, true> = {
@@ -45,6 +61,23 @@ const KIND_NAMES: Record<RequestKind, true> = {
 };
 const KINDS = Object.keys(KIND_NAMES) as RequestKind[];
 const OPEN: readonly RequestState[] = ['pending', 'approved', 'executing', 'sent', 'outcome-unknown'];
+const SEND_RESULTS: readonly SendResult[] = ['sent', 'completed', 'failed', 'outcome-unknown'];
+const CLOSED: readonly ClosedState[] = ['completed', 'failed', 'rejected', 'cancelled', 'expired'];
+const INTAKE_RESULTS: Record<IntakeResult, true> = {
+  accepted: true,
+  duplicate: true,
+  'no-secret': true,
+  unsigned: true,
+  'too-large': true,
+  'bad-signature': true,
+  'not-json': true,
+  invalid: true,
+  'store-unavailable': true,
+  error: true,
+};
+const CALL_ERRORS: readonly ServiceCallError[] = ['network', 'rate-limited', 'server-error', 'refused'];
+/** What the gauges read from the store, as cngn_store_read_failures_total names them. */
+const READS = ['open approval requests', 'alert outbox', 'dead letters', 'rate budget', 'freeze'] as const;
 
 /** Filing to final approval: a minute to two days. */
 const APPROVAL_BUCKETS = [60, 300, 900, 1800, 3600, 7200, 14_400, 28_800, 86_400, 172_800];
@@ -69,6 +102,9 @@ export class BotMetrics {
   private readonly slackErrors: Counter<'method' | 'error'>;
   private readonly slackRateLimited: Counter<'method'>;
   private readonly intake: Counter<'result'>;
+  private readonly readFailures: Counter<'read'>;
+  /** Endpoints and Slack methods seen, each given its zero series once. */
+  private readonly seen = new Set<string>();
 
   constructor(options: MetricsOptions) {
     this.log = options.log;
@@ -77,16 +113,46 @@ export class BotMetrics {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
 
-    // ---- Approvals -------------------------------------------------------------------------------
+    // ---- The bot itself --------------------------------------------------------------------------
     const metrics = this;
-    /** A gauge read from the store (or a source) at each scrape; NaN when the read failed. */
+    const build = options.build;
+    if (build) {
+      new Gauge({
+        name: 'cngn_build_info',
+        help: 'Always 1: the version, the commit it was built from and the Node.js it runs on, as labels.',
+        labelNames: ['version', 'commit', 'node'] as const,
+        registers,
+      }).set({ version: build.version, commit: build.commit, node: build.node }, 1);
+    }
+    new Gauge({
+      name: 'cngn_store_up',
+      help: 'Whether the store answered a ping at this scrape: 1 yes, 0 no.',
+      registers,
+      async collect() {
+        const up = await metrics.sources?.storeUp().catch(() => false);
+        if (up !== undefined) this.set(up ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'cngn_ready',
+      help: 'Whether the bot is ready (what /readyz answers): 1 yes, 0 no.',
+      registers,
+      async collect() {
+        const reasons = await metrics.sources?.readiness().catch(() => ['unknown']);
+        this.set(reasons && reasons.length === 0 ? 1 : 0);
+      },
+    });
+
+    // ---- Approvals -------------------------------------------------------------------------------
+    /** A gauge read from the store (or a source) at each scrape; left as it was when the read failed. */
     const storeGauge = (name: string, help: string, read: () => Promise<number | undefined>) =>
       new Gauge({
         name,
         help,
         registers,
         async collect() {
-          this.set((await read()) ?? Number.NaN);
+          const value = await read();
+          if (value !== undefined) this.set(value);
         },
       });
     new Gauge({
@@ -95,11 +161,30 @@ export class BotMetrics {
       labelNames: ['kind', 'state'] as const,
       registers,
       async collect() {
-        this.reset();
         const open = await metrics.openRequests();
         if (open === undefined) return;
+        this.reset();
         for (const kind of KINDS) for (const state of OPEN) this.set({ kind, state }, 0);
         for (const request of open) this.inc({ kind: request.kind, state: request.state });
+      },
+    });
+    storeGauge(
+      'cngn_approval_oldest_pending_age_seconds',
+      'Age of the oldest approval request waiting for approvers; 0 when none waits.',
+      async () => {
+        const open = metrics.sources?.openRequests ? await metrics.openRequests() : [];
+        if (!open) return undefined;
+        const filed = open.filter((r) => r.state === 'pending').map((r) => Date.parse(r.createdAt));
+        const oldest = Math.min(...filed.filter((t) => Number.isFinite(t)));
+        return Number.isFinite(oldest) ? Math.max(0, (metrics.now() - oldest) / 1000) : 0;
+      },
+    );
+    new Gauge({
+      name: 'cngn_audit_ok',
+      help: "The audit trail's last check: 1 whole, 0 broken (see /healthz); 1 until the first check.",
+      registers,
+      collect() {
+        this.set(metrics.sources?.auditOk?.() === false ? 0 : 1);
       },
     });
     storeGauge(
@@ -129,6 +214,10 @@ export class BotMetrics {
       labelNames: ['kind', 'state'] as const,
       registers,
     });
+    for (const kind of KINDS) {
+      for (const result of SEND_RESULTS) this.sends.inc({ kind, result }, 0);
+      for (const state of CLOSED) this.closed.inc({ kind, state }, 0);
+    }
 
     // ---- Alerts ----------------------------------------------------------------------------------
     const backlog = () => metrics.shared('alert outbox', () => metrics.need().alertBacklog());
@@ -180,7 +269,12 @@ export class BotMetrics {
       registers,
     });
     this.serviceCalls = {
-      exchanged: (endpoint, seconds) => callSeconds.observe({ endpoint }, seconds),
+      exchanged: (endpoint, seconds) => {
+        if (this.firstSight(`endpoint ${endpoint}`)) {
+          for (const error of CALL_ERRORS) callErrors.inc({ endpoint, error }, 0);
+        }
+        callSeconds.observe({ endpoint }, seconds);
+      },
       failed: (endpoint, error: ServiceCallError) => callErrors.inc({ endpoint, error }),
     };
 
@@ -209,7 +303,7 @@ export class BotMetrics {
       labelNames: ['result'] as const,
       registers,
     });
-    for (const result of ['accepted', 'duplicate', 'bad-signature'] as const) this.intake.inc({ result }, 0);
+    for (const result of Object.keys(INTAKE_RESULTS) as IntakeResult[]) this.intake.inc({ result }, 0);
     storeGauge(
       'cngn_frozen',
       'Whether money movements are frozen in this environment: 1 frozen, 0 not.',
@@ -219,11 +313,52 @@ export class BotMetrics {
         return value === undefined ? undefined : value ? 1 : 0;
       },
     );
+    // Last: prom-client collects every metric at once, in this order, so the gauges' reads of this
+    // scrape are under way when this waits for them, and a failure counts in the same scrape.
+    this.readFailures = new Counter({
+      name: 'cngn_store_read_failures_total',
+      help: 'Store reads for the gauges that failed or were late, by what they read; the gauges then keep their last good value.',
+      labelNames: ['read'] as const,
+      registers,
+      async collect() {
+        await Promise.allSettled([...metrics.reads.values()]);
+      },
+    });
+    for (const read of READS) this.readFailures.inc({ read }, 0);
   }
 
-  /** The sources the gauges read at each scrape; until given, those gauges say NaN. */
+  /** The sources the gauges read at each scrape; until given, those gauges have no reading. */
   watch(sources: MetricSources): void {
     this.sources = sources;
+    const { socketConnected, reconcilerLastSuccess } = sources;
+    if (reconcilerLastSuccess) {
+      new Gauge({
+        name: 'cngn_reconciler_last_success_timestamp_seconds',
+        help: 'When the webhook reconciler last finished a pass in this process (Unix time); 0 before the first.',
+        registers: [this.registry],
+        collect() {
+          const at = reconcilerLastSuccess();
+          this.set(at === undefined ? 0 : at / 1000);
+        },
+      });
+    }
+    if (socketConnected) {
+      new Gauge({
+        name: 'cngn_slack_socket_connected',
+        help: 'Socket Mode only: whether the connection to Slack is open, 1 yes, 0 no.',
+        registers: [this.registry],
+        collect() {
+          this.set(socketConnected() === true ? 1 : 0);
+        },
+      });
+    }
+  }
+
+  /** True the first time `what` is seen (its zero series are made then). */
+  private firstSight(what: string): boolean {
+    if (this.seen.has(what)) return false;
+    this.seen.add(what);
+    return true;
   }
 
   /** For the approval engine's onChange: what one persisted step means in counts. */
@@ -240,6 +375,7 @@ export class BotMetrics {
   /** For the Slack clients' fetch (see observedFetch). */
   readonly slackCall = (call: SlackApiCall): void => {
     const { method } = call;
+    if (this.firstSight(`method ${method}`)) this.slackRateLimited.inc({ method }, 0);
     this.slackCalls.inc({ method });
     if (call.rateLimited) this.slackRateLimited.inc({ method });
     if (call.error) this.slackErrors.inc({ method, error: call.error });
@@ -263,13 +399,14 @@ export class BotMetrics {
 
   /**
    * A store read for the gauges, bounded, and shared by the gauges of one scrape that need it
-   * (prom-client collects them all at once); undefined, and logged, when it fails or is late.
+   * (prom-client collects them all at once); undefined, counted and logged, when it fails or is late.
    */
-  private shared<T>(what: string, work: () => Promise<T>): Promise<T | undefined> {
+  private shared<T>(what: (typeof READS)[number], work: () => Promise<T>): Promise<T | undefined> {
     const under = this.reads.get(what) as Promise<T | undefined> | undefined;
     if (under) return under;
     const read = withinDeadline(Promise.resolve().then(work), this.readTimeoutMs, what)
       .catch((error: unknown) => {
+        this.readFailures.inc({ read: what });
         this.log.warn('a metric could not be read', {
           metric: what,
           error: error instanceof Error ? error.message : String(error),

@@ -1,31 +1,63 @@
-// `GET /metrics` on a server of its own (METRICS_PORT, METRICS_HOST), apart from the bot's port:
-// the bot's port may face Slack and the service, and metrics are for the operator's network only.
-import { createServer, type Server } from 'node:http';
+// The admin listener (ADMIN_PORT, ADMIN_HOST: loopback by default), apart from the bot's public port:
+// the probes (/livez, /readyz, /healthz) and `GET /metrics`. The public port may face Slack and the
+// service; what these answer (the freeze, the audit trail, the store, every figure) is for the
+// operator's network only. Decision: docs/decisions/admin-listener.md.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
-import type { MetricsConfig } from '../config.js';
+import type { AdminConfig } from '../config.js';
 import type { Logger } from '../log.js';
 
 export const METRICS_PATH = '/metrics';
 
-export interface MetricsServer {
-  /** Where it listens, the port as bound (METRICS_PORT 0 takes a free one). */
+/** One path of the admin listener, answering GET and HEAD. */
+export interface AdminRoute {
+  path: string;
+  handler(req: IncomingMessage, res: ServerResponse): void;
+}
+
+export interface AdminServer {
+  /** Where it listens, the port as bound (ADMIN_PORT 0 takes a free one). */
   address: { host: string; port: number };
-  /** `http://host:port/metrics` */
+  /** `http://host:port` */
   url: string;
   close(): Promise<void>;
 }
 
-export async function startMetricsServer(
-  registry: Registry,
-  config: MetricsConfig,
+/** `GET /metrics`: the registry in Prometheus' text format. */
+export function metricsRoute(registry: Registry, log: Logger): AdminRoute {
+  return {
+    path: METRICS_PATH,
+    handler: (req, res) => {
+      registry.metrics().then(
+        (text) => {
+          res.writeHead(200, { 'content-type': registry.contentType });
+          res.end(req.method === 'HEAD' ? undefined : text);
+        },
+        (error: unknown) => {
+          log.error('metrics could not be collected', {
+            error: error instanceof Error ? error.message : String(error),
+          });
+          res.writeHead(500, { 'content-type': 'text/plain' });
+          res.end('metrics could not be collected\n');
+        },
+      );
+    },
+  };
+}
+
+export async function startAdminServer(
+  routes: readonly AdminRoute[],
+  config: AdminConfig,
   log: Logger,
-): Promise<MetricsServer> {
+): Promise<AdminServer> {
+  const byPath = new Map(routes.map((route) => [route.path, route]));
+  const paths = [...byPath.keys()].join(', ');
   const server: Server = createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
-    if (path !== METRICS_PATH) {
+    const route = byPath.get((req.url ?? '/').split('?')[0] ?? '/');
+    if (!route) {
       res.writeHead(404, { 'content-type': 'text/plain' });
-      res.end('not found: metrics are at /metrics\n');
+      res.end(`not found: this port serves ${paths}\n`);
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -33,26 +65,18 @@ export async function startMetricsServer(
       res.end('method not allowed\n');
       return;
     }
-    registry.metrics().then(
-      (text) => {
-        res.writeHead(200, { 'content-type': registry.contentType });
-        res.end(req.method === 'HEAD' ? undefined : text);
-      },
-      (error: unknown) => {
-        log.error('metrics could not be collected', {
-          error: error instanceof Error ? error.message : String(error),
-        });
-        res.writeHead(500, { 'content-type': 'text/plain' });
-        res.end('metrics could not be collected\n');
-      },
-    );
+    try {
+      route.handler(req, res);
+    } catch (error) {
+      log.error('an admin route failed', { path: route.path, error });
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end('internal error\n');
+    }
   });
   await new Promise<void>((resolve, reject) => {
     const refused = (error: Error) =>
       reject(
-        new Error(
-          `METRICS_PORT/METRICS_HOST: cannot listen on ${config.host}:${config.port} (${error.message})`,
-        ),
+        new Error(`ADMIN_PORT/ADMIN_HOST: cannot listen on ${config.host}:${config.port} (${error.message})`),
       );
     server.once('error', refused);
     server.listen(config.port, config.host, () => {
@@ -63,8 +87,8 @@ export async function startMetricsServer(
   const bound = server.address() as AddressInfo;
   const address = { host: bound.address, port: bound.port };
   const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
-  const url = `http://${host}:${bound.port}${METRICS_PATH}`;
-  log.info('metrics served', { url });
+  const url = `http://${host}:${bound.port}`;
+  log.debug('admin port serving the probes and metrics', { url, paths });
   return {
     address,
     url,

@@ -65,6 +65,8 @@ export class Reconciler {
   private readonly now: () => number;
   private readonly limit: number;
   private keyId: string | undefined;
+  /** When this process last finished a pass that read what it meant to (ms since the epoch). */
+  lastSuccessAt: number | undefined;
 
   constructor(private readonly options: ReconcilerOptions) {
     this.log = options.log ?? silentLogger;
@@ -168,6 +170,7 @@ export class Reconciler {
     }
     if (walk) await store.set(this.key('walk'), walk);
     else await store.delete(this.key('walk'));
+    if (!skipped) this.lastSuccessAt = this.now();
     return skipped ? { queued, skipped } : { queued };
   }
 

@@ -9,13 +9,14 @@ import {
   parseTiers,
   STOP_DRAIN_MS,
 } from '../approvals/index.js';
+import { logFreezeChanges, logLifecycle } from '../approvals/lifecycle-log.js';
 import type { Roles } from '../approvals/roles.js';
 import { type CngnClient, createCngnClient } from '../cngn/client.js';
 import { environmentFromKey, keyId } from '../cngn/credentials.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { BotMetrics } from '../metrics/index.js';
-import { type MetricsServer, startMetricsServer } from '../metrics/server.js';
+import type { AdminServer } from '../metrics/server.js';
 import type { ReportSource } from '../reports/types.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../sandbox/index.js';
 import { registerDeadLetterActions } from '../slack/alerts/dead-letter-actions.js';
@@ -25,21 +26,16 @@ import { registerCommands } from '../slack/registry.js';
 import { reportClient } from '../slack/reports/delivery.js';
 import { ScheduledReports } from '../slack/reports/scheduled.js';
 import { observedFetch } from '../slack/runtime/api-calls.js';
-import { createSlackApp, type Health, type SlackApp } from '../slack/runtime/app.js';
+import { createSlackApp, type SlackApp } from '../slack/runtime/app.js';
 import { Deliveries } from '../slack/runtime/deliveries.js';
 import { createInFlight, createSlackTraffic } from '../slack/runtime/in-flight.js';
 import { People } from '../slack/runtime/people.js';
 import { SlackAccess } from '../slack/runtime/slack-access.js';
-import {
-  checkStoreDurability,
-  createStore,
-  HEALTH_TIMEOUT_MS,
-  type Store,
-  storeHealth,
-  withinDeadline,
-} from '../store/index.js';
+import { checkStoreDurability, createStore, type Store } from '../store/index.js';
+import { buildInfo } from '../version.js';
 import type { Webhooks } from '../webhooks/index.js';
 import { RecentAlerts } from '../webhooks/recent.js';
+import { health, healthDetails, startAdmin, watchParts } from './admin.js';
 import { type Approvals, auditSealFor, BRIDGE_CALLBACK_PATH, createApprovals } from './approvals.js';
 import { gateRoles } from './gate-roles.js';
 import { policyOf } from './policy-inputs.js';
@@ -87,12 +83,15 @@ export interface Bot {
   roles: RolesWiring;
   webhooks: Webhooks;
   slack: SlackApp;
-  /** `http://127.0.0.1:PORT` once started. */
+  /** `http://127.0.0.1:PORT` once started: Slack, webhooks, callbacks, the workbench. */
   url: string;
+  /** `http://host:ADMIN_PORT`: the probes and /metrics. */
+  adminUrl: string;
   /** With CNGN_REPORT_SCHEDULE and a report source: the scheduled report. */
   scheduledReports: ScheduledReports | undefined;
-  /** With METRICS_PORT: what the metrics count and where they are served. */
-  metrics: { collector: BotMetrics; server: MetricsServer } | undefined;
+  /** What the metrics count (served on the admin listener). */
+  metrics: BotMetrics;
+  admin: AdminServer;
   stop(): Promise<void>;
 }
 
@@ -126,21 +125,6 @@ function rawBodyRoute(
   };
 }
 
-/**
- * /healthz: the store answers, and the freeze of sends when there is one. A freeze is a state, not a
- * fault: the answer stays 200 and says who froze the sends, why and since when.
- */
-async function health(store: Store, approvals: Approvals | undefined): Promise<Health> {
-  const answer = await storeHealth(store);
-  if (!answer.ok || !approvals) return answer;
-  try {
-    const frozen = await withinDeadline(approvals.engine.currentFreeze(), HEALTH_TIMEOUT_MS, 'store');
-    return frozen ? { ...answer, frozen } : answer;
-  } catch (error) {
-    return { ok: false, reason: `the freeze of sends could not be read: ${String(error).slice(0, 200)}` };
-  }
-}
-
 export async function startBot(options: BotOptions): Promise<Bot> {
   const { config, logger } = options;
   const now = options.now ?? (() => new Date());
@@ -152,10 +136,9 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     if (!options.store) await store.close();
     throw error;
   }
-  // Metrics off (the default): nothing below is observed at all.
-  const metrics = config.metrics ? new BotMetrics({ log: logger }) : undefined;
-  const observer = metrics ? { observer: metrics.serviceCalls } : {};
-  const slackFetch = metrics ? observedFetch(metrics.slackCall) : undefined;
+  const metrics = new BotMetrics({ log: logger, build: buildInfo() });
+  const observer = { observer: metrics.serviceCalls };
+  const slackFetch = observedFetch(metrics.slackCall);
   const ownSandbox = !options.sandbox && config.service.mode === 'sandbox';
   const sandbox =
     options.sandbox ??
@@ -241,7 +224,10 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   // Requests are bound to the API key they were filed under and are never sent with another one.
   const apiKey = sandbox ? sandbox.apiKey : service.mode === 'service' ? service.apiKey : undefined;
   if (apiKey) approvals?.engine.useServiceKey(keyId(apiKey));
-  if (metrics) approvals?.engine.onChange(metrics.approvalChanged);
+  approvals?.engine.onChange(metrics.approvalChanged);
+  // One info line per step of a request and per freeze, once stored (approvals/lifecycle-log.ts).
+  approvals?.engine.onChange(logLifecycle(logger));
+  approvals?.engine.onFreezeChange(logFreezeChanges(logger));
   const privateKey = sandbox
     ? sandbox.privateKey
     : service.mode === 'service'
@@ -256,7 +242,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     slackToken: config.slack.botToken,
     slackApiUrl: config.slack.apiUrl,
     ...(access ? { slackFetch: access.fetch, slackHalted: () => access.removed } : {}),
-    onIntake: metrics?.webhookIntake,
+    onIntake: metrics.webhookIntake,
     alertsChannel: config.alertsChannel,
     alertRoutes: config.alertRoutes,
     // The alert is remembered first, so a Home re-published for the request it moves already lists it.
@@ -320,8 +306,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     routes,
     ...(options.responseHeaders ? { responseHeaders: options.responseHeaders } : {}),
     health: () => health(store, approvals),
-    // The audit trail's last check: shown by /healthz, never a reason to be unready.
-    ...(approvals ? { details: () => ({ audit: approvals.engine.auditHealth() }) } : {}),
+    // The build and the audit trail's last check: shown by /healthz, never a reason to be unready.
+    details: healthDetails(approvals),
     traffic,
     ...(access ? { access } : {}),
     check: {
@@ -365,13 +351,18 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       roles.plugin,
     ],
   });
+  watchParts({ config, logger, store, client, approvals, webhooks, slack, metrics });
+  let admin: AdminServer | undefined;
   try {
+    // The probes answer from here on: /livez while the start-up check runs, /readyz once it passed.
+    admin = await startAdmin({ config, logger, slack, metrics });
     // Frozen before the bot takes a click or resumes what a restored store holds: nothing is sent first.
     const startFreeze = config.startFrozen ? await approvals?.engine.freezeAtStart() : undefined;
     await slack.start();
     startFreeze?.announce(); // now that Slack is connected and the listeners are there
   } catch (error) {
-    // The start-up check refused (or the port is taken): leave nothing running behind the error.
+    // The start-up check refused (or a port is taken): leave nothing running behind the error.
+    await admin?.close();
     await slack.stop().catch(() => undefined);
     roles.stop();
     await client.close();
@@ -410,8 +401,10 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     webhooks,
     slack,
     url: slack.url,
+    adminUrl: admin.url,
     scheduledReports,
-    metrics: undefined,
+    metrics,
+    admin,
     async stop() {
       if (stopped) return;
       stopped = true;
@@ -419,7 +412,6 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       // Stop taking new work first: from this call on, /readyz says the bot is shutting down.
       const slackStopped = slack.stop();
       roles.stop();
-      await bot.metrics?.server.close(); // its gauges read the store, which closes below
       await slackStopped;
       await inFlight.drain(10_000); // answers already acked still reach the user
       await scheduledReports?.stop();
@@ -435,30 +427,12 @@ export async function startBot(options: BotOptions): Promise<Bot> {
         ? Promise.all([approvals.presenter?.idle(), approvals.dms?.idle(), approvals.home?.idle()])
         : undefined;
       if (presenting) await Promise.race([presenting, sleep(10_000, undefined, { ref: false })]);
+      // Until here /readyz said the bot is shutting down; its gauges read the store, which closes below.
+      await admin.close();
       await client.close();
       if (ownSandbox) await sandbox?.stop();
       if (!options.store) await store.close();
     },
   };
-  if (metrics && config.metrics) {
-    metrics.watch({
-      openRequests: approvals ? () => approvals.engine.openRequests() : undefined,
-      alertBacklog: () => webhooks.outbox.backlog(),
-      deadLetters: webhooks.deadLetters
-        ? async () => (await webhooks.deadLetters?.open())?.length ?? 0
-        : undefined,
-      rateBudget: () => client.budget(),
-      frozen: approvals ? async () => (await approvals.engine.currentFreeze()) !== undefined : undefined,
-    });
-    try {
-      bot.metrics = {
-        collector: metrics,
-        server: await startMetricsServer(metrics.registry, config.metrics, logger),
-      };
-    } catch (error) {
-      await bot.stop();
-      throw error;
-    }
-  }
   return bot;
 }

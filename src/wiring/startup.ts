@@ -7,6 +7,7 @@ import { type Config, loadConfig, readSecretFiles, secretsOf } from '../config.j
 import { createLogger, type Logger } from '../log.js';
 import type { ReportSource } from '../reports/types.js';
 import { createStore } from '../store/index.js';
+import { buildInfo } from '../version.js';
 import type { Workbench } from '../workbench/index.js';
 import { CHANNELS, DEMO_APPROVERS, DEMO_ROLES } from '../workbench/people.js';
 import { type Bot, startBot } from './bot.js';
@@ -150,12 +151,19 @@ export async function start(
 }
 
 function announce(logger: Logger, bot: Bot, slack: string): void {
+  const { version, commit, node } = buildInfo();
   logger.info('cngn-desk is running', {
+    version,
+    commit,
+    node,
     url: bot.url,
+    admin: bot.adminUrl,
     environment: bot.client.environment,
     slack,
     store: bot.config.storeUrl.split(':')[0],
   });
+  for (const warning of bot.config.warnings ?? [])
+    logger.warn(warning, { hint: 'See docs/configuration.md' });
   if (!bot.approvals) {
     logger.warn(
       'approvals are off: set CNGN_APPROVALS_CHANNEL and CNGN_APPROVERS (or CNGN_APPROVER_GROUP) to enable withdraw, redeem, bridge, whitelist add and settlement',

@@ -18,10 +18,7 @@ import { botTest as test } from '../support/bot.js';
 import { ALERTS_CHANNEL } from '../support/harness.js';
 import { parseExposition, type Scrape, scrape } from '../support/prometheus.js';
 
-const METRICS = { port: 0, host: '127.0.0.1' };
-
 function metricsUrl(app: ApprovalApp): string {
-  if (!app.metricsUrl) throw new Error('metrics are off');
   return app.metricsUrl;
 }
 
@@ -38,7 +35,7 @@ async function scrapeUntil(app: ApprovalApp, ready: (s: Scrape) => boolean, what
 test('counts a balance, a withdrawal from filing to settlement, and webhooks good and forged', async ({
   startApp,
 }) => {
-  const app = await startApp({ withWebhooks: true, metrics: METRICS });
+  const app = await startApp({ withWebhooks: true });
   const before = await scrape(metricsUrl(app));
   expect(before.status).toBe(200);
   expect(before.contentType).toContain('text/plain');
@@ -110,7 +107,7 @@ test('counts a balance, a withdrawal from filing to settlement, and webhooks goo
 });
 
 test('counts what the service refuses, by endpoint', async ({ startApp }) => {
-  const app = await startApp({ metrics: METRICS });
+  const app = await startApp();
   app.sandbox.failNext('GET', '/v1/api/whitelisted', 400, 1, 'Invalid request');
   await slashCommand(app.sender, { text: 'whitelist', responseUrl: app.slack.responseUrl('whitelist') });
   await app.slack.waitFor('response_url:whitelist');
@@ -127,7 +124,7 @@ test('counts what the service refuses, by endpoint', async ({ startApp }) => {
 });
 
 test('shows alerts Slack will not take: set aside, and waiting after a 429', async ({ startApp }) => {
-  const app = await startApp({ withWebhooks: true, metrics: METRICS });
+  const app = await startApp({ withWebhooks: true });
   let alertPosts = 0;
   app.slack.on('chat.postMessage', (call) => {
     if (call.body.channel !== ALERTS_CHANNEL) return undefined;
@@ -163,23 +160,24 @@ test('docs/metrics.md lists every metric the bot serves, with its type, and its 
   const documented = new Map(
     [...page.matchAll(/^\| `(cngn_[a-z_]+)` +\| (\w+) /gm)].map((row) => [row[1], row[2]] as const),
   );
-  const served = new BotMetrics({ log: silentLogger }).registry
-    .getMetricsAsArray()
-    .filter((metric) => metric.name.startsWith('cngn_'));
+  const every = new BotMetrics({
+    log: silentLogger,
+    build: { version: '0', commit: 'unknown', node: 'v20' },
+  });
+  every.watch({ ...QUIET_SOURCES, socketConnected: () => true, reconcilerLastSuccess: () => undefined });
+  const served = every.registry.getMetricsAsArray().filter((metric) => metric.name.startsWith('cngn_'));
   expect(Object.fromEntries(documented)).toEqual(
     Object.fromEntries(served.map((metric) => [metric.name, metric.type.toString()])),
   );
-  const rules = page.slice(page.indexOf('```yaml'));
-  const used = [...rules.matchAll(/expr: max\((cngn_[a-z_]+)\)/g)].map((match) => match[1] ?? '');
-  expect(used).toEqual([
-    'cngn_approval_outcome_unknown',
-    'cngn_alert_oldest_undelivered_age_seconds',
-    'cngn_rate_budget_used_ratio',
-  ]);
+  const rules = readFileSync(new URL('../../deploy/prometheus/cngn-desk.rules.yml', import.meta.url), 'utf8');
+  const used = new Set([...rules.matchAll(/\b(cngn_[a-z_]+)\b/g)].map((match) => match[1] ?? ''));
+  expect(used.size).toBeGreaterThan(5);
   for (const name of used) expect(documented.has(name)).toBe(true);
 });
 
 const QUIET_SOURCES: MetricSources = {
+  storeUp: async () => true,
+  readiness: async () => [],
   alertBacklog: async () => ({ depth: 0 }),
   rateBudget: async () => ({ limit: 20, used: 5, remaining: 15, resetsInSeconds: 3, blockedForSeconds: 0 }),
 };
@@ -198,17 +196,88 @@ test('cngn_frozen says what the freeze it is given says, and 0 without one', asy
   expect(await value('cngn_rate_budget_used_ratio')).toBe(0.25);
 });
 
-test('a figure the store will not give is NaN for that scrape, logged, and the rest are served', async () => {
+test('a figure the store will not give keeps its last good value, the failure counted and logged', async () => {
   const lines: string[] = [];
   const metrics = new BotMetrics({ log: createLogger('warn', { write: (line) => lines.push(line) }) });
-  metrics.watch({ ...QUIET_SOURCES, alertBacklog: () => Promise.reject(new Error('the store is down')) });
-  const samples = parseExposition(await metrics.registry.metrics()).samples;
-  const value = (name: string) => samples.find((s) => s.name === name)?.value;
-  expect(value('cngn_alert_outbox_depth')).toBeNaN();
-  expect(value('cngn_alert_oldest_undelivered_age_seconds')).toBeNaN();
-  expect(value('cngn_rate_budget_used_ratio')).toBe(0.25);
+  let storeDown = false;
+  const backlog = async () => {
+    if (storeDown) throw new Error('the store is down');
+    return { depth: 3, oldestEnqueuedAt: new Date(Date.now() - 60_000).toISOString() };
+  };
+  metrics.watch({ ...QUIET_SOURCES, alertBacklog: backlog, storeUp: async () => !storeDown });
+  const read = async () => {
+    const samples = parseExposition(await metrics.registry.metrics()).samples;
+    return (name: string, labels: Record<string, string> = {}) =>
+      samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+        ?.value;
+  };
+  const up = await read();
+  expect(up('cngn_alert_outbox_depth')).toBe(3);
+  expect(up('cngn_store_up')).toBe(1);
+  expect(up('cngn_store_read_failures_total', { read: 'alert outbox' })).toBe(0);
+  storeDown = true;
+  const down = await read();
+  expect(down('cngn_alert_outbox_depth')).toBe(3); // not NaN: an alert on it keeps firing
+  expect(down('cngn_alert_oldest_undelivered_age_seconds')).toBeGreaterThanOrEqual(60);
+  expect(down('cngn_store_up')).toBe(0);
+  expect(down('cngn_store_read_failures_total', { read: 'alert outbox' })).toBe(1);
+  expect(down('cngn_rate_budget_used_ratio')).toBe(0.25);
   // One read for both gauges that need it, so one line.
   expect(lines.map((line) => JSON.parse(line))).toEqual([
     expect.objectContaining({ message: 'a metric could not be read', metric: 'alert outbox' }),
   ]);
+});
+
+test('says whether the bot is ready, its audit trail whole, its socket open, and which build it is', async () => {
+  const metrics = new BotMetrics({
+    log: silentLogger,
+    build: { version: '9.9.9', commit: 'abcdef123456', node: 'v20.0.0' },
+  });
+  let reasons: string[] = [];
+  let auditOk: boolean | undefined;
+  let socket: boolean | undefined = true;
+  metrics.watch({
+    ...QUIET_SOURCES,
+    readiness: async () => reasons,
+    auditOk: () => auditOk,
+    socketConnected: () => socket,
+    reconcilerLastSuccess: () => 1_700_000_000_000,
+  });
+  const read = async () => {
+    const scraped = parseExposition(await metrics.registry.metrics()).samples;
+    return (name: string) => scraped.find((s) => s.name === name);
+  };
+  let now = await read();
+  expect(now('cngn_ready')?.value).toBe(1);
+  expect(now('cngn_audit_ok')?.value).toBe(1);
+  expect(now('cngn_slack_socket_connected')?.value).toBe(1);
+  expect(now('cngn_reconciler_last_success_timestamp_seconds')?.value).toBe(1_700_000_000);
+  expect(now('cngn_build_info')).toMatchObject({
+    value: 1,
+    labels: { version: '9.9.9', commit: 'abcdef123456', node: 'v20.0.0' },
+  });
+  reasons = ['the store (redis) did not answer within 2000 ms'];
+  auditOk = false;
+  socket = false;
+  now = await read();
+  expect(now('cngn_ready')?.value).toBe(0);
+  expect(now('cngn_audit_ok')?.value).toBe(0);
+  expect(now('cngn_slack_socket_connected')?.value).toBe(0);
+});
+
+test('counters start at zero for every label value they can have', async () => {
+  const metrics = new BotMetrics({ log: silentLogger });
+  metrics.watch(QUIET_SOURCES);
+  metrics.serviceCalls.exchanged('GET /v1/api/balance', 0.01);
+  const samples = parseExposition(await metrics.registry.metrics()).samples;
+  const zero = (name: string, labels: Record<string, string>) =>
+    samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+      ?.value;
+  expect(zero('cngn_approval_sends_total', { kind: 'redeem', result: 'outcome-unknown' })).toBe(0);
+  expect(zero('cngn_approval_requests_closed_total', { kind: 'bridge', state: 'expired' })).toBe(0);
+  expect(zero('cngn_webhook_intake_total', { result: 'store-unavailable' })).toBe(0);
+  expect(zero('cngn_service_call_errors_total', { endpoint: 'GET /v1/api/balance', error: 'network' })).toBe(
+    0,
+  );
+  expect(zero('cngn_store_read_failures_total', { read: 'open approval requests' })).toBe(0);
 });

@@ -1,38 +1,53 @@
-// Where metrics are served: nowhere unless METRICS_PORT is set (test/config.test.ts: on loopback
-// unless METRICS_HOST says otherwise), and only at GET /metrics.
+// The admin listener (ADMIN_PORT, ADMIN_HOST: loopback by default, test/config.test.ts): the probes and
+// GET /metrics, and nothing else; the public port serves none of them.
 import { Registry } from 'prom-client';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
-import { startMetricsServer } from '../../src/metrics/server.js';
+import { metricsRoute, startAdminServer } from '../../src/metrics/server.js';
 import { botTest } from '../support/bot.js';
 
-botTest('a bot started without metrics binds no metrics port', async ({ startApp }) => {
+botTest(
+  'a bot serves the probes and metrics on loopback, at the admin port it reports',
+  async ({ startApp }) => {
+    const app = await startApp();
+    const url = new URL(app.adminUrl);
+    expect(url.hostname).toBe('127.0.0.1');
+    expect(Number(url.port)).toBeGreaterThan(0);
+    expect(url.port).not.toBe(new URL(app.baseUrl).port);
+    for (const path of ['/livez', '/readyz', '/healthz']) {
+      const response = await request(`${app.adminUrl}${path}`);
+      await response.body.dump();
+      expect(response.statusCode).toBe(200);
+    }
+    const metrics = await request(app.metricsUrl);
+    expect(metrics.statusCode).toBe(200);
+    expect(await metrics.body.text()).toContain('cngn_approval_requests');
+  },
+);
+
+botTest('the public port serves no probe and no metrics', async ({ startApp }) => {
   const app = await startApp();
-  expect(app.metricsUrl).toBeUndefined();
+  for (const path of ['/livez', '/readyz', '/healthz', '/metrics']) {
+    const response = await request(`${app.baseUrl}${path}`);
+    await response.body.dump();
+    expect(response.statusCode).toBe(404);
+  }
 });
 
-botTest('a bot with metrics serves them on loopback, at the port it reports', async ({ startApp }) => {
-  const app = await startApp({ metrics: { port: 0, host: '127.0.0.1' } });
-  const url = new URL(app.metricsUrl ?? '');
-  expect(url.hostname).toBe('127.0.0.1');
-  expect(Number(url.port)).toBeGreaterThan(0);
-  expect(url.pathname).toBe('/metrics');
-  const response = await request(url);
-  expect(response.statusCode).toBe(200);
-  expect(await response.body.text()).toContain('cngn_approval_requests');
-});
-
-describe('the metrics server', () => {
-  it('answers GET /metrics only', async () => {
-    const server = await startMetricsServer(new Registry(), { port: 0, host: '127.0.0.1' }, silentLogger);
+describe('the admin server', () => {
+  it('answers GET and HEAD on its paths only', async () => {
+    const server = await startAdminServer(
+      [metricsRoute(new Registry(), silentLogger)],
+      { port: 0, host: '127.0.0.1' },
+      silentLogger,
+    );
     try {
       expect(server.address.host).toBe('127.0.0.1');
-      const origin = `http://127.0.0.1:${server.address.port}`;
-      const elsewhere = await request(`${origin}/healthz`);
+      const elsewhere = await request(`${server.url}/slack/events`);
       await elsewhere.body.dump();
       expect(elsewhere.statusCode).toBe(404);
-      const posted = await request(`${origin}/metrics`, { method: 'POST', body: 'x' });
+      const posted = await request(`${server.url}/metrics`, { method: 'POST', body: 'x' });
       await posted.body.dump();
       expect(posted.statusCode).toBe(405);
     } finally {
@@ -41,11 +56,11 @@ describe('the metrics server', () => {
   });
 
   it('names the setting when the port is taken', async () => {
-    const first = await startMetricsServer(new Registry(), { port: 0, host: '127.0.0.1' }, silentLogger);
+    const first = await startAdminServer([], { port: 0, host: '127.0.0.1' }, silentLogger);
     try {
       await expect(
-        startMetricsServer(new Registry(), { port: first.address.port, host: '127.0.0.1' }, silentLogger),
-      ).rejects.toThrow(/METRICS_PORT\/METRICS_HOST: cannot listen on 127\.0\.0\.1:\d+/);
+        startAdminServer([], { port: first.address.port, host: '127.0.0.1' }, silentLogger),
+      ).rejects.toThrow(/ADMIN_PORT\/ADMIN_HOST: cannot listen on 127\.0\.0\.1:\d+/);
     } finally {
       await first.close();
     }

@@ -54,7 +54,7 @@ describe('Slack request verification', () => {
   });
 
   it('answers /healthz', async () => {
-    const response = await fetch(`${h.bot.url}/healthz`);
+    const response = await fetch(`${h.bot.adminUrl}/healthz`);
     expect(response.status).toBe(200);
   });
 });

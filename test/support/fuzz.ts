@@ -53,7 +53,7 @@ export async function startFuzzBot(options: HarnessOptions = {}): Promise<FuzzBo
         .filter((l) => l.level === 'error' && FAILURE.test(String(l.message)))
         .map((l) => JSON.stringify(l)),
     async healthz() {
-      const answer = await request(`${h.bot.url}/healthz`);
+      const answer = await request(`${h.bot.adminUrl}/healthz`);
       await answer.body.dump();
       return answer.statusCode;
     },

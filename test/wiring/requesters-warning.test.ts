@@ -21,6 +21,7 @@ describe('start-up warning about requesters', () => {
     const started = await start(
       {
         PORT: '0',
+        ADMIN_PORT: '0',
         STORE_URL: 'memory://',
         SLACK_BOT_TOKEN: 'xoxb-real-looking',
         SLACK_SIGNING_SECRET: 'shh',

@@ -134,6 +134,7 @@ export async function startBrowserBench(
     started = await start(
       {
         PORT: '0',
+        ADMIN_PORT: '0',
         STORE_URL: `sqlite://${path.join(dir, 'workbench.sqlite')}`,
         LOG_LEVEL: 'silent',
         ...env,

@@ -65,7 +65,7 @@ describe('npm start with no Slack settings', () => {
   it('prints exactly one line, the workbench URL, serves the page there, and stops cleanly', {
     timeout: 60_000,
   }, async () => {
-    const run = npmStart({ PORT: '0', STORE_URL: 'memory://', LOG_LEVEL: 'silent' });
+    const run = npmStart({ PORT: '0', ADMIN_PORT: '0', STORE_URL: 'memory://', LOG_LEVEL: 'silent' });
     try {
       const line = await until(
         () => run.stdout.find((l) => l.startsWith('Workbench:')),
@@ -88,7 +88,12 @@ describe('npm start with no Slack settings', () => {
   });
 
   it('refuses to start with a live service key, saying why in one sentence', async () => {
-    const run = npmStart({ PORT: '0', STORE_URL: 'memory://', CNGN_API_KEY: 'cngn_live_abcdef0123456789' });
+    const run = npmStart({
+      PORT: '0',
+      ADMIN_PORT: '0',
+      STORE_URL: 'memory://',
+      CNGN_API_KEY: 'cngn_live_abcdef0123456789',
+    });
     const [code] = await once(run.child, 'exit');
     expect(code).toBe(1);
     const lines = run.stderr().trim().split('\n');
@@ -295,7 +300,7 @@ describe('with Slack credentials', () => {
       const command = await request(`${started.url}/workbench/api/command`, { method: 'POST', body: '{}' });
       await command.body.dump();
       expect(command.statusCode).toBe(404);
-      expect((await request(`${started.url}/healthz`)).statusCode).toBe(200);
+      expect((await request(`${started.bot.adminUrl}/healthz`)).statusCode).toBe(200);
     } finally {
       await started.stop();
     }

@@ -35,7 +35,7 @@ export interface Bench {
   stop(): Promise<void>;
 }
 
-export const quietEnv = { PORT: '0', STORE_URL: 'memory://', LOG_LEVEL: 'silent' };
+export const quietEnv = { PORT: '0', ADMIN_PORT: '0', STORE_URL: 'memory://', LOG_LEVEL: 'silent' };
 
 export async function startBench(
   env: Record<string, string | undefined> = {},

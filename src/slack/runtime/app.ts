@@ -1,9 +1,9 @@
 // Builds the Bolt app: Socket Mode when SLACK_APP_TOKEN is set, else HTTP mode with Slack requests at
-// POST /slack/events. Extra routes (webhooks, callbacks) and the probes (/livez, /readyz, /healthz) are
-// served on PORT in both modes, from the moment the server listens: the start-up check against Slack
-// runs after that, and the Bolt app is built once it passed (with the bot's identity from it, so Bolt
-// calls nothing on its own). Without a bot token there is no Slack at all, but the routes still serve
-// (sandbox demos, webhooks).
+// POST /slack/events. Extra routes (webhooks, callbacks) are served on PORT in both modes, from the
+// moment the server listens: the start-up check against Slack runs after that, and the Bolt app is
+// built once it passed (with the bot's identity from it, so Bolt calls nothing on its own). Without a
+// bot token there is no Slack at all, but the routes still serve (sandbox demos, webhooks). The probes
+// it answers (`probes`) are served by the admin listener, not here.
 import { once } from 'node:events';
 import {
   createServer,
@@ -26,9 +26,9 @@ import {
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import { match } from 'path-to-regexp';
 import type { Config } from '../../config.js';
-import type { Logger } from '../../log.js';
+import { type Logger, withoutEmails } from '../../log.js';
 import type { SlackTraffic } from './in-flight.js';
-import { probeRoutes, type Readiness } from './probes.js';
+import { type ProbeRoute, probeRoutes, type Readiness } from './probes.js';
 import {
   guardSlackRequests,
   pathOf,
@@ -63,7 +63,7 @@ export interface SlackAppOptions {
   plugins?: Array<(app: App) => void>;
   /** Whether the store answers (part of /readyz), and a freeze of sends (/healthz); answering when absent. */
   health?: () => Promise<Health>;
-  /** More that /healthz shows (not part of readiness): the audit trail's last check. */
+  /** More that /healthz shows (not part of readiness): the audit trail's last check, the version. */
   details?: () => Record<string, unknown>;
   /** Told of each Slack request while it is being acked, so work after the ack makes way for acks. */
   traffic?: SlackTraffic;
@@ -85,6 +85,10 @@ export interface SlackApp {
   url: string;
   /** Why the bot is not ready (empty when it is): what /readyz answers. */
   readiness: Readiness;
+  /** /livez, /readyz and /healthz, for the admin listener. */
+  probes: ProbeRoute[];
+  /** Whether the Socket Mode connection is open; undefined in HTTP mode or without Slack. */
+  socketConnected(): boolean | undefined;
   /** Listens, checks Slack, then starts Bolt; throws SlackCheckFailed when the bot cannot run. */
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -93,7 +97,10 @@ export interface SlackApp {
 /** What the probes ask of the parts: shutting down, and what Slack's side adds. */
 interface ProbeState {
   stopping: boolean;
+  /** Why Slack keeps the bot from being ready: the start-up check has not passed. */
   slack: () => string[];
+  /** What is wrong with Slack that does not: the socket is closed, the app was removed. */
+  slackWarnings: () => string[];
   /** The last health answer: what /healthz adds besides the reasons (a freeze of sends). */
   lastHealth?: Health;
 }
@@ -142,10 +149,16 @@ export function boltLogger(logger: Logger, name = 'bolt'): BoltLogger {
     (lvl: LogLevel) =>
     (...parts: unknown[]): void => {
       if (BOLT_SEVERITY[lvl] < BOLT_SEVERITY[level]) return;
-      const words = parts.filter((p) => typeof p === 'string' || typeof p === 'number').map(String);
+      // At debug Bolt dumps whole requests and answers (users.info, users.profile.get): people's
+      // e-mail addresses stay out of the log.
+      const words = parts
+        .filter((p) => typeof p === 'string' || typeof p === 'number')
+        .map((p) => withoutEmails(String(p)));
       const error = parts.find((p) => p instanceof Error);
-      const details = parts.filter((p) => typeof p !== 'string' && typeof p !== 'number' && p !== error);
-      const message = words.join(' ') || error?.message || 'Bolt';
+      const details = parts
+        .filter((p) => typeof p !== 'string' && typeof p !== 'number' && p !== error)
+        .map((p) => withoutEmails(p));
+      const message = words.join(' ') || String(withoutEmails(error?.message ?? 'Bolt'));
       logger[lvl](message, {
         source,
         ...(error ? { error } : {}),
@@ -179,14 +192,15 @@ function withoutPrototypeKeys(app: App): void {
 }
 
 export function createSlackApp(options: SlackAppOptions): SlackApp {
-  const state: ProbeState = { stopping: false, slack: () => [] };
+  const state: ProbeState = { stopping: false, slack: () => [], slackWarnings: () => [] };
   const readiness = readinessOf(state, options.health);
-  const routes = [
-    ...probeRoutes(readiness, () => ({ ...healthNotes(state), ...options.details?.() })),
-    ...(options.routes ?? []),
-  ];
+  const probes = probeRoutes(readiness, {
+    warnings: () => state.slackWarnings(),
+    notes: () => ({ ...healthNotes(state), ...options.details?.() }),
+  });
+  const routes = options.routes ?? [];
   const { slack } = options;
-  if (!slack.botToken) return routesOnly(routes, options, state, readiness);
+  if (!slack.botToken) return routesOnly(routes, options, state, readiness, probes);
 
   const access = options.access ?? new SlackAccess(options.logger);
   const slackApiUrl = slack.apiUrl ? `${slack.apiUrl.replace(/\/+$/, '')}/` : undefined;
@@ -215,15 +229,21 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   const receiver = socket
     ? undefined
     : guardedReceiver(slack.signingSecret ?? '', routes, logger, options, () => checked === 'passed');
+  const socketOpen = () => socket?.client.websocket?.isActive() === true;
   state.slack = () => {
-    const reasons: string[] = [];
-    if (checked === 'pending') reasons.push('the start-up check against Slack has not finished');
-    else if (checked !== 'passed') reasons.push(`the start-up check against Slack failed: ${checked.failed}`);
-    else if (socket && !socket.client.websocket?.isActive()) {
-      reasons.push('the Socket Mode connection to Slack is not open');
+    if (checked === 'pending') return ['the start-up check against Slack has not finished'];
+    if (checked !== 'passed') return [`the start-up check against Slack failed: ${checked.failed}`];
+    return [];
+  };
+  // Not readiness: in a Slack outage every replica loses its socket at once, and webhooks must still
+  // find one to be stored by. Said on /healthz and in cngn_slack_socket_connected.
+  state.slackWarnings = () => {
+    const warnings: string[] = [];
+    if (checked === 'passed' && socket && !socketOpen()) {
+      warnings.push('the Socket Mode connection to Slack is not open');
     }
-    if (access.removed) reasons.push(access.removed);
-    return reasons;
+    if (access.removed) warnings.push(access.removed);
+    return warnings;
   };
 
   /** Built once the check passed: Bolt gets the bot's identity from it and calls nothing itself. */
@@ -273,6 +293,8 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     app: undefined,
     url: '',
     readiness,
+    probes,
+    socketConnected: () => (socket ? checked === 'passed' && socketOpen() : undefined),
     async start() {
       if (routeHost) handle.url = await listen(routeHost, options);
       else if (receiver) {
@@ -356,20 +378,20 @@ function routesOnly(
   options: SlackAppOptions,
   state: ProbeState,
   readiness: Readiness,
+  probes: ProbeRoute[],
 ): SlackApp {
   const server = routeServer(routes, options);
   const handle: SlackApp = {
     app: undefined,
     url: '',
     readiness,
+    probes,
+    socketConnected: () => undefined,
     async start() {
       handle.url = await listen(server, options);
-      options.logger.warn(
-        'Slack is not configured (no SLACK_BOT_TOKEN): serving webhooks and the probes only',
-        {
-          url: handle.url,
-        },
-      );
+      options.logger.warn('Slack is not configured (no SLACK_BOT_TOKEN): serving webhooks only', {
+        url: handle.url,
+      });
     },
     async stop() {
       state.stopping = true;

@@ -54,6 +54,8 @@ async function boot(): Promise<ApprovalApp & { presenter: ApprovalPresenter }> {
     client: bot.client,
     sender: { baseUrl: bot.url, signingSecret: SIGNING_SECRET },
     baseUrl: bot.url,
+    adminUrl: bot.adminUrl,
+    metricsUrl: `${bot.adminUrl}/metrics`,
     stop: () => bot.stop(),
   };
 }

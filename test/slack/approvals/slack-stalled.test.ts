@@ -99,6 +99,8 @@ it('sends an approved withdrawal once while Slack never answers the message upda
     client: bot.client,
     sender: { baseUrl: bot.url, signingSecret: SIGNING_SECRET },
     baseUrl: bot.url,
+    adminUrl: bot.adminUrl,
+    metricsUrl: `${bot.adminUrl}/metrics`,
     stop: () => bot.stop(),
   };
   try {

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { ApprovalEngine } from '../../../src/approvals/index.js';
 import type { Roles } from '../../../src/approvals/roles.js';
 import type { CngnClient } from '../../../src/cngn/client.js';
-import type { Config, MetricsConfig } from '../../../src/config.js';
+import type { AdminConfig, Config } from '../../../src/config.js';
 import { type Logger, silentLogger } from '../../../src/log.js';
 import { type Sandbox, startSandbox } from '../../../src/sandbox/index.js';
 import { createStore, type Store } from '../../../src/store/index.js';
@@ -60,8 +60,8 @@ export interface ApprovalAppOptions {
   homeDebounceMs?: number;
   /** CNGN_START_FROZEN */
   startFrozen?: boolean;
-  /** METRICS_PORT / METRICS_HOST (default: off). */
-  metrics?: MetricsConfig;
+  /** ADMIN_PORT / ADMIN_HOST (default: any free port on loopback). */
+  admin?: AdminConfig;
   /** Record the policy in the audit chain at start, as a real start does (default off: tests count entries and posts). */
   recordPolicy?: boolean;
   /** Who holds which role (default: the bot's own, from its settings). */
@@ -91,8 +91,10 @@ export interface ApprovalApp {
   client: CngnClient;
   sender: SlackSender;
   baseUrl: string;
-  /** The metrics server's `http://host:port/metrics`, when metrics are on. */
-  metricsUrl?: string | undefined;
+  /** The admin listener's `http://host:port`: the probes. */
+  adminUrl: string;
+  /** The admin listener's `http://host:port/metrics`. */
+  metricsUrl: string;
   stop(): Promise<void>;
 }
 
@@ -116,7 +118,7 @@ export async function startApprovalApp(options: ApprovalAppOptions = {}): Promis
     webhookSecret: sandbox.webhookSecret,
     ...(options.notify ? { approvalNotify: options.notify } : {}),
     ...(options.startFrozen ? { startFrozen: true } : {}),
-    ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.admin ? { admin: options.admin } : {}),
     ...options.config,
   });
   const bot = await startBot({
@@ -143,7 +145,8 @@ export async function startApprovalApp(options: ApprovalAppOptions = {}): Promis
     client: bot.client,
     sender: { baseUrl: bot.url, signingSecret: SIGNING_SECRET },
     baseUrl: bot.url,
-    metricsUrl: bot.metrics?.server.url,
+    adminUrl: bot.adminUrl,
+    metricsUrl: `${bot.adminUrl}/metrics`,
     stop: async () => {
       await bot.stop();
       if (!options.slack) await slack.stop();

@@ -153,12 +153,12 @@ describe('the audit check at start', () => {
     expect(posted.body.channel).toBe(APPROVALS_CHANNEL);
     expect(JSON.stringify(posted.body)).toContain('the audit log is empty and has no head');
 
-    const health = await fetch(`${second.baseUrl}/healthz`);
+    const health = await fetch(`${second.adminUrl}/healthz`);
     expect(health.status).toBe(200);
     const body = (await health.json()) as { ok: boolean; audit: { ok: boolean; problems: string[] } };
     expect(body.ok).toBe(true);
     expect(body.audit.ok).toBe(false);
     expect(body.audit.problems.join(' ')).toContain('its entries were deleted');
-    expect((await fetch(`${second.baseUrl}/readyz`)).status).toBe(200);
+    expect((await fetch(`${second.adminUrl}/readyz`)).status).toBe(200);
   });
 });

@@ -63,6 +63,7 @@ async function startChild(): Promise<{ child: ChildProcess; url: string }> {
       SLACK_SIGNING_SECRET: SIGNING_SECRET,
       SLACK_API_URL: slack.apiUrl,
       PORT: String(port),
+      ADMIN_PORT: '0',
       CNGN_APPROVALS_CHANNEL: 'CAPPROVALS',
       CNGN_APPROVERS: APPROVER,
       CNGN_BASE_URL: sandbox.baseUrl,

@@ -51,7 +51,7 @@ const announced = (slack: FakeSlack, words: string) =>
   );
 
 async function health(app: ApprovalApp): Promise<{ status: number; body: Record<string, unknown> }> {
-  const answer = await fetch(`${app.baseUrl}/healthz`);
+  const answer = await fetch(`${app.adminUrl}/healthz`);
   return { status: answer.status, body: (await answer.json()) as Record<string, unknown> };
 }
 

@@ -1,6 +1,7 @@
 // Bolt's own log lines (receiver, Web API client, listeners) go through our JSON logger, redacted.
 import { request } from 'node:http';
 import { type CustomRoute, LogLevel } from '@slack/bolt';
+import { WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/log.js';
 import { boltLogger, createSlackApp, type SlackApp } from '../../../src/slack/runtime/app.js';
@@ -39,6 +40,28 @@ describe('Bolt logging', () => {
     expect(lines[0]).not.toContain('xoxb-1-2-secret');
     expect(lines[0]).not.toContain(SIGNING_SECRET);
     expect(logger.getLevel()).toBe(LogLevel.WARN);
+  });
+
+  it("leaves people's e-mail addresses out of Bolt's debug dumps of users.info and users.profile.get", async () => {
+    slack = await FakeSlack.start();
+    const profile = { real_name: 'Ada Obi', email: 'ada.obi@example.ng', phone: '' };
+    slack.on('users.info', () => ({ body: { ok: true, user: { id: 'UADA', name: 'ada', profile } } }));
+    slack.on('users.profile.get', () => ({ body: { ok: true, profile } }));
+    const lines: string[] = [];
+    const logger = boltLogger(createLogger('debug', { write: (l) => lines.push(l) }));
+    logger.setLevel(LogLevel.DEBUG); // as the bot does at LOG_LEVEL=debug
+    const client = new WebClient('xoxb-app-test', {
+      slackApiUrl: `${slack.apiUrl.replace(/\/+$/, '')}/`,
+      logger,
+      logLevel: LogLevel.DEBUG,
+    });
+    await client.users.info({ user: 'UADA' });
+    await client.users.profile.get({ user: 'UADA' });
+    const dumps = lines.filter((line) => line.includes('http request result'));
+    expect(dumps).toHaveLength(2);
+    expect(dumps[0]).toContain('Ada Obi'); // the dump is there, the address is not
+    expect(lines.join('\n')).not.toContain('ada.obi@example.ng');
+    expect(lines.join('\n')).not.toMatch(/example\.ng/);
   });
 
   it('logs the refusal of a forged request as a JSON line through our logger', async () => {
@@ -179,7 +202,7 @@ describe.each([
       expect.objectContaining({ level: 'warn', message: 'refused a request whose target is not a path' }),
     );
     expect(await rawRequest(app.url, 'POST', '/callbacks/bridge/abc')).toBe(200);
-    expect((await fetch(`${app.url}/livez`)).status).toBe(200);
+    expect((await fetch(`${app.url}/livez`)).status).toBe(404); // the probes are on the admin port
   });
 });
 

@@ -18,14 +18,16 @@ const get = async (url: string) => {
 
 /** The audit trail's check at start found nothing wrong (an empty chain, nothing signed on a memory store). */
 const AUDIT_OK = expect.objectContaining({ checked: true, ok: true, problems: [] });
+/** Which build answers: the version in package.json and the commit. */
+const BUILD = { version: expect.stringMatching(/^\d+\.\d+\.\d+/), commit: expect.any(String) };
 
 botTest('says ready on /readyz and /healthz, and alive on /livez', async ({ app }) => {
-  expect(await get(`${app.baseUrl}/readyz`)).toEqual({ status: 200, body: { ready: true } });
-  expect(await get(`${app.baseUrl}/healthz`)).toEqual({
+  expect(await get(`${app.adminUrl}/readyz`)).toEqual({ status: 200, body: { ready: true } });
+  expect(await get(`${app.adminUrl}/healthz`)).toEqual({
     status: 200,
-    body: { ok: true, ready: true, audit: AUDIT_OK },
+    body: { ok: true, ready: true, ...BUILD, audit: AUDIT_OK },
   });
-  expect(await get(`${app.baseUrl}/livez`)).toEqual({ status: 200, body: { ok: true } });
+  expect(await get(`${app.adminUrl}/livez`)).toEqual({ status: 200, body: { ok: true } });
 });
 
 botTest(
@@ -34,17 +36,17 @@ botTest(
     const { app } = controlledApp;
     const restore = controls.failPings();
     const reason = 'the store (memory) failed: connection refused (test)';
-    expect(await get(`${app.baseUrl}/readyz`)).toEqual({
+    expect(await get(`${app.adminUrl}/readyz`)).toEqual({
       status: 503,
       body: { ready: false, reasons: [reason] },
     });
-    expect(await get(`${app.baseUrl}/healthz`)).toEqual({
+    expect(await get(`${app.adminUrl}/healthz`)).toEqual({
       status: 503,
-      body: { ok: false, ready: false, reason, reasons: [reason], audit: AUDIT_OK },
+      body: { ok: false, ready: false, reason, reasons: [reason], ...BUILD, audit: AUDIT_OK },
     });
-    expect((await get(`${app.baseUrl}/livez`)).status).toBe(200);
+    expect((await get(`${app.adminUrl}/livez`)).status).toBe(200);
     restore();
-    expect((await get(`${app.baseUrl}/readyz`)).status).toBe(200);
+    expect((await get(`${app.adminUrl}/readyz`)).status).toBe(200);
   },
 );
 
@@ -54,19 +56,25 @@ botTest(
     const slack = await FakeSlack.start();
     defer(() => slack.stop());
     const port = await freePort();
+    const adminPort = await freePort();
     const url = `http://127.0.0.1:${port}`;
+    const admin = `http://127.0.0.1:${adminPort}`;
     const held = slack.hold('auth.test');
     const starting = startBot({
-      config: testConfig(slack.apiUrl, { port, webhookSecret: sandbox.webhookSecret }),
+      config: testConfig(slack.apiUrl, {
+        port,
+        admin: { port: adminPort, host: '127.0.0.1' },
+        webhookSecret: sandbox.webhookSecret,
+      }),
       logger: silentLogger,
       sandbox,
     });
     await held.arrived;
-    expect(await get(`${url}/readyz`)).toEqual({
+    expect(await get(`${admin}/readyz`)).toEqual({
       status: 503,
       body: { ready: false, reasons: ['the start-up check against Slack has not finished'] },
     });
-    expect((await get(`${url}/livez`)).status).toBe(200);
+    expect((await get(`${admin}/livez`)).status).toBe(200);
     const command = await slashCommand(
       { baseUrl: url, signingSecret: SIGNING_SECRET },
       { text: 'help', responseUrl: slack.responseUrl('early') },
@@ -75,7 +83,7 @@ botTest(
     held.release();
     const bot = await starting;
     defer(() => bot.stop());
-    expect(await get(`${url}/readyz`)).toEqual({ status: 200, body: { ready: true } });
+    expect(await get(`${admin}/readyz`)).toEqual({ status: 200, body: { ready: true } });
     // Shutting down: the bot says so from the moment it begins to stop.
     const stopping = bot.stop();
     expect(await bot.slack.readiness()).toContain('shutting down');

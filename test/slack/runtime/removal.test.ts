@@ -1,6 +1,7 @@
 // Slack telling the bot it was removed (app_uninstalled, tokens_revoked), as signed events through the
 // real bot: from then on nothing reaches Slack (alerts stay in the outbox, approval messages are not
-// updated), the log says so at error level, and /readyz fails with the reason.
+// updated), the log says so at error level, and /healthz says why. /readyz stays ready: webhooks are
+// still stored, and their alerts wait in the outbox for a bot that may call Slack again.
 import { expect } from 'vitest';
 import { createLogger } from '../../../src/log.js';
 import { botTest } from '../../support/bot.js';
@@ -16,11 +17,16 @@ const test = botTest.extend('fakeSlack', async ({ defer }) => {
 });
 
 async function readyz(app: ApprovalApp) {
-  const response = await fetch(`${app.baseUrl}/readyz`);
+  const response = await fetch(`${app.adminUrl}/readyz`);
   return { status: response.status, body: (await response.json()) as { ready: boolean; reasons?: string[] } };
 }
 
-test('after app_uninstalled, sends nothing more to Slack and is not ready, saying why', async ({
+async function healthz(app: ApprovalApp) {
+  const response = await fetch(`${app.adminUrl}/healthz`);
+  return { status: response.status, body: (await response.json()) as { ok: boolean; warnings?: string[] } };
+}
+
+test('after app_uninstalled, sends nothing more to Slack and says why on /healthz, still ready', async ({
   startApp,
   fakeSlack,
 }) => {
@@ -36,8 +42,9 @@ test('after app_uninstalled, sends nothing more to Slack and is not ready, sayin
 
   expect((await eventDelivery(app.sender, { type: 'app_uninstalled' })).status).toBe(200);
   const reason = 'Slack says the app was uninstalled from the workspace (app_uninstalled)';
-  await waitUntil(async () => (await readyz(app)).status === 503, '/readyz to fail');
-  expect(await readyz(app)).toEqual({ status: 503, body: { ready: false, reasons: [reason] } });
+  await waitUntil(async () => (await healthz(app)).body.ok === false, '/healthz to say so');
+  expect(await healthz(app)).toMatchObject({ status: 200, body: { ok: false, warnings: [reason] } });
+  expect(await readyz(app)).toEqual({ status: 200, body: { ready: true } });
   expect(lines.filter((e) => e.level === 'error').map((e) => e.message)).toEqual([
     `${reason}: nothing more is sent to Slack; install the app again, set its new bot token and restart`,
   ]);
@@ -62,7 +69,7 @@ test('after app_uninstalled, sends nothing more to Slack and is not ready, sayin
   expect(await app.webhooks?.outbox.pendingIds()).toHaveLength(1);
 });
 
-test('after tokens_revoked naming the bot token, is not ready; user tokens alone, or none named, change nothing', async ({
+test('after tokens_revoked naming the bot token, says so on /healthz; user tokens alone, or none named, change nothing', async ({
   startApp,
   fakeSlack,
 }) => {
@@ -71,12 +78,13 @@ test('after tokens_revoked naming the bot token, is not ready; user tokens alone
   const app = await startApp({ slack: fakeSlack, logger });
   await eventDelivery(app.sender, { type: 'tokens_revoked', tokens: { oauth: ['UPERSON'] } });
   await eventDelivery(app.sender, { type: 'tokens_revoked' });
-  expect((await readyz(app)).status).toBe(200);
+  expect((await healthz(app)).body.ok).toBe(true);
   await eventDelivery(app.sender, { type: 'tokens_revoked', tokens: { bot: ['UBOT'] } });
-  await waitUntil(async () => (await readyz(app)).status === 503, '/readyz to fail');
-  expect((await readyz(app)).body.reasons).toEqual([
+  await waitUntil(async () => (await healthz(app)).body.ok === false, '/healthz to say so');
+  expect((await healthz(app)).body.warnings).toEqual([
     "Slack says the bot's token was revoked (tokens_revoked)",
   ]);
+  expect((await readyz(app)).status).toBe(200);
   // Events are handled in the order they came: the two before changed nothing, and failed nowhere.
   expect(lines.filter((e) => e.level === 'error').map((e) => e.message)).toEqual([
     "Slack says the bot's token was revoked (tokens_revoked): nothing more is sent to Slack; install the app again, set its new bot token and restart",

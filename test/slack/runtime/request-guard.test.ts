@@ -121,7 +121,7 @@ describe('requests to /slack/events that are not Slack requests', () => {
   });
 
   it('still answers /healthz and slash commands afterwards, and nothing went unhandled', async () => {
-    const health = await request(`${h.bot.url}/healthz`);
+    const health = await request(`${h.bot.adminUrl}/healthz`);
     expect(health.statusCode).toBe(200);
     await health.body.dump();
     const help = await slashCommand(h.sender, { text: 'help', responseUrl: h.slack.responseUrl('help') });

@@ -1,6 +1,7 @@
 // The bot as `npm start` runs it in Socket Mode (SLACK_APP_TOKEN set): Slack's traffic over the socket,
-// and the routes it still serves on PORT (health, webhooks) on its own server. A request target that is
-// not a path gets 400 and a log line on each of those routes, and the process keeps serving both sides.
+// the routes it still serves on PORT (webhooks, callbacks) on its own server, and the probes on the
+// admin port. A request target that is not a path gets 400 and a log line on each of those routes, and
+// the process keeps serving both sides. Slack closing the socket does not make the bot unready.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +12,7 @@ let slack: FakeSlack;
 let socket: FakeSocketMode;
 let child: ChildProcess;
 let url: string;
+let adminUrl: string;
 const entries: Array<Record<string, unknown>> = [];
 
 /** One HTTP request with the target exactly as given (no client-side normalising). */
@@ -54,6 +56,7 @@ beforeAll(async () => {
     env: {
       PATH: process.env.PATH,
       PORT: '0',
+      ADMIN_PORT: '0',
       STORE_URL: 'memory://',
       LOG_LEVEL: 'info',
       SLACK_BOT_TOKEN: 'xoxb-socket-test',
@@ -72,7 +75,8 @@ beforeAll(async () => {
   const started = await until(() => logged(/^Slack app started$/)[0], 'the Slack app to start');
   expect(started.mode).toBe('socket');
   url = String(started.url);
-  await until(() => logged(/is running/)[0], 'the bot to say it is running');
+  const running = await until(() => logged(/is running/)[0], 'the bot to say it is running');
+  adminUrl = String(running.admin);
 }, 60_000);
 
 afterAll(async () => {
@@ -93,8 +97,8 @@ describe('Socket Mode: the routes on PORT', () => {
 
   it.each([
     ['GET', '//'],
-    ['GET', '/healthz%zz'],
-    ['GET', '/livez/%E0%A4%A'],
+    ['GET', '/slack%zz'],
+    ['GET', '/webhooks/%E0%A4%A'],
     ['POST', '/webhooks/cngn%zz'],
     ['POST', '/callbacks/bridge/%zz'],
   ])('answers %s %s with 400 and a log line', async (method, target) => {
@@ -107,8 +111,9 @@ describe('Socket Mode: the routes on PORT', () => {
     expect(after.at(-1)).toMatchObject({ level: 'warn', status: 400 });
   });
 
-  it('keeps running: /healthz and webhooks answer, and a slash command over the socket is acked and answered', async () => {
-    expect(await raw('GET', '/healthz')).toBe(200);
+  it('keeps running: webhooks and the admin port answer, and a slash command over the socket is acked and answered', async () => {
+    expect((await fetch(`${adminUrl}/healthz`)).status).toBe(200);
+    expect(await raw('GET', '/healthz')).toBe(404); // no probe on the public port
     // Unsigned (no CNGN_WEBHOOK_SECRET match): refused as a webhook, not as a target.
     expect(await raw('POST', '/webhooks/cngn')).toBe(401);
     socket.sendCommand('env-help-1', 'help', slack.responseUrl('socket-help'));
@@ -119,18 +124,28 @@ describe('Socket Mode: the routes on PORT', () => {
     expect(logged(/uncaught|unhandled/)).toEqual([]);
   });
 
-  it('is ready while the socket is open, and not once Slack closes it, saying so', async () => {
-    const readyz = async () => {
-      const response = await fetch(`${url}/readyz`);
-      return { status: response.status, body: await response.json() };
+  it('stays ready when Slack closes the socket (webhooks are still stored), and says so on /healthz and in metrics', async () => {
+    const get = async (path: string) => {
+      const response = await fetch(`${adminUrl}${path}`);
+      return {
+        status: response.status,
+        body: path === '/metrics' ? await response.text() : await response.json(),
+      };
     };
-    expect(await readyz()).toEqual({ status: 200, body: { ready: true } });
+    expect(await get('/readyz')).toEqual({ status: 200, body: { ready: true } });
+    expect((await get('/metrics')).body).toMatch(/^cngn_slack_socket_connected 1$/m);
     await socket.stop(); // Slack's end goes away; the bot tries to connect again meanwhile
     const down = await until(async () => {
-      const answer = await readyz();
-      return answer.status === 503 ? answer : undefined;
-    }, '/readyz to fail');
-    expect(down.body).toEqual({ ready: false, reasons: ['the Socket Mode connection to Slack is not open'] });
-    expect((await fetch(`${url}/livez`)).status).toBe(200);
+      const answer = await get('/healthz');
+      return answer.body.ok === false ? answer : undefined;
+    }, '/healthz to say the socket is closed');
+    expect(down.status).toBe(200);
+    expect(down.body).toMatchObject({
+      ready: true,
+      warnings: ['the Socket Mode connection to Slack is not open'],
+    });
+    expect(await get('/readyz')).toEqual({ status: 200, body: { ready: true } });
+    expect((await get('/metrics')).body).toMatch(/^cngn_slack_socket_connected 0$/m);
+    expect((await get('/livez')).status).toBe(200);
   });
 });

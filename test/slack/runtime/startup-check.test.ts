@@ -74,7 +74,7 @@ test('names the bot and the workspace, warns of nothing, and is ready', async ({
     'users.info UREQ',
   ]);
   expect(fakeSlack.callsTo('auth.test')).toHaveLength(1);
-  expect(await readyz(app.baseUrl)).toEqual({ status: 200, body: { ready: true } });
+  expect(await readyz(app.adminUrl)).toEqual({ status: 200, body: { ready: true } });
 });
 
 test('warns of a missing optional scope, naming the feature it stops, and starts', async ({
@@ -87,7 +87,7 @@ test('warns of a missing optional scope, naming the feature it stops, and starts
   expect(log.checkLines()).toEqual([
     'warn scope files:write is missing: reinstall the app from manifest.yml; until then /cngn audit export does not work',
   ]);
-  expect((await readyz(app.baseUrl)).status).toBe(200);
+  expect((await readyz(app.adminUrl)).status).toBe(200);
 });
 
 test('warns that the bot is not in the approvals channel, naming /invite', async ({
@@ -225,7 +225,7 @@ test('starts without usergroups:read when no setting names a user group, warning
   expect(log.checkLines()).toEqual([
     'warn scope usergroups:read is missing: reinstall the app from manifest.yml; until then user groups naming approvers or roles (CNGN_APPROVER_GROUP, CNGN_READERS…) and /cngn policy does not work',
   ]);
-  expect((await readyz(app.baseUrl)).status).toBe(200);
+  expect((await readyz(app.adminUrl)).status).toBe(200);
 });
 
 test('does not start when the approvals channel does not exist', async ({ fakeSlack, sandbox }) => {

@@ -25,6 +25,7 @@ const hasRedis = await redisAvailable();
 
 /** The audit trail's last check (at start): a store outage does not change it. */
 const AUDIT_OK = expect.objectContaining({ checked: true, ok: true });
+const BUILD = { version: expect.any(String), commit: expect.any(String) };
 
 describe.skipIf(!hasRedis)('a bot whose Redis stops answering', () => {
   let proxy: TcpProxy;
@@ -50,7 +51,7 @@ describe.skipIf(!hasRedis)('a bot whose Redis stops answering', () => {
   });
 
   const health = async (path: string) => {
-    const response = await fetch(`${app.baseUrl}${path}`);
+    const response = await fetch(`${app.adminUrl}${path}`);
     return {
       status: response.status,
       body: (await response.json()) as { ok: boolean; reason?: string; reasons?: string[] },
@@ -67,7 +68,7 @@ describe.skipIf(!hasRedis)('a bot whose Redis stops answering', () => {
   it('says so on /readyz and /healthz with the reason while Redis is stopped; /livez stays 200', async () => {
     expect(await health('/healthz')).toEqual({
       status: 200,
-      body: { ok: true, ready: true, audit: AUDIT_OK },
+      body: { ok: true, ready: true, ...BUILD, audit: AUDIT_OK },
     });
     await proxy.stop();
     const down = await health('/healthz');
@@ -85,7 +86,7 @@ describe.skipIf(!hasRedis)('a bot whose Redis stops answering', () => {
     const reason = 'the store (redis) did not answer within 1000 ms';
     expect(await health('/healthz')).toEqual({
       status: 503,
-      body: { ok: false, ready: false, reason, reasons: [reason], audit: AUDIT_OK },
+      body: { ok: false, ready: false, reason, reasons: [reason], ...BUILD, audit: AUDIT_OK },
     });
     expect(await health('/readyz')).toEqual({ status: 503, body: { ready: false, reasons: [reason] } });
     expect((await health('/livez')).status).toBe(200);

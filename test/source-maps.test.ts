@@ -1,0 +1,99 @@
+// Stack traces from a bundle name the TypeScript source: each frame in a file with a linked source map
+// is looked up in it with Node's own SourceMap when an error is logged; other frames, and a broken map,
+// leave the stack as it was. A process started with --enable-source-maps has Node map them itself.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../src/log.js';
+import { sourceMappedStack } from '../src/source-maps.js';
+
+const SOURCE = `export function chargeFee(amount: number): number {
+  if (amount < 0) {
+    throw new RangeError(\`a negative amount: \${amount}\`);
+  }
+  return amount;
+}
+
+export function settle(amounts: number[]): number {
+  return amounts.map((amount) => chargeFee(amount)).reduce((a, b) => a + b, 0);
+}
+`;
+
+let dir: string;
+let bundle: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'cngn-stack-'));
+  mkdirSync(join(dir, 'src'));
+  writeFileSync(join(dir, 'src', 'fees.ts'), SOURCE);
+  bundle = join(dir, 'dist', 'fees.js');
+  const esbuild = await import('esbuild');
+  try {
+    await esbuild.build({
+      entryPoints: [join(dir, 'src', 'fees.ts')],
+      outfile: bundle,
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      minifyWhitespace: true, // as the production build: the whole module on one line
+      sourcemap: 'linked',
+      sourcesContent: false,
+      logLevel: 'silent',
+    });
+  } finally {
+    await esbuild.stop();
+  }
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The stack of what the bundle throws, from a process of its own (with `flags`). */
+function thrownBy(amounts: number[], flags: string[] = []): string {
+  const script = `import(${JSON.stringify(pathToFileURL(bundle).href)}).then((fees) => {
+    try { fees.settle(${JSON.stringify(amounts)}); } catch (error) { process.stdout.write(error.stack); }
+  });`;
+  const { NODE_OPTIONS: _options, ...env } = process.env;
+  return execFileSync(process.execPath, [...flags, '--input-type=module', '-e', script], {
+    env,
+    encoding: 'utf8',
+  });
+}
+
+describe('a logged stack', () => {
+  it('names the TypeScript file, line and column of each frame in the bundle', () => {
+    const stack = thrownBy([1, -2]);
+    expect(stack).toContain('fees.js:1:'); // what V8 says: the bundle's one line
+    const mapped = sourceMappedStack(stack);
+    expect(mapped).toMatch(/\n {4}at chargeFee \(\S*src\/fees\.ts:3:11\)\n/);
+    expect(mapped).toMatch(/\n {4}at (Module\.)?settle \(\S*src\/fees\.ts:9:18\)\n/);
+    expect(mapped).not.toContain('fees.js');
+    expect(mapped.split('\n')[0]).toBe('RangeError: a negative amount: -2');
+    expect(mapped).toContain('\n    at Array.map (<anonymous>)\n'); // a frame in no file stays
+  });
+
+  it('is what the logger writes for an error', () => {
+    const error = new RangeError('a negative amount: -2');
+    error.stack = thrownBy([-2]);
+    const lines: string[] = [];
+    createLogger('error', { write: (line) => lines.push(line) }).error('failed', { error });
+    const entry = JSON.parse(lines[0] ?? '{}') as { error: { stack: string } };
+    expect(entry.error.stack).toMatch(/at chargeFee \(\S*src\/fees\.ts:3:11\)/);
+  });
+
+  it('agrees with what Node itself says under --enable-source-maps', () => {
+    const byNode = thrownBy([-3], ['--enable-source-maps']);
+    const frame = (stack: string) => /at chargeFee \((\S*fees\.ts:\d+:\d+)\)/.exec(stack)?.[1] ?? '';
+    expect(frame(byNode).endsWith(frame(sourceMappedStack(thrownBy([-3]))))).toBe(true);
+    expect(sourceMappedStack(byNode)).toBe(byNode); // already mapped: left alone
+  });
+
+  it('leaves the frames of a file whose map is broken as they were', () => {
+    const broken = join(dir, 'dist', 'other.js');
+    writeFileSync(broken, '');
+    writeFileSync(`${broken}.map`, 'not a source map');
+    const stack = `Error: x\n    at f (${broken}:1:5)`;
+    expect(sourceMappedStack(stack)).toBe(stack);
+  });
+});
