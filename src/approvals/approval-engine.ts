@@ -18,6 +18,7 @@ import {
 } from './file-checked.js';
 import type { FreezeListener, FreezeResult } from './freeze.js';
 import {
+  type FreezeRefusal,
   fileUnfreeze,
   freezeAtStart,
   freezeSends,
@@ -228,7 +229,7 @@ export class ApprovalEngine extends EngineAuditSide {
   }
 
   /** `/cngn freeze`: an approver stops every send at once (see freeze-commands.ts). */
-  freezeSends(user: string, reason: string): Promise<FreezeResult | { ok: false; reason: 'not-approver' }> {
+  freezeSends(user: string, reason: string): Promise<FreezeResult | FreezeRefusal> {
     return freezeSends(this.core, this.options.policy, user, reason);
   }
 

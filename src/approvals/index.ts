@@ -56,6 +56,7 @@ export {
   heldByFreeze,
   START_FROZEN_ACTOR,
 } from './freeze.js';
+export type { FreezeRefusal } from './freeze-commands.js';
 export { GROUP_CACHE_MS, GroupMembers, type GroupMembersOptions, type MembershipChange } from './groups.js';
 export {
   DEFAULT_LIMIT_WINDOW_MS,

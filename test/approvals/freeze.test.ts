@@ -75,10 +75,14 @@ describe('while sends are frozen', () => {
     });
   });
 
-  it('refuses a reason too short or too long', async () => {
-    await expect(fx.engine.freezeSends(APPROVER_A, 'no')).rejects.toThrow(/reason/);
-    await expect(fx.engine.freezeSends(APPROVER_A, 'x'.repeat(301))).rejects.toThrow(/reason/);
+  it('refuses a reason too short or too long, before asking who freezes', async () => {
+    const badReason = { ok: false, reason: 'bad-reason' };
+    expect(await fx.engine.freezeSends(APPROVER_A, 'no')).toEqual(badReason);
+    expect(await fx.engine.freezeSends(APPROVER_A, 'x'.repeat(301))).toEqual(badReason);
+    expect(await fx.engine.freezeSends(OUTSIDER, '  no  ')).toEqual(badReason);
     expect(await fx.engine.currentFreeze()).toBeUndefined();
+    // The switch itself still refuses one, for any caller that reaches past the engine's check.
+    await expect(partsOf(fx.engine).core.freeze.freeze(APPROVER_A, 'no')).rejects.toThrow(/reason/);
   });
 
   it('hands a claimed, unmarked request back, approved and held, when the freeze came after its claim', async () => {

@@ -197,7 +197,7 @@ export class HomePublisher {
     if (!roles) return undefined;
     const approves: RequestKind[] = [];
     for (const kind of REQUEST_KINDS)
-      if (await roles.holds(user, { role: 'approver', kind })) approves.push(kind);
+      if (await roles.holds(user, { role: 'approver', kind, delegates: true })) approves.push(kind);
     return {
       reader: await roles.holds(user, { role: 'reader' }),
       requester: await roles.holds(user, { role: 'requester' }),
