@@ -64,6 +64,14 @@ module.exports = {
       from: { path: '^src/', pathNot: '^src/approvals/approval-engine\\.ts$' },
       to: { path: '^src/approvals/engine-parts\\.ts$' },
     },
+    {
+      name: 'slack-packages-only-in-slack',
+      comment:
+        "Slack's packages (@slack/*) are imported by slack/, workbench/ and wiring/ only: the rest reaches Slack through a port (webhooks/ posts alerts through its AlertSink).",
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(slack|workbench|wiring)/' },
+      to: { path: '(^|/)node_modules/@slack/' },
+    },
     above(
       'slack-below-wiring',
       'slack/, workbench/ and metrics/ are built by the wiring and never reach up to it.',

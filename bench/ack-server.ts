@@ -64,3 +64,5 @@ async function main(): Promise<string> {
 }
 
 main().then((url) => process.stdout.write(`${JSON.stringify({ url })}\n`));
+// An exit rather than the default end on SIGTERM, so a CPU profile (BENCH_ACK_CPU_PROF) is written.
+process.on('SIGTERM', () => process.exit(0));

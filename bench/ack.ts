@@ -240,7 +240,11 @@ async function spawnServer<T>(
   prefix: string[] = [],
   production?: ProductionNode,
 ): Promise<{ info: T; child: ChildProcess }> {
-  const node = [process.execPath, ...(production?.flags ?? []), '--import', 'tsx', ...args];
+  const profile =
+    production && process.env.BENCH_ACK_CPU_PROF
+      ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_ACK_CPU_PROF]
+      : [];
+  const node = [process.execPath, ...(production?.flags ?? []), ...profile, '--import', 'tsx', ...args];
   const [command = process.execPath, ...rest] = [...prefix, ...node];
   const child = spawn(command, rest, {
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -5,8 +5,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { alertDigest } from '../src/slack/alerts/digest-blocks.js';
 import { webhookMessage } from '../src/slack/alerts/message-blocks.js';
+import { slackAlerts } from '../src/slack/alerts/sink.js';
 import { createStore } from '../src/store/index.js';
-import { alertsClient, createWebhooks } from '../src/webhooks/index.js';
+import { createWebhooks } from '../src/webhooks/index.js';
 
 const [storeUrl = '', slackApiUrl = '', secret = ''] = process.argv.slice(2);
 
@@ -17,7 +18,7 @@ const webhooks = createWebhooks({
   secret,
   render: webhookMessage,
   renderDigest: alertDigest,
-  slack: alertsClient('xoxb-bench', slackApiUrl),
+  sink: slackAlerts('xoxb-bench', slackApiUrl),
   alertsChannel: 'C0ALERTS',
 });
 const server = createServer((req, res) => webhooks.route.handler(req, res));

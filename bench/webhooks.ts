@@ -17,8 +17,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Pool } from 'undici';
 import { alertDigest } from '../src/slack/alerts/digest-blocks.js';
 import { webhookMessage } from '../src/slack/alerts/message-blocks.js';
+import { slackAlerts } from '../src/slack/alerts/sink.js';
 import { createStore, type Store } from '../src/store/index.js';
-import { alertsClient, createWebhooks, signatureFor, type Webhooks } from '../src/webhooks/index.js';
+import { createWebhooks, signatureFor, type Webhooks } from '../src/webhooks/index.js';
 import { FakeSlack } from '../test/support/fake-slack.js';
 import { type Pinning, pinning, pinProcess } from './pinning.js';
 import { productionLabel, productionNode } from './production.js';
@@ -286,7 +287,7 @@ async function oneChannelBurst(storeUrl: string): Promise<string> {
     secret: SECRET,
     render: webhookMessage,
     renderDigest: alertDigest,
-    slack: alertsClient('xoxb-bench', slack.apiUrl),
+    sink: slackAlerts('xoxb-bench', slack.apiUrl),
     alertsChannel: 'C0ALERTS',
   });
   const server = await serve(webhooks);

@@ -208,6 +208,7 @@ describe('the Slack app manifest', () => {
       'tokens_revoked',
       'subteam_members_changed',
       'user_change',
+      'team_join',
     ]);
   });
 });

@@ -2,7 +2,9 @@
 // the real bot over HTTP, and service answers of the wrong shape read by the real client. Every input
 // must be answered (a 2xx ack or a clear 4xx) within Slack's 3 s; none may crash the process, leave an
 // unhandled rejection, or get the catch-all "something went wrong on our side". What the bot then sent
-// Slack holds no raw hidden or bidi character from the inputs: each reaches Slack as its marker.
+// Slack holds no raw hidden or bidi character from the inputs: each reaches Slack as its marker. Each
+// command and submission also says which workspace it comes from (the payload's team, the acting
+// user's team, an organisation): one from any other than the bot's own is only ever refused.
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,9 +18,15 @@ import { signBody, startSandbox } from '../../src/sandbox/index.js';
 import { createStore } from '../../src/store/index.js';
 import { slackTexts } from '../../test/slack/builders/support.js';
 import type { SlackCall } from '../../test/support/fake-slack.js';
-import { HIDDEN_TEXT, OBJECT_MEMBER_NAMES } from '../../test/support/fuzz-inputs.js';
+import {
+  HIDDEN_TEXT,
+  isHomeWorkspace,
+  OBJECT_MEMBER_NAMES,
+  workspace,
+} from '../../test/support/fuzz-inputs.js';
 import { startHarness } from '../../test/support/harness.js';
-import { slashCommand, viewSubmission } from '../../test/support/slack-requests.js';
+import { slashCommand } from '../../test/support/slack-requests.js';
+import { commandFrom, submissionFrom } from '../../test/support/workspaces.js';
 import { inBatches, type Line, sleep } from '../support.js';
 
 const ACK_MS = 3_000;
@@ -357,6 +365,45 @@ function figuresLine(calls: SlackCall[], seed: number): Omit<Line, 'seconds'> {
   };
 }
 
+/** What the gate says to anyone of another workspace, on a command and on a form's field. */
+const MEMBERS_ONLY = 'Only members of Treasury can use cngn-desk.';
+
+/**
+ * Every command and submission drawn from another workspace was refused and nothing else: the command's
+ * private answer is the refusal, the form's ack is the refusal on a field (or closes it with nothing done).
+ */
+function workspacesLine(
+  foreign: { commands: Array<{ name: string }>; submissions: Array<{ ack: string }> },
+  calls: SlackCall[],
+  seed: number,
+): Omit<Line, 'seconds'> {
+  const wrong: string[] = [];
+  for (const { name } of foreign.commands) {
+    const answers = calls.filter((c) => c.method === `response_url:${name}`).map((c) => String(c.body.text));
+    if (answers.length !== 1 || !answers[0]?.startsWith(MEMBERS_ONLY)) {
+      wrong.push(`command ${name}: ${JSON.stringify(answers).slice(0, 120)}`);
+    }
+  }
+  for (const { ack } of foreign.submissions) {
+    if (
+      !ack.includes(`Not allowed: ${MEMBERS_ONLY}`) &&
+      ack !== JSON.stringify({ response_action: 'clear' })
+    ) {
+      wrong.push(`submission: ${ack.slice(0, 120)}`);
+    }
+  }
+  const n = foreign.commands.length + foreign.submissions.length;
+  const ok = wrong.length === 0 && n > 0;
+  return {
+    line: 'fuzz: other workspaces',
+    on: 'memory',
+    target: 'every command and form naming another team, user team or organisation is refused, nothing run',
+    figure: `${n} drawn from another workspace, ${wrong.length} not refused`,
+    status: ok ? 'pass' : 'fail',
+    ...(ok ? {} : { note: `${wrong.slice(0, 2).join('; ') || 'none drawn'} (${seedNote(seed)})` }),
+  };
+}
+
 /** Slash commands, modal submissions and webhook bodies through the bot; one line each, and what reached Slack. */
 export async function fuzzBot(n: { commands: number; modals: number; webhooks: number }, seed: number) {
   const harness = await startHarness();
@@ -371,20 +418,35 @@ export async function fuzzBot(n: { commands: number; modals: number; webhooks: n
   };
   const catchAll = () => harness.slack.calls.filter((c) => JSON.stringify(c.body).includes(CATCH_ALL)).length;
   try {
-    const texts = fc.sample(commandText, { numRuns: n.commands, seed });
+    const foreign = { commands: [] as Array<{ name: string }>, submissions: [] as Array<{ ack: string }> };
+    const texts = fc.sample(fc.tuple(commandText, workspace), { numRuns: n.commands, seed });
     let before = catchAll();
-    let tally = await measure(texts, async (text) => {
-      const r = await slashCommand(harness.sender, { text, responseUrl: harness.slack.responseUrl('fuzz') });
+    let tally = await measure([...texts.entries()], async ([i, [text, place]]) => {
+      // A slash command names no user team: its team and organisation say where it comes from.
+      const home = isHomeWorkspace({ ...place, userTeam: undefined });
+      const name = home ? 'fuzz' : `fuzz-elsewhere-${i}`;
+      if (!home) foreign.commands.push({ name });
+      const r = await commandFrom(harness.sender, place, {
+        text,
+        user: 'UREQ',
+        responseUrl: harness.slack.responseUrl(name),
+      });
       return r.status;
     });
     await harness.bot.approvals?.engine.idle();
     await quiet();
     lines.push(lineOf('slash-command texts', n.commands, tally, catchAll() - before, seed));
 
-    const modals = fc.sample(modalSubmission, { numRuns: n.modals, seed });
+    const modals = fc.sample(fc.tuple(modalSubmission, workspace), { numRuns: n.modals, seed });
     before = catchAll();
-    tally = await measure(modals, async (modal) => {
-      const r = await viewSubmission(harness.sender, modal as Parameters<typeof viewSubmission>[1]);
+    tally = await measure(modals, async ([modal, place]) => {
+      const r = await submissionFrom(harness.sender, place, {
+        user: 'UREQ',
+        callbackId: modal.callbackId,
+        privateMetadata: modal.privateMetadata,
+        values: modal.values as Record<string, Record<string, Record<string, unknown>>>,
+      });
+      if (!isHomeWorkspace(place)) foreign.submissions.push({ ack: r.body });
       return r.status;
     });
     await harness.bot.approvals?.engine.idle();
@@ -407,6 +469,7 @@ export async function fuzzBot(n: { commands: number; modals: number; webhooks: n
     lines.push(lineOf('webhook bodies', n.webhooks, tally, 0, seed));
     await quiet();
     lines.push(hiddenLine(harness.slack.calls, seed));
+    lines.push(workspacesLine(foreign, harness.slack.calls, seed));
     lines.push(figuresLine(harness.slack.calls.slice(webhooksFrom), seed));
     // The process is still whole: an ordinary command is still answered.
     const alive = await slashCommand(harness.sender, {

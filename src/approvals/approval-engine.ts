@@ -2,7 +2,7 @@
 // executes approved ones exactly once, tracks them to the end, and resumes after a restart. What the
 // approvals folder offers others is listed in index.ts.
 import { AuditKeyMismatch } from './audit-keeper.js';
-import { type Delegation, revokeDelegations } from './delegations.js';
+import { type Delegation, endDelegationsOf, revokeDelegations } from './delegations.js';
 import type { ApprovalListener } from './engine.js';
 import { type AuditSideOptions, EngineAuditSide } from './engine-audit.js';
 import { registerParts } from './engine-parts.js';
@@ -258,6 +258,12 @@ export class ApprovalEngine extends EngineAuditSide {
     const { core, options } = this;
     const isApprover = (user: string) => options.policy.isApprover(user);
     return revokeDelegations({ core, book: core.delegations, isApprover, now: core.now }, by, person);
+  }
+
+  /** End the live delegations to or from `person`, who may no longer act here (see endDelegationsOf). */
+  endDelegationsOf(person: string, why: string): Promise<ApprovalRequest[]> {
+    const { core } = this;
+    return endDelegationsOf({ core, book: core.delegations, now: core.now }, person, why);
   }
 
   /** An approver other than the requester closes an outcome-unknown request (see resolve-by-hand.ts). */

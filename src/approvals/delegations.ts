@@ -23,7 +23,8 @@ export interface Delegation {
   max?: string;
   /** The approvers who approved it. */
   approvedBy: string[];
-  revoked?: { at: string; by: string };
+  /** `by` empty: ended by the bot itself (its delegate or delegator may no longer act), `note` says why. */
+  revoked?: { at: string; by: string; note?: string };
 }
 
 /** The longest a delegation may run: long enough for a holiday, short enough to be looked at again. */
@@ -88,7 +89,15 @@ export function delegationOf(request: ApprovalRequest): Delegation | undefined {
     until: request.payload.until,
     ...(request.payload.max ? { max: request.payload.max } : {}),
     approvedBy: request.approvals.map((a) => a.user),
-    ...(revoked ? { revoked: { at: revoked.at, by: revoked.actor ?? '' } } : {}),
+    ...(revoked
+      ? {
+          revoked: {
+            at: revoked.at,
+            by: revoked.actor ?? '',
+            ...(revoked.note ? { note: revoked.note } : {}),
+          },
+        }
+      : {}),
   };
 }
 
@@ -201,6 +210,37 @@ export async function revokeDelegations(
   if (ending.length === 0 && (await isApprover(by))) {
     ending = live.filter((d) => d.delegate === person || d.delegator === person);
   }
+  return endDelegations({ core, now }, ending, by, (current) =>
+    by === current.delegator
+      ? 'taken back by the delegator'
+      : by === current.delegate
+        ? 'given up by the delegate'
+        : 'ended by an approver',
+  );
+}
+
+/**
+ * End at once every live delegation to or from `person`, who may no longer act here (made a guest,
+ * deactivated, not a member of the workspace): a step of its request with no actor, saying why.
+ */
+export async function endDelegationsOf(
+  deps: Pick<RevocationDeps, 'core' | 'book' | 'now'>,
+  person: string,
+  why: string,
+): Promise<ApprovalRequest[]> {
+  const ending = (await deps.book.live()).filter((d) => d.delegate === person || d.delegator === person);
+  const note = (d: Delegation) =>
+    `ended by the bot: its ${d.delegate === person ? 'delegate' : 'delegator'} ${why}`;
+  return endDelegations(deps, ending, undefined, note);
+}
+
+/** Each delegation still live ended as one audited step of its request, then shown and told. */
+async function endDelegations(
+  { core, now }: Pick<RevocationDeps, 'core' | 'now'>,
+  ending: readonly Delegation[],
+  by: string | undefined,
+  noteOf: (current: Delegation) => string,
+): Promise<ApprovalRequest[]> {
   const revoked: ApprovalRequest[] = [];
   for (const delegation of ending) {
     // The delegation request's lock, then the delegations lock (the order approvals take them in): an
@@ -210,13 +250,13 @@ export async function revokeDelegations(
         const current = request && delegationOf(request);
         if (!request || !current || !isLive(current, now())) return undefined;
         const at = now().toISOString();
-        const note =
-          by === current.delegator
-            ? 'taken back by the delegator'
-            : by === current.delegate
-              ? 'given up by the delegate'
-              : 'ended by an approver';
-        const step = { at, state: request.state, action: REVOKED_ACTION, actor: by, note };
+        const step = {
+          at,
+          state: request.state,
+          action: REVOKED_ACTION,
+          ...(by ? { actor: by } : {}),
+          note: noteOf(current),
+        };
         const saved = { ...request, history: [...request.history, step] } as ApprovalRequest;
         await core.write(request, saved);
         return saved;

@@ -95,8 +95,8 @@ export function settleRoles(parsed: { [name in RoleVariable]?: string[] | undefi
   };
 }
 
-/** The role variables that name a user group (S…), in the order listed above: its members are read from Slack. */
-export function variablesNamingGroups(roles: ConfiguredRoles | undefined): RoleVariable[] {
+/** Each role variable set, with the IDs it names, in the order listed above. */
+function listsOf(roles: ConfiguredRoles | undefined): Array<[RoleVariable, SlackIds]> {
   if (!roles) return [];
   const lists: Array<[RoleVariable, SlackIds | undefined]> = [
     ['CNGN_READERS', roles.readers],
@@ -107,7 +107,23 @@ export function variablesNamingGroups(roles: ConfiguredRoles | undefined): RoleV
       roles.approversByKind[kind],
     ]),
   ];
-  return lists.filter(([, ids]) => ids?.some((id) => id.startsWith('S'))).map(([name]) => name);
+  return lists.flatMap(([name, ids]): Array<[RoleVariable, SlackIds]> => (ids ? [[name, ids]] : []));
+}
+
+/** The role variables that name a user group (S…), in the order listed above: its members are read from Slack. */
+export function variablesNamingGroups(roles: ConfiguredRoles | undefined): RoleVariable[] {
+  return listsOf(roles)
+    .filter(([, ids]) => ids.some((id) => id.startsWith('S')))
+    .map(([name]) => name);
+}
+
+/** The people (not groups) each role variable names, for the start-up check of who they are. */
+export function peopleNamedBy(
+  roles: ConfiguredRoles | undefined,
+): Array<{ setting: string; users: string[] }> {
+  return listsOf(roles)
+    .map(([setting, ids]) => ({ setting, users: ids.filter((id) => !id.startsWith('S')) }))
+    .filter((listed) => listed.users.length > 0);
 }
 
 /**

@@ -9,7 +9,7 @@ import { EXTEND_ACTION } from './approvals/blocks/reminders.js';
 import { REVIEW_VIEW } from './approvals/blocks/review.js';
 import { REVIEW_ALL_ACTION, REVIEW_ALL_VIEW } from './approvals/blocks/review-all.js';
 import { DEPOSIT_VIEW, QUOTE_VIEW } from './deposits/blocks.js';
-import { USER_CHANGE_EVENT } from './gate/user-changes.js';
+import { TEAM_JOIN_EVENT, USER_CHANGE_EVENT } from './gate/user-changes.js';
 import { TX_PAGE_ACTIONS } from './reads/blocks.js';
 import { findSubcommand, unwrapLinks } from './registry.js';
 import { DECIDERS, type Feature, READERS, REQUESTERS, type Who } from './types.js';
@@ -54,11 +54,13 @@ export const OPTIONS: readonly Declared[] = BANK_PICKERS.map((id) => ({ id, who:
 
 /**
  * Events that show someone something: App Home shows the treasury's figures. A person's account
- * changing shows nobody anything (the gate lets it by); its listener only makes the gate ask again.
+ * changing or someone joining shows nobody anything (the gate lets it by); its listener only makes the
+ * gate ask again and ends the delegations of someone who may no longer act.
  */
 export const EVENTS: readonly Declared[] = [
   { id: 'app_home_opened', who: READERS },
   { id: USER_CHANGE_EVENT, who: 'anyone' },
+  { id: TEAM_JOIN_EVENT, who: 'anyone' },
 ];
 
 /** Global and message shortcuts, by callback_id: the bot has none. */

@@ -186,6 +186,8 @@ async function answerOnce(command: CommandDelivery, client: WebClient, deps: Rou
   try {
     await run(async (message) => {
       said.push(message);
+      // Answers waiting on one service read resume together: each is sent on a turn of its own.
+      await deps.inFlight?.turn();
       await post(message);
     });
   } finally {

@@ -7,9 +7,9 @@ import { escapeMrkdwn, mentionChannel, mentionUser } from '../format/mrkdwn.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/index.js';
 import { alertFor } from './alert.js';
+import { type AlertBlocks, type AlertSink, failureReason, type SinkAnswer } from './alert-sink.js';
 import type { Outbox } from './outbox.js';
-import { classifyPostFailure } from './post-errors.js';
-import type { DeadLetter, OutboxEntry, RenderAlert, SlackPoster } from './types.js';
+import type { DeadLetter, OutboxEntry, RenderAlert } from './types.js';
 
 const REPOSTED_SET = 'webhooks:dead-letters:reposted';
 const claimKey = (id: string) => `webhooks:dead-letters:repost-claim:${id}`;
@@ -36,7 +36,7 @@ export type RepostOutcome = Extract<RepostResult, { ok: true } | { reason: 'refu
 export interface DeadLetterDeskOptions {
   outbox: Outbox;
   store: Store;
-  slack: SlackPoster;
+  sink: AlertSink;
   render: RenderAlert;
   environment: CngnEnvironment;
   bankName?: ((code: string) => Promise<string | undefined>) | undefined;
@@ -101,33 +101,24 @@ export class DeadLetterDesk {
         log: this.options.log,
       });
       const note = `Re-posted from the dead-letter list by ${mentionUser(by)}; first refused by Slack in ${mentionChannel(letter.channel)}: ${escapeMrkdwn(letter.reason)}`;
-      let ts: string | undefined;
-      try {
-        ts = await this.post(channel, message.text, [
-          ...message.blocks,
-          { type: 'context', elements: [{ type: 'mrkdwn', text: note }] },
-        ]);
-      } catch (error) {
-        let refusal = error;
-        if (classifyPostFailure(error).kind === 'blocks') {
-          try {
-            ts = await this.post(channel, `${message.text}\n${note}`);
-            refusal = undefined;
-          } catch (again) {
-            refusal = again;
-          }
-        }
-        if (refusal !== undefined) {
-          const refused = {
-            ok: false as const,
-            reason: 'refused' as const,
-            letter,
-            slackError: slackReason(refusal),
-          };
-          await record(refused);
-          return refused;
-        }
+      let answer = await this.post(channel, message.text, [
+        ...message.blocks,
+        { type: 'context', elements: [{ type: 'mrkdwn', text: note }] },
+      ]);
+      if (!answer.ok && answer.failure.kind === 'blocks') {
+        answer = await this.post(channel, `${message.text}\n${note}`);
       }
+      if (!answer.ok) {
+        const refused = {
+          ok: false as const,
+          reason: 'refused' as const,
+          letter,
+          slackError: failureReason(answer.failure),
+        };
+        await record(refused);
+        return refused;
+      }
+      const { ts } = answer;
       const posted = { ok: true as const, letter, channel, ...(ts ? { ts } : {}) };
       await record(posted);
       const at = (this.options.now?.() ?? new Date()).toISOString();
@@ -149,13 +140,8 @@ export class DeadLetterDesk {
     return this.options.store.get<RepostRecord>(recordKey(id));
   }
 
-  private async post(
-    channel: string,
-    text: string,
-    blocks?: ReadonlyArray<Record<string, unknown>>,
-  ): Promise<string | undefined> {
-    const args = { channel, text, ...(blocks ? { blocks } : {}), unfurl_links: false, unfurl_media: false };
-    return (await this.options.slack.chat.postMessage(args as never)).ts;
+  private post(channel: string, text: string, blocks?: AlertBlocks): Promise<SinkAnswer> {
+    return this.options.sink.post({ channel, text, ...(blocks ? { blocks } : {}) });
   }
 
   /** The outbox keeps entries for its retention period; the letter itself keeps the whole event. */
@@ -169,10 +155,4 @@ export class DeadLetterDesk {
       enqueuedAt: letter.at,
     };
   }
-}
-
-/** Slack's error code, or what kind of failure it was when Slack gave none. */
-function slackReason(error: unknown): string {
-  const failure = classifyPostFailure(error);
-  return failure.kind === 'rate-limited' ? 'ratelimited' : failure.reason;
 }

@@ -1,6 +1,6 @@
 // Posts outbox entries to Slack: one worker per channel (Slack allows about one message per second per
 // channel), entries of one reference in order, 429 (Retry-After) and 5xx retried with backoff. The
-// retry is ours, not WebClient's (build the client with retries off), so a wait is visible, bounded per
+// retry is ours, not the sink's (its client's retries are off), so a wait is visible, bounded per
 // channel, and never blocks other channels. An alert Slack can never accept (or refuses too often) is
 // set aside in the dead-letter list so the channel's queue goes on. Under load a channel's routine
 // events are grouped into digests (digest-plan.ts); see docs/webhooks-and-alerts.md for exactly-once.
@@ -9,26 +9,20 @@ import { escapeMrkdwn } from '../format/mrkdwn.js';
 import { type Logger, silentLogger } from '../log.js';
 import type { Store } from '../store/index.js';
 import { alertFor } from './alert.js';
+import { type AlertSink, failureReason } from './alert-sink.js';
 import { ChannelQueues, type ChannelWork, type Step } from './channel-queue.js';
 import { safeDigestRendering } from './digest.js';
 import { chooseStep, pickCandidates, planDigest, sortClaimed } from './digest-plan.js';
 import { postDigest } from './digest-post.js';
 import type { Outbox } from './outbox.js';
-import type { DeliveryOutcome } from './post-errors.js';
-import { PostPolicy } from './post-policy.js';
-import type {
-  DigestRecord,
-  DigestRendering,
-  OutboxEntry,
-  PostMessageArgs,
-  RenderAlert,
-  SlackPoster,
-} from './types.js';
+import { type DeliveryOutcome, PostPolicy } from './post-policy.js';
+import type { DigestRecord, DigestRendering, OutboxEntry, RenderAlert } from './types.js';
 
 export interface DelivererOptions {
   outbox: Outbox;
   store: Store;
-  slack: SlackPoster;
+  /** Where alerts are posted (slack/alerts/sink.ts on Slack). */
+  sink: AlertSink;
   render: RenderAlert;
   /** The channel for an entry, or undefined to keep it pending (no channel configured). */
   route: (entry: OutboxEntry) => string | undefined;
@@ -336,25 +330,20 @@ export class Deliverer {
     // A thread only exists in its own channel; elsewhere the message stands alone.
     const parent = current.threadOf ? await outbox.get(current.threadOf) : undefined;
     const threadTs = parent?.postedChannel === channel ? parent.ts : undefined;
-    let ts: string | undefined;
-    try {
-      const args: PostMessageArgs = {
-        channel,
-        text: message.text,
-        ...(this.policy.isTextOnly(current.id) ? {} : { blocks: message.blocks }),
-        ...(threadTs ? { thread_ts: threadTs } : {}),
-        unfurl_links: false,
-        unfurl_media: false,
-      };
-      ts = (await this.options.slack.chat.postMessage(args as never)).ts;
-    } catch (error) {
-      const outcome = this.policy.afterError(current.id, current.event.event, channel, error);
+    const answer = await this.options.sink.post({
+      channel,
+      text: message.text,
+      ...(this.policy.isTextOnly(current.id) ? {} : { blocks: message.blocks }),
+      ...(threadTs ? { threadTs } : {}),
+    });
+    if (!answer.ok) {
+      const outcome = this.policy.afterError(current.id, current.event.event, channel, answer.failure);
       // Set aside while still holding the claim, so no other replica picks it up meanwhile.
       if (outcome.kind === 'give-up') await this.setAside(current, channel, outcome.reason);
       else await outbox.release(current.id);
       return outcome;
     }
-    await outbox.markDelivered(current, ts, channel);
+    await outbox.markDelivered(current, answer.ts, channel);
     this.posted += 1;
     this.policy.settled(current.id);
     return { kind: 'done', posted: 1 };
@@ -362,11 +351,11 @@ export class Deliverer {
 
   /** Post one digest (see digest-post.ts), then forget its retry state once it is finished. */
   private async deliverDigest(record: DigestRecord, channel: string): Promise<DeliveryOutcome> {
-    const { outbox, slack } = this.options;
+    const { outbox, sink } = this.options;
     const outcome = await postDigest(
       {
         outbox,
-        slack,
+        sink,
         render: this.digest!,
         log: this.log,
         owner: this.owner,
@@ -375,7 +364,7 @@ export class Deliverer {
         textOnly: this.policy.isTextOnly(record.id),
         attempts: this.policy.attempt(record.id),
         // Judged like a single alert's failure, counted under the digest's id.
-        classify: (error) => this.policy.afterError(record.id, 'digest', channel, error),
+        classify: (failure) => this.policy.afterError(record.id, 'digest', channel, failure),
       },
       record,
       channel,
@@ -405,18 +394,14 @@ export class Deliverer {
     );
     const fallback = this.options.fallbackChannel;
     if (!fallback || fallback === channel) return;
-    try {
-      const args: PostMessageArgs = {
-        channel: fallback,
-        text: escapeMrkdwn(
-          `An alert (${entry.event.event}, reference ${ref}) could not be posted to ${channel}: Slack answered ${reason}. It was set aside in the dead-letter list.`,
-        ),
-        unfurl_links: false,
-        unfurl_media: false,
-      };
-      await this.options.slack.chat.postMessage(args as never);
-    } catch (error) {
-      this.log.warn(`could not tell ${fallback} about the set-aside alert: ${describe(error)}`);
+    const told = await this.options.sink.post({
+      channel: fallback,
+      text: escapeMrkdwn(
+        `An alert (${entry.event.event}, reference ${ref}) could not be posted to ${channel}: Slack answered ${reason}. It was set aside in the dead-letter list.`,
+      ),
+    });
+    if (!told.ok) {
+      this.log.warn(`could not tell ${fallback} about the set-aside alert: ${failureReason(told.failure)}`);
     }
   }
 

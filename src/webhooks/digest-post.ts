@@ -4,21 +4,15 @@
 // closed. Each step already done, by this process before a retry or by one that died, is skipped.
 import { escapeMrkdwn } from '../format/mrkdwn.js';
 import type { Logger } from '../log.js';
+import { type AlertSink, failureReason, type PostFailure } from './alert-sink.js';
 import { alertInputOf, blocksAsText } from './digest.js';
 import type { Outbox } from './outbox.js';
-import type { DeliveryOutcome } from './post-errors.js';
-import type {
-  DigestInput,
-  DigestRecord,
-  DigestRendering,
-  OutboxEntry,
-  PostMessageArgs,
-  SlackPoster,
-} from './types.js';
+import type { DeliveryOutcome } from './post-policy.js';
+import type { DigestInput, DigestRecord, DigestRendering, OutboxEntry } from './types.js';
 
 export interface DigestPost {
   outbox: Outbox;
-  slack: SlackPoster;
+  sink: AlertSink;
   render: DigestRendering;
   log: Logger;
   owner: string;
@@ -29,7 +23,7 @@ export interface DigestPost {
   /** This attempt's number, for the dead-letter record. */
   attempts: number;
   /** What a failed call means: wait, reroute, drop the blocks, or give up. */
-  classify(error: unknown): DeliveryOutcome;
+  classify(failure: PostFailure): DeliveryOutcome;
 }
 
 export async function postDigest(
@@ -37,7 +31,7 @@ export async function postDigest(
   record: DigestRecord,
   channel: string,
 ): Promise<DeliveryOutcome> {
-  const { outbox, slack, render } = post;
+  const { outbox, sink, render } = post;
   if (!(await outbox.claimDigest(record.id, post.owner, post.leaseMs))) return { kind: 'skip' };
   let current = await outbox.getDigest(record.id);
   if (!current) {
@@ -68,31 +62,20 @@ export async function postDigest(
   if (!current.filledAt) {
     if (!current.ts) {
       const placeholder = render.placeholder(input);
-      let ts: string | undefined;
-      try {
-        const args: PostMessageArgs = {
-          channel,
-          text: placeholder.text,
-          blocks: placeholder.blocks,
-          unfurl_links: false,
-          unfurl_media: false,
-        };
-        ts = (await slack.chat.postMessage(args as never)).ts;
-      } catch (error) {
-        return failed(post, current, open, channel, error);
-      }
-      if (!ts) throw new Error('Slack accepted the digest placeholder without a ts');
-      current = { ...current, ts: await outbox.recordDigestTs(current, ts) };
+      const posted = await sink.post({ channel, text: placeholder.text, blocks: placeholder.blocks });
+      if (!posted.ok) return failed(post, current, open, channel, posted.failure);
+      if (!posted.ts) throw new Error('Slack accepted the digest placeholder without a ts');
+      current = { ...current, ts: await outbox.recordDigestTs(current, posted.ts) };
     }
     const message = render.message(input);
-    try {
-      const args = post.textOnly
-        ? { channel, ts: current.ts, text: blocksAsText(message), blocks: [] }
-        : { channel, ts: current.ts, text: message.text, blocks: message.blocks };
-      await slack.chat.update(args as never);
-    } catch (error) {
-      return failed(post, current, open, channel, error);
-    }
+    const ts = current.ts;
+    if (!ts) throw new Error('the digest has no placeholder to fill in');
+    const filled = await sink.update(
+      post.textOnly
+        ? { channel, ts, text: blocksAsText(message), blocks: [] }
+        : { channel, ts, text: message.text, blocks: message.blocks },
+    );
+    if (!filled.ok) return failed(post, current, open, channel, filled.failure);
     current = { ...current, filledAt: new Date().toISOString() };
     await outbox.saveDigest(current);
   }
@@ -107,9 +90,9 @@ async function failed(
   record: DigestRecord,
   open: OutboxEntry[],
   channel: string,
-  error: unknown,
+  failure: PostFailure,
 ): Promise<DeliveryOutcome> {
-  const outcome = post.classify(error);
+  const outcome = post.classify(failure);
   if (outcome.kind === 'give-up') await setAside(post, record, open, channel, outcome.reason);
   else await post.outbox.releaseDigest(record.id);
   return outcome;
@@ -123,7 +106,7 @@ async function setAside(
   channel: string,
   reason: string,
 ): Promise<void> {
-  const { outbox, slack, log } = post;
+  const { outbox, sink, log } = post;
   for (const entry of open) await outbox.moveToDeadLetters(entry, channel, reason, post.attempts);
   await outbox.saveDigest({ ...record, deadLetteredAt: new Date().toISOString() });
   await outbox.closeDigest(record.id);
@@ -131,27 +114,14 @@ async function setAside(
   log.error(`${line} (digest ${record.id})`);
   // The placeholder, if there is one, says where its events went; best effort.
   if (record.ts) {
-    try {
-      await slack.chat.update({ channel, ts: record.ts, text: escapeMrkdwn(line), blocks: [] } as never);
-    } catch (error) {
-      log.warn(`could not note the set-aside digest in ${channel}: ${describe(error)}`);
+    const noted = await sink.update({ channel, ts: record.ts, text: escapeMrkdwn(line), blocks: [] });
+    if (!noted.ok) {
+      log.warn(`could not note the set-aside digest in ${channel}: ${failureReason(noted.failure)}`);
     }
   }
   const fallback = post.fallbackChannel;
   if (!fallback || fallback === channel) return;
-  try {
-    const args: PostMessageArgs = {
-      channel: fallback,
-      text: escapeMrkdwn(line),
-      unfurl_links: false,
-      unfurl_media: false,
-    };
-    await slack.chat.postMessage(args as never);
-  } catch (error) {
-    log.warn(`could not tell ${fallback} about the set-aside digest: ${describe(error)}`);
-  }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  const told = await sink.post({ channel: fallback, text: escapeMrkdwn(line) });
+  if (!told.ok)
+    log.warn(`could not tell ${fallback} about the set-aside digest: ${failureReason(told.failure)}`);
 }

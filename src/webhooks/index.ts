@@ -1,11 +1,11 @@
 // The webhooks feature assembled: the POST /webhooks/cngn route, the pipeline (dedupe → outbox →
 // subscribers), the deliverer (outbox → Slack) and the reconciler. main.ts and the test harness call
 // createWebhooks(...) and hand `route` to the Slack app's routes, then start().
-import { WebClient, type WebClientOptions } from '@slack/web-api';
 import type { CngnEnvironment } from '../cngn/api.js';
 import { curveSecretFromSeed, openResponseData, parseOpenSshPrivateKey } from '../cngn/wire.js';
 import { type Logger, silentLogger } from '../log.js';
 import type { Store } from '../store/index.js';
+import type { AlertSink } from './alert-sink.js';
 import { DeadLetterDesk } from './dead-letters.js';
 import { Deliverer } from './deliverer.js';
 import { type IntakeResult, type WebhookRoute, webhookRoute } from './intake.js';
@@ -14,8 +14,9 @@ import { WebhookPipeline } from './pipeline.js';
 import { Reconciler, type TransactionSource } from './reconciler.js';
 import { RepeatedWarnings } from './repeated-warnings.js';
 import { type AlertRoute, alertRouter, parseAlertRoutes } from './routing.js';
-import type { DigestRendering, OutboxEntry, RenderAlert, SlackPoster, WebhookSubscriber } from './types.js';
+import type { DigestRendering, OutboxEntry, RenderAlert, WebhookSubscriber } from './types.js';
 
+export type * from './alert-sink.js';
 export { DeadLetterDesk, type RepostOutcome, type RepostRecord, type RepostResult } from './dead-letters.js';
 export { Deliverer } from './deliverer.js';
 export {
@@ -28,7 +29,6 @@ export {
 export { dedupeKey } from './keys.js';
 export { Outbox, type OutboxBacklog } from './outbox.js';
 export { WebhookPipeline } from './pipeline.js';
-export { classifyPostFailure, type PostFailure } from './post-errors.js';
 export { Reconciler, type TransactionSource } from './reconciler.js';
 export { type AlertRoute, AlertRoutesError, alertRouter, parseAlertRoutes } from './routing.js';
 export { signatureFor, verifySignature } from './signature.js';
@@ -43,8 +43,8 @@ export interface WebhooksOptions {
   secret: string | undefined;
   /** Opens sealed `data` with the client's private key. */
   openSealed?: ((sealed: string) => string) | undefined;
-  /** A client for alerts (see alertsClient); unset → events stay in the outbox. */
-  slack?: SlackPoster | undefined;
+  /** Where alerts are posted (slack/alerts/sink.ts); unset → events stay in the outbox. */
+  sink?: AlertSink | undefined;
   /** Why Slack may no longer be called (the app was removed), or undefined: alerts then stay in the outbox. */
   slackHalted?: (() => string | undefined) | undefined;
   /** The message builders (slack/alerts/message-blocks.ts), injected to keep webhooks/ free of slack/. */
@@ -149,11 +149,11 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       ? parseAlertRoutes(options.alertRoutes)
       : (options.alertRoutes ?? []);
   const byKind = alertRouter(options.alertsChannel, routes);
-  const deliverer = options.slack
+  const deliverer = options.sink
     ? new Deliverer({
         outbox,
         store: options.store,
-        slack: options.slack,
+        sink: options.sink,
         render: options.render,
         route: options.route ?? ((entry) => byKind(entry.event.event)),
         fallbackChannel: options.alertsChannel,
@@ -170,11 +170,11 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
         ...(options.digestMaxEvents ? { digestMaxEvents: options.digestMaxEvents } : {}),
       })
     : undefined;
-  const deadLetters = options.slack
+  const deadLetters = options.sink
     ? new DeadLetterDesk({
         outbox,
         store: options.store,
-        slack: options.slack,
+        sink: options.sink,
         render: options.render,
         environment: options.environment,
         bankName: options.bankName,
@@ -271,24 +271,4 @@ export function bankNamesFrom(api: {
   getBanks(options?: { priority?: 'background' }): Promise<Array<{ code: string; name: string }>>;
 }): (code: string) => Promise<string | undefined> {
   return async (code) => (await api.getBanks({ priority: 'background' })).find((b) => b.code === code)?.name;
-}
-
-/**
- * A WebClient for alerts with its own retries off: the deliverer owns 429/5xx retries per channel, so
- * a rate-limited channel waits without holding a request open and nothing is retried behind our back.
- */
-export function alertsClient(
-  token: string | undefined,
-  slackApiUrl?: string,
-  fetch?: WebClientOptions['fetch'],
-): WebClient {
-  return new WebClient(token, {
-    ...(fetch ? { fetch } : {}),
-    // WebClient joins method names onto the URL: it needs exactly one trailing slash.
-    ...(slackApiUrl ? { slackApiUrl: `${slackApiUrl.replace(/\/+$/, '')}/` } : {}),
-    ...(fetch ? { fetch } : {}),
-    retryConfig: { retries: 0 },
-    rejectRateLimitedCalls: true,
-    timeout: 10_000,
-  });
 }

@@ -1,11 +1,19 @@
-// What a failed post means for one alert or digest, and what is remembered about it between attempts:
-// wait as long as Slack says, or back off; move to the fallback channel when its own is gone; post the
-// text alone once Slack refused the blocks; set it aside (dead-letter) when Slack can never take it or
-// an error we do not know repeats. Token and scope errors set nothing aside: every alert waits until
-// someone fixes them. The attempts are counted per alert or digest, so one bad alert never slows
-// another.
+// What a failed post means for one alert or digest (the sink's typed failure), and what is remembered
+// about it between attempts: wait as long as Slack says, or back off; move to the fallback channel when
+// its own is gone; post the text alone once Slack refused the blocks; set it aside (dead-letter) when
+// Slack can never take it or an error we do not know repeats. Token and scope errors set nothing
+// aside: every alert waits until someone fixes them. The attempts are counted per alert or digest, so
+// one bad alert never slows another.
 import type { Logger } from '../log.js';
-import { classifyPostFailure, type DeliveryOutcome } from './post-errors.js';
+import type { PostFailure } from './alert-sink.js';
+
+/** What became of one attempt at an alert or a digest, as the channel's worker acts on it. */
+export type DeliveryOutcome =
+  | { kind: 'done'; posted: number }
+  | { kind: 'skip' }
+  | { kind: 'blocked' }
+  | { kind: 'retry'; delayMs: number; textOnly?: boolean; channel?: string }
+  | { kind: 'give-up'; reason: string };
 
 export interface PostPolicyOptions {
   log: Logger;
@@ -42,8 +50,8 @@ export class PostPolicy {
    * What a failed post of `id` (an alert of kind `kind`, or a digest) to `channel` means. A retry in
    * another channel, or as text, is remembered for the next attempt.
    */
-  afterError(id: string, kind: string, channel: string, error: unknown): DeliveryOutcome {
-    const outcome = this.decide(id, kind, channel, error);
+  afterError(id: string, kind: string, channel: string, failure: PostFailure): DeliveryOutcome {
+    const outcome = this.decide(id, kind, channel, failure);
     if (outcome.kind === 'retry') {
       if (outcome.textOnly) this.textOnly.add(id);
       if (outcome.channel) this.reroutes.set(id, outcome.channel);
@@ -63,9 +71,8 @@ export class PostPolicy {
     this.reroutes.delete(id);
   }
 
-  private decide(id: string, kind: string, channel: string, error: unknown): DeliveryOutcome {
+  private decide(id: string, kind: string, channel: string, failure: PostFailure): DeliveryOutcome {
     const { log } = this.options;
-    const failure = classifyPostFailure(error);
     switch (failure.kind) {
       case 'rate-limited':
         log.info(`Slack rate-limited ${channel}; retrying in ${failure.delayMs / 1000} s`);

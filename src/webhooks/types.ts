@@ -43,24 +43,6 @@ export interface DigestRendering {
   placeholder(input: DigestInput): AlertMessage;
 }
 
-/** The part of WebClient that posts alerts (a WebClient fits; build it with its retries off). */
-export interface SlackPoster {
-  chat: {
-    postMessage(args: never): Promise<{ ts?: string }>;
-    update(args: never): Promise<unknown>;
-  };
-}
-
-/** What an alert, a digest placeholder or a dead-letter notice is posted with. */
-export interface PostMessageArgs {
-  channel: string;
-  text: string;
-  blocks?: ReadonlyArray<Record<string, unknown>>;
-  thread_ts?: string;
-  unfurl_links?: boolean;
-  unfurl_media?: boolean;
-}
-
 /** Called once per new (non-duplicate) event, e.g. by approvals to update a matching request. */
 export type WebhookSubscriber = (event: WebhookEvent) => Promise<void>;
 

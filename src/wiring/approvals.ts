@@ -29,12 +29,13 @@ import { registerApprovalReminders } from '../slack/approvals/reminders.js';
 import type { ApprovalSlackDeps } from '../slack/approvals/types.js';
 import { auditAlarmMessage, undeliveredExportNotice } from '../slack/audit/blocks.js';
 import { policyChangedMessage } from '../slack/audit/policy-blocks.js';
+import { DelegateVetting } from '../slack/delegation/membership.js';
 import { tellDelegates } from '../slack/delegation/notices.js';
 import { tellFreeze } from '../slack/freeze/notices.js';
 import { HomePublisher } from '../slack/home/publisher.js';
 import { registerHome } from '../slack/home/register.js';
 import { Deliveries } from '../slack/runtime/deliveries.js';
-import { People } from '../slack/runtime/people.js';
+import { barred, People } from '../slack/runtime/people.js';
 import type { Store } from '../store/index.js';
 import type { RecentAlerts } from '../webhooks/recent.js';
 
@@ -89,6 +90,8 @@ export interface Approvals {
   home: HomePublisher | undefined;
   /** The people the bot meets (users.info, kept briefly); set once the plugin has run. */
   people: People | undefined;
+  /** Delegates vetted at filing, and their delegations ended once they may no longer act; set by the plugin. */
+  vetting: DelegateVetting | undefined;
   /** `POST /callbacks/bridge/:token` */
   bridgeCallback: (token: string, rawBody: string) => Promise<{ status: number; body: string }>;
   /** For the webhook pipeline. */
@@ -151,8 +154,13 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
     dms: undefined,
     home: undefined,
     people: undefined,
+    vetting: undefined,
     plugin: (app) => {
       approvals.people ??= new People(app.client);
+      approvals.vetting = new DelegateVetting({ engine, people: approvals.people, log: setup.log });
+      deps.delegates = approvals.vetting;
+      deps.mayAct = (user) => mayAct(approvals.people, user);
+      approvals.vetting.start();
       const notify = setup.notify ?? 'both';
       approvals.presenter = registerApprovals(app, deps, setup.store, {
         approverButtons: notify !== 'dm',
@@ -167,7 +175,7 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
         ...(setup.log ? { log: setup.log } : {}),
       };
       if (notify !== 'channel') {
-        approvals.dms = new ApprovalDms(common);
+        approvals.dms = new ApprovalDms({ ...common, mayAct: deps.mayAct });
         approvals.dms.listen();
         void approvals.dms.recover();
       }
@@ -176,6 +184,7 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
         api: setup.api,
         alerts: setup.alerts,
         roles: setup.roles,
+        mayAct: deps.mayAct,
         ...(setup.homeDebounceMs !== undefined ? { debounceMs: setup.homeDebounceMs } : {}),
       });
       approvals.home.listen();
@@ -210,6 +219,16 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
     subscriber: (event) => engine.onCustodyReport(custodyReport(event)),
   };
   return approvals;
+}
+
+/** Someone Slack describes as able to act here; when Slack cannot say, not taken as one. */
+async function mayAct(people: People | undefined, user: string): Promise<boolean> {
+  if (!people) return false;
+  try {
+    return !barred(await people.lookup(user));
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   STOP_DRAIN_MS,
 } from '../approvals/index.js';
 import { logFreezeChanges, logLifecycle } from '../approvals/lifecycle-log.js';
+import { peopleNamedBy } from '../approvals/role-settings.js';
 import type { Roles } from '../approvals/roles.js';
 import { type CngnClient, createCngnClient } from '../cngn/client.js';
 import { environmentFromKey, keyId } from '../cngn/credentials.js';
@@ -29,7 +30,7 @@ import { observedFetch } from '../slack/runtime/api-calls.js';
 import { createSlackApp, type SlackApp } from '../slack/runtime/app.js';
 import { Deliveries } from '../slack/runtime/deliveries.js';
 import { createInFlight, createSlackTraffic } from '../slack/runtime/in-flight.js';
-import { People } from '../slack/runtime/people.js';
+import { type Home, People } from '../slack/runtime/people.js';
 import { SlackAccess } from '../slack/runtime/slack-access.js';
 import { checkStoreDurability, createStore, type Store } from '../store/index.js';
 import { buildInfo } from '../version.js';
@@ -269,6 +270,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     alerts: (references: Array<string | null | undefined>) => webhooks.placements(references),
     reports: reportSource && { source: reportSource, now, logger, inFlight },
   };
+  // The workspace auth.test named, once the app exists: /cngn policy names only members who may act.
+  let home: Home | undefined;
   const policy =
     approvals && config.approvalsChannel
       ? {
@@ -285,6 +288,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
           freeze: () => approvals.engine.currentFreeze(),
           limits: () => approvals.engine.limitUse(),
           roles: roles.roles,
+          home: () => home,
           now,
         }
       : undefined;
@@ -315,19 +319,24 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       alertsChannel: config.alertsChannel,
       approvers: approvals ? config.approvers : [],
       approverGroup: approvals ? config.approverGroup : undefined,
+      listed: peopleNamedBy(config.roles),
       // The roles name groups whether or not approvals are on: the gate reads them.
       groupSettings: groupSettingsOf(config),
     },
     plugins: [
       // In front of every listener: who may use what (src/slack/access.ts) is checked before any runs.
-      (app) => {
-        // One directory of people for the gate and the audit's names, so each person is asked once.
-        const people = new People(app.client);
+      (app, identity) => {
+        // One directory of people for the gate, the audit's names and the delegations, asked once each;
+        // the workspace whose members may act is the one auth.test named at start-up.
+        home = { teamId: identity.teamId, team: identity.team, enterpriseId: identity.enterpriseId };
+        const people = new People(app.client, { home });
         if (approvals) approvals.people = people;
         registerGate(app, {
           people,
+          home,
           roles: gate,
           logger,
+          accountChanged: async (user) => approvals?.vetting?.changed(user),
           environment: client.environment,
           features: new Set([
             ...(approvals ? (['approvals'] as const) : []),
@@ -422,6 +431,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       await approvals?.engine.stop({ drainMs });
       // Approval messages and DMs already under way are finished (bounded), before the store closes.
       approvals?.home?.stop();
+      approvals?.vetting?.stop();
       approvals?.presenter?.stop();
       const presenting = approvals
         ? Promise.all([approvals.presenter?.idle(), approvals.dms?.idle(), approvals.home?.idle()])

@@ -6,9 +6,9 @@ import type { CngnApi } from '../cngn/api.js';
 import type { Logger } from '../log.js';
 import { alertDigest } from '../slack/alerts/digest-blocks.js';
 import { webhookMessage } from '../slack/alerts/message-blocks.js';
+import { slackAlerts } from '../slack/alerts/sink.js';
 import type { Store } from '../store/index.js';
 import {
-  alertsClient,
   bankNamesFrom,
   createWebhooks,
   type IntakeResult,
@@ -49,7 +49,7 @@ export function createWebhooksForSlack(setup: WebhooksSetup): Webhooks {
     environment: setup.api.environment,
     secret: setup.webhookSecret || undefined,
     openSealed: setup.privateKey ? sealedDataOpener(setup.privateKey) : undefined,
-    slack: setup.slackToken ? alertsClient(setup.slackToken, setup.slackApiUrl, setup.slackFetch) : undefined,
+    sink: setup.slackToken ? slackAlerts(setup.slackToken, setup.slackApiUrl, setup.slackFetch) : undefined,
     slackHalted: setup.slackHalted,
     render: (input) => webhookMessage(input),
     renderDigest: alertDigest,

@@ -7,6 +7,7 @@ import { ACTIONS, declaredWho, type Surface } from '../../src/slack/access.js';
 import { DEAD_LETTER_REPOST_ACTION } from '../../src/slack/alerts/dead-letter-blocks.js';
 import { APPROVE_ACTION } from '../../src/slack/approvals/blocks/message.js';
 import { REGISTRY } from '../../src/slack/registry.js';
+import { indexedIds } from '../../src/slack/runtime/listener-index.js';
 import { botTest } from '../support/bot.js';
 
 /**
@@ -17,6 +18,11 @@ const SLACK_LIFECYCLE = ['app_uninstalled', 'tokens_revoked', 'subteam_members_c
 
 type Registered = { surface: Surface | 'command'; id: string | RegExp };
 
+/** The listeners that find plain ids in the listener index (those ids are read from the index). */
+const isIndexKind = (constraint: unknown) =>
+  (constraint instanceof RegExp && constraint.source === '^') ||
+  (typeof constraint === 'object' && constraint !== null && Object.keys(constraint).join() === 'type');
+
 /** The id a Bolt listener is registered with: a string, a pattern, or a constraints object. */
 function idOf(constraint: unknown, key: 'action_id' | 'callback_id'): string | RegExp {
   if (typeof constraint === 'string' || constraint instanceof RegExp) return constraint;
@@ -25,10 +31,12 @@ function idOf(constraint: unknown, key: 'action_id' | 'callback_id'): string | R
   throw new Error(`a listener registered with no ${key}: ${JSON.stringify(constraint)}`);
 }
 
-function recordListeners(): Registered[] {
+/** What each app registered with Bolt itself, and the apps (whose listener index holds the plain ids). */
+function recordListeners(): { seen: Registered[]; apps: Set<App> } {
   const seen: Registered[] = [];
+  const apps = new Set<App>();
   const record = (surface: Registered['surface'], key: 'action_id' | 'callback_id') => (first: unknown) => {
-    seen.push({ surface, id: idOf(first, key) });
+    if (!isIndexKind(first)) seen.push({ surface, id: idOf(first, key) });
   };
   const spy = <M extends 'action' | 'view' | 'options' | 'shortcut' | 'command' | 'event'>(
     method: M,
@@ -36,6 +44,7 @@ function recordListeners(): Registered[] {
   ) => {
     const original = App.prototype[method] as (...args: unknown[]) => unknown;
     vi.spyOn(App.prototype, method).mockImplementation(function (this: App, ...args: unknown[]) {
+      apps.add(this);
       onCall(args[0]);
       return original.apply(this, args);
     } as never);
@@ -45,8 +54,10 @@ function recordListeners(): Registered[] {
   spy('options', record('options', 'action_id'));
   spy('shortcut', record('shortcut', 'callback_id'));
   spy('command', (first) => seen.push({ surface: 'command', id: idOf(first, 'callback_id') }));
-  spy('event', (first) => seen.push({ surface: 'event', id: idOf(first, 'callback_id') }));
-  return seen;
+  spy('event', (first) => {
+    if (!isIndexKind(first)) seen.push({ surface: 'event', id: idOf(first, 'callback_id') });
+  });
+  return { seen, apps };
 }
 
 function declared({ surface, id }: Registered): boolean {
@@ -63,8 +74,9 @@ describe('the access table', () => {
   });
 
   botTest('declares who may use every id the bot listens to', async ({ startApp }) => {
-    const seen = recordListeners();
+    const { seen, apps } = recordListeners();
     await startApp({ withWebhooks: true });
+    for (const app of apps) for (const { kind, id } of indexedIds(app)) seen.push({ surface: kind, id });
     // The bot was started with every feature: the approval buttons and the dead letters' are there.
     const ids = seen.map((r) => r.id);
     expect(ids).toContain(APPROVE_ACTION);

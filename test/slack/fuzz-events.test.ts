@@ -1,8 +1,9 @@
 // Property-based: correctly signed bodies of any kind to POST /slack/events of the real bot — any JSON
 // as application/json, any form, any `payload`, and Slack's own envelopes (slash command, button click,
 // options request, modal submission, event, URL verification, SSL check) with any field of any type
-// or missing. Each is acknowledged with a valid answer or refused with a clear 400/413; no listener
-// fails, nothing goes unhandled, and the bot still answers /healthz.
+// or missing, from the bot's own workspace or another team, user team or organisation. Each is
+// acknowledged with a valid answer or refused with a clear 400/413; no listener fails, nothing goes
+// unhandled, and the bot still answers /healthz.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDEEM, SETTLEMENT } from '../../src/slack/approvals/blocks/bank-modal.js';
@@ -20,6 +21,7 @@ import {
   startFuzzBot,
   text,
 } from '../support/fuzz.js';
+import { ENTERPRISE_IDS, TEAM_IDS } from '../support/fuzz-inputs.js';
 import { newTriggerId, postSigned } from '../support/slack-requests.js';
 
 let bot: FuzzBot;
@@ -55,19 +57,36 @@ const field = <T>(valid: fc.Arbitrary<T>, other: fc.Arbitrary<unknown> = anyJson
     { weight: 1, arbitrary: fc.constant(undefined) },
   );
 
+/** A workspace id: the bot's own (T1), another's, empty, or named like Object's members. */
+const teamId = field(
+  fc.oneof(
+    { weight: 4, arbitrary: fc.constant('T1') },
+    { weight: 1, arbitrary: fc.constantFrom(...TEAM_IDS) },
+  ),
+);
+/** Mostly none (the bot's workspace is on no Grid), else any organisation. */
+const enterpriseId = fc.oneof(
+  { weight: 4, arbitrary: fc.constant(undefined) },
+  { weight: 1, arbitrary: field(fc.constantFrom(...ENTERPRISE_IDS)) },
+);
 const user = field(
   fc.record({
     id: field(id('UREQ', 'UAPPROVERA', 'UAPPROVERB')),
-    team_id: field(id('T1')),
+    team_id: teamId,
   }),
 );
-const team = field(fc.record({ id: field(id('T1')), domain: field(fc.constant('treasury')) }));
+const team = field(fc.record({ id: teamId, domain: field(fc.constant('treasury')) }));
+const enterprise = fc.oneof(
+  { weight: 4, arbitrary: fc.constant(null) },
+  { weight: 1, arbitrary: field(fc.record({ id: field(fc.constantFrom(...ENTERPRISE_IDS)) })) },
+);
 const channel = field(fc.record({ id: field(id('CAPPROVALS')) }));
 
 const buttonClick = fc.record({
   type: fc.constant('block_actions'),
   user,
   team,
+  enterprise,
   channel,
   api_app_id: field(fc.constant('A1')),
   trigger_id: field(fc.constant('').map(() => newTriggerId())),
@@ -110,6 +129,7 @@ const optionsRequest = fc.record({
   type: fc.constant('block_suggestion'),
   user,
   team,
+  enterprise,
   api_app_id: field(fc.constant('A1')),
   action_id: field(fc.constantFrom(REDEEM.bank, SETTLEMENT.bank), notText),
   block_id: field(id(REDEEM.bank, SETTLEMENT.bank)),
@@ -120,6 +140,7 @@ const submission = fc.record({
   type: fc.constant('view_submission'),
   user,
   team,
+  enterprise,
   api_app_id: field(fc.constant('A1')),
   trigger_id: field(fc.constant('').map(() => newTriggerId())),
   view: field(
@@ -138,7 +159,8 @@ const submission = fc.record({
 
 const event = fc.record({
   type: fc.constant('event_callback'),
-  team_id: field(id('T1')),
+  team_id: teamId,
+  enterprise_id: enterpriseId,
   api_app_id: field(fc.constant('A1')),
   event: field(
     fc.record({
@@ -181,7 +203,8 @@ const slashCommand = fc
     ),
     user_id: field(id('UREQ')),
     channel_id: field(id('CCMD')),
-    team_id: field(id('T1')),
+    team_id: teamId,
+    enterprise_id: enterpriseId,
     trigger_id: field(fc.constant('').map(() => newTriggerId())),
     response_url: field(fc.constant('').map(() => bot.h.slack.responseUrl('fuzz'))),
   })

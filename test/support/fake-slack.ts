@@ -27,6 +27,12 @@ export function openedViewId(call: SlackCall): string {
 export const GUEST = 'UGUEST';
 /** A bot user (another app's), as users.info describes it. */
 export const BOT_USER = 'UOTHERBOT';
+/** The workspace auth.test names (the bot's home); every other user is its member unless set in `people`. */
+export const HOME_TEAM = 'T1';
+/** A Slack Connect member of a shared channel: users.info names their own workspace. */
+export const EXTERNAL = 'UEXTERNAL';
+/** Their workspace. */
+export const OTHER_TEAM = 'T0EVIL';
 
 /** Slack honours a trigger_id for 3 seconds after the interaction. */
 export const TRIGGER_LIFETIME_MS = 3_000;
@@ -86,7 +92,21 @@ export class FakeSlack {
    * Names users.info gives (set or change one in a test); anyone else is a member with no name. Everyone
    * has the e-mail `<id in lower case>@example.com` unless named here, shown only with users:read.email.
    */
-  readonly people = new Map<string, { name?: string; email?: string }>();
+  readonly people = new Map<
+    string,
+    {
+      name?: string;
+      email?: string;
+      /** users.info's team_id (default HOME_TEAM); `enterprise` its enterprise_user.enterprise_id. */
+      team?: string;
+      enterprise?: string;
+      stranger?: boolean;
+      guest?: boolean;
+      deleted?: boolean;
+    }
+  >();
+  /** auth.test's enterprise_id: set to play an Enterprise Grid workspace. */
+  enterpriseId: string | undefined;
   readonly uploads = new Map<string, UploadedFile>();
   /** 429s the rate limiter answered. */
   rateLimited = 0;
@@ -240,8 +260,10 @@ export class FakeSlack {
         waiter.resolve(call);
       }
     }
-    const body =
-      custom?.body ?? (refusal ? { ok: false, error: refusal } : this.defaultAnswer(method, call.body));
+    const body = withTeam(
+      method,
+      custom?.body ?? (refusal ? { ok: false, error: refusal } : this.defaultAnswer(method, call.body)),
+    );
     call.answer = body;
     if ((custom?.status ?? 200) === 200) this.show(method, call.body, body);
     const lost = this.losses.findIndex((l) => l.method === method && l.test(call));
@@ -349,9 +371,23 @@ export class FakeSlack {
       ...(known?.name ? { real_name: known.name, display_name: known.name } : {}),
       ...(this.scopes.includes('users:read.email') ? { email } : {}),
     };
-    // Two ids are not plain members: a single-channel guest and a bot user (the access gate refuses both).
-    const kind = id === GUEST ? { is_restricted: true, is_ultra_restricted: true } : {};
-    return { id, deleted: false, is_bot: id === BOT_USER, ...kind, ...named, profile };
+    // Three ids are not plain members: a single-channel guest, a bot user and a member of another
+    // workspace (the access gate refuses all three); `people` makes anyone else one.
+    const guest = id === GUEST || known?.guest;
+    const kind = guest ? { is_restricted: true, is_ultra_restricted: true } : {};
+    const team = known?.team ?? (id === EXTERNAL ? OTHER_TEAM : HOME_TEAM);
+    const enterprise = known?.enterprise ?? this.enterpriseId;
+    return {
+      id,
+      team_id: team,
+      deleted: known?.deleted === true,
+      is_bot: id === BOT_USER,
+      ...(known?.stranger ? { is_stranger: true } : {}),
+      ...(enterprise ? { enterprise_user: { enterprise_id: enterprise, teams: [team] } } : {}),
+      ...kind,
+      ...named,
+      profile,
+    };
   }
 
   private defaultAnswer(method: string, body: Record<string, unknown>): unknown {
@@ -384,8 +420,9 @@ export class FakeSlack {
           user_id: 'UBOT',
           user: 'cngn-desk',
           bot_id: 'BBOT',
-          team_id: 'T1',
+          team_id: HOME_TEAM,
           team: 'Treasury',
+          ...(this.enterpriseId ? { enterprise_id: this.enterpriseId } : {}),
           url: 'https://example.slack.com/',
         };
       case 'usergroups.users.list':
@@ -453,4 +490,15 @@ function safeJson(value: string): unknown {
   } catch {
     return value;
   }
+}
+
+/**
+ * As Slack does, every user object users.info answers names its workspace: a test's own answer that
+ * leaves it out is given the home one.
+ */
+function withTeam(method: string, body: unknown): unknown {
+  if (method !== 'users.info') return body;
+  const user = (body as { user?: Record<string, unknown> } | undefined)?.user;
+  if (!user || typeof user !== 'object' || 'team_id' in user) return body;
+  return { ...(body as object), user: { team_id: HOME_TEAM, ...user } };
 }

@@ -2,6 +2,7 @@
 // JavaScript object answers to, and fixed seeds (plus each seed that once found a bug), so a CI run
 // never depends on luck. The proof suite draws new seeds instead (prove/lines/fuzz.ts).
 import fc from 'fast-check';
+import type { Workspace } from './workspaces.js';
 
 /**
  * Names every JavaScript object answers to: text from outside that a plain-object lookup would find
@@ -21,6 +22,36 @@ export const HIDDEN_TEXT = [
   '*ADA* _OBI_ ~SONS~ `LTD`',
   'Adébáyọ̀ Ụzọ 👨‍👩‍👧',
 ];
+
+/** The workspace ids a request may name: the bot's own (T1), another's, empty, and Object's members. */
+export const TEAM_IDS = ['T1', 'T0EVIL', 'T2', '', ...OBJECT_MEMBER_NAMES];
+/** Enterprise Grid organisations a request may name (the bot's workspace is on none). */
+export const ENTERPRISE_IDS = ['E0EVIL', 'E1', '', ...OBJECT_MEMBER_NAMES];
+
+/**
+ * Where a request says it comes from: mostly the bot's own workspace (so the rest of the input reaches
+ * the bot's logic), else any mix of the payload's team, the acting user's team and an organisation.
+ */
+export const workspace: fc.Arbitrary<Workspace> = fc.oneof(
+  { weight: 3, arbitrary: fc.constant({}) },
+  {
+    weight: 2,
+    arbitrary: fc.record(
+      {
+        team: fc.constantFrom(...TEAM_IDS),
+        userTeam: fc.constantFrom(...TEAM_IDS),
+        enterprise: fc.constantFrom(...ENTERPRISE_IDS),
+      },
+      { requiredKeys: [] },
+    ),
+  },
+);
+
+/** Whether a drawn workspace is the bot's own, as the fake Slack's auth.test names it (T1, no Grid). */
+export function isHomeWorkspace(place: Workspace): boolean {
+  const team = place.team ?? 'T1';
+  return team === 'T1' && (place.userTeam ?? team) === 'T1' && !place.enterprise;
+}
 
 /** Any string, or now and then one of OBJECT_MEMBER_NAMES. */
 export function text(constraints: fc.StringConstraints = {}): fc.Arbitrary<string> {

@@ -40,7 +40,7 @@ export async function openReview(
   const triggerId = newTriggerId();
   const before = slack.callsTo('chat.postEphemeral').length;
   const clicked = await clickWith(triggerId);
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 30_000; // a cap for a machine with every core busy
   for (;;) {
     const opened = slack
       .callsTo('views.open')

@@ -8,8 +8,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { webhookEventSchema } from '../../src/cngn/schemas.js';
 import { alertDigest } from '../../src/slack/alerts/digest-blocks.js';
 import { webhookMessage } from '../../src/slack/alerts/message-blocks.js';
+import { slackAlerts } from '../../src/slack/alerts/sink.js';
 import { createStore, type Store } from '../../src/store/index.js';
-import { alertsClient, createWebhooks, type Webhooks } from '../../src/webhooks/index.js';
+import { createWebhooks, type Webhooks } from '../../src/webhooks/index.js';
 import { SkippingClock } from '../support/clock.js';
 import { FakeSlack, type ShownMessage } from '../support/fake-slack.js';
 import { type Rig, startRig, webhookBody } from './support.js';
@@ -392,7 +393,7 @@ describe('a digest across a crash', () => {
       store,
       environment: 'sandbox',
       secret: 'whsec_doomed',
-      slack: alertsClient('xoxb-test', fake.apiUrl),
+      sink: slackAlerts('xoxb-test', fake.apiUrl),
       render: (input) => webhookMessage(input),
       renderDigest: alertDigest,
       alertsChannel: 'CALERTS',

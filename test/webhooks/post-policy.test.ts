@@ -1,12 +1,17 @@
 // What a refused post means for the alert, across its attempts, from Slack's error alone: no server.
+// Slack's errors are read as the alert sink reads them (slack/alerts/post-errors.ts), then judged by
+// the outbox's policy.
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
+import { classifyPostFailure } from '../../src/slack/alerts/post-errors.js';
 import { PostPolicy } from '../../src/webhooks/post-policy.js';
 
-/** Errors as WebClient (retries off) throws them. */
-const slackSaid = (error: string) => ({ code: 'slack_webapi_platform_error', data: { ok: false, error } });
-const rateLimited = (seconds: number) => ({ code: 'slack_webapi_rate_limited_error', retryAfter: seconds });
-const http = (statusCode: number) => ({ code: 'slack_webapi_http_error', statusCode });
+/** Errors as WebClient (retries off) throws them, as the sink answers them. */
+const slackSaid = (error: string) =>
+  classifyPostFailure({ code: 'slack_webapi_platform_error', data: { ok: false, error } });
+const rateLimited = (seconds: number) =>
+  classifyPostFailure({ code: 'slack_webapi_rate_limited_error', retryAfter: seconds });
+const http = (statusCode: number) => classifyPostFailure({ code: 'slack_webapi_http_error', statusCode });
 
 function policy(fallbackChannel?: string) {
   return new PostPolicy({ log: silentLogger, fallbackChannel, maxAttempts: 3, maxBackoffMs: 4_000 });

@@ -8,9 +8,9 @@ import type { CngnEnvironment } from '../../src/cngn/api.js';
 import type { Logger } from '../../src/log.js';
 import { alertDigest } from '../../src/slack/alerts/digest-blocks.js';
 import { webhookMessage } from '../../src/slack/alerts/message-blocks.js';
+import { slackAlerts } from '../../src/slack/alerts/sink.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import {
-  alertsClient,
   createWebhooks,
   type DigestRendering,
   signatureFor,
@@ -82,7 +82,7 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
     keyId: options.keyId,
     secret,
     openSealed: options.openSealed,
-    slack: options.deliver === false ? undefined : alertsClient('xoxb-test', fake.apiUrl),
+    sink: options.deliver === false ? undefined : slackAlerts('xoxb-test', fake.apiUrl),
     render: (input) => webhookMessage(input),
     ...(options.digests === false ? {} : { renderDigest: options.renderDigest ?? alertDigest }),
     ...(options.digestMaxEvents ? { digestMaxEvents: options.digestMaxEvents } : {}),

@@ -18,14 +18,15 @@ import { pageAssets } from '../../src/workbench/page/assets.js';
 import type { WorkbenchMessage, WorkbenchModal, WorkbenchState } from '../../src/workbench/protocol.js';
 import {
   browserAvailable,
+  closeContexts,
   contains,
   eventually,
   hidden,
-  launchBrowser,
   newPage,
   screenshot,
   shown,
   textOf,
+  workerBrowser,
 } from './browser-support.js';
 
 const NOW = new Date('2026-11-23T09:00:00.000Z');
@@ -275,14 +276,14 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
 
   beforeAll(async () => {
     stub = await StubServer.start();
-    browser = await launchBrowser();
+    browser = await workerBrowser();
     page = await newPage(browser);
     await page.goto(stub.url);
     await page.getByRole('log', { name: 'Messages in #treasury' }).waitFor();
   });
 
   afterAll(async () => {
-    await browser?.close();
+    if (browser) await closeContexts(browser);
     await stub?.stop();
   });
 

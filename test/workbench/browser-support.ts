@@ -56,6 +56,25 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath, args: asRoot ? ['--no-sandbox'] : [] });
 }
 
+let workerChromium: Promise<Browser> | undefined;
+
+/**
+ * The worker's one Chromium: a worker runs its files one after another in one module graph (isolate:
+ * false), so they share it, each in contexts of its own that `closeContexts` ends. Started by the
+ * worker's first browser test (a second or so), ended with the worker.
+ */
+export async function workerBrowser(): Promise<Browser> {
+  const running = await workerChromium?.catch(() => undefined);
+  if (running?.isConnected()) return running;
+  workerChromium = launchBrowser();
+  return workerChromium;
+}
+
+/** Closes what a file opened in the worker's Chromium (its pages, with their contexts). */
+export async function closeContexts(browser: Browser): Promise<void> {
+  await Promise.all(browser.contexts().map((context) => context.close().catch(() => undefined)));
+}
+
 export async function newPage(browser: Browser): Promise<Page> {
   const context = await browser.newContext({
     viewport: { width: 1360, height: 860 },
@@ -126,7 +145,7 @@ export async function startBrowserBench(
   let started: Started | undefined;
   let browser: Browser | undefined;
   const stop = async () => {
-    await browser?.close();
+    if (browser) await closeContexts(browser);
     await started?.stop();
     rmSync(dir, { recursive: true, force: true });
   };
@@ -141,7 +160,7 @@ export async function startBrowserBench(
       },
       { print: (line) => printed.push(line), ...options },
     );
-    browser = await launchBrowser();
+    browser = await workerBrowser();
     const page = await newPage(browser);
     await page.goto(started.url);
     await shown(page.getByRole('log', { name: 'Messages in #treasury' }));
@@ -224,8 +243,15 @@ export class WorkbenchPage {
  * its `page`, and `workbench`, the steps on that page.
  */
 export const browserTest = base
+  // One Chromium per worker, shared by its files (workerBrowser); ended with the worker.
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('chromium', { scope: 'worker' }, async ({}, { onCleanup }) => {
+    const browser = await workerBrowser();
+    onCleanup(() => browser.close());
+    return browser;
+  })
   .extend('benchEnv', { scope: 'file' }, {} as Record<string, string>)
-  .extend('bench', { scope: 'file' }, async ({ benchEnv }, { onCleanup }) => {
+  .extend('bench', { scope: 'file' }, async ({ benchEnv, chromium: _ }, { onCleanup }) => {
     const bench = await startBrowserBench(benchEnv);
     onCleanup(() => bench.stop());
     return bench;

@@ -20,6 +20,11 @@ export interface ApprovalDmsOptions {
   store: Store;
   now?: () => Date;
   log?: Pick<Logger, 'warn'>;
+  /**
+   * Whether Slack describes `user` as someone who may act here (a member of the bot's workspace, no
+   * guest, bot or deactivated account); others get no copy whatever a setting lists. Absent: everyone.
+   */
+  mayAct?: (user: string) => Promise<boolean>;
 }
 
 /** What a copy showed when last rendered. */
@@ -135,7 +140,10 @@ export class ApprovalDms {
     if (!record) {
       // Approvers are told of a request while it waits for them; one that ended first needs no DM.
       if (request.state !== 'pending') return store.removeFromSet(UNSETTLED_SET, id);
-      record = { copies: [], toTell: await engine.eligibleFor(request, await delegations()) };
+      const eligible = await engine.eligibleFor(request, await delegations());
+      const mayAct = this.options.mayAct ?? (async () => true);
+      const allowed = await Promise.all(eligible.map((user) => mayAct(user)));
+      record = { copies: [], toTell: eligible.filter((_, i) => allowed[i]) };
       await store.addToSet(UNSETTLED_SET, id);
       await store.set(dmRecordKey(id), record);
     }

@@ -23,6 +23,8 @@ export async function sendReminderDms(
   client: WebClient,
   store: Store,
   request: ApprovalRequest,
+  /** Whether Slack describes the person as able to act here; others are not reminded. Absent: everyone. */
+  mayAct?: (user: string) => Promise<boolean>,
 ): Promise<Array<{ user: string; error: string }>> {
   const index = request.history.length - 1;
   const step = request.history[index];
@@ -31,6 +33,7 @@ export async function sendReminderDms(
   const missed: Array<{ user: string; error: string }> = [];
   for (const user of step.reminder.waiting) {
     try {
+      if (mayAct && !(await mayAct(user))) continue;
       const key = `reminder-dm:${request.id}:${index}:${user}`;
       if (!(await store.setIfAbsent(key, step.at, DM_CLAIM_TTL_MS))) continue;
       // Posting to a user id lands in the app's DM with them (as the requester's notes do).
@@ -54,7 +57,7 @@ export function registerApprovalReminders(app: App, deps: ApprovalSlackDeps, sto
   });
   deps.engine.onChange(async (request) => {
     if (request.history.at(-1)?.action !== 'reminder') return;
-    for (const { user, error } of await sendReminderDms(dmClient, store, request)) {
+    for (const { user, error } of await sendReminderDms(dmClient, store, request, deps.mayAct)) {
       deps.log?.warn('could not DM a reminder to an approver', { requestId: request.id, user, error });
     }
   });

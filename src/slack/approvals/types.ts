@@ -18,6 +18,10 @@ export interface ApprovalSlackDeps {
   deliveries: Deliveries;
   now?: () => Date;
   log?: Pick<Logger, 'warn'> & Partial<Pick<Logger, 'error'>>;
+  /** Why someone cannot be a delegate (a guest, a bot, deactivated, of another workspace); throws when Slack cannot say. */
+  delegates?: { problem(user: string): Promise<string | undefined> };
+  /** Whether Slack describes someone as able to act here (no guest, bot, deactivated or external account). */
+  mayAct?: (user: string) => Promise<boolean>;
 }
 
 /** Values to show again (prefill from arguments, or the form re-shown after a failed check). */

@@ -63,7 +63,8 @@ export function delegateNotice(request: RequestOf<'delegation'>): string | undef
   if (step?.action === 'completed') {
     return `${mentionUser(p.delegator)} delegated their approvals to you: you may approve in their place until ${escapeMrkdwn(lagosTime(p.until))}${cap}, never a request you or they filed. What waits for you comes by DM and in App Home. Give it up any time with \`/cngn delegate revoke\` ${mentionUser(p.delegator)}.`;
   }
-  if (step?.action === REVOKED_ACTION) {
+  // Ended by the bot (no actor): the delegate may no longer act here, and is told nothing more.
+  if (step?.action === REVOKED_ACTION && step.actor) {
     return `The delegation from ${mentionUser(p.delegator)} to you was revoked by ${mentionUser(step.actor ?? '')}; you no longer approve in their place.`;
   }
   return undefined;

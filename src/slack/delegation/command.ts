@@ -148,6 +148,17 @@ async function fileDelegation(
       'Only an approver can delegate, and a delegate cannot pass on what was delegated to them. Nothing was filed.',
     );
   }
+  // Only a full member of the workspace may approve in anyone's place: no guest, bot, deactivated
+  // account or member of another workspace is ever sent a request's figures as a delegate.
+  let problem: string | undefined;
+  try {
+    problem = await deps.delegates?.problem(person);
+  } catch {
+    return answer(
+      `Person: the bot could not check ${mentionUser(person)} with Slack just now. Nothing was filed; try again in a moment.`,
+    );
+  }
+  if (problem) return answer(`${problem} Nothing was filed.`);
   try {
     const request = await deps.engine.fileDelegation(userId, person, until, max);
     return answer(

@@ -1,8 +1,10 @@
 // The access gate: one Bolt global middleware in front of every listener. It reads what arrived (a
 // /cngn command, a button in a channel, a DM or App Home, a modal submission, a type-ahead, App Home
-// opening), finds who may use it (the registry and access.ts), refuses guests and bots whatever the
-// role lists say, then asks Roles. A refusal is acked, said privately, logged, and nothing runs. The
-// people it looks up are kept five minutes, forgotten sooner when Slack says an account changed.
+// opening), finds who may use it (the registry and access.ts), refuses anyone not of the workspace the
+// bot is installed in (the request's team and enterprise, then Slack's word on the person) and guests
+// and bots, whatever the role lists say, then asks Roles. A refusal is acked, said privately, logged,
+// and nothing runs; an event sent for another workspace goes no further. The people it looks up are
+// kept five minutes, forgotten sooner when Slack says an account changed.
 import type { AnyMiddlewareArgs, App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
@@ -12,12 +14,13 @@ import type { Logger } from '../../log.js';
 import { commandWho, declaredWho } from '../access.js';
 import { answerPlace } from '../approvals/actions/click-answer.js';
 import { withEnvironment } from '../reads/blocks.js';
-import { barred, People } from '../runtime/people.js';
+import { barred, type Home, People } from '../runtime/people.js';
 import { postToResponseUrl } from '../runtime/response-url.js';
 import type { Feature, SlackMessage, Who } from '../types.js';
 import { namedHolders } from './holders.js';
+import { fromHome, isEventEnvelope } from './home.js';
 import { noReaderHome, type Refusal, type Refused, refusalFieldText, refusalMessage } from './refusals.js';
-import { registerUserChanges } from './user-changes.js';
+import { type AccountChanged, registerUserChanges } from './user-changes.js';
 
 export interface GateDeps {
   roles: Roles;
@@ -26,8 +29,12 @@ export interface GateDeps {
   /** The features wired here: a subcommand of another one only says it is not configured. */
   features: ReadonlySet<Feature>;
   logger: Pick<Logger, 'warn' | 'debug'>;
-  /** One directory per app; built from the app's client when absent. */
+  /** The workspace whose members alone may act (auth.test at start-up, read once). */
+  home: Home;
+  /** One directory per app (with the same home); built from the app's client when absent. */
   people?: People;
+  /** Told when Slack says someone's account changed or someone joined (their delegations are vetted). */
+  accountChanged?: AccountChanged;
 }
 
 /** Where a request came from, as the log line and the refusal's delivery need it. */
@@ -150,13 +157,27 @@ function arrival(body: unknown, features: ReadonlySet<Feature>): Arrival | 'unde
   return undefined;
 }
 
-/** Why the gate said no, with a role's holders as listed: not yet checked to be nameable. */
-type Judged = Exclude<Refusal, { why: 'role' }> | { why: 'role'; need: Need; listed: Holders };
+/**
+ * Why the gate said no, with a role's holders as listed: not yet checked to be nameable. `claimed`: the
+ * request itself names another workspace, so whom it names as acting is not to be trusted.
+ */
+type Judged =
+  | Exclude<Refusal, { why: 'role' }>
+  | { why: 'role'; need: Need; listed: Holders }
+  | { why: 'external'; workspace: string; claimed: true };
 
-/** Undefined when `user` may go on; otherwise why not. Guests and bots first: no list lets them in. */
-async function judge(user: string, who: Who, deps: Required<GateDeps>): Promise<Judged | undefined> {
+type Deps = Required<Omit<GateDeps, 'accountChanged'>>;
+
+/**
+ * Undefined when `user` may go on; otherwise why not. Another workspace, guests and bots first: no
+ * list lets them in. The workspace is checked from the request itself and the person as already kept.
+ */
+async function judge(body: unknown, user: string, who: Who, deps: Deps): Promise<Judged | undefined> {
+  const workspace = deps.home.team;
+  if (!fromHome(body, deps.home)) return { why: 'external', workspace, claimed: true };
   try {
     const why = barred(await deps.people.lookup(user));
+    if (why === 'external') return { why, workspace };
     if (why) return { why };
     if (who === 'anyone' || (await deps.roles.holds(user, who))) return undefined;
     return { why: 'role', need: who, listed: await deps.roles.holders(who) };
@@ -169,6 +190,7 @@ async function judge(user: string, who: Who, deps: Required<GateDeps>): Promise<
 
 /** The refusal as said: a role's holders are those Slack describes as members (bounded: holders.ts). */
 async function said(judged: Judged, people: People): Promise<Refusal> {
+  if (judged.why === 'external') return { why: 'external', workspace: judged.workspace };
   if (judged.why !== 'role') return judged;
   return { why: 'role', need: judged.need, holders: await namedHolders(judged.listed, people) };
 }
@@ -181,7 +203,7 @@ async function refuse(
   judged: Judged,
   ack: Ack | undefined,
   client: WebClient,
-  deps: Required<GateDeps>,
+  deps: Deps,
 ): Promise<void> {
   // Where the ack comes first, the holders are looked up after it; a form's ack carries them.
   const refusal = () => said(judged, deps.people);
@@ -232,6 +254,8 @@ async function refuse(
     case 'modal closed':
       return ack?.();
     case 'Home':
+      // Whose Home it would be is not known when the request names another workspace.
+      if ('claimed' in judged) return;
       await client.views.publish({ user_id: arrived.user, view: noReaderHome(await refusal()) });
       return;
   }
@@ -241,17 +265,26 @@ const needText = (who: Who) => (who === 'anyone' ? 'anyone' : `${who.role}${who.
 
 /** Put the gate in front of every listener of `app`, and keep its directory of people current. */
 export function registerGate(app: App, gateDeps: GateDeps): void {
-  const deps: Required<GateDeps> = { ...gateDeps, people: gateDeps.people ?? new People(app.client) };
-  registerUserChanges(app, deps.people, deps.logger);
+  const { accountChanged, ...rest } = gateDeps;
+  const people = gateDeps.people ?? new People(app.client, { home: gateDeps.home });
+  const deps: Deps = { ...rest, people };
+  registerUserChanges(app, deps.people, { log: deps.logger, ...(accountChanged ? { accountChanged } : {}) });
   app.use(async (args: AnyMiddlewareArgs & { next: () => Promise<void>; client: WebClient }) => {
     const arrived = arrival(args.body, deps.features);
-    if (arrived === undefined) return args.next();
+    if (arrived === undefined) {
+      // Slack's events are no person acting, but one sent for another workspace is not the bot's.
+      if (isEventEnvelope(args.body) && !fromHome(args.body, deps.home)) {
+        deps.logger.warn('the access gate refused an event from another workspace', { why: 'external' });
+        return;
+      }
+      return args.next();
+    }
     if (arrived === 'undeclared') {
       // Nothing listens to an id nobody declared (a test checks every listener is declared).
       deps.logger.debug('an interaction nothing declares went by the access gate');
       return args.next();
     }
-    const refusal = await judge(arrived.user, arrived.who, deps);
+    const refusal = await judge(args.body, arrived.user, arrived.who, deps);
     if (!refusal) return args.next();
     deps.logger.warn('the access gate refused', {
       user: arrived.user,

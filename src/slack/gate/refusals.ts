@@ -1,6 +1,7 @@
 // What the access gate says when it refuses: the role needed and who holds it (members who may act here,
-// gate/holders.ts), or that guests and bots may do nothing here; and the App Home someone without the
-// reader role sees (no treasury figures).
+// gate/holders.ts), that only members of the workspace the bot is installed in may use it, or that
+// guests and bots may do nothing here; and the App Home someone without the reader role sees (no
+// treasury figures).
 import type { KnownBlock } from '@slack/types';
 import type { Holders, Need } from '../../approvals/roles.js';
 import { escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
@@ -19,7 +20,14 @@ export type Refusal =
   /** `holders` undefined: Slack did not describe them in time, so none is named. */
   | { why: 'role'; need: Need; holders: NamedHolders | undefined }
   | { why: 'guest' | 'bot' | 'deleted' }
+  /** Not from the home workspace: the request says another one, or Slack says the person is not its member. */
+  | { why: 'external'; workspace: string }
   | { why: 'unchecked' };
+
+/** "Only members of Treasury can use cngn-desk", in mrkdwn or plain. */
+function membersOnly(workspace: string, plain = false): string {
+  return `Only members of ${plain ? workspace : escapeMrkdwn(workspace)} can use cngn-desk`;
+}
 
 /** "the *requester* role", "the *approver* role for withdraw requests". */
 export function roleName(need: Need, bold = true): string {
@@ -70,12 +78,16 @@ export function refusalMessage(refused: Refused, refusal: Refusal): SlackMessage
       ? `${subject} needs ${roleName(refusal.need)}${holdersClause(refusal.holders)}. Nothing was done.`
       : refusal.why === 'unchecked'
         ? 'The bot could not check your role with Slack just now. Nothing was done; try again in a moment.'
-        : 'Guests and bots cannot use the cNGN treasury desk, whatever roles they are given. Nothing was done.';
+        : refusal.why === 'external'
+          ? `${membersOnly(refusal.workspace)}. Nothing was done.`
+          : 'Guests and bots cannot use the cNGN treasury desk, whatever roles they are given. Nothing was done.';
   return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: `:no_entry: ${text}` } }] };
 }
 
 /** The same, as a form field's "field: reason" in plain text (Slack shows no mentions there). */
 export function refusalFieldText(refusal: Refusal): string {
+  if (refusal.why === 'external')
+    return `Not allowed: ${membersOnly(refusal.workspace, true)}. Nothing was filed.`;
   if (refusal.why !== 'role') return `Not allowed: ${refusalMessage('form', refusal).text}`;
   return `Not allowed: this form needs ${roleName(refusal.need, false)}${holdersClause(refusal.holders, true)}. Nothing was filed.`;
 }
@@ -91,7 +103,9 @@ export function noReaderHome(refusal: Refusal): { type: 'home'; blocks: KnownBlo
         }`
       : refusal.why === 'unchecked'
         ? 'The bot could not check your role with Slack just now, so nothing of the treasury is shown here. Open Home again in a moment.'
-        : 'Guests and bots cannot use the cNGN treasury desk, so nothing of the treasury is shown here.';
+        : refusal.why === 'external'
+          ? `${membersOnly(refusal.workspace)}, so nothing of the treasury is shown here.`
+          : 'Guests and bots cannot use the cNGN treasury desk, so nothing of the treasury is shown here.';
   return {
     type: 'home',
     blocks: [

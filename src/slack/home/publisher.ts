@@ -25,6 +25,11 @@ export interface HomePublisherOptions {
   debounceMs?: number;
   now?: () => Date;
   log?: Pick<Logger, 'warn'>;
+  /**
+   * Whether Slack describes `user` as someone who may act here: one who opened Home as a member and is
+   * now a guest, deactivated or of another workspace is not sent the treasury again. Absent: everyone.
+   */
+  mayAct?: (user: string) => Promise<boolean>;
 }
 
 const OPENED_SET = 'home:opened';
@@ -152,6 +157,7 @@ export class HomePublisher {
   }
 
   private async publish(user: string): Promise<void> {
+    if (this.options.mayAct && !(await this.options.mayAct(user))) return;
     const view = homeView(await this.homeData(user));
     await this.options.client.views.publish({ user_id: user, view });
   }

@@ -28,6 +28,7 @@ import { match } from 'path-to-regexp';
 import type { Config } from '../../config.js';
 import { type Logger, withoutEmails } from '../../log.js';
 import type { SlackTraffic } from './in-flight.js';
+import { indexedListeners } from './listener-index.js';
 import { type ProbeRoute, probeRoutes, type Readiness } from './probes.js';
 import {
   guardSlackRequests,
@@ -60,7 +61,8 @@ export interface SlackAppOptions {
   /** Headers set on every answer of the HTTP server, whoever writes it (routes, Bolt, its 404s). */
   responseHeaders?: Readonly<Record<string, string>>;
   /** Features registering their own listeners (commands, approvals, …). */
-  plugins?: Array<(app: App) => void>;
+  /** `identity`: the bot and its workspace as the start-up check's auth.test named them. */
+  plugins?: Array<(app: App, identity: SlackIdentity) => void>;
   /** Whether the store answers (part of /readyz), and a freeze of sends (/healthz); answering when absent. */
   health?: () => Promise<Health>;
   /** More that /healthz shows (not part of readiness): the audit trail's last check, the version. */
@@ -283,8 +285,10 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       const thrown = error.code === ErrorCode.UnknownError && 'original' in error ? error.original : error;
       logger.error('unhandled error in a Slack listener', { error: thrown });
     });
-    registerRemovalEvents(app, access);
-    for (const plugin of options.plugins ?? []) plugin(app);
+    // Listeners by plain id go into one table per kind (listener-index.ts): Bolt matches a handful.
+    const indexed = indexedListeners(app);
+    registerRemovalEvents(indexed, access);
+    for (const plugin of options.plugins ?? []) plugin(indexed, identity);
     return app;
   };
 
@@ -323,6 +327,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
         botUserId: identity.botUserId,
         team: identity.team,
         teamId: identity.teamId,
+        enterpriseId: identity.enterpriseId,
       });
       handle.app = build(identity);
       checked = 'passed';

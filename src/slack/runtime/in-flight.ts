@@ -10,6 +10,11 @@ import type { Logger } from '../../log.js';
 export interface InFlight {
   /** Queues `work` to start on a later turn and remembers it until it settles; errors are the caller's. */
   run<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Resolves on a later turn of its own, as a queued start would (acks first): work that many pieces
+   * resume at once (the answers a shared service read releases) awaits it before its next step.
+   */
+  turn(): Promise<void>;
   /** Resolves when everything queued or started so far has settled, or after `timeoutMs`. */
   drain(timeoutMs: number): Promise<void>;
   readonly size: number;
@@ -94,12 +99,15 @@ export function createInFlight(options: InFlightOptions = {}): InFlight {
     scheduled = true;
     setImmediate(startNext);
   };
+  const turn = () =>
+    new Promise<void>((resolve) => {
+      queued.push({ start: resolve, at: now() });
+      schedule();
+    });
   return {
+    turn,
     run(work) {
-      const promise = new Promise<void>((resolve) => {
-        queued.push({ start: resolve, at: now() });
-        schedule();
-      }).then(work);
+      const promise = turn().then(work);
       const settled = promise.then(
         () => undefined,
         () => undefined,

@@ -8,6 +8,7 @@
 import type { WebAPICallResult, WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { BOT_SCOPES, type ScopeNeed } from '../scopes.js';
+import { personFrom, type SlackUser } from './people.js';
 
 export interface SlackIdentity {
   botUserId: string;
@@ -16,6 +17,8 @@ export interface SlackIdentity {
   botName: string;
   team: string;
   teamId: string;
+  /** On Enterprise Grid: the organisation the workspace belongs to. */
+  enterpriseId?: string | undefined;
 }
 
 export interface CheckFinding {
@@ -29,6 +32,8 @@ export interface SlackCheckSetup {
   alertsChannel?: string | undefined;
   approvers?: readonly string[] | undefined;
   approverGroup?: string | undefined;
+  /** The people each role setting names (CNGN_READERS, CNGN_APPROVERS_WITHDRAW…), checked as the approvers are. */
+  listed?: ReadonlyArray<{ setting: string; users: readonly string[] }> | undefined;
   /** The settings that name a user group (CNGN_READERS, CNGN_APPROVERS_WITHDRAW…): usergroups:read is then needed. */
   groupSettings?: readonly string[] | undefined;
 }
@@ -108,7 +113,7 @@ export async function checkSlack(client: WebClient, setup: SlackCheckSetup): Pro
   if (granted('channels:read') || granted('groups:read')) {
     findings.push(...(await channelFindings(client, setup, identity)));
   }
-  if (granted('users:read')) findings.push(...(await approverFindings(client, setup)));
+  if (granted('users:read')) findings.push(...(await listedFindings(client, setup, identity)));
   if (setup.approverGroup && granted('usergroups:read')) {
     findings.push(...(await groupFindings(client, setup.approverGroup)));
   }
@@ -123,6 +128,7 @@ const authTestAnswer = z.looseObject({
   user: z.string().optional(),
   team: z.string().optional(),
   team_id: z.string().optional(),
+  enterprise_id: z.string().nullish(),
 });
 
 async function whoAmI(
@@ -147,13 +153,22 @@ async function whoAmI(
     ]);
   }
   const bot = parsed.data;
+  if (!bot.team_id) {
+    // Whose members may use the bot: without it nobody could be told to be one.
+    throw new SlackCheckFailed([
+      fatal(
+        'auth.test names no workspace (team_id): the access gate cannot tell its members; check SLACK_API_URL',
+      ),
+    ]);
+  }
   return {
     identity: {
       botUserId: bot.user_id,
       botId: bot.bot_id,
       botName: bot.user || 'cngn-desk',
-      team: bot.team ?? '',
-      teamId: bot.team_id ?? '',
+      team: bot.team || bot.team_id,
+      teamId: bot.team_id,
+      ...(bot.enterprise_id ? { enterpriseId: bot.enterprise_id } : {}),
     },
     scopes: answer.response_metadata?.scopes,
   };
@@ -247,28 +262,57 @@ async function channelFindings(
   return findings;
 }
 
-async function approverFindings(client: WebClient, setup: SlackCheckSetup): Promise<CheckFinding[]> {
+/** Each person a setting names, once, with the settings that name them. */
+function listedPeople(setup: SlackCheckSetup): Map<string, string[]> {
+  const people = new Map<string, string[]>();
+  const add = (id: string, setting: string) => people.set(id, [...(people.get(id) ?? []), setting]);
+  for (const id of setup.approvers ?? []) add(id, 'CNGN_APPROVERS');
+  for (const { setting, users } of setup.listed ?? []) for (const id of users) add(id, setting);
+  return people;
+}
+
+/**
+ * Whether each person a setting names can act: a member of this workspace, not deactivated, no bot,
+ * no guest. Whatever a setting lists, the access gate lets none of the others act; this says so at start.
+ */
+async function listedFindings(
+  client: WebClient,
+  setup: SlackCheckSetup,
+  identity: SlackIdentity,
+): Promise<CheckFinding[]> {
   const findings: CheckFinding[] = [];
-  for (const id of setup.approvers ?? []) {
-    let user: { name?: string; real_name?: string; deleted?: boolean; is_bot?: boolean } | undefined;
+  const home = { teamId: identity.teamId, team: identity.team, enterpriseId: identity.enterpriseId };
+  for (const [id, settings] of listedPeople(setup)) {
+    const setting = settings.join(', ');
+    const noun = settings.every((s) => s.startsWith('CNGN_APPROVERS')) ? 'approver' : 'person';
+    let user: SlackUser | undefined;
     try {
-      user = (await client.users.info({ user: id })).user;
+      user = (await client.users.info({ user: id })).user as SlackUser | undefined;
     } catch (error) {
       const refusal = slackError(error);
       findings.push(
         warning(
           refusal === 'user_not_found'
-            ? `approver ${id} (CNGN_APPROVERS) is not a member of this workspace: check the member ID (profile → ⋮ → Copy member ID)`
-            : `could not check approver ${id} (CNGN_APPROVERS): ${refusal ?? describe(error)}`,
+            ? `${noun} ${id} (${setting}) is not a member of this workspace: check the member ID (profile → ⋮ → Copy member ID)`
+            : `could not check ${noun} ${id} (${setting}): ${refusal ?? describe(error)}`,
         ),
       );
       continue;
     }
-    const who = `approver ${id}${user?.real_name || user?.name ? ` (${user.real_name || user.name})` : ''}`;
-    if (user?.deleted) {
-      findings.push(warning(`${who} is deactivated in Slack: remove them from CNGN_APPROVERS`));
-    } else if (user?.is_bot) {
-      findings.push(warning(`${who} is a bot, who cannot approve: remove it from CNGN_APPROVERS`));
+    const who = `${noun} ${id}${user?.real_name || user?.name ? ` (${user.real_name || user.name})` : ''}`;
+    const person = personFrom(id, user ?? {}, home);
+    if (person.external) {
+      findings.push(
+        warning(
+          `${who} is not a member of ${identity.team} (a member of another workspace, as through Slack Connect), so cngn-desk lets them do nothing: remove them from ${setting}`,
+        ),
+      );
+    } else if (person.deleted) {
+      findings.push(warning(`${who} is deactivated in Slack: remove them from ${setting}`));
+    } else if (person.bot) {
+      findings.push(warning(`${who} is a bot, who cannot act here: remove it from ${setting}`));
+    } else if (person.guest) {
+      findings.push(warning(`${who} is a guest, who cannot act here: remove them from ${setting}`));
     }
   }
   return findings;

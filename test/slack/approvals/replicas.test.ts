@@ -51,9 +51,9 @@ for (const { name, up, open } of shared) {
     });
 
     // A hundred signed Slack requests through two apps on one store: about a second on a quiet machine,
-    // ten or more when every core is busy (a cap, not a timing assertion).
+    // tens of seconds when every core is busy (a cap, not a timing assertion; waits are on outcomes).
     it('approves once and makes one withdrawal call when 50 approvals over both replicas reach the request together', {
-      timeout: 60_000,
+      timeout: 150_000,
     }, async () => {
       const controls = new StoreControls();
       const a = await startApprovalApp({ sandbox, slack, store: controls.wrap(stores[0] as Store) });
@@ -72,7 +72,13 @@ for (const { name, up, open } of shared) {
         Array.from({ length: 50 }, async (_, i) => {
           const replica = i % 2 ? a : b;
           const user = i % 3 ? APPROVER_A : APPROVER_B;
-          return { replica, user, view: (await reviewFor(replica, id, user)).view as ReviewView };
+          // A click whose trigger Slack's 3 s passed before the form opened (a loaded machine) is told
+          // so; the person clicks again, as they would.
+          for (let click = 0; click < 5; click++) {
+            const { view } = await reviewFor(replica, id, user);
+            if (view) return { replica, user, view: view as ReviewView };
+          }
+          throw new Error(`the review of ${user} never opened`);
         }),
       );
       const allAtTheLock = controls.holdLock(`approval:${id}`, 50);

@@ -249,12 +249,15 @@ export async function fileWithdrawal(
   return id;
 }
 
-/** Wait for a condition that background work will make true (no fixed sleeps in assertions). */
+/**
+ * Wait for a condition that background work will make true (no fixed sleeps in assertions); the
+ * deadline is a cap that a machine with every core busy still meets.
+ */
 export async function waitUntil(
   condition: () => boolean | Promise<boolean>,
   what = 'condition',
 ): Promise<void> {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 45_000;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 5));

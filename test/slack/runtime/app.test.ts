@@ -134,29 +134,6 @@ describe('a listener that throws', () => {
   });
 });
 
-describe('listener registration', () => {
-  it('hands every feature the Bolt app itself, so listeners are registered the ordinary way', async () => {
-    slack = await FakeSlack.start();
-    const given: unknown[] = [];
-    app = createSlackApp({
-      slack: {
-        botToken: 'xoxb-app-test',
-        signingSecret: SIGNING_SECRET,
-        appToken: undefined,
-        apiUrl: slack.apiUrl,
-        mode: 'http',
-      },
-      port: 0,
-      logger: createLogger('silent'),
-      plugins: [(bolt) => given.push(bolt), (bolt) => given.push(bolt)],
-    });
-    await app.start();
-    expect(app.app).toBeDefined();
-    expect(given).toHaveLength(2);
-    expect(given.every((bolt) => bolt === app?.app)).toBe(true);
-  });
-});
-
 /** A raw request, with the target exactly as given (fetch would normalise it). */
 function rawRequest(url: string, method: string, target: string): Promise<number> {
   const { port } = new URL(url);

@@ -41,6 +41,37 @@ describe('work after the ack', () => {
     expect(new Set(started.map((s) => s.turn)).size).toBe(4);
   });
 
+  it('spreads pieces that resume together (one service read answering many) over turns of their own', async () => {
+    const inFlight = createInFlight();
+    let turn = 0;
+    let counting = true;
+    const count = () => {
+      turn++;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    let release: () => void = () => undefined;
+    const read = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const sent: number[] = [];
+    let waiting = 0;
+    for (let i = 0; i < 5; i++) {
+      void inFlight.run(async () => {
+        waiting++;
+        await read;
+        await inFlight.turn();
+        sent.push(turn);
+      });
+    }
+    await expect.poll(() => waiting).toBe(5); // every piece waits on the one read
+    release();
+    await inFlight.drain(5_000);
+    counting = false;
+    expect(sent).toHaveLength(5);
+    expect(new Set(sent).size).toBe(5);
+  });
+
   it('hands back the error of a piece that fails, and shutdown still waits for the queue', async () => {
     const inFlight = createInFlight();
     const failed = inFlight.run(async () => {

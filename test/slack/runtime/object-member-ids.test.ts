@@ -60,7 +60,8 @@ describe('ids of a signed Slack request named after an Object member', () => {
         value: 'guaranty',
       });
       expect(search.status, `bank search from team ${name}`).toBe(200);
-      expect(JSON.stringify(search.json())).toContain('Guaranty Trust Bank');
+      // A team that is not the bot's own is another workspace: it is offered nothing.
+      expect(search.json()).toEqual({ options: [] });
 
       const clicked = await interaction(app.sender, {
         type: 'block_actions',

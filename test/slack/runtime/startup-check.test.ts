@@ -181,6 +181,38 @@ test('does not start when a scope nothing works without is missing', async ({ fa
   expect(fakeSlack.calls.map((c) => c.method)).not.toContain('chat.postMessage');
 });
 
+test('does not start when auth.test names no workspace: nobody could be told to be its member', async ({
+  fakeSlack,
+  sandbox,
+}) => {
+  fakeSlack.on('auth.test', () => ({
+    body: { ok: true, user_id: 'UBOT', user: 'cngn-desk', bot_id: 'BBOT', team: 'Treasury' },
+  }));
+  const refused = await refusedStart(fakeSlack, sandbox);
+  expect(refused.message).toBe(
+    'auth.test names no workspace (team_id): the access gate cannot tell its members; check SLACK_API_URL',
+  );
+});
+
+test('warns of a guest and a bot a role setting names, and of a member of another workspace', async ({
+  startApp,
+  fakeSlack,
+  log,
+}) => {
+  fakeSlack.people.set('UVISITOR', { name: 'Vee', team: 'T0EVIL' });
+  fakeSlack.people.set('UGUESTY', { name: 'Gus', guest: true });
+  await startApp({
+    slack: fakeSlack,
+    logger: log.logger,
+    config: { roles: { auditors: ['UVISITOR', 'UGUESTY', 'UOTHERBOT'], approversByKind: {} } },
+  });
+  expect(log.checkLines()).toEqual([
+    'warn person UVISITOR (Vee) is not a member of Treasury (a member of another workspace, as through Slack Connect), so cngn-desk lets them do nothing: remove them from CNGN_AUDITORS',
+    'warn person UGUESTY (Gus) is a guest, who cannot act here: remove them from CNGN_AUDITORS',
+    'warn person UOTHERBOT is a bot, who cannot act here: remove it from CNGN_AUDITORS',
+  ]);
+});
+
 test('does not start without users:read, which the access gate needs to look everyone up', async ({
   fakeSlack,
   sandbox,

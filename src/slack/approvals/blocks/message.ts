@@ -288,8 +288,13 @@ export function approvalMessage(
   blocks.push(...lifecycleContext(request));
   const delegation = delegationOf(request);
   if (delegation) {
+    const ended = delegation.revoked?.note ?? 'ended by the bot';
+    // Without an actor the bot ended it; its note says who may no longer act here.
+    const endedBy = delegation.revoked?.by
+      ? `Revoked by ${mentionUser(delegation.revoked.by)}`
+      : escapeMrkdwn(`${ended.charAt(0).toUpperCase()}${ended.slice(1)}`);
     const said = delegation.revoked
-      ? `:no_entry_sign: Revoked by ${mentionUser(delegation.revoked.by)} (${escapeMrkdwn(lagosTime(delegation.revoked.at))}): no longer in effect`
+      ? `:no_entry_sign: ${endedBy} (${escapeMrkdwn(lagosTime(delegation.revoked.at))}): no longer in effect`
       : isLive(delegation, now)
         ? `:handshake: In effect until ${escapeMrkdwn(lagosTime(delegation.until))}`
         : `Ended ${escapeMrkdwn(lagosTime(delegation.until))}`;

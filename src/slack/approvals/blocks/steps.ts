@@ -139,7 +139,10 @@ function delegationNotice(request: ApprovalRequest, by: string): string | undefi
     case 'completed':
       return `Your delegation is in effect: ${mentionUser(p.delegate)} may approve in your place until ${escapeMrkdwn(lagosTime(p.until))}${cap}. End it any time with \`/cngn delegate revoke\` ${mentionUser(p.delegate)}.`;
     case REVOKED_ACTION:
-      return `Your delegation to ${mentionUser(p.delegate)} was revoked by ${by}; it is no longer in effect.`;
+      // Without an actor the bot ended it: its note says who may no longer act here.
+      return step.actor
+        ? `Your delegation to ${mentionUser(p.delegate)} was revoked by ${by}; it is no longer in effect.`
+        : `Your delegation to ${mentionUser(p.delegate)} was ${escapeMrkdwn(step.note ?? 'ended by the bot')}; it is no longer in effect.`;
     case 'rejected':
       return `Your delegation to ${mentionUser(p.delegate)} was rejected by ${by}: ${escapeMrkdwn(request.reason ?? 'no reason given')}.`;
     case 'expired':

@@ -1,29 +1,7 @@
-// What a failed chat.postMessage means for an alert: wait and try again, try another channel, drop the
-// blocks, or give up on it. Errors are read from WebClient's error codes (its retries are off).
-
-/** What became of one attempt at an alert or a digest, as the channel's worker acts on it. */
-export type DeliveryOutcome =
-  | { kind: 'done'; posted: number }
-  | { kind: 'skip' }
-  | { kind: 'blocked' }
-  | { kind: 'retry'; delayMs: number; textOnly?: boolean; channel?: string }
-  | { kind: 'give-up'; reason: string };
-
-export type PostFailure =
-  /** 429 or `ratelimited`: wait as long as Slack says. */
-  | { kind: 'rate-limited'; delayMs: number }
-  /** The channel is gone or the bot is not in it: another channel may work. */
-  | { kind: 'channel'; reason: string }
-  /** Slack refused the blocks: the text alone may go. */
-  | { kind: 'blocks'; reason: string }
-  /** Retrying the same request cannot succeed. */
-  | { kind: 'permanent'; reason: string }
-  /** Token or scope problems: nothing can be posted until someone fixes them; keep waiting. */
-  | { kind: 'operator'; reason: string }
-  /** Slack or the network is having a bad moment (5xx, timeouts, resets): keep trying. */
-  | { kind: 'transient'; reason: string }
-  /** An error we do not know: tried a bounded number of times. */
-  | { kind: 'unknown'; reason: string };
+// What Slack's answer to a failed chat.postMessage or chat.update means for an alert, in the outbox's
+// words (webhooks' PostFailure): wait and try again, try another channel, drop the blocks, or give up.
+// Errors are read from WebClient's error codes (its retries are off).
+import type { PostFailure } from '../../webhooks/index.js';
 
 const CHANNEL_ERRORS = new Set(['channel_not_found', 'not_in_channel', 'is_archived']);
 const BLOCK_ERRORS = new Set(['invalid_blocks', 'invalid_blocks_format', 'msg_too_long']);

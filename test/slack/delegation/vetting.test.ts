@@ -1,0 +1,177 @@
+// Delegates are vetted, over signed HTTP with the real Bolt app and the fake Slack: a delegation to a
+// guest, a bot, a deactivated account or a member of another workspace is refused when filed (nothing
+// filed, nobody told); one whose delegate (or delegator) later becomes a guest, is deactivated or turns
+// out external is ended at once on the record, when Slack says so or at the periodic re-read, and its
+// delegate is sent no request's figures afterwards.
+import { describe, expect } from 'vitest';
+import { REVOKED_ACTION } from '../../../src/approvals/index.js';
+import { botTest } from '../../support/bot.js';
+import { BOT_USER, EXTERNAL, GUEST, OTHER_TEAM } from '../../support/fake-slack.js';
+import { commandAnswer, eventDelivery, userChanged } from '../../support/slack-requests.js';
+import { APPROVER_A, type ApprovalApp, approve, fileWithdrawal, waitUntil } from '../approvals/support.js';
+
+const CHIDI = 'UCHIDI'; // an approver who is away
+const BOLA = 'UBOLA'; // a member, not an approver: Chidi's delegate
+const GONE = 'UGONE'; // a deactivated account
+const NOBODY = 'UNOSUCH'; // an id Slack does not know
+
+const start = (startApp: (o: { approvers: string[] }) => Promise<ApprovalApp>) =>
+  startApp({ approvers: [APPROVER_A, CHIDI] });
+
+async function command(app: ApprovalApp, text: string, user: string): Promise<string> {
+  return String((await commandAnswer(app, text, user)).body.text);
+}
+
+/** Chidi delegates to `delegate`, Approver A approves it: the delegation request's id, once in effect. */
+async function delegated(app: ApprovalApp, delegate = BOLA): Promise<string> {
+  const filed = await command(app, `delegate <@${delegate}|someone> until 3d`, CHIDI);
+  const id = /AR-[0-9A-F]{10}/.exec(filed)?.[0];
+  if (!id) throw new Error(`not filed: ${filed}`);
+  await approve(app, `${id}:0`, APPROVER_A);
+  await waitUntil(async () => (await app.engine.liveDelegations()).length === 1, 'the delegation');
+  return id;
+}
+
+/** The delegation is ended on the record: a step with no actor saying why, and its audit entry. */
+async function endedOnRecord(app: ApprovalApp, id: string, note: string): Promise<void> {
+  await waitUntil(async () => (await app.engine.liveDelegations()).length === 0, 'the end of the delegation');
+  const step = (await app.engine.get(id))?.history.at(-1);
+  expect(step).toMatchObject({ action: REVOKED_ACTION, note });
+  expect(step?.actor).toBeUndefined();
+  await app.engine.idle();
+  const entry = (await app.engine.audit(50)).find((e) => e.requestId === id && e.action === REVOKED_ACTION);
+  expect(entry).toMatchObject({ note });
+  expect(entry?.actor).toBeUndefined();
+}
+
+/** A withdrawal filed now asks its approvers by DM; the one who may no longer act is not among them. */
+async function toldNothingNew(app: ApprovalApp, user: string): Promise<void> {
+  const id = await fileWithdrawal(app, '901');
+  // Approver A's DM goes out in the same pass as any other's.
+  await app.slack.waitFor(
+    'chat.postMessage',
+    (c) => c.body.channel === APPROVER_A && JSON.stringify(c.body.blocks ?? []).includes(id),
+  );
+  await app.approvals?.dms?.idle();
+  const toThem = app.slack
+    .callsTo('chat.postMessage')
+    .filter((c) => c.body.channel === user && JSON.stringify(c.body).includes(id));
+  expect(toThem).toEqual([]);
+}
+
+describe('filing a delegation', () => {
+  botTest(
+    'is refused to a guest, a bot, a deactivated account, another workspace’s member and an unknown id',
+    async ({ startApp }) => {
+      const app = await start(startApp);
+      app.slack.people.set(GONE, { deleted: true });
+      app.slack.on('users.info', (call) =>
+        call.body.user === NOBODY ? { body: { ok: false, error: 'user_not_found' } } : undefined,
+      );
+      const refusals: Array<[string, string]> = [
+        [GUEST, 'is a guest of the workspace'],
+        [BOT_USER, 'is a bot'],
+        [GONE, 'is deactivated'],
+        [EXTERNAL, 'is not a member of Treasury'],
+        [NOBODY, 'is not a member of Treasury'],
+      ];
+      for (const [user, why] of refusals) {
+        expect(await command(app, `delegate <@${user}|someone> until 7d`, CHIDI)).toBe(
+          `Person: <@${user}> ${why}; only a full member of Treasury can be a delegate. Nothing was filed.`,
+        );
+      }
+      expect(await app.engine.openRequests()).toEqual([]);
+      const told = app.slack
+        .callsTo('chat.postMessage')
+        .filter((c) => refusals.some(([user]) => c.body.channel === user));
+      expect(told).toEqual([]);
+      // A member is accepted, so the refusals above were the person's.
+      expect(await command(app, `delegate <@${BOLA}|bola> until 7d`, CHIDI)).toContain('Filed');
+    },
+  );
+});
+
+describe('a delegation in effect', () => {
+  botTest(
+    'ends at once when Slack says its delegate was made a guest, and the guest is told nothing more',
+    async ({ startApp }) => {
+      const app = await start(startApp);
+      const id = await delegated(app);
+      app.slack.people.set(BOLA, { guest: true });
+      expect((await userChanged(app.sender, { id: BOLA, is_restricted: true })).status).toBe(200);
+      await endedOnRecord(app, id, 'ended by the bot: its delegate is a guest of the workspace');
+      await toldNothingNew(app, BOLA);
+      // The delegator hears why; the message says it too.
+      await app.slack.waitFor(
+        'chat.postMessage',
+        (c) =>
+          c.body.channel === CHIDI &&
+          String(c.body.text) ===
+            `Your delegation to <@${BOLA}> was ended by the bot: its delegate is a guest of the workspace; it is no longer in effect.`,
+      );
+    },
+  );
+
+  botTest(
+    'ends at once when a delegate turns out to be of another workspace (team_join)',
+    async ({ startApp }) => {
+      const app = await start(startApp);
+      const id = await delegated(app);
+      app.slack.people.set(BOLA, { team: OTHER_TEAM });
+      await eventDelivery(app.sender, { type: 'team_join', user: { id: BOLA, team_id: OTHER_TEAM } });
+      await endedOnRecord(app, id, 'ended by the bot: its delegate is not a member of Treasury');
+      await toldNothingNew(app, BOLA);
+    },
+  );
+
+  botTest(
+    'ends as it takes effect when its delegate was made a guest while it waited for approval',
+    async ({ startApp }) => {
+      const app = await start(startApp);
+      const filed = await command(app, `delegate <@${BOLA}|bola> until 3d`, CHIDI);
+      const id = /AR-[0-9A-F]{10}/.exec(filed)?.[0] ?? '';
+      app.slack.people.set(BOLA, { guest: true });
+      await userChanged(app.sender, { id: BOLA, is_restricted: true });
+      await approve(app, `${id}:0`, APPROVER_A);
+      await waitUntil(async () => (await app.engine.get(id))?.state === 'completed', 'the delegation');
+      await endedOnRecord(app, id, 'ended by the bot: its delegate is a guest of the workspace');
+      await toldNothingNew(app, BOLA);
+    },
+  );
+
+  botTest(
+    'ends at the periodic re-read when a delegate was deactivated and no event came',
+    async ({ startApp }) => {
+      const app = await start(startApp);
+      const id = await delegated(app);
+      app.slack.people.set(BOLA, { deleted: true });
+      // Nothing changes until Slack is asked again.
+      expect(await app.engine.liveDelegations()).toHaveLength(1);
+      await app.approvals?.vetting?.sweep();
+      await endedOnRecord(app, id, 'ended by the bot: its delegate was deactivated');
+    },
+  );
+
+  botTest(
+    'ends when its delegator was made a guest: nobody approves in a guest’s place',
+    async ({ startApp }) => {
+      const app = await start(startApp);
+      const id = await delegated(app);
+      app.slack.people.set(CHIDI, { guest: true });
+      await userChanged(app.sender, { id: CHIDI, is_restricted: true });
+      await endedOnRecord(app, id, 'ended by the bot: its delegator is a guest of the workspace');
+    },
+  );
+
+  botTest(
+    'stays when a delegate’s account changed in a way that keeps them a member',
+    async ({ startApp }) => {
+      const app = await start(startApp);
+      await delegated(app);
+      app.slack.people.set(BOLA, { name: 'Bola A.' });
+      await userChanged(app.sender, { id: BOLA, real_name: 'Bola A.' });
+      await app.approvals?.vetting?.sweep();
+      expect(await app.engine.liveDelegations()).toHaveLength(1);
+    },
+  );
+});

@@ -1,0 +1,85 @@
+// Listeners by plain id are matched from one table per kind: Bolt itself matches a handful, whatever
+// the number of features, and each id still reaches its own listeners (all of them), and only them.
+import type { App } from '@slack/bolt';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../../src/log.js';
+import { createSlackApp, type SlackApp } from '../../../src/slack/runtime/app.js';
+import { FakeSlack } from '../../support/fake-slack.js';
+import { blockAction, eventDelivery, viewSubmission } from '../../support/slack-requests.js';
+
+const SIGNING_SECRET = 'listener-index-signing-secret';
+
+let slack: FakeSlack | undefined;
+let app: SlackApp | undefined;
+afterEach(async () => {
+  await app?.stop();
+  await slack?.stop();
+  app = undefined;
+  slack = undefined;
+});
+
+/** An app whose features register `count` action, view and event listeners; what each one saw. */
+async function appWith(count: number) {
+  slack = await FakeSlack.start();
+  const seen: string[] = [];
+  app = createSlackApp({
+    slack: {
+      botToken: 'xoxb-index',
+      signingSecret: SIGNING_SECRET,
+      appToken: undefined,
+      apiUrl: slack.apiUrl,
+      mode: 'http',
+    },
+    port: 0,
+    logger: createLogger('silent'),
+    plugins: [
+      (bolt) => {
+        for (let i = 0; i < count; i++) {
+          bolt.action(`a.${i}`, async ({ ack }) => {
+            await ack();
+            seen.push(`action a.${i}`);
+          });
+          bolt.view(`v.${i}`, async ({ ack }) => {
+            await ack();
+            seen.push(`view v.${i}`);
+          });
+          bolt.event(`e_${i}`, async () => {
+            seen.push(`event e_${i}`);
+          });
+        }
+        // A second listener of one id runs too, as Bolt would run both.
+        bolt.action('a.0', async () => {
+          seen.push('action a.0 again');
+        });
+      },
+    ],
+  });
+  await app.start();
+  const sender = { baseUrl: app.url, signingSecret: SIGNING_SECRET };
+  return { seen, sender, bolt: app.app as App };
+}
+
+describe('listeners by plain id', () => {
+  it('leave Bolt a handful of listeners to match, however many features register', async () => {
+    const { bolt } = await appWith(20);
+    const listeners = (bolt as unknown as { listeners: unknown[] }).listeners;
+    // One per kind (action, view, event; the removal events share the event kind's), not 61.
+    expect(listeners).toHaveLength(3);
+  });
+
+  it('reach the listeners of their own id, all of them, and no other', async () => {
+    const { seen, sender } = await appWith(3);
+    expect((await blockAction(sender, { actionId: 'a.0' })).status).toBe(200);
+    expect((await blockAction(sender, { actionId: 'a.2' })).status).toBe(200);
+    expect((await viewSubmission(sender, { callbackId: 'v.1', values: {} })).status).toBe(200);
+    expect((await eventDelivery(sender, { type: 'e_2' })).status).toBe(200);
+    await expect.poll(() => seen.length).toBe(5);
+    expect([...seen].sort()).toEqual([
+      'action a.0',
+      'action a.0 again',
+      'action a.2',
+      'event e_2',
+      'view v.1',
+    ]);
+  });
+});
