@@ -5,8 +5,9 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // The release test installs every dependency into a clean copy of the tree (minutes): it runs on
-    // its own, `npm run test:release` (vitest.release.config.ts).
-    exclude: [...configDefaults.exclude, 'test/release.test.ts'],
+    // its own, `npm run test:release` (vitest.release.config.ts); so do the image's, with Docker
+    // (`npm run test:image`, vitest.image.config.ts).
+    exclude: [...configDefaults.exclude, 'test/release.test.ts', 'test/image/**'],
     // Caps, not timings: a passing test never waits for them, and a machine with every core busy
     // (npm run test:stress) still finishes within them.
     testTimeout: 60_000,

@@ -25,6 +25,7 @@ export const LIVE_SERVICE_URL = 'https://api.cngn.co';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
+  readonly code = 'config_invalid' as const;
   constructor(readonly problems: string[]) {
     super(`Configuration needs fixing:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   }

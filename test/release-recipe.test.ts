@@ -30,16 +30,32 @@ describe('the container recipe', () => {
     expect(launch(startStep)).toEqual(launch(npmStart));
   });
 
-  it('builds and runs on Node 24 LTS through the release steps, as a user other than root', () => {
-    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:24-slim$/m);
+  it('builds and runs on a pinned Node 24 LTS through the release steps, as uid 1000, keeping no volume of its own', () => {
+    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:24\.\d+\.\d+-bookworm-slim$/m);
     expect(dockerfile.match(/^FROM \$\{NODE_IMAGE\}/gm)).toHaveLength(2);
-    expect(dockerfile).toMatch(/^RUN sh scripts\/release\.sh build /m);
+    // The dependencies are a layer of their own, built from the manifest and lock alone.
+    expect(dockerfile).toMatch(
+      /^COPY [^\n]*package\.json package-lock\.json \.\/\n(?:COPY [^\n]*scripts\/release\.sh scripts\/\n)RUN sh scripts\/release\.sh deps\nCOPY [^\n]* \. \.\n(?:[#A][^\n]*\n)*RUN [^\n]*sh scripts\/release\.sh build /m,
+    );
     expect(dockerfile).toMatch(/^CMD \["sh", "\/app\/scripts\/release\.sh", "start"\]$/m);
     expect(dockerfile).toMatch(/^\s+CMD \["sh", "\/app\/scripts\/release\.sh", "check"\]$/m);
     expect(release).toMatch(/\/livez/);
     const runStage = dockerfile.slice(dockerfile.lastIndexOf('FROM '));
-    expect(runStage).toMatch(/^USER node$/m);
-    expect(runStage).toMatch(/^VOLUME \/app\/data$/m);
+    expect(runStage).toMatch(/^USER 1000:1000$/m);
+    // An anonymous volume per container would lose the signing key on every new container.
+    expect(dockerfile).not.toMatch(/^VOLUME /m);
+    expect(runStage).toMatch(/rm -rf \/usr\/local\/lib\/node_modules /);
+    for (const label of ['version', 'revision', 'source']) {
+      expect(runStage).toMatch(new RegExp(`org\\.opencontainers\\.image\\.${label}="\\$\\{`));
+    }
+    expect(runStage).toMatch(/^ENV [^\n]*ADMIN_HOST=0\.0\.0\.0/m);
+  });
+
+  it("keeps the bot's state in a named volume, gives it the signing key, and waits for its drain", () => {
+    expect(compose).toMatch(/^\s+- bot-data:\/app\/data$/m);
+    expect(compose).toMatch(/^volumes:\n(?:\s+[\w-]+:\n)*\s+bot-data:$/m);
+    expect(compose).toMatch(/CNGN_AUDIT_SIGNING_KEY_FILE: \/run\/secrets\/audit_signing_key/);
+    expect(compose).toMatch(/^\s+stop_grace_period: 30s$/m);
   });
 
   it('starts the bot once PostgreSQL is healthy, and sets only secrets the bot reads from files', () => {

@@ -1,5 +1,5 @@
 // The container recipe's steps (scripts/release.sh, which the Dockerfile runs) outside a container: in
-// a clean copy of the tree, as an unprivileged user, `build` installs and bundles, and the release it
+// a clean copy of the tree, as an unprivileged user, `deps` installs and `build` bundles, and the release it
 // leaves runs on PostgreSQL with nothing of the tree beside it. Run by `npm run test:release` (minutes:
 // npm ci, and sqlite3 compiled where no prebuilt binary can be fetched), not by `npm test`.
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -108,15 +108,19 @@ describe.runIf(hasPostgres)('the release (scripts/release.sh)', () => {
     for (const dir of [tree, app, home, cache]) mkdirSync(dir, { recursive: true });
     copyTree(tree);
     if (user) execFileSync('chown', ['-R', `${user.uid}:${user.gid}`, tree, app, home, cache]);
-    const build = spawnSync('sh', ['scripts/release.sh', 'build', app], {
-      cwd: tree,
-      env: stepEnv(home, cache),
-      ...user,
-      encoding: 'utf8',
-      timeout: BUILD_MS,
-    });
-    if (build.status !== 0) {
-      throw new Error(`scripts/release.sh build failed (${build.status}):\n${build.stdout}\n${build.stderr}`);
+    for (const step of [['deps'], ['build', app]]) {
+      const run = spawnSync('sh', ['scripts/release.sh', ...step], {
+        cwd: tree,
+        env: stepEnv(home, cache),
+        ...user,
+        encoding: 'utf8',
+        timeout: BUILD_MS,
+      });
+      if (run.status !== 0) {
+        throw new Error(
+          `scripts/release.sh ${step[0]} failed (${run.status}):\n${run.stdout}\n${run.stderr}`,
+        );
+      }
     }
     // The release runs with nothing of the tree it was built from.
     rmSync(tree, { recursive: true, force: true });
@@ -152,8 +156,22 @@ describe.runIf(hasPostgres)('the release (scripts/release.sh)', () => {
     expect(['sqlite3', 'pg', '@slack/bolt', '@resvg/resvg-js'].filter((name) => !installed(name))).toEqual(
       [],
     );
-    const devTools = ['vitest', 'typescript', '@biomejs/biome', 'dependency-cruiser', 'playwright-core'];
+    // Build-time only: the bundler, and the emoji table the bundle carries.
+    const devTools = [
+      'vitest',
+      'typescript',
+      '@biomejs/biome',
+      'dependency-cruiser',
+      'playwright-core',
+      'esbuild',
+      'node-emoji',
+    ];
     expect(devTools.filter(installed)).toEqual([]);
+    // sqlite3's build leftovers (sources, objects, static libraries) stay behind: only its addon.
+    expect(readdirSync(join(app, 'node_modules', 'sqlite3', 'build'))).toEqual(['Release']);
+    expect(readdirSync(join(app, 'node_modules', 'sqlite3', 'build', 'Release'))).toEqual([
+      'node_sqlite3.node',
+    ]);
     expect(readdirSync(join(app, 'node_modules')).filter((name) => name.startsWith('@vitest'))).toEqual([]);
   });
 

@@ -5,6 +5,7 @@
 // sent) or outcome unknown (reconciled, or left for a person) — never stuck and never "failed" when
 // the money went.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { CRASH_POINTS } from '../../src/approvals/crash-points.js';
@@ -28,6 +29,11 @@ import {
 
 const WITHDRAW = '/v1/api/withdraw';
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+// Every bot of the line signs the audit trail of the one shared store: with one key, given, as a
+// deployment on PostgreSQL or Redis must (the bot makes none of its own there).
+const AUDIT_KEY = generateKeyPairSync('ed25519')
+  .privateKey.export({ format: 'pem', type: 'pkcs8' })
+  .toString();
 /** The restart comes after every lease of the dead process ran out (execution leases are 2 min). */
 const LATER_MS = 5 * 60_000;
 
@@ -68,6 +74,7 @@ async function startChild(
       CNGN_WEBHOOK_SECRET: sandbox.webhookSecret,
       CNGN_RATE_LIMIT: '100000/60s',
       STORE_URL: storeUrl,
+      CNGN_AUDIT_SIGNING_KEY: AUDIT_KEY,
       LOG_LEVEL: 'info',
       ...(point ? { CNGN_DESK_CRASH_AT: point } : {}),
     },

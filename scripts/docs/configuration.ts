@@ -170,7 +170,7 @@ const TEXT: Record<Variable, VariableText> = {
     meaning:
       "The Ed25519 private key (PKCS#8 PEM: `openssl genpkey -algorithm ed25519`) that signs the audit chain's head and each archive segment; usually given as a file, `CNGN_AUDIT_SIGNING_KEY_FILE`. Never stored in the store. Every replica needs the same key.",
     unset:
-      'one is made at first start and kept beside the SQLite file (`<name>.audit-signing-key.pem`), or in `./data` for PostgreSQL and Redis; with `memory://`, nothing is signed',
+      'with SQLite, one is made at first start and kept beside the file (`<name>.audit-signing-key.pem`); PostgreSQL, Redis and a live key need it given (a key made earlier in `./data` is still read); with `memory://`, nothing is signed',
   },
   CNGN_APPROVAL_NOTIFY: {
     meaning:
@@ -326,6 +326,9 @@ Checked at start-up together with the values above, and reported in the same lis
   not be set to another value than the new name.
 - \`CNGN_AUDIT_ARCHIVE\` on a \`memory://\` store needs \`CNGN_AUDIT_SIGNING_KEY\` (there is no folder
   beside the store to keep a key made by the bot).
+- With approvals on, a \`postgres://\` or \`redis://\` store, or a live \`CNGN_API_KEY\`, needs
+  \`CNGN_AUDIT_SIGNING_KEY\` (or its file) unless \`./data/audit-signing-key.pem\` is there from an
+  earlier start: the bot makes no key of its own where one host's disk would hold it.
 
 ## Secrets
 

@@ -11,6 +11,7 @@ import { short } from './audit-crypto.js';
 import { type AuditLog, HEAD_UNVERIFIED } from './audit-log.js';
 import { type AuditProblem, archiveProblems } from './audit-problems.js';
 import { type AuditSeal, headProblem } from './audit-signing.js';
+import { ApprovalErrorCode } from './error-codes.js';
 import type { ServiceEnvironment } from './ports.js';
 import type { AuditEntry } from './types.js';
 
@@ -60,6 +61,7 @@ const DAY_MS = 86_400_000;
 
 export class AuditKeyMismatch extends Error {
   override name = 'AuditKeyMismatch';
+  readonly code = ApprovalErrorCode.AuditKeyMismatch;
 }
 
 export interface AuditKeeperOptions {

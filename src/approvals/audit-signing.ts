@@ -55,13 +55,18 @@ export class AuditSigner {
  * The key in `file`, made there (readable by this user only) when the file does not exist yet. Two
  * processes making it at once: the one that loses reads the winner's.
  */
-export function loadOrCreateSigningKey(file: string): { signer: AuditSigner; created: boolean } {
+export function loadOrCreateSigningKey(
+  file: string,
+  refuse?: () => never,
+): { signer: AuditSigner; created: boolean } {
   const read = () => new AuditSigner(parseSigningKey(readFileSync(file, 'utf8')), file);
   try {
     return { signer: read(), created: false };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
+  // A key made here lives only on this host's disk: where that would not do, the caller says why.
+  refuse?.();
   const { privateKey } = generateKeyPairSync('ed25519');
   const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
   mkdirSync(dirname(file), { recursive: true });

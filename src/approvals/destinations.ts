@@ -8,7 +8,7 @@ import { toChecksumAddress } from '../format/evm-address.js';
 import { checkWalletAddress } from '../format/wallet-address.js';
 import type { Store } from '../store/index.js';
 import type { CustodyNetwork, CustodyTransaction, ServiceEnvironment } from './ports.js';
-import type { ApprovalRequest } from './types.js';
+import { type ApprovalRequest, MONEY_KINDS } from './types.js';
 
 /** Any network: a transaction the service lists without a network we can name. */
 export const ANY_NETWORK = '*';
@@ -87,7 +87,6 @@ export function sameDestination(a: Destination, b: Destination): boolean {
 
 /** States at which a request's destination counts as paid by this business. */
 const PAID_STATES: ReadonlySet<ApprovalRequest['state']> = new Set(['sent', 'completed']);
-const PAYING_KINDS: ReadonlySet<ApprovalRequest['kind']> = new Set(['withdraw', 'redeem', 'bridge']);
 
 /** The bot's own record of where it has paid, per environment (one store set, one member a destination). */
 export class PaidDestinations {
@@ -102,7 +101,7 @@ export class PaidDestinations {
 
   /** Called on every persisted change: a payment that reached sent or completed is remembered. */
   async record(request: ApprovalRequest): Promise<void> {
-    if (!PAYING_KINDS.has(request.kind) || !PAID_STATES.has(request.state)) return;
+    if (!MONEY_KINDS.has(request.kind) || !PAID_STATES.has(request.state)) return;
     const destination = destinationOf(request);
     if (destination) await this.store.addToSet(this.key, memberOf(destination));
   }

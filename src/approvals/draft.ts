@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { visibleLength } from '../format/hidden-characters.js';
 import { Money } from '../format/money.js';
 import { ADDRESS_FAMILIES, checkWalletAddress } from '../format/wallet-address.js';
+import { ApprovalErrorCode, type DraftRefusalCode } from './error-codes.js';
 import type { RequestDraft } from './types.js';
 
 const amount = z.string().refine((text) => {
@@ -142,6 +143,7 @@ export const requestDraftSchema = z.discriminatedUnion('kind', [
 
 export class InvalidDraftError extends Error {
   override name = 'InvalidDraftError';
+  readonly code: DraftRefusalCode = ApprovalErrorCode.InvalidDraft;
 }
 
 /** The draft, checked; the amount shown to approvers must be the amount that will be sent. */

@@ -5,6 +5,7 @@ import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.
 import type { CoreSections, NoticeOptions, WriteOptions } from './core-sections.js';
 import { DelegationBook, delegationsLockName } from './delegations.js';
 import { PaidDestinations } from './destinations.js';
+import { ApprovalErrorCode } from './error-codes.js';
 import { type FilingDeps, fileRequest } from './filing.js';
 import { FreezeSwitch } from './freeze.js';
 import { LimitIndex } from './limit-index.js';
@@ -55,6 +56,7 @@ export interface EngineOptions {
  */
 export class WriteRefusedError extends Error {
   override name = 'WriteRefusedError';
+  readonly code = ApprovalErrorCode.WriteRefused;
 }
 
 /**

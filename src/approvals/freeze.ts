@@ -12,6 +12,7 @@
 import type { Store } from '../store/index.js';
 import type { AuditLog } from './audit-log.js';
 import { freezeReason, InvalidDraftError } from './draft.js';
+import { ApprovalErrorCode } from './error-codes.js';
 import { CustodyCallError, type ServiceEnvironment } from './ports.js';
 import type { ApprovalRepository } from './repository.js';
 import type { ApprovalRequest, EngineLog, Freeze, RequestKind, RequestOf } from './types.js';
@@ -59,6 +60,7 @@ export type FreezeResult =
 /** `/cngn unfreeze` that cannot be filed: sends are not frozen, or an unfreeze already waits. */
 export class UnfreezeRefusedError extends InvalidDraftError {
   override name = 'UnfreezeRefusedError';
+  override readonly code = ApprovalErrorCode.UnfreezeRefused;
   constructor(
     readonly reason: 'not-frozen' | 'already-waiting',
     /** The unfreeze request already waiting. */

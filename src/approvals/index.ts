@@ -33,6 +33,7 @@ export {
 export {
   FREEZE_REASON_MAX,
   FREEZE_REASON_MIN,
+  type InvalidDraftError,
   PURPOSE_MAX,
   PURPOSE_MIN,
   purposeProblem,
@@ -40,6 +41,7 @@ export {
 export type { ApprovalListener, EngineOptions } from './engine.js';
 export type { AuditExportAsk } from './engine-audit.js';
 export type { ApprovalReadiness } from './engine-questions.js';
+export { ApprovalErrorCode, type DraftRefusalCode } from './error-codes.js';
 export { STOP_DRAIN_MS } from './executor.js';
 export {
   type ExtendRefusal,
@@ -92,7 +94,6 @@ export {
   ApproverPools,
   holdersOf,
   type PoolSettings,
-  REQUEST_KINDS,
   type SlackIds,
   unionOf,
 } from './pools.js';
@@ -121,3 +122,4 @@ export {
 } from './state-machine.js';
 export type { BridgeCallbackHint } from './tracker.js';
 export type * from './types.js';
+export { REQUEST_KINDS } from './types.js';

@@ -10,6 +10,7 @@
 // Filing takes only this one (its request is new).
 import { Money } from '../format/money.js';
 import type { Store } from '../store/index.js';
+import { ApprovalErrorCode } from './error-codes.js';
 import {
   type Counted,
   countWindow,
@@ -39,6 +40,7 @@ const MAX_DECISION_RUNS = 5;
 /** The commit found the index changed since it was read: the decision is made again. */
 class IndexChangedError extends Error {
   override name = 'IndexChangedError';
+  readonly code = ApprovalErrorCode.LimitIndexChanged;
 }
 
 /** The window as read under the lock: what counts, and the commit of the next index. */

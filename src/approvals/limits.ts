@@ -6,7 +6,15 @@
 import { Money } from '../format/money.js';
 import { walletIdentity } from './destinations.js';
 import { InvalidDraftError } from './draft.js';
-import type { ApprovalRequest, LimitFigures, RequestDraft, RequestKind, TierBasis } from './types.js';
+import { ApprovalErrorCode } from './error-codes.js';
+import {
+  type ApprovalRequest,
+  type LimitFigures,
+  MONEY_KINDS,
+  type RequestDraft,
+  type RequestKind,
+  type TierBasis,
+} from './types.js';
 
 export const DEFAULT_LIMIT_WINDOW_MS = 24 * 3_600_000;
 
@@ -28,6 +36,7 @@ export interface LimitUse extends LimitSettings {
 /** A filing the daily limit refuses; the figures say by how much. */
 export class LimitExceededError extends InvalidDraftError {
   override name = 'LimitExceededError';
+  override readonly code = ApprovalErrorCode.LimitExceeded;
 
   constructor(readonly figures: LimitFigures) {
     super(
@@ -38,7 +47,7 @@ export class LimitExceededError extends InvalidDraftError {
 
 /** The kinds that move an amount, and so count towards the limits. */
 export function movesAmount(kind: RequestKind): boolean {
-  return kind === 'withdraw' || kind === 'redeem' || kind === 'bridge';
+  return MONEY_KINDS.has(kind);
 }
 
 /** A wallet by its key holder (destinations.ts): an EVM or Tron address is one on every network. */

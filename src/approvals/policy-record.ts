@@ -8,23 +8,12 @@ import { shortDuration } from './extend.js';
 import type { ApprovalTier } from './policy.js';
 import type { ReminderPoint } from './reminders.js';
 import type { Holders } from './roles.js';
-import type { PolicySetting, RequestKind } from './types.js';
+import { type PolicySetting, REQUEST_KINDS, type RequestKind } from './types.js';
 
 export type { PolicySetting } from './types.js';
 
 /** The settings in a fixed order, so a change reads in the same order every time. */
 export type PolicySnapshot = PolicySetting[];
-
-/** Every kind of request, in the order their approver settings are listed. */
-export const POLICY_KINDS: readonly RequestKind[] = [
-  'withdraw',
-  'redeem',
-  'bridge',
-  'whitelist',
-  'settlement',
-  'delegation',
-  'unfreeze',
-];
 
 const SLACK_USER = /^[UW][A-Z0-9]{2,}$/;
 const SLACK_GROUP = /^S[A-Z0-9]{2,}$/;
@@ -92,7 +81,7 @@ export function policySnapshot(inputs: PolicyInputs): PolicySnapshot {
   }
   const pool = ids([...inputs.approvers.users, ...(inputs.approvers.group ? [inputs.approvers.group] : [])]);
   add('approvers', pool.length === 0 ? NOBODY : pool);
-  for (const kind of POLICY_KINDS) {
+  for (const kind of REQUEST_KINDS) {
     const own = inputs.approversByKind?.[kind];
     add(`approvers for ${kind}`, own ? holdersValue(own) : GENERAL_POOL);
   }

@@ -3,17 +3,7 @@
 // general one for that kind; it does not add to it. "An approver" with no kind is anyone in any pool.
 import { GroupMembers } from './groups.js';
 import type { Holders } from './roles.js';
-import type { RequestKind } from './types.js';
-
-export const REQUEST_KINDS: readonly RequestKind[] = [
-  'withdraw',
-  'redeem',
-  'bridge',
-  'whitelist',
-  'settlement',
-  'delegation',
-  'unfreeze',
-];
+import { REQUEST_KINDS, type RequestKind } from './types.js';
 
 /** Slack IDs as configured: user IDs (U…, W…) and user group IDs (S…) in one list. */
 export type SlackIds = readonly string[];

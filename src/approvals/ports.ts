@@ -2,6 +2,7 @@
 // an approved request, the reads that re-check figures and follow a sent request, and what a failed
 // call means for the money. The service client adapts to this; nothing here knows its wire.
 import type { Money } from '../format/money.js';
+import { ApprovalErrorCode } from './error-codes.js';
 
 /** The service environment a request is filed for and only ever sent to. */
 export type ServiceEnvironment = 'sandbox' | 'test' | 'live';
@@ -16,6 +17,7 @@ export type CallFailureKind = 'not-done' | 'may-have-been-done';
 /** A money call that failed, as the gateway explains it; `note` says why in a person's words. */
 export class CustodyCallError extends Error {
   override name = 'CustodyCallError';
+  readonly code = ApprovalErrorCode.CustodyCallFailed;
 
   constructor(
     readonly kind: CallFailureKind,

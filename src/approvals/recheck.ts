@@ -5,6 +5,7 @@
 // back to the approvers. A request approved long ago is re-checked before sending the same way.
 import { Money } from '../format/money.js';
 import type { CoreSections } from './core-sections.js';
+import { ApprovalErrorCode } from './error-codes.js';
 import type { ApprovalPolicy } from './policy.js';
 import type { CustodyGateway } from './ports.js';
 import { assertSeen, type SeenRound } from './round.js';
@@ -91,6 +92,7 @@ export async function recheckFigures(
  */
 export class MaybeRecordedError extends Error {
   override name = 'MaybeRecordedError';
+  readonly code = ApprovalErrorCode.MaybeRecorded;
 
   constructor(readonly error: unknown) {
     super(`the approval may have been recorded before this failure: ${String(error)}`);

@@ -2,6 +2,7 @@
 // never is; and how long shutdown waits for executions under way.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CoreSections } from './core-sections.js';
+import { ApprovalErrorCode } from './error-codes.js';
 import { interruptedClaim } from './leases.js';
 import type { ApprovalRepository } from './repository.js';
 import type { CallFailure, CallResult } from './service-call.js';
@@ -31,6 +32,7 @@ export const STOP_DRAIN_MS = 10_000;
 /** The service answered, but the store would not take the answer within RecordRetry.forMs. */
 export class AnswerNotRecordedError extends Error {
   override name = 'AnswerNotRecordedError';
+  readonly code = ApprovalErrorCode.AnswerNotRecorded;
 }
 
 /** What the executor lends the recorder of its answers. */

@@ -3,9 +3,9 @@
 // settle into. Each is a comma-separated list of Slack user IDs (U…, W…) and user group IDs (S…).
 import { z } from 'zod';
 import { type ApprovalTier, requiredApprovals } from './policy.js';
-import { REQUEST_KINDS, type SlackIds } from './pools.js';
+import type { SlackIds } from './pools.js';
 import type { RoleLists } from './role-book.js';
-import type { RequestKind } from './types.js';
+import { REQUEST_KINDS, type RequestKind } from './types.js';
 
 const SLACK_ID = /^[UWS][A-Z0-9]{2,}$/;
 const USER_ID = /^[UW][A-Z0-9]{2,}$/;

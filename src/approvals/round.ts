@@ -3,6 +3,7 @@
 // request's lock, so a change that lands between the click and the lock cannot turn the click into
 // an approval of figures nobody showed them; every caller (Slack, a web page) gets it by passing what
 // it showed.
+import { ApprovalErrorCode } from './error-codes.js';
 import { figuresDigest } from './figures.js';
 import type { ApprovalRequest } from './types.js';
 
@@ -15,6 +16,7 @@ export interface SeenRound {
 /** The approval was of an earlier (or another) round, or other figures; nothing was changed. */
 export class StaleRoundError extends Error {
   override name = 'StaleRoundError';
+  readonly code = ApprovalErrorCode.StaleRound;
 
   constructor(readonly request: ApprovalRequest) {
     super(`${request.id} is in round ${request.round}, not the one clicked`);

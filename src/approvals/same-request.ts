@@ -6,6 +6,7 @@
 // not sent yet: a first payment there is that one's. Pure.
 import { Money } from '../format/money.js';
 import { InvalidDraftError } from './draft.js';
+import { ApprovalErrorCode } from './error-codes.js';
 import { destinationKey, destinationOf } from './limits.js';
 import type {
   ApprovalRequest,
@@ -76,6 +77,7 @@ export function earlierRequests(
 /** A filing refused because it is the same payment as `mark`, and the requester did not say to file it again. */
 export class SameRequestError extends InvalidDraftError {
   override name = 'SameRequestError';
+  override readonly code = ApprovalErrorCode.SameRequest;
 
   constructor(readonly mark: SameRequestMark) {
     super(

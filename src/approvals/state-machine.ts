@@ -1,4 +1,6 @@
 // The request's life as an explicit table: a transition not listed here is a bug, refused loudly.
+
+import { ApprovalErrorCode } from './error-codes.js';
 import type { ApprovalRequest, RequestState } from './types.js';
 
 const TRANSITIONS: Record<RequestState, readonly RequestState[]> = {
@@ -40,6 +42,7 @@ const SETTLED_WITHOUT_CALL: ReadonlySet<RequestState> = new Set(['sent', 'comple
 
 export class InvalidTransitionError extends Error {
   override name = 'InvalidTransitionError';
+  readonly code = ApprovalErrorCode.InvalidTransition;
   constructor(
     readonly from: RequestState,
     readonly to: RequestState,

@@ -14,7 +14,7 @@ import type { CustodyGateway, CustodyReport } from './ports.js';
 import { outcomeFromTransaction, Reconciler, type ReconcilerOptions } from './reconciler.js';
 import type { ApprovalRepository } from './repository.js';
 import { hasNotice, transition, withNotice } from './state-machine.js';
-import type { ApprovalRequest, EngineLog, ExecutionOutcome } from './types.js';
+import { type ApprovalRequest, type EngineLog, type ExecutionOutcome, MONEY_KINDS } from './types.js';
 
 export interface TrackerOptions extends ReconcilerOptions {
   /** First poll of a sent request after this long, then doubling (default 60 s). */
@@ -264,9 +264,7 @@ export class Tracker {
       await this.checkOrRetryLater([request], () => this.pollOne(request));
     }
     const unknown = open.filter((r) => r.state === 'outcome-unknown');
-    const inList = unknown.filter(
-      (r) => (r.kind === 'withdraw' || r.kind === 'redeem' || r.kind === 'bridge') && this.isDue(r, now),
-    );
+    const inList = unknown.filter((r) => MONEY_KINDS.has(r.kind) && this.isDue(r, now));
     if (inList.length > 0) await this.checkOrRetryLater(inList, () => this.reconciler.reconcile(inList));
     for (const request of unknown.filter((r) => r.kind === 'whitelist' && this.isDue(r, now))) {
       await this.checkOrRetryLater([request], () => this.reconciler.reconcileWhitelist(request));

@@ -4,14 +4,21 @@ import type { Logger } from '../log.js';
 import type { PayloadOf } from './payloads.js';
 import type { ServiceEnvironment } from './ports.js';
 
-export type RequestKind =
-  | 'withdraw'
-  | 'redeem'
-  | 'bridge'
-  | 'whitelist'
-  | 'settlement'
-  | 'delegation'
-  | 'unfreeze';
+/** Every kind of request, in the order settings and lists show them; `RequestKind` is one of them. */
+export const REQUEST_KINDS = [
+  'withdraw',
+  'redeem',
+  'bridge',
+  'whitelist',
+  'settlement',
+  'delegation',
+  'unfreeze',
+] as const;
+
+export type RequestKind = (typeof REQUEST_KINDS)[number];
+
+/** The kinds that move money through the service (and so an amount, limits, a paid destination). */
+export const MONEY_KINDS: ReadonlySet<RequestKind> = new Set<RequestKind>(['withdraw', 'redeem', 'bridge']);
 
 export type RequestState =
   | 'pending'

@@ -29,12 +29,17 @@ export interface CallOptions {
   priority?: Priority;
 }
 
-export interface ReadOptions extends CallOptions {
+export interface ReadCallOptions extends CallOptions {
+  /** Ends the read at once, its wait for budget or its request (reads only: a write is never cut). */
+  signal?: AbortSignal | undefined;
+}
+
+export interface ReadOptions extends ReadCallOptions {
   /** Skip the cache and read the service (still within the budget). */
   fresh?: boolean;
 }
 
-export interface MaybeCachedOptions extends CallOptions {
+export interface MaybeCachedOptions extends ReadCallOptions {
   /** Take the answer from the shared cache when it is at most this old (ms); absent: read the service. */
   maxAgeMs?: number;
 }

@@ -27,7 +27,13 @@ export class ResponseCache {
     name: string,
     ttlMs: number,
     load: () => Promise<T>,
-    options: { fresh?: boolean; keep?: (value: T) => boolean; remember?: boolean } = {},
+    options: {
+      fresh?: boolean;
+      keep?: (value: T) => boolean;
+      remember?: boolean;
+      /** The load may be cut off: others do not join it (they would get its abort). */
+      signal?: AbortSignal | undefined;
+    } = {},
   ): Promise<Cached<T>> {
     const key = `cngn:cache:${this.scope}:${name}`;
     if (!options.fresh) {
@@ -48,7 +54,7 @@ export class ResponseCache {
       }
       return { value, asOf: new Date(at) };
     })();
-    this.loading.set(key, loaded);
+    if (!options.signal) this.loading.set(key, loaded);
     try {
       return await loaded;
     } finally {

@@ -18,6 +18,7 @@ import type {
   CngnEnvironment,
   MaybeCachedOptions,
   Priority,
+  ReadCallOptions,
   ReadOptions,
   RedeemRequest,
   SettlementAccountRequest,
@@ -26,6 +27,7 @@ import type {
 } from './api.js';
 import { ResponseCache } from './cache.js';
 import { environmentFromKey, keyId } from './credentials.js';
+import type { CallEffect } from './errors.js';
 import { Exchange, type RetryPolicy, type ServiceCallObserver } from './exchange.js';
 import { DEFAULT_TIMEOUTS, HttpTransport, type Timeouts } from './http.js';
 import { DEFAULT_RATE_LIMIT, type LimiterOptions, type RateLimit, SharedRateLimiter } from './limiter.js';
@@ -122,7 +124,7 @@ export class CngnClient implements CngnApi {
       retry: options.retry,
       logger: options.logger,
       observer: options.observer,
-      open: (data, endpoint) => openData(data, curveSecret, endpoint),
+      open: (data, endpoint, effect) => openData(data, curveSecret, endpoint, effect),
     });
     this.cache = new ResponseCache(options.store, `${this.environment}:${id}`);
     this.ttl = { ...CACHE_TTL_MS, ...options.cacheTtlMs };
@@ -272,7 +274,7 @@ export class CngnClient implements CngnApi {
   async addWhitelist(request: { networkId: string; address: string }) {
     const body = requestBodies.whitelist(request);
     try {
-      return await this.write('POST', '/v1/api/whitelist', body, whitelistSchema, 'money');
+      return await this.write('POST', '/v1/api/whitelist', body, whitelistSchema, 'money', 'whitelist');
     } finally {
       // The whitelist may have changed whatever the answer: cached copies go.
       for (const name of ['whitelisted:true', 'whitelisted:false'])
@@ -282,7 +284,8 @@ export class CngnClient implements CngnApi {
 
   updateSettlementAccount(request: SettlementAccountRequest) {
     const body = requestBodies.settlementAccount(request);
-    return this.write('PUT', '/v1/api/bank-account', body, settlementAccountSchema, 'money');
+    const effect = 'settlement-account';
+    return this.write('PUT', '/v1/api/bank-account', body, settlementAccountSchema, 'money', effect);
   }
 
   /** Release the connection pool. */
@@ -296,10 +299,10 @@ export class CngnClient implements CngnApi {
     path: string,
     endpoint: string,
     schema: S,
-    options: CallOptions,
+    options: ReadCallOptions,
     whenEmpty?: unknown,
   ): Promise<z.output<S>> {
-    const data = await this.exchange.get(path, endpoint, options.priority ?? 'interactive');
+    const data = await this.exchange.get(path, endpoint, options.priority ?? 'interactive', options.signal);
     return parseData(schema, data ?? whenEmpty, endpoint);
   }
 
@@ -309,16 +312,17 @@ export class CngnClient implements CngnApi {
     json: string,
     schema: S,
     priority: Priority,
+    effect: CallEffect = 'none',
   ): Promise<z.output<S>> {
     const endpoint = `${method} ${path}`;
-    const data = await this.exchange.write(method, path, endpoint, json, priority);
-    return parseData(schema, data, endpoint);
+    const data = await this.exchange.write(method, path, endpoint, json, priority, effect);
+    return parseData(schema, data, endpoint, effect);
   }
 
   /** Money moved (or may have): the cached balance is stale whatever the outcome. */
   private async moneyWrite<S extends z.ZodType>(path: string, json: string, schema: S): Promise<z.output<S>> {
     try {
-      return await this.write('POST', path, json, schema, 'money');
+      return await this.write('POST', path, json, schema, 'money', 'moves-money');
     } finally {
       await this.cache.invalidate('balance').catch(() => undefined);
     }

@@ -2,10 +2,12 @@
 // selects, and a non-reversible id of the key for store keys (the key itself is never stored or logged).
 import { createHash } from 'node:crypto';
 import type { CngnEnvironment } from './api.js';
+import { CngnErrorCode } from './errors.js';
 import { KeyFormatError, parseOpenSshPrivateKey } from './wire.js';
 
 export class CredentialsError extends Error {
   override name = 'CredentialsError';
+  readonly code = CngnErrorCode.Credentials;
 }
 
 /**

@@ -14,10 +14,11 @@ import {
 } from '../approvals/ports.js';
 import { Money } from '../format/money.js';
 import type { CngnApi, Priority } from './api.js';
-import { CngnError, CngnResponseError, CngnTransportError, RateBudgetError } from './errors.js';
+import { CngnErrorCode, cngnCallError } from './errors.js';
 import {
   type BalanceEntry,
   classifyStatus,
+  cngnEntry,
   invalidAmountOf,
   type Transaction,
   type WebhookEvent,
@@ -29,26 +30,26 @@ import {
  */
 export function classifyFailure(error: unknown): CustodyCallError | undefined {
   const failure = (kind: CallFailureKind, note: string) => new CustodyCallError(kind, note, { cause: error });
-  if (error instanceof CngnTransportError) {
-    return error.mayHaveBeenSent
-      ? failure('may-have-been-done', 'the service may have received it, but no answer arrived')
-      : failure('not-done', 'the service could not be reached; nothing was sent');
+  const known = cngnCallError(error);
+  switch (known?.code) {
+    case CngnErrorCode.Transport:
+      return known.mayHaveBeenSent
+        ? failure('may-have-been-done', 'the service may have received it, but no answer arrived')
+        : failure('not-done', 'the service could not be reached; nothing was sent');
+    case CngnErrorCode.RateBudget:
+      return failure('not-done', 'the request budget was spent; nothing was sent');
+    case CngnErrorCode.Refused:
+      // A refusal the service makes before acting (service-answers.ts): the service's own words.
+      if (known.answer.provesNothingDone) return failure('not-done', known.serviceMessage);
+      return failure(
+        'may-have-been-done',
+        `the service answered ${known.httpStatus} "${known.serviceMessage}", which does not show whether it acted`,
+      );
+    case CngnErrorCode.UnreadableAnswer:
+      return failure('may-have-been-done', 'the answer could not be read');
+    default:
+      return undefined;
   }
-  if (error instanceof RateBudgetError) {
-    return failure('not-done', 'the request budget was spent; nothing was sent');
-  }
-  if (error instanceof CngnError) {
-    // A refusal the service makes before acting (service-answers.ts): the service's own words.
-    if (error.answer.provesNothingDone) return failure('not-done', error.serviceMessage);
-    return failure(
-      'may-have-been-done',
-      `the service answered ${error.httpStatus} "${error.serviceMessage}", which does not show whether it acted`,
-    );
-  }
-  if (error instanceof CngnResponseError) {
-    return failure('may-have-been-done', 'the answer could not be read');
-  }
-  return undefined;
 }
 
 /** A money call, its failure explained; never retried here. */
@@ -112,7 +113,7 @@ function bankCodeOf(receiver: Transaction['receiver']): string | undefined {
 
 /** The cNGN entry of the balance list, as the engine's figure; none listed reads as zero. */
 function cngnBalance(entries: readonly BalanceEntry[], asOf: Date): BalanceFigure {
-  const entry = entries.find((e) => e.asset_code.toUpperCase() === 'CNGN') ?? entries[0];
+  const entry = cngnEntry(entries);
   return { amount: entry ? Money.fromService(entry.balance).toString() : '0.00', asOf: asOf.toISOString() };
 }
 

@@ -3,8 +3,9 @@
 // unknown they say so (CngnTransportError.mayHaveBeenSent) so the caller reconciles instead of resending.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from '../log.js';
+import { untilAborted } from './abort.js';
 import type { Priority } from './api.js';
-import { CngnError, CngnTransportError, RateBudgetError } from './errors.js';
+import { type CallEffect, CngnError, CngnTransportError, RateBudgetError } from './errors.js';
 import { type HttpTransport, type RawResponse, TransportFailure } from './http.js';
 import type { SharedRateLimiter } from './limiter.js';
 import { readEnvelope } from './response.js';
@@ -41,7 +42,7 @@ export interface ExchangeOptions {
   transport: HttpTransport;
   limiter: SharedRateLimiter;
   encryptionKey: string;
-  open: (data: unknown, endpoint: string) => unknown;
+  open: (data: unknown, endpoint: string, effect: CallEffect) => unknown;
   retry?: Partial<RetryPolicy>;
   logger?: Partial<Pick<Logger, 'debug' | 'warn'>>;
   sleep?: (ms: number) => Promise<void>;
@@ -57,17 +58,21 @@ export class Exchange {
     this.sleep = options.sleep ?? ((ms) => delay(ms).then(() => undefined));
   }
 
-  /** A read: retried on 429, 5xx and network failures; returns the opened data (or undefined). */
-  async get(path: string, endpoint: string, priority: Priority): Promise<unknown> {
+  /**
+   * A read: retried on 429, 5xx and network failures; returns the opened data (or undefined).
+   * `signal` ends it at once, waiting or in flight, with its reason; no attempt starts after it fired.
+   */
+  async get(path: string, endpoint: string, priority: Priority, signal?: AbortSignal): Promise<unknown> {
     for (let attempt = 1; ; attempt++) {
       const last = attempt >= this.retry.attempts;
       let raw: RawResponse;
       try {
-        raw = await this.attempt('GET', path, endpoint, priority);
+        raw = await this.attempt('GET', path, endpoint, priority, undefined, signal);
       } catch (error) {
+        if (signal?.aborted) throw signal.reason;
         if (!(error instanceof TransportFailure)) throw error;
         if (last) throw this.transportError(endpoint, error);
-        await this.pause(endpoint, attempt, undefined, error.message);
+        await untilAborted(this.pause(endpoint, attempt, undefined, error.message), signal);
         continue;
       }
       if (raw.httpStatus === 429) {
@@ -78,11 +83,11 @@ export class Exchange {
       } else if (raw.httpStatus >= 500 && !last) {
         const wait = raw.retryAfterMs;
         if (wait === undefined || wait <= this.retry.maxDelayMs) {
-          await this.pause(endpoint, attempt, wait, `HTTP ${raw.httpStatus}`);
+          await untilAborted(this.pause(endpoint, attempt, wait, `HTTP ${raw.httpStatus}`), signal);
           continue;
         }
       }
-      return this.settle(raw, endpoint);
+      return this.settle(raw, endpoint, 'none');
     }
   }
 
@@ -97,6 +102,7 @@ export class Exchange {
     endpoint: string,
     json: string,
     priority: Priority,
+    effect: CallEffect,
   ): Promise<unknown> {
     const body = JSON.stringify(sealRequestBody(json, this.options.encryptionKey));
     let raw: RawResponse;
@@ -116,7 +122,7 @@ export class Exchange {
         true,
       );
     }
-    return this.settle(raw, endpoint);
+    return this.settle(raw, endpoint, effect);
   }
 
   private async attempt(
@@ -125,12 +131,13 @@ export class Exchange {
     endpoint: string,
     priority: Priority,
     body?: string,
+    signal?: AbortSignal,
   ): Promise<RawResponse> {
     let slot: Awaited<ReturnType<SharedRateLimiter['acquire']>>;
     try {
-      slot = await this.options.limiter.acquire(priority);
+      slot = await this.options.limiter.acquire(priority, signal);
     } catch (error) {
-      if (error instanceof RateBudgetError) throw error;
+      if (error instanceof RateBudgetError || signal?.aborted) throw error;
       // The budget lives in the store: when it cannot be read, the request was never sent.
       const why = error instanceof Error ? error.message : String(error);
       throw new TransportFailure(
@@ -141,7 +148,9 @@ export class Exchange {
     }
     const began = performance.now();
     try {
-      const raw = await this.options.transport.send(method, path, body);
+      // The slot was taken: a signal that fired meanwhile stops the read before it is sent.
+      signal?.throwIfAborted();
+      const raw = await this.options.transport.send(method, path, body, signal);
       this.observe(endpoint, began, statusError(raw.httpStatus));
       this.options.logger?.debug?.('cngn call', { endpoint, httpStatus: raw.httpStatus, priority });
       return raw;
@@ -169,14 +178,14 @@ export class Exchange {
     }
   }
 
-  private settle(raw: RawResponse, endpoint: string): unknown {
+  private settle(raw: RawResponse, endpoint: string, effect: CallEffect): unknown {
     const envelope = readEnvelope(raw);
     if (!envelope.ok) {
       // A refusal inside a 2xx answer; other statuses were counted when they arrived.
       if (raw.httpStatus >= 200 && raw.httpStatus < 300) this.observe(endpoint, undefined, 'refused');
       throw new CngnError(envelope.message, envelope.httpStatus, endpoint);
     }
-    return this.options.open(envelope.data, endpoint);
+    return this.options.open(envelope.data, endpoint, effect);
   }
 
   private transportError(endpoint: string, failure: TransportFailure): CngnTransportError {

@@ -1,6 +1,7 @@
 // The HTTP leg: one pooled undici connection pool per service origin, with connect/headers/body
 // timeouts, the service's headers, and a careful answer to "may this request have been received?"
 import { Pool } from 'undici';
+import { CngnErrorCode } from './errors.js';
 
 export interface Timeouts {
   connectMs: number;
@@ -23,6 +24,7 @@ export interface RawResponse {
 /** The exchange failed before a complete answer arrived. */
 export class TransportFailure extends Error {
   override name = 'TransportFailure';
+  readonly code = CngnErrorCode.TransportFailure;
   constructor(
     message: string,
     /** False only when we know nothing reached the service (the connection was never made). */
@@ -109,8 +111,17 @@ export class HttpTransport {
     });
   }
 
-  /** One exchange, never retried here. `path` starts with /v1/api. Throws TransportFailure. */
-  async send(method: 'GET' | 'POST' | 'PUT', path: string, jsonBody?: string): Promise<RawResponse> {
+  /**
+   * One exchange, never retried here. `path` starts with /v1/api. Throws TransportFailure, or the
+   * signal's reason once it fired (given to GETs only: a write, once sent, is never cut off).
+   */
+  async send(
+    method: 'GET' | 'POST' | 'PUT',
+    path: string,
+    jsonBody?: string,
+    signal?: AbortSignal,
+  ): Promise<RawResponse> {
+    const cut = method === 'GET' ? signal : undefined;
     try {
       const response = await this.pool.request({
         method,
@@ -121,6 +132,7 @@ export class HttpTransport {
           'content-type': 'application/json',
         },
         body: jsonBody,
+        ...(cut ? { signal: cut } : {}),
       });
       const chunks: Buffer[] = [];
       let size = 0;
@@ -138,6 +150,7 @@ export class HttpTransport {
         retryAfterMs: parseRetryAfter(response.headers['retry-after'], Date.now()),
       };
     } catch (error) {
+      if (cut?.aborted) throw cut.reason;
       throw classifyFailure(error);
     }
   }

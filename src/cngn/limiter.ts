@@ -7,14 +7,17 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { LockTimeoutError, type Store } from '../store/index.js';
+import { untilAborted } from './abort.js';
 import { RateBudgetError } from './errors.js';
 
 /**
  * Who is waiting on a call, for the shared request budget: `money` (withdraw, redeem, bridge,
  * whitelist, settlement, and checks at approval) waits for a slot and is never dropped;
- * `interactive` waits briefly, then RateBudgetError; `background` never uses the reserve.
+ * `interactive` waits briefly, then RateBudgetError; `background` never uses the reserve; `report`
+ * (a report's reads) is background that also leaves one background slot free, so other background
+ * work (balance reads, the reconciler) always finds one while a report reads its history.
  */
-export type Priority = 'money' | 'interactive' | 'background';
+export type Priority = 'money' | 'interactive' | 'background' | 'report';
 
 export interface RateLimit {
   limit: number;
@@ -118,13 +121,15 @@ export class SharedRateLimiter {
 
   /**
    * Take a slot. `money` waits as long as it takes (never dropped); `interactive` waits up to
-   * interactiveWaitMs; `background` never waits and never uses the reserve. Refusals throw
-   * RateBudgetError with the seconds after which trying again makes sense.
+   * interactiveWaitMs; `background` and `report` never wait and never use the reserve. Refusals throw
+   * RateBudgetError with the seconds after which trying again makes sense. `signal` ends a wait at
+   * once (its reason is thrown); no slot is taken after it fired.
    */
-  async acquire(priority: Priority): Promise<Slot> {
+  async acquire(priority: Priority, signal?: AbortSignal): Promise<Slot> {
     const waiterId = randomUUID();
     const deadline = priority === 'interactive' ? this.now() + this.interactiveWaitMs : this.now();
     for (;;) {
+      signal?.throwIfAborted();
       const decision = await this.decide(priority, waiterId);
       if (decision.granted) return { release: () => this.release(decision.id) };
       const now = this.now();
@@ -133,7 +138,15 @@ export class SharedRateLimiter {
         throw new RateBudgetError(Math.max(1, Math.ceil(waitMs / 1000)));
       }
       // Nothing can free before freeAt; the jitter spreads waiters that wake together.
-      await this.sleep(waitMs + Math.floor(Math.random() * 20));
+      try {
+        await untilAborted(this.sleep(waitMs + Math.floor(Math.random() * 20)), signal);
+      } catch (error) {
+        // Given up: the slots it was waiting for are no longer kept for it.
+        await this.update((state) => {
+          delete state.moneyWaiting[waiterId];
+        });
+        throw error;
+      }
     }
   }
 
@@ -169,9 +182,12 @@ export class SharedRateLimiter {
       const moneyWaiting = Object.entries(state.moneyWaiting).filter(
         ([id, expiry]) => id !== waiterId && expiry > now,
       ).length;
+      const backgroundSlots = this.limit - this.reserve;
       const capacity =
         this.limit -
-        (priority === 'background' ? this.reserve : 0) -
+        (priority === 'background' || priority === 'report' ? this.reserve : 0) -
+        // One background slot is left to other background work, when there are two to share.
+        (priority === 'report' && backgroundSlots > 1 ? 1 : 0) -
         (priority === 'money' ? 0 : moneyWaiting);
       if (now >= state.blockedUntil && taken.length < capacity) {
         const id = randomUUID();

@@ -2,7 +2,7 @@
 // older `{error}` bodies and non-JSON pages from proxies, then opening sealed `data` and checking its
 // shape with the endpoint's schema.
 import type { z } from 'zod';
-import { CngnResponseError } from './errors.js';
+import { type CallEffect, CngnResponseError } from './errors.js';
 import type { RawResponse } from './http.js';
 import { envelopeSchema } from './schemas.js';
 import { openResponseData, WireError } from './wire.js';
@@ -75,7 +75,12 @@ export function readEnvelope(raw: RawResponse): Envelope {
 }
 
 /** Sealed string → JSON value; object/array as is; null/absent/"" → undefined. */
-export function openData(data: unknown, curveSecretKey: Uint8Array, endpoint: string): unknown {
+export function openData(
+  data: unknown,
+  curveSecretKey: Uint8Array,
+  endpoint: string,
+  effect: CallEffect = 'none',
+): unknown {
   if (data === null || data === undefined || data === '') return undefined;
   if (typeof data !== 'string') return data;
   let text: string;
@@ -83,18 +88,23 @@ export function openData(data: unknown, curveSecretKey: Uint8Array, endpoint: st
     text = openResponseData(data, curveSecretKey);
   } catch (error) {
     const reason = error instanceof WireError ? error.message : 'it could not be opened';
-    throw new CngnResponseError(reason, endpoint);
+    throw new CngnResponseError(reason, endpoint, effect);
   }
   try {
     return JSON.parse(text);
   } catch {
-    throw new CngnResponseError('the opened response data is not JSON', endpoint);
+    throw new CngnResponseError('the opened response data is not JSON', endpoint, effect);
   }
 }
 
 /** Check the shape; a mismatch names the first offending field, never the data itself. */
-export function parseData<S extends z.ZodType>(schema: S, value: unknown, endpoint: string): z.output<S> {
-  if (value === undefined) throw new CngnResponseError('the answer carried no data', endpoint);
+export function parseData<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  endpoint: string,
+  effect: CallEffect = 'none',
+): z.output<S> {
+  if (value === undefined) throw new CngnResponseError('the answer carried no data', endpoint, effect);
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
@@ -102,5 +112,6 @@ export function parseData<S extends z.ZodType>(schema: S, value: unknown, endpoi
   throw new CngnResponseError(
     `unexpected response shape at ${where}: ${issue?.message ?? 'invalid'}`,
     endpoint,
+    effect,
   );
 }

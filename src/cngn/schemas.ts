@@ -40,6 +40,14 @@ export const balanceEntrySchema = z.looseObject({
 });
 export type BalanceEntry = z.infer<typeof balanceEntrySchema>;
 
+/**
+ * The cNGN entry of a balance list, the one every figure of "our balance" reads (the approval
+ * checks, reports); a list naming no cNGN entry gives its first, an empty one none.
+ */
+export function cngnEntry(entries: readonly BalanceEntry[]): BalanceEntry | undefined {
+  return entries.find((e) => e.asset_code.toUpperCase() === 'CNGN') ?? entries[0];
+}
+
 export const whitelistedAddressSchema = z.looseObject({
   id: z.string(),
   networkId: z.string(),

@@ -11,13 +11,16 @@ import {
   randomBytes,
 } from 'node:crypto';
 import { hsalsa, xsalsa20poly1305 } from '@noble/ciphers/salsa.js';
+import { CngnErrorCode } from './errors.js';
 
 export class WireError extends Error {
   override name = 'WireError';
+  readonly code = CngnErrorCode.Wire;
 }
 
 export class KeyFormatError extends Error {
   override name = 'KeyFormatError';
+  readonly code = CngnErrorCode.KeyFormat;
 }
 
 export interface SealedRequestBody {

@@ -23,6 +23,7 @@ export function isPlainAmount(text: string): boolean {
 
 export class MoneyFormatError extends Error {
   override name = 'MoneyFormatError';
+  readonly code = 'money_format' as const;
 
   /** @param reason the words for the person who typed it (the message is for logs). */
   constructor(

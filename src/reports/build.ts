@@ -1,7 +1,7 @@
 // A treasury report from its parts: the book brought up to date and back to the period's start, the
 // balance read now, the figures rebuilt from them, and the approval figures from the bot's records.
 // The book and the balance must describe one moment (see readSnapshot).
-import { RateBudgetError } from '../cngn/errors.js';
+import { CngnErrorCode, cngnCallError } from '../cngn/errors.js';
 import type { CngnEnvironment } from '../format/environment.js';
 import { type ApprovalRecords, approvalFigures } from './approval-figures.js';
 import { treasuryFigures } from './figures.js';
@@ -14,13 +14,13 @@ export interface ReportDeps {
   /**
    * The cNGN custody balance now (canonical decimal), read from the service (never a cached copy).
    * Each read waits for the request budget no later than `deadline` (epoch ms), nor longer than its
-   * own limit.
+   * own limit; `signal` (the build's cut) ends a read, waiting or in flight, at once.
    */
-  balance(deadline?: number): Promise<string>;
+  balance(deadline?: number, signal?: AbortSignal): Promise<string>;
   book: {
-    read(from: Date, deadline?: number): Promise<BookCoverage>;
+    read(from: Date, deadline?: number, signal?: AbortSignal): Promise<BookCoverage>;
     /** The list's first page now, to compare with a read's `top`. */
-    readTop(deadline?: number): Promise<string>;
+    readTop(deadline?: number, signal?: AbortSignal): Promise<string>;
     movements(from: Date, to: Date): Promise<Movement[]>;
   };
   approvals: ApprovalRecords;
@@ -47,7 +47,7 @@ export async function buildReport(
   options: BuildOptions = {},
 ): Promise<Report> {
   const deadline = options.deadline ?? deps.now().getTime() + READ_LIMIT_MS;
-  const { coverage, balance, settled } = await readSnapshot(period.from, deps, deadline);
+  const { coverage, balance, settled } = await readSnapshot(period.from, deps, deadline, options.signal);
   // Everything kept was listed before the balance was read, so all of it is in the balance; a day's
   // slack keeps a service clock ahead of ours from leaving one out.
   const until = new Date(deps.now().getTime() + 86_400_000);
@@ -76,22 +76,23 @@ const SNAPSHOT_TRIES = 3;
  *
  * All of it is done by `deadline`, however busy the budget: the list's reads stop early enough to leave
  * time for the balance after them, and no further check or try starts once its time is gone. What was
- * read by then stands, said to be cut short (the list) or unconfirmed (the check).
+ * read by then stands, said to be cut short (the list) or unconfirmed (the check). `signal` is the
+ * build's cut: once it fires no further read is made and the build fails with its reason.
  */
-async function readSnapshot(from: Date, deps: ReportDeps, deadline: number) {
+async function readSnapshot(from: Date, deps: ReportDeps, deadline: number, signal?: AbortSignal) {
   const now = () => deps.now().getTime();
   // The list's reads end before the deadline by the balance's reserve (a third of the time at most).
   const listDeadline = deadline - Math.min(BALANCE_RESERVE_MS, Math.max(0, deadline - now()) / 3);
-  let coverage = await deps.book.read(from, listDeadline);
-  let balance = await deps.balance(deadline);
+  let coverage = await deps.book.read(from, listDeadline, signal);
+  let balance = await deps.balance(deadline, signal);
   for (let tries = 1; ; tries++) {
     if (now() >= deadline) return { coverage, balance, settled: false };
-    const top = await unlessBusy(deps.book.readTop(deadline));
+    const top = await unlessBusy(deps.book.readTop(deadline, signal));
     if (top !== undefined && top === coverage.top) return { coverage, balance, settled: true };
     if (top === undefined || tries === SNAPSHOT_TRIES) return { coverage, balance, settled: false };
     if (now() >= listDeadline) return { coverage, balance, settled: false };
-    const again = await unlessBusy(deps.book.read(from, listDeadline));
-    const fresh = again && (await unlessBusy(deps.balance(deadline)));
+    const again = await unlessBusy(deps.book.read(from, listDeadline, signal));
+    const fresh = again && (await unlessBusy(deps.balance(deadline, signal)));
     // No budget left to try again: the last figures stand, said to be unconfirmed.
     if (!again || fresh === undefined) return { coverage, balance, settled: false };
     coverage = again;
@@ -104,7 +105,7 @@ async function unlessBusy<T>(read: Promise<T>): Promise<T | undefined> {
   try {
     return await read;
   } catch (error) {
-    if (error instanceof RateBudgetError) return undefined;
+    if (cngnCallError(error)?.code === CngnErrorCode.RateBudget) return undefined;
     throw error;
   }
 }

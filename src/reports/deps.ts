@@ -2,6 +2,7 @@
 // repository. The wiring calls this once and hands buildReport the result.
 import type { ApprovalRepository } from '../approvals/repository.js';
 import type { CngnClient } from '../cngn/client.js';
+import { cngnEntry } from '../cngn/schemas.js';
 import { Money } from '../format/money.js';
 import type { Store } from '../store/index.js';
 import { approvalRecords } from './approval-figures.js';
@@ -39,14 +40,14 @@ export function reportDeps(options: ReportPartsOptions): ReportDeps & { book: Tr
   });
   return {
     environment: client.environment,
-    balance: async (deadline) => {
+    balance: async (deadline, signal) => {
       // Fresh: a copy cached before the book's read would leave out what the book holds.
-      const read = () => client.getBalanceWithTime({ priority: 'background', fresh: true });
+      const read = () => client.getBalanceWithTime({ priority: 'report', fresh: true, signal });
       const until = Math.min(now().getTime() + maxWaitMs, deadline ?? Number.POSITIVE_INFINITY);
-      const patience = { deadline: until, now: () => now().getTime(), sleep };
+      const patience = { deadline: until, now: () => now().getTime(), sleep, signal };
       const { entries } = await whenBudgetAllows(read, patience);
       // The cNGN entry, as /cngn balance and the approval checks read it; none listed reads as zero.
-      const entry = entries.find((e) => e.asset_code.toUpperCase() === 'CNGN') ?? entries[0];
+      const entry = cngnEntry(entries);
       return entry ? Money.fromService(entry.balance).toString() : '0.00';
     },
     book,

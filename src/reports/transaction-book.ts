@@ -1,6 +1,6 @@
 // The service's transaction list, kept in the store as it is read, so the next report reads only what
-// is new. Reads go page by page, newest first, at background priority (they never touch the slots kept
-// for money and people), and every page is stored as it arrives: a read cut short keeps what it got.
+// is new. Reads go page by page, newest first, at report priority (they never touch the slots kept
+// for money and people, and leave one background slot to other background work), and every page is stored as it arrives: a read cut short keeps what it got.
 //
 // What is kept is a set of segments: runs of the list read without a gap, newest first. Positions are
 // counted from the list's end (the list grows at the top), so a segment read last week is found again
@@ -12,8 +12,9 @@
 import { createHash } from 'node:crypto';
 import { TZDate } from '@date-fns/tz';
 import { addMonths } from 'date-fns';
+import { untilAborted } from '../cngn/abort.js';
 import type { Priority } from '../cngn/api.js';
-import { RateBudgetError } from '../cngn/errors.js';
+import { CngnErrorCode, cngnCallError, RateBudgetError } from '../cngn/errors.js';
 import type { TransactionPage } from '../cngn/schemas.js';
 import type { Store } from '../store/index.js';
 import { realSleep, whenBudgetAllows } from './budget-wait.js';
@@ -22,7 +23,12 @@ import type { Movement } from './types.js';
 
 /** The one read of the service the book needs (CngnClient has it). */
 export interface TransactionSource {
-  getTransactions(options: { page?: number; limit?: number; priority?: Priority }): Promise<TransactionPage>;
+  getTransactions(options: {
+    page?: number;
+    limit?: number;
+    priority?: Priority;
+    signal?: AbortSignal | undefined;
+  }): Promise<TransactionPage>;
 }
 
 export interface TransactionBookOptions {
@@ -113,11 +119,16 @@ export class TransactionBook {
   /**
    * Bring the book up to date, and back to `from` at least (or the list's end). Throws RateBudgetError
    * when not even the first page could be read within the wait. `deadline` (epoch ms) ends the wait
-   * sooner than maxWaitMs would.
+   * sooner than maxWaitMs would; `signal` ends the read at once (pages read by then are kept).
    */
-  async read(from: Date, deadline?: number): Promise<BookCoverage> {
-    while (this.reading) await this.reading.catch(() => undefined);
-    const reading = this.readFrom(from, this.waitUntil(deadline));
+  async read(from: Date, deadline?: number, signal?: AbortSignal): Promise<BookCoverage> {
+    while (this.reading)
+      await untilAborted(
+        this.reading.catch(() => undefined),
+        signal,
+      );
+    signal?.throwIfAborted();
+    const reading = this.readFrom(from, this.waitUntil(deadline), signal);
     this.reading = reading;
     try {
       return await reading;
@@ -131,8 +142,8 @@ export class TransactionBook {
    * was added to the list and nothing on its first page changed in between. One request, background,
    * waiting for budget until `deadline` at most.
    */
-  async readTop(deadline?: number): Promise<string> {
-    const page = await this.fetch(1, this.waitUntil(deadline));
+  async readTop(deadline?: number, signal?: AbortSignal): Promise<string> {
+    const page = await this.fetch(1, this.waitUntil(deadline), signal);
     if (page instanceof RateBudgetError) throw page;
     return topOf(page);
   }
@@ -172,9 +183,9 @@ export class TransactionBook {
     return Math.min(this.now() + this.maxWaitMs, deadline ?? Number.POSITIVE_INFINITY);
   }
 
-  private async readFrom(from: Date, deadline: number): Promise<BookCoverage> {
+  private async readFrom(from: Date, deadline: number, signal?: AbortSignal): Promise<BookCoverage> {
     let top: string | undefined;
-    const coverage = await this.readPages(from, deadline, (page) => {
+    const coverage = await this.readPages(from, deadline, signal, (page) => {
       top ??= topOf(page);
     });
     return { ...coverage, top };
@@ -183,6 +194,7 @@ export class TransactionBook {
   private async readPages(
     from: Date,
     deadline: number,
+    signal: AbortSignal | undefined,
     sawFirst: (page: TransactionPage) => void,
   ): Promise<BookCoverage> {
     const older = [...(await this.state()).segments];
@@ -195,7 +207,7 @@ export class TransactionBook {
     const chasing = new Map<string, number>();
     for (;;) {
       const pageNumber = Math.floor(offset / size) + 1;
-      const page = await this.fetch(pageNumber, deadline);
+      const page = await this.fetch(pageNumber, deadline, signal);
       if (page instanceof RateBudgetError) {
         // Not even the first page: what is new is unknown, so no figure would be right.
         if (!current) throw page;
@@ -252,12 +264,18 @@ export class TransactionBook {
   }
 
   /** The page, or the refusal when the budget stayed spent past the deadline (the read stops there). */
-  private async fetch(page: number, deadline: number): Promise<TransactionPage | RateBudgetError> {
-    const call = () => this.source.getTransactions({ page, limit: this.pageSize, priority: 'background' });
+  private async fetch(
+    page: number,
+    deadline: number,
+    signal?: AbortSignal,
+  ): Promise<TransactionPage | RateBudgetError> {
+    const call = () =>
+      this.source.getTransactions({ page, limit: this.pageSize, priority: 'report', signal });
     try {
-      return await whenBudgetAllows(call, { deadline, now: this.now, sleep: this.sleep });
+      return await whenBudgetAllows(call, { deadline, now: this.now, sleep: this.sleep, signal });
     } catch (error) {
-      if (error instanceof RateBudgetError) return error;
+      const refused = cngnCallError(error);
+      if (refused?.code === CngnErrorCode.RateBudget) return refused;
       throw error;
     }
   }

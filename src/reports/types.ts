@@ -121,6 +121,8 @@ export interface BuildOptions {
    * the report is made from what was read, said to be cut short or unconfirmed.
    */
   deadline?: number | undefined;
+  /** The build's cut: once it fires, no further read of the service is made and the build fails. */
+  signal?: AbortSignal | undefined;
 }
 
 /** The two parts a report's delivery needs, built elsewhere and passed in. */

@@ -6,6 +6,7 @@ import { Money } from '../format/money.js';
 /** An error answered as `{status, message}`; `status:false` + HTTP 403 for permission errors. */
 export class SandboxError extends Error {
   override name = 'SandboxError';
+  readonly code = 'sandbox_refused' as const;
   constructor(
     readonly httpStatus: number,
     message: string,

@@ -35,7 +35,9 @@ export interface PipelineDeps {
   log: (line: string) => void;
 }
 
-class BodyTooLarge extends Error {}
+class BodyTooLarge extends Error {
+  readonly code = 'sandbox_body_too_large' as const;
+}
 
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {

@@ -1,9 +1,11 @@
 // The store answers within a bound, or the caller is told it did not: a stopped or hung store must
 // make a webhook, a click or a health check answer "unavailable" in time, never hang.
+import { StoreErrorCode } from './errors.js';
 
 /** The store did not answer within the time given. */
 export class StoreTimeoutError extends Error {
   override name = 'StoreTimeoutError';
+  readonly code = StoreErrorCode.Timeout;
 }
 
 /**

@@ -3,6 +3,7 @@
 // claims and the audit trail. With a live key the bot refuses to start on such a Redis; with test
 // keys and the sandbox it warns. A managed Redis that forbids CONFIG GET gets a warning.
 import type { Logger } from '../log.js';
+import { StoreErrorCode } from './errors.js';
 
 /** What CONFIG GET answered for `appendonly` and `save`, or that it could not be read. */
 export type RedisPersistence = { appendonly: string; save: string } | { unreadable: string };
@@ -11,6 +12,7 @@ export type DurabilityVerdict = { level: 'ok' } | { level: 'warn' | 'refuse'; me
 
 export class StoreDurabilityError extends Error {
   override name = 'StoreDurabilityError';
+  readonly code = StoreErrorCode.NotDurable;
 }
 
 const ERASED = 'pending and approved requests, execution claims and the audit trail';

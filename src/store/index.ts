@@ -29,7 +29,13 @@ export {
   redisDurability,
   StoreDurabilityError,
 } from './durability.js';
-export { LOCK_DEFAULTS, LockTimeoutError, StoreLockedError, StoreUnavailableError } from './errors.js';
+export {
+  LOCK_DEFAULTS,
+  LockTimeoutError,
+  StoreErrorCode,
+  StoreLockedError,
+  StoreUnavailableError,
+} from './errors.js';
 export { SchemaTooNewError } from './postgres-schema.js';
 export type { PruneOptions } from './sqlite-prune.js';
 export type {

@@ -3,6 +3,7 @@
 // second finds the work done), with the version in `schema_version`. A hand-written list of steps:
 // with one version there is nothing a migration tool would add but a dependency and its own tables.
 import type pg from 'pg';
+import { StoreErrorCode } from './errors.js';
 
 /** Any fixed number: the advisory lock every replica takes around the migration (per database). */
 const MIGRATION_LOCK = '7461436710432555';
@@ -60,6 +61,7 @@ export const SCHEMA_VERSION = STEPS.length;
 
 export class SchemaTooNewError extends Error {
   override name = 'SchemaTooNewError';
+  readonly code = StoreErrorCode.SchemaTooNew;
 }
 
 /** Create or migrate the schema; safe when several replicas call it at once. Returns the version. */

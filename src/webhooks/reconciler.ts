@@ -6,7 +6,7 @@
 // belong to one environment and key. Details: docs/webhooks-and-alerts.md#the-reconciler.
 
 import type { CngnEnvironment, Priority } from '../cngn/api.js';
-import { RateBudgetError } from '../cngn/errors.js';
+import { CngnErrorCode, cngnCallError } from '../cngn/errors.js';
 import type { Transaction, TransactionPage } from '../cngn/schemas.js';
 import { type Logger, silentLogger } from '../log.js';
 import type { Store } from '../store/index.js';
@@ -141,7 +141,7 @@ export class Reconciler {
           priority: 'background',
         });
       } catch (error) {
-        skipped = error instanceof RateBudgetError ? 'rate-budget' : 'error';
+        skipped = cngnCallError(error)?.code === CngnErrorCode.RateBudget ? 'rate-budget' : 'error';
         if (skipped === 'error') {
           this.log.warn(`reconciliation paused at page ${walk.nextPage}: ${describe(error)}`);
         }

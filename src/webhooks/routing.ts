@@ -7,6 +7,7 @@ export interface AlertRoute {
 
 export class AlertRoutesError extends Error {
   override name = 'AlertRoutesError';
+  readonly code = 'alert_routes_invalid' as const;
 }
 
 export function parseAlertRoutes(text: string | undefined): AlertRoute[] {

@@ -18,9 +18,10 @@ import {
   type RoleBook,
 } from '../approvals/index.js';
 import type { CngnApi } from '../cngn/api.js';
+import { environmentFromKey } from '../cngn/credentials.js';
 import { custodyGateway, custodyReport } from '../cngn/custody-gateway.js';
 import type { WebhookEvent } from '../cngn/schemas.js';
-import type { ApprovalNotify, Config } from '../config.js';
+import { type ApprovalNotify, type Config, ConfigError } from '../config.js';
 import type { Logger } from '../log.js';
 import { ApprovalDms } from '../slack/approvals/dms.js';
 import type { ApprovalPresenter } from '../slack/approvals/presenter.js';
@@ -241,7 +242,15 @@ export function auditSealFor(config: Config, log?: Pick<Logger, 'info' | 'warn'>
   if (config.auditSigningKey) {
     signer = new AuditSigner(parseSigningKey(config.auditSigningKey.pem), config.auditSigningKey.origin);
   } else if (state) {
-    const made = loadOrCreateSigningKey(state.keyFile);
+    const refusal = keyMakingRefused(config);
+    const made = loadOrCreateSigningKey(
+      state.keyFile,
+      refusal
+        ? () => {
+            throw new ConfigError([`CNGN_AUDIT_SIGNING_KEY_FILE: required ${refusal}`]);
+          }
+        : undefined,
+    );
     if (made.created) {
       log?.info('made an audit signing key; back it up, and keep it out of the store', {
         file: state.keyFile,
@@ -254,4 +263,18 @@ export function auditSealFor(config: Config, log?: Pick<Logger, 'info' | 'warn'>
     ? (message: string, fields: Record<string, unknown>) => log.warn(message, fields)
     : undefined;
   return signer ? { signer, marks: new HeadMarks(state?.marksFile, warn) } : undefined;
+}
+
+/**
+ * Why the bot must not make its own audit signing key, or undefined when it may. A key made on one
+ * host's disk goes with that disk: a new container, host or replica would make another, and the chain
+ * in the shared store would then be signed with a key no process has (every start fails). A live key
+ * moves real money, so its audit key is one the operator keeps, whatever the store.
+ */
+function keyMakingRefused(config: Config): string | undefined {
+  const shared = /^(postgres|postgresql|redis|rediss):\/\//.exec(config.storeUrl)?.[1];
+  const live = config.service.mode === 'service' && environmentFromKey(config.service.apiKey) === 'live';
+  if (!shared && !live) return undefined;
+  const why = shared ? `on a ${shared}:// store, which replicas share` : 'with a live CNGN_API_KEY';
+  return `${why}: the bot makes no audit signing key there (one made on this disk is lost with the container, and each replica would make its own). Make one (openssl genpkey -algorithm ed25519 -out audit-signing-key.pem), keep a copy, and give every replica the same file (docs/rotation.md#the-audit-signing-key)`;
 }

@@ -15,6 +15,7 @@ import { type Bot, startBot } from './bot.js';
 /** Start-up refused for a reason that is not a malformed setting (the live-key rule). */
 export class StartupRefused extends Error {
   override name = 'StartupRefused';
+  readonly code = 'startup_refused' as const;
 }
 
 export const LIVE_KEY_REFUSAL =

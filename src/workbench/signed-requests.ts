@@ -14,6 +14,7 @@ export const VERIFICATION_TOKEN = 'workbench-verification-token';
 /** A problem to show the person: the page shows the message. */
 export class PageError extends Error {
   override name = 'PageError';
+  readonly code = 'workbench_page' as const;
 }
 
 /** The bot would not take the request (no ack in time, an HTTP error): what the person is told. */

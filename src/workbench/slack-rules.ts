@@ -202,6 +202,7 @@ export function blockProblems(blocks: unknown, max: 50 | 100, prefix: PropertyKe
 
 export class SlackRefusal extends Error {
   override name = 'SlackRefusal';
+  readonly code = 'workbench_slack_refusal' as const;
   constructor(
     /** Slack's error name: invalid_blocks, expired_trigger_id, … */
     readonly error: string,

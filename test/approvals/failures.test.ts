@@ -71,7 +71,9 @@ describe('classifying a failed call', () => {
     expect(classifyFailure(new CngnTransportError('refused', WITHDRAW, false)).to).toBe('failed');
     expect(classifyFailure(new CngnTransportError('timeout', WITHDRAW, true)).to).toBe('outcome-unknown');
     expect(classifyFailure(new RateBudgetError(30)).to).toBe('failed');
-    expect(classifyFailure(new CngnResponseError('unreadable', WITHDRAW)).to).toBe('outcome-unknown');
+    expect(classifyFailure(new CngnResponseError('unreadable', WITHDRAW, 'moves-money')).to).toBe(
+      'outcome-unknown',
+    );
     expect(classifyFailure(new Error('boom')).to).toBe('outcome-unknown');
   });
 });

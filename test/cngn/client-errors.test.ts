@@ -306,6 +306,37 @@ describe('responses that cannot be trusted', () => {
       expect((error as Error).message).not.toContain('secret-address');
     });
 
+    it('says which unreadable answer came from a call that moves money or changes a setting', async () => {
+      answer = { status: 200, body: JSON.stringify({ status: 200, message: 'ok', data: 5 }) };
+      const amount = Money.parse('1');
+      const route = { originNetworkId: 'a', destinationNetworkId: 'b', destinationAddress: ADDRESS };
+      const calls: Array<[() => Promise<unknown>, string]> = [
+        [() => stub.withdraw({ amount, address: ADDRESS, networkId: 'n' }), 'moves-money'],
+        [() => stub.redeem({ amount, accountNumber: '0123456789', bankCode: '044' }), 'moves-money'],
+        [() => stub.bridge(route), 'moves-money'],
+        [() => stub.addWhitelist({ networkId: 'n', address: ADDRESS }), 'whitelist'],
+        [
+          () =>
+            stub.updateSettlementAccount({
+              bankName: 'Access Bank',
+              bankAccountName: 'Ada Obi',
+              bankAccountNumber: '0123456789',
+            }),
+          'settlement-account',
+        ],
+        [() => stub.bridgeQuote({ amount, ...route }), 'none'],
+        [() => stub.getBanks({ fresh: true }), 'none'],
+      ];
+      for (const [call, effect] of calls) {
+        const error = await failure(call());
+        expect(error).toMatchObject({
+          code: 'cngn_unreadable_answer',
+          effect,
+          movesMoney: effect === 'moves-money',
+        });
+      }
+    });
+
     it('accepts plain object data and treats absent data of a list as empty', async () => {
       answer = {
         status: 200,

@@ -1,5 +1,6 @@
 // Each undici timeout surfaces as a clear error saying whether the request may have been received:
-// a connection never made (a silent peer where TLS is expected) and an answer that stops half-way.
+// a connection never made (a silent peer where TLS is expected) and an answer that stops half-way; a
+// read whose signal fires ends at once.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createServer as createTcpServer, type Socket, type Server as TcpServer } from 'node:net';
@@ -114,5 +115,19 @@ describe('body timeout', () => {
     expect((error as Error).message).toBe(
       'GET /v1/api/banks: the answer stopped arriving; the outcome is unknown',
     );
+  });
+});
+
+describe('a read given a signal (a report at its cut)', () => {
+  it('ends at once with the signal’s reason while its answer is still arriving', async () => {
+    const client = await clientAt(`http://127.0.0.1:${portOf(stalling)}`, { bodyMs: 600_000 });
+    const before = received;
+    const arrived = new Promise<void>((resolve) => stalling.once('request', () => resolve()));
+    const cut = new AbortController();
+    const reading = failure(client.getTransactions({ priority: 'report', signal: cut.signal }));
+    await arrived;
+    cut.abort(new Error('the report took too long'));
+    expect(await reading).toMatchObject({ message: 'the report took too long' });
+    expect(received - before).toBe(1);
   });
 });

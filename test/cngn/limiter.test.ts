@@ -2,7 +2,13 @@
 // blocks after a 429, and the CNGN_RATE_LIMIT parser. No timers: sleeping advances the clock.
 import { describe, expect, it } from 'vitest';
 import { RateBudgetError } from '../../src/cngn/errors.js';
-import { type Priority, parseRateLimit, SharedRateLimiter, type Slot } from '../../src/cngn/limiter.js';
+import {
+  type LimiterOptions,
+  type Priority,
+  parseRateLimit,
+  SharedRateLimiter,
+  type Slot,
+} from '../../src/cngn/limiter.js';
 import { createStore } from '../../src/store/index.js';
 
 /** A clock that only moves when someone sleeps, and records how long each sleep was. */
@@ -22,7 +28,11 @@ function fakeClock(start = 1_000_000) {
   };
 }
 
-async function limiterWith(limit = 20, windowSeconds = 60, extra: { interactiveWaitMs?: number } = {}) {
+async function limiterWith(
+  limit = 20,
+  windowSeconds = 60,
+  extra: Pick<LimiterOptions, 'interactiveWaitMs' | 'sleep'> = {},
+) {
   const clock = fakeClock();
   const store = await createStore('memory://', { prefix: `limiter-${Math.random()}` });
   const limiter = new SharedRateLimiter({
@@ -94,6 +104,38 @@ describe('SharedRateLimiter', () => {
     await takeAndFinish(limiter, 2, 'interactive');
     await takeAndFinish(limiter, 2, 'money');
     expect((await limiter.budget()).remaining).toBe(0);
+  });
+
+  it("leaves one background slot from a report's reads to other background work", async () => {
+    const { limiter } = await limiterWith(20, 60);
+    await takeAndFinish(limiter, 15, 'report');
+    await expect(limiter.acquire('report')).rejects.toBeInstanceOf(RateBudgetError);
+    await (await limiter.acquire('background')).release();
+    await expect(limiter.acquire('background')).rejects.toBeInstanceOf(RateBudgetError);
+  });
+
+  it('ends a wait at once when its signal fires, taking no slot and keeping none', async () => {
+    let slept = () => {};
+    const sleeping = new Promise<void>((resolve) => {
+      slept = resolve;
+    });
+    // A sleep that never ends by itself: only the signal can end the wait.
+    const sleep = () => {
+      slept();
+      return new Promise<void>(() => {});
+    };
+    const { limiter, clock } = await limiterWith(3, 60, { sleep });
+    await takeAndFinish(limiter, 3);
+    const cut = new AbortController();
+    const waiting = limiter.acquire('money', cut.signal);
+    await sleeping;
+    cut.abort(new Error('cut'));
+    await expect(waiting).rejects.toThrow('cut');
+    expect((await limiter.budget()).used).toBe(3);
+    // No slot is kept any longer for the money that gave up: once the window passed, people get all.
+    clock.advance(62_000);
+    await takeAndFinish(limiter, 3, 'interactive');
+    await expect(limiter.acquire('money', AbortSignal.abort(new Error('gone')))).rejects.toThrow('gone');
   });
 
   it('counts an unfinished request as taken until a full window after it ends', async () => {

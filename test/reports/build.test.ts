@@ -167,7 +167,12 @@ describe('a read the request budget keeps busy', () => {
    * report once the report has waited 100 s, so each of the report's reads waits about two minutes.
    * `busyFrom` says whether the neighbour is at work from the start or only from the first balance read.
    */
-  async function busyBudget(options: { moneyMoves: boolean; busyFrom: 'start' | 'balance' }) {
+  async function busyBudget(options: {
+    moneyMoves: boolean;
+    busyFrom: 'start' | 'balance';
+    /** Told each time the report waits for budget, once the clock has moved. */
+    waited?: () => void;
+  }) {
     sandbox = await startSandbox({ now: () => NOW, rateLimit: false, settleDelayMs: 3_600_000 });
     let clock = NOW + MINUTE;
     ({ client, store } = await clientFor(sandbox, {
@@ -219,6 +224,7 @@ describe('a read the request budget keeps busy', () => {
       maxWaitMs: 3 * MINUTE,
       sleep: async (ms) => {
         clock += ms;
+        options.waited?.();
         await takeWhatFrees();
       },
     });
@@ -258,5 +264,28 @@ describe('a read the request budget keeps busy', () => {
     expect(report.treasury.interrupted).toBeUndefined();
     expect(report.treasury.snapshotUnconfirmed).toBeUndefined();
     expectConsistent(report);
+  });
+
+  it('makes no further read of the service once the build is cut, even when the budget frees', async () => {
+    const cut = new AbortController();
+    const reads = () => sandbox.requests.filter((r) => r.method === 'GET').length;
+    let readsAtCut: number | undefined;
+    const { parts, now } = await busyBudget({
+      moneyMoves: false,
+      busyFrom: 'start',
+      // The cut fires while the report waits for budget the first time; the wait then ends as usual.
+      waited: () => {
+        readsAtCut ??= reads();
+        cut.abort(new Error('the report took too long'));
+      },
+    });
+    const build = buildReport(lastDays(30, new Date(now())), parts, {
+      deadline: now() + 9 * MINUTE,
+      signal: cut.signal,
+    });
+
+    await expect(build).rejects.toThrow('the report took too long');
+    expect(readsAtCut).toBeGreaterThan(0);
+    expect(reads()).toBe(readsAtCut);
   });
 });

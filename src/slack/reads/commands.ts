@@ -1,7 +1,7 @@
 // Subcommands that move no money, and their entries for the command registry. Each reads through the
 // client (caches and budget included) and answers with a blocks/ builder; the router has already acked.
 import type { CngnApi } from '../../cngn/api.js';
-import { CngnError } from '../../cngn/errors.js';
+import { CngnErrorCode, cngnCallError } from '../../cngn/errors.js';
 import type { Network, Transaction } from '../../cngn/schemas.js';
 import { environmentMarker } from '../../format/display.js';
 import type { Logger } from '../../log.js';
@@ -109,7 +109,8 @@ export async function txCommand(ctx: CommandContext, deps: ReadDeps): Promise<Sl
 
 /** Why the service gave no transaction, as a sentence (mrkdwn: describeError's text is). */
 function serviceProblem(error: unknown, deps: ReadDeps): string {
-  if (error instanceof CngnError && error.kind === 'not-found') {
+  const known = cngnCallError(error);
+  if (known?.code === CngnErrorCode.Refused && known.kind === 'not-found') {
     return 'The service has no transaction under this reference.';
   }
   return `The service could not answer for it just now: ${describeError(error, deps.logger, '/cngn tx').text}`;

@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { WebClient } from '@slack/web-api';
+import { untilAborted } from '../../cngn/abort.js';
 import { escapeMrkdwn } from '../../format/mrkdwn.js';
 import type { Logger } from '../../log.js';
 import { readDeadline } from '../../reports/build.js';
@@ -24,9 +25,10 @@ import {
   type ScheduledRun,
   scheduleText,
 } from '../../reports/schedule.js';
-import type { Report, ReportSource } from '../../reports/types.js';
+import type { ReportSource } from '../../reports/types.js';
 import type { Store } from '../../store/index.js';
 import { errorMessage } from '../reads/blocks.js';
+import { SlackErrorCode } from '../runtime/error-codes.js';
 import { chartOf, failureSentence, postReportPart, REPORT_PARTS, type ReportPart } from './delivery.js';
 
 /** The longest the timer sleeps before looking again (a wall clock may be set while it sleeps). */
@@ -52,6 +54,11 @@ export interface RunTiming {
    * service end sooner (readDeadline), so a busy budget gives a report said to be cut short.
    */
   buildLimitMs: number;
+  /**
+   * The build's cut: a signal fired after `ms` (buildLimitMs), with the reason the channel is told; a
+   * test fires its own.
+   */
+  buildCut: (ms: number) => AbortSignal;
   /** How long stop() lets a run under way finish (a Slack call in flight) before leaving it. */
   stopGraceMs: number;
   /** How long after a lease (or a retry's wait) runs out the timer looks again. */
@@ -67,6 +74,11 @@ const TIMING: RunTiming = {
   buildLimitMs: 10 * 60_000,
   stopGraceMs: 10_000,
   lookAfterMs: 1_000,
+  buildCut: (ms) => {
+    const cut = new AbortController();
+    setTimeout(() => cut.abort(new Error(`the report took longer than ${ms} ms to make`)), ms).unref();
+    return cut.signal;
+  },
   timer: (fire, ms) => {
     const timer = setTimeout(fire, ms);
     timer.unref();
@@ -110,7 +122,9 @@ export type RunOutcome =
   | 'stopped';
 
 /** Thrown into a run under way when stop() stops waiting for it. */
-class RunLeft extends Error {}
+class RunLeft extends Error {
+  readonly code = SlackErrorCode.ReportRunLeft;
+}
 
 export class ScheduledReports {
   private cancelTimer: (() => void) | undefined;
@@ -317,7 +331,10 @@ export class ScheduledReports {
     if (left.length === 0) return (await lease.close('posted')) ? 'already-done' : this.overtaken(run);
     // The reads end in time for the figures to be made within the cut, marked when the budget cut them.
     const deadline = readDeadline(this.options.now().getTime(), this.timing.buildLimitMs);
-    const report = await limited(source.build(run.period, { deadline }), this.timing.buildLimitMs);
+    // At the cut every read of the service stops (waiting for budget or in flight); a build that would
+    // go on regardless is left.
+    const signal = this.timing.buildCut(this.timing.buildLimitMs);
+    const report = await untilAborted(source.build(run.period, { deadline, signal }), signal);
     const chart = left.includes('chart') ? await chartOf(report, source) : undefined;
     const madeAt = this.options.now();
     const lateNote = lateNoteAt(madeAt);
@@ -408,14 +425,4 @@ function unfinished(run: ScheduledRun, record: RunRecord, why: string): string {
   if (missing.length === REPORT_PARTS.length) return `Your report for ${label} did not come: ${why}.`;
   const list = missing.length > 1 ? `${missing.slice(0, -1).join(', ')} and ${missing.at(-1)}` : missing[0];
   return `Your report for ${label} came only in part: ${list} did not come; ${why}.`;
-}
-
-/** `work`, or an error once `ms` have passed without it. */
-function limited(work: Promise<Report>, ms: number): Promise<Report> {
-  let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the report took longer than ${ms} ms to make`)), ms);
-    timer.unref();
-  });
-  return Promise.race([work, limit]).finally(() => clearTimeout(timer));
 }

@@ -3,6 +3,7 @@
 // posts the bytes there and completes the upload into that DM with one comment.
 import type { WebClient } from '@slack/web-api';
 import { escapeMrkdwn } from '../../format/mrkdwn.js';
+import { SlackErrorCode } from './error-codes.js';
 
 export interface FileToSend {
   filename: string;
@@ -12,6 +13,7 @@ export interface FileToSend {
 
 export class SlackUploadError extends Error {
   override name = 'SlackUploadError';
+  readonly code = SlackErrorCode.UploadRefused;
   constructor(readonly slackError: string) {
     super(`Slack refused the upload (${slackError})`);
   }

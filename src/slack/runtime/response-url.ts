@@ -1,9 +1,11 @@
 // Posting to a response_url with undici's pooled client: lighter than the generic HTTP client Bolt's
 // respond() uses, which matters because this work shares the event loop with the next acks.
 import { request } from 'undici';
+import { SlackErrorCode } from './error-codes.js';
 
 export class ResponseUrlError extends Error {
   override name = 'ResponseUrlError';
+  readonly code = SlackErrorCode.ResponseUrlFailed;
 }
 
 export async function postToResponseUrl(url: string, message: Record<string, unknown>): Promise<void> {

@@ -8,6 +8,7 @@
 import type { WebAPICallResult, WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { BOT_SCOPES, type ScopeNeed } from '../scopes.js';
+import { SlackErrorCode } from './error-codes.js';
 import { personFrom, type SlackUser } from './people.js';
 
 export interface SlackIdentity {
@@ -48,6 +49,7 @@ export interface SlackCheck {
 /** The check found a problem the bot cannot run with; `findings` holds every line, fatal or not. */
 export class SlackCheckFailed extends Error {
   override name = 'SlackCheckFailed';
+  readonly code = SlackErrorCode.CheckFailed;
   constructor(readonly findings: readonly CheckFinding[]) {
     super(
       findings

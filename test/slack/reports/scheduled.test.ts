@@ -1,7 +1,8 @@
 // The scheduled report on each store kind, when and how it is posted: two replicas on one store post a
 // run once; a restart that missed the run posts it late, once, saying why (not running, held up, the
 // store out of reach, the first attempts failed); a restart that did not miss it posts nothing, and one
-// seconds after the due time is on time; a schedule just set posts nothing for a run due before it.
+// seconds after the due time is on time; a schedule just set posts nothing for a run due before it; a
+// build is cut at its limit, its reads told to stop.
 import { describe, expect } from 'vitest';
 import type { RunRecord } from '../../../src/reports/run-lease.js';
 import { parseReportSchedule } from '../../../src/reports/schedule.js';
@@ -12,6 +13,7 @@ import { fixedReportSource } from '../../support/report-source.js';
 import {
   CHANNEL,
   failingSource,
+  hangingSource,
   MINUTE,
   replica,
   scheduledPair,
@@ -149,6 +151,34 @@ for (const kind of STORE_KINDS) {
       );
       await first.start();
       expect(source.deadlines).toEqual([clock.now.getTime() + 9 * MINUTE]);
+    });
+
+    test('at the cut the build is told to stop its reads, and the attempt fails', async ({
+      replicas,
+      slack,
+      defer,
+    }) => {
+      const { source, building } = hangingSource();
+      const build = source.build.bind(source);
+      let given: AbortSignal | undefined;
+      source.build = (period, options) => {
+        given = options?.signal;
+        return build(period, options);
+      };
+      const cut = new AbortController();
+      const { first } = await scheduledPair(
+        { replicas, slack, defer },
+        `report-cut-${kind.name}`,
+        '2026-11-26T07:00:05Z',
+        { sources: [source], timing: { buildCut: () => cut.signal } },
+      );
+      const outcome = first.check(true);
+      await building;
+      expect(given?.aborted).toBe(false);
+      cut.abort(new Error('the report took longer than 600000 ms to make'));
+      // The build never comes back by itself: the attempt ends at the cut, its reads told to stop.
+      expect(await outcome).toBe('retrying');
+      expect(given?.aborted).toBe(true);
     });
 
     test('a bot that ran the schedule before its start was recorded still posts a run it missed, late', async ({

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { InvalidDraftError } from '../../../src/approvals/draft.js';
 import {
   CngnError,
   CngnResponseError,
@@ -7,7 +8,7 @@ import {
   RateBudgetError,
 } from '../../../src/cngn/errors.js';
 import { createLogger } from '../../../src/log.js';
-import { describeError } from '../../../src/slack/runtime/errors.js';
+import { describeError, plainError } from '../../../src/slack/runtime/errors.js';
 import { StoreUnavailableError } from '../../../src/store/index.js';
 
 /** Service messages from the interface's Errors table, as the service words them. */
@@ -44,7 +45,7 @@ describe('errors in plain words', () => {
     const lines: string[] = [];
     const logger = createLogger('error', { write: (l) => lines.push(l) });
     const cases = [
-      new CngnResponseError('the answer carried no data', 'POST /v1/api/withdraw'),
+      new CngnResponseError('the answer carried no data', 'POST /v1/api/withdraw', 'moves-money'),
       z.object({ amount: z.string() }).safeParse({ amount: 1 }).error,
       new Error('boom with key cngn_live_secretvalue'),
     ];
@@ -105,11 +106,15 @@ describe('errors in plain words', () => {
 
   it('says a money movement has an unknown outcome when its answer is unreadable, but a read can be retried', () => {
     for (const endpoint of ['POST /v1/api/withdraw', 'POST /v1/api/redeemAsset', 'POST /v1/api/bridge']) {
-      const answer = describeError(new CngnResponseError('the answer carried no data', endpoint));
+      const answer = describeError(
+        new CngnResponseError('the answer carried no data', endpoint, 'moves-money'),
+      );
       expect(answer.text).toMatch(/outcome is unknown — check `\/cngn tx` before trying again/);
     }
     expect(
-      describeError(new CngnResponseError('the answer carried no data', 'POST /v1/api/whitelist')).text,
+      describeError(
+        new CngnResponseError('the answer carried no data', 'POST /v1/api/whitelist', 'whitelist'),
+      ).text,
     ).toMatch(/outcome is unknown — check `\/cngn whitelist`/);
     for (const endpoint of ['GET /v1/api/balance', 'GET /v1/api/transactions', 'POST /v1/api/bridge-quote']) {
       const answer = describeError(new CngnResponseError('the opened response data is not JSON', endpoint));
@@ -117,5 +122,33 @@ describe('errors in plain words', () => {
       expect(answer.text, endpoint).not.toMatch(/outcome|\/cngn tx/);
       expect(answer.text).toContain(answer.correlationId);
     }
+  });
+
+  it('words an error while filing by its code, never by its class name', () => {
+    expect(plainError(new InvalidDraftError('amount: must be more than zero'))).toBe(
+      'amount: must be more than zero',
+    );
+    expect(plainError(new CngnError('Insufficient balance', 400, 'POST /v1/api/bridge-quote'))).toBe(
+      'Insufficient balance',
+    );
+    expect(plainError(new RateBudgetError(12))).toBe('the service is busy; try again in 12 s.');
+    const named = new Error('PostgreSQL at db.internal:5432 refused');
+    named.name = 'InvalidDraftError';
+    expect(plainError(named)).toBe('the service could not be reached. Try again shortly.');
+    const lookalike = Object.assign(new Error('boom'), { serviceMessage: 'key cngn_live_secretvalue' });
+    expect(plainError(lookalike)).toBe('the service could not be reached. Try again shortly.');
+  });
+
+  it('gives every error class a stable code of its own', () => {
+    const codes = [
+      new CngnError('Permission denied', 403, 'GET /v1/api/balance'),
+      new CngnTransportError('reset', 'GET /v1/api/balance', false),
+      new CngnResponseError('unreadable', 'GET /v1/api/balance'),
+      new RateBudgetError(1),
+      new InvalidDraftError('x'),
+      new StoreUnavailableError('x'),
+    ].map((error) => error.code);
+    expect(new Set(codes).size).toBe(codes.length);
+    for (const code of codes) expect(code).toMatch(/^[a-z]+(_[a-z]+)+$/);
   });
 });

@@ -6,6 +6,7 @@ import type { RequestDraft, SameRequestMark } from '../../../approvals/types.js'
 import { naira } from '../../../format/display.js';
 import { escapeMrkdwn } from '../../../format/mrkdwn.js';
 import { withinDeadline } from '../../../store/deadline.js';
+import { plainError } from '../../runtime/errors.js';
 import {
   BANK_PICKERS,
   bankOptions,
@@ -17,7 +18,7 @@ import {
   settlementModal,
 } from '../blocks/bank-modal.js';
 import type { ApprovalSlackDeps, FieldErrors } from '../types.js';
-import { ackThenFile, filedView, plainError } from './filing.js';
+import { ackThenFile, filedView } from './filing.js';
 import { parseRedeem, parseSettlement, parseSubmission, readMetadata } from './forms.js';
 import { fileFromForm, quickBalanceErrors } from './preflight.js';
 

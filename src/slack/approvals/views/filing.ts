@@ -15,6 +15,7 @@ import { naira } from '../../../format/display.js';
 import { Money } from '../../../format/money.js';
 import { escapeMrkdwn, mentionChannel } from '../../../format/mrkdwn.js';
 import { viewDelivery } from '../../runtime/deliveries.js';
+import { plainError } from '../../runtime/errors.js';
 import { filedMetadata, unlessUnseen } from '../actions/filed.js';
 import { checksBlocks } from '../blocks/checks.js';
 import { hiddenCharactersNotice } from '../blocks/message.js';
@@ -116,16 +117,6 @@ function stillFiling(channel: string): ModalView {
     'Already received',
     `This form was already submitted and is still being handled, so nothing more was filed. Once filed, the request waits in ${mentionChannel(channel)}.`,
   );
-}
-
-/** A short, secret-free sentence for an error during filing (plain text: escape it for mrkdwn). */
-export function plainError(error: unknown): string {
-  const refusals = ['InvalidDraftError', 'LimitExceededError', 'SameRequestError'];
-  if (error instanceof Error && refusals.includes(error.name)) return error.message;
-  if (error && typeof error === 'object' && 'serviceMessage' in error) return String(error.serviceMessage);
-  if (error && typeof error === 'object' && 'retryInSeconds' in error)
-    return `the service is busy; try again in ${String(error.retryInSeconds)} s.`;
-  return 'the service could not be reached. Try again shortly.';
 }
 
 const networkName = (networks: Network[], id: string) => networks.find((n) => n.id === id)?.name ?? id;
