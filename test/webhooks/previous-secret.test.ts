@@ -3,14 +3,18 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { signatureFor } from '../../src/webhooks/index.js';
-import { type Rig, recordingLogger, startRig, webhookBody } from './support.js';
+import { type Harness, startHarness } from '../support/harness.js';
+import { postWebhook, type Rig, recordingLogger, startRig, webhookBody } from './support.js';
 
 const OLD = 'whsec_the_old_secret';
 
 let rig: Rig | undefined;
+let harness: Harness | undefined;
 afterEach(async () => {
   await rig?.stop();
   rig = undefined;
+  await harness?.stop();
+  harness = undefined;
 });
 
 describe('webhook secret rotation', () => {
@@ -62,5 +66,23 @@ describe('webhook secret rotation', () => {
     const other = await rig.send(`${raw} `, { signature: signatureFor(raw, OLD) });
     expect(other.status).toBe(401);
     expect(await rig.webhooks.outbox.pendingCount()).toBe(0);
+  });
+
+  it('the running bot takes the previous secret from its configuration', async () => {
+    const log = recordingLogger();
+    harness = await startHarness({
+      logger: log,
+      config: { webhookSecret: 'whsec_the_new_secret', webhookSecretPrevious: OLD },
+    });
+    const url = `${harness.bot.url}/webhooks/cngn`;
+    expect(log.lines).toContainEqual(expect.stringMatching(/^info CNGN_WEBHOOK_SECRET_PREVIOUS is set/));
+    const body = webhookBody('deposit.completed', { trx_ref: 'REF-WIRED' });
+    expect((await postWebhook(url, body, OLD)).status).toBe(200);
+    expect((await postWebhook(url, body, 'whsec_the_new_secret')).status).toBe(200);
+    expect((await postWebhook(url, body, 'whsec_neither')).status).toBe(401);
+    expect(log.lines.filter((line) => line.includes('verified with'))).toEqual([
+      'info webhook deposit.completed verified with the previous secret',
+      'info webhook deposit.completed verified with the current secret',
+    ]);
   });
 });
