@@ -16,6 +16,7 @@ import {
 import { loadPrivateKey } from './cngn/credentials.js';
 import { parseRateLimit, type RateLimit } from './cngn/limiter.js';
 import { ADMIN_VARIABLES, type AdminConfig, adminProblems, settleAdmin } from './config-admin.js';
+import { WEBHOOK_VARIABLES, webhookProblems } from './config-webhook.js';
 import { Money } from './format/money.js';
 import type { LogLevel } from './log.js';
 import { parseReportSchedule, type ReportConfig } from './reports/schedule.js';
@@ -77,6 +78,8 @@ export interface Config {
   /** CNGN_AUDIT_SIGNING_KEY (PEM) and the variable it came from; unset: one made beside the store. */
   auditSigningKey?: { pem: string; origin: string } | undefined;
   webhookSecret: string | undefined;
+  /** CNGN_WEBHOOK_SECRET_PREVIOUS: also accepted while the service switches (config-webhook.ts). */
+  webhookSecretPrevious?: string | undefined;
   rateLimit: RateLimit;
   publicUrl: string | undefined;
   storeUrl: string;
@@ -195,6 +198,7 @@ export const envSchema = z.object({
   CNGN_REPORT_SCHEDULE: z.preprocess(blank, parsedBy(parseReportSchedule).optional()),
   CNGN_REPORT_CHANNEL: slackId('[CG]'),
   CNGN_WEBHOOK_SECRET: optional,
+  ...WEBHOOK_VARIABLES,
   CNGN_RATE_LIMIT: z.preprocess(blank, parsedBy(parseRateLimit).optional()),
   PUBLIC_URL: z.preprocess(
     blank,
@@ -233,6 +237,7 @@ export const FILE_SECRETS = [
   'CNGN_ENCRYPTION_KEY',
   'CNGN_PRIVATE_KEY',
   'CNGN_WEBHOOK_SECRET',
+  'CNGN_WEBHOOK_SECRET_PREVIOUS',
   'CNGN_AUDIT_SIGNING_KEY',
   'STORE_URL',
 ] as const satisfies ReadonlyArray<keyof typeof envSchema.shape>;
@@ -355,7 +360,7 @@ function crossProblems(
   } catch (error) {
     problems.push(`CNGN_ALERT_ROUTES: ${error instanceof Error ? error.message : String(error)}`);
   }
-  problems.push(...adminProblems(env));
+  problems.push(...adminProblems(env), ...webhookProblems(has));
   // A memory store keeps nothing to make a key beside: an archive then needs a key given.
   const memory = (env.STORE_URL ?? '').trim().startsWith('memory://');
   if (memory && has('CNGN_AUDIT_ARCHIVE') && !has('CNGN_AUDIT_SIGNING_KEY')) {
@@ -439,6 +444,7 @@ export function loadConfig(raw: Record<string, string | undefined> = process.env
     approvalNotify: e.CNGN_APPROVAL_NOTIFY,
     report: { schedule: e.CNGN_REPORT_SCHEDULE, channel: e.CNGN_REPORT_CHANNEL ?? e.CNGN_ALERTS_CHANNEL },
     webhookSecret: e.CNGN_WEBHOOK_SECRET,
+    webhookSecretPrevious: e.CNGN_WEBHOOK_SECRET_PREVIOUS,
     rateLimit: e.CNGN_RATE_LIMIT ?? parseRateLimit(undefined),
     publicUrl: e.PUBLIC_URL,
     storeUrl: e.STORE_URL,
@@ -455,6 +461,7 @@ export function secretsOf(config: Config): string[] {
     config.slack.signingSecret,
     config.slack.appToken,
     config.webhookSecret,
+    config.webhookSecretPrevious,
   ];
   if (config.service.mode === 'service') {
     values.push(

@@ -194,6 +194,11 @@ const TEXT: Record<Variable, VariableText> = {
     meaning: "The webhook signing secret from the service's dashboard.",
     unset: "every delivery is refused with 401; with the embedded sandbox, the sandbox's own secret",
   },
+  CNGN_WEBHOOK_SECRET_PREVIOUS: {
+    meaning:
+      'The secret the service signed with before a rotation, accepted beside `CNGN_WEBHOOK_SECRET` until the service has switched; each delivery it verifies is logged with `verifiedBy: previous` ([rotation](rotation.md#the-webhook-secret)). Needs `CNGN_WEBHOOK_SECRET`.',
+    unset: 'only `CNGN_WEBHOOK_SECRET` is accepted',
+  },
   CNGN_RATE_LIMIT: {
     meaning:
       "The service's request budget per API key, `N/<seconds>s`. Lower it when something outside this bot's store uses the same key.",

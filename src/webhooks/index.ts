@@ -41,6 +41,8 @@ export interface WebhooksOptions {
   keyId?: string | undefined;
   /** CNGN_WEBHOOK_SECRET; unset → deliveries refused (401). */
   secret: string | undefined;
+  /** CNGN_WEBHOOK_SECRET_PREVIOUS: also accepted during a rotation. */
+  previousSecret?: string | undefined;
   /** Opens sealed `data` with the client's private key. */
   openSealed?: ((sealed: string) => string) | undefined;
   /** Where alerts are posted (slack/alerts/sink.ts); unset → events stay in the outbox. */
@@ -206,6 +208,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
   const warnings = new RepeatedWarnings(log);
   const route = webhookRoute({
     secret: options.secret,
+    previousSecret: options.previousSecret,
     pipeline,
     openSealed: options.openSealed,
     log,
@@ -215,6 +218,11 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     ...(options.storeTimeoutMs ? { storeTimeoutMs: options.storeTimeoutMs } : {}),
   });
   if (!options.secret) log.warn('CNGN_WEBHOOK_SECRET is not set: webhook deliveries will be refused');
+  if (options.secret && options.previousSecret) {
+    log.info(
+      'CNGN_WEBHOOK_SECRET_PREVIOUS is set: deliveries signed with the previous webhook secret are accepted too; remove it once none arrive',
+    );
+  }
   return {
     route,
     placements: (references) => alertPlacements(outbox, references),

@@ -7,7 +7,7 @@ import { withinDeadline } from '../store/index.js';
 import { type WebhookPipeline, webhookEntryId } from './pipeline.js';
 import { readWebhookEvent } from './read-event.js';
 import { RepeatedWarnings } from './repeated-warnings.js';
-import { verifySignature } from './signature.js';
+import { type VerifiedBy, verifyWithEither } from './signature.js';
 
 export const WEBHOOK_PATH = '/webhooks/cngn';
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
@@ -17,6 +17,8 @@ export const DEFAULT_STORE_TIMEOUT_MS = 1_500;
 export interface IntakeOptions {
   /** CNGN_WEBHOOK_SECRET; without it every delivery is refused. */
   secret: string | undefined;
+  /** CNGN_WEBHOOK_SECRET_PREVIOUS: also accepted while set, and each delivery it verifies says so. */
+  previousSecret?: string | undefined;
   pipeline: WebhookPipeline;
   /** Opens `data` that arrives sealed like response data (the client's private key). */
   openSealed?: ((sealed: string) => string) | undefined;
@@ -103,7 +105,11 @@ async function receive(
     refuse(req, res, 413, 'body too large');
     return 'too-large';
   }
-  if (!verifySignature(raw, req.headers['x-cngn-signature'], options.secret)) {
+  const verifiedBy = verifyWithEither(raw, req.headers['x-cngn-signature'], {
+    current: options.secret,
+    previous: options.previousSecret,
+  });
+  if (!verifiedBy) {
     // Anyone can send these, as fast as they like: counted, not written one by one. A signed body
     // that is refused below is the service's own delivery lost, so each of those keeps its line.
     warnings.warn('webhook refused: bad signature');
@@ -147,7 +153,18 @@ async function receive(
     return 'store-unavailable';
   }
   answer(res, 200, { ok: true, ...(result === 'duplicate' ? { duplicate: true } : {}) });
+  if (options.previousSecret) logVerifiedBy(logAbout(), read.event.event, verifiedBy);
   return result === 'duplicate' ? 'duplicate' : 'accepted';
+}
+
+/**
+ * While a previous secret is set, each stored delivery says which secret verified it (`verifiedBy`:
+ * `current` or `previous`), so the operator
+ * sees when the service has switched and the previous one can be removed (docs/rotation.md).
+ */
+function logVerifiedBy(log: Logger, event: string, verifiedBy: VerifiedBy): void {
+  // Not a field named `secret`: the logger writes fields named like secrets as [redacted].
+  log.child({ verifiedBy }).info(`webhook ${event} verified with the ${verifiedBy} secret`);
 }
 
 /** The body as bytes, or 'too-large' as soon as it passes the limit (the rest is not read). */

@@ -17,3 +17,21 @@ export function verifySignature(
   const expected = createHmac('sha256', secret).update(rawBody).digest();
   return timingSafeEqual(Buffer.from(hex, 'hex'), expected);
 }
+
+/** Which of the configured secrets signed a delivery during a rotation (docs/rotation.md). */
+export type VerifiedBy = 'current' | 'previous';
+
+/**
+ * The secret a delivery's signature verifies with: the current one, or else the previous one while it
+ * is set; undefined when neither does. Both are checked every time, each in constant time.
+ */
+export function verifyWithEither(
+  rawBody: Buffer,
+  header: string | string[] | undefined,
+  secrets: { current: string | undefined; previous?: string | undefined },
+): VerifiedBy | undefined {
+  const current = verifySignature(rawBody, header, secrets.current);
+  const previous = verifySignature(rawBody, header, secrets.previous);
+  if (current) return 'current';
+  return previous ? 'previous' : undefined;
+}

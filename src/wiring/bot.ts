@@ -239,6 +239,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     api: client,
     // In sandbox mode the embedded service signs with its own secret unless one was configured.
     webhookSecret: config.webhookSecret ?? sandbox?.webhookSecret,
+    webhookSecretPrevious: config.webhookSecretPrevious,
     privateKey,
     slackToken: config.slack.botToken,
     slackApiUrl: config.slack.apiUrl,

@@ -22,6 +22,8 @@ export interface WebhooksSetup {
   api: CngnApi;
   /** CNGN_WEBHOOK_SECRET; unset → every delivery is refused. */
   webhookSecret?: string | undefined;
+  /** CNGN_WEBHOOK_SECRET_PREVIOUS: also accepted during a rotation. */
+  webhookSecretPrevious?: string | undefined;
   /** OpenSSH private key text, to open `data` that arrives sealed. */
   privateKey?: string | undefined;
   /** SLACK_BOT_TOKEN / SLACK_API_URL for the alerts client (its own: retries are the outbox's). */
@@ -48,6 +50,7 @@ export function createWebhooksForSlack(setup: WebhooksSetup): Webhooks {
     store: setup.store,
     environment: setup.api.environment,
     secret: setup.webhookSecret || undefined,
+    previousSecret: setup.webhookSecretPrevious || undefined,
     openSealed: setup.privateKey ? sealedDataOpener(setup.privateKey) : undefined,
     sink: setup.slackToken ? slackAlerts(setup.slackToken, setup.slackApiUrl, setup.slackFetch) : undefined,
     slackHalted: setup.slackHalted,

@@ -29,6 +29,8 @@ export interface RigOptions {
   deliver?: boolean;
   fake?: FakeSlack;
   secret?: string | undefined;
+  /** CNGN_WEBHOOK_SECRET_PREVIOUS, accepted beside `secret` during a rotation. */
+  previousSecret?: string;
   /** null: no default alerts channel. */
   alertsChannel?: string | null;
   alertRoutes?: string;
@@ -81,6 +83,7 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
     environment: options.environment ?? 'sandbox',
     keyId: options.keyId,
     secret,
+    previousSecret: options.previousSecret,
     openSealed: options.openSealed,
     sink: options.deliver === false ? undefined : slackAlerts('xoxb-test', fake.apiUrl),
     render: (input) => webhookMessage(input),
