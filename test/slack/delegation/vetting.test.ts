@@ -136,6 +136,10 @@ describe('a delegation in effect', () => {
       await waitUntil(async () => (await app.engine.get(id))?.state === 'completed', 'the delegation');
       await endedOnRecord(app, id, 'ended by the bot: its delegate is a guest of the workspace');
       await toldNothingNew(app, BOLA);
+      // Nor was the guest told of the delegation taking effect, with its cap.
+      await app.engine.idle();
+      const told = app.slack.callsTo('chat.postMessage').filter((c) => c.body.channel === BOLA);
+      expect(told.map((c) => String(c.body.text))).toEqual([]);
     },
   );
 
