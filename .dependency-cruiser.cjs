@@ -57,6 +57,14 @@ module.exports = {
       'cngn/',
     ),
     {
+      name: 'engine-parts-for-tests-only',
+      comment:
+        "The approval engine's parts (approvals/engine-parts.ts) are for tests that stop a process mid-step: the rest of src/ asks the engine itself.",
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/approvals/approval-engine\\.ts$' },
+      to: { path: '^src/approvals/engine-parts\\.ts$' },
+    },
+    {
       name: 'slack-packages-only-in-slack',
       comment:
         "Slack's packages (@slack/*) are imported by slack/, workbench/ and wiring/ only: the rest reaches Slack through a port (webhooks/ posts alerts through its AlertSink).",

@@ -1,24 +1,24 @@
 // The approval engine as the rest of the bot sees it: one object that files and decides requests,
 // executes approved ones exactly once, tracks them to the end, and resumes after a restart. What the
 // approvals folder offers others is listed in index.ts.
-import type { ActorLookup } from './audit-actors.js';
-import type { ArchiveOutcome } from './audit-archive.js';
-import { AuditExports } from './audit-exports.js';
-import {
-  type AuditAlarmListener,
-  type AuditCheck,
-  type AuditHealth,
-  AuditKeeper,
-  AuditKeyMismatch,
-} from './audit-keeper.js';
-import type { AuditDraft } from './audit-log.js';
-import type { AuditSeal } from './audit-signing.js';
+import { AuditKeyMismatch } from './audit-keeper.js';
 import { type Delegation, endDelegationsOf, revokeDelegations } from './delegations.js';
-import { ApprovalCore, type ApprovalListener, type EngineOptions } from './engine.js';
+import type { ApprovalListener } from './engine.js';
+import { type AuditSideOptions, EngineAuditSide } from './engine-audit.js';
+import { registerParts } from './engine-parts.js';
+import { type ApprovalReadiness, canApprove, mayReject, waitingFor } from './engine-questions.js';
 import { Executor, type ExecutorOptions, STOP_DRAIN_MS } from './executor.js';
 import { type ExtendResult, extendRequest } from './extend.js';
+import {
+  type FileConfirmations,
+  type FileResult,
+  type FilingProblem,
+  fileChecked,
+  filingProblems,
+} from './file-checked.js';
 import type { FreezeListener, FreezeResult } from './freeze.js';
 import {
+  type FreezeRefusal,
   fileUnfreeze,
   freezeAtStart,
   freezeSends,
@@ -27,99 +27,63 @@ import {
 } from './freeze-commands.js';
 import { type LimitUse, limitUse } from './limits.js';
 import type { PolicySnapshot } from './policy-record.js';
-import { PolicyRecorder } from './policy-recorder.js';
-import type { CustodyReport } from './ports.js';
-import type { FileOptions } from './preflight.js';
+import type { CustodyReport, ServiceEnvironment } from './ports.js';
 import { type ReminderPoint, Reminders } from './reminders.js';
 import { resolveByHand } from './resolve-by-hand.js';
 import { type BridgeCallbackHint, Tracker, type TrackerOptions } from './tracker.js';
 import type {
   ActionResult,
   ApprovalRequest,
-  AuditEntry,
+  ApproveOptions,
   BalanceCheck,
   ClickOptions,
   Freeze,
   Refusal,
   RequestChecks,
   RequestDraft,
+  RequestKind,
 } from './types.js';
 
-export interface ApprovalEngineOptions extends EngineOptions, TrackerOptions, ExecutorOptions {
+export interface ApprovalEngineOptions extends AuditSideOptions, TrackerOptions, ExecutorOptions {
   /** How often the sweep (expiry, polls, reconciliation) runs (default 15 s). */
   tickMs?: number;
-  /** CNGN_AUDIT_RETENTION: archived audit entries older than this are removed; unset keeps everything. */
-  auditRetentionMs?: number | undefined;
-  /** The audit signing key and this process's marks: heads are signed, and archive segments. */
-  auditSeal?: AuditSeal | undefined;
-  /** CNGN_AUDIT_ARCHIVE's folder (needs auditSeal) and CNGN_AUDIT_ARCHIVE_EVERY. */
-  auditArchive?: { dir: string; everyMs: number } | undefined;
   /** CNGN_APPROVAL_REMINDERS: points of a pending request's lifetime; none or empty: no reminders. */
   reminderPoints?: readonly ReminderPoint[];
-  /** Who actors are (the Slack directory): each audit entry records its actor's name and e-mail then. */
-  actorLookup?: ActorLookup | undefined;
   /** The settings in effect: recorded in the audit chain at start when they changed (policy-recorder.ts). */
   policySnapshot?: PolicySnapshot | undefined;
 }
 
-export class ApprovalEngine {
-  readonly core: ApprovalCore;
-  readonly executor: Executor;
-  readonly tracker: Tracker;
-  readonly reminders: Reminders;
-  /** Audit exports under way; one a crash interrupted is told to the person who asked. */
-  readonly auditExports: AuditExports;
-  /** Checks, signs, archives and retains the audit trail (see AuditKeeper). */
-  readonly auditKeeper: AuditKeeper;
-  /** Puts policy changes (settings at start, user group members) on the record. */
-  readonly policyRecorder: PolicyRecorder;
+export class ApprovalEngine extends EngineAuditSide {
+  private readonly executor: Executor;
+  private readonly tracker: Tracker;
+  private readonly reminders: Reminders;
   private readonly inFlight = new Set<Promise<unknown>>();
   private timer: NodeJS.Timeout | undefined;
   private ticking = false;
 
   constructor(private readonly options: ApprovalEngineOptions) {
-    const core = new ApprovalCore(options);
-    this.core = core;
-    if (options.actorLookup) core.repo.auditLog.describeActorsWith(options.actorLookup);
+    super(options);
+    const { core } = this;
     // Each part gets what it uses, and reaches the core only for its locks, writes and notices.
     const parts = { core, repo: core.repo, custody: options.custody, now: core.now, log: options.log };
     const own = { delegations: core.delegations, freeze: core.freeze };
     this.executor = new Executor({ ...parts, ...own, binding: () => core.binding }, options);
     this.tracker = new Tracker({ ...parts, ...own, executor: this.executor }, options);
     this.reminders = new Reminders({ ...parts, policy: options.policy }, options.reminderPoints ?? []);
-    this.auditExports = new AuditExports(options.store, core.repo.auditLog, core.repo.environment, core.now);
     // Once lifted, what the freeze held goes out now (each through the claim), not at the next sweep.
     core.freeze.onChange(async (change) => {
       if ('lifted' in change) this.background(sendApproved(core, this.executor, options.log));
     });
-    this.auditKeeper = new AuditKeeper({
-      store: options.store,
-      log: core.repo.auditLog,
-      environment: core.repo.environment,
-      openRequests: () => core.repo.openRequests(),
-      seal: options.auditSeal,
-      archiveDir: options.auditArchive?.dir,
-      archiveEveryMs: options.auditArchive?.everyMs,
-      retentionMs: options.auditRetentionMs,
-      now: core.now,
-      logger: options.log,
+    registerParts(this, {
+      core,
+      executor: this.executor,
+      policy: options.policy,
+      tracker: this.tracker,
+      reminders: this.reminders,
+      auditExports: this.auditExports,
+      auditKeeper: this.auditKeeper,
+      policyRecorder: this.policyRecorder,
     });
-    this.policyRecorder = new PolicyRecorder({
-      store: options.store,
-      log: core.repo.auditLog,
-      environment: core.repo.environment,
-      now: core.now,
-      logger: options.log,
-    });
-  }
-
-  /** Record that the bot saw a user group's members change (see PolicyRecorder). */
-  recordMembershipChange(
-    group: string,
-    added: readonly string[],
-    removed: readonly string[],
-  ): Promise<AuditEntry | undefined> {
-    return this.policyRecorder.recordMembershipChange(group, added, removed);
   }
 
   onChange(listener: ApprovalListener): void {
@@ -131,8 +95,13 @@ export class ApprovalEngine {
     this.core.useServiceKey(keyId);
   }
 
-  file(draft: RequestDraft, options?: FileOptions): Promise<ApprovalRequest> {
-    return this.core.file(draft, options);
+  /**
+   * File a draft: the pre-flight checks always run, and the requester's confirmations count only for
+   * what they were shown (see file-checked.ts). Filed, or the typed problems that stop it.
+   */
+  file(draft: RequestDraft, confirmations?: FileConfirmations): Promise<FileResult> {
+    const { core } = this;
+    return fileChecked({ preflight: core.preflight, file: (d, o) => core.file(d, o) }, draft, confirmations);
   }
 
   /** What can be checked before filing the draft, without moving money (see preflight.ts). */
@@ -141,18 +110,70 @@ export class ApprovalEngine {
   }
 
   /**
-   * The balance check of a withdrawal or redemption as it stands now (through the cache; `stored`: the
-   * last figure read, store only), the request itself not counted as committed.
+   * What would stop filing the draft now, with these confirmations (the same checks file() makes);
+   * nothing is filed. For a form that asks the service something more before filing.
    */
-  balanceFor(request: ApprovalRequest, options?: { stored?: boolean }): Promise<BalanceCheck | undefined> {
+  filingProblems(
+    draft: RequestDraft,
+    confirmations?: FileConfirmations,
+  ): Promise<{ problems: FilingProblem[]; checks?: RequestChecks }> {
+    return filingProblems({ preflight: this.core.preflight }, draft, confirmations);
+  }
+
+  /**
+   * The balance check of a withdrawal or redemption (or a draft of one) as it stands now (through the
+   * cache; `stored`: the last figure read, store only, no older than `maxAgeMs` when given), the
+   * request itself not counted as committed.
+   */
+  balanceFor(
+    request: ApprovalRequest | RequestDraft,
+    options?: { stored?: boolean; maxAgeMs?: number },
+  ): Promise<BalanceCheck | undefined> {
     return this.core.preflight.balanceFor(request, options);
   }
 
-  /** An approver's click; when it completes the approvals, execution starts in the background. */
-  async approve(id: string, user: string, click?: ClickOptions): Promise<ActionResult> {
-    const result = await this.core.approve(id, user, click);
+  /**
+   * An approver's approval; when it completes the approvals, execution starts in the background. With
+   * `round` and `figuresDigest` (what they were shown), it counts only for those (StaleRoundError).
+   */
+  async approve(id: string, user: string, options?: ApproveOptions): Promise<ActionResult> {
+    const result = await this.core.approve(id, user, options);
     if (result.ok && result.request.state === 'approved') this.background(this.executor.execute(id));
     return result;
+  }
+
+  /** Before showing a review: could `user` approve round `round` of the request now? Changes nothing. */
+  canApprove(id: string, user: string, round: number): Promise<ApprovalReadiness> {
+    return canApprove(this.questions(), id, user, round);
+  }
+
+  /** The requests `user` may approve now (App Home, Review all); `open`/`delegations` when already read. */
+  waitingFor(
+    user: string,
+    now: Date,
+    open?: readonly ApprovalRequest[],
+    delegations?: readonly Delegation[],
+  ): Promise<ApprovalRequest[]> {
+    return waitingFor(
+      { ...this.questions(), openRequests: () => this.openRequests() },
+      user,
+      now,
+      open,
+      delegations,
+    );
+  }
+
+  /**
+   * A request past its time is expired now under its lock, as the sweep does, and the listeners told.
+   * Returns the request as it stands.
+   */
+  async expireIfDue(id: string): Promise<ApprovalRequest | undefined> {
+    const { core } = this;
+    const expired = await core.locked(id, async (request) =>
+      request ? core.expireIfDue(request, core.now()) : undefined,
+    );
+    if (expired) await core.notify(expired);
+    return expired ?? (await this.get(id));
   }
 
   reject(id: string, user: string, reason: string, click?: ClickOptions): Promise<ActionResult> {
@@ -163,13 +184,12 @@ export class ApprovalEngine {
    * Before showing the reject modal: would this person be allowed to reject (an approver, or a delegate
    * for what their delegation covers)? Changes nothing.
    */
-  async mayReject(id: string, user: string): Promise<{ refusal?: Refusal; request?: ApprovalRequest }> {
-    const request = await this.get(id);
-    if (!request) return { refusal: 'not-found' };
-    if (request.state !== 'pending') return { refusal: 'not-pending', request };
-    if (this.core.now().getTime() >= Date.parse(request.expiresAt)) return { refusal: 'expired', request };
-    const check = await this.options.policy.mayReject(request, user);
-    return check.allowed ? { request } : { refusal: check.reason, request };
+  mayReject(id: string, user: string): Promise<{ refusal?: Refusal; request?: ApprovalRequest }> {
+    return mayReject(this.questions(), id, user);
+  }
+
+  private questions() {
+    return { core: this.core, policy: this.options.policy };
   }
 
   cancel(id: string, user: string, click?: ClickOptions): Promise<ActionResult> {
@@ -209,7 +229,7 @@ export class ApprovalEngine {
   }
 
   /** `/cngn freeze`: an approver stops every send at once (see freeze-commands.ts). */
-  freezeSends(user: string, reason: string): Promise<FreezeResult | { ok: false; reason: 'not-approver' }> {
+  freezeSends(user: string, reason: string): Promise<FreezeResult | FreezeRefusal> {
     return freezeSends(this.core, this.options.policy, user, reason);
   }
 
@@ -259,64 +279,43 @@ export class ApprovalEngine {
     return this.core.openRequests();
   }
 
-  audit(n: number): Promise<AuditEntry[]> {
-    return this.core.audit(n);
+  /** An approver in their own right (named, or in the group) — for `kind` when given. */
+  isApprover(user: string, kind?: RequestKind): Promise<boolean> {
+    return this.options.policy.isApprover(user, kind);
   }
 
-  /**
-   * Check this environment's audit trail: the chain's links (naming the first broken one), its signed
-   * head, this process's mark, the archive.
-   */
-  verifyAudit(): Promise<AuditCheck> {
-    return this.auditKeeper.check();
+  /** The approvers and the delegates of live delegations (`delegations` when already read). */
+  approversAndDelegates(delegations?: readonly Delegation[]): Promise<string[]> {
+    return this.options.policy.approversAndDelegates(delegations);
   }
 
-  /** Write an audit archive segment now, with what is new since the last one. */
-  archiveAudit(reason: string): Promise<ArchiveOutcome> {
-    return this.auditKeeper.archiveNow(reason);
+  /** Every delegation the policy knows of (live or not), read once for many questions. */
+  delegations(): Promise<Delegation[]> {
+    return this.options.policy.delegations();
   }
 
-  /** The last audit check, for /healthz. */
-  auditHealth(): AuditHealth {
-    return this.auditKeeper.health();
+  /** Who may approve this request now, in list order (never its requester, nobody already counted). */
+  eligibleFor(request: ApprovalRequest, delegations?: readonly Delegation[]): Promise<string[]> {
+    return this.options.policy.eligibleFor(request, delegations);
   }
 
-  /** Told of each new audit break (at start, daily, or found by an append). */
-  onAuditAlarm(listener: AuditAlarmListener): void {
-    this.auditKeeper.onAlarm(listener);
+  /** The delegation through which `user` (no approver in their own right) would approve, if any. */
+  delegatePlace(
+    request: ApprovalRequest,
+    user: string,
+    delegations?: readonly Delegation[],
+  ): Promise<Delegation | undefined> {
+    return this.options.policy.placeFor(request, user, delegations);
   }
 
-  /** This environment's audit entries with `at` in [from, to), oldest first, as stored (chain fields too). */
-  async auditRange(from: Date | undefined, to: Date | undefined): Promise<AuditEntry[]> {
-    const entries = await this.core.repo.auditLog.entries(this.core.repo.environment);
-    return entries.filter((entry) => {
-      const at = Date.parse(entry.at);
-      return (!from || at >= from.getTime()) && (!to || at < to.getTime());
-    });
+  /** The service environment requests are filed in and sent to now. */
+  environment(): ServiceEnvironment {
+    return this.core.repo.environment;
   }
 
-  /** For each entry, whether its step took effect (see ApprovalRepository.tookEffect). */
-  auditTookEffect(entries: AuditEntry[]): Promise<boolean[]> {
-    return this.core.repo.tookEffect(entries);
-  }
-
-  /** Audit a step that is no request's own (an alert re-posted, the log exported). */
-  recordAudit(draft: AuditDraft): Promise<AuditEntry> {
-    return this.core.repo.auditLog.append(this.core.repo.environment, draft);
-  }
-
-  /**
-   * Apply the audit retention: remove the entries older than it that a verified archive segment holds,
-   * and record the cut in the chain. Returns how many were removed (always 0 without a retention or an
-   * archive).
-   */
-  applyAuditRetention(): Promise<number> {
-    return this.auditKeeper.retention();
-  }
-
-  /** An approver named in CNGN_APPROVERS or a member of CNGN_APPROVER_GROUP. */
-  isApprover(user: string): Promise<boolean> {
-    return this.options.policy.isApprover(user);
+  /** The engine's clock. */
+  now(): Date {
+    return this.core.now();
   }
 
   /** The request a service reference or transaction id belongs to (to thread alerts under it). */

@@ -15,10 +15,12 @@ import type { CustodyGateway } from './ports.js';
 import { type FileOptions, Preflight } from './preflight.js';
 import { finishRecheckedApproval, needsRecheck } from './recheck.js';
 import { ApprovalRepository, ENVIRONMENTS } from './repository.js';
+import { assertSeen } from './round.js';
 import { hasNotice, transition, withApproval, withNotice } from './state-machine.js';
 import type {
   ActionResult,
   ApprovalRequest,
+  ApproveOptions,
   AuditEntry,
   ClickOptions,
   EngineLog,
@@ -285,7 +287,9 @@ export class ApprovalCore implements CoreSections {
    * One approver's click. Non-final approvals are added at once; the final one re-reads stale
    * figures first (outside the lock, holding off other final clicks), then approves or sends back.
    */
-  async approve(id: string, user: string, click: ClickOptions = {}): Promise<ActionResult> {
+  async approve(id: string, user: string, options: ApproveOptions = {}): Promise<ActionResult> {
+    const { round, figuresDigest, ...click } = options;
+    const seen = { round, figuresDigest };
     type Step =
       | ActionResult
       | { ok: 'recheck'; request: ApprovalRequest }
@@ -306,6 +310,7 @@ export class ApprovalCore implements CoreSections {
         return { ok: 'changed', request: closed, refusal: 'not-pending' };
       }
       return this.asDelegateMaybe(request, user, async (): Promise<Step> => {
+        assertSeen(request, seen);
         const check = await this.options.policy.check(request, user);
         if (!check.allowed) return { ok: false, reason: check.reason, request };
         // Never approve into a balance known not to cover it (the last figure read, store only).
@@ -339,7 +344,12 @@ export class ApprovalCore implements CoreSections {
     }
     if (first.ok === 'recheck') {
       const { custody, policy } = this.options;
-      return finishRecheckedApproval({ core: this, custody, policy, now: this.now }, first.request, user);
+      return finishRecheckedApproval(
+        { core: this, custody, policy, now: this.now },
+        first.request,
+        user,
+        seen,
+      );
     }
     if (first.ok) await this.notify(first.request);
     return first;

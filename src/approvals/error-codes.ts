@@ -13,6 +13,7 @@ export const ApprovalErrorCode = {
   WriteRefused: 'write_refused',
   CustodyCallFailed: 'custody_call_failed',
   LimitIndexChanged: 'limit_index_changed',
+  StaleRound: 'stale_round',
 } as const;
 export type ApprovalErrorCode = (typeof ApprovalErrorCode)[keyof typeof ApprovalErrorCode];
 

@@ -1,6 +1,7 @@
 // The freeze of sends as people and the start-up ask for it through the engine: an approver freezes,
 // CNGN_START_FROZEN freezes before anything is sent, an approver files the unfreeze another approves;
 // and once the freeze is lifted, what it held goes out at once. The switch itself is freeze.ts.
+import { freezeReason } from './draft.js';
 import type { ApprovalCore } from './engine.js';
 import type { Executor } from './executor.js';
 import { type FreezeResult, START_FROZEN_ACTOR, UnfreezeRefusedError } from './freeze.js';
@@ -14,16 +15,21 @@ export type UnfreezeFiling =
   | { ok: true; request: RequestOf<'unfreeze'> }
   | { ok: false; reason: 'not-frozen' | 'already-waiting' | 'not-approver'; request?: ApprovalRequest };
 
+/** A freeze refused before anything is read: its reason is not a sentence of FREEZE_REASON_MIN..MAX. */
+export type FreezeRefusal = { ok: false; reason: 'bad-reason' } | { ok: false; reason: 'not-approver' };
+
 /**
- * `/cngn freeze`: an approver (in their own right, not a delegate) stops every send at once. Once
- * this resolves, no send starts on any replica until the freeze is lifted (see freeze.ts).
+ * `/cngn freeze`: an approver (in their own right, not a delegate) stops every send at once, saying
+ * why in FREEZE_REASON_MIN to FREEZE_REASON_MAX characters. Once this resolves, no send starts on any
+ * replica until the freeze is lifted (see freeze.ts).
  */
 export async function freezeSends(
   core: ApprovalCore,
   policy: Approvers,
   user: string,
   reason: string,
-): Promise<FreezeResult | { ok: false; reason: 'not-approver' }> {
+): Promise<FreezeResult | FreezeRefusal> {
+  if (!freezeReason.safeParse(reason).success) return { ok: false, reason: 'bad-reason' };
   if (!(await policy.isApprover(user))) return { ok: false, reason: 'not-approver' };
   return core.freeze.freeze(user, reason);
 }

@@ -39,6 +39,8 @@ export {
   purposeProblem,
 } from './draft.js';
 export type { ApprovalListener, EngineOptions } from './engine.js';
+export type { AuditExportAsk } from './engine-audit.js';
+export type { ApprovalReadiness } from './engine-questions.js';
 export { ApprovalErrorCode, type DraftRefusalCode } from './error-codes.js';
 export { STOP_DRAIN_MS } from './executor.js';
 export {
@@ -48,6 +50,7 @@ export {
   shortDuration,
 } from './extend.js';
 export { figuresDigest } from './figures.js';
+export type { FileConfirmations, FileResult, FilingProblem } from './file-checked.js';
 export {
   type FreezeChange,
   type FreezeListener,
@@ -55,6 +58,7 @@ export {
   heldByFreeze,
   START_FROZEN_ACTOR,
 } from './freeze.js';
+export type { FreezeRefusal } from './freeze-commands.js';
 export { GROUP_CACHE_MS, GroupMembers, type GroupMembersOptions, type MembershipChange } from './groups.js';
 export {
   DEFAULT_LIMIT_WINDOW_MS,
@@ -105,6 +109,7 @@ export {
 } from './reminders.js';
 export { RoleBook, type RoleLists, type RoleSummary } from './role-book.js';
 export type { Holders, Need, Role, Roles } from './roles.js';
+export { type SeenRound, StaleRoundError } from './round.js';
 export { SAME_REQUEST_MS, SameRequestError } from './same-request.js';
 export { failedCallOutcome } from './service-call.js';
 export {

@@ -8,6 +8,7 @@ import type { CoreSections } from './core-sections.js';
 import { ApprovalErrorCode } from './error-codes.js';
 import type { ApprovalPolicy } from './policy.js';
 import type { CustodyGateway } from './ports.js';
+import { assertSeen, type SeenRound } from './round.js';
 import { transition, withApproval } from './state-machine.js';
 import type { ActionResult, ApprovalRequest, ClickOptions } from './types.js';
 
@@ -121,6 +122,7 @@ export async function finishRecheckedApproval(
   deps: RecheckDeps,
   request: ApprovalRequest,
   user: string,
+  seen: SeenRound = {},
 ): Promise<ActionResult> {
   let outcome: RecheckResult | undefined;
   let failure: unknown;
@@ -138,7 +140,7 @@ export async function finishRecheckedApproval(
     },
   };
   try {
-    return await finishRechecked(deps, request, user, outcome, failure, click);
+    return await finishRechecked(deps, request, user, outcome, failure, click, seen);
   } catch (error) {
     throw writing ? new MaybeRecordedError(error) : error;
   }
@@ -151,6 +153,7 @@ async function finishRechecked(
   outcome: RecheckResult | undefined,
   failure: unknown,
   click: ClickOptions,
+  seen: SeenRound,
 ): Promise<ActionResult> {
   const { core } = deps;
   const result: ActionResult = await core.locked(request.id, async (current): Promise<ActionResult> => {
@@ -166,6 +169,7 @@ async function finishRechecked(
     // A delegate's place is checked again (the delegation may have been revoked during the re-check),
     // and the approval written, under the delegations lock a revocation takes too.
     return core.underDelegationsLock(async () => {
+      assertSeen(cleared, seen);
       const again = await deps.policy.check(cleared, user);
       if (!again.allowed || again.onBehalfOf !== onBehalfOf) {
         await core.write(current, cleared, { audit: false, click });

@@ -9,6 +9,12 @@ export type Role = 'reader' | 'requester' | 'auditor' | 'approver';
 export interface Need {
   role: Role;
   kind?: RequestKind | undefined;
+  /**
+   * Deciding on requests (approve, reject, review): a delegate whose delegation is on the books passes
+   * too, and the engine decides per request what their delegation covers. Without it, an approver's
+   * need is an approver's in their own right (freeze, unfreeze, resolve), as the engine asks.
+   */
+  delegates?: boolean | undefined;
 }
 
 /** Who holds a role: every member who is not a guest, or the people and user groups named. */

@@ -462,5 +462,15 @@ export interface ClickOptions {
   onRecorded?: (step?: { rechecking: true }) => void;
 }
 
+/**
+ * An approval as the approver gave it: the click, and what they were shown. With `round`, it counts
+ * only for that round; with `figuresDigest` (figuresDigest of the request they saw), only for those
+ * figures. Either refused by throwing StaleRoundError (round.ts), nothing changed.
+ */
+export interface ApproveOptions extends ClickOptions {
+  round?: number | undefined;
+  figuresDigest?: string | undefined;
+}
+
 /** Warnings always; the steps of a payment at info when the logger takes them (see lifecycle-log.ts). */
 export type EngineLog = Pick<Logger, 'warn'> & Partial<Pick<Logger, 'info'>>;

@@ -12,7 +12,7 @@ import { DEPOSIT_VIEW, QUOTE_VIEW } from './deposits/blocks.js';
 import { TEAM_JOIN_EVENT, USER_CHANGE_EVENT } from './gate/user-changes.js';
 import { TX_PAGE_ACTIONS } from './reads/blocks.js';
 import { findSubcommand, unwrapLinks } from './registry.js';
-import { APPROVERS, type Feature, READERS, REQUESTERS, type Who } from './types.js';
+import { DECIDERS, type Feature, READERS, REQUESTERS, type Who } from './types.js';
 
 /** One id the bot listens to (a pattern for a family of ids) and who may use it. */
 export interface Declared {
@@ -23,13 +23,14 @@ export interface Declared {
 /** Buttons (block_actions), wherever the message or view that holds them is. */
 export const ACTIONS: readonly Declared[] = [
   // Approving and rejecting in general; which kinds of request a person may approve is the engine's.
-  { id: APPROVE_ACTION, who: APPROVERS },
-  { id: REJECT_ACTION, who: APPROVERS },
-  { id: REVIEW_ALL_ACTION, who: APPROVERS },
+  { id: APPROVE_ACTION, who: DECIDERS },
+  { id: REJECT_ACTION, who: DECIDERS },
+  { id: REVIEW_ALL_ACTION, who: DECIDERS },
   // Cancelling and extending a request are its requester's (the engine checks it is theirs).
   { id: CANCEL_ACTION, who: REQUESTERS },
   { id: EXTEND_ACTION, who: REQUESTERS },
-  { id: DEAD_LETTER_REPOST_ACTION, who: APPROVERS },
+  // A delegate reposts a dead letter as before: it moves no money and decides nothing.
+  { id: DEAD_LETTER_REPOST_ACTION, who: DECIDERS },
   { id: TX_PAGE_ACTIONS, who: READERS },
 ];
 
@@ -40,10 +41,10 @@ export const VIEWS: readonly Declared[] = [
   { id: BRIDGE_VIEW, who: REQUESTERS },
   { id: WHITELIST_VIEW, who: REQUESTERS },
   { id: SETTLEMENT_VIEW, who: REQUESTERS },
-  { id: REVIEW_VIEW, who: APPROVERS },
-  { id: REJECT_VIEW, who: APPROVERS },
-  { id: REVIEW_ALL_VIEW, who: APPROVERS },
-  { id: DEAD_LETTER_VIEW, who: APPROVERS },
+  { id: REVIEW_VIEW, who: DECIDERS },
+  { id: REJECT_VIEW, who: DECIDERS },
+  { id: REVIEW_ALL_VIEW, who: DECIDERS },
+  { id: DEAD_LETTER_VIEW, who: DECIDERS },
   { id: DEPOSIT_VIEW, who: READERS },
   { id: QUOTE_VIEW, who: READERS },
 ];

@@ -21,8 +21,13 @@ export type Who = 'anyone' | Need;
 export const READERS: Need = { role: 'reader' };
 export const REQUESTERS: Need = { role: 'requester' };
 export const AUDITORS: Need = { role: 'auditor' };
-/** Approving in general: which kinds of request a person may approve is the engine's check. */
+/** What only an approver in their own right does (freeze, unfreeze, resolve by hand): never a delegate. */
 export const APPROVERS: Need = { role: 'approver' };
+/**
+ * Deciding on requests (approve, reject, review): approvers, and delegates while a delegation of theirs
+ * is on the books; which requests each may decide is the engine's check.
+ */
+export const DECIDERS: Need = { role: 'approver', delegates: true };
 
 /** One line of `/cngn help`. */
 export interface HelpEntry {

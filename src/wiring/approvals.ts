@@ -4,7 +4,7 @@ import type { App } from '@slack/bolt';
 import { auditStateFiles } from '../approvals/audit-location.js';
 import {
   ApprovalEngine,
-  type ApprovalPolicy,
+  ApprovalPolicy,
   type ApprovalTier,
   type AuditSeal,
   AuditSigner,
@@ -23,7 +23,6 @@ import { custodyGateway, custodyReport } from '../cngn/custody-gateway.js';
 import type { WebhookEvent } from '../cngn/schemas.js';
 import { type ApprovalNotify, type Config, ConfigError } from '../config.js';
 import type { Logger } from '../log.js';
-import { RoundBoundPolicy } from '../slack/approvals/actions/round.js';
 import { ApprovalDms } from '../slack/approvals/dms.js';
 import type { ApprovalPresenter } from '../slack/approvals/presenter.js';
 import { handleBridgeCallback, presenterClient, registerApprovals } from '../slack/approvals/register.js';
@@ -103,7 +102,7 @@ export interface Approvals {
 export const BRIDGE_CALLBACK_PATH = '/callbacks/bridge/:token';
 
 export function createApprovals(setup: ApprovalsSetup): Approvals {
-  const policy = new RoundBoundPolicy({
+  const policy = new ApprovalPolicy({
     approvers: [],
     tiers: typeof setup.tiers === 'string' ? parseTiers(setup.tiers) : setup.tiers,
     pools: setup.roles.pools,
@@ -138,6 +137,7 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
     });
   });
   const deps: ApprovalSlackDeps = {
+    store: setup.store,
     engine,
     api: setup.api,
     approvalsChannel: setup.approvalsChannel,
@@ -201,14 +201,14 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
         });
       });
       // A policy change, once in the audit chain, is told in the approvals channel.
-      engine.policyRecorder.onRecorded(async (entry) => {
+      engine.onPolicyRecorded(async (entry) => {
         await client.chat.postMessage({
           channel: setup.approvalsChannel,
           ...policyChangedMessage(entry, deps.environmentLabel),
         });
       });
       // An audit export a crash interrupted: the asker hears, by DM, that it was not delivered.
-      engine.auditExports.onUndelivered(async (record) => {
+      engine.onUndeliveredAuditExport(async (record) => {
         await client.chat.postMessage({
           channel: record.actor,
           ...undeliveredExportNotice(record, deps.environmentLabel),

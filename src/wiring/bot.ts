@@ -292,7 +292,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
           now,
         }
       : undefined;
-  const gate = options.roles ?? gateRoles(roles.roles, approvals?.policy);
+  const gate = options.roles ?? gateRoles(roles.roles, approvals?.engine);
   const routes: CustomRoute[] = [webhooks.route, ...(options.routes ?? [])];
   if (approvals) {
     routes.push(

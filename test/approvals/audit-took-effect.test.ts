@@ -4,8 +4,10 @@
 // changed since the section read it) appends no entry at all. On every store kind.
 import { describe, expect } from 'vitest';
 import { WriteRefusedError } from '../../src/approvals/engine.js';
+import { partsOf } from '../../src/approvals/engine-parts.js';
 import type { AuditEntry } from '../../src/approvals/index.js';
 import { transition } from '../../src/approvals/state-machine.js';
+import { fileDraft } from '../support/filing.js';
 import { STORE_KINDS } from '../support/shared-stores.js';
 import { APPROVER_A, APPROVER_B, engineTest, twoNetworks, withdrawalDraft } from './fixture.js';
 
@@ -23,8 +25,8 @@ for (const kind of STORE_KINDS) {
 
     test('never credits a step to someone else who wrote at the same moment', async ({ engine }) => {
       const { fx, networkId } = await engine('credit');
-      const request = await fx.engine.file(withdrawalDraft(networkId, '201'));
-      expect(await fx.engine.core.approve(request.id, APPROVER_A)).toMatchObject({ ok: true });
+      const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '201'));
+      expect(await partsOf(fx.engine).core.approve(request.id, APPROVER_A)).toMatchObject({ ok: true });
       const stored = await fx.engine.get(request.id);
       const step = stored?.history[1];
       expect(step).toMatchObject({ action: 'approval-added', actor: APPROVER_A });
@@ -48,7 +50,7 @@ for (const kind of STORE_KINDS) {
       engine,
     }) => {
       const { fx, networkId } = await engine('precheck');
-      const request = await fx.engine.file(withdrawalDraft(networkId, '202'));
+      const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '202'));
       const read = await fx.engine.get(request.id);
       if (!read) throw new Error('not filed');
       // Another replica rejects it while this one (its lock lapsed) still decides on what it read.
@@ -58,8 +60,8 @@ for (const kind of STORE_KINDS) {
         actor: APPROVER_A,
         at: new Date(),
       });
-      await expect(fx.engine.core.write(read, late)).rejects.toThrow(WriteRefusedError);
-      const chained = await fx.engine.core.repo.auditLog.entries('sandbox');
+      await expect(partsOf(fx.engine).core.write(read, late)).rejects.toThrow(WriteRefusedError);
+      const chained = await partsOf(fx.engine).core.repo.auditLog.entries('sandbox');
       expect(chained.filter((e) => e.requestId === request.id).map((e) => e.action)).toEqual([
         'filed',
         'rejected',

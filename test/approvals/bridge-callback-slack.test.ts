@@ -9,6 +9,7 @@ import {
   REQUESTER,
   startApprovalApp,
 } from '../slack/approvals/support.js';
+import { fileDraft } from '../support/filing.js';
 
 let app: ApprovalApp;
 afterEach(async () => {
@@ -18,7 +19,7 @@ afterEach(async () => {
 async function sentBridge() {
   app = await startApprovalApp({ publicUrl: 'self' });
   const networks = (await app.client.getNetworks()).filter((n) => !n.isDisabled);
-  const request = await app.engine.file({
+  const request = await fileDraft(app.engine, {
     kind: 'bridge',
     amount: '100000',
     payload: {

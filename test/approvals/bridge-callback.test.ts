@@ -2,6 +2,7 @@
 // with the service") and kept as a link, but only the service's own answer completes the request.
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../src/approvals/index.js';
+import { fileDraft } from '../support/filing.js';
 import {
   APPROVER_A,
   DEST,
@@ -27,7 +28,7 @@ afterEach(async () => {
 
 async function sentBridge(): Promise<{ request: ApprovalRequest; token: string }> {
   const [origin, destination] = await twoNetworks(fx.client);
-  const request = await fx.engine.file({
+  const request = await fileDraft(fx.engine, {
     kind: 'bridge',
     amount: '100000',
     payload: { originNetworkId: origin, destinationNetworkId: destination, destinationAddress: DEST },

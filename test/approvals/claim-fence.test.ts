@@ -3,10 +3,12 @@
 // to run out, never sends beside the replica that took over: exactly one withdrawal reaches the
 // service, on Redis, PostgreSQL and the memory store alike.
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { partsOf } from '../../src/approvals/engine-parts.js';
 import { CLAIM_LEASE_MS, EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
 import type { RequestDraft } from '../../src/approvals/index.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { clearStore, createStore, type Store } from '../../src/store/index.js';
+import { fileDraft } from '../support/filing.js';
 import { testPrefix } from '../support/redis.js';
 import { sharedStores } from '../support/shared-stores.js';
 import {
@@ -177,8 +179,8 @@ describe.each(Object.keys(stores))('a stalled claim on the %s store', (kind) => 
     });
     const [networkId] = await twoNetworks(a.client);
     const draft: RequestDraft = withdrawalDraft(networkId, '777');
-    const request = await a.engine.file(draft);
-    await a.engine.core.approve(request.id, APPROVER_A); // approved; nothing started yet
+    const request = await fileDraft(a.engine, draft);
+    await partsOf(a.engine).core.approve(request.id, APPROVER_A); // approved; nothing started yet
     replicaA.id = request.id;
     replicaB.id = request.id;
     return { sandbox, a, b, replicaA, replicaB, request };
@@ -189,7 +191,7 @@ describe.each(Object.keys(stores))('a stalled claim on the %s store', (kind) => 
     let resumeA!: () => void;
     const aStalled = replicaA.stallExecutingWrite(new Promise<void>((r) => (resumeA = r)));
     const aSending = sandbox.hold('POST', '/v1/api/withdraw');
-    const runA = a.engine.executor.execute(request.id);
+    const runA = partsOf(a.engine).executor.execute(request.id);
     await aStalled; // A claimed, and stopped before recording it
     // Long enough later that A's lock and claim have both run out: B reads "approved" and takes over,
     // but A wakes up first, records its claim and goes on to send.
@@ -199,7 +201,7 @@ describe.each(Object.keys(stores))('a stalled claim on the %s store', (kind) => 
       resumeA();
       await aSending.arrived;
     });
-    const runB = b.engine.executor.execute(request.id);
+    const runB = partsOf(b.engine).executor.execute(request.id);
     await Promise.race([runB, aSending.arrived]);
     aSending.release();
     await Promise.all([runA, runB]);
@@ -211,11 +213,11 @@ describe.each(Object.keys(stores))('a stalled claim on the %s store', (kind) => 
     const { sandbox, a, b, replicaA, replicaB, request } = await world('fence-late');
     let resumeA!: () => void;
     const aStalled = replicaA.stallExecutingWrite(new Promise<void>((r) => (resumeA = r)));
-    const runA = a.engine.executor.execute(request.id);
+    const runA = partsOf(a.engine).executor.execute(request.id);
     await aStalled;
     replicaB.loseLock();
     b.clock.advance(CLAIM_LEASE_MS + 1_000);
-    const byB = await b.engine.executor.execute(request.id);
+    const byB = await partsOf(b.engine).executor.execute(request.id);
     expect(byB?.state).toBe('sent');
     resumeA(); // A's late write must neither send nor undo what B recorded
     await runA;
@@ -229,7 +231,7 @@ describe.each(Object.keys(stores))('a stalled claim on the %s store', (kind) => 
     const { sandbox, a, b, replicaA, replicaB, request } = await world('fence-unmarked');
     let resumeA!: () => void;
     const aStalled = replicaA.stallMarkWrite(new Promise<void>((r) => (resumeA = r)));
-    const runA = a.engine.executor.execute(request.id);
+    const runA = partsOf(a.engine).executor.execute(request.id);
     await aStalled; // A claimed and recorded it, and is about to write its mark
     // Long enough later that A's lease ran out: B hands the unmarked claim back, claims it and sends.
     replicaB.loseLock();
@@ -251,7 +253,7 @@ describe.each(Object.keys(stores))('a stalled claim on the %s store', (kind) => 
     const { sandbox, a, b, replicaA, replicaB, request } = await world('fence-claim-mark');
     let resumeA!: () => void;
     const aStalled = replicaA.stallClaimMark(new Promise<void>((r) => (resumeA = r)));
-    const runA = a.engine.executor.execute(request.id);
+    const runA = partsOf(a.engine).executor.execute(request.id);
     await aStalled; // A claimed, recorded it, and its "sending" mark on the claim hangs
     // Long enough later that A's lease ran out: B hands the request back and ends A's claim; only then
     // does A's mark reach the store, before B claims again.
@@ -275,7 +277,7 @@ describe.each(Object.keys(stores))('a stalled claim on the %s store', (kind) => 
     const { sandbox, a, b, replicaA, replicaB, request } = await world('fence-mark-failed');
     let resumeA!: () => void;
     const aStalled = replicaA.stallMarkWrite(new Promise<void>((r) => (resumeA = r)), true);
-    const runA = a.engine.executor.execute(request.id);
+    const runA = partsOf(a.engine).executor.execute(request.id);
     await aStalled; // A claimed; its mark write hangs and will fail
     // A's lease ran out: B hands the unmarked claim back, claims it, marks it and is mid-POST…
     replicaB.loseLock();

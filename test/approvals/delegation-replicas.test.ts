@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApprovalPolicy, parseTiers } from '../../src/approvals/index.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { clearStore, type Store } from '../../src/store/index.js';
+import { fileDraft } from '../support/filing.js';
 import { testPrefix } from '../support/redis.js';
 import { sharedStores } from '../support/shared-stores.js';
 import { DEST, REQUESTER, startEngineFixture, twoNetworks } from './fixture.js';
@@ -58,7 +59,7 @@ for (const { name, up, open } of shared) {
       await b.engine.idle();
       expect((await a.engine.liveDelegations()).map((d) => d.delegate)).toEqual([BOLA]);
 
-      const first = await a.engine.file(withdrawal('1500'));
+      const first = await fileDraft(a.engine, withdrawal('1500'));
       expect(await b.engine.approve(first.id, BOLA)).toMatchObject({
         ok: true,
         request: { approvals: [{ user: BOLA, onBehalfOf: CHIDI }] },
@@ -68,7 +69,7 @@ for (const { name, up, open } of shared) {
       // A restarted bot (a new connection, a new engine) still finds it, and revokes it.
       await b.close();
       const c = await replica();
-      const second = await a.engine.file(withdrawal('1500'));
+      const second = await fileDraft(a.engine, withdrawal('1500'));
       expect(await c.engine.revokeDelegations(CHIDI, BOLA)).toHaveLength(1);
       expect(await a.engine.approve(second.id, BOLA)).toMatchObject({
         ok: false,

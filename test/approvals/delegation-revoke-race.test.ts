@@ -7,6 +7,7 @@ import type { Delegation } from '../../src/approvals/delegations.js';
 import { ApprovalPolicy, parseTiers } from '../../src/approvals/index.js';
 import type { ApprovalCheck } from '../../src/approvals/policy.js';
 import type { ApprovalRequest } from '../../src/approvals/types.js';
+import { fileDraft } from '../support/filing.js';
 import { STORE_KINDS } from '../support/shared-stores.js';
 import { engineTest as test, twoNetworks, withdrawalDraft } from './fixture.js';
 
@@ -67,7 +68,7 @@ for (const kind of STORE_KINDS) {
       await other.engine.idle();
       expect(await fx.engine.liveDelegations()).toHaveLength(1);
       // A two-approval amount: the delegate's approval is not final, so no re-check stands between.
-      const request = await fx.engine.file(withdrawalDraft(networkId, '1500000'));
+      const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '1500000'));
 
       approving.holdNext();
       const order: string[] = [];

@@ -3,6 +3,7 @@
 // place within the window and the cap only, never for the requester, never transitively, and one
 // human (and one approver's place) counts once. Revocation ends it at once; all of it is audited.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { partsOf } from '../../src/approvals/engine-parts.js';
 import {
   type ApprovalEngine,
   ApprovalPolicy,
@@ -11,6 +12,7 @@ import {
 } from '../../src/approvals/index.js';
 import { createStore } from '../../src/store/index.js';
 import { redemptionDraft } from '../support/drafts.js';
+import { fileDraft } from '../support/filing.js';
 import { DEST, type EngineFixture, REQUESTER, startEngineFixture, twoNetworks } from './fixture.js';
 
 const ADE = 'U_ADE'; // approver
@@ -115,7 +117,7 @@ describe('creating a delegation', () => {
     await engine.idle();
     expect(await engine.get(filed.id)).toMatchObject({ state: 'pending', approvals: [] });
     expect(await engine.liveDelegations()).toEqual([]);
-    expect(await engine.core.options.policy.eligibleFor(filed)).toEqual([]);
+    expect(await partsOf(engine).core.options.policy.eligibleFor(filed)).toEqual([]);
     // Its delegator may still cancel it, and an approver reject it.
     expect(await engine.mayReject(filed.id, ADE)).not.toHaveProperty('refusal');
   });
@@ -161,7 +163,7 @@ describe('an identical delegation while one waits', () => {
 
 describe('approving in the delegator’s place', () => {
   it('approves within the window and the cap, named as on behalf of the delegator, and audited so', async () => {
-    const request = await engine.file(withdrawal('1500'));
+    const request = await fileDraft(engine, withdrawal('1500'));
     expect(await engine.approve(request.id, BOLA)).toMatchObject({ ok: false, reason: 'not-approver' });
     await delegate(CHIDI, BOLA, { max: '500000' });
     const result = await engine.approve(request.id, BOLA);
@@ -178,11 +180,11 @@ describe('approving in the delegator’s place', () => {
   it('refuses above the cap, and a capped delegation covers no request without an amount', async () => {
     await delegate(CHIDI, BOLA, { max: '500000' });
     expect((await engine.liveDelegations())[0]?.max).toBe('500000.00');
-    const above = await engine.file(withdrawal('500000.01'));
+    const above = await fileDraft(engine, withdrawal('500000.01'));
     expect(await engine.approve(above.id, BOLA)).toMatchObject({ ok: false, reason: 'over-cap' });
-    const at = await engine.file(withdrawal('500000'));
+    const at = await fileDraft(engine, withdrawal('500000'));
     expect(await engine.approve(at.id, BOLA)).toMatchObject({ ok: true });
-    const whitelist = await engine.file({
+    const whitelist = await fileDraft(engine, {
       kind: 'whitelist',
       payload: { networkId, address: DEST },
       display: {},
@@ -194,9 +196,9 @@ describe('approving in the delegator’s place', () => {
 
   it('refuses after the delegation ends (the time is read at each click)', async () => {
     await delegate(CHIDI, BOLA, { days: 0.5 });
-    const request = await engine.file(withdrawal('1500'));
+    const request = await fileDraft(engine, withdrawal('1500'));
     fx.clock.advance(DAY / 2 - 1_000);
-    expect(await engine.core.options.policy.check(request, BOLA)).toEqual({
+    expect(await partsOf(engine).core.options.policy.check(request, BOLA)).toEqual({
       allowed: true,
       onBehalfOf: CHIDI,
     });
@@ -207,9 +209,9 @@ describe('approving in the delegator’s place', () => {
 
   it('never lets the requester approve, nor anyone approve in the requester’s place', async () => {
     await delegate(CHIDI, BOLA);
-    const bolas = await engine.file(withdrawal('1500', BOLA));
+    const bolas = await fileDraft(engine, withdrawal('1500', BOLA));
     expect(await engine.approve(bolas.id, BOLA)).toMatchObject({ ok: false, reason: 'requester' });
-    const chidis = await engine.file(withdrawal('1500', CHIDI));
+    const chidis = await fileDraft(engine, withdrawal('1500', CHIDI));
     expect(await engine.approve(chidis.id, BOLA)).toMatchObject({ ok: false, reason: 'delegator-filed' });
     await engine.idle();
     expect(withdrawCalls()).toBe(0);
@@ -218,11 +220,11 @@ describe('approving in the delegator’s place', () => {
   it('counts one human once on a two-approval tier, whoever approved first', async () => {
     await delegate(CHIDI, BOLA);
     // The delegator approved first: the delegate adds nothing in the same place.
-    const first = await engine.file(withdrawal('1000000'));
+    const first = await fileDraft(engine, withdrawal('1000000'));
     expect(await engine.approve(first.id, CHIDI)).toMatchObject({ ok: true });
     expect(await engine.approve(first.id, BOLA)).toMatchObject({ ok: false, reason: 'delegator-counted' });
     // The delegate approved first: neither the delegator nor the delegate again adds a count.
-    const second = await engine.file(withdrawal('1000000'));
+    const second = await fileDraft(engine, withdrawal('1000000'));
     expect(await engine.approve(second.id, BOLA)).toMatchObject({ ok: true, request: { state: 'pending' } });
     expect(await engine.approve(second.id, CHIDI)).toMatchObject({ ok: false, reason: 'already-approved' });
     expect(await engine.approve(second.id, BOLA)).toMatchObject({ ok: false, reason: 'already-approved' });
@@ -236,12 +238,12 @@ describe('approving in the delegator’s place', () => {
   it('counts a person holding two delegations once, and a delegate who is an approver once', async () => {
     await delegate(CHIDI, BOLA);
     await delegate(DAYO, BOLA);
-    const request = await engine.file(withdrawal('1000000'));
+    const request = await fileDraft(engine, withdrawal('1000000'));
     expect(await engine.approve(request.id, BOLA)).toMatchObject({ ok: true, request: { state: 'pending' } });
     expect(await engine.approve(request.id, BOLA)).toMatchObject({ ok: false, reason: 'already-approved' });
     // An approver who is also a delegate approves once, in their own right.
     await delegate(CHIDI, ADE, { approver: DAYO });
-    const other = await engine.file(withdrawal('1000000'));
+    const other = await fileDraft(engine, withdrawal('1000000'));
     expect(await engine.approve(other.id, ADE)).toMatchObject({
       ok: true,
       request: { approvals: [{ user: ADE }] },
@@ -254,7 +256,7 @@ describe('approving in the delegator’s place', () => {
   it('is never transitive: a delegate of a delegate stands in only for the one who delegated to them', async () => {
     await delegate(CHIDI, DAYO, { approver: ADE }); // Dayo, an approver, stands in for Chidi
     await delegate(DAYO, EKENE, { approver: ADE }); // Dayo delegates his own place to Ekene
-    const request = await engine.file(withdrawal('1000000'));
+    const request = await fileDraft(engine, withdrawal('1000000'));
     expect(await engine.approve(request.id, DAYO)).toMatchObject({ ok: true });
     // Dayo counts; Ekene may not take Chidi's place through Dayo.
     expect(await engine.approve(request.id, EKENE)).toMatchObject({ ok: false, reason: 'delegator-counted' });
@@ -263,17 +265,17 @@ describe('approving in the delegator’s place', () => {
 
   it('lists the delegate among those who may approve a request it covers (DMs, reminders, App Home)', async () => {
     await delegate(CHIDI, BOLA, { max: '2000' });
-    const small = await engine.file(withdrawal('1500'));
-    const large = await engine.file(withdrawal('2500'));
-    expect(await fx.engine.core.options.policy.eligibleFor(small)).toEqual([ADE, CHIDI, DAYO, BOLA]);
-    expect(await fx.engine.core.options.policy.eligibleFor(large)).toEqual([ADE, CHIDI, DAYO]);
+    const small = await fileDraft(engine, withdrawal('1500'));
+    const large = await fileDraft(engine, withdrawal('2500'));
+    expect(await partsOf(fx.engine).core.options.policy.eligibleFor(small)).toEqual([ADE, CHIDI, DAYO, BOLA]);
+    expect(await partsOf(fx.engine).core.options.policy.eligibleFor(large)).toEqual([ADE, CHIDI, DAYO]);
   });
 });
 
 describe('rejecting and reminders', () => {
   it('lets a delegate reject what the delegation covers, in the delegator’s place, and nothing else', async () => {
     await delegate(CHIDI, BOLA, { max: '2000' });
-    const large = await engine.file(withdrawal('2500'));
+    const large = await fileDraft(engine, withdrawal('2500'));
     expect(await engine.mayReject(large.id, BOLA)).toMatchObject({ refusal: 'over-cap' });
     expect(await engine.reject(large.id, BOLA, 'looks wrong')).toMatchObject({
       ok: false,
@@ -283,7 +285,7 @@ describe('rejecting and reminders', () => {
       ok: false,
       reason: 'not-approver',
     });
-    const small = await engine.file(withdrawal('1500'));
+    const small = await fileDraft(engine, withdrawal('1500'));
     expect(await engine.mayReject(small.id, BOLA)).not.toHaveProperty('refusal');
     const rejected = await engine.reject(small.id, BOLA, 'not ours');
     expect(rejected).toMatchObject({ ok: true, request: { state: 'rejected' } });
@@ -297,10 +299,10 @@ describe('rejecting and reminders', () => {
     });
     engine = fx.engine;
     await delegate(CHIDI, BOLA);
-    const request = await engine.file(withdrawal('1000000'));
+    const request = await fileDraft(engine, withdrawal('1000000'));
     expect(await engine.approve(request.id, ADE)).toMatchObject({ ok: true });
     fx.clock.advance(DAY / 2);
-    const [reminded] = await engine.reminders.sweep();
+    const [reminded] = await partsOf(engine).reminders.sweep();
     expect(reminded?.history.at(-1)?.reminder?.waiting).toEqual([CHIDI, DAYO, BOLA]);
   });
 });
@@ -331,11 +333,11 @@ describe('reading the delegations', () => {
     [networkId] = await twoNetworks(fx.client);
     granting.add(`approval:${await delegate(CHIDI, BOLA)}`);
     granting.add(`approval:${await delegate(DAYO, BOLA, { approver: ADE })}`);
-    for (const amount of ['1500', '2500', '3500', '4500']) await engine.file(withdrawal(amount));
+    for (const amount of ['1500', '2500', '3500', '4500']) await fileDraft(engine, withdrawal(amount));
     fx.clock.advance(DAY / 2);
     reads.index = 0;
     reads.one = 0;
-    const reminded = await engine.reminders.sweep();
+    const reminded = await partsOf(engine).reminders.sweep();
     expect(reminded).toHaveLength(4);
     for (const request of reminded) expect(request.history.at(-1)?.reminder?.waiting).toContain(BOLA);
     expect(reads.index).toBe(1);
@@ -348,7 +350,7 @@ describe('reading the delegations', () => {
 describe('revoking', () => {
   it('ends a delegation at once, needs no second approval, and is audited', async () => {
     const id = await delegate(CHIDI, BOLA);
-    const request = await engine.file(withdrawal('1500'));
+    const request = await fileDraft(engine, withdrawal('1500'));
     // Someone who is neither side nor an approver changes nothing.
     expect(await engine.revokeDelegations(EKENE, BOLA)).toEqual([]);
     const revoked = await engine.revokeDelegations(CHIDI, BOLA);
@@ -362,7 +364,7 @@ describe('revoking', () => {
   it('refuses a final approval of a redemption whose delegation was revoked during its re-check', async () => {
     await delegate(CHIDI, BOLA);
     fx.sandbox.setAccountName('0123456789', 'ADA OBI');
-    const request = await engine.file(redemptionDraft(REQUESTER));
+    const request = await fileDraft(engine, redemptionDraft(REQUESTER));
     const check = fx.sandbox.hold('POST', '/v1/api/account/verify');
     const approving = engine.approve(request.id, BOLA); // final: the figures are read again first
     await check.arrived;
@@ -389,9 +391,9 @@ describe('across replicas and restarts', () => {
   it('a delegation granted on one replica is used and revoked on another (it lives in the store)', async () => {
     await delegate(CHIDI, BOLA);
     const other = (await fx.another({ engine: { policy: policy() } })).engine;
-    const request = await other.file(withdrawal('1500'));
+    const request = await fileDraft(other, withdrawal('1500'));
     expect(await other.approve(request.id, BOLA)).toMatchObject({ ok: true });
-    const next = await engine.file(withdrawal('1500'));
+    const next = await fileDraft(engine, withdrawal('1500'));
     await other.revokeDelegations(CHIDI, BOLA);
     expect(await engine.approve(next.id, BOLA)).toMatchObject({ ok: false, reason: 'delegation-ended' });
     await other.idle();

@@ -1,8 +1,10 @@
 // A crash between the writes of one step (the store has no multi-key transaction) never loses the
 // step's audit entry, and never shows a step that did not happen.
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { partsOf } from '../../src/approvals/engine-parts.js';
 import type { ApprovalRequest } from '../../src/approvals/index.js';
 import { createStore } from '../../src/store/index.js';
+import { fileDraft } from '../support/filing.js';
 import { CrashingStore } from './crashing-store.js';
 import {
   APPROVER_A,
@@ -39,22 +41,24 @@ async function auditOf(request: ApprovalRequest) {
 }
 
 it('keeps the audit entry of a step when the process dies right after writing it', async () => {
-  const request = await fx.engine.file(withdrawal('120'));
+  const request = await fileDraft(fx.engine, withdrawal('120'));
   let requestWritten = false;
   crashing.crashAt((method, key) => {
     if (isRequestWrite(method) && key === `approval:${request.id}`) requestWritten = true;
     return requestWritten && !isRequestWrite(method) && method !== 'get' && method !== 'withLock';
   });
-  await fx.engine.core.approve(request.id, APPROVER_A).catch(() => undefined);
+  await partsOf(fx.engine)
+    .core.approve(request.id, APPROVER_A)
+    .catch(() => undefined);
   crashing.disarm();
   const { audit, history } = await auditOf(request);
   expect(audit).toEqual(history);
 });
 
 it('never shows an audited step whose request write was lost', async () => {
-  const request = await fx.engine.file(withdrawal('130'));
+  const request = await fileDraft(fx.engine, withdrawal('130'));
   crashing.crashAt((method, key) => isRequestWrite(method) && key === `approval:${request.id}`);
-  await expect(fx.engine.core.approve(request.id, APPROVER_A)).rejects.toThrow('died');
+  await expect(partsOf(fx.engine).core.approve(request.id, APPROVER_A)).rejects.toThrow('died');
   expect((await fx.engine.get(request.id))?.state).toBe('pending');
   expect((await auditOf(request)).audit).toEqual(['filed']);
   // Clicked again, it goes through once and the log shows each step once.
@@ -66,7 +70,7 @@ it('never shows an audited step whose request write was lost', async () => {
 });
 
 it('says so when sending an approved request could not start, and the sweep sends it once', async () => {
-  const request = await fx.engine.file(withdrawal('140'));
+  const request = await fileDraft(fx.engine, withdrawal('140'));
   let holds = 0;
   // The approval goes through; the store then fails as the background start takes the lock.
   crashing.crashAt(

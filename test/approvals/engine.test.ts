@@ -3,6 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RequestDraft } from '../../src/approvals/index.js';
 import { redemptionDraft } from '../support/drafts.js';
+import { fileDraft } from '../support/filing.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -38,7 +39,7 @@ const withdrawCalls = () => fx.sandbox.count('POST', '/v1/api/withdraw');
 
 describe('who may approve', () => {
   it('refuses self-approval and changes nothing', async () => {
-    const request = await fx.engine.file(withdrawal('1500.50'));
+    const request = await fileDraft(fx.engine, withdrawal('1500.50'));
     const result = await fx.engine.approve(request.id, REQUESTER);
     expect(result).toMatchObject({ ok: false, reason: 'requester' });
     expect((await fx.engine.get(request.id))?.state).toBe('pending');
@@ -47,7 +48,7 @@ describe('who may approve', () => {
   });
 
   it('refuses someone who is not an approver', async () => {
-    const request = await fx.engine.file(withdrawal('1500.50'));
+    const request = await fileDraft(fx.engine, withdrawal('1500.50'));
     expect(await fx.engine.approve(request.id, OUTSIDER)).toMatchObject({
       ok: false,
       reason: 'not-approver',
@@ -56,7 +57,7 @@ describe('who may approve', () => {
   });
 
   it('needs two distinct approvals above the tier threshold', async () => {
-    const request = await fx.engine.file(withdrawal('1000000'));
+    const request = await fileDraft(fx.engine, withdrawal('1000000'));
     expect(request.requiredApprovals).toBe(2);
     const first = await fx.engine.approve(request.id, APPROVER_A);
     expect(first).toMatchObject({
@@ -78,7 +79,7 @@ describe('who may approve', () => {
   });
 
   it('needs the top tier for a settlement-account change', async () => {
-    const request = await fx.engine.file({
+    const request = await fileDraft(fx.engine, {
       kind: 'settlement',
       payload: { bankName: 'GTBank', bankAccountName: 'Ada Obi', bankAccountNumber: '0123456789' },
       display: { bankCode: '058' },
@@ -96,7 +97,7 @@ describe('who may approve', () => {
 
 describe('execution', () => {
   it('sends exactly the approved body, once, and records the reference', async () => {
-    const request = await fx.engine.file(withdrawal('1500.50'));
+    const request = await fileDraft(fx.engine, withdrawal('1500.50'));
     expect(withdrawCalls()).toBe(0);
     await fx.engine.approve(request.id, APPROVER_A);
     await fx.engine.idle();
@@ -114,7 +115,7 @@ describe('execution', () => {
   });
 
   it('makes exactly one service call when 50 approve clicks arrive at once', async () => {
-    const request = await fx.engine.file(withdrawal('777'));
+    const request = await fileDraft(fx.engine, withdrawal('777'));
     const clicks = Array.from({ length: 50 }, (_, i) =>
       fx.engine.approve(request.id, i % 2 ? APPROVER_A : APPROVER_B),
     );
@@ -126,7 +127,7 @@ describe('execution', () => {
 
   it('marks a request outcome-unknown when the answer never comes, then finds it without resending', async () => {
     fx.sandbox.dropResponse('POST', '/v1/api/withdraw');
-    const request = await fx.engine.file(withdrawal('4321.09'));
+    const request = await fileDraft(fx.engine, withdrawal('4321.09'));
     await fx.engine.approve(request.id, APPROVER_A);
     await fx.engine.idle();
     expect((await fx.engine.get(request.id))?.state).toBe('outcome-unknown');
@@ -141,7 +142,7 @@ describe('execution', () => {
   it('finds an unclear whitelist addition on the whitelist instead of sending it again', async () => {
     fx.sandbox.dropResponse('POST', '/v1/api/whitelist');
     const address = '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359';
-    const request = await fx.engine.file({
+    const request = await fileDraft(fx.engine, {
       kind: 'whitelist',
       payload: { networkId, address },
       display: {},
@@ -157,7 +158,7 @@ describe('execution', () => {
 
   it('marks a refused call failed with the service message', async () => {
     fx.sandbox.setServiceAvailable(false);
-    const request = await fx.engine.file(withdrawal('10'));
+    const request = await fileDraft(fx.engine, withdrawal('10'));
     await fx.engine.approve(request.id, APPROVER_A);
     await fx.engine.idle();
     const failed = await fx.engine.get(request.id);
@@ -167,7 +168,7 @@ describe('execution', () => {
 
   it('tracks a sent withdrawal to completed from the webhook', async () => {
     await fx.receiveWebhooks();
-    const request = await fx.engine.file(withdrawal('250'));
+    const request = await fileDraft(fx.engine, withdrawal('250'));
     await fx.engine.approve(request.id, APPROVER_A);
     await fx.engine.idle();
     await fx.sandbox.settleAll();
@@ -176,7 +177,7 @@ describe('execution', () => {
   });
 
   it('tracks a sent withdrawal to completed by polling when no webhook comes', async () => {
-    const request = await fx.engine.file(withdrawal('250'));
+    const request = await fileDraft(fx.engine, withdrawal('250'));
     await fx.engine.approve(request.id, APPROVER_A);
     await fx.engine.idle();
     await fx.sandbox.settleAll();
@@ -189,7 +190,10 @@ describe('execution', () => {
 
   it('marks a failed withdrawal failed', async () => {
     await fx.receiveWebhooks();
-    const request = await fx.engine.file(withdrawal('250', '0x000000000000000000000000000000000000dEaD'));
+    const request = await fileDraft(
+      fx.engine,
+      withdrawal('250', '0x000000000000000000000000000000000000dEaD'),
+    );
     await fx.engine.approve(request.id, APPROVER_A);
     await fx.engine.idle();
     await fx.sandbox.settleAll();
@@ -199,18 +203,18 @@ describe('execution', () => {
 
 describe('filing', () => {
   it('refuses a malformed draft before anything is stored', async () => {
-    await expect(fx.engine.file(withdrawal('100', '0x123'))).rejects.toThrow(/address/);
+    await expect(fileDraft(fx.engine, withdrawal('100', '0x123'))).rejects.toThrow(/address/);
     const mismatch = withdrawal('100');
     if (mismatch.kind === 'withdraw') mismatch.payload.amount = '1000.00';
-    await expect(fx.engine.file(mismatch)).rejects.toThrow(/differs/);
-    await expect(fx.engine.file(withdrawal('1.234'))).rejects.toThrow(/2 decimals/);
+    await expect(fileDraft(fx.engine, mismatch)).rejects.toThrow(/differs/);
+    await expect(fileDraft(fx.engine, withdrawal('1.234'))).rejects.toThrow(/2 decimals/);
     expect(await fx.engine.openRequests()).toHaveLength(0);
   });
 });
 
 describe('reject, cancel, expiry', () => {
   it('rejects with a reason, and nothing is sent', async () => {
-    const request = await fx.engine.file(withdrawal('100'));
+    const request = await fileDraft(fx.engine, withdrawal('100'));
     const result = await fx.engine.reject(request.id, APPROVER_A, 'Wrong address');
     expect(result).toMatchObject({ ok: true, request: { state: 'rejected', reason: 'Wrong address' } });
     expect(await fx.engine.approve(request.id, APPROVER_B)).toMatchObject({
@@ -222,7 +226,7 @@ describe('reject, cancel, expiry', () => {
   });
 
   it('lets the requester cancel, and nobody else', async () => {
-    const request = await fx.engine.file(withdrawal('100'));
+    const request = await fileDraft(fx.engine, withdrawal('100'));
     expect(await fx.engine.cancel(request.id, APPROVER_A)).toMatchObject({
       ok: false,
       reason: 'not-requester',
@@ -234,8 +238,8 @@ describe('reject, cancel, expiry', () => {
   });
 
   it('expires at click time and in the sweep', async () => {
-    const a = await fx.engine.file(withdrawal('100'));
-    const b = await fx.engine.file(withdrawal('200'));
+    const a = await fileDraft(fx.engine, withdrawal('100'));
+    const b = await fileDraft(fx.engine, withdrawal('200'));
     fx.clock.advance(24 * 3_600_000);
     expect(await fx.engine.approve(a.id, APPROVER_A)).toMatchObject({ ok: false, reason: 'expired' });
     await fx.engine.tick();
@@ -245,7 +249,7 @@ describe('reject, cancel, expiry', () => {
   });
 
   it('keeps an audit log of every step', async () => {
-    const request = await fx.engine.file(withdrawal('100'));
+    const request = await fileDraft(fx.engine, withdrawal('100'));
     await fx.engine.approve(request.id, APPROVER_A);
     await fx.engine.idle();
     const audit = await fx.engine.audit(10);
@@ -257,7 +261,7 @@ describe('reject, cancel, expiry', () => {
 describe('stale figures', () => {
   it('sends a bridge back to the approvers when the receivable dropped since the quote', async () => {
     const [origin, destination] = await twoNetworks(fx.client);
-    const request = await fx.engine.file({
+    const request = await fileDraft(fx.engine, {
       kind: 'bridge',
       amount: '100000',
       payload: { originNetworkId: origin, destinationNetworkId: destination, destinationAddress: DEST },
@@ -279,7 +283,7 @@ describe('stale figures', () => {
   });
 
   it('sends a redemption back to the approvers when the account name changed', async () => {
-    const request = await fx.engine.file(redemptionDraft(REQUESTER, 'Somebody Else'));
+    const request = await fileDraft(fx.engine, redemptionDraft(REQUESTER, 'Somebody Else'));
     const result = await fx.engine.approve(request.id, APPROVER_A);
     expect(result).toMatchObject({ ok: true, request: { state: 'pending', approvals: [], round: 1 } });
     expect(result.request?.reason).toContain('account name');

@@ -1,7 +1,9 @@
 // A request is sent only to the environment (and with the API key) it was filed and approved for:
 // filed in the sandbox and picked up after the switch to other credentials, it is closed, never sent.
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { partsOf } from '../../src/approvals/engine-parts.js';
 import type { ApprovalEngine } from '../../src/approvals/index.js';
+import { fileDraft } from '../support/filing.js';
 import {
   APPROVER_A,
   type EngineFixture,
@@ -37,9 +39,9 @@ async function restartWithTestKey(): Promise<ApprovalEngine> {
 }
 
 it('never sends a sandbox request approved before a restart with a cngn_test_ key', async () => {
-  const approved = await fx.engine.file(withdrawal('1500'));
-  await fx.engine.core.approve(approved.id, APPROVER_A); // approved, not yet sent: then the restart
-  const pending = await fx.engine.file(withdrawal('1600'));
+  const approved = await fileDraft(fx.engine, withdrawal('1500'));
+  await partsOf(fx.engine).core.approve(approved.id, APPROVER_A); // approved, not yet sent: then the restart
+  const pending = await fileDraft(fx.engine, withdrawal('1600'));
 
   const live = await restartWithTestKey();
   expect(withdrawCalls()).toBe(0);
@@ -59,7 +61,7 @@ it('never sends a sandbox request approved before a restart with a cngn_test_ ke
 });
 
 it('closes a sandbox request instead of approving it after the switch', async () => {
-  const request = await fx.engine.file(withdrawal('1700'));
+  const request = await fileDraft(fx.engine, withdrawal('1700'));
   const { engine: live } = await fx.another({ environment: 'test' });
   engines.push(live);
   const result = await live.approve(request.id, APPROVER_A);
@@ -71,21 +73,21 @@ it('closes a sandbox request instead of approving it after the switch', async ()
 it('never executes a request filed under another API key of the same environment', async () => {
   const { engine: before } = await fx.another({ engine: { keyId: 'key-before' } });
   engines.push(before);
-  const request = await before.file(withdrawal('1800'));
+  const request = await fileDraft(before, withdrawal('1800'));
   expect(request.keyId).toBe('key-before');
-  await before.core.approve(request.id, APPROVER_A);
+  await partsOf(before).core.approve(request.id, APPROVER_A);
   const { engine: after } = await fx.another({ engine: { keyId: 'key-after' } });
   engines.push(after);
-  await after.executor.execute(request.id);
+  await partsOf(after).executor.execute(request.id);
   expect(withdrawCalls()).toBe(0);
   expect((await after.get(request.id))?.outcome?.reason).toContain('another API key');
 });
 
 it('keeps sandbox and test requests apart in listings', async () => {
-  const sandboxed = await fx.engine.file(withdrawal('1900'));
+  const sandboxed = await fileDraft(fx.engine, withdrawal('1900'));
   const { engine: live } = await fx.another({ environment: 'test' });
   engines.push(live);
-  const own = await live.file(withdrawal('2000'));
+  const own = await fileDraft(live, withdrawal('2000'));
   expect((await live.openRequests()).map((r) => r.id)).toEqual([own.id]);
   expect((await fx.engine.openRequests()).map((r) => r.id)).toEqual([sandboxed.id]);
   expect((await live.audit(20)).map((e) => e.requestId)).toEqual([own.id]);

@@ -1,10 +1,12 @@
 // Which answers to a money POST prove nothing was done (failed) and which leave the outcome unknown
 // (reconciled, never resent): the service says never to retry a 400 on a money POST blindly.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { partsOf } from '../../src/approvals/engine-parts.js';
 import { failedCallOutcome } from '../../src/approvals/index.js';
 import { classifyFailure as custodyFailure } from '../../src/cngn/custody-gateway.js';
 import { CngnError, CngnResponseError, CngnTransportError, RateBudgetError } from '../../src/cngn/errors.js';
 import { createStore } from '../../src/store/index.js';
+import { fileDraft } from '../support/filing.js';
 import { StoreControls } from '../support/store-controls.js';
 import {
   APPROVER_A,
@@ -91,7 +93,7 @@ describe('a refused withdrawal through the sandbox', () => {
   const withdrawal = (amount: string) => withdrawalDraft(networkId, amount);
 
   async function approveAndRun(amount: string) {
-    const request = await fx.engine.file(withdrawal(amount));
+    const request = await fileDraft(fx.engine, withdrawal(amount));
     await fx.engine.approve(request.id, APPROVER_A);
     await fx.engine.idle();
     return fx.engine.get(request.id);
@@ -107,7 +109,7 @@ describe('a refused withdrawal through the sandbox', () => {
   });
 
   it('marks a withdrawal larger than the balance failed, nothing sent, and never looks it up', async () => {
-    const request = await fx.engine.file(withdrawal('1250000.01')); // the sandbox holds ₦1,250,000.00
+    const request = await fileDraft(fx.engine, withdrawal('1250000.01')); // the sandbox holds ₦1,250,000.00
     await fx.engine.approve(request.id, APPROVER_A);
     await fx.engine.approve(request.id, APPROVER_B); // its tier needs two
     await fx.engine.idle();
@@ -150,10 +152,10 @@ describe('a money call whose request budget cannot be read from the store', () =
     const fx = await startEngineFixture({ store: controls.wrap(store) });
     try {
       const [networkId] = await twoNetworks(fx.client);
-      const request = await fx.engine.file(withdrawalDraft(networkId, '660'));
-      await fx.engine.core.approve(request.id, APPROVER_A);
+      const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '660'));
+      await partsOf(fx.engine).core.approve(request.id, APPROVER_A);
       const heal = controls.failReads('cngn:rate:'); // the store fails just as the call takes its slot
-      const after = await fx.engine.executor.execute(request.id);
+      const after = await partsOf(fx.engine).executor.execute(request.id);
       heal();
       expect(after?.state).toBe('failed');
       expect(after?.outcome?.reason).toContain('nothing was sent');

@@ -5,6 +5,7 @@
 import { describe, expect } from 'vitest';
 import { HELD_ACTION } from '../../src/approvals/index.js';
 import type { Store } from '../../src/store/index.js';
+import { fileDraft } from '../support/filing.js';
 import { STORE_KINDS } from '../support/shared-stores.js';
 import { APPROVER_A, APPROVER_B, engineTest, twoNetworks, withdrawalDraft } from './fixture.js';
 
@@ -60,7 +61,7 @@ for (const kind of STORE_KINDS) {
       sandbox,
     }) => {
       const { sender, freezer, race, withdrawal } = await pair('between');
-      const request = await sender.engine.file(withdrawal('3000'));
+      const request = await fileDraft(sender.engine, withdrawal('3000'));
       let answered: unknown;
       race.beforeMark = async () => {
         answered = await freezer.engine.freezeSends(APPROVER_B, 'stop everything');
@@ -79,7 +80,7 @@ for (const kind of STORE_KINDS) {
       sandbox,
     }) => {
       const { sender, freezer, race, withdrawal } = await pair('after');
-      const request = await sender.engine.file(withdrawal('3100'));
+      const request = await fileDraft(sender.engine, withdrawal('3100'));
       let answered: unknown;
       race.afterMark = async () => {
         answered = await freezer.engine.freezeSends(APPROVER_B, 'stop everything');

@@ -3,9 +3,11 @@
 // hold so anyone may approve again; nothing is ever approved on the person's behalf.
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { CHECK_HOLD_MS } from '../../src/approvals/engine.js';
+import { partsOf } from '../../src/approvals/engine-parts.js';
 import { mentionUser } from '../../src/format/mrkdwn.js';
 import { threadReply } from '../../src/slack/approvals/blocks/steps.js';
 import { redemptionDraft } from '../support/drafts.js';
+import { fileDraft } from '../support/filing.js';
 import { APPROVER_A, APPROVER_B, type EngineFixture, REQUESTER, startEngineFixture } from './fixture.js';
 
 let fx: EngineFixture;
@@ -18,11 +20,11 @@ afterEach(async () => {
 
 it('announces a final approval interrupted while re-checking, and lets others approve again', async () => {
   fx.sandbox.setAccountName('0123456789', 'ADA OBI');
-  const filed = await fx.engine.file(redemptionDraft(REQUESTER));
+  const filed = await fileDraft(fx.engine, redemptionDraft(REQUESTER));
   // The final click's re-check never returns: the bot is killed with only its hold saved.
   const check = fx.sandbox.hold('POST', '/v1/api/account/verify');
   let recorded = false;
-  const dying = fx.engine.core.approve(filed.id, APPROVER_A, {
+  const dying = partsOf(fx.engine).core.approve(filed.id, APPROVER_A, {
     onRecorded: () => {
       recorded = true;
     },
@@ -45,7 +47,7 @@ it('announces a final approval interrupted while re-checking, and lets others ap
   expect((await restarted.audit(5)).map((e) => e.action)).toContain('check-interrupted');
 
   // Someone approves again at once, instead of being held off as "being checked".
-  const again = await restarted.core.approve(filed.id, APPROVER_B);
+  const again = await partsOf(restarted).core.approve(filed.id, APPROVER_B);
   expect(again).toMatchObject({ ok: true, request: { state: 'approved' } });
   check.release();
   expect(await dying).toMatchObject({ ok: false, reason: 'not-pending' });

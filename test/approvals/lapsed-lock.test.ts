@@ -4,8 +4,10 @@
 // request. On every store kind: the lapse is simulated by a lock that keeps nobody out.
 import { describe, expect } from 'vitest';
 import { MAX_SECTION_RUNS, WriteRefusedError } from '../../src/approvals/engine.js';
+import { partsOf } from '../../src/approvals/engine-parts.js';
 import type { ApprovalRequest } from '../../src/approvals/index.js';
 import { createStore } from '../../src/store/index.js';
+import { fileDraft } from '../support/filing.js';
 import { LapsedLock } from '../support/lapsed-lock.js';
 import { STORE_KINDS } from '../support/shared-stores.js';
 import { APPROVER_A, APPROVER_B, engineTest, twoNetworks, withdrawalDraft } from './fixture.js';
@@ -29,7 +31,7 @@ for (const kind of STORE_KINDS) {
 
     test('never undoes a rejection with a late approval (nothing is sent)', async ({ pair }) => {
       const { a, b, lapsed, withdrawal } = await pair('approve-reject');
-      const request = await a.engine.file(withdrawal('101'));
+      const request = await fileDraft(a.engine, withdrawal('101'));
       const gate = lapsed.holdWrite((value) => value.state === 'approved');
       const late = a.engine.approve(request.id, APPROVER_A);
       await gate.arrived;
@@ -44,13 +46,13 @@ for (const kind of STORE_KINDS) {
 
     test('never loses another approval: the late one is added to it', async ({ pair }) => {
       const { a, b, lapsed, withdrawal } = await pair('approve-approve', '0:2');
-      const request = await a.engine.file(withdrawal('102'));
+      const request = await fileDraft(a.engine, withdrawal('102'));
       const gate = lapsed.holdWrite(
         (value) => Array.isArray(value.approvals) && value.approvals.length === 1,
       );
-      const late = a.engine.core.approve(request.id, APPROVER_A);
+      const late = partsOf(a.engine).core.approve(request.id, APPROVER_A);
       await gate.arrived;
-      expect(await b.engine.core.approve(request.id, APPROVER_B)).toMatchObject({ ok: true });
+      expect(await partsOf(b.engine).core.approve(request.id, APPROVER_B)).toMatchObject({ ok: true });
       gate.release();
       expect(await late).toMatchObject({ ok: true });
       const stored = await b.engine.get(request.id);
@@ -61,11 +63,11 @@ for (const kind of STORE_KINDS) {
 
     test('never undoes an approval with a late rejection', async ({ pair }) => {
       const { a, b, lapsed, withdrawal } = await pair('reject-approve');
-      const request = await a.engine.file(withdrawal('103'));
+      const request = await fileDraft(a.engine, withdrawal('103'));
       const gate = lapsed.holdWrite((value) => value.state === 'rejected');
       const late = a.engine.reject(request.id, APPROVER_A, 'too much');
       await gate.arrived;
-      expect(await b.engine.core.approve(request.id, APPROVER_B)).toMatchObject({ ok: true });
+      expect(await partsOf(b.engine).core.approve(request.id, APPROVER_B)).toMatchObject({ ok: true });
       gate.release();
       expect(await late).toMatchObject({ ok: false, reason: 'not-pending' });
       const stored = await b.engine.get(request.id);
@@ -75,11 +77,11 @@ for (const kind of STORE_KINDS) {
 
     test("records the executor's late answer onto what another replica wrote meanwhile", async ({ pair }) => {
       const { a, b, lapsed, withdrawal } = await pair('record');
-      const request = await a.engine.file(withdrawal('104'));
+      const request = await fileDraft(a.engine, withdrawal('104'));
       const gate = lapsed.holdWrite((value) => value.state === 'sent');
       expect(await a.engine.approve(request.id, APPROVER_A)).toMatchObject({ ok: true });
       await gate.arrived;
-      await b.engine.core.attachMessage(request.id, 'C_APPROVALS', '1700000000.000100');
+      await partsOf(b.engine).core.attachMessage(request.id, 'C_APPROVALS', '1700000000.000100');
       gate.release();
       await a.engine.idle();
       const stored = await b.engine.get(request.id);
@@ -91,12 +93,12 @@ for (const kind of STORE_KINDS) {
 
     test("never turns another replica's sent request back into a stale approved copy", async ({ pair }) => {
       const { a, b, lapsed, withdrawal } = await pair('stale-approved');
-      const request = await a.engine.file(withdrawal('105'));
-      expect(await b.engine.core.approve(request.id, APPROVER_B)).toMatchObject({ ok: true });
+      const request = await fileDraft(a.engine, withdrawal('105'));
+      expect(await partsOf(b.engine).core.approve(request.id, APPROVER_B)).toMatchObject({ ok: true });
       const gate = lapsed.holdWrite((value) => value.state === 'approved');
-      const late = a.engine.core.attachMessage(request.id, 'C_APPROVALS', '1700000000.000200');
+      const late = partsOf(a.engine).core.attachMessage(request.id, 'C_APPROVALS', '1700000000.000200');
       await gate.arrived;
-      expect((await b.engine.executor.execute(request.id))?.state).toBe('sent');
+      expect((await partsOf(b.engine).executor.execute(request.id))?.state).toBe('sent');
       gate.release();
       await late;
       const stored = await b.engine.get(request.id);
@@ -136,7 +138,7 @@ describe('a write refused every time', () => {
     });
     const fx = await startEngine({ store });
     const [networkId] = await twoNetworks(fx.client);
-    const request = await fx.engine.file(withdrawalDraft(networkId, '106'));
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '106'));
     const told: string[] = [];
     fx.engine.onChange(async (r) => void told.push(r.history.at(-1)?.action ?? ''));
     await expect(fx.engine.approve(request.id, APPROVER_A)).rejects.toThrow(WriteRefusedError);

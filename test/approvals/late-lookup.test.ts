@@ -3,6 +3,7 @@
 // transaction list (or on the whitelist) before it is sent. A match settles it and nothing is sent;
 // no match sends it once; a lookup that cannot be made sends nothing. A fresh approval reads nothing.
 import { afterEach, expect, it } from 'vitest';
+import { partsOf } from '../../src/approvals/engine-parts.js';
 import { CLAIM_LEASE_MS, STALE_APPROVAL_MS } from '../../src/approvals/executor.js';
 import {
   type ApprovalEngineOptions,
@@ -14,6 +15,7 @@ import type { CustodyGateway } from '../../src/approvals/ports.js';
 import { custodyGateway } from '../../src/cngn/custody-gateway.js';
 import { Money } from '../../src/format/money.js';
 import { redemptionDraft } from '../support/drafts.js';
+import { fileDraft } from '../support/filing.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -41,8 +43,8 @@ const listReads = () => fx.sandbox.count('GET', '/v1/api/transactions');
 
 /** Approved, and not sent: the process that approved it stopped before it could send. */
 async function approved(draft: RequestDraft): Promise<ApprovalRequest> {
-  const filed = await fx.engine.file(draft);
-  const result = await fx.engine.core.approve(filed.id, APPROVER_A);
+  const filed = await fileDraft(fx.engine, draft);
+  const result = await partsOf(fx.engine).core.approve(filed.id, APPROVER_A);
   if (!result.ok || result.request.state !== 'approved') throw new Error('not approved');
   return result.request;
 }
@@ -199,13 +201,13 @@ it('looks a late whitelist addition up in its own spelling: a Tron address in ot
   const [listed] = await fx.client.getWhitelisted();
   if (!listed) throw new Error('the sandbox lists no whitelisted address');
   const file = async (networkId: string, address: string) => {
-    const filed = await engine.file({
+    const filed = await fileDraft(engine, {
       kind: 'whitelist',
       payload: { networkId, address },
       display: {},
       requester: REQUESTER,
     });
-    await engine.core.approve(filed.id, APPROVER_A);
+    await partsOf(engine).core.approve(filed.id, APPROVER_A);
     return filed.id;
   };
   const tron = await file(networkId, TRON);
@@ -223,9 +225,9 @@ it('looks a late whitelist addition up in its own spelling: a Tron address in ot
 
 it('settles a late redemption found in the list before its figures are read again', async () => {
   await start();
-  const filed = await fx.engine.file(redemptionDraft(REQUESTER, 'To be resolved'));
-  await fx.engine.core.approve(filed.id, APPROVER_A); // sent back with the name the bank gives
-  const result = await fx.engine.core.approve(filed.id, APPROVER_A);
+  const filed = await fileDraft(fx.engine, redemptionDraft(REQUESTER, 'To be resolved'));
+  await partsOf(fx.engine).core.approve(filed.id, APPROVER_A); // sent back with the name the bank gives
+  const result = await partsOf(fx.engine).core.approve(filed.id, APPROVER_A);
   if (!result.ok || result.request.state !== 'approved') throw new Error('not approved');
   await fx.client.redeem({
     amount: Money.parseDecimal('5000'),
@@ -248,7 +250,7 @@ it('lifts a late unfreeze without reading the transaction list: it is the bot’
   await fx.engine.freezeSends(APPROVER_B, 'checking a look-alike address');
   const filed = await fx.engine.fileUnfreeze(APPROVER_B);
   if (!filed.ok) throw new Error(`unfreeze not filed: ${filed.reason}`);
-  const result = await fx.engine.core.approve(filed.request.id, APPROVER_A);
+  const result = await partsOf(fx.engine).core.approve(filed.request.id, APPROVER_A);
   if (!result.ok || result.request.state !== 'approved') throw new Error('not approved');
   fx.clock.advance(CLAIM_LEASE_MS + 1_000);
   const reads = listReads();

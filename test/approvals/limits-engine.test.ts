@@ -2,11 +2,13 @@
 // test moves: the split that meets the higher tier, what stops counting, the window's edge, and the
 // daily limit at filing and at the final approval (the re-checked one too).
 import { describe, expect } from 'vitest';
+import { partsOf } from '../../src/approvals/engine-parts.js';
 import { LimitExceededError } from '../../src/approvals/index.js';
 import type { LimitSettings } from '../../src/approvals/limits.js';
 import type { Store } from '../../src/store/index.js';
 import { VirtualClock } from '../support/clock.js';
 import { redemptionDraft } from '../support/drafts.js';
+import { fileDraft } from '../support/filing.js';
 import { test } from '../support/fixtures.js';
 import {
   APPROVER_A,
@@ -42,10 +44,10 @@ const limitsTest = test.extend('limits', async ({ sandbox, defer }) => {
 describe('the tier of a split payment', () => {
   limitsTest('takes the requester’s total in the window, including this one', async ({ limits }) => {
     const { fx, networkId } = await limits({ windowMs: WINDOW });
-    const first = await fx.engine.file(withdrawalDraft(networkId, '600000'));
+    const first = await fileDraft(fx.engine, withdrawalDraft(networkId, '600000'));
     expect(first).toMatchObject({ requiredApprovals: 1 });
     expect(first.tierBasis).toBeUndefined();
-    const second = await fx.engine.file(withdrawalDraft(networkId, '600000'));
+    const second = await fileDraft(fx.engine, withdrawalDraft(networkId, '600000'));
     expect(second).toMatchObject({
       requiredApprovals: 2,
       tierBasis: { by: 'requester', total: '1200000.00', windowMs: WINDOW },
@@ -59,9 +61,9 @@ describe('the tier of a split payment', () => {
     async ({ limits }) => {
       const { fx } = await limits({ windowMs: WINDOW });
       const [base, bnb] = await twoNetworks(fx.client);
-      const first = await fx.engine.file(withdrawalDraft(base, '600000'));
+      const first = await fileDraft(fx.engine, withdrawalDraft(base, '600000'));
       expect(first).toMatchObject({ requiredApprovals: 1 });
-      const second = await fx.engine.file({
+      const second = await fileDraft(fx.engine, {
         ...withdrawalDraft(bnb, '600000'),
         requester: APPROVER_B,
       });
@@ -74,15 +76,15 @@ describe('the tier of a split payment', () => {
 
   limitsTest('leaves out a rejected, cancelled or expired request', async ({ limits }) => {
     const { fx, networkId, clock } = await limits({ windowMs: WINDOW });
-    const rejected = await fx.engine.file(withdrawalDraft(networkId, '600000'));
+    const rejected = await fileDraft(fx.engine, withdrawalDraft(networkId, '600000'));
     await fx.engine.reject(rejected.id, APPROVER_A, 'wrong account');
-    const cancelled = await fx.engine.file(withdrawalDraft(networkId, '600000'));
+    const cancelled = await fileDraft(fx.engine, withdrawalDraft(networkId, '600000'));
     await fx.engine.cancel(cancelled.id, REQUESTER);
-    const expiring = await fx.engine.file(withdrawalDraft(networkId, '600000'));
+    const expiring = await fileDraft(fx.engine, withdrawalDraft(networkId, '600000'));
     await clock.sleep(Date.parse(expiring.expiresAt) - clock.now());
-    await fx.engine.core.expireDue();
+    await partsOf(fx.engine).core.expireDue();
     expect((await fx.engine.get(expiring.id))?.state).toBe('expired');
-    const next = await fx.engine.file(withdrawalDraft(networkId, '600000'));
+    const next = await fileDraft(fx.engine, withdrawalDraft(networkId, '600000'));
     expect(next).toMatchObject({ requiredApprovals: 1 });
   });
 
@@ -90,14 +92,14 @@ describe('the tier of a split payment', () => {
     'counts a sent payment for one window from when it was sent, to the millisecond',
     async ({ limits }) => {
       const { fx, networkId, clock, approveFully } = await limits({ windowMs: WINDOW });
-      const sent = await fx.engine.file(withdrawalDraft(networkId, '600000'));
+      const sent = await fileDraft(fx.engine, withdrawalDraft(networkId, '600000'));
       expect(await approveFully(sent.id)).toMatchObject({ state: 'sent' });
       await clock.sleep(WINDOW - 1);
-      const inside = await fx.engine.file(withdrawalDraft(networkId, '600000'));
+      const inside = await fileDraft(fx.engine, withdrawalDraft(networkId, '600000'));
       expect(inside).toMatchObject({ requiredApprovals: 2, tierBasis: { by: 'requester' } });
       await fx.engine.cancel(inside.id, REQUESTER);
       await clock.sleep(1);
-      const outside = await fx.engine.file(withdrawalDraft(networkId, '600000'));
+      const outside = await fileDraft(fx.engine, withdrawalDraft(networkId, '600000'));
       expect(outside).toMatchObject({ requiredApprovals: 1 });
     },
   );
@@ -111,10 +113,10 @@ describe('the daily limit', () => {
         { windowMs: WINDOW, dailyLimit: '1000000.00' },
         '0:1',
       );
-      const sent = await fx.engine.file(withdrawalDraft(networkId, '400000'));
+      const sent = await fileDraft(fx.engine, withdrawalDraft(networkId, '400000'));
       await approveFully(sent.id);
-      await fx.engine.file(withdrawalDraft(networkId, '300000'));
-      const refused = fx.engine.file(withdrawalDraft(networkId, '300000.01'));
+      await fileDraft(fx.engine, withdrawalDraft(networkId, '300000'));
+      const refused = fileDraft(fx.engine, withdrawalDraft(networkId, '300000.01'));
       await expect(refused).rejects.toBeInstanceOf(LimitExceededError);
       await expect(refused).rejects.toMatchObject({
         figures: {
@@ -127,7 +129,9 @@ describe('the daily limit', () => {
       });
       expect(await fx.engine.openRequests()).toHaveLength(2);
       // Up to the limit itself is allowed.
-      expect(await fx.engine.file(withdrawalDraft(networkId, '300000'))).toMatchObject({ state: 'pending' });
+      expect(await fileDraft(fx.engine, withdrawalDraft(networkId, '300000'))).toMatchObject({
+        state: 'pending',
+      });
     },
   );
 
@@ -135,11 +139,11 @@ describe('the daily limit', () => {
     'refuses a final approval that would pass a limit set after filing; the request stays pending',
     async ({ limits, sandbox }) => {
       const { fx, networkId } = await limits({ windowMs: WINDOW }, '0:1');
-      const first = await fx.engine.file(withdrawalDraft(networkId, '700000'));
-      const second = await fx.engine.file(withdrawalDraft(networkId, '400000'));
+      const first = await fileDraft(fx.engine, withdrawalDraft(networkId, '700000'));
+      const second = await fileDraft(fx.engine, withdrawalDraft(networkId, '400000'));
       // The bot restarted with a daily limit: requests filed before it are checked at their approval.
       const limited = await fx.another({
-        engine: { limits: { windowMs: WINDOW, dailyLimit: '1000000.00' }, now: fx.engine.core.now },
+        engine: { limits: { windowMs: WINDOW, dailyLimit: '1000000.00' }, now: partsOf(fx.engine).core.now },
       });
       expect(await limited.engine.approve(first.id, APPROVER_A)).toMatchObject({ ok: true });
       await limited.engine.idle();
@@ -159,9 +163,9 @@ describe('the daily limit', () => {
     const { fx } = await limits({ windowMs: WINDOW }, '0:1');
     const name = (await fx.client.resolveAccount({ accountNumber: '0123456789', bankCode: '058' }))
       .accountName;
-    const redemption = await fx.engine.file(redemptionDraft(REQUESTER, name));
+    const redemption = await fileDraft(fx.engine, redemptionDraft(REQUESTER, name));
     const limited = await fx.another({
-      engine: { limits: { windowMs: WINDOW, dailyLimit: '4999.99' }, now: fx.engine.core.now },
+      engine: { limits: { windowMs: WINDOW, dailyLimit: '4999.99' }, now: partsOf(fx.engine).core.now },
     });
     expect(await limited.engine.approve(redemption.id, APPROVER_A)).toMatchObject({
       ok: false,
@@ -214,14 +218,16 @@ describe('a replica whose limits lock lapsed', () => {
     const lapsed = lapsedLimitsLock(fx.store);
     const stalled = await fx.another({
       store: lapsed.store,
-      engine: { limits: { windowMs: WINDOW, dailyLimit: '1000000.00' }, now: fx.engine.core.now },
+      engine: { limits: { windowMs: WINDOW, dailyLimit: '1000000.00' }, now: partsOf(fx.engine).core.now },
     });
     // The stalled replica read an empty window and waits to commit its filing…
-    const late = stalled.engine.file(withdrawalDraft(networkId, '600000'));
+    const late = fileDraft(stalled.engine, withdrawalDraft(networkId, '600000'));
     late.catch(() => {});
     await lapsed.arrived;
     // …while another replica files in the room that was left.
-    expect(await fx.engine.file(withdrawalDraft(networkId, '600000'))).toMatchObject({ state: 'pending' });
+    expect(await fileDraft(fx.engine, withdrawalDraft(networkId, '600000'))).toMatchObject({
+      state: 'pending',
+    });
     lapsed.release();
     await expect(late).rejects.toMatchObject({ figures: { used: '600000.00', amount: '600000.00' } });
     expect(await fx.engine.openRequests()).toHaveLength(1);

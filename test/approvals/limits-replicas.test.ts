@@ -3,6 +3,7 @@
 // and two final approvals at once cannot both fit in the room that is left.
 import { describe, expect } from 'vitest';
 import { LimitExceededError } from '../../src/approvals/index.js';
+import { fileDraft } from '../support/filing.js';
 import { STORE_KINDS } from '../support/shared-stores.js';
 import { APPROVER_A, engineTest as test, twoNetworks, withdrawalDraft } from './fixture.js';
 
@@ -26,7 +27,7 @@ for (const kind of STORE_KINDS) {
       const [networkId] = await twoNetworks(fx.client);
       const results = await Promise.allSettled(
         Array.from({ length: AT_ONCE }, (_, i) =>
-          (i % 2 ? fx : other).engine.file(withdrawalDraft(networkId, '300000')),
+          fileDraft((i % 2 ? fx : other).engine, withdrawalDraft(networkId, '300000')),
         ),
       );
       const filed = results.filter((r) => r.status === 'fulfilled');
@@ -50,7 +51,7 @@ for (const kind of STORE_KINDS) {
       const [networkId] = await twoNetworks(fx.client);
       const filed = await Promise.all(
         Array.from({ length: AT_ONCE }, (_, i) =>
-          (i % 2 ? fx : other).engine.file(withdrawalDraft(networkId, '600000')),
+          fileDraft((i % 2 ? fx : other).engine, withdrawalDraft(networkId, '600000')),
         ),
       );
       expect(filed.filter((r) => r.requiredApprovals === 1)).toHaveLength(1);
@@ -66,8 +67,8 @@ for (const kind of STORE_KINDS) {
       const fx = await startEngine({ store: a, tiers: '0:1' });
       const [networkId] = await twoNetworks(fx.client);
       // Filed before the limit was set; then two replicas with it approve one each, at once.
-      const first = await fx.engine.file(withdrawalDraft(networkId, '600000'));
-      const second = await fx.engine.file(withdrawalDraft(networkId, '600000'));
+      const first = await fileDraft(fx.engine, withdrawalDraft(networkId, '600000'));
+      const second = await fileDraft(fx.engine, withdrawalDraft(networkId, '600000'));
       const limits = { windowMs: WINDOW, dailyLimit: '1000000.00' };
       const one = await fx.another({ store: a, engine: { limits } });
       const two = await fx.another({ store: b, engine: { limits } });

@@ -4,6 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApprovalPolicy, parseTiers } from '../../src/approvals/index.js';
 import type { RequestDraft } from '../../src/approvals/types.js';
+import { fileDraft } from '../support/filing.js';
 import {
   type EngineFixture,
   REQUESTER,
@@ -45,7 +46,7 @@ describe('approver pools per kind', () => {
   });
 
   it('refuses a general approver on a settlement change, which only its own pool approves', async () => {
-    const request = await fx.engine.file(settlement);
+    const request = await fileDraft(fx.engine, settlement);
     expect(request.requiredApprovals).toBe(2);
     expect(await fx.engine.approve(request.id, BOLA)).toMatchObject({ ok: false, reason: 'not-approver' });
     expect(await fx.engine.approve(request.id, EFE)).toMatchObject({
@@ -59,7 +60,7 @@ describe('approver pools per kind', () => {
   });
 
   it('counts a two-approval withdrawal tier only with people of the withdraw pool', async () => {
-    const request = await fx.engine.file(withdrawalDraft(networkId, '2000000'));
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '2000000'));
     expect(request.requiredApprovals).toBe(2);
     // Chidi approves in the general pool, not the withdraw pool.
     expect(await fx.engine.approve(request.id, CHIDI)).toMatchObject({ ok: false, reason: 'not-approver' });
@@ -97,9 +98,9 @@ describe('approver pools per kind', () => {
       ],
       now: fx.clock.now,
     });
-    const settle = await fx.engine.file(settlement);
+    const settle = await fileDraft(fx.engine, settlement);
     expect(await policy.check(settle, DELEGATE)).toEqual({ allowed: false, reason: 'delegation-ended' });
-    const withdrawal = await fx.engine.file(withdrawalDraft(networkId, '100'));
+    const withdrawal = await fileDraft(fx.engine, withdrawalDraft(networkId, '100'));
     expect(await policy.check(withdrawal, DELEGATE)).toEqual({ allowed: true, onBehalfOf: BOLA });
   });
 });

@@ -2,9 +2,11 @@
 // did not confirm, nothing is recorded from a store error, and once the database is back each
 // request is sent exactly once, or found in the service's list rather than sent again.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { partsOf } from '../../src/approvals/engine-parts.js';
 import { EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { clearStore, createStore, type Store } from '../../src/store/index.js';
+import { fileDraft } from '../support/filing.js';
 import { postgresAvailable, type Relay, relayTo, testDatabaseOnce } from '../support/postgres.js';
 import { testPrefix } from '../support/redis.js';
 import {
@@ -57,10 +59,10 @@ describe.runIf(hasPostgres)('approvals through a PostgreSQL outage', () => {
   it('sends nothing while the database is away, then sends the approved request once', async () => {
     await start('outage-before-claim');
     const before = sandbox.count('POST', '/v1/api/withdraw');
-    const request = await fx.engine.file(withdrawal('4100'));
-    await fx.engine.core.approve(request.id, APPROVER_A); // approved; not started
+    const request = await fileDraft(fx.engine, withdrawal('4100'));
+    await partsOf(fx.engine).core.approve(request.id, APPROVER_A); // approved; not started
     relay.cut();
-    await expect(fx.engine.executor.execute(request.id)).rejects.toThrow(/PostgreSQL/);
+    await expect(partsOf(fx.engine).executor.execute(request.id)).rejects.toThrow(/PostgreSQL/);
     await expect(fx.engine.tick()).rejects.toThrow(/PostgreSQL/);
     expect(sandbox.count('POST', '/v1/api/withdraw') - before).toBe(0);
     relay.restore();
@@ -74,10 +76,12 @@ describe.runIf(hasPostgres)('approvals through a PostgreSQL outage', () => {
   it('never resends a call whose answer could not be stored; it finds it in the transaction list', async () => {
     await start('outage-after-call');
     const before = sandbox.count('POST', '/v1/api/withdraw');
-    const request = await fx.engine.file(withdrawal('4200'));
-    await fx.engine.core.approve(request.id, APPROVER_A);
+    const request = await fileDraft(fx.engine, withdrawal('4200'));
+    await partsOf(fx.engine).core.approve(request.id, APPROVER_A);
     const held = sandbox.hold('POST', '/v1/api/withdraw');
-    const running = fx.engine.executor.execute(request.id).catch((error: unknown) => error);
+    const running = partsOf(fx.engine)
+      .executor.execute(request.id)
+      .catch((error: unknown) => error);
     await held.arrived; // the call is at the service
     relay.cut();
     held.release(); // it answers; the answer cannot be stored

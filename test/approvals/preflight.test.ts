@@ -2,9 +2,11 @@
 // less what is committed, whether a destination was paid before (the bot's records, the service's
 // list), the whitelist, look-alike destinations, and the approval refused on a balance known short.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { partsOf } from '../../src/approvals/engine-parts.js';
 import type { ApprovalRequest, RequestDraft } from '../../src/approvals/index.js';
 import { committedAgainst } from '../../src/approvals/preflight.js';
 import { toChecksumAddress } from '../../src/format/evm-address.js';
+import { fileDraft } from '../support/filing.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -37,7 +39,7 @@ const withdrawal = (amount: string, address = DEST, network = networkId): Reques
 
 /** A withdrawal filed and approved (one approver at this tier), and sent by the sandbox. */
 async function sentWithdrawal(amount: string, address = DEST): Promise<ApprovalRequest> {
-  const filed = await fx.engine.file(withdrawal(amount, address));
+  const filed = await fileDraft(fx.engine, withdrawal(amount, address));
   await fx.engine.approve(filed.id, APPROVER_A);
   await fx.engine.idle();
   const sent = await fx.engine.get(filed.id);
@@ -77,17 +79,17 @@ describe('balance', () => {
     await fx.client.getBalance(); // the figure is now stored, as of before the withdrawal
     await sentWithdrawal('10000');
     const draft = { kind: 'withdraw' as const, amount: '2000' };
-    const stored = await fx.engine.core.preflight.balanceFor(draft, { stored: true });
+    const stored = await partsOf(fx.engine).core.preflight.balanceFor(draft, { stored: true });
     expect(stored).toMatchObject({ balance: '1250000.00', committed: '10000.00', after: '1238000.00' });
     // Read again: the service took the token when it accepted the withdrawal.
-    const fresh = await fx.engine.core.preflight.balanceFor(draft);
+    const fresh = await partsOf(fx.engine).core.preflight.balanceFor(draft);
     expect(fresh).toMatchObject({ balance: '1240000.00', committed: '0.00', after: '1238000.00' });
   });
 
   it('refuses to file more than the balance less what is committed, with the figures', async () => {
     const checks = await fx.engine.preflight(withdrawal('1250000.01'));
     expect(checks.balance).toMatchObject({ after: '-0.01', enough: false });
-    await expect(fx.engine.file(withdrawal('1250000.01'), { preflight: checks })).rejects.toThrow(
+    await expect(fileDraft(fx.engine, withdrawal('1250000.01'), { preflight: checks })).rejects.toThrow(
       /₦1,250,000\.01 is more than the balance \(₦1,250,000\.00\) less what is committed \(₦0\.00\)/,
     );
     expect(await fx.engine.openRequests()).toEqual([]);
@@ -97,7 +99,7 @@ describe('balance', () => {
     // Sent first: filed after it, the larger one would bring the requester's total in the window
     // to the two-approver tier (limits over time), and the first would wait for a second approver.
     await sentWithdrawal('300000');
-    const filed = await fx.engine.file(withdrawal('1000000')); // two approvers at this tier
+    const filed = await fileDraft(fx.engine, withdrawal('1000000')); // two approvers at this tier
     await fx.client.getBalance(); // ₦950,000 now
     expect(await fx.engine.approve(filed.id, APPROVER_A)).toMatchObject({
       ok: false,
@@ -232,9 +234,11 @@ describe('destinations', () => {
     expect(checks.lookAlike?.differs.length).toBeGreaterThan(0);
     expect(checks.firstPayment).toBe(true);
 
-    await expect(fx.engine.file(draft, { preflight: checks })).rejects.toThrow(/compare the whole address/);
+    await expect(fileDraft(fx.engine, draft, { preflight: checks })).rejects.toThrow(
+      /compare the whole address/,
+    );
     const lookAlike = checks.lookAlike && { ...checks.lookAlike, compared: true };
-    const filed = await fx.engine.file(draft, { preflight: { ...checks, lookAlike } });
+    const filed = await fileDraft(fx.engine, draft, { preflight: { ...checks, lookAlike } });
     expect(filed.requiredApprovals).toBe(2);
     expect(filed.history[0]?.note).toMatch(/looks like an address paid before/);
     await fx.engine.approve(filed.id, APPROVER_A);
@@ -251,7 +255,7 @@ describe('destinations', () => {
     const draft = withdrawal('2000', poisoned(entry.address), entry.networkId);
     const checks = await fx.engine.preflight(draft);
     const lookAlike = checks.lookAlike && { ...checks.lookAlike, compared: true };
-    const filed = await fx.engine.file(draft, { preflight: { ...checks, lookAlike } });
+    const filed = await fileDraft(fx.engine, draft, { preflight: { ...checks, lookAlike } });
     expect(filed.requiredApprovals).toBe(2);
     expect(filed.preflight?.lookAlike?.extra).toBe(false);
     await fx.engine.approve(filed.id, APPROVER_A);

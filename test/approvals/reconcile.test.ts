@@ -4,6 +4,7 @@
 import { afterEach, expect, it } from 'vitest';
 import type { ApprovalEngineOptions, ApprovalRequest } from '../../src/approvals/index.js';
 import { Money } from '../../src/format/money.js';
+import { fileDraft } from '../support/filing.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -34,7 +35,7 @@ const withdrawCalls = () => fx.sandbox.count('POST', '/v1/api/withdraw');
 async function unknownWithdrawal(amount: string, refused = false): Promise<ApprovalRequest> {
   if (refused) fx.sandbox.failNext('POST', '/v1/api/withdraw', 400, 1, 'Bad Request Error');
   else fx.sandbox.dropResponse('POST', '/v1/api/withdraw');
-  const request = await fx.engine.file(withdrawal(amount));
+  const request = await fileDraft(fx.engine, withdrawal(amount));
   await fx.engine.approve(request.id, APPROVER_A);
   await fx.engine.idle();
   const after = await fx.engine.get(request.id);
@@ -107,7 +108,7 @@ it('asks a person to check after repeated inconclusive checks, once, and never r
 it('says once that an unclear settlement change needs a manual check, reading nothing', async () => {
   await start();
   fx.sandbox.dropResponse('PUT', '/v1/api/bank-account');
-  const request = await fx.engine.file({
+  const request = await fileDraft(fx.engine, {
     kind: 'settlement',
     payload: { bankName: 'GTBank', bankAccountName: 'To be resolved', bankAccountNumber: '0123456789' },
     display: { bankCode: '058' },

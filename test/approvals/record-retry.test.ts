@@ -3,9 +3,11 @@
 // answer; one that keeps failing gets the answer logged with its reference, and the sweep says the
 // request was sent but not recorded, not that it was never started.
 import { expect } from 'vitest';
+import { partsOf } from '../../src/approvals/engine-parts.js';
 import { AnswerNotRecordedError } from '../../src/approvals/executor.js';
 import type { EngineLog } from '../../src/approvals/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
+import { fileDraft } from '../support/filing.js';
 import { APPROVER_A, engineTest, twoNetworks, withdrawalDraft } from './fixture.js';
 
 /**
@@ -43,15 +45,15 @@ const test = engineTest.extend(
         engine: { log, recordRetry: { firstDelayMs: 1, maxDelayMs: 4, forMs } },
       });
       const [networkId] = await twoNetworks(fx.client);
-      const request = await fx.engine.file(withdrawalDraft(networkId, '321'));
-      await fx.engine.core.approve(request.id, APPROVER_A);
+      const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '321'));
+      await partsOf(fx.engine).core.approve(request.id, APPROVER_A);
       return { fx, id: request.id, logged, failures: () => failures };
     },
 );
 
 test('records the answer after the store failed its first writes, sending once', async ({ world }) => {
   const { fx, id, failures } = await world(3, 60_000);
-  const done = await fx.engine.executor.execute(id);
+  const done = await partsOf(fx.engine).executor.execute(id);
   expect(failures()).toBe(3);
   expect(done?.state).toBe('sent');
   expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);

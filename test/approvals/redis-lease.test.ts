@@ -2,10 +2,12 @@
 // leaves the call alone (the caller holds a lease); only a lease that ran out is taken over: as outcome
 // unknown, never resent, once the call was marked as sending; sent by the other replica when it never was.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { partsOf } from '../../src/approvals/engine-parts.js';
 import { EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
 import type { RequestDraft } from '../../src/approvals/index.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { clearStore, type Store } from '../../src/store/index.js';
+import { fileDraft } from '../support/filing.js';
 import { testPrefix } from '../support/redis.js';
 import { sharedStores } from '../support/shared-stores.js';
 import {
@@ -60,7 +62,7 @@ for (const { name: storeName, up, open: openStore } of shared) {
       const [a, b] = (await replicas('approvals-lease-live')) as [EngineFixture, EngineFixture];
       const [networkId] = await twoNetworks(a.client);
       const before = sandbox.count('POST', '/v1/api/withdraw');
-      const request = await a.engine.file(withdrawal('2100', networkId));
+      const request = await fileDraft(a.engine, withdrawal('2100', networkId));
       const held = sandbox.hold('POST', '/v1/api/withdraw');
       await a.engine.approve(request.id, APPROVER_A);
       await held.arrived; // A is mid-call
@@ -79,9 +81,9 @@ for (const { name: storeName, up, open: openStore } of shared) {
       const [a, b] = (await replicas('approvals-lease-unmarked')) as [EngineFixture, EngineFixture];
       const [networkId] = await twoNetworks(a.client);
       const before = sandbox.count('POST', '/v1/api/withdraw');
-      const request = await a.engine.file(withdrawal('2150', networkId));
-      await a.engine.core.approve(request.id, APPROVER_A);
-      await a.engine.executor.claimExecution(request.id); // then A dies before its write-ahead mark
+      const request = await fileDraft(a.engine, withdrawal('2150', networkId));
+      await partsOf(a.engine).core.approve(request.id, APPROVER_A);
+      await partsOf(a.engine).executor.claimExecution(request.id); // then A dies before its write-ahead mark
       await b.engine.start();
       await b.engine.idle();
       expect((await b.engine.get(request.id))?.state).toBe('executing');
@@ -102,9 +104,9 @@ for (const { name: storeName, up, open: openStore } of shared) {
       ];
       const [networkId] = await twoNetworks(a.client);
       const before = sandbox.count('POST', '/v1/api/withdraw');
-      const request = await a.engine.file(withdrawal('2160', networkId));
-      await a.engine.core.approve(request.id, APPROVER_A);
-      await a.engine.executor.claimExecution(request.id); // then A dies before its write-ahead mark
+      const request = await fileDraft(a.engine, withdrawal('2160', networkId));
+      await partsOf(a.engine).core.approve(request.id, APPROVER_A);
+      await partsOf(a.engine).executor.claimExecution(request.id); // then A dies before its write-ahead mark
       b.clock.advance(EXECUTION_LEASE_MS + 1);
       c.clock.advance(EXECUTION_LEASE_MS + 1);
       await Promise.all([b.engine.tick(), c.engine.tick()]);
@@ -120,11 +122,11 @@ for (const { name: storeName, up, open: openStore } of shared) {
       const [a, b] = (await replicas('approvals-lease-dead')) as [EngineFixture, EngineFixture];
       const [networkId] = await twoNetworks(a.client);
       const before = sandbox.count('POST', '/v1/api/withdraw');
-      const request = await a.engine.file(withdrawal('2200', networkId));
-      await a.engine.core.approve(request.id, APPROVER_A);
-      const claimed = await a.engine.executor.claimExecution(request.id);
+      const request = await fileDraft(a.engine, withdrawal('2200', networkId));
+      await partsOf(a.engine).core.approve(request.id, APPROVER_A);
+      const claimed = await partsOf(a.engine).executor.claimExecution(request.id);
       if (!claimed) throw new Error('not claimed');
-      await a.engine.executor.markSending(claimed); // then A dies without a word, the call maybe out
+      await partsOf(a.engine).executor.markSending(claimed); // then A dies without a word, the call maybe out
       await b.engine.start();
       await b.engine.idle();
       expect((await b.engine.get(request.id))?.state).toBe('executing');

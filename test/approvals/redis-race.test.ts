@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { clearStore, type Store } from '../../src/store/index.js';
+import { fileDraft } from '../support/filing.js';
 import { testPrefix } from '../support/redis.js';
 import { sharedStores } from '../support/shared-stores.js';
 import { APPROVER_A, APPROVER_B, DEST, REQUESTER, startEngineFixture, twoNetworks } from './fixture.js';
@@ -35,7 +36,7 @@ for (const { name, up, open } of shared) {
       const a = await startEngineFixture({ sandbox, store: storeA });
       const b = await startEngineFixture({ sandbox, store: storeB });
       const [networkId] = await twoNetworks(a.client);
-      const request = await a.engine.file({
+      const request = await fileDraft(a.engine, {
         kind: 'withdraw',
         amount: '1500.50',
         payload: { amount: '1500.50', address: DEST, networkId, shouldSaveAddress: false },

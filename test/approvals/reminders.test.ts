@@ -3,6 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseReminderPoints, type RequestDraft } from '../../src/approvals/index.js';
 import { dueReminder, reminderTimes } from '../../src/approvals/reminders.js';
+import { fileDraft } from '../support/filing.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -43,7 +44,7 @@ const reminders = async (id: string) =>
 
 describe('reminder points', () => {
   it('fall at their shares of the lifetime, and only the latest passed one is due', async () => {
-    const request = await fx.engine.file(withdrawal('1500'));
+    const request = await fileDraft(fx.engine, withdrawal('1500'));
     const points = parseReminderPoints('50%,90%');
     const filed = Date.parse(request.createdAt);
     expect(reminderTimes(request, points)).toEqual([filed + 5 * HOUR, filed + 9 * HOUR]);
@@ -54,7 +55,7 @@ describe('reminder points', () => {
   });
 
   it('names the approvers who have not acted and how many approvals are still needed', async () => {
-    const request = await fx.engine.file(withdrawal('2000000')); // two approvals
+    const request = await fileDraft(fx.engine, withdrawal('2000000')); // two approvals
     expect((await fx.engine.approve(request.id, APPROVER_A)).ok).toBe(true);
     fx.clock.advance(5 * HOUR + 1000);
     await fx.engine.tick();
@@ -66,7 +67,7 @@ describe('reminder points', () => {
   });
 
   it('sends none once the request has ended', async () => {
-    const request = await fx.engine.file(withdrawal('1500'));
+    const request = await fileDraft(fx.engine, withdrawal('1500'));
     await fx.engine.cancel(request.id, REQUESTER);
     fx.clock.advance(9 * HOUR + 1000);
     await fx.engine.tick();
@@ -75,7 +76,7 @@ describe('reminder points', () => {
 
   it('sends none with reminders turned off', async () => {
     const off = await fx.another({ engine: { reminderPoints: parseReminderPoints('none') } });
-    const request = await off.engine.file(withdrawal('1500'));
+    const request = await fileDraft(off.engine, withdrawal('1500'));
     fx.clock.advance(9 * HOUR + 1000);
     await off.engine.tick();
     expect(await reminders(request.id)).toHaveLength(0);
@@ -84,7 +85,7 @@ describe('reminder points', () => {
 
 describe('Extend', () => {
   it('is the requester’s, once, by at most the original lifetime, and audited', async () => {
-    const request = await fx.engine.file(withdrawal('1500'));
+    const request = await fileDraft(fx.engine, withdrawal('1500'));
     expect(await fx.engine.extend(request.id, OUTSIDER)).toMatchObject({
       ok: false,
       reason: 'not-requester',
@@ -114,13 +115,13 @@ describe('Extend', () => {
   });
 
   it('keeps a request alive past its first expiry, and it then expires at the new one', async () => {
-    const request = await fx.engine.file(withdrawal('1500'));
+    const request = await fileDraft(fx.engine, withdrawal('1500'));
     await fx.engine.extend(request.id, REQUESTER);
     fx.clock.advance(10 * HOUR + 1000);
     await fx.engine.tick();
     expect((await fx.engine.get(request.id))?.state).toBe('pending');
     expect((await fx.engine.approve(request.id, APPROVER_A)).ok).toBe(true);
-    const other = await fx.engine.file(withdrawal('1600'));
+    const other = await fileDraft(fx.engine, withdrawal('1600'));
     await fx.engine.extend(other.id, REQUESTER, HOUR);
     fx.clock.advance(10 * HOUR + 1000); // past its first expiry, before the new one
     await fx.engine.tick();

@@ -5,10 +5,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { partsOf } from '../../src/approvals/engine-parts.js';
 import { CLAIM_LEASE_MS, EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
 import { Money } from '../../src/format/money.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
+import { fileDraft } from '../support/filing.js';
 import { DyingStore, writesPhase } from './dying-store.js';
 import {
   APPROVER_A,
@@ -75,7 +77,7 @@ async function dyingAt(amount: string, phase: 'claimed' | 'sending') {
     return dying.store;
   });
   if (!dying) throw new Error('no store');
-  const request = await first.engine.file(withdrawal(amount));
+  const request = await fileDraft(first.engine, withdrawal(amount));
   dying.dieAfter(writesPhase(request.id, phase));
   await first.engine.approve(request.id, APPROVER_A); // the send starts in the background, then dies
   const finished = first.engine.idle().then(() => {
@@ -88,8 +90,8 @@ async function dyingAt(amount: string, phase: 'claimed' | 'sending') {
 
 it('sends an approved request after a restart, exactly once', async () => {
   const first = await instance();
-  const request = await first.engine.file(withdrawal('1500.5'));
-  await first.engine.core.approve(request.id, APPROVER_A); // approved, not yet claimed: then the bot stops
+  const request = await fileDraft(first.engine, withdrawal('1500.5'));
+  await partsOf(first.engine).core.approve(request.id, APPROVER_A); // approved, not yet claimed: then the bot stops
   await stop(first);
   expect(withdrawCalls()).toBe(0);
 
@@ -102,10 +104,10 @@ it('sends an approved request after a restart, exactly once', async () => {
 
 it('never resends a request that was claimed when the bot stopped; it reconciles it instead', async () => {
   const first = await instance();
-  const request = await first.engine.file(withdrawal('2500.75'));
-  await first.engine.core.approve(request.id, APPROVER_A);
-  const claimed = await first.engine.executor.claimExecution(request.id);
-  if (!claimed || !(await first.engine.executor.markSending(claimed))) throw new Error('not marked');
+  const request = await fileDraft(first.engine, withdrawal('2500.75'));
+  await partsOf(first.engine).core.approve(request.id, APPROVER_A);
+  const claimed = await partsOf(first.engine).executor.claimExecution(request.id);
+  if (!claimed || !(await partsOf(first.engine).executor.markSending(claimed))) throw new Error('not marked');
   // The call went out and the service acted on it, but the bot died before recording the answer.
   await first.client.withdraw({
     amount: Money.parse('2500.75'),
@@ -130,9 +132,9 @@ it('never resends a request that was claimed when the bot stopped; it reconciles
 
 it('sends a request that was claimed but not yet marked as sending when the bot stopped, once', async () => {
   const first = await instance();
-  const request = await first.engine.file(withdrawal('99'));
-  await first.engine.core.approve(request.id, APPROVER_A);
-  await first.engine.executor.claimExecution(request.id);
+  const request = await fileDraft(first.engine, withdrawal('99'));
+  await partsOf(first.engine).core.approve(request.id, APPROVER_A);
+  await partsOf(first.engine).executor.claimExecution(request.id);
   await stop(first);
 
   const second = await instance();
@@ -195,7 +197,7 @@ describe('a bot killed between its claim and the call', () => {
 
 it('completes a sent request after a restart between send and settle', async () => {
   const first = await instance();
-  const request = await first.engine.file(withdrawal('300'));
+  const request = await fileDraft(first.engine, withdrawal('300'));
   await first.engine.approve(request.id, APPROVER_A);
   await first.engine.idle();
   expect((await first.engine.get(request.id))?.state).toBe('sent');
@@ -212,8 +214,8 @@ it('completes a sent request after a restart between send and settle', async () 
 describe('an approved request nobody is sending', () => {
   it('sends it after a restart when the bot died between writing the claim and recording it', async () => {
     const first = await instance();
-    const request = await first.engine.file(withdrawal('1410'));
-    await first.engine.core.approve(request.id, APPROVER_A);
+    const request = await fileDraft(first.engine, withdrawal('1410'));
+    await partsOf(first.engine).core.approve(request.id, APPROVER_A);
     // The claim key was written (as the bot always wrote it), then the bot died before saving "executing".
     await first.storeHandle.set(`approval-exec:${request.id}:0`, 'a-bot-that-died');
     await stop(first);
@@ -229,9 +231,15 @@ describe('an approved request nobody is sending', () => {
 
   it('waits out the lease of a claim that may still be live, then exactly one process takes over', async () => {
     const first = await instance();
-    const request = await first.engine.file(withdrawal('1420'));
-    await first.engine.core.approve(request.id, APPROVER_A);
-    await first.engine.core.repo.claim(request.id, 0, 'a-bot-that-died', first.clock.now(), CLAIM_LEASE_MS);
+    const request = await fileDraft(first.engine, withdrawal('1420'));
+    await partsOf(first.engine).core.approve(request.id, APPROVER_A);
+    await partsOf(first.engine).core.repo.claim(
+      request.id,
+      0,
+      'a-bot-that-died',
+      first.clock.now(),
+      CLAIM_LEASE_MS,
+    );
     await stop(first);
 
     const second = await instance();
@@ -252,8 +260,8 @@ describe('an approved request nobody is sending', () => {
 
   it('sends an approved request the sweep finds unstarted, once', async () => {
     const fx = await instance();
-    const request = await fx.engine.file(withdrawal('1430'));
-    await fx.engine.core.approve(request.id, APPROVER_A); // approved; its background start never ran
+    const request = await fileDraft(fx.engine, withdrawal('1430'));
+    await partsOf(fx.engine).core.approve(request.id, APPROVER_A); // approved; its background start never ran
     await fx.engine.tick();
     await fx.engine.tick();
     expect((await fx.engine.get(request.id))?.state).toBe('sent');

@@ -5,10 +5,12 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { partsOf } from '../../src/approvals/engine-parts.js';
 import { CLAIM_LEASE_MS } from '../../src/approvals/executor.js';
 import { LOOKED_UP_BEFORE_SENDING } from '../../src/approvals/index.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { createStore } from '../../src/store/index.js';
+import { fileDraft } from '../support/filing.js';
 import {
   APPROVER_A,
   type EngineFixture,
@@ -69,8 +71,8 @@ function copyStore(from: string, to: string): void {
 it('sends nothing twice when the store is restored from a backup taken while it was approved', async () => {
   const first = await startBot();
   const [networkId] = await twoNetworks(first.client);
-  const filed = await first.engine.file(withdrawalDraft(networkId, '7890.12'));
-  await first.engine.core.approve(filed.id, APPROVER_A); // approved; the bot stops before sending
+  const filed = await fileDraft(first.engine, withdrawalDraft(networkId, '7890.12'));
+  await partsOf(first.engine).core.approve(filed.id, APPROVER_A); // approved; the bot stops before sending
   await stopBot(first);
   copyStore(dir, join(dir, 'backup'));
 

@@ -4,6 +4,7 @@
 // Against the real client and the embedded sandbox.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type RequestDraft, SAME_REQUEST_MS, SameRequestError } from '../../src/approvals/index.js';
+import { fileDraft } from '../support/filing.js';
 import {
   APPROVER_A,
   DEST,
@@ -36,10 +37,10 @@ const withdrawal = (amount: string, network = base, address = DEST): RequestDraf
 
 describe('the same payment filed again', () => {
   it('links a second ₦2,222 to the same address and purpose to the first, still waiting', async () => {
-    const first = await fx.engine.file(withdrawal('2222'));
+    const first = await fileDraft(fx.engine, withdrawal('2222'));
     expect(first.earlier).toBeUndefined();
     fx.clock.advance(35_000);
-    const second = await fx.engine.file(withdrawal('2222.00'));
+    const second = await fileDraft(fx.engine, withdrawal('2222.00'));
     expect(second.earlier).toEqual({
       same: { id: first.id, state: 'pending', at: first.createdAt },
       unsent: { id: first.id, at: first.createdAt },
@@ -48,50 +49,50 @@ describe('the same payment filed again', () => {
   });
 
   it('finds it on another EVM network (one key holder), and not for another amount', async () => {
-    const first = await fx.engine.file(withdrawal('2222'));
-    const there = await fx.engine.file(withdrawal('2222', bnb, DEST.toLowerCase()));
+    const first = await fileDraft(fx.engine, withdrawal('2222'));
+    const there = await fileDraft(fx.engine, withdrawal('2222', bnb, DEST.toLowerCase()));
     expect(there.earlier?.same?.id).toBe(first.id);
-    const other = await fx.engine.file(withdrawal('2223'));
+    const other = await fileDraft(fx.engine, withdrawal('2223'));
     expect(other.earlier?.same).toBeUndefined();
-    const third = await fx.engine.file(withdrawal('5000'));
+    const third = await fileDraft(fx.engine, withdrawal('5000'));
     // Not the same payment, but the first one to this destination still waits: it is the first payment.
     expect(third.earlier).toEqual({ unsent: { id: first.id, at: first.createdAt } });
   });
 
   it('says sent once the first went out, and nothing a day after it was sent', async () => {
-    const first = await fx.engine.file(withdrawal('2222'));
+    const first = await fileDraft(fx.engine, withdrawal('2222'));
     await fx.engine.approve(first.id, APPROVER_A);
     await fx.engine.idle();
     const sent = await fx.engine.get(first.id);
     expect(sent?.state).toBe('sent');
-    const second = await fx.engine.file(withdrawal('2222'));
+    const second = await fileDraft(fx.engine, withdrawal('2222'));
     expect(second.earlier).toEqual({
       same: { id: first.id, state: 'sent', at: sent?.outcome?.sentAt },
     });
     await fx.engine.cancel(second.id, REQUESTER);
     fx.clock.advance(SAME_REQUEST_MS);
-    expect((await fx.engine.file(withdrawal('2222'))).earlier).toBeUndefined();
+    expect((await fileDraft(fx.engine, withdrawal('2222'))).earlier).toBeUndefined();
   });
 
   it('does not link one that ended with nothing sent', async () => {
-    const first = await fx.engine.file(withdrawal('2222'));
+    const first = await fileDraft(fx.engine, withdrawal('2222'));
     await fx.engine.reject(first.id, APPROVER_A, 'typed twice');
-    expect((await fx.engine.file(withdrawal('2222'))).earlier).toBeUndefined();
+    expect((await fileDraft(fx.engine, withdrawal('2222'))).earlier).toBeUndefined();
   });
 });
 
 describe('filed from a form', () => {
   it('is refused until the requester says to file it again, then says so in the audit step', async () => {
-    const first = await fx.engine.file(withdrawal('2222'));
+    const first = await fileDraft(fx.engine, withdrawal('2222'));
     const checks = await fx.engine.preflight(withdrawal('2222'));
     expect(checks.sameAs).toEqual({ id: first.id, state: 'pending', at: first.createdAt });
-    const refused = fx.engine.file(withdrawal('2222'), { preflight: checks });
+    const refused = fileDraft(fx.engine, withdrawal('2222'), { preflight: checks });
     await expect(refused).rejects.toBeInstanceOf(SameRequestError);
     await expect(refused).rejects.toMatchObject({ mark: { id: first.id } });
     expect(await fx.engine.openRequests()).toHaveLength(1);
 
     const sameAs = checks.sameAs && { ...checks.sameAs, confirmed: true };
-    const again = await fx.engine.file(withdrawal('2222'), { preflight: { ...checks, sameAs } });
+    const again = await fileDraft(fx.engine, withdrawal('2222'), { preflight: { ...checks, sameAs } });
     expect(again.earlier?.same).toEqual({
       id: first.id,
       state: 'pending',
@@ -103,13 +104,13 @@ describe('filed from a form', () => {
   });
 
   it('is refused when another one was filed after the form asked about the first', async () => {
-    const first = await fx.engine.file(withdrawal('2222'));
+    const first = await fileDraft(fx.engine, withdrawal('2222'));
     const checks = await fx.engine.preflight(withdrawal('2222'));
-    const between = await fx.engine.file(withdrawal('2222'));
+    const between = await fileDraft(fx.engine, withdrawal('2222'));
     const sameAs = checks.sameAs && { ...checks.sameAs, confirmed: true };
     expect(sameAs?.id).toBe(first.id);
     await expect(
-      fx.engine.file(withdrawal('2222'), { preflight: { ...checks, sameAs } }),
+      fileDraft(fx.engine, withdrawal('2222'), { preflight: { ...checks, sameAs } }),
     ).rejects.toMatchObject({ mark: { id: between.id } });
   });
 });

@@ -6,6 +6,7 @@ import { describe, expect } from 'vitest';
 import { EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
 import type { EngineLog } from '../../src/approvals/index.js';
 import type { Store } from '../../src/store/index.js';
+import { fileDraft } from '../support/filing.js';
 import { STORE_KINDS } from '../support/shared-stores.js';
 import { APPROVER_A, engineTest as test, twoNetworks, withdrawalDraft } from './fixture.js';
 
@@ -60,7 +61,7 @@ for (const kind of STORE_KINDS) {
         return answer;
       };
       const posted = sandbox.count('POST', '/v1/api/withdraw');
-      const request = await fx.engine.file(withdrawalDraft(networkId, '321'));
+      const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '321'));
       expect(await fx.engine.approve(request.id, APPROVER_A)).toMatchObject({ ok: true });
       await until(() => logged.some((l) => l.message.startsWith('service answer not recorded yet')));
 

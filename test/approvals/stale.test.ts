@@ -1,9 +1,11 @@
 // An approved request sent long after its approval (a restart, an outage) has its stale figures read
 // again first: a material change goes back to the approvers instead of being sent.
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { partsOf } from '../../src/approvals/engine-parts.js';
 import { STALE_APPROVAL_MS } from '../../src/approvals/executor.js';
 import type { ApprovalRequest } from '../../src/approvals/index.js';
 import { redemptionDraft } from '../support/drafts.js';
+import { fileDraft } from '../support/filing.js';
 import { APPROVER_A, type EngineFixture, REQUESTER, startEngineFixture } from './fixture.js';
 
 let fx: EngineFixture;
@@ -20,9 +22,9 @@ const nameChecks = () => fx.sandbox.count('POST', '/v1/api/account/verify');
 
 /** A redemption approved on the account name the bank gives now, but not sent (the bot stopped). */
 async function approvedRedemption(): Promise<ApprovalRequest> {
-  const filed = await fx.engine.file(redemptionDraft(REQUESTER, 'To be resolved'));
-  await fx.engine.core.approve(filed.id, APPROVER_A); // sent back with the real name
-  const approved = await fx.engine.core.approve(filed.id, APPROVER_A);
+  const filed = await fileDraft(fx.engine, redemptionDraft(REQUESTER, 'To be resolved'));
+  await partsOf(fx.engine).core.approve(filed.id, APPROVER_A); // sent back with the real name
+  const approved = await partsOf(fx.engine).core.approve(filed.id, APPROVER_A);
   if (!approved.ok || approved.request.state !== 'approved') throw new Error('not approved');
   return approved.request;
 }
@@ -30,7 +32,7 @@ async function approvedRedemption(): Promise<ApprovalRequest> {
 it('sends a late approved redemption back to the approvers when the account name changed', async () => {
   const request = await approvedRedemption();
   // What the approvers saw is no longer what the bank says.
-  await fx.engine.core.repo.save(
+  await partsOf(fx.engine).core.repo.save(
     { ...request, display: { ...request.display, accountName: 'Old Owner' } },
     false,
   );

@@ -3,6 +3,7 @@
 import { afterEach, expect, it } from 'vitest';
 import type { EngineLog } from '../../src/approvals/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
+import { fileDraft } from '../support/filing.js';
 import { DEST, type EngineFixture, REQUESTER, startEngineFixture, twoNetworks } from './fixture.js';
 
 let fx: EngineFixture | undefined;
@@ -33,7 +34,7 @@ it('expires the other requests when one expiry cannot be written, and retries it
   fx = await startEngineFixture({ store, ttlMs: 3_600_000, engine: { log } });
   const [networkId] = await twoNetworks(fx.client);
   const file = (amount: string) =>
-    (fx as EngineFixture).engine.file({
+    fileDraft((fx as EngineFixture).engine, {
       kind: 'withdraw',
       amount,
       payload: { amount, address: DEST, networkId, shouldSaveAddress: false },

@@ -13,6 +13,7 @@ import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import type { Store } from '../../src/store/index.js';
 import { APPROVER_A, REQUESTER, twoNetworks, withdrawalDraft } from '../approvals/fixture.js';
 import { clientFor } from '../cngn/client-support.js';
+import { fileDraft } from '../support/filing.js';
 import { lastDays } from './support.js';
 
 let sandbox: Sandbox;
@@ -78,7 +79,7 @@ it('sends a withdrawal approved during a month’s first read at once, ahead of 
   await client.getBalanceWithTime({ priority: 'background', fresh: true });
   expect(sandbox.count('GET', '/v1/api/balance')).toBe(1);
 
-  const request = await engine.file(withdrawalDraft(networkId, '1500.00'));
+  const request = await fileDraft(engine, withdrawalDraft(networkId, '1500.00'));
   await engine.approve(request.id, APPROVER_A);
   await engine.idle();
   expect((await engine.get(request.id))?.state).toBe('sent');

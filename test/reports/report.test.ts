@@ -14,6 +14,7 @@ import {
   twoNetworks,
   withdrawalDraft,
 } from '../approvals/fixture.js';
+import { fileDraft } from '../support/filing.js';
 import { lastDays, partsFor } from './support.js';
 
 // The sandbox's clock stands still; the bot's runs a minute ahead, so what the engine sends is in the period.
@@ -47,25 +48,25 @@ describe('a week of the sandbox', () => {
     const engine = fx.engine;
     const [origin, destination] = await twoNetworks(fx.client);
     when(50);
-    const w1 = await engine.file(withdrawalDraft(origin, '1500.00'));
+    const w1 = await fileDraft(engine, withdrawalDraft(origin, '1500.00'));
     when(49);
     await engine.approve(w1.id, APPROVER_A);
     await engine.idle();
     when(30);
-    const w2 = await engine.file(withdrawalDraft(origin, '1000000.00'));
+    const w2 = await fileDraft(engine, withdrawalDraft(origin, '1000000.00'));
     when(29.5);
     await engine.approve(w2.id, APPROVER_A);
     when(26);
     await engine.approve(w2.id, APPROVER_B);
     await engine.idle();
     when(20);
-    const w3 = await engine.file(withdrawalDraft(origin, '2500.00'));
+    const w3 = await fileDraft(engine, withdrawalDraft(origin, '2500.00'));
     when(19);
     await engine.reject(w3.id, APPROVER_B, 'Wrong invoice');
     when(8);
-    await engine.file(withdrawalDraft(origin, '3000.00'));
+    await fileDraft(engine, withdrawalDraft(origin, '3000.00'));
     when(5);
-    const w5 = await engine.file(withdrawalDraft(origin, '4000.00'));
+    const w5 = await fileDraft(engine, withdrawalDraft(origin, '4000.00'));
     // The requester's total in the window now asks for two approvals (limits over time).
     when(4.75);
     await engine.approve(w5.id, APPROVER_A);
@@ -79,7 +80,7 @@ describe('a week of the sandbox', () => {
       destinationNetworkId: destination,
       destinationAddress: DEST,
     });
-    const bridge = await engine.file({
+    const bridge = await fileDraft(engine, {
       kind: 'bridge',
       amount: '100000.00',
       payload: { originNetworkId: origin, destinationNetworkId: destination, destinationAddress: DEST },

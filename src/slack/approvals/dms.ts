@@ -122,26 +122,25 @@ export class ApprovalDms {
 
   private async bringUpToDate(id: string): Promise<void> {
     const { store, engine, client } = this.options;
-    const policy = engine.core.options.policy;
     const request = await engine.get(id);
     if (!request) return store.removeFromSet(UNSETTLED_SET, id);
     // The delegations, read at most once for all of this request's copies (and only if one needs them).
     let read: Promise<Delegation[]> | undefined;
     const delegations = () => {
-      read ??= policy.delegations();
+      read ??= engine.delegations();
       return read;
     };
     /** A delegate's place on the request, said on their copy; none for an approver in their own right. */
     const placeOf = async (user: string): Promise<DelegatePlace | undefined> => {
-      if (request.state !== 'pending' || (await policy.isApprover(user, request.kind))) return undefined;
-      const delegation = await policy.placeFor(request, user, await delegations());
+      if (request.state !== 'pending' || (await engine.isApprover(user, request.kind))) return undefined;
+      const delegation = await engine.delegatePlace(request, user, await delegations());
       return delegation && { delegator: delegation.delegator, until: delegation.until };
     };
     let record = await store.get<DmRecord>(dmRecordKey(id));
     if (!record) {
       // Approvers are told of a request while it waits for them; one that ended first needs no DM.
       if (request.state !== 'pending') return store.removeFromSet(UNSETTLED_SET, id);
-      const eligible = await policy.eligibleFor(request, await delegations());
+      const eligible = await engine.eligibleFor(request, await delegations());
       const mayAct = this.options.mayAct ?? (async () => true);
       const allowed = await Promise.all(eligible.map((user) => mayAct(user)));
       record = { copies: [], toTell: eligible.filter((_, i) => allowed[i]) };

@@ -3,10 +3,13 @@
 import type { ApprovalEngine } from '../../approvals/index.js';
 import type { CngnApi } from '../../cngn/api.js';
 import type { Logger } from '../../log.js';
+import type { Store } from '../../store/index.js';
 import type { Deliveries } from '../runtime/deliveries.js';
 
 export interface ApprovalSlackDeps {
   engine: ApprovalEngine;
+  /** Where the Slack side keeps its own records (what a modal showed, deliveries). */
+  store: Store;
   api: CngnApi;
   approvalsChannel: string;
   /** `SANDBOX`, `TEST` or `LIVE`: shown on every modal and list. */

@@ -41,12 +41,7 @@ async function verifyAudit(_command: CommandContext, deps: ApprovalSlackDeps): P
 
 async function archiveAudit(command: CommandContext, deps: ApprovalSlackDeps): Promise<SlackMessage> {
   const outcome = await deps.engine.archiveAudit(`command by ${command.userId}`);
-  const keeper = deps.engine.auditKeeper;
-  return auditArchiveMessage(
-    outcome,
-    { folder: keeper.archive?.folder, publicKey: keeper.publicKey },
-    deps.environmentLabel,
-  );
+  return auditArchiveMessage(outcome, deps.engine.auditArchivePlace(), deps.environmentLabel);
 }
 
 /** `[from] [to]` are the words after `audit export`. */
@@ -61,11 +56,10 @@ async function exportAudit(command: CommandContext, deps: ApprovalSlackDeps): Pr
   const lastSeq = seqs.length ? Math.max(...seqs) : undefined;
   const tookEffect = await deps.engine.auditTookEffect(entries);
   const subject = `${range.from?.toISOString() ?? 'start'}..${range.to.toISOString()}`;
-  const exports = deps.engine.auditExports;
   // Recorded before anything is sent, so no export goes unrecorded, and one a crash interrupts is told
   // to the asker at the next start. The `export-requested` entry holds no range: only the `exported`
   // entry written once Slack has the files lets retention count the export.
-  const id = await exports.begin(
+  const id = await deps.engine.beginAuditExport(
     { actor: command.userId, words: command.args.join(' '), subject, entries: entries.length },
     {
       at: now.toISOString(),
@@ -97,10 +91,10 @@ async function exportAudit(command: CommandContext, deps: ApprovalSlackDeps): Pr
       );
     } catch (error) {
       if (!(error instanceof SlackUploadError)) throw error;
-      await exports.abandon(id); // the answer says it was not sent
+      await deps.engine.abandonAuditExport(id); // the answer says it was not sent
       return errorMessage(uploadFailureText(error));
     }
-    await exports.finish(id, {
+    await deps.engine.finishAuditExport(id, {
       at: now.toISOString(),
       kind: 'audit',
       action: 'exported',
@@ -115,7 +109,7 @@ async function exportAudit(command: CommandContext, deps: ApprovalSlackDeps): Pr
     });
   } finally {
     // Neither finished nor abandoned (an unexpected failure): the next sweep tells the asker.
-    exports.end(id);
+    deps.engine.endAuditExport(id);
   }
   return auditExportMessage(entries.length, range, deps.environmentLabel);
 }

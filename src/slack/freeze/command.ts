@@ -26,13 +26,13 @@ export async function freezeCommand(
   deps: ApprovalSlackDeps,
 ): Promise<SlackMessage> {
   const reason = args.join(' ').trim();
-  if (reason.length < FREEZE_REASON_MIN || reason.length > FREEZE_REASON_MAX) {
-    return answer(
-      `Reason: say why sends are frozen, in ${FREEZE_REASON_MIN} to ${FREEZE_REASON_MAX} characters; every request message shows it. Nothing changed. ${FREEZE_USAGE}`,
-    );
-  }
   const result = await deps.engine.freezeSends(userId, reason);
   if (!result.ok) {
+    if (result.reason === 'bad-reason') {
+      return answer(
+        `Reason: say why sends are frozen, in ${FREEZE_REASON_MIN} to ${FREEZE_REASON_MAX} characters; every request message shows it. Nothing changed. ${FREEZE_USAGE}`,
+      );
+    }
     if (result.reason === 'not-approver') {
       return answer(
         'Only an approver can freeze sends (a delegate cannot). Nothing changed: if something looks wrong, tell an approver now.',

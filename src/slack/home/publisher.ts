@@ -12,7 +12,6 @@ import type { Logger } from '../../log.js';
 import type { Store } from '../../store/index.js';
 import type { RecentAlerts } from '../../webhooks/recent.js';
 import { HOME_MINE_SHOWN, type HomeData, type HomeRoles, homeView } from './blocks.js';
-import { waitingFor } from './waiting.js';
 
 export interface HomePublisherOptions {
   engine: ApprovalEngine;
@@ -115,7 +114,7 @@ export class HomePublisher {
     const concerned = new Set([
       request.requester,
       ...request.approvals.map((a) => a.user),
-      ...(await engine.core.options.policy.approversAndDelegates()),
+      ...(await engine.approversAndDelegates()),
       // A delegation granted or revoked concerns its delegate too (a revoked one is no longer live).
       ...(request.kind === 'delegation' ? [request.payload.delegate] : []),
     ]);
@@ -168,8 +167,8 @@ export class HomePublisher {
     const now = this.now();
     const open = await engine.openRequests();
     // The delegations, read once: what waits for this person, and the ones to or from them.
-    const delegations = await engine.core.options.policy.delegations();
-    const waiting = await waitingFor(engine, user, now, open, delegations);
+    const delegations = await engine.delegations();
+    const waiting = await engine.waitingFor(user, now, open, delegations);
     const ids = new Set([
       ...((await store.get<string[]>(mineKey(user))) ?? []),
       ...open.filter((r) => r.requester === user).map((r) => r.id),
@@ -191,7 +190,7 @@ export class HomePublisher {
       alerts: (await this.options.alerts?.latest(5).catch(() => undefined)) ?? [],
       limits: await engine.limitUse().catch(() => undefined),
       delegations: delegations.filter(
-        (d) => isLive(d, engine.core.now()) && (d.delegator === user || d.delegate === user),
+        (d) => isLive(d, engine.now()) && (d.delegator === user || d.delegate === user),
       ),
       freeze: await engine.currentFreeze(),
       roles: await this.rolesOf(user).catch(() => undefined),
@@ -204,7 +203,7 @@ export class HomePublisher {
     if (!roles) return undefined;
     const approves: RequestKind[] = [];
     for (const kind of REQUEST_KINDS)
-      if (await roles.holds(user, { role: 'approver', kind })) approves.push(kind);
+      if (await roles.holds(user, { role: 'approver', kind, delegates: true })) approves.push(kind);
     return {
       reader: await roles.holds(user, { role: 'reader' }),
       requester: await roles.holds(user, { role: 'requester' }),

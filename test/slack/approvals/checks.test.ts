@@ -9,6 +9,7 @@ import { toChecksumAddress } from '../../../src/format/evm-address.js';
 import { GTB } from '../../support/approving.js';
 import { botTest as test } from '../../support/bot.js';
 import type { SlackCall } from '../../support/fake-slack.js';
+import { fileDraft } from '../../support/filing.js';
 import { refusedInModal, submitReview } from '../../support/review.js';
 import { selectValue, textValue, viewSubmission } from '../../support/slack-requests.js';
 import {
@@ -119,7 +120,7 @@ describe('the balance before filing', () => {
       purpose: 'Supplier payout INV-2231',
       requester: REQUESTER,
     };
-    const first = await app.engine.file(draft);
+    const first = await fileDraft(app.engine, draft);
     await app.engine.approve(first.id, APPROVER_A);
     await held.arrived;
     try {

@@ -7,6 +7,7 @@ import { MAYBE_NOT_RECORDED, NOT_RECORDED, RECHECKING } from '../../../src/slack
 import { createStore } from '../../../src/store/index.js';
 import { botTest } from '../../support/bot.js';
 import { redemptionDraft } from '../../support/drafts.js';
+import { fileDraft } from '../../support/filing.js';
 import { type ReviewView, submitReview } from '../../support/review.js';
 import {
   APPROVER_A,
@@ -84,7 +85,7 @@ test('tells a final approver of a redemption to check it when the store failed a
   failing: { app, inner, failAfterWriting },
 }) => {
   app.sandbox.setAccountName('0123456789', 'ADA OBI');
-  const filed = await app.engine.file(redemptionDraft(REQUESTER));
+  const filed = await fileDraft(app.engine, redemptionDraft(REQUESTER));
   const check = app.sandbox.hold('POST', '/v1/api/account/verify');
   // Approve opens the review; its submission starts the re-check with the service.
   const review = await reviewFor(app, filed.id, APPROVER_A);

@@ -7,6 +7,7 @@ import { createLogger } from '../../../src/log.js';
 import { RECHECKING } from '../../../src/slack/approvals/actions/click.js';
 import { botTest as test } from '../../support/bot.js';
 import { redemptionDraft } from '../../support/drafts.js';
+import { fileDraft } from '../../support/filing.js';
 import { type ReviewView, submitReview } from '../../support/review.js';
 import { interaction, newTriggerId } from '../../support/slack-requests.js';
 import {
@@ -126,7 +127,7 @@ describe('the final Approve of a redemption', () => {
     app,
   }) => {
     app.sandbox.setAccountName('0123456789', 'ADA OBI');
-    const filed = await app.engine.file(redemptionDraft(REQUESTER));
+    const filed = await fileDraft(app.engine, redemptionDraft(REQUESTER));
     const opened = await reviewFor(app, filed.id, APPROVER_A);
     // Opening the review asked the service nothing: the figures are re-read only on submission.
     expect(app.sandbox.count('POST', '/v1/api/account/verify')).toBe(0);

@@ -7,6 +7,7 @@ import type { ApprovalPresenter } from '../../../src/slack/approvals/presenter.j
 import { createStore, type Store } from '../../../src/store/index.js';
 import { startBot } from '../../../src/wiring/bot.js';
 import { FakeSlack, type SlackCall } from '../../support/fake-slack.js';
+import { fileDraft } from '../../support/filing.js';
 import { SIGNING_SECRET, testConfig } from '../../support/harness.js';
 import {
   APPROVALS_CHANNEL,
@@ -149,7 +150,7 @@ it('after a restart, shows what Slack refused before it: stale messages re-rende
 it('posts at start-up the message of a pending request that approvers never saw', async () => {
   const first = await boot();
   slack.on('chat.postMessage', () => ({ body: { ok: false, error: 'internal_error' } }));
-  const request = await first.engine.file({
+  const request = await fileDraft(first.engine, {
     kind: 'whitelist',
     payload: { networkId: 'net-base', address: '0x52908400098527886E0F7030069857D2E4169EE7' },
     display: { networkName: 'Base' },

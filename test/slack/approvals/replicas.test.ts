@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { partsOf } from '../../../src/approvals/engine-parts.js';
 import { Money } from '../../../src/format/money.js';
 import { type Sandbox, startSandbox } from '../../../src/sandbox/index.js';
 import { clearStore, createStore, type Store } from '../../../src/store/index.js';
@@ -145,7 +146,7 @@ describe('restart on SQLite', () => {
     await approve(first.app, alreadySent, APPROVER_A);
     await waitUntil(async () => (await first.app.engine.get(alreadySent))?.state === 'sent', 'sent');
     // Approved, but the bot stops before it claims the call.
-    await first.app.engine.core.approve(approvedOnly, APPROVER_A);
+    await partsOf(first.app.engine).core.approve(approvedOnly, APPROVER_A);
     await first.stop();
     expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
     await sandbox.settleAll(); // the settlement webhook went nowhere while the bot was down
@@ -170,10 +171,10 @@ describe('restart on SQLite', () => {
   it('never resends a request the bot had claimed when it stopped; it finds it in the transaction list', async () => {
     const first = await boot();
     const id = await fileWithdrawal(first.app, '3100.10');
-    await first.app.engine.core.approve(id, APPROVER_A);
-    const claimed = await first.app.engine.executor.claimExecution(id);
+    await partsOf(first.app.engine).core.approve(id, APPROVER_A);
+    const claimed = await partsOf(first.app.engine).executor.claimExecution(id);
     if (claimed?.kind !== 'withdraw') throw new Error('not claimed');
-    if (!(await first.app.engine.executor.markSending(claimed))) throw new Error('not marked');
+    if (!(await partsOf(first.app.engine).executor.markSending(claimed))) throw new Error('not marked');
     // The call reached the service, then the bot died before it could record the answer.
     const { amount: _amount, ...rest } = claimed.payload;
     await first.app.client.withdraw({ ...rest, amount: Money.parseDecimal(claimed.payload.amount) });

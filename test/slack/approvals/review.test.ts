@@ -3,6 +3,7 @@
 // was open is refused in the modal, and nothing moves. Real Bolt over HTTP, the fake Slack, the sandbox.
 import { describe, expect } from 'vitest';
 import { botTest as test } from '../../support/bot.js';
+import { fileDraft } from '../../support/filing.js';
 import { refusedInModal, submitReview } from '../../support/review.js';
 import {
   APPROVALS_CHANNEL,
@@ -68,7 +69,7 @@ describe('the review modal', () => {
   test('shows a redemption’s whole bank account with the resolved name, and asks the service nothing to open', async ({
     app,
   }) => {
-    const filed = await app.engine.file({
+    const filed = await fileDraft(app.engine, {
       kind: 'redeem',
       amount: '250000',
       payload: { amount: '250000', bankCode: '058', accountNumber: '0123456789' },
@@ -93,7 +94,7 @@ describe('the review modal', () => {
   }) => {
     app.sandbox.setAccountName('0123456789', 'ADA OBI');
     // The account changed hands since filing: the name resolved then is no longer the account's.
-    const filed = await app.engine.file({
+    const filed = await fileDraft(app.engine, {
       kind: 'redeem',
       amount: '5000',
       payload: { amount: '5000', bankCode: '058', accountNumber: '0123456789' },

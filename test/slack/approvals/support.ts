@@ -102,7 +102,26 @@ export async function startApprovalApp(options: ApprovalAppOptions = {}): Promis
   const sandbox = options.sandbox ?? (await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false }));
   const store = options.store ?? (await createStore('memory://'));
   const slack = options.slack ?? (await FakeSlack.start());
-  const port = await freePort();
+  // Port 0 unless the bot must know its own URL first: a port probed free can be taken by another
+  // worker's listener before the bot binds it (EADDRINUSE), so that case is tried again on a new one.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startApprovalAppOn(options.publicUrl === 'self' ? await freePort() : 0, options, {
+        sandbox,
+        store,
+        slack,
+      });
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'EADDRINUSE' || attempt >= 5) throw error;
+    }
+  }
+}
+
+async function startApprovalAppOn(
+  port: number,
+  options: ApprovalAppOptions,
+  { sandbox, store, slack }: { sandbox: Sandbox; store: Store; slack: FakeSlack },
+): Promise<ApprovalApp> {
   const publicUrl = options.publicUrl === 'self' ? `http://127.0.0.1:${port}` : options.publicUrl;
   // The whole bot as start-up builds it (router, approvals, webhooks, routes), on our sandbox and store.
   const config = testConfig(slack.apiUrl, {

@@ -123,12 +123,15 @@ test('when Slack cannot say who it is, records the id alone and still takes the 
   lines,
 }) => {
   const app = await startApp({ slack: fakeSlack, logger: logger(lines) });
-  const id = await fileWithdrawal(app, '1500');
-  // Slack stops answering users.info. A click would now be refused by the access gate (it cannot tell
-  // a guest from a member: test/slack/gate), so the step is taken by the engine itself, whose audit
-  // lookup of the approver is not in the directory yet.
+  // Slack cannot answer users.info about the approver from the start, so no lookup made after the
+  // filing (the approvers' DMs, whenever they run) puts them in the directory. A click would be refused
+  // by the access gate (it cannot tell a guest from a member: test/slack/gate), so the step is taken
+  // by the engine itself, whose audit lookup of the approver fails.
   let failing = true;
-  fakeSlack.on('users.info', () => (failing ? { body: { ok: false, error: 'fatal_error' } } : undefined));
+  fakeSlack.on('users.info', (call) =>
+    failing && call.body.user === APPROVER_A ? { body: { ok: false, error: 'fatal_error' } } : undefined,
+  );
+  const id = await fileWithdrawal(app, '1500');
   expect((await app.engine.approve(id, APPROVER_A)).ok).toBe(true);
   await waitUntil(async () => (await app.engine.get(id))?.state === 'sent', `${id} sent`);
 

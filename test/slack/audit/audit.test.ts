@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../../src/approvals/audit-chain.js';
 import { auditListKey } from '../../../src/approvals/audit-log.js';
+import { partsOf } from '../../../src/approvals/engine-parts.js';
 import type { AuditEntry } from '../../../src/approvals/types.js';
 import { parseCsv } from '../../support/csv.js';
 import { commandAnswer } from '../../support/slack-requests.js';
@@ -204,7 +205,7 @@ describe('/cngn audit export', () => {
 
   it('sends nothing when the request for an export cannot be recorded', async () => {
     await fileWithdrawal(app, '10');
-    const exports = app.engine.auditExports;
+    const exports = partsOf(app.engine).auditExports;
     const begin = exports.begin.bind(exports);
     exports.begin = async () => {
       throw new Error('the store is not answering');

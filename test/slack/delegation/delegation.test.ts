@@ -164,6 +164,14 @@ describe('/cngn delegate', () => {
     expect(audit).toContain(`*approved* by <@${BOLA}> on behalf of <@${CHIDI}>`);
   });
 
+  it('stops the delegate at the gate for what only an approver in their own right does (freeze, unfreeze)', async () => {
+    const froze = await command('freeze a look-alike address was approved', BOLA);
+    expect(froze).toContain('the *approver* role');
+    expect(froze).not.toContain('Frozen');
+    expect(await app.engine.currentFreeze()).toBeUndefined();
+    expect(await command('unfreeze', BOLA)).toContain('the *approver* role');
+  });
+
   it('refuses the delegate above the cap, and after revocation; a revocation is said and audited', async () => {
     const large = await fileWithdrawal(app, '600000');
     let before = app.slack.callsTo('chat.postEphemeral').length;

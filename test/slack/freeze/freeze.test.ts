@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
+import { partsOf } from '../../../src/approvals/engine-parts.js';
 import { START_FROZEN_ACTOR } from '../../../src/approvals/index.js';
 import { createStore } from '../../../src/store/index.js';
 import { botTest } from '../../support/bot.js';
@@ -245,7 +246,7 @@ describe('across a restart on SQLite', () => {
       const first = await boot();
       const id = await fileWithdrawal(first.app, '1900');
       // Approved, but the bot stops before it sends it: as a backup taken then holds it.
-      await first.app.engine.core.approve(id, APPROVER_A);
+      await partsOf(first.app.engine).core.approve(id, APPROVER_A);
       await first.stop();
 
       const second = await boot({ startFrozen: true });

@@ -3,6 +3,7 @@
 // and a channel click at the same moment approve once; re-published when the request changes.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SlackCall } from '../../support/fake-slack.js';
+import { fileDraft } from '../../support/filing.js';
 import { openReview, type ReviewView, refusedInModal, submitReview } from '../../support/review.js';
 import { clickInHome as homeClick, homeOpened as openHome } from '../../support/slack-requests.js';
 import {
@@ -122,7 +123,7 @@ describe('App Home', () => {
     const engine = app.engine;
     const filed = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        engine.file({
+        fileDraft(engine, {
           kind: 'withdraw',
           requester: REQUESTER,
           amount: `${100 + i}`,

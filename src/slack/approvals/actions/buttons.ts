@@ -8,6 +8,7 @@ import {
   type ClickOptions,
   MaybeRecordedError,
   type Refusal,
+  StaleRoundError,
 } from '../../../approvals/index.js';
 import type { ApprovalRequest, LimitFigures } from '../../../approvals/types.js';
 import { escapeMrkdwn } from '../../../format/mrkdwn.js';
@@ -34,14 +35,12 @@ import {
   recordClick,
 } from './click.js';
 import { answerPlace } from './click-answer.js';
-import { expireNow, reviewCheck } from './review.js';
 import { needsFreshBalance, refreshReviewBalance, storedReviewBalance } from './review-balance.js';
 import { type BindDeps, openBound } from './review-binding.js';
-import { StaleRoundError } from './round.js';
 
 /** Where a modal's record of what it shows is kept (review-binding.ts). */
 export function bindDeps(deps: ApprovalSlackDeps, now: Date): BindDeps {
-  return { store: deps.engine.core.repo.store, now, log: deps.log };
+  return { store: deps.store, now, log: deps.log };
 }
 
 type ButtonArgs = { body: BlockAction<ButtonAction>; ack: () => Promise<void>; client: WebClient };
@@ -198,7 +197,7 @@ export function registerApprovalActions(app: App, deps: ApprovalSlackDeps): void
     const answer = () => answerPlace(client, click);
     try {
       const check = await withinDeadline(
-        reviewCheck(deps.engine, id, round, click.user),
+        deps.engine.canApprove(id, click.user, round),
         CLICK_ACK_DEADLINE_MS,
         'store',
       );
@@ -228,7 +227,7 @@ export function registerApprovalActions(app: App, deps: ApprovalSlackDeps): void
       }
       if ('stale' in check) return explainStale(client, deps, await answer(), check.stale);
       // Past its time but not yet swept: expired now (persisted), so its message loses its buttons at once.
-      const request = check.refusal === 'expired' ? await expireNow(deps.engine, id) : check.request;
+      const request = check.refusal === 'expired' ? await deps.engine.expireIfDue(id) : check.request;
       await explainRefusal(client, deps, await answer(), check.refusal, request);
     } catch (error) {
       deps.log?.warn('approve click could not open the review', { error: String(error) });

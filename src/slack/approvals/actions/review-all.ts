@@ -7,8 +7,8 @@
 import type { App, BlockAction, ButtonAction, ViewSubmitAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
+import { StaleRoundError } from '../../../approvals/index.js';
 import { withinDeadline } from '../../../store/index.js';
-import { waitingFor } from '../../home/waiting.js';
 import { refusalText } from '../blocks/lists.js';
 import { readButtonValue } from '../blocks/message.js';
 import { noticeView } from '../blocks/modals.js';
@@ -29,7 +29,6 @@ import { CLICK_ACK_DEADLINE_MS, readClick } from './click.js';
 import { channelFits } from './click-answer.js';
 import { refreshReviewAllBalances, storedReviewBalances } from './review-balance.js';
 import { openBound, readBinding, type ShownRequest } from './review-binding.js';
-import { asClickedInRound, StaleRoundError } from './round.js';
 
 const metadataSchema = z.object({ channel: z.string().min(1).max(40).optional() });
 
@@ -78,7 +77,7 @@ async function approveOne(
     return { id, approved: false, text: `${id} was not in the list you were shown, so it was not approved.` };
   }
   try {
-    const result = await asClickedInRound(id, round, () => deps.engine.approve(id, user), seen.figures);
+    const result = await deps.engine.approve(id, user, { round, figuresDigest: seen.figures });
     if (result.ok) return { id, approved: true, text: `${result.request.id}: your approval is recorded` };
     return { id, approved: false, text: refusalText(result.reason, result.request, result.limit) };
   } catch (error) {
@@ -108,7 +107,7 @@ export function registerReviewAll(app: App, deps: ApprovalSlackDeps): void {
     const now = deps.now?.() ?? new Date();
     try {
       const waiting = await withinDeadline(
-        waitingFor(deps.engine, click.user, now),
+        deps.engine.waitingFor(click.user, now),
         CLICK_ACK_DEADLINE_MS,
         'store',
       );
@@ -172,7 +171,7 @@ export function registerReviewAll(app: App, deps: ApprovalSlackDeps): void {
       return;
     }
     // What the list showed, as recorded when it opened: only those requests, rounds and figures count.
-    const bound = await readBinding(deps.engine.core.repo.store, parsed.data.view.id, 'review-all');
+    const bound = await readBinding(deps.store, parsed.data.view.id, 'review-all');
     if (!bound.ok) {
       if ('error' in bound)
         deps.log?.warn('review all: what it showed was not read', { error: String(bound.error) });

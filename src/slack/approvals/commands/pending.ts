@@ -1,7 +1,6 @@
 // `/cngn pending`: open approval requests (waiting, and in flight), privately. An approver with two or
 // more requests waiting for them (App Home's "Waiting for you") is offered Review all.
 
-import { waitingFor } from '../../home/waiting.js';
 import { type FeatureSubcommand, READERS } from '../../types.js';
 import { pendingList } from '../blocks/lists.js';
 import { REVIEW_ALL_MIN, reviewAllButton } from '../blocks/review-all.js';
@@ -11,7 +10,7 @@ export async function pendingCommand(deps: ApprovalSlackDeps, user: string) {
   const now = (deps.now ?? (() => new Date()))();
   const requests = await deps.engine.openRequests();
   const list = pendingList(requests, now, deps.environmentLabel);
-  const waiting = await waitingFor(deps.engine, user, now, requests);
+  const waiting = await deps.engine.waitingFor(user, now, requests);
   if (waiting.length < REVIEW_ALL_MIN) return list;
   return {
     text: list.text,

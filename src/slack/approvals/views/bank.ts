@@ -18,9 +18,9 @@ import {
   settlementModal,
 } from '../blocks/bank-modal.js';
 import type { ApprovalSlackDeps, FieldErrors } from '../types.js';
-import { ackThenFile, filedView, fileOrAskAgain, isFiled, refusalShown } from './filing.js';
+import { ackThenFile, filedView } from './filing.js';
 import { parseRedeem, parseSettlement, parseSubmission, readMetadata } from './forms.js';
-import { checkBeforeFiling, quickBalanceErrors } from './preflight.js';
+import { fileFromForm, quickBalanceErrors } from './preflight.js';
 
 /** The resolved name, or the reason it could not be resolved (shown under the account number). */
 async function resolveName(
@@ -99,20 +99,10 @@ export function registerBankViews(app: App, deps: ApprovalSlackDeps): void {
       retry: (error) => again({ [REDEEM.account]: error }),
       file: async (name) => {
         const comparison = { ticked: false, again: { ticked: v.again, shownFor } };
-        const checked = await checkBeforeFiling(deps, draft(name), fields, comparison);
-        if (!checked.ok) return again(checked.errors, checked.sameAs);
-        const request = await fileOrAskAgain(
-          deps,
-          draft(name),
-          (refusal) => {
-            const shown = refusalShown(refusal, REDEEM.amount);
-            return again(shown.errors, shown.sameAs ?? checked.checks.sameAs);
-          },
-          { preflight: checked.checks },
-        );
-        if (!isFiled(request)) return request;
+        const filed = await fileFromForm(deps, draft(name), fields, comparison);
+        if (!filed.ok) return again(filed.errors, filed.sameAs);
         return filedView(
-          request,
+          filed.request,
           deps.approvalsChannel,
           `\n${escapeMrkdwn(naira(v.amount))} to *${escapeMrkdwn(name)}* · ${escapeMrkdwn(v.bank.name)} · ${escapeMrkdwn(v.accountNumber)}.`,
         );
@@ -133,14 +123,16 @@ export function registerBankViews(app: App, deps: ApprovalSlackDeps): void {
           environment: deps.environmentLabel,
         }),
       file: async (name) => {
-        const request = await deps.engine.file({
+        const filed = await deps.engine.file({
           kind: 'settlement',
           payload: { bankName: v.bank.name, bankAccountName: name, bankAccountNumber: v.accountNumber },
           display: { bankName: v.bank.name, bankCode: v.bank.code, accountName: name },
           requester: args.body.user.id,
         });
+        // A settlement account has no pre-flight checks: nothing but a thrown error refuses it.
+        if (!filed.ok) throw new Error('settlement filing refused without a reason');
         return filedView(
-          request,
+          filed.request,
           deps.approvalsChannel,
           `\nNew settlement account: *${escapeMrkdwn(name)}* · ${escapeMrkdwn(v.bank.name)} · ${escapeMrkdwn(v.accountNumber)}.`,
         );

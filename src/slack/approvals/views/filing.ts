@@ -4,7 +4,6 @@
 import type { AckFn, App, ViewResponseAction, ViewSubmitAction } from '@slack/bolt';
 import type { ModalView } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
-import { type FileOptions, LimitExceededError, SameRequestError } from '../../../approvals/index.js';
 import type {
   ApprovalRequest,
   LookAlikeMark,
@@ -19,7 +18,6 @@ import { viewDelivery } from '../../runtime/deliveries.js';
 import { plainError } from '../../runtime/errors.js';
 import { filedMetadata, unlessUnseen } from '../actions/filed.js';
 import { checksBlocks } from '../blocks/checks.js';
-import { dailyLimitText } from '../blocks/limits.js';
 import { hiddenCharactersNotice } from '../blocks/message.js';
 import {
   BRIDGE,
@@ -40,7 +38,7 @@ import { sameRequestNotice } from '../blocks/same-request.js';
 import { requestTitle } from '../blocks/words.js';
 import type { ApprovalSlackDeps, FieldErrors } from '../types.js';
 import { parseBridge, parseSubmission, parseWhitelist, parseWithdraw, readMetadata } from './forms.js';
-import { checkBeforeFiling, quickBalanceErrors } from './preflight.js';
+import { fileFromForm, problemsBeforeFiling, quickBalanceErrors } from './preflight.js';
 
 export interface ViewArgs {
   ack: AckFn<ViewResponseAction>;
@@ -121,46 +119,6 @@ function stillFiling(channel: string): ModalView {
   );
 }
 
-/** Why the form is shown again after filing was refused: a reason under the amount, or the same payment. */
-export type AskAgain = (
-  refusal: { reason: string } | { sameAs: SameRequestMark },
-) => ModalView | Promise<ModalView>;
-
-/**
- * File the draft; when the daily limit refuses it, show the form again (`again`) with the figures under
- * the amount, so the person sees why and can lower it; when the engine found the same payment filed
- * meanwhile (not the one the form asked about), show it again asking "file it again?". Any other
- * error goes to the caller.
- */
-export async function fileOrAskAgain(
-  deps: ApprovalSlackDeps,
-  draft: RequestDraft,
-  again: AskAgain,
-  options?: FileOptions,
-): Promise<ApprovalRequest | ModalView> {
-  try {
-    return await deps.engine.file(draft, options);
-  } catch (error) {
-    if (error instanceof SameRequestError) return again({ sameAs: error.mark });
-    if (!(error instanceof LimitExceededError)) throw error;
-    return again({ reason: `Daily limit: ${dailyLimitText(error.figures)}.` });
-  }
-}
-
-/** The form's errors and same-payment question for a refusal, the reason under `field`. */
-export function refusalShown(
-  refusal: Parameters<AskAgain>[0],
-  field: string,
-): { errors: FieldErrors; sameAs?: SameRequestMark } {
-  return 'reason' in refusal
-    ? { errors: { [field]: refusal.reason } }
-    : { errors: {}, sameAs: refusal.sameAs };
-}
-
-/** Whether filing gave a request (rather than the form again). */
-export const isFiled = (answer: ApprovalRequest | ModalView): answer is ApprovalRequest =>
-  'requester' in answer;
-
 const networkName = (networks: Network[], id: string) => networks.find((n) => n.id === id)?.name ?? id;
 
 /** The withdrawal as drafted from the form; the network's name is shown to approvers. */
@@ -204,7 +162,6 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
         shownFor: meta.lookAlike,
         again: { ticked: v.again, shownFor: meta.sameAs },
       };
-      const checked = await checkBeforeFiling(deps, draft, fields, comparison);
       // The form again, as filled in, with the reasons under the fields.
       const again = async (errors: FieldErrors, lookAlike?: LookAlikeMark, sameAs?: SameRequestMark) => {
         const whitelist = await deps.api
@@ -225,17 +182,9 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
           environment: deps.environmentLabel,
         });
       };
-      if (!checked.ok) return again(checked.errors, checked.lookAlike, checked.sameAs);
-      const filed = await fileOrAskAgain(
-        deps,
-        draft,
-        (refusal) => {
-          const shown = refusalShown(refusal, WITHDRAW.amount);
-          return again(shown.errors, checked.checks.lookAlike, shown.sameAs ?? checked.checks.sameAs);
-        },
-        { preflight: checked.checks },
-      );
-      return isFiled(filed) ? filedView(filed, deps.approvalsChannel) : filed;
+      const filed = await fileFromForm(deps, draft, fields, comparison);
+      if (!filed.ok) return again(filed.errors, filed.lookAlike, filed.sameAs);
+      return filedView(filed.request, deps.approvalsChannel);
     });
   });
 
@@ -255,19 +204,18 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
         requester: args.body.user.id,
       };
       const comparison = { ticked: v.compared, shownFor: meta.lookAlike };
-      const checked = await checkBeforeFiling(deps, draft, { address: WHITELIST.address }, comparison);
-      if (!checked.ok) {
+      const filed = await fileFromForm(deps, draft, { address: WHITELIST.address }, comparison);
+      if (!filed.ok) {
         return whitelistModal({
           networks: toNetworkChoices(networks),
           prefill: { network: v.networkId, address: v.address },
-          errors: checked.errors,
-          ...(checked.lookAlike ? { lookAlike: checked.lookAlike } : {}),
+          errors: filed.errors,
+          ...(filed.lookAlike ? { lookAlike: filed.lookAlike } : {}),
           environment: deps.environmentLabel,
         });
       }
-      const request = await deps.engine.file(draft, { preflight: checked.checks });
       return filedView(
-        request,
+        filed.request,
         deps.approvalsChannel,
         '\nRemember: the service allows one whitelist addition per 24 h.',
       );
@@ -321,36 +269,27 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
         shownFor: meta.lookAlike,
         again: { ticked: v.again, shownFor: meta.sameAs },
       };
-      const checked = await checkBeforeFiling(deps, draft, { address: BRIDGE.address }, comparison);
-      if (!checked.ok) return again(checked.errors, checked.lookAlike, checked.sameAs);
+      const fields = { address: BRIDGE.address, limit: BRIDGE.amount };
+      // Checked before the quote is asked for; the filing checks everything again.
+      const early = await problemsBeforeFiling(deps, draft, fields, comparison);
+      if (!early.ok) return again(early.errors, early.lookAlike, early.sameAs);
       let quote: Awaited<ReturnType<typeof deps.api.bridgeQuote>>;
       try {
         quote = await deps.api.bridgeQuote({ amount: Money.parseDecimal(v.amount), ...payload });
       } catch (error) {
         // Show the form again with the service's reason under the amount.
-        return again(
-          { [BRIDGE.amount]: `Quote: ${plainError(error)}` },
-          checked.checks.lookAlike,
-          checked.checks.sameAs,
-        );
+        return again({ [BRIDGE.amount]: `Quote: ${plainError(error)}` }, early.lookAlike, early.sameAs);
       }
       const figures = {
         amountReceivable: quote.amountReceivable,
         networkFee: quote.networkFee,
         bridgeFee: quote.bridgeFee,
       };
-      const request = await fileOrAskAgain(
-        deps,
-        { ...draft, display: { ...draft.display, quote: figures } },
-        (refusal) => {
-          const shown = refusalShown(refusal, BRIDGE.amount);
-          return again(shown.errors, checked.checks.lookAlike, shown.sameAs ?? checked.checks.sameAs);
-        },
-        { preflight: checked.checks },
-      );
-      if (!isFiled(request)) return request;
+      const quoted = { ...draft, display: { ...draft.display, quote: figures } };
+      const filed = await fileFromForm(deps, quoted, fields, comparison);
+      if (!filed.ok) return again(filed.errors, filed.lookAlike, filed.sameAs);
       return filedView(
-        request,
+        filed.request,
         deps.approvalsChannel,
         `\nLive quote: ${escapeMrkdwn(
           `${naira(figures.amountReceivable)} arrives (network fee ${naira(figures.networkFee)}, bridge fee ${naira(figures.bridgeFee)})`,

@@ -3,7 +3,9 @@
 // destination is shown under the address with a box the requester must tick, and a tick counts only
 // for the address the form showed it for. The same payment filed before is shown the same way, with a
 // "file it again" box that counts only for the request it was shown for.
+import type { FileConfirmations, FilingProblem } from '../../../approvals/index.js';
 import type {
+  ApprovalRequest,
   LookAlikeMark,
   RequestChecks,
   RequestDraft,
@@ -12,21 +14,23 @@ import type {
 import { withinDeadline } from '../../../store/index.js';
 import { REVIEW_BALANCE_FRESH_MS } from '../actions/review-balance.js';
 import { shortfallText } from '../blocks/checks.js';
+import { dailyLimitText } from '../blocks/limits.js';
 import type { ApprovalSlackDeps, FieldErrors } from '../types.js';
 
-export type FilingCheck =
-  | { ok: true; checks: RequestChecks }
-  | {
-      ok: false;
-      errors: FieldErrors;
-      lookAlike?: LookAlikeMark | undefined;
-      sameAs?: SameRequestMark | undefined;
-    };
+/** What the form shows again when filing was refused: reasons under fields, the marks it asks about. */
+export interface FormRefusal {
+  errors: FieldErrors;
+  lookAlike?: LookAlikeMark | undefined;
+  sameAs?: SameRequestMark | undefined;
+}
 
-/** The form's block ids for the figures a check speaks of. */
+export type FormFiling = { ok: true; request: ApprovalRequest } | ({ ok: false } & FormRefusal);
+
+/** The form's block ids for the figures a check speaks of (`limit`: where the daily limit is said). */
 export interface CheckedFields {
   amount?: string;
   address?: string;
+  limit?: string;
 }
 
 /** The requester's tick, and the look-alike address the form showed it for (its metadata). */
@@ -53,7 +57,7 @@ export async function quickBalanceErrors(
   const now = deps.now?.() ?? new Date();
   try {
     const check = await withinDeadline(
-      deps.engine.core.preflight.balanceFor(draft, { stored: true, maxAgeMs: REVIEW_BALANCE_FRESH_MS }),
+      deps.engine.balanceFor(draft, { stored: true, maxAgeMs: REVIEW_BALANCE_FRESH_MS }),
       QUICK_CHECK_DEADLINE_MS,
       'store',
     );
@@ -64,34 +68,68 @@ export async function quickBalanceErrors(
   }
 }
 
-/** Every check of the draft, and what the form must show again before it can be filed. */
-export async function checkBeforeFiling(
+/** The confirmations the form's ticks give, each for what the form showed it for (its metadata). */
+export function confirmationsOf(comparison: Comparison): FileConfirmations {
+  const again = comparison.again;
+  return {
+    lookAlikeConfirmedFor: comparison.ticked ? comparison.shownFor : undefined,
+    sameConfirmedFor: again?.ticked ? again.shownFor : undefined,
+  };
+}
+
+/** File the draft from the form (the engine runs every check); refused, what the form shows again. */
+export async function fileFromForm(
   deps: ApprovalSlackDeps,
   draft: RequestDraft,
   fields: CheckedFields,
   comparison: Comparison,
-): Promise<FilingCheck> {
+): Promise<FormFiling> {
+  const filed = await deps.engine.file(draft, confirmationsOf(comparison));
+  if (filed.ok) return { ok: true, request: filed.request };
+  return { ok: false, ...formRefusal(deps, filed.problems, filed.checks, fields) };
+}
+
+/**
+ * What would stop filing the draft (nothing is filed), and the marks the form shows again either way:
+ * for a form that asks the service something more before it files (a bridge's quote).
+ */
+export async function problemsBeforeFiling(
+  deps: ApprovalSlackDeps,
+  draft: RequestDraft,
+  fields: CheckedFields,
+  comparison: Comparison,
+): Promise<{ ok: boolean } & FormRefusal> {
+  const found = await deps.engine.filingProblems(draft, confirmationsOf(comparison));
+  return { ok: found.problems.length === 0, ...formRefusal(deps, found.problems, found.checks, fields) };
+}
+
+/** The engine's problems in the form's words, under the fields they speak of. */
+function formRefusal(
+  deps: ApprovalSlackDeps,
+  problems: readonly FilingProblem[],
+  checks: RequestChecks | undefined,
+  fields: CheckedFields,
+): FormRefusal {
   const now = deps.now?.() ?? new Date();
-  const checks = await deps.engine.preflight(draft);
   const errors: FieldErrors = {};
-  if (checks.balance && !checks.balance.enough && fields.amount) {
-    errors[fields.amount] = `Amount: ${shortfallText(checks.balance, now)}`;
-  }
-  const mark = checks.lookAlike;
-  if (mark) {
-    const compared = comparison.ticked && comparison.shownFor === mark.candidate;
-    if (compared) checks.lookAlike = { ...mark, compared: true };
-    else if (fields.address) {
-      const known = mark.knownAs === 'paid' ? 'an address paid before' : 'a whitelisted address';
-      errors[fields.address] =
-        `Address: it looks like ${known} but is not the same: compare the whole address below`;
+  let sameAs = checks?.sameAs;
+  for (const problem of problems) {
+    if (problem.kind === 'balance' && fields.amount) {
+      errors[fields.amount] = `Amount: ${shortfallText(problem.balance, now)}`;
+    } else if (problem.kind === 'look-alike' && fields.address) {
+      errors[fields.address] = lookAlikeText(problem.lookAlike);
+    } else if (problem.kind === 'same-request') {
+      sameAs = problem.sameAs;
+    } else if (problem.kind === 'daily-limit') {
+      const field = fields.limit ?? fields.amount;
+      if (field) errors[field] = `Daily limit: ${dailyLimitText(problem.figures)}.`;
     }
   }
-  const same = checks.sameAs;
-  const again = comparison.again;
-  if (same && again?.ticked && again.shownFor === same.id) checks.sameAs = { ...same, confirmed: true };
-  if (Object.keys(errors).length > 0 || (same && !checks.sameAs?.confirmed)) {
-    return { ok: false, errors, lookAlike: checks.lookAlike, sameAs: checks.sameAs };
-  }
-  return { ok: true, checks };
+  return { errors, lookAlike: checks?.lookAlike, sameAs };
+}
+
+/** Under the address: it looks like a known one, and how to settle it. */
+function lookAlikeText(mark: LookAlikeMark): string {
+  const known = mark.knownAs === 'paid' ? 'an address paid before' : 'a whitelisted address';
+  return `Address: it looks like ${known} but is not the same: compare the whole address below`;
 }

@@ -36,7 +36,7 @@ export function registerRejectView(app: App, deps: ApprovalSlackDeps): void {
     // request is read (within the share of the 3 s a review's read gets) only for another channel,
     // alongside the record of what the modal showed.
     const [bound, request] = await Promise.all([
-      readBinding(deps.engine.core.repo.store, body.view.id, 'reject'),
+      readBinding(deps.store, body.view.id, 'reject'),
       channelFits(meta.channel, deps.approvalsChannel)
         ? undefined
         : withinDeadline(deps.engine.get(meta.id ?? ''), REVIEW_READ_DEADLINE_MS, 'store').catch(

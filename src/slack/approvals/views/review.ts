@@ -9,15 +9,18 @@ import { setImmediate as afterMicrotasks } from 'node:timers/promises';
 import type { App, ViewSubmitAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
-import { type ActionResult, figuresDigest, MaybeRecordedError } from '../../../approvals/index.js';
+import {
+  type ActionResult,
+  figuresDigest,
+  MaybeRecordedError,
+  StaleRoundError,
+} from '../../../approvals/index.js';
 import type { ApprovalRequest } from '../../../approvals/types.js';
 import { withinDeadline } from '../../../store/index.js';
 import { explainRefusal } from '../actions/buttons.js';
 import { MAYBE_NOT_RECORDED, RECHECKING, RECORDED_LATE, recordClick } from '../actions/click.js';
 import { answerPlace, channelFits } from '../actions/click-answer.js';
-import { reviewCheck } from '../actions/review.js';
 import { readBinding } from '../actions/review-binding.js';
-import { asClickedInRound, StaleRoundError } from '../actions/round.js';
 import { refusalText } from '../blocks/lists.js';
 import { noticeView } from '../blocks/modals.js';
 import { changedWhileOpen, REVIEW_VIEW, reviewRefusedView, SLACK_CHANNEL_ID } from '../blocks/review.js';
@@ -73,7 +76,7 @@ export function registerReviewView(app: App, deps: ApprovalSlackDeps): void {
     }
     const user = parsed.data.user.id;
     const where = { user, ...(meta.channel ? { channel: meta.channel } : {}) };
-    const current = deps.engine.core.repo.environment;
+    const current = deps.engine.environment();
     if (meta.environment !== current) {
       const why = `This review was opened for ${environmentLabel(meta.environment)}; the bot now uses ${environmentLabel(current)} credentials.`;
       return ack({ response_action: 'update', view: reviewRefusedView(why) });
@@ -85,9 +88,9 @@ export function registerReviewView(app: App, deps: ApprovalSlackDeps): void {
     // load it would turn good approvals away for nothing. The record is another matter: without it,
     // nothing says what the person saw.
     const [bound, check] = await Promise.all([
-      readBinding(deps.engine.core.repo.store, parsed.data.view.id, 'review'),
+      readBinding(deps.store, parsed.data.view.id, 'review'),
       withinDeadline(
-        reviewCheck(deps.engine, meta.id, meta.round, user),
+        deps.engine.canApprove(meta.id, user, meta.round),
         REVIEW_READ_DEADLINE_MS,
         'store',
       ).catch((error: unknown) => {
@@ -133,9 +136,9 @@ export function registerReviewView(app: App, deps: ApprovalSlackDeps): void {
       const view = reviewRefusedView(changedWhileOpen(check.request), check.request, now());
       return ack({ response_action: 'update', view });
     }
-    // The engine checks round and figures again under the request's lock (actions/round.ts).
+    // The engine checks round and figures again under the request's lock (approvals/round.ts).
     const taken = await recordClick((options) =>
-      asClickedInRound(meta.id, meta.round, () => deps.engine.approve(meta.id, user, options), shown.figures),
+      deps.engine.approve(meta.id, user, { ...options, round: meta.round, figuresDigest: shown.figures }),
     );
     if (taken.outcome === 'failed') {
       if (taken.error instanceof StaleRoundError) {

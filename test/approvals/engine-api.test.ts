@@ -1,0 +1,175 @@
+// The engine's API as any caller meets it (a Slack form, a web page, a script): every rule is the
+// engine's, so a caller that only passes what the person saw and confirmed gets all of them. The type
+// test pins that the engine's parts stay inside it.
+import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
+import {
+  type ActionResult,
+  type ApprovalEngine,
+  type ApprovalReadiness,
+  type ApprovalRequest,
+  type FileConfirmations,
+  type FileResult,
+  figuresDigest,
+  type RequestDraft,
+  StaleRoundError,
+} from '../../src/approvals/index.js';
+import { fileDraft } from '../support/filing.js';
+import {
+  APPROVER_A,
+  APPROVER_B,
+  DEST,
+  type EngineFixture,
+  REQUESTER,
+  startEngineFixture,
+  twoNetworks,
+} from './fixture.js';
+
+describe('the engine API', () => {
+  it('keeps its parts private: nothing outside approvals/ reaches past its methods', () => {
+    expectTypeOf<ApprovalEngine>().not.toHaveProperty('core');
+    expectTypeOf<ApprovalEngine>().not.toHaveProperty('executor');
+    expectTypeOf<ApprovalEngine>().not.toHaveProperty('tracker');
+    expectTypeOf<ApprovalEngine>().not.toHaveProperty('reminders');
+    expectTypeOf<ApprovalEngine>().not.toHaveProperty('auditExports');
+    expectTypeOf<ApprovalEngine>().not.toHaveProperty('auditKeeper');
+    expectTypeOf<ApprovalEngine>().not.toHaveProperty('policyRecorder');
+    expectTypeOf<ApprovalEngine>().not.toHaveProperty('options');
+  });
+
+  it('takes what the person saw and confirmed, and answers in types', () => {
+    expectTypeOf<ApprovalEngine['file']>().parameters.toEqualTypeOf<
+      [draft: RequestDraft, confirmations?: FileConfirmations]
+    >();
+    expectTypeOf<ApprovalEngine['file']>().returns.resolves.toEqualTypeOf<FileResult>();
+    expectTypeOf<FileConfirmations>().toEqualTypeOf<{
+      lookAlikeConfirmedFor?: string | undefined;
+      sameConfirmedFor?: string | undefined;
+    }>();
+    expectTypeOf<Parameters<ApprovalEngine['approve']>[2]>().toMatchTypeOf<
+      { round?: number; figuresDigest?: string } | undefined
+    >();
+    expectTypeOf<ApprovalEngine['approve']>().returns.resolves.toEqualTypeOf<ActionResult>();
+    expectTypeOf<ApprovalEngine['canApprove']>().parameters.toEqualTypeOf<
+      [id: string, user: string, round: number]
+    >();
+    expectTypeOf<ApprovalEngine['canApprove']>().returns.resolves.toEqualTypeOf<ApprovalReadiness>();
+    expectTypeOf<ApprovalEngine['expireIfDue']>().parameters.toEqualTypeOf<[id: string]>();
+    expectTypeOf<ApprovalEngine['expireIfDue']>().returns.resolves.toEqualTypeOf<
+      ApprovalRequest | undefined
+    >();
+  });
+});
+
+let fx: EngineFixture;
+let networkId: string;
+
+beforeEach(async () => {
+  fx = await startEngineFixture({ tiers: '0:2' });
+  [networkId] = await twoNetworks(fx.client);
+});
+afterEach(async () => {
+  await fx.close();
+});
+
+const withdrawal = (amount: string, address = DEST, network = networkId): RequestDraft => ({
+  kind: 'withdraw',
+  amount,
+  payload: { amount, address, networkId: network, shouldSaveAddress: false },
+  display: {},
+  purpose: 'Supplier payout INV-2231',
+  requester: REQUESTER,
+});
+
+/** The same address with its middle changed: same first six and last four characters. */
+function poisoned(address: string): string {
+  const body = address.slice(2).toLowerCase();
+  const middle = [...body.slice(4, -4)].map((c) => (c === 'a' ? 'b' : 'a')).join('');
+  return `0x${body.slice(0, 4)}${middle}${body.slice(-4)}`;
+}
+
+describe('approving from outside Slack', () => {
+  it('counts an approval only for the round and the figures the approver saw', async () => {
+    const filed = await fileDraft(fx.engine, withdrawal('2000'));
+    const seen = { round: filed.round, figuresDigest: figuresDigest(filed) };
+    await expect(
+      fx.engine.approve(filed.id, APPROVER_A, { ...seen, round: filed.round + 1 }),
+    ).rejects.toBeInstanceOf(StaleRoundError);
+    await expect(
+      fx.engine.approve(filed.id, APPROVER_A, { ...seen, figuresDigest: '0'.repeat(64) }),
+    ).rejects.toBeInstanceOf(StaleRoundError);
+    expect((await fx.engine.get(filed.id))?.approvals).toEqual([]);
+    expect(await fx.engine.approve(filed.id, APPROVER_A, seen)).toMatchObject({ ok: true });
+  });
+
+  it('still refuses the requester and a second click by the same approver, whatever they saw', async () => {
+    const filed = await fileDraft(fx.engine, withdrawal('2000'));
+    const seen = { round: filed.round, figuresDigest: figuresDigest(filed) };
+    expect(await fx.engine.approve(filed.id, REQUESTER, seen)).toMatchObject({ ok: false });
+    await fx.engine.approve(filed.id, APPROVER_A, seen);
+    expect(await fx.engine.approve(filed.id, APPROVER_A, seen)).toMatchObject({ ok: false });
+  });
+
+  it('answers the review’s pre-check in the engine’s order: ended, then round, then who', async () => {
+    const filed = await fileDraft(fx.engine, withdrawal('2000'));
+    expect(await fx.engine.canApprove(filed.id, APPROVER_B, filed.round)).toMatchObject({ ok: true });
+    expect(await fx.engine.canApprove(filed.id, APPROVER_B, filed.round + 1)).toMatchObject({
+      ok: false,
+      stale: { id: filed.id },
+    });
+    expect(await fx.engine.canApprove(filed.id, REQUESTER, filed.round)).toMatchObject({ ok: false });
+    expect(await fx.engine.canApprove('AR-0000000000', APPROVER_B, 1)).toEqual({
+      ok: false,
+      refusal: 'not-found',
+    });
+  });
+
+  it('expires a request past its time when asked, as the sweep would', async () => {
+    const filed = await fileDraft(fx.engine, withdrawal('2000'));
+    expect((await fx.engine.expireIfDue(filed.id))?.state).toBe('pending');
+    fx.clock.advance(Date.parse(filed.expiresAt) - Date.now() + 1_000);
+    expect((await fx.engine.expireIfDue(filed.id))?.state).toBe('expired');
+    expect(await fx.engine.canApprove(filed.id, APPROVER_B, filed.round)).toMatchObject({
+      refusal: 'not-pending',
+    });
+  });
+});
+
+describe('filing from outside Slack', () => {
+  it('always runs the pre-flight: a balance that does not cover it is a typed problem, nothing filed', async () => {
+    const result = await fx.engine.file(withdrawal('1250000.01'));
+    expect(result).toMatchObject({ ok: false, problems: [{ kind: 'balance' }] });
+    expect(await fx.engine.openRequests()).toHaveLength(0);
+  });
+
+  it('counts a look-alike confirmation only for the address it names', async () => {
+    const [entry] = await fx.client.getWhitelisted();
+    if (!entry) throw new Error('the sandbox whitelists nothing');
+    const draft = withdrawal('2000', poisoned(entry.publicKey), entry.networkId);
+    const unconfirmed = await fx.engine.file(draft);
+    expect(unconfirmed).toMatchObject({ ok: false, problems: [{ kind: 'look-alike' }] });
+    const candidate = unconfirmed.ok ? '' : (unconfirmed.checks?.lookAlike?.candidate ?? '');
+    expect(await fx.engine.file(draft, { lookAlikeConfirmedFor: entry.publicKey })).toMatchObject({
+      ok: false,
+      problems: [{ kind: 'look-alike' }],
+    });
+    const filed = await fx.engine.file(draft, { lookAlikeConfirmedFor: candidate });
+    expect(filed).toMatchObject({ ok: true, request: { preflight: { lookAlike: { compared: true } } } });
+  });
+
+  it('counts a "file it again" only for the request it names; one filed meanwhile is a problem too', async () => {
+    const first = await fileDraft(fx.engine, withdrawal('2222'));
+    expect(await fx.engine.file(withdrawal('2222'))).toMatchObject({
+      ok: false,
+      problems: [{ kind: 'same-request', sameAs: { id: first.id } }],
+    });
+    expect(await fx.engine.file(withdrawal('2222'), { sameConfirmedFor: 'AR-0000000000' })).toMatchObject({
+      ok: false,
+      problems: [{ kind: 'same-request', sameAs: { id: first.id } }],
+    });
+    const again = await fx.engine.file(withdrawal('2222'), { sameConfirmedFor: first.id });
+    expect(again).toMatchObject({
+      ok: true,
+      request: { earlier: { same: { id: first.id, confirmed: true } } },
+    });
+  });
+});
