@@ -28,6 +28,7 @@ import { startHarness } from '../../test/support/harness.js';
 import { slashCommand } from '../../test/support/slack-requests.js';
 import { commandFrom, submissionFrom } from '../../test/support/workspaces.js';
 import { inBatches, type Line, sleep } from '../support.js';
+import { fuzzForeignInteractions } from './fuzz-interactions.js';
 
 const ACK_MS = 3_000;
 const CATCH_ALL = 'something went wrong on our side';
@@ -452,6 +453,9 @@ export async function fuzzBot(n: { commands: number; modals: number; webhooks: n
     await harness.bot.approvals?.engine.idle();
     await quiet();
     lines.push(lineOf('modal submissions', n.modals, tally, catchAll() - before, seed));
+    lines.push(
+      await fuzzForeignInteractions(harness.sender, () => harness.slack.calls, quiet, n.modals, seed),
+    );
 
     const bodies = fc.sample(webhookBody, { numRuns: n.webhooks, seed });
     const webhooksFrom = harness.slack.calls.length;

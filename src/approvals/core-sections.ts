@@ -35,6 +35,8 @@ export interface CoreSections {
     next: ApprovalRequest,
     options?: WriteOptions,
   ): Promise<LimitFigures | undefined>;
+  /** Every request not yet settled, in every environment. */
+  openRequests(): Promise<ApprovalRequest[]>;
   /** Tell every listener of a persisted change. */
   notify(request: ApprovalRequest): Promise<void>;
   /** Record a notice on the request (audited, state unchanged) and tell the listeners. */

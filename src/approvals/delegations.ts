@@ -8,6 +8,7 @@ import type { Store } from '../store/index.js';
 import type { CoreSections } from './core-sections.js';
 import type { DelegationPayload } from './payloads.js';
 import type { ServiceEnvironment } from './ports.js';
+import { transition } from './state-machine.js';
 import type { ApprovalRequest, RequestDraft, RequestOf } from './types.js';
 
 /** A delegation as granted: who may approve in whose place, until when, up to which amount. */
@@ -231,7 +232,53 @@ export async function endDelegationsOf(
   const ending = (await deps.book.live()).filter((d) => d.delegate === person || d.delegator === person);
   const note = (d: Delegation) =>
     `ended by the bot: its ${d.delegate === person ? 'delegate' : 'delegator'} ${why}`;
-  return endDelegations(deps, ending, undefined, note);
+  const ended = await endDelegations(deps, ending, undefined, note);
+  await withdrawDelegatedApprovals(deps, person, why);
+  return ended;
+}
+
+/**
+ * Approvals given through a delegation of `person`, who may no longer act, stop counting: each request
+ * not yet sent that counts one goes back to its approvers (a new round, its approvals cleared, as for
+ * changed figures), one audited conditional write per request. Run after the delegation ended, so no
+ * approval through it can come after; run every time, so a crash after the ending is made good.
+ */
+async function withdrawDelegatedApprovals(
+  { core, now }: Pick<RevocationDeps, 'core' | 'now'>,
+  person: string,
+  why: string,
+): Promise<void> {
+  const through = (request: ApprovalRequest) =>
+    request.approvals.some(
+      (a) => a.onBehalfOf !== undefined && (a.user === person || a.onBehalfOf === person),
+    );
+  const counting = (request: ApprovalRequest | undefined): request is ApprovalRequest =>
+    request !== undefined &&
+    (request.state === 'pending' || request.state === 'approved') &&
+    through(request);
+  for (const open of (await core.openRequests()).filter(counting)) {
+    const back = await core.locked(open.id, async (current) => {
+      if (!counting(current)) return undefined;
+      const role = current.approvals.some((a) => a.onBehalfOf !== undefined && a.user === person)
+        ? 'delegate'
+        : 'delegator';
+      const reason = `an approval given through a delegation no longer counts: its ${role} ${why}; approve again`;
+      const next = transition(
+        {
+          ...current,
+          approvals: [],
+          round: current.round + 1,
+          reason,
+          checking: undefined,
+        } as ApprovalRequest,
+        'pending',
+        { action: 'sent-back', note: reason, at: now() },
+      );
+      await core.write(current, next);
+      return next;
+    });
+    if (back) await core.notify(back);
+  }
 }
 
 /** Each delegation still live ended as one audited step of its request, then shown and told. */

@@ -191,7 +191,7 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
       approvals.home.listen();
       registerHome(app, approvals.home, setup.log);
       registerApprovalReminders(app, deps, setup.store);
-      tellDelegates(engine, client, setup.store, setup.log);
+      tellDelegates(engine, client, setup.store, deps.mayAct, setup.log);
       tellFreeze(engine, client, setup.approvalsChannel, () => approvals, setup.log);
       // A break in the audit trail (found at start, daily, or by an append) is told in the approvals channel.
       engine.onAuditAlarm(async (check, incidents) => {

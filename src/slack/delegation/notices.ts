@@ -1,6 +1,7 @@
 // The delegate hears, by DM, when a delegation to them takes effect or is revoked (the delegator hears
 // through the presenter's requester notes). Runs on the replica that persisted the step; each notice is
-// claimed in the store before it is sent, so none goes twice.
+// claimed in the store before it is sent, so none goes twice. A delegate who may no longer act here (a
+// guest, deactivated, of another workspace) is told nothing: the delegation is being ended on their account.
 import type { WebClient } from '@slack/web-api';
 import type { ApprovalEngine } from '../../approvals/index.js';
 import type { Logger } from '../../log.js';
@@ -14,6 +15,8 @@ export function tellDelegates(
   engine: ApprovalEngine,
   client: WebClient,
   store: Store,
+  /** Whether Slack describes the user as able to act here (the gate's directory). */
+  mayAct: (user: string) => Promise<boolean>,
   log?: Pick<Logger, 'warn'>,
 ): void {
   engine.onChange(async (request) => {
@@ -22,6 +25,7 @@ export function tellDelegates(
     if (!text) return;
     const key = `delegation-dm:${request.id}:${request.history.length - 1}`;
     try {
+      if (!(await mayAct(request.payload.delegate))) return;
       if (!(await store.setIfAbsent(key, request.payload.delegate, CLAIM_TTL_MS))) return;
       // Posting to a user id lands in the app's DM with them.
       await client.chat.postMessage({ channel: request.payload.delegate, text });

@@ -271,14 +271,21 @@ export function registerGate(app: App, gateDeps: GateDeps): void {
   registerUserChanges(app, deps.people, { log: deps.logger, ...(accountChanged ? { accountChanged } : {}) });
   app.use(async (args: AnyMiddlewareArgs & { next: () => Promise<void>; client: WebClient }) => {
     const arrived = arrival(args.body, deps.features);
-    if (arrived === undefined) {
+    if (arrived === undefined && isEventEnvelope(args.body)) {
       // Slack's events are no person acting, but one sent for another workspace is not the bot's.
-      if (isEventEnvelope(args.body) && !fromHome(args.body, deps.home)) {
+      if (!fromHome(args.body, deps.home)) {
         deps.logger.warn('the access gate refused an event from another workspace', { why: 'external' });
         return;
       }
       return args.next();
     }
+    // Fail closed: whatever its shape or id, a body naming no workspace or another goes no further.
+    if ((arrived === undefined || arrived === 'undeclared') && !fromHome(args.body, deps.home)) {
+      deps.logger.warn('the access gate refused an interaction from another workspace', { why: 'external' });
+      const ack = 'ack' in args ? (args.ack as Ack) : undefined;
+      return ack?.();
+    }
+    if (arrived === undefined) return args.next();
     if (arrived === 'undeclared') {
       // Nothing listens to an id nobody declared (a test checks every listener is declared).
       deps.logger.debug('an interaction nothing declares went by the access gate');

@@ -136,6 +136,10 @@ describe('a delegation in effect', () => {
       await waitUntil(async () => (await app.engine.get(id))?.state === 'completed', 'the delegation');
       await endedOnRecord(app, id, 'ended by the bot: its delegate is a guest of the workspace');
       await toldNothingNew(app, BOLA);
+      // Nor was the guest told of the delegation taking effect, with its cap.
+      await app.engine.idle();
+      const told = app.slack.callsTo('chat.postMessage').filter((c) => c.body.channel === BOLA);
+      expect(told.map((c) => String(c.body.text))).toEqual([]);
     },
   );
 
@@ -172,6 +176,40 @@ describe('a delegation in effect', () => {
       await userChanged(app.sender, { id: BOLA, real_name: 'Bola A.' });
       await app.approvals?.vetting?.sweep();
       expect(await app.engine.liveDelegations()).toHaveLength(1);
+    },
+  );
+});
+
+describe('an approval a delegate gave before they were barred', () => {
+  botTest(
+    'stops counting: the request goes back to its approvers, so the next approval sends nothing, and the audit says why',
+    async ({ startApp }) => {
+      const app = await startApp({ approvers: [APPROVER_A, CHIDI], tiers: '0:1,1000:2' });
+      await delegated(app);
+      const id = await fileWithdrawal(app, '1500');
+      await approve(app, `${id}:0`, BOLA);
+      await waitUntil(
+        async () => (await app.engine.get(id))?.approvals.length === 1,
+        'the delegate’s approval',
+      );
+      app.slack.people.set(BOLA, { guest: true });
+      await userChanged(app.sender, { id: BOLA, is_restricted: true });
+      const why =
+        'an approval given through a delegation no longer counts: its delegate is a guest of the workspace; approve again';
+      await waitUntil(
+        async () => (await app.engine.get(id))?.history.at(-1)?.action === 'sent-back',
+        'sent back',
+      );
+      const back = await app.engine.get(id);
+      expect(back).toMatchObject({ state: 'pending', approvals: [], round: 1, reason: why });
+      // The other approver's click on the message as it stands now is one approval of the two needed.
+      await approve(app, `${id}:${back?.round}`, APPROVER_A);
+      await waitUntil(async () => (await app.engine.get(id))?.approvals.length === 1, 'the approval');
+      expect(await app.engine.get(id)).toMatchObject({ state: 'pending', approvals: [{ user: APPROVER_A }] });
+      await app.engine.idle();
+      const entry = (await app.engine.audit(50)).find((e) => e.requestId === id && e.action === 'sent-back');
+      expect(entry).toMatchObject({ note: why });
+      expect(entry?.actor).toBeUndefined();
     },
   );
 });

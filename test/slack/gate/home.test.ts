@@ -273,6 +273,25 @@ describe('a request naming another workspace for someone of this one', () => {
       expect(app.slack.callsTo('views.open')).toEqual([]);
     },
   );
+
+  botTest(
+    'a click on an id nothing declares, naming another workspace, goes no further',
+    async ({ startApp }) => {
+      const lines: Array<Record<string, unknown>> = [];
+      const logger = createLogger('warn', { write: (line) => lines.push(JSON.parse(line)) });
+      const app = await startApp({ logger });
+      const answer = await clickFrom(app.sender, EVIL, {
+        actionId: 'nobody.declares.this',
+        value: 'x',
+        user: APPROVER_A,
+        channel: APPROVALS_CHANNEL,
+      });
+      expect(answer.status).toBe(200);
+      expect(
+        lines.find((l) => l.message === 'the access gate refused an interaction from another workspace'),
+      ).toMatchObject({ why: 'external' });
+    },
+  );
 });
 
 describe('on Enterprise Grid', () => {
