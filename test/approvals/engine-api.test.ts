@@ -22,6 +22,7 @@ import {
   REQUESTER,
   startEngineFixture,
   twoNetworks,
+  withdrawalDraft,
 } from './fixture.js';
 
 describe('the engine API', () => {
@@ -71,14 +72,8 @@ afterEach(async () => {
   await fx.close();
 });
 
-const withdrawal = (amount: string, address = DEST, network = networkId): RequestDraft => ({
-  kind: 'withdraw',
-  amount,
-  payload: { amount, address, networkId: network, shouldSaveAddress: false },
-  display: {},
-  purpose: 'Supplier payout INV-2231',
-  requester: REQUESTER,
-});
+const withdrawal = (amount: string, address = DEST, network = networkId): RequestDraft =>
+  withdrawalDraft(network, amount, address);
 
 /** The same address with its middle changed: same first six and last four characters. */
 function poisoned(address: string): string {

@@ -153,11 +153,11 @@ export async function twoNetworks(client: CngnClient): Promise<[string, string]>
 export const DEST = '0x52908400098527886E0F7030069857D2E4169EE7';
 
 /** A withdrawal of `amount` to DEST on `networkId`, filed by REQUESTER, not saving the address. */
-export function withdrawalDraft(networkId: string, amount: string): RequestDraft {
+export function withdrawalDraft(networkId: string, amount: string, address = DEST): RequestDraft {
   return {
     kind: 'withdraw',
     amount,
-    payload: { amount, address: DEST, networkId, shouldSaveAddress: false },
+    payload: { amount, address, networkId, shouldSaveAddress: false },
     display: {},
     purpose: 'Supplier payout INV-2231',
     requester: REQUESTER,

@@ -15,6 +15,7 @@ import {
   REQUESTER,
   startEngineFixture,
   twoNetworks,
+  withdrawalDraft,
 } from './fixture.js';
 
 let fx: EngineFixture;
@@ -28,14 +29,8 @@ afterEach(async () => {
   await fx.close();
 });
 
-const withdrawal = (amount: string, address = DEST, network = networkId): RequestDraft => ({
-  kind: 'withdraw',
-  amount,
-  payload: { amount, address, networkId: network, shouldSaveAddress: false },
-  display: {},
-  purpose: 'Supplier payout INV-2231',
-  requester: REQUESTER,
-});
+const withdrawal = (amount: string, address = DEST, network = networkId): RequestDraft =>
+  withdrawalDraft(network, amount, address);
 
 /** A withdrawal filed and approved (one approver at this tier), and sent by the sandbox. */
 async function sentWithdrawal(amount: string, address = DEST): Promise<ApprovalRequest> {

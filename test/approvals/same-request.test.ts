@@ -12,6 +12,7 @@ import {
   REQUESTER,
   startEngineFixture,
   twoNetworks,
+  withdrawalDraft,
 } from './fixture.js';
 
 let fx: EngineFixture;
@@ -26,14 +27,8 @@ afterEach(async () => {
   await fx.close();
 });
 
-const withdrawal = (amount: string, network = base, address = DEST): RequestDraft => ({
-  kind: 'withdraw',
-  amount,
-  payload: { amount, address, networkId: network, shouldSaveAddress: false },
-  display: {},
-  purpose: 'Supplier payout INV-2231',
-  requester: REQUESTER,
-});
+const withdrawal = (amount: string, network = base, address = DEST): RequestDraft =>
+  withdrawalDraft(network, amount, address);
 
 describe('the same payment filed again', () => {
   it('links a second ₦2,222 to the same address and purpose to the first, still waiting', async () => {
