@@ -5,30 +5,19 @@ import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { type ChainHead, chainEntry, entryHash, sealOf } from '../../src/approvals/audit-chain.js';
 import { FORK_REPAIRED } from '../../src/approvals/audit-fork.js';
-import { type AuditDraft, auditHeadKey, auditListKey } from '../../src/approvals/audit-log.js';
+import { auditHeadKey, auditListKey } from '../../src/approvals/audit-log.js';
 import type { AuditSigner } from '../../src/approvals/audit-signing.js';
 import { runVerifier } from '../../src/approvals/audit-verify-cli.js';
 import type { AuditEntry } from '../../src/approvals/types.js';
 import type { Store } from '../../src/store/index.js';
 import { auditTest } from '../support/audit-archive.js';
 import { STORE_KINDS } from '../support/shared-stores.js';
+import { auditDraft as draft } from './fixture.js';
 
 const SECOND = 1000;
 const GENERATION = 'approvals:audit-generation:sandbox';
 const listOf = (generation: number) =>
   generation === 0 ? auditListKey('sandbox') : `${auditListKey('sandbox')}:g${generation}`;
-
-function draft(n: number, at: Date): AuditDraft {
-  return {
-    at: at.toISOString(),
-    requestId: `AR-${String(n).padStart(10, '0')}`,
-    kind: 'withdraw',
-    action: 'approved',
-    state: 'approved',
-    actor: 'UAPPROVERA',
-    amount: `${1000 + n}.00`,
-  };
-}
 
 /**
  * The cut as it was before the fix: it took the previous cut's record for the marker, so it linked

@@ -2,24 +2,12 @@
 // previous cut's own record included), so however many cuts follow each other, with or without entries
 // between them, the chain in the store, the bot's check and the standalone verifier all agree it holds.
 import { describe, expect } from 'vitest';
-import type { AuditDraft } from '../../src/approvals/audit-log.js';
 import { runVerifier } from '../../src/approvals/audit-verify-cli.js';
 import { auditTest } from '../support/audit-archive.js';
 import { STORE_KINDS } from '../support/shared-stores.js';
+import { auditDraft as draft } from './fixture.js';
 
 const SECOND = 1000;
-
-function draft(n: number, at: Date): AuditDraft {
-  return {
-    at: at.toISOString(),
-    requestId: `AR-${String(n).padStart(10, '0')}`,
-    kind: 'withdraw',
-    action: 'approved',
-    state: 'approved',
-    actor: 'UAPPROVERA',
-    amount: `${1000 + n}.00`,
-  };
-}
 
 /** The standalone verifier's verdict on the archive, against the bot's key. */
 function verifierSays(dir: string, key: string): { status: number; lines: string[] } {

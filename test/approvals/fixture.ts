@@ -164,10 +164,10 @@ export function withdrawalDraft(networkId: string, amount: string, address = DES
   };
 }
 
-/** The n-th of a run of audit entries to append: one approval each, a minute apart. */
-export function auditDraft(n: number): AuditDraft {
+/** The n-th of a run of audit entries to append: one approval each, a minute apart unless `at` says. */
+export function auditDraft(n: number, at = new Date(Date.UTC(2026, 10, 1, 9, n))): AuditDraft {
   return {
-    at: new Date(Date.UTC(2026, 10, 1, 9, n)).toISOString(),
+    at: at.toISOString(),
     requestId: `AR-${String(n).padStart(10, '0')}`,
     kind: 'withdraw',
     action: 'approved',
