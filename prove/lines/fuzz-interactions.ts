@@ -19,6 +19,9 @@ const READS = /^(users|conversations|auth)\./;
 const ids = (declared: readonly { id: unknown }[]) =>
   declared.map((d) => d.id).filter((id): id is string => typeof id === 'string');
 
+/** Ids of one length, so that no one's id is found inside another's (UFZCLICK1 in UFZCLICK12). */
+const personId = (prefix: string, i: number) => `${prefix}${String(i).padStart(6, '0')}`;
+
 interface Sent {
   what: string;
   user: string;
@@ -38,7 +41,7 @@ export async function fuzzForeignInteractions(
   const clickIds = fc.oneof(fc.constantFrom(...ids(ACTIONS)), fc.constant('fuzz.undeclared'), fc.string());
   const clicks = fc.sample(fc.tuple(clickIds, fc.string(), workspace), { numRuns: n, seed });
   await inBatches([...clicks.entries()], 8, async ([i, [actionId, value, place]]) => {
-    const user = `UFZCLICK${i}`;
+    const user = personId('UFZCLICK', i);
     const r = await clickFrom(sender, place, { actionId, value, user, channel: 'CFUZZ' });
     if (!isHomeWorkspace(place))
       foreign.push({ what: `click ${actionId}`, user, status: r.status, ack: r.body });
@@ -46,7 +49,7 @@ export async function fuzzForeignInteractions(
   const pickerIds = fc.oneof(fc.constantFrom(...ids(OPTIONS)), fc.constant('fuzz.undeclared'));
   const typed = fc.sample(fc.tuple(pickerIds, fc.string(), workspace), { numRuns: n, seed });
   await inBatches([...typed.entries()], 8, async ([i, [actionId, value, place]]) => {
-    const user = `UFZTYPE${i}`;
+    const user = personId('UFZTYPE', i);
     const r = await typeAheadFrom(sender, place, { actionId, value, user });
     if (!isHomeWorkspace(place))
       foreign.push({ what: `type-ahead ${actionId}`, user, status: r.status, ack: r.body });
