@@ -15,7 +15,7 @@ import {
   usageHint,
 } from '../scripts/docs/manifest.js';
 import { REGISTRY } from '../src/slack/registry.js';
-import { BOT_SCOPES } from '../src/slack/scopes.js';
+import { BOT_SCOPES } from '../src/slack/runtime/scopes.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 

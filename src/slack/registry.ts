@@ -20,13 +20,7 @@ import type { ApprovalSlackDeps } from './approvals/types.js';
 import { AUDIT_SUBCOMMANDS } from './audit/command.js';
 import { DELEGATE_SUBCOMMAND } from './delegation/command.js';
 import { FREEZE_SUBCOMMAND, UNFREEZE_SUBCOMMAND } from './freeze/command.js';
-import {
-  errorMessage,
-  helpMessage,
-  noticeMessage,
-  TX_PAGE_ACTIONS,
-  withEnvironment,
-} from './reads/blocks.js';
+import { helpMessage, TX_PAGE_ACTIONS } from './reads/blocks.js';
 import { READ_SUBCOMMANDS, type ReadDeps, txPage } from './reads/commands.js';
 import { REPORT_SUBCOMMAND } from './reports/command.js';
 import { commandDelivery, type Deliveries, type DeliveryTurn } from './runtime/deliveries.js';
@@ -34,6 +28,7 @@ import { describeError } from './runtime/errors.js';
 import { afterAck, type InFlight } from './runtime/in-flight.js';
 import { postToResponseUrl } from './runtime/response-url.js';
 import type { CommandContext, FeatureSubcommand, SlackMessage, Subcommand } from './types.js';
+import { errorMessage, noticeMessage, withEnvironment } from './ui/messages.js';
 
 /** An entry of the registry: a read runs with the router's deps; the others with their feature's. */
 type Entry =

@@ -66,3 +66,9 @@ export interface Subcommand<D> extends HelpEntry {
 
 /** A subcommand of a feature that may be left out: it runs with that feature's deps, when it is wired. */
 export type FeatureSubcommand<F extends Feature, D> = Subcommand<D> & { needs: F };
+
+/** Values to show again (prefill from arguments, or the form re-shown after a failed check). */
+export type Prefill = Record<string, string | undefined>;
+
+/** Field id → reason, shown under the field when a check after submission failed. */
+export type FieldErrors = Record<string, string>;

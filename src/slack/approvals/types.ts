@@ -24,12 +24,6 @@ export interface ApprovalSlackDeps {
   mayAct?: (user: string) => Promise<boolean>;
 }
 
-/** Values to show again (prefill from arguments, or the form re-shown after a failed check). */
-export type Prefill = Record<string, string | undefined>;
-
-/** Field id → reason, shown under the field when a check after submission failed. */
-export type FieldErrors = Record<string, string>;
-
 export interface BankChoice {
   name: string;
   code: string;

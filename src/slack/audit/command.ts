@@ -9,9 +9,9 @@ import { auditCsv, auditJsonLines } from '../../approvals/audit-export.js';
 import { escapeMrkdwn } from '../../format/mrkdwn.js';
 import { auditList } from '../approvals/blocks/lists.js';
 import type { ApprovalSlackDeps } from '../approvals/types.js';
-import { errorMessage } from '../reads/blocks.js';
 import { SlackUploadError, sendFilesToUser, uploadFailureText } from '../runtime/files.js';
 import { AUDITORS, type CommandContext, type FeatureSubcommand, type SlackMessage } from '../types.js';
+import { errorMessage } from '../ui/messages.js';
 import { auditArchiveMessage, auditExportMessage, auditVerifyMessage } from './blocks.js';
 
 export const AUDIT_EXPORT_USAGE =

@@ -6,9 +6,9 @@ import type { WebClient } from '@slack/web-api';
 import type { ApprovalEngine } from '../../approvals/index.js';
 import type { Logger } from '../../log.js';
 import type { ApprovalDms } from '../approvals/dms.js';
+import type { HomePublisher } from '../approvals/home/publisher.js';
 import type { ApprovalPresenter } from '../approvals/presenter.js';
-import type { HomePublisher } from '../home/publisher.js';
-import { frozenAnnouncement, liftedAnnouncement } from './blocks.js';
+import { frozenAnnouncement, liftedAnnouncement } from '../ui/freeze.js';
 
 export interface FreezeSurfaces {
   presenter?: ApprovalPresenter | undefined;

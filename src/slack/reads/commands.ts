@@ -8,17 +8,17 @@ import type { Logger } from '../../log.js';
 import type { AlertPlacement } from '../../webhooks/index.js';
 import { alertWhereaboutsBlock } from '../alerts/digest-blocks.js';
 import type { AlertWhereabouts } from '../alerts/types.js';
-import { toNetworkChoices } from '../approvals/blocks/modals.js';
 import { DEPOSIT, depositModal, QUOTE, quoteModal } from '../deposits/blocks.js';
 import type { ReportDeps } from '../reports/types.js';
 import { describeError } from '../runtime/errors.js';
 import { openModalWhileLoading } from '../runtime/open-modal.js';
 import { type CommandContext, READERS, type SlackMessage, type Subcommand } from '../types.js';
+import { errorMessage, FORM_NOT_OPENED } from '../ui/messages.js';
+import { toNetworkChoices } from '../ui/modal.js';
 import {
   accountsMessage,
   balanceMessage,
   banksMessage,
-  errorMessage,
   networksMessage,
   txDetailMessage,
   txListMessage,
@@ -37,9 +37,6 @@ export interface ReadDeps {
 }
 
 export const TX_PAGE_SIZE = 10;
-
-/** Slack refused to open a modal (the trigger expired before we got to it). */
-export const FORM_NOT_OPENED = 'Slack did not open the form in time. Please run the command again.';
 
 export async function balanceCommand(_ctx: CommandContext, deps: ReadDeps): Promise<SlackMessage> {
   const { entries, asOf } = await deps.api.getBalanceWithTime({ priority: 'interactive' });

@@ -4,10 +4,10 @@
 import { escapeMrkdwn } from '../../format/mrkdwn.js';
 import { PERIOD_USAGE, parsePeriod } from '../../reports/period.js';
 import type { ReportPeriod } from '../../reports/types.js';
-import { errorMessage, noticeMessage } from '../reads/blocks.js';
 import type { ReadDeps } from '../reads/commands.js';
 import { afterAck } from '../runtime/in-flight.js';
 import { type CommandContext, READERS, type SlackMessage, type Subcommand } from '../types.js';
+import { errorMessage, noticeMessage } from '../ui/messages.js';
 import { chartOf, deliverReport, failureSentence } from './delivery.js';
 import type { ReportDeps } from './types.js';
 

@@ -4,7 +4,7 @@
 import type { ModalView } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../../log.js';
-import { formErrorView, loadingView } from '../reads/blocks.js';
+import { formErrorView, loadingView } from '../ui/messages.js';
 
 export interface ModalWhileLoading {
   client: WebClient;

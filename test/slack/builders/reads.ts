@@ -15,20 +15,22 @@ import {
   accountsMessage,
   balanceMessage,
   banksMessage,
-  errorMessage,
-  formErrorView,
   helpMessage,
-  loadingView,
   networksMessage,
-  noticeMessage,
   txDetailMessage,
   txListMessage,
   whitelistMessage,
-  withEnvironment,
 } from '../../../src/slack/reads/blocks.js';
 import { help } from '../../../src/slack/registry.js';
 import { describeError } from '../../../src/slack/runtime/errors.js';
 import { SlackUploadError, uploadFailureText } from '../../../src/slack/runtime/files.js';
+import {
+  errorMessage,
+  formErrorView,
+  loadingView,
+  noticeMessage,
+  withEnvironment,
+} from '../../../src/slack/ui/messages.js';
 import { ADDRESS, type Add, fakeExplorers, networksOf, receiversOf } from './inputs.js';
 import { NOW } from './support.js';
 

@@ -9,9 +9,9 @@ import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { StaleRoundError } from '../../../approvals/index.js';
 import { withinDeadline } from '../../../store/index.js';
+import { noticeView } from '../../ui/modal.js';
 import { refusalText } from '../blocks/lists.js';
 import { readButtonValue } from '../blocks/message.js';
-import { noticeView } from '../blocks/modals.js';
 import {
   REVIEW_ALL_ACTION,
   REVIEW_ALL_MAX,

@@ -5,10 +5,10 @@ import type { ApprovalRequest, AuditEntry, LimitFigures } from '../../../approva
 import { lagosTime, naira, relative } from '../../../format/display.js';
 import { escapeMrkdwn, escapeMrkdwnKeepingMentions, mentionUser } from '../../../format/mrkdwn.js';
 import type { SlackMessage } from '../../types.js';
+import { requestTitle, stateWords } from '../../ui/words.js';
 import { FIRST_PAYMENT, LOOK_ALIKE_MARK } from './checks.js';
 import { dailyLimitText } from './limits.js';
 import { purposeText } from './purpose.js';
-import { requestTitle, stateWords } from './words.js';
 
 const MAX_ROWS = 40;
 

@@ -1,7 +1,8 @@
 // `/cngn bridge [amount] [from] [to] [address]`: the bridge modal, prefilled from the arguments.
 
 import { type CommandContext, type FeatureSubcommand, REQUESTERS } from '../../types.js';
-import { bridgeModal, toNetworkChoices } from '../blocks/modals.js';
+import { toNetworkChoices } from '../../ui/modal.js';
+import { bridgeModal } from '../blocks/modals.js';
 import type { ApprovalSlackDeps } from '../types.js';
 import { findNetwork, looksLikeAddress, looksLikeAmount, openModal } from './filing.js';
 

@@ -4,8 +4,8 @@
 // message, and clears a conflict mark; nothing is ever sent or resent.
 
 import { CONFLICT_ACTION } from '../../../approvals/index.js';
-import { noticeMessage } from '../../reads/blocks.js';
 import { APPROVERS, type FeatureSubcommand } from '../../types.js';
+import { noticeMessage } from '../../ui/messages.js';
 import { refusalText } from '../blocks/lists.js';
 import type { ApprovalSlackDeps } from '../types.js';
 

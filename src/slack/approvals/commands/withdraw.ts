@@ -1,7 +1,8 @@
 // `/cngn withdraw [amount] [network] [address]`: the withdraw modal, prefilled from the arguments.
 
 import { type CommandContext, type FeatureSubcommand, REQUESTERS } from '../../types.js';
-import { toNetworkChoices, whitelistChoices, withdrawModal } from '../blocks/modals.js';
+import { toNetworkChoices } from '../../ui/modal.js';
+import { whitelistChoices, withdrawModal } from '../blocks/modals.js';
 import type { ApprovalSlackDeps } from '../types.js';
 import { findNetwork, looksLikeAddress, looksLikeAmount, openModal } from './filing.js';
 
