@@ -3,7 +3,12 @@
 // left unconfigured, and the handler that answers.
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
+import type { ApprovalEngine } from '../approvals/index.js';
 import type { Need } from '../approvals/roles.js';
+import type { CngnApi } from '../cngn/api.js';
+import type { Logger } from '../log.js';
+import type { Store } from '../store/index.js';
+import type { Deliveries } from './runtime/deliveries.js';
 
 /** A message as the bot sends it: the fallback text and its blocks. */
 export interface SlackMessage {
@@ -72,3 +77,22 @@ export type Prefill = Record<string, string | undefined>;
 
 /** Field id → reason, shown under the field when a check after submission failed. */
 export type FieldErrors = Record<string, string>;
+
+/** What the wiring gives the approvals feature, and the features that act on its requests (freeze, delegate, audit, dead letters). */
+export interface ApprovalSlackDeps {
+  engine: ApprovalEngine;
+  /** Where the Slack side keeps its own records (what a modal showed, deliveries). */
+  store: Store;
+  api: CngnApi;
+  approvalsChannel: string;
+  /** `SANDBOX`, `TEST` or `LIVE`: shown on every modal and list. */
+  environmentLabel: string;
+  /** Each delivery of a submission or command acts once, across replicas. */
+  deliveries: Deliveries;
+  now?: () => Date;
+  log?: Pick<Logger, 'warn'> & Partial<Pick<Logger, 'error'>>;
+  /** Why someone cannot be a delegate (a guest, a bot, deactivated, of another workspace); throws when Slack cannot say. */
+  delegates?: { problem(user: string): Promise<string | undefined> };
+  /** Whether Slack describes someone as able to act here (no guest, bot, deactivated or external account). */
+  mayAct?: (user: string) => Promise<boolean>;
+}

@@ -29,7 +29,6 @@ import { registerHome } from '../slack/approvals/home/register.js';
 import type { ApprovalPresenter } from '../slack/approvals/presenter.js';
 import { handleBridgeCallback, presenterClient, registerApprovals } from '../slack/approvals/register.js';
 import { registerApprovalReminders } from '../slack/approvals/reminders.js';
-import type { ApprovalSlackDeps } from '../slack/approvals/types.js';
 import { auditAlarmMessage, undeliveredExportNotice } from '../slack/audit/blocks.js';
 import { policyChangedMessage } from '../slack/audit/policy-blocks.js';
 import { DelegateVetting } from '../slack/delegation/membership.js';
@@ -37,6 +36,7 @@ import { tellDelegates } from '../slack/delegation/notices.js';
 import { tellFreeze } from '../slack/freeze/notices.js';
 import { Deliveries } from '../slack/runtime/deliveries.js';
 import { barred, People } from '../slack/runtime/people.js';
+import type { ApprovalSlackDeps } from '../slack/types.js';
 import type { Store } from '../store/index.js';
 import type { RecentAlerts } from '../webhooks/recent.js';
 

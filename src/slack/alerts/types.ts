@@ -1,6 +1,6 @@
 // Types the alerts feature's commands, actions and blocks share.
 import type { AlertRecord, DeadLetterDesk } from '../../webhooks/index.js';
-import type { ApprovalSlackDeps } from '../approvals/types.js';
+import type { ApprovalSlackDeps } from '../types.js';
 
 export interface DeadLetterSlackDeps {
   desk: DeadLetterDesk;

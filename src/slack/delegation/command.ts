@@ -8,8 +8,7 @@ import type { RequestOf } from '../../approvals/index.js';
 import { parseDuration } from '../../config.js';
 import { AMOUNT_HINT, amountReason, Money } from '../../format/money.js';
 import { escapeMrkdwn, mentionChannel, mentionUser } from '../../format/mrkdwn.js';
-import type { ApprovalSlackDeps } from '../approvals/types.js';
-import type { FeatureSubcommand, SlackMessage } from '../types.js';
+import type { ApprovalSlackDeps, FeatureSubcommand, SlackMessage } from '../types.js';
 import { delegationList } from '../ui/delegations.js';
 import { requestTitle } from '../ui/words.js';
 

@@ -1,7 +1,6 @@
 // Pure builders for the answers that move no money: help, balance, networks, banks, accounts,
 // whitelist, transactions. Data in, Block Kit out; no I/O, no clock reads (callers pass `now`).
 import type { ActionsBlock, KnownBlock } from '@slack/types';
-import type { Role } from '../../approvals/roles.js';
 import type { CngnEnvironment } from '../../cngn/api.js';
 import {
   type BalanceEntry,
@@ -25,26 +24,13 @@ import {
 import { shortAddress } from '../../format/evm-address.js';
 import { addressExplorerUrl, explorerUrl } from '../../format/explorer.js';
 import { escapeMrkdwn, explorerLink, inertUrl } from '../../format/mrkdwn.js';
-import type { HelpEntry, SlackMessage } from '../types.js';
+import type { SlackMessage } from '../types.js';
 import { contextLine, MAX_SECTION_TEXT, section } from '../ui/messages.js';
 
 export const TX_PAGE_ACTION = 'tx.page';
 /** Every page button of the transaction list (`tx.page.previous`, `tx.page.next`). */
 export const TX_PAGE_ACTIONS = /^tx\.page\./;
 const MAX_LINES = 40;
-
-const FOR_ROLE: Record<Role, string | undefined> = {
-  reader: undefined, // most lines are for readers: the help says so once, not on each line
-  requester: 'requesters',
-  auditor: 'auditors',
-  approver: 'approvers',
-};
-
-/** A help line's summary with whom it is for in front: "approvers: check the audit log's…". */
-export function helpSummary(entry: HelpEntry): string {
-  const who = !entry.who || entry.who === 'anyone' ? undefined : FOR_ROLE[entry.who.role];
-  return who ? `${who}: ${entry.summary}` : entry.summary;
-}
 
 /**
  * Long lists are cut at a whole entry with an exact count of what was left out, inside Block Kit's
@@ -67,37 +53,6 @@ function listText(
   const hidden = lines.length - shown.length;
   const list = shown.join(separator);
   return hidden > 0 ? `${list}${separator}_…and ${hidden} more ${noun}_` : list;
-}
-
-/** The command list; `notice` (mrkdwn, its outside parts escaped) goes above it. */
-export function helpMessage(entries: readonly HelpEntry[], notice?: string): SlackMessage {
-  const lines = entries.map(
-    (e) =>
-      `\`/cngn ${escapeMrkdwn(e.usage)}\` — ${escapeMrkdwn(helpSummary(e))} · e.g. \`/cngn ${escapeMrkdwn(e.example)}\``,
-  );
-  const blocks: KnownBlock[] = [];
-  if (notice) blocks.push(section(notice));
-  // A section holds at most MAX_SECTION_TEXT characters: the list goes on in as many as it needs.
-  let chunk = '*cNGN treasury commands*';
-  for (const line of lines) {
-    if (chunk.length + 1 + line.length > MAX_SECTION_TEXT) {
-      blocks.push(section(chunk));
-      chunk = line;
-    } else {
-      chunk += `\n${line}`;
-    }
-  }
-  blocks.push(section(chunk));
-  blocks.push({
-    type: 'context',
-    elements: [
-      {
-        type: 'mrkdwn',
-        text: 'Unmarked commands need the reader role. No money moves until a second person approves it in the approvals channel.',
-      },
-    ],
-  });
-  return { text: notice ?? 'cNGN treasury commands', blocks };
 }
 
 /** "as of 10:26 WAT" when read today (Lagos), with the date when `now` is not given or another day. */

@@ -11,17 +11,17 @@ import {
 import { MoneyFormatError } from '../../../src/format/money.js';
 import { escapeMrkdwn } from '../../../src/format/mrkdwn.js';
 import { parseAuditRange } from '../../../src/slack/audit/command.js';
+import { helpMessage } from '../../../src/slack/commands/help.js';
+import { help } from '../../../src/slack/commands/registry.js';
 import {
   accountsMessage,
   balanceMessage,
   banksMessage,
-  helpMessage,
   networksMessage,
   txDetailMessage,
   txListMessage,
   whitelistMessage,
 } from '../../../src/slack/reads/blocks.js';
-import { help } from '../../../src/slack/registry.js';
 import { describeError } from '../../../src/slack/runtime/errors.js';
 import { SlackUploadError, uploadFailureText } from '../../../src/slack/runtime/files.js';
 import {

@@ -13,6 +13,7 @@ import {
 import type { ApprovalRequest, LimitFigures } from '../../../approvals/types.js';
 import { escapeMrkdwn } from '../../../format/mrkdwn.js';
 import { withinDeadline } from '../../../store/index.js';
+import type { ApprovalSlackDeps } from '../../types.js';
 import { requestTitle } from '../../ui/words.js';
 import { refusalText } from '../blocks/lists.js';
 import {
@@ -24,7 +25,7 @@ import {
 } from '../blocks/message.js';
 import { rejectModal } from '../blocks/modals.js';
 import { reviewModal, SLACK_CHANNEL_ID } from '../blocks/review.js';
-import type { ApprovalSlackDeps, Click } from '../types.js';
+import type { Click } from '../types.js';
 import {
   CLICK_ACK_DEADLINE_MS,
   MAYBE_NOT_RECORDED,

@@ -7,7 +7,7 @@ import { naira } from '../../../format/display.js';
 import { escapeMrkdwn } from '../../../format/mrkdwn.js';
 import { withinDeadline } from '../../../store/deadline.js';
 import { plainError } from '../../runtime/errors.js';
-import type { FieldErrors } from '../../types.js';
+import type { ApprovalSlackDeps, FieldErrors } from '../../types.js';
 import { parseSubmission, readMetadata } from '../../ui/view-values.js';
 import {
   BANK_PICKERS,
@@ -19,7 +19,6 @@ import {
   SETTLEMENT_VIEW,
   settlementModal,
 } from '../blocks/bank-modal.js';
-import type { ApprovalSlackDeps } from '../types.js';
 import { ackThenFile, filedView } from './filing.js';
 import { parseRedeem, parseSettlement } from './forms.js';
 import { fileFromForm, quickBalanceErrors } from './preflight.js';

@@ -16,7 +16,7 @@ import { Money } from '../../../format/money.js';
 import { escapeMrkdwn, mentionChannel } from '../../../format/mrkdwn.js';
 import { viewDelivery } from '../../runtime/deliveries.js';
 import { plainError } from '../../runtime/errors.js';
-import type { FieldErrors } from '../../types.js';
+import type { ApprovalSlackDeps, FieldErrors } from '../../types.js';
 import { noticeView, toNetworkChoices } from '../../ui/modal.js';
 import { parseSubmission, readMetadata } from '../../ui/view-values.js';
 import { requestTitle } from '../../ui/words.js';
@@ -37,7 +37,6 @@ import {
 } from '../blocks/modals.js';
 import { purposeBlocks } from '../blocks/purpose.js';
 import { sameRequestNotice } from '../blocks/same-request.js';
-import type { ApprovalSlackDeps } from '../types.js';
 import { parseBridge, parseWhitelist, parseWithdraw } from './forms.js';
 import { fileFromForm, problemsBeforeFiling, quickBalanceErrors } from './preflight.js';
 

@@ -17,6 +17,7 @@ import {
 } from '../../../approvals/index.js';
 import type { ApprovalRequest } from '../../../approvals/types.js';
 import { withinDeadline } from '../../../store/index.js';
+import type { ApprovalSlackDeps } from '../../types.js';
 import { noticeView } from '../../ui/modal.js';
 import { environmentLabel } from '../../ui/words.js';
 import { explainRefusal } from '../actions/buttons.js';
@@ -25,7 +26,6 @@ import { answerPlace, channelFits } from '../actions/click-answer.js';
 import { readBinding } from '../actions/review-binding.js';
 import { refusalText } from '../blocks/lists.js';
 import { changedWhileOpen, REVIEW_VIEW, reviewRefusedView, SLACK_CHANNEL_ID } from '../blocks/review.js';
-import type { ApprovalSlackDeps } from '../types.js';
 
 /**
  * The store read before the write gets this much of the 3 s, the write the 2 s of a click. A read that
