@@ -7,8 +7,11 @@ import type { ApprovalEngine } from '../approvals/index.js';
 import type { Need } from '../approvals/roles.js';
 import type { CngnApi } from '../cngn/api.js';
 import type { Logger } from '../log.js';
+import type { ReportSource } from '../reports/types.js';
 import type { Store } from '../store/index.js';
+import type { AlertPlacement } from '../webhooks/index.js';
 import type { Deliveries } from './runtime/deliveries.js';
+import type { InFlight } from './runtime/in-flight.js';
 
 /** A message as the bot sends it: the fallback text and its blocks. */
 export interface SlackMessage {
@@ -95,4 +98,26 @@ export interface ApprovalSlackDeps {
   delegates?: { problem(user: string): Promise<string | undefined> };
   /** Whether Slack describes someone as able to act here (no guest, bot, deactivated or external account). */
   mayAct?: (user: string) => Promise<boolean>;
+}
+
+/** What every subcommand that needs no optional feature runs with: the reads, deposits, reports. */
+export interface ReadDeps {
+  api: CngnApi;
+  logger: Logger;
+  now: () => Date;
+  /** Where the alerts of a transaction are (webhooks' outbox); unset → /cngn tx does not say. */
+  alerts?: ((references: Array<string | null | undefined>) => Promise<AlertPlacement[]>) | undefined;
+  /** Where `/cngn report` gets its reports; unset → it says reports are not set up. */
+  reports?: ReportDeps | undefined;
+}
+
+/** What the report's command and schedule are given: where a report comes from and how its delivery is run after the ack. */
+export interface ReportDeps {
+  source: ReportSource;
+  now: () => Date;
+  logger: Logger;
+  /** Posts the report's parts, with Slack's own retries off (reportClient in delivery.ts). */
+  client: WebClient;
+  /** Delivery runs after the ack, here, so shutdown lets it finish. */
+  inFlight?: InFlight | undefined;
 }

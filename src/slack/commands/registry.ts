@@ -12,10 +12,11 @@ import { WHITELIST_ADD_SUBCOMMAND } from '../approvals/commands/whitelist-add.js
 import { WITHDRAW_SUBCOMMAND } from '../approvals/commands/withdraw.js';
 import { AUDIT_SUBCOMMANDS } from '../audit/command.js';
 import { DELEGATE_SUBCOMMAND } from '../delegation/command.js';
+import { DEPOSIT_SUBCOMMANDS } from '../deposits/commands.js';
 import { FREEZE_SUBCOMMAND, UNFREEZE_SUBCOMMAND } from '../freeze/command.js';
-import { READ_SUBCOMMANDS, type ReadDeps } from '../reads/commands.js';
+import { READ_SUBCOMMANDS } from '../reads/commands.js';
 import { REPORT_SUBCOMMAND } from '../reports/command.js';
-import type { ApprovalSlackDeps, FeatureSubcommand, SlackMessage, Subcommand } from '../types.js';
+import type { ApprovalSlackDeps, FeatureSubcommand, ReadDeps, SlackMessage, Subcommand } from '../types.js';
 import { closest } from './did-you-mean.js';
 import { helpMessage } from './help.js';
 
@@ -40,10 +41,10 @@ export const REGISTRY: readonly Entry[] = [
   READ_SUBCOMMANDS.balance,
   READ_SUBCOMMANDS.tx,
   REPORT_SUBCOMMAND,
-  READ_SUBCOMMANDS.deposit,
+  DEPOSIT_SUBCOMMANDS.deposit,
   WITHDRAW_SUBCOMMAND,
   REDEEM_SUBCOMMAND,
-  READ_SUBCOMMANDS.quote,
+  DEPOSIT_SUBCOMMANDS.quote,
   BRIDGE_SUBCOMMAND,
   READ_SUBCOMMANDS.accounts,
   READ_SUBCOMMANDS.networks,

@@ -4,13 +4,12 @@ import type { App, SlashCommand } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { DeadLetterSlackDeps } from '../alerts/types.js';
 import type { PolicyFacts } from '../approvals/commands/policy.js';
-import type { ReadDeps } from '../reads/commands.js';
 import { commandDelivery, type Deliveries, type DeliveryTurn } from '../runtime/deliveries.js';
 import { describeError } from '../runtime/errors.js';
 import { afterAck, type InFlight } from '../runtime/in-flight.js';
 import { unwrapLinks } from '../runtime/links.js';
 import { postToResponseUrl } from '../runtime/response-url.js';
-import type { ApprovalSlackDeps, CommandContext, SlackMessage } from '../types.js';
+import type { ApprovalSlackDeps, CommandContext, ReadDeps, SlackMessage } from '../types.js';
 import { errorMessage, noticeMessage, withEnvironment } from '../ui/messages.js';
 import { type Entry, findSubcommand, help } from './registry.js';
 

@@ -5,10 +5,10 @@ import { z } from 'zod';
 import { describeError } from '../runtime/errors.js';
 import { afterAck, type InFlight } from '../runtime/in-flight.js';
 import { postToResponseUrl } from '../runtime/response-url.js';
-import type { SlackMessage } from '../types.js';
+import type { ReadDeps, SlackMessage } from '../types.js';
 import { errorMessage, withEnvironment } from '../ui/messages.js';
 import { TX_PAGE_ACTIONS } from './blocks.js';
-import { type ReadDeps, txPage } from './commands.js';
+import { txPage } from './commands.js';
 
 // The page a Next / Previous button carries; anything else (not a positive whole number) reads as 1.
 const pageSchema = z
