@@ -15,7 +15,8 @@ import { withdrawModal } from '../../src/slack/approvals/blocks/modals.js';
 import { helpMessage } from '../../src/slack/commands/help.js';
 import { SUBCOMMANDS } from '../../src/slack/commands/registry.js';
 import { balanceMessage } from '../../src/slack/reads/blocks.js';
-import { loadingView, withEnvironment } from '../../src/slack/ui/messages.js';
+import { loadingView } from '../../src/slack/runtime/open-modal.js';
+import { withEnvironment } from '../../src/slack/ui/messages.js';
 import { pageAssets } from '../../src/workbench/page/assets.js';
 import type { WorkbenchMessage, WorkbenchModal, WorkbenchState } from '../../src/workbench/protocol.js';
 import {

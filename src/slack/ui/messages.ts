@@ -1,7 +1,7 @@
 // The answers every feature sends: a sentence (a warning or a notice), the environment marker every
 // answer ends with, the modal shown while a form's data is read (and when it could not be), and the
 // section and context blocks they are made of. Pure: text in, Block Kit out.
-import type { KnownBlock, ModalView, SectionBlock } from '@slack/types';
+import type { KnownBlock, SectionBlock } from '@slack/types';
 import type { CngnEnvironment } from '../../cngn/api.js';
 import { environmentMarker } from '../../format/display.js';
 import { escapeMrkdwn } from '../../format/mrkdwn.js';
@@ -35,28 +35,6 @@ export function withEnvironment(
   return {
     text: message.text,
     blocks: [...message.blocks, { type: 'context', elements: [{ type: 'mrkdwn', text: marker }] }],
-  };
-}
-
-const plainText = (text: string) => ({ type: 'plain_text' as const, text: text.slice(0, 24) });
-
-/** The modal opened at once (Slack's trigger_id lives 3 s) while the form's data is read. */
-export function loadingView(environment: string): ModalView {
-  return {
-    type: 'modal',
-    title: plainText('One moment'),
-    close: plainText('Cancel'),
-    blocks: [section(':hourglass_flowing_sand: Loading the form…'), contextLine(escapeMrkdwn(environment))],
-  };
-}
-
-/** The loading modal, replaced when the form's data could not be read; `text` is mrkdwn (describeError's). */
-export function formErrorView(text: string, environment: string): ModalView {
-  return {
-    type: 'modal',
-    title: plainText('Could not open the form'),
-    close: plainText('Close'),
-    blocks: [section(`:warning: ${text}`), contextLine(escapeMrkdwn(environment))],
   };
 }
 

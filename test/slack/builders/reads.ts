@@ -24,13 +24,8 @@ import {
 } from '../../../src/slack/reads/blocks.js';
 import { describeError } from '../../../src/slack/runtime/errors.js';
 import { SlackUploadError, uploadFailureText } from '../../../src/slack/runtime/files.js';
-import {
-  errorMessage,
-  formErrorView,
-  loadingView,
-  noticeMessage,
-  withEnvironment,
-} from '../../../src/slack/ui/messages.js';
+import { formErrorView, loadingView } from '../../../src/slack/runtime/open-modal.js';
+import { errorMessage, noticeMessage, withEnvironment } from '../../../src/slack/ui/messages.js';
 import { ADDRESS, type Add, fakeExplorers, networksOf, receiversOf } from './inputs.js';
 import { NOW } from './support.js';
 
