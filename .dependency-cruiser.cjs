@@ -5,6 +5,8 @@
 const TOP = 'wiring/|main\\.ts$';
 const UI = 'slack/|workbench/|metrics/';
 const DOMAIN = 'approvals/|webhooks/|sandbox/|reports/';
+// slack/'s folders that are not features: the base (runtime, ui) and the top (commands, gate).
+const SLACK_SHARED = '(runtime|ui|commands|gate)/';
 
 const above = (name, comment, from, to) => ({
   name,
@@ -78,6 +80,56 @@ module.exports = {
       UI,
       TOP,
     ),
+    // Inside slack/, bottom to top: runtime/ (the Bolt app and its plumbing) → types.ts → ui/ (messages,
+    // words, modal kit) → the features → commands/ (the /cngn registry and router) and gate/ (the access
+    // table and the gate). A feature tells another something through a function in its deps that the
+    // wiring connects, never by importing it. docs/decisions/slack-ui-layer.md says why.
+    {
+      name: 'slack-feature-imports-only-base',
+      comment:
+        'A feature folder of slack/ imports its own folder, runtime/, ui/ and types.ts only: never another feature, commands/ or gate/.',
+      severity: 'error',
+      from: { path: `^src/slack/(?!${SLACK_SHARED})([^/]+)/` },
+      to: { path: '^src/slack/', pathNot: `^src/slack/($1/|runtime/|ui/|types\\.ts$)` },
+    },
+    {
+      name: 'slack-base-imports-no-feature',
+      comment:
+        'runtime/, types.ts and ui/ are what every feature stands on: they import nothing above them in slack/.',
+      severity: 'error',
+      from: { path: '^src/slack/(runtime/|ui/|types\\.ts$)' },
+      to: { path: '^src/slack/', pathNot: '^src/slack/(runtime/|ui/|types\\.ts$)' },
+    },
+    {
+      name: 'slack-types-below-ui',
+      comment: 'types.ts declares what features share; it knows no message or form (ui/ is above it).',
+      severity: 'error',
+      from: { path: '^src/slack/types\\.ts$' },
+      to: { path: '^src/slack/ui/' },
+    },
+    {
+      name: 'slack-runtime-knows-no-words',
+      comment:
+        'runtime/ is the bottom of slack/: Bolt, deliveries, in-flight work, Slack calls. It imports neither ui/ nor types.ts.',
+      severity: 'error',
+      from: { path: '^src/slack/runtime/' },
+      to: { path: '^src/slack/(ui/|types\\.ts$)' },
+    },
+    {
+      name: 'slack-ui-is-pure',
+      comment:
+        'ui/ builds Block Kit from data and does no I/O: it never imports runtime/ (types.ts may name runtime types for the deps).',
+      severity: 'error',
+      from: { path: '^src/slack/ui/' },
+      to: { path: '^src/slack/runtime/' },
+    },
+    {
+      name: 'slack-commands-below-gate',
+      comment: 'gate/ reads the registry to know who may run a subcommand; commands/ never reads the gate.',
+      severity: 'error',
+      from: { path: '^src/slack/commands/' },
+      to: { path: '^src/slack/gate/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -14,8 +14,8 @@ import {
   manifestWithUsageHint,
   usageHint,
 } from '../scripts/docs/manifest.js';
-import { REGISTRY } from '../src/slack/registry.js';
-import { BOT_SCOPES } from '../src/slack/scopes.js';
+import { REGISTRY } from '../src/slack/commands/registry.js';
+import { BOT_SCOPES } from '../src/slack/runtime/scopes.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 

@@ -2,7 +2,7 @@
 // ids and undeclared ones, through the bot: each naming another team, user team or organisation is
 // acked and refused, and nothing is done for it (the gate checks the workspace before any listener).
 import fc from 'fast-check';
-import { ACTIONS, OPTIONS } from '../../src/slack/access.js';
+import { ACTIONS, OPTIONS } from '../../src/slack/gate/access.js';
 import type { SlackCall } from '../../test/support/fake-slack.js';
 import { isHomeWorkspace, workspace } from '../../test/support/fuzz-inputs.js';
 import { clickFrom, typeAheadFrom } from '../../test/support/workspaces.js';

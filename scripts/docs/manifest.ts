@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { REGISTRY } from '../../src/slack/registry.js';
+import { REGISTRY } from '../../src/slack/commands/registry.js';
 
 export const MANIFEST_FILE = 'manifest.yml';
 

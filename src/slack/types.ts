@@ -3,7 +3,15 @@
 // left unconfigured, and the handler that answers.
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
+import type { ApprovalEngine } from '../approvals/index.js';
 import type { Need } from '../approvals/roles.js';
+import type { CngnApi } from '../cngn/api.js';
+import type { Logger } from '../log.js';
+import type { ReportSource } from '../reports/types.js';
+import type { Store } from '../store/index.js';
+import type { AlertPlacement } from '../webhooks/index.js';
+import type { Deliveries } from './runtime/deliveries.js';
+import type { InFlight } from './runtime/in-flight.js';
 
 /** A message as the bot sends it: the fallback text and its blocks. */
 export interface SlackMessage {
@@ -66,3 +74,50 @@ export interface Subcommand<D> extends HelpEntry {
 
 /** A subcommand of a feature that may be left out: it runs with that feature's deps, when it is wired. */
 export type FeatureSubcommand<F extends Feature, D> = Subcommand<D> & { needs: F };
+
+/** Values to show again (prefill from arguments, or the form re-shown after a failed check). */
+export type Prefill = Record<string, string | undefined>;
+
+/** Field id → reason, shown under the field when a check after submission failed. */
+export type FieldErrors = Record<string, string>;
+
+/** What the wiring gives the approvals feature, and the features that act on its requests (freeze, delegate, audit, dead letters). */
+export interface ApprovalSlackDeps {
+  engine: ApprovalEngine;
+  /** Where the Slack side keeps its own records (what a modal showed, deliveries). */
+  store: Store;
+  api: CngnApi;
+  approvalsChannel: string;
+  /** `SANDBOX`, `TEST` or `LIVE`: shown on every modal and list. */
+  environmentLabel: string;
+  /** Each delivery of a submission or command acts once, across replicas. */
+  deliveries: Deliveries;
+  now?: () => Date;
+  log?: Pick<Logger, 'warn'> & Partial<Pick<Logger, 'error'>>;
+  /** Why someone cannot be a delegate (a guest, a bot, deactivated, of another workspace); throws when Slack cannot say. */
+  delegates?: { problem(user: string): Promise<string | undefined> };
+  /** Whether Slack describes someone as able to act here (no guest, bot, deactivated or external account). */
+  mayAct?: (user: string) => Promise<boolean>;
+}
+
+/** What every subcommand that needs no optional feature runs with: the reads, deposits, reports. */
+export interface ReadDeps {
+  api: CngnApi;
+  logger: Logger;
+  now: () => Date;
+  /** Where the alerts of a transaction are (webhooks' outbox); unset → /cngn tx does not say. */
+  alerts?: ((references: Array<string | null | undefined>) => Promise<AlertPlacement[]>) | undefined;
+  /** Where `/cngn report` gets its reports; unset → it says reports are not set up. */
+  reports?: ReportDeps | undefined;
+}
+
+/** What the report's command and schedule are given: where a report comes from and how its delivery is run after the ack. */
+export interface ReportDeps {
+  source: ReportSource;
+  now: () => Date;
+  logger: Logger;
+  /** Posts the report's parts, with Slack's own retries off (reportClient in delivery.ts). */
+  client: WebClient;
+  /** Delivery runs after the ack, here, so shutdown lets it finish. */
+  inFlight?: InFlight | undefined;
+}

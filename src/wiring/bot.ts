@@ -21,9 +21,10 @@ import type { AdminServer } from '../metrics/server.js';
 import type { ReportSource } from '../reports/types.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../sandbox/index.js';
 import { registerDeadLetterActions } from '../slack/alerts/dead-letter-actions.js';
+import { registerCommands } from '../slack/commands/router.js';
 import { registerDepositQuoteViews } from '../slack/deposits/views.js';
 import { registerGate } from '../slack/gate/gate.js';
-import { registerCommands } from '../slack/registry.js';
+import { registerTxPages } from '../slack/reads/tx-pages.js';
 import { reportClient } from '../slack/reports/delivery.js';
 import { ScheduledReports } from '../slack/reports/scheduled.js';
 import { observedFetch } from '../slack/runtime/api-calls.js';
@@ -355,6 +356,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
           deadLetters,
           policy,
         }),
+      (app) => registerTxPages(app, readDeps),
       (app) => registerDepositQuoteViews(app, readDeps),
       ...(deadLetters ? [(app: App) => registerDeadLetterActions(app, deadLetters)] : []),
       ...(approvals ? [approvals.plugin] : []),

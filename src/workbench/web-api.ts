@@ -13,7 +13,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import type { Logger } from '../log.js';
-import { BOT_SCOPES } from '../slack/scopes.js';
+import { BOT_SCOPES } from '../slack/runtime/scopes.js';
 import { WORKBENCH_HEADERS } from './headers.js';
 import {
   BOT,

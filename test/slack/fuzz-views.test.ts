@@ -15,16 +15,15 @@ import {
 import {
   BRIDGE,
   BRIDGE_VIEW,
-  networksMetadata,
   REJECT,
   REJECT_VIEW,
-  toNetworkChoices,
   WHITELIST,
   WHITELIST_VIEW,
   WITHDRAW,
   WITHDRAW_VIEW,
 } from '../../src/slack/approvals/blocks/modals.js';
 import { DEPOSIT, DEPOSIT_VIEW, QUOTE, QUOTE_VIEW } from '../../src/slack/deposits/blocks.js';
+import { networksMetadata, toNetworkChoices } from '../../src/slack/ui/modal.js';
 import {
   assertFuzz,
   FUZZ_TIMEOUT_MS,

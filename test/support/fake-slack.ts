@@ -3,7 +3,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BOT_SCOPES } from '../../src/slack/scopes.js';
+import { BOT_SCOPES } from '../../src/slack/runtime/scopes.js';
 
 export interface SlackCall {
   /** Web API method (`chat.postMessage`) or `response_url:<name>` for response_url posts. */

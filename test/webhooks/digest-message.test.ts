@@ -2,11 +2,8 @@
 // markup in it. Pure builders: no server needed.
 import { describe, expect, it } from 'vitest';
 import { webhookEventSchema } from '../../src/cngn/schemas.js';
-import {
-  alertDigestMessage,
-  alertDigestPlaceholder,
-  alertWhereaboutsBlock,
-} from '../../src/slack/alerts/digest-blocks.js';
+import { alertDigestMessage, alertDigestPlaceholder } from '../../src/slack/alerts/digest-blocks.js';
+import { alertWhereaboutsBlock } from '../../src/slack/reads/alert-whereabouts.js';
 import { fitsSlack } from '../../src/webhooks/digest.js';
 import type { AlertInput, DigestInput } from '../../src/webhooks/types.js';
 

@@ -12,8 +12,11 @@ import { redeemModal } from '../../src/slack/approvals/blocks/bank-modal.js';
 import { approvalDm } from '../../src/slack/approvals/blocks/dm.js';
 import { approvalMessage } from '../../src/slack/approvals/blocks/message.js';
 import { withdrawModal } from '../../src/slack/approvals/blocks/modals.js';
-import { balanceMessage, helpMessage, loadingView, withEnvironment } from '../../src/slack/reads/blocks.js';
-import { SUBCOMMANDS } from '../../src/slack/registry.js';
+import { helpMessage } from '../../src/slack/commands/help.js';
+import { SUBCOMMANDS } from '../../src/slack/commands/registry.js';
+import { balanceMessage } from '../../src/slack/reads/blocks.js';
+import { loadingView } from '../../src/slack/runtime/open-modal.js';
+import { withEnvironment } from '../../src/slack/ui/messages.js';
 import { pageAssets } from '../../src/workbench/page/assets.js';
 import type { WorkbenchMessage, WorkbenchModal, WorkbenchState } from '../../src/workbench/protocol.js';
 import {

@@ -4,8 +4,8 @@
 
 import { escapeMrkdwn, mentionChannel } from '../../format/mrkdwn.js';
 import type { DeadLetter, RepostOutcome, RepostResult } from '../../webhooks/index.js';
-import { errorMessage, noticeMessage } from '../reads/blocks.js';
 import { type FeatureSubcommand, READERS, type SlackMessage } from '../types.js';
+import { errorMessage, noticeMessage } from '../ui/messages.js';
 import { ALL_LETTERS, deadLettersMessage, repostSummary, shortId } from './dead-letter-blocks.js';
 import type { DeadLetterSlackDeps } from './types.js';
 

@@ -3,14 +3,12 @@
 // and explorer link, in the order the events were accepted. Failures never come here (see
 // webhooks/digest.ts): they are posted alone, with the single-event layout.
 
-import type { SectionBlock } from '@slack/types';
 import type { WebhookData } from '../../cngn/schemas.js';
 import { environmentMarker, naira, shortHash } from '../../format/display.js';
 import { explorerUrl } from '../../format/explorer.js';
 import { Money } from '../../format/money.js';
-import { escapeMrkdwn, explorerLink, inertUrl, mentionChannel, slackPermalink } from '../../format/mrkdwn.js';
+import { escapeMrkdwn, explorerLink, inertUrl } from '../../format/mrkdwn.js';
 import type { AlertInput, AlertMessage, DigestInput, DigestRendering } from '../../webhooks/types.js';
-import type { AlertWhereabouts } from './types.js';
 
 type Block = Record<string, unknown>;
 
@@ -186,27 +184,3 @@ export const alertDigest: DigestRendering = {
   message: alertDigestMessage,
   placeholder: alertDigestPlaceholder,
 };
-
-/** `` `deposit.completed` ``: the event's name as code. */
-export function eventName(alert: Pick<AlertWhereabouts, 'event'>): string {
-  return `\`${escapeMrkdwn(alert.event.replace(/`/g, "'"))}\``;
-}
-
-/** Where the alert is: `in <permalink|the alert>`, its channel and ts, or why no message carries it. */
-export function whereaboutsText(alert: AlertWhereabouts): string {
-  if (alert.state === 'waiting') return 'waiting to be posted';
-  if (alert.state === 'set-aside') return 'Slack refused it; set aside in the dead-letter list';
-  const what = alert.digestPart ? `alert digest, part ${alert.digestPart}` : 'alert';
-  const link = slackPermalink(alert.permalink, `the ${what}`);
-  if (link) return `in ${link}`;
-  const where = alert.channel ? mentionChannel(alert.channel) : 'the alerts channel';
-  const ts = alert.ts ? `, message ts \`${escapeMrkdwn(alert.ts)}\`` : '';
-  return `in the ${what} in ${where}${ts}`;
-}
-
-/** Which alert message carries each event of a transaction (a section for /cngn tx). */
-export function alertWhereaboutsBlock(alerts: AlertWhereabouts[]): SectionBlock | undefined {
-  if (alerts.length === 0) return undefined;
-  const lines = alerts.map((alert) => `• ${eventName(alert)}: ${whereaboutsText(alert)}`);
-  return { type: 'section', text: { type: 'mrkdwn', text: `*Alerts*\n${lines.join('\n')}` } };
-}

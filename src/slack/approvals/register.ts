@@ -5,10 +5,10 @@ import type { App } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
 import { bridgeCallbackSchema } from '../../cngn/schemas.js';
 import type { Store } from '../../store/index.js';
+import type { ApprovalSlackDeps } from '../types.js';
 import { registerApprovalActions } from './actions/buttons.js';
 import { registerReviewAll } from './actions/review-all.js';
 import { ApprovalPresenter, PRESENTER_REQUEST_TIMEOUT_MS, PRESENTER_RETRIES } from './presenter.js';
-import type { ApprovalSlackDeps } from './types.js';
 import { registerBankViews } from './views/bank.js';
 import { registerFilingViews } from './views/filing.js';
 import { registerRejectView } from './views/reject.js';
@@ -17,7 +17,7 @@ import { registerReviewView } from './views/review.js';
 /** How often approval steps Slack did not take are offered to it again. */
 export const RETRY_UNSHOWN_MS = 30_000;
 
-export type { ApprovalSlackDeps } from './types.js';
+export type { ApprovalSlackDeps } from '../types.js';
 
 /**
  * Register the approval listeners and present the engine's changes through this app's Slack

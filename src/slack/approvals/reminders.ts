@@ -4,11 +4,11 @@ import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
 import type { ApprovalRequest } from '../../approvals/types.js';
 import type { Store } from '../../store/index.js';
+import type { ApprovalSlackDeps } from '../types.js';
 import { MAYBE_NOT_RECORDED, NOT_RECORDED, RECORDED_LATE, readClick, recordClick } from './actions/click.js';
 import { readButtonValue } from './blocks/message.js';
 import { EXTEND_ACTION, extendAnswer, reminderDm } from './blocks/reminders.js';
 import { PRESENTER_REQUEST_TIMEOUT_MS, PRESENTER_RETRIES } from './presenter.js';
-import type { ApprovalSlackDeps } from './types.js';
 
 /** Kept long enough to outlive any request (lifetime plus its one Extend) with room to spare. */
 const DM_CLAIM_TTL_MS = 30 * 86_400_000;

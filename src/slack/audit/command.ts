@@ -7,12 +7,12 @@
 import { TZDate } from '@date-fns/tz';
 import { auditCsv, auditJsonLines } from '../../approvals/audit-export.js';
 import { escapeMrkdwn } from '../../format/mrkdwn.js';
-import { auditList } from '../approvals/blocks/lists.js';
-import type { ApprovalSlackDeps } from '../approvals/types.js';
-import { errorMessage } from '../reads/blocks.js';
 import { SlackUploadError, sendFilesToUser, uploadFailureText } from '../runtime/files.js';
+import type { ApprovalSlackDeps } from '../types.js';
 import { AUDITORS, type CommandContext, type FeatureSubcommand, type SlackMessage } from '../types.js';
+import { errorMessage } from '../ui/messages.js';
 import { auditArchiveMessage, auditExportMessage, auditVerifyMessage } from './blocks.js';
+import { auditList } from './list-blocks.js';
 
 export const AUDIT_EXPORT_USAGE =
   'Usage: `/cngn audit export [from] [to]` with dates like `2026-11-01` (Lagos days, both included) or durations back from now like `7d`, `24h` — e.g. `/cngn audit export 2026-11-01 2026-11-30` or `/cngn audit export 30d`';

@@ -8,10 +8,9 @@ import type { RequestOf } from '../../approvals/index.js';
 import { parseDuration } from '../../config.js';
 import { AMOUNT_HINT, amountReason, Money } from '../../format/money.js';
 import { escapeMrkdwn, mentionChannel, mentionUser } from '../../format/mrkdwn.js';
-import { requestTitle } from '../approvals/blocks/words.js';
-import type { ApprovalSlackDeps } from '../approvals/types.js';
-import type { FeatureSubcommand, SlackMessage } from '../types.js';
-import { delegationList } from './blocks.js';
+import type { ApprovalSlackDeps, FeatureSubcommand, SlackMessage } from '../types.js';
+import { delegationList } from '../ui/delegations.js';
+import { requestTitle } from '../ui/words.js';
 
 /** mrkdwn: its `<…>` placeholders written as entities, so Slack shows them as typed rather than reading links. */
 export const DELEGATE_USAGE =

@@ -6,7 +6,7 @@ import type { WebClient } from '@slack/web-api';
 import type { ApprovalEngine } from '../../approvals/index.js';
 import type { Logger } from '../../log.js';
 import type { Store } from '../../store/index.js';
-import { delegateNotice } from './blocks.js';
+import { delegateNotice } from '../ui/delegations.js';
 
 /** Kept as long as a delegation can run, with room to spare. */
 const CLAIM_TTL_MS = 100 * 86_400_000;

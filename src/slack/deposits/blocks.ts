@@ -3,6 +3,7 @@ import type { KnownBlock, ModalView } from '@slack/types';
 import type { BridgeQuote, TemporaryAccount } from '../../cngn/schemas.js';
 import { lagosTime, naira, relative } from '../../format/display.js';
 import { escapeMrkdwn, markHiddenCharacters } from '../../format/mrkdwn.js';
+import type { Prefill } from '../types.js';
 import {
   modal,
   type NetworkChoice,
@@ -11,8 +12,7 @@ import {
   networksMetadata,
   selectInput,
   textInput,
-} from '../approvals/blocks/modals.js';
-import type { Prefill } from '../approvals/types.js';
+} from '../ui/modal.js';
 
 export const DEPOSIT_VIEW = 'deposit.submit';
 export const QUOTE_VIEW = 'quote.submit';

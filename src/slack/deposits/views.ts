@@ -7,7 +7,9 @@ import { environmentMarker } from '../../format/display.js';
 import { amountReason, Money } from '../../format/money.js';
 import { checkWalletAddress, familyOf } from '../../format/wallet-address.js';
 import type { Logger } from '../../log.js';
-import { noticeView } from '../approvals/blocks/modals.js';
+import { describeError } from '../runtime/errors.js';
+import { afterAck, type InFlight } from '../runtime/in-flight.js';
+import { noticeView } from '../ui/modal.js';
 import {
   type Parsed,
   parseSubmission,
@@ -15,9 +17,7 @@ import {
   readSelect,
   readText,
   type ViewValues,
-} from '../approvals/views/forms.js';
-import { describeError } from '../runtime/errors.js';
-import { afterAck, type InFlight } from '../runtime/in-flight.js';
+} from '../ui/view-values.js';
 import {
   DEPOSIT,
   DEPOSIT_VIEW,

@@ -5,10 +5,10 @@
 import { FREEZE_REASON_MAX, FREEZE_REASON_MIN } from '../../approvals/index.js';
 import { lagosTime } from '../../format/display.js';
 import { escapeMrkdwn, mentionChannel, mentionUser } from '../../format/mrkdwn.js';
-import { requestTitle } from '../approvals/blocks/words.js';
-import type { ApprovalSlackDeps } from '../approvals/types.js';
+import type { ApprovalSlackDeps } from '../types.js';
 import { APPROVERS, type FeatureSubcommand, type SlackMessage } from '../types.js';
-import { FROZEN_MEANING, frozenBy } from './blocks.js';
+import { FROZEN_MEANING, frozenBy } from '../ui/freeze.js';
+import { requestTitle } from '../ui/words.js';
 
 /** mrkdwn: its `<…>` placeholder written as entities, so Slack shows it as typed. */
 export const FREEZE_USAGE =

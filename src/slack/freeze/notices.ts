@@ -5,15 +5,21 @@
 import type { WebClient } from '@slack/web-api';
 import type { ApprovalEngine } from '../../approvals/index.js';
 import type { Logger } from '../../log.js';
-import type { ApprovalDms } from '../approvals/dms.js';
-import type { ApprovalPresenter } from '../approvals/presenter.js';
-import type { HomePublisher } from '../home/publisher.js';
-import { frozenAnnouncement, liftedAnnouncement } from './blocks.js';
+import { frozenAnnouncement, liftedAnnouncement } from '../ui/freeze.js';
 
+/** A surface that shows requests and renders them again when sends are frozen or resume. */
+export interface ShowsFreeze {
+  freezeChanged(): Promise<void>;
+}
+
+/**
+ * What is rendered again on a freeze change, as the approvals feature offers it (the wiring connects
+ * them): the requests' channel messages, their DM copies, and every opened App Home.
+ */
 export interface FreezeSurfaces {
-  presenter?: ApprovalPresenter | undefined;
-  dms?: ApprovalDms | undefined;
-  home?: HomePublisher | undefined;
+  presenter?: ShowsFreeze | undefined;
+  dms?: ShowsFreeze | undefined;
+  home?: { everyoneChanged(): Promise<void> } | undefined;
 }
 
 export function tellFreeze(

@@ -1,7 +1,6 @@
 // Pure builders for the answers that move no money: help, balance, networks, banks, accounts,
 // whitelist, transactions. Data in, Block Kit out; no I/O, no clock reads (callers pass `now`).
-import type { ActionsBlock, KnownBlock, ModalView, SectionBlock } from '@slack/types';
-import type { Role } from '../../approvals/roles.js';
+import type { ActionsBlock, KnownBlock } from '@slack/types';
 import type { CngnEnvironment } from '../../cngn/api.js';
 import {
   type BalanceEntry,
@@ -14,7 +13,6 @@ import {
   type WhitelistedAddress,
 } from '../../cngn/schemas.js';
 import {
-  environmentMarker,
   lagosTime,
   lagosTimeOfDay,
   naira,
@@ -26,49 +24,13 @@ import {
 import { shortAddress } from '../../format/evm-address.js';
 import { addressExplorerUrl, explorerUrl } from '../../format/explorer.js';
 import { escapeMrkdwn, explorerLink, inertUrl } from '../../format/mrkdwn.js';
-import type { HelpEntry, SlackMessage } from '../types.js';
+import type { SlackMessage } from '../types.js';
+import { contextLine, MAX_SECTION_TEXT, section } from '../ui/messages.js';
 
 export const TX_PAGE_ACTION = 'tx.page';
 /** Every page button of the transaction list (`tx.page.previous`, `tx.page.next`). */
 export const TX_PAGE_ACTIONS = /^tx\.page\./;
-const MAX_SECTION_TEXT = 2900;
 const MAX_LINES = 40;
-
-const FOR_ROLE: Record<Role, string | undefined> = {
-  reader: undefined, // most lines are for readers: the help says so once, not on each line
-  requester: 'requesters',
-  auditor: 'auditors',
-  approver: 'approvers',
-};
-
-/** A help line's summary with whom it is for in front: "approvers: check the audit log's…". */
-export function helpSummary(entry: HelpEntry): string {
-  const who = !entry.who || entry.who === 'anyone' ? undefined : FOR_ROLE[entry.who.role];
-  return who ? `${who}: ${entry.summary}` : entry.summary;
-}
-
-const section = (text: string): SectionBlock => ({
-  type: 'section',
-  text: {
-    type: 'mrkdwn',
-    text: text.length > MAX_SECTION_TEXT ? `${text.slice(0, MAX_SECTION_TEXT)}…` : text,
-  },
-});
-
-/** Every answer ends with where it came from: SANDBOX, TEST or LIVE. */
-export function withEnvironment(
-  message: SlackMessage,
-  environment: CngnEnvironment,
-  note?: string,
-): SlackMessage {
-  const marker = note
-    ? `${environmentMarker(environment)} · ${escapeMrkdwn(note)}`
-    : environmentMarker(environment);
-  return {
-    text: message.text,
-    blocks: [...message.blocks, { type: 'context', elements: [{ type: 'mrkdwn', text: marker }] }],
-  };
-}
 
 /**
  * Long lists are cut at a whole entry with an exact count of what was left out, inside Block Kit's
@@ -93,37 +55,6 @@ function listText(
   return hidden > 0 ? `${list}${separator}_…and ${hidden} more ${noun}_` : list;
 }
 
-/** The command list; `notice` (mrkdwn, its outside parts escaped) goes above it. */
-export function helpMessage(entries: readonly HelpEntry[], notice?: string): SlackMessage {
-  const lines = entries.map(
-    (e) =>
-      `\`/cngn ${escapeMrkdwn(e.usage)}\` — ${escapeMrkdwn(helpSummary(e))} · e.g. \`/cngn ${escapeMrkdwn(e.example)}\``,
-  );
-  const blocks: KnownBlock[] = [];
-  if (notice) blocks.push(section(notice));
-  // A section holds at most MAX_SECTION_TEXT characters: the list goes on in as many as it needs.
-  let chunk = '*cNGN treasury commands*';
-  for (const line of lines) {
-    if (chunk.length + 1 + line.length > MAX_SECTION_TEXT) {
-      blocks.push(section(chunk));
-      chunk = line;
-    } else {
-      chunk += `\n${line}`;
-    }
-  }
-  blocks.push(section(chunk));
-  blocks.push({
-    type: 'context',
-    elements: [
-      {
-        type: 'mrkdwn',
-        text: 'Unmarked commands need the reader role. No money moves until a second person approves it in the approvals channel.',
-      },
-    ],
-  });
-  return { text: notice ?? 'cNGN treasury commands', blocks };
-}
-
 /** "as of 10:26 WAT" when read today (Lagos), with the date when `now` is not given or another day. */
 export function balanceMessage(entries: BalanceEntry[], asOf: Date, now?: Date): SlackMessage {
   const at = now ? lagosTimeOfDay(asOf, now) : lagosTime(asOf);
@@ -138,8 +69,6 @@ export function balanceMessage(entries: BalanceEntry[], asOf: Date, now?: Date):
     blocks: [section(`*Balance*\n${lines.join('\n')}`), contextLine(`as of ${at}`)],
   };
 }
-
-const contextLine = (text: string): KnownBlock => ({ type: 'context', elements: [{ type: 'mrkdwn', text }] });
 
 export function networksMessage(networks: Network[]): SlackMessage {
   const lines = networks.map(
@@ -352,39 +281,4 @@ export function txDetailMessage(
     text: escapeMrkdwn(`${typeWord(tx.trx_type)} ${tx.trx_ref}: ${statusWord(tx.status)}`),
     blocks,
   };
-}
-
-const plainText = (text: string) => ({ type: 'plain_text' as const, text: text.slice(0, 24) });
-
-/** The modal opened at once (Slack's trigger_id lives 3 s) while the form's data is read. */
-export function loadingView(environment: string): ModalView {
-  return {
-    type: 'modal',
-    title: plainText('One moment'),
-    close: plainText('Cancel'),
-    blocks: [section(':hourglass_flowing_sand: Loading the form…'), contextLine(escapeMrkdwn(environment))],
-  };
-}
-
-/** The loading modal, replaced when the form's data could not be read; `text` is mrkdwn (describeError's). */
-export function formErrorView(text: string, environment: string): ModalView {
-  return {
-    type: 'modal',
-    title: plainText('Could not open the form'),
-    close: plainText('Close'),
-    blocks: [section(`:warning: ${text}`), contextLine(escapeMrkdwn(environment))],
-  };
-}
-
-/**
- * A sentence as a private answer. It is mrkdwn as it stands: the bot's bold and code spans, and every
- * value from outside already through escapeMrkdwn (describeError's text is).
- */
-export function errorMessage(text: string): SlackMessage {
-  return { text, blocks: [section(`:warning: ${text}`)] };
-}
-
-/** Like errorMessage, without the warning sign. */
-export function noticeMessage(text: string): SlackMessage {
-  return { text, blocks: [section(text)] };
 }

@@ -1,24 +1,14 @@
-// Subcommands that move no money, and their entries for the command registry. Each reads through the
-// client (caches and budget included) and answers with a blocks/ builder; the router has already acked.
-import type { CngnApi } from '../../cngn/api.js';
 import { CngnErrorCode, cngnCallError } from '../../cngn/errors.js';
 import type { Network, Transaction } from '../../cngn/schemas.js';
-import { environmentMarker } from '../../format/display.js';
-import type { Logger } from '../../log.js';
 import type { AlertPlacement } from '../../webhooks/index.js';
-import { alertWhereaboutsBlock } from '../alerts/digest-blocks.js';
-import type { AlertWhereabouts } from '../alerts/types.js';
-import { toNetworkChoices } from '../approvals/blocks/modals.js';
-import { DEPOSIT, depositModal, QUOTE, quoteModal } from '../deposits/blocks.js';
-import type { ReportDeps } from '../reports/types.js';
 import { describeError } from '../runtime/errors.js';
-import { openModalWhileLoading } from '../runtime/open-modal.js';
-import { type CommandContext, READERS, type SlackMessage, type Subcommand } from '../types.js';
+import { type CommandContext, READERS, type ReadDeps, type SlackMessage, type Subcommand } from '../types.js';
+import type { AlertWhereabouts } from './alert-whereabouts.js';
+import { alertWhereaboutsBlock } from './alert-whereabouts.js';
 import {
   accountsMessage,
   balanceMessage,
   banksMessage,
-  errorMessage,
   networksMessage,
   txDetailMessage,
   txListMessage,
@@ -26,20 +16,7 @@ import {
 } from './blocks.js';
 import { txFromAlertsMessage } from './tx-alerts.js';
 
-export interface ReadDeps {
-  api: CngnApi;
-  logger: Logger;
-  now: () => Date;
-  /** Where the alerts of a transaction are (webhooks' outbox); unset → /cngn tx does not say. */
-  alerts?: ((references: Array<string | null | undefined>) => Promise<AlertPlacement[]>) | undefined;
-  /** Where `/cngn report` gets its reports; unset → it says reports are not set up. */
-  reports?: ReportDeps | undefined;
-}
-
 export const TX_PAGE_SIZE = 10;
-
-/** Slack refused to open a modal (the trigger expired before we got to it). */
-export const FORM_NOT_OPENED = 'Slack did not open the form in time. Please run the command again.';
 
 export async function balanceCommand(_ctx: CommandContext, deps: ReadDeps): Promise<SlackMessage> {
   const { entries, asOf } = await deps.api.getBalanceWithTime({ priority: 'interactive' });
@@ -148,55 +125,6 @@ async function alertsOf(
   );
 }
 
-/** `/cngn deposit 5000 payer@example.com` prefills amount and e-mail; needs nothing from the service. */
-export async function depositCommand(ctx: CommandContext, deps: ReadDeps): Promise<SlackMessage | undefined> {
-  const [amount, email] = ctx.args;
-  const view = depositModal({
-    prefill: { [DEPOSIT.amount]: amount, [DEPOSIT.email]: email?.includes('@') ? email : undefined },
-    environment: environmentMarker(deps.api.environment),
-  });
-  try {
-    await ctx.client.views.open({ trigger_id: ctx.triggerId, view });
-  } catch (error) {
-    deps.logger.warn('views.open failed', { error: String(error) });
-    return errorMessage(FORM_NOT_OPENED);
-  }
-  return undefined;
-}
-
-/** `/cngn quote 1500 base bsc 0xabc…` prefills amount, networks (by name or code) and address. */
-export async function quoteCommand(ctx: CommandContext, deps: ReadDeps): Promise<SlackMessage | undefined> {
-  const [amount, from, to, address] = ctx.args;
-  const environment = environmentMarker(deps.api.environment);
-  const opened = await openModalWhileLoading({
-    client: ctx.client,
-    triggerId: ctx.triggerId,
-    environment,
-    log: deps.logger,
-    describe: (error) => describeError(error, deps.logger, '/cngn quote').text,
-    build: async () => {
-      const networks = toNetworkChoices(await deps.api.getNetworks());
-      const find = (word: string | undefined) =>
-        word
-          ? networks.find((n) =>
-              [n.id, n.name, n.shortName].some((v) => v.toLowerCase() === word.toLowerCase()),
-            )?.id
-          : undefined;
-      return quoteModal({
-        networks,
-        prefill: {
-          [QUOTE.amount]: amount,
-          [QUOTE.origin]: find(from),
-          [QUOTE.destination]: find(to),
-          [QUOTE.address]: address,
-        },
-        environment,
-      });
-    },
-  });
-  return opened ? undefined : errorMessage(FORM_NOT_OPENED);
-}
-
 /** The reads' /cngn subcommands; the registry puts them in the help's order. */
 export const READ_SUBCOMMANDS = {
   balance: {
@@ -214,22 +142,6 @@ export const READ_SUBCOMMANDS = {
     who: READERS,
     example: 'tx CNGN-WD-0001',
     run: txCommand,
-  },
-  deposit: {
-    name: 'deposit',
-    usage: 'deposit [amount] [e-mail]',
-    summary: "one-time account to pay Naira into (the payer's e-mail is asked for)",
-    who: READERS,
-    example: 'deposit 5000 payer@example.com',
-    run: depositCommand,
-  },
-  quote: {
-    name: 'quote',
-    usage: 'quote [amount] [from] [to] [address]',
-    summary: 'bridge fee quote',
-    who: READERS,
-    example: 'quote 1500 base bsc 0xabc…',
-    run: quoteCommand,
   },
   accounts: {
     name: 'accounts',

@@ -3,9 +3,9 @@
 import type { KnownBlock } from '@slack/types';
 import { lagosTime, serviceAmount } from '../../format/display.js';
 import { escapeMrkdwn } from '../../format/mrkdwn.js';
-import { eventName, whereaboutsText } from '../alerts/digest-blocks.js';
-import type { AlertWhereabouts } from '../alerts/types.js';
 import type { SlackMessage } from '../types.js';
+import type { AlertWhereabouts } from './alert-whereabouts.js';
+import { eventName, whereaboutsText } from './alert-whereabouts.js';
 import { statusLabel } from './blocks.js';
 
 /** Slack allows 50 blocks; one reference rarely has more than a handful of events. The newest are shown. */

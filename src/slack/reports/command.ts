@@ -4,12 +4,11 @@
 import { escapeMrkdwn } from '../../format/mrkdwn.js';
 import { PERIOD_USAGE, parsePeriod } from '../../reports/period.js';
 import type { ReportPeriod } from '../../reports/types.js';
-import { errorMessage, noticeMessage } from '../reads/blocks.js';
-import type { ReadDeps } from '../reads/commands.js';
 import { afterAck } from '../runtime/in-flight.js';
+import type { ReadDeps, ReportDeps } from '../types.js';
 import { type CommandContext, READERS, type SlackMessage, type Subcommand } from '../types.js';
+import { errorMessage, noticeMessage } from '../ui/messages.js';
 import { chartOf, deliverReport, failureSentence } from './delivery.js';
-import type { ReportDeps } from './types.js';
 
 /** Reads wait for the service's request budget (a few minutes all told, READ_LIMIT_MS) rather than fail: no promise of half a minute. */
 const ARRIVES =

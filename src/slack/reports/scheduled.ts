@@ -27,8 +27,8 @@ import {
 } from '../../reports/schedule.js';
 import type { ReportSource } from '../../reports/types.js';
 import type { Store } from '../../store/index.js';
-import { errorMessage } from '../reads/blocks.js';
 import { SlackErrorCode } from '../runtime/error-codes.js';
+import { errorMessage } from '../ui/messages.js';
 import { chartOf, failureSentence, postReportPart, REPORT_PARTS, type ReportPart } from './delivery.js';
 
 /** The longest the timer sleeps before looking again (a wall clock may be set while it sleeps). */

@@ -1,10 +1,42 @@
 // Slack honours a trigger_id for 3 seconds. A form whose data comes from the service (networks,
 // whitelist, banks) is opened at once as a "loading" modal, then replaced in place (by view id and
 // hash) when the data arrives — or with the error in plain words. A slow service only delays the form.
-import type { ModalView } from '@slack/types';
+import type { KnownBlock, ModalView } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
+import { escapeMrkdwn } from '../../format/mrkdwn.js';
 import type { Logger } from '../../log.js';
-import { formErrorView, loadingView } from '../reads/blocks.js';
+
+// The two views are drawn here, not with ui/: runtime/ is the bottom of slack/ and knows no feature's words.
+const sectionOf = (mrkdwn: string): KnownBlock => ({
+  type: 'section',
+  text: { type: 'mrkdwn', text: mrkdwn.length > 2900 ? `${mrkdwn.slice(0, 2900)}…` : mrkdwn },
+});
+const context = (mrkdwn: string): KnownBlock => ({
+  type: 'context',
+  elements: [{ type: 'mrkdwn', text: mrkdwn }],
+});
+
+const plainText = (text: string) => ({ type: 'plain_text' as const, text: text.slice(0, 24) });
+
+/** The modal opened at once (Slack's trigger_id lives 3 s) while the form's data is read. */
+export function loadingView(environment: string): ModalView {
+  return {
+    type: 'modal',
+    title: plainText('One moment'),
+    close: plainText('Cancel'),
+    blocks: [sectionOf(':hourglass_flowing_sand: Loading the form…'), context(escapeMrkdwn(environment))],
+  };
+}
+
+/** The loading modal, replaced when the form's data could not be read; `text` is mrkdwn (describeError's). */
+export function formErrorView(text: string, environment: string): ModalView {
+  return {
+    type: 'modal',
+    title: plainText('Could not open the form'),
+    close: plainText('Close'),
+    blocks: [sectionOf(`:warning: ${text}`), context(escapeMrkdwn(environment))],
+  };
+}
 
 export interface ModalWhileLoading {
   client: WebClient;

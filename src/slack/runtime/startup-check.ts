@@ -7,9 +7,9 @@
 // will not work.
 import type { WebAPICallResult, WebClient } from '@slack/web-api';
 import { z } from 'zod';
-import { BOT_SCOPES, type ScopeNeed } from '../scopes.js';
 import { SlackErrorCode } from './error-codes.js';
 import { personFrom, type SlackUser } from './people.js';
+import { BOT_SCOPES, type ScopeNeed } from './scopes.js';
 
 export interface SlackIdentity {
   botUserId: string;

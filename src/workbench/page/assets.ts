@@ -3,8 +3,8 @@
 // memory; nothing is fetched from outside, so the page works offline.
 import { fileURLToPath } from 'node:url';
 import { build, stop } from 'esbuild';
-import { helpSummary } from '../../slack/reads/blocks.js';
-import { SUBCOMMANDS } from '../../slack/registry.js';
+import { helpSummary } from '../../slack/commands/help.js';
+import { SUBCOMMANDS } from '../../slack/commands/registry.js';
 import { WORKBENCH_PREFIX } from '../protocol.js';
 
 export interface PageAssets {

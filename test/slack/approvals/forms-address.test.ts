@@ -2,13 +2,8 @@
 // service lists Solana, Tron and XBN next to the EVM chains, and an EVM-only check would refuse them all.
 import { describe, expect, it } from 'vitest';
 import { bridgeModal, whitelistModal, withdrawModal } from '../../../src/slack/approvals/blocks/modals.js';
-import {
-  parseBridge,
-  parseWhitelist,
-  parseWithdraw,
-  readMetadata,
-  type ViewValues,
-} from '../../../src/slack/approvals/views/forms.js';
+import { parseBridge, parseWhitelist, parseWithdraw } from '../../../src/slack/approvals/views/forms.js';
+import { readMetadata, type ViewValues } from '../../../src/slack/ui/view-values.js';
 
 const networks = [
   { id: 'n-base', name: 'Base', shortName: 'base' },

@@ -13,8 +13,9 @@ import {
   whitelistModal,
   withdrawModal,
 } from '../../../src/slack/approvals/blocks/modals.js';
-import { parseWithdraw, type ViewValues } from '../../../src/slack/approvals/views/forms.js';
+import { parseWithdraw } from '../../../src/slack/approvals/views/forms.js';
 import { DEPOSIT, DEPOSIT_VIEW, QUOTE, QUOTE_VIEW } from '../../../src/slack/deposits/blocks.js';
+import type { ViewValues } from '../../../src/slack/ui/view-values.js';
 import { type Harness, startHarness } from '../../support/harness.js';
 import { selectValue, textValue, viewSubmission } from '../../support/slack-requests.js';
 

@@ -9,12 +9,9 @@ import {
   repostModal,
   repostSummary,
 } from '../../../src/slack/alerts/dead-letter-blocks.js';
-import {
-  alertDigestMessage,
-  alertDigestPlaceholder,
-  alertWhereaboutsBlock,
-} from '../../../src/slack/alerts/digest-blocks.js';
+import { alertDigestMessage, alertDigestPlaceholder } from '../../../src/slack/alerts/digest-blocks.js';
 import { webhookMessage } from '../../../src/slack/alerts/message-blocks.js';
+import { alertWhereaboutsBlock } from '../../../src/slack/reads/alert-whereabouts.js';
 import { txFromAlertsMessage } from '../../../src/slack/reads/tx-alerts.js';
 import { alertFor } from '../../../src/webhooks/alert.js';
 import { type Add, fakeExplorers, PERMALINK, receiversOf } from './inputs.js';

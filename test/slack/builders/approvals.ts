@@ -14,9 +14,9 @@ import {
 } from '../../../src/slack/approvals/blocks/review.js';
 import { reviewAllModal, reviewAllResultView } from '../../../src/slack/approvals/blocks/review-all.js';
 import { requesterNotice, threadReply } from '../../../src/slack/approvals/blocks/steps.js';
-import { delegationList } from '../../../src/slack/delegation/blocks.js';
-import { freezeBanner, frozenAnnouncement, liftedAnnouncement } from '../../../src/slack/freeze/blocks.js';
-import { homeView } from '../../../src/slack/home/blocks.js';
+import { homeView } from '../../../src/slack/approvals/home/blocks.js';
+import { delegationList } from '../../../src/slack/ui/delegations.js';
+import { freezeBanner, frozenAnnouncement, liftedAnnouncement } from '../../../src/slack/ui/freeze.js';
 import { type Add, fakeExplorers, freezeOf, PERMALINK } from './inputs.js';
 import { ACTIONS, atStep, NOW, requestsOf, STATES } from './support.js';
 

@@ -2,7 +2,6 @@
 import type { BreakKind, ChainReport } from '../../../src/approvals/audit-chain.js';
 import type { AuditCheck } from '../../../src/approvals/audit-keeper.js';
 import type { AuditEntry } from '../../../src/approvals/types.js';
-import { auditList } from '../../../src/slack/approvals/blocks/lists.js';
 import {
   auditAlarmMessage,
   auditArchiveMessage,
@@ -10,6 +9,7 @@ import {
   auditVerifyMessage,
   describeAuditEntry,
 } from '../../../src/slack/audit/blocks.js';
+import { auditList } from '../../../src/slack/audit/list-blocks.js';
 import type { Add } from './inputs.js';
 import { ACTIONS, NOW } from './support.js';
 

@@ -4,7 +4,6 @@ import { bankOptions, redeemModal, settlementModal } from '../../../src/slack/ap
 import {
   bridgeModal,
   rejectModal,
-  toNetworkChoices,
   whitelistModal,
   withdrawModal,
 } from '../../../src/slack/approvals/blocks/modals.js';
@@ -14,6 +13,7 @@ import {
   quoteModal,
   quoteResultView,
 } from '../../../src/slack/deposits/blocks.js';
+import { toNetworkChoices } from '../../../src/slack/ui/modal.js';
 import { type Add, fieldsSetTo, networksOf } from './inputs.js';
 import { NOW } from './support.js';
 

@@ -10,7 +10,7 @@ import { pendingList } from '../../../src/slack/approvals/blocks/lists.js';
 import { approvalMessage, staleRoundNotice } from '../../../src/slack/approvals/blocks/message.js';
 import { reviewModal } from '../../../src/slack/approvals/blocks/review.js';
 import { reviewAllModal } from '../../../src/slack/approvals/blocks/review-all.js';
-import { homeView } from '../../../src/slack/home/blocks.js';
+import { homeView } from '../../../src/slack/approvals/home/blocks.js';
 import { type Built, everyBuilder, fallbackAlert } from './every-builder.js';
 import { NOW, requestsOf, slackTexts } from './support.js';
 

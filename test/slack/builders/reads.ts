@@ -11,24 +11,21 @@ import {
 import { MoneyFormatError } from '../../../src/format/money.js';
 import { escapeMrkdwn } from '../../../src/format/mrkdwn.js';
 import { parseAuditRange } from '../../../src/slack/audit/command.js';
+import { helpMessage } from '../../../src/slack/commands/help.js';
+import { help } from '../../../src/slack/commands/registry.js';
 import {
   accountsMessage,
   balanceMessage,
   banksMessage,
-  errorMessage,
-  formErrorView,
-  helpMessage,
-  loadingView,
   networksMessage,
-  noticeMessage,
   txDetailMessage,
   txListMessage,
   whitelistMessage,
-  withEnvironment,
 } from '../../../src/slack/reads/blocks.js';
-import { help } from '../../../src/slack/registry.js';
 import { describeError } from '../../../src/slack/runtime/errors.js';
 import { SlackUploadError, uploadFailureText } from '../../../src/slack/runtime/files.js';
+import { formErrorView, loadingView } from '../../../src/slack/runtime/open-modal.js';
+import { errorMessage, noticeMessage, withEnvironment } from '../../../src/slack/ui/messages.js';
 import { ADDRESS, type Add, fakeExplorers, networksOf, receiversOf } from './inputs.js';
 import { NOW } from './support.js';
 

@@ -1,9 +1,9 @@
 // The quote form checks the destination address by the rules of the destination network, so a
 // non-EVM network in the list can be quoted to, and a wrong-family address is refused inline.
 import { describe, expect, it } from 'vitest';
-import type { ViewValues } from '../../../src/slack/approvals/views/forms.js';
 import { quoteModal } from '../../../src/slack/deposits/blocks.js';
 import { parseQuote, readQuoteMetadata } from '../../../src/slack/deposits/views.js';
+import type { ViewValues } from '../../../src/slack/ui/view-values.js';
 
 const networks = [
   { id: 'n-base', name: 'Base', shortName: 'base' },

@@ -6,8 +6,8 @@ import {
   banksMessage,
   txListMessage,
   whitelistMessage,
-  withEnvironment,
 } from '../../../src/slack/reads/blocks.js';
+import { withEnvironment } from '../../../src/slack/ui/messages.js';
 
 /** Every mrkdwn/plain text inside a message's blocks. */
 function texts(blocks: KnownBlock[]): string[] {

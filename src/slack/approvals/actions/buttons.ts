@@ -13,6 +13,8 @@ import {
 import type { ApprovalRequest, LimitFigures } from '../../../approvals/types.js';
 import { escapeMrkdwn } from '../../../format/mrkdwn.js';
 import { withinDeadline } from '../../../store/index.js';
+import type { ApprovalSlackDeps } from '../../types.js';
+import { requestTitle } from '../../ui/words.js';
 import { refusalText } from '../blocks/lists.js';
 import {
   APPROVE_ACTION,
@@ -23,8 +25,7 @@ import {
 } from '../blocks/message.js';
 import { rejectModal } from '../blocks/modals.js';
 import { reviewModal, SLACK_CHANNEL_ID } from '../blocks/review.js';
-import { requestTitle } from '../blocks/words.js';
-import type { ApprovalSlackDeps, Click } from '../types.js';
+import type { Click } from '../types.js';
 import {
   CLICK_ACK_DEADLINE_MS,
   MAYBE_NOT_RECORDED,

@@ -3,9 +3,9 @@
 // left pending where no one can see it.
 import type { ModalView } from '@slack/types';
 import { escapeMrkdwn, mentionChannel } from '../../../format/mrkdwn.js';
-import { noticeView } from '../blocks/modals.js';
-import { requestTitle } from '../blocks/words.js';
-import type { ApprovalSlackDeps } from '../types.js';
+import type { ApprovalSlackDeps } from '../../types.js';
+import { noticeView } from '../../ui/modal.js';
+import { requestTitle } from '../../ui/words.js';
 
 /** Marks the "waiting for approval" modal with the request it speaks of. */
 export function filedMetadata(requestId: string): string {

@@ -9,9 +9,10 @@ import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { StaleRoundError } from '../../../approvals/index.js';
 import { withinDeadline } from '../../../store/index.js';
+import type { ApprovalSlackDeps } from '../../types.js';
+import { noticeView } from '../../ui/modal.js';
 import { refusalText } from '../blocks/lists.js';
 import { readButtonValue } from '../blocks/message.js';
-import { noticeView } from '../blocks/modals.js';
 import {
   REVIEW_ALL_ACTION,
   REVIEW_ALL_MAX,
@@ -23,7 +24,6 @@ import {
   reviewAllResultText,
   reviewAllResultView,
 } from '../blocks/review-all.js';
-import type { ApprovalSlackDeps } from '../types.js';
 import { bindDeps } from './buttons.js';
 import { CLICK_ACK_DEADLINE_MS, readClick } from './click.js';
 import { channelFits } from './click-answer.js';

@@ -8,8 +8,8 @@ import type { WebClient } from '@slack/web-api';
 import { BALANCE_KINDS } from '../../../approvals/index.js';
 import type { ApprovalRequest } from '../../../approvals/types.js';
 import { withinDeadline } from '../../../store/index.js';
+import type { ApprovalSlackDeps } from '../../types.js';
 import type { ReviewBalance } from '../blocks/review.js';
-import type { ApprovalSlackDeps } from '../types.js';
 
 /** A figure at most this old is shown as it is; an older one is read again after the review opens. */
 export const REVIEW_BALANCE_FRESH_MS = 15_000;

@@ -14,7 +14,7 @@ import { figuresDigest, originalLifetimeMs } from '../../../approvals/index.js';
 import type { ApprovalRequest } from '../../../approvals/types.js';
 import type { Logger } from '../../../log.js';
 import { type Store, withinDeadline } from '../../../store/index.js';
-import { noticeView } from '../blocks/modals.js';
+import { noticeView } from '../../ui/modal.js';
 
 export type BoundModal = 'review' | 'review-all' | 'reject';
 

@@ -3,8 +3,10 @@
 
 import type { KnownBlock, ModalView, PlainTextOption } from '@slack/types';
 import type { SameRequestMark } from '../../../approvals/types.js';
-import type { BankChoice, FieldErrors, Prefill } from '../types.js';
-import { modal, option, purposeInput, textInput, withErrors } from './modals.js';
+import type { FieldErrors, Prefill } from '../../types.js';
+import { modal, option, textInput, withErrors } from '../../ui/modal.js';
+import type { BankChoice } from '../types.js';
+import { purposeInput } from './modals.js';
 import { sameRequestInputs } from './same-request.js';
 
 export const REDEEM_VIEW = 'redeem.submit';

@@ -7,8 +7,8 @@ import type { ApprovalRequest, Freeze } from '../../../approvals/types.js';
 import { lagosTime } from '../../../format/display.js';
 import { escapeMrkdwn, mentionUser } from '../../../format/mrkdwn.js';
 import type { SlackMessage } from '../../types.js';
+import { requestTitle, stateWords } from '../../ui/words.js';
 import { approvalMessage } from './message.js';
-import { requestTitle, stateWords } from './words.js';
 
 /** A delegate's place: whose approvals they give, and until when. */
 export interface DelegatePlace {

@@ -1,14 +1,14 @@
 // `/cngn pending`, `/cngn audit` and the private explanations given to people who may not act.
 import type { KnownBlock } from '@slack/types';
 import type { Refusal } from '../../../approvals/index.js';
-import type { ApprovalRequest, AuditEntry, LimitFigures } from '../../../approvals/types.js';
-import { lagosTime, naira, relative } from '../../../format/display.js';
-import { escapeMrkdwn, escapeMrkdwnKeepingMentions, mentionUser } from '../../../format/mrkdwn.js';
+import type { ApprovalRequest, LimitFigures } from '../../../approvals/types.js';
+import { lagosTime, relative } from '../../../format/display.js';
+import { escapeMrkdwn, mentionUser } from '../../../format/mrkdwn.js';
 import type { SlackMessage } from '../../types.js';
+import { requestTitle, stateWords } from '../../ui/words.js';
 import { FIRST_PAYMENT, LOOK_ALIKE_MARK } from './checks.js';
 import { dailyLimitText } from './limits.js';
 import { purposeText } from './purpose.js';
-import { requestTitle, stateWords } from './words.js';
 
 const MAX_ROWS = 40;
 
@@ -46,40 +46,6 @@ function checkMarks(request: ApprovalRequest): string {
     request.preflight?.firstPayment ? `:new: ${FIRST_PAYMENT.toLowerCase()}` : '',
   ].filter(Boolean);
   return marks.length > 0 ? ` · ${marks.join(' · ')}` : '';
-}
-
-export function auditList(entries: AuditEntry[], environment: string): SlackMessage {
-  if (entries.length === 0)
-    return { text: 'The audit log is empty.', blocks: [section('The audit log is empty.')] };
-  const rows = entries.map((e) => {
-    const amount = e.amount ? ` ${escapeMrkdwn(naira(e.amount))}` : '';
-    // The name recorded with the entry, beside the mention Slack renders with today's name.
-    const named = e.actorName ? ` (${escapeMrkdwn(e.actorName)})` : '';
-    const by = e.actor
-      ? ` by ${mentionUser(e.actor)}${named}${e.onBehalfOf ? ` on behalf of ${mentionUser(e.onBehalfOf)}` : ''}`
-      : '';
-    // A policy entry's lines name people and groups as mentions, which Slack shows as names.
-    const note = e.note
-      ? ` — ${e.kind === 'policy' ? escapeMrkdwnKeepingMentions(e.note) : escapeMrkdwn(e.note)}`
-      : '';
-    const what = e.requestId
-      ? `${escapeMrkdwn(e.requestId)} ${escapeMrkdwn(e.kind)}`
-      : `${escapeMrkdwn(e.kind)} ${escapeMrkdwn(e.subject ?? '')}`.trim();
-    return `\`${escapeMrkdwn(lagosTime(e.at))}\` ${what}${amount}: *${escapeMrkdwn(e.action)}*${by}${note}`;
-  });
-  const text = `*Audit log, last ${entries.length}* · ${escapeMrkdwn(environment)}`;
-  const blocks: KnownBlock[] = [section(text)];
-  // A section holds at most 3000 characters: split the rows over several.
-  let chunk = '';
-  for (const row of rows) {
-    if (chunk.length + row.length + 1 > 2900) {
-      blocks.push(section(chunk));
-      chunk = '';
-    }
-    chunk += `${row}\n`;
-  }
-  if (chunk) blocks.push(section(chunk));
-  return { text, blocks: blocks.slice(0, 50) };
 }
 
 /**

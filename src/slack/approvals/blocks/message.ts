@@ -13,14 +13,14 @@ import {
   mentionChannel,
   mentionUser,
 } from '../../../format/mrkdwn.js';
-import { freezeBanner, unfreezeFields } from '../../freeze/blocks.js';
 import type { SlackMessage } from '../../types.js';
+import { freezeBanner, unfreezeFields } from '../../ui/freeze.js';
+import { environmentLabel, KIND_TITLE, requestTitle, stateWords } from '../../ui/words.js';
 import { checksBlocks } from './checks.js';
 import { tierBasisNotice } from './limits.js';
 import { purposeBlocks } from './purpose.js';
 import { extendButtons, lifecycleContext } from './reminders.js';
 import { sameRequestNotice } from './same-request.js';
-import { environmentLabel, KIND_TITLE, requestTitle, stateWords } from './words.js';
 
 export const APPROVE_ACTION = 'approval.approve';
 export const REJECT_ACTION = 'approval.reject';

@@ -13,9 +13,9 @@ import type { Freeze } from '../../../approvals/types.js';
 import type { CngnEnvironment } from '../../../cngn/api.js';
 import { environmentMarker, naira } from '../../../format/display.js';
 import { escapeMrkdwn, mentionChannel } from '../../../format/mrkdwn.js';
-import { delegationLines } from '../../delegation/blocks.js';
-import { freezeBanner } from '../../freeze/blocks.js';
 import type { SlackMessage } from '../../types.js';
+import { delegationLines } from '../../ui/delegations.js';
+import { freezeBanner } from '../../ui/freeze.js';
 import { limitsPolicyText } from './limits.js';
 import { type NamedPerson, people, type RolesView, rolesText } from './roles.js';
 

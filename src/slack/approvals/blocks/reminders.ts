@@ -6,8 +6,8 @@ import type { ApprovalRequest } from '../../../approvals/types.js';
 import { lagosTime, relative } from '../../../format/display.js';
 import { escapeMrkdwn, mentionChannel, mentionUser } from '../../../format/mrkdwn.js';
 import type { SlackMessage } from '../../types.js';
+import { requestTitle } from '../../ui/words.js';
 import { refusalText } from './lists.js';
-import { requestTitle } from './words.js';
 
 export const EXTEND_ACTION = 'approval.extend' as const;
 export const POLICY_HINT = 'Who may approve: `/cngn policy`';

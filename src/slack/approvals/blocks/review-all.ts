@@ -5,14 +5,14 @@
 import type { Button, KnownBlock, ModalView } from '@slack/types';
 import type { ApprovalRequest, Freeze } from '../../../approvals/types.js';
 import { escapeMrkdwn } from '../../../format/mrkdwn.js';
-import { freezeBanner } from '../../freeze/blocks.js';
+import { freezeBanner } from '../../ui/freeze.js';
+import { requestTitle } from '../../ui/words.js';
 import { checksBlocks, shortfallText } from './checks.js';
 import { tierBasisNotice } from './limits.js';
 import { approvalButtonValue, figuresSection, hiddenCharactersNotice } from './message.js';
 import { purposeBlocks } from './purpose.js';
 import type { ReviewBalance } from './review.js';
 import { sameRequestNotice } from './same-request.js';
-import { requestTitle } from './words.js';
 
 export const REVIEW_ALL_ACTION = 'approval.review_all';
 export const REVIEW_ALL_VIEW = 'approval.review_all.submit';

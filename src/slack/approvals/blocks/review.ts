@@ -7,13 +7,13 @@ import type { KnownBlock, ModalView } from '@slack/types';
 import type { ApprovalRequest, BalanceCheck, Freeze } from '../../../approvals/types.js';
 import { environmentMarker, lagosTime, naira, relative } from '../../../format/display.js';
 import { escapeMrkdwn, mentionUser } from '../../../format/mrkdwn.js';
-import { freezeBanner } from '../../freeze/blocks.js';
+import { freezeBanner } from '../../ui/freeze.js';
+import { KIND_TITLE, requestTitle } from '../../ui/words.js';
 import { checksBlocks, lookAlikeSection, shortfallText } from './checks.js';
 import { tierBasisNotice } from './limits.js';
 import { approverWords, destinationFields, figuresSection, hiddenCharactersNotice } from './message.js';
 import { purposeBlocks } from './purpose.js';
 import { sameRequestNotice } from './same-request.js';
-import { KIND_TITLE, requestTitle } from './words.js';
 
 /** A Slack conversation id as the review's metadata may carry it: a channel (C, G) or a DM (D). */
 export const SLACK_CHANNEL_ID = /^[CDG][A-Z0-9]{8,39}$/;

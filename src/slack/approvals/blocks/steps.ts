@@ -12,10 +12,10 @@ import {
 import type { ApprovalRequest } from '../../../approvals/types.js';
 import { lagosTime, naira } from '../../../format/display.js';
 import { escapeMrkdwn, escapeOwnSentence, mentionUser } from '../../../format/mrkdwn.js';
-import { UNFREEZE_STEP_WORDS, unfreezeNotice } from '../../freeze/blocks.js';
+import { UNFREEZE_STEP_WORDS, unfreezeNotice } from '../../ui/freeze.js';
+import { requestTitle } from '../../ui/words.js';
 import { approverWords } from './message.js';
 import { lifecycleThreadReply, requesterReminderNotice } from './reminders.js';
-import { requestTitle } from './words.js';
 
 /** The thread reply for the request's newest step: the engine's notice as said, or the step in words. */
 export function threadReply(request: ApprovalRequest): string {

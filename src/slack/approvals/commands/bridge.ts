@@ -1,8 +1,9 @@
 // `/cngn bridge [amount] [from] [to] [address]`: the bridge modal, prefilled from the arguments.
 
+import type { ApprovalSlackDeps } from '../../types.js';
 import { type CommandContext, type FeatureSubcommand, REQUESTERS } from '../../types.js';
-import { bridgeModal, toNetworkChoices } from '../blocks/modals.js';
-import type { ApprovalSlackDeps } from '../types.js';
+import { toNetworkChoices } from '../../ui/modal.js';
+import { bridgeModal } from '../blocks/modals.js';
 import { findNetwork, looksLikeAddress, looksLikeAmount, openModal } from './filing.js';
 
 export async function bridgeCommand(command: CommandContext, deps: ApprovalSlackDeps): Promise<undefined> {

@@ -1,10 +1,10 @@
 // `/cngn extend <request> [duration]`: the requester's one Extend of a pending request, by at most its
 // original lifetime (the whole of it when no duration is given). The engine decides and records it.
 import { parseDuration } from '../../../config.js';
-import { noticeMessage } from '../../reads/blocks.js';
+import type { ApprovalSlackDeps } from '../../types.js';
 import { type FeatureSubcommand, REQUESTERS } from '../../types.js';
+import { noticeMessage } from '../../ui/messages.js';
 import { extendAnswer } from '../blocks/reminders.js';
-import type { ApprovalSlackDeps } from '../types.js';
 
 export const EXTEND_USAGE =
   'Usage: `/cngn extend &lt;request&gt; [duration]` — e.g. `/cngn extend AR-1A2B3C4D5E 12h` (at most the original lifetime, once)';

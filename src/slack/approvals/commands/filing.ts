@@ -4,12 +4,11 @@
 import type { ModalView } from '@slack/types';
 import type { Bank, Network } from '../../../cngn/schemas.js';
 import { hasAddressForm } from '../../../format/wallet-address.js';
-import { noticeMessage } from '../../reads/blocks.js';
-import { FORM_NOT_OPENED } from '../../reads/commands.js';
 import { describeError } from '../../runtime/errors.js';
 import { openModalWhileLoading } from '../../runtime/open-modal.js';
-import type { CommandContext } from '../../types.js';
-import type { ApprovalSlackDeps, BankChoice } from '../types.js';
+import type { ApprovalSlackDeps, CommandContext } from '../../types.js';
+import { FORM_NOT_OPENED, noticeMessage } from '../../ui/messages.js';
+import type { BankChoice } from '../types.js';
 
 /** Opens the form, or says privately that Slack did not; answers nothing more (undefined). */
 export async function openModal(

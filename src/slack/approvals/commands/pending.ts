@@ -1,10 +1,10 @@
 // `/cngn pending`: open approval requests (waiting, and in flight), privately. An approver with two or
 // more requests waiting for them (App Home's "Waiting for you") is offered Review all.
 
+import type { ApprovalSlackDeps } from '../../types.js';
 import { type FeatureSubcommand, READERS } from '../../types.js';
 import { pendingList } from '../blocks/lists.js';
 import { REVIEW_ALL_MIN, reviewAllButton } from '../blocks/review-all.js';
-import type { ApprovalSlackDeps } from '../types.js';
 
 export async function pendingCommand(deps: ApprovalSlackDeps, user: string) {
   const now = (deps.now ?? (() => new Date()))();

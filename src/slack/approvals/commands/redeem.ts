@@ -1,8 +1,8 @@
 // `/cngn redeem [amount] [bank] [account]`: the redeem modal, prefilled from the arguments.
 
+import type { ApprovalSlackDeps } from '../../types.js';
 import { type CommandContext, type FeatureSubcommand, REQUESTERS } from '../../types.js';
 import { redeemModal } from '../blocks/bank-modal.js';
-import type { ApprovalSlackDeps } from '../types.js';
 import { findBank, looksLikeAccount, looksLikeAmount, openModal } from './filing.js';
 
 export async function redeemCommand(command: CommandContext, deps: ApprovalSlackDeps): Promise<undefined> {

@@ -4,10 +4,10 @@
 // message, and clears a conflict mark; nothing is ever sent or resent.
 
 import { CONFLICT_ACTION } from '../../../approvals/index.js';
-import { noticeMessage } from '../../reads/blocks.js';
+import type { ApprovalSlackDeps } from '../../types.js';
 import { APPROVERS, type FeatureSubcommand } from '../../types.js';
+import { noticeMessage } from '../../ui/messages.js';
 import { refusalText } from '../blocks/lists.js';
-import type { ApprovalSlackDeps } from '../types.js';
 
 export const RESOLVE_USAGE =
   'Usage: `/cngn resolve &lt;request&gt; completed|failed &lt;what you checked&gt;` — e.g. `/cngn resolve AR-1A2B3C4D5E failed not on the dashboard, support confirmed`';

@@ -1,8 +1,8 @@
 // `/cngn settlement [bank] [account]`: the settlement account modal, prefilled from the arguments.
 
+import type { ApprovalSlackDeps } from '../../types.js';
 import { type CommandContext, type FeatureSubcommand, REQUESTERS } from '../../types.js';
 import { settlementModal } from '../blocks/bank-modal.js';
-import type { ApprovalSlackDeps } from '../types.js';
 import { findBank, looksLikeAccount, openModal } from './filing.js';
 
 export async function settlementCommand(

@@ -1,8 +1,9 @@
 // `/cngn whitelist add [network] [address]`: the whitelist modal (with the 24 h timelock notice).
 
+import type { ApprovalSlackDeps } from '../../types.js';
 import { type CommandContext, type FeatureSubcommand, REQUESTERS } from '../../types.js';
-import { toNetworkChoices, whitelistModal } from '../blocks/modals.js';
-import type { ApprovalSlackDeps } from '../types.js';
+import { toNetworkChoices } from '../../ui/modal.js';
+import { whitelistModal } from '../blocks/modals.js';
 import { findNetwork, looksLikeAddress, openModal } from './filing.js';
 
 export async function whitelistAddCommand(

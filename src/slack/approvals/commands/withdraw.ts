@@ -1,8 +1,9 @@
 // `/cngn withdraw [amount] [network] [address]`: the withdraw modal, prefilled from the arguments.
 
+import type { ApprovalSlackDeps } from '../../types.js';
 import { type CommandContext, type FeatureSubcommand, REQUESTERS } from '../../types.js';
-import { toNetworkChoices, whitelistChoices, withdrawModal } from '../blocks/modals.js';
-import type { ApprovalSlackDeps } from '../types.js';
+import { toNetworkChoices } from '../../ui/modal.js';
+import { whitelistChoices, withdrawModal } from '../blocks/modals.js';
 import { findNetwork, looksLikeAddress, looksLikeAmount, openModal } from './filing.js';
 
 export async function withdrawCommand(command: CommandContext, deps: ApprovalSlackDeps): Promise<undefined> {

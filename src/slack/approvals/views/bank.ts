@@ -7,6 +7,8 @@ import { naira } from '../../../format/display.js';
 import { escapeMrkdwn } from '../../../format/mrkdwn.js';
 import { withinDeadline } from '../../../store/deadline.js';
 import { plainError } from '../../runtime/errors.js';
+import type { ApprovalSlackDeps, FieldErrors } from '../../types.js';
+import { parseSubmission, readMetadata } from '../../ui/view-values.js';
 import {
   BANK_PICKERS,
   bankOptions,
@@ -17,9 +19,8 @@ import {
   SETTLEMENT_VIEW,
   settlementModal,
 } from '../blocks/bank-modal.js';
-import type { ApprovalSlackDeps, FieldErrors } from '../types.js';
 import { ackThenFile, filedView } from './filing.js';
-import { parseRedeem, parseSettlement, parseSubmission, readMetadata } from './forms.js';
+import { parseRedeem, parseSettlement } from './forms.js';
 import { fileFromForm, quickBalanceErrors } from './preflight.js';
 
 /** The resolved name, or the reason it could not be resolved (shown under the account number). */

@@ -16,6 +16,10 @@ import { Money } from '../../../format/money.js';
 import { escapeMrkdwn, mentionChannel } from '../../../format/mrkdwn.js';
 import { viewDelivery } from '../../runtime/deliveries.js';
 import { plainError } from '../../runtime/errors.js';
+import type { ApprovalSlackDeps, FieldErrors } from '../../types.js';
+import { noticeView, toNetworkChoices } from '../../ui/modal.js';
+import { parseSubmission, readMetadata } from '../../ui/view-values.js';
+import { requestTitle } from '../../ui/words.js';
 import { filedMetadata, unlessUnseen } from '../actions/filed.js';
 import { checksBlocks } from '../blocks/checks.js';
 import { hiddenCharactersNotice } from '../blocks/message.js';
@@ -23,8 +27,6 @@ import {
   BRIDGE,
   BRIDGE_VIEW,
   bridgeModal,
-  noticeView,
-  toNetworkChoices,
   WHITELIST,
   WHITELIST_VIEW,
   WITHDRAW,
@@ -35,9 +37,7 @@ import {
 } from '../blocks/modals.js';
 import { purposeBlocks } from '../blocks/purpose.js';
 import { sameRequestNotice } from '../blocks/same-request.js';
-import { requestTitle } from '../blocks/words.js';
-import type { ApprovalSlackDeps, FieldErrors } from '../types.js';
-import { parseBridge, parseSubmission, parseWhitelist, parseWithdraw, readMetadata } from './forms.js';
+import { parseBridge, parseWhitelist, parseWithdraw } from './forms.js';
 import { fileFromForm, problemsBeforeFiling, quickBalanceErrors } from './preflight.js';
 
 export interface ViewArgs {

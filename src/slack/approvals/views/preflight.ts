@@ -12,10 +12,10 @@ import type {
   SameRequestMark,
 } from '../../../approvals/types.js';
 import { withinDeadline } from '../../../store/index.js';
+import type { ApprovalSlackDeps, FieldErrors } from '../../types.js';
 import { REVIEW_BALANCE_FRESH_MS } from '../actions/review-balance.js';
 import { shortfallText } from '../blocks/checks.js';
 import { dailyLimitText } from '../blocks/limits.js';
-import type { ApprovalSlackDeps, FieldErrors } from '../types.js';
 
 /** What the form shows again when filing was refused: reasons under fields, the marks it asks about. */
 export interface FormRefusal {

@@ -6,13 +6,15 @@
 // meanwhile does not stop it: a rejection moves no money.
 import type { App, ViewSubmitAction } from '@slack/bolt';
 import { withinDeadline } from '../../../store/index.js';
+import type { ApprovalSlackDeps } from '../../types.js';
+import { noticeView } from '../../ui/modal.js';
+import { parseSubmission, readMetadata } from '../../ui/view-values.js';
 import { explainRefusal } from '../actions/buttons.js';
 import { RECORDED_LATE, recordClick } from '../actions/click.js';
 import { channelFits } from '../actions/click-answer.js';
 import { readBinding } from '../actions/review-binding.js';
-import { noticeView, REJECT, REJECT_VIEW } from '../blocks/modals.js';
-import type { ApprovalSlackDeps } from '../types.js';
-import { parseReject, parseSubmission, readMetadata } from './forms.js';
+import { REJECT, REJECT_VIEW } from '../blocks/modals.js';
+import { parseReject } from './forms.js';
 import { REVIEW_READ_DEADLINE_MS } from './review.js';
 
 const NOT_RECORDED =

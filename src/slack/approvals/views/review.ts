@@ -17,15 +17,15 @@ import {
 } from '../../../approvals/index.js';
 import type { ApprovalRequest } from '../../../approvals/types.js';
 import { withinDeadline } from '../../../store/index.js';
+import type { ApprovalSlackDeps } from '../../types.js';
+import { noticeView } from '../../ui/modal.js';
+import { environmentLabel } from '../../ui/words.js';
 import { explainRefusal } from '../actions/buttons.js';
 import { MAYBE_NOT_RECORDED, RECHECKING, RECORDED_LATE, recordClick } from '../actions/click.js';
 import { answerPlace, channelFits } from '../actions/click-answer.js';
 import { readBinding } from '../actions/review-binding.js';
 import { refusalText } from '../blocks/lists.js';
-import { noticeView } from '../blocks/modals.js';
 import { changedWhileOpen, REVIEW_VIEW, reviewRefusedView, SLACK_CHANNEL_ID } from '../blocks/review.js';
-import { environmentLabel } from '../blocks/words.js';
-import type { ApprovalSlackDeps } from '../types.js';
 
 /**
  * The store read before the write gets this much of the 3 s, the write the 2 s of a click. A read that

@@ -1,8 +1,8 @@
 // Forms whose data comes from the service open at once (Slack's trigger_id lives 3 s) and are
 // filled in place when the data arrives. The fake Slack refuses a trigger older than 3 s, as Slack does.
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../support/harness.js';
-import { newTriggerId, slashCommand } from '../support/slack-requests.js';
+import { type Harness, startHarness } from '../../support/harness.js';
+import { newTriggerId, slashCommand } from '../../support/slack-requests.js';
 
 const DEST = '0x52908400098527886E0F7030069857D2E4169EE7';
 

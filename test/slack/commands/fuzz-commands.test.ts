@@ -4,8 +4,8 @@
 // still answers /healthz.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasHiddenCharacters } from '../../src/format/mrkdwn.js';
-import { SUBCOMMANDS } from '../../src/slack/registry.js';
+import { hasHiddenCharacters } from '../../../src/format/mrkdwn.js';
+import { SUBCOMMANDS } from '../../../src/slack/commands/registry.js';
 import {
   assertFuzz,
   FUZZ_TIMEOUT_MS,
@@ -15,9 +15,9 @@ import {
   runs,
   startFuzzBot,
   text,
-} from '../support/fuzz.js';
-import { newTriggerId, slashCommand } from '../support/slack-requests.js';
-import { slackTexts } from './builders/support.js';
+} from '../../support/fuzz.js';
+import { newTriggerId, slashCommand } from '../../support/slack-requests.js';
+import { slackTexts } from '../builders/support.js';
 
 let bot: FuzzBot;
 beforeAll(async () => {

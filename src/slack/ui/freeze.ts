@@ -6,8 +6,8 @@ import type { UnfreezePayload } from '../../approvals/payloads.js';
 import type { ApprovalRequest, Freeze } from '../../approvals/types.js';
 import { lagosTime } from '../../format/display.js';
 import { escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
-import { requestTitle } from '../approvals/blocks/words.js';
 import type { SlackMessage } from '../types.js';
+import { requestTitle } from './words.js';
 
 /** `Frozen by @Bola: reason` (mrkdwn). */
 export function frozenBy(freeze: Freeze): string {

@@ -1,8 +1,8 @@
 // Approval words: kinds and states, and the one-line title of a request. Amounts and times come
 // from format/display.
-import type { ApprovalRequest, RequestKind, RequestState } from '../../../approvals/types.js';
-import type { CngnEnvironment } from '../../../cngn/api.js';
-import { naira } from '../../../format/display.js';
+import type { ApprovalRequest, RequestKind, RequestState } from '../../approvals/types.js';
+import type { CngnEnvironment } from '../../cngn/api.js';
+import { naira } from '../../format/display.js';
 
 export const KIND_TITLE: Record<RequestKind, string> = {
   withdraw: 'Withdrawal',

@@ -1,13 +1,18 @@
 // The pure builders behind /cngn read answers, fed edge cases the sandbox does not produce.
 import type { KnownBlock } from '@slack/types';
 import { describe, expect, it } from 'vitest';
-import type { DedicatedAccount, Network, Transaction, WhitelistedAddress } from '../../src/cngn/schemas.js';
+import type {
+  DedicatedAccount,
+  Network,
+  Transaction,
+  WhitelistedAddress,
+} from '../../../src/cngn/schemas.js';
 import {
   accountsMessage,
   balanceMessage,
   txDetailMessage,
   whitelistMessage,
-} from '../../src/slack/reads/blocks.js';
+} from '../../../src/slack/reads/blocks.js';
 
 const textOf = (blocks: unknown) => JSON.stringify(blocks);
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';

@@ -2,10 +2,10 @@
 // Reject buttons), their recent requests, and the desk's state as last seen (balance as of, environment,
 // the service's request budget in use, the last alerts). Pure: data in, a home view out.
 import type { HomeView, KnownBlock } from '@slack/types';
-import { type Delegation, type LimitUse, REQUEST_KINDS } from '../../approvals/index.js';
-import type { ApprovalRequest, Freeze, RequestKind } from '../../approvals/types.js';
-import type { RateBudget } from '../../cngn/limiter.js';
-import type { BalanceEntry } from '../../cngn/schemas.js';
+import { type Delegation, type LimitUse, REQUEST_KINDS } from '../../../approvals/index.js';
+import type { ApprovalRequest, Freeze, RequestKind } from '../../../approvals/types.js';
+import type { RateBudget } from '../../../cngn/limiter.js';
+import type { BalanceEntry } from '../../../cngn/schemas.js';
 import {
   environmentMarker,
   lagosTime,
@@ -14,16 +14,16 @@ import {
   relative,
   serviceAmount,
   statusWord,
-} from '../../format/display.js';
-import { escapeMrkdwn, mentionUser, slackPermalink } from '../../format/mrkdwn.js';
-import type { RecentAlert } from '../../webhooks/recent.js';
-import { checksBlocks } from '../approvals/blocks/checks.js';
-import { tierBasisNotice, windowWords } from '../approvals/blocks/limits.js';
-import { approvalButtons, destinationFields, hiddenCharactersNotice } from '../approvals/blocks/message.js';
-import { purposeBlocks } from '../approvals/blocks/purpose.js';
-import { requestTitle, stateWords } from '../approvals/blocks/words.js';
-import { delegationLines } from '../delegation/blocks.js';
-import { freezeBanner } from '../freeze/blocks.js';
+} from '../../../format/display.js';
+import { escapeMrkdwn, mentionUser, slackPermalink } from '../../../format/mrkdwn.js';
+import type { RecentAlert } from '../../../webhooks/recent.js';
+import { delegationLines } from '../../ui/delegations.js';
+import { freezeBanner } from '../../ui/freeze.js';
+import { requestTitle, stateWords } from '../../ui/words.js';
+import { checksBlocks } from '../blocks/checks.js';
+import { tierBasisNotice, windowWords } from '../blocks/limits.js';
+import { approvalButtons, destinationFields, hiddenCharactersNotice } from '../blocks/message.js';
+import { purposeBlocks } from '../blocks/purpose.js';
 
 export const HOME_WAITING_BLOCK = 'home.waiting';
 /** Slack refuses a view of more than 100 blocks. */

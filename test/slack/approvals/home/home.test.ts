@@ -2,10 +2,10 @@
 // channel's own buttons) and their own requests; a click from Home takes the engine's one path, so it
 // and a channel click at the same moment approve once; re-published when the request changes.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SlackCall } from '../../support/fake-slack.js';
-import { fileDraft } from '../../support/filing.js';
-import { openReview, type ReviewView, refusedInModal, submitReview } from '../../support/review.js';
-import { clickInHome as homeClick, homeOpened as openHome } from '../../support/slack-requests.js';
+import type { SlackCall } from '../../../support/fake-slack.js';
+import { fileDraft } from '../../../support/filing.js';
+import { openReview, type ReviewView, refusedInModal, submitReview } from '../../../support/review.js';
+import { clickInHome as homeClick, homeOpened as openHome } from '../../../support/slack-requests.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -19,7 +19,7 @@ import {
   reviewFor,
   startApprovalApp,
   waitUntil,
-} from '../approvals/support.js';
+} from '../support.js';
 
 let app: ApprovalApp | undefined;
 afterEach(async () => {

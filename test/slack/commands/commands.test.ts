@@ -1,16 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { shortHash } from '../../src/format/display.js';
-import { createLogger } from '../../src/log.js';
-import { SUBCOMMANDS, unwrapLinks } from '../../src/slack/registry.js';
-import type { SlackCall } from '../support/fake-slack.js';
-import { type Harness, startHarness } from '../support/harness.js';
+import { shortHash } from '../../../src/format/display.js';
+import { createLogger } from '../../../src/log.js';
+import { SUBCOMMANDS } from '../../../src/slack/commands/registry.js';
+import { unwrapLinks } from '../../../src/slack/runtime/links.js';
+import type { SlackCall } from '../../support/fake-slack.js';
+import { type Harness, startHarness } from '../../support/harness.js';
 import {
   blockAction,
   commandAnswer,
   postSigned,
   signSlackBody,
   slashCommand,
-} from '../support/slack-requests.js';
+} from '../../support/slack-requests.js';
 
 let h: Harness;
 beforeAll(async () => {

@@ -4,12 +4,12 @@
 // configured, while the reads still answer.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findSubcommand, REGISTRY, SUBCOMMANDS } from '../../src/slack/registry.js';
-import type { SlackCall } from '../support/fake-slack.js';
-import { type Harness, startHarness } from '../support/harness.js';
-import { commandAnswer } from '../support/slack-requests.js';
+import { findSubcommand, REGISTRY, SUBCOMMANDS } from '../../../src/slack/commands/registry.js';
+import type { SlackCall } from '../../support/fake-slack.js';
+import { type Harness, startHarness } from '../../support/harness.js';
+import { commandAnswer } from '../../support/slack-requests.js';
 
-const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+const read = (path: string) => readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8');
 const sorted = (names: Iterable<string>) => [...names].sort();
 const names = REGISTRY.map((entry) => entry.name);
 

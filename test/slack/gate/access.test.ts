@@ -3,12 +3,12 @@
 // (access.ts for buttons, forms, type-ahead and events; the registry for each /cngn subcommand).
 import { App } from '@slack/bolt';
 import { afterEach, describe, expect, vi } from 'vitest';
-import { ACTIONS, declaredWho, type Surface } from '../../src/slack/access.js';
-import { DEAD_LETTER_REPOST_ACTION } from '../../src/slack/alerts/dead-letter-blocks.js';
-import { APPROVE_ACTION } from '../../src/slack/approvals/blocks/message.js';
-import { REGISTRY } from '../../src/slack/registry.js';
-import { indexedIds } from '../../src/slack/runtime/listener-index.js';
-import { botTest } from '../support/bot.js';
+import { DEAD_LETTER_REPOST_ACTION } from '../../../src/slack/alerts/dead-letter-blocks.js';
+import { APPROVE_ACTION } from '../../../src/slack/approvals/blocks/message.js';
+import { REGISTRY } from '../../../src/slack/commands/registry.js';
+import { ACTIONS, declaredWho, type Surface } from '../../../src/slack/gate/access.js';
+import { indexedIds } from '../../../src/slack/runtime/listener-index.js';
+import { botTest } from '../../support/bot.js';
 
 /**
  * Slack's own notices (the app removed, tokens revoked, a user group's members changed): no person

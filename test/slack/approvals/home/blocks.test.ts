@@ -1,10 +1,10 @@
 // App Home stays within Slack's 100 blocks at its fullest: the freeze banner and the top sections kept,
 // as many waiting requests as fit, then a pointer to /cngn pending for the rest.
 import { describe, expect, it } from 'vitest';
-import type { ApprovalRequest } from '../../../src/approvals/types.js';
-import { homeView } from '../../../src/slack/home/blocks.js';
-import { checkView } from '../../../src/workbench/slack-rules.js';
-import { NOW, requestsOf } from '../builders/support.js';
+import type { ApprovalRequest } from '../../../../src/approvals/types.js';
+import { homeView } from '../../../../src/slack/approvals/home/blocks.js';
+import { checkView } from '../../../../src/workbench/slack-rules.js';
+import { NOW, requestsOf } from '../../builders/support.js';
 
 const [withdrawal] = requestsOf('rent\u200b for the office', 'https://basescan.org/tx/0xabc');
 

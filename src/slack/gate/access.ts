@@ -1,18 +1,19 @@
 // Who may use what: beside the /cngn registry (each subcommand declares its own `who`), every button,
 // form and type-ahead the bot listens to, with the role it needs. The access gate (gate/gate.ts) asks
 // here before any listener runs; a test walks every registered listener and finds it declared here.
-import { DEAD_LETTER_REPOST_ACTION, DEAD_LETTER_VIEW } from './alerts/dead-letter-blocks.js';
-import { BANK_PICKERS, REDEEM_VIEW, SETTLEMENT_VIEW } from './approvals/blocks/bank-modal.js';
-import { APPROVE_ACTION, CANCEL_ACTION, REJECT_ACTION } from './approvals/blocks/message.js';
-import { BRIDGE_VIEW, REJECT_VIEW, WHITELIST_VIEW, WITHDRAW_VIEW } from './approvals/blocks/modals.js';
-import { EXTEND_ACTION } from './approvals/blocks/reminders.js';
-import { REVIEW_VIEW } from './approvals/blocks/review.js';
-import { REVIEW_ALL_ACTION, REVIEW_ALL_VIEW } from './approvals/blocks/review-all.js';
-import { DEPOSIT_VIEW, QUOTE_VIEW } from './deposits/blocks.js';
-import { TEAM_JOIN_EVENT, USER_CHANGE_EVENT } from './gate/user-changes.js';
-import { TX_PAGE_ACTIONS } from './reads/blocks.js';
-import { findSubcommand, unwrapLinks } from './registry.js';
-import { DECIDERS, type Feature, READERS, REQUESTERS, type Who } from './types.js';
+import { DEAD_LETTER_REPOST_ACTION, DEAD_LETTER_VIEW } from '../alerts/dead-letter-blocks.js';
+import { BANK_PICKERS, REDEEM_VIEW, SETTLEMENT_VIEW } from '../approvals/blocks/bank-modal.js';
+import { APPROVE_ACTION, CANCEL_ACTION, REJECT_ACTION } from '../approvals/blocks/message.js';
+import { BRIDGE_VIEW, REJECT_VIEW, WHITELIST_VIEW, WITHDRAW_VIEW } from '../approvals/blocks/modals.js';
+import { EXTEND_ACTION } from '../approvals/blocks/reminders.js';
+import { REVIEW_VIEW } from '../approvals/blocks/review.js';
+import { REVIEW_ALL_ACTION, REVIEW_ALL_VIEW } from '../approvals/blocks/review-all.js';
+import { findSubcommand } from '../commands/registry.js';
+import { DEPOSIT_VIEW, QUOTE_VIEW } from '../deposits/blocks.js';
+import { TX_PAGE_ACTIONS } from '../reads/blocks.js';
+import { unwrapLinks } from '../runtime/links.js';
+import { DECIDERS, type Feature, READERS, REQUESTERS, type Who } from '../types.js';
+import { TEAM_JOIN_EVENT, USER_CHANGE_EVENT } from './user-changes.js';
 
 /** One id the bot listens to (a pattern for a family of ids) and who may use it. */
 export interface Declared {

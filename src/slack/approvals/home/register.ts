@@ -3,7 +3,7 @@
 // approvals/actions/buttons.ts takes them; nothing here decides anything about a request.
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../../log.js';
 import type { HomePublisher } from './publisher.js';
 
 const homeOpenedSchema = z.object({
