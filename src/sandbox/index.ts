@@ -102,6 +102,8 @@ export interface Sandbox {
   balance(): string;
   /** One transaction as the API would return it (a copy), without spending rate budget. */
   transaction(reference: string): Readonly<TransactionRecord> | undefined;
+  /** Every transaction as the list holds it, newest first (copies), without spending rate budget. */
+  transactions(): ReadonlyArray<Readonly<TransactionRecord>>;
   setSealWebhookData(sealed: boolean): void;
   payTemporaryAccount(reference: string, amount?: string): Promise<void>;
   simulateCryptoDeposit(input: { amount: string; network?: string }): Promise<{ trx_ref: string }>;
@@ -216,6 +218,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       state.accountNames.set(accountNumber, name);
     },
     balance: () => state.balance.toString(),
+    transactions: () => state.transactions.map((tx) => structuredClone(tx)),
     transaction: (reference) => {
       const tx = state.find(reference);
       return tx ? structuredClone(tx) : undefined;
