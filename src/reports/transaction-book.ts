@@ -212,21 +212,33 @@ export class TransactionBook {
         return this.stop(walk.current, walk.older, true);
       }
       if (pageNumber === 1) sawFirst(page);
-      const kept = await this.keep(page);
-      const step = walk.take(page, pageNumber, kept);
-      if (step === 'empty') return this.stop(walk.current, walk.older, false, true);
-      const joined = walk.join(page);
-      if (joined) {
-        for (const m of await this.pendingSince(joined.bottomAt)) walk.chase(m);
-      }
-      const current = walk.skipKept(step.oldest, step.count);
-      await this.save(current, walk.older);
-      const reached = Date.parse(current.bottomAt) < from.getTime();
-      if (!walk.chasing() && (current.end || reached)) return this.stop(current, walk.older, false);
-      if (step.isEnd) return this.stop(current, walk.older, false);
+      const done = await this.takePage(walk, page, pageNumber, from);
+      if (done) return done;
       // The list's pages are many: the answers waiting on this process get a turn between two.
       await nextTurn();
     }
+  }
+
+  /** One page read: kept, placed in the walk and saved; what the read reached once it is done. */
+  private async takePage(
+    walk: PageWalk,
+    page: TransactionPage,
+    pageNumber: number,
+    from: Date,
+  ): Promise<BookCoverage | undefined> {
+    const kept = await this.keep(page);
+    const step = walk.take(page, pageNumber, kept);
+    if (step === 'empty') return this.stop(walk.current, walk.older, false, true);
+    const joined = walk.join(page);
+    const pending = joined ? await this.pendingSince(joined.bottomAt) : [];
+    for (const movement of pending) walk.chase(movement);
+    const current = walk.skipKept(step.oldest, step.count);
+    await this.save(current, walk.older);
+    const reached = Date.parse(current.bottomAt) < from.getTime();
+    if (step.isEnd || (!walk.chasing() && (current.end || reached))) {
+      return this.stop(current, walk.older, false);
+    }
+    return undefined;
   }
 
   /** The page, or the refusal when the budget stayed spent past the deadline (the read stops there). */
