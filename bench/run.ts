@@ -38,6 +38,7 @@ const SECTIONS: Section[] = [
   { name: 'crypto', title: 'Wire crypto', args: ['bench/crypto.ts'] },
   { name: 'startup', title: 'Start-up (npm start)', args: ['bench/startup.ts'] },
   { name: 'chart', title: 'Report chart', args: ['bench/chart.ts'] },
+  { name: 'month-report', title: 'Month report (10,000 movements)', args: ['bench/month-report.ts'] },
 ];
 
 function option(name: string): string | undefined {

@@ -313,6 +313,16 @@ function note(x: number, y: number, content: string): string {
   );
 }
 
+/** Where a day's bars stand: their left edge and width, and the flows' scale with its zero. */
+interface BarPlace {
+  x: number;
+  width: number;
+  zero: number;
+  flows: ScaleLinear<number, number>;
+}
+
+type Side = 'in' | 'out';
+
 function bars(
   days: readonly DayFigures[],
   flows: ScaleLinear<number, number>,
@@ -321,38 +331,59 @@ function bars(
 ): string[] {
   const width = Math.min(slot * 0.56, 44);
   const zero = flows(0);
-  const bars: string[] = [];
+  const rects: string[] = [];
   const figures: string[] = [];
   // Where the last figure written on each side ends, so that figures never overlap.
   const written = { in: Number.NEGATIVE_INFINITY, out: Number.NEGATIVE_INFINITY };
   days.forEach((d, i) => {
-    const x = centre(i) - width / 2;
+    const place = { x: centre(i) - width / 2, width, zero, flows };
     for (const side of ['in', 'out'] as const) {
       const amount = side === 'in' ? d.inflow : d.outflow;
-      const value = number(amount);
-      if (value <= 0) continue;
-      const height = Math.abs(zero - flows(side === 'in' ? value : -value));
-      const drawn = Math.max(height, MIN_BAR_PX);
-      const y = side === 'in' ? zero - drawn : zero;
-      const fill = side === 'in' ? COLOURS.inflow : COLOURS.outflow;
-      bars.push(`<rect x="${r(x)}" y="${r(y)}" width="${r(width)}" height="${r(drawn)}" fill="${fill}"/>`);
-      if (height >= SMALL_BAR_PX) continue;
-      const label = barFigure(amount);
-      const size = textWidth(label, FIGURE_SIZE);
-      // Beside the bar on its right, or on its left at the picture's right edge.
-      const after = x + width + 3 + size <= CHART_WIDTH - PAD;
-      const from = after ? x + width + 3 : x - 3 - size;
-      if (from < written[side] + 4) continue;
-      written[side] = from + size;
-      const baseline = side === 'in' ? zero - 3 : zero + FIGURE_SIZE;
-      figures.push(
-        `<text x="${r(from)}" y="${r(baseline)}" font-size="${FIGURE_SIZE}" font-weight="600" fill="${fill}"` +
-          ` stroke="#ffffff" stroke-width="3" stroke-linejoin="round" paint-order="stroke">${escapeXml(label)}</text>`,
-      );
+      const drawn = bar(side, amount, place);
+      if (!drawn) continue;
+      rects.push(drawn.rect);
+      const figure = drawn.height < SMALL_BAR_PX ? smallBarFigure(side, amount, place, written) : undefined;
+      if (figure) figures.push(figure);
     }
   });
   // Figures over the bars: one written across a neighbour's bar stays legible on its white edge.
-  return [...bars, ...figures];
+  return [...rects, ...figures];
+}
+
+const fillOf = (side: Side) => (side === 'in' ? COLOURS.inflow : COLOURS.outflow);
+
+/** One side's bar (at least MIN_BAR_PX high), and its height on the scale; none for nothing moved. */
+function bar(side: Side, amount: string, place: BarPlace): { rect: string; height: number } | undefined {
+  const value = number(amount);
+  if (value <= 0) return undefined;
+  const { x, width, zero, flows } = place;
+  const height = Math.abs(zero - flows(side === 'in' ? value : -value));
+  const drawn = Math.max(height, MIN_BAR_PX);
+  const y = side === 'in' ? zero - drawn : zero;
+  const rect = `<rect x="${r(x)}" y="${r(y)}" width="${r(width)}" height="${r(drawn)}" fill="${fillOf(side)}"/>`;
+  return { rect, height };
+}
+
+/** The exact figure beside a bar too small to read, unless it would run into the last one written. */
+function smallBarFigure(
+  side: Side,
+  amount: string,
+  place: BarPlace,
+  written: Record<Side, number>,
+): string | undefined {
+  const { x, width, zero } = place;
+  const label = barFigure(amount);
+  const size = textWidth(label, FIGURE_SIZE);
+  // Beside the bar on its right, or on its left at the picture's right edge.
+  const after = x + width + 3 + size <= CHART_WIDTH - PAD;
+  const from = after ? x + width + 3 : x - 3 - size;
+  if (from < written[side] + 4) return undefined;
+  written[side] = from + size;
+  const baseline = side === 'in' ? zero - 3 : zero + FIGURE_SIZE;
+  return (
+    `<text x="${r(from)}" y="${r(baseline)}" font-size="${FIGURE_SIZE}" font-weight="600" fill="${fillOf(side)}"` +
+    ` stroke="#ffffff" stroke-width="3" stroke-linejoin="round" paint-order="stroke">${escapeXml(label)}</text>`
+  );
 }
 
 /** `₦4,012` (the kobo when there are any): the exact figure of a bar too small to read. */

@@ -78,9 +78,7 @@ export async function takeRun(
       attempts,
       parts,
     };
-    if (!(await store.compareAndSet(key, previous, closed))) return lookedAgain(store, key, now);
-    await store.set(key, closed, CLOSED_TTL_MS);
-    return complete ? { kind: 'done', record: closed } : { kind: 'exhausted', record: closed };
+    return closeRun(store, key, previous, closed, now);
   }
   const taken: RunRecord = {
     state: 'posting',
@@ -91,6 +89,19 @@ export async function takeRun(
   };
   if (!(await store.compareAndSet(key, previous, taken))) return lookedAgain(store, key, now);
   return { kind: 'taken', lease: new RunLease(store, key, taken, options), previous };
+}
+
+/** Closes the run as `closed` says (posted or failed) unless another changed it first. */
+async function closeRun(
+  store: Store,
+  key: string,
+  previous: RunRecord | undefined,
+  closed: RunRecord,
+  now: number,
+): Promise<RunLook> {
+  if (!(await store.compareAndSet(key, previous, closed))) return lookedAgain(store, key, now);
+  await store.set(key, closed, CLOSED_TTL_MS);
+  return closed.state === 'posted' ? { kind: 'done', record: closed } : { kind: 'exhausted', record: closed };
 }
 
 /**

@@ -10,15 +10,15 @@
 // their outcome is news. See docs/decisions/report-figures.md.
 
 import { createHash } from 'node:crypto';
-import { TZDate } from '@date-fns/tz';
-import { addMonths } from 'date-fns';
+import { setImmediate } from 'node:timers/promises';
 import { untilAborted } from '../cngn/abort.js';
 import type { Priority } from '../cngn/api.js';
 import { CngnErrorCode, cngnCallError, RateBudgetError } from '../cngn/errors.js';
 import type { TransactionPage } from '../cngn/schemas.js';
 import type { Store } from '../store/index.js';
 import { realSleep, whenBudgetAllows } from './budget-wait.js';
-import { LAGOS, movementOf } from './movements.js';
+import { lagosDayStart } from './figures.js';
+import { lagosDay, movementOf } from './movements.js';
 import type { Movement } from './types.js';
 
 /** The one read of the service the book needs (CngnClient has it). */
@@ -36,7 +36,7 @@ export interface TransactionBookOptions {
   source: TransactionSource;
   /** Whose transactions: the environment and API key they belong to (never the key itself). */
   scope: string;
-  /** Transactions asked per page (the service's default is 10; larger pages save budget). */
+  /** Transactions asked per page (the service's default is 10; larger pages save budget; default 1,000). */
   pageSize?: number;
   /** How long a read may wait for budget the service's limit frees; past it, it stops where it got. */
   maxWaitMs?: number;
@@ -74,7 +74,9 @@ interface BookState {
   segments: Segment[];
 }
 
-const DEFAULT_PAGE_SIZE = 100;
+// The sandbox serves up to 1,000 a page; the service publishes no maximum (a smaller cap is followed,
+// see PageWalk). 1,000 reads a month of 10,000 movements in ten requests, within one minute's budget.
+const DEFAULT_PAGE_SIZE = 1000;
 const DAY_MS = 86_400_000;
 
 /** What a first page holds: how many transactions there are, and each one's reference, status and amount. */
@@ -88,10 +90,13 @@ const topOf = (page: TransactionPage) =>
     )
     .digest('base64url');
 
-const stateKey = (scope: string) => `reports:book:${scope}`;
-const monthKey = (scope: string, month: string) => `reports:movements:${scope}:${month}`;
-const lagosMonth = (at: string | number) =>
-  new TZDate(new Date(at).getTime(), LAGOS).toISOString().slice(0, 7);
+// Movements are kept by Lagos day, so storing a page rewrites a few days and never a whole month of
+// them (a month of 10,000 movements is megabytes of JSON; see docs/decisions/month-report-reads.md).
+const stateKey = (scope: string) => `reports:book-days:${scope}`;
+const dayKey = (scope: string, day: string) => `reports:day:${scope}:${day}`;
+
+/** A turn of the event loop: work that waits on this process (acks, answers) goes first. */
+const nextTurn = () => setImmediate();
 
 export class TransactionBook {
   private readonly store: Store;
@@ -148,24 +153,24 @@ export class TransactionBook {
     return topOf(page);
   }
 
-  /** The kept movements from `from` (inclusive) to `to` (exclusive), oldest first. */
+  /**
+   * The kept movements from `from` (inclusive) to `to` (exclusive), oldest first. Read a day at a
+   * time, with a turn of the event loop between two, so a month of movements never holds it long.
+   */
   async movements(from: Date, to: Date): Promise<Movement[]> {
-    const months: string[] = [];
-    for (let at = new TZDate(from.getTime(), LAGOS); at.getTime() < to.getTime(); at = addMonths(at, 1)) {
-      months.push(lagosMonth(at.getTime()));
-    }
-    const last = lagosMonth(to.getTime() - 1);
-    if (!months.includes(last)) months.push(last);
-    const maps = await this.store.getMany<Record<string, Movement>>(
-      months.map((m) => monthKey(this.scope, m)),
-    );
-    const within = maps
-      .flatMap((map) => Object.values(map ?? {}))
-      .filter((m) => {
+    const last = lagosDay(new Date(to.getTime() - 1));
+    const within: Movement[] = [];
+    for (let day = lagosDay(from); day <= last; day = lagosDay(new Date(lagosDayStart(day, 1)))) {
+      const kept = await this.store.get<Record<string, Movement>>(dayKey(this.scope, day));
+      if (!kept) continue;
+      const inRange = Object.values(kept).filter((m) => {
         const at = Date.parse(m.at);
         return at >= from.getTime() && at < to.getTime();
       });
-    return within.sort((a, b) => a.at.localeCompare(b.at) || a.reference.localeCompare(b.reference));
+      within.push(...inRange.sort(byTimeThenReference));
+      await nextTurn();
+    }
+    return within;
   }
 
   /** What is kept without a gap from now back, as of the last read. */
@@ -197,70 +202,43 @@ export class TransactionBook {
     signal: AbortSignal | undefined,
     sawFirst: (page: TransactionPage) => void,
   ): Promise<BookCoverage> {
-    const older = [...(await this.state()).segments];
-    const seen = new Set<string>();
-    let current: Segment | undefined;
-    let offset = 0;
-    // Pages are counted in what the service gives: a service that caps the size gives fewer a page.
-    let size = this.pageSize;
-    /** Pending movements of a joined segment still to be read again, by reference, with their times. */
-    const chasing = new Map<string, number>();
+    const walk = new PageWalk((await this.state()).segments, this.pageSize, this.now);
     for (;;) {
-      const pageNumber = Math.floor(offset / size) + 1;
+      const pageNumber = walk.nextPage();
       const page = await this.fetch(pageNumber, deadline, signal);
       if (page instanceof RateBudgetError) {
         // Not even the first page: what is new is unknown, so no figure would be right.
-        if (!current) throw page;
-        return this.stop(current, older, true);
+        if (!walk.current) throw page;
+        return this.stop(walk.current, walk.older, true);
       }
       if (pageNumber === 1) sawFirst(page);
-      const pageTop = (pageNumber - 1) * size;
-      const count = page.pagination?.count;
-      const kept = await this.keep(page);
-      for (const movement of kept) seen.add(movement.reference);
-      const isEnd = page.pagination ? page.pagination.isLastPage : page.data.length < size;
-      if (pageNumber === 1 && !isEnd && page.data.length > 0 && page.data.length < size)
-        size = page.data.length;
-      const first = page.data[0];
-      if (!first) {
-        if (current) current.end = true;
-        return this.stop(current, older, false, true);
-      }
-      const oldest = kept.at(-1)?.at ?? current?.bottomAt ?? new Date(this.now()).toISOString();
-      current ??= { topRef: first.trx_ref, bottomAt: oldest, end: false };
-      const fromEnd = count === undefined ? undefined : count - (pageTop + page.data.length);
-      if (Date.parse(oldest) <= Date.parse(current.bottomAt)) {
-        current.bottomAt = oldest;
-        current.bottomFromEnd = fromEnd;
-      }
-      if (isEnd) current.end = true;
-      offset = pageTop + size;
-
-      const refs = new Set(page.data.map((tx) => tx.trx_ref));
-      const joined = older.findIndex((segment) => refs.has(segment.topRef));
-      if (joined >= 0) {
-        const segment = older[joined] as Segment;
-        older.splice(0, joined + 1);
-        if (Date.parse(segment.bottomAt) < Date.parse(current.bottomAt)) {
-          current.bottomAt = segment.bottomAt;
-          current.bottomFromEnd = segment.bottomFromEnd;
-        }
-        current.end ||= segment.end;
-        for (const m of await this.pendingSince(segment.bottomAt)) chasing.set(m.reference, Date.parse(m.at));
-      }
-      for (const reference of seen) chasing.delete(reference);
-      // One gone from where it stood (older than this page yet not on it) is not chased further.
-      if (chasing.size > 0 && Math.min(...chasing.values()) > Date.parse(oldest)) chasing.clear();
-      // Past what is kept at once, unless a pending movement in it waits to be read again, or no
-      // count came to say where it ends (then page by page, which only costs budget).
-      if (chasing.size === 0 && count !== undefined && current.bottomFromEnd !== undefined) {
-        offset = Math.max(offset, count - current.bottomFromEnd);
-      }
-      await this.save(current, older);
-      const reached = Date.parse(current.bottomAt) < from.getTime();
-      if (chasing.size === 0 && (current.end || reached)) return this.stop(current, older, false);
-      if (isEnd) return this.stop(current, older, false);
+      const done = await this.takePage(walk, page, pageNumber, from);
+      if (done) return done;
+      // The list's pages are many: the answers waiting on this process get a turn between two.
+      await nextTurn();
     }
+  }
+
+  /** One page read: kept, placed in the walk and saved; what the read reached once it is done. */
+  private async takePage(
+    walk: PageWalk,
+    page: TransactionPage,
+    pageNumber: number,
+    from: Date,
+  ): Promise<BookCoverage | undefined> {
+    const kept = await this.keep(page);
+    const step = walk.take(page, pageNumber, kept);
+    if (step === 'empty') return this.stop(walk.current, walk.older, false, true);
+    const joined = walk.join(page);
+    const pending = joined ? await this.pendingSince(joined.bottomAt) : [];
+    for (const movement of pending) walk.chase(movement);
+    const current = walk.skipKept(step.oldest, step.count);
+    await this.save(current, walk.older);
+    const reached = Date.parse(current.bottomAt) < from.getTime();
+    if (step.isEnd || (!walk.chasing() && (current.end || reached))) {
+      return this.stop(current, walk.older, false);
+    }
+    return undefined;
   }
 
   /** The page, or the refusal when the budget stayed spent past the deadline (the read stops there). */
@@ -280,19 +258,16 @@ export class TransactionBook {
     }
   }
 
-  /** Store the page's movements, each in its Lagos month; returns them in the list's order. */
+  /** Store the page's movements, each in its Lagos day; returns them in the list's order. */
   private async keep(page: TransactionPage): Promise<Movement[]> {
     const seenAt = new Date(this.now());
     const movements = page.data
       .map((tx) => movementOf(tx, seenAt))
       .filter((m): m is Movement => m !== undefined);
-    const byMonth = new Map<string, Movement[]>();
-    for (const movement of movements) {
-      const month = lagosMonth(movement.at);
-      byMonth.set(month, [...(byMonth.get(month) ?? []), movement]);
-    }
-    for (const [month, list] of byMonth) {
-      const key = monthKey(this.scope, month);
+    for (const [day, list] of byLagosDay(movements)) {
+      // The page's parts in turns of their own: a turn for the page, one for each day stored.
+      await nextTurn();
+      const key = dayKey(this.scope, day);
       await this.store.withLock(key, async () => {
         const map = (await this.store.get<Record<string, Movement>>(key)) ?? {};
         for (const movement of list) map[movement.reference] = movement;
@@ -323,4 +298,128 @@ export class TransactionBook {
     const top = current ?? older[0];
     return { reachedAt: top?.bottomAt, listEnd: (top?.end ?? false) || empty, interrupted };
   }
+}
+
+/** What one page told the walk. */
+interface PageStep {
+  /** Time of the page's oldest kept movement (or the segment's bottom when none was kept). */
+  oldest: string;
+  count: number | undefined;
+  isEnd: boolean;
+}
+
+/**
+ * A read's way down the list, page by page: the segment being read (`current`), the older segments
+ * not yet joined, the references seen, and the pending movements of a joined segment still to be
+ * read again where they stand.
+ */
+class PageWalk {
+  current: Segment | undefined;
+  readonly older: Segment[];
+  private readonly seen = new Set<string>();
+  private offset = 0;
+  // Pages are counted in what the service gives: a service that caps the size gives fewer a page.
+  private size: number;
+  /** Pending movements of a joined segment still to be read again, by reference, with their times. */
+  private readonly chasingAt = new Map<string, number>();
+
+  constructor(
+    segments: Segment[],
+    pageSize: number,
+    private readonly now: () => number,
+  ) {
+    this.older = [...segments];
+    this.size = pageSize;
+  }
+
+  nextPage(): number {
+    return Math.floor(this.offset / this.size) + 1;
+  }
+
+  chasing(): boolean {
+    return this.chasingAt.size > 0;
+  }
+
+  chase(movement: Movement): void {
+    this.chasingAt.set(movement.reference, Date.parse(movement.at));
+  }
+
+  /** The page's place in the current segment; 'empty' when the list holds nothing there. */
+  take(page: TransactionPage, pageNumber: number, kept: Movement[]): PageStep | 'empty' {
+    const pageTop = (pageNumber - 1) * this.size;
+    const count = page.pagination?.count;
+    for (const movement of kept) this.seen.add(movement.reference);
+    const isEnd = page.pagination ? page.pagination.isLastPage : page.data.length < this.size;
+    if (pageNumber === 1 && !isEnd && page.data.length > 0 && page.data.length < this.size)
+      this.size = page.data.length;
+    const first = page.data[0];
+    if (!first) {
+      if (this.current) this.current.end = true;
+      return 'empty';
+    }
+    const oldest = kept.at(-1)?.at ?? this.current?.bottomAt ?? new Date(this.now()).toISOString();
+    this.current ??= { topRef: first.trx_ref, bottomAt: oldest, end: false };
+    const current = this.current;
+    const fromEnd = count === undefined ? undefined : count - (pageTop + page.data.length);
+    if (Date.parse(oldest) <= Date.parse(current.bottomAt)) {
+      current.bottomAt = oldest;
+      current.bottomFromEnd = fromEnd;
+    }
+    if (isEnd) current.end = true;
+    this.offset = pageTop + this.size;
+    return { oldest, count, isEnd };
+  }
+
+  /** The older segment whose newest transaction is on this page, joined to the current one. */
+  join(page: TransactionPage): Segment | undefined {
+    const current = this.current as Segment;
+    const refs = new Set(page.data.map((tx) => tx.trx_ref));
+    const joined = this.older.findIndex((segment) => refs.has(segment.topRef));
+    if (joined < 0) return undefined;
+    const segment = this.older[joined] as Segment;
+    this.older.splice(0, joined + 1);
+    if (Date.parse(segment.bottomAt) < Date.parse(current.bottomAt)) {
+      current.bottomAt = segment.bottomAt;
+      current.bottomFromEnd = segment.bottomFromEnd;
+    }
+    current.end ||= segment.end;
+    return segment;
+  }
+
+  /** Drops the chased movements seen; jumps past what is kept when nothing is chased. */
+  skipKept(oldest: string, count: number | undefined): Segment {
+    const current = this.current as Segment;
+    for (const reference of this.seen) this.chasingAt.delete(reference);
+    // One gone from where it stood (older than this page yet not on it) is not chased further.
+    if (this.chasing() && Math.min(...this.chasingAt.values()) > Date.parse(oldest)) this.chasingAt.clear();
+    // Past what is kept at once, unless a pending movement in it waits to be read again, or no
+    // count came to say where it ends (then page by page, which only costs budget).
+    if (!this.chasing() && count !== undefined && current.bottomFromEnd !== undefined) {
+      this.offset = Math.max(this.offset, count - current.bottomFromEnd);
+    }
+    return current;
+  }
+}
+
+/** Oldest first; ISO times of one form compare as text. */
+function byTimeThenReference(a: Movement, b: Movement): number {
+  if (a.at !== b.at) return a.at < b.at ? -1 : 1;
+  return a.reference.localeCompare(b.reference);
+}
+
+/** The movements by Lagos day; a list's page runs through a few days, so each day is worked out once. */
+function byLagosDay(movements: readonly Movement[]): Map<string, Movement[]> {
+  const byDay = new Map<string, Movement[]>();
+  let range: { list: Movement[]; start: number; end: number } | undefined;
+  for (const movement of movements) {
+    const at = Date.parse(movement.at);
+    if (!range || at < range.start || at >= range.end) {
+      const day = lagosDay(movement.at);
+      const list = byDay.get(day) ?? [];
+      byDay.set(day, list);
+      range = { list, start: lagosDayStart(day), end: lagosDayStart(day, 1) };
+    }
+    range.list.push(movement);
+  }
+  return byDay;
 }

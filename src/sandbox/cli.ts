@@ -8,7 +8,11 @@ import { type Sandbox, type SandboxOptions, startSandbox } from './index.js';
 import { watchLaunchers } from './launcher.js';
 
 const USAGE = `Usage: npm run sandbox -- [--json] [--port N] [--host H] [--webhook-url URL] [--webhook-secret S]
-       [--settle-ms N] [--no-rate-limit] [--api-key K] [--encryption-key K] [--private-key-file PATH] [--verbose]`;
+       [--settle-ms N] [--no-rate-limit] [--api-key K] [--encryption-key K] [--private-key-file PATH] [--verbose]
+       [--history N]   seed N transactions spread over the last 30 days (default: 36 over the last days)`;
+
+/** What `--history N` spreads its transactions over, back from now. */
+const HISTORY_SPAN_MS = 30 * 86_400_000;
 
 function parse() {
   const { values } = parseArgs({
@@ -19,6 +23,7 @@ function parse() {
       'webhook-url': { type: 'string' },
       'webhook-secret': { type: 'string' },
       'settle-ms': { type: 'string' },
+      history: { type: 'string' },
       'no-rate-limit': { type: 'boolean', default: false },
       'api-key': { type: 'string' },
       'encryption-key': { type: 'string' },
@@ -55,12 +60,14 @@ async function main(): Promise<void> {
   }
   const port = integer(values.port, '--port');
   const settleDelayMs = integer(values['settle-ms'], '--settle-ms');
+  const history = integer(values.history, '--history');
   const options: SandboxOptions = {
     ...(port !== undefined ? { port } : {}),
     ...(values.host ? { host: values.host } : {}),
     ...(values['webhook-url'] ? { webhookUrl: values['webhook-url'] } : {}),
     ...(values['webhook-secret'] !== undefined ? { webhookSecret: values['webhook-secret'] } : {}),
     ...(settleDelayMs !== undefined ? { settleDelayMs } : {}),
+    ...(history !== undefined ? { history: { count: history, from: Date.now() - HISTORY_SPAN_MS } } : {}),
     ...(values['no-rate-limit'] ? { rateLimit: false as const } : {}),
     ...(apiKey ? { apiKey } : {}),
     ...(values['encryption-key'] ? { encryptionKey: values['encryption-key'] } : {}),

@@ -12,6 +12,7 @@ import {
   sealResponseData,
 } from '../cngn/wire.js';
 import { Faults } from './faults.js';
+import type { HistoryShape } from './history.js';
 import { randomSecret } from './names.js';
 import { RateLimiter, type RateLimitOptions } from './rate-limit.js';
 import { createPipeline, type RequestLogEntry } from './server.js';
@@ -58,6 +59,11 @@ export interface SandboxOptions {
   log?: (line: string) => void;
   /** Its clock, in ms: rate-limit windows, expiries, timestamps (default: real time). */
   now?: () => number;
+  /**
+   * The seeded history: `count` transactions (default 36, 2 to 9 hours apart), spread evenly from
+   * `from` (epoch ms) to now when given, e.g. 10,000 over a month for the report's benchmark.
+   */
+  history?: HistoryShape;
 }
 
 export interface Sandbox {
@@ -96,6 +102,8 @@ export interface Sandbox {
   balance(): string;
   /** One transaction as the API would return it (a copy), without spending rate budget. */
   transaction(reference: string): Readonly<TransactionRecord> | undefined;
+  /** Every transaction as the list holds it, newest first (copies), without spending rate budget. */
+  transactions(): ReadonlyArray<Readonly<TransactionRecord>>;
   setSealWebhookData(sealed: boolean): void;
   payTemporaryAccount(reference: string, amount?: string): Promise<void>;
   simulateCryptoDeposit(input: { amount: string; network?: string }): Promise<{ trx_ref: string }>;
@@ -123,6 +131,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     temporaryAccountTtlMs: options.temporaryAccountTtlMs ?? 30 * 60_000,
     whitelistTimelockMs: options.whitelistTimelockMs ?? 24 * 3_600_000,
     requireWhitelistedAddress: options.requireWhitelistedAddress ?? false,
+    history: options.history,
     permissions: { swap: true, fiatDeposit: true, sendCrypto: true, redeem: true, ...options.permissions },
   });
   const webhooks = new WebhookSender(
@@ -209,6 +218,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       state.accountNames.set(accountNumber, name);
     },
     balance: () => state.balance.toString(),
+    transactions: () => state.transactions.map((tx) => structuredClone(tx)),
     transaction: (reference) => {
       const tx = state.find(reference);
       return tx ? structuredClone(tx) : undefined;

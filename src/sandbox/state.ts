@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import { Money } from '../format/money.js';
 import { BUSINESS_NAME, type NetworkRecord, networksFor, type SandboxMode, stableUuid } from './catalog.js';
-import { type SeedIdentity, seedHistory, seedWhitelist } from './history.js';
+import { type HistoryShape, type SeedIdentity, seedHistory, seedWhitelist } from './history.js';
 import { newEvmAddress, newId, newReference } from './names.js';
 import { badRequest } from './rules.js';
 import type { PendingPlan } from './settlement.js';
@@ -26,6 +26,8 @@ export interface StateOptions {
   whitelistTimelockMs: number;
   requireWhitelistedAddress: boolean;
   permissions: Record<Permission, boolean>;
+  /** How much history is seeded (default: 36 transactions over the last days). */
+  history?: HistoryShape | undefined;
 }
 
 export interface TemporaryAccountRecord {
@@ -82,7 +84,7 @@ export class SandboxState {
       businessAddress: `0x${wallet.slice(0, 40)}`,
     };
     this.whitelist = seedWhitelist(this.networks, now);
-    this.transactions = seedHistory(this.networks, this.whitelist, this.identity, now);
+    this.transactions = seedHistory(this.networks, this.whitelist, this.identity, now, config.history);
   }
 
   nowIso(): string {

@@ -263,6 +263,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   // Answers wait while Slack requests keep arriving, so a burst is acked first.
   const traffic = createSlackTraffic();
   const inFlight = createInFlight({ traffic });
+  /** Fired when the bot stops: on-demand report builds under way stop reading the service. */
+  const stopping = new AbortController();
   const reportSource = options.reportSource ?? (apiKey ? treasuryReports(client, store, apiKey) : undefined);
   const readDeps = {
     api: client,
@@ -270,7 +272,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     now,
     inFlight,
     alerts: (references: Array<string | null | undefined>) => webhooks.placements(references),
-    reports: reportSource && { source: reportSource, now, logger, inFlight },
+    reports: reportSource && { source: reportSource, now, logger, inFlight, stopping: stopping.signal },
   };
   // The workspace auth.test named, once the app exists: /cngn policy names only members who may act.
   let home: Home | undefined;
@@ -425,6 +427,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       const slackStopped = slack.stop();
       roles.stop();
       await slackStopped;
+      stopping.abort(new Error('the bot is stopping'));
       await inFlight.drain(10_000); // answers already acked still reach the user
       await scheduledReports?.stop();
       await webhooks.stop();

@@ -1,7 +1,9 @@
 // `/cngn report [today|yesterday|7d|30d|YYYY-MM]`: the treasury report for a period, sent privately to
 // the person who asked. The answer says at once that it is coming; the report is built, drawn and
 // delivered to their DM after that, and a failure is told there in one sentence.
+import { untilAborted } from '../../cngn/abort.js';
 import { escapeMrkdwn } from '../../format/mrkdwn.js';
+import { READ_LIMIT_MS } from '../../reports/build.js';
 import { PERIOD_USAGE, parsePeriod } from '../../reports/period.js';
 import type { ReportPeriod } from '../../reports/types.js';
 import { afterAck } from '../runtime/in-flight.js';
@@ -13,6 +15,18 @@ import { chartOf, deliverReport, failureSentence } from './delivery.js';
 /** Reads wait for the service's request budget (a few minutes all told, READ_LIMIT_MS) rather than fail: no promise of half a minute. */
 const ARRIVES =
   "usually within half a minute; longer, up to several minutes, when the service's request budget is busy";
+
+/**
+ * The on-demand build's cut: past it (or once the bot stops) no further read of the service is made
+ * and the DM says the report could not be made. The reads end a minute sooner (READ_LIMIT_MS, the
+ * build's own deadline), so a busy budget gives a report said to be cut short rather than none.
+ */
+export const BUILD_LIMIT_MS = READ_LIMIT_MS + 60_000;
+
+function buildCut(deps: ReportDeps): AbortSignal {
+  const cut = AbortSignal.timeout(BUILD_LIMIT_MS);
+  return deps.stopping ? AbortSignal.any([cut, deps.stopping]) : cut;
+}
 
 const NOT_SET_UP = 'Reports are not set up in this deployment; nothing was sent.';
 
@@ -33,7 +47,8 @@ async function deliverToPerson(
     return command.respond(errorMessage(text));
   }
   try {
-    const report = await deps.source.build(period);
+    const signal = buildCut(deps);
+    const report = await untilAborted(deps.source.build(period, { signal }), signal);
     const chart = await chartOf(report, deps.source);
     await deliverReport(deps.client, dm, report, chart, { madeAt: deps.now() });
   } catch (error) {

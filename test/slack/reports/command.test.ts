@@ -140,6 +140,33 @@ describe('/cngn report', () => {
     expect(h.slack.sharedFiles()).toHaveLength(0);
   });
 
+  it('gives the build a cut, and stopping the bot fires it and tells the DM', async () => {
+    const h = await start();
+    let given: AbortSignal | undefined;
+    let building!: () => void;
+    const started = new Promise<void>((resolve) => {
+      building = resolve;
+    });
+    // A build that never ends by itself: it waits for budget until its signal fires.
+    source.build = (_period, options) => {
+      given = options?.signal;
+      building();
+      return new Promise((_, reject) => {
+        given?.addEventListener('abort', () => reject(given?.reason), { once: true });
+      });
+    };
+    await cngn(h, 'report 30d');
+    await started;
+    expect(given?.aborted).toBe(false);
+    const stopped = h.stop();
+    const told = await h.slack.waitFor('chat.postMessage', (c) => c.body.channel === `D${READER}`);
+    await stopped;
+    harness = undefined;
+    expect(given?.aborted).toBe(true);
+    expect(String(told.body.text)).toMatch(/^Your report for last 30 days could not be made/);
+    expect(h.slack.sharedFiles()).toHaveLength(0);
+  });
+
   it('posts a part once when Slack took it but its answer was lost, and says the report did not come', async () => {
     const h = await start();
     const dm = `D${READER}`;
