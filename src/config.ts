@@ -4,18 +4,12 @@ import { z } from 'zod';
 import { defaultArchiveDir, parseArchiveUrl } from './approvals/audit-location.js';
 import { parseSigningKey } from './approvals/audit-signing.js';
 import { DEFAULT_LIMIT_WINDOW_MS } from './approvals/limits.js';
-import { parseTiers } from './approvals/policy.js';
 import { DEFAULT_REMINDERS, parseReminderPoints, type ReminderPoint } from './approvals/reminders.js';
-import {
-  type ConfiguredRoles,
-  poolProblems,
-  ROLE_VARIABLES,
-  settleRoles,
-  userList,
-} from './approvals/role-settings.js';
+import { type ConfiguredRoles, ROLE_VARIABLES, settleRoles, userList } from './approvals/role-settings.js';
 import { loadPrivateKey } from './cngn/credentials.js';
 import { parseRateLimit, type RateLimit } from './cngn/limiter.js';
 import { ADMIN_VARIABLES, type AdminConfig, adminProblems, settleAdmin } from './config-admin.js';
+import { approvalSetUpProblems, tierProblems } from './config-approvers.js';
 import { WEBHOOK_VARIABLES, webhookProblems } from './config-webhook.js';
 import { Money } from './format/money.js';
 import type { LogLevel } from './log.js';
@@ -316,45 +310,11 @@ function crossProblems(
       'SLACK_SIGNING_SECRET: required in HTTP mode — from "Basic Information" of your Slack app (or set SLACK_APP_TOKEN for Socket Mode)',
     );
   }
-  // Approvals are optional (read commands work without them), but half a set-up is a mistake.
-  if (has('CNGN_APPROVALS_CHANNEL') && !has('CNGN_APPROVERS') && !has('CNGN_APPROVER_GROUP')) {
-    problems.push('CNGN_APPROVERS or CNGN_APPROVER_GROUP: name at least one approver, or nobody can approve');
-  }
-  if (!has('CNGN_APPROVALS_CHANNEL') && (has('CNGN_APPROVERS') || has('CNGN_APPROVER_GROUP'))) {
-    problems.push(
-      'CNGN_APPROVALS_CHANNEL: required with approvers — the channel ID where requests are posted',
-    );
-  }
-  if (has('CNGN_API_KEY')) {
-    if (!has('CNGN_ENCRYPTION_KEY')) problems.push('CNGN_ENCRYPTION_KEY: required with CNGN_API_KEY');
-    if (!unread.has('CNGN_PRIVATE_KEY')) {
-      try {
-        loadPrivateKey(env.CNGN_PRIVATE_KEY?.trim() || undefined, keyOrigin);
-      } catch (error) {
-        problems.push(error instanceof Error ? error.message : String(error));
-      }
-    }
-  }
-  try {
-    const tiers = parseTiers(env.CNGN_APPROVAL_TIERS?.trim() || '0:1');
-    // With a fixed list (no group), the top tier — which settlement changes always need — must be
-    // reachable, or such requests could never be approved.
-    const approvers = new Set(
-      (env.CNGN_APPROVERS ?? '')
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean),
-    );
-    const top = Math.max(...tiers.map((tier) => tier.approvals));
-    problems.push(...poolProblems(env, tiers));
-    if (approvers.size > 0 && !has('CNGN_APPROVER_GROUP') && approvers.size < top) {
-      problems.push(
-        `CNGN_APPROVERS: ${approvers.size} approver(s) named, but CNGN_APPROVAL_TIERS needs ${top} distinct approvals at its top tier (and every settlement change) — name at least ${top}, ${top + 1} if approvers also file requests`,
-      );
-    }
-  } catch (error) {
-    problems.push(`CNGN_APPROVAL_TIERS: ${error instanceof Error ? error.message : String(error)}`);
-  }
+  problems.push(
+    ...approvalSetUpProblems(has),
+    ...serviceKeyProblems(env, keyOrigin, unread, has),
+    ...tierProblems(env, has),
+  );
   try {
     parseAlertRoutes(env.CNGN_ALERT_ROUTES?.trim() || undefined);
   } catch (error) {
@@ -376,6 +336,24 @@ function crossProblems(
     problems.push(
       'CNGN_ALERTS_CHANNEL: required with CNGN_ALERT_ROUTES — the channel ID for events no route matches',
     );
+  }
+  return problems;
+}
+
+function serviceKeyProblems(
+  env: Record<string, string | undefined>,
+  keyOrigin: string,
+  unread: ReadonlySet<string>,
+  has: (name: string) => boolean,
+): string[] {
+  if (!has('CNGN_API_KEY')) return [];
+  const problems: string[] = [];
+  if (!has('CNGN_ENCRYPTION_KEY')) problems.push('CNGN_ENCRYPTION_KEY: required with CNGN_API_KEY');
+  if (unread.has('CNGN_PRIVATE_KEY')) return problems;
+  try {
+    loadPrivateKey(env.CNGN_PRIVATE_KEY?.trim() || undefined, keyOrigin);
+  } catch (error) {
+    problems.push(error instanceof Error ? error.message : String(error));
   }
   return problems;
 }

@@ -33,22 +33,7 @@ async function main(): Promise<void> {
   try {
     started = await start(process.env);
   } catch (error) {
-    // One JSON line per setting to fix, like every other line the bot writes.
-    if (error instanceof ConfigError) {
-      for (const problem of error.problems) logger.error(problem, { hint: 'See docs/configuration.md' });
-      process.exit(1);
-    }
-    if (error instanceof StartupRefused) {
-      logger.error(error.message);
-      process.exit(1);
-    }
-    if (error instanceof SlackCheckFailed) {
-      // One JSON line per problem the bot cannot run with, each naming its fix; warnings were logged.
-      for (const finding of error.findings) {
-        if (finding.level === 'fatal') logger.error(finding.line, { check: 'slack' });
-      }
-      process.exit(1);
-    }
+    if (refusedToStart(error)) process.exit(1);
     throw error;
   }
   logger = started.logger;
@@ -75,6 +60,29 @@ async function main(): Promise<void> {
   const stop = shutdown;
   process.on('SIGTERM', () => stop('SIGTERM', 0));
   process.on('SIGINT', () => stop('SIGINT', 0));
+}
+
+/**
+ * A start the bot refused (settings to fix, a start-up check, Slack's answers), written as one JSON line
+ * per problem like every other line the bot writes; false for any other error.
+ */
+function refusedToStart(error: unknown): boolean {
+  if (error instanceof ConfigError) {
+    for (const problem of error.problems) logger.error(problem, { hint: 'See docs/configuration.md' });
+    return true;
+  }
+  if (error instanceof StartupRefused) {
+    logger.error(error.message);
+    return true;
+  }
+  if (error instanceof SlackCheckFailed) {
+    // Each names its fix; warnings were logged already.
+    for (const finding of error.findings) {
+      if (finding.level === 'fatal') logger.error(finding.line, { check: 'slack' });
+    }
+    return true;
+  }
+  return false;
 }
 
 main().catch((error: unknown) => {

@@ -65,30 +65,54 @@ export class Exchange {
   async get(path: string, endpoint: string, priority: Priority, signal?: AbortSignal): Promise<unknown> {
     for (let attempt = 1; ; attempt++) {
       const last = attempt >= this.retry.attempts;
-      let raw: RawResponse;
-      try {
-        raw = await this.attempt('GET', path, endpoint, priority, undefined, signal);
-      } catch (error) {
-        if (signal?.aborted) throw signal.reason;
-        if (!(error instanceof TransportFailure)) throw error;
-        if (last) throw this.transportError(endpoint, error);
-        await untilAborted(this.pause(endpoint, attempt, undefined, error.message), signal);
-        continue;
+      const raw = await this.readAttempt(path, endpoint, priority, { attempt, last }, signal);
+      if (raw === undefined) continue;
+      if (!(await this.readAgain(raw, endpoint, { attempt, last }, signal))) {
+        return this.settle(raw, endpoint, 'none');
       }
-      if (raw.httpStatus === 429) {
-        // The key is now blocked for everyone: the next attempt's slot waits for the block (money)
-        // or is refused at once with RateBudgetError (interactive, background).
-        await this.options.limiter.reportRateLimited(raw.retryAfterMs);
-        if (!last) continue;
-      } else if (raw.httpStatus >= 500 && !last) {
-        const wait = raw.retryAfterMs;
-        if (wait === undefined || wait <= this.retry.maxDelayMs) {
-          await untilAborted(this.pause(endpoint, attempt, wait, `HTTP ${raw.httpStatus}`), signal);
-          continue;
-        }
-      }
-      return this.settle(raw, endpoint, 'none');
     }
+  }
+
+  /**
+   * One attempt at a read; undefined when it failed in transport and the pause before the next attempt
+   * is over. The last attempt's failure, an abort or any other error throws.
+   */
+  private async readAttempt(
+    path: string,
+    endpoint: string,
+    priority: Priority,
+    { attempt, last }: { attempt: number; last: boolean },
+    signal: AbortSignal | undefined,
+  ): Promise<RawResponse | undefined> {
+    try {
+      return await this.attempt('GET', path, endpoint, priority, undefined, signal);
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      if (!(error instanceof TransportFailure)) throw error;
+      if (last) throw this.transportError(endpoint, error);
+      await untilAborted(this.pause(endpoint, attempt, undefined, error.message), signal);
+      return undefined;
+    }
+  }
+
+  /** Whether a read's answer calls for another attempt (429, or a 5xx worth waiting for), once waited. */
+  private async readAgain(
+    raw: RawResponse,
+    endpoint: string,
+    { attempt, last }: { attempt: number; last: boolean },
+    signal: AbortSignal | undefined,
+  ): Promise<boolean> {
+    if (raw.httpStatus === 429) {
+      // The key is now blocked for everyone: the next attempt's slot waits for the block (money)
+      // or is refused at once with RateBudgetError (interactive, background).
+      await this.options.limiter.reportRateLimited(raw.retryAfterMs);
+      return !last;
+    }
+    if (raw.httpStatus < 500 || last) return false;
+    const wait = raw.retryAfterMs;
+    if (wait !== undefined && wait > this.retry.maxDelayMs) return false;
+    await untilAborted(this.pause(endpoint, attempt, wait, `HTTP ${raw.httpStatus}`), signal);
+    return true;
   }
 
   /**

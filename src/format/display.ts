@@ -158,12 +158,7 @@ export type Receiver =
 /** `bankCode:accountNumber:accountName`, an address, a business id, or an object: one view. */
 export function receiverView(receiver: Receiver | null | undefined): ReceiverView {
   if (receiver === null || receiver === undefined) return {};
-  if (typeof receiver === 'string') {
-    const bank = receiver.match(/^([0-9A-Za-z]{3,9}):(\d{6,12}):(.*)$/);
-    if (bank) return { bankCode: bank[1], accountNumber: bank[2], accountName: bank[3] || undefined };
-    if (/^0x[0-9a-fA-F]{40}$/.test(receiver)) return { address: receiver };
-    return { text: receiver };
-  }
+  if (typeof receiver === 'string') return receiverTextView(receiver);
   const bank = receiver.bank;
   return {
     bankCode: typeof bank === 'object' && bank ? (bank.code ?? undefined) : undefined,
@@ -172,6 +167,13 @@ export function receiverView(receiver: Receiver | null | undefined): ReceiverVie
     accountName: receiver.accountName ?? undefined,
     address: receiver.address ?? undefined,
   };
+}
+
+function receiverTextView(receiver: string): ReceiverView {
+  const bank = receiver.match(/^([0-9A-Za-z]{3,9}):(\d{6,12}):(.*)$/);
+  if (bank) return { bankCode: bank[1], accountNumber: bank[2], accountName: bank[3] || undefined };
+  if (/^0x[0-9a-fA-F]{40}$/.test(receiver)) return { address: receiver };
+  return { text: receiver };
 }
 
 /** Words for the open status vocabulary. */

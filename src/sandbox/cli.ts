@@ -54,6 +54,27 @@ async function main(): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
+  const options = sandboxOptions(values);
+  // Watch the launchers before the credentials line goes out: a tool may stop npm right after reading it.
+  const stop = stopWhenAsked();
+  const sandbox = await startSandbox(options);
+  if (!stop.serving(sandbox)) return; // asked to stop while starting: no credentials for a dying sandbox
+  const credentials = {
+    baseUrl: sandbox.baseUrl,
+    apiKey: sandbox.apiKey,
+    encryptionKey: sandbox.encryptionKey,
+    privateKeyFile: sandbox.privateKeyFile,
+    webhookSecret: sandbox.webhookSecret,
+  };
+  process.stdout.write(
+    values.json
+      ? `${JSON.stringify(credentials)}\n`
+      : credentialsForPeople(credentials, values['webhook-url']),
+  );
+}
+
+/** The flags as the sandbox's options; a flag left out keeps the sandbox's default. */
+function sandboxOptions(values: ReturnType<typeof parse>): SandboxOptions {
   const apiKey = values['api-key'];
   if (apiKey !== undefined && !/^cngn_(test|live)_/.test(apiKey)) {
     throw new Error('--api-key must start with cngn_test_ or cngn_live_');
@@ -61,7 +82,7 @@ async function main(): Promise<void> {
   const port = integer(values.port, '--port');
   const settleDelayMs = integer(values['settle-ms'], '--settle-ms');
   const history = integer(values.history, '--history');
-  const options: SandboxOptions = {
+  return {
     ...(port !== undefined ? { port } : {}),
     ...(values.host ? { host: values.host } : {}),
     ...(values['webhook-url'] ? { webhookUrl: values['webhook-url'] } : {}),
@@ -76,42 +97,31 @@ async function main(): Promise<void> {
       ? { log: (line: string) => process.stderr.write(`[sandbox] ${line}\n`) }
       : {}),
   };
-  // Watch the launchers before the credentials line goes out: a tool may stop npm right after reading it.
-  const stop = stopWhenAsked();
-  const sandbox = await startSandbox(options);
-  if (!stop.serving(sandbox)) return; // asked to stop while starting: no credentials for a dying sandbox
-  const credentials = {
-    baseUrl: sandbox.baseUrl,
-    apiKey: sandbox.apiKey,
-    encryptionKey: sandbox.encryptionKey,
-    privateKeyFile: sandbox.privateKeyFile,
-    webhookSecret: sandbox.webhookSecret,
-  };
-  if (values.json) {
-    process.stdout.write(`${JSON.stringify(credentials)}\n`);
-  } else {
-    process.stdout.write(
-      [
-        'cNGN sandbox is running (a fake of the custody service; no real money).',
-        '',
-        `  CNGN_BASE_URL=${credentials.baseUrl}`,
-        `  CNGN_API_KEY=${credentials.apiKey}`,
-        `  CNGN_ENCRYPTION_KEY=${credentials.encryptionKey}`,
-        `  CNGN_PRIVATE_KEY_FILE=${credentials.privateKeyFile}`,
-        `  CNGN_WEBHOOK_SECRET=${credentials.webhookSecret}`,
-        '',
-        `Webhooks go to: ${values['webhook-url'] ?? '(none; pass --webhook-url)'}`,
-        'Controls (no key, loopback only):',
-        `  curl -X POST ${credentials.baseUrl}/sandbox/pay/<reference>        pay a temporary virtual account`,
-        `  curl -X POST ${credentials.baseUrl}/sandbox/crypto-deposit -d '{"amount":"5000","network":"base"}'`,
-        `  curl -X POST ${credentials.baseUrl}/sandbox/settle                 settle every pending transaction now`,
-        `  curl -X POST ${credentials.baseUrl}/sandbox/fail-next-redemption   the next redemption's payout fails, once`,
-        '',
-        'Press Ctrl+C to stop.',
-        '',
-      ].join('\n'),
-    );
-  }
+}
+
+function credentialsForPeople(
+  credentials: Record<'baseUrl' | 'apiKey' | 'encryptionKey' | 'privateKeyFile' | 'webhookSecret', string>,
+  webhookUrl: string | undefined,
+): string {
+  return [
+    'cNGN sandbox is running (a fake of the custody service; no real money).',
+    '',
+    `  CNGN_BASE_URL=${credentials.baseUrl}`,
+    `  CNGN_API_KEY=${credentials.apiKey}`,
+    `  CNGN_ENCRYPTION_KEY=${credentials.encryptionKey}`,
+    `  CNGN_PRIVATE_KEY_FILE=${credentials.privateKeyFile}`,
+    `  CNGN_WEBHOOK_SECRET=${credentials.webhookSecret}`,
+    '',
+    `Webhooks go to: ${webhookUrl ?? '(none; pass --webhook-url)'}`,
+    'Controls (no key, loopback only):',
+    `  curl -X POST ${credentials.baseUrl}/sandbox/pay/<reference>        pay a temporary virtual account`,
+    `  curl -X POST ${credentials.baseUrl}/sandbox/crypto-deposit -d '{"amount":"5000","network":"base"}'`,
+    `  curl -X POST ${credentials.baseUrl}/sandbox/settle                 settle every pending transaction now`,
+    `  curl -X POST ${credentials.baseUrl}/sandbox/fail-next-redemption   the next redemption's payout fails, once`,
+    '',
+    'Press Ctrl+C to stop.',
+    '',
+  ].join('\n');
 }
 
 /** Stop on SIGINT/SIGTERM/SIGHUP, a closed output, or a launcher gone; once, and never hanging. */

@@ -22,23 +22,33 @@ function parseJson(raw: string): unknown {
   return JSON.parse(raw);
 }
 
-export async function handleControl(
-  method: string,
-  pathname: string,
-  raw: string,
-  timeline: Timeline,
-  state: SandboxState,
-): Promise<ControlAnswer> {
-  try {
-    const pay = /^\/sandbox\/pay\/([^/]+)\/?$/.exec(pathname);
-    if (method === 'POST' && pay?.[1]) {
+interface ControlRoute {
+  method: 'GET' | 'POST';
+  path: RegExp;
+  answer(
+    match: RegExpExecArray,
+    raw: string,
+    timeline: Timeline,
+    state: SandboxState,
+  ): Promise<ControlAnswer>;
+}
+
+const CONTROL_ROUTES: ControlRoute[] = [
+  {
+    method: 'POST',
+    path: /^\/sandbox\/pay\/([^/]+)\/?$/,
+    async answer(match, raw, timeline, state) {
       const parsed = payBody.safeParse(parseJson(raw));
       if (!parsed.success) return { status: 400, body: { error: formatIssues(parsed.error) } };
       const amount = parsed.data.amount === undefined ? undefined : String(parsed.data.amount);
-      await timeline.payTemporaryAccount(decodeURIComponent(pay[1]), amount);
+      await timeline.payTemporaryAccount(decodeURIComponent(match[1]!), amount);
       return { status: 200, body: { ok: true, balance: state.balance.toString() } };
-    }
-    if (method === 'POST' && /^\/sandbox\/crypto-deposit\/?$/.test(pathname)) {
+    },
+  },
+  {
+    method: 'POST',
+    path: /^\/sandbox\/crypto-deposit\/?$/,
+    async answer(_match, raw, timeline, state) {
       const parsed = cryptoDepositBody.safeParse(parseJson(raw));
       if (!parsed.success) return { status: 400, body: { error: formatIssues(parsed.error) } };
       const { trx_ref } = await timeline.simulateCryptoDeposit({
@@ -46,16 +56,28 @@ export async function handleControl(
         ...(parsed.data.network ? { network: parsed.data.network } : {}),
       });
       return { status: 200, body: { ok: true, trx_ref, balance: state.balance.toString() } };
-    }
-    if (method === 'POST' && /^\/sandbox\/settle\/?$/.test(pathname)) {
+    },
+  },
+  {
+    method: 'POST',
+    path: /^\/sandbox\/settle\/?$/,
+    async answer(_match, _raw, timeline, state) {
       await timeline.settleAll();
       return { status: 200, body: { ok: true, balance: state.balance.toString() } };
-    }
-    if (method === 'POST' && /^\/sandbox\/fail-next-redemption\/?$/.test(pathname)) {
+    },
+  },
+  {
+    method: 'POST',
+    path: /^\/sandbox\/fail-next-redemption\/?$/,
+    async answer(_match, _raw, _timeline, state) {
       state.failNextRedemption = true;
       return { status: 200, body: { ok: true } };
-    }
-    if (method === 'GET' && /^\/sandbox\/state\/?$/.test(pathname)) {
+    },
+  },
+  {
+    method: 'GET',
+    path: /^\/sandbox\/state\/?$/,
+    async answer(_match, _raw, _timeline, state) {
       return {
         status: 200,
         body: {
@@ -65,6 +87,21 @@ export async function handleControl(
           temporaryAccounts: [...state.temporaryAccounts.values()].map((a) => a.view),
         },
       };
+    },
+  },
+];
+
+export async function handleControl(
+  method: string,
+  pathname: string,
+  raw: string,
+  timeline: Timeline,
+  state: SandboxState,
+): Promise<ControlAnswer> {
+  try {
+    for (const route of CONTROL_ROUTES) {
+      const match = method === route.method ? route.path.exec(pathname) : null;
+      if (match) return await route.answer(match, raw, timeline, state);
     }
     return { status: 404, body: { error: 'Unknown sandbox control route' } };
   } catch (error) {

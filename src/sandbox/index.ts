@@ -1,7 +1,7 @@
 // The embedded sandbox: an in-process HTTP fake of the custody service on the real wire protocol,
 // with live state (balances move, transactions settle, webhooks fire) and fault injection for tests.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -125,15 +125,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const curvePublic = await curvePublicFromEd25519(parseOpenSshPrivateKey(privateKey).publicKey);
   const webhookSecret = options.webhookSecret ?? `whsec_${randomSecret(20)}`;
 
-  const state = new SandboxState({
-    mode: apiKey.startsWith('cngn_live') ? 'live' : 'test',
-    now,
-    temporaryAccountTtlMs: options.temporaryAccountTtlMs ?? 30 * 60_000,
-    whitelistTimelockMs: options.whitelistTimelockMs ?? 24 * 3_600_000,
-    requireWhitelistedAddress: options.requireWhitelistedAddress ?? false,
-    history: options.history,
-    permissions: { swap: true, fiatDeposit: true, sendCrypto: true, redeem: true, ...options.permissions },
-  });
+  const state = newState(options, apiKey, now);
   const webhooks = new WebhookSender(
     options.webhookUrl,
     webhookSecret,
@@ -160,7 +152,56 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     now,
     log,
   });
+  const { server, baseUrl } = await listen(handle, options, log);
 
+  const keyDir = mkdtempSync(join(tmpdir(), 'cngn-sandbox-'));
+  const privateKeyFile = join(keyDir, 'id_ed25519');
+  writeFileSync(privateKeyFile, privateKey, { mode: 0o600 });
+  log(`sandbox listening on ${baseUrl}`);
+
+  let stopped: Promise<void> | undefined;
+  return {
+    baseUrl,
+    apiKey,
+    encryptionKey,
+    privateKey,
+    privateKeyFile,
+    webhookSecret,
+    ...controls({ state, timeline, faults, webhooks, requests }),
+    stop: () => {
+      stopped ??= (async () => {
+        faults.releaseAll();
+        await timeline.stop();
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+        rmSync(keyDir, { recursive: true, force: true });
+        log('sandbox stopped');
+      })();
+      return stopped;
+    },
+  };
+}
+
+function newState(options: SandboxOptions, apiKey: string, now: () => number): SandboxState {
+  return new SandboxState({
+    mode: apiKey.startsWith('cngn_live') ? 'live' : 'test',
+    now,
+    temporaryAccountTtlMs: options.temporaryAccountTtlMs ?? 30 * 60_000,
+    whitelistTimelockMs: options.whitelistTimelockMs ?? 24 * 3_600_000,
+    requireWhitelistedAddress: options.requireWhitelistedAddress ?? false,
+    history: options.history,
+    permissions: { swap: true, fiatDeposit: true, sendCrypto: true, redeem: true, ...options.permissions },
+  });
+}
+
+/** Serve the pipeline on the port and host asked for (any free port on loopback by default). */
+async function listen(
+  handle: ReturnType<typeof createPipeline>,
+  options: SandboxOptions,
+  log: (line: string) => void,
+): Promise<{ server: Server; baseUrl: string }> {
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       log(`sandbox request failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -176,21 +217,22 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   });
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const baseUrl = `http://${host}:${address.port}`;
+  return { server, baseUrl: `http://${host}:${address.port}` };
+}
 
-  const keyDir = mkdtempSync(join(tmpdir(), 'cngn-sandbox-'));
-  const privateKeyFile = join(keyDir, 'id_ed25519');
-  writeFileSync(privateKeyFile, privateKey, { mode: 0o600 });
-  log(`sandbox listening on ${baseUrl}`);
-
-  let stopped: Promise<void> | undefined;
+/** What tests and demos drive the sandbox with: its request log, injected faults, state and timeline. */
+function controls(parts: {
+  state: SandboxState;
+  timeline: Timeline;
+  faults: Faults;
+  webhooks: WebhookSender;
+  requests: RequestLogEntry[];
+}): Omit<
+  Sandbox,
+  'baseUrl' | 'apiKey' | 'encryptionKey' | 'privateKey' | 'privateKeyFile' | 'webhookSecret' | 'stop'
+> {
+  const { state, timeline, faults, webhooks, requests } = parts;
   return {
-    baseUrl,
-    apiKey,
-    encryptionKey,
-    privateKey,
-    privateKeyFile,
-    webhookSecret,
     setWebhookUrl: (url) => {
       webhooks.url = url;
     },
@@ -234,18 +276,5 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
     latestTemporaryAccount: () => [...state.temporaryAccounts.keys()].at(-1),
     webhookDeliveries: webhooks.deliveries,
-    stop: () => {
-      stopped ??= (async () => {
-        faults.releaseAll();
-        await timeline.stop();
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections();
-        });
-        rmSync(keyDir, { recursive: true, force: true });
-        log('sandbox stopped');
-      })();
-      return stopped;
-    },
   };
 }

@@ -97,15 +97,12 @@ function tryOpen(raw: string, encryptionKey: string): unknown {
 }
 
 export function createPipeline(deps: PipelineDeps) {
-  const { state, timeline, faults, limiter, log } = deps;
+  const { log } = deps;
 
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const method = (req.method ?? 'GET').toUpperCase();
     const url = new URL(req.url ?? '/', 'http://sandbox.local');
-    const entry: RequestLogEntry = { method, path: url.pathname + url.search, status: 0, at: deps.now() };
-    deps.requests.push(entry);
-    // A long-running demo must not grow without bound; tests never get near this.
-    if (deps.requests.length > MAX_LOGGED_REQUESTS) deps.requests.splice(0, MAX_LOGGED_REQUESTS / 10);
+    const entry = recordRequest(deps, method, url);
     const send = (status: number, body: unknown) => {
       entry.status = status;
       log(`${method} ${url.pathname} → ${status}`);
@@ -113,60 +110,23 @@ export function createPipeline(deps: PipelineDeps) {
       res.end(JSON.stringify(body));
     };
 
-    let raw = '';
-    try {
-      raw = await readBody(req);
-    } catch (error) {
-      if (error instanceof BodyTooLarge)
-        return send(413, { status: 413, message: 'Request entity too large' });
+    const raw = await readBody(req).catch((error: unknown) => {
+      if (error instanceof BodyTooLarge) return undefined;
       throw error;
-    }
+    });
+    if (raw === undefined) return send(413, { status: 413, message: 'Request entity too large' });
 
     if (url.pathname.startsWith('/sandbox/')) {
-      if (!isLoopback(req.socket.remoteAddress))
-        return send(403, { error: 'Control routes answer loopback only' });
-      const answer = await handleControl(method, url.pathname, raw, timeline, state);
+      const answer = await controlAnswer(deps, method, url, req, raw);
       return send(answer.status, answer.body);
     }
 
     if (method === 'POST' || method === 'PUT') entry.plainBody = tryOpen(raw, deps.encryptionKey);
 
-    const hold = faults.take(method, url.pathname, 'hold');
-    if (hold?.kind === 'hold') {
-      hold.onArrive();
-      await hold.released;
-    }
-    if (faults.take(method, url.pathname, 'reset')) {
-      entry.status = 0;
-      log(`${method} ${url.pathname} → connection reset (injected)`);
-      req.socket.destroy();
-      return;
-    }
-    const fail = faults.take(method, url.pathname, 'fail');
-    if (fail?.kind === 'fail') {
-      entry.status = fail.status;
-      log(`${method} ${url.pathname} → ${fail.status} (injected)`);
-      res.writeHead(fail.status, { 'content-type': 'application/json; charset=utf-8', ...fail.headers });
-      res.end(JSON.stringify({ status: fail.status, message: fail.message }));
-      return;
-    }
-    const drop = faults.take(method, url.pathname, 'drop') !== undefined;
-
-    let status: number;
-    let body: unknown;
-    try {
-      ({ status, body } = answer(method, url, req, raw));
-    } catch (error) {
-      if (error instanceof SandboxError) {
-        status = error.httpStatus;
-        body = { status: error.bodyStatus, message: error.message };
-      } else {
-        log(`sandbox error on ${method} ${url.pathname}: ${error instanceof Error ? error.message : error}`);
-        status = 500;
-        body = { status: 500, message: 'Internal server error' };
-      }
-    }
-    if (drop) {
+    const faulted = await injectFaults(deps, { method, path: url.pathname, entry, req, res });
+    if (faulted === 'answered') return;
+    const { status, body } = answerOrRefuse(deps, method, url, req, raw);
+    if (faulted === 'drop') {
       // Processed (state changed) but the client never hears back.
       entry.status = 0;
       log(`${method} ${url.pathname} → processed, response dropped (injected)`);
@@ -175,36 +135,125 @@ export function createPipeline(deps: PipelineDeps) {
     }
     send(status, body);
   };
+}
 
-  function answer(
-    method: string,
-    url: URL,
-    req: IncomingMessage,
-    raw: string,
-  ): { status: number; body: unknown } {
-    const authorization = req.headers.authorization;
-    const token = authorization?.replace(/^Bearer\s+/i, '').trim() ?? '';
-    if (!url.pathname.startsWith('/v1/api/')) throw new SandboxError(404, 'Route not found');
-    if (!limiter.allow(token || `ip:${req.socket.remoteAddress}`)) {
-      throw new SandboxError(429, 'Too many requests. Please try again later.');
+/** The control routes (what tests and the workbench drive) answer loopback only. */
+async function controlAnswer(
+  deps: PipelineDeps,
+  method: string,
+  url: URL,
+  req: IncomingMessage,
+  raw: string,
+): Promise<{ status: number; body: unknown }> {
+  if (!isLoopback(req.socket.remoteAddress)) {
+    return { status: 403, body: { error: 'Control routes answer loopback only' } };
+  }
+  return handleControl(method, url.pathname, raw, deps.timeline, deps.state);
+}
+
+/** Record the request for tests to inspect; a long-running demo must not grow the list without bound. */
+function recordRequest(deps: PipelineDeps, method: string, url: URL): RequestLogEntry {
+  const entry: RequestLogEntry = { method, path: url.pathname + url.search, status: 0, at: deps.now() };
+  deps.requests.push(entry);
+  // Tests never get near this.
+  if (deps.requests.length > MAX_LOGGED_REQUESTS) deps.requests.splice(0, MAX_LOGGED_REQUESTS / 10);
+  return entry;
+}
+
+/**
+ * The faults a test injected for this request, in order: held until released, the connection reset,
+ * an injected failure answered. 'answered' when one of these ended the request; 'drop' when it is to
+ * be processed and its answer dropped.
+ */
+async function injectFaults(
+  deps: PipelineDeps,
+  request: {
+    method: string;
+    path: string;
+    entry: RequestLogEntry;
+    req: IncomingMessage;
+    res: ServerResponse;
+  },
+): Promise<'answered' | 'drop' | undefined> {
+  const { faults, log } = deps;
+  const { method, path, entry, req, res } = request;
+  const hold = faults.take(method, path, 'hold');
+  if (hold?.kind === 'hold') {
+    hold.onArrive();
+    await hold.released;
+  }
+  if (faults.take(method, path, 'reset')) {
+    entry.status = 0;
+    log(`${method} ${path} → connection reset (injected)`);
+    req.socket.destroy();
+    return 'answered';
+  }
+  const fail = faults.take(method, path, 'fail');
+  if (fail?.kind === 'fail') {
+    entry.status = fail.status;
+    log(`${method} ${path} → ${fail.status} (injected)`);
+    res.writeHead(fail.status, { 'content-type': 'application/json; charset=utf-8', ...fail.headers });
+    res.end(JSON.stringify({ status: fail.status, message: fail.message }));
+    return 'answered';
+  }
+  return faults.take(method, path, 'drop') !== undefined ? 'drop' : undefined;
+}
+
+/** The service's answer, or the refusal it would give (an unexpected error is a 500). */
+function answerOrRefuse(
+  deps: PipelineDeps,
+  method: string,
+  url: URL,
+  req: IncomingMessage,
+  raw: string,
+): { status: number; body: unknown } {
+  try {
+    return answer(deps, method, url, req, raw);
+  } catch (error) {
+    if (error instanceof SandboxError) {
+      return { status: error.httpStatus, body: { status: error.bodyStatus, message: error.message } };
     }
-    const matched = matchRoute(method, url.pathname);
-    if (!matched) throw new SandboxError(404, 'Route not found');
-    if (!token) throw new SandboxError(400, 'No token provided');
-    if (!/^cngn_(test|live)/.test(token)) throw new SandboxError(400, 'Invalid token prefix');
-    if (token !== deps.apiKey) throw new SandboxError(400, 'Merchant not found');
-    if (!state.ipAllowed) throw new SandboxError(403, 'IP address not whitelisted');
-    // Responses are sealed to the key uploaded for this environment; without one nothing can answer.
-    if (!state.sshKeyUploaded) {
-      throw new SandboxError(400, `No ${state.config.mode === 'live' ? 'Live' : 'Test'} SSH Key found`);
-    }
-    const { route, params } = matched;
-    if (route.permission && !state.permissions[route.permission]) {
-      throw new SandboxError(403, 'Permission denied', false);
-    }
-    const body = route.encrypted ? openBody(raw, deps.encryptionKey) : undefined;
-    const result = route.handle({ state, timeline, params, query: url.searchParams, body });
-    const data = sealResponseData(JSON.stringify(result.data), deps.curvePublic);
-    return { status: 200, body: { status: 200, message: result.message, data } };
+    deps.log(`sandbox error on ${method} ${url.pathname}: ${error instanceof Error ? error.message : error}`);
+    return { status: 500, body: { status: 500, message: 'Internal server error' } };
+  }
+}
+
+function answer(
+  deps: PipelineDeps,
+  method: string,
+  url: URL,
+  req: IncomingMessage,
+  raw: string,
+): { status: number; body: unknown } {
+  const { state, timeline } = deps;
+  const authorization = req.headers.authorization;
+  const token = authorization?.replace(/^Bearer\s+/i, '').trim() ?? '';
+  if (!url.pathname.startsWith('/v1/api/')) throw new SandboxError(404, 'Route not found');
+  if (!deps.limiter.allow(token || `ip:${req.socket.remoteAddress}`)) {
+    throw new SandboxError(429, 'Too many requests. Please try again later.');
+  }
+  const matched = matchRoute(method, url.pathname);
+  if (!matched) throw new SandboxError(404, 'Route not found');
+  checkMerchant(deps, token);
+  const { route, params } = matched;
+  if (route.permission && !state.permissions[route.permission]) {
+    throw new SandboxError(403, 'Permission denied', false);
+  }
+  const body = route.encrypted ? openBody(raw, deps.encryptionKey) : undefined;
+  const result = route.handle({ state, timeline, params, query: url.searchParams, body });
+  const data = sealResponseData(JSON.stringify(result.data), deps.curvePublic);
+  return { status: 200, body: { status: 200, message: result.message, data } };
+}
+
+/** The key, the IP allow-list and the uploaded SSH key, checked in the service's order. */
+function checkMerchant(deps: PipelineDeps, token: string): void {
+  const { state } = deps;
+  if (!token) throw new SandboxError(400, 'No token provided');
+  if (!/^cngn_(test|live)/.test(token)) throw new SandboxError(400, 'Invalid token prefix');
+  if (token !== deps.apiKey) throw new SandboxError(400, 'Merchant not found');
+  if (!state.ipAllowed) throw new SandboxError(403, 'IP address not whitelisted');
+  // Responses are sealed to the key uploaded for this environment; without one nothing can answer.
+  if (!state.sshKeyUploaded) {
+    throw new SandboxError(400, `No ${state.config.mode === 'live' ? 'Live' : 'Test'} SSH Key found`);
   }
 }

@@ -133,13 +133,8 @@ export class GroupCommit {
     failAll: (error: unknown) => void,
   ): Promise<boolean> {
     if (!this.exec) return false;
-    const lines = ['BEGIN IMMEDIATE', OUTCOMES_TABLE, `DELETE FROM ${OUTCOMES}`];
-    for (const [i, { sql, params, then }] of batch.entries.entries()) {
-      const inlined = answersNoRows(sql) ? inlineParameters(sql, params) : undefined;
-      if (inlined === undefined) return false;
-      lines.push(inlined);
-      if (then) lines.push(`INSERT INTO ${OUTCOMES} (i, changed) VALUES (${i}, changes())`);
-    }
+    const lines = scriptOf(batch);
+    if (lines === undefined) return false;
     try {
       await this.exec(script(lines));
     } catch {
@@ -154,21 +149,7 @@ export class GroupCommit {
         changed: number;
       }>;
       const changed = new Map(rows.map((row) => [row.i, row.changed > 0]));
-      // The follow-ups in order, written out where they can be; one that can't is bound on its own.
-      let follow: string[] = [];
-      for (const [i, { then }] of batch.entries.entries()) {
-        for (const [sql, params] of then?.(changed.get(i) === true) ?? []) {
-          const inlined = inlineParameters(sql, params);
-          if (inlined !== undefined) {
-            follow.push(inlined);
-            continue;
-          }
-          if (follow.length > 0) await this.exec(script(follow));
-          follow = [];
-          await this.raw(sql, ...params);
-        }
-      }
-      await this.exec(script([...follow, 'COMMIT']));
+      await this.commitScriptedFollowUps(batch, changed);
       for (const [i, entry] of batch.entries.entries()) {
         settle(entry, { ok: true, rows: entry.then ? changed.get(i) === true : [] });
       }
@@ -177,6 +158,28 @@ export class GroupCommit {
       failAll(error);
     }
     return true;
+  }
+
+  /**
+   * The follow-ups of the scripted batch's conditional writes in order, written out where they can be
+   * (one that can't is bound on its own), then the commit.
+   */
+  private async commitScriptedFollowUps(batch: Batch, changed: Map<number, boolean>): Promise<void> {
+    const exec = this.exec!;
+    let follow: string[] = [];
+    for (const [i, { then }] of batch.entries.entries()) {
+      for (const [sql, params] of then?.(changed.get(i) === true) ?? []) {
+        const inlined = inlineParameters(sql, params);
+        if (inlined !== undefined) {
+          follow.push(inlined);
+          continue;
+        }
+        if (follow.length > 0) await exec(script(follow));
+        follow = [];
+        await this.raw(sql, ...params);
+      }
+    }
+    await exec(script([...follow, 'COMMIT']));
   }
 
   private async runBatch(
@@ -193,8 +196,27 @@ export class GroupCommit {
       failAll(error);
       return;
     }
-    // One at a time, in the order sent (the connection would run them one at a time anyway), so a
-    // failure that ends the whole transaction stops the batch before anything else runs outside it.
+    const outcomes = await this.runEach(batch, failAll);
+    if (outcomes === undefined) return;
+    try {
+      await this.commitFollowUps(batch, outcomes);
+    } catch (error) {
+      await this.rollback();
+      failAll(error);
+      return;
+    }
+    for (const [i, statement] of all.entries()) {
+      settle(statement, outcomes[i] ?? { ok: false, error: new Error('statement was not run') });
+    }
+  }
+
+  /**
+   * The batch's statements inside its open transaction, one at a time in the order sent (the
+   * connection would run them one at a time anyway), so a failure that ends the whole transaction
+   * stops the batch before anything else runs outside it: then every statement is failed, and the
+   * answer is undefined.
+   */
+  private async runEach(batch: Batch, failAll: (error: unknown) => void): Promise<Outcome[] | undefined> {
     const outcomes: Outcome[] = [];
     for (const { sql, params, then } of batch.entries) {
       let outcome = await this.attempt(sql, params);
@@ -211,30 +233,27 @@ export class GroupCommit {
         // each statement committing on its own. Stop here; nothing of the batch was done.
         await this.rollback();
         failAll(outcome.error);
-        return;
+        return undefined;
       }
       outcomes.push(outcome);
     }
-    try {
-      // The follow-ups of each conditional write that ran, before the batch is committed; one that
-      // fails cannot be undone alone, so it fails the whole batch.
-      for (const [i, { then }] of batch.entries.entries()) {
-        const outcome = outcomes[i];
-        if (!then || !outcome?.ok) continue;
-        for (const [sql, params] of then(outcome.rows === true)) {
-          const done = await this.attempt(sql, params);
-          if (!done.ok) throw done.error;
-        }
+    return outcomes;
+  }
+
+  /**
+   * The follow-ups of each conditional write that ran, before the batch is committed, then the commit;
+   * a follow-up that fails cannot be undone alone, so it throws and fails the whole batch.
+   */
+  private async commitFollowUps(batch: Batch, outcomes: Outcome[]): Promise<void> {
+    for (const [i, { then }] of batch.entries.entries()) {
+      const outcome = outcomes[i];
+      if (!then || !outcome?.ok) continue;
+      for (const [sql, params] of then(outcome.rows === true)) {
+        const done = await this.attempt(sql, params);
+        if (!done.ok) throw done.error;
       }
-      await this.raw('COMMIT');
-    } catch (error) {
-      await this.rollback();
-      failAll(error);
-      return;
     }
-    for (const [i, statement] of all.entries()) {
-      settle(statement, outcomes[i] ?? { ok: false, error: new Error('statement was not run') });
-    }
+    await this.raw('COMMIT');
   }
 
   private attempt(sql: string, params: unknown[]): Promise<Outcome> {
@@ -252,6 +271,21 @@ export class GroupCommit {
       .then(() => this.raw('ROLLBACK'))
       .catch(() => undefined);
   }
+}
+
+/**
+ * The first script of a scripted batch: its statements written out, each conditional write followed by
+ * the row that records whether it changed one; undefined when a statement cannot be written out.
+ */
+function scriptOf(batch: Batch): string[] | undefined {
+  const lines = ['BEGIN IMMEDIATE', OUTCOMES_TABLE, `DELETE FROM ${OUTCOMES}`];
+  for (const [i, { sql, params, then }] of batch.entries.entries()) {
+    const inlined = answersNoRows(sql) ? inlineParameters(sql, params) : undefined;
+    if (inlined === undefined) return undefined;
+    lines.push(inlined);
+    if (then) lines.push(`INSERT INTO ${OUTCOMES} (i, changed) VALUES (${i}, changes())`);
+  }
+  return lines;
 }
 
 /**

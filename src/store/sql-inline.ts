@@ -6,25 +6,29 @@
 /** The SQL literal for a bound value, as node-sqlite3 would bind it; undefined when there is none. */
 export function sqlLiteral(value: unknown): string | undefined {
   if (value === null || value === undefined) return 'NULL';
-  if (typeof value === 'string') {
-    // Inside '…' only a quote is special (doubled); a NUL would end the script's text, so such text
-    // goes as its UTF-8 bytes, cast back to text.
-    if (value.includes('\u0000')) return `CAST(X'${Buffer.from(value, 'utf8').toString('hex')}' AS TEXT)`;
-    return `'${value.replaceAll("'", "''")}'`;
-  }
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) return undefined;
-    // node-sqlite3 binds a 32-bit integer as an integer and any other number as a double. A whole
-    // number SQLite reads back exactly as a double (`123.0`); a fraction's decimal text it need not
-    // (its conversion is not always correctly rounded), so a fraction is bound instead.
-    if (!Number.isInteger(value) || Math.abs(value) > Number.MAX_SAFE_INTEGER) return undefined;
-    const text = value >= -2_147_483_648 && value <= 2_147_483_647 ? String(value) : value.toFixed(1);
-    // In brackets when negative: after a '-' in the statement (`n -?`) a bare `-5` would open a comment.
-    return value < 0 || Object.is(value, -0) ? `(${text})` : text;
-  }
+  if (typeof value === 'string') return textLiteral(value);
+  if (typeof value === 'number') return numberLiteral(value);
   if (typeof value === 'boolean') return value ? '1' : '0';
   if (Buffer.isBuffer(value)) return `X'${value.toString('hex')}'`;
   return undefined;
+}
+
+function textLiteral(value: string): string {
+  // Inside '…' only a quote is special (doubled); a NUL would end the script's text, so such text
+  // goes as its UTF-8 bytes, cast back to text.
+  if (value.includes('\u0000')) return `CAST(X'${Buffer.from(value, 'utf8').toString('hex')}' AS TEXT)`;
+  return `'${value.replaceAll("'", "''")}'`;
+}
+
+function numberLiteral(value: number): string | undefined {
+  if (!Number.isFinite(value)) return undefined;
+  // node-sqlite3 binds a 32-bit integer as an integer and any other number as a double. A whole
+  // number SQLite reads back exactly as a double (`123.0`); a fraction's decimal text it need not
+  // (its conversion is not always correctly rounded), so a fraction is bound instead.
+  if (!Number.isInteger(value) || Math.abs(value) > Number.MAX_SAFE_INTEGER) return undefined;
+  const text = value >= -2_147_483_648 && value <= 2_147_483_647 ? String(value) : value.toFixed(1);
+  // In brackets when negative: after a '-' in the statement (`n -?`) a bare `-5` would open a comment.
+  return value < 0 || Object.is(value, -0) ? `(${text})` : text;
 }
 
 /**
@@ -40,36 +44,55 @@ export function inlineParameters(sql: string, params: unknown[]): string | undef
     const at = match.index;
     const c = match[0];
     let end: number; // where scanning resumes
-    if (c === "'" || c === '"' || c === '`' || c === '[') {
-      // A quote inside is doubled (''): the scan simply resumes after the closing one.
-      const close = sql.indexOf(c === '[' ? ']' : c, at + 1);
-      if (close < 0) return undefined;
-      end = close + 1;
-    } else if (c === '--') {
-      const close = sql.indexOf('\n', at);
-      end = close < 0 ? sql.length : close;
-    } else if (c === '/*') {
-      const close = sql.indexOf('*/', at + 2);
-      if (close < 0) return undefined;
-      end = close + 2;
-    } else if (c === '?') {
-      end = at + 1;
-      while (end < sql.length && sql.charCodeAt(end) >= 48 && sql.charCodeAt(end) <= 57) end++;
+    if (c === '?') {
+      end = parameterEnd(sql, at);
       // A bare '?' takes the number after the largest one assigned so far (as SQLite numbers them).
       const index = end > at + 1 ? Number(sql.slice(at + 1, end)) : highest + 1;
-      if (index < 1 || index > params.length) return undefined;
-      highest = Math.max(highest, index);
-      const literal = sqlLiteral(params[index - 1]);
+      const literal = parameterLiteral(params, index);
       if (literal === undefined) return undefined;
+      highest = Math.max(highest, index);
       out += sql.slice(copied, at) + literal;
       copied = end;
-    } else if (/[A-Za-z0-9_$\u0080-\uffff]/.test(sql[at + 1] ?? '')) {
-      return undefined; // a named parameter (:name, @name, $name, $1): bound by name, not by place
     } else {
-      end = at + 1;
+      end = skippedEnd(sql, c, at);
+      if (end < 0) return undefined;
     }
     special.lastIndex = end;
   }
   out += sql.slice(copied);
   return highest === params.length ? out : undefined;
+}
+
+/** Where the digits of `?NNN` that starts at `at` end (just after the `?` when it is bare). */
+function parameterEnd(sql: string, at: number): number {
+  let end = at + 1;
+  while (end < sql.length && sql.charCodeAt(end) >= 48 && sql.charCodeAt(end) <= 57) end++;
+  return end;
+}
+
+/** The literal of the `index`th parameter (from 1); undefined when there is no such parameter or literal. */
+function parameterLiteral(params: unknown[], index: number): string | undefined {
+  return index < 1 || index > params.length ? undefined : sqlLiteral(params[index - 1]);
+}
+
+/**
+ * Where the scan resumes after the quoted text, comment or other special character `c` at `at`; -1
+ * when the statement cannot be written out (a quote or comment left open, a named parameter).
+ */
+function skippedEnd(sql: string, c: string, at: number): number {
+  if (c === "'" || c === '"' || c === '`' || c === '[') {
+    // A quote inside is doubled (''): the scan simply resumes after the closing one.
+    const close = sql.indexOf(c === '[' ? ']' : c, at + 1);
+    return close < 0 ? -1 : close + 1;
+  }
+  if (c === '--') {
+    const close = sql.indexOf('\n', at);
+    return close < 0 ? sql.length : close;
+  }
+  if (c === '/*') {
+    const close = sql.indexOf('*/', at + 2);
+    return close < 0 ? -1 : close + 2;
+  }
+  // A named parameter (:name, @name, $name, $1) is bound by name, not by place.
+  return /[A-Za-z0-9_$\u0080-\uffff]/.test(sql[at + 1] ?? '') ? -1 : at + 1;
 }

@@ -136,11 +136,22 @@ export class Deliverer {
   }
 
   private async scan(): Promise<void> {
-    const { outbox } = this.options;
-    // Digests recorded earlier (by a process that died, or a retry): finished as recorded, and their
-    // events are not taken again one by one.
+    const carried = await this.carryOpenDigests();
+    const fresh = await this.freshEntries(carried);
+    fresh.sort((a, b) => a.seq - b.seq);
+    for (const channel of this.queueFresh(fresh)) {
+      this.channels.sort(channel);
+      this.startWorker(channel);
+    }
+  }
+
+  /**
+   * Digests recorded earlier (by a process that died, or a retry) are finished as recorded; the ids of
+   * their events are answered, so those are not taken again one by one.
+   */
+  private async carryOpenDigests(): Promise<Set<string>> {
     const carried = new Set<string>();
-    for (const record of await outbox.openDigests()) {
+    for (const record of await this.options.outbox.openDigests()) {
       for (const id of record.entryIds) carried.add(id);
       if (this.channels.hasDigest(record.id) || this.stopped) continue;
       if (!this.digest) {
@@ -151,9 +162,14 @@ export class Deliverer {
       this.channels.addDigest(channel, record);
       this.startWorker(channel);
     }
-    const ids = await outbox.pendingIds();
+    return carried;
+  }
+
+  /** The pending entries not queued nor carried by a digest; finished ones leave the pending list. */
+  private async freshEntries(carried: Set<string>): Promise<OutboxEntry[]> {
+    const { outbox } = this.options;
     const fresh: OutboxEntry[] = [];
-    for (const id of ids) {
+    for (const id of await outbox.pendingIds()) {
       if (this.channels.has(id) || carried.has(id) || this.stopped) continue;
       const entry = await outbox.get(id);
       if (!entry) continue; // index written, entry not yet (or a crash between the two): skipped
@@ -163,25 +179,29 @@ export class Deliverer {
       }
       fresh.push(entry);
     }
-    fresh.sort((a, b) => a.seq - b.seq);
+    return fresh;
+  }
+
+  /** Queue each fresh entry on its channel; answers the channels that were given any. */
+  private queueFresh(fresh: OutboxEntry[]): Set<string> {
     const touched = new Set<string>();
     for (const entry of fresh) {
       if (this.channels.has(entry.id)) continue;
       const channel = this.policy.reroutedTo(entry.id) ?? this.options.route(entry);
       if (!channel) {
-        if (!this.warnedNoChannel) {
-          this.log.warn('webhook alerts are kept in the outbox: no alerts channel is configured');
-          this.warnedNoChannel = true;
-        }
+        this.warnNoChannel();
         continue;
       }
       this.channels.add(channel, entry);
       touched.add(channel);
     }
-    for (const channel of touched) {
-      this.channels.sort(channel);
-      this.startWorker(channel);
-    }
+    return touched;
+  }
+
+  private warnNoChannel(): void {
+    if (this.warnedNoChannel) return;
+    this.log.warn('webhook alerts are kept in the outbox: no alerts channel is configured');
+    this.warnedNoChannel = true;
   }
 
   private startWorker(channel: string): void {
@@ -205,36 +225,47 @@ export class Deliverer {
         if (work.queue.length === 0 && work.digests.length === 0) break;
         continue;
       }
-      const id = step.kind === 'single' ? step.entry.id : step.record.id;
-      let outcome: DeliveryOutcome;
-      try {
-        outcome =
-          step.kind === 'single'
-            ? await this.deliver(step.entry, channel)
-            : await this.deliverDigest(step.record, channel);
-      } catch (error) {
-        this.log.error(`outbox ${step.kind} ${id} could not be delivered: ${describe(error)}`);
-        if (step.kind === 'digest') await this.options.outbox.releaseDigest(id).catch(() => undefined);
-        outcome = this.policy.retryLater(id);
-      }
-      if (outcome.kind === 'retry') {
-        if (outcome.channel) {
-          // Moved to the fallback channel (see PostPolicy): that channel's worker takes it.
-          this.channels.forget(channel, step);
-          this.kick();
-          continue;
-        }
-        await this.sleep(outcome.delayMs);
-        continue;
-      }
-      this.channels.forget(channel, step);
-      if (outcome.kind === 'done' || outcome.kind === 'give-up') unblocked = true;
+      const outcome = await this.deliverStep(step, channel);
+      if (await this.afterOutcome(channel, step, outcome)) unblocked = true;
     }
     // Synchronously with the loop's end, so a scan never queues into a queue nobody works on.
     this.channels.close(channel);
     this.workers.delete(channel);
     // A delivered entry may unblock successors queued elsewhere; blocked ones are re-read on a scan.
     if (unblocked) this.kick();
+  }
+
+  /**
+   * A step's outcome on the channel's queue: retried after its delay, or handed to the fallback
+   * channel, or done with. Answers whether it was delivered or given up (which may unblock others).
+   */
+  private async afterOutcome(channel: string, step: Step, outcome: DeliveryOutcome): Promise<boolean> {
+    if (outcome.kind === 'retry') {
+      if (outcome.channel) {
+        // Moved to the fallback channel (see PostPolicy): that channel's worker takes it.
+        this.channels.forget(channel, step);
+        this.kick();
+      } else {
+        await this.sleep(outcome.delayMs);
+      }
+      return false;
+    }
+    this.channels.forget(channel, step);
+    return outcome.kind === 'done' || outcome.kind === 'give-up';
+  }
+
+  /** Deliver one step; one that throws is retried later (a digest's claim released first). */
+  private async deliverStep(step: Step, channel: string): Promise<DeliveryOutcome> {
+    const id = step.kind === 'single' ? step.entry.id : step.record.id;
+    try {
+      return step.kind === 'single'
+        ? await this.deliver(step.entry, channel)
+        : await this.deliverDigest(step.record, channel);
+    } catch (error) {
+      this.log.error(`outbox ${step.kind} ${id} could not be delivered: ${describe(error)}`);
+      if (step.kind === 'digest') await this.options.outbox.releaseDigest(id).catch(() => undefined);
+      return this.policy.retryLater(id);
+    }
   }
 
   /** The channel's next step (see digest-plan.ts); a new digest is recorded before it is posted. */
@@ -257,19 +288,9 @@ export class Deliverer {
    */
   private async planDigest(channel: string, work: ChannelWork): Promise<Step | undefined> {
     const { outbox } = this.options;
-    const predecessorWaits = new Map<string, boolean>();
-    let candidates = pickCandidates(work.queue, this.digestMaxEvents, predecessorWaits);
-    while (candidates.unknown.length > 0) {
-      const previous = await Promise.all(candidates.unknown.map((id) => outbox.get(id)));
-      for (const [i, id] of candidates.unknown.entries()) {
-        const entry = previous[i];
-        predecessorWaits.set(id, entry !== undefined && this.mustWaitFor(entry));
-      }
-      candidates = pickCandidates(work.queue, this.digestMaxEvents, predecessorWaits);
-    }
+    const candidates = await this.candidatesFor(work);
     // Waits for another channel; found again on a later scan.
     for (const entry of candidates.waiting) this.channels.drop(channel, entry.id);
-    let changed = candidates.waiting.length > 0;
     const { entries } = candidates;
     // Claimed and read back all at once: on SQLite, a hundred round trips one after another add up.
     const claimed = await Promise.all(entries.map((e) => outbox.claim(e.id, this.owner, this.leaseMs)));
@@ -277,19 +298,8 @@ export class Deliverer {
       entries.map((e, i) => (claimed[i] ? outbox.get(e.id) : Promise.resolve(undefined))),
     );
     const { verdicts, chosen } = sortClaimed(entries, claimed, currents);
-    for (const [i, verdict] of verdicts.entries()) {
-      const { id } = entries[i]!;
-      if (verdict === 'finished') {
-        await outbox.release(id);
-        await outbox.dropPending(id);
-      } else if (verdict === 'behind') {
-        await outbox.release(id);
-      }
-      if (verdict === 'taken' || verdict === 'finished') {
-        this.channels.drop(channel, id);
-        changed = true;
-      }
-    }
+    const dropped = await this.settleUnchosen(channel, entries, verdicts);
+    const changed = candidates.waiting.length > 0 || dropped;
     const plan = planDigest({
       channel,
       chosen,
@@ -307,6 +317,48 @@ export class Deliverer {
     this.channels.startedPart(channel, plan.record.part);
     this.channels.addDigest(channel, plan.record);
     return { kind: 'digest', record: plan.record };
+  }
+
+  /** The entries that can go in one digest, once whether each one's predecessor must be waited for is known. */
+  private async candidatesFor(work: ChannelWork): Promise<ReturnType<typeof pickCandidates>> {
+    const predecessorWaits = new Map<string, boolean>();
+    let candidates = pickCandidates(work.queue, this.digestMaxEvents, predecessorWaits);
+    while (candidates.unknown.length > 0) {
+      const previous = await Promise.all(candidates.unknown.map((id) => this.options.outbox.get(id)));
+      for (const [i, id] of candidates.unknown.entries()) {
+        const entry = previous[i];
+        predecessorWaits.set(id, entry !== undefined && this.mustWaitFor(entry));
+      }
+      candidates = pickCandidates(work.queue, this.digestMaxEvents, predecessorWaits);
+    }
+    return candidates;
+  }
+
+  /**
+   * Release the claimed entries the digest does not take; finished ones leave the pending list, and
+   * taken or finished ones the channel's queue. Answers whether any left the queue.
+   */
+  private async settleUnchosen(
+    channel: string,
+    entries: ReadonlyArray<{ id: string }>,
+    verdicts: ReturnType<typeof sortClaimed>['verdicts'],
+  ): Promise<boolean> {
+    const { outbox } = this.options;
+    let changed = false;
+    for (const [i, verdict] of verdicts.entries()) {
+      const { id } = entries[i]!;
+      if (verdict === 'finished') {
+        await outbox.release(id);
+        await outbox.dropPending(id);
+      } else if (verdict === 'behind') {
+        await outbox.release(id);
+      }
+      if (verdict === 'taken' || verdict === 'finished') {
+        this.channels.drop(channel, id);
+        changed = true;
+      }
+    }
+    return changed;
   }
 
   private async deliver(entry: OutboxEntry, channel: string): Promise<DeliveryOutcome> {

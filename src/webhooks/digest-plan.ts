@@ -68,19 +68,35 @@ export function pickCandidates(
   for (const entry of queue) {
     if (entries.length >= max) break;
     if (entry.threadOf || needsPerson(entry)) continue;
-    if (entry.after && !taken.has(entry.after)) {
-      if (inQueue.has(entry.after)) continue;
-      const waits = predecessorWaits.get(entry.after);
-      if (waits === undefined) unknown.push(entry.after);
-      if (waits) {
-        waiting.push(entry);
-        continue;
-      }
+    const held = heldBy(entry, taken, inQueue, predecessorWaits, unknown);
+    if (held === 'queue') continue;
+    if (held === 'elsewhere') {
+      waiting.push(entry);
+      continue;
     }
     entries.push(entry);
     taken.add(entry.id);
   }
   return { entries, waiting, unknown };
+}
+
+/**
+ * What holds `entry` back: its predecessor in this queue, not taken ('queue'), or one elsewhere that
+ * still holds its successors ('elsewhere'); undefined when nothing does. A predecessor elsewhere not in
+ * `predecessorWaits` holds nothing for now, and is added to `unknown`.
+ */
+function heldBy(
+  entry: OutboxEntry,
+  taken: ReadonlySet<string>,
+  inQueue: ReadonlySet<string>,
+  predecessorWaits: ReadonlyMap<string, boolean>,
+  unknown: string[],
+): 'queue' | 'elsewhere' | undefined {
+  if (!entry.after || taken.has(entry.after)) return undefined;
+  if (inQueue.has(entry.after)) return 'queue';
+  const waits = predecessorWaits.get(entry.after);
+  if (waits === undefined) unknown.push(entry.after);
+  return waits ? 'elsewhere' : undefined;
 }
 
 /** What becomes of a candidate once its claim was tried and the entry read again. */

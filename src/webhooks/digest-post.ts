@@ -31,19 +31,9 @@ export async function postDigest(
   record: DigestRecord,
   channel: string,
 ): Promise<DeliveryOutcome> {
-  const { outbox, sink, render } = post;
-  if (!(await outbox.claimDigest(record.id, post.owner, post.leaseMs))) return { kind: 'skip' };
-  let current = await outbox.getDigest(record.id);
-  if (!current) {
-    await outbox.closeDigest(record.id);
-    return { kind: 'skip' };
-  }
-  if (current.channel !== channel) {
-    // Handed to the fallback channel: it starts again there, with a placeholder of its own.
-    current = { ...current, channel };
-    await outbox.saveDigest(current);
-    current = (await outbox.getDigest(record.id)) ?? current;
-  }
+  const { outbox } = post;
+  let current = await claimCurrent(post, record, channel);
+  if (!current) return { kind: 'skip' };
   const entries = (await Promise.all(current.entryIds.map((id) => outbox.get(id)))).filter(
     (e): e is OutboxEntry => e !== undefined,
   );
@@ -60,29 +50,68 @@ export async function postDigest(
     more: current.more,
   };
   if (!current.filledAt) {
-    if (!current.ts) {
-      const placeholder = render.placeholder(input);
-      const posted = await sink.post({ channel, text: placeholder.text, blocks: placeholder.blocks });
-      if (!posted.ok) return failed(post, current, open, channel, posted.failure);
-      if (!posted.ts) throw new Error('Slack accepted the digest placeholder without a ts');
-      current = { ...current, ts: await outbox.recordDigestTs(current, posted.ts) };
-    }
-    const message = render.message(input);
-    const ts = current.ts;
-    if (!ts) throw new Error('the digest has no placeholder to fill in');
-    const filled = await sink.update(
-      post.textOnly
-        ? { channel, ts, text: blocksAsText(message), blocks: [] }
-        : { channel, ts, text: message.text, blocks: message.blocks },
-    );
-    if (!filled.ok) return failed(post, current, open, channel, filled.failure);
-    current = { ...current, filledAt: new Date().toISOString() };
-    await outbox.saveDigest(current);
+    const filledIn = await fillIn(post, current, open, channel, input);
+    if ('kind' in filledIn) return filledIn;
+    current = filledIn;
   }
   const filled = current;
   await Promise.all(open.map((entry) => outbox.markDelivered(entry, filled.ts, channel, filled)));
   await outbox.closeDigest(current.id);
   return { kind: 'done', posted: open.length };
+}
+
+/** The digest claimed and read again, moved to `channel` if it was handed there; undefined when it is gone. */
+async function claimCurrent(
+  post: DigestPost,
+  record: DigestRecord,
+  channel: string,
+): Promise<DigestRecord | undefined> {
+  const { outbox } = post;
+  if (!(await outbox.claimDigest(record.id, post.owner, post.leaseMs))) return undefined;
+  const current = await outbox.getDigest(record.id);
+  if (!current) {
+    await outbox.closeDigest(record.id);
+    return undefined;
+  }
+  if (current.channel === channel) return current;
+  // Handed to the fallback channel: it starts again there, with a placeholder of its own.
+  const moved = { ...current, channel };
+  await outbox.saveDigest(moved);
+  return (await outbox.getDigest(record.id)) ?? moved;
+}
+
+/**
+ * Post the placeholder (unless it was posted before), then fill it in with the events; answers the
+ * record as filled, or the outcome of a call Slack refused.
+ */
+async function fillIn(
+  post: DigestPost,
+  record: DigestRecord,
+  open: OutboxEntry[],
+  channel: string,
+  input: DigestInput,
+): Promise<DigestRecord | DeliveryOutcome> {
+  const { outbox, sink, render } = post;
+  let current = record;
+  if (!current.ts) {
+    const placeholder = render.placeholder(input);
+    const posted = await sink.post({ channel, text: placeholder.text, blocks: placeholder.blocks });
+    if (!posted.ok) return failed(post, current, open, channel, posted.failure);
+    if (!posted.ts) throw new Error('Slack accepted the digest placeholder without a ts');
+    current = { ...current, ts: await outbox.recordDigestTs(current, posted.ts) };
+  }
+  const message = render.message(input);
+  const ts = current.ts;
+  if (!ts) throw new Error('the digest has no placeholder to fill in');
+  const filled = await sink.update(
+    post.textOnly
+      ? { channel, ts, text: blocksAsText(message), blocks: [] }
+      : { channel, ts, text: message.text, blocks: message.blocks },
+  );
+  if (!filled.ok) return failed(post, current, open, channel, filled.failure);
+  current = { ...current, filledAt: new Date().toISOString() };
+  await outbox.saveDigest(current);
+  return current;
 }
 
 async function failed(

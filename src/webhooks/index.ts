@@ -146,32 +146,8 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
   const log = options.log ?? silentLogger;
   const retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
   const outbox = new Outbox(options.store, retentionMs);
-  const routes =
-    typeof options.alertRoutes === 'string'
-      ? parseAlertRoutes(options.alertRoutes)
-      : (options.alertRoutes ?? []);
-  const byKind = alertRouter(options.alertsChannel, routes);
-  const deliverer = options.sink
-    ? new Deliverer({
-        outbox,
-        store: options.store,
-        sink: options.sink,
-        render: options.render,
-        route: options.route ?? ((entry) => byKind(entry.event.event)),
-        fallbackChannel: options.alertsChannel,
-        bankName: options.bankName,
-        log,
-        ...(options.slackHalted ? { halted: options.slackHalted } : {}),
-        ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
-        ...(options.rescanMs ? { rescanMs: options.rescanMs } : {}),
-        ...(options.maxBackoffMs ? { maxBackoffMs: options.maxBackoffMs } : {}),
-        ...(options.sleep ? { sleep: options.sleep } : {}),
-        ...(options.maxAttempts ? { maxAttempts: options.maxAttempts } : {}),
-        digest: options.renderDigest,
-        ...(options.digestAbove !== undefined ? { digestAbove: options.digestAbove } : {}),
-        ...(options.digestMaxEvents ? { digestMaxEvents: options.digestMaxEvents } : {}),
-      })
-    : undefined;
+  const byKind = alertRouter(options.alertsChannel, alertRoutes(options.alertRoutes));
+  const deliverer = options.sink ? newDeliverer(options, options.sink, outbox, byKind, log) : undefined;
   const deadLetters = options.sink
     ? new DeadLetterDesk({
         outbox,
@@ -193,36 +169,11 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     retentionMs,
   });
   const reconciler = options.transactions
-    ? new Reconciler({
-        source: options.transactions,
-        pipeline,
-        store: options.store,
-        environment: options.environment,
-        keyId: options.keyId,
-        log,
-        retentionMs,
-        ...(options.reconcileIntervalMs ? { intervalMs: options.reconcileIntervalMs } : {}),
-        ...(options.reconcileGraceMs !== undefined ? { graceMs: options.reconcileGraceMs } : {}),
-      })
+    ? newReconciler(options, options.transactions, pipeline, retentionMs, log)
     : undefined;
   const warnings = new RepeatedWarnings(log);
-  const route = webhookRoute({
-    secret: options.secret,
-    previousSecret: options.previousSecret,
-    pipeline,
-    openSealed: options.openSealed,
-    log,
-    warnings,
-    onResult: options.onIntake,
-    ...(options.bodyLimitBytes ? { bodyLimitBytes: options.bodyLimitBytes } : {}),
-    ...(options.storeTimeoutMs ? { storeTimeoutMs: options.storeTimeoutMs } : {}),
-  });
-  if (!options.secret) log.warn('CNGN_WEBHOOK_SECRET is not set: webhook deliveries will be refused');
-  if (options.secret && options.previousSecret) {
-    log.info(
-      'CNGN_WEBHOOK_SECRET_PREVIOUS is set: deliveries signed with the previous webhook secret are accepted too; remove it once none arrive',
-    );
-  }
+  const route = newRoute(options, pipeline, warnings, log);
+  warnAboutSecrets(options, log);
   return {
     route,
     placements: (references) => alertPlacements(outbox, references),
@@ -245,6 +196,89 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       warnings.flush();
     },
   };
+}
+
+/** CNGN_ALERT_ROUTES parsed (a bad value throws, sink or not). */
+function alertRoutes(routes: WebhooksOptions['alertRoutes']): AlertRoute[] {
+  return typeof routes === 'string' ? parseAlertRoutes(routes) : (routes ?? []);
+}
+
+/** The deliverer, routing each alert by its kind unless `options.route` replaces that. */
+function newDeliverer(
+  options: WebhooksOptions,
+  sink: AlertSink,
+  outbox: Outbox,
+  byKind: (event: string) => string | undefined,
+  log: Logger,
+): Deliverer {
+  return new Deliverer({
+    outbox,
+    store: options.store,
+    sink,
+    render: options.render,
+    route: options.route ?? ((entry) => byKind(entry.event.event)),
+    fallbackChannel: options.alertsChannel,
+    bankName: options.bankName,
+    log,
+    ...(options.slackHalted ? { halted: options.slackHalted } : {}),
+    ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
+    ...(options.rescanMs ? { rescanMs: options.rescanMs } : {}),
+    ...(options.maxBackoffMs ? { maxBackoffMs: options.maxBackoffMs } : {}),
+    ...(options.sleep ? { sleep: options.sleep } : {}),
+    ...(options.maxAttempts ? { maxAttempts: options.maxAttempts } : {}),
+    digest: options.renderDigest,
+    ...(options.digestAbove !== undefined ? { digestAbove: options.digestAbove } : {}),
+    ...(options.digestMaxEvents ? { digestMaxEvents: options.digestMaxEvents } : {}),
+  });
+}
+
+function newReconciler(
+  options: WebhooksOptions,
+  source: TransactionSource,
+  pipeline: WebhookPipeline,
+  retentionMs: number,
+  log: Logger,
+): Reconciler {
+  return new Reconciler({
+    source,
+    pipeline,
+    store: options.store,
+    environment: options.environment,
+    keyId: options.keyId,
+    log,
+    retentionMs,
+    ...(options.reconcileIntervalMs ? { intervalMs: options.reconcileIntervalMs } : {}),
+    ...(options.reconcileGraceMs !== undefined ? { graceMs: options.reconcileGraceMs } : {}),
+  });
+}
+
+function newRoute(
+  options: WebhooksOptions,
+  pipeline: WebhookPipeline,
+  warnings: RepeatedWarnings,
+  log: Logger,
+): WebhookRoute {
+  return webhookRoute({
+    secret: options.secret,
+    previousSecret: options.previousSecret,
+    pipeline,
+    openSealed: options.openSealed,
+    log,
+    warnings,
+    onResult: options.onIntake,
+    ...(options.bodyLimitBytes ? { bodyLimitBytes: options.bodyLimitBytes } : {}),
+    ...(options.storeTimeoutMs ? { storeTimeoutMs: options.storeTimeoutMs } : {}),
+  });
+}
+
+/** At start-up: deliveries will be refused, or the previous secret is still accepted. */
+function warnAboutSecrets(options: WebhooksOptions, log: Logger): void {
+  if (!options.secret) log.warn('CNGN_WEBHOOK_SECRET is not set: webhook deliveries will be refused');
+  if (options.secret && options.previousSecret) {
+    log.info(
+      'CNGN_WEBHOOK_SECRET_PREVIOUS is set: deliveries signed with the previous webhook secret are accepted too; remove it once none arrive',
+    );
+  }
 }
 
 async function alertPlacements(

@@ -65,7 +65,7 @@ export function webhookRoute(options: IntakeOptions): WebhookRoute {
       receive(req, res, options, warnings)
         .catch((error: unknown): IntakeResult => {
           // Storage failed: say so (5xx). The service will not retry; the reconciler is the safety net.
-          log.error(`webhook could not be stored: ${error instanceof Error ? error.message : String(error)}`);
+          log.error(`webhook could not be stored: ${messageOf(error)}`);
           answer(res, 500, { ok: false, error: 'could not store the event' });
           return 'error';
         })
@@ -88,14 +88,8 @@ async function receive(
 ): Promise<IntakeResult> {
   const log = options.log ?? silentLogger;
   const limit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
-  if (!options.secret) {
-    refuse(req, res, 401, 'webhooks are refused: no signing secret is configured');
-    return 'no-secret';
-  }
-  if (!req.headers['x-cngn-signature']) {
-    refuse(req, res, 401, 'missing X-cNGN-Signature');
-    return 'unsigned';
-  }
+  const unverifiable = refuseUnverifiable(req, res, options);
+  if (unverifiable) return unverifiable;
   const declared = Number(req.headers['content-length']);
   const raw = Number.isFinite(declared) && declared > limit ? 'too-large' : await readLimited(req, limit);
   if (raw === 'too-large') {
@@ -147,7 +141,7 @@ async function receive(
     // The store is down or hung: say so in time. The service never retries; the reconciler reads
     // the transaction list and posts what was missed once the store is back.
     logAbout().error(
-      `webhook ${read.event.event} could not be stored (${error instanceof Error ? error.message : String(error)}); the reconciler will find it in the transaction list later`,
+      `webhook ${read.event.event} could not be stored (${messageOf(error)}); the reconciler will find it in the transaction list later`,
     );
     answer(res, 503, { ok: false, error: 'could not store the event; try again later' });
     return 'store-unavailable';
@@ -156,6 +150,25 @@ async function receive(
   if (options.previousSecret) logVerifiedBy(logAbout(), read.event.event, verifiedBy);
   return result === 'duplicate' ? 'duplicate' : 'accepted';
 }
+
+/** Refused before the body is read: no secret to verify it with, or no signature to verify. */
+function refuseUnverifiable(
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: IntakeOptions,
+): 'no-secret' | 'unsigned' | undefined {
+  if (!options.secret) {
+    refuse(req, res, 401, 'webhooks are refused: no signing secret is configured');
+    return 'no-secret';
+  }
+  if (!req.headers['x-cngn-signature']) {
+    refuse(req, res, 401, 'missing X-cNGN-Signature');
+    return 'unsigned';
+  }
+  return undefined;
+}
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /**
  * While a previous secret is set, each stored delivery says which secret verified it (`verifiedBy`:

@@ -72,27 +72,30 @@ export class Outbox {
    * them goes into the entry.
    */
   async enqueue(draft: OutboxDraft, alongside: StoreWrite[] = [], along?: ReadAlong): Promise<boolean> {
-    const write = async () => {
-      const keys = [...(draft.orderKey ? [tailKey(draft.orderKey)] : []), ...(along?.keys ?? [])];
-      const values = keys.length > 0 ? await this.store.getMany<unknown>(keys) : [];
-      const after = draft.orderKey ? (values[0] as string | undefined) : undefined;
-      const completed = along ? along.complete(values.slice(draft.orderKey ? 1 : 0)) : {};
-      counter = (counter + 1) % 1000;
-      const entry: OutboxEntry = {
-        ...draft,
-        ...completed,
-        seq: this.now() * 1000 + counter,
-        enqueuedAt: new Date(this.now()).toISOString(),
-        ...(after && after !== draft.id ? { after } : {}),
-      };
-      const writes: StoreWrite[] = [{ kind: 'addToSet', set: pendingSet(draft.id), member: draft.id }];
-      if (draft.orderKey) {
-        writes.push({ kind: 'set', key: tailKey(draft.orderKey), value: draft.id, ttlMs: this.retentionMs });
-      }
-      return this.store.claimAndWrite({ key: entryKey(draft.id), value: entry }, [...writes, ...alongside]);
-    };
+    const write = () => this.writeEntry(draft, alongside, along);
     // One reference's entries are chained under its lock so the chain has no forks.
     return draft.orderKey ? this.store.withLock(`webhooks:outbox:order:${draft.orderKey}`, write) : write();
+  }
+
+  /** enqueue's atomic step: the chain's tail and `along` read, then the entry and its indexes written. */
+  private async writeEntry(draft: OutboxDraft, alongside: StoreWrite[], along?: ReadAlong): Promise<boolean> {
+    const keys = [...(draft.orderKey ? [tailKey(draft.orderKey)] : []), ...(along?.keys ?? [])];
+    const values = keys.length > 0 ? await this.store.getMany<unknown>(keys) : [];
+    const after = draft.orderKey ? (values[0] as string | undefined) : undefined;
+    const completed = along ? along.complete(values.slice(draft.orderKey ? 1 : 0)) : {};
+    counter = (counter + 1) % 1000;
+    const entry: OutboxEntry = {
+      ...draft,
+      ...completed,
+      seq: this.now() * 1000 + counter,
+      enqueuedAt: new Date(this.now()).toISOString(),
+      ...(after && after !== draft.id ? { after } : {}),
+    };
+    const writes: StoreWrite[] = [{ kind: 'addToSet', set: pendingSet(draft.id), member: draft.id }];
+    if (draft.orderKey) {
+      writes.push({ kind: 'set', key: tailKey(draft.orderKey), value: draft.id, ttlMs: this.retentionMs });
+    }
+    return this.store.claimAndWrite({ key: entryKey(draft.id), value: entry }, [...writes, ...alongside]);
   }
 
   async pendingIds(): Promise<string[]> {

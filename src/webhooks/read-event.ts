@@ -60,8 +60,20 @@ export function readWebhookEvent(
   if (body.timestamp !== undefined) candidate.timestamp = asTime(body.timestamp);
   const strict = webhookEventSchema.safeParse(candidate);
   if (strict.success) return { ok: true, event: strict.data, unreadable };
-  // Leave out each field the schema refuses, and read the rest.
-  for (const issue of strict.error.issues) {
+  leaveOutRefused(strict.error.issues, candidate, data, unreadable);
+  const lenient = webhookEventSchema.safeParse(candidate);
+  if (lenient.success) return { ok: true, event: lenient.data, unreadable: [...new Set(unreadable)] };
+  return { ok: true, event: { event: body.event, data: { transactionId: undefined } }, unreadable: ['data'] };
+}
+
+/** Leave out each field the schema refuses (so the rest can be read), naming it in `unreadable`. */
+function leaveOutRefused(
+  issues: ReadonlyArray<{ path: PropertyKey[] }>,
+  candidate: Record<string, unknown>,
+  data: Record<string, unknown>,
+  unreadable: string[],
+): void {
+  for (const issue of issues) {
     const [top, field] = issue.path;
     if (top === 'data' && typeof field === 'string' && field in data) {
       delete data[field];
@@ -71,9 +83,6 @@ export function readWebhookEvent(
       unreadable.push(top);
     }
   }
-  const lenient = webhookEventSchema.safeParse(candidate);
-  if (lenient.success) return { ok: true, event: lenient.data, unreadable: [...new Set(unreadable)] };
-  return { ok: true, event: { event: body.event, data: { transactionId: undefined } }, unreadable: ['data'] };
 }
 
 const tooDeep = (): ReadEvent => ({
@@ -98,18 +107,18 @@ function readData(
   const out: Record<string, unknown> = {};
   for (const field of Object.keys(data)) {
     if (field === '__proto__') continue; // assigned, it would become the object's prototype
-    const value = TEXT_FIELD_SET.has(field)
-      ? asText(data[field])
-      : field === 'amount'
-        ? asAmount(data[field], amountSource)
-        : field === 'occurredAt'
-          ? asTime(data[field])
-          : field === 'receiver'
-            ? readReceiver(data[field])
-            : data[field];
+    const value = readField(field, data[field], amountSource);
     if (value !== undefined) out[field] = value;
   }
   return out;
+}
+
+function readField(field: string, value: unknown, amountSource: () => string | undefined): unknown {
+  if (TEXT_FIELD_SET.has(field)) return asText(value);
+  if (field === 'amount') return asAmount(value, amountSource);
+  if (field === 'occurredAt') return asTime(value);
+  if (field === 'receiver') return readReceiver(value);
+  return value;
 }
 
 function readReceiver(receiver: unknown): unknown {

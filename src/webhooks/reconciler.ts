@@ -119,59 +119,77 @@ export class Reconciler {
     const retentionMs = this.options.retentionMs ?? DEFAULT_RETENTION_MS;
     // Older than this, the record that a state was posted may be gone: never look at it again.
     const floor = Math.max(since, now - retentionMs + Math.min(DAY_MS, retentionMs / 4));
-    const overlapMs = this.options.overlapMs ?? 6 * 3_600_000;
     const firstWalk = (await store.get<number>(this.key('baseline'))) === undefined;
-    let swept = await store.get<number>(this.key('swept'));
-    let walk = await store.get<Walk>(this.key('walk'));
-    let completed = false;
-    let startedHere = false;
-    let skipped: ReconcileResult['skipped'];
-    const read: Transaction[] = [];
-    for (let pages = 0; pages < (this.options.maxPagesPerRun ?? 5); pages++) {
-      if (!walk) {
-        if (startedHere) break; // one fresh walk per run is enough
-        walk = { startedAt: now, nextPage: 1 };
-        startedHere = true;
-      }
-      let page: TransactionPage;
-      try {
-        page = await this.options.source.getTransactions({
-          page: walk.nextPage,
-          limit: this.limit,
-          priority: 'background',
-        });
-      } catch (error) {
-        skipped = cngnCallError(error)?.code === CngnErrorCode.RateBudget ? 'rate-budget' : 'error';
-        if (skipped === 'error') {
-          this.log.warn(`reconciliation paused at page ${walk.nextPage}: ${describe(error)}`);
-        }
-        break;
-      }
-      read.push(...page.data);
-      const boundary = Math.max(floor, (swept ?? since) - overlapMs);
-      if (this.reachedEnd(page, boundary)) {
-        swept = walk.startedAt;
-        completed = true;
-        walk = undefined;
-      } else {
-        walk = { ...walk, nextPage: walk.nextPage + 1 };
-      }
-    }
+    const walked = await this.walkPages(now, since, floor);
     const latest = now - (this.options.graceMs ?? 60_000);
     let queued = 0;
     // Oldest first, so one reference's states queue in the order they happened.
-    for (const tx of read.reverse()) {
+    for (const tx of walked.read.reverse()) {
       if (await this.reconcile(tx, { floor, latest, firstWalk })) queued += 1;
     }
     // Progress is recorded after what was read is queued: a crash re-reads, and dedupe absorbs it.
-    if (completed && swept !== undefined) {
-      await store.set(this.key('swept'), swept);
+    if (walked.completed && walked.swept !== undefined) {
+      await store.set(this.key('swept'), walked.swept);
       await store.setIfAbsent(this.key('baseline'), now);
     }
-    if (walk) await store.set(this.key('walk'), walk);
+    if (walked.walk) await store.set(this.key('walk'), walked.walk);
     else await store.delete(this.key('walk'));
+    const { skipped } = walked;
     if (!skipped) this.lastSuccessAt = this.now();
     return skipped ? { queued, skipped } : { queued };
+  }
+
+  /**
+   * Read the transaction list a few pages on from where the last run stopped (or from the top, once
+   * per run, when no walk is under way), until the walk reaches what was swept before.
+   */
+  private async walkPages(now: number, since: number, floor: number): Promise<Walked> {
+    const { store } = this.options;
+    const overlapMs = this.options.overlapMs ?? 6 * 3_600_000;
+    const walked: Walked = {
+      swept: await store.get<number>(this.key('swept')),
+      walk: await store.get<Walk>(this.key('walk')),
+      completed: false,
+      read: [],
+    };
+    let startedHere = false;
+    for (let pages = 0; pages < (this.options.maxPagesPerRun ?? 5); pages++) {
+      if (!walked.walk) {
+        if (startedHere) break; // one fresh walk per run is enough
+        walked.walk = { startedAt: now, nextPage: 1 };
+        startedHere = true;
+      }
+      const page = await this.readPage(walked.walk.nextPage);
+      if (typeof page === 'string') {
+        walked.skipped = page;
+        break;
+      }
+      walked.read.push(...page.data);
+      const boundary = Math.max(floor, (walked.swept ?? since) - overlapMs);
+      if (this.reachedEnd(page, boundary)) {
+        walked.swept = walked.walk.startedAt;
+        walked.completed = true;
+        walked.walk = undefined;
+      } else {
+        walked.walk = { ...walked.walk, nextPage: walked.walk.nextPage + 1 };
+      }
+    }
+    return walked;
+  }
+
+  /** One page of the list, or why the walk pauses here (the shared budget, or an error). */
+  private async readPage(nextPage: number): Promise<TransactionPage | 'rate-budget' | 'error'> {
+    try {
+      return await this.options.source.getTransactions({
+        page: nextPage,
+        limit: this.limit,
+        priority: 'background',
+      });
+    } catch (error) {
+      if (cngnCallError(error)?.code === CngnErrorCode.RateBudget) return 'rate-budget';
+      this.log.warn(`reconciliation paused at page ${nextPage}: ${describe(error)}`);
+      return 'error';
+    }
   }
 
   /** True when this transaction was queued. */
@@ -208,6 +226,17 @@ export class Reconciler {
       .filter((t) => !Number.isNaN(t));
     return created.length > 0 && Math.min(...created) < boundary;
   }
+}
+
+/** Where a run's walk of the list got to, and what it read. */
+interface Walked {
+  walk: Walk | undefined;
+  /** The start of the last walk that reached the end. */
+  swept: number | undefined;
+  /** This run's walk reached the end. */
+  completed: boolean;
+  skipped?: ReconcileResult['skipped'];
+  read: Transaction[];
 }
 
 function describe(error: unknown): string {

@@ -33,27 +33,13 @@ export async function answerResponseUrl(workspace: Workspace, token: string, raw
     if (context.messageTs) await workspace.edit(context.channel, context.messageTs, () => 'delete');
     return { status: 200, body: { ok: true } };
   }
-  try {
-    checkMessage(body);
-  } catch (error) {
-    if (error instanceof SlackRefusal)
-      return {
-        status: 400,
-        body: { ok: false, error: error.error, response_metadata: { messages: error.messages } },
-      };
-    throw error;
-  }
-  const blocks =
-    Array.isArray(body.blocks) && body.blocks.length
-      ? withIds(body.blocks as NonNullable<WorkbenchMessage['blocks']>)
-      : undefined;
+  const refused = refusal(body);
+  if (refused) return refused;
+  const blocks = blocksOf(body.blocks);
   if (body.replace_original && context.messageTs) {
-    const replaced = await workspace.edit(context.channel, context.messageTs, (m) => {
-      const next: WorkbenchMessage = { ...m, text: body.text ?? '', edited: true };
-      if (blocks) next.blocks = blocks;
-      else delete next.blocks;
-      return next;
-    });
+    const replaced = await workspace.edit(context.channel, context.messageTs, (m) =>
+      replacement(m, body.text, blocks),
+    );
     if (replaced) return { status: 200, body: { ok: true } };
   }
   await workspace.post({
@@ -65,4 +51,37 @@ export async function answerResponseUrl(workspace: Workspace, token: string, raw
     ...(body.response_type === 'in_channel' ? {} : { visibleTo: context.user }),
   });
   return { status: 200, body: { ok: true } };
+}
+
+/** Slack's 400 for a message it would refuse; undefined when it would take it. */
+function refusal(body: z.infer<typeof responseBody>): Answer | undefined {
+  try {
+    checkMessage(body);
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof SlackRefusal)) throw error;
+    return {
+      status: 400,
+      body: { ok: false, error: error.error, response_metadata: { messages: error.messages } },
+    };
+  }
+}
+
+/** The original message with the answer's text and blocks in place of its own, marked edited. */
+function replacement(
+  message: WorkbenchMessage,
+  text: string | undefined,
+  blocks: WorkbenchMessage['blocks'],
+): WorkbenchMessage {
+  const next: WorkbenchMessage = { ...message, text: text ?? '', edited: true };
+  if (blocks) next.blocks = blocks;
+  else delete next.blocks;
+  return next;
+}
+
+/** The answer's blocks with the ids Slack gives them; undefined when it has none. */
+function blocksOf(blocks: unknown): WorkbenchMessage['blocks'] {
+  return Array.isArray(blocks) && blocks.length
+    ? withIds(blocks as NonNullable<WorkbenchMessage['blocks']>)
+    : undefined;
 }

@@ -97,13 +97,6 @@ export function elementState(
   known: Option[] = [],
 ): ViewStateValue | undefined {
   const type = element.type;
-  const pick = (v: string) =>
-    [...optionsOf(element), ...known].find((o) => o.value === v) ?? {
-      text: { type: 'plain_text', text: v },
-      value: v,
-    };
-  const single = (v: PageValue) => (Array.isArray(v) ? v[0] : v);
-  const many = (v: PageValue) => (v === null || v === undefined ? [] : Array.isArray(v) ? v : [v]);
   switch (type) {
     case 'plain_text_input':
     case 'email_text_input':
@@ -114,52 +107,57 @@ export function elementState(
     }
     case 'static_select':
     case 'external_select':
-    case 'radio_buttons': {
-      if (value === undefined) {
-        const initial = element.initial_option as Option | undefined;
-        return { type, selected_option: initial ? asSelected(initial) : null };
-      }
-      const v = single(value);
-      return { type, selected_option: v ? asSelected(pick(v)) : null };
-    }
+    case 'radio_buttons':
+      return { type, selected_option: selectedOption(element, value, known) };
     case 'multi_static_select':
     case 'multi_external_select':
-    case 'checkboxes': {
-      if (value === undefined) {
-        const initial = (element.initial_options as Option[] | undefined) ?? [];
-        return { type, selected_options: initial.map(asSelected) };
-      }
-      return { type, selected_options: many(value).map((v) => asSelected(pick(v))) };
-    }
+    case 'checkboxes':
+      return { type, selected_options: selectedOptions(element, value, known) };
     case 'datepicker':
-      return {
-        type,
-        selected_date: (value === undefined ? (element.initial_date as string) : single(value)) ?? null,
-      };
+      return { type, selected_date: picked(element, value, 'initial_date') };
     case 'timepicker':
-      return {
-        type,
-        selected_time: (value === undefined ? (element.initial_time as string) : single(value)) ?? null,
-      };
+      return { type, selected_time: picked(element, value, 'initial_time') };
     case 'users_select':
-      return {
-        type,
-        selected_user: (value === undefined ? (element.initial_user as string) : single(value)) ?? null,
-      };
+      return { type, selected_user: picked(element, value, 'initial_user') };
     case 'conversations_select':
-      return {
-        type,
-        selected_conversation:
-          (value === undefined ? (element.initial_conversation as string) : single(value)) ?? null,
-      };
+      return { type, selected_conversation: picked(element, value, 'initial_conversation') };
     case 'channels_select':
-      return {
-        type,
-        selected_channel: (value === undefined ? (element.initial_channel as string) : single(value)) ?? null,
-      };
+      return { type, selected_channel: picked(element, value, 'initial_channel') };
     default:
       return undefined; // buttons, overflow: no state
   }
+}
+
+const single = (v: PageValue) => (Array.isArray(v) ? v[0] : v);
+const many = (v: PageValue) => (v === null || v === undefined ? [] : Array.isArray(v) ? v : [v]);
+
+/** The option of this value among the element's and the suggestions seen; a bare one when unknown. */
+function optionOf(element: Element, known: Option[], v: string): Option {
+  return (
+    [...optionsOf(element), ...known].find((o) => o.value === v) ?? {
+      text: { type: 'plain_text', text: v },
+      value: v,
+    }
+  );
+}
+
+function selectedOption(element: Element, value: PageValue, known: Option[]) {
+  if (value === undefined) {
+    const initial = element.initial_option as Option | undefined;
+    return initial ? asSelected(initial) : null;
+  }
+  const v = single(value);
+  return v ? asSelected(optionOf(element, known, v)) : null;
+}
+
+function selectedOptions(element: Element, value: PageValue, known: Option[]) {
+  if (value === undefined) return ((element.initial_options as Option[] | undefined) ?? []).map(asSelected);
+  return many(value).map((v) => asSelected(optionOf(element, known, v)));
+}
+
+/** A picker's value: the page's, or the element's initial one (`initial` names it). */
+function picked(element: Element, value: PageValue, initial: string): string | null {
+  return (value === undefined ? (element[initial] as string) : single(value)) ?? null;
 }
 
 /** Is this state empty (a required input left blank)? */

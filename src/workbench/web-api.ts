@@ -140,15 +140,7 @@ export class WebApi {
           body: { ok: false, error: 'The workbench answers only on 127.0.0.1 or localhost' },
         };
       } else if (path.startsWith('/files/')) return await this.download(path.slice(7), req, res);
-      else {
-        const raw = await readBody(req, path.startsWith('/upload/') ? MAX_UPLOAD : undefined);
-        if (req.method !== 'POST') answer = refused('method_not_allowed');
-        else if (path.startsWith('/api/')) answer = await this.api(path.slice(5), req, raw.toString('utf8'));
-        else if (path.startsWith('/upload/')) answer = await this.receiveUpload(path.slice(8), req, raw);
-        else if (path.startsWith('/response/'))
-          answer = await answerResponseUrl(this.options.workspace, path.slice(10), raw.toString('utf8'));
-        else answer = { status: 404, body: { ok: false, error: 'not_found' } };
-      }
+      else answer = await this.route(path, req);
     } catch (error) {
       answer =
         error instanceof SlackRefusal
@@ -165,6 +157,18 @@ export class WebApi {
     }
     res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8', ...answer.headers });
     res.end(JSON.stringify(answer.body));
+  }
+
+  /** A POST with a body: a Web API method, an upload, or an answer to a response_url. */
+  private async route(path: string, req: IncomingMessage): Promise<Answer> {
+    const raw = await readBody(req, path.startsWith('/upload/') ? MAX_UPLOAD : undefined);
+    if (req.method !== 'POST') return refused('method_not_allowed');
+    if (path.startsWith('/api/')) return this.api(path.slice(5), req, raw.toString('utf8'));
+    if (path.startsWith('/upload/')) return this.receiveUpload(path.slice(8), req, raw);
+    if (path.startsWith('/response/')) {
+      return answerResponseUrl(this.options.workspace, path.slice(10), raw.toString('utf8'));
+    }
+    return { status: 404, body: { ok: false, error: 'not_found' } };
   }
 
   private async api(method: string, req: IncomingMessage, raw: string): Promise<Answer> {
@@ -238,6 +242,41 @@ export class WebApi {
     return ok({ upload_url: `${this.url}/upload/${id}`, file_id: id });
   }
 
+  /** The shared files as one message in the channel, under the upload's comment. */
+  private async postFiles(
+    channel: string,
+    args: Record<string, unknown>,
+    shared: WorkbenchFile[],
+  ): Promise<void> {
+    const comment = typeof args.initial_comment === 'string' ? args.initial_comment : '';
+    await this.options.workspace.post({
+      channel,
+      bot: true,
+      text: comment,
+      files: shared,
+      ...(typeof args.thread_ts === 'string' && args.thread_ts ? { thread_ts: args.thread_ts } : {}),
+    });
+  }
+
+  /** An upload finished in full, as the file a message carries; else Slack's error for it. */
+  private uploadedFile(
+    id: string,
+    title: string | undefined,
+  ): WorkbenchFile | 'file_upload_not_found' | 'file_upload_size_mismatch' {
+    const upload = this.uploads.get(id);
+    if (!upload?.content) return 'file_upload_not_found';
+    if (upload.content.length !== upload.length) return 'file_upload_size_mismatch';
+    return {
+      id,
+      name: upload.filename,
+      title: title ?? upload.filename,
+      size: upload.content.length,
+      url: `${this.url}/files/${id}/${encodeURIComponent(upload.filename)}`,
+      ...(upload.alt ? { alt: upload.alt } : {}),
+      ...(/\.png$/i.test(upload.filename) ? { preview: filePreviewPath(id) } : {}),
+    };
+  }
+
   /** files.completeUploadExternal: the uploaded files, shared into the channel as one message. */
   private async completeUpload(args: Record<string, unknown>): Promise<Answer> {
     const files = completeFiles.safeParse(args.files);
@@ -247,18 +286,9 @@ export class WebApi {
     if (target && !channel) return refused('channel_not_found');
     const shared: WorkbenchFile[] = [];
     for (const { id, title } of files.data) {
-      const upload = this.uploads.get(id);
-      if (!upload?.content) return refused('file_upload_not_found');
-      if (upload.content.length !== upload.length) return refused('file_upload_size_mismatch');
-      shared.push({
-        id,
-        name: upload.filename,
-        title: title ?? upload.filename,
-        size: upload.content.length,
-        url: `${this.url}/files/${id}/${encodeURIComponent(upload.filename)}`,
-        ...(upload.alt ? { alt: upload.alt } : {}),
-        ...(/\.png$/i.test(upload.filename) ? { preview: filePreviewPath(id) } : {}),
-      });
+      const file = this.uploadedFile(id, title);
+      if (typeof file === 'string') return refused(file);
+      shared.push(file);
     }
     for (const file of shared) {
       const upload = this.uploads.get(file.id);
@@ -271,16 +301,7 @@ export class WebApi {
       this.uploads.delete(file.id);
     }
     // Without a channel Slack keeps the files private to the uploader: nothing is posted.
-    if (channel) {
-      const comment = typeof args.initial_comment === 'string' ? args.initial_comment : '';
-      await this.options.workspace.post({
-        channel: channel.id,
-        bot: true,
-        text: comment,
-        files: shared,
-        ...(typeof args.thread_ts === 'string' && args.thread_ts ? { thread_ts: args.thread_ts } : {}),
-      });
-    }
+    if (channel) await this.postFiles(channel.id, args, shared);
     return ok({ files: shared.map((f) => ({ id: f.id, title: f.title, name: f.name, size: f.size })) });
   }
 

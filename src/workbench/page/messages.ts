@@ -81,28 +81,41 @@ export function messageView(
     h(
       'div',
       { class: 'msg-body' },
-      h(
-        'div',
-        { class: 'meta', hidden: continued },
-        continued ? null : h('span', { class: 'author' }, who.name),
-        continued || !who.bot ? null : h('span', { class: 'app-badge' }, 'APP'),
-        continued ? null : time(message.ts),
-        message.edited && !continued ? h('span', { class: 'edited' }, '(edited)') : null,
-      ),
+      metaLine(message, who, continued),
       // Slack marks every ephemeral message, a follow-on one too.
       ephemeral ? h('div', { class: 'only-you' }, '👁 Only visible to you') : null,
       h('div', { class: 'content' }, content),
       // A follow-on message has no meta line: its "(edited)" follows the content, as in Slack.
       message.edited && continued ? h('span', { class: 'edited' }, '(edited)') : null,
       message.files?.length ? h('div', { class: 'files' }, ...message.files.map(fileCard)) : null,
-      replies > 0 && ctx.openThread
-        ? h(
-            'button',
-            { type: 'button', class: 'replies', onclick: () => ctx.openThread?.(message) },
-            `${replies} ${replies === 1 ? 'reply' : 'replies'}`,
-          )
-        : null,
+      repliesButton(message, ctx, replies),
     ),
+  );
+}
+
+/** Author, app badge, time and "(edited)"; present but hidden on a follow-on message. */
+function metaLine(
+  message: WorkbenchMessage,
+  who: { name: string; bot: boolean },
+  continued: boolean,
+): HTMLElement {
+  return h(
+    'div',
+    { class: 'meta', hidden: continued },
+    continued ? null : h('span', { class: 'author' }, who.name),
+    continued || !who.bot ? null : h('span', { class: 'app-badge' }, 'APP'),
+    continued ? null : time(message.ts),
+    message.edited && !continued ? h('span', { class: 'edited' }, '(edited)') : null,
+  );
+}
+
+/** "3 replies", opening the thread; none without replies or where threads do not open. */
+function repliesButton(message: WorkbenchMessage, ctx: MessageContext, replies: number): HTMLElement | null {
+  if (replies <= 0 || !ctx.openThread) return null;
+  return h(
+    'button',
+    { type: 'button', class: 'replies', onclick: () => ctx.openThread?.(message) },
+    `${replies} ${replies === 1 ? 'reply' : 'replies'}`,
   );
 }
 

@@ -37,13 +37,19 @@ function angleToken(body: string, names: Names): Node {
     const id = target.slice(1);
     return h('span', { class: 'mention' }, `#${names.channel(id) ?? label ?? id}`);
   }
-  if (target.startsWith('!')) {
-    const special = target.slice(1);
-    if (special.startsWith('date^')) return document.createTextNode(label ?? special);
-    if (special.startsWith('subteam^')) return h('span', { class: 'mention' }, label ?? '@group');
-    return h('span', { class: 'mention broadcast' }, `@${special}`);
-  }
-  const url = decodeEntities(target);
+  if (target.startsWith('!')) return specialToken(target.slice(1), label);
+  return linkToken(decodeEntities(target), label);
+}
+
+/** `<!date^…|…>`, `<!subteam^…|…>`, `<!here>` and the like. */
+function specialToken(special: string, label: string | undefined): Node {
+  if (special.startsWith('date^')) return document.createTextNode(label ?? special);
+  if (special.startsWith('subteam^')) return h('span', { class: 'mention' }, label ?? '@group');
+  return h('span', { class: 'mention broadcast' }, `@${special}`);
+}
+
+/** A link whose scheme is safe, showing its label unless the label misleads; else plain text. */
+function linkToken(url: string, label: string | undefined): Node {
   if (!SAFE_URL.test(url)) return document.createTextNode(label ?? url);
   const shown = label === undefined || misleads(label, url) ? url : label;
   return h('a', { href: url, title: url, target: '_blank', rel: 'noopener noreferrer' }, shown);
@@ -143,30 +149,31 @@ function linesBlock(lines: string[], names: Names): Node[] {
       i += 1;
       if (kind === 'text') break;
     }
-    if (kind === 'quote') {
-      const quote = h('blockquote');
-      group.forEach((line, n) => {
-        if (n > 0) quote.appendChild(h('br'));
-        append(quote, inline(line.replace(QUOTE, ''), names));
-      });
-      out.push(quote);
-    } else if (kind === 'bullet' || kind === 'numbered') {
-      const pattern = kind === 'bullet' ? BULLET : NUMBERED;
-      out.push(
-        h(
-          kind === 'bullet' ? 'ul' : 'ol',
-          {},
-          group.map((line) => h('li', {}, inline(line.replace(pattern, ''), names))),
-        ),
-      );
-    } else {
-      const line = group[0] ?? '';
-      out.push(
-        line === '' ? h('span', { class: 'blank-line' }) : h('span', { class: 'line' }, inline(line, names)),
-      );
-    }
+    out.push(groupNode(kind, group, names));
   }
   return out;
+}
+
+/** One group of lines of a kind: a quote, a list, or a single line (a blank one keeps its height). */
+function groupNode(kind: ReturnType<typeof kindOf>, group: string[], names: Names): Node {
+  if (kind === 'quote') {
+    const quote = h('blockquote');
+    group.forEach((line, n) => {
+      if (n > 0) quote.appendChild(h('br'));
+      append(quote, inline(line.replace(QUOTE, ''), names));
+    });
+    return quote;
+  }
+  if (kind === 'bullet' || kind === 'numbered') {
+    const pattern = kind === 'bullet' ? BULLET : NUMBERED;
+    return h(
+      kind === 'bullet' ? 'ul' : 'ol',
+      {},
+      group.map((line) => h('li', {}, inline(line.replace(pattern, ''), names))),
+    );
+  }
+  const line = group[0] ?? '';
+  return line === '' ? h('span', { class: 'blank-line' }) : h('span', { class: 'line' }, inline(line, names));
 }
 
 /** A whole mrkdwn text: ``` code blocks ```, quotes, lists and lines. */
