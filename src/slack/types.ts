@@ -120,4 +120,6 @@ export interface ReportDeps {
   client: WebClient;
   /** Delivery runs after the ack, here, so shutdown lets it finish. */
   inFlight?: InFlight | undefined;
+  /** Fired when the bot stops: a report build under way stops reading and its DM says it failed. */
+  stopping?: AbortSignal | undefined;
 }
