@@ -1,7 +1,7 @@
 // The engine's API as any caller meets it (a Slack form, a web page, a script): every rule is the
 // engine's, so a caller that only passes what the person saw and confirmed gets all of them. The type
 // test pins that the engine's parts stay inside it.
-import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
+import { describe, expect, expectTypeOf } from 'vitest';
 import {
   type ActionResult,
   type ApprovalEngine,
@@ -14,19 +14,10 @@ import {
   StaleRoundError,
 } from '../../src/approvals/index.js';
 import { fileDraft } from '../support/filing.js';
-import {
-  APPROVER_A,
-  APPROVER_B,
-  DEST,
-  type EngineFixture,
-  REQUESTER,
-  startEngineFixture,
-  twoNetworks,
-  withdrawalDraft,
-} from './fixture.js';
+import { APPROVER_A, APPROVER_B, DEST, REQUESTER, engineTest as test, withdrawalDraft } from './fixture.js';
 
 describe('the engine API', () => {
-  it('keeps its parts private: nothing outside approvals/ reaches past its methods', () => {
+  test('keeps its parts private: nothing outside approvals/ reaches past its methods', () => {
     expectTypeOf<ApprovalEngine>().not.toHaveProperty('core');
     expectTypeOf<ApprovalEngine>().not.toHaveProperty('executor');
     expectTypeOf<ApprovalEngine>().not.toHaveProperty('tracker');
@@ -37,7 +28,7 @@ describe('the engine API', () => {
     expectTypeOf<ApprovalEngine>().not.toHaveProperty('options');
   });
 
-  it('takes what the person saw and confirmed, and answers in types', () => {
+  test('takes what the person saw and confirmed, and answers in types', () => {
     expectTypeOf<ApprovalEngine['file']>().parameters.toEqualTypeOf<
       [draft: RequestDraft, confirmations?: FileConfirmations]
     >();
@@ -61,18 +52,9 @@ describe('the engine API', () => {
   });
 });
 
-let fx: EngineFixture;
-let networkId: string;
+test.override('engineOptions', { tiers: '0:2' });
 
-beforeEach(async () => {
-  fx = await startEngineFixture({ tiers: '0:2' });
-  [networkId] = await twoNetworks(fx.client);
-});
-afterEach(async () => {
-  await fx.close();
-});
-
-const withdrawal = (amount: string, address = DEST, network = networkId): RequestDraft =>
+const withdrawal = (networkId: string, amount: string, address = DEST, network = networkId): RequestDraft =>
   withdrawalDraft(network, amount, address);
 
 /** The same address with its middle changed: same first six and last four characters. */
@@ -83,8 +65,11 @@ function poisoned(address: string): string {
 }
 
 describe('approving from outside Slack', () => {
-  it('counts an approval only for the round and the figures the approver saw', async () => {
-    const filed = await fileDraft(fx.engine, withdrawal('2000'));
+  test('counts an approval only for the round and the figures the approver saw', async ({
+    fx,
+    networkId,
+  }) => {
+    const filed = await fileDraft(fx.engine, withdrawal(networkId, '2000'));
     const seen = { round: filed.round, figuresDigest: figuresDigest(filed) };
     await expect(
       fx.engine.approve(filed.id, APPROVER_A, { ...seen, round: filed.round + 1 }),
@@ -96,16 +81,22 @@ describe('approving from outside Slack', () => {
     expect(await fx.engine.approve(filed.id, APPROVER_A, seen)).toMatchObject({ ok: true });
   });
 
-  it('still refuses the requester and a second click by the same approver, whatever they saw', async () => {
-    const filed = await fileDraft(fx.engine, withdrawal('2000'));
+  test('still refuses the requester and a second click by the same approver, whatever they saw', async ({
+    fx,
+    networkId,
+  }) => {
+    const filed = await fileDraft(fx.engine, withdrawal(networkId, '2000'));
     const seen = { round: filed.round, figuresDigest: figuresDigest(filed) };
     expect(await fx.engine.approve(filed.id, REQUESTER, seen)).toMatchObject({ ok: false });
     await fx.engine.approve(filed.id, APPROVER_A, seen);
     expect(await fx.engine.approve(filed.id, APPROVER_A, seen)).toMatchObject({ ok: false });
   });
 
-  it('answers the review’s pre-check in the engine’s order: ended, then round, then who', async () => {
-    const filed = await fileDraft(fx.engine, withdrawal('2000'));
+  test('answers the review’s pre-check in the engine’s order: ended, then round, then who', async ({
+    fx,
+    networkId,
+  }) => {
+    const filed = await fileDraft(fx.engine, withdrawal(networkId, '2000'));
     expect(await fx.engine.canApprove(filed.id, APPROVER_B, filed.round)).toMatchObject({ ok: true });
     expect(await fx.engine.canApprove(filed.id, APPROVER_B, filed.round + 1)).toMatchObject({
       ok: false,
@@ -118,8 +109,8 @@ describe('approving from outside Slack', () => {
     });
   });
 
-  it('expires a request past its time when asked, as the sweep would', async () => {
-    const filed = await fileDraft(fx.engine, withdrawal('2000'));
+  test('expires a request past its time when asked, as the sweep would', async ({ fx, networkId }) => {
+    const filed = await fileDraft(fx.engine, withdrawal(networkId, '2000'));
     expect((await fx.engine.expireIfDue(filed.id))?.state).toBe('pending');
     fx.clock.advance(Date.parse(filed.expiresAt) - Date.now() + 1_000);
     expect((await fx.engine.expireIfDue(filed.id))?.state).toBe('expired');
@@ -130,16 +121,19 @@ describe('approving from outside Slack', () => {
 });
 
 describe('filing from outside Slack', () => {
-  it('always runs the pre-flight: a balance that does not cover it is a typed problem, nothing filed', async () => {
-    const result = await fx.engine.file(withdrawal('1250000.01'));
+  test('always runs the pre-flight: a balance that does not cover it is a typed problem, nothing filed', async ({
+    fx,
+    networkId,
+  }) => {
+    const result = await fx.engine.file(withdrawal(networkId, '1250000.01'));
     expect(result).toMatchObject({ ok: false, problems: [{ kind: 'balance' }] });
     expect(await fx.engine.openRequests()).toHaveLength(0);
   });
 
-  it('counts a look-alike confirmation only for the address it names', async () => {
+  test('counts a look-alike confirmation only for the address it names', async ({ fx, networkId }) => {
     const [entry] = await fx.client.getWhitelisted();
     if (!entry) throw new Error('the sandbox whitelists nothing');
-    const draft = withdrawal('2000', poisoned(entry.publicKey), entry.networkId);
+    const draft = withdrawal(networkId, '2000', poisoned(entry.publicKey), entry.networkId);
     const unconfirmed = await fx.engine.file(draft);
     expect(unconfirmed).toMatchObject({ ok: false, problems: [{ kind: 'look-alike' }] });
     const candidate = unconfirmed.ok ? '' : (unconfirmed.checks?.lookAlike?.candidate ?? '');
@@ -151,17 +145,22 @@ describe('filing from outside Slack', () => {
     expect(filed).toMatchObject({ ok: true, request: { preflight: { lookAlike: { compared: true } } } });
   });
 
-  it('counts a "file it again" only for the request it names; one filed meanwhile is a problem too', async () => {
-    const first = await fileDraft(fx.engine, withdrawal('2222'));
-    expect(await fx.engine.file(withdrawal('2222'))).toMatchObject({
+  test('counts a "file it again" only for the request it names; one filed meanwhile is a problem too', async ({
+    fx,
+    networkId,
+  }) => {
+    const first = await fileDraft(fx.engine, withdrawal(networkId, '2222'));
+    expect(await fx.engine.file(withdrawal(networkId, '2222'))).toMatchObject({
       ok: false,
       problems: [{ kind: 'same-request', sameAs: { id: first.id } }],
     });
-    expect(await fx.engine.file(withdrawal('2222'), { sameConfirmedFor: 'AR-0000000000' })).toMatchObject({
+    expect(
+      await fx.engine.file(withdrawal(networkId, '2222'), { sameConfirmedFor: 'AR-0000000000' }),
+    ).toMatchObject({
       ok: false,
       problems: [{ kind: 'same-request', sameAs: { id: first.id } }],
     });
-    const again = await fx.engine.file(withdrawal('2222'), { sameConfirmedFor: first.id });
+    const again = await fx.engine.file(withdrawal(networkId, '2222'), { sameConfirmedFor: first.id });
     expect(again).toMatchObject({
       ok: true,
       request: { earlier: { same: { id: first.id, confirmed: true } } },

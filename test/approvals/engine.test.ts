@@ -1,6 +1,6 @@
 // The maker-checker engine against the real client and the embedded sandbox: who may approve, tiers,
 // expiry, exactly one call, outcome-unknown reconciliation and tracking to the final status.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { RequestDraft } from '../../src/approvals/index.js';
 import { redemptionDraft } from '../support/drafts.js';
 import { fileDraft } from '../support/filing.js';
@@ -11,22 +11,11 @@ import {
   type EngineFixture,
   OUTSIDER,
   REQUESTER,
-  startEngineFixture,
+  engineTest as test,
   twoNetworks,
 } from './fixture.js';
 
-let fx: EngineFixture;
-let networkId: string;
-
-beforeEach(async () => {
-  fx = await startEngineFixture();
-  [networkId] = await twoNetworks(fx.client);
-});
-afterEach(async () => {
-  await fx.close();
-});
-
-const withdrawal = (amount: string, address = DEST): RequestDraft => ({
+const withdrawal = (networkId: string, amount: string, address = DEST): RequestDraft => ({
   kind: 'withdraw',
   amount,
   payload: { amount, address, networkId, shouldSaveAddress: false },
@@ -35,20 +24,20 @@ const withdrawal = (amount: string, address = DEST): RequestDraft => ({
   requester: REQUESTER,
 });
 
-const withdrawCalls = () => fx.sandbox.count('POST', '/v1/api/withdraw');
+const withdrawCalls = (fx: EngineFixture) => fx.sandbox.count('POST', '/v1/api/withdraw');
 
 describe('who may approve', () => {
-  it('refuses self-approval and changes nothing', async () => {
-    const request = await fileDraft(fx.engine, withdrawal('1500.50'));
+  test('refuses self-approval and changes nothing', async ({ fx, networkId }) => {
+    const request = await fileDraft(fx.engine, withdrawal(networkId, '1500.50'));
     const result = await fx.engine.approve(request.id, REQUESTER);
     expect(result).toMatchObject({ ok: false, reason: 'requester' });
     expect((await fx.engine.get(request.id))?.state).toBe('pending');
     await fx.engine.idle();
-    expect(withdrawCalls()).toBe(0);
+    expect(withdrawCalls(fx)).toBe(0);
   });
 
-  it('refuses someone who is not an approver', async () => {
-    const request = await fileDraft(fx.engine, withdrawal('1500.50'));
+  test('refuses someone who is not an approver', async ({ fx, networkId }) => {
+    const request = await fileDraft(fx.engine, withdrawal(networkId, '1500.50'));
     expect(await fx.engine.approve(request.id, OUTSIDER)).toMatchObject({
       ok: false,
       reason: 'not-approver',
@@ -56,8 +45,8 @@ describe('who may approve', () => {
     expect((await fx.engine.get(request.id))?.approvals).toEqual([]);
   });
 
-  it('needs two distinct approvals above the tier threshold', async () => {
-    const request = await fileDraft(fx.engine, withdrawal('1000000'));
+  test('needs two distinct approvals above the tier threshold', async ({ fx, networkId }) => {
+    const request = await fileDraft(fx.engine, withdrawal(networkId, '1000000'));
     expect(request.requiredApprovals).toBe(2);
     const first = await fx.engine.approve(request.id, APPROVER_A);
     expect(first).toMatchObject({
@@ -69,16 +58,16 @@ describe('who may approve', () => {
       reason: 'already-approved',
     });
     await fx.engine.idle();
-    expect(withdrawCalls()).toBe(0);
+    expect(withdrawCalls(fx)).toBe(0);
     expect(await fx.engine.approve(request.id, APPROVER_B)).toMatchObject({
       ok: true,
       request: { state: 'approved' },
     });
     await fx.engine.idle();
-    expect(withdrawCalls()).toBe(1);
+    expect(withdrawCalls(fx)).toBe(1);
   });
 
-  it('needs the top tier for a settlement-account change', async () => {
+  test('needs the top tier for a settlement-account change', async ({ fx }) => {
     const request = await fileDraft(fx.engine, {
       kind: 'settlement',
       payload: { bankName: 'GTBank', bankAccountName: 'Ada Obi', bankAccountNumber: '0123456789' },
@@ -96,9 +85,9 @@ describe('who may approve', () => {
 });
 
 describe('execution', () => {
-  it('sends exactly the approved body, once, and records the reference', async () => {
-    const request = await fileDraft(fx.engine, withdrawal('1500.50'));
-    expect(withdrawCalls()).toBe(0);
+  test('sends exactly the approved body, once, and records the reference', async ({ fx, networkId }) => {
+    const request = await fileDraft(fx.engine, withdrawal(networkId, '1500.50'));
+    expect(withdrawCalls(fx)).toBe(0);
     await fx.engine.approve(request.id, APPROVER_A);
     await fx.engine.idle();
     const sent = fx.sandbox.requests.filter((r) => r.method === 'POST' && r.path === '/v1/api/withdraw');
@@ -114,20 +103,23 @@ describe('execution', () => {
     expect(after?.outcome?.reference).toMatch(/\w+/);
   });
 
-  it('makes exactly one service call when 50 approve clicks arrive at once', async () => {
-    const request = await fileDraft(fx.engine, withdrawal('777'));
+  test('makes exactly one service call when 50 approve clicks arrive at once', async ({ fx, networkId }) => {
+    const request = await fileDraft(fx.engine, withdrawal(networkId, '777'));
     const clicks = Array.from({ length: 50 }, (_, i) =>
       fx.engine.approve(request.id, i % 2 ? APPROVER_A : APPROVER_B),
     );
     const results = await Promise.all(clicks);
     await fx.engine.idle();
     expect(results.filter((r) => r.ok)).toHaveLength(1);
-    expect(withdrawCalls()).toBe(1);
+    expect(withdrawCalls(fx)).toBe(1);
   });
 
-  it('marks a request outcome-unknown when the answer never comes, then finds it without resending', async () => {
+  test('marks a request outcome-unknown when the answer never comes, then finds it without resending', async ({
+    fx,
+    networkId,
+  }) => {
     fx.sandbox.dropResponse('POST', '/v1/api/withdraw');
-    const request = await fileDraft(fx.engine, withdrawal('4321.09'));
+    const request = await fileDraft(fx.engine, withdrawal(networkId, '4321.09'));
     await fx.engine.approve(request.id, APPROVER_A);
     await fx.engine.idle();
     expect((await fx.engine.get(request.id))?.state).toBe('outcome-unknown');
@@ -136,10 +128,13 @@ describe('execution', () => {
     expect(reconciled?.state).toBe('sent');
     expect(reconciled?.history.map((h) => h.action)).toContain('reconciled');
     expect(reconciled?.outcome?.reference).toMatch(/\w+/);
-    expect(withdrawCalls()).toBe(1);
+    expect(withdrawCalls(fx)).toBe(1);
   });
 
-  it('finds an unclear whitelist addition on the whitelist instead of sending it again', async () => {
+  test('finds an unclear whitelist addition on the whitelist instead of sending it again', async ({
+    fx,
+    networkId,
+  }) => {
     fx.sandbox.dropResponse('POST', '/v1/api/whitelist');
     const address = '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359';
     const request = await fileDraft(fx.engine, {
@@ -156,9 +151,9 @@ describe('execution', () => {
     expect(fx.sandbox.count('POST', '/v1/api/whitelist')).toBe(1);
   });
 
-  it('marks a refused call failed with the service message', async () => {
+  test('marks a refused call failed with the service message', async ({ fx, networkId }) => {
     fx.sandbox.setServiceAvailable(false);
-    const request = await fileDraft(fx.engine, withdrawal('10'));
+    const request = await fileDraft(fx.engine, withdrawal(networkId, '10'));
     await fx.engine.approve(request.id, APPROVER_A);
     await fx.engine.idle();
     const failed = await fx.engine.get(request.id);
@@ -166,9 +161,9 @@ describe('execution', () => {
     expect(failed?.outcome?.reason).toContain('currently unavailable');
   });
 
-  it('tracks a sent withdrawal to completed from the webhook', async () => {
+  test('tracks a sent withdrawal to completed from the webhook', async ({ fx, networkId }) => {
     await fx.receiveWebhooks();
-    const request = await fileDraft(fx.engine, withdrawal('250'));
+    const request = await fileDraft(fx.engine, withdrawal(networkId, '250'));
     await fx.engine.approve(request.id, APPROVER_A);
     await fx.engine.idle();
     await fx.sandbox.settleAll();
@@ -176,8 +171,11 @@ describe('execution', () => {
     expect(done?.state).toBe('completed');
   });
 
-  it('tracks a sent withdrawal to completed by polling when no webhook comes', async () => {
-    const request = await fileDraft(fx.engine, withdrawal('250'));
+  test('tracks a sent withdrawal to completed by polling when no webhook comes', async ({
+    fx,
+    networkId,
+  }) => {
+    const request = await fileDraft(fx.engine, withdrawal(networkId, '250'));
     await fx.engine.approve(request.id, APPROVER_A);
     await fx.engine.idle();
     await fx.sandbox.settleAll();
@@ -188,11 +186,11 @@ describe('execution', () => {
     expect((await fx.engine.get(request.id))?.state).toBe('completed');
   });
 
-  it('marks a failed withdrawal failed', async () => {
+  test('marks a failed withdrawal failed', async ({ fx, networkId }) => {
     await fx.receiveWebhooks();
     const request = await fileDraft(
       fx.engine,
-      withdrawal('250', '0x000000000000000000000000000000000000dEaD'),
+      withdrawal(networkId, '250', '0x000000000000000000000000000000000000dEaD'),
     );
     await fx.engine.approve(request.id, APPROVER_A);
     await fx.engine.idle();
@@ -202,19 +200,19 @@ describe('execution', () => {
 });
 
 describe('filing', () => {
-  it('refuses a malformed draft before anything is stored', async () => {
-    await expect(fileDraft(fx.engine, withdrawal('100', '0x123'))).rejects.toThrow(/address/);
-    const mismatch = withdrawal('100');
+  test('refuses a malformed draft before anything is stored', async ({ fx, networkId }) => {
+    await expect(fileDraft(fx.engine, withdrawal(networkId, '100', '0x123'))).rejects.toThrow(/address/);
+    const mismatch = withdrawal(networkId, '100');
     if (mismatch.kind === 'withdraw') mismatch.payload.amount = '1000.00';
     await expect(fileDraft(fx.engine, mismatch)).rejects.toThrow(/differs/);
-    await expect(fileDraft(fx.engine, withdrawal('1.234'))).rejects.toThrow(/2 decimals/);
+    await expect(fileDraft(fx.engine, withdrawal(networkId, '1.234'))).rejects.toThrow(/2 decimals/);
     expect(await fx.engine.openRequests()).toHaveLength(0);
   });
 });
 
 describe('reject, cancel, expiry', () => {
-  it('rejects with a reason, and nothing is sent', async () => {
-    const request = await fileDraft(fx.engine, withdrawal('100'));
+  test('rejects with a reason, and nothing is sent', async ({ fx, networkId }) => {
+    const request = await fileDraft(fx.engine, withdrawal(networkId, '100'));
     const result = await fx.engine.reject(request.id, APPROVER_A, 'Wrong address');
     expect(result).toMatchObject({ ok: true, request: { state: 'rejected', reason: 'Wrong address' } });
     expect(await fx.engine.approve(request.id, APPROVER_B)).toMatchObject({
@@ -222,11 +220,11 @@ describe('reject, cancel, expiry', () => {
       reason: 'not-pending',
     });
     await fx.engine.idle();
-    expect(withdrawCalls()).toBe(0);
+    expect(withdrawCalls(fx)).toBe(0);
   });
 
-  it('lets the requester cancel, and nobody else', async () => {
-    const request = await fileDraft(fx.engine, withdrawal('100'));
+  test('lets the requester cancel, and nobody else', async ({ fx, networkId }) => {
+    const request = await fileDraft(fx.engine, withdrawal(networkId, '100'));
     expect(await fx.engine.cancel(request.id, APPROVER_A)).toMatchObject({
       ok: false,
       reason: 'not-requester',
@@ -237,19 +235,19 @@ describe('reject, cancel, expiry', () => {
     });
   });
 
-  it('expires at click time and in the sweep', async () => {
-    const a = await fileDraft(fx.engine, withdrawal('100'));
-    const b = await fileDraft(fx.engine, withdrawal('200'));
+  test('expires at click time and in the sweep', async ({ fx, networkId }) => {
+    const a = await fileDraft(fx.engine, withdrawal(networkId, '100'));
+    const b = await fileDraft(fx.engine, withdrawal(networkId, '200'));
     fx.clock.advance(24 * 3_600_000);
     expect(await fx.engine.approve(a.id, APPROVER_A)).toMatchObject({ ok: false, reason: 'expired' });
     await fx.engine.tick();
     expect((await fx.engine.get(b.id))?.state).toBe('expired');
     await fx.engine.idle();
-    expect(withdrawCalls()).toBe(0);
+    expect(withdrawCalls(fx)).toBe(0);
   });
 
-  it('keeps an audit log of every step', async () => {
-    const request = await fileDraft(fx.engine, withdrawal('100'));
+  test('keeps an audit log of every step', async ({ fx, networkId }) => {
+    const request = await fileDraft(fx.engine, withdrawal(networkId, '100'));
     await fx.engine.approve(request.id, APPROVER_A);
     await fx.engine.idle();
     const audit = await fx.engine.audit(10);
@@ -259,7 +257,7 @@ describe('reject, cancel, expiry', () => {
 });
 
 describe('stale figures', () => {
-  it('sends a bridge back to the approvers when the receivable dropped since the quote', async () => {
+  test('sends a bridge back to the approvers when the receivable dropped since the quote', async ({ fx }) => {
     const [origin, destination] = await twoNetworks(fx.client);
     const request = await fileDraft(fx.engine, {
       kind: 'bridge',
@@ -282,7 +280,7 @@ describe('stale figures', () => {
     expect(fx.sandbox.requests.filter((r) => r.path === '/v1/api/bridge')).toHaveLength(1);
   });
 
-  it('sends a redemption back to the approvers when the account name changed', async () => {
+  test('sends a redemption back to the approvers when the account name changed', async ({ fx }) => {
     const request = await fileDraft(fx.engine, redemptionDraft(REQUESTER, 'Somebody Else'));
     const result = await fx.engine.approve(request.id, APPROVER_A);
     expect(result).toMatchObject({ ok: true, request: { state: 'pending', approvals: [], round: 1 } });

@@ -1,6 +1,6 @@
 // Which answers to a money POST prove nothing was done (failed) and which leave the outcome unknown
 // (reconciled, never resent): the service says never to retry a 400 on a money POST blindly.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import { failedCallOutcome } from '../../src/approvals/index.js';
 import { classifyFailure as custodyFailure } from '../../src/cngn/custody-gateway.js';
@@ -12,7 +12,7 @@ import {
   APPROVER_A,
   APPROVER_B,
   type EngineFixture,
-  startEngineFixture,
+  engineTest as test,
   twoNetworks,
   withdrawalDraft,
 } from './fixture.js';
@@ -23,7 +23,7 @@ const WITHDRAW = 'POST /v1/api/withdraw';
 const classifyFailure = (error: unknown) => failedCallOutcome(custodyFailure(error) ?? error);
 
 describe('classifying a failed call', () => {
-  it.each([
+  test.each([
     ['Permission denied', 403],
     ['IP address not whitelisted', 403],
     ['Could not determine client IP address', 403],
@@ -47,7 +47,7 @@ describe('classifying a failed call', () => {
     });
   });
 
-  it.each([
+  test.each([
     ['Bad Request Error', 400],
     ['Insufficient balance', 500],
     ['Error: Insufficient balance', 400],
@@ -67,7 +67,7 @@ describe('classifying a failed call', () => {
     expect(result.note).toContain(message);
   });
 
-  it('knows a refused connection sent nothing, and a timeout may have', () => {
+  test('knows a refused connection sent nothing, and a timeout may have', () => {
     expect(classifyFailure(new CngnTransportError('refused', WITHDRAW, false)).to).toBe('failed');
     expect(classifyFailure(new CngnTransportError('timeout', WITHDRAW, true)).to).toBe('outcome-unknown');
     expect(classifyFailure(new RateBudgetError(30)).to).toBe('failed');
@@ -79,37 +79,32 @@ describe('classifying a failed call', () => {
 });
 
 describe('a refused withdrawal through the sandbox', () => {
-  let fx: EngineFixture;
-  let networkId: string;
+  const withdrawal = (networkId: string, amount: string) => withdrawalDraft(networkId, amount);
 
-  beforeEach(async () => {
-    fx = await startEngineFixture();
-    [networkId] = await twoNetworks(fx.client);
-  });
-  afterEach(async () => {
-    await fx.close();
-  });
-
-  const withdrawal = (amount: string) => withdrawalDraft(networkId, amount);
-
-  async function approveAndRun(amount: string) {
-    const request = await fileDraft(fx.engine, withdrawal(amount));
+  async function approveAndRun(fx: EngineFixture, networkId: string, amount: string) {
+    const request = await fileDraft(fx.engine, withdrawal(networkId, amount));
     await fx.engine.approve(request.id, APPROVER_A);
     await fx.engine.idle();
     return fx.engine.get(request.id);
   }
 
-  it('marks an unexplained 400 outcome-unknown, to be reconciled, and never sends it again', async () => {
+  test('marks an unexplained 400 outcome-unknown, to be reconciled, and never sends it again', async ({
+    fx,
+    networkId,
+  }) => {
     fx.sandbox.failNext('POST', '/v1/api/withdraw', 400, 1, 'Bad Request Error');
-    const after = await approveAndRun('640');
+    const after = await approveAndRun(fx, networkId, '640');
     expect(after?.state).toBe('outcome-unknown');
     expect(after?.history.at(-1)?.note).toContain('Bad Request Error');
     await fx.engine.tick();
     expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
   });
 
-  it('marks a withdrawal larger than the balance failed, nothing sent, and never looks it up', async () => {
-    const request = await fileDraft(fx.engine, withdrawal('1250000.01')); // the sandbox holds ₦1,250,000.00
+  test('marks a withdrawal larger than the balance failed, nothing sent, and never looks it up', async ({
+    fx,
+    networkId,
+  }) => {
+    const request = await fileDraft(fx.engine, withdrawal(networkId, '1250000.01')); // the sandbox holds ₦1,250,000.00
     await fx.engine.approve(request.id, APPROVER_A);
     await fx.engine.approve(request.id, APPROVER_B); // its tier needs two
     await fx.engine.idle();
@@ -123,46 +118,42 @@ describe('a refused withdrawal through the sandbox', () => {
     expect(fx.sandbox.balance()).toBe('1250000.00');
   });
 
-  it('marks a validation answer failed with its message', async () => {
+  test('marks a validation answer failed with its message', async ({ fx, networkId }) => {
     fx.sandbox.failNext('POST', '/v1/api/withdraw', 400, 1, 'amount: Amount is too large');
-    const after = await approveAndRun('650');
+    const after = await approveAndRun(fx, networkId, '650');
     expect(after?.state).toBe('failed');
     expect(after?.outcome?.reason).toBe('amount: Amount is too large');
   });
 
-  it('marks a permission refusal failed', async () => {
+  test('marks a permission refusal failed', async ({ fx, networkId }) => {
     fx.sandbox.setPermission('sendCrypto', false);
-    const after = await approveAndRun('660');
+    const after = await approveAndRun(fx, networkId, '660');
     expect(after?.state).toBe('failed');
     expect(after?.outcome?.reason).toBe('Permission denied');
   });
 
-  it('marks an IP refusal failed', async () => {
+  test('marks an IP refusal failed', async ({ fx, networkId }) => {
     fx.sandbox.setIpAllowed(false);
-    const after = await approveAndRun('670');
+    const after = await approveAndRun(fx, networkId, '670');
     expect(after?.state).toBe('failed');
     expect(after?.outcome?.reason).toContain('IP address not whitelisted');
   });
 });
 
 describe('a money call whose request budget cannot be read from the store', () => {
-  it('is failed with nothing sent, not left outcome unknown', async () => {
+  test('is failed with nothing sent, not left outcome unknown', async ({ startEngine, defer }) => {
     const controls = new StoreControls();
     const store = await createStore('memory://');
-    const fx = await startEngineFixture({ store: controls.wrap(store) });
-    try {
-      const [networkId] = await twoNetworks(fx.client);
-      const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '660'));
-      await partsOf(fx.engine).core.approve(request.id, APPROVER_A);
-      const heal = controls.failReads('cngn:rate:'); // the store fails just as the call takes its slot
-      const after = await partsOf(fx.engine).executor.execute(request.id);
-      heal();
-      expect(after?.state).toBe('failed');
-      expect(after?.outcome?.reason).toContain('nothing was sent');
-      expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
-    } finally {
-      await fx.close();
-      await store.close();
-    }
+    defer(() => store.close());
+    const fx = await startEngine({ store: controls.wrap(store) });
+    const [networkId] = await twoNetworks(fx.client);
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '660'));
+    await partsOf(fx.engine).core.approve(request.id, APPROVER_A);
+    const heal = controls.failReads('cngn:rate:'); // the store fails just as the call takes its slot
+    const after = await partsOf(fx.engine).executor.execute(request.id);
+    heal();
+    expect(after?.state).toBe('failed');
+    expect(after?.outcome?.reason).toContain('nothing was sent');
+    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
   });
 });

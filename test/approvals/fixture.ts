@@ -134,15 +134,21 @@ export async function startEngineFixture(options: EngineFixtureOptions = {}): Pr
 
 /**
  * The stores fixtures plus `startEngine`: an engine fixture on the test's sandbox (unless the options
- * name another), closed after the test before its store and sandbox.
+ * name another), closed after the test before its store and sandbox; `fx`, one started with
+ * `engineOptions` (`test.override('engineOptions', …)` in a file or describe); `networkId`, the first
+ * network the sandbox lists as enabled.
  */
-export const engineTest = storesTest.extend('startEngine', async ({ sandbox, defer }) => {
-  return async (options: EngineFixtureOptions = {}): Promise<EngineFixture> => {
-    const fx = await startEngineFixture({ sandbox, ...options });
-    defer(() => fx.close());
-    return fx;
-  };
-});
+export const engineTest = storesTest
+  .extend('startEngine', async ({ sandbox, defer }) => {
+    return async (options: EngineFixtureOptions = {}): Promise<EngineFixture> => {
+      const fx = await startEngineFixture({ sandbox, ...options });
+      defer(() => fx.close());
+      return fx;
+    };
+  })
+  .extend('engineOptions', {} as EngineFixtureOptions)
+  .extend('fx', async ({ startEngine, engineOptions }) => startEngine(engineOptions))
+  .extend('networkId', async ({ fx }) => (await twoNetworks(fx.client))[0]);
 
 /** The id of the first network the sandbox lists as enabled, and one more for bridges. */
 export async function twoNetworks(client: CngnClient): Promise<[string, string]> {

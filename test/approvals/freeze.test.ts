@@ -2,7 +2,7 @@
 // nothing reaches the service and approved requests stay approved, held; the unfreeze is a request
 // another approver than the one who froze approves, and then what was held goes out, once, unless it
 // expired. (The freeze racing a send, on every store: freeze-race.test.ts.)
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import { HELD_ACTION, START_FROZEN_ACTOR } from '../../src/approvals/index.js';
 import { fileDraft } from '../support/filing.js';
@@ -12,56 +12,49 @@ import {
   type EngineFixture,
   OUTSIDER,
   REQUESTER,
-  startEngineFixture,
-  twoNetworks,
+  engineTest as test,
   withdrawalDraft,
 } from './fixture.js';
 
-let fx: EngineFixture;
-let networkId: string;
-
-beforeEach(async () => {
-  fx = await startEngineFixture();
-  [networkId] = await twoNetworks(fx.client);
-});
-afterEach(async () => {
-  await fx.close();
-});
-
-const withdrawCalls = () => fx.sandbox.count('POST', '/v1/api/withdraw');
+const withdrawCalls = (fx: EngineFixture) => fx.sandbox.count('POST', '/v1/api/withdraw');
 
 /** File a withdrawal and approve it (one approval is enough below ₦1,000,000). */
-async function approvedWithdrawal(amount = '1500.50'): Promise<string> {
+async function approvedWithdrawal(fx: EngineFixture, networkId: string, amount = '1500.50'): Promise<string> {
   const request = await fileDraft(fx.engine, withdrawalDraft(networkId, amount));
   expect(await fx.engine.approve(request.id, APPROVER_A)).toMatchObject({ ok: true });
   return request.id;
 }
 
 /** File the unfreeze as `requester` and have `approver` approve it. */
-async function unfreeze(requester: string, approver: string) {
+async function unfreeze(fx: EngineFixture, requester: string, approver: string) {
   const filed = await fx.engine.fileUnfreeze(requester);
   if (!filed.ok) throw new Error(`unfreeze not filed: ${filed.reason}`);
   return { id: filed.request.id, approval: await fx.engine.approve(filed.request.id, approver) };
 }
 
 describe('while sends are frozen', () => {
-  it('sends nothing: an approved withdrawal stays approved, held, and says so once', async () => {
+  test('sends nothing: an approved withdrawal stays approved, held, and says so once', async ({
+    fx,
+    networkId,
+  }) => {
     expect(await fx.engine.freezeSends(APPROVER_B, 'checking a look-alike address')).toMatchObject({
       ok: true,
       freeze: { by: APPROVER_B, reason: 'checking a look-alike address' },
       underway: [],
     });
-    const id = await approvedWithdrawal();
+    const id = await approvedWithdrawal(fx, networkId);
     await fx.engine.idle();
     await fx.engine.tick(); // the sweep does not send it either, nor say it twice
     await fx.engine.idle();
-    expect(withdrawCalls()).toBe(0);
+    expect(withdrawCalls(fx)).toBe(0);
     const held = await fx.engine.get(id);
     expect(held?.state).toBe('approved');
     expect(held?.history.filter((h) => h.action === HELD_ACTION)).toHaveLength(1);
   });
 
-  it('refuses a freeze by someone who is no approver, and a second freeze, changing nothing', async () => {
+  test('refuses a freeze by someone who is no approver, and a second freeze, changing nothing', async ({
+    fx,
+  }) => {
     expect(await fx.engine.freezeSends(OUTSIDER, 'I think something is wrong')).toEqual({
       ok: false,
       reason: 'not-approver',
@@ -75,7 +68,7 @@ describe('while sends are frozen', () => {
     });
   });
 
-  it('refuses a reason too short or too long, before asking who freezes', async () => {
+  test('refuses a reason too short or too long, before asking who freezes', async ({ fx }) => {
     const badReason = { ok: false, reason: 'bad-reason' };
     expect(await fx.engine.freezeSends(APPROVER_A, 'no')).toEqual(badReason);
     expect(await fx.engine.freezeSends(APPROVER_A, 'x'.repeat(301))).toEqual(badReason);
@@ -85,7 +78,10 @@ describe('while sends are frozen', () => {
     await expect(partsOf(fx.engine).core.freeze.freeze(APPROVER_A, 'no')).rejects.toThrow(/reason/);
   });
 
-  it('hands a claimed, unmarked request back, approved and held, when the freeze came after its claim', async () => {
+  test('hands a claimed, unmarked request back, approved and held, when the freeze came after its claim', async ({
+    fx,
+    networkId,
+  }) => {
     const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '2000'));
     await partsOf(fx.engine).core.approve(request.id, APPROVER_A); // approved; nothing claimed it yet
     const claimed = await partsOf(fx.engine).executor.claimExecution(request.id);
@@ -96,10 +92,13 @@ describe('while sends are frozen', () => {
     expect(back?.state).toBe('approved');
     expect(back?.execution).toBeUndefined();
     expect(back?.history.at(-1)?.action).toBe(HELD_ACTION);
-    expect(withdrawCalls()).toBe(0);
+    expect(withdrawCalls(fx)).toBe(0);
   });
 
-  it('holds whitelist additions and settlement changes too, but writes a delegation', async () => {
+  test('holds whitelist additions and settlement changes too, but writes a delegation', async ({
+    fx,
+    networkId,
+  }) => {
     await fx.engine.freezeSends(APPROVER_A, 'stop everything');
     const whitelist = await fileDraft(fx.engine, {
       kind: 'whitelist',
@@ -120,26 +119,29 @@ describe('while sends are frozen', () => {
     expect((await fx.engine.get(delegation.id))?.state).toBe('completed');
   });
 
-  it('expires a held request once its expiry has passed, and never sends it', async () => {
+  test('expires a held request once its expiry has passed, and never sends it', async ({ fx, networkId }) => {
     await fx.engine.freezeSends(APPROVER_B, 'stop everything');
-    const id = await approvedWithdrawal();
+    const id = await approvedWithdrawal(fx, networkId);
     await fx.engine.idle();
     fx.clock.advance(25 * 3_600_000); // past the 24 h lifetime
     await fx.engine.tick();
-    const { id: lift } = await unfreeze(APPROVER_B, APPROVER_A);
+    const { id: lift } = await unfreeze(fx, APPROVER_B, APPROVER_A);
     await fx.engine.idle();
     expect((await fx.engine.get(lift))?.state).toBe('completed');
     const expired = await fx.engine.get(id);
     expect(expired?.state).toBe('expired');
     expect(expired?.history.at(-1)?.note).toContain('held by a freeze');
-    expect(withdrawCalls()).toBe(0);
+    expect(withdrawCalls(fx)).toBe(0);
   });
 });
 
 describe('lifting the freeze', () => {
-  it('is a request: refused to the approver who froze, sent on by another, and then the held one goes out once', async () => {
+  test('is a request: refused to the approver who froze, sent on by another, and then the held one goes out once', async ({
+    fx,
+    networkId,
+  }) => {
     await fx.engine.freezeSends(APPROVER_B, 'checking a look-alike address');
-    const id = await approvedWithdrawal();
+    const id = await approvedWithdrawal(fx, networkId);
     await fx.engine.idle();
     const filed = await fx.engine.fileUnfreeze(APPROVER_B);
     if (!filed.ok) throw new Error('not filed');
@@ -152,19 +154,19 @@ describe('lifting the freeze', () => {
     expect(await fx.engine.approve(filed.request.id, APPROVER_B)).toMatchObject({ ok: false });
     await fx.engine.idle();
     expect(await fx.engine.currentFreeze()).toBeDefined();
-    expect(withdrawCalls()).toBe(0);
+    expect(withdrawCalls(fx)).toBe(0);
     expect(await fx.engine.approve(filed.request.id, APPROVER_A)).toMatchObject({ ok: true });
     await fx.engine.idle();
     expect(await fx.engine.currentFreeze()).toBeUndefined();
     expect((await fx.engine.get(filed.request.id))?.state).toBe('completed');
     expect((await fx.engine.get(id))?.state).toBe('sent');
-    expect(withdrawCalls()).toBe(1);
+    expect(withdrawCalls(fx)).toBe(1);
     await fx.engine.tick();
     await fx.engine.idle();
-    expect(withdrawCalls()).toBe(1);
+    expect(withdrawCalls(fx)).toBe(1);
   });
 
-  it('refuses the approver who froze even when someone else filed the unfreeze', async () => {
+  test('refuses the approver who froze even when someone else filed the unfreeze', async ({ fx }) => {
     await fx.engine.freezeSends(APPROVER_B, 'stop everything');
     const filed = await fx.engine.fileUnfreeze(APPROVER_A);
     if (!filed.ok) throw new Error('not filed');
@@ -181,7 +183,9 @@ describe('lifting the freeze', () => {
     expect(await fx.engine.currentFreeze()).toBeUndefined();
   });
 
-  it('is refused when nothing is frozen, by someone who is no approver, and while another waits', async () => {
+  test('is refused when nothing is frozen, by someone who is no approver, and while another waits', async ({
+    fx,
+  }) => {
     expect(await fx.engine.fileUnfreeze(APPROVER_A)).toEqual({ ok: false, reason: 'not-frozen' });
     await fx.engine.freezeSends(APPROVER_A, 'stop everything');
     expect(await fx.engine.fileUnfreeze(OUTSIDER)).toEqual({ ok: false, reason: 'not-approver' });
@@ -194,9 +198,9 @@ describe('lifting the freeze', () => {
     });
   });
 
-  it('puts every freeze and every lift in the audit chain, which stays intact', async () => {
+  test('puts every freeze and every lift in the audit chain, which stays intact', async ({ fx }) => {
     await fx.engine.freezeSends(APPROVER_B, 'checking a look-alike address');
-    const { id } = await unfreeze(APPROVER_B, APPROVER_A);
+    const { id } = await unfreeze(fx, APPROVER_B, APPROVER_A);
     await fx.engine.idle();
     const entries = (await fx.engine.audit(50)).filter((e) => e.kind === 'freeze');
     expect(entries.map((e) => [e.action, e.actor])).toEqual([
@@ -210,7 +214,7 @@ describe('lifting the freeze', () => {
 });
 
 describe('starting frozen', () => {
-  it('freezes as the start-up, audited, and leaves a freeze already in place as it is', async () => {
+  test('freezes as the start-up, audited, and leaves a freeze already in place as it is', async ({ fx }) => {
     expect(await fx.engine.freezeAtStart()).toMatchObject({ by: START_FROZEN_ACTOR });
     expect((await fx.engine.audit(5)).at(-1)).toMatchObject({
       kind: 'freeze',
@@ -221,7 +225,7 @@ describe('starting frozen', () => {
     expect((await fx.engine.audit(5)).filter((e) => e.kind === 'freeze')).toHaveLength(1);
     expect(again.at).toBe((await fx.engine.currentFreeze())?.at);
     // Anyone but the unfreeze's requester may lift a freeze the start-up made.
-    const { approval } = await unfreeze(APPROVER_A, APPROVER_B);
+    const { approval } = await unfreeze(fx, APPROVER_A, APPROVER_B);
     expect(approval).toMatchObject({ ok: true });
   });
 });

@@ -1,24 +1,18 @@
 // A final approval of a redemption waits for its figures to be read again before it is saved. When
 // the bot stops during that re-check, the next sweep says so in the request's thread and lifts the
 // hold so anyone may approve again; nothing is ever approved on the person's behalf.
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { expect } from 'vitest';
 import { CHECK_HOLD_MS } from '../../src/approvals/engine.js';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import { mentionUser } from '../../src/format/mrkdwn.js';
 import { threadReply } from '../../src/slack/approvals/blocks/steps.js';
 import { redemptionDraft } from '../support/drafts.js';
 import { fileDraft } from '../support/filing.js';
-import { APPROVER_A, APPROVER_B, type EngineFixture, REQUESTER, startEngineFixture } from './fixture.js';
+import { APPROVER_A, APPROVER_B, REQUESTER, engineTest as test } from './fixture.js';
 
-let fx: EngineFixture;
-beforeEach(async () => {
-  fx = await startEngineFixture();
-});
-afterEach(async () => {
-  await fx.close();
-});
-
-it('announces a final approval interrupted while re-checking, and lets others approve again', async () => {
+test('announces a final approval interrupted while re-checking, and lets others approve again', async ({
+  fx,
+}) => {
   fx.sandbox.setAccountName('0123456789', 'ADA OBI');
   const filed = await fileDraft(fx.engine, redemptionDraft(REQUESTER));
   // The final click's re-check never returns: the bot is killed with only its hold saved.

@@ -1,7 +1,7 @@
 // The checks made before money moves, against the real client and the embedded sandbox: the balance
 // less what is committed, whether a destination was paid before (the bot's records, the service's
 // list), the whitelist, look-alike destinations, and the approval refused on a balance known short.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import type { ApprovalRequest, RequestDraft } from '../../src/approvals/index.js';
 import { committedAgainst } from '../../src/approvals/preflight.js';
@@ -13,28 +13,22 @@ import {
   DEST,
   type EngineFixture,
   REQUESTER,
-  startEngineFixture,
+  engineTest as test,
   twoNetworks,
   withdrawalDraft,
 } from './fixture.js';
 
-let fx: EngineFixture;
-let networkId: string;
-
-beforeEach(async () => {
-  fx = await startEngineFixture();
-  [networkId] = await twoNetworks(fx.client);
-});
-afterEach(async () => {
-  await fx.close();
-});
-
-const withdrawal = (amount: string, address = DEST, network = networkId): RequestDraft =>
+const withdrawal = (networkId: string, amount: string, address = DEST, network = networkId): RequestDraft =>
   withdrawalDraft(network, amount, address);
 
 /** A withdrawal filed and approved (one approver at this tier), and sent by the sandbox. */
-async function sentWithdrawal(amount: string, address = DEST): Promise<ApprovalRequest> {
-  const filed = await fileDraft(fx.engine, withdrawal(amount, address));
+async function sentWithdrawal(
+  fx: EngineFixture,
+  networkId: string,
+  amount: string,
+  address = DEST,
+): Promise<ApprovalRequest> {
+  const filed = await fileDraft(fx.engine, withdrawal(networkId, amount, address));
   await fx.engine.approve(filed.id, APPROVER_A);
   await fx.engine.idle();
   const sent = await fx.engine.get(filed.id);
@@ -43,7 +37,7 @@ async function sentWithdrawal(amount: string, address = DEST): Promise<ApprovalR
 }
 
 /** The first whitelisted address the sandbox lists, and its network. */
-async function whitelisted(): Promise<{ networkId: string; address: string }> {
+async function whitelisted(fx: EngineFixture): Promise<{ networkId: string; address: string }> {
   const [first] = await fx.client.getWhitelisted();
   if (!first) throw new Error('the sandbox whitelists nothing');
   return { networkId: first.networkId, address: first.publicKey };
@@ -57,8 +51,11 @@ function poisoned(address: string): string {
 }
 
 describe('balance', () => {
-  it('shows the balance, nothing committed, and what is left after the request', async () => {
-    const checks = await fx.engine.preflight(withdrawal('2000'));
+  test('shows the balance, nothing committed, and what is left after the request', async ({
+    fx,
+    networkId,
+  }) => {
+    const checks = await fx.engine.preflight(withdrawal(networkId, '2000'));
     expect(checks.balance).toMatchObject({
       balance: '1250000.00',
       committed: '0.00',
@@ -70,9 +67,12 @@ describe('balance', () => {
     expect(Date.parse(checks.balance?.asOf ?? '')).not.toBeNaN();
   });
 
-  it('counts a request sent after the balance was read, and not once the balance shows it', async () => {
+  test('counts a request sent after the balance was read, and not once the balance shows it', async ({
+    fx,
+    networkId,
+  }) => {
     await fx.client.getBalance(); // the figure is now stored, as of before the withdrawal
-    await sentWithdrawal('10000');
+    await sentWithdrawal(fx, networkId, '10000');
     const draft = { kind: 'withdraw' as const, amount: '2000' };
     const stored = await partsOf(fx.engine).core.preflight.balanceFor(draft, { stored: true });
     expect(stored).toMatchObject({ balance: '1250000.00', committed: '10000.00', after: '1238000.00' });
@@ -81,20 +81,28 @@ describe('balance', () => {
     expect(fresh).toMatchObject({ balance: '1240000.00', committed: '0.00', after: '1238000.00' });
   });
 
-  it('refuses to file more than the balance less what is committed, with the figures', async () => {
-    const checks = await fx.engine.preflight(withdrawal('1250000.01'));
+  test('refuses to file more than the balance less what is committed, with the figures', async ({
+    fx,
+    networkId,
+  }) => {
+    const checks = await fx.engine.preflight(withdrawal(networkId, '1250000.01'));
     expect(checks.balance).toMatchObject({ after: '-0.01', enough: false });
-    await expect(fileDraft(fx.engine, withdrawal('1250000.01'), { preflight: checks })).rejects.toThrow(
+    await expect(
+      fileDraft(fx.engine, withdrawal(networkId, '1250000.01'), { preflight: checks }),
+    ).rejects.toThrow(
       /₦1,250,000\.01 is more than the balance \(₦1,250,000\.00\) less what is committed \(₦0\.00\)/,
     );
     expect(await fx.engine.openRequests()).toEqual([]);
   });
 
-  it('refuses an approval while the balance last read does not cover the request', async () => {
+  test('refuses an approval while the balance last read does not cover the request', async ({
+    fx,
+    networkId,
+  }) => {
     // Sent first: filed after it, the larger one would bring the requester's total in the window
     // to the two-approver tier (limits over time), and the first would wait for a second approver.
-    await sentWithdrawal('300000');
-    const filed = await fileDraft(fx.engine, withdrawal('1000000')); // two approvers at this tier
+    await sentWithdrawal(fx, networkId, '300000');
+    const filed = await fileDraft(fx.engine, withdrawal(networkId, '1000000')); // two approvers at this tier
     await fx.client.getBalance(); // ₦950,000 now
     expect(await fx.engine.approve(filed.id, APPROVER_A)).toMatchObject({
       ok: false,
@@ -105,14 +113,16 @@ describe('balance', () => {
     expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
   });
 
-  it('says the balance is unread when the service does not answer', async () => {
+  test('says the balance is unread when the service does not answer', async ({ fx, networkId }) => {
     fx.sandbox.failNext('GET', '/v1/api/balance', 400, 3, 'Service is currently unavailable.');
-    const checks = await fx.engine.preflight(withdrawal('2000'));
+    const checks = await fx.engine.preflight(withdrawal(networkId, '2000'));
     expect(checks.balance).toBeUndefined();
     expect(checks.unread).toEqual(['the balance could not be read']);
   });
 
-  it('has no balance check for a bridge: its amount is sent on-chain to the deposit address', async () => {
+  test('has no balance check for a bridge: its amount is sent on-chain to the deposit address', async ({
+    fx,
+  }) => {
     const [origin, destination] = await twoNetworks(fx.client);
     const checks = await fx.engine.preflight({
       kind: 'bridge',
@@ -138,7 +148,7 @@ describe('what counts as committed', () => {
       history: answered === undefined ? [] : [{ at: at(answered), state: 'sent', action: 'sent' }],
     }) as unknown as ApprovalRequest;
 
-  it('counts approved and executing ones, and sent ones the balance figure predates', () => {
+  test('counts approved and executing ones, and sent ones the balance figure predates', () => {
     const open = [
       request('A', 'approved'),
       request('B', 'executing'),
@@ -156,34 +166,39 @@ describe('what counts as committed', () => {
 });
 
 describe('destinations', () => {
-  it('marks a first payment, and not once the bot has paid that destination', async () => {
-    expect((await fx.engine.preflight(withdrawal('2000'))).firstPayment).toBe(true);
-    await sentWithdrawal('1000');
-    const again = await fx.engine.preflight(withdrawal('2000'));
+  test('marks a first payment, and not once the bot has paid that destination', async ({ fx, networkId }) => {
+    expect((await fx.engine.preflight(withdrawal(networkId, '2000'))).firstPayment).toBe(true);
+    await sentWithdrawal(fx, networkId, '1000');
+    const again = await fx.engine.preflight(withdrawal(networkId, '2000'));
     expect(again.firstPayment).toBe(false);
     expect(again.unread).toBeUndefined();
   });
 
-  it('knows the same EVM address paid on another EVM network: one key holder, one destination', async () => {
+  test('knows the same EVM address paid on another EVM network: one key holder, one destination', async ({
+    fx,
+    networkId,
+  }) => {
     const [, other] = await twoNetworks(fx.client);
-    await sentWithdrawal('1000');
-    const there = await fx.engine.preflight(withdrawal('2000', DEST.toLowerCase(), other));
+    await sentWithdrawal(fx, networkId, '1000');
+    const there = await fx.engine.preflight(withdrawal(networkId, '2000', DEST.toLowerCase(), other));
     expect(there.firstPayment).toBe(false);
     expect(there.lookAlike).toBeUndefined();
     // A member the bot stored per network before reads the same.
     const elsewhere = '0x1111111111111111111111111111111111111111';
     await fx.store.addToSet(`approvals:paid-destinations:sandbox`, `wallet|${networkId}|${elsewhere}`);
-    expect((await fx.engine.preflight(withdrawal('2000', elsewhere, other))).firstPayment).toBe(false);
+    expect((await fx.engine.preflight(withdrawal(networkId, '2000', elsewhere, other))).firstPayment).toBe(
+      false,
+    );
   });
 
-  it("knows destinations paid from the service's transaction list", async () => {
+  test("knows destinations paid from the service's transaction list", async ({ fx, networkId }) => {
     const networks = await fx.client.getNetworks();
     const listed = (await fx.client.getTransactions({ limit: 50 })).data;
     const paid = listed.find((tx) => tx.trx_type === 'withdraw' && tx.status === 'completed');
     const receiver = paid?.receiver;
     if (!paid || typeof receiver !== 'object' || !receiver?.address) throw new Error('no past withdrawal');
     const network = networks.find((n) => n.short_name === paid.network);
-    const draft = withdrawal('2000', receiver.address, network?.id);
+    const draft = withdrawal(networkId, '2000', receiver.address, network?.id);
     expect((await fx.engine.preflight(draft)).firstPayment).toBe(false);
 
     const redeemed = listed.find((tx) => tx.trx_type === 'fiat_redeem' && tx.status === 'completed');
@@ -203,9 +218,12 @@ describe('destinations', () => {
     expect((await fx.engine.preflight(elsewhere)).firstPayment).toBe(true);
   });
 
-  it('says whether the address is on the whitelist for its network, shown checksummed', async () => {
-    const entry = await whitelisted();
-    const draft = (address: string) => withdrawal('2000', address, entry.networkId);
+  test('says whether the address is on the whitelist for its network, shown checksummed', async ({
+    fx,
+    networkId,
+  }) => {
+    const entry = await whitelisted(fx);
+    const draft = (address: string) => withdrawal(networkId, '2000', address, entry.networkId);
     const listed = await fx.engine.preflight(draft(entry.address));
     expect(listed).toMatchObject({
       whitelisted: true,
@@ -216,10 +234,13 @@ describe('destinations', () => {
     expect((await fx.engine.preflight(draft(DEST))).whitelisted).toBe(false);
   });
 
-  it('marks a look-alike of a known address and needs one more approver for it', async () => {
-    const entry = await whitelisted();
+  test('marks a look-alike of a known address and needs one more approver for it', async ({
+    fx,
+    networkId,
+  }) => {
+    const entry = await whitelisted(fx);
     const lookalike = poisoned(entry.address);
-    const draft = withdrawal('2000', lookalike, entry.networkId);
+    const draft = withdrawal(networkId, '2000', lookalike, entry.networkId);
     const checks = await fx.engine.preflight(draft);
     expect(checks.lookAlike).toMatchObject({
       candidate: toChecksumAddress(lookalike),
@@ -242,12 +263,13 @@ describe('destinations', () => {
     expect((await fx.engine.get(filed.id))?.state).not.toBe('pending');
   });
 
-  it('asks no more approvers of a look-alike than there are: a tier needing all of them stays as it is', async () => {
-    await fx.close();
+  test('asks no more approvers of a look-alike than there are: a tier needing all of them stays as it is', async ({
+    startEngine,
+  }) => {
     // Every amount needs 2; A and B are the only approvers besides the requester.
-    fx = await startEngineFixture({ tiers: '0:2' });
-    const entry = await whitelisted();
-    const draft = withdrawal('2000', poisoned(entry.address), entry.networkId);
+    const fx = await startEngine({ tiers: '0:2' });
+    const entry = await whitelisted(fx);
+    const draft = withdrawal(entry.networkId, '2000', poisoned(entry.address));
     const checks = await fx.engine.preflight(draft);
     const lookAlike = checks.lookAlike && { ...checks.lookAlike, compared: true };
     const filed = await fileDraft(fx.engine, draft, { preflight: { ...checks, lookAlike } });
@@ -258,9 +280,9 @@ describe('destinations', () => {
     expect((await fx.engine.get(filed.id))?.state).not.toBe('pending');
   });
 
-  it('marks a look-alike of an address the bot paid before', async () => {
-    await sentWithdrawal('1000');
-    const checks = await fx.engine.preflight(withdrawal('2000', poisoned(DEST)));
+  test('marks a look-alike of an address the bot paid before', async ({ fx, networkId }) => {
+    await sentWithdrawal(fx, networkId, '1000');
+    const checks = await fx.engine.preflight(withdrawal(networkId, '2000', poisoned(DEST)));
     expect(checks.lookAlike).toMatchObject({ known: DEST, knownAs: 'paid' });
   });
 });

@@ -1,6 +1,6 @@
 // Reminder points and the one Extend in the engine (no Slack): when each point falls, that only the
 // latest passed point is sent, that approvers who acted are left out, and the Extend's rules.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { parseReminderPoints, type RequestDraft } from '../../src/approvals/index.js';
 import { dueReminder, reminderTimes } from '../../src/approvals/reminders.js';
 import { fileDraft } from '../support/filing.js';
@@ -11,27 +11,17 @@ import {
   type EngineFixture,
   OUTSIDER,
   REQUESTER,
-  startEngineFixture,
-  twoNetworks,
+  engineTest as test,
 } from './fixture.js';
 
 const HOUR = 3_600_000;
-let fx: EngineFixture;
-let networkId: string;
-
-beforeEach(async () => {
-  fx = await startEngineFixture({
-    ttlMs: 10 * HOUR,
-    tiers: '0:1,1000000:2',
-    engine: { reminderPoints: parseReminderPoints('50%,90%') },
-  });
-  [networkId] = await twoNetworks(fx.client);
-});
-afterEach(async () => {
-  await fx.close();
+test.override('engineOptions', {
+  ttlMs: 10 * HOUR,
+  tiers: '0:1,1000000:2',
+  engine: { reminderPoints: parseReminderPoints('50%,90%') },
 });
 
-const withdrawal = (amount: string): RequestDraft => ({
+const withdrawal = (networkId: string, amount: string): RequestDraft => ({
   kind: 'withdraw',
   amount,
   payload: { amount, address: DEST, networkId, shouldSaveAddress: false },
@@ -39,12 +29,15 @@ const withdrawal = (amount: string): RequestDraft => ({
   purpose: 'Supplier payout INV-2231',
   requester: REQUESTER,
 });
-const reminders = async (id: string) =>
+const reminders = async (fx: EngineFixture, id: string) =>
   ((await fx.engine.get(id))?.history ?? []).filter((s) => s.action === 'reminder').map((s) => s.reminder);
 
 describe('reminder points', () => {
-  it('fall at their shares of the lifetime, and only the latest passed one is due', async () => {
-    const request = await fileDraft(fx.engine, withdrawal('1500'));
+  test('fall at their shares of the lifetime, and only the latest passed one is due', async ({
+    fx,
+    networkId,
+  }) => {
+    const request = await fileDraft(fx.engine, withdrawal(networkId, '1500'));
     const points = parseReminderPoints('50%,90%');
     const filed = Date.parse(request.createdAt);
     expect(reminderTimes(request, points)).toEqual([filed + 5 * HOUR, filed + 9 * HOUR]);
@@ -54,38 +47,44 @@ describe('reminder points', () => {
     expect(dueReminder(request, points, new Date(filed + 10 * HOUR))).toBeUndefined(); // due to expire instead
   });
 
-  it('names the approvers who have not acted and how many approvals are still needed', async () => {
-    const request = await fileDraft(fx.engine, withdrawal('2000000')); // two approvals
+  test('names the approvers who have not acted and how many approvals are still needed', async ({
+    fx,
+    networkId,
+  }) => {
+    const request = await fileDraft(fx.engine, withdrawal(networkId, '2000000')); // two approvals
     expect((await fx.engine.approve(request.id, APPROVER_A)).ok).toBe(true);
     fx.clock.advance(5 * HOUR + 1000);
     await fx.engine.tick();
-    expect(await reminders(request.id)).toEqual([
+    expect(await reminders(fx, request.id)).toEqual([
       { point: 1, of: 2, share: '50%', waiting: [APPROVER_B], needed: 1 },
     ]);
     await fx.engine.tick();
-    expect(await reminders(request.id)).toHaveLength(1);
+    expect(await reminders(fx, request.id)).toHaveLength(1);
   });
 
-  it('sends none once the request has ended', async () => {
-    const request = await fileDraft(fx.engine, withdrawal('1500'));
+  test('sends none once the request has ended', async ({ fx, networkId }) => {
+    const request = await fileDraft(fx.engine, withdrawal(networkId, '1500'));
     await fx.engine.cancel(request.id, REQUESTER);
     fx.clock.advance(9 * HOUR + 1000);
     await fx.engine.tick();
-    expect(await reminders(request.id)).toHaveLength(0);
+    expect(await reminders(fx, request.id)).toHaveLength(0);
   });
 
-  it('sends none with reminders turned off', async () => {
+  test('sends none with reminders turned off', async ({ fx, networkId }) => {
     const off = await fx.another({ engine: { reminderPoints: parseReminderPoints('none') } });
-    const request = await fileDraft(off.engine, withdrawal('1500'));
+    const request = await fileDraft(off.engine, withdrawal(networkId, '1500'));
     fx.clock.advance(9 * HOUR + 1000);
     await off.engine.tick();
-    expect(await reminders(request.id)).toHaveLength(0);
+    expect(await reminders(fx, request.id)).toHaveLength(0);
   });
 });
 
 describe('Extend', () => {
-  it('is the requester’s, once, by at most the original lifetime, and audited', async () => {
-    const request = await fileDraft(fx.engine, withdrawal('1500'));
+  test('is the requester’s, once, by at most the original lifetime, and audited', async ({
+    fx,
+    networkId,
+  }) => {
+    const request = await fileDraft(fx.engine, withdrawal(networkId, '1500'));
     expect(await fx.engine.extend(request.id, OUTSIDER)).toMatchObject({
       ok: false,
       reason: 'not-requester',
@@ -114,14 +113,17 @@ describe('Extend', () => {
     expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
   });
 
-  it('keeps a request alive past its first expiry, and it then expires at the new one', async () => {
-    const request = await fileDraft(fx.engine, withdrawal('1500'));
+  test('keeps a request alive past its first expiry, and it then expires at the new one', async ({
+    fx,
+    networkId,
+  }) => {
+    const request = await fileDraft(fx.engine, withdrawal(networkId, '1500'));
     await fx.engine.extend(request.id, REQUESTER);
     fx.clock.advance(10 * HOUR + 1000);
     await fx.engine.tick();
     expect((await fx.engine.get(request.id))?.state).toBe('pending');
     expect((await fx.engine.approve(request.id, APPROVER_A)).ok).toBe(true);
-    const other = await fileDraft(fx.engine, withdrawal('1600'));
+    const other = await fileDraft(fx.engine, withdrawal(networkId, '1600'));
     await fx.engine.extend(other.id, REQUESTER, HOUR);
     fx.clock.advance(10 * HOUR + 1000); // past its first expiry, before the new one
     await fx.engine.tick();

@@ -9,7 +9,7 @@ import { type RunTiming, ScheduledReports } from '../../src/slack/reports/schedu
 import type { Store } from '../../src/store/index.js';
 import { FakeSlack } from './fake-slack.js';
 import { type FixedReportSource, fixedReportSource } from './report-source.js';
-import { type Replicas, storesTest } from './shared-stores.js';
+import { storesTest } from './shared-stores.js';
 
 export const CHANNEL = 'CREPORTS';
 /** The run due at 08:00 on 26 November 2026 (Lagos), for the day before. */
@@ -22,11 +22,6 @@ export const TIMING: Partial<RunTiming> & { leaseMs: number; retryAfterMs: numbe
   lookAfterMs: 1_000,
   stopGraceMs: 0,
 };
-export const scheduledTest = storesTest.extend('slack', async ({ defer }) => {
-  const slack = await FakeSlack.start();
-  defer(() => slack.stop());
-  return slack;
-});
 
 /** A replica's timer, fired by the test when it moved the clock: `ms` is how long it was set for. */
 export class TestTimer {
@@ -84,33 +79,36 @@ export async function scheduleSet(store: Store, setAt: string | null = '2026-11-
   if (setAt) await store.set('report-schedule', { schedule: 'daily 08:00', since: setAt });
 }
 
-/**
- * Two replicas of the schedule on the test's store kind (`first` on one handle, `second` on the other),
- * on one clock starting `at`, stopped after the test.
- */
-export async function scheduledPair(
-  {
-    replicas,
-    slack,
-    defer,
-  }: { replicas: (name: string) => Promise<Replicas>; slack: FakeSlack; defer: (f: () => unknown) => void },
-  name: string,
-  at: string,
-  options: {
-    sources?: [FixedReportSource?, FixedReportSource?];
-    timing?: Partial<RunTiming>;
-    scheduleSetAt?: string | null;
-  } = {},
-) {
-  const { a, b } = await replicas(name);
-  await scheduleSet(a, options.scheduleSetAt);
-  const clock = { now: new Date(at) };
-  const [sourceA, sourceB] = options.sources ?? [];
-  const first = replica(slack, a, clock, sourceA, options.timing);
-  const second = replica(slack, b, clock, sourceB, options.timing);
-  defer(() => Promise.all([first.stop(), second.stop()]));
-  return { a, b, clock, first, second };
+export interface PairOptions {
+  sources?: [FixedReportSource?, FixedReportSource?];
+  timing?: Partial<RunTiming>;
+  /** When the schedule was set (default 1 November); null: never set, the first start sets it. */
+  scheduleSetAt?: string | null;
 }
+
+/**
+ * The stores fixtures plus `slack`, a fake Slack holding the report channel, and `scheduledPair(name,
+ * at)`: two replicas of the schedule on the test's store kind (`first` on one handle, `second` on the
+ * other), on one clock starting `at`, stopped after the test.
+ */
+export const scheduledTest = storesTest
+  .extend('slack', async ({ defer }) => {
+    const slack = await FakeSlack.start();
+    defer(() => slack.stop());
+    return slack;
+  })
+  .extend('scheduledPair', async ({ replicas, slack, defer }) => {
+    return async (name: string, at: string, options: PairOptions = {}) => {
+      const { a, b } = await replicas(name);
+      await scheduleSet(a, options.scheduleSetAt);
+      const clock = { now: new Date(at) };
+      const [sourceA, sourceB] = options.sources ?? [];
+      const first = replica(slack, a, clock, sourceA, options.timing);
+      const second = replica(slack, b, clock, sourceB, options.timing);
+      defer(() => Promise.all([first.stop(), second.stop()]));
+      return { a, b, clock, first, second };
+    };
+  });
 
 /** A source whose build fails its first `times` times. */
 export function failingSource(times: number): FixedReportSource {

@@ -3,10 +3,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ConsoleMessage, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   actAs,
-  type BrowserBench,
   browserAvailable,
   contains,
   eventually,
@@ -14,7 +13,7 @@ import {
   newPage,
   screenshot,
   shown,
-  startBrowserBench,
+  browserTest as test,
 } from './browser-support.js';
 
 const STEP = 60_000;
@@ -54,18 +53,9 @@ async function watchViolations(page: Page): Promise<string[]> {
 }
 
 describe.skipIf(!run)('workbench framing and page policy in Chromium', () => {
-  let bench: BrowserBench;
-
-  beforeAll(async () => {
-    bench = await startBrowserBench();
-  }, 60_000);
-  afterAll(async () => {
-    await bench?.stop();
-  });
-
-  it(
+  test(
     'shows nothing inside a frame on another origin, so no click there can act',
-    async () => {
+    async ({ bench }) => {
       const site = await framingSite(bench.started.url);
       const page = await newPage(bench.browser);
       const refusals: string[] = [];
@@ -89,9 +79,9 @@ describe.skipIf(!run)('workbench framing and page policy in Chromium', () => {
     STEP,
   );
 
-  it(
+  test(
     'works as before under its policy: no violation while a person reads, switches and opens a modal',
-    async () => {
+    async ({ bench }) => {
       const page = await newPage(bench.browser);
       const violations = await watchViolations(page);
       try {
@@ -128,9 +118,9 @@ describe.skipIf(!run)('workbench framing and page policy in Chromium', () => {
     STEP,
   );
 
-  it(
+  test(
     "labels a person's link with where it really goes when its text names another address",
-    async () => {
+    async ({ bench }) => {
       const page = await newPage(bench.browser);
       try {
         await page.goto(bench.started.url);

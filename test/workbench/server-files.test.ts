@@ -2,22 +2,14 @@
 // land in the workbench as a message with the files, downloadable from the workbench on loopback only.
 import { WebClient } from '@slack/web-api';
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { CHART_PNG } from '../support/report-source.js';
-import { type Bench, BOLA, messagesIn, startBench, TREASURY, wording } from './server-support.js';
-
-let bench: Bench;
-beforeAll(async () => {
-  bench = await startBench();
-});
-afterAll(async () => {
-  await bench?.stop();
-});
+import { BOLA, messagesIn, TREASURY, benchTest as test, wording } from './server-support.js';
 
 const dmOf = (user: string) => `D${user}`;
 
 describe('/cngn audit export in the workbench', () => {
-  it("ends with the CSV and JSON Lines files in Bola's DM, downloadable", async () => {
+  test("ends with the CSV and JSON Lines files in Bola's DM, downloadable", async ({ bench }) => {
     const engine = bench.started.bot.approvals?.engine;
     if (!engine) throw new Error('the workbench runs with approvals');
     await engine.recordAudit({
@@ -57,7 +49,7 @@ describe('/cngn audit export in the workbench', () => {
     expect(treasury.some((m) => /refused the upload/.test(wording(m)))).toBe(false);
   });
 
-  it('serves a file only to a loopback Host', async () => {
+  test('serves a file only to a loopback Host', async ({ bench }) => {
     const state = await bench.state(BOLA);
     const file = messagesIn(state, dmOf(BOLA)).find((m) => m.files?.length)?.files?.[0];
     if (!file) throw new Error('the first test shares a file');
@@ -71,7 +63,9 @@ describe('/cngn audit export in the workbench', () => {
 });
 
 describe('pictures in the workbench', () => {
-  it('shows a PNG the bot shares with its alt text, served as an image by the page; nothing else as one', async () => {
+  test('shows a PNG the bot shares with its alt text, served as an image by the page; nothing else as one', async ({
+    bench,
+  }) => {
     const { workbench, config, url } = bench.started;
     if (!workbench || !config.slack.botToken) throw new Error('the workbench runs with its own token');
     const client = new WebClient(config.slack.botToken, { slackApiUrl: workbench.apiUrl });

@@ -1,7 +1,7 @@
 // The whole product through the workbench, no browser: what a person does on the page (plain HTTP to
 // the workbench's routes) reaches the real bot as signed Slack requests, and what the bot says comes
 // back through the workbench's Web API into the state the page renders.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   APPROVAL_ACTIONS_BLOCK,
   APPROVE_ACTION,
@@ -20,23 +20,15 @@ import {
   CHIDI,
   DAYO,
   messagesIn,
-  startBench,
   TREASURY,
+  benchTest as test,
   wording,
 } from './server-support.js';
-
-let bench: Bench;
-beforeAll(async () => {
-  bench = await startBench();
-});
-afterAll(async () => {
-  await bench?.stop();
-});
 
 const DEST = '0x52908400098527886E0F7030069857D2E4169EE7';
 
 describe('a command typed in #treasury', () => {
-  it("answers Ada privately: the balance is in Ada's state and not in Dayo's", async () => {
+  test("answers Ada privately: the balance is in Ada's state and not in Dayo's", async ({ bench }) => {
     const { status, answer } = await bench.post('/command', {
       user: ADA,
       channel: TREASURY,
@@ -57,7 +49,7 @@ describe('a command typed in #treasury', () => {
     expect(messagesIn(dayo, TREASURY).some((m) => m.ts === reply.ts)).toBe(false);
   });
 
-  it('refuses a command other than /cngn the way Slack does, and an unknown user', async () => {
+  test('refuses a command other than /cngn the way Slack does, and an unknown user', async ({ bench }) => {
     const other = await bench.post('/command', { user: ADA, channel: TREASURY, text: '/pay 100' });
     expect(other.status).toBe(422);
     expect(other.answer.error).toMatch(/\/pay is not a valid command/);
@@ -68,7 +60,7 @@ describe('a command typed in #treasury', () => {
 });
 
 describe('a private answer with buttons', () => {
-  it('Next on the transaction list replaces the same private message in place', async () => {
+  test('Next on the transaction list replaces the same private message in place', async ({ bench }) => {
     await bench.post('/command', { user: DAYO, channel: TREASURY, text: '/cngn tx' });
     const list = await bench.waitFor(
       DAYO,
@@ -111,7 +103,7 @@ describe('a private answer with buttons', () => {
 });
 
 describe('a withdrawal from filing to completed', () => {
-  const openModal = (user: string) =>
+  const openModal = (bench: Bench, user: string) =>
     bench.waitFor(
       user,
       (s) =>
@@ -126,9 +118,9 @@ describe('a withdrawal from filing to completed', () => {
   let requestId = '';
   let messageTs = '';
 
-  it('Ada files through the modal; a bad address is refused inline first', async () => {
+  test('Ada files through the modal; a bad address is refused inline first', async ({ bench }) => {
     await bench.post('/command', { user: ADA, channel: TREASURY, text: '/cngn withdraw' });
-    const modal: WorkbenchModal = await openModal(ADA);
+    const modal: WorkbenchModal = await openModal(bench, ADA);
     const network = modal.view.blocks
       .flatMap((b) => ('element' in b && b.block_id === WITHDRAW.network ? [b.element] : []))
       .flatMap((e) => ('options' in e && e.options ? e.options : []))[0]?.value;
@@ -170,7 +162,7 @@ describe('a withdrawal from filing to completed', () => {
     );
   });
 
-  const approve = (user: string) =>
+  const approve = (bench: Bench, user: string) =>
     bench.post('/action', {
       user,
       container: { type: 'message', channel: APPROVALS, ts: messageTs },
@@ -178,8 +170,10 @@ describe('a withdrawal from filing to completed', () => {
       action_id: APPROVE_ACTION,
     });
 
-  it("refuses Ada's Approve (she files, she does not approve) with a note only Ada sees", async () => {
-    expect((await approve(ADA)).answer.ok).toBe(true);
+  test("refuses Ada's Approve (she files, she does not approve) with a note only Ada sees", async ({
+    bench,
+  }) => {
+    expect((await approve(bench, ADA)).answer.ok).toBe(true);
     const note = await bench.waitFor(
       ADA,
       (s) => messagesIn(s, APPROVALS).find((m) => m.visibleTo === ADA),
@@ -190,8 +184,8 @@ describe('a withdrawal from filing to completed', () => {
     expect(messagesIn(bola, APPROVALS).some((m) => m.ts === note.ts)).toBe(false);
   });
 
-  it("refuses Dayo's Approve (not an approver), privately", async () => {
-    expect((await approve(DAYO)).answer.ok).toBe(true);
+  test("refuses Dayo's Approve (not an approver), privately", async ({ bench }) => {
+    expect((await approve(bench, DAYO)).answer.ok).toBe(true);
     const note = await bench.waitFor(
       DAYO,
       (s) => messagesIn(s, APPROVALS).find((m) => m.visibleTo === DAYO),
@@ -202,8 +196,10 @@ describe('a withdrawal from filing to completed', () => {
     expect(wording(request)).toMatch(/0 of 1/);
   });
 
-  it('Bola approves: the review shows the figures, and its submission moves the message to sent, then completed', async () => {
-    expect((await approve(BOLA)).answer.ok).toBe(true);
+  test('Bola approves: the review shows the figures, and its submission moves the message to sent, then completed', async ({
+    bench,
+  }) => {
+    expect((await approve(bench, BOLA)).answer.ok).toBe(true);
     const review = await bench.waitFor(
       BOLA,
       (s) => s.modals.find((m) => m.view.callback_id === REVIEW_VIEW),
@@ -248,7 +244,9 @@ describe('a withdrawal from filing to completed', () => {
 });
 
 describe('a rejection', () => {
-  it('opens the reason form for Chidi from his click; an empty reason never reaches the bot; the reason shows on the request', async () => {
+  test('opens the reason form for Chidi from his click; an empty reason never reaches the bot; the reason shows on the request', async ({
+    bench,
+  }) => {
     await bench.post('/command', { user: ADA, channel: TREASURY, text: `/cngn withdraw 700 base ${DEST}` });
     const form = await bench.waitFor(
       ADA,
@@ -311,7 +309,7 @@ describe('a rejection', () => {
 });
 
 describe('the sandbox panel', () => {
-  it('a crypto deposit arrives in #alerts through the signed webhook path', async () => {
+  test('a crypto deposit arrives in #alerts through the signed webhook path', async ({ bench }) => {
     const { answer } = await bench.post('/sandbox/crypto-deposit', { amount: '5000' });
     expect(answer.ok).toBe(true);
     await bench.waitFor(
@@ -321,7 +319,9 @@ describe('the sandbox panel', () => {
     );
   });
 
-  it('paying with no virtual account yet says what to do; a bad body names the field', async () => {
+  test('paying with no virtual account yet says what to do; a bad body names the field', async ({
+    bench,
+  }) => {
     const pay = await bench.post('/sandbox/pay', {});
     expect(pay.answer).toMatchObject({ ok: false });
     expect(pay.answer.error).toMatch(/\/cngn deposit/);
@@ -331,7 +331,9 @@ describe('the sandbox panel', () => {
 });
 
 describe('App Home and closing a modal', () => {
-  it('opening App Home reaches the bot as a signed app_home_opened event, and the bot publishes Home', async () => {
+  test('opening App Home reaches the bot as a signed app_home_opened event, and the bot publishes Home', async ({
+    bench,
+  }) => {
     const { status, answer } = await bench.post('/home', { user: DAYO });
     expect(status).toBe(200);
     expect(answer.ok).toBe(true);
@@ -340,7 +342,7 @@ describe('App Home and closing a modal', () => {
     expect(JSON.stringify(home.blocks)).toContain('SANDBOX');
   });
 
-  it('closing a form removes it for that person only', async () => {
+  test('closing a form removes it for that person only', async ({ bench }) => {
     // Ada files requests; Dayo only reads.
     await bench.post('/command', { user: ADA, channel: TREASURY, text: '/cngn withdraw' });
     const form = await bench.waitFor(
@@ -354,7 +356,7 @@ describe('App Home and closing a modal', () => {
 });
 
 describe('live updates and reloads', () => {
-  it('the event stream sends the version, and another on every change', async () => {
+  test('the event stream sends the version, and another on every change', async ({ bench }) => {
     const controller = new AbortController();
     const response = await fetch(`${bench.url}/workbench/api/events`, { signal: controller.signal });
     expect(response.headers.get('content-type')).toMatch(/text\/event-stream/);
@@ -381,7 +383,9 @@ describe('live updates and reloads', () => {
     controller.abort();
   });
 
-  it('a plain message and its thread reply are kept, with the reply count on the parent', async () => {
+  test('a plain message and its thread reply are kept, with the reply count on the parent', async ({
+    bench,
+  }) => {
     await bench.post('/message', { user: BOLA, channel: TREASURY, text: 'who filed the 1,500?' });
     const parent = (await bench.state(BOLA)).messages[TREASURY]?.find(
       (m) => m.text === 'who filed the 1,500?',

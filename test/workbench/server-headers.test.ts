@@ -3,16 +3,8 @@
 // policy, so no page on another origin can show it in a frame.
 import { WebClient } from '@slack/web-api';
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADA, type Bench, messagesIn, startBench, TREASURY } from './server-support.js';
-
-let bench: Bench;
-beforeAll(async () => {
-  bench = await startBench();
-});
-afterAll(async () => {
-  await bench?.stop();
-});
+import { describe, expect } from 'vitest';
+import { ADA, messagesIn, TREASURY, benchTest as test } from './server-support.js';
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -38,7 +30,7 @@ async function answerTo(
 }
 
 describe('workbench answers cannot be framed', () => {
-  it('on the page server: page, bundle, JSON, refusals, stream and 404s', async () => {
+  test('on the page server: page, bundle, JSON, refusals, stream and 404s', async ({ bench }) => {
     const json = { 'content-type': 'application/json' };
     const cases: Array<[string, string, Parameters<typeof answerTo>[1], number]> = [
       ['the page', '/', {}, 200],
@@ -61,7 +53,7 @@ describe('workbench answers cannot be framed', () => {
     }
   });
 
-  it('on the Web API server: a shared file, a missing one and an API error', async () => {
+  test('on the Web API server: a shared file, a missing one and an API error', async ({ bench }) => {
     const workbench = bench.started.workbench;
     if (!workbench) throw new Error('started as the workbench');
     const client = new WebClient(workbench.botToken, { slackApiUrl: workbench.apiUrl });

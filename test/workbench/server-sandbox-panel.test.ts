@@ -1,31 +1,22 @@
 // The sandbox panel's routes drive the embedded sandbox, and what it does reaches #alerts through the
 // real signed webhook path: a virtual account paid, a redemption made to fail. The redemption is
 // filed through its modal with the bank found by type-ahead (a signed block_suggestion).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { REDEEM, REDEEM_VIEW } from '../../src/slack/approvals/blocks/bank-modal.js';
 import {
   ADA,
   ALERTS,
   APPROVALS,
   approveInBench,
-  type Bench,
   CHIDI,
   messagesIn,
-  startBench,
   TREASURY,
+  benchTest as test,
   wording,
 } from './server-support.js';
 
-let bench: Bench;
-beforeAll(async () => {
-  bench = await startBench();
-});
-afterAll(async () => {
-  await bench?.stop();
-});
-
 describe('a redemption that the sandbox is told to fail', () => {
-  it('shows the resolved account name, then ends failed with the reason in #alerts', async () => {
+  test('shows the resolved account name, then ends failed with the reason in #alerts', async ({ bench }) => {
     await bench.post('/command', { user: ADA, channel: TREASURY, text: '/cngn redeem' });
     const modal = await bench.waitFor(
       ADA,
@@ -91,7 +82,9 @@ describe('a redemption that the sandbox is told to fail', () => {
 });
 
 describe('a deposit into a virtual account', () => {
-  it('shows the account with its expiry, and paying it from the panel brings the deposit alerts', async () => {
+  test('shows the account with its expiry, and paying it from the panel brings the deposit alerts', async ({
+    bench,
+  }) => {
     await bench.post('/command', {
       user: ADA,
       channel: TREASURY,

@@ -2,6 +2,7 @@
 // workbench), driven over plain HTTP through the workbench's own routes, as the page drives it.
 import type { View } from '@slack/types';
 import { request } from 'undici';
+import { test as base } from 'vitest';
 import { APPROVAL_ACTIONS_BLOCK, APPROVE_ACTION } from '../../src/slack/approvals/blocks/message.js';
 import { REVIEW_VIEW } from '../../src/slack/approvals/blocks/review.js';
 import { type Started, type StartOptions, start } from '../../src/wiring/startup.js';
@@ -109,3 +110,15 @@ export async function approveInBench(
   if (!submitted.answer.ok) throw new Error(`the review was refused: ${JSON.stringify(submitted.answer)}`);
   return review;
 }
+
+/**
+ * `bench`, one workbench bench for the whole file (its tests are steps on one desk, in order), stopped
+ * after the file's last test.
+ */
+export const benchTest = base
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('bench', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const bench = await startBench();
+    onCleanup(() => bench.stop());
+    return bench;
+  });

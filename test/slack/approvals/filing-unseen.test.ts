@@ -1,25 +1,14 @@
 // A filed request must be visible to the approvers: the first post of its message is retried, and if
 // Slack still refuses it the requester is told plainly and the request is cancelled, not left unseen.
-import { afterEach, expect, it } from 'vitest';
+import { expect } from 'vitest';
+import { botTest as test } from '../../support/bot.js';
 import { viewSubmission, withdrawValues } from '../../support/slack-requests.js';
-import {
-  APPROVALS_CHANNEL,
-  type ApprovalApp,
-  fileWithdrawal,
-  REQUESTER,
-  startApprovalApp,
-} from './support.js';
-
-let app: ApprovalApp;
-afterEach(async () => {
-  await app.stop();
-});
+import { APPROVALS_CHANNEL, fileWithdrawal, REQUESTER } from './support.js';
 
 const isApprovalMessage = (body: Record<string, unknown>) =>
   body.channel === APPROVALS_CHANNEL && !body.thread_ts;
 
-it('retries the first post of the approval message, then says where the request waits', async () => {
-  app = await startApprovalApp();
+test('retries the first post of the approval message, then says where the request waits', async ({ app }) => {
   let attempts = 0;
   app.slack.on('chat.postMessage', (c) =>
     isApprovalMessage(c.body) && attempts++ === 0 ? { status: 503, body: { ok: false } } : undefined,
@@ -31,8 +20,9 @@ it('retries the first post of the approval message, then says where the request 
   expect((await app.engine.get(id))?.slackMessage).toBeDefined();
 });
 
-it('tells the requester plainly and cancels the request when Slack will not show it to approvers', async () => {
-  app = await startApprovalApp();
+test('tells the requester plainly and cancels the request when Slack will not show it to approvers', async ({
+  app,
+}) => {
   app.slack.on('chat.postMessage', (c) =>
     isApprovalMessage(c.body) ? { body: { ok: false, error: 'not_in_channel' } } : undefined,
   );

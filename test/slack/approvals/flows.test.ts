@@ -1,6 +1,6 @@
 // Each filing flow end to end: slash command → prefilled modal → inline validation → service checks
 // → approval message → approval → exactly the approved body at the sandbox → final state.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { ApprovalRequest } from '../../../src/approvals/types.js';
 import { createStore } from '../../../src/store/index.js';
 import {
@@ -11,6 +11,7 @@ import {
   GTB,
   networkIds,
 } from '../../support/approving.js';
+import { botTest as test } from '../../support/bot.js';
 import {
   optionsRequest,
   selectValue,
@@ -28,25 +29,19 @@ import {
   DEST,
   fileWithdrawal,
   REQUESTER,
-  startApprovalApp,
   waitUntil,
 } from './support.js';
 
-let app: ApprovalApp;
-afterEach(async () => {
-  await app.stop();
-});
-
 type View = { callback_id: string; private_metadata?: string; blocks: Array<Record<string, unknown>> };
 
-async function command(text: string, userId = REQUESTER) {
+async function command(app: ApprovalApp, text: string, userId = REQUESTER) {
   const name = `cmd-${Math.random().toString(36).slice(2)}`;
   await slashCommand(app.sender, { text, userId, responseUrl: app.slack.responseUrl(name) });
   return name;
 }
 
 /** The form, once it has replaced the loading modal it opens as. */
-async function filledForm(callbackId: string): Promise<View> {
+async function filledForm(app: ApprovalApp, callbackId: string): Promise<View> {
   const update = await app.slack.waitFor(
     'views.update',
     (c) => (c.body.view as View | undefined)?.callback_id === callbackId,
@@ -54,7 +49,7 @@ async function filledForm(callbackId: string): Promise<View> {
   return update.body.view as View;
 }
 
-const newestRequest = async (): Promise<ApprovalRequest> => {
+const newestRequest = async (app: ApprovalApp): Promise<ApprovalRequest> => {
   const open = await app.engine.openRequests();
   const last = open.at(-1);
   if (!last) throw new Error('nothing filed');
@@ -62,10 +57,9 @@ const newestRequest = async (): Promise<ApprovalRequest> => {
 };
 
 describe('withdraw', () => {
-  it('prefills the modal from the arguments and offers only enabled networks', async () => {
-    app = await startApprovalApp();
-    await command(`withdraw 1500 base ${DEST}`);
-    const view = await filledForm('withdraw.submit');
+  test('prefills the modal from the arguments and offers only enabled networks', async ({ app }) => {
+    await command(app, `withdraw 1500 base ${DEST}`);
+    const view = await filledForm(app, 'withdraw.submit');
     const text = JSON.stringify(view);
     expect(view.callback_id).toBe('withdraw.submit');
     expect(text).toContain('"initial_value":"1500"');
@@ -77,8 +71,7 @@ describe('withdraw', () => {
     expect(text).not.toContain(disabled);
   });
 
-  it('refuses bad fields inline with the field and the reason', async () => {
-    app = await startApprovalApp();
+  test('refuses bad fields inline with the field and the reason', async ({ app }) => {
     const { base, disabled } = await networkIds(app);
     const response = await viewSubmission(app.sender, {
       callbackId: 'withdraw.submit',
@@ -105,8 +98,7 @@ describe('withdraw', () => {
 });
 
 describe('redeem', () => {
-  it('loads bank options from the full list as the person types', async () => {
-    app = await startApprovalApp();
+  test('loads bank options from the full list as the person types', async ({ app }) => {
     const all = await optionsRequest(app.sender, { actionId: 'redeem.bank', value: '' });
     expect((all.json() as { options: unknown[] }).options.length).toBeGreaterThan(20);
     const some = await optionsRequest(app.sender, { actionId: 'redeem.bank', value: 'guar' });
@@ -117,18 +109,21 @@ describe('redeem', () => {
     });
   });
 
-  it('answers the bank picker with no options, in time, when the bank list cannot be read', async () => {
-    app = await startApprovalApp();
+  test('answers the bank picker with no options, in time, when the bank list cannot be read', async ({
+    app,
+  }) => {
     app.sandbox.failNext('GET', '/v1/api/banks', 403, 1, 'IP address not whitelisted');
     const none = await optionsRequest(app.sender, { actionId: 'redeem.bank', value: 'guar' });
     expect(none.status).toBe(200);
     expect(none.json()).toEqual({ options: [] });
   });
 
-  it('answers the bank picker with no options, in time, while the bank list is slow to read', async () => {
+  test('answers the bank picker with no options, in time, while the bank list is slow to read', async ({
+    startApp,
+  }) => {
     const controls = new StoreControls();
     const store = await createStore('memory://');
-    app = await startApprovalApp({ store: controls.wrap(store) });
+    const app = await startApp({ store: controls.wrap(store) });
     const release = controls.hangReads('cngn:cache:'); // the cached list does not come back
     const none = await optionsRequest(app.sender, { actionId: 'redeem.bank', value: 'guar' });
     release();
@@ -136,8 +131,9 @@ describe('redeem', () => {
     expect(none.json()).toEqual({ options: [] });
   });
 
-  it('shows the form again with the reason when the account cannot be resolved, and files nothing', async () => {
-    app = await startApprovalApp();
+  test('shows the form again with the reason when the account cannot be resolved, and files nothing', async ({
+    app,
+  }) => {
     await viewSubmission(app.sender, {
       callbackId: 'redeem.submit',
       userId: REQUESTER,
@@ -155,8 +151,7 @@ describe('redeem', () => {
     expect(await app.engine.openRequests()).toHaveLength(0);
   });
 
-  it('refuses an amount under 1 and an account number that is not 10 digits', async () => {
-    app = await startApprovalApp();
+  test('refuses an amount under 1 and an account number that is not 10 digits', async ({ app }) => {
     const response = await viewSubmission(app.sender, {
       callbackId: 'redeem.submit',
       userId: REQUESTER,
@@ -176,8 +171,7 @@ describe('redeem', () => {
     });
   });
 
-  it('files with the resolved name, and sends exactly the approved body', async () => {
-    app = await startApprovalApp();
+  test('files with the resolved name, and sends exactly the approved body', async ({ app }) => {
     const { request, message: posted } = await fileRedeem(app, '5,000.25');
     expect(request.display.accountName).toMatch(/\w+/);
     expect(JSON.stringify(posted.body.blocks)).toContain(request.display.accountName ?? 'missing');
@@ -193,8 +187,7 @@ describe('redeem', () => {
     expect(app.sandbox.count('POST', '/v1/api/account/verify')).toBe(2);
   });
 
-  it('sends the request back to the approvers when the resolved name changed', async () => {
-    app = await startApprovalApp();
+  test('sends the request back to the approvers when the resolved name changed', async ({ app }) => {
     const { request } = await fileRedeem(app, '100');
     // Meanwhile the account changed hands (as far as what was filed is concerned).
     await app.store.set(`approval:${request.id}`, {
@@ -211,8 +204,7 @@ describe('redeem', () => {
 });
 
 describe('settlement, whitelist, bridge', () => {
-  it('updates the settlement account with the resolved name once approved', async () => {
-    app = await startApprovalApp();
+  test('updates the settlement account with the resolved name once approved', async ({ app }) => {
     const { request } = await fileSettlement(app);
     // It reroutes every future payout, so it needs the top tier: two approvers.
     expect(request.requiredApprovals).toBe(2);
@@ -231,10 +223,11 @@ describe('settlement, whitelist, bridge', () => {
     ]);
   });
 
-  it('whitelists an address after approval and says the service enforces a 24 h timelock', async () => {
-    app = await startApprovalApp();
-    await command(`whitelist add base ${DEST}`);
-    const view = await filledForm('whitelist.submit');
+  test('whitelists an address after approval and says the service enforces a 24 h timelock', async ({
+    app,
+  }) => {
+    await command(app, `whitelist add base ${DEST}`);
+    const view = await filledForm(app, 'whitelist.submit');
     expect(JSON.stringify(view)).toContain('24 h timelock');
     const { base } = await networkIds(app);
     await viewSubmission(app.sender, {
@@ -247,7 +240,7 @@ describe('settlement, whitelist, bridge', () => {
       },
     });
     await app.slack.waitFor('chat.postMessage', (c) => c.body.channel === APPROVALS_CHANNEL);
-    const request = await newestRequest();
+    const request = await newestRequest(app);
     await approveAs(app, request.id, APPROVER_A);
     await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Completed'));
     expect(
@@ -255,8 +248,10 @@ describe('settlement, whitelist, bridge', () => {
     ).toEqual([{ networkId: base, address: DEST }]);
   });
 
-  it('files a bridge with a live quote, re-quotes at approval, and completes from the callback', async () => {
-    app = await startApprovalApp({ publicUrl: 'self' });
+  test('files a bridge with a live quote, re-quotes at approval, and completes from the callback', async ({
+    startApp,
+  }) => {
+    const app = await startApp({ publicUrl: 'self' });
     const { base, bsc } = await networkIds(app);
     const { request, message: posted } = await fileBridge(app, '100000', base, bsc, DEST);
     expect(JSON.stringify(posted.body.blocks)).toContain('Receivable');
@@ -282,8 +277,8 @@ describe('settlement, whitelist, bridge', () => {
     );
   });
 
-  it('refuses an unknown bridge callback token', async () => {
-    app = await startApprovalApp({ publicUrl: 'self' });
+  test('refuses an unknown bridge callback token', async ({ startApp }) => {
+    const app = await startApp({ publicUrl: 'self' });
     const response = await fetch(`${app.baseUrl}/callbacks/bridge/${'x'.repeat(32)}`, {
       method: 'POST',
       body: JSON.stringify({ status: 'completed', transactionId: '1' }),
@@ -293,17 +288,16 @@ describe('settlement, whitelist, bridge', () => {
 });
 
 describe('pending and audit', () => {
-  it('lists open requests and the last audit steps privately', async () => {
-    app = await startApprovalApp();
+  test('lists open requests and the last audit steps privately', async ({ app }) => {
     const first = await fileWithdrawal(app, '100');
     const second = await fileWithdrawal(app, '200');
     await click(app, 'approval.cancel', second, REQUESTER);
     await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Cancelled'));
-    const pending = await command('pending');
+    const pending = await command(app, 'pending');
     const list = await app.slack.waitFor(`response_url:${pending}`);
     expect(JSON.stringify(list.body)).toContain(first);
     expect(JSON.stringify(list.body)).not.toContain(second);
-    const audit = await command('audit 2');
+    const audit = await command(app, 'audit 2');
     const log = await app.slack.waitFor(`response_url:${audit}`);
     const text = JSON.stringify(log.body);
     expect(text).toContain('last 2');

@@ -1,6 +1,7 @@
 // Through the real bot: a bank that answers the account lookup with Slack markup in the name, and a
 // reject reason with a mass mention, reach approvers and the requester as text, never as a ping or link.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { botTest as test } from '../../support/bot.js';
 import { openedViewId } from '../../support/fake-slack.js';
 import { ALERTS_CHANNEL } from '../../support/harness.js';
 import {
@@ -18,14 +19,8 @@ import {
   approve,
   click,
   REQUESTER,
-  startApprovalApp,
   waitUntil,
 } from './support.js';
-
-let app: ApprovalApp;
-afterEach(async () => {
-  await app.stop();
-});
 
 const ACCOUNT = '0123456789';
 const HOSTILE_NAME = 'ADA <!channel> <https://evil.example|Approve> & SONS';
@@ -43,7 +38,7 @@ function expectInert(body: Record<string, unknown>) {
 }
 
 /** `/cngn redeem` and its modal, as the requester does it, to the account the bank names `name`. */
-async function fileRedemption(name = HOSTILE_NAME): Promise<void> {
+async function fileRedemption(app: ApprovalApp, name = HOSTILE_NAME): Promise<void> {
   app.sandbox.setAccountName(ACCOUNT, name);
   await slashCommand(app.sender, {
     text: `redeem 5000 gtbank ${ACCOUNT}`,
@@ -66,9 +61,10 @@ async function fileRedemption(name = HOSTILE_NAME): Promise<void> {
 }
 
 describe('outside text in the approval path', () => {
-  it('shows a resolved account name carrying mentions and a link as plain text to approvers and the requester', async () => {
-    app = await startApprovalApp();
-    await fileRedemption();
+  test('shows a resolved account name carrying mentions and a link as plain text to approvers and the requester', async ({
+    app,
+  }) => {
+    await fileRedemption(app);
 
     // The approval message, its notification text included.
     const posted = await app.slack.waitFor(
@@ -128,10 +124,11 @@ describe('outside text in the approval path', () => {
     expectInert(updated.body);
   });
 
-  it('shows a resolved name that turns itself around with its hidden character marked, and says so in words', async () => {
-    app = await startApprovalApp();
+  test('shows a resolved name that turns itself around with its hidden character marked, and says so in words', async ({
+    app,
+  }) => {
     // Shown raw, U+202E turns the rest around: approvers would read "ADA OBI ENTERPRISES".
-    await fileRedemption('ADA OBI \u202eSESIRPRETNE *PAID*');
+    await fileRedemption(app, 'ADA OBI \u202eSESIRPRETNE *PAID*');
     const shown = 'ADA OBI ⟨U+202E⟩SESIRPRETNE ＊PAID＊';
     const words = 'Look twice: the account name contains hidden characters';
     const posted = await app.slack.waitFor(
@@ -160,9 +157,9 @@ describe('outside text in the approval path', () => {
     expect(parsedBy(review.body).join('\n')).toContain(words);
   });
 
-  it('shows the name as plain text in the alert for the payout and in /cngn tx', async () => {
-    app = await startApprovalApp({ withWebhooks: true });
-    await fileRedemption();
+  test('shows the name as plain text in the alert for the payout and in /cngn tx', async ({ startApp }) => {
+    const app = await startApp({ withWebhooks: true });
+    await fileRedemption(app);
     await app.slack.waitFor('chat.postMessage', (c) => c.body.channel === APPROVALS_CHANNEL);
     const id = (await app.engine.openRequests())[0]?.id ?? '';
     await approve(app, id, APPROVER_A);

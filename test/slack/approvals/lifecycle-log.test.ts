@@ -2,25 +2,11 @@
 // freeze and its unfreeze, through the real bot at LOG_LEVEL=info: one info line per step, each with
 // the request's id, its kind and who acted, the service's reference once known, and the same request
 // id on the service-call and webhook lines. No bank account number or address is written.
-import { afterEach, expect, it } from 'vitest';
+import { expect } from 'vitest';
 import { createLogger } from '../../../src/log.js';
+import { botTest as test } from '../../support/bot.js';
 import { commandAnswer } from '../../support/slack-requests.js';
-import {
-  APPROVER_A,
-  APPROVER_B,
-  type ApprovalApp,
-  approve,
-  DEST,
-  fileWithdrawal,
-  REQUESTER,
-  startApprovalApp,
-  waitUntil,
-} from './support.js';
-
-let app: ApprovalApp;
-afterEach(async () => {
-  await app.stop();
-});
+import { APPROVER_A, APPROVER_B, approve, DEST, fileWithdrawal, REQUESTER, waitUntil } from './support.js';
 
 function capture() {
   const lines: string[] = [];
@@ -29,9 +15,11 @@ function capture() {
   return { logger, lines, entries };
 }
 
-it('writes one info line per step of a withdrawal, the same requestId on its service call and webhook', async () => {
+test('writes one info line per step of a withdrawal, the same requestId on its service call and webhook', async ({
+  startApp,
+}) => {
   const log = capture();
-  app = await startApprovalApp({ withWebhooks: true, logger: log.logger });
+  const app = await startApp({ withWebhooks: true, logger: log.logger });
   const id = await fileWithdrawal(app, '2500');
   await approve(app, id, APPROVER_A);
   await waitUntil(async () => (await app.engine.get(id))?.state === 'sent', 'sent');
@@ -71,9 +59,9 @@ it('writes one info line per step of a withdrawal, the same requestId on its ser
   expect(log.lines.join('\n')).not.toContain(DEST);
 });
 
-it('writes a line for /cngn freeze and for the unfreeze, naming who acted', async () => {
+test('writes a line for /cngn freeze and for the unfreeze, naming who acted', async ({ startApp }) => {
   const log = capture();
-  app = await startApprovalApp({ logger: log.logger });
+  const app = await startApp({ logger: log.logger });
   await commandAnswer(app, 'freeze checking a look-alike address', APPROVER_A);
   await waitUntil(() => log.entries().some((e) => e.message === 'sends frozen'), 'the freeze line');
   expect(log.entries().find((e) => e.message === 'sends frozen')).toMatchObject({

@@ -1,6 +1,7 @@
 // `/cngn resolve`: after the bot asks a person to check an outcome-unknown request, an approver other
 // than the requester records what they found. Audited, shown on the request, and nothing is resent.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { botTest as test } from '../../support/bot.js';
 import { commandAnswer } from '../../support/slack-requests.js';
 import {
   APPROVER_A,
@@ -10,25 +11,16 @@ import {
   fileWithdrawal,
   OUTSIDER,
   REQUESTER,
-  startApprovalApp,
 } from './support.js';
 
-let app: ApprovalApp;
-const withdrawCalls = () => app.sandbox.count('POST', '/v1/api/withdraw');
-
-beforeEach(async () => {
-  app = await startApprovalApp();
-});
-afterEach(async () => {
-  await app.stop();
-});
+const withdrawCalls = (app: ApprovalApp) => app.sandbox.count('POST', '/v1/api/withdraw');
 
 /** Runs `/cngn <text>` as `userId` and returns the private answer's text. */
-async function resolve(text: string, userId: string): Promise<string> {
+async function resolve(app: ApprovalApp, text: string, userId: string): Promise<string> {
   return JSON.stringify((await commandAnswer(app, text, userId)).body);
 }
 
-async function unknownWithdrawal(): Promise<string> {
+async function unknownWithdrawal(app: ApprovalApp): Promise<string> {
   app.sandbox.dropResponse('POST', '/v1/api/withdraw');
   const id = await fileWithdrawal(app, '4321.09');
   await approve(app, id, APPROVER_A);
@@ -39,9 +31,10 @@ async function unknownWithdrawal(): Promise<string> {
 }
 
 describe('/cngn resolve', () => {
-  it('lets another approver mark it failed with a note: audited, shown, never resent', async () => {
-    const id = await unknownWithdrawal();
+  test('lets another approver mark it failed with a note: audited, shown, never resent', async ({ app }) => {
+    const id = await unknownWithdrawal(app);
     const answer = await resolve(
+      app,
       `resolve ${id.toLowerCase()} failed not on the dashboard, support agrees`,
       APPROVER_B,
     );
@@ -63,13 +56,16 @@ describe('/cngn resolve', () => {
       'chat.postMessage',
       (c) => c.body.channel === REQUESTER && String(c.body.text).includes('checked by hand'),
     );
-    expect(withdrawCalls()).toBe(1);
+    expect(withdrawCalls(app)).toBe(1);
   });
 
-  it('stores the note as typed: Slack’s &amp;, &lt; and &gt; are decoded, and a link keeps the words typed', async () => {
-    const id = await unknownWithdrawal();
+  test('stores the note as typed: Slack’s &amp;, &lt; and &gt; are decoded, and a link keeps the words typed', async ({
+    app,
+  }) => {
+    const id = await unknownWithdrawal(app);
     // What Slack sends for `A & B <checked> see example.com/x?a=1&b=2` typed in the command.
     await resolve(
+      app,
       `resolve ${id} failed A &amp; B &lt;checked&gt; &amp;lt; see <http://example.com/x?a=1&amp;b=2|example.com/x?a=1&amp;b=2>`,
       APPROVER_B,
     );
@@ -78,30 +74,30 @@ describe('/cngn resolve', () => {
     );
   });
 
-  it('refuses the requester and outsiders, and changes nothing', async () => {
-    const id = await unknownWithdrawal();
-    const mine = await resolve(`resolve ${id} completed I saw it land`, REQUESTER);
+  test('refuses the requester and outsiders, and changes nothing', async ({ app }) => {
+    const id = await unknownWithdrawal(app);
+    const mine = await resolve(app, `resolve ${id} completed I saw it land`, REQUESTER);
     expect(mine).toContain('so you cannot record its outcome: another approver must');
     // Past its approval, a request can no longer be cancelled: nobody is told they can.
     expect(mine).not.toContain('cancel');
-    expect(await resolve(`resolve ${id} completed I saw it land`, OUTSIDER)).toContain(
+    expect(await resolve(app, `resolve ${id} completed I saw it land`, OUTSIDER)).toContain(
       'needs the *approver* role',
     );
     expect((await app.engine.get(id))?.state).toBe('outcome-unknown');
   });
 
-  it('only resolves a request whose outcome is unknown', async () => {
+  test('only resolves a request whose outcome is unknown', async ({ app }) => {
     const id = await fileWithdrawal(app, '10');
-    const answer = await resolve(`resolve ${id} completed it went through`, APPROVER_B);
+    const answer = await resolve(app, `resolve ${id} completed it went through`, APPROVER_B);
     expect(answer).toContain('only a request whose outcome is unknown');
     expect((await app.engine.get(id))?.state).toBe('pending');
   });
 
-  it('says which part of the command is wrong', async () => {
-    const id = await unknownWithdrawal();
-    expect(await resolve('resolve nonsense failed x y z', APPROVER_B)).toContain('Request: give its id');
-    expect(await resolve(`resolve ${id} maybe checked it`, APPROVER_B)).toContain('Outcome: say');
-    expect(await resolve(`resolve ${id} failed`, APPROVER_B)).toContain('Note: say in a few words');
+  test('says which part of the command is wrong', async ({ app }) => {
+    const id = await unknownWithdrawal(app);
+    expect(await resolve(app, 'resolve nonsense failed x y z', APPROVER_B)).toContain('Request: give its id');
+    expect(await resolve(app, `resolve ${id} maybe checked it`, APPROVER_B)).toContain('Outcome: say');
+    expect(await resolve(app, `resolve ${id} failed`, APPROVER_B)).toContain('Note: say in a few words');
     expect((await app.engine.get(id))?.state).toBe('outcome-unknown');
   });
 });

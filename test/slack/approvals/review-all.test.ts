@@ -1,7 +1,8 @@
 // Review all from `/cngn pending`: offered only to an approver with two or more requests waiting for
 // them, listing exactly those, and approving only the checked ones, each once, through the normal
 // engine path bound to the round the modal showed.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { botTest as test } from '../../support/bot.js';
 import { openedViewId } from '../../support/fake-slack.js';
 import { blockAction, commandAnswer, viewSubmission } from '../../support/slack-requests.js';
 import {
@@ -14,19 +15,13 @@ import {
   OUTSIDER,
   REQUESTER,
   reviewFor,
-  startApprovalApp,
 } from './support.js';
-
-let app: ApprovalApp;
-afterEach(async () => {
-  await app.stop();
-});
 
 type Block = { type: string; elements?: Array<{ action_id?: string; text?: { text: string } }> };
 type Option = { value: string; text: { text: string } };
 
 /** `/cngn pending` as `user`; the private answer's blocks. */
-async function pending(user: string): Promise<Block[]> {
+async function pending(app: ApprovalApp, user: string): Promise<Block[]> {
   return (await commandAnswer(app, 'pending', user)).body.blocks as Block[];
 }
 
@@ -34,7 +29,7 @@ const reviewButton = (blocks: Block[]) =>
   blocks.flatMap((b) => b.elements ?? []).find((e) => e.action_id === 'approval.review_all');
 
 /** Click Review all as `user` and return the modal opened. */
-async function openReviewAll(user: string) {
+async function openReviewAll(app: ApprovalApp, user: string) {
   const before = app.slack.callsTo('views.open').length;
   await blockAction(app.sender, {
     actionId: 'approval.review_all',
@@ -58,7 +53,13 @@ async function openReviewAll(user: string) {
 }
 
 /** Submit the list `viewId` as `user` (Slack sends the view's id back), with these ticked. */
-function submit(user: string, viewId: string, values: string[], channel = APPROVALS_CHANNEL) {
+function submit(
+  app: ApprovalApp,
+  user: string,
+  viewId: string,
+  values: string[],
+  channel = APPROVALS_CHANNEL,
+) {
   return viewSubmission(app.sender, {
     callbackId: 'approval.review_all.submit',
     userId: user,
@@ -75,7 +76,7 @@ function submit(user: string, viewId: string, values: string[], channel = APPROV
   });
 }
 
-async function results(user: string): Promise<string> {
+async function results(app: ApprovalApp, user: string): Promise<string> {
   const posted = await app.slack.waitFor(
     'chat.postEphemeral',
     (c) => c.body.user === user && String(c.body.text).startsWith('*Review all:'),
@@ -84,25 +85,29 @@ async function results(user: string): Promise<string> {
 }
 
 describe('Review all', () => {
-  it('is offered only to an eligible approver with two or more requests waiting for them', async () => {
-    app = await startApprovalApp({ tiers: '0:1' });
+  test('is offered only to an eligible approver with two or more requests waiting for them', async ({
+    startApp,
+  }) => {
+    const app = await startApp({ tiers: '0:1' });
     await fileWithdrawal(app, '1500');
-    expect(reviewButton(await pending(APPROVER_A))).toBeUndefined();
+    expect(reviewButton(await pending(app, APPROVER_A))).toBeUndefined();
     await fileWithdrawal(app, '2500');
-    expect(reviewButton(await pending(APPROVER_A))?.text?.text).toBe('Review all (2)');
+    expect(reviewButton(await pending(app, APPROVER_A))?.text?.text).toBe('Review all (2)');
     // The requester is an approver too, but both are theirs; the outsider may approve nothing.
-    expect(reviewButton(await pending(REQUESTER))).toBeUndefined();
-    expect(reviewButton(await pending(OUTSIDER))).toBeUndefined();
+    expect(reviewButton(await pending(app, REQUESTER))).toBeUndefined();
+    expect(reviewButton(await pending(app, OUTSIDER))).toBeUndefined();
   });
 
-  it('lists exactly the waiting requests with their figures and approves only the checked ones, once each', async () => {
-    app = await startApprovalApp({ tiers: '0:1' });
+  test('lists exactly the waiting requests with their figures and approves only the checked ones, once each', async ({
+    startApp,
+  }) => {
+    const app = await startApp({ tiers: '0:1' });
     const ids = [
       await fileWithdrawal(app, '1500'),
       await fileWithdrawal(app, '2500.25'),
       await fileWithdrawal(app, '3500'),
     ];
-    const { view, viewId, options } = await openReviewAll(APPROVER_A);
+    const { view, viewId, options } = await openReviewAll(app, APPROVER_A);
     expect(view.callback_id).toBe('approval.review_all.submit');
     expect(options.map((o) => o.value).sort()).toEqual(ids.map((id) => `${id}:0`).sort());
     const shown = JSON.stringify(view.blocks);
@@ -116,14 +121,14 @@ describe('Review all', () => {
     expect(shown).toContain(`<@${REQUESTER}>`);
     expect(shown).toContain('SANDBOX');
     // The requester's own list is empty: their requests never appear.
-    const mine = await openReviewAll(REQUESTER);
+    const mine = await openReviewAll(app, REQUESTER);
     expect(mine.options).toEqual([]);
 
     const [first, second, third] = ids as [string, string, string];
-    const response = await submit(APPROVER_A, viewId, [`${first}:0`, `${third}:0`]);
+    const response = await submit(app, APPROVER_A, viewId, [`${first}:0`, `${third}:0`]);
     expect(response.status).toBe(200);
     expect(response.json()).toMatchObject({ response_action: 'update' });
-    const text = await results(APPROVER_A);
+    const text = await results(app, APPROVER_A);
     expect(text).toContain('2 of 2 approved');
     await app.engine.idle();
     expect(app.sandbox.count('POST', '/v1/api/withdraw')).toBe(2);
@@ -134,23 +139,25 @@ describe('Review all', () => {
     expect(JSON.stringify(updated.body.view)).toContain('2 of 2 approved');
 
     // Submitting the same modal again approves nothing twice.
-    await submit(APPROVER_A, viewId, [`${first}:0`]);
+    await submit(app, APPROVER_A, viewId, [`${first}:0`]);
     await app.slack.waitFor('chat.postEphemeral', (c) => String(c.body.text).includes('0 of 1 approved'));
     await app.engine.idle();
     expect(app.sandbox.count('POST', '/v1/api/withdraw')).toBe(2);
   });
 
-  it('refuses a request whose round changed after the modal opened, and approves the others', async () => {
-    app = await startApprovalApp({ tiers: '0:1' });
+  test('refuses a request whose round changed after the modal opened, and approves the others', async ({
+    startApp,
+  }) => {
+    const app = await startApp({ tiers: '0:1' });
     const changed = await fileWithdrawal(app, '1500');
     const steady = await fileWithdrawal(app, '2500');
-    const { viewId, options } = await openReviewAll(APPROVER_A);
+    const { viewId, options } = await openReviewAll(app, APPROVER_A);
     expect(options.map((o) => o.value)).toContain(`${changed}:0`);
     // Sent back with new figures while the modal was open: now round 1.
     const filed = await app.engine.get(changed);
     await app.store.set(`approval:${changed}`, { ...filed, round: 1 });
-    await submit(APPROVER_A, viewId, [`${changed}:0`, `${steady}:0`]);
-    const text = await results(APPROVER_A);
+    await submit(app, APPROVER_A, viewId, [`${changed}:0`, `${steady}:0`]);
+    const text = await results(app, APPROVER_A);
     expect(text).toContain('1 of 2 approved');
     expect(text).toContain(`${changed} changed since the list was shown`);
     await app.engine.idle();
@@ -158,13 +165,13 @@ describe('Review all', () => {
     expect(app.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
   });
 
-  it("changes nothing for a non-approver's submission", async () => {
-    app = await startApprovalApp({ tiers: '0:1' });
+  test("changes nothing for a non-approver's submission", async ({ startApp }) => {
+    const app = await startApp({ tiers: '0:1' });
     const a = await fileWithdrawal(app, '1500');
     const b = await fileWithdrawal(app, '2500');
     // The outsider has no list of their own: they submit an approver's (as only a forger could).
-    const { viewId } = await openReviewAll(APPROVER_A);
-    const answer = (await submit(OUTSIDER, viewId, [`${a}:0`, `${b}:0`])).json() as {
+    const { viewId } = await openReviewAll(app, APPROVER_A);
+    const answer = (await submit(app, OUTSIDER, viewId, [`${a}:0`, `${b}:0`])).json() as {
       response_action?: string;
       errors?: Record<string, string>;
     };
@@ -177,16 +184,18 @@ describe('Review all', () => {
     expect(app.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
   });
 
-  it('refuses a list whose channel is no Slack id, or a channel none of its requests is in; nothing moves', async () => {
-    app = await startApprovalApp({ tiers: '0:1' });
+  test('refuses a list whose channel is no Slack id, or a channel none of its requests is in; nothing moves', async ({
+    startApp,
+  }) => {
+    const app = await startApp({ tiers: '0:1' });
     const a = await fileWithdrawal(app, '1500');
     const b = await fileWithdrawal(app, '2500');
     // `/cngn pending` runs anywhere: a channel answers may not go to is left out when the list opens.
-    const { view, viewId } = await openReviewAll(APPROVER_A);
+    const { view, viewId } = await openReviewAll(app, APPROVER_A);
     expect(JSON.parse(view.private_metadata)).toEqual({});
     const ephemerals = app.slack.callsTo('chat.postEphemeral').length;
     for (const channel of ['#general', 'UAPPROVERA', 'c-lowercase-1', 'CELSEWHERE1', 'GPRIVATE01']) {
-      const response = (await submit(APPROVER_A, viewId, [`${a}:0`, `${b}:0`], channel)).json() as {
+      const response = (await submit(app, APPROVER_A, viewId, [`${a}:0`, `${b}:0`], channel)).json() as {
         view?: unknown;
       };
       expect(JSON.stringify(response.view), channel).toContain('none of its requests was posted in');
@@ -197,19 +206,21 @@ describe('Review all', () => {
     expect(app.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
     expect(app.slack.callsTo('chat.postEphemeral').slice(ephemerals)).toEqual([]);
     // A DM is a place the list could have been opened in: taken.
-    await submit(APPROVER_A, viewId, [`${a}:0`], 'DAPPROVERA1');
-    expect(await results(APPROVER_A)).toContain('1 of 1 approved');
+    await submit(app, APPROVER_A, viewId, [`${a}:0`], 'DAPPROVERA1');
+    expect(await results(app, APPROVER_A)).toContain('1 of 1 approved');
   });
 });
 
 describe('the balance in Review all, as in the single review', () => {
-  it('reads a figure older than the cache again once the list is open, and updates that list only', async () => {
+  test('reads a figure older than the cache again once the list is open, and updates that list only', async ({
+    startApp,
+  }) => {
     // The bot's clock a minute ahead: the figure read at filing is a minute old when the list opens.
-    app = await startApprovalApp({ tiers: '0:1', now: () => new Date(Date.now() + 60_000) });
+    const app = await startApp({ tiers: '0:1', now: () => new Date(Date.now() + 60_000) });
     await fileWithdrawal(app, '1500');
     await fileWithdrawal(app, '2500');
     const updates = app.slack.callsTo('views.update').length;
-    const { view, viewId } = await openReviewAll(APPROVER_A);
+    const { view, viewId } = await openReviewAll(app, APPROVER_A);
     expect(JSON.stringify(view.blocks)).toMatch(/Balance ₦1,250,000\.00 \(as of [^)]*minute/);
     const refreshed = await app.slack.waitFor(
       'views.update',
@@ -222,8 +233,10 @@ describe('the balance in Review all, as in the single review', () => {
     expect(fresh).not.toContain('Checks* at filing');
   });
 
-  it('says why a request the balance no longer covers cannot be approved, and offers only the others', async () => {
-    app = await startApprovalApp({ tiers: '0:1' });
+  test('says why a request the balance no longer covers cannot be approved, and offers only the others', async ({
+    startApp,
+  }) => {
+    const app = await startApp({ tiers: '0:1' });
     const other = await fileWithdrawal(app, '400000');
     const big = await fileWithdrawal(app, '1000000');
     const small = await fileWithdrawal(app, '1500');
@@ -231,7 +244,7 @@ describe('the balance in Review all, as in the single review', () => {
     await app.engine.idle();
     expect((await app.engine.get(other))?.state).toBe('sent');
 
-    const { view, options } = await openReviewAll(APPROVER_B);
+    const { view, options } = await openReviewAll(app, APPROVER_B);
     const shown = JSON.stringify(view.blocks);
     expect(shown).toContain('Not enough balance to approve');
     expect(shown).toContain('less ₦400,000.00 already committed, leaves ₦850,000.00');
@@ -241,8 +254,7 @@ describe('the balance in Review all, as in the single review', () => {
 });
 
 describe('while sends are frozen', () => {
-  it('the review and Review all both lead with who froze them and why', async () => {
-    app = await startApprovalApp();
+  test('the review and Review all both lead with who froze them and why', async ({ app }) => {
     const first = await fileWithdrawal(app, '1500');
     await fileWithdrawal(app, '2500');
     await app.engine.freezeSends(APPROVER_B, 'checking <a> look-alike');
@@ -250,7 +262,7 @@ describe('while sends are frozen', () => {
 
     const review = await reviewFor(app, first, APPROVER_A);
     expect(JSON.stringify(review.view?.blocks)).toContain(banner);
-    const { view } = await openReviewAll(APPROVER_A);
+    const { view } = await openReviewAll(app, APPROVER_A);
     expect(JSON.stringify(view.blocks[0])).toContain(banner);
   });
 });

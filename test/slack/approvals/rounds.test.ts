@@ -1,29 +1,17 @@
 // An approval is bound to what the approver saw: Approve and Reject carry the request's round, and a
 // click on a message from an earlier round changes nothing and shows the new figures privately.
-import { afterEach, expect, it } from 'vitest';
+import { expect } from 'vitest';
+import { botTest as test } from '../../support/bot.js';
 import { selectValue, textValue, viewSubmission } from '../../support/slack-requests.js';
-import {
-  APPROVALS_CHANNEL,
-  APPROVER_A,
-  APPROVER_B,
-  type ApprovalApp,
-  approve,
-  click,
-  REQUESTER,
-  startApprovalApp,
-} from './support.js';
-
-let app: ApprovalApp;
-afterEach(async () => {
-  await app.stop();
-});
+import { APPROVALS_CHANNEL, APPROVER_A, APPROVER_B, approve, click, REQUESTER } from './support.js';
 
 type Button = { action_id: string; value: string };
 const buttons = (blocks: unknown): Button[] =>
   (blocks as Array<{ type: string; elements?: Button[] }>).find((b) => b.type === 'actions')?.elements ?? [];
 
-it('refuses a click on the message of an earlier round, shows the new figures, and changes nothing', async () => {
-  app = await startApprovalApp();
+test('refuses a click on the message of an earlier round, shows the new figures, and changes nothing', async ({
+  app,
+}) => {
   await viewSubmission(app.sender, {
     callbackId: 'redeem.submit',
     userId: REQUESTER,

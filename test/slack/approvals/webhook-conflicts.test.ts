@@ -1,9 +1,10 @@
 // Reports from the service that cannot all be true, as signed webhooks through the real bot: a failure
 // after a completion, a completion after a failure, a completion of another amount. None settles the
 // request; each marks its message and thread, alerts a person, and is in the audit chain.
-import { afterEach, expect, it } from 'vitest';
+import { expect } from 'vitest';
 import type { ApprovalRequest } from '../../../src/approvals/types.js';
 import { custodyReport } from '../../../src/cngn/custody-gateway.js';
+import { botTest as test } from '../../support/bot.js';
 import type { SlackCall } from '../../support/fake-slack.js';
 import { commandAnswer } from '../../support/slack-requests.js';
 import { postWebhook, webhookBody } from '../../webhooks/support.js';
@@ -15,19 +16,13 @@ import {
   approve,
   fileWithdrawal,
   REQUESTER,
-  startApprovalApp,
   waitUntil,
 } from './support.js';
-
-let app: ApprovalApp;
-afterEach(async () => {
-  await app.stop();
-});
 
 const CONFLICT = 'Conflicting reports from the service:';
 
 /** A withdrawal of `amount`, approved and sent: its id and the service's reference. */
-async function sentWithdrawal(amount: string): Promise<{ id: string; reference: string }> {
+async function sentWithdrawal(app: ApprovalApp, amount: string): Promise<{ id: string; reference: string }> {
   const id = await fileWithdrawal(app, amount);
   await approve(app, id, APPROVER_A);
   await waitUntil(async () => (await app.engine.get(id))?.state === 'sent', 'sent');
@@ -37,18 +32,23 @@ async function sentWithdrawal(amount: string): Promise<{ id: string; reference: 
 }
 
 /** A signed event about `reference`, through the bot's webhook route; settled once its subscribers ran. */
-async function report(event: string, reference: string, data: Record<string, unknown>): Promise<void> {
+async function report(
+  app: ApprovalApp,
+  event: string,
+  reference: string,
+  data: Record<string, unknown>,
+): Promise<void> {
   const body = webhookBody(event, { trx_ref: reference, trx_type: 'withdraw', ...data });
   const answer = await postWebhook(`${app.baseUrl}/webhooks/cngn`, body, app.sandbox.webhookSecret);
   expect(answer.status).toBe(200);
   await app.webhooks?.pipeline.settled();
 }
 
-const get = async (id: string) => (await app.engine.get(id)) as ApprovalRequest;
+const get = async (app: ApprovalApp, id: string) => (await app.engine.get(id)) as ApprovalRequest;
 
 /** The request's message, its thread reply and the alert all say the conflict; the chain has it. */
-async function expectFlagged(id: string, words: RegExp): Promise<void> {
-  const request = await get(id);
+async function expectFlagged(app: ApprovalApp, id: string, words: RegExp): Promise<void> {
+  const request = await get(app, id);
   const where = request.slackMessage;
   expect(where?.channel).toBe(APPROVALS_CHANNEL);
   const isThread = (c: SlackCall) => c.body.thread_ts === where?.ts && String(c.body.text).includes(CONFLICT);
@@ -76,21 +76,24 @@ async function expectFlagged(id: string, words: RegExp): Promise<void> {
   expect((await app.engine.verifyAudit()).ok).toBe(true);
 }
 
-it('flags a failure reported after the completion, and the request no longer reads as plainly completed', async () => {
-  app = await startApprovalApp({ withWebhooks: true });
-  const { id, reference } = await sentWithdrawal('1600');
-  await report('withdrawal.completed', reference, { amount: '1600.00' });
-  await waitUntil(async () => (await get(id)).state === 'completed', 'completed');
-  await report('transaction.failed', reference, {
+test('flags a failure reported after the completion, and the request no longer reads as plainly completed', async ({
+  startApp,
+}) => {
+  const app = await startApp({ withWebhooks: true });
+  const { id, reference } = await sentWithdrawal(app, '1600');
+  await report(app, 'withdrawal.completed', reference, { amount: '1600.00' });
+  await waitUntil(async () => (await get(app, id)).state === 'completed', 'completed');
+  await report(app, 'transaction.failed', reference, {
     amount: '1600.00',
     status: 'failed',
     reason: 'Provider failed to process payout',
   });
   await expectFlagged(
+    app,
     id,
     /recorded completed \(webhook withdrawal\.completed\), then transaction\.failed reported it failed: Provider failed/,
   );
-  const request = await get(id);
+  const request = await get(app, id);
   expect(request.conflicts).toHaveLength(1);
   // The requester, told it settled, hears of the conflict too.
   await app.slack.waitFor(
@@ -107,61 +110,78 @@ it('flags a failure reported after the completion, and the request no longer rea
   });
   await app.engine.onCustodyReport(custodyReport(again as never));
   await app.engine.onCustodyReport(custodyReport(again as never));
-  expect((await get(id)).conflicts).toHaveLength(2);
+  expect((await get(app, id)).conflicts).toHaveLength(2);
 });
 
-it('flags a completion reported after the failure', async () => {
-  app = await startApprovalApp({ withWebhooks: true });
-  const { id, reference } = await sentWithdrawal('1600');
-  await report('transaction.failed', reference, { amount: '1600.00', status: 'failed', reason: 'Declined' });
-  await waitUntil(async () => (await get(id)).state === 'failed', 'failed');
-  await report('withdrawal.completed', reference, { amount: '1600.00' });
+test('flags a completion reported after the failure', async ({ startApp }) => {
+  const app = await startApp({ withWebhooks: true });
+  const { id, reference } = await sentWithdrawal(app, '1600');
+  await report(app, 'transaction.failed', reference, {
+    amount: '1600.00',
+    status: 'failed',
+    reason: 'Declined',
+  });
+  await waitUntil(async () => (await get(app, id)).state === 'failed', 'failed');
+  await report(app, 'withdrawal.completed', reference, { amount: '1600.00' });
   await expectFlagged(
+    app,
     id,
     /recorded failed \(webhook transaction\.failed: Declined\), then withdrawal\.completed reported it completed/,
   );
-  expect((await get(id)).state).toBe('failed');
+  expect((await get(app, id)).state).toBe('failed');
 });
 
-it('does not complete a request from a completion of another amount, and flags it', async () => {
-  app = await startApprovalApp({ withWebhooks: true });
-  const { id, reference } = await sentWithdrawal('1600');
-  await report('withdrawal.completed', reference, { amount: '999999.00' });
-  await expectFlagged(id, /withdrawal\.completed reports ₦999,999\.00, but the request was for ₦1,600\.00/);
-  const request = await get(id);
+test('does not complete a request from a completion of another amount, and flags it', async ({
+  startApp,
+}) => {
+  const app = await startApp({ withWebhooks: true });
+  const { id, reference } = await sentWithdrawal(app, '1600');
+  await report(app, 'withdrawal.completed', reference, { amount: '999999.00' });
+  await expectFlagged(
+    app,
+    id,
+    /withdrawal\.completed reports ₦999,999\.00, but the request was for ₦1,600\.00/,
+  );
+  const request = await get(app, id);
   expect(request.state).toBe('sent');
   expect(request.history.map((step) => step.action)).not.toContain('completed');
 });
 
-it('settles as before when the reports agree: no conflict, no alert', async () => {
-  app = await startApprovalApp({ withWebhooks: true });
-  const { id, reference } = await sentWithdrawal('1600');
-  await report('withdrawal.completed', reference, { amount: '1600.00' });
-  await waitUntil(async () => (await get(id)).state === 'completed', 'completed');
+test('settles as before when the reports agree: no conflict, no alert', async ({ startApp }) => {
+  const app = await startApp({ withWebhooks: true });
+  const { id, reference } = await sentWithdrawal(app, '1600');
+  await report(app, 'withdrawal.completed', reference, { amount: '1600.00' });
+  await waitUntil(async () => (await get(app, id)).state === 'completed', 'completed');
   // The same completion, said again by another delivery, agrees with it.
-  await report('withdrawal.completed', reference, { amount: '1600', transactionId: 'tx-other' });
+  await report(app, 'withdrawal.completed', reference, { amount: '1600', transactionId: 'tx-other' });
   await app.approvals?.presenter?.idle();
-  const request = await get(id);
+  const request = await get(app, id);
   expect(request.conflicts).toBeUndefined();
   expect(app.slack.callsTo('chat.postMessage').some((c) => String(c.body.text).includes(CONFLICT))).toBe(
     false,
   );
 });
 
-it('clears the mark on the record when an approver resolves it as checked with the service', async () => {
-  app = await startApprovalApp({ withWebhooks: true });
-  const { id, reference } = await sentWithdrawal('1600');
-  await report('withdrawal.completed', reference, { amount: '1600.00' });
-  await waitUntil(async () => (await get(id)).state === 'completed', 'completed');
-  await report('transaction.failed', reference, { amount: '1600.00', status: 'failed', reason: 'Reversed' });
-  await expectFlagged(id, /then transaction\.failed reported it failed: Reversed/);
+test('clears the mark on the record when an approver resolves it as checked with the service', async ({
+  startApp,
+}) => {
+  const app = await startApp({ withWebhooks: true });
+  const { id, reference } = await sentWithdrawal(app, '1600');
+  await report(app, 'withdrawal.completed', reference, { amount: '1600.00' });
+  await waitUntil(async () => (await get(app, id)).state === 'completed', 'completed');
+  await report(app, 'transaction.failed', reference, {
+    amount: '1600.00',
+    status: 'failed',
+    reason: 'Reversed',
+  });
+  await expectFlagged(app, id, /then transaction\.failed reported it failed: Reversed/);
 
   const answer = JSON.stringify(
     (await commandAnswer(app, `resolve ${id} failed payout reversed, support confirmed`, APPROVER_B)).body,
   );
   expect(answer).toContain(`${id} is now marked *failed*`);
   expect(answer).toContain('The conflicting reports are marked resolved, on the record.');
-  const request = await get(id);
+  const request = await get(app, id);
   expect(request.state).toBe('failed');
   expect(request.conflicts).toBeUndefined();
   expect(request.history.at(-1)).toMatchObject({
@@ -187,17 +207,19 @@ it('clears the mark on the record when an approver resolves it as checked with t
   );
 });
 
-it('clears the mark of a completion of another amount when the approver finds the request’s amount completed', async () => {
-  app = await startApprovalApp({ withWebhooks: true });
-  const { id, reference } = await sentWithdrawal('1600');
-  await report('withdrawal.completed', reference, { amount: '999999.00' });
-  await expectFlagged(id, /reports ₦999,999\.00, but the request was for ₦1,600\.00/);
+test('clears the mark of a completion of another amount when the approver finds the request’s amount completed', async ({
+  startApp,
+}) => {
+  const app = await startApp({ withWebhooks: true });
+  const { id, reference } = await sentWithdrawal(app, '1600');
+  await report(app, 'withdrawal.completed', reference, { amount: '999999.00' });
+  await expectFlagged(app, id, /reports ₦999,999\.00, but the request was for ₦1,600\.00/);
   // The requester may not settle their own request.
   expect(
     JSON.stringify((await commandAnswer(app, `resolve ${id} completed ok`, REQUESTER)).body),
   ).not.toContain('is now marked');
   await commandAnswer(app, `resolve ${id} completed dashboard shows 1,600.00 paid`, APPROVER_B);
-  const request = await get(id);
+  const request = await get(app, id);
   expect(request).toMatchObject({ state: 'completed' });
   expect(request.conflicts).toBeUndefined();
   expect(request.history.at(-1)).toMatchObject({ action: 'completed', actor: APPROVER_B });

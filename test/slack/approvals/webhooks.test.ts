@@ -1,24 +1,13 @@
 // Service webhooks settle approval requests: the signed delivery goes through the webhooks route and
 // pipeline to the approvals subscriber, which completes or fails the request and says so in its thread.
-import { afterEach, expect, it } from 'vitest';
-import {
-  APPROVALS_CHANNEL,
-  APPROVER_A,
-  type ApprovalApp,
-  approve,
-  fileWithdrawal,
-  REQUESTER,
-  startApprovalApp,
-  waitUntil,
-} from './support.js';
+import { expect } from 'vitest';
+import { botTest as test } from '../../support/bot.js';
+import { APPROVALS_CHANNEL, APPROVER_A, approve, fileWithdrawal, REQUESTER, waitUntil } from './support.js';
 
-let app: ApprovalApp;
-afterEach(async () => {
-  await app.stop();
-});
-
-it('completes a withdrawal from the signed webhook and tells the requester it settled', async () => {
-  app = await startApprovalApp({ withWebhooks: true });
+test('completes a withdrawal from the signed webhook and tells the requester it settled', async ({
+  startApp,
+}) => {
+  const app = await startApp({ withWebhooks: true });
   const id = await fileWithdrawal(app, '2500');
   await approve(app, id, APPROVER_A);
   await waitUntil(async () => (await app.engine.get(id))?.state === 'sent', 'sent');
@@ -45,8 +34,8 @@ it('completes a withdrawal from the signed webhook and tells the requester it se
   expect(app.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
 });
 
-it('fails a withdrawal from the transaction.failed webhook with its reason', async () => {
-  app = await startApprovalApp({ withWebhooks: true });
+test('fails a withdrawal from the transaction.failed webhook with its reason', async ({ startApp }) => {
+  const app = await startApp({ withWebhooks: true });
   const id = await fileWithdrawal(app, '10', '0x000000000000000000000000000000000000dEaD');
   await approve(app, id, APPROVER_A);
   await waitUntil(async () => (await app.engine.get(id))?.state === 'sent', 'sent');

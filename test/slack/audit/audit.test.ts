@@ -1,11 +1,12 @@
 // `/cngn audit verify` and `/cngn audit export` through the real bot: signed slash commands, the chain
 // checked in the store the bot writes, files uploaded to the asker's DM the way files.uploadV2 does.
 import { createHash } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { canonicalJson } from '../../../src/approvals/audit-chain.js';
 import { auditListKey } from '../../../src/approvals/audit-log.js';
 import { partsOf } from '../../../src/approvals/engine-parts.js';
 import type { AuditEntry } from '../../../src/approvals/types.js';
+import { botTest as test } from '../../support/bot.js';
 import { parseCsv } from '../../support/csv.js';
 import { commandAnswer } from '../../support/slack-requests.js';
 import {
@@ -16,37 +17,28 @@ import {
   fileWithdrawal,
   OUTSIDER,
   openReject,
-  startApprovalApp,
   submitReject,
 } from '../approvals/support.js';
 
-let app: ApprovalApp;
 const LIST = auditListKey('sandbox');
 
-beforeEach(async () => {
-  app = await startApprovalApp();
-});
-afterEach(async () => {
-  await app.stop();
-});
-
 /** Runs `/cngn <text>` as `userId` and returns the private answer's text and blocks. */
-async function cngn(text: string, userId: string): Promise<string> {
+async function cngn(app: ApprovalApp, text: string, userId: string): Promise<string> {
   return JSON.stringify((await commandAnswer(app, text, userId)).body);
 }
 
-async function rejectWithReason(id: string, reason: string): Promise<void> {
+async function rejectWithReason(app: ApprovalApp, id: string, reason: string): Promise<void> {
   await submitReject(app, await openReject(app, id, APPROVER_A), APPROVER_A, reason);
   await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Rejected'));
 }
 
 describe('/cngn audit verify', () => {
-  it('says the chain is intact, then names the entry an edit broke', async () => {
+  test('says the chain is intact, then names the entry an edit broke', async ({ app }) => {
     const id = await fileWithdrawal(app, '1500');
     await approve(app, id, APPROVER_A);
     await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Sent'));
     await app.engine.idle();
-    const intact = await cngn('audit verify', APPROVER_B);
+    const intact = await cngn(app, 'audit verify', APPROVER_B);
     expect(intact).toContain('Audit chain intact');
     expect(intact).toMatch(/\d+ entries checked/);
 
@@ -54,23 +46,25 @@ describe('/cngn audit verify', () => {
     const entries = await app.store.readList<AuditEntry>(LIST, 0, -1);
     const approved = entries.findIndex((e) => e.action === 'approved');
     await app.store.set(`list:${LIST}#${approved}`, { ...entries[approved], amount: '15.00' });
-    const broken = await cngn('audit verify', APPROVER_B);
+    const broken = await cngn(app, 'audit verify', APPROVER_B);
     expect(broken).toContain('Audit chain broken');
     expect(broken).toContain(`entry #${approved + 1} (seq ${approved})`);
     expect(broken).toContain(`${id} withdraw *approved*`);
     expect(broken).toContain('it was edited');
   });
 
-  it('is for approvers only', async () => {
+  test('is for approvers only', async ({ app }) => {
     await fileWithdrawal(app, '10');
-    expect(await cngn('audit verify', OUTSIDER)).toContain('needs the *auditor* role');
+    expect(await cngn(app, 'audit verify', OUTSIDER)).toContain('needs the *auditor* role');
   });
 });
 
 describe('/cngn audit export', () => {
-  it('sends CSV and JSON Lines to the asker in a DM, with formulas made inert, and audits the export', async () => {
+  test('sends CSV and JSON Lines to the asker in a DM, with formulas made inert, and audits the export', async ({
+    app,
+  }) => {
     const id = await fileWithdrawal(app, '2500');
-    await rejectWithReason(id, '=HYPERLINK("http://evil.example","click"), +1, @SUM(A1)');
+    await rejectWithReason(app, id, '=HYPERLINK("http://evil.example","click"), +1, @SUM(A1)');
     // What a replica leaves when its save of the request lost the race: chained, but never happened.
     await app.engine.recordAudit({
       at: new Date().toISOString(),
@@ -81,7 +75,7 @@ describe('/cngn audit export', () => {
       actor: APPROVER_A,
       step: 7,
     });
-    const answer = await cngn('audit export 1d', APPROVER_B);
+    const answer = await cngn(app, 'audit export 1d', APPROVER_B);
     expect(answer).toContain('Sent you 3 audit entries');
 
     const files = app.slack.sharedFiles();
@@ -127,14 +121,16 @@ describe('/cngn audit export', () => {
     expect(requested).toMatchObject({ kind: 'audit', action: 'export-requested', actor: APPROVER_B });
     expect(requested?.exported).toBeUndefined();
     expect(exported).toMatchObject({ kind: 'audit', action: 'exported', actor: APPROVER_B });
-    expect(await cngn('audit verify', APPROVER_A)).toContain('Audit chain intact');
+    expect(await cngn(app, 'audit verify', APPROVER_A)).toContain('Audit chain intact');
   });
 
-  it('keeps each payment’s purpose in the chain and in its own column of the CSV, made inert', async () => {
+  test('keeps each payment’s purpose in the chain and in its own column of the CSV, made inert', async ({
+    app,
+  }) => {
     const purpose = '=HYPERLINK("http://evil.example","pay") supplier, INV-2231';
     const id = await fileWithdrawal(app, '2500', undefined, purpose);
-    await rejectWithReason(id, 'wrong invoice');
-    expect(await cngn('audit export 1d', APPROVER_B)).toContain('Sent you 2 audit entries');
+    await rejectWithReason(app, id, 'wrong invoice');
+    expect(await cngn(app, 'audit export 1d', APPROVER_B)).toContain('Sent you 2 audit entries');
 
     const files = app.slack.sharedFiles();
     const rows = parseCsv(files.find((f) => f.filename.endsWith('.csv'))?.content?.toString('utf8') ?? '');
@@ -154,14 +150,16 @@ describe('/cngn audit export', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as AuditEntry);
     expect(lines.map((e) => e.figures?.purpose)).toEqual([purpose, purpose]);
-    expect(await cngn('audit verify', APPROVER_A)).toContain('Audit chain intact');
+    expect(await cngn(app, 'audit verify', APPROVER_A)).toContain('Audit chain intact');
   });
 
-  it('shows a hidden or reordering character in the CSV as the marker Slack shows, and keeps it in JSON Lines', async () => {
+  test('shows a hidden or reordering character in the CSV as the marker Slack shows, and keeps it in JSON Lines', async ({
+    app,
+  }) => {
     const purpose = 'ADA OBI \u202eSESIRPRETNE';
     const id = await fileWithdrawal(app, '2500', undefined, purpose);
-    await rejectWithReason(id, 'paid to\u200b the wrong \u202e=account');
-    expect(await cngn('audit export 1d', APPROVER_B)).toContain('Sent you 2 audit entries');
+    await rejectWithReason(app, id, 'paid to\u200b the wrong \u202e=account');
+    expect(await cngn(app, 'audit export 1d', APPROVER_B)).toContain('Sent you 2 audit entries');
 
     const files = app.slack.sharedFiles();
     const csv = files.find((f) => f.filename.endsWith('.csv'))?.content?.toString('utf8') ?? '';
@@ -181,20 +179,20 @@ describe('/cngn audit export', () => {
     expect(lines.map((e) => e.figures?.purpose)).toEqual([purpose, purpose]);
   });
 
-  it('answers a bad range with the usage and sends nothing; outsiders get nothing', async () => {
+  test('answers a bad range with the usage and sends nothing; outsiders get nothing', async ({ app }) => {
     await fileWithdrawal(app, '10');
-    expect(await cngn('audit export yesterday', APPROVER_A)).toContain('is not a date');
-    expect(await cngn('audit export 2026-11-30 2026-11-01', APPROVER_A)).toContain('must come before');
-    expect(await cngn('audit export', OUTSIDER)).toContain('needs the *auditor* role');
+    expect(await cngn(app, 'audit export yesterday', APPROVER_A)).toContain('is not a date');
+    expect(await cngn(app, 'audit export 2026-11-30 2026-11-01', APPROVER_A)).toContain('must come before');
+    expect(await cngn(app, 'audit export', OUTSIDER)).toContain('needs the *auditor* role');
     expect(app.slack.sharedFiles()).toEqual([]);
   });
 
-  it('says so when Slack refuses the upload for a missing scope', async () => {
+  test('says so when Slack refuses the upload for a missing scope', async ({ app }) => {
     await fileWithdrawal(app, '10');
     app.slack.on('files.getUploadURLExternal', () => ({
       body: { ok: false, error: 'missing_scope', needed: 'files:write' },
     }));
-    const answer = await cngn('audit export', APPROVER_A);
+    const answer = await cngn(app, 'audit export', APPROVER_A);
     expect(answer).toContain('missing_scope');
     expect(answer).toContain('files:write');
     // The request is on record; no `exported` entry, so retention does not count it.
@@ -203,7 +201,7 @@ describe('/cngn audit export', () => {
     expect(actions).not.toContain('exported');
   });
 
-  it('sends nothing when the request for an export cannot be recorded', async () => {
+  test('sends nothing when the request for an export cannot be recorded', async ({ app }) => {
     await fileWithdrawal(app, '10');
     const exports = partsOf(app.engine).auditExports;
     const begin = exports.begin.bind(exports);
@@ -211,7 +209,7 @@ describe('/cngn audit export', () => {
       throw new Error('the store is not answering');
     };
     try {
-      expect(await cngn('audit export', APPROVER_A)).toContain('something went wrong');
+      expect(await cngn(app, 'audit export', APPROVER_A)).toContain('something went wrong');
     } finally {
       exports.begin = begin;
     }

@@ -15,7 +15,6 @@ import {
   plus,
   RUN_KEY,
   replica,
-  scheduledPair,
   scheduleSet,
   summaries,
   TIMING,
@@ -31,11 +30,9 @@ for (const kind of STORE_KINDS) {
     test.override('storeKind', kind.name);
 
     test('a replica that dies while building leaves the run to another, which posts it late, once, saying so', async ({
-      replicas,
+      scheduledPair,
       slack,
-      defer,
     }) => {
-      const t = { replicas, slack, defer };
       const hanging = hangingSource();
       const source = fixedReportSource();
       // 10:00 in Lagos
@@ -43,7 +40,7 @@ for (const kind of STORE_KINDS) {
         clock,
         first: dying,
         second: other,
-      } = await scheduledPair(t, `report-died-${kind.name}`, '2026-11-26T09:00:00Z', {
+      } = await scheduledPair(`report-died-${kind.name}`, '2026-11-26T09:00:00Z', {
         sources: [hanging.source, source],
       });
       const claimed = dying.check(true);
@@ -64,14 +61,11 @@ for (const kind of STORE_KINDS) {
     });
 
     test('two replicas taking over one expired lease at once: exactly one posts', async ({
-      replicas,
+      scheduledPair,
       slack,
-      defer,
     }) => {
-      const t = { replicas, slack, defer };
       const hanging = hangingSource();
       const { a, clock, first, second } = await scheduledPair(
-        t,
         `report-takeover-${kind.name}`,
         '2026-11-26T07:00:01Z',
       );
@@ -91,17 +85,15 @@ for (const kind of STORE_KINDS) {
     });
 
     test('a replica that dies after posting the chart leaves only the summary and CSV to the next', async ({
-      replicas,
+      scheduledPair,
       slack,
-      defer,
     }) => {
-      const t = { replicas, slack, defer };
       const source = fixedReportSource();
       const {
         clock,
         first: dying,
         second: other,
-      } = await scheduledPair(t, `report-chart-${kind.name}`, '2026-11-26T07:00:01Z', {
+      } = await scheduledPair(`report-chart-${kind.name}`, '2026-11-26T07:00:01Z', {
         sources: [undefined, source],
       });
       const held = slack.hold('chat.postMessage'); // its summary never reaches Slack
@@ -122,14 +114,11 @@ for (const kind of STORE_KINDS) {
     });
 
     test('a replica overtaken while posting looks again once the new lease could have run out', async ({
-      replicas,
+      scheduledPair,
       slack,
-      defer,
     }) => {
-      const t = { replicas, slack, defer };
       const hanging = hangingSource();
       const { clock, first, second } = await scheduledPair(
-        t,
         `report-overtaken-${kind.name}`,
         '2026-11-26T07:00:01Z',
         {
@@ -181,11 +170,9 @@ for (const kind of STORE_KINDS) {
     });
 
     test('a build that fails once its replica stopped is no failed attempt: the run is given back and posted once, with nothing told', async ({
-      replicas,
+      scheduledPair,
       slack,
-      defer,
     }) => {
-      const t = { replicas, slack, defer };
       const stopping = fixedReportSource();
       let asked!: () => void;
       let fail!: () => void;
@@ -201,7 +188,6 @@ for (const kind of STORE_KINDS) {
         return closed;
       };
       const { a, clock, first, second } = await scheduledPair(
-        t,
         `report-stop-fail-${kind.name}`,
         '2026-11-26T07:00:01Z',
         {
@@ -254,14 +240,11 @@ for (const kind of STORE_KINDS) {
     });
 
     test('a build that fails once is tried again and posted once, with no failure told', async ({
-      replicas,
+      scheduledPair,
       slack,
-      defer,
     }) => {
-      const t = { replicas, slack, defer };
       const source = failingSource(1);
       const { clock, first, second } = await scheduledPair(
-        t,
         `report-retry-${kind.name}`,
         '2026-11-26T07:00:01Z',
         {
@@ -281,14 +264,11 @@ for (const kind of STORE_KINDS) {
     });
 
     test('a build that fails every attempt tells the channel once, then the run is closed', async ({
-      replicas,
+      scheduledPair,
       slack,
-      defer,
     }) => {
-      const t = { replicas, slack, defer };
       const source = failingSource(Number.POSITIVE_INFINITY);
       const { clock, first: runner } = await scheduledPair(
-        t,
         `report-fails-${kind.name}`,
         '2026-11-26T07:00:01Z',
         {
@@ -314,18 +294,16 @@ for (const kind of STORE_KINDS) {
     });
 
     test('a run whose every attempt was left midway is closed and the channel told once', async ({
-      replicas,
+      scheduledPair,
       slack,
-      defer,
     }) => {
-      const t = { replicas, slack, defer };
       const hanging = hangingSource();
       const source = fixedReportSource();
       const {
         clock,
         first: dying,
         second: other,
-      } = await scheduledPair(t, `report-exhausted-${kind.name}`, '2026-11-26T07:00:01Z', {
+      } = await scheduledPair(`report-exhausted-${kind.name}`, '2026-11-26T07:00:01Z', {
         sources: [hanging.source, source],
         timing: { ...TIMING, maxAttempts: 1 },
       });
@@ -344,16 +322,14 @@ for (const kind of STORE_KINDS) {
     });
 
     test('a run left midway after its chart tells only that the summary and CSV did not come', async ({
-      replicas,
+      scheduledPair,
       slack,
-      defer,
     }) => {
-      const t = { replicas, slack, defer };
       const {
         clock,
         first: dying,
         second: other,
-      } = await scheduledPair(t, `report-partial-${kind.name}`, '2026-11-26T07:00:01Z', {
+      } = await scheduledPair(`report-partial-${kind.name}`, '2026-11-26T07:00:01Z', {
         timing: { ...TIMING, maxAttempts: 1 },
       });
       const held = slack.hold('chat.postMessage');
@@ -369,13 +345,10 @@ for (const kind of STORE_KINDS) {
     });
 
     test('a replica stopped while posting the summary leaves only the CSV, posted late by the next, saying it stopped', async ({
-      replicas,
+      scheduledPair,
       slack,
-      defer,
     }) => {
-      const t = { replicas, slack, defer };
       const { a, clock, first, second } = await scheduledPair(
-        t,
         `report-stop-inflight-${kind.name}`,
         '2026-11-26T07:00:01Z',
       );
@@ -400,12 +373,10 @@ for (const kind of STORE_KINDS) {
     });
 
     test('a last attempt failing after the chart was posted tells only that the summary and CSV did not come', async ({
-      replicas,
+      scheduledPair,
       slack,
-      defer,
     }) => {
-      const t = { replicas, slack, defer };
-      const { a, first } = await scheduledPair(t, `report-last-fails-${kind.name}`, '2026-11-26T07:10:00Z', {
+      const { a, first } = await scheduledPair(`report-last-fails-${kind.name}`, '2026-11-26T07:10:00Z', {
         sources: [failingSource(Number.POSITIVE_INFINITY)],
         timing: { ...TIMING, maxAttempts: 3 },
       });
@@ -425,16 +396,14 @@ for (const kind of STORE_KINDS) {
     });
 
     test('a run left midway after its last part is closed as posted, with nothing told', async ({
-      replicas,
+      scheduledPair,
       slack,
-      defer,
     }) => {
-      const t = { replicas, slack, defer };
       const {
         a,
         clock,
         second: other,
-      } = await scheduledPair(t, `report-all-parts-${kind.name}`, '2026-11-26T07:00:01Z', {
+      } = await scheduledPair(`report-all-parts-${kind.name}`, '2026-11-26T07:00:01Z', {
         timing: { ...TIMING, maxAttempts: 1 },
       });
       // Its holder recorded every part, then died before closing it.
@@ -453,16 +422,14 @@ for (const kind of STORE_KINDS) {
     });
 
     test("an earlier period's run left half-posted is told once, when the next is due", async ({
-      replicas,
+      scheduledPair,
       slack,
-      defer,
     }) => {
-      const t = { replicas, slack, defer };
       const {
         clock,
         first: dying,
         second: other,
-      } = await scheduledPair(t, `report-earlier-${kind.name}`, '2026-11-26T07:00:01Z');
+      } = await scheduledPair(`report-earlier-${kind.name}`, '2026-11-26T07:00:01Z');
       const held = slack.hold('chat.postMessage');
       const claimed = dying.check();
       await held.arrived;

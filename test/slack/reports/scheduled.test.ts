@@ -16,7 +16,6 @@ import {
   hangingSource,
   MINUTE,
   replica,
-  scheduledPair,
   scheduleSet,
   summaries,
   TIMING,
@@ -34,14 +33,9 @@ for (const kind of STORE_KINDS) {
   describe.skipIf(!kind.up)(`the scheduled report on ${kind.name}`, () => {
     test.override('storeKind', kind.name);
 
-    test('two replicas at 08:00 post the run once', async ({ replicas, slack, defer }) => {
-      const t = { replicas, slack, defer };
+    test('two replicas at 08:00 post the run once', async ({ scheduledPair, slack }) => {
       // 08:00:00.5 in Lagos
-      const { first, second } = await scheduledPair(
-        t,
-        `report-twice-${kind.name}`,
-        '2026-11-26T07:00:00.500Z',
-      );
+      const { first, second } = await scheduledPair(`report-twice-${kind.name}`, '2026-11-26T07:00:00.500Z');
       const outcomes = await Promise.all([first.check(), second.check()]);
       // The other found the run leased, or (when it looked later) already posted.
       expect(outcomes.filter((o) => o === 'posted')).toHaveLength(1);
@@ -54,15 +48,9 @@ for (const kind of STORE_KINDS) {
       expect(slack.sharedFiles().map((f) => f.channel)).toEqual([CHANNEL, CHANNEL]);
     });
 
-    test('a start after a missed 08:00 posts it late, once, saying so', async ({
-      replicas,
-      slack,
-      defer,
-    }) => {
-      const t = { replicas, slack, defer };
+    test('a start after a missed 08:00 posts it late, once, saying so', async ({ scheduledPair, slack }) => {
       // 10:00 in Lagos, nobody ran at 08:00
       const { a, b, clock, first } = await scheduledPair(
-        t,
         `report-missed-${kind.name}`,
         '2026-11-26T09:00:00Z',
       );
@@ -80,13 +68,10 @@ for (const kind of STORE_KINDS) {
     });
 
     test('a schedule just set posts nothing for a run due before it, and the next on time', async ({
-      replicas,
+      scheduledPair,
       slack,
-      defer,
     }) => {
-      const t = { replicas, slack, defer };
       const { clock, first, second } = await scheduledPair(
-        t,
         `report-new-${kind.name}`,
         '2026-11-26T09:00:00Z',
         {
@@ -105,13 +90,8 @@ for (const kind of STORE_KINDS) {
       expect(summaries(slack)[0]).not.toContain('posted late');
     });
 
-    test('a restart after the run was posted posts nothing', async ({ replicas, slack, defer }) => {
-      const t = { replicas, slack, defer };
-      const { a, clock, first } = await scheduledPair(
-        t,
-        `report-restart-${kind.name}`,
-        '2026-11-26T07:00:01Z',
-      );
+    test('a restart after the run was posted posts nothing', async ({ scheduledPair, slack }) => {
+      const { a, clock, first } = await scheduledPair(`report-restart-${kind.name}`, '2026-11-26T07:00:01Z');
       expect(await first.check()).toBe('posted');
       await first.stop();
       clock.now = new Date('2026-11-26T09:00:00Z');
@@ -126,10 +106,9 @@ for (const kind of STORE_KINDS) {
       await after.stop();
     });
 
-    test('a first start seconds after 08:00 posts the run on time', async ({ replicas, slack, defer }) => {
-      const t = { replicas, slack, defer };
+    test('a first start seconds after 08:00 posts the run on time', async ({ scheduledPair, slack }) => {
       // 08:00:05 in Lagos, the schedule set with this start
-      const { first } = await scheduledPair(t, `report-grace-${kind.name}`, '2026-11-26T07:00:05Z', {
+      const { first } = await scheduledPair(`report-grace-${kind.name}`, '2026-11-26T07:00:05Z', {
         scheduleSetAt: null,
       });
       await first.start();
@@ -137,26 +116,18 @@ for (const kind of STORE_KINDS) {
       expect(summaries(slack)[0]).not.toContain('posted late');
     });
 
-    test("the reads are told to end a minute before the build's 10-minute cut", async ({
-      replicas,
-      slack,
-      defer,
-    }) => {
+    test("the reads are told to end a minute before the build's 10-minute cut", async ({ scheduledPair }) => {
       const source = fixedReportSource();
-      const { first, clock } = await scheduledPair(
-        { replicas, slack, defer },
-        `report-deadline-${kind.name}`,
-        '2026-11-26T07:00:05Z',
-        { sources: [source], timing: { buildLimitMs: 10 * MINUTE } },
-      );
+      const { first, clock } = await scheduledPair(`report-deadline-${kind.name}`, '2026-11-26T07:00:05Z', {
+        sources: [source],
+        timing: { buildLimitMs: 10 * MINUTE },
+      });
       await first.start();
       expect(source.deadlines).toEqual([clock.now.getTime() + 9 * MINUTE]);
     });
 
     test('at the cut the build is told to stop its reads, and the attempt fails', async ({
-      replicas,
-      slack,
-      defer,
+      scheduledPair,
     }) => {
       const { source, building } = hangingSource();
       const build = source.build.bind(source);
@@ -166,12 +137,10 @@ for (const kind of STORE_KINDS) {
         return build(period, options);
       };
       const cut = new AbortController();
-      const { first } = await scheduledPair(
-        { replicas, slack, defer },
-        `report-cut-${kind.name}`,
-        '2026-11-26T07:00:05Z',
-        { sources: [source], timing: { buildCut: () => cut.signal } },
-      );
+      const { first } = await scheduledPair(`report-cut-${kind.name}`, '2026-11-26T07:00:05Z', {
+        sources: [source],
+        timing: { buildCut: () => cut.signal },
+      });
       const outcome = first.check(true);
       await building;
       expect(given?.aborted).toBe(false);
@@ -182,13 +151,11 @@ for (const kind of STORE_KINDS) {
     });
 
     test('a bot that ran the schedule before its start was recorded still posts a run it missed, late', async ({
-      replicas,
+      scheduledPair,
       slack,
-      defer,
     }) => {
-      const t = { replicas, slack, defer };
       // No record of when the schedule was set, but the run before the missed one is in the store.
-      const { a, first } = await scheduledPair(t, `report-upgrade-${kind.name}`, '2026-11-26T09:00:00Z', {
+      const { a, first } = await scheduledPair(`report-upgrade-${kind.name}`, '2026-11-26T09:00:00Z', {
         scheduleSetAt: null,
       });
       await a.set('report-run:daily:2026-11-24', {
@@ -204,10 +171,9 @@ for (const kind of STORE_KINDS) {
       expect(summaries(slack)[0]).toContain('Wednesday 25 November 2026');
     });
 
-    test('a look held up past 08:00 posts the run late, saying so', async ({ replicas, slack, defer }) => {
-      const t = { replicas, slack, defer };
+    test('a look held up past 08:00 posts the run late, saying so', async ({ scheduledPair, slack }) => {
       // The replica was running (this is not its first look) but looked only at 08:20.
-      const { first } = await scheduledPair(t, `report-held-${kind.name}`, '2026-11-26T07:20:00Z');
+      const { first } = await scheduledPair(`report-held-${kind.name}`, '2026-11-26T07:20:00Z');
       expect(await first.check()).toBe('posted-late');
       expect(summaries(slack)[0]).toContain(HELD_UP);
     });
@@ -236,11 +202,9 @@ for (const kind of STORE_KINDS) {
       expect(summaries(slack)[0]).toContain(UNREACHED);
     });
 
-    test('a run posted late after failed attempts says so', async ({ replicas, slack, defer }) => {
-      const t = { replicas, slack, defer };
+    test('a run posted late after failed attempts says so', async ({ scheduledPair, slack }) => {
       const source = failingSource(1);
       const { clock, first, second } = await scheduledPair(
-        t,
         `report-retry-late-${kind.name}`,
         '2026-11-26T07:00:01Z',
         {

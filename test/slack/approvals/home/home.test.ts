@@ -1,7 +1,8 @@
 // App Home: published for a person who opened it, listing what waits for their approval (with the
 // channel's own buttons) and their own requests; a click from Home takes the engine's one path, so it
 // and a channel click at the same moment approve once; re-published when the request changes.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { botTest as test } from '../../../support/bot.js';
 import type { SlackCall } from '../../../support/fake-slack.js';
 import { fileDraft } from '../../../support/filing.js';
 import { openReview, type ReviewView, refusedInModal, submitReview } from '../../../support/review.js';
@@ -17,15 +18,8 @@ import {
   OUTSIDER,
   REQUESTER,
   reviewFor,
-  startApprovalApp,
   waitUntil,
 } from '../support.js';
-
-let app: ApprovalApp | undefined;
-afterEach(async () => {
-  await app?.stop();
-  app = undefined;
-});
 
 /** The Events API delivery Slack sends when someone opens the app's Home tab. */
 const homeOpened = (a: ApprovalApp, user: string) => openHome(a.sender, user);
@@ -55,8 +49,10 @@ const settled = async (a: ApprovalApp) => {
 };
 
 describe('App Home', () => {
-  it('lists a pending request for an approver, with Approve bound to its round and its checks, and not for its requester', async () => {
-    app = await startApprovalApp({ notify: 'channel' });
+  test('lists a pending request for an approver, with Approve bound to its round and its checks, and not for its requester', async ({
+    startApp,
+  }) => {
+    const app = await startApp({ notify: 'channel' });
     for (const user of [APPROVER_A, REQUESTER]) expect((await homeOpened(app, user)).status).toBe(200);
     await waitUntil(() => publishesFor(app as ApprovalApp, REQUESTER).length > 0, 'first publish');
     const id = await fileWithdrawal(app, '2500');
@@ -76,8 +72,10 @@ describe('App Home', () => {
     expect(homeText(requester)).toContain('SANDBOX');
   });
 
-  it('shows the daily limit in use, and which total chose a waiting request’s approvals', async () => {
-    app = await startApprovalApp({ notify: 'channel', tiers: '0:1,1000000:2', dailyLimit: '5000000.00' });
+  test('shows the daily limit in use, and which total chose a waiting request’s approvals', async ({
+    startApp,
+  }) => {
+    const app = await startApp({ notify: 'channel', tiers: '0:1,1000000:2', dailyLimit: '5000000.00' });
     await homeOpened(app, APPROVER_A);
     await fileWithdrawal(app, '600000');
     // Elsewhere: to the same address it would be the same payment, asked about before filing.
@@ -89,8 +87,8 @@ describe('App Home', () => {
     expect(home).toContain(`2 approvals needed for ₦1,200,000.00 from <@${REQUESTER}> in the last 24 h`);
   });
 
-  it('costs nothing for a person who never opened it', async () => {
-    app = await startApprovalApp({ notify: 'channel' });
+  test('costs nothing for a person who never opened it', async ({ startApp }) => {
+    const app = await startApp({ notify: 'channel' });
     await homeOpened(app, APPROVER_A);
     await fileWithdrawal(app, '2600');
     await settled(app);
@@ -99,8 +97,10 @@ describe('App Home', () => {
     expect(publishesFor(app, REQUESTER)).toEqual([]);
   });
 
-  it('is published again when the request changes: a cancelled request leaves the approver’s list', async () => {
-    app = await startApprovalApp({ notify: 'channel' });
+  test('is published again when the request changes: a cancelled request leaves the approver’s list', async ({
+    startApp,
+  }) => {
+    const app = await startApp({ notify: 'channel' });
     await homeOpened(app, APPROVER_A);
     const id = await fileWithdrawal(app, '2700');
     await settled(app);
@@ -116,8 +116,8 @@ describe('App Home', () => {
     expect(approveValues(publishesFor(app, APPROVER_A).at(-1))).toEqual([]);
   });
 
-  it('coalesces a burst of changes into one publish per person', async () => {
-    app = await startApprovalApp({ notify: 'channel', homeDebounceMs: 3_000 });
+  test('coalesces a burst of changes into one publish per person', async ({ startApp }) => {
+    const app = await startApp({ notify: 'channel', homeDebounceMs: 3_000 });
     await homeOpened(app, APPROVER_A);
     await waitUntil(() => publishesFor(app as ApprovalApp, APPROVER_A).length === 1, 'the publish on open');
     const engine = app.engine;
@@ -139,8 +139,10 @@ describe('App Home', () => {
     expect(approveValues(publishes[1]).sort()).toEqual(filed.map((r) => `${r.id}:0`).sort());
   });
 
-  it('approves exactly once when Approve is clicked in Home and in the channel at the same moment', async () => {
-    app = await startApprovalApp({ notify: 'channel' });
+  test('approves exactly once when Approve is clicked in Home and in the channel at the same moment', async ({
+    startApp,
+  }) => {
+    const app = await startApp({ notify: 'channel' });
     await homeOpened(app, APPROVER_A);
     const id = await fileWithdrawal(app, '2800');
     await settled(app);
@@ -172,8 +174,10 @@ describe('App Home', () => {
     expect(refusals[1 - loserIndex]).toBeUndefined();
   });
 
-  it('answers a refused Home click in the person’s DM: an outsider changes nothing', async () => {
-    app = await startApprovalApp({ notify: 'channel' });
+  test('answers a refused Home click in the person’s DM: an outsider changes nothing', async ({
+    startApp,
+  }) => {
+    const app = await startApp({ notify: 'channel' });
     const id = await fileWithdrawal(app, '2900');
     expect((await clickInHome(app, 'approval.approve', `${id}:0`, OUTSIDER)).status).toBe(200);
     const told = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === OUTSIDER);
@@ -182,8 +186,8 @@ describe('App Home', () => {
     expect((await app.engine.get(id))?.approvals).toEqual([]);
   });
 
-  it('shows the balance only as last read, and says so when it was never read', async () => {
-    app = await startApprovalApp({ notify: 'channel' });
+  test('shows the balance only as last read, and says so when it was never read', async ({ startApp }) => {
+    const app = await startApp({ notify: 'channel' });
     await homeOpened(app, APPROVER_A);
     await waitUntil(() => publishesFor(app as ApprovalApp, APPROVER_A).length === 1, 'first publish');
     expect(homeText(publishesFor(app, APPROVER_A)[0])).toContain('Not read recently');
@@ -196,8 +200,10 @@ describe('App Home', () => {
     expect(balanceReads()).toBe(1);
   });
 
-  it('shows the last alerts from the webhooks it stored, and the requester’s request as completed', async () => {
-    app = await startApprovalApp({ notify: 'channel', withWebhooks: true });
+  test('shows the last alerts from the webhooks it stored, and the requester’s request as completed', async ({
+    startApp,
+  }) => {
+    const app = await startApp({ notify: 'channel', withWebhooks: true });
     await homeOpened(app, REQUESTER);
     const id = await fileWithdrawal(app, '3100');
     await approve(app, `${id}:0`, APPROVER_A);
