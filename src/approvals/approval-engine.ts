@@ -1,7 +1,7 @@
 // The approval engine as the rest of the bot sees it: one object that files and decides requests,
 // executes approved ones exactly once, tracks them to the end, and resumes after a restart. What the
 // approvals folder offers others is listed in index.ts.
-import { AuditKeyMismatch } from './audit-keeper.js';
+import { AuditKeyMismatch } from '../audit/index.js';
 import { type Delegation, endDelegationsOf, revokeDelegations } from './delegations.js';
 import type { ApprovalListener } from './engine.js';
 import { type AuditSideOptions, EngineAuditSide } from './engine-audit.js';

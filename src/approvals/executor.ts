@@ -7,9 +7,9 @@
 // `outcome-unknown`, for the reconciler — never a resend. While sends are frozen (freeze.ts) nothing
 // that reaches the service is claimed or marked: it stays approved, held, until the freeze is lifted.
 import { randomUUID } from 'node:crypto';
+import { crashPoint } from '../crash-points.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
 import type { CoreSections } from './core-sections.js';
-import { crashPoint } from './crash-points.js';
 import type { DelegationBook } from './delegations.js';
 import type { FreezeSwitch } from './freeze.js';
 import { FreezeHold } from './freeze-hold.js';

@@ -2,8 +2,9 @@
 // them), reference/transaction/callback indexes (so webhooks find them), and the append-only audit log.
 // The open set and the audit log are kept per service environment, so sandbox, test and live requests
 // never mix in a listing.
+
+import { type AuditDraft, AuditLog } from '../audit/index.js';
 import type { Store } from '../store/index.js';
-import { type AuditDraft, AuditLog } from './audit-log.js';
 import type { ServiceEnvironment } from './ports.js';
 import { type ApprovalRequest, type AuditEntry, OPEN_STATES } from './types.js';
 

@@ -3,7 +3,7 @@
 // left unconfigured, and the handler that answers.
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
-import type { Need } from '../approvals/roles.js';
+import type { Need } from '../access/index.js';
 
 /** A message as the bot sends it: the fallback text and its blocks. */
 export interface SlackMessage {

@@ -1,7 +1,7 @@
 // Pure builders for the answers that move no money: help, balance, networks, banks, accounts,
 // whitelist, transactions. Data in, Block Kit out; no I/O, no clock reads (callers pass `now`).
 import type { ActionsBlock, KnownBlock, ModalView, SectionBlock } from '@slack/types';
-import type { Role } from '../../approvals/roles.js';
+import type { Role } from '../../access/index.js';
 import type { CngnEnvironment } from '../../cngn/api.js';
 import {
   type BalanceEntry,

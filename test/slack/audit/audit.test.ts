@@ -2,10 +2,10 @@
 // checked in the store the bot writes, files uploaded to the asker's DM the way files.uploadV2 does.
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../../src/approvals/audit-chain.js';
-import { auditListKey } from '../../../src/approvals/audit-log.js';
 import { partsOf } from '../../../src/approvals/engine-parts.js';
 import type { AuditEntry } from '../../../src/approvals/types.js';
+import { canonicalJson } from '../../../src/audit/chain.js';
+import { auditListKey } from '../../../src/audit/log.js';
 import { parseCsv } from '../../support/csv.js';
 import { commandAnswer } from '../../support/slack-requests.js';
 import {

@@ -3,7 +3,7 @@
 // `id:round`, so each checked one is approved for the figures this modal showed, or refused if it
 // changed. Pure builders: data in, Block Kit out; every outside value escaped where it enters mrkdwn.
 import type { Button, KnownBlock, ModalView } from '@slack/types';
-import type { ApprovalRequest, Freeze } from '../../../approvals/types.js';
+import type { ApprovalRequest, Freeze } from '../../../approvals/index.js';
 import { escapeMrkdwn } from '../../../format/mrkdwn.js';
 import { freezeBanner } from '../../freeze/blocks.js';
 import { checksBlocks, shortfallText } from './checks.js';
