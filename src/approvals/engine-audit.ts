@@ -11,7 +11,7 @@ import {
   AuditKeeper,
   type UndeliveredListener,
 } from '../audit/index.js';
-import { ApprovalCore, type EngineOptions } from './engine.js';
+import { ApprovalCore, type EngineOptions } from './approval-core.js';
 import { PolicyRecorder, type PolicyRecordListener } from './policy-recorder.js';
 import type { AuditEntry } from './types.js';
 

@@ -1,8 +1,9 @@
 // The requester's one Extend of a pending request: at most by its original lifetime, under the
 // request's lock, persisted and audited before anyone is told. It changes the expiry only; approvals
 // given so far stand, and nothing is approved or sent by it.
+
+import type { ApprovalCore } from './approval-core.js';
 import { latestExpiry } from './delegations.js';
-import type { ApprovalCore } from './engine.js';
 import { transition } from './state-machine.js';
 import type { ApprovalRequest, ClickOptions } from './types.js';
 

@@ -3,10 +3,10 @@
 // nothing here ever sends a money-moving request. Also the periodic pass over open requests (after
 // expiry) and the start-up resume.
 import { checkedExplorerUrl } from '../format/explorer.js';
+import { CHECK_HOLD_MS } from './approval-core.js';
 import { CONFLICT_ACTION, conflictNote } from './conflicts.js';
 import type { CoreSections } from './core-sections.js';
 import type { DelegationBook } from './delegations.js';
-import { CHECK_HOLD_MS } from './engine.js';
 import { AnswerNotRecordedError, type Executor } from './executor.js';
 import type { FreezeSwitch } from './freeze.js';
 import { certainlyUnsent, leaseExpired } from './leases.js';

@@ -3,7 +3,7 @@
 // the same time, action, actor and principal. And a write that is already known to lose (the request
 // changed since the section read it) appends no entry at all. On every store kind.
 import { describe, expect } from 'vitest';
-import { WriteRefusedError } from '../../src/approvals/engine.js';
+import { WriteRefusedError } from '../../src/approvals/approval-core.js';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import { transition } from '../../src/approvals/state-machine.js';
 import type { AuditEntry } from '../../src/audit/index.js';

@@ -1,8 +1,9 @@
 // The freeze of sends as people and the start-up ask for it through the engine: an approver freezes,
 // CNGN_START_FROZEN freezes before anything is sent, an approver files the unfreeze another approves;
 // and once the freeze is lifted, what it held goes out at once. The switch itself is freeze.ts.
+
+import type { ApprovalCore } from './approval-core.js';
 import { freezeReason } from './draft.js';
-import type { ApprovalCore } from './engine.js';
 import type { Executor } from './executor.js';
 import { type FreezeResult, START_FROZEN_ACTOR, UnfreezeRefusedError } from './freeze.js';
 import type { ApprovalPolicy } from './policy.js';

@@ -1,4 +1,5 @@
-// The maker-checker engine: file, approve, reject, cancel, expire. Every change is a read-check-write
+// The maker-checker core (ApprovalCore), which ApprovalEngine (approval-engine.ts) wraps for the rest
+// of the bot: file, approve, reject, cancel, expire. Every change is a read-check-write
 // under the request's lock, persisted (and audited) before any listener hears of it. No Slack here.
 import type { Store } from '../store/index.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
