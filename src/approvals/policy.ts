@@ -126,18 +126,8 @@ export class ApprovalPolicy {
     if (user === request.requester) return { allowed: false, reason: 'requester' };
     const counted = countedPeople(request);
     const approver = await this.isApprover(user, request.kind);
-    if (request.kind === 'delegation') {
-      if (!approver) return { allowed: false, reason: 'not-approver' };
-      if (user === request.payload.delegate) return { allowed: false, reason: 'delegate' };
-      const now = this.delegationSource?.now() ?? new Date();
-      if (!(Date.parse(request.payload.until) > now.getTime())) {
-        return { allowed: false, reason: 'window-ended' };
-      }
-    }
-    if (request.kind === 'unfreeze') {
-      if (!approver) return { allowed: false, reason: 'not-approver' };
-      if (user === request.payload.frozenBy) return { allowed: false, reason: 'froze' };
-    }
+    const ownRightRefusal = this.inOwnRightRefusal(request, user, approver);
+    if (ownRightRefusal) return { allowed: false, reason: ownRightRefusal };
     if (counted.has(user)) return { allowed: false, reason: 'already-approved' };
     if (approver) return { allowed: true };
     if (inOwnRightOnly(request)) return { allowed: false, reason: 'not-approver' };
@@ -145,6 +135,28 @@ export class ApprovalPolicy {
     return 'reason' in place
       ? { allowed: false, reason: place.reason }
       : { allowed: true, onBehalfOf: place.delegation.delegator };
+  }
+
+  /**
+   * A delegation or unfreeze request is approved by an approver in their own right: never its delegate,
+   * never once its window has ended, never by the approver who froze the sends.
+   */
+  private inOwnRightRefusal(
+    request: ApprovalRequest,
+    user: string,
+    approver: boolean,
+  ): RefusalReason | undefined {
+    if (request.kind === 'delegation') {
+      if (!approver) return 'not-approver';
+      if (user === request.payload.delegate) return 'delegate';
+      const now = this.delegationSource?.now() ?? new Date();
+      if (!(Date.parse(request.payload.until) > now.getTime())) return 'window-ended';
+    }
+    if (request.kind === 'unfreeze') {
+      if (!approver) return 'not-approver';
+      if (user === request.payload.frozenBy) return 'froze';
+    }
+    return undefined;
   }
 
   /**
