@@ -208,7 +208,7 @@ function linkProblems(before, current) {
   return [];
 }
 var range = (from, to) => from === to ? `seq ${from}` : `seq ${from} to ${to}`;
-function checkSegment(segment, manifest, expected, given) {
+function manifestProblems(manifest, expected, given) {
   const problems = [];
   if (manifest.format !== SEGMENT_FORMAT)
     problems.push(`its manifest has an unknown format (${String(manifest.format)})`);
@@ -219,6 +219,10 @@ function checkSegment(segment, manifest, expected, given) {
   } else if (!signatureHolds(manifestText(manifest), manifest.signature, manifest.key)) {
     problems.push("its manifest does not match its signature: it was changed after it was signed");
   }
+  return problems;
+}
+function checkSegment(segment, manifest, expected, given) {
+  const problems = manifestProblems(manifest, expected, given);
   if (!segment.entries) {
     problems.push(`${ENTRIES_FILE} is missing`);
     return { segment, manifest, problems, lines: [] };

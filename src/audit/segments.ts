@@ -296,12 +296,8 @@ function linkProblems(before: Checked | undefined, current: Checked): string[] {
 
 const range = (from: number, to: number) => (from === to ? `seq ${from}` : `seq ${from} to ${to}`);
 
-function checkSegment(
-  segment: SegmentOnDisk,
-  manifest: SegmentManifest,
-  expected: readonly string[],
-  given: boolean,
-): Checked {
+/** What is wrong with a segment's manifest: its format, the key that signed it, its signature. */
+function manifestProblems(manifest: SegmentManifest, expected: readonly string[], given: boolean): string[] {
   const problems: string[] = [];
   if (manifest.format !== SEGMENT_FORMAT)
     problems.push(`its manifest has an unknown format (${String(manifest.format)})`);
@@ -314,6 +310,16 @@ function checkSegment(
   } else if (!signatureHolds(manifestText(manifest), manifest.signature, manifest.key)) {
     problems.push('its manifest does not match its signature: it was changed after it was signed');
   }
+  return problems;
+}
+
+function checkSegment(
+  segment: SegmentOnDisk,
+  manifest: SegmentManifest,
+  expected: readonly string[],
+  given: boolean,
+): Checked {
+  const problems = manifestProblems(manifest, expected, given);
   if (!segment.entries) {
     problems.push(`${ENTRIES_FILE} is missing`);
     return { segment, manifest, problems, lines: [] };
