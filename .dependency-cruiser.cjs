@@ -1,10 +1,13 @@
-// The layers of src/, bottom to top: format, store, log, stack-trace → cngn → approvals, webhooks, sandbox, reports →
+// The layers of src/, bottom to top: format, store, log, stack-trace, crash-points → cngn → the domain (access
+// below audit below approvals; webhooks, sandbox, reports) →
 // config.ts (settings parsed with the domain's own parsers) → slack, workbench, metrics → wiring, main.
 // A layer imports only from layers below it (or its own), and no file is part of an import circle.
 // `npm run lint` checks these rules; docs/architecture.md draws them.
 const TOP = 'wiring/|main\\.ts$';
 const UI = 'slack/|workbench/|metrics/';
-const DOMAIN = 'approvals/|webhooks/|sandbox/|reports/';
+const DOMAIN = 'approvals/|access/|audit/|webhooks/|sandbox/|reports/';
+// The rooms of the approval domain: each is entered from outside only through its index.ts.
+const ROOMS = ['approvals', 'access', 'audit'];
 // slack/'s folders that are not features: the base (runtime, ui) and the top (commands, gate).
 const SLACK_SHARED = '(runtime|ui|commands|gate)/';
 
@@ -28,8 +31,8 @@ module.exports = {
     },
     above(
       'bottom-imports-nothing-above',
-      'format/, store/, log.ts and stack-trace.ts are the bottom: pure helpers, the store and the logger, knowing no feature.',
-      'format/|store/|log\\.ts$|stack-trace\\.ts$',
+      'format/, store/, log.ts, stack-trace.ts and crash-points.ts are the bottom: pure helpers, the store, the logger and the test-only crash switch, knowing no feature.',
+      'format/|store/|log\\.ts$|stack-trace\\.ts$|crash-points\\.ts$',
       `cngn/|${DOMAIN}|config\\.ts$|${UI}|${TOP}`,
     ),
     {
@@ -42,7 +45,7 @@ module.exports = {
     },
     above(
       'domain-never-imports-slack',
-      'approvals/, webhooks/, sandbox/ and reports/ work without Slack: they never import slack/, workbench/ or the wiring.',
+      'approvals/, access/, audit/, webhooks/, sandbox/ and reports/ work without Slack: they never import slack/, workbench/ or the wiring.',
       DOMAIN,
       `config\\.ts$|${UI}|${TOP}`,
     ),
@@ -53,11 +56,37 @@ module.exports = {
       `${UI}|${TOP}`,
     ),
     above(
-      'approvals-own-their-ports',
-      'approvals/ declares what it needs from the custody service in ports.ts; cngn/ adapts to it.',
-      'approvals/',
+      'domain-rooms-own-their-ports',
+      'approvals/ declares what it needs from the custody service in ports.ts; cngn/ adapts to it, and access/ and audit/ need it not at all.',
+      'approvals/|access/|audit/',
       'cngn/',
     ),
+    above(
+      'access-and-audit-below-approvals',
+      'access/ and audit/ sit below approvals/ (the engine uses them); nothing in them reaches back up to a request.',
+      'access/|audit/',
+      'approvals/',
+    ),
+    above(
+      'access-below-audit',
+      "access/ is the bottom room: the kinds of request and who holds which role. audit/ names a request's kind; access/ never imports the log.",
+      'access/',
+      'audit/',
+    ),
+    ...ROOMS.map((room) => ({
+      name: `${room}-entered-through-its-index`,
+      comment: `Outside ${room}/, only ${room}/index.ts is imported: the barrel says what the room offers${
+        room === 'approvals' ? ' (engine-parts.ts, for tests, has its own rule below)' : ''
+      }${room === 'audit' ? ' (verify-main.ts is an entry point of its own: the bundled standalone verifier)' : ''}${
+        room === 'approvals' ? '; cngn/ reaches only ports.ts, by the rule above' : ''
+      }.`,
+      severity: 'error',
+      from: { path: '^src/', pathNot: room === 'approvals' ? '^src/(approvals|cngn)/' : `^src/${room}/` },
+      to: {
+        path: `^src/${room}/`,
+        pathNot: `^src/${room}/(index${room === 'approvals' ? '|engine-parts' : ''})\\.ts$`,
+      },
+    })),
     {
       name: 'engine-parts-for-tests-only',
       comment:

@@ -1,6 +1,6 @@
 // `npm run docs`: writes what code produces: docs/configuration.md (from the configuration schema),
 // manifest.yml's /cngn usage hint (from the command registry) and scripts/audit-verify.mjs (the audit
-// archive's standalone verifier, bundled from src/approvals/). `npm run docs -- --check` writes nothing
+// archive's standalone verifier, bundled from src/audit/). `npm run docs -- --check` writes nothing
 // and exits 1 when a committed file differs from what the code produces; test/docs.test.ts fails the
 // same way.
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 // Who approves, checked across variables: an approvals channel and its approvers come together, and
 // the top tier of CNGN_APPROVAL_TIERS can be reached by the approvers named.
-import { parseTiers } from './approvals/policy.js';
-import { poolProblems } from './approvals/role-settings.js';
+
+import { parseTiers, poolProblems } from './access/index.js';
 
 /** Approvals are optional (read commands work without them), but half a set-up is a mistake. */
 export function approvalSetUpProblems(has: (name: string) => boolean): string[] {

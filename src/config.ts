@@ -1,11 +1,14 @@
 // The only place that reads the environment. Parsed once with zod; every problem is listed together.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { defaultArchiveDir, parseArchiveUrl } from './approvals/audit-location.js';
-import { parseSigningKey } from './approvals/audit-signing.js';
-import { DEFAULT_LIMIT_WINDOW_MS } from './approvals/limits.js';
-import { DEFAULT_REMINDERS, parseReminderPoints, type ReminderPoint } from './approvals/reminders.js';
-import { type ConfiguredRoles, ROLE_VARIABLES, settleRoles, userList } from './approvals/role-settings.js';
+import { type ConfiguredRoles, ROLE_VARIABLES, settleRoles, userList } from './access/index.js';
+import {
+  DEFAULT_LIMIT_WINDOW_MS,
+  DEFAULT_REMINDERS,
+  parseReminderPoints,
+  type ReminderPoint,
+} from './approvals/index.js';
+import { defaultArchiveDir, parseArchiveUrl, parseSigningKey } from './audit/index.js';
 import { loadPrivateKey } from './cngn/credentials.js';
 import { parseRateLimit, type RateLimit } from './cngn/limiter.js';
 import { ADMIN_VARIABLES, type AdminConfig, adminProblems, settleAdmin } from './config-admin.js';

@@ -1,6 +1,7 @@
 // `npm start`: start-up (wiring/startup.ts) with the process environment, then wait for a signal to stop.
-import { armCrashPoint } from './approvals/crash-points.js';
+
 import { ConfigError } from './config.js';
+import { armCrashPoint } from './crash-points.js';
 import { createLogger, type Logger } from './log.js';
 import { SlackCheckFailed } from './slack/runtime/startup-check.js';
 import { StartupRefused, start } from './wiring/startup.js';

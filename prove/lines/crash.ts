@@ -8,7 +8,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { CRASH_POINTS } from '../../src/approvals/crash-points.js';
+import { CRASH_POINTS } from '../../src/crash-points.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { createStore } from '../../src/store/index.js';
 import { FakeSlack } from '../../test/support/fake-slack.js';

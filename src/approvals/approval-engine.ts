@@ -1,9 +1,9 @@
 // The approval engine as the rest of the bot sees it: one object that files and decides requests,
 // executes approved ones exactly once, tracks them to the end, and resumes after a restart. What the
 // approvals folder offers others is listed in index.ts.
-import { AuditKeyMismatch } from './audit-keeper.js';
+import { AuditKeyMismatch } from '../audit/index.js';
+import type { ApprovalListener } from './approval-core.js';
 import { type Delegation, endDelegationsOf, revokeDelegations } from './delegations.js';
-import type { ApprovalListener } from './engine.js';
 import { type AuditSideOptions, EngineAuditSide } from './engine-audit.js';
 import { registerParts } from './engine-parts.js';
 import { type ApprovalReadiness, canApprove, mayReject, waitingFor } from './engine-questions.js';
@@ -24,7 +24,7 @@ import {
   freezeSends,
   sendApproved,
   type UnfreezeFiling,
-} from './freeze-commands.js';
+} from './freezing.js';
 import { type LimitUse, limitUse } from './limits.js';
 import type { PolicySnapshot } from './policy-record.js';
 import type { CustodyReport, ServiceEnvironment } from './ports.js';

@@ -1,5 +1,5 @@
 // The approval core as the parts around it see it: its locks, its conditional write and its notices
-// (ApprovalCore in engine.ts is the one implementation).
+// (ApprovalCore in approval-core.ts is the one implementation).
 import type { ApprovalRequest, ClickOptions, LimitFigures } from './types.js';
 
 /** A write inside a locked section: audited unless said otherwise, and part of a click when one is given. */

@@ -1,13 +1,17 @@
 // The audit trail's side of the approval engine (ApprovalEngine extends it): reading, checking,
 // archiving and exporting the trail, and putting policy changes on it. Its parts stay inside: callers
 // ask the engine, never the keeper, the exports or the recorder.
-import type { ActorLookup } from './audit-actors.js';
-import type { ArchiveOutcome } from './audit-archive.js';
-import { type AuditExportRecord, AuditExports, type UndeliveredListener } from './audit-exports.js';
-import { type AuditAlarmListener, type AuditCheck, type AuditHealth, AuditKeeper } from './audit-keeper.js';
-import type { AuditDraft } from './audit-log.js';
-import type { AuditSeal } from './audit-signing.js';
-import { ApprovalCore, type EngineOptions } from './engine.js';
+import type { ActorLookup, ArchiveOutcome, AuditDraft, AuditSeal } from '../audit/index.js';
+import {
+  type AuditAlarmListener,
+  type AuditCheck,
+  type AuditExportRecord,
+  AuditExports,
+  type AuditHealth,
+  AuditKeeper,
+  type UndeliveredListener,
+} from '../audit/index.js';
+import { ApprovalCore, type EngineOptions } from './approval-core.js';
 import { PolicyRecorder, type PolicyRecordListener } from './policy-recorder.js';
 import type { AuditEntry } from './types.js';
 

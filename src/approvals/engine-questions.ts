@@ -2,8 +2,9 @@
 // reject this request now, and what waits for them. Each changes nothing; the engine decides again,
 // under the request's lock, when the person acts. Asked here once, in the engine's order (ended,
 // then round, then who), so no surface repeats the order or forgets a rule.
+
+import type { ApprovalCore } from './approval-core.js';
 import type { Delegation } from './delegations.js';
-import type { ApprovalCore } from './engine.js';
 import type { ApprovalPolicy } from './policy.js';
 import type { ApprovalRequest, Refusal } from './types.js';
 

@@ -1,6 +1,8 @@
 // The stable codes of the approval domain's errors: a caller switches on `error.code`, never on a
 // class name or a message; the surface turns a code into the sentence a person reads.
 
+import { AUDIT_KEY_MISMATCH } from '../audit/index.js';
+
 export const ApprovalErrorCode = {
   InvalidDraft: 'invalid_draft',
   LimitExceeded: 'limit_exceeded',
@@ -9,7 +11,7 @@ export const ApprovalErrorCode = {
   MaybeRecorded: 'maybe_recorded',
   AnswerNotRecorded: 'answer_not_recorded',
   InvalidTransition: 'invalid_transition',
-  AuditKeyMismatch: 'audit_key_mismatch',
+  AuditKeyMismatch: AUDIT_KEY_MISMATCH,
   WriteRefused: 'write_refused',
   CustodyCallFailed: 'custody_call_failed',
   LimitIndexChanged: 'limit_index_changed',

@@ -7,9 +7,9 @@
 // `outcome-unknown`, for the reconciler — never a resend. While sends are frozen (freeze.ts) nothing
 // that reaches the service is claimed or marked: it stays approved, held, until the freeze is lifted.
 import { randomUUID } from 'node:crypto';
+import { crashPoint } from '../crash-points.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
 import type { CoreSections } from './core-sections.js';
-import { crashPoint } from './crash-points.js';
 import type { DelegationBook } from './delegations.js';
 import type { FreezeSwitch } from './freeze.js';
 import { FreezeHold } from './freeze-hold.js';
@@ -252,37 +252,46 @@ export class Executor {
     claimed: ApprovalRequest,
   ): Promise<{ marked: ApprovalRequest } | { frozen: ApprovalRequest } | undefined> {
     for (let attempt = 0; attempt < 3; attempt++) {
-      const marked = await this.core.locked(claimed.id, async (request) => {
-        if (!request || !this.isOurs(request, claimed) || request.execution?.phase !== 'claimed') {
-          return null;
-        }
-        if (await this.hold.applies(request)) return this.hold.handBack(request);
-        const now = this.now();
-        const execution = {
-          ...request.execution,
-          phase: 'sending' as const,
-          leaseUntil: new Date(now.getTime() + EXECUTION_LEASE_MS).toISOString(),
-        };
-        const outcome = { ...request.outcome, sentAt: now.toISOString() };
-        const next = { ...request, outcome, execution } as ApprovalRequest;
-        // The claim is marked first: a stale copy of the request written back later (a replica whose
-        // lock lapsed mid-write) can then never let a next generation claim and send it again.
-        const marked = await this.repo.markClaimSending(
-          request.id,
-          request.round,
-          request.execution?.generation ?? 0,
-          this.instanceId,
-          new Date(now.getTime() + EXECUTION_LEASE_MS),
-        );
-        // Refused: a freeze came (it ended the claim), or another replica ended this claim (we stalled
-        // past our lease). Either way nothing is sent.
-        if (!marked) return (await this.hold.applies(request)) ? this.hold.handBack(request) : null;
-        // A write that raced our own lease renewal is tried again on a fresh read.
-        return (await this.repo.saveIf(request, next, false)) ? { marked: next } : undefined;
-      });
+      const marked = await this.core.locked(claimed.id, (request) => this.markUnderLock(request, claimed));
       if (marked !== undefined) return marked ?? undefined;
     }
     return undefined;
+  }
+
+  /**
+   * Under the request's lock: mark this claim as sending (null when it is not ours to mark, undefined
+   * when the write raced our own lease renewal), or hand it back to a freeze.
+   */
+  private async markUnderLock(
+    request: ApprovalRequest | undefined,
+    claimed: ApprovalRequest,
+  ): Promise<{ marked: ApprovalRequest } | { frozen: ApprovalRequest } | null | undefined> {
+    if (!request || !this.isOurs(request, claimed) || request.execution?.phase !== 'claimed') {
+      return null;
+    }
+    if (await this.hold.applies(request)) return this.hold.handBack(request);
+    const now = this.now();
+    const execution = {
+      ...request.execution,
+      phase: 'sending' as const,
+      leaseUntil: new Date(now.getTime() + EXECUTION_LEASE_MS).toISOString(),
+    };
+    const outcome = { ...request.outcome, sentAt: now.toISOString() };
+    const next = { ...request, outcome, execution } as ApprovalRequest;
+    // The claim is marked first: a stale copy of the request written back later (a replica whose
+    // lock lapsed mid-write) can then never let a next generation claim and send it again.
+    const marked = await this.repo.markClaimSending(
+      request.id,
+      request.round,
+      request.execution?.generation ?? 0,
+      this.instanceId,
+      new Date(now.getTime() + EXECUTION_LEASE_MS),
+    );
+    // Refused: a freeze came (it ended the claim), or another replica ended this claim (we stalled
+    // past our lease). Either way nothing is sent.
+    if (!marked) return (await this.hold.applies(request)) ? this.hold.handBack(request) : null;
+    // A write that raced our own lease renewal is tried again on a fresh read.
+    return (await this.repo.saveIf(request, next, false)) ? { marked: next } : undefined;
   }
 
   /** Still executing under this process's claim of this round. */
@@ -293,6 +302,36 @@ export class Executor {
       request.execution?.owner === this.instanceId &&
       request.execution.generation === claimed.execution?.generation
     );
+  }
+
+  /** The approved request as executing under this process's claim of `generation`, with what it notes. */
+  private claimedStep(
+    request: ApprovalRequest,
+    generation: number,
+    now: Date,
+    fresh: FreshFigures | undefined,
+  ): ApprovalRequest {
+    const execution = {
+      owner: this.instanceId,
+      leaseUntil: new Date(now.getTime() + EXECUTION_LEASE_MS).toISOString(),
+      generation,
+      phase: 'claimed' as const,
+    };
+    const { nextCheckAt: _retry, ...approved } = request;
+    const base = (
+      fresh ? { ...approved, display: fresh.display, payload: fresh.payload } : approved
+    ) as ApprovalRequest;
+    const notes = [
+      ...(generation > 0 && !hasNotice(request, HELD_ACTION)
+        ? ['taken over: the process that had claimed it stopped before sending anything']
+        : []),
+      ...(fresh ? ['approved a while ago, so its figures were checked again first: unchanged'] : []),
+    ];
+    return transition({ ...base, outcome: { sentAt: now.toISOString() }, execution }, 'executing', {
+      action: 'executing',
+      ...(notes.length > 0 ? { note: notes.join('; ') } : {}),
+      at: now,
+    });
   }
 
   /**
@@ -316,27 +355,7 @@ export class Executor {
       if (fresh ? fresh.round !== request.round : this.isStale(request, now)) return undefined;
       const generation = await this.repo.claim(id, request.round, this.instanceId, now, CLAIM_LEASE_MS);
       if (generation === undefined) return undefined;
-      const execution = {
-        owner: this.instanceId,
-        leaseUntil: new Date(now.getTime() + EXECUTION_LEASE_MS).toISOString(),
-        generation,
-        phase: 'claimed' as const,
-      };
-      const { nextCheckAt: _retry, ...approved } = request;
-      const base = (
-        fresh ? { ...approved, display: fresh.display, payload: fresh.payload } : approved
-      ) as ApprovalRequest;
-      const notes = [
-        ...(generation > 0 && !hasNotice(request, HELD_ACTION)
-          ? ['taken over: the process that had claimed it stopped before sending anything']
-          : []),
-        ...(fresh ? ['approved a while ago, so its figures were checked again first: unchanged'] : []),
-      ];
-      const next = transition({ ...base, outcome: { sentAt: now.toISOString() }, execution }, 'executing', {
-        action: 'executing',
-        ...(notes.length > 0 ? { note: notes.join('; ') } : {}),
-        at: now,
-      });
+      const next = this.claimedStep(request, generation, now, fresh);
       // Written only if the request is still the approved one read above: a process that took over
       // meanwhile (our lock and claim ran out) moved it on first, and then it sends, not us.
       if (!(await this.repo.saveIf(request, next))) return undefined;

@@ -1,8 +1,9 @@
 // The requester's one Extend of a pending request: at most by its original lifetime, under the
 // request's lock, persisted and audited before anyone is told. It changes the expiry only; approvals
 // given so far stand, and nothing is approved or sent by it.
+
+import type { ApprovalCore } from './approval-core.js';
 import { latestExpiry } from './delegations.js';
-import type { ApprovalCore } from './engine.js';
 import { transition } from './state-machine.js';
 import type { ApprovalRequest, ClickOptions } from './types.js';
 
@@ -44,6 +45,29 @@ export function shortDuration(ms: number): string {
   return parts.slice(0, 2).join(' ') || '0s';
 }
 
+/** Why the requester may not extend this request by `byMs` now, if they may not. */
+function extendRefusal(
+  request: ApprovalRequest,
+  user: string,
+  byMs: number | undefined,
+): ExtendResult | undefined {
+  if (request.state !== 'pending') return { ok: false, reason: 'not-pending', request };
+  if (user !== request.requester) return { ok: false, reason: 'not-requester', request };
+  if (request.extended) return { ok: false, reason: 'already-extended', request };
+  const maxMs = originalLifetimeMs(request);
+  const asked = byMs ?? maxMs;
+  if (asked > maxMs || asked <= 0) return { ok: false, reason: 'too-long', request, maxMs };
+  if (extensionMs(request, byMs) <= 0) return { ok: false, reason: 'window-end', request };
+  return undefined;
+}
+
+/** How far the request is extended: what was asked (its first lifetime unless said), never past a delegation's window. */
+function extensionMs(request: ApprovalRequest, byMs: number | undefined): number {
+  const asked = byMs ?? originalLifetimeMs(request);
+  // Never past a delegation's window: approved after it, it would never be in effect.
+  return Math.min(asked, latestExpiry(request) - Date.parse(request.expiresAt));
+}
+
 /**
  * Extend by `byMs` (default: the original lifetime). Only the requester, only while pending and not
  * yet due, only once, never by more than the original lifetime, and a delegation never past the end
@@ -62,15 +86,9 @@ export async function extendRequest(
     click.signal?.throwIfAborted();
     const expired = await core.expireIfDue(request, now, click);
     if (expired) return { ok: false, reason: 'expired', request: expired, changed: true };
-    if (request.state !== 'pending') return { ok: false, reason: 'not-pending', request };
-    if (user !== request.requester) return { ok: false, reason: 'not-requester', request };
-    if (request.extended) return { ok: false, reason: 'already-extended', request };
-    const maxMs = originalLifetimeMs(request);
-    const asked = byMs ?? maxMs;
-    if (asked > maxMs || asked <= 0) return { ok: false, reason: 'too-long', request, maxMs };
-    // Never past a delegation's window: approved after it, it would never be in effect.
-    const by = Math.min(asked, latestExpiry(request) - Date.parse(request.expiresAt));
-    if (by <= 0) return { ok: false, reason: 'window-end', request };
+    const refusal = extendRefusal(request, user, byMs);
+    if (refusal) return refusal;
+    const by = extensionMs(request, byMs);
     const expiresAt = new Date(Date.parse(request.expiresAt) + by).toISOString();
     const extended = {
       ...request,

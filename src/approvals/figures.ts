@@ -3,7 +3,7 @@
 // approval to the digest of the figures it showed, so an approval never counts for other figures.
 // Approvals, expiry and state are left out: another approver's approval changes nothing shown here.
 import { createHash } from 'node:crypto';
-import { canonicalJson } from './audit-chain.js';
+import { canonicalJson } from '../audit/index.js';
 import type { ApprovalRequest } from './types.js';
 
 export function figuresDigest(request: ApprovalRequest): string {

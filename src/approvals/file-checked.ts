@@ -69,28 +69,26 @@ export async function fileChecked(
   confirmations: FileConfirmations = {},
 ): Promise<FileResult> {
   const { problems, checks } = await filingProblems(deps, draft, confirmations);
-  if (problems.length > 0) return { ok: false, problems, ...(checks ? { checks } : {}) };
+  const withChecks = checks ? { checks } : {};
+  if (problems.length > 0) return { ok: false, problems, ...withChecks };
   try {
     const request = await deps.file(draft, checks ? { preflight: checks } : {});
-    return { ok: true, request, ...(checks ? { checks } : {}) };
+    return { ok: true, request, ...withChecks };
   } catch (error) {
-    // Found under the limits lock, after the pre-flight: the same payment filed meanwhile, or the limit.
-    if (error instanceof SameRequestError) {
-      return {
-        ok: false,
-        problems: [{ kind: 'same-request', sameAs: error.mark }],
-        ...(checks ? { checks } : {}),
-      };
-    }
-    if (error instanceof LimitExceededError) {
-      return {
-        ok: false,
-        problems: [{ kind: 'daily-limit', figures: error.figures }],
-        ...(checks ? { checks } : {}),
-      };
-    }
-    throw error;
+    const problem = problemUnderLock(error);
+    if (!problem) throw error;
+    return { ok: false, problems: [problem], ...withChecks };
   }
+}
+
+/**
+ * Found under the limits lock, after the pre-flight: the same payment filed meanwhile, or the limit.
+ * Anything else is no filing problem.
+ */
+function problemUnderLock(error: unknown): FilingProblem | undefined {
+  if (error instanceof SameRequestError) return { kind: 'same-request', sameAs: error.mark };
+  if (error instanceof LimitExceededError) return { kind: 'daily-limit', figures: error.figures };
+  return undefined;
 }
 
 /** Mark what the requester confirmed on `checks` (in place), and say what still stops the filing. */

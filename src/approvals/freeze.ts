@@ -9,8 +9,9 @@
 // Of the two writes on one claim, one wins: the mark (the call was already under way before the
 // freeze: it is named in the freeze's answer) or the end (the mark is refused: nothing is sent).
 // See docs/decisions/freeze-fences-claims.md.
+
+import type { AuditLog } from '../audit/index.js';
 import type { Store } from '../store/index.js';
-import type { AuditLog } from './audit-log.js';
 import { freezeReason, InvalidDraftError } from './draft.js';
 import { ApprovalErrorCode } from './error-codes.js';
 import { CustodyCallError, type ServiceEnvironment } from './ports.js';

@@ -1,115 +1,38 @@
-// What the approvals folder offers the rest of the bot: the engine (approval-engine.ts), and the
-// types, words and helpers its callers use.
-
+// What the approvals room offers the rest of the bot: the engine (approval-engine.ts), and the types,
+// words and helpers its callers use. Nothing else is imported from outside this folder, except
+// engine-parts.ts by tests (.dependency-cruiser.cjs).
 export { ApprovalEngine, type ApprovalEngineOptions } from './approval-engine.js';
-export { ACTOR_LOOKUP_MS, type ActorLookup } from './audit-actors.js';
-export type { ArchiveOutcome } from './audit-archive.js';
-export type { BreakKind, ChainBreak, ChainReport } from './audit-chain.js';
-export type { AuditExportRecord } from './audit-exports.js';
-export {
-  type AuditAlarmListener,
-  type AuditCheck,
-  type AuditHealth,
-  AuditKeyMismatch,
-  type AuditProblem,
-  type AuditProblemKind,
-} from './audit-keeper.js';
-export { type AuditDraft, HEAD_UNVERIFIED } from './audit-log.js';
-export {
-  type AuditSeal,
-  AuditSigner,
-  HeadMarks,
-  loadOrCreateSigningKey,
-  parseSigningKey,
-} from './audit-signing.js';
 export { CONFLICT_ACTION } from './conflicts.js';
-export {
-  type Delegation,
-  delegationOf,
-  isLive,
-  MAX_DELEGATION_MS,
-  REVOKED_ACTION,
-} from './delegations.js';
-export {
-  FREEZE_REASON_MAX,
-  FREEZE_REASON_MIN,
-  type InvalidDraftError,
-  PURPOSE_MAX,
-  PURPOSE_MIN,
-  purposeProblem,
-} from './draft.js';
-export type { ApprovalListener, EngineOptions } from './engine.js';
-export type { AuditExportAsk } from './engine-audit.js';
+export { type Delegation, delegationOf, isLive, REVOKED_ACTION } from './delegations.js';
+export { FREEZE_REASON_MAX, FREEZE_REASON_MIN, InvalidDraftError, purposeProblem } from './draft.js';
 export type { ApprovalReadiness } from './engine-questions.js';
-export { ApprovalErrorCode, type DraftRefusalCode } from './error-codes.js';
-export { STOP_DRAIN_MS } from './executor.js';
-export {
-  type ExtendRefusal,
-  type ExtendResult,
-  originalLifetimeMs,
-  shortDuration,
-} from './extend.js';
+export { ApprovalErrorCode } from './error-codes.js';
+export { type ExtendResult, originalLifetimeMs, shortDuration } from './extend.js';
 export { figuresDigest } from './figures.js';
 export type { FileConfirmations, FileResult, FilingProblem } from './file-checked.js';
+export { heldByFreeze, START_FROZEN_ACTOR } from './freeze.js';
+export { logFreezeChanges, logLifecycle } from './lifecycle-log.js';
+export { DEFAULT_LIMIT_WINDOW_MS, LimitExceededError, type LimitSettings, type LimitUse } from './limits.js';
+export type { UnfreezePayload } from './payloads.js';
+export { ApprovalPolicy } from './policy.js';
+export { type PolicySnapshot, policySnapshot } from './policy-record.js';
+export { POLICY_RECORDED } from './policy-recorder.js';
 export {
-  type FreezeChange,
-  type FreezeListener,
-  type FreezeResult,
-  heldByFreeze,
-  START_FROZEN_ACTOR,
-} from './freeze.js';
-export type { FreezeRefusal } from './freeze-commands.js';
-export { GROUP_CACHE_MS, GroupMembers, type GroupMembersOptions, type MembershipChange } from './groups.js';
-export {
-  DEFAULT_LIMIT_WINDOW_MS,
-  LimitExceededError,
-  type LimitSettings,
-  type LimitUse,
-} from './limits.js';
-export { differingRanges, findLookAlike, type LookAlike } from './look-alike.js';
-export type * from './payloads.js';
-export {
-  ApprovalPolicy,
-  type ApprovalTier,
-  countedPeople,
-  parseTiers,
-  requiredApprovals,
-} from './policy.js';
-export {
-  describeChanges,
-  describePolicy,
-  fingerprint,
-  membershipLine,
-  type PolicyInputs,
-  type PolicySnapshot,
-  policySnapshot,
-} from './policy-record.js';
-export {
-  POLICY_ACTOR,
-  POLICY_CHANGED,
-  POLICY_RECORDED,
-  type PolicyRecordListener,
-} from './policy-recorder.js';
-export {
-  ApproverPools,
-  holdersOf,
-  type PoolSettings,
-  type SlackIds,
-  unionOf,
-} from './pools.js';
-export * from './ports.js';
-export { BALANCE_KINDS, BALANCE_TRUSTED_MS, type FileOptions } from './preflight.js';
+  type BalanceFigure,
+  type CachedRead,
+  type CallFailureKind,
+  CustodyCallError,
+  type CustodyGateway,
+  type CustodyReport,
+  type CustodyTransaction,
+  type ServiceReadOptions,
+} from './ports.js';
+export { BALANCE_KINDS, type FileOptions } from './preflight.js';
 export { MaybeRecordedError } from './recheck.js';
-export {
-  DEFAULT_REMINDERS,
-  isLastReminder,
-  parseReminderPoints,
-  type ReminderPoint,
-  reminderTimes,
-} from './reminders.js';
-export { RoleBook, type RoleLists, type RoleSummary } from './role-book.js';
-export type { Holders, Need, Role, Roles } from './roles.js';
-export { type SeenRound, StaleRoundError } from './round.js';
+export { STOP_DRAIN_MS } from './recording.js';
+export { DEFAULT_REMINDERS, isLastReminder, parseReminderPoints, type ReminderPoint } from './reminders.js';
+export { ApprovalRepository } from './repository.js';
+export { StaleRoundError } from './round.js';
 export { SAME_REQUEST_MS, SameRequestError } from './same-request.js';
 export { failedCallOutcome } from './service-call.js';
 export {
@@ -120,6 +43,20 @@ export {
   LOOKED_UP_BEFORE_SENDING,
   noticeText,
 } from './state-machine.js';
-export type { BridgeCallbackHint } from './tracker.js';
-export type * from './types.js';
-export { REQUEST_KINDS } from './types.js';
+export {
+  type ActionResult,
+  type ApprovalRequest,
+  type BalanceCheck,
+  type ClickOptions,
+  type EngineLog,
+  FINAL_STATES,
+  type Freeze,
+  type LimitFigures,
+  type LookAlikeMark,
+  OPEN_STATES,
+  type Refusal,
+  type RequestChecks,
+  type RequestDraft,
+  type RequestOf,
+  type SameRequestMark,
+} from './types.js';

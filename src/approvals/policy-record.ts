@@ -2,12 +2,11 @@
 // settings, each a value in words or a set of Slack IDs, its fingerprint, and the difference between
 // two snapshots in words ("tiers: 0:1,1000000:2 → 0:1,500000:2"). Pure: no store, no Slack.
 import { createHash } from 'node:crypto';
+import type { ApprovalTier, Holders } from '../access/index.js';
+import { canonicalJson } from '../audit/index.js';
 import { naira } from '../format/display.js';
-import { canonicalJson } from './audit-chain.js';
 import { shortDuration } from './extend.js';
-import type { ApprovalTier } from './policy.js';
 import type { ReminderPoint } from './reminders.js';
-import type { Holders } from './roles.js';
 import { type PolicySetting, REQUEST_KINDS, type RequestKind } from './types.js';
 
 export type { PolicySetting } from './types.js';

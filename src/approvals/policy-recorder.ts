@@ -2,8 +2,9 @@
 // the audit chain holds, and a difference (or a first policy) becomes a `policy-changed` entry; a user
 // group's members seen to change become one too. Once across replicas: each decision is re-checked
 // inside a lock every replica shares. The entry is in the chain before anyone is told.
+
+import type { AuditLog } from '../audit/index.js';
 import type { Store } from '../store/index.js';
-import type { AuditLog } from './audit-log.js';
 import {
   describeChanges,
   describePolicy,

@@ -2,50 +2,17 @@
 // approvers and a Slack user group's members), and the delegates of an approver who is away (in their place, within the window and the cap); never the
 // requester, each person once, and as many distinct approvals as the amount's tier asks for. Every
 // surface (channel buttons, DMs, App Home, Review all, reminders) asks this one class.
+
+import {
+  type ApprovalTier,
+  ApproverPools,
+  GroupMembers,
+  type PoolSettings,
+  requiredApprovals,
+} from '../access/index.js';
 import { Money } from '../format/money.js';
 import { type Delegation, isLive } from './delegations.js';
-import { GroupMembers } from './groups.js';
-import { ApproverPools, type PoolSettings } from './pools.js';
 import type { ApprovalRequest, RefusalReason, RequestKind } from './types.js';
-
-export interface ApprovalTier {
-  /** Amounts at or above this need `approvals` distinct approvals. */
-  min: Money;
-  approvals: number;
-}
-
-/** `0:1,1000000:2` → tiers, sorted by amount. Throws on anything else. */
-export function parseTiers(text: string): ApprovalTier[] {
-  const tiers = text
-    .split(',')
-    .map((part) => part.trim())
-    .filter(Boolean)
-    .map((part) => {
-      const match = /^([\d.]+)\s*:\s*(\d+)$/.exec(part);
-      if (!match) throw new Error(`"${part}" is not amount:approvals`);
-      const approvals = Number(match[2]);
-      if (approvals < 1) throw new Error(`"${part}" needs at least 1 approval`);
-      return { min: Money.parse(match[1] ?? ''), approvals };
-    });
-  if (tiers.length === 0) throw new Error('no tiers given');
-  return tiers.sort((a, b) => a.min.compare(b.min));
-}
-
-/**
- * Approvals needed for a request. Whitelist additions carry no amount and use the lowest tier. A
- * settlement-account change reroutes all future fiat payouts, so it needs as many as the top tier.
- */
-export function requiredApprovals(
-  tiers: readonly ApprovalTier[],
-  amount: Money | undefined,
-  kind?: RequestKind,
-): number {
-  if (kind === 'settlement') return Math.max(1, ...tiers.map((tier) => tier.approvals));
-  if (!amount) return Math.max(tiers[0]?.approvals ?? 1, 1);
-  let needed = 1;
-  for (const tier of tiers) if (amount.compare(tier.min) >= 0) needed = tier.approvals;
-  return Math.max(needed, 1);
-}
 
 /** `onBehalfOf`: the approval is a delegate's, in that approver's place. */
 export type ApprovalCheck =
@@ -159,18 +126,8 @@ export class ApprovalPolicy {
     if (user === request.requester) return { allowed: false, reason: 'requester' };
     const counted = countedPeople(request);
     const approver = await this.isApprover(user, request.kind);
-    if (request.kind === 'delegation') {
-      if (!approver) return { allowed: false, reason: 'not-approver' };
-      if (user === request.payload.delegate) return { allowed: false, reason: 'delegate' };
-      const now = this.delegationSource?.now() ?? new Date();
-      if (!(Date.parse(request.payload.until) > now.getTime())) {
-        return { allowed: false, reason: 'window-ended' };
-      }
-    }
-    if (request.kind === 'unfreeze') {
-      if (!approver) return { allowed: false, reason: 'not-approver' };
-      if (user === request.payload.frozenBy) return { allowed: false, reason: 'froze' };
-    }
+    const ownRightRefusal = this.inOwnRightRefusal(request, user, approver);
+    if (ownRightRefusal) return { allowed: false, reason: ownRightRefusal };
     if (counted.has(user)) return { allowed: false, reason: 'already-approved' };
     if (approver) return { allowed: true };
     if (inOwnRightOnly(request)) return { allowed: false, reason: 'not-approver' };
@@ -178,6 +135,28 @@ export class ApprovalPolicy {
     return 'reason' in place
       ? { allowed: false, reason: place.reason }
       : { allowed: true, onBehalfOf: place.delegation.delegator };
+  }
+
+  /**
+   * A delegation or unfreeze request is approved by an approver in their own right: never its delegate,
+   * never once its window has ended, never by the approver who froze the sends.
+   */
+  private inOwnRightRefusal(
+    request: ApprovalRequest,
+    user: string,
+    approver: boolean,
+  ): RefusalReason | undefined {
+    if (request.kind === 'delegation') {
+      if (!approver) return 'not-approver';
+      if (user === request.payload.delegate) return 'delegate';
+      const now = this.delegationSource?.now() ?? new Date();
+      if (!(Date.parse(request.payload.until) > now.getTime())) return 'window-ended';
+    }
+    if (request.kind === 'unfreeze') {
+      if (!approver) return 'not-approver';
+      if (user === request.payload.frozenBy) return 'froze';
+    }
+    return undefined;
   }
 
   /**

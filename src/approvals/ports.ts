@@ -1,11 +1,12 @@
 // What the approval engine needs from the custody service, in its own words: the calls it makes for
 // an approved request, the reads that re-check figures and follow a sent request, and what a failed
 // call means for the money. The service client adapts to this; nothing here knows its wire.
+
+import type { ActorDetails, ActorDirectory, ServiceEnvironment } from '../audit/index.js';
 import type { Money } from '../format/money.js';
 import { ApprovalErrorCode } from './error-codes.js';
 
-/** The service environment a request is filed for and only ever sent to. */
-export type ServiceEnvironment = 'sandbox' | 'test' | 'live';
+export type { ActorDetails, ActorDirectory, ServiceEnvironment };
 
 /**
  * What a failed money call proves: `not-done` when the service certainly did not act on it (refused
@@ -192,12 +193,3 @@ export interface CustodyGateway {
   /** Every network the service lists, enabled or not (cached). */
   networks(): Promise<CustodyNetwork[]>;
 }
-
-/** A person as the audit log records them: their name and e-mail, as far as the directory gives them. */
-export interface ActorDetails {
-  name?: string | undefined;
-  email?: string | undefined;
-}
-
-/** Who a user id is now (the Slack directory); may throw or be slow, the audit log bounds it. */
-export type ActorDirectory = (userId: string) => Promise<ActorDetails>;

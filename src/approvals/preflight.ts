@@ -188,16 +188,10 @@ export class Preflight {
     const same =
       earlier.ok && earlier.value ? earlierRequests(draft, earlier.value, this.deps.now()).same : undefined;
     if (same) checks.sameAs = same;
-    const unread: string[] = [];
-    if (BALANCE_KINDS.has(draft.kind)) {
-      if (balance.ok && balance.value) checks.balance = balance.value;
-      else unread.push('the balance could not be read');
-    }
-    if (destination?.kind === 'wallet') {
-      if (networks.ok && networks.value)
-        Object.assign(checks, networkChecks(draft, destination, networks.value));
-      else unread.push('the network list could not be read');
-    }
+    const unread = [
+      ...addBalance(checks, draft, balance),
+      ...addNetwork(checks, draft, destination, networks),
+    ];
     if (destination && known) {
       Object.assign(checks, destinationChecks(destination, known.value, known.unread.length === 0));
       unread.push(...known.unread);
@@ -247,6 +241,31 @@ export class Preflight {
 }
 
 const none = async (): Promise<Read<undefined>> => ({ ok: true, value: undefined });
+
+/** The balance read onto `checks` for a kind that spends it; what could not be read, said. */
+function addBalance(
+  checks: RequestChecks,
+  draft: RequestDraft,
+  balance: Read<BalanceCheck | undefined>,
+): string[] {
+  if (!BALANCE_KINDS.has(draft.kind)) return [];
+  if (!balance.ok || !balance.value) return ['the balance could not be read'];
+  checks.balance = balance.value;
+  return [];
+}
+
+/** The network checks onto `checks` for a wallet destination; what could not be read, said. */
+function addNetwork(
+  checks: RequestChecks,
+  draft: RequestDraft,
+  destination: Destination | undefined,
+  networks: Read<readonly CustodyNetwork[] | undefined>,
+): string[] {
+  if (destination?.kind !== 'wallet') return [];
+  if (!networks.ok || !networks.value) return ['the network list could not be read'];
+  Object.assign(checks, networkChecks(draft, destination, networks.value));
+  return [];
+}
 
 /** The destination network (both ends of a bridge) and what was checked of the address. */
 function networkChecks(

@@ -154,33 +154,9 @@ export class AnswerRecorder {
         return undefined;
       }
       const { execution: _done, ...request } = current;
-      const now = this.deps.now();
-      let next: ApprovalRequest;
-      if ('outcome' in result) {
-        const outcome = { ...request.outcome, ...result.outcome };
-        next = transition({ ...request, outcome }, result.to, {
-          action: result.to,
-          ...(outcome.reference ? { note: outcome.reference } : {}),
-          at: now,
-        });
-        await this.deps.repo.indexOutcome(next);
-      } else {
-        if (request.state === result.to) return undefined;
-        const to: RequestState = result.to;
-        next = transition(
-          {
-            ...request,
-            outcome: {
-              ...request.outcome,
-              // A failed call proved nothing was done (service-call.ts): nothing was sent.
-              ...(to === 'failed' ? { reason: result.note, nothingSent: true as const } : {}),
-            },
-          },
-          to,
-          { action: to, note: result.note, at: now },
-        );
-        if (to === 'outcome-unknown') next = { ...next, nextCheckAt: now.toISOString(), checks: 0 };
-      }
+      const next = answered(request as ApprovalRequest, result, this.deps.now());
+      if (!next) return undefined;
+      if ('outcome' in result) await this.deps.repo.indexOutcome(next);
       // Conditional like every write here: if the request changed since it was read (this process's
       // lock lapsed and another replica moved it on), the section runs again on the fresh request and
       // records the answer only if it is still this claim's; a stale copy never overwrites a newer step.
@@ -207,4 +183,33 @@ export class AnswerRecorder {
       );
     }
   }
+}
+
+/**
+ * The request with the call's answer as its next step: the outcome it reported, or the failure (a
+ * failed call proved nothing was done, see service-call.ts). Nothing when a failure finds the request
+ * already in that state.
+ */
+function answered(
+  request: ApprovalRequest,
+  result: CallResult | CallFailure,
+  now: Date,
+): ApprovalRequest | undefined {
+  if ('outcome' in result) {
+    const outcome = { ...request.outcome, ...result.outcome };
+    return transition({ ...request, outcome }, result.to, {
+      action: result.to,
+      ...(outcome.reference ? { note: outcome.reference } : {}),
+      at: now,
+    });
+  }
+  if (request.state === result.to) return undefined;
+  const to: RequestState = result.to;
+  const failed = to === 'failed' ? { reason: result.note, nothingSent: true as const } : {};
+  const next = transition({ ...request, outcome: { ...request.outcome, ...failed } }, to, {
+    action: to,
+    note: result.note,
+    at: now,
+  });
+  return to === 'outcome-unknown' ? { ...next, nextCheckAt: now.toISOString(), checks: 0 } : next;
 }

@@ -135,21 +135,12 @@ export class Reminders {
         if (!request) return undefined;
         const now = this.now();
         const index = dueReminder(request, this.points, now);
-        const point = index === undefined ? undefined : this.points[index];
-        if (index === undefined || !point) return undefined;
-        const reminder: ReminderStep = {
-          point: index + 1,
-          of: this.points.length,
-          share: point.label,
-          waiting: waitingApprovers(request, approvers),
-          needed: Math.max(request.requiredApprovals - request.approvals.length, 1),
-        };
-        const who = reminder.waiting.length > 0 ? reminder.waiting.join(', ') : 'no other eligible approver';
-        const note = `reminder ${reminder.point} of ${reminder.of} (${point.label} of the lifetime): ${reminder.needed} more approval${reminder.needed === 1 ? '' : 's'} needed; waiting for ${who}`;
-        const next = transition(request, 'pending', { action: 'reminder', note, at: now });
-        const steps = next.history.slice(0, -1);
-        const step = next.history.at(-1) as HistoryEntry;
-        const withReminder = { ...next, history: [...steps, { ...step, reminder }] } as ApprovalRequest;
+        if (index === undefined || !this.points[index]) return undefined;
+        const withReminder = withReminderStep(
+          request,
+          reminderStep(request, index, this.points, approvers),
+          now,
+        );
         await this.core.write(request, withReminder);
         return withReminder;
       });
@@ -160,6 +151,32 @@ export class Reminders {
     }
     return sent;
   }
+}
+
+/** The reminder at point `index` of the plan: who it waits for and how many approvals are still needed. */
+function reminderStep(
+  request: ApprovalRequest,
+  index: number,
+  points: readonly ReminderPoint[],
+  approvers: readonly string[],
+): ReminderStep {
+  return {
+    point: index + 1,
+    of: points.length,
+    share: points[index]?.label ?? '',
+    waiting: waitingApprovers(request, approvers),
+    needed: Math.max(request.requiredApprovals - request.approvals.length, 1),
+  };
+}
+
+/** The request with a `reminder` step in its history, its note saying who is waited for. */
+function withReminderStep(request: ApprovalRequest, reminder: ReminderStep, now: Date): ApprovalRequest {
+  const who = reminder.waiting.length > 0 ? reminder.waiting.join(', ') : 'no other eligible approver';
+  const note = `reminder ${reminder.point} of ${reminder.of} (${reminder.share} of the lifetime): ${reminder.needed} more approval${reminder.needed === 1 ? '' : 's'} needed; waiting for ${who}`;
+  const next = transition(request, 'pending', { action: 'reminder', note, at: now });
+  const steps = next.history.slice(0, -1);
+  const step = next.history.at(-1) as HistoryEntry;
+  return { ...next, history: [...steps, { ...step, reminder }] } as ApprovalRequest;
 }
 
 /** Whether this reminder step is the plan's last: the requester hears of it too. */

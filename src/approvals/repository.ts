@@ -2,8 +2,9 @@
 // them), reference/transaction/callback indexes (so webhooks find them), and the append-only audit log.
 // The open set and the audit log are kept per service environment, so sandbox, test and live requests
 // never mix in a listing.
+
+import { type AuditDraft, AuditLog } from '../audit/index.js';
 import type { Store } from '../store/index.js';
-import { type AuditDraft, AuditLog } from './audit-log.js';
 import type { ServiceEnvironment } from './ports.js';
 import { type ApprovalRequest, type AuditEntry, OPEN_STATES } from './types.js';
 
@@ -232,22 +233,25 @@ export class ApprovalRepository {
   async endUnmarkedClaims(id: string, round: number, now: Date): Promise<boolean> {
     let sending = false;
     for (let generation = 0; generation < MAX_CLAIM_GENERATIONS; generation++) {
-      const key = claimKey(id, round, generation);
-      for (let attempt = 0; ; attempt++) {
-        const held = await this.store.get<ExecutionClaim | string>(key);
-        if (held === undefined) return sending; // generations are claimed in order: no later one
-        // A bare owner id (a claim from before leases) can never be marked.
-        if (typeof held !== 'object' || held.ended) break;
-        if (held.sending) {
-          sending = true;
-          break;
-        }
-        const ended: ExecutionClaim = { owner: held.owner, until: now.toISOString(), ended: true };
-        if (await this.store.compareAndSet<ExecutionClaim>(key, held, ended)) break;
-        if (attempt + 1 >= END_CLAIM_ATTEMPTS) throw new Error(`claim ${key} kept changing: not ended`);
-      }
+      const found = await this.endUnmarkedClaim(claimKey(id, round, generation), now);
+      if (found === 'none') return sending; // generations are claimed in order: no later one
+      if (found === 'sending') sending = true;
     }
     return sending;
+  }
+
+  /** End one claim unless marked as sending, by compare-and-set, retried while it changes under us. */
+  private async endUnmarkedClaim(key: string, now: Date): Promise<'none' | 'sending' | 'ended'> {
+    for (let attempt = 0; ; attempt++) {
+      const held = await this.store.get<ExecutionClaim | string>(key);
+      if (held === undefined) return 'none';
+      // A bare owner id (a claim from before leases) can never be marked.
+      if (typeof held !== 'object' || held.ended) return 'ended';
+      if (held.sending) return 'sending';
+      const ended: ExecutionClaim = { owner: held.owner, until: now.toISOString(), ended: true };
+      if (await this.store.compareAndSet<ExecutionClaim>(key, held, ended)) return 'ended';
+      if (attempt + 1 >= END_CLAIM_ATTEMPTS) throw new Error(`claim ${key} kept changing: not ended`);
+    }
   }
 
   /**

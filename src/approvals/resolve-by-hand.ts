@@ -2,10 +2,24 @@
 // an approver of its kind other than the requester, with a note, under the request's lock, audited before anyone
 // is told. Nothing is sent, now or later. The same for a request the service contradicted itself about
 // (conflicts.ts): the check settles it as the person found, and the mark is cleared by that step.
-import type { ApprovalCore } from './engine.js';
+import type { ApprovalCore } from './approval-core.js';
 import type { ApprovalPolicy } from './policy.js';
 import { CONFLICT_RESOLVED, transition } from './state-machine.js';
-import type { ActionResult } from './types.js';
+import type { ActionResult, ApprovalRequest, Refusal } from './types.js';
+
+const hasConflicts = (request: ApprovalRequest) => (request.conflicts?.length ?? 0) > 0;
+
+/** Why this person may not close this request by hand, if they may not. */
+async function resolveRefusal(
+  policy: Pick<ApprovalPolicy, 'isApprover'>,
+  request: ApprovalRequest,
+  user: string,
+): Promise<Refusal | undefined> {
+  if (request.state !== 'outcome-unknown' && !hasConflicts(request)) return 'not-unknown';
+  if (user === request.requester) return 'requester';
+  if (!(await policy.isApprover(user, request.kind))) return 'not-approver';
+  return undefined;
+}
 
 export async function resolveByHand(
   core: ApprovalCore,
@@ -18,10 +32,9 @@ export async function resolveByHand(
   const said = `checked by hand: ${note.trim()}`;
   const result = await core.locked(id, async (request): Promise<ActionResult> => {
     if (!request) return { ok: false, reason: 'not-found' };
-    const marked = (request.conflicts?.length ?? 0) > 0;
-    if (request.state !== 'outcome-unknown' && !marked) return { ok: false, reason: 'not-unknown', request };
-    if (user === request.requester) return { ok: false, reason: 'requester', request };
-    if (!(await policy.isApprover(user, request.kind))) return { ok: false, reason: 'not-approver', request };
+    const refused = await resolveRefusal(policy, request, user);
+    if (refused) return { ok: false, reason: refused, request };
+    const marked = hasConflicts(request);
     const outcome = { ...request.outcome, status: to, ...(to === 'failed' ? { reason: said } : {}) };
     // Settled already: the person's check is its own step (a transition from sent or unknown is not).
     const settled = request.state === 'completed' || request.state === 'failed';

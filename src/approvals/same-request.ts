@@ -57,15 +57,12 @@ export function earlierRequests(
   if (!destination || !draft.amount) return {};
   const found: EarlierRequests = {};
   let sameFiled = '';
-  let unsentFiled = '';
   for (const request of requests) {
     if (!request || destinationKey(destinationOf(request)) !== destination) continue;
-    if (NOT_SENT.has(request.state) && (!unsentFiled || request.createdAt < unsentFiled)) {
-      unsentFiled = request.createdAt;
+    if (NOT_SENT.has(request.state) && (!found.unsent || request.createdAt < found.unsent.at)) {
       found.unsent = { id: request.id, at: request.createdAt };
     }
-    if (request.kind !== draft.kind || !sameAmount(request.amount, draft.amount)) continue;
-    const mark = markOf(request, now);
+    const mark = isSamePayment(request, draft) ? markOf(request, now) : undefined;
     if (mark && request.createdAt > sameFiled) {
       sameFiled = request.createdAt;
       found.same = mark;
@@ -73,6 +70,9 @@ export function earlierRequests(
   }
   return found;
 }
+
+const isSamePayment = (request: ApprovalRequest, draft: RequestDraft) =>
+  request.kind === draft.kind && sameAmount(request.amount, draft.amount);
 
 /** A filing refused because it is the same payment as `mark`, and the requester did not say to file it again. */
 export class SameRequestError extends InvalidDraftError {

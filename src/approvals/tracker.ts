@@ -3,10 +3,10 @@
 // nothing here ever sends a money-moving request. Also the periodic pass over open requests (after
 // expiry) and the start-up resume.
 import { checkedExplorerUrl } from '../format/explorer.js';
+import { CHECK_HOLD_MS } from './approval-core.js';
 import { CONFLICT_ACTION, conflictNote } from './conflicts.js';
 import type { CoreSections } from './core-sections.js';
 import type { DelegationBook } from './delegations.js';
-import { CHECK_HOLD_MS } from './engine.js';
 import { AnswerNotRecordedError, type Executor } from './executor.js';
 import type { FreezeSwitch } from './freeze.js';
 import { certainlyUnsent, leaseExpired } from './leases.js';
@@ -225,39 +225,47 @@ export class Tracker {
     // Approved and not executing means never sent (executing is saved before any call): a crash
     // between claim and save, a claimant that stopped before its write-ahead mark, or a background
     // start that failed. The claim makes it one call.
-    for (const request of await this.repo.openRequests()) {
-      let state = request.state;
-      if (state === 'pending' && request.checking && this.checkAbandoned(request)) {
-        await this.clearInterruptedCheck(request).catch((error: unknown) => {
-          this.log?.warn('interrupted final approval not cleared; will retry', {
-            requestId: request.id,
-            error: String(error),
-          });
+    for (const request of await this.repo.openRequests()) await this.startOrTakeOver(request);
+    await this.followUp();
+  }
+
+  /** One open request of the sweep: an abandoned check cleared, an expired lease taken over, an approved one sent. */
+  private async startOrTakeOver(request: ApprovalRequest): Promise<void> {
+    let state = request.state;
+    if (state === 'pending' && request.checking && this.checkAbandoned(request)) {
+      await this.clearInterruptedCheck(request).catch((error: unknown) => {
+        this.log?.warn('interrupted final approval not cleared; will retry', {
+          requestId: request.id,
+          error: String(error),
         });
-        continue;
-      }
-      if (state === 'executing' && leaseExpired(request, this.now())) {
-        try {
-          state = (await this.takeOverExpired(request.id))?.state ?? state;
-        } catch (error) {
-          // The others are still swept; this one is taken over on the next pass.
-          this.log?.warn('executing request not taken over; will retry', {
-            requestId: request.id,
-            error: String(error),
-          });
-          continue;
-        }
-      }
-      if (state !== 'approved') continue;
-      await this.executor.execute(request.id).catch((error: unknown) => {
-        // Sent, but its answer would not go into the store: the lease runs out and it is reconciled.
-        const message =
-          error instanceof AnswerNotRecordedError
-            ? "service answered but the answer was not recorded; it will be reconciled once the execution's lease runs out"
-            : 'approved request not started; will retry';
-        this.log?.warn(message, { requestId: request.id, error: String(error) });
       });
+      return;
     }
+    if (state === 'executing' && leaseExpired(request, this.now())) {
+      try {
+        state = (await this.takeOverExpired(request.id))?.state ?? state;
+      } catch (error) {
+        // The others are still swept; this one is taken over on the next pass.
+        this.log?.warn('executing request not taken over; will retry', {
+          requestId: request.id,
+          error: String(error),
+        });
+        return;
+      }
+    }
+    if (state !== 'approved') return;
+    await this.executor.execute(request.id).catch((error: unknown) => {
+      // Sent, but its answer would not go into the store: the lease runs out and it is reconciled.
+      const message =
+        error instanceof AnswerNotRecordedError
+          ? "service answered but the answer was not recorded; it will be reconciled once the execution's lease runs out"
+          : 'approved request not started; will retry';
+      this.log?.warn(message, { requestId: request.id, error: String(error) });
+    });
+  }
+
+  /** Poll what was sent and is due; settle what is unknown, each kind its own way. */
+  private async followUp(): Promise<void> {
     const now = this.now();
     const open = await this.repo.openRequests();
     for (const request of open.filter((r) => r.state === 'sent' && this.isDue(r, now))) {

@@ -1,36 +1,42 @@
 // The approval request: what was asked, exactly what will be sent, who approved, and where it is in
 // its life. Stored as JSON in the store, so every field is plain data (amounts as decimal strings).
+
+import { REQUEST_KINDS, type RequestKind } from '../access/index.js';
+import type {
+  AuditAnswer,
+  AuditEntry,
+  AuditFigures,
+  AuditKind,
+  BridgeQuoteFigures,
+  DisplayDetails,
+  ExecutionOutcome,
+  PolicyRecordDetails,
+  PolicySetting,
+  RequestState,
+  ServiceEnvironment,
+} from '../audit/index.js';
 import type { Logger } from '../log.js';
 import type { PayloadOf } from './payloads.js';
-import type { ServiceEnvironment } from './ports.js';
 
-/** Every kind of request, in the order settings and lists show them; `RequestKind` is one of them. */
-export const REQUEST_KINDS = [
-  'withdraw',
-  'redeem',
-  'bridge',
-  'whitelist',
-  'settlement',
-  'delegation',
-  'unfreeze',
-] as const;
-
-export type RequestKind = (typeof REQUEST_KINDS)[number];
+export type {
+  AuditAnswer,
+  AuditEntry,
+  AuditFigures,
+  AuditKind,
+  BridgeQuoteFigures,
+  DisplayDetails,
+  ExecutionOutcome,
+  PolicyRecordDetails,
+  PolicySetting,
+  RequestKind,
+  RequestState,
+};
+// The kinds and the request's shape as the audit log records it live below (access/, audit/); they
+// are part of the request's vocabulary, so they are named here too.
+export { REQUEST_KINDS };
 
 /** The kinds that move money through the service (and so an amount, limits, a paid destination). */
 export const MONEY_KINDS: ReadonlySet<RequestKind> = new Set<RequestKind>(['withdraw', 'redeem', 'bridge']);
-
-export type RequestState =
-  | 'pending'
-  | 'approved'
-  | 'executing'
-  | 'sent'
-  | 'completed'
-  | 'failed'
-  | 'outcome-unknown'
-  | 'rejected'
-  | 'cancelled'
-  | 'expired';
 
 /** Sends frozen: who froze them, why, and since when (ISO). See freeze.ts. */
 export interface Freeze {
@@ -38,24 +44,6 @@ export interface Freeze {
   by: string;
   reason: string;
   at: string;
-}
-
-export interface BridgeQuoteFigures {
-  amountReceivable: string;
-  networkFee: string;
-  bridgeFee: string;
-}
-
-/** What approvers read; never sent to the service. Checked again at approval where it can go stale. */
-export interface DisplayDetails {
-  networkName?: string;
-  originNetworkName?: string;
-  destinationNetworkName?: string;
-  bankName?: string;
-  bankCode?: string;
-  /** The account name the service resolved for this bank + account number. */
-  accountName?: string;
-  quote?: BridgeQuoteFigures;
 }
 
 /**
@@ -201,23 +189,6 @@ export interface Extension {
   previousExpiresAt: string;
 }
 
-export interface ExecutionOutcome {
-  /** trxRef (withdraw, redeem) or reference (bridge). */
-  reference?: string;
-  transactionId?: string;
-  /** Bridge: where the quoted amount has to be sent on the origin network. */
-  receivableAddress?: string;
-  /** Final service status text (`completed`, `failed`, …). */
-  status?: string;
-  reason?: string;
-  /** Failed before anything reached the service, or refused by it before acting: nothing was sent. */
-  nothingSent?: true;
-  explorerLink?: string;
-  hash?: string;
-  /** When the service call started (ISO): the reconciler's time window opens here. */
-  sentAt?: string;
-}
-
 /** A report from the service that contradicts what it said before, or the request itself. */
 export interface ServiceConflict {
   at: string;
@@ -320,90 +291,6 @@ export const FINAL_STATES: ReadonlySet<RequestState> = new Set([
   'cancelled',
   'expired',
 ]);
-
-/**
- * What an audit entry is about: a request's step, an alert set aside, the log itself (export, cut), the
- * freeze of sends (frozen, unfrozen), or the policy in effect (its settings at start, a user group's
- * members).
- */
-export type AuditKind = RequestKind | 'alert' | 'audit' | 'freeze' | 'policy';
-
-/** One setting of the policy: words, or a set of user (U…/W…) and user group (S…) IDs, sorted. */
-export interface PolicySetting {
-  name: string;
-  value: string | string[];
-}
-
-/** What a `policy` entry records (see policy-record.ts). */
-export interface PolicyRecordDetails {
-  /** What changed, one line each (every setting, when the policy is recorded the first time). */
-  changes: string[];
-  /** The settings in effect at start and their fingerprint, so the next start compares against them. */
-  settings?: PolicySetting[];
-  fingerprint?: string;
-  /** A user group's members as the bot saw them change. */
-  group?: string;
-  added?: string[];
-  removed?: string[];
-}
-
-/** The request's figures at the step: what will be (or was) sent, and what approvers were shown. */
-export interface AuditFigures {
-  payload: Record<string, unknown>;
-  display: DisplayDetails;
-  /** What the requester said the payment is for. */
-  purpose?: string;
-  requiredApprovals: number;
-  approvals: string[];
-}
-
-/** The service's answer, once there is one. */
-export type AuditAnswer = Omit<ExecutionOutcome, 'sentAt'> & { sentAt?: string };
-
-/**
- * One line of the append-only audit log. Entries written since the hash chain carry `seq`, `prev` and
- * `hash` (see audit-chain.ts) and the figures; older ones have only the first fields.
- */
-export interface AuditEntry {
-  at: string;
-  /** The request whose step this is; absent for entries about alerts or the log itself. */
-  requestId?: string;
-  kind: AuditKind;
-  action: string;
-  state?: RequestState;
-  actor?: string;
-  /**
-   * The actor's name and e-mail as Slack gave them when the entry was written (absent on older entries,
-   * entries of the system, and when Slack did not answer in time). The e-mail needs users:read.email.
-   */
-  actorName?: string;
-  actorEmail?: string;
-  /** The actor approved as a delegate, in this approver's place. */
-  onBehalfOf?: string;
-  amount?: string;
-  note?: string;
-  /** Index of the step in the request's history: a write that never reached the request is dropped on read. */
-  step?: number;
-  environment?: ServiceEnvironment;
-  /** Non-reversible id of the API key the request was filed under. */
-  keyId?: string;
-  figures?: AuditFigures;
-  answer?: AuditAnswer;
-  /** For alert and log entries: what they are about (a dead letter's id, an export's range). */
-  subject?: string;
-  /** A retention cut: the last removed entry's place and hash (the log then starts after it). */
-  cut?: { seq: number; hash: string; count: number };
-  /**
-   * An export: its time range and the newest chained entry when it was made (retention removes only
-   * entries an export held).
-   */
-  exported?: { from?: string; to: string; lastSeq?: number };
-  /** A policy entry: the settings in effect, or a user group's members, and what changed. */
-  policy?: PolicyRecordDetails;
-  seq?: number;
-  prev?: string;
-  hash?: string;
-}
 
 /** Why a person's click changed nothing (the policy's reasons, and the engine's own). */
 export type RefusalReason =

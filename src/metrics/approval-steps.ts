@@ -1,7 +1,8 @@
 // What one persisted step of an approval request counts for: the listener hears every change once,
 // after it is stored, and the newest history entry says what happened. A step that keeps the state (a
 // notice, an approval that is not yet the last) counts for nothing.
-import { type ApprovalRequest, FINAL_STATES, type RequestState } from '../approvals/types.js';
+import { type ApprovalRequest, FINAL_STATES } from '../approvals/index.js';
+import type { RequestState } from '../audit/index.js';
 
 export type SendResult = 'sent' | 'completed' | 'failed' | 'outcome-unknown';
 export type ClosedState = 'completed' | 'failed' | 'rejected' | 'cancelled' | 'expired';

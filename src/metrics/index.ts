@@ -8,7 +8,9 @@
 // service-call observer, a fetch that sees Slack's answers, the webhook intake's result), and the
 // wiring hands them what is here. docs/metrics.md lists every metric.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { ApprovalRequest, RequestKind, RequestState } from '../approvals/types.js';
+import type { RequestKind } from '../access/index.js';
+import type { ApprovalRequest } from '../approvals/index.js';
+import type { RequestState } from '../audit/index.js';
 import type { ServiceCallError, ServiceCallObserver } from '../cngn/exchange.js';
 import type { RateBudget } from '../cngn/limiter.js';
 import type { Logger } from '../log.js';

@@ -3,8 +3,8 @@
 // back to the period's start, and each approved request's filing time from the request itself.
 // Every kind of request counts (money, whitelist, settlement, delegation, unfreeze): each went
 // through the same maker-checker path.
-import type { ApprovalRepository } from '../approvals/repository.js';
-import type { ApprovalRequest, AuditEntry } from '../approvals/types.js';
+import type { ApprovalRepository, ApprovalRequest } from '../approvals/index.js';
+import type { AuditEntry } from '../audit/index.js';
 import { Money } from '../format/money.js';
 import { countable } from './movements.js';
 import type { ApprovalFigures, ReportPeriod } from './types.js';

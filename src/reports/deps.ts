@@ -1,6 +1,6 @@
 // The report's ports made from the bot's real parts: the service client, the store and the approval
 // repository. The wiring calls this once and hands buildReport the result.
-import type { ApprovalRepository } from '../approvals/repository.js';
+import type { ApprovalRepository } from '../approvals/index.js';
 import type { CngnClient } from '../cngn/client.js';
 import { cngnEntry } from '../cngn/schemas.js';
 import { Money } from '../format/money.js';

@@ -3,8 +3,8 @@
 // left unconfigured, and the handler that answers.
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
+import type { Need } from '../access/index.js';
 import type { ApprovalEngine } from '../approvals/index.js';
-import type { Need } from '../approvals/roles.js';
 import type { CngnApi } from '../cngn/api.js';
 import type { Logger } from '../log.js';
 import type { ReportSource } from '../reports/types.js';

@@ -1,22 +1,22 @@
 // Builds the approvals engine and its Slack side from settled configuration, so start-up and the
 // test harness wire it the same way: engine, listeners, the bridge callback route, the webhook subscriber.
 import type { App } from '@slack/bolt';
-import { auditStateFiles } from '../approvals/audit-location.js';
+import { type ApprovalTier, parseTiers, type RoleBook } from '../access/index.js';
 import {
   ApprovalEngine,
   ApprovalPolicy,
-  type ApprovalTier,
+  type LimitSettings,
+  type PolicySnapshot,
+  type ReminderPoint,
+} from '../approvals/index.js';
+import {
   type AuditSeal,
   AuditSigner,
+  auditStateFiles,
   HeadMarks,
-  type LimitSettings,
   loadOrCreateSigningKey,
-  type PolicySnapshot,
   parseSigningKey,
-  parseTiers,
-  type ReminderPoint,
-  type RoleBook,
-} from '../approvals/index.js';
+} from '../audit/index.js';
 import type { CngnApi } from '../cngn/api.js';
 import { environmentFromKey } from '../cngn/credentials.js';
 import { custodyGateway, custodyReport } from '../cngn/custody-gateway.js';

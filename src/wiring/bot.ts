@@ -2,16 +2,16 @@
 // approvals → webhooks → Slack app. main.ts and the test harness both start it this way.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { App, CustomRoute } from '@slack/bolt';
+import type { Roles } from '../access/index.js';
+import { parseTiers, peopleNamedBy } from '../access/index.js';
 import {
   DEFAULT_LIMIT_WINDOW_MS,
   DEFAULT_REMINDERS,
+  logFreezeChanges,
+  logLifecycle,
   parseReminderPoints,
-  parseTiers,
   STOP_DRAIN_MS,
 } from '../approvals/index.js';
-import { logFreezeChanges, logLifecycle } from '../approvals/lifecycle-log.js';
-import { peopleNamedBy } from '../approvals/role-settings.js';
-import type { Roles } from '../approvals/roles.js';
 import { type CngnClient, createCngnClient } from '../cngn/client.js';
 import { environmentFromKey, keyId } from '../cngn/credentials.js';
 import type { Config } from '../config.js';

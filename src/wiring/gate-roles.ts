@@ -3,8 +3,9 @@
 // books, so that the engine can say why a click is refused (above the cap, window ended, another kind)
 // rather than only that the role is missing. What only an approver in their own right does (freeze,
 // unfreeze, resolve) a delegate never passes, as the engine would refuse it anyway.
-import type { ApprovalEngine, RoleBook } from '../approvals/index.js';
-import type { Roles } from '../approvals/roles.js';
+
+import type { RoleBook, Roles } from '../access/index.js';
+import type { ApprovalEngine } from '../approvals/index.js';
 
 export function gateRoles(book: RoleBook, engine: Pick<ApprovalEngine, 'delegations'> | undefined): Roles {
   return {

@@ -1,16 +1,15 @@
 // The policy a start runs with, from the settled configuration with its defaults applied, as the audit
 // chain records it (approvals/policy-record.ts). The one place a new policy setting is added.
+
+import type { Holders, RequestKind } from '../access/index.js';
+import { holdersOf, parseTiers, type SlackIds } from '../access/index.js';
 import {
   DEFAULT_LIMIT_WINDOW_MS,
   DEFAULT_REMINDERS,
   type PolicySnapshot,
   parseReminderPoints,
-  parseTiers,
   policySnapshot,
 } from '../approvals/index.js';
-import { holdersOf, type SlackIds } from '../approvals/pools.js';
-import type { Holders } from '../approvals/roles.js';
-import type { RequestKind } from '../approvals/types.js';
 import type { Config } from '../config.js';
 
 /** A role list as set: unset is everyone (readers, requesters) or nobody besides approvers (auditors). */

@@ -1,6 +1,6 @@
 // Treasury reports from the bot's real parts: figures from the service's transaction list (kept in the
 // store) and the bot's own records, the chart drawn on this host.
-import { ApprovalRepository } from '../approvals/repository.js';
+import { ApprovalRepository } from '../approvals/index.js';
 import type { CngnClient } from '../cngn/client.js';
 import { keyId } from '../cngn/credentials.js';
 import { buildReport } from '../reports/build.js';

@@ -3,8 +3,13 @@
 // Slack app's client, re-read when Slack says their members changed and every few minutes.
 import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import { ApproverPools, GroupMembers, RoleBook } from '../approvals/index.js';
-import { type ConfiguredRoles, variablesNamingGroups } from '../approvals/role-settings.js';
+import {
+  ApproverPools,
+  type ConfiguredRoles,
+  GroupMembers,
+  RoleBook,
+  variablesNamingGroups,
+} from '../access/index.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { registerGroupChanges } from '../slack/approvals/group-changes.js';

@@ -1,6 +1,6 @@
 // The proof suite's crash points: a no-op unless armed at start-up, and only known names arm.
 import { expect, it } from 'vitest';
-import { armCrashPoint, CRASH_POINTS, crashPoint } from '../../src/approvals/crash-points.js';
+import { armCrashPoint, CRASH_POINTS, crashPoint } from '../../src/crash-points.js';
 
 it('does nothing at any point when none is armed', () => {
   armCrashPoint(undefined);

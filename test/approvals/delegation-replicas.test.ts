@@ -2,7 +2,8 @@
 // revoked on a third connection (a restarted bot), and the revocation holds at once everywhere; two
 // identical ones asked for at once on two replicas make one request.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApprovalPolicy, parseTiers } from '../../src/approvals/index.js';
+import { parseTiers } from '../../src/access/index.js';
+import { ApprovalPolicy } from '../../src/approvals/index.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { clearStore, type Store } from '../../src/store/index.js';
 import { fileDraft } from '../support/filing.js';

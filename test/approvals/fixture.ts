@@ -3,14 +3,14 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { AuditDraft } from '../../src/approvals/audit-log.js';
+import { parseTiers } from '../../src/access/index.js';
 import {
   ApprovalEngine,
   type ApprovalEngineOptions,
   ApprovalPolicy,
-  parseTiers,
   type RequestDraft,
 } from '../../src/approvals/index.js';
+import type { AuditDraft } from '../../src/audit/log.js';
 import { CngnClient } from '../../src/cngn/client.js';
 import { custodyGateway, custodyReport } from '../../src/cngn/custody-gateway.js';
 import { webhookEventSchema } from '../../src/cngn/schemas.js';

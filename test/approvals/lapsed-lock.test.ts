@@ -3,7 +3,7 @@
 // is conditional on what it read, so it is refused, and the step is decided again on the fresh
 // request. On every store kind: the lapse is simulated by a lock that keeps nobody out.
 import { describe, expect } from 'vitest';
-import { MAX_SECTION_RUNS, WriteRefusedError } from '../../src/approvals/engine.js';
+import { MAX_SECTION_RUNS, WriteRefusedError } from '../../src/approvals/approval-core.js';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import type { ApprovalRequest } from '../../src/approvals/index.js';
 import { createStore } from '../../src/store/index.js';

@@ -1,6 +1,7 @@
 // What counts against the limits over time, without a store: the window's totals, the end states that
 // do not count, the window's edge, which total chooses the tier, and the daily limit's figures.
 import { describe, expect, it } from 'vitest';
+import { parseTiers, requiredApprovals } from '../../src/access/tiers.js';
 import {
   type Counted,
   countWindow,
@@ -12,7 +13,6 @@ import {
   type WindowEntry,
   windowEntry,
 } from '../../src/approvals/limits.js';
-import { parseTiers, requiredApprovals } from '../../src/approvals/policy.js';
 import type { ApprovalRequest, HistoryEntry, RequestState } from '../../src/approvals/types.js';
 import { Money } from '../../src/format/money.js';
 

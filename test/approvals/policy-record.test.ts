@@ -1,7 +1,7 @@
 // The policy as the audit chain records it: the settings in a fixed order, a change to the general
 // approver pool shown once, and each difference in words.
 import { describe, expect, it } from 'vitest';
-import { parseTiers } from '../../src/approvals/policy.js';
+import { parseTiers } from '../../src/access/tiers.js';
 import {
   describeChanges,
   describePolicy,

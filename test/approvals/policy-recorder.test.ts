@@ -2,10 +2,10 @@
 // settings records nothing, a changed policy is recorded once however many replicas start with it,
 // and a user group's members seen to change by two replicas are recorded once.
 import { describe, expect } from 'vitest';
-import { AuditLog } from '../../src/approvals/audit-log.js';
-import { parseTiers } from '../../src/approvals/policy.js';
+import { parseTiers } from '../../src/access/tiers.js';
 import { type PolicyInputs, policySnapshot } from '../../src/approvals/policy-record.js';
 import { PolicyRecorder } from '../../src/approvals/policy-recorder.js';
+import { AuditLog } from '../../src/audit/log.js';
 import type { Store } from '../../src/store/index.js';
 import { STORE_KINDS, storesTest as test } from '../support/shared-stores.js';
 

@@ -1,12 +1,11 @@
 // The rules of the engine without the service: transitions, tiers, who may approve.
 import { describe, expect, it } from 'vitest';
+import { parseTiers, requiredApprovals } from '../../src/access/index.js';
 import {
   ApprovalPolicy,
   canTransition,
   InvalidTransitionError,
   LOOKED_UP_BEFORE_SENDING,
-  parseTiers,
-  requiredApprovals,
 } from '../../src/approvals/index.js';
 import { transition } from '../../src/approvals/state-machine.js';
 import type { ApprovalRequest } from '../../src/approvals/types.js';

@@ -5,9 +5,9 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AuditKeeper } from '../../src/approvals/audit-keeper.js';
-import { AuditLog } from '../../src/approvals/audit-log.js';
-import { type AuditSeal, AuditSigner, HeadMarks } from '../../src/approvals/audit-signing.js';
+import { AuditKeeper } from '../../src/audit/keeper.js';
+import { AuditLog } from '../../src/audit/log.js';
+import { type AuditSeal, AuditSigner, HeadMarks } from '../../src/audit/signing.js';
 import type { Store } from '../../src/store/index.js';
 import { storesTest } from './shared-stores.js';
 

@@ -7,7 +7,7 @@
 // the store per request, so a restart or a Slack failure is made good on the next change or at start-up.
 import type { WebClient } from '@slack/web-api';
 import type { ApprovalEngine, Delegation } from '../../approvals/index.js';
-import { type ApprovalRequest, FINAL_STATES, type Freeze } from '../../approvals/types.js';
+import { type ApprovalRequest, FINAL_STATES, type Freeze } from '../../approvals/index.js';
 import type { Logger } from '../../log.js';
 import type { Store } from '../../store/index.js';
 import { CoalescedRuns } from '../runtime/coalesced-runs.js';

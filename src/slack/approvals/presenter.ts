@@ -7,8 +7,13 @@
 // error (after the client's own retries) or a crash is made good on the request's next change and at
 // start-up, and nothing already said is said again.
 import type { WebClient } from '@slack/web-api';
-import { type ApprovalEngine, CONFLICT_ACTION } from '../../approvals/index.js';
-import { type ApprovalRequest, FINAL_STATES, type RequestState } from '../../approvals/types.js';
+import {
+  type ApprovalEngine,
+  type ApprovalRequest,
+  CONFLICT_ACTION,
+  FINAL_STATES,
+} from '../../approvals/index.js';
+import type { RequestState } from '../../audit/index.js';
 import type { Logger } from '../../log.js';
 import { LOCK_DEFAULTS, type Store } from '../../store/index.js';
 import { CoalescedRuns } from '../runtime/coalesced-runs.js';

@@ -2,7 +2,7 @@
 // through the presenter like every step; here: the DM to each waiting approver, and the Extend button.
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
-import type { ApprovalRequest } from '../../approvals/types.js';
+import type { ApprovalRequest } from '../../approvals/index.js';
 import type { Store } from '../../store/index.js';
 import type { ApprovalSlackDeps } from '../types.js';
 import { MAYBE_NOT_RECORDED, NOT_RECORDED, RECORDED_LATE, readClick, recordClick } from './actions/click.js';

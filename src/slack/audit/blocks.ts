@@ -5,11 +5,11 @@ import type { KnownBlock } from '@slack/types';
 import type {
   ArchiveOutcome,
   AuditCheck,
+  AuditEntry,
   AuditExportRecord,
   BreakKind,
   ChainReport,
-} from '../../approvals/index.js';
-import type { AuditEntry } from '../../approvals/types.js';
+} from '../../audit/index.js';
 import { lagosTime } from '../../format/display.js';
 import { escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
 import type { SlackMessage } from '../types.js';

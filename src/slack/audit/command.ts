@@ -5,7 +5,7 @@
 // `/cngn audit export [from] [to]`: CSV and JSON Lines of a range, sent to the person who asked in a
 // direct message (approvers); the export is itself audited.
 import { TZDate } from '@date-fns/tz';
-import { auditCsv, auditJsonLines } from '../../approvals/audit-export.js';
+import { auditCsv, auditJsonLines } from '../../audit/index.js';
 import { escapeMrkdwn } from '../../format/mrkdwn.js';
 import { SlackUploadError, sendFilesToUser, uploadFailureText } from '../runtime/files.js';
 import type { ApprovalSlackDeps } from '../types.js';

@@ -1,6 +1,6 @@
 // `/cngn audit`: the last entries of the audit log, one line each, over as many sections as they need.
 import type { KnownBlock } from '@slack/types';
-import type { AuditEntry } from '../../approvals/types.js';
+import type { AuditEntry } from '../../audit/index.js';
 import { lagosTime, naira } from '../../format/display.js';
 import { escapeMrkdwn, escapeMrkdwnKeepingMentions, mentionUser } from '../../format/mrkdwn.js';
 import type { SlackMessage } from '../types.js';

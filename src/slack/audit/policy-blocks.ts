@@ -3,7 +3,7 @@
 // mentions, which Slack shows as names; everything else in them is escaped.
 import type { KnownBlock } from '@slack/types';
 import { POLICY_RECORDED } from '../../approvals/index.js';
-import type { AuditEntry } from '../../approvals/types.js';
+import type { AuditEntry } from '../../audit/index.js';
 import { lagosTime } from '../../format/display.js';
 import { escapeMrkdwn, escapeMrkdwnKeepingMentions } from '../../format/mrkdwn.js';
 import type { SlackMessage } from '../types.js';

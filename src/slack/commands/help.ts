@@ -1,7 +1,7 @@
 // The `/cngn help` answer: one line per subcommand with whom it is for, cut into sections of Block
 // Kit's size. Pure: the registry's entries in, Block Kit out.
 import type { KnownBlock } from '@slack/types';
-import type { Role } from '../../approvals/roles.js';
+import type { Role } from '../../access/index.js';
 import { escapeMrkdwn } from '../../format/mrkdwn.js';
 import type { HelpEntry, SlackMessage } from '../types.js';
 import { MAX_SECTION_TEXT, section } from '../ui/messages.js';

@@ -3,8 +3,8 @@
 // place (filed as a request another approver must approve); `/cngn delegate revoke @person`: end it now.
 // The engine decides and records; here the words are read and the answer said.
 import { TZDate } from '@date-fns/tz';
-import { InvalidDraftError } from '../../approvals/draft.js';
 import type { RequestOf } from '../../approvals/index.js';
+import { InvalidDraftError } from '../../approvals/index.js';
 import { parseDuration } from '../../config.js';
 import { AMOUNT_HINT, amountReason, Money } from '../../format/money.js';
 import { escapeMrkdwn, mentionChannel, mentionUser } from '../../format/mrkdwn.js';

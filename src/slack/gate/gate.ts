@@ -8,7 +8,7 @@
 import type { AnyMiddlewareArgs, App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
-import type { Holders, Need, Roles } from '../../approvals/roles.js';
+import type { Holders, Need, Roles } from '../../access/index.js';
 import type { CngnEnvironment } from '../../cngn/api.js';
 import type { Logger } from '../../log.js';
 import { answerPlace } from '../approvals/actions/click-answer.js';

@@ -3,7 +3,7 @@
 // them). A form's refusal is its ack, due within Slack's 3 s, so the lookups are bounded: the first
 // few named are looked up together, and unless every answer is in within a second (or kept by People
 // from before) the refusal names the role alone. The lookups go on, so the next refusal has them.
-import type { Holders } from '../../approvals/roles.js';
+import type { Holders } from '../../access/index.js';
 import { barred, type People } from '../runtime/people.js';
 import type { NamedHolders } from './refusals.js';
 

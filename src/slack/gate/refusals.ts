@@ -3,7 +3,7 @@
 // guests and bots may do nothing here; and the App Home someone without the reader role sees (no
 // treasury figures).
 import type { KnownBlock } from '@slack/types';
-import type { Holders, Need } from '../../approvals/roles.js';
+import type { Holders, Need } from '../../access/index.js';
 import { escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
 import type { SlackMessage } from '../types.js';
 

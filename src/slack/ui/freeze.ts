@@ -2,8 +2,7 @@
 // carries while sends are frozen, and what the approvals channel is told when they are frozen or
 // resume. Pure: the freeze in, Block Kit out. The reason came from a person: escaped.
 import type { KnownBlock } from '@slack/types';
-import type { UnfreezePayload } from '../../approvals/payloads.js';
-import type { ApprovalRequest, Freeze } from '../../approvals/types.js';
+import type { ApprovalRequest, Freeze, UnfreezePayload } from '../../approvals/index.js';
 import { lagosTime } from '../../format/display.js';
 import { escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
 import type { SlackMessage } from '../types.js';

@@ -2,7 +2,7 @@
 // errors under their field, the modal frame with the environment line, a modal that only says something.
 // Pure builders: data in, view out. Block ids equal action ids so submissions read `values[id][id]`.
 import type { KnownBlock, ModalView, PlainTextOption } from '@slack/types';
-import type { LookAlikeMark, SameRequestMark } from '../../approvals/types.js';
+import type { LookAlikeMark, SameRequestMark } from '../../approvals/index.js';
 import { escapeMrkdwn, markHiddenCharacters } from '../../format/mrkdwn.js';
 import { type AddressFamily, addressFamily } from '../../format/wallet-address.js';
 import type { FieldErrors } from '../types.js';

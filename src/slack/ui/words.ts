@@ -1,6 +1,9 @@
 // Approval words: kinds and states, and the one-line title of a request. Amounts and times come
 // from format/display.
-import type { ApprovalRequest, RequestKind, RequestState } from '../../approvals/types.js';
+
+import type { RequestKind } from '../../access/index.js';
+import type { ApprovalRequest } from '../../approvals/index.js';
+import type { RequestState } from '../../audit/index.js';
 import type { CngnEnvironment } from '../../cngn/api.js';
 import { naira } from '../../format/display.js';
 

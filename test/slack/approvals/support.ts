@@ -3,8 +3,8 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Roles } from '../../../src/access/roles.js';
 import type { ApprovalEngine } from '../../../src/approvals/index.js';
-import type { Roles } from '../../../src/approvals/roles.js';
 import type { CngnClient } from '../../../src/cngn/client.js';
 import type { AdminConfig, Config } from '../../../src/config.js';
 import { type Logger, silentLogger } from '../../../src/log.js';

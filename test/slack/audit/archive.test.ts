@@ -6,8 +6,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
-import type { ChainHead } from '../../../src/approvals/audit-chain.js';
-import { auditHeadKey, auditListKey } from '../../../src/approvals/audit-log.js';
+import type { ChainHead } from '../../../src/audit/chain.js';
+import { auditHeadKey, auditListKey } from '../../../src/audit/log.js';
 import { createStore } from '../../../src/store/index.js';
 import { botTest } from '../../support/bot.js';
 import { commandAnswer } from '../../support/slack-requests.js';

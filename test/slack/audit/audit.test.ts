@@ -2,10 +2,9 @@
 // checked in the store the bot writes, files uploaded to the asker's DM the way files.uploadV2 does.
 import { createHash } from 'node:crypto';
 import { describe, expect } from 'vitest';
-import { canonicalJson } from '../../../src/approvals/audit-chain.js';
-import { auditListKey } from '../../../src/approvals/audit-log.js';
 import { partsOf } from '../../../src/approvals/engine-parts.js';
-import type { AuditEntry } from '../../../src/approvals/types.js';
+import { type AuditEntry, canonicalJson } from '../../../src/audit/index.js';
+import { auditListKey } from '../../../src/audit/log.js';
 import { botTest as test } from '../../support/bot.js';
 import { parseCsv } from '../../support/csv.js';
 import { commandAnswer } from '../../support/slack-requests.js';

@@ -2,8 +2,8 @@
 // ones in the audit chain; the first policy and each change are appended once, then posted to the
 // approvals channel; `/cngn audit` and the CSV export show the entry.
 import { expect } from 'vitest';
-import { auditCsv } from '../../../src/approvals/audit-export.js';
-import { AuditLog } from '../../../src/approvals/audit-log.js';
+import { auditCsv } from '../../../src/audit/export-files.js';
+import { AuditLog } from '../../../src/audit/log.js';
 import { createStore, type Store } from '../../../src/store/index.js';
 import { FakeSlack } from '../../support/fake-slack.js';
 import { test } from '../../support/fixtures.js';

@@ -1,7 +1,8 @@
 // Builders of the audit trail, every outside value set to one text.
-import type { BreakKind, ChainReport } from '../../../src/approvals/audit-chain.js';
-import type { AuditCheck } from '../../../src/approvals/audit-keeper.js';
+
 import type { AuditEntry } from '../../../src/approvals/types.js';
+import type { BreakKind, ChainReport } from '../../../src/audit/chain.js';
+import type { AuditCheck } from '../../../src/audit/keeper.js';
 import {
   auditAlarmMessage,
   auditArchiveMessage,

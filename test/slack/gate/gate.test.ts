@@ -3,7 +3,7 @@
 // opening) someone without the role is refused privately, with the role named and who holds it, and
 // nothing changes; someone with it goes on. Guests and bots are refused even when a list names them.
 import { describe, expect } from 'vitest';
-import type { Role, Roles } from '../../../src/approvals/roles.js';
+import type { Role, Roles } from '../../../src/access/roles.js';
 import { createLogger } from '../../../src/log.js';
 import { APPROVE_ACTION } from '../../../src/slack/approvals/blocks/message.js';
 import { botTest } from '../../support/bot.js';

@@ -3,6 +3,7 @@
 // When the engine refuses or cannot be reached, only the person who clicked is told (chat.postEphemeral).
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import type { ApprovalRequest, LimitFigures } from '../../../approvals/index.js';
 import {
   type ActionResult,
   type ClickOptions,
@@ -10,7 +11,6 @@ import {
   type Refusal,
   StaleRoundError,
 } from '../../../approvals/index.js';
-import type { ApprovalRequest, LimitFigures } from '../../../approvals/types.js';
 import { escapeMrkdwn } from '../../../format/mrkdwn.js';
 import { withinDeadline } from '../../../store/index.js';
 import type { ApprovalSlackDeps } from '../../types.js';

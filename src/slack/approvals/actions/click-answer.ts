@@ -2,7 +2,7 @@
 // Home) has none: the answer goes to the person's DM with the app (conversations.open, im:write), which
 // Slack shows under the app's Messages tab; if that cannot be opened, the approvals channel is used.
 import type { WebClient } from '@slack/web-api';
-import type { ApprovalRequest } from '../../../approvals/types.js';
+import type { ApprovalRequest } from '../../../approvals/index.js';
 import { SLACK_CHANNEL_ID } from '../blocks/review.js';
 import type { Click } from '../types.js';
 

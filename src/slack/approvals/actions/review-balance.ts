@@ -5,8 +5,8 @@
 // (blocks/review.ts); the engine refuses the approval too, whatever the modal showed.
 import type { View } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
+import type { ApprovalRequest } from '../../../approvals/index.js';
 import { BALANCE_KINDS } from '../../../approvals/index.js';
-import type { ApprovalRequest } from '../../../approvals/types.js';
 import { withinDeadline } from '../../../store/index.js';
 import type { ApprovalSlackDeps } from '../../types.js';
 import type { ReviewBalance } from '../blocks/review.js';

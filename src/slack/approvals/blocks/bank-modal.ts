@@ -2,7 +2,7 @@
 // external_select (a static select holds at most 100 options; the bank list is longer).
 
 import type { KnownBlock, ModalView, PlainTextOption } from '@slack/types';
-import type { SameRequestMark } from '../../../approvals/types.js';
+import type { SameRequestMark } from '../../../approvals/index.js';
 import type { FieldErrors, Prefill } from '../../types.js';
 import { modal, option, textInput, withErrors } from '../../ui/modal.js';
 import type { BankChoice } from '../types.js';

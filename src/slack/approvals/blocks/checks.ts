@@ -8,7 +8,7 @@ import type {
   BalanceCheck,
   LookAlikeMark,
   RequestChecks,
-} from '../../../approvals/types.js';
+} from '../../../approvals/index.js';
 import { lagosTimeOfDay, naira, relative } from '../../../format/display.js';
 import { Money } from '../../../format/money.js';
 import { escapeMrkdwn, markDifferences } from '../../../format/mrkdwn.js';

@@ -3,7 +3,7 @@
 // here takes exactly the channel's path. Updated in place as the request moves on; once it is no
 // longer pending it carries no buttons. Pure: request and time in, Block Kit out.
 import type { KnownBlock } from '@slack/types';
-import type { ApprovalRequest, Freeze } from '../../../approvals/types.js';
+import type { ApprovalRequest, Freeze } from '../../../approvals/index.js';
 import { lagosTime } from '../../../format/display.js';
 import { escapeMrkdwn, mentionUser } from '../../../format/mrkdwn.js';
 import type { SlackMessage } from '../../types.js';

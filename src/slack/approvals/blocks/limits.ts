@@ -2,8 +2,7 @@
 // and the limits as set with their use now (/cngn policy, App Home). Pure, and made only of the bot's
 // own words, amounts and mentions, so it reads the same as plain text and as mrkdwn.
 import type { KnownBlock } from '@slack/types';
-import type { LimitUse } from '../../../approvals/index.js';
-import type { ApprovalRequest, LimitFigures } from '../../../approvals/types.js';
+import type { ApprovalRequest, LimitFigures, LimitUse } from '../../../approvals/index.js';
 import { naira } from '../../../format/display.js';
 import { mentionUser } from '../../../format/mrkdwn.js';
 

@@ -1,7 +1,6 @@
 // `/cngn pending`, `/cngn audit` and the private explanations given to people who may not act.
 import type { KnownBlock } from '@slack/types';
-import type { Refusal } from '../../../approvals/index.js';
-import type { ApprovalRequest, LimitFigures } from '../../../approvals/types.js';
+import type { ApprovalRequest, LimitFigures, Refusal } from '../../../approvals/index.js';
 import { lagosTime, relative } from '../../../format/display.js';
 import { escapeMrkdwn, mentionUser } from '../../../format/mrkdwn.js';
 import type { SlackMessage } from '../../types.js';

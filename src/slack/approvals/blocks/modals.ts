@@ -2,7 +2,7 @@
 // Pure builders: data in, view out. Block ids equal action ids so submissions read `values[id][id]`.
 
 import type { KnownBlock, ModalView } from '@slack/types';
-import type { LookAlikeMark, SameRequestMark } from '../../../approvals/types.js';
+import type { LookAlikeMark, SameRequestMark } from '../../../approvals/index.js';
 import { shortAddress } from '../../../format/evm-address.js';
 import { escapeMrkdwn } from '../../../format/mrkdwn.js';
 import type { FieldErrors, Prefill } from '../../types.js';

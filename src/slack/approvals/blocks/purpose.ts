@@ -2,7 +2,7 @@
 // outside text: escaped where it enters mrkdwn, its hidden characters marked. Requests filed before
 // purposes existed have none, and show nothing in its place.
 import type { KnownBlock } from '@slack/types';
-import type { ApprovalRequest } from '../../../approvals/types.js';
+import type { ApprovalRequest } from '../../../approvals/index.js';
 import { escapeMrkdwn } from '../../../format/mrkdwn.js';
 
 /** The purpose as mrkdwn, or undefined when the request has none. */

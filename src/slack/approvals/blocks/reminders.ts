@@ -1,8 +1,8 @@
 // Reminders, the requester's one Extend, and the final word on expiry, as approvers and requesters read
 // them. Pure: the request (its newest step says what happened, and when) in, text or Block Kit out.
 import type { ContextBlock, KnownBlock } from '@slack/types';
+import type { ApprovalRequest } from '../../../approvals/index.js';
 import { type ExtendResult, isLastReminder, shortDuration } from '../../../approvals/index.js';
-import type { ApprovalRequest } from '../../../approvals/types.js';
 import { lagosTime, relative } from '../../../format/display.js';
 import { escapeMrkdwn, mentionChannel, mentionUser } from '../../../format/mrkdwn.js';
 import type { SlackMessage } from '../../types.js';

@@ -3,7 +3,7 @@
 // `id:round`, so each checked one is approved for the figures this modal showed, or refused if it
 // changed. Pure builders: data in, Block Kit out; every outside value escaped where it enters mrkdwn.
 import type { Button, KnownBlock, ModalView } from '@slack/types';
-import type { ApprovalRequest, Freeze } from '../../../approvals/types.js';
+import type { ApprovalRequest, Freeze } from '../../../approvals/index.js';
 import { escapeMrkdwn } from '../../../format/mrkdwn.js';
 import { freezeBanner } from '../../ui/freeze.js';
 import { requestTitle } from '../../ui/words.js';

@@ -4,7 +4,7 @@
 // approves, for the round it showed. Pure: request and time in, Block Kit out; every outside value is
 // escaped where it enters mrkdwn.
 import type { KnownBlock, ModalView } from '@slack/types';
-import type { ApprovalRequest, BalanceCheck, Freeze } from '../../../approvals/types.js';
+import type { ApprovalRequest, BalanceCheck, Freeze } from '../../../approvals/index.js';
 import { environmentMarker, lagosTime, naira, relative } from '../../../format/display.js';
 import { escapeMrkdwn, mentionUser } from '../../../format/mrkdwn.js';
 import { freezeBanner } from '../../ui/freeze.js';

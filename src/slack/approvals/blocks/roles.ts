@@ -1,6 +1,6 @@
 // The roles in `/cngn policy`: who reads, files, audits, and approves each kind whose pool differs from
 // the general one. Pure: the roles with the names Slack gave, mrkdwn out. Names are escaped.
-import type { RequestKind } from '../../../approvals/types.js';
+import type { RequestKind } from '../../../access/index.js';
 import { escapeMrkdwn, mentionUser } from '../../../format/mrkdwn.js';
 
 /** A person as Slack knows them; `name` is absent when their profile could not be read. */

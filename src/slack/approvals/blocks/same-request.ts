@@ -2,7 +2,7 @@
 // (approvals/same-request.ts), wherever the request is shown, and in the form that asks "file it
 // again?" before filing. Pure: a request or its mark and the time in, mrkdwn or Block Kit out.
 import type { KnownBlock } from '@slack/types';
-import type { ApprovalRequest, SameRequestMark } from '../../../approvals/types.js';
+import type { ApprovalRequest, SameRequestMark } from '../../../approvals/index.js';
 import { relative } from '../../../format/display.js';
 import { escapeMrkdwn } from '../../../format/mrkdwn.js';
 

@@ -1,6 +1,8 @@
 // A request's newest step in words: the reply in its message's thread, and the private note its
 // requester gets for the steps that concern them. Pure: the request in, text out; every outside text
 // is escaped where it enters mrkdwn.
+
+import type { ApprovalRequest } from '../../../approvals/index.js';
 import {
   CONFLICT_ACTION,
   CONFLICT_RESOLVED,
@@ -9,7 +11,6 @@ import {
   noticeText,
   REVOKED_ACTION,
 } from '../../../approvals/index.js';
-import type { ApprovalRequest } from '../../../approvals/types.js';
 import { lagosTime, naira } from '../../../format/display.js';
 import { escapeMrkdwn, escapeOwnSentence, mentionUser } from '../../../format/mrkdwn.js';
 import { UNFREEZE_STEP_WORDS, unfreezeNotice } from '../../ui/freeze.js';

@@ -2,7 +2,7 @@
 // BEFORE anything is filed; an unresolvable account shows the form again with the reason under it.
 import type { App, ViewSubmitAction } from '@slack/bolt';
 import type { ModalView } from '@slack/types';
-import type { RequestDraft, SameRequestMark } from '../../../approvals/types.js';
+import type { RequestDraft, SameRequestMark } from '../../../approvals/index.js';
 import { naira } from '../../../format/display.js';
 import { escapeMrkdwn } from '../../../format/mrkdwn.js';
 import { withinDeadline } from '../../../store/deadline.js';

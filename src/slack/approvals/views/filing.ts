@@ -9,7 +9,7 @@ import type {
   LookAlikeMark,
   RequestDraft,
   SameRequestMark,
-} from '../../../approvals/types.js';
+} from '../../../approvals/index.js';
 import type { Network } from '../../../cngn/schemas.js';
 import { naira } from '../../../format/display.js';
 import { Money } from '../../../format/money.js';

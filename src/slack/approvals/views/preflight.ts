@@ -3,14 +3,15 @@
 // destination is shown under the address with a box the requester must tick, and a tick counts only
 // for the address the form showed it for. The same payment filed before is shown the same way, with a
 // "file it again" box that counts only for the request it was shown for.
-import type { FileConfirmations, FilingProblem } from '../../../approvals/index.js';
 import type {
   ApprovalRequest,
+  FileConfirmations,
+  FilingProblem,
   LookAlikeMark,
   RequestChecks,
   RequestDraft,
   SameRequestMark,
-} from '../../../approvals/types.js';
+} from '../../../approvals/index.js';
 import { withinDeadline } from '../../../store/index.js';
 import type { ApprovalSlackDeps, FieldErrors } from '../../types.js';
 import { REVIEW_BALANCE_FRESH_MS } from '../actions/review-balance.js';

@@ -9,13 +9,13 @@ import { setImmediate as afterMicrotasks } from 'node:timers/promises';
 import type { App, ViewSubmitAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
+import type { ApprovalRequest } from '../../../approvals/index.js';
 import {
   type ActionResult,
   figuresDigest,
   MaybeRecordedError,
   StaleRoundError,
 } from '../../../approvals/index.js';
-import type { ApprovalRequest } from '../../../approvals/types.js';
 import { withinDeadline } from '../../../store/index.js';
 import type { ApprovalSlackDeps } from '../../types.js';
 import { noticeView } from '../../ui/modal.js';

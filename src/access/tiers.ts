@@ -1,0 +1,42 @@
+// How many distinct approvals an amount needs: the tiers of CNGN_APPROVAL_TIERS (`0:1,1000000:2`).
+import { Money } from '../format/money.js';
+import type { RequestKind } from './kinds.js';
+
+export interface ApprovalTier {
+  /** Amounts at or above this need `approvals` distinct approvals. */
+  min: Money;
+  approvals: number;
+}
+
+/** `0:1,1000000:2` → tiers, sorted by amount. Throws on anything else. */
+export function parseTiers(text: string): ApprovalTier[] {
+  const tiers = text
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part) => {
+      const match = /^([\d.]+)\s*:\s*(\d+)$/.exec(part);
+      if (!match) throw new Error(`"${part}" is not amount:approvals`);
+      const approvals = Number(match[2]);
+      if (approvals < 1) throw new Error(`"${part}" needs at least 1 approval`);
+      return { min: Money.parse(match[1] ?? ''), approvals };
+    });
+  if (tiers.length === 0) throw new Error('no tiers given');
+  return tiers.sort((a, b) => a.min.compare(b.min));
+}
+
+/**
+ * Approvals needed for a request. Whitelist additions carry no amount and use the lowest tier. A
+ * settlement-account change reroutes all future fiat payouts, so it needs as many as the top tier.
+ */
+export function requiredApprovals(
+  tiers: readonly ApprovalTier[],
+  amount: Money | undefined,
+  kind?: RequestKind,
+): number {
+  if (kind === 'settlement') return Math.max(1, ...tiers.map((tier) => tier.approvals));
+  if (!amount) return Math.max(tiers[0]?.approvals ?? 1, 1);
+  let needed = 1;
+  for (const tier of tiers) if (amount.compare(tier.min) >= 0) needed = tier.approvals;
+  return Math.max(needed, 1);
+}

@@ -1,0 +1,492 @@
+// The maker-checker core (ApprovalCore), which ApprovalEngine (approval-engine.ts) wraps for the rest
+// of the bot: file, approve, reject, cancel, expire. Every change is a read-check-write
+// under the request's lock, persisted (and audited) before any listener hears of it. No Slack here.
+import type { Store } from '../store/index.js';
+import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
+import type { CoreSections, NoticeOptions, WriteOptions } from './core-sections.js';
+import { DelegationBook, delegationsLockName } from './delegations.js';
+import { PaidDestinations } from './destinations.js';
+import { ApprovalErrorCode } from './error-codes.js';
+import { type FilingDeps, fileRequest } from './filing.js';
+import { FreezeSwitch } from './freeze.js';
+import { LimitIndex } from './limit-index.js';
+import { DEFAULT_LIMIT_WINDOW_MS, type LimitSettings } from './limits.js';
+import type { ApprovalPolicy } from './policy.js';
+import type { CustodyGateway } from './ports.js';
+import { type FileOptions, Preflight } from './preflight.js';
+import { finishRecheckedApproval, needsRecheck } from './recheck.js';
+import { ApprovalRepository, ENVIRONMENTS } from './repository.js';
+import { assertSeen } from './round.js';
+import { hasNotice, transition, withApproval, withNotice } from './state-machine.js';
+import type {
+  ActionResult,
+  ApprovalRequest,
+  ApproveOptions,
+  AuditEntry,
+  ClickOptions,
+  EngineLog,
+  LimitFigures,
+  Refusal,
+  RequestDraft,
+} from './types.js';
+
+/** Told after each persisted change; the newest history entry says what happened. */
+export type ApprovalListener = (request: ApprovalRequest) => Promise<void>;
+
+export interface EngineOptions {
+  store: Store;
+  /** The custody service, in the engine's words (see ports.ts). */
+  custody: CustodyGateway;
+  policy: ApprovalPolicy;
+  /** Request lifetime (CNGN_APPROVAL_TTL). */
+  ttlMs: number;
+  /** CNGN_LIMIT_WINDOW and CNGN_DAILY_LIMIT (default: a 24 h window, no daily limit). */
+  limits?: LimitSettings;
+  /** Public HTTPS origin: bridge requests then carry a per-request callback URL. */
+  publicUrl?: string;
+  /** Non-reversible id of the API key the service client uses. */
+  keyId?: string;
+  now?: () => Date;
+  log?: EngineLog;
+}
+
+/**
+ * A conditional write inside a locked section found the request changed since the section read it:
+ * the lock had lapsed (a GC pause, a slow store) and another replica moved it on. Nothing was written;
+ * `locked` runs the section again on a fresh read, under a fresh hold of the lock.
+ */
+export class WriteRefusedError extends Error {
+  override name = 'WriteRefusedError';
+  readonly code = ApprovalErrorCode.WriteRefused;
+}
+
+/**
+ * How often a section is run again after its write was refused. Each refusal means another replica
+ * wrote in between, so more than a few in a row means the request is being fought over: the caller
+ * gets the error (nothing of this section was written) rather than an endless loop.
+ */
+export const MAX_SECTION_RUNS = 5;
+
+/** How long an approver's re-check of stale figures holds off other final approvals. */
+export const CHECK_HOLD_MS = 60_000;
+
+export class ApprovalCore implements CoreSections {
+  readonly repo: ApprovalRepository;
+  readonly delegations: DelegationBook;
+  /** The freeze of sends, shared by every replica through the store. */
+  readonly freeze: FreezeSwitch;
+  /** Where this business has paid (the bot's own record), kept as requests reach sent or completed. */
+  readonly paid: PaidDestinations;
+  readonly preflight: Preflight;
+  /** The requests of the limit window, and the lock decisions about limits are made under. */
+  readonly limits: LimitIndex;
+  readonly now: () => Date;
+  private readonly listeners: ApprovalListener[] = [];
+  private readonly filing: FilingDeps;
+  private keyId: string | undefined;
+
+  constructor(readonly options: EngineOptions) {
+    this.repo = new ApprovalRepository(options.store, options.custody.environment);
+    this.now = options.now ?? (() => new Date());
+    this.keyId = options.keyId;
+    this.delegations = new DelegationBook(
+      options.store,
+      options.custody.environment,
+      (ids) => this.repo.getMany(ids),
+      this.now,
+    );
+    options.policy.useDelegations({ all: () => this.delegations.all(), now: this.now });
+    const { repo, now } = this;
+    this.freeze = new FreezeSwitch({
+      store: options.store,
+      repo,
+      auditLog: repo.auditLog,
+      now,
+      log: options.log,
+    });
+    this.paid = new PaidDestinations(options.store, options.custody.environment);
+    this.preflight = new Preflight({
+      custody: options.custody,
+      repo: this.repo,
+      paid: this.paid,
+      recent: () => this.limits.requests(),
+      now: this.now,
+      ...(options.log ? { log: options.log } : {}),
+    });
+    this.listeners.push((request) => this.paid.record(request));
+    this.limits = new LimitIndex(
+      options.store,
+      options.custody.environment,
+      options.limits ?? { windowMs: DEFAULT_LIMIT_WINDOW_MS },
+      (ids) => this.repo.getMany(ids),
+      this.now,
+    );
+    const { store, policy, ttlMs, publicUrl } = options;
+    this.filing = {
+      store,
+      repo,
+      policy,
+      limits: this.limits,
+      freeze: this.freeze,
+      binding: () => this.binding,
+      ttlMs,
+      publicUrl,
+      now,
+      notify: (request) => this.notify(request),
+    };
+  }
+
+  /** Bind new requests to this API key too (start-up wiring, before any request is filed). */
+  useServiceKey(keyId: string): void {
+    this.keyId = keyId;
+  }
+
+  /** The environment and key that requests are filed for now, and the only ones they are sent to. */
+  get binding(): ServiceBinding {
+    return { environment: this.options.custody.environment, keyId: this.keyId };
+  }
+
+  onChange(listener: ApprovalListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** Tell every listener; a failing listener is logged, never undoes the persisted change. */
+  async notify(request: ApprovalRequest): Promise<void> {
+    for (const listener of this.listeners) {
+      try {
+        await listener(request);
+      } catch (error) {
+        this.options.log?.warn('approval listener failed', { requestId: request.id, error: String(error) });
+      }
+    }
+  }
+
+  /**
+   * Read-check-write under the request's lock, shared by every replica on this store. The lock alone
+   * does not make the write safe on Redis or PostgreSQL: a holder can stall past its lease while
+   * another replica takes the lock and changes the request. So every write of the request in a
+   * section goes through `write`, conditional on what the section read; a refused write throws
+   * WriteRefusedError, and the whole section runs again on a fresh read (its checks then decide on
+   * the newer state: a click on a request approved meanwhile is refused, a recorded answer is kept
+   * only if the request is still this claim's).
+   */
+  async locked<T>(id: string, fn: (request: ApprovalRequest | undefined) => Promise<T>): Promise<T> {
+    for (let run = 1; ; run++) {
+      try {
+        return await this.options.store.withLock(`approval:${id}`, async () => fn(await this.repo.get(id)));
+      } catch (error) {
+        if (!(error instanceof WriteRefusedError) || run >= MAX_SECTION_RUNS) throw error;
+        this.options.log?.warn('request changed under a lapsed lock; deciding again on a fresh read', {
+          requestId: id,
+          run,
+        });
+      }
+    }
+  }
+
+  /**
+   * Inside `locked`: persist `next` only if the request is still exactly `read` (what the section
+   * decided on). Refused: WriteRefusedError, nothing written, nobody told; the section runs again.
+   */
+  async write(read: ApprovalRequest, next: ApprovalRequest, options: WriteOptions = {}): Promise<void> {
+    options.click?.onWriting?.();
+    if (!(await this.repo.saveIf(read, next, options.audit ?? true))) {
+      throw new WriteRefusedError(`request ${read.id} changed since it was read; nothing was written`);
+    }
+  }
+
+  /**
+   * Inside `locked`: `write` for an approval; a final one only within the daily limit, decided under
+   * the limits lock (see LimitIndex.approve). Locks are taken in one order only: the request's, then
+   * the delegations lock (a delegate's approval), then the limits lock; never the other way round.
+   * Refused: nothing written, and the figures are returned.
+   */
+  writeApproval(
+    read: ApprovalRequest,
+    next: ApprovalRequest,
+    options: WriteOptions = {},
+  ): Promise<LimitFigures | undefined> {
+    return this.limits.approve(next, () => this.write(read, next, options), options.click?.signal);
+  }
+
+  get(id: string): Promise<ApprovalRequest | undefined> {
+    return this.repo.get(id);
+  }
+
+  /**
+   * The delegations lock, shared by every replica: an approval (or rejection) in someone's place reads
+   * the delegations and writes under it, and a revocation writes under it, so once a revocation is
+   * confirmed no later approval through that delegation counts. Always taken after a request's lock,
+   * never before one (a revocation too holds its own request's lock first): no two holders wait on
+   * each other.
+   */
+  underDelegationsLock<T>(fn: () => Promise<T>): Promise<T> {
+    return this.options.store.withLock(delegationsLockName(this.options.custody.environment), fn);
+  }
+
+  /**
+   * Run a decision about `user` on `request` under the delegations lock when it may be made in someone
+   * else's place: the user is no approver in their own right (an approver's check never reads
+   * delegations) and the request is not a delegation (approved only by approvers in their own right).
+   */
+  private async asDelegateMaybe<T>(request: ApprovalRequest, user: string, fn: () => Promise<T>): Promise<T> {
+    const forOthers =
+      request.kind !== 'delegation' && !(await this.options.policy.isApprover(user, request.kind));
+    return forOthers ? this.underDelegationsLock(fn) : fn();
+  }
+
+  /** File a draft (see filing.ts); the listeners are told once it is saved. */
+  file(unchecked: RequestDraft, options: FileOptions = {}): Promise<ApprovalRequest> {
+    return fileRequest(this.filing, unchecked, options);
+  }
+
+  /**
+   * Record a notice on the request (audited, state unchanged) and tell the listeners; once per round
+   * unless `again`. Undefined when there was nothing to record.
+   */
+  async notice(
+    id: string,
+    action: string,
+    note: string,
+    options: NoticeOptions = {},
+  ): Promise<ApprovalRequest | undefined> {
+    const noted = await this.locked(id, async (request) => {
+      if (!request || (options.when && !options.when(request))) return undefined;
+      if (!options.again && hasNotice(request, action)) return undefined;
+      const next = withNotice(request, action, note, this.now());
+      await this.write(request, next);
+      return next;
+    });
+    if (noted) await this.notify(noted);
+    return noted;
+  }
+
+  /** Remember where the approval message is, so each step updates it in place. Not an audited step. */
+  async attachMessage(id: string, channel: string, ts: string): Promise<void> {
+    await this.locked(id, async (request) => {
+      if (request) await this.write(request, { ...request, slackMessage: { channel, ts } }, { audit: false });
+    });
+  }
+
+  private isExpired(request: ApprovalRequest, now: Date): boolean {
+    return request.state === 'pending' && now.getTime() >= Date.parse(request.expiresAt);
+  }
+
+  /** Under the lock: expire a due request (persisted), so no click can act on it. */
+  async expireIfDue(
+    request: ApprovalRequest,
+    now: Date,
+    click?: ClickOptions,
+  ): Promise<ApprovalRequest | undefined> {
+    if (!this.isExpired(request, now)) return undefined;
+    const expired = transition(request, 'expired', { action: 'expired', at: now });
+    await this.write(request, { ...expired, checking: undefined } as ApprovalRequest, { click });
+    return expired;
+  }
+
+  /**
+   * One approver's click. Non-final approvals are added at once; the final one re-reads stale
+   * figures first (outside the lock, holding off other final clicks), then approves or sends back.
+   */
+  async approve(id: string, user: string, options: ApproveOptions = {}): Promise<ActionResult> {
+    const { round, figuresDigest, ...click } = options;
+    const seen = { round, figuresDigest };
+    type Step =
+      | ActionResult
+      | { ok: 'recheck'; request: ApprovalRequest }
+      | { ok: 'changed'; request: ApprovalRequest; refusal?: Refusal };
+    // Read group membership (a Slack call, cached) before taking the lock, not while holding it.
+    await this.options.policy.isApprover(user);
+    const first: Step = await this.locked(id, async (request): Promise<Step> => {
+      if (!request) return { ok: false, reason: 'not-found' };
+      const now = this.now();
+      click.signal?.throwIfAborted();
+      const expired = await this.expireIfDue(request, now, click);
+      if (expired) return { ok: 'changed', request: expired, refusal: 'expired' };
+      if (request.state !== 'pending') return { ok: false, reason: 'not-pending', request };
+      const problem = bindingProblem(request, this.binding);
+      if (problem) {
+        const closed = closeUnsendable(request, problem, now);
+        await this.write(request, closed, { click });
+        return { ok: 'changed', request: closed, refusal: 'not-pending' };
+      }
+      return this.asDelegateMaybe(request, user, async (): Promise<Step> => {
+        assertSeen(request, seen);
+        const check = await this.options.policy.check(request, user);
+        if (!check.allowed) return { ok: false, reason: check.reason, request };
+        // Never approve into a balance known not to cover it (the last figure read, store only).
+        if (await this.preflight.storedShortfall(request)) {
+          return { ok: false, reason: 'insufficient-balance', request };
+        }
+        click.signal?.throwIfAborted(); // the policy check may have read Slack: time has passed
+        const isFinal = request.approvals.length + 1 >= request.requiredApprovals;
+        if (isFinal && needsRecheck(request)) {
+          const busy = request.checking && now.getTime() - Date.parse(request.checking.at) < CHECK_HOLD_MS;
+          if (busy) return { ok: false, reason: 'checking', request };
+          const checking = {
+            user,
+            at: now.toISOString(),
+            ...(check.onBehalfOf ? { onBehalfOf: check.onBehalfOf } : {}),
+          };
+          const marked = { ...request, checking };
+          await this.write(request, marked, { audit: false, click });
+          return { ok: 'recheck', request: marked };
+        }
+        const next = withApproval(request, user, now, check.onBehalfOf);
+        const over = await this.writeApproval(request, next, { click });
+        if (over) return { ok: false, reason: 'over-daily-limit', request, limit: over };
+        return { ok: true, request: next };
+      });
+    });
+    click.onRecorded?.(first.ok === 'recheck' ? { rechecking: true } : undefined);
+    if (first.ok === 'changed') {
+      await this.notify(first.request);
+      return { ok: false, reason: first.refusal ?? 'expired', request: first.request };
+    }
+    if (first.ok === 'recheck') {
+      const { custody, policy } = this.options;
+      return finishRecheckedApproval(
+        { core: this, custody, policy, now: this.now },
+        first.request,
+        user,
+        seen,
+      );
+    }
+    if (first.ok) await this.notify(first.request);
+    return first;
+  }
+
+  async reject(id: string, user: string, reason: string, click: ClickOptions = {}): Promise<ActionResult> {
+    let onBehalfOf: string | undefined;
+    return this.closeByPerson(
+      id,
+      user,
+      async (request) => {
+        const check = await this.options.policy.mayReject(request, user);
+        if (!check.allowed) return check.reason;
+        onBehalfOf = check.onBehalfOf;
+        return undefined;
+      },
+      'rejected',
+      click,
+      reason.trim(),
+      () => onBehalfOf,
+    );
+  }
+
+  async cancel(id: string, user: string, click: ClickOptions = {}): Promise<ActionResult> {
+    return this.closeByPerson(
+      id,
+      user,
+      async (request) => (user === request.requester ? undefined : 'not-requester'),
+      'cancelled',
+      click,
+    );
+  }
+
+  private async closeByPerson(
+    id: string,
+    user: string,
+    refuse: (request: ApprovalRequest) => Promise<Refusal | undefined>,
+    to: 'rejected' | 'cancelled',
+    click: ClickOptions,
+    note?: string,
+    behalf: () => string | undefined = () => undefined,
+  ): Promise<ActionResult> {
+    const result = await this.locked(id, async (request): Promise<ActionResult & { changed?: boolean }> => {
+      if (!request) return { ok: false, reason: 'not-found' };
+      const now = this.now();
+      click.signal?.throwIfAborted();
+      const expired = await this.expireIfDue(request, now, click);
+      if (expired) return { ok: false, reason: 'expired', request: expired, changed: true };
+      if (request.state !== 'pending') return { ok: false, reason: 'not-pending', request };
+      const decide = async (): Promise<ActionResult & { changed?: boolean }> => {
+        const refusal = await refuse(request);
+        if (refusal) return { ok: false, reason: refusal, request };
+        click.signal?.throwIfAborted();
+        const base = {
+          ...request,
+          checking: undefined,
+          ...(note ? { reason: note } : {}),
+        } as ApprovalRequest;
+        const onBehalfOf = behalf();
+        const next = transition(base, to, {
+          action: to,
+          actor: user,
+          ...(onBehalfOf ? { onBehalfOf } : {}),
+          ...(note ? { note } : {}),
+          at: now,
+        });
+        await this.write(request, next, { click });
+        return { ok: true, request: next, changed: true };
+      };
+      // A rejection may be a delegate's, in someone's place: it too holds off a revocation.
+      return to === 'rejected' ? this.asDelegateMaybe(request, user, decide) : decide();
+    });
+    click.onRecorded?.();
+    const { changed, ...answer } = result;
+    if (changed && answer.request) await this.notify(answer.request);
+    return answer as ActionResult;
+  }
+
+  /** The periodic sweep: expire every pending request past its time. */
+  async expireDue(): Promise<ApprovalRequest[]> {
+    const expired: ApprovalRequest[] = [];
+    for (const open of await this.repo.openRequests()) {
+      if (!this.isExpired(open, this.now())) continue;
+      // One request the store will not expire now does not hold up the others: the next sweep retries it.
+      try {
+        const done = await this.locked(open.id, async (r) =>
+          r ? this.expireIfDue(r, this.now()) : undefined,
+        );
+        if (done) {
+          expired.push(done);
+          await this.notify(done);
+        }
+      } catch (error) {
+        this.options.log?.warn('request not expired; will retry', {
+          requestId: open.id,
+          error: String(error),
+        });
+      }
+    }
+    return expired;
+  }
+
+  /**
+   * Start-up: requests left open in another environment that were never sent (pending, approved) are
+   * closed with the reason, so nobody approves them and nothing sends them with these credentials.
+   * Those already sent stay as they are, for when their environment is back.
+   */
+  async closeOtherEnvironments(): Promise<ApprovalRequest[]> {
+    const closed: ApprovalRequest[] = [];
+    for (const environment of ENVIRONMENTS) {
+      if (environment === this.binding.environment) continue;
+      for (const open of await this.repo.openRequests(environment)) {
+        if (open.state !== 'pending' && open.state !== 'approved') continue;
+        const done = await this.locked(open.id, async (r) => {
+          if (r?.state !== 'pending' && r?.state !== 'approved') return undefined;
+          const problem = bindingProblem(r, this.binding);
+          if (!problem) return undefined;
+          const next = closeUnsendable(r, problem, this.now());
+          await this.write(r, next);
+          return next;
+        });
+        if (done) {
+          closed.push(done);
+          await this.notify(done);
+        }
+      }
+    }
+    return closed;
+  }
+
+  /** Open requests (pending first, then those in flight), oldest first. */
+  async openRequests(): Promise<ApprovalRequest[]> {
+    return this.repo.openRequests();
+  }
+
+  audit(n: number): Promise<AuditEntry[]> {
+    return this.repo.recentAudit(n);
+  }
+}

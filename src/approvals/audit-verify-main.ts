@@ -1,4 +1,0 @@
-// The standalone verifier's entry point (scripts/audit-verify.mjs is this, bundled): see audit-verify-cli.ts.
-import { runVerifier } from './audit-verify-cli.js';
-
-process.exitCode = runVerifier(process.argv.slice(2), (line) => process.stdout.write(`${line}\n`));

@@ -1,0 +1,92 @@
+// The freeze of sends as people and the start-up ask for it through the engine: an approver freezes,
+// CNGN_START_FROZEN freezes before anything is sent, an approver files the unfreeze another approves;
+// and once the freeze is lifted, what it held goes out at once. The switch itself is freeze.ts.
+
+import type { ApprovalCore } from './approval-core.js';
+import { freezeReason } from './draft.js';
+import type { Executor } from './executor.js';
+import { type FreezeResult, START_FROZEN_ACTOR, UnfreezeRefusedError } from './freeze.js';
+import type { ApprovalPolicy } from './policy.js';
+import type { ApprovalRequest, EngineLog, Freeze, RequestOf } from './types.js';
+
+/** Who is an approver in their own right (CNGN_APPROVERS or its group); a delegate is not. */
+type Approvers = Pick<ApprovalPolicy, 'isApprover'>;
+
+export type UnfreezeFiling =
+  | { ok: true; request: RequestOf<'unfreeze'> }
+  | { ok: false; reason: 'not-frozen' | 'already-waiting' | 'not-approver'; request?: ApprovalRequest };
+
+/** A freeze refused before anything is read: its reason is not a sentence of FREEZE_REASON_MIN..MAX. */
+export type FreezeRefusal = { ok: false; reason: 'bad-reason' } | { ok: false; reason: 'not-approver' };
+
+/**
+ * `/cngn freeze`: an approver (in their own right, not a delegate) stops every send at once, saying
+ * why in FREEZE_REASON_MIN to FREEZE_REASON_MAX characters. Once this resolves, no send starts on any
+ * replica until the freeze is lifted (see freeze.ts).
+ */
+export async function freezeSends(
+  core: ApprovalCore,
+  policy: Approvers,
+  user: string,
+  reason: string,
+): Promise<FreezeResult | FreezeRefusal> {
+  if (!freezeReason.safeParse(reason).success) return { ok: false, reason: 'bad-reason' };
+  if (!(await policy.isApprover(user))) return { ok: false, reason: 'not-approver' };
+  return core.freeze.freeze(user, reason);
+}
+
+/**
+ * CNGN_START_FROZEN: freeze before anything is sent, unless already frozen. Made before Slack is
+ * connected, so nobody is told yet: `announce` tells the listeners once they are there (the
+ * approvals channel, the banners), and does nothing when the freeze was already in place.
+ */
+export async function freezeAtStart(core: ApprovalCore): Promise<Freeze & { announce: () => void }> {
+  const result = await core.freeze.freeze(
+    START_FROZEN_ACTOR,
+    'the bot was started with CNGN_START_FROZEN set (after restoring a backup, say)',
+    { quiet: true },
+  );
+  const announce = () => {
+    if (result.ok) core.freeze.announce({ frozen: result.freeze, underway: result.underway });
+  };
+  return { ...result.freeze, announce };
+}
+
+/**
+ * `/cngn unfreeze`: filed as a request that an approver other than the one who froze must approve;
+ * executing it lifts the freeze. Refused when nothing is frozen or an unfreeze already waits.
+ */
+export async function fileUnfreeze(
+  core: ApprovalCore,
+  policy: Approvers,
+  user: string,
+): Promise<UnfreezeFiling> {
+  if (!(await policy.isApprover(user))) return { ok: false, reason: 'not-approver' };
+  const freeze = await core.freeze.current();
+  if (!freeze) return { ok: false, reason: 'not-frozen' };
+  try {
+    const request = await core.file({
+      kind: 'unfreeze',
+      payload: { frozenBy: freeze.by, frozenAt: freeze.at, reason: freeze.reason },
+      display: {},
+      requester: user,
+    });
+    return { ok: true, request: request as RequestOf<'unfreeze'> };
+  } catch (error) {
+    if (!(error instanceof UnfreezeRefusedError)) throw error;
+    return { ok: false, reason: error.reason, ...(error.waiting ? { request: error.waiting } : {}) };
+  }
+}
+
+/** Send every approved request now (after a freeze is lifted); the claim keeps each to one call. */
+export async function sendApproved(core: ApprovalCore, executor: Executor, log?: EngineLog): Promise<void> {
+  for (const request of await core.openRequests()) {
+    if (request.state !== 'approved') continue;
+    await executor.execute(request.id).catch((error: unknown) => {
+      log?.warn('approved request not started after the freeze was lifted; will retry', {
+        requestId: request.id,
+        error: String(error),
+      });
+    });
+  }
+}

@@ -1,0 +1,231 @@
+// Writes the audit chain out of the store, into write-once segments in a folder (CNGN_AUDIT_ARCHIVE):
+// each new segment holds the chained entries after the last archived one, up to the head, signed with
+// the audit key. Exactly once across replicas: the writer holds the archive's lock in the store, reads
+// the folder itself (the record in the store only says what was written last), and writes only what
+// follows the folder's last segment that verifies. Files are created with 'wx' and read-only, in a
+// fresh folder under `.incoming/` that is then renamed to a name no segment had: nothing is rewritten.
+import { randomUUID } from 'node:crypto';
+import { existsSync, readdirSync } from 'node:fs';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { crashPoint } from '../crash-points.js';
+import type { Store } from '../store/index.js';
+import type { ChainHead } from './chain.js';
+import { sha256Hex, short } from './crypto.js';
+import {
+  type ArchiveReport,
+  ENTRIES_FILE,
+  entriesText,
+  INCOMING_DIR,
+  MANIFEST_FILE,
+  manifestText,
+  readSegment,
+  SEGMENT_FORMAT,
+  type SegmentManifest,
+  segmentName,
+  verifySegments,
+} from './segments.js';
+import type { AuditSigner } from './signing.js';
+import type { AuditEntry, ServiceEnvironment } from './types.js';
+
+/** The last segment written, as the store remembers it (the folder is what counts). */
+export interface ArchiveRecord {
+  segment: string;
+  lastSeq: number;
+  hash: string;
+  at: string;
+}
+
+export type ArchiveOutcome =
+  | { written: true; segment: string; firstSeq: number; lastSeq: number; count: number }
+  | { written: false; reason: 'nothing-new' | 'not-due'; through?: number }
+  /** The chain or the archive does not verify, or the folder is not the one the others write to. */
+  | { written: false; reason: 'refused'; why: string };
+
+/**
+ * The store's chain, checked: its entries and the head they were checked against (none: the chain is
+ * empty), or why not.
+ */
+export type VerifiedChain = { entries: AuditEntry[]; head: ChainHead | undefined } | { why: string };
+
+const recordKey = (environment: ServiceEnvironment) => `approvals:audit-archived:${environment}`;
+const lockName = (environment: ServiceEnvironment) => `approvals:audit-archive:${environment}`;
+
+export class AuditArchive {
+  /** This environment's folder of the archive. */
+  readonly folder: string;
+
+  constructor(
+    private readonly options: {
+      store: Store;
+      /** The archive's folder (CNGN_AUDIT_ARCHIVE); each environment has a folder in it. */
+      dir: string;
+      environment: ServiceEnvironment;
+      signer: AuditSigner;
+      now: () => Date;
+    },
+  ) {
+    this.folder = join(options.dir, options.environment);
+  }
+
+  /** Check this environment's segments against the bot's own key. */
+  read(): ArchiveReport {
+    const names = existsSync(this.folder)
+      ? readdirSync(this.folder, { withFileTypes: true })
+          .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
+          .map((entry) => entry.name)
+          .sort()
+      : [];
+    const segments = names.map((name) => readSegment(join(this.folder, name)));
+    return verifySegments(this.options.environment, segments, [this.options.signer.publicKey]);
+  }
+
+  /**
+   * Remove what a writer stopped part-way (a kill, a power cut) left in `.incoming/`: under the lock,
+   * so no writer is under way. True when there was something.
+   */
+  clearIncoming(): Promise<boolean> {
+    const incoming = join(this.folder, INCOMING_DIR);
+    return this.options.store.withLock(
+      lockName(this.options.environment),
+      async () => {
+        const left = existsSync(incoming) && readdirSync(incoming).length > 0;
+        await rm(incoming, { recursive: true, force: true });
+        return left;
+      },
+      { waitMs: 30_000 },
+    );
+  }
+
+  /** What the store says was written last. */
+  record(): Promise<ArchiveRecord | undefined> {
+    return this.options.store.get<ArchiveRecord>(recordKey(this.options.environment));
+  }
+
+  /**
+   * Write the entries after the last archived one as a new segment. `dueEveryMs`: only when the last
+   * segment (none yet: the oldest entry not archived) is at least that old. `chain` is read under the
+   * lock, after the folder, so the segment continues exactly from the folder's last one.
+   */
+  write(reason: string, chain: () => Promise<VerifiedChain>, dueEveryMs?: number): Promise<ArchiveOutcome> {
+    const { store, environment } = this.options;
+    return store.withLock(lockName(environment), () => this.writeLocked(reason, chain, dueEveryMs), {
+      waitMs: 30_000,
+    });
+  }
+
+  private async writeLocked(
+    reason: string,
+    chain: () => Promise<VerifiedChain>,
+    dueEveryMs: number | undefined,
+  ): Promise<ArchiveOutcome> {
+    const now = this.options.now();
+    const report = this.read();
+    const [problem] = report.problems;
+    if (problem) return refused(`the archive does not verify (${problem.segment}: ${problem.text})`);
+    const through = report.verifiedHead;
+    const record = await this.record();
+    if (record && record.lastSeq > (through?.seq ?? -1)) {
+      return refused(
+        `${this.folder} lacks segment ${record.segment} (to seq ${record.lastSeq}), which the store says was written on ${record.at}: every replica must write to the same folder (CNGN_AUDIT_ARCHIVE)`,
+      );
+    }
+    const due = (since: string) => !dueEveryMs || now.getTime() - Date.parse(since) >= dueEveryMs;
+    if (through && !due(through.writtenAt))
+      return { written: false, reason: 'not-due', through: through.seq };
+    const checked = await chain();
+    if ('why' in checked) return refused(`the chain in the store does not verify: ${checked.why}`);
+    const from = through?.seq ?? -1;
+    const upTo = checked.head?.seq ?? -1;
+    const entries = checked.entries.filter(
+      // Chained entries only: a retention cut's marker (first in the log) has no seq; its record has.
+      (e) => e.hash && e.seq !== undefined && e.seq > from && e.seq <= upTo,
+    );
+    const first = entries[0];
+    const last = entries.at(-1);
+    if (!first || !last)
+      return { written: false, reason: 'nothing-new', ...(through ? { through: from } : {}) };
+    if (!through && !due(first.at)) return { written: false, reason: 'not-due' };
+    if (through && (first.seq !== through.seq + 1 || first.prev !== through.hash)) {
+      return refused(
+        `the store's chain does not continue from the archive's last segment ${through.segment} (seq ${through.seq}, hash ${short(through.hash)}): its next entry there is seq ${first.seq}`,
+      );
+    }
+    const text = entriesText(entries);
+    const unsigned: Omit<SegmentManifest, 'signature'> = {
+      format: SEGMENT_FORMAT,
+      environment: this.options.environment,
+      first: !through,
+      firstSeq: first.seq ?? 0,
+      lastSeq: last.seq ?? 0,
+      count: entries.length,
+      previousHead: through
+        ? { seq: through.seq, hash: through.hash }
+        : { seq: (first.seq ?? 0) - 1, hash: first.prev ?? '' },
+      head: { seq: last.seq ?? 0, hash: last.hash ?? '' },
+      entries: { file: ENTRIES_FILE, sha256: sha256Hex(text), bytes: Buffer.byteLength(text) },
+      writtenAt: now.toISOString(),
+      reason,
+      key: this.options.signer.publicKey,
+    };
+    const manifest: SegmentManifest = {
+      ...unsigned,
+      signature: this.options.signer.sign(manifestText(unsigned)),
+    };
+    const name = segmentName(unsigned.firstSeq, unsigned.lastSeq, now);
+    await this.put(name, text, `${JSON.stringify(manifest, null, 2)}\n`);
+    crashPoint('audit-segment-renamed');
+    await this.options.store.set<ArchiveRecord>(recordKey(this.options.environment), {
+      segment: name,
+      lastSeq: unsigned.lastSeq,
+      hash: unsigned.head.hash,
+      at: unsigned.writtenAt,
+    });
+    return {
+      written: true,
+      segment: name,
+      firstSeq: unsigned.firstSeq,
+      lastSeq: unsigned.lastSeq,
+      count: entries.length,
+    };
+  }
+
+  /** Both files, read-only, in a fresh folder, then the folder renamed to the segment's name. */
+  private async put(name: string, entries: string, manifest: string): Promise<void> {
+    const incoming = join(this.folder, INCOMING_DIR);
+    // What a writer that stopped part-way left (only the lock holder writes, so none is under way).
+    await rm(incoming, { recursive: true, force: true });
+    const staging = join(incoming, randomUUID());
+    await mkdir(staging, { recursive: true });
+    await writeOnce(join(staging, ENTRIES_FILE), entries);
+    await writeOnce(join(staging, MANIFEST_FILE), manifest);
+    crashPoint('audit-segment-staged');
+    const target = join(this.folder, name);
+    if (existsSync(target)) throw new Error(`audit segment ${target} exists already; nothing was written`);
+    await rename(staging, target);
+    await syncFolder(this.folder);
+    await rm(incoming, { recursive: true, force: true });
+  }
+}
+
+function refused(why: string): ArchiveOutcome {
+  return { written: false, reason: 'refused', why };
+}
+
+/** Create (never replace) a read-only file, and make it durable. */
+async function writeOnce(path: string, text: string): Promise<void> {
+  const file = await open(path, 'wx', 0o444);
+  try {
+    await file.writeFile(text, 'utf8');
+    await file.sync();
+  } finally {
+    await file.close();
+  }
+}
+
+/** So the rename survives a crash (where the file system allows a folder to be synced). */
+async function syncFolder(path: string): Promise<void> {
+  const folder = await open(path, 'r').catch(() => undefined);
+  await folder?.sync().catch(() => undefined);
+  await folder?.close();
+}

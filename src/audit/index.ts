@@ -1,0 +1,40 @@
+// What the audit room offers the rest of the bot: the hash-chained, signed log, its archive, exports
+// and checks, and the request's shape as an entry records it. Nothing else is imported from outside
+// this folder (.dependency-cruiser.cjs).
+export type { ActorLookup } from './actors.js';
+export type { ArchiveOutcome } from './archive.js';
+export { type BreakKind, type ChainReport, canonicalJson } from './chain.js';
+export { auditCsv, auditJsonLines } from './export-files.js';
+export { type AuditExportRecord, AuditExports, type UndeliveredListener } from './exports-under-way.js';
+export {
+  AUDIT_KEY_MISMATCH,
+  type AuditAlarmListener,
+  type AuditCheck,
+  type AuditHealth,
+  AuditKeeper,
+  AuditKeyMismatch,
+} from './keeper.js';
+export { auditStateFiles, defaultArchiveDir, parseArchiveUrl } from './location.js';
+export { type AuditDraft, AuditLog } from './log.js';
+export {
+  type AuditSeal,
+  AuditSigner,
+  HeadMarks,
+  loadOrCreateSigningKey,
+  parseSigningKey,
+} from './signing.js';
+export type {
+  ActorDetails,
+  ActorDirectory,
+  AuditAnswer,
+  AuditEntry,
+  AuditFigures,
+  AuditKind,
+  BridgeQuoteFigures,
+  DisplayDetails,
+  ExecutionOutcome,
+  PolicyRecordDetails,
+  PolicySetting,
+  RequestState,
+  ServiceEnvironment,
+} from './types.js';

@@ -1,0 +1,350 @@
+// The audit log of one service environment as a hash chain in the store: appends take the log's lock
+// (shared by every replica), read the last entry, link the new one to it and move the head record by
+// compare-and-set, so two replicas appending at once never fork the chain, even past a lapsed lock.
+// Entries without a hash (the legacy layout) are sealed by the first chained entry.
+//
+// With the audit signing key, each head is signed as it moves, and an append first checks the head it
+// extends: one that is not this key's, or is behind this process's mark, is recorded in the chain (a
+// `head-unverified` entry) before anything is linked to it, so a signature over a tampered chain can
+// never hide the tampering.
+//
+// An entry's actor is named as of the step (name and e-mail from the directory, see audit/actors.ts)
+// before the entry is hashed.
+//
+// Retention never truncates silently: only entries older than the retention AND held by a verified
+// archive segment are removed, oldest first. The shorter log is written as a new generation that starts
+// with a cut marker (the last removed entry's seq and hash) and ends with a chained entry recording the
+// cut, then the generation pointer moves and the old list is deleted: a crash part-way leaves the old log.
+
+import { crashPoint } from '../crash-points.js';
+import type { Store } from '../store/index.js';
+import { type ActorLookup, withActorDetails } from './actors.js';
+import {
+  type ChainHead,
+  type ChainReport,
+  chainEntry,
+  entryHash,
+  isCutMarker,
+  sealOf,
+  verifyChain,
+} from './chain.js';
+import { headText, signatureHolds } from './crypto.js';
+import { mendCutFork } from './fork.js';
+import { type AuditSeal, type HeadProblem, headProblem } from './signing.js';
+import type { AuditEntry, ServiceEnvironment } from './types.js';
+
+/** The log's first generation (the key it always had); a retention cut moves it to the next one. */
+export const auditListKey = (environment: ServiceEnvironment) => `approvals:audit:${environment}`;
+const generationList = (environment: ServiceEnvironment, generation: number) =>
+  generation === 0 ? auditListKey(environment) : `${auditListKey(environment)}:g${generation}`;
+const generationKey = (environment: ServiceEnvironment) => `approvals:audit-generation:${environment}`;
+/** The head record: the newest entry's seq and hash, signed when there is a key. */
+export const auditHeadKey = (environment: ServiceEnvironment) => `approvals:audit-head:${environment}`;
+const headKey = auditHeadKey;
+const lockName = (environment: ServiceEnvironment) => `approvals:audit:${environment}`;
+// Every step of every request appends here, and a step is not taken until its entry is written: under
+// a burst, waiting longer beats failing the step.
+const LOCK = { waitMs: 60_000 };
+/** Appends refused in a row (another appender moved the head each time) before giving up. */
+const MAX_APPEND_ATTEMPTS = 50;
+
+export type AuditDraft = Omit<AuditEntry, 'seq' | 'prev' | 'hash' | 'environment'>;
+
+/** The action of the entry an append writes when the head it was to extend did not verify. */
+export const HEAD_UNVERIFIED = 'head-unverified';
+
+/** Told when an append found the head it extends unverified, after the finding is in the chain. */
+export type IncidentListener = (
+  environment: ServiceEnvironment,
+  problem: HeadProblem,
+  entry: AuditEntry,
+) => void;
+
+export class AuditLog {
+  private seal: AuditSeal | undefined;
+  private actors: ActorLookup | undefined;
+  private readonly incidentListeners: IncidentListener[] = [];
+
+  constructor(private readonly store: Store) {}
+
+  /** Sign each head from now on, and check the head before extending it (see the file's comment). */
+  signWith(seal: AuditSeal): void {
+    this.seal = seal;
+  }
+
+  /** Name each entry's actor from this directory from now on (see audit/actors.ts). */
+  describeActorsWith(lookup: ActorLookup): void {
+    this.actors = lookup;
+  }
+
+  /** The draft with its actor's name and e-mail as the directory gives them now (bounded in time). */
+  describe(draft: AuditDraft): Promise<AuditDraft> {
+    return withActorDetails(draft, this.actors);
+  }
+
+  onIncident(listener: IncidentListener): void {
+    this.incidentListeners.push(listener);
+  }
+
+  /** The head record as stored (the newest entry's seq and hash, and its signature). */
+  head(environment: ServiceEnvironment): Promise<ChainHead | undefined> {
+    return this.store.get<ChainHead>(headKey(environment));
+  }
+
+  /**
+   * Append one entry to the environment's chain; returns it as stored. The lock keeps appends one at a
+   * time, but a lock can lapse (a stalled holder), so the head moves only by compare-and-set from the
+   * head the entry was chained onto: of two appends chained onto the same entry one is refused and
+   * chains again onto the fresh head. The head carries its entry until the list holds it, and an
+   * append first puts a head's entry that its writer left out into the list: the list never runs
+   * ahead of, or forks from, the head. Two appenders may both put that entry in; the copy is dropped
+   * on read. `described`: the draft went through describe() already, so its actor is not looked up again.
+   */
+  async append(
+    environment: ServiceEnvironment,
+    draft: AuditDraft,
+    options: { described?: boolean } = {},
+  ): Promise<AuditEntry> {
+    const named = this.actors && !options.described ? await this.describe(draft) : draft;
+    return this.appendNamed(environment, named);
+  }
+
+  private appendNamed(environment: ServiceEnvironment, draft: AuditDraft): Promise<AuditEntry> {
+    return this.store.withLock(
+      lockName(environment),
+      async () => {
+        // The finding about an unverified head goes in first, then the entry asked for.
+        let pending: AuditDraft[] = [draft];
+        let found: HeadProblem | undefined;
+        for (let attempt = 0; attempt < MAX_APPEND_ATTEMPTS; attempt++) {
+          const head = await this.store.get<ChainHead>(headKey(environment));
+          const list = generationList(environment, await this.generation(environment));
+          const [last] = await this.store.readList<AuditEntry>(list, -1, -1);
+          let previous = last;
+          let sealed: AuditEntry[] = [];
+          if (last && !last.hash) {
+            // Written by an older version: seal them all, or, when a chain exists before them, go on from it.
+            const all = await this.store.readList<AuditEntry>(list, 0, -1);
+            previous = all.findLast((entry) => entry.hash);
+            sealed = previous ? [] : all;
+          }
+          const behind = head?.entry && previous?.hash !== head.hash && (previous?.seq ?? -1) < head.seq;
+          if (behind && head.entry) {
+            // The head's writer stopped between moving the head and appending its entry: append it.
+            await this.store.appendToList(list, head.entry);
+            continue;
+          }
+          if (this.seal && !found) {
+            found = headProblem(this.seal, environment, head);
+            if (found) pending = [unverifiedHeadDraft(found, head, draft.at), draft];
+          }
+          const entry = chainEntry({ ...(pending[0] as AuditDraft), environment }, previous, sealed);
+          const next = this.signed(environment, { seq: entry.seq ?? 0, hash: entry.hash ?? '', entry });
+          if (!(await this.store.compareAndSet<ChainHead>(headKey(environment), head, next))) continue;
+          const [now] = await this.store.readList<AuditEntry>(list, -1, -1);
+          if (now?.hash !== entry.hash) await this.store.appendToList(list, entry);
+          if (pending.length > 1 && found) {
+            // The finding is in the chain: the mark follows the chain as it now is.
+            this.seal?.marks.reset(environment, next, new Date(entry.at));
+            for (const listener of this.incidentListeners) listener(environment, found, entry);
+            pending = pending.slice(1);
+            continue;
+          }
+          this.seal?.marks.raise(environment, next, new Date(entry.at));
+          return entry;
+        }
+        throw new Error(
+          `the audit head of ${environment} kept moving: ${MAX_APPEND_ATTEMPTS} appends refused`,
+        );
+      },
+      LOCK,
+    );
+  }
+
+  /** Every entry, oldest first. */
+  entries(environment: ServiceEnvironment): Promise<AuditEntry[]> {
+    return this.read(environment, (list) => this.store.readList<AuditEntry>(list, 0, -1));
+  }
+
+  /** The newest `count` entries, oldest first. */
+  latest(environment: ServiceEnvironment, count: number): Promise<AuditEntry[]> {
+    return this.read(environment, (list) => this.store.readList<AuditEntry>(list, -count, -1));
+  }
+
+  /**
+   * Walk the chain. The head is read before the entries: an append in between only makes the log
+   * longer than its head, never shorter.
+   */
+  async verify(environment: ServiceEnvironment): Promise<ChainReport> {
+    const head = await this.store.get<ChainHead>(headKey(environment));
+    return verifyChain(await this.entries(environment), head);
+  }
+
+  /**
+   * Remove the oldest entries written before `olderThan` that `archived` says a verified archive segment
+   * holds, and record the cut. Returns how many were removed (0: nothing old enough was archived, or
+   * nothing is old enough).
+   */
+  cut(
+    environment: ServiceEnvironment,
+    olderThan: Date,
+    now: Date,
+    archived: (entry: AuditEntry) => boolean,
+  ): Promise<number> {
+    return this.store.withLock(
+      lockName(environment),
+      async () => {
+        const generation = await this.generation(environment);
+        const entries = await this.store.readList<AuditEntry>(generationList(environment, generation), 0, -1);
+        const earlier = entries[0] && isCutMarker(entries[0]) ? entries[0] : undefined;
+        const start = earlier ? 1 : 0;
+        let end = start;
+        while (end < entries.length) {
+          const entry = entries[end] as AuditEntry;
+          if (Date.parse(entry.at) >= olderThan.getTime() || !archived(entry)) break;
+          end += 1;
+        }
+        const unchained = entries.slice(start).findIndex((e) => e.hash);
+        const legacy = unchained === -1 ? entries.length - start : unchained;
+        // Entries of an older version are sealed together: they go all at once or not at all.
+        if (legacy > 0 && end - start < legacy) return 0;
+        const removed = entries.slice(start, end);
+        const lastRemoved = removed.at(-1);
+        // The true last entry of the chain, whatever it is (an earlier cut's record too): only the
+        // marker is outside the chain.
+        const tail = entries.findLast((e) => e.hash && e.seq !== undefined);
+        if (!lastRemoved || !tail) return 0;
+        const cut = {
+          seq: lastRemoved.seq ?? -1,
+          hash: lastRemoved.hash ?? sealOf(removed),
+          count: removed.length + (earlier?.cut?.count ?? 0),
+        };
+        const note = `${removed.length} entries before ${olderThan.toISOString()} removed, every one held by a verified archive segment`;
+        const draft = {
+          at: now.toISOString(),
+          kind: 'audit' as const,
+          action: 'cut',
+          environment,
+          cut,
+          note,
+        };
+        const marker: AuditEntry = { ...draft, hash: entryHash(draft) };
+        const record = chainEntry(draft, tail);
+        const next = generationList(environment, generation + 1);
+        await this.store.deleteList(next); // what a crash part-way through an earlier cut left
+        for (const entry of [marker, ...entries.slice(end), record])
+          await this.store.appendToList(next, entry);
+        crashPoint('audit-cut-written');
+        await this.store.set(generationKey(environment), generation + 1);
+        crashPoint('audit-cut-switched');
+        const head = this.signed(environment, { seq: record.seq ?? 0, hash: record.hash ?? '' });
+        await this.store.set<ChainHead>(headKey(environment), head);
+        crashPoint('audit-cut-headed');
+        this.seal?.marks.raise(environment, head, now);
+        await this.store.deleteList(generationList(environment, generation));
+        return removed.length;
+      },
+      LOCK,
+    );
+  }
+
+  /**
+   * Mend the fork an earlier retention cut could make, only when it is provably that fault
+   * (audit/fork.ts), written as a cut is: a new generation, then the pointer, the head and the mark.
+   * Returns the entry that records it, or undefined when there was nothing to mend.
+   */
+  mendFork(
+    environment: ServiceEnvironment,
+    archived: { hashAt: (seq: number) => string | undefined; through: number },
+    now: Date,
+  ): Promise<AuditEntry | undefined> {
+    return this.store.withLock(
+      lockName(environment),
+      async () => {
+        const seal = this.seal;
+        if (!seal) return undefined;
+        const generation = await this.generation(environment);
+        const list = generationList(environment, generation);
+        const entries = withoutCopies(await this.store.readList<AuditEntry>(list, 0, -1));
+        const head = await this.store.get<ChainHead>(headKey(environment));
+        const holds =
+          head?.signature?.key === seal.signer.publicKey &&
+          signatureHolds(
+            headText(environment, head.seq, head.hash),
+            head.signature.value,
+            head.signature.key,
+          );
+        const mended = mendCutFork(entries, head, holds, archived, now);
+        if (!mended) return undefined;
+        const next = generationList(environment, generation + 1);
+        await this.store.deleteList(next);
+        for (const entry of mended.entries) await this.store.appendToList(next, entry);
+        await this.store.set(generationKey(environment), generation + 1);
+        const signed = this.signed(environment, { seq: mended.last.seq ?? 0, hash: mended.last.hash ?? '' });
+        await this.store.set<ChainHead>(headKey(environment), signed);
+        seal.marks.reset(environment, signed, now);
+        await this.store.deleteList(list);
+        return mended.last;
+      },
+      LOCK,
+    );
+  }
+
+  /**
+   * Sign the head as it stands when nobody signed it yet and this process keeps no mark for it (the
+   * chain was kept before it was signed): trust on first use, so call it only once the chain verified.
+   * True when it was signed now.
+   */
+  adopt(environment: ServiceEnvironment, now: Date): Promise<boolean> {
+    return this.store.withLock(
+      lockName(environment),
+      async () => {
+        const seal = this.seal;
+        const head = await this.store.get<ChainHead>(headKey(environment));
+        if (!seal || !head || head.signature || seal.marks.get(environment)) return false;
+        const signed = this.signed(environment, head);
+        if (!(await this.store.compareAndSet<ChainHead>(headKey(environment), head, signed))) return false;
+        seal.marks.raise(environment, signed, now);
+        return true;
+      },
+      LOCK,
+    );
+  }
+
+  /** The head, signed when there is a key. */
+  private signed(environment: ServiceEnvironment, head: ChainHead): ChainHead {
+    return this.seal ? this.seal.signer.signHead(environment, head) : head;
+  }
+
+  private async generation(environment: ServiceEnvironment): Promise<number> {
+    return (await this.store.get<number>(generationKey(environment))) ?? 0;
+  }
+
+  /** Read the current generation; read again if a cut moved it meanwhile (its old list is deleted). */
+  private async read(environment: ServiceEnvironment, read: (list: string) => Promise<AuditEntry[]>) {
+    for (;;) {
+      const generation = await this.generation(environment);
+      const entries = await read(generationList(environment, generation));
+      if ((await this.generation(environment)) === generation) return withoutCopies(entries);
+    }
+  }
+}
+
+/**
+ * The list without an entry appended twice in a row (a head's entry put in by its writer and by the
+ * next appender at once): the same hashed entry again adds nothing, so it is not a break.
+ */
+function withoutCopies(entries: AuditEntry[]): AuditEntry[] {
+  return entries.filter((entry, i) => i === 0 || !entry.hash || entries[i - 1]?.hash !== entry.hash);
+}
+
+/** The entry recording that an append found the head it extends unverified (in numbers and hashes). */
+function unverifiedHeadDraft(problem: HeadProblem, head: ChainHead | undefined, at: string): AuditDraft {
+  return {
+    at,
+    kind: 'audit',
+    action: HEAD_UNVERIFIED,
+    subject: head ? `seq ${head.seq} hash ${head.hash}` : 'no head',
+    note: `${problem.kind}: ${problem.text}. Recorded before the next entry was linked to it.`,
+  };
+}

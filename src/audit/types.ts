@@ -1,0 +1,145 @@
+// What the audit log records: an entry, and the request's shape as an entry carries it (its state, the
+// figures shown, the service's answer). The approval request (approvals/types.ts) is built on these.
+import type { RequestKind } from '../access/index.js';
+
+/** The service environment a request is filed for and only ever sent to. */
+export type ServiceEnvironment = 'sandbox' | 'test' | 'live';
+
+/** A person as the audit log records them: their name and e-mail, as far as the directory gives them. */
+export interface ActorDetails {
+  name?: string | undefined;
+  email?: string | undefined;
+}
+
+/** Who a user id is now (the Slack directory); may throw or be slow, the audit log bounds it. */
+export type ActorDirectory = (userId: string) => Promise<ActorDetails>;
+export type RequestState =
+  | 'pending'
+  | 'approved'
+  | 'executing'
+  | 'sent'
+  | 'completed'
+  | 'failed'
+  | 'outcome-unknown'
+  | 'rejected'
+  | 'cancelled'
+  | 'expired';
+
+export interface BridgeQuoteFigures {
+  amountReceivable: string;
+  networkFee: string;
+  bridgeFee: string;
+}
+
+/** What approvers read; never sent to the service. Checked again at approval where it can go stale. */
+export interface DisplayDetails {
+  networkName?: string;
+  originNetworkName?: string;
+  destinationNetworkName?: string;
+  bankName?: string;
+  bankCode?: string;
+  /** The account name the service resolved for this bank + account number. */
+  accountName?: string;
+  quote?: BridgeQuoteFigures;
+}
+
+export interface ExecutionOutcome {
+  /** trxRef (withdraw, redeem) or reference (bridge). */
+  reference?: string;
+  transactionId?: string;
+  /** Bridge: where the quoted amount has to be sent on the origin network. */
+  receivableAddress?: string;
+  /** Final service status text (`completed`, `failed`, …). */
+  status?: string;
+  reason?: string;
+  /** Failed before anything reached the service, or refused by it before acting: nothing was sent. */
+  nothingSent?: true;
+  explorerLink?: string;
+  hash?: string;
+  /** When the service call started (ISO): the reconciler's time window opens here. */
+  sentAt?: string;
+}
+
+/**
+ * What an audit entry is about: a request's step, an alert set aside, the log itself (export, cut), the
+ * freeze of sends (frozen, unfrozen), or the policy in effect (its settings at start, a user group's
+ * members).
+ */
+export type AuditKind = RequestKind | 'alert' | 'audit' | 'freeze' | 'policy';
+
+/** One setting of the policy: words, or a set of user (U…/W…) and user group (S…) IDs, sorted. */
+export interface PolicySetting {
+  name: string;
+  value: string | string[];
+}
+
+/** What a `policy` entry records (see policy-record.ts). */
+export interface PolicyRecordDetails {
+  /** What changed, one line each (every setting, when the policy is recorded the first time). */
+  changes: string[];
+  /** The settings in effect at start and their fingerprint, so the next start compares against them. */
+  settings?: PolicySetting[];
+  fingerprint?: string;
+  /** A user group's members as the bot saw them change. */
+  group?: string;
+  added?: string[];
+  removed?: string[];
+}
+
+/** The request's figures at the step: what will be (or was) sent, and what approvers were shown. */
+export interface AuditFigures {
+  payload: Record<string, unknown>;
+  display: DisplayDetails;
+  /** What the requester said the payment is for. */
+  purpose?: string;
+  requiredApprovals: number;
+  approvals: string[];
+}
+
+/** The service's answer, once there is one. */
+export type AuditAnswer = Omit<ExecutionOutcome, 'sentAt'> & { sentAt?: string };
+
+/**
+ * One line of the append-only audit log. Entries written since the hash chain carry `seq`, `prev` and
+ * `hash` (see chain.ts) and the figures; older ones have only the first fields.
+ */
+export interface AuditEntry {
+  at: string;
+  /** The request whose step this is; absent for entries about alerts or the log itself. */
+  requestId?: string;
+  kind: AuditKind;
+  action: string;
+  state?: RequestState;
+  actor?: string;
+  /**
+   * The actor's name and e-mail as Slack gave them when the entry was written (absent on older entries,
+   * entries of the system, and when Slack did not answer in time). The e-mail needs users:read.email.
+   */
+  actorName?: string;
+  actorEmail?: string;
+  /** The actor approved as a delegate, in this approver's place. */
+  onBehalfOf?: string;
+  amount?: string;
+  note?: string;
+  /** Index of the step in the request's history: a write that never reached the request is dropped on read. */
+  step?: number;
+  environment?: ServiceEnvironment;
+  /** Non-reversible id of the API key the request was filed under. */
+  keyId?: string;
+  figures?: AuditFigures;
+  answer?: AuditAnswer;
+  /** For alert and log entries: what they are about (a dead letter's id, an export's range). */
+  subject?: string;
+  /** A retention cut: the last removed entry's place and hash (the log then starts after it). */
+  cut?: { seq: number; hash: string; count: number };
+  /**
+   * An export: its time range and the newest chained entry when it was made (retention removes only
+   * entries an export held).
+   */
+  exported?: { from?: string; to: string; lastSeq?: number };
+  /** A policy entry: the settings in effect, or a user group's members, and what changed. */
+  policy?: PolicyRecordDetails;
+  seq?: number;
+  prev?: string;
+  hash?: string;
+}

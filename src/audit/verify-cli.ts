@@ -1,0 +1,111 @@
+// The standalone check of an audit archive, as an auditor runs it: `npm run audit:verify -- <archive
+// folder or segment> --key <public key>`, or `node scripts/audit-verify.mjs …` with nothing but Node
+// (that script is this file and what it imports, bundled by `npm run docs`). It reads only the files:
+// no store, no Slack, no network. One line per problem, a summary, exit status 1 on any problem (2 when
+// it cannot run). It fails closed: without a key pinned by the auditor, an archive re-signed whole with
+// a fresh key would check out, so the answer is never "no problems" then (exit status 3).
+import { createPublicKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { publicKeyFromHex, publicKeyHex } from './crypto.js';
+import { findArchive, verifySegments } from './segments.js';
+
+const USAGE = `Usage: node audit-verify.mjs <archive folder, environment folder or segment folder> --key <public key>
+       node audit-verify.mjs <folder> --key-file <file holding the public key>
+
+Checks every segment's signature, every entry's hash, the links between entries and between segments,
+and that no sequence number is missing or repeated. --key is the bot's audit public key (64 hex digits,
+as /cngn audit verify shows it, or a file holding it or a PEM public key); --key-file is a file holding
+either. Give either more than once for an archive signed with several keys. Exit status: 0 no problem,
+1 problems found, 2 could not run, 3 no problem found but no key given: the signatures were not checked
+against a known key.`;
+
+/** Exit status when every check passed but no key was pinned. */
+export const NO_KEY_STATUS = 3;
+
+/** A public key as given to --key: 64 hex digits, or a file holding them or a PEM public key. */
+export function readKeyArgument(value: string): string {
+  return readKeyText(/^[0-9a-fA-F]{64}$/.test(value.trim()) ? value : readFileSync(value, 'utf8'));
+}
+
+/** 64 hex digits or a PEM public key, as text. */
+function readKeyText(text: string): string {
+  if (text.includes('BEGIN PUBLIC KEY')) return publicKeyHex(createPublicKey(text));
+  const hex = text.trim().toLowerCase();
+  publicKeyFromHex(hex); // throws when it is not a key
+  return hex;
+}
+
+/** Runs the check on the command's words; returns the exit status. */
+export function runVerifier(args: string[], print: (line: string) => void): number {
+  const paths: string[] = [];
+  const keys: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    if (arg === '--help' || arg === '-h') {
+      print(USAGE);
+      return 0;
+    }
+    if (arg === '--key' || arg === '--key-file') {
+      const value = args[++i];
+      if (!value) return usage(print, `${arg} needs a value`);
+      try {
+        keys.push(arg === '--key' ? readKeyArgument(value) : readKeyText(readFileSync(value, 'utf8')));
+      } catch (error) {
+        return usage(
+          print,
+          `${arg} ${value}: not a public key (${error instanceof Error ? error.message : String(error)})`,
+        );
+      }
+    } else paths.push(arg);
+  }
+  if (paths.length !== 1) return usage(print, 'give one archive folder or segment');
+  const path = paths[0] ?? '';
+  let found: ReturnType<typeof findArchive>;
+  try {
+    found = findArchive(path);
+  } catch (error) {
+    return usage(print, error instanceof Error ? error.message : String(error));
+  }
+  if (found.environments.length === 0) return usage(print, `no audit segment found in ${path}`);
+  print(`Checking the audit archive at ${path}`);
+  let problems = 0;
+  for (const { name, segments } of found.environments) {
+    const report = verifySegments(name, segments, keys, found.single);
+    for (const problem of report.problems) {
+      print(`PROBLEM ${name}/${problem.segment || '-'}: ${problem.text}`);
+    }
+    problems += report.problems.length;
+    const seqs =
+      report.firstSeq !== undefined ? `seq ${report.firstSeq} to ${report.lastSeq}` : 'no readable segment';
+    print(
+      `${name}: ${report.segments} segment${report.segments === 1 ? '' : 's'}, ${seqs} (${report.entries} entries), signed by ${report.keys.join(' and ') || 'no key'}`,
+    );
+    // The bot's `/cngn audit verify` names the segment it last wrote: the two must be the same.
+    if (report.last) {
+      print(
+        `${name}: ends at segment ${report.last.segment} (seq ${report.last.head.seq}, hash ${report.last.head.hash})`,
+      );
+    }
+  }
+  if (found.single) {
+    print('One segment checked alone: whether segments before or after it are missing is not checked.');
+  }
+  if (problems > 0) {
+    print(`${problems} problem${problems === 1 ? '' : 's'} found.`);
+    return 1;
+  }
+  if (keys.length === 0) {
+    print(
+      'NOT VERIFIED: signatures not checked against a known key. Each segment was checked only against the key it names itself, which anyone can replace along with every signature. Run again with --key <the public key /cngn audit verify shows> (or --key-file <file>).',
+    );
+    return NO_KEY_STATUS;
+  }
+  print('No problems: every signature, hash and link checks out.');
+  return 0;
+}
+
+function usage(print: (line: string) => void, why: string): number {
+  print(`audit-verify: ${why}`);
+  print(USAGE);
+  return 2;
+}

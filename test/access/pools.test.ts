@@ -1,0 +1,107 @@
+// Approver pools per kind through the real engine on the embedded sandbox: a kind's own pool replaces
+// the general approvers for it, the tiers count within the pool, and a delegate stands in only where
+// the delegator's pool reaches.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseTiers } from '../../src/access/index.js';
+import { ApprovalPolicy } from '../../src/approvals/index.js';
+import type { RequestDraft } from '../../src/approvals/types.js';
+import {
+  type EngineFixture,
+  REQUESTER,
+  startEngineFixture,
+  twoNetworks,
+  withdrawalDraft,
+} from '../approvals/fixture.js';
+import { fileDraft } from '../support/filing.js';
+
+const BOLA = 'U_BOLA'; // a general approver
+const EFE = 'U_EFE';
+const CHIDI = 'U_CHIDI';
+const ADA = 'U_ADA';
+const DAYO = 'U_DAYO';
+const DELEGATE = 'U_DELEGATE';
+
+const settlement: RequestDraft = {
+  kind: 'settlement',
+  payload: { bankName: 'GTBank', bankAccountName: 'ADEBANJO IBRAHIM', bankAccountNumber: '0123456789' },
+  display: { bankCode: '058' },
+  requester: REQUESTER,
+};
+
+describe('approver pools per kind', () => {
+  let fx: EngineFixture;
+  let policy: ApprovalPolicy;
+  let networkId: string;
+
+  beforeEach(async () => {
+    policy = new ApprovalPolicy({
+      approvers: [BOLA, CHIDI],
+      approversByKind: { settlement: [EFE, CHIDI], withdraw: [ADA, DAYO, BOLA] },
+      tiers: parseTiers('0:1,1000000:2'),
+    });
+    fx = await startEngineFixture({ engine: { policy } });
+    [networkId] = await twoNetworks(fx.client);
+  });
+  afterEach(async () => {
+    await fx.close();
+  });
+
+  it('refuses a general approver on a settlement change, which only its own pool approves', async () => {
+    const request = await fileDraft(fx.engine, settlement);
+    expect(request.requiredApprovals).toBe(2);
+    expect(await fx.engine.approve(request.id, BOLA)).toMatchObject({ ok: false, reason: 'not-approver' });
+    expect(await fx.engine.approve(request.id, EFE)).toMatchObject({
+      ok: true,
+      request: { state: 'pending' },
+    });
+    expect(await fx.engine.approve(request.id, CHIDI)).toMatchObject({ ok: true });
+    await fx.engine.idle();
+    expect(fx.sandbox.count('PUT', '/v1/api/bank-account')).toBe(1);
+    expect(await policy.eligibleFor({ ...request, approvals: [] })).toEqual([EFE, CHIDI]);
+  });
+
+  it('counts a two-approval withdrawal tier only with people of the withdraw pool', async () => {
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '2000000'));
+    expect(request.requiredApprovals).toBe(2);
+    // Chidi approves in the general pool, not the withdraw pool.
+    expect(await fx.engine.approve(request.id, CHIDI)).toMatchObject({ ok: false, reason: 'not-approver' });
+    expect(await fx.engine.approve(request.id, ADA)).toMatchObject({
+      ok: true,
+      request: { state: 'pending' },
+    });
+    expect(await fx.engine.approve(request.id, BOLA)).toMatchObject({ ok: true });
+    await fx.engine.idle();
+    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+  });
+
+  it('uses the general pool for a kind without its own, and counts anyone in any pool as an approver', async () => {
+    expect(await policy.isApprover(CHIDI, 'redeem')).toBe(true);
+    expect(await policy.isApprover(ADA, 'redeem')).toBe(false);
+    // Freeze, audit and delegating ask for an approver of any kind.
+    expect(await policy.isApprover(ADA)).toBe(true);
+    expect(await policy.isApprover(EFE)).toBe(true);
+    expect(await policy.isApprover(DELEGATE)).toBe(false);
+    expect(await policy.approverIds('settlement')).toEqual([EFE, CHIDI]);
+  });
+
+  it("lets a delegate stand in only on kinds in the delegator's pool", async () => {
+    const until = new Date(fx.clock.now().getTime() + 3_600_000).toISOString();
+    policy.useDelegations({
+      all: async () => [
+        {
+          id: 'AR-D',
+          delegator: BOLA,
+          delegate: DELEGATE,
+          from: '2026-01-01T00:00:00Z',
+          until,
+          approvedBy: [CHIDI],
+        },
+      ],
+      now: fx.clock.now,
+    });
+    const settle = await fileDraft(fx.engine, settlement);
+    expect(await policy.check(settle, DELEGATE)).toEqual({ allowed: false, reason: 'delegation-ended' });
+    const withdrawal = await fileDraft(fx.engine, withdrawalDraft(networkId, '100'));
+    expect(await policy.check(withdrawal, DELEGATE)).toEqual({ allowed: true, onBehalfOf: BOLA });
+  });
+});

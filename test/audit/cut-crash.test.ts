@@ -1,0 +1,115 @@
+// Retention cuts killed part-way: a replica in a process of its own (audit-cut-child.ts) on a SQLite
+// file cuts five times in a row, with and without entries between, and each time is killed with SIGKILL
+// at another step of the segment and the cut. Started again on the same file, the check at start finds
+// the chain whole, the cut completes, and at the end both the bot's check and `npm run audit:verify`
+// (pinned to the bot's key) say the archive is sound, and the bot started on the file says in Slack
+// that the chain is intact.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { AUDIT_CRASH_POINTS } from '../../src/crash-points.js';
+import { createStore } from '../../src/store/index.js';
+import { APPROVER_A, startApprovalApp } from '../slack/approvals/support.js';
+import { commandAnswer } from '../support/slack-requests.js';
+
+const CHILD = fileURLToPath(new URL('./cut-child.ts', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const SECOND = 1000;
+const START = Date.parse('2026-11-01T09:00:00.000Z');
+
+interface ChildSaid {
+  startedOk: boolean;
+  outcome: { written: boolean; reason?: string; why?: string };
+  ok: boolean;
+  broken: string | null;
+  problems: string[];
+  cut: number;
+  seqs: Array<number | null>;
+  publicKey: string;
+}
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'audit-cut-crash-'));
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The child at `seconds` past the start: append `append` entries from `from`, then write a segment. */
+function child(seconds: number, from: number, append: number, crashAt?: string) {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', CHILD], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: {
+      PATH: process.env.PATH,
+      AUDIT_DIR: dir,
+      AUDIT_NOW: new Date(START + seconds * SECOND).toISOString(),
+      AUDIT_RETENTION_MS: String(8 * SECOND),
+      AUDIT_FROM: String(from),
+      AUDIT_APPEND: String(append),
+      ...(crashAt ? { CNGN_DESK_CRASH_AT: crashAt } : {}),
+    },
+  });
+  const said = run.stdout.trim() ? (JSON.parse(run.stdout.trim()) as ChildSaid) : undefined;
+  return { signal: run.signal, status: run.status, said, stderr: run.stderr };
+}
+
+it('five cuts, each killed at another step and started again, leave a chain and an archive that verify', {
+  timeout: 300_000,
+}, async () => {
+  // Two entries, then one five seconds later: the first cut removes the older two and keeps the third.
+  expect(child(0, 0, 2).said).toMatchObject({ ok: true, outcome: { written: true } });
+  expect(child(5, 2, 1).said).toMatchObject({ ok: true, outcome: { written: true } });
+  let seconds = 9;
+  let next = 3;
+  let key = '';
+  for (const [cut, point] of AUDIT_CRASH_POINTS.entries()) {
+    const append = cut % 2 === 0 ? 1 : 0; // with entries between, and without
+    const killed = child(seconds, next, append, point);
+    expect(killed.signal, `${point}: ${killed.stderr.slice(-400)}`).toBe('SIGKILL');
+    next += append;
+    // Started again on the same file: the check at start finds the chain whole; the cut completes.
+    const again = child(seconds, next, 0);
+    expect(again.status, again.stderr.slice(-400)).toBe(0);
+    const said = again.said as ChildSaid;
+    expect(said.startedOk, `${point}: ${said.problems.join('; ')}`).toBe(true);
+    expect(said, point).toMatchObject({ ok: true, broken: null, problems: [] });
+    const seqs = said.seqs.filter((seq) => seq !== null);
+    expect(new Set(seqs).size, `${point}: no seq twice (${seqs.join(',')})`).toBe(seqs.length);
+    key = said.publicKey;
+    seconds += 9;
+  }
+  const last = child(seconds, next, 0).said as ChildSaid;
+  expect(last).toMatchObject({ ok: true, problems: [] });
+  expect(last.cut).toBeGreaterThan(3);
+
+  const verifier = spawnSync(
+    'npm',
+    ['run', '--silent', 'audit:verify', '--', join(dir, 'audit-archive'), '--key', key],
+    {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH },
+    },
+  );
+  expect(verifier.stdout).toContain('No problems: every signature, hash and link checks out.');
+  expect(verifier.status).toBe(0);
+
+  // The bot itself on the same file: `/cngn audit verify` says the chain is intact.
+  const storeUrl = `sqlite://${join(dir, 'desk.sqlite')}`;
+  const store = await createStore(storeUrl);
+  const app = await startApprovalApp({ store, config: { storeUrl } });
+  try {
+    const answer = JSON.stringify((await commandAnswer(app, 'audit verify', APPROVER_A)).body);
+    expect(answer).toContain('Audit chain intact');
+    expect(answer).toContain(`its public key is \`${key}\``);
+  } finally {
+    await app.stop();
+    await store.close();
+  }
+});
