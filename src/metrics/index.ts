@@ -86,6 +86,13 @@ const APPROVAL_BUCKETS = [60, 300, 900, 1800, 3600, 7200, 14_400, 28_800, 86_400
 /** One exchange with the service: its timeouts are 5 s to connect and 15 s each for headers and body. */
 const CALL_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30];
 
+/** What the approval engine's steps count. */
+interface ApprovalCounters {
+  seconds: Histogram<'kind'>;
+  sends: Counter<'kind' | 'result'>;
+  closed: Counter<'kind' | 'state'>;
+}
+
 export class BotMetrics {
   readonly registry = new Registry();
   /** For the custody client: each exchange's duration and failure, by endpoint template. */
@@ -112,12 +119,30 @@ export class BotMetrics {
     this.log = options.log;
     this.now = options.now ?? Date.now;
     this.readTimeoutMs = options.readTimeoutMs ?? 2_000;
-    const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
+    // prom-client lists and collects the metrics in the order they are made here.
+    this.botGauges(options.build);
+    const approvals = this.approvalMetrics();
+    this.approvalSeconds = approvals.seconds;
+    this.sends = approvals.sends;
+    this.closed = approvals.closed;
+    this.alertGauges();
+    this.serviceCalls = this.serviceMetrics();
+    const slack = this.slackAndWebhookCounters();
+    this.slackCalls = slack.calls;
+    this.slackErrors = slack.errors;
+    this.slackRateLimited = slack.rateLimited;
+    this.intake = slack.intake;
+    this.frozenGauge();
+    // Last: prom-client collects every metric at once, in this order, so the gauges' reads of this
+    // scrape are under way when this waits for them, and a failure counts in the same scrape.
+    this.readFailures = this.readFailureCounter();
+  }
 
-    // ---- The bot itself --------------------------------------------------------------------------
+  /** The bot itself: its build, and whether the store answers and the bot is ready. */
+  private botGauges(build: BuildInfo | undefined): void {
     const metrics = this;
-    const build = options.build;
+    const registers = [this.registry];
     if (build) {
       new Gauge({
         name: 'cngn_build_info',
@@ -144,19 +169,25 @@ export class BotMetrics {
         this.set(reasons && reasons.length === 0 ? 1 : 0);
       },
     });
+  }
 
-    // ---- Approvals -------------------------------------------------------------------------------
-    /** A gauge read from the store (or a source) at each scrape; left as it was when the read failed. */
-    const storeGauge = (name: string, help: string, read: () => Promise<number | undefined>) =>
-      new Gauge({
-        name,
-        help,
-        registers,
-        async collect() {
-          const value = await read();
-          if (value !== undefined) this.set(value);
-        },
-      });
+  /** A gauge read from the store (or a source) at each scrape; left as it was when the read failed. */
+  private storeGauge(name: string, help: string, read: () => Promise<number | undefined>): void {
+    new Gauge({
+      name,
+      help,
+      registers: [this.registry],
+      async collect() {
+        const value = await read();
+        if (value !== undefined) this.set(value);
+      },
+    });
+  }
+
+  /** Approvals: the open requests read at each scrape, and what the engine's steps count. */
+  private approvalMetrics(): ApprovalCounters {
+    const metrics = this;
+    const registers = [this.registry];
     new Gauge({
       name: 'cngn_approval_requests',
       help: 'Open approval requests of this environment by kind and state (read from the store: all replicas).',
@@ -170,7 +201,7 @@ export class BotMetrics {
         for (const request of open) this.inc({ kind: request.kind, state: request.state });
       },
     });
-    storeGauge(
+    this.storeGauge(
       'cngn_approval_oldest_pending_age_seconds',
       'Age of the oldest approval request waiting for approvers; 0 when none waits.',
       async () => {
@@ -189,7 +220,7 @@ export class BotMetrics {
         this.set(metrics.sources?.auditOk?.() === false ? 0 : 1);
       },
     });
-    storeGauge(
+    this.storeGauge(
       'cngn_approval_outcome_unknown',
       'Approval requests whose service call may or may not have happened: the reconciler or a person must settle them.',
       async () => {
@@ -197,62 +228,74 @@ export class BotMetrics {
         return open?.filter((r) => r.state === 'outcome-unknown').length;
       },
     );
-    this.approvalSeconds = new Histogram({
+    return this.approvalCounters();
+  }
+
+  /** What the approval engine's steps count, each series made at zero. */
+  private approvalCounters(): ApprovalCounters {
+    const registers = [this.registry];
+    const seconds = new Histogram({
       name: 'cngn_approval_time_to_approval_seconds',
       help: 'Time from filing an approval request to its final approval.',
       labelNames: ['kind'] as const,
       buckets: APPROVAL_BUCKETS,
       registers,
     });
-    this.sends = new Counter({
+    const sends = new Counter({
       name: 'cngn_approval_sends_total',
       help: 'Service calls of approved requests by their immediate result: sent, completed, failed or outcome-unknown.',
       labelNames: ['kind', 'result'] as const,
       registers,
     });
-    this.closed = new Counter({
+    const closed = new Counter({
       name: 'cngn_approval_requests_closed_total',
       help: 'Approval requests that reached a final state (completed, failed, rejected, cancelled, expired) in this process.',
       labelNames: ['kind', 'state'] as const,
       registers,
     });
     for (const kind of KINDS) {
-      for (const result of SEND_RESULTS) this.sends.inc({ kind, result }, 0);
-      for (const state of CLOSED) this.closed.inc({ kind, state }, 0);
+      for (const result of SEND_RESULTS) sends.inc({ kind, result }, 0);
+      for (const state of CLOSED) closed.inc({ kind, state }, 0);
     }
+    return { seconds, sends, closed };
+  }
 
-    // ---- Alerts ----------------------------------------------------------------------------------
-    const backlog = () => metrics.shared('alert outbox', () => metrics.need().alertBacklog());
-    storeGauge(
+  /** Alerts: the outbox's depth and oldest entry, and the alerts set aside. */
+  private alertGauges(): void {
+    const backlog = () => this.shared('alert outbox', () => this.need().alertBacklog());
+    this.storeGauge(
       'cngn_alert_outbox_depth',
       'Alerts accepted and not yet posted to Slack (read from the store: all replicas).',
       async () => (await backlog())?.depth,
     );
-    storeGauge(
+    this.storeGauge(
       'cngn_alert_oldest_undelivered_age_seconds',
       'Age of the oldest alert not yet posted to Slack; 0 when none waits.',
       async () => {
         const read = await backlog();
         if (!read) return undefined;
-        const oldest = read.oldestEnqueuedAt ? Date.parse(read.oldestEnqueuedAt) : metrics.now();
-        return Math.max(0, (metrics.now() - oldest) / 1000);
+        const oldest = read.oldestEnqueuedAt ? Date.parse(read.oldestEnqueuedAt) : this.now();
+        return Math.max(0, (this.now() - oldest) / 1000);
       },
     );
-    storeGauge(
+    this.storeGauge(
       'cngn_alert_dead_letters',
       'Alerts Slack refused, set aside and not re-posted (see /cngn deadletters).',
       async () => {
-        const count = metrics.need().deadLetters;
-        return count ? await metrics.shared('dead letters', count) : 0;
+        const count = this.need().deadLetters;
+        return count ? await this.shared('dead letters', count) : 0;
       },
     );
+  }
 
-    // ---- The service -----------------------------------------------------------------------------
-    storeGauge(
+  /** The service: its rate budget, and each exchange's duration and failure, by endpoint template. */
+  private serviceMetrics(): ServiceCallObserver {
+    const registers = [this.registry];
+    this.storeGauge(
       'cngn_rate_budget_used_ratio',
       "Share of the service's request budget (CNGN_RATE_LIMIT) taken now, 0 to 1, shared by every replica; 1 while the key is blocked after a 429.",
       async () => {
-        const budget = await metrics.shared('rate budget', () => metrics.need().rateBudget());
+        const budget = await this.shared('rate budget', () => this.need().rateBudget());
         if (!budget) return undefined;
         return budget.blockedForSeconds > 0 ? 1 : budget.used / budget.limit;
       },
@@ -270,7 +313,7 @@ export class BotMetrics {
       labelNames: ['endpoint', 'error'] as const,
       registers,
     });
-    this.serviceCalls = {
+    return {
       exchanged: (endpoint, seconds) => {
         if (this.firstSight(`endpoint ${endpoint}`)) {
           for (const error of CALL_ERRORS) callErrors.inc({ endpoint, error }, 0);
@@ -279,54 +322,71 @@ export class BotMetrics {
       },
       failed: (endpoint, error: ServiceCallError) => callErrors.inc({ endpoint, error }),
     };
+  }
 
-    // ---- Slack and webhooks ----------------------------------------------------------------------
-    this.slackCalls = new Counter({
+  /** Slack's Web API answers, and the webhook intake's results. */
+  private slackAndWebhookCounters(): {
+    calls: Counter<'method'>;
+    errors: Counter<'method' | 'error'>;
+    rateLimited: Counter<'method'>;
+    intake: Counter<'result'>;
+  } {
+    const registers = [this.registry];
+    const calls = new Counter({
       name: 'cngn_slack_api_calls_total',
       help: 'Slack Web API answers by method, errors and 429s included.',
       labelNames: ['method'] as const,
       registers,
     });
-    this.slackErrors = new Counter({
+    const errors = new Counter({
       name: 'cngn_slack_api_errors_total',
       help: "Slack Web API calls that failed, by method and error (Slack's code, http_<status>, timeout, request_failed).",
       labelNames: ['method', 'error'] as const,
       registers,
     });
-    this.slackRateLimited = new Counter({
+    const rateLimited = new Counter({
       name: 'cngn_slack_api_rate_limited_total',
       help: 'Slack Web API answers of HTTP 429 (rate-limited), by method.',
       labelNames: ['method'] as const,
       registers,
     });
-    this.intake = new Counter({
+    const intake = new Counter({
       name: 'cngn_webhook_intake_total',
       help: 'Webhook deliveries from the service by result: accepted, duplicate, or why refused.',
       labelNames: ['result'] as const,
       registers,
     });
-    for (const result of Object.keys(INTAKE_RESULTS) as IntakeResult[]) this.intake.inc({ result }, 0);
-    storeGauge(
+    for (const result of Object.keys(INTAKE_RESULTS) as IntakeResult[]) intake.inc({ result }, 0);
+    return { calls, errors, rateLimited, intake };
+  }
+
+  /** Whether money movements are frozen in this environment. */
+  private frozenGauge(): void {
+    this.storeGauge(
       'cngn_frozen',
       'Whether money movements are frozen in this environment: 1 frozen, 0 not.',
       async () => {
-        const read = metrics.sources?.frozen;
-        const value = read ? await metrics.shared('freeze', async () => read()) : false;
+        const read = this.sources?.frozen;
+        const value = read ? await this.shared('freeze', async () => read()) : false;
         return value === undefined ? undefined : value ? 1 : 0;
       },
     );
-    // Last: prom-client collects every metric at once, in this order, so the gauges' reads of this
-    // scrape are under way when this waits for them, and a failure counts in the same scrape.
-    this.readFailures = new Counter({
+  }
+
+  /** Failed or late store reads of the gauges; its collect waits for this scrape's reads. */
+  private readFailureCounter(): Counter<'read'> {
+    const metrics = this;
+    const failures = new Counter({
       name: 'cngn_store_read_failures_total',
       help: 'Store reads for the gauges that failed or were late, by what they read; the gauges then keep their last good value.',
       labelNames: ['read'] as const,
-      registers,
+      registers: [this.registry],
       async collect() {
         await Promise.allSettled([...metrics.reads.values()]);
       },
     });
-    for (const read of READS) this.readFailures.inc({ read }, 0);
+    for (const read of READS) failures.inc({ read }, 0);
+    return failures;
   }
 
   /** The sources the gauges read at each scrape; until given, those gauges have no reading. */

@@ -107,138 +107,14 @@ const issues = (error: z.ZodError) =>
 
 /** Every route of the workbench, for the bot's HTTP server. */
 export function workbenchRoutes(options: RoutesOptions): CustomRoute[] & { endStreams(): void } {
-  const { workspace, interactions, logger } = options;
-
-  const post = <S extends z.ZodType>(
-    path: string,
-    schema: S,
-    act: (input: z.infer<S>, params: Record<string, string>) => Promise<unknown>,
-  ): CustomRoute => ({
-    path: `${API}${path}`,
-    method: ['POST'],
-    handler: (req, res) => {
-      void (async () => {
-        try {
-          const parsed = schema.safeParse(await readJson(req));
-          if (!parsed.success)
-            return send(res, 400, { ok: false, error: issues(parsed.error) } satisfies WorkbenchAnswer);
-          const result = await act(parsed.data, (req.params ?? {}) as Record<string, string>);
-          const answer = result && typeof result === 'object' ? result : {};
-          send(res, 200, { ok: true, ...answer, version: await workspace.version() });
-        } catch (error) {
-          if (error instanceof PageError || error instanceof SlackRefusal) {
-            return send(res, 422, {
-              ok: false,
-              error: error.message,
-              version: await workspace.version(),
-            } satisfies WorkbenchAnswer);
-          }
-          logger.error('workbench request failed', { path, error });
-          send(res, 500, {
-            ok: false,
-            error: 'The workbench could not do that; see its log',
-          } satisfies WorkbenchAnswer);
-        }
-      })();
-    },
-  });
-
+  const { interactions } = options;
+  const post = postRoute(options);
   const streams = new Set<ServerResponse>();
-
   const routes: CustomRoute[] = [
-    {
-      path: '/',
-      method: ['GET'],
-      handler: (_req, res) => {
-        void options.assets().then(
-          (a) => send(res, 200, a.html, 'text/html; charset=utf-8'),
-          (error: unknown) => {
-            logger.error('workbench page could not be built', { error });
-            send(
-              res,
-              500,
-              'The workbench page could not be built; see the log.',
-              'text/plain; charset=utf-8',
-            );
-          },
-        );
-      },
-    },
-    ...(['js', 'css'] as const).map(
-      (kind): CustomRoute => ({
-        path: `${WORKBENCH_PREFIX}/app.${kind}`,
-        method: ['GET'],
-        handler: (_req, res) => {
-          void options.assets().then(
-            (a) =>
-              send(
-                res,
-                200,
-                a[kind],
-                kind === 'js' ? 'text/javascript; charset=utf-8' : 'text/css; charset=utf-8',
-              ),
-            () => send(res, 500, '', 'text/plain'),
-          );
-        },
-      }),
-    ),
-    {
-      path: `${API}/state`,
-      method: ['GET'],
-      handler: (req, res) => {
-        const user = new URL(req.url ?? '/', 'http://localhost').searchParams.get('user') ?? '';
-        if (!userById(user))
-          return send(res, 400, {
-            ok: false,
-            error: `user: must be one of ${USERS.map((u) => u.id).join(', ')}`,
-          });
-        void stateFor(workspace, user, options.context()).then(
-          (state) => send(res, 200, state),
-          (error: unknown) => {
-            logger.error('workbench state failed', { error });
-            send(res, 500, { ok: false, error: 'The workbench could not read its state' });
-          },
-        );
-      },
-    },
-    {
-      path: `${API}/events`,
-      method: ['GET'],
-      handler: (req, res) => {
-        res.writeHead(200, {
-          'content-type': 'text/event-stream',
-          'cache-control': 'no-store',
-          connection: 'keep-alive',
-        });
-        streams.add(res);
-        const write = (version: number) => res.write(`data: ${JSON.stringify({ version })}\n\n`);
-        const unsubscribe = workspace.subscribe(write);
-        const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 25_000);
-        keepAlive.unref();
-        req.on('close', () => {
-          clearInterval(keepAlive);
-          unsubscribe();
-          streams.delete(res);
-        });
-        void workspace.version().then(write);
-      },
-    },
-    {
-      path: `${API}/files/:id/preview`,
-      method: ['GET'],
-      handler: (req, res) => {
-        void workspace.file(String(req.params?.id ?? '')).then(
-          (file) => {
-            const bytes = file && /\.png$/i.test(file.name) ? Buffer.from(file.base64, 'base64') : undefined;
-            // Only what is a PNG is answered as one.
-            if (!bytes?.subarray(0, 8).equals(PNG_SIGNATURE))
-              return send(res, 404, 'No such picture', 'text/plain');
-            send(res, 200, bytes, 'image/png');
-          },
-          () => send(res, 500, '', 'text/plain'),
-        );
-      },
-    },
+    ...pageRoutes(options),
+    stateRoute(options),
+    eventsRoute(options.workspace, streams),
+    previewRoute(options.workspace),
     post('/command', commandInput, (input) => interactions.command(input)),
     post('/message', messageInput, (input) => interactions.message(input)),
     post('/action', actionInput, (input) => interactions.action(input)),
@@ -261,6 +137,161 @@ export function workbenchRoutes(options: RoutesOptions): CustomRoute[] & { endSt
       streams.clear();
     },
   });
+}
+
+/** A POST route under the API: its body checked against `schema`, then handed to `act`. */
+function postRoute({ workspace, logger }: RoutesOptions) {
+  return <S extends z.ZodType>(
+    path: string,
+    schema: S,
+    act: (input: z.infer<S>, params: Record<string, string>) => Promise<unknown>,
+  ): CustomRoute => ({
+    path: `${API}${path}`,
+    method: ['POST'],
+    handler: (req, res) => {
+      void (async () => {
+        try {
+          const parsed = schema.safeParse(await readJson(req));
+          if (!parsed.success)
+            return send(res, 400, { ok: false, error: issues(parsed.error) } satisfies WorkbenchAnswer);
+          const result = await act(parsed.data, (req.params ?? {}) as Record<string, string>);
+          const answer = result && typeof result === 'object' ? result : {};
+          send(res, 200, { ok: true, ...answer, version: await workspace.version() });
+        } catch (error) {
+          await answerFailure(res, error, workspace, () =>
+            logger.error('workbench request failed', { path, error }),
+          );
+        }
+      })();
+    },
+  });
+}
+
+/** A POST that failed: the page's own refusal as a sentence (422), anything else logged (500). */
+async function answerFailure(res: ServerResponse, error: unknown, workspace: Workspace, log: () => void) {
+  if (error instanceof PageError || error instanceof SlackRefusal) {
+    return send(res, 422, {
+      ok: false,
+      error: error.message,
+      version: await workspace.version(),
+    } satisfies WorkbenchAnswer);
+  }
+  log();
+  send(res, 500, {
+    ok: false,
+    error: 'The workbench could not do that; see its log',
+  } satisfies WorkbenchAnswer);
+}
+
+/** The page at `/`, and its script and stylesheet. */
+function pageRoutes({ assets, logger }: RoutesOptions): CustomRoute[] {
+  return [
+    {
+      path: '/',
+      method: ['GET'],
+      handler: (_req, res) => {
+        void assets().then(
+          (a) => send(res, 200, a.html, 'text/html; charset=utf-8'),
+          (error: unknown) => {
+            logger.error('workbench page could not be built', { error });
+            send(
+              res,
+              500,
+              'The workbench page could not be built; see the log.',
+              'text/plain; charset=utf-8',
+            );
+          },
+        );
+      },
+    },
+    ...(['js', 'css'] as const).map(
+      (kind): CustomRoute => ({
+        path: `${WORKBENCH_PREFIX}/app.${kind}`,
+        method: ['GET'],
+        handler: (_req, res) => {
+          void assets().then(
+            (a) =>
+              send(
+                res,
+                200,
+                a[kind],
+                kind === 'js' ? 'text/javascript; charset=utf-8' : 'text/css; charset=utf-8',
+              ),
+            () => send(res, 500, '', 'text/plain'),
+          );
+        },
+      }),
+    ),
+  ];
+}
+
+/** What the page renders for one person (`?user=`). */
+function stateRoute({ workspace, logger, context }: RoutesOptions): CustomRoute {
+  return {
+    path: `${API}/state`,
+    method: ['GET'],
+    handler: (req, res) => {
+      const user = new URL(req.url ?? '/', 'http://localhost').searchParams.get('user') ?? '';
+      if (!userById(user))
+        return send(res, 400, {
+          ok: false,
+          error: `user: must be one of ${USERS.map((u) => u.id).join(', ')}`,
+        });
+      void stateFor(workspace, user, context()).then(
+        (state) => send(res, 200, state),
+        (error: unknown) => {
+          logger.error('workbench state failed', { error });
+          send(res, 500, { ok: false, error: 'The workbench could not read its state' });
+        },
+      );
+    },
+  };
+}
+
+/** A server-sent event with the workspace's version at each change; `streams` holds the open ones. */
+function eventsRoute(workspace: Workspace, streams: Set<ServerResponse>): CustomRoute {
+  return {
+    path: `${API}/events`,
+    method: ['GET'],
+    handler: (req, res) => {
+      res.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-store',
+        connection: 'keep-alive',
+      });
+      streams.add(res);
+      const write = (version: number) => res.write(`data: ${JSON.stringify({ version })}\n\n`);
+      const unsubscribe = workspace.subscribe(write);
+      const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 25_000);
+      keepAlive.unref();
+      req.on('close', () => {
+        clearInterval(keepAlive);
+        unsubscribe();
+        streams.delete(res);
+      });
+      void workspace.version().then(write);
+    },
+  };
+}
+
+/** A file the bot uploaded, as a picture when it is a PNG. */
+function previewRoute(workspace: Workspace): CustomRoute {
+  return {
+    path: `${API}/files/:id/preview`,
+    method: ['GET'],
+    handler: (req, res) => {
+      void workspace.file(String(req.params?.id ?? '')).then(
+        (file) => {
+          const bytes = file && /\.png$/i.test(file.name) ? Buffer.from(file.base64, 'base64') : undefined;
+          // Only what is a PNG is answered as one.
+          if (!bytes?.subarray(0, 8).equals(PNG_SIGNATURE))
+            return send(res, 404, 'No such picture', 'text/plain');
+          send(res, 200, bytes, 'image/png');
+        },
+        () => send(res, 500, '', 'text/plain'),
+      );
+    },
+  };
 }
 
 export const LOOPBACK_HOST = /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/i;

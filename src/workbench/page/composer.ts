@@ -21,6 +21,55 @@ export function composer(
   label = 'Message',
 ): Composer {
   const box = h('textarea', { class: 'composer-input', 'aria-label': label, rows: 1, autocomplete: 'off' });
+  const hinting = hintList(box, hints);
+  const grow = () => {
+    box.style.height = 'auto';
+    box.style.height = `${Math.min(box.scrollHeight, 160)}px`;
+  };
+  box.addEventListener('input', () => {
+    hinting.restart();
+    grow();
+  });
+  box.addEventListener('blur', () => hinting.hide());
+  box.addEventListener('keydown', async (event) => {
+    if (hinting.key(event)) return;
+    if (event.key === 'Escape') {
+      hinting.hide();
+      return;
+    }
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      const text = box.value.trim();
+      if (!text) return;
+      hinting.hide();
+      box.value = '';
+      grow();
+      if (!(await send(text))) box.value = text;
+    }
+  });
+  return {
+    root: h(
+      'div',
+      { class: 'composer' },
+      hinting.list,
+      box,
+      h(
+        'div',
+        { class: 'composer-help' },
+        hints.length ? 'Enter to send · Shift+Enter for a new line · type / for commands' : 'Enter to send',
+      ),
+    ),
+    setPlaceholder(text) {
+      box.placeholder = text;
+    },
+    focus() {
+      box.focus();
+    },
+  };
+}
+
+/** The subcommands that fit what is typed after `/cngn`, listed above the box; Tab or a click completes one. */
+function hintList(box: HTMLTextAreaElement, hints: Hint[]) {
   const list = h('ul', { class: 'hints', hidden: true, 'aria-label': 'Command hints' });
   let shown: Hint[] = [];
   let active = 0;
@@ -62,64 +111,34 @@ export function composer(
     );
     list.hidden = false;
   };
-  const grow = () => {
-    box.style.height = 'auto';
-    box.style.height = `${Math.min(box.scrollHeight, 160)}px`;
-  };
-  box.addEventListener('input', () => {
-    active = 0;
-    paint();
-    grow();
-  });
-  box.addEventListener('blur', () => {
-    list.hidden = true;
-  });
-  box.addEventListener('keydown', async (event) => {
-    if (!list.hidden && (event.key === 'ArrowDown' || event.key === 'ArrowUp')) {
-      event.preventDefault();
-      active = (active + (event.key === 'ArrowDown' ? 1 : shown.length - 1)) % shown.length;
-      paint();
-      return;
-    }
-    if (!list.hidden && event.key === 'Tab') {
-      const hint = shown[active];
-      if (hint) {
-        event.preventDefault();
-        complete(hint);
-      }
-      return;
-    }
-    if (event.key === 'Escape') {
-      list.hidden = true;
-      return;
-    }
-    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
-      event.preventDefault();
-      const text = box.value.trim();
-      if (!text) return;
-      list.hidden = true;
-      box.value = '';
-      grow();
-      if (!(await send(text))) box.value = text;
-    }
-  });
   return {
-    root: h(
-      'div',
-      { class: 'composer' },
-      list,
-      box,
-      h(
-        'div',
-        { class: 'composer-help' },
-        hints.length ? 'Enter to send · Shift+Enter for a new line · type / for commands' : 'Enter to send',
-      ),
-    ),
-    setPlaceholder(text) {
-      box.placeholder = text;
+    list,
+    /** The text changed: the hints fit it again, the first one active. */
+    restart() {
+      active = 0;
+      paint();
     },
-    focus() {
-      box.focus();
+    hide() {
+      list.hidden = true;
+    },
+    /** The arrows move through the shown hints and Tab completes one; true when the key was the list's. */
+    key(event: KeyboardEvent): boolean {
+      if (list.hidden) return false;
+      if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+        event.preventDefault();
+        active = (active + (event.key === 'ArrowDown' ? 1 : shown.length - 1)) % shown.length;
+        paint();
+        return true;
+      }
+      if (event.key === 'Tab') {
+        const hint = shown[active];
+        if (hint) {
+          event.preventDefault();
+          complete(hint);
+        }
+        return true;
+      }
+      return false;
     },
   };
 }

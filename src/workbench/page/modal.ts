@@ -111,123 +111,162 @@ function externalSelect(
   required: boolean,
   fetchOptions: (query: string) => Promise<SuggestAnswer>,
 ): { root: HTMLElement; input: HTMLInputElement; read(): Value; write(v: Value): void } {
-  const listId = `${id}-list`;
-  const input = h('input', {
-    id,
-    class: 'input',
-    type: 'text',
-    role: 'combobox',
-    autocomplete: 'off',
-    'aria-autocomplete': 'list',
-    'aria-expanded': 'false',
-    'aria-controls': listId,
-    placeholder: el.placeholder ? plainText(el.placeholder) : 'Type to search',
-    required,
-  });
-  const list = h('ul', { id: listId, role: 'listbox', class: 'listbox', hidden: true });
-  let chosen: { value: string; text: string } | undefined = el.initial_option
-    ? { value: el.initial_option.value ?? '', text: optionText(el.initial_option) }
-    : undefined;
-  input.value = chosen?.text ?? '';
-  let options: SuggestAnswer['options'] = [];
-  let active = -1;
-  let asked = 0;
-  /** The text whose options are awaited; options for any other text are never shown or picked. */
-  let wanted: string | undefined;
-  const minimum = el.min_query_length ?? 3;
-
-  const show = (open: boolean) => {
-    list.hidden = !open;
-    input.setAttribute('aria-expanded', String(open));
-  };
-  const paint = () => {
-    list.replaceChildren(
-      ...(wanted !== undefined
-        ? [h('li', { class: 'empty', role: 'presentation' }, 'Searching…')]
-        : options.length === 0
-          ? [h('li', { class: 'empty', role: 'presentation' }, 'No matches')]
-          : options.map((o, n) =>
-              h(
-                'li',
-                {
-                  id: `${listId}-${n}`,
-                  role: 'option',
-                  'aria-selected': String(n === active),
-                  class: n === active ? 'active' : '',
-                  onmousedown: (event: Event) => {
-                    event.preventDefault();
-                    choose(n);
-                  },
-                },
-                o.text,
-              ),
-            )),
-    );
-    if (active >= 0) input.setAttribute('aria-activedescendant', `${listId}-${active}`);
-    else input.removeAttribute('aria-activedescendant');
-  };
-  const choose = (n: number) => {
-    const o = wanted === undefined ? options[n] : undefined;
-    if (!o) return;
-    chosen = { value: o.value, text: o.text };
-    input.value = o.text;
-    input.setCustomValidity('');
-    show(false);
-  };
-  /** The text changed: the options shown belong to older text, so none stays clickable. */
-  const forget = (query: string) => {
-    options = [];
-    active = -1;
-    wanted = query.length >= minimum ? query : undefined;
-    paint();
-    show(wanted !== undefined && document.activeElement === input);
-  };
-  const ask = async (query: string) => {
-    if (query.length < minimum) return;
-    wanted = query;
-    const mine = ++asked;
-    const answer = await fetchOptions(query).catch(() => ({ options: [] }));
-    // A newer query is on its way, or the text changed since this one was asked.
-    if (mine !== asked || wanted !== query) return;
-    wanted = undefined;
-    options = answer.options.slice(0, MAX_OPTIONS);
-    active = options.length ? 0 : -1;
-    paint();
-    show(document.activeElement === input);
-  };
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  input.addEventListener('input', () => {
-    chosen = undefined;
-    clearTimeout(timer);
-    forget(input.value);
-    timer = setTimeout(() => void ask(input.value), 150);
-  });
-  input.addEventListener('focus', () => void ask(input.value === chosen?.text ? '' : input.value));
-  input.addEventListener('blur', () => show(false));
-  input.addEventListener('keydown', (event) => {
-    if (list.hidden) return;
-    if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
-      event.preventDefault();
-      const step = event.key === 'ArrowDown' ? 1 : -1;
-      active = Math.max(0, Math.min(options.length - 1, active + step));
-      paint();
-    } else if (event.key === 'Enter' && active >= 0) {
-      event.preventDefault();
-      choose(active);
-    } else if (event.key === 'Escape') {
-      event.preventDefault();
-      event.stopPropagation();
-      show(false);
-    }
-  });
+  const combo = new Combobox(id, el, required, fetchOptions);
   return {
-    root: h('div', { class: 'combo' }, input, list),
-    input,
-    read: () => chosen?.value ?? null,
+    root: h('div', { class: 'combo' }, combo.input, combo.list),
+    input: combo.input,
+    read: () => combo.value(),
     write: () => {
       // A chosen option is kept by identity in `chosen`; nothing to restore from a bare value.
     },
   };
+}
+
+/** An external_select's text box and list: what was typed, the options answered for it, the one chosen. */
+class Combobox {
+  readonly input: HTMLInputElement;
+  readonly list: HTMLUListElement;
+  private readonly listId: string;
+  private readonly minimum: number;
+  private readonly fetchOptions: (query: string) => Promise<SuggestAnswer>;
+  private chosen: { value: string; text: string } | undefined;
+  private options: SuggestAnswer['options'] = [];
+  private active = -1;
+  private asked = 0;
+  /** The text whose options are awaited; options for any other text are never shown or picked. */
+  private wanted: string | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    id: string,
+    el: Element,
+    required: boolean,
+    fetchOptions: (query: string) => Promise<SuggestAnswer>,
+  ) {
+    this.listId = `${id}-list`;
+    this.minimum = el.min_query_length ?? 3;
+    this.fetchOptions = fetchOptions;
+    this.input = h('input', {
+      id,
+      class: 'input',
+      type: 'text',
+      role: 'combobox',
+      autocomplete: 'off',
+      'aria-autocomplete': 'list',
+      'aria-expanded': 'false',
+      'aria-controls': this.listId,
+      placeholder: el.placeholder ? plainText(el.placeholder) : 'Type to search',
+      required,
+    });
+    this.list = h('ul', { id: this.listId, role: 'listbox', class: 'listbox', hidden: true });
+    this.chosen = el.initial_option
+      ? { value: el.initial_option.value ?? '', text: optionText(el.initial_option) }
+      : undefined;
+    this.input.value = this.chosen?.text ?? '';
+    this.listen();
+  }
+
+  /** The chosen option's value; null until one is chosen (typing forgets it). */
+  value(): Value {
+    return this.chosen?.value ?? null;
+  }
+
+  private listen(): void {
+    const input = this.input;
+    input.addEventListener('input', () => {
+      this.chosen = undefined;
+      clearTimeout(this.timer);
+      this.forget(input.value);
+      this.timer = setTimeout(() => void this.ask(input.value), 150);
+    });
+    input.addEventListener(
+      'focus',
+      () => void this.ask(input.value === this.chosen?.text ? '' : input.value),
+    );
+    input.addEventListener('blur', () => this.show(false));
+    input.addEventListener('keydown', (event) => this.key(event));
+  }
+
+  private key(event: KeyboardEvent): void {
+    if (this.list.hidden) return;
+    if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+      event.preventDefault();
+      const step = event.key === 'ArrowDown' ? 1 : -1;
+      this.active = Math.max(0, Math.min(this.options.length - 1, this.active + step));
+      this.paint();
+    } else if (event.key === 'Enter' && this.active >= 0) {
+      event.preventDefault();
+      this.choose(this.active);
+    } else if (event.key === 'Escape') {
+      event.preventDefault();
+      event.stopPropagation();
+      this.show(false);
+    }
+  }
+
+  private show(open: boolean): void {
+    this.list.hidden = !open;
+    this.input.setAttribute('aria-expanded', String(open));
+  }
+
+  private paint(): void {
+    this.list.replaceChildren(...this.items());
+    if (this.active >= 0) this.input.setAttribute('aria-activedescendant', `${this.listId}-${this.active}`);
+    else this.input.removeAttribute('aria-activedescendant');
+  }
+
+  private items(): HTMLLIElement[] {
+    if (this.wanted !== undefined) return [h('li', { class: 'empty', role: 'presentation' }, 'Searching…')];
+    if (this.options.length === 0) return [h('li', { class: 'empty', role: 'presentation' }, 'No matches')];
+    return this.options.map((o, n) =>
+      h(
+        'li',
+        {
+          id: `${this.listId}-${n}`,
+          role: 'option',
+          'aria-selected': String(n === this.active),
+          class: n === this.active ? 'active' : '',
+          onmousedown: (event: Event) => {
+            event.preventDefault();
+            this.choose(n);
+          },
+        },
+        o.text,
+      ),
+    );
+  }
+
+  private choose(n: number): void {
+    const o = this.wanted === undefined ? this.options[n] : undefined;
+    if (!o) return;
+    this.chosen = { value: o.value, text: o.text };
+    this.input.value = o.text;
+    this.input.setCustomValidity('');
+    this.show(false);
+  }
+
+  /** The text changed: the options shown belong to older text, so none stays clickable. */
+  private forget(query: string): void {
+    this.options = [];
+    this.active = -1;
+    this.wanted = query.length >= this.minimum ? query : undefined;
+    this.paint();
+    this.show(this.wanted !== undefined && document.activeElement === this.input);
+  }
+
+  private async ask(query: string): Promise<void> {
+    if (query.length < this.minimum) return;
+    this.wanted = query;
+    const mine = ++this.asked;
+    const answer = await this.fetchOptions(query).catch(() => ({ options: [] }));
+    // A newer query is on its way, or the text changed since this one was asked.
+    if (mine !== this.asked || this.wanted !== query) return;
+    this.wanted = undefined;
+    this.options = answer.options.slice(0, MAX_OPTIONS);
+    this.active = this.options.length ? 0 : -1;
+    this.paint();
+    this.show(document.activeElement === this.input);
+  }
 }
 
 function choiceGroup(id: string, el: Element, label: string, kind: 'checkbox' | 'radio') {
@@ -255,6 +294,46 @@ function choiceGroup(id: string, el: Element, label: string, kind: 'checkbox' | 
   return { root, read, write };
 }
 
+/** The form control of an input block's element, and how it reads and writes its value. */
+function inputControl(
+  id: string,
+  el: Element,
+  label: string,
+  required: boolean,
+  suggest: (query: string) => Promise<SuggestAnswer>,
+): { control: HTMLElement; focusable: HTMLElement; read(): Value; write(value: Value): void } {
+  if (el.type === 'checkboxes' || el.type === 'radio_buttons') {
+    const group = choiceGroup(id, el, label, el.type === 'checkboxes' ? 'checkbox' : 'radio');
+    return { control: group.root, focusable: group.root, read: group.read, write: group.write };
+  }
+  if (el.type === 'external_select') {
+    const combo = externalSelect(id, el, required, suggest);
+    return { control: combo.root, focusable: combo.input, read: combo.read, write: combo.write };
+  }
+  if (el.type === 'static_select' || el.type === 'multi_static_select') {
+    const select = selectControl(id, el, required);
+    if (allOptions(el).length === 0) select.disabled = true;
+    return {
+      control: select,
+      focusable: select,
+      read: () => (select.multiple ? [...select.selectedOptions].map((o) => o.value) : select.value || null),
+      write: (value) => {
+        const set = new Set(Array.isArray(value) ? value : [value]);
+        for (const o of select.options) o.selected = set.has(o.value);
+      },
+    };
+  }
+  const input = textControl(id, el, required);
+  return {
+    control: input,
+    focusable: input,
+    read: () => input.value,
+    write: (value) => {
+      input.value = typeof value === 'string' ? value : '';
+    },
+  };
+}
+
 function inputBlock(b: InputBlock, handlers: ModalHandlers): { node: HTMLElement; field: Field } {
   const el = b.element as unknown as Element;
   const blockId = b.block_id ?? '';
@@ -265,42 +344,9 @@ function inputBlock(b: InputBlock, handlers: ModalHandlers): { node: HTMLElement
   const hintId = `${id}-hint`;
   const errorId = `${id}-error`;
   const error = h('div', { class: 'field-error', id: errorId, role: 'alert', hidden: true });
-  let control: HTMLElement;
-  let focusable: HTMLElement;
-  let read: () => Value;
-  let write: (value: Value) => void;
-
-  if (el.type === 'checkboxes' || el.type === 'radio_buttons') {
-    const group = choiceGroup(id, el, label, el.type === 'checkboxes' ? 'checkbox' : 'radio');
-    control = group.root;
-    focusable = group.root;
-    read = group.read;
-    write = group.write;
-  } else if (el.type === 'external_select') {
-    const combo = externalSelect(id, el, required, (query) => handlers.suggest(blockId, actionId, query));
-    control = combo.root;
-    focusable = combo.input;
-    read = combo.read;
-    write = combo.write;
-  } else if (el.type === 'static_select' || el.type === 'multi_static_select') {
-    const select = selectControl(id, el, required);
-    control = select;
-    focusable = select;
-    read = () => (select.multiple ? [...select.selectedOptions].map((o) => o.value) : select.value || null);
-    write = (value) => {
-      const set = new Set(Array.isArray(value) ? value : [value]);
-      for (const o of select.options) o.selected = set.has(o.value);
-    };
-    if (allOptions(el).length === 0) select.disabled = true;
-  } else {
-    const input = textControl(id, el, required);
-    control = input;
-    focusable = input;
-    read = () => input.value;
-    write = (value) => {
-      input.value = typeof value === 'string' ? value : '';
-    };
-  }
+  const { control, focusable, read, write } = inputControl(id, el, label, required, (query) =>
+    handlers.suggest(blockId, actionId, query),
+  );
   const grouped = el.type === 'checkboxes' || el.type === 'radio_buttons';
   if (grouped) control.setAttribute('aria-labelledby', `${id}-label`);
   if (b.hint) focusable.setAttribute('aria-describedby', hintId);
