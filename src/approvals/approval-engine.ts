@@ -228,7 +228,7 @@ export class ApprovalEngine extends EngineAuditSide {
     this.core.freeze.onChange(listener);
   }
 
-  /** `/cngn freeze`: an approver stops every send at once (see freeze-commands.ts). */
+  /** `/cngn freeze`: an approver stops every send at once (see freezing.ts). */
   freezeSends(user: string, reason: string): Promise<FreezeResult | FreezeRefusal> {
     return freezeSends(this.core, this.options.policy, user, reason);
   }
@@ -238,7 +238,7 @@ export class ApprovalEngine extends EngineAuditSide {
     return freezeAtStart(this.core);
   }
 
-  /** `/cngn unfreeze`: filed as a request another approver must approve (see freeze-commands.ts). */
+  /** `/cngn unfreeze`: filed as a request another approver must approve (see freezing.ts). */
   fileUnfreeze(user: string): Promise<UnfreezeFiling> {
     return fileUnfreeze(this.core, this.options.policy, user);
   }
