@@ -1,6 +1,8 @@
 // Builds the approvals engine and its Slack side from settled configuration, so start-up and the
 // test harness wire it the same way: engine, listeners, the bridge callback route, the webhook subscriber.
-import type { App } from '@slack/bolt';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { App, CustomRoute } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
 import { type ApprovalTier, parseTiers, type RoleBook } from '../access/index.js';
 import {
   ApprovalEngine,
@@ -8,6 +10,7 @@ import {
   type LimitSettings,
   type PolicySnapshot,
   type ReminderPoint,
+  STOP_DRAIN_MS,
 } from '../approvals/index.js';
 import {
   type AuditSeal,
@@ -35,6 +38,7 @@ import { DelegateVetting } from '../slack/delegation/membership.js';
 import { tellDelegates } from '../slack/delegation/notices.js';
 import { tellFreeze } from '../slack/freeze/notices.js';
 import { Deliveries } from '../slack/runtime/deliveries.js';
+import type { Installed } from '../slack/runtime/installed.js';
 import { barred, People } from '../slack/runtime/people.js';
 import type { ApprovalSlackDeps } from '../slack/types.js';
 import type { Store } from '../store/index.js';
@@ -107,29 +111,8 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
     tiers: typeof setup.tiers === 'string' ? parseTiers(setup.tiers) : setup.tiers,
     pools: setup.roles.pools,
   });
-  const engine = new ApprovalEngine({
-    // Audit entries name their actor as Slack does at the time; before the app exists, by id only.
-    actorLookup: {
-      directory: async (id) => {
-        const person = await approvals.people?.lookup(id);
-        return person ? { name: person.name, email: person.email } : {};
-      },
-      log: setup.log,
-    },
-    store: setup.store,
-    custody: custodyGateway(setup.api),
-    policy,
-    ttlMs: setup.ttlMs,
-    ...(setup.limits ? { limits: setup.limits } : {}),
-    ...(setup.reminders ? { reminderPoints: setup.reminders } : {}),
-    ...(setup.auditRetentionMs ? { auditRetentionMs: setup.auditRetentionMs } : {}),
-    ...(setup.auditSeal ? { auditSeal: setup.auditSeal } : {}),
-    ...(setup.policySnapshot ? { policySnapshot: setup.policySnapshot } : {}),
-    ...(setup.auditArchive ? { auditArchive: setup.auditArchive } : {}),
-    ...(setup.publicUrl ? { publicUrl: setup.publicUrl } : {}),
-    ...(setup.now ? { now: setup.now } : {}),
-    ...(setup.log ? { log: setup.log } : {}),
-  });
+  // Audit entries name their actor as Slack does at the time; before the app exists, by id only.
+  const engine = engineFor(setup, policy, () => approvals.people);
   // A change to a user group's members changes who may do what: it goes into the audit chain.
   setup.roles.groups.onMembershipChange((group, added, removed) => {
     void engine.recordMembershipChange(group, added, removed).catch((error: unknown) => {
@@ -156,70 +139,161 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
     home: undefined,
     people: undefined,
     vetting: undefined,
-    plugin: (app) => {
-      approvals.people ??= new People(app.client);
-      approvals.vetting = new DelegateVetting({ engine, people: approvals.people, log: setup.log });
-      deps.delegates = approvals.vetting;
-      deps.mayAct = (user) => mayAct(approvals.people, user);
-      approvals.vetting.start();
-      const notify = setup.notify ?? 'both';
-      approvals.presenter = registerApprovals(app, deps, setup.store, {
-        approverButtons: notify !== 'dm',
-        alertsChannel: setup.alertsChannel,
-      });
-      const client = presenterClient(app);
-      const common = {
-        engine,
-        client,
-        store: setup.store,
-        ...(setup.now ? { now: setup.now } : {}),
-        ...(setup.log ? { log: setup.log } : {}),
-      };
-      if (notify !== 'channel') {
-        approvals.dms = new ApprovalDms({ ...common, mayAct: deps.mayAct });
-        approvals.dms.listen();
-        void approvals.dms.recover();
-      }
-      approvals.home = new HomePublisher({
-        ...common,
-        api: setup.api,
-        alerts: setup.alerts,
-        roles: setup.roles,
-        mayAct: deps.mayAct,
-        ...(setup.homeDebounceMs !== undefined ? { debounceMs: setup.homeDebounceMs } : {}),
-      });
-      approvals.home.listen();
-      registerHome(app, approvals.home, setup.log);
-      registerApprovalReminders(app, deps, setup.store);
-      tellDelegates(engine, client, setup.store, deps.mayAct, setup.log);
-      tellFreeze(engine, client, setup.approvalsChannel, () => approvals, setup.log);
-      // A break in the audit trail (found at start, daily, or by an append) is told in the approvals channel.
-      engine.onAuditAlarm(async (check, incidents) => {
-        await client.chat.postMessage({
-          channel: setup.approvalsChannel,
-          ...auditAlarmMessage(check, incidents, deps.environmentLabel),
-        });
-      });
-      // A policy change, once in the audit chain, is told in the approvals channel.
-      engine.onPolicyRecorded(async (entry) => {
-        await client.chat.postMessage({
-          channel: setup.approvalsChannel,
-          ...policyChangedMessage(entry, deps.environmentLabel),
-        });
-      });
-      // An audit export a crash interrupted: the asker hears, by DM, that it was not delivered.
-      engine.onUndeliveredAuditExport(async (record) => {
-        await client.chat.postMessage({
-          channel: record.actor,
-          ...undeliveredExportNotice(record, deps.environmentLabel),
-        });
-      });
-    },
+    plugin: (app) => registerAll(app, approvals, setup),
     bridgeCallback: (token, rawBody) => handleBridgeCallback(deps, token, rawBody),
     // The webhook pipeline's subscriber: matches the event's references to a request and settles it.
     subscriber: (event) => engine.onCustodyReport(custodyReport(event)),
   };
   return approvals;
+}
+
+function engineFor(
+  setup: ApprovalsSetup,
+  policy: ApprovalPolicy,
+  people: () => People | undefined,
+): ApprovalEngine {
+  return new ApprovalEngine({
+    actorLookup: {
+      directory: async (id) => {
+        const person = await people()?.lookup(id);
+        return person ? { name: person.name, email: person.email } : {};
+      },
+      log: setup.log,
+    },
+    store: setup.store,
+    custody: custodyGateway(setup.api),
+    policy,
+    ttlMs: setup.ttlMs,
+    ...(setup.limits ? { limits: setup.limits } : {}),
+    ...(setup.reminders ? { reminderPoints: setup.reminders } : {}),
+    ...(setup.auditRetentionMs ? { auditRetentionMs: setup.auditRetentionMs } : {}),
+    ...(setup.auditSeal ? { auditSeal: setup.auditSeal } : {}),
+    ...(setup.policySnapshot ? { policySnapshot: setup.policySnapshot } : {}),
+    ...(setup.auditArchive ? { auditArchive: setup.auditArchive } : {}),
+    ...(setup.publicUrl ? { publicUrl: setup.publicUrl } : {}),
+    ...(setup.now ? { now: setup.now } : {}),
+    ...(setup.log ? { log: setup.log } : {}),
+  });
+}
+
+/** The plugin: vetting of delegates, the listeners, what keeps messages, DMs and Home current, the notices. */
+function registerAll(app: App, approvals: Approvals, setup: ApprovalsSetup): void {
+  const { engine, deps } = approvals;
+  approvals.people ??= new People(app.client);
+  approvals.vetting = new DelegateVetting({ engine, people: approvals.people, log: setup.log });
+  deps.delegates = approvals.vetting;
+  deps.mayAct = (user) => mayAct(approvals.people, user);
+  approvals.vetting.start();
+  const notify = setup.notify ?? 'both';
+  approvals.presenter = registerApprovals(app, deps, setup.store, {
+    approverButtons: notify !== 'dm',
+    alertsChannel: setup.alertsChannel,
+  });
+  const client = presenterClient(app);
+  const common = {
+    engine,
+    client,
+    store: setup.store,
+    ...(setup.now ? { now: setup.now } : {}),
+    ...(setup.log ? { log: setup.log } : {}),
+  };
+  if (notify !== 'channel') {
+    approvals.dms = new ApprovalDms({ ...common, mayAct: deps.mayAct });
+    approvals.dms.listen();
+    void approvals.dms.recover();
+  }
+  approvals.home = new HomePublisher({
+    ...common,
+    api: setup.api,
+    alerts: setup.alerts,
+    roles: setup.roles,
+    mayAct: deps.mayAct,
+    ...(setup.homeDebounceMs !== undefined ? { debounceMs: setup.homeDebounceMs } : {}),
+  });
+  approvals.home.listen();
+  registerHome(app, approvals.home, setup.log);
+  registerApprovalReminders(app, deps, setup.store);
+  tellDelegates(engine, client, setup.store, deps.mayAct, setup.log);
+  tellFreeze(engine, client, setup.approvalsChannel, () => approvals, setup.log);
+  tellAuditNews(engine, client, setup.approvalsChannel, deps.environmentLabel);
+}
+
+/** What the audit trail tells: a break, a policy change, an export a crash left undelivered. */
+function tellAuditNews(engine: ApprovalEngine, client: WebClient, channel: string, label: string): void {
+  // A break in the audit trail (found at start, daily, or by an append) is told in the approvals channel.
+  engine.onAuditAlarm(async (check, incidents) => {
+    await client.chat.postMessage({ channel, ...auditAlarmMessage(check, incidents, label) });
+  });
+  // A policy change, once in the audit chain, is told in the approvals channel.
+  engine.onPolicyRecorded(async (entry) => {
+    await client.chat.postMessage({ channel, ...policyChangedMessage(entry, label) });
+  });
+  // An audit export a crash interrupted: the asker hears, by DM, that it was not delivered.
+  engine.onUndeliveredAuditExport(async (record) => {
+    await client.chat.postMessage({ channel: record.actor, ...undeliveredExportNotice(record, label) });
+  });
+}
+
+/**
+ * Approvals as the start-up wiring lists it: the bridge callback route, the listeners, and a stop that
+ * gives executions under way what is left of the drain bound (at least a second) from `stopBegan`,
+ * then finishes approval messages and DMs already under way (bounded) before the store closes.
+ */
+export function installApprovals(approvals: Approvals | undefined, stopBegan: () => number): Installed {
+  if (!approvals) return {};
+  return {
+    routes: [
+      rawBodyRoute(BRIDGE_CALLBACK_PATH, (params, body) =>
+        approvals.bridgeCallback(params.token ?? '', body),
+      ),
+    ],
+    listeners: approvals.plugin,
+    stop: async () => {
+      // Left loudly, well before main's forced exit: an answer the store will not take is logged, not lost.
+      const drainMs = Math.max(1_000, STOP_DRAIN_MS - (Date.now() - stopBegan()));
+      await approvals.engine.stop({ drainMs });
+      approvals.home?.stop();
+      approvals.vetting?.stop();
+      approvals.presenter?.stop();
+      const presenting = Promise.all([
+        approvals.presenter?.idle(),
+        approvals.dms?.idle(),
+        approvals.home?.idle(),
+      ]);
+      await Promise.race([presenting, sleep(10_000, undefined, { ref: false })]);
+    },
+  };
+}
+
+/** A POST route given its body as text (16 KiB at most: more is refused with 413). */
+function rawBodyRoute(
+  path: string,
+  handle: (params: Record<string, string>, body: string) => Promise<{ status: number; body: string }>,
+): CustomRoute {
+  return {
+    path,
+    method: ['POST'],
+    handler: (req, res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      req.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size <= 16_384) chunks.push(chunk);
+      });
+      req.on('end', () => {
+        const answer =
+          size > 16_384
+            ? Promise.resolve({ status: 413, body: 'too large' })
+            : handle((req.params ?? {}) as Record<string, string>, Buffer.concat(chunks).toString('utf8'));
+        void answer
+          .catch(() => ({ status: 500, body: 'error' }))
+          .then((a) => {
+            res.writeHead(a.status, { 'content-type': 'text/plain' });
+            res.end(a.body);
+          });
+      });
+    },
+  };
 }
 
 /** Someone Slack describes as able to act here; when Slack cannot say, not taken as one. */

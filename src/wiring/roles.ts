@@ -13,6 +13,7 @@ import {
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { registerGroupChanges } from '../slack/approvals/group-changes.js';
+import type { Installed } from '../slack/runtime/installed.js';
 
 export const GROUP_REREAD_MS = 5 * 60_000;
 
@@ -87,4 +88,9 @@ export function createRoles(setup: RolesSetup): RolesWiring {
       timer = undefined;
     },
   };
+}
+
+/** The roles as the start-up wiring lists them: groups read through the app, the re-reads stopped with the bot. */
+export function installRoles(roles: RolesWiring): Installed {
+  return { listeners: roles.plugin, stop: roles.stop };
 }

@@ -7,6 +7,7 @@ import type { Logger } from '../log.js';
 import { alertDigest } from '../slack/alerts/digest-blocks.js';
 import { webhookMessage } from '../slack/alerts/message-blocks.js';
 import { slackAlerts } from '../slack/alerts/sink.js';
+import type { Installed } from '../slack/runtime/installed.js';
 import type { Store } from '../store/index.js';
 import {
   bankNamesFrom,
@@ -66,4 +67,9 @@ export function createWebhooksForSlack(setup: WebhooksSetup): Webhooks {
     ...(setup.reconcileIntervalMs ? { reconcileIntervalMs: setup.reconcileIntervalMs } : {}),
     ...(setup.reconcileGraceMs !== undefined ? { reconcileGraceMs: setup.reconcileGraceMs } : {}),
   });
+}
+
+/** The webhooks as the start-up wiring lists them: POST /webhooks/cngn, stopped with the bot. */
+export function installWebhooks(webhooks: Webhooks): Installed {
+  return { routes: [webhooks.route], stop: () => webhooks.stop() };
 }

@@ -20,13 +20,15 @@ import {
   type CustomRoute,
   ErrorCode,
   HTTPReceiver,
-  LogLevel,
+  type LogLevel,
   SocketModeReceiver,
 } from '@slack/bolt';
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import { match } from 'path-to-regexp';
 import type { Config } from '../../config.js';
-import { type Logger, withoutEmails } from '../../log.js';
+
+import type { Logger } from '../../log.js';
+import { BOLT_LEVEL, boltLogger } from './bolt-logger.js';
 import type { SlackTraffic } from './in-flight.js';
 import { indexedListeners } from './listener-index.js';
 import { type ProbeRoute, probeRoutes, type Readiness } from './probes.js';
@@ -125,63 +127,6 @@ function healthNotes(state: ProbeState): Record<string, unknown> {
   return last?.ok && last.frozen ? { frozen: last.frozen } : {};
 }
 
-const BOLT_LEVEL: Record<Config['logLevel'], LogLevel> = {
-  debug: LogLevel.DEBUG,
-  info: LogLevel.WARN, // Bolt's info lines are noise for operators; ours carry what matters
-  warn: LogLevel.WARN,
-  error: LogLevel.ERROR,
-  silent: LogLevel.ERROR,
-};
-
-const BOLT_SEVERITY: Record<LogLevel, number> = {
-  [LogLevel.DEBUG]: 10,
-  [LogLevel.INFO]: 20,
-  [LogLevel.WARN]: 30,
-  [LogLevel.ERROR]: 40,
-};
-
-/**
- * Bolt's (and its Web API and receiver clients') log lines through our logger, so every line is one
- * JSON object with secrets redacted. Bolt sets the level; our logger's own level applies on top.
- */
-export function boltLogger(logger: Logger, name = 'bolt'): BoltLogger {
-  let level = LogLevel.INFO;
-  let source = name;
-  const at =
-    (lvl: LogLevel) =>
-    (...parts: unknown[]): void => {
-      if (BOLT_SEVERITY[lvl] < BOLT_SEVERITY[level]) return;
-      // At debug Bolt dumps whole requests and answers (users.info, users.profile.get): people's
-      // e-mail addresses stay out of the log.
-      const words = parts
-        .filter((p) => typeof p === 'string' || typeof p === 'number')
-        .map((p) => withoutEmails(String(p)));
-      const error = parts.find((p) => p instanceof Error);
-      const details = parts
-        .filter((p) => typeof p !== 'string' && typeof p !== 'number' && p !== error)
-        .map((p) => withoutEmails(p));
-      const message = words.join(' ') || String(withoutEmails(error?.message ?? 'Bolt'));
-      logger[lvl](message, {
-        source,
-        ...(error ? { error } : {}),
-        ...(details.length ? { details } : {}),
-      });
-    };
-  return {
-    debug: at(LogLevel.DEBUG),
-    info: at(LogLevel.INFO),
-    warn: at(LogLevel.WARN),
-    error: at(LogLevel.ERROR),
-    setLevel: (next) => {
-      level = next;
-    },
-    getLevel: () => level,
-    setName: (next) => {
-      source = next;
-    },
-  };
-}
-
 /**
  * Bolt keeps its Web API clients in a plain object keyed by the request's team or enterprise id, text
  * from the request: a team id `valueOf`, `constructor` or `__proto__` finds Object's own members there
@@ -201,148 +146,202 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     notes: () => ({ ...healthNotes(state), ...options.details?.() }),
   });
   const routes = options.routes ?? [];
-  const { slack } = options;
-  if (!slack.botToken) return routesOnly(routes, options, state, readiness, probes);
+  if (!options.slack.botToken) return routesOnly(routes, options, state, readiness, probes);
+  const bolt = boltParts(options, routes);
+  watchChecked(state, bolt);
+  const handle: SlackApp = {
+    app: undefined,
+    url: '',
+    readiness,
+    probes,
+    socketConnected: () => (bolt.socket ? bolt.checked === 'passed' && socketOpen(bolt) : undefined),
+    async start() {
+      handle.url = await listenFirst(bolt, options);
+      const identity = await checkedIdentity(bolt, options);
+      handle.app = buildApp(bolt, options, identity);
+      bolt.checked = 'passed';
+      // Bolt's start only starts its receiver: in HTTP mode that one already listens (above).
+      if (bolt.socket) await handle.app.start();
+      options.logger.info('Slack app started', { mode: options.slack.mode, url: handle.url });
+    },
+    async stop() {
+      state.stopping = true;
+      if (handle.app) await handle.app.stop();
+      else if (bolt.receiver && bolt.listening) await bolt.receiver.stop();
+      if (bolt.routeHost) await close(bolt.routeHost);
+    },
+  };
+  return handle;
+}
 
+/** The Bolt side of the app: its receiver (or socket and route server), its clients' options, its state. */
+interface BoltParts {
+  access: SlackAccess;
+  logger: BoltLogger;
+  logLevel: LogLevel;
+  /** Every client built from these (Bolt's, and those copying its options) sends through the access gate. */
+  clientOptions: WebClientOptions;
+  /** Socket Mode: the routes on our own server, and Bolt's socket receiver. */
+  routeHost: Server | undefined;
+  socket: SocketModeReceiver | undefined;
+  /** HTTP mode: Bolt's receiver behind the request guard. */
+  receiver: HTTPReceiver | undefined;
+  checked: 'pending' | 'passed' | { failed: string };
+  listening: boolean;
+}
+
+function boltParts(options: SlackAppOptions, routes: CustomRoute[]): BoltParts {
+  const { slack } = options;
   const access = options.access ?? new SlackAccess(options.logger);
   const slackApiUrl = slack.apiUrl ? `${slack.apiUrl.replace(/\/+$/, '')}/` : undefined;
   const logger = boltLogger(options.logger);
   const logLevel = BOLT_LEVEL[options.logLevel ?? 'info'];
-  // Every client built from these (Bolt's, and those copying its options) sends through the access gate.
   const clientOptions: WebClientOptions = {
     ...(slackApiUrl ? { slackApiUrl } : {}),
     fetch: access.fetch,
     logger,
     logLevel,
   };
-  // Socket Mode serves the routes on our own server: Bolt's throws out of its listener on a target
-  // that is not a path (`//`, `%zz`) and leaves the request unanswered.
-  const routeHost = slack.mode === 'socket' ? routeServer(routes, options) : undefined;
-  const socket =
-    slack.mode === 'socket'
+  const socketMode = slack.mode === 'socket';
+  const parts: BoltParts = {
+    access,
+    logger,
+    logLevel,
+    clientOptions,
+    // Socket Mode serves the routes on our own server: Bolt's throws out of its listener on a target
+    // that is not a path (`//`, `%zz`) and leaves the request unanswered.
+    routeHost: socketMode ? routeServer(routes, options) : undefined,
+    socket: socketMode
       ? new SocketModeReceiver({
           appToken: slack.appToken ?? '',
           logger,
           logLevel,
           installerOptions: { clientOptions },
         })
-      : undefined;
-  let checked: 'pending' | 'passed' | { failed: string } = 'pending';
-  const receiver = socket
-    ? undefined
-    : guardedReceiver(slack.signingSecret ?? '', routes, logger, options, () => checked === 'passed');
-  const socketOpen = () => socket?.client.websocket?.isActive() === true;
+      : undefined,
+    receiver: undefined,
+    checked: 'pending',
+    listening: false,
+  };
+  if (!socketMode) {
+    parts.receiver = guardedReceiver(
+      slack.signingSecret ?? '',
+      routes,
+      logger,
+      options,
+      () => parts.checked === 'passed',
+    );
+  }
+  return parts;
+}
+
+function socketOpen(bolt: BoltParts): boolean {
+  return bolt.socket?.client.websocket?.isActive() === true;
+}
+
+/** What the probes say of Slack: not ready until the start-up check passed; warnings that keep it ready. */
+function watchChecked(state: ProbeState, bolt: BoltParts): void {
   state.slack = () => {
-    if (checked === 'pending') return ['the start-up check against Slack has not finished'];
-    if (checked !== 'passed') return [`the start-up check against Slack failed: ${checked.failed}`];
+    if (bolt.checked === 'pending') return ['the start-up check against Slack has not finished'];
+    if (bolt.checked !== 'passed') return [`the start-up check against Slack failed: ${bolt.checked.failed}`];
     return [];
   };
   // Not readiness: in a Slack outage every replica loses its socket at once, and webhooks must still
   // find one to be stored by. Said on /healthz and in cngn_slack_socket_connected.
   state.slackWarnings = () => {
     const warnings: string[] = [];
-    if (checked === 'passed' && socket && !socketOpen()) {
+    if (bolt.checked === 'passed' && bolt.socket && !socketOpen(bolt)) {
       warnings.push('the Socket Mode connection to Slack is not open');
     }
-    if (access.removed) warnings.push(access.removed);
+    if (bolt.access.removed) warnings.push(bolt.access.removed);
     return warnings;
   };
+}
 
-  /** Built once the check passed: Bolt gets the bot's identity from it and calls nothing itself. */
-  const build = (identity: SlackIdentity): App => {
-    const app = new App({
-      token: slack.botToken,
-      botId: identity.botId,
-      botUserId: identity.botUserId,
-      logger,
-      logLevel,
-      // No listener reads Bolt's conversation context; its store would be one more step before each ack.
-      convoStore: false,
-      // The error handler also gets the request's body, for the id its log line carries.
-      extendedErrorHandler: true,
-      clientOptions,
-      ...(socket ? { socketMode: true, receiver: socket } : { receiver }),
-    });
-    withoutPrototypeKeys(app);
-    // Socket Mode has no request guard: its requests are counted from Bolt's first step to the
-    // listener's return (the listener has acked by then; answers run later, see in-flight.ts).
-    const { traffic } = options;
-    if (socket && traffic) {
-      app.use(async ({ next }) => {
-        traffic.arrived();
-        const answered = traffic.acking();
-        try {
-          await next();
-        } finally {
-          answered();
-        }
-      });
+/** Listens on PORT (the route server in Socket Mode, Bolt's receiver in HTTP mode); its URL. */
+async function listenFirst(bolt: BoltParts, options: SlackAppOptions): Promise<string> {
+  let url = '';
+  if (bolt.routeHost) url = await listen(bolt.routeHost, options);
+  else if (bolt.receiver) {
+    const at = options.host ? { port: options.port, host: options.host } : options.port;
+    const server = (await bolt.receiver.start(at)) as Server;
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+  bolt.listening = true;
+  return url;
+}
+
+/** The start-up check against Slack: the bot's identity, or SlackCheckFailed when the bot cannot run. */
+async function checkedIdentity(bolt: BoltParts, options: SlackAppOptions): Promise<SlackIdentity> {
+  // Warnings are logged here; the lines of a failed check are the caller's to log (main.ts).
+  const warn = (findings: readonly CheckFinding[]) => {
+    for (const f of findings) if (f.level === 'warning') options.logger.warn(f.line, { check: 'slack' });
+  };
+  let found: SlackCheck;
+  try {
+    const client = new WebClient(options.slack.botToken, { ...bolt.clientOptions, ...STARTUP_CHECK_CLIENT });
+    found = await checkSlack(client, options.check ?? {});
+  } catch (error) {
+    bolt.checked = { failed: error instanceof Error ? error.message : String(error) };
+    if (error instanceof SlackCheckFailed) warn(error.findings);
+    throw error;
+  }
+  warn(found.findings);
+  const { identity } = found;
+  options.logger.info('Slack start-up check passed', {
+    bot: identity.botName,
+    botUserId: identity.botUserId,
+    team: identity.team,
+    teamId: identity.teamId,
+    enterpriseId: identity.enterpriseId,
+  });
+  return identity;
+}
+
+/** Built once the check passed: Bolt gets the bot's identity from it and calls nothing itself. */
+function buildApp(bolt: BoltParts, options: SlackAppOptions, identity: SlackIdentity): App {
+  const { socket, logger, logLevel } = bolt;
+  const app = new App({
+    token: options.slack.botToken,
+    botId: identity.botId,
+    botUserId: identity.botUserId,
+    logger,
+    logLevel,
+    // No listener reads Bolt's conversation context; its store would be one more step before each ack.
+    convoStore: false,
+    // The error handler also gets the request's body, for the id its log line carries.
+    extendedErrorHandler: true,
+    clientOptions: bolt.clientOptions,
+    ...(socket ? { socketMode: true, receiver: socket } : { receiver: bolt.receiver }),
+  });
+  withoutPrototypeKeys(app);
+  // Socket Mode has no request guard: its requests are counted from Bolt's first step to the
+  // listener's return (the listener has acked by then; answers run later, see in-flight.ts).
+  if (socket && options.traffic) countTraffic(app, options.traffic);
+  app.error(async ({ error, body }: { error: CodedError; body: unknown }) => {
+    const slackId = slackRequestId(body);
+    const logger = slackId ? options.logger.child({ slackRequestId: slackId }) : options.logger;
+    // Bolt wraps an error without a code of its own; the listener's error (and its stack) is inside.
+    const thrown = error.code === ErrorCode.UnknownError && 'original' in error ? error.original : error;
+    logger.error('unhandled error in a Slack listener', { error: thrown });
+  });
+  // Listeners by plain id go into one table per kind (listener-index.ts): Bolt matches a handful.
+  const indexed = indexedListeners(app);
+  registerRemovalEvents(indexed, bolt.access);
+  for (const plugin of options.plugins ?? []) plugin(indexed, identity);
+  return app;
+}
+
+function countTraffic(app: App, traffic: SlackTraffic): void {
+  app.use(async ({ next }) => {
+    traffic.arrived();
+    const answered = traffic.acking();
+    try {
+      await next();
+    } finally {
+      answered();
     }
-    app.error(async ({ error, body }: { error: CodedError; body: unknown }) => {
-      const slackId = slackRequestId(body);
-      const logger = slackId ? options.logger.child({ slackRequestId: slackId }) : options.logger;
-      // Bolt wraps an error without a code of its own; the listener's error (and its stack) is inside.
-      const thrown = error.code === ErrorCode.UnknownError && 'original' in error ? error.original : error;
-      logger.error('unhandled error in a Slack listener', { error: thrown });
-    });
-    // Listeners by plain id go into one table per kind (listener-index.ts): Bolt matches a handful.
-    const indexed = indexedListeners(app);
-    registerRemovalEvents(indexed, access);
-    for (const plugin of options.plugins ?? []) plugin(indexed, identity);
-    return app;
-  };
-
-  let listening = false;
-  const handle: SlackApp = {
-    app: undefined,
-    url: '',
-    readiness,
-    probes,
-    socketConnected: () => (socket ? checked === 'passed' && socketOpen() : undefined),
-    async start() {
-      if (routeHost) handle.url = await listen(routeHost, options);
-      else if (receiver) {
-        const at = options.host ? { port: options.port, host: options.host } : options.port;
-        const server = (await receiver.start(at)) as Server;
-        handle.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      }
-      listening = true;
-      // Warnings are logged here; the lines of a failed check are the caller's to log (main.ts).
-      const warn = (findings: readonly CheckFinding[]) => {
-        for (const f of findings) if (f.level === 'warning') options.logger.warn(f.line, { check: 'slack' });
-      };
-      let found: SlackCheck;
-      try {
-        const client = new WebClient(slack.botToken, { ...clientOptions, ...STARTUP_CHECK_CLIENT });
-        found = await checkSlack(client, options.check ?? {});
-      } catch (error) {
-        checked = { failed: error instanceof Error ? error.message : String(error) };
-        if (error instanceof SlackCheckFailed) warn(error.findings);
-        throw error;
-      }
-      warn(found.findings);
-      const { identity } = found;
-      options.logger.info('Slack start-up check passed', {
-        bot: identity.botName,
-        botUserId: identity.botUserId,
-        team: identity.team,
-        teamId: identity.teamId,
-        enterpriseId: identity.enterpriseId,
-      });
-      handle.app = build(identity);
-      checked = 'passed';
-      // Bolt's start only starts its receiver: in HTTP mode that one already listens (above).
-      if (socket) await handle.app.start();
-      options.logger.info('Slack app started', { mode: slack.mode, url: handle.url });
-    },
-    async stop() {
-      state.stopping = true;
-      if (handle.app) await handle.app.stop();
-      else if (receiver && listening) await receiver.stop();
-      if (routeHost) await close(routeHost);
-    },
-  };
-  return handle;
+  });
 }
 
 /**
