@@ -54,16 +54,8 @@ export function classifyPostFailure(error: unknown): PostFailure {
   if (e.code === 'slack_webapi_rate_limited_error') {
     return { kind: 'rate-limited', delayMs: Math.max(1, e.retryAfter ?? 1) * 1000 };
   }
-  if (e.code === 'slack_webapi_platform_error') {
-    const reason = e.data?.error ?? 'unknown_error';
-    if (reason === 'ratelimited') return { kind: 'rate-limited', delayMs: 1000 };
-    if (CHANNEL_ERRORS.has(reason)) return { kind: 'channel', reason };
-    if (BLOCK_ERRORS.has(reason)) return { kind: 'blocks', reason };
-    if (PERMANENT_ERRORS.has(reason)) return { kind: 'permanent', reason };
-    if (OPERATOR_ERRORS.has(reason)) return { kind: 'operator', reason };
-    if (TRANSIENT_ERRORS.has(reason)) return { kind: 'transient', reason };
-    return { kind: 'unknown', reason };
-  }
+  if (e.code === 'slack_webapi_platform_error')
+    return classifyPlatformError(e.data?.error ?? 'unknown_error');
   if (e.code === 'slack_webapi_http_error' && e.statusCode !== undefined) {
     const reason = `HTTP ${e.statusCode}`;
     return e.statusCode >= 500 || e.statusCode === 408
@@ -72,4 +64,15 @@ export function classifyPostFailure(error: unknown): PostFailure {
   }
   // Request errors (connection refused or reset, timeouts) and anything thrown on the way.
   return { kind: 'transient', reason: e.code ?? (error instanceof Error ? error.message : String(error)) };
+}
+
+/** An error Slack answered with (`ok: false`), by its error name. */
+function classifyPlatformError(reason: string): PostFailure {
+  if (reason === 'ratelimited') return { kind: 'rate-limited', delayMs: 1000 };
+  if (CHANNEL_ERRORS.has(reason)) return { kind: 'channel', reason };
+  if (BLOCK_ERRORS.has(reason)) return { kind: 'blocks', reason };
+  if (PERMANENT_ERRORS.has(reason)) return { kind: 'permanent', reason };
+  if (OPERATOR_ERRORS.has(reason)) return { kind: 'operator', reason };
+  if (TRANSIENT_ERRORS.has(reason)) return { kind: 'transient', reason };
+  return { kind: 'unknown', reason };
 }

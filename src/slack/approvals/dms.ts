@@ -49,6 +49,16 @@ export interface DmRecord {
   toTell: string[];
 }
 
+/** What one pass over a request's copies renders, and how it records each copy sent or updated. */
+interface CopyWork {
+  request: ApprovalRequest;
+  now: Date;
+  freeze: Freeze | undefined;
+  rendering: Rendering;
+  placeOf: (user: string) => Promise<DelegatePlace | undefined>;
+  save: (record: DmRecord) => Promise<unknown>;
+}
+
 export const dmRecordKey = (id: string) => `approval-dms:${id}`;
 /** Requests whose DM copies may still show an earlier state (looked at again at start-up). */
 const UNSETTLED_SET = 'approval-dms:unsettled';
@@ -121,7 +131,7 @@ export class ApprovalDms {
   }
 
   private async bringUpToDate(id: string): Promise<void> {
-    const { store, engine, client } = this.options;
+    const { store, engine } = this.options;
     const request = await engine.get(id);
     if (!request) return store.removeFromSet(UNSETTLED_SET, id);
     // The delegations, read at most once for all of this request's copies (and only if one needs them).
@@ -136,55 +146,83 @@ export class ApprovalDms {
       const delegation = await engine.delegatePlace(request, user, await delegations());
       return delegation && { delegator: delegation.delegator, until: delegation.until };
     };
-    let record = await store.get<DmRecord>(dmRecordKey(id));
-    if (!record) {
-      // Approvers are told of a request while it waits for them; one that ended first needs no DM.
-      if (request.state !== 'pending') return store.removeFromSet(UNSETTLED_SET, id);
-      const eligible = await engine.eligibleFor(request, await delegations());
-      const mayAct = this.options.mayAct ?? (async () => true);
-      const allowed = await Promise.all(eligible.map((user) => mayAct(user)));
-      record = { copies: [], toTell: eligible.filter((_, i) => allowed[i]) };
-      await store.addToSet(UNSETTLED_SET, id);
-      await store.set(dmRecordKey(id), record);
-    }
+    const record = await this.recordOf(id, request, delegations);
+    if (!record) return store.removeFromSet(UNSETTLED_SET, id);
     const save = (r: DmRecord) => store.set(dmRecordKey(id), r);
     const now = this.now();
     const freeze = await engine.currentFreeze();
     const rendering = renderingOf(request, freeze);
-    const failures: unknown[] = [];
-
     if (request.state !== 'pending' && record.toTell.length > 0) {
       record.toTell = [];
       await save(record);
     }
+    const work: CopyWork = { request, now, freeze, rendering, placeOf, save };
+    const failures = [...(await this.tellNew(record, work)), ...(await this.updateCopies(record, work))];
+    if (failures.length > 0) throw failures[0];
+    if (FINAL_STATES.has(request.state)) await store.removeFromSet(UNSETTLED_SET, id);
+  }
+
+  /**
+   * The request's record of copies; made (with who to tell) the first time. None for a request that
+   * ended before any approver was told: it needs no DM.
+   */
+  private async recordOf(
+    id: string,
+    request: ApprovalRequest,
+    delegations: () => Promise<Delegation[]>,
+  ): Promise<DmRecord | undefined> {
+    const { store, engine } = this.options;
+    const record = await store.get<DmRecord>(dmRecordKey(id));
+    if (record) return record;
+    // Approvers are told of a request while it waits for them; one that ended first needs no DM.
+    if (request.state !== 'pending') return undefined;
+    const eligible = await engine.eligibleFor(request, await delegations());
+    const mayAct = this.options.mayAct ?? (async () => true);
+    const allowed = await Promise.all(eligible.map((user) => mayAct(user)));
+    const fresh: DmRecord = { copies: [], toTell: eligible.filter((_, i) => allowed[i]) };
+    await store.addToSet(UNSETTLED_SET, id);
+    await store.set(dmRecordKey(id), fresh);
+    return fresh;
+  }
+
+  /** A DM to each approver not told yet; each one posted is recorded at once. The failures are returned. */
+  private async tellNew(record: DmRecord, work: CopyWork): Promise<unknown[]> {
+    const { client } = this.options;
+    const failures: unknown[] = [];
     for (const user of [...record.toTell]) {
       try {
         // Posting to a user id lands in the app's DM with them; Slack answers with the DM's channel.
-        const dm = approvalDm(request, now, user, await placeOf(user), freeze);
+        const dm = approvalDm(work.request, work.now, user, await work.placeOf(user), work.freeze);
         const posted = await client.chat.postMessage({ channel: user, ...dm });
         if (!posted.ts || !posted.channel) throw new Error('chat.postMessage answered without ts or channel');
-        record.copies.push({ user, channel: posted.channel, ts: posted.ts, shown: rendering });
+        record.copies.push({ user, channel: posted.channel, ts: posted.ts, shown: work.rendering });
         record.toTell = record.toTell.filter((u) => u !== user);
-        await save(record);
+        await work.save(record);
       } catch (error) {
         failures.push(error);
       }
     }
+    return failures;
+  }
+
+  /** Each copy showing an earlier rendering, updated; the failures are returned. */
+  private async updateCopies(record: DmRecord, work: CopyWork): Promise<unknown[]> {
+    const { client } = this.options;
+    const failures: unknown[] = [];
     for (const copy of record.copies) {
-      if (sameRendering(copy.shown, rendering)) continue;
+      if (sameRendering(copy.shown, work.rendering)) continue;
       try {
         await client.chat.update({
           channel: copy.channel,
           ts: copy.ts,
-          ...approvalDm(request, now, copy.user, await placeOf(copy.user), freeze),
+          ...approvalDm(work.request, work.now, copy.user, await work.placeOf(copy.user), work.freeze),
         });
-        copy.shown = rendering;
-        await save(record);
+        copy.shown = work.rendering;
+        await work.save(record);
       } catch (error) {
         failures.push(error);
       }
     }
-    if (failures.length > 0) throw failures[0];
-    if (FINAL_STATES.has(request.state)) await store.removeFromSet(UNSETTLED_SET, id);
+    return failures;
   }
 }

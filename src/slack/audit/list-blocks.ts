@@ -9,25 +9,28 @@ function section(text: string): KnownBlock {
   return { type: 'section', text: { type: 'mrkdwn', text } };
 }
 
+/** One entry on one line: when, what, the amount, the action, by whom, and its note. */
+function auditRow(e: AuditEntry): string {
+  const amount = e.amount ? ` ${escapeMrkdwn(naira(e.amount))}` : '';
+  // The name recorded with the entry, beside the mention Slack renders with today's name.
+  const named = e.actorName ? ` (${escapeMrkdwn(e.actorName)})` : '';
+  const by = e.actor
+    ? ` by ${mentionUser(e.actor)}${named}${e.onBehalfOf ? ` on behalf of ${mentionUser(e.onBehalfOf)}` : ''}`
+    : '';
+  // A policy entry's lines name people and groups as mentions, which Slack shows as names.
+  const note = e.note
+    ? ` — ${e.kind === 'policy' ? escapeMrkdwnKeepingMentions(e.note) : escapeMrkdwn(e.note)}`
+    : '';
+  const what = e.requestId
+    ? `${escapeMrkdwn(e.requestId)} ${escapeMrkdwn(e.kind)}`
+    : `${escapeMrkdwn(e.kind)} ${escapeMrkdwn(e.subject ?? '')}`.trim();
+  return `\`${escapeMrkdwn(lagosTime(e.at))}\` ${what}${amount}: *${escapeMrkdwn(e.action)}*${by}${note}`;
+}
+
 export function auditList(entries: AuditEntry[], environment: string): SlackMessage {
   if (entries.length === 0)
     return { text: 'The audit log is empty.', blocks: [section('The audit log is empty.')] };
-  const rows = entries.map((e) => {
-    const amount = e.amount ? ` ${escapeMrkdwn(naira(e.amount))}` : '';
-    // The name recorded with the entry, beside the mention Slack renders with today's name.
-    const named = e.actorName ? ` (${escapeMrkdwn(e.actorName)})` : '';
-    const by = e.actor
-      ? ` by ${mentionUser(e.actor)}${named}${e.onBehalfOf ? ` on behalf of ${mentionUser(e.onBehalfOf)}` : ''}`
-      : '';
-    // A policy entry's lines name people and groups as mentions, which Slack shows as names.
-    const note = e.note
-      ? ` — ${e.kind === 'policy' ? escapeMrkdwnKeepingMentions(e.note) : escapeMrkdwn(e.note)}`
-      : '';
-    const what = e.requestId
-      ? `${escapeMrkdwn(e.requestId)} ${escapeMrkdwn(e.kind)}`
-      : `${escapeMrkdwn(e.kind)} ${escapeMrkdwn(e.subject ?? '')}`.trim();
-    return `\`${escapeMrkdwn(lagosTime(e.at))}\` ${what}${amount}: *${escapeMrkdwn(e.action)}*${by}${note}`;
-  });
+  const rows = entries.map(auditRow);
   const text = `*Audit log, last ${entries.length}* · ${escapeMrkdwn(environment)}`;
   const blocks: KnownBlock[] = [section(text)];
   // A section holds at most 3000 characters: split the rows over several.

@@ -117,31 +117,9 @@ async function fileDelegation(
   } catch (error) {
     return answer(`Until: \`${escapeMrkdwn(rest[1])}\` ${(error as Error).message}. ${DELEGATE_USAGE}`);
   }
-  let max: string | undefined;
-  const more = rest.slice(2);
-  if (more.length > 0) {
-    if (more[0]?.toLowerCase() !== 'max' || more.length < 2) {
-      return answer(
-        `Max: say \`max ${escapeMrkdwn('<amount>')}\` after the date, or nothing. ${DELEGATE_USAGE}`,
-      );
-    }
-    if (more.length > 2) {
-      const extra = escapeMrkdwn(more.slice(2).join(' ').slice(0, 100));
-      return answer(
-        `Max: give one amount after \`max\`; \`${extra}\` is more than that. Write the amount without spaces, e.g. 500000 or ₦500,000.50.`,
-      );
-    }
-    try {
-      max = readCap(more[1] ?? '');
-    } catch (error) {
-      const reason = amountReason(error);
-      return answer(
-        reason === AMOUNT_HINT
-          ? 'Max: enter an amount with at most 2 decimals, more than 0, e.g. 500000 or ₦500,000.50'
-          : `Max: ${reason}`,
-      );
-    }
-  }
+  const cap = readMax(rest.slice(2));
+  if ('refused' in cap) return cap.refused;
+  const { max } = cap;
   if (!(await deps.engine.isApprover(userId))) {
     return answer(
       'Only an approver can delegate, and a delegate cannot pass on what was delegated to them. Nothing was filed.',
@@ -166,6 +144,38 @@ async function fileDelegation(
   } catch (error) {
     if (error instanceof InvalidDraftError) return answer(`${error.message}. Nothing was filed.`);
     throw error;
+  }
+}
+
+/** The optional `max <amount>` after the date: the cap, none, or why it cannot be read. */
+function readMax(more: string[]): { max: string | undefined } | { refused: SlackMessage } {
+  if (more.length === 0) return { max: undefined };
+  if (more[0]?.toLowerCase() !== 'max' || more.length < 2) {
+    return {
+      refused: answer(
+        `Max: say \`max ${escapeMrkdwn('<amount>')}\` after the date, or nothing. ${DELEGATE_USAGE}`,
+      ),
+    };
+  }
+  if (more.length > 2) {
+    const extra = escapeMrkdwn(more.slice(2).join(' ').slice(0, 100));
+    return {
+      refused: answer(
+        `Max: give one amount after \`max\`; \`${extra}\` is more than that. Write the amount without spaces, e.g. 500000 or ₦500,000.50.`,
+      ),
+    };
+  }
+  try {
+    return { max: readCap(more[1] ?? '') };
+  } catch (error) {
+    const reason = amountReason(error);
+    return {
+      refused: answer(
+        reason === AMOUNT_HINT
+          ? 'Max: enter an amount with at most 2 decimals, more than 0, e.g. 500000 or ₦500,000.50'
+          : `Max: ${reason}`,
+      ),
+    };
   }
 }
 

@@ -89,72 +89,94 @@ const homeSchema = z.object({
 
 /** What arrived and who may use it; undefined for what the gate lets by (Slack's own events). */
 function arrival(body: unknown, features: ReadonlySet<Feature>): Arrival | 'undeclared' | undefined {
+  return (
+    commandArrival(body, features) ??
+    actionArrival(body) ??
+    viewArrival(body) ??
+    optionsArrival(body) ??
+    shortcutArrival(body) ??
+    homeArrival(body)
+  );
+}
+
+/** Each reader below: the arrival, 'undeclared', or undefined for a body of another shape. */
+type Read = Arrival | 'undeclared' | undefined;
+
+function commandArrival(body: unknown, features: ReadonlySet<Feature>): Read {
   const command = commandSchema.safeParse(body);
-  if (command.success) {
-    const { name, who } = commandWho(command.data.text, features);
-    const id = `${command.data.command} ${name}`;
-    return {
-      surface: 'command',
-      id,
-      user: command.data.user_id,
-      who,
-      responseUrl: command.data.response_url,
-    };
-  }
+  if (!command.success) return undefined;
+  const { name, who } = commandWho(command.data.text, features);
+  const id = `${command.data.command} ${name}`;
+  return {
+    surface: 'command',
+    id,
+    user: command.data.user_id,
+    who,
+    responseUrl: command.data.response_url,
+  };
+}
+
+function actionArrival(body: unknown): Read {
   const action = actionSchema.safeParse(body);
-  if (action.success) {
-    const { actions, container, view } = action.data;
-    const id = actions[0]?.action_id ?? '';
-    const who = declaredWho('action', id);
-    if (!who) return 'undeclared';
-    const channel = action.data.channel?.id ?? container?.channel_id;
-    const surface =
-      container?.type === 'view' || (!channel && view)
-        ? view?.type === 'home'
-          ? 'Home button'
-          : 'modal button'
-        : channel?.startsWith('D')
-          ? 'DM button'
-          : 'channel button';
-    const responseUrl = action.data.response_url;
-    return {
-      surface,
-      id,
-      user: action.data.user.id,
-      who,
-      ...(channel ? { channel } : {}),
-      ...(responseUrl ? { responseUrl } : {}),
-    };
-  }
+  if (!action.success) return undefined;
+  const { actions, container, view } = action.data;
+  const id = actions[0]?.action_id ?? '';
+  const who = declaredWho('action', id);
+  if (!who) return 'undeclared';
+  const channel = action.data.channel?.id ?? container?.channel_id;
+  const surface =
+    container?.type === 'view' || (!channel && view)
+      ? view?.type === 'home'
+        ? 'Home button'
+        : 'modal button'
+      : channel?.startsWith('D')
+        ? 'DM button'
+        : 'channel button';
+  const responseUrl = action.data.response_url;
+  return {
+    surface,
+    id,
+    user: action.data.user.id,
+    who,
+    ...(channel ? { channel } : {}),
+    ...(responseUrl ? { responseUrl } : {}),
+  };
+}
+
+function viewArrival(body: unknown): Read {
   const view = viewSchema.safeParse(body);
-  if (view.success) {
-    const id = view.data.view.callback_id;
-    const who = declaredWho('view', id);
-    if (!who) return 'undeclared';
-    const field = Object.keys(view.data.view.state?.values ?? {})[0];
-    return view.data.type === 'view_closed'
-      ? { surface: 'modal closed', id, user: view.data.user.id, who }
-      : { surface: 'modal submission', id, user: view.data.user.id, who, ...(field ? { field } : {}) };
-  }
+  if (!view.success) return undefined;
+  const id = view.data.view.callback_id;
+  const who = declaredWho('view', id);
+  if (!who) return 'undeclared';
+  const field = Object.keys(view.data.view.state?.values ?? {})[0];
+  return view.data.type === 'view_closed'
+    ? { surface: 'modal closed', id, user: view.data.user.id, who }
+    : { surface: 'modal submission', id, user: view.data.user.id, who, ...(field ? { field } : {}) };
+}
+
+function optionsArrival(body: unknown): Read {
   const options = optionsSchema.safeParse(body);
-  if (options.success) {
-    const who = declaredWho('options', options.data.action_id);
-    return who
-      ? { surface: 'type-ahead', id: options.data.action_id, user: options.data.user.id, who }
-      : 'undeclared';
-  }
+  if (!options.success) return undefined;
+  const who = declaredWho('options', options.data.action_id);
+  return who
+    ? { surface: 'type-ahead', id: options.data.action_id, user: options.data.user.id, who }
+    : 'undeclared';
+}
+
+function shortcutArrival(body: unknown): Read {
   const shortcut = shortcutSchema.safeParse(body);
-  if (shortcut.success) {
-    const id = shortcut.data.callback_id;
-    const who = declaredWho('shortcut', id);
-    return who ? { surface: 'shortcut', id, user: shortcut.data.user.id, who } : 'undeclared';
-  }
+  if (!shortcut.success) return undefined;
+  const id = shortcut.data.callback_id;
+  const who = declaredWho('shortcut', id);
+  return who ? { surface: 'shortcut', id, user: shortcut.data.user.id, who } : 'undeclared';
+}
+
+function homeArrival(body: unknown): Read {
   const home = homeSchema.safeParse(body);
-  if (home.success && (home.data.event.tab ?? 'home') === 'home') {
-    const who = declaredWho('event', 'app_home_opened');
-    return who ? { surface: 'Home', id: 'app_home_opened', user: home.data.event.user, who } : 'undeclared';
-  }
-  return undefined;
+  if (!home.success || (home.data.event.tab ?? 'home') !== 'home') return undefined;
+  const who = declaredWho('event', 'app_home_opened');
+  return who ? { surface: 'Home', id: 'app_home_opened', user: home.data.event.user, who } : 'undeclared';
 }
 
 /**
@@ -269,28 +291,16 @@ export function registerGate(app: App, gateDeps: GateDeps): void {
   const people = gateDeps.people ?? new People(app.client, { home: gateDeps.home });
   const deps: Deps = { ...rest, people };
   registerUserChanges(app, deps.people, { log: deps.logger, ...(accountChanged ? { accountChanged } : {}) });
-  app.use(async (args: AnyMiddlewareArgs & { next: () => Promise<void>; client: WebClient }) => {
+  app.use(gate(deps));
+}
+
+type GateArgs = AnyMiddlewareArgs & { next: () => Promise<void>; client: WebClient };
+
+/** The gate itself: what nobody must be refused goes by; a declared arrival is judged against who may use it. */
+function gate(deps: Deps): (args: GateArgs) => Promise<void> {
+  return async (args) => {
     const arrived = arrival(args.body, deps.features);
-    if (arrived === undefined && isEventEnvelope(args.body)) {
-      // Slack's events are no person acting, but one sent for another workspace is not the bot's.
-      if (!fromHome(args.body, deps.home)) {
-        deps.logger.warn('the access gate refused an event from another workspace', { why: 'external' });
-        return;
-      }
-      return args.next();
-    }
-    // Fail closed: whatever its shape or id, a body naming no workspace or another goes no further.
-    if ((arrived === undefined || arrived === 'undeclared') && !fromHome(args.body, deps.home)) {
-      deps.logger.warn('the access gate refused an interaction from another workspace', { why: 'external' });
-      const ack = 'ack' in args ? (args.ack as Ack) : undefined;
-      return ack?.();
-    }
-    if (arrived === undefined) return args.next();
-    if (arrived === 'undeclared') {
-      // Nothing listens to an id nobody declared (a test checks every listener is declared).
-      deps.logger.debug('an interaction nothing declares went by the access gate');
-      return args.next();
-    }
+    if (arrived === undefined || arrived === 'undeclared') return undeclared(args, arrived, deps);
     const refusal = await judge(args.body, arrived.user, arrived.who, deps);
     if (!refusal) return args.next();
     deps.logger.warn('the access gate refused', {
@@ -302,5 +312,27 @@ export function registerGate(app: App, gateDeps: GateDeps): void {
     });
     const ack = 'ack' in args ? (args.ack as Ack) : undefined;
     await refuse(arrived, refusal, ack, args.client, deps);
-  });
+  };
+}
+
+/** What no declaration covers (Slack's events, an id nobody declared): let by, if from the home workspace. */
+async function undeclared(args: GateArgs, arrived: 'undeclared' | undefined, deps: Deps): Promise<void> {
+  if (arrived === undefined && isEventEnvelope(args.body)) {
+    // Slack's events are no person acting, but one sent for another workspace is not the bot's.
+    if (!fromHome(args.body, deps.home)) {
+      deps.logger.warn('the access gate refused an event from another workspace', { why: 'external' });
+      return;
+    }
+    return args.next();
+  }
+  // Fail closed: whatever its shape or id, a body naming no workspace or another goes no further.
+  if (!fromHome(args.body, deps.home)) {
+    deps.logger.warn('the access gate refused an interaction from another workspace', { why: 'external' });
+    const ack = 'ack' in args ? (args.ack as Ack) : undefined;
+    return ack?.();
+  }
+  if (arrived === undefined) return args.next();
+  // Nothing listens to an id nobody declared (a test checks every listener is declared).
+  deps.logger.debug('an interaction nothing declares went by the access gate');
+  return args.next();
 }

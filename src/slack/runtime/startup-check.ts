@@ -285,39 +285,44 @@ async function listedFindings(
   const findings: CheckFinding[] = [];
   const home = { teamId: identity.teamId, team: identity.team, enterpriseId: identity.enterpriseId };
   for (const [id, settings] of listedPeople(setup)) {
-    const setting = settings.join(', ');
-    const noun = settings.every((s) => s.startsWith('CNGN_APPROVERS')) ? 'approver' : 'person';
-    let user: SlackUser | undefined;
-    try {
-      user = (await client.users.info({ user: id })).user as SlackUser | undefined;
-    } catch (error) {
-      const refusal = slackError(error);
-      findings.push(
-        warning(
-          refusal === 'user_not_found'
-            ? `${noun} ${id} (${setting}) is not a member of this workspace: check the member ID (profile → ⋮ → Copy member ID)`
-            : `could not check ${noun} ${id} (${setting}): ${refusal ?? describe(error)}`,
-        ),
-      );
-      continue;
-    }
-    const who = `${noun} ${id}${user?.real_name || user?.name ? ` (${user.real_name || user.name})` : ''}`;
-    const person = personFrom(id, user ?? {}, home);
-    if (person.external) {
-      findings.push(
-        warning(
-          `${who} is not a member of ${identity.team} (a member of another workspace, as through Slack Connect), so cngn-desk lets them do nothing: remove them from ${setting}`,
-        ),
-      );
-    } else if (person.deleted) {
-      findings.push(warning(`${who} is deactivated in Slack: remove them from ${setting}`));
-    } else if (person.bot) {
-      findings.push(warning(`${who} is a bot, who cannot act here: remove it from ${setting}`));
-    } else if (person.guest) {
-      findings.push(warning(`${who} is a guest, who cannot act here: remove them from ${setting}`));
-    }
+    const finding = await personFinding(client, id, settings, identity, home);
+    if (finding) findings.push(finding);
   }
   return findings;
+}
+
+/** What is wrong with one person a setting names, if anything. */
+async function personFinding(
+  client: WebClient,
+  id: string,
+  settings: string[],
+  identity: SlackIdentity,
+  home: Parameters<typeof personFrom>[2],
+): Promise<CheckFinding | undefined> {
+  const setting = settings.join(', ');
+  const noun = settings.every((s) => s.startsWith('CNGN_APPROVERS')) ? 'approver' : 'person';
+  let user: SlackUser | undefined;
+  try {
+    user = (await client.users.info({ user: id })).user as SlackUser | undefined;
+  } catch (error) {
+    const refusal = slackError(error);
+    return warning(
+      refusal === 'user_not_found'
+        ? `${noun} ${id} (${setting}) is not a member of this workspace: check the member ID (profile → ⋮ → Copy member ID)`
+        : `could not check ${noun} ${id} (${setting}): ${refusal ?? describe(error)}`,
+    );
+  }
+  const who = `${noun} ${id}${user?.real_name || user?.name ? ` (${user.real_name || user.name})` : ''}`;
+  const person = personFrom(id, user ?? {}, home);
+  if (person.external) {
+    return warning(
+      `${who} is not a member of ${identity.team} (a member of another workspace, as through Slack Connect), so cngn-desk lets them do nothing: remove them from ${setting}`,
+    );
+  }
+  if (person.deleted) return warning(`${who} is deactivated in Slack: remove them from ${setting}`);
+  if (person.bot) return warning(`${who} is a bot, who cannot act here: remove it from ${setting}`);
+  if (person.guest) return warning(`${who} is a guest, who cannot act here: remove them from ${setting}`);
+  return undefined;
 }
 
 async function groupFindings(client: WebClient, group: string): Promise<CheckFinding[]> {

@@ -32,6 +32,7 @@ import {
   NOT_RECORDED,
   RECHECKING,
   RECORDED_LATE,
+  type Recorded,
   readClick,
   recordClick,
 } from './click.js';
@@ -138,57 +139,106 @@ function takeClick(
     const taken = await recordClick((options) => decide(click, options));
     await ack();
     const where = await answerPlace(client, click);
-    await sayingWhenNotRecorded(client, deps, where, action, async () => {
-      if (taken.outcome === 'late') {
-        deps.log?.warn('approval click not recorded in time', { action });
-        await client.chat.postEphemeral({ ...privateReplyTarget(deps, where), text: MAYBE_NOT_RECORDED });
-        const after = await taken.work.catch(() => undefined);
-        if (after?.ok)
-          await client.chat.postEphemeral({ ...privateReplyTarget(deps, where), text: RECORDED_LATE });
-        // Refused once the store answered (someone else was first): say why, as an in-time refusal would.
-        else if (after) await explainRefusal(client, deps, where, after.reason, after.request, after.limit);
-        return;
-      }
-      if (taken.outcome === 'recorded' && taken.rechecking) {
-        // Said on the side: the re-check's answer is still explained below if Slack refuses this.
-        await client.chat
-          .postEphemeral({ ...privateReplyTarget(deps, where), text: RECHECKING })
-          .catch((error: unknown) => deps.log?.warn('re-check notice not posted', { error: String(error) }));
-      }
-      if (taken.outcome === 'failed' && taken.maybeRecorded) {
-        // The write had started: it may have landed, so "nothing changed" could be false.
-        deps.log?.warn('approval click failed after its write started', {
-          action,
-          error: String(taken.error),
-        });
-        await client.chat.postEphemeral({ ...privateReplyTarget(deps, where), text: MAYBE_NOT_RECORDED });
-        return;
-      }
-      let result: ActionResult;
-      try {
-        if (taken.outcome === 'failed') throw taken.error;
-        result = await taken.work;
-      } catch (error) {
-        if (error instanceof MaybeRecordedError) {
-          // After the re-check, the approval's write had started: "nothing changed" could be false.
-          deps.log?.warn('final approval failed after its write started', {
-            action,
-            error: String(error.error),
-          });
-          await client.chat.postEphemeral({ ...privateReplyTarget(deps, where), text: MAYBE_NOT_RECORDED });
-          return;
-        }
-        if (!(error instanceof StaleRoundError)) throw error;
-        return explainStale(client, deps, where, error.request);
-      }
-      if (!result.ok) await explainRefusal(client, deps, where, result.reason, result.request, result.limit);
-    });
+    await sayingWhenNotRecorded(client, deps, where, action, () =>
+      answerTaken(client, deps, where, action, taken),
+    );
   };
+}
+
+/** What the person who clicked is told once the click was taken: late, re-checking, failed or refused. */
+async function answerTaken(
+  client: WebClient,
+  deps: ApprovalSlackDeps,
+  where: ClickOrigin,
+  action: string,
+  taken: Recorded<ActionResult>,
+): Promise<void> {
+  if (taken.outcome === 'late') return answerLate(client, deps, where, action, taken.work);
+  if (taken.outcome === 'recorded' && taken.rechecking) {
+    // Said on the side: the re-check's answer is still explained below if Slack refuses this.
+    await client.chat
+      .postEphemeral({ ...privateReplyTarget(deps, where), text: RECHECKING })
+      .catch((error: unknown) => deps.log?.warn('re-check notice not posted', { error: String(error) }));
+  }
+  if (taken.outcome === 'failed' && taken.maybeRecorded) {
+    // The write had started: it may have landed, so "nothing changed" could be false.
+    deps.log?.warn('approval click failed after its write started', {
+      action,
+      error: String(taken.error),
+    });
+    await client.chat.postEphemeral({ ...privateReplyTarget(deps, where), text: MAYBE_NOT_RECORDED });
+    return;
+  }
+  const result = await engineResult(client, deps, where, action, taken);
+  if (result && !result.ok) {
+    await explainRefusal(client, deps, where, result.reason, result.request, result.limit);
+  }
+}
+
+/** A click not recorded in time: said at once, and said again once the store answered. */
+async function answerLate(
+  client: WebClient,
+  deps: ApprovalSlackDeps,
+  where: ClickOrigin,
+  action: string,
+  work: Promise<ActionResult>,
+): Promise<void> {
+  deps.log?.warn('approval click not recorded in time', { action });
+  await client.chat.postEphemeral({ ...privateReplyTarget(deps, where), text: MAYBE_NOT_RECORDED });
+  const after = await work.catch(() => undefined);
+  if (after?.ok) await client.chat.postEphemeral({ ...privateReplyTarget(deps, where), text: RECORDED_LATE });
+  // Refused once the store answered (someone else was first): say why, as an in-time refusal would.
+  else if (after) await explainRefusal(client, deps, where, after.reason, after.request, after.limit);
+}
+
+/**
+ * The engine's answer to a click taken in time; undefined once a failure has been answered here (a
+ * write that may stand, a changed round). Any other error is thrown, to be said as not recorded.
+ */
+async function engineResult(
+  client: WebClient,
+  deps: ApprovalSlackDeps,
+  where: ClickOrigin,
+  action: string,
+  taken: Exclude<Recorded<ActionResult>, { outcome: 'late' }>,
+): Promise<ActionResult | undefined> {
+  try {
+    if (taken.outcome === 'failed') throw taken.error;
+    return await taken.work;
+  } catch (error) {
+    if (error instanceof MaybeRecordedError) {
+      // After the re-check, the approval's write had started: "nothing changed" could be false.
+      deps.log?.warn('final approval failed after its write started', {
+        action,
+        error: String(error.error),
+      });
+      await client.chat.postEphemeral({ ...privateReplyTarget(deps, where), text: MAYBE_NOT_RECORDED });
+      return undefined;
+    }
+    if (!(error instanceof StaleRoundError)) throw error;
+    await explainStale(client, deps, where, error.request);
+    return undefined;
+  }
 }
 
 export function registerApprovalActions(app: App, deps: ApprovalSlackDeps): void {
   // Approve records nothing yet: it opens the review modal (views/review.ts records it).
-  app.action<BlockAction<ButtonAction>>(APPROVE_ACTION, async ({ body, ack, client }) => {
+  app.action<BlockAction<ButtonAction>>(APPROVE_ACTION, onApproveClicked(deps));
+
+  app.action<BlockAction<ButtonAction>>(
+    CANCEL_ACTION,
+    takeClick(deps, CANCEL_ACTION, (click, options) =>
+      deps.engine.cancel(readButtonValue(click.value).id, click.user, options),
+    ),
+  );
+
+  // Reject records nothing yet: it opens the modal that asks for the reason (reject.ts records it).
+  app.action<BlockAction<ButtonAction>>(REJECT_ACTION, onRejectClicked(deps));
+}
+
+/** Approve: the review modal opens on a request the person may approve; else they are told why not. */
+function onApproveClicked(deps: ApprovalSlackDeps): (args: ButtonArgs) => Promise<void> {
+  return async ({ body, ack, client }) => {
     await ack();
     const read = readClick(body);
     if (!read.ok) return answerUnreadable(client, deps, APPROVE_ACTION, read);
@@ -203,27 +253,7 @@ export function registerApprovalActions(app: App, deps: ApprovalSlackDeps): void
         'store',
       );
       if (check.ok) {
-        const metadata = {
-          id,
-          round,
-          environment: check.request.environment,
-          // Only a channel id Slack could have sent; the submission checks it again (views/review.ts).
-          ...(click.channel && SLACK_CHANNEL_ID.test(click.channel) ? { channel: click.channel } : {}),
-        };
-        const now = deps.now?.() ?? new Date();
-        const balance = await storedReviewBalance(deps, check.request);
-        const freeze = await deps.engine.currentFreeze();
-        const opened = await openBound(client, bindDeps(deps, now), {
-          triggerId: click.triggerId ?? '',
-          view: reviewModal(check.request, now, metadata, balance, freeze),
-          modal: 'review',
-          requests: [check.request],
-        });
-        if (opened && needsFreshBalance(check.request, balance, now)) {
-          await refreshReviewBalance(client, deps, opened, check.request, balance, (fresh) =>
-            reviewModal(check.request, deps.now?.() ?? new Date(), metadata, fresh, freeze),
-          );
-        }
+        await openReview(client, deps, click, { id, round }, check.request);
         return;
       }
       if ('stale' in check) return explainStale(client, deps, await answer(), check.stale);
@@ -236,17 +266,43 @@ export function registerApprovalActions(app: App, deps: ApprovalSlackDeps): void
         deps.log?.warn('could not tell the person their click failed', { error: String(failure) });
       });
     }
+  };
+}
+
+/** The review modal for one request, bound to what it shows; its balance refreshed if the stored one is old. */
+async function openReview(
+  client: WebClient,
+  deps: ApprovalSlackDeps,
+  click: Click,
+  { id, round }: { id: string; round: number },
+  request: ApprovalRequest,
+): Promise<void> {
+  const metadata = {
+    id,
+    round,
+    environment: request.environment,
+    // Only a channel id Slack could have sent; the submission checks it again (views/review.ts).
+    ...(click.channel && SLACK_CHANNEL_ID.test(click.channel) ? { channel: click.channel } : {}),
+  };
+  const now = deps.now?.() ?? new Date();
+  const balance = await storedReviewBalance(deps, request);
+  const freeze = await deps.engine.currentFreeze();
+  const opened = await openBound(client, bindDeps(deps, now), {
+    triggerId: click.triggerId ?? '',
+    view: reviewModal(request, now, metadata, balance, freeze),
+    modal: 'review',
+    requests: [request],
   });
+  if (opened && needsFreshBalance(request, balance, now)) {
+    await refreshReviewBalance(client, deps, opened, request, balance, (fresh) =>
+      reviewModal(request, deps.now?.() ?? new Date(), metadata, fresh, freeze),
+    );
+  }
+}
 
-  app.action<BlockAction<ButtonAction>>(
-    CANCEL_ACTION,
-    takeClick(deps, CANCEL_ACTION, (click, options) =>
-      deps.engine.cancel(readButtonValue(click.value).id, click.user, options),
-    ),
-  );
-
-  // Reject records nothing yet: it opens the modal that asks for the reason (reject.ts records it).
-  app.action<BlockAction<ButtonAction>>(REJECT_ACTION, async ({ body, ack, client }) => {
+/** Reject: the modal asking for the reason opens on a request the person may reject; else they are told why not. */
+function onRejectClicked(deps: ApprovalSlackDeps): (args: ButtonArgs) => Promise<void> {
+  return async ({ body, ack, client }) => {
     await ack();
     const read = readClick(body);
     if (!read.ok) return answerUnreadable(client, deps, REJECT_ACTION, read);
@@ -277,5 +333,5 @@ export function registerApprovalActions(app: App, deps: ApprovalSlackDeps): void
         requests: [check.request],
       });
     });
-  });
+  };
 }

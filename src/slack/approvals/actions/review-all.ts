@@ -4,7 +4,14 @@
 // showed (review-binding.ts), so one that changed meanwhile or was never shown is refused. It is
 // acked first with a "working…" view: several approvals do not fit in 3 s, and the results follow one
 // by one (docs/decisions/clicks-recorded-before-the-ack.md).
-import type { App, BlockAction, ButtonAction, ViewSubmitAction } from '@slack/bolt';
+import type {
+  AckFn,
+  App,
+  BlockAction,
+  ButtonAction,
+  ViewResponseAction,
+  ViewSubmitAction,
+} from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { StaleRoundError } from '../../../approvals/index.js';
@@ -24,11 +31,12 @@ import {
   reviewAllResultText,
   reviewAllResultView,
 } from '../blocks/review-all.js';
+import type { Click } from '../types.js';
 import { bindDeps } from './buttons.js';
 import { CLICK_ACK_DEADLINE_MS, readClick } from './click.js';
 import { channelFits } from './click-answer.js';
 import { refreshReviewAllBalances, storedReviewBalances } from './review-balance.js';
-import { openBound, readBinding, type ShownRequest } from './review-binding.js';
+import { type BindingRead, openBound, readBinding, type ShownRequest } from './review-binding.js';
 
 const metadataSchema = z.object({ channel: z.string().min(1).max(40).optional() });
 
@@ -94,7 +102,16 @@ async function approveOne(
 }
 
 export function registerReviewAll(app: App, deps: ApprovalSlackDeps): void {
-  app.action<BlockAction<ButtonAction>>(REVIEW_ALL_ACTION, async ({ body, ack, client }) => {
+  app.action<BlockAction<ButtonAction>>(REVIEW_ALL_ACTION, onReviewAllClicked(deps));
+  app.view<ViewSubmitAction>(REVIEW_ALL_VIEW, onReviewAllSubmitted(deps));
+}
+
+type ClickArgs = { body: BlockAction<ButtonAction>; ack: () => Promise<void>; client: WebClient };
+type SubmitArgs = { ack: AckFn<ViewResponseAction>; body: ViewSubmitAction; client: WebClient };
+
+/** The button: the list of what waits for the person opens, or they are told privately it could not. */
+function onReviewAllClicked(deps: ApprovalSlackDeps): (args: ClickArgs) => Promise<void> {
+  return async ({ body, ack, client }) => {
     await ack();
     const read = readClick(body);
     if (!read.ok || !read.click.triggerId) {
@@ -104,41 +121,8 @@ export function registerReviewAll(app: App, deps: ApprovalSlackDeps): void {
       return;
     }
     const { click } = read;
-    const now = deps.now?.() ?? new Date();
     try {
-      const waiting = await withinDeadline(
-        deps.engine.waitingFor(click.user, now),
-        CLICK_ACK_DEADLINE_MS,
-        'store',
-      );
-      const triggerId = click.triggerId ?? '';
-      if (waiting.length === 0) {
-        const view = noticeView('Review all', 'Nothing is waiting for your approval right now.');
-        await client.views.open({ trigger_id: triggerId, view });
-        return;
-      }
-      // Only a channel answers may go to (`/cngn pending` runs anywhere); else the approvals channel.
-      const metadata = JSON.stringify(
-        channelFits(click.channel, deps.approvalsChannel, waiting) ? { channel: click.channel } : {},
-      );
-      const freeze = await deps.engine.currentFreeze();
-      const requests = waiting.slice(0, REVIEW_ALL_MAX);
-      // The balance as the single review shows it: the last figure read now, read again once open.
-      const balances = await storedReviewBalances(deps, requests);
-      const render = (shown: typeof balances, at: Date) =>
-        reviewAllModal(waiting, at, deps.environmentLabel, metadata, freeze, shown);
-      const view = render(balances, now);
-      const opened = await openBound(client, bindDeps(deps, now), {
-        triggerId,
-        view,
-        modal: 'review-all',
-        requests,
-      });
-      if (opened) {
-        await refreshReviewAllBalances(client, deps, opened, requests, balances, (fresh) =>
-          render(fresh, deps.now?.() ?? new Date()),
-        );
-      }
+      await openReviewAll(client, deps, click);
     } catch (error) {
       deps.log?.warn('review all could not open', { error: String(error) });
       if (click.channel) {
@@ -151,9 +135,50 @@ export function registerReviewAll(app: App, deps: ApprovalSlackDeps): void {
           .catch(() => undefined);
       }
     }
-  });
+  };
+}
 
-  app.view<ViewSubmitAction>(REVIEW_ALL_VIEW, async ({ ack, body, client }) => {
+/** The modal of the requests waiting for the person, bound to what it shows, its balances read again once open. */
+async function openReviewAll(client: WebClient, deps: ApprovalSlackDeps, click: Click): Promise<void> {
+  const now = deps.now?.() ?? new Date();
+  const waiting = await withinDeadline(
+    deps.engine.waitingFor(click.user, now),
+    CLICK_ACK_DEADLINE_MS,
+    'store',
+  );
+  const triggerId = click.triggerId ?? '';
+  if (waiting.length === 0) {
+    const view = noticeView('Review all', 'Nothing is waiting for your approval right now.');
+    await client.views.open({ trigger_id: triggerId, view });
+    return;
+  }
+  // Only a channel answers may go to (`/cngn pending` runs anywhere); else the approvals channel.
+  const metadata = JSON.stringify(
+    channelFits(click.channel, deps.approvalsChannel, waiting) ? { channel: click.channel } : {},
+  );
+  const freeze = await deps.engine.currentFreeze();
+  const requests = waiting.slice(0, REVIEW_ALL_MAX);
+  // The balance as the single review shows it: the last figure read now, read again once open.
+  const balances = await storedReviewBalances(deps, requests);
+  const render = (shown: typeof balances, at: Date) =>
+    reviewAllModal(waiting, at, deps.environmentLabel, metadata, freeze, shown);
+  const view = render(balances, now);
+  const opened = await openBound(client, bindDeps(deps, now), {
+    triggerId,
+    view,
+    modal: 'review-all',
+    requests,
+  });
+  if (opened) {
+    await refreshReviewAllBalances(client, deps, opened, requests, balances, (fresh) =>
+      render(fresh, deps.now?.() ?? new Date()),
+    );
+  }
+}
+
+/** The submission: each checked request the list showed is approved, one by one, and the results said. */
+function onReviewAllSubmitted(deps: ApprovalSlackDeps): (args: SubmitArgs) => Promise<void> {
+  return async ({ ack, body, client }) => {
     const parsed = submissionSchema.safeParse(body);
     if (!parsed.success) {
       await ack({
@@ -173,13 +198,7 @@ export function registerReviewAll(app: App, deps: ApprovalSlackDeps): void {
     // What the list showed, as recorded when it opened: only those requests, rounds and figures count.
     const bound = await readBinding(deps.store, parsed.data.view.id, 'review-all');
     if (!bound.ok) {
-      if ('error' in bound)
-        deps.log?.warn('review all: what it showed was not read', { error: String(bound.error) });
-      const why =
-        'error' in bound
-          ? 'This list could not be checked against what it showed (the bot could not reach its store), so nothing was approved. Open it again with `/cngn pending` in a moment.'
-          : 'This list is not ready yet, or no longer known, so nothing was approved. Open it again with `/cngn pending`.';
-      await ack({ response_action: 'update', view: noticeView('Review all', why) });
+      await ack({ response_action: 'update', view: noticeView('Review all', notBoundWhy(deps, bound)) });
       return;
     }
     // The channel chooses where the results go privately: only one the list could have been opened in.
@@ -204,7 +223,16 @@ export function registerReviewAll(app: App, deps: ApprovalSlackDeps): void {
       channel,
       outcomes,
     });
-  });
+  };
+}
+
+/** Why nothing was approved when the record of what the list showed could not be read, or is not there. */
+function notBoundWhy(deps: ApprovalSlackDeps, bound: Extract<BindingRead, { ok: false }>): string {
+  if ('error' in bound)
+    deps.log?.warn('review all: what it showed was not read', { error: String(bound.error) });
+  return 'error' in bound
+    ? 'This list could not be checked against what it showed (the bot could not reach its store), so nothing was approved. Open it again with `/cngn pending` in a moment.'
+    : 'This list is not ready yet, or no longer known, so nothing was approved. Open it again with `/cngn pending`.';
 }
 
 /** Whether the list's channel fits (click-answer.ts); the checked requests are read only if needed. */

@@ -58,6 +58,13 @@ function firstPaymentLine(request: ApprovalRequest, now: Date): string | undefin
   return `:new: *${NOT_PAID_YET}:* ${escapeMrkdwn(unsent.id)} to this destination was filed first (${relative(unsent.at, now)}) and is not sent yet`;
 }
 
+/** Whether the destination is on the whitelist; for a whitelist addition, only if it already is. */
+function whitelistPart(request: ApprovalRequest, whitelisted: boolean | undefined): string | undefined {
+  if (whitelisted === undefined) return undefined;
+  if (request.kind === 'whitelist') return whitelisted ? 'already on the whitelist' : undefined;
+  return whitelisted ? 'on the whitelist ✓' : 'not on the whitelist';
+}
+
 /** Network, address and whitelist on one line. */
 function destinationLine(request: ApprovalRequest, checks: RequestChecks): string | undefined {
   const parts: string[] = [];
@@ -69,13 +76,8 @@ function destinationLine(request: ApprovalRequest, checks: RequestChecks): strin
     const what = checks.address.checked === 'checksum' ? 'checksum' : 'format';
     parts.push(`address ${what} ✓ \`${escapeMrkdwn(checks.address.shown)}\``);
   }
-  if (checks.whitelisted !== undefined) {
-    if (request.kind === 'whitelist') {
-      if (checks.whitelisted) parts.push('already on the whitelist');
-    } else {
-      parts.push(checks.whitelisted ? 'on the whitelist ✓' : 'not on the whitelist');
-    }
-  }
+  const whitelist = whitelistPart(request, checks.whitelisted);
+  if (whitelist) parts.push(whitelist);
   if (parts.length === 0) return undefined;
   const line = parts.join(' · ');
   return `${line.charAt(0).toUpperCase()}${line.slice(1)}`;

@@ -55,12 +55,7 @@ export function refusalText(reason: Refusal, request?: ApprovalRequest, limit?: 
   const title = request ? requestTitle(request) : 'This request';
   switch (reason) {
     case 'requester':
-      // Only a request still waiting for approval can be cancelled; one whose outcome is unknown is
-      // resolved by another approver.
-      if (request?.state === 'outcome-unknown') {
-        return `You filed ${title}, so you cannot record its outcome: another approver must check it with the service and resolve it.`;
-      }
-      return `You filed ${title}, so you cannot approve or reject it: another approver must.${!request || request.state === 'pending' ? ' (You can cancel it.)' : ''}`;
+      return requesterText(title, request);
     case 'not-approver':
       // A kind may have a pool of its own, so an approver of other kinds can be refused too.
       return request
@@ -73,9 +68,7 @@ export function refusalText(reason: Refusal, request?: ApprovalRequest, limit?: 
     case 'expired':
       return `${title} expired before it was approved; nothing was sent. File it again if it is still needed.`;
     case 'not-pending':
-      if (request && IN_HAND.has(request.state))
-        return `${title} was already approved and is being handled (${stateWords(request)}); your click changed nothing.`;
-      return `${title} is no longer waiting for approval (${request ? stateWords(request) : 'closed'}); nothing changed.`;
+      return notPendingText(title, request);
     case 'checking':
       return `A final approval of ${title} is being checked against the service right now; nothing changed.`;
     case 'recheck-failed':
@@ -107,6 +100,22 @@ export function refusalText(reason: Refusal, request?: ApprovalRequest, limit?: 
     case 'over-daily-limit':
       return `${title} was not approved: ${limit ? dailyLimitText(limit) : 'it would pass the daily limit'}. It stays waiting for approval; nothing changed. Approve it again once there is room in the limit.`;
   }
+}
+
+/** The requester's own click: only a request still waiting for approval can be cancelled by them. */
+function requesterText(title: string, request?: ApprovalRequest): string {
+  // One whose outcome is unknown is resolved by another approver.
+  if (request?.state === 'outcome-unknown') {
+    return `You filed ${title}, so you cannot record its outcome: another approver must check it with the service and resolve it.`;
+  }
+  return `You filed ${title}, so you cannot approve or reject it: another approver must.${!request || request.state === 'pending' ? ' (You can cancel it.)' : ''}`;
+}
+
+/** A click on a request no longer waiting: already in hand, or closed. */
+function notPendingText(title: string, request?: ApprovalRequest): string {
+  if (request && IN_HAND.has(request.state))
+    return `${title} was already approved and is being handled (${stateWords(request)}); your click changed nothing.`;
+  return `${title} is no longer waiting for approval (${request ? stateWords(request) : 'closed'}); nothing changed.`;
 }
 
 function section(text: string): KnownBlock {

@@ -56,28 +56,8 @@ export function destinationFields(request: ApprovalRequest): Array<{ type: 'mrkd
         ),
         field('Account name (resolved)', d.accountName ? escapeMrkdwn(d.accountName) : '—'),
       ];
-    case 'bridge': {
-      const q = d.quote;
-      const out = [
-        field(
-          'Route',
-          `${escapeMrkdwn(d.originNetworkName ?? 'origin')} → ${escapeMrkdwn(d.destinationNetworkName ?? 'destination')}`,
-        ),
-        field('Destination address', code(request.payload.destinationAddress)),
-      ];
-      if (request.payload.senderAddress)
-        out.push(field('Sender address', code(request.payload.senderAddress)));
-      if (q) {
-        out.push(field('Receivable', escapeMrkdwn(naira(q.amountReceivable))));
-        out.push(
-          field(
-            'Fees',
-            `network ${escapeMrkdwn(naira(q.networkFee))} · bridge ${escapeMrkdwn(naira(q.bridgeFee))}`,
-          ),
-        );
-      }
-      return out;
-    }
+    case 'bridge':
+      return bridgeFields(request);
     case 'whitelist':
       return [
         field('Address', code(request.payload.address)),
@@ -103,6 +83,32 @@ export function destinationFields(request: ApprovalRequest): Array<{ type: 'mrkd
     case 'unfreeze':
       return unfreezeFields(request.payload).map(([label, value]) => field(label, value));
   }
+}
+
+/** A bridge's route, addresses and, once quoted, what arrives and the fees. */
+function bridgeFields(
+  request: Extract<ApprovalRequest, { kind: 'bridge' }>,
+): Array<{ type: 'mrkdwn'; text: string }> {
+  const d = request.display;
+  const q = d.quote;
+  const out = [
+    field(
+      'Route',
+      `${escapeMrkdwn(d.originNetworkName ?? 'origin')} → ${escapeMrkdwn(d.destinationNetworkName ?? 'destination')}`,
+    ),
+    field('Destination address', code(request.payload.destinationAddress)),
+  ];
+  if (request.payload.senderAddress) out.push(field('Sender address', code(request.payload.senderAddress)));
+  if (q) {
+    out.push(field('Receivable', escapeMrkdwn(naira(q.amountReceivable))));
+    out.push(
+      field(
+        'Fees',
+        `network ${escapeMrkdwn(naira(q.networkFee))} · bridge ${escapeMrkdwn(naira(q.bridgeFee))}`,
+      ),
+    );
+  }
+  return out;
 }
 
 /** The outside texts among a request's figures, each with the words that name it. */
@@ -274,6 +280,31 @@ export function approvalMessage(
     ...tierBasisNotice(request),
     ...checksBlocks(request, now),
   ];
+  blocks.push(...reasonBlocks(request));
+  const outcome = outcomeLines(request);
+  if (outcome.length > 0) {
+    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: outcome.join('\n') }] });
+  }
+  blocks.push(...lifecycleContext(request));
+  blocks.push(...delegationBlocks(request, now));
+  const elements =
+    request.state === 'pending'
+      ? [
+          ...approvalButtons(request, buttons),
+          // Extend is the requester's, beside Cancel: not on approvers' DM copies.
+          ...(buttons.cancel !== false ? extendButtons(request) : []),
+        ]
+      : [];
+  if (elements.length > 0) blocks.push({ type: 'actions', block_id: APPROVAL_ACTIONS_BLOCK, elements });
+  return {
+    text: `${escapeMrkdwn(requestTitle(request))}: ${stateLine(request, freeze).replace(/^:[a-z_]+: /, '')}`,
+    blocks,
+  };
+}
+
+/** Why a request was sent back to the approvers, or rejected. */
+function reasonBlocks(request: ApprovalRequest): KnownBlock[] {
+  const blocks: KnownBlock[] = [];
   if (request.reason && request.state === 'pending') {
     blocks.push({
       type: 'context',
@@ -288,38 +319,24 @@ export function approvalMessage(
       elements: [{ type: 'mrkdwn', text: `Reason: ${escapeMrkdwn(request.reason)}` }],
     });
   }
-  const outcome = outcomeLines(request);
-  if (outcome.length > 0) {
-    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: outcome.join('\n') }] });
-  }
-  blocks.push(...lifecycleContext(request));
+  return blocks;
+}
+
+/** A delegation's state: in effect until when, ended, or revoked and by whom. */
+function delegationBlocks(request: ApprovalRequest, now: Date): KnownBlock[] {
   const delegation = delegationOf(request);
-  if (delegation) {
-    const ended = delegation.revoked?.note ?? 'ended by the bot';
-    // Without an actor the bot ended it; its note says who may no longer act here.
-    const endedBy = delegation.revoked?.by
-      ? `Revoked by ${mentionUser(delegation.revoked.by)}`
-      : escapeMrkdwn(`${ended.charAt(0).toUpperCase()}${ended.slice(1)}`);
-    const said = delegation.revoked
-      ? `:no_entry_sign: ${endedBy} (${escapeMrkdwn(lagosTime(delegation.revoked.at))}): no longer in effect`
-      : isLive(delegation, now)
-        ? `:handshake: In effect until ${escapeMrkdwn(lagosTime(delegation.until))}`
-        : `Ended ${escapeMrkdwn(lagosTime(delegation.until))}`;
-    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: said }] });
-  }
-  const elements =
-    request.state === 'pending'
-      ? [
-          ...approvalButtons(request, buttons),
-          // Extend is the requester's, beside Cancel: not on approvers' DM copies.
-          ...(buttons.cancel !== false ? extendButtons(request) : []),
-        ]
-      : [];
-  if (elements.length > 0) blocks.push({ type: 'actions', block_id: APPROVAL_ACTIONS_BLOCK, elements });
-  return {
-    text: `${escapeMrkdwn(requestTitle(request))}: ${stateLine(request, freeze).replace(/^:[a-z_]+: /, '')}`,
-    blocks,
-  };
+  if (!delegation) return [];
+  const ended = delegation.revoked?.note ?? 'ended by the bot';
+  // Without an actor the bot ended it; its note says who may no longer act here.
+  const endedBy = delegation.revoked?.by
+    ? `Revoked by ${mentionUser(delegation.revoked.by)}`
+    : escapeMrkdwn(`${ended.charAt(0).toUpperCase()}${ended.slice(1)}`);
+  const said = delegation.revoked
+    ? `:no_entry_sign: ${endedBy} (${escapeMrkdwn(lagosTime(delegation.revoked.at))}): no longer in effect`
+    : isLive(delegation, now)
+      ? `:handshake: In effect until ${escapeMrkdwn(lagosTime(delegation.until))}`
+      : `Ended ${escapeMrkdwn(lagosTime(delegation.until))}`;
+  return [{ type: 'context', elements: [{ type: 'mrkdwn', text: said }] }];
 }
 
 /**

@@ -143,7 +143,14 @@ function withdrawDraft(
 }
 
 export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
-  app.view<ViewSubmitAction>(WITHDRAW_VIEW, async (args) => {
+  app.view<ViewSubmitAction>(WITHDRAW_VIEW, onWithdrawSubmitted(deps));
+  app.view<ViewSubmitAction>(WHITELIST_VIEW, onWhitelistSubmitted(deps));
+  app.view<ViewSubmitAction>(BRIDGE_VIEW, onBridgeSubmitted(deps));
+}
+
+/** The withdraw modal: the balance at once, then the destination, and the request filed. */
+function onWithdrawSubmitted(deps: ApprovalSlackDeps): (args: ViewArgs) => Promise<void> {
+  return async (args) => {
     const meta = readMetadata(args.body.view.private_metadata);
     const parsed = parseSubmission(args.body.view, WITHDRAW, (v) =>
       parseWithdraw(v, meta.networks ?? [], meta.families),
@@ -186,9 +193,12 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
       if (!filed.ok) return again(filed.errors, filed.lookAlike, filed.sameAs);
       return filedView(filed.request, deps.approvalsChannel);
     });
-  });
+  };
+}
 
-  app.view<ViewSubmitAction>(WHITELIST_VIEW, async (args) => {
+/** The whitelist modal: the address checked, and the addition filed. */
+function onWhitelistSubmitted(deps: ApprovalSlackDeps): (args: ViewArgs) => Promise<void> {
+  return async (args) => {
     const meta = readMetadata(args.body.view.private_metadata);
     const parsed = parseSubmission(args.body.view, WHITELIST, (v) =>
       parseWhitelist(v, meta.networks ?? [], meta.families),
@@ -220,9 +230,12 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
         '\nRemember: the service allows one whitelist addition per 24 h.',
       );
     });
-  });
+  };
+}
 
-  app.view<ViewSubmitAction>(BRIDGE_VIEW, async (args) => {
+/** The bridge modal: the destination checked, a live quote asked for, and the bridge filed with it. */
+function onBridgeSubmitted(deps: ApprovalSlackDeps): (args: ViewArgs) => Promise<void> {
+  return async (args) => {
     const meta = readMetadata(args.body.view.private_metadata);
     const parsed = parseSubmission(args.body.view, BRIDGE, (v) =>
       parseBridge(v, meta.networks ?? [], meta.families),
@@ -296,5 +309,5 @@ export function registerFilingViews(app: App, deps: ApprovalSlackDeps): void {
         )}. It is checked again at approval.`,
       );
     });
-  });
+  };
 }

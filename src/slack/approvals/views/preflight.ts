@@ -115,18 +115,30 @@ function formRefusal(
   const errors: FieldErrors = {};
   let sameAs = checks?.sameAs;
   for (const problem of problems) {
-    if (problem.kind === 'balance' && fields.amount) {
-      errors[fields.amount] = `Amount: ${shortfallText(problem.balance, now)}`;
-    } else if (problem.kind === 'look-alike' && fields.address) {
-      errors[fields.address] = lookAlikeText(problem.lookAlike);
-    } else if (problem.kind === 'same-request') {
-      sameAs = problem.sameAs;
-    } else if (problem.kind === 'daily-limit') {
-      const field = fields.limit ?? fields.amount;
-      if (field) errors[field] = `Daily limit: ${dailyLimitText(problem.figures)}.`;
-    }
+    if (problem.kind === 'same-request') sameAs = problem.sameAs;
+    const error = fieldError(problem, fields, now);
+    if (error) errors[error.field] = error.text;
   }
   return { errors, lookAlike: checks?.lookAlike, sameAs };
+}
+
+/** A problem said under its field, if the form has that field (a same request is said apart). */
+function fieldError(
+  problem: FilingProblem,
+  fields: CheckedFields,
+  now: Date,
+): { field: string; text: string } | undefined {
+  if (problem.kind === 'balance' && fields.amount) {
+    return { field: fields.amount, text: `Amount: ${shortfallText(problem.balance, now)}` };
+  }
+  if (problem.kind === 'look-alike' && fields.address) {
+    return { field: fields.address, text: lookAlikeText(problem.lookAlike) };
+  }
+  if (problem.kind === 'daily-limit') {
+    const field = fields.limit ?? fields.amount;
+    if (field) return { field, text: `Daily limit: ${dailyLimitText(problem.figures)}.` };
+  }
+  return undefined;
 }
 
 /** Under the address: it looks like a known one, and how to settle it. */

@@ -4,15 +4,16 @@
 // only the request the modal showed, as recorded under its view id when it opened
 // (actions/review-binding.ts); private_metadata naming another is refused. A round that changed
 // meanwhile does not stop it: a rejection moves no money.
-import type { App, ViewSubmitAction } from '@slack/bolt';
+import type { AckFn, App, ViewResponseAction, ViewSubmitAction } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
 import { withinDeadline } from '../../../store/index.js';
 import type { ApprovalSlackDeps } from '../../types.js';
 import { noticeView } from '../../ui/modal.js';
 import { parseSubmission, readMetadata } from '../../ui/view-values.js';
 import { explainRefusal } from '../actions/buttons.js';
-import { RECORDED_LATE, recordClick } from '../actions/click.js';
+import { RECORDED_LATE, type Recorded, recordClick } from '../actions/click.js';
 import { channelFits } from '../actions/click-answer.js';
-import { readBinding } from '../actions/review-binding.js';
+import { type BindingRead, readBinding } from '../actions/review-binding.js';
 import { REJECT, REJECT_VIEW } from '../blocks/modals.js';
 import { parseReject } from './forms.js';
 import { REVIEW_READ_DEADLINE_MS } from './review.js';
@@ -30,7 +31,14 @@ const WRONG_CHANNEL =
   'This rejection names a channel its request was never posted in, so nothing was rejected. Reject again from the request message.';
 
 export function registerRejectView(app: App, deps: ApprovalSlackDeps): void {
-  app.view<ViewSubmitAction>(REJECT_VIEW, async ({ ack, body, client }) => {
+  app.view<ViewSubmitAction>(REJECT_VIEW, onRejectSubmitted(deps));
+}
+
+type RejectArgs = { ack: AckFn<ViewResponseAction>; body: ViewSubmitAction; client: WebClient };
+type Where = { user: string; channel?: string };
+
+function onRejectSubmitted(deps: ApprovalSlackDeps): (args: RejectArgs) => Promise<void> {
+  return async ({ ack, body, client }) => {
     const parsed = parseSubmission(body.view, REJECT, parseReject);
     if (!parsed.ok) return void (await ack({ response_action: 'errors', errors: parsed.errors }));
     const meta = readMetadata(body.view.private_metadata);
@@ -45,41 +53,62 @@ export function registerRejectView(app: App, deps: ApprovalSlackDeps): void {
             () => undefined,
           ),
     ]);
-    if (!bound.ok) {
-      if ('error' in bound) {
-        deps.log?.warn('rejection: what it showed was not read', { error: String(bound.error) });
-        return void (await ack({ response_action: 'errors', errors: { [REJECT.reason]: NOT_RECORDED } }));
-      }
-      return void (await ack({ response_action: 'update', view: noticeView('Not rejected', NOT_KNOWN) }));
-    }
-    if (bound.binding.shown[0]?.id !== meta.id) {
-      deps.log?.warn('rejection names another request than it showed', { requestId: meta.id });
-      return void (await ack({ response_action: 'update', view: noticeView('Not rejected', NOT_SHOWN) }));
-    }
-    if (!channelFits(meta.channel, deps.approvalsChannel, [request])) {
-      deps.log?.warn('rejection names a channel its request is not in', { requestId: meta.id });
-      return void (await ack({ response_action: 'update', view: noticeView('Not rejected', WRONG_CHANNEL) }));
-    }
+    const refused = refusalOf(deps, bound, meta, request);
+    if (refused) return void (await ack(refused));
     const where = { user: body.user.id, ...(meta.channel ? { channel: meta.channel } : {}) };
     const taken = await recordClick((options) =>
       deps.engine.reject(meta.id ?? '', body.user.id, parsed.value.reason, options),
     );
-    if (taken.outcome !== 'recorded') {
-      const maybe = taken.outcome === 'late' || taken.maybeRecorded === true;
-      const text = maybe ? MAYBE_NOT_RECORDED : NOT_RECORDED;
-      await ack({ response_action: 'errors', errors: { [REJECT.reason]: text } });
-      deps.log?.warn('rejection not recorded', {
-        requestId: meta.id,
-        error: taken.outcome === 'failed' ? String(taken.error) : 'no answer in time',
-      });
-      if (taken.outcome === 'late' && (await taken.work.catch(() => undefined))?.ok) {
-        const channel = where.channel ?? deps.approvalsChannel;
-        await client.chat.postEphemeral({ channel, user: where.user, text: RECORDED_LATE });
-      }
-      return;
-    }
+    if (taken.outcome !== 'recorded') return answerNotRecorded(ack, client, deps, where, meta.id, taken);
     await ack();
     const result = await taken.work;
     if (!result.ok) await explainRefusal(client, deps, where, result.reason, result.request);
+  };
+}
+
+/** The answer to a submission that does not match what the modal showed, or names a channel it was never in. */
+function refusalOf(
+  deps: ApprovalSlackDeps,
+  bound: BindingRead,
+  meta: { id?: string; channel?: string },
+  request: Awaited<ReturnType<ApprovalSlackDeps['engine']['get']>> | undefined,
+): ViewResponseAction | undefined {
+  if (!bound.ok) {
+    if ('error' in bound) {
+      deps.log?.warn('rejection: what it showed was not read', { error: String(bound.error) });
+      return { response_action: 'errors', errors: { [REJECT.reason]: NOT_RECORDED } };
+    }
+    return { response_action: 'update', view: noticeView('Not rejected', NOT_KNOWN) };
+  }
+  if (bound.binding.shown[0]?.id !== meta.id) {
+    deps.log?.warn('rejection names another request than it showed', { requestId: meta.id });
+    return { response_action: 'update', view: noticeView('Not rejected', NOT_SHOWN) };
+  }
+  if (!channelFits(meta.channel, deps.approvalsChannel, [request])) {
+    deps.log?.warn('rejection names a channel its request is not in', { requestId: meta.id });
+    return { response_action: 'update', view: noticeView('Not rejected', WRONG_CHANNEL) };
+  }
+  return undefined;
+}
+
+/** A rejection not recorded in time, or failed: the modal stays open saying so, and a late one that landed is said. */
+async function answerNotRecorded(
+  ack: AckFn<ViewResponseAction>,
+  client: WebClient,
+  deps: ApprovalSlackDeps,
+  where: Where,
+  requestId: string | undefined,
+  taken: Exclude<Recorded<{ ok: boolean }>, { outcome: 'recorded' }>,
+): Promise<void> {
+  const maybe = taken.outcome === 'late' || taken.maybeRecorded === true;
+  const text = maybe ? MAYBE_NOT_RECORDED : NOT_RECORDED;
+  await ack({ response_action: 'errors', errors: { [REJECT.reason]: text } });
+  deps.log?.warn('rejection not recorded', {
+    requestId,
+    error: taken.outcome === 'failed' ? String(taken.error) : 'no answer in time',
   });
+  if (taken.outcome === 'late' && (await taken.work.catch(() => undefined))?.ok) {
+    const channel = where.channel ?? deps.approvalsChannel;
+    await client.chat.postEphemeral({ channel, user: where.user, text: RECORDED_LATE });
+  }
 }

@@ -6,7 +6,8 @@
 // ended, or moved to another environment while the modal was open is refused in the modal itself
 // (`response_action: update` to a view saying why, with the new figures), and nothing moves.
 import { setImmediate as afterMicrotasks } from 'node:timers/promises';
-import type { App, ViewSubmitAction } from '@slack/bolt';
+import type { AllMiddlewareArgs, App, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
+import type { ModalView } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import type { ApprovalRequest } from '../../../approvals/index.js';
@@ -21,7 +22,13 @@ import type { ApprovalSlackDeps } from '../../types.js';
 import { noticeView } from '../../ui/modal.js';
 import { environmentLabel } from '../../ui/words.js';
 import { explainRefusal } from '../actions/buttons.js';
-import { MAYBE_NOT_RECORDED, RECHECKING, RECORDED_LATE, recordClick } from '../actions/click.js';
+import {
+  MAYBE_NOT_RECORDED,
+  RECHECKING,
+  RECORDED_LATE,
+  type Recorded,
+  recordClick,
+} from '../actions/click.js';
 import { answerPlace, channelFits } from '../actions/click-answer.js';
 import { readBinding } from '../actions/review-binding.js';
 import { refusalText } from '../blocks/lists.js';
@@ -65,107 +72,37 @@ function readMetadata(text: string): z.infer<typeof metadataSchema> | undefined 
 }
 
 export function registerReviewView(app: App, deps: ApprovalSlackDeps): void {
-  app.view<ViewSubmitAction>(REVIEW_VIEW, async ({ ack, body, client }) => {
-    const parsed = submissionSchema.safeParse(body);
-    const meta = parsed.success ? readMetadata(parsed.data.view.private_metadata) : undefined;
-    if (!parsed.success || !meta) {
-      deps.log?.warn('review submission could not be read', {});
-      const why =
-        'This review could not be read, so nothing was approved. Approve again from the request message.';
-      return ack({ response_action: 'update', view: reviewRefusedView(why) });
-    }
-    const user = parsed.data.user.id;
-    const where = { user, ...(meta.channel ? { channel: meta.channel } : {}) };
-    const current = deps.engine.environment();
-    if (meta.environment !== current) {
-      const why = `This review was opened for ${environmentLabel(meta.environment)}; the bot now uses ${environmentLabel(current)} credentials.`;
-      return ack({ response_action: 'update', view: reviewRefusedView(why) });
-    }
+  app.view<ViewSubmitAction>(REVIEW_VIEW, onReviewSubmitted(deps));
+}
+
+type ReviewArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
+type Metadata = z.infer<typeof metadataSchema>;
+type Where = { user: string; channel?: string };
+/** A submission that reads, for the environment in use. */
+type Submission = { user: string; viewId: string; meta: Metadata; where: Where };
+type Check = Awaited<ReturnType<ApprovalSlackDeps['engine']['canApprove']>>;
+
+const update = (view: ModalView) => ({ response_action: 'update' as const, view });
+
+function onReviewSubmitted(deps: ApprovalSlackDeps): (args: ReviewArgs) => Promise<void> {
+  return async ({ ack, body, client }) => {
+    const read = readSubmission(deps, body);
+    if ('refused' in read) return ack(update(read.refused));
+    const { meta, user, where } = read;
     const now = () => deps.now?.() ?? new Date();
-    // What this review showed, as recorded when it opened (review-binding.ts), and alongside it a quick
-    // read of the request, only to show a changed or ended one in the modal with its new figures. The
-    // engine decides in any case, so a read that fails or is slow never refuses the submission: under
-    // load it would turn good approvals away for nothing. The record is another matter: without it,
-    // nothing says what the person saw.
-    const [bound, check] = await Promise.all([
-      readBinding(deps.store, parsed.data.view.id, 'review'),
-      withinDeadline(
-        deps.engine.canApprove(meta.id, user, meta.round),
-        REVIEW_READ_DEADLINE_MS,
-        'store',
-      ).catch((error: unknown) => {
-        deps.log?.warn('review submission: request not read first', {
-          requestId: meta.id,
-          error: String(error),
-        });
-        return undefined;
-      }),
-    ]);
-    if (!bound.ok) {
-      if ('error' in bound) {
-        deps.log?.warn('review submission: what it showed was not read', { error: String(bound.error) });
-      }
-      const why = 'error' in bound ? NOT_CHECKED : NOT_KNOWN;
-      return ack({ response_action: 'update', view: reviewRefusedView(why) });
-    }
-    const shown = bound.binding.shown[0];
-    if (shown?.id !== meta.id || shown.round !== meta.round) {
-      deps.log?.warn('review submission names another request than it showed', {
-        requestId: shown?.id,
-        named: meta.id,
-      });
-      const current = shown ? await currentRequest(deps, shown.id) : undefined;
-      return ack({ response_action: 'update', view: reviewRefusedView(NOT_SHOWN, current, now()) });
-    }
-    const read = check && ('stale' in check ? check.stale : check.request);
-    if (!channelFits(meta.channel, deps.approvalsChannel, [read])) {
-      deps.log?.warn('review submission names a channel its request is not in', { requestId: meta.id });
-      const why =
-        'This review names a channel its request was never posted in, so nothing was approved. Approve again from the request message.';
-      return ack({ response_action: 'update', view: reviewRefusedView(why) });
-    }
-    if (check && !check.ok) {
-      const view =
-        'stale' in check
-          ? reviewRefusedView(changedWhileOpen(check.stale), check.stale, now())
-          : reviewRefusedView(refusalText(check.refusal, check.request));
-      return ack({ response_action: 'update', view });
-    }
-    if (check?.ok && figuresDigest(check.request) !== shown.figures) {
-      deps.log?.warn('review submission: the figures changed since it opened', { requestId: meta.id });
-      const view = reviewRefusedView(changedWhileOpen(check.request), check.request, now());
-      return ack({ response_action: 'update', view });
-    }
+    const checked = await checkAgainstShown(deps, read, now);
+    if ('refused' in checked) return ack(update(checked.refused));
+    const { shown } = checked;
     // The engine checks round and figures again under the request's lock (approvals/round.ts).
     const taken = await recordClick((options) =>
       deps.engine.approve(meta.id, user, { ...options, round: meta.round, figuresDigest: shown.figures }),
     );
-    if (taken.outcome === 'failed') {
-      if (taken.error instanceof StaleRoundError) {
-        const fresh = taken.error.request;
-        return ack({
-          response_action: 'update',
-          view: reviewRefusedView(changedWhileOpen(fresh), fresh, now()),
-        });
-      }
-      deps.log?.warn('review submission not recorded', { requestId: meta.id, error: String(taken.error) });
-      // An error after the write started: the approval may stand, so never say nothing changed.
-      if (taken.maybeRecorded) {
-        return ack({ response_action: 'update', view: noticeView('Approval', MAYBE_NOT_RECORDED) });
-      }
-      return ack({ response_action: 'update', view: reviewRefusedView(NOT_RECORDED) });
-    }
+    if (taken.outcome === 'failed') return ack(update(failedView(deps, meta.id, taken, now)));
     if (taken.outcome === 'late') {
       // The write may still land: say so, and say again if it did.
-      await ack({ response_action: 'update', view: noticeView('Approval', MAYBE_NOT_RECORDED) });
+      await ack(update(noticeView('Approval', MAYBE_NOT_RECORDED)));
       deps.log?.warn('review submission not recorded in time', { requestId: meta.id });
-      const after = await taken.work.catch(() => undefined);
-      if (after) {
-        // Recorded after all, or refused once the store answered (someone else was first): say which.
-        const text = after.ok ? RECORDED_LATE : refusalText(after.reason, after.request, after.limit);
-        const place = await answerPlace(client, { channel: where.channel, user });
-        await client.chat.postEphemeral({ channel: place.channel ?? deps.approvalsChannel, user, text });
-      }
+      await answerLate(client, deps, where, taken.work);
       return;
     }
     // A refusal under the lock settles with no further I/O: read it before answering, so it is shown here.
@@ -175,11 +112,136 @@ export function registerReviewView(app: App, deps: ApprovalSlackDeps): void {
     ]);
     if (settled && !settled.result.ok) {
       const text = refusalText(settled.result.reason, settled.result.request, settled.result.limit);
-      return ack({ response_action: 'update', view: reviewRefusedView(text) });
+      return ack(update(reviewRefusedView(text)));
     }
     // Accepted: the modal closes. A final approval being re-checked is said privately.
     await ack();
     await finish(client, deps, where, taken.rechecking === true, taken.work);
+  };
+}
+
+/** The submission's user, view and metadata, refused if it cannot be read or names another environment. */
+function readSubmission(deps: ApprovalSlackDeps, body: unknown): Submission | { refused: ModalView } {
+  const parsed = submissionSchema.safeParse(body);
+  const meta = parsed.success ? readMetadata(parsed.data.view.private_metadata) : undefined;
+  if (!parsed.success || !meta) {
+    deps.log?.warn('review submission could not be read', {});
+    const why =
+      'This review could not be read, so nothing was approved. Approve again from the request message.';
+    return { refused: reviewRefusedView(why) };
+  }
+  const user = parsed.data.user.id;
+  const where = { user, ...(meta.channel ? { channel: meta.channel } : {}) };
+  const current = deps.engine.environment();
+  if (meta.environment !== current) {
+    const why = `This review was opened for ${environmentLabel(meta.environment)}; the bot now uses ${environmentLabel(current)} credentials.`;
+    return { refused: reviewRefusedView(why) };
+  }
+  return { user, viewId: parsed.data.view.id, meta, where };
+}
+
+/**
+ * What this review showed, as recorded when it opened (review-binding.ts), and alongside it a quick
+ * read of the request, only to show a changed or ended one in the modal with its new figures. The
+ * engine decides in any case, so a read that fails or is slow never refuses the submission: under
+ * load it would turn good approvals away for nothing. The record is another matter: without it,
+ * nothing says what the person saw.
+ */
+async function checkAgainstShown(
+  deps: ApprovalSlackDeps,
+  { user, viewId, meta }: Submission,
+  now: () => Date,
+): Promise<{ shown: { id: string; round: number; figures: string } } | { refused: ModalView }> {
+  const [bound, check] = await Promise.all([
+    readBinding(deps.store, viewId, 'review'),
+    withinDeadline(deps.engine.canApprove(meta.id, user, meta.round), REVIEW_READ_DEADLINE_MS, 'store').catch(
+      (error: unknown) => {
+        deps.log?.warn('review submission: request not read first', {
+          requestId: meta.id,
+          error: String(error),
+        });
+        return undefined;
+      },
+    ),
+  ]);
+  if (!bound.ok) {
+    if ('error' in bound) {
+      deps.log?.warn('review submission: what it showed was not read', { error: String(bound.error) });
+    }
+    return { refused: reviewRefusedView('error' in bound ? NOT_CHECKED : NOT_KNOWN) };
+  }
+  const shown = bound.binding.shown[0];
+  if (shown?.id !== meta.id || shown.round !== meta.round) {
+    deps.log?.warn('review submission names another request than it showed', {
+      requestId: shown?.id,
+      named: meta.id,
+    });
+    const current = shown ? await currentRequest(deps, shown.id) : undefined;
+    return { refused: reviewRefusedView(NOT_SHOWN, current, now()) };
+  }
+  const refused = checkRefusal(deps, meta, check, shown.figures, now);
+  return refused ? { refused } : { shown };
+}
+
+/** The quick read's verdict: the channel named, a request the engine would refuse, or changed figures. */
+function checkRefusal(
+  deps: ApprovalSlackDeps,
+  meta: Metadata,
+  check: Check | undefined,
+  figures: string,
+  now: () => Date,
+): ModalView | undefined {
+  const read = check && ('stale' in check ? check.stale : check.request);
+  if (!channelFits(meta.channel, deps.approvalsChannel, [read])) {
+    deps.log?.warn('review submission names a channel its request is not in', { requestId: meta.id });
+    const why =
+      'This review names a channel its request was never posted in, so nothing was approved. Approve again from the request message.';
+    return reviewRefusedView(why);
+  }
+  if (check && !check.ok) {
+    return 'stale' in check
+      ? reviewRefusedView(changedWhileOpen(check.stale), check.stale, now())
+      : reviewRefusedView(refusalText(check.refusal, check.request));
+  }
+  if (check?.ok && figuresDigest(check.request) !== figures) {
+    deps.log?.warn('review submission: the figures changed since it opened', { requestId: meta.id });
+    return reviewRefusedView(changedWhileOpen(check.request), check.request, now());
+  }
+  return undefined;
+}
+
+/** An approval that failed before it was recorded: a changed round, or an error that may or may not stand. */
+function failedView(
+  deps: ApprovalSlackDeps,
+  requestId: string,
+  taken: Extract<Recorded<ActionResult>, { outcome: 'failed' }>,
+  now: () => Date,
+): ModalView {
+  if (taken.error instanceof StaleRoundError) {
+    const fresh = taken.error.request;
+    return reviewRefusedView(changedWhileOpen(fresh), fresh, now());
+  }
+  deps.log?.warn('review submission not recorded', { requestId, error: String(taken.error) });
+  // An error after the write started: the approval may stand, so never say nothing changed.
+  if (taken.maybeRecorded) return noticeView('Approval', MAYBE_NOT_RECORDED);
+  return reviewRefusedView(NOT_RECORDED);
+}
+
+/** A write that outlived the ack: recorded after all, or refused once the store answered (someone else was first). */
+async function answerLate(
+  client: WebClient,
+  deps: ApprovalSlackDeps,
+  where: Where,
+  work: Promise<ActionResult>,
+): Promise<void> {
+  const after = await work.catch(() => undefined);
+  if (!after) return;
+  const text = after.ok ? RECORDED_LATE : refusalText(after.reason, after.request, after.limit);
+  const place = await answerPlace(client, { channel: where.channel, user: where.user });
+  await client.chat.postEphemeral({
+    channel: place.channel ?? deps.approvalsChannel,
+    user: where.user,
+    text,
   });
 }
 
