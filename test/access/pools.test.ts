@@ -11,7 +11,7 @@ import {
   startEngineFixture,
   twoNetworks,
   withdrawalDraft,
-} from '../approvals/fixture.js';
+} from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 
 const BOLA = 'U_BOLA'; // a general approver

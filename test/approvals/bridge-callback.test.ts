@@ -2,7 +2,6 @@
 // with the service") and kept as a link, but only the service's own answer completes the request.
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../src/approvals/index.js';
-import { fileDraft } from '../support/filing.js';
 import {
   APPROVER_A,
   DEST,
@@ -10,7 +9,8 @@ import {
   REQUESTER,
   startEngineFixture,
   twoNetworks,
-} from './fixture.js';
+} from '../support/engine.js';
+import { fileDraft } from '../support/filing.js';
 
 let fx: EngineFixture;
 let told: ApprovalRequest[];

@@ -4,15 +4,15 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import type { ApprovalRequest } from '../../src/approvals/index.js';
 import { createStore } from '../../src/store/index.js';
-import { fileDraft } from '../support/filing.js';
-import { CrashingStore } from './crashing-store.js';
 import {
   APPROVER_A,
   type EngineFixture,
   startEngineFixture,
   twoNetworks,
   withdrawalDraft,
-} from './fixture.js';
+} from '../support/engine.js';
+import { fileDraft } from '../support/filing.js';
+import { CrashingStore } from './crashing-store.js';
 
 let crashing: CrashingStore;
 let fx: EngineFixture;

@@ -10,14 +10,14 @@ import { CLAIM_LEASE_MS } from '../../src/approvals/executor.js';
 import { LOOKED_UP_BEFORE_SENDING } from '../../src/approvals/index.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { createStore } from '../../src/store/index.js';
-import { fileDraft } from '../support/filing.js';
 import {
   APPROVER_A,
   type EngineFixture,
   startEngineFixture,
   twoNetworks,
   withdrawalDraft,
-} from './fixture.js';
+} from '../support/engine.js';
+import { fileDraft } from '../support/filing.js';
 
 let dir: string;
 let sandbox: Sandbox;

@@ -5,7 +5,7 @@ import type { AuditEntry } from '../../src/approvals/types.js';
 import { canonicalJson, entryHash, GENESIS, verifyChain } from '../../src/audit/chain.js';
 import { AuditLog, auditListKey } from '../../src/audit/log.js';
 import { clearStore, createStore, type Store } from '../../src/store/index.js';
-import { auditDraft } from '../approvals/fixture.js';
+import { auditDraft } from '../support/engine.js';
 import { REDIS_URL, redisAvailable, testPrefix } from '../support/redis.js';
 
 const hasRedis = await redisAvailable();
