@@ -10,8 +10,8 @@ export interface AdminConfig {
   host: string;
 }
 
-export const DEFAULT_ADMIN_PORT = 3001;
-export const DEFAULT_ADMIN_HOST = '127.0.0.1';
+const DEFAULT_ADMIN_PORT = 3001;
+const DEFAULT_ADMIN_HOST = '127.0.0.1';
 
 const blank = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 const PORT_NUMBER = 'must be a port number from 0 to 65535';

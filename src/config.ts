@@ -29,10 +29,10 @@ export class ConfigError extends Error {
   }
 }
 
-export const APPROVAL_NOTIFY = ['dm', 'channel', 'both'] as const;
+const APPROVAL_NOTIFY = ['dm', 'channel', 'both'] as const;
 export type ApprovalNotify = (typeof APPROVAL_NOTIFY)[number];
 
-export type ServiceConfig =
+type ServiceConfig =
   | { mode: 'sandbox' }
   | { mode: 'service'; baseUrl: string; apiKey: string; encryptionKey: string; privateKey: string };
 
@@ -115,14 +115,14 @@ export function parseDuration(text: string): number {
 /** The window's requests are read at every filing: long enough for a month's totals, no longer. */
 const LONGEST_LIMIT_WINDOW_MS = 31 * 86_400_000;
 
-export function parseLimitWindow(text: string): number {
+function parseLimitWindow(text: string): number {
   const ms = parseDuration(text);
   if (ms < 60_000 || ms > LONGEST_LIMIT_WINDOW_MS) throw new Error('must be between 1m and 31d');
   return ms;
 }
 
 /** `5000000`, `₦5,000,000.00` → `5000000.00`. */
-export function parseDailyLimit(text: string): string {
+function parseDailyLimit(text: string): string {
   const amount = Money.parse(text);
   if (!amount.isPositive()) throw new Error('must be a positive amount in ₦, e.g. 5000000');
   return amount.toString();

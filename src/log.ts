@@ -8,7 +8,7 @@ import pino from 'pino';
 import { sourceMappedStack } from './source-maps.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
-export type LogFields = Record<string, unknown>;
+type LogFields = Record<string, unknown>;
 
 export interface Logger {
   debug(message: string, fields?: LogFields): void;
@@ -37,7 +37,7 @@ const SECRET_TEXT = [
   /Bearer\s+[A-Za-z0-9._-]+/g,
 ];
 
-export function redactText(text: string, extraSecrets: readonly string[] = []): string {
+function redactText(text: string, extraSecrets: readonly string[] = []): string {
   let out = text;
   for (const pattern of SECRET_TEXT) out = out.replace(pattern, REDACTED);
   for (const secret of extraSecrets) if (secret.length >= 6) out = out.split(secret).join(REDACTED);

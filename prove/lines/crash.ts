@@ -37,7 +37,7 @@ const AUDIT_KEY = generateKeyPairSync('ed25519')
 /** The restart comes after every lease of the dead process ran out (execution leases are 2 min). */
 const LATER_MS = 5 * 60_000;
 
-export const POINTS = (process.env.PROVE_POINTS?.split(',') ?? [
+const POINTS = (process.env.PROVE_POINTS?.split(',') ?? [
   ...CRASH_POINTS,
   'during-post',
 ]) as readonly string[];

@@ -100,7 +100,7 @@ const token = fc.oneof(
   fc.stringMatching(/^0x[0-9a-fA-F]{0,44}$/),
   fc.stringMatching(/^[A-Z]{2,6}-[A-Z0-9-]{0,20}$/),
 );
-export const commandText = fc.oneof(
+const commandText = fc.oneof(
   fc.array(token, { maxLength: 6 }).map((parts) => parts.join(' ')),
   fc.string({ maxLength: 300 }),
   fc.string({ unit: 'binary', maxLength: 200 }),
@@ -159,7 +159,7 @@ const elementState = fc.oneof(
   ),
 );
 
-export const modalSubmission = fc
+const modalSubmission = fc
   .constantFrom(...(Object.keys(VIEWS) as Array<keyof typeof VIEWS>))
   .chain((callbackId) =>
     fc.record({
@@ -188,7 +188,7 @@ export const modalSubmission = fc
   );
 
 const EVENTS = ['transaction.completed', 'transaction.failed', 'deposit.received', 'withdrawal.completed'];
-export const webhookBody = fc.oneof(
+const webhookBody = fc.oneof(
   fc
     .record({
       event: fc.oneof(
@@ -234,7 +234,7 @@ export const webhookBody = fc.oneof(
 );
 
 /** Service answers of every wrong shape: JSON of any form, envelopes with odd data, non-JSON. */
-export const serviceAnswer = fc.oneof(
+const serviceAnswer = fc.oneof(
   fc
     .record(
       {

@@ -4,8 +4,8 @@
 // sample can sit on either side of a collection), and RSS or the live heap more than 10 % above the
 // baseline fails. Event-loop delay fails in any minute whose p99 passes 100 ms.
 
-export const BASELINE_MINUTE = 5;
-export const END_SAMPLES = 3;
+const BASELINE_MINUTE = 5;
+const END_SAMPLES = 3;
 export const GROWTH_LIMIT = 0.1;
 export const DELAY_P99_LIMIT_MS = 100;
 
@@ -13,7 +13,7 @@ export const DELAY_P99_LIMIT_MS = 100;
 export const OPERATIONS = ['read', 'filing', 'approval', 'webhook', 'home'] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
-export interface OperationCount {
+interface OperationCount {
   ok: number;
   failed: number;
 }
@@ -46,7 +46,7 @@ export interface SoakSample {
   operations: OperationCounts;
 }
 
-export interface Growth {
+interface Growth {
   baselineMb: number;
   endMb: number;
   /** (end − baseline) / baseline. */
@@ -74,7 +74,7 @@ export interface SoakRun {
   botExit?: string;
 }
 
-export function median(values: number[]): number {
+function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   if (sorted.length === 0) return Number.NaN;

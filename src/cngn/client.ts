@@ -54,7 +54,7 @@ import {
 import { curveSecretFromSeed, parseOpenSshPrivateKey } from './wire.js';
 
 /** Either may be left out: a client without them logs nothing. */
-export type CngnLogger = Partial<Pick<Logger, 'debug' | 'warn'>>;
+type CngnLogger = Partial<Pick<Logger, 'debug' | 'warn'>>;
 
 export interface CngnClientOptions {
   /** Service origin; paths start with /v1/api. */

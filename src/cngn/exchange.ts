@@ -19,7 +19,7 @@ export interface RetryPolicy {
   maxDelayMs: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { attempts: 3, baseDelayMs: 250, maxDelayMs: 5_000 };
+const DEFAULT_RETRY: RetryPolicy = { attempts: 3, baseDelayMs: 250, maxDelayMs: 5_000 };
 
 /**
  * How an exchange went wrong: no complete answer (`network`), HTTP 429 (`rate-limited`), HTTP 5xx

@@ -71,7 +71,7 @@ function errorCode(error: unknown): string | undefined {
   return undefined;
 }
 
-export function classifyFailure(error: unknown): TransportFailure {
+function classifyFailure(error: unknown): TransportFailure {
   if (error instanceof TransportFailure) return error;
   const code = errorCode(error) ?? 'unknown';
   const text = FAILURE_TEXT.get(code) ?? `network error (${code})`;

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { isPlainAmount, Money } from '../format/money.js';
 
 /** A decimal amount as the service sends it (string, sometimes a number). Kept as canonical text. */
-export const amountText = z.union([z.string(), z.number()]).transform((value) => {
+const amountText = z.union([z.string(), z.number()]).transform((value) => {
   try {
     return Money.fromService(value).toString();
   } catch {
@@ -136,7 +136,7 @@ export type SettlementAccount = z.infer<typeof settlementAccountSchema>;
 const bankObjectSchema = z.looseObject({ name: z.string().nullish(), code: z.string().nullish() });
 
 /** `{address}`, `{bank (text or object), accountNumber}`, or a bare string (old API, webhooks). */
-export const receiverSchema = z.union([
+const receiverSchema = z.union([
   z.string(),
   z.looseObject({
     address: z.string().nullish(),
@@ -145,7 +145,6 @@ export const receiverSchema = z.union([
     accountName: z.string().nullish(),
   }),
 ]);
-export type Receiver = z.infer<typeof receiverSchema>;
 
 export const transactionSchema = z.looseObject({
   id: optionalText,
@@ -253,7 +252,7 @@ export function invalidAmountOf(data: { amount?: string | null }): string | unde
   return isPlainAmount(amount) ? undefined : amount;
 }
 
-export const webhookDataSchema = z.looseObject({
+const webhookDataSchema = z.looseObject({
   transactionId: optionalText,
   trx_ref: z.string().nullish(),
   businessId: z.string().nullish(),
@@ -287,7 +286,6 @@ export const bridgeCallbackSchema = z.looseObject({
   status: z.string().nullish(),
   amount: amountText.nullish(),
 });
-export type BridgeCallback = z.infer<typeof bridgeCallbackSchema>;
 
 // ---- Vocabularies ---------------------------------------------------------------------------------
 

@@ -21,7 +21,7 @@ export type CngnErrorKind =
   | 'other';
 
 /** The parts of an error answer a row reads. */
-export interface AnswerText {
+interface AnswerText {
   serviceMessage: string;
   httpStatus: number;
   /** `METHOD /path`, e.g. `POST /v1/api/withdraw`. */

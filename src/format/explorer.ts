@@ -18,7 +18,7 @@ const EXPLORERS = new Map<string, { test: string; live: string }>([
 ]);
 
 /** The hosts of the explorers above, test and live. */
-export const EXPLORER_HOSTS: ReadonlySet<string> = new Set(
+const EXPLORER_HOSTS: ReadonlySet<string> = new Set(
   [...EXPLORERS.values()].flatMap((e) => [new URL(e.test).hostname, new URL(e.live).hostname]),
 );
 

@@ -32,7 +32,7 @@ const SCAN = new RegExp(`(${LEGITIMATE})|${HIDDEN}`, 'gu');
 const ANY_HIDDEN = new RegExp(HIDDEN, 'u');
 
 /** `⟨U+202E⟩` for U+202E. */
-export function hiddenCharacterMarker(codePoint: number): string {
+function hiddenCharacterMarker(codePoint: number): string {
   return `⟨U+${codePoint.toString(16).toUpperCase().padStart(4, '0')}⟩`;
 }
 

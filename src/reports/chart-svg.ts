@@ -67,7 +67,7 @@ const ADVANCE: Record<string, number> = {
 const DIGIT = 0.64;
 const LETTER = 0.6;
 
-export function textWidth(text: string, size: number): number {
+function textWidth(text: string, size: number): number {
   let em = 0;
   for (const ch of text) em += ADVANCE[ch] ?? (/\d/.test(ch) ? DIGIT : LETTER);
   return em * size;

@@ -43,13 +43,6 @@ function dayWithYear(day: string): string {
   return c ? `${c.weekday} ${c.day} ${c.month} ${c.year}` : day;
 }
 
-/** The Lagos day (YYYY-MM-DD) an ISO time falls on. */
-export function lagosDay(iso: string): string | undefined {
-  const time = new Date(iso).getTime();
-  if (Number.isNaN(time)) return undefined;
-  return new Date(time + LAGOS_OFFSET_MS).toISOString().slice(0, 10);
-}
-
 /**
  * How many of the chart's first days the figures do not cover whole: the days that started before
  * `completeFrom` (the day it falls in included, unless it is that day's first moment).
@@ -96,7 +89,7 @@ export function chartTotals(days: readonly DayFigures[]): ChartTotals {
 }
 
 /** `Mon 16 Nov to Sun 22 Nov 2026`, `Mon 16 Nov 2026`. */
-export function periodText(days: readonly DayFigures[]): string {
+function periodText(days: readonly DayFigures[]): string {
   const first = days[0];
   const last = days.at(-1);
   if (!first || !last) return '';

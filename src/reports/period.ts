@@ -40,7 +40,7 @@ export function lagosDayName(at: Date): string {
 }
 
 /** `Wednesday 25 November 2026`. */
-export function lagosDayWords(at: Date): string {
+function lagosDayWords(at: Date): string {
   const local = new TZDate(at.getTime(), LAGOS);
   return `${WEEKDAYS[local.getDay()]} ${local.getDate()} ${MONTHS[local.getMonth()]} ${local.getFullYear()}`;
 }

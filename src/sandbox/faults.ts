@@ -1,7 +1,7 @@
 // Fault injection for tests: answer an error without processing, cut the connection without
 // processing, hold a request until released, or process a request and never answer (outcome unknown).
 
-export interface FailRule {
+interface FailRule {
   kind: 'fail';
   status: number;
   message: string;
@@ -9,18 +9,18 @@ export interface FailRule {
   remaining: number;
 }
 
-export interface ResetRule {
+interface ResetRule {
   kind: 'reset';
   remaining: number;
 }
 
-export interface HoldRule {
+interface HoldRule {
   kind: 'hold';
   released: Promise<void>;
   onArrive: () => void;
 }
 
-export interface DropRule {
+interface DropRule {
   kind: 'drop';
 }
 

@@ -22,15 +22,13 @@ import type { Permission, TransactionRecord } from './types.js';
 import { type WebhookDelivery, WebhookSender } from './webhooks.js';
 
 export {
-  BANKS,
   FAILING_PAYOUT_ACCOUNT,
   FAILING_WITHDRAWAL_ADDRESS,
-  networksFor,
   UNRESOLVABLE_ACCOUNT,
 } from './catalog.js';
-export type { RequestLogEntry } from './server.js';
-export { PAYOUT_FAILED, WITHDRAWAL_REVERTED } from './settlement.js';
-export type { Permission, TransactionRecord, WebhookEventName } from './types.js';
+
+export { PAYOUT_FAILED } from './settlement.js';
+
 export { signBody } from './webhooks.js';
 
 export interface SandboxOptions {

@@ -22,7 +22,7 @@ import type { Timeline } from './timeline.js';
 import type { Permission } from './types.js';
 import { addWhitelist, whitelistView } from './whitelist.js';
 
-export interface RouteContext {
+interface RouteContext {
   state: SandboxState;
   timeline: Timeline;
   params: string[];
@@ -30,7 +30,7 @@ export interface RouteContext {
   body: unknown;
 }
 
-export interface RouteResult {
+interface RouteResult {
   message: string;
   data: unknown;
 }
@@ -46,7 +46,7 @@ export interface Route {
 const path = (tail: string) => new RegExp(`^/v1/api/${tail}/?$`);
 const PARAM = '([^/]+)';
 
-export const ROUTES: Route[] = [
+const ROUTES: Route[] = [
   {
     method: 'GET',
     pattern: path('balance'),

@@ -6,7 +6,7 @@ import { newTxHash } from './names.js';
 import type { TransactionRecord, TxType, WebhookEventName } from './types.js';
 
 export const PAYOUT_FAILED = 'Provider failed to process payout';
-export const WITHDRAWAL_REVERTED = 'Transaction reverted on chain';
+const WITHDRAWAL_REVERTED = 'Transaction reverted on chain';
 
 export interface PendingPlan {
   type: TxType;

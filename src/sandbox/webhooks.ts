@@ -17,7 +17,7 @@ export function signBody(body: string, secret: string): string {
 }
 
 /** `receiver` is a string in events: `bankCode:accountNumber:accountName`, an address, or the business id. */
-export function receiverText(tx: TransactionRecord): string {
+function receiverText(tx: TransactionRecord): string {
   const receiver = tx.receiver;
   if ('bank' in receiver) return `${receiver.bank.code}:${receiver.accountNumber}:${receiver.accountName}`;
   if (tx.trx_type === 'fiat_buy') return tx.businessId;

@@ -3,7 +3,7 @@
 import { StoreErrorCode } from './errors.js';
 
 /** The store did not answer within the time given. */
-export class StoreTimeoutError extends Error {
+class StoreTimeoutError extends Error {
   override name = 'StoreTimeoutError';
   readonly code = StoreErrorCode.Timeout;
 }

@@ -17,14 +17,11 @@ import type { Store, StoreOptions } from './types.js';
 
 export {
   HEALTH_TIMEOUT_MS,
-  type StoreHealth,
-  StoreTimeoutError,
   storeHealth,
   withinDeadline,
 } from './deadline.js';
 export {
   checkStoreDurability,
-  type DurabilityVerdict,
   type RedisPersistence,
   redisDurability,
   StoreDurabilityError,
@@ -33,17 +30,12 @@ export {
   LOCK_DEFAULTS,
   LockTimeoutError,
   StoreErrorCode,
-  StoreLockedError,
   StoreUnavailableError,
 } from './errors.js';
-export { SchemaTooNewError } from './postgres-schema.js';
-export type { PruneOptions } from './sqlite-prune.js';
+
 export type {
   LockOptions,
   Store,
-  StoreClaim,
-  StoreKind,
-  StoreLog,
   StoreOptions,
   StoreWrite,
 } from './types.js';

@@ -57,9 +57,9 @@ const STEPS: readonly string[] = [
   `,
 ];
 
-export const SCHEMA_VERSION = STEPS.length;
+const SCHEMA_VERSION = STEPS.length;
 
-export class SchemaTooNewError extends Error {
+class SchemaTooNewError extends Error {
   override name = 'SchemaTooNewError';
   readonly code = StoreErrorCode.SchemaTooNew;
 }

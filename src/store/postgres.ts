@@ -15,8 +15,6 @@ import { migrate } from './postgres-schema.js';
 import type { LockOptions, Store, StoreClaim, StoreWrite } from './types.js';
 import { checkDistinctWrites } from './writes.js';
 
-export { StoreUnavailableError };
-
 /** A PostgreSQL that does not answer within this stops start-up with a clear error. */
 const CONNECT_TIMEOUT_MS = 10_000;
 /** A query with no answer by then fails (a partitioned network gives no reset to notice). */
@@ -28,7 +26,7 @@ const SWEEP_EVERY_MS = 10 * 60_000;
 type Query = <R = Record<string, unknown>>(text: string, values?: unknown[]) => Promise<R[]>;
 
 /** `host:port` of STORE_URL, for messages: never the user or the password. */
-export function postgresServer(url: string): string {
+function postgresServer(url: string): string {
   try {
     const where = new URL(url);
     const host = where.hostname || where.searchParams.get('host') || 'localhost';

@@ -13,8 +13,6 @@ import { LOCK_DEFAULTS, LockTimeoutError } from './errors.js';
 import type { LockOptions, Store, StoreClaim, StoreLog, StoreWrite } from './types.js';
 import { checkDistinctWrites } from './writes.js';
 
-export { LOCK_DEFAULTS, LockTimeoutError };
-
 /** A Redis that does not answer within this stops start-up with a clear error instead of hanging. */
 const CONNECT_TIMEOUT_MS = 10_000;
 /** Closing waits this long for commands under way before dropping the connection. */

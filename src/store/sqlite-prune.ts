@@ -16,7 +16,7 @@ export interface PruneOptions {
   now?: () => number;
 }
 
-export const PRUNE_DEFAULTS = { batch: 500, everyMs: 60 * 60_000 } as const;
+const PRUNE_DEFAULTS = { batch: 500, everyMs: 60 * 60_000 } as const;
 
 /** Where a pass that fails by itself says so. */
 export type PruneLog = Pick<Logger, 'warn'>;

@@ -15,7 +15,7 @@ const ESCAPED_STRING = /[:,[]":/;
 type Deserialize = NonNullable<Keyv['deserialize']>;
 type Serialize = NonNullable<Keyv['serialize']>;
 
-export interface StoredValue {
+interface StoredValue {
   value?: unknown;
   expires?: unknown;
 }

@@ -4,7 +4,7 @@ import type { Logger } from '../log.js';
 import type { RedisPersistence } from './durability.js';
 import type { PruneOptions } from './sqlite-prune.js';
 
-export type StoreKind = 'memory' | 'sqlite' | 'redis' | 'postgres';
+type StoreKind = 'memory' | 'sqlite' | 'redis' | 'postgres';
 
 export interface LockOptions {
   /** How long the lock is held at most if its holder dies (Redis, PostgreSQL); a live holder renews it. */

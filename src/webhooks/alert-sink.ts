@@ -6,7 +6,7 @@
 export type AlertBlocks = ReadonlyArray<Record<string, unknown>>;
 
 /** A message posted into a channel: an alert, a digest's placeholder, a notice about either. */
-export interface AlertPost {
+interface AlertPost {
   channel: string;
   text: string;
   blocks?: AlertBlocks | undefined;
@@ -15,7 +15,7 @@ export interface AlertPost {
 }
 
 /** A message replaced in place: a digest filled in, or saying where its events went. */
-export interface AlertUpdate {
+interface AlertUpdate {
   channel: string;
   ts: string;
   text: string;

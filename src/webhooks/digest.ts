@@ -6,12 +6,12 @@ import type { Logger } from '../log.js';
 import type { AlertInput, AlertMessage, DigestInput, DigestRendering, OutboxEntry } from './types.js';
 
 /** Slack: at most 50 blocks a message, 3,000 characters a text object, 10 fields a section. */
-export const SLACK_MAX_BLOCKS = 50;
-export const SLACK_MAX_TEXT = 3_000;
+const SLACK_MAX_BLOCKS = 50;
+const SLACK_MAX_TEXT = 3_000;
 const SLACK_MAX_FIELDS = 10;
 
 /** The routine kinds a digest may group; anything else (failures, kinds we do not know) goes alone. */
-export const ROUTINE_EVENTS: ReadonlySet<string> = new Set([
+const ROUTINE_EVENTS: ReadonlySet<string> = new Set([
   'deposit.received',
   'deposit.completed',
   'withdrawal.completed',

@@ -17,21 +17,15 @@ import { type AlertRoute, alertRouter, parseAlertRoutes } from './routing.js';
 import type { DigestRendering, OutboxEntry, RenderAlert, WebhookSubscriber } from './types.js';
 
 export type * from './alert-sink.js';
-export { DeadLetterDesk, type RepostOutcome, type RepostRecord, type RepostResult } from './dead-letters.js';
-export { Deliverer } from './deliverer.js';
-export {
-  DEFAULT_BODY_LIMIT,
-  type IntakeResult,
-  WEBHOOK_PATH,
-  type WebhookRoute,
-  webhookRoute,
-} from './intake.js';
-export { dedupeKey } from './keys.js';
-export { Outbox, type OutboxBacklog } from './outbox.js';
-export { WebhookPipeline } from './pipeline.js';
+export { DeadLetterDesk, type RepostOutcome, type RepostResult } from './dead-letters.js';
+
+export type { IntakeResult } from './intake.js';
+
+export type { OutboxBacklog } from './outbox.js';
+
 export { Reconciler, type TransactionSource } from './reconciler.js';
-export { type AlertRoute, AlertRoutesError, alertRouter, parseAlertRoutes } from './routing.js';
-export { signatureFor, verifySignature } from './signature.js';
+
+export { signatureFor } from './signature.js';
 export type * from './types.js';
 
 export interface WebhooksOptions {

@@ -9,10 +9,10 @@ import { readWebhookEvent } from './read-event.js';
 import { RepeatedWarnings } from './repeated-warnings.js';
 import { type VerifiedBy, verifyWithEither } from './signature.js';
 
-export const WEBHOOK_PATH = '/webhooks/cngn';
-export const DEFAULT_BODY_LIMIT = 64 * 1024;
+const WEBHOOK_PATH = '/webhooks/cngn';
+const DEFAULT_BODY_LIMIT = 64 * 1024;
 /** How long storing an event may take before the sender is told 503 (it waits 10 s at most). */
-export const DEFAULT_STORE_TIMEOUT_MS = 1_500;
+const DEFAULT_STORE_TIMEOUT_MS = 1_500;
 
 export interface IntakeOptions {
   /** CNGN_WEBHOOK_SECRET; without it every delivery is refused. */

@@ -8,7 +8,7 @@ import { nestsDeeperThan } from '../format/json-depth.js';
 import { numberSourceAt } from '../format/json-source.js';
 
 /** Documented events nest four levels (body → data → receiver → bank); this leaves ample room. */
-export const WEBHOOK_MAX_DEPTH = 32;
+const WEBHOOK_MAX_DEPTH = 32;
 
 export type ReadEvent =
   | { ok: true; event: WebhookEvent; unreadable: string[] }

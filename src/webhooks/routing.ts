@@ -5,7 +5,7 @@ export interface AlertRoute {
   channel: string;
 }
 
-export class AlertRoutesError extends Error {
+class AlertRoutesError extends Error {
   override name = 'AlertRoutesError';
   readonly code = 'alert_routes_invalid' as const;
 }
@@ -29,7 +29,7 @@ export function parseAlertRoutes(text: string | undefined): AlertRoute[] {
     });
 }
 
-export function matchesRoute(pattern: string, eventName: string): boolean {
+function matchesRoute(pattern: string, eventName: string): boolean {
   if (pattern === '*') return true;
   if (pattern.endsWith('*')) return eventName.startsWith(pattern.slice(0, -1));
   return pattern === eventName;

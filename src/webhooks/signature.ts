@@ -6,7 +6,7 @@ export function signatureFor(rawBody: Buffer | string, secret: string): string {
   return `sha256=${createHmac('sha256', secret).update(rawBody).digest('hex')}`;
 }
 
-export function verifySignature(
+function verifySignature(
   rawBody: Buffer,
   header: string | string[] | undefined,
   secret: string | undefined,

@@ -1,17 +1,11 @@
 // Approver pools per kind through the real engine on the embedded sandbox: a kind's own pool replaces
 // the general approvers for it, the tiers count within the pool, and a delegate stands in only where
 // the delegator's pool reaches.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { parseTiers } from '../../src/access/index.js';
 import { ApprovalPolicy } from '../../src/approvals/index.js';
 import type { RequestDraft } from '../../src/approvals/types.js';
-import {
-  type EngineFixture,
-  REQUESTER,
-  startEngineFixture,
-  twoNetworks,
-  withdrawalDraft,
-} from '../approvals/fixture.js';
+import { engineTest, REQUESTER, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 
 const BOLA = 'U_BOLA'; // a general approver
@@ -28,25 +22,24 @@ const settlement: RequestDraft = {
   requester: REQUESTER,
 };
 
+/** `policy`, the pools below, and `fx`, the engine that decides with it (and wires its delegations). */
+const test = engineTest
+  .extend(
+    'policy',
+    async () =>
+      new ApprovalPolicy({
+        approvers: [BOLA, CHIDI],
+        approversByKind: { settlement: [EFE, CHIDI], withdraw: [ADA, DAYO, BOLA] },
+        tiers: parseTiers('0:1,1000000:2'),
+      }),
+  )
+  .extend('fx', async ({ startEngine, policy }) => startEngine({ engine: { policy } }));
+
 describe('approver pools per kind', () => {
-  let fx: EngineFixture;
-  let policy: ApprovalPolicy;
-  let networkId: string;
-
-  beforeEach(async () => {
-    policy = new ApprovalPolicy({
-      approvers: [BOLA, CHIDI],
-      approversByKind: { settlement: [EFE, CHIDI], withdraw: [ADA, DAYO, BOLA] },
-      tiers: parseTiers('0:1,1000000:2'),
-    });
-    fx = await startEngineFixture({ engine: { policy } });
-    [networkId] = await twoNetworks(fx.client);
-  });
-  afterEach(async () => {
-    await fx.close();
-  });
-
-  it('refuses a general approver on a settlement change, which only its own pool approves', async () => {
+  test('refuses a general approver on a settlement change, which only its own pool approves', async ({
+    fx,
+    policy,
+  }) => {
     const request = await fileDraft(fx.engine, settlement);
     expect(request.requiredApprovals).toBe(2);
     expect(await fx.engine.approve(request.id, BOLA)).toMatchObject({ ok: false, reason: 'not-approver' });
@@ -60,7 +53,10 @@ describe('approver pools per kind', () => {
     expect(await policy.eligibleFor({ ...request, approvals: [] })).toEqual([EFE, CHIDI]);
   });
 
-  it('counts a two-approval withdrawal tier only with people of the withdraw pool', async () => {
+  test('counts a two-approval withdrawal tier only with people of the withdraw pool', async ({
+    fx,
+    networkId,
+  }) => {
     const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '2000000'));
     expect(request.requiredApprovals).toBe(2);
     // Chidi approves in the general pool, not the withdraw pool.
@@ -74,7 +70,11 @@ describe('approver pools per kind', () => {
     expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
   });
 
-  it('uses the general pool for a kind without its own, and counts anyone in any pool as an approver', async () => {
+  test('uses the general pool for a kind without its own, and counts anyone in any pool as an approver', async ({
+    fx,
+    policy,
+  }) => {
+    expect(fx.engine).toBeDefined(); // the policy as the engine wired it
     expect(await policy.isApprover(CHIDI, 'redeem')).toBe(true);
     expect(await policy.isApprover(ADA, 'redeem')).toBe(false);
     // Freeze, audit and delegating ask for an approver of any kind.
@@ -84,7 +84,11 @@ describe('approver pools per kind', () => {
     expect(await policy.approverIds('settlement')).toEqual([EFE, CHIDI]);
   });
 
-  it("lets a delegate stand in only on kinds in the delegator's pool", async () => {
+  test("lets a delegate stand in only on kinds in the delegator's pool", async ({
+    fx,
+    policy,
+    networkId,
+  }) => {
     const until = new Date(fx.clock.now().getTime() + 3_600_000).toISOString();
     policy.useDelegations({
       all: async () => [

@@ -1,32 +1,28 @@
 // The unsigned bridge callback is a hint: it is said in the request's thread ("received … confirming
 // with the service") and kept as a link, but only the service's own answer completes the request.
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { expect } from 'vitest';
 import type { ApprovalRequest } from '../../src/approvals/index.js';
-import { fileDraft } from '../support/filing.js';
 import {
   APPROVER_A,
   DEST,
   type EngineFixture,
+  engineTest,
   REQUESTER,
-  startEngineFixture,
   twoNetworks,
-} from './fixture.js';
+} from '../support/engine.js';
+import { fileDraft } from '../support/filing.js';
 
-let fx: EngineFixture;
-let told: ApprovalRequest[];
-
-beforeEach(async () => {
-  fx = await startEngineFixture({ engine: { publicUrl: 'https://desk.example' } });
-  told = [];
+/** The engine with a public URL (bridge callbacks need one) and `told`, every change it reports. */
+const test = engineTest.extend('told', async ({ fx }) => {
+  const told: ApprovalRequest[] = [];
   fx.engine.onChange(async (request) => {
     told.push(request);
   });
+  return told;
 });
-afterEach(async () => {
-  await fx.close();
-});
+test.override('engineOptions', { engine: { publicUrl: 'https://desk.example' } });
 
-async function sentBridge(): Promise<{ request: ApprovalRequest; token: string }> {
+async function sentBridge(fx: EngineFixture): Promise<{ request: ApprovalRequest; token: string }> {
   const [origin, destination] = await twoNetworks(fx.client);
   const request = await fileDraft(fx.engine, {
     kind: 'bridge',
@@ -43,9 +39,12 @@ async function sentBridge(): Promise<{ request: ApprovalRequest; token: string }
   return { request: sent, token: sent.callbackToken };
 }
 
-it('says in the thread that the callback came, and confirms with the service before completing', async () => {
-  const { request, token } = await sentBridge();
-  told = [];
+test('says in the thread that the callback came, and confirms with the service before completing', async ({
+  fx,
+  told,
+}) => {
+  const { request, token } = await sentBridge(fx);
+  told.length = 0;
   const link = 'https://sepolia.basescan.org/tx/0xabc';
   expect(
     await fx.engine.onBridgeCallback(token, { explorerLink: link, hash: '0xabc', status: 'completed' }),
@@ -65,8 +64,8 @@ it('says in the thread that the callback came, and confirms with the service bef
   ).toHaveLength(1);
 });
 
-it('never shows a link from the callback that is not a plain https URL', async () => {
-  const { request, token } = await sentBridge();
+test('never shows a link from the callback that is not a plain https URL', async ({ fx }) => {
+  const { request, token } = await sentBridge(fx);
   await fx.engine.onBridgeCallback(token, {
     explorerLink: 'javascript:alert(1)',
     status: 'completed|<!here>',

@@ -8,16 +8,16 @@ import { CLAIM_LEASE_MS, EXECUTION_LEASE_MS } from '../../src/approvals/executor
 import type { RequestDraft } from '../../src/approvals/index.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { clearStore, createStore, type Store } from '../../src/store/index.js';
-import { fileDraft } from '../support/filing.js';
-import { testPrefix } from '../support/redis.js';
-import { sharedStores } from '../support/shared-stores.js';
 import {
   APPROVER_A,
   type EngineFixture,
   startEngineFixture,
   twoNetworks,
   withdrawalDraft,
-} from './fixture.js';
+} from '../support/engine.js';
+import { fileDraft } from '../support/filing.js';
+import { testPrefix } from '../support/redis.js';
+import { sharedStores } from '../support/shared-stores.js';
 
 const sharedKinds = await sharedStores();
 afterAll(async () => {

@@ -6,10 +6,10 @@ import { parseTiers } from '../../src/access/index.js';
 import { ApprovalPolicy } from '../../src/approvals/index.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { clearStore, type Store } from '../../src/store/index.js';
+import { DEST, REQUESTER, startEngineFixture, twoNetworks } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { testPrefix } from '../support/redis.js';
 import { sharedStores } from '../support/shared-stores.js';
-import { DEST, REQUESTER, startEngineFixture, twoNetworks } from './fixture.js';
 
 const ADE = 'U_ADE';
 const CHIDI = 'U_CHIDI';

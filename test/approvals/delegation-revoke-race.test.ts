@@ -8,9 +8,9 @@ import type { Delegation } from '../../src/approvals/delegations.js';
 import { ApprovalPolicy } from '../../src/approvals/index.js';
 import type { ApprovalCheck } from '../../src/approvals/policy.js';
 import type { ApprovalRequest } from '../../src/approvals/types.js';
+import { engineTest as test, twoNetworks, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { STORE_KINDS } from '../support/shared-stores.js';
-import { engineTest as test, twoNetworks, withdrawalDraft } from './fixture.js';
 
 const ADE = 'U_ADE'; // approver
 const CHIDI = 'U_CHIDI'; // approver, away

@@ -8,8 +8,8 @@ import { partsOf } from '../../src/approvals/engine-parts.js';
 import { type ApprovalEngine, ApprovalPolicy, type RequestDraft } from '../../src/approvals/index.js';
 import { createStore } from '../../src/store/index.js';
 import { redemptionDraft } from '../support/drafts.js';
+import { DEST, type EngineFixture, REQUESTER, startEngineFixture, twoNetworks } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
-import { DEST, type EngineFixture, REQUESTER, startEngineFixture, twoNetworks } from './fixture.js';
 
 const ADE = 'U_ADE'; // approver
 const CHIDI = 'U_CHIDI'; // approver, away

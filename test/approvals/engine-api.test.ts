@@ -13,8 +13,15 @@ import {
   type RequestDraft,
   StaleRoundError,
 } from '../../src/approvals/index.js';
+import {
+  APPROVER_A,
+  APPROVER_B,
+  DEST,
+  REQUESTER,
+  engineTest as test,
+  withdrawalDraft,
+} from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
-import { APPROVER_A, APPROVER_B, DEST, REQUESTER, engineTest as test, withdrawalDraft } from './fixture.js';
 
 describe('the engine API', () => {
   test('keeps its parts private: nothing outside approvals/ reaches past its methods', () => {

@@ -3,7 +3,6 @@
 import { describe, expect } from 'vitest';
 import type { RequestDraft } from '../../src/approvals/index.js';
 import { redemptionDraft } from '../support/drafts.js';
-import { fileDraft } from '../support/filing.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -13,7 +12,8 @@ import {
   REQUESTER,
   engineTest as test,
   twoNetworks,
-} from './fixture.js';
+} from '../support/engine.js';
+import { fileDraft } from '../support/filing.js';
 
 const withdrawal = (networkId: string, amount: string, address = DEST): RequestDraft => ({
   kind: 'withdraw',

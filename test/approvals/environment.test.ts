@@ -3,14 +3,14 @@
 import { expect } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import type { ApprovalEngine } from '../../src/approvals/index.js';
-import { fileDraft } from '../support/filing.js';
 import {
   type AnotherOptions,
   APPROVER_A,
   type EngineFixture,
   engineTest,
   withdrawalDraft,
-} from './fixture.js';
+} from '../support/engine.js';
+import { fileDraft } from '../support/filing.js';
 
 /** `another(options)`: a second engine on the test's store and sandbox, stopped before the first. */
 const test = engineTest.extend('another', async ({ fx, defer }) => async (options: AnotherOptions) => {

@@ -6,8 +6,6 @@ import { failedCallOutcome } from '../../src/approvals/index.js';
 import { classifyFailure as custodyFailure } from '../../src/cngn/custody-gateway.js';
 import { CngnError, CngnResponseError, CngnTransportError, RateBudgetError } from '../../src/cngn/errors.js';
 import { createStore } from '../../src/store/index.js';
-import { fileDraft } from '../support/filing.js';
-import { StoreControls } from '../support/store-controls.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -15,7 +13,9 @@ import {
   engineTest as test,
   twoNetworks,
   withdrawalDraft,
-} from './fixture.js';
+} from '../support/engine.js';
+import { fileDraft } from '../support/filing.js';
+import { StoreControls } from '../support/store-controls.js';
 
 const WITHDRAW = 'POST /v1/api/withdraw';
 

@@ -5,9 +5,9 @@
 import { describe, expect } from 'vitest';
 import { HELD_ACTION } from '../../src/approvals/index.js';
 import type { Store } from '../../src/store/index.js';
+import { APPROVER_A, APPROVER_B, engineTest, twoNetworks, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { STORE_KINDS } from '../support/shared-stores.js';
-import { APPROVER_A, APPROVER_B, engineTest, twoNetworks, withdrawalDraft } from './fixture.js';
 
 interface Race {
   /** Run once, just before the next sending mark is written on a claim (after the freeze was read). */

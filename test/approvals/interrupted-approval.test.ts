@@ -7,8 +7,8 @@ import { partsOf } from '../../src/approvals/engine-parts.js';
 import { mentionUser } from '../../src/format/mrkdwn.js';
 import { threadReply } from '../../src/slack/approvals/blocks/steps.js';
 import { redemptionDraft } from '../support/drafts.js';
+import { APPROVER_A, APPROVER_B, REQUESTER, engineTest as test } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
-import { APPROVER_A, APPROVER_B, REQUESTER, engineTest as test } from './fixture.js';
 
 test('announces a final approval interrupted while re-checking, and lets others approve again', async ({
   fx,

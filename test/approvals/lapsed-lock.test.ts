@@ -7,10 +7,10 @@ import { MAX_SECTION_RUNS, WriteRefusedError } from '../../src/approvals/approva
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import type { ApprovalRequest } from '../../src/approvals/index.js';
 import { createStore } from '../../src/store/index.js';
+import { APPROVER_A, APPROVER_B, engineTest, twoNetworks, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { LapsedLock } from '../support/lapsed-lock.js';
 import { STORE_KINDS } from '../support/shared-stores.js';
-import { APPROVER_A, APPROVER_B, engineTest, twoNetworks, withdrawalDraft } from './fixture.js';
 
 /** Replica A (its lock lapses, its writes can be held) and replica B on one store; a withdrawal to file. */
 const test = engineTest.extend('pair', async ({ replicas, startEngine }) => {

@@ -15,7 +15,6 @@ import type { CustodyGateway } from '../../src/approvals/ports.js';
 import { custodyGateway } from '../../src/cngn/custody-gateway.js';
 import { Money } from '../../src/format/money.js';
 import { redemptionDraft } from '../support/drafts.js';
-import { fileDraft } from '../support/filing.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -25,7 +24,8 @@ import {
   startEngineFixture,
   twoNetworks,
   withdrawalDraft,
-} from './fixture.js';
+} from '../support/engine.js';
+import { fileDraft } from '../support/filing.js';
 
 let fx: EngineFixture;
 let networkId: string;

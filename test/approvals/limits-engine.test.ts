@@ -8,8 +8,6 @@ import type { LimitSettings } from '../../src/approvals/limits.js';
 import type { Store } from '../../src/store/index.js';
 import { VirtualClock } from '../support/clock.js';
 import { redemptionDraft } from '../support/drafts.js';
-import { fileDraft } from '../support/filing.js';
-import { test } from '../support/fixtures.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -18,7 +16,9 @@ import {
   startEngineFixture,
   twoNetworks,
   withdrawalDraft,
-} from './fixture.js';
+} from '../support/engine.js';
+import { fileDraft } from '../support/filing.js';
+import { test } from '../support/fixtures.js';
 
 const HOUR = 3_600_000;
 const WINDOW = 24 * HOUR;

@@ -3,9 +3,9 @@
 // and two final approvals at once cannot both fit in the room that is left.
 import { describe, expect } from 'vitest';
 import { LimitExceededError } from '../../src/approvals/index.js';
+import { APPROVER_A, engineTest as test, twoNetworks, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { STORE_KINDS } from '../support/shared-stores.js';
-import { APPROVER_A, engineTest as test, twoNetworks, withdrawalDraft } from './fixture.js';
 
 const WINDOW = 24 * 3_600_000;
 const AT_ONCE = 8;

@@ -6,16 +6,16 @@ import { partsOf } from '../../src/approvals/engine-parts.js';
 import { EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { clearStore, createStore, type Store } from '../../src/store/index.js';
-import { fileDraft } from '../support/filing.js';
-import { postgresAvailable, type Relay, relayTo, testDatabaseOnce } from '../support/postgres.js';
-import { testPrefix } from '../support/redis.js';
 import {
   APPROVER_A,
   type EngineFixture,
   startEngineFixture,
   twoNetworks,
   withdrawalDraft,
-} from './fixture.js';
+} from '../support/engine.js';
+import { fileDraft } from '../support/filing.js';
+import { postgresAvailable, type Relay, relayTo, testDatabaseOnce } from '../support/postgres.js';
+import { testPrefix } from '../support/redis.js';
 
 const hasPostgres = await postgresAvailable();
 const database = testDatabaseOnce();

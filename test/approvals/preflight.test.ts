@@ -6,7 +6,6 @@ import { partsOf } from '../../src/approvals/engine-parts.js';
 import type { ApprovalRequest, RequestDraft } from '../../src/approvals/index.js';
 import { committedAgainst } from '../../src/approvals/preflight.js';
 import { toChecksumAddress } from '../../src/format/evm-address.js';
-import { fileDraft } from '../support/filing.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -16,7 +15,8 @@ import {
   engineTest as test,
   twoNetworks,
   withdrawalDraft,
-} from './fixture.js';
+} from '../support/engine.js';
+import { fileDraft } from '../support/filing.js';
 
 const withdrawal = (networkId: string, amount: string, address = DEST, network = networkId): RequestDraft =>
   withdrawalDraft(network, amount, address);

@@ -4,7 +4,6 @@
 import { afterEach, expect, it } from 'vitest';
 import type { ApprovalEngineOptions, ApprovalRequest } from '../../src/approvals/index.js';
 import { Money } from '../../src/format/money.js';
-import { fileDraft } from '../support/filing.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -14,7 +13,8 @@ import {
   startEngineFixture,
   twoNetworks,
   withdrawalDraft,
-} from './fixture.js';
+} from '../support/engine.js';
+import { fileDraft } from '../support/filing.js';
 
 let fx: EngineFixture;
 let networks: [string, string];

@@ -7,8 +7,8 @@ import { partsOf } from '../../src/approvals/engine-parts.js';
 import { AnswerNotRecordedError } from '../../src/approvals/executor.js';
 import type { EngineLog } from '../../src/approvals/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
+import { APPROVER_A, engineTest, twoNetworks, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
-import { APPROVER_A, engineTest, twoNetworks, withdrawalDraft } from './fixture.js';
 
 /**
  * `world(times, forMs)`: an engine whose store fails its writes of the request as sent `times` times

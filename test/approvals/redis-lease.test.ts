@@ -7,9 +7,6 @@ import { EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
 import type { RequestDraft } from '../../src/approvals/index.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { clearStore, type Store } from '../../src/store/index.js';
-import { fileDraft } from '../support/filing.js';
-import { testPrefix } from '../support/redis.js';
-import { sharedStores } from '../support/shared-stores.js';
 import {
   APPROVER_A,
   DEST,
@@ -17,7 +14,10 @@ import {
   REQUESTER,
   startEngineFixture,
   twoNetworks,
-} from './fixture.js';
+} from '../support/engine.js';
+import { fileDraft } from '../support/filing.js';
+import { testPrefix } from '../support/redis.js';
+import { sharedStores } from '../support/shared-stores.js';
 
 const shared = await sharedStores();
 afterAll(async () => {

@@ -3,10 +3,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { clearStore, type Store } from '../../src/store/index.js';
+import {
+  APPROVER_A,
+  APPROVER_B,
+  DEST,
+  REQUESTER,
+  startEngineFixture,
+  twoNetworks,
+} from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { testPrefix } from '../support/redis.js';
 import { sharedStores } from '../support/shared-stores.js';
-import { APPROVER_A, APPROVER_B, DEST, REQUESTER, startEngineFixture, twoNetworks } from './fixture.js';
 
 const shared = await sharedStores();
 afterAll(async () => {

@@ -3,7 +3,6 @@
 import { describe, expect } from 'vitest';
 import { parseReminderPoints, type RequestDraft } from '../../src/approvals/index.js';
 import { dueReminder, reminderTimes } from '../../src/approvals/reminders.js';
-import { fileDraft } from '../support/filing.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -12,7 +11,8 @@ import {
   OUTSIDER,
   REQUESTER,
   engineTest as test,
-} from './fixture.js';
+} from '../support/engine.js';
+import { fileDraft } from '../support/filing.js';
 
 const HOUR = 3_600_000;
 test.override('engineOptions', {

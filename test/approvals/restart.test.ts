@@ -10,8 +10,6 @@ import { CLAIM_LEASE_MS, EXECUTION_LEASE_MS } from '../../src/approvals/executor
 import { Money } from '../../src/format/money.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
-import { fileDraft } from '../support/filing.js';
-import { DyingStore, writesPhase } from './dying-store.js';
 import {
   APPROVER_A,
   DEST,
@@ -19,7 +17,9 @@ import {
   startEngineFixture,
   twoNetworks,
   withdrawalDraft,
-} from './fixture.js';
+} from '../support/engine.js';
+import { fileDraft } from '../support/filing.js';
+import { DyingStore, writesPhase } from './dying-store.js';
 
 let dir: string;
 let sandbox: Sandbox;

@@ -4,58 +4,59 @@
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { expect } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import { CLAIM_LEASE_MS } from '../../src/approvals/executor.js';
 import { LOOKED_UP_BEFORE_SENDING } from '../../src/approvals/index.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { createStore } from '../../src/store/index.js';
-import { fileDraft } from '../support/filing.js';
 import {
   APPROVER_A,
   type EngineFixture,
+  engineTest,
   startEngineFixture,
   twoNetworks,
   withdrawalDraft,
-} from './fixture.js';
-
-let dir: string;
-let sandbox: Sandbox;
-const open: EngineFixture[] = [];
-
-beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'approvals-restore-'));
-  sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
-});
-afterEach(async () => {
-  for (const fx of open.splice(0).reverse()) await fx.close();
-  await sandbox.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+} from '../support/engine.js';
+import { fileDraft } from '../support/filing.js';
 
 const STORE_FILE = 'desk.sqlite';
-const withdrawCalls = () => sandbox.count('POST', '/v1/api/withdraw');
 
-/** One bot on the SQLite file, its clock `laterMs` ahead of real time. */
-async function startBot(laterMs = 0): Promise<EngineFixture> {
-  const store = await createStore(`sqlite://${join(dir, STORE_FILE)}`);
-  const fx = await startEngineFixture({ sandbox, store });
-  fx.clock.advance(laterMs);
-  const bot = {
-    ...fx,
-    close: async () => {
+/**
+ * `dir`, a folder of the test's own for the SQLite file and its backup; `startBot(laterMs)`, one bot on
+ * that file, its clock `laterMs` ahead of real time, and `stopBot(bot)`; a bot still running at the
+ * end is stopped then.
+ */
+const test = engineTest
+  .extend('dir', async ({ defer }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'approvals-restore-'));
+    defer(() => rmSync(dir, { recursive: true, force: true }));
+    return dir;
+  })
+  .extend('bots', async ({ sandbox, dir, defer }) => {
+    const open: EngineFixture[] = [];
+    defer(async () => {
+      for (const fx of open.splice(0).reverse()) await fx.close();
+    });
+    const startBot = async (laterMs = 0): Promise<EngineFixture> => {
+      const store = await createStore(`sqlite://${join(dir, STORE_FILE)}`);
+      const fx = await startEngineFixture({ sandbox, store });
+      fx.clock.advance(laterMs);
+      const bot = {
+        ...fx,
+        close: async () => {
+          await fx.close();
+          await store.close();
+        },
+      };
+      open.push(bot);
+      return bot;
+    };
+    const stopBot = async (fx: EngineFixture): Promise<void> => {
+      open.splice(open.indexOf(fx), 1);
       await fx.close();
-      await store.close();
-    },
-  };
-  open.push(bot);
-  return bot;
-}
-
-async function stopBot(fx: EngineFixture): Promise<void> {
-  open.splice(open.indexOf(fx), 1);
-  await fx.close();
-}
+    };
+    return { startBot, stopBot };
+  });
 
 /** The store's files, copied with the bot stopped, as docs/backup-and-upgrade.md says to back it up. */
 function copyStore(from: string, to: string): void {
@@ -68,7 +69,12 @@ function copyStore(from: string, to: string): void {
   }
 }
 
-it('sends nothing twice when the store is restored from a backup taken while it was approved', async () => {
+test('sends nothing twice when the store is restored from a backup taken while it was approved', async ({
+  sandbox,
+  dir,
+  bots: { startBot, stopBot },
+}) => {
+  const withdrawCalls = () => sandbox.count('POST', '/v1/api/withdraw');
   const first = await startBot();
   const [networkId] = await twoNetworks(first.client);
   const filed = await fileDraft(first.engine, withdrawalDraft(networkId, '7890.12'));

@@ -4,8 +4,8 @@
 // Against the real client and the embedded sandbox.
 import { describe, expect } from 'vitest';
 import { type RequestDraft, SAME_REQUEST_MS, SameRequestError } from '../../src/approvals/index.js';
+import { APPROVER_A, DEST, engineTest, REQUESTER, twoNetworks, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
-import { APPROVER_A, DEST, engineTest, REQUESTER, twoNetworks, withdrawalDraft } from './fixture.js';
 
 /** `base` and `bnb`: the first two networks the sandbox lists as enabled. */
 const test = engineTest

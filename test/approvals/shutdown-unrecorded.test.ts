@@ -6,9 +6,9 @@ import { describe, expect } from 'vitest';
 import { EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
 import type { EngineLog } from '../../src/approvals/index.js';
 import type { Store } from '../../src/store/index.js';
+import { APPROVER_A, engineTest as test, twoNetworks, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { STORE_KINDS } from '../support/shared-stores.js';
-import { APPROVER_A, engineTest as test, twoNetworks, withdrawalDraft } from './fixture.js';
 
 /** The store, unreachable while `outage.down` (every call fails, as on a lost connection). */
 function withOutage(inner: Store) {

@@ -5,8 +5,8 @@ import { partsOf } from '../../src/approvals/engine-parts.js';
 import { STALE_APPROVAL_MS } from '../../src/approvals/executor.js';
 import type { ApprovalRequest } from '../../src/approvals/index.js';
 import { redemptionDraft } from '../support/drafts.js';
+import { APPROVER_A, type EngineFixture, REQUESTER, engineTest as test } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
-import { APPROVER_A, type EngineFixture, REQUESTER, engineTest as test } from './fixture.js';
 
 const redeemCalls = (fx: EngineFixture) => fx.sandbox.count('POST', '/v1/api/redeemAsset');
 const nameChecks = (fx: EngineFixture) => fx.sandbox.count('POST', '/v1/api/account/verify');

@@ -3,8 +3,8 @@
 import { afterEach, expect, it } from 'vitest';
 import type { EngineLog } from '../../src/approvals/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
+import { DEST, type EngineFixture, REQUESTER, startEngineFixture, twoNetworks } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
-import { DEST, type EngineFixture, REQUESTER, startEngineFixture, twoNetworks } from './fixture.js';
 
 let fx: EngineFixture | undefined;
 let inner: Store | undefined;

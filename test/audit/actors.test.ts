@@ -5,8 +5,8 @@ import { expect } from 'vitest';
 import type { ActorDirectory } from '../../src/approvals/ports.js';
 import type { AuditEntry } from '../../src/approvals/types.js';
 import { AuditLog, auditListKey } from '../../src/audit/log.js';
-import { auditDraft } from '../approvals/fixture.js';
 import { auditTest } from '../support/audit-archive.js';
+import { auditDraft } from '../support/engine.js';
 
 const ADA = { name: 'Ada Obi', email: 'ada@example.com' };
 

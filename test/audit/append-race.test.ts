@@ -5,7 +5,7 @@ import { describe, expect } from 'vitest';
 import type { ChainHead } from '../../src/audit/chain.js';
 import { AuditLog } from '../../src/audit/log.js';
 import type { Store } from '../../src/store/index.js';
-import { auditDraft } from '../approvals/fixture.js';
+import { auditDraft } from '../support/engine.js';
 import { STORE_KINDS, storesTest as test } from '../support/shared-stores.js';
 
 const HEAD = 'approvals:audit-head:sandbox';

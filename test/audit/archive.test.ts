@@ -15,8 +15,8 @@ import {
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { ENTRIES_FILE, INCOMING_DIR, MANIFEST_FILE } from '../../src/audit/segments.js';
-import { auditDraft } from '../approvals/fixture.js';
 import { type AuditReplica, auditTest } from '../support/audit-archive.js';
+import { auditDraft } from '../support/engine.js';
 import { STORE_KINDS } from '../support/shared-stores.js';
 
 const DAY = 86_400_000;

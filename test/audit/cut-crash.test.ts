@@ -9,10 +9,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { expect } from 'vitest';
 import { AUDIT_CRASH_POINTS } from '../../src/crash-points.js';
 import { createStore } from '../../src/store/index.js';
 import { APPROVER_A, startApprovalApp } from '../slack/approvals/support.js';
+import { test as base } from '../support/fixtures.js';
 import { commandAnswer } from '../support/slack-requests.js';
 
 const CHILD = fileURLToPath(new URL('./cut-child.ts', import.meta.url));
@@ -31,16 +32,15 @@ interface ChildSaid {
   publicKey: string;
 }
 
-let dir: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'audit-cut-crash-'));
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
+/** `dir`, a folder of the test's own for the SQLite file and the archive. */
+const test = base.extend('dir', async ({ defer }) => {
+  const dir = mkdtempSync(join(tmpdir(), 'audit-cut-crash-'));
+  defer(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
 });
 
 /** The child at `seconds` past the start: append `append` entries from `from`, then write a segment. */
-function child(seconds: number, from: number, append: number, crashAt?: string) {
+function child(dir: string, seconds: number, from: number, append: number, crashAt?: string) {
   const run = spawnSync(process.execPath, ['--import', 'tsx', CHILD], {
     cwd: ROOT,
     encoding: 'utf8',
@@ -59,22 +59,22 @@ function child(seconds: number, from: number, append: number, crashAt?: string) 
   return { signal: run.signal, status: run.status, said, stderr: run.stderr };
 }
 
-it('five cuts, each killed at another step and started again, leave a chain and an archive that verify', {
+test('five cuts, each killed at another step and started again, leave a chain and an archive that verify', {
   timeout: 300_000,
-}, async () => {
+}, async ({ dir }) => {
   // Two entries, then one five seconds later: the first cut removes the older two and keeps the third.
-  expect(child(0, 0, 2).said).toMatchObject({ ok: true, outcome: { written: true } });
-  expect(child(5, 2, 1).said).toMatchObject({ ok: true, outcome: { written: true } });
+  expect(child(dir, 0, 0, 2).said).toMatchObject({ ok: true, outcome: { written: true } });
+  expect(child(dir, 5, 2, 1).said).toMatchObject({ ok: true, outcome: { written: true } });
   let seconds = 9;
   let next = 3;
   let key = '';
   for (const [cut, point] of AUDIT_CRASH_POINTS.entries()) {
     const append = cut % 2 === 0 ? 1 : 0; // with entries between, and without
-    const killed = child(seconds, next, append, point);
+    const killed = child(dir, seconds, next, append, point);
     expect(killed.signal, `${point}: ${killed.stderr.slice(-400)}`).toBe('SIGKILL');
     next += append;
     // Started again on the same file: the check at start finds the chain whole; the cut completes.
-    const again = child(seconds, next, 0);
+    const again = child(dir, seconds, next, 0);
     expect(again.status, again.stderr.slice(-400)).toBe(0);
     const said = again.said as ChildSaid;
     expect(said.startedOk, `${point}: ${said.problems.join('; ')}`).toBe(true);
@@ -84,7 +84,7 @@ it('five cuts, each killed at another step and started again, leave a chain and 
     key = said.publicKey;
     seconds += 9;
   }
-  const last = child(seconds, next, 0).said as ChildSaid;
+  const last = child(dir, seconds, next, 0).said as ChildSaid;
   expect(last).toMatchObject({ ok: true, problems: [] });
   expect(last.cut).toBeGreaterThan(3);
 

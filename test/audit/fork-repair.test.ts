@@ -10,8 +10,8 @@ import { auditHeadKey, auditListKey } from '../../src/audit/log.js';
 import type { AuditSigner } from '../../src/audit/signing.js';
 import { runVerifier } from '../../src/audit/verify-cli.js';
 import type { Store } from '../../src/store/index.js';
-import { auditDraft as draft } from '../approvals/fixture.js';
 import { auditTest } from '../support/audit-archive.js';
+import { auditDraft as draft } from '../support/engine.js';
 import { STORE_KINDS } from '../support/shared-stores.js';
 
 const SECOND = 1000;

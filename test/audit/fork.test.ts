@@ -5,7 +5,7 @@ import { expect, it } from 'vitest';
 import type { AuditEntry } from '../../src/approvals/types.js';
 import { type ChainHead, chainEntry, entryHash, verifyChain } from '../../src/audit/chain.js';
 import { FORK_REPAIRED, mendCutFork } from '../../src/audit/fork.js';
-import { auditDraft } from '../approvals/fixture.js';
+import { auditDraft } from '../support/engine.js';
 
 function cutParts(seq: number, hash: string, count: number, at: string) {
   const body = {

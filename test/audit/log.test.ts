@@ -1,11 +1,12 @@
 // The audit log's hash chain: deterministic hashes, appends that never fork across replicas, entries of
 // an older version sealed, and verification that names the first edited, deleted or reordered entry.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../src/approvals/types.js';
 import { canonicalJson, entryHash, GENESIS, verifyChain } from '../../src/audit/chain.js';
 import { AuditLog, auditListKey } from '../../src/audit/log.js';
 import { clearStore, createStore, type Store } from '../../src/store/index.js';
-import { auditDraft } from '../approvals/fixture.js';
+import { auditDraft } from '../support/engine.js';
+import { test as base } from '../support/fixtures.js';
 import { REDIS_URL, redisAvailable, testPrefix } from '../support/redis.js';
 
 const hasRedis = await redisAvailable();
@@ -24,6 +25,20 @@ async function overwrite(store: Store, entries: AuditEntry[]): Promise<void> {
   await store.set(lengthKey, entries.length);
 }
 
+/** `store`, a memory store of the test's own; `log`, the audit log on it, holding `seeded` entries. */
+const test = base
+  .extend('store', async ({ defer }) => {
+    const store = await createStore('memory://');
+    defer(() => store.close());
+    return store;
+  })
+  .extend('seeded', 0)
+  .extend('log', async ({ store, seeded }) => {
+    const log = new AuditLog(store);
+    for (let n = 0; n < seeded; n++) await log.append('sandbox', auditDraft(n));
+    return log;
+  });
+
 describe('canonical serialisation', () => {
   it('is the same text whatever the key order, and leaves out undefined fields', () => {
     expect(canonicalJson({ b: 1, a: { d: [1, 'x'], c: null }, e: undefined })).toBe(
@@ -36,19 +51,9 @@ describe('canonical serialisation', () => {
 });
 
 describe('the audit chain', () => {
-  let store: Store;
-  let log: AuditLog;
+  test.override('seeded', 5);
 
-  beforeEach(async () => {
-    store = await createStore('memory://');
-    log = new AuditLog(store);
-    for (let n = 0; n < 5; n++) await log.append('sandbox', auditDraft(n));
-  });
-  afterEach(async () => {
-    await store.close();
-  });
-
-  it('links each entry to the one before it, from the genesis value', async () => {
+  test('links each entry to the one before it, from the genesis value', async ({ store, log }) => {
     const entries = await readAll(store);
     expect(entries.map((e) => e.seq)).toEqual([0, 1, 2, 3, 4]);
     expect(entries[0]?.prev).toBe(GENESIS);
@@ -57,7 +62,7 @@ describe('the audit chain', () => {
     expect(await log.verify('sandbox')).toMatchObject({ ok: true, chained: 5, unchained: 0 });
   });
 
-  it('names an edited entry', async () => {
+  test('names an edited entry', async ({ store, log }) => {
     const entries = await readAll(store);
     await store.set(itemKey(2), { ...entries[2], amount: '9999999.00' });
     const report = await log.verify('sandbox');
@@ -66,14 +71,17 @@ describe('the audit chain', () => {
     expect(report.broken?.entry?.requestId).toBe('AR-0000000002');
   });
 
-  it('names an entry edited and given a fresh hash: the next one no longer follows it', async () => {
+  test('names an entry edited and given a fresh hash: the next one no longer follows it', async ({
+    store,
+    log,
+  }) => {
     const entries = await readAll(store);
     const forged = { ...entries[2], amount: '9999999.00' } as AuditEntry;
     await store.set(itemKey(2), { ...forged, hash: entryHash(forged) });
     expect((await log.verify('sandbox')).broken).toMatchObject({ kind: 'rewritten', index: 3 });
   });
 
-  it('names where an entry was deleted', async () => {
+  test('names where an entry was deleted', async ({ store, log }) => {
     const entries = await readAll(store);
     await overwrite(store, [entries[0], entries[1], entries[3], entries[4]] as AuditEntry[]);
     const report = await log.verify('sandbox');
@@ -81,12 +89,12 @@ describe('the audit chain', () => {
     expect(report.broken?.entry?.seq).toBe(3);
   });
 
-  it('notices the newest entries deleted, from the head record', async () => {
+  test('notices the newest entries deleted, from the head record', async ({ store, log }) => {
     await store.set(lengthKey, 3);
     expect((await log.verify('sandbox')).broken).toMatchObject({ kind: 'deleted', missing: 2 });
   });
 
-  it('names reordered entries', async () => {
+  test('names reordered entries', async ({ store, log }) => {
     const entries = await readAll(store);
     await overwrite(store, [entries[0], entries[1], entries[3], entries[2], entries[4]] as AuditEntry[]);
     const report = await log.verify('sandbox');
@@ -94,7 +102,7 @@ describe('the audit chain', () => {
     expect(report.broken?.entry?.seq).toBe(3);
   });
 
-  it('seals entries of an older version: the chain starts after them, and editing them is noticed', async () => {
+  test('seals entries of an older version: the chain starts after them, and editing them is noticed', async () => {
     const fresh = await createStore('memory://');
     const older = [auditDraft(0), auditDraft(1)] as AuditEntry[];
     for (const entry of older) await fresh.appendToList(LIST, entry);
@@ -107,7 +115,7 @@ describe('the audit chain', () => {
     await fresh.close();
   });
 
-  it('does not fork when many appends race', async () => {
+  test('does not fork when many appends race', async ({ store, log }) => {
     const other = new AuditLog(store);
     await Promise.all(
       Array.from({ length: 40 }, (_, i) => (i % 2 ? log : other).append('sandbox', auditDraft(10 + i))),
@@ -146,24 +154,16 @@ describe('audit retention', () => {
   /** What a verified archive segment holding seq 0 to `last` says of an entry. */
   const archivedThrough = (last: number) => (entry: AuditEntry) =>
     entry.seq !== undefined && entry.seq <= last;
-  let store: Store;
-  let log: AuditLog;
 
-  beforeEach(async () => {
-    store = await createStore('memory://');
-    log = new AuditLog(store);
-  });
-  afterEach(async () => {
-    await store.close();
-  });
-
-  it('keeps everything that no archive segment holds, however old', async () => {
+  test('keeps everything that no archive segment holds, however old', async ({ log }) => {
     for (let n = 0; n < 4; n++) await log.append('sandbox', old(n));
     expect(await log.cut('sandbox', new Date('2026-06-01'), new Date('2026-06-01'), () => false)).toBe(0);
     expect(await log.entries('sandbox')).toHaveLength(4);
   });
 
-  it('removes only old archived entries, starts the log with the cut, and records it in the chain', async () => {
+  test('removes only old archived entries, starts the log with the cut, and records it in the chain', async ({
+    log,
+  }) => {
     for (let n = 0; n < 4; n++) await log.append('sandbox', old(n));
     await log.append('sandbox', { ...old(4), at: '2026-02-01T09:00:00.000Z', action: 'exported' });
     await log.append('sandbox', auditDraft(9));
@@ -189,7 +189,7 @@ describe('audit retention', () => {
     expect((await log.verify('sandbox')).ok).toBe(true);
   });
 
-  it('notices old entries removed by hand behind a forged cut marker', async () => {
+  test('notices old entries removed by hand behind a forged cut marker', async ({ store, log }) => {
     for (let n = 0; n < 4; n++) await log.append('sandbox', old(n));
     const entries = await log.entries('sandbox');
     const cut = { seq: 1, hash: entries[1]?.hash ?? '', count: 2 };
@@ -204,7 +204,7 @@ describe('audit retention', () => {
     expect((await log.verify('sandbox')).broken).toMatchObject({ kind: 'unrecorded-cut', index: 0 });
   });
 
-  it('still names an entry edited after a cut', async () => {
+  test('still names an entry edited after a cut', async ({ store, log }) => {
     for (let n = 0; n < 3; n++) await log.append('sandbox', old(n));
     await log.append('sandbox', { ...old(3), action: 'exported' });
     expect(await log.cut('sandbox', new Date('2026-06-01'), new Date('2026-06-01'), archivedThrough(0))).toBe(

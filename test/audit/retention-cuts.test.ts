@@ -3,8 +3,8 @@
 // between them, the chain in the store, the bot's check and the standalone verifier all agree it holds.
 import { describe, expect } from 'vitest';
 import { runVerifier } from '../../src/audit/verify-cli.js';
-import { auditDraft as draft } from '../approvals/fixture.js';
 import { auditTest } from '../support/audit-archive.js';
+import { auditDraft as draft } from '../support/engine.js';
 import { STORE_KINDS } from '../support/shared-stores.js';
 
 const SECOND = 1000;

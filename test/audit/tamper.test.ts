@@ -10,8 +10,8 @@ import { entryHash } from '../../src/audit/chain.js';
 import { AuditKeyMismatch } from '../../src/audit/keeper.js';
 import { AuditLog, auditHeadKey, auditListKey, HEAD_UNVERIFIED } from '../../src/audit/log.js';
 import type { Store } from '../../src/store/index.js';
-import { auditDraft } from '../approvals/fixture.js';
 import { type AuditReplica, auditTest, newSigner } from '../support/audit-archive.js';
+import { auditDraft } from '../support/engine.js';
 
 const LIST = auditListKey('sandbox');
 const HEAD = auditHeadKey('sandbox');

@@ -7,7 +7,7 @@ import { WriteRefusedError } from '../../src/approvals/approval-core.js';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import { transition } from '../../src/approvals/state-machine.js';
 import type { AuditEntry } from '../../src/audit/index.js';
-import { APPROVER_A, APPROVER_B, engineTest, twoNetworks, withdrawalDraft } from '../approvals/fixture.js';
+import { APPROVER_A, APPROVER_B, engineTest, twoNetworks, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { STORE_KINDS } from '../support/shared-stores.js';
 

@@ -21,8 +21,8 @@ import {
   type SegmentManifest,
 } from '../../src/audit/segments.js';
 import { runVerifier } from '../../src/audit/verify-cli.js';
-import { auditDraft } from '../approvals/fixture.js';
 import { type AuditReplica, auditTest, newSigner } from '../support/audit-archive.js';
+import { auditDraft } from '../support/engine.js';
 
 const SCRIPT = fileURLToPath(new URL('../../scripts/audit-verify.mjs', import.meta.url));
 

@@ -12,8 +12,8 @@ import { buildReport } from '../../src/reports/build.js';
 import { reportDeps } from '../../src/reports/deps.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import type { Store } from '../../src/store/index.js';
-import { APPROVER_A, REQUESTER, twoNetworks, withdrawalDraft } from '../approvals/fixture.js';
 import { clientFor } from '../cngn/client-support.js';
+import { APPROVER_A, REQUESTER, twoNetworks, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { lastDays } from './support.js';
 

@@ -13,7 +13,7 @@ import {
   startEngineFixture,
   twoNetworks,
   withdrawalDraft,
-} from '../approvals/fixture.js';
+} from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { lastDays, partsFor } from './support.js';
 

@@ -8,8 +8,8 @@ import { buildReport } from '../../src/reports/build.js';
 import { TransactionBook, type TransactionSource } from '../../src/reports/transaction-book.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import type { Store } from '../../src/store/index.js';
-import { DEST, twoNetworks } from '../approvals/fixture.js';
 import { clientFor } from '../cngn/client-support.js';
+import { DEST, twoNetworks } from '../support/engine.js';
 import { lastDays, partsFor } from './support.js';
 
 const NOW = Date.parse('2026-11-20T10:30:00Z');

@@ -16,7 +16,7 @@ export function approveAs(app: ApprovalApp, requestId: string, userId: string) {
 type View = { callback_id: string; private_metadata?: string; blocks: Array<Record<string, unknown>> };
 
 /** The form a slash command opened, once it has replaced the loading modal it opens as. */
-export async function formAfterCommand(app: ApprovalApp, text: string, callbackId: string): Promise<View> {
+async function formAfterCommand(app: ApprovalApp, text: string, callbackId: string): Promise<View> {
   const before = app.slack.callsTo('views.update').length;
   const name = `cmd-${Math.random().toString(36).slice(2)}`;
   await slashCommand(app.sender, { text, userId: REQUESTER, responseUrl: app.slack.responseUrl(name) });

@@ -16,11 +16,6 @@ export function newSigner(origin = 'test key'): AuditSigner {
   return new AuditSigner(generateKeyPairSync('ed25519').privateKey, origin);
 }
 
-/** The key as PEM, for CNGN_AUDIT_SIGNING_KEY. */
-export function newSigningKeyPem(): string {
-  return generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
-}
-
 export interface AuditReplica {
   log: AuditLog;
   keeper: AuditKeeper;

@@ -28,20 +28,20 @@ export const GUEST = 'UGUEST';
 /** A bot user (another app's), as users.info describes it. */
 export const BOT_USER = 'UOTHERBOT';
 /** The workspace auth.test names (the bot's home); every other user is its member unless set in `people`. */
-export const HOME_TEAM = 'T1';
+const HOME_TEAM = 'T1';
 /** A Slack Connect member of a shared channel: users.info names their own workspace. */
 export const EXTERNAL = 'UEXTERNAL';
 /** Their workspace. */
 export const OTHER_TEAM = 'T0EVIL';
 
 /** Slack honours a trigger_id for 3 seconds after the interaction. */
-export const TRIGGER_LIFETIME_MS = 3_000;
+const TRIGGER_LIFETIME_MS = 3_000;
 
 /**
  * The age of a trigger_id issued by the harness (`<n>.<epochMs>`, see slack-requests.ts); undefined
  * for any other form, which the fake accepts as fresh.
  */
-export function triggerAgeMs(triggerId: unknown, now = Date.now()): number | undefined {
+function triggerAgeMs(triggerId: unknown, now = Date.now()): number | undefined {
   const issued = typeof triggerId === 'string' ? /^\d+\.(\d{13})$/.exec(triggerId)?.[1] : undefined;
   return issued === undefined ? undefined : now - Number(issued);
 }

@@ -7,7 +7,7 @@ import { test as base } from 'vitest';
 import { type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
 
 /** A sandbox that settles nothing on its own (tests settle explicitly) and enforces no rate limit. */
-export const QUIET_SANDBOX: SandboxOptions = { settleDelayMs: 3_600_000, rateLimit: false };
+const QUIET_SANDBOX: SandboxOptions = { settleDelayMs: 3_600_000, rateLimit: false };
 
 /**
  * `defer(cleanup)` registers clean-up for the end of the test; `sandbox` is the embedded sandbox with

@@ -82,7 +82,7 @@ export function jsonValue(maxDepth: number): fc.Arbitrary<fc.JsonValue> {
  * that once found a bug, kept as a regression case. FUZZ_SEED=<n> runs that seed alone (to repeat one
  * `npm run prove` printed).
  */
-export const FUZZ_SEEDS: readonly number[] = [
+const FUZZ_SEEDS: readonly number[] = [
   20_261_126,
   // A signed bank search whose team id was `valueOf` was answered 500 (fuzz-events, path 555:65:65).
   -1_312_658_603,

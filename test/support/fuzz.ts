@@ -6,7 +6,7 @@ import { createLogger } from '../../src/log.js';
 import { type Harness, type HarnessOptions, startHarness } from './harness.js';
 import type { SlackResponse } from './slack-requests.js';
 
-export { assertFuzz, FUZZ_SEEDS, HIDDEN_TEXT, jsonValue, OBJECT_MEMBER_NAMES, text } from './fuzz-inputs.js';
+export { assertFuzz, HIDDEN_TEXT, jsonValue, OBJECT_MEMBER_NAMES, text } from './fuzz-inputs.js';
 
 export interface FuzzBot {
   h: Harness;

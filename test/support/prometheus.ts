@@ -3,7 +3,7 @@
 // parse fails the test, as it would fail the scrape).
 import { request } from 'undici';
 
-export interface Sample {
+interface Sample {
   name: string;
   labels: Record<string, string>;
   value: number;

@@ -9,7 +9,7 @@ export const CHART_ALT =
   'Closing balance from ₦1,200,000.00 to ₦1,450,000.50 over 7 days; inflows ₦600,000.50, outflows ₦350,000.00.';
 
 /** The fixed figures, for `period`. Outside text (a reference, a reason) carries mrkdwn to be escaped. */
-export function fixedReport(period: ReportPeriod): Report {
+function fixedReport(period: ReportPeriod): Report {
   return {
     period,
     treasury: {

@@ -75,7 +75,7 @@ export interface Reviewed extends OpenedReview {
 }
 
 /** Click Approve, check the review modal opened, submit it. A refused click returns its private answer. */
-export async function approveInReview(
+async function approveInReview(
   sender: SlackSender,
   slack: FakeSlack,
   user: string,
@@ -97,7 +97,7 @@ export function refusedInModal(submitted: SlackResponse | undefined): string | u
 }
 
 /** Approve clicked on a message in `channel` (the button's value is `id` or `id:round`), with our trigger. */
-export function approveClick(sender: SlackSender, value: string, user: string, channel: string) {
+function approveClick(sender: SlackSender, value: string, user: string, channel: string) {
   return (triggerId: string) =>
     blockAction(sender, {
       actionId: 'approval.approve',

@@ -24,7 +24,7 @@ export const TIMING: Partial<RunTiming> & { leaseMs: number; retryAfterMs: numbe
 };
 
 /** A replica's timer, fired by the test when it moved the clock: `ms` is how long it was set for. */
-export class TestTimer {
+class TestTimer {
   private pending: { fire: () => void; ms: number } | undefined;
 
   readonly set = (fire: () => void, ms: number) => {

@@ -117,7 +117,7 @@ export function interaction(sender: SlackSender, payload: Record<string, unknown
 }
 
 /** The form body of one interaction delivery, to send (again) with postSigned. */
-export function interactionBody(payload: Record<string, unknown>): string {
+function interactionBody(payload: Record<string, unknown>): string {
   return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
 }
 

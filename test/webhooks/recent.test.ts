@@ -1,15 +1,15 @@
 // The last alerts kept for App Home: newest first, at most ten, one entry per event however often a
 // subscriber call is replayed after a restart.
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import { createStore, type Store } from '../../src/store/index.js';
+import { expect } from 'vitest';
+import { createStore } from '../../src/store/index.js';
 import { RECENT_ALERTS_KEPT, RecentAlerts } from '../../src/webhooks/recent.js';
+import { test as base } from '../support/fixtures.js';
 
-let store: Store;
-beforeEach(async () => {
-  store = await createStore('memory://');
-});
-afterEach(async () => {
-  await store.close();
+/** `store`, a memory store of the test's own. */
+const test = base.extend('store', async ({ defer }) => {
+  const store = await createStore('memory://');
+  defer(() => store.close());
+  return store;
 });
 
 const deposit = (n: number) => ({
@@ -18,7 +18,7 @@ const deposit = (n: number) => ({
   timestamp: new Date(Date.UTC(2026, 10, 23, 8, n)).toISOString(),
 });
 
-it('keeps the newest alerts first, at most ten, and a replayed event once', async () => {
+test('keeps the newest alerts first, at most ten, and a replayed event once', async ({ store }) => {
   const recent = new RecentAlerts(store);
   for (let n = 0; n < 12; n++) await recent.record(deposit(n));
   await recent.record(deposit(11));

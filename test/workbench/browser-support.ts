@@ -11,10 +11,10 @@ import { USERS } from '../../src/workbench/people.js';
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 
-export const SCREENSHOTS = path.resolve('test-results', 'screenshots');
+const SCREENSHOTS = path.resolve('test-results', 'screenshots');
 
 /** The Chromium to drive: CHROMIUM_PATH, else the first of the usual Debian paths that exists. */
-export function chromiumPath(): string | undefined {
+function chromiumPath(): string | undefined {
   const wanted = process.env.CHROMIUM_PATH;
   if (wanted) return existsSync(wanted) ? wanted : undefined;
   return CANDIDATES.find((candidate) => existsSync(candidate));
@@ -49,7 +49,7 @@ export function browserAvailable(): boolean {
   return false;
 }
 
-export async function launchBrowser(): Promise<Browser> {
+async function launchBrowser(): Promise<Browser> {
   const executablePath = chromiumPath();
   if (!executablePath) throw new Error('no Chromium');
   const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
@@ -179,7 +179,7 @@ export async function actAs(page: Page, name: string): Promise<void> {
 }
 
 /** Opens a channel, DM or App Home from the sidebar by its name. */
-export async function openInSidebar(page: Page, name: string): Promise<void> {
+async function openInSidebar(page: Page, name: string): Promise<void> {
   await page.getByRole('navigation').getByRole('button', { name }).click();
 }
 

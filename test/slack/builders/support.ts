@@ -30,8 +30,8 @@ export function slackTexts(built: unknown): Parsed {
 }
 
 /** Slack user and channel ids the fixtures use: the bot's own mentions of them are meant to work. */
-export const USERS = ['UREQ', 'UAPPROVERA', 'UAPPROVERB'] as const;
-export const CHANNEL = 'CAPPROVALS';
+const USERS = ['UREQ', 'UAPPROVERA', 'UAPPROVERB'] as const;
+const CHANNEL = 'CAPPROVALS';
 
 const KNOWN_EXPLORER =
   /^https:\/\/(sepolia\.basescan\.org|basescan\.org|testnet\.bscscan\.com|bscscan\.com|amoy\.polygonscan\.com|polygonscan\.com|sepolia\.etherscan\.io|etherscan\.io|alfajores\.celoscan\.io|celoscan\.io|scan-testnet\.assetchain\.org|scan\.assetchain\.org)\//;

@@ -5,7 +5,7 @@
 // click changes nothing; `/cngn policy` and `/cngn delegate` show it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lagosTime } from '../../../src/format/display.js';
-import { Clock } from '../../approvals/fixture.js';
+import { Clock } from '../../support/engine.js';
 import { commandAnswer, homeOpened } from '../../support/slack-requests.js';
 import {
   APPROVALS_CHANNEL,

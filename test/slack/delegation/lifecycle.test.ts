@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { EXECUTION_LEASE_MS } from '../../../src/approvals/executor.js';
 import { createStore, type Store } from '../../../src/store/index.js';
-import { Clock } from '../../approvals/fixture.js';
+import { Clock } from '../../support/engine.js';
 import { commandAnswer } from '../../support/slack-requests.js';
 import { APPROVER_A, type ApprovalApp, approve, startApprovalApp, waitUntil } from '../approvals/support.js';
 

@@ -5,36 +5,42 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LogLevel, WebClient } from '@slack/web-api';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { observedFetch, type SlackApiCall, webApiMethod } from '../../../src/slack/runtime/api-calls.js';
 import { FakeSlack } from '../../support/fake-slack.js';
+import { test as base } from '../../support/fixtures.js';
 
-let slack: FakeSlack;
-let seen: SlackApiCall[];
-let client: WebClient;
-
-beforeEach(async () => {
-  slack = await FakeSlack.start();
-  seen = [];
-  client = new WebClient('xoxb-test', {
-    slackApiUrl: slack.apiUrl,
-    fetch: observedFetch((call) => seen.push(call)),
-    retryConfig: { retries: 0 },
-    rejectRateLimitedCalls: true,
-  });
-});
-afterEach(async () => {
-  await slack.stop();
-});
+/** `slack`, a fake Slack; `seen`, the calls the observer reported; `client`, a Web API client observed. */
+const test = base
+  .extend('slack', async ({ defer }) => {
+    const slack = await FakeSlack.start();
+    defer(() => slack.stop());
+    return slack;
+  })
+  .extend('seen', async () => [] as SlackApiCall[])
+  .extend(
+    'client',
+    async ({ slack, seen }) =>
+      new WebClient('xoxb-test', {
+        slackApiUrl: slack.apiUrl,
+        fetch: observedFetch((call) => seen.push(call)),
+        retryConfig: { retries: 0 },
+        rejectRateLimitedCalls: true,
+      }),
+  );
 
 describe('observed Web API calls', () => {
-  it('reports an answered call by its method, and the caller gets the answer', async () => {
+  test('reports an answered call by its method, and the caller gets the answer', async ({ seen, client }) => {
     const answer = await client.chat.postMessage({ channel: 'C1', text: 'hello' });
     expect(answer.ok).toBe(true);
     expect(seen).toEqual([{ method: 'chat.postMessage' }]);
   });
 
-  it("reports Slack's error code, and the caller still gets Slack's error", async () => {
+  test("reports Slack's error code, and the caller still gets Slack's error", async ({
+    slack,
+    seen,
+    client,
+  }) => {
     slack.on('chat.postMessage', () => ({ body: { ok: false, error: 'channel_not_found' } }));
     await expect(client.chat.postMessage({ channel: 'C404', text: 'x' })).rejects.toThrow(
       /channel_not_found/,
@@ -42,7 +48,7 @@ describe('observed Web API calls', () => {
     expect(seen).toEqual([{ method: 'chat.postMessage', error: 'channel_not_found' }]);
   });
 
-  it('reports a 429 as rate-limited, apart from errors', async () => {
+  test('reports a 429 as rate-limited, apart from errors', async ({ slack, seen, client }) => {
     slack.on('views.publish', () => ({ status: 429, headers: { 'retry-after': '30' } }));
     await expect(
       client.views.publish({ user_id: 'U1', view: { type: 'home', blocks: [] } }),
@@ -50,13 +56,13 @@ describe('observed Web API calls', () => {
     expect(seen).toEqual([{ method: 'views.publish', rateLimited: true }]);
   });
 
-  it('reports an HTTP failure by its status', async () => {
+  test('reports an HTTP failure by its status', async ({ slack, seen, client }) => {
     slack.on('chat.update', () => ({ status: 503, body: { ok: false } }));
     await expect(client.chat.update({ channel: 'C1', ts: '1.0', text: 'x' })).rejects.toThrow();
     expect(seen).toEqual([{ method: 'chat.update', error: 'http_503' }]);
   });
 
-  it('reports a call that got no answer', async () => {
+  test('reports a call that got no answer', async ({ seen }) => {
     const closed = createServer();
     closed.listen(0, '127.0.0.1');
     await once(closed, 'listening');
@@ -72,13 +78,13 @@ describe('observed Web API calls', () => {
     expect(seen).toEqual([{ method: 'auth.test', error: 'request_failed' }]);
   });
 
-  it('keeps error codes that are not Slack-shaped out of the labels', async () => {
+  test('keeps error codes that are not Slack-shaped out of the labels', async ({ slack, seen, client }) => {
     slack.on('chat.postMessage', () => ({ body: { ok: false, error: 'Something "odd" U123 said' } }));
     await expect(client.chat.postMessage({ channel: 'C1', text: 'x' })).rejects.toThrow();
     expect(seen).toEqual([{ method: 'chat.postMessage', error: 'other' }]);
   });
 
-  it('an observer that throws changes no answer', async () => {
+  test('an observer that throws changes no answer', async ({ slack }) => {
     const careless = new WebClient('xoxb-test', {
       slackApiUrl: slack.apiUrl,
       fetch: observedFetch(() => {

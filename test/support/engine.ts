@@ -16,7 +16,7 @@ import { custodyGateway, custodyReport } from '../../src/cngn/custody-gateway.js
 import { webhookEventSchema } from '../../src/cngn/schemas.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
-import { storesTest } from '../support/shared-stores.js';
+import { storesTest } from './shared-stores.js';
 
 export const REQUESTER = 'U_REQUESTER';
 export const APPROVER_A = 'U_APPROVER_A';
