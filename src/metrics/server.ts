@@ -8,7 +8,7 @@ import type { Registry } from 'prom-client';
 import type { AdminConfig } from '../config.js';
 import type { Logger } from '../log.js';
 
-export const METRICS_PATH = '/metrics';
+const METRICS_PATH = '/metrics';
 
 /** One path of the admin listener, answering GET and HEAD. */
 export interface AdminRoute {

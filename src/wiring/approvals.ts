@@ -103,7 +103,7 @@ export interface Approvals {
   subscriber: (event: WebhookEvent) => Promise<void>;
 }
 
-export const BRIDGE_CALLBACK_PATH = '/callbacks/bridge/:token';
+const BRIDGE_CALLBACK_PATH = '/callbacks/bridge/:token';
 
 export function createApprovals(setup: ApprovalsSetup): Approvals {
   const policy = new ApprovalPolicy({

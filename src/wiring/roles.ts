@@ -15,7 +15,7 @@ import type { Logger } from '../log.js';
 import { registerGroupChanges } from '../slack/approvals/group-changes.js';
 import type { Installed } from '../slack/runtime/installed.js';
 
-export const GROUP_REREAD_MS = 5 * 60_000;
+const GROUP_REREAD_MS = 5 * 60_000;
 
 export interface RolesSetup {
   approvers: readonly string[];

@@ -4,7 +4,7 @@
 // loads only its own script, stylesheet and API, so nothing injected could run or call out.
 
 /** The page's policy: its own bundle and API, the inline icon, and no framing. */
-export const WORKBENCH_CSP = [
+const WORKBENCH_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",

@@ -21,7 +21,7 @@ import { MAX_STACK } from './web-api-views.js';
 import { newId, type Workspace } from './workspace.js';
 
 /** What Slack's client says under a required input left empty. */
-export const REQUIRED = 'Please complete this required field.';
+const REQUIRED = 'Please complete this required field.';
 
 type Option = { text: { type: string; text: string }; value: string };
 

@@ -355,7 +355,7 @@ async function sandboxAction(
 }
 
 /** Everything the page shows one person. */
-export async function stateFor(
+async function stateFor(
   workspace: Workspace,
   user: string,
   context: { environment: Environment; sandbox: Sandbox | undefined },

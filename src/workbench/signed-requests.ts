@@ -7,7 +7,7 @@ import { TEAM, userById } from './people.js';
 import { SlackRefusal } from './slack-rules.js';
 
 /** Slack waits this long for the app's acknowledgement. */
-export const ACK_TIMEOUT_MS = 3_000;
+const ACK_TIMEOUT_MS = 3_000;
 /** The legacy verification token Slack still puts in payloads (Bolt does not check it). */
 export const VERIFICATION_TOKEN = 'workbench-verification-token';
 

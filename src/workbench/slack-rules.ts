@@ -183,7 +183,7 @@ const issuesOf = (error: z.ZodError, prefix: PropertyKey[]) =>
   );
 
 /** Slack's messages for a blocks array (message: 50 blocks, view: 100), or [] when it is fine. */
-export function blockProblems(blocks: unknown, max: 50 | 100, prefix: PropertyKey[] = ['blocks']): string[] {
+function blockProblems(blocks: unknown, max: 50 | 100, prefix: PropertyKey[] = ['blocks']): string[] {
   const parsed = z.array(block).max(max, `no more than ${max} items allowed`).safeParse(blocks);
   if (!parsed.success) return issuesOf(parsed.error, prefix);
   const seen = new Set<string>();

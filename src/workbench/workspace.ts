@@ -36,8 +36,8 @@ export interface ResponseContext {
 }
 
 /** Slack's response_url lives 30 minutes and takes 5 posts. */
-export const RESPONSE_URL_TTL_MS = 30 * 60_000;
-export const RESPONSE_URL_USES = 5;
+const RESPONSE_URL_TTL_MS = 30 * 60_000;
+const RESPONSE_URL_USES = 5;
 
 export const newId = (prefix: string, bytes = 5) =>
   `${prefix}${randomBytes(bytes).toString('hex').toUpperCase()}`;

@@ -9,12 +9,12 @@ import { errorMessage, noticeMessage } from '../ui/messages.js';
 import { ALL_LETTERS, deadLettersMessage, repostSummary, shortId } from './dead-letter-blocks.js';
 import type { DeadLetterSlackDeps } from './types.js';
 
-export const DEAD_LETTERS_USAGE =
+const DEAD_LETTERS_USAGE =
   'Usage: `/cngn deadletters` to list them, `/cngn deadletters repost &lt;id|all&gt; &lt;#channel or its ID&gt;` to re-post (approvers).';
 
 export const NOT_AN_APPROVER = 'Only approvers can re-post dead letters; nothing was posted.';
 
-export async function deadLettersCommand(
+async function deadLettersCommand(
   args: string[],
   userId: string,
   deps: DeadLetterSlackDeps,
@@ -32,7 +32,7 @@ export async function deadLettersCommand(
 }
 
 /** `<#C123|name>`, `<#C123>` or a bare `C123` / `G123`. */
-export function channelId(text: string): string | undefined {
+function channelId(text: string): string | undefined {
   const word = text.trim();
   const mention = /^<#([CG][A-Z0-9]{2,})(\|[^>]*)?>$/.exec(word);
   if (mention) return mention[1];

@@ -8,7 +8,7 @@ import type { AlertBlocks, AlertSink } from '../../webhooks/index.js';
 import { classifyPostFailure } from './post-errors.js';
 
 /** A WebClient for alerts: no retries of its own, a 429 answered at once, 10 s per call. */
-export function alertsClient(
+function alertsClient(
   token: string | undefined,
   slackApiUrl?: string,
   fetch?: WebClientOptions['fetch'],
@@ -24,7 +24,7 @@ export function alertsClient(
 }
 
 /** Alerts posted with `client` (build it with alertsClient: its retries must be off). */
-export function slackAlertSink(client: WebClient): AlertSink {
+function slackAlertSink(client: WebClient): AlertSink {
   return {
     async post(message) {
       try {

@@ -59,7 +59,7 @@ interface CopyWork {
   save: (record: DmRecord) => Promise<unknown>;
 }
 
-export const dmRecordKey = (id: string) => `approval-dms:${id}`;
+const dmRecordKey = (id: string) => `approval-dms:${id}`;
 /** Requests whose DM copies may still show an earlier state (looked at again at start-up). */
 const UNSETTLED_SET = 'approval-dms:unsettled';
 const DM_LOCK = { ttlMs: 120_000, waitMs: 120_000 };

@@ -70,7 +70,7 @@ export interface Shown {
   alerted?: number;
 }
 
-export const shownKey = (id: string) => `approval-shown:${id}`;
+const shownKey = (id: string) => `approval-shown:${id}`;
 /** Requests with something still to show (added before the first Slack call, removed when all is shown). */
 const UNSHOWN_SET = 'approvals:unshown';
 /**

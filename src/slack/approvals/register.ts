@@ -15,7 +15,7 @@ import { registerRejectView } from './views/reject.js';
 import { registerReviewView } from './views/review.js';
 
 /** How often approval steps Slack did not take are offered to it again. */
-export const RETRY_UNSHOWN_MS = 30_000;
+const RETRY_UNSHOWN_MS = 30_000;
 
 export type { ApprovalSlackDeps } from '../types.js';
 

@@ -19,7 +19,7 @@ const DM_CLAIM_TTL_MS = 30 * 86_400_000;
  * retries) or a crash between the claim and the send loses that one DM, never the others; the thread
  * reply, which names everyone, is kept by the presenter and made good after. Returns who was missed.
  */
-export async function sendReminderDms(
+async function sendReminderDms(
   client: WebClient,
   store: Store,
   request: ApprovalRequest,

@@ -14,10 +14,10 @@ import { errorMessage } from '../ui/messages.js';
 import { auditArchiveMessage, auditExportMessage, auditVerifyMessage } from './blocks.js';
 import { auditList } from './list-blocks.js';
 
-export const AUDIT_EXPORT_USAGE =
+const AUDIT_EXPORT_USAGE =
   'Usage: `/cngn audit export [from] [to]` with dates like `2026-11-01` (Lagos days, both included) or durations back from now like `7d`, `24h` — e.g. `/cngn audit export 2026-11-01 2026-11-30` or `/cngn audit export 30d`';
 
-export function auditCount(arg: string | undefined): number {
+function auditCount(arg: string | undefined): number {
   const n = Number.parseInt(arg ?? '', 10);
   return Number.isFinite(n) && n > 0 ? Math.min(n, 100) : 20;
 }

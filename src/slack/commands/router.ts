@@ -113,7 +113,7 @@ function bind(
   }
 }
 
-export async function routeCommand(
+async function routeCommand(
   text: string,
   ctx: Omit<CommandContext, 'args'>,
   deps: RouterDeps,

@@ -13,11 +13,11 @@ import { delegationList } from '../ui/delegations.js';
 import { requestTitle } from '../ui/words.js';
 
 /** mrkdwn: its `<…>` placeholders written as entities, so Slack shows them as typed rather than reading links. */
-export const DELEGATE_USAGE =
+const DELEGATE_USAGE =
   'Usage: `/cngn delegate @person until &lt;date|duration&gt; [max &lt;amount&gt;]` — e.g. `/cngn delegate @bola until 2026-12-24 max 500000` or `/cngn delegate @bola until 7d`; `/cngn delegate revoke @person`; `/cngn delegate` lists them.';
 
 /** `<@U123|bola>` (a mention, as Slack sends it), `<@U123>`, or a member ID `U123…`. */
-export function readPerson(word: string | undefined): string | undefined {
+function readPerson(word: string | undefined): string | undefined {
   const match =
     /^<@([UW][A-Z0-9]{2,})(?:\|[^>]*)?>$/.exec(word ?? '') ?? /^([UW][A-Z0-9]{2,})$/.exec(word ?? '');
   return match?.[1];
@@ -29,7 +29,7 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
  * `2026-12-24` (to the end of that day in Lagos) or a duration from now (`7d`, `12h`, `2w`). Throws with
  * the reason.
  */
-export function readUntil(word: string | undefined, now: Date): Date {
+function readUntil(word: string | undefined, now: Date): Date {
   const text = (word ?? '').toLowerCase();
   const date = DATE.exec(text);
   if (date) {
@@ -46,7 +46,7 @@ export function readUntil(word: string | undefined, now: Date): Date {
 }
 
 /** The cap: one amount as other amounts are typed (`500000`, `₦500,000.50`), positive. */
-export function readCap(word: string): string {
+function readCap(word: string): string {
   const money = Money.parse(word);
   if (!money.isPositive()) throw new Error('must be more than 0');
   money.toWireNumber(); // refuse what cannot be held exactly
@@ -59,7 +59,7 @@ const answer = (text: string): SlackMessage => ({
   blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],
 });
 
-export async function delegateCommand(
+async function delegateCommand(
   args: string[],
   userId: string,
   deps: ApprovalSlackDeps,

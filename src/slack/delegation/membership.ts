@@ -10,7 +10,7 @@ import type { Logger } from '../../log.js';
 import { type Barred, barred, type People } from '../runtime/people.js';
 
 /** How often every live delegation's delegate and delegator are asked about again. */
-export const VET_EVERY_MS = 5 * 60_000;
+const VET_EVERY_MS = 5 * 60_000;
 
 export interface DelegateVettingOptions {
   engine: Pick<ApprovalEngine, 'liveDelegations' | 'endDelegationsOf' | 'onChange'>;

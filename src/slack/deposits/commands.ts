@@ -9,7 +9,7 @@ import { toNetworkChoices } from '../ui/modal.js';
 import { DEPOSIT, depositModal, QUOTE, quoteModal } from './blocks.js';
 
 /** `/cngn deposit 5000 payer@example.com` prefills amount and e-mail; needs nothing from the service. */
-export async function depositCommand(ctx: CommandContext, deps: ReadDeps): Promise<SlackMessage | undefined> {
+async function depositCommand(ctx: CommandContext, deps: ReadDeps): Promise<SlackMessage | undefined> {
   const [amount, email] = ctx.args;
   const view = depositModal({
     prefill: { [DEPOSIT.amount]: amount, [DEPOSIT.email]: email?.includes('@') ? email : undefined },
@@ -25,7 +25,7 @@ export async function depositCommand(ctx: CommandContext, deps: ReadDeps): Promi
 }
 
 /** `/cngn quote 1500 base bsc 0xabc…` prefills amount, networks (by name or code) and address. */
-export async function quoteCommand(ctx: CommandContext, deps: ReadDeps): Promise<SlackMessage | undefined> {
+async function quoteCommand(ctx: CommandContext, deps: ReadDeps): Promise<SlackMessage | undefined> {
   const [amount, from, to, address] = ctx.args;
   const environment = environmentMarker(deps.api.environment);
   const opened = await openModalWhileLoading({

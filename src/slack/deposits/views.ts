@@ -57,7 +57,7 @@ function amountAtLeast(
 
 const emailSchema = z.email();
 
-export interface DepositInput {
+interface DepositInput {
   amount: Money;
   email: string;
   customerName?: string;
@@ -65,7 +65,7 @@ export interface DepositInput {
   narration?: string;
 }
 
-export function parseDeposit(values: ViewValues): Parsed<DepositInput> {
+function parseDeposit(values: ViewValues): Parsed<DepositInput> {
   const errors: Record<string, string> = {};
   const amount = amountAtLeast(readText(values, DEPOSIT.amount), '100', errors, DEPOSIT.amount);
   const email = readText(values, DEPOSIT.email);

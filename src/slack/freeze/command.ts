@@ -11,7 +11,7 @@ import { FROZEN_MEANING, frozenBy } from '../ui/freeze.js';
 import { requestTitle } from '../ui/words.js';
 
 /** mrkdwn: its `<…>` placeholder written as entities, so Slack shows it as typed. */
-export const FREEZE_USAGE =
+const FREEZE_USAGE =
   'Usage: `/cngn freeze &lt;reason&gt;` — e.g. `/cngn freeze a look-alike address was approved; checking`. `/cngn unfreeze` asks to lift it.';
 
 /** An answer made of the bot's own words, mentions and escaped values: already mrkdwn. */
@@ -20,11 +20,7 @@ const answer = (text: string): SlackMessage => ({
   blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],
 });
 
-export async function freezeCommand(
-  args: string[],
-  userId: string,
-  deps: ApprovalSlackDeps,
-): Promise<SlackMessage> {
+async function freezeCommand(args: string[], userId: string, deps: ApprovalSlackDeps): Promise<SlackMessage> {
   const reason = args.join(' ').trim();
   const result = await deps.engine.freezeSends(userId, reason);
   if (!result.ok) {
@@ -51,7 +47,7 @@ export async function freezeCommand(
   );
 }
 
-export async function unfreezeCommand(userId: string, deps: ApprovalSlackDeps): Promise<SlackMessage> {
+async function unfreezeCommand(userId: string, deps: ApprovalSlackDeps): Promise<SlackMessage> {
   const result = await deps.engine.fileUnfreeze(userId);
   if (result.ok) {
     const { frozenBy: froze } = result.request.payload;

@@ -8,7 +8,7 @@ import type { Logger } from '../../log.js';
 import { frozenAnnouncement, liftedAnnouncement } from '../ui/freeze.js';
 
 /** A surface that shows requests and renders them again when sends are frozen or resume. */
-export interface ShowsFreeze {
+interface ShowsFreeze {
   freezeChanged(): Promise<void>;
 }
 

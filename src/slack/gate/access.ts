@@ -36,7 +36,7 @@ export const ACTIONS: readonly Declared[] = [
 ];
 
 /** Modal submissions (view_submission, view_closed), by callback_id. */
-export const VIEWS: readonly Declared[] = [
+const VIEWS: readonly Declared[] = [
   { id: WITHDRAW_VIEW, who: REQUESTERS },
   { id: REDEEM_VIEW, who: REQUESTERS },
   { id: BRIDGE_VIEW, who: REQUESTERS },
@@ -58,14 +58,14 @@ export const OPTIONS: readonly Declared[] = BANK_PICKERS.map((id) => ({ id, who:
  * changing or someone joining shows nobody anything (the gate lets it by); its listener only makes the
  * gate ask again and ends the delegations of someone who may no longer act.
  */
-export const EVENTS: readonly Declared[] = [
+const EVENTS: readonly Declared[] = [
   { id: 'app_home_opened', who: READERS },
   { id: USER_CHANGE_EVENT, who: 'anyone' },
   { id: TEAM_JOIN_EVENT, who: 'anyone' },
 ];
 
 /** Global and message shortcuts, by callback_id: the bot has none. */
-export const SHORTCUTS: readonly Declared[] = [];
+const SHORTCUTS: readonly Declared[] = [];
 
 export type Surface = 'action' | 'view' | 'options' | 'event' | 'shortcut';
 

@@ -8,7 +8,7 @@ import { barred, type People } from '../runtime/people.js';
 import type { NamedHolders } from './refusals.js';
 
 /** How long a refusal waits for Slack to describe the holders. */
-export const HOLDERS_WITHIN_MS = 1_000;
+const HOLDERS_WITHIN_MS = 1_000;
 /** Looked up for one refusal at most: the eight it names and some to spare for those left out. */
 const MAX_CHECKED = 16;
 

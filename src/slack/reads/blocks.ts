@@ -111,7 +111,7 @@ export function accountsMessage(accounts: DedicatedAccount[]): SlackMessage {
 }
 
 /** A network named by id, name or short code, from the (cached) list. */
-export function networkNamed(networks: Network[], word: string | null | undefined): Network | undefined {
+function networkNamed(networks: Network[], word: string | null | undefined): Network | undefined {
   if (!word) return undefined;
   const w = word.toLowerCase();
   return networks.find(

@@ -16,18 +16,18 @@ import {
 } from './blocks.js';
 import { txFromAlertsMessage } from './tx-alerts.js';
 
-export const TX_PAGE_SIZE = 10;
+const TX_PAGE_SIZE = 10;
 
-export async function balanceCommand(_ctx: CommandContext, deps: ReadDeps): Promise<SlackMessage> {
+async function balanceCommand(_ctx: CommandContext, deps: ReadDeps): Promise<SlackMessage> {
   const { entries, asOf } = await deps.api.getBalanceWithTime({ priority: 'interactive' });
   return balanceMessage(entries, asOf, deps.now());
 }
 
-export async function networksCommand(_ctx: CommandContext, deps: ReadDeps): Promise<SlackMessage> {
+async function networksCommand(_ctx: CommandContext, deps: ReadDeps): Promise<SlackMessage> {
   return networksMessage(await deps.api.getNetworks());
 }
 
-export async function banksCommand(ctx: CommandContext, deps: ReadDeps): Promise<SlackMessage> {
+async function banksCommand(ctx: CommandContext, deps: ReadDeps): Promise<SlackMessage> {
   const banks = await deps.api.getBanks();
   const filter = ctx.args.join(' ').trim();
   const needle = filter.toLowerCase();
@@ -41,11 +41,11 @@ export async function banksCommand(ctx: CommandContext, deps: ReadDeps): Promise
   );
 }
 
-export async function accountsCommand(_ctx: CommandContext, deps: ReadDeps): Promise<SlackMessage> {
+async function accountsCommand(_ctx: CommandContext, deps: ReadDeps): Promise<SlackMessage> {
   return accountsMessage(await deps.api.getDedicatedAccounts());
 }
 
-export async function whitelistCommand(_ctx: CommandContext, deps: ReadDeps): Promise<SlackMessage> {
+async function whitelistCommand(_ctx: CommandContext, deps: ReadDeps): Promise<SlackMessage> {
   const [addresses, networks] = await Promise.all([
     deps.api.getWhitelisted({ includeNetwork: true }),
     deps.api.getNetworks(),
@@ -58,7 +58,7 @@ export async function txPage(page: number, deps: ReadDeps): Promise<SlackMessage
   return txListMessage(result.data, result.pagination, page, deps.now());
 }
 
-export async function txCommand(ctx: CommandContext, deps: ReadDeps): Promise<SlackMessage> {
+async function txCommand(ctx: CommandContext, deps: ReadDeps): Promise<SlackMessage> {
   const reference = ctx.args[0];
   if (!reference) return txPage(1, deps);
   let transaction: Transaction;

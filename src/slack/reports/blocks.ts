@@ -34,7 +34,7 @@ export function reportTitle(report: Report): string {
 }
 
 /** `12 min`, `2 h 5 min`, `40 s`, `3 d 4 h`. */
-export function durationWords(ms: number): string {
+function durationWords(ms: number): string {
   const minutes = Math.round(ms / 60_000);
   if (ms < 60_000) return `${Math.max(0, Math.round(ms / 1000))} s`;
   if (minutes < 60) return `${minutes} min`;

@@ -21,7 +21,7 @@ const ARRIVES =
  * and the DM says the report could not be made. The reads end a minute sooner (READ_LIMIT_MS, the
  * build's own deadline), so a busy budget gives a report said to be cut short rather than none.
  */
-export const BUILD_LIMIT_MS = READ_LIMIT_MS + 60_000;
+const BUILD_LIMIT_MS = READ_LIMIT_MS + 60_000;
 
 function buildCut(deps: ReportDeps): AbortSignal {
   const cut = AbortSignal.timeout(BUILD_LIMIT_MS);

@@ -36,7 +36,7 @@ const ALT_TEXT_MAX = 1000;
 const CSV_HEADER = ['at', 'reference', 'kind', 'direction', 'amount', 'fee', 'status', 'reason', 'network'];
 
 /** The period's movements, oldest first, one row each; cells that look like formulas are made inert. */
-export function reportCsv(report: Report): string {
+function reportCsv(report: Report): string {
   return toCsv([
     CSV_HEADER,
     ...report.treasury.movements.map((m) => [
@@ -54,7 +54,7 @@ export function reportCsv(report: Report): string {
 }
 
 /** `cngn-report-sandbox-2026-11-20-to-2026-11-26`. */
-export function reportFileName(report: Report): string {
+function reportFileName(report: Report): string {
   const days = report.period.days;
   const first = days[0] ?? 'start';
   const last = days[days.length - 1] ?? first;
@@ -62,7 +62,7 @@ export function reportFileName(report: Report): string {
 }
 
 /** The chart file's title: the report's title, unconfirmed or cut short when it is, and its balances. */
-export function chartTitle(report: Report): string {
+function chartTitle(report: Report): string {
   const t = report.treasury;
   const flags = { unconfirmed: t.snapshotUnconfirmed, cutShort: t.interrupted };
   return `${withCaveat(reportTitle(report), flags)}: ${naira(t.opening)} → ${naira(t.closing)}`;

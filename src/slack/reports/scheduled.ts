@@ -34,7 +34,7 @@ import { chartOf, failureSentence, postReportPart, REPORT_PARTS, type ReportPart
 /** The longest the timer sleeps before looking again (a wall clock may be set while it sleeps). */
 const RECHECK_MS = 3_600_000;
 /** A run posted this long after its time says it is late. */
-export const LATE_AFTER_MS = 15 * 60_000;
+const LATE_AFTER_MS = 15 * 60_000;
 /** The schedule in force and since when (ISO): a run due before it is not posted. */
 const SCHEDULE_KEY = 'report-schedule';
 interface ScheduleMark {

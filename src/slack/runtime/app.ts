@@ -50,7 +50,7 @@ import {
   STARTUP_CHECK_CLIENT,
 } from './startup-check.js';
 
-export const SLACK_EVENTS_PATH = '/slack/events';
+const SLACK_EVENTS_PATH = '/slack/events';
 
 export interface SlackAppOptions {
   slack: Config['slack'];

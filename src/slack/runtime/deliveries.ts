@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Store } from '../../store/index.js';
 
-export const DELIVERY_TTL_MS = 86_400_000;
+const DELIVERY_TTL_MS = 86_400_000;
 
 /** How a repeat waits for the first delivery's answer: read every `pollMs`, for at most `waitMs`. */
 export interface DeliveryWait {

@@ -34,9 +34,9 @@ export interface SlackTraffic {
 }
 
 /** How long without a new Slack request counts as a quiet moment, in ms. */
-export const QUIET_MS = 1;
+const QUIET_MS = 1;
 /** The longest a queued answer waits for a quiet moment before it starts anyway, in ms. */
-export const MAX_WAIT_MS = 2_000;
+const MAX_WAIT_MS = 2_000;
 
 export function createSlackTraffic(
   quietMs = QUIET_MS,

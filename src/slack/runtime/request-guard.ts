@@ -16,7 +16,7 @@ import type { SlackTraffic } from './in-flight.js';
 /** Slack's own bodies are a few KB; a modal with 100 full blocks stays well under this. */
 export const SLACK_BODY_LIMIT_BYTES = 1024 * 1024;
 /** Slack's payloads nest about a dozen levels (rich text inside blocks inside a view). */
-export const SLACK_BODY_MAX_DEPTH = 64;
+const SLACK_BODY_MAX_DEPTH = 64;
 
 export interface SlackRequestGuardOptions {
   path: string;

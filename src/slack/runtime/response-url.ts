@@ -3,7 +3,7 @@
 import { request } from 'undici';
 import { SlackErrorCode } from './error-codes.js';
 
-export class ResponseUrlError extends Error {
+class ResponseUrlError extends Error {
   override name = 'ResponseUrlError';
   readonly code = SlackErrorCode.ResponseUrlFailed;
 }

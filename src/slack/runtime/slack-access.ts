@@ -11,7 +11,7 @@ import type { Logger } from '../../log.js';
 export type SlackFetch = NonNullable<WebClientOptions['fetch']>;
 
 /** What a call gets once the app is removed: Slack's own answer to a revoked token. */
-export const REMOVED_ERROR = 'token_revoked';
+const REMOVED_ERROR = 'token_revoked';
 
 export class SlackAccess {
   private removedBecause: string | undefined;

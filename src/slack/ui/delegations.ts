@@ -9,7 +9,7 @@ import type { SlackMessage } from '../types.js';
 const MAX_LISTED = 30;
 
 /** `<@Chidi> → <@Bola> until Mon 30 Nov 2026, 00:00 WAT (in 6 days), up to ₦500,000.00` */
-export function delegationLine(delegation: Delegation, now: Date): string {
+function delegationLine(delegation: Delegation, now: Date): string {
   const cap = delegation.max ? `up to ${escapeMrkdwn(naira(delegation.max))} per request` : 'no cap';
   const until = `${escapeMrkdwn(lagosTime(delegation.until))} (${escapeMrkdwn(relative(delegation.until, now))})`;
   return `${mentionUser(delegation.delegator)} → ${mentionUser(delegation.delegate)} until ${until}, ${cap}`;

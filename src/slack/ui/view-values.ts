@@ -49,7 +49,7 @@ const dictionary = <T>(): Record<string, T> => Object.create(null) as Record<str
  * The submitted `view.state.values`, read with zod. An element of another shape than Slack sends (a
  * number where text belongs, say) is left out, and its block id maps to the problem.
  */
-export function readViewValues(raw: unknown): { values: ViewValues; errors: Record<string, string> } {
+function readViewValues(raw: unknown): { values: ViewValues; errors: Record<string, string> } {
   const values = dictionary<Record<string, ElementState>>();
   const errors = dictionary<string>();
   if (!isRecord(raw)) return { values, errors };

@@ -17,7 +17,7 @@ export const KIND_TITLE: Record<RequestKind, string> = {
   unfreeze: 'Lift the freeze of sends',
 };
 
-export const STATE_WORDS: Record<RequestState, string> = {
+const STATE_WORDS: Record<RequestState, string> = {
   pending: ':hourglass_flowing_sand: Waiting for approval',
   approved: ':white_check_mark: Approved',
   executing: ':arrow_forward: Sending to the service',
@@ -46,7 +46,7 @@ const OWN_STORE_STATE_WORDS: Partial<Record<RequestKind, Partial<Record<RequestS
 };
 
 /** Failed before anything reached the service, or refused by it before acting. */
-export const FAILED_NOTHING_SENT = ':x: Failed — nothing sent';
+const FAILED_NOTHING_SENT = ':x: Failed — nothing sent';
 
 /** The request's state in words, as its kind goes through it. */
 export function stateWords(request: Pick<ApprovalRequest, 'kind' | 'state' | 'outcome'>): string {

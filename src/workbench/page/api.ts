@@ -13,6 +13,7 @@ import {
   type SuggestInput,
   WORKBENCH_PREFIX,
   type WorkbenchAnswer,
+  type WorkbenchChange,
   type WorkbenchState,
 } from '../protocol.js';
 
@@ -60,7 +61,7 @@ export function listen(onVersion: (version: number) => void, onOpen: () => void)
   events.addEventListener('open', onOpen);
   events.addEventListener('message', (event) => {
     try {
-      const change = JSON.parse((event as MessageEvent<string>).data) as { version?: number };
+      const change = JSON.parse((event as MessageEvent<string>).data) as Partial<WorkbenchChange>;
       if (typeof change.version === 'number') onVersion(change.version);
     } catch {
       // a comment or keep-alive line: nothing to do

@@ -13,10 +13,10 @@ export interface PageAssets {
   css: string;
 }
 
-export const PAGE_SCRIPT = `${WORKBENCH_PREFIX}/app.js`;
-export const PAGE_STYLE = `${WORKBENCH_PREFIX}/app.css`;
+const PAGE_SCRIPT = `${WORKBENCH_PREFIX}/app.js`;
+const PAGE_STYLE = `${WORKBENCH_PREFIX}/app.css`;
 /** The tab's icon, inline (the bot's green ₦ square), so the browser asks for no /favicon.ico. */
-export const FAVICON =
+const FAVICON =
   "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Crect width='16' height='16' rx='3' fill='%2314532d'/%3E%3Ctext x='8' y='12.5' font-size='12' text-anchor='middle' fill='white' font-family='sans-serif'%3E%E2%82%A6%3C/text%3E%3C/svg%3E";
 
 let cached: Promise<PageAssets> | undefined;

@@ -31,7 +31,7 @@ export interface BlockContext {
 type AnyBlock = KnownBlock | { type: string; block_id?: string };
 type TextObject = PlainTextElement | MrkdwnElement;
 
-export function text(object: TextObject | undefined, names: Names): HTMLElement {
+function text(object: TextObject | undefined, names: Names): HTMLElement {
   if (!object) return h('span');
   if (object.type === 'mrkdwn') return mrkdwn(object.text, names);
   return h('div', { class: 'plain' }, plainText(object));
@@ -43,7 +43,7 @@ export function optionText(option: { text: TextObject } | PlainTextOption): stri
 }
 
 /** Slack's confirm: a small dialog named by its title; resolves true on confirm. */
-export function confirmDialog(confirm: ConfirmationDialog, names: Names): Promise<boolean> {
+function confirmDialog(confirm: ConfirmationDialog, names: Names): Promise<boolean> {
   return new Promise((resolve) => {
     const dialog = h('dialog', { class: 'confirm', 'aria-labelledby': 'confirm-title' });
     const finish = (answer: boolean) => {
@@ -182,7 +182,7 @@ function image(element: { image_url?: string; alt_text: string; title?: PlainTex
 }
 
 /** An interactive element in an actions block or a section's accessory. */
-export function element(
+function element(
   el: ActionsBlockElement | { type: string },
   blockId: string,
   ctx: BlockContext,

@@ -23,7 +23,7 @@ function author(message: WorkbenchMessage, state: WorkbenchState): { name: strin
   return { name: state.users.find((u) => u.id === message.user)?.name ?? message.user, bot: false };
 }
 
-export function avatar(name: string, bot: boolean): HTMLElement {
+function avatar(name: string, bot: boolean): HTMLElement {
   const colour = bot
     ? '#14532d'
     : COLOURS[[...name].reduce((n, c) => n + c.charCodeAt(0), 0) % COLOURS.length];
@@ -122,7 +122,7 @@ function repliesButton(message: WorkbenchMessage, ctx: MessageContext, replies: 
 const SIZE_UNITS = ['B', 'KB', 'MB', 'GB'];
 
 /** "812 B", "14 KB", "2.3 MB", as Slack labels a file. */
-export function fileSize(bytes: number): string {
+function fileSize(bytes: number): string {
   let value = bytes;
   let unit = 0;
   while (value >= 1024 && unit < SIZE_UNITS.length - 1) {

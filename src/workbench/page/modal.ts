@@ -11,7 +11,7 @@ import { plainText } from './mrkdwn.js';
 /** Slack shows at most 100 options of an external select's answer. */
 const MAX_OPTIONS = 100;
 
-export type Value = string | string[] | null;
+type Value = string | string[] | null;
 export type Values = Record<string, Record<string, Value>>;
 
 export interface ModalHandlers extends BlockContext {

@@ -14,12 +14,12 @@ export interface Names {
 
 const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"' };
 
-export function decodeEntities(text: string): string {
+function decodeEntities(text: string): string {
   return text.replace(/&(amp|lt|gt|quot);/g, (entity) => ENTITIES[entity] ?? entity);
 }
 
 /** `:white_check_mark:` → ✅ where the shortcode is known; unknown ones stay as typed. */
-export function emojify(text: string): string {
+function emojify(text: string): string {
   return text.replace(/:([a-z0-9_+'-]+):/g, (whole, name: string) => emoji(name) ?? whole);
 }
 
@@ -107,7 +107,7 @@ function textNodes(text: string): Node[] {
 }
 
 /** One line (or a span of it): code, links and mentions, bold, italic, strike, emoji. */
-export function inline(text: string, names: Names): Node[] {
+function inline(text: string, names: Names): Node[] {
   const out: Node[] = [];
   let last = 0;
   for (const match of text.matchAll(INLINE)) {

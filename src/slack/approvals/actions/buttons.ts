@@ -61,7 +61,7 @@ export async function explainRefusal(
 }
 
 /** Say privately that the message clicked showed an earlier round, with the figures as they are now. */
-export async function explainStale(
+async function explainStale(
   client: WebClient,
   deps: ApprovalSlackDeps,
   where: { channel?: string | undefined; user: string },

@@ -9,7 +9,7 @@ import type { ClickOptions } from '../../../approvals/index.js';
 import type { Click } from '../types.js';
 
 /** After this, no write of the click starts: a click answered "try again" has changed nothing. */
-export const CLICK_WRITE_DEADLINE_MS = 1_500;
+const CLICK_WRITE_DEADLINE_MS = 1_500;
 /** The longest a click waits for its decision to be persisted before Slack gets its ack anyway. */
 export const CLICK_ACK_DEADLINE_MS = 2_000;
 

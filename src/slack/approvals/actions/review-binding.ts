@@ -26,7 +26,7 @@ export interface ShownRequest {
   figures: string;
 }
 
-export interface ViewBinding {
+interface ViewBinding {
   modal: BoundModal;
   shown: ShownRequest[];
 }
@@ -36,7 +36,7 @@ export interface ViewBinding {
  * views.open), and the bound on reading it from a slow store. Read alongside the request itself, so it
  * adds little to the submission's share of Slack's 3 s.
  */
-export const BINDING_WAIT_MS = 500;
+const BINDING_WAIT_MS = 500;
 const BINDING_POLL_MS = 25;
 /** Past its requests' latest possible expiry, a record has nothing left to approve. */
 const BINDING_MARGIN_MS = 3_600_000;
@@ -61,7 +61,7 @@ const bindingSchema = z.object({
     .max(50),
 });
 
-export function shownRequest(request: ApprovalRequest): ShownRequest {
+function shownRequest(request: ApprovalRequest): ShownRequest {
   return { id: request.id, round: request.round, figures: figuresDigest(request) };
 }
 

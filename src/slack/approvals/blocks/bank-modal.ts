@@ -24,7 +24,7 @@ export const SETTLEMENT = { bank: 'settlement.bank', account: 'settlement.accoun
 /** Action ids whose options are loaded from the bank list as the person types. */
 export const BANK_PICKERS = [REDEEM.bank, SETTLEMENT.bank] as const;
 
-export function bankPicker(id: string, initial?: BankChoice): KnownBlock {
+function bankPicker(id: string, initial?: BankChoice): KnownBlock {
   return {
     type: 'input',
     block_id: id,
@@ -40,7 +40,7 @@ export function bankPicker(id: string, initial?: BankChoice): KnownBlock {
 }
 
 /** The option value carries the code and the name, so a submission needs no second lookup. */
-export function bankOption(bank: BankChoice): PlainTextOption {
+function bankOption(bank: BankChoice): PlainTextOption {
   return option(bank.name, `${bank.code}|${bank.name}`.slice(0, 150));
 }
 

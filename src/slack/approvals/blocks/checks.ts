@@ -17,7 +17,7 @@ import { purposeText } from './purpose.js';
 import { sameRequestLine } from './same-request.js';
 
 export const FIRST_PAYMENT = 'First payment to this destination';
-export const NOT_PAID_YET = 'Not paid yet';
+const NOT_PAID_YET = 'Not paid yet';
 export const LOOK_ALIKE_MARK = 'Look-alike address';
 
 const context = (text: string): KnownBlock => ({ type: 'context', elements: [{ type: 'mrkdwn', text }] });
@@ -30,7 +30,7 @@ function asOfWords(check: BalanceCheck, now: Date, age: boolean): string {
 }
 
 /** The balance line: the figure and when, what is committed, and what is left after this request. */
-export function balanceLine(check: BalanceCheck, now: Date, options: { age?: boolean } = {}): string {
+function balanceLine(check: BalanceCheck, now: Date, options: { age?: boolean } = {}): string {
   const requests = check.committedCount === 1 ? '1 request' : `${check.committedCount} requests`;
   const committed =
     check.committedCount > 0 ? `${naira(check.committed)} committed (${requests})` : 'nothing committed';
@@ -84,7 +84,7 @@ function destinationLine(request: ApprovalRequest, checks: RequestChecks): strin
 }
 
 /** `0x00FB*…*D025`: the look-alike's two addresses in full, one under the other, differences marked. */
-export function lookAlikeLines(mark: LookAlikeMark): string {
+function lookAlikeLines(mark: LookAlikeMark): string {
   const known = mark.knownAs === 'paid' ? 'paid before' : 'on the whitelist';
   const sameShape = mark.known.length === mark.candidate.length;
   const knownText = sameShape ? markDifferences(mark.known, mark.differs) : escapeMrkdwn(mark.known);

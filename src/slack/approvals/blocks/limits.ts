@@ -23,7 +23,7 @@ export function windowWords(ms: number): string {
  * `₦1,200,000.00 from @Ada in the last 24 h, including this`: the total that chose the request's
  * tier, when it was not the amount itself; undefined when the amount did.
  */
-export function tierBasisText(request: ApprovalRequest): string | undefined {
+function tierBasisText(request: ApprovalRequest): string | undefined {
   const basis = request.tierBasis;
   if (!basis) return undefined;
   const whose = basis.by === 'requester' ? `from ${mentionUser(request.requester)}` : 'to this destination';
@@ -72,7 +72,7 @@ export function limitsPolicyText(use: LimitUse): string {
 }
 
 /** `₦4,000,000.00 of ₦5,000,000.00 approved or sent in the last 24 h; ₦1,000,000.00 more waiting for approval`. */
-export function dailyLimitUse(use: LimitUse): string {
+function dailyLimitUse(use: LimitUse): string {
   const window = windowWords(use.windowMs);
   if (!use.dailyLimit) return `none (totals over the last ${window} still set the approvals needed)`;
   const waiting = use.waiting === '0.00' ? '' : `; ${naira(use.waiting)} more waiting for approval`;

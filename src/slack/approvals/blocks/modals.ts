@@ -78,7 +78,7 @@ export function whitelistChoices(
  * Shown under the address when the check found a look-alike: both addresses with the differences
  * marked, and the box the requester must tick to file it.
  */
-export function lookAlikeInputs(id: string, mark: LookAlikeMark | undefined): KnownBlock[] {
+function lookAlikeInputs(id: string, mark: LookAlikeMark | undefined): KnownBlock[] {
   if (!mark) return [];
   const compared = option('I compared the whole address, character by character', 'compared');
   return [

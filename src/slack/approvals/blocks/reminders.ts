@@ -10,7 +10,7 @@ import { requestTitle } from '../../ui/words.js';
 import { refusalText } from './lists.js';
 
 export const EXTEND_ACTION = 'approval.extend' as const;
-export const POLICY_HINT = 'Who may approve: `/cngn policy`';
+const POLICY_HINT = 'Who may approve: `/cngn policy`';
 
 const people = (ids: readonly string[]) => ids.map(mentionUser).join(', ');
 const approvals = (n: number) => `${n} approval${n === 1 ? '' : 's'}`;

@@ -28,7 +28,7 @@ export interface RolesView {
 /** At most this many people are listed per list; the rest are counted. */
 const MAX_LISTED = 40;
 
-export function person(p: NamedPerson): string {
+function person(p: NamedPerson): string {
   return p.name ? `${escapeMrkdwn(p.name)} (${mentionUser(p.id)})` : mentionUser(p.id);
 }
 

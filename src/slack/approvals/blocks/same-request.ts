@@ -6,7 +6,7 @@ import type { ApprovalRequest, SameRequestMark } from '../../../approvals/index.
 import { relative } from '../../../format/display.js';
 import { escapeMrkdwn } from '../../../format/mrkdwn.js';
 
-export const SAME_REQUEST = 'Same amount and destination as';
+const SAME_REQUEST = 'Same amount and destination as';
 
 /** Where the other request was when this one was filed, and how long ago it was filed or sent. */
 function whereWords(mark: SameRequestMark, now: Date): string {
@@ -16,7 +16,7 @@ function whereWords(mark: SameRequestMark, now: Date): string {
 }
 
 /** `:repeat: *Same amount and destination as AR-…* (pending, filed 35 seconds ago)` (mrkdwn). */
-export function sameRequestText(mark: SameRequestMark, now: Date): string {
+function sameRequestText(mark: SameRequestMark, now: Date): string {
   return `:repeat: *${SAME_REQUEST} ${escapeMrkdwn(mark.id)}* (${whereWords(mark, now)})`;
 }
 

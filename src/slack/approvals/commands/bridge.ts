@@ -6,7 +6,7 @@ import { toNetworkChoices } from '../../ui/modal.js';
 import { bridgeModal } from '../blocks/modals.js';
 import { findNetwork, looksLikeAddress, looksLikeAmount, openModal } from './filing.js';
 
-export async function bridgeCommand(command: CommandContext, deps: ApprovalSlackDeps): Promise<undefined> {
+async function bridgeCommand(command: CommandContext, deps: ApprovalSlackDeps): Promise<undefined> {
   return openModal(command, deps, async () => {
     const networks = await deps.api.getNetworks();
     const words = command.args.filter((a) => !looksLikeAmount(a) && !looksLikeAddress(a));

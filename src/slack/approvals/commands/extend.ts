@@ -6,14 +6,10 @@ import { type FeatureSubcommand, REQUESTERS } from '../../types.js';
 import { noticeMessage } from '../../ui/messages.js';
 import { extendAnswer } from '../blocks/reminders.js';
 
-export const EXTEND_USAGE =
+const EXTEND_USAGE =
   'Usage: `/cngn extend &lt;request&gt; [duration]` — e.g. `/cngn extend AR-1A2B3C4D5E 12h` (at most the original lifetime, once)';
 
-export async function extendCommand(
-  args: string[],
-  userId: string,
-  deps: ApprovalSlackDeps,
-): Promise<string> {
+async function extendCommand(args: string[], userId: string, deps: ApprovalSlackDeps): Promise<string> {
   const [rawId = '', rawDuration] = args;
   const id = rawId.toUpperCase();
   if (!/^AR-[0-9A-F]{10}$/.test(id))

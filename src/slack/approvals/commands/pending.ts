@@ -6,7 +6,7 @@ import { type FeatureSubcommand, READERS } from '../../types.js';
 import { pendingList } from '../blocks/lists.js';
 import { REVIEW_ALL_MIN, reviewAllButton } from '../blocks/review-all.js';
 
-export async function pendingCommand(deps: ApprovalSlackDeps, user: string) {
+async function pendingCommand(deps: ApprovalSlackDeps, user: string) {
   const now = (deps.now ?? (() => new Date()))();
   const requests = await deps.engine.openRequests();
   const list = pendingList(requests, now, deps.environmentLabel);

@@ -93,7 +93,7 @@ async function rolesView(
   };
 }
 
-export async function policyCommand(client: WebClient, facts: PolicyFacts): Promise<SlackMessage> {
+async function policyCommand(client: WebClient, facts: PolicyFacts): Promise<SlackMessage> {
   const home = facts.home?.();
   let group: PolicyView['group'];
   if (facts.approverGroup) {

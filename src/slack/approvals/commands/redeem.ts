@@ -5,7 +5,7 @@ import { type CommandContext, type FeatureSubcommand, REQUESTERS } from '../../t
 import { redeemModal } from '../blocks/bank-modal.js';
 import { findBank, looksLikeAccount, looksLikeAmount, openModal } from './filing.js';
 
-export async function redeemCommand(command: CommandContext, deps: ApprovalSlackDeps): Promise<undefined> {
+async function redeemCommand(command: CommandContext, deps: ApprovalSlackDeps): Promise<undefined> {
   return openModal(command, deps, async () => {
     const account = command.args.find(looksLikeAccount);
     const amount = command.args.find((a) => looksLikeAmount(a) && a !== account);

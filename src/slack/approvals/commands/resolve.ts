@@ -9,14 +9,10 @@ import { APPROVERS, type FeatureSubcommand } from '../../types.js';
 import { noticeMessage } from '../../ui/messages.js';
 import { refusalText } from '../blocks/lists.js';
 
-export const RESOLVE_USAGE =
+const RESOLVE_USAGE =
   'Usage: `/cngn resolve &lt;request&gt; completed|failed &lt;what you checked&gt;` — e.g. `/cngn resolve AR-1A2B3C4D5E failed not on the dashboard, support confirmed`';
 
-export async function resolveCommand(
-  args: string[],
-  userId: string,
-  deps: ApprovalSlackDeps,
-): Promise<string> {
+async function resolveCommand(args: string[], userId: string, deps: ApprovalSlackDeps): Promise<string> {
   const [rawId = '', rawOutcome = '', ...rest] = args;
   const id = rawId.toUpperCase();
   const outcome = rawOutcome.toLowerCase();

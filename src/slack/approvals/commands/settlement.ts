@@ -5,10 +5,7 @@ import { type CommandContext, type FeatureSubcommand, REQUESTERS } from '../../t
 import { settlementModal } from '../blocks/bank-modal.js';
 import { findBank, looksLikeAccount, openModal } from './filing.js';
 
-export async function settlementCommand(
-  command: CommandContext,
-  deps: ApprovalSlackDeps,
-): Promise<undefined> {
+async function settlementCommand(command: CommandContext, deps: ApprovalSlackDeps): Promise<undefined> {
   return openModal(command, deps, async () => {
     const account = command.args.find(looksLikeAccount);
     const words = command.args.filter((a) => a !== account);

@@ -6,10 +6,7 @@ import { toNetworkChoices } from '../../ui/modal.js';
 import { whitelistModal } from '../blocks/modals.js';
 import { findNetwork, looksLikeAddress, openModal } from './filing.js';
 
-export async function whitelistAddCommand(
-  command: CommandContext,
-  deps: ApprovalSlackDeps,
-): Promise<undefined> {
+async function whitelistAddCommand(command: CommandContext, deps: ApprovalSlackDeps): Promise<undefined> {
   return openModal(command, deps, async () => {
     const networks = await deps.api.getNetworks();
     return whitelistModal({

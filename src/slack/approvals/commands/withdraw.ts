@@ -6,7 +6,7 @@ import { toNetworkChoices } from '../../ui/modal.js';
 import { whitelistChoices, withdrawModal } from '../blocks/modals.js';
 import { findNetwork, looksLikeAddress, looksLikeAmount, openModal } from './filing.js';
 
-export async function withdrawCommand(command: CommandContext, deps: ApprovalSlackDeps): Promise<undefined> {
+async function withdrawCommand(command: CommandContext, deps: ApprovalSlackDeps): Promise<undefined> {
   return openModal(command, deps, async () => {
     const [networks, whitelist] = await Promise.all([
       deps.api.getNetworks(),

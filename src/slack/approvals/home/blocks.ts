@@ -25,11 +25,11 @@ import { tierBasisNotice, windowWords } from '../blocks/limits.js';
 import { approvalButtons, destinationFields, hiddenCharactersNotice } from '../blocks/message.js';
 import { purposeBlocks } from '../blocks/purpose.js';
 
-export const HOME_WAITING_BLOCK = 'home.waiting';
+const HOME_WAITING_BLOCK = 'home.waiting';
 /** Slack refuses a view of more than 100 blocks. */
-export const HOME_MAX_BLOCKS = 100;
+const HOME_MAX_BLOCKS = 100;
 /** At most this many waiting requests, fewer when their blocks would pass HOME_MAX_BLOCKS. */
-export const HOME_WAITING_SHOWN = 15;
+const HOME_WAITING_SHOWN = 15;
 export const HOME_MINE_SHOWN = 10;
 
 export interface HomeData {

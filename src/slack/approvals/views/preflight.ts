@@ -70,7 +70,7 @@ export async function quickBalanceErrors(
 }
 
 /** The confirmations the form's ticks give, each for what the form showed it for (its metadata). */
-export function confirmationsOf(comparison: Comparison): FileConfirmations {
+function confirmationsOf(comparison: Comparison): FileConfirmations {
   const again = comparison.again;
   return {
     lookAlikeConfirmedFor: comparison.ticked ? comparison.shownFor : undefined,
