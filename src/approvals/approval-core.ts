@@ -264,7 +264,7 @@ export class ApprovalCore implements CoreSections {
   /** Remember where the approval message is, so each step updates it in place. Not an audited step. */
   async attachMessage(id: string, channel: string, ts: string): Promise<void> {
     await this.locked(id, async (request) => {
-      if (request) await this.write(request, { ...request, slackMessage: { channel, ts } }, { audit: false });
+      if (request) await this.write(request, { ...request, announcement: { channel, ts } }, { audit: false });
     });
   }
 
