@@ -141,40 +141,16 @@ function single(segment) {
 }
 function verifySegments(environment, segments, keys = [], single2 = false) {
   const problems = [];
-  const keysSeen = [];
-  const checked = [];
-  for (const segment of segments) {
-    if (!segment.manifest) {
-      problems.push({ segment: segment.name, text: segment.unreadable ?? `no ${MANIFEST_FILE}` });
-      continue;
-    }
-    if (!keysSeen.includes(segment.manifest.key)) keysSeen.push(segment.manifest.key);
-  }
+  const keysSeen = namedKeys(segments, problems);
   const expected = keys.length > 0 ? keys : keysSeen.slice(0, 1);
+  const checked = [];
   for (const segment of segments) {
     if (segment.manifest) checked.push(checkSegment(segment, segment.manifest, expected, keys.length > 0));
   }
   checked.sort(
     (a, b) => a.manifest.firstSeq - b.manifest.firstSeq || a.segment.name.localeCompare(b.segment.name)
   );
-  const verified = /* @__PURE__ */ new Map();
-  let verifiedHead;
-  let trusting = true;
-  let before;
-  for (const current of checked) {
-    const { manifest } = current;
-    if (!single2 && manifest.environment !== environment) {
-      current.problems.push(`belongs to the ${manifest.environment} environment, not ${environment}`);
-    }
-    const link = single2 ? [] : linkProblems(before, current);
-    for (const text of [...current.problems, ...link]) problems.push({ segment: current.segment.name, text });
-    trusting = trusting && current.problems.length === 0 && link.length === 0;
-    if (trusting) {
-      for (const entry of current.lines) verified.set(entry.seq ?? -1, entry.hash ?? "");
-      verifiedHead = { ...manifest.head, segment: current.segment.name, writtenAt: manifest.writtenAt };
-    }
-    if (!before || manifest.lastSeq >= before.manifest.lastSeq) before = current;
-  }
+  const { verified, verifiedHead, before } = walkSegments(environment, checked, single2, problems);
   const last = before ? { segment: before.segment.name, head: before.manifest.head, writtenAt: before.manifest.writtenAt } : void 0;
   return {
     environment,
@@ -188,6 +164,42 @@ function verifySegments(environment, segments, keys = [], single2 = false) {
     ...verifiedHead ? { verifiedHead } : {},
     ...last ? { last } : {}
   };
+}
+function namedKeys(segments, problems) {
+  const keysSeen = [];
+  for (const segment of segments) {
+    if (!segment.manifest) {
+      problems.push({ segment: segment.name, text: segment.unreadable ?? `no ${MANIFEST_FILE}` });
+      continue;
+    }
+    if (!keysSeen.includes(segment.manifest.key)) keysSeen.push(segment.manifest.key);
+  }
+  return keysSeen;
+}
+function walkSegments(environment, checked, single2, problems) {
+  const verified = /* @__PURE__ */ new Map();
+  let verifiedHead;
+  let trusting = true;
+  let before;
+  for (const current of checked) {
+    const { manifest } = current;
+    const link = placeProblems(environment, before, current, single2);
+    for (const text of [...current.problems, ...link]) problems.push({ segment: current.segment.name, text });
+    trusting = trusting && current.problems.length === 0 && link.length === 0;
+    if (trusting) {
+      for (const entry of current.lines) verified.set(entry.seq ?? -1, entry.hash ?? "");
+      verifiedHead = { ...manifest.head, segment: current.segment.name, writtenAt: manifest.writtenAt };
+    }
+    if (!before || manifest.lastSeq >= before.manifest.lastSeq) before = current;
+  }
+  return { verified, verifiedHead, before };
+}
+function placeProblems(environment, before, current, single2) {
+  if (single2) return [];
+  if (current.manifest.environment !== environment) {
+    current.problems.push(`belongs to the ${current.manifest.environment} environment, not ${environment}`);
+  }
+  return linkProblems(before, current);
 }
 function linkProblems(before, current) {
   const m = current.manifest;
@@ -247,50 +259,51 @@ function checkLines(bytes, previous) {
   const problems = [];
   const texts = bytes.toString("utf8").split("\n");
   if (texts.at(-1) === "") texts.pop();
-  const parsed = texts.map((text, index) => {
-    let entry;
-    try {
-      entry = JSON.parse(text);
-    } catch {
-      problems.push(`line ${index + 1} is not JSON`);
-      return void 0;
-    }
-    const chained = entry;
-    if (typeof entry !== "object" || entry === null || !Number.isInteger(chained.seq) || typeof chained.hash !== "string") {
-      problems.push(`line ${index + 1} is not a chained entry (no seq or hash)`);
-      return void 0;
-    }
-    return chained;
-  });
+  const parsed = texts.map((text, index) => parseLine(text, index, problems));
   const seqs = new Set(parsed.map((entry) => entry?.seq));
   let expectedSeq = previous.seq + 1;
   let expectedPrev = previous.hash;
   let broken = problems.length > 0;
   parsed.forEach((entry, index) => {
     if (!entry) return;
-    const n = index + 1;
     const seq = entry.seq;
     if (entryHash(entry) !== entry.hash) {
-      problems.push(`line ${n} (seq ${seq}): its content no longer matches its hash: edited`);
+      problems.push(`line ${index + 1} (seq ${seq}): its content no longer matches its hash: edited`);
     }
-    if (!broken) {
-      if (seq < expectedSeq || seq > expectedSeq && seqs.has(expectedSeq)) {
-        problems.push(`line ${n} (seq ${seq}): out of order (seq ${expectedSeq} belongs here)`);
-        broken = true;
-      } else if (seq > expectedSeq) {
-        problems.push(`line ${n} (seq ${seq}): ${range(expectedSeq, seq - 1)} missing before it`);
-        broken = true;
-      } else if (entry.prev !== expectedPrev) {
-        problems.push(
-          index === 0 ? `line ${n} (seq ${seq}): does not follow the previous head its manifest names` : `line ${n} (seq ${seq}): does not follow the line before it (its prev is not that line's hash)`
-        );
-        broken = true;
-      }
+    const misplaced = broken ? void 0 : placeProblem(entry, index, expectedSeq, expectedPrev, seqs);
+    if (misplaced) {
+      problems.push(misplaced);
+      broken = true;
     }
     expectedSeq = seq + 1;
     expectedPrev = entry.hash ?? "";
   });
   return { lines: parsed.filter((entry) => entry !== void 0), problems };
+}
+function parseLine(text, index, problems) {
+  let entry;
+  try {
+    entry = JSON.parse(text);
+  } catch {
+    problems.push(`line ${index + 1} is not JSON`);
+    return void 0;
+  }
+  const chained = entry;
+  if (typeof entry !== "object" || entry === null || !Number.isInteger(chained.seq) || typeof chained.hash !== "string") {
+    problems.push(`line ${index + 1} is not a chained entry (no seq or hash)`);
+    return void 0;
+  }
+  return chained;
+}
+function placeProblem(entry, index, expectedSeq, expectedPrev, seqs) {
+  const n = index + 1;
+  const seq = entry.seq;
+  if (seq < expectedSeq || seq > expectedSeq && seqs.has(expectedSeq)) {
+    return `line ${n} (seq ${seq}): out of order (seq ${expectedSeq} belongs here)`;
+  }
+  if (seq > expectedSeq) return `line ${n} (seq ${seq}): ${range(expectedSeq, seq - 1)} missing before it`;
+  if (entry.prev === expectedPrev) return void 0;
+  return index === 0 ? `line ${n} (seq ${seq}): does not follow the previous head its manifest names` : `line ${n} (seq ${seq}): does not follow the line before it (its prev is not that line's hash)`;
 }
 
 // src/audit/verify-cli.ts
@@ -314,27 +327,9 @@ function readKeyText(text) {
   return hex;
 }
 function runVerifier(args, print) {
-  const paths = [];
-  const keys = [];
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] ?? "";
-    if (arg === "--help" || arg === "-h") {
-      print(USAGE);
-      return 0;
-    }
-    if (arg === "--key" || arg === "--key-file") {
-      const value = args[++i];
-      if (!value) return usage(print, `${arg} needs a value`);
-      try {
-        keys.push(arg === "--key" ? readKeyArgument(value) : readKeyText(readFileSync2(value, "utf8")));
-      } catch (error) {
-        return usage(
-          print,
-          `${arg} ${value}: not a public key (${error instanceof Error ? error.message : String(error)})`
-        );
-      }
-    } else paths.push(arg);
-  }
+  const words = readArguments(args, print);
+  if (typeof words === "number") return words;
+  const { paths, keys } = words;
   if (paths.length !== 1) return usage(print, "give one archive folder or segment");
   const path = paths[0] ?? "";
   let found;
@@ -347,24 +342,59 @@ function runVerifier(args, print) {
   print(`Checking the audit archive at ${path}`);
   let problems = 0;
   for (const { name, segments } of found.environments) {
-    const report = verifySegments(name, segments, keys, found.single);
-    for (const problem of report.problems) {
-      print(`PROBLEM ${name}/${problem.segment || "-"}: ${problem.text}`);
-    }
-    problems += report.problems.length;
-    const seqs = report.firstSeq !== void 0 ? `seq ${report.firstSeq} to ${report.lastSeq}` : "no readable segment";
-    print(
-      `${name}: ${report.segments} segment${report.segments === 1 ? "" : "s"}, ${seqs} (${report.entries} entries), signed by ${report.keys.join(" and ") || "no key"}`
-    );
-    if (report.last) {
-      print(
-        `${name}: ends at segment ${report.last.segment} (seq ${report.last.head.seq}, hash ${report.last.head.hash})`
-      );
-    }
+    problems += printEnvironment(name, verifySegments(name, segments, keys, found.single), print);
   }
   if (found.single) {
     print("One segment checked alone: whether segments before or after it are missing is not checked.");
   }
+  return verdict(problems, keys, print);
+}
+function readArguments(args, print) {
+  const paths = [];
+  const keys = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? "";
+    if (arg === "--help" || arg === "-h") {
+      print(USAGE);
+      return 0;
+    }
+    if (arg !== "--key" && arg !== "--key-file") {
+      paths.push(arg);
+      continue;
+    }
+    const key = readKeyOption(arg, args[++i], print);
+    if (typeof key === "number") return key;
+    keys.push(key);
+  }
+  return { paths, keys };
+}
+function readKeyOption(arg, value, print) {
+  if (!value) return usage(print, `${arg} needs a value`);
+  try {
+    return arg === "--key" ? readKeyArgument(value) : readKeyText(readFileSync2(value, "utf8"));
+  } catch (error) {
+    return usage(
+      print,
+      `${arg} ${value}: not a public key (${error instanceof Error ? error.message : String(error)})`
+    );
+  }
+}
+function printEnvironment(name, report, print) {
+  for (const problem of report.problems) {
+    print(`PROBLEM ${name}/${problem.segment || "-"}: ${problem.text}`);
+  }
+  const seqs = report.firstSeq !== void 0 ? `seq ${report.firstSeq} to ${report.lastSeq}` : "no readable segment";
+  print(
+    `${name}: ${report.segments} segment${report.segments === 1 ? "" : "s"}, ${seqs} (${report.entries} entries), signed by ${report.keys.join(" and ") || "no key"}`
+  );
+  if (report.last) {
+    print(
+      `${name}: ends at segment ${report.last.segment} (seq ${report.last.head.seq}, hash ${report.last.head.hash})`
+    );
+  }
+  return report.problems.length;
+}
+function verdict(problems, keys, print) {
   if (problems > 0) {
     print(`${problems} problem${problems === 1 ? "" : "s"} found.`);
     return 1;

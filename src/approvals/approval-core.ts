@@ -16,7 +16,7 @@ import type { CustodyGateway } from './ports.js';
 import { type FileOptions, Preflight } from './preflight.js';
 import { finishRecheckedApproval, needsRecheck } from './recheck.js';
 import { ApprovalRepository, ENVIRONMENTS } from './repository.js';
-import { assertSeen } from './round.js';
+import { assertSeen, type SeenRound } from './round.js';
 import { hasNotice, transition, withApproval, withNotice } from './state-machine.js';
 import type {
   ActionResult,
@@ -55,6 +55,12 @@ export interface EngineOptions {
  * the lock had lapsed (a GC pause, a slow store) and another replica moved it on. Nothing was written;
  * `locked` runs the section again on a fresh read, under a fresh hold of the lock.
  */
+/** What a click decides under the lock: a result, a final approval to re-check first, or a request that changed. */
+type ApproveStep =
+  | ActionResult
+  | { ok: 'recheck'; request: ApprovalRequest }
+  | { ok: 'changed'; request: ApprovalRequest; refusal?: Refusal };
+
 export class WriteRefusedError extends Error {
   override name = 'WriteRefusedError';
   readonly code = ApprovalErrorCode.WriteRefused;
@@ -264,7 +270,7 @@ export class ApprovalCore implements CoreSections {
   /** Remember where the approval message is, so each step updates it in place. Not an audited step. */
   async attachMessage(id: string, channel: string, ts: string): Promise<void> {
     await this.locked(id, async (request) => {
-      if (request) await this.write(request, { ...request, slackMessage: { channel, ts } }, { audit: false });
+      if (request) await this.write(request, { ...request, announcement: { channel, ts } }, { audit: false });
     });
   }
 
@@ -291,53 +297,9 @@ export class ApprovalCore implements CoreSections {
   async approve(id: string, user: string, options: ApproveOptions = {}): Promise<ActionResult> {
     const { round, figuresDigest, ...click } = options;
     const seen = { round, figuresDigest };
-    type Step =
-      | ActionResult
-      | { ok: 'recheck'; request: ApprovalRequest }
-      | { ok: 'changed'; request: ApprovalRequest; refusal?: Refusal };
     // Read group membership (a Slack call, cached) before taking the lock, not while holding it.
     await this.options.policy.isApprover(user);
-    const first: Step = await this.locked(id, async (request): Promise<Step> => {
-      if (!request) return { ok: false, reason: 'not-found' };
-      const now = this.now();
-      click.signal?.throwIfAborted();
-      const expired = await this.expireIfDue(request, now, click);
-      if (expired) return { ok: 'changed', request: expired, refusal: 'expired' };
-      if (request.state !== 'pending') return { ok: false, reason: 'not-pending', request };
-      const problem = bindingProblem(request, this.binding);
-      if (problem) {
-        const closed = closeUnsendable(request, problem, now);
-        await this.write(request, closed, { click });
-        return { ok: 'changed', request: closed, refusal: 'not-pending' };
-      }
-      return this.asDelegateMaybe(request, user, async (): Promise<Step> => {
-        assertSeen(request, seen);
-        const check = await this.options.policy.check(request, user);
-        if (!check.allowed) return { ok: false, reason: check.reason, request };
-        // Never approve into a balance known not to cover it (the last figure read, store only).
-        if (await this.preflight.storedShortfall(request)) {
-          return { ok: false, reason: 'insufficient-balance', request };
-        }
-        click.signal?.throwIfAborted(); // the policy check may have read Slack: time has passed
-        const isFinal = request.approvals.length + 1 >= request.requiredApprovals;
-        if (isFinal && needsRecheck(request)) {
-          const busy = request.checking && now.getTime() - Date.parse(request.checking.at) < CHECK_HOLD_MS;
-          if (busy) return { ok: false, reason: 'checking', request };
-          const checking = {
-            user,
-            at: now.toISOString(),
-            ...(check.onBehalfOf ? { onBehalfOf: check.onBehalfOf } : {}),
-          };
-          const marked = { ...request, checking };
-          await this.write(request, marked, { audit: false, click });
-          return { ok: 'recheck', request: marked };
-        }
-        const next = withApproval(request, user, now, check.onBehalfOf);
-        const over = await this.writeApproval(request, next, { click });
-        if (over) return { ok: false, reason: 'over-daily-limit', request, limit: over };
-        return { ok: true, request: next };
-      });
-    });
+    const first = await this.locked(id, (request) => this.approveLocked(request, user, seen, click));
     click.onRecorded?.(first.ok === 'recheck' ? { rechecking: true } : undefined);
     if (first.ok === 'changed') {
       await this.notify(first.request);
@@ -354,6 +316,69 @@ export class ApprovalCore implements CoreSections {
     }
     if (first.ok) await this.notify(first.request);
     return first;
+  }
+
+  /** Under the lock: a click on a request that is still pending and may still be sent. */
+  private async approveLocked(
+    request: ApprovalRequest | undefined,
+    user: string,
+    seen: SeenRound,
+    click: ClickOptions,
+  ): Promise<ApproveStep> {
+    if (!request) return { ok: false, reason: 'not-found' };
+    const now = this.now();
+    click.signal?.throwIfAborted();
+    const expired = await this.expireIfDue(request, now, click);
+    if (expired) return { ok: 'changed', request: expired, refusal: 'expired' };
+    if (request.state !== 'pending') return { ok: false, reason: 'not-pending', request };
+    const problem = bindingProblem(request, this.binding);
+    if (problem) {
+      const closed = closeUnsendable(request, problem, now);
+      await this.write(request, closed, { click });
+      return { ok: 'changed', request: closed, refusal: 'not-pending' };
+    }
+    return this.asDelegateMaybe(request, user, () => this.approveAllowed(request, user, now, seen, click));
+  }
+
+  /** The approver's own (or delegated) click: the policy and balance checks, then the approval or a re-check. */
+  private async approveAllowed(
+    request: ApprovalRequest,
+    user: string,
+    now: Date,
+    seen: SeenRound,
+    click: ClickOptions,
+  ): Promise<ApproveStep> {
+    assertSeen(request, seen);
+    const check = await this.options.policy.check(request, user);
+    if (!check.allowed) return { ok: false, reason: check.reason, request };
+    // Never approve into a balance known not to cover it (the last figure read, store only).
+    if (await this.preflight.storedShortfall(request)) {
+      return { ok: false, reason: 'insufficient-balance', request };
+    }
+    click.signal?.throwIfAborted(); // the policy check may have read Slack: time has passed
+    const isFinal = request.approvals.length + 1 >= request.requiredApprovals;
+    if (isFinal && needsRecheck(request))
+      return this.markChecking(request, user, now, check.onBehalfOf, click);
+    const next = withApproval(request, user, now, check.onBehalfOf);
+    const over = await this.writeApproval(request, next, { click });
+    if (over) return { ok: false, reason: 'over-daily-limit', request, limit: over };
+    return { ok: true, request: next };
+  }
+
+  /** A final click on stale figures: hold off other final clicks while they are read again. */
+  private async markChecking(
+    request: ApprovalRequest,
+    user: string,
+    now: Date,
+    onBehalfOf: string | undefined,
+    click: ClickOptions,
+  ): Promise<ApproveStep> {
+    const busy = request.checking && now.getTime() - Date.parse(request.checking.at) < CHECK_HOLD_MS;
+    if (busy) return { ok: false, reason: 'checking', request };
+    const checking = { user, at: now.toISOString(), ...(onBehalfOf ? { onBehalfOf } : {}) };
+    const marked = { ...request, checking };
+    await this.write(request, marked, { audit: false, click });
+    return { ok: 'recheck', request: marked };
   }
 
   async reject(id: string, user: string, reason: string, click: ClickOptions = {}): Promise<ActionResult> {

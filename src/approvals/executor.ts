@@ -351,19 +351,28 @@ export class Executor {
         if (await this.repo.saveIf(request, closed)) unsendable = closed;
         return undefined;
       }
-      // Figures approved long ago are only ever sent as just read again (see freshFigures).
-      if (fresh ? fresh.round !== request.round : this.isStale(request, now)) return undefined;
-      const generation = await this.repo.claim(id, request.round, this.instanceId, now, CLAIM_LEASE_MS);
-      if (generation === undefined) return undefined;
-      const next = this.claimedStep(request, generation, now, fresh);
-      // Written only if the request is still the approved one read above: a process that took over
-      // meanwhile (our lock and claim ran out) moved it on first, and then it sends, not us.
-      if (!(await this.repo.saveIf(request, next))) return undefined;
-      this.held.add(id);
-      return next;
+      return this.claimRound(request, now, fresh);
     });
     if (unsendable) await this.core.notify(unsendable);
     return claimed;
+  }
+
+  /** Under the lock, an approved request that may be sent: claim its round's one call and mark it executing. */
+  private async claimRound(
+    request: ApprovalRequest,
+    now: Date,
+    fresh: FreshFigures | undefined,
+  ): Promise<ApprovalRequest | undefined> {
+    // Figures approved long ago are only ever sent as just read again (see freshFigures).
+    if (fresh ? fresh.round !== request.round : this.isStale(request, now)) return undefined;
+    const generation = await this.repo.claim(request.id, request.round, this.instanceId, now, CLAIM_LEASE_MS);
+    if (generation === undefined) return undefined;
+    const next = this.claimedStep(request, generation, now, fresh);
+    // Written only if the request is still the approved one read above: a process that took over
+    // meanwhile (our lock and claim ran out) moved it on first, and then it sends, not us.
+    if (!(await this.repo.saveIf(request, next))) return undefined;
+    this.held.add(request.id);
+    return next;
   }
 
   /** Approved long enough ago that figures which can go stale (quote, account name) must be read again. */

@@ -1,6 +1,8 @@
 // The effective policy as a snapshot the audit chain can hold and compare: an ordered list of named
 // settings, each a value in words or a set of Slack IDs, its fingerprint, and the difference between
-// two snapshots in words ("tiers: 0:1,1000000:2 → 0:1,500000:2"). Pure: no store, no Slack.
+// two snapshots in words ("tiers: 0:1,1000000:2 → 0:1,500000:2"). A person or group in a line is its
+// ID as a token, `@U0ADA`, `@S0TREASURY`, not markup: where the line is shown, the token becomes a
+// mention (format/mrkdwn.ts). Pure: no store, no Slack.
 import { createHash } from 'node:crypto';
 import type { ApprovalTier, Holders } from '../access/index.js';
 import { canonicalJson } from '../audit/index.js';
@@ -100,18 +102,16 @@ export function fingerprint(snapshot: PolicySnapshot): string {
   return createHash('sha256').update(canonicalJson(snapshot), 'utf8').digest('hex');
 }
 
-/** How an ID is written in a line: a mention Slack shows as a name; anything else as it is. */
+/** How an ID is written in a line: a person or user group as `@ID`, shown as a mention; anything else as it is. */
 export function mentionOf(id: string): string {
-  if (SLACK_USER.test(id)) return `<@${id}>`;
-  if (SLACK_GROUP.test(id)) return `<!subteam^${id}>`;
-  return id;
+  return SLACK_USER.test(id) || SLACK_GROUP.test(id) ? `@${id}` : id;
 }
 
 function valueText(value: string | string[]): string {
   return typeof value === 'string' ? value : value.map(mentionOf).join(', ');
 }
 
-/** `+<@U1> +<@U2> −<@U3>`: who was added, then who was removed. */
+/** `+@U1 +@U2 −@U3`: who was added, then who was removed. */
 export function setDifference(added: readonly string[], removed: readonly string[]): string {
   return [
     ...ids(added).map((id) => `+${mentionOf(id)}`),
@@ -149,7 +149,7 @@ export function describePolicy(snapshot: PolicySnapshot): string[] {
   return snapshot.map(({ name, value }) => `${name}: ${valueText(value)}`);
 }
 
-/** `members of <!subteam^S1>: +<@U1> −<@U2>` */
+/** `members of @S1: +@U1 −@U2` */
 export function membershipLine(group: string, added: readonly string[], removed: readonly string[]): string {
   return `members of ${mentionOf(group)}: ${setDifference(added, removed)}`;
 }

@@ -44,13 +44,13 @@ export class ApprovalRepository {
     this.auditLog = new AuditLog(store);
   }
 
-  get(id: string): Promise<ApprovalRequest | undefined> {
-    return this.store.get<ApprovalRequest>(requestKey(id));
+  async get(id: string): Promise<ApprovalRequest | undefined> {
+    return fromStored(await this.store.get<StoredRequest>(requestKey(id)));
   }
 
   /** Several requests in one store request, in the order asked (undefined where none). */
-  getMany(ids: string[]): Promise<Array<ApprovalRequest | undefined>> {
-    return this.store.getMany<ApprovalRequest>(ids.map(requestKey));
+  async getMany(ids: string[]): Promise<Array<ApprovalRequest | undefined>> {
+    return (await this.store.getMany<StoredRequest>(ids.map(requestKey))).map(fromStored);
   }
 
   /**
@@ -81,8 +81,12 @@ export class ApprovalRepository {
     return this.write(
       request,
       audit,
-      () => this.store.compareAndSet(key, expected, request),
-      async () => sameValue(await this.store.get<ApprovalRequest>(key), expected),
+      async () =>
+        (await this.store.compareAndSet(key, expected, request)) ||
+        // A record stored under the announcement's old name: the same request, read through fromStored.
+        (expected.announcement !== undefined &&
+          (await this.store.compareAndSet(key, withOldName(expected), request))),
+      async () => sameValue(fromStored(await this.store.get<StoredRequest>(key)), expected),
     );
   }
 
@@ -306,6 +310,27 @@ export class ApprovalRepository {
     }
     return effective;
   }
+}
+
+/** A request as a record may hold it: written before `announcement` had its name, it is `slackMessage`. */
+type StoredRequest = ApprovalRequest & { slackMessage?: ApprovalRequest['announcement'] };
+
+/**
+ * The request a stored record holds, the announcement's old name read as the new one. The key keeps
+ * its place, so the request compares (as JSON text) like the record it was read from, renamed.
+ */
+export function fromStored(stored: StoredRequest | undefined): ApprovalRequest | undefined {
+  if (!stored || !('slackMessage' in stored)) return stored;
+  return renameKey(stored, 'slackMessage', 'announcement') as ApprovalRequest;
+}
+
+/** The request as a record written before the rename holds it: the compare-and-set's other expected value. */
+function withOldName(request: ApprovalRequest): StoredRequest {
+  return renameKey(request, 'announcement', 'slackMessage') as StoredRequest;
+}
+
+function renameKey(value: object, from: string, to: string): unknown {
+  return Object.fromEntries(Object.entries(value).map(([key, field]) => [key === from ? to : key, field]));
 }
 
 /** Equal as the stores compare a compare-and-set's expected value (undefined: nothing stored). */

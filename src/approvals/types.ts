@@ -236,7 +236,12 @@ interface RequestBase {
   /** Why it went back to the approvers, or why it was rejected. */
   reason?: string;
   outcome?: ExecutionOutcome;
-  slackMessage?: { channel: string; ts: string };
+  /**
+   * Where the request was announced to the approvers (a channel and the message's id in it), so each
+   * step updates that message in place. Records stored before the name changed carry it as
+   * `slackMessage`: the repository reads that name too (see fromStored in repository.ts).
+   */
+  announcement?: { channel: string; ts: string };
   /** Unguessable token of the bridge completion callback URL. */
   callbackToken?: string;
   /** Set while a call is being made (state executing). */

@@ -124,12 +124,8 @@ export class AuditArchive {
     const [problem] = report.problems;
     if (problem) return refused(`the archive does not verify (${problem.segment}: ${problem.text})`);
     const through = report.verifiedHead;
-    const record = await this.record();
-    if (record && record.lastSeq > (through?.seq ?? -1)) {
-      return refused(
-        `${this.folder} lacks segment ${record.segment} (to seq ${record.lastSeq}), which the store says was written on ${record.at}: every replica must write to the same folder (CNGN_AUDIT_ARCHIVE)`,
-      );
-    }
+    const lacking = this.lacking(await this.record(), through);
+    if (lacking) return lacking;
     const due = (since: string) => !dueEveryMs || now.getTime() - Date.parse(since) >= dueEveryMs;
     if (through && !due(through.writtenAt))
       return { written: false, reason: 'not-due', through: through.seq };
@@ -137,37 +133,19 @@ export class AuditArchive {
     if ('why' in checked) return refused(`the chain in the store does not verify: ${checked.why}`);
     const from = through?.seq ?? -1;
     const upTo = checked.head?.seq ?? -1;
-    const entries = checked.entries.filter(
-      // Chained entries only: a retention cut's marker (first in the log) has no seq; its record has.
-      (e) => e.hash && e.seq !== undefined && e.seq > from && e.seq <= upTo,
-    );
+    const entries = chainedBetween(checked.entries, from, upTo);
     const first = entries[0];
     const last = entries.at(-1);
     if (!first || !last)
       return { written: false, reason: 'nothing-new', ...(through ? { through: from } : {}) };
     if (!through && !due(first.at)) return { written: false, reason: 'not-due' };
-    if (through && (first.seq !== through.seq + 1 || first.prev !== through.hash)) {
+    if (through && !continues(through, first)) {
       return refused(
         `the store's chain does not continue from the archive's last segment ${through.segment} (seq ${through.seq}, hash ${short(through.hash)}): its next entry there is seq ${first.seq}`,
       );
     }
     const text = entriesText(entries);
-    const unsigned: Omit<SegmentManifest, 'signature'> = {
-      format: SEGMENT_FORMAT,
-      environment: this.options.environment,
-      first: !through,
-      firstSeq: first.seq ?? 0,
-      lastSeq: last.seq ?? 0,
-      count: entries.length,
-      previousHead: through
-        ? { seq: through.seq, hash: through.hash }
-        : { seq: (first.seq ?? 0) - 1, hash: first.prev ?? '' },
-      head: { seq: last.seq ?? 0, hash: last.hash ?? '' },
-      entries: { file: ENTRIES_FILE, sha256: sha256Hex(text), bytes: Buffer.byteLength(text) },
-      writtenAt: now.toISOString(),
-      reason,
-      key: this.options.signer.publicKey,
-    };
+    const unsigned = this.unsignedManifest(entries, through, text, now, reason);
     const manifest: SegmentManifest = {
       ...unsigned,
       signature: this.options.signer.sign(manifestText(unsigned)),
@@ -187,6 +165,45 @@ export class AuditArchive {
       firstSeq: unsigned.firstSeq,
       lastSeq: unsigned.lastSeq,
       count: entries.length,
+    };
+  }
+
+  /** The store records a segment the folder lacks: another replica writes to another folder. */
+  private lacking(
+    record: ArchiveRecord | undefined,
+    through: ArchiveReport['verifiedHead'],
+  ): ArchiveOutcome | undefined {
+    if (!record || record.lastSeq <= (through?.seq ?? -1)) return undefined;
+    return refused(
+      `${this.folder} lacks segment ${record.segment} (to seq ${record.lastSeq}), which the store says was written on ${record.at}: every replica must write to the same folder (CNGN_AUDIT_ARCHIVE)`,
+    );
+  }
+
+  /** The manifest of a segment of `entries` (chained, in order, at least one) after `through`, before signing. */
+  private unsignedManifest(
+    entries: AuditEntry[],
+    through: ArchiveReport['verifiedHead'],
+    text: string,
+    now: Date,
+    reason: string,
+  ): Omit<SegmentManifest, 'signature'> {
+    const first = entries[0] as AuditEntry;
+    const last = entries.at(-1) as AuditEntry;
+    return {
+      format: SEGMENT_FORMAT,
+      environment: this.options.environment,
+      first: !through,
+      firstSeq: first.seq ?? 0,
+      lastSeq: last.seq ?? 0,
+      count: entries.length,
+      previousHead: through
+        ? { seq: through.seq, hash: through.hash }
+        : { seq: (first.seq ?? 0) - 1, hash: first.prev ?? '' },
+      head: { seq: last.seq ?? 0, hash: last.hash ?? '' },
+      entries: { file: ENTRIES_FILE, sha256: sha256Hex(text), bytes: Buffer.byteLength(text) },
+      writtenAt: now.toISOString(),
+      reason,
+      key: this.options.signer.publicKey,
     };
   }
 
@@ -228,4 +245,14 @@ async function syncFolder(path: string): Promise<void> {
   const folder = await open(path, 'r').catch(() => undefined);
   await folder?.sync().catch(() => undefined);
   await folder?.close();
+}
+
+/** The chained entries after seq `from` up to `upTo`: a retention cut's marker (first in the log) has no seq; its record has. */
+function chainedBetween(entries: AuditEntry[], from: number, upTo: number): AuditEntry[] {
+  return entries.filter((e) => e.hash && e.seq !== undefined && e.seq > from && e.seq <= upTo);
+}
+
+/** The entry is the one right after the archive's last segment: its seq next, its prev that head. */
+function continues(through: { seq: number; hash: string }, first: AuditEntry): boolean {
+  return first.seq === through.seq + 1 && first.prev === through.hash;
 }

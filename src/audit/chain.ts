@@ -96,86 +96,125 @@ export interface ChainReport {
  * rewritten). Last, the log must reach the head record (else its newest entries were deleted).
  */
 export function verifyChain(entries: AuditEntry[], head?: ChainHead): ChainReport {
-  let position = 0;
+  const unchained = leadingUnchained(entries);
+  const start = chainStart(entries, unchained);
+  if ('broken' in start) return report(entries, unchained.length, 0, start.broken);
+  const { cut, position } = start;
+  const walked = walkChain(entries, unchained, start);
+  if (walked.broken) return report(entries, unchained.length, walked.chained, walked.broken, cut);
+  const broken = unrecordedCut(entries, position, cut) ?? headNotReached(entries, cut, head);
+  return report(entries, unchained.length, walked.chained, broken, cut);
+}
+
+/** The entries from before the chain began, at the start of the log: they have no hash. */
+function leadingUnchained(entries: AuditEntry[]): AuditEntry[] {
   const unchained: AuditEntry[] = [];
-  while (position < entries.length && entries[position]?.hash === undefined) {
-    unchained.push(entries[position] as AuditEntry);
-    position += 1;
+  for (const entry of entries) {
+    if (entry.hash !== undefined) break;
+    unchained.push(entry);
   }
-  let expectedSeq = 0;
-  let expectedPrev = sealOf(unchained);
-  let cut: ChainReport['cut'];
+  return unchained;
+}
+
+/** Where the walk starts: after the unchained entries and the cut marker (if any), and what it expects. */
+interface ChainStart {
+  position: number;
+  expectedSeq: number;
+  expectedPrev: string;
+  cut: ChainReport['cut'];
+}
+
+/** The walk's start; a cut marker that was itself edited is a break. */
+function chainStart(entries: AuditEntry[], unchained: AuditEntry[]): ChainStart | { broken: ChainBreak } {
+  const position = unchained.length;
   const first = entries[position];
-  if (first && isCutMarker(first) && first.cut) {
-    if (entryHash(first) !== first.hash)
-      return report(entries, unchained.length, 0, { kind: 'edited', index: position, entry: first });
-    cut = { seq: first.cut.seq, hash: first.cut.hash, at: first.at, count: first.cut.count };
-    expectedSeq = first.cut.seq + 1;
-    expectedPrev = first.cut.hash;
-    position += 1;
+  if (!(first && isCutMarker(first) && first.cut)) {
+    return { position, expectedSeq: 0, expectedPrev: sealOf(unchained), cut: undefined };
   }
+  if (entryHash(first) !== first.hash) return { broken: { kind: 'edited', index: position, entry: first } };
+  return {
+    position: position + 1,
+    expectedSeq: first.cut.seq + 1,
+    expectedPrev: first.cut.hash,
+    cut: { seq: first.cut.seq, hash: first.cut.hash, at: first.at, count: first.cut.count },
+  };
+}
+
+/** Each entry from the start: hashed as it reads, its seq the next one, its prev the hash before it. */
+function walkChain(
+  entries: AuditEntry[],
+  unchained: AuditEntry[],
+  start: ChainStart,
+): { chained: number; broken?: ChainBreak } {
   const seqs = new Set(entries.map((e) => e.seq));
+  let { expectedSeq, expectedPrev } = start;
   let chained = 0;
-  for (let index = position; index < entries.length; index++) {
+  for (let index = start.position; index < entries.length; index++) {
     const entry = entries[index] as AuditEntry;
-    const fail = (kind: BreakKind, missing?: number) =>
-      report(
-        entries,
-        unchained.length,
-        chained,
-        {
-          kind,
-          index,
-          entry,
-          ...(missing ? { missing } : {}),
-        },
-        cut,
-      );
-    if (entry.hash === undefined || entry.seq === undefined) return fail('unchained');
-    if (entryHash(entry) !== entry.hash) return fail('edited');
-    if (entry.seq !== expectedSeq) {
-      // The entry that belongs here is elsewhere in the log: moved. Nowhere: removed.
-      if (entry.seq < expectedSeq || seqs.has(expectedSeq)) return fail('reordered');
-      return fail('deleted', entry.seq - expectedSeq);
-    }
-    if (entry.prev !== expectedPrev) {
+    const kind = entryBreak(entry, expectedSeq, expectedPrev, seqs);
+    if (kind) {
       // The first chained entry seals the older ones: a mismatch there means they changed.
-      if (index === unchained.length && unchained.length > 0 && !cut) return fail('legacy-edited');
-      return fail('rewritten');
+      const sealed = kind === 'rewritten' && index === unchained.length && unchained.length > 0 && !start.cut;
+      const missing = kind === 'deleted' ? (entry.seq as number) - expectedSeq : undefined;
+      const broken = { kind: sealed ? ('legacy-edited' as const) : kind, index, entry };
+      return { chained, broken: missing ? { ...broken, missing } : broken };
     }
     expectedSeq += 1;
-    expectedPrev = entry.hash;
+    expectedPrev = entry.hash as string;
     chained += 1;
   }
-  // A genuine cut is also recorded inside the chain, where it cannot be forged without breaking it.
-  const marker = cut ? entries[position - 1] : undefined;
-  if (
-    marker?.cut &&
-    !entries.some(
-      (e, i) =>
-        i >= position &&
-        e.action === 'cut' &&
-        e.cut?.seq === marker.cut?.seq &&
-        e.cut?.hash === marker.cut?.hash,
-    )
-  ) {
-    return report(
-      entries,
-      unchained.length,
-      chained,
-      { kind: 'unrecorded-cut', index: position - 1, entry: marker },
-      cut,
-    );
+  return { chained };
+}
+
+/** What is wrong with one entry where the walk expects `expectedSeq` after `expectedPrev`, if anything. */
+function entryBreak(
+  entry: AuditEntry,
+  expectedSeq: number,
+  expectedPrev: string,
+  seqs: Set<number | undefined>,
+): BreakKind | undefined {
+  if (entry.hash === undefined || entry.seq === undefined) return 'unchained';
+  if (entryHash(entry) !== entry.hash) return 'edited';
+  if (entry.seq !== expectedSeq) {
+    // The entry that belongs here is elsewhere in the log: moved. Nowhere: removed.
+    return entry.seq < expectedSeq || seqs.has(expectedSeq) ? 'reordered' : 'deleted';
   }
-  // The head record is written after each append: a log that ends before it lost its newest entries.
+  return entry.prev !== expectedPrev ? 'rewritten' : undefined;
+}
+
+/** A genuine cut is also recorded inside the chain, where it cannot be forged without breaking it. */
+function unrecordedCut(
+  entries: AuditEntry[],
+  position: number,
+  cut: ChainReport['cut'],
+): ChainBreak | undefined {
+  const marker = cut ? entries[position - 1] : undefined;
+  if (!marker?.cut) return undefined;
+  const recorded = entries.some(
+    (e, i) =>
+      i >= position &&
+      e.action === 'cut' &&
+      e.cut?.seq === marker.cut?.seq &&
+      e.cut?.hash === marker.cut?.hash,
+  );
+  return recorded ? undefined : { kind: 'unrecorded-cut', index: position - 1, entry: marker };
+}
+
+/** The head record is written after each append: a log that ends before it lost its newest entries. */
+function headNotReached(
+  entries: AuditEntry[],
+  cut: ChainReport['cut'],
+  head: ChainHead | undefined,
+): ChainBreak | undefined {
   const last = entries.at(-1);
   const lastSeq = last?.seq ?? (cut ? cut.seq : -1);
-  if (head && lastSeq < head.seq) {
-    const missing = head.seq - lastSeq;
-    const at = { kind: 'deleted' as const, index: Math.max(entries.length - 1, 0), missing };
-    return report(entries, unchained.length, chained, last ? { ...at, entry: last } : at, cut);
-  }
-  return report(entries, unchained.length, chained, undefined, cut);
+  if (!head || lastSeq >= head.seq) return undefined;
+  const at = {
+    kind: 'deleted' as const,
+    index: Math.max(entries.length - 1, 0),
+    missing: head.seq - lastSeq,
+  };
+  return last ? { ...at, entry: last } : at;
 }
 
 /** The newest entry's place and hash, kept beside the log. */

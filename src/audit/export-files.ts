@@ -36,9 +36,15 @@ export const AUDIT_CSV_COLUMNS = [
 
 /**
  * `tookEffect[i]` says whether entry i is a step that happened: an entry written just before a request
- * save that lost (another replica got there first) stays in the chain, marked `no` here.
+ * save that lost (another replica got there first) stays in the chain, marked `no` here. A policy
+ * entry's note holds people and groups as `@ID` tokens: `people` writes them as the reader is to see
+ * them (as they are by default).
  */
-export function auditCsv(entries: AuditEntry[], tookEffect: boolean[] = []): string {
+export function auditCsv(
+  entries: AuditEntry[],
+  tookEffect: boolean[] = [],
+  people: (note: string) => string = (note) => note,
+): string {
   const rows = entries.map((e, i) => [
     e.seq,
     e.at,
@@ -54,7 +60,7 @@ export function auditCsv(entries: AuditEntry[], tookEffect: boolean[] = []): str
     e.onBehalfOf,
     e.amount,
     e.figures?.purpose,
-    e.note,
+    e.kind === 'policy' && e.note ? people(e.note) : e.note,
     e.subject,
     e.answer?.reference ?? e.answer?.transactionId,
     e.answer?.status,

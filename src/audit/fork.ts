@@ -41,47 +41,17 @@ export function mendCutFork(
   archived: { hashAt: (seq: number) => string | undefined; through: number },
   now: Date,
 ): CutFork | undefined {
-  const [marker] = entries;
-  if (!marker || !isCutMarker(marker) || !marker.cut || entryHash(marker) !== marker.hash) return undefined;
-  const report = verifyChain(entries, head);
-  const index = report.broken?.kind === 'reordered' ? report.broken.index : -1;
-  const record = entries[index];
-  if (index < 1 || !record || !isCutRecord(record) || entryHash(record) !== record.hash) return undefined;
-  const { hash: _markerHash, ...markerDraft } = marker;
-  if (canonicalJson(draftOf(record)) !== canonicalJson(markerDraft)) return undefined;
-
-  // The entry the record should have followed, and the one before that, which it followed instead.
-  const before = entries[index - 1] as AuditEntry;
-  const truly: { seq: number; hash: string } =
-    index === 1
-      ? { seq: marker.cut.seq, hash: marker.cut.hash }
-      : { seq: before.seq ?? -1, hash: before.hash ?? '' };
-  if (index >= 2 && !isCutRecord(before)) return undefined;
-  if (index === 1 && archived.hashAt(truly.seq) !== truly.hash) return undefined;
-  const linkedTo =
-    index >= 3
-      ? entries[index - 2]?.hash
-      : index === 2
-        ? marker.cut.seq === truly.seq - 1
-          ? marker.cut.hash
-          : undefined
-        : archived.hashAt(truly.seq - 1);
-  if (record.seq !== truly.seq || !linkedTo || record.prev !== linkedTo) return undefined;
-
+  const found = forkedRecord(entries, head);
+  if (!found) return undefined;
+  const { marker, index, record } = found;
+  const truly = trulyFollowed(entries, found, archived);
+  if (!truly) return undefined;
   // What followed the record chains from it, and the head is this key's, on the last of it.
   const after = entries.slice(index + 1);
-  let previous = record;
-  for (const entry of after) {
-    if (
-      entry.seq !== (previous.seq ?? 0) + 1 ||
-      entry.prev !== previous.hash ||
-      entryHash(entry) !== entry.hash
-    ) {
-      return undefined;
-    }
-    previous = entry;
+  const previous = chainedFrom(record, after);
+  if (!previous || !head || !headHolds || head.seq !== previous.seq || head.hash !== previous.hash) {
+    return undefined;
   }
-  if (!head || !headHolds || head.seq !== previous.seq || head.hash !== previous.hash) return undefined;
   if (archived.through > truly.seq) return undefined;
 
   const relinked: AuditEntry[] = [];
@@ -103,4 +73,72 @@ export function mendCutFork(
     last,
   );
   return { entries: [...entries.slice(0, index), ...relinked, finding], last: finding };
+}
+
+/** The log's cut marker and the cut record the chain finds out of order, a true copy of that marker. */
+interface ForkedRecord {
+  marker: AuditEntry & { cut: NonNullable<AuditEntry['cut']> };
+  index: number;
+  record: AuditEntry;
+}
+
+/** The cut record where the check finds the chain reordered, when it repeats the log's intact marker. */
+function forkedRecord(entries: AuditEntry[], head: ChainHead | undefined): ForkedRecord | undefined {
+  const [marker] = entries;
+  if (!marker || !isCutMarker(marker) || !marker.cut || entryHash(marker) !== marker.hash) return undefined;
+  const report = verifyChain(entries, head);
+  const index = report.broken?.kind === 'reordered' ? report.broken.index : -1;
+  const record = entries[index];
+  if (index < 1 || !record || !isCutRecord(record) || entryHash(record) !== record.hash) return undefined;
+  const { hash: _markerHash, ...markerDraft } = marker;
+  if (canonicalJson(draftOf(record)) !== canonicalJson(markerDraft)) return undefined;
+  return { marker: { ...marker, cut: marker.cut }, index, record };
+}
+
+/**
+ * The entry the record should have followed, when the record followed the one before that instead
+ * (reusing its seq); undefined when the log is anything else.
+ */
+function trulyFollowed(
+  entries: AuditEntry[],
+  { marker, index, record }: ForkedRecord,
+  archived: { hashAt: (seq: number) => string | undefined },
+): { seq: number; hash: string } | undefined {
+  const before = entries[index - 1] as AuditEntry;
+  const truly: { seq: number; hash: string } =
+    index === 1
+      ? { seq: marker.cut.seq, hash: marker.cut.hash }
+      : { seq: before.seq ?? -1, hash: before.hash ?? '' };
+  if (index >= 2 && !isCutRecord(before)) return undefined;
+  if (index === 1 && archived.hashAt(truly.seq) !== truly.hash) return undefined;
+  const linkedTo = linkedBefore(entries, index, marker.cut, truly.seq, archived);
+  if (record.seq !== truly.seq || !linkedTo || record.prev !== linkedTo) return undefined;
+  return truly;
+}
+
+/** The hash of the entry before the one the record should have followed: what it linked to instead. */
+function linkedBefore(
+  entries: AuditEntry[],
+  index: number,
+  cut: { seq: number; hash: string },
+  trulySeq: number,
+  archived: { hashAt: (seq: number) => string | undefined },
+): string | undefined {
+  if (index >= 3) return entries[index - 2]?.hash;
+  if (index === 2) return cut.seq === trulySeq - 1 ? cut.hash : undefined;
+  return archived.hashAt(trulySeq - 1);
+}
+
+/** The last of `after` when each chains from the one before it, from `record` on; else undefined. */
+function chainedFrom(record: AuditEntry, after: AuditEntry[]): AuditEntry | undefined {
+  let previous = record;
+  for (const entry of after) {
+    const chains =
+      entry.seq === (previous.seq ?? 0) + 1 &&
+      entry.prev === previous.hash &&
+      entryHash(entry) === entry.hash;
+    if (!chains) return undefined;
+    previous = entry;
+  }
+  return previous;
 }

@@ -10,6 +10,7 @@ import { type ChainHead, type ChainReport, verifyChain } from './chain.js';
 import { short } from './crypto.js';
 import { type AuditLog, HEAD_UNVERIFIED } from './log.js';
 import { type AuditProblem, archiveProblems } from './problems.js';
+import type { ArchiveReport } from './segments.js';
 import { type AuditSeal, headProblem } from './signing.js';
 import type { ServiceEnvironment } from './types.js';
 
@@ -281,13 +282,8 @@ export class AuditKeeper {
     const problems: AuditProblem[] = [];
     const found = seal ? headProblem(seal, environment, head, mark) : undefined;
     if (found) problems.push(found);
-    const atHead = head ? chained.find((e) => e.seq === head.seq) : undefined;
-    if (head && atHead && atHead.hash !== head.hash) {
-      problems.push({
-        kind: 'head-mismatch',
-        text: `the entry at seq ${head.seq} has hash ${short(atHead.hash ?? '')}, but the head names ${short(head.hash)}: the entries were rewritten`,
-      });
-    }
+    const mismatch = headMismatch(head, chained);
+    if (mismatch) problems.push(mismatch);
     if (report) problems.push(...archiveProblems(report, chained, chain, recorded));
     if (chained.length === 0 && !head) {
       const emptied = await this.emptied(report?.last?.head.seq);
@@ -311,18 +307,7 @@ export class AuditKeeper {
             },
           }
         : {}),
-      ...(this.archive && report
-        ? {
-            archive: {
-              folder: this.archive.folder,
-              segments: report.segments,
-              ...(report.verifiedHead
-                ? { through: report.verifiedHead.seq, lastAt: report.verifiedHead.writtenAt }
-                : {}),
-              ...(report.last ? { lastSegment: report.last.segment } : {}),
-            },
-          }
-        : {}),
+      ...(this.archive && report ? { archive: archiveSummary(this.archive.folder, report) } : {}),
     };
     // A mark records signed heads only: an unsigned one is signed first (adopt), then marked.
     if (check.ok && seal && head?.signature) seal.marks.raise(environment, head, this.options.now());
@@ -422,4 +407,26 @@ export class AuditKeeper {
     this.running.add(tracked);
     void tracked.finally(() => this.running.delete(tracked));
   }
+}
+
+/** The head names another hash than the entry at its seq has: the entries were rewritten. */
+function headMismatch(head: ChainHead | undefined, chained: AuditEntry[]): AuditProblem | undefined {
+  const atHead = head ? chained.find((e) => e.seq === head.seq) : undefined;
+  if (!head || !atHead || atHead.hash === head.hash) return undefined;
+  return {
+    kind: 'head-mismatch',
+    text: `the entry at seq ${head.seq} has hash ${short(atHead.hash ?? '')}, but the head names ${short(head.hash)}: the entries were rewritten`,
+  };
+}
+
+/** What a check says of the archive: its folder, segments, and how far it holds the chain. */
+function archiveSummary(folder: string, report: ArchiveReport): NonNullable<AuditCheck['archive']> {
+  return {
+    folder,
+    segments: report.segments,
+    ...(report.verifiedHead
+      ? { through: report.verifiedHead.seq, lastAt: report.verifiedHead.writtenAt }
+      : {}),
+    ...(report.last ? { lastSegment: report.last.segment } : {}),
+  };
 }

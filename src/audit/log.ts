@@ -198,27 +198,15 @@ export class AuditLog {
         const entries = await this.store.readList<AuditEntry>(generationList(environment, generation), 0, -1);
         const earlier = entries[0] && isCutMarker(entries[0]) ? entries[0] : undefined;
         const start = earlier ? 1 : 0;
-        let end = start;
-        while (end < entries.length) {
-          const entry = entries[end] as AuditEntry;
-          if (Date.parse(entry.at) >= olderThan.getTime() || !archived(entry)) break;
-          end += 1;
-        }
-        const unchained = entries.slice(start).findIndex((e) => e.hash);
-        const legacy = unchained === -1 ? entries.length - start : unchained;
-        // Entries of an older version are sealed together: they go all at once or not at all.
-        if (legacy > 0 && end - start < legacy) return 0;
+        const end = cutEnd(entries, start, olderThan, archived);
+        if (end === undefined) return 0;
         const removed = entries.slice(start, end);
         const lastRemoved = removed.at(-1);
         // The true last entry of the chain, whatever it is (an earlier cut's record too): only the
         // marker is outside the chain.
         const tail = entries.findLast((e) => e.hash && e.seq !== undefined);
         if (!lastRemoved || !tail) return 0;
-        const cut = {
-          seq: lastRemoved.seq ?? -1,
-          hash: lastRemoved.hash ?? sealOf(removed),
-          count: removed.length + (earlier?.cut?.count ?? 0),
-        };
+        const cut = cutOf(removed, lastRemoved, earlier);
         const note = `${removed.length} entries before ${olderThan.toISOString()} removed, every one held by a verified archive segment`;
         const draft = {
           at: now.toISOString(),
@@ -346,5 +334,36 @@ function unverifiedHeadDraft(problem: HeadProblem, head: ChainHead | undefined, 
     action: HEAD_UNVERIFIED,
     subject: head ? `seq ${head.seq} hash ${head.hash}` : 'no head',
     note: `${problem.kind}: ${problem.text}. Recorded before the next entry was linked to it.`,
+  };
+}
+
+/**
+ * Where a cut of `entries` from `start` ends: past every entry older than `olderThan` that `archived`
+ * holds, in a row. Undefined when it would split the entries of an older version, which are sealed
+ * together: they go all at once or not at all.
+ */
+function cutEnd(
+  entries: AuditEntry[],
+  start: number,
+  olderThan: Date,
+  archived: (entry: AuditEntry) => boolean,
+): number | undefined {
+  let end = start;
+  while (end < entries.length) {
+    const entry = entries[end] as AuditEntry;
+    if (Date.parse(entry.at) >= olderThan.getTime() || !archived(entry)) break;
+    end += 1;
+  }
+  const unchained = entries.slice(start).findIndex((e) => e.hash);
+  const legacy = unchained === -1 ? entries.length - start : unchained;
+  return legacy > 0 && end - start < legacy ? undefined : end;
+}
+
+/** What a cut removing `removed` records: the last entry it removed, and how many all cuts so far removed. */
+function cutOf(removed: AuditEntry[], lastRemoved: AuditEntry, earlier: AuditEntry | undefined) {
+  return {
+    seq: lastRemoved.seq ?? -1,
+    hash: lastRemoved.hash ?? sealOf(removed),
+    count: removed.length + (earlier?.cut?.count ?? 0),
   };
 }

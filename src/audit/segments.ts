@@ -220,41 +220,16 @@ export function verifySegments(
   single = false,
 ): ArchiveReport {
   const problems: ArchiveProblem[] = [];
-  const keysSeen: string[] = [];
-  const checked: Checked[] = [];
-  for (const segment of segments) {
-    if (!segment.manifest) {
-      problems.push({ segment: segment.name, text: segment.unreadable ?? `no ${MANIFEST_FILE}` });
-      continue;
-    }
-    if (!keysSeen.includes(segment.manifest.key)) keysSeen.push(segment.manifest.key);
-  }
+  const keysSeen = namedKeys(segments, problems);
   const expected = keys.length > 0 ? keys : keysSeen.slice(0, 1);
+  const checked: Checked[] = [];
   for (const segment of segments) {
     if (segment.manifest) checked.push(checkSegment(segment, segment.manifest, expected, keys.length > 0));
   }
   checked.sort(
     (a, b) => a.manifest.firstSeq - b.manifest.firstSeq || a.segment.name.localeCompare(b.segment.name),
   );
-
-  const verified = new Map<number, string>();
-  let verifiedHead: ArchiveReport['verifiedHead'];
-  let trusting = true;
-  let before: Checked | undefined;
-  for (const current of checked) {
-    const { manifest } = current;
-    if (!single && manifest.environment !== environment) {
-      current.problems.push(`belongs to the ${manifest.environment} environment, not ${environment}`);
-    }
-    const link = single ? [] : linkProblems(before, current);
-    for (const text of [...current.problems, ...link]) problems.push({ segment: current.segment.name, text });
-    trusting = trusting && current.problems.length === 0 && link.length === 0;
-    if (trusting) {
-      for (const entry of current.lines) verified.set(entry.seq ?? -1, entry.hash ?? '');
-      verifiedHead = { ...manifest.head, segment: current.segment.name, writtenAt: manifest.writtenAt };
-    }
-    if (!before || manifest.lastSeq >= before.manifest.lastSeq) before = current;
-  }
+  const { verified, verifiedHead, before } = walkSegments(environment, checked, single, problems);
   const last = before
     ? { segment: before.segment.name, head: before.manifest.head, writtenAt: before.manifest.writtenAt }
     : undefined;
@@ -270,6 +245,68 @@ export function verifySegments(
     ...(verifiedHead ? { verifiedHead } : {}),
     ...(last ? { last } : {}),
   };
+}
+
+/** The keys the segments' manifests name, in order; a segment without a readable manifest is a problem. */
+function namedKeys(segments: SegmentOnDisk[], problems: ArchiveProblem[]): string[] {
+  const keysSeen: string[] = [];
+  for (const segment of segments) {
+    if (!segment.manifest) {
+      problems.push({ segment: segment.name, text: segment.unreadable ?? `no ${MANIFEST_FILE}` });
+      continue;
+    }
+    if (!keysSeen.includes(segment.manifest.key)) keysSeen.push(segment.manifest.key);
+  }
+  return keysSeen;
+}
+
+/**
+ * The checked segments in seq order, each linked to the one before: their problems, the entries of
+ * the unbroken run from the first (verified), where that run ends, and the segment reaching furthest.
+ */
+function walkSegments(
+  environment: string,
+  checked: Checked[],
+  single: boolean,
+  problems: ArchiveProblem[],
+): {
+  verified: Map<number, string>;
+  verifiedHead: ArchiveReport['verifiedHead'];
+  before: Checked | undefined;
+} {
+  const verified = new Map<number, string>();
+  let verifiedHead: ArchiveReport['verifiedHead'];
+  let trusting = true;
+  let before: Checked | undefined;
+  for (const current of checked) {
+    const { manifest } = current;
+    const link = placeProblems(environment, before, current, single);
+    for (const text of [...current.problems, ...link]) problems.push({ segment: current.segment.name, text });
+    trusting = trusting && current.problems.length === 0 && link.length === 0;
+    if (trusting) {
+      for (const entry of current.lines) verified.set(entry.seq ?? -1, entry.hash ?? '');
+      verifiedHead = { ...manifest.head, segment: current.segment.name, writtenAt: manifest.writtenAt };
+    }
+    if (!before || manifest.lastSeq >= before.manifest.lastSeq) before = current;
+  }
+  return { verified, verifiedHead, before };
+}
+
+/**
+ * Where `current` stands: in this environment (added to its own problems), and how it follows
+ * `before` (returned). A single segment checked alone has no place to check.
+ */
+function placeProblems(
+  environment: string,
+  before: Checked | undefined,
+  current: Checked,
+  single: boolean,
+): string[] {
+  if (single) return [];
+  if (current.manifest.environment !== environment) {
+    current.problems.push(`belongs to the ${current.manifest.environment} environment, not ${environment}`);
+  }
+  return linkProblems(before, current);
 }
 
 /** How `current` follows `before` (the segment with the highest seq so far). */
@@ -359,56 +396,69 @@ function checkLines(bytes: Buffer, previous: SegmentHead): { lines: AuditEntry[]
   const problems: string[] = [];
   const texts = bytes.toString('utf8').split('\n');
   if (texts.at(-1) === '') texts.pop();
-  const parsed = texts.map((text, index): AuditEntry | undefined => {
-    let entry: unknown;
-    try {
-      entry = JSON.parse(text);
-    } catch {
-      problems.push(`line ${index + 1} is not JSON`);
-      return undefined;
-    }
-    const chained = entry as AuditEntry;
-    if (
-      typeof entry !== 'object' ||
-      entry === null ||
-      !Number.isInteger(chained.seq) ||
-      typeof chained.hash !== 'string'
-    ) {
-      problems.push(`line ${index + 1} is not a chained entry (no seq or hash)`);
-      return undefined;
-    }
-    return chained;
-  });
+  const parsed = texts.map((text, index) => parseLine(text, index, problems));
   const seqs = new Set(parsed.map((entry) => entry?.seq));
   let expectedSeq = previous.seq + 1;
   let expectedPrev = previous.hash;
   let broken = problems.length > 0;
   parsed.forEach((entry, index) => {
     if (!entry) return;
-    const n = index + 1;
     const seq = entry.seq as number;
     if (entryHash(entry) !== entry.hash) {
-      problems.push(`line ${n} (seq ${seq}): its content no longer matches its hash: edited`);
+      problems.push(`line ${index + 1} (seq ${seq}): its content no longer matches its hash: edited`);
     }
-    if (!broken) {
-      // As in the chain's own check: the entry that belongs here is elsewhere (moved), or nowhere (removed).
-      if (seq < expectedSeq || (seq > expectedSeq && seqs.has(expectedSeq))) {
-        problems.push(`line ${n} (seq ${seq}): out of order (seq ${expectedSeq} belongs here)`);
-        broken = true;
-      } else if (seq > expectedSeq) {
-        problems.push(`line ${n} (seq ${seq}): ${range(expectedSeq, seq - 1)} missing before it`);
-        broken = true;
-      } else if (entry.prev !== expectedPrev) {
-        problems.push(
-          index === 0
-            ? `line ${n} (seq ${seq}): does not follow the previous head its manifest names`
-            : `line ${n} (seq ${seq}): does not follow the line before it (its prev is not that line's hash)`,
-        );
-        broken = true;
-      }
+    const misplaced = broken ? undefined : placeProblem(entry, index, expectedSeq, expectedPrev, seqs);
+    if (misplaced) {
+      problems.push(misplaced);
+      broken = true;
     }
     expectedSeq = seq + 1;
     expectedPrev = entry.hash ?? '';
   });
   return { lines: parsed.filter((entry): entry is AuditEntry => entry !== undefined), problems };
+}
+
+/** Line `index` as a chained entry; what keeps it from being one goes into `problems`. */
+function parseLine(text: string, index: number, problems: string[]): AuditEntry | undefined {
+  let entry: unknown;
+  try {
+    entry = JSON.parse(text);
+  } catch {
+    problems.push(`line ${index + 1} is not JSON`);
+    return undefined;
+  }
+  const chained = entry as AuditEntry;
+  if (
+    typeof entry !== 'object' ||
+    entry === null ||
+    !Number.isInteger(chained.seq) ||
+    typeof chained.hash !== 'string'
+  ) {
+    problems.push(`line ${index + 1} is not a chained entry (no seq or hash)`);
+    return undefined;
+  }
+  return chained;
+}
+
+/**
+ * What is wrong with the place of a line where seq `expectedSeq` after `expectedPrev` belongs. As in
+ * the chain's own check: the entry that belongs here is elsewhere (moved), or nowhere (removed).
+ */
+function placeProblem(
+  entry: AuditEntry,
+  index: number,
+  expectedSeq: number,
+  expectedPrev: string,
+  seqs: Set<number | undefined>,
+): string | undefined {
+  const n = index + 1;
+  const seq = entry.seq as number;
+  if (seq < expectedSeq || (seq > expectedSeq && seqs.has(expectedSeq))) {
+    return `line ${n} (seq ${seq}): out of order (seq ${expectedSeq} belongs here)`;
+  }
+  if (seq > expectedSeq) return `line ${n} (seq ${seq}): ${range(expectedSeq, seq - 1)} missing before it`;
+  if (entry.prev === expectedPrev) return undefined;
+  return index === 0
+    ? `line ${n} (seq ${seq}): does not follow the previous head its manifest names`
+    : `line ${n} (seq ${seq}): does not follow the line before it (its prev is not that line's hash)`;
 }

@@ -37,27 +37,9 @@ function readKeyText(text: string): string {
 
 /** Runs the check on the command's words; returns the exit status. */
 export function runVerifier(args: string[], print: (line: string) => void): number {
-  const paths: string[] = [];
-  const keys: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] ?? '';
-    if (arg === '--help' || arg === '-h') {
-      print(USAGE);
-      return 0;
-    }
-    if (arg === '--key' || arg === '--key-file') {
-      const value = args[++i];
-      if (!value) return usage(print, `${arg} needs a value`);
-      try {
-        keys.push(arg === '--key' ? readKeyArgument(value) : readKeyText(readFileSync(value, 'utf8')));
-      } catch (error) {
-        return usage(
-          print,
-          `${arg} ${value}: not a public key (${error instanceof Error ? error.message : String(error)})`,
-        );
-      }
-    } else paths.push(arg);
-  }
+  const words = readArguments(args, print);
+  if (typeof words === 'number') return words;
+  const { paths, keys } = words;
   if (paths.length !== 1) return usage(print, 'give one archive folder or segment');
   const path = paths[0] ?? '';
   let found: ReturnType<typeof findArchive>;
@@ -70,26 +52,80 @@ export function runVerifier(args: string[], print: (line: string) => void): numb
   print(`Checking the audit archive at ${path}`);
   let problems = 0;
   for (const { name, segments } of found.environments) {
-    const report = verifySegments(name, segments, keys, found.single);
-    for (const problem of report.problems) {
-      print(`PROBLEM ${name}/${problem.segment || '-'}: ${problem.text}`);
-    }
-    problems += report.problems.length;
-    const seqs =
-      report.firstSeq !== undefined ? `seq ${report.firstSeq} to ${report.lastSeq}` : 'no readable segment';
-    print(
-      `${name}: ${report.segments} segment${report.segments === 1 ? '' : 's'}, ${seqs} (${report.entries} entries), signed by ${report.keys.join(' and ') || 'no key'}`,
-    );
-    // The bot's `/cngn audit verify` names the segment it last wrote: the two must be the same.
-    if (report.last) {
-      print(
-        `${name}: ends at segment ${report.last.segment} (seq ${report.last.head.seq}, hash ${report.last.head.hash})`,
-      );
-    }
+    problems += printEnvironment(name, verifySegments(name, segments, keys, found.single), print);
   }
   if (found.single) {
     print('One segment checked alone: whether segments before or after it are missing is not checked.');
   }
+  return verdict(problems, keys, print);
+}
+
+/** The folder or segment and the keys named; an exit status when the words ask for help or are wrong. */
+function readArguments(
+  args: string[],
+  print: (line: string) => void,
+): { paths: string[]; keys: string[] } | number {
+  const paths: string[] = [];
+  const keys: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    if (arg === '--help' || arg === '-h') {
+      print(USAGE);
+      return 0;
+    }
+    if (arg !== '--key' && arg !== '--key-file') {
+      paths.push(arg);
+      continue;
+    }
+    const key = readKeyOption(arg, args[++i], print);
+    if (typeof key === 'number') return key;
+    keys.push(key);
+  }
+  return { paths, keys };
+}
+
+/** The key `--key` or `--key-file` names; the exit status when there is none or it is not a key. */
+function readKeyOption(
+  arg: string,
+  value: string | undefined,
+  print: (line: string) => void,
+): string | number {
+  if (!value) return usage(print, `${arg} needs a value`);
+  try {
+    return arg === '--key' ? readKeyArgument(value) : readKeyText(readFileSync(value, 'utf8'));
+  } catch (error) {
+    return usage(
+      print,
+      `${arg} ${value}: not a public key (${error instanceof Error ? error.message : String(error)})`,
+    );
+  }
+}
+
+/** One environment's problems and summary lines; returns how many problems it has. */
+function printEnvironment(
+  name: string,
+  report: ReturnType<typeof verifySegments>,
+  print: (line: string) => void,
+): number {
+  for (const problem of report.problems) {
+    print(`PROBLEM ${name}/${problem.segment || '-'}: ${problem.text}`);
+  }
+  const seqs =
+    report.firstSeq !== undefined ? `seq ${report.firstSeq} to ${report.lastSeq}` : 'no readable segment';
+  print(
+    `${name}: ${report.segments} segment${report.segments === 1 ? '' : 's'}, ${seqs} (${report.entries} entries), signed by ${report.keys.join(' and ') || 'no key'}`,
+  );
+  // The bot's `/cngn audit verify` names the segment it last wrote: the two must be the same.
+  if (report.last) {
+    print(
+      `${name}: ends at segment ${report.last.segment} (seq ${report.last.head.seq}, hash ${report.last.head.hash})`,
+    );
+  }
+  return report.problems.length;
+}
+
+/** The last line and the exit status: problems, no key to check the signatures against, or all well. */
+function verdict(problems: number, keys: string[], print: (line: string) => void): number {
   if (problems > 0) {
     print(`${problems} problem${problems === 1 ? '' : 's'} found.`);
     return 1;

@@ -73,20 +73,35 @@ export function mentionUser(id: string): string {
   return SLACK_ID.test(id) ? `<@${id}>` : escapeMrkdwn(id);
 }
 
-const MENTION = /<@[UW][A-Z0-9]{2,}>|<!subteam\^S[A-Z0-9]{2,}>/g;
+// A mention as Slack markup, as policy lines were written before they held IDs as tokens, or a token:
+// `@` and a user (`U…`, `W…`) or user group (`S…`) ID, standing alone.
+const MENTION = /<@[UW][A-Z0-9]{2,}>|<!subteam\^S[A-Z0-9]{2,}>|(?<![<\w])@[UWS][A-Z0-9]{2,}(?![\w>])/g;
+
+/** The markup of a mention as matched: a token becomes `<@U…>` or `<!subteam^S…>`, markup stays. */
+function mentionMarkup(match: string): string {
+  if (!match.startsWith('@')) return match;
+  const id = match.slice(1);
+  return id.startsWith('S') ? `<!subteam^${id}>` : `<@${id}>`;
+}
 
 /**
- * Text the bot wrote with user and user group mentions in it (`<@U…>`, `<!subteam^S…>`, as a policy
- * change's lines are kept): the mentions stay mentions, everything else is escaped.
+ * Text the bot wrote with people and user groups in it (a policy change's lines): each `@U…` or
+ * `@S…` token becomes a mention Slack shows as a name, markup of older lines (`<@U…>`,
+ * `<!subteam^S…>`) stays a mention, and everything else is escaped.
  */
 export function escapeMrkdwnKeepingMentions(text: string): string {
   let out = '';
   let from = 0;
   for (const match of text.matchAll(MENTION)) {
-    out += escapeMrkdwn(text.slice(from, match.index)) + match[0];
+    out += escapeMrkdwn(text.slice(from, match.index)) + mentionMarkup(match[0]);
     from = match.index + match[0].length;
   }
   return out + escapeMrkdwn(text.slice(from));
+}
+
+/** The same text with its `@U…`/`@S…` tokens as mention markup and nothing escaped (a CSV cell). */
+export function mentionsAsMarkup(text: string): string {
+  return text.replace(MENTION, mentionMarkup);
 }
 
 /** `<#C…>` for a Slack channel id; anything else is shown as text. */

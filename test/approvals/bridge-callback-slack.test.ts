@@ -61,7 +61,7 @@ it('says in the request thread that the bridge callback came, confirming with th
   const link = 'https://basescan.org/tx/0xfeed';
   const reply = await callBack(callbackUrl, link);
   expect(reply.body.text).toBe(`Bridge callback received: completed, ${link} — confirming with the service`);
-  expect(reply.body.thread_ts).toBe(sent.slackMessage?.ts);
+  expect(reply.body.thread_ts).toBe(sent.announcement?.ts);
 });
 
 it('shows a callback link to a site that is not a known explorer as inert text, never a link', async () => {

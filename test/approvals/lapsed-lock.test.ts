@@ -87,7 +87,7 @@ for (const kind of STORE_KINDS) {
       const stored = await b.engine.get(request.id);
       expect(stored?.state).toBe('sent');
       expect(stored?.outcome?.reference).toBeTruthy();
-      expect(stored?.slackMessage).toEqual({ channel: 'C_APPROVALS', ts: '1700000000.000100' });
+      expect(stored?.announcement).toEqual({ channel: 'C_APPROVALS', ts: '1700000000.000100' });
       expect(actions(stored)).toEqual(['filed', 'approved', 'executing', 'sent']);
     });
 
@@ -103,7 +103,7 @@ for (const kind of STORE_KINDS) {
       await late;
       const stored = await b.engine.get(request.id);
       expect(stored?.state).toBe('sent');
-      expect(stored?.slackMessage).toEqual({ channel: 'C_APPROVALS', ts: '1700000000.000200' });
+      expect(stored?.announcement).toEqual({ channel: 'C_APPROVALS', ts: '1700000000.000200' });
       expect(actions(stored)).toEqual(['filed', 'approved', 'executing', 'sent']);
     });
   });

@@ -34,12 +34,12 @@ const with_ = (change: Partial<PolicyInputs>) => policySnapshot({ ...base, ...ch
 describe('the policy snapshot', () => {
   it('lists every setting in words or IDs, each kind without a pool of its own as the general pool', () => {
     expect(describePolicy(policySnapshot(base))).toEqual([
-      'approvers: <@U0ADA>, <@U0BOLA>, <!subteam^S0TREASURY>',
+      'approvers: @U0ADA, @U0BOLA, @S0TREASURY',
       'approvers for withdraw: the approvers above',
       'approvers for redeem: the approvers above',
       'approvers for bridge: the approvers above',
       'approvers for whitelist: the approvers above',
-      'approvers for settlement: <@U0CHIDI>, <@U0DAYO>',
+      'approvers for settlement: @U0CHIDI, @U0DAYO',
       'approvers for delegation: the approvers above',
       'approvers for unfreeze: the approvers above',
       'tiers: 0:1,1000000:2',
@@ -63,7 +63,7 @@ describe('the policy snapshot', () => {
     );
     expect(lines.slice(0, 3)).toEqual([
       'readers: every member who is not a guest',
-      'requesters: <@U0EFE>',
+      'requesters: @U0EFE',
       'auditors: the approvers only',
     ]);
   });
@@ -80,19 +80,19 @@ describe('describeChanges', () => {
 
   it('says who joined and left a kind’s own pool', () => {
     const after = with_({ approversByKind: { settlement: holders('U0DAYO', 'U0EFE') } });
-    expect(describeChanges(before, after)).toEqual(['approvers for settlement: +<@U0EFE> −<@U0CHIDI>']);
+    expect(describeChanges(before, after)).toEqual(['approvers for settlement: +@U0EFE −@U0CHIDI']);
   });
 
   it('shows a change to the general pool once, not once per kind', () => {
     const after = with_({ approvers: { users: ['U0ADA'], group: 'S0TREASURY' } });
-    expect(describeChanges(before, after)).toEqual(['approvers: −<@U0BOLA>']);
+    expect(describeChanges(before, after)).toEqual(['approvers: −@U0BOLA']);
   });
 
   it('shows a kind getting or losing a pool of its own as before → after', () => {
     const after = with_({ approversByKind: { withdraw: holders('S0PAYMENTS') } });
     expect(describeChanges(before, after)).toEqual([
-      'approvers for withdraw: the approvers above → <!subteam^S0PAYMENTS>',
-      'approvers for settlement: <@U0CHIDI>, <@U0DAYO> → the approvers above',
+      'approvers for withdraw: the approvers above → @S0PAYMENTS',
+      'approvers for settlement: @U0CHIDI, @U0DAYO → the approvers above',
     ]);
   });
 
@@ -136,6 +136,6 @@ describe('describeChanges', () => {
 
 it('words a user group’s members that changed', () => {
   expect(membershipLine('S0TREASURY', ['U0EFE'], ['U0CHIDI', 'U0BOLA'])).toBe(
-    'members of <!subteam^S0TREASURY>: +<@U0EFE> −<@U0BOLA> −<@U0CHIDI>',
+    'members of @S0TREASURY: +@U0EFE −@U0BOLA −@U0CHIDI',
   );
 });

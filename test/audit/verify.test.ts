@@ -178,6 +178,40 @@ describe('the audit verifier', () => {
   );
 
   auditTest(
+    'checks a chain whose older policy entries hold mention markup and newer ones ID tokens',
+    async ({ replicas, auditReplica, auditDir, signer }) => {
+      const { a } = await replicas('audit-verify-policy-mentions');
+      const replica = auditReplica(a);
+      const recorder = new PolicyRecorder({
+        store: a,
+        log: replica.log,
+        environment: 'sandbox',
+        now: () => new Date(),
+      });
+      // As a policy entry was written before its lines held IDs: Slack markup in its text.
+      const old = 'members of <!subteam^S0TREASURY>: +<@U0EFE>';
+      await replica.log.append('sandbox', {
+        at: new Date().toISOString(),
+        kind: 'policy',
+        action: 'policy-changed',
+        actor: 'system',
+        subject: 'members of S0TREASURY',
+        note: old,
+        policy: { changes: [old], group: 'S0TREASURY', added: ['U0EFE'], removed: [] },
+      });
+      await recorder.recordMembershipChange('S0TREASURY', ['U0BOLA'], []);
+      const [before, after] = await replica.log.entries('sandbox');
+      expect(before?.note).toBe(old);
+      expect(after?.note).toBe('members of @S0TREASURY: +@U0BOLA');
+      expect(JSON.stringify(after)).not.toMatch(/<[@!]/);
+      expect((await replica.log.verify('sandbox')).ok).toBe(true);
+      await replica.keeper.archiveNow('schedule');
+      const run = verify([join(auditDir, 'archive'), '--key', signer.publicKey]);
+      expect(run.status).toBe(0);
+    },
+  );
+
+  auditTest(
     'names an edited byte, a removed line, a reordered segment and a missing one',
     async ({ replicas, auditReplica, auditDir, signer }) => {
       const { a } = await replicas('audit-verify-bad');

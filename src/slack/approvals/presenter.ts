@@ -306,9 +306,9 @@ export class ApprovalPresenter {
  * re-renders its message but repeats nothing.
  */
 function firstShown(request: ApprovalRequest): Shown {
-  if (request.slackMessage) {
+  if (request.announcement) {
     const steps = request.history.length;
-    return { message: request.slackMessage, threaded: steps, told: steps, alerted: steps };
+    return { message: request.announcement, threaded: steps, told: steps, alerted: steps };
   }
   return { threaded: request.preflight ? 0 : 1, told: 1, alerted: 1 };
 }

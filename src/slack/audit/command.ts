@@ -6,7 +6,7 @@
 // direct message (approvers); the export is itself audited.
 import { TZDate } from '@date-fns/tz';
 import { auditCsv, auditJsonLines } from '../../audit/index.js';
-import { escapeMrkdwn } from '../../format/mrkdwn.js';
+import { escapeMrkdwn, mentionsAsMarkup } from '../../format/mrkdwn.js';
 import { SlackUploadError, sendFilesToUser, uploadFailureText } from '../runtime/files.js';
 import type { ApprovalSlackDeps } from '../types.js';
 import { AUDITORS, type CommandContext, type FeatureSubcommand, type SlackMessage } from '../types.js';
@@ -79,7 +79,7 @@ async function exportAudit(command: CommandContext, deps: ApprovalSlackDeps): Pr
           {
             filename: `${name}.csv`,
             title: `Audit log ${name} (CSV)`,
-            content: auditCsv(entries, tookEffect),
+            content: auditCsv(entries, tookEffect, mentionsAsMarkup),
           },
           {
             filename: `${name}.jsonl`,

@@ -17,7 +17,7 @@ test('retries the first post of the approval message, then says where the reques
   expect(attempts).toBe(2); // refused once, taken on the retry
   const modal = await app.slack.waitFor('views.update', (c) => JSON.stringify(c.body.view).includes(id));
   expect(JSON.stringify(modal.body.view)).toContain(`is waiting in <#${APPROVALS_CHANNEL}>`);
-  expect((await app.engine.get(id))?.slackMessage).toBeDefined();
+  expect((await app.engine.get(id))?.announcement).toBeDefined();
 });
 
 test('tells the requester plainly and cancels the request when Slack will not show it to approvers', async ({

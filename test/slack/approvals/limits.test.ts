@@ -107,8 +107,8 @@ describe('the thread reply at filing', () => {
     const app = await startApp({ tiers: '0:1,1000000:2' });
     await fileWithdrawal(app, '600000');
     const second = await fileWithdrawal(app, '600000', ELSEWHERE, 'Rent <b> & *bold*');
-    await waitUntil(async () => Boolean((await app.engine.get(second))?.slackMessage), 'the message');
-    const where = (await app.engine.get(second))?.slackMessage;
+    await waitUntil(async () => Boolean((await app.engine.get(second))?.announcement), 'the message');
+    const where = (await app.engine.get(second))?.announcement;
     const reply = await app.slack.waitFor(
       'chat.postMessage',
       (c) => c.body.thread_ts === where?.ts && String(c.body.text).startsWith('*Checks at filing*'),

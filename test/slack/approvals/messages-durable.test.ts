@@ -64,7 +64,7 @@ const blocksOf = (c: SlackCall) => JSON.stringify(c.body.blocks);
 const dms = () => slack.callsTo('chat.postMessage').filter((c) => c.body.channel === REQUESTER);
 const threadReplies = () => slack.callsTo('chat.postMessage').filter((c) => c.body.thread_ts);
 const updatesOf = async (app: ApprovalApp, id: string) => {
-  const ts = (await app.engine.get(id))?.slackMessage?.ts;
+  const ts = (await app.engine.get(id))?.announcement?.ts;
   return slack.callsTo('chat.update').filter((c) => c.body.ts === ts);
 };
 
@@ -157,7 +157,7 @@ it('posts at start-up the message of a pending request that approvers never saw'
     requester: REQUESTER,
   });
   await first.presenter.idle();
-  expect((await first.engine.get(request.id))?.slackMessage).toBeUndefined();
+  expect((await first.engine.get(request.id))?.announcement).toBeUndefined();
   await first.stop();
   slack.reset();
 
@@ -166,7 +166,7 @@ it('posts at start-up the message of a pending request that approvers never saw'
   const posted = slack.callsTo('chat.postMessage').filter((c) => c.body.channel === APPROVALS_CHANNEL);
   expect(posted).toHaveLength(1);
   expect(blocksOf(posted[0] as SlackCall)).toContain(`"value":"${request.id}:0"`);
-  expect((await second.engine.get(request.id))?.slackMessage).toBeDefined();
+  expect((await second.engine.get(request.id))?.announcement).toBeDefined();
   await second.stop();
 });
 

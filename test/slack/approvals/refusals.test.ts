@@ -33,7 +33,7 @@ test('a withdrawal the service finds above the balance, once approved, ends fail
   }
   const reply = await app.slack.waitFor(
     'chat.postMessage',
-    (c) => c.body.thread_ts === request?.slackMessage?.ts && String(c.body.text).startsWith('Failed'),
+    (c) => c.body.thread_ts === request?.announcement?.ts && String(c.body.text).startsWith('Failed'),
   );
   expect(reply.body.text).toBe('Failed — nothing sent — Insufficient balance');
   const told = await app.slack.waitFor(

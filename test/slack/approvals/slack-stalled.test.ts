@@ -115,7 +115,7 @@ it('sends an approved withdrawal once while Slack never answers the message upda
     await slack.answer();
     await app.engine.idle();
     await presenter.idle();
-    const ts = (await app.engine.get(id))?.slackMessage?.ts;
+    const ts = (await app.engine.get(id))?.announcement?.ts;
     const last = fake
       .callsTo('chat.update')
       .filter((c) => c.body.ts === ts)

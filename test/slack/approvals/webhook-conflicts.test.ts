@@ -49,7 +49,7 @@ const get = async (app: ApprovalApp, id: string) => (await app.engine.get(id)) a
 /** The request's message, its thread reply and the alert all say the conflict; the chain has it. */
 async function expectFlagged(app: ApprovalApp, id: string, words: RegExp): Promise<void> {
   const request = await get(app, id);
-  const where = request.slackMessage;
+  const where = request.announcement;
   expect(where?.channel).toBe(APPROVALS_CHANNEL);
   const isThread = (c: SlackCall) => c.body.thread_ts === where?.ts && String(c.body.text).includes(CONFLICT);
   const reply = await app.slack.waitFor('chat.postMessage', isThread);
@@ -193,7 +193,7 @@ test('clears the mark on the record when an approver resolves it as checked with
   const audited = (await app.engine.audit(100)).filter((entry) => entry.requestId === id).at(-1);
   expect(audited).toMatchObject({ action: 'conflict-resolved', state: 'failed', actor: APPROVER_B });
   expect((await app.engine.verifyAudit()).ok).toBe(true);
-  const where = request.slackMessage;
+  const where = request.announcement;
   await app.slack.waitFor(
     'chat.postMessage',
     (c) => c.body.thread_ts === where?.ts && String(c.body.text).includes('Conflicting reports resolved'),

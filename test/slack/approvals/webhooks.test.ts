@@ -15,7 +15,7 @@ test('completes a withdrawal from the signed webhook and tells the requester it 
   await waitUntil(async () => (await app.engine.get(id))?.state === 'completed', 'completed');
   await app.slack.waitFor('chat.update', (c) => JSON.stringify(c.body.blocks).includes('Completed'));
   // The step is also told in the request's thread, in the approvals channel.
-  const where = (await app.engine.get(id))?.slackMessage;
+  const where = (await app.engine.get(id))?.announcement;
   expect(where?.channel).toBe(APPROVALS_CHANNEL);
   expect(where?.ts).toBeDefined();
   const reply = await app.slack.waitFor(
@@ -43,10 +43,10 @@ test('fails a withdrawal from the transaction.failed webhook with its reason', a
   await waitUntil(async () => (await app.engine.get(id))?.state === 'failed', 'failed');
   const request = await app.engine.get(id);
   expect(request?.history.at(-1)?.note).toContain('transaction.failed');
-  expect(request?.slackMessage?.ts).toBeDefined();
+  expect(request?.announcement?.ts).toBeDefined();
   const reply = await app.slack.waitFor(
     'chat.postMessage',
-    (c) => c.body.thread_ts === request?.slackMessage?.ts && String(c.body.text).startsWith('Failed'),
+    (c) => c.body.thread_ts === request?.announcement?.ts && String(c.body.text).startsWith('Failed'),
   );
   expect(reply.body.channel).toBe(APPROVALS_CHANNEL);
   expect(String(reply.body.text)).toContain('transaction.failed');

@@ -2,7 +2,7 @@
 // inert text, and the entry's place in the chain closes it.
 import { expect, it } from 'vitest';
 import type { AuditEntry } from '../../../src/approvals/types.js';
-import { escapeMrkdwnKeepingMentions } from '../../../src/format/mrkdwn.js';
+import { escapeMrkdwnKeepingMentions, mentionsAsMarkup } from '../../../src/format/mrkdwn.js';
 import { policyChangedMessage } from '../../../src/slack/audit/policy-blocks.js';
 
 it('keeps user and group mentions and escapes everything else', () => {
@@ -10,6 +10,31 @@ it('keeps user and group mentions and escapes everything else', () => {
     'approvers: +<@U0EFE> −<!subteam^S0TREASURY> &lt;!channel&gt; ＊x＊',
   );
 });
+
+it('shows the ID tokens of newer lines as mentions, and nothing else that looks like one', () => {
+  expect(escapeMrkdwnKeepingMentions('approvers: +@U0EFE −@S0TREASURY, @W0ADA')).toBe(
+    'approvers: +<@U0EFE> −<!subteam^S0TREASURY>, <@W0ADA>',
+  );
+  expect(escapeMrkdwnKeepingMentions('a@U0EFE @U0EFEx @channel')).toBe('a@U0EFE @U0EFEx @channel');
+  expect(mentionsAsMarkup('members of @S0TREASURY: +@U0EFE −<@U0BOLA>')).toBe(
+    'members of <!subteam^S0TREASURY>: +<@U0EFE> −<@U0BOLA>',
+  );
+});
+
+it('shows an old line and its new form alike', () => {
+  const shown = (line: string) =>
+    JSON.stringify(policyChangedMessage({ ...ENTRY, policy: { changes: [line] } }, 'LIVE').blocks);
+  expect(shown('approvers: +@U0EFE −@S0TREASURY')).toBe(shown('approvers: +<@U0EFE> −<!subteam^S0TREASURY>'));
+});
+
+const ENTRY: AuditEntry = {
+  at: '2026-11-26T10:00:00.000Z',
+  kind: 'policy',
+  action: 'policy-changed',
+  actor: 'system',
+  subject: 'settings at start',
+  seq: 41,
+};
 
 it('lists the lines and says where the chain holds them', () => {
   const entry: AuditEntry = {

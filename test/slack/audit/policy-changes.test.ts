@@ -4,6 +4,7 @@
 import { expect } from 'vitest';
 import { auditCsv } from '../../../src/audit/export-files.js';
 import { AuditLog } from '../../../src/audit/log.js';
+import { mentionsAsMarkup } from '../../../src/format/mrkdwn.js';
 import { createStore, type Store } from '../../../src/store/index.js';
 import { FakeSlack } from '../../support/fake-slack.js';
 import { test } from '../../support/fixtures.js';
@@ -75,7 +76,7 @@ test('a policy changed across a restart is recorded once and posted once, with m
   const entries = await policyEntries(store);
   expect(entries).toHaveLength(2);
   expect(entries[1]?.policy?.changes).toEqual([
-    'approvers: +<@U0EFE> −<@UREQ> −<!subteam^S0TREASURY>',
+    'approvers: +@U0EFE −@UREQ −@S0TREASURY',
     'tiers: 0:1,1000000:2 → 0:1,500000:2',
     'daily limit: none → ₦5,000,000.00',
   ]);
@@ -118,7 +119,10 @@ test('`/cngn audit` lists the entry with its people as mentions, and the CSV exp
   expect(answer).toContain('policy members of S0TREASURY');
   expect(answer).toContain('+<@U0EFE> −<@U0CHIDI>');
   const entries = await policyEntries(store);
-  const csv = auditCsv(entries);
+  // The entry holds IDs, no markup; the export shows them as the mentions they always were.
+  expect(entries.at(-1)?.note).toBe('members of @S0TREASURY: +@U0EFE −@U0CHIDI');
+  expect(auditCsv(entries)).toContain('members of @S0TREASURY: +@U0EFE −@U0CHIDI');
+  const csv = auditCsv(entries, [], mentionsAsMarkup);
   expect(csv).toContain('policy,policy-changed');
   expect(csv).toContain('members of <!subteam^S0TREASURY>: +<@U0EFE> −<@U0CHIDI>');
 });
@@ -137,8 +141,8 @@ test('roles and a kind’s own approvers changed across a restart are recorded i
   const entries = await policyEntries(store);
   expect(entries).toHaveLength(2);
   expect(entries[1]?.policy?.changes).toEqual([
-    'readers: every member who is not a guest → <!subteam^S0TREASURY>',
-    'auditors: <@U0EFE> → the approvers only',
-    'approvers for settlement: +<@U0BOLA> −<@U0CHIDI>',
+    'readers: every member who is not a guest → @S0TREASURY',
+    'auditors: @U0EFE → the approvers only',
+    'approvers for settlement: +@U0BOLA −@U0CHIDI',
   ]);
 });

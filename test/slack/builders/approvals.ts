@@ -98,7 +98,7 @@ export function approvalFollowUpBuilders(text: string, add: Add): void {
   for (const request of requests.slice(0, 5)) {
     const reminded = {
       ...request,
-      slackMessage: { channel: 'CAPPROVALS', ts: '1700000000.000100' },
+      announcement: { channel: 'CAPPROVALS', ts: '1700000000.000100' },
       history: [
         ...request.history,
         {

@@ -35,7 +35,7 @@ async function fileDelegation(a: ApprovalApp, until: string): Promise<string> {
 
 /** Everything the channel, the request's thread and the DMs were told about the request. */
 async function saidAbout(a: ApprovalApp, id: string): Promise<string> {
-  const thread = (await a.engine.get(id))?.slackMessage?.ts;
+  const thread = (await a.engine.get(id))?.announcement?.ts;
   return ['chat.postMessage', 'chat.update', 'chat.postEphemeral']
     .flatMap((method) => a.slack.callsTo(method))
     .filter((c) => JSON.stringify(c.body).includes(id) || (thread && c.body.thread_ts === thread))

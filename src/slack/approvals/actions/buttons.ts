@@ -56,7 +56,7 @@ export async function explainRefusal(
   request?: ApprovalRequest,
   limit?: LimitFigures,
 ): Promise<void> {
-  const channel = where.channel ?? request?.slackMessage?.channel ?? deps.approvalsChannel;
+  const channel = where.channel ?? request?.announcement?.channel ?? deps.approvalsChannel;
   await client.chat.postEphemeral({ channel, user: where.user, text: refusalText(reason, request, limit) });
 }
 
@@ -67,7 +67,7 @@ async function explainStale(
   where: { channel?: string | undefined; user: string },
   request: ApprovalRequest,
 ): Promise<void> {
-  const channel = where.channel ?? request.slackMessage?.channel ?? deps.approvalsChannel;
+  const channel = where.channel ?? request.announcement?.channel ?? deps.approvalsChannel;
   const now = deps.now?.() ?? new Date();
   await client.chat.postEphemeral({ channel, user: where.user, ...staleRoundNotice(request, now) });
 }

@@ -33,5 +33,5 @@ export function channelFits(
   if (channel === undefined) return true;
   if (!SLACK_CHANNEL_ID.test(channel)) return false;
   if (channel.startsWith('D') || channel === approvalsChannel) return true;
-  return requests.some((request) => request?.slackMessage?.channel === channel);
+  return requests.some((request) => request?.announcement?.channel === channel);
 }

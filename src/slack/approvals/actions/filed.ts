@@ -20,7 +20,7 @@ export async function unlessUnseen(
 ): Promise<ModalView> {
   const id = filedRequestId(view);
   const request = id ? await deps.engine.get(id).catch(() => undefined) : undefined;
-  if (!request || request.slackMessage) return view;
+  if (!request || request.announcement) return view;
   const title = `*${escapeMrkdwn(requestTitle(request))}*`;
   const channel = mentionChannel(deps.approvalsChannel);
   try {

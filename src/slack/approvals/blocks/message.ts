@@ -366,8 +366,8 @@ export function conflictAlert(request: ApprovalRequest): SlackMessage {
   const step = request.history.at(-1);
   const note = step?.action === CONFLICT_ACTION ? (step.note ?? '') : '';
   const reference = request.outcome?.reference ? ` · reference ${code(request.outcome.reference)}` : '';
-  const where = request.slackMessage
-    ? ` · its message is in ${mentionChannel(request.slackMessage.channel)}`
+  const where = request.announcement
+    ? ` · its message is in ${mentionChannel(request.announcement.channel)}`
     : '';
   const title = escapeMrkdwn(requestTitle(request));
   const text = `:rotating_light: *Needs a person:* ${title}${reference}${where}\n${escapeMrkdwn(note)}`;

@@ -88,7 +88,7 @@ export function requesterReminderNotice(request: ApprovalRequest): string | unde
 export function reminderDm(request: ApprovalRequest): SlackMessage {
   const step = request.history.at(-1);
   const title = escapeMrkdwn(requestTitle(request));
-  const where = request.slackMessage ? ` in ${mentionChannel(request.slackMessage.channel)}` : '';
+  const where = request.announcement ? ` in ${mentionChannel(request.announcement.channel)}` : '';
   const share = step?.reminder ? ` (${escapeMrkdwn(step.reminder.share)} of its lifetime)` : '';
   const text = `:alarm_clock: Reminder${share}: *${title}*, filed by ${mentionUser(request.requester)}, is waiting for your approval${where}. It expires ${expiry(request, stepTime(request))}. Approve or reject it from its message; nothing is approved by itself.`;
   return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };

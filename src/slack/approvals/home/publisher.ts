@@ -214,7 +214,7 @@ export class HomePublisher {
 
   /** The request message's permalink, asked of Slack once per request and kept in the store. */
   private async permalink(request: ApprovalRequest): Promise<string | undefined> {
-    const where = request.slackMessage;
+    const where = request.announcement;
     if (!where) return undefined;
     const { store, client } = this.options;
     const known = await store.get<string>(permalinkKey(request.id));
