@@ -110,55 +110,76 @@ export class AuditLog {
   }
 
   private appendNamed(environment: ServiceEnvironment, draft: AuditDraft): Promise<AuditEntry> {
-    return this.store.withLock(
-      lockName(environment),
-      async () => {
-        // The finding about an unverified head goes in first, then the entry asked for.
-        let pending: AuditDraft[] = [draft];
-        let found: HeadProblem | undefined;
-        for (let attempt = 0; attempt < MAX_APPEND_ATTEMPTS; attempt++) {
-          const head = await this.store.get<ChainHead>(headKey(environment));
-          const list = generationList(environment, await this.generation(environment));
-          const [last] = await this.store.readList<AuditEntry>(list, -1, -1);
-          let previous = last;
-          let sealed: AuditEntry[] = [];
-          if (last && !last.hash) {
-            // Written by an older version: seal them all, or, when a chain exists before them, go on from it.
-            const all = await this.store.readList<AuditEntry>(list, 0, -1);
-            previous = all.findLast((entry) => entry.hash);
-            sealed = previous ? [] : all;
-          }
-          const behind = head?.entry && previous?.hash !== head.hash && (previous?.seq ?? -1) < head.seq;
-          if (behind && head.entry) {
-            // The head's writer stopped between moving the head and appending its entry: append it.
-            await this.store.appendToList(list, head.entry);
-            continue;
-          }
-          if (this.seal && !found) {
-            found = headProblem(this.seal, environment, head);
-            if (found) pending = [unverifiedHeadDraft(found, head, draft.at), draft];
-          }
-          const entry = chainEntry({ ...(pending[0] as AuditDraft), environment }, previous, sealed);
-          const next = this.signed(environment, { seq: entry.seq ?? 0, hash: entry.hash ?? '', entry });
-          if (!(await this.store.compareAndSet<ChainHead>(headKey(environment), head, next))) continue;
-          const [now] = await this.store.readList<AuditEntry>(list, -1, -1);
-          if (now?.hash !== entry.hash) await this.store.appendToList(list, entry);
-          if (pending.length > 1 && found) {
-            // The finding is in the chain: the mark follows the chain as it now is.
-            this.seal?.marks.reset(environment, next, new Date(entry.at));
-            for (const listener of this.incidentListeners) listener(environment, found, entry);
-            pending = pending.slice(1);
-            continue;
-          }
-          this.seal?.marks.raise(environment, next, new Date(entry.at));
-          return entry;
-        }
-        throw new Error(
-          `the audit head of ${environment} kept moving: ${MAX_APPEND_ATTEMPTS} appends refused`,
-        );
-      },
-      LOCK,
-    );
+    return this.store.withLock(lockName(environment), () => this.appendLocked(environment, draft), LOCK);
+  }
+
+  private async appendLocked(environment: ServiceEnvironment, draft: AuditDraft): Promise<AuditEntry> {
+    // The finding about an unverified head goes in first, then the entry asked for.
+    const state: AppendState = { draft, pending: [draft], found: undefined };
+    for (let attempt = 0; attempt < MAX_APPEND_ATTEMPTS; attempt++) {
+      const entry = await this.appendAttempt(environment, state);
+      if (entry) return entry;
+    }
+    throw new Error(`the audit head of ${environment} kept moving: ${MAX_APPEND_ATTEMPTS} appends refused`);
+  }
+
+  /**
+   * One try at moving the head onto the next pending draft: the entry when the draft asked for is in
+   * the chain, undefined to try again (the head moved meanwhile, or a finding went in first).
+   */
+  private async appendAttempt(
+    environment: ServiceEnvironment,
+    state: AppendState,
+  ): Promise<AuditEntry | undefined> {
+    const { head, list, previous, sealed } = await this.chainEnd(environment);
+    if (headAhead(head, previous)) {
+      // The head's writer stopped between moving the head and appending its entry: append it.
+      await this.store.appendToList(list, head.entry);
+      return undefined;
+    }
+    if (this.seal && !state.found) {
+      state.found = headProblem(this.seal, environment, head);
+      if (state.found) state.pending = [unverifiedHeadDraft(state.found, head, state.draft.at), state.draft];
+    }
+    const entry = chainEntry({ ...(state.pending[0] as AuditDraft), environment }, previous, sealed);
+    const next = this.signed(environment, { seq: entry.seq ?? 0, hash: entry.hash ?? '', entry });
+    if (!(await this.store.compareAndSet<ChainHead>(headKey(environment), head, next))) return undefined;
+    await this.listHolds(list, entry);
+    if (state.pending.length > 1 && state.found) {
+      // The finding is in the chain: the mark follows the chain as it now is.
+      this.seal?.marks.reset(environment, next, new Date(entry.at));
+      for (const listener of this.incidentListeners) listener(environment, state.found, entry);
+      state.pending = state.pending.slice(1);
+      return undefined;
+    }
+    this.seal?.marks.raise(environment, next, new Date(entry.at));
+    return entry;
+  }
+
+  /**
+   * The end of the chain as an append finds it: the head, the generation's list, the entry to chain
+   * onto, and the entries an older version wrote without hashes (sealed by the append when no chain
+   * exists before them; otherwise the append goes on from the last hashed one).
+   */
+  private async chainEnd(environment: ServiceEnvironment): Promise<{
+    head: ChainHead | undefined;
+    list: string;
+    previous: AuditEntry | undefined;
+    sealed: AuditEntry[];
+  }> {
+    const head = await this.store.get<ChainHead>(headKey(environment));
+    const list = generationList(environment, await this.generation(environment));
+    const [last] = await this.store.readList<AuditEntry>(list, -1, -1);
+    if (!last || last.hash) return { head, list, previous: last, sealed: [] };
+    const all = await this.store.readList<AuditEntry>(list, 0, -1);
+    const previous = all.findLast((entry) => entry.hash);
+    return { head, list, previous, sealed: previous ? [] : all };
+  }
+
+  /** After the head moved onto `entry`: the list holds it too (another appender may have put it in). */
+  private async listHolds(list: string, entry: AuditEntry): Promise<void> {
+    const [now] = await this.store.readList<AuditEntry>(list, -1, -1);
+    if (now?.hash !== entry.hash) await this.store.appendToList(list, entry);
   }
 
   /** Every entry, oldest first. */
@@ -366,4 +387,20 @@ function cutOf(removed: AuditEntry[], lastRemoved: AuditEntry, earlier: AuditEnt
     hash: lastRemoved.hash ?? sealOf(removed),
     count: removed.length + (earlier?.cut?.count ?? 0),
   };
+}
+
+/** The head is ahead of the list: its writer moved it, then stopped before appending its entry. */
+function headAhead(
+  head: ChainHead | undefined,
+  previous: AuditEntry | undefined,
+): head is ChainHead & { entry: AuditEntry } {
+  if (!head?.entry) return false;
+  return previous?.hash !== head.hash && (previous?.seq ?? -1) < head.seq;
+}
+
+/** An append under way: the draft asked for, what is still to go in before it, and a head finding. */
+interface AppendState {
+  draft: AuditDraft;
+  pending: AuditDraft[];
+  found: HeadProblem | undefined;
 }
