@@ -21,7 +21,7 @@ export interface GroupMembersOptions {
   onMembershipChange?: ((group: string, added: string[], removed: string[]) => void) | undefined;
 }
 
-export const GROUP_CACHE_MS = 120_000;
+const GROUP_CACHE_MS = 120_000;
 
 interface Known {
   members: Set<string>;

@@ -17,7 +17,7 @@ const items = (text: string) =>
     .filter(Boolean);
 
 /** `U012AB, S0TREASURY` → the IDs; throws naming the first item that is not a user or group ID. */
-export function parseSlackIds(text: string): string[] {
+function parseSlackIds(text: string): string[] {
   const ids = items(text);
   const bad = ids.find((id) => !SLACK_ID.test(id));
   if (bad !== undefined) {
@@ -28,7 +28,7 @@ export function parseSlackIds(text: string): string[] {
 }
 
 /** `U012AB, W0CD` → the user IDs; throws naming the first item that is not one. */
-export function parseUserIds(text: string): string[] {
+function parseUserIds(text: string): string[] {
   const ids = items(text);
   const bad = ids.find((id) => !USER_ID.test(id));
   if (bad !== undefined)
@@ -73,7 +73,7 @@ export const ROLE_VARIABLES = {
 export type RoleVariable = keyof typeof ROLE_VARIABLES;
 
 /** The variable that names a kind's own approver pool. */
-export const poolVariable = (kind: RequestKind) =>
+const poolVariable = (kind: RequestKind) =>
   `CNGN_APPROVERS_${kind.toUpperCase() as Uppercase<RequestKind>}` as const;
 
 /** The roles as configured: the lists (unset: the default) and the kinds with a pool of their own. */

@@ -29,7 +29,7 @@ export interface Delegation {
 }
 
 /** The longest a delegation may run: long enough for a holiday, short enough to be looked at again. */
-export const MAX_DELEGATION_MS = 90 * 86_400_000;
+const MAX_DELEGATION_MS = 90 * 86_400_000;
 
 export const REVOKED_ACTION = 'delegation-revoked';
 

@@ -11,7 +11,7 @@ import type { CustodyNetwork, CustodyTransaction, ServiceEnvironment } from './p
 import { type ApprovalRequest, MONEY_KINDS } from './types.js';
 
 /** Any network: a transaction the service lists without a network we can name. */
-export const ANY_NETWORK = '*';
+const ANY_NETWORK = '*';
 
 export type Destination =
   | { kind: 'wallet'; networkId: string; address: string }

@@ -42,8 +42,8 @@ const display = z.strictObject({
 });
 
 /** A purpose is said in 3 to 140 characters (code points), on one line. */
-export const PURPOSE_MIN = 3;
-export const PURPOSE_MAX = 140;
+const PURPOSE_MIN = 3;
+const PURPOSE_MAX = 140;
 
 /**
  * Why a purpose (trimmed) cannot be filed, in words for "Purpose: …"; undefined when it can. Hidden
@@ -82,7 +82,7 @@ export const freezeReason = z
   .min(FREEZE_REASON_MIN, `must say why, in ${FREEZE_REASON_MIN} to ${FREEZE_REASON_MAX} characters`)
   .max(FREEZE_REASON_MAX, `must say why, in ${FREEZE_REASON_MIN} to ${FREEZE_REASON_MAX} characters`);
 
-export const requestDraftSchema = z.discriminatedUnion('kind', [
+const requestDraftSchema = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('withdraw'),
     amount,

@@ -30,7 +30,7 @@ import { HELD_ACTION, hasNotice, transition } from './state-machine.js';
 import type { ApprovalRequest, EngineLog } from './types.js';
 
 export { CLAIM_LEASE_MS, EXECUTION_LEASE_MS } from './leases.js';
-export { AnswerNotRecordedError, RECORD_RETRY, type RecordRetry, STOP_DRAIN_MS } from './recording.js';
+export { AnswerNotRecordedError, STOP_DRAIN_MS } from './recording.js';
 
 /** An approved request sent this long after its final approval has its stale figures read again first. */
 export const STALE_APPROVAL_MS = 15 * 60_000;

@@ -7,7 +7,7 @@ import { latestExpiry } from './delegations.js';
 import { transition } from './state-machine.js';
 import type { ApprovalRequest, ClickOptions } from './types.js';
 
-export type ExtendRefusal =
+type ExtendRefusal =
   | 'not-found'
   | 'not-pending'
   | 'expired'

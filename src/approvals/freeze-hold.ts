@@ -11,7 +11,7 @@ import { HELD_ACTION, hasNotice, transition } from './state-machine.js';
 import type { ApprovalRequest } from './types.js';
 
 /** Said on an approved request a freeze of sends holds back. */
-export const HELD_NOTE =
+const HELD_NOTE =
   'Approved, but held: sends are frozen. It goes out once the freeze is lifted (an approved /cngn unfreeze), unless it expires first; nothing was sent.';
 const HELD_EXPIRED_NOTE = 'it was held by a freeze of sends past its expiry; nothing was sent';
 

@@ -44,7 +44,7 @@ type FreezeRecord =
   | ({ state: 'frozen' } & Freeze)
   | { state: 'lifted'; at: string; by: string; requestId: string; frozen: Freeze };
 
-export const freezeKey = (environment: ServiceEnvironment) => `approvals:freeze:${environment}`;
+const freezeKey = (environment: ServiceEnvironment) => `approvals:freeze:${environment}`;
 const lockName = (environment: ServiceEnvironment) => `approvals:freeze:${environment}`;
 
 /** A change of the freeze, as listeners hear it (after it is stored and audited). */

@@ -17,16 +17,7 @@ export type { UnfreezePayload } from './payloads.js';
 export { ApprovalPolicy } from './policy.js';
 export { type PolicySnapshot, policySnapshot } from './policy-record.js';
 export { POLICY_RECORDED } from './policy-recorder.js';
-export {
-  type BalanceFigure,
-  type CachedRead,
-  type CallFailureKind,
-  CustodyCallError,
-  type CustodyGateway,
-  type CustodyReport,
-  type CustodyTransaction,
-  type ServiceReadOptions,
-} from './ports.js';
+
 export { BALANCE_KINDS, type FileOptions } from './preflight.js';
 export { MaybeRecordedError } from './recheck.js';
 export { STOP_DRAIN_MS } from './recording.js';

@@ -26,7 +26,7 @@ import {
 import type { ApprovalRequest, ExecutionOutcome, RequestState } from './types.js';
 
 /** How soon a lookup the service could not answer is tried again. */
-export const LOOKUP_RETRY_MS = 60_000;
+const LOOKUP_RETRY_MS = 60_000;
 
 export interface LateLookupDeps {
   core: CoreSections;

@@ -10,10 +10,10 @@ import type { FreezeChange } from './freeze.js';
 import type { ApprovalRequest } from './types.js';
 
 /** Who acted when the history names nobody: the bot itself (a claim, a send, a sweep). */
-export const BOT_ACTOR = 'cngn-desk';
+const BOT_ACTOR = 'cngn-desk';
 
 /** What one persisted step of a request says in the log; undefined when it kept the state. */
-export function lifecycleLine(
+function lifecycleLine(
   request: ApprovalRequest,
 ): { message: string; fields: Record<string, unknown> } | undefined {
   const step = request.history.at(-1);

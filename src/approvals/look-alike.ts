@@ -11,8 +11,8 @@ export interface LookAlike {
 }
 
 /** Characters that must match at each end, after the fixed prefix of the address's family. */
-export const LOOK_ALIKE_HEAD = 3;
-export const LOOK_ALIKE_TAIL = 3;
+const LOOK_ALIKE_HEAD = 3;
+const LOOK_ALIKE_TAIL = 3;
 
 const BASE58 = '[1-9A-HJ-NP-Za-km-z]';
 

@@ -2,21 +2,21 @@
 // delegation or an unfreeze what is written to the store. Plain data, stored with the request.
 
 /** The exact plain bodies the service will receive; amounts are canonical decimal strings. */
-export interface WithdrawPayload {
+interface WithdrawPayload {
   amount: string;
   address: string;
   networkId: string;
   shouldSaveAddress: boolean;
 }
 
-export interface RedeemPayload {
+interface RedeemPayload {
   amount: string;
   bankCode: string;
   accountNumber: string;
 }
 
 /** The bridge body carries no amount: the quoted amount is sent on-chain to the deposit address. */
-export interface BridgePayload {
+interface BridgePayload {
   originNetworkId: string;
   destinationNetworkId: string;
   destinationAddress: string;
@@ -24,12 +24,12 @@ export interface BridgePayload {
   callbackUrl?: string;
 }
 
-export interface WhitelistPayload {
+interface WhitelistPayload {
   networkId: string;
   address: string;
 }
 
-export interface SettlementPayload {
+interface SettlementPayload {
   bankName: string;
   bankAccountName: string;
   bankAccountNumber: string;

@@ -11,8 +11,6 @@ import { shortDuration } from './extend.js';
 import type { ReminderPoint } from './reminders.js';
 import { type PolicySetting, REQUEST_KINDS, type RequestKind } from './types.js';
 
-export type { PolicySetting } from './types.js';
-
 /** The settings in a fixed order, so a change reads in the same order every time. */
 export type PolicySnapshot = PolicySetting[];
 
@@ -20,11 +18,11 @@ const SLACK_USER = /^[UW][A-Z0-9]{2,}$/;
 const SLACK_GROUP = /^S[A-Z0-9]{2,}$/;
 const isGroup = (id: string) => SLACK_GROUP.test(id);
 
-export const EVERYONE = 'every member who is not a guest';
-export const NOBODY = 'nobody';
+const EVERYONE = 'every member who is not a guest';
+const NOBODY = 'nobody';
 /** A kind without a pool of its own: a change to the general pool then shows once, under `approvers`. */
-export const GENERAL_POOL = 'the approvers above';
-export const APPROVERS_ONLY = 'the approvers only';
+const GENERAL_POOL = 'the approvers above';
+const APPROVERS_ONLY = 'the approvers only';
 
 /** What the policy is made of, as settled at start. The roles are optional until the settings exist. */
 export interface PolicyInputs {
@@ -62,7 +60,7 @@ function holdersValue(holders: Holders): string | string[] {
 }
 
 /** `0:1,1000000:2`: each tier's smallest amount in naira (no trailing zeros) and its approvals. */
-export function tiersText(tiers: readonly ApprovalTier[]): string {
+function tiersText(tiers: readonly ApprovalTier[]): string {
   return tiers.map((tier) => `${tier.min.toPlainString()}:${tier.approvals}`).join(',');
 }
 
@@ -103,7 +101,7 @@ export function fingerprint(snapshot: PolicySnapshot): string {
 }
 
 /** How an ID is written in a line: a person or user group as `@ID`, shown as a mention; anything else as it is. */
-export function mentionOf(id: string): string {
+function mentionOf(id: string): string {
   return SLACK_USER.test(id) || SLACK_GROUP.test(id) ? `@${id}` : id;
 }
 
@@ -112,7 +110,7 @@ function valueText(value: string | string[]): string {
 }
 
 /** `+@U1 +@U2 −@U3`: who was added, then who was removed. */
-export function setDifference(added: readonly string[], removed: readonly string[]): string {
+function setDifference(added: readonly string[], removed: readonly string[]): string {
   return [
     ...ids(added).map((id) => `+${mentionOf(id)}`),
     ...ids(removed).map((id) => `−${mentionOf(id)}`),

@@ -15,11 +15,11 @@ import {
 import type { ServiceEnvironment } from './ports.js';
 import type { AuditEntry, EngineLog } from './types.js';
 
-export const POLICY_CHANGED = 'policy-changed';
+const POLICY_CHANGED = 'policy-changed';
 /** The subject of the first policy entry of a chain, which lists every setting. */
 export const POLICY_RECORDED = 'policy recorded';
 /** Who writes a policy entry: the bot itself, from the settings it started with or the groups it read. */
-export const POLICY_ACTOR = 'system';
+const POLICY_ACTOR = 'system';
 
 /** Told of each policy entry once it is in the chain (the approvals channel hears of it). */
 export type PolicyRecordListener = (entry: AuditEntry) => Promise<void>;

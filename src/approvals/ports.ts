@@ -2,11 +2,11 @@
 // an approved request, the reads that re-check figures and follow a sent request, and what a failed
 // call means for the money. The service client adapts to this; nothing here knows its wire.
 
-import type { ActorDetails, ActorDirectory, ServiceEnvironment } from '../audit/index.js';
+import type { ActorDirectory, ServiceEnvironment } from '../audit/index.js';
 import type { Money } from '../format/money.js';
 import { ApprovalErrorCode } from './error-codes.js';
 
-export type { ActorDetails, ActorDirectory, ServiceEnvironment };
+export type { ActorDirectory, ServiceEnvironment };
 
 /**
  * What a failed money call proves: `not-done` when the service certainly did not act on it (refused
@@ -29,20 +29,20 @@ export class CustodyCallError extends Error {
   }
 }
 
-export interface WithdrawOrder {
+interface WithdrawOrder {
   amount: Money;
   address: string;
   networkId: string;
   shouldSaveAddress?: boolean;
 }
 
-export interface RedeemOrder {
+interface RedeemOrder {
   amount: Money;
   accountNumber: string;
   bankCode?: string;
 }
 
-export interface BridgeOrder {
+interface BridgeOrder {
   originNetworkId: string;
   destinationNetworkId: string;
   destinationAddress: string;
@@ -50,13 +50,13 @@ export interface BridgeOrder {
   callbackUrl?: string;
 }
 
-export interface SettlementAccountOrder {
+interface SettlementAccountOrder {
   bankName: string;
   bankAccountName: string;
   bankAccountNumber: string;
 }
 
-export interface BridgeQuoteAsk {
+interface BridgeQuoteAsk {
   amount: Money;
   originNetworkId: string;
   destinationNetworkId: string;
@@ -64,14 +64,14 @@ export interface BridgeQuoteAsk {
 }
 
 /** Amounts as canonical decimal text. */
-export interface BridgeQuote {
+interface BridgeQuote {
   amountReceivable: string;
   networkFee: string;
   bridgeFee: string;
 }
 
 /** How a transaction stands, whatever words the service used for it. */
-export type TransactionResult = 'succeeded' | 'failed' | 'pending' | 'unknown';
+type TransactionResult = 'succeeded' | 'failed' | 'pending' | 'unknown';
 
 /** A transaction as the service lists it. */
 export interface CustodyTransaction {
@@ -115,7 +115,7 @@ export interface CachedRead {
 }
 
 /** One page of the transaction list, newest first; `lastPage` when the service says so. */
-export interface TransactionListPage {
+interface TransactionListPage {
   transactions: CustodyTransaction[];
   lastPage?: boolean;
 }

@@ -29,13 +29,13 @@ import type {
 } from './types.js';
 
 /** How old a cached whitelist, and a cached page of the transaction list, may be for a check. */
-export const WHITELIST_MAX_AGE_MS = 60_000;
-export const LIST_MAX_AGE_MS = 5 * 60_000;
+const WHITELIST_MAX_AGE_MS = 60_000;
+const LIST_MAX_AGE_MS = 5 * 60_000;
 /** The first pages of the transaction list read for destinations paid from elsewhere. */
-export const LIST_PAGES = 2;
-export const LIST_PAGE_SIZE = 50;
+const LIST_PAGES = 2;
+const LIST_PAGE_SIZE = 50;
 /** A stored balance older than this is too old to refuse an approval on. */
-export const BALANCE_TRUSTED_MS = 10 * 60_000;
+const BALANCE_TRUSTED_MS = 10 * 60_000;
 
 /**
  * The kinds paid out of the custody balance. A bridge is not: the quoted amount is sent on-chain to
@@ -84,7 +84,7 @@ export function committedAgainst(
   return { total, count };
 }
 
-export function balanceCheck(
+function balanceCheck(
   figure: BalanceFigure,
   amount: string,
   committed: { total: Money; count: number },

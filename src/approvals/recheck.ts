@@ -12,7 +12,7 @@ import { assertSeen, type SeenRound } from './round.js';
 import { transition, withApproval } from './state-machine.js';
 import type { ActionResult, ApprovalRequest, ClickOptions } from './types.js';
 
-export type RecheckResult =
+type RecheckResult =
   | { material: false; request: ApprovalRequest }
   | { material: true; request: ApprovalRequest; reason: string };
 
@@ -24,10 +24,7 @@ const sameName = (a: string | undefined, b: string) =>
   (a ?? '').trim().replace(/\s+/g, ' ').toLowerCase() === b.trim().replace(/\s+/g, ' ').toLowerCase();
 
 /** Read the figures again (an approval is waiting) and say whether they changed materially. */
-export async function recheckFigures(
-  custody: CustodyGateway,
-  request: ApprovalRequest,
-): Promise<RecheckResult> {
+async function recheckFigures(custody: CustodyGateway, request: ApprovalRequest): Promise<RecheckResult> {
   switch (request.kind) {
     case 'bridge': {
       if (!request.amount) return { material: false, request };
@@ -279,7 +276,7 @@ export async function recheckBeforeSending(
  * An approved request whose figures changed while it waited to be sent goes back to the approvers
  * with the fresh figures, its approvals cleared. Nothing was sent.
  */
-export async function sendBackStale(
+async function sendBackStale(
   { core, now }: { core: CoreSections; now: () => Date },
   approved: ApprovalRequest,
   fresh: ApprovalRequest,

@@ -84,7 +84,7 @@ export function dueReminder(
  * Eligible approvers who have not acted on the request: never its requester, never one already counted
  * (in person, or through a delegate who approved in their place).
  */
-export function waitingApprovers(request: ApprovalRequest, approvers: readonly string[]): string[] {
+function waitingApprovers(request: ApprovalRequest, approvers: readonly string[]): string[] {
   const acted = countedPeople(request);
   return [...new Set(approvers)].filter((user) => user !== request.requester && !acted.has(user));
 }

@@ -319,7 +319,7 @@ type StoredRequest = ApprovalRequest & { slackMessage?: ApprovalRequest['announc
  * The request a stored record holds, the announcement's old name read as the new one. The key keeps
  * its place, so the request compares (as JSON text) like the record it was read from, renamed.
  */
-export function fromStored(stored: StoredRequest | undefined): ApprovalRequest | undefined {
+function fromStored(stored: StoredRequest | undefined): ApprovalRequest | undefined {
   if (!stored || !('slackMessage' in stored)) return stored;
   return renameKey(stored, 'slackMessage', 'announcement') as ApprovalRequest;
 }
@@ -339,7 +339,7 @@ function sameValue(current: unknown, expected: unknown): boolean {
 }
 
 /** The audit entry for step `index` of the request: who, what, when, the figures and the service's answer. */
-export function auditDraft(request: ApprovalRequest, index: number): AuditDraft {
+function auditDraft(request: ApprovalRequest, index: number): AuditDraft {
   const step = request.history[index];
   if (!step) throw new Error(`request ${request.id} has no step ${index}`);
   // The bridge callback URL carries its unguessable token: it stays out of the log.

@@ -125,7 +125,7 @@ export const HELD_ACTION = 'held-frozen';
  * History steps that record something people must hear without changing the state (sending
  * delayed, a lookup that needs a person, a bridge callback). Their note is the whole sentence to show.
  */
-export const NOTICE_ACTIONS: ReadonlySet<string> = new Set([
+const NOTICE_ACTIONS: ReadonlySet<string> = new Set([
   'execution-delayed',
   'ambiguous-match',
   'needs-manual-check',

@@ -3,14 +3,9 @@
 
 import { REQUEST_KINDS, type RequestKind } from '../access/index.js';
 import type {
-  AuditAnswer,
   AuditEntry,
-  AuditFigures,
-  AuditKind,
-  BridgeQuoteFigures,
   DisplayDetails,
   ExecutionOutcome,
-  PolicyRecordDetails,
   PolicySetting,
   RequestState,
   ServiceEnvironment,
@@ -18,19 +13,7 @@ import type {
 import type { Logger } from '../log.js';
 import type { PayloadOf } from './payloads.js';
 
-export type {
-  AuditAnswer,
-  AuditEntry,
-  AuditFigures,
-  AuditKind,
-  BridgeQuoteFigures,
-  DisplayDetails,
-  ExecutionOutcome,
-  PolicyRecordDetails,
-  PolicySetting,
-  RequestKind,
-  RequestState,
-};
+export type { AuditEntry, ExecutionOutcome, PolicySetting, RequestKind, RequestState };
 // The kinds and the request's shape as the audit log records it live below (access/, audit/); they
 // are part of the request's vocabulary, so they are named here too.
 export { REQUEST_KINDS };
@@ -147,7 +130,7 @@ export interface LimitFigures {
   stage: 'filing' | 'approval';
 }
 
-export interface Approval {
+interface Approval {
   /** The person who approved (each person counts once). */
   user: string;
   at: string;
@@ -181,7 +164,7 @@ export interface ReminderStep {
 }
 
 /** The one Extend a requester may make: when, how long, and the expiry it replaced. */
-export interface Extension {
+interface Extension {
   at: string;
   actor: string;
   byMs: number;
@@ -190,7 +173,7 @@ export interface Extension {
 }
 
 /** A report from the service that contradicts what it said before, or the request itself. */
-export interface ServiceConflict {
+interface ServiceConflict {
   at: string;
   /** The report's identity (event, ids, status, amount): the same report again is not counted twice. */
   key: string;
@@ -199,7 +182,7 @@ export interface ServiceConflict {
 }
 
 /** Who is making the service call, and until when that holds unless renewed (replicas share the store). */
-export interface ExecutionLease {
+interface ExecutionLease {
   owner: string;
   leaseUntil: string;
   /** Which generation of the round's claim this owner holds (a takeover claims the next one). */

@@ -6,7 +6,7 @@ import type { Logger } from '../log.js';
 import type { ActorDirectory, AuditEntry } from './types.js';
 
 /** How long a step waits for the directory before its entry is written with the id alone. */
-export const ACTOR_LOOKUP_MS = 1_500;
+const ACTOR_LOOKUP_MS = 1_500;
 
 /** A Slack user or Enterprise Grid user id; anything else (no actor: the system, a webhook) is not looked up. */
 const SLACK_USER_ID = /^[UW][A-Z0-9]+$/;

@@ -65,7 +65,7 @@ export type BreakKind =
   /** The log starts with a cut marker that no chained entry records: old entries removed by hand. */
   | 'unrecorded-cut';
 
-export interface ChainBreak {
+interface ChainBreak {
   kind: BreakKind;
   /** Position in the log (0 = oldest kept) of the entry where the chain breaks. */
   index: number;

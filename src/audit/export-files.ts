@@ -7,7 +7,7 @@ import { markHiddenCharacters } from '../format/hidden-characters.js';
 import { canonicalJson } from './chain.js';
 import type { AuditEntry } from './types.js';
 
-export const AUDIT_CSV_COLUMNS = [
+const AUDIT_CSV_COLUMNS = [
   'seq',
   'at',
   'environment',

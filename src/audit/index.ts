@@ -24,16 +24,10 @@ export {
   parseSigningKey,
 } from './signing.js';
 export type {
-  ActorDetails,
   ActorDirectory,
-  AuditAnswer,
   AuditEntry,
-  AuditFigures,
-  AuditKind,
-  BridgeQuoteFigures,
   DisplayDetails,
   ExecutionOutcome,
-  PolicyRecordDetails,
   PolicySetting,
   RequestState,
   ServiceEnvironment,

@@ -19,7 +19,7 @@ export const AUDIT_KEY_MISMATCH = 'audit_key_mismatch';
 
 import type { AuditEntry } from './types.js';
 
-export type { AuditProblem, AuditProblemKind } from './problems.js';
+export type { AuditProblem } from './problems.js';
 
 /** A full check of an environment's audit trail. */
 export interface AuditCheck {

@@ -9,7 +9,7 @@ import type { ArchiveReport } from './segments.js';
 import type { HeadProblemKind } from './signing.js';
 import type { AuditEntry } from './types.js';
 
-export type AuditProblemKind =
+type AuditProblemKind =
   | HeadProblemKind
   /** The head is signed, but the entry at its seq is another one: the entries were rewritten. */
   | 'head-mismatch'

@@ -19,7 +19,7 @@ export const ENTRIES_FILE = 'entries.jsonl';
 /** Where a segment is written before it appears under its name (skipped when reading). */
 export const INCOMING_DIR = '.incoming';
 
-export interface SegmentHead {
+interface SegmentHead {
   seq: number;
   hash: string;
 }
@@ -175,7 +175,7 @@ function single(segment: SegmentOnDisk): ArchiveFound {
   };
 }
 
-export interface ArchiveProblem {
+interface ArchiveProblem {
   /** The segment's folder name (empty for the environment as a whole). */
   segment: string;
   text: string;

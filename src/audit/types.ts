@@ -6,7 +6,7 @@ import type { RequestKind } from '../access/index.js';
 export type ServiceEnvironment = 'sandbox' | 'test' | 'live';
 
 /** A person as the audit log records them: their name and e-mail, as far as the directory gives them. */
-export interface ActorDetails {
+interface ActorDetails {
   name?: string | undefined;
   email?: string | undefined;
 }
@@ -25,7 +25,7 @@ export type RequestState =
   | 'cancelled'
   | 'expired';
 
-export interface BridgeQuoteFigures {
+interface BridgeQuoteFigures {
   amountReceivable: string;
   networkFee: string;
   bridgeFee: string;
@@ -65,7 +65,7 @@ export interface ExecutionOutcome {
  * freeze of sends (frozen, unfrozen), or the policy in effect (its settings at start, a user group's
  * members).
  */
-export type AuditKind = RequestKind | 'alert' | 'audit' | 'freeze' | 'policy';
+type AuditKind = RequestKind | 'alert' | 'audit' | 'freeze' | 'policy';
 
 /** One setting of the policy: words, or a set of user (U…/W…) and user group (S…) IDs, sorted. */
 export interface PolicySetting {
@@ -74,7 +74,7 @@ export interface PolicySetting {
 }
 
 /** What a `policy` entry records (see policy-record.ts). */
-export interface PolicyRecordDetails {
+interface PolicyRecordDetails {
   /** What changed, one line each (every setting, when the policy is recorded the first time). */
   changes: string[];
   /** The settings in effect at start and their fingerprint, so the next start compares against them. */
@@ -87,7 +87,7 @@ export interface PolicyRecordDetails {
 }
 
 /** The request's figures at the step: what will be (or was) sent, and what approvers were shown. */
-export interface AuditFigures {
+interface AuditFigures {
   payload: Record<string, unknown>;
   display: DisplayDetails;
   /** What the requester said the payment is for. */
@@ -97,7 +97,7 @@ export interface AuditFigures {
 }
 
 /** The service's answer, once there is one. */
-export type AuditAnswer = Omit<ExecutionOutcome, 'sentAt'> & { sentAt?: string };
+type AuditAnswer = Omit<ExecutionOutcome, 'sentAt'> & { sentAt?: string };
 
 /**
  * One line of the append-only audit log. Entries written since the hash chain carry `seq`, `prev` and

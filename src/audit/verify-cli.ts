@@ -20,10 +20,10 @@ either. Give either more than once for an archive signed with several keys. Exit
 against a known key.`;
 
 /** Exit status when every check passed but no key was pinned. */
-export const NO_KEY_STATUS = 3;
+const NO_KEY_STATUS = 3;
 
 /** A public key as given to --key: 64 hex digits, or a file holding them or a PEM public key. */
-export function readKeyArgument(value: string): string {
+function readKeyArgument(value: string): string {
   return readKeyText(/^[0-9a-fA-F]{64}$/.test(value.trim()) ? value : readFileSync(value, 'utf8'));
 }
 
