@@ -15,7 +15,7 @@ import type { ApprovalPolicy } from './policy.js';
 import type { CustodyGateway } from './ports.js';
 import { type FileOptions, Preflight } from './preflight.js';
 import { finishRecheckedApproval, needsRecheck } from './recheck.js';
-import { ApprovalRepository, ENVIRONMENTS } from './repository.js';
+import { ApprovalRepository } from './repository.js';
 import { assertSeen, type SeenRound } from './round.js';
 import { hasNotice, transition, withApproval, withNotice } from './state-machine.js';
 import type {
@@ -274,7 +274,7 @@ export class ApprovalCore implements CoreSections {
     });
   }
 
-  private isExpired(request: ApprovalRequest, now: Date): boolean {
+  isExpired(request: ApprovalRequest, now: Date): boolean {
     return request.state === 'pending' && now.getTime() >= Date.parse(request.expiresAt);
   }
 
@@ -452,58 +452,6 @@ export class ApprovalCore implements CoreSections {
     const { changed, ...answer } = result;
     if (changed && answer.request) await this.notify(answer.request);
     return answer as ActionResult;
-  }
-
-  /** The periodic sweep: expire every pending request past its time. */
-  async expireDue(): Promise<ApprovalRequest[]> {
-    const expired: ApprovalRequest[] = [];
-    for (const open of await this.repo.openRequests()) {
-      if (!this.isExpired(open, this.now())) continue;
-      // One request the store will not expire now does not hold up the others: the next sweep retries it.
-      try {
-        const done = await this.locked(open.id, async (r) =>
-          r ? this.expireIfDue(r, this.now()) : undefined,
-        );
-        if (done) {
-          expired.push(done);
-          await this.notify(done);
-        }
-      } catch (error) {
-        this.options.log?.warn('request not expired; will retry', {
-          requestId: open.id,
-          error: String(error),
-        });
-      }
-    }
-    return expired;
-  }
-
-  /**
-   * Start-up: requests left open in another environment that were never sent (pending, approved) are
-   * closed with the reason, so nobody approves them and nothing sends them with these credentials.
-   * Those already sent stay as they are, for when their environment is back.
-   */
-  async closeOtherEnvironments(): Promise<ApprovalRequest[]> {
-    const closed: ApprovalRequest[] = [];
-    for (const environment of ENVIRONMENTS) {
-      if (environment === this.binding.environment) continue;
-      for (const open of await this.repo.openRequests(environment)) {
-        if (open.state !== 'pending' && open.state !== 'approved') continue;
-        const done = await this.locked(open.id, async (r) => {
-          if (r?.state !== 'pending' && r?.state !== 'approved') return undefined;
-          const problem = bindingProblem(r, this.binding);
-          if (!problem) return undefined;
-          const next = closeUnsendable(r, problem, this.now());
-          await this.write(r, next);
-          return next;
-        });
-        if (done) {
-          closed.push(done);
-          await this.notify(done);
-        }
-      }
-    }
-    return closed;
   }
 
   /** Open requests (pending first, then those in flight), oldest first. */

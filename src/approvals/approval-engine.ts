@@ -1,6 +1,7 @@
 // The approval engine as the rest of the bot sees it: one object that files and decides requests,
 // executes approved ones exactly once, tracks them to the end, and resumes after a restart. What the
 // approvals folder offers others is listed in index.ts.
+
 import { AuditKeyMismatch } from '../audit/index.js';
 import type { ApprovalListener } from './approval-core.js';
 import { type Delegation, endDelegationsOf, revokeDelegations } from './delegations.js';
@@ -30,6 +31,7 @@ import type { PolicySnapshot } from './policy-record.js';
 import type { CustodyReport, ServiceEnvironment } from './ports.js';
 import { type ReminderPoint, Reminders } from './reminders.js';
 import { resolveByHand } from './resolve-by-hand.js';
+import { closeOtherEnvironments, expireDue } from './sweeps.js';
 import { type BridgeCallbackHint, Tracker, type TrackerOptions } from './tracker.js';
 import type {
   ActionResult,
@@ -363,7 +365,7 @@ export class ApprovalEngine extends EngineAuditSide {
 
   /** Expire what is due, then follow, send and reconcile the open requests. */
   private async sweepRequests(): Promise<void> {
-    await this.core.expireDue();
+    await expireDue(this.core);
     await this.tracker.tick();
   }
 
@@ -392,7 +394,7 @@ export class ApprovalEngine extends EngineAuditSide {
     // Then: an export a crash interrupted is told even when the rest of the resume fails.
     await this.settleAuditExports();
     await this.core.repo.migrateLegacyOpenSet();
-    await this.core.closeOtherEnvironments();
+    await closeOtherEnvironments(this.core);
     await this.tracker.resume();
     await this.sweepRequests();
     // Reminders that fell due while no replica ran are sent now (only the latest point of each).

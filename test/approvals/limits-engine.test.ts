@@ -1,10 +1,12 @@
 // Limits over time in the engine, against the real client and the embedded sandbox, on a clock the
 // test moves: the split that meets the higher tier, what stops counting, the window's edge, and the
 // daily limit at filing and at the final approval (the re-checked one too).
+
 import { describe, expect } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import { LimitExceededError } from '../../src/approvals/index.js';
 import type { LimitSettings } from '../../src/approvals/limits.js';
+import { expireDue } from '../../src/approvals/sweeps.js';
 import type { Store } from '../../src/store/index.js';
 import { VirtualClock } from '../support/clock.js';
 import { redemptionDraft } from '../support/drafts.js';
@@ -82,7 +84,7 @@ describe('the tier of a split payment', () => {
     await fx.engine.cancel(cancelled.id, REQUESTER);
     const expiring = await fileDraft(fx.engine, withdrawalDraft(networkId, '600000'));
     await clock.sleep(Date.parse(expiring.expiresAt) - clock.now());
-    await partsOf(fx.engine).core.expireDue();
+    await expireDue(partsOf(fx.engine).core);
     expect((await fx.engine.get(expiring.id))?.state).toBe('expired');
     const next = await fileDraft(fx.engine, withdrawalDraft(networkId, '600000'));
     expect(next).toMatchObject({ requiredApprovals: 1 });
