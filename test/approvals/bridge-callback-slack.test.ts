@@ -1,23 +1,20 @@
 // Through the whole bot: the bridge callback posted to its route shows in the request's thread as a
 // hint being confirmed with the service.
-import { afterEach, expect, it } from 'vitest';
+import { expect } from 'vitest';
 import {
   APPROVALS_CHANNEL,
   APPROVER_A,
   type ApprovalApp,
   DEST,
   REQUESTER,
-  startApprovalApp,
 } from '../slack/approvals/support.js';
+import { botTest } from '../support/bot.js';
 import { fileDraft } from '../support/filing.js';
 
-let app: ApprovalApp;
-afterEach(async () => {
-  await app.stop();
-});
+/** The bot with a public URL of its own, so a bridge it sends carries a callback URL to it. */
+const test = botTest.extend('app', async ({ startApp }) => startApp({ publicUrl: 'self' }));
 
-async function sentBridge() {
-  app = await startApprovalApp({ publicUrl: 'self' });
+async function sentBridge(app: ApprovalApp) {
   const networks = (await app.client.getNetworks()).filter((n) => !n.isDisabled);
   const request = await fileDraft(app.engine, {
     kind: 'bridge',
@@ -38,7 +35,7 @@ async function sentBridge() {
   return { sent, callbackUrl: sent.payload.callbackUrl };
 }
 
-async function callBack(callbackUrl: string, link: string) {
+async function callBack(app: ApprovalApp, callbackUrl: string, link: string) {
   const answer = await fetch(callbackUrl, {
     method: 'POST',
     body: JSON.stringify({
@@ -56,17 +53,21 @@ async function callBack(callbackUrl: string, link: string) {
   );
 }
 
-it('says in the request thread that the bridge callback came, confirming with the service', async () => {
-  const { sent, callbackUrl } = await sentBridge();
+test('says in the request thread that the bridge callback came, confirming with the service', async ({
+  app,
+}) => {
+  const { sent, callbackUrl } = await sentBridge(app);
   const link = 'https://basescan.org/tx/0xfeed';
-  const reply = await callBack(callbackUrl, link);
+  const reply = await callBack(app, callbackUrl, link);
   expect(reply.body.text).toBe(`Bridge callback received: completed, ${link} — confirming with the service`);
   expect(reply.body.thread_ts).toBe(sent.announcement?.ts);
 });
 
-it('shows a callback link to a site that is not a known explorer as inert text, never a link', async () => {
-  const { callbackUrl } = await sentBridge();
-  const reply = await callBack(callbackUrl, 'https://evil.example/tx/0xfeed?a=1&b=2');
+test('shows a callback link to a site that is not a known explorer as inert text, never a link', async ({
+  app,
+}) => {
+  const { callbackUrl } = await sentBridge(app);
+  const reply = await callBack(app, callbackUrl, 'https://evil.example/tx/0xfeed?a=1&b=2');
   // In a code span Slack links nothing; the text is escaped once, when the thread reply is built.
   expect(reply.body.text).toBe(
     'Bridge callback received: completed, a link to an unknown site `https://evil.example/tx/0xfeed?a=1&amp;b=2` — confirming with the service',

@@ -1,40 +1,42 @@
 // `/cngn deadletters` through the real bot: a signed webhook whose alert the fake Slack refuses becomes a
 // dead letter; anyone sees it with Slack's answer, approvers re-post it (button + modal, or the text
 // form) to a channel they choose, each re-post is audited, and a re-posted letter leaves the list.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { botTest } from '../../support/bot.js';
 import { blockAction, commandAnswer, viewSubmission } from '../../support/slack-requests.js';
 import { postWebhook, webhookBody } from '../../webhooks/support.js';
-import { APPROVER_A, type ApprovalApp, OUTSIDER, startApprovalApp, waitUntil } from '../approvals/support.js';
+import { APPROVER_A, type ApprovalApp, OUTSIDER, waitUntil } from '../approvals/support.js';
 
-let app: ApprovalApp;
 /** Refs whose alert Slack refuses, and channels where Slack refuses everything. */
-const refused = new Set<string>();
-const closedChannels = new Set<string>();
+interface Refusing {
+  refs: Set<string>;
+  channels: Set<string>;
+}
 
-beforeEach(async () => {
-  refused.clear();
-  closedChannels.clear();
-  app = await startApprovalApp();
-  app.slack.on('chat.postMessage', (call) => {
-    const body = JSON.stringify(call.body);
-    if (closedChannels.has(String(call.body.channel)))
-      return { body: { ok: false, error: 'not_in_channel' } };
-    if (call.body.channel === 'CALERTS' && [...refused].some((ref) => body.includes(ref)))
-      return { body: { ok: false, error: 'invalid_arguments' } };
-    return undefined;
+/** `app`, the bot on a fake Slack that refuses what `refusing` names. */
+const test = botTest
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('refusing', async ({}): Promise<Refusing> => ({ refs: new Set(), channels: new Set() }))
+  .extend('app', async ({ startApp, refusing }) => {
+    const app = await startApp();
+    app.slack.on('chat.postMessage', (call) => {
+      const body = JSON.stringify(call.body);
+      if (refusing.channels.has(String(call.body.channel)))
+        return { body: { ok: false, error: 'not_in_channel' } };
+      if (call.body.channel === 'CALERTS' && [...refusing.refs].some((ref) => body.includes(ref)))
+        return { body: { ok: false, error: 'invalid_arguments' } };
+      return undefined;
+    });
+    return app;
   });
-});
-afterEach(async () => {
-  await app.stop();
-});
 
-async function cngn(text: string, userId: string): Promise<Record<string, unknown>> {
+async function cngn(app: ApprovalApp, text: string, userId: string): Promise<Record<string, unknown>> {
   return (await commandAnswer(app, text, userId)).body;
 }
 
 /** A signed withdrawal.completed whose alert Slack refuses: it ends in the dead-letter list. */
-async function deadLetter(ref: string): Promise<void> {
-  refused.add(ref);
+async function deadLetter(app: ApprovalApp, refusing: Refusing, ref: string): Promise<void> {
+  refusing.refs.add(ref);
   const reply = await postWebhook(
     `${app.baseUrl}/webhooks/cngn`,
     webhookBody('withdrawal.completed', { trx_ref: ref, trx_type: 'withdraw', amount: '1234.50' }),
@@ -48,9 +50,12 @@ async function deadLetter(ref: string): Promise<void> {
 }
 
 describe('/cngn deadletters', () => {
-  it('lists refused alerts with why; an approver re-posts one through the modal, audited, and it leaves the list', async () => {
-    await deadLetter('REF-DEAD-1');
-    const listed = await cngn('deadletters', OUTSIDER);
+  test('lists refused alerts with why; an approver re-posts one through the modal, audited, and it leaves the list', async ({
+    app,
+    refusing,
+  }) => {
+    await deadLetter(app, refusing, 'REF-DEAD-1');
+    const listed = await cngn(app, 'deadletters', OUTSIDER);
     const text = JSON.stringify(listed);
     expect(text).toContain('Alerts Slack refused (1)');
     expect(text).toContain('REF-DEAD-1');
@@ -70,7 +75,7 @@ describe('/cngn deadletters', () => {
     expect(String(refusal.body.text)).toContain('needs the *approver* role');
     expect(app.slack.callsTo('views.open')).toHaveLength(0);
 
-    refused.clear(); // Slack would take it now
+    refusing.refs.clear(); // Slack would take it now
     await blockAction(app.sender, {
       actionId: 'deadletters.repost',
       value: button?.value ?? '',
@@ -129,27 +134,32 @@ describe('/cngn deadletters', () => {
     );
     expect(String(told.body.text)).toContain('<#CREPOST>');
 
-    expect(JSON.stringify(await cngn('deadletters', OUTSIDER))).toContain('No dead letters');
+    expect(JSON.stringify(await cngn(app, 'deadletters', OUTSIDER))).toContain('No dead letters');
     const audited = (await app.engine.audit(10)).filter((e) => e.kind === 'alert');
     expect(audited).toMatchObject([{ action: 'reposted', actor: APPROVER_A }]);
     expect(audited[0]?.note).toContain('REF-DEAD-1 to CREPOST');
-    expect(JSON.stringify(await cngn('audit verify', APPROVER_A))).toContain('Audit chain intact');
+    expect(JSON.stringify(await cngn(app, 'audit verify', APPROVER_A))).toContain('Audit chain intact');
   });
 
-  it('re-posts all by text command; a channel Slack refuses keeps the letters listed, and that is audited too', async () => {
-    await deadLetter('REF-DEAD-2');
-    await deadLetter('REF-DEAD-3');
-    refused.clear();
-    expect(JSON.stringify(await cngn('deadletters repost all <#CREPOST|ops>', OUTSIDER))).toContain(
+  test('re-posts all by text command; a channel Slack refuses keeps the letters listed, and that is audited too', async ({
+    app,
+    refusing,
+  }) => {
+    await deadLetter(app, refusing, 'REF-DEAD-2');
+    await deadLetter(app, refusing, 'REF-DEAD-3');
+    refusing.refs.clear();
+    expect(JSON.stringify(await cngn(app, 'deadletters repost all <#CREPOST|ops>', OUTSIDER))).toContain(
       'Only approvers',
     );
 
-    closedChannels.add('CCLOSED');
-    const refusedAnswer = JSON.stringify(await cngn('deadletters repost all <#CCLOSED|closed>', APPROVER_A));
+    refusing.channels.add('CCLOSED');
+    const refusedAnswer = JSON.stringify(
+      await cngn(app, 'deadletters repost all <#CCLOSED|closed>', APPROVER_A),
+    );
     expect(refusedAnswer).toContain('not_in_channel');
-    expect(JSON.stringify(await cngn('deadletters', OUTSIDER))).toContain('Alerts Slack refused (2)');
+    expect(JSON.stringify(await cngn(app, 'deadletters', OUTSIDER))).toContain('Alerts Slack refused (2)');
 
-    const answer = String((await cngn('deadletters repost all <#CREPOST|ops>', APPROVER_A)).text);
+    const answer = String((await cngn(app, 'deadletters repost all <#CREPOST|ops>', APPROVER_A)).text);
     expect(answer.match(/Re-posted/g)).toHaveLength(2);
     for (const ref of ['REF-DEAD-2', 'REF-DEAD-3']) {
       await app.slack.waitFor(
@@ -157,37 +167,43 @@ describe('/cngn deadletters', () => {
         (c) => c.body.channel === 'CREPOST' && JSON.stringify(c.body).includes(ref),
       );
     }
-    expect(JSON.stringify(await cngn('deadletters', OUTSIDER))).toContain('No dead letters');
+    expect(JSON.stringify(await cngn(app, 'deadletters', OUTSIDER))).toContain('No dead letters');
     const actions = (await app.engine.audit(20)).filter((e) => e.kind === 'alert').map((e) => e.action);
     expect(actions).toEqual(['repost-refused', 'repost-refused', 'reposted', 'reposted']);
     // Once re-posted it is gone: asking again re-posts nothing.
-    expect(JSON.stringify(await cngn('deadletters repost all CREPOST', APPROVER_A))).toContain(
+    expect(JSON.stringify(await cngn(app, 'deadletters repost all CREPOST', APPROVER_A))).toContain(
       'No dead letters to re-post',
     );
   });
 });
 
 describe('/cngn deadletters repost by text', () => {
-  it('asks for a picked channel or its ID when given a #name as plain text, and for the usage when words are missing', async () => {
-    await deadLetter('REF-DEAD-4');
-    const plain = JSON.stringify(await cngn('deadletters repost all #ops', APPROVER_A));
+  test('asks for a picked channel or its ID when given a #name as plain text, and for the usage when words are missing', async ({
+    app,
+    refusing,
+  }) => {
+    await deadLetter(app, refusing, 'REF-DEAD-4');
+    const plain = JSON.stringify(await cngn(app, 'deadletters repost all #ops', APPROVER_A));
     // A channel picked from Slack's list arrives as `<#C…|name>` and is taken (above): the answer says so.
     expect(plain).toContain("type # and pick the channel from Slack's list (it then comes with its ID)");
     expect(plain).toContain('give its ID');
     expect(plain).not.toContain('reaches the bot without its ID');
-    expect(JSON.stringify(await cngn('deadletters repost', APPROVER_A))).toContain('Usage');
-    expect(JSON.stringify(await cngn('deadletters', OUTSIDER))).toContain('REF-DEAD-4');
+    expect(JSON.stringify(await cngn(app, 'deadletters repost', APPROVER_A))).toContain('Usage');
+    expect(JSON.stringify(await cngn(app, 'deadletters', OUTSIDER))).toContain('REF-DEAD-4');
   });
 });
 
 describe('/cngn deadletters repost, twice at once', () => {
-  it('posts the letter once when two approvers re-post it at the same moment', async () => {
-    await deadLetter('REF-DEAD-5');
-    refused.clear();
+  test('posts the letter once when two approvers re-post it at the same moment', async ({
+    app,
+    refusing,
+  }) => {
+    await deadLetter(app, refusing, 'REF-DEAD-5');
+    refusing.refs.clear();
     const [letter] = (await app.webhooks?.deadLetters?.open()) ?? [];
     const id = letter?.id.slice(0, 8) ?? '';
     const answers = await Promise.all(
-      [APPROVER_A, 'UAPPROVERB'].map((user) => cngn(`deadletters repost ${id} CREPOST`, user)),
+      [APPROVER_A, 'UAPPROVERB'].map((user) => cngn(app, `deadletters repost ${id} CREPOST`, user)),
     );
     const texts = answers.map((a) => String(a.text));
     expect(texts.filter((t) => t.startsWith('Re-posted'))).toHaveLength(1);
@@ -200,9 +216,12 @@ describe('/cngn deadletters repost, twice at once', () => {
 });
 
 describe('/cngn deadletters repost when the audit log cannot be written', () => {
-  it('keeps the letter listed, so no re-post goes unrecorded; the next re-post is recorded', async () => {
-    await deadLetter('REF-DEAD-6');
-    refused.clear();
+  test('keeps the letter listed, so no re-post goes unrecorded; the next re-post is recorded', async ({
+    app,
+    refusing,
+  }) => {
+    await deadLetter(app, refusing, 'REF-DEAD-6');
+    refusing.refs.clear();
     const [letter] = (await app.webhooks?.deadLetters?.open()) ?? [];
     const id = letter?.id.slice(0, 8) ?? '';
     const recordAudit = app.engine.recordAudit.bind(app.engine);
@@ -210,15 +229,17 @@ describe('/cngn deadletters repost when the audit log cannot be written', () => 
       throw new Error('the store is not answering');
     };
     try {
-      const answer = JSON.stringify(await cngn(`deadletters repost ${id} CREPOST`, APPROVER_A));
+      const answer = JSON.stringify(await cngn(app, `deadletters repost ${id} CREPOST`, APPROVER_A));
       expect(answer).toContain('but the audit log could not record it, so it stays in the list');
     } finally {
       app.engine.recordAudit = recordAudit;
     }
     // Slack took it, but without its audit entry it did not leave the list.
-    expect(JSON.stringify(await cngn('deadletters', OUTSIDER))).toContain('REF-DEAD-6');
-    expect(String((await cngn(`deadletters repost ${id} CREPOST`, APPROVER_A)).text)).toContain('Re-posted');
-    expect(JSON.stringify(await cngn('deadletters', OUTSIDER))).toContain('No dead letters');
+    expect(JSON.stringify(await cngn(app, 'deadletters', OUTSIDER))).toContain('REF-DEAD-6');
+    expect(String((await cngn(app, `deadletters repost ${id} CREPOST`, APPROVER_A)).text)).toContain(
+      'Re-posted',
+    );
+    expect(JSON.stringify(await cngn(app, 'deadletters', OUTSIDER))).toContain('No dead letters');
     const audited = (await app.engine.audit(10)).filter((e) => e.action === 'reposted');
     expect(audited).toHaveLength(1);
     const posts = app.slack

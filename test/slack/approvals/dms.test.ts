@@ -1,9 +1,9 @@
 // Approvers are told by DM (CNGN_APPROVAL_NOTIFY): each eligible approver but the requester gets the
 // figures with the channel's own Approve / Reject; the copies are updated in place when the request
 // moves on; a click on a copy that is out of date changes nothing and is answered privately.
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSandbox } from '../../../src/sandbox/index.js';
+import { describe, expect } from 'vitest';
 import { createStore } from '../../../src/store/index.js';
+import { botTest as test } from '../../support/bot.js';
 import type { SlackCall } from '../../support/fake-slack.js';
 import { FakeSlack } from '../../support/fake-slack.js';
 import { blockAction, selectValue, textValue, viewSubmission } from '../../support/slack-requests.js';
@@ -15,15 +15,8 @@ import {
   approve,
   fileWithdrawal,
   REQUESTER,
-  startApprovalApp,
   waitUntil,
 } from './support.js';
-
-let app: ApprovalApp | undefined;
-afterEach(async () => {
-  await app?.stop();
-  app = undefined;
-});
 
 const dmsTo = (a: ApprovalApp, user: string) =>
   a.slack.callsTo('chat.postMessage').filter((c) => c.body.channel === user && c.body.blocks);
@@ -36,13 +29,11 @@ const settled = async (a: ApprovalApp) => {
 };
 
 describe('approvers told by DM', () => {
-  it('sends each eligible approver, not the requester, the figures with Approve and Reject bound to the round', async () => {
-    app = await startApprovalApp();
+  test('sends each eligible approver, not the requester, the figures with Approve and Reject bound to the round', async ({
+    app,
+  }) => {
     const id = await fileWithdrawal(app, '1500');
-    await waitUntil(
-      () => dmsTo(app as ApprovalApp, APPROVER_B).length === 1,
-      'the DM to the second approver',
-    );
+    await waitUntil(() => dmsTo(app, APPROVER_B).length === 1, 'the DM to the second approver');
     await settled(app);
     for (const approver of [APPROVER_A, APPROVER_B]) {
       const [dm] = dmsTo(app, approver);
@@ -59,10 +50,11 @@ describe('approvers told by DM', () => {
     ).toEqual([]);
   });
 
-  it('updates every copy in place when another approver approves, leaving no live button', async () => {
-    app = await startApprovalApp();
+  test('updates every copy in place when another approver approves, leaving no live button', async ({
+    app,
+  }) => {
     const id = await fileWithdrawal(app, '1600');
-    await waitUntil(() => dmsTo(app as ApprovalApp, APPROVER_B).length === 1, 'the DMs');
+    await waitUntil(() => dmsTo(app, APPROVER_B).length === 1, 'the DMs');
     await settled(app);
     // Where each copy is, as kept durably for the request.
     const record = await app.store.get<{ copies: Array<{ user: string; channel: string; ts: string }> }>(
@@ -72,9 +64,9 @@ describe('approvers told by DM', () => {
 
     await approve(app, `${id}:0`, APPROVER_A);
     await waitUntil(async () => {
-      await settled(app as ApprovalApp);
+      await settled(app);
       return (record?.copies ?? []).every((copy) =>
-        (app as ApprovalApp).slack
+        app.slack
           .callsTo('chat.update')
           .some((u) => u.body.ts === copy.ts && u.body.channel === copy.channel && buttons(u).length === 0),
       );
@@ -86,10 +78,11 @@ describe('approvers told by DM', () => {
     expect(JSON.stringify(last?.body.blocks)).toMatch(/Approved|Sent|Sending/);
   });
 
-  it('takes the buttons off the copy of an approver once they approved, while the others still wait for theirs', async () => {
-    app = await startApprovalApp();
+  test('takes the buttons off the copy of an approver once they approved, while the others still wait for theirs', async ({
+    app,
+  }) => {
     const id = await fileWithdrawal(app, '1100000');
-    await waitUntil(() => dmsTo(app as ApprovalApp, APPROVER_B).length === 1, 'the DMs');
+    await waitUntil(() => dmsTo(app, APPROVER_B).length === 1, 'the DMs');
     await settled(app);
     await approve(app, `${id}:0`, APPROVER_A);
     const record = await app.store.get<{ copies: Array<{ user: string; channel: string; ts: string }> }>(
@@ -113,10 +106,9 @@ describe('approvers told by DM', () => {
     expect(JSON.stringify(lastUpdateOf(APPROVER_B).body.blocks)).toContain('1 of 2');
   });
 
-  it('answers a click on a copy that is out of date privately, and changes nothing', async () => {
-    app = await startApprovalApp();
+  test('answers a click on a copy that is out of date privately, and changes nothing', async ({ app }) => {
     const id = await fileWithdrawal(app, '1700');
-    await waitUntil(() => dmsTo(app as ApprovalApp, APPROVER_B).length === 1, 'the DMs');
+    await waitUntil(() => dmsTo(app, APPROVER_B).length === 1, 'the DMs');
     await settled(app);
     await approve(app, `${id}:0`, APPROVER_A);
     await waitUntil(async () => (await app?.engine.get(id))?.state === 'sent', 'the withdrawal sent');
@@ -146,8 +138,10 @@ describe('approvers told by DM', () => {
     expect(app.sandbox.requests.filter((r) => r.path === '/v1/api/withdraw')).toHaveLength(1);
   });
 
-  it('sends no DM with CNGN_APPROVAL_NOTIFY=channel, and the channel message keeps its buttons', async () => {
-    app = await startApprovalApp({ notify: 'channel' });
+  test('sends no DM with CNGN_APPROVAL_NOTIFY=channel, and the channel message keeps its buttons', async ({
+    startApp,
+  }) => {
+    const app = await startApp({ notify: 'channel' });
     await fileWithdrawal(app, '1800');
     await settled(app);
     expect(app.approvals?.dms).toBeUndefined();
@@ -156,18 +150,21 @@ describe('approvers told by DM', () => {
     expect(buttons(posted as SlackCall)).toEqual(['approval.approve', 'approval.reject', 'approval.cancel']);
   });
 
-  it('with CNGN_APPROVAL_NOTIFY=dm asks by DM only: the channel message keeps the requester’s Cancel and drops Approve/Reject', async () => {
-    app = await startApprovalApp({ notify: 'dm' });
+  test('with CNGN_APPROVAL_NOTIFY=dm asks by DM only: the channel message keeps the requester’s Cancel and drops Approve/Reject', async ({
+    startApp,
+  }) => {
+    const app = await startApp({ notify: 'dm' });
     await fileWithdrawal(app, '1900');
-    await waitUntil(() => dmsTo(app as ApprovalApp, APPROVER_B).length === 1, 'the DMs');
+    await waitUntil(() => dmsTo(app, APPROVER_B).length === 1, 'the DMs');
     await settled(app);
     const posted = app.slack.callsTo('chat.postMessage').find((c) => c.body.channel === APPROVALS_CHANNEL);
     expect(buttons(posted as SlackCall)).toEqual(['approval.cancel']);
     expect(buttons(dmsTo(app, APPROVER_A)[0] as SlackCall)).toEqual(['approval.approve', 'approval.reject']);
   });
 
-  it('re-renders the copies for the new round when a request is sent back; a click on the earlier round changes nothing', async () => {
-    app = await startApprovalApp();
+  test('re-renders the copies for the new round when a request is sent back; a click on the earlier round changes nothing', async ({
+    app,
+  }) => {
     await viewSubmission(app.sender, {
       callbackId: 'redeem.submit',
       userId: REQUESTER,
@@ -180,7 +177,7 @@ describe('approvers told by DM', () => {
     });
     const posted = await app.slack.waitFor('chat.postMessage', (c) => c.body.channel === APPROVALS_CHANNEL);
     const id = /AR-[0-9A-F]+/.exec(String(posted.body.text))?.[0] ?? '';
-    await waitUntil(() => dmsTo(app as ApprovalApp, APPROVER_B).length === 1, 'the DMs');
+    await waitUntil(() => dmsTo(app, APPROVER_B).length === 1, 'the DMs');
     await settled(app);
     // The account changed hands since filing: the final approval's re-check sends it back (round 1).
     const filed = await app.engine.get(id);
@@ -196,7 +193,7 @@ describe('approvers told by DM', () => {
     const copyB = record?.copies.find((c) => c.user === APPROVER_B);
     await waitUntil(
       () =>
-        (app as ApprovalApp).slack
+        app.slack
           .callsTo('chat.update')
           .some((u) => u.body.ts === copyB?.ts && JSON.stringify(u.body.blocks).includes(`"${id}:1"`)),
       'B’s copy shows round 1',
@@ -220,63 +217,55 @@ describe('approvers told by DM', () => {
     expect(app.sandbox.requests.filter((r) => r.path === '/v1/api/redeemAsset')).toHaveLength(0);
   });
 
-  it('tells the members of the approver group, read from Slack, except the requester', async () => {
+  test('tells the members of the approver group, read from Slack, except the requester', async ({
+    startApp,
+    defer,
+  }) => {
     const slack = await FakeSlack.start();
+    defer(() => slack.stop());
     slack.on('usergroups.users.list', () => ({ body: { ok: true, users: [APPROVER_B, REQUESTER] } }));
-    try {
-      app = await startApprovalApp({ slack, approvers: [APPROVER_A], approverGroup: 'SAPPROVERS' });
-      await fileWithdrawal(app, '2000');
-      await waitUntil(() => dmsTo(app as ApprovalApp, APPROVER_B).length === 1, 'the DM to the group member');
-      await settled(app);
-      expect(dmsTo(app, APPROVER_A)).toHaveLength(1);
-      expect(dmsTo(app, REQUESTER).filter((c) => buttons(c).includes('approval.approve'))).toEqual([]);
-    } finally {
-      await app?.stop();
-      app = undefined;
-      await slack.stop();
-    }
+    const app = await startApp({ slack, approvers: [APPROVER_A], approverGroup: 'SAPPROVERS' });
+    await fileWithdrawal(app, '2000');
+    await waitUntil(() => dmsTo(app, APPROVER_B).length === 1, 'the DM to the group member');
+    await settled(app);
+    expect(dmsTo(app, APPROVER_A)).toHaveLength(1);
+    expect(dmsTo(app, REQUESTER).filter((c) => buttons(c).includes('approval.approve'))).toEqual([]);
   });
 
-  it('updates after a restart a copy Slack refused to update, so no stale button outlives the request', async () => {
+  test('updates after a restart a copy Slack refused to update, so no stale button outlives the request', async ({
+    startApp,
+    sandbox,
+    defer,
+  }) => {
     const slack = await FakeSlack.start();
+    defer(() => slack.stop());
     const store = await createStore('memory://');
-    const sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
-    try {
-      const first = await startApprovalApp({ slack, store, sandbox });
-      app = first;
-      const id = await fileWithdrawal(first, '2100');
-      await waitUntil(() => dmsTo(first, APPROVER_B).length === 1, 'the DMs');
-      await settled(first);
-      const record = await store.get<{ copies: Array<{ user: string; channel: string; ts: string }> }>(
-        `approval-dms:${id}`,
-      );
-      const copyB = record?.copies.find((c) => c.user === APPROVER_B);
-      slack.on('chat.update', (c) =>
-        c.body.ts === copyB?.ts ? { body: { ok: false, error: 'internal_error' } } : undefined,
-      );
-      await approve(first, `${id}:0`, APPROVER_A);
-      await waitUntil(async () => (await first.engine.get(id))?.state === 'sent', 'sent');
-      await waitUntil(
-        () => slack.callsTo('chat.update').some((u) => u.body.ts === copyB?.ts),
-        'a refused update of B’s copy',
-      );
-      await settled(first);
-      await first.stop();
-      app = undefined;
+    defer(() => store.close());
+    const first = await startApp({ slack, store, sandbox });
+    const id = await fileWithdrawal(first, '2100');
+    await waitUntil(() => dmsTo(first, APPROVER_B).length === 1, 'the DMs');
+    await settled(first);
+    const record = await store.get<{ copies: Array<{ user: string; channel: string; ts: string }> }>(
+      `approval-dms:${id}`,
+    );
+    const copyB = record?.copies.find((c) => c.user === APPROVER_B);
+    slack.on('chat.update', (c) =>
+      c.body.ts === copyB?.ts ? { body: { ok: false, error: 'internal_error' } } : undefined,
+    );
+    await approve(first, `${id}:0`, APPROVER_A);
+    await waitUntil(async () => (await first.engine.get(id))?.state === 'sent', 'sent');
+    await waitUntil(
+      () => slack.callsTo('chat.update').some((u) => u.body.ts === copyB?.ts),
+      'a refused update of B’s copy',
+    );
+    await settled(first);
+    await first.stop();
 
-      slack.reset();
-      const second = await startApprovalApp({ slack, store, sandbox });
-      app = second;
-      const updated = await slack.waitFor('chat.update', (u) => u.body.ts === copyB?.ts);
-      expect(buttons(updated)).toEqual([]);
-      expect(String(updated.body.text)).toContain('Nothing is waiting for you');
-      expect(sandbox.requests.filter((r) => r.path === '/v1/api/withdraw')).toHaveLength(1);
-    } finally {
-      await app?.stop();
-      app = undefined;
-      await sandbox.stop();
-      await store.close();
-      await slack.stop();
-    }
+    slack.reset();
+    await startApp({ slack, store, sandbox });
+    const updated = await slack.waitFor('chat.update', (u) => u.body.ts === copyB?.ts);
+    expect(buttons(updated)).toEqual([]);
+    expect(String(updated.body.text)).toContain('Nothing is waiting for you');
+    expect(sandbox.requests.filter((r) => r.path === '/v1/api/withdraw')).toHaveLength(1);
   });
 });

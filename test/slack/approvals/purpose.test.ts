@@ -1,9 +1,10 @@
 // Every payment says what it is for: the withdraw, redeem and bridge forms refuse a missing, short or
 // long purpose under its field, and approvers read the purpose, as text, wherever the request is shown.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { redeemModal } from '../../../src/slack/approvals/blocks/bank-modal.js';
 import { bridgeModal, withdrawModal } from '../../../src/slack/approvals/blocks/modals.js';
 import { networkIds } from '../../support/approving.js';
+import { botTest as test } from '../../support/bot.js';
 import { commandAnswer, selectValue, textValue, viewSubmission } from '../../support/slack-requests.js';
 import { slackTexts, withoutOwnMarkup } from '../builders/support.js';
 import {
@@ -13,14 +14,7 @@ import {
   fileWithdrawal,
   REQUESTER,
   reviewFor,
-  startApprovalApp,
 } from './support.js';
-
-let app: ApprovalApp | undefined;
-afterEach(async () => {
-  await app?.stop();
-  app = undefined;
-});
 
 const DEST = '0x52908400098527886E0F7030069857D2E4169EE7';
 
@@ -73,7 +67,7 @@ async function forms(started: ApprovalApp) {
 }
 
 describe('the purpose field of the payment forms', () => {
-  it.each([
+  test.for<[string, string | undefined, RegExp]>([
     ['missing', undefined, /^Purpose: at least 3 characters/],
     ['empty', '   ', /^Purpose: at least 3 characters/],
     ['too short', 'ab', /^Purpose: at least 3 characters/],
@@ -81,8 +75,7 @@ describe('the purpose field of the payment forms', () => {
     ['zero-width', '\u200b\u200b\u200b\u200b', /^Purpose: at least 3 visible characters/],
   ])(
     'refuses a %s purpose under the field, with the reason, and files nothing',
-    async (_what, purpose, reason) => {
-      app = await startApprovalApp();
+    async ([_what, purpose, reason], { app }) => {
       for (const form of await forms(app)) {
         const response = await viewSubmission(app.sender, { userId: REQUESTER, ...form.submission(purpose) });
         expect(response.json(), form.id).toEqual({
@@ -94,7 +87,7 @@ describe('the purpose field of the payment forms', () => {
     },
   );
 
-  it('offers the field on each form, required, with an example', () => {
+  test('offers the field on each form, required, with an example', () => {
     const built = [
       withdrawModal({ networks: [], whitelist: [], environment: 'SANDBOX' }),
       bridgeModal({ networks: [], environment: 'SANDBOX' }),
@@ -116,9 +109,9 @@ describe('the purpose as approvers read it', () => {
   const HOSTILE = 'Payout <!channel> *bold* <http://x|y> & co';
   const ESCAPED = 'Payout &lt;!channel&gt; ＊bold＊ &lt;http://x|y&gt; &amp; co';
 
-  it('is on the channel message, the DM copies, the review and the pending list, as text', async () => {
-    app = await startApprovalApp();
-    const started = app;
+  test('is on the channel message, the DM copies, the review and the pending list, as text', async ({
+    app: started,
+  }) => {
     const id = await fileWithdrawal(started, '1500', DEST, `  ${HOSTILE} `);
     expect((await started.engine.get(id))?.purpose).toBe(HOSTILE);
 

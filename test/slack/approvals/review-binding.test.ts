@@ -2,38 +2,24 @@
 // when it opened, whatever its private_metadata says on the way back (Slack's signature is all that
 // vouches for that, and whoever holds the signing secret can write anything). Also for Reject and
 // Review all. Real Bolt over HTTP with signed requests, the fake Slack, the sandbox.
-import { afterEach, describe, expect, it } from 'vitest';
-import { createStore } from '../../../src/store/index.js';
+import { describe, expect } from 'vitest';
+import { botTest as test } from '../../support/bot.js';
 import { openedViewId } from '../../support/fake-slack.js';
 import { type ReviewView, refusedInModal, submitReview } from '../../support/review.js';
 import { blockAction, viewSubmission } from '../../support/slack-requests.js';
-import { StoreControls } from '../../support/store-controls.js';
 import {
   APPROVALS_CHANNEL,
   APPROVER_A,
   APPROVER_B,
   type ApprovalApp,
-  type ApprovalAppOptions,
   fileWithdrawal,
   openReject,
   reviewFor,
-  startApprovalApp,
   submitReject,
   waitUntil,
 } from './support.js';
 
-let app: ApprovalApp | undefined;
-afterEach(async () => {
-  await app?.stop();
-  app = undefined;
-});
-
 const WITHDRAW = '/v1/api/withdraw';
-
-async function started(options: ApprovalAppOptions = {}): Promise<ApprovalApp> {
-  app = await startApprovalApp(options);
-  return app;
-}
 
 async function opened(a: ApprovalApp, id: string, user: string): Promise<ReviewView> {
   const review = await reviewFor(a, id, user);
@@ -47,8 +33,9 @@ const withMetadata = (view: ReviewView, change: Record<string, unknown>): Review
 });
 
 describe('a review approves only what it showed', () => {
-  it('refuses a review of ₦501 whose private_metadata names a ₦90,000 request; nothing is sent', async () => {
-    const a = await started();
+  test('refuses a review of ₦501 whose private_metadata names a ₦90,000 request; nothing is sent', async ({
+    app: a,
+  }) => {
     const small = await fileWithdrawal(a, '501');
     const large = await fileWithdrawal(a, '90000');
     const view = await opened(a, small, APPROVER_A);
@@ -66,8 +53,9 @@ describe('a review approves only what it showed', () => {
     expect(a.sandbox.count('POST', WITHDRAW)).toBe(0);
   });
 
-  it('refuses a review whose private_metadata names another round of the request it showed', async () => {
-    const a = await started();
+  test('refuses a review whose private_metadata names another round of the request it showed', async ({
+    app: a,
+  }) => {
     const id = await fileWithdrawal(a, '502');
     const view = await opened(a, id, APPROVER_A);
     const filed = await a.engine.get(id);
@@ -80,8 +68,9 @@ describe('a review approves only what it showed', () => {
     expect(a.sandbox.count('POST', WITHDRAW)).toBe(0);
   });
 
-  it('refuses, with the current figures, a review whose figures changed in the same round; nothing is sent', async () => {
-    const a = await started();
+  test('refuses, with the current figures, a review whose figures changed in the same round; nothing is sent', async ({
+    app: a,
+  }) => {
     const id = await fileWithdrawal(a, '503');
     const view = await opened(a, id, APPROVER_A);
     const filed = await a.engine.get(id);
@@ -100,8 +89,10 @@ describe('a review approves only what it showed', () => {
     expect(a.sandbox.count('POST', WITHDRAW)).toBe(0);
   });
 
-  it('still takes a review after another approver’s approval landed while it was open', async () => {
-    const a = await started({ tiers: '0:2' });
+  test('still takes a review after another approver’s approval landed while it was open', async ({
+    startApp,
+  }) => {
+    const a = await startApp({ tiers: '0:2' });
     const id = await fileWithdrawal(a, '504');
     const first = await opened(a, id, APPROVER_A);
     const second = await opened(a, id, APPROVER_B);
@@ -113,8 +104,9 @@ describe('a review approves only what it showed', () => {
     expect(a.sandbox.count('POST', WITHDRAW)).toBe(1);
   });
 
-  it('refuses a submission of a view the bot never opened, asking to open the review again', async () => {
-    const a = await started();
+  test('refuses a submission of a view the bot never opened, asking to open the review again', async ({
+    app: a,
+  }) => {
     const id = await fileWithdrawal(a, '505');
     const view = await opened(a, id, APPROVER_A);
     for (const forged of ['VNEVEROPENED', 'not a view id!']) {
@@ -127,10 +119,10 @@ describe('a review approves only what it showed', () => {
     expect(a.sandbox.count('POST', WITHDRAW)).toBe(0);
   });
 
-  it('refuses a submission that arrives before the review’s record is written, and takes it once it is', async () => {
-    const controls = new StoreControls();
-    const store = controls.wrap(await createStore('memory://'));
-    const a = await started({ store });
+  test('refuses a submission that arrives before the review’s record is written, and takes it once it is', async ({
+    controlledApp: { app: a, store },
+    controls,
+  }) => {
     const id = await fileWithdrawal(a, '506');
     const release = controls.holdWrites('slack-view:');
     const view = await opened(a, id, APPROVER_A); // open in Slack; its record not yet written
@@ -141,13 +133,12 @@ describe('a review approves only what it showed', () => {
     await waitUntil(async () => (await store.get(`slack-view:${view.id}`)) !== undefined, 'the record');
     expect((await submitReview(a.sender, view, APPROVER_A)).body).toBe('');
     await waitUntil(async () => (await a.engine.get(id))?.state === 'sent', 'sent');
-    await store.close();
   });
 
-  it('replaces a review whose record could not be written with a notice, and never approves from it', async () => {
-    const controls = new StoreControls();
-    const store = controls.wrap(await createStore('memory://'));
-    const a = await started({ store });
+  test('replaces a review whose record could not be written with a notice, and never approves from it', async ({
+    controlledApp: { app: a },
+    controls,
+  }) => {
     const id = await fileWithdrawal(a, '507');
     controls.failWrites('slack-view:');
     const view = await opened(a, id, APPROVER_A);
@@ -155,11 +146,9 @@ describe('a review approves only what it showed', () => {
     expect(JSON.stringify(notice.body.view)).toContain('could not be prepared');
     expect(refusedInModal(await submitReview(a.sender, view, APPROVER_A))).toContain('not ready yet');
     expect((await a.engine.get(id))?.approvals).toEqual([]);
-    await store.close();
   });
 
-  it('tells the person when the review cannot be opened, and changes nothing', async () => {
-    const a = await started();
+  test('tells the person when the review cannot be opened, and changes nothing', async ({ app: a }) => {
     const id = await fileWithdrawal(a, '508');
     a.slack.on('views.open', () => ({ body: { ok: false, error: 'expired_trigger_id' } }));
     const review = await reviewFor(a, id, APPROVER_A);
@@ -170,8 +159,9 @@ describe('a review approves only what it showed', () => {
 });
 
 describe('a rejection rejects only what its modal showed', () => {
-  it('refuses a reject modal whose private_metadata names another request; nothing is rejected', async () => {
-    const a = await started();
+  test('refuses a reject modal whose private_metadata names another request; nothing is rejected', async ({
+    app: a,
+  }) => {
     const shown = await fileWithdrawal(a, '601');
     const other = await fileWithdrawal(a, '602');
     const view = await openReject(a, `${shown}:0`, APPROVER_A);
@@ -191,8 +181,10 @@ describe('a rejection rejects only what its modal showed', () => {
 });
 
 describe('Review all approves only what its list showed', () => {
-  it('approves none of the requests the list never showed, whatever the submission ticks', async () => {
-    const a = await started({ tiers: '0:1' });
+  test('approves none of the requests the list never showed, whatever the submission ticks', async ({
+    startApp,
+  }) => {
+    const a = await startApp({ tiers: '0:1' });
     const first = await fileWithdrawal(a, '701');
     const second = await fileWithdrawal(a, '702');
     const before = a.slack.callsTo('views.open').length;

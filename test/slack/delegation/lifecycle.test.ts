@@ -2,24 +2,16 @@
 // written to the bot's store rather than sent to the service, so its message and thread say so, also
 // when the bot stopped while writing it; and it expires no later than the end of the window it asks
 // for, since approved after that it would never be in effect.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { EXECUTION_LEASE_MS } from '../../../src/approvals/executor.js';
-import { createStore, type Store } from '../../../src/store/index.js';
+import { createStore } from '../../../src/store/index.js';
+import { botTest as test } from '../../support/bot.js';
 import { Clock } from '../../support/engine.js';
 import { commandAnswer } from '../../support/slack-requests.js';
-import { APPROVER_A, type ApprovalApp, approve, startApprovalApp, waitUntil } from '../approvals/support.js';
+import { APPROVER_A, type ApprovalApp, approve, waitUntil } from '../approvals/support.js';
 
 const CHIDI = 'UCHIDI'; // an approver who is away
 const BOLA = 'UBOLA'; // not an approver: Chidi's delegate
-
-let app: ApprovalApp | undefined;
-let store: Store | undefined;
-afterEach(async () => {
-  await app?.stop();
-  await store?.close();
-  app = undefined;
-  store = undefined;
-});
 
 /** Run `/cngn <text>` as `userId`; the private answer's text. */
 async function command(a: ApprovalApp, text: string, userId: string): Promise<string> {
@@ -50,10 +42,13 @@ const settled = async (a: ApprovalApp) => {
 };
 
 describe('a delegation request', () => {
-  it('says it puts the delegation in effect in the bot’s store, and after a stop while writing it, that it checks the store', async () => {
+  test('says it puts the delegation in effect in the bot’s store, and after a stop while writing it, that it checks the store', async ({
+    startApp,
+    defer,
+  }) => {
     const clock = new Clock();
     const inner = await createStore('memory://');
-    store = inner;
+    defer(() => inner.close());
     // The bot stops right as it writes the delegation: that write never lands, and nothing after it runs.
     let stop!: (error: Error) => void;
     const stopped = new Promise<never>((_, reject) => (stop = reject));
@@ -69,8 +64,7 @@ describe('a delegation request', () => {
             : (value as (...a: unknown[]) => Promise<unknown>).call(target, key, ...rest);
       },
     });
-    const a = await startApprovalApp({ approvers: [APPROVER_A, CHIDI], store: dying, now: clock.now });
-    app = a;
+    const a = await startApp({ approvers: [APPROVER_A, CHIDI], store: dying, now: clock.now });
     const id = await fileDelegation(a, '7d');
     await approve(a, `${id}:0`, APPROVER_A);
     await waitUntil(
@@ -103,10 +97,11 @@ describe('a delegation request', () => {
     }
   });
 
-  it('expires no later than the end of its window, and cannot be extended past it', async () => {
+  test('expires no later than the end of its window, and cannot be extended past it', async ({
+    startApp,
+  }) => {
     const clock = new Clock();
-    const a = await startApprovalApp({ approvers: [APPROVER_A, CHIDI], now: clock.now });
-    app = a;
+    const a = await startApp({ approvers: [APPROVER_A, CHIDI], now: clock.now });
     const id = await fileDelegation(a, '1m');
     const request = await a.engine.get(id);
     if (request?.kind !== 'delegation') throw new Error('not a delegation');
@@ -124,10 +119,9 @@ describe('a delegation request', () => {
     expect((await a.engine.get(id))?.state).toBe('expired');
   });
 
-  it('is extended at most to the end of its window', async () => {
+  test('is extended at most to the end of its window', async ({ startApp }) => {
     const clock = new Clock();
-    const a = await startApprovalApp({ approvers: [APPROVER_A, CHIDI], now: clock.now });
-    app = a;
+    const a = await startApp({ approvers: [APPROVER_A, CHIDI], now: clock.now });
     const id = await fileDelegation(a, '30h'); // lifetime 24 h, window 30 h
     const request = await a.engine.get(id);
     if (request?.kind !== 'delegation') throw new Error('not a delegation');

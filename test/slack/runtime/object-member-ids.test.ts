@@ -2,7 +2,7 @@
 // `valueOf`, `toString`, `hasOwnProperty`) is only text: as the team, user or channel of a signed
 // Slack request, as a webhook's event name, network or transaction type. No lookup finds Object's
 // own members, so nothing answers 500, no listener fails, and no request changes state.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { webhookEventSchema } from '../../../src/cngn/schemas.js';
 import { explorerUrl } from '../../../src/format/explorer.js';
 import { escapeMrkdwn } from '../../../src/format/mrkdwn.js';
@@ -13,31 +13,26 @@ import { alertDigestMessage } from '../../../src/slack/alerts/digest-blocks.js';
 import { webhookMessage } from '../../../src/slack/alerts/message-blocks.js';
 import { REDEEM } from '../../../src/slack/approvals/blocks/bank-modal.js';
 import { typeWord } from '../../../src/slack/reads/blocks.js';
+import { botTest as test } from '../../support/bot.js';
 import { OBJECT_MEMBER_NAMES } from '../../support/fuzz.js';
 import { ALERTS_CHANNEL } from '../../support/harness.js';
 import { interaction, newTriggerId, postSigned, slashCommand } from '../../support/slack-requests.js';
 import {
   APPROVER_A,
   type ApprovalApp,
+  type ApprovalAppOptions,
   approve,
   fileWithdrawal,
-  startApprovalApp,
   waitUntil,
 } from '../approvals/support.js';
 import { slackTexts } from '../builders/support.js';
 
-let app: ApprovalApp | undefined;
-afterEach(async () => {
-  await app?.stop();
-  app = undefined;
-});
-
 /** What `{}[name]` would have given, shown as text: a sign that a lookup found Object's member. */
 const LEAKED = /native code|\[object Object\]|function |undefined/;
 
-async function startWithLog() {
+async function startWithLog(startApp: (options: ApprovalAppOptions) => Promise<ApprovalApp>) {
   const lines: Array<Record<string, unknown>> = [];
-  app = await startApprovalApp({
+  const app = await startApp({
     withWebhooks: true,
     logger: createLogger('warn', { write: (line) => lines.push(JSON.parse(line)) }),
   });
@@ -45,8 +40,8 @@ async function startWithLog() {
 }
 
 describe('ids of a signed Slack request named after an Object member', () => {
-  it('answers a bank search, a click and a command from each of them', async () => {
-    const { app, failures } = await startWithLog();
+  test('answers a bank search, a click and a command from each of them', async ({ startApp }) => {
+    const { app, failures } = await startWithLog(startApp);
     const responseUrl = app.slack.responseUrl('members');
     for (const name of OBJECT_MEMBER_NAMES) {
       // The case the fuzzing found: a bank search whose team is `valueOf` was answered 500.
@@ -97,8 +92,8 @@ describe('ids of a signed Slack request named after an Object member', () => {
     expect(failures()).toEqual([]);
   });
 
-  it('refuses a team id that is an object rather than text, with the field named', async () => {
-    const { app, failures } = await startWithLog();
+  test('refuses a team id that is an object rather than text, with the field named', async ({ startApp }) => {
+    const { app, failures } = await startWithLog(startApp);
     // Used as a key, `{ toString: [] }` cannot become one: it threw inside Bolt (a 500).
     const odd = { toString: [] };
     const event = JSON.stringify({
@@ -127,8 +122,10 @@ describe('ids of a signed Slack request named after an Object member', () => {
 });
 
 describe('a webhook that names an Object member', () => {
-  it('leaves a sent withdrawal as it is when a signed event called `constructor` names its reference', async () => {
-    const { app, failures } = await startWithLog();
+  test('leaves a sent withdrawal as it is when a signed event called `constructor` names its reference', async ({
+    startApp,
+  }) => {
+    const { app, failures } = await startWithLog(startApp);
     const id = await fileWithdrawal(app, '2500');
     await approve(app, id, APPROVER_A);
     await waitUntil(async () => (await app.engine.get(id))?.state === 'sent', 'sent');
@@ -163,7 +160,7 @@ describe('a webhook that names an Object member', () => {
     expect(failures()).toEqual([]);
   });
 
-  it.each(OBJECT_MEMBER_NAMES)(
+  test.each(OBJECT_MEMBER_NAMES)(
     'shows the name %s as itself in alerts and digests, never a member of Object',
     (name) => {
       const event = webhookEventSchema.parse({

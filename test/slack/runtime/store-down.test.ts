@@ -3,9 +3,10 @@
 // privately "try again" (no review opens), a review submitted while it hangs is refused in the modal,
 // and a rejection keeps its modal open saying so, while the request stays
 // exactly as it was — also once Redis answers again.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { NOT_RECORDED } from '../../../src/slack/approvals/actions/click.js';
-import { clearStore, createStore, type Store } from '../../../src/store/index.js';
+import { clearStore, createStore } from '../../../src/store/index.js';
+import { botTest } from '../../support/bot.js';
 import { REDIS_URL, redisAvailable, testPrefix } from '../../support/redis.js';
 import { openReview, type ReviewView, refusedInModal, submitReview } from '../../support/review.js';
 import { blockAction, textValue, viewSubmission } from '../../support/slack-requests.js';
@@ -17,40 +18,39 @@ import {
   type ApprovalApp,
   approve,
   fileWithdrawal,
-  startApprovalApp,
   waitUntil,
 } from '../approvals/support.js';
 
 const hasRedis = await redisAvailable();
+
+/**
+ * `app`, the bot on Redis through a proxy a test stops or freezes; `proxy`; and `direct`, the same keys
+ * straight to Redis: what is really stored, whatever the bot's connection does.
+ */
+const test = botTest.extend('redis', async ({ startApp, defer }) => {
+  const prefix = testPrefix('store-down');
+  const direct = await createStore(REDIS_URL, { prefix });
+  defer(async () => {
+    await clearStore(direct);
+    await direct.close();
+  });
+  const proxy = await TcpProxy.forRedis(REDIS_URL);
+  const store = await createStore(proxy.url, { prefix });
+  defer(async () => {
+    await proxy.stop();
+    await store.close();
+  });
+  const app = await startApp({ store });
+  defer(() => proxy.thaw());
+  return { app, proxy, direct };
+});
 
 /** The audit trail's last check (at start): a store outage does not change it. */
 const AUDIT_OK = expect.objectContaining({ checked: true, ok: true });
 const BUILD = { version: expect.any(String), commit: expect.any(String) };
 
 describe.skipIf(!hasRedis)('a bot whose Redis stops answering', () => {
-  let proxy: TcpProxy;
-  let store: Store;
-  /** The same keys, straight to Redis: what is really stored, whatever the bot's connection does. */
-  let direct: Store;
-  let app: ApprovalApp;
-
-  beforeEach(async () => {
-    const prefix = testPrefix('store-down');
-    proxy = await TcpProxy.forRedis(REDIS_URL);
-    store = await createStore(proxy.url, { prefix });
-    direct = await createStore(REDIS_URL, { prefix });
-    app = await startApprovalApp({ store });
-  });
-  afterEach(async () => {
-    proxy.thaw();
-    await app.stop();
-    await proxy.stop();
-    await store.close();
-    await clearStore(direct);
-    await direct.close();
-  });
-
-  const health = async (path: string) => {
+  const health = async (app: ApprovalApp, path: string) => {
     const response = await fetch(`${app.adminUrl}${path}`);
     return {
       status: response.status,
@@ -58,43 +58,47 @@ describe.skipIf(!hasRedis)('a bot whose Redis stops answering', () => {
     };
   };
 
-  const webhook = () =>
+  const webhook = (app: ApprovalApp) =>
     postWebhook(
       `${app.baseUrl}/webhooks/cngn`,
       webhookBody('deposit.received', { amount: '5000' }),
       app.sandbox.webhookSecret,
     );
 
-  it('says so on /readyz and /healthz with the reason while Redis is stopped; /livez stays 200', async () => {
-    expect(await health('/healthz')).toEqual({
+  test('says so on /readyz and /healthz with the reason while Redis is stopped; /livez stays 200', async ({
+    redis: { app, proxy },
+  }) => {
+    expect(await health(app, '/healthz')).toEqual({
       status: 200,
       body: { ok: true, ready: true, ...BUILD, audit: AUDIT_OK },
     });
     await proxy.stop();
-    const down = await health('/healthz');
+    const down = await health(app, '/healthz');
     expect(down.status).toBe(503);
     expect(down.body.ok).toBe(false);
     expect(down.body.reason).toMatch(/^the store \(redis\) failed: /);
-    const readiness = await health('/readyz');
+    const readiness = await health(app, '/readyz');
     expect(readiness.status).toBe(503);
     expect(readiness.body.reasons).toEqual([down.body.reason]);
-    expect(await health('/livez')).toEqual({ status: 200, body: { ok: true } });
+    expect(await health(app, '/livez')).toEqual({ status: 200, body: { ok: true } });
   });
 
-  it('says so on /readyz and /healthz while Redis hangs', async () => {
+  test('says so on /readyz and /healthz while Redis hangs', async ({ redis: { app, proxy } }) => {
     proxy.freeze();
     const reason = 'the store (redis) did not answer within 1000 ms';
-    expect(await health('/healthz')).toEqual({
+    expect(await health(app, '/healthz')).toEqual({
       status: 503,
       body: { ok: false, ready: false, reason, reasons: [reason], ...BUILD, audit: AUDIT_OK },
     });
-    expect(await health('/readyz')).toEqual({ status: 503, body: { ready: false, reasons: [reason] } });
-    expect((await health('/livez')).status).toBe(200);
+    expect(await health(app, '/readyz')).toEqual({ status: 503, body: { ready: false, reasons: [reason] } });
+    expect((await health(app, '/livez')).status).toBe(200);
   });
 
-  it('answers a signed webhook 503 while Redis hangs, instead of leaving the sender waiting', async () => {
+  test('answers a signed webhook 503 while Redis hangs, instead of leaving the sender waiting', async ({
+    redis: { app, proxy },
+  }) => {
     proxy.freeze();
-    const reply = await webhook();
+    const reply = await webhook(app);
     expect(reply.status).toBe(503);
     expect(JSON.parse(reply.body)).toEqual({
       ok: false,
@@ -102,12 +106,14 @@ describe.skipIf(!hasRedis)('a bot whose Redis stops answering', () => {
     });
   });
 
-  it('answers a signed webhook 503 while Redis is stopped', async () => {
+  test('answers a signed webhook 503 while Redis is stopped', async ({ redis: { app, proxy } }) => {
     await proxy.stop();
-    expect((await webhook()).status).toBe(503);
+    expect((await webhook(app)).status).toBe(503);
   });
 
-  it('tells an approver privately to try again while Redis is stopped, and changes nothing', async () => {
+  test('tells an approver privately to try again while Redis is stopped, and changes nothing', async ({
+    redis: { app, proxy, direct },
+  }) => {
     const id = await fileWithdrawal(app, '1200');
     const updates = app.slack.callsTo('chat.update').length;
     await proxy.stop();
@@ -123,7 +129,9 @@ describe.skipIf(!hasRedis)('a bot whose Redis stops answering', () => {
     expect(app.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
   });
 
-  it('keeps the reject modal open with the reason while Redis is stopped, and changes nothing', async () => {
+  test('keeps the reject modal open with the reason while Redis is stopped, and changes nothing', async ({
+    redis: { app, proxy, direct },
+  }) => {
     const id = await fileWithdrawal(app, '1250');
     await proxy.stop();
     const response = await viewSubmission(app.sender, {
@@ -139,7 +147,9 @@ describe.skipIf(!hasRedis)('a bot whose Redis stops answering', () => {
     expect((await direct.get<{ state: string }>(`approval:${id}`))?.state).toBe('pending');
   });
 
-  it('answers a review submitted while Redis hangs in the modal, and the submission never counts once it is back', async () => {
+  test('answers a review submitted while Redis hangs in the modal, and the submission never counts once it is back', async ({
+    redis: { app, proxy, direct },
+  }) => {
     const id = await fileWithdrawal(app, '1300');
     const opened = await openReview(app.slack, APPROVER_A, (triggerId) =>
       blockAction(app.sender, {
