@@ -8,7 +8,7 @@ import type { Store } from '../store/index.js';
 import type { CoreSections } from './core-sections.js';
 import type { DelegationPayload } from './payloads.js';
 import type { ServiceEnvironment } from './ports.js';
-import { transition } from './state-machine.js';
+import { sentBack } from './state-machine.js';
 import type { ApprovalRequest, RequestDraft, RequestOf } from './types.js';
 
 /** A delegation as granted: who may approve in whose place, until when, up to which amount. */
@@ -263,17 +263,7 @@ async function withdrawDelegatedApprovals(
         ? 'delegate'
         : 'delegator';
       const reason = `an approval given through a delegation no longer counts: its ${role} ${why}; approve again`;
-      const next = transition(
-        {
-          ...current,
-          approvals: [],
-          round: current.round + 1,
-          reason,
-          checking: undefined,
-        } as ApprovalRequest,
-        'pending',
-        { action: 'sent-back', note: reason, at: now() },
-      );
+      const next = sentBack(current, current.round, reason, { note: reason, at: now() });
       await core.write(current, next);
       return next;
     });

@@ -9,7 +9,7 @@ import { ApprovalErrorCode } from './error-codes.js';
 import type { ApprovalPolicy } from './policy.js';
 import type { CustodyGateway } from './ports.js';
 import { assertSeen, type SeenRound } from './round.js';
-import { transition, withApproval } from './state-machine.js';
+import { sentBack, withApproval } from './state-machine.js';
 import type { ActionResult, ApprovalRequest, ClickOptions } from './types.js';
 
 type RecheckResult =
@@ -198,17 +198,11 @@ async function finishCleared(
   }
   const now = deps.now();
   if (outcome.material) {
-    const back = transition(
-      {
-        ...outcome.request,
-        approvals: [],
-        round: current.round + 1,
-        reason: outcome.reason,
-        checking: undefined,
-      } as ApprovalRequest,
-      'pending',
-      { action: 'sent-back', actor: user, note: outcome.reason, at: now },
-    );
+    const back = sentBack(outcome.request, current.round, outcome.reason, {
+      actor: user,
+      note: outcome.reason,
+      at: now,
+    });
     await core.write(current, back, { click });
     return { ok: true, request: back };
   }
@@ -284,19 +278,11 @@ async function sendBackStale(
 ): Promise<void> {
   const back = await core.locked(approved.id, async (current) => {
     if (current?.state !== 'approved' || current.round !== approved.round) return undefined;
-    const next = transition(
-      {
-        ...current,
-        display: fresh.display,
-        payload: fresh.payload,
-        approvals: [],
-        round: current.round + 1,
-        reason,
-        checking: undefined,
-      } as ApprovalRequest,
-      'pending',
-      { action: 'sent-back', note: `${reason} (checked again before sending it late)`, at: now() },
-    );
+    const refreshed = { ...current, display: fresh.display, payload: fresh.payload } as ApprovalRequest;
+    const next = sentBack(refreshed, current.round, reason, {
+      note: `${reason} (checked again before sending it late)`,
+      at: now(),
+    });
     await core.write(current, next);
     return next;
   });

@@ -63,6 +63,27 @@ export interface TransitionStep {
   at: Date;
 }
 
+/**
+ * The request back with its approvers: approvals cleared, the round after `round`, the reason shown,
+ * pending again. Pure: the caller persists.
+ */
+export function sentBack(
+  request: ApprovalRequest,
+  round: number,
+  reason: string,
+  step: { actor?: string; note: string; at: Date },
+): ApprovalRequest {
+  const back = {
+    ...request,
+    approvals: [],
+    round: round + 1,
+    reason,
+    checking: undefined,
+  } as ApprovalRequest;
+  const { actor, note, at } = step;
+  return transition(back, 'pending', { action: 'sent-back', ...(actor ? { actor } : {}), note, at });
+}
+
 /** A new request in state `to` with the step appended to its history. Pure: the caller persists. */
 export function transition<R extends ApprovalRequest>(request: R, to: RequestState, step: TransitionStep): R {
   const checkedByHand =
