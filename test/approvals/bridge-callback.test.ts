@@ -13,14 +13,15 @@ import {
 import { fileDraft } from '../support/filing.js';
 
 /** The engine with a public URL (bridge callbacks need one) and `told`, every change it reports. */
-const test = engineTest.extend('told', async ({ fx }) => {
-  const told: ApprovalRequest[] = [];
-  fx.engine.onChange(async (request) => {
-    told.push(request);
+const test = engineTest
+  .extend('engineOptions', { engine: { publicUrl: 'https://desk.example' } })
+  .extend('told', async ({ fx }) => {
+    const told: ApprovalRequest[] = [];
+    fx.engine.onChange(async (request) => {
+      told.push(request);
+    });
+    return told;
   });
-  return told;
-});
-test.override('engineOptions', { engine: { publicUrl: 'https://desk.example' } });
 
 async function sentBridge(fx: EngineFixture): Promise<{ request: ApprovalRequest; token: string }> {
   const [origin, destination] = await twoNetworks(fx.client);

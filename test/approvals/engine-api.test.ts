@@ -13,15 +13,11 @@ import {
   type RequestDraft,
   StaleRoundError,
 } from '../../src/approvals/index.js';
-import {
-  APPROVER_A,
-  APPROVER_B,
-  DEST,
-  REQUESTER,
-  engineTest as test,
-  withdrawalDraft,
-} from '../support/engine.js';
+import { APPROVER_A, APPROVER_B, DEST, engineTest, REQUESTER, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
+
+// This file's own fixtures: an override at a file's top level would outlive the file in its worker.
+const test = engineTest.extend('engineOptions', { tiers: '0:2' });
 
 describe('the engine API', () => {
   test('keeps its parts private: nothing outside approvals/ reaches past its methods', () => {
@@ -58,8 +54,6 @@ describe('the engine API', () => {
     >();
   });
 });
-
-test.override('engineOptions', { tiers: '0:2' });
 
 const withdrawal = (networkId: string, amount: string, address = DEST, network = networkId): RequestDraft =>
   withdrawalDraft(network, amount, address);

@@ -83,7 +83,8 @@ describe('a refused withdrawal through the sandbox', () => {
 
   async function approveAndRun(fx: EngineFixture, networkId: string, amount: string) {
     const request = await fileDraft(fx.engine, withdrawal(networkId, amount));
-    await fx.engine.approve(request.id, APPROVER_A);
+    const approved = await fx.engine.approve(request.id, APPROVER_A);
+    expect(approved).toMatchObject({ ok: true, request: { state: 'approved' } });
     await fx.engine.idle();
     return fx.engine.get(request.id);
   }

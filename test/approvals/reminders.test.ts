@@ -8,14 +8,16 @@ import {
   APPROVER_B,
   DEST,
   type EngineFixture,
+  engineTest,
   OUTSIDER,
   REQUESTER,
-  engineTest as test,
 } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 
 const HOUR = 3_600_000;
-test.override('engineOptions', {
+
+// This file's own fixtures: an override at a file's top level would outlive the file in its worker.
+const test = engineTest.extend('engineOptions', {
   ttlMs: 10 * HOUR,
   tiers: '0:1,1000000:2',
   engine: { reminderPoints: parseReminderPoints('50%,90%') },

@@ -135,7 +135,7 @@ export async function startEngineFixture(options: EngineFixtureOptions = {}): Pr
 /**
  * The stores fixtures plus `startEngine`: an engine fixture on the test's sandbox (unless the options
  * name another), closed after the test before its store and sandbox; `fx`, one started with
- * `engineOptions` (`test.override('engineOptions', …)` in a file or describe); `networkId`, the first
+ * `engineOptions` (`test.override('engineOptions', …)` in a describe, `engineTest.extend('engineOptions', …)` for a file); `networkId`, the first
  * network the sandbox lists as enabled.
  */
 export const engineTest = storesTest

@@ -6,20 +6,21 @@ import type { Locator, Page } from 'playwright-core';
 import { describe } from 'vitest';
 import {
   browserAvailable,
+  browserTest,
   contains,
   eventually,
   screenshot,
   shown,
-  browserTest as test,
   textOf,
 } from './browser-support.js';
+
+// This file's own fixtures: an override at a file's top level would outlive the file in its worker.
+const test = browserTest.extend('benchEnv', { CNGN_APPROVAL_TTL: '60s', CNGN_APPROVAL_REMINDERS: '5%' });
 
 const VALID_ADDRESS = '0x3333333333333333333333333333333333333333';
 // The reminder sweep runs every 15 s: the one point (at 3 s) is sent by the first sweep after it.
 const REMINDER_WAIT = 40_000;
 const STEP = 60_000;
-
-test.override('benchEnv', { CNGN_APPROVAL_TTL: '60s', CNGN_APPROVAL_REMINDERS: '5%' });
 
 describe.skipIf(!browserAvailable())('workbench: approval reminders in Chromium', () => {
   const botMessages = (page: Page): Locator =>

@@ -239,7 +239,7 @@ export class WorkbenchPage {
 
 /**
  * A browser test file's fixtures, one of each for the whole file (its tests are steps of one story):
- * `bench` (startBrowserBench with `benchEnv`, which a file sets by `test.override('benchEnv', …)`),
+ * `bench` (startBrowserBench with `benchEnv`, which a file sets by `browserTest.extend('benchEnv', …)`),
  * its `page`, and `workbench`, the steps on that page.
  */
 export const browserTest = base
