@@ -1,39 +1,54 @@
 // Caches spend the request budget once: banks for hours, networks for minutes, the balance for
 // seconds (with the time it was read), the whitelist and transaction pages for callers that accept
 // an age; shared by clients on one store, separate per environment.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CngnClient } from '../../src/cngn/client.js';
+import { test as base, describe, expect } from 'vitest';
 import { Money } from '../../src/format/money.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
-import { createStore, type Store } from '../../src/store/index.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { createStore } from '../../src/store/index.js';
 import { clientFor } from './client-support.js';
 
-let sandbox: Sandbox;
-let store: Store;
-let client: CngnClient;
-let other: CngnClient;
-
-beforeAll(async () => {
-  sandbox = await startSandbox({ rateLimit: false, settleDelayMs: 600_000 });
-  store = await createStore('memory://', { prefix: 'client-caches' });
-  ({ client } = await clientFor(sandbox, { store }));
-  ({ client: other } = await clientFor(sandbox, { store }));
-});
-afterAll(async () => {
-  await client.close();
-  await other.close();
-  await sandbox.stop();
-});
+/**
+ * One sandbox, store and pair of clients for the file (`client` and `other` on one store): the counts
+ * of requests the sandbox saw carry over from test to test.
+ */
+const test = base
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('sandbox', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const sandbox = await startSandbox({ rateLimit: false, settleDelayMs: 600_000 });
+    onCleanup(() => sandbox.stop());
+    return sandbox;
+  })
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('store', { scope: 'file' }, async ({}) => createStore('memory://', { prefix: 'client-caches' }))
+  .extend('clients', { scope: 'file' }, async ({ sandbox, store }, { onCleanup }) => {
+    const { client } = await clientFor(sandbox, { store });
+    const { client: other } = await clientFor(sandbox, { store });
+    onCleanup(async () => {
+      await client.close();
+      await other.close();
+    });
+    return { client, other };
+  })
+  .extend('client', { scope: 'file' }, async ({ clients }) => clients.client)
+  .extend('other', { scope: 'file' }, async ({ clients }) => clients.other);
 
 describe('caches', () => {
-  it('asks for banks once, even for concurrent callers and a second client on the store', async () => {
+  test('asks for banks once, even for concurrent callers and a second client on the store', async ({
+    sandbox,
+    client,
+    other,
+  }) => {
     const [first, second] = await Promise.all([client.getBanks(), client.getBanks()]);
     expect(second).toEqual(first);
     expect(await other.getBanks()).toEqual(first);
     expect(sandbox.count('GET', '/v1/api/banks')).toBe(1);
   });
 
-  it('keeps networks per flag, and resolves names from the cached list', async () => {
+  test('keeps networks per flag, and resolves names from the cached list', async ({
+    sandbox,
+    client,
+    other,
+  }) => {
     await client.getNetworks();
     await client.resolveNetwork('bsc');
     await other.resolveNetwork('Polygon');
@@ -43,7 +58,11 @@ describe('caches', () => {
     expect(sandbox.count('GET', '/v1/api/networks')).toBe(2);
   });
 
-  it('keeps the balance for seconds with the time it was read, and forgets it after money moves', async () => {
+  test('keeps the balance for seconds with the time it was read, and forgets it after money moves', async ({
+    sandbox,
+    client,
+    other,
+  }) => {
     const first = await client.getBalanceWithTime();
     const again = await other.getBalanceWithTime();
     expect(again.asOf.getTime()).toBe(first.asOf.getTime());
@@ -61,13 +80,17 @@ describe('caches', () => {
     expect(after.entries[0]?.balance).not.toBe(first.entries[0]?.balance);
   });
 
-  it('reads past the cache when asked for fresh figures', async () => {
+  test('reads past the cache when asked for fresh figures', async ({ sandbox, client }) => {
     const before = sandbox.count('GET', '/v1/api/balance');
     await client.getBalance({ fresh: true });
     expect(sandbox.count('GET', '/v1/api/balance')).toBe(before + 1);
   });
 
-  it('serves the whitelist and the transaction list from the cache only to callers that accept an age', async () => {
+  test('serves the whitelist and the transaction list from the cache only to callers that accept an age', async ({
+    sandbox,
+    client,
+    other,
+  }) => {
     const count = () => sandbox.count('GET', '/v1/api/whitelisted');
     const before = count();
     await client.getWhitelisted({ maxAgeMs: 60_000 });
@@ -84,7 +107,7 @@ describe('caches', () => {
     expect(pages()).toBe(listed + 2);
   });
 
-  it('forgets the cached whitelist once an addition was asked for', async () => {
+  test('forgets the cached whitelist once an addition was asked for', async ({ sandbox, client }) => {
     const count = () => sandbox.count('GET', '/v1/api/whitelisted');
     await client.getWhitelisted({ maxAgeMs: 60_000 });
     const before = count();
@@ -98,7 +121,7 @@ describe('caches', () => {
     expect(listed.map((w) => w.publicKey)).toContain('0x52908400098527886E0F7030069857D2E4169EE7');
   });
 
-  it('does not share entries between environments', async () => {
+  test('does not share entries between environments', async ({ sandbox, store }) => {
     const { client: marked } = await clientFor(sandbox, { store, environment: 'sandbox' });
     try {
       const before = sandbox.count('GET', '/v1/api/banks');
@@ -109,7 +132,7 @@ describe('caches', () => {
     }
   });
 
-  it('expires entries after their time', async () => {
+  test('expires entries after their time', async ({ sandbox }) => {
     const { client: quick } = await clientFor(sandbox, {
       store: await createStore('memory://', { prefix: 'client-caches-quick' }),
       cacheTtlMs: { banks: 1 },

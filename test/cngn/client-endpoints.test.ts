@@ -1,31 +1,37 @@
 // Every endpoint through the real client against the embedded sandbox: real HTTP, real encryption.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test as base, describe, expect } from 'vitest';
 import type { CngnClient } from '../../src/cngn/client.js';
 import { Money } from '../../src/format/money.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { startSandbox } from '../../src/sandbox/index.js';
 import { clientFor, lastPlainBody } from './client-support.js';
 
-let sandbox: Sandbox;
-let client: CngnClient;
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ rateLimit: false, settleDelayMs: 600_000, whitelistTimelockMs: 0 });
-  ({ client } = await clientFor(sandbox));
-});
-afterAll(async () => {
-  await client.close();
-  await sandbox.stop();
-});
+/** One sandbox and one client on it for the file. */
+const test = base
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('sandbox', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const sandbox = await startSandbox({ rateLimit: false, settleDelayMs: 600_000, whitelistTimelockMs: 0 });
+    onCleanup(() => sandbox.stop());
+    return sandbox;
+  })
+  .extend('client', { scope: 'file' }, async ({ sandbox }, { onCleanup }) => {
+    const { client } = await clientFor(sandbox);
+    onCleanup(() => client.close());
+    return client;
+  });
 
-async function networkId(code: string): Promise<string> {
+async function networkId(client: CngnClient, code: string): Promise<string> {
   const network = await client.resolveNetwork(code);
   if (!network) throw new Error(`no network ${code}`);
   return network.id;
 }
 
 describe('reads', () => {
-  it('reads the balance as canonical decimal text, with the time it was read', async () => {
+  test('reads the balance as canonical decimal text, with the time it was read', async ({
+    sandbox,
+    client,
+  }) => {
     const { entries, asOf } = await client.getBalanceWithTime();
     expect(entries).toEqual([
       expect.objectContaining({ asset_code: 'CNGN', balance: Money.parse(sandbox.balance()).toString() }),
@@ -34,7 +40,7 @@ describe('reads', () => {
     expect(await client.getBalance()).toEqual(entries);
   });
 
-  it('lists networks, with blockchain metadata only when asked', async () => {
+  test('lists networks, with blockchain metadata only when asked', async ({ sandbox, client }) => {
     const plain = await client.getNetworks();
     expect(plain.length).toBeGreaterThanOrEqual(4);
     expect(plain.some((n) => n.isDisabled)).toBe(true);
@@ -44,7 +50,7 @@ describe('reads', () => {
     expect(sandbox.requests.some((r) => r.path === '/v1/api/networks?includeBlockchain=true')).toBe(true);
   });
 
-  it('resolves a network by short code, name or id, case-insensitively', async () => {
+  test('resolves a network by short code, name or id, case-insensitively', async ({ client }) => {
     const base = await client.resolveNetwork('BASE');
     expect(base?.name).toBe('Base');
     expect((await client.resolveNetwork('base'))?.id).toBe(base?.id);
@@ -53,25 +59,28 @@ describe('reads', () => {
     expect(await client.resolveNetwork('dogechain')).toBeUndefined();
   });
 
-  it('lists banks with their codes', async () => {
+  test('lists banks with their codes', async ({ client }) => {
     const banks = await client.getBanks();
     expect(banks.length).toBeGreaterThanOrEqual(20);
     expect(banks).toContainEqual(expect.objectContaining({ name: 'First Bank of Nigeria', code: '011' }));
   });
 
-  it('lists the dedicated virtual accounts as an array', async () => {
+  test('lists the dedicated virtual accounts as an array', async ({ client }) => {
     const accounts = await client.getDedicatedAccounts();
     expect(accounts[0]).toMatchObject({ accountNumber: expect.stringMatching(/^\d{10}$/) });
   });
 
-  it('lists whitelisted addresses, with their network when asked', async () => {
+  test('lists whitelisted addresses, with their network when asked', async ({ client }) => {
     const plain = await client.getWhitelisted();
     expect(plain.length).toBeGreaterThan(0);
     const rich = await client.getWhitelisted({ includeNetwork: true });
     expect(rich.every((entry) => typeof entry.network?.name === 'string')).toBe(true);
   });
 
-  it('pages transactions and fetches one by reference, then verifies a withdrawal', async () => {
+  test('pages transactions and fetches one by reference, then verifies a withdrawal', async ({
+    sandbox,
+    client,
+  }) => {
     const page = await client.getTransactions({ page: 1, limit: 5 });
     expect(page.data).toHaveLength(5);
     expect(page.pagination?.count).toBeGreaterThan(5);
@@ -85,7 +94,7 @@ describe('reads', () => {
     const sent = await client.withdraw({
       amount: Money.parse('250'),
       address: ADDRESS,
-      networkId: await networkId('bsc'),
+      networkId: await networkId(client, 'bsc'),
     });
     const verified = await client.verifyWithdrawal(sent.trxRef);
     expect(verified).toMatchObject({ trx_ref: sent.trxRef, status: 'pending', amount: '250.00' });
@@ -93,7 +102,7 @@ describe('reads', () => {
 });
 
 describe('writes', () => {
-  it('creates a temporary account, sending exactly the documented fields', async () => {
+  test('creates a temporary account, sending exactly the documented fields', async ({ sandbox, client }) => {
     const account = await client.createTemporaryAccount({
       amount: Money.parse('1500.50'),
       customer: { email: 'ada@example.com' },
@@ -108,7 +117,7 @@ describe('writes', () => {
     });
   });
 
-  it('resolves a bank account to its name', async () => {
+  test('resolves a bank account to its name', async ({ sandbox, client }) => {
     const resolved = await client.resolveAccount({ accountNumber: '0123456789', bankCode: '011' });
     expect(resolved).toMatchObject({ accountNumber: '0123456789', accountName: expect.any(String) });
     expect(lastPlainBody(sandbox, 'POST', '/v1/api/account/verify')).toEqual({
@@ -117,7 +126,10 @@ describe('writes', () => {
     });
   });
 
-  it('resolves an account without a bank code, which the specification leaves optional', async () => {
+  test('resolves an account without a bank code, which the specification leaves optional', async ({
+    sandbox,
+    client,
+  }) => {
     const resolved = await client.resolveAccount({ accountNumber: '0123456788' });
     expect(resolved).toMatchObject({ accountNumber: '0123456788', accountName: expect.any(String) });
     expect(lastPlainBody(sandbox, 'POST', '/v1/api/account/verify')).toEqual({
@@ -125,11 +137,11 @@ describe('writes', () => {
     });
   });
 
-  it('quotes a bridge with decimal-exact fees', async () => {
+  test('quotes a bridge with decimal-exact fees', async ({ sandbox, client }) => {
     const quote = await client.bridgeQuote({
       amount: Money.parse('1000.10'),
-      originNetworkId: await networkId('base'),
-      destinationNetworkId: await networkId('bsc'),
+      originNetworkId: await networkId(client, 'base'),
+      destinationNetworkId: await networkId(client, 'bsc'),
       destinationAddress: ADDRESS,
     });
     const total = Money.parse(quote.amountReceivable)
@@ -139,8 +151,8 @@ describe('writes', () => {
     expect(lastPlainBody(sandbox, 'POST', '/v1/api/bridge-quote')).toMatchObject({ amount: 1000.1 });
   });
 
-  it('withdraws the exact amount and drops absent optional fields', async () => {
-    const id = await networkId('base');
+  test('withdraws the exact amount and drops absent optional fields', async ({ sandbox, client }) => {
+    const id = await networkId(client, 'base');
     const result = await client.withdraw({ amount: Money.parse('1500.50'), address: ADDRESS, networkId: id });
     expect(result.trxRef).toBeTruthy();
     expect(lastPlainBody(sandbox, 'POST', '/v1/api/withdraw')).toEqual({
@@ -150,7 +162,7 @@ describe('writes', () => {
     });
   });
 
-  it('redeems to a bank account and reads the reference', async () => {
+  test('redeems to a bank account and reads the reference', async ({ sandbox, client }) => {
     const result = await client.redeem({
       amount: Money.parse('2000'),
       accountNumber: '0123456789',
@@ -168,10 +180,10 @@ describe('writes', () => {
     expect(transaction.amount).toBe('2000.00');
   });
 
-  it('starts a bridge and gets the address to send to', async () => {
+  test('starts a bridge and gets the address to send to', async ({ sandbox, client }) => {
     const result = await client.bridge({
-      originNetworkId: await networkId('base'),
-      destinationNetworkId: await networkId('polygon'),
+      originNetworkId: await networkId(client, 'base'),
+      destinationNetworkId: await networkId(client, 'polygon'),
       destinationAddress: ADDRESS,
       callbackUrl: 'https://desk.example.com/callbacks/bridge/abc',
     });
@@ -184,13 +196,13 @@ describe('writes', () => {
     ]);
   });
 
-  it('whitelists an address and gets the whole list back', async () => {
+  test('whitelists an address and gets the whole list back', async ({ client }) => {
     const address = '0x1111111111111111111111111111111111111111';
-    const list = await client.addWhitelist({ networkId: await networkId('polygon'), address });
+    const list = await client.addWhitelist({ networkId: await networkId(client, 'polygon'), address });
     expect(list.some((entry) => entry.publicKey === address)).toBe(true);
   });
 
-  it('updates the settlement bank account', async () => {
+  test('updates the settlement bank account', async ({ sandbox, client }) => {
     const request = {
       bankName: 'Access Bank',
       bankAccountName: 'ADAORA FOODS LIMITED',
@@ -202,7 +214,7 @@ describe('writes', () => {
 });
 
 describe('environment', () => {
-  it('comes from the key prefix unless overridden to sandbox', async () => {
+  test('comes from the key prefix unless overridden to sandbox', async ({ sandbox, client }) => {
     expect(client.environment).toBe('test');
     const { client: marked } = await clientFor(sandbox, { environment: 'sandbox' });
     expect(marked.environment).toBe('sandbox');
@@ -211,14 +223,14 @@ describe('environment', () => {
     const { client: liveClient } = await clientFor(live);
     try {
       expect(liveClient.environment).toBe('live');
-      expect((await liveClient.resolveNetwork('base'))?.id).not.toBe(await networkId('base'));
+      expect((await liveClient.resolveNetwork('base'))?.id).not.toBe(await networkId(client, 'base'));
     } finally {
       await liveClient.close();
       await live.stop();
     }
   });
 
-  it('refuses a key without a known prefix before sending anything', async () => {
+  test('refuses a key without a known prefix before sending anything', async ({ sandbox }) => {
     await expect(clientFor(sandbox, { apiKey: 'sk_test_123' })).rejects.toThrow(/cngn_test_ or cngn_live_/);
   });
 });

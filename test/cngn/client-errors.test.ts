@@ -2,7 +2,7 @@
 // (and never of writes), timeouts, unknown outcomes, and responses it cannot trust.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { test as base, describe, expect } from 'vitest';
 import type { CngnClient } from '../../src/cngn/client.js';
 import { CngnError, CngnResponseError, CngnTransportError, RateBudgetError } from '../../src/cngn/errors.js';
 import {
@@ -12,19 +12,81 @@ import {
   sealResponseData,
 } from '../../src/cngn/wire.js';
 import { Money } from '../../src/format/money.js';
-import { type Sandbox, startSandbox, UNRESOLVABLE_ACCOUNT } from '../../src/sandbox/index.js';
+import { startSandbox, UNRESOLVABLE_ACCOUNT } from '../../src/sandbox/index.js';
 import { clientFor } from './client-support.js';
 
-let sandbox: Sandbox;
-let client: CngnClient;
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
-const opened: CngnClient[] = [];
 
-async function extraClient(...args: Parameters<typeof clientFor>): Promise<CngnClient> {
-  const { client: made } = await clientFor(...args);
-  opened.push(made);
-  return made;
+/** What a stub server answers: `answer` unless `queue` holds answers given first, one per request. */
+interface Answer {
+  status: number;
+  body: string;
+  headers?: Record<string, string>;
 }
+
+/**
+ * One sandbox and client for the file; `sandbox` gives sending crypto back after each test that used
+ * it; `extraClient(...)` opens a client that is closed after the test. `server` and `stub`: one server
+ * for the file that answers what a test sets, and a client on it.
+ */
+const test = base
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('fileSandbox', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const sandbox = await startSandbox({ rateLimit: false, settleDelayMs: 600_000 });
+    onCleanup(() => sandbox.stop());
+    return sandbox;
+  })
+  .extend('sandbox', async ({ fileSandbox }, { onCleanup }) => {
+    onCleanup(() => fileSandbox.setPermission('sendCrypto', true));
+    return fileSandbox;
+  })
+  .extend('client', { scope: 'file' }, async ({ fileSandbox }, { onCleanup }) => {
+    const { client } = await clientFor(fileSandbox);
+    onCleanup(() => client.close());
+    return client;
+  })
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('extraClient', async ({}, { onCleanup }) => {
+    const opened: CngnClient[] = [];
+    onCleanup(async () => {
+      await Promise.all(opened.splice(0).map((c) => c.close()));
+    });
+    return async (...args: Parameters<typeof clientFor>): Promise<CngnClient> => {
+      const { client: made } = await clientFor(...args);
+      opened.push(made);
+      return made;
+    };
+  })
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('server', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const state = {
+      answer: { status: 200, body: '{}' } as Answer,
+      queue: [] as Answer[],
+      served: 0,
+      port: 0,
+    };
+    const server: Server = createServer((_req, res) => {
+      const next = state.queue.shift() ?? state.answer;
+      state.served += 1;
+      res.writeHead(next.status, { 'content-type': 'text/plain', ...next.headers });
+      res.end(next.body);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    state.port = (server.address() as AddressInfo).port;
+    onCleanup(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    return state;
+  })
+  .extend('stub', { scope: 'file' }, async ({ fileSandbox, server }, { onCleanup }) => {
+    const { client: stub } = await clientFor(fileSandbox, { baseUrl: `http://127.0.0.1:${server.port}` });
+    onCleanup(() => stub.close());
+    return stub;
+  })
+  .extend('sealed', { scope: 'file' }, async ({ fileSandbox }) => {
+    const curvePublic = await curvePublicFromEd25519(
+      parseOpenSshPrivateKey(fileSandbox.privateKey).publicKey,
+    );
+    return (value: unknown) => sealResponseData(JSON.stringify(value), curvePublic);
+  });
 
 async function failure(promise: Promise<unknown>): Promise<unknown> {
   try {
@@ -35,28 +97,18 @@ async function failure(promise: Promise<unknown>): Promise<unknown> {
   throw new Error('expected the call to fail');
 }
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ rateLimit: false, settleDelayMs: 600_000 });
-  ({ client } = await clientFor(sandbox));
-});
-afterEach(async () => {
-  sandbox.setPermission('sendCrypto', true);
-  await Promise.all(opened.splice(0).map((c) => c.close()));
-});
-afterAll(async () => {
-  await client.close();
-  await sandbox.stop();
-});
-
-async function baseId(): Promise<string> {
+async function baseId(client: CngnClient): Promise<string> {
   return (await client.resolveNetwork('base'))?.id ?? '';
 }
 
 describe('error envelopes', () => {
-  it('turns `status:false` with HTTP 403 into a CngnError with status, message and endpoint', async () => {
+  test('turns `status:false` with HTTP 403 into a CngnError with status, message and endpoint', async ({
+    sandbox,
+    client,
+  }) => {
     sandbox.setPermission('sendCrypto', false);
     const error = await failure(
-      client.withdraw({ amount: Money.parse('10'), address: ADDRESS, networkId: await baseId() }),
+      client.withdraw({ amount: Money.parse('10'), address: ADDRESS, networkId: await baseId(client) }),
     );
     expect(error).toBeInstanceOf(CngnError);
     expect(error).toMatchObject({
@@ -67,7 +119,7 @@ describe('error envelopes', () => {
     });
   });
 
-  it('turns a numeric status into a CngnError whose endpoint names no reference', async () => {
+  test('turns a numeric status into a CngnError whose endpoint names no reference', async ({ client }) => {
     const error = await failure(client.getTransaction('TRX-SECRET-REF'));
     expect(error).toBeInstanceOf(CngnError);
     expect(error).toMatchObject({
@@ -79,7 +131,7 @@ describe('error envelopes', () => {
     expect((error as Error).message).not.toContain('TRX-SECRET-REF');
   });
 
-  it('does not retry a 400', async () => {
+  test('does not retry a 400', async ({ sandbox, client }) => {
     const before = sandbox.count('GET', '/v1/api/withdraw/verify/');
     await expect(client.verifyWithdrawal('nope')).rejects.toMatchObject({
       serviceMessage: 'Transaction not found',
@@ -89,7 +141,7 @@ describe('error envelopes', () => {
 });
 
 describe('every row of the Errors table, through the client', () => {
-  it('temporary account below the minimum', async () => {
+  test('temporary account below the minimum', async ({ client }) => {
     await expect(
       client.createTemporaryAccount({ amount: Money.parse('99.99'), customer: { email: 'a@example.com' } }),
     ).rejects.toMatchObject({
@@ -99,7 +151,7 @@ describe('every row of the Errors table, through the client', () => {
     });
   });
 
-  it('redemption while the service cannot process', async () => {
+  test('redemption while the service cannot process', async ({ sandbox, client }) => {
     sandbox.setServiceAvailable(false);
     try {
       await expect(
@@ -114,7 +166,7 @@ describe('every row of the Errors table, through the client', () => {
     }
   });
 
-  it('an account that cannot be resolved', async () => {
+  test('an account that cannot be resolved', async ({ client }) => {
     await expect(
       client.resolveAccount({ accountNumber: UNRESOLVABLE_ACCOUNT, bankCode: '011' }),
     ).rejects.toMatchObject({
@@ -123,7 +175,7 @@ describe('every row of the Errors table, through the client', () => {
     });
   });
 
-  it('balance for an unknown business', async () => {
+  test('balance for an unknown business', async ({ sandbox, extraClient }) => {
     const stranger = await extraClient(sandbox, { apiKey: 'cngn_test_not_a_customer' });
     await expect(stranger.getBalance()).rejects.toMatchObject({
       httpStatus: 400,
@@ -132,7 +184,7 @@ describe('every row of the Errors table, through the client', () => {
     });
   });
 
-  it('an IP the service does not allow', async () => {
+  test('an IP the service does not allow', async ({ sandbox, client }) => {
     sandbox.setIpAllowed(false);
     try {
       await expect(client.getTransactions()).rejects.toMatchObject({
@@ -146,9 +198,8 @@ describe('every row of the Errors table, through the client', () => {
 });
 
 describe('retries', () => {
-  it('retries a GET after a 503 and succeeds', async () => {
-    const { client: fresh } = await clientFor(sandbox);
-    opened.push(fresh);
+  test('retries a GET after a 503 and succeeds', async ({ sandbox, extraClient }) => {
+    const fresh = await extraClient(sandbox);
     const before = sandbox.count('GET', '/v1/api/balance');
     sandbox.failNext('GET', '/v1/api/balance', 503);
     const entries = await fresh.getBalance();
@@ -156,7 +207,7 @@ describe('retries', () => {
     expect(sandbox.count('GET', '/v1/api/balance') - before).toBe(2);
   });
 
-  it('gives up on a GET after three attempts with the service message', async () => {
+  test('gives up on a GET after three attempts with the service message', async ({ sandbox, client }) => {
     const before = sandbox.count('GET', '/v1/api/virtual-account');
     sandbox.failNext('GET', '/v1/api/virtual-account', 502, 3, 'Bad gateway');
     const error = await failure(client.getDedicatedAccounts());
@@ -164,11 +215,11 @@ describe('retries', () => {
     expect(sandbox.count('GET', '/v1/api/virtual-account') - before).toBe(3);
   });
 
-  it('never retries a POST after a 503 and reports the outcome as unknown', async () => {
+  test('never retries a POST after a 503 and reports the outcome as unknown', async ({ sandbox, client }) => {
     const before = sandbox.count('POST', '/v1/api/withdraw');
     sandbox.failNext('POST', '/v1/api/withdraw', 503);
     const error = await failure(
-      client.withdraw({ amount: Money.parse('10'), address: ADDRESS, networkId: await baseId() }),
+      client.withdraw({ amount: Money.parse('10'), address: ADDRESS, networkId: await baseId(client) }),
     );
     expect(error).toBeInstanceOf(CngnTransportError);
     expect(error).toMatchObject({ mayHaveBeenSent: true, endpoint: 'POST /v1/api/withdraw' });
@@ -178,12 +229,16 @@ describe('retries', () => {
 });
 
 describe('a 429 on a write', () => {
-  it('is not retried, says rate-limited, and blocks the budget for every caller', async () => {
+  test('is not retried, says rate-limited, and blocks the budget for every caller', async ({
+    sandbox,
+    client,
+    extraClient,
+  }) => {
     const own = await extraClient(sandbox);
     const before = sandbox.count('POST', '/v1/api/withdraw');
     sandbox.failNext('POST', '/v1/api/withdraw', 429, 1, 'Too many requests. Please try again later.');
     const error = await failure(
-      own.withdraw({ amount: Money.parse('10'), address: ADDRESS, networkId: await baseId() }),
+      own.withdraw({ amount: Money.parse('10'), address: ADDRESS, networkId: await baseId(client) }),
     );
     expect(error).toBeInstanceOf(CngnError);
     expect(error).toMatchObject({ httpStatus: 429, kind: 'rate-limited' });
@@ -194,7 +249,10 @@ describe('a 429 on a write', () => {
 });
 
 describe('timeouts and lost answers', () => {
-  it('surfaces a held POST as a timeout whose outcome is unknown, sent once', async () => {
+  test('surfaces a held POST as a timeout whose outcome is unknown, sent once', async ({
+    sandbox,
+    extraClient,
+  }) => {
     const impatient = await extraClient(sandbox, { timeouts: { headersMs: 150 } });
     const before = sandbox.count('POST', '/v1/api/redeemAsset');
     const held = sandbox.hold('POST', '/v1/api/redeemAsset');
@@ -210,7 +268,7 @@ describe('timeouts and lost answers', () => {
     expect(sandbox.count('POST', '/v1/api/redeemAsset') - before).toBe(1);
   });
 
-  it('surfaces a held GET as a timeout once its attempts are spent', async () => {
+  test('surfaces a held GET as a timeout once its attempts are spent', async ({ sandbox, extraClient }) => {
     const impatient = await extraClient(sandbox, { timeouts: { headersMs: 150 }, retry: { attempts: 1 } });
     const held = sandbox.hold('GET', '/v1/api/whitelisted');
     const error = await failure(impatient.getWhitelisted());
@@ -219,16 +277,16 @@ describe('timeouts and lost answers', () => {
     expect((error as Error).message).toMatch(/GET \/v1\/api\/whitelisted: no answer in time/);
   });
 
-  it('reports a dropped answer to a POST as possibly sent', async () => {
+  test('reports a dropped answer to a POST as possibly sent', async ({ sandbox, client }) => {
     sandbox.dropResponse('POST', '/v1/api/withdraw');
     const error = await failure(
-      client.withdraw({ amount: Money.parse('12'), address: ADDRESS, networkId: await baseId() }),
+      client.withdraw({ amount: Money.parse('12'), address: ADDRESS, networkId: await baseId(client) }),
     );
     expect(error).toBeInstanceOf(CngnTransportError);
     expect(error).toMatchObject({ mayHaveBeenSent: true });
   });
 
-  it('reports a refused connection as not sent', async () => {
+  test('reports a refused connection as not sent', async ({ sandbox, extraClient }) => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
@@ -244,7 +302,7 @@ describe('timeouts and lost answers', () => {
 });
 
 describe('responses that cannot be trusted', () => {
-  it('refuses data sealed to another key, naming the cause', async () => {
+  test('refuses data sealed to another key, naming the cause', async ({ sandbox, extraClient }) => {
     const stranger = await extraClient(sandbox, { privateKey: generateOpenSshKeyPair().privateKey });
     const error = await failure(stranger.getBanks());
     expect(error).toBeInstanceOf(CngnResponseError);
@@ -254,48 +312,23 @@ describe('responses that cannot be trusted', () => {
   });
 
   describe('from a misbehaving server', () => {
-    let server: Server;
-    let answer: { status: number; body: string; headers?: Record<string, string> } = {
-      status: 200,
-      body: '{}',
-    };
-    /** Answers given before `answer`, one per request. */
-    const queue: Array<typeof answer> = [];
-    let served = 0;
-    let stub: CngnClient;
-    let curvePublic: Uint8Array;
-    const sealed = (value: unknown) => sealResponseData(JSON.stringify(value), curvePublic);
-
-    beforeAll(async () => {
-      curvePublic = await curvePublicFromEd25519(parseOpenSshPrivateKey(sandbox.privateKey).publicKey);
-      server = createServer((_req, res) => {
-        const next = queue.shift() ?? answer;
-        served += 1;
-        res.writeHead(next.status, { 'content-type': 'text/plain', ...next.headers });
-        res.end(next.body);
-      });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      const { port } = server.address() as AddressInfo;
-      ({ client: stub } = await clientFor(sandbox, { baseUrl: `http://127.0.0.1:${port}` }));
-    });
-    afterAll(async () => {
-      await stub.close();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    });
-
-    it('refuses tampered data', async () => {
+    test('refuses tampered data', async ({ server, stub, sealed }) => {
       const blob = Buffer.from(sealed([{ name: 'Access Bank', code: '044' }]), 'base64');
       blob[30] = (blob[30] ?? 0) ^ 1;
-      answer = {
+      server.answer = {
         status: 200,
         body: JSON.stringify({ status: 200, message: 'ok', data: blob.toString('base64') }),
       };
       await expect(stub.getBanks({ fresh: true })).rejects.toThrow(/tampered with or sealed to another key/);
     });
 
-    it('names the field of a response with the wrong shape, without dumping the data', async () => {
+    test('names the field of a response with the wrong shape, without dumping the data', async ({
+      server,
+      stub,
+      sealed,
+    }) => {
       const data = sealed({ trxRef: 12345, address: 'secret-address' });
-      answer = { status: 200, body: JSON.stringify({ status: 200, message: 'ok', data }) };
+      server.answer = { status: 200, body: JSON.stringify({ status: 200, message: 'ok', data }) };
       const error = await failure(
         stub.withdraw({ amount: Money.parse('1'), address: ADDRESS, networkId: 'n' }),
       );
@@ -306,8 +339,11 @@ describe('responses that cannot be trusted', () => {
       expect((error as Error).message).not.toContain('secret-address');
     });
 
-    it('says which unreadable answer came from a call that moves money or changes a setting', async () => {
-      answer = { status: 200, body: JSON.stringify({ status: 200, message: 'ok', data: 5 }) };
+    test('says which unreadable answer came from a call that moves money or changes a setting', async ({
+      server,
+      stub,
+    }) => {
+      server.answer = { status: 200, body: JSON.stringify({ status: 200, message: 'ok', data: 5 }) };
       const amount = Money.parse('1');
       const route = { originNetworkId: 'a', destinationNetworkId: 'b', destinationAddress: ADDRESS };
       const calls: Array<[() => Promise<unknown>, string]> = [
@@ -337,18 +373,18 @@ describe('responses that cannot be trusted', () => {
       }
     });
 
-    it('accepts plain object data and treats absent data of a list as empty', async () => {
-      answer = {
+    test('accepts plain object data and treats absent data of a list as empty', async ({ server, stub }) => {
+      server.answer = {
         status: 200,
         body: JSON.stringify({ status: 200, message: 'ok', data: [{ name: 'X', code: '1' }] }),
       };
       expect(await stub.getBanks({ fresh: true })).toEqual([{ name: 'X', code: '1' }]);
-      answer = { status: 200, body: JSON.stringify({ status: 200, message: 'ok' }) };
+      server.answer = { status: 200, body: JSON.stringify({ status: 200, message: 'ok' }) };
       expect(await stub.getWhitelisted()).toEqual([]);
     });
 
-    it('reads an HTML 403 page from a proxy as a CngnError', async () => {
-      answer = {
+    test('reads an HTML 403 page from a proxy as a CngnError', async ({ server, stub }) => {
+      server.answer = {
         status: 403,
         body: '<html><head><title>403 Forbidden</title></head><body>nginx</body></html>',
       };
@@ -359,31 +395,34 @@ describe('responses that cannot be trusted', () => {
       });
     });
 
-    it('honours a short Retry-After on a 503 read, and does not sit out a long one', async () => {
+    test('honours a short Retry-After on a 503 read, and does not sit out a long one', async ({
+      server,
+      stub,
+    }) => {
       const unavailable = JSON.stringify({ status: 503, message: 'Service Unavailable' });
       const banks = JSON.stringify({ status: 200, message: 'ok', data: [{ name: 'X', code: '1' }] });
-      queue.push({ status: 503, body: unavailable, headers: { 'retry-after': '0' } });
-      answer = { status: 200, body: banks };
-      let before = served;
+      server.queue.push({ status: 503, body: unavailable, headers: { 'retry-after': '0' } });
+      server.answer = { status: 200, body: banks };
+      let before = server.served;
       expect(await stub.getBanks({ fresh: true })).toHaveLength(1);
-      expect(served - before).toBe(2);
+      expect(server.served - before).toBe(2);
 
-      answer = { status: 503, body: unavailable, headers: { 'retry-after': '3600' } };
-      before = served;
+      server.answer = { status: 503, body: unavailable, headers: { 'retry-after': '3600' } };
+      before = server.served;
       await expect(stub.getBanks({ fresh: true })).rejects.toMatchObject({
         httpStatus: 503,
         serviceMessage: 'Service Unavailable',
       });
-      expect(served - before).toBe(1);
+      expect(server.served - before).toBe(1);
     });
 
-    it('reads the older `{error}` shape and a 200 carrying an error status', async () => {
-      answer = { status: 400, body: JSON.stringify({ error: 'Invalid request' }) };
+    test('reads the older `{error}` shape and a 200 carrying an error status', async ({ server, stub }) => {
+      server.answer = { status: 400, body: JSON.stringify({ error: 'Invalid request' }) };
       await expect(stub.getTransactions()).rejects.toMatchObject({
         httpStatus: 400,
         serviceMessage: 'Invalid request',
       });
-      answer = { status: 200, body: JSON.stringify({ status: 400, message: 'Merchant not found' }) };
+      server.answer = { status: 200, body: JSON.stringify({ status: 400, message: 'Merchant not found' }) };
       await expect(stub.getTransactions()).rejects.toMatchObject({
         httpStatus: 400,
         kind: 'merchant-not-found',
@@ -393,7 +432,7 @@ describe('responses that cannot be trusted', () => {
 });
 
 describe('the service rate limit', () => {
-  it('after a 429 the key counts as blocked: reads are told to wait instead of hammering', async () => {
+  test('after a 429 the key counts as blocked: reads are told to wait instead of hammering', async () => {
     const strict = await startSandbox({ rateLimit: { limit: 2, windowMs: 60_000, blockMs: 60_000 } });
     // A client that believes in a bigger budget than the service grants (another tool shares the key).
     const { client: naive } = await clientFor(strict);

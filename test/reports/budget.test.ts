@@ -2,38 +2,29 @@
 // the slots kept for money stay free, so a withdrawal approved meanwhile goes out at once, and one
 // background slot stays free for other background reads.
 // The real client, its store-backed limiter and the sandbox enforcing the service's limit, over HTTP.
-import { afterEach, expect, it } from 'vitest';
+import { expect } from 'vitest';
 import { parseTiers } from '../../src/access/index.js';
 import { ApprovalEngine, ApprovalPolicy } from '../../src/approvals/index.js';
 import { ApprovalRepository } from '../../src/approvals/repository.js';
-import type { CngnClient } from '../../src/cngn/client.js';
 import { custodyGateway } from '../../src/cngn/custody-gateway.js';
 import { buildReport } from '../../src/reports/build.js';
 import { reportDeps } from '../../src/reports/deps.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
-import type { Store } from '../../src/store/index.js';
+import { startSandbox } from '../../src/sandbox/index.js';
 import { clientFor } from '../cngn/client-support.js';
 import { APPROVER_A, REQUESTER, twoNetworks, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
+import { test } from '../support/fixtures.js';
 import { lastDays } from './support.js';
 
-let sandbox: Sandbox;
-let client: CngnClient;
-let store: Store;
-let engine: ApprovalEngine;
-afterEach(async () => {
-  await engine.stop();
-  await client.close();
-  await sandbox.stop();
-  await store.close();
-});
-
-it('sends a withdrawal approved during a month’s first read at once, ahead of the report', async () => {
+test('sends a withdrawal approved during a month’s first read at once, ahead of the report', async ({
+  defer,
+}) => {
   // The service's limit per real minute: nothing here waits for a window to pass.
-  sandbox = await startSandbox({ rateLimit: { limit: 20, windowMs: 60_000, blockMs: 60_000 } });
+  const sandbox = await startSandbox({ rateLimit: { limit: 20, windowMs: 60_000, blockMs: 60_000 } });
+  defer(() => sandbox.stop());
   // A call waiting for a slot sleeps here: it fails the test at once instead of waiting a minute.
   const waited: number[] = [];
-  ({ client, store } = await clientFor(sandbox, {
+  const { client, store } = await clientFor(sandbox, {
     environment: 'sandbox',
     rateLimit: { limit: 20, windowSeconds: 60 },
     limiter: {
@@ -42,14 +33,17 @@ it('sends a withdrawal approved during a month’s first read at once, ahead of 
         throw new Error(`a call waited ${ms} ms for the request budget`);
       },
     },
-  }));
+  });
+  defer(() => store.close());
+  defer(() => client.close());
   const [networkId] = await twoNetworks(client); // one request; the networks are cached from here
-  engine = new ApprovalEngine({
+  const engine = new ApprovalEngine({
     store,
     custody: custodyGateway(client),
     policy: new ApprovalPolicy({ approvers: [APPROVER_A, REQUESTER], tiers: parseTiers('0:1') }),
     ttlMs: 3_600_000,
   });
+  defer(() => engine.stop());
 
   // Two transactions a page: the 36 of the month take 18 pages, more than background may ever use.
   let budgetSpent = () => {};

@@ -2,9 +2,9 @@
 // could not be, or when the request budget cut the list's read short; a budget kept busy ends the
 // reads by the report's deadline. The real client against the embedded sandbox over HTTP; money moves
 // between the reads through the sandbox itself.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { ApprovalRepository } from '../../src/approvals/repository.js';
-import type { CngnClient } from '../../src/cngn/client.js';
+import type { CngnClient, CngnClientOptions } from '../../src/cngn/client.js';
 import { keyId } from '../../src/cngn/credentials.js';
 import { RateBudgetError } from '../../src/cngn/errors.js';
 import { SharedRateLimiter } from '../../src/cngn/limiter.js';
@@ -12,10 +12,10 @@ import { Money } from '../../src/format/money.js';
 import { buildReport } from '../../src/reports/build.js';
 import { reportDeps } from '../../src/reports/deps.js';
 import type { Report } from '../../src/reports/types.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
 import { reportSummary } from '../../src/slack/reports/blocks.js';
-import { createStore, type Store } from '../../src/store/index.js';
-import { clientFor } from '../cngn/client-support.js';
+import { createStore } from '../../src/store/index.js';
+import { sandboxClientTest as base, type SandboxClient } from '../support/sandbox-client.js';
 import { lastDays, partsFor } from './support.js';
 
 // The sandbox's clock stands still; the bot's runs a minute ahead, so what lands at the service is in the period.
@@ -23,24 +23,22 @@ const NOW = Date.parse('2026-11-20T10:30:00Z');
 const BOT_NOW = () => new Date(NOW + 60_000);
 const WEEK = lastDays(7, BOT_NOW());
 
-let sandbox: Sandbox;
-let client: CngnClient;
-let store: Store;
-const stores: Store[] = [];
-afterEach(async () => {
-  await client.close();
-  await sandbox.stop();
-  await store.close();
-  for (const other of stores.splice(0)) await other.close();
+/**
+ * `quietReport()`, a report from a book of its own, read when nothing moves: the figures to agree
+ * with. The sandbox's clock stands still at NOW.
+ */
+const test = base.extend('quietReport', async ({ client, defer }) => async (): Promise<Report> => {
+  const own = await createStore('memory://', { prefix: `quiet-${Math.random()}` });
+  defer(() => own.close());
+  return buildReport(WEEK, partsFor(client, own, BOT_NOW));
 });
-
-async function start() {
-  sandbox = await startSandbox({ now: () => NOW, rateLimit: false, settleDelayMs: 3_600_000 });
-  ({ client, store } = await clientFor(sandbox, { environment: 'sandbox' }));
-}
+test.override('sandboxOptions', { now: () => NOW });
 
 /** The client, with a deposit landing at the service just before each of its first `times` balance reads. */
-function depositsBeforeBalance(times: number): CngnClient {
+function depositsBeforeBalance(
+  { sandbox, client }: { sandbox: Sandbox; client: CngnClient },
+  times: number,
+): CngnClient {
   let left = times;
   const wrapper = Object.create(client) as CngnClient;
   wrapper.getBalanceWithTime = async (options) => {
@@ -50,17 +48,10 @@ function depositsBeforeBalance(times: number): CngnClient {
   return wrapper;
 }
 
-/** A report from a book of its own, read when nothing moves: the figures to agree with. */
-async function quietReport(): Promise<Report> {
-  const own = await createStore('memory://', { prefix: `quiet-${Math.random()}` });
-  stores.push(own);
-  return buildReport(WEEK, partsFor(client, own, BOT_NOW));
-}
-
 const kobo = (text: string) => Money.parseDecimal(text).kobo;
 const total = (figures: Record<string, string>) => Object.values(figures).reduce((t, v) => t + kobo(v), 0n);
 
-function expectConsistent(report: Report) {
+function expectConsistent(sandbox: Sandbox, report: Report) {
   const t = report.treasury;
   expect(t.closing).toBe(sandbox.balance());
   expect(kobo(t.opening) + total(t.inflows) - total(t.outflows)).toBe(kobo(t.closing));
@@ -73,12 +64,19 @@ const notes = (report: Report) =>
     .join('\n') ?? '';
 
 describe('a report read as of one moment', () => {
-  it('counts a deposit that lands between the list’s read and the balance’s', async () => {
-    await start();
-    const report = await buildReport(WEEK, partsFor(depositsBeforeBalance(1), store, BOT_NOW));
+  test('counts a deposit that lands between the list’s read and the balance’s', async ({
+    sandbox,
+    client,
+    store,
+    quietReport,
+  }) => {
+    const report = await buildReport(
+      WEEK,
+      partsFor(depositsBeforeBalance({ sandbox, client }, 1), store, BOT_NOW),
+    );
     const quiet = await quietReport();
 
-    expectConsistent(report);
+    expectConsistent(sandbox, report);
     expect(report.treasury.opening).toBe(quiet.treasury.opening);
     expect(report.treasury.closing).toBe(quiet.treasury.closing);
     expect(report.treasury.inflows).toEqual(quiet.treasury.inflows);
@@ -89,22 +87,29 @@ describe('a report read as of one moment', () => {
     expect(notes(report)).not.toContain('could not be confirmed');
   });
 
-  it('reads the balance from the service, not a copy cached before the list was read', async () => {
-    await start();
+  test('reads the balance from the service, not a copy cached before the list was read', async ({
+    sandbox,
+    client,
+    store,
+    quietReport,
+  }) => {
     await client.getBalance();
     await sandbox.simulateCryptoDeposit({ amount: '7500.00' });
     const report = await buildReport(WEEK, partsFor(client, store, BOT_NOW));
     const quiet = await quietReport();
 
-    expectConsistent(report);
+    expectConsistent(sandbox, report);
     expect(report.treasury.opening).toBe(quiet.treasury.opening);
   });
 
-  it('says the figures may be off when money moves every time it is read', async () => {
-    await start();
+  test('says the figures may be off when money moves every time it is read', async ({
+    sandbox,
+    client,
+    store,
+  }) => {
     const report = await buildReport(
       WEEK,
-      partsFor(depositsBeforeBalance(Number.POSITIVE_INFINITY), store, BOT_NOW),
+      partsFor(depositsBeforeBalance({ sandbox, client }, Number.POSITIVE_INFINITY), store, BOT_NOW),
     );
     expect(report.treasury.snapshotUnconfirmed).toBe(true);
     // Tried a bounded number of times: three balance reads, each followed by a check of the list.
@@ -114,8 +119,10 @@ describe('a report read as of one moment', () => {
     );
   });
 
-  it('says the figures are unconfirmed when no budget is left to check the list again', async () => {
-    await start();
+  test('says the figures are unconfirmed when no budget is left to check the list again', async ({
+    client,
+    store,
+  }) => {
     let firstPages = 0;
     const spentAfterRead = Object.create(client) as CngnClient;
     spentAfterRead.getTransactions = async (options) => {
@@ -129,8 +136,10 @@ describe('a report read as of one moment', () => {
 });
 
 describe('a read the request budget cut short', () => {
-  it('says the read stopped for the budget and the next report goes on, not that the history ends', async () => {
-    await start();
+  test('says the read stopped for the budget and the next report goes on, not that the history ends', async ({
+    client,
+    store,
+  }) => {
     // Past the second page the budget stays spent (reads do not wait here).
     const rationed = Object.create(client) as CngnClient;
     rationed.getTransactions = async (options) => {
@@ -167,19 +176,26 @@ describe('a read the request budget keeps busy', () => {
    * report once the report has waited 100 s, so each of the report's reads waits about two minutes.
    * `busyFrom` says whether the neighbour is at work from the start or only from the first balance read.
    */
-  async function busyBudget(options: {
-    moneyMoves: boolean;
-    busyFrom: 'start' | 'balance';
-    /** Told each time the report waits for budget, once the clock has moved. */
-    waited?: () => void;
-  }) {
-    sandbox = await startSandbox({ now: () => NOW, rateLimit: false, settleDelayMs: 3_600_000 });
+  async function busyBudget(
+    {
+      sandbox,
+      connect,
+    }: {
+      sandbox: Sandbox;
+      connect: (o?: Partial<CngnClientOptions>) => Promise<SandboxClient>;
+    },
+    options: {
+      moneyMoves: boolean;
+      busyFrom: 'start' | 'balance';
+      /** Told each time the report waits for budget, once the clock has moved. */
+      waited?: () => void;
+    },
+  ) {
     let clock = NOW + MINUTE;
-    ({ client, store } = await clientFor(sandbox, {
-      environment: 'sandbox',
+    const { client, store } = await connect({
       rateLimit: RATE,
       limiter: { now: () => clock },
-    }));
+    });
     const neighbour = new SharedRateLimiter({
       store,
       keyId: keyId(sandbox.apiKey),
@@ -199,7 +215,9 @@ describe('a read the request budget keeps busy', () => {
         await slot.release();
       }
     };
-    const base = options.moneyMoves ? depositsBeforeBalance(Number.POSITIVE_INFINITY) : client;
+    const base = options.moneyMoves
+      ? depositsBeforeBalance({ sandbox, client }, Number.POSITIVE_INFINITY)
+      : client;
     const reading = Object.create(base) as CngnClient;
     reading.getTransactions = async (o) => {
       const page = await base.getTransactions(o);
@@ -231,8 +249,11 @@ describe('a read the request budget keeps busy', () => {
     return { parts, now: () => clock };
   }
 
-  it('delivers by the deadline what it read, said to be cut short and unconfirmed', async () => {
-    const { parts, now } = await busyBudget({ moneyMoves: true, busyFrom: 'start' });
+  test('delivers by the deadline what it read, said to be cut short and unconfirmed', async ({
+    sandbox,
+    connect,
+  }) => {
+    const { parts, now } = await busyBudget({ sandbox, connect }, { moneyMoves: true, busyFrom: 'start' });
     const deadline = now() + 5 * MINUTE;
     const report = await buildReport(lastDays(30, new Date(now())), parts, { deadline });
 
@@ -243,8 +264,11 @@ describe('a read the request budget keeps busy', () => {
     expect(text).toContain('could not be confirmed as of one moment');
   });
 
-  it('stops checking at the deadline when money keeps moving, rather than run past it', async () => {
-    const { parts, now } = await busyBudget({ moneyMoves: true, busyFrom: 'balance' });
+  test('stops checking at the deadline when money keeps moving, rather than run past it', async ({
+    sandbox,
+    connect,
+  }) => {
+    const { parts, now } = await busyBudget({ sandbox, connect }, { moneyMoves: true, busyFrom: 'balance' });
     // What the scheduled report's 10-minute build allows its reads.
     const deadline = now() + 9 * MINUTE;
     const report = await buildReport(lastDays(30, new Date(now())), parts, { deadline });
@@ -255,30 +279,36 @@ describe('a read the request budget keeps busy', () => {
     expect(notes(report)).toContain('could not be confirmed as of one moment');
   });
 
-  it('reads in full and confirms when the busy budget leaves time enough', async () => {
-    const { parts, now } = await busyBudget({ moneyMoves: false, busyFrom: 'balance' });
+  test('reads in full and confirms when the busy budget leaves time enough', async ({ sandbox, connect }) => {
+    const { parts, now } = await busyBudget({ sandbox, connect }, { moneyMoves: false, busyFrom: 'balance' });
     const deadline = now() + 9 * MINUTE;
     const report = await buildReport(lastDays(30, new Date(now())), parts, { deadline });
 
     expect(now()).toBeLessThanOrEqual(deadline);
     expect(report.treasury.interrupted).toBeUndefined();
     expect(report.treasury.snapshotUnconfirmed).toBeUndefined();
-    expectConsistent(report);
+    expectConsistent(sandbox, report);
   });
 
-  it('makes no further read of the service once the build is cut, even when the budget frees', async () => {
+  test('makes no further read of the service once the build is cut, even when the budget frees', async ({
+    sandbox,
+    connect,
+  }) => {
     const cut = new AbortController();
     const reads = () => sandbox.requests.filter((r) => r.method === 'GET').length;
     let readsAtCut: number | undefined;
-    const { parts, now } = await busyBudget({
-      moneyMoves: false,
-      busyFrom: 'start',
-      // The cut fires while the report waits for budget the first time; the wait then ends as usual.
-      waited: () => {
-        readsAtCut ??= reads();
-        cut.abort(new Error('the report took too long'));
+    const { parts, now } = await busyBudget(
+      { sandbox, connect },
+      {
+        moneyMoves: false,
+        busyFrom: 'start',
+        // The cut fires while the report waits for budget the first time; the wait then ends as usual.
+        waited: () => {
+          readsAtCut ??= reads();
+          cut.abort(new Error('the report took too long'));
+        },
       },
-    });
+    );
     const build = buildReport(lastDays(30, new Date(now())), parts, {
       deadline: now() + 9 * MINUTE,
       signal: cut.signal,

@@ -2,7 +2,7 @@
 // ten pages of 1,000 (within one minute's budget of 20 requests), and its figures agree to the kobo
 // with the service's own records; a build whose signal fires stops reading the list at once.
 // The real client against the embedded sandbox over HTTP, with the service's limit on.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test as base, describe, expect } from 'vitest';
 import type { CngnClient } from '../../src/cngn/client.js';
 import { Money } from '../../src/format/money.js';
 import { buildReport } from '../../src/reports/build.js';
@@ -10,7 +10,7 @@ import { parsePeriod } from '../../src/reports/period.js';
 import type { ReportPeriod } from '../../src/reports/types.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import type { TransactionRecord } from '../../src/sandbox/types.js';
-import { createStore, type Store } from '../../src/store/index.js';
+import { createStore } from '../../src/store/index.js';
 import { clientFor } from '../cngn/client-support.js';
 import { partsFor } from './support.js';
 
@@ -18,39 +18,47 @@ const NOW = Date.parse('2026-11-29T09:00:00Z');
 const COUNT = 10_000;
 const month = parsePeriod('2026-11', new Date(NOW)) as ReportPeriod;
 
-let sandbox: Sandbox;
-let client: CngnClient;
-let store: Store;
-/** The sandbox's transactions, newest first, as it lists them. */
-let seeded: Readonly<TransactionRecord>[];
-
-beforeAll(async () => {
-  sandbox = await startSandbox({
-    now: () => NOW,
-    settleDelayMs: 3_600_000,
-    history: { count: COUNT, from: month.from.getTime() },
-  });
-  ({ client, store } = await clientFor(sandbox, {
-    environment: 'sandbox',
-    rateLimit: { limit: 20, windowSeconds: 60 },
-  }));
-  seeded = [...sandbox.transactions()];
-  expect(seeded).toHaveLength(COUNT);
-}, 60_000);
-
-afterAll(async () => {
-  await client.close();
-  await sandbox.stop();
-  await store.close();
-});
+/**
+ * One sandbox holding a month of COUNT transactions, the real client on it with the service's limit,
+ * and `seeded`, the sandbox's transactions, newest first, as it lists them: once for the file.
+ */
+const test = base
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('service', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const sandbox = await startSandbox({
+      now: () => NOW,
+      settleDelayMs: 3_600_000,
+      history: { count: COUNT, from: month.from.getTime() },
+    });
+    const { client, store } = await clientFor(sandbox, {
+      environment: 'sandbox',
+      rateLimit: { limit: 20, windowSeconds: 60 },
+    });
+    onCleanup(async () => {
+      await client.close();
+      await sandbox.stop();
+      await store.close();
+    });
+    const seeded: Readonly<TransactionRecord>[] = [...sandbox.transactions()];
+    expect(seeded).toHaveLength(COUNT);
+    return { sandbox, client, seeded };
+  })
+  .extend('sandbox', { scope: 'file' }, async ({ service }) => service.sandbox)
+  .extend('client', { scope: 'file' }, async ({ service }) => service.client)
+  .extend('seeded', { scope: 'file' }, async ({ service }) => service.seeded);
 
 const kobo = (text: string) => Money.parseDecimal(text).kobo;
 const naira = (value: bigint) => Money.fromKobo(value).toString();
-const transactionReads = () => sandbox.requests.filter((r) => /\/transactions\b/.test(r.path)).length;
+const transactionReads = (sandbox: Sandbox) =>
+  sandbox.requests.filter((r) => /\/transactions\b/.test(r.path)).length;
 
 describe('a month of 10,000 movements', () => {
-  it('reads the month in ten pages and counts every movement to the kobo', async () => {
-    const readsBefore = transactionReads();
+  test('reads the month in ten pages and counts every movement to the kobo', async ({
+    sandbox,
+    client,
+    seeded,
+  }) => {
+    const readsBefore = transactionReads(sandbox);
     const own = await createStore('memory://', { prefix: `month-${Math.random()}` });
     try {
       const report = await buildReport(
@@ -59,7 +67,7 @@ describe('a month of 10,000 movements', () => {
       );
       const t = report.treasury;
       // Ten pages of 1,000, then the first page again to confirm the balance was read as of the list.
-      expect(transactionReads() - readsBefore).toBe(11);
+      expect(transactionReads(sandbox) - readsBefore).toBe(11);
       expect(t.movements).toHaveLength(COUNT);
       expect(t.interrupted).toBeUndefined();
       // The service's history starts just after the month did: the figures say from when they hold.
@@ -93,7 +101,7 @@ describe('a month of 10,000 movements', () => {
     }
   }, 120_000);
 
-  it('stops reading the list once its signal fires', async () => {
+  test('stops reading the list once its signal fires', async ({ sandbox, client }) => {
     const cut = new AbortController();
     let pages = 0;
     const counting = Object.create(client) as CngnClient;
@@ -105,7 +113,7 @@ describe('a month of 10,000 movements', () => {
     };
     const own = await createStore('memory://', { prefix: `month-cut-${Math.random()}` });
     try {
-      const readsBefore = transactionReads();
+      const readsBefore = transactionReads(sandbox);
       const build = buildReport(
         month,
         partsFor(counting, own, () => new Date(NOW + 60_000), 1000),
@@ -115,7 +123,7 @@ describe('a month of 10,000 movements', () => {
       );
       await expect(build).rejects.toThrow('the report took too long');
       expect(pages).toBe(3);
-      expect(transactionReads() - readsBefore).toBe(3);
+      expect(transactionReads(sandbox) - readsBefore).toBe(3);
     } finally {
       await own.close();
     }

@@ -1,16 +1,16 @@
 // A treasury report over the sandbox's seeded week, with approvals filed, approved, rejected and
 // expired through the real engine, all on fixed clocks: the figures are golden.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { Money } from '../../src/format/money.js';
 import { buildReport } from '../../src/reports/build.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import {
   APPROVER_A,
   APPROVER_B,
   DEST,
   type EngineFixture,
+  type EngineFixtureOptions,
   REQUESTER,
-  startEngineFixture,
+  engineTest as test,
   twoNetworks,
   withdrawalDraft,
 } from '../support/engine.js';
@@ -22,29 +22,21 @@ const SANDBOX_NOW = Date.parse('2026-11-20T10:30:00Z');
 const BOT_NOW = new Date(SANDBOX_NOW + 60_000);
 const HOUR = 3_600_000;
 
-let sandbox: Sandbox | undefined;
-let fx: EngineFixture | undefined;
-afterEach(async () => {
-  await fx?.close();
-  await sandbox?.stop();
-  fx = undefined;
-  sandbox = undefined;
-});
+test.override('sandboxOptions', { now: () => SANDBOX_NOW });
 
-/** The engine on a clock set before each step, the sandbox on its fixed one. */
-async function start() {
-  sandbox = await startSandbox({ now: () => SANDBOX_NOW, rateLimit: false, settleDelayMs: 3_600_000 });
+/** The engine on a clock set before each step (`when`), on the test's sandbox and its fixed clock. */
+async function start(startEngine: (options: EngineFixtureOptions) => Promise<EngineFixture>) {
   let at = SANDBOX_NOW;
-  fx = await startEngineFixture({ sandbox, ttlMs: 6 * HOUR, engine: { now: () => new Date(at) } });
+  const fx = await startEngine({ ttlMs: 6 * HOUR, engine: { now: () => new Date(at) } });
   const when = (hoursAgo: number) => {
     at = SANDBOX_NOW - hoursAgo * HOUR;
   };
-  return { sandbox, fx, when };
+  return { fx, when };
 }
 
 describe('a week of the sandbox', () => {
-  it('adds up the seeded week and the approvals given in it', async () => {
-    const { fx, when } = await start();
+  test('adds up the seeded week and the approvals given in it', async ({ sandbox, startEngine }) => {
+    const { fx, when } = await start(startEngine);
     const engine = fx.engine;
     const [origin, destination] = await twoNetworks(fx.client);
     when(50);
@@ -102,7 +94,7 @@ describe('a week of the sandbox', () => {
       partsFor(fx.client, fx.store, () => BOT_NOW),
     );
     const { treasury, approvals } = report;
-    expect(sandbox?.balance()).toBe('144500.00');
+    expect(sandbox.balance()).toBe('144500.00');
     expect(treasury).toMatchObject({
       environment: 'sandbox',
       opening: '4655649.00',

@@ -1,45 +1,43 @@
 // The transaction book against the real client and the embedded sandbox over HTTP: what it reads of
 // the service's list, and what it keeps, counted by the sandbox's own request log.
-import { afterEach, describe, expect, it } from 'vitest';
-import type { CngnClient } from '../../src/cngn/client.js';
+import { describe, expect } from 'vitest';
 import { RateBudgetError } from '../../src/cngn/errors.js';
 import { Money } from '../../src/format/money.js';
 import { buildReport } from '../../src/reports/build.js';
 import { TransactionBook, type TransactionSource } from '../../src/reports/transaction-book.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
-import type { Store } from '../../src/store/index.js';
-import { clientFor } from '../cngn/client-support.js';
 import { DEST, twoNetworks } from '../support/engine.js';
+import { sandboxClientTest } from '../support/sandbox-client.js';
 import { lastDays, partsFor } from './support.js';
 
 const NOW = Date.parse('2026-11-20T10:30:00Z');
 const DAY = 86_400_000;
 const LONG_AGO = new Date(NOW - 60 * DAY);
 
-let sandbox: Sandbox;
-let client: CngnClient;
-let store: Store;
-afterEach(async () => {
-  await client.close();
-  await sandbox.stop();
-  await store.close();
-});
-
-async function start() {
-  sandbox = await startSandbox({ now: () => NOW, rateLimit: false, settleDelayMs: 3_600_000 });
-  ({ client, store } = await clientFor(sandbox, { environment: 'sandbox' }));
-}
-
-const bookOn = (source: TransactionSource = client) =>
-  new TransactionBook({ store, source, scope: 'sandbox:test-key', pageSize: 10, now: () => NOW });
-const listReads = () => sandbox.count('GET', '/v1/api/transactions');
-const deposits = async (count: number) => {
-  for (let i = 0; i < count; i++) await sandbox.simulateCryptoDeposit({ amount: `${100 + i}` });
-};
+/**
+ * The sandbox's clock stands still at NOW. `bookOn(source)`, a book on the test's store reading
+ * `source` (the client unless given); `listReads()`, the reads of the list the sandbox has seen;
+ * `deposits(count)`, that many crypto deposits at the sandbox.
+ */
+const test = sandboxClientTest
+  .extend(
+    'bookOn',
+    async ({ client, store }) =>
+      (source: TransactionSource = client) =>
+        new TransactionBook({ store, source, scope: 'sandbox:test-key', pageSize: 10, now: () => NOW }),
+  )
+  .extend(
+    'listReads',
+    async ({ sandbox }) =>
+      () =>
+        sandbox.count('GET', '/v1/api/transactions'),
+  )
+  .extend('deposits', async ({ sandbox }) => async (count: number) => {
+    for (let i = 0; i < count; i++) await sandbox.simulateCryptoDeposit({ amount: `${100 + i}` });
+  });
+test.override('sandboxOptions', { now: () => NOW });
 
 describe('the transaction book', () => {
-  it('reads only what is new the second time', async () => {
-    await start();
+  test('reads only what is new the second time', async ({ bookOn, listReads, deposits }) => {
     const book = bookOn();
     expect(await book.read(LONG_AGO)).toEqual({
       reachedAt: expect.any(String),
@@ -59,8 +57,11 @@ describe('the transaction book', () => {
     expect(await book.movements(LONG_AGO, new Date(NOW + 1))).toHaveLength(48);
   });
 
-  it('reads further back only past what it kept, for an older period', async () => {
-    await start();
+  test('reads further back only past what it kept, for an older period', async ({
+    sandbox,
+    bookOn,
+    listReads,
+  }) => {
     const book = bookOn();
     await book.read(new Date(NOW - 2 * DAY));
     expect(listReads()).toBe(1); // the first page reaches back past two days
@@ -78,8 +79,11 @@ describe('the transaction book', () => {
     expect(coverage.listEnd).toBe(true);
   });
 
-  it('keeps what a read cut short got, and the next read goes on from there', async () => {
-    await start();
+  test('keeps what a read cut short got, and the next read goes on from there', async ({
+    client,
+    bookOn,
+    listReads,
+  }) => {
     let pages = 0;
     const rationed: TransactionSource = {
       getTransactions: async (options) => {
@@ -103,8 +107,13 @@ describe('the transaction book', () => {
     expect(await bookOn().movements(LONG_AGO, new Date(NOW + 1))).toHaveLength(36);
   });
 
-  it('counts pages in what the service gives when it gives fewer than asked', async () => {
-    await start();
+  test('counts pages in what the service gives when it gives fewer than asked', async ({
+    sandbox,
+    client,
+    bookOn,
+    listReads,
+    deposits,
+  }) => {
     const capped: TransactionSource = {
       getTransactions: (options) => client.getTransactions({ ...options, limit: 5 }),
     };
@@ -130,8 +139,12 @@ describe('the transaction book', () => {
     expect(await book.movements(LONG_AGO, new Date(NOW + 1))).toHaveLength(39);
   });
 
-  it('reads a pending movement again until it ends, even below the newest kept one', async () => {
-    await start();
+  test('reads a pending movement again until it ends, even below the newest kept one', async ({
+    sandbox,
+    client,
+    bookOn,
+    deposits,
+  }) => {
     const [networkId] = await twoNetworks(client);
     const sent = await client.withdraw({ amount: Money.parse('2500'), address: DEST, networkId });
     await deposits(10);
@@ -147,8 +160,12 @@ describe('the transaction book', () => {
     expect(await status()).toBe('succeeded');
   });
 
-  it('tells whether the list’s first page changed since a read: a new movement or a new outcome', async () => {
-    await start();
+  test('tells whether the list’s first page changed since a read: a new movement or a new outcome', async ({
+    sandbox,
+    client,
+    bookOn,
+    deposits,
+  }) => {
     const [networkId] = await twoNetworks(client);
     await client.withdraw({ amount: Money.parse('2500'), address: DEST, networkId });
     const book = bookOn();
@@ -161,8 +178,10 @@ describe('the transaction book', () => {
     expect(await book.readTop()).not.toBe(settled);
   });
 
-  it('says from when the figures are complete when the history is shorter than the period', async () => {
-    await start();
+  test('says from when the figures are complete when the history is shorter than the period', async ({
+    client,
+    store,
+  }) => {
     const parts = partsFor(client, store, () => new Date(NOW));
     const { treasury } = await buildReport(lastDays(30, new Date(NOW)), parts);
     const oldest = (await parts.book.movements(LONG_AGO, new Date(NOW + 1)))[0];

@@ -3,28 +3,38 @@ import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { test as base, describe, expect } from 'vitest';
 import { RawClient } from './raw-client.js';
 
-let child: ChildProcess | undefined;
-
-afterEach(async () => {
-  const pid = child?.pid;
-  if (child && pid && child.exitCode === null && child.signalCode === null) {
-    const exited = once(child, 'exit');
-    // One node process (tsx as a loader), so its exit means its clean-up has run.
-    process.kill(-pid, 'SIGTERM');
-    await exited;
-  } else if (pid) {
-    // npm is gone; whatever it started, if anything, is still in its process group.
-    try {
-      process.kill(-pid, 'SIGTERM');
-    } catch {
-      // the group is empty
-    }
-  }
-  child = undefined;
-});
+/**
+ * `spawned(child)` keeps a process the test started and stops it (or what is left of its process
+ * group) after the test.
+ */
+const test = base
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('spawned', async ({}, { onCleanup }) => {
+    let child: ChildProcess | undefined;
+    onCleanup(async () => {
+      const pid = child?.pid;
+      if (child && pid && child.exitCode === null && child.signalCode === null) {
+        const exited = once(child, 'exit');
+        // One node process (tsx as a loader), so its exit means its clean-up has run.
+        process.kill(-pid, 'SIGTERM');
+        await exited;
+      } else if (pid) {
+        // npm is gone; whatever it started, if anything, is still in its process group.
+        try {
+          process.kill(-pid, 'SIGTERM');
+        } catch {
+          // the group is empty
+        }
+      }
+    });
+    return (started: ChildProcess): ChildProcess => {
+      child = started;
+      return started;
+    };
+  });
 
 function firstLine(process: ChildProcess): Promise<string> {
   const lines = createInterface({ input: process.stdout! });
@@ -38,15 +48,15 @@ function firstLine(process: ChildProcess): Promise<string> {
 }
 
 describe('npm run sandbox -- --json', () => {
-  it('prints one JSON line whose credentials work for an independent client, and stops on SIGTERM', async () => {
-    child = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'src/sandbox/cli.ts', '--json', '--settle-ms', '50'],
-      {
+  test('prints one JSON line whose credentials work for an independent client, and stops on SIGTERM', async ({
+    spawned,
+  }) => {
+    const child = spawned(
+      spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/cli.ts', '--json', '--settle-ms', '50'], {
         cwd: process.cwd(),
         detached: true,
         stdio: ['ignore', 'pipe', 'ignore'],
-      },
+      }),
     );
     const line = await firstLine(child);
     const credentials = JSON.parse(line) as Record<string, string>;
@@ -77,20 +87,22 @@ describe('npm run sandbox -- --json', () => {
     expect(existsSync(credentials.privateKeyFile ?? '')).toBe(false);
   });
 
-  it('uses the credentials it is given', async () => {
-    child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'src/sandbox/cli.ts',
-        '--json',
-        '--api-key',
-        'cngn_live_fixed',
-        '--encryption-key',
-        'fixed-key',
-      ],
-      { cwd: process.cwd(), detached: true, stdio: ['ignore', 'pipe', 'ignore'] },
+  test('uses the credentials it is given', async ({ spawned }) => {
+    const child = spawned(
+      spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          'src/sandbox/cli.ts',
+          '--json',
+          '--api-key',
+          'cngn_live_fixed',
+          '--encryption-key',
+          'fixed-key',
+        ],
+        { cwd: process.cwd(), detached: true, stdio: ['ignore', 'pipe', 'ignore'] },
+      ),
     );
     const credentials = JSON.parse(await firstLine(child)) as Record<string, string>;
     expect(credentials).toMatchObject({ apiKey: 'cngn_live_fixed', encryptionKey: 'fixed-key' });
@@ -120,8 +132,10 @@ async function untilGone(baseUrl: string, keyFile: string): Promise<void> {
 }
 
 describe('through npm, as a user runs it', () => {
-  it('`npm run -s sandbox -- --json` prints just the JSON line, and a SIGTERM to npm stops the sandbox', async () => {
-    child = npmRun(['-s', 'sandbox', '--', '--json', '--settle-ms', '50']);
+  test('`npm run -s sandbox -- --json` prints just the JSON line, and a SIGTERM to npm stops the sandbox', async ({
+    spawned,
+  }) => {
+    const child = spawned(npmRun(['-s', 'sandbox', '--', '--json', '--settle-ms', '50']));
     const credentials = JSON.parse(await firstLine(child)) as Record<string, string>;
     const client = new RawClient(
       credentials.baseUrl ?? '',
@@ -135,8 +149,10 @@ describe('through npm, as a user runs it', () => {
     await untilGone(credentials.baseUrl ?? '', credentials.privateKeyFile ?? '');
   });
 
-  it('`npm run sandbox -- --json` has exactly one line starting with `{`, and a killed npm takes the sandbox along', async () => {
-    child = npmRun(['sandbox', '--', '--json']);
+  test('`npm run sandbox -- --json` has exactly one line starting with `{`, and a killed npm takes the sandbox along', async ({
+    spawned,
+  }) => {
+    const child = spawned(npmRun(['sandbox', '--', '--json']));
     const lines: string[] = [];
     const reader = createInterface({ input: child.stdout! });
     const closed = once(reader, 'close');

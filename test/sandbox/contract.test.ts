@@ -1,6 +1,6 @@
 // The sandbox answers in shapes the project's service schemas accept, so the real client can be
 // tested against it; and webhook bodies match the webhook schemas (plain or sealed data).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test as base, describe, expect } from 'vitest';
 import type { z } from 'zod';
 import {
   balanceEntrySchema,
@@ -21,33 +21,43 @@ import {
   withdrawResultSchema,
 } from '../../src/cngn/schemas.js';
 import { curveSecretFromSeed, openResponseData, parseOpenSshPrivateKey } from '../../src/cngn/wire.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { startSandbox } from '../../src/sandbox/index.js';
 import { RawClient } from './raw-client.js';
-import { type Receiver, startReceiver } from './receiver.js';
-
-let sandbox: Sandbox;
-let client: RawClient;
-let receiver: Receiver;
-let ids: Record<string, string>;
+import { startReceiver } from './receiver.js';
 
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 
-beforeAll(async () => {
-  receiver = await startReceiver();
-  sandbox = await startSandbox({
-    rateLimit: false,
-    settleDelayMs: 600_000,
-    whitelistTimelockMs: 0,
-    webhookUrl: receiver.url,
+/**
+ * One webhook receiver, sandbox (delivering to it) and raw client for the file, and `ids`, the
+ * network IDs by short name.
+ */
+const test = base
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('receiver', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const receiver = await startReceiver();
+    onCleanup(() => receiver.stop());
+    return receiver;
+  })
+  .extend('sandbox', { scope: 'file' }, async ({ receiver }, { onCleanup }) => {
+    const sandbox = await startSandbox({
+      rateLimit: false,
+      settleDelayMs: 600_000,
+      whitelistTimelockMs: 0,
+      webhookUrl: receiver.url,
+    });
+    onCleanup(() => sandbox.stop());
+    return sandbox;
+  })
+  .extend(
+    'client',
+    { scope: 'file' },
+    async ({ sandbox }) =>
+      new RawClient(sandbox.baseUrl, sandbox.apiKey, sandbox.encryptionKey, sandbox.privateKey),
+  )
+  .extend('ids', { scope: 'file' }, async ({ client }) => {
+    const networks = await client.get<Array<{ id: string; short_name: string }>>('/v1/api/networks');
+    return Object.fromEntries(networks.data.map((n) => [n.short_name, n.id])) as Record<string, string>;
   });
-  client = new RawClient(sandbox.baseUrl, sandbox.apiKey, sandbox.encryptionKey, sandbox.privateKey);
-  const networks = await client.get<Array<{ id: string; short_name: string }>>('/v1/api/networks');
-  ids = Object.fromEntries(networks.data.map((n) => [n.short_name, n.id]));
-});
-afterAll(async () => {
-  await sandbox.stop();
-  await receiver.stop();
-});
 
 function accepts(schema: z.ZodType, value: unknown) {
   const result = schema.safeParse(value);
@@ -56,7 +66,7 @@ function accepts(schema: z.ZodType, value: unknown) {
 }
 
 describe('sandbox answers fit the service schemas', () => {
-  it('reads', async () => {
+  test('reads', async ({ client }) => {
     for (const entry of (await client.get<unknown[]>('/v1/api/balance')).data)
       accepts(balanceEntrySchema, entry);
     for (const n of (await client.get<unknown[]>('/v1/api/networks?includeBlockchain=true')).data) {
@@ -74,7 +84,7 @@ describe('sandbox answers fit the service schemas', () => {
     accepts(transactionSchema, (await client.get(`/v1/api/transactions/${page.data[0]?.trx_ref}`)).data);
   });
 
-  it('writes, and the webhooks and callback they cause', async () => {
+  test('writes, and the webhooks and callback they cause', async ({ receiver, sandbox, client, ids }) => {
     accepts(
       temporaryAccountSchema,
       (await client.post('/v1/api/virtual-account/temporary', { amount: 100, customer: { email: 'a@b.co' } }))
@@ -126,7 +136,7 @@ describe('sandbox answers fit the service schemas', () => {
     accepts(bridgeCallbackSchema, callback?.json);
   });
 
-  it('webhook data can arrive sealed to the business key', async () => {
+  test('webhook data can arrive sealed to the business key', async ({ receiver, sandbox }) => {
     sandbox.setSealWebhookData(true);
     try {
       const { trx_ref } = await sandbox.simulateCryptoDeposit({ amount: '42.10' });

@@ -1,41 +1,47 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test as base, describe, expect } from 'vitest';
 import { Money } from '../../src/format/money.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { RawClient } from './raw-client.js';
-import { type Received, type Receiver, startReceiver } from './receiver.js';
-
-let sandbox: Sandbox;
-let client: RawClient;
-let receiver: Receiver;
-let networks: Record<string, string>;
+import { type Received, startReceiver } from './receiver.js';
 
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 
-beforeAll(async () => {
-  receiver = await startReceiver();
-  sandbox = await startSandbox({
-    rateLimit: false,
-    settleDelayMs: 600_000,
-    webhookUrl: `${receiver.url}/hooks`,
-    whitelistTimelockMs: 24 * 3_600_000,
-  });
-  client = new RawClient(sandbox.baseUrl, sandbox.apiKey, sandbox.encryptionKey, sandbox.privateKey);
-  const list = await client.get<Array<{ id: string; short_name: string }>>('/v1/api/networks');
-  networks = Object.fromEntries(list.data.map((n) => [n.short_name, n.id]));
-});
-afterAll(async () => {
-  await sandbox.stop();
-  await receiver.stop();
-});
+/**
+ * One webhook receiver, sandbox (with the 24 h whitelist timelock, delivering to the receiver) and raw
+ * client for the file, and `networks`, the network IDs by short name.
+ */
+const test = base
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('service', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const receiver = await startReceiver();
+    const sandbox = await startSandbox({
+      rateLimit: false,
+      settleDelayMs: 600_000,
+      webhookUrl: `${receiver.url}/hooks`,
+      whitelistTimelockMs: 24 * 3_600_000,
+    });
+    onCleanup(async () => {
+      await sandbox.stop();
+      await receiver.stop();
+    });
+    const client = new RawClient(sandbox.baseUrl, sandbox.apiKey, sandbox.encryptionKey, sandbox.privateKey);
+    const list = await client.get<Array<{ id: string; short_name: string }>>('/v1/api/networks');
+    const networks: Record<string, string> = Object.fromEntries(list.data.map((n) => [n.short_name, n.id]));
+    return { sandbox, client, receiver, networks };
+  })
+  .extend('sandbox', { scope: 'file' }, async ({ service }) => service.sandbox)
+  .extend('client', { scope: 'file' }, async ({ service }) => service.client)
+  .extend('receiver', { scope: 'file' }, async ({ service }) => service.receiver)
+  .extend('networks', { scope: 'file' }, async ({ service }) => service.networks);
 
 const money = (text: string | number) => Money.fromService(text);
 
-async function balance(): Promise<Money> {
+async function balance(client: RawClient): Promise<Money> {
   const { data } = await client.get<Array<{ balance: string }>>('/v1/api/balance');
   return money(data[0]?.balance ?? '');
 }
 
-async function control(path: string, body?: unknown) {
+async function control(sandbox: Sandbox, path: string, body?: unknown) {
   const response = await fetch(`${sandbox.baseUrl}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -62,7 +68,11 @@ interface TemporaryAccount {
 }
 
 describe('temporary virtual accounts', () => {
-  it('quotes fee and VAT, and a payment before expiry emits deposit.received then deposit.completed', async () => {
+  test('quotes fee and VAT, and a payment before expiry emits deposit.received then deposit.completed', async ({
+    sandbox,
+    client,
+    receiver,
+  }) => {
     const created = await client.post<TemporaryAccount>('/v1/api/virtual-account/temporary', {
       amount: 50000,
       customer: { email: 'ada@example.com', name: 'Ada Obi' },
@@ -84,10 +94,10 @@ describe('temporary virtual accounts', () => {
     });
     expect(Date.parse(account.expiresAt)).toBeGreaterThan(Date.now() + 25 * 60_000);
 
-    const before = await balance();
-    const paid = await control(`/sandbox/pay/${account.reference}`);
+    const before = await balance(client);
+    const paid = await control(sandbox, `/sandbox/pay/${account.reference}`);
     expect(paid.status).toBe(200);
-    expect((await balance()).equals(before.plus(money(50000)))).toBe(true);
+    expect((await balance(client)).equals(before.plus(money(50000)))).toBe(true);
 
     const deposits = receiver.received.filter((r) => r.json.event?.startsWith('deposit.'));
     const events = deposits.slice(-2);
@@ -104,12 +114,12 @@ describe('temporary virtual accounts', () => {
     });
     expect(events[0]?.json.data?.trx_ref).toBe(events[1]?.json.data?.trx_ref);
 
-    const again = await control(`/sandbox/pay/${account.reference}`);
+    const again = await control(sandbox, `/sandbox/pay/${account.reference}`);
     expect(again.status).toBe(400);
     expect(again.body.error).toMatch(/already paid/);
   });
 
-  it('caps the fee at ₦2,000', async () => {
+  test('caps the fee at ₦2,000', async ({ client }) => {
     const created = await client.post<TemporaryAccount>('/v1/api/virtual-account/temporary', {
       amount: 1_000_000,
       customer: { email: 'big@example.com' },
@@ -117,7 +127,7 @@ describe('temporary virtual accounts', () => {
     expect(created.data).toMatchObject({ fee: 2000, vat: 150, amountExpected: 1_002_150 });
   });
 
-  it('refuses a payment after expiresAt and credits nothing', async () => {
+  test('refuses a payment after expiresAt and credits nothing', async () => {
     const expired = await startSandbox({ rateLimit: false, temporaryAccountTtlMs: -1000 });
     try {
       const c = new RawClient(expired.baseUrl, expired.apiKey, expired.encryptionKey, expired.privateKey);
@@ -132,7 +142,7 @@ describe('temporary virtual accounts', () => {
     }
   });
 
-  it('refuses a payment of the wrong amount', async () => {
+  test('refuses a payment of the wrong amount', async ({ sandbox, client }) => {
     const created = await client.post<TemporaryAccount>('/v1/api/virtual-account/temporary', {
       amount: 1000,
       customer: { email: 'short@example.com' },
@@ -144,24 +154,28 @@ describe('temporary virtual accounts', () => {
 });
 
 describe('control routes', () => {
-  it('show the books and refuse unknown controls', async () => {
+  test('show the books and refuse unknown controls', async ({ sandbox }) => {
     const state = await fetch(`${sandbox.baseUrl}/sandbox/state`);
     const body = (await state.json()) as { balance: string; pending: string[] };
     expect(body.balance).toBe(sandbox.balance());
     expect(Array.isArray(body.pending)).toBe(true);
-    expect((await control('/sandbox/explode')).status).toBe(404);
-    const bad = await control('/sandbox/crypto-deposit', { amount: '10', color: 'red' });
+    expect((await control(sandbox, '/sandbox/explode')).status).toBe(404);
+    const bad = await control(sandbox, '/sandbox/crypto-deposit', { amount: '10', color: 'red' });
     expect(bad).toEqual({ status: 400, body: { error: 'color: Unrecognized key: "color"' } });
   });
 });
 
 describe('on-chain deposits', () => {
-  it('credits a crypto_deposit with both hashes and emits deposit.completed only', async () => {
-    const before = await balance();
-    const answer = await control('/sandbox/crypto-deposit', { amount: '7500.25', network: 'bsc' });
+  test('credits a crypto_deposit with both hashes and emits deposit.completed only', async ({
+    sandbox,
+    client,
+    receiver,
+  }) => {
+    const before = await balance(client);
+    const answer = await control(sandbox, '/sandbox/crypto-deposit', { amount: '7500.25', network: 'bsc' });
     expect(answer.status).toBe(200);
     const reference = String(answer.body.trx_ref);
-    expect((await balance()).equals(before.plus(money('7500.25')))).toBe(true);
+    expect((await balance(client)).equals(before.plus(money('7500.25')))).toBe(true);
     const hooks = receiver.received.filter((r) => r.json.data?.trx_ref === reference);
     expect(hooks.map((h) => h.json.event)).toEqual(['deposit.completed']);
     expect(hooks[0]?.json.data).toMatchObject({
@@ -179,7 +193,7 @@ describe('on-chain deposits', () => {
 });
 
 describe('bridges', () => {
-  it('quotes exactly: receivable + network fee + bridge fee = amount', async () => {
+  test('quotes exactly: receivable + network fee + bridge fee = amount', async ({ client, networks }) => {
     const quote = await client.post<{ amountReceivable: string; networkFee: string; bridgeFee: string }>(
       '/v1/api/bridge-quote',
       {
@@ -196,7 +210,7 @@ describe('bridges', () => {
     ).toBe(true);
   });
 
-  it('refuses an amount that does not cover the fees', async () => {
+  test('refuses an amount that does not cover the fees', async ({ client, networks }) => {
     const answer = await client.post('/v1/api/bridge-quote', {
       amount: 10,
       originNetworkId: networks.base,
@@ -209,7 +223,7 @@ describe('bridges', () => {
     });
   });
 
-  it('refuses the same network at both ends', async () => {
+  test('refuses the same network at both ends', async ({ client, networks }) => {
     const answer = await client.post('/v1/api/bridge-quote', {
       amount: 1000,
       originNetworkId: networks.base,
@@ -222,14 +236,19 @@ describe('bridges', () => {
     });
   });
 
-  it('starts pending, completes with bridge.completed and calls the callback URL once, unsigned', async () => {
+  test('starts pending, completes with bridge.completed and calls the callback URL once, unsigned', async ({
+    sandbox,
+    client,
+    receiver,
+    networks,
+  }) => {
     const quote = await client.post<{ amountReceivable: string }>('/v1/api/bridge-quote', {
       amount: 20000,
       originNetworkId: networks.polygon,
       destinationNetworkId: networks.celo,
       destinationAddress: ADDRESS,
     });
-    const before = await balance();
+    const before = await balance(client);
     const started = await client.post<{
       receivableAddress: string;
       transactionId: string;
@@ -241,13 +260,13 @@ describe('bridges', () => {
       callbackUrl: `${receiver.url}/bridge-callback/abc`,
     });
     expect(started.data.receivableAddress).toMatch(/^0x[0-9a-f]{40}$/);
-    expect((await balance()).equals(before.minus(money(20000)))).toBe(true);
+    expect((await balance(client)).equals(before.minus(money(20000)))).toBe(true);
     const pending = await client.get<{ status: string; trx_type: string }>(
       `/v1/api/transactions/${started.data.reference}`,
     );
     expect(pending.data).toMatchObject({ status: 'pending', trx_type: 'swap' });
 
-    await control('/sandbox/settle');
+    await control(sandbox, '/sandbox/settle');
     const done = await client.get<{ extl_trx_hash: string; explorer_link: string }>(
       `/v1/api/transactions/${started.data.reference}`,
     );
@@ -269,7 +288,10 @@ describe('bridges', () => {
 });
 
 describe('whitelist', () => {
-  it('adds an address, returns the full list, then holds the 24 h timelock', async () => {
+  test('adds an address, returns the full list, then holds the 24 h timelock', async ({
+    client,
+    networks,
+  }) => {
     const before = await client.get<unknown[]>('/v1/api/whitelisted');
     const added = await client.post<
       Array<{ publicKey: string; networkId: string; internalPublicKey: string }>
@@ -288,7 +310,7 @@ describe('whitelist', () => {
     );
   });
 
-  it('without a timelock, adds freely but refuses a duplicate', async () => {
+  test('without a timelock, adds freely but refuses a duplicate', async ({ networks }) => {
     const open = await startSandbox({ rateLimit: false, whitelistTimelockMs: 0 });
     try {
       const c = new RawClient(open.baseUrl, open.apiKey, open.encryptionKey, open.privateKey);

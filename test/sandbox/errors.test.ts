@@ -1,25 +1,32 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { test as base, describe, expect } from 'vitest';
 import { sealRequestBody } from '../../src/cngn/wire.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { startSandbox } from '../../src/sandbox/index.js';
 import { RawClient } from './raw-client.js';
 
-let sandbox: Sandbox;
-let client: RawClient;
-let networkId: string;
-
-beforeAll(async () => {
-  sandbox = await startSandbox({ rateLimit: false, settleDelayMs: 60_000 });
-  client = new RawClient(sandbox.baseUrl, sandbox.apiKey, sandbox.encryptionKey, sandbox.privateKey);
-  const networks = await client.get<Array<{ id: string; isDisabled: boolean }>>('/v1/api/networks');
-  networkId = networks.data.find((n) => !n.isDisabled)?.id ?? '';
-});
-afterAll(() => sandbox.stop());
-beforeEach(() => {
-  for (const p of ['swap', 'fiatDeposit', 'sendCrypto', 'redeem'] as const) sandbox.setPermission(p, true);
-  sandbox.setServiceAvailable(true);
-  sandbox.setIpAllowed(true);
-  sandbox.setSshKeyUploaded(true);
-});
+/**
+ * One sandbox and raw client for the file, and `networkId`, the first network it lists as enabled.
+ * Before each test every permission, the service, the server IP and the SSH key are as a sandbox
+ * starts (a test may switch them off).
+ */
+const test = base
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('service', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const sandbox = await startSandbox({ rateLimit: false, settleDelayMs: 60_000 });
+    onCleanup(() => sandbox.stop());
+    const client = new RawClient(sandbox.baseUrl, sandbox.apiKey, sandbox.encryptionKey, sandbox.privateKey);
+    const networks = await client.get<Array<{ id: string; isDisabled: boolean }>>('/v1/api/networks');
+    const networkId = networks.data.find((n) => !n.isDisabled)?.id ?? '';
+    return { sandbox, client, networkId };
+  })
+  .extend('sandbox', { scope: 'file' }, async ({ service }) => service.sandbox)
+  .extend('client', { scope: 'file' }, async ({ service }) => service.client)
+  .extend('networkId', { scope: 'file' }, async ({ service }) => service.networkId)
+  .extend('switchedOn', { auto: true }, async ({ sandbox }) => {
+    for (const p of ['swap', 'fiatDeposit', 'sendCrypto', 'redeem'] as const) sandbox.setPermission(p, true);
+    sandbox.setServiceAvailable(true);
+    sandbox.setIpAllowed(true);
+    sandbox.setSshKeyUploaded(true);
+  });
 
 /** The error envelope exactly: `{status, message}` and no data. */
 async function expectError(
@@ -35,39 +42,39 @@ async function expectError(
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 
 describe('authentication', () => {
-  it('refuses a request without a key', () =>
+  test('refuses a request without a key', ({ client }) =>
     expectError(client.get('/v1/api/balance', { authorization: null }), 400, 'No token provided'));
 
-  it('refuses a key without the cngn_test / cngn_live prefix', () =>
+  test('refuses a key without the cngn_test / cngn_live prefix', ({ client }) =>
     expectError(
       client.get('/v1/api/balance', { authorization: 'Bearer sk_test_123' }),
       400,
       'Invalid token prefix',
     ));
 
-  it('refuses an unknown key: balance for an unknown business is Merchant not found', () =>
+  test('refuses an unknown key: balance for an unknown business is Merchant not found', ({ client }) =>
     expectError(
       client.get('/v1/api/balance', { authorization: 'Bearer cngn_test_not_a_merchant' }),
       400,
       'Merchant not found',
     ));
 
-  it('refuses calls from a server IP that is not allowed', async () => {
+  test('refuses calls from a server IP that is not allowed', async ({ sandbox, client }) => {
     sandbox.setIpAllowed(false);
     await expectError(client.get('/v1/api/balance'), 403, 'IP address not whitelisted');
   });
 
-  it('refuses to answer when no SSH key was uploaded for the environment', async () => {
+  test('refuses to answer when no SSH key was uploaded for the environment', async ({ sandbox, client }) => {
     sandbox.setSshKeyUploaded(false);
     await expectError(client.get('/v1/api/balance'), 400, 'No Test SSH Key found');
   });
 
-  it('answers 404 for an unknown route', () =>
+  test('answers 404 for an unknown route', ({ client }) =>
     expectError(client.get('/v1/api/swap'), 404, 'Route not found'));
 });
 
 describe('encrypted bodies', () => {
-  it('refuses plain JSON', () =>
+  test('refuses plain JSON', ({ client }) =>
     expectError(
       client.post('/v1/api/account/verify', undefined, {
         rawBody: JSON.stringify({ accountNumber: '0123456789' }),
@@ -76,7 +83,7 @@ describe('encrypted bodies', () => {
       'Missing encryption data, key, or IV',
     ));
 
-  it('refuses a body sealed with another key', () =>
+  test('refuses a body sealed with another key', ({ client }) =>
     expectError(
       client.post(
         '/v1/api/account/verify',
@@ -87,7 +94,7 @@ describe('encrypted bodies', () => {
       'Decryption failed',
     ));
 
-  it('refuses a bad IV', () => {
+  test('refuses a bad IV', ({ sandbox, client }) => {
     const sealed = sealRequestBody('{"accountNumber":"0123456789","bankCode":"058"}', sandbox.encryptionKey);
     return expectError(
       client.post('/v1/api/account/verify', undefined, {
@@ -98,7 +105,7 @@ describe('encrypted bodies', () => {
     );
   });
 
-  it('refuses a body over 1 MiB with 413', () =>
+  test('refuses a body over 1 MiB with 413', ({ client }) =>
     expectError(
       client.post('/v1/api/account/verify', undefined, {
         rawBody: `{"content":"${'A'.repeat(1_100_000)}","iv":""}`,
@@ -107,7 +114,7 @@ describe('encrypted bodies', () => {
       'Request entity too large',
     ));
 
-  it('records the decrypted plain body of each encrypted request', async () => {
+  test('records the decrypted plain body of each encrypted request', async ({ sandbox, client }) => {
     await client.post('/v1/api/account/verify', { accountNumber: '0123456789', bankCode: '058' });
     const last = sandbox.requests.at(-1);
     expect(last).toMatchObject({ method: 'POST', path: '/v1/api/account/verify', status: 200 });
@@ -116,53 +123,53 @@ describe('encrypted bodies', () => {
 });
 
 describe('validation with the service messages', () => {
-  const temporary = (body: Record<string, unknown>) =>
+  const temporary = (client: RawClient, body: Record<string, unknown>) =>
     client.post('/v1/api/virtual-account/temporary', {
       amount: 5000,
       customer: { email: 'ada@example.com' },
       ...body,
     });
 
-  it('temporary account below ₦100', () =>
-    expectError(temporary({ amount: 99.99 }), 400, 'amount: Minimum amount is 100 NGN'));
-  it('account name under 3 characters', () =>
+  test('temporary account below ₦100', ({ client }) =>
+    expectError(temporary(client, { amount: 99.99 }), 400, 'amount: Minimum amount is 100 NGN'));
+  test('account name under 3 characters', ({ client }) =>
     expectError(
-      temporary({ accountName: 'Ab' }),
+      temporary(client, { accountName: 'Ab' }),
       400,
       'accountName: Account name must be at least 3 characters',
     ));
-  it('account name over 50 characters', () =>
+  test('account name over 50 characters', ({ client }) =>
     expectError(
-      temporary({ accountName: 'A'.repeat(51) }),
+      temporary(client, { accountName: 'A'.repeat(51) }),
       400,
       'accountName: Account name must be at most 50 characters',
     ));
-  it('narration over 100 characters', () =>
+  test('narration over 100 characters', ({ client }) =>
     expectError(
-      temporary({ narration: 'n'.repeat(101) }),
+      temporary(client, { narration: 'n'.repeat(101) }),
       400,
       'narration: Narration must be at most 100 characters',
     ));
-  it('customer e-mail missing', () =>
-    expectError(temporary({ customer: {} }), 400, 'customer.email: Required'));
-  it('unknown fields are refused', () =>
-    expectError(temporary({ reference: 'x' }), 400, 'reference: Unrecognized key(s) in object'));
-  it('null fields are refused', () =>
-    expectError(temporary({ narration: null }), 400, 'narration: Expected string, received null'));
+  test('customer e-mail missing', ({ client }) =>
+    expectError(temporary(client, { customer: {} }), 400, 'customer.email: Required'));
+  test('unknown fields are refused', ({ client }) =>
+    expectError(temporary(client, { reference: 'x' }), 400, 'reference: Unrecognized key(s) in object'));
+  test('null fields are refused', ({ client }) =>
+    expectError(temporary(client, { narration: null }), 400, 'narration: Expected string, received null'));
 
-  it('redemption below 1', () =>
+  test('redemption below 1', ({ client }) =>
     expectError(
       client.post('/v1/api/redeemAsset', { amount: 0.5, bankCode: '058', accountNumber: '0123456789' }),
       400,
       'amount: Number must be greater than or equal to 1',
     ));
-  it('account numbers must be 10 digits', () =>
+  test('account numbers must be 10 digits', ({ client }) =>
     expectError(
       client.post('/v1/api/account/verify', { accountNumber: '12345', bankCode: '058' }),
       400,
       'accountNumber: Account number must be 10 digits',
     ));
-  it('settlement account number must be 10 digits', () =>
+  test('settlement account number must be 10 digits', ({ client }) =>
     expectError(
       client.call('PUT', '/v1/api/bank-account', {
         bankName: 'Guaranty Trust Bank',
@@ -172,7 +179,7 @@ describe('validation with the service messages', () => {
       400,
       'bankAccountNumber: Account number must be 10 digits',
     ));
-  it('amounts carry at most 2 decimals', () =>
+  test('amounts carry at most 2 decimals', ({ client, networkId }) =>
     expectError(
       client.post('/v1/api/withdraw', { amount: 10.005, address: ADDRESS, networkId }),
       400,
@@ -190,7 +197,7 @@ describe('permissions', () => {
     ['redeem', 'POST', '/v1/api/redeemAsset'],
   ] as const;
   for (const [permission, method, path] of cases) {
-    it(`${method} ${path} needs ${permission}`, async () => {
+    test(`${method} ${path} needs ${permission}`, async ({ sandbox, client }) => {
       sandbox.setPermission(permission, false);
       await expectError(
         client.call(method, path, method === 'POST' ? {} : undefined),
@@ -201,7 +208,7 @@ describe('permissions', () => {
     });
   }
 
-  it('a key can be started without a permission', async () => {
+  test('a key can be started without a permission', async () => {
     const limited = await startSandbox({ rateLimit: false, permissions: { redeem: false } });
     try {
       const c = new RawClient(limited.baseUrl, limited.apiKey, limited.encryptionKey, limited.privateKey);
@@ -214,7 +221,7 @@ describe('permissions', () => {
 });
 
 describe("the specification's Errors table", () => {
-  it('redemption while the service cannot process', async () => {
+  test('redemption while the service cannot process', async ({ sandbox, client }) => {
     sandbox.setServiceAvailable(false);
     await expectError(
       client.post('/v1/api/redeemAsset', { amount: 1000, bankCode: '058', accountNumber: '0123456789' }),
@@ -223,29 +230,29 @@ describe("the specification's Errors table", () => {
     );
   });
 
-  it('an account that cannot be resolved', () =>
+  test('an account that cannot be resolved', ({ client }) =>
     expectError(
       client.post('/v1/api/account/verify', { accountNumber: '0000000000', bankCode: '058' }),
       400,
       'Could not resolve account details',
     ));
 
-  it('an unknown bank cannot be resolved either', () =>
+  test('an unknown bank cannot be resolved either', ({ client }) =>
     expectError(
       client.post('/v1/api/account/verify', { accountNumber: '0123456789', bankCode: '999' }),
       400,
       'Could not resolve account details',
     ));
 
-  it('withdrawal verification with an unknown reference', () =>
+  test('withdrawal verification with an unknown reference', ({ client }) =>
     expectError(client.get('/v1/api/withdraw/verify/CNGN-WD-NOPE'), 400, 'Transaction not found'));
 
-  it('transaction lookup with an unknown reference', () =>
+  test('transaction lookup with an unknown reference', ({ client }) =>
     expectError(client.get('/v1/api/transactions/CNGN-WD-NOPE'), 400, 'Transaction not found.'));
 });
 
 describe('account resolution', () => {
-  it('resolves any 10-digit account at a known bank to the same name every time', async () => {
+  test('resolves any 10-digit account at a known bank to the same name every time', async ({ client }) => {
     const first = await client.post<{ accountName: string; accountNumber: string; bankCode: string }>(
       '/v1/api/account/verify',
       { accountNumber: '0123456789', bankCode: '058' },

@@ -1,29 +1,43 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { test as base, describe, expect } from 'vitest';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
 import { RawClient } from './raw-client.js';
 
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 const TOO_MANY = { status: 429, message: 'Too many requests. Please try again later.' };
 
-let sandbox: Sandbox | undefined;
-afterEach(async () => {
-  await sandbox?.stop();
-  sandbox = undefined;
-});
-
-async function boot(options: SandboxOptions = {}) {
-  sandbox = await startSandbox({ settleDelayMs: 600_000, ...options });
-  const client = new RawClient(sandbox.baseUrl, sandbox.apiKey, sandbox.encryptionKey, sandbox.privateKey);
-  return { sandbox, client };
-}
+/**
+ * `boot(options)` starts a sandbox with a raw client on it; it is stopped after the test (stopping
+ * twice is harmless, for tests that stop it themselves).
+ */
+const test = base
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('boot', async ({}, { onCleanup }) => {
+    const started: Sandbox[] = [];
+    onCleanup(async () => {
+      for (const sandbox of started) await sandbox.stop();
+    });
+    return async (options: SandboxOptions = {}) => {
+      const sandbox = await startSandbox({ settleDelayMs: 600_000, ...options });
+      started.push(sandbox);
+      const client = new RawClient(
+        sandbox.baseUrl,
+        sandbox.apiKey,
+        sandbox.encryptionKey,
+        sandbox.privateKey,
+      );
+      return { sandbox, client };
+    };
+  });
 
 describe('rate limit', () => {
-  it('the 21st request in a window is refused and the key is blocked, even for calls that would succeed', async () => {
-    const { client } = await boot();
+  test('the 21st request in a window is refused and the key is blocked, even for calls that would succeed', async ({
+    boot,
+  }) => {
+    const { sandbox, client } = await boot();
     for (let i = 0; i < 20; i++) expect((await client.get('/v1/api/balance')).httpStatus).toBe(200);
-    const refused = await fetch(`${sandbox!.baseUrl}/v1/api/balance`, {
-      headers: { authorization: `Bearer ${sandbox!.apiKey}` },
+    const refused = await fetch(`${sandbox.baseUrl}/v1/api/balance`, {
+      headers: { authorization: `Bearer ${sandbox.apiKey}` },
     });
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBeNull();
@@ -32,7 +46,7 @@ describe('rate limit', () => {
     expect(blocked.envelope).toEqual(TOO_MANY);
   });
 
-  it('counts failed requests too, per key', async () => {
+  test('counts failed requests too, per key', async ({ boot }) => {
     const { client } = await boot({ rateLimit: { limit: 3, windowMs: 60_000, blockMs: 60_000 } });
     await client.get('/v1/api/transactions/NOPE'); // 400, still counted
     await client.get('/v1/api/nowhere'); // 404, still counted
@@ -43,7 +57,7 @@ describe('rate limit', () => {
     expect(other.envelope).toEqual({ status: 400, message: 'Merchant not found' });
   });
 
-  it('lets the key through again once the block is over', async () => {
+  test('lets the key through again once the block is over', async ({ boot }) => {
     const { client } = await boot({ rateLimit: { limit: 2, windowMs: 60_000, blockMs: 50 } });
     await client.get('/v1/api/balance');
     await client.get('/v1/api/balance');
@@ -52,7 +66,7 @@ describe('rate limit', () => {
     expect((await client.get('/v1/api/balance')).httpStatus).toBe(200);
   });
 
-  it('can be switched off', async () => {
+  test('can be switched off', async ({ boot }) => {
     const { client } = await boot({ rateLimit: false });
     const answers = await Promise.all(Array.from({ length: 40 }, () => client.get('/v1/api/banks')));
     expect(answers.every((a) => a.httpStatus === 200)).toBe(true);
@@ -60,7 +74,7 @@ describe('rate limit', () => {
 });
 
 describe('fault injection', () => {
-  it('failNext answers the status without processing, then behaves again', async () => {
+  test('failNext answers the status without processing, then behaves again', async ({ boot }) => {
     const { sandbox: s, client } = await boot({ rateLimit: false });
     s.failNext('GET', '/v1/api/balance', 503, 2);
     expect((await client.get('/v1/api/balance')).envelope).toEqual({
@@ -87,7 +101,7 @@ describe('fault injection', () => {
     });
   });
 
-  it('failNext can add headers such as Retry-After', async () => {
+  test('failNext can add headers such as Retry-After', async ({ boot }) => {
     const { sandbox: s } = await boot({ rateLimit: false });
     s.failNext('GET', '/v1/api/banks', 429, 1, undefined, { 'retry-after': '2' });
     const response = await fetch(`${s.baseUrl}/v1/api/banks`, {
@@ -98,7 +112,7 @@ describe('fault injection', () => {
     expect(await response.json()).toEqual(TOO_MANY);
   });
 
-  it('resetNext cuts the connection without processing', async () => {
+  test('resetNext cuts the connection without processing', async ({ boot }) => {
     const { sandbox: s, client } = await boot({ rateLimit: false });
     const networks = await client.get<Array<{ id: string }>>('/v1/api/networks');
     s.resetNext('POST', '/v1/api/withdraw');
@@ -110,7 +124,7 @@ describe('fault injection', () => {
     expect(s.requests.at(-1)?.status).toBe(0);
   });
 
-  it('hold processes nothing until released', async () => {
+  test('hold processes nothing until released', async ({ boot }) => {
     const { sandbox: s, client } = await boot({ rateLimit: false });
     const held = s.hold('GET', '/v1/api/balance');
     let answered = false;
@@ -127,7 +141,7 @@ describe('fault injection', () => {
     expect((await call).httpStatus).toBe(200);
   });
 
-  it('dropResponse processes the request but never answers', async () => {
+  test('dropResponse processes the request but never answers', async ({ boot }) => {
     const { sandbox: s, client } = await boot({ rateLimit: false });
     const networks = await client.get<Array<{ id: string }>>('/v1/api/networks');
     s.dropResponse('POST', '/v1/api/withdraw');
@@ -147,7 +161,7 @@ describe('fault injection', () => {
     expect((await client.get('/v1/api/balance')).httpStatus).toBe(200);
   });
 
-  it('stop() clears settlement timers and closes the server', async () => {
+  test('stop() clears settlement timers and closes the server', async ({ boot }) => {
     // Other timers (HTTP keep-alive from earlier tests) come and go on their own: count only the drop.
     const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
     const { sandbox: s, client } = await boot({ rateLimit: false, settleDelayMs: 3_600_000 });
@@ -157,12 +171,11 @@ describe('fault injection', () => {
     }
     const timersWhilePending = timers();
     await s.stop();
-    sandbox = undefined;
     expect(timersWhilePending - timers()).toBeGreaterThanOrEqual(3);
     await expect(fetch(`${s.baseUrl}/v1/api/balance`)).rejects.toThrow();
   });
 
-  it('stop() releases held requests', async () => {
+  test('stop() releases held requests', async ({ boot }) => {
     const { sandbox: s, client } = await boot({ rateLimit: false, settleDelayMs: 3_600_000 });
     const networks = await client.get<Array<{ id: string }>>('/v1/api/networks');
     await client.post('/v1/api/withdraw', { amount: 10, address: ADDRESS, networkId: networks.data[0]?.id });
@@ -171,6 +184,5 @@ describe('fault injection', () => {
     await held.arrived;
     await s.stop();
     await call;
-    sandbox = undefined;
   });
 });

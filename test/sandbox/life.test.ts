@@ -1,34 +1,40 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test as baseTest, describe, expect } from 'vitest';
 import { Money } from '../../src/format/money.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { startSandbox } from '../../src/sandbox/index.js';
 import { RawClient } from './raw-client.js';
-import { type Received, type Receiver, startReceiver } from './receiver.js';
+import { type Received, startReceiver } from './receiver.js';
 
-let sandbox: Sandbox;
-let client: RawClient;
-let receiver: Receiver;
-let base: string;
+/**
+ * One webhook receiver, sandbox (delivering to it) and raw client for the file, and `base`, the ID of
+ * the Base network.
+ */
+const test = baseTest
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('service', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const receiver = await startReceiver();
+    // A long delay: these tests settle explicitly, so nothing depends on timing.
+    const sandbox = await startSandbox({
+      rateLimit: false,
+      settleDelayMs: 600_000,
+      webhookUrl: `${receiver.url}/hooks`,
+    });
+    onCleanup(async () => {
+      await sandbox.stop();
+      await receiver.stop();
+    });
+    const client = new RawClient(sandbox.baseUrl, sandbox.apiKey, sandbox.encryptionKey, sandbox.privateKey);
+    const networks = await client.get<Array<{ id: string; short_name: string }>>('/v1/api/networks');
+    const base = networks.data.find((n) => n.short_name === 'base')?.id ?? '';
+    return { sandbox, client, receiver, base };
+  })
+  .extend('sandbox', { scope: 'file' }, async ({ service }) => service.sandbox)
+  .extend('client', { scope: 'file' }, async ({ service }) => service.client)
+  .extend('receiver', { scope: 'file' }, async ({ service }) => service.receiver)
+  .extend('base', { scope: 'file' }, async ({ service }) => service.base);
 
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 const DEAD = '0x000000000000000000000000000000000000dEaD';
-
-beforeAll(async () => {
-  receiver = await startReceiver();
-  // A long delay: these tests settle explicitly, so nothing depends on timing.
-  sandbox = await startSandbox({
-    rateLimit: false,
-    settleDelayMs: 600_000,
-    webhookUrl: `${receiver.url}/hooks`,
-  });
-  client = new RawClient(sandbox.baseUrl, sandbox.apiKey, sandbox.encryptionKey, sandbox.privateKey);
-  const networks = await client.get<Array<{ id: string; short_name: string }>>('/v1/api/networks');
-  base = networks.data.find((n) => n.short_name === 'base')?.id ?? '';
-});
-afterAll(async () => {
-  await sandbox.stop();
-  await receiver.stop();
-});
 
 /** Verify the signature as a receiver would: HMAC-SHA256 of the raw body under the secret. */
 function signedCorrectly(delivery: Received, secret: string): boolean {
@@ -37,7 +43,7 @@ function signedCorrectly(delivery: Received, secret: string): boolean {
   return header.length === expected.length && timingSafeEqual(Buffer.from(header), Buffer.from(expected));
 }
 
-async function balance(): Promise<string> {
+async function balance(client: RawClient): Promise<string> {
   const { data } = await client.get<Array<{ balance: string }>>('/v1/api/balance');
   return data[0]?.balance ?? '';
 }
@@ -46,15 +52,22 @@ const forRef = (event: string, ref: string) => (r: Received) =>
   r.json.event === event && r.json.data?.trx_ref === ref;
 
 describe('withdrawals', () => {
-  it('debit at acceptance, pending, then completed with a signed withdrawal.completed', async () => {
-    const before = await balance();
+  test('debit at acceptance, pending, then completed with a signed withdrawal.completed', async ({
+    sandbox,
+    client,
+    receiver,
+    base,
+  }) => {
+    const before = await balance(client);
     const answer = await client.post<{ trxRef: string; address: string }>('/v1/api/withdraw', {
       amount: 1500.5,
       address: ADDRESS,
       networkId: base,
     });
     expect(answer.data.address).toBe(ADDRESS);
-    expect(await balance()).toBe(Money.parseDecimal(before).minus(Money.parseDecimal('1500.50')).toString());
+    expect(await balance(client)).toBe(
+      Money.parseDecimal(before).minus(Money.parseDecimal('1500.50')).toString(),
+    );
     const pending = await client.get<{ status: string; trx_type: string; amount: string }>(
       `/v1/api/withdraw/verify/${answer.data.trxRef}`,
     );
@@ -82,16 +95,21 @@ describe('withdrawals', () => {
     });
   });
 
-  it('a withdrawal to the failing address fails, returns the token and emits transaction.failed', async () => {
-    const before = await balance();
+  test('a withdrawal to the failing address fails, returns the token and emits transaction.failed', async ({
+    sandbox,
+    client,
+    receiver,
+    base,
+  }) => {
+    const before = await balance(client);
     const answer = await client.post<{ trxRef: string }>('/v1/api/withdraw', {
       amount: 200,
       address: DEAD,
       networkId: base,
     });
-    expect(await balance()).not.toBe(before);
+    expect(await balance(client)).not.toBe(before);
     await sandbox.settleAll();
-    expect(await balance()).toBe(before);
+    expect(await balance(client)).toBe(before);
     const hook = await receiver.waitFor(forRef('transaction.failed', answer.data.trxRef));
     expect(hook.json.data).toMatchObject({
       status: 'failed',
@@ -100,7 +118,7 @@ describe('withdrawals', () => {
     });
   });
 
-  it('refuses more than the balance', async () => {
+  test('refuses more than the balance', async ({ client, base }) => {
     const answer = await client.post('/v1/api/withdraw', {
       amount: 99_000_000,
       address: ADDRESS,
@@ -109,7 +127,7 @@ describe('withdrawals', () => {
     expect(answer.envelope).toEqual({ status: 400, message: 'Insufficient balance' });
   });
 
-  it('refuses a disabled network', async () => {
+  test('refuses a disabled network', async ({ client }) => {
     const networks = await client.get<Array<{ id: string; isDisabled: boolean }>>('/v1/api/networks');
     const disabled = networks.data.find((n) => n.isDisabled)?.id;
     const answer = await client.post('/v1/api/withdraw', {
@@ -121,7 +139,7 @@ describe('withdrawals', () => {
     expect(answer.envelope.message).toMatch(/^networkId: Network .* is currently disabled$/);
   });
 
-  it('shouldSaveAddress whitelists the destination', async () => {
+  test('shouldSaveAddress whitelists the destination', async ({ client, base }) => {
     const fresh = '0x1111111111111111111111111111111111111111';
     await client.post('/v1/api/withdraw', {
       amount: 10,
@@ -133,7 +151,7 @@ describe('withdrawals', () => {
     expect(list.data).toContainEqual(expect.objectContaining({ publicKey: fresh, networkId: base }));
   });
 
-  it('can require whitelisted destinations', async () => {
+  test('can require whitelisted destinations', async () => {
     const strict = await startSandbox({ rateLimit: false, requireWhitelistedAddress: true });
     try {
       const c = new RawClient(strict.baseUrl, strict.apiKey, strict.encryptionKey, strict.privateKey);
@@ -163,7 +181,7 @@ describe('withdrawals', () => {
     }
   });
 
-  it('settles by itself after the configured delay', async () => {
+  test('settles by itself after the configured delay', async ({ receiver }) => {
     const quick = await startSandbox({
       rateLimit: false,
       settleDelayMs: 5,
@@ -188,7 +206,11 @@ describe('withdrawals', () => {
 });
 
 describe('redemptions', () => {
-  it('completes a payout and emits redemption.completed with a bank receiver string', async () => {
+  test('completes a payout and emits redemption.completed with a bank receiver string', async ({
+    sandbox,
+    client,
+    receiver,
+  }) => {
     const resolved = await client.post<{ accountName: string }>('/v1/api/account/verify', {
       accountNumber: '0123456789',
       bankCode: '058',
@@ -213,16 +235,22 @@ describe('redemptions', () => {
     expect(tx.data.receiver).toMatchObject({ bank: { code: '058' }, accountNumber: '0123456789' });
   });
 
-  it('a payout to the failing account fails, returns the token and says why', async () => {
-    const before = await balance();
+  test('a payout to the failing account fails, returns the token and says why', async ({
+    sandbox,
+    client,
+    receiver,
+  }) => {
+    const before = await balance(client);
     const answer = await client.post<{ trxRef: string }>('/v1/api/redeemAsset', {
       amount: 1000,
       bankCode: '011',
       accountNumber: '9999999999',
     });
-    expect(await balance()).toBe(Money.parseDecimal(before).minus(Money.parseDecimal('1000')).toString());
+    expect(await balance(client)).toBe(
+      Money.parseDecimal(before).minus(Money.parseDecimal('1000')).toString(),
+    );
     await sandbox.settleAll();
-    expect(await balance()).toBe(before);
+    expect(await balance(client)).toBe(before);
     const tx = await client.get<{ status: string }>(`/v1/api/transactions/${answer.data.trxRef}`);
     expect(tx.data.status).toBe('failed');
     const hook = await receiver.waitFor(forRef('transaction.failed', answer.data.trxRef));
@@ -234,7 +262,11 @@ describe('redemptions', () => {
     expect(signedCorrectly(hook, sandbox.webhookSecret)).toBe(true);
   });
 
-  it('after POST /sandbox/fail-next-redemption, the next payout fails whatever the account, once', async () => {
+  test('after POST /sandbox/fail-next-redemption, the next payout fails whatever the account, once', async ({
+    sandbox,
+    client,
+    receiver,
+  }) => {
     const armed = await fetch(`${sandbox.baseUrl}/sandbox/fail-next-redemption`, { method: 'POST' });
     expect(armed.status).toBe(200);
     const redeem = () =>
@@ -252,7 +284,7 @@ describe('redemptions', () => {
     expect(hook.json.data).toMatchObject({ reason: 'Provider failed to process payout' });
   });
 
-  it('without a bank code, pays to the settlement bank', async () => {
+  test('without a bank code, pays to the settlement bank', async ({ sandbox, client }) => {
     const answer = await client.post<{ trxRef: string }>('/v1/api/redeemAsset', {
       amount: 10,
       accountNumber: '0123456789',
@@ -261,7 +293,7 @@ describe('redemptions', () => {
     expect(tx?.receiver).toMatchObject({ bank: { name: 'Guaranty Trust Bank', code: '058' } });
   });
 
-  it('updates the settlement account and echoes it', async () => {
+  test('updates the settlement account and echoes it', async ({ client }) => {
     const body = {
       bankName: 'Zenith Bank',
       bankAccountName: 'ADAORA FOODS LIMITED',
@@ -273,7 +305,7 @@ describe('redemptions', () => {
 });
 
 describe('webhook signing', () => {
-  it('sends unsigned deliveries when the secret is empty', async () => {
+  test('sends unsigned deliveries when the secret is empty', async ({ receiver }) => {
     const unsigned = await startSandbox({
       rateLimit: false,
       webhookSecret: '',
@@ -291,7 +323,7 @@ describe('webhook signing', () => {
     }
   });
 
-  it('records a delivery to an unreachable URL as an error, sent once', async () => {
+  test('records a delivery to an unreachable URL as an error, sent once', async () => {
     const dead = await startSandbox({ rateLimit: false, webhookUrl: 'http://127.0.0.1:9/nowhere' });
     try {
       await dead.simulateCryptoDeposit({ amount: '10' });

@@ -1,15 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { test as base, describe, expect } from 'vitest';
+import { startSandbox } from '../../src/sandbox/index.js';
 import { RawClient } from './raw-client.js';
 
-let sandbox: Sandbox;
-let client: RawClient;
-
-beforeAll(async () => {
-  sandbox = await startSandbox({ rateLimit: false });
-  client = new RawClient(sandbox.baseUrl, sandbox.apiKey, sandbox.encryptionKey, sandbox.privateKey);
-});
-afterAll(() => sandbox.stop());
+/** One sandbox and raw client for the file. */
+const test = base
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('sandbox', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const sandbox = await startSandbox({ rateLimit: false });
+    onCleanup(() => sandbox.stop());
+    return sandbox;
+  })
+  .extend(
+    'client',
+    { scope: 'file' },
+    async ({ sandbox }) =>
+      new RawClient(sandbox.baseUrl, sandbox.apiKey, sandbox.encryptionKey, sandbox.privateKey),
+  );
 
 interface NetworkView {
   id: string;
@@ -20,7 +26,7 @@ interface NetworkView {
 }
 
 describe('sandbox reads', () => {
-  it('answers the balance sealed to the business key', async () => {
+  test('answers the balance sealed to the business key', async ({ client }) => {
     const answer = await client.get('/v1/api/balance');
     expect(answer.httpStatus).toBe(200);
     expect(answer.envelope.status).toBe(200);
@@ -30,7 +36,7 @@ describe('sandbox reads', () => {
     ]);
   });
 
-  it('lists EVM networks, one disabled, blockchain metadata only when asked', async () => {
+  test('lists EVM networks, one disabled, blockchain metadata only when asked', async ({ client }) => {
     const plain = await client.get<NetworkView[]>('/v1/api/networks');
     expect(plain.data.length).toBeGreaterThanOrEqual(5);
     expect(plain.data.map((n) => n.short_name)).toEqual(
@@ -49,7 +55,7 @@ describe('sandbox reads', () => {
     }
   });
 
-  it('gives live keys different, stable network IDs', async () => {
+  test('gives live keys different, stable network IDs', async ({ client }) => {
     const live = await startSandbox({ apiKey: 'cngn_live_example', rateLimit: false });
     const again = await startSandbox({ apiKey: 'cngn_live_other', rateLimit: false });
     try {
@@ -66,7 +72,7 @@ describe('sandbox reads', () => {
     }
   });
 
-  it('lists 20+ Nigerian banks with their real codes', async () => {
+  test('lists 20+ Nigerian banks with their real codes', async ({ client }) => {
     const { data } = await client.get<Array<Record<string, string>>>('/v1/api/banks');
     expect(data.length).toBeGreaterThanOrEqual(20);
     const byName = Object.fromEntries(data.map((b) => [b.name, b]));
@@ -83,7 +89,7 @@ describe('sandbox reads', () => {
     }
   });
 
-  it('pages the transaction history newest first', async () => {
+  test('pages the transaction history newest first', async ({ client }) => {
     const first = await client.get<{
       data: Array<{ createdAt: string; trx_ref: string }>;
       pagination: unknown;
@@ -111,7 +117,7 @@ describe('sandbox reads', () => {
     expect(new Set(all.data.data.map((t) => t.status))).toEqual(new Set(['completed', 'failed']));
   });
 
-  it('finds one transaction by reference on both lookup routes', async () => {
+  test('finds one transaction by reference on both lookup routes', async ({ client }) => {
     const page = await client.get<{ data: Array<{ trx_ref: string }> }>('/v1/api/transactions?limit=3');
     const reference = page.data.data[2]?.trx_ref ?? '';
     const one = await client.get<{ trx_ref: string }>(`/v1/api/transactions/${reference}`);
@@ -120,7 +126,9 @@ describe('sandbox reads', () => {
     expect(verified.data.trx_ref).toBe(reference);
   });
 
-  it('returns dedicated virtual accounts as an array and whitelisted addresses with networks', async () => {
+  test('returns dedicated virtual accounts as an array and whitelisted addresses with networks', async ({
+    client,
+  }) => {
     const accounts = await client.get<unknown[]>('/v1/api/virtual-account');
     expect(accounts.data).toEqual([
       {
@@ -139,7 +147,10 @@ describe('sandbox reads', () => {
     for (const entry of rich.data) expect(entry.network.id).toBe(entry.networkId);
   });
 
-  it('resolves an account to the name a test gave it, and others to their generated names', async () => {
+  test('resolves an account to the name a test gave it, and others to their generated names', async ({
+    sandbox,
+    client,
+  }) => {
     const other = await client.post<{ accountName: string }>('/v1/api/account/verify', {
       accountNumber: '0123456780',
       bankCode: '058',
