@@ -27,12 +27,13 @@ const WEEK = lastDays(7, BOT_NOW());
  * `quietReport()`, a report from a book of its own, read when nothing moves: the figures to agree
  * with. The sandbox's clock stands still at NOW.
  */
-const test = base.extend('quietReport', async ({ client, defer }) => async (): Promise<Report> => {
-  const own = await createStore('memory://', { prefix: `quiet-${Math.random()}` });
-  defer(() => own.close());
-  return buildReport(WEEK, partsFor(client, own, BOT_NOW));
-});
-test.override('sandboxOptions', { now: () => NOW });
+const test = base
+  .extend('sandboxOptions', { now: () => NOW })
+  .extend('quietReport', async ({ client, defer }) => async (): Promise<Report> => {
+    const own = await createStore('memory://', { prefix: `quiet-${Math.random()}` });
+    defer(() => own.close());
+    return buildReport(WEEK, partsFor(client, own, BOT_NOW));
+  });
 
 /** The client, with a deposit landing at the service just before each of its first `times` balance reads. */
 function depositsBeforeBalance(

@@ -9,8 +9,8 @@ import {
   DEST,
   type EngineFixture,
   type EngineFixtureOptions,
+  engineTest,
   REQUESTER,
-  engineTest as test,
   twoNetworks,
   withdrawalDraft,
 } from '../support/engine.js';
@@ -22,7 +22,8 @@ const SANDBOX_NOW = Date.parse('2026-11-20T10:30:00Z');
 const BOT_NOW = new Date(SANDBOX_NOW + 60_000);
 const HOUR = 3_600_000;
 
-test.override('sandboxOptions', { now: () => SANDBOX_NOW });
+// This file's own fixtures: an override at a file's top level would outlive the file in its worker.
+const test = engineTest.extend('sandboxOptions', { now: () => SANDBOX_NOW });
 
 /** The engine on a clock set before each step (`when`), on the test's sandbox and its fixed clock. */
 async function start(startEngine: (options: EngineFixtureOptions) => Promise<EngineFixture>) {

@@ -19,6 +19,7 @@ const LONG_AGO = new Date(NOW - 60 * DAY);
  * `deposits(count)`, that many crypto deposits at the sandbox.
  */
 const test = sandboxClientTest
+  .extend('sandboxOptions', { now: () => NOW })
   .extend(
     'bookOn',
     async ({ client, store }) =>
@@ -34,7 +35,6 @@ const test = sandboxClientTest
   .extend('deposits', async ({ sandbox }) => async (count: number) => {
     for (let i = 0; i < count; i++) await sandbox.simulateCryptoDeposit({ amount: `${100 + i}` });
   });
-test.override('sandboxOptions', { now: () => NOW });
 
 describe('the transaction book', () => {
   test('reads only what is new the second time', async ({ bookOn, listReads, deposits }) => {
