@@ -1,9 +1,13 @@
-// What the access room offers the rest of the bot: the kinds of request, and who holds which role for
-// each (roles, user groups, approver pools, the tiers of approvals an amount needs). Nothing else is
-// imported from outside this folder (.dependency-cruiser.cjs).
+// What the access room offers the rest of the bot: the kinds of request, who holds which role for each
+// (roles, user groups, approver pools, the tiers of approvals an amount needs), the delegations that
+// let someone act in an approver's place, and the policy that judges who may act on a request. Nothing
+// else is imported from outside this folder (.dependency-cruiser.cjs).
+export { type Delegation, isLive } from './delegations.js';
 export { GroupMembers } from './groups.js';
+export type { JudgedRequest } from './judged-request.js';
 export { REQUEST_KINDS, type RequestKind } from './kinds.js';
-export { ApproverPools, holdersOf, type PoolSettings, type SlackIds } from './pools.js';
+export { ApprovalPolicy, countedPeople, type RefusalReason } from './policy.js';
+export { ApproverPools, holdersOf, type SlackIds } from './pools.js';
 export { RoleBook, type RoleSummary } from './role-book.js';
 export {
   type ConfiguredRoles,

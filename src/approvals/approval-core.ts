@@ -1,17 +1,18 @@
 // The maker-checker core (ApprovalCore), which ApprovalEngine (approval-engine.ts) wraps for the rest
 // of the bot: file, approve, reject, cancel, expire. Every change is a read-check-write
 // under the request's lock, persisted (and audited) before any listener hears of it. No Slack here.
+
+import type { ApprovalPolicy } from '../access/index.js';
 import type { Store } from '../store/index.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
 import type { CoreSections, NoticeOptions, WriteOptions } from './core-sections.js';
-import { DelegationBook, delegationsLockName } from './delegations.js';
+import { DelegationBook, delegationsLockName } from './delegation-requests.js';
 import { PaidDestinations } from './destinations.js';
 import { ApprovalErrorCode } from './error-codes.js';
 import { type FilingDeps, fileRequest } from './filing.js';
 import { FreezeSwitch } from './freeze.js';
 import { LimitIndex } from './limit-index.js';
 import { DEFAULT_LIMIT_WINDOW_MS, type LimitSettings } from './limits.js';
-import type { ApprovalPolicy } from './policy.js';
 import type { CustodyGateway } from './ports.js';
 import { type FileOptions, Preflight } from './preflight.js';
 import { finishRecheckedApproval, needsRecheck } from './recheck.js';

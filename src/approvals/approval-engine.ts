@@ -2,9 +2,10 @@
 // executes approved ones exactly once, tracks them to the end, and resumes after a restart. What the
 // approvals folder offers others is listed in index.ts.
 
+import type { Delegation } from '../access/index.js';
 import { AuditKeyMismatch } from '../audit/index.js';
 import type { ApprovalListener } from './approval-core.js';
-import { type Delegation, endDelegationsOf, revokeDelegations } from './delegations.js';
+import { endDelegationsOf, revokeDelegations } from './delegation-requests.js';
 import { type AuditSideOptions, EngineAuditSide } from './engine-audit.js';
 import { registerParts } from './engine-parts.js';
 import { type ApprovalReadiness, canApprove, mayReject, waitingFor } from './engine-questions.js';

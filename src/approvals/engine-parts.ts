@@ -1,10 +1,11 @@
 // The engine's parts, for tests that stop a process between two of its steps (approved but not yet
 // sent, claimed but not yet marked). Nothing in src/ outside the engine imports this (the lint says
 // so): every caller gets every rule through ApprovalEngine's own methods.
+
+import type { ApprovalPolicy } from '../access/index.js';
 import type { AuditExports, AuditKeeper } from '../audit/index.js';
 import type { ApprovalCore } from './approval-core.js';
 import type { Executor } from './executor.js';
-import type { ApprovalPolicy } from './policy.js';
 import type { PolicyRecorder } from './policy-recorder.js';
 import type { Reminders } from './reminders.js';
 import type { Tracker } from './tracker.js';

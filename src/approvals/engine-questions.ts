@@ -3,9 +3,8 @@
 // under the request's lock, when the person acts. Asked here once, in the engine's order (ended,
 // then round, then who), so no surface repeats the order or forgets a rule.
 
+import type { ApprovalPolicy, Delegation } from '../access/index.js';
 import type { ApprovalCore } from './approval-core.js';
-import type { Delegation } from './delegations.js';
-import type { ApprovalPolicy } from './policy.js';
 import type { ApprovalRequest, Refusal } from './types.js';
 
 export type ApprovalReadiness =

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { crashPoint } from '../crash-points.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
 import type { CoreSections } from './core-sections.js';
-import type { DelegationBook } from './delegations.js';
+import type { DelegationBook } from './delegation-requests.js';
 import type { FreezeSwitch } from './freeze.js';
 import { FreezeHold } from './freeze-hold.js';
 import { LateLookup, type LateLookupOptions } from './late-lookup.js';

@@ -3,7 +3,7 @@
 // given so far stand, and nothing is approved or sent by it.
 
 import type { ApprovalCore } from './approval-core.js';
-import { latestExpiry } from './delegations.js';
+import { latestExpiry } from './delegation-requests.js';
 import { transition } from './state-machine.js';
 import type { ApprovalRequest, ClickOptions } from './types.js';
 

@@ -2,16 +2,17 @@
 // its tier chosen (within the limit window when it moves an amount), then saved, and only then the
 // listeners told. A delegation is refused while an identical one waits; an unfreeze once its freeze is
 // gone or while another waits (see FreezeSwitch.saveUnfreezeRequest).
+
+import type { ApprovalPolicy } from '../access/index.js';
 import { Money } from '../format/money.js';
 import type { Store } from '../store/index.js';
 import type { ServiceBinding } from './binding.js';
-import { delegationFilingLockName, delegationProblem, pendingTwin } from './delegations.js';
+import { delegationFilingLockName, delegationProblem, pendingTwin } from './delegation-requests.js';
 import { checkDraft, InvalidDraftError } from './draft.js';
 import type { FreezeSwitch } from './freeze.js';
 import type { LimitIndex } from './limit-index.js';
 import { movesAmount } from './limits.js';
 import { type FilingContext, newRequest } from './new-request.js';
-import type { ApprovalPolicy } from './policy.js';
 import { type FileOptions, preflightProblem } from './preflight.js';
 import type { ApprovalRepository } from './repository.js';
 import { SameRequestError, unconfirmedSame } from './same-request.js';

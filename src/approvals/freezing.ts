@@ -2,11 +2,11 @@
 // CNGN_START_FROZEN freezes before anything is sent, an approver files the unfreeze another approves;
 // and once the freeze is lifted, what it held goes out at once. The switch itself is freeze.ts.
 
+import type { ApprovalPolicy } from '../access/index.js';
 import type { ApprovalCore } from './approval-core.js';
 import { freezeReason } from './draft.js';
 import type { Executor } from './executor.js';
 import { type FreezeResult, START_FROZEN_ACTOR, UnfreezeRefusedError } from './freeze.js';
-import type { ApprovalPolicy } from './policy.js';
 import type { ApprovalRequest, EngineLog, Freeze, RequestOf } from './types.js';
 
 /** Who is an approver in their own right (CNGN_APPROVERS or its group); a delegate is not. */

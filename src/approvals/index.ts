@@ -3,7 +3,7 @@
 // engine-parts.ts by tests (.dependency-cruiser.cjs).
 export { ApprovalEngine, type ApprovalEngineOptions } from './approval-engine.js';
 export { CONFLICT_ACTION } from './conflicts.js';
-export { type Delegation, delegationOf, isLive, REVOKED_ACTION } from './delegations.js';
+export { delegationOf, REVOKED_ACTION } from './delegation-requests.js';
 export { FREEZE_REASON_MAX, FREEZE_REASON_MIN, InvalidDraftError, purposeProblem } from './draft.js';
 export type { ApprovalReadiness } from './engine-questions.js';
 export { ApprovalErrorCode } from './error-codes.js';
@@ -14,7 +14,6 @@ export { heldByFreeze, START_FROZEN_ACTOR } from './freeze.js';
 export { logFreezeChanges, logLifecycle } from './lifecycle-log.js';
 export { DEFAULT_LIMIT_WINDOW_MS, LimitExceededError, type LimitSettings, type LimitUse } from './limits.js';
 export type { UnfreezePayload } from './payloads.js';
-export { ApprovalPolicy } from './policy.js';
 export { type PolicySnapshot, policySnapshot } from './policy-record.js';
 export { POLICY_RECORDED } from './policy-recorder.js';
 

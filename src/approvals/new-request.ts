@@ -2,7 +2,7 @@
 // and a bridge's callback URL. Pure but for the random id and token; the engine saves it.
 import { randomBytes } from 'node:crypto';
 import type { Money } from '../format/money.js';
-import { requestExpiry } from './delegations.js';
+import { requestExpiry } from './delegation-requests.js';
 import type { ServiceEnvironment } from './ports.js';
 import { lookAlikeNote } from './preflight.js';
 import { sameRequestNote } from './same-request.js';

@@ -3,10 +3,11 @@
 // The final approval's re-check runs outside the request's lock, holding off other final clicks;
 // then, under the lock again, the approval is written with the fresh figures, or the request goes
 // back to the approvers. A request approved long ago is re-checked before sending the same way.
+
+import type { ApprovalPolicy } from '../access/index.js';
 import { Money } from '../format/money.js';
 import type { CoreSections } from './core-sections.js';
 import { ApprovalErrorCode } from './error-codes.js';
-import type { ApprovalPolicy } from './policy.js';
 import type { CustodyGateway } from './ports.js';
 import { assertSeen, type SeenRound } from './round.js';
 import { sentBack, withApproval } from './state-machine.js';

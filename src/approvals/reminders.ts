@@ -3,9 +3,8 @@
 // history step written under the request's lock, and a point is sent only if no step of the current
 // plan already covers it. A reminder never approves anything; it names who still may.
 
+import { type ApprovalPolicy, countedPeople, type Delegation } from '../access/index.js';
 import type { CoreSections } from './core-sections.js';
-import type { Delegation } from './delegations.js';
-import { type ApprovalPolicy, countedPeople } from './policy.js';
 import type { ApprovalRepository } from './repository.js';
 import { transition } from './state-machine.js';
 import type { ApprovalRequest, HistoryEntry, ReminderStep } from './types.js';

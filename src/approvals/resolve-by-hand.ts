@@ -2,8 +2,9 @@
 // an approver of its kind other than the requester, with a note, under the request's lock, audited before anyone
 // is told. Nothing is sent, now or later. The same for a request the service contradicted itself about
 // (conflicts.ts): the check settles it as the person found, and the mark is cleared by that step.
+
+import type { ApprovalPolicy } from '../access/index.js';
 import type { ApprovalCore } from './approval-core.js';
-import type { ApprovalPolicy } from './policy.js';
 import { CONFLICT_RESOLVED, transition } from './state-machine.js';
 import type { ActionResult, ApprovalRequest, Refusal } from './types.js';
 

@@ -1,7 +1,7 @@
 // The one service call an approved request makes, by kind, and what its answer or its failure makes
 // of the request. Called once per claim; never retried here or anywhere.
 import { Money } from '../format/money.js';
-import type { DelegationBook } from './delegations.js';
+import type { DelegationBook } from './delegation-requests.js';
 import type { FreezeSwitch } from './freeze.js';
 import { CustodyCallError, type CustodyGateway } from './ports.js';
 import type { ApprovalRequest, ExecutionOutcome } from './types.js';

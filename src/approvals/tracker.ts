@@ -6,7 +6,7 @@ import { checkedExplorerUrl } from '../format/explorer.js';
 import { CHECK_HOLD_MS } from './approval-core.js';
 import { CONFLICT_ACTION, conflictNote } from './conflicts.js';
 import type { CoreSections } from './core-sections.js';
-import type { DelegationBook } from './delegations.js';
+import type { DelegationBook } from './delegation-requests.js';
 import { AnswerNotRecordedError, type Executor } from './executor.js';
 import type { FreezeSwitch } from './freeze.js';
 import { certainlyUnsent, leaseExpired } from './leases.js';

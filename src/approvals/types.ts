@@ -1,7 +1,7 @@
 // The approval request: what was asked, exactly what will be sent, who approved, and where it is in
 // its life. Stored as JSON in the store, so every field is plain data (amounts as decimal strings).
 
-import { REQUEST_KINDS, type RequestKind } from '../access/index.js';
+import { type JudgedRequest, REQUEST_KINDS, type RefusalReason, type RequestKind } from '../access/index.js';
 import type {
   AuditEntry,
   DisplayDetails,
@@ -245,9 +245,18 @@ interface RequestBase {
   history: HistoryEntry[];
 }
 
-export type ApprovalRequest = {
-  [K in RequestKind]: RequestBase & { kind: K; payload: PayloadOf[K] };
-}[RequestKind];
+/**
+ * The policy (access/policy.ts) judges requests as a JudgedRequest, a narrow shape of its own below
+ * this room: every request must fit it, and this alias fails to compile when one does not (a field it
+ * reads renamed or retyped here).
+ */
+type JudgedAs<R extends JudgedRequest> = R;
+
+export type ApprovalRequest = JudgedAs<
+  {
+    [K in RequestKind]: RequestBase & { kind: K; payload: PayloadOf[K] };
+  }[RequestKind]
+>;
 
 export type RequestOf<K extends RequestKind> = Extract<ApprovalRequest, { kind: K }>;
 
@@ -280,28 +289,7 @@ export const FINAL_STATES: ReadonlySet<RequestState> = new Set([
   'expired',
 ]);
 
-/** Why a person's click changed nothing (the policy's reasons, and the engine's own). */
-export type RefusalReason =
-  | 'requester'
-  | 'not-approver'
-  | 'already-approved'
-  /** The delegate of a delegation request cannot approve its creation. */
-  | 'delegate'
-  /** A delegation request whose end has passed: approved, it would never be in effect. */
-  | 'window-ended'
-  /** A delegate: every delegation they hold has ended (or its delegator is no approver any more). */
-  | 'delegation-ended'
-  /** A delegate: the request is above the delegation's cap. */
-  | 'over-cap'
-  /** A delegate with a capped delegation: the request has no amount (whitelist, settlement). */
-  | 'not-covered'
-  /** A delegate: the delegator filed this request, so nobody approves it in their place. */
-  | 'delegator-filed'
-  /** A delegate: the delegator already counts on this request (approved it, or another delegate did). */
-  | 'delegator-counted'
-  /** An unfreeze request: this approver froze the sends, so another approver lifts the freeze. */
-  | 'froze';
-
+/** Why a person's click changed nothing: the policy's reasons (access/policy.ts), and the engine's own. */
 export type Refusal =
   | RefusalReason
   | 'not-found'

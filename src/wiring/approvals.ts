@@ -3,10 +3,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { App, CustomRoute } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import { type ApprovalTier, parseTiers, type RoleBook } from '../access/index.js';
+import { ApprovalPolicy, type ApprovalTier, parseTiers, type RoleBook } from '../access/index.js';
 import {
   ApprovalEngine,
-  ApprovalPolicy,
   type LimitSettings,
   type PolicySnapshot,
   type ReminderPoint,

@@ -2,8 +2,7 @@
 // the general approvers for it, the tiers count within the pool, and a delegate stands in only where
 // the delegator's pool reaches.
 import { describe, expect } from 'vitest';
-import { parseTiers } from '../../src/access/index.js';
-import { ApprovalPolicy } from '../../src/approvals/index.js';
+import { ApprovalPolicy, parseTiers } from '../../src/access/index.js';
 import type { RequestDraft } from '../../src/approvals/types.js';
 import { engineTest, REQUESTER, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';

@@ -1,8 +1,7 @@
 // The roles as configured: who holds each, with user groups read through one cache, and a re-read
 // that says who was added or removed. No Slack: the group reading is a function the test controls.
 import { describe, expect, it } from 'vitest';
-import { ApproverPools, GroupMembers, parseTiers, RoleBook } from '../../src/access/index.js';
-import { ApprovalPolicy } from '../../src/approvals/index.js';
+import { ApprovalPolicy, ApproverPools, GroupMembers, parseTiers, RoleBook } from '../../src/access/index.js';
 
 /** Groups whose members the test sets, and a count of reads. */
 function groupsOf(initial: Record<string, string[]>) {

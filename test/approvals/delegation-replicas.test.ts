@@ -2,8 +2,7 @@
 // revoked on a third connection (a restarted bot), and the revocation holds at once everywhere; two
 // identical ones asked for at once on two replicas make one request.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseTiers } from '../../src/access/index.js';
-import { ApprovalPolicy } from '../../src/approvals/index.js';
+import { ApprovalPolicy, parseTiers } from '../../src/access/index.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { clearStore, type Store } from '../../src/store/index.js';
 import { DEST, REQUESTER, startEngineFixture, twoNetworks } from '../support/engine.js';

@@ -3,10 +3,9 @@
 // revocation is confirmed, no approval through that delegation may land after it: the revocation
 // waits for the approval under way (which then counts, as it came first), or the approval is refused.
 import { describe, expect } from 'vitest';
-import { parseTiers } from '../../src/access/index.js';
-import type { Delegation } from '../../src/approvals/delegations.js';
-import { ApprovalPolicy } from '../../src/approvals/index.js';
-import type { ApprovalCheck } from '../../src/approvals/policy.js';
+import type { Delegation } from '../../src/access/delegations.js';
+import { ApprovalPolicy, parseTiers } from '../../src/access/index.js';
+import type { ApprovalCheck } from '../../src/access/policy.js';
 import type { ApprovalRequest } from '../../src/approvals/types.js';
 import { engineTest as test, twoNetworks, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';

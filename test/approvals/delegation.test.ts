@@ -3,9 +3,9 @@
 // place within the window and the cap only, never for the requester, never transitively, and one
 // human (and one approver's place) counts once. Revocation ends it at once; all of it is audited.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseTiers } from '../../src/access/index.js';
+import { ApprovalPolicy, parseTiers } from '../../src/access/index.js';
 import { partsOf } from '../../src/approvals/engine-parts.js';
-import { type ApprovalEngine, ApprovalPolicy, type RequestDraft } from '../../src/approvals/index.js';
+import type { ApprovalEngine, RequestDraft } from '../../src/approvals/index.js';
 import { createStore } from '../../src/store/index.js';
 import { redemptionDraft } from '../support/drafts.js';
 import { DEST, type EngineFixture, REQUESTER, startEngineFixture, twoNetworks } from '../support/engine.js';

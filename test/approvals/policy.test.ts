@@ -1,8 +1,7 @@
 // The rules of the engine without the service: transitions, tiers, who may approve.
 import { describe, expect, it } from 'vitest';
-import { parseTiers, requiredApprovals } from '../../src/access/index.js';
+import { ApprovalPolicy, parseTiers, requiredApprovals } from '../../src/access/index.js';
 import {
-  ApprovalPolicy,
   canTransition,
   InvalidTransitionError,
   LOOKED_UP_BEFORE_SENDING,

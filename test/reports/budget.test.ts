@@ -3,8 +3,8 @@
 // background slot stays free for other background reads.
 // The real client, its store-backed limiter and the sandbox enforcing the service's limit, over HTTP.
 import { expect } from 'vitest';
-import { parseTiers } from '../../src/access/index.js';
-import { ApprovalEngine, ApprovalPolicy } from '../../src/approvals/index.js';
+import { ApprovalPolicy, parseTiers } from '../../src/access/index.js';
+import { ApprovalEngine } from '../../src/approvals/index.js';
 import { ApprovalRepository } from '../../src/approvals/repository.js';
 import { custodyGateway } from '../../src/cngn/custody-gateway.js';
 import { buildReport } from '../../src/reports/build.js';

@@ -3,13 +3,8 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseTiers } from '../../src/access/index.js';
-import {
-  ApprovalEngine,
-  type ApprovalEngineOptions,
-  ApprovalPolicy,
-  type RequestDraft,
-} from '../../src/approvals/index.js';
+import { ApprovalPolicy, parseTiers } from '../../src/access/index.js';
+import { ApprovalEngine, type ApprovalEngineOptions, type RequestDraft } from '../../src/approvals/index.js';
 import type { AuditDraft } from '../../src/audit/log.js';
 import { CngnClient } from '../../src/cngn/client.js';
 import { custodyGateway, custodyReport } from '../../src/cngn/custody-gateway.js';

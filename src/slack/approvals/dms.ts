@@ -6,7 +6,8 @@
 // Runs after the engine persisted the change. Where each copy is, and what it last showed, is kept in
 // the store per request, so a restart or a Slack failure is made good on the next change or at start-up.
 import type { WebClient } from '@slack/web-api';
-import type { ApprovalEngine, Delegation } from '../../approvals/index.js';
+import type { Delegation } from '../../access/index.js';
+import type { ApprovalEngine } from '../../approvals/index.js';
 import { type ApprovalRequest, FINAL_STATES, type Freeze } from '../../approvals/index.js';
 import type { Logger } from '../../log.js';
 import type { Store } from '../../store/index.js';

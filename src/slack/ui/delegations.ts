@@ -1,6 +1,7 @@
 // Delegations in words: the `/cngn delegate` list and the line `/cngn policy` shows. Pure: delegations
 // and the time in, text out. People are shown as mentions (ids only), amounts and times by format/.
-import { type Delegation, REVOKED_ACTION, type RequestOf } from '../../approvals/index.js';
+import type { Delegation } from '../../access/index.js';
+import { REVOKED_ACTION, type RequestOf } from '../../approvals/index.js';
 import { lagosTime, naira, relative } from '../../format/display.js';
 import { escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
 import type { SlackMessage } from '../types.js';

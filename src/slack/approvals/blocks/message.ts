@@ -2,13 +2,13 @@
 // Pure: request and the current time in, Block Kit out. Every name, address, reason and note in a
 // request came from a person, the bank or the service: each is escaped where it enters mrkdwn.
 import type { Button, KnownBlock } from '@slack/types';
+import { isLive } from '../../../access/index.js';
 import {
   type ApprovalRequest,
   CONFLICT_ACTION,
   delegationOf,
   type Freeze,
   heldByFreeze,
-  isLive,
   OPEN_STATES,
 } from '../../../approvals/index.js';
 import { lagosTime, naira, relative } from '../../../format/display.js';

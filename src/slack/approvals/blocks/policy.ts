@@ -1,14 +1,9 @@
 // `/cngn policy`: who may approve what, as configured, in one private message. Pure: the settled
 // policy and the names Slack resolved in, Block Kit out. Names come from Slack profiles: escaped.
 import type { KnownBlock } from '@slack/types';
-import { type ApprovalTier, requiredApprovals } from '../../../access/index.js';
+import { type ApprovalTier, type Delegation, requiredApprovals } from '../../../access/index.js';
 import type { Freeze } from '../../../approvals/index.js';
-import {
-  type Delegation,
-  type LimitUse,
-  type ReminderPoint,
-  shortDuration,
-} from '../../../approvals/index.js';
+import { type LimitUse, type ReminderPoint, shortDuration } from '../../../approvals/index.js';
 import type { CngnEnvironment } from '../../../cngn/api.js';
 import { environmentMarker, naira } from '../../../format/display.js';
 import { escapeMrkdwn, mentionChannel } from '../../../format/mrkdwn.js';

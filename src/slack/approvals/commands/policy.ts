@@ -3,8 +3,8 @@
 // shown as a mention; an unreadable group is said, never hidden. Someone Slack describes as unable to
 // act here (of another workspace, a guest, a bot, deactivated) is left out, as the gate refuses them.
 import type { WebClient } from '@slack/web-api';
-import type { ApprovalTier, Holders, RoleSummary } from '../../../access/index.js';
-import type { Delegation, Freeze, LimitUse, ReminderPoint } from '../../../approvals/index.js';
+import type { ApprovalTier, Delegation, Holders, RoleSummary } from '../../../access/index.js';
+import type { Freeze, LimitUse, ReminderPoint } from '../../../approvals/index.js';
 import type { CngnEnvironment } from '../../../cngn/api.js';
 import { barred, type Home, personFrom, type SlackUser } from '../../runtime/people.js';
 import { type FeatureSubcommand, READERS, type SlackMessage } from '../../types.js';

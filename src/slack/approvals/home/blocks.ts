@@ -2,8 +2,8 @@
 // Reject buttons), their recent requests, and the desk's state as last seen (balance as of, environment,
 // the service's request budget in use, the last alerts). Pure: data in, a home view out.
 import type { HomeView, KnownBlock } from '@slack/types';
-import { REQUEST_KINDS, type RequestKind } from '../../../access/index.js';
-import type { ApprovalRequest, Delegation, Freeze, LimitUse } from '../../../approvals/index.js';
+import { type Delegation, REQUEST_KINDS, type RequestKind } from '../../../access/index.js';
+import type { ApprovalRequest, Freeze, LimitUse } from '../../../approvals/index.js';
 import type { RateBudget } from '../../../cngn/limiter.js';
 import type { BalanceEntry } from '../../../cngn/schemas.js';
 import {

@@ -5,8 +5,8 @@
 // Every read comes from the store and the caches (requests, the last balance read, the request
 // budget's state, the last alerts): publishing Home never calls the service.
 import type { WebClient } from '@slack/web-api';
-import { REQUEST_KINDS, type RequestKind, type Roles } from '../../../access/index.js';
-import { type ApprovalEngine, type ApprovalRequest, isLive } from '../../../approvals/index.js';
+import { isLive, REQUEST_KINDS, type RequestKind, type Roles } from '../../../access/index.js';
+import type { ApprovalEngine, ApprovalRequest } from '../../../approvals/index.js';
 import type { CngnApi } from '../../../cngn/api.js';
 import type { Logger } from '../../../log.js';
 import type { Store } from '../../../store/index.js';

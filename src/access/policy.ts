@@ -1,18 +1,38 @@
 // Who may approve what: the approver pool of the request's kind (its own, or the general one of named
 // approvers and a Slack user group's members), and the delegates of an approver who is away (in their place, within the window and the cap); never the
 // requester, each person once, and as many distinct approvals as the amount's tier asks for. Every
-// surface (channel buttons, DMs, App Home, Review all, reminders) asks this one class.
+// surface (channel buttons, DMs, App Home, Review all, reminders) asks this one class. It judges a
+// request through the fields it reads (judged-request.ts), so this room never imports approvals/.
 
-import {
-  type ApprovalTier,
-  ApproverPools,
-  GroupMembers,
-  type PoolSettings,
-  requiredApprovals,
-} from '../access/index.js';
 import { Money } from '../format/money.js';
 import { type Delegation, isLive } from './delegations.js';
-import type { ApprovalRequest, RefusalReason, RequestKind } from './types.js';
+import { GroupMembers } from './groups.js';
+import type { JudgedRequest } from './judged-request.js';
+import type { RequestKind } from './kinds.js';
+import { ApproverPools, type PoolSettings } from './pools.js';
+import { type ApprovalTier, requiredApprovals } from './tiers.js';
+
+/** Why the policy refuses a person's click (the engine adds reasons of its own: approvals/types.ts Refusal). */
+export type RefusalReason =
+  | 'requester'
+  | 'not-approver'
+  | 'already-approved'
+  /** The delegate of a delegation request cannot approve its creation. */
+  | 'delegate'
+  /** A delegation request whose end has passed: approved, it would never be in effect. */
+  | 'window-ended'
+  /** A delegate: every delegation they hold has ended (or its delegator is no approver any more). */
+  | 'delegation-ended'
+  /** A delegate: the request is above the delegation's cap. */
+  | 'over-cap'
+  /** A delegate with a capped delegation: the request has no amount (whitelist, settlement). */
+  | 'not-covered'
+  /** A delegate: the delegator filed this request, so nobody approves it in their place. */
+  | 'delegator-filed'
+  /** A delegate: the delegator already counts on this request (approved it, or another delegate did). */
+  | 'delegator-counted'
+  /** An unfreeze request: this approver froze the sends, so another approver lifts the freeze. */
+  | 'froze';
 
 /** `onBehalfOf`: the approval is a delegate's, in that approver's place. */
 export type ApprovalCheck =
@@ -20,7 +40,7 @@ export type ApprovalCheck =
   | { allowed: false; reason: RefusalReason };
 
 /** Everyone a request already counts: those who approved, and those in whose place a delegate did. */
-export function countedPeople(request: ApprovalRequest): Set<string> {
+export function countedPeople(request: JudgedRequest): Set<string> {
   const counted = new Set<string>();
   for (const approval of request.approvals) {
     counted.add(approval.user);
@@ -30,7 +50,7 @@ export function countedPeople(request: ApprovalRequest): Set<string> {
 }
 
 /** What a delegation covers: a capped one only requests with an amount (₦, as filed) at most the cap. */
-function capProblem(delegation: Delegation, request: ApprovalRequest): RefusalReason | undefined {
+function capProblem(delegation: Delegation, request: JudgedRequest): RefusalReason | undefined {
   if (delegation.max === undefined) return undefined;
   if (!request.amount) return 'not-covered';
   return Money.parseDecimal(request.amount).compare(Money.parseDecimal(delegation.max)) > 0
@@ -39,7 +59,7 @@ function capProblem(delegation: Delegation, request: ApprovalRequest): RefusalRe
 }
 
 /** Delegation and unfreeze requests are decided by approvers in their own right, never by a delegate. */
-function inOwnRightOnly(request: ApprovalRequest): boolean {
+function inOwnRightOnly(request: JudgedRequest): boolean {
   return request.kind === 'delegation' || request.kind === 'unfreeze';
 }
 
@@ -119,7 +139,7 @@ export class ApprovalPolicy {
    * delegate; an unfreeze request likewise, never by the approver who froze the sends. `delegations` may be passed when checking many requests at once (read once).
    */
   async check(
-    request: ApprovalRequest,
+    request: JudgedRequest,
     user: string,
     delegations?: readonly Delegation[],
   ): Promise<ApprovalCheck> {
@@ -142,7 +162,7 @@ export class ApprovalPolicy {
    * never once its window has ended, never by the approver who froze the sends.
    */
   private inOwnRightRefusal(
-    request: ApprovalRequest,
+    request: JudgedRequest,
     user: string,
     approver: boolean,
   ): RefusalReason | undefined {
@@ -165,7 +185,7 @@ export class ApprovalPolicy {
    * saying whose place a delegate takes (their DM), with the delegations read once by the caller.
    */
   async placeFor(
-    request: ApprovalRequest,
+    request: JudgedRequest,
     user: string,
     delegations?: readonly Delegation[],
   ): Promise<Delegation | undefined> {
@@ -182,7 +202,7 @@ export class ApprovalPolicy {
 
   /** A delegate's place on the request: the delegation ending last that fits, or why none does. */
   private async placeAmong(
-    request: ApprovalRequest,
+    request: JudgedRequest,
     user: string,
     counted: Set<string>,
     delegations: readonly Delegation[],
@@ -211,7 +231,7 @@ export class ApprovalPolicy {
    * what their live delegation covers (in the delegator's place), even where a count is already used.
    * A delegation request only by an approver in their own right.
    */
-  async mayReject(request: ApprovalRequest, user: string): Promise<ApprovalCheck> {
+  async mayReject(request: JudgedRequest, user: string): Promise<ApprovalCheck> {
     if (user === request.requester) return { allowed: false, reason: 'requester' };
     if (await this.isApprover(user, request.kind)) return { allowed: true };
     if (inOwnRightOnly(request)) return { allowed: false, reason: 'not-approver' };
@@ -233,7 +253,7 @@ export class ApprovalPolicy {
    * the approvers, then the delegates whose delegation covers it. `delegations` may be passed when
    * asking of many requests at once (read once).
    */
-  async eligibleFor(request: ApprovalRequest, read?: readonly Delegation[]): Promise<string[]> {
+  async eligibleFor(request: JudgedRequest, read?: readonly Delegation[]): Promise<string[]> {
     const delegations = read ?? (await this.delegations());
     const eligible: string[] = [];
     for (const user of await this.approversAndDelegates(delegations, request.kind)) {

@@ -2,7 +2,10 @@
 // through the engine like any request, and executed by writing it to the store instead of calling the
 // service. The delegation is in effect while its request is completed, not revoked, and before its end;
 // every check reads the store, so a revocation holds at once on every replica and survives restarts.
-// Who may use it for which request is decided in policy.ts (the one place eligibility lives).
+// This file is the requests' side: filing them, the store's index of the granting requests, ending
+// them. The grant itself (Delegation, isLive) and who may use it for which request live in the access
+// room (access/delegations.ts, access/policy.ts: the one place eligibility lives).
+import { type Delegation, isLive } from '../access/index.js';
 import { Money } from '../format/money.js';
 import type { Store } from '../store/index.js';
 import type { CoreSections } from './core-sections.js';
@@ -10,23 +13,6 @@ import type { DelegationPayload } from './payloads.js';
 import type { ServiceEnvironment } from './ports.js';
 import { sentBack } from './state-machine.js';
 import type { ApprovalRequest, RequestDraft, RequestOf } from './types.js';
-
-/** A delegation as granted: who may approve in whose place, until when, up to which amount. */
-export interface Delegation {
-  /** The id of the request that granted it. */
-  id: string;
-  delegator: string;
-  delegate: string;
-  /** When it took effect (its request completed). */
-  from: string;
-  until: string;
-  /** Canonical decimal ₦ cap per request; absent: no cap. */
-  max?: string;
-  /** The approvers who approved it. */
-  approvedBy: string[];
-  /** `by` empty: ended by the bot itself (its delegate or delegator may no longer act), `note` says why. */
-  revoked?: { at: string; by: string; note?: string };
-}
 
 /** The longest a delegation may run: long enough for a holiday, short enough to be looked at again. */
 const MAX_DELEGATION_MS = 90 * 86_400_000;
@@ -70,11 +56,6 @@ export function pendingTwin(
       Date.parse(r.payload.until) === Date.parse(payload.until) &&
       (r.payload.max ?? '') === (payload.max ?? ''),
   );
-}
-
-/** Whether a delegation is in effect at `now`. */
-export function isLive(delegation: Delegation, now: Date): boolean {
-  return !delegation.revoked && now.getTime() < Date.parse(delegation.until);
 }
 
 /** The delegation a completed delegation request granted; undefined for any other request. */
