@@ -17,13 +17,22 @@ function once<T extends unknown[]>(stop: (...args: T) => Promise<void>): (...arg
   };
 }
 
-export const webhooksTest = test
-  .extend('startRig', async ({ defer }) => async (options: RigOptions = {}): Promise<Rig> => {
+/** The `startRig` fixture, for a test built on other fixtures than `webhooksTest` (the stores'). */
+export async function startRigFixture({
+  defer,
+}: {
+  defer: (cleanup: () => unknown) => void;
+}): Promise<(options?: RigOptions) => Promise<Rig>> {
+  return async (options = {}) => {
     const rig = await startRig(options);
     const stop = once(rig.stop);
     defer(() => stop({ keepFake: options.fake !== undefined, keepStore: options.store !== undefined }));
     return { ...rig, stop };
-  })
+  };
+}
+
+export const webhooksTest = test
+  .extend('startRig', startRigFixture)
   .extend('startHarness', async ({ defer }) => async (options: HarnessOptions = {}): Promise<Harness> => {
     const harness = await startHarness(options);
     const stop = once(() => harness.stop());
