@@ -3,7 +3,7 @@
 // it warns; a Redis that forbids CONFIG GET (managed services) gets a warning, never a refusal.
 import { randomBytes } from 'node:crypto';
 import { createClient } from '@redis/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import {
   checkStoreDurability,
@@ -14,6 +14,7 @@ import {
   StoreDurabilityError,
 } from '../../src/store/index.js';
 import { startBot } from '../../src/wiring/bot.js';
+import { test as base } from '../support/fixtures.js';
 import { testConfig } from '../support/harness.js';
 import { REDIS_URL, redisAvailable, testPrefix } from '../support/redis.js';
 import { startRedisRelay } from '../support/redis-relay.js';
@@ -21,6 +22,30 @@ import { startRedisRelay } from '../support/redis-relay.js';
 const hasRedis = await redisAvailable();
 
 const none = { appendonly: 'no', save: '' };
+
+/**
+ * `redis`, once per file: the local Redis's persistence settings as CONFIG GET gives them, and a user
+ * like a managed Redis gives (every command but CONFIG), removed after the file's last test.
+ */
+const test = base
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('redis', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const raw = createClient({ url: REDIS_URL });
+    raw.on('error', () => {});
+    const user = `cngn-desk-test-${process.pid}-${randomBytes(3).toString('hex')}`;
+    const password = randomBytes(12).toString('hex');
+    await raw.connect();
+    onCleanup(async () => {
+      await raw.sendCommand(['ACL', 'DELUSER', user]);
+      await raw.quit();
+    });
+    const appendonly = (await raw.configGet('appendonly')).appendonly ?? '';
+    const save = (await raw.configGet('save')).save ?? '';
+    const settings: RedisPersistence = { appendonly, save };
+    // A user like a managed Redis gives: every command but CONFIG.
+    await raw.sendCommand(['ACL', 'SETUSER', user, 'on', `>${password}`, '~*', '&*', '+@all', '-@admin']);
+    return { settings, user, password };
+  });
 
 describe('the verdict on Redis persistence', () => {
   it('refuses a Redis with neither an append-only file nor snapshots when the key is live', () => {
@@ -61,26 +86,7 @@ describe('the verdict on Redis persistence', () => {
 });
 
 describe.skipIf(!hasRedis)('the check at start-up on a real Redis', () => {
-  const raw = createClient({ url: REDIS_URL });
-  raw.on('error', () => {});
-  const user = `cngn-desk-test-${process.pid}-${randomBytes(3).toString('hex')}`;
-  const password = randomBytes(12).toString('hex');
-  let settings: RedisPersistence;
-
-  beforeAll(async () => {
-    await raw.connect();
-    const appendonly = (await raw.configGet('appendonly')).appendonly ?? '';
-    const save = (await raw.configGet('save')).save ?? '';
-    settings = { appendonly, save };
-    // A user like a managed Redis gives: every command but CONFIG.
-    await raw.sendCommand(['ACL', 'SETUSER', user, 'on', `>${password}`, '~*', '&*', '+@all', '-@admin']);
-  });
-  afterAll(async () => {
-    await raw.sendCommand(['ACL', 'DELUSER', user]);
-    await raw.quit();
-  });
-
-  it('reads appendonly and save as CONFIG GET gives them', async () => {
+  test('reads appendonly and save as CONFIG GET gives them', async ({ redis: { settings } }) => {
     const store = await createStore(REDIS_URL, { prefix: testPrefix('durability-read') });
     try {
       expect(await store.persistence?.()).toEqual(settings);
@@ -89,7 +95,7 @@ describe.skipIf(!hasRedis)('the check at start-up on a real Redis', () => {
     }
   });
 
-  it('warns, and starts, when CONFIG GET answers without the setting (a proxy), even with a live key', async () => {
+  test('warns, and starts, when CONFIG GET answers without the setting (a proxy), even with a live key', async () => {
     // Asked for settings it does not know, Redis answers as such a proxy does: with nothing.
     const relay = await startRedisRelay((sent) =>
       Buffer.from(
@@ -112,7 +118,9 @@ describe.skipIf(!hasRedis)('the check at start-up on a real Redis', () => {
     }
   });
 
-  it('warns, and starts, when this Redis forbids CONFIG GET, even with a live key', async () => {
+  test('warns, and starts, when this Redis forbids CONFIG GET, even with a live key', async ({
+    redis: { user, password },
+  }) => {
     const url = new URL(REDIS_URL);
     url.username = user;
     url.password = password;
@@ -128,7 +136,9 @@ describe.skipIf(!hasRedis)('the check at start-up on a real Redis', () => {
     }
   });
 
-  it('refuses to start the bot with a live key on a Redis that keeps nothing, and closes the store', async () => {
+  test('refuses to start the bot with a live key on a Redis that keeps nothing, and closes the store', async ({
+    redis: { settings },
+  }) => {
     if (redisDurability(settings, { live: true }).level !== 'refuse') {
       console.warn('[notice] the local Redis keeps its data: the refusal on a real Redis is not exercised');
       return;
@@ -155,7 +165,9 @@ describe.skipIf(!hasRedis)('the check at start-up on a real Redis', () => {
     expect(String((refusal as Error).message)).toContain('Not starting with a live key');
   });
 
-  it('only warns, on a Redis that keeps nothing, with test keys and the sandbox', async () => {
+  test('only warns, on a Redis that keeps nothing, with test keys and the sandbox', async ({
+    redis: { settings },
+  }) => {
     if (redisDurability(settings, { live: false }).level !== 'warn') {
       console.warn('[notice] the local Redis keeps its data: the warning on a real Redis is not exercised');
       return;

@@ -7,17 +7,45 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import KeyvSqlite from '@keyv/sqlite';
 import Keyv from 'keyv';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Query } from '../../src/store/group-commit.js';
 import { createStore } from '../../src/store/index.js';
 import { SqliteConnection } from '../../src/store/sqlite-connection.js';
 import { prefixRange } from '../../src/store/sqlite-keys.js';
 import { ExpiryPruner } from '../../src/store/sqlite-prune.js';
+import { test as base } from '../support/fixtures.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'cngn-prune-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const file = (name: string) => join(dir, `${name}-${Math.random().toString(36).slice(2)}.sqlite`);
+/**
+ * `file(name)`: a path for a new SQLite file, in a directory of the file's own, removed after its last
+ * test; `table(expired, live)`: keyv's table on one of them, see below.
+ */
+const test = base
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('file', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'cngn-prune-'));
+    onCleanup(() => rmSync(dir, { recursive: true, force: true }));
+    return (name: string) => join(dir, `${name}-${Math.random().toString(36).slice(2)}.sqlite`);
+  })
+  .extend('table', async ({ file, defer }) => {
+    /** keyv's table with `expired` expired and `live` live rows under `desk:`, and a connection to it. */
+    return async (expired: number, live: number): Promise<SqliteConnection> => {
+      const path = file('pruner');
+      const adapter = new KeyvSqlite({ uri: `sqlite://${path}` });
+      await adapter.query('SELECT 1'); // keyv's own CREATE TABLE
+      await adapter.disconnect();
+      const connection = await SqliteConnection.open(path, 1_000);
+      defer(() => connection.close());
+      const put = (key: string, expires: number | undefined) =>
+        connection.query(
+          'INSERT INTO keyv (key, value) VALUES (?, ?)',
+          key,
+          JSON.stringify({ value: key, expires }),
+        );
+      for (let i = 0; i < expired; i++) await put(`desk:e${String(i).padStart(3, '0')}`, 1_000);
+      for (let i = 0; i < live; i++) await put(`desk:l${i}`, i % 2 ? undefined : 3_000);
+      return connection;
+    };
+  });
 const SHORT = 1_000;
 const LONG = 10 * 60 * 60_000;
 /** A clock well past every SHORT TTL written by a test and well before every LONG one. */
@@ -38,7 +66,9 @@ async function rows(path: string): Promise<Map<string, string>> {
 }
 
 describe('sqlite store: expired values', () => {
-  it('deletes the rows whose TTL has run out, and keeps live, rewritten and TTL-less ones', async () => {
+  test('deletes the rows whose TTL has run out, and keeps live, rewritten and TTL-less ones', async ({
+    file,
+  }) => {
     const path = file('mixed');
     // Another namespace on the same file, expired by the same clock: not this store's to delete.
     const other = new Keyv({ store: new KeyvSqlite({ uri: `sqlite://${path}` }), namespace: 'other' });
@@ -93,7 +123,7 @@ describe('sqlite store: expired values', () => {
     }
   });
 
-  it('runs a pass at open by itself, and close waits for a pass under way', async () => {
+  test('runs a pass at open by itself, and close waits for a pass under way', async ({ file }) => {
     const path = file('open');
     const plain = new Keyv({ store: new KeyvSqlite({ uri: `sqlite://${path}` }), namespace: 'desk' });
     for (let i = 0; i < 40; i++) await plain.set(`old-${i}`, i, SHORT);
@@ -128,34 +158,12 @@ describe('sqlite store: expired values', () => {
 });
 
 describe('ExpiryPruner on a file', () => {
-  let connection: SqliteConnection | undefined;
-  afterEach(async () => {
-    await connection?.close();
-    connection = undefined;
-  });
-
-  /** keyv's table with `expired` expired and `live` live rows under `desk:`, and a connection to it. */
-  async function table(expired: number, live: number): Promise<SqliteConnection> {
-    const path = file('pruner');
-    const adapter = new KeyvSqlite({ uri: `sqlite://${path}` });
-    await adapter.query('SELECT 1'); // keyv's own CREATE TABLE
-    await adapter.disconnect();
-    connection = await SqliteConnection.open(path, 1_000);
-    const put = (key: string, expires: number | undefined) =>
-      connection?.query(
-        'INSERT INTO keyv (key, value) VALUES (?, ?)',
-        key,
-        JSON.stringify({ value: key, expires }),
-      );
-    for (let i = 0; i < expired; i++) await put(`desk:e${String(i).padStart(3, '0')}`, 1_000);
-    for (let i = 0; i < live; i++) await put(`desk:l${i}`, i % 2 ? undefined : 3_000);
-    return connection;
-  }
-
   const keys = async (db: SqliteConnection) =>
     ((await db.query('SELECT key FROM keyv ORDER BY key')) as Array<{ key: string }>).map((row) => row.key);
 
-  it('deletes in batches of at most `batch` keys, each found and deleted through the key index', async () => {
+  test('deletes in batches of at most `batch` keys, each found and deleted through the key index', async ({
+    table,
+  }) => {
     const db = await table(30, 7);
     const deletes: number[] = [];
     const plans: string[] = [];
@@ -196,7 +204,9 @@ describe('ExpiryPruner on a file', () => {
       expect(line).toMatch(/^SEARCH keyv USING (COVERING )?INDEX sqlite_autoindex_keyv_1 \(key>\?/);
   });
 
-  it('never deletes a value rewritten after it expired, even between finding its batch and deleting it', async () => {
+  test('never deletes a value rewritten after it expired, even between finding its batch and deleting it', async ({
+    table,
+  }) => {
     const db = await table(6, 0);
     const fresh = [
       JSON.stringify({ value: 'no TTL now' }),
@@ -223,6 +233,7 @@ describe('ExpiryPruner on a file', () => {
 });
 
 describe('ExpiryPruner timer', () => {
+  // Fake timers and a spy on setTimeout are globals a fixture cannot hold: put back after each test.
   afterEach(() => {
     // The spy on the fake setTimeout goes first: with it still in place, useRealTimers would leave
     // a setTimeout that never fires for whatever the worker runs next.

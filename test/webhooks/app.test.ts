@@ -2,18 +2,13 @@
 // sandbox's signed deliveries reach the alerts channel, forgeries and junk are refused with nothing
 // posted, duplicates are posted once, and a deposit whose webhook was lost is found by the reconciler.
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { keyId } from '../../src/cngn/credentials.js';
 import { Money } from '../../src/format/money.js';
 import { Reconciler } from '../../src/webhooks/index.js';
-import { ALERTS_CHANNEL, type Harness, startHarness } from '../support/harness.js';
+import { ALERTS_CHANNEL, type Harness } from '../support/harness.js';
+import { webhooksTest as test } from './fixtures.js';
 import { postsMentioning, postWebhook, webhookBody } from './support.js';
-
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.stop();
-  h = undefined;
-});
 
 async function payDeposit(harness: Harness, naira: string) {
   const account = await harness.bot.client.createTemporaryAccount({
@@ -28,8 +23,10 @@ async function payDeposit(harness: Harness, naira: string) {
 }
 
 describe('webhooks through the bot', () => {
-  it('posts a deposit paid in the sandbox to the alerts channel: received, then credited', async () => {
-    h = await startHarness();
+  test('posts a deposit paid in the sandbox to the alerts channel: received, then credited', async ({
+    startHarness,
+  }) => {
+    const h = await startHarness();
     const tx = await payDeposit(h, '75000');
     const received = await h.slack.waitFor('chat.postMessage', (c) =>
       String(c.body.text).includes('Deposit received'),
@@ -44,8 +41,10 @@ describe('webhooks through the bot', () => {
     expect(h.slack.calls.indexOf(received)).toBeLessThan(h.slack.calls.indexOf(credited));
   });
 
-  it('refuses bad and missing signatures, malformed and oversized bodies, posting nothing', async () => {
-    h = await startHarness();
+  test('refuses bad and missing signatures, malformed and oversized bodies, posting nothing', async ({
+    startHarness,
+  }) => {
+    const h = await startHarness();
     const url = `${h.bot.url}/webhooks/cngn`;
     const secret = h.sandbox.webhookSecret;
     const body = webhookBody('deposit.completed', { trx_ref: 'REF-APP-REFUSED' });
@@ -63,8 +62,8 @@ describe('webhooks through the bot', () => {
     expect(h.slack.callsTo('chat.postMessage')).toHaveLength(1);
   });
 
-  it('posts a deposit whose webhook never arrived once, from reconciliation', async () => {
-    h = await startHarness();
+  test('posts a deposit whose webhook never arrived once, from reconciliation', async ({ startHarness }) => {
+    const h = await startHarness();
     h.sandbox.setWebhookUrl(undefined);
     // The bot's own reconciler runs every few minutes; this one shares its store, pipeline and outbox
     // but has no grace period, so the fresh deposit counts now.

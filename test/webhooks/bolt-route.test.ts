@@ -3,30 +3,23 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, LogLevel } from '@slack/bolt';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createCngnClient } from '../../src/cngn/client.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { startSandbox } from '../../src/sandbox/index.js';
 import { createStore } from '../../src/store/index.js';
-import type { Webhooks } from '../../src/webhooks/index.js';
 import { createWebhooksForSlack } from '../../src/wiring/webhooks.js';
 import { FakeSlack } from '../support/fake-slack.js';
+import { test as base } from '../support/fixtures.js';
 import { postWebhook, webhookBody } from './support.js';
 
-let cleanup: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const step of cleanup.reverse()) await step();
-  cleanup = [];
-});
-
-async function boltWithWebhooks(): Promise<{
-  url: string;
-  fake: FakeSlack;
-  sandbox: Sandbox;
-  webhooks: Webhooks;
-}> {
+/** The route in a Bolt app with its fake Slack, sandbox and store, all stopped after the test. */
+const test = base.extend('bolt', async ({ defer }) => {
   const fake = await FakeSlack.start();
+  defer(() => fake.stop());
   const sandbox = await startSandbox({ settleDelayMs: 60_000 });
+  defer(() => sandbox.stop());
   const store = await createStore('memory://', { prefix: `bolt-${Math.random()}` });
+  defer(() => store.close());
   const api = createCngnClient({
     baseUrl: sandbox.baseUrl,
     apiKey: sandbox.apiKey,
@@ -54,24 +47,19 @@ async function boltWithWebhooks(): Promise<{
     customRoutes: [webhooks.route],
   });
   const server = (await app.start(0)) as Server;
+  defer(() => app.stop());
   await webhooks.start();
+  defer(() => webhooks.stop());
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/cngn`;
   sandbox.setWebhookUrl(url);
-  cleanup.push(
-    () => fake.stop(),
-    () => sandbox.stop(),
-    () => store.close(),
-    async () => {
-      await app.stop();
-    },
-    () => webhooks.stop(),
-  );
   return { url, fake, sandbox, webhooks };
-}
+});
 
 describe('webhooks in the Bolt app', () => {
-  it('verifies the raw body, refuses forgeries and posts a sandbox deposit to the alerts channel', async () => {
-    const { url, fake, sandbox } = await boltWithWebhooks();
+  test('verifies the raw body, refuses forgeries and posts a sandbox deposit to the alerts channel', async ({
+    bolt,
+  }) => {
+    const { url, fake, sandbox } = bolt;
     const forged = await postWebhook(url, webhookBody('deposit.completed'), 'wrong-secret');
     expect(forged.status).toBe(401);
     // Whitespace the JSON parser would not care about still changes the signature's bytes.

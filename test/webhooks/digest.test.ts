@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as wait } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { webhookEventSchema } from '../../src/cngn/schemas.js';
 import { alertDigest } from '../../src/slack/alerts/digest-blocks.js';
 import { webhookMessage } from '../../src/slack/alerts/message-blocks.js';
@@ -13,48 +13,78 @@ import { createStore, type Store } from '../../src/store/index.js';
 import { createWebhooks, type Webhooks } from '../../src/webhooks/index.js';
 import { SkippingClock } from '../support/clock.js';
 import { FakeSlack, type ShownMessage } from '../support/fake-slack.js';
-import { type Rig, startRig, webhookBody } from './support.js';
-
-const rigs: Rig[] = [];
-const fakes: FakeSlack[] = [];
-const dirs: string[] = [];
-afterEach(async () => {
-  for (const rig of rigs.splice(0)) await rig.stop({ keepFake: true });
-  for (const fake of fakes.splice(0)) await fake.stop();
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-async function fakeSlack(options: Parameters<typeof FakeSlack.start>[0] = {}): Promise<FakeSlack> {
-  const fake = await FakeSlack.start(options);
-  fakes.push(fake);
-  return fake;
-}
-
-async function rig(options: Parameters<typeof startRig>[0]): Promise<Rig> {
-  const started = await startRig(options);
-  rigs.push(started);
-  return started;
-}
-
-function sqliteUrl(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'cngn-digest-'));
-  dirs.push(dir);
-  return `sqlite://${join(dir, 'store.sqlite')}`;
-}
+import { webhooksTest } from './fixtures.js';
+import { webhookBody } from './support.js';
 
 type Body = ReturnType<typeof webhookBody>;
 const refOf = (body: Body) => String((body.data as { trx_ref: string }).trx_ref);
 
-/** Store the events through the real intake (no deliverer yet), one after another: their order is kept. */
-async function accept(store: { storeUrl: string } | { store: Store }, bodies: Body[]): Promise<void> {
-  const fake = await fakeSlack();
-  const intake = await startRig({ ...store, fake, deliver: false });
-  for (let i = 0; i < bodies.length; i += 25) {
-    // In order per batch; batches one after another.
-    for (const body of bodies.slice(i, i + 25)) expect((await intake.send(body)).status).toBe(200);
-  }
-  await intake.stop({ keepFake: true, keepStore: 'store' in store });
-}
+/**
+ * `fakeSlack(options)`, `store` (in memory) and `sqliteUrl()`, each stopped or removed after the test
+ * (after the rigs that use them); `accept(store, bodies)` stores the events through the real intake (no
+ * deliverer yet), one after another: their order is kept; `crashDuring(trap)` accepts 40 events on a
+ * SQLite file, lets a first process die where `trap` freezes its store, and has the next one finish.
+ */
+const test = webhooksTest
+  .extend('fakeSlack', async ({ defer }) => async (options: Parameters<typeof FakeSlack.start>[0] = {}) => {
+    const fake = await FakeSlack.start(options);
+    defer(() => fake.stop());
+    return fake;
+  })
+  .extend('store', async ({ defer }) => {
+    const store = await createStore('memory://', { prefix: `digest-${Math.random()}` });
+    defer(() => store.close());
+    return store;
+  })
+  .extend('sqliteUrl', async ({ defer }) => (): string => {
+    const dir = mkdtempSync(join(tmpdir(), 'cngn-digest-'));
+    defer(() => rmSync(dir, { recursive: true, force: true }));
+    return `sqlite://${join(dir, 'store.sqlite')}`;
+  })
+  .extend(
+    'accept',
+    async ({ fakeSlack, startRig }) =>
+      async (store: { storeUrl: string } | { store: Store }, bodies: Body[]): Promise<void> => {
+        const fake = await fakeSlack();
+        const intake = await startRig({ ...store, fake, deliver: false });
+        for (let i = 0; i < bodies.length; i += 25) {
+          // In order per batch; batches one after another.
+          for (const body of bodies.slice(i, i + 25)) expect((await intake.send(body)).status).toBe(200);
+        }
+        await intake.stop({ keepFake: true, keepStore: 'store' in store });
+      },
+  )
+  .extend(
+    'crashDuring',
+    async ({ sqliteUrl, accept, fakeSlack, startRig }) =>
+      async (
+        trap: (fake: FakeSlack, freeze: () => void) => void,
+      ): Promise<{ fake: FakeSlack; refs: string[]; doomed: Webhooks }> => {
+        const storeUrl = sqliteUrl();
+        const bodies = Array.from({ length: 40 }, (_, i) => routine(i, { trx_ref: `REF-CRASH-${i}` }));
+        await accept({ storeUrl }, bodies);
+        const fake = await fakeSlack({ rateLimit: { perSecond: 1, burst: 10 } });
+        const { store, freeze, dead } = dyingStore(await createStore(storeUrl, { prefix: 'wh' }));
+        trap(fake, freeze);
+        const doomed = createWebhooks({
+          store,
+          environment: 'sandbox',
+          secret: 'whsec_doomed',
+          sink: slackAlerts('xoxb-test', fake.apiUrl),
+          render: (input) => webhookMessage(input),
+          renderDigest: alertDigest,
+          alertsChannel: 'CALERTS',
+          rescanMs: 200,
+          maxBackoffMs: 400,
+        });
+        await doomed.start();
+        // The first process is gone once its store froze; the next one starts on the same file.
+        await dead;
+        const next = await startRig({ fake, storeUrl });
+        await waitUntil(async () => (await next.webhooks.outbox.pendingCount()) === 0);
+        return { fake, refs: bodies.map(refOf), doomed };
+      },
+  );
 
 /** References each message the channel shows now lists (the single layout names its reference once). */
 function refsShown(message: ShownMessage): string[] {
@@ -107,9 +137,9 @@ function isDigest(message: ShownMessage): boolean {
 }
 
 describe('alert digests', () => {
-  it('posts one waiting event exactly as today, with no digest', async () => {
+  test('posts one waiting event exactly as today, with no digest', async ({ fakeSlack, startRig }) => {
     const fake = await fakeSlack({ rateLimit: { perSecond: 1, burst: 10 } });
-    const r = await rig({ fake });
+    const r = await startRig({ fake });
     const body = routine(1, { trx_ref: 'REF-ALONE' });
     await r.send(body);
     const posted = await fake.waitFor('chat.postMessage', (c) =>
@@ -121,8 +151,12 @@ describe('alert digests', () => {
     expect(fake.callsTo('chat.update')).toHaveLength(0);
   });
 
-  it('never hides a failure: failures behind 500 routine events go first, each alone as today', async () => {
-    const store = await createStore('memory://', { prefix: `digest-${Math.random()}` });
+  test('never hides a failure: failures behind 500 routine events go first, each alone as today', async ({
+    accept,
+    fakeSlack,
+    startRig,
+    store,
+  }) => {
     const routineBodies = Array.from({ length: 500 }, (_, i) => routine(i));
     const failures = [
       failure('REF-FAIL-1'),
@@ -130,7 +164,7 @@ describe('alert digests', () => {
     ];
     await accept({ store }, [...routineBodies, ...failures]);
     const fake = await fakeSlack({ rateLimit: { perSecond: 1, burst: 10 } });
-    const r = await rig({ fake, store });
+    const r = await startRig({ fake, store });
     await waitUntil(async () => (await r.webhooks.outbox.pendingCount()) === 0);
     const posts = fake.callsTo('chat.postMessage').filter((c) => !c.error);
     // The first two messages are the failures, alone, in the order they came, exactly as today.
@@ -145,8 +179,12 @@ describe('alert digests', () => {
     expectEachShownOnce(fake, [...routineBodies, ...failures].map(refOf));
   });
 
-  it('posts alone what a person must look at: a kind it does not know, a failed status under a routine name', async () => {
-    const store = await createStore('memory://', { prefix: `digest-${Math.random()}` });
+  test('posts alone what a person must look at: a kind it does not know, a failed status under a routine name', async ({
+    accept,
+    fakeSlack,
+    startRig,
+    store,
+  }) => {
     const routineBodies = Array.from({ length: 20 }, (_, i) => routine(i, { trx_ref: `REF-RT-${i}` }));
     const odd = [
       webhookBody('settlement.flagged', { trx_ref: 'REF-ODD-KIND' }),
@@ -154,7 +192,7 @@ describe('alert digests', () => {
     ];
     await accept({ store }, [...routineBodies, ...odd]);
     const fake = await fakeSlack({ rateLimit: { perSecond: 1, burst: 10 } });
-    const r = await rig({ fake, store });
+    const r = await startRig({ fake, store });
     await waitUntil(async () => (await r.webhooks.outbox.pendingCount()) === 0);
     const shown = fake.messages();
     expect(shown.slice(0, 2).map(refsShown)).toEqual([['REF-ODD-KIND'], ['REF-ODD-STATUS']]);
@@ -163,8 +201,12 @@ describe('alert digests', () => {
     expectEachShownOnce(fake, [...routineBodies, ...odd].map(refOf));
   });
 
-  it('posts a failure that arrives during a digest run before the next digest message', async () => {
-    const store = await createStore('memory://', { prefix: `digest-${Math.random()}` });
+  test('posts a failure that arrives during a digest run before the next digest message', async ({
+    accept,
+    fakeSlack,
+    startRig,
+    store,
+  }) => {
     const bodies = Array.from({ length: 300 }, (_, i) => routine(i, { trx_ref: `REF-RUN-${i}` }));
     await accept({ store }, bodies);
     // One message at a time: the second digest's placeholder meets a 429, and the failure arrives
@@ -176,7 +218,7 @@ describe('alert digests', () => {
       holding = release;
     });
     let firstWait = true;
-    const r = await rig({
+    const r = await startRig({
       fake,
       store,
       digestMaxEvents: 100,
@@ -201,8 +243,12 @@ describe('alert digests', () => {
     expectEachShownOnce(fake, [...bodies, late].map(refOf));
   });
 
-  it('keeps order within a kind and adds amounts up exactly', async () => {
-    const store = await createStore('memory://', { prefix: `digest-${Math.random()}` });
+  test('keeps order within a kind and adds amounts up exactly', async ({
+    accept,
+    fakeSlack,
+    startRig,
+    store,
+  }) => {
     const deposits = ['0.10', '0.20', '0.10', '1000000.05', '2.5'].map((amount, i) =>
       webhookBody('deposit.completed', { trx_ref: `REF-ORD-D${i}`, amount }),
     );
@@ -218,7 +264,7 @@ describe('alert digests', () => {
     const bodies = [deposits[0], payouts[0], deposits[1], deposits[2], payouts[1], deposits[3], deposits[4]];
     await accept({ store }, bodies as Body[]);
     const fake = await fakeSlack({ rateLimit: { perSecond: 1, burst: 10 } });
-    const r = await rig({ fake, store });
+    const r = await startRig({ fake, store });
     await waitUntil(async () => (await r.webhooks.outbox.pendingCount()) === 0);
     const [digest] = fake.messages();
     expect(fake.messages()).toHaveLength(1);
@@ -231,8 +277,12 @@ describe('alert digests', () => {
     );
   });
 
-  it('honours a 429 with Retry-After in the middle of a digest run, and every wait the limiter asks for', async () => {
-    const store = await createStore('memory://', { prefix: `digest-${Math.random()}` });
+  test('honours a 429 with Retry-After in the middle of a digest run, and every wait the limiter asks for', async ({
+    accept,
+    fakeSlack,
+    startRig,
+    store,
+  }) => {
     const bodies = Array.from({ length: 150 }, (_, i) => routine(i, { trx_ref: `REF-429-${i}` }));
     await accept({ store }, bodies);
     const fake = await fakeSlack({ rateLimit: { perSecond: 1, burst: 10 } });
@@ -246,7 +296,7 @@ describe('alert digests', () => {
       return { status: 429, headers: { 'retry-after': '7' }, body: { ok: false, error: 'ratelimited' } };
     });
     const waits: number[] = [];
-    const r = await rig({ fake, store, digestMaxEvents: 20, sleep: async (ms) => void waits.push(ms) });
+    const r = await startRig({ fake, store, digestMaxEvents: 20, sleep: async (ms) => void waits.push(ms) });
     await waitUntil(async () => (await r.webhooks.outbox.pendingCount()) === 0);
     expect(refusedOnce).toBe(true);
     expect(waits).toEqual([7_000]);
@@ -254,15 +304,19 @@ describe('alert digests', () => {
     expectEachShownOnce(fake, bodies.map(refOf));
   });
 
-  it('waits out the rate limiter between digest messages for as long as Retry-After says', async () => {
-    const store = await createStore('memory://', { prefix: `digest-${Math.random()}` });
+  test('waits out the rate limiter between digest messages for as long as Retry-After says', async ({
+    accept,
+    fakeSlack,
+    startRig,
+    store,
+  }) => {
     const bodies = Array.from({ length: 130 }, (_, i) => routine(i, { trx_ref: `REF-LIM-${i}` }));
     await accept({ store }, bodies);
     // Each wait moves the fake Slack's clock on instead of passing in real time.
     const clock = new SkippingClock();
     const fake = await fakeSlack({ rateLimit: { perSecond: 1, burst: 10 }, now: clock.now });
     const waits: number[] = [];
-    const r = await rig({
+    const r = await startRig({
       fake,
       store,
       digestMaxEvents: 10,
@@ -279,8 +333,12 @@ describe('alert digests', () => {
     expectEachShownOnce(fake, bodies.map(refOf));
   });
 
-  it('fills a digest in as text when Slack refuses its blocks, every event still listed once', async () => {
-    const store = await createStore('memory://', { prefix: `digest-${Math.random()}` });
+  test('fills a digest in as text when Slack refuses its blocks, every event still listed once', async ({
+    accept,
+    fakeSlack,
+    startRig,
+    store,
+  }) => {
     const bodies = Array.from({ length: 12 }, (_, i) => routine(i, { trx_ref: `REF-TEXT-${i}` }));
     await accept({ store }, bodies);
     const fake = await fakeSlack();
@@ -289,7 +347,7 @@ describe('alert digests', () => {
         ? { status: 200, body: { ok: false, error: 'invalid_blocks' } }
         : undefined,
     );
-    const r = await rig({ fake, store });
+    const r = await startRig({ fake, store });
     await waitUntil(async () => (await r.webhooks.outbox.pendingCount()) === 0);
     const [digest] = fake.messages();
     expect(fake.messages()).toHaveLength(1);
@@ -298,14 +356,18 @@ describe('alert digests', () => {
     expectEachShownOnce(fake, bodies.map(refOf));
   });
 
-  it('lists the events plainly when the digest builder fails, and the queue goes on', async () => {
-    const store = await createStore('memory://', { prefix: `digest-${Math.random()}` });
+  test('lists the events plainly when the digest builder fails, and the queue goes on', async ({
+    accept,
+    fakeSlack,
+    startRig,
+    store,
+  }) => {
     const bodies = Array.from({ length: 9 }, (_, i) =>
       routine(i, { trx_ref: i === 0 ? 'REF-<!here>' : `REF-BUG-${i}` }),
     );
     await accept({ store }, bodies);
     const fake = await fakeSlack();
-    const r = await rig({
+    const r = await startRig({
       fake,
       store,
       renderDigest: {
@@ -322,8 +384,12 @@ describe('alert digests', () => {
     expect(shown).not.toContain('<!here>');
   });
 
-  it('sets aside every event of a digest Slack refuses for good, and says so in its placeholder', async () => {
-    const store = await createStore('memory://', { prefix: `digest-${Math.random()}` });
+  test('sets aside every event of a digest Slack refuses for good, and says so in its placeholder', async ({
+    accept,
+    fakeSlack,
+    startRig,
+    store,
+  }) => {
     const bodies = Array.from({ length: 8 }, (_, i) => routine(i, { trx_ref: `REF-DEAD-${i}` }));
     await accept({ store }, bodies);
     const fake = await fakeSlack();
@@ -332,7 +398,7 @@ describe('alert digests', () => {
         ? { status: 200, body: { ok: false, error: 'invalid_arguments' } }
         : undefined,
     );
-    const r = await rig({ fake, store });
+    const r = await startRig({ fake, store });
     await waitUntil(async () => (await r.webhooks.outbox.deadLetters()).length === 8);
     const dead = await r.webhooks.outbox.deadLetters();
     expect(dead.map((d) => d.event.data.trx_ref)).toEqual(bodies.map(refOf));
@@ -380,35 +446,7 @@ function dyingStore(real: Store): { store: Store; freeze(): void; dead: Promise<
 }
 
 describe('a digest across a crash', () => {
-  async function crashDuring(
-    trap: (fake: FakeSlack, freeze: () => void) => void,
-  ): Promise<{ fake: FakeSlack; refs: string[]; doomed: Webhooks }> {
-    const storeUrl = sqliteUrl();
-    const bodies = Array.from({ length: 40 }, (_, i) => routine(i, { trx_ref: `REF-CRASH-${i}` }));
-    await accept({ storeUrl }, bodies);
-    const fake = await fakeSlack({ rateLimit: { perSecond: 1, burst: 10 } });
-    const { store, freeze, dead } = dyingStore(await createStore(storeUrl, { prefix: 'wh' }));
-    trap(fake, freeze);
-    const doomed = createWebhooks({
-      store,
-      environment: 'sandbox',
-      secret: 'whsec_doomed',
-      sink: slackAlerts('xoxb-test', fake.apiUrl),
-      render: (input) => webhookMessage(input),
-      renderDigest: alertDigest,
-      alertsChannel: 'CALERTS',
-      rescanMs: 200,
-      maxBackoffMs: 400,
-    });
-    await doomed.start();
-    // The first process is gone once its store froze; the next one starts on the same file.
-    await dead;
-    const next = await rig({ fake, storeUrl });
-    await waitUntil(async () => (await next.webhooks.outbox.pendingCount()) === 0);
-    return { fake, refs: bodies.map(refOf), doomed };
-  }
-
-  it('crash before posting: the next process posts the digest once', async () => {
+  test('crash before posting: the next process posts the digest once', async ({ crashDuring }) => {
     let dead = false;
     const { fake, refs } = await crashDuring((fake, freeze) => {
       fake.on('chat.postMessage', () => {
@@ -424,7 +462,9 @@ describe('a digest across a crash', () => {
     expectEachShownOnce(fake, refs);
   });
 
-  it('crash after the placeholder was posted, before its ts was recorded: an empty placeholder, no event twice', async () => {
+  test('crash after the placeholder was posted, before its ts was recorded: an empty placeholder, no event twice', async ({
+    crashDuring,
+  }) => {
     let dead = false;
     const { fake, refs } = await crashDuring((fake, freeze) => {
       fake.on('chat.postMessage', () => {
@@ -443,7 +483,9 @@ describe('a digest across a crash', () => {
     expectEachShownOnce(fake, refs);
   });
 
-  it('crash after Slack took the events, before they were recorded as delivered: filled again in place, never twice', async () => {
+  test('crash after Slack took the events, before they were recorded as delivered: filled again in place, never twice', async ({
+    crashDuring,
+  }) => {
     let dead = false;
     const { fake, refs } = await crashDuring((fake, freeze) => {
       fake.on('chat.update', () => {

@@ -4,8 +4,9 @@
 // without a failure; nothing goes unhandled; the bot still answers /healthz.
 import fc from 'fast-check';
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { signatureFor } from '../../src/webhooks/index.js';
+import { test as base } from '../support/fixtures.js';
 import {
   assertFuzz,
   FUZZ_TIMEOUT_MS,
@@ -17,19 +18,23 @@ import {
   text,
 } from '../support/fuzz.js';
 
-let bot: FuzzBot;
-let secret = '';
-beforeAll(async () => {
-  bot = await startFuzzBot();
-  secret = bot.h.config.webhookSecret ?? '';
-});
-afterAll(async () => {
-  await bot?.stop();
-});
+interface Fuzzed {
+  bot: FuzzBot;
+  secret: string;
+  /** How many deliveries got each status, over the whole file (the last test reads them). */
+  answers: Map<number, number>;
+}
 
-const answers = new Map<number, number>();
+/** One bot for the whole file: the last test checks what the deliveries of the others left behind. */
+const test = base
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('fuzz', { scope: 'file' }, async ({}, { onCleanup }): Promise<Fuzzed> => {
+    const bot = await startFuzzBot();
+    onCleanup(() => bot.stop());
+    return { bot, secret: bot.h.config.webhookSecret ?? '', answers: new Map<number, number>() };
+  });
 
-async function deliver(raw: string): Promise<void> {
+async function deliver({ bot, secret, answers }: Fuzzed, raw: string): Promise<void> {
   const response = await request(`${bot.h.bot.url}/webhooks/cngn`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-cngn-signature': signatureFor(raw, secret) },
@@ -137,14 +142,16 @@ const eventBody = fc.record(
 );
 
 describe('fuzzed webhook deliveries', { timeout: FUZZ_TIMEOUT_MS }, () => {
-  it('answers every event-shaped body with 200 or a clear 400', async () => {
+  test('answers every event-shaped body with 200 or a clear 400', async ({ fuzz }) => {
     await assertFuzz(
-      fc.asyncProperty(eventBody, (body) => deliver(JSON.stringify(body))),
+      fc.asyncProperty(eventBody, (body) => deliver(fuzz, JSON.stringify(body))),
       runs(1_300),
     );
   });
 
-  it('answers any JSON, any text, deep nesting and oversized bodies with 200, 400 or 413', async () => {
+  test('answers any JSON, any text, deep nesting and oversized bodies with 200, 400 or 413', async ({
+    fuzz,
+  }) => {
     const raw = fc.oneof(
       anyJson.map((v) => JSON.stringify(v)),
       text({ unit: 'binary', maxLength: 200 }),
@@ -155,10 +162,16 @@ describe('fuzzed webhook deliveries', { timeout: FUZZ_TIMEOUT_MS }, () => {
         .integer({ min: 60_000, max: 200_000 })
         .map((size) => JSON.stringify({ event: 'x', data: { pad: 'x'.repeat(size) } })),
     );
-    await assertFuzz(fc.asyncProperty(raw, deliver), runs(800));
+    await assertFuzz(
+      fc.asyncProperty(raw, (body) => deliver(fuzz, body)),
+      runs(800),
+    );
   });
 
-  it('posted what it stored without a failure, left nothing unhandled, and the bot still answers', async () => {
+  test('posted what it stored without a failure, left nothing unhandled, and the bot still answers', async ({
+    fuzz,
+  }) => {
+    const { bot, answers } = fuzz;
     expect(answers.get(200) ?? 0).toBeGreaterThan(0);
     expect(answers.get(400) ?? 0).toBeGreaterThan(0);
     expect(await bot.healthz()).toBe(200);

@@ -1,25 +1,23 @@
 // A signed delivery whose event cannot be stored is answered 503 in time — whether the store fails or
 // never answers — and the log says the reconciler will find the event later; the sender (who waits
 // 10 s and never retries) is never left without an answer.
-import { afterEach, expect, it } from 'vitest';
+import { expect } from 'vitest';
 import { createStore, type Store } from '../../src/store/index.js';
-import { type Rig, recordingLogger, startRig, webhookBody } from './support.js';
+import { webhooksTest as test } from './fixtures.js';
+import { recordingLogger, webhookBody } from './support.js';
 
-let rig: Rig | undefined;
-let inner: Store | undefined;
-
-afterEach(async () => {
-  await rig?.stop({ keepStore: true });
-  await inner?.close();
-  rig = undefined;
-});
-
-/** The store the rig uses, whose writes `fail` or `hang` once `down` is true. */
-async function storeThat(how: 'fail' | 'hang'): Promise<{ store: Store; down: () => void }> {
-  inner = await createStore('memory://', { prefix: `wh-down-${Math.random()}` });
-  const target = inner;
+/**
+ * The store the rig uses, whose writes `fail` or `hang` once `down` is true; the store under it is
+ * closed after the test (the rig leaves a store it was given).
+ */
+async function storeThat(
+  defer: (cleanup: () => unknown) => void,
+  how: 'fail' | 'hang',
+): Promise<{ store: Store; down: () => void }> {
+  const inner = await createStore('memory://', { prefix: `wh-down-${Math.random()}` });
+  defer(() => inner.close());
   let isDown = false;
-  const store = new Proxy(target, {
+  const store = new Proxy(inner, {
     get: (t, property) => {
       const value: unknown = Reflect.get(t, property, t);
       if (typeof value !== 'function') return value;
@@ -32,12 +30,12 @@ async function storeThat(how: 'fail' | 'hang'): Promise<{ store: Store; down: ()
   return { store, down: () => (isDown = true) };
 }
 
-it.each(['fail', 'hang'] as const)(
+test.for(['fail', 'hang'] as const)(
   'answers 503 when the store writes %s, and logs that the reconciler will find the event',
-  async (how) => {
-    const { store, down } = await storeThat(how);
+  async (how, { defer, startRig }) => {
+    const { store, down } = await storeThat(defer, how);
     const log = recordingLogger();
-    rig = await startRig({ store, deliver: false, log });
+    const rig = await startRig({ store, deliver: false, log });
     down();
     const reply = await rig.send(webhookBody('deposit.completed'));
     expect(reply.status).toBe(503);

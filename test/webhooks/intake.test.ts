@@ -1,7 +1,7 @@
 // POST /webhooks/cngn refuses what it cannot trust or read — and posts nothing for it — while genuine
 // deliveries are stored before the 200 and posted once.
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   curvePublicFromEd25519,
   curveSecretFromSeed,
@@ -12,9 +12,9 @@ import {
 } from '../../src/cngn/wire.js';
 import { createLogger } from '../../src/log.js';
 import { signatureFor } from '../../src/webhooks/index.js';
-import { postsMentioning, type Rig, recordingLogger, SECRET, startRig, webhookBody } from './support.js';
+import { webhooksTest as test } from './fixtures.js';
+import { postsMentioning, recordingLogger, SECRET, webhookBody } from './support.js';
 
-let rig: Rig | undefined;
 async function waitUntil(condition: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
@@ -23,14 +23,11 @@ async function waitUntil(condition: () => Promise<boolean> | boolean, timeoutMs 
   }
 }
 
-afterEach(async () => {
-  await rig?.stop();
-  rig = undefined;
-});
-
 describe('webhook intake', () => {
-  it('answers 401 to a bad or missing signature, 400 to bodies that are not JSON or name no event and 413 to oversized ones, posting nothing', async () => {
-    rig = await startRig({ bodyLimitBytes: 4096 });
+  test('answers 401 to a bad or missing signature, 400 to bodies that are not JSON or name no event and 413 to oversized ones, posting nothing', async ({
+    startRig,
+  }) => {
+    const rig = await startRig({ bodyLimitBytes: 4096 });
     const good = webhookBody('deposit.completed');
     const raw = JSON.stringify(good);
 
@@ -57,8 +54,8 @@ describe('webhook intake', () => {
     expect(rig.fake.callsTo('chat.postMessage')).toHaveLength(1);
   });
 
-  it('answers 413 to a large chunked body without a length, reading no further', async () => {
-    rig = await startRig({ bodyLimitBytes: 1024 });
+  test('answers 413 to a large chunked body without a length, reading no further', async ({ startRig }) => {
+    const rig = await startRig({ bodyLimitBytes: 1024 });
     const { request } = await import('undici');
     const { Readable } = await import('node:stream');
     // A stream has no known length: undici sends it chunked, so only reading can find it too large.
@@ -79,14 +76,16 @@ describe('webhook intake', () => {
     expect(await rig.webhooks.outbox.pendingCount()).toBe(0);
   });
 
-  it('writes one line for a flood of forged deliveries, then how many came, not a line for each', async () => {
+  test('writes one line for a flood of forged deliveries, then how many came, not a line for each', async ({
+    startRig,
+  }) => {
     const log = recordingLogger();
-    rig = await startRig({ log });
+    const rig = await startRig({ log });
     const raw = JSON.stringify(webhookBody('deposit.completed'));
     const forged = signatureFor(raw, 'not-the-secret');
     for (let batch = 0; batch < 10; batch++) {
       const replies = await Promise.all(
-        Array.from({ length: 20 }, () => rig?.send(raw, { signature: forged })),
+        Array.from({ length: 20 }, () => rig.send(raw, { signature: forged })),
       );
       expect(replies.map((r) => r?.status)).toEqual(Array(20).fill(401));
     }
@@ -94,40 +93,42 @@ describe('webhook intake', () => {
     expect(refusals()).toEqual(['warn webhook refused: bad signature']);
     // The count is written when the minute ends, or at the latest when the bot stops.
     await rig.stop();
-    rig = undefined;
     expect(refusals()).toEqual([
       'warn webhook refused: bad signature',
       'warn webhook refused: bad signature (199 more like it in the last minute)',
     ]);
   });
 
-  it('writes a line for oversized or too deeply nested bodies, then how many came, not a line for each', async () => {
+  test('writes a line for oversized or too deeply nested bodies, then how many came, not a line for each', async ({
+    startRig,
+  }) => {
     const log = recordingLogger();
-    rig = await startRig({ log, bodyLimitBytes: 4096 });
+    const rig = await startRig({ log, bodyLimitBytes: 4096 });
     const big = JSON.stringify({ ...webhookBody('deposit.completed'), padding: 'x'.repeat(10_000) });
     const deep = `{"event":"deposit.completed","data":{"x":${'['.repeat(50_000)}${']'.repeat(50_000)}}}`;
     for (const body of [big, big, deep]) expect((await rig.send(body)).status).toBe(413);
     const refusals = () => log.lines.filter((line) => line.includes('larger than'));
     expect(refusals()).toEqual(['warn webhook refused: body larger than 4096 bytes']);
     await rig.stop();
-    rig = undefined;
     expect(refusals()).toEqual([
       'warn webhook refused: body larger than 4096 bytes',
       'warn webhook refused: body larger than 4096 bytes (2 more like it in the last minute)',
     ]);
   });
 
-  it('writes a line for each signed body that is not JSON', async () => {
+  test('writes a line for each signed body that is not JSON', async ({ startRig }) => {
     const log = recordingLogger();
-    rig = await startRig({ log });
+    const rig = await startRig({ log });
     expect((await rig.send('{"event": "deposit.completed", "data": ')).status).toBe(400);
     expect((await rig.send('not json')).status).toBe(400);
     expect(log.lines.filter((line) => line === 'warn webhook refused: body is not JSON')).toHaveLength(2);
   });
 
-  it('names the outbox entry a delivery is kept under (webhookId) in the lines about it', async () => {
+  test('names the outbox entry a delivery is kept under (webhookId) in the lines about it', async ({
+    startRig,
+  }) => {
     const lines: Array<Record<string, unknown>> = [];
-    rig = await startRig({
+    const rig = await startRig({
       deliver: false,
       log: createLogger('warn', { write: (line) => lines.push(JSON.parse(line)) }),
     });
@@ -139,16 +140,16 @@ describe('webhook intake', () => {
     expect(await rig.webhooks.outbox.pendingIds()).toEqual([kept[0]?.webhookId]);
   });
 
-  it('refuses every delivery when no signing secret is configured', async () => {
-    rig = await startRig({ secret: undefined });
+  test('refuses every delivery when no signing secret is configured', async ({ startRig }) => {
+    const rig = await startRig({ secret: undefined });
     const reply = await rig.send(webhookBody('deposit.completed'));
     expect(reply.status).toBe(401);
     expect(reply.body).toContain('no signing secret');
     expect(await rig.webhooks.outbox.pendingCount()).toBe(0);
   });
 
-  it('accepts a bare hex signature', async () => {
-    rig = await startRig();
+  test('accepts a bare hex signature', async ({ startRig }) => {
+    const rig = await startRig();
     const body = JSON.stringify(
       webhookBody('withdrawal.completed', { trx_type: 'withdraw', trx_ref: 'REF-BARE' }),
     );
@@ -157,11 +158,11 @@ describe('webhook intake', () => {
     await rig.fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes('REF-BARE'));
   });
 
-  it('opens data that arrives sealed like response data', async () => {
+  test('opens data that arrives sealed like response data', async ({ startRig }) => {
     const keys = generateOpenSshKeyPair();
     const pair = parseOpenSshPrivateKey(keys.privateKey);
     const secret = curveSecretFromSeed(pair.seed);
-    rig = await startRig({ openSealed: (sealed) => openResponseData(sealed, secret) });
+    const rig = await startRig({ openSealed: (sealed) => openResponseData(sealed, secret) });
     const body = webhookBody('redemption.completed', {
       trx_type: 'fiat_redeem',
       trx_ref: 'REF-SEALED',
@@ -188,11 +189,13 @@ describe('webhook intake', () => {
     expect(postsMentioning(rig.fake, 'REF-WRONG')).toHaveLength(0);
   });
 
-  it('refuses a signed body nested 5,000 deep with 400 and a log line, plain or sealed, storing nothing', async () => {
+  test('refuses a signed body nested 5,000 deep with 400 and a log line, plain or sealed, storing nothing', async ({
+    startRig,
+  }) => {
     const keys = generateOpenSshKeyPair();
     const pair = parseOpenSshPrivateKey(keys.privateKey);
     const log = recordingLogger();
-    rig = await startRig({
+    const rig = await startRig({
       openSealed: (sealed) => openResponseData(sealed, curveSecretFromSeed(pair.seed)),
       log,
     });
@@ -212,8 +215,10 @@ describe('webhook intake', () => {
     expect(ok.status).toBe(200);
   });
 
-  it('keeps a signed event whose fields have other types than documented, reading what it can', async () => {
-    rig = await startRig();
+  test('keeps a signed event whose fields have other types than documented, reading what it can', async ({
+    startRig,
+  }) => {
+    const rig = await startRig();
     const body = {
       event: 'deposit.completed',
       data: {
@@ -245,8 +250,10 @@ describe('webhook intake', () => {
     expect(withdrawal.body.text).toContain('₦2,500.00');
   });
 
-  it('posts a signed event it cannot read strictly with the generic message, never dropping it', async () => {
-    rig = await startRig();
+  test('posts a signed event it cannot read strictly with the generic message, never dropping it', async ({
+    startRig,
+  }) => {
+    const rig = await startRig();
     const odd = webhookBody('deposit.completed', {
       trx_ref: 'REF-ODD-AMOUNT',
       amount: { value: '1500', currency: 'NGN' },
@@ -263,12 +270,12 @@ describe('webhook intake', () => {
     expect(all).toContain('`receiver`');
     expect((await rig.send({ event: 'deposit.completed', data: 17 })).status).toBe(200);
     expect((await rig.send({ event: 'deposit.received' })).status).toBe(200);
-    await waitUntil(async () => rig!.fake.callsTo('chat.postMessage').length === 3);
+    await waitUntil(async () => rig.fake.callsTo('chat.postMessage').length === 3);
     expect(await rig.webhooks.outbox.pendingCount()).toBe(0);
   });
 
-  it('acknowledges duplicates but posts each event once', async () => {
-    rig = await startRig();
+  test('acknowledges duplicates but posts each event once', async ({ startRig }) => {
+    const rig = await startRig();
     const body = webhookBody('deposit.completed', { trx_ref: 'REF-DUP' });
     const replies = await Promise.all([rig.send(body), rig.send(body), rig.send(body)]);
     expect(replies.map((r) => r.status)).toEqual([200, 200, 200]);

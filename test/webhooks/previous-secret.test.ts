@@ -1,26 +1,19 @@
 // Rotating the webhook secret: while CNGN_WEBHOOK_SECRET_PREVIOUS is set, a delivery signed with it is
 // accepted too and its line says which secret verified it; once removed, only the current one is.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { signatureFor } from '../../src/webhooks/index.js';
-import { type Harness, startHarness } from '../support/harness.js';
-import { postWebhook, type Rig, recordingLogger, startRig, webhookBody } from './support.js';
+import { webhooksTest as test } from './fixtures.js';
+import { postWebhook, recordingLogger, webhookBody } from './support.js';
 
 const OLD = 'whsec_the_old_secret';
 
-let rig: Rig | undefined;
-let harness: Harness | undefined;
-afterEach(async () => {
-  await rig?.stop();
-  rig = undefined;
-  await harness?.stop();
-  harness = undefined;
-});
-
 describe('webhook secret rotation', () => {
-  it('accepts a delivery signed with the previous secret while it is set, and says so at start-up', async () => {
+  test('accepts a delivery signed with the previous secret while it is set, and says so at start-up', async ({
+    startRig,
+  }) => {
     const log = recordingLogger();
-    rig = await startRig({ previousSecret: OLD, log });
+    const rig = await startRig({ previousSecret: OLD, log });
     expect(log.lines).toContainEqual(expect.stringMatching(/^info CNGN_WEBHOOK_SECRET_PREVIOUS is set/));
     expect(log.lines.join('\n')).not.toContain(OLD);
 
@@ -36,9 +29,9 @@ describe('webhook secret rotation', () => {
     ]);
   });
 
-  it('names the secret that verified a delivery as a field of its line', async () => {
+  test('names the secret that verified a delivery as a field of its line', async ({ startRig }) => {
     const lines: Record<string, unknown>[] = [];
-    rig = await startRig({
+    const rig = await startRig({
       previousSecret: OLD,
       log: createLogger('info', { write: (line) => lines.push(JSON.parse(line)) }),
     });
@@ -48,16 +41,18 @@ describe('webhook secret rotation', () => {
     expect(JSON.stringify(lines)).not.toContain(OLD);
   });
 
-  it('refuses a delivery signed with the previous secret once it is removed, writing no such lines', async () => {
+  test('refuses a delivery signed with the previous secret once it is removed, writing no such lines', async ({
+    startRig,
+  }) => {
     const log = recordingLogger();
-    rig = await startRig({ log });
+    const rig = await startRig({ log });
     expect((await rig.send(webhookBody('deposit.completed'), { secret: OLD })).status).toBe(401);
     expect((await rig.send(webhookBody('deposit.completed', { trx_ref: 'REF-NOW' }))).status).toBe(200);
     expect(log.lines.filter((line) => /PREVIOUS|verified with/.test(line))).toEqual([]);
   });
 
-  it('refuses a delivery signed with neither secret, as without a previous one', async () => {
-    rig = await startRig({ previousSecret: OLD });
+  test('refuses a delivery signed with neither secret, as without a previous one', async ({ startRig }) => {
+    const rig = await startRig({ previousSecret: OLD });
     const raw = JSON.stringify(webhookBody('deposit.completed'));
     const reply = await rig.send(raw, { signature: signatureFor(raw, 'whsec_neither') });
     expect(reply.status).toBe(401);
@@ -68,9 +63,9 @@ describe('webhook secret rotation', () => {
     expect(await rig.webhooks.outbox.pendingCount()).toBe(0);
   });
 
-  it('the running bot takes the previous secret from its configuration', async () => {
+  test('the running bot takes the previous secret from its configuration', async ({ startHarness }) => {
     const log = recordingLogger();
-    harness = await startHarness({
+    const harness = await startHarness({
       logger: log,
       config: { webhookSecret: 'whsec_the_new_secret', webhookSecretPrevious: OLD },
     });

@@ -1,16 +1,15 @@
 // Deliveries are sent once: the reconciler posts what no webhook announced, once, and stays quiet about
 // what the webhooks did announce. The sandbox's own deliveries flow end to end into the channel.
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import type { Priority } from '../../src/cngn/api.js';
 import { createCngnClient } from '../../src/cngn/client.js';
 import { keyId } from '../../src/cngn/credentials.js';
 import { Money } from '../../src/format/money.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
 import { createStore, type LockOptions, type Store } from '../../src/store/index.js';
-import { postsMentioning, type Rig, SECRET, startRig, webhookBody } from './support.js';
+import { webhooksTest } from './fixtures.js';
+import { postsMentioning, SECRET, webhookBody } from './support.js';
 
-let sandbox: Sandbox | undefined;
-let rig: Rig | undefined;
 async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
@@ -66,13 +65,6 @@ function meetingStore(inner: Store): Store {
   });
 }
 
-afterEach(async () => {
-  await rig?.stop();
-  await sandbox?.stop();
-  rig = undefined;
-  sandbox = undefined;
-});
-
 async function sandboxClient(sb: Sandbox) {
   return createCngnClient({
     baseUrl: sb.baseUrl,
@@ -85,13 +77,23 @@ async function sandboxClient(sb: Sandbox) {
   });
 }
 
-async function setUp(options: { webhooks: boolean }) {
-  sandbox = await startSandbox({ webhookSecret: SECRET, settleDelayMs: 60_000 });
-  const client = await sandboxClient(sandbox);
-  rig = await startRig({ transactions: client });
-  if (options.webhooks) sandbox.setWebhookUrl(rig.url);
-  return { sandbox, client, rig };
-}
+/**
+ * `newSandbox(options)`: a sandbox signing with the rig's secret, stopped after the test; `setUp`: one
+ * and a rig reading its transactions, delivering its webhooks to the rig when told to.
+ */
+const test = webhooksTest
+  .extend('newSandbox', async ({ defer }) => async (options: SandboxOptions = {}): Promise<Sandbox> => {
+    const sandbox = await startSandbox({ webhookSecret: SECRET, settleDelayMs: 60_000, ...options });
+    defer(() => sandbox.stop());
+    return sandbox;
+  })
+  .extend('setUp', async ({ newSandbox, startRig }) => async (options: { webhooks: boolean }) => {
+    const sandbox = await newSandbox();
+    const client = await sandboxClient(sandbox);
+    const rig = await startRig({ transactions: client });
+    if (options.webhooks) sandbox.setWebhookUrl(rig.url);
+    return { sandbox, client, rig };
+  });
 
 async function payNewDeposit(sandbox: Sandbox, client: ReturnType<typeof createCngnClient>, naira: string) {
   const account = await client.createTemporaryAccount({
@@ -106,7 +108,9 @@ async function payNewDeposit(sandbox: Sandbox, client: ReturnType<typeof createC
 }
 
 describe('reconciler', () => {
-  it('posts a deposit whose webhook never arrived, once, and none of the history before the first start', async () => {
+  test('posts a deposit whose webhook never arrived, once, and none of the history before the first start', async ({
+    setUp,
+  }) => {
     const { sandbox: sb, client, rig: r } = await setUp({ webhooks: false });
     const tx = await payNewDeposit(sb, client, '25000');
     expect(sb.webhookDeliveries).toHaveLength(0);
@@ -123,7 +127,9 @@ describe('reconciler', () => {
     expect(postsMentioning(r.fake, tx.trx_ref)).toHaveLength(1);
   });
 
-  it('stays quiet about what the webhooks announced: a paid deposit flows from the sandbox into the channel', async () => {
+  test('stays quiet about what the webhooks announced: a paid deposit flows from the sandbox into the channel', async ({
+    setUp,
+  }) => {
     const { sandbox: sb, client, rig: r } = await setUp({ webhooks: true });
     const tx = await payNewDeposit(sb, client, '1250000.5');
     expect(sb.webhookDeliveries.map((d) => [d.event, d.status])).toEqual([
@@ -143,7 +149,9 @@ describe('reconciler', () => {
     expect((await r.webhooks.reconciler!.runOnce()).queued).toBe(0);
   });
 
-  it('threads a late webhook under the reconciliation message instead of posting it twice', async () => {
+  test('threads a late webhook under the reconciliation message instead of posting it twice', async ({
+    setUp,
+  }) => {
     const { sandbox: sb, client, rig: r } = await setUp({ webhooks: false });
     const { trx_ref } = await sb.simulateCryptoDeposit({ amount: '900', network: 'base' });
     expect((await r.webhooks.reconciler!.runOnce()).queued).toBe(1);
@@ -165,7 +173,7 @@ describe('reconciler', () => {
     expect(postsMentioning(r.fake, trx_ref).filter((c) => c.body.thread_ts === undefined)).toHaveLength(1);
   });
 
-  it('threads a late webhook that names the transaction only by its id', async () => {
+  test('threads a late webhook that names the transaction only by its id', async ({ setUp }) => {
     const { sandbox: sb, client, rig: r } = await setUp({ webhooks: false });
     const { trx_ref } = await sb.simulateCryptoDeposit({ amount: '950', network: 'base' });
     expect((await r.webhooks.reconciler!.runOnce()).queued).toBe(1);
@@ -179,11 +187,16 @@ describe('reconciler', () => {
     expect(posts.map((c) => c.body.thread_ts === undefined)).toEqual([true, false]);
   });
 
-  it('posts once when a webhook naming only the id and the reconciler meet at the same moment', async () => {
-    sandbox = await startSandbox({ webhookSecret: SECRET, settleDelayMs: 60_000 });
+  test('posts once when a webhook naming only the id and the reconciler meet at the same moment', async ({
+    newSandbox,
+    startRig,
+    defer,
+  }) => {
+    const sandbox = await newSandbox();
     const client = await sandboxClient(sandbox);
     const store = meetingStore(await createStore('memory://', { prefix: `meet-${Math.random()}` }));
-    rig = await startRig({ transactions: client, store });
+    defer(() => store.close());
+    const rig = await startRig({ transactions: client, store });
     const { trx_ref } = await sandbox.simulateCryptoDeposit({ amount: '975', network: 'base' });
     const tx = await client.getTransaction(trx_ref);
     const body = webhookBody('deposit.completed', { transactionId: tx.id, trx_type: 'crypto_deposit' });
@@ -198,35 +211,30 @@ describe('reconciler', () => {
     expect(standalone).toHaveLength(1);
   });
 
-  it('remembers across a restart what it already posted', async () => {
+  test('remembers across a restart what it already posted', async ({ setUp, startRig, defer }) => {
     const { mkdtempSync, rmSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
     const dir = mkdtempSync(join(tmpdir(), 'cngn-rc-'));
+    defer(() => rmSync(dir, { recursive: true, force: true }));
     const storeUrl = `sqlite://${join(dir, 'store.sqlite')}`;
-    try {
-      const { sandbox: sb, client, rig: memoryRig } = await setUp({ webhooks: false });
-      await memoryRig.stop();
-      const first = await startRig({ transactions: client, storeUrl });
-      rig = first;
-      const { trx_ref } = await sb.simulateCryptoDeposit({ amount: '700', network: 'bsc' });
-      expect((await first.webhooks.reconciler!.runOnce()).queued).toBe(1);
-      await first.fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes(trx_ref));
-      await first.stop();
-      const second = await startRig({ transactions: client, storeUrl });
-      rig = second;
-      const later = await sb.simulateCryptoDeposit({ amount: '800', network: 'bsc' });
-      expect((await second.webhooks.reconciler!.runOnce()).queued).toBe(1);
-      await second.fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes(later.trx_ref));
-      expect(postsMentioning(second.fake, trx_ref)).toHaveLength(0);
-    } finally {
-      await rig?.stop();
-      rig = undefined;
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const { sandbox: sb, client, rig: memoryRig } = await setUp({ webhooks: false });
+    await memoryRig.stop();
+    const first = await startRig({ transactions: client, storeUrl });
+    const { trx_ref } = await sb.simulateCryptoDeposit({ amount: '700', network: 'bsc' });
+    expect((await first.webhooks.reconciler!.runOnce()).queued).toBe(1);
+    await first.fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes(trx_ref));
+    await first.stop();
+    const second = await startRig({ transactions: client, storeUrl });
+    const later = await sb.simulateCryptoDeposit({ amount: '800', network: 'bsc' });
+    expect((await second.webhooks.reconciler!.runOnce()).queued).toBe(1);
+    await second.fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes(later.trx_ref));
+    expect(postsMentioning(second.fake, trx_ref)).toHaveLength(0);
   });
 
-  it('never posts a transaction again once the record that it was posted has expired', async () => {
+  test('never posts a transaction again once the record that it was posted has expired', async ({
+    setUp,
+  }) => {
     const { sandbox: sb, rig: r } = await setUp({ webhooks: false });
     const { trx_ref } = await sb.simulateCryptoDeposit({ amount: '600', network: 'base' });
     const reconciler = r.webhooks.reconciler!;
@@ -246,7 +254,7 @@ describe('reconciler', () => {
     expect(postsMentioning(r.fake, trx_ref)).toHaveLength(1);
   });
 
-  it('reads back past page 1 for a missed deposit that later ones pushed down', async () => {
+  test('reads back past page 1 for a missed deposit that later ones pushed down', async ({ setUp }) => {
     const { sandbox: sb, rig: r } = await setUp({ webhooks: false });
     const missed = await sb.simulateCryptoDeposit({ amount: '777', network: 'bsc' });
     sb.setWebhookUrl(r.url);
@@ -260,7 +268,9 @@ describe('reconciler', () => {
     expect((await r.webhooks.reconciler!.runOnce()).queued).toBe(0);
   });
 
-  it('stops a walk when the budget is refused and resumes it where it stopped, even after a restart', async () => {
+  test('stops a walk when the budget is refused and resumes it where it stopped, even after a restart', async ({
+    setUp,
+  }) => {
     const { sandbox: sb, client, rig: r } = await setUp({ webhooks: false });
     const missed = await sb.simulateCryptoDeposit({ amount: '888', network: 'bsc' });
     sb.setWebhookUrl(r.url);
@@ -294,70 +304,65 @@ describe('reconciler', () => {
     await r.fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes(missed.trx_ref));
   });
 
-  it('starts afresh after a switch from sandbox to live credentials on the same store file', async () => {
+  test('starts afresh after a switch from sandbox to live credentials on the same store file', async ({
+    newSandbox,
+    startRig,
+    defer,
+  }) => {
     const { mkdtempSync, rmSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
     const { RateBudgetError } = await import('../../src/cngn/errors.js');
     const dir = mkdtempSync(join(tmpdir(), 'cngn-rc-switch-'));
+    defer(() => rmSync(dir, { recursive: true, force: true }));
     const storeUrl = `sqlite://${join(dir, 'store.sqlite')}`;
-    let live: Sandbox | undefined;
-    try {
-      // The sandbox run leaves its start mark and a walk cut short at page 2 in the store.
-      const sb = await startSandbox({ webhookSecret: SECRET, settleDelayMs: 60_000 });
-      sandbox = sb;
-      const sbClient = await sandboxClient(sb);
-      const sbSource = {
-        getTransactions: async (options: { page?: number; limit?: number; priority?: Priority }) => {
-          if ((options.page ?? 1) > 1) throw new RateBudgetError(30);
-          return sbClient.getTransactions(options);
-        },
-      };
-      rig = await startRig({ transactions: sbSource, storeUrl, keyId: keyId(sb.apiKey) });
-      sb.setWebhookUrl(rig.url);
-      for (let i = 0; i < 55; i++) await sb.simulateCryptoDeposit({ amount: `${300 + i}`, network: 'base' });
-      expect((await rig.webhooks.reconciler!.runOnce()).skipped).toBe('rate-budget');
-      await rig.stop();
-      rig = undefined;
+    // The sandbox run leaves its start mark and a walk cut short at page 2 in the store.
+    const sb = await newSandbox();
+    const sbClient = await sandboxClient(sb);
+    const sbSource = {
+      getTransactions: async (options: { page?: number; limit?: number; priority?: Priority }) => {
+        if ((options.page ?? 1) > 1) throw new RateBudgetError(30);
+        return sbClient.getTransactions(options);
+      },
+    };
+    let rig = await startRig({ transactions: sbSource, storeUrl, keyId: keyId(sb.apiKey) });
+    sb.setWebhookUrl(rig.url);
+    for (let i = 0; i < 55; i++) await sb.simulateCryptoDeposit({ amount: `${300 + i}`, network: 'base' });
+    expect((await rig.webhooks.reconciler!.runOnce()).skipped).toBe('rate-budget');
+    await rig.stop();
 
-      // Live credentials: another service and key; a deposit from before this bot's first live start.
-      live = await startSandbox({ webhookSecret: SECRET, settleDelayMs: 60_000, apiKey: 'cngn_live_switch' });
-      const liveClient = createCngnClient({
-        baseUrl: live.baseUrl,
-        apiKey: live.apiKey,
-        encryptionKey: live.encryptionKey,
-        privateKey: live.privateKey,
-        store: await createStore('memory://', { prefix: `rc-live-${Math.random()}` }),
-        rateLimit: { limit: 1000, windowSeconds: 60 },
-      });
-      expect(liveClient.environment).toBe('live');
-      const earlier = await live.simulateCryptoDeposit({ amount: '450', network: 'bsc' });
-      const asked: number[] = [];
-      const liveSource = {
-        getTransactions: async (options: { page?: number; limit?: number; priority?: Priority }) => {
-          asked.push(options.page ?? 1);
-          return liveClient.getTransactions(options);
-        },
-      };
-      rig = await startRig({
-        transactions: liveSource,
-        storeUrl,
-        environment: 'live',
-        keyId: keyId(live.apiKey),
-      });
-      expect((await rig.webhooks.reconciler!.runOnce()).queued).toBe(0);
-      expect((await rig.webhooks.reconciler!.runOnce()).queued).toBe(0);
-      expect(asked).toEqual([1, 1]);
-      expect(postsMentioning(rig.fake, earlier.trx_ref)).toHaveLength(0);
-    } finally {
-      await rig?.stop();
-      rig = undefined;
-      await live?.stop();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    // Live credentials: another service and key; a deposit from before this bot's first live start.
+    const live = await newSandbox({ apiKey: 'cngn_live_switch' });
+    const liveClient = createCngnClient({
+      baseUrl: live.baseUrl,
+      apiKey: live.apiKey,
+      encryptionKey: live.encryptionKey,
+      privateKey: live.privateKey,
+      store: await createStore('memory://', { prefix: `rc-live-${Math.random()}` }),
+      rateLimit: { limit: 1000, windowSeconds: 60 },
+    });
+    expect(liveClient.environment).toBe('live');
+    const earlier = await live.simulateCryptoDeposit({ amount: '450', network: 'bsc' });
+    const asked: number[] = [];
+    const liveSource = {
+      getTransactions: async (options: { page?: number; limit?: number; priority?: Priority }) => {
+        asked.push(options.page ?? 1);
+        return liveClient.getTransactions(options);
+      },
+    };
+    rig = await startRig({
+      transactions: liveSource,
+      storeUrl,
+      environment: 'live',
+      keyId: keyId(live.apiKey),
+    });
+    expect((await rig.webhooks.reconciler!.runOnce()).queued).toBe(0);
+    expect((await rig.webhooks.reconciler!.runOnce()).queued).toBe(0);
+    expect(asked).toEqual([1, 1]);
+    expect(postsMentioning(rig.fake, earlier.trx_ref)).toHaveLength(0);
   });
 
-  it('skips a run when the background budget is spent, and says so', async () => {
+  test('skips a run when the background budget is spent, and says so', async ({ setUp }) => {
     const { rig: r } = await setUp({ webhooks: false });
     const { RateBudgetError } = await import('../../src/cngn/errors.js');
     const { Reconciler } = await import('../../src/webhooks/index.js');

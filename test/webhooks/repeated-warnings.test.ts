@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RepeatedWarnings, SUMMARY_WINDOW_MS } from '../../src/webhooks/repeated-warnings.js';
 import { recordingLogger } from './support.js';
 
+// Fake timers are a global a fixture cannot hold: each test runs on them and they are put back after.
 beforeEach(() => {
   vi.useFakeTimers();
 });

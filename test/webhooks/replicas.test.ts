@@ -1,35 +1,33 @@
 // Two replicas on one shared store (Redis, PostgreSQL): each event is stored once and posted once,
 // whichever replica the delivery reached and whichever deliverer got there first.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clearStore, type Store } from '../../src/store/index.js';
+import { describe, expect } from 'vitest';
 import { FakeSlack } from '../support/fake-slack.js';
-import { testPrefix } from '../support/redis.js';
-import { sharedStores } from '../support/shared-stores.js';
-import { type Rig, startRig, webhookBody } from './support.js';
+import { STORE_KINDS, storesTest } from '../support/shared-stores.js';
+import { startRigFixture } from './fixtures.js';
+import { type Rig, webhookBody } from './support.js';
 
-const shared = await sharedStores();
-afterAll(async () => {
-  for (const kind of shared) await kind.dispose();
+/**
+ * The stores' fixtures (`replicas(name)`: two handles on one prefix, cleared and closed after the
+ * test), `startRig`, and `fake`, a fake Slack the rigs share, stopped after them.
+ */
+const test = storesTest.extend('startRig', startRigFixture).extend('fake', async ({ defer }) => {
+  const fake = await FakeSlack.start();
+  defer(() => fake.stop());
+  return fake;
 });
 
-for (const { name, up, open } of shared) {
+for (const { name, up } of STORE_KINDS.filter((kind) => kind.shared)) {
   describe.skipIf(!up)(`webhook replicas on ${name}`, () => {
-    const stores: Store[] = [];
-    const rigs: Rig[] = [];
-    let fake: FakeSlack;
-    beforeAll(async () => {
-      fake = await FakeSlack.start();
-    });
-    afterAll(async () => {
-      for (const rig of rigs) await rig.stop({ keepFake: true, keepStore: true });
-      if (stores[0]) await clearStore(stores[0]);
-      for (const store of stores) await store.close();
-      await fake.stop();
-    });
+    test.override('storeKind', name);
 
-    it('posts every event once across two replicas, duplicates sent to both included', async () => {
-      const prefix = testPrefix('webhook-replicas');
-      for (let i = 0; i < 2; i++) stores.push(await open(prefix));
+    test('posts every event once across two replicas, duplicates sent to both included', async ({
+      replicas,
+      startRig,
+      fake,
+    }) => {
+      const { a: storeA, b: storeB } = await replicas('webhook-replicas');
+      const stores = [storeA, storeB];
+      const rigs: Rig[] = [];
       // One message per event: this is about claims between replicas (digests: the test below).
       // Claims, not deadlines: on a busy test machine a burst's turns at a shared store's locks can pass
       // the product's 1.5 s (a 503, left to the reconciler; intake-store-down.test.ts covers that).
@@ -73,13 +71,13 @@ for (const { name, up, open } of shared) {
 
     // Waits on the outbox being empty, not on a time: a minute is a cap for a machine whose every core
     // is busy (a quiet one takes a few seconds).
-    it('shows every event once when two replicas group a burst into digests', {
+    test('shows every event once when two replicas group a burst into digests', {
       timeout: 120_000,
-    }, async () => {
-      const prefix = testPrefix('webhook-replicas-digest');
-      const pair = [await open(prefix), await open(prefix)];
-      stores.push(...pair);
+    }, async ({ replicas, startRig, defer }) => {
+      const { a: storeA, b: storeB } = await replicas('webhook-replicas-digest');
+      const pair = [storeA, storeB];
       const own = await FakeSlack.start({ rateLimit: { perSecond: 1, burst: 10 } });
+      defer(() => own.stop());
       // Claims, not the product's 1.5 s store deadline: a 503 there is the reconciler's (see above).
       const [a, b] = [
         await startRig({ fake: own, store: pair[0]!, storeTimeoutMs: 8_000 }),
@@ -88,50 +86,36 @@ for (const { name, up, open } of shared) {
       const bodies = Array.from({ length: 120 }, (_, i) =>
         webhookBody('deposit.completed', { trx_ref: `REF-RED-DG-${i}` }),
       );
-      try {
-        const replies = await Promise.all(bodies.map((body, i) => (i % 2 ? a : b).send(body)));
-        expect(replies.filter((r) => r.status !== 200).map((r) => `${r.status} ${r.body}`)).toEqual([]);
-        const deadline = Date.now() + 90_000;
-        while ((await a.webhooks.outbox.pendingCount()) > 0 && Date.now() < deadline)
-          await new Promise((r) => setTimeout(r, 50));
-        const times = new Map<string, number>();
-        for (const message of own.messages()) {
-          for (const m of JSON.stringify(message.blocks).matchAll(/Ref `(REF-RED-DG-\d+)`/g))
-            times.set(m[1]!, (times.get(m[1]!) ?? 0) + 1);
-        }
-        expect(
-          bodies.filter((body) => times.get(String((body.data as { trx_ref: string }).trx_ref)) !== 1),
-        ).toEqual([]);
-        expect(own.messages().some((m) => m.text.includes('Alert digest'))).toBe(true);
-      } finally {
-        await a.stop({ keepFake: true, keepStore: true });
-        await b.stop({ keepFake: true, keepStore: true });
-        await own.stop();
-        // Its keys go with it: other tests scan this Redis.
-        await clearStore(pair[0]!);
+      const replies = await Promise.all(bodies.map((body, i) => (i % 2 ? a : b).send(body)));
+      expect(replies.filter((r) => r.status !== 200).map((r) => `${r.status} ${r.body}`)).toEqual([]);
+      const deadline = Date.now() + 90_000;
+      while ((await a.webhooks.outbox.pendingCount()) > 0 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
+      const times = new Map<string, number>();
+      for (const message of own.messages()) {
+        for (const m of JSON.stringify(message.blocks).matchAll(/Ref `(REF-RED-DG-\d+)`/g))
+          times.set(m[1]!, (times.get(m[1]!) ?? 0) + 1);
       }
+      expect(
+        bodies.filter((body) => times.get(String((body.data as { trx_ref: string }).trx_ref)) !== 1),
+      ).toEqual([]);
+      expect(own.messages().some((m) => m.text.includes('Alert digest'))).toBe(true);
     });
 
-    it('leaves an alert another live replica is posting alone when it starts', async () => {
-      const prefix = testPrefix('webhook-replicas-start');
-      const [storeA, storeB] = [await open(prefix), await open(prefix)];
+    test('leaves an alert another live replica is posting alone when it starts', async ({
+      replicas,
+      startRig,
+      fake,
+    }) => {
+      const { a: storeA, b: storeB } = await replicas('webhook-replicas-start');
       const a = await startRig({ fake, store: storeA, deliver: false });
-      let b: Rig | undefined;
-      try {
-        expect((await a.send(webhookBody('deposit.completed', { trx_ref: 'REF-START-1' }))).status).toBe(200);
-        const [id] = await a.webhooks.outbox.pendingIds();
-        if (!id) throw new Error('nothing pending');
-        // A has claimed the entry and is posting it; B starts meanwhile.
-        expect(await a.webhooks.outbox.claim(id, 'replica-a', 60_000)).toBe(true);
-        b = await startRig({ fake, store: storeB });
-        expect(await storeB.get(`webhooks:outbox:claim:${id}`)).toBe('replica-a');
-      } finally {
-        await b?.stop({ keepFake: true, keepStore: true });
-        await a.stop({ keepFake: true, keepStore: true });
-        await clearStore(storeA);
-        await storeA.close();
-        await storeB.close();
-      }
+      expect((await a.send(webhookBody('deposit.completed', { trx_ref: 'REF-START-1' }))).status).toBe(200);
+      const [id] = await a.webhooks.outbox.pendingIds();
+      if (!id) throw new Error('nothing pending');
+      // A has claimed the entry and is posting it; B starts meanwhile.
+      expect(await a.webhooks.outbox.claim(id, 'replica-a', 60_000)).toBe(true);
+      await startRig({ fake, store: storeB });
+      expect(await storeB.get(`webhooks:outbox:claim:${id}`)).toBe('replica-a');
     });
   });
 }

@@ -1,50 +1,51 @@
 // The sandbox's signed deliveries flow end to end into the alerts channel: outgoing transfers that
 // complete or fail, and on-chain deposits, each as one readable message.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createCngnClient } from '../../src/cngn/client.js';
 import { Money } from '../../src/format/money.js';
 import {
   FAILING_PAYOUT_ACCOUNT,
   FAILING_WITHDRAWAL_ADDRESS,
   PAYOUT_FAILED,
-  type Sandbox,
   startSandbox,
 } from '../../src/sandbox/index.js';
 import { createStore } from '../../src/store/index.js';
 import { bankNamesFrom } from '../../src/webhooks/index.js';
-import { type Rig, SECRET, startRig } from './support.js';
+import { webhooksTest } from './fixtures.js';
+import { SECRET } from './support.js';
 
-let sandbox: Sandbox | undefined;
-let rig: Rig | undefined;
-afterEach(async () => {
-  await rig?.stop();
-  await sandbox?.stop();
-  rig = undefined;
-  sandbox = undefined;
-});
-
-async function setUp() {
-  sandbox = await startSandbox({ webhookSecret: SECRET, settleDelayMs: 60_000 });
+/** A sandbox delivering its webhooks to a rig that reads transactions through a client on it. */
+const test = webhooksTest.extend('flow', async ({ startRig, defer }) => {
+  const sandbox = await startSandbox({ webhookSecret: SECRET, settleDelayMs: 60_000 });
+  defer(() => sandbox.stop());
+  const store = await createStore('memory://', { prefix: `flow-${Math.random()}` });
+  defer(() => store.close());
   const client = createCngnClient({
     baseUrl: sandbox.baseUrl,
     apiKey: sandbox.apiKey,
     encryptionKey: sandbox.encryptionKey,
     privateKey: sandbox.privateKey,
     environment: 'sandbox',
-    store: await createStore('memory://', { prefix: `flow-${Math.random()}` }),
+    store,
     rateLimit: { limit: 1000, windowSeconds: 60 },
   });
-  rig = await startRig({ transactions: client, alertsChannel: 'CALERTS', bankName: bankNamesFrom(client) });
+  const rig = await startRig({
+    transactions: client,
+    alertsChannel: 'CALERTS',
+    bankName: bankNamesFrom(client),
+  });
   sandbox.setWebhookUrl(rig.url);
   return { sandbox, client, rig };
-}
+});
 
 const text = (c: { body: Record<string, unknown> }) =>
   `${String(c.body.text)} ${JSON.stringify(c.body.blocks)}`;
 
 describe('sandbox webhooks into the channel', () => {
-  it('posts a failed redemption saying the token went back to the balance, with the reason', async () => {
-    const { sandbox: sb, client, rig: r } = await setUp();
+  test('posts a failed redemption saying the token went back to the balance, with the reason', async ({
+    flow,
+  }) => {
+    const { sandbox: sb, client, rig: r } = flow;
     const result = await client.redeem({
       amount: Money.parse('20000'),
       accountNumber: FAILING_PAYOUT_ACCOUNT,
@@ -57,8 +58,8 @@ describe('sandbox webhooks into the channel', () => {
     expect(text(post)).toContain('••••9999');
   });
 
-  it('posts a completed redemption and a failed withdrawal', async () => {
-    const { sandbox: sb, client, rig: r } = await setUp();
+  test('posts a completed redemption and a failed withdrawal', async ({ flow }) => {
+    const { sandbox: sb, client, rig: r } = flow;
     const paid = await client.redeem({
       amount: Money.parse('15000'),
       accountNumber: '0123456789',
@@ -80,8 +81,8 @@ describe('sandbox webhooks into the channel', () => {
     expect(withdrawal.body.text).toContain('Withdrawal failed: ₦100.00');
   });
 
-  it('posts an on-chain deposit with both hashes linked', async () => {
-    const { sandbox: sb, rig: r } = await setUp();
+  test('posts an on-chain deposit with both hashes linked', async ({ flow }) => {
+    const { sandbox: sb, rig: r } = flow;
     const { trx_ref } = await sb.simulateCryptoDeposit({ amount: '3000', network: 'base' });
     const post = await r.fake.waitFor('chat.postMessage', (c) => text(c).includes(trx_ref));
     expect(post.body.text).toContain('On-chain deposit credited: ₦3,000.00');
