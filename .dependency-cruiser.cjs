@@ -63,13 +63,13 @@ module.exports = {
     ),
     above(
       'access-and-audit-below-approvals',
-      'access/ and audit/ sit below approvals/ (the engine uses them); nothing in them reaches back up to a request.',
+      'access/ and audit/ sit below approvals/ (the engine uses them); nothing in them reaches back up to the requests (the policy judges a narrow request shape of its own, access/judged-request.ts).',
       'access/|audit/',
       'approvals/',
     ),
     above(
       'access-below-audit',
-      "access/ is the bottom room: the kinds of request and who holds which role. audit/ names a request's kind; access/ never imports the log.",
+      "access/ is the bottom room: the kinds of request, who holds which role, the policy that judges a click and the delegations it reads. audit/ names a request's kind; access/ never imports the log.",
       'access/',
       'audit/',
     ),
