@@ -7,17 +7,43 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, w
 import { dirname, join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { build, buildIfStale, isFresh } from '../scripts/build.mjs';
-import { FakeSlack } from './support/fake-slack.js';
+import type { FakeSlack } from './support/fake-slack.js';
+import { slackTest } from './support/file-slack.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 // Inside the project, so the bundle resolves the packages it leaves out (sqlite3) as dist/ does.
 const WORK = `dist/test-build-${process.pid}`;
 const BUILD_MS = 120_000;
 
-beforeAll(() => mkdirSync(join(ROOT, WORK), { recursive: true }));
-afterAll(() => rmSync(join(ROOT, WORK), { recursive: true, force: true }));
+const BUNDLE = `${WORK}/bot/main.js`;
+const WHERE = `${WORK}/where/where.ts`;
+
+/**
+ * For the whole file: `work`, the folder WORK, made before the file's first test and removed after its
+ * last; `slack`; `bundle`, the production bundle built once into BUNDLE (`inputs`: what went in, `dir`:
+ * its folder); `whereSource`, WHERE, a module that says where it is.
+ */
+const it = slackTest
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('work', { scope: 'file', auto: true }, async ({}, { onCleanup }) => {
+    mkdirSync(join(ROOT, WORK), { recursive: true });
+    onCleanup(() => rmSync(join(ROOT, WORK), { recursive: true, force: true }));
+    return WORK;
+  })
+  .extend('bundle', { scope: 'file' }, async ({ work: _ }) => {
+    const inputs = await build({ outfile: BUNDLE });
+    return { inputs, outfile: BUNDLE, dir: join(ROOT, dirname(BUNDLE)) };
+  })
+  .extend('whereSource', { scope: 'file' }, async ({ work: _ }) => {
+    mkdirSync(join(ROOT, WORK, 'where'), { recursive: true });
+    writeFileSync(
+      join(ROOT, WHERE),
+      'export const where = { url: import.meta.url, dirname: import.meta.dirname, filename: import.meta.filename };\n',
+    );
+    return WHERE;
+  });
 
 /** Collects the bot's log (stderr, JSON lines) into `log`; resolves with its URL once it runs. */
 function runningUrl(child: ChildProcess, log: string[]): Promise<string> {
@@ -47,18 +73,9 @@ function botEnv(slack: FakeSlack): NodeJS.ProcessEnv {
   };
 }
 
-describe('the production bundle', () => {
-  let slack: FakeSlack;
-  let inputs: string[];
-  const outfile = `${WORK}/bot/main.js`;
-
-  beforeAll(async () => {
-    slack = await FakeSlack.start();
-    inputs = await build({ outfile });
-  }, BUILD_MS);
-  afterAll(() => slack.stop());
-
-  it('holds the bot and none of the tests', () => {
+// The bundle is built by the first of these tests to run: each may wait as long as a build takes.
+describe('the production bundle', { timeout: BUILD_MS }, () => {
+  it('holds the bot and none of the tests', ({ bundle: { inputs } }) => {
     const files = inputs.map((path) => relative(ROOT, path).split('\\').join('/'));
     expect(files).toContain('src/main.ts');
     expect(files).toContain('src/slack/runtime/app.ts');
@@ -67,8 +84,9 @@ describe('the production bundle', () => {
 
   // V8 keeps a module's source text for the life of the process, at two bytes a character as soon as
   // one character is past U+00FF: before, a ₦ in a regular expression (and comments) doubled ~4 MB.
-  it('holds only Latin-1 characters, so V8 keeps its source at one byte a character', () => {
-    const dir = join(ROOT, dirname(outfile));
+  it('holds only Latin-1 characters, so V8 keeps its source at one byte a character', ({
+    bundle: { dir },
+  }) => {
     const files = readdirSync(dir).filter((file) => file.endsWith('.js'));
     expect(files.length).toBeGreaterThan(1);
     for (const file of files) {
@@ -86,8 +104,9 @@ describe('the production bundle', () => {
 
   // SQLite too: its native binding loads once main.ts's error handlers are in place, so a binding
   // built for another Node is one JSON line, not Node's own printout.
-  it('loads the SQLite, Redis and PostgreSQL stores and the workbench only on demand', () => {
-    const dir = join(ROOT, dirname(outfile));
+  it('loads the SQLite, Redis and PostgreSQL stores and the workbench only on demand', ({
+    bundle: { dir },
+  }) => {
     const lazy = readdirSync(dir).filter((file) =>
       /^main-(sqlite|redis|postgres|workbench)-\w+\.js$/.test(file),
     );
@@ -114,7 +133,7 @@ describe('the production bundle', () => {
     expect(readFileSync(join(dir, 'main.js'), 'utf8')).toContain('main-workbench-'); // by import()
   });
 
-  it('leaves no esbuild process running once built', () => {
+  it('leaves no esbuild process running once built', ({ bundle: _ }) => {
     if (!existsSync('/proc/self/stat')) return; // the process table is read from Linux's /proc
     const children = readdirSync('/proc')
       .filter((name) => /^\d+$/.test(name))
@@ -130,7 +149,10 @@ describe('the production bundle', () => {
     expect(children.filter((command) => command.includes('esbuild'))).toEqual([]);
   });
 
-  it('serves /healthz from plain node, with the embedded sandbox, and stops on SIGTERM', async () => {
+  it('serves /healthz from plain node, with the embedded sandbox, and stops on SIGTERM', async ({
+    bundle: { outfile },
+    slack,
+  }) => {
     const bot = spawn(process.execPath, [outfile], {
       cwd: ROOT,
       env: botEnv(slack),
@@ -148,7 +170,10 @@ describe('the production bundle', () => {
     }
   });
 
-  it('stops with status 1 and one JSON line, no minified source, when Slack refuses the bot token', async () => {
+  it('stops with status 1 and one JSON line, no minified source, when Slack refuses the bot token', async ({
+    bundle: { outfile },
+    slack,
+  }) => {
     slack.on('auth.test', () => ({ body: { ok: false, error: 'invalid_auth' } }));
     try {
       const bot = spawn(process.execPath, [outfile], {
@@ -173,8 +198,7 @@ describe('the production bundle', () => {
     }
   });
 
-  it('ships a linked source map beside every file, without the sources themselves', () => {
-    const dir = join(ROOT, dirname(outfile));
+  it('ships a linked source map beside every file, without the sources themselves', ({ bundle: { dir } }) => {
     for (const file of readdirSync(dir).filter((name) => name.endsWith('.js'))) {
       expect(readFileSync(join(dir, file), 'utf8')).toContain(`//# sourceMappingURL=${file}.map`);
       const map = JSON.parse(readFileSync(join(dir, `${file}.map`), 'utf8')) as Record<string, unknown>;
@@ -184,7 +208,10 @@ describe('the production bundle', () => {
   });
 
   // Node quotes the line an uncaught error was thrown on, and a line of the bundle is up to 1.7 MB.
-  it('logs a failure at start-up as one JSON line whose stack names the TypeScript source', async () => {
+  it('logs a failure at start-up as one JSON line whose stack names the TypeScript source', async ({
+    bundle: { outfile },
+    slack,
+  }) => {
     const bot = spawn(process.execPath, [outfile], {
       cwd: ROOT,
       env: { ...botEnv(slack), CNGN_DESK_CRASH_AT: 'nowhere' },
@@ -210,7 +237,10 @@ describe('the production bundle', () => {
     expect(entry.error.stack).not.toContain('main.js');
   });
 
-  it('builds no Intl formatter while starting, so ICU data stays out of an idle bot', async () => {
+  it('builds no Intl formatter while starting, so ICU data stays out of an idle bot', async ({
+    bundle: { outfile },
+    slack,
+  }) => {
     // Each ICU service a process first uses maps megabytes of the node executable's locale and time-zone
     // data into its resident memory (a Lagos DateTimeFormat ~6 MB); the idle bot is held under 130 MB.
     const watch = `for (const name of ['DateTimeFormat', 'NumberFormat', 'Collator', 'PluralRules']) {
@@ -236,17 +266,11 @@ describe('the production bundle', () => {
 });
 
 describe('npm start', () => {
-  let slack: FakeSlack;
-  beforeAll(async () => {
-    slack = await FakeSlack.start();
-  });
-  afterAll(() => slack.stop());
-
   // Before, npm → sh → tsx → node: npm passed the SIGTERM to sh, which never passed it on, so a
   // supervisor stopping npm left the bot serving until it was killed outright.
   it(
     'stops the bot gracefully when npm alone gets a SIGTERM',
-    async () => {
+    async ({ slack }) => {
       const npm = spawn('npm', ['start'], {
         cwd: ROOT,
         env: botEnv(slack),
@@ -278,18 +302,11 @@ describe('npm start', () => {
 });
 
 describe('a module in the bundle', () => {
-  const source = `${WORK}/where/where.ts`;
   const outfile = `${WORK}/where/out/where.js`;
 
-  beforeAll(() => {
-    mkdirSync(join(ROOT, WORK, 'where'), { recursive: true });
-    writeFileSync(
-      join(ROOT, source),
-      'export const where = { url: import.meta.url, dirname: import.meta.dirname, filename: import.meta.filename };\n',
-    );
-  });
-
-  it('sees import.meta of its own source file, so paths relative to it work from dist/ as from src/', async () => {
+  it('sees import.meta of its own source file, so paths relative to it work from dist/ as from src/', async ({
+    whereSource: source,
+  }) => {
     await build({ entry: source, outfile });
     const { where } = (await import(pathToFileURL(join(ROOT, outfile)).href)) as {
       where: { url: string; dirname: string; filename: string };
@@ -301,7 +318,9 @@ describe('a module in the bundle', () => {
     });
   });
 
-  it('keeps the chunks of the build before (a bot may still run it) and drops older ones', async () => {
+  it('keeps the chunks of the build before (a bot may still run it) and drops older ones', async ({
+    whereSource: _,
+  }) => {
     const lazy = `${WORK}/where/lazy.ts`;
     const entry = `${WORK}/where/entry.ts`;
     const dir = join(ROOT, WORK, 'where', 'chunks');
@@ -320,7 +339,7 @@ describe('a module in the bundle', () => {
     expect(third).not.toContain(first);
   });
 
-  it('is built again only when one of its inputs changed', async () => {
+  it('is built again only when one of its inputs changed', async ({ whereSource: source }) => {
     const options = { entry: source, outfile: `${WORK}/where/again/where.js` };
     expect(await buildIfStale(options)).toBe('built');
     expect(isFresh(options.outfile)).toBe(true);

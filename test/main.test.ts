@@ -8,17 +8,12 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeSlack } from './support/fake-slack.js';
+import { describe, expect } from 'vitest';
+import type { FakeSlack } from './support/fake-slack.js';
+import { slackTest as it } from './support/file-slack.js';
 
-let slack: FakeSlack;
-beforeAll(async () => {
-  slack = await FakeSlack.start();
-});
-afterAll(() => slack.stop());
-
-/** Runs src/main.ts to its exit: its status and what it wrote on stderr. */
-async function runToExit(env: Record<string, string>, preload: string[] = []) {
+/** Runs src/main.ts against `slack` to its exit: its status and what it wrote on stderr. */
+async function runToExit(slack: FakeSlack, env: Record<string, string>, preload: string[] = []) {
   const child = spawn(process.execPath, ['--import', 'tsx', ...preload, 'src/main.ts'], {
     cwd: process.cwd(),
     env: {
@@ -46,10 +41,11 @@ type Entry = Record<string, unknown>;
 
 /** Runs src/main.ts with `preload` (if any) in a child; resolves with its exit code and its log lines. */
 async function runMain(
+  slack: FakeSlack,
   preload: string | undefined,
   env: Record<string, string> = {},
 ): Promise<{ code: number | null; stderr: string; entries: Entry[] }> {
-  const { code, stderr } = await runToExit(env, preload ? ['--import', preload] : []);
+  const { code, stderr } = await runToExit(slack, env, preload ? ['--import', preload] : []);
   const entries = stderr
     .split('\n')
     .filter((line) => line.startsWith('{'))
@@ -62,10 +58,11 @@ async function runMain(
  * printout, a stack or the source line it failed on, never appears); its error entries too.
  */
 async function failedStart(
+  slack: FakeSlack,
   preload: string | undefined,
   env: Record<string, string> = {},
 ): Promise<{ code: number | null; stderr: string; entries: Entry[]; errors: Entry[] }> {
-  const run = await runMain(preload, env);
+  const run = await runMain(slack, preload, env);
   expect(
     run.stderr
       .trim()
@@ -76,8 +73,10 @@ async function failedStart(
 }
 
 describe('cngn-desk under faults nobody caught', () => {
-  it('logs a stray rejection and keeps running; on an uncaught exception stops cleanly and exits 1', async () => {
-    const { code, stderr, entries } = await runMain('./test/support/faults-after-start.ts');
+  it('logs a stray rejection and keeps running; on an uncaught exception stops cleanly and exits 1', async ({
+    slack,
+  }) => {
+    const { code, stderr, entries } = await runMain(slack, './test/support/faults-after-start.ts');
     const index = (message: RegExp) => entries.findIndex((e) => message.test(String(e.message)));
 
     const rejection = entries[index(/unhandled promise rejection/)];
@@ -99,8 +98,8 @@ describe('cngn-desk under faults nobody caught', () => {
     expect(code).toBe(1);
   }, 30_000);
 
-  it('logs a rejection during start-up as one JSON line with its stack, and exits 1', async () => {
-    const { code, errors } = await failedStart('./test/support/fault-during-start.ts');
+  it('logs a rejection during start-up as one JSON line with its stack, and exits 1', async ({ slack }) => {
+    const { code, errors } = await failedStart(slack, './test/support/fault-during-start.ts');
     expect(code).toBe(1);
     expect(errors).toEqual([
       expect.objectContaining({
@@ -115,33 +114,33 @@ describe('cngn-desk under faults nobody caught', () => {
 });
 
 describe('cngn-desk when a store driver cannot load', () => {
-  it('logs a missing SQLite binding as one JSON line with its cause, and exits 1', async () => {
+  it('logs a missing SQLite binding as one JSON line with its cause, and exits 1', async ({
+    slack,
+    defer,
+  }) => {
     const dir = mkdtempSync(join(tmpdir(), 'cngn-desk-main-'));
-    try {
-      // Loaded after main.ts's handlers are in place, so it is logged as JSON like any other fault.
-      const { code, errors } = await failedStart('./test/support/sqlite-binding-missing.ts', {
-        STORE_URL: `sqlite://${join(dir, 'desk.sqlite')}`,
-      });
-      expect(code).toBe(1);
-      expect(errors).toEqual([
-        expect.objectContaining({
-          message: 'cngn-desk could not start',
-          error: expect.objectContaining({
-            message: expect.stringContaining('Could not locate the bindings'),
-          }),
+    defer(() => rmSync(dir, { recursive: true, force: true }));
+    // Loaded after main.ts's handlers are in place, so it is logged as JSON like any other fault.
+    const { code, errors } = await failedStart(slack, './test/support/sqlite-binding-missing.ts', {
+      STORE_URL: `sqlite://${join(dir, 'desk.sqlite')}`,
+    });
+    expect(code).toBe(1);
+    expect(errors).toEqual([
+      expect.objectContaining({
+        message: 'cngn-desk could not start',
+        error: expect.objectContaining({
+          message: expect.stringContaining('Could not locate the bindings'),
         }),
-      ]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+      }),
+    ]);
   }, 30_000);
 });
 
 describe('cngn-desk when the start-up check against Slack fails', () => {
-  it('exits 1 with one JSON line, and no stack, when Slack refuses the bot token', async () => {
+  it('exits 1 with one JSON line, and no stack, when Slack refuses the bot token', async ({ slack }) => {
     slack.reset();
     slack.on('auth.test', () => ({ body: { ok: false, error: 'invalid_auth' } }));
-    const { code, stderr, entries } = await failedStart(undefined);
+    const { code, stderr, entries } = await failedStart(slack, undefined);
     expect(code).toBe(1);
     expect(entries).toHaveLength(1);
     expect(entries[0]).toMatchObject({
@@ -154,12 +153,14 @@ describe('cngn-desk when the start-up check against Slack fails', () => {
     expect(slack.calls.map((c) => c.method)).toEqual(['auth.test']);
   }, 30_000);
 
-  it('exits 1 with one line naming the setting when the approvals channel does not exist', async () => {
+  it('exits 1 with one line naming the setting when the approvals channel does not exist', async ({
+    slack,
+  }) => {
     slack.reset();
     slack.on('conversations.info', (call) =>
       call.body.channel === 'C0NOSUCH' ? { body: { ok: false, error: 'channel_not_found' } } : undefined,
     );
-    const { code, stderr, errors } = await failedStart(undefined, {
+    const { code, stderr, errors } = await failedStart(slack, undefined, {
       CNGN_APPROVALS_CHANNEL: 'C0NOSUCH',
       CNGN_APPROVERS: 'U0ONE',
       CNGN_APPROVAL_TIERS: '0:1',

@@ -19,9 +19,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeSlack } from './support/fake-slack.js';
-import { createTestDatabase, postgresAvailable, type TestDatabase } from './support/postgres.js';
+import { describe, expect } from 'vitest';
+import { slackTest } from './support/file-slack.js';
+import { createTestDatabase, postgresAvailable } from './support/postgres.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Who builds and runs the release when the tests run as root (created when absent). */
@@ -87,24 +87,23 @@ function runningUrl(child: ChildProcess, log: string[]): Promise<string> {
   });
 }
 
-describe.runIf(hasPostgres)('the release (scripts/release.sh)', () => {
-  let work: string;
-  let app: string;
-  let home: string;
-  let cache: string;
-  let user: { uid: number; gid: number } | undefined;
-  let database: TestDatabase;
-  let slack: FakeSlack;
-
-  beforeAll(async () => {
-    user = unprivileged();
-    work = mkdtempSync(join(tmpdir(), 'cngn-desk-release-'));
+/**
+ * For the whole file: `release`, the release built once by scripts/release.sh's `deps` and `build` in
+ * a clean copy of the tree, as `user` (`app`: the release, the tree it came from removed; `home` and
+ * `cache`: the steps' home and npm cache); `database`, a PostgreSQL database of the file's own; `slack`.
+ */
+const it = slackTest
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('release', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const user = unprivileged();
+    const work = mkdtempSync(join(tmpdir(), 'cngn-desk-release-'));
+    onCleanup(() => rmSync(work, { recursive: true, force: true }));
     chmodSync(work, 0o755);
     const tree = join(work, 'tree');
-    app = join(work, 'app');
-    home = join(work, 'home');
+    const app = join(work, 'app');
+    const home = join(work, 'home');
     // Kept between runs (the packages npm fetched), owned by the user the steps run as.
-    cache = join(tmpdir(), `cngn-desk-release-npm-cache-${user?.uid ?? process.getuid?.() ?? 'user'}`);
+    const cache = join(tmpdir(), `cngn-desk-release-npm-cache-${user?.uid ?? process.getuid?.() ?? 'user'}`);
     for (const dir of [tree, app, home, cache]) mkdirSync(dir, { recursive: true });
     copyTree(tree);
     if (user) execFileSync('chown', ['-R', `${user.uid}:${user.gid}`, tree, app, home, cache]);
@@ -124,17 +123,20 @@ describe.runIf(hasPostgres)('the release (scripts/release.sh)', () => {
     }
     // The release runs with nothing of the tree it was built from.
     rmSync(tree, { recursive: true, force: true });
-    database = await createTestDatabase();
-    slack = await FakeSlack.start();
-  }, BUILD_MS);
-
-  afterAll(async () => {
-    await slack?.stop();
-    await database?.drop();
-    if (work) rmSync(work, { recursive: true, force: true });
+    return { user, app, home, cache };
+  })
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('database', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const database = await createTestDatabase();
+    onCleanup(() => database.drop());
+    return database;
   });
 
-  it('holds the bundle, its source maps and the production dependencies, no sources or dev tools', () => {
+// The release is built by the first of these tests to run: each may wait as long as a build takes.
+describe.runIf(hasPostgres)('the release (scripts/release.sh)', { timeout: BUILD_MS }, () => {
+  it('holds the bundle, its source maps and the production dependencies, no sources or dev tools', ({
+    release: { app },
+  }) => {
     expect(readdirSync(app).sort()).toEqual([
       'REVISION',
       'assets',
@@ -175,7 +177,11 @@ describe.runIf(hasPostgres)('the release (scripts/release.sh)', () => {
     expect(readdirSync(join(app, 'node_modules')).filter((name) => name.startsWith('@vitest'))).toEqual([]);
   });
 
-  it('serves /livez and /readyz on PostgreSQL as an unprivileged user, passes its health check, and stops on SIGTERM', async () => {
+  it('serves /livez and /readyz on PostgreSQL as an unprivileged user, passes its health check, and stops on SIGTERM', async ({
+    release: { app, home, cache, user },
+    database,
+    slack,
+  }) => {
     const bot = spawn('sh', [join(app, 'scripts', 'release.sh'), 'start'], {
       cwd: tmpdir(), // the script finds its release from its own path
       env: stepEnv(home, cache, {

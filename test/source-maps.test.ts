@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test as base, describe, expect } from 'vitest';
 import { createLogger } from '../src/log.js';
 import { sourceMappedStack } from '../src/source-maps.js';
 
@@ -22,35 +22,39 @@ export function settle(amounts: number[]): number {
 }
 `;
 
-let dir: string;
-let bundle: string;
-
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'cngn-stack-'));
-  mkdirSync(join(dir, 'src'));
-  writeFileSync(join(dir, 'src', 'fees.ts'), SOURCE);
-  bundle = join(dir, 'dist', 'fees.js');
-  const esbuild = await import('esbuild');
-  try {
-    await esbuild.build({
-      entryPoints: [join(dir, 'src', 'fees.ts')],
-      outfile: bundle,
-      bundle: true,
-      format: 'esm',
-      platform: 'node',
-      minifyWhitespace: true, // as the production build: the whole module on one line
-      sourcemap: 'linked',
-      sourcesContent: false,
-      logLevel: 'silent',
-    });
-  } finally {
-    await esbuild.stop();
-  }
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+/**
+ * `built`: SOURCE bundled once for the file, as the production build bundles (minified, with a linked
+ * map) in a folder of its own: `dir`, and `bundle`, the bundle's path. The folder goes after the file.
+ */
+const it = base
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('built', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'cngn-stack-'));
+    onCleanup(() => rmSync(dir, { recursive: true, force: true }));
+    mkdirSync(join(dir, 'src'));
+    writeFileSync(join(dir, 'src', 'fees.ts'), SOURCE);
+    const bundle = join(dir, 'dist', 'fees.js');
+    const esbuild = await import('esbuild');
+    try {
+      await esbuild.build({
+        entryPoints: [join(dir, 'src', 'fees.ts')],
+        outfile: bundle,
+        bundle: true,
+        format: 'esm',
+        platform: 'node',
+        minifyWhitespace: true, // as the production build: the whole module on one line
+        sourcemap: 'linked',
+        sourcesContent: false,
+        logLevel: 'silent',
+      });
+    } finally {
+      await esbuild.stop();
+    }
+    return { dir, bundle };
+  });
 
 /** The stack of what the bundle throws, from a process of its own (with `flags`). */
-function thrownBy(amounts: number[], flags: string[] = []): string {
+function thrownBy(bundle: string, amounts: number[], flags: string[] = []): string {
   const script = `import(${JSON.stringify(pathToFileURL(bundle).href)}).then((fees) => {
     try { fees.settle(${JSON.stringify(amounts)}); } catch (error) { process.stdout.write(error.stack); }
   });`;
@@ -62,8 +66,8 @@ function thrownBy(amounts: number[], flags: string[] = []): string {
 }
 
 describe('a logged stack', () => {
-  it('names the TypeScript file, line and column of each frame in the bundle', () => {
-    const stack = thrownBy([1, -2]);
+  it('names the TypeScript file, line and column of each frame in the bundle', ({ built: { bundle } }) => {
+    const stack = thrownBy(bundle, [1, -2]);
     expect(stack).toContain('fees.js:1:'); // what V8 says: the bundle's one line
     const mapped = sourceMappedStack(stack);
     expect(mapped).toMatch(/\n {4}at chargeFee \(\S*src\/fees\.ts:3:11\)\n/);
@@ -73,23 +77,23 @@ describe('a logged stack', () => {
     expect(mapped).toContain('\n    at Array.map (<anonymous>)\n'); // a frame in no file stays
   });
 
-  it('is what the logger writes for an error', () => {
+  it('is what the logger writes for an error', ({ built: { bundle } }) => {
     const error = new RangeError('a negative amount: -2');
-    error.stack = thrownBy([-2]);
+    error.stack = thrownBy(bundle, [-2]);
     const lines: string[] = [];
     createLogger('error', { write: (line) => lines.push(line) }).error('failed', { error });
     const entry = JSON.parse(lines[0] ?? '{}') as { error: { stack: string } };
     expect(entry.error.stack).toMatch(/at chargeFee \(\S*src\/fees\.ts:3:11\)/);
   });
 
-  it('agrees with what Node itself says under --enable-source-maps', () => {
-    const byNode = thrownBy([-3], ['--enable-source-maps']);
+  it('agrees with what Node itself says under --enable-source-maps', ({ built: { bundle } }) => {
+    const byNode = thrownBy(bundle, [-3], ['--enable-source-maps']);
     const frame = (stack: string) => /at chargeFee \((\S*fees\.ts:\d+:\d+)\)/.exec(stack)?.[1] ?? '';
-    expect(frame(byNode).endsWith(frame(sourceMappedStack(thrownBy([-3]))))).toBe(true);
+    expect(frame(byNode).endsWith(frame(sourceMappedStack(thrownBy(bundle, [-3]))))).toBe(true);
     expect(sourceMappedStack(byNode)).toBe(byNode); // already mapped: left alone
   });
 
-  it('leaves the frames of a file whose map is broken as they were', () => {
+  it('leaves the frames of a file whose map is broken as they were', ({ built: { dir } }) => {
     const broken = join(dir, 'dist', 'other.js');
     writeFileSync(broken, '');
     writeFileSync(`${broken}.map`, 'not a source map');

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test as base, describe, expect } from 'vitest';
 import { parse } from 'yaml';
 import {
   APPROVALS_CHANNEL,
@@ -26,7 +26,7 @@ import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { createStore } from '../../src/store/index.js';
 import { FakeSlack } from '../support/fake-slack.js';
 import { SIGNING_SECRET } from '../support/harness.js';
-import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+import { createTestDatabase } from '../support/postgres.js';
 import { reviewInChannel, submitReview } from '../support/review.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -39,18 +39,14 @@ const docker = (...args: string[]) => execFileSync('docker', args, { encoding: '
 const compose = (file: string, project: string, ...args: string[]) =>
   run('docker-compose', ['-f', file, '-p', project, ...args], { encoding: 'utf8', timeout: 120_000 });
 
-/** The commit the image was built from, when built here (the label says it). */
-let builtFrom: string | undefined;
-let work: string;
-let slack: FakeSlack;
-let sandbox: Sandbox;
-let network: { id: string; name: string };
-let database: TestDatabase | undefined;
-const containers: string[] = [];
-const projects: [string, string][] = [];
-
 /** The settings of a bot on the sandbox, approvals on, nothing from this process's environment. */
-async function botEnv(): Promise<Record<string, string>> {
+async function botEnv({
+  slack,
+  sandbox,
+}: {
+  slack: FakeSlack;
+  sandbox: Sandbox;
+}): Promise<Record<string, string>> {
   return {
     PORT: String(await freePort()),
     // The admin listener (probes, metrics), where the image's health check asks.
@@ -96,12 +92,24 @@ function errorLines(container: string): string[] {
     .filter((line) => line.startsWith('{') && /"level":"(error|fatal)"/.test(line));
 }
 
-beforeAll(async () => {
-  if (spawnSync('docker', ['info'], { stdio: 'ignore' }).status !== 0) {
-    throw new Error('no Docker daemon answers (docker info): start one (dockerd) to build and run the image');
-  }
-  if (!BUILT) {
-    builtFrom = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+/**
+ * For the whole file: `image`, the image to test, built here unless CNGN_DESK_TEST_IMAGE names one
+ * (`builtFrom`: the commit it was built from, which its label says); `work`, a folder the containers
+ * may read; `slack`; `sandbox`, standing in for the custody service; `network`, the one the bot
+ * offers, as its own client lists it; `projects`, the compose projects to take down; `database`, a
+ * PostgreSQL database of the file's own; `containers`, the containers to remove (removed before the
+ * database they use is dropped).
+ */
+const it = base
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('image', { scope: 'file' }, async ({}) => {
+    if (spawnSync('docker', ['info'], { stdio: 'ignore' }).status !== 0) {
+      throw new Error(
+        'no Docker daemon answers (docker info): start one (dockerd) to build and run the image',
+      );
+    }
+    if (BUILT) return { builtFrom: undefined };
+    const builtFrom = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
     const built = spawnSync('sh', ['scripts/image/build.sh', TAG], {
       cwd: ROOT,
       encoding: 'utf8',
@@ -109,31 +117,63 @@ beforeAll(async () => {
     });
     if (built.status !== 0) throw new Error(`the image did not build:\n${built.stderr}`);
     console.info(`built ${TAG} on ${built.stdout.trim()}`);
-  }
-  work = mkdtempSync(join(tmpdir(), 'cngn-desk-image-'));
-  chmodSync(work, 0o755);
-  slack = await FakeSlack.start();
-  sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
-  // The network the bot offers, as its own client lists it.
-  const probe = await startReplica({ sandbox, slack, store: await createStore('memory://') });
-  const found = (await probe.bot.client.getNetworks()).find((n) => !n.isDisabled);
-  await probe.stop();
-  await probe.store.close();
-  if (!found) throw new Error('the sandbox offers no network');
-  network = found;
-}, BUILD_MS);
+    return { builtFrom };
+  })
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('work', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const work = mkdtempSync(join(tmpdir(), 'cngn-desk-image-'));
+    onCleanup(() => rmSync(work, { recursive: true, force: true }));
+    chmodSync(work, 0o755);
+    return work;
+  })
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('slack', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const slack = await FakeSlack.start();
+    onCleanup(() => slack.stop());
+    return slack;
+  })
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('sandbox', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
+    onCleanup(() => sandbox.stop());
+    return sandbox;
+  })
+  .extend('network', { scope: 'file' }, async ({ sandbox, slack }) => {
+    const probe = await startReplica({ sandbox, slack, store: await createStore('memory://') });
+    const found = (await probe.bot.client.getNetworks()).find((n) => !n.isDisabled);
+    await probe.stop();
+    await probe.store.close();
+    if (!found) throw new Error('the sandbox offers no network');
+    return found;
+  })
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('projects', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const projects: [string, string][] = [];
+    onCleanup(async () => {
+      for (const [file, project] of projects) await compose(file, project, 'down', '-v').catch(() => {});
+    });
+    return projects;
+  })
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('database', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const database = await createTestDatabase();
+    onCleanup(() => database.drop());
+    return database;
+  })
+  .extend('containers', { scope: 'file' }, async ({ database: _ }, { onCleanup }) => {
+    const containers: string[] = [];
+    onCleanup(() => {
+      for (const container of containers)
+        spawnSync('docker', ['rm', '-f', '-v', container], { stdio: 'ignore' });
+    });
+    return containers;
+  });
 
-afterAll(async () => {
-  for (const container of containers) spawnSync('docker', ['rm', '-f', '-v', container], { stdio: 'ignore' });
-  for (const [file, project] of projects) await compose(file, project, 'down', '-v').catch(() => {});
-  await slack?.stop();
-  await sandbox?.stop();
-  await database?.drop();
-  if (work) rmSync(work, { recursive: true, force: true });
-});
-
-describe('the image', () => {
-  it('is labelled with the version and revision, runs as uid 1000, and holds no npm, build tools or leftovers', () => {
+// The image is built by the first of these tests to run: each may wait as long as a build takes.
+describe('the image', { timeout: BUILD_MS }, () => {
+  it('is labelled with the version and revision, runs as uid 1000, and holds no npm, build tools or leftovers', ({
+    image: { builtFrom },
+  }) => {
     const config = JSON.parse(docker('image', 'inspect', '-f', '{{json .Config}}', TAG)) as {
       User: string;
       Volumes: Record<string, unknown> | null;
@@ -163,10 +203,17 @@ describe('the image', () => {
     expect(inside.split('\n')).toEqual(['1000', 'node_sqlite3.node']);
   });
 
-  it('runs read-only as uid 1000, turns healthy, and after compose down && up keeps its signing key and its requests', async () => {
+  it('runs read-only as uid 1000, turns healthy, and after compose down && up keeps its signing key and its requests', async ({
+    image: _,
+    work,
+    slack,
+    sandbox,
+    network,
+    projects,
+  }) => {
     const project = `cngn-desk-image-${randomBytes(4).toString('hex')}`;
     const file = join(work, 'compose.json');
-    const env = await botEnv();
+    const env = await botEnv({ slack, sandbox });
     // compose.yaml's bot as shipped (its volumes, read-only root, tmpfs, init, grace period), on the
     // host's network and without PostgreSQL: the default SQLite store and the key the bot makes
     // beside it, wherever compose.yaml puts /app/data.
@@ -221,13 +268,20 @@ describe('the image', () => {
     expect(review.view).toBeDefined();
   });
 
-  it('lets a held send finish on docker stop, then starts again on PostgreSQL with the key it is given', async () => {
-    database = await createTestDatabase();
+  it('lets a held send finish on docker stop, then starts again on PostgreSQL with the key it is given', async ({
+    image: _,
+    work,
+    slack,
+    sandbox,
+    network,
+    database,
+    containers,
+  }) => {
     const secrets = join(work, 'secrets');
     mkdirSync(secrets, { mode: 0o755 });
     const pem = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' });
     writeFileSync(join(secrets, 'audit_signing_key.pem'), pem, { mode: 0o644 });
-    const env: Record<string, string> = { ...(await botEnv()), STORE_URL: database.url };
+    const env: Record<string, string> = { ...(await botEnv({ slack, sandbox })), STORE_URL: database.url };
     const container = `cngn-desk-image-pg-${randomBytes(4).toString('hex')}`;
     containers.push(container);
     docker(

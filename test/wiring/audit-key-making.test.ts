@@ -9,30 +9,36 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeSlack } from '../support/fake-slack.js';
+import { describe, expect } from 'vitest';
+import type { FakeSlack } from '../support/fake-slack.js';
+import { slackTest } from '../support/file-slack.js';
 import { postgresAvailable, testDatabaseOnce } from '../support/postgres.js';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 const TSX = import.meta.resolve('tsx');
-const database = testDatabaseOnce();
-let slack: FakeSlack;
-let dir: string;
-let up = false;
 
-beforeAll(async () => {
-  up = await postgresAvailable();
-  slack = await FakeSlack.start();
-  dir = mkdtempSync(join(tmpdir(), 'cngn-desk-audit-key-'));
-});
-afterAll(async () => {
-  await slack.stop();
-  await database.drop();
-  rmSync(dir, { recursive: true, force: true });
-});
+/**
+ * For the whole file: `slack`; `dir`, the folder the bot runs in; `postgres`, whether a PostgreSQL
+ * answers (the notice printed when none does) and the URL of a database of the file's own, dropped
+ * after the file.
+ */
+const it = slackTest
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('dir', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'cngn-desk-audit-key-'));
+    onCleanup(() => rmSync(dir, { recursive: true, force: true }));
+    return dir;
+  })
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('postgres', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const up = await postgresAvailable();
+    const database = testDatabaseOnce();
+    onCleanup(() => database.drop());
+    return { up, url: database.url };
+  });
 
 /** src/main.ts with approvals on, in `dir`, to its exit: stopped once it runs, or failed to start. */
-async function start(env: Record<string, string>) {
+async function start({ slack, dir }: { slack: FakeSlack; dir: string }, env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', TSX, MAIN], {
     cwd: dir,
     env: {
@@ -68,9 +74,14 @@ async function start(env: Record<string, string>) {
 }
 
 describe('the audit signing key on a shared store', () => {
-  it('is not made on PostgreSQL: the bot exits 1 naming CNGN_AUDIT_SIGNING_KEY_FILE', async (context) => {
-    if (!up) context.skip();
-    const { code, ran, errors } = await start({ STORE_URL: await database.url() });
+  it('is not made on PostgreSQL: the bot exits 1 naming CNGN_AUDIT_SIGNING_KEY_FILE', async ({
+    slack,
+    dir,
+    postgres,
+    skip,
+  }) => {
+    if (!postgres.up) skip();
+    const { code, ran, errors } = await start({ slack, dir }, { STORE_URL: await postgres.url() });
     expect(ran).toBe(false);
     expect(code).toBe(1);
     expect(errors.map((entry) => entry.message)).toEqual([
@@ -81,8 +92,13 @@ describe('the audit signing key on a shared store', () => {
     expect(existsSync(join(dir, 'data', 'audit-signing-key.pem'))).toBe(false);
   }, 60_000);
 
-  it('is used when an earlier start left one in ./data, so a running deployment keeps starting', async (context) => {
-    if (!up) context.skip();
+  it('is used when an earlier start left one in ./data, so a running deployment keeps starting', async ({
+    slack,
+    dir,
+    postgres,
+    skip,
+  }) => {
+    if (!postgres.up) skip();
     mkdirSync(join(dir, 'data'), { recursive: true });
     const { privateKey } = generateKeyPairSync('ed25519');
     writeFileSync(
@@ -90,15 +106,15 @@ describe('the audit signing key on a shared store', () => {
       privateKey.export({ format: 'pem', type: 'pkcs8' }),
       { mode: 0o600 },
     );
-    const { ran, errors, stderr } = await start({ STORE_URL: await database.url() });
+    const { ran, errors, stderr } = await start({ slack, dir }, { STORE_URL: await postgres.url() });
     expect(errors, stderr).toEqual([]);
     expect(ran).toBe(true);
     rmSync(join(dir, 'data'), { recursive: true });
   }, 60_000);
 
-  it('is still made beside a SQLite store, which lives on this disk', async () => {
+  it('is still made beside a SQLite store, which lives on this disk', async ({ slack, dir }) => {
     const store = join(dir, 'sqlite', 'desk.sqlite');
-    const { ran, errors, stderr } = await start({ STORE_URL: `sqlite://${store}` });
+    const { ran, errors, stderr } = await start({ slack, dir }, { STORE_URL: `sqlite://${store}` });
     expect(errors, stderr).toEqual([]);
     expect(ran).toBe(true);
     expect(existsSync(join(dir, 'sqlite', 'desk.audit-signing-key.pem'))).toBe(true);

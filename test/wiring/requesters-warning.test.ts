@@ -1,22 +1,15 @@
 // Start-up says so when every member who is not a guest may file money requests (CNGN_REQUESTERS
 // unset), and says nothing once requesters are named.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { start } from '../../src/wiring/startup.js';
-import { FakeSlack } from '../support/fake-slack.js';
+import type { FakeSlack } from '../support/fake-slack.js';
+import { slackTest as it } from '../support/file-slack.js';
 
 const WARNING = 'every member who is not a guest may file money requests: set CNGN_REQUESTERS';
 
 describe('start-up warning about requesters', () => {
-  let slack: FakeSlack;
-  beforeAll(async () => {
-    slack = await FakeSlack.start();
-  });
-  afterAll(async () => {
-    await slack.stop();
-  });
-
-  async function warningsWith(env: Record<string, string>): Promise<string[]> {
+  async function warningsWith(slack: FakeSlack, env: Record<string, string>): Promise<string[]> {
     const lines: string[] = [];
     const started = await start(
       {
@@ -36,8 +29,8 @@ describe('start-up warning about requesters', () => {
     return lines.map((line) => String((JSON.parse(line) as { message?: string }).message));
   }
 
-  it('warns when CNGN_REQUESTERS is unset, and not when it names people', async () => {
-    expect(await warningsWith({})).toContain(WARNING);
-    expect(await warningsWith({ CNGN_REQUESTERS: 'U0ADA' })).not.toContain(WARNING);
+  it('warns when CNGN_REQUESTERS is unset, and not when it names people', async ({ slack }) => {
+    expect(await warningsWith(slack, {})).toContain(WARNING);
+    expect(await warningsWith(slack, { CNGN_REQUESTERS: 'U0ADA' })).not.toContain(WARNING);
   });
 });

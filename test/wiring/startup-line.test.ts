@@ -1,18 +1,16 @@
 // The start-up line says which build runs and where its admin port is; a setting still read under its
 // old name (METRICS_PORT, METRICS_HOST) is a warning naming the new one.
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { start } from '../../src/wiring/startup.js';
-import { FakeSlack } from '../support/fake-slack.js';
+import type { FakeSlack } from '../support/fake-slack.js';
+import { slackTest as it } from '../support/file-slack.js';
 
-let slack: FakeSlack;
-beforeAll(async () => {
-  slack = await FakeSlack.start();
-});
-afterAll(() => slack.stop());
-
-async function startedWith(env: Record<string, string>): Promise<Array<Record<string, unknown>>> {
+async function startedWith(
+  slack: FakeSlack,
+  env: Record<string, string>,
+): Promise<Array<Record<string, unknown>>> {
   const lines: string[] = [];
   const started = await start(
     {
@@ -31,9 +29,11 @@ async function startedWith(env: Record<string, string>): Promise<Array<Record<st
   return lines.map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
-it('names the version, the commit and the admin port in the "is running" line, and /healthz the same', async () => {
+it('names the version, the commit and the admin port in the "is running" line, and /healthz the same', async ({
+  slack,
+}) => {
   const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
-  const lines = await startedWith({ ADMIN_PORT: '0' });
+  const lines = await startedWith(slack, { ADMIN_PORT: '0' });
   const running = lines.find((line) => line.message === 'cngn-desk is running');
   expect(running).toMatchObject({
     version,
@@ -47,8 +47,10 @@ it('names the version, the commit and the admin port in the "is running" line, a
   });
 });
 
-it('reads METRICS_PORT as ADMIN_PORT for one release, with a warning naming ADMIN_PORT', async () => {
-  const lines = await startedWith({ METRICS_PORT: '0' });
+it('reads METRICS_PORT as ADMIN_PORT for one release, with a warning naming ADMIN_PORT', async ({
+  slack,
+}) => {
+  const lines = await startedWith(slack, { METRICS_PORT: '0' });
   expect(lines).toContainEqual(
     expect.objectContaining({
       level: 'warn',

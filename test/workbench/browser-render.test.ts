@@ -4,8 +4,8 @@
 // that outside text is never turned into HTML.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { test as base, describe, expect } from 'vitest';
 import type { ApprovalRequest } from '../../src/approvals/types.js';
 import { lagosTime } from '../../src/format/display.js';
 import { redeemModal } from '../../src/slack/approvals/blocks/bank-modal.js';
@@ -272,27 +272,30 @@ class StubServer {
 
 const run = browserAvailable();
 
-describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
-  let browser: Browser;
-  let stub: StubServer;
-  let page: Page;
-
-  beforeAll(async () => {
-    stub = await StubServer.start();
-    browser = await workerBrowser();
-    page = await newPage(browser);
+/**
+ * For the whole file (its tests are steps on one page): `stub`, the stand-in server, and `page`, one
+ * page of the worker's Chromium on it, showing #treasury. The page's context closes before the stub.
+ */
+const it = base
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('stub', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const stub = await StubServer.start();
+    onCleanup(() => stub.stop());
+    return stub;
+  })
+  .extend('page', { scope: 'file' }, async ({ stub }, { onCleanup }) => {
+    const browser = await workerBrowser();
+    onCleanup(() => closeContexts(browser));
+    const page = await newPage(browser);
     await page.goto(stub.url);
     await page.getByRole('log', { name: 'Messages in #treasury' }).waitFor();
+    return page;
   });
 
-  afterAll(async () => {
-    if (browser) await closeContexts(browser);
-    await stub?.stop();
-  });
+const log = (page: Page) => page.getByRole('log');
 
-  const log = () => page.getByRole('log');
-
-  it('shows the banner on every screen and the four people to act as', async () => {
+describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
+  it('shows the banner on every screen and the four people to act as', async ({ page, stub }) => {
     await contains(page.getByRole('banner'), 'LOCAL WORKBENCH — not Slack · SANDBOX');
     const acting = page.getByRole('combobox', { name: 'Acting as' });
     expect(await acting.locator('option').allTextContents()).toEqual([
@@ -310,8 +313,10 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
     await screenshot(page, 'render-treasury');
   });
 
-  it('renders mrkdwn as Slack does: marks, code, quotes, lists, links, mentions, entities, emoji', async () => {
-    const showcase = log().getByRole('article', { name: 'Ada' });
+  it('renders mrkdwn as Slack does: marks, code, quotes, lists, links, mentions, entities, emoji', async ({
+    page,
+  }) => {
+    const showcase = log(page).getByRole('article', { name: 'Ada' });
     await shown(showcase.locator('strong', { hasText: 'bold' }));
     await shown(showcase.locator('em', { hasText: 'italic' }));
     await shown(showcase.locator('s', { hasText: 'struck' }));
@@ -330,8 +335,8 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
     await contains(showcase, 'not a link');
   });
 
-  it('sets a mention tight between the characters beside it: "(@Bola)", not "(@Bola )"', async () => {
-    const mention = log().getByRole('article', { name: 'Ada' }).locator('.mention', { hasText: '@Bola' });
+  it('sets a mention tight between the characters beside it: "(@Bola)", not "(@Bola )"', async ({ page }) => {
+    const mention = log(page).getByRole('article', { name: 'Ada' }).locator('.mention', { hasText: '@Bola' });
     await shown(mention);
     // Where the name's own letters end and the parentheses' begin, as laid out on screen.
     const gaps = await mention.evaluate((span) => {
@@ -353,16 +358,18 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
     expect(gaps.right).toBeLessThan(0.5);
   });
 
-  it('never turns text from outside into HTML', async () => {
-    const message = log().getByRole('article', { name: 'Bola' });
+  it('never turns text from outside into HTML', async ({ page }) => {
+    const message = log(page).getByRole('article', { name: 'Bola' });
     await contains(message, 'Name: <img src=x onerror="window.__injected=1"> and');
     await eventually(() => message.locator('img, b').count()).toBe(0);
     await shown(message.getByRole('link', { name: '<b>label</b>' }));
     expect(await page.evaluate(() => (window as { __injected?: number }).__injected)).toBeUndefined();
   });
 
-  it('labels a link with its real target when its text names another address, as Slack does', async () => {
-    const message = log().getByRole('article', { name: 'Chidi' });
+  it('labels a link with its real target when its text names another address, as Slack does', async ({
+    page,
+  }) => {
+    const message = log(page).getByRole('article', { name: 'Chidi' });
     await shown(message.getByRole('link').first());
     const drawn = await message
       .getByRole('link')
@@ -379,8 +386,8 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
     ]);
   });
 
-  it('marks the bot\'s private answers "Only visible to you" and draws their Block Kit', async () => {
-    const privately = log().getByRole('article', { name: 'cngn-desk (only visible to you)' });
+  it('marks the bot\'s private answers "Only visible to you" and draws their Block Kit', async ({ page }) => {
+    const privately = log(page).getByRole('article', { name: 'cngn-desk (only visible to you)' });
     await eventually(() => privately.count()).toBe(2);
     await contains(privately.first(), 'Only visible to you');
     await shown(privately.first().locator('code', { hasText: '/cngn balance' }).first());
@@ -390,9 +397,11 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
     await contains(privately.nth(1), '🧪 SANDBOX');
   });
 
-  it('shows an approval request with its fields, styled buttons, "(edited)" and a thread that opens', async () => {
+  it('shows an approval request with its fields, styled buttons, "(edited)" and a thread that opens', async ({
+    page,
+  }) => {
     await page.getByRole('button', { name: 'approvals' }).click();
-    const request = log().getByRole('article').first();
+    const request = log(page).getByRole('article').first();
     await shown(request.getByRole('heading', { name: 'Redemption to a bank account · SANDBOX' }));
     await contains(request, 'ADAEZE & SONS LTD');
     await contains(request, 'Requested by@Ada');
@@ -411,8 +420,8 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
     await hidden(thread);
   });
 
-  it('sends a click as a block action of that message', async () => {
-    await log().getByRole('button', { name: 'Approve' }).click();
+  it('sends a click as a block action of that message', async ({ page, stub }) => {
+    await log(page).getByRole('button', { name: 'Approve' }).click();
     await eventually(() => stub.lastPost('/action')?.body).toEqual({
       user: 'U0ADA',
       container: { type: 'message', channel: 'C0APPROVALS', ts: TS(0) },
@@ -422,17 +431,17 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
     });
   });
 
-  it("asks a button's confirm question first and sends nothing when denied", async () => {
+  it("asks a button's confirm question first and sends nothing when denied", async ({ page, stub }) => {
     await page.getByRole('button', { name: 'cngn-desk' }).click();
-    await eventually(() => log().getByRole('img', { name: 'Balance chart' }).count()).toBe(1);
+    await eventually(() => log(page).getByRole('img', { name: 'Balance chart' }).count()).toBe(1);
     const before = stub.posted.length;
-    await log().getByRole('button', { name: 'Delete everything' }).click();
+    await log(page).getByRole('button', { name: 'Delete everything' }).click();
     const confirm = page.getByRole('dialog', { name: 'Really delete?' });
     await contains(confirm, 'This cannot be undone.');
     await confirm.getByRole('button', { name: 'Keep' }).click();
     await hidden(confirm);
     expect(stub.posted.length).toBe(before);
-    await log().getByRole('button', { name: 'Delete everything' }).click();
+    await log(page).getByRole('button', { name: 'Delete everything' }).click();
     await page
       .getByRole('dialog', { name: 'Really delete?' })
       .getByRole('button', { name: 'Delete' })
@@ -440,7 +449,10 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
     await eventually(() => stub.lastPost('/action')?.body.action_id).toBe('danger.go');
   });
 
-  it('shows files the bot shared as cards with the name, size and a Download link', async () => {
+  it('shows files the bot shared as cards with the name, size and a Download link', async ({
+    page,
+    stub,
+  }) => {
     stub.change((s) => {
       s.messages.D0BOT?.push(
         message('D0BOT', 5, {
@@ -465,27 +477,30 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
       );
     });
     await page.getByRole('button', { name: 'cngn-desk' }).click();
-    const csv = log().locator('[data-file="F0CSV"]');
+    const csv = log(page).locator('[data-file="F0CSV"]');
     await contains(csv, 'cngn-audit-sandbox-2026-11-01-to-2026-11-23.csv');
     await contains(csv, '2.3 KB CSV');
     await eventually(() => csv.getByRole('link', { name: 'Download' }).getAttribute('href')).toBe(
       'http://127.0.0.1:9/files/F0CSV/cngn-audit-sandbox-2026-11-01-to-2026-11-23.csv',
     );
-    const jsonl = log().locator('[data-file="F0JSONL"]');
+    const jsonl = log(page).locator('[data-file="F0JSONL"]');
     await contains(jsonl, '812 B JSONL');
     // A link that is not http(s) is not offered.
     expect(await jsonl.getByRole('link').count()).toBe(0);
     await screenshot(page, 'render-files');
   });
 
-  it("shows a delegate's request DM naming in whose place they approve, and until when", async () => {
+  it("shows a delegate's request DM naming in whose place they approve, and until when", async ({
+    page,
+    stub,
+  }) => {
     const until = '2026-11-30T23:00:00.000Z';
     const dm = approvalDm(request, NOW, 'U0DAYO', { delegator: 'U0CHIDI', until });
     stub.change((s) => {
       s.messages.D0BOT?.push(message('D0BOT', 7, dm));
     });
     await page.getByRole('button', { name: 'cngn-desk' }).click();
-    const copy = log().locator('article', { hasText: 'asks for your approval' });
+    const copy = log(page).locator('article', { hasText: 'asks for your approval' });
     await contains(
       copy,
       `@Ada asks for your approval (you approve in @Chidi's place until ${lagosTime(until)})`,
@@ -495,7 +510,10 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
     await screenshot(page, 'render-delegate-dm');
   });
 
-  it('shows a hidden character in a name as a badge, and the request says so in words', async () => {
+  it('shows a hidden character in a name as a badge, and the request says so in words', async ({
+    page,
+    stub,
+  }) => {
     const disguised = {
       ...request,
       id: 'AR-1B2C3D4E5F',
@@ -505,7 +523,7 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
       s.messages.D0BOT?.push(message('D0BOT', 8, approvalMessage(disguised, NOW)));
     });
     await page.getByRole('button', { name: 'cngn-desk' }).click();
-    const copy = log().locator('article', { hasText: 'AR-1B2C3D4E5F' });
+    const copy = log(page).locator('article', { hasText: 'AR-1B2C3D4E5F' });
     // Read left to right as sent, never turned around into "ADA OBI ENTERPRISES".
     await contains(copy, 'ADA OBI ⟨U+202E⟩SESIRPRETNE');
     const badge = copy.locator('.hidden-char');
@@ -517,17 +535,20 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
     await screenshot(page, 'render-hidden-characters');
   });
 
-  it('shows "(edited)" of a follow-on message after its text, with no bare meta line', async () => {
+  it('shows "(edited)" of a follow-on message after its text, with no bare meta line', async ({
+    page,
+    stub,
+  }) => {
     stub.change((s) => {
       s.messages.D0BOT?.push(message('D0BOT', 6, { text: 'A follow-on, changed since', edited: true }));
     });
-    const followOn = log().locator('article', { hasText: 'A follow-on, changed since' });
+    const followOn = log(page).locator('article', { hasText: 'A follow-on, changed since' });
     await contains(followOn, '(edited)');
     await hidden(followOn.locator('.meta'));
     await shown(followOn.locator('.edited'));
   });
 
-  it("opens a button's url only when it is http(s) or mailto, never javascript:", async () => {
+  it("opens a button's url only when it is http(s) or mailto, never javascript:", async ({ page, stub }) => {
     await page.evaluate(() => {
       const opened: string[] = [];
       (window as unknown as { __opened: string[] }).__opened = opened;
@@ -559,9 +580,9 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
         }),
       );
     });
-    await log().getByRole('button', { name: 'Bad link' }).click();
+    await log(page).getByRole('button', { name: 'Bad link' }).click();
     await eventually(() => stub.lastPost('/action')?.body.action_id).toBe('link.Bad link');
-    await log().getByRole('button', { name: 'Good link' }).click();
+    await log(page).getByRole('button', { name: 'Good link' }).click();
     await eventually(() => stub.lastPost('/action')?.body.action_id).toBe('link.Good link');
     expect(await page.evaluate(() => (window as unknown as { __opened: string[] }).__opened)).toEqual([
       'https://example.com/report',
@@ -569,11 +590,12 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
     expect(await page.evaluate(() => (window as { __injected?: number }).__injected)).toBeUndefined();
   });
 
-  it('asks for no /favicon.ico (the icon is inline)', () => {
+  // The page is named so that it has loaded (and asked for whatever it asks for) by then.
+  it('asks for no /favicon.ico (the icon is inline)', ({ stub, page: _ }) => {
     expect(stub.posted.filter((p) => p.path.includes('favicon'))).toEqual([]);
   });
 
-  it("sends /cngn lines as commands, with the help's subcommands as hints", async () => {
+  it("sends /cngn lines as commands, with the help's subcommands as hints", async ({ page, stub }) => {
     await page.getByRole('button', { name: 'treasury' }).click();
     const box = page.getByRole('textbox', { name: 'Message' });
     await box.fill('/cngn ba');
@@ -592,7 +614,10 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
     await eventually(() => stub.lastPost('/message')?.body.text).toBe('good morning');
   });
 
-  it('opens the loading modal, fills it in on views.update keeping what was typed, and shows errors inline', async () => {
+  it('opens the loading modal, fills it in on views.update keeping what was typed, and shows errors inline', async ({
+    page,
+    stub,
+  }) => {
     stub.change((s) => {
       s.modals = [{ id: 'V0WD', hash: 'a', view: loadingView('🧪 SANDBOX') }];
     });
@@ -645,7 +670,7 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
     await hidden(dialog.getByRole('alert'));
   });
 
-  it('stacks a pushed view on top, with radio buttons, and closes it', async () => {
+  it('stacks a pushed view on top, with radio buttons, and closes it', async ({ page, stub }) => {
     stub.change((s) => {
       s.modals = [...s.modals, radioModal];
     });
@@ -667,7 +692,7 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
     await eventually(() => page.getByRole('dialog').count()).toBe(0);
   });
 
-  it("asks the bot for an external select's options as the person types", async () => {
+  it("asks the bot for an external select's options as the person types", async ({ page, stub }) => {
     stub.change((s) => {
       s.modals = [{ id: 'V0RD', hash: 'a', view: redeemModal({ environment: '🧪 SANDBOX' }) }];
     });
@@ -694,7 +719,10 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
     });
   });
 
-  it('never offers options for older text: typing clears them and shows "Searching…" until the answer for the text comes', async () => {
+  it('never offers options for older text: typing clears them and shows "Searching…" until the answer for the text comes', async ({
+    page,
+    stub,
+  }) => {
     stub.change((s) => {
       s.modals = [{ id: 'V0RD2', hash: 'a', view: redeemModal({ environment: '🧪 SANDBOX' }) }];
     });
@@ -734,7 +762,10 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
     });
   });
 
-  it('opens App Home (app_home_opened) and draws the published view, whose buttons act from home', async () => {
+  it('opens App Home (app_home_opened) and draws the published view, whose buttons act from home', async ({
+    page,
+    stub,
+  }) => {
     stub.change((s) => {
       s.home = {
         type: 'home',
@@ -771,7 +802,7 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
     await page.getByRole('navigation').getByRole('button', { name: 'treasury' }).click();
   });
 
-  it('drives the sandbox from its panel', async () => {
+  it('drives the sandbox from its panel', async ({ page, stub }) => {
     const panel = page.getByRole('region', { name: '🧪 Sandbox' });
     await panel.getByRole('button', { name: 'Settle pending' }).click();
     await eventually(() => stub.lastPost('/sandbox/settle')?.body).toEqual({});

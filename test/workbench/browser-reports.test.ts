@@ -2,13 +2,12 @@
 // the bot the chart's card showing the picture (served by the workbench, described by the alt text),
 // the summary and the CSV's card, built from the sandbox's history and drawn by the bot. A report whose
 // figures are unconfirmed and cut short says so on the chart's picture, its alt text and its notes.
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { renderReportChart } from '../../src/reports/chart.js';
 import { fixedReportSource } from '../support/report-source.js';
 import {
-  type BrowserBench,
   browserAvailable,
+  browserTest,
   contains,
   screenshot,
   shown,
@@ -19,19 +18,33 @@ import {
 
 const STEP = 60_000;
 
-describe.skipIf(!browserAvailable())('/cngn report in the workbench', () => {
-  let bench: BrowserBench;
-  let page: Page;
-  beforeAll(async () => {
-    bench = await startBrowserBench({});
-    page = bench.page;
-  }, STEP);
-  afterAll(() => bench?.stop());
+/**
+ * browserTest (its `bench`, `page` and `workbench`: the bot as `npm start` runs it) plus
+ * `unconfirmedBench`, a second bot for the file whose report source says its figures are unconfirmed
+ * and cut short: fixed figures, said to be read while money moved and cut short, the chart drawn by
+ * the bot's renderer.
+ */
+const it = browserTest.extend(
+  'unconfirmedBench',
+  { scope: 'file' },
+  async ({ chromium: _ }, { onCleanup }) => {
+    const source = fixedReportSource();
+    const build = source.build.bind(source);
+    source.build = async (period, options) => {
+      const report = await build(period, options);
+      return { ...report, treasury: { ...report.treasury, snapshotUnconfirmed: true, interrupted: true } };
+    };
+    source.chart = renderReportChart;
+    const bench = await startBrowserBench({}, { reportSource: source });
+    onCleanup(() => bench.stop());
+    return bench;
+  },
+);
 
+describe.skipIf(!browserAvailable())('/cngn report in the workbench', () => {
   it(
     'Dayo asks for the report and finds the chart, the summary and the CSV in the DM',
-    async () => {
-      const workbench = new WorkbenchPage(page);
+    async ({ page, workbench }) => {
       await workbench.actAs('Dayo');
       await workbench.say('/cngn report');
       await contains(page.getByRole('log'), 'Preparing your report for last 7 days');
@@ -65,23 +78,9 @@ describe.skipIf(!browserAvailable())('/cngn report in the workbench', () => {
 });
 
 describe.skipIf(!browserAvailable())('an unconfirmed, cut-short report in the workbench', () => {
-  let bench: BrowserBench;
-  beforeAll(async () => {
-    // Fixed figures, said to be read while money moved and cut short; the chart drawn by the bot's renderer.
-    const source = fixedReportSource();
-    const build = source.build.bind(source);
-    source.build = async (period, options) => {
-      const report = await build(period, options);
-      return { ...report, treasury: { ...report.treasury, snapshotUnconfirmed: true, interrupted: true } };
-    };
-    source.chart = renderReportChart;
-    bench = await startBrowserBench({}, { reportSource: source });
-  }, STEP);
-  afterAll(() => bench?.stop());
-
   it(
     'shows the caveat on the chart card and the notes under the summary',
-    async () => {
+    async ({ unconfirmedBench: bench }) => {
       const page = bench.page;
       const workbench = new WorkbenchPage(page);
       await workbench.actAs('Dayo');

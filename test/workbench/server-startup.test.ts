@@ -8,7 +8,7 @@ import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { ConfigError } from '../../src/config.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import {
@@ -18,8 +18,9 @@ import {
   wantsWorkbench,
   workbenchEnv,
 } from '../../src/wiring/startup.js';
-import { FakeSlack } from '../support/fake-slack.js';
-import { quietEnv, startBench, TREASURY } from './server-support.js';
+import { slackTest } from '../support/file-slack.js';
+import { test as it } from '../support/fixtures.js';
+import { benchTest, quietEnv, startBench, TREASURY } from './server-support.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -146,29 +147,19 @@ describe('start-up wiring', () => {
     await expect(start({ ...quietEnv, CNGN_API_KEY: 'cngn_live_x' })).rejects.toBeInstanceOf(StartupRefused);
   });
 
-  it('refuses a live key given as a file too', async () => {
+  it('refuses a live key given as a file too', async ({ defer }) => {
     const dir = mkdtempSync(join(tmpdir(), 'cngn-live-key-'));
-    try {
-      writeFileSync(join(dir, 'api_key'), 'cngn_live_from_a_file\n');
-      await expect(start({ ...quietEnv, CNGN_API_KEY_FILE: join(dir, 'api_key') })).rejects.toBeInstanceOf(
-        StartupRefused,
-      );
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    defer(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(join(dir, 'api_key'), 'cngn_live_from_a_file\n');
+    await expect(start({ ...quietEnv, CNGN_API_KEY_FILE: join(dir, 'api_key') })).rejects.toBeInstanceOf(
+      StartupRefused,
+    );
   });
 });
 
+// One bench for the whole describe (benchTest's `bench`, stopped after the file's last test).
 describe('the workbench running', () => {
-  let bench: Awaited<ReturnType<typeof startBench>>;
-  beforeAll(async () => {
-    bench = await startBench();
-  });
-  afterAll(async () => {
-    await bench?.stop();
-  });
-
-  it('runs the bot with approvals on for Bola and Chidi and the demo channels', () => {
+  benchTest('runs the bot with approvals on for Bola and Chidi and the demo channels', ({ bench }) => {
     expect(bench.lines).toEqual([`Workbench: open ${bench.url}`]);
     expect(bench.started.config.approvers).toEqual(['U0BOLA', 'U0CHIDI']);
     expect(bench.started.config.approvalsChannel).toBe('C0APPROVALS');
@@ -176,7 +167,7 @@ describe('the workbench running', () => {
     expect(bench.started.bot.approvals).toBeDefined();
   });
 
-  it('says SANDBOX and shows the sandbox panel with the embedded sandbox', async () => {
+  benchTest('says SANDBOX and shows the sandbox panel with the embedded sandbox', async ({ bench }) => {
     const state = await bench.state('U0ADA');
     expect(state.environment).toBe('SANDBOX');
     expect(state.sandbox).toBe(true);
@@ -185,7 +176,7 @@ describe('the workbench running', () => {
     expect(state.users.map((u) => u.name)).toEqual(['Ada', 'Bola', 'Chidi', 'Dayo', 'Efe', 'Gbenga']);
   });
 
-  it('is not reachable from another address of this machine', async () => {
+  benchTest('is not reachable from another address of this machine', async ({ bench }) => {
     const port = Number(new URL(bench.url).port);
     const outside = Object.values(networkInterfaces())
       .flat()
@@ -204,87 +195,84 @@ describe('the workbench running', () => {
     expect(outcome).toBe('ECONNREFUSED');
   });
 
-  it('answers only requests naming a loopback host, and only JSON posts (no cross-site form, no DNS rebinding)', async () => {
-    const rebound = await request(`${bench.url}/workbench/api/state?user=U0ADA`, {
-      headers: { host: 'evil.example:3000' },
-    });
-    expect(rebound.statusCode).toBe(403);
-    await rebound.body.dump();
-    const page = await request(`${bench.url}/`, { headers: { host: 'evil.example' } });
-    expect(page.statusCode).toBe(403);
-    await page.body.dump();
-    const before = (await bench.state('U0ADA')).version;
-    const form = await request(`${bench.url}/workbench/api/message`, {
-      method: 'POST',
-      headers: { 'content-type': 'text/plain' },
-      body: JSON.stringify({ user: 'U0ADA', channel: TREASURY, text: 'sent by another site' }),
-    });
-    expect(form.statusCode).toBe(415);
-    await form.body.dump();
-    expect((await bench.state('U0ADA')).version).toBe(before);
-    const local = await request(`${bench.url}/`, {
-      headers: { host: `localhost:${new URL(bench.url).port}` },
-    });
-    expect(local.statusCode).toBe(200);
-    await local.body.dump();
-  });
+  benchTest(
+    'answers only requests naming a loopback host, and only JSON posts (no cross-site form, no DNS rebinding)',
+    async ({ bench }) => {
+      const rebound = await request(`${bench.url}/workbench/api/state?user=U0ADA`, {
+        headers: { host: 'evil.example:3000' },
+      });
+      expect(rebound.statusCode).toBe(403);
+      await rebound.body.dump();
+      const page = await request(`${bench.url}/`, { headers: { host: 'evil.example' } });
+      expect(page.statusCode).toBe(403);
+      await page.body.dump();
+      const before = (await bench.state('U0ADA')).version;
+      const form = await request(`${bench.url}/workbench/api/message`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain' },
+        body: JSON.stringify({ user: 'U0ADA', channel: TREASURY, text: 'sent by another site' }),
+      });
+      expect(form.statusCode).toBe(415);
+      await form.body.dump();
+      expect((await bench.state('U0ADA')).version).toBe(before);
+      const local = await request(`${bench.url}/`, {
+        headers: { host: `localhost:${new URL(bench.url).port}` },
+      });
+      expect(local.statusCode).toBe(200);
+      await local.body.dump();
+    },
+  );
 
-  it('answers a state request for someone who is not a demo user with the reason', async () => {
-    const response = await request(`${bench.url}/workbench/api/state?user=U0EVE`);
-    expect(response.statusCode).toBe(400);
-    expect(await response.body.text()).toMatch(/user: must be one of U0ADA/);
-  });
+  benchTest(
+    'answers a state request for someone who is not a demo user with the reason',
+    async ({ bench }) => {
+      const response = await request(`${bench.url}/workbench/api/state?user=U0EVE`);
+      expect(response.statusCode).toBe(400);
+      expect(await response.body.text()).toMatch(/user: must be one of U0ADA/);
+    },
+  );
 });
 
 describe('with a cngn_test_ key', () => {
-  it('runs, and the state says TEST with no sandbox panel', async () => {
+  it('runs, and the state says TEST with no sandbox panel', async ({ defer }) => {
     const service = await startSandbox({ rateLimit: false });
+    defer(() => service.stop());
     const bench = await startBench({
       CNGN_API_KEY: service.apiKey,
       CNGN_ENCRYPTION_KEY: service.encryptionKey,
       CNGN_PRIVATE_KEY_FILE: service.privateKeyFile,
       CNGN_BASE_URL: service.baseUrl,
     });
-    try {
-      const state = await bench.state('U0ADA');
-      expect(state.environment).toBe('TEST');
-      expect(state.sandbox).toBe(false);
-      const pay = await bench.post('/sandbox/settle', {});
-      expect(pay.answer.error).toMatch(/only with the embedded sandbox/);
-      await bench.post('/command', { user: 'U0ADA', channel: TREASURY, text: '/cngn balance' });
-      await bench.waitFor(
-        'U0ADA',
-        (s) => s.messages[TREASURY]?.find((m) => /TEST/.test(JSON.stringify(m.blocks))),
-        'a TEST answer',
-      );
-    } finally {
-      await bench.stop();
-      await service.stop();
-    }
+    defer(() => bench.stop());
+    const state = await bench.state('U0ADA');
+    expect(state.environment).toBe('TEST');
+    expect(state.sandbox).toBe(false);
+    const pay = await bench.post('/sandbox/settle', {});
+    expect(pay.answer.error).toMatch(/only with the embedded sandbox/);
+    await bench.post('/command', { user: 'U0ADA', channel: TREASURY, text: '/cngn balance' });
+    await bench.waitFor(
+      'U0ADA',
+      (s) => s.messages[TREASURY]?.find((m) => /TEST/.test(JSON.stringify(m.blocks))),
+      'a TEST answer',
+    );
   });
 });
 
 describe('with Slack credentials', () => {
-  let slack: FakeSlack;
-  beforeAll(async () => {
-    slack = await FakeSlack.start();
-  });
-  afterAll(async () => {
-    await slack?.stop();
-  });
-
-  it('starts the bot as before, prints no workbench line, and no workbench route exists', async () => {
-    const lines: string[] = [];
-    const started = await start(
-      {
-        ...quietEnv,
-        SLACK_BOT_TOKEN: 'xoxb-real-looking',
-        SLACK_SIGNING_SECRET: 'shh',
-        SLACK_API_URL: slack.apiUrl,
-      },
-      { print: (line) => lines.push(line) },
-    );
-    try {
+  slackTest(
+    'starts the bot as before, prints no workbench line, and no workbench route exists',
+    async ({ slack, defer }) => {
+      const lines: string[] = [];
+      const started = await start(
+        {
+          ...quietEnv,
+          SLACK_BOT_TOKEN: 'xoxb-real-looking',
+          SLACK_SIGNING_SECRET: 'shh',
+          SLACK_API_URL: slack.apiUrl,
+        },
+        { print: (line) => lines.push(line) },
+      );
+      defer(() => started.stop());
       expect(started.workbench).toBeUndefined();
       expect(lines).toEqual([]);
       for (const path of [
@@ -301,10 +289,8 @@ describe('with Slack credentials', () => {
       await command.body.dump();
       expect(command.statusCode).toBe(404);
       expect((await request(`${started.bot.adminUrl}/healthz`)).statusCode).toBe(200);
-    } finally {
-      await started.stop();
-    }
-  });
+    },
+  );
 });
 
 describe('stopping', () => {
