@@ -34,3 +34,18 @@ it('never overrides a fixture at a file’s top level, where it would outlive th
   );
   expect(found).toEqual([]);
 });
+
+it('gets its set-up from fixtures: no set-up hooks, no hand-closed engine', () => {
+  // A hook is left only for what a fixture cannot hold: fake timers, or a spy on a global put back.
+  const forGlobals = /useFakeTimers|useRealTimers|mockRestore|restoreAllMocks|unstubAll/;
+  const found = FILES.filter(({ name }) => name.endsWith('.test.ts')).flatMap(({ name, text }) => {
+    const lines = text.split('\n');
+    return lines.flatMap((line, i) => {
+      const at = `${name}:${i + 1}`;
+      if (/\bstartEngineFixture\(/.test(line)) return [`${at} starts an engine by hand`];
+      if (!/\b(beforeEach|afterEach|beforeAll|afterAll)\(/.test(line)) return [];
+      return forGlobals.test(lines.slice(i, i + 4).join('\n')) ? [] : [`${at} sets up in a hook`];
+    });
+  });
+  expect(found).toEqual([]);
+});

@@ -89,7 +89,18 @@ export class Reconciler {
   async start(): Promise<void> {
     await this.since();
     if (this.timer) return;
-    this.timer = setInterval(() => void this.runOnce(), this.options.intervalMs ?? 180_000);
+    const intervalMs = this.options.intervalMs ?? 180_000;
+    // A pass the store or the service cannot serve is told once, and the next interval tries again.
+    this.timer = setInterval(
+      () =>
+        void this.runOnce().catch((error: unknown) =>
+          this.log.warn('webhook reconciliation pass failed; the next one tries again', {
+            error,
+            intervalMs,
+          }),
+        ),
+      intervalMs,
+    );
     this.timer.unref();
   }
 

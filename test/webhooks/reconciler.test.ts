@@ -5,6 +5,7 @@ import type { Priority } from '../../src/cngn/api.js';
 import { createCngnClient } from '../../src/cngn/client.js';
 import { keyId } from '../../src/cngn/credentials.js';
 import { Money } from '../../src/format/money.js';
+import { silentLogger } from '../../src/log.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
 import { createStore, type LockOptions, type Store } from '../../src/store/index.js';
 import { webhooksTest } from './fixtures.js';
@@ -377,5 +378,46 @@ describe('reconciler', () => {
       environment: 'sandbox',
     });
     expect(await reconciler.runOnce()).toEqual({ queued: 0, skipped: 'rate-budget' });
+  });
+
+  test('logs a run its store cannot serve and tries again at the next interval, leaving nothing unhandled', async ({
+    setUp,
+    defer,
+  }) => {
+    const { rig: r } = await setUp({ webhooks: false });
+    const { Reconciler } = await import('../../src/webhooks/index.js');
+    const { StoreUnavailableError } = await import('../../src/store/index.js');
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    defer(() => process.off('unhandledRejection', onUnhandled));
+    let down = false;
+    const warnings: string[] = [];
+    const log = { ...silentLogger, warn: (message: string) => void warnings.push(message) };
+    const store = new Proxy(r.store, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (down) return Promise.reject(new StoreUnavailableError('the store is away'));
+          return value.apply(target, args);
+        };
+      },
+    });
+    const reconciler = new Reconciler({
+      source: { getTransactions: async () => ({ data: [], hasNextPage: false }) as never },
+      pipeline: r.webhooks.pipeline,
+      store,
+      environment: 'sandbox',
+      intervalMs: 10,
+      log,
+    });
+    await reconciler.start();
+    defer(() => reconciler.stop());
+    down = true; // the store goes away under a running bot (or is closed as it stops)
+    await waitUntil(async () => warnings.length >= 2);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(warnings[0]).toContain('reconciliation');
+    expect(unhandled).toEqual([]);
   });
 });

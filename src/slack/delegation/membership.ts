@@ -96,7 +96,13 @@ export class DelegateVetting {
         });
       }
     });
-    this.timer = setInterval(() => void this.sweep(), this.options.everyMs ?? VET_EVERY_MS);
+    const sweep = () =>
+      this.sweep().catch((error: unknown) => {
+        this.options.log?.warn('could not read the delegations to vet; the next sweep tries again', {
+          error: String(error),
+        });
+      });
+    this.timer = setInterval(() => void sweep(), this.options.everyMs ?? VET_EVERY_MS);
     this.timer.unref();
   }
 
