@@ -3,9 +3,8 @@
 // through replica B (a second approval through A), with signed Slack requests, the fake Slack and the
 // real client against the sandbox. Each flow: one service call, its final state, its message updated,
 // the settlement webhook in the alerts channel, and an audit chain that verifies.
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { RequestState } from '../../../src/approvals/types.js';
-import { type Sandbox, startSandbox } from '../../../src/sandbox/index.js';
 import {
   approveAs,
   fileBridge,
@@ -14,69 +13,49 @@ import {
   fileWhitelist,
   networkIds,
 } from '../../support/approving.js';
-import { FakeSlack } from '../../support/fake-slack.js';
+import type { FakeSlack } from '../../support/fake-slack.js';
 import { ALERTS_CHANNEL } from '../../support/harness.js';
-import { testPrefix } from '../../support/redis.js';
-import { everyStore } from '../../support/shared-stores.js';
-import {
-  APPROVER_A,
-  APPROVER_B,
-  type ApprovalApp,
-  DEST,
-  fileWithdrawal,
-  startApprovalApp,
-  waitUntil,
-} from './support.js';
+import { STORE_KINDS } from '../../support/shared-stores.js';
+import { approvalsTest } from './approvals-support.js';
+import { APPROVER_A, APPROVER_B, type ApprovalApp, DEST, fileWithdrawal, waitUntil } from './support.js';
 
-const kinds = (await everyStore()).filter((kind) => kind.name !== 'memory');
-afterAll(async () => {
-  for (const kind of kinds) await kind.dispose();
-});
+/**
+ * `pair`, two replicas' handles on the test's store kind; `a` and `b`, a replica on each, on one
+ * sandbox and one fake Slack.
+ */
+const test = approvalsTest
+  .extend('pair', async ({ replicas }) => replicas('acceptance-replicas'))
+  .extend('apps', async ({ startApp, sandbox, slack, pair }) => {
+    // Both mount the webhooks route; the sandbox delivers to the last one started: replica B.
+    const common = { sandbox, slack, publicUrl: 'self', withWebhooks: true } as const;
+    const a = await startApp({ ...common, store: pair.a });
+    const b = await startApp({ ...common, store: pair.b });
+    return { a, b };
+  });
 
-for (const kind of kinds) {
+for (const kind of STORE_KINDS.filter((k) => k.name !== 'memory')) {
   describe.skipIf(!kind.up)(`acceptance across two replicas on ${kind.name}`, () => {
-    let sandbox: Sandbox;
-    let slack: FakeSlack;
-    let pair: Awaited<ReturnType<typeof kind.replicas>>;
-    let a: ApprovalApp;
-    let b: ApprovalApp;
+    test.override('storeKind', kind.name);
 
-    beforeEach(async () => {
-      sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
-      slack = await FakeSlack.start();
-      pair = await kind.replicas(testPrefix('acceptance-replicas'));
-      // Both mount the webhooks route; the sandbox delivers to the last one started: replica B.
-      const common = { sandbox, slack, publicUrl: 'self', withWebhooks: true } as const;
-      a = await startApprovalApp({ ...common, store: pair.a });
-      b = await startApprovalApp({ ...common, store: pair.b });
-    });
-    afterEach(async () => {
-      await a.stop();
-      await b.stop();
-      await pair.close();
-      await slack.stop();
-      await sandbox.stop();
-    });
-
-    const reaches = (id: string, state: RequestState) =>
+    const reaches = (a: ApprovalApp, id: string, state: RequestState) =>
       waitUntil(async () => (await a.engine.get(id))?.state === state, `${id} ${state}`);
 
     /** The request's message was updated to say `marker`. */
-    const updated = (id: string, marker: string) =>
+    const updated = (slack: FakeSlack, id: string, marker: string) =>
       slack.waitFor('chat.update', (c) => {
         const text = JSON.stringify(c.body);
         return text.includes(id) && text.includes(marker);
       });
 
     /** The service's settlement webhook reached the alerts channel. */
-    const alerted = (title: string) =>
+    const alerted = (slack: FakeSlack, title: string) =>
       slack.waitFor(
         'chat.postMessage',
         (c) => c.body.channel === ALERTS_CHANNEL && String(c.body.text).includes(title),
       );
 
     /** The request's steps are in the audit log, every entry linked to the one before, and it verifies. */
-    async function auditChained(id: string, actions: string[]) {
+    async function auditChained({ a, b }: { a: ApprovalApp; b: ApprovalApp }, id: string, actions: string[]) {
       await Promise.all([a.engine.idle(), b.engine.idle()]);
       const entries = await b.engine.auditRange(undefined, undefined);
       expect(entries.filter((e) => e.requestId === id).map((e) => e.action)).toEqual(
@@ -92,63 +71,84 @@ for (const kind of kinds) {
       });
     }
 
-    it('withdraws: filed on A, approved on B, one call, completed from the webhook', async () => {
+    test('withdraws: filed on A, approved on B, one call, completed from the webhook', async ({
+      sandbox,
+      slack,
+      apps,
+    }) => {
+      const { a, b } = apps;
       const id = await fileWithdrawal(a, '2500.50');
       await approveAs(b, id, APPROVER_A);
-      await reaches(id, 'sent');
+      await reaches(a, id, 'sent');
       await sandbox.settleAll();
-      await reaches(id, 'completed');
-      await updated(id, 'Completed');
-      await alerted('Withdrawal completed');
+      await reaches(a, id, 'completed');
+      await updated(slack, id, 'Completed');
+      await alerted(slack, 'Withdrawal completed');
       expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
       expect(sandbox.requests.find((r) => r.path === '/v1/api/withdraw')?.plainBody).toMatchObject({
         amount: 2500.5,
         address: DEST,
       });
-      await auditChained(id, ['filed', 'approved', 'sent', 'completed']);
+      await auditChained(apps, id, ['filed', 'approved', 'sent', 'completed']);
     });
 
-    it('redeems: the account is checked again at approval on B, one call, paid out', async () => {
+    test('redeems: the account is checked again at approval on B, one call, paid out', async ({
+      sandbox,
+      slack,
+      apps,
+    }) => {
+      const { a, b } = apps;
       const { request } = await fileRedeem(a, '5,000.25');
       expect(request.display.accountName).toMatch(/\w+/);
       await approveAs(b, request.id, APPROVER_A);
-      await reaches(request.id, 'sent');
+      await reaches(a, request.id, 'sent');
       // Resolved when filed and again when approved.
       expect(sandbox.count('POST', '/v1/api/account/verify')).toBe(2);
       expect(
         sandbox.requests.filter((r) => r.path === '/v1/api/redeemAsset').map((r) => r.plainBody),
       ).toEqual([{ amount: 5000.25, bankCode: '058', accountNumber: '0123456789' }]);
       await sandbox.settleAll();
-      await reaches(request.id, 'completed');
-      await updated(request.id, 'Completed');
-      await alerted('Redemption paid out');
+      await reaches(a, request.id, 'completed');
+      await updated(slack, request.id, 'Completed');
+      await alerted(slack, 'Redemption paid out');
       expect(sandbox.count('POST', '/v1/api/redeemAsset')).toBe(1);
-      await auditChained(request.id, ['filed', 'approved', 'sent', 'completed']);
+      await auditChained(apps, request.id, ['filed', 'approved', 'sent', 'completed']);
     });
 
-    it('sends a redemption back from B when the account name changed since it was filed on A', async () => {
+    test('sends a redemption back from B when the account name changed since it was filed on A', async ({
+      sandbox,
+      slack,
+      pair,
+      apps,
+    }) => {
+      const { a, b } = apps;
       const { request } = await fileRedeem(a, '100');
       await pair.a.set(`approval:${request.id}`, {
         ...request,
         display: { ...request.display, accountName: 'Old Owner' },
       });
       await approveAs(b, request.id, APPROVER_A);
-      await updated(request.id, 'Sent back');
+      await updated(slack, request.id, 'Sent back');
       expect(sandbox.count('POST', '/v1/api/redeemAsset')).toBe(0);
       expect((await a.engine.get(request.id))?.state).toBe('pending');
-      await auditChained(request.id, ['filed']);
+      await auditChained(apps, request.id, ['filed']);
     });
 
-    it('bridges: re-quoted at approval on B, one call, completed from the callback and webhook', async () => {
+    test('bridges: re-quoted at approval on B, one call, completed from the callback and webhook', async ({
+      sandbox,
+      slack,
+      apps,
+    }) => {
+      const { a, b } = apps;
       const { base, bsc } = await networkIds(a);
       const { request } = await fileBridge(a, '100000', base, bsc, DEST);
       await approveAs(b, request.id, APPROVER_A);
-      await reaches(request.id, 'sent');
+      await reaches(a, request.id, 'sent');
       expect(sandbox.count('POST', '/v1/api/bridge-quote')).toBe(2);
       await sandbox.settleAll();
-      await reaches(request.id, 'completed');
-      await updated(request.id, 'Completed');
-      await alerted('Bridge completed');
+      await reaches(a, request.id, 'completed');
+      await updated(slack, request.id, 'Completed');
+      await alerted(slack, 'Bridge completed');
       expect(sandbox.requests.filter((r) => r.path === '/v1/api/bridge').map((r) => r.plainBody)).toEqual([
         {
           originNetworkId: base,
@@ -157,30 +157,40 @@ for (const kind of kinds) {
           callbackUrl: request.kind === 'bridge' ? request.payload.callbackUrl : '',
         },
       ]);
-      await auditChained(request.id, ['filed', 'approved', 'sent', 'completed']);
+      await auditChained(apps, request.id, ['filed', 'approved', 'sent', 'completed']);
     });
 
-    it('whitelists an address: filed on A, approved on B, one call, completed', async () => {
+    test('whitelists an address: filed on A, approved on B, one call, completed', async ({
+      sandbox,
+      slack,
+      apps,
+    }) => {
+      const { a, b } = apps;
       const { base } = await networkIds(a);
       const { request } = await fileWhitelist(a, base, 'base', DEST);
       await approveAs(b, request.id, APPROVER_A);
-      await reaches(request.id, 'completed');
-      await updated(request.id, 'Completed');
+      await reaches(a, request.id, 'completed');
+      await updated(slack, request.id, 'Completed');
       expect(sandbox.requests.filter((r) => r.path === '/v1/api/whitelist').map((r) => r.plainBody)).toEqual([
         { networkId: base, address: DEST },
       ]);
-      await auditChained(request.id, ['filed', 'approved', 'completed']);
+      await auditChained(apps, request.id, ['filed', 'approved', 'completed']);
     });
 
-    it('changes the settlement account after two approvals on different replicas, one call', async () => {
+    test('changes the settlement account after two approvals on different replicas, one call', async ({
+      sandbox,
+      slack,
+      apps,
+    }) => {
+      const { a, b } = apps;
       const { request } = await fileSettlement(a);
       expect(request.requiredApprovals).toBe(2);
       await approveAs(b, request.id, APPROVER_A);
-      await updated(request.id, '1 of 2');
+      await updated(slack, request.id, '1 of 2');
       expect(sandbox.count('POST', '/v1/api/bank-account')).toBe(0);
       await approveAs(a, request.id, APPROVER_B);
-      await reaches(request.id, 'completed');
-      await updated(request.id, 'Completed');
+      await reaches(a, request.id, 'completed');
+      await updated(slack, request.id, 'Completed');
       expect(
         sandbox.requests.filter((r) => r.path === '/v1/api/bank-account').map((r) => r.plainBody),
       ).toEqual([
@@ -190,7 +200,7 @@ for (const kind of kinds) {
           bankAccountNumber: '0123456789',
         },
       ]);
-      await auditChained(request.id, ['filed', 'approved', 'completed']);
+      await auditChained(apps, request.id, ['filed', 'approved', 'completed']);
     });
   });
 }

@@ -1,14 +1,10 @@
 // Approval messages stay true to the request through Slack errors and restarts: the client retries
 // and waits out rate limits; what still failed is shown at the next start, and nothing is said twice.
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import { silentLogger } from '../../../src/log.js';
-import { type Sandbox, startSandbox } from '../../../src/sandbox/index.js';
+import { expect } from 'vitest';
 import type { ApprovalPresenter } from '../../../src/slack/approvals/presenter.js';
-import { createStore, type Store } from '../../../src/store/index.js';
-import { startBot } from '../../../src/wiring/bot.js';
-import { FakeSlack, type SlackCall } from '../../support/fake-slack.js';
+import type { FakeSlack, SlackCall } from '../../support/fake-slack.js';
 import { fileDraft } from '../../support/filing.js';
-import { SIGNING_SECRET, testConfig } from '../../support/harness.js';
+import { approvalsTest } from './approvals-support.js';
 import {
   APPROVALS_CHANNEL,
   APPROVER_A,
@@ -21,54 +17,42 @@ import {
   waitUntil,
 } from './support.js';
 
-let sandbox: Sandbox;
-let slack: FakeSlack;
-let store: Store;
-
-beforeEach(async () => {
-  sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
-  slack = await FakeSlack.start();
-  store = await createStore('memory://');
-});
-afterEach(async () => {
-  await store.close();
-  await slack.stop();
-  await sandbox.stop();
-});
-
-/** The whole bot on the shared sandbox, fake Slack and store; stopping it is a restart's first half. */
-async function boot(): Promise<ApprovalApp & { presenter: ApprovalPresenter }> {
-  const config = testConfig(slack.apiUrl, {
-    approvers: [APPROVER_A, APPROVER_B],
-    webhookSecret: sandbox.webhookSecret,
-  });
-  const bot = await startBot({ config, logger: silentLogger, store, sandbox });
-  const presenter = bot.approvals?.presenter;
-  if (!bot.approvals || !presenter) throw new Error('approvals are not wired');
-  return {
-    sandbox,
-    store,
-    slack,
-    engine: bot.approvals.engine,
-    presenter,
-    client: bot.client,
-    sender: { baseUrl: bot.url, signingSecret: SIGNING_SECRET },
-    baseUrl: bot.url,
-    adminUrl: bot.adminUrl,
-    metricsUrl: `${bot.adminUrl}/metrics`,
-    stop: () => bot.stop(),
-  };
-}
+/**
+ * `boot()`, the whole bot on the test's sandbox, fake Slack and store, recording its policy at start
+ * as a real start does; stopping it is a restart's first half.
+ */
+const test = approvalsTest.extend(
+  'boot',
+  async ({ startApp, sandbox, slack, store }) =>
+    async (): Promise<ApprovalApp & { presenter: ApprovalPresenter }> => {
+      const app = await startApp({
+        sandbox,
+        slack,
+        store,
+        approvers: [APPROVER_A, APPROVER_B],
+        tiers: '0:1',
+        recordPolicy: true,
+      });
+      const presenter = app.approvals?.presenter;
+      if (!presenter) throw new Error('approvals are not wired');
+      return { ...app, presenter };
+    },
+);
 
 const blocksOf = (c: SlackCall) => JSON.stringify(c.body.blocks);
-const dms = () => slack.callsTo('chat.postMessage').filter((c) => c.body.channel === REQUESTER);
-const threadReplies = () => slack.callsTo('chat.postMessage').filter((c) => c.body.thread_ts);
+const dms = (slack: FakeSlack) =>
+  slack.callsTo('chat.postMessage').filter((c) => c.body.channel === REQUESTER);
+const threadReplies = (slack: FakeSlack) => slack.callsTo('chat.postMessage').filter((c) => c.body.thread_ts);
 const updatesOf = async (app: ApprovalApp, id: string) => {
   const ts = (await app.engine.get(id))?.announcement?.ts;
-  return slack.callsTo('chat.update').filter((c) => c.body.ts === ts);
+  return app.slack.callsTo('chat.update').filter((c) => c.body.ts === ts);
 };
 
-it('retries a failed update and waits out a 429 before showing the step, and says each step once', async () => {
+test('retries a failed update and waits out a 429 before showing the step, and says each step once', async ({
+  boot,
+  sandbox,
+  slack,
+}) => {
   const app = await boot();
   const id = await fileWithdrawal(app, '250');
   let attempts = 0;
@@ -84,10 +68,10 @@ it('retries a failed update and waits out a 429 before showing the step, and say
   await app.presenter.idle();
   expect(attempts).toBeGreaterThanOrEqual(4); // refused twice, then approved, sending, sent
   expect(blocksOf((await updatesOf(app, id)).at(-1) as SlackCall)).toContain('Sent, waiting');
-  const replies = threadReplies().map((c) => String(c.body.text));
+  const replies = threadReplies(slack).map((c) => String(c.body.text));
   expect(replies.filter((t) => t.startsWith('Approved by'))).toHaveLength(1);
   expect(replies.filter((t) => t.startsWith('Sent; the service gave reference'))).toHaveLength(1);
-  expect(dms().map((c) => String(c.body.text))).toEqual([
+  expect(dms(slack).map((c) => String(c.body.text))).toEqual([
     expect.stringContaining('was approved'),
     expect.stringContaining('was sent'),
   ]);
@@ -95,7 +79,11 @@ it('retries a failed update and waits out a 429 before showing the step, and say
   await app.stop();
 });
 
-it('after a restart, shows what Slack refused before it: stale messages re-rendered, missed notes sent once', async () => {
+test('after a restart, shows what Slack refused before it: stale messages re-rendered, missed notes sent once', async ({
+  boot,
+  sandbox,
+  slack,
+}) => {
   const first = await boot();
   const waiting = await fileWithdrawal(first, '100');
   const approved = await fileWithdrawal(first, '200');
@@ -110,7 +98,7 @@ it('after a restart, shows what Slack refused before it: stale messages re-rende
   await waitUntil(async () => (await first.engine.get(cancelled))?.state === 'cancelled', 'cancelled');
   await first.engine.idle();
   await first.presenter.idle();
-  const threadBefore = threadReplies().length;
+  const threadBefore = threadReplies(slack).length;
   await first.stop();
   slack.reset(); // Slack answers again; count only what the next start does
 
@@ -127,27 +115,30 @@ it('after a restart, shows what Slack refused before it: stale messages re-rende
   const waitingNow = (await updatesOf(second, waiting)).at(-1);
   expect(waitingNow && blocksOf(waitingNow)).toContain(`"value":"${waiting}:0"`);
   // The notes the requester missed, once; the thread replies that did go out, not again.
-  expect(dms().map((c) => String(c.body.text))).toEqual([
+  expect(dms(slack).map((c) => String(c.body.text))).toEqual([
     expect.stringContaining(`${approved} · Withdrawal · ₦200.00 was approved`),
     expect.stringContaining(`${approved} · Withdrawal · ₦200.00 was sent`),
   ]);
   expect(threadBefore).toBeGreaterThan(0);
-  expect(threadReplies()).toHaveLength(0);
+  expect(threadReplies(slack)).toHaveLength(0);
   await second.stop();
   slack.reset();
 
   // A further restart repeats nothing and leaves the settled cancellation alone.
   const third = await boot();
   await third.presenter.idle();
-  expect(dms()).toHaveLength(0);
-  expect(threadReplies()).toHaveLength(0);
+  expect(dms(slack)).toHaveLength(0);
+  expect(threadReplies(slack)).toHaveLength(0);
   expect(await updatesOf(third, cancelled)).toHaveLength(0);
   expect((await updatesOf(third, waiting)).length).toBe(1);
   expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
   await third.stop();
 });
 
-it('posts at start-up the message of a pending request that approvers never saw', async () => {
+test('posts at start-up the message of a pending request that approvers never saw', async ({
+  boot,
+  slack,
+}) => {
   const first = await boot();
   slack.on('chat.postMessage', () => ({ body: { ok: false, error: 'internal_error' } }));
   const request = await fileDraft(first.engine, {
@@ -170,7 +161,11 @@ it('posts at start-up the message of a pending request that approvers never saw'
   await second.stop();
 });
 
-it('catches up without a restart once Slack is back: the periodic retry shows what an outage left stale', async () => {
+test('catches up without a restart once Slack is back: the periodic retry shows what an outage left stale', async ({
+  boot,
+  sandbox,
+  slack,
+}) => {
   const app = await boot();
   const id = await fileWithdrawal(app, '400');
   // Slack refuses every message update for longer than the presenter's client retries.

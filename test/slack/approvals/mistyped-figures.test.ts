@@ -1,7 +1,7 @@
 // Figures a person can mistype without noticing are refused inline, under the field, with the reason:
 // an amount whose commas do not separate thousands (`1,0000` is not ₦10,000.00, `1,00,0` not
 // ₦1,000.00) and the EVM zero address as a destination (no one can spend what is sent there).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   BRIDGE,
   BRIDGE_VIEW,
@@ -16,7 +16,8 @@ import {
 import { parseWithdraw } from '../../../src/slack/approvals/views/forms.js';
 import { DEPOSIT, DEPOSIT_VIEW, QUOTE, QUOTE_VIEW } from '../../../src/slack/deposits/blocks.js';
 import type { ViewValues } from '../../../src/slack/ui/view-values.js';
-import { type Harness, startHarness } from '../../support/harness.js';
+import type { Harness } from '../../support/harness.js';
+import { harnessTest as test } from '../../support/harness-test.js';
 import { selectValue, textValue, viewSubmission } from '../../support/slack-requests.js';
 
 const ZERO = `0x${'0'.repeat(40)}`;
@@ -27,18 +28,11 @@ const networks = [
   { id: 'n-bsc', name: 'BNB Smart Chain', shortName: 'bsc' },
 ];
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h?.stop();
-});
-
 type Fields = Record<string, Record<string, unknown>>;
 const field = (id: string, value: Record<string, unknown>): Fields => ({ [id]: { [id]: value } });
 
 async function errorsFor(
+  h: Harness,
   callbackId: string,
   values: Fields,
   privateMetadata?: string,
@@ -57,32 +51,37 @@ async function errorsFor(
 describe('mistyped figures are refused under their field', () => {
   const withdrawMeta = withdrawModal({ networks, whitelist: [], environment: 'SANDBOX' }).private_metadata;
 
-  it.each(['1,0000', '1,00,0', '₦10,00,000'])('withdraw: the amount %s', async (amount) => {
-    const errors = await errorsFor(
-      WITHDRAW_VIEW,
-      {
-        ...field(WITHDRAW.amount, textValue(amount)),
-        ...field(WITHDRAW.network, selectValue('n-base')),
-        ...field(WITHDRAW.address, textValue(ZERO)),
-      },
-      withdrawMeta,
-    );
-    expect(errors[WITHDRAW.amount]).toBe(GROUPING);
-    expect(errors[WITHDRAW.address]).toMatch(ZERO_REASON);
-    expect(h.slack.callsTo('chat.postMessage')).toHaveLength(0);
-  });
+  test.for(['1,0000', '1,00,0', '₦10,00,000'])(
+    'withdraw: the amount %s',
+    async (amount, { fileHarness: h }) => {
+      const errors = await errorsFor(
+        h,
+        WITHDRAW_VIEW,
+        {
+          ...field(WITHDRAW.amount, textValue(amount)),
+          ...field(WITHDRAW.network, selectValue('n-base')),
+          ...field(WITHDRAW.address, textValue(ZERO)),
+        },
+        withdrawMeta,
+      );
+      expect(errors[WITHDRAW.amount]).toBe(GROUPING);
+      expect(errors[WITHDRAW.address]).toMatch(ZERO_REASON);
+      expect(h.slack.callsTo('chat.postMessage')).toHaveLength(0);
+    },
+  );
 
-  it('deposit and quote: the same amount rule', async () => {
-    expect((await errorsFor(DEPOSIT_VIEW, field(DEPOSIT.amount, textValue('1,00,0'))))[DEPOSIT.amount]).toBe(
+  test('deposit and quote: the same amount rule', async ({ fileHarness: h }) => {
+    expect(
+      (await errorsFor(h, DEPOSIT_VIEW, field(DEPOSIT.amount, textValue('1,00,0'))))[DEPOSIT.amount],
+    ).toBe(GROUPING);
+    expect((await errorsFor(h, QUOTE_VIEW, field(QUOTE.amount, textValue('1,0000'))))[QUOTE.amount]).toBe(
       GROUPING,
     );
-    expect((await errorsFor(QUOTE_VIEW, field(QUOTE.amount, textValue('1,0000'))))[QUOTE.amount]).toBe(
-      GROUPING,
-    );
   });
 
-  it('bridge, whitelist and quote: the zero address as a destination', async () => {
+  test('bridge, whitelist and quote: the zero address as a destination', async ({ fileHarness: h }) => {
     const bridge = await errorsFor(
+      h,
       BRIDGE_VIEW,
       {
         ...field(BRIDGE.amount, textValue('1500')),
@@ -94,16 +93,17 @@ describe('mistyped figures are refused under their field', () => {
     );
     expect(bridge[BRIDGE.address]).toMatch(ZERO_REASON);
     const whitelist = await errorsFor(
+      h,
       WHITELIST_VIEW,
       { ...field(WHITELIST.network, selectValue('n-base')), ...field(WHITELIST.address, textValue(ZERO)) },
       whitelistModal({ networks, environment: 'SANDBOX' }).private_metadata,
     );
     expect(whitelist[WHITELIST.address]).toMatch(ZERO_REASON);
-    const quote = await errorsFor(QUOTE_VIEW, field(QUOTE.address, textValue(ZERO)));
+    const quote = await errorsFor(h, QUOTE_VIEW, field(QUOTE.address, textValue(ZERO)));
     expect(quote[QUOTE.address]).toMatch(ZERO_REASON);
   });
 
-  it('takes the same figures written correctly', () => {
+  test('takes the same figures written correctly', () => {
     const values = {
       ...field(WITHDRAW.amount, textValue('10,000')),
       ...field(WITHDRAW.network, selectValue('n-base')),

@@ -1,6 +1,7 @@
 // `/cngn policy` over signed HTTP: what it shows matches the configuration, with names resolved from
 // Slack (users.info) and the approver group's members (usergroups.users.list), privately.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { botTest } from '../../support/bot.js';
 import { ALERTS_CHANNEL } from '../../support/harness.js';
 import { commandAnswer } from '../../support/slack-requests.js';
 import { APPROVALS_CHANNEL, APPROVER_A, APPROVER_B, type ApprovalApp, startApprovalApp } from './support.js';
@@ -15,16 +16,17 @@ const NAMES: Record<string, string> = {
   [MEMBER]: 'Dayo Bello',
 };
 
-describe('/cngn policy', () => {
-  let app: ApprovalApp;
-
-  beforeAll(async () => {
-    app = await startApprovalApp({
+/** `fileApp`, one bot for the file, with the group and the names Slack gives for its people. */
+const test = botTest
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('fileApp', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const app = await startApprovalApp({
       approvers: [APPROVER_A, APPROVER_B],
       approverGroup: GROUP,
       tiers: '0:1,1000000:2,50000000:3',
       ttlMs: 12 * 3_600_000,
     });
+    onCleanup(() => app.stop());
     app.slack.on('users.info', (call) => {
       const id = String(call.body.user);
       if (id === ASKER) return undefined;
@@ -35,18 +37,19 @@ describe('/cngn policy', () => {
     app.slack.on('usergroups.users.list', (call) =>
       call.body.usergroup === GROUP ? { body: { ok: true, users: [MEMBER, APPROVER_A] } } : undefined,
     );
-  });
-  afterAll(async () => {
-    await app.stop();
+    return app;
   });
 
-  async function ask(text: string): Promise<{ text: string; ephemeral: unknown }> {
+describe('/cngn policy', () => {
+  async function ask(app: ApprovalApp, text: string): Promise<{ text: string; ephemeral: unknown }> {
     const answer = await commandAnswer(app, text, ASKER);
     return { text: JSON.stringify(answer.body.blocks), ephemeral: answer.body.response_type };
   }
 
-  it('shows the tiers, the approvers by name, the group members, lifetime, reminders, channels and environment', async () => {
-    const { text, ephemeral } = await ask('policy');
+  test('shows the tiers, the approvers by name, the group members, lifetime, reminders, channels and environment', async ({
+    fileApp: app,
+  }) => {
+    const { text, ephemeral } = await ask(app, 'policy');
     expect(ephemeral).toBe('ephemeral');
     expect(text).toContain('₦0.00 up to below ₦1,000,000.00: 1 approval');
     expect(text).toContain('₦1,000,000.00 up to below ₦50,000,000.00: 2 approvals');
@@ -64,7 +67,9 @@ describe('/cngn policy', () => {
     expect(text).toContain('SANDBOX');
   });
 
-  it('shows a person Slack cannot name as a mention, and says when the group cannot be read', async () => {
+  test('shows a person Slack cannot name as a mention, and says when the group cannot be read', async ({
+    fileApp: app,
+  }) => {
     app.slack.on('users.info', (call) =>
       call.body.user === ASKER
         ? undefined
@@ -73,13 +78,13 @@ describe('/cngn policy', () => {
           : { body: { ok: false, error: 'missing_scope' } },
     );
     app.slack.on('usergroups.users.list', () => ({ body: { ok: false, error: 'missing_scope' } }));
-    const { text } = await ask('policy');
+    const { text } = await ask(app, 'policy');
     expect(text).toContain('Named: <@UAPPROVERA>, Chidi Okafor (<@UAPPROVERB>)');
     expect(text).toContain(`user group \`${GROUP}\`: could not be read just now (missing_scope)`);
   });
 
-  it('is listed in the help', async () => {
-    const { text } = await ask('help');
+  test('is listed in the help', async ({ fileApp: app }) => {
+    const { text } = await ask(app, 'help');
     expect(text).toContain('/cngn policy');
     expect(text).toContain('/cngn extend');
   });

@@ -1,7 +1,8 @@
 // Approver pools and roles through the bot over signed HTTP: an approver outside a kind's pool is
 // refused at Approve, /cngn policy lists the roles, and Slack's subteam_members_changed makes a group
 // be read again at once.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { botTest } from '../../support/bot.js';
 import { commandAnswer, eventDelivery, homeOpened } from '../../support/slack-requests.js';
 import {
   APPROVER_A,
@@ -27,12 +28,14 @@ function membersChanged(app: ApprovalApp, group: string) {
   });
 }
 
-describe('approver pools and roles in Slack', () => {
-  let app: ApprovalApp;
-  let team = [REQUESTER];
-
-  beforeAll(async () => {
-    app = await startApprovalApp({
+/**
+ * `fileApp`, one bot for the file with the pools and roles below; `team`, the members Slack gives for
+ * the requesters' group (a test adds one).
+ */
+const test = botTest
+  .extend('team', { scope: 'file' }, [REQUESTER])
+  .extend('fileApp', { scope: 'file' }, async ({ team }, { onCleanup }) => {
+    const app = await startApprovalApp({
       approvers: [APPROVER_A, APPROVER_B, REQUESTER],
       tiers: '0:1',
       config: {
@@ -43,15 +46,17 @@ describe('approver pools and roles in Slack', () => {
         },
       },
     });
+    onCleanup(() => app.stop());
     app.slack.on('usergroups.users.list', (call) =>
       call.body.usergroup === TEAM ? { body: { ok: true, users: team } } : undefined,
     );
-  });
-  afterAll(async () => {
-    await app.stop();
+    return app;
   });
 
-  it("refuses Approve from a general approver outside the withdraw pool, and takes it from the pool's", async () => {
+describe('approver pools and roles in Slack', () => {
+  test("refuses Approve from a general approver outside the withdraw pool, and takes it from the pool's", async ({
+    fileApp: app,
+  }) => {
     const id = await fileWithdrawal(app, '100');
     const refused = await approve(app, id, APPROVER_A);
     expect(refused.view).toBeUndefined();
@@ -63,7 +68,7 @@ describe('approver pools and roles in Slack', () => {
     expect((await app.engine.get(id))?.approvals[0]?.user).toBe(APPROVER_B);
   });
 
-  it('lists the roles and the withdraw pool in /cngn policy', async () => {
+  test('lists the roles and the withdraw pool in /cngn policy', async ({ fileApp: app }) => {
     const text = JSON.stringify((await commandAnswer(app, 'policy', 'UANYONE')).body.blocks);
     expect(text).toContain('Readers (read commands, App Home figures): every member who is not a guest');
     expect(text).toContain(`Requesters (file money requests): the members of <!subteam^${TEAM}>`);
@@ -74,7 +79,7 @@ describe('approver pools and roles in Slack', () => {
     expect(text).toContain('Every other kind: the approvers below');
   });
 
-  it('tells each person on App Home which roles they hold', async () => {
+  test('tells each person on App Home which roles they hold', async ({ fileApp: app }) => {
     const homeOf = async (user: string) => {
       expect((await homeOpened(app.sender, user)).status).toBe(200);
       const published = await app.slack.waitFor('views.publish', (c) => c.body.user_id === user);
@@ -89,11 +94,14 @@ describe('approver pools and roles in Slack', () => {
     expect(await homeOf(KEMI)).toContain('*Your roles*: reader · auditor (read only)');
   });
 
-  it('reads a group again when Slack says its members changed, and records the change', async () => {
+  test('reads a group again when Slack says its members changed, and records the change', async ({
+    fileApp: app,
+    team,
+  }) => {
     const roles = app.approvals?.roles;
     if (!roles) throw new Error('roles are not wired');
     expect(await roles.holds('UNEW', { role: 'requester' })).toBe(false);
-    team = [REQUESTER, 'UNEW'];
+    team.splice(0, team.length, REQUESTER, 'UNEW');
     // Within the cache nothing changes until Slack says so.
     expect(await roles.holds('UNEW', { role: 'requester' })).toBe(false);
     expect((await membersChanged(app, TEAM)).status).toBe(200);

@@ -1,14 +1,14 @@
 // Reminders at points of a pending request's lifetime, sent once across two replicas on one store and
 // across restarts; the requester's one Extend; expiry said to be final. Real Bolt over signed HTTP, the
 // fake Slack, the embedded sandbox, and a clock the test moves.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { ApprovalRequest } from '../../../src/approvals/types.js';
-import { type Sandbox, startSandbox } from '../../../src/sandbox/index.js';
-import { clearStore, createStore, type Store } from '../../../src/store/index.js';
+import { startSandbox } from '../../../src/sandbox/index.js';
+import { createStore } from '../../../src/store/index.js';
 import { FakeSlack, type SlackCall } from '../../support/fake-slack.js';
-import { testPrefix } from '../../support/redis.js';
-import { sharedStores } from '../../support/shared-stores.js';
+import { STORE_KINDS } from '../../support/shared-stores.js';
 import { commandAnswer } from '../../support/slack-requests.js';
+import { approvalsTest } from './approvals-support.js';
 import {
   APPROVALS_CHANNEL,
   APPROVER_A,
@@ -56,42 +56,47 @@ async function settle(...apps: ApprovalApp[]): Promise<void> {
   for (const app of apps) await app.engine.idle();
 }
 
-const shared = await sharedStores();
-afterAll(async () => {
-  for (const kind of shared) await kind.dispose();
-});
-
-const storeKinds = [
-  { name: 'memory', up: true, open: async (_prefix: string) => createStore('memory://'), one: true },
-  ...shared.map((kind) => ({ ...kind, one: false })),
-];
-
-for (const kind of storeKinds) {
-  describe.skipIf(!kind.up)(`reminders on two replicas sharing one ${kind.name} store`, () => {
-    let sandbox: Sandbox;
-    let slack: FakeSlack;
-    let stores: Store[];
-
-    beforeAll(async () => {
-      sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
-      slack = await FakeSlack.start();
-      const prefix = testPrefix('approval-reminders');
-      const first = await kind.open(prefix);
-      // The memory store is shared by handing both replicas the same object.
-      stores = kind.one ? [first, first] : [first, await kind.open(prefix)];
-    });
-    afterAll(async () => {
-      await clearStore(stores[0] as Store);
-      for (const store of new Set(stores)) await store.close();
+/**
+ * `pair`, two replicas' handles on the test's store kind (on memory, the one store object both are
+ * handed); `restart`, the sandbox, fake Slack and memory store the restart tests share, as the bot
+ * stops and starts on them; `extending`, the one bot of the Extend tests and the clock it reads.
+ */
+const test = approvalsTest
+  .extend('pair', async ({ replicas }) => replicas('approval-reminders'))
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('restart', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
+    const slack = await FakeSlack.start();
+    const store = await createStore('memory://');
+    onCleanup(async () => {
+      await store.close();
       await slack.stop();
       await sandbox.stop();
     });
+    return { sandbox, slack, store };
+  })
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('extending', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const clock = testClock();
+    const app = await startApprovalApp({ ttlMs: TTL, now: clock.now });
+    onCleanup(() => app.stop());
+    return { app, clock };
+  });
 
-    it('reminds the approvers who have not acted once at each point, and the requester at the last', async () => {
+for (const kind of STORE_KINDS.filter((k) => k.name !== 'SQLite')) {
+  describe.skipIf(!kind.up)(`reminders on two replicas sharing one ${kind.name} store`, () => {
+    test.override('storeKind', kind.name);
+
+    test('reminds the approvers who have not acted once at each point, and the requester at the last', async ({
+      startApp,
+      sandbox,
+      slack,
+      pair,
+    }) => {
       const clock = testClock();
       const options = { sandbox, slack, ttlMs: TTL, now: clock.now };
-      const a = await startApprovalApp({ ...options, store: stores[0] as Store });
-      const b = await startApprovalApp({ ...options, store: stores[1] as Store });
+      const a = await startApp({ ...options, store: pair.a });
+      const b = await startApp({ ...options, store: pair.b });
       const id = await fileWithdrawal(a, '1500.00');
 
       clock.advance(4 * HOUR);
@@ -144,34 +149,22 @@ for (const kind of storeKinds) {
 }
 
 describe('reminders across a restart', () => {
-  let sandbox: Sandbox;
-  let slack: FakeSlack;
-  let store: Store;
-
-  beforeAll(async () => {
-    sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
-    slack = await FakeSlack.start();
-    store = await createStore('memory://');
-  });
-  afterAll(async () => {
-    await store.close();
-    await slack.stop();
-    await sandbox.stop();
-  });
-
-  it('sends a point missed while the bot was down once when it is back, and never again', async () => {
+  test('sends a point missed while the bot was down once when it is back, and never again', async ({
+    startApp,
+    restart: { sandbox, slack, store },
+  }) => {
     const clock = testClock();
     const options = { sandbox, slack, store, ttlMs: TTL, now: clock.now };
-    const before = await startApprovalApp(options);
+    const before = await startApp(options);
     const id = await fileWithdrawal(before, '2000.00');
     await before.stop();
 
     clock.advance(5 * HOUR + 60_000); // the 50% point passes while nothing runs
-    const after = await startApprovalApp(options);
+    const after = await startApp(options);
     await settle(after);
     await waitUntil(() => remindersTo(slack, APPROVER_A, id).length > 0, 'the missed reminder');
     await after.stop();
-    const again = await startApprovalApp(options);
+    const again = await startApp(options);
     await again.engine.tick();
     await settle(again);
     expect(reminderSteps(await again.engine.get(id))).toHaveLength(1);
@@ -179,15 +172,18 @@ describe('reminders across a restart', () => {
     await again.stop();
   });
 
-  it('sends only the latest point when several passed while the bot was down', async () => {
+  test('sends only the latest point when several passed while the bot was down', async ({
+    startApp,
+    restart: { sandbox, slack, store },
+  }) => {
     const clock = testClock();
     const options = { sandbox, slack, store, ttlMs: TTL, now: clock.now };
-    const before = await startApprovalApp(options);
+    const before = await startApp(options);
     const id = await fileWithdrawal(before, '2500.00');
     await before.stop();
 
     clock.advance(9 * HOUR + 60_000); // both points pass while nothing runs
-    const after = await startApprovalApp(options);
+    const after = await startApp(options);
     await settle(after);
     await waitUntil(() => dmsTo(slack, REQUESTER, id).length > 0, 'the requester told');
     const steps = reminderSteps(await after.engine.get(id));
@@ -198,27 +194,19 @@ describe('reminders across a restart', () => {
 });
 
 describe('Extend and expiry', () => {
-  let app: ApprovalApp;
-  const clock = testClock();
-
-  beforeAll(async () => {
-    app = await startApprovalApp({ ttlMs: TTL, now: clock.now });
-  });
-  afterAll(async () => {
-    await app.stop();
-  });
-
-  const ephemeralTo = (user: string, what: string) =>
+  const ephemeralTo = (app: ApprovalApp, user: string, what: string) =>
     app.slack
       .callsTo('chat.postEphemeral')
       .filter((c) => c.body.user === user && String(c.body.text).includes(what));
-  const lastUpdate = (id: string): SlackCall | undefined =>
+  const lastUpdate = (app: ApprovalApp, id: string): SlackCall | undefined =>
     app.slack
       .callsTo('chat.update')
       .filter((c) => JSON.stringify(c.body.blocks).includes(id))
       .at(-1);
 
-  it('lets the requester extend once by the original lifetime; others and a second Extend are refused privately', async () => {
+  test('lets the requester extend once by the original lifetime; others and a second Extend are refused privately', async ({
+    extending: { app, clock },
+  }) => {
     const id = await fileWithdrawal(app, '3000.00');
     const filed = await app.engine.get(id);
     const posted = app.slack.callsTo('chat.postMessage').find((c) => String(c.body.text).includes(id));
@@ -228,17 +216,20 @@ describe('Extend and expiry', () => {
 
     await click(app, 'approval.extend', id, OUTSIDER);
     await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === OUTSIDER);
-    expect(ephemeralTo(OUTSIDER, 'Only the requester can extend')).toHaveLength(1);
+    expect(ephemeralTo(app, OUTSIDER, 'Only the requester can extend')).toHaveLength(1);
     expect((await app.engine.get(id))?.expiresAt).toBe(filed?.expiresAt);
 
     clock.advance(6 * HOUR);
     await click(app, 'approval.extend', id, REQUESTER);
-    await waitUntil(() => ephemeralTo(REQUESTER, 'now expires').length > 0, 'the requester told');
+    await waitUntil(() => ephemeralTo(app, REQUESTER, 'now expires').length > 0, 'the requester told');
     const extended = await app.engine.get(id);
     expect(Date.parse(extended?.expiresAt ?? '')).toBe(Date.parse(filed?.expiresAt ?? '') + TTL);
     expect(extended?.extended?.actor).toBe(REQUESTER);
-    await waitUntil(() => JSON.stringify(lastUpdate(id)?.body.blocks ?? '').includes('Extended by'), 'shown');
-    expect(JSON.stringify(lastUpdate(id)?.body.blocks)).not.toContain('approval.extend');
+    await waitUntil(
+      () => JSON.stringify(lastUpdate(app, id)?.body.blocks ?? '').includes('Extended by'),
+      'shown',
+    );
+    expect(JSON.stringify(lastUpdate(app, id)?.body.blocks)).not.toContain('approval.extend');
     await waitUntil(
       () =>
         threadReplies(app.slack, 'Extended by').some((c) =>
@@ -251,11 +242,13 @@ describe('Extend and expiry', () => {
     expect(audited[0]?.actor).toBe(REQUESTER);
 
     await click(app, 'approval.extend', id, REQUESTER);
-    await waitUntil(() => ephemeralTo(REQUESTER, 'only once').length > 0, 'the second Extend refused');
+    await waitUntil(() => ephemeralTo(app, REQUESTER, 'only once').length > 0, 'the second Extend refused');
     expect((await app.engine.get(id))?.expiresAt).toBe(extended?.expiresAt);
   });
 
-  it('re-plans reminders over the extended window (the Extend to the new expiry)', async () => {
+  test('re-plans reminders over the extended window (the Extend to the new expiry)', async ({
+    extending: { app, clock },
+  }) => {
     const id = await fileWithdrawal(app, '3100.00');
     clock.advance(2 * HOUR);
     const done = await app.engine.extend(id, REQUESTER);
@@ -269,7 +262,9 @@ describe('Extend and expiry', () => {
     expect(reminderSteps(await app.engine.get(id)).map((s) => s.reminder?.point)).toEqual([1]);
   });
 
-  it('extends by a chosen duration with /cngn extend, never by more than the lifetime', async () => {
+  test('extends by a chosen duration with /cngn extend, never by more than the lifetime', async ({
+    extending: { app },
+  }) => {
     const id = await fileWithdrawal(app, '3200.00');
     const filed = await app.engine.get(id);
     const ask = async (text: string) => JSON.stringify((await commandAnswer(app, text, REQUESTER)).body);
@@ -281,7 +276,9 @@ describe('Extend and expiry', () => {
     expect(await ask(`extend ${id}`)).toContain('only once');
   });
 
-  it('says in the thread and to the requester that expiry is final', async () => {
+  test('says in the thread and to the requester that expiry is final', async ({
+    extending: { app, clock },
+  }) => {
     const id = await fileWithdrawal(app, '3300.00');
     clock.advance(TTL + 60_000);
     await app.engine.tick();
@@ -295,8 +292,8 @@ describe('Extend and expiry', () => {
     await click(app, 'approval.extend', id, REQUESTER);
     await waitUntil(
       () =>
-        ephemeralTo(REQUESTER, 'no longer waiting').length +
-          ephemeralTo(REQUESTER, 'expiry is final').length >
+        ephemeralTo(app, REQUESTER, 'no longer waiting').length +
+          ephemeralTo(app, REQUESTER, 'expiry is final').length >
         0,
       'a late Extend refused',
     );
@@ -305,30 +302,28 @@ describe('Extend and expiry', () => {
 });
 
 describe('a reminder DM Slack refuses', () => {
-  it('loses only that DM: the other approver, the thread and the requester still hear, and the sweep goes on', async () => {
+  test('loses only that DM: the other approver, the thread and the requester still hear, and the sweep goes on', async ({
+    startApp,
+  }) => {
     const clock = testClock();
     // Approvers are told of the request in the channel only, so every DM here is a reminder.
-    const app = await startApprovalApp({ ttlMs: TTL, now: clock.now, notify: 'channel' });
-    try {
-      app.slack.on('chat.postMessage', (call) =>
-        call.body.channel === APPROVER_A ? { body: { ok: false, error: 'channel_not_found' } } : undefined,
-      );
-      const id = await fileWithdrawal(app, '4000.00');
-      clock.advance(9 * HOUR + 60_000);
-      await app.engine.tick();
-      await waitUntil(() => dmsTo(app.slack, REQUESTER, 'still needs').length > 0, 'the requester told');
-      expect(remindersTo(app.slack, APPROVER_B, id)).toHaveLength(1);
-      expect(threadReplies(app.slack, 'Reminder 2 of 2')).toHaveLength(1);
-      const refused = app.slack.callsTo('chat.postMessage').filter((c) => c.body.channel === APPROVER_A);
-      expect(refused).toHaveLength(1);
-      // The next sweep neither repeats the reminder nor retries the refused DM.
-      await app.engine.tick();
-      expect(reminderSteps(await app.engine.get(id))).toHaveLength(1);
-      expect(app.slack.callsTo('chat.postMessage').filter((c) => c.body.channel === APPROVER_A)).toHaveLength(
-        1,
-      );
-    } finally {
-      await app.stop();
-    }
+    const app = await startApp({ ttlMs: TTL, now: clock.now, notify: 'channel' });
+    app.slack.on('chat.postMessage', (call) =>
+      call.body.channel === APPROVER_A ? { body: { ok: false, error: 'channel_not_found' } } : undefined,
+    );
+    const id = await fileWithdrawal(app, '4000.00');
+    clock.advance(9 * HOUR + 60_000);
+    await app.engine.tick();
+    await waitUntil(() => dmsTo(app.slack, REQUESTER, 'still needs').length > 0, 'the requester told');
+    expect(remindersTo(app.slack, APPROVER_B, id)).toHaveLength(1);
+    expect(threadReplies(app.slack, 'Reminder 2 of 2')).toHaveLength(1);
+    const refused = app.slack.callsTo('chat.postMessage').filter((c) => c.body.channel === APPROVER_A);
+    expect(refused).toHaveLength(1);
+    // The next sweep neither repeats the reminder nor retries the refused DM.
+    await app.engine.tick();
+    expect(reminderSteps(await app.engine.get(id))).toHaveLength(1);
+    expect(app.slack.callsTo('chat.postMessage').filter((c) => c.body.channel === APPROVER_A)).toHaveLength(
+      1,
+    );
   });
 });

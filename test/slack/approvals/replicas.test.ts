@@ -3,61 +3,64 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { partsOf } from '../../../src/approvals/engine-parts.js';
 import { Money } from '../../../src/format/money.js';
-import { type Sandbox, startSandbox } from '../../../src/sandbox/index.js';
-import { clearStore, createStore, type Store } from '../../../src/store/index.js';
+import { startSandbox } from '../../../src/sandbox/index.js';
+import { createStore } from '../../../src/store/index.js';
 import { FakeSlack } from '../../support/fake-slack.js';
-import { testPrefix } from '../../support/redis.js';
 import { type ReviewView, refusedInModal, submitReview } from '../../support/review.js';
-import { sharedStores } from '../../support/shared-stores.js';
-import { StoreControls } from '../../support/store-controls.js';
-import {
-  APPROVER_A,
-  APPROVER_B,
-  approve,
-  fileWithdrawal,
-  reviewFor,
-  startApprovalApp,
-  waitUntil,
-} from './support.js';
+import { STORE_KINDS } from '../../support/shared-stores.js';
+import { approvalsTest } from './approvals-support.js';
+import { APPROVER_A, APPROVER_B, approve, fileWithdrawal, reviewFor, waitUntil } from './support.js';
 
 /** The review's refusal when a click could not be written in time (nothing changed). */
 const NOT_RECORDED_WORDS = 'could not be recorded just now, so nothing changed';
 
-const shared = await sharedStores();
-afterAll(async () => {
-  for (const kind of shared) await kind.dispose();
-});
-
-for (const { name, up, open } of shared) {
-  describe.skipIf(!up)(`two replicas on one ${name}`, () => {
-    let sandbox: Sandbox;
-    let slack: FakeSlack;
-    let stores: Store[];
-
-    beforeAll(async () => {
-      sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
-      slack = await FakeSlack.start();
-      const prefix = testPrefix('approvals-slack-replicas');
-      stores = [await open(prefix), await open(prefix)];
-    });
-    afterAll(async () => {
-      await clearStore(stores[0] as Store);
-      for (const store of stores) await store.close();
+/**
+ * `pair`, two replicas' handles on the test's shared store; `restart`, the SQLite file's folder, the
+ * sandbox and the fake Slack the restart tests share, as the bot stops and starts on that file;
+ * `boot()`, the bot on that file.
+ */
+const test = approvalsTest
+  .extend('pair', async ({ replicas }) => replicas('approvals-slack-replicas'))
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('restart', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'approvals-slack-restart-'));
+    const sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
+    const slack = await FakeSlack.start();
+    onCleanup(async () => {
       await slack.stop();
       await sandbox.stop();
+      rmSync(dir, { recursive: true, force: true });
     });
+    return { dir, sandbox, slack };
+  })
+  /** The bot on the SQLite file in `restart`'s folder; `stop` stops it and closes the file. */
+  .extend('boot', async ({ startApp, restart: { dir, sandbox, slack }, defer }) => async () => {
+    const store = await createStore(`sqlite://${join(dir, 'desk.sqlite')}`);
+    let closed: Promise<void> | undefined;
+    const close = () => (closed ??= store.close());
+    defer(close);
+    const app = await startApp({ sandbox, slack, store });
+    const stop = async () => {
+      await app.stop();
+      await close();
+    };
+    return { app, stop };
+  });
+
+for (const { name, up } of STORE_KINDS.filter((kind) => kind.shared)) {
+  describe.skipIf(!up)(`two replicas on one ${name}`, () => {
+    test.override('storeKind', name);
 
     // A hundred signed Slack requests through two apps on one store: about a second on a quiet machine,
     // tens of seconds when every core is busy (a cap, not a timing assertion; waits are on outcomes).
-    it('approves once and makes one withdrawal call when 50 approvals over both replicas reach the request together', {
+    test('approves once and makes one withdrawal call when 50 approvals over both replicas reach the request together', {
       timeout: 150_000,
-    }, async () => {
-      const controls = new StoreControls();
-      const a = await startApprovalApp({ sandbox, slack, store: controls.wrap(stores[0] as Store) });
-      const b = await startApprovalApp({ sandbox, slack, store: controls.wrap(stores[1] as Store) });
+    }, async ({ startApp, sandbox, slack, controls, pair }) => {
+      const a = await startApp({ sandbox, slack, store: controls.wrap(pair.a) });
+      const b = await startApp({ sandbox, slack, store: controls.wrap(pair.b) });
       const id = await fileWithdrawal(a, '1500.50');
       // Each replica's engine tells its listeners once per change it persisted: once per accepted click.
       let accepted = 0;
@@ -114,32 +117,10 @@ for (const { name, up, open } of shared) {
 }
 
 describe('restart on SQLite', () => {
-  let dir: string;
-  let sandbox: Sandbox;
-  let slack: FakeSlack;
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'approvals-slack-restart-'));
-    sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
-    slack = await FakeSlack.start();
-  });
-  afterAll(async () => {
-    await slack.stop();
-    await sandbox.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  const boot = async () => {
-    const store = await createStore(`sqlite://${join(dir, 'desk.sqlite')}`);
-    const app = await startApprovalApp({ sandbox, slack, store });
-    const stop = async () => {
-      await app.stop();
-      await store.close();
-    };
-    return { app, stop };
-  };
-
-  it('sends an approved-but-unsent request after a restart, once, and completes a sent one', async () => {
+  test('sends an approved-but-unsent request after a restart, once, and completes a sent one', async ({
+    boot,
+    restart: { sandbox, slack },
+  }) => {
     const first = await boot();
     const approvedOnly = await fileWithdrawal(first.app, '1200');
     const alreadySent = await fileWithdrawal(first.app, '1300');
@@ -168,7 +149,10 @@ describe('restart on SQLite', () => {
     await second.stop();
   });
 
-  it('never resends a request the bot had claimed when it stopped; it finds it in the transaction list', async () => {
+  test('never resends a request the bot had claimed when it stopped; it finds it in the transaction list', async ({
+    boot,
+    restart: { sandbox, slack },
+  }) => {
     const first = await boot();
     const id = await fileWithdrawal(first.app, '3100.10');
     await partsOf(first.app.engine).core.approve(id, APPROVER_A);

@@ -3,13 +3,12 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { expect } from 'vitest';
 import { silentLogger } from '../../../src/log.js';
-import { type Sandbox, startSandbox } from '../../../src/sandbox/index.js';
-import { createStore, type Store } from '../../../src/store/index.js';
 import { startBot } from '../../../src/wiring/bot.js';
-import { FakeSlack } from '../../support/fake-slack.js';
+import type { FakeSlack } from '../../support/fake-slack.js';
 import { SIGNING_SECRET, testConfig } from '../../support/harness.js';
+import { approvalsTest } from './approvals-support.js';
 import { APPROVER_A, type ApprovalApp, approve, fileWithdrawal, waitUntil } from './support.js';
 
 /** Slack's API in front of the fake: calls to one method get no answer until released. */
@@ -67,63 +66,66 @@ class StalledSlack {
   }
 }
 
-let sandbox: Sandbox;
-let fake: FakeSlack;
-let slack: StalledSlack;
-let store: Store;
+/**
+ * `stalledSlack`, Slack's API in front of the test's fake Slack; `bot`, the whole bot talking to Slack
+ * through it (not startApp: that one talks to the fake directly), on the test's sandbox and store.
+ */
+const test = approvalsTest
+  .extend('stalledSlack', async ({ slack, defer }) => {
+    const stalled = new StalledSlack(slack);
+    await stalled.start();
+    defer(() => stalled.stop());
+    return stalled;
+  })
+  .extend('bot', async ({ stalledSlack, sandbox, slack, store, defer }) => {
+    const config = testConfig(stalledSlack.url, {
+      approvers: [APPROVER_A],
+      webhookSecret: sandbox.webhookSecret,
+    });
+    const bot = await startBot({ config, logger: silentLogger, store, sandbox });
+    defer(async () => {
+      await stalledSlack.answer();
+      await bot.stop();
+    });
+    if (!bot.approvals?.presenter) throw new Error('approvals are not wired');
+    const presenter = bot.approvals.presenter;
+    const app: ApprovalApp = {
+      sandbox,
+      store,
+      slack,
+      engine: bot.approvals.engine,
+      client: bot.client,
+      sender: { baseUrl: bot.url, signingSecret: SIGNING_SECRET },
+      baseUrl: bot.url,
+      adminUrl: bot.adminUrl,
+      metricsUrl: `${bot.adminUrl}/metrics`,
+      stop: () => bot.stop(),
+    };
+    return { app, presenter };
+  });
 
-beforeEach(async () => {
-  sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
-  fake = await FakeSlack.start();
-  slack = new StalledSlack(fake);
-  await slack.start();
-  store = await createStore('memory://');
-});
-afterEach(async () => {
-  await slack.stop();
-  await store.close();
-  await fake.stop();
-  await sandbox.stop();
-});
-
-it('sends an approved withdrawal once while Slack never answers the message update', async () => {
-  const config = testConfig(slack.url, { approvers: [APPROVER_A], webhookSecret: sandbox.webhookSecret });
-  const bot = await startBot({ config, logger: silentLogger, store, sandbox });
-  if (!bot.approvals?.presenter) throw new Error('approvals are not wired');
-  const presenter = bot.approvals.presenter;
-  const app: ApprovalApp = {
-    sandbox,
-    store,
-    slack: fake,
-    engine: bot.approvals.engine,
-    client: bot.client,
-    sender: { baseUrl: bot.url, signingSecret: SIGNING_SECRET },
-    baseUrl: bot.url,
-    adminUrl: bot.adminUrl,
-    metricsUrl: `${bot.adminUrl}/metrics`,
-    stop: () => bot.stop(),
-  };
-  try {
-    const id = await fileWithdrawal(app, '250');
-    await presenter.idle();
-    slack.stall('chat.update');
-    await approve(app, id, APPROVER_A);
-    await waitUntil(async () => (await app.engine.get(id))?.state === 'sent', 'the withdrawal to be sent');
-    expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
-    expect(slack.stalled).toBeGreaterThan(0); // Slack has still not answered
-    // Slack answers again: the message catches up with the request as stored.
-    await slack.answer();
-    await app.engine.idle();
-    await presenter.idle();
-    const ts = (await app.engine.get(id))?.announcement?.ts;
-    const last = fake
-      .callsTo('chat.update')
-      .filter((c) => c.body.ts === ts)
-      .at(-1);
-    expect(JSON.stringify(last?.body.blocks)).toContain('Sent, waiting for the final status');
-    expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
-  } finally {
-    await slack.answer();
-    await bot.stop();
-  }
+test('sends an approved withdrawal once while Slack never answers the message update', async ({
+  sandbox,
+  slack: fake,
+  stalledSlack: slack,
+  bot: { app, presenter },
+}) => {
+  const id = await fileWithdrawal(app, '250');
+  await presenter.idle();
+  slack.stall('chat.update');
+  await approve(app, id, APPROVER_A);
+  await waitUntil(async () => (await app.engine.get(id))?.state === 'sent', 'the withdrawal to be sent');
+  expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+  expect(slack.stalled).toBeGreaterThan(0); // Slack has still not answered
+  // Slack answers again: the message catches up with the request as stored.
+  await slack.answer();
+  await app.engine.idle();
+  await presenter.idle();
+  const ts = (await app.engine.get(id))?.announcement?.ts;
+  const last = fake
+    .callsTo('chat.update')
+    .filter((c) => c.body.ts === ts)
+    .at(-1);
+  expect(JSON.stringify(last?.body.blocks)).toContain('Sent, waiting for the final status');
+  expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
 });

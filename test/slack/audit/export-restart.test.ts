@@ -9,40 +9,21 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { expect } from 'vitest';
 import type { AuditEntry } from '../../../src/approvals/types.js';
 import { AuditLog } from '../../../src/audit/log.js';
 import { silentLogger } from '../../../src/log.js';
-import { type Sandbox, startSandbox } from '../../../src/sandbox/index.js';
 import { createStore } from '../../../src/store/index.js';
 import { type Bot, startBot } from '../../../src/wiring/bot.js';
-import { FakeSlack } from '../../support/fake-slack.js';
+import type { FakeSlack } from '../../support/fake-slack.js';
 import { SIGNING_SECRET, testConfig } from '../../support/harness.js';
 import { slashCommand } from '../../support/slack-requests.js';
+import { approvalsTest } from '../approvals/approvals-support.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/main.ts', import.meta.url));
 const APPROVER = 'UAPPROVERA';
 /** Service credentials (a cngn_test_ key) make the environment `test`. */
 const ENVIRONMENT = 'test';
-
-let dir: string;
-let storeUrl: string;
-let sandbox: Sandbox;
-let slack: FakeSlack;
-const cleanup: Array<() => Promise<unknown>> = [];
-
-beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'audit-export-restart-'));
-  storeUrl = `sqlite://${join(dir, 'desk.sqlite')}`;
-  sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
-  slack = await FakeSlack.start();
-});
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-  await slack.stop();
-  await sandbox.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
 
 async function freePort(): Promise<number> {
   const probe = createServer();
@@ -53,76 +34,97 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** src/main.ts as an operator runs it, on the SQLite file, against the sandbox as the service. */
-async function startChild(): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-    env: {
-      PATH: process.env.PATH,
-      SLACK_BOT_TOKEN: 'xoxb-test',
-      SLACK_SIGNING_SECRET: SIGNING_SECRET,
-      SLACK_API_URL: slack.apiUrl,
-      PORT: String(port),
-      ADMIN_PORT: '0',
-      CNGN_APPROVALS_CHANNEL: 'CAPPROVALS',
-      CNGN_APPROVERS: APPROVER,
-      CNGN_BASE_URL: sandbox.baseUrl,
-      CNGN_API_KEY: sandbox.apiKey,
-      CNGN_ENCRYPTION_KEY: sandbox.encryptionKey,
-      CNGN_PRIVATE_KEY_FILE: sandbox.privateKeyFile,
-      CNGN_WEBHOOK_SECRET: sandbox.webhookSecret,
-      STORE_URL: storeUrl,
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const exited = once(child, 'exit');
-  cleanup.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await exited;
-  });
-  let log = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stderr?.on('data', (chunk: Buffer) => {
-      log += chunk.toString('utf8');
-      if (log.includes('cngn-desk is running')) resolve();
+/**
+ * `storeUrl`, a SQLite file in a folder of the test's own (removed after it); `startChild()`, src/main.ts
+ * as an operator runs it, on that file, against the sandbox as the service, killed after the test if
+ * still running; `startBotInProcess()`, the whole bot in this process on the same file (the restart),
+ * with the same settings, stopped after the test.
+ */
+const test = approvalsTest
+  .extend('storeUrl', async ({ defer }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'audit-export-restart-'));
+    defer(() => rmSync(dir, { recursive: true, force: true }));
+    return `sqlite://${join(dir, 'desk.sqlite')}`;
+  })
+  .extend(
+    'startChild',
+    async ({ storeUrl, sandbox, slack, defer }) =>
+      async (): Promise<{ child: ChildProcess; url: string }> => {
+        const port = await freePort();
+        const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+          env: {
+            PATH: process.env.PATH,
+            SLACK_BOT_TOKEN: 'xoxb-test',
+            SLACK_SIGNING_SECRET: SIGNING_SECRET,
+            SLACK_API_URL: slack.apiUrl,
+            PORT: String(port),
+            ADMIN_PORT: '0',
+            CNGN_APPROVALS_CHANNEL: 'CAPPROVALS',
+            CNGN_APPROVERS: APPROVER,
+            CNGN_BASE_URL: sandbox.baseUrl,
+            CNGN_API_KEY: sandbox.apiKey,
+            CNGN_ENCRYPTION_KEY: sandbox.encryptionKey,
+            CNGN_PRIVATE_KEY_FILE: sandbox.privateKeyFile,
+            CNGN_WEBHOOK_SECRET: sandbox.webhookSecret,
+            STORE_URL: storeUrl,
+            LOG_LEVEL: 'info',
+          },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
+        const exited = once(child, 'exit');
+        defer(async () => {
+          if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+          await exited;
+        });
+        let log = '';
+        await new Promise<void>((resolve, reject) => {
+          child.stderr?.on('data', (chunk: Buffer) => {
+            log += chunk.toString('utf8');
+            if (log.includes('cngn-desk is running')) resolve();
+          });
+          void exited.then(() =>
+            reject(new Error(`the bot exited before it was running: ${log.slice(-500)}`)),
+          );
+        });
+        return { child, url: `http://127.0.0.1:${port}` };
+      },
+  )
+  .extend('startBotInProcess', async ({ storeUrl, sandbox, slack, defer }) => async (): Promise<Bot> => {
+    const store = await createStore(storeUrl);
+    const config = testConfig(slack.apiUrl, {
+      approvers: [APPROVER],
+      service: {
+        mode: 'service',
+        baseUrl: sandbox.baseUrl,
+        apiKey: sandbox.apiKey,
+        encryptionKey: sandbox.encryptionKey,
+        privateKey: sandbox.privateKey,
+      },
+      webhookSecret: sandbox.webhookSecret,
+      storeUrl,
     });
-    void exited.then(() => reject(new Error(`the bot exited before it was running: ${log.slice(-500)}`)));
+    const bot = await startBot({ config, logger: silentLogger, store });
+    let stopped: Promise<void> | undefined;
+    const stop = () =>
+      (stopped ??= (async () => {
+        await bot.stop();
+        await store.close();
+      })());
+    defer(stop);
+    return { ...bot, stop };
   });
-  return { child, url: `http://127.0.0.1:${port}` };
-}
 
-/** The whole bot in this process on the same file (the restart), with the same settings. */
-async function startBotInProcess(): Promise<Bot> {
-  const store = await createStore(storeUrl);
-  const config = testConfig(slack.apiUrl, {
-    approvers: [APPROVER],
-    service: {
-      mode: 'service',
-      baseUrl: sandbox.baseUrl,
-      apiKey: sandbox.apiKey,
-      encryptionKey: sandbox.encryptionKey,
-      privateKey: sandbox.privateKey,
-    },
-    webhookSecret: sandbox.webhookSecret,
-    storeUrl,
-  });
-  const bot = await startBot({ config, logger: silentLogger, store });
-  return {
-    ...bot,
-    stop: async () => {
-      await bot.stop();
-      await store.close();
-    },
-  };
-}
-
-const undeliveredNotices = () =>
+const undeliveredNotices = (slack: FakeSlack) =>
   slack
     .callsTo('chat.postMessage')
     .filter((c) => c.body.channel === APPROVER && String(c.body.text).includes('was not delivered'));
 
-it('tells the asker once, after a restart, that the export a kill -9 interrupted was not delivered', async () => {
+test('tells the asker once, after a restart, that the export a kill -9 interrupted was not delivered', async ({
+  slack,
+  storeUrl,
+  startChild,
+  startBotInProcess,
+}) => {
   // Something to export: one entry in the chain of the environment the bot will run in.
   const seeding = await createStore(storeUrl);
   await new AuditLog(seeding).append(ENVIRONMENT, {
@@ -146,10 +148,9 @@ it('tells the asker once, after a restart, that the export a kill -9 interrupted
   await once(child, 'exit');
   upload.release();
   expect(slack.sharedFiles()).toEqual([]);
-  expect(undeliveredNotices()).toEqual([]);
+  expect(undeliveredNotices(slack)).toEqual([]);
 
   const restarted = await startBotInProcess();
-  cleanup.push(() => restarted.stop());
   const told = await slack.waitFor(
     'chat.postMessage',
     (c) => c.body.channel === APPROVER && String(c.body.text).includes('was not delivered'),
@@ -164,13 +165,11 @@ it('tells the asker once, after a restart, that the export a kill -9 interrupted
   expect(actions).toEqual(['filed', 'export-requested', 'export-undelivered']);
   expect((await engine?.verifyAudit())?.ok).toBe(true);
   await restarted.stop();
-  cleanup.pop();
 
   // Another start has nothing more to say about it.
   const again = await startBotInProcess();
-  cleanup.push(() => again.stop());
   await again.approvals?.engine.tick();
-  expect(undeliveredNotices()).toHaveLength(1);
+  expect(undeliveredNotices(slack)).toHaveLength(1);
   const after = steps(await again.approvals?.engine.auditRange(undefined, undefined));
   expect(after).toEqual(['filed', 'export-requested', 'export-undelivered']);
 });

@@ -3,8 +3,9 @@
 // the delegate is told of what they may approve, approves it with the channel's own button, and the
 // message, the thread and the audit log say "on behalf of"; above the cap or after a revocation the
 // click changes nothing; `/cngn policy` and `/cngn delegate` show it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { lagosTime } from '../../../src/format/display.js';
+import { botTest } from '../../support/bot.js';
 import { Clock } from '../../support/engine.js';
 import { commandAnswer, homeOpened } from '../../support/slack-requests.js';
 import {
@@ -22,31 +23,39 @@ const CHIDI = 'UCHIDI'; // an approver who is away
 const BOLA = 'UBOLA'; // not an approver: Chidi's delegate
 const DAY = 86_400_000;
 
-let app: ApprovalApp;
-const clock = new Clock();
+/**
+ * `fileApp`, one bot for the file, on `clock`, which the tests move forward; `firstDelegation`, the
+ * delegation the first test files, which a later one revokes.
+ */
+const test = botTest
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('clock', { scope: 'file' }, async ({}) => new Clock())
+  .extend('fileApp', { scope: 'file' }, async ({ clock }, { onCleanup }) => {
+    const app = await startApprovalApp({
+      approvers: [APPROVER_A, CHIDI],
+      tiers: '0:1,1000000:2',
+      now: clock.now,
+    });
+    onCleanup(() => app.stop());
+    return app;
+  })
+  .extend('firstDelegation', { scope: 'file' }, { id: '' });
 
-beforeAll(async () => {
-  app = await startApprovalApp({ approvers: [APPROVER_A, CHIDI], tiers: '0:1,1000000:2', now: clock.now });
-});
-afterAll(async () => {
-  await app.stop();
-});
-
-const settled = async () => {
+const settled = async (app: ApprovalApp) => {
   await app.engine.idle();
   await app.approvals?.presenter?.idle();
   await app.approvals?.dms?.idle();
 };
 
 /** Run `/cngn <text>` as `userId`; the private answer's text and blocks as one string. */
-async function command(text: string, userId: string): Promise<string> {
+async function command(app: ApprovalApp, text: string, userId: string): Promise<string> {
   const answer = await commandAnswer(app, text, userId);
   expect(answer.body.response_type).toBe('ephemeral');
   return `${String(answer.body.text)} ${JSON.stringify(answer.body.blocks)}`;
 }
 
 /** The private answer to a click by `user`, after `before` ephemerals had been posted. */
-async function privateAnswer(user: string, before: number): Promise<string> {
+async function privateAnswer(app: ApprovalApp, user: string, before: number): Promise<string> {
   const answer = await app.slack.waitFor(
     'chat.postEphemeral',
     (c) => c.body.user === user && app.slack.callsTo('chat.postEphemeral').indexOf(c) >= before,
@@ -54,15 +63,17 @@ async function privateAnswer(user: string, before: number): Promise<string> {
   return String(answer.body.text);
 }
 
-let delegationId = '';
-
 describe('/cngn delegate', () => {
-  it('files the delegation as a request: its delegator and its delegate cannot approve it, another approver does', async () => {
-    const filed = await command(`delegate <@${BOLA}|bola> until 3d max ₦500,000`, CHIDI);
-    delegationId = /AR-[0-9A-F]{10}/.exec(filed)?.[0] ?? '';
+  test('files the delegation as a request: its delegator and its delegate cannot approve it, another approver does', async ({
+    fileApp: app,
+    firstDelegation,
+  }) => {
+    const filed = await command(app, `delegate <@${BOLA}|bola> until 3d max ₦500,000`, CHIDI);
+    const delegationId = /AR-[0-9A-F]{10}/.exec(filed)?.[0] ?? '';
+    firstDelegation.id = delegationId;
     expect(delegationId).not.toBe('');
     expect(filed).toContain(`<@${BOLA}> may approve in your place once another approver`);
-    await settled();
+    await settled(app);
     const message = app.slack
       .messages(APPROVALS_CHANNEL)
       .find((m) => JSON.stringify(m).includes(delegationId));
@@ -71,24 +82,24 @@ describe('/cngn delegate', () => {
     expect(shown).toContain(`<@${CHIDI}>`);
     expect(shown).toContain('₦500,000.00');
     // Not in effect yet: the delegate's click is refused.
-    const listed = await command('delegate', BOLA);
+    const listed = await command(app, 'delegate', BOLA);
     expect(listed).toContain('none');
     expect(listed).toContain(`Waiting for another approver's approval*\\n• \`${delegationId}\``);
 
     let before = app.slack.callsTo('chat.postEphemeral').length;
     await click(app, 'approval.approve', `${delegationId}:0`, CHIDI);
-    expect(await privateAnswer(CHIDI, before)).toContain('You filed');
+    expect(await privateAnswer(app, CHIDI, before)).toContain('You filed');
     before = app.slack.callsTo('chat.postEphemeral').length;
     await click(app, 'approval.approve', `${delegationId}:0`, BOLA);
     // No delegation is Bola's yet: the access gate refuses the click before the engine is asked.
-    expect(await privateAnswer(BOLA, before)).toContain('needs the *approver* role');
+    expect(await privateAnswer(app, BOLA, before)).toContain('needs the *approver* role');
 
     await approve(app, `${delegationId}:0`, APPROVER_A);
     await waitUntil(
       async () => (await app.engine.get(delegationId))?.state === 'completed',
       'the delegation',
     );
-    await settled();
+    await settled(app);
     const live = await app.engine.liveDelegations();
     expect(live.map((d) => [d.delegator, d.delegate, d.max])).toEqual([[CHIDI, BOLA, '500000.00']]);
     // The delegate hears it took effect, and so does the delegator.
@@ -110,20 +121,24 @@ describe('/cngn delegate', () => {
     );
   });
 
-  it('lists it for both people and for approvers, and `/cngn policy` shows it with its window and cap', async () => {
+  test('lists it for both people and for approvers, and `/cngn policy` shows it with its window and cap', async ({
+    fileApp: app,
+  }) => {
     for (const user of [BOLA, CHIDI, APPROVER_A]) {
-      const list = await command('delegate', user);
+      const list = await command(app, 'delegate', user);
       expect(list).toContain(`<@${CHIDI}> → <@${BOLA}> until`);
       expect(list).toContain('up to ₦500,000.00 per request');
     }
-    expect(await command('delegate', 'USOMEONE')).not.toContain(`<@${BOLA}>`);
-    const policy = await command('policy', 'USOMEONE');
+    expect(await command(app, 'delegate', 'USOMEONE')).not.toContain(`<@${BOLA}>`);
+    const policy = await command(app, 'policy', 'USOMEONE');
     expect(policy).toContain('Active delegations*: 1');
     expect(policy).toContain(`<@${CHIDI}> → <@${BOLA}> until`);
     expect(policy).toContain('in 3 days');
   });
 
-  it('lets the delegate approve within the cap in the delegator’s place, said on the message, in the thread and in the audit log', async () => {
+  test('lets the delegate approve within the cap in the delegator’s place, said on the message, in the thread and in the audit log', async ({
+    fileApp: app,
+  }) => {
     const id = await fileWithdrawal(app, '1500');
     // The delegate is told, like an approver, and in whose place they approve, until when.
     const dm = await app.slack.waitFor(
@@ -149,7 +164,7 @@ describe('/cngn delegate', () => {
     expect(JSON.stringify(home.body.view)).toContain(`Delegations in effect*\\n• <@${CHIDI}> → <@${BOLA}>`);
     await approve(app, `${id}:0`, BOLA);
     await waitUntil(async () => (await app.engine.get(id))?.state !== 'pending', 'the approval');
-    await settled();
+    await settled(app);
     const request = await app.engine.get(id);
     expect(request?.approvals).toMatchObject([{ user: BOLA, onBehalfOf: CHIDI }]);
     const message = app.slack.messages(APPROVALS_CHANNEL).find((m) => JSON.stringify(m).includes(id));
@@ -160,34 +175,39 @@ describe('/cngn delegate', () => {
         !!c.body.thread_ts &&
         String(c.body.text).startsWith(`Approved by <@${BOLA}> on behalf of <@${CHIDI}>`),
     );
-    const audit = await command('audit 50', APPROVER_A);
+    const audit = await command(app, 'audit 50', APPROVER_A);
     expect(audit).toContain(`*approved* by <@${BOLA}> on behalf of <@${CHIDI}>`);
   });
 
-  it('stops the delegate at the gate for what only an approver in their own right does (freeze, unfreeze)', async () => {
-    const froze = await command('freeze a look-alike address was approved', BOLA);
+  test('stops the delegate at the gate for what only an approver in their own right does (freeze, unfreeze)', async ({
+    fileApp: app,
+  }) => {
+    const froze = await command(app, 'freeze a look-alike address was approved', BOLA);
     expect(froze).toContain('the *approver* role');
     expect(froze).not.toContain('Frozen');
     expect(await app.engine.currentFreeze()).toBeUndefined();
-    expect(await command('unfreeze', BOLA)).toContain('the *approver* role');
+    expect(await command(app, 'unfreeze', BOLA)).toContain('the *approver* role');
   });
 
-  it('refuses the delegate above the cap, and after revocation; a revocation is said and audited', async () => {
+  test('refuses the delegate above the cap, and after revocation; a revocation is said and audited', async ({
+    fileApp: app,
+    firstDelegation: { id: delegationId },
+  }) => {
     const large = await fileWithdrawal(app, '600000');
     let before = app.slack.callsTo('chat.postEphemeral').length;
     await click(app, 'approval.approve', `${large}:0`, BOLA);
-    expect(await privateAnswer(BOLA, before)).toContain('above the cap');
+    expect(await privateAnswer(app, BOLA, before)).toContain('above the cap');
     expect((await app.engine.get(large))?.approvals).toEqual([]);
 
     const small = await fileWithdrawal(app, '1000');
-    expect(await command(`delegate revoke <@${BOLA}|bola>`, CHIDI)).toContain('Revoked at once');
+    expect(await command(app, `delegate revoke <@${BOLA}|bola>`, CHIDI)).toContain('Revoked at once');
     before = app.slack.callsTo('chat.postEphemeral').length;
     await click(app, 'approval.approve', `${small}:0`, BOLA);
-    expect(await privateAnswer(BOLA, before)).toContain('has ended');
+    expect(await privateAnswer(app, BOLA, before)).toContain('has ended');
     expect((await app.engine.get(small))?.state).toBe('pending');
-    await settled();
-    expect(await command('policy', 'USOMEONE')).toContain('Active delegations*: none');
-    const audit = await command('audit 50', APPROVER_A);
+    await settled(app);
+    expect(await command(app, 'policy', 'USOMEONE')).toContain('Active delegations*: none');
+    const audit = await command(app, 'audit 50', APPROVER_A);
     expect(audit).toContain(`${delegationId} delegation: *delegation-revoked* by <@${CHIDI}>`);
     await app.slack.waitFor(
       'chat.postMessage',
@@ -199,8 +219,11 @@ describe('/cngn delegate', () => {
     );
   });
 
-  it('refuses after the window: a new delegation ends on time, read against the clock at the click', async () => {
-    const filed = await command(`delegate ${BOLA} until 12h`, CHIDI);
+  test('refuses after the window: a new delegation ends on time, read against the clock at the click', async ({
+    fileApp: app,
+    clock,
+  }) => {
+    const filed = await command(app, `delegate ${BOLA} until 12h`, CHIDI);
     const id = /AR-[0-9A-F]{10}/.exec(filed)?.[0] ?? '';
     await approve(app, `${id}:0`, APPROVER_A);
     await waitUntil(async () => (await app.engine.get(id))?.state === 'completed', 'the delegation');
@@ -208,18 +231,21 @@ describe('/cngn delegate', () => {
     clock.advance(DAY / 2);
     const before = app.slack.callsTo('chat.postEphemeral').length;
     await click(app, 'approval.approve', `${request}:0`, BOLA);
-    expect(await privateAnswer(BOLA, before)).toContain('has ended');
+    expect(await privateAnswer(app, BOLA, before)).toContain('has ended');
     expect((await app.engine.get(request))?.approvals).toEqual([]);
   });
 
-  it('refuses to approve a delegation whose window has already ended: its request expired with it', async () => {
-    const filed = await command(`delegate ${BOLA} until 6h`, CHIDI);
+  test('refuses to approve a delegation whose window has already ended: its request expired with it', async ({
+    fileApp: app,
+    clock,
+  }) => {
+    const filed = await command(app, `delegate ${BOLA} until 6h`, CHIDI);
     const id = /AR-[0-9A-F]{10}/.exec(filed)?.[0] ?? '';
     clock.advance(DAY / 4);
     const opened = app.slack.callsTo('views.open').length;
     const before = app.slack.callsTo('chat.postEphemeral').length;
     await click(app, 'approval.approve', `${id}:0`, APPROVER_A);
-    const said = await privateAnswer(APPROVER_A, before);
+    const said = await privateAnswer(app, APPROVER_A, before);
     expect(said).toContain('expired before it was approved');
     // No review opened, nothing recorded, and no delegation in effect.
     expect(app.slack.callsTo('views.open').length).toBe(opened);
@@ -227,27 +253,35 @@ describe('/cngn delegate', () => {
     expect((await app.engine.liveDelegations()).filter((d) => d.id === id)).toEqual([]);
   });
 
-  it('answers what it cannot read, and refuses a delegation by someone who is not an approver', async () => {
-    expect(await command('delegate bola until 3d', CHIDI)).toContain('Person: mention them');
-    expect(await command(`delegate <@${BOLA}> for 3d`, CHIDI)).toContain('Until: say until when');
-    expect(await command(`delegate <@${BOLA}> until 2026-02-30`, CHIDI)).toContain('is not a real date');
-    expect(await command(`delegate <@${BOLA}> until 3d max 1.234`, CHIDI)).toContain('Max: enter an amount');
+  test('answers what it cannot read, and refuses a delegation by someone who is not an approver', async ({
+    fileApp: app,
+  }) => {
+    expect(await command(app, 'delegate bola until 3d', CHIDI)).toContain('Person: mention them');
+    expect(await command(app, `delegate <@${BOLA}> for 3d`, CHIDI)).toContain('Until: say until when');
+    expect(await command(app, `delegate <@${BOLA}> until 2026-02-30`, CHIDI)).toContain('is not a real date');
+    expect(await command(app, `delegate <@${BOLA}> until 3d max 1.234`, CHIDI)).toContain(
+      'Max: enter an amount',
+    );
     // `1,0000` is not read as ₦10,000.
-    expect(await command(`delegate <@${BOLA}> until 3d max 1,0000`, CHIDI)).toContain(
+    expect(await command(app, `delegate <@${BOLA}> until 3d max 1,0000`, CHIDI)).toContain(
       'Max: commas go between groups of three digits',
     );
     // One amount after `max`: `500000 0` is not read as ₦5,000,000.
     const open = (await app.engine.openRequests()).length;
-    const extra = await command(`delegate <@${BOLA}> until 3d max 500000 0`, CHIDI);
+    const extra = await command(app, `delegate <@${BOLA}> until 3d max 500000 0`, CHIDI);
     expect(extra).toContain('Max: give one amount after `max`; `0` is more than that');
     expect(extra).not.toContain('Filed');
     expect((await app.engine.openRequests()).length).toBe(open);
-    expect(await command(`delegate <@${CHIDI}> until 3d`, CHIDI)).toContain('yourself');
-    expect(await command(`delegate <@UEKENE> until 3d`, BOLA)).toContain('Only an approver can delegate');
-    expect(await command(`delegate <@${BOLA}> until 200d`, CHIDI)).toContain('at most 90 days');
+    expect(await command(app, `delegate <@${CHIDI}> until 3d`, CHIDI)).toContain('yourself');
+    expect(await command(app, `delegate <@UEKENE> until 3d`, BOLA)).toContain(
+      'Only an approver can delegate',
+    );
+    expect(await command(app, `delegate <@${BOLA}> until 200d`, CHIDI)).toContain('at most 90 days');
   });
 
-  it('shows its usage as typed: no `<…>` of its own that Slack would read as a link', async () => {
+  test('shows its usage as typed: no `<…>` of its own that Slack would read as a link', async ({
+    fileApp: app,
+  }) => {
     // Only the bot's own mentions (`<@…>`, `<#…>`, `<!…>`) may stand in raw angle brackets.
     const raw = /<(?![@#!])/;
     for (const [text, words] of [
@@ -256,7 +290,7 @@ describe('/cngn delegate', () => {
       ['delegate', 'until &lt;2026-12-24|7d&gt; [max &lt;amount&gt;]'],
       ['delegate revoke', 'until &lt;date|duration&gt;'],
     ] as const) {
-      const answer = await command(text, CHIDI);
+      const answer = await command(app, text, CHIDI);
       expect(answer).toContain(words);
       expect(answer).not.toMatch(raw);
     }

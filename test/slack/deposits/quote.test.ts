@@ -1,14 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../../support/harness.js';
+import { describe, expect } from 'vitest';
+import { harnessTest as test } from '../../support/harness-test.js';
 import { selectValue, slashCommand, textValue, viewSubmission } from '../../support/slack-requests.js';
-
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.stop();
-});
 
 const DEST = '0x52908400098527886E0F7030069857D2E4169EE7';
 
@@ -20,7 +12,7 @@ const BASE_OPTS = (blocks: Array<Record<string, unknown>>, id: string) =>
   ).options;
 
 describe('/cngn deposit', () => {
-  it('opens the modal prefilled from the arguments', async () => {
+  test('opens the modal prefilled from the arguments', async ({ fileHarness: h }) => {
     await slashCommand(h.sender, {
       text: 'deposit 5000 payer@example.com',
       responseUrl: h.slack.responseUrl('d1'),
@@ -38,7 +30,9 @@ describe('/cngn deposit', () => {
     );
   });
 
-  it('prefills the e-mail as typed when Slack sends it escaped as a mailto link', async () => {
+  test('prefills the e-mail as typed when Slack sends it escaped as a mailto link', async ({
+    fileHarness: h,
+  }) => {
     // The manifest asks Slack to escape command text (for @person), which wraps e-mail addresses.
     const before = h.slack.callsTo('views.open').length;
     await slashCommand(h.sender, {
@@ -59,7 +53,7 @@ describe('/cngn deposit', () => {
     );
   });
 
-  it('refuses bad fields inline, naming each field and reason', async () => {
+  test('refuses bad fields inline, naming each field and reason', async ({ fileHarness: h }) => {
     const response = await viewSubmission(h.sender, {
       callbackId: 'deposit.submit',
       values: {
@@ -88,7 +82,9 @@ describe('/cngn deposit', () => {
     );
   });
 
-  it('creates the one-time account and shows what to send, the bank and the expiry in Lagos time', async () => {
+  test('creates the one-time account and shows what to send, the bank and the expiry in Lagos time', async ({
+    fileHarness: h,
+  }) => {
     const response = await viewSubmission(h.sender, {
       callbackId: 'deposit.submit',
       viewId: 'VDEPOSIT',
@@ -115,7 +111,9 @@ describe('/cngn deposit', () => {
     expect(data[0]?.description).toBe(`Naira deposit via Wema Bank ${accountNumber}`);
   });
 
-  it('acknowledges the submission while the service call is still held, then fills the modal', async () => {
+  test('acknowledges the submission while the service call is still held, then fills the modal', async ({
+    fileHarness: h,
+  }) => {
     const held = h.sandbox.hold('POST', '/v1/api/virtual-account/temporary');
     const response = await viewSubmission(h.sender, {
       callbackId: 'deposit.submit',
@@ -137,7 +135,9 @@ describe('/cngn deposit', () => {
 });
 
 describe('/cngn quote', () => {
-  it('prefills amount, networks by code and address, and shows receivable and both fees', async () => {
+  test('prefills amount, networks by code and address, and shows receivable and both fees', async ({
+    fileHarness: h,
+  }) => {
     await slashCommand(h.sender, {
       text: `quote 1500 base bsc ${DEST}`,
       responseUrl: h.slack.responseUrl('q1'),

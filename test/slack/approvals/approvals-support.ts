@@ -1,0 +1,39 @@
+// Fixtures (vitest test.extend) for the bot tests that bring their own fake Slack and store, or run two
+// replicas on a shared store: `botTest` plus `slack`, a fake Slack; `store`, a memory store; and the
+// store kinds of storesTest (`storeKinds`, `storeKind`, `replicas(name)`), so a file starts its replicas
+// with `startApp` on them. Each is stopped after the test, after the bots started on it.
+import { createStore } from '../../../src/store/index.js';
+import { botTest } from '../../support/bot.js';
+import { FakeSlack } from '../../support/fake-slack.js';
+import { testPrefix } from '../../support/redis.js';
+import { everyStore, type Replicas, type StoreKindName } from '../../support/shared-stores.js';
+
+export const approvalsTest = botTest
+  .extend('slack', async ({ defer }) => {
+    const slack = await FakeSlack.start();
+    defer(() => slack.stop());
+    return slack;
+  })
+  .extend('store', async ({ defer }) => {
+    const store = await createStore('memory://');
+    defer(() => store.close());
+    return store;
+  })
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('storeKinds', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const kinds = await everyStore();
+    onCleanup(async () => {
+      for (const kind of kinds) await kind.dispose();
+    });
+    return kinds;
+  })
+  .extend('storeKind', 'memory' as StoreKindName)
+  .extend('replicas', async ({ storeKinds, storeKind, defer }) => {
+    const kind = storeKinds.find((k) => k.name === storeKind);
+    if (!kind?.up) throw new Error(`no ${storeKind} store here`);
+    return async (name: string): Promise<Replicas> => {
+      const { a, b, close } = await kind.replicas(testPrefix(name));
+      defer(close);
+      return { a, b };
+    };
+  });
