@@ -1,7 +1,8 @@
 // The harness (the real bot over HTTP with a fake Slack and the embedded sandbox, test/support/harness.ts)
 // and the fuzz bot as fixtures on botTest (vitest test.extend): `h`, one harness with the defaults for
 // the whole file; `startHarness(options)`, one of the test's own, stopped after the test; `fuzzBot`, one
-// fuzz bot for the whole file. A file whose shared bot needs other settings extends with
+// fuzz bot for the whole file. A test may stop its own harness (to see what stopping does); it is
+// not stopped twice. A file whose shared bot needs other settings extends with
 // `fileHarness(options)` or `fileFuzzBot(options)` under a name of its own: a top-level
 // `test.override` would change the fixtures of this module, which the next files of the worker share.
 import { botTest } from './bot.js';
@@ -35,6 +36,11 @@ export const harnessTest = botTest
   .extend('fuzzBot', { scope: 'file' }, fileFuzzBot())
   .extend('startHarness', async ({ defer }) => async (options: HarnessOptions = {}) => {
     const h = await startHarness(options);
-    defer(() => h.stop());
-    return h;
+    let stopping: Promise<void> | undefined;
+    const stop = () => {
+      stopping ??= h.stop();
+      return stopping;
+    };
+    defer(stop);
+    return { ...h, stop };
   });
