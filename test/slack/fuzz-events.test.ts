@@ -5,7 +5,7 @@
 // acknowledged with a valid answer or refused with a clear 400/413; no listener fails, nothing goes
 // unhandled, and the bot still answers /healthz.
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { REDEEM, SETTLEMENT } from '../../src/slack/approvals/blocks/bank-modal.js';
 import { APPROVE_ACTION, CANCEL_ACTION, REJECT_ACTION } from '../../src/slack/approvals/blocks/message.js';
 import { DEPOSIT_VIEW } from '../../src/slack/deposits/blocks.js';
@@ -18,24 +18,16 @@ import {
   OBJECT_MEMBER_NAMES,
   problemWithAnswer,
   runs,
-  startFuzzBot,
   text,
 } from '../support/fuzz.js';
 import { ENTERPRISE_IDS, TEAM_IDS } from '../support/fuzz-inputs.js';
+import { harnessTest as test } from '../support/harness-fixtures.js';
 import { newTriggerId, postSigned } from '../support/slack-requests.js';
-
-let bot: FuzzBot;
-beforeAll(async () => {
-  bot = await startFuzzBot();
-});
-afterAll(async () => {
-  await bot?.stop();
-});
 
 const JSON_TYPE = 'application/json';
 const FORM_TYPE = 'application/x-www-form-urlencoded';
 
-async function send(body: string, contentType: string): Promise<void> {
+async function send(bot: FuzzBot, body: string, contentType: string): Promise<void> {
   const answer = await postSigned(bot.h.sender, body, { contentType });
   expect(
     problemWithAnswer(answer),
@@ -82,48 +74,49 @@ const enterprise = fc.oneof(
 );
 const channel = field(fc.record({ id: field(id('CAPPROVALS')) }));
 
-const buttonClick = fc.record({
-  type: fc.constant('block_actions'),
-  user,
-  team,
-  enterprise,
-  channel,
-  api_app_id: field(fc.constant('A1')),
-  trigger_id: field(fc.constant('').map(() => newTriggerId())),
-  response_url: field(fc.constant('').map(() => bot.h.slack.responseUrl('click'))),
-  container: field(
-    fc.record({
-      type: field(fc.constant('message')),
-      message_ts: field(fc.constant('1700000000.000100')),
-      channel_id: field(id('CAPPROVALS')),
-    }),
-  ),
-  message: field(
-    fc.record({ ts: field(fc.constant('1700000000.000100')), type: field(fc.constant('message')) }),
-  ),
-  actions: field(
-    fc.array(
+const buttonClick = (bot: FuzzBot) =>
+  fc.record({
+    type: fc.constant('block_actions'),
+    user,
+    team,
+    enterprise,
+    channel,
+    api_app_id: field(fc.constant('A1')),
+    trigger_id: field(fc.constant('').map(() => newTriggerId())),
+    response_url: field(fc.constant('').map(() => bot.h.slack.responseUrl('click'))),
+    container: field(
       fc.record({
-        action_id: field(
-          fc.constantFrom(
-            APPROVE_ACTION,
-            REJECT_ACTION,
-            CANCEL_ACTION,
-            `${TX_PAGE_ACTION}.next`,
-            `${TX_PAGE_ACTION}.previous`,
-          ),
-          notText,
-        ),
-        block_id: field(id('approval.actions')),
-        type: field(fc.constant('button')),
-        value: field(fc.oneof(id('AR-1A2B3C4D5E:1', '2', '0'), text())),
-        action_ts: field(fc.constant('1700000000.1')),
+        type: field(fc.constant('message')),
+        message_ts: field(fc.constant('1700000000.000100')),
+        channel_id: field(id('CAPPROVALS')),
       }),
-      { minLength: 1, maxLength: 2 },
     ),
-    fc.oneof(notText, fc.constant([])),
-  ),
-});
+    message: field(
+      fc.record({ ts: field(fc.constant('1700000000.000100')), type: field(fc.constant('message')) }),
+    ),
+    actions: field(
+      fc.array(
+        fc.record({
+          action_id: field(
+            fc.constantFrom(
+              APPROVE_ACTION,
+              REJECT_ACTION,
+              CANCEL_ACTION,
+              `${TX_PAGE_ACTION}.next`,
+              `${TX_PAGE_ACTION}.previous`,
+            ),
+            notText,
+          ),
+          block_id: field(id('approval.actions')),
+          type: field(fc.constant('button')),
+          value: field(fc.oneof(id('AR-1A2B3C4D5E:1', '2', '0'), text())),
+          action_ts: field(fc.constant('1700000000.1')),
+        }),
+        { minLength: 1, maxLength: 2 },
+      ),
+      fc.oneof(notText, fc.constant([])),
+    ),
+  });
 
 const optionsRequest = fc.record({
   type: fc.constant('block_suggestion'),
@@ -193,25 +186,26 @@ const asForm = (record: Record<string, unknown>) => {
   return form.toString();
 };
 
-const slashCommand = fc
-  .record({
-    // A form field is always text; a command the app does not serve is Slack's configuration, not input.
-    command: field(fc.constant('/cngn'), fc.constant(undefined)),
-    text: field(
-      fc.constantFrom('help', 'tx', 'networks', 'pending', 'nonsense', ...OBJECT_MEMBER_NAMES),
-      fc.array(text(), { minLength: 2 }),
-    ),
-    user_id: field(id('UREQ')),
-    channel_id: field(id('CCMD')),
-    team_id: teamId,
-    enterprise_id: enterpriseId,
-    trigger_id: field(fc.constant('').map(() => newTriggerId())),
-    response_url: field(fc.constant('').map(() => bot.h.slack.responseUrl('fuzz'))),
-  })
-  .map(asForm);
+const slashCommand = (bot: FuzzBot) =>
+  fc
+    .record({
+      // A form field is always text; a command the app does not serve is Slack's configuration, not input.
+      command: field(fc.constant('/cngn'), fc.constant(undefined)),
+      text: field(
+        fc.constantFrom('help', 'tx', 'networks', 'pending', 'nonsense', ...OBJECT_MEMBER_NAMES),
+        fc.array(text(), { minLength: 2 }),
+      ),
+      user_id: field(id('UREQ')),
+      channel_id: field(id('CCMD')),
+      team_id: teamId,
+      enterprise_id: enterpriseId,
+      trigger_id: field(fc.constant('').map(() => newTriggerId())),
+      response_url: field(fc.constant('').map(() => bot.h.slack.responseUrl('fuzz'))),
+    })
+    .map(asForm);
 
 describe('fuzzed bodies to /slack/events', { timeout: FUZZ_TIMEOUT_MS }, () => {
-  it('answers any JSON body, any form and any payload', async () => {
+  test('answers any JSON body, any form and any payload', async ({ fuzzBot: bot }) => {
     const body = fc.oneof(
       anyJson.map((v) => [json(v), JSON_TYPE] as const),
       text({ unit: 'binary', maxLength: 100 }).map((s) => [s, JSON_TYPE] as const),
@@ -223,27 +217,29 @@ describe('fuzzed bodies to /slack/events', { timeout: FUZZ_TIMEOUT_MS }, () => {
         .map((s) => [s, FORM_TYPE] as const),
     );
     await assertFuzz(
-      fc.asyncProperty(body, ([raw, type]) => send(raw, type)),
+      fc.asyncProperty(body, ([raw, type]) => send(bot, raw, type)),
       runs(1_200),
     );
   });
 
-  it("answers Slack's own envelopes with any field of any type, or missing", async () => {
+  test("answers Slack's own envelopes with any field of any type, or missing", async ({ fuzzBot: bot }) => {
     const body = fc.oneof(
-      buttonClick.map((b) => [asForm({ payload: json(b) }), FORM_TYPE] as const),
+      buttonClick(bot).map((b) => [asForm({ payload: json(b) }), FORM_TYPE] as const),
       optionsRequest.map((b) => [asForm({ payload: json(b) }), FORM_TYPE] as const),
       submission.map((b) => [asForm({ payload: json(b) }), FORM_TYPE] as const),
-      slashCommand.map((b) => [b, FORM_TYPE] as const),
+      slashCommand(bot).map((b) => [b, FORM_TYPE] as const),
       event.map((b) => [json(b), JSON_TYPE] as const),
       urlVerification.map((b) => [json(b), JSON_TYPE] as const),
     );
     await assertFuzz(
-      fc.asyncProperty(body, ([raw, type]) => send(raw, type)),
+      fc.asyncProperty(body, ([raw, type]) => send(bot, raw, type)),
       runs(1_200),
     );
   });
 
-  it('left no listener failing and nothing unhandled, and the bot still answers', async () => {
+  test('left no listener failing and nothing unhandled, and the bot still answers', async ({
+    fuzzBot: bot,
+  }) => {
     expect(await bot.healthz()).toBe(200);
     await bot.h.bot.stop();
     expect(bot.listenerFailures()).toEqual([]);

@@ -3,7 +3,7 @@
 // object. Every submission is acknowledged with a valid answer (or refused with a clear 400), no
 // listener fails, nothing goes unhandled, and the bot still answers /healthz.
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { DEAD_LETTER_CHANNEL, DEAD_LETTER_VIEW } from '../../src/slack/alerts/dead-letter-blocks.js';
 import { type BoundModal, bindingKey } from '../../src/slack/approvals/actions/review-binding.js';
 import {
@@ -32,27 +32,30 @@ import {
   OBJECT_MEMBER_NAMES,
   problemWithAnswer,
   runs,
-  startFuzzBot,
   text,
 } from '../support/fuzz.js';
+import { fileFuzzBot, harnessTest } from '../support/harness-fixtures.js';
 import { interaction, newTriggerId } from '../support/slack-requests.js';
 
-let bot: FuzzBot;
-let networkIds: string[] = [];
-let bankValues: string[] = [];
-let metadata = '';
+/** What the forms offer to choose from, as the service lists it: read once from the file's bot. */
+interface ServiceLists {
+  networkIds: string[];
+  bankValues: string[];
+  /** The private metadata a form with a network choice carries. */
+  metadata: string;
+}
 
-beforeAll(async () => {
+const test = harnessTest
   // The fuzzing user is an approver, so every form is reached past the access gate.
-  bot = await startFuzzBot({ config: { approvers: ['UFUZZ'] } });
-  const networks = await bot.h.bot.client.getNetworks();
-  networkIds = networks.map((n) => n.id);
-  metadata = JSON.stringify(networksMetadata(toNetworkChoices(networks)));
-  bankValues = (await bot.h.bot.client.getBanks()).slice(0, 5).map((b) => `${b.code}|${b.name}`);
-});
-afterAll(async () => {
-  await bot?.stop();
-});
+  .extend('fuzzBot', { scope: 'file' }, fileFuzzBot({ config: { approvers: ['UFUZZ'] } }))
+  .extend('lists', { scope: 'file' }, async ({ fuzzBot: bot }): Promise<ServiceLists> => {
+    const networks = await bot.h.bot.client.getNetworks();
+    return {
+      networkIds: networks.map((n) => n.id),
+      metadata: JSON.stringify(networksMetadata(toNetworkChoices(networks))),
+      bankValues: (await bot.h.bot.client.getBanks()).slice(0, 5).map((b) => `${b.code}|${b.name}`),
+    };
+  });
 
 const anyJson = jsonValue(3);
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -70,12 +73,11 @@ const amount = textElement('1500', '0.01', '1,500.50', '100000', '2500');
 const address = textElement(ADDRESS, ADDRESS.toLowerCase());
 const account = textElement('0123456789', '0000000000');
 
-const selectElement = (choices: () => string[]) =>
+const selectElement = (list: string[]) =>
   fc.oneof(
     {
       weight: 6,
       arbitrary: fc.nat().map((i) => {
-        const list = choices();
         const value = list[i % list.length] ?? 'none';
         return {
           type: 'static_select',
@@ -120,23 +122,26 @@ const conversationElement = fc.oneof(
 );
 
 type Field = [id: string, element: fc.Arbitrary<unknown>];
-const networks = () => networkIds;
-const banks = () => bankValues;
-const whitelisted = () => networkIds.map((id) => `${id}|${ADDRESS}`);
+const whitelisted = (lists: ServiceLists) => lists.networkIds.map((id) => `${id}|${ADDRESS}`);
 
 /**
  * A form that decides on a request it showed (`bound`) is submitted with a record of what it showed,
  * as if opened from a request message: the fuzz reaches the decision instead of waiting out the wait
  * for a record that never comes (review-binding.ts), half a second per case.
  */
-const FORMS: Array<{ name: string; callbackId: string; fields: Field[]; bound?: BoundModal }> = [
+const FORMS: Array<{
+  name: string;
+  callbackId: string;
+  fields: (lists: ServiceLists) => Field[];
+  bound?: BoundModal;
+}> = [
   {
     name: 'withdraw',
     callbackId: WITHDRAW_VIEW,
-    fields: [
+    fields: (lists) => [
       [WITHDRAW.amount, amount],
-      [WITHDRAW.network, selectElement(networks)],
-      [WITHDRAW.whitelisted, selectElement(whitelisted)],
+      [WITHDRAW.network, selectElement(lists.networkIds)],
+      [WITHDRAW.whitelisted, selectElement(whitelisted(lists))],
       [WITHDRAW.address, address],
       [WITHDRAW.save, checkboxElement],
     ],
@@ -144,10 +149,10 @@ const FORMS: Array<{ name: string; callbackId: string; fields: Field[]; bound?: 
   {
     name: 'bridge',
     callbackId: BRIDGE_VIEW,
-    fields: [
+    fields: (lists) => [
       [BRIDGE.amount, amount],
-      [BRIDGE.origin, selectElement(networks)],
-      [BRIDGE.destination, selectElement(networks)],
+      [BRIDGE.origin, selectElement(lists.networkIds)],
+      [BRIDGE.destination, selectElement(lists.networkIds)],
       [BRIDGE.address, address],
       [BRIDGE.sender, address],
     ],
@@ -155,25 +160,25 @@ const FORMS: Array<{ name: string; callbackId: string; fields: Field[]; bound?: 
   {
     name: 'whitelist add',
     callbackId: WHITELIST_VIEW,
-    fields: [
-      [WHITELIST.network, selectElement(networks)],
+    fields: (lists) => [
+      [WHITELIST.network, selectElement(lists.networkIds)],
       [WHITELIST.address, address],
     ],
   },
   {
     name: 'redeem',
     callbackId: REDEEM_VIEW,
-    fields: [
+    fields: (lists) => [
       [REDEEM.amount, amount],
-      [REDEEM.bank, selectElement(banks)],
+      [REDEEM.bank, selectElement(lists.bankValues)],
       [REDEEM.account, account],
     ],
   },
   {
     name: 'settlement',
     callbackId: SETTLEMENT_VIEW,
-    fields: [
-      [SETTLEMENT.bank, selectElement(banks)],
+    fields: (lists) => [
+      [SETTLEMENT.bank, selectElement(lists.bankValues)],
       [SETTLEMENT.account, account],
     ],
   },
@@ -181,12 +186,12 @@ const FORMS: Array<{ name: string; callbackId: string; fields: Field[]; bound?: 
     name: 'reject',
     callbackId: REJECT_VIEW,
     bound: 'reject',
-    fields: [[REJECT.reason, textElement('not paid yet', 'wrong address', 'duplicate')]],
+    fields: () => [[REJECT.reason, textElement('not paid yet', 'wrong address', 'duplicate')]],
   },
   {
     name: 'deposit',
     callbackId: DEPOSIT_VIEW,
-    fields: [
+    fields: () => [
       [DEPOSIT.amount, amount],
       [DEPOSIT.email, textElement('ada@example.com', 'payer@example.org')],
       [DEPOSIT.customerName, textElement('Ada Obi', '')],
@@ -197,17 +202,17 @@ const FORMS: Array<{ name: string; callbackId: string; fields: Field[]; bound?: 
   {
     name: 'quote',
     callbackId: QUOTE_VIEW,
-    fields: [
+    fields: (lists) => [
       [QUOTE.amount, amount],
-      [QUOTE.origin, selectElement(networks)],
-      [QUOTE.destination, selectElement(networks)],
+      [QUOTE.origin, selectElement(lists.networkIds)],
+      [QUOTE.destination, selectElement(lists.networkIds)],
       [QUOTE.address, address],
     ],
   },
   {
     name: 'dead-letter re-post',
     callbackId: DEAD_LETTER_VIEW,
-    fields: [[DEAD_LETTER_CHANNEL, conversationElement]],
+    fields: () => [[DEAD_LETTER_CHANNEL, conversationElement]],
   },
 ];
 
@@ -226,24 +231,25 @@ function stateValues(fields: Field[]): fc.Arbitrary<unknown> {
   return fc.oneof({ weight: 12, arbitrary: values }, { weight: 1, arbitrary: anyJson });
 }
 
-const privateMetadata = fc.oneof(
-  { weight: 12, arbitrary: fc.constant(() => metadata) },
-  { weight: 1, arbitrary: text().map((s) => () => s) },
-  {
-    weight: 1,
-    arbitrary: fc
-      .constantFrom(...OBJECT_MEMBER_NAMES)
-      .map((name) => () => JSON.stringify({ networks: [name], families: { [name]: 'solana' } })),
-  },
-  { weight: 1, arbitrary: anyJson.map((v) => () => JSON.stringify(v)) },
-  {
-    weight: 1,
-    arbitrary: text().map((id) => () => JSON.stringify({ id, channel: 'CAPPROVALS' })),
-  },
-);
+const privateMetadata = (metadata: string) =>
+  fc.oneof(
+    { weight: 12, arbitrary: fc.constant(() => metadata) },
+    { weight: 1, arbitrary: text().map((s) => () => s) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom(...OBJECT_MEMBER_NAMES)
+        .map((name) => () => JSON.stringify({ networks: [name], families: { [name]: 'solana' } })),
+    },
+    { weight: 1, arbitrary: anyJson.map((v) => () => JSON.stringify(v)) },
+    {
+      weight: 1,
+      arbitrary: text().map((id) => () => JSON.stringify({ id, channel: 'CAPPROVALS' })),
+    },
+  );
 
 /** Record the modal as showing the request its metadata names (any id it names, or one it does not). */
-async function bindView(viewId: string, modal: BoundModal, metadata: string): Promise<void> {
+async function bindView(bot: FuzzBot, viewId: string, modal: BoundModal, metadata: string): Promise<void> {
   let id: unknown;
   try {
     id = (JSON.parse(metadata) as { id?: unknown } | null)?.id;
@@ -259,38 +265,47 @@ async function bindView(viewId: string, modal: BoundModal, metadata: string): Pr
 }
 
 describe('fuzzed modal submissions', { timeout: FUZZ_TIMEOUT_MS }, () => {
-  it.each(FORMS)('acknowledges every $name submission, whatever its values', async (form) => {
-    await assertFuzz(
-      fc.asyncProperty(stateValues(form.fields), privateMetadata, async (values, meta) => {
-        const viewId = `V${Math.random().toString(36).slice(2)}`;
-        const metadata = meta();
-        if (form.bound) await bindView(viewId, form.bound, metadata);
-        const answer = await interaction(bot.h.sender, {
-          type: 'view_submission',
-          team: { id: 'T1', domain: 'treasury' },
-          user: { id: 'UFUZZ', username: 'fuzz', team_id: 'T1' },
-          api_app_id: 'A1',
-          trigger_id: newTriggerId(),
-          view: {
-            id: viewId,
-            type: 'modal',
-            callback_id: form.callbackId,
-            private_metadata: metadata,
-            hash: 'h',
-            state: { values },
+  test.for(FORMS)(
+    'acknowledges every $name submission, whatever its values',
+    async (form, { fuzzBot: bot, lists }) => {
+      await assertFuzz(
+        fc.asyncProperty(
+          stateValues(form.fields(lists)),
+          privateMetadata(lists.metadata),
+          async (values, meta) => {
+            const viewId = `V${Math.random().toString(36).slice(2)}`;
+            const metadata = meta();
+            if (form.bound) await bindView(bot, viewId, form.bound, metadata);
+            const answer = await interaction(bot.h.sender, {
+              type: 'view_submission',
+              team: { id: 'T1', domain: 'treasury' },
+              user: { id: 'UFUZZ', username: 'fuzz', team_id: 'T1' },
+              api_app_id: 'A1',
+              trigger_id: newTriggerId(),
+              view: {
+                id: viewId,
+                type: 'modal',
+                callback_id: form.callbackId,
+                private_metadata: metadata,
+                hash: 'h',
+                state: { values },
+              },
+            });
+            expect(problemWithAnswer(answer), answer.body).toBeUndefined();
+            // A state that is an object always reaches the form; only a non-object state is refused.
+            if (typeof values === 'object' && values !== null && !Array.isArray(values)) {
+              expect(answer.status).toBe(200);
+            }
           },
-        });
-        expect(problemWithAnswer(answer), answer.body).toBeUndefined();
-        // A state that is an object always reaches the form; only a non-object state is refused.
-        if (typeof values === 'object' && values !== null && !Array.isArray(values)) {
-          expect(answer.status).toBe(200);
-        }
-      }),
-      runs(250),
-    );
-  });
+        ),
+        runs(250),
+      );
+    },
+  );
 
-  it('left no listener failing and nothing unhandled, and the bot still answers', async () => {
+  test('left no listener failing and nothing unhandled, and the bot still answers', async ({
+    fuzzBot: bot,
+  }) => {
     expect(await bot.healthz()).toBe(200);
     // The valid ones got through to filing and to the service (the fuzz reached past the checks).
     expect(bot.h.slack.callsTo('views.update').length).toBeGreaterThan(0);

@@ -1,7 +1,8 @@
 // Forms whose data comes from the service open at once (Slack's trigger_id lives 3 s) and are
 // filled in place when the data arrives. The fake Slack refuses a trigger older than 3 s, as Slack does.
-import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../../support/harness.js';
+import { describe, expect } from 'vitest';
+import type { Harness } from '../../support/harness.js';
+import { harnessTest as test } from '../../support/harness-fixtures.js';
 import { newTriggerId, slashCommand } from '../../support/slack-requests.js';
 
 const DEST = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -14,12 +15,6 @@ interface View {
   }>;
 }
 
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.stop();
-  h = undefined;
-});
-
 const initialOf = (view: View, id: string) => {
   const element = view.blocks.find((b) => b.block_id === id)?.element;
   return element?.initial_value ?? element?.initial_option?.value;
@@ -31,8 +26,10 @@ async function networkId(harness: Harness, short: string): Promise<string> {
 }
 
 describe('forms open before the service answers', () => {
-  it('opens the quote form while the network list is held, then fills it in place', async () => {
-    h = await startHarness();
+  test('opens the quote form while the network list is held, then fills it in place', async ({
+    startHarness,
+  }) => {
+    const h = await startHarness();
     const held = h.sandbox.hold('GET', '/v1/api/networks');
     const ack = await slashCommand(h.sender, {
       text: `quote 1500 base bsc ${DEST}`,
@@ -61,8 +58,10 @@ describe('forms open before the service answers', () => {
     expect(initialOf(view, 'quote.address')).toBe(DEST);
   });
 
-  it('opens the withdraw form while the network list is held, then fills it in place', async () => {
-    h = await startHarness();
+  test('opens the withdraw form while the network list is held, then fills it in place', async ({
+    startHarness,
+  }) => {
+    const h = await startHarness();
     const held = h.sandbox.hold('GET', '/v1/api/networks');
     await slashCommand(h.sender, {
       text: `withdraw 1500 base ${DEST}`,
@@ -79,8 +78,8 @@ describe('forms open before the service answers', () => {
     expect(initialOf(view, 'withdraw.network')).toBe(await networkId(h, 'base'));
   });
 
-  it('shows the service error in plain words inside the opened form', async () => {
-    h = await startHarness();
+  test('shows the service error in plain words inside the opened form', async ({ startHarness }) => {
+    const h = await startHarness();
     h.sandbox.failNext('GET', '/v1/api/networks', 403, 1, 'IP address not whitelisted');
     await slashCommand(h.sender, { text: 'bridge 1500', responseUrl: h.slack.responseUrl('bridge') });
     const update = await h.slack.waitFor('views.update');
@@ -90,8 +89,10 @@ describe('forms open before the service answers', () => {
     expect(text).not.toContain('bridge.submit');
   });
 
-  it('says privately when Slack no longer accepts the trigger, instead of failing silently', async () => {
-    h = await startHarness();
+  test('says privately when Slack no longer accepts the trigger, instead of failing silently', async ({
+    startHarness,
+  }) => {
+    const h = await startHarness();
     for (const [name, text] of [
       ['stale-deposit', 'deposit 5000'],
       ['stale-quote', 'quote 1500'],

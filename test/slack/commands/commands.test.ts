@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { shortHash } from '../../../src/format/display.js';
 import { createLogger } from '../../../src/log.js';
 import { SUBCOMMANDS } from '../../../src/slack/commands/registry.js';
 import { unwrapLinks } from '../../../src/slack/runtime/links.js';
 import type { SlackCall } from '../../support/fake-slack.js';
-import { type Harness, startHarness } from '../../support/harness.js';
+import type { Harness } from '../../support/harness.js';
+import { harnessTest as test } from '../../support/harness-fixtures.js';
 import {
   blockAction,
   commandAnswer,
@@ -13,23 +14,15 @@ import {
   slashCommand,
 } from '../../support/slack-requests.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.stop();
-});
-
 /** Run `/cngn <text>` and wait for its private answer on the response_url. */
-const run = (text: string, userId = 'UREQ'): Promise<SlackCall> => commandAnswer(h, text, userId);
+const run = (h: Harness, text: string, userId = 'UREQ'): Promise<SlackCall> => commandAnswer(h, text, userId);
 
 const textOf = (call: SlackCall) => JSON.stringify(call.body.blocks ?? call.body.text);
 /** How many times an answer names its environment. */
 const markers = (call: SlackCall) => (textOf(call).match(/SANDBOX/g) ?? []).length;
 
 describe('Slack request verification', () => {
-  it('refuses a forged signature with 401', async () => {
+  test('refuses a forged signature with 401', async ({ h }) => {
     const response = await slashCommand(h.sender, {
       text: 'balance',
       responseUrl: h.slack.responseUrl('forged'),
@@ -38,7 +31,7 @@ describe('Slack request verification', () => {
     expect(response.status).toBe(401);
   });
 
-  it('refuses a request older than five minutes with 401', async () => {
+  test('refuses a request older than five minutes with 401', async ({ h }) => {
     const old = Math.floor(Date.now() / 1000) - 6 * 60;
     const response = await slashCommand(h.sender, {
       text: 'balance',
@@ -48,21 +41,23 @@ describe('Slack request verification', () => {
     expect(response.status).toBe(401);
   });
 
-  it('refuses a body that does not match its signature', async () => {
+  test('refuses a body that does not match its signature', async ({ h }) => {
     const headers = signSlackBody(h.sender.signingSecret, 'text=balance');
     const response = await postSigned(h.sender, 'text=withdraw', { signature: headers['x-slack-signature'] });
     expect(response.status).toBe(401);
   });
 
-  it('answers /healthz', async () => {
+  test('answers /healthz', async ({ h }) => {
     const response = await fetch(`${h.bot.adminUrl}/healthz`);
     expect(response.status).toBe(200);
   });
 });
 
 describe('/cngn read commands', () => {
-  it('gives every subcommand a one-line example in the help, the deposit e-mail included', async () => {
-    const help = await run('help');
+  test('gives every subcommand a one-line example in the help, the deposit e-mail included', async ({
+    h,
+  }) => {
+    const help = await run(h, 'help');
     // The list may go on over several sections (each holds at most 3000 characters).
     const texts = (help.body.blocks as Array<{ type: string; text?: { text: string } }>)
       .filter((b) => b.type === 'section')
@@ -82,15 +77,15 @@ describe('/cngn read commands', () => {
     expect(section?.endsWith('…')).toBe(false);
   });
 
-  it('lists the commands for help, for nothing, and suggests the closest for a typo', async () => {
-    expect(textOf(await run(''))).toContain('/cngn balance');
-    expect(textOf(await run('help'))).toContain('/cngn withdraw');
-    const typo = await run('balanse');
+  test('lists the commands for help, for nothing, and suggests the closest for a typo', async ({ h }) => {
+    expect(textOf(await run(h, ''))).toContain('/cngn balance');
+    expect(textOf(await run(h, 'help'))).toContain('/cngn withdraw');
+    const typo = await run(h, 'balanse');
     expect(textOf(typo)).toContain('Did you mean `/cngn balance`?');
   });
 
-  it('shows the balance with the time it was read today, privately, marked SANDBOX once', async () => {
-    const answer = await run('balance');
+  test('shows the balance with the time it was read today, privately, marked SANDBOX once', async ({ h }) => {
+    const answer = await run(h, 'balance');
     expect(answer.body.response_type).toBe('ephemeral');
     const text = textOf(answer);
     expect(text).toContain('₦1,250,000.00');
@@ -98,7 +93,7 @@ describe('/cngn read commands', () => {
     expect(markers(answer)).toBe(1);
   });
 
-  it('marks every answer exactly once, approval lists included', async () => {
+  test('marks every answer exactly once, approval lists included', async ({ h }) => {
     for (const command of [
       'pending',
       'audit',
@@ -108,35 +103,37 @@ describe('/cngn read commands', () => {
       'help',
       'nonsense',
     ]) {
-      expect(markers(await run(command)), command).toBe(1);
+      expect(markers(await run(h, command)), command).toBe(1);
     }
   });
 
-  it('lists networks with their codes and which are disabled', async () => {
-    const text = textOf(await run('networks'));
+  test('lists networks with their codes and which are disabled', async ({ h }) => {
+    const text = textOf(await run(h, 'networks'));
     expect(text).toContain('Base');
     expect(text).toMatch(/disabled/);
   });
 
-  it('filters banks by name', async () => {
-    const text = textOf(await run('banks zenith'));
+  test('filters banks by name', async ({ h }) => {
+    const text = textOf(await run(h, 'banks zenith'));
     expect(text).toContain('Zenith');
     expect(text).toContain('057');
     expect(text).not.toContain('Access Bank');
   });
 
-  it('shows the dedicated virtual accounts with number, bank and name', async () => {
+  test('shows the dedicated virtual accounts with number, bank and name', async ({ h }) => {
     const [account] = await h.bot.client.getDedicatedAccounts();
-    const text = textOf(await run('accounts'));
+    const text = textOf(await run(h, 'accounts'));
     expect(text).toContain(account?.accountNumber);
     expect(text).toContain(account?.bankName);
     expect(text).toContain(account?.accountName);
   });
 
-  it('shows the whitelist with network names, each address shortened with an explorer link and whole to copy', async () => {
+  test('shows the whitelist with network names, each address shortened with an explorer link and whole to copy', async ({
+    h,
+  }) => {
     const [entry] = await h.bot.client.getWhitelisted({ includeNetwork: true });
     const address = entry?.publicKey ?? '';
-    const text = textOf(await run('whitelist'));
+    const text = textOf(await run(h, 'whitelist'));
     expect(text).not.toContain('Unknown network');
     expect(text).toContain(`*${entry?.network?.name}*`);
     expect(text).toMatch(
@@ -145,8 +142,8 @@ describe('/cngn read commands', () => {
     expect(text).toContain(`\`${address}\``);
   });
 
-  it('pages transactions in place with Next and Previous', async () => {
-    const first = await run('tx');
+  test('pages transactions in place with Next and Previous', async ({ h }) => {
+    const first = await run(h, 'tx');
     expect(textOf(first)).toContain('page 1');
     const next = (
       first.body.blocks as Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }>
@@ -162,7 +159,9 @@ describe('/cngn read commands', () => {
     expect(textOf(second)).toContain('tx.page.previous');
   });
 
-  it('shows one transaction in full: network by name, both hashes linked, receiver and explorer link', async () => {
+  test('shows one transaction in full: network by name, both hashes linked, receiver and explorer link', async ({
+    h,
+  }) => {
     const { data } = await h.bot.client.getTransactions({ page: 1, limit: 50 });
     const tx = data.find(
       (t) => t.trx_type === 'swap' && t.base_trx_hash && t.extl_trx_hash && t.explorer_link,
@@ -171,7 +170,7 @@ describe('/cngn read commands', () => {
       throw new Error('no bridge with hashes');
     const network = (await h.bot.client.getNetworks()).find((n) => n.short_name === tx.network);
     const receiver = (tx.receiver as { address: string }).address;
-    const answer = await run(`tx ${tx.trx_ref}`);
+    const answer = await run(h, `tx ${tx.trx_ref}`);
     const text = textOf(answer);
     expect(text).toContain(tx.trx_ref);
     for (const label of [
@@ -196,113 +195,95 @@ describe('/cngn read commands', () => {
     expect(markers(answer)).toBe(1);
   });
 
-  it('says plainly when a transaction does not exist', async () => {
-    expect(textOf(await run('tx NO-SUCH-REF'))).toContain('Transaction not found');
+  test('says plainly when a transaction does not exist', async ({ h }) => {
+    expect(textOf(await run(h, 'tx NO-SUCH-REF'))).toContain('Transaction not found');
   });
 
-  it('acknowledges before the service answers (the ack does not wait for a held balance call)', async () => {
+  test('acknowledges before the service answers (the ack does not wait for a held balance call)', async ({
+    startHarness,
+  }) => {
     const fresh = await startHarness();
-    try {
-      const held = fresh.sandbox.hold('GET', '/v1/api/balance');
-      const url = fresh.slack.responseUrl('held');
-      const ack = await slashCommand(fresh.sender, { text: 'balance', responseUrl: url });
-      await held.arrived; // the service call is in flight and being held
-      expect(ack.status).toBe(200);
-      expect(fresh.slack.callsTo('response_url:held')).toHaveLength(0);
-      held.release();
-      const answer = await fresh.slack.waitFor('response_url:held');
-      expect(textOf(answer)).toContain('₦1,250,000.00');
-    } finally {
-      await fresh.stop();
-    }
+    const held = fresh.sandbox.hold('GET', '/v1/api/balance');
+    const url = fresh.slack.responseUrl('held');
+    const ack = await slashCommand(fresh.sender, { text: 'balance', responseUrl: url });
+    await held.arrived; // the service call is in flight and being held
+    expect(ack.status).toBe(200);
+    expect(fresh.slack.callsTo('response_url:held')).toHaveLength(0);
+    held.release();
+    const answer = await fresh.slack.waitFor('response_url:held');
+    expect(textOf(answer)).toContain('₦1,250,000.00');
   });
 
-  it('acknowledges Next before the service answers the held page', async () => {
+  test('acknowledges Next before the service answers the held page', async ({ startHarness }) => {
     const fresh = await startHarness();
-    try {
-      const held = fresh.sandbox.hold('GET', '/v1/api/transactions');
-      const url = fresh.slack.responseUrl('held-page');
-      const ack = await blockAction(fresh.sender, { actionId: 'tx.page.next', value: '2', responseUrl: url });
-      expect(ack.status).toBe(200);
-      await held.arrived; // acked, and the page read is still in flight
-      expect(fresh.slack.callsTo('response_url:held-page')).toHaveLength(0);
-      held.release();
-      const answer = await fresh.slack.waitFor('response_url:held-page');
-      expect(answer.body.replace_original).toBe(true);
-      expect(textOf(answer)).toContain('page 2');
-    } finally {
-      await fresh.stop();
-    }
+    const held = fresh.sandbox.hold('GET', '/v1/api/transactions');
+    const url = fresh.slack.responseUrl('held-page');
+    const ack = await blockAction(fresh.sender, { actionId: 'tx.page.next', value: '2', responseUrl: url });
+    expect(ack.status).toBe(200);
+    await held.arrived; // acked, and the page read is still in flight
+    expect(fresh.slack.callsTo('response_url:held-page')).toHaveLength(0);
+    held.release();
+    const answer = await fresh.slack.waitFor('response_url:held-page');
+    expect(answer.body.replace_original).toBe(true);
+    expect(textOf(answer)).toContain('page 2');
   });
 
-  it('acknowledges a Next click that came without a response_url and says so in the log (found by fuzzing)', async () => {
+  test('acknowledges a Next click that came without a response_url and says so in the log (found by fuzzing)', async ({
+    startHarness,
+  }) => {
     const lines: string[] = [];
     const fresh = await startHarness({ logger: createLogger('warn', { write: (l) => lines.push(l) }) });
-    try {
-      const ack = await blockAction(fresh.sender, { actionId: 'tx.page.next', value: '2' });
-      expect(ack.status).toBe(200);
-      await fresh.bot.stop(); // lets the work after the ack finish
-      expect(lines.join('\n')).toContain('a transaction page click came without a response_url');
-      expect(lines.join('\n')).not.toContain('unhandled error in a Slack listener');
-    } finally {
-      await fresh.stop();
-    }
+    const ack = await blockAction(fresh.sender, { actionId: 'tx.page.next', value: '2' });
+    expect(ack.status).toBe(200);
+    await fresh.bot.stop(); // lets the work after the ack finish
+    expect(lines.join('\n')).toContain('a transaction page click came without a response_url');
+    expect(lines.join('\n')).not.toContain('unhandled error in a Slack listener');
   });
 
-  it('on shutdown, finishes an acked command before stopping', async () => {
+  test('on shutdown, finishes an acked command before stopping', async ({ startHarness }) => {
     const fresh = await startHarness();
-    try {
-      const held = fresh.sandbox.hold('GET', '/v1/api/balance');
-      const url = fresh.slack.responseUrl('draining');
-      const ack = await slashCommand(fresh.sender, { text: 'balance', responseUrl: url });
-      expect(ack.status).toBe(200);
-      await held.arrived;
-      const stopped = fresh.bot.stop();
-      held.release();
-      await stopped;
-      // Stop resolved only after the answer went out: it is already recorded, no waiting needed.
-      const answers = fresh.slack.callsTo('response_url:draining');
-      expect(answers).toHaveLength(1);
-      expect(textOf(answers[0] as SlackCall)).toContain('₦1,250,000.00');
-    } finally {
-      await fresh.stop();
-    }
+    const held = fresh.sandbox.hold('GET', '/v1/api/balance');
+    const url = fresh.slack.responseUrl('draining');
+    const ack = await slashCommand(fresh.sender, { text: 'balance', responseUrl: url });
+    expect(ack.status).toBe(200);
+    await held.arrived;
+    const stopped = fresh.bot.stop();
+    held.release();
+    await stopped;
+    // Stop resolved only after the answer went out: it is already recorded, no waiting needed.
+    const answers = fresh.slack.callsTo('response_url:draining');
+    expect(answers).toHaveLength(1);
+    expect(textOf(answers[0] as SlackCall)).toContain('₦1,250,000.00');
   });
 
-  it('tells the user when to try again when the request budget is spent, without tripping the key', async () => {
+  test('tells the user when to try again when the request budget is spent, without tripping the key', async ({
+    startHarness,
+  }) => {
     const tight = await startHarness({
       sandboxOptions: { rateLimit: { limit: 2, windowMs: 60_000, blockMs: 60_000 } },
       config: { rateLimit: { limit: 2, windowSeconds: 60 } },
     });
-    try {
-      const answers: string[] = [];
-      for (const [i, text] of ['tx', 'tx', 'tx'].entries()) {
-        const url = tight.slack.responseUrl(`b${i}`);
-        await slashCommand(tight.sender, { text, responseUrl: url });
-        answers.push(textOf(await tight.slack.waitFor(`response_url:b${i}`)));
-      }
-      expect(answers[2]).toMatch(/busy — try again in \d+ s/);
-      expect(tight.sandbox.requests.filter((r) => r.status === 429)).toHaveLength(0);
-    } finally {
-      await tight.stop();
+    const answers: string[] = [];
+    for (const [i, text] of ['tx', 'tx', 'tx'].entries()) {
+      const url = tight.slack.responseUrl(`b${i}`);
+      await slashCommand(tight.sender, { text, responseUrl: url });
+      answers.push(textOf(await tight.slack.waitFor(`response_url:b${i}`)));
     }
+    expect(answers[2]).toMatch(/busy — try again in \d+ s/);
+    expect(tight.sandbox.requests.filter((r) => r.status === 429)).toHaveLength(0);
   });
 
-  it('names the missing permission in plain words', async () => {
+  test('names the missing permission in plain words', async ({ startHarness }) => {
     const limited = await startHarness({ sandboxOptions: { permissions: { fiatDeposit: false } } });
-    try {
-      const url = limited.slack.responseUrl('perm');
-      await slashCommand(limited.sender, { text: 'accounts', responseUrl: url });
-      const answer = await limited.slack.waitFor('response_url:perm');
-      expect(textOf(answer)).toContain('Fiat Deposit');
-    } finally {
-      await limited.stop();
-    }
+    const url = limited.slack.responseUrl('perm');
+    await slashCommand(limited.sender, { text: 'accounts', responseUrl: url });
+    const answer = await limited.slack.waitFor('response_url:perm');
+    expect(textOf(answer)).toContain('Fiat Deposit');
   });
 });
 
 describe('the command text as Slack escapes it', () => {
-  it.each([
+  test.each([
     ['resolve AR-1 failed A &amp; B', 'resolve AR-1 failed A & B'],
     ['note &lt;b&gt; &amp;lt;', 'note <b> &lt;'],
     ['see <http://example.com/a?x=1&amp;y=2|example.com/a?x=1&amp;y=2>', 'see example.com/a?x=1&y=2'],

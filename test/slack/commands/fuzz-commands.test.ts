@@ -3,7 +3,7 @@
 // message at its response_url, or a modal), no listener fails, nothing goes unhandled, and the bot
 // still answers /healthz.
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { hasHiddenCharacters } from '../../../src/format/mrkdwn.js';
 import { SUBCOMMANDS } from '../../../src/slack/commands/registry.js';
 import {
@@ -13,24 +13,16 @@ import {
   HIDDEN_TEXT,
   OBJECT_MEMBER_NAMES,
   runs,
-  startFuzzBot,
   text,
 } from '../../support/fuzz.js';
+import { harnessTest as test } from '../../support/harness-fixtures.js';
 import { newTriggerId, slashCommand } from '../../support/slack-requests.js';
 import { slackTexts } from '../builders/support.js';
-
-let bot: FuzzBot;
-beforeAll(async () => {
-  bot = await startFuzzBot();
-});
-afterAll(async () => {
-  await bot?.stop();
-});
 
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 const sent: Array<{ name: string; triggerId: string; text: string }> = [];
 
-async function send(text: string): Promise<void> {
+async function send(bot: FuzzBot, text: string): Promise<void> {
   const name = `c${sent.length}`;
   const triggerId = newTriggerId();
   sent.push({ name, triggerId, text });
@@ -53,11 +45,14 @@ const word = fc.oneof(
 );
 
 describe('fuzzed slash commands', { timeout: FUZZ_TIMEOUT_MS }, () => {
-  it('acknowledges any text at all', async () => {
-    await assertFuzz(fc.asyncProperty(text({ unit: 'binary', maxLength: 200 }), send), runs(1_100));
+  test('acknowledges any text at all', async ({ fuzzBot: bot }) => {
+    await assertFuzz(
+      fc.asyncProperty(text({ unit: 'binary', maxLength: 200 }), (t) => send(bot, t)),
+      runs(1_100),
+    );
   });
 
-  it('acknowledges every subcommand with odd arguments', async () => {
+  test('acknowledges every subcommand with odd arguments', async ({ fuzzBot: bot }) => {
     const names = SUBCOMMANDS.map((s) => s.name);
     await assertFuzz(
       fc.asyncProperty(
@@ -71,13 +66,15 @@ describe('fuzzed slash commands', { timeout: FUZZ_TIMEOUT_MS }, () => {
         ),
         fc.array(word, { maxLength: 5 }),
         fc.constantFrom(' ', '  ', '\t', '\n', '\u00a0'),
-        (name, args, space) => send([name, ...args].join(space)),
+        (name, args, space) => send(bot, [name, ...args].join(space)),
       ),
       runs(1_000),
     );
   });
 
-  it('answered every one, left no listener failing and nothing unhandled, and the bot still answers', async () => {
+  test('answered every one, left no listener failing and nothing unhandled, and the bot still answers', async ({
+    fuzzBot: bot,
+  }) => {
     expect(await bot.healthz()).toBe(200);
     await bot.h.bot.stop(); // lets the work after each ack finish
     const answered = new Set(bot.h.slack.calls.map((c) => c.method));

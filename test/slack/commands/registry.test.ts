@@ -3,11 +3,19 @@
 // every entry that needs a feature says so: on a bot without approvals it answers that they are not
 // configured, while the reads still answer.
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { findSubcommand, REGISTRY, SUBCOMMANDS } from '../../../src/slack/commands/registry.js';
 import type { SlackCall } from '../../support/fake-slack.js';
-import { type Harness, startHarness } from '../../support/harness.js';
+import type { Harness } from '../../support/harness.js';
+import { fileHarness, harnessTest } from '../../support/harness-fixtures.js';
 import { commandAnswer } from '../../support/slack-requests.js';
+
+/** The bot the file starts: one without approvals (no approvals channel), shared by its tests. */
+const test = harnessTest.extend(
+  'h',
+  { scope: 'file' },
+  fileHarness({ config: { approvalsChannel: undefined } }),
+);
 
 const read = (path: string) => readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8');
 const sorted = (names: Iterable<string>) => [...names].sort();
@@ -41,7 +49,7 @@ function readmeTable(): string[] {
 }
 
 describe('the /cngn registry', () => {
-  it('has one entry per name, each with a usage and an example that start with its name', () => {
+  test('has one entry per name, each with a usage and an example that start with its name', () => {
     expect(new Set(names).size).toBe(names.length);
     for (const entry of REGISTRY) {
       expect(entry.usage.startsWith(entry.name), entry.name).toBe(true);
@@ -52,26 +60,26 @@ describe('the /cngn registry', () => {
     }
   });
 
-  it('shows every entry in the help but the one whose line another shows', () => {
+  test('shows every entry in the help but the one whose line another shows', () => {
     expect(names.filter((name) => !SUBCOMMANDS.some((entry) => entry.name === name))).toEqual([
       'whitelist add',
     ]);
     expect(SUBCOMMANDS.find((entry) => entry.name === 'whitelist')?.usage).toContain('[add]');
   });
 
-  it("lists exactly the registry's subcommands in the manifest's usage_hint", () => {
+  test("lists exactly the registry's subcommands in the manifest's usage_hint", () => {
     const hint = manifestHint();
     expect(new Set(hint).size, 'no subcommand twice').toBe(hint.length);
     expect(sorted(hint)).toEqual(sorted(names));
   });
 
-  it("lists exactly the registry's subcommands in the README's command table", () => {
+  test("lists exactly the registry's subcommands in the README's command table", () => {
     const table = readmeTable();
     expect(new Set(table).size, 'no subcommand twice').toBe(table.length);
     expect(sorted(table)).toEqual(sorted(names));
   });
 
-  it('finds a sub-word before the word, in any case, and passes on the words after it', () => {
+  test('finds a sub-word before the word, in any case, and passes on the words after it', () => {
     const find = (text: string) => {
       const found = findSubcommand(text.split(' '));
       return found && { name: found.entry.name, args: found.args };
@@ -88,28 +96,20 @@ describe('the /cngn registry', () => {
 });
 
 describe('a bot without approvals', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness({ config: { approvalsChannel: undefined } });
-  });
-  afterAll(async () => {
-    await h.stop();
-  });
-
-  const run = (text: string): Promise<SlackCall> => commandAnswer(h, text, 'UAPPROVERA');
+  const run = (h: Harness, text: string): Promise<SlackCall> => commandAnswer(h, text, 'UAPPROVERA');
   const NOT_CONFIGURED = 'Approvals are not configured: set CNGN_APPROVALS_CHANNEL and CNGN_APPROVERS.';
 
-  it('answers every subcommand that needs a feature with what to configure', async () => {
+  test('answers every subcommand that needs a feature with what to configure', async ({ h }) => {
     const needing = REGISTRY.filter((entry) => entry.needs !== undefined);
     expect(needing.length).toBeGreaterThan(10);
     for (const entry of needing) {
-      expect(JSON.stringify((await run(entry.example)).body), entry.name).toContain(NOT_CONFIGURED);
+      expect(JSON.stringify((await run(h, entry.example)).body), entry.name).toContain(NOT_CONFIGURED);
     }
   });
 
-  it('still answers the reads, `whitelist` among them', async () => {
+  test('still answers the reads, `whitelist` among them', async ({ h }) => {
     for (const text of ['balance', 'whitelist', 'networks', 'help']) {
-      expect(JSON.stringify((await run(text)).body), text).not.toContain('not configured');
+      expect(JSON.stringify((await run(h, text)).body), text).not.toContain('not configured');
     }
   });
 });

@@ -1,32 +1,28 @@
 // `/cngn report` through the real bot: a signed slash command, the private "preparing" answer, then the
 // DM the fake Slack receives: the chart uploaded with its title and alt text, the summary's blocks,
 // and the CSV. Reports come from a small fixed source (test/support/report-source.ts).
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { SlackCall } from '../../support/fake-slack.js';
-import { type Harness, startHarness } from '../../support/harness.js';
-import {
-  CHART_ALT,
-  CHART_PNG,
-  type FixedReportSource,
-  fixedReportSource,
-} from '../../support/report-source.js';
+import type { Harness } from '../../support/harness.js';
+import { harnessTest } from '../../support/harness-fixtures.js';
+import { CHART_ALT, CHART_PNG, fixedReportSource } from '../../support/report-source.js';
 import { commandAnswer, slashCommand } from '../../support/slack-requests.js';
 
 const READER = 'UREADER';
 const NOW = new Date('2026-11-26T10:00:00Z');
-let harness: Harness | undefined;
-let source: FixedReportSource;
 
-afterEach(async () => {
-  await harness?.stop();
-  harness = undefined;
-});
-
-async function start(withSource = true): Promise<Harness> {
-  source = fixedReportSource();
-  harness = await startHarness({ now: () => NOW, ...(withSource ? { reportSource: source } : {}) });
-  return harness;
-}
+/**
+ * `source`, the test's fixed report source; `start(withSource)`, the test's bot at NOW, with that
+ * source (or, given false, the one that reads the service, as npm start has), stopped after the test.
+ */
+const test = harnessTest
+  .extend('source', async () => fixedReportSource())
+  .extend(
+    'start',
+    async ({ source, startHarness }) =>
+      (withSource = true): Promise<Harness> =>
+        startHarness({ now: () => NOW, ...(withSource ? { reportSource: source } : {}) }),
+  );
 
 /** `/cngn <text>` as the reader; the private answer's JSON. */
 async function cngn(h: Harness, text: string): Promise<string> {
@@ -34,7 +30,10 @@ async function cngn(h: Harness, text: string): Promise<string> {
 }
 
 describe('/cngn report', () => {
-  it('answers privately at once, then sends the chart, the summary and the CSV to the DM', async () => {
+  test('answers privately at once, then sends the chart, the summary and the CSV to the DM', async ({
+    start,
+    source,
+  }) => {
     const h = await start();
     expect(await cngn(h, 'report')).toContain(
       "Preparing your report for *last 7 days*… it will arrive in your DM, usually within half a minute; longer, up to several minutes, when the service's request budget is busy.",
@@ -91,7 +90,10 @@ describe('/cngn report', () => {
     );
   });
 
-  it('says on the chart and its file title that figures read while money moved, or cut short, are not confirmed', async () => {
+  test('says on the chart and its file title that figures read while money moved, or cut short, are not confirmed', async ({
+    start,
+    source,
+  }) => {
     const h = await start();
     const build = source.build.bind(source);
     source.build = async (period, options) => {
@@ -119,7 +121,10 @@ describe('/cngn report', () => {
     );
   });
 
-  it('takes a month, and refuses one that has not begun without sending anything', async () => {
+  test('takes a month, and refuses one that has not begun without sending anything', async ({
+    start,
+    source,
+  }) => {
     const h = await start();
     expect(await cngn(h, 'report 2026-10')).toContain('Preparing your report for *October 2026*');
     await expect.poll(() => h.slack.sharedFiles().length).toBe(2);
@@ -128,7 +133,10 @@ describe('/cngn report', () => {
     expect(source.periods.map((p) => p.label)).toEqual(['October 2026']);
   });
 
-  it('tells the person in their DM, in one sentence, when the report could not be made', async () => {
+  test('tells the person in their DM, in one sentence, when the report could not be made', async ({
+    start,
+    source,
+  }) => {
     const h = await start();
     source.failWith = new Error('figures unavailable at /srv/secret/path');
     await cngn(h, 'report yesterday');
@@ -140,7 +148,7 @@ describe('/cngn report', () => {
     expect(h.slack.sharedFiles()).toHaveLength(0);
   });
 
-  it('gives the build a cut, and stopping the bot fires it and tells the DM', async () => {
+  test('gives the build a cut, and stopping the bot fires it and tells the DM', async ({ start, source }) => {
     const h = await start();
     let given: AbortSignal | undefined;
     let building!: () => void;
@@ -161,13 +169,14 @@ describe('/cngn report', () => {
     const stopped = h.stop();
     const told = await h.slack.waitFor('chat.postMessage', (c) => c.body.channel === `D${READER}`);
     await stopped;
-    harness = undefined;
     expect(given?.aborted).toBe(true);
     expect(String(told.body.text)).toMatch(/^Your report for last 30 days could not be made/);
     expect(h.slack.sharedFiles()).toHaveLength(0);
   });
 
-  it('posts a part once when Slack took it but its answer was lost, and says the report did not come', async () => {
+  test('posts a part once when Slack took it but its answer was lost, and says the report did not come', async ({
+    start,
+  }) => {
     const h = await start();
     const dm = `D${READER}`;
     const isSummary = (c: SlackCall) =>
@@ -187,7 +196,7 @@ describe('/cngn report', () => {
     ]);
   });
 
-  it('says so in the private answer when Slack opens no DM', async () => {
+  test('says so in the private answer when Slack opens no DM', async ({ start, source }) => {
     const h = await start();
     h.slack.on('conversations.open', () => ({ body: { ok: false, error: 'missing_scope' } }));
     const name = 'no-dm';
@@ -199,7 +208,9 @@ describe('/cngn report', () => {
     expect(source.periods).toHaveLength(0);
   });
 
-  it('builds the report from the service and draws the chart when no source is given (as npm start does)', async () => {
+  test('builds the report from the service and draws the chart when no source is given (as npm start does)', async ({
+    start,
+  }) => {
     const h = await start(false);
     expect(await cngn(h, 'report 30d')).toContain('Preparing your report for *last 30 days*');
     await expect.poll(() => h.slack.sharedFiles().length, { timeout: 30_000 }).toBe(2);

@@ -2,20 +2,12 @@
 // already acked waits, and goes out once that request has been answered too. Before, the answer started
 // on the next turn of the loop, whatever was being acked, and a burst of commands had its acks queued
 // behind the answers to the first ones.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../../support/harness.js';
+import { describe, expect } from 'vitest';
+import { harnessTest as test } from '../../support/harness-fixtures.js';
 import { optionsRequest, slashCommand } from '../../support/slack-requests.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h?.stop();
-});
-
 describe('acks before answers', () => {
-  it('holds the answer to an acked command while another request is still being acked', async () => {
+  test('holds the answer to an acked command while another request is still being acked', async ({ h }) => {
     // The bank picker answers with the bank list: held at the service, its ack waits.
     const banks = h.sandbox.hold('GET', '/v1/api/banks');
     const picker = optionsRequest(h.sender, { actionId: 'redeem.bank', value: 'gua' });

@@ -2,28 +2,18 @@
 import { request } from 'node:http';
 import { type CustomRoute, LogLevel } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createLogger } from '../../../src/log.js';
-import { createSlackApp, type SlackApp } from '../../../src/slack/runtime/app.js';
 import { boltLogger } from '../../../src/slack/runtime/bolt-logger.js';
 import { createSlackTraffic } from '../../../src/slack/runtime/in-flight.js';
-import { FakeSlack } from '../../support/fake-slack.js';
 import { FakeSocketMode } from '../../support/fake-socket-mode.js';
 import { slashCommand } from '../../support/slack-requests.js';
+import { slackAppTest as test } from './slack-app-fixtures.js';
 
 const SIGNING_SECRET = 'app-test-signing-secret';
 
-let slack: FakeSlack | undefined;
-let app: SlackApp | undefined;
-afterEach(async () => {
-  await app?.stop();
-  await slack?.stop();
-  app = undefined;
-  slack = undefined;
-});
-
 describe('Bolt logging', () => {
-  it('writes Bolt lines as JSON through our logger, with secrets redacted', () => {
+  test('writes Bolt lines as JSON through our logger, with secrets redacted', () => {
     const lines: string[] = [];
     const logger = boltLogger(
       createLogger('debug', { secrets: [SIGNING_SECRET], write: (l) => lines.push(l) }),
@@ -43,8 +33,9 @@ describe('Bolt logging', () => {
     expect(logger.getLevel()).toBe(LogLevel.WARN);
   });
 
-  it("leaves people's e-mail addresses out of Bolt's debug dumps of users.info and users.profile.get", async () => {
-    slack = await FakeSlack.start();
+  test("leaves people's e-mail addresses out of Bolt's debug dumps of users.info and users.profile.get", async ({
+    slack,
+  }) => {
     const profile = { real_name: 'Ada Obi', email: 'ada.obi@example.ng', phone: '' };
     slack.on('users.info', () => ({ body: { ok: true, user: { id: 'UADA', name: 'ada', profile } } }));
     slack.on('users.profile.get', () => ({ body: { ok: true, profile } }));
@@ -65,10 +56,12 @@ describe('Bolt logging', () => {
     expect(lines.join('\n')).not.toMatch(/example\.ng/);
   });
 
-  it('logs the refusal of a forged request as a JSON line through our logger', async () => {
-    slack = await FakeSlack.start();
+  test('logs the refusal of a forged request as a JSON line through our logger', async ({
+    slack,
+    startSlackApp,
+  }) => {
     const lines: string[] = [];
-    app = createSlackApp({
+    const app = await startSlackApp({
       slack: {
         botToken: 'xoxb-app-test',
         signingSecret: SIGNING_SECRET,
@@ -80,7 +73,6 @@ describe('Bolt logging', () => {
       logger: createLogger('info', { secrets: [SIGNING_SECRET], write: (l) => lines.push(l) }),
       logLevel: 'info',
     });
-    await app.start();
     const response = await slashCommand(
       { baseUrl: app.url, signingSecret: SIGNING_SECRET },
       { text: 'balance', responseUrl: slack.responseUrl(), signature: 'v0=forged' },
@@ -94,10 +86,12 @@ describe('Bolt logging', () => {
 });
 
 describe('a listener that throws', () => {
-  it("is logged as one line with the error's stack and Slack's id of the request", async () => {
-    slack = await FakeSlack.start();
+  test("is logged as one line with the error's stack and Slack's id of the request", async ({
+    slack,
+    startSlackApp,
+  }) => {
     const lines: Array<Record<string, unknown>> = [];
-    app = createSlackApp({
+    const app = await startSlackApp({
       slack: {
         botToken: 'xoxb-app-test',
         signingSecret: SIGNING_SECRET,
@@ -115,7 +109,6 @@ describe('a listener that throws', () => {
           }),
       ],
     });
-    await app.start();
     const response = await slashCommand(
       { baseUrl: app.url, signingSecret: SIGNING_SECRET },
       { text: 'balance', responseUrl: slack.responseUrl(), triggerId: '1337.42.listener' },
@@ -161,70 +154,68 @@ describe.each([
   ['without Slack (routes only)', { botToken: undefined, signingSecret: undefined, mode: 'http' as const }],
   ['in HTTP mode', { botToken: 'xoxb-app-test', signingSecret: SIGNING_SECRET, mode: 'http' as const }],
 ])('a request target that is not a path, %s', (_name, slackConfig) => {
-  it.each([
+  test.for<[string, string]>([
     ['POST', '/callbacks/bridge/%zz'],
     ['GET', '//'],
     ['GET', '/%E0%A4%A'],
-  ])('%s %s gets 400 and a log line, and the process keeps serving', async (method, target) => {
-    slack = await FakeSlack.start();
-    const lines: Array<Record<string, unknown>> = [];
-    app = createSlackApp({
-      slack: { ...slackConfig, appToken: undefined, apiUrl: slack.apiUrl },
-      port: 0,
-      logger: createLogger('warn', { write: (l) => lines.push(JSON.parse(l)) }),
-      routes: [bridgeRoute],
-    });
-    await app.start();
-    expect(await rawRequest(app.url, method, target)).toBe(400);
-    expect(lines).toContainEqual(
-      expect.objectContaining({ level: 'warn', message: 'refused a request whose target is not a path' }),
-    );
-    expect(await rawRequest(app.url, 'POST', '/callbacks/bridge/abc')).toBe(200);
-    expect((await fetch(`${app.url}/livez`)).status).toBe(404); // the probes are on the admin port
-  });
+  ])(
+    '%s %s gets 400 and a log line, and the process keeps serving',
+    async ([method, target], { slack, startSlackApp }) => {
+      const lines: Array<Record<string, unknown>> = [];
+      const app = await startSlackApp({
+        slack: { ...slackConfig, appToken: undefined, apiUrl: slack.apiUrl },
+        port: 0,
+        logger: createLogger('warn', { write: (l) => lines.push(JSON.parse(l)) }),
+        routes: [bridgeRoute],
+      });
+      expect(await rawRequest(app.url, method, target)).toBe(400);
+      expect(lines).toContainEqual(
+        expect.objectContaining({ level: 'warn', message: 'refused a request whose target is not a path' }),
+      );
+      expect(await rawRequest(app.url, 'POST', '/callbacks/bridge/abc')).toBe(200);
+      expect((await fetch(`${app.url}/livez`)).status).toBe(404); // the probes are on the admin port
+    },
+  );
 });
 
 describe('Slack traffic in Socket Mode', () => {
-  it('counts a request over the socket as being acked until its listener has returned', async () => {
-    slack = await FakeSlack.start();
+  test('counts a request over the socket as being acked until its listener has returned', async ({
+    slack,
+    startSlackApp,
+    defer,
+  }) => {
     const socket = await FakeSocketMode.start();
     slack.on('apps.connections.open', () => ({ status: 200, body: { ok: true, url: socket.url } }));
     let now = 0;
     const traffic = createSlackTraffic(5, () => now);
     const seen: boolean[] = [];
-    try {
-      app = createSlackApp({
-        slack: {
-          botToken: 'xoxb-app-test',
-          signingSecret: undefined,
-          appToken: 'xapp-app-test',
-          apiUrl: slack.apiUrl,
-          mode: 'socket',
-        },
-        port: 0,
-        logger: createLogger('silent'),
-        traffic,
-        plugins: [
-          (bolt) =>
-            bolt.command('/cngn', async ({ ack }) => {
-              now += 10; // however long the ack takes, the request is still being acked
-              seen.push(traffic.busy());
-              await ack();
-              seen.push(traffic.busy());
-            }),
-        ],
-      });
-      await app.start();
-      socket.sendCommand('env-traffic-1', 'help', slack.responseUrl('socket-traffic'));
-      await socket.waitFor((m) => m.envelope_id === 'env-traffic-1');
-      await new Promise((r) => setImmediate(r));
-      expect(seen).toEqual([true, true]);
-      now += 5; // the quiet window after its answer
-      expect(traffic.busy()).toBe(false);
-    } finally {
-      await app?.stop();
-      app = undefined;
-      await socket.stop();
-    }
+    defer(() => socket.stop());
+    await startSlackApp({
+      slack: {
+        botToken: 'xoxb-app-test',
+        signingSecret: undefined,
+        appToken: 'xapp-app-test',
+        apiUrl: slack.apiUrl,
+        mode: 'socket',
+      },
+      port: 0,
+      logger: createLogger('silent'),
+      traffic,
+      plugins: [
+        (bolt) =>
+          bolt.command('/cngn', async ({ ack }) => {
+            now += 10; // however long the ack takes, the request is still being acked
+            seen.push(traffic.busy());
+            await ack();
+            seen.push(traffic.busy());
+          }),
+      ],
+    });
+    socket.sendCommand('env-traffic-1', 'help', slack.responseUrl('socket-traffic'));
+    await socket.waitFor((m) => m.envelope_id === 'env-traffic-1');
+    await new Promise((r) => setImmediate(r));
+    expect(seen).toEqual([true, true]);
+    now += 5; // the quiet window after its answer
+    expect(traffic.busy()).toBe(false);
   });
 });

@@ -1,28 +1,25 @@
 // Listeners by plain id are matched from one table per kind: Bolt itself matches a handful, whatever
 // the number of features, and each id still reaches its own listeners (all of them), and only them.
 import type { App } from '@slack/bolt';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createLogger } from '../../../src/log.js';
-import { createSlackApp, type SlackApp } from '../../../src/slack/runtime/app.js';
-import { FakeSlack } from '../../support/fake-slack.js';
+import type { SlackApp, SlackAppOptions } from '../../../src/slack/runtime/app.js';
+import type { FakeSlack } from '../../support/fake-slack.js';
 import { blockAction, eventDelivery, viewSubmission } from '../../support/slack-requests.js';
+import { slackAppTest as test } from './slack-app-fixtures.js';
 
 const SIGNING_SECRET = 'listener-index-signing-secret';
 
-let slack: FakeSlack | undefined;
-let app: SlackApp | undefined;
-afterEach(async () => {
-  await app?.stop();
-  await slack?.stop();
-  app = undefined;
-  slack = undefined;
-});
-
 /** An app whose features register `count` action, view and event listeners; what each one saw. */
-async function appWith(count: number) {
-  slack = await FakeSlack.start();
+async function appWith(
+  {
+    slack,
+    startSlackApp,
+  }: { slack: FakeSlack; startSlackApp: (options: SlackAppOptions) => Promise<SlackApp> },
+  count: number,
+) {
   const seen: string[] = [];
-  app = createSlackApp({
+  const app = await startSlackApp({
     slack: {
       botToken: 'xoxb-index',
       signingSecret: SIGNING_SECRET,
@@ -54,21 +51,23 @@ async function appWith(count: number) {
       },
     ],
   });
-  await app.start();
   const sender = { baseUrl: app.url, signingSecret: SIGNING_SECRET };
   return { seen, sender, bolt: app.app as App };
 }
 
 describe('listeners by plain id', () => {
-  it('leave Bolt a handful of listeners to match, however many features register', async () => {
-    const { bolt } = await appWith(20);
+  test('leave Bolt a handful of listeners to match, however many features register', async ({
+    slack,
+    startSlackApp,
+  }) => {
+    const { bolt } = await appWith({ slack, startSlackApp }, 20);
     const listeners = (bolt as unknown as { listeners: unknown[] }).listeners;
     // One per kind (action, view, event; the removal events share the event kind's), not 61.
     expect(listeners).toHaveLength(3);
   });
 
-  it('reach the listeners of their own id, all of them, and no other', async () => {
-    const { seen, sender } = await appWith(3);
+  test('reach the listeners of their own id, all of them, and no other', async ({ slack, startSlackApp }) => {
+    const { seen, sender } = await appWith({ slack, startSlackApp }, 3);
     expect((await blockAction(sender, { actionId: 'a.0' })).status).toBe(200);
     expect((await blockAction(sender, { actionId: 'a.2' })).status).toBe(200);
     expect((await viewSubmission(sender, { callbackId: 'v.1', values: {} })).status).toBe(200);

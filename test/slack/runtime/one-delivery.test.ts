@@ -3,15 +3,15 @@
 // request, and every copy is answered as the first was. A person who fixes a field after an inline
 // error still files; an identical delegation already waiting is refused, naming it. Also across two
 // replicas on one shared store.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { ApprovalRequest } from '../../../src/approvals/types.js';
-import type { Sandbox } from '../../../src/sandbox/index.js';
-import { startSandbox } from '../../../src/sandbox/index.js';
+import { type Sandbox, startSandbox } from '../../../src/sandbox/index.js';
 import { clearStore, type Store } from '../../../src/store/index.js';
 import { GTB, networkIds } from '../../support/approving.js';
+import { botTest } from '../../support/bot.js';
 import { FakeSlack, type SlackCall } from '../../support/fake-slack.js';
 import { testPrefix } from '../../support/redis.js';
-import { sharedStores } from '../../support/shared-stores.js';
+import { STORE_KINDS, type StoreKindName, sharedStores } from '../../support/shared-stores.js';
 import {
   postSigned,
   type SlackSender,
@@ -39,8 +39,8 @@ const DAY = 86_400_000;
 /** A day within the 90 a delegation may run, as `/cngn delegate … until <date>` takes it. */
 const inDays = (days: number) => new Date(Date.now() + days * DAY).toISOString().slice(0, 10);
 
-let viewCount = 0;
-const newViewId = () => `VONCE${++viewCount}`;
+const views = { made: 0 };
+const newViewId = () => `VONCE${++views.made}`;
 
 const updatesOf = (slack: FakeSlack, viewId: string) =>
   slack.callsTo('views.update').filter((c) => c.body.view_id === viewId);
@@ -132,28 +132,81 @@ function filingForms(networks: { base: string; bsc: string }): Array<{
   ];
 }
 
+/** Two replicas of the bot on one shared store, with one sandbox and one fake Slack between them. */
+interface ReplicaPair {
+  slack: FakeSlack;
+  replicas: [ApprovalApp, ApprovalApp];
+  senders(): [SlackSender, SlackSender];
+}
+
+/**
+ * For the whole file: `sharedApp`, the bot of 'one bot', and `forms`, its filing forms; `replicaPairs`,
+ * which starts two replicas on a shared store kind the first time a test asks for that kind, and
+ * stops them all after the file. `pair` is the pair on `replicaStore`, which each kind's describe sets.
+ */
+const test = botTest
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('sharedApp', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const app = await startApprovalApp();
+    onCleanup(() => app.stop());
+    return app;
+  })
+  .extend('forms', { scope: 'file' }, async ({ sharedApp }) => filingForms(await networkIds(sharedApp)))
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('replicaPairs', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const shared = await sharedStores();
+    const started = new Map<string, { pair: Promise<ReplicaPair>; stop: () => Promise<void> }>();
+    onCleanup(async () => {
+      for (const { stop } of started.values()) await stop();
+      for (const kind of shared) await kind.dispose();
+    });
+    return (name: StoreKindName): Promise<ReplicaPair> => {
+      const known = started.get(name);
+      if (known) return known.pair;
+      const kind = shared.find((k) => k.name === name);
+      if (!kind) throw new Error(`no shared ${name} store`);
+      let sandbox: Sandbox | undefined;
+      let slack: FakeSlack | undefined;
+      const stores: Store[] = [];
+      const replicas: ApprovalApp[] = [];
+      const pair = (async (): Promise<ReplicaPair> => {
+        sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
+        slack = await FakeSlack.start();
+        const prefix = testPrefix('one-delivery-replicas');
+        stores.push(await kind.open(prefix), await kind.open(prefix));
+        replicas.push(
+          await startApprovalApp({ sandbox, slack, store: stores[0] as Store }),
+          await startApprovalApp({ sandbox, slack, store: stores[1] as Store }),
+        );
+        const both = replicas as [ApprovalApp, ApprovalApp];
+        return { slack, replicas: both, senders: () => [both[0].sender, both[1].sender] };
+      })();
+      const stop = async () => {
+        for (const replica of replicas) await replica.stop();
+        if (stores[0]) await clearStore(stores[0]);
+        for (const store of stores) await store.close();
+        await slack?.stop();
+        await sandbox?.stop();
+      };
+      started.set(name, { pair, stop });
+      return pair;
+    };
+  })
+  .extend('replicaStore', 'Redis' as StoreKindName)
+  .extend('pair', async ({ replicaPairs, replicaStore }) => replicaPairs(replicaStore));
+
 describe('one bot', () => {
-  let app: ApprovalApp;
-  let forms: ReturnType<typeof filingForms>;
-
-  beforeAll(async () => {
-    app = await startApprovalApp();
-    forms = filingForms(await networkIds(app));
-  });
-  afterAll(async () => {
-    await app.stop();
-  });
-
-  const requestsOf = async (kind: string) => (await app.engine.openRequests()).filter((r) => r.kind === kind);
-  const approvalPosts = () =>
+  const requestsOf = async (app: ApprovalApp, kind: string) =>
+    (await app.engine.openRequests()).filter((r) => r.kind === kind);
+  const approvalPosts = (app: ApprovalApp) =>
     app.slack
       .callsTo('chat.postMessage')
       .filter((c) => c.body.channel === APPROVALS_CHANNEL && !c.body.thread_ts);
 
-  it.each(['withdraw', 'redeem', 'bridge', 'whitelist', 'settlement'] as const)(
+  test.for(['withdraw', 'redeem', 'bridge', 'whitelist', 'settlement'] as const)(
     'files one %s request when the same signed submission arrives three times, and shows each the same waiting view',
-    async (kind) => {
-      const before = { requests: (await requestsOf(kind)).length, posts: approvalPosts().length };
+    async (kind, { sharedApp: app, forms }) => {
+      const before = { requests: (await requestsOf(app, kind)).length, posts: approvalPosts(app).length };
       const form = forms.find((f) => f.kind === kind)?.form;
       if (!form) throw new Error(`no form for ${kind}`);
       const viewId = newViewId();
@@ -164,9 +217,9 @@ describe('one bot', () => {
         (n) => updatesOf(app.slack, viewId).length >= n,
       );
       expect(statuses).toEqual([200, 200, 200]);
-      const filed = (await requestsOf(kind)).slice(before.requests);
+      const filed = (await requestsOf(app, kind)).slice(before.requests);
       expect(filed).toHaveLength(1);
-      expect(approvalPosts()).toHaveLength(before.posts + 1);
+      expect(approvalPosts(app)).toHaveLength(before.posts + 1);
       const views = updatesOf(app.slack, viewId).map(viewText);
       expect(views[0]).toContain('Waiting for approval');
       expect(views[0]).toContain(filed[0]?.id);
@@ -174,8 +227,11 @@ describe('one bot', () => {
     },
   );
 
-  it('files once a person fixes a field after an inline error, and a repeat of the fixed submission files nothing more', async () => {
-    const before = (await requestsOf('withdraw')).length;
+  test('files once a person fixes a field after an inline error, and a repeat of the fixed submission files nothing more', async ({
+    sharedApp: app,
+    forms,
+  }) => {
+    const before = (await requestsOf(app, 'withdraw')).length;
     const form = forms.find((f) => f.kind === 'withdraw')?.form as ViewSubmissionOptions;
     const viewId = newViewId();
     const wrong = await postSigned(
@@ -196,19 +252,21 @@ describe('one bot', () => {
     });
     await postSigned(app.sender, fixed);
     await waitUntil(() => updatesOf(app.slack, viewId).length >= 1, 'filed');
-    expect((await requestsOf('withdraw')).slice(before)).toHaveLength(1);
+    expect((await requestsOf(app, 'withdraw')).slice(before)).toHaveLength(1);
     await postSigned(app.sender, fixed, { headers: slackRetry(1) });
     await waitUntil(() => updatesOf(app.slack, viewId).length >= 2, 'the repeat answered');
-    expect((await requestsOf('withdraw')).slice(before)).toHaveLength(1);
+    expect((await requestsOf(app, 'withdraw')).slice(before)).toHaveLength(1);
   });
 
   describe('/cngn delegate', () => {
     let asked = 0;
-    const answersTo = (name: string) => app.slack.callsTo(`response_url:${name}`);
-    const delegations = () => requestsOf('delegation');
+    const answersTo = (app: ApprovalApp, name: string) => app.slack.callsTo(`response_url:${name}`);
+    const delegations = (app: ApprovalApp) => requestsOf(app, 'delegation');
 
-    it('files one delegation when the same signed command arrives three times, and answers each the same', async () => {
-      const before = (await delegations()).length;
+    test('files one delegation when the same signed command arrives three times, and answers each the same', async ({
+      sharedApp: app,
+    }) => {
+      const before = (await delegations(app)).length;
       const name = `once-${++asked}`;
       const body = slashCommandBody({
         text: `delegate <@${BOLA}|bola> until ${inDays(10)} max 400000`,
@@ -218,73 +276,48 @@ describe('one bot', () => {
       const statuses = await deliverThrice(
         [app.sender, app.sender],
         body,
-        (n) => answersTo(name).length >= n,
+        (n) => answersTo(app, name).length >= n,
       );
       expect(statuses).toEqual([200, 200, 200]);
-      const filed = (await delegations()).slice(before);
+      const filed = (await delegations(app)).slice(before);
       expect(filed).toHaveLength(1);
-      const answers = answersTo(name).map((c) => JSON.stringify(c.body));
+      const answers = answersTo(app, name).map((c) => JSON.stringify(c.body));
       expect(answers[0]).toContain(`Filed ${filed[0]?.id}`);
       expect(new Set(answers).size).toBe(1);
     });
 
-    it('refuses a second identical delegation while the first waits, naming it; another cap is filed', async () => {
-      const before = (await delegations()).length;
+    test('refuses a second identical delegation while the first waits, naming it; another cap is filed', async ({
+      sharedApp: app,
+    }) => {
+      const before = (await delegations(app)).length;
       const send = async (text: string) => {
         const name = `twin-${++asked}`;
         const body = slashCommandBody({ text, userId: APPROVER_A, responseUrl: app.slack.responseUrl(name) });
         await postSigned(app.sender, body);
-        await waitUntil(() => answersTo(name).length >= 1, 'answered');
-        return JSON.stringify(answersTo(name)[0]?.body);
+        await waitUntil(() => answersTo(app, name).length >= 1, 'answered');
+        return JSON.stringify(answersTo(app, name)[0]?.body);
       };
       const text = `delegate <@${BOLA}|bola> until ${inDays(20)} max 250000`;
       const first = await send(text);
-      const [filed] = (await delegations()).slice(before);
+      const [filed] = (await delegations(app)).slice(before);
       expect(first).toContain(`Filed ${filed?.id}`);
       const second = await send(text);
       expect(second).toContain(`already waiting for approval as ${filed?.id}`);
       expect(second).toContain('Nothing was filed');
-      expect((await delegations()).slice(before)).toHaveLength(1);
+      expect((await delegations(app)).slice(before)).toHaveLength(1);
       // Not the same request: another cap is a delegation of its own.
       expect(await send(`delegate <@${BOLA}|bola> until ${inDays(20)} max 300000`)).toContain('Filed AR-');
-      expect((await delegations()).slice(before)).toHaveLength(2);
+      expect((await delegations(app)).slice(before)).toHaveLength(2);
     });
   });
 });
 
-const shared = await sharedStores();
-afterAll(async () => {
-  for (const kind of shared) await kind.dispose();
-});
-
-for (const { name, up, open } of shared) {
+for (const { name, up } of STORE_KINDS.filter((kind) => kind.shared)) {
   describe.skipIf(!up)(`two replicas on one ${name}`, () => {
-    let sandbox: Sandbox;
-    let slack: FakeSlack;
-    let stores: Store[];
-    let replicas: [ApprovalApp, ApprovalApp];
+    test.override('replicaStore', name);
 
-    beforeAll(async () => {
-      sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
-      slack = await FakeSlack.start();
-      const prefix = testPrefix('one-delivery-replicas');
-      stores = [await open(prefix), await open(prefix)];
-      replicas = [
-        await startApprovalApp({ sandbox, slack, store: stores[0] as Store }),
-        await startApprovalApp({ sandbox, slack, store: stores[1] as Store }),
-      ];
-    });
-    afterAll(async () => {
-      for (const replica of replicas) await replica.stop();
-      await clearStore(stores[0] as Store);
-      for (const store of stores) await store.close();
-      await slack.stop();
-      await sandbox.stop();
-    });
-
-    const senders = (): [SlackSender, SlackSender] => [replicas[0].sender, replicas[1].sender];
-
-    it('files one withdrawal when the same submission reaches both replicas', async () => {
+    test('files one withdrawal when the same submission reaches both replicas', async ({ pair }) => {
+      const { slack, replicas, senders } = pair;
       const [form] = filingForms(await networkIds(replicas[0]));
       const viewId = newViewId();
       const body = viewSubmissionBody({ ...form?.form, viewId, userId: REQUESTER } as ViewSubmissionOptions);
@@ -294,7 +327,8 @@ for (const { name, up, open } of shared) {
       expect(new Set(updatesOf(slack, viewId).map(viewText)).size).toBe(1);
     });
 
-    it('files one delegation when the same command reaches both replicas', async () => {
+    test('files one delegation when the same command reaches both replicas', async ({ pair }) => {
+      const { slack, replicas, senders } = pair;
       const answer = 'replicas-delegate';
       const body = slashCommandBody({
         text: `delegate <@${BOLA}|bola> until ${inDays(5)}`,

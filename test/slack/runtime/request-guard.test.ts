@@ -2,26 +2,35 @@
 // value, nested without end, huge, a form whose payload is not an object) gets a 4xx and a log line;
 // the bot keeps serving. Before the check, `null` made Bolt's receiver throw and the process exit.
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createLogger } from '../../../src/log.js';
-import { type Harness, startHarness } from '../../support/harness.js';
+import { startHarness } from '../../support/harness.js';
+import { harnessTest } from '../../support/harness-fixtures.js';
 import { postSigned, signSlackBody, slashCommand } from '../../support/slack-requests.js';
 
-let h: Harness;
-const lines: Array<Record<string, unknown>> = [];
-const rejections: unknown[] = [];
-const onRejection = (reason: unknown) => rejections.push(reason);
-
-beforeAll(async () => {
-  process.on('unhandledRejection', onRejection);
-  h = await startHarness({
-    logger: createLogger('warn', { write: (line) => lines.push(JSON.parse(line)) }),
+/**
+ * One bot for the file (`h`), its log lines at warn and above (`lines`), and the unhandled rejections
+ * of the process while it runs (`rejections`): the listener is put back after the bot has stopped.
+ */
+const test = harnessTest
+  .extend('lines', { scope: 'file' }, async (): Promise<Array<Record<string, unknown>>> => [])
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('rejections', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown) => rejections.push(reason);
+    process.on('unhandledRejection', onRejection);
+    onCleanup(async () => {
+      process.off('unhandledRejection', onRejection);
+    });
+    return rejections;
+  })
+  .extend('h', { scope: 'file' }, async ({ lines, rejections: _ }, { onCleanup }) => {
+    const h = await startHarness({
+      logger: createLogger('warn', { write: (line) => lines.push(JSON.parse(line)) }),
+    });
+    onCleanup(() => h.stop());
+    return h;
   });
-});
-afterAll(async () => {
-  await h?.stop();
-  process.off('unhandledRejection', onRejection);
-});
 
 const json = 'application/json';
 const form = 'application/x-www-form-urlencoded';
@@ -97,16 +106,22 @@ const cases: Array<{ name: string; body: string; contentType: string }> = [
 ];
 
 describe('requests to /slack/events that are not Slack requests', () => {
-  it.each(cases)('refuses $name with a 4xx and a log line, signed or not', async ({ body, contentType }) => {
-    const before = lines.length;
-    const answer = await postSigned(h.sender, body, { contentType });
-    expect(answer.status).toBeGreaterThanOrEqual(400);
-    expect(answer.status).toBeLessThan(500);
-    const logged = lines.slice(before).map((l) => String(l.message));
-    expect(logged.some((m) => /refused a request to \/slack\/events/.test(m))).toBe(true);
-  });
+  test.for(cases)(
+    'refuses $name with a 4xx and a log line, signed or not',
+    async ({ body, contentType }, { h, lines }) => {
+      const before = lines.length;
+      const answer = await postSigned(h.sender, body, { contentType });
+      expect(answer.status).toBeGreaterThanOrEqual(400);
+      expect(answer.status).toBeLessThan(500);
+      const logged = lines.slice(before).map((l) => String(l.message));
+      expect(logged.some((m) => /refused a request to \/slack\/events/.test(m))).toBe(true);
+    },
+  );
 
-  it("names Slack's id of a refused request in its log line: an event's event_id, a command's trigger_id", async () => {
+  test("names Slack's id of a refused request in its log line: an event's event_id, a command's trigger_id", async ({
+    h,
+    lines,
+  }) => {
     const before = lines.length;
     const event = '{"type":"event_callback","event_id":"Ev0GUARDTEST","event":null}';
     expect((await postSigned(h.sender, event, { contentType: json })).status).toBe(400);
@@ -120,7 +135,10 @@ describe('requests to /slack/events that are not Slack requests', () => {
     ]);
   });
 
-  it('still answers /healthz and slash commands afterwards, and nothing went unhandled', async () => {
+  test('still answers /healthz and slash commands afterwards, and nothing went unhandled', async ({
+    h,
+    rejections,
+  }) => {
     const health = await request(`${h.bot.adminUrl}/healthz`);
     expect(health.statusCode).toBe(200);
     await health.body.dump();
@@ -131,7 +149,7 @@ describe('requests to /slack/events that are not Slack requests', () => {
     expect(rejections).toEqual([]);
   });
 
-  it('answers a request target that is not a path with 400, not a 500 from Bolt', async () => {
+  test('answers a request target that is not a path with 400, not a 500 from Bolt', async ({ h, lines }) => {
     const before = lines.length;
     const answer = await request(`${h.bot.url}//`, { method: 'GET' });
     await answer.body.dump();
@@ -139,12 +157,12 @@ describe('requests to /slack/events that are not Slack requests', () => {
     expect(lines.slice(before).map((l) => l.level)).toEqual(['warn']);
   });
 
-  it('refuses an unsigned body, even `null`, with 401 before reading it', async () => {
+  test('refuses an unsigned body, even `null`, with 401 before reading it', async ({ h }) => {
     const answer = await postSigned(h.sender, 'null', { contentType: json, signature: 'v0=forged' });
     expect(answer.status).toBe(401);
   });
 
-  it('refuses a signature in another case, of another version or missing, with 401', async () => {
+  test('refuses a signature in another case, of another version or missing, with 401', async ({ h }) => {
     const body = 'command=%2Fcngn&text=help';
     const good = signSlackBody(h.sender.signingSecret, body)['x-slack-signature'] ?? '';
     const upper = `v0=${good.slice(3).toUpperCase()}`;
@@ -153,7 +171,9 @@ describe('requests to /slack/events that are not Slack requests', () => {
     }
   });
 
-  it("passes Slack's unsigned SSL check on, as `ssl_check=1` alone (200), whatever else came with it", async () => {
+  test("passes Slack's unsigned SSL check on, as `ssl_check=1` alone (200), whatever else came with it", async ({
+    h,
+  }) => {
     const command = new URLSearchParams({
       command: '/cngn',
       text: 'help',
@@ -171,7 +191,10 @@ describe('requests to /slack/events that are not Slack requests', () => {
     await h.slack.waitFor('response_url:smuggled');
   });
 
-  it('refuses a signed request timestamped more than five minutes either way (401), and takes one within', async () => {
+  test('refuses a signed request timestamped more than five minutes either way (401), and takes one within', async ({
+    h,
+    lines,
+  }) => {
     const now = Math.floor(Date.now() / 1000);
     const at = async (offsetS: number) => {
       const before = lines.length;
@@ -191,7 +214,7 @@ describe('requests to /slack/events that are not Slack requests', () => {
     expect(h.slack.callsTo('response_url:clock3600')).toEqual([]);
   });
 
-  it('still refuses a forged signature on a well-formed body (401)', async () => {
+  test('still refuses a forged signature on a well-formed body (401)', async ({ h }) => {
     const answer = await slashCommand(h.sender, {
       text: 'help',
       responseUrl: h.slack.responseUrl('forged'),

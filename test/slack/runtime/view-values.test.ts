@@ -2,7 +2,7 @@
 // (a number, list, object or null where text or an option belongs) with the inline "field: reason"
 // errors, at once. Before, such a value threw before ack() (`….trim is not a function`) and the person
 // waited for Slack's timeout.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { REDEEM_VIEW, SETTLEMENT_VIEW } from '../../../src/slack/approvals/blocks/bank-modal.js';
 import {
   BRIDGE_VIEW,
@@ -11,17 +11,15 @@ import {
   WITHDRAW_VIEW,
 } from '../../../src/slack/approvals/blocks/modals.js';
 import { DEPOSIT_VIEW, QUOTE_VIEW } from '../../../src/slack/deposits/blocks.js';
-import { type Harness, startHarness } from '../../support/harness.js';
+import { fileHarness, harnessTest } from '../../support/harness-fixtures.js';
 import { textValue, viewSubmission } from '../../support/slack-requests.js';
 
-let h: Harness;
-beforeAll(async () => {
-  // The submitter (UREQ) approves too, so the reject form is reached past the access gate.
-  h = await startHarness({ config: { approvers: ['UREQ', 'UAPPROVERA'] } });
-});
-afterAll(async () => {
-  await h?.stop();
-});
+/** One bot for the file, on which the submitter (UREQ) approves too, so the reject form is reached past the access gate. */
+const test = harnessTest.extend(
+  'h',
+  { scope: 'file' },
+  fileHarness({ config: { approvers: ['UREQ', 'UAPPROVERA'] } }),
+);
 
 const cases: Array<{
   modal: string;
@@ -89,7 +87,7 @@ const cases: Array<{
 ];
 
 describe('modal values of another type than Slack sends', () => {
-  it.each(cases)('the $modal form answers with the field and the reason', async (c) => {
+  test.for(cases)('the $modal form answers with the field and the reason', async (c, { h }) => {
     const answer = await viewSubmission(h.sender, {
       callbackId: c.callbackId,
       values: {
@@ -104,7 +102,7 @@ describe('modal values of another type than Slack sends', () => {
     expect(body.errors?.[c.field]).toMatch(c.error);
   });
 
-  it('answers a block that is not an object the same way', async () => {
+  test('answers a block that is not an object the same way', async ({ h }) => {
     const notAnObject = await viewSubmission(h.sender, {
       callbackId: WITHDRAW_VIEW,
       values: { 'withdraw.amount': 5 as unknown as Record<string, Record<string, unknown>> },

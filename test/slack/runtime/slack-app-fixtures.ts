@@ -1,0 +1,19 @@
+// The Slack app alone (createSlackApp: Bolt, the request guard, the listener tables) on a fake Slack,
+// as fixtures (vitest test.extend): `slack`, the test's fake Slack; `startSlackApp(options)`, an app
+// started with those options and stopped after the test, before the fake Slack.
+import { createSlackApp, type SlackApp, type SlackAppOptions } from '../../../src/slack/runtime/app.js';
+import { FakeSlack } from '../../support/fake-slack.js';
+import { test } from '../../support/fixtures.js';
+
+export const slackAppTest = test
+  .extend('slack', async ({ defer }) => {
+    const slack = await FakeSlack.start();
+    defer(() => slack.stop());
+    return slack;
+  })
+  .extend('startSlackApp', async ({ defer }) => async (options: SlackAppOptions): Promise<SlackApp> => {
+    const app = createSlackApp(options);
+    defer(() => app.stop());
+    await app.start();
+    return app;
+  });
