@@ -113,22 +113,38 @@ export interface Replicas {
  * `test.override('storeKind', kind.name)`; `replicas(name)` opens two replicas on it under a prefix of
  * their own, cleared and closed after the test.
  */
-export const storesTest = test
-  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
-  .extend('storeKinds', { scope: 'file' }, async ({}, { onCleanup }) => {
-    const kinds = await everyStore();
-    onCleanup(async () => {
-      for (const kind of kinds) await kind.dispose();
-    });
-    return kinds;
-  })
-  .extend('storeKind', 'memory' as StoreKindName)
-  .extend('replicas', async ({ storeKinds, storeKind, defer }) => {
-    const kind = storeKinds.find((k) => k.name === storeKind);
-    if (!kind?.up) throw new Error(`no ${storeKind} store here`);
-    return async (name: string): Promise<Replicas> => {
-      const { a, b, close } = await kind.replicas(testPrefix(name));
-      defer(close);
-      return { a, b };
-    };
+/** The four stores, opened once per file and disposed after it (the `storeKinds` fixture). */
+export async function fileStoreKinds(
+  _context: unknown,
+  { onCleanup }: { onCleanup: (cleanup: () => Promise<void>) => void },
+): Promise<StoreKindUnderTest[]> {
+  const kinds = await everyStore();
+  onCleanup(async () => {
+    for (const kind of kinds) await kind.dispose();
   });
+  return kinds;
+}
+
+/** `replicas(name)`: two replicas on the test's `storeKind`, cleared and closed after the test. */
+export async function replicasOn({
+  storeKinds,
+  storeKind,
+  defer,
+}: {
+  storeKinds: StoreKindUnderTest[];
+  storeKind: StoreKindName;
+  defer: (cleanup: () => unknown) => void;
+}): Promise<(name: string) => Promise<Replicas>> {
+  const kind = storeKinds.find((k) => k.name === storeKind);
+  if (!kind?.up) throw new Error(`no ${storeKind} store here`);
+  return async (name: string): Promise<Replicas> => {
+    const { a, b, close } = await kind.replicas(testPrefix(name));
+    defer(close);
+    return { a, b };
+  };
+}
+
+export const storesTest = test
+  .extend('storeKinds', { scope: 'file' }, fileStoreKinds)
+  .extend('storeKind', 'memory' as StoreKindName)
+  .extend('replicas', replicasOn);

@@ -5,8 +5,7 @@
 import { createStore } from '../../../src/store/index.js';
 import { botTest } from '../../support/bot.js';
 import { FakeSlack } from '../../support/fake-slack.js';
-import { testPrefix } from '../../support/redis.js';
-import { everyStore, type Replicas, type StoreKindName } from '../../support/shared-stores.js';
+import { fileStoreKinds, replicasOn, type StoreKindName } from '../../support/shared-stores.js';
 
 export const approvalsTest = botTest
   .extend('slack', async ({ defer }) => {
@@ -19,21 +18,6 @@ export const approvalsTest = botTest
     defer(() => store.close());
     return store;
   })
-  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
-  .extend('storeKinds', { scope: 'file' }, async ({}, { onCleanup }) => {
-    const kinds = await everyStore();
-    onCleanup(async () => {
-      for (const kind of kinds) await kind.dispose();
-    });
-    return kinds;
-  })
+  .extend('storeKinds', { scope: 'file' }, fileStoreKinds)
   .extend('storeKind', 'memory' as StoreKindName)
-  .extend('replicas', async ({ storeKinds, storeKind, defer }) => {
-    const kind = storeKinds.find((k) => k.name === storeKind);
-    if (!kind?.up) throw new Error(`no ${storeKind} store here`);
-    return async (name: string): Promise<Replicas> => {
-      const { a, b, close } = await kind.replicas(testPrefix(name));
-      defer(close);
-      return { a, b };
-    };
-  });
+  .extend('replicas', replicasOn);
