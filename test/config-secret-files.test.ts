@@ -1,30 +1,32 @@
 // Secrets read from files (<NAME>_FILE): every secret may come from one, never both ways, and a
 // problem names the variable and the path but never the file's content.
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { FILE_SECRETS, loadConfig, secretsOf } from '../src/config.js';
 import { problemsOf, SLACK_ENV } from './support/config-env.js';
+import { tempDirTest } from './support/fixtures.js';
+
+/** `file(name, text)` writes a secret file in the file's temporary directory and gives its path. */
+const it = tempDirTest.extend('file', ({ tempDir }) => (name: string, text: string) => {
+  const path = join(tempDir, name);
+  writeFileSync(path, text, { mode: 0o600 });
+  return path;
+});
 
 const slack = SLACK_ENV;
 const keyFile = new URL('./fixtures/test_ed25519', import.meta.url).pathname;
 
 describe('secrets from files (<NAME>_FILE)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'cngn-secrets-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  const file = (name: string, text: string) => {
-    const path = join(dir, name);
-    writeFileSync(path, text, { mode: 0o600 });
-    return path;
-  };
   const keyText = readFileSync(keyFile, 'utf8');
   const auditKey = generateKeyPairSync('ed25519')
     .privateKey.export({ format: 'pem', type: 'pkcs8' })
     .toString();
 
-  it('reads every secret from the file its _FILE variable names, without the line break at the end', () => {
+  it('reads every secret from the file its _FILE variable names, without the line break at the end', ({
+    file,
+  }) => {
     const config = loadConfig({
       CNGN_APPROVALS_CHANNEL: 'C0APPROVALS',
       CNGN_APPROVERS: 'U0AAA',
@@ -64,14 +66,17 @@ describe('secrets from files (<NAME>_FILE)', () => {
     );
   });
 
-  it('refuses a secret given both ways, naming the variable, for every secret', () => {
+  it('refuses a secret given both ways, naming the variable, for every secret', ({ file }) => {
     for (const name of FILE_SECRETS) {
       const problems = problemsOf({ ...slack, [name]: 'value', [`${name}_FILE`]: file(name, 'value\n') });
       expect(problems).toContain(`${name}: set both ${name} and ${name}_FILE; keep one of them`);
     }
   });
 
-  it('names the variable and the path of a file it cannot read or that is empty', () => {
+  it('names the variable and the path of a file it cannot read or that is empty', ({
+    file,
+    tempDir: dir,
+  }) => {
     const missing = join(dir, 'missing');
     const folder = join(dir, 'a-folder');
     mkdirSync(folder);
@@ -91,7 +96,7 @@ describe('secrets from files (<NAME>_FILE)', () => {
     );
   });
 
-  it('reports a file it cannot read once, not also as the secret missing', () => {
+  it('reports a file it cannot read once, not also as the secret missing', ({ tempDir: dir }) => {
     const missing = join(dir, 'not-there');
     const { SLACK_BOT_TOKEN: _bot, ...withoutBotToken } = slack;
     expect(problemsOf({ ...withoutBotToken, SLACK_BOT_TOKEN_FILE: missing })).toEqual([
@@ -112,7 +117,9 @@ describe('secrets from files (<NAME>_FILE)', () => {
     ]);
   });
 
-  it("names a malformed value by the _FILE variable that gave it, never showing the file's content", () => {
+  it("names a malformed value by the _FILE variable that gave it, never showing the file's content", ({
+    file,
+  }) => {
     const problems = problemsOf({
       ...slack,
       SLACK_BOT_TOKEN: '',
@@ -126,7 +133,7 @@ describe('secrets from files (<NAME>_FILE)', () => {
     expect(problems.join('\n')).not.toMatch(/xoxp-a-user-token|hello/);
   });
 
-  it('lets a blank variable stand aside for its file', () => {
+  it('lets a blank variable stand aside for its file', ({ file }) => {
     const config = loadConfig({
       ...slack,
       SLACK_BOT_TOKEN: ' ',

@@ -1,16 +1,13 @@
 // CNGN_WEBHOOK_SECRET_PREVIOUS: read from the environment or a file, redacted like the current secret,
 // and refused without the current one (a rotation half done).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { loadConfig, secretsOf } from '../src/config.js';
 import { problemsOf, SLACK_ENV } from './support/config-env.js';
+import { tempDirTest as it } from './support/fixtures.js';
 
 describe('the previous webhook secret (CNGN_WEBHOOK_SECRET_PREVIOUS)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'cngn-webhook-secret-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
   it('is unset unless given', () => {
     const config = loadConfig({ ...SLACK_ENV, CNGN_WEBHOOK_SECRET: 'whsec_new' });
     expect(config.webhookSecret).toBe('whsec_new');
@@ -27,8 +24,8 @@ describe('the previous webhook secret (CNGN_WEBHOOK_SECRET_PREVIOUS)', () => {
     expect(secretsOf(config)).toEqual(expect.arrayContaining(['whsec_new', 'whsec_old']));
   });
 
-  it('comes from the file CNGN_WEBHOOK_SECRET_PREVIOUS_FILE names, but not from both', () => {
-    const path = join(dir, 'previous');
+  it('comes from the file CNGN_WEBHOOK_SECRET_PREVIOUS_FILE names, but not from both', ({ tempDir }) => {
+    const path = join(tempDir, 'previous');
     writeFileSync(path, 'whsec_old_from_a_file\n', { mode: 0o600 });
     const config = loadConfig({
       ...SLACK_ENV,

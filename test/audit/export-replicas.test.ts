@@ -1,17 +1,12 @@
 // Audit exports on a store replicas share (Redis, PostgreSQL): one replica's export under way is left
 // alone by another until its lease runs out (it may still be uploading); then that one is told, once.
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { AUDIT_EXPORT_LEASE_MS, AuditExports } from '../../src/audit/exports-under-way.js';
 import type { AuditExportRecord } from '../../src/audit/index.js';
 import { AuditLog } from '../../src/audit/log.js';
-import { clearStore, type Store } from '../../src/store/index.js';
+import type { Store } from '../../src/store/index.js';
 import { testPrefix } from '../support/redis.js';
-import { sharedStores } from '../support/shared-stores.js';
-
-const shared = await sharedStores();
-afterAll(async () => {
-  for (const kind of shared) await kind.dispose();
-});
+import { storesTest as it, STORE_KINDS } from '../support/shared-stores.js';
 
 const requested = (at: Date) => ({
   at: at.toISOString(),
@@ -21,20 +16,21 @@ const requested = (at: Date) => ({
   subject: 'start..now',
 });
 
-for (const { name, up, open } of shared) {
+for (const { name, up } of STORE_KINDS.filter((kind) => kind.shared)) {
   describe.skipIf(!up)(`audit exports on one ${name}`, () => {
-    const stores: Store[] = [];
-    afterAll(async () => {
-      if (stores[0]) await clearStore(stores[0]);
-      for (const store of stores) await store.close();
-    });
-
-    it("leaves another replica's export alone while its lease lasts, then tells its asker once", async () => {
-      const prefix = testPrefix('audit-export-replicas');
+    it("leaves another replica's export alone while its lease lasts, then tells its asker once", async ({
+      storeKinds,
+      defer,
+    }) => {
+      // Two handles on one store under one prefix: two replicas, cleared and closed after the test.
+      const kind = storeKinds.find((k) => k.name === name);
+      if (!kind) throw new Error(`no ${name} store`);
+      const { a: storeA, b: storeB, close } = await kind.replicas(testPrefix('audit-export-replicas'));
+      defer(close);
+      const stores = [storeA, storeB];
       let now = new Date('2026-11-23T08:00:00.000Z');
       const replica = async () => {
-        const store = await open(prefix);
-        stores.push(store);
+        const store = stores.shift() as Store;
         const exports = new AuditExports(store, new AuditLog(store), 'sandbox', () => now);
         const told: AuditExportRecord[] = [];
         exports.onUndelivered(async (record) => void told.push(record));

@@ -1,14 +1,14 @@
 // The shared request budget against a sandbox that enforces the service's limit (and blocks the key
 // for a minute on the first request too many): several clients sharing a store never trip it.
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { CngnClient } from '../../src/cngn/client.js';
 import { RateBudgetError } from '../../src/cngn/errors.js';
 import { Money } from '../../src/format/money.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
-import { clearStore, createStore, type Store } from '../../src/store/index.js';
+import { createStore, type Store } from '../../src/store/index.js';
 import { VirtualClock } from '../support/clock.js';
 import { testPrefix } from '../support/redis.js';
-import { sharedStores } from '../support/shared-stores.js';
+import { storesTest as it, STORE_KINDS } from '../support/shared-stores.js';
 import { clientFor } from './client-support.js';
 
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -21,16 +21,6 @@ const CLIENT_LIMIT = { limit: 20, windowSeconds: 2 };
 // the margin only absorbs clock differences between hosts, and here there is one clock.
 const limiterOn = (clock: VirtualClock) => ({ marginMs: 100, now: clock.now, sleep: clock.sleep });
 
-const shared = await sharedStores();
-afterAll(async () => {
-  for (const kind of shared) await kind.dispose();
-});
-
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
 interface Budgeted {
   sandbox: Sandbox;
   clients: CngnClient[];
@@ -38,15 +28,15 @@ interface Budgeted {
 }
 
 /** Two clients, one on each store given (one store twice: two clients of one replica). */
-async function setUp(stores: [Store, Store]): Promise<Budgeted> {
+async function setUp(defer: (cleanup: () => unknown) => void, stores: [Store, Store]): Promise<Budgeted> {
   const clock = new VirtualClock();
   const sandbox = await startSandbox({ rateLimit: SERVICE_LIMIT, settleDelayMs: 600_000, now: clock.now });
-  cleanups.push(() => sandbox.stop());
+  defer(() => sandbox.stop());
   const clients: CngnClient[] = [];
   for (const store of stores) {
     const limiter = limiterOn(clock);
     const { client } = await clientFor(sandbox, { store, rateLimit: CLIENT_LIMIT, limiter });
-    cleanups.push(() => client.close());
+    defer(() => client.close());
     clients.push(client);
   }
   return { sandbox, clients, clock };
@@ -81,10 +71,12 @@ async function sixtyAtOnce({ sandbox, clients, clock }: Budgeted): Promise<unkno
 }
 
 describe('the shared request budget', () => {
-  it('60 calls through two clients sharing a store all complete without tripping the limit', async () => {
+  it('60 calls through two clients sharing a store all complete without tripping the limit', async ({
+    defer,
+  }) => {
     const store = await createStore('memory://', { prefix: 'budget-memory' });
-    cleanups.push(() => store.close());
-    const budgeted = await setUp([store, store]);
+    defer(() => store.close());
+    const budgeted = await setUp(defer, [store, store]);
     const { sandbox } = budgeted;
     const results = await sixtyAtOnce(budgeted);
     expect(results).toHaveLength(60);
@@ -93,18 +85,14 @@ describe('the shared request budget', () => {
     expect(sandbox.requests.filter((r) => r.path.startsWith('/v1/api/')).length).toBe(61);
   });
 
-  for (const { name, up, open } of shared) {
-    it.skipIf(!up)(`does the same with replicas sharing a ${name} store`, async () => {
-      const prefix = testPrefix('client-budget-shared');
-      const [a, b] = await Promise.all([open(prefix), open(prefix)]);
-      for (const store of [a, b]) {
-        cleanups.push(async () => {
-          await clearStore(store);
-          await store.close();
-        });
-      }
-      // Two store connections with one prefix behave like two replicas.
-      const budgeted = await setUp([a, b]);
+  for (const { name, up } of STORE_KINDS.filter((kind) => kind.shared)) {
+    it.skipIf(!up)(`does the same with replicas sharing a ${name} store`, async ({ storeKinds, defer }) => {
+      const kind = storeKinds.find((k) => k.name === name);
+      if (!kind) throw new Error(`no ${name} store`);
+      // Two store connections with one prefix behave like two replicas (cleared and closed after).
+      const { a, b, close } = await kind.replicas(testPrefix('client-budget-shared'));
+      defer(close);
+      const budgeted = await setUp(defer, [a, b]);
       const { sandbox } = budgeted;
       const results = await sixtyAtOnce(budgeted);
       expect(results).toHaveLength(60);
@@ -112,10 +100,10 @@ describe('the shared request budget', () => {
     });
   }
 
-  it('tells interactive readers "busy" instead of queueing them behind a spent budget', async () => {
+  it('tells interactive readers "busy" instead of queueing them behind a spent budget', async ({ defer }) => {
     const store = await createStore('memory://', { prefix: 'budget-interactive' });
-    cleanups.push(() => store.close());
-    const { sandbox, clients, clock } = await setUp([store, store]);
+    defer(() => store.close());
+    const { sandbox, clients, clock } = await setUp(defer, [store, store]);
     const settled = await Promise.allSettled(
       Array.from({ length: 60 }, (_, i) =>
         clock.track(() =>
@@ -134,10 +122,10 @@ describe('the shared request budget', () => {
     expect(tripped(sandbox)).toBe(0);
   });
 
-  it('keeps a reserve that background work never uses', async () => {
+  it('keeps a reserve that background work never uses', async ({ defer }) => {
     const store = await createStore('memory://', { prefix: 'budget-background' });
-    cleanups.push(() => store.close());
-    const { sandbox, clients } = await setUp([store, store]);
+    defer(() => store.close());
+    const { sandbox, clients } = await setUp(defer, [store, store]);
     const [client] = clients as [CngnClient];
     const settled = await Promise.allSettled(
       Array.from({ length: 25 }, () => client.getTransactions({ limit: 1, priority: 'background' })),

@@ -3,28 +3,41 @@
 // commit (or a failure that ends the whole transaction, or a failed rollback) fails every statement
 // of its batch with nothing of it left in the file, and the next batch still runs. Both ways a batch
 // runs: statement by statement, and as scripts on a connection that runs them.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import KeyvSqlite from '@keyv/sqlite';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { GroupCommit } from '../../src/store/group-commit.js';
 import { SqliteConnection } from '../../src/store/sqlite-connection.js';
+import { tempDirTest } from '../support/fixtures.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'cngn-group-commit-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+/** What keyv's SQLite adapter is opened with. */
+type KeyvSqliteOptions = NonNullable<ConstructorParameters<typeof KeyvSqlite>[0]> & object;
 
-const open: KeyvSqlite[] = [];
-afterEach(async () => {
-  for (const connection of open.splice(0)) await connection.disconnect();
-});
+/**
+ * `keyv(options)`, keyv's SQLite adapter, and `sqlite()`, a connection of our own, each on a file of
+ * its own in the file's temporary directory unless told, and closed after the test.
+ */
+const it = tempDirTest
+  .extend(
+    'sqliteFile',
+    ({ tempDir }) =>
+      () =>
+        join(tempDir, `${Math.random().toString(36).slice(2)}.sqlite`),
+  )
+  .extend('keyv', ({ sqliteFile, defer }) => (options: Partial<KeyvSqliteOptions> = {}) => {
+    const sqlite = new KeyvSqlite({ uri: `sqlite://${sqliteFile()}`, ...options });
+    defer(() => sqlite.disconnect());
+    return sqlite;
+  })
+  .extend('sqlite', ({ sqliteFile, defer }) => async () => {
+    const opened = await SqliteConnection.open(sqliteFile(), 10_000);
+    defer(() => opened.close());
+    return opened;
+  });
 
 /** A real connection, with every statement it runs (and every answer given) written to `log`. */
-async function connection(log: string[]) {
-  const sqlite = new KeyvSqlite({
-    uri: `sqlite://${join(dir, `${Math.random().toString(36).slice(2)}.sqlite`)}`,
-  });
-  open.push(sqlite);
+async function connection(keyv: (options?: Partial<KeyvSqliteOptions>) => KeyvSqlite, log: string[]) {
+  const sqlite = keyv();
   await sqlite.query('PRAGMA journal_mode = WAL');
   await sqlite.query('CREATE TABLE items (k TEXT PRIMARY KEY, v TEXT)');
   const raw = sqlite.query;
@@ -37,9 +50,11 @@ async function connection(log: string[]) {
 }
 
 describe('GroupCommit', () => {
-  it('runs statements sent together in one transaction and answers none before its commit', async () => {
+  it('runs statements sent together in one transaction and answers none before its commit', async ({
+    keyv,
+  }) => {
     const log: string[] = [];
-    const { group, raw } = await connection(log);
+    const { group, raw } = await connection(keyv, log);
     const writes = Array.from({ length: 20 }, (_, i) =>
       group.query('INSERT INTO items (k, v) VALUES (?, ?)', `k${i}`, 'v').then(() => log.push('answered')),
     );
@@ -48,9 +63,11 @@ describe('GroupCommit', () => {
     expect(await raw('SELECT count(*) AS n FROM items')).toEqual([{ n: 20 }]);
   });
 
-  it('starts the next batch after the commit of the one before, with what was sent meanwhile', async () => {
+  it('starts the next batch after the commit of the one before, with what was sent meanwhile', async ({
+    keyv,
+  }) => {
     const log: string[] = [];
-    const { group } = await connection(log);
+    const { group } = await connection(keyv, log);
     await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'a', '1');
     await Promise.all([
       group.query('SELECT v FROM items WHERE k = ?', 'a'),
@@ -62,9 +79,11 @@ describe('GroupCommit', () => {
     expect(log.slice(6)).toEqual(['COMMIT']);
   });
 
-  it('stops a batch whose transaction a failing statement ended, and rejects every statement of it', async () => {
+  it('stops a batch whose transaction a failing statement ended, and rejects every statement of it', async ({
+    keyv,
+  }) => {
     const log: string[] = [];
-    const { sqlite } = await connection(log);
+    const { sqlite } = await connection(keyv, log);
     const raw = sqlite.query;
     // The connection runs one statement at a time, in the order sent. The second one fails the way a
     // full disk does: SQLite rolls the whole transaction back, not only the statement.
@@ -92,9 +111,11 @@ describe('GroupCommit', () => {
     expect(await raw('SELECT k FROM items')).toEqual([{ k: 'next' }]);
   });
 
-  it('rejects every statement when both the commit and the rollback fail, and runs the next batch', async () => {
+  it('rejects every statement when both the commit and the rollback fail, and runs the next batch', async ({
+    keyv,
+  }) => {
     const log: string[] = [];
-    const { sqlite } = await connection(log);
+    const { sqlite } = await connection(keyv, log);
     const raw = sqlite.query;
     let broken = true;
     const group = new GroupCommit((sql, ...params) => {
@@ -115,9 +136,11 @@ describe('GroupCommit', () => {
     expect(await raw('SELECT k FROM items')).toEqual([{ k: 'next' }]);
   });
 
-  it('runs a conditional write with its follow-ups in one transaction, the follow-ups only when it says so', async () => {
+  it('runs a conditional write with its follow-ups in one transaction, the follow-ups only when it says so', async ({
+    keyv,
+  }) => {
     const log: string[] = [];
-    const { group, raw } = await connection(log);
+    const { group, raw } = await connection(keyv, log);
     await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'taken', 'first');
     const answered = (changed: boolean) => {
       log.push('answered');
@@ -157,14 +180,15 @@ describe('GroupCommit', () => {
     ]);
   });
 
-  it('answers reads from a second connection that sees what is committed and nothing of an open batch', async () => {
-    const file = join(dir, 'reader.sqlite');
-    const writer = new KeyvSqlite({ uri: `sqlite://${file}`, busyTimeout: 10_000 });
-    open.push(writer);
+  it('answers reads from a second connection that sees what is committed and nothing of an open batch', async ({
+    keyv,
+    tempDir,
+  }) => {
+    const file = join(tempDir, 'reader.sqlite');
+    const writer = keyv({ uri: `sqlite://${file}`, busyTimeout: 10_000 });
     await writer.query('PRAGMA journal_mode = WAL');
     await writer.query('CREATE TABLE items (k TEXT PRIMARY KEY, v TEXT)');
-    const reader = new KeyvSqlite({ uri: `sqlite://${file}`, busyTimeout: 10_000 });
-    open.push(reader);
+    const reader = keyv({ uri: `sqlite://${file}`, busyTimeout: 10_000 });
     await reader.query('PRAGMA query_only = ON');
     const seenBeforeCommit: unknown[] = [];
     const group: GroupCommit = new GroupCommit(async (sql, ...params) => {
@@ -178,9 +202,9 @@ describe('GroupCommit', () => {
     expect(await group.query('SELECT v FROM items WHERE k = ?', 'k')).toEqual([{ v: 'v' }]);
   });
 
-  it('waits for what was sent before closing (idle)', async () => {
+  it('waits for what was sent before closing (idle)', async ({ keyv }) => {
     const log: string[] = [];
-    const { group, raw } = await connection(log);
+    const { group, raw } = await connection(keyv, log);
     void group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'late', 'v');
     await group.idle();
     expect(log.at(-1)).toBe('COMMIT');
@@ -192,25 +216,18 @@ describe.each([
   ['statement by statement', false],
   ['as scripts', true],
 ])('GroupCommit, a batch run %s', (_way, scripts) => {
-  const connections: SqliteConnection[] = [];
-  afterEach(async () => {
-    for (const connection of connections.splice(0)) await connection.close();
-  });
-
-  async function connection() {
-    const opened = await SqliteConnection.open(
-      join(dir, `${Math.random().toString(36).slice(2)}.sqlite`),
-      10_000,
-    );
-    connections.push(opened);
+  async function connection(sqlite: () => Promise<SqliteConnection>) {
+    const opened = await sqlite();
     await opened.query('PRAGMA journal_mode = WAL');
     await opened.query('CREATE TABLE items (k TEXT PRIMARY KEY, v TEXT)');
     const group = new GroupCommit(opened.query, undefined, scripts ? opened.exec : undefined);
     return { group, raw: opened.query };
   }
 
-  it('fails a failing statement alone and commits the rest of its batch, a conditional write with it', async () => {
-    const { group, raw } = await connection();
+  it('fails a failing statement alone and commits the rest of its batch, a conditional write with it', async ({
+    sqlite,
+  }) => {
+    const { group, raw } = await connection(sqlite);
     await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'taken', 'first');
     const [one, duplicate, claim] = await Promise.allSettled([
       group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'one', 'v'),
@@ -230,8 +247,10 @@ describe.each([
     ]);
   });
 
-  it('fails every statement of a batch whose commit fails, leaving nothing of it behind', async () => {
-    const { group, raw } = await connection();
+  it('fails every statement of a batch whose commit fails, leaving nothing of it behind', async ({
+    sqlite,
+  }) => {
+    const { group, raw } = await connection(sqlite);
     // A deferred foreign key is checked at COMMIT: one orphan makes the whole commit fail.
     await raw('PRAGMA foreign_keys = ON');
     await raw('CREATE TABLE parents (id TEXT PRIMARY KEY)');
@@ -251,8 +270,10 @@ describe.each([
     expect(await raw('SELECT k FROM items')).toEqual([{ k: 'after' }]);
   });
 
-  it('runs plain and conditional writes in the order sent (a delete, then a write of the same key)', async () => {
-    const { group, raw } = await connection();
+  it('runs plain and conditional writes in the order sent (a delete, then a write of the same key)', async ({
+    sqlite,
+  }) => {
+    const { group, raw } = await connection(sqlite);
     await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'k', 'old');
     const [deleted] = await Promise.all([
       group.conditional('DELETE FROM items WHERE k = ?', ['k'], () => []),
@@ -262,8 +283,8 @@ describe.each([
     expect(await raw('SELECT v FROM items WHERE k = ?', 'k')).toEqual([{ v: 'new' }]);
   });
 
-  it('fails the whole batch when a follow-up fails, leaving nothing of it behind', async () => {
-    const { group, raw } = await connection();
+  it('fails the whole batch when a follow-up fails, leaving nothing of it behind', async ({ sqlite }) => {
+    const { group, raw } = await connection(sqlite);
     await group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'taken', 'first');
     const outcomes = await Promise.allSettled([
       group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'plain', 'v'),
@@ -280,18 +301,9 @@ describe.each([
 });
 
 describe('GroupCommit, scripted (a connection that runs scripts)', () => {
-  const connections: SqliteConnection[] = [];
-  afterEach(async () => {
-    for (const connection of connections.splice(0)) await connection.close();
-  });
-
   /** A real connection; `trips` counts every call made to SQLite's thread. */
-  async function scripted() {
-    const connection = await SqliteConnection.open(
-      join(dir, `${Math.random().toString(36).slice(2)}.sqlite`),
-      10_000,
-    );
-    connections.push(connection);
+  async function scripted(sqlite: () => Promise<SqliteConnection>) {
+    const connection = await sqlite();
     await connection.query('PRAGMA journal_mode = WAL');
     await connection.query('CREATE TABLE items (k TEXT PRIMARY KEY, v TEXT)');
     const trips = { query: 0, exec: 0 };
@@ -309,8 +321,10 @@ describe('GroupCommit, scripted (a connection that runs scripts)', () => {
     return { group, trips, raw: connection.query };
   }
 
-  it('runs a batch of writes in three round trips whatever its size, answering none before its commit', async () => {
-    const { group, trips, raw } = await scripted();
+  it('runs a batch of writes in three round trips whatever its size, answering none before its commit', async ({
+    sqlite,
+  }) => {
+    const { group, trips, raw } = await scripted(sqlite);
     const answered: number[] = [];
     const writes = Array.from({ length: 20 }, (_, i) =>
       group.query('INSERT INTO items (k, v) VALUES (?, ?)', `k${i}`, "it's").then((rows) => {
@@ -339,8 +353,10 @@ describe('GroupCommit, scripted (a connection that runs scripts)', () => {
     expect(await raw('SELECT k FROM items WHERE k LIKE ?', '%:after')).toEqual([{ k: 'won:after' }]);
   });
 
-  it('binds a follow-up whose parameter has no exact literal, in the same transaction', async () => {
-    const { group, trips, raw } = await scripted();
+  it('binds a follow-up whose parameter has no exact literal, in the same transaction', async ({
+    sqlite,
+  }) => {
+    const { group, trips, raw } = await scripted(sqlite);
     const won = await group.conditional('INSERT INTO items (k, v) VALUES (?, ?)', ['claimed', 'v'], () => [
       ['INSERT INTO items (k, v) VALUES (?, ?)', ['before', 'v']],
       ['INSERT INTO items (k, v) VALUES (?, ?)', ['fraction', 0.1]], // a fraction is bound, not written out
@@ -356,8 +372,10 @@ describe('GroupCommit, scripted (a connection that runs scripts)', () => {
     ]);
   });
 
-  it('runs a batch holding a statement that answers rows statement by statement, with its rows', async () => {
-    const { group, trips } = await scripted();
+  it('runs a batch holding a statement that answers rows statement by statement, with its rows', async ({
+    sqlite,
+  }) => {
+    const { group, trips } = await scripted(sqlite);
     const [rows, plain] = await Promise.all([
       group.query('INSERT INTO items (k, v) VALUES (?, ?) RETURNING k', 'returned', 'v'),
       group.query('INSERT INTO items (k, v) VALUES (?, ?)', 'plain', 'v'),

@@ -1,17 +1,14 @@
 // What the stores write is keyv's own layout under our namespace, readable by a plain keyv; lists
 // are one small entry per item, so appending to a long audit trail never rewrites it.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import KeyvRedis from '@keyv/redis';
 import KeyvSqlite from '@keyv/sqlite';
 import Keyv from 'keyv';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { clearStore, createStore } from '../../src/store/index.js';
+import { tempDirTest as it } from '../support/fixtures.js';
 import { REDIS_URL, redisAvailable, testPrefix } from '../support/redis.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'cngn-layout-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const hasRedis = await redisAvailable();
 
 /** The longest value stored in the file, read by a plain connection. */
@@ -28,7 +25,7 @@ async function longestValue(file: string): Promise<number | undefined> {
 }
 
 describe('sqlite store', () => {
-  it('writes values and claims that a plain keyv on the file reads back', async () => {
+  it('writes values and claims that a plain keyv on the file reads back', async ({ tempDir: dir }) => {
     const file = join(dir, 'plain.sqlite');
     const store = await createStore(`sqlite://${file}`, { prefix: 'desk' });
     await store.set('value', { n: 1 });
@@ -43,7 +40,7 @@ describe('sqlite store', () => {
     }
   });
 
-  it('appends to a long list without rewriting it', async () => {
+  it('appends to a long list without rewriting it', async ({ tempDir: dir }) => {
     const file = join(dir, 'long-list.sqlite');
     const store = await createStore(`sqlite://${file}`);
     for (let i = 0; i < 300; i++) await store.appendToList('audit', { action: 'approved', i });
@@ -58,7 +55,7 @@ describe('sqlite store', () => {
 });
 
 describe('sqlite sets', () => {
-  it('adds to and takes from a long set without rewriting it', async () => {
+  it('adds to and takes from a long set without rewriting it', async ({ tempDir: dir }) => {
     const file = join(dir, 'long-set.sqlite');
     const store = await createStore(`sqlite://${file}`);
     for (let i = 0; i < 300; i++) await store.addToSet('pending', `member-${String(i).padStart(3, '0')}`);
@@ -76,7 +73,9 @@ describe('sqlite sets', () => {
     expect(await longestValue(file)).toBeLessThan(50); // one row per member, never the whole set
   });
 
-  it('converts a set an earlier version kept as one array, once, when the file is opened', async () => {
+  it('converts a set an earlier version kept as one array, once, when the file is opened', async ({
+    tempDir: dir,
+  }) => {
     const file = join(dir, 'legacy-set.sqlite');
     // As the earlier version wrote it: keyv's JSON array, with keyv's escape of a leading ':'.
     const plain = new Keyv({ store: new KeyvSqlite({ uri: `sqlite://${file}` }), namespace: 'desk' });
@@ -104,11 +103,11 @@ describe('sqlite sets', () => {
 });
 
 describe.each([
-  ['memory', () => createStore('memory://')],
-  ['sqlite', () => createStore(`sqlite://${join(dir, `legacy-${Math.random()}.sqlite`)}`)],
+  ['memory', (_dir: string) => createStore('memory://')],
+  ['sqlite', (dir: string) => createStore(`sqlite://${join(dir, `legacy-${Math.random()}.sqlite`)}`)],
 ])('%s store', (_kind, make) => {
-  it('keeps a list written as one array by an earlier version, and appends after it', async () => {
-    const store = await make();
+  it('keeps a list written as one array by an earlier version, and appends after it', async ({ tempDir }) => {
+    const store = await make(tempDir);
     try {
       await store.set('list:audit', ['one', 'two']);
       expect(await store.listLength('audit')).toBe(2);

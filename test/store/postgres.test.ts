@@ -4,7 +4,7 @@
 import KeyvPostgres from '@keyv/postgres';
 import Keyv from 'keyv';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   clearStore,
   createStore,
@@ -12,17 +12,23 @@ import {
   type Store,
   StoreUnavailableError,
 } from '../../src/store/index.js';
-import { createTestDatabase, postgresAvailable, relayTo, testDatabaseOnce } from '../support/postgres.js';
+import { createTestDatabase, postgresAvailable, relayTo } from '../support/postgres.js';
 import { testPrefix } from '../support/redis.js';
+import { databaseTest } from '../support/test-database.js';
 
 const hasPostgres = await postgresAvailable();
-const database = testDatabaseOnce();
-afterAll(() => database.drop());
+/** `open(prefix)`, a store on the file's test database under `prefix`. */
+const it = databaseTest.extend(
+  'open',
+  ({ database }) =>
+    async (prefix: string) =>
+      createStore(await database.url(), { prefix }),
+);
 
 describe.runIf(hasPostgres)('postgres store', () => {
-  const open = async (prefix: string) => createStore(await database.url(), { prefix });
-
-  it('reports a lost database as an error, never as an absent key or a lost claim, and recovers', async () => {
+  it('reports a lost database as an error, never as an absent key or a lost claim, and recovers', async ({
+    database,
+  }) => {
     const relay = await relayTo(await database.url());
     const store = await createStore(relay.url, { prefix: testPrefix('lost') });
     try {
@@ -49,7 +55,7 @@ describe.runIf(hasPostgres)('postgres store', () => {
     }
   });
 
-  it('keeps what it holds across a restart', async () => {
+  it('keeps what it holds across a restart', async ({ open }) => {
     const prefix = testPrefix('restart');
     const first = await open(prefix);
     await first.set('k', { kept: true });
@@ -106,7 +112,9 @@ describe.runIf(hasPostgres)('postgres store', () => {
     }
   });
 
-  it('starts on a migrated database as a user that may only read and write its tables', async () => {
+  it('starts on a migrated database as a user that may only read and write its tables', async ({
+    database,
+  }) => {
     const fresh = await createTestDatabase();
     const role = `cngn_desk_test_app_${process.pid}_${Date.now()}`;
     const raw = new pg.Client(fresh.url);
@@ -134,7 +142,7 @@ describe.runIf(hasPostgres)('postgres store', () => {
     }
   });
 
-  it('keeps a lock past its TTL while the holder runs', async () => {
+  it('keeps a lock past its TTL while the holder runs', async ({ open }) => {
     const prefix = testPrefix('lock-renewed');
     const [a, b] = [await open(prefix), await open(prefix)];
     try {
@@ -164,7 +172,7 @@ describe.runIf(hasPostgres)('postgres store', () => {
     }
   });
 
-  it('keeps renewing a held lock while every pooled connection is busy', async () => {
+  it('keeps renewing a held lock while every pooled connection is busy', async ({ open }) => {
     const prefix = testPrefix('lock-busy-pool');
     const [a, b] = [await open(prefix), await open(prefix)];
     const busy: pg.PoolClient[] = [];
@@ -199,7 +207,7 @@ describe.runIf(hasPostgres)('postgres store', () => {
     }
   });
 
-  it('lets a crowd of 200 waiters over two replicas through one lock, one at a time', async () => {
+  it('lets a crowd of 200 waiters over two replicas through one lock, one at a time', async ({ open }) => {
     const prefix = testPrefix('lock-crowd');
     const [a, b] = [await open(prefix), await open(prefix)];
     try {
@@ -226,7 +234,7 @@ describe.runIf(hasPostgres)('postgres store', () => {
     }
   });
 
-  it("lets another replica take a lock once its dead holder's lease has run out", async () => {
+  it("lets another replica take a lock once its dead holder's lease has run out", async ({ open }) => {
     const prefix = testPrefix('lock-dead');
     const [a, b] = [await open(prefix), await open(prefix)];
     let entered!: () => void;
@@ -252,7 +260,7 @@ describe.runIf(hasPostgres)('postgres store', () => {
     }
   });
 
-  it('writes values where a plain keyv on the same table reads them', async () => {
+  it('writes values where a plain keyv on the same table reads them', async ({ database, open }) => {
     const prefix = testPrefix('plain-keyv');
     const store = await open(prefix);
     const plain = new Keyv({ store: new KeyvPostgres({ uri: await database.url() }), namespace: prefix });

@@ -2,15 +2,26 @@
 // bound: same type, same value, byte for byte. Checked against a real SQLite, binding beside inlining.
 import fc from 'fast-check';
 import sqlite3 from 'sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { inlineParameters, sqlLiteral } from '../../src/store/sql-inline.js';
+import { test } from '../support/fixtures.js';
 import { assertFuzz, OBJECT_MEMBER_NAMES } from '../support/fuzz-inputs.js';
 
-const db = new sqlite3.Database(':memory:');
-afterAll(() => new Promise<void>((resolve) => db.close(() => resolve())));
-const all = (sql: string, params: unknown[] = []) =>
-  new Promise<unknown[]>((resolve, reject) =>
-    db.all(sql, params, (error, rows) => (error ? reject(error) : resolve(rows))),
+/** `all(sql, params)`: the rows of a statement on one in-memory SQLite, opened once for the file. */
+const it = test
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('db', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const db = new sqlite3.Database(':memory:');
+    onCleanup(() => new Promise<void>((resolve) => db.close(() => resolve())));
+    return db;
+  })
+  .extend(
+    'all',
+    ({ db }) =>
+      (sql: string, params: unknown[] = []) =>
+        new Promise<unknown[]>((resolve, reject) =>
+          db.all(sql, params, (error, rows) => (error ? reject(error) : resolve(rows))),
+        ),
   );
 
 const bindable = fc.oneof(
@@ -29,7 +40,7 @@ const bindable = fc.oneof(
 );
 
 describe('inlineParameters', () => {
-  it('gives SQLite the same values, of the same types, as binding them', async () => {
+  it('gives SQLite the same values, of the same types, as binding them', async ({ all }) => {
     await assertFuzz(
       fc.asyncProperty(fc.array(bindable, { minLength: 1, maxLength: 4 }), async (params) => {
         const columns = params.map((_, i) => `?${i + 1} AS c${i}, typeof(?${i + 1}) AS t${i}`).join(', ');
@@ -42,7 +53,9 @@ describe('inlineParameters', () => {
     );
   });
 
-  it('numbers bare and numbered parameters as SQLite does, and leaves quoted text and comments alone', async () => {
+  it('numbers bare and numbered parameters as SQLite does, and leaves quoted text and comments alone', async ({
+    all,
+  }) => {
     const sql = "SELECT ? AS a, '?' AS b, 'x' AS \"x?\", ?3 AS c, ? AS d -- ?\n, /* ? */ 1 AS [e?], ?1 AS f";
     // '?' → 1, ?3 → 3, the next bare '?' → 4, ?1 → 1 again.
     const params = ['one', 'two', 'three', 'four'];
@@ -52,7 +65,7 @@ describe('inlineParameters', () => {
     expect(await all(sql, params)).toEqual(await all(inlineParameters(sql, params) as string));
   });
 
-  it('writes a negative number so that it cannot open a comment after a minus sign', async () => {
+  it('writes a negative number so that it cannot open a comment after a minus sign', async ({ all }) => {
     const sql = 'SELECT 10 -?\n AS x';
     expect(await all(inlineParameters(sql, [-5]) as string)).toEqual([{ x: 15 }]);
     expect(await all(sql, [-5])).toEqual([{ x: 15 }]);

@@ -3,15 +3,11 @@
 // Claims are decided by the database all the same, which two connections past the lock show.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createStore } from '../../src/store/index.js';
-
-const dir = mkdtempSync(join(tmpdir(), 'cngn-store-procs-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+import { tempDirTest } from '../support/fixtures.js';
 
 interface Peer {
   child: ChildProcess;
@@ -19,18 +15,7 @@ interface Peer {
   next(prefix: string): Promise<string>;
 }
 
-const peers: Peer[] = [];
-afterEach(async () => {
-  for (const { child } of peers.splice(0)) {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = once(child, 'exit');
-      child.kill('SIGKILL');
-      await exited;
-    }
-  }
-});
-
-function peer(file: string, ...args: string[]): Peer {
+function spawnPeer(file: string, ...args: string[]): Peer {
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/store/sqlite-process.ts', file, ...args], {
     cwd: process.cwd(),
     stdio: ['pipe', 'pipe', 'inherit'],
@@ -53,14 +38,43 @@ function peer(file: string, ...args: string[]): Peer {
       });
     },
   };
-  peers.push(made);
   return made;
 }
 
-const fileNamed = (name: string) => join(dir, `${name}-${Math.random().toString(36).slice(2)}.sqlite`);
+/**
+ * `fileNamed(name)`, a new SQLite file's path in the file's temporary directory, and `peer(file, …)`,
+ * a process on it, killed after the test if it is still running.
+ */
+const it = tempDirTest
+  .extend(
+    'fileNamed',
+    ({ tempDir }) =>
+      (name: string) =>
+        join(tempDir, `${name}-${Math.random().toString(36).slice(2)}.sqlite`),
+  )
+  .extend('peer', ({ defer }) => {
+    const peers: Peer[] = [];
+    defer(async () => {
+      for (const { child } of peers.splice(0)) {
+        if (child.exitCode === null && child.signalCode === null) {
+          const exited = once(child, 'exit');
+          child.kill('SIGKILL');
+          await exited;
+        }
+      }
+    });
+    return (file: string, ...args: string[]) => {
+      const made = spawnPeer(file, ...args);
+      peers.push(made);
+      return made;
+    };
+  });
 
 describe('a SQLite store file shared by processes', () => {
-  it('decides each claim in the database: two processes racing past the file lock win 1000 claims once each', async () => {
+  it('decides each claim in the database: two processes racing past the file lock win 1000 claims once each', async ({
+    fileNamed,
+    peer,
+  }) => {
     const file = fileNamed('race');
     // Both hold a connection at once (no file lock), so every claim is contested by two connections.
     const racers = [peer(file, '0', 'unlocked'), peer(file, '0', 'unlocked')];
@@ -71,7 +85,10 @@ describe('a SQLite store file shared by processes', () => {
     expect(wins[0]! + wins[1]!).toBe(1000);
   });
 
-  it('keeps a second process waiting until the first has closed the file, which then finds every claim taken', async () => {
+  it('keeps a second process waiting until the first has closed the file, which then finds every claim taken', async ({
+    fileNamed,
+    peer,
+  }) => {
     const file = fileNamed('serialised');
     const first = peer(file, '30000');
     await first.next('ready');
@@ -86,7 +103,10 @@ describe('a SQLite store file shared by processes', () => {
     expect(await second.next('claimed')).toBe('claimed 0');
   });
 
-  it('refuses a second process once its wait is over, naming the file and Redis', async () => {
+  it('refuses a second process once its wait is over, naming the file and Redis', async ({
+    fileNamed,
+    peer,
+  }) => {
     const file = fileNamed('second');
     const first = peer(file, '30000');
     await first.next('ready');
@@ -98,7 +118,10 @@ describe('a SQLite store file shared by processes', () => {
     await first.next('closed');
   });
 
-  it('lets a restart that overlaps the old process in once the old one closes', async () => {
+  it('lets a restart that overlaps the old process in once the old one closes', async ({
+    fileNamed,
+    peer,
+  }) => {
     const file = fileNamed('overlap');
     const old = peer(file, '30000');
     await old.next('ready');
@@ -109,7 +132,7 @@ describe('a SQLite store file shared by processes', () => {
     await fresh.next('ready');
   });
 
-  it('takes over at once from a holder that was killed', async () => {
+  it('takes over at once from a holder that was killed', async ({ fileNamed, peer }) => {
     const file = fileNamed('killed');
     const dead = peer(file, '30000');
     await dead.next('ready');
@@ -120,7 +143,10 @@ describe('a SQLite store file shared by processes', () => {
     await next.next('ready');
   });
 
-  it('keeps every write it answered for, batched or not, when the process is killed right after', async () => {
+  it('keeps every write it answered for, batched or not, when the process is killed right after', async ({
+    fileNamed,
+    peer,
+  }) => {
     const file = fileNamed('kill-after-write');
     const writer = peer(file, '30000');
     await writer.next('ready');
@@ -145,7 +171,10 @@ describe('a SQLite store file shared by processes', () => {
     }
   });
 
-  it('keeps every claimAndWrite it answered for (entry, set member, value) when killed right after the answer', async () => {
+  it('keeps every claimAndWrite it answered for (entry, set member, value) when killed right after the answer', async ({
+    fileNamed,
+    peer,
+  }) => {
     const file = fileNamed('kill-after-accept');
     const writer = peer(file, '30000');
     await writer.next('ready');
@@ -169,7 +198,10 @@ describe('a SQLite store file shared by processes', () => {
     }
   });
 
-  it('shares the file between stores of one process, and frees it when the last one closes', async () => {
+  it('shares the file between stores of one process, and frees it when the last one closes', async ({
+    fileNamed,
+    peer,
+  }) => {
     const file = fileNamed('same-process');
     const one = await createStore(`sqlite://${file}`, { fileLockWaitMs: 0 });
     const two = await createStore(`sqlite://${file}`, { fileLockWaitMs: 0 });

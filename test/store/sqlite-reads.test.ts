@@ -1,18 +1,14 @@
 // Reads on the SQLite file asked for within one turn of the event loop go to SQLite as one statement,
 // each caller getting its own keys' values; a failing read fails every caller of it.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { SqliteConnection } from '../../src/store/sqlite-connection.js';
 import { KeyReads } from '../../src/store/sqlite-reads.js';
-
-const dir = mkdtempSync(join(tmpdir(), 'cngn-reads-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+import { tempDirTest as it } from '../support/fixtures.js';
 
 describe('KeyReads', () => {
-  it('reads every key asked for in one turn with one statement', async () => {
-    const connection = await SqliteConnection.open(join(dir, 'reads.sqlite'), 1_000);
+  it('reads every key asked for in one turn with one statement', async ({ tempDir }) => {
+    const connection = await SqliteConnection.open(join(tempDir, 'reads.sqlite'), 1_000);
     try {
       await connection.query('CREATE TABLE keyv (key TEXT PRIMARY KEY, value TEXT)');
       await connection.query("INSERT INTO keyv VALUES ('a', '1'), ('b', '2'), ('c', '3')");
@@ -39,8 +35,8 @@ describe('KeyReads', () => {
     }
   });
 
-  it('finds keys holding a NUL, which JSON text would not carry to SQLite as it is', async () => {
-    const connection = await SqliteConnection.open(join(dir, 'odd-keys.sqlite'), 1_000);
+  it('finds keys holding a NUL, which JSON text would not carry to SQLite as it is', async ({ tempDir }) => {
+    const connection = await SqliteConnection.open(join(tempDir, 'odd-keys.sqlite'), 1_000);
     try {
       await connection.query('CREATE TABLE keyv (key TEXT PRIMARY KEY, value TEXT)');
       const odd = ['a\u0000b', 'emoji 😀'];

@@ -1,20 +1,16 @@
 // The conversion of sets an earlier version kept as one JSON array reads only the keys of those sets,
 // through the key index, at every open; a file holding many other rows is not scanned whole each time.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import KeyvSqlite from '@keyv/sqlite';
 import fc from 'fast-check';
 import Keyv from 'keyv';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createStore } from '../../src/store/index.js';
 import { SqliteConnection } from '../../src/store/sqlite-connection.js';
 import { prefixRange } from '../../src/store/sqlite-keys.js';
 import { convertLegacySets } from '../../src/store/sqlite-sets.js';
+import { tempDirTest as it } from '../support/fixtures.js';
 import { assertFuzz } from '../support/fuzz-inputs.js';
-
-const dir = mkdtempSync(join(tmpdir(), 'cngn-sets-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** keyv's own table, created by keyv's SQLite adapter as it creates it in a store's file. */
 async function keyvTable(file: string): Promise<void> {
@@ -24,7 +20,7 @@ async function keyvTable(file: string): Promise<void> {
 }
 
 describe('legacy set conversion', () => {
-  it('reads the table through its key index, never scanning it', async () => {
+  it('reads the table through its key index, never scanning it', async ({ tempDir: dir }) => {
     const file = join(dir, 'plan.sqlite');
     await keyvTable(file);
     const connection = await SqliteConnection.open(file, 1_000);
@@ -62,7 +58,9 @@ describe('legacy set conversion', () => {
     }
   });
 
-  it('converts the arrays under the set prefix and leaves keys just outside it as they are', async () => {
+  it('converts the arrays under the set prefix and leaves keys just outside it as they are', async ({
+    tempDir: dir,
+  }) => {
     const file = join(dir, 'neighbours.sqlite');
     const plain = new Keyv({ store: new KeyvSqlite({ uri: `sqlite://${file}` }), namespace: 'desk' });
     await plain.set('set:open', ['a', ':colon']);

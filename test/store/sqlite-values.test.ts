@@ -1,17 +1,13 @@
 // SQLite reads parse keyv's layout without keyv; whatever keyv wrote must read back exactly as keyv
 // itself reads it, escaped strings, buffers and expiry included.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import KeyvSqlite from '@keyv/sqlite';
 import fc from 'fast-check';
 import Keyv from 'keyv';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createStore } from '../../src/store/index.js';
+import { tempDirTest as it } from '../support/fixtures.js';
 import { assertFuzz, OBJECT_MEMBER_NAMES } from '../support/fuzz-inputs.js';
-
-const dir = mkdtempSync(join(tmpdir(), 'cngn-values-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 // Strings that keyv escapes (a leading ':', ':base64:') and ones that only look close to it.
 const text = fc.oneof(
@@ -34,7 +30,7 @@ const value = fc.letrec((tie) => ({
 })).node;
 
 describe('sqlite store reads', () => {
-  it('reads back what keyv wrote, as keyv reads it', async () => {
+  it('reads back what keyv wrote, as keyv reads it', async ({ tempDir: dir }) => {
     const file = join(dir, 'values.sqlite');
     const store = await createStore(`sqlite://${file}`, { prefix: 'desk' });
     const plain = new Keyv({ store: new KeyvSqlite({ uri: `sqlite://${file}` }), namespace: 'desk' });
@@ -56,7 +52,7 @@ describe('sqlite store reads', () => {
     }
   });
 
-  it('reads a buffer keyv wrote as a buffer, and an expired value as none', async () => {
+  it('reads a buffer keyv wrote as a buffer, and an expired value as none', async ({ tempDir: dir }) => {
     const store = await createStore(`sqlite://${join(dir, 'buffer.sqlite')}`);
     try {
       await store.set('bytes', Buffer.from('hi'));
@@ -99,7 +95,7 @@ describe('sqlite store writes', () => {
     );
   });
 
-  it('deletes in one statement and says whether there was a value', async () => {
+  it('deletes in one statement and says whether there was a value', async ({ tempDir: dir }) => {
     const store = await createStore(`sqlite://${join(dir, 'delete.sqlite')}`);
     try {
       await store.set('here', { n: 1 });

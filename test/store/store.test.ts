@@ -1,31 +1,33 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { clearStore, createStore, type Store } from '../../src/store/index.js';
-import { postgresAvailable, testDatabaseOnce } from '../support/postgres.js';
+import { postgresAvailable, type testDatabaseOnce } from '../support/postgres.js';
 import { REDIS_URL, redisAvailable, testPrefix } from '../support/redis.js';
-
-const dir = mkdtempSync(join(tmpdir(), 'cngn-store-'));
-const database = testDatabaseOnce();
-afterAll(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  await database.drop();
-});
+import { databaseTest as it } from '../support/test-database.js';
 
 const hasRedis = await redisAvailable();
 const hasPostgres = await postgresAvailable();
 
-const kinds: Array<[string, () => Promise<Store>, boolean]> = [
+/** Where a store of each kind is made: the file's temporary directory and test database (fixtures). */
+interface Places {
+  tempDir: string;
+  database: ReturnType<typeof testDatabaseOnce>;
+}
+
+const kinds: Array<[string, (at: Places) => Promise<Store>, boolean]> = [
   ['memory', () => createStore('memory://'), true],
-  ['sqlite', () => createStore(`sqlite://${join(dir, `s-${Math.random()}.sqlite`)}`), true],
+  ['sqlite', ({ tempDir }) => createStore(`sqlite://${join(tempDir, `s-${Math.random()}.sqlite`)}`), true],
   ['redis', () => createStore(REDIS_URL, { prefix: testPrefix('store') }), hasRedis],
-  ['postgres', async () => createStore(await database.url(), { prefix: testPrefix('store') }), hasPostgres],
+  [
+    'postgres',
+    async ({ database }) => createStore(await database.url(), { prefix: testPrefix('store') }),
+    hasPostgres,
+  ],
 ];
 
 describe.each(kinds)('%s store', (_kind, make, enabled) => {
-  it.runIf(enabled)('gets, sets with TTL and deletes JSON values', async () => {
-    const store = await make();
+  it.runIf(enabled)('gets, sets with TTL and deletes JSON values', async ({ tempDir, database }) => {
+    const store = await make({ tempDir, database });
     try {
       await store.set('a', { n: 1, s: 'x' });
       expect(await store.get('a')).toEqual({ n: 1, s: 'x' });
@@ -42,8 +44,8 @@ describe.each(kinds)('%s store', (_kind, make, enabled) => {
 
   it.runIf(enabled)(
     'reads several keys in one call, in the order asked, expired ones as absent',
-    async () => {
-      const store = await make();
+    async ({ tempDir, database }) => {
+      const store = await make({ tempDir, database });
       try {
         await store.set('one', { n: 1 });
         await store.set('two', 'second');
@@ -59,20 +61,25 @@ describe.each(kinds)('%s store', (_kind, make, enabled) => {
     },
   );
 
-  it.runIf(enabled)('lets exactly one of many concurrent setIfAbsent calls win', async () => {
-    const store = await make();
-    try {
-      const results = await Promise.all(Array.from({ length: 50 }, (_, i) => store.setIfAbsent('claim', i)));
-      expect(results.filter(Boolean)).toHaveLength(1);
-      expect(await store.get('claim')).toBe(results.indexOf(true));
-    } finally {
-      await clearStore(store);
-      await store.close();
-    }
-  });
+  it.runIf(enabled)(
+    'lets exactly one of many concurrent setIfAbsent calls win',
+    async ({ tempDir, database }) => {
+      const store = await make({ tempDir, database });
+      try {
+        const results = await Promise.all(
+          Array.from({ length: 50 }, (_, i) => store.setIfAbsent('claim', i)),
+        );
+        expect(results.filter(Boolean)).toHaveLength(1);
+        expect(await store.get('claim')).toBe(results.indexOf(true));
+      } finally {
+        await clearStore(store);
+        await store.close();
+      }
+    },
+  );
 
-  it.runIf(enabled)('lets a claim be taken again once it has expired', async () => {
-    const store = await make();
+  it.runIf(enabled)('lets a claim be taken again once it has expired', async ({ tempDir, database }) => {
+    const store = await make({ tempDir, database });
     try {
       // A TTL long enough that a loaded machine cannot let it run out between the first two calls.
       expect(await store.setIfAbsent('lease', 'first', 1_000)).toBe(true);
@@ -89,8 +96,8 @@ describe.each(kinds)('%s store', (_kind, make, enabled) => {
 
   it.runIf(enabled)(
     'writes with compare-and-set only over the value read, once among racing writers',
-    async () => {
-      const store = await make();
+    async ({ tempDir, database }) => {
+      const store = await make({ tempDir, database });
       try {
         expect(await store.compareAndSet('state', undefined, { step: 1 })).toBe(true);
         expect(await store.compareAndSet('state', undefined, { step: 9 })).toBe(false);
@@ -115,8 +122,8 @@ describe.each(kinds)('%s store', (_kind, make, enabled) => {
 
   it.runIf(enabled)(
     'claims and writes together, or writes nothing when the claim is already held',
-    async () => {
-      const store = await make();
+    async ({ tempDir, database }) => {
+      const store = await make({ tempDir, database });
       try {
         await store.set('final', 'earlier');
         await store.set('tail', 'older');
@@ -172,8 +179,8 @@ describe.each(kinds)('%s store', (_kind, make, enabled) => {
 
   it.runIf(enabled)(
     'lets exactly one of many concurrent claimAndWrite calls win, and only its writes land',
-    async () => {
-      const store = await make();
+    async ({ tempDir, database }) => {
+      const store = await make({ tempDir, database });
       try {
         // Each racer also adds to a shared set and removes from it, so no change to the set is lost.
         await Promise.all(Array.from({ length: 10 }, (_, i) => store.addToSet('shared', `gone-${i}`)));
@@ -206,34 +213,37 @@ describe.each(kinds)('%s store', (_kind, make, enabled) => {
     },
   );
 
-  it.runIf(enabled)('takes an expired claim again with claimAndWrite, and expires its writes', async () => {
-    const store = await make();
-    try {
-      expect(await store.claimAndWrite({ key: 'lease', value: 'first', ttlMs: 1_000 }, [])).toBe(true);
-      expect(await store.claimAndWrite({ key: 'lease', value: 'second' }, [])).toBe(false);
-      expect(
-        await store.claimAndWrite({ key: 'other', value: 1 }, [
-          { kind: 'set', key: 'short', value: 'x', ttlMs: 1_000 },
-          { kind: 'setIfAbsent', key: 'short-claim', value: 'x', ttlMs: 1_000 },
-        ]),
-      ).toBe(true);
-      await new Promise((r) => setTimeout(r, 1_100));
-      expect(await store.get('short')).toBeUndefined();
-      expect(
-        await store.claimAndWrite({ key: 'lease', value: 'third' }, [
-          { kind: 'setIfAbsent', key: 'short-claim', value: 'y' },
-        ]),
-      ).toBe(true);
-      expect(await store.get('lease')).toBe('third');
-      expect(await store.get('short-claim')).toBe('y');
-    } finally {
-      await clearStore(store);
-      await store.close();
-    }
-  });
+  it.runIf(enabled)(
+    'takes an expired claim again with claimAndWrite, and expires its writes',
+    async ({ tempDir, database }) => {
+      const store = await make({ tempDir, database });
+      try {
+        expect(await store.claimAndWrite({ key: 'lease', value: 'first', ttlMs: 1_000 }, [])).toBe(true);
+        expect(await store.claimAndWrite({ key: 'lease', value: 'second' }, [])).toBe(false);
+        expect(
+          await store.claimAndWrite({ key: 'other', value: 1 }, [
+            { kind: 'set', key: 'short', value: 'x', ttlMs: 1_000 },
+            { kind: 'setIfAbsent', key: 'short-claim', value: 'x', ttlMs: 1_000 },
+          ]),
+        ).toBe(true);
+        await new Promise((r) => setTimeout(r, 1_100));
+        expect(await store.get('short')).toBeUndefined();
+        expect(
+          await store.claimAndWrite({ key: 'lease', value: 'third' }, [
+            { kind: 'setIfAbsent', key: 'short-claim', value: 'y' },
+          ]),
+        ).toBe(true);
+        expect(await store.get('lease')).toBe('third');
+        expect(await store.get('short-claim')).toBe('y');
+      } finally {
+        await clearStore(store);
+        await store.close();
+      }
+    },
+  );
 
-  it.runIf(enabled)('runs lock holders one at a time', async () => {
-    const store = await make();
+  it.runIf(enabled)('runs lock holders one at a time', async ({ tempDir, database }) => {
+    const store = await make({ tempDir, database });
     try {
       let inside = 0;
       let maxInside = 0;
@@ -254,8 +264,8 @@ describe.each(kinds)('%s store', (_kind, make, enabled) => {
     }
   });
 
-  it.runIf(enabled)('keeps append-only lists and sets', async () => {
-    const store = await make();
+  it.runIf(enabled)('keeps append-only lists and sets', async ({ tempDir, database }) => {
+    const store = await make({ tempDir, database });
     try {
       await Promise.all(Array.from({ length: 10 }, (_, i) => store.appendToList('log', { i })));
       expect(await store.listLength('log')).toBe(10);
@@ -279,8 +289,8 @@ describe.each(kinds)('%s store', (_kind, make, enabled) => {
     }
   });
 
-  it.runIf(enabled)('deletes a whole list, which then starts afresh', async () => {
-    const store = await make();
+  it.runIf(enabled)('deletes a whole list, which then starts afresh', async ({ tempDir, database }) => {
+    const store = await make({ tempDir, database });
     try {
       for (let i = 0; i < 3; i++) await store.appendToList('gone', { i });
       await store.appendToList('kept', 'x');
@@ -298,7 +308,7 @@ describe.each(kinds)('%s store', (_kind, make, enabled) => {
 });
 
 describe('sqlite store', () => {
-  it('reports a failing database as an error, never as an absent key', async () => {
+  it('reports a failing database as an error, never as an absent key', async ({ tempDir: dir }) => {
     const store = await createStore(`sqlite://${join(dir, 'failing.sqlite')}`);
     await store.set('claimed', 'yes');
     await store.close(); // every query now fails
@@ -307,7 +317,7 @@ describe('sqlite store', () => {
     await expect(store.setIfAbsent('claimed', 'again')).rejects.toThrow();
   });
 
-  it('never lets two connections to one file both win a claim', async () => {
+  it('never lets two connections to one file both win a claim', async ({ tempDir: dir }) => {
     const file = join(dir, 'two-connections.sqlite');
     const [one, two] = [await createStore(`sqlite://${file}`), await createStore(`sqlite://${file}`)];
     try {
@@ -322,7 +332,7 @@ describe('sqlite store', () => {
     }
   });
 
-  it('keeps what it holds across a restart', async () => {
+  it('keeps what it holds across a restart', async ({ tempDir: dir }) => {
     const file = join(dir, 'restart.sqlite');
     const first = await createStore(`sqlite://${file}`);
     await first.set('k', { kept: true });

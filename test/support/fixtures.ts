@@ -3,6 +3,9 @@
 // or not, so a file has no set-up or clean-up code of its own for these. Everything a fixture starts
 // is stopped through `defer`, in one list, last started first: an engine stops before its store and
 // its sandbox.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test as base } from 'vitest';
 import { type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
 
@@ -27,4 +30,16 @@ export const test = base
     const sandbox = await startSandbox({ ...QUIET_SANDBOX, ...sandboxOptions });
     defer(() => sandbox.stop());
     return sandbox;
+  });
+
+/**
+ * `test` plus `tempDir`, one temporary directory for the whole file (a file-scoped fixture), removed
+ * after the file's last test.
+ */
+export const tempDirTest = test
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('tempDir', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'cngn-test-'));
+    onCleanup(() => rmSync(dir, { recursive: true, force: true }));
+    return dir;
   });

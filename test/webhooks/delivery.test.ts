@@ -3,23 +3,27 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { WebhookEvent } from '../../src/cngn/schemas.js';
 import { FakeSlack } from '../support/fake-slack.js';
+import { test } from '../support/fixtures.js';
 import { postsMentioning, type Rig, recordingLogger, startRig, webhookBody } from './support.js';
 
-const rigs: Rig[] = [];
-const dirs: string[] = [];
-afterEach(async () => {
-  for (const rig of rigs.splice(0)) await rig.stop();
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-async function rig(options: Parameters<typeof startRig>[0] = {}) {
-  const started = await startRig(options);
-  rigs.push(started);
-  return started;
-}
+/**
+ * `rig(options)`, a webhook rig stopped after the test, and `dir`, a temporary directory of the test's
+ * own, removed after it (and after its rigs).
+ */
+const it = test
+  .extend('dir', ({ defer }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'cngn-wh-'));
+    defer(() => rmSync(dir, { recursive: true, force: true }));
+    return dir;
+  })
+  .extend('rig', ({ defer }) => async (options: Parameters<typeof startRig>[0] = {}): Promise<Rig> => {
+    const started = await startRig(options);
+    defer(() => started.stop());
+    return started;
+  });
 
 function refsPosted(fake: FakeSlack): string[] {
   return fake
@@ -28,9 +32,10 @@ function refsPosted(fake: FakeSlack): string[] {
 }
 
 describe('webhook delivery', () => {
-  it('loses nothing across a restart: events stored while Slack was unreachable are posted once by the next process', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cngn-wh-'));
-    dirs.push(dir);
+  it('loses nothing across a restart: events stored while Slack was unreachable are posted once by the next process', async ({
+    dir,
+    rig,
+  }) => {
     const storeUrl = `sqlite://${join(dir, 'store.sqlite')}`;
     // First process: Slack answers 500 to everything; deliveries keep failing.
     const down = await FakeSlack.start();
@@ -62,7 +67,7 @@ describe('webhook delivery', () => {
     }
   });
 
-  it('waits out 429 Retry-After and still posts every event exactly once', async () => {
+  it('waits out 429 Retry-After and still posts every event exactly once', async ({ rig }) => {
     const fake = await FakeSlack.start();
     let refused = 0;
     fake.on('chat.postMessage', () => {
@@ -85,7 +90,7 @@ describe('webhook delivery', () => {
     expect(refsPosted(fake).sort()).toEqual(refs);
   });
 
-  it('waits as long as Retry-After says before posting again', async () => {
+  it('waits as long as Retry-After says before posting again', async ({ rig }) => {
     const fake = await FakeSlack.start();
     let refused = 0;
     fake.on('chat.postMessage', () => {
@@ -108,7 +113,7 @@ describe('webhook delivery', () => {
     expect(postsMentioning(fake, 'REF-RETRY-AFTER')).toHaveLength(1);
   });
 
-  it('keeps one reference in order even when its messages go to different channels', async () => {
+  it('keeps one reference in order even when its messages go to different channels', async ({ rig }) => {
     const fake = await FakeSlack.start();
     let held = true;
     // The deposits channel is rate-limited until we let it go; the completion must wait for it.
@@ -141,7 +146,7 @@ describe('webhook delivery', () => {
     ]);
   });
 
-  it('never holds a reference behind an earlier message that has no channel to go to', async () => {
+  it('never holds a reference behind an earlier message that has no channel to go to', async ({ rig }) => {
     const r = await rig({ alertsChannel: null, alertRoutes: 'deposit.completed:CDEPOSITS' });
     await r.send(webhookBody('deposit.received', { trx_ref: 'REF-NOWHERE', status: 'pending' }));
     await r.send(webhookBody('deposit.completed', { trx_ref: 'REF-NOWHERE' }));
@@ -154,7 +159,9 @@ describe('webhook delivery', () => {
     await waitUntil(async () => (await r.webhooks.outbox.pendingCount()) === 1);
   });
 
-  it('retries 5xx with backoff and falls back to the alerts channel when a routed one is gone', async () => {
+  it('retries 5xx with backoff and falls back to the alerts channel when a routed one is gone', async ({
+    rig,
+  }) => {
     const fake = await FakeSlack.start();
     let failures = 0;
     fake.on('chat.postMessage', (call) => {
@@ -181,7 +188,9 @@ describe('webhook delivery', () => {
     expect(postsMentioning(fake, 'REF-5XX')).toHaveLength(1);
   });
 
-  it('sets aside an alert Slack can never accept, says so in the alerts channel, and lets the queue go on', async () => {
+  it('sets aside an alert Slack can never accept, says so in the alerts channel, and lets the queue go on', async ({
+    rig,
+  }) => {
     const fake = await FakeSlack.start();
     fake.on('chat.postMessage', (call) =>
       call.body.channel === 'CFAILURES' && JSON.stringify(call.body).includes('REF-NEVER')
@@ -215,7 +224,7 @@ describe('webhook delivery', () => {
     expect(log.lines.join('\n')).not.toContain('xoxb-test');
   });
 
-  it('gives up on an alert whose plain-text fallback is refused too', async () => {
+  it('gives up on an alert whose plain-text fallback is refused too', async ({ rig }) => {
     const fake = await FakeSlack.start();
     // Both the full message and its text alone carry the amount.
     const refused = (c: { body: Record<string, unknown> }) => String(c.body.text).includes('₦4,321.00');
@@ -233,7 +242,9 @@ describe('webhook delivery', () => {
     expect([dead?.event.data.trx_ref, dead?.reason]).toEqual(['REF-TOOLONG', 'msg_too_long']);
   });
 
-  it('sets aside an alert after a bounded number of unknown errors, but keeps retrying Slack outages', async () => {
+  it('sets aside an alert after a bounded number of unknown errors, but keeps retrying Slack outages', async ({
+    rig,
+  }) => {
     const fake = await FakeSlack.start();
     let outage = 0;
     fake.on('chat.postMessage', (call) => {
@@ -258,7 +269,7 @@ describe('webhook delivery', () => {
     ]);
   });
 
-  it('tells subscribers about each new event once, duplicates excluded', async () => {
+  it('tells subscribers about each new event once, duplicates excluded', async ({ rig }) => {
     const seen: WebhookEvent[] = [];
     const r = await rig({ subscribers: [async (event) => void seen.push(event)] });
     const body = webhookBody('bridge.completed', { trx_ref: 'REF-SUB', trx_type: 'swap' });
@@ -268,13 +279,14 @@ describe('webhook delivery', () => {
     expect(seen.map((e) => e.data.trx_ref)).toEqual(['REF-SUB']);
   });
 
-  it('never lets two deliverers on one store post the same entry', async () => {
+  it('never lets two deliverers on one store post the same entry', async ({ defer }) => {
     const fake = await FakeSlack.start();
     const { createStore } = await import('../../src/store/index.js');
     const store = await createStore('memory://', { prefix: `shared-${Math.random()}` });
     const a = await startRig({ fake, store, digests: false });
     const b = await startRig({ fake, store, digests: false });
-    rigs.push(b, a);
+    defer(() => a.stop());
+    defer(() => b.stop());
     const refs = Array.from({ length: 20 }, (_, i) => `REF-TWO-${i}`);
     await Promise.all(
       refs.map((ref, i) => (i % 2 ? a : b).send(webhookBody('deposit.completed', { trx_ref: ref }))),

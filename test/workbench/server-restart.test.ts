@@ -1,17 +1,13 @@
 // The workbench's state lives in the bot's store, not in the page or the process: after a restart on
 // the same SQLite file, every person sees the same channels, messages and open modals.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { tempDirTest as it } from '../support/fixtures.js';
 import { ADA, BOLA, messagesIn, startBench, TREASURY, wording } from './server-support.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'workbench-restart-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
 describe('a restart', () => {
-  it('shows the same state as before', async () => {
-    const env = { STORE_URL: `sqlite://${join(dir, 'desk.sqlite')}` };
+  it('shows the same state as before', async ({ tempDir }) => {
+    const env = { STORE_URL: `sqlite://${join(tempDir, 'desk.sqlite')}` };
     const first = await startBench(env);
     let before: Awaited<ReturnType<typeof first.state>>;
     try {
