@@ -50,7 +50,7 @@ export interface StoreKindUnderTest {
 }
 
 /** Every store kind, for tests of what must hold on each: the in-process ones and the shared ones. */
-export async function everyStore(): Promise<StoreKindUnderTest[]> {
+async function everyStore(): Promise<StoreKindUnderTest[]> {
   const dir = mkdtempSync(join(tmpdir(), 'cngn-stores-'));
   const local = (name: 'memory' | 'SQLite', url: (prefix: string) => string): StoreKindUnderTest => ({
     name,
@@ -114,8 +114,9 @@ export interface Replicas {
  * their own, cleared and closed after the test.
  */
 /** The four stores, opened once per file and disposed after it (the `storeKinds` fixture). */
+// biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
 export async function fileStoreKinds(
-  _context: unknown,
+  {}: object,
   { onCleanup }: { onCleanup: (cleanup: () => Promise<void>) => void },
 ): Promise<StoreKindUnderTest[]> {
   const kinds = await everyStore();
