@@ -55,7 +55,13 @@ export interface EngineFixture {
   another(options?: AnotherOptions): Promise<{ engine: ApprovalEngine; client: CngnClient }>;
   /** Deliver the sandbox's webhooks to the engine's subscriber. */
   receiveWebhooks(): Promise<void>;
+  /** Stop the engine, then close what it opened; once (a later call waits for the first). */
   close(): Promise<void>;
+  /**
+   * The process is gone: what it opened is closed, but its engine is never stopped (it drains nothing
+   * and ends no lease), and a later close does nothing more.
+   */
+  kill(): Promise<void>;
 }
 
 export interface AnotherOptions {
@@ -102,6 +108,15 @@ export async function startEngineFixture(options: EngineFixtureOptions = {}): Pr
   };
 
   const first = build(store);
+  let closed: Promise<void> | undefined;
+  const shutdown = (stopEngine: boolean) =>
+    (closed ??= (async () => {
+      if (stopEngine) await first.engine.stop();
+      for (const client of clients) await client.close();
+      if (server) server.close();
+      if (!options.sandbox) await sandbox.stop();
+      if (!options.store) await store.close();
+    })());
   return {
     sandbox,
     store,
@@ -122,13 +137,8 @@ export async function startEngineFixture(options: EngineFixtureOptions = {}): Pr
       await once(server, 'listening');
       sandbox.setWebhookUrl(`http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`);
     },
-    close: async () => {
-      await first.engine.stop();
-      for (const client of clients) await client.close();
-      if (server) server.close();
-      if (!options.sandbox) await sandbox.stop();
-      if (!options.store) await store.close();
-    },
+    close: () => shutdown(true),
+    kill: () => shutdown(false),
   };
 }
 
