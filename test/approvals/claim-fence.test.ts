@@ -2,27 +2,21 @@
 // recording it and writing its write-ahead "sending" mark, long enough for its lock, claim and lease
 // to run out, never sends beside the replica that took over: exactly one withdrawal reaches the
 // service, on Redis, PostgreSQL and the memory store alike.
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import { CLAIM_LEASE_MS, EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
 import type { RequestDraft } from '../../src/approvals/index.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
-import { clearStore, createStore, type Store } from '../../src/store/index.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
+import type { Store } from '../../src/store/index.js';
 import {
   APPROVER_A,
   type EngineFixture,
-  startEngineFixture,
+  engineTest,
   twoNetworks,
   withdrawalDraft,
 } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
-import { testPrefix } from '../support/redis.js';
-import { sharedStores } from '../support/shared-stores.js';
-
-const sharedKinds = await sharedStores();
-afterAll(async () => {
-  for (const kind of sharedKinds) await kind.dispose();
-});
+import { STORE_KINDS } from '../support/shared-stores.js';
 
 /** Test-controlled misfortunes of one replica's store. */
 class Replica {
@@ -136,47 +130,17 @@ interface World {
   request: { id: string };
 }
 
-const stores: Record<string, (prefix: string) => Promise<[Store, Store]>> = {
-  memory: async () => {
-    const shared = await createStore('memory://');
-    return [shared, shared];
-  },
-  ...Object.fromEntries(
-    sharedKinds
-      .filter((kind) => kind.up)
-      .map((kind) => [
-        kind.name,
-        async (prefix: string) => [await kind.open(prefix), await kind.open(prefix)],
-      ]),
-  ),
-};
-
-describe.each(Object.keys(stores))('a stalled claim on the %s store', (kind) => {
-  let cleanup: Array<() => Promise<void>> = [];
-  afterEach(async () => {
-    for (const step of cleanup.reverse()) await step();
-    cleanup = [];
-  });
-
-  async function world(name: string): Promise<World> {
-    const sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
-    const [rawA, rawB] = await (stores[kind] as (prefix: string) => Promise<[Store, Store]>)(
-      testPrefix(name),
-    );
-    cleanup.push(async () => {
-      await clearStore(rawA);
-      await rawA.close();
-      if (rawB !== rawA) await rawB.close();
-      await sandbox.stop();
-    });
+/**
+ * `world(name)`: two replicas of the test's store kind, each through a Replica the test controls, and
+ * one withdrawal approved on them, nothing started yet.
+ */
+const test = engineTest.extend('world', async ({ sandbox, replicas, startEngine }) => {
+  return async (name: string): Promise<World> => {
+    const { a: rawA, b: rawB } = await replicas(name);
     const replicaA = new Replica(rawA);
     const replicaB = new Replica(rawB);
-    const a = await startEngineFixture({ sandbox, store: replicaA.store });
-    const b = await startEngineFixture({ sandbox, store: replicaB.store });
-    cleanup.push(async () => {
-      await a.close();
-      await b.close();
-    });
+    const a = await startEngine({ store: replicaA.store });
+    const b = await startEngine({ store: replicaB.store });
     const [networkId] = await twoNetworks(a.client);
     const draft: RequestDraft = withdrawalDraft(networkId, '777');
     const request = await fileDraft(a.engine, draft);
@@ -184,9 +148,18 @@ describe.each(Object.keys(stores))('a stalled claim on the %s store', (kind) => 
     replicaA.id = request.id;
     replicaB.id = request.id;
     return { sandbox, a, b, replicaA, replicaB, request };
-  }
+  };
+});
 
-  it('sends once when the stalled replica records its claim while the other is taking over', async () => {
+/** The memory store, and each shared store that answers here. */
+const KINDS = STORE_KINDS.filter((kind) => kind.up && kind.name !== 'SQLite').map((kind) => kind.name);
+
+describe.each(KINDS)('a stalled claim on the %s store', (kind) => {
+  test.override('storeKind', kind);
+
+  test('sends once when the stalled replica records its claim while the other is taking over', async ({
+    world,
+  }) => {
     const { sandbox, a, b, replicaA, replicaB, request } = await world('fence-interleaved');
     let resumeA!: () => void;
     const aStalled = replicaA.stallExecutingWrite(new Promise<void>((r) => (resumeA = r)));
@@ -209,7 +182,9 @@ describe.each(Object.keys(stores))('a stalled claim on the %s store', (kind) => 
     expect((await a.engine.get(request.id))?.state).toBe('sent');
   });
 
-  it('sends once, and keeps the answer, when the stalled replica wakes after the other has sent', async () => {
+  test('sends once, and keeps the answer, when the stalled replica wakes after the other has sent', async ({
+    world,
+  }) => {
     const { sandbox, a, b, replicaA, replicaB, request } = await world('fence-late');
     let resumeA!: () => void;
     const aStalled = replicaA.stallExecutingWrite(new Promise<void>((r) => (resumeA = r)));
@@ -227,7 +202,9 @@ describe.each(Object.keys(stores))('a stalled claim on the %s store', (kind) => 
     expect(after?.outcome?.reference).toBe(byB?.outcome?.reference);
   });
 
-  it('sends once when a replica stalled before its sending mark wakes after the other sent it', async () => {
+  test('sends once when a replica stalled before its sending mark wakes after the other sent it', async ({
+    world,
+  }) => {
     const { sandbox, a, b, replicaA, replicaB, request } = await world('fence-unmarked');
     let resumeA!: () => void;
     const aStalled = replicaA.stallMarkWrite(new Promise<void>((r) => (resumeA = r)));
@@ -249,7 +226,9 @@ describe.each(Object.keys(stores))('a stalled claim on the %s store', (kind) => 
     expect(after?.outcome?.reference).toBe(byB?.outcome?.reference);
   });
 
-  it('sends once when a replica stalled writing the mark on its claim wakes after the claim was ended', async () => {
+  test('sends once when a replica stalled writing the mark on its claim wakes after the claim was ended', async ({
+    world,
+  }) => {
     const { sandbox, a, b, replicaA, replicaB, request } = await world('fence-claim-mark');
     let resumeA!: () => void;
     const aStalled = replicaA.stallClaimMark(new Promise<void>((r) => (resumeA = r)));
@@ -273,7 +252,9 @@ describe.each(Object.keys(stores))('a stalled claim on the %s store', (kind) => 
     expect(after?.history.map((h) => h.action)).toContain('released');
   });
 
-  it("keeps the other replica's send when a replica whose mark failed records its failure late", async () => {
+  test("keeps the other replica's send when a replica whose mark failed records its failure late", async ({
+    world,
+  }) => {
     const { sandbox, a, b, replicaA, replicaB, request } = await world('fence-mark-failed');
     let resumeA!: () => void;
     const aStalled = replicaA.stallMarkWrite(new Promise<void>((r) => (resumeA = r)), true);

@@ -1,45 +1,32 @@
 // Delegations live in the shared store (Redis, PostgreSQL): granted on one replica, used on another,
 // revoked on a third connection (a restarted bot), and the revocation holds at once everywhere; two
 // identical ones asked for at once on two replicas make one request.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { ApprovalPolicy, parseTiers } from '../../src/access/index.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
-import { clearStore, type Store } from '../../src/store/index.js';
-import { DEST, REQUESTER, startEngineFixture, twoNetworks } from '../support/engine.js';
+import type { Store } from '../../src/store/index.js';
+import { DEST, REQUESTER, replicasTest as test, twoNetworks } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
-import { testPrefix } from '../support/redis.js';
-import { sharedStores } from '../support/shared-stores.js';
+import { STORE_KINDS } from '../support/shared-stores.js';
 
 const ADE = 'U_ADE';
 const CHIDI = 'U_CHIDI';
 const BOLA = 'U_BOLA';
 
-const shared = await sharedStores();
-afterAll(async () => {
-  for (const kind of shared) await kind.dispose();
-});
-
-for (const { name, up, open } of shared) {
+for (const { name, up } of STORE_KINDS.filter((kind) => kind.shared)) {
   describe.skipIf(!up)(`delegations on one ${name}`, () => {
-    let sandbox: Sandbox;
-    const stores: Store[] = [];
+    test.override('storeKind', name);
 
-    beforeAll(async () => {
-      sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
-    });
-    afterAll(async () => {
-      if (stores[0]) await clearStore(stores[0]);
-      for (const store of stores) await store.close();
-      await sandbox.stop();
-    });
-
-    it('are granted on one replica, used on another, and revoked after a restart, at once', async () => {
-      const prefix = testPrefix('delegation-replicas');
+    test('are granted on one replica, used on another, and revoked after a restart, at once', async ({
+      sandbox,
+      connections,
+      startEngine,
+    }) => {
+      const stores = await connections('delegation-replicas', 3);
       const replica = async () => {
-        const store = await open(prefix);
-        stores.push(store);
+        const store = stores.shift();
+        if (!store) throw new Error('no connection left');
         const policy = new ApprovalPolicy({ approvers: [ADE, CHIDI], tiers: parseTiers('0:1,1000000:2') });
-        return startEngineFixture({ sandbox, store, engine: { policy } });
+        return startEngine({ store, engine: { policy } });
       };
       const a = await replica();
       const b = await replica();
@@ -76,19 +63,18 @@ for (const { name, up, open } of shared) {
         reason: 'delegation-ended',
       });
       expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
-      await c.close();
-      await a.close();
     });
 
-    it('make one request of two identical ones asked for on both replicas at once', async () => {
-      const prefix = testPrefix('delegation-replicas-twins');
-      const replica = async () => {
-        const store = await open(prefix);
-        stores.push(store);
+    test('make one request of two identical ones asked for on both replicas at once', async ({
+      replicas,
+      startEngine,
+    }) => {
+      const stores = await replicas('delegation-replicas-twins');
+      const replica = async (store: Store) => {
         const policy = new ApprovalPolicy({ approvers: [ADE, CHIDI], tiers: parseTiers('0:1') });
-        return startEngineFixture({ sandbox, store, engine: { policy } });
+        return startEngine({ store, engine: { policy } });
       };
-      const [a, b] = [await replica(), await replica()];
+      const [a, b] = [await replica(stores.a), await replica(stores.b)];
       const until = new Date(Date.now() + 86_400_000);
       const tries = await Promise.allSettled([
         a.engine.fileDelegation(CHIDI, BOLA, until),
@@ -96,8 +82,6 @@ for (const { name, up, open } of shared) {
       ]);
       expect(tries.map((t) => t.status).sort()).toEqual(['fulfilled', 'rejected']);
       expect((await b.engine.openRequests()).filter((r) => r.kind === 'delegation')).toHaveLength(1);
-      await b.close();
-      await a.close();
     });
   });
 }

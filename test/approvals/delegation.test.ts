@@ -2,13 +2,13 @@
 // approver approves (never its delegator or delegate), then the delegate approves in the delegator's
 // place within the window and the cap only, never for the requester, never transitively, and one
 // human (and one approver's place) counts once. Revocation ends it at once; all of it is audited.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { ApprovalPolicy, parseTiers } from '../../src/access/index.js';
 import { partsOf } from '../../src/approvals/engine-parts.js';
-import type { ApprovalEngine, RequestDraft } from '../../src/approvals/index.js';
+import type { RequestDraft } from '../../src/approvals/index.js';
 import { createStore } from '../../src/store/index.js';
 import { redemptionDraft } from '../support/drafts.js';
-import { DEST, type EngineFixture, REQUESTER, startEngineFixture, twoNetworks } from '../support/engine.js';
+import { DEST, type EngineFixture, engineTest, REQUESTER, twoNetworks } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 
 const ADE = 'U_ADE'; // approver
@@ -21,20 +21,15 @@ const DAY = 86_400_000;
 const policy = () =>
   new ApprovalPolicy({ approvers: [ADE, CHIDI, DAYO], tiers: parseTiers('0:1,1000000:2') });
 
-let fx: EngineFixture;
-let engine: ApprovalEngine;
-let networkId: string;
+/**
+ * `fx` on these approvers, with a policy of its own (an engine hands its delegations to its policy);
+ * `engine`, its engine.
+ */
+const test = engineTest
+  .extend('engineOptions', () => ({ engine: { policy: policy() } }))
+  .extend('engine', async ({ fx }) => fx.engine);
 
-beforeEach(async () => {
-  fx = await startEngineFixture({ engine: { policy: policy() } });
-  engine = fx.engine;
-  [networkId] = await twoNetworks(fx.client);
-});
-afterEach(async () => {
-  await fx.close();
-});
-
-const withdrawal = (amount: string, requester = REQUESTER): RequestDraft => ({
+const withdrawal = (networkId: string, amount: string, requester = REQUESTER): RequestDraft => ({
   kind: 'withdraw',
   amount,
   payload: { amount, address: DEST, networkId, shouldSaveAddress: false },
@@ -43,25 +38,29 @@ const withdrawal = (amount: string, requester = REQUESTER): RequestDraft => ({
   requester,
 });
 
-const withdrawCalls = () => fx.sandbox.count('POST', '/v1/api/withdraw');
+const withdrawCalls = (fx: EngineFixture) => fx.sandbox.count('POST', '/v1/api/withdraw');
 
 /** File a delegation and have `approver` approve it; returns the granting request's id. */
 async function delegate(
+  fx: EngineFixture,
   from: string,
   to: string,
   options: { days?: number; max?: string; approver?: string } = {},
 ): Promise<string> {
   const until = new Date(fx.clock.now().getTime() + (options.days ?? 3) * DAY);
-  const filed = await engine.fileDelegation(from, to, until, options.max);
-  const approved = await engine.approve(filed.id, options.approver ?? ADE);
+  const filed = await fx.engine.fileDelegation(from, to, until, options.max);
+  const approved = await fx.engine.approve(filed.id, options.approver ?? ADE);
   expect(approved.ok).toBe(true);
-  await engine.idle();
-  expect((await engine.get(filed.id))?.state).toBe('completed');
+  await fx.engine.idle();
+  expect((await fx.engine.get(filed.id))?.state).toBe('completed');
   return filed.id;
 }
 
 describe('creating a delegation', () => {
-  it('is a request another approver must approve: not its delegator, not its delegate', async () => {
+  test('is a request another approver must approve: not its delegator, not its delegate', async ({
+    fx,
+    engine,
+  }) => {
     const until = new Date(fx.clock.now().getTime() + 3 * DAY);
     const filed = await engine.fileDelegation(CHIDI, DAYO, until, '500000.00');
     expect(filed).toMatchObject({
@@ -74,7 +73,7 @@ describe('creating a delegation', () => {
     expect(await engine.approve(filed.id, CHIDI)).toMatchObject({ ok: false, reason: 'requester' });
     expect(await engine.approve(filed.id, DAYO)).toMatchObject({ ok: false, reason: 'delegate' });
     // A delegate of another approver cannot approve a delegation in their place either.
-    await delegate(ADE, BOLA, { approver: DAYO });
+    await delegate(fx, ADE, BOLA, { approver: DAYO });
     expect(await engine.approve(filed.id, BOLA)).toMatchObject({ ok: false, reason: 'not-approver' });
     expect(await engine.liveDelegations()).toHaveLength(1);
     expect(await engine.approve(filed.id, ADE)).toMatchObject({ ok: true, request: { state: 'approved' } });
@@ -91,7 +90,10 @@ describe('creating a delegation', () => {
     expect(fx.sandbox.requests.filter((r) => r.method === 'POST')).toEqual([]);
   });
 
-  it('expires when its window ends: approved after that, it would never be in effect', async () => {
+  test('expires when its window ends: approved after that, it would never be in effect', async ({
+    fx,
+    engine,
+  }) => {
     const until = new Date(fx.clock.now().getTime() + DAY / 2);
     const filed = await engine.fileDelegation(CHIDI, BOLA, until);
     expect(filed.expiresAt).toBe(until.toISOString()); // sooner than the 24 h lifetime
@@ -102,7 +104,10 @@ describe('creating a delegation', () => {
     expect(await engine.liveDelegations()).toEqual([]);
   });
 
-  it('refuses to approve a delegation still waiting past its window (one filed to expire later): it would never be in effect', async () => {
+  test('refuses to approve a delegation still waiting past its window (one filed to expire later): it would never be in effect', async ({
+    fx,
+    engine,
+  }) => {
     const filed = await engine.fileDelegation(CHIDI, BOLA, new Date(fx.clock.now().getTime() + DAY / 2));
     await fx.store.set(`approval:${filed.id}`, {
       ...filed,
@@ -118,7 +123,10 @@ describe('creating a delegation', () => {
     expect(await engine.mayReject(filed.id, ADE)).not.toHaveProperty('refusal');
   });
 
-  it('refuses a delegation by a non-approver, to oneself, in the past, or longer than 90 days', async () => {
+  test('refuses a delegation by a non-approver, to oneself, in the past, or longer than 90 days', async ({
+    fx,
+    engine,
+  }) => {
     const soon = new Date(fx.clock.now().getTime() + DAY);
     await expect(engine.fileDelegation(BOLA, EKENE, soon)).rejects.toThrow(/only an approver/);
     await expect(engine.fileDelegation(CHIDI, CHIDI, soon)).rejects.toThrow(/yourself/);
@@ -129,13 +137,16 @@ describe('creating a delegation', () => {
       engine.fileDelegation(CHIDI, BOLA, new Date(fx.clock.now().getTime() + 91 * DAY)),
     ).rejects.toThrow(/90 days/);
     // Nor can a delegate pass on what was delegated to them.
-    await delegate(CHIDI, BOLA);
+    await delegate(fx, CHIDI, BOLA);
     await expect(engine.fileDelegation(BOLA, EKENE, soon)).rejects.toThrow(/only an approver/);
   });
 });
 
 describe('an identical delegation while one waits', () => {
-  it('is refused, naming the one waiting, even when five are filed at once; a different cap or end is not', async () => {
+  test('is refused, naming the one waiting, even when five are filed at once; a different cap or end is not', async ({
+    fx,
+    engine,
+  }) => {
     const until = new Date(fx.clock.now().getTime() + 3 * DAY);
     const tries = await Promise.allSettled(
       Array.from({ length: 5 }, () => engine.fileDelegation(CHIDI, BOLA, until, '5000')),
@@ -158,27 +169,35 @@ describe('an identical delegation while one waits', () => {
 });
 
 describe('approving in the delegator’s place', () => {
-  it('approves within the window and the cap, named as on behalf of the delegator, and audited so', async () => {
-    const request = await fileDraft(engine, withdrawal('1500'));
+  test('approves within the window and the cap, named as on behalf of the delegator, and audited so', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
     expect(await engine.approve(request.id, BOLA)).toMatchObject({ ok: false, reason: 'not-approver' });
-    await delegate(CHIDI, BOLA, { max: '500000' });
+    await delegate(fx, CHIDI, BOLA, { max: '500000' });
     const result = await engine.approve(request.id, BOLA);
     expect(result).toMatchObject({
       ok: true,
       request: { state: 'approved', approvals: [{ user: BOLA, onBehalfOf: CHIDI }] },
     });
     await engine.idle();
-    expect(withdrawCalls()).toBe(1);
+    expect(withdrawCalls(fx)).toBe(1);
     const entry = (await engine.audit(50)).find((e) => e.requestId === request.id && e.action === 'approved');
     expect(entry).toMatchObject({ actor: BOLA, onBehalfOf: CHIDI });
   });
 
-  it('refuses above the cap, and a capped delegation covers no request without an amount', async () => {
-    await delegate(CHIDI, BOLA, { max: '500000' });
+  test('refuses above the cap, and a capped delegation covers no request without an amount', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    await delegate(fx, CHIDI, BOLA, { max: '500000' });
     expect((await engine.liveDelegations())[0]?.max).toBe('500000.00');
-    const above = await fileDraft(engine, withdrawal('500000.01'));
+    const above = await fileDraft(engine, withdrawal(networkId, '500000.01'));
     expect(await engine.approve(above.id, BOLA)).toMatchObject({ ok: false, reason: 'over-cap' });
-    const at = await fileDraft(engine, withdrawal('500000'));
+    const at = await fileDraft(engine, withdrawal(networkId, '500000'));
     expect(await engine.approve(at.id, BOLA)).toMatchObject({ ok: true });
     const whitelist = await fileDraft(engine, {
       kind: 'whitelist',
@@ -190,9 +209,13 @@ describe('approving in the delegator’s place', () => {
     expect((await engine.get(above.id))?.approvals).toEqual([]);
   });
 
-  it('refuses after the delegation ends (the time is read at each click)', async () => {
-    await delegate(CHIDI, BOLA, { days: 0.5 });
-    const request = await fileDraft(engine, withdrawal('1500'));
+  test('refuses after the delegation ends (the time is read at each click)', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    await delegate(fx, CHIDI, BOLA, { days: 0.5 });
+    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
     fx.clock.advance(DAY / 2 - 1_000);
     expect(await partsOf(engine).core.options.policy.check(request, BOLA)).toEqual({
       allowed: true,
@@ -203,75 +226,99 @@ describe('approving in the delegator’s place', () => {
     expect(await engine.liveDelegations()).toEqual([]);
   });
 
-  it('never lets the requester approve, nor anyone approve in the requester’s place', async () => {
-    await delegate(CHIDI, BOLA);
-    const bolas = await fileDraft(engine, withdrawal('1500', BOLA));
+  test('never lets the requester approve, nor anyone approve in the requester’s place', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    await delegate(fx, CHIDI, BOLA);
+    const bolas = await fileDraft(engine, withdrawal(networkId, '1500', BOLA));
     expect(await engine.approve(bolas.id, BOLA)).toMatchObject({ ok: false, reason: 'requester' });
-    const chidis = await fileDraft(engine, withdrawal('1500', CHIDI));
+    const chidis = await fileDraft(engine, withdrawal(networkId, '1500', CHIDI));
     expect(await engine.approve(chidis.id, BOLA)).toMatchObject({ ok: false, reason: 'delegator-filed' });
     await engine.idle();
-    expect(withdrawCalls()).toBe(0);
+    expect(withdrawCalls(fx)).toBe(0);
   });
 
-  it('counts one human once on a two-approval tier, whoever approved first', async () => {
-    await delegate(CHIDI, BOLA);
+  test('counts one human once on a two-approval tier, whoever approved first', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    await delegate(fx, CHIDI, BOLA);
     // The delegator approved first: the delegate adds nothing in the same place.
-    const first = await fileDraft(engine, withdrawal('1000000'));
+    const first = await fileDraft(engine, withdrawal(networkId, '1000000'));
     expect(await engine.approve(first.id, CHIDI)).toMatchObject({ ok: true });
     expect(await engine.approve(first.id, BOLA)).toMatchObject({ ok: false, reason: 'delegator-counted' });
     // The delegate approved first: neither the delegator nor the delegate again adds a count.
-    const second = await fileDraft(engine, withdrawal('1000000'));
+    const second = await fileDraft(engine, withdrawal(networkId, '1000000'));
     expect(await engine.approve(second.id, BOLA)).toMatchObject({ ok: true, request: { state: 'pending' } });
     expect(await engine.approve(second.id, CHIDI)).toMatchObject({ ok: false, reason: 'already-approved' });
     expect(await engine.approve(second.id, BOLA)).toMatchObject({ ok: false, reason: 'already-approved' });
     await engine.idle();
-    expect(withdrawCalls()).toBe(0);
+    expect(withdrawCalls(fx)).toBe(0);
     expect(await engine.approve(second.id, ADE)).toMatchObject({ ok: true, request: { state: 'approved' } });
     await engine.idle();
-    expect(withdrawCalls()).toBe(1);
+    expect(withdrawCalls(fx)).toBe(1);
   });
 
-  it('counts a person holding two delegations once, and a delegate who is an approver once', async () => {
-    await delegate(CHIDI, BOLA);
-    await delegate(DAYO, BOLA);
-    const request = await fileDraft(engine, withdrawal('1000000'));
+  test('counts a person holding two delegations once, and a delegate who is an approver once', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    await delegate(fx, CHIDI, BOLA);
+    await delegate(fx, DAYO, BOLA);
+    const request = await fileDraft(engine, withdrawal(networkId, '1000000'));
     expect(await engine.approve(request.id, BOLA)).toMatchObject({ ok: true, request: { state: 'pending' } });
     expect(await engine.approve(request.id, BOLA)).toMatchObject({ ok: false, reason: 'already-approved' });
     // An approver who is also a delegate approves once, in their own right.
-    await delegate(CHIDI, ADE, { approver: DAYO });
-    const other = await fileDraft(engine, withdrawal('1000000'));
+    await delegate(fx, CHIDI, ADE, { approver: DAYO });
+    const other = await fileDraft(engine, withdrawal(networkId, '1000000'));
     expect(await engine.approve(other.id, ADE)).toMatchObject({
       ok: true,
       request: { approvals: [{ user: ADE }] },
     });
     expect(await engine.approve(other.id, ADE)).toMatchObject({ ok: false, reason: 'already-approved' });
     await engine.idle();
-    expect(withdrawCalls()).toBe(0);
+    expect(withdrawCalls(fx)).toBe(0);
   });
 
-  it('is never transitive: a delegate of a delegate stands in only for the one who delegated to them', async () => {
-    await delegate(CHIDI, DAYO, { approver: ADE }); // Dayo, an approver, stands in for Chidi
-    await delegate(DAYO, EKENE, { approver: ADE }); // Dayo delegates his own place to Ekene
-    const request = await fileDraft(engine, withdrawal('1000000'));
+  test('is never transitive: a delegate of a delegate stands in only for the one who delegated to them', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    await delegate(fx, CHIDI, DAYO, { approver: ADE }); // Dayo, an approver, stands in for Chidi
+    await delegate(fx, DAYO, EKENE, { approver: ADE }); // Dayo delegates his own place to Ekene
+    const request = await fileDraft(engine, withdrawal(networkId, '1000000'));
     expect(await engine.approve(request.id, DAYO)).toMatchObject({ ok: true });
     // Dayo counts; Ekene may not take Chidi's place through Dayo.
     expect(await engine.approve(request.id, EKENE)).toMatchObject({ ok: false, reason: 'delegator-counted' });
     expect((await engine.get(request.id))?.approvals).toHaveLength(1);
   });
 
-  it('lists the delegate among those who may approve a request it covers (DMs, reminders, App Home)', async () => {
-    await delegate(CHIDI, BOLA, { max: '2000' });
-    const small = await fileDraft(engine, withdrawal('1500'));
-    const large = await fileDraft(engine, withdrawal('2500'));
+  test('lists the delegate among those who may approve a request it covers (DMs, reminders, App Home)', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    await delegate(fx, CHIDI, BOLA, { max: '2000' });
+    const small = await fileDraft(engine, withdrawal(networkId, '1500'));
+    const large = await fileDraft(engine, withdrawal(networkId, '2500'));
     expect(await partsOf(fx.engine).core.options.policy.eligibleFor(small)).toEqual([ADE, CHIDI, DAYO, BOLA]);
     expect(await partsOf(fx.engine).core.options.policy.eligibleFor(large)).toEqual([ADE, CHIDI, DAYO]);
   });
 });
 
 describe('rejecting and reminders', () => {
-  it('lets a delegate reject what the delegation covers, in the delegator’s place, and nothing else', async () => {
-    await delegate(CHIDI, BOLA, { max: '2000' });
-    const large = await fileDraft(engine, withdrawal('2500'));
+  test('lets a delegate reject what the delegation covers, in the delegator’s place, and nothing else', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    await delegate(fx, CHIDI, BOLA, { max: '2000' });
+    const large = await fileDraft(engine, withdrawal(networkId, '2500'));
     expect(await engine.mayReject(large.id, BOLA)).toMatchObject({ refusal: 'over-cap' });
     expect(await engine.reject(large.id, BOLA, 'looks wrong')).toMatchObject({
       ok: false,
@@ -281,21 +328,23 @@ describe('rejecting and reminders', () => {
       ok: false,
       reason: 'not-approver',
     });
-    const small = await fileDraft(engine, withdrawal('1500'));
+    const small = await fileDraft(engine, withdrawal(networkId, '1500'));
     expect(await engine.mayReject(small.id, BOLA)).not.toHaveProperty('refusal');
     const rejected = await engine.reject(small.id, BOLA, 'not ours');
     expect(rejected).toMatchObject({ ok: true, request: { state: 'rejected' } });
     expect(rejected.ok && rejected.request.history.at(-1)).toMatchObject({ actor: BOLA, onBehalfOf: CHIDI });
   });
 
-  it('reminds a delegate whose delegation covers the request, as an approver who has not acted', async () => {
-    await fx.close();
-    fx = await startEngineFixture({
+  test('reminds a delegate whose delegation covers the request, as an approver who has not acted', async ({
+    startEngine,
+  }) => {
+    const fx = await startEngine({
       engine: { policy: policy(), reminderPoints: [{ share: 0.5, label: '50%' }] },
     });
-    engine = fx.engine;
-    await delegate(CHIDI, BOLA);
-    const request = await fileDraft(engine, withdrawal('1000000'));
+    const engine = fx.engine;
+    const [networkId] = await twoNetworks(fx.client);
+    await delegate(fx, CHIDI, BOLA);
+    const request = await fileDraft(engine, withdrawal(networkId, '1000000'));
     expect(await engine.approve(request.id, ADE)).toMatchObject({ ok: true });
     fx.clock.advance(DAY / 2);
     const [reminded] = await partsOf(engine).reminders.sweep();
@@ -304,9 +353,12 @@ describe('rejecting and reminders', () => {
 });
 
 describe('reading the delegations', () => {
-  it('reads them once per reminder sweep, however many requests it reminds of, in one store request', async () => {
-    await fx.close();
+  test('reads them once per reminder sweep, however many requests it reminds of, in one store request', async ({
+    startEngine,
+    defer,
+  }) => {
     const store = await createStore('memory://');
+    defer(() => store.close());
     const reads = { index: 0, one: 0 }; // index reads; single reads of a granting request
     const granting = new Set<string>();
     // The store as the engine sees it, counting reads of the delegation index and of single requests.
@@ -321,15 +373,16 @@ describe('reading the delegations', () => {
         };
       },
     });
-    fx = await startEngineFixture({
+    const fx = await startEngine({
       store: counted,
       engine: { policy: policy(), reminderPoints: [{ share: 0.5, label: '50%' }] },
     });
-    engine = fx.engine;
-    [networkId] = await twoNetworks(fx.client);
-    granting.add(`approval:${await delegate(CHIDI, BOLA)}`);
-    granting.add(`approval:${await delegate(DAYO, BOLA, { approver: ADE })}`);
-    for (const amount of ['1500', '2500', '3500', '4500']) await fileDraft(engine, withdrawal(amount));
+    const engine = fx.engine;
+    const [networkId] = await twoNetworks(fx.client);
+    granting.add(`approval:${await delegate(fx, CHIDI, BOLA)}`);
+    granting.add(`approval:${await delegate(fx, DAYO, BOLA, { approver: ADE })}`);
+    for (const amount of ['1500', '2500', '3500', '4500'])
+      await fileDraft(engine, withdrawal(networkId, amount));
     fx.clock.advance(DAY / 2);
     reads.index = 0;
     reads.one = 0;
@@ -339,14 +392,17 @@ describe('reading the delegations', () => {
     expect(reads.index).toBe(1);
     // The granting requests come in one getMany, not one read each.
     expect(reads.one).toBe(0);
-    await store.close();
   });
 });
 
 describe('revoking', () => {
-  it('ends a delegation at once, needs no second approval, and is audited', async () => {
-    const id = await delegate(CHIDI, BOLA);
-    const request = await fileDraft(engine, withdrawal('1500'));
+  test('ends a delegation at once, needs no second approval, and is audited', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    const id = await delegate(fx, CHIDI, BOLA);
+    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
     // Someone who is neither side nor an approver changes nothing.
     expect(await engine.revokeDelegations(EKENE, BOLA)).toEqual([]);
     const revoked = await engine.revokeDelegations(CHIDI, BOLA);
@@ -357,8 +413,11 @@ describe('revoking', () => {
     expect(entry).toMatchObject({ requestId: id, kind: 'delegation', actor: CHIDI });
   });
 
-  it('refuses a final approval of a redemption whose delegation was revoked during its re-check', async () => {
-    await delegate(CHIDI, BOLA);
+  test('refuses a final approval of a redemption whose delegation was revoked during its re-check', async ({
+    fx,
+    engine,
+  }) => {
+    await delegate(fx, CHIDI, BOLA);
     fx.sandbox.setAccountName('0123456789', 'ADA OBI');
     const request = await fileDraft(engine, redemptionDraft(REQUESTER));
     const check = fx.sandbox.hold('POST', '/v1/api/account/verify');
@@ -374,22 +433,29 @@ describe('revoking', () => {
     expect(fx.sandbox.count('POST', '/v1/api/redeemAsset')).toBe(0);
   });
 
-  it('lets the delegate give it up, and another approver end it while the delegator is away', async () => {
-    await delegate(CHIDI, BOLA);
+  test('lets the delegate give it up, and another approver end it while the delegator is away', async ({
+    fx,
+    engine,
+  }) => {
+    await delegate(fx, CHIDI, BOLA);
     expect(await engine.revokeDelegations(BOLA, CHIDI)).toHaveLength(1);
-    await delegate(CHIDI, BOLA);
+    await delegate(fx, CHIDI, BOLA);
     expect(await engine.revokeDelegations(DAYO, BOLA)).toHaveLength(1);
     expect(await engine.liveDelegations()).toEqual([]);
   });
 });
 
 describe('across replicas and restarts', () => {
-  it('a delegation granted on one replica is used and revoked on another (it lives in the store)', async () => {
-    await delegate(CHIDI, BOLA);
+  test('a delegation granted on one replica is used and revoked on another (it lives in the store)', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    await delegate(fx, CHIDI, BOLA);
     const other = (await fx.another({ engine: { policy: policy() } })).engine;
-    const request = await fileDraft(other, withdrawal('1500'));
+    const request = await fileDraft(other, withdrawal(networkId, '1500'));
     expect(await other.approve(request.id, BOLA)).toMatchObject({ ok: true });
-    const next = await fileDraft(engine, withdrawal('1500'));
+    const next = await fileDraft(engine, withdrawal(networkId, '1500'));
     await other.revokeDelegations(CHIDI, BOLA);
     expect(await engine.approve(next.id, BOLA)).toMatchObject({ ok: false, reason: 'delegation-ended' });
     await other.idle();

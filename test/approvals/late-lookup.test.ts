@@ -2,11 +2,10 @@
 // claimant stopped after the call, or the store was restored from a backup): it is looked for in the
 // transaction list (or on the whitelist) before it is sent. A match settles it and nothing is sent;
 // no match sends it once; a lookup that cannot be made sends nothing. A fresh approval reads nothing.
-import { afterEach, expect, it } from 'vitest';
+import { expect } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import { CLAIM_LEASE_MS, STALE_APPROVAL_MS } from '../../src/approvals/executor.js';
 import {
-  type ApprovalEngineOptions,
   type ApprovalRequest,
   LOOKED_UP_BEFORE_SENDING,
   type RequestDraft,
@@ -21,28 +20,17 @@ import {
   DEST,
   type EngineFixture,
   REQUESTER,
-  startEngineFixture,
+  engineTest as test,
   twoNetworks,
   withdrawalDraft,
 } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 
-let fx: EngineFixture;
-let networkId: string;
-
-async function start(engine: Partial<ApprovalEngineOptions> = {}): Promise<void> {
-  fx = await startEngineFixture({ engine });
-  [networkId] = await twoNetworks(fx.client);
-}
-afterEach(async () => {
-  await fx.close();
-});
-
-const withdrawCalls = () => fx.sandbox.count('POST', '/v1/api/withdraw');
-const listReads = () => fx.sandbox.count('GET', '/v1/api/transactions');
+const withdrawCalls = (fx: EngineFixture) => fx.sandbox.count('POST', '/v1/api/withdraw');
+const listReads = (fx: EngineFixture) => fx.sandbox.count('GET', '/v1/api/transactions');
 
 /** Approved, and not sent: the process that approved it stopped before it could send. */
-async function approved(draft: RequestDraft): Promise<ApprovalRequest> {
+async function approved(fx: EngineFixture, draft: RequestDraft): Promise<ApprovalRequest> {
   const filed = await fileDraft(fx.engine, draft);
   const result = await partsOf(fx.engine).core.approve(filed.id, APPROVER_A);
   if (!result.ok || result.request.state !== 'approved') throw new Error('not approved');
@@ -50,43 +38,47 @@ async function approved(draft: RequestDraft): Promise<ApprovalRequest> {
 }
 
 /** The withdrawal made once already, as a process that is gone (or a lost timeline) made it. */
-async function withdrawnBefore(amount: string): Promise<string> {
+async function withdrawnBefore(fx: EngineFixture, networkId: string, amount: string): Promise<string> {
   const made = await fx.client.withdraw({ amount: Money.parseDecimal(amount), address: DEST, networkId });
   return made.trxRef;
 }
 
-async function sweep(): Promise<void> {
+async function sweep(fx: EngineFixture): Promise<void> {
   await fx.engine.tick();
   await fx.engine.idle();
 }
 
-it('settles a late approval found in the transaction list, without a second withdrawal', async () => {
-  await start();
-  const request = await approved(withdrawalDraft(networkId, '1234.50'));
-  const reference = await withdrawnBefore('1234.50');
+test('settles a late approval found in the transaction list, without a second withdrawal', async ({
+  fx,
+  networkId,
+}) => {
+  const request = await approved(fx, withdrawalDraft(networkId, '1234.50'));
+  const reference = await withdrawnBefore(fx, networkId, '1234.50');
   fx.clock.advance(CLAIM_LEASE_MS + 1_000);
-  await sweep();
+  await sweep(fx);
   const after = await fx.engine.get(request.id);
   expect(after?.state).toBe('sent');
   expect(after?.outcome?.reference).toBe(reference);
   expect(after?.history.at(-1)).toMatchObject({ action: LOOKED_UP_BEFORE_SENDING, state: 'sent' });
   expect(after?.history.at(-1)?.note).toContain(`found in the transaction list as ${reference}`);
   expect(after?.history.map((h) => h.action)).not.toContain('executing');
-  expect(withdrawCalls()).toBe(1);
+  expect(withdrawCalls(fx)).toBe(1);
   // It is then followed like any sent request, and a webhook for it finds it by its reference.
   await fx.sandbox.settleAll();
   fx.clock.advance(61_000);
-  await sweep();
+  await sweep(fx);
   expect((await fx.engine.get(request.id))?.state).toBe('completed');
-  expect(withdrawCalls()).toBe(1);
+  expect(withdrawCalls(fx)).toBe(1);
 });
 
-it('counts a request settled by the lookup from when the service made it, not from its filing', async () => {
-  await start();
-  const request = await approved(withdrawalDraft(networkId, '1234.60'));
-  const reference = await withdrawnBefore('1234.60');
+test('counts a request settled by the lookup from when the service made it, not from its filing', async ({
+  fx,
+  networkId,
+}) => {
+  const request = await approved(fx, withdrawalDraft(networkId, '1234.60'));
+  const reference = await withdrawnBefore(fx, networkId, '1234.60');
   fx.clock.advance(CLAIM_LEASE_MS + 1_000);
-  await sweep();
+  await sweep(fx);
   const after = await fx.engine.get(request.id);
   expect(after?.state).toBe('sent');
   const made = fx.sandbox.transaction(reference)?.createdAt;
@@ -94,57 +86,59 @@ it('counts a request settled by the lookup from when the service made it, not fr
   expect(after?.outcome?.sentAt).toBe(new Date(made ?? '').toISOString());
 });
 
-it('sends a late approval that is not in the transaction list, once', async () => {
-  await start();
-  const request = await approved(withdrawalDraft(networkId, '2345.60'));
+test('sends a late approval that is not in the transaction list, once', async ({ fx, networkId }) => {
+  const request = await approved(fx, withdrawalDraft(networkId, '2345.60'));
   fx.clock.advance(CLAIM_LEASE_MS + 1_000);
-  const reads = listReads();
-  await sweep();
-  await sweep();
+  const reads = listReads(fx);
+  await sweep(fx);
+  await sweep(fx);
   expect((await fx.engine.get(request.id))?.state).toBe('sent');
-  expect(listReads()).toBeGreaterThan(reads);
-  expect(withdrawCalls()).toBe(1);
+  expect(listReads(fx)).toBeGreaterThan(reads);
+  expect(withdrawCalls(fx)).toBe(1);
 });
 
-it('reads nothing before sending a fresh approval', async () => {
-  await start();
-  const request = await approved(withdrawalDraft(networkId, '3456.70'));
-  const reads = listReads();
-  await sweep();
+test('reads nothing before sending a fresh approval', async ({ fx, networkId }) => {
+  const request = await approved(fx, withdrawalDraft(networkId, '3456.70'));
+  const reads = listReads(fx);
+  await sweep(fx);
   expect((await fx.engine.get(request.id))?.state).toBe('sent');
-  expect(listReads()).toBe(reads);
-  expect(withdrawCalls()).toBe(1);
+  expect(listReads(fx)).toBe(reads);
+  expect(withdrawCalls(fx)).toBe(1);
 });
 
-it('sends nothing while the lookup cannot be made, says so once, and looks again a minute later', async () => {
-  await start();
-  const request = await approved(withdrawalDraft(networkId, '4567.80'));
+test('sends nothing while the lookup cannot be made, says so once, and looks again a minute later', async ({
+  fx,
+  networkId,
+}) => {
+  const request = await approved(fx, withdrawalDraft(networkId, '4567.80'));
   fx.clock.advance(CLAIM_LEASE_MS + 1_000);
   fx.sandbox.failNext('GET', '/v1/api/transactions', 403, 1, 'IP address not whitelisted');
-  const reads = listReads();
-  await sweep();
-  await sweep();
+  const reads = listReads(fx);
+  await sweep(fx);
+  await sweep(fx);
   const waiting = await fx.engine.get(request.id);
   expect(waiting?.state).toBe('approved');
   const said = waiting?.history.filter((h) => h.action === 'execution-delayed') ?? [];
   expect(said).toHaveLength(1);
   expect(said[0]?.note).toContain('transaction list');
   expect(said[0]?.note).toContain('nothing was sent');
-  expect(listReads()).toBe(reads + 1);
-  expect(withdrawCalls()).toBe(0);
+  expect(listReads(fx)).toBe(reads + 1);
+  expect(withdrawCalls(fx)).toBe(0);
   fx.clock.advance(61_000);
-  await sweep();
+  await sweep(fx);
   expect((await fx.engine.get(request.id))?.state).toBe('sent');
-  expect(withdrawCalls()).toBe(1);
+  expect(withdrawCalls(fx)).toBe(1);
 });
 
-it('leaves a late approval with two matching transactions to a person, sending nothing', async () => {
-  await start();
-  const request = await approved(withdrawalDraft(networkId, '5678.90'));
-  await withdrawnBefore('5678.90');
-  await withdrawnBefore('5678.90');
+test('leaves a late approval with two matching transactions to a person, sending nothing', async ({
+  fx,
+  networkId,
+}) => {
+  const request = await approved(fx, withdrawalDraft(networkId, '5678.90'));
+  await withdrawnBefore(fx, networkId, '5678.90');
+  await withdrawnBefore(fx, networkId, '5678.90');
   fx.clock.advance(CLAIM_LEASE_MS + 1_000);
-  await sweep();
+  await sweep(fx);
   const after = await fx.engine.get(request.id);
   expect(after?.state).toBe('outcome-unknown');
   const looked = after?.history.find((h) => h.action === LOOKED_UP_BEFORE_SENDING);
@@ -152,43 +146,49 @@ it('leaves a late approval with two matching transactions to a person, sending n
   const asked = after?.history.filter((h) => h.action === 'needs-manual-check') ?? [];
   expect(asked).toHaveLength(1);
   expect(asked[0]?.note).toContain(`/cngn resolve ${request.id} completed|failed`);
-  expect(withdrawCalls()).toBe(2);
+  expect(withdrawCalls(fx)).toBe(2);
 });
 
-it('leaves a late approval to a person when the list is too long to read back to its approval', async () => {
-  await start({ reconcilePageSize: 2, reconcilePages: 1 });
-  const request = await approved(withdrawalDraft(networkId, '6789.10'));
-  for (const amount of ['11', '12', '13']) await withdrawnBefore(amount);
+test('leaves a late approval to a person when the list is too long to read back to its approval', async ({
+  startEngine,
+}) => {
+  const fx = await startEngine({ engine: { reconcilePageSize: 2, reconcilePages: 1 } });
+  const [networkId] = await twoNetworks(fx.client);
+  const request = await approved(fx, withdrawalDraft(networkId, '6789.10'));
+  for (const amount of ['11', '12', '13']) await withdrawnBefore(fx, networkId, amount);
   fx.clock.advance(CLAIM_LEASE_MS + 1_000);
-  await sweep();
+  await sweep(fx);
   const after = await fx.engine.get(request.id);
   expect(after?.state).toBe('outcome-unknown');
   expect(after?.history.find((h) => h.action === LOOKED_UP_BEFORE_SENDING)?.note).toContain(
     'too long to read back',
   );
-  expect(withdrawCalls()).toBe(3);
+  expect(withdrawCalls(fx)).toBe(3);
 });
 
-it('completes a late whitelist addition whose address is already on the whitelist, adding nothing', async () => {
-  await start();
+test('completes a late whitelist addition whose address is already on the whitelist, adding nothing', async ({
+  fx,
+}) => {
   const [listed] = await fx.client.getWhitelisted();
   if (!listed) throw new Error('the sandbox lists no whitelisted address');
-  const request = await approved({
+  const request = await approved(fx, {
     kind: 'whitelist',
     payload: { networkId: listed.networkId, address: listed.publicKey },
     display: {},
     requester: REQUESTER,
   });
   fx.clock.advance(CLAIM_LEASE_MS + 1_000);
-  await sweep();
+  await sweep(fx);
   const after = await fx.engine.get(request.id);
   expect(after?.state).toBe('completed');
   expect(after?.history.at(-1)?.note).toContain('already on the whitelist');
   expect(fx.sandbox.count('POST', '/v1/api/whitelist')).toBe(0);
 });
 
-it('looks a late whitelist addition up in its own spelling: a Tron address in other case is another address', async () => {
-  await start();
+test('looks a late whitelist addition up in its own spelling: a Tron address in other case is another address', async ({
+  fx,
+  networkId,
+}) => {
   // The sandbox whitelists EVM addresses only: the service's list is given a Tron address (in other
   // case, so another address) here.
   const TRON = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
@@ -223,8 +223,7 @@ it('looks a late whitelist addition up in its own spelling: a Tron address in ot
   await engine.stop();
 });
 
-it('settles a late redemption found in the list before its figures are read again', async () => {
-  await start();
+test('settles a late redemption found in the list before its figures are read again', async ({ fx }) => {
   const filed = await fileDraft(fx.engine, redemptionDraft(REQUESTER, 'To be resolved'));
   await partsOf(fx.engine).core.approve(filed.id, APPROVER_A); // sent back with the name the bank gives
   const result = await partsOf(fx.engine).core.approve(filed.id, APPROVER_A);
@@ -237,7 +236,7 @@ it('settles a late redemption found in the list before its figures are read agai
   // The account changed hands since: read again, the figures would send it back to the approvers.
   fx.sandbox.setAccountName('0123456789', 'Someone Else');
   fx.clock.advance(STALE_APPROVAL_MS + 60_000);
-  await sweep();
+  await sweep(fx);
   const after = await fx.engine.get(filed.id);
   expect(after?.state).toBe('sent');
   expect(after?.history.at(-1)?.action).toBe(LOOKED_UP_BEFORE_SENDING);
@@ -245,17 +244,18 @@ it('settles a late redemption found in the list before its figures are read agai
   expect(fx.sandbox.count('POST', '/v1/api/redeemAsset')).toBe(1);
 });
 
-it('lifts a late unfreeze without reading the transaction list: it is the bot’s own record', async () => {
-  await start();
+test('lifts a late unfreeze without reading the transaction list: it is the bot’s own record', async ({
+  fx,
+}) => {
   await fx.engine.freezeSends(APPROVER_B, 'checking a look-alike address');
   const filed = await fx.engine.fileUnfreeze(APPROVER_B);
   if (!filed.ok) throw new Error(`unfreeze not filed: ${filed.reason}`);
   const result = await partsOf(fx.engine).core.approve(filed.request.id, APPROVER_A);
   if (!result.ok || result.request.state !== 'approved') throw new Error('not approved');
   fx.clock.advance(CLAIM_LEASE_MS + 1_000);
-  const reads = listReads();
-  await sweep();
+  const reads = listReads(fx);
+  await sweep(fx);
   expect((await fx.engine.get(filed.request.id))?.state).toBe('completed');
   expect(await fx.engine.currentFreeze()).toBeUndefined();
-  expect(listReads()).toBe(reads);
+  expect(listReads(fx)).toBe(reads);
 });

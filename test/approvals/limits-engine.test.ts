@@ -13,24 +13,21 @@ import { redemptionDraft } from '../support/drafts.js';
 import {
   APPROVER_A,
   APPROVER_B,
-  type EngineFixture,
+  engineTest,
   REQUESTER,
-  startEngineFixture,
   twoNetworks,
   withdrawalDraft,
 } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
-import { test } from '../support/fixtures.js';
 
 const HOUR = 3_600_000;
 const WINDOW = 24 * HOUR;
 
-const limitsTest = test.extend('limits', async ({ sandbox, defer }) => {
+const limitsTest = engineTest.extend('limits', async ({ startEngine }) => {
   return async (limits: LimitSettings, tiers = '0:1,1000000:2') => {
     const clock = new VirtualClock(Date.UTC(2026, 2, 2, 9));
     const now = () => new Date(clock.now());
-    const fx: EngineFixture = await startEngineFixture({ sandbox, tiers, engine: { limits, now } });
-    defer(() => fx.close());
+    const fx = await startEngine({ tiers, engine: { limits, now } });
     const [networkId] = await twoNetworks(fx.client);
     /** Approve as two approvers (a second approval is refused harmlessly when one is enough). */
     const approveFully = async (id: string) => {

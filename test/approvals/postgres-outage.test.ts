@@ -1,65 +1,60 @@
 // PostgreSQL going away while requests are approved and sent: nothing is sent on a claim the store
 // did not confirm, nothing is recorded from a store error, and once the database is back each
 // request is sent exactly once, or found in the service's list rather than sent again.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import { EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
-import { clearStore, createStore, type Store } from '../../src/store/index.js';
-import {
-  APPROVER_A,
-  type EngineFixture,
-  startEngineFixture,
-  twoNetworks,
-  withdrawalDraft,
-} from '../support/engine.js';
+import { clearStore, createStore } from '../../src/store/index.js';
+import { APPROVER_A, replicasTest, twoNetworks, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
-import { postgresAvailable, type Relay, relayTo, testDatabaseOnce } from '../support/postgres.js';
+import { createTestDatabase, postgresAvailable, relayTo } from '../support/postgres.js';
 import { testPrefix } from '../support/redis.js';
 
 const hasPostgres = await postgresAvailable();
-const database = testDatabaseOnce();
-afterAll(() => database.drop());
+
+/**
+ * `database`, one for the file, dropped when it ends; `start(name)`, an engine on it through a relay
+ * the test can cut, its store under a prefix of its own, and the network to withdraw on. The relay is
+ * restored before the engine stops, and the store cleared after it.
+ */
+const test = replicasTest
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('database', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const database = await createTestDatabase();
+    onCleanup(() => database.drop());
+    return database;
+  })
+  .extend('start', async ({ database, startEngine, defer }) => {
+    return async (name: string) => {
+      const relay = await relayTo(database.url);
+      defer(() => relay.close());
+      const store = await createStore(relay.url, { prefix: testPrefix(name) });
+      defer(async () => {
+        await clearStore(store);
+        await store.close();
+      });
+      // The answer's write is retried for a short while only: the outage outlasts it.
+      const fx = await startEngine({
+        store,
+        engine: { recordRetry: { firstDelayMs: 5, maxDelayMs: 20, forMs: 100 } },
+      });
+      defer(() => relay.restore());
+      const [networkId = ''] = await twoNetworks(fx.client);
+      return { relay, fx, networkId };
+    };
+  });
 
 describe.runIf(hasPostgres)('approvals through a PostgreSQL outage', () => {
-  let sandbox: Sandbox;
-  let relay: Relay;
-  let store: Store;
-  let fx: EngineFixture;
-  let networkId: string;
+  // One sandbox for the describe, as the tests count its calls from where each starts.
+  test.override('storeKind', 'PostgreSQL');
 
-  beforeAll(async () => {
-    sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
-  });
-  afterAll(async () => {
-    await sandbox.stop();
-  });
-  afterEach(async () => {
-    relay.restore();
-    await fx.close();
-    await clearStore(store);
-    await store.close();
-    await relay.close();
-  });
-
-  async function start(name: string): Promise<void> {
-    relay = await relayTo(await database.url());
-    store = await createStore(relay.url, { prefix: testPrefix(name) });
-    // The answer's write is retried for a short while only: the outage outlasts it.
-    fx = await startEngineFixture({
-      sandbox,
-      store,
-      engine: { recordRetry: { firstDelayMs: 5, maxDelayMs: 20, forMs: 100 } },
-    });
-    [networkId = ''] = await twoNetworks(fx.client);
-  }
-
-  const withdrawal = (amount: string) => withdrawalDraft(networkId, amount);
-
-  it('sends nothing while the database is away, then sends the approved request once', async () => {
-    await start('outage-before-claim');
+  test('sends nothing while the database is away, then sends the approved request once', async ({
+    sandbox,
+    start,
+  }) => {
+    const { relay, fx, networkId } = await start('outage-before-claim');
     const before = sandbox.count('POST', '/v1/api/withdraw');
-    const request = await fileDraft(fx.engine, withdrawal('4100'));
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '4100'));
     await partsOf(fx.engine).core.approve(request.id, APPROVER_A); // approved; not started
     relay.cut();
     await expect(partsOf(fx.engine).executor.execute(request.id)).rejects.toThrow(/PostgreSQL/);
@@ -73,10 +68,13 @@ describe.runIf(hasPostgres)('approvals through a PostgreSQL outage', () => {
     expect(sandbox.count('POST', '/v1/api/withdraw') - before).toBe(1);
   });
 
-  it('never resends a call whose answer could not be stored; it finds it in the transaction list', async () => {
-    await start('outage-after-call');
+  test('never resends a call whose answer could not be stored; it finds it in the transaction list', async ({
+    sandbox,
+    start,
+  }) => {
+    const { relay, fx, networkId } = await start('outage-after-call');
     const before = sandbox.count('POST', '/v1/api/withdraw');
-    const request = await fileDraft(fx.engine, withdrawal('4200'));
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '4200'));
     await partsOf(fx.engine).core.approve(request.id, APPROVER_A);
     const held = sandbox.hold('POST', '/v1/api/withdraw');
     const running = partsOf(fx.engine)

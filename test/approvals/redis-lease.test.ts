@@ -1,54 +1,34 @@
 // Two replicas sharing one store (Redis, PostgreSQL): one starting up while the other is mid-call
 // leaves the call alone (the caller holds a lease); only a lease that ran out is taken over: as outcome
 // unknown, never resent, once the call was marked as sending; sent by the other replica when it never was.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import { EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
 import type { RequestDraft } from '../../src/approvals/index.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
-import { clearStore, type Store } from '../../src/store/index.js';
 import {
   APPROVER_A,
   DEST,
   type EngineFixture,
   REQUESTER,
-  startEngineFixture,
+  replicasTest,
   twoNetworks,
 } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
-import { testPrefix } from '../support/redis.js';
-import { sharedStores } from '../support/shared-stores.js';
+import { STORE_KINDS } from '../support/shared-stores.js';
 
-const shared = await sharedStores();
-afterAll(async () => {
-  for (const kind of shared) await kind.dispose();
+/** `engines(name, count)`: replicas on one store, each with its own connection (and its own clock). */
+const test = replicasTest.extend('engines', async ({ connections, startEngine }) => {
+  return async (name: string, count = 2): Promise<EngineFixture[]> => {
+    const open: EngineFixture[] = [];
+    for (const store of await connections(name, count)) open.push(await startEngine({ store }));
+    return open;
+  };
 });
 
-for (const { name: storeName, up, open: openStore } of shared) {
+for (const { name: storeName, up } of STORE_KINDS.filter((kind) => kind.shared)) {
   describe.skipIf(!up)(`execution leases across two replicas on one ${storeName}`, () => {
-    let sandbox: Sandbox;
-    const stores: Store[] = [];
-    const open: EngineFixture[] = [];
+    test.override('storeKind', storeName);
 
-    beforeAll(async () => {
-      sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
-    });
-    afterEach(async () => {
-      for (const fx of open.splice(0)) await fx.close();
-      if (stores[0]) await clearStore(stores[0]);
-      for (const store of stores.splice(0)) await store.close();
-    });
-    afterAll(async () => {
-      await sandbox.stop();
-    });
-
-    /** Replicas on one store, each with its own connection (and its own clock). */
-    async function replicas(name: string, count = 2): Promise<EngineFixture[]> {
-      const prefix = testPrefix(name);
-      for (let i = 0; i < count; i++) stores.push(await openStore(prefix));
-      for (const store of stores) open.push(await startEngineFixture({ sandbox, store }));
-      return open;
-    }
     const withdrawal = (amount: string, networkId: string): RequestDraft => ({
       kind: 'withdraw',
       amount,
@@ -58,8 +38,11 @@ for (const { name: storeName, up, open: openStore } of shared) {
       requester: REQUESTER,
     });
 
-    it('leaves a call another live replica is making alone when it starts up', async () => {
-      const [a, b] = (await replicas('approvals-lease-live')) as [EngineFixture, EngineFixture];
+    test('leaves a call another live replica is making alone when it starts up', async ({
+      sandbox,
+      engines,
+    }) => {
+      const [a, b] = (await engines('approvals-lease-live')) as [EngineFixture, EngineFixture];
       const [networkId] = await twoNetworks(a.client);
       const before = sandbox.count('POST', '/v1/api/withdraw');
       const request = await fileDraft(a.engine, withdrawal('2100', networkId));
@@ -77,8 +60,11 @@ for (const { name: storeName, up, open: openStore } of shared) {
       expect(sandbox.count('POST', '/v1/api/withdraw') - before).toBe(1);
     });
 
-    it('sends, once, a claim whose replica died before marking it as sending, once its lease ran out', async () => {
-      const [a, b] = (await replicas('approvals-lease-unmarked')) as [EngineFixture, EngineFixture];
+    test('sends, once, a claim whose replica died before marking it as sending, once its lease ran out', async ({
+      sandbox,
+      engines,
+    }) => {
+      const [a, b] = (await engines('approvals-lease-unmarked')) as [EngineFixture, EngineFixture];
       const [networkId] = await twoNetworks(a.client);
       const before = sandbox.count('POST', '/v1/api/withdraw');
       const request = await fileDraft(a.engine, withdrawal('2150', networkId));
@@ -96,8 +82,11 @@ for (const { name: storeName, up, open: openStore } of shared) {
       expect(sandbox.count('POST', '/v1/api/withdraw') - before).toBe(1);
     });
 
-    it('has exactly one of two live replicas send a claim whose replica died before marking it', async () => {
-      const [a, b, c] = (await replicas('approvals-lease-unmarked-race', 3)) as [
+    test('has exactly one of two live replicas send a claim whose replica died before marking it', async ({
+      sandbox,
+      engines,
+    }) => {
+      const [a, b, c] = (await engines('approvals-lease-unmarked-race', 3)) as [
         EngineFixture,
         EngineFixture,
         EngineFixture,
@@ -118,8 +107,11 @@ for (const { name: storeName, up, open: openStore } of shared) {
       expect(sandbox.count('POST', '/v1/api/withdraw') - before).toBe(1);
     });
 
-    it('takes over, as outcome unknown, a call whose replica died and whose lease ran out', async () => {
-      const [a, b] = (await replicas('approvals-lease-dead')) as [EngineFixture, EngineFixture];
+    test('takes over, as outcome unknown, a call whose replica died and whose lease ran out', async ({
+      sandbox,
+      engines,
+    }) => {
+      const [a, b] = (await engines('approvals-lease-dead')) as [EngineFixture, EngineFixture];
       const [networkId] = await twoNetworks(a.client);
       const before = sandbox.count('POST', '/v1/api/withdraw');
       const request = await fileDraft(a.engine, withdrawal('2200', networkId));

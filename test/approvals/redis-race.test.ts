@@ -1,47 +1,29 @@
 // Two bot replicas sharing one store (Redis, PostgreSQL), 50 approve clicks spread over both: exactly
 // one service call.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
-import { clearStore, type Store } from '../../src/store/index.js';
+import { describe, expect } from 'vitest';
 import {
   APPROVER_A,
   APPROVER_B,
   DEST,
   REQUESTER,
-  startEngineFixture,
+  engineTest as test,
   twoNetworks,
 } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
-import { testPrefix } from '../support/redis.js';
-import { sharedStores } from '../support/shared-stores.js';
+import { STORE_KINDS } from '../support/shared-stores.js';
 
-const shared = await sharedStores();
-afterAll(async () => {
-  for (const kind of shared) await kind.dispose();
-});
-
-for (const { name, up, open } of shared) {
+for (const { name, up } of STORE_KINDS.filter((kind) => kind.shared)) {
   describe.skipIf(!up)(`two replicas on one ${name}`, () => {
-    let sandbox: Sandbox;
-    let storeA: Store;
-    let storeB: Store;
+    test.override('storeKind', name);
 
-    beforeAll(async () => {
-      sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
-      const prefix = testPrefix('approvals-race');
-      storeA = await open(prefix);
-      storeB = await open(prefix);
-    });
-    afterAll(async () => {
-      await clearStore(storeA);
-      await storeA.close();
-      await storeB.close();
-      await sandbox.stop();
-    });
-
-    it('makes exactly one service call for 50 concurrent approve clicks across two replicas', async () => {
-      const a = await startEngineFixture({ sandbox, store: storeA });
-      const b = await startEngineFixture({ sandbox, store: storeB });
+    test('makes exactly one service call for 50 concurrent approve clicks across two replicas', async ({
+      sandbox,
+      replicas,
+      startEngine,
+    }) => {
+      const { a: storeA, b: storeB } = await replicas('approvals-race');
+      const a = await startEngine({ store: storeA });
+      const b = await startEngine({ store: storeB });
       const [networkId] = await twoNetworks(a.client);
       const request = await fileDraft(a.engine, {
         kind: 'withdraw',
@@ -64,8 +46,6 @@ for (const { name, up, open } of shared) {
       expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
       const actions = (await a.engine.audit(20)).map((e) => e.action);
       expect(actions.filter((x) => x === 'executing')).toHaveLength(1);
-      await a.close();
-      await b.close();
     });
   });
 }

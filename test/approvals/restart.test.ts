@@ -4,91 +4,95 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import { CLAIM_LEASE_MS, EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
 import { Money } from '../../src/format/money.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import {
   APPROVER_A,
   DEST,
   type EngineFixture,
-  startEngineFixture,
+  engineTest,
   twoNetworks,
   withdrawalDraft,
 } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { DyingStore, writesPhase } from './dying-store.js';
 
-let dir: string;
-let sandbox: Sandbox;
-let networkId: string;
-const open: Array<{ close(): Promise<void> }> = [];
+type Instance = EngineFixture & { storeHandle: Store };
 
-beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'approvals-restart-'));
-  sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
-});
-afterEach(async () => {
-  for (const item of open.splice(0).reverse()) await item.close();
-  await sandbox.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+/**
+ * `dir`, a folder of the test's own for the shared SQLite file; `bots`: `instance(dying)`, one bot
+ * instance on that file (`dying` wraps its store so a test can kill it), `stop(bot)`,
+ * `dyingAt(amount, phase)`, `withdrawal(amount)` on the network the last instance read and
+ * `withdrawCalls()`; a bot still running at the end is stopped then.
+ */
+const test = engineTest
+  .extend('dir', async ({ defer }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'approvals-restart-'));
+    defer(() => rmSync(dir, { recursive: true, force: true }));
+    return dir;
+  })
+  .extend('bots', async ({ dir, sandbox, startEngine, defer }) => {
+    let networkId = '';
 
-/** One bot instance on the shared SQLite file; `dying` wraps its store so a test can kill it. */
-async function instance(dying?: (raw: Store) => Store): Promise<EngineFixture & { storeHandle: Store }> {
-  const store = await createStore(`sqlite://${join(dir, 'desk.sqlite')}`);
-  const fx = await startEngineFixture({ sandbox, store: dying ? dying(store) : store });
-  [networkId] = await twoNetworks(fx.client);
-  const handle = {
-    ...fx,
-    storeHandle: store,
-    close: async () => {
-      await fx.close();
-      await store.close();
-    },
-  };
-  open.push(handle);
-  return handle;
-}
+    /** One bot instance on the shared SQLite file; `dying` wraps its store so a test can kill it. */
+    const instance = async (dying?: (raw: Store) => Store): Promise<Instance> => {
+      const store = await createStore(`sqlite://${join(dir, 'desk.sqlite')}`);
+      let closed: Promise<void> | undefined;
+      const closeStore = () => (closed ??= store.close());
+      defer(closeStore);
+      const fx = await startEngine({ store: dying ? dying(store) : store });
+      [networkId] = await twoNetworks(fx.client);
+      return {
+        ...fx,
+        storeHandle: store,
+        close: async () => {
+          await fx.close();
+          await closeStore();
+        },
+        kill: async () => {
+          await fx.kill();
+          await closeStore();
+        },
+      };
+    };
 
-const withdrawal = (amount: string) => withdrawalDraft(networkId, amount);
+    const withdrawal = (amount: string) => withdrawalDraft(networkId, amount);
 
-const withdrawCalls = () => sandbox.count('POST', '/v1/api/withdraw');
+    const withdrawCalls = () => sandbox.count('POST', '/v1/api/withdraw');
 
-async function stop(fx: { close(): Promise<void> }): Promise<void> {
-  open.splice(open.indexOf(fx), 1);
-  await fx.close();
-}
+    const stop = (fx: { close(): Promise<void> }): Promise<void> => fx.close();
 
-/** The process is gone: nothing of it runs on, and its hold on the SQLite file ends. */
-async function killed(fx: EngineFixture & { storeHandle: Store }): Promise<void> {
-  open.splice(open.indexOf(fx), 1);
-  await fx.client.close();
-  await fx.storeHandle.close();
-}
+    /** The process is gone: nothing of it runs on, and its hold on the SQLite file ends. */
+    const killed = (fx: Instance): Promise<void> => fx.kill();
 
-/** A bot that dies right after writing its claim with the write-ahead mark in `phase`. */
-async function dyingAt(amount: string, phase: 'claimed' | 'sending') {
-  let dying: DyingStore | undefined;
-  const first = await instance((raw) => {
-    dying = new DyingStore(raw);
-    return dying.store;
+    /** A bot that dies right after writing its claim with the write-ahead mark in `phase`. */
+    const dyingAt = async (amount: string, phase: 'claimed' | 'sending') => {
+      let dying: DyingStore | undefined;
+      const first = await instance((raw) => {
+        dying = new DyingStore(raw);
+        return dying.store;
+      });
+      if (!dying) throw new Error('no store');
+      const request = await fileDraft(first.engine, withdrawal(amount));
+      dying.dieAfter(writesPhase(request.id, phase));
+      await first.engine.approve(request.id, APPROVER_A); // the send starts in the background, then dies
+      const finished = first.engine.idle().then(() => {
+        throw new Error(`the bot finished without ever writing a ${phase} lease`);
+      });
+      await Promise.race([dying.died, finished]);
+      await killed(first);
+      return request;
+    };
+
+    return { instance, stop, dyingAt, withdrawal, withdrawCalls };
   });
-  if (!dying) throw new Error('no store');
-  const request = await fileDraft(first.engine, withdrawal(amount));
-  dying.dieAfter(writesPhase(request.id, phase));
-  await first.engine.approve(request.id, APPROVER_A); // the send starts in the background, then dies
-  const finished = first.engine.idle().then(() => {
-    throw new Error(`the bot finished without ever writing a ${phase} lease`);
-  });
-  await Promise.race([dying.died, finished]);
-  await killed(first);
-  return request;
-}
 
-it('sends an approved request after a restart, exactly once', async () => {
+test('sends an approved request after a restart, exactly once', async ({
+  bots: { instance, stop, withdrawal, withdrawCalls },
+}) => {
   const first = await instance();
   const request = await fileDraft(first.engine, withdrawal('1500.5'));
   await partsOf(first.engine).core.approve(request.id, APPROVER_A); // approved, not yet claimed: then the bot stops
@@ -102,8 +106,12 @@ it('sends an approved request after a restart, exactly once', async () => {
   expect(withdrawCalls()).toBe(1);
 });
 
-it('never resends a request that was claimed when the bot stopped; it reconciles it instead', async () => {
+test('never resends a request that was claimed when the bot stopped; it reconciles it instead', async ({
+  sandbox,
+  bots: { instance, stop, withdrawal, withdrawCalls },
+}) => {
   const first = await instance();
+  const [networkId] = await twoNetworks(first.client);
   const request = await fileDraft(first.engine, withdrawal('2500.75'));
   await partsOf(first.engine).core.approve(request.id, APPROVER_A);
   const claimed = await partsOf(first.engine).executor.claimExecution(request.id);
@@ -130,7 +138,9 @@ it('never resends a request that was claimed when the bot stopped; it reconciles
   expect(withdrawCalls()).toBe(1);
 });
 
-it('sends a request that was claimed but not yet marked as sending when the bot stopped, once', async () => {
+test('sends a request that was claimed but not yet marked as sending when the bot stopped, once', async ({
+  bots: { instance, stop, withdrawal, withdrawCalls },
+}) => {
   const first = await instance();
   const request = await fileDraft(first.engine, withdrawal('99'));
   await partsOf(first.engine).core.approve(request.id, APPROVER_A);
@@ -154,7 +164,9 @@ it('sends a request that was claimed but not yet marked as sending when the bot 
 });
 
 describe('a bot killed between its claim and the call', () => {
-  it('before the write-ahead mark: nothing was sent, so exactly one of the next claimants sends it', async () => {
+  test('before the write-ahead mark: nothing was sent, so exactly one of the next claimants sends it', async ({
+    bots: { instance, dyingAt, withdrawCalls },
+  }) => {
     const request = await dyingAt('1610', 'claimed');
     expect(withdrawCalls()).toBe(0);
 
@@ -174,7 +186,10 @@ describe('a bot killed between its claim and the call', () => {
     expect(withdrawCalls()).toBe(1);
   });
 
-  it('after the write-ahead mark: never sent again, and looked up in the transaction list at once', async () => {
+  test('after the write-ahead mark: never sent again, and looked up in the transaction list at once', async ({
+    sandbox,
+    bots: { instance, dyingAt, withdrawCalls },
+  }) => {
     const request = await dyingAt('1620', 'sending');
     expect(withdrawCalls()).toBe(0);
     const lookups = sandbox.count('GET', '/v1/api/transactions');
@@ -195,7 +210,10 @@ describe('a bot killed between its claim and the call', () => {
   });
 });
 
-it('completes a sent request after a restart between send and settle', async () => {
+test('completes a sent request after a restart between send and settle', async ({
+  sandbox,
+  bots: { instance, stop, withdrawal, withdrawCalls },
+}) => {
   const first = await instance();
   const request = await fileDraft(first.engine, withdrawal('300'));
   await first.engine.approve(request.id, APPROVER_A);
@@ -212,7 +230,9 @@ it('completes a sent request after a restart between send and settle', async () 
 });
 
 describe('an approved request nobody is sending', () => {
-  it('sends it after a restart when the bot died between writing the claim and recording it', async () => {
+  test('sends it after a restart when the bot died between writing the claim and recording it', async ({
+    bots: { instance, stop, withdrawal, withdrawCalls },
+  }) => {
     const first = await instance();
     const request = await fileDraft(first.engine, withdrawal('1410'));
     await partsOf(first.engine).core.approve(request.id, APPROVER_A);
@@ -229,7 +249,9 @@ describe('an approved request nobody is sending', () => {
     expect(withdrawCalls()).toBe(1);
   });
 
-  it('waits out the lease of a claim that may still be live, then exactly one process takes over', async () => {
+  test('waits out the lease of a claim that may still be live, then exactly one process takes over', async ({
+    bots: { instance, stop, withdrawal, withdrawCalls },
+  }) => {
     const first = await instance();
     const request = await fileDraft(first.engine, withdrawal('1420'));
     await partsOf(first.engine).core.approve(request.id, APPROVER_A);
@@ -258,7 +280,9 @@ describe('an approved request nobody is sending', () => {
     expect(audit.filter((e) => e.action === 'executing')).toHaveLength(1);
   });
 
-  it('sends an approved request the sweep finds unstarted, once', async () => {
+  test('sends an approved request the sweep finds unstarted, once', async ({
+    bots: { instance, withdrawal, withdrawCalls },
+  }) => {
     const fx = await instance();
     const request = await fileDraft(fx.engine, withdrawal('1430'));
     await partsOf(fx.engine).core.approve(request.id, APPROVER_A); // approved; its background start never ran

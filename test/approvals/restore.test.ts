@@ -13,7 +13,6 @@ import {
   APPROVER_A,
   type EngineFixture,
   engineTest,
-  startEngineFixture,
   twoNetworks,
   withdrawalDraft,
 } from '../support/engine.js';
@@ -32,29 +31,23 @@ const test = engineTest
     defer(() => rmSync(dir, { recursive: true, force: true }));
     return dir;
   })
-  .extend('bots', async ({ sandbox, dir, defer }) => {
-    const open: EngineFixture[] = [];
-    defer(async () => {
-      for (const fx of open.splice(0).reverse()) await fx.close();
-    });
+  .extend('bots', async ({ dir, startEngine, defer }) => {
     const startBot = async (laterMs = 0): Promise<EngineFixture> => {
       const store = await createStore(`sqlite://${join(dir, STORE_FILE)}`);
-      const fx = await startEngineFixture({ sandbox, store });
+      let closed: Promise<void> | undefined;
+      const closeStore = () => (closed ??= store.close());
+      defer(closeStore);
+      const fx = await startEngine({ store });
       fx.clock.advance(laterMs);
-      const bot = {
+      return {
         ...fx,
         close: async () => {
           await fx.close();
-          await store.close();
+          await closeStore();
         },
       };
-      open.push(bot);
-      return bot;
     };
-    const stopBot = async (fx: EngineFixture): Promise<void> => {
-      open.splice(open.indexOf(fx), 1);
-      await fx.close();
-    };
+    const stopBot = (fx: EngineFixture): Promise<void> => fx.close();
     return { startBot, stopBot };
   });
 

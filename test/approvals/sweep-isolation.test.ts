@@ -1,20 +1,17 @@
 // The periodic sweep goes on past one request it cannot handle now: a store that fails writing one
 // request's expiry leaves that one for the next pass and still expires the others.
-import { afterEach, expect, it } from 'vitest';
+import { expect } from 'vitest';
 import type { EngineLog } from '../../src/approvals/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
-import { DEST, type EngineFixture, REQUESTER, startEngineFixture, twoNetworks } from '../support/engine.js';
+import { DEST, REQUESTER, engineTest as test, twoNetworks } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 
-let fx: EngineFixture | undefined;
-let inner: Store | undefined;
-afterEach(async () => {
-  await fx?.close();
-  await inner?.close();
-});
-
-it('expires the other requests when one expiry cannot be written, and retries it next time', async () => {
-  inner = await createStore('memory://');
+test('expires the other requests when one expiry cannot be written, and retries it next time', async ({
+  startEngine,
+  defer,
+}) => {
+  const inner = await createStore('memory://');
+  defer(() => inner.close());
   let failing = '';
   const store = new Proxy(inner, {
     get: (target, property) => {
@@ -31,10 +28,10 @@ it('expires the other requests when one expiry cannot be written, and retries it
   }) as Store;
   const logged: string[] = [];
   const log: EngineLog = { warn: (message) => void logged.push(message) };
-  fx = await startEngineFixture({ store, ttlMs: 3_600_000, engine: { log } });
+  const fx = await startEngine({ store, ttlMs: 3_600_000, engine: { log } });
   const [networkId] = await twoNetworks(fx.client);
   const file = (amount: string) =>
-    fileDraft((fx as EngineFixture).engine, {
+    fileDraft(fx.engine, {
       kind: 'withdraw',
       amount,
       payload: { amount, address: DEST, networkId, shouldSaveAddress: false },

@@ -11,7 +11,8 @@ import { custodyGateway, custodyReport } from '../../src/cngn/custody-gateway.js
 import { webhookEventSchema } from '../../src/cngn/schemas.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
-import { storesTest } from './shared-stores.js';
+import { testPrefix } from './redis.js';
+import { type StoreKindName, storesTest } from './shared-stores.js';
 
 export const REQUESTER = 'U_REQUESTER';
 export const APPROVER_A = 'U_APPROVER_A';
@@ -50,7 +51,13 @@ export interface EngineFixture {
   another(options?: AnotherOptions): Promise<{ engine: ApprovalEngine; client: CngnClient }>;
   /** Deliver the sandbox's webhooks to the engine's subscriber. */
   receiveWebhooks(): Promise<void>;
+  /** Stop the engine, then close what it opened; once (a later call waits for the first). */
   close(): Promise<void>;
+  /**
+   * The process is gone: what it opened is closed, but its engine is never stopped (it drains nothing
+   * and ends no lease), and a later close does nothing more.
+   */
+  kill(): Promise<void>;
 }
 
 export interface AnotherOptions {
@@ -59,7 +66,7 @@ export interface AnotherOptions {
   engine?: Partial<ApprovalEngineOptions>;
 }
 
-export async function startEngineFixture(options: EngineFixtureOptions = {}): Promise<EngineFixture> {
+async function startEngineFixture(options: EngineFixtureOptions = {}): Promise<EngineFixture> {
   const sandbox =
     options.sandbox ??
     (await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false, ...options.sandboxOptions }));
@@ -97,6 +104,15 @@ export async function startEngineFixture(options: EngineFixtureOptions = {}): Pr
   };
 
   const first = build(store);
+  let closed: Promise<void> | undefined;
+  const shutdown = (stopEngine: boolean) =>
+    (closed ??= (async () => {
+      if (stopEngine) await first.engine.stop();
+      for (const client of clients) await client.close();
+      if (server) server.close();
+      if (!options.sandbox) await sandbox.stop();
+      if (!options.store) await store.close();
+    })());
   return {
     sandbox,
     store,
@@ -117,13 +133,8 @@ export async function startEngineFixture(options: EngineFixtureOptions = {}): Pr
       await once(server, 'listening');
       sandbox.setWebhookUrl(`http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`);
     },
-    close: async () => {
-      await first.engine.stop();
-      for (const client of clients) await client.close();
-      if (server) server.close();
-      if (!options.sandbox) await sandbox.stop();
-      if (!options.store) await store.close();
-    },
+    close: () => shutdown(true),
+    kill: () => shutdown(false),
   };
 }
 
@@ -144,6 +155,43 @@ export const engineTest = storesTest
   .extend('engineOptions', {} as EngineFixtureOptions)
   .extend('fx', async ({ startEngine, engineOptions }) => startEngine(engineOptions))
   .extend('networkId', async ({ fx }) => (await twoNetworks(fx.client))[0]);
+
+/**
+ * engineTest for replicas of one deployment whose tests on a store kind share a sandbox, each counting
+ * its calls from where the test starts: `sandbox` is one per store kind (`storeKind`) for the whole
+ * file, stopped when the file ends; `connections(name, count)` opens `count` handles on one store of
+ * that kind, under a prefix of their own (each its own connection on Redis and PostgreSQL, the one
+ * store of the process on memory and SQLite), cleared and closed after the test.
+ */
+export const replicasTest = engineTest
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('sandboxPerKind', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const started = new Map<StoreKindName, Promise<Sandbox>>();
+    onCleanup(async () => {
+      for (const sandbox of started.values()) await (await sandbox).stop();
+    });
+    return (kind: StoreKindName): Promise<Sandbox> => {
+      const sandbox = started.get(kind) ?? startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
+      started.set(kind, sandbox);
+      return sandbox;
+    };
+  })
+  .extend('sandbox', async ({ sandboxPerKind, storeKind }) => sandboxPerKind(storeKind))
+  .extend('connections', async ({ storeKinds, storeKind, defer }) => {
+    const kind = storeKinds.find((k) => k.name === storeKind);
+    if (!kind?.up) throw new Error(`no ${storeKind} store here`);
+    return async (name: string, count: number): Promise<Store[]> => {
+      const prefix = testPrefix(name);
+      const stores: Store[] = [];
+      while (stores.length < count) {
+        const { a, b, close } = await kind.replicas(prefix);
+        defer(close);
+        if (a === b) return Array.from({ length: count }, () => a);
+        stores.push(a, b);
+      }
+      return stores.slice(0, count);
+    };
+  });
 
 /** The id of the first network the sandbox lists as enabled, and one more for bridges. */
 export async function twoNetworks(client: CngnClient): Promise<[string, string]> {

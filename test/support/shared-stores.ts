@@ -114,8 +114,8 @@ export interface Replicas {
  * their own, cleared and closed after the test.
  */
 /** The four stores, opened once per file and disposed after it (the `storeKinds` fixture). */
-// biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
 export async function fileStoreKinds(
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
   {}: object,
   { onCleanup }: { onCleanup: (cleanup: () => Promise<void>) => void },
 ): Promise<StoreKindUnderTest[]> {
