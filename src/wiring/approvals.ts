@@ -1,7 +1,7 @@
-// Builds the approvals engine and its Slack side from settled configuration, so start-up and the
-// test harness wire it the same way: engine, listeners, the bridge callback route, the webhook subscriber.
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { App, CustomRoute } from '@slack/bolt';
+// Builds the approvals engine and what it needs from settled configuration, so start-up and the test
+// harness wire it the same way: engine, policy, the webhook subscriber, and the deps handed to the Slack
+// features that install approvals, delegations, freezes and the audit trail's news (slack/<feature>/install.ts).
+import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { ApprovalPolicy, type ApprovalTier, parseTiers, type RoleBook } from '../access/index.js';
 import {
@@ -9,7 +9,6 @@ import {
   type LimitSettings,
   type PolicySnapshot,
   type ReminderPoint,
-  STOP_DRAIN_MS,
 } from '../approvals/index.js';
 import {
   type AuditSeal,
@@ -25,20 +24,18 @@ import { custodyGateway, custodyReport } from '../cngn/custody-gateway.js';
 import type { WebhookEvent } from '../cngn/schemas.js';
 import { type ApprovalNotify, type Config, ConfigError } from '../config.js';
 import type { Logger } from '../log.js';
-import { ApprovalDms } from '../slack/approvals/dms.js';
-import { HomePublisher } from '../slack/approvals/home/publisher.js';
-import { registerHome } from '../slack/approvals/home/register.js';
+import type { ApprovalDms } from '../slack/approvals/dms.js';
+import type { HomePublisher } from '../slack/approvals/home/publisher.js';
+import { installApprovals } from '../slack/approvals/install.js';
 import type { ApprovalPresenter } from '../slack/approvals/presenter.js';
-import { handleBridgeCallback, presenterClient, registerApprovals } from '../slack/approvals/register.js';
-import { registerApprovalReminders } from '../slack/approvals/reminders.js';
-import { auditAlarmMessage, undeliveredExportNotice } from '../slack/audit/blocks.js';
-import { policyChangedMessage } from '../slack/audit/policy-blocks.js';
-import { DelegateVetting } from '../slack/delegation/membership.js';
-import { tellDelegates } from '../slack/delegation/notices.js';
-import { tellFreeze } from '../slack/freeze/notices.js';
+import { presenterClient } from '../slack/approvals/register.js';
+import { installAuditNotices } from '../slack/audit/install.js';
+import { installDelegateNotices, installDelegateVetting } from '../slack/delegation/install.js';
+import type { DelegateVetting } from '../slack/delegation/membership.js';
+import { installFreezeNotices } from '../slack/freeze/install.js';
 import { Deliveries } from '../slack/runtime/deliveries.js';
 import type { Installed } from '../slack/runtime/installed.js';
-import { barred, People } from '../slack/runtime/people.js';
+import { People } from '../slack/runtime/people.js';
 import type { ApprovalSlackDeps } from '../slack/types.js';
 import type { Store } from '../store/index.js';
 import type { RecentAlerts } from '../webhooks/recent.js';
@@ -84,8 +81,11 @@ export interface Approvals {
   /** Who may approve what. */
   policy: ApprovalPolicy;
   deps: ApprovalSlackDeps;
-  /** Register listeners on the app and present changes through its client. */
-  plugin: (app: App) => void;
+  /**
+   * What the start-up wiring lists for approvals, in order: the delegate vetting, approvals (with the
+   * bridge callback route), the delegate notices, the freeze notices, the audit trail's news.
+   */
+  installs: (stopBegan: () => number) => Installed[];
   /** Keeps the approval messages current; set once the plugin has run. */
   presenter: ApprovalPresenter | undefined;
   /** Approvers' DMs (unless CNGN_APPROVAL_NOTIFY=channel); set once the plugin has run. */
@@ -96,13 +96,9 @@ export interface Approvals {
   people: People | undefined;
   /** Delegates vetted at filing, and their delegations ended once they may no longer act; set by the plugin. */
   vetting: DelegateVetting | undefined;
-  /** `POST /callbacks/bridge/:token` */
-  bridgeCallback: (token: string, rawBody: string) => Promise<{ status: number; body: string }>;
   /** For the webhook pipeline. */
   subscriber: (event: WebhookEvent) => Promise<void>;
 }
-
-const BRIDGE_CALLBACK_PATH = '/callbacks/bridge/:token';
 
 export function createApprovals(setup: ApprovalsSetup): Approvals {
   const policy = new ApprovalPolicy({
@@ -138,8 +134,7 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
     home: undefined,
     people: undefined,
     vetting: undefined,
-    plugin: (app) => registerAll(app, approvals, setup),
-    bridgeCallback: (token, rawBody) => handleBridgeCallback(deps, token, rawBody),
+    installs: (stopBegan) => installsOf(approvals, setup, stopBegan),
     // The webhook pipeline's subscriber: matches the event's references to a request and settles it.
     subscriber: (event) => engine.onCustodyReport(custodyReport(event)),
   };
@@ -175,134 +170,51 @@ function engineFor(
   });
 }
 
-/** The plugin: vetting of delegates, the listeners, what keeps messages, DMs and Home current, the notices. */
-function registerAll(app: App, approvals: Approvals, setup: ApprovalsSetup): void {
-  const { engine, deps } = approvals;
-  approvals.people ??= new People(app.client);
-  approvals.vetting = new DelegateVetting({ engine, people: approvals.people, log: setup.log });
-  deps.delegates = approvals.vetting;
-  deps.mayAct = (user) => mayAct(approvals.people, user);
-  approvals.vetting.start();
-  const notify = setup.notify ?? 'both';
-  approvals.presenter = registerApprovals(app, deps, setup.store, {
-    approverButtons: notify !== 'dm',
-    alertsChannel: setup.alertsChannel,
-  });
-  const client = presenterClient(app);
-  const common = {
-    engine,
-    client,
-    store: setup.store,
-    ...(setup.now ? { now: setup.now } : {}),
-    ...(setup.log ? { log: setup.log } : {}),
-  };
-  if (notify !== 'channel') {
-    approvals.dms = new ApprovalDms({ ...common, mayAct: deps.mayAct });
-    approvals.dms.listen();
-    void approvals.dms.recover();
-  }
-  approvals.home = new HomePublisher({
-    ...common,
-    api: setup.api,
-    alerts: setup.alerts,
-    roles: setup.roles,
-    mayAct: deps.mayAct,
-    ...(setup.homeDebounceMs !== undefined ? { debounceMs: setup.homeDebounceMs } : {}),
-  });
-  approvals.home.listen();
-  registerHome(app, approvals.home, setup.log);
-  registerApprovalReminders(app, deps, setup.store);
-  tellDelegates(engine, client, setup.store, deps.mayAct, setup.log);
-  tellFreeze(engine, client, setup.approvalsChannel, () => approvals, setup.log);
-  tellAuditNews(engine, client, setup.approvalsChannel, deps.environmentLabel);
-}
-
-/** What the audit trail tells: a break, a policy change, an export a crash left undelivered. */
-function tellAuditNews(engine: ApprovalEngine, client: WebClient, channel: string, label: string): void {
-  // A break in the audit trail (found at start, daily, or by an append) is told in the approvals channel.
-  engine.onAuditAlarm(async (check, incidents) => {
-    await client.chat.postMessage({ channel, ...auditAlarmMessage(check, incidents, label) });
-  });
-  // A policy change, once in the audit chain, is told in the approvals channel.
-  engine.onPolicyRecorded(async (entry) => {
-    await client.chat.postMessage({ channel, ...policyChangedMessage(entry, label) });
-  });
-  // An audit export a crash interrupted: the asker hears, by DM, that it was not delivered.
-  engine.onUndeliveredAuditExport(async (record) => {
-    await client.chat.postMessage({ channel: record.actor, ...undeliveredExportNotice(record, label) });
-  });
-}
-
 /**
- * Approvals as the start-up wiring lists it: the bridge callback route, the listeners, and a stop that
- * gives executions under way what is left of the drain bound (at least a second) from `stopBegan`,
- * then finishes approval messages and DMs already under way (bounded) before the store closes.
+ * Approvals' Slack side as the start-up wiring lists it, in the order the listeners go in (and the
+ * reverse one they stop in): delegates are vetted before an approval listener hears a change, the
+ * delegate's DMs, the freeze notices and the audit trail's news after them. The vetting stops with the
+ * engine (see installApprovals).
  */
-export function installApprovals(approvals: Approvals | undefined, stopBegan: () => number): Installed {
-  if (!approvals) return {};
-  return {
-    routes: [
-      rawBodyRoute(BRIDGE_CALLBACK_PATH, (params, body) =>
-        approvals.bridgeCallback(params.token ?? '', body),
-      ),
-    ],
-    listeners: approvals.plugin,
-    stop: async () => {
-      // Left loudly, well before main's forced exit: an answer the store will not take is logged, not lost.
-      const drainMs = Math.max(1_000, STOP_DRAIN_MS - (Date.now() - stopBegan()));
-      await approvals.engine.stop({ drainMs });
-      approvals.home?.stop();
-      approvals.vetting?.stop();
-      approvals.presenter?.stop();
-      const presenting = Promise.all([
-        approvals.presenter?.idle(),
-        approvals.dms?.idle(),
-        approvals.home?.idle(),
-      ]);
-      await Promise.race([presenting, sleep(10_000, undefined, { ref: false })]);
-    },
-  };
-}
-
-/** A POST route given its body as text (16 KiB at most: more is refused with 413). */
-function rawBodyRoute(
-  path: string,
-  handle: (params: Record<string, string>, body: string) => Promise<{ status: number; body: string }>,
-): CustomRoute {
-  return {
-    path,
-    method: ['POST'],
-    handler: (req, res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      req.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size <= 16_384) chunks.push(chunk);
-      });
-      req.on('end', () => {
-        const answer =
-          size > 16_384
-            ? Promise.resolve({ status: 413, body: 'too large' })
-            : handle((req.params ?? {}) as Record<string, string>, Buffer.concat(chunks).toString('utf8'));
-        void answer
-          .catch(() => ({ status: 500, body: 'error' }))
-          .then((a) => {
-            res.writeHead(a.status, { 'content-type': 'text/plain' });
-            res.end(a.body);
-          });
-      });
-    },
-  };
-}
-
-/** Someone Slack describes as able to act here; when Slack cannot say, not taken as one. */
-async function mayAct(people: People | undefined, user: string): Promise<boolean> {
-  if (!people) return false;
-  try {
-    return !barred(await people.lookup(user));
-  } catch {
-    return false;
-  }
+function installsOf(approvals: Approvals, setup: ApprovalsSetup, stopBegan: () => number): Installed[] {
+  const { engine, deps } = approvals;
+  const people = (app: App) => (approvals.people ??= new People(app.client));
+  let presenting: WebClient | undefined;
+  const client = (app: App) => (presenting ??= presenterClient(app));
+  const log = setup.log;
+  return [
+    installDelegateVetting({ engine, people, approvals: deps, slot: approvals, log }),
+    installApprovals({
+      engine,
+      slack: deps,
+      surfaces: approvals,
+      client,
+      store: setup.store,
+      api: setup.api,
+      roles: setup.roles,
+      alertsChannel: setup.alertsChannel,
+      notify: setup.notify,
+      alerts: setup.alerts,
+      homeDebounceMs: setup.homeDebounceMs,
+      now: setup.now,
+      log,
+      stopBegan,
+    }),
+    installDelegateNotices({ engine, client, store: setup.store, mayAct: () => deps.mayAct, log }),
+    installFreezeNotices({
+      engine,
+      client,
+      approvalsChannel: setup.approvalsChannel,
+      surfaces: () => approvals,
+      log,
+    }),
+    installAuditNotices({
+      engine,
+      client,
+      approvalsChannel: setup.approvalsChannel,
+      environmentLabel: deps.environmentLabel,
+    }),
+  ];
 }
 
 /**

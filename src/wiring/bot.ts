@@ -43,7 +43,7 @@ import { buildInfo } from '../version.js';
 import type { Webhooks } from '../webhooks/index.js';
 import { RecentAlerts } from '../webhooks/recent.js';
 import { health, healthDetails, startAdmin, watchParts } from './admin.js';
-import { type Approvals, auditSealFor, createApprovals, installApprovals } from './approvals.js';
+import { type Approvals, auditSealFor, createApprovals } from './approvals.js';
 import { gateRoles } from './gate-roles.js';
 import { type BotOptions, clientOf, openStore, sandboxOf, serviceKeys } from './parts.js';
 import { policyOf } from './policy-inputs.js';
@@ -123,7 +123,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     installTxPages(reads),
     installDepositViews(reads),
     installDeadLetterActions(deadLetters),
-    installApprovals(approvals, () => began),
+    ...(approvals?.installs(() => began) ?? []),
     installWebhooks(webhooks),
     { routes: options.routes ?? [] },
     schedule,
