@@ -28,7 +28,7 @@ export interface RolesSetup {
 }
 
 export interface RolesWiring {
-  /** Who holds which role: the question the Slack gate asks (approvals/roles.ts). */
+  /** Who holds which role: the question the Slack gate asks (access/roles.ts). */
   roles: RoleBook;
   /** Re-read a group named by a role or pool now; who was added and removed since the last read. */
   refreshGroup(group: string): Promise<{ added: string[]; removed: string[] }>;

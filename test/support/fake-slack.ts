@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BOT_SCOPES } from '../../src/slack/runtime/scopes.js';
+import { triggerAgeMs } from './slack-requests.js';
 
 export interface SlackCall {
   /** Web API method (`chat.postMessage`) or `response_url:<name>` for response_url posts. */
@@ -36,15 +37,6 @@ export const OTHER_TEAM = 'T0EVIL';
 
 /** Slack honours a trigger_id for 3 seconds after the interaction. */
 const TRIGGER_LIFETIME_MS = 3_000;
-
-/**
- * The age of a trigger_id issued by the harness (`<n>.<epochMs>`, see slack-requests.ts); undefined
- * for any other form, which the fake accepts as fresh.
- */
-function triggerAgeMs(triggerId: unknown, now = Date.now()): number | undefined {
-  const issued = typeof triggerId === 'string' ? /^\d+\.(\d{13})$/.exec(triggerId)?.[1] : undefined;
-  return issued === undefined ? undefined : now - Number(issued);
-}
 
 export type SlackHandler = (
   call: SlackCall,

@@ -16,6 +16,15 @@ export function newTriggerId(issuedAt = Date.now()): string {
   return `${triggers}.${issuedAt}`;
 }
 
+/**
+ * The age of a trigger_id issued by newTriggerId; undefined for any other form, which the fake Slack
+ * accepts as fresh.
+ */
+export function triggerAgeMs(triggerId: unknown, now = Date.now()): number | undefined {
+  const issued = typeof triggerId === 'string' ? /^\d+\.(\d{13})$/.exec(triggerId)?.[1] : undefined;
+  return issued === undefined ? undefined : now - Number(issued);
+}
+
 export interface SlackResponse {
   status: number;
   body: string;

@@ -380,8 +380,8 @@ function inputBlock(b: InputBlock, handlers: ModalHandlers): { node: HTMLElement
   return { node, field: { blockId, actionId, read, write, setError } };
 }
 
-export function renderModal(view: View, handlers: ModalHandlers, depth: number): ModalElement {
-  const titleId = uid('modal-title');
+/** The modal's body: its blocks in order, with the input blocks' fields collected for reading back. */
+function modalBody(view: View, handlers: ModalHandlers): { body: HTMLElement; fields: Field[] } {
   const fields: Field[] = [];
   const body = h('div', { class: 'modal-body' });
   for (const raw of view.blocks as KnownBlock[]) {
@@ -393,10 +393,48 @@ export function renderModal(view: View, handlers: ModalHandlers, depth: number):
       body.appendChild(block(raw, handlers));
     }
   }
+  return { body, fields };
+}
+
+/** The fields' values keyed as Slack's view state is: block id, then action id. */
+function readValues(fields: Field[]): Values {
+  const out: Values = {};
+  for (const f of fields) {
+    out[f.blockId] ??= {};
+    (out[f.blockId] as Record<string, Value>)[f.actionId] = f.read();
+  }
+  return out;
+}
+
+/** Shows each field's error (or clears it) and moves the focus to the first field in error. */
+function showErrors(
+  dialog: HTMLDialogElement,
+  fields: Field[],
+  errors: Record<string, string> | undefined,
+): void {
+  let first = true;
+  for (const f of fields) {
+    const message = errors?.[f.blockId];
+    f.setError(message);
+    if (message && first) {
+      first = false;
+      dialog
+        .querySelector<HTMLElement>(
+          `[data-block-id="${CSS.escape(f.blockId)}"] .input, [data-block-id="${CSS.escape(f.blockId)}"] input`,
+        )
+        ?.focus();
+    }
+  }
+}
+
+export function renderModal(view: View, handlers: ModalHandlers, depth: number): ModalElement {
+  const titleId = uid('modal-title');
+  const { body, fields } = modalBody(view, handlers);
   const title = 'title' in view && view.title ? plainText(view.title) : 'App';
   const submitText = 'submit' in view && view.submit ? plainText(view.submit) : undefined;
   const closeText = 'close' in view && view.close ? plainText(view.close) : submitText ? 'Cancel' : 'Close';
   const submit = submitText ? h('button', { type: 'submit', class: 'btn primary' }, submitText) : null;
+  const values = (): Values => readValues(fields);
   const form = h(
     'form',
     {
@@ -434,31 +472,11 @@ export function renderModal(view: View, handlers: ModalHandlers, depth: number):
     event.preventDefault();
     handlers.close();
   });
-  const values = (): Values => {
-    const out: Values = {};
-    for (const f of fields) {
-      out[f.blockId] ??= {};
-      (out[f.blockId] as Record<string, Value>)[f.actionId] = f.read();
-    }
-    return out;
-  };
   return {
     dialog,
     values,
     setErrors(errors) {
-      let first = true;
-      for (const f of fields) {
-        const message = errors?.[f.blockId];
-        f.setError(message);
-        if (message && first) {
-          first = false;
-          dialog
-            .querySelector<HTMLElement>(
-              `[data-block-id="${CSS.escape(f.blockId)}"] .input, [data-block-id="${CSS.escape(f.blockId)}"] input`,
-            )
-            ?.focus();
-        }
-      }
+      showErrors(dialog, fields, errors);
     },
     restore(previous) {
       for (const f of fields) {

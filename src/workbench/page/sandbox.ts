@@ -16,14 +16,16 @@ function field(
   return { row: h('div', { class: 'sb-field' }, h('label', { for: id }, label), input), input };
 }
 
-export function sandboxPanel(run: Run): HTMLElement {
-  const status = h('div', { class: 'sb-status', role: 'status', 'aria-live': 'polite' });
-  const go = async (
-    button: HTMLButtonElement,
-    action: SandboxAction,
-    body: Record<string, string>,
-    done: string,
-  ) => {
+type Go = (
+  button: HTMLButtonElement,
+  action: SandboxAction,
+  body: Record<string, string>,
+  done: string,
+) => Promise<void>;
+
+/** Runs one sandbox action from its button: the button is off while it runs, the outcome goes to the status line. */
+function sandboxRunner(run: Run, status: HTMLElement): Go {
+  return async (button, action, body, done) => {
     button.disabled = true;
     status.textContent = '…';
     const answer = await run(action, body, done);
@@ -31,13 +33,18 @@ export function sandboxPanel(run: Run): HTMLElement {
     status.textContent = answer.ok ? done : (answer.error ?? 'The sandbox refused.');
     status.classList.toggle('error', !answer.ok);
   };
-  const clean = (body: Record<string, string>) =>
-    Object.fromEntries(
-      Object.entries(body)
-        .filter(([, v]) => v.trim() !== '')
-        .map(([k, v]) => [k, v.trim()]),
-    );
+}
 
+/** The fields that were filled in, trimmed: an empty field is left for the sandbox to default. */
+function filledIn(body: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(body)
+      .filter(([, v]) => v.trim() !== '')
+      .map(([k, v]) => [k, v.trim()]),
+  );
+}
+
+function payInGroup(go: Go): HTMLElement {
   const account = field('Account number', { placeholder: 'latest deposit account', inputmode: 'numeric' });
   const payAmount = field('Amount (₦)', { placeholder: 'the amount asked' });
   const payButton = h('button', { type: 'button', class: 'btn small' }, 'Pay in');
@@ -45,11 +52,21 @@ export function sandboxPanel(run: Run): HTMLElement {
     go(
       payButton,
       'pay',
-      clean({ account: account.input.value, amount: payAmount.input.value }),
+      filledIn({ account: account.input.value, amount: payAmount.input.value }),
       'Paid in: watch #alerts.',
     ),
   );
+  return h(
+    'div',
+    { class: 'sb-group' },
+    h('h3', {}, 'Pay into a virtual account'),
+    account.row,
+    payAmount.row,
+    payButton,
+  );
+}
 
+function cryptoDepositGroup(go: Go): HTMLElement {
   const cryptoAmount = field('Deposit amount (₦)', { value: '5000' });
   const network = field('Network', { placeholder: 'base' });
   const cryptoButton = h('button', { type: 'button', class: 'btn small' }, 'Send crypto deposit');
@@ -57,11 +74,22 @@ export function sandboxPanel(run: Run): HTMLElement {
     go(
       cryptoButton,
       'crypto-deposit',
-      clean({ amount: cryptoAmount.input.value, network: network.input.value }),
+      filledIn({ amount: cryptoAmount.input.value, network: network.input.value }),
       'Crypto deposit sent: watch #alerts.',
     ),
   );
+  return h(
+    'div',
+    { class: 'sb-group' },
+    h('h3', {}, 'Crypto deposit'),
+    cryptoAmount.row,
+    network.row,
+    cryptoButton,
+  );
+}
 
+/** Settling what is pending and making the next redemption fail: buttons without fields. */
+function settleAndFailGroup(go: Go): HTMLElement {
   const settle = h('button', { type: 'button', class: 'btn small' }, 'Settle pending');
   settle.addEventListener('click', () => go(settle, 'settle', {}, 'Pending transactions settled.'));
   const fail = h(
@@ -72,28 +100,19 @@ export function sandboxPanel(run: Run): HTMLElement {
   fail.addEventListener('click', () =>
     go(fail, 'fail-next-redemption', {}, 'The next redemption will fail at the bank.'),
   );
+  return h('div', { class: 'sb-group' }, settle, fail);
+}
 
+export function sandboxPanel(run: Run): HTMLElement {
+  const status = h('div', { class: 'sb-status', role: 'status', 'aria-live': 'polite' });
+  const go = sandboxRunner(run, status);
   return h(
     'section',
     { class: 'sandbox', 'aria-labelledby': 'sandbox-title' },
     h('h2', { id: 'sandbox-title' }, '🧪 Sandbox'),
-    h(
-      'div',
-      { class: 'sb-group' },
-      h('h3', {}, 'Pay into a virtual account'),
-      account.row,
-      payAmount.row,
-      payButton,
-    ),
-    h(
-      'div',
-      { class: 'sb-group' },
-      h('h3', {}, 'Crypto deposit'),
-      cryptoAmount.row,
-      network.row,
-      cryptoButton,
-    ),
-    h('div', { class: 'sb-group' }, settle, fail),
+    payInGroup(go),
+    cryptoDepositGroup(go),
+    settleAndFailGroup(go),
     status,
   );
 }

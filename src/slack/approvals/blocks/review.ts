@@ -78,6 +78,35 @@ export interface ReviewBalance {
   unread?: boolean;
 }
 
+/** Who filed the request, when, how many approvals it has and when it expires. */
+function whoAndWhenSection(request: ApprovalRequest, now: Date): KnownBlock {
+  return {
+    type: 'section',
+    fields: [
+      { type: 'mrkdwn', text: `*Requested by*\n${mentionUser(request.requester)}` },
+      { type: 'mrkdwn', text: `*Filed*\n${lagosTime(request.createdAt)}` },
+      { type: 'mrkdwn', text: `*Approvals so far*\n${approvalsSoFar(request)}` },
+      {
+        type: 'mrkdwn',
+        text: `*Expires*\n${lagosTime(request.expiresAt)}\n(${relative(request.expiresAt, now)})`,
+      },
+    ],
+  };
+}
+
+/** Why the request was sent back to the approvers, when it was. */
+function sentBackNotice(request: ApprovalRequest): KnownBlock[] {
+  if (!request.reason) return [];
+  return [
+    {
+      type: 'context',
+      elements: [
+        { type: 'mrkdwn', text: `:warning: Sent back to the approvers: ${escapeMrkdwn(request.reason)}` },
+      ],
+    },
+  ];
+}
+
 export function reviewModal(
   request: ApprovalRequest,
   now: Date,
@@ -125,30 +154,8 @@ export function reviewModal(
       withoutLookAlike: true,
     }),
   );
-  blocks.push(
-    { type: 'divider' },
-    {
-      type: 'section',
-      fields: [
-        { type: 'mrkdwn', text: `*Requested by*\n${mentionUser(request.requester)}` },
-        { type: 'mrkdwn', text: `*Filed*\n${lagosTime(request.createdAt)}` },
-        { type: 'mrkdwn', text: `*Approvals so far*\n${approvalsSoFar(request)}` },
-        {
-          type: 'mrkdwn',
-          text: `*Expires*\n${lagosTime(request.expiresAt)}\n(${relative(request.expiresAt, now)})`,
-        },
-      ],
-    },
-  );
-  blocks.push(...tierBasisNotice(request));
-  if (request.reason) {
-    blocks.push({
-      type: 'context',
-      elements: [
-        { type: 'mrkdwn', text: `:warning: Sent back to the approvers: ${escapeMrkdwn(request.reason)}` },
-      ],
-    });
-  }
+  blocks.push({ type: 'divider' }, whoAndWhenSection(request, now));
+  blocks.push(...tierBasisNotice(request), ...sentBackNotice(request));
   return {
     type: 'modal',
     callback_id: REVIEW_VIEW,

@@ -58,6 +58,13 @@ function resolveThenFile(
 const BANK_OPTIONS_DEADLINE_MS = 2_000;
 
 export function registerBankViews(app: App, deps: ApprovalSlackDeps): void {
+  registerBankPickers(app, deps);
+  registerRedeemSubmission(app, deps);
+  registerSettlementSubmission(app, deps);
+}
+
+/** The bank pickers of both modals: their options are the service's bank list, filtered by what was typed. */
+function registerBankPickers(app: App, deps: ApprovalSlackDeps): void {
   for (const picker of BANK_PICKERS) {
     app.options(picker, async ({ ack, payload }) => {
       // Slack waits 3 s for the options: without the list in time, answer with none rather than not
@@ -71,7 +78,10 @@ export function registerBankViews(app: App, deps: ApprovalSlackDeps): void {
       await ack({ options: bankOptions(banks, payload.value ?? '') });
     });
   }
+}
 
+/** The redeem modal: quick balance check, name look-up, then the full pre-flight checks and filing. */
+function registerRedeemSubmission(app: App, deps: ApprovalSlackDeps): void {
   app.view<ViewSubmitAction>(REDEEM_VIEW, async (args) => {
     const parsed = parseSubmission(args.body.view, REDEEM, parseRedeem);
     if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
@@ -110,7 +120,10 @@ export function registerBankViews(app: App, deps: ApprovalSlackDeps): void {
       },
     });
   });
+}
 
+/** The settlement-account modal: name look-up, then filing under the resolved name. */
+function registerSettlementSubmission(app: App, deps: ApprovalSlackDeps): void {
   app.view<ViewSubmitAction>(SETTLEMENT_VIEW, async (args) => {
     const parsed = parseSubmission(args.body.view, SETTLEMENT, parseSettlement);
     if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
