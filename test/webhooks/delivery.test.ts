@@ -7,7 +7,7 @@ import { describe, expect } from 'vitest';
 import type { WebhookEvent } from '../../src/cngn/schemas.js';
 import { FakeSlack } from '../support/fake-slack.js';
 import { test } from '../support/fixtures.js';
-import { postsMentioning, type Rig, recordingLogger, startRig, webhookBody } from './support.js';
+import { postsMentioning, type Rig, recordingLogger, startRig, webhookBody } from '../support/webhook-rig.js';
 
 /**
  * `rig(options)`, a webhook rig stopped after the test, and `dir`, a temporary directory of the test's

@@ -13,8 +13,8 @@ import { createStore, type Store } from '../../src/store/index.js';
 import { createWebhooks, type Webhooks } from '../../src/webhooks/index.js';
 import { SkippingClock } from '../support/clock.js';
 import { FakeSlack, type ShownMessage } from '../support/fake-slack.js';
-import { webhooksTest } from './fixtures.js';
-import { webhookBody } from './support.js';
+import { webhookBody } from '../support/webhook-rig.js';
+import { webhooksTest } from '../support/webhooks.js';
 
 type Body = ReturnType<typeof webhookBody>;
 const refOf = (body: Body) => String((body.data as { trx_ref: string }).trx_ref);

@@ -12,8 +12,8 @@ import {
 } from '../../src/cngn/wire.js';
 import { createLogger } from '../../src/log.js';
 import { signatureFor } from '../../src/webhooks/index.js';
-import { webhooksTest as test } from './fixtures.js';
-import { postsMentioning, recordingLogger, SECRET, webhookBody } from './support.js';
+import { postsMentioning, recordingLogger, SECRET, webhookBody } from '../support/webhook-rig.js';
+import { webhooksTest as test } from '../support/webhooks.js';
 
 async function waitUntil(condition: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -8,8 +8,8 @@ import { Money } from '../../src/format/money.js';
 import { silentLogger } from '../../src/log.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
 import { createStore, type LockOptions, type Store } from '../../src/store/index.js';
-import { webhooksTest } from './fixtures.js';
-import { postsMentioning, SECRET, webhookBody } from './support.js';
+import { postsMentioning, SECRET, webhookBody } from '../support/webhook-rig.js';
+import { webhooksTest } from '../support/webhooks.js';
 
 async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

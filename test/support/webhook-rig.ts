@@ -18,7 +18,7 @@ import {
   type WebhookSubscriber,
   type Webhooks,
 } from '../../src/webhooks/index.js';
-import { FakeSlack } from '../support/fake-slack.js';
+import { FakeSlack } from './fake-slack.js';
 
 export const SECRET = 'whsec_test_secret';
 
