@@ -183,3 +183,15 @@ export function recordingLogger(): Logger & { lines: string[] } {
   };
   return logger;
 }
+
+/** Checks `condition` every 20 ms until it holds; fails after `timeoutMs`. */
+export async function waitUntil(
+  condition: () => Promise<boolean> | boolean,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
