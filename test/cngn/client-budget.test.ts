@@ -7,9 +7,9 @@ import { Money } from '../../src/format/money.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { VirtualClock } from '../support/clock.js';
+import { clientFor } from '../support/cngn-client.js';
 import { testPrefix } from '../support/redis.js';
 import { storesTest as it, STORE_KINDS } from '../support/shared-stores.js';
-import { clientFor } from './client-support.js';
 
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 // The sandbox blocks the key for 60 s like the real service. The sandbox and the clients of a test

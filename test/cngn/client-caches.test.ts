@@ -5,7 +5,7 @@ import { test as base, describe, expect } from 'vitest';
 import { Money } from '../../src/format/money.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { createStore } from '../../src/store/index.js';
-import { clientFor } from './client-support.js';
+import { clientFor } from '../support/cngn-client.js';
 
 /**
  * One sandbox, store and pair of clients for the file (`client` and `other` on one store): the counts

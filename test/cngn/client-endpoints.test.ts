@@ -3,7 +3,7 @@ import { test as base, describe, expect } from 'vitest';
 import type { CngnClient } from '../../src/cngn/client.js';
 import { Money } from '../../src/format/money.js';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { clientFor, lastPlainBody } from './client-support.js';
+import { clientFor, lastPlainBody } from '../support/cngn-client.js';
 
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 

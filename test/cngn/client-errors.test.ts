@@ -13,7 +13,7 @@ import {
 } from '../../src/cngn/wire.js';
 import { Money } from '../../src/format/money.js';
 import { startSandbox, UNRESOLVABLE_ACCOUNT } from '../../src/sandbox/index.js';
-import { clientFor } from './client-support.js';
+import { clientFor } from '../support/cngn-client.js';
 
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 

@@ -5,7 +5,7 @@ import { custodyGateway, custodyReport, custodyTransaction } from '../../src/cng
 import { RateBudgetError } from '../../src/cngn/errors.js';
 import { transactionSchema, webhookEventSchema } from '../../src/cngn/schemas.js';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { clientFor } from './client-support.js';
+import { clientFor } from '../support/cngn-client.js';
 
 const tx = (fields: Record<string, unknown>) =>
   custodyTransaction(

@@ -10,7 +10,7 @@ import { custodyGateway } from '../../src/cngn/custody-gateway.js';
 import { buildReport } from '../../src/reports/build.js';
 import { reportDeps } from '../../src/reports/deps.js';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { clientFor } from '../cngn/client-support.js';
+import { clientFor } from '../support/cngn-client.js';
 import { APPROVER_A, REQUESTER, twoNetworks, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { test } from '../support/fixtures.js';

@@ -11,7 +11,7 @@ import type { ReportPeriod } from '../../src/reports/types.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import type { TransactionRecord } from '../../src/sandbox/types.js';
 import { createStore } from '../../src/store/index.js';
-import { clientFor } from '../cngn/client-support.js';
+import { clientFor } from '../support/cngn-client.js';
 import { partsFor } from './support.js';
 
 const NOW = Date.parse('2026-11-29T09:00:00Z');

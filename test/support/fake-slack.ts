@@ -405,6 +405,7 @@ export class FakeSlack {
       case 'views.open':
       case 'views.update':
       case 'views.push':
+      case 'views.publish':
         return { ok: true, view: { id: `V${this.counter}`, hash: `h${this.counter}` } };
       case 'auth.test':
         return {
@@ -429,8 +430,6 @@ export class FakeSlack {
       }
       case 'users.info':
         return { ok: true, user: this.userObject(String(body.user)) };
-      case 'views.publish':
-        return { ok: true, view: { id: `V${this.counter}`, hash: `h${this.counter}` } };
       case 'conversations.open':
         return { ok: true, channel: { id: `D${String(body.users ?? 'X').split(',')[0]}` } };
       case 'files.getUploadURLExternal': {

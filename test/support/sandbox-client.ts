@@ -2,7 +2,7 @@
 // with a memory store of its own; both are closed after the test, before the sandbox stops.
 import type { CngnClient, CngnClientOptions } from '../../src/cngn/client.js';
 import type { Store } from '../../src/store/index.js';
-import { clientFor } from '../cngn/client-support.js';
+import { clientFor } from './cngn-client.js';
 import { test } from './fixtures.js';
 
 /** A client on the test's sandbox and the store it keeps its caches and budget in. */

@@ -7,8 +7,8 @@ import { keyId } from '../../src/cngn/credentials.js';
 import { Money } from '../../src/format/money.js';
 import { Reconciler } from '../../src/webhooks/index.js';
 import { ALERTS_CHANNEL, type Harness } from '../support/harness.js';
-import { webhooksTest as test } from './fixtures.js';
-import { postsMentioning, postWebhook, webhookBody } from './support.js';
+import { postsMentioning, postWebhook, webhookBody } from '../support/webhook-rig.js';
+import { webhooksTest as test } from '../support/webhooks.js';
 
 async function payDeposit(harness: Harness, naira: string) {
   const account = await harness.bot.client.createTemporaryAccount({

@@ -10,7 +10,7 @@ import { createStore } from '../../src/store/index.js';
 import { createWebhooksForSlack } from '../../src/wiring/webhooks.js';
 import { FakeSlack } from '../support/fake-slack.js';
 import { test as base } from '../support/fixtures.js';
-import { postWebhook, webhookBody } from './support.js';
+import { postWebhook, webhookBody } from '../support/webhook-rig.js';
 
 /** The route in a Bolt app with its fake Slack, sandbox and store, all stopped after the test. */
 const test = base.extend('bolt', async ({ defer }) => {

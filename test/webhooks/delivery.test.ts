@@ -7,7 +7,14 @@ import { describe, expect } from 'vitest';
 import type { WebhookEvent } from '../../src/cngn/schemas.js';
 import { FakeSlack } from '../support/fake-slack.js';
 import { test } from '../support/fixtures.js';
-import { postsMentioning, type Rig, recordingLogger, startRig, webhookBody } from './support.js';
+import {
+  postsMentioning,
+  type Rig,
+  recordingLogger,
+  startRig,
+  waitUntil,
+  webhookBody,
+} from '../support/webhook-rig.js';
 
 /**
  * `rig(options)`, a webhook rig stopped after the test, and `dir`, a temporary directory of the test's
@@ -297,11 +304,3 @@ describe('webhook delivery', () => {
     expect(refsPosted(fake).sort()).toEqual([...refs].sort());
   });
 });
-
-async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

@@ -3,7 +3,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as wait } from 'node:timers/promises';
 import { describe, expect } from 'vitest';
 import { webhookEventSchema } from '../../src/cngn/schemas.js';
 import { alertDigest } from '../../src/slack/alerts/digest-blocks.js';
@@ -13,8 +12,8 @@ import { createStore, type Store } from '../../src/store/index.js';
 import { createWebhooks, type Webhooks } from '../../src/webhooks/index.js';
 import { SkippingClock } from '../support/clock.js';
 import { FakeSlack, type ShownMessage } from '../support/fake-slack.js';
-import { webhooksTest } from './fixtures.js';
-import { webhookBody } from './support.js';
+import { waitUntil as pollUntil, webhookBody } from '../support/webhook-rig.js';
+import { webhooksTest } from '../support/webhooks.js';
 
 type Body = ReturnType<typeof webhookBody>;
 const refOf = (body: Body) => String((body.data as { trx_ref: string }).trx_ref);
@@ -108,13 +107,8 @@ function expectEachShownOnce(fake: FakeSlack, refs: string[]): void {
   expect([...times.keys()].sort()).toEqual([...refs].sort());
 }
 
-async function waitUntil(condition: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await wait(20);
-  }
-}
+/** Digest runs wait on a rate-limited Slack: up to 20 s. */
+const waitUntil = (condition: () => Promise<boolean> | boolean) => pollUntil(condition, 20_000);
 
 const routine = (i: number, data: Record<string, unknown> = {}) =>
   webhookBody('deposit.completed', { trx_ref: `REF-D-${i}`, amount: `${1000 + i}.50`, ...data });

@@ -3,8 +3,8 @@
 // 10 s and never retries) is never left without an answer.
 import { expect } from 'vitest';
 import { createStore, type Store } from '../../src/store/index.js';
-import { webhooksTest as test } from './fixtures.js';
-import { recordingLogger, webhookBody } from './support.js';
+import { recordingLogger, webhookBody } from '../support/webhook-rig.js';
+import { webhooksTest as test } from '../support/webhooks.js';
 
 /**
  * The store the rig uses, whose writes `fail` or `hang` once `down` is true; the store under it is

@@ -12,16 +12,8 @@ import {
 } from '../../src/cngn/wire.js';
 import { createLogger } from '../../src/log.js';
 import { signatureFor } from '../../src/webhooks/index.js';
-import { webhooksTest as test } from './fixtures.js';
-import { postsMentioning, recordingLogger, SECRET, webhookBody } from './support.js';
-
-async function waitUntil(condition: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+import { postsMentioning, recordingLogger, SECRET, waitUntil, webhookBody } from '../support/webhook-rig.js';
+import { webhooksTest as test } from '../support/webhooks.js';
 
 describe('webhook intake', () => {
   test('answers 401 to a bad or missing signature, 400 to bodies that are not JSON or name no event and 413 to oversized ones, posting nothing', async ({

@@ -3,8 +3,8 @@
 import { describe, expect } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { signatureFor } from '../../src/webhooks/index.js';
-import { webhooksTest as test } from './fixtures.js';
-import { postWebhook, recordingLogger, webhookBody } from './support.js';
+import { postWebhook, recordingLogger, webhookBody } from '../support/webhook-rig.js';
+import { webhooksTest as test } from '../support/webhooks.js';
 
 const OLD = 'whsec_the_old_secret';
 

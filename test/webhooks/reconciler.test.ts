@@ -8,16 +8,8 @@ import { Money } from '../../src/format/money.js';
 import { silentLogger } from '../../src/log.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
 import { createStore, type LockOptions, type Store } from '../../src/store/index.js';
-import { webhooksTest } from './fixtures.js';
-import { postsMentioning, SECRET, webhookBody } from './support.js';
-
-async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+import { postsMentioning, SECRET, waitUntil, webhookBody } from '../support/webhook-rig.js';
+import { webhooksTest } from '../support/webhooks.js';
 
 /**
  * A store that holds the first read of a final-state record until a second party reads one too, or

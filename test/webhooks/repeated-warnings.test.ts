@@ -2,7 +2,7 @@
 // they stop. Time is Vitest's fake clock, so no test waits a minute.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RepeatedWarnings, SUMMARY_WINDOW_MS } from '../../src/webhooks/repeated-warnings.js';
-import { recordingLogger } from './support.js';
+import { recordingLogger } from '../support/webhook-rig.js';
 
 // Fake timers are a global a fixture cannot hold: each test runs on them and they are put back after.
 beforeEach(() => {

@@ -3,8 +3,8 @@
 import { describe, expect } from 'vitest';
 import { FakeSlack } from '../support/fake-slack.js';
 import { STORE_KINDS, storesTest } from '../support/shared-stores.js';
-import { startRigFixture } from './fixtures.js';
-import { type Rig, webhookBody } from './support.js';
+import { type Rig, webhookBody } from '../support/webhook-rig.js';
+import { startRigFixture } from '../support/webhooks.js';
 
 /**
  * The stores' fixtures (`replicas(name)`: two handles on one prefix, cleared and closed after the

@@ -11,8 +11,8 @@ import {
 } from '../../src/sandbox/index.js';
 import { createStore } from '../../src/store/index.js';
 import { bankNamesFrom } from '../../src/webhooks/index.js';
-import { webhooksTest } from './fixtures.js';
-import { SECRET } from './support.js';
+import { SECRET } from '../support/webhook-rig.js';
+import { webhooksTest } from '../support/webhooks.js';
 
 /** A sandbox delivering its webhooks to a rig that reads transactions through a client on it. */
 const test = webhooksTest.extend('flow', async ({ startRig, defer }) => {

@@ -13,7 +13,7 @@ import {
   shown,
   browserTest as test,
   textOf,
-} from './browser-support.js';
+} from '../support/browser.js';
 
 /** The known destination's first and last six hex digits, with another middle. */
 const LOOK_ALIKE = '0x5aaeb69c41d7e28b05fa3316c2d94e07ab1beaed';

@@ -11,7 +11,7 @@ import {
   shown,
   browserTest as test,
   textOf,
-} from './browser-support.js';
+} from '../support/browser.js';
 
 const VALID_ADDRESS = '0x1111111111111111111111111111111111111111';
 

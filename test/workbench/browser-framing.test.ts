@@ -14,7 +14,7 @@ import {
   screenshot,
   shown,
   browserTest as test,
-} from './browser-support.js';
+} from '../support/browser.js';
 
 const STEP = 60_000;
 const run = browserAvailable();

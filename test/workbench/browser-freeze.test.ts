@@ -12,7 +12,7 @@ import {
   screenshot,
   browserTest as test,
   textOf,
-} from './browser-support.js';
+} from '../support/browser.js';
 
 const VALID_ADDRESS = '0x3333333333333333333333333333333333333333';
 const BANNER = 'Frozen by @Bola: a look-alike address was approved; checking';

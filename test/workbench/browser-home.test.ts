@@ -9,7 +9,7 @@ import {
   shown,
   browserTest as test,
   textOf,
-} from './browser-support.js';
+} from '../support/browser.js';
 
 const VALID_ADDRESS = '0x2222222222222222222222222222222222222222';
 const STEP = 60_000;

@@ -12,7 +12,7 @@ import {
   screenshot,
   shown,
   textOf,
-} from './browser-support.js';
+} from '../support/browser.js';
 
 // This file's own fixtures: an override at a file's top level would outlive the file in its worker.
 const test = browserTest.extend('benchEnv', { CNGN_APPROVAL_TTL: '60s', CNGN_APPROVAL_REMINDERS: '5%' });

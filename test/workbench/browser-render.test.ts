@@ -30,7 +30,7 @@ import {
   shown,
   textOf,
   workerBrowser,
-} from './browser-support.js';
+} from '../support/browser.js';
 
 const NOW = new Date('2026-11-23T09:00:00.000Z');
 const TS = (minute: number) => `${Math.floor(NOW.getTime() / 1000) + minute * 60}.000100`;

@@ -4,7 +4,6 @@
 // figures are unconfirmed and cut short says so on the chart's picture, its alt text and its notes.
 import { describe, expect } from 'vitest';
 import { renderReportChart } from '../../src/reports/chart.js';
-import { fixedReportSource } from '../support/report-source.js';
 import {
   browserAvailable,
   browserTest,
@@ -14,7 +13,8 @@ import {
   startBrowserBench,
   textOf,
   WorkbenchPage,
-} from './browser-support.js';
+} from '../support/browser.js';
+import { fixedReportSource } from '../support/report-source.js';
 
 const STEP = 60_000;
 

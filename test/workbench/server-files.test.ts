@@ -4,7 +4,7 @@ import { WebClient } from '@slack/web-api';
 import { request } from 'undici';
 import { describe, expect } from 'vitest';
 import { CHART_PNG } from '../support/report-source.js';
-import { BOLA, messagesIn, TREASURY, benchTest as test, wording } from './server-support.js';
+import { BOLA, messagesIn, TREASURY, benchTest as test, wording } from '../support/workbench-bench.js';
 
 const dmOf = (user: string) => `D${user}`;
 

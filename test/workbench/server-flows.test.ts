@@ -23,7 +23,7 @@ import {
   TREASURY,
   benchTest as test,
   wording,
-} from './server-support.js';
+} from '../support/workbench-bench.js';
 
 const DEST = '0x52908400098527886E0F7030069857D2E4169EE7';
 

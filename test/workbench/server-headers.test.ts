@@ -4,7 +4,7 @@
 import { WebClient } from '@slack/web-api';
 import { request } from 'undici';
 import { describe, expect } from 'vitest';
-import { ADA, messagesIn, TREASURY, benchTest as test } from './server-support.js';
+import { ADA, messagesIn, TREASURY, benchTest as test } from '../support/workbench-bench.js';
 
 type Headers = Record<string, string | string[] | undefined>;
 

@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { tempDirTest as it } from '../support/fixtures.js';
-import { ADA, BOLA, messagesIn, startBench, TREASURY, wording } from './server-support.js';
+import { ADA, BOLA, messagesIn, startBench, TREASURY, wording } from '../support/workbench-bench.js';
 
 describe('a restart', () => {
   it('shows the same state as before', async ({ tempDir }) => {

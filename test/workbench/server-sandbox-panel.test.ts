@@ -13,7 +13,7 @@ import {
   TREASURY,
   benchTest as test,
   wording,
-} from './server-support.js';
+} from '../support/workbench-bench.js';
 
 describe('a redemption that the sandbox is told to fail', () => {
   test('shows the resolved account name, then ends failed with the reason in #alerts', async ({ bench }) => {

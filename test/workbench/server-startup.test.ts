@@ -20,7 +20,7 @@ import {
 } from '../../src/wiring/startup.js';
 import { slackTest } from '../support/file-slack.js';
 import { test as it } from '../support/fixtures.js';
-import { benchTest, quietEnv, startBench, TREASURY } from './server-support.js';
+import { benchTest, quietEnv, startBench, TREASURY } from '../support/workbench-bench.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 

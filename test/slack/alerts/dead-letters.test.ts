@@ -4,7 +4,7 @@
 import { describe, expect } from 'vitest';
 import { botTest } from '../../support/bot.js';
 import { blockAction, commandAnswer, viewSubmission } from '../../support/slack-requests.js';
-import { postWebhook, webhookBody } from '../../webhooks/support.js';
+import { postWebhook, webhookBody } from '../../support/webhook-rig.js';
 import { APPROVER_A, type ApprovalApp, OUTSIDER, waitUntil } from '../approvals/support.js';
 
 /** Refs whose alert Slack refuses, and channels where Slack refuses everything. */

@@ -4,7 +4,7 @@
 import { describe, expect } from 'vitest';
 import { botTest } from '../../support/bot.js';
 import type { SlackCall } from '../../support/fake-slack.js';
-import { postWebhook, webhookBody } from '../../webhooks/support.js';
+import { postWebhook, webhookBody } from '../../support/webhook-rig.js';
 import { APPROVER_A, type ApprovalApp, approve, fileWithdrawal, waitUntil } from '../approvals/support.js';
 
 /** The bot with the webhook route, taking the sandbox's events. */

@@ -5,6 +5,7 @@
 // the settlement webhook in the alerts channel, and an audit chain that verifies.
 import { describe, expect } from 'vitest';
 import type { RequestState } from '../../../src/approvals/types.js';
+import { approvalsTest } from '../../support/approvals-bot.js';
 import {
   approveAs,
   fileBridge,
@@ -16,7 +17,6 @@ import {
 import type { FakeSlack } from '../../support/fake-slack.js';
 import { ALERTS_CHANNEL } from '../../support/harness.js';
 import { STORE_KINDS } from '../../support/shared-stores.js';
-import { approvalsTest } from './approvals-support.js';
 import { APPROVER_A, APPROVER_B, type ApprovalApp, DEST, fileWithdrawal, waitUntil } from './support.js';
 
 /**

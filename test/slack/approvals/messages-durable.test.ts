@@ -2,9 +2,9 @@
 // and waits out rate limits; what still failed is shown at the next start, and nothing is said twice.
 import { expect } from 'vitest';
 import type { ApprovalPresenter } from '../../../src/slack/approvals/presenter.js';
+import { approvalsTest } from '../../support/approvals-bot.js';
 import type { FakeSlack, SlackCall } from '../../support/fake-slack.js';
 import { fileDraft } from '../../support/filing.js';
-import { approvalsTest } from './approvals-support.js';
 import {
   APPROVALS_CHANNEL,
   APPROVER_A,

@@ -5,10 +5,10 @@ import { describe, expect } from 'vitest';
 import type { ApprovalRequest } from '../../../src/approvals/types.js';
 import { startSandbox } from '../../../src/sandbox/index.js';
 import { createStore } from '../../../src/store/index.js';
+import { approvalsTest } from '../../support/approvals-bot.js';
 import { FakeSlack, type SlackCall } from '../../support/fake-slack.js';
 import { STORE_KINDS } from '../../support/shared-stores.js';
 import { commandAnswer } from '../../support/slack-requests.js';
-import { approvalsTest } from './approvals-support.js';
 import {
   APPROVALS_CHANNEL,
   APPROVER_A,

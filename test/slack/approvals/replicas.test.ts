@@ -8,10 +8,10 @@ import { partsOf } from '../../../src/approvals/engine-parts.js';
 import { Money } from '../../../src/format/money.js';
 import { startSandbox } from '../../../src/sandbox/index.js';
 import { createStore } from '../../../src/store/index.js';
+import { approvalsTest } from '../../support/approvals-bot.js';
 import { FakeSlack } from '../../support/fake-slack.js';
 import { type ReviewView, refusedInModal, submitReview } from '../../support/review.js';
 import { STORE_KINDS } from '../../support/shared-stores.js';
-import { approvalsTest } from './approvals-support.js';
 import { APPROVER_A, APPROVER_B, approve, fileWithdrawal, reviewFor, waitUntil } from './support.js';
 
 /** The review's refusal when a click could not be written in time (nothing changed). */

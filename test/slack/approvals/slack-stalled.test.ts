@@ -6,9 +6,9 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
 import { silentLogger } from '../../../src/log.js';
 import { startBot } from '../../../src/wiring/bot.js';
+import { approvalsTest } from '../../support/approvals-bot.js';
 import type { FakeSlack } from '../../support/fake-slack.js';
 import { SIGNING_SECRET, testConfig } from '../../support/harness.js';
-import { approvalsTest } from './approvals-support.js';
 import { APPROVER_A, type ApprovalApp, approve, fileWithdrawal, waitUntil } from './support.js';
 
 /** Slack's API in front of the fake: calls to one method get no answer until released. */

@@ -7,7 +7,7 @@ import { custodyReport } from '../../../src/cngn/custody-gateway.js';
 import { botTest as test } from '../../support/bot.js';
 import type { SlackCall } from '../../support/fake-slack.js';
 import { commandAnswer } from '../../support/slack-requests.js';
-import { postWebhook, webhookBody } from '../../webhooks/support.js';
+import { postWebhook, webhookBody } from '../../support/webhook-rig.js';
 import {
   APPROVALS_CHANNEL,
   APPROVER_A,

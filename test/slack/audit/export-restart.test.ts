@@ -15,10 +15,10 @@ import { AuditLog } from '../../../src/audit/log.js';
 import { silentLogger } from '../../../src/log.js';
 import { createStore } from '../../../src/store/index.js';
 import { type Bot, startBot } from '../../../src/wiring/bot.js';
+import { approvalsTest } from '../../support/approvals-bot.js';
 import type { FakeSlack } from '../../support/fake-slack.js';
 import { SIGNING_SECRET, testConfig } from '../../support/harness.js';
 import { slashCommand } from '../../support/slack-requests.js';
-import { approvalsTest } from '../approvals/approvals-support.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/main.ts', import.meta.url));
 const APPROVER = 'UAPPROVERA';

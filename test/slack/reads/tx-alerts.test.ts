@@ -6,7 +6,7 @@ import type { SlackCall } from '../../support/fake-slack.js';
 import type { Harness } from '../../support/harness.js';
 import { harnessTest as test } from '../../support/harness-test.js';
 import { commandAnswer } from '../../support/slack-requests.js';
-import { postWebhook, webhookBody } from '../../webhooks/support.js';
+import { postWebhook, webhookBody } from '../../support/webhook-rig.js';
 
 const run = (h: Harness, text: string): Promise<SlackCall> => commandAnswer(h, text, 'UREQ');
 

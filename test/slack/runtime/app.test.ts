@@ -7,8 +7,8 @@ import { createLogger } from '../../../src/log.js';
 import { boltLogger } from '../../../src/slack/runtime/bolt-logger.js';
 import { createSlackTraffic } from '../../../src/slack/runtime/in-flight.js';
 import { FakeSocketMode } from '../../support/fake-socket-mode.js';
+import { slackAppTest as test } from '../../support/slack-app.js';
 import { slashCommand } from '../../support/slack-requests.js';
-import { slackAppTest as test } from './slack-app-fixtures.js';
 
 const SIGNING_SECRET = 'app-test-signing-secret';
 

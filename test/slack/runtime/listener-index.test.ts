@@ -5,8 +5,8 @@ import { describe, expect } from 'vitest';
 import { createLogger } from '../../../src/log.js';
 import type { SlackApp, SlackAppOptions } from '../../../src/slack/runtime/app.js';
 import type { FakeSlack } from '../../support/fake-slack.js';
+import { slackAppTest as test } from '../../support/slack-app.js';
 import { blockAction, eventDelivery, viewSubmission } from '../../support/slack-requests.js';
-import { slackAppTest as test } from './slack-app-fixtures.js';
 
 const SIGNING_SECRET = 'listener-index-signing-secret';
 

@@ -7,7 +7,7 @@ import { createLogger } from '../../../src/log.js';
 import { botTest } from '../../support/bot.js';
 import { FakeSlack } from '../../support/fake-slack.js';
 import { eventDelivery } from '../../support/slack-requests.js';
-import { postWebhook, webhookBody } from '../../webhooks/support.js';
+import { postWebhook, webhookBody } from '../../support/webhook-rig.js';
 import { APPROVER_A, type ApprovalApp, approve, fileWithdrawal, waitUntil } from '../approvals/support.js';
 
 const test = botTest.extend('fakeSlack', async ({ defer }) => {

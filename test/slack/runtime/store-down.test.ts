@@ -11,7 +11,7 @@ import { REDIS_URL, redisAvailable, testPrefix } from '../../support/redis.js';
 import { openReview, type ReviewView, refusedInModal, submitReview } from '../../support/review.js';
 import { blockAction, textValue, viewSubmission } from '../../support/slack-requests.js';
 import { TcpProxy } from '../../support/tcp-proxy.js';
-import { postWebhook, webhookBody } from '../../webhooks/support.js';
+import { postWebhook, webhookBody } from '../../support/webhook-rig.js';
 import {
   APPROVALS_CHANNEL,
   APPROVER_A,

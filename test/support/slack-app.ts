@@ -1,9 +1,9 @@
 // The Slack app alone (createSlackApp: Bolt, the request guard, the listener tables) on a fake Slack,
 // as fixtures (vitest test.extend): `slack`, the test's fake Slack; `startSlackApp(options)`, an app
 // started with those options and stopped after the test, before the fake Slack.
-import { createSlackApp, type SlackApp, type SlackAppOptions } from '../../../src/slack/runtime/app.js';
-import { FakeSlack } from '../../support/fake-slack.js';
-import { test } from '../../support/fixtures.js';
+import { createSlackApp, type SlackApp, type SlackAppOptions } from '../../src/slack/runtime/app.js';
+import { FakeSlack } from './fake-slack.js';
+import { test } from './fixtures.js';
 
 export const slackAppTest = test
   .extend('slack', async ({ defer }) => {

@@ -18,7 +18,7 @@ import {
   type WebhookSubscriber,
   type Webhooks,
 } from '../../src/webhooks/index.js';
-import { FakeSlack } from '../support/fake-slack.js';
+import { FakeSlack } from './fake-slack.js';
 
 export const SECRET = 'whsec_test_secret';
 
@@ -182,4 +182,16 @@ export function recordingLogger(): Logger & { lines: string[] } {
     child: () => logger,
   };
   return logger;
+}
+
+/** Checks `condition` every 20 ms until it holds; fails after `timeoutMs`. */
+export async function waitUntil(
+  condition: () => Promise<boolean> | boolean,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }

@@ -1,12 +1,12 @@
 // The webhook tests' fixtures (vitest test.extend), on top of `test` (`defer`, `sandbox`):
-// `startRig(options)` starts a webhook rig (support.ts) and `startHarness(options)` the whole bot
-// (test/support/harness.ts); each is stopped after the test, passed or failed. A rig stops what it
+// `startRig(options)` starts a webhook rig (webhook-rig.ts) and `startHarness(options)` the whole bot
+// (harness.ts); each is stopped after the test, passed or failed. A rig stops what it
 // made and leaves what it was given (a fake Slack, a store) to whoever started that; a test may stop
 // a rig or a harness itself sooner (a restart), and the clean-up then does nothing more.
 
-import { test } from '../support/fixtures.js';
-import { type Harness, type HarnessOptions, startHarness } from '../support/harness.js';
-import { type Rig, type RigOptions, startRig } from './support.js';
+import { test } from './fixtures.js';
+import { type Harness, type HarnessOptions, startHarness } from './harness.js';
+import { type Rig, type RigOptions, startRig } from './webhook-rig.js';
 
 /** `stop` that runs once, whoever calls it first: the test (a restart) or the clean-up. */
 function once<T extends unknown[]>(stop: (...args: T) => Promise<void>): (...args: T) => Promise<void> {

@@ -2,10 +2,10 @@
 // replicas on a shared store: `botTest` plus `slack`, a fake Slack; `store`, a memory store; and the
 // store kinds of storesTest (`storeKinds`, `storeKind`, `replicas(name)`), so a file starts its replicas
 // with `startApp` on them. Each is stopped after the test, after the bots started on it.
-import { createStore } from '../../../src/store/index.js';
-import { botTest } from '../../support/bot.js';
-import { FakeSlack } from '../../support/fake-slack.js';
-import { fileStoreKinds, replicasOn, type StoreKindName } from '../../support/shared-stores.js';
+import { createStore } from '../../src/store/index.js';
+import { botTest } from './bot.js';
+import { FakeSlack } from './fake-slack.js';
+import { fileStoreKinds, replicasOn, type StoreKindName } from './shared-stores.js';
 
 export const approvalsTest = botTest
   .extend('slack', async ({ defer }) => {
