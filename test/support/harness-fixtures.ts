@@ -1,6 +1,6 @@
 // The harness (the real bot over HTTP with a fake Slack and the embedded sandbox, test/support/harness.ts)
 // and the fuzz bot as fixtures on botTest (vitest test.extend): `h`, one harness with the defaults for
-// the whole file; `startHarness(options)`, one of the test's own, stopped after the test; `fuzzBot`, one
+// the whole file; `harness`, one of the test's own with the defaults; `startHarness(options)`, one of the test's own, stopped after the test; `fuzzBot`, one
 // fuzz bot for the whole file. A test may stop its own harness (to see what stopping does); it is
 // not stopped twice. A file whose shared bot needs other settings extends with
 // `fileHarness(options)` or `fileFuzzBot(options)` under a name of its own: a top-level
@@ -33,6 +33,11 @@ export function fileFuzzBot(options: HarnessOptions = {}) {
 
 export const harnessTest = botTest
   .extend('h', { scope: 'file' }, fileHarness())
+  .extend('harness', async ({ defer }) => {
+    const harness = await startHarness();
+    defer(() => harness.stop());
+    return harness;
+  })
   .extend('fuzzBot', { scope: 'file' }, fileFuzzBot())
   .extend('startHarness', async ({ defer }) => async (options: HarnessOptions = {}) => {
     const h = await startHarness(options);

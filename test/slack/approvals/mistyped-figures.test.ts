@@ -17,7 +17,7 @@ import { parseWithdraw } from '../../../src/slack/approvals/views/forms.js';
 import { DEPOSIT, DEPOSIT_VIEW, QUOTE, QUOTE_VIEW } from '../../../src/slack/deposits/blocks.js';
 import type { ViewValues } from '../../../src/slack/ui/view-values.js';
 import type { Harness } from '../../support/harness.js';
-import { harnessTest as test } from '../../support/harness-test.js';
+import { harnessTest as test } from '../../support/harness-fixtures.js';
 import { selectValue, textValue, viewSubmission } from '../../support/slack-requests.js';
 
 const ZERO = `0x${'0'.repeat(40)}`;
@@ -51,26 +51,23 @@ async function errorsFor(
 describe('mistyped figures are refused under their field', () => {
   const withdrawMeta = withdrawModal({ networks, whitelist: [], environment: 'SANDBOX' }).private_metadata;
 
-  test.for(['1,0000', '1,00,0', '₦10,00,000'])(
-    'withdraw: the amount %s',
-    async (amount, { fileHarness: h }) => {
-      const errors = await errorsFor(
-        h,
-        WITHDRAW_VIEW,
-        {
-          ...field(WITHDRAW.amount, textValue(amount)),
-          ...field(WITHDRAW.network, selectValue('n-base')),
-          ...field(WITHDRAW.address, textValue(ZERO)),
-        },
-        withdrawMeta,
-      );
-      expect(errors[WITHDRAW.amount]).toBe(GROUPING);
-      expect(errors[WITHDRAW.address]).toMatch(ZERO_REASON);
-      expect(h.slack.callsTo('chat.postMessage')).toHaveLength(0);
-    },
-  );
+  test.for(['1,0000', '1,00,0', '₦10,00,000'])('withdraw: the amount %s', async (amount, { h }) => {
+    const errors = await errorsFor(
+      h,
+      WITHDRAW_VIEW,
+      {
+        ...field(WITHDRAW.amount, textValue(amount)),
+        ...field(WITHDRAW.network, selectValue('n-base')),
+        ...field(WITHDRAW.address, textValue(ZERO)),
+      },
+      withdrawMeta,
+    );
+    expect(errors[WITHDRAW.amount]).toBe(GROUPING);
+    expect(errors[WITHDRAW.address]).toMatch(ZERO_REASON);
+    expect(h.slack.callsTo('chat.postMessage')).toHaveLength(0);
+  });
 
-  test('deposit and quote: the same amount rule', async ({ fileHarness: h }) => {
+  test('deposit and quote: the same amount rule', async ({ h }) => {
     expect(
       (await errorsFor(h, DEPOSIT_VIEW, field(DEPOSIT.amount, textValue('1,00,0'))))[DEPOSIT.amount],
     ).toBe(GROUPING);
@@ -79,7 +76,7 @@ describe('mistyped figures are refused under their field', () => {
     );
   });
 
-  test('bridge, whitelist and quote: the zero address as a destination', async ({ fileHarness: h }) => {
+  test('bridge, whitelist and quote: the zero address as a destination', async ({ h }) => {
     const bridge = await errorsFor(
       h,
       BRIDGE_VIEW,

@@ -1,5 +1,5 @@
 import { describe, expect } from 'vitest';
-import { harnessTest as test } from '../../support/harness-test.js';
+import { harnessTest as test } from '../../support/harness-fixtures.js';
 import { selectValue, slashCommand, textValue, viewSubmission } from '../../support/slack-requests.js';
 
 const DEST = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -12,7 +12,7 @@ const BASE_OPTS = (blocks: Array<Record<string, unknown>>, id: string) =>
   ).options;
 
 describe('/cngn deposit', () => {
-  test('opens the modal prefilled from the arguments', async ({ fileHarness: h }) => {
+  test('opens the modal prefilled from the arguments', async ({ h }) => {
     await slashCommand(h.sender, {
       text: 'deposit 5000 payer@example.com',
       responseUrl: h.slack.responseUrl('d1'),
@@ -30,9 +30,7 @@ describe('/cngn deposit', () => {
     );
   });
 
-  test('prefills the e-mail as typed when Slack sends it escaped as a mailto link', async ({
-    fileHarness: h,
-  }) => {
+  test('prefills the e-mail as typed when Slack sends it escaped as a mailto link', async ({ h }) => {
     // The manifest asks Slack to escape command text (for @person), which wraps e-mail addresses.
     const before = h.slack.callsTo('views.open').length;
     await slashCommand(h.sender, {
@@ -53,7 +51,7 @@ describe('/cngn deposit', () => {
     );
   });
 
-  test('refuses bad fields inline, naming each field and reason', async ({ fileHarness: h }) => {
+  test('refuses bad fields inline, naming each field and reason', async ({ h }) => {
     const response = await viewSubmission(h.sender, {
       callbackId: 'deposit.submit',
       values: {
@@ -83,7 +81,7 @@ describe('/cngn deposit', () => {
   });
 
   test('creates the one-time account and shows what to send, the bank and the expiry in Lagos time', async ({
-    fileHarness: h,
+    h,
   }) => {
     const response = await viewSubmission(h.sender, {
       callbackId: 'deposit.submit',
@@ -112,7 +110,7 @@ describe('/cngn deposit', () => {
   });
 
   test('acknowledges the submission while the service call is still held, then fills the modal', async ({
-    fileHarness: h,
+    h,
   }) => {
     const held = h.sandbox.hold('POST', '/v1/api/virtual-account/temporary');
     const response = await viewSubmission(h.sender, {
@@ -135,9 +133,7 @@ describe('/cngn deposit', () => {
 });
 
 describe('/cngn quote', () => {
-  test('prefills amount, networks by code and address, and shows receivable and both fees', async ({
-    fileHarness: h,
-  }) => {
+  test('prefills amount, networks by code and address, and shows receivable and both fees', async ({ h }) => {
     await slashCommand(h.sender, {
       text: `quote 1500 base bsc ${DEST}`,
       responseUrl: h.slack.responseUrl('q1'),

@@ -4,7 +4,7 @@ import { describe, expect } from 'vitest';
 import type { Transaction } from '../../../src/cngn/schemas.js';
 import type { SlackCall } from '../../support/fake-slack.js';
 import type { Harness } from '../../support/harness.js';
-import { harnessTest as test } from '../../support/harness-test.js';
+import { harnessTest as test } from '../../support/harness-fixtures.js';
 import { commandAnswer } from '../../support/slack-requests.js';
 import { postWebhook, webhookBody } from '../../support/webhook-rig.js';
 
