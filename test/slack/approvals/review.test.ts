@@ -2,6 +2,7 @@
 // round and environment it showed: a submission for a request that changed or ended while the modal
 // was open is refused in the modal, and nothing moves. Real Bolt over HTTP, the fake Slack, the sandbox.
 import { describe, expect } from 'vitest';
+import { rejectAsSeen } from '../../support/approve-as-seen.js';
 import { botTest as test } from '../../support/bot.js';
 import { fileDraft } from '../../support/filing.js';
 import { refusedInModal, submitReview } from '../../support/review.js';
@@ -141,7 +142,7 @@ describe('the review modal', () => {
     const id = await fileWithdrawal(app, '800');
     const { view } = await reviewFor(app, id, APPROVER_A);
     if (!view) throw new Error('the review did not open');
-    await app.engine.reject(id, APPROVER_B, 'wrong address');
+    await rejectAsSeen(app.engine, id, APPROVER_B, 'wrong address');
     const refusal = refusedInModal(await submitReview(app.sender, view, APPROVER_A));
     expect(refusal).toContain('is no longer waiting for approval');
     expect((await app.engine.get(id))?.state).toBe('rejected');
