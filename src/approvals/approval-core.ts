@@ -22,7 +22,6 @@ import { hasNotice, transition, withApproval, withNotice } from './state-machine
 import type {
   ActionResult,
   ApprovalRequest,
-  ApproveOptions,
   AuditEntry,
   ClickOptions,
   EngineLog,
@@ -295,7 +294,7 @@ export class ApprovalCore implements CoreSections {
    * One approver's click. Non-final approvals are added at once; the final one re-reads stale
    * figures first (outside the lock, holding off other final clicks), then approves or sends back.
    */
-  async approve(id: string, user: string, options: ApproveOptions = {}): Promise<ActionResult> {
+  async approve(id: string, user: string, options: ClickOptions & SeenRound = {}): Promise<ActionResult> {
     const { round, figuresDigest, ...click } = options;
     const seen = { round, figuresDigest };
     // Read group membership (a Slack call, cached) before taking the lock, not while holding it.
@@ -382,12 +381,23 @@ export class ApprovalCore implements CoreSections {
     return { ok: 'recheck', request: marked };
   }
 
-  async reject(id: string, user: string, reason: string, click: ClickOptions = {}): Promise<ActionResult> {
+  /**
+   * A rejection; with `round` (the one the rejecter saw), refused by throwing StaleRoundError under the
+   * request's lock when the request is in another round. The engine's reject always passes it.
+   */
+  async reject(
+    id: string,
+    user: string,
+    reason: string,
+    options: ClickOptions & { round?: number | undefined } = {},
+  ): Promise<ActionResult> {
+    const { round, ...click } = options;
     let onBehalfOf: string | undefined;
     return this.closeByPerson(
       id,
       user,
       async (request) => {
+        assertSeen(request, { round });
         const check = await this.options.policy.mayReject(request, user);
         if (!check.allowed) return check.reason;
         onBehalfOf = check.onBehalfOf;

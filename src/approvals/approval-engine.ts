@@ -8,7 +8,13 @@ import type { ApprovalListener } from './approval-core.js';
 import { endDelegationsOf, revokeDelegations } from './delegation-requests.js';
 import { type AuditSideOptions, EngineAuditSide } from './engine-audit.js';
 import { registerParts } from './engine-parts.js';
-import { type ApprovalReadiness, canApprove, mayReject, waitingFor } from './engine-questions.js';
+import {
+  type ApprovalReadiness,
+  canApprove,
+  mayReject,
+  type RejectReadiness,
+  waitingFor,
+} from './engine-questions.js';
 import { Executor, type ExecutorOptions, STOP_DRAIN_MS } from './executor.js';
 import { type ExtendResult, extendRequest } from './extend.js';
 import {
@@ -41,7 +47,7 @@ import type {
   BalanceCheck,
   ClickOptions,
   Freeze,
-  Refusal,
+  RejectOptions,
   RequestChecks,
   RequestDraft,
   RequestKind,
@@ -136,11 +142,13 @@ export class ApprovalEngine extends EngineAuditSide {
   }
 
   /**
-   * An approver's approval; when it completes the approvals, execution starts in the background. With
-   * `round` and `figuresDigest` (what they were shown), it counts only for those (StaleRoundError).
+   * An approver's approval; when it completes the approvals, execution starts in the background. It
+   * counts only for the `round` and `figuresDigest` they were shown, both required (else StaleRoundError).
    */
-  async approve(id: string, user: string, options?: ApproveOptions): Promise<ActionResult> {
-    const result = await this.core.approve(id, user, options);
+  async approve(id: string, user: string, options: ApproveOptions): Promise<ActionResult> {
+    // A caller that does not say what was seen (untyped, or cast) binds to nothing: refused as stale.
+    const seen = { round: options?.round ?? Number.NaN, figuresDigest: options?.figuresDigest ?? '' };
+    const result = await this.core.approve(id, user, { ...options, ...seen });
     if (result.ok && result.request.state === 'approved') this.background(this.executor.execute(id));
     return result;
   }
@@ -179,16 +187,19 @@ export class ApprovalEngine extends EngineAuditSide {
     return expired ?? (await this.get(id));
   }
 
-  reject(id: string, user: string, reason: string, click?: ClickOptions): Promise<ActionResult> {
-    return this.core.reject(id, user, reason, click);
+  /** A rejection of the `round` the rejecter saw (required): another round is refused (StaleRoundError). */
+  reject(id: string, user: string, reason: string, options: RejectOptions): Promise<ActionResult> {
+    // As for approve: a rejection that does not say its round binds to nothing, refused as stale.
+    return this.core.reject(id, user, reason, { ...options, round: options?.round ?? Number.NaN });
   }
 
   /**
-   * Before showing the reject modal: would this person be allowed to reject (an approver, or a delegate
-   * for what their delegation covers)? Changes nothing.
+   * Before showing the reject modal: would this person be allowed to reject round `round` (an approver,
+   * or a delegate for what their delegation covers)? `stale` when the request is in another round.
+   * Changes nothing.
    */
-  mayReject(id: string, user: string): Promise<{ refusal?: Refusal; request?: ApprovalRequest }> {
-    return mayReject(this.questions(), id, user);
+  mayReject(id: string, user: string, round: number): Promise<RejectReadiness> {
+    return mayReject(this.questions(), id, user, round);
   }
 
   private questions() {

@@ -45,14 +45,22 @@ export async function canApprove(
   return { ok: true, request };
 }
 
-/** Could `user` reject the request now (an approver, or a delegate for what their delegation covers)? */
+/** Whether a rejection could be taken: a refusal, the request in another round (`stale`), or allowed. */
+export type RejectReadiness = { refusal?: Refusal; request?: ApprovalRequest } | { stale: ApprovalRequest };
+
+/**
+ * Could `user` reject round `round` of the request now (an approver, or a delegate for what their
+ * delegation covers)?
+ */
 export async function mayReject(
   deps: QuestionDeps,
   id: string,
   user: string,
-): Promise<{ refusal?: Refusal; request?: ApprovalRequest }> {
+  round: number,
+): Promise<RejectReadiness> {
   const open = await openNow(deps, id);
   if ('refusal' in open) return open;
+  if (open.request.round !== round) return { stale: open.request };
   const check = await deps.policy.mayReject(open.request, user);
   return check.allowed ? { request: open.request } : { refusal: check.reason, request: open.request };
 }

@@ -36,6 +36,7 @@ export {
 export {
   type ActionResult,
   type ApprovalRequest,
+  type ApproveOptions,
   type BalanceCheck,
   type ClickOptions,
   type EngineLog,
@@ -45,6 +46,7 @@ export {
   type LookAlikeMark,
   OPEN_STATES,
   type Refusal,
+  type RejectOptions,
   type RequestChecks,
   type RequestDraft,
   type RequestOf,

@@ -326,13 +326,21 @@ export interface ClickOptions {
 }
 
 /**
- * An approval as the approver gave it: the click, and what they were shown. With `round`, it counts
- * only for that round; with `figuresDigest` (figuresDigest of the request they saw), only for those
- * figures. Either refused by throwing StaleRoundError (round.ts), nothing changed.
+ * An approval as the approver gave it: the click, and what they were shown. Both are required: it
+ * counts only for `round`, and only for the figures whose digest (figuresDigest of the request they
+ * saw) is `figuresDigest`. Either refused by throwing StaleRoundError (round.ts), nothing changed.
  */
 export interface ApproveOptions extends ClickOptions {
-  round?: number | undefined;
-  figuresDigest?: string | undefined;
+  round: number;
+  figuresDigest: string;
+}
+
+/**
+ * A rejection as the rejecter gave it: the click, and the round of the request they saw (required).
+ * A rejection of another round is refused by throwing StaleRoundError (round.ts), nothing changed.
+ */
+export interface RejectOptions extends ClickOptions {
+  round: number;
 }
 
 /** Warnings always; the steps of a payment at info when the logger takes them (see lifecycle-log.ts). */

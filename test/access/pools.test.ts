@@ -4,6 +4,7 @@
 import { describe, expect } from 'vitest';
 import { ApprovalPolicy, parseTiers } from '../../src/access/index.js';
 import type { RequestDraft } from '../../src/approvals/types.js';
+import { approveAsSeen } from '../support/approve-as-seen.js';
 import { engineTest, REQUESTER, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 
@@ -41,12 +42,15 @@ describe('approver pools per kind', () => {
   }) => {
     const request = await fileDraft(fx.engine, settlement);
     expect(request.requiredApprovals).toBe(2);
-    expect(await fx.engine.approve(request.id, BOLA)).toMatchObject({ ok: false, reason: 'not-approver' });
-    expect(await fx.engine.approve(request.id, EFE)).toMatchObject({
+    expect(await approveAsSeen(fx.engine, request.id, BOLA)).toMatchObject({
+      ok: false,
+      reason: 'not-approver',
+    });
+    expect(await approveAsSeen(fx.engine, request.id, EFE)).toMatchObject({
       ok: true,
       request: { state: 'pending' },
     });
-    expect(await fx.engine.approve(request.id, CHIDI)).toMatchObject({ ok: true });
+    expect(await approveAsSeen(fx.engine, request.id, CHIDI)).toMatchObject({ ok: true });
     await fx.engine.idle();
     expect(fx.sandbox.count('PUT', '/v1/api/bank-account')).toBe(1);
     expect(await policy.eligibleFor({ ...request, approvals: [] })).toEqual([EFE, CHIDI]);
@@ -59,12 +63,15 @@ describe('approver pools per kind', () => {
     const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '2000000'));
     expect(request.requiredApprovals).toBe(2);
     // Chidi approves in the general pool, not the withdraw pool.
-    expect(await fx.engine.approve(request.id, CHIDI)).toMatchObject({ ok: false, reason: 'not-approver' });
-    expect(await fx.engine.approve(request.id, ADA)).toMatchObject({
+    expect(await approveAsSeen(fx.engine, request.id, CHIDI)).toMatchObject({
+      ok: false,
+      reason: 'not-approver',
+    });
+    expect(await approveAsSeen(fx.engine, request.id, ADA)).toMatchObject({
       ok: true,
       request: { state: 'pending' },
     });
-    expect(await fx.engine.approve(request.id, BOLA)).toMatchObject({ ok: true });
+    expect(await approveAsSeen(fx.engine, request.id, BOLA)).toMatchObject({ ok: true });
     await fx.engine.idle();
     expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
   });

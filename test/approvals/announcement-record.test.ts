@@ -2,6 +2,7 @@
 // carry it as `slackMessage`. Such a record still reads, on every store kind, and the next step writes
 // it back under the new name, through the conditional write a step uses.
 import { describe, expect } from 'vitest';
+import { approveAsSeen } from '../support/approve-as-seen.js';
 import { APPROVER_A, engineTest, twoNetworks, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { STORE_KINDS } from '../support/shared-stores.js';
@@ -34,7 +35,7 @@ for (const kind of STORE_KINDS) {
       expect(read?.announcement).toEqual(WHERE);
       expect(read).not.toHaveProperty('slackMessage');
 
-      expect(await fx.engine.approve(request.id, APPROVER_A)).toMatchObject({ ok: true });
+      expect(await approveAsSeen(fx.engine, request.id, APPROVER_A)).toMatchObject({ ok: true });
       await fx.engine.idle();
       const written = await a.get<Record<string, unknown>>(key);
       expect(written?.state).toBe('sent');

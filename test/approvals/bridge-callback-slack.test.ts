@@ -8,6 +8,7 @@ import {
   DEST,
   REQUESTER,
 } from '../slack/approvals/support.js';
+import { approveAsSeen } from '../support/approve-as-seen.js';
 import { botTest } from '../support/bot.js';
 import { fileDraft } from '../support/filing.js';
 
@@ -28,7 +29,7 @@ async function sentBridge(app: ApprovalApp) {
     purpose: 'Liquidity for the other chain',
     requester: REQUESTER,
   });
-  await app.engine.approve(request.id, APPROVER_A);
+  await approveAsSeen(app.engine, request.id, APPROVER_A);
   await app.engine.idle();
   const sent = await app.engine.get(request.id);
   if (sent?.kind !== 'bridge' || !sent.payload.callbackUrl) throw new Error('no callback URL');

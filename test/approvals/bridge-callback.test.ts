@@ -2,6 +2,7 @@
 // with the service") and kept as a link, but only the service's own answer completes the request.
 import { expect } from 'vitest';
 import type { ApprovalRequest } from '../../src/approvals/index.js';
+import { approveAsSeen } from '../support/approve-as-seen.js';
 import {
   APPROVER_A,
   DEST,
@@ -33,7 +34,7 @@ async function sentBridge(fx: EngineFixture): Promise<{ request: ApprovalRequest
     purpose: 'Liquidity for the other chain',
     requester: REQUESTER,
   });
-  await fx.engine.approve(request.id, APPROVER_A);
+  await approveAsSeen(fx.engine, request.id, APPROVER_A);
   await fx.engine.idle();
   const sent = await fx.engine.get(request.id);
   if (sent?.state !== 'sent' || !sent.callbackToken) throw new Error('not sent');

@@ -4,6 +4,7 @@
 import { describe, expect } from 'vitest';
 import { ApprovalPolicy, parseTiers } from '../../src/access/index.js';
 import type { Store } from '../../src/store/index.js';
+import { approveAsSeen } from '../support/approve-as-seen.js';
 import { DEST, REQUESTER, replicasTest as test, twoNetworks } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { STORE_KINDS } from '../support/shared-stores.js';
@@ -42,12 +43,12 @@ for (const { name, up } of STORE_KINDS.filter((kind) => kind.shared)) {
         }) as const;
 
       const filed = await a.engine.fileDelegation(CHIDI, BOLA, new Date(Date.now() + 86_400_000), '5000');
-      expect(await b.engine.approve(filed.id, ADE)).toMatchObject({ ok: true });
+      expect(await approveAsSeen(b.engine, filed.id, ADE)).toMatchObject({ ok: true });
       await b.engine.idle();
       expect((await a.engine.liveDelegations()).map((d) => d.delegate)).toEqual([BOLA]);
 
       const first = await fileDraft(a.engine, withdrawal('1500'));
-      expect(await b.engine.approve(first.id, BOLA)).toMatchObject({
+      expect(await approveAsSeen(b.engine, first.id, BOLA)).toMatchObject({
         ok: true,
         request: { approvals: [{ user: BOLA, onBehalfOf: CHIDI }] },
       });
@@ -58,7 +59,7 @@ for (const { name, up } of STORE_KINDS.filter((kind) => kind.shared)) {
       const c = await replica();
       const second = await fileDraft(a.engine, withdrawal('1500'));
       expect(await c.engine.revokeDelegations(CHIDI, BOLA)).toHaveLength(1);
-      expect(await a.engine.approve(second.id, BOLA)).toMatchObject({
+      expect(await approveAsSeen(a.engine, second.id, BOLA)).toMatchObject({
         ok: false,
         reason: 'delegation-ended',
       });

@@ -7,6 +7,7 @@ import type { Delegation } from '../../src/access/delegations.js';
 import { ApprovalPolicy, parseTiers } from '../../src/access/index.js';
 import type { ApprovalCheck } from '../../src/access/policy.js';
 import type { ApprovalRequest } from '../../src/approvals/types.js';
+import { approveAsSeen } from '../support/approve-as-seen.js';
 import { engineTest as test, twoNetworks, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { STORE_KINDS } from '../support/shared-stores.js';
@@ -64,7 +65,7 @@ for (const kind of STORE_KINDS) {
       defer(() => other.engine.stop());
       const [networkId] = await twoNetworks(fx.client);
       const filed = await fx.engine.fileDelegation(CHIDI, BOLA, new Date(Date.now() + 86_400_000));
-      expect(await other.engine.approve(filed.id, ADE)).toMatchObject({ ok: true });
+      expect(await approveAsSeen(other.engine, filed.id, ADE)).toMatchObject({ ok: true });
       await other.engine.idle();
       expect(await fx.engine.liveDelegations()).toHaveLength(1);
       // A two-approval amount: the delegate's approval is not final, so no re-check stands between.
@@ -72,7 +73,7 @@ for (const kind of STORE_KINDS) {
 
       approving.holdNext();
       const order: string[] = [];
-      const approval = fx.engine.approve(request.id, BOLA).then((result) => {
+      const approval = approveAsSeen(fx.engine, request.id, BOLA).then((result) => {
         order.push(result.ok ? 'approved' : `refused: ${result.reason}`);
         return result;
       });
@@ -100,7 +101,7 @@ for (const kind of STORE_KINDS) {
         expect(after?.approvals).toEqual([]);
       }
       // And any approval after it is refused.
-      expect(await fx.engine.approve(request.id, BOLA)).toMatchObject({ ok: false });
+      expect(await approveAsSeen(fx.engine, request.id, BOLA)).toMatchObject({ ok: false });
       await fx.engine.idle();
       await other.engine.idle();
     });

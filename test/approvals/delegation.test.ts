@@ -7,6 +7,7 @@ import { ApprovalPolicy, parseTiers } from '../../src/access/index.js';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import type { RequestDraft } from '../../src/approvals/index.js';
 import { createStore } from '../../src/store/index.js';
+import { approveAsSeen, rejectAsSeen } from '../support/approve-as-seen.js';
 import { redemptionDraft } from '../support/drafts.js';
 import { DEST, type EngineFixture, engineTest, REQUESTER, twoNetworks } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
@@ -49,7 +50,7 @@ async function delegate(
 ): Promise<string> {
   const until = new Date(fx.clock.now().getTime() + (options.days ?? 3) * DAY);
   const filed = await fx.engine.fileDelegation(from, to, until, options.max);
-  const approved = await fx.engine.approve(filed.id, options.approver ?? ADE);
+  const approved = await approveAsSeen(fx.engine, filed.id, options.approver ?? ADE);
   expect(approved.ok).toBe(true);
   await fx.engine.idle();
   expect((await fx.engine.get(filed.id))?.state).toBe('completed');
@@ -70,13 +71,16 @@ describe('creating a delegation', () => {
       requiredApprovals: 1,
     });
     expect(await engine.liveDelegations()).toEqual([]);
-    expect(await engine.approve(filed.id, CHIDI)).toMatchObject({ ok: false, reason: 'requester' });
-    expect(await engine.approve(filed.id, DAYO)).toMatchObject({ ok: false, reason: 'delegate' });
+    expect(await approveAsSeen(engine, filed.id, CHIDI)).toMatchObject({ ok: false, reason: 'requester' });
+    expect(await approveAsSeen(engine, filed.id, DAYO)).toMatchObject({ ok: false, reason: 'delegate' });
     // A delegate of another approver cannot approve a delegation in their place either.
     await delegate(fx, ADE, BOLA, { approver: DAYO });
-    expect(await engine.approve(filed.id, BOLA)).toMatchObject({ ok: false, reason: 'not-approver' });
+    expect(await approveAsSeen(engine, filed.id, BOLA)).toMatchObject({ ok: false, reason: 'not-approver' });
     expect(await engine.liveDelegations()).toHaveLength(1);
-    expect(await engine.approve(filed.id, ADE)).toMatchObject({ ok: true, request: { state: 'approved' } });
+    expect(await approveAsSeen(engine, filed.id, ADE)).toMatchObject({
+      ok: true,
+      request: { state: 'approved' },
+    });
     await engine.idle();
     expect((await engine.get(filed.id))?.state).toBe('completed');
     const live = await engine.liveDelegations();
@@ -98,7 +102,7 @@ describe('creating a delegation', () => {
     const filed = await engine.fileDelegation(CHIDI, BOLA, until);
     expect(filed.expiresAt).toBe(until.toISOString()); // sooner than the 24 h lifetime
     fx.clock.advance(DAY / 2);
-    expect(await engine.approve(filed.id, ADE)).toMatchObject({ ok: false, reason: 'expired' });
+    expect(await approveAsSeen(engine, filed.id, ADE)).toMatchObject({ ok: false, reason: 'expired' });
     await engine.idle();
     expect(await engine.get(filed.id)).toMatchObject({ state: 'expired', approvals: [] });
     expect(await engine.liveDelegations()).toEqual([]);
@@ -114,13 +118,13 @@ describe('creating a delegation', () => {
       expiresAt: new Date(fx.clock.now().getTime() + DAY).toISOString(),
     });
     fx.clock.advance(DAY / 2);
-    expect(await engine.approve(filed.id, ADE)).toMatchObject({ ok: false, reason: 'window-ended' });
+    expect(await approveAsSeen(engine, filed.id, ADE)).toMatchObject({ ok: false, reason: 'window-ended' });
     await engine.idle();
     expect(await engine.get(filed.id)).toMatchObject({ state: 'pending', approvals: [] });
     expect(await engine.liveDelegations()).toEqual([]);
     expect(await partsOf(engine).core.options.policy.eligibleFor(filed)).toEqual([]);
     // Its delegator may still cancel it, and an approver reject it.
-    expect(await engine.mayReject(filed.id, ADE)).not.toHaveProperty('refusal');
+    expect(await engine.mayReject(filed.id, ADE, filed.round)).not.toHaveProperty('refusal');
   });
 
   test('refuses a delegation by a non-approver, to oneself, in the past, or longer than 90 days', async ({
@@ -175,9 +179,12 @@ describe('approving in the delegator’s place', () => {
     networkId,
   }) => {
     const request = await fileDraft(engine, withdrawal(networkId, '1500'));
-    expect(await engine.approve(request.id, BOLA)).toMatchObject({ ok: false, reason: 'not-approver' });
+    expect(await approveAsSeen(engine, request.id, BOLA)).toMatchObject({
+      ok: false,
+      reason: 'not-approver',
+    });
     await delegate(fx, CHIDI, BOLA, { max: '500000' });
-    const result = await engine.approve(request.id, BOLA);
+    const result = await approveAsSeen(engine, request.id, BOLA);
     expect(result).toMatchObject({
       ok: true,
       request: { state: 'approved', approvals: [{ user: BOLA, onBehalfOf: CHIDI }] },
@@ -196,16 +203,19 @@ describe('approving in the delegator’s place', () => {
     await delegate(fx, CHIDI, BOLA, { max: '500000' });
     expect((await engine.liveDelegations())[0]?.max).toBe('500000.00');
     const above = await fileDraft(engine, withdrawal(networkId, '500000.01'));
-    expect(await engine.approve(above.id, BOLA)).toMatchObject({ ok: false, reason: 'over-cap' });
+    expect(await approveAsSeen(engine, above.id, BOLA)).toMatchObject({ ok: false, reason: 'over-cap' });
     const at = await fileDraft(engine, withdrawal(networkId, '500000'));
-    expect(await engine.approve(at.id, BOLA)).toMatchObject({ ok: true });
+    expect(await approveAsSeen(engine, at.id, BOLA)).toMatchObject({ ok: true });
     const whitelist = await fileDraft(engine, {
       kind: 'whitelist',
       payload: { networkId, address: DEST },
       display: {},
       requester: REQUESTER,
     });
-    expect(await engine.approve(whitelist.id, BOLA)).toMatchObject({ ok: false, reason: 'not-covered' });
+    expect(await approveAsSeen(engine, whitelist.id, BOLA)).toMatchObject({
+      ok: false,
+      reason: 'not-covered',
+    });
     expect((await engine.get(above.id))?.approvals).toEqual([]);
   });
 
@@ -222,7 +232,10 @@ describe('approving in the delegator’s place', () => {
       onBehalfOf: CHIDI,
     });
     fx.clock.advance(1_000);
-    expect(await engine.approve(request.id, BOLA)).toMatchObject({ ok: false, reason: 'delegation-ended' });
+    expect(await approveAsSeen(engine, request.id, BOLA)).toMatchObject({
+      ok: false,
+      reason: 'delegation-ended',
+    });
     expect(await engine.liveDelegations()).toEqual([]);
   });
 
@@ -233,9 +246,12 @@ describe('approving in the delegator’s place', () => {
   }) => {
     await delegate(fx, CHIDI, BOLA);
     const bolas = await fileDraft(engine, withdrawal(networkId, '1500', BOLA));
-    expect(await engine.approve(bolas.id, BOLA)).toMatchObject({ ok: false, reason: 'requester' });
+    expect(await approveAsSeen(engine, bolas.id, BOLA)).toMatchObject({ ok: false, reason: 'requester' });
     const chidis = await fileDraft(engine, withdrawal(networkId, '1500', CHIDI));
-    expect(await engine.approve(chidis.id, BOLA)).toMatchObject({ ok: false, reason: 'delegator-filed' });
+    expect(await approveAsSeen(engine, chidis.id, BOLA)).toMatchObject({
+      ok: false,
+      reason: 'delegator-filed',
+    });
     await engine.idle();
     expect(withdrawCalls(fx)).toBe(0);
   });
@@ -248,16 +264,31 @@ describe('approving in the delegator’s place', () => {
     await delegate(fx, CHIDI, BOLA);
     // The delegator approved first: the delegate adds nothing in the same place.
     const first = await fileDraft(engine, withdrawal(networkId, '1000000'));
-    expect(await engine.approve(first.id, CHIDI)).toMatchObject({ ok: true });
-    expect(await engine.approve(first.id, BOLA)).toMatchObject({ ok: false, reason: 'delegator-counted' });
+    expect(await approveAsSeen(engine, first.id, CHIDI)).toMatchObject({ ok: true });
+    expect(await approveAsSeen(engine, first.id, BOLA)).toMatchObject({
+      ok: false,
+      reason: 'delegator-counted',
+    });
     // The delegate approved first: neither the delegator nor the delegate again adds a count.
     const second = await fileDraft(engine, withdrawal(networkId, '1000000'));
-    expect(await engine.approve(second.id, BOLA)).toMatchObject({ ok: true, request: { state: 'pending' } });
-    expect(await engine.approve(second.id, CHIDI)).toMatchObject({ ok: false, reason: 'already-approved' });
-    expect(await engine.approve(second.id, BOLA)).toMatchObject({ ok: false, reason: 'already-approved' });
+    expect(await approveAsSeen(engine, second.id, BOLA)).toMatchObject({
+      ok: true,
+      request: { state: 'pending' },
+    });
+    expect(await approveAsSeen(engine, second.id, CHIDI)).toMatchObject({
+      ok: false,
+      reason: 'already-approved',
+    });
+    expect(await approveAsSeen(engine, second.id, BOLA)).toMatchObject({
+      ok: false,
+      reason: 'already-approved',
+    });
     await engine.idle();
     expect(withdrawCalls(fx)).toBe(0);
-    expect(await engine.approve(second.id, ADE)).toMatchObject({ ok: true, request: { state: 'approved' } });
+    expect(await approveAsSeen(engine, second.id, ADE)).toMatchObject({
+      ok: true,
+      request: { state: 'approved' },
+    });
     await engine.idle();
     expect(withdrawCalls(fx)).toBe(1);
   });
@@ -270,16 +301,25 @@ describe('approving in the delegator’s place', () => {
     await delegate(fx, CHIDI, BOLA);
     await delegate(fx, DAYO, BOLA);
     const request = await fileDraft(engine, withdrawal(networkId, '1000000'));
-    expect(await engine.approve(request.id, BOLA)).toMatchObject({ ok: true, request: { state: 'pending' } });
-    expect(await engine.approve(request.id, BOLA)).toMatchObject({ ok: false, reason: 'already-approved' });
+    expect(await approveAsSeen(engine, request.id, BOLA)).toMatchObject({
+      ok: true,
+      request: { state: 'pending' },
+    });
+    expect(await approveAsSeen(engine, request.id, BOLA)).toMatchObject({
+      ok: false,
+      reason: 'already-approved',
+    });
     // An approver who is also a delegate approves once, in their own right.
     await delegate(fx, CHIDI, ADE, { approver: DAYO });
     const other = await fileDraft(engine, withdrawal(networkId, '1000000'));
-    expect(await engine.approve(other.id, ADE)).toMatchObject({
+    expect(await approveAsSeen(engine, other.id, ADE)).toMatchObject({
       ok: true,
       request: { approvals: [{ user: ADE }] },
     });
-    expect(await engine.approve(other.id, ADE)).toMatchObject({ ok: false, reason: 'already-approved' });
+    expect(await approveAsSeen(engine, other.id, ADE)).toMatchObject({
+      ok: false,
+      reason: 'already-approved',
+    });
     await engine.idle();
     expect(withdrawCalls(fx)).toBe(0);
   });
@@ -292,9 +332,12 @@ describe('approving in the delegator’s place', () => {
     await delegate(fx, CHIDI, DAYO, { approver: ADE }); // Dayo, an approver, stands in for Chidi
     await delegate(fx, DAYO, EKENE, { approver: ADE }); // Dayo delegates his own place to Ekene
     const request = await fileDraft(engine, withdrawal(networkId, '1000000'));
-    expect(await engine.approve(request.id, DAYO)).toMatchObject({ ok: true });
+    expect(await approveAsSeen(engine, request.id, DAYO)).toMatchObject({ ok: true });
     // Dayo counts; Ekene may not take Chidi's place through Dayo.
-    expect(await engine.approve(request.id, EKENE)).toMatchObject({ ok: false, reason: 'delegator-counted' });
+    expect(await approveAsSeen(engine, request.id, EKENE)).toMatchObject({
+      ok: false,
+      reason: 'delegator-counted',
+    });
     expect((await engine.get(request.id))?.approvals).toHaveLength(1);
   });
 
@@ -319,18 +362,18 @@ describe('rejecting and reminders', () => {
   }) => {
     await delegate(fx, CHIDI, BOLA, { max: '2000' });
     const large = await fileDraft(engine, withdrawal(networkId, '2500'));
-    expect(await engine.mayReject(large.id, BOLA)).toMatchObject({ refusal: 'over-cap' });
-    expect(await engine.reject(large.id, BOLA, 'looks wrong')).toMatchObject({
+    expect(await engine.mayReject(large.id, BOLA, large.round)).toMatchObject({ refusal: 'over-cap' });
+    expect(await rejectAsSeen(engine, large.id, BOLA, 'looks wrong')).toMatchObject({
       ok: false,
       reason: 'over-cap',
     });
-    expect(await engine.reject(large.id, EKENE, 'looks wrong')).toMatchObject({
+    expect(await rejectAsSeen(engine, large.id, EKENE, 'looks wrong')).toMatchObject({
       ok: false,
       reason: 'not-approver',
     });
     const small = await fileDraft(engine, withdrawal(networkId, '1500'));
-    expect(await engine.mayReject(small.id, BOLA)).not.toHaveProperty('refusal');
-    const rejected = await engine.reject(small.id, BOLA, 'not ours');
+    expect(await engine.mayReject(small.id, BOLA, small.round)).not.toHaveProperty('refusal');
+    const rejected = await rejectAsSeen(engine, small.id, BOLA, 'not ours');
     expect(rejected).toMatchObject({ ok: true, request: { state: 'rejected' } });
     expect(rejected.ok && rejected.request.history.at(-1)).toMatchObject({ actor: BOLA, onBehalfOf: CHIDI });
   });
@@ -345,7 +388,7 @@ describe('rejecting and reminders', () => {
     const [networkId] = await twoNetworks(fx.client);
     await delegate(fx, CHIDI, BOLA);
     const request = await fileDraft(engine, withdrawal(networkId, '1000000'));
-    expect(await engine.approve(request.id, ADE)).toMatchObject({ ok: true });
+    expect(await approveAsSeen(engine, request.id, ADE)).toMatchObject({ ok: true });
     fx.clock.advance(DAY / 2);
     const [reminded] = await partsOf(engine).reminders.sweep();
     expect(reminded?.history.at(-1)?.reminder?.waiting).toEqual([CHIDI, DAYO, BOLA]);
@@ -407,7 +450,10 @@ describe('revoking', () => {
     expect(await engine.revokeDelegations(EKENE, BOLA)).toEqual([]);
     const revoked = await engine.revokeDelegations(CHIDI, BOLA);
     expect(revoked.map((r) => r.id)).toEqual([id]);
-    expect(await engine.approve(request.id, BOLA)).toMatchObject({ ok: false, reason: 'delegation-ended' });
+    expect(await approveAsSeen(engine, request.id, BOLA)).toMatchObject({
+      ok: false,
+      reason: 'delegation-ended',
+    });
     expect(await engine.liveDelegations()).toEqual([]);
     const entry = (await engine.audit(50)).find((e) => e.action === 'delegation-revoked');
     expect(entry).toMatchObject({ requestId: id, kind: 'delegation', actor: CHIDI });
@@ -421,7 +467,7 @@ describe('revoking', () => {
     fx.sandbox.setAccountName('0123456789', 'ADA OBI');
     const request = await fileDraft(engine, redemptionDraft(REQUESTER));
     const check = fx.sandbox.hold('POST', '/v1/api/account/verify');
-    const approving = engine.approve(request.id, BOLA); // final: the figures are read again first
+    const approving = approveAsSeen(engine, request.id, BOLA); // final: the figures are read again first
     await check.arrived;
     expect((await engine.revokeDelegations(CHIDI, BOLA)).length).toBe(1);
     check.release();
@@ -454,10 +500,13 @@ describe('across replicas and restarts', () => {
     await delegate(fx, CHIDI, BOLA);
     const other = (await fx.another({ engine: { policy: policy() } })).engine;
     const request = await fileDraft(other, withdrawal(networkId, '1500'));
-    expect(await other.approve(request.id, BOLA)).toMatchObject({ ok: true });
+    expect(await approveAsSeen(other, request.id, BOLA)).toMatchObject({ ok: true });
     const next = await fileDraft(engine, withdrawal(networkId, '1500'));
     await other.revokeDelegations(CHIDI, BOLA);
-    expect(await engine.approve(next.id, BOLA)).toMatchObject({ ok: false, reason: 'delegation-ended' });
+    expect(await approveAsSeen(engine, next.id, BOLA)).toMatchObject({
+      ok: false,
+      reason: 'delegation-ended',
+    });
     await other.idle();
     await engine.idle();
   });

@@ -4,6 +4,7 @@ import { expect } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import type { ApprovalRequest } from '../../src/approvals/index.js';
 import { createStore } from '../../src/store/index.js';
+import { approveAsSeen } from '../support/approve-as-seen.js';
 import { APPROVER_A, type EngineFixture, engineTest, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { CrashingStore } from './crashing-store.js';
@@ -53,7 +54,7 @@ test('never shows an audited step whose request write was lost', async ({ fx, cr
   expect((await fx.engine.get(request.id))?.state).toBe('pending');
   expect((await auditOf(fx, request)).audit).toEqual(['filed']);
   // Clicked again, it goes through once and the log shows each step once.
-  await fx.engine.approve(request.id, APPROVER_A);
+  await approveAsSeen(fx.engine, request.id, APPROVER_A);
   await fx.engine.idle();
   const { audit, history } = await auditOf(fx, request);
   expect(audit).toEqual(['filed', 'approved', 'executing', 'sent']);
@@ -71,7 +72,7 @@ test('says so when sending an approved request could not start, and the sweep se
   crashing.crashAt(
     (method, key) => method === 'withLock' && key === `approval:${request.id}` && ++holds === 2,
   );
-  expect(await fx.engine.approve(request.id, APPROVER_A)).toMatchObject({ ok: true });
+  expect(await approveAsSeen(fx.engine, request.id, APPROVER_A)).toMatchObject({ ok: true });
   await fx.engine.idle();
   const told = await fx.engine.get(request.id);
   expect(told?.state).toBe('approved');

@@ -7,12 +7,15 @@ import {
   type ApprovalEngine,
   type ApprovalReadiness,
   type ApprovalRequest,
+  type ApproveOptions,
   type FileConfirmations,
   type FileResult,
   figuresDigest,
+  type RejectOptions,
   type RequestDraft,
   StaleRoundError,
 } from '../../src/approvals/index.js';
+import { seenOf } from '../support/approve-as-seen.js';
 import { APPROVER_A, APPROVER_B, DEST, engineTest, REQUESTER, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 
@@ -42,6 +45,21 @@ describe('the engine API', () => {
     }>();
     expectTypeOf<Parameters<ApprovalEngine['approve']>[2]>().toMatchTypeOf<
       { round?: number; figuresDigest?: string } | undefined
+    >();
+    // The binding is required: an approval says the round and figures seen, a rejection the round.
+    expectTypeOf<Parameters<ApprovalEngine['approve']>[2]>().toMatchTypeOf<{
+      round: number;
+      figuresDigest: string;
+    }>();
+    expectTypeOf<Parameters<ApprovalEngine['reject']>[3]>().toMatchTypeOf<{ round: number }>();
+    // @ts-expect-error an approval without the round and figures seen does not type-check
+    expectTypeOf<ApprovalEngine['approve']>().toBeCallableWith('AR-1', APPROVER_A, {});
+    // @ts-expect-error nor one with the round alone
+    expectTypeOf<ApprovalEngine['approve']>().toBeCallableWith('AR-1', APPROVER_A, { round: 1 });
+    // @ts-expect-error nor a rejection without the round seen
+    expectTypeOf<ApprovalEngine['reject']>().toBeCallableWith('AR-1', APPROVER_A, 'wrong', {});
+    expectTypeOf<ApprovalEngine['mayReject']>().parameters.toEqualTypeOf<
+      [id: string, user: string, round: number]
     >();
     expectTypeOf<ApprovalEngine['approve']>().returns.resolves.toEqualTypeOf<ActionResult>();
     expectTypeOf<ApprovalEngine['canApprove']>().parameters.toEqualTypeOf<
@@ -80,6 +98,45 @@ describe('approving from outside Slack', () => {
     ).rejects.toBeInstanceOf(StaleRoundError);
     expect((await fx.engine.get(filed.id))?.approvals).toEqual([]);
     expect(await fx.engine.approve(filed.id, APPROVER_A, seen)).toMatchObject({ ok: true });
+  });
+
+  test('refuses an approval of an earlier round, or one that does not say what it saw', async ({
+    fx,
+    networkId,
+  }) => {
+    const filed = await fileDraft(fx.engine, withdrawal(networkId, '2000'));
+    const seen = seenOf(filed);
+    await expect(
+      fx.engine.approve(filed.id, APPROVER_A, { ...seen, round: filed.round - 1 }),
+    ).rejects.toBeInstanceOf(StaleRoundError);
+    // A caller the types do not reach (plain JavaScript, a cast) is refused the same way.
+    await expect(fx.engine.approve(filed.id, APPROVER_A, {} as ApproveOptions)).rejects.toBeInstanceOf(
+      StaleRoundError,
+    );
+    expect((await fx.engine.get(filed.id))?.approvals).toEqual([]);
+  });
+
+  test('refuses a rejection of a round other than the one the rejecter saw, before and after the modal', async ({
+    fx,
+    networkId,
+  }) => {
+    const filed = await fileDraft(fx.engine, withdrawal(networkId, '2000'));
+    expect(await fx.engine.mayReject(filed.id, APPROVER_A, filed.round + 1)).toMatchObject({
+      stale: { id: filed.id },
+    });
+    await expect(
+      fx.engine.reject(filed.id, APPROVER_A, 'wrong address', { round: filed.round + 1 }),
+    ).rejects.toBeInstanceOf(StaleRoundError);
+    await expect(
+      fx.engine.reject(filed.id, APPROVER_A, 'wrong address', {} as RejectOptions),
+    ).rejects.toBeInstanceOf(StaleRoundError);
+    expect(await fx.engine.get(filed.id)).toMatchObject({ state: 'pending' });
+    expect(await fx.engine.mayReject(filed.id, APPROVER_A, filed.round)).toEqual({
+      request: expect.objectContaining({ id: filed.id }),
+    });
+    expect(
+      await fx.engine.reject(filed.id, APPROVER_A, 'wrong address', { round: filed.round }),
+    ).toMatchObject({ ok: true, request: { state: 'rejected' } });
   });
 
   test('still refuses the requester and a second click by the same approver, whatever they saw', async ({

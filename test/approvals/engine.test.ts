@@ -2,6 +2,7 @@
 // expiry, exactly one call, outcome-unknown reconciliation and tracking to the final status.
 import { describe, expect } from 'vitest';
 import type { RequestDraft } from '../../src/approvals/index.js';
+import { approveAsSeen, rejectAsSeen } from '../support/approve-as-seen.js';
 import { redemptionDraft } from '../support/drafts.js';
 import {
   APPROVER_A,
@@ -29,7 +30,7 @@ const withdrawCalls = (fx: EngineFixture) => fx.sandbox.count('POST', '/v1/api/w
 describe('who may approve', () => {
   test('refuses self-approval and changes nothing', async ({ fx, networkId }) => {
     const request = await fileDraft(fx.engine, withdrawal(networkId, '1500.50'));
-    const result = await fx.engine.approve(request.id, REQUESTER);
+    const result = await approveAsSeen(fx.engine, request.id, REQUESTER);
     expect(result).toMatchObject({ ok: false, reason: 'requester' });
     expect((await fx.engine.get(request.id))?.state).toBe('pending');
     await fx.engine.idle();
@@ -38,7 +39,7 @@ describe('who may approve', () => {
 
   test('refuses someone who is not an approver', async ({ fx, networkId }) => {
     const request = await fileDraft(fx.engine, withdrawal(networkId, '1500.50'));
-    expect(await fx.engine.approve(request.id, OUTSIDER)).toMatchObject({
+    expect(await approveAsSeen(fx.engine, request.id, OUTSIDER)).toMatchObject({
       ok: false,
       reason: 'not-approver',
     });
@@ -48,18 +49,18 @@ describe('who may approve', () => {
   test('needs two distinct approvals above the tier threshold', async ({ fx, networkId }) => {
     const request = await fileDraft(fx.engine, withdrawal(networkId, '1000000'));
     expect(request.requiredApprovals).toBe(2);
-    const first = await fx.engine.approve(request.id, APPROVER_A);
+    const first = await approveAsSeen(fx.engine, request.id, APPROVER_A);
     expect(first).toMatchObject({
       ok: true,
       request: { state: 'pending', approvals: [{ user: APPROVER_A }] },
     });
-    expect(await fx.engine.approve(request.id, APPROVER_A)).toMatchObject({
+    expect(await approveAsSeen(fx.engine, request.id, APPROVER_A)).toMatchObject({
       ok: false,
       reason: 'already-approved',
     });
     await fx.engine.idle();
     expect(withdrawCalls(fx)).toBe(0);
-    expect(await fx.engine.approve(request.id, APPROVER_B)).toMatchObject({
+    expect(await approveAsSeen(fx.engine, request.id, APPROVER_B)).toMatchObject({
       ok: true,
       request: { state: 'approved' },
     });
@@ -75,7 +76,7 @@ describe('who may approve', () => {
       requester: REQUESTER,
     });
     expect(request.requiredApprovals).toBe(2);
-    expect(await fx.engine.approve(request.id, APPROVER_A)).toMatchObject({
+    expect(await approveAsSeen(fx.engine, request.id, APPROVER_A)).toMatchObject({
       ok: true,
       request: { state: 'pending' },
     });
@@ -88,7 +89,7 @@ describe('execution', () => {
   test('sends exactly the approved body, once, and records the reference', async ({ fx, networkId }) => {
     const request = await fileDraft(fx.engine, withdrawal(networkId, '1500.50'));
     expect(withdrawCalls(fx)).toBe(0);
-    await fx.engine.approve(request.id, APPROVER_A);
+    await approveAsSeen(fx.engine, request.id, APPROVER_A);
     await fx.engine.idle();
     const sent = fx.sandbox.requests.filter((r) => r.method === 'POST' && r.path === '/v1/api/withdraw');
     expect(sent).toHaveLength(1);
@@ -106,7 +107,7 @@ describe('execution', () => {
   test('makes exactly one service call when 50 approve clicks arrive at once', async ({ fx, networkId }) => {
     const request = await fileDraft(fx.engine, withdrawal(networkId, '777'));
     const clicks = Array.from({ length: 50 }, (_, i) =>
-      fx.engine.approve(request.id, i % 2 ? APPROVER_A : APPROVER_B),
+      approveAsSeen(fx.engine, request.id, i % 2 ? APPROVER_A : APPROVER_B),
     );
     const results = await Promise.all(clicks);
     await fx.engine.idle();
@@ -120,7 +121,7 @@ describe('execution', () => {
   }) => {
     fx.sandbox.dropResponse('POST', '/v1/api/withdraw');
     const request = await fileDraft(fx.engine, withdrawal(networkId, '4321.09'));
-    await fx.engine.approve(request.id, APPROVER_A);
+    await approveAsSeen(fx.engine, request.id, APPROVER_A);
     await fx.engine.idle();
     expect((await fx.engine.get(request.id))?.state).toBe('outcome-unknown');
     await fx.engine.tick();
@@ -143,7 +144,7 @@ describe('execution', () => {
       display: {},
       requester: REQUESTER,
     });
-    await fx.engine.approve(request.id, APPROVER_A);
+    await approveAsSeen(fx.engine, request.id, APPROVER_A);
     await fx.engine.idle();
     expect((await fx.engine.get(request.id))?.state).toBe('outcome-unknown');
     await fx.engine.tick();
@@ -154,7 +155,7 @@ describe('execution', () => {
   test('marks a refused call failed with the service message', async ({ fx, networkId }) => {
     fx.sandbox.setServiceAvailable(false);
     const request = await fileDraft(fx.engine, withdrawal(networkId, '10'));
-    await fx.engine.approve(request.id, APPROVER_A);
+    await approveAsSeen(fx.engine, request.id, APPROVER_A);
     await fx.engine.idle();
     const failed = await fx.engine.get(request.id);
     expect(failed?.state).toBe('failed');
@@ -164,7 +165,7 @@ describe('execution', () => {
   test('tracks a sent withdrawal to completed from the webhook', async ({ fx, networkId }) => {
     await fx.receiveWebhooks();
     const request = await fileDraft(fx.engine, withdrawal(networkId, '250'));
-    await fx.engine.approve(request.id, APPROVER_A);
+    await approveAsSeen(fx.engine, request.id, APPROVER_A);
     await fx.engine.idle();
     await fx.sandbox.settleAll();
     const done = await fx.engine.get(request.id);
@@ -176,7 +177,7 @@ describe('execution', () => {
     networkId,
   }) => {
     const request = await fileDraft(fx.engine, withdrawal(networkId, '250'));
-    await fx.engine.approve(request.id, APPROVER_A);
+    await approveAsSeen(fx.engine, request.id, APPROVER_A);
     await fx.engine.idle();
     await fx.sandbox.settleAll();
     await fx.engine.tick();
@@ -192,7 +193,7 @@ describe('execution', () => {
       fx.engine,
       withdrawal(networkId, '250', '0x000000000000000000000000000000000000dEaD'),
     );
-    await fx.engine.approve(request.id, APPROVER_A);
+    await approveAsSeen(fx.engine, request.id, APPROVER_A);
     await fx.engine.idle();
     await fx.sandbox.settleAll();
     expect((await fx.engine.get(request.id))?.state).toBe('failed');
@@ -213,9 +214,9 @@ describe('filing', () => {
 describe('reject, cancel, expiry', () => {
   test('rejects with a reason, and nothing is sent', async ({ fx, networkId }) => {
     const request = await fileDraft(fx.engine, withdrawal(networkId, '100'));
-    const result = await fx.engine.reject(request.id, APPROVER_A, 'Wrong address');
+    const result = await rejectAsSeen(fx.engine, request.id, APPROVER_A, 'Wrong address');
     expect(result).toMatchObject({ ok: true, request: { state: 'rejected', reason: 'Wrong address' } });
-    expect(await fx.engine.approve(request.id, APPROVER_B)).toMatchObject({
+    expect(await approveAsSeen(fx.engine, request.id, APPROVER_B)).toMatchObject({
       ok: false,
       reason: 'not-pending',
     });
@@ -239,7 +240,7 @@ describe('reject, cancel, expiry', () => {
     const a = await fileDraft(fx.engine, withdrawal(networkId, '100'));
     const b = await fileDraft(fx.engine, withdrawal(networkId, '200'));
     fx.clock.advance(24 * 3_600_000);
-    expect(await fx.engine.approve(a.id, APPROVER_A)).toMatchObject({ ok: false, reason: 'expired' });
+    expect(await approveAsSeen(fx.engine, a.id, APPROVER_A)).toMatchObject({ ok: false, reason: 'expired' });
     await fx.engine.tick();
     expect((await fx.engine.get(b.id))?.state).toBe('expired');
     await fx.engine.idle();
@@ -248,7 +249,7 @@ describe('reject, cancel, expiry', () => {
 
   test('keeps an audit log of every step', async ({ fx, networkId }) => {
     const request = await fileDraft(fx.engine, withdrawal(networkId, '100'));
-    await fx.engine.approve(request.id, APPROVER_A);
+    await approveAsSeen(fx.engine, request.id, APPROVER_A);
     await fx.engine.idle();
     const audit = await fx.engine.audit(10);
     expect(audit.map((e) => e.action)).toEqual(['filed', 'approved', 'executing', 'sent']);
@@ -267,12 +268,12 @@ describe('stale figures', () => {
       purpose: 'Liquidity for the other chain',
       requester: REQUESTER,
     });
-    const result = await fx.engine.approve(request.id, APPROVER_A);
+    const result = await approveAsSeen(fx.engine, request.id, APPROVER_A);
     expect(result).toMatchObject({ ok: true, request: { state: 'pending', round: 1 } });
     expect(result.request?.reason).toContain('quote changed');
     expect(fx.sandbox.count('POST', '/v1/api/bridge-quote')).toBe(1);
     // Approved on the fresh figures, it goes out once.
-    expect(await fx.engine.approve(request.id, APPROVER_B)).toMatchObject({
+    expect(await approveAsSeen(fx.engine, request.id, APPROVER_B)).toMatchObject({
       ok: true,
       request: { state: 'approved' },
     });
@@ -282,10 +283,10 @@ describe('stale figures', () => {
 
   test('sends a redemption back to the approvers when the account name changed', async ({ fx }) => {
     const request = await fileDraft(fx.engine, redemptionDraft(REQUESTER, 'Somebody Else'));
-    const result = await fx.engine.approve(request.id, APPROVER_A);
+    const result = await approveAsSeen(fx.engine, request.id, APPROVER_A);
     expect(result).toMatchObject({ ok: true, request: { state: 'pending', approvals: [], round: 1 } });
     expect(result.request?.reason).toContain('account name');
-    const again = await fx.engine.approve(request.id, APPROVER_A);
+    const again = await approveAsSeen(fx.engine, request.id, APPROVER_A);
     expect(again).toMatchObject({ ok: true, request: { state: 'approved' } });
     await fx.engine.idle();
     expect(fx.sandbox.count('POST', '/v1/api/redeemAsset')).toBe(1);

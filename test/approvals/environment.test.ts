@@ -3,6 +3,7 @@
 import { expect } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import type { ApprovalEngine } from '../../src/approvals/index.js';
+import { approveAsSeen } from '../support/approve-as-seen.js';
 import {
   type AnotherOptions,
   APPROVER_A,
@@ -66,7 +67,7 @@ test('closes a sandbox request instead of approving it after the switch', async 
 }) => {
   const request = await fileDraft(fx.engine, withdrawal(networkId, '1700'));
   const live = await another({ environment: 'test' });
-  const result = await live.approve(request.id, APPROVER_A);
+  const result = await approveAsSeen(live, request.id, APPROVER_A);
   expect(result).toMatchObject({ ok: false, reason: 'not-pending', request: { state: 'cancelled' } });
   await live.idle();
   expect(withdrawCalls(fx)).toBe(0);

@@ -6,6 +6,7 @@ import { failedCallOutcome } from '../../src/approvals/index.js';
 import { classifyFailure as custodyFailure } from '../../src/cngn/custody-gateway.js';
 import { CngnError, CngnResponseError, CngnTransportError, RateBudgetError } from '../../src/cngn/errors.js';
 import { createStore } from '../../src/store/index.js';
+import { approveAsSeen } from '../support/approve-as-seen.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -83,7 +84,7 @@ describe('a refused withdrawal through the sandbox', () => {
 
   async function approveAndRun(fx: EngineFixture, networkId: string, amount: string) {
     const request = await fileDraft(fx.engine, withdrawal(networkId, amount));
-    const approved = await fx.engine.approve(request.id, APPROVER_A);
+    const approved = await approveAsSeen(fx.engine, request.id, APPROVER_A);
     expect(approved).toMatchObject({ ok: true, request: { state: 'approved' } });
     await fx.engine.idle();
     return fx.engine.get(request.id);
@@ -106,8 +107,8 @@ describe('a refused withdrawal through the sandbox', () => {
     networkId,
   }) => {
     const request = await fileDraft(fx.engine, withdrawal(networkId, '1250000.01')); // the sandbox holds ₦1,250,000.00
-    await fx.engine.approve(request.id, APPROVER_A);
-    await fx.engine.approve(request.id, APPROVER_B); // its tier needs two
+    await approveAsSeen(fx.engine, request.id, APPROVER_A);
+    await approveAsSeen(fx.engine, request.id, APPROVER_B); // its tier needs two
     await fx.engine.idle();
     const after = await fx.engine.get(request.id);
     expect(after?.state).toBe('failed');

@@ -5,6 +5,7 @@
 import { describe, expect } from 'vitest';
 import { HELD_ACTION } from '../../src/approvals/index.js';
 import type { Store } from '../../src/store/index.js';
+import { approveAsSeen } from '../support/approve-as-seen.js';
 import { APPROVER_A, APPROVER_B, engineTest, twoNetworks, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { STORE_KINDS } from '../support/shared-stores.js';
@@ -66,7 +67,7 @@ for (const kind of STORE_KINDS) {
       race.beforeMark = async () => {
         answered = await freezer.engine.freezeSends(APPROVER_B, 'stop everything');
       };
-      await sender.engine.approve(request.id, APPROVER_A);
+      await approveAsSeen(sender.engine, request.id, APPROVER_A);
       await sender.engine.idle();
       expect(answered).toMatchObject({ ok: true, underway: [] });
       expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
@@ -85,7 +86,7 @@ for (const kind of STORE_KINDS) {
       race.afterMark = async () => {
         answered = await freezer.engine.freezeSends(APPROVER_B, 'stop everything');
       };
-      await sender.engine.approve(request.id, APPROVER_A);
+      await approveAsSeen(sender.engine, request.id, APPROVER_A);
       await sender.engine.idle();
       expect(answered).toMatchObject({ ok: true, underway: [request.id] });
       expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);

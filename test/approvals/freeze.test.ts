@@ -5,6 +5,7 @@
 import { describe, expect } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import { HELD_ACTION, START_FROZEN_ACTOR } from '../../src/approvals/index.js';
+import { approveAsSeen } from '../support/approve-as-seen.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -21,7 +22,7 @@ const withdrawCalls = (fx: EngineFixture) => fx.sandbox.count('POST', '/v1/api/w
 /** File a withdrawal and approve it (one approval is enough below ₦1,000,000). */
 async function approvedWithdrawal(fx: EngineFixture, networkId: string, amount = '1500.50'): Promise<string> {
   const request = await fileDraft(fx.engine, withdrawalDraft(networkId, amount));
-  expect(await fx.engine.approve(request.id, APPROVER_A)).toMatchObject({ ok: true });
+  expect(await approveAsSeen(fx.engine, request.id, APPROVER_A)).toMatchObject({ ok: true });
   return request.id;
 }
 
@@ -29,7 +30,7 @@ async function approvedWithdrawal(fx: EngineFixture, networkId: string, amount =
 async function unfreeze(fx: EngineFixture, requester: string, approver: string) {
   const filed = await fx.engine.fileUnfreeze(requester);
   if (!filed.ok) throw new Error(`unfreeze not filed: ${filed.reason}`);
-  return { id: filed.request.id, approval: await fx.engine.approve(filed.request.id, approver) };
+  return { id: filed.request.id, approval: await approveAsSeen(fx.engine, filed.request.id, approver) };
 }
 
 describe('while sends are frozen', () => {
@@ -106,13 +107,13 @@ describe('while sends are frozen', () => {
       display: {},
       requester: REQUESTER,
     });
-    await fx.engine.approve(whitelist.id, APPROVER_B);
+    await approveAsSeen(fx.engine, whitelist.id, APPROVER_B);
     const delegation = await fx.engine.fileDelegation(
       APPROVER_A,
       'U_AWAY',
       new Date(Date.now() + 86_400_000),
     );
-    await fx.engine.approve(delegation.id, APPROVER_B);
+    await approveAsSeen(fx.engine, delegation.id, APPROVER_B);
     await fx.engine.idle();
     expect((await fx.engine.get(whitelist.id))?.state).toBe('approved');
     expect(fx.sandbox.count('POST', '/v1/api/whitelist')).toBe(0);
@@ -151,11 +152,11 @@ describe('lifting the freeze', () => {
       payload: { frozenBy: APPROVER_B, reason: 'checking a look-alike address' },
     });
     // The one who froze cannot lift it, nor can its requester (here the same person).
-    expect(await fx.engine.approve(filed.request.id, APPROVER_B)).toMatchObject({ ok: false });
+    expect(await approveAsSeen(fx.engine, filed.request.id, APPROVER_B)).toMatchObject({ ok: false });
     await fx.engine.idle();
     expect(await fx.engine.currentFreeze()).toBeDefined();
     expect(withdrawCalls(fx)).toBe(0);
-    expect(await fx.engine.approve(filed.request.id, APPROVER_A)).toMatchObject({ ok: true });
+    expect(await approveAsSeen(fx.engine, filed.request.id, APPROVER_A)).toMatchObject({ ok: true });
     await fx.engine.idle();
     expect(await fx.engine.currentFreeze()).toBeUndefined();
     expect((await fx.engine.get(filed.request.id))?.state).toBe('completed');
@@ -170,15 +171,15 @@ describe('lifting the freeze', () => {
     await fx.engine.freezeSends(APPROVER_B, 'stop everything');
     const filed = await fx.engine.fileUnfreeze(APPROVER_A);
     if (!filed.ok) throw new Error('not filed');
-    expect(await fx.engine.approve(filed.request.id, APPROVER_B)).toMatchObject({
+    expect(await approveAsSeen(fx.engine, filed.request.id, APPROVER_B)).toMatchObject({
       ok: false,
       reason: 'froze',
     });
-    expect(await fx.engine.approve(filed.request.id, APPROVER_A)).toMatchObject({
+    expect(await approveAsSeen(fx.engine, filed.request.id, APPROVER_A)).toMatchObject({
       ok: false,
       reason: 'requester',
     });
-    expect(await fx.engine.approve(filed.request.id, REQUESTER)).toMatchObject({ ok: true });
+    expect(await approveAsSeen(fx.engine, filed.request.id, REQUESTER)).toMatchObject({ ok: true });
     await fx.engine.idle();
     expect(await fx.engine.currentFreeze()).toBeUndefined();
   });

@@ -7,6 +7,7 @@ import { MAX_SECTION_RUNS, WriteRefusedError } from '../../src/approvals/approva
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import type { ApprovalRequest } from '../../src/approvals/index.js';
 import { createStore } from '../../src/store/index.js';
+import { approveAsSeen, rejectAsSeen } from '../support/approve-as-seen.js';
 import { APPROVER_A, APPROVER_B, engineTest, twoNetworks, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { LapsedLock } from '../support/lapsed-lock.js';
@@ -33,9 +34,11 @@ for (const kind of STORE_KINDS) {
       const { a, b, lapsed, withdrawal } = await pair('approve-reject');
       const request = await fileDraft(a.engine, withdrawal('101'));
       const gate = lapsed.holdWrite((value) => value.state === 'approved');
-      const late = a.engine.approve(request.id, APPROVER_A);
+      const late = approveAsSeen(a.engine, request.id, APPROVER_A);
       await gate.arrived;
-      expect(await b.engine.reject(request.id, APPROVER_B, 'wrong address')).toMatchObject({ ok: true });
+      expect(await rejectAsSeen(b.engine, request.id, APPROVER_B, 'wrong address')).toMatchObject({
+        ok: true,
+      });
       gate.release();
       expect(await late).toMatchObject({ ok: false, reason: 'not-pending' });
       await a.engine.idle();
@@ -65,7 +68,7 @@ for (const kind of STORE_KINDS) {
       const { a, b, lapsed, withdrawal } = await pair('reject-approve');
       const request = await fileDraft(a.engine, withdrawal('103'));
       const gate = lapsed.holdWrite((value) => value.state === 'rejected');
-      const late = a.engine.reject(request.id, APPROVER_A, 'too much');
+      const late = rejectAsSeen(a.engine, request.id, APPROVER_A, 'too much');
       await gate.arrived;
       expect(await partsOf(b.engine).core.approve(request.id, APPROVER_B)).toMatchObject({ ok: true });
       gate.release();
@@ -79,7 +82,7 @@ for (const kind of STORE_KINDS) {
       const { a, b, lapsed, withdrawal } = await pair('record');
       const request = await fileDraft(a.engine, withdrawal('104'));
       const gate = lapsed.holdWrite((value) => value.state === 'sent');
-      expect(await a.engine.approve(request.id, APPROVER_A)).toMatchObject({ ok: true });
+      expect(await approveAsSeen(a.engine, request.id, APPROVER_A)).toMatchObject({ ok: true });
       await gate.arrived;
       await partsOf(b.engine).core.attachMessage(request.id, 'C_APPROVALS', '1700000000.000100');
       gate.release();
@@ -141,7 +144,7 @@ describe('a write refused every time', () => {
     const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '106'));
     const told: string[] = [];
     fx.engine.onChange(async (r) => void told.push(r.history.at(-1)?.action ?? ''));
-    await expect(fx.engine.approve(request.id, APPROVER_A)).rejects.toThrow(WriteRefusedError);
+    await expect(approveAsSeen(fx.engine, request.id, APPROVER_A)).rejects.toThrow(WriteRefusedError);
     expect(refusals).toBe(MAX_SECTION_RUNS);
     expect(told).toEqual([]);
     expect((await fx.engine.get(request.id))?.state).toBe('pending');

@@ -8,6 +8,7 @@ import { LimitExceededError } from '../../src/approvals/index.js';
 import type { LimitSettings } from '../../src/approvals/limits.js';
 import { expireDue } from '../../src/approvals/sweeps.js';
 import type { Store } from '../../src/store/index.js';
+import { approveAsSeen, rejectAsSeen } from '../support/approve-as-seen.js';
 import { VirtualClock } from '../support/clock.js';
 import { redemptionDraft } from '../support/drafts.js';
 import {
@@ -31,8 +32,8 @@ const limitsTest = engineTest.extend('limits', async ({ startEngine }) => {
     const [networkId] = await twoNetworks(fx.client);
     /** Approve as two approvers (a second approval is refused harmlessly when one is enough). */
     const approveFully = async (id: string) => {
-      await fx.engine.approve(id, APPROVER_A);
-      if ((await fx.engine.get(id))?.state === 'pending') await fx.engine.approve(id, APPROVER_B);
+      await approveAsSeen(fx.engine, id, APPROVER_A);
+      if ((await fx.engine.get(id))?.state === 'pending') await approveAsSeen(fx.engine, id, APPROVER_B);
       await fx.engine.idle();
       return fx.engine.get(id);
     };
@@ -76,7 +77,7 @@ describe('the tier of a split payment', () => {
   limitsTest('leaves out a rejected, cancelled or expired request', async ({ limits }) => {
     const { fx, networkId, clock } = await limits({ windowMs: WINDOW });
     const rejected = await fileDraft(fx.engine, withdrawalDraft(networkId, '600000'));
-    await fx.engine.reject(rejected.id, APPROVER_A, 'wrong account');
+    await rejectAsSeen(fx.engine, rejected.id, APPROVER_A, 'wrong account');
     const cancelled = await fileDraft(fx.engine, withdrawalDraft(networkId, '600000'));
     await fx.engine.cancel(cancelled.id, REQUESTER);
     const expiring = await fileDraft(fx.engine, withdrawalDraft(networkId, '600000'));
@@ -144,9 +145,9 @@ describe('the daily limit', () => {
       const limited = await fx.another({
         engine: { limits: { windowMs: WINDOW, dailyLimit: '1000000.00' }, now: partsOf(fx.engine).core.now },
       });
-      expect(await limited.engine.approve(first.id, APPROVER_A)).toMatchObject({ ok: true });
+      expect(await approveAsSeen(limited.engine, first.id, APPROVER_A)).toMatchObject({ ok: true });
       await limited.engine.idle();
-      expect(await limited.engine.approve(second.id, APPROVER_A)).toMatchObject({
+      expect(await approveAsSeen(limited.engine, second.id, APPROVER_A)).toMatchObject({
         ok: false,
         reason: 'over-daily-limit',
         limit: { used: '700000.00', limit: '1000000.00', amount: '400000.00', stage: 'approval' },
@@ -166,7 +167,7 @@ describe('the daily limit', () => {
     const limited = await fx.another({
       engine: { limits: { windowMs: WINDOW, dailyLimit: '4999.99' }, now: partsOf(fx.engine).core.now },
     });
-    expect(await limited.engine.approve(redemption.id, APPROVER_A)).toMatchObject({
+    expect(await approveAsSeen(limited.engine, redemption.id, APPROVER_A)).toMatchObject({
       ok: false,
       reason: 'over-daily-limit',
       limit: { used: '0.00', limit: '4999.99', amount: '5000.00', stage: 'approval' },

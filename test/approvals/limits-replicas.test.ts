@@ -3,6 +3,7 @@
 // and two final approvals at once cannot both fit in the room that is left.
 import { describe, expect } from 'vitest';
 import { LimitExceededError } from '../../src/approvals/index.js';
+import { approveAsSeen } from '../support/approve-as-seen.js';
 import { APPROVER_A, engineTest as test, twoNetworks, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { STORE_KINDS } from '../support/shared-stores.js';
@@ -73,8 +74,8 @@ for (const kind of STORE_KINDS) {
       const one = await fx.another({ store: a, engine: { limits } });
       const two = await fx.another({ store: b, engine: { limits } });
       const results = await Promise.all([
-        one.engine.approve(first.id, APPROVER_A),
-        two.engine.approve(second.id, APPROVER_A),
+        approveAsSeen(one.engine, first.id, APPROVER_A),
+        approveAsSeen(two.engine, second.id, APPROVER_A),
       ]);
       expect(results.filter((r) => r.ok)).toHaveLength(1);
       expect(results.filter((r) => !r.ok)).toMatchObject([

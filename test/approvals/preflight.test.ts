@@ -6,6 +6,7 @@ import { partsOf } from '../../src/approvals/engine-parts.js';
 import type { ApprovalRequest, RequestDraft } from '../../src/approvals/index.js';
 import { committedAgainst } from '../../src/approvals/preflight.js';
 import { toChecksumAddress } from '../../src/format/evm-address.js';
+import { approveAsSeen } from '../support/approve-as-seen.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -29,7 +30,7 @@ async function sentWithdrawal(
   address = DEST,
 ): Promise<ApprovalRequest> {
   const filed = await fileDraft(fx.engine, withdrawal(networkId, amount, address));
-  await fx.engine.approve(filed.id, APPROVER_A);
+  await approveAsSeen(fx.engine, filed.id, APPROVER_A);
   await fx.engine.idle();
   const sent = await fx.engine.get(filed.id);
   if (sent?.state !== 'sent') throw new Error(`not sent: ${sent?.state}`);
@@ -104,7 +105,7 @@ describe('balance', () => {
     await sentWithdrawal(fx, networkId, '300000');
     const filed = await fileDraft(fx.engine, withdrawal(networkId, '1000000')); // two approvers at this tier
     await fx.client.getBalance(); // ₦950,000 now
-    expect(await fx.engine.approve(filed.id, APPROVER_A)).toMatchObject({
+    expect(await approveAsSeen(fx.engine, filed.id, APPROVER_A)).toMatchObject({
       ok: false,
       reason: 'insufficient-balance',
     });
@@ -257,9 +258,9 @@ describe('destinations', () => {
     const filed = await fileDraft(fx.engine, draft, { preflight: { ...checks, lookAlike } });
     expect(filed.requiredApprovals).toBe(2);
     expect(filed.history[0]?.note).toMatch(/looks like an address paid before/);
-    await fx.engine.approve(filed.id, APPROVER_A);
+    await approveAsSeen(fx.engine, filed.id, APPROVER_A);
     expect((await fx.engine.get(filed.id))?.state).toBe('pending');
-    await fx.engine.approve(filed.id, APPROVER_B);
+    await approveAsSeen(fx.engine, filed.id, APPROVER_B);
     expect((await fx.engine.get(filed.id))?.state).not.toBe('pending');
   });
 
@@ -275,8 +276,8 @@ describe('destinations', () => {
     const filed = await fileDraft(fx.engine, draft, { preflight: { ...checks, lookAlike } });
     expect(filed.requiredApprovals).toBe(2);
     expect(filed.preflight?.lookAlike?.extra).toBe(false);
-    await fx.engine.approve(filed.id, APPROVER_A);
-    await fx.engine.approve(filed.id, APPROVER_B);
+    await approveAsSeen(fx.engine, filed.id, APPROVER_A);
+    await approveAsSeen(fx.engine, filed.id, APPROVER_B);
     expect((await fx.engine.get(filed.id))?.state).not.toBe('pending');
   });
 

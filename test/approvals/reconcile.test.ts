@@ -4,6 +4,7 @@
 import { expect } from 'vitest';
 import type { ApprovalRequest } from '../../src/approvals/index.js';
 import { Money } from '../../src/format/money.js';
+import { approveAsSeen } from '../support/approve-as-seen.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -28,7 +29,7 @@ async function unknownWithdrawal(
   if (refused) fx.sandbox.failNext('POST', '/v1/api/withdraw', 400, 1, 'Bad Request Error');
   else fx.sandbox.dropResponse('POST', '/v1/api/withdraw');
   const request = await fileDraft(fx.engine, withdrawalDraft(networkId, amount));
-  await fx.engine.approve(request.id, APPROVER_A);
+  await approveAsSeen(fx.engine, request.id, APPROVER_A);
   await fx.engine.idle();
   const after = await fx.engine.get(request.id);
   if (after?.state !== 'outcome-unknown') throw new Error(`not outcome-unknown: ${after?.state}`);
@@ -110,10 +111,10 @@ test('says once that an unclear settlement change needs a manual check, reading 
     display: { bankCode: '058' },
     requester: REQUESTER,
   });
-  await fx.engine.approve(request.id, APPROVER_A);
-  await fx.engine.approve(request.id, APPROVER_B); // sent back with the resolved name
-  await fx.engine.approve(request.id, APPROVER_A);
-  await fx.engine.approve(request.id, APPROVER_B);
+  await approveAsSeen(fx.engine, request.id, APPROVER_A);
+  await approveAsSeen(fx.engine, request.id, APPROVER_B); // sent back with the resolved name
+  await approveAsSeen(fx.engine, request.id, APPROVER_A);
+  await approveAsSeen(fx.engine, request.id, APPROVER_B);
   await fx.engine.idle();
   expect((await fx.engine.get(request.id))?.state).toBe('outcome-unknown');
   const reads = fx.sandbox.requests.length;

@@ -5,6 +5,7 @@ import { describe, expect } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import { EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
 import type { RequestDraft } from '../../src/approvals/index.js';
+import { approveAsSeen } from '../support/approve-as-seen.js';
 import {
   APPROVER_A,
   DEST,
@@ -47,7 +48,7 @@ for (const { name: storeName, up } of STORE_KINDS.filter((kind) => kind.shared))
       const before = sandbox.count('POST', '/v1/api/withdraw');
       const request = await fileDraft(a.engine, withdrawal('2100', networkId));
       const held = sandbox.hold('POST', '/v1/api/withdraw');
-      await a.engine.approve(request.id, APPROVER_A);
+      await approveAsSeen(a.engine, request.id, APPROVER_A);
       await held.arrived; // A is mid-call
       await b.engine.start();
       await b.engine.idle();

@@ -1,6 +1,7 @@
 // Two bot replicas sharing one store (Redis, PostgreSQL), 50 approve clicks spread over both: exactly
 // one service call.
 import { describe, expect } from 'vitest';
+import { approveAsSeen } from '../support/approve-as-seen.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -34,7 +35,7 @@ for (const { name, up } of STORE_KINDS.filter((kind) => kind.shared)) {
         requester: REQUESTER,
       });
       const clicks = Array.from({ length: 50 }, (_, i) =>
-        (i % 2 ? a : b).engine.approve(request.id, i % 3 ? APPROVER_A : APPROVER_B),
+        approveAsSeen((i % 2 ? a : b).engine, request.id, i % 3 ? APPROVER_A : APPROVER_B),
       );
       const results = await Promise.all(clicks);
       await Promise.all([a.engine.idle(), b.engine.idle()]);

@@ -3,6 +3,7 @@
 import { describe, expect } from 'vitest';
 import { parseReminderPoints, type RequestDraft } from '../../src/approvals/index.js';
 import { dueReminder, reminderTimes } from '../../src/approvals/reminders.js';
+import { approveAsSeen } from '../support/approve-as-seen.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -54,7 +55,7 @@ describe('reminder points', () => {
     networkId,
   }) => {
     const request = await fileDraft(fx.engine, withdrawal(networkId, '2000000')); // two approvals
-    expect((await fx.engine.approve(request.id, APPROVER_A)).ok).toBe(true);
+    expect((await approveAsSeen(fx.engine, request.id, APPROVER_A)).ok).toBe(true);
     fx.clock.advance(5 * HOUR + 1000);
     await fx.engine.tick();
     expect(await reminders(fx, request.id)).toEqual([
@@ -124,7 +125,7 @@ describe('Extend', () => {
     fx.clock.advance(10 * HOUR + 1000);
     await fx.engine.tick();
     expect((await fx.engine.get(request.id))?.state).toBe('pending');
-    expect((await fx.engine.approve(request.id, APPROVER_A)).ok).toBe(true);
+    expect((await approveAsSeen(fx.engine, request.id, APPROVER_A)).ok).toBe(true);
     const other = await fileDraft(fx.engine, withdrawal(networkId, '1600'));
     await fx.engine.extend(other.id, REQUESTER, HOUR);
     fx.clock.advance(10 * HOUR + 1000); // past its first expiry, before the new one

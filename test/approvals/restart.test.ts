@@ -9,6 +9,7 @@ import { partsOf } from '../../src/approvals/engine-parts.js';
 import { CLAIM_LEASE_MS, EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
 import { Money } from '../../src/format/money.js';
 import { createStore, type Store } from '../../src/store/index.js';
+import { approveAsSeen } from '../support/approve-as-seen.js';
 import {
   APPROVER_A,
   DEST,
@@ -78,7 +79,7 @@ const test = engineTest
       if (!dying) throw new Error('no store');
       const request = await fileDraft(first.engine, withdrawal(amount));
       dying.dieAfter(writesPhase(request.id, phase));
-      await first.engine.approve(request.id, APPROVER_A); // the send starts in the background, then dies
+      await approveAsSeen(first.engine, request.id, APPROVER_A); // the send starts in the background, then dies
       const finished = first.engine.idle().then(() => {
         throw new Error(`the bot finished without ever writing a ${phase} lease`);
       });
@@ -216,7 +217,7 @@ test('completes a sent request after a restart between send and settle', async (
 }) => {
   const first = await instance();
   const request = await fileDraft(first.engine, withdrawal('300'));
-  await first.engine.approve(request.id, APPROVER_A);
+  await approveAsSeen(first.engine, request.id, APPROVER_A);
   await first.engine.idle();
   expect((await first.engine.get(request.id))?.state).toBe('sent');
   await stop(first);

@@ -4,6 +4,7 @@
 // Against the real client and the embedded sandbox.
 import { describe, expect } from 'vitest';
 import { type RequestDraft, SAME_REQUEST_MS, SameRequestError } from '../../src/approvals/index.js';
+import { approveAsSeen, rejectAsSeen } from '../support/approve-as-seen.js';
 import { APPROVER_A, DEST, engineTest, REQUESTER, twoNetworks, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 
@@ -48,7 +49,7 @@ describe('the same payment filed again', () => {
 
   test('says sent once the first went out, and nothing a day after it was sent', async ({ fx, base }) => {
     const first = await fileDraft(fx.engine, withdrawal(base, '2222'));
-    await fx.engine.approve(first.id, APPROVER_A);
+    await approveAsSeen(fx.engine, first.id, APPROVER_A);
     await fx.engine.idle();
     const sent = await fx.engine.get(first.id);
     expect(sent?.state).toBe('sent');
@@ -63,7 +64,7 @@ describe('the same payment filed again', () => {
 
   test('does not link one that ended with nothing sent', async ({ fx, base }) => {
     const first = await fileDraft(fx.engine, withdrawal(base, '2222'));
-    await fx.engine.reject(first.id, APPROVER_A, 'typed twice');
+    await rejectAsSeen(fx.engine, first.id, APPROVER_A, 'typed twice');
     expect((await fileDraft(fx.engine, withdrawal(base, '2222'))).earlier).toBeUndefined();
   });
 });

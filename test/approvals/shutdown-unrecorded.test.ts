@@ -6,6 +6,7 @@ import { describe, expect } from 'vitest';
 import { EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
 import type { EngineLog } from '../../src/approvals/index.js';
 import type { Store } from '../../src/store/index.js';
+import { approveAsSeen } from '../support/approve-as-seen.js';
 import { APPROVER_A, engineTest as test, twoNetworks, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { STORE_KINDS } from '../support/shared-stores.js';
@@ -62,7 +63,7 @@ for (const kind of STORE_KINDS) {
       };
       const posted = sandbox.count('POST', '/v1/api/withdraw');
       const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '321'));
-      expect(await fx.engine.approve(request.id, APPROVER_A)).toMatchObject({ ok: true });
+      expect(await approveAsSeen(fx.engine, request.id, APPROVER_A)).toMatchObject({ ok: true });
       await until(() => logged.some((l) => l.message.startsWith('service answer not recorded yet')));
 
       const began = Date.now();

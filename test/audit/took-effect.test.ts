@@ -7,6 +7,7 @@ import { WriteRefusedError } from '../../src/approvals/approval-core.js';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import { transition } from '../../src/approvals/state-machine.js';
 import type { AuditEntry } from '../../src/audit/index.js';
+import { rejectAsSeen } from '../support/approve-as-seen.js';
 import { APPROVER_A, APPROVER_B, engineTest, twoNetworks, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { STORE_KINDS } from '../support/shared-stores.js';
@@ -54,7 +55,9 @@ for (const kind of STORE_KINDS) {
       const read = await fx.engine.get(request.id);
       if (!read) throw new Error('not filed');
       // Another replica rejects it while this one (its lock lapsed) still decides on what it read.
-      expect(await fx.engine.reject(request.id, APPROVER_B, 'wrong address')).toMatchObject({ ok: true });
+      expect(await rejectAsSeen(fx.engine, request.id, APPROVER_B, 'wrong address')).toMatchObject({
+        ok: true,
+      });
       const late = transition({ ...read, approvals: [{ user: APPROVER_A, at: read.createdAt }] }, 'pending', {
         action: 'approval-added',
         actor: APPROVER_A,

@@ -10,6 +10,7 @@ import { custodyGateway } from '../../src/cngn/custody-gateway.js';
 import { buildReport } from '../../src/reports/build.js';
 import { reportDeps } from '../../src/reports/deps.js';
 import { startSandbox } from '../../src/sandbox/index.js';
+import { approveAsSeen } from '../support/approve-as-seen.js';
 import { clientFor } from '../support/cngn-client.js';
 import { APPROVER_A, REQUESTER, twoNetworks, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
@@ -75,7 +76,7 @@ test('sends a withdrawal approved during a month’s first read at once, ahead o
   expect(sandbox.count('GET', '/v1/api/balance')).toBe(1);
 
   const request = await fileDraft(engine, withdrawalDraft(networkId, '1500.00'));
-  await engine.approve(request.id, APPROVER_A);
+  await approveAsSeen(engine, request.id, APPROVER_A);
   await engine.idle();
   expect((await engine.get(request.id))?.state).toBe('sent');
   expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);

@@ -3,6 +3,7 @@
 import { describe, expect } from 'vitest';
 import { Money } from '../../src/format/money.js';
 import { buildReport } from '../../src/reports/build.js';
+import { approveAsSeen, rejectAsSeen } from '../support/approve-as-seen.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -43,28 +44,28 @@ describe('a week of the sandbox', () => {
     when(50);
     const w1 = await fileDraft(engine, withdrawalDraft(origin, '1500.00'));
     when(49);
-    await engine.approve(w1.id, APPROVER_A);
+    await approveAsSeen(engine, w1.id, APPROVER_A);
     await engine.idle();
     when(30);
     const w2 = await fileDraft(engine, withdrawalDraft(origin, '1000000.00'));
     when(29.5);
-    await engine.approve(w2.id, APPROVER_A);
+    await approveAsSeen(engine, w2.id, APPROVER_A);
     when(26);
-    await engine.approve(w2.id, APPROVER_B);
+    await approveAsSeen(engine, w2.id, APPROVER_B);
     await engine.idle();
     when(20);
     const w3 = await fileDraft(engine, withdrawalDraft(origin, '2500.00'));
     when(19);
-    await engine.reject(w3.id, APPROVER_B, 'Wrong invoice');
+    await rejectAsSeen(engine, w3.id, APPROVER_B, 'Wrong invoice');
     when(8);
     await fileDraft(engine, withdrawalDraft(origin, '3000.00'));
     when(5);
     const w5 = await fileDraft(engine, withdrawalDraft(origin, '4000.00'));
     // The requester's total in the window now asks for two approvals (limits over time).
     when(4.75);
-    await engine.approve(w5.id, APPROVER_A);
+    await approveAsSeen(engine, w5.id, APPROVER_A);
     when(4.5);
-    await engine.approve(w5.id, APPROVER_B);
+    await approveAsSeen(engine, w5.id, APPROVER_B);
     await engine.idle();
     when(3);
     const quote = await fx.client.bridgeQuote({
@@ -82,9 +83,9 @@ describe('a week of the sandbox', () => {
       requester: REQUESTER,
     });
     when(2);
-    await engine.approve(bridge.id, APPROVER_B);
+    await approveAsSeen(engine, bridge.id, APPROVER_B);
     when(1.5);
-    await engine.approve(bridge.id, APPROVER_A);
+    await approveAsSeen(engine, bridge.id, APPROVER_A);
     await engine.idle();
     when(1);
     await engine.tick();

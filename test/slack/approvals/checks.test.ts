@@ -6,6 +6,7 @@
 import { describe, expect } from 'vitest';
 import type { RequestDraft } from '../../../src/approvals/index.js';
 import { toChecksumAddress } from '../../../src/format/evm-address.js';
+import { approveAsSeen } from '../../support/approve-as-seen.js';
 import { GTB } from '../../support/approving.js';
 import { botTest as test } from '../../support/bot.js';
 import type { SlackCall } from '../../support/fake-slack.js';
@@ -121,7 +122,7 @@ describe('the balance before filing', () => {
       requester: REQUESTER,
     };
     const first = await fileDraft(app.engine, draft);
-    await app.engine.approve(first.id, APPROVER_A);
+    await approveAsSeen(app.engine, first.id, APPROVER_A);
     await held.arrived;
     try {
       const updates = app.slack.callsTo('views.update').length;

@@ -2,6 +2,7 @@
 // round and environment it showed: a submission for a request that changed or ended while the modal
 // was open is refused in the modal, and nothing moves. Real Bolt over HTTP, the fake Slack, the sandbox.
 import { describe, expect } from 'vitest';
+import { rejectAsSeen } from '../../support/approve-as-seen.js';
 import { botTest as test } from '../../support/bot.js';
 import { fileDraft } from '../../support/filing.js';
 import { refusedInModal, submitReview } from '../../support/review.js';
@@ -12,8 +13,10 @@ import {
   type ApprovalApp,
   DEST,
   fileWithdrawal,
+  openReject,
   REQUESTER,
   reviewFor,
+  submitReject,
   waitUntil,
 } from './support.js';
 
@@ -121,6 +124,39 @@ describe('the review modal', () => {
     expect(sends(app, '/v1/api/redeemAsset')).toBe(0);
   });
 
+  test('refuses a rejection of a round that changed while its modal was open, in the modal, and nothing changes', async ({
+    app,
+  }) => {
+    app.sandbox.setAccountName('0123456789', 'ADA OBI');
+    const filed = await fileDraft(app.engine, {
+      kind: 'redeem',
+      amount: '5000',
+      payload: { amount: '5000', bankCode: '058', accountNumber: '0123456789' },
+      display: { bankName: 'GTBank', accountName: 'Old Owner' },
+      purpose: 'Refund to customer',
+      requester: REQUESTER,
+    });
+    const id = filed.id;
+    // B opens the reject modal on round 0; A's review re-checks the name and sends it back (round 1).
+    const rejecting = await openReject(app, id, APPROVER_B);
+    const a = await reviewFor(app, id, APPROVER_A);
+    if (!a.view) throw new Error('the review did not open');
+    await submitReview(app.sender, a.view, APPROVER_A);
+    await waitUntil(async () => (await app.engine.get(id))?.round === 1, 'sent back');
+    await app.engine.idle();
+
+    const answer = (await submitReject(app, rejecting, APPROVER_B, 'Wrong account')).json() as {
+      response_action?: string;
+      view?: unknown;
+    };
+    expect(answer.response_action).toBe('update');
+    expect(JSON.stringify(answer.view)).toContain(
+      'changed while this window was open, so nothing was rejected',
+    );
+    await app.engine.idle();
+    expect(await app.engine.get(id)).toMatchObject({ state: 'pending', round: 1 });
+  });
+
   test('refuses a submission once the request expired while it was open, in the modal, and nothing moves', async ({
     startApp,
   }) => {
@@ -141,7 +177,7 @@ describe('the review modal', () => {
     const id = await fileWithdrawal(app, '800');
     const { view } = await reviewFor(app, id, APPROVER_A);
     if (!view) throw new Error('the review did not open');
-    await app.engine.reject(id, APPROVER_B, 'wrong address');
+    await rejectAsSeen(app.engine, id, APPROVER_B, 'wrong address');
     const refusal = refusedInModal(await submitReview(app.sender, view, APPROVER_A));
     expect(refusal).toContain('is no longer waiting for approval');
     expect((await app.engine.get(id))?.state).toBe('rejected');

@@ -4,6 +4,7 @@
 // answer, the id alone, and the step is taken all the same.
 import { expect } from 'vitest';
 import { createLogger } from '../../../src/log.js';
+import { approveAsSeen } from '../../support/approve-as-seen.js';
 import { botTest } from '../../support/bot.js';
 import { parseCsv } from '../../support/csv.js';
 import { FakeSlack } from '../../support/fake-slack.js';
@@ -132,7 +133,7 @@ test('when Slack cannot say who it is, records the id alone and still takes the 
     failing && call.body.user === APPROVER_A ? { body: { ok: false, error: 'fatal_error' } } : undefined,
   );
   const id = await fileWithdrawal(app, '1500');
-  expect((await app.engine.approve(id, APPROVER_A)).ok).toBe(true);
+  expect((await approveAsSeen(app.engine, id, APPROVER_A)).ok).toBe(true);
   await waitUntil(async () => (await app.engine.get(id))?.state === 'sent', `${id} sent`);
 
   const approved = (await app.engine.audit(20)).find((e) => e.requestId === id && e.action === 'approved');

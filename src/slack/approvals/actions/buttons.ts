@@ -310,17 +310,18 @@ function onRejectClicked(deps: ApprovalSlackDeps): (args: ButtonArgs) => Promise
     const where = await answerPlace(client, click);
     await sayingWhenNotRecorded(client, deps, where, REJECT_ACTION, async () => {
       const { id, round } = readButtonValue(click.value);
+      // The engine answers a round other than the one clicked as stale (and refuses it on submission too).
       const check = await withinDeadline(
-        deps.engine.mayReject(id, click.user),
+        deps.engine.mayReject(id, click.user, round),
         CLICK_ACK_DEADLINE_MS,
         'store',
       );
+      if ('stale' in check) return explainStale(client, deps, where, check.stale);
       if (check.refusal) {
         await explainRefusal(client, deps, where, check.refusal, check.request);
         return;
       }
       if (!check.request) return explainRefusal(client, deps, where, 'not-found');
-      if (check.request.round !== round) return explainStale(client, deps, where, check.request);
       await openBound(client, bindDeps(deps, deps.now?.() ?? new Date()), {
         triggerId: click.triggerId ?? '',
         view: rejectModal({

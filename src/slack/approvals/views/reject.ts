@@ -2,14 +2,17 @@
 // submission is acknowledged (within Slack's 3 s), and the presenter shows it. A rejection that could
 // not be recorded keeps the modal open with the reason why, so the person can submit again. It rejects
 // only the request the modal showed, as recorded under its view id when it opened
-// (actions/review-binding.ts); private_metadata naming another is refused. A round that changed
-// meanwhile does not stop it: a rejection moves no money.
+// (actions/review-binding.ts); private_metadata naming another is refused. It rejects only the round
+// the modal showed: the engine refuses another (StaleRoundError), and the modal says the request changed.
 import type { AckFn, App, ViewResponseAction, ViewSubmitAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import { StaleRoundError } from '../../../approvals/index.js';
+import { escapeMrkdwn } from '../../../format/mrkdwn.js';
 import { withinDeadline } from '../../../store/index.js';
 import type { ApprovalSlackDeps } from '../../types.js';
 import { noticeView } from '../../ui/modal.js';
 import { parseSubmission, readMetadata } from '../../ui/view-values.js';
+import { requestTitle } from '../../ui/words.js';
 import { explainRefusal } from '../actions/buttons.js';
 import { RECORDED_LATE, type Recorded, recordClick } from '../actions/click.js';
 import { channelFits } from '../actions/click-answer.js';
@@ -53,17 +56,40 @@ function onRejectSubmitted(deps: ApprovalSlackDeps): (args: RejectArgs) => Promi
             () => undefined,
           ),
     ]);
-    const refused = refusalOf(deps, bound, meta, request);
-    if (refused) return void (await ack(refused));
+    const checked = checkShown(deps, bound, meta, request);
+    if ('refused' in checked) return void (await ack(checked.refused));
     const where = { user: body.user.id, ...(meta.channel ? { channel: meta.channel } : {}) };
+    // The round the modal showed: the engine refuses a rejection of a round that has since changed.
     const taken = await recordClick((options) =>
-      deps.engine.reject(meta.id ?? '', body.user.id, parsed.value.reason, options),
+      deps.engine.reject(meta.id ?? '', body.user.id, parsed.value.reason, {
+        ...options,
+        round: checked.round,
+      }),
     );
     if (taken.outcome !== 'recorded') return answerNotRecorded(ack, client, deps, where, meta.id, taken);
     await ack();
     const result = await taken.work;
     if (!result.ok) await explainRefusal(client, deps, where, result.reason, result.request);
   };
+}
+
+/** Said when the request moved to another round while the modal was open: nothing was rejected. */
+function changedBeforeRejection(request: Parameters<typeof requestTitle>[0]): string {
+  return `${escapeMrkdwn(requestTitle(request))} changed while this window was open, so nothing was rejected. Look at the request message again, and reject from there if you still mean to.`;
+}
+
+/** The round the modal showed, or the answer to a submission that does not match what it showed. */
+function checkShown(
+  deps: ApprovalSlackDeps,
+  bound: BindingRead,
+  meta: { id?: string; channel?: string },
+  request: Awaited<ReturnType<ApprovalSlackDeps['engine']['get']>> | undefined,
+): { refused: ViewResponseAction } | { round: number } {
+  const refused = refusalOf(deps, bound, meta, request);
+  if (refused) return { refused };
+  const shown = bound.ok ? bound.binding.shown[0] : undefined;
+  if (!shown) return { refused: { response_action: 'update', view: noticeView('Not rejected', NOT_KNOWN) } };
+  return { round: shown.round };
 }
 
 /** The answer to a submission that does not match what the modal showed, or names a channel it was never in. */
@@ -100,6 +126,10 @@ async function answerNotRecorded(
   requestId: string | undefined,
   taken: Exclude<Recorded<{ ok: boolean }>, { outcome: 'recorded' }>,
 ): Promise<void> {
+  if (taken.outcome === 'failed' && taken.error instanceof StaleRoundError) {
+    const view = noticeView('Not rejected', changedBeforeRejection(taken.error.request));
+    return void (await ack({ response_action: 'update', view }));
+  }
   const maybe = taken.outcome === 'late' || taken.maybeRecorded === true;
   const text = maybe ? MAYBE_NOT_RECORDED : NOT_RECORDED;
   await ack({ response_action: 'errors', errors: { [REJECT.reason]: text } });
