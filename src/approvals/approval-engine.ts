@@ -3,10 +3,17 @@
 // approvals folder offers others is listed in index.ts.
 
 import type { Delegation } from '../access/index.js';
-import { AuditKeyMismatch } from '../audit/index.js';
-import type { ApprovalListener } from './approval-core.js';
+import type {
+  ArchiveOutcome,
+  AuditAlarmListener,
+  AuditCheck,
+  AuditDraft,
+  AuditHealth,
+  UndeliveredListener,
+} from '../audit/index.js';
+import { ApprovalCore, type ApprovalListener } from './approval-core.js';
 import { endDelegationsOf, revokeDelegations } from './delegation-requests.js';
-import { type AuditSideOptions, EngineAuditSide } from './engine-audit.js';
+import { type AuditExportAsk, type AuditSideOptions, EngineAudit } from './engine-audit.js';
 import { registerParts } from './engine-parts.js';
 import {
   type ApprovalReadiness,
@@ -35,15 +42,18 @@ import {
 } from './freezing.js';
 import { type LimitUse, limitUse } from './limits.js';
 import type { PolicySnapshot } from './policy-record.js';
+import type { PolicyRecordListener } from './policy-recorder.js';
 import type { CustodyReport, ServiceEnvironment } from './ports.js';
 import { type ReminderPoint, Reminders } from './reminders.js';
 import { resolveByHand } from './resolve-by-hand.js';
+import { shutDown } from './shutdown.js';
 import { closeOtherEnvironments, expireDue } from './sweeps.js';
 import { type BridgeCallbackHint, Tracker, type TrackerOptions } from './tracker.js';
 import type {
   ActionResult,
   ApprovalRequest,
   ApproveOptions,
+  AuditEntry,
   BalanceCheck,
   ClickOptions,
   Freeze,
@@ -62,7 +72,10 @@ export interface ApprovalEngineOptions extends AuditSideOptions, TrackerOptions,
   policySnapshot?: PolicySnapshot | undefined;
 }
 
-export class ApprovalEngine extends EngineAuditSide {
+export class ApprovalEngine {
+  private readonly core: ApprovalCore;
+  /** The audit trail's side: its questions are passed on to it (see EngineAudit). */
+  private readonly trail: EngineAudit;
   private readonly executor: Executor;
   private readonly tracker: Tracker;
   private readonly reminders: Reminders;
@@ -71,8 +84,9 @@ export class ApprovalEngine extends EngineAuditSide {
   private ticking = false;
 
   constructor(private readonly options: ApprovalEngineOptions) {
-    super(options);
-    const { core } = this;
+    const core = new ApprovalCore(options);
+    this.core = core;
+    this.trail = new EngineAudit(core, options);
     // Each part gets what it uses, and reaches the core only for its locks, writes and notices.
     const parts = { core, repo: core.repo, custody: options.custody, now: core.now, log: options.log };
     const own = { delegations: core.delegations, freeze: core.freeze };
@@ -89,9 +103,7 @@ export class ApprovalEngine extends EngineAuditSide {
       policy: options.policy,
       tracker: this.tracker,
       reminders: this.reminders,
-      auditExports: this.auditExports,
-      auditKeeper: this.auditKeeper,
-      policyRecorder: this.policyRecorder,
+      ...this.trail.parts(),
     });
   }
 
@@ -338,6 +350,61 @@ export class ApprovalEngine extends EngineAuditSide {
     return id ? this.get(id) : undefined;
   }
 
+  // The audit trail: each question is EngineAudit's (see there).
+
+  /** Record that the bot saw a user group's members change. */
+  recordMembershipChange(group: string, added: readonly string[], removed: readonly string[]) {
+    return this.trail.recordMembershipChange(group, added, removed);
+  }
+  onPolicyRecorded(listener: PolicyRecordListener): void {
+    this.trail.onPolicyRecorded(listener);
+  }
+  audit(n: number): Promise<AuditEntry[]> {
+    return this.trail.audit(n);
+  }
+  verifyAudit(): Promise<AuditCheck> {
+    return this.trail.verifyAudit();
+  }
+  archiveAudit(reason: string): Promise<ArchiveOutcome> {
+    return this.trail.archiveAudit(reason);
+  }
+  auditArchivePlace(): { folder?: string | undefined; publicKey?: string | undefined } {
+    return this.trail.auditArchivePlace();
+  }
+  auditHealth(): AuditHealth {
+    return this.trail.auditHealth();
+  }
+  onAuditAlarm(listener: AuditAlarmListener): void {
+    this.trail.onAuditAlarm(listener);
+  }
+  auditRange(from: Date | undefined, to: Date | undefined): Promise<AuditEntry[]> {
+    return this.trail.auditRange(from, to);
+  }
+  auditTookEffect(entries: AuditEntry[]): Promise<boolean[]> {
+    return this.trail.auditTookEffect(entries);
+  }
+  recordAudit(draft: AuditDraft): Promise<AuditEntry> {
+    return this.trail.recordAudit(draft);
+  }
+  beginAuditExport(ask: AuditExportAsk, requested: AuditDraft): Promise<string> {
+    return this.trail.beginAuditExport(ask, requested);
+  }
+  finishAuditExport(id: string, exported: AuditDraft): Promise<void> {
+    return this.trail.finishAuditExport(id, exported);
+  }
+  abandonAuditExport(id: string): Promise<void> {
+    return this.trail.abandonAuditExport(id);
+  }
+  endAuditExport(id: string): void {
+    this.trail.endAuditExport(id);
+  }
+  onUndeliveredAuditExport(listener: UndeliveredListener): void {
+    this.trail.onUndeliveredAuditExport(listener);
+  }
+  applyAuditRetention(): Promise<number> {
+    return this.trail.applyAuditRetention();
+  }
+
   /** For the webhook pipeline: called once per new event, put in the engine's words. */
   async onCustodyReport(report: CustodyReport): Promise<void> {
     await this.tracker.onCustodyReport(report);
@@ -359,20 +426,10 @@ export class ApprovalEngine extends EngineAuditSide {
           error: String(error),
         });
       });
-      await this.settleAuditExports();
-      await this.auditKeeper.sweep();
+      await this.trail.sweep();
     } finally {
       this.ticking = false;
     }
-  }
-
-  /** Audit exports a stopped process left undelivered: marked and told (see AuditExports). Never throws. */
-  private async settleAuditExports(): Promise<void> {
-    await this.auditExports.settle().catch((error: unknown) => {
-      this.options.log?.warn('interrupted audit exports could not be told; tried again next sweep', {
-        error: String(error),
-      });
-    });
   }
 
   /** Expire what is due, then follow, send and reconcile the open requests. */
@@ -386,25 +443,8 @@ export class ApprovalEngine extends EngineAuditSide {
    * are closed first (see closeOtherEnvironments).
    */
   async start(): Promise<void> {
-    // The audit trail is checked (and its head signed) before anything is appended to it; only a
-    // signing key that differs from the store's stops the start.
-    await this.auditKeeper.start().catch((error: unknown) => {
-      if (error instanceof AuditKeyMismatch) throw error;
-      this.options.log?.warn('the audit trail could not be checked at start; checked again daily', {
-        error: String(error),
-      });
-    });
-    // The settings this start runs with, on the record when they changed; the start goes on without it.
-    const snapshot = this.options.policySnapshot;
-    if (snapshot) {
-      await this.policyRecorder.recordAtStart(snapshot).catch((error: unknown) => {
-        this.options.log?.warn('the policy could not be recorded at start; recorded at the next start', {
-          error: String(error),
-        });
-      });
-    }
-    // Then: an export a crash interrupted is told even when the rest of the resume fails.
-    await this.settleAuditExports();
+    // The audit trail first: checked, the settings recorded, interrupted exports told (EngineAudit.start).
+    await this.trail.start(this.options.policySnapshot);
     await this.core.repo.migrateLegacyOpenSet();
     await closeOtherEnvironments(this.core);
     await this.tracker.resume();
@@ -422,7 +462,7 @@ export class ApprovalEngine extends EngineAuditSide {
     // Replicas take turns: one sweep per interval across all of them, so polls are not doubled.
     const sweep = async () => {
       // Each process checks the audit trail daily, whichever replica takes the sweeps.
-      await this.auditKeeper.daily();
+      await this.trail.daily();
       const slot = Math.floor(Date.now() / every);
       if (
         await this.options.store.setIfAbsent(`approvals:sweep:${slot}`, this.executor.instanceId, every * 2)
@@ -435,39 +475,16 @@ export class ApprovalEngine extends EngineAuditSide {
   }
 
   /**
-   * Stop sweeping and wait for background work (executions, sweeps) for at most `drainMs`. Past it,
-   * the executions still under way are left: each answer not yet in the store is logged with its
-   * reference, and recovery after a restart finds the request (sent, or maybe sent, but unrecorded)
-   * and reconciles it. Then leases this process holds are ended, if the store takes it in time.
+   * Stop sweeping, wait for background work (executions, sweeps) for at most `drainMs`, then end this
+   * process's leases and archive the audit trail, each within a bound (see shutdown.ts).
    */
   async stop(options: { drainMs?: number } = {}): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    const drainMs = options.drainMs ?? STOP_DRAIN_MS;
-    if (!(await within(this.idle(), drainMs))) {
-      this.executor.abandonUnfinished();
-      // The retries stop at once; a store write already under way may not return before we go.
-      await within(this.idle(), RELEASE_BOUND_MS);
-    }
-    const released = await within(
-      this.executor.releaseLeases().then(
-        () => true,
-        (error: unknown) => {
-          this.options.log?.warn('execution leases not ended at shutdown; they run out by themselves', {
-            error: String(error),
-          });
-          return true;
-        },
-      ),
-      RELEASE_BOUND_MS,
+    await shutDown(
+      { idle: () => this.idle(), executor: this.executor, trail: this.trail, log: this.options.log },
+      options.drainMs ?? STOP_DRAIN_MS,
     );
-    if (!released) {
-      this.options.log?.warn('execution leases not ended at shutdown in time; they run out by themselves');
-    }
-    // A clean stop archives what is new, within a bound (the next start or sweep writes it otherwise).
-    if (!(await within(this.auditKeeper.stop(), ARCHIVE_AT_STOP_MS))) {
-      this.options.log?.warn('the audit archive was not written at shutdown in time');
-    }
   }
 
   /** Resolves when background work started so far (executions, sweeps) has finished. For tests and shutdown. */
@@ -476,7 +493,7 @@ export class ApprovalEngine extends EngineAuditSide {
       while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
       await this.core.freeze.idle(); // its listeners may start more background work
       await this.executor.idle();
-      await this.auditKeeper.idle();
+      await this.trail.idle();
     } while (this.inFlight.size > 0);
   }
 
@@ -486,28 +503,5 @@ export class ApprovalEngine extends EngineAuditSide {
     });
     this.inFlight.add(tracked);
     void tracked.finally(() => this.inFlight.delete(tracked));
-  }
-}
-
-/** How long shutdown waits for the store to end this process's execution leases. */
-const RELEASE_BOUND_MS = 2_000;
-/** How long shutdown waits for the audit segment of what is new. */
-const ARCHIVE_AT_STOP_MS = 3_000;
-
-/** Whether `work` settled within `ms` (it goes on either way; a rejection counts as settled). */
-async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-    timer.unref();
-  });
-  const done = work.then(
-    () => true as const,
-    () => true as const,
-  );
-  try {
-    return await Promise.race([done, late]);
-  } finally {
-    clearTimeout(timer);
   }
 }

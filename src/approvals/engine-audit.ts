@@ -1,6 +1,7 @@
-// The audit trail's side of the approval engine (ApprovalEngine extends it): reading, checking,
-// archiving and exporting the trail, and putting policy changes on it. Its parts stay inside: callers
-// ask the engine, never the keeper, the exports or the recorder.
+// The audit trail's side of the approval engine (ApprovalEngine holds one and passes the audit
+// questions on to it): reading, checking, archiving and exporting the trail, and putting policy changes
+// on it, with their part of the engine's start, sweep and stop. Its parts are private: callers ask the
+// engine, never the keeper, the exports or the recorder.
 import type { ActorLookup, ArchiveOutcome, AuditDraft, AuditSeal } from '../audit/index.js';
 import {
   type AuditAlarmListener,
@@ -9,9 +10,11 @@ import {
   AuditExports,
   type AuditHealth,
   AuditKeeper,
+  AuditKeyMismatch,
   type UndeliveredListener,
 } from '../audit/index.js';
-import { ApprovalCore, type EngineOptions } from './approval-core.js';
+import type { ApprovalCore, EngineOptions } from './approval-core.js';
+import type { PolicySnapshot } from './policy-record.js';
 import { PolicyRecorder, type PolicyRecordListener } from './policy-recorder.js';
 import type { AuditEntry } from './types.js';
 
@@ -29,22 +32,23 @@ export interface AuditSideOptions extends EngineOptions {
 /** What an audit export is about: who asked, their words, the range, how many entries. */
 export type AuditExportAsk = Pick<AuditExportRecord, 'actor' | 'words' | 'subject' | 'entries'>;
 
-export class EngineAuditSide {
-  protected readonly core: ApprovalCore;
+export class EngineAudit {
+  readonly #core: ApprovalCore;
   /** Audit exports under way; one a crash interrupted is told to the person who asked. */
-  protected readonly auditExports: AuditExports;
+  readonly #exports: AuditExports;
   /** Checks, signs, archives and retains the audit trail (see AuditKeeper). */
-  protected readonly auditKeeper: AuditKeeper;
+  readonly #keeper: AuditKeeper;
   /** Puts policy changes (settings at start, user group members) on the record. */
-  protected readonly policyRecorder: PolicyRecorder;
+  readonly #recorder: PolicyRecorder;
+  readonly #log: AuditSideOptions['log'];
 
-  constructor(options: AuditSideOptions) {
-    const core = new ApprovalCore(options);
-    this.core = core;
+  constructor(core: ApprovalCore, options: AuditSideOptions) {
+    this.#core = core;
+    this.#log = options.log;
     const { repo, now } = core;
     if (options.actorLookup) repo.auditLog.describeActorsWith(options.actorLookup);
-    this.auditExports = new AuditExports(options.store, repo.auditLog, repo.environment, now);
-    this.auditKeeper = new AuditKeeper({
+    this.#exports = new AuditExports(options.store, repo.auditLog, repo.environment, now);
+    this.#keeper = new AuditKeeper({
       store: options.store,
       log: repo.auditLog,
       environment: repo.environment,
@@ -56,12 +60,71 @@ export class EngineAuditSide {
       now,
       logger: options.log,
     });
-    this.policyRecorder = new PolicyRecorder({
+    this.#recorder = new PolicyRecorder({
       store: options.store,
       log: repo.auditLog,
       environment: repo.environment,
       now,
       logger: options.log,
+    });
+  }
+
+  /** The audit parts, for the engine's registry of parts (engine-parts.ts: tests only). */
+  parts(): { auditExports: AuditExports; auditKeeper: AuditKeeper; policyRecorder: PolicyRecorder } {
+    return { auditExports: this.#exports, auditKeeper: this.#keeper, policyRecorder: this.#recorder };
+  }
+
+  /**
+   * The trail's part of the engine's start: checked (and its head signed) before anything is appended
+   * to it, only a signing key that differs from the store's stopping the start; then the settings this
+   * start runs with, on the record when they changed; then an export a crash interrupted is told, even
+   * when the rest of the resume fails.
+   */
+  async start(snapshot: PolicySnapshot | undefined): Promise<void> {
+    await this.#keeper.start().catch((error: unknown) => {
+      if (error instanceof AuditKeyMismatch) throw error;
+      this.#log?.warn('the audit trail could not be checked at start; checked again daily', {
+        error: String(error),
+      });
+    });
+    // The start goes on without the record of the settings.
+    if (snapshot) {
+      await this.#recorder.recordAtStart(snapshot).catch((error: unknown) => {
+        this.#log?.warn('the policy could not be recorded at start; recorded at the next start', {
+          error: String(error),
+        });
+      });
+    }
+    await this.#settleExports();
+  }
+
+  /** The trail's part of a sweep: interrupted exports told, then the keeper's sweep. */
+  async sweep(): Promise<void> {
+    await this.#settleExports();
+    await this.#keeper.sweep();
+  }
+
+  /** The daily check of the trail, which each process makes whichever replica takes the sweeps. */
+  daily(): Promise<void> {
+    return this.#keeper.daily();
+  }
+
+  /** A clean stop archives what is new (see AuditKeeper.stop). */
+  stop(): Promise<void> {
+    return this.#keeper.stop();
+  }
+
+  /** Resolves when the keeper's background work has finished. */
+  idle(): Promise<void> {
+    return this.#keeper.idle();
+  }
+
+  /** Audit exports a stopped process left undelivered: marked and told (see AuditExports). Never throws. */
+  async #settleExports(): Promise<void> {
+    await this.#exports.settle().catch((error: unknown) => {
+      this.#log?.warn('interrupted audit exports could not be told; tried again next sweep', {
+        error: String(error),
+      });
     });
   }
 
@@ -71,17 +134,17 @@ export class EngineAuditSide {
     added: readonly string[],
     removed: readonly string[],
   ): Promise<AuditEntry | undefined> {
-    return this.policyRecorder.recordMembershipChange(group, added, removed);
+    return this.#recorder.recordMembershipChange(group, added, removed);
   }
 
   /** Told of each policy change once it is in the audit chain. */
   onPolicyRecorded(listener: PolicyRecordListener): void {
-    this.policyRecorder.onRecorded(listener);
+    this.#recorder.onRecorded(listener);
   }
 
   /** The newest `n` audit entries. */
   audit(n: number): Promise<AuditEntry[]> {
-    return this.core.audit(n);
+    return this.#core.audit(n);
   }
 
   /**
@@ -89,32 +152,32 @@ export class EngineAuditSide {
    * head, this process's mark, the archive.
    */
   verifyAudit(): Promise<AuditCheck> {
-    return this.auditKeeper.check();
+    return this.#keeper.check();
   }
 
   /** Write an audit archive segment now, with what is new since the last one. */
   archiveAudit(reason: string): Promise<ArchiveOutcome> {
-    return this.auditKeeper.archiveNow(reason);
+    return this.#keeper.archiveNow(reason);
   }
 
   /** Where segments go and the key that signs them (each unset when not configured). */
   auditArchivePlace(): { folder?: string | undefined; publicKey?: string | undefined } {
-    return { folder: this.auditKeeper.archive?.folder, publicKey: this.auditKeeper.publicKey };
+    return { folder: this.#keeper.archive?.folder, publicKey: this.#keeper.publicKey };
   }
 
   /** The last audit check, for /healthz. */
   auditHealth(): AuditHealth {
-    return this.auditKeeper.health();
+    return this.#keeper.health();
   }
 
   /** Told of each new audit break (at start, daily, or found by an append). */
   onAuditAlarm(listener: AuditAlarmListener): void {
-    this.auditKeeper.onAlarm(listener);
+    this.#keeper.onAlarm(listener);
   }
 
   /** This environment's audit entries with `at` in [from, to), oldest first, as stored (chain fields too). */
   async auditRange(from: Date | undefined, to: Date | undefined): Promise<AuditEntry[]> {
-    const entries = await this.core.repo.auditLog.entries(this.core.repo.environment);
+    const entries = await this.#core.repo.auditLog.entries(this.#core.repo.environment);
     return entries.filter((entry) => {
       const at = Date.parse(entry.at);
       return (!from || at >= from.getTime()) && (!to || at < to.getTime());
@@ -123,12 +186,12 @@ export class EngineAuditSide {
 
   /** For each entry, whether its step took effect (see ApprovalRepository.tookEffect). */
   auditTookEffect(entries: AuditEntry[]): Promise<boolean[]> {
-    return this.core.repo.tookEffect(entries);
+    return this.#core.repo.tookEffect(entries);
   }
 
   /** Audit a step that is no request's own (an alert re-posted, the log exported). */
   recordAudit(draft: AuditDraft): Promise<AuditEntry> {
-    return this.core.repo.auditLog.append(this.core.repo.environment, draft);
+    return this.#core.repo.auditLog.append(this.#core.repo.environment, draft);
   }
 
   /**
@@ -136,27 +199,27 @@ export class EngineAuditSide {
    * from here on a crash leaves something that says it was asked for. Returns its id.
    */
   beginAuditExport(ask: AuditExportAsk, requested: AuditDraft): Promise<string> {
-    return this.auditExports.begin(ask, requested);
+    return this.#exports.begin(ask, requested);
   }
 
   /** The export was delivered: its `exported` entry is written, and the record goes. */
   finishAuditExport(id: string, exported: AuditDraft): Promise<void> {
-    return this.auditExports.finish(id, exported);
+    return this.#exports.finish(id, exported);
   }
 
   /** The export was not delivered and the asker was told so: nothing is left to say. */
   abandonAuditExport(id: string): Promise<void> {
-    return this.auditExports.abandon(id);
+    return this.#exports.abandon(id);
   }
 
   /** This process stops working on the export (however that went); an unsettled one is told later. */
   endAuditExport(id: string): void {
-    this.auditExports.end(id);
+    this.#exports.end(id);
   }
 
   /** Told of an export a stopped process left undelivered (to tell the person who asked). */
   onUndeliveredAuditExport(listener: UndeliveredListener): void {
-    this.auditExports.onUndelivered(listener);
+    this.#exports.onUndelivered(listener);
   }
 
   /**
@@ -165,6 +228,6 @@ export class EngineAuditSide {
    * archive).
    */
   applyAuditRetention(): Promise<number> {
-    return this.auditKeeper.retention();
+    return this.#keeper.retention();
   }
 }

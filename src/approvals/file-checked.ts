@@ -4,13 +4,11 @@
 // show, never as a decision the caller makes: a form, a web page and a test get the same rules.
 
 import { LimitExceededError } from './limits.js';
-import type { Preflight } from './preflight.js';
+import { type Preflight, type PreflightRefusal, preflightRefusals } from './preflight.js';
 import { SameRequestError } from './same-request.js';
 import type {
   ApprovalRequest,
-  BalanceCheck,
   LimitFigures,
-  LookAlikeMark,
   RequestChecks,
   RequestDraft,
   RequestKind,
@@ -27,10 +25,8 @@ export interface FileConfirmations {
 
 /** Why a filing was refused (nothing filed). */
 export type FilingProblem =
-  /** The balance, less what is committed, does not cover the amount. */
-  | { kind: 'balance'; balance: BalanceCheck }
-  /** The destination looks like a known one, and the requester did not confirm comparing it. */
-  | { kind: 'look-alike'; lookAlike: LookAlikeMark }
+  /** The balance does not cover the amount, or a look-alike was not confirmed (see preflight.ts). */
+  | PreflightRefusal
   /** The same payment was filed before, and the requester did not say to file it again. */
   | { kind: 'same-request'; sameAs: SameRequestMark }
   /** It would pass the daily limit. */
@@ -93,14 +89,11 @@ function problemUnderLock(error: unknown): FilingProblem | undefined {
 
 /** Mark what the requester confirmed on `checks` (in place), and say what still stops the filing. */
 function confirm(checks: RequestChecks, confirmations: FileConfirmations): FilingProblem[] {
-  const problems: FilingProblem[] = [];
-  if (checks.balance && !checks.balance.enough) problems.push({ kind: 'balance', balance: checks.balance });
   const mark = checks.lookAlike;
-  if (mark) {
-    if (confirmations.lookAlikeConfirmedFor === mark.candidate)
-      checks.lookAlike = { ...mark, compared: true };
-    else problems.push({ kind: 'look-alike', lookAlike: mark });
-  }
+  if (mark && confirmations.lookAlikeConfirmedFor === mark.candidate)
+    checks.lookAlike = { ...mark, compared: true };
+  // The balance and the look-alike are judged where filing.ts judges them (preflight.ts).
+  const problems: FilingProblem[] = preflightRefusals(checks);
   const same = checks.sameAs;
   if (same) {
     if (confirmations.sameConfirmedFor === same.id) checks.sameAs = { ...same, confirmed: true };

@@ -10,29 +10,20 @@ export { ApprovalErrorCode } from './error-codes.js';
 export { type ExtendResult, originalLifetimeMs, shortDuration } from './extend.js';
 export { figuresDigest } from './figures.js';
 export type { FileConfirmations, FileResult, FilingProblem } from './file-checked.js';
-export { heldByFreeze, START_FROZEN_ACTOR } from './freeze.js';
+export { heldByFreeze } from './freeze.js';
 export { logFreezeChanges, logLifecycle } from './lifecycle-log.js';
-export { DEFAULT_LIMIT_WINDOW_MS, LimitExceededError, type LimitSettings, type LimitUse } from './limits.js';
+export { DEFAULT_LIMIT_WINDOW_MS, type LimitSettings, type LimitUse } from './limits.js';
 export type { UnfreezePayload } from './payloads.js';
 export { type PolicySnapshot, policySnapshot } from './policy-record.js';
 export { POLICY_RECORDED } from './policy-recorder.js';
 
-export { BALANCE_KINDS, type FileOptions } from './preflight.js';
+export { BALANCE_KINDS } from './preflight.js';
 export { MaybeRecordedError } from './recheck.js';
 export { STOP_DRAIN_MS } from './recording.js';
 export { DEFAULT_REMINDERS, isLastReminder, parseReminderPoints, type ReminderPoint } from './reminders.js';
 export { ApprovalRepository } from './repository.js';
 export { StaleRoundError } from './round.js';
-export { SAME_REQUEST_MS, SameRequestError } from './same-request.js';
-export { failedCallOutcome } from './service-call.js';
-export {
-  CONFLICT_RESOLVED,
-  canTransition,
-  HELD_ACTION,
-  InvalidTransitionError,
-  LOOKED_UP_BEFORE_SENDING,
-  noticeText,
-} from './state-machine.js';
+export { CONFLICT_RESOLVED, HELD_ACTION, LOOKED_UP_BEFORE_SENDING, noticeText } from './state-machine.js';
 export {
   type ActionResult,
   type ApprovalRequest,

@@ -106,13 +106,34 @@ export interface FileOptions {
   preflight?: RequestChecks;
 }
 
-/** Why checks made before filing refuse it, or undefined. */
+/** What in the checks made before filing refuses it (nothing filed). */
+export type PreflightRefusal =
+  /** The balance, less what is committed, does not cover the amount. */
+  | { kind: 'balance'; balance: BalanceCheck }
+  /** The destination looks like a known one, and the requester did not confirm comparing it. */
+  | { kind: 'look-alike'; lookAlike: LookAlikeMark };
+
+/**
+ * The one place the balance and the look-alike are judged: what refuses filing with these checks, the
+ * balance first (file-checked.ts returns them as problems, filing.ts refuses with the first).
+ */
+export function preflightRefusals(checks: RequestChecks): PreflightRefusal[] {
+  const refusals: PreflightRefusal[] = [];
+  const balance = checks.balance;
+  if (balance && !balance.enough) refusals.push({ kind: 'balance', balance });
+  const lookAlike = checks.lookAlike;
+  if (lookAlike && !lookAlike.compared) refusals.push({ kind: 'look-alike', lookAlike });
+  return refusals;
+}
+
+/** Why checks made before filing refuse it, or undefined (the first of preflightRefusals, in words). */
 export function preflightProblem(checks: RequestChecks): string | undefined {
-  const b = checks.balance;
-  if (b && !b.enough) {
+  const [refusal] = preflightRefusals(checks);
+  if (refusal?.kind === 'balance') {
+    const b = refusal.balance;
     return `amount: ${naira(b.amount)} is more than the balance (${naira(b.balance)}) less what is committed (${naira(b.committed)})`;
   }
-  if (checks.lookAlike && !checks.lookAlike.compared) {
+  if (refusal?.kind === 'look-alike') {
     return 'address: it looks like a known address; compare the whole address and confirm';
   }
   return undefined;

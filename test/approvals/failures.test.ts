@@ -2,7 +2,7 @@
 // (reconciled, never resent): the service says never to retry a 400 on a money POST blindly.
 import { describe, expect } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
-import { failedCallOutcome } from '../../src/approvals/index.js';
+import { failedCallOutcome } from '../../src/approvals/service-call.js';
 import { classifyFailure as custodyFailure } from '../../src/cngn/custody-gateway.js';
 import { CngnError, CngnResponseError, CngnTransportError, RateBudgetError } from '../../src/cngn/errors.js';
 import { createStore } from '../../src/store/index.js';

@@ -4,7 +4,8 @@
 // expired. (The freeze racing a send, on every store: freeze-race.test.ts.)
 import { describe, expect } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
-import { HELD_ACTION, START_FROZEN_ACTOR } from '../../src/approvals/index.js';
+import { START_FROZEN_ACTOR } from '../../src/approvals/freeze.js';
+import { HELD_ACTION } from '../../src/approvals/index.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
 import {
   APPROVER_A,

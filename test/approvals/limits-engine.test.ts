@@ -4,8 +4,8 @@
 
 import { describe, expect } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
-import { LimitExceededError } from '../../src/approvals/index.js';
 import type { LimitSettings } from '../../src/approvals/limits.js';
+import { LimitExceededError } from '../../src/approvals/limits.js';
 import { expireDue } from '../../src/approvals/sweeps.js';
 import type { Store } from '../../src/store/index.js';
 import { approveAsSeen, rejectAsSeen } from '../support/approve-as-seen.js';

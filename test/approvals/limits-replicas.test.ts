@@ -2,7 +2,7 @@
 // are decided one after the other, so none slips under the daily limit or under the higher tier,
 // and two final approvals at once cannot both fit in the room that is left.
 import { describe, expect } from 'vitest';
-import { LimitExceededError } from '../../src/approvals/index.js';
+import { LimitExceededError } from '../../src/approvals/limits.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
 import { APPROVER_A, engineTest as test, twoNetworks, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';

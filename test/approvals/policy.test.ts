@@ -1,12 +1,8 @@
 // The rules of the engine without the service: transitions, tiers, who may approve.
 import { describe, expect, it } from 'vitest';
 import { ApprovalPolicy, parseTiers, requiredApprovals } from '../../src/access/index.js';
-import {
-  canTransition,
-  InvalidTransitionError,
-  LOOKED_UP_BEFORE_SENDING,
-} from '../../src/approvals/index.js';
-import { transition } from '../../src/approvals/state-machine.js';
+import { LOOKED_UP_BEFORE_SENDING } from '../../src/approvals/index.js';
+import { canTransition, InvalidTransitionError, transition } from '../../src/approvals/state-machine.js';
 import type { ApprovalRequest } from '../../src/approvals/types.js';
 import { Money } from '../../src/format/money.js';
 

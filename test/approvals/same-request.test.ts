@@ -3,7 +3,8 @@
 // "file it again?"; it also says which earlier request to a destination not paid yet comes first.
 // Against the real client and the embedded sandbox.
 import { describe, expect } from 'vitest';
-import { type RequestDraft, SAME_REQUEST_MS, SameRequestError } from '../../src/approvals/index.js';
+import type { RequestDraft } from '../../src/approvals/index.js';
+import { SAME_REQUEST_MS, SameRequestError } from '../../src/approvals/same-request.js';
 import { approveAsSeen, rejectAsSeen } from '../support/approve-as-seen.js';
 import { APPROVER_A, DEST, engineTest, REQUESTER, twoNetworks, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';

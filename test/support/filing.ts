@@ -4,12 +4,8 @@
 // (they file through engine.file, as every surface does).
 
 import { partsOf } from '../../src/approvals/engine-parts.js';
-import type {
-  ApprovalEngine,
-  ApprovalRequest,
-  FileOptions,
-  RequestDraft,
-} from '../../src/approvals/index.js';
+import type { ApprovalEngine, ApprovalRequest, RequestDraft } from '../../src/approvals/index.js';
+import type { FileOptions } from '../../src/approvals/preflight.js';
 
 export function fileDraft(
   engine: ApprovalEngine,

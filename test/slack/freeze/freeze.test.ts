@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { partsOf } from '../../../src/approvals/engine-parts.js';
-import { START_FROZEN_ACTOR } from '../../../src/approvals/index.js';
+import { START_FROZEN_ACTOR } from '../../../src/approvals/freeze.js';
 import { createStore } from '../../../src/store/index.js';
 import { botTest } from '../../support/bot.js';
 import { FakeSlack } from '../../support/fake-slack.js';

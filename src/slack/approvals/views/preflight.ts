@@ -132,7 +132,7 @@ function fieldError(
     return { field: fields.amount, text: `Amount: ${shortfallText(problem.balance, now)}` };
   }
   if (problem.kind === 'look-alike' && fields.address) {
-    return { field: fields.address, text: lookAlikeText(problem.lookAlike) };
+    return { field: fields.address, text: lookAlikeFieldText(problem.lookAlike) };
   }
   if (problem.kind === 'daily-limit') {
     const field = fields.limit ?? fields.amount;
@@ -142,7 +142,7 @@ function fieldError(
 }
 
 /** Under the address: it looks like a known one, and how to settle it. */
-function lookAlikeText(mark: LookAlikeMark): string {
+function lookAlikeFieldText(mark: LookAlikeMark): string {
   const known = mark.knownAs === 'paid' ? 'an address paid before' : 'a whitelisted address';
   return `Address: it looks like ${known} but is not the same: compare the whole address below`;
 }
