@@ -47,7 +47,7 @@ import type { CustodyReport, ServiceEnvironment } from './ports.js';
 import { type ReminderPoint, Reminders } from './reminders.js';
 import { resolveByHand } from './resolve-by-hand.js';
 import { shutDown } from './shutdown.js';
-import { closeOtherEnvironments, expireDue } from './sweeps.js';
+import { closeOtherEnvironments, expireDue, sweepInTurn } from './sweeps.js';
 import { type BridgeCallbackHint, Tracker, type TrackerOptions } from './tracker.js';
 import type {
   ActionResult,
@@ -350,8 +350,6 @@ export class ApprovalEngine {
     return id ? this.get(id) : undefined;
   }
 
-  // The audit trail: each question is EngineAudit's (see there).
-
   /** Record that the bot saw a user group's members change. */
   recordMembershipChange(group: string, added: readonly string[], removed: readonly string[]) {
     return this.trail.recordMembershipChange(group, added, removed);
@@ -421,15 +419,20 @@ export class ApprovalEngine {
     try {
       await this.sweepRequests();
       // After expiry: a request that just lapsed gets no reminder.
-      await this.reminders.sweep().catch((error: unknown) => {
-        this.options.log?.warn('approval reminders could not be sent; tried again next sweep', {
-          error: String(error),
-        });
-      });
+      await this.sendReminders();
       await this.trail.sweep();
     } finally {
       this.ticking = false;
     }
+  }
+
+  /** Reminders due now; one that cannot be sent is tried again at the next sweep. */
+  private async sendReminders(): Promise<void> {
+    await this.reminders.sweep().catch((error: unknown) => {
+      this.options.log?.warn('approval reminders could not be sent; tried again next sweep', {
+        error: String(error),
+      });
+    });
   }
 
   /** Expire what is due, then follow, send and reconcile the open requests. */
@@ -450,26 +453,16 @@ export class ApprovalEngine {
     await this.tracker.resume();
     await this.sweepRequests();
     // Reminders that fell due while no replica ran are sent now (only the latest point of each).
-    await this.reminders.sweep().catch((error: unknown) => {
-      this.options.log?.warn('approval reminders could not be sent; tried again next sweep', {
-        error: String(error),
-      });
-    });
+    await this.sendReminders();
     await this.applyAuditRetention().catch((error: unknown) => {
       this.options.log?.warn('audit retention could not be applied', { error: String(error) });
     });
     const every = this.options.tickMs ?? 15_000;
-    // Replicas take turns: one sweep per interval across all of them, so polls are not doubled.
-    const sweep = async () => {
-      // Each process checks the audit trail daily, whichever replica takes the sweeps.
-      await this.trail.daily();
-      const slot = Math.floor(Date.now() / every);
-      if (
-        await this.options.store.setIfAbsent(`approvals:sweep:${slot}`, this.executor.instanceId, every * 2)
-      ) {
-        await this.tick();
-      }
-    };
+    // Each process checks the audit trail daily, whichever replica takes the sweeps.
+    const sweep = sweepInTurn(this.core, this.executor.instanceId, every, {
+      daily: () => this.trail.daily(),
+      sweep: () => this.tick(),
+    });
     this.timer = setInterval(() => this.background(sweep()), every);
     this.timer.unref();
   }

@@ -55,3 +55,22 @@ export async function closeOtherEnvironments(core: ApprovalCore): Promise<Approv
   }
   return closed;
 }
+
+/**
+ * Replicas take turns: one sweep per interval across all of them, so polls are not doubled; whoever
+ * claims the interval's slot in the shared store sweeps. `daily` runs in every process first.
+ */
+export function sweepInTurn(
+  core: ApprovalCore,
+  instanceId: string,
+  every: number,
+  work: { daily: () => Promise<void>; sweep: () => Promise<void> },
+): () => Promise<void> {
+  return async () => {
+    await work.daily();
+    const slot = Math.floor(Date.now() / every);
+    if (await core.options.store.setIfAbsent(`approvals:sweep:${slot}`, instanceId, every * 2)) {
+      await work.sweep();
+    }
+  };
+}
