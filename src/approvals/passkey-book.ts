@@ -1,0 +1,127 @@
+// The passkeys that count, kept in the shared store: every replica reads the same book, so a
+// registration or a revocation holds at once everywhere and survives restarts. Also the one-time
+// nonces a signing page asks the browser to sign with (approval-digest.ts), and the one-time links
+// that open the pages. Who may register, and approving a registration, are the engine's (a
+// registration is a request); this file only keeps the records.
+import { randomBytes } from 'node:crypto';
+import type { Passkey } from '../access/index.js';
+import type { Store } from '../store/index.js';
+import type { ServiceEnvironment } from './ports.js';
+
+/** A one-time link or nonce lives this long (the issue's 10 minutes). */
+const ONE_TIME_MS = 10 * 60_000;
+
+/** What a one-time nonce was issued for: one approver signing one round of one request. */
+export interface NonceFor {
+  requestId: string;
+  user: string;
+  round: number;
+}
+
+/** What a one-time link opens: a registration, or the signing of one request, for one Slack user. */
+export type LinkFor =
+  | { page: 'register'; user: string; team: string }
+  | { page: 'sign'; user: string; team: string; requestId: string; round: number };
+
+const token = () => randomBytes(24).toString('base64url');
+
+export class PasskeyBook {
+  constructor(
+    private readonly store: Store,
+    private readonly environment: ServiceEnvironment,
+  ) {}
+
+  private get key(): string {
+    return `passkeys:${this.environment}`;
+  }
+
+  /** Every passkey ever registered here, revoked ones too (the audit and the verifier need them). */
+  async all(): Promise<Passkey[]> {
+    return (await this.store.get<Passkey[]>(this.key)) ?? [];
+  }
+
+  /** `user`'s passkeys that count now. */
+  async heldBy(user: string): Promise<Passkey[]> {
+    return (await this.all()).filter((p) => p.user === user && !p.revoked);
+  }
+
+  async byCredential(credentialId: string): Promise<Passkey | undefined> {
+    return (await this.all()).find((p) => p.credentialId === credentialId);
+  }
+
+  /** How many people hold a passkey that counts (a new install signs registrations once two do). */
+  async holders(): Promise<number> {
+    return new Set((await this.all()).filter((p) => !p.revoked).map((p) => p.user)).size;
+  }
+
+  private change(fn: (book: Passkey[]) => Passkey[] | undefined): Promise<boolean> {
+    return this.store.withLock(`${this.key}:write`, async () => {
+      const next = fn(await this.all());
+      if (!next) return false;
+      await this.store.set(this.key, next);
+      return true;
+    });
+  }
+
+  /** Add a registered passkey; false when its credential is already in the book. */
+  add(passkey: Passkey): Promise<boolean> {
+    return this.change((book) =>
+      book.some((p) => p.credentialId === passkey.credentialId) ? undefined : [...book, passkey],
+    );
+  }
+
+  /** End a passkey at once; false when there is no such live passkey. */
+  revoke(credentialId: string, by: string, at: Date, note?: string): Promise<boolean> {
+    return this.change((book) => {
+      const found = book.find((p) => p.credentialId === credentialId && !p.revoked);
+      if (!found) return undefined;
+      const revoked = { at: at.toISOString(), by, ...(note ? { note } : {}) };
+      return book.map((p) => (p === found ? { ...p, revoked } : p));
+    });
+  }
+
+  /** After a verified assertion: its signature counter and when it was used. */
+  recordUse(credentialId: string, counter: number, at: Date): Promise<boolean> {
+    return this.change((book) => {
+      if (!book.some((p) => p.credentialId === credentialId)) return undefined;
+      return book.map((p) =>
+        p.credentialId === credentialId ? { ...p, counter, lastUsedAt: at.toISOString() } : p,
+      );
+    });
+  }
+
+  /** A one-time nonce for `what`, valid ONE_TIME_MS. */
+  async issueNonce(what: NonceFor): Promise<string> {
+    const nonce = token();
+    await this.store.set(`passkey-nonce:${this.environment}:${nonce}`, what, ONE_TIME_MS);
+    return nonce;
+  }
+
+  /** Take a nonce (once: a second take finds nothing). */
+  takeNonce(nonce: string): Promise<NonceFor | undefined> {
+    return this.take<NonceFor>(`passkey-nonce:${this.environment}:${nonce}`);
+  }
+
+  /** A one-time link token for `what`, valid ONE_TIME_MS. */
+  async issueLink(what: LinkFor): Promise<string> {
+    const link = token();
+    await this.store.set(`passkey-link:${this.environment}:${link}`, what, ONE_TIME_MS);
+    return link;
+  }
+
+  /** Read a link without using it (the page's first load). */
+  peekLink(link: string): Promise<LinkFor | undefined> {
+    return this.store.get<LinkFor>(`passkey-link:${this.environment}:${link}`);
+  }
+
+  /** Use a link (once: a second use finds nothing). */
+  useLink(link: string): Promise<LinkFor | undefined> {
+    return this.take<LinkFor>(`passkey-link:${this.environment}:${link}`);
+  }
+
+  private async take<T>(key: string): Promise<T | undefined> {
+    const value = await this.store.get<T>(key);
+    if (value === undefined) return undefined;
+    return (await this.store.delete(key)) ? value : undefined;
+  }
+}

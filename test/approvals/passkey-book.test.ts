@@ -1,0 +1,55 @@
+// The passkey book on every store: a passkey added counts everywhere, a revoked one at once, a
+// credential is added once, and a nonce or link is used once only.
+import { describe, expect } from 'vitest';
+import type { Passkey } from '../../src/access/index.js';
+import { PasskeyBook } from '../../src/approvals/passkey-book.js';
+import { STORE_KINDS, storesTest as test } from '../support/shared-stores.js';
+
+const passkey = (credentialId: string, user = 'U_BOLA'): Passkey => ({
+  credentialId,
+  user,
+  name: "Bola's MacBook",
+  publicKey: 'pk',
+  counter: 0,
+  addedAt: '2026-11-01T10:00:00.000Z',
+  registration: { requestId: 'AR-1', approvedBy: ['U_CHIDI'] },
+});
+
+for (const kind of STORE_KINDS) {
+  describe.skipIf(!kind.up)(`the passkey book on ${kind.name}`, () => {
+    test.override('storeKind', kind.name);
+
+    test('keeps passkeys for every replica, and ends a revoked one at once', async ({ replicas }) => {
+      const { a, b } = await replicas('passkey-book');
+      const one = new PasskeyBook(a, 'sandbox');
+      const other = new PasskeyBook(b, 'sandbox');
+      expect(await one.add(passkey('c1'))).toBe(true);
+      expect(await other.add(passkey('c1'))).toBe(false);
+      expect(await one.add(passkey('c2', 'U_CHIDI'))).toBe(true);
+      expect((await other.heldBy('U_BOLA')).map((p) => p.credentialId)).toEqual(['c1']);
+      expect(await other.holders()).toBe(2);
+      expect(await other.revoke('c1', 'U_BOLA', new Date('2026-11-02T00:00:00Z'))).toBe(true);
+      expect(await one.heldBy('U_BOLA')).toEqual([]);
+      expect((await one.byCredential('c1'))?.revoked?.by).toBe('U_BOLA');
+      expect(await one.revoke('c1', 'U_BOLA', new Date())).toBe(false);
+      expect(await one.recordUse('c2', 7, new Date('2026-11-03T00:00:00Z'))).toBe(true);
+      expect(await other.byCredential('c2')).toMatchObject({
+        counter: 7,
+        lastUsedAt: '2026-11-03T00:00:00.000Z',
+      });
+    });
+
+    test('gives out a nonce and a link that work once, on whichever replica', async ({ replicas }) => {
+      const { a, b } = await replicas('passkey-once');
+      const one = new PasskeyBook(a, 'sandbox');
+      const other = new PasskeyBook(b, 'sandbox');
+      const nonce = await one.issueNonce({ requestId: 'AR-1', user: 'U_BOLA', round: 0 });
+      const taken = await Promise.all([one.takeNonce(nonce), other.takeNonce(nonce)]);
+      expect(taken.filter(Boolean)).toEqual([{ requestId: 'AR-1', user: 'U_BOLA', round: 0 }]);
+      const link = await one.issueLink({ page: 'register', user: 'U_BOLA', team: 'T1' });
+      expect(await other.peekLink(link)).toEqual({ page: 'register', user: 'U_BOLA', team: 'T1' });
+      expect(await other.useLink(link)).toBeDefined();
+      expect(await one.useLink(link)).toBeUndefined();
+    });
+  });
+}
