@@ -1,7 +1,14 @@
 // The only place that reads the environment. Parsed once with zod; every problem is listed together.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { type ConfiguredRoles, ROLE_VARIABLES, settleRoles, userList } from './access/index.js';
+import {
+  type ConfiguredRoles,
+  parseSigningRule,
+  ROLE_VARIABLES,
+  type SigningRule,
+  settleRoles,
+  userList,
+} from './access/index.js';
 import {
   DEFAULT_LIMIT_WINDOW_MS,
   DEFAULT_REMINDERS,
@@ -31,6 +38,17 @@ export class ConfigError extends Error {
 
 const APPROVAL_NOTIFY = ['dm', 'channel', 'both'] as const;
 export type ApprovalNotify = (typeof APPROVAL_NOTIFY)[number];
+
+/**
+ * Passkey-signed approvals (docs/passkeys.md): CNGN_SIGNED_APPROVALS, and where approvers' browsers
+ * reach the signing pages. The relying party id is the signing URL's host; the origin its
+ * scheme://host[:port], as a browser reports it in an assertion.
+ */
+export interface SigningConfig {
+  rule: SigningRule;
+  rpId: string;
+  origin: string;
+}
 
 type ServiceConfig =
   | { mode: 'sandbox' }
@@ -79,6 +97,8 @@ export interface Config {
   webhookSecretPrevious?: string | undefined;
   rateLimit: RateLimit;
   publicUrl: string | undefined;
+  /** CNGN_SIGNED_APPROVALS and CNGN_SIGNING_URL (or PUBLIC_URL); undefined when approvals are not signed. */
+  signing?: SigningConfig | undefined;
   storeUrl: string;
   logLevel: LogLevel;
   /** ADMIN_PORT / ADMIN_HOST: the probes and `GET /metrics`, apart from PORT (config-admin.ts). */
@@ -126,6 +146,31 @@ function parseDailyLimit(text: string): string {
   const amount = Money.parse(text);
   if (!amount.isPositive()) throw new Error('must be a positive amount in ₦, e.g. 5000000');
   return amount.toString();
+}
+
+/** Hosts a browser counts as a secure context over plain http (URL.hostname spells IPv6 in brackets). */
+const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * CNGN_SIGNING_URL → its origin. Browsers make and use passkeys only in a secure context: https, or
+ * plain http on this machine. The path is dropped: the relying party is the host, the origin what a
+ * browser reports.
+ */
+function parseSigningUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    throw new Error('must be a URL such as https://desk.example.com');
+  }
+  if (url.protocol === 'https:') return url.origin;
+  if (url.protocol === 'http:' && LOCAL_HOSTS.has(url.hostname)) return url.origin;
+  if (url.protocol === 'http:') {
+    throw new Error(
+      'must be https:// (plain http:// only on localhost, 127.0.0.1 or [::1]): browsers use passkeys only in a secure context',
+    );
+  }
+  throw new Error('must be an https:// URL');
 }
 
 /** A zod string that must pass a parser; the parser's message becomes the reason. */
@@ -204,6 +249,11 @@ export const envSchema = z.object({
       .refine((u) => u.startsWith('https://'), 'must be an https:// origin (the service calls it back)')
       .transform((u) => u.replace(/\/+$/, ''))
       .optional(),
+  ),
+  CNGN_SIGNING_URL: z.preprocess(blank, parsedBy(parseSigningUrl).optional()),
+  CNGN_SIGNED_APPROVALS: z.preprocess(
+    blank,
+    parsedBy(parseSigningRule).default({ mode: 'off' } satisfies SigningRule),
   ),
   STORE_URL: z.preprocess(
     blank,
@@ -323,7 +373,7 @@ function crossProblems(
   } catch (error) {
     problems.push(`CNGN_ALERT_ROUTES: ${error instanceof Error ? error.message : String(error)}`);
   }
-  problems.push(...adminProblems(env), ...webhookProblems(has));
+  problems.push(...adminProblems(env), ...webhookProblems(has), ...signingProblems(env, has));
   // A memory store keeps nothing to make a key beside: an archive then needs a key given.
   const memory = (env.STORE_URL ?? '').trim().startsWith('memory://');
   if (memory && has('CNGN_AUDIT_ARCHIVE') && !has('CNGN_AUDIT_SIGNING_KEY')) {
@@ -341,6 +391,32 @@ function crossProblems(
     );
   }
   return problems;
+}
+
+/**
+ * Signed approvals need somewhere for approvers' browsers to sign: one line saying what to set. A
+ * malformed rule, CNGN_SIGNING_URL or PUBLIC_URL has its own line (a plain http:// one on another host
+ * too); this one is for none given.
+ */
+function signingProblems(env: Record<string, string | undefined>, has: (name: string) => boolean): string[] {
+  if (has('CNGN_SIGNING_URL') || has('PUBLIC_URL')) return [];
+  let rule: SigningRule;
+  try {
+    rule = parseSigningRule(env.CNGN_SIGNED_APPROVALS ?? '');
+  } catch {
+    return [];
+  }
+  if (rule.mode === 'off') return [];
+  return [
+    "CNGN_SIGNING_URL: required with CNGN_SIGNED_APPROVALS — the https:// address where approvers' browsers reach the bot's HTTP port (its host is the passkeys' relying party; http://localhost:<port> for a trial on this machine), or set PUBLIC_URL",
+  ];
+}
+
+/** The signing settings in effect; undefined when approvals are made with a click. */
+function signingOf(rule: SigningRule, signingUrl: string | undefined): SigningConfig | undefined {
+  if (rule.mode === 'off' || !signingUrl) return undefined;
+  const url = new URL(signingUrl);
+  return { rule, rpId: url.hostname, origin: url.origin };
 }
 
 function serviceKeyProblems(
@@ -428,6 +504,7 @@ export function loadConfig(raw: Record<string, string | undefined> = process.env
     webhookSecretPrevious: e.CNGN_WEBHOOK_SECRET_PREVIOUS,
     rateLimit: e.CNGN_RATE_LIMIT ?? parseRateLimit(undefined),
     publicUrl: e.PUBLIC_URL,
+    signing: signingOf(e.CNGN_SIGNED_APPROVALS, e.CNGN_SIGNING_URL ?? e.PUBLIC_URL),
     storeUrl: e.STORE_URL,
     logLevel: e.LOG_LEVEL,
     admin,

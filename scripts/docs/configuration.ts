@@ -208,6 +208,16 @@ const TEXT: Record<Variable, VariableText> = {
     meaning: "The bot's public `https://` origin: each bridge then carries a callback URL under it.",
     unset: 'no callback; bridges are followed by webhooks and polls',
   },
+  CNGN_SIGNING_URL: {
+    meaning:
+      "Where approvers' browsers reach the bot's passkey pages: the bot's HTTP port (`PORT`), directly or through a reverse proxy; an internal address is fine, in Socket Mode too. `https://`; plain `http://` only on `localhost`, `127.0.0.1` or `[::1]`. Its host is the passkeys' relying party: changing it later makes every registered passkey unusable. See [passkeys](passkeys.md).",
+    unset: '`PUBLIC_URL`; with neither, `CNGN_SIGNED_APPROVALS` must be `off`',
+  },
+  CNGN_SIGNED_APPROVALS: {
+    meaning:
+      "Which approvals are signed with the approver's passkey: `off`, `all`, or `above:<amount>` (₦, e.g. `above:1000000`: withdrawals, redemptions and bridges above it). Unless `off`, whitelist, settlement, delegation, unfreeze and passkey approvals are always signed. Needs `CNGN_SIGNING_URL` (or `PUBLIC_URL`). See [passkeys](passkeys.md).",
+    showDefault: () => 'off',
+  },
   STORE_URL: {
     meaning:
       'Where state lives: `sqlite://path`, `postgres://user:pass@host:5432/db` (or `postgresql://`), `redis://…` (`rediss://` for TLS) or `memory://`. Several replicas need PostgreSQL or Redis.',
@@ -329,6 +339,8 @@ Checked at start-up together with the values above, and reported in the same lis
 - \`CNGN_ALERT_ROUTES\` needs \`CNGN_ALERTS_CHANNEL\`, for the events no route takes.
 - \`METRICS_PORT\` and \`METRICS_HOST\`, the old names of \`ADMIN_PORT\` and \`ADMIN_HOST\`, may
   not be set to another value than the new name.
+- \`CNGN_SIGNED_APPROVALS\` other than \`off\` needs \`CNGN_SIGNING_URL\` or \`PUBLIC_URL\`: the
+  address where approvers' browsers sign.
 - \`CNGN_AUDIT_ARCHIVE\` on a \`memory://\` store needs \`CNGN_AUDIT_SIGNING_KEY\` (there is no folder
   beside the store to keep a key made by the bot).
 - With approvals on, a \`postgres://\` or \`redis://\` store, or a live \`CNGN_API_KEY\`, needs

@@ -2,7 +2,7 @@
 // executes approved ones exactly once, tracks them to the end, and resumes after a restart. What the
 // approvals folder offers others is listed in index.ts.
 
-import type { Delegation } from '../access/index.js';
+import type { Delegation, SigningRule } from '../access/index.js';
 import type {
   ArchiveOutcome,
   AuditAlarmListener,
@@ -70,6 +70,8 @@ export interface ApprovalEngineOptions extends AuditSideOptions, TrackerOptions,
   reminderPoints?: readonly ReminderPoint[];
   /** The settings in effect: recorded in the audit chain at start when they changed (policy-recorder.ts). */
   policySnapshot?: PolicySnapshot | undefined;
+  /** CNGN_SIGNED_APPROVALS and the WebAuthn relying party and origin (docs/passkeys.md); absent: off. */
+  signing?: { rule: SigningRule; rpId: string; origin: string };
 }
 
 export class ApprovalEngine {

@@ -22,7 +22,7 @@ import type { CngnApi } from '../cngn/api.js';
 import { environmentFromKey } from '../cngn/credentials.js';
 import { custodyGateway, custodyReport } from '../cngn/custody-gateway.js';
 import type { WebhookEvent } from '../cngn/schemas.js';
-import { type ApprovalNotify, type Config, ConfigError } from '../config.js';
+import { type ApprovalNotify, type Config, ConfigError, type SigningConfig } from '../config.js';
 import type { Logger } from '../log.js';
 import type { ApprovalDms } from '../slack/approvals/dms.js';
 import type { HomePublisher } from '../slack/approvals/home/publisher.js';
@@ -63,6 +63,8 @@ export interface ApprovalsSetup {
   /** CNGN_AUDIT_ARCHIVE's folder and CNGN_AUDIT_ARCHIVE_EVERY (written only with a seal). */
   auditArchive?: { dir: string; everyMs: number } | undefined;
   publicUrl?: string | undefined;
+  /** CNGN_SIGNED_APPROVALS with the WebAuthn relying party and origin; absent: approvals are clicks. */
+  signing?: SigningConfig | undefined;
   /** CNGN_APPROVAL_NOTIFY (default both). */
   notify?: ApprovalNotify | undefined;
   /** The last alerts, shown on App Home. */
@@ -165,6 +167,7 @@ function engineFor(
     ...(setup.policySnapshot ? { policySnapshot: setup.policySnapshot } : {}),
     ...(setup.auditArchive ? { auditArchive: setup.auditArchive } : {}),
     ...(setup.publicUrl ? { publicUrl: setup.publicUrl } : {}),
+    ...(setup.signing ? { signing: setup.signing } : {}),
     ...(setup.now ? { now: setup.now } : {}),
     ...(setup.log ? { log: setup.log } : {}),
   });
@@ -196,6 +199,7 @@ function installsOf(approvals: Approvals, setup: ApprovalsSetup, stopBegan: () =
       notify: setup.notify,
       alerts: setup.alerts,
       homeDebounceMs: setup.homeDebounceMs,
+      signing: setup.signing?.rule,
       now: setup.now,
       log,
       stopBegan,

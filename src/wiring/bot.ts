@@ -237,6 +237,7 @@ function approvalsOf(parts: Base & Pick<Parts, 'roles'>): Approvals | undefined 
         ? { dir: config.auditArchiveDir, everyMs: config.auditArchiveEveryMs ?? 86_400_000 }
         : undefined,
     publicUrl: config.publicUrl,
+    signing: config.signing,
     notify: config.approvalNotify,
     alerts: parts.recentAlerts,
     ...(options.homeDebounceMs !== undefined ? { homeDebounceMs: options.homeDebounceMs } : {}),
@@ -314,6 +315,7 @@ function policyFactsOf(parts: Parts): PolicyFacts | undefined {
     freeze: () => approvals.engine.currentFreeze(),
     limits: () => approvals.engine.limitUse(),
     roles: parts.roles.roles,
+    signing: config.signing?.rule ?? { mode: 'off' },
     home: () => parts.home,
     now: parts.now,
   };

@@ -1,6 +1,7 @@
 // `/cngn policy` over signed HTTP: what it shows matches the configuration, with names resolved from
 // Slack (users.info) and the approver group's members (usergroups.users.list), privately.
 import { describe, expect } from 'vitest';
+import { Money } from '../../../src/format/money.js';
 import { botTest } from '../../support/bot.js';
 import { ALERTS_CHANNEL } from '../../support/harness.js';
 import { commandAnswer } from '../../support/slack-requests.js';
@@ -81,6 +82,26 @@ describe('/cngn policy', () => {
     const { text } = await ask(app, 'policy');
     expect(text).toContain('Named: <@UAPPROVERA>, Chidi Okafor (<@UAPPROVERB>)');
     expect(text).toContain(`user group \`${GROUP}\`: could not be read just now (missing_scope)`);
+  });
+
+  test('says no approval asks for a passkey while CNGN_SIGNED_APPROVALS is off', async ({ fileApp: app }) => {
+    const { text } = await ask(app, 'policy');
+    expect(text).toContain('*Passkeys*: Approvals are made with a click; no passkey is asked for.');
+  });
+
+  test('says which approvals need the approver’s passkey', async ({ startApp }) => {
+    const origin = { rpId: 'desk.example.com', origin: 'https://desk.example.com' };
+    const above = await startApp({
+      config: { signing: { rule: { mode: 'above', amount: Money.parse('250000') }, ...origin } },
+    });
+    const { text } = await ask(above, 'policy');
+    expect(text).toContain(
+      "*Passkeys*: Approvals of withdrawals, redemptions and bridges above ₦250,000.00 are signed with the approver's passkey, and whitelist, settlement, delegation, unfreeze and passkey approvals always are.",
+    );
+    const all = await startApp({ config: { signing: { rule: { mode: 'all' }, ...origin } } });
+    expect((await ask(all, 'policy')).text).toContain(
+      "*Passkeys*: Every approval is signed with the approver's passkey (whitelist, settlement, delegation, unfreeze and passkey approvals too).",
+    );
   });
 
   test('is listed in the help', async ({ fileApp: app }) => {

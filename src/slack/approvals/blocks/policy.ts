@@ -1,7 +1,13 @@
 // `/cngn policy`: who may approve what, as configured, in one private message. Pure: the settled
 // policy and the names Slack resolved in, Block Kit out. Names come from Slack profiles: escaped.
 import type { KnownBlock } from '@slack/types';
-import { type ApprovalTier, type Delegation, requiredApprovals } from '../../../access/index.js';
+import {
+  type ApprovalTier,
+  type Delegation,
+  describeSigningRule,
+  requiredApprovals,
+  type SigningRule,
+} from '../../../access/index.js';
 import type { Freeze } from '../../../approvals/index.js';
 import { type LimitUse, type ReminderPoint, shortDuration } from '../../../approvals/index.js';
 import type { CngnEnvironment } from '../../../cngn/api.js';
@@ -34,6 +40,8 @@ export interface PolicyView {
   limits?: LimitUse | undefined;
   /** Readers, requesters, auditors and the kinds with their own approver pool (absent: not wired). */
   roles?: RolesView | undefined;
+  /** CNGN_SIGNED_APPROVALS: which approvals need the approver's passkey (absent: not wired). */
+  signing?: SigningRule | undefined;
   now?: Date;
 }
 
@@ -95,6 +103,7 @@ export function policyMessage(view: PolicyView): SlackMessage {
         `*Freeze of sends*: ${view.freeze ? 'frozen (above); another approver lifts it by approving `/cngn unfreeze`' : 'none; any approver stops every send at once with `/cngn freeze &lt;reason&gt;`'}`,
         `*Request lifetime*: ${shortDuration(view.ttlMs)}; the requester may extend a pending request once, by at most that. Expiry is final.`,
         `*Reminders*: ${reminderLine(view)}. Nothing is ever approved by itself.`,
+        ...(view.signing ? [`*Passkeys*: ${escapeMrkdwn(describeSigningRule(view.signing))}`] : []),
         ...(view.notify ? [`*Approvers are told*: ${escapeMrkdwn(view.notify)}`] : []),
         `*Approvals channel*: ${mentionChannel(view.approvalsChannel)}`,
         `*Alerts channel*: ${view.alertsChannel ? mentionChannel(view.alertsChannel) : 'not set'}`,

@@ -3,7 +3,7 @@
 // shown as a mention; an unreadable group is said, never hidden. Someone Slack describes as unable to
 // act here (of another workspace, a guest, a bot, deactivated) is left out, as the gate refuses them.
 import type { WebClient } from '@slack/web-api';
-import type { ApprovalTier, Delegation, Holders, RoleSummary } from '../../../access/index.js';
+import type { ApprovalTier, Delegation, Holders, RoleSummary, SigningRule } from '../../../access/index.js';
 import type { Freeze, LimitUse, ReminderPoint } from '../../../approvals/index.js';
 import type { CngnEnvironment } from '../../../cngn/api.js';
 import { barred, type Home, personFrom, type SlackUser } from '../../runtime/people.js';
@@ -30,6 +30,8 @@ export interface PolicyFacts {
   limits?: (() => Promise<LimitUse>) | undefined;
   /** The roles as configured (readers, requesters, auditors, approver pools per kind). */
   roles?: { summary(): RoleSummary } | undefined;
+  /** CNGN_SIGNED_APPROVALS: which approvals need the approver's passkey. */
+  signing?: SigningRule | undefined;
   /** The workspace whose members may act (auth.test at start-up), once the app exists. */
   home?: (() => Home | undefined) | undefined;
   now?: (() => Date) | undefined;
@@ -119,6 +121,7 @@ async function policyCommand(client: WebClient, facts: PolicyFacts): Promise<Sla
     freeze: await facts.freeze?.(),
     limits: await facts.limits?.(),
     roles: facts.roles ? await rolesView(client, facts.roles.summary(), home) : undefined,
+    signing: facts.signing,
     now: facts.now?.() ?? new Date(),
   });
 }

@@ -2,7 +2,13 @@
 // Reject buttons), their recent requests, and the desk's state as last seen (balance as of, environment,
 // the service's request budget in use, the last alerts). Pure: data in, a home view out.
 import type { HomeView, KnownBlock } from '@slack/types';
-import { type Delegation, REQUEST_KINDS, type RequestKind } from '../../../access/index.js';
+import {
+  type Delegation,
+  describeSigningRule,
+  REQUEST_KINDS,
+  type RequestKind,
+  type SigningRule,
+} from '../../../access/index.js';
 import type { ApprovalRequest, Freeze, LimitUse } from '../../../approvals/index.js';
 import type { RateBudget } from '../../../cngn/limiter.js';
 import type { BalanceEntry } from '../../../cngn/schemas.js';
@@ -50,6 +56,8 @@ export interface HomeData {
   limits?: LimitUse | undefined;
   /** The roles this person holds (absent: not known). */
   roles?: HomeRoles | undefined;
+  /** CNGN_SIGNED_APPROVALS: which approvals need the approver's passkey (absent: not known). */
+  signing?: SigningRule | undefined;
 }
 
 export interface HomeRoles {
@@ -191,6 +199,7 @@ export function homeView(data: HomeData): HomeView {
     ],
   });
   if (data.roles) blocks.push(context(rolesText(data.roles)));
+  if (data.signing) blocks.push(context(`*Passkeys*: ${escapeMrkdwn(describeSigningRule(data.signing))}`));
 
   blocks.push({ type: 'divider' }, header('Waiting for you'));
 

@@ -2,6 +2,7 @@
 // channel's own buttons) and their own requests; a click from Home takes the engine's one path, so it
 // and a channel click at the same moment approve once; re-published when the request changes.
 import { describe, expect } from 'vitest';
+import { Money } from '../../../../src/format/money.js';
 import { botTest as test } from '../../../support/bot.js';
 import type { SlackCall } from '../../../support/fake-slack.js';
 import { fileDraft } from '../../../support/filing.js';
@@ -85,6 +86,32 @@ describe('App Home', () => {
     expect(home).toContain('*Daily limit*\\n₦0.00 of ₦5,000,000.00 approved or sent in the last 24 h');
     expect(home).toContain('₦1,200,000.00 waiting');
     expect(home).toContain(`2 approvals needed for ₦1,200,000.00 from <@${REQUESTER}> in the last 24 h`);
+  });
+
+  test('says which approvals need a passkey, and that none does while signing is off', async ({
+    startApp,
+  }) => {
+    const off = await startApp({ notify: 'channel' });
+    await homeOpened(off, APPROVER_A);
+    await waitUntil(() => publishesFor(off as ApprovalApp, APPROVER_A).length > 0, 'first publish');
+    expect(homeText(publishesFor(off, APPROVER_A).at(-1))).toContain(
+      '*Passkeys*: Approvals are made with a click; no passkey is asked for.',
+    );
+    const signed = await startApp({
+      notify: 'channel',
+      config: {
+        signing: {
+          rule: { mode: 'above', amount: Money.parse('1000000') },
+          rpId: 'desk.example.com',
+          origin: 'https://desk.example.com',
+        },
+      },
+    });
+    await homeOpened(signed, APPROVER_A);
+    await waitUntil(() => publishesFor(signed as ApprovalApp, APPROVER_A).length > 0, 'first publish');
+    expect(homeText(publishesFor(signed, APPROVER_A).at(-1))).toContain(
+      "*Passkeys*: Approvals of withdrawals, redemptions and bridges above ₦1,000,000.00 are signed with the approver's passkey",
+    );
   });
 
   test('costs nothing for a person who never opened it', async ({ startApp }) => {
