@@ -45,6 +45,8 @@ export interface PolicyInputs {
   notify: string;
   /** CNGN_START_FROZEN. */
   startFrozen?: boolean | undefined;
+  /** CNGN_SIGNED_APPROVALS in words, with the signing origin; absent while approvals are not signed. */
+  signedApprovals?: string | undefined;
 }
 
 /** People first, then user groups, each in ID order: one order for one set. */
@@ -92,6 +94,8 @@ export function policySnapshot(inputs: PolicyInputs): PolicySnapshot {
   add('approvers are told', inputs.notify);
   add('environment', inputs.environment);
   add('frozen at start', inputs.startFrozen ? 'yes' : 'no');
+  // Recorded only once switched on: an install that never signs sees no change in its policy.
+  if (inputs.signedApprovals) add('signed approvals', inputs.signedApprovals);
   return settings;
 }
 

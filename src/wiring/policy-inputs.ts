@@ -11,10 +11,17 @@ import {
   policySnapshot,
 } from '../approvals/index.js';
 import type { Config } from '../config.js';
+import { naira } from '../format/display.js';
 
 /** A role list as set: unset is everyone (readers, requesters) or nobody besides approvers (auditors). */
 const holdersAsSet = (ids: SlackIds | undefined, unset: 'everyone' | 'nobody'): Holders =>
   ids ? holdersOf(ids) : { everyone: unset === 'everyone', users: [], groups: [] };
+
+/** `all` or `above ₦250,000.00`, and where approvers sign: `above ₦250,000.00 at https://desk.example`. */
+function signingText({ rule, origin }: NonNullable<Config['signing']>): string {
+  const which = rule.mode === 'above' ? `above ${naira(rule.amount.toString())}` : rule.mode;
+  return `${which} at ${origin}`;
+}
 
 export function policyOf(config: Config, environment: string): PolicySnapshot {
   return policySnapshot({
@@ -36,5 +43,6 @@ export function policyOf(config: Config, environment: string): PolicySnapshot {
     reminders: config.approvalReminders ?? parseReminderPoints(DEFAULT_REMINDERS),
     notify: config.approvalNotify ?? 'both',
     startFrozen: config.startFrozen,
+    signedApprovals: config.signing ? signingText(config.signing) : undefined,
   });
 }

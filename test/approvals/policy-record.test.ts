@@ -53,6 +53,13 @@ describe('the policy snapshot', () => {
     ]);
   });
 
+  it('records signed approvals once switched on, and leaves an install that never signs unchanged', () => {
+    expect(
+      describePolicy(with_({ signedApprovals: 'above ₦250,000.00 at https://desk.example' })).at(-1),
+    ).toBe('signed approvals: above ₦250,000.00 at https://desk.example');
+    expect(fingerprint(with_({ signedApprovals: undefined }))).toBe(fingerprint(policySnapshot(base)));
+  });
+
   it('names the roles when they are given', () => {
     const lines = describePolicy(
       with_({
