@@ -154,8 +154,10 @@ export class PostgresStore implements Store {
     await this.keyv.set(key, value, ttlMs);
   }
 
-  delete(key: string): Promise<boolean> {
-    return this.keyv.delete(key);
+  /** One statement: of callers deleting one key at once, exactly one is told it removed it. */
+  async delete(key: string): Promise<boolean> {
+    const rows = await this.query('DELETE FROM keyv WHERE key = $1 RETURNING key', [this.storedKey(key)]);
+    return rows.length === 1;
   }
 
   async setIfAbsent<T>(key: string, value: T, ttlMs?: number): Promise<boolean> {

@@ -31,6 +31,7 @@ export interface Store {
   /** The values of several keys in one request, in the order asked (undefined where none). */
   getMany<T>(keys: string[]): Promise<Array<T | undefined>>;
   set<T>(key: string, value: T, ttlMs?: number): Promise<void>;
+  /** True when this call removed the key's value: of callers deleting one key at once, exactly one. */
   delete(key: string): Promise<boolean>;
   /** Write only if the key holds nothing; true when this call wrote it. Atomic. */
   setIfAbsent<T>(key: string, value: T, ttlMs?: number): Promise<boolean>;

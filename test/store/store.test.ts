@@ -62,6 +62,23 @@ describe.each(kinds)('%s store', (_kind, make, enabled) => {
   );
 
   it.runIf(enabled)(
+    'tells exactly one of many concurrent deletes of a key that it removed it',
+    async ({ tempDir, database }) => {
+      const store = await make({ tempDir, database });
+      try {
+        for (let round = 0; round < 5; round++) {
+          await store.set(`once-${round}`, { used: false });
+          const results = await Promise.all(Array.from({ length: 20 }, () => store.delete(`once-${round}`)));
+          expect(results.filter(Boolean)).toHaveLength(1);
+        }
+      } finally {
+        await clearStore(store);
+        await store.close();
+      }
+    },
+  );
+
+  it.runIf(enabled)(
     'lets exactly one of many concurrent setIfAbsent calls win',
     async ({ tempDir, database }) => {
       const store = await make({ tempDir, database });

@@ -275,8 +275,9 @@ export async function fileWithdrawal(
 export async function waitUntil(
   condition: () => boolean | Promise<boolean>,
   what = 'condition',
+  withinMs = 45_000,
 ): Promise<void> {
-  const deadline = Date.now() + 45_000;
+  const deadline = Date.now() + withinMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
