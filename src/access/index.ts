@@ -6,7 +6,13 @@ export { type Delegation, isLive } from './delegations.js';
 export { GroupMembers } from './groups.js';
 export type { JudgedRequest } from './judged-request.js';
 export { REQUEST_KINDS, type RequestKind } from './kinds.js';
-export type { Passkey } from './passkeys.js';
+export {
+  type ApprovalEvidence,
+  heldAt,
+  needsSignature,
+  type Passkey,
+  type SigningRule,
+} from './passkeys.js';
 export { ApprovalPolicy, countedPeople, type RefusalReason } from './policy.js';
 export { ApproverPools, holdersOf, type SlackIds } from './pools.js';
 export { RoleBook, type RoleSummary } from './role-book.js';
@@ -20,4 +26,5 @@ export {
   variablesNamingGroups,
 } from './role-settings.js';
 export type { Holders, Need, Role, Roles } from './roles.js';
+export { type SignatureRefusal, type SigningPlace, verifyEvidence } from './signatures.js';
 export { type ApprovalTier, parseTiers, requiredApprovals } from './tiers.js';

@@ -8,7 +8,7 @@ import { decodeClientDataJSON, isoBase64URL, parseAuthenticatorData } from '@sim
 import type { ApprovalEvidence, Passkey } from './passkeys.js';
 
 /** Why an assertion does not count. */
-type SignatureRefusal =
+export type SignatureRefusal =
   | 'unknown-passkey'
   | 'not-own-passkey'
   | 'revoked-passkey'
@@ -22,7 +22,7 @@ type SignatureRefusal =
 export type SignatureCheck = { ok: true; counter: number } | { ok: false; reason: SignatureRefusal };
 
 /** Where approvers' browsers sign: the origin of the signing pages and its host, the relying party id. */
-interface SigningPlace {
+export interface SigningPlace {
   rpId: string;
   origin: string;
 }
