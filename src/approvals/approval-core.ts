@@ -103,7 +103,7 @@ export class ApprovalCore implements CoreSections {
     this.repo = new ApprovalRepository(options.store, options.custody.environment);
     this.now = options.now ?? (() => new Date());
     this.keyId = options.keyId;
-    this.signed = new SignedApprovals(options.store, options.custody.environment, options.signing);
+    this.signed = new SignedApprovals(options);
     this.delegations = new DelegationBook(
       options.store,
       options.custody.environment,

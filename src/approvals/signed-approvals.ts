@@ -18,7 +18,7 @@ import type { Store } from '../store/index.js';
 import { approvalBytes, approvalChallenge } from './approval-digest.js';
 import { type NonceFor, PasskeyBook } from './passkey-book.js';
 import type { ServiceEnvironment } from './ports.js';
-import type { ApprovalRequest } from './types.js';
+import type { ApprovalRequest, EngineLog } from './types.js';
 
 /** ApprovalEngineOptions.signing: the rule, and where approvers' browsers sign (absent: no signing). */
 export interface SigningOptions extends SigningPlace {
@@ -68,15 +68,47 @@ export interface TakenEvidence {
   issued: NonceFor | undefined;
 }
 
+/**
+ * What happened to a signature, for whoever counts (metrics): an approval recorded with one, one refused
+ * (and why), or a request that failed its check before sending.
+ */
+export type SigningEvent =
+  | { signed: ApprovalRequest['kind'] }
+  | { refused: SigningRefusal; requestId: string; user: string }
+  | { evidenceFailed: string };
+
 export class SignedApprovals {
   readonly book: PasskeyBook;
+  private readonly observers: Array<(event: SigningEvent) => void> = [];
 
-  constructor(
-    store: Store,
-    environment: ServiceEnvironment,
-    readonly options: SigningOptions | undefined,
-  ) {
-    this.book = new PasskeyBook(store, environment);
+  readonly options: SigningOptions | undefined;
+  private readonly log: EngineLog | undefined;
+
+  /** On the engine's store, for its environment, with the engine's options (`signing` absent: off). */
+  constructor(from: {
+    store: Store;
+    custody: { environment: ServiceEnvironment };
+    signing?: SigningOptions | undefined;
+    log?: EngineLog | undefined;
+  }) {
+    this.book = new PasskeyBook(from.store, from.custody.environment);
+    this.options = from.signing;
+    this.log = from.log;
+  }
+
+  /** Told of each signed approval recorded, each signature refused, each request failed before sending. */
+  onEvent(observer: (event: SigningEvent) => void): void {
+    this.observers.push(observer);
+  }
+
+  private tell(event: SigningEvent): void {
+    for (const observer of this.observers) {
+      try {
+        observer(event);
+      } catch (error) {
+        this.log?.warn('signing observer failed', { error: String(error) });
+      }
+    }
   }
 
   /** Must approvals of this request be signed now? */
@@ -114,6 +146,23 @@ export class SignedApprovals {
     user: string,
     taken: TakenEvidence | undefined,
   ): Promise<{ evidence?: ApprovalEvidence } | { refusal: SigningRefusal }> {
+    const judged = await this.judge(request, user, taken);
+    if ('refusal' in judged) {
+      this.log?.warn('passkey signature refused; nothing recorded', {
+        requestId: request.id,
+        user,
+        reason: judged.refusal,
+      });
+      this.tell({ refused: judged.refusal, requestId: request.id, user });
+    }
+    return judged;
+  }
+
+  private async judge(
+    request: ApprovalRequest,
+    user: string,
+    taken: TakenEvidence | undefined,
+  ): Promise<{ evidence?: ApprovalEvidence } | { refusal: SigningRefusal }> {
     const { options } = this;
     if (!options) return {};
     if (!taken) return (await this.required(request)) ? { refusal: 'signature-required' } : {};
@@ -136,6 +185,7 @@ export class SignedApprovals {
     if (!evidence) return;
     const { counter } = parseAuthenticatorData(isoBase64URL.toBuffer(evidence.authenticatorData));
     await this.book.recordUse(evidence.credentialId, counter, at);
+    this.tell({ signed: request.kind });
   }
 
   /**
@@ -144,6 +194,12 @@ export class SignedApprovals {
    * the request's bytes as they stand now (counters are not checked again: they were recorded).
    */
   async stillVerifies(request: ApprovalRequest): Promise<boolean> {
+    const verifies = await this.allVerify(request);
+    if (!verifies) this.tell({ evidenceFailed: request.id });
+    return verifies;
+  }
+
+  private async allVerify(request: ApprovalRequest): Promise<boolean> {
     const { options } = this;
     if (!options || !(await this.required(request))) return true;
     if (request.approvals.length === 0) return false;

@@ -9,11 +9,16 @@ import type { ApprovalEngine } from '../../src/approvals/approval-engine.js';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import { PasskeyBook } from '../../src/approvals/passkey-book.js';
 import { ApprovalRepository } from '../../src/approvals/repository.js';
-import { EVIDENCE_FAILED, mayApproveUnsigned } from '../../src/approvals/signed-approvals.js';
+import {
+  EVIDENCE_FAILED,
+  mayApproveUnsigned,
+  type SigningEvent,
+} from '../../src/approvals/signed-approvals.js';
 import { withApproval } from '../../src/approvals/state-machine.js';
 import { approveAsSeen, seenOf } from '../support/approve-as-seen.js';
 import { SoftwareAuthenticator } from '../support/authenticator.js';
-import { APPROVER_A, APPROVER_B, engineTest, withdrawalDraft } from '../support/engine.js';
+import { redemptionDraft } from '../support/drafts.js';
+import { APPROVER_A, APPROVER_B, engineTest, REQUESTER, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 
 const place = { rpId: 'desk.example.com', origin: 'https://desk.example.com' };
@@ -48,6 +53,8 @@ describe('signed approvals', () => {
     fx,
     networkId,
   }) => {
+    const events: SigningEvent[] = [];
+    fx.engine.signatures().onEvent((event) => events.push(event));
     const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
     expect(await fx.engine.signatures().required(request)).toBe(true);
     expect(await approveAsSeen(fx.engine, request.id, APPROVER_A)).toMatchObject({
@@ -70,6 +77,10 @@ describe('signed approvals', () => {
     expect(sent?.state).toBe('sent');
     expect(sent?.approvals).toEqual([expect.objectContaining({ user: APPROVER_A, evidence })]);
     expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+    expect(events).toEqual([
+      { refused: 'signature-required', requestId: request.id, user: APPROVER_A },
+      { signed: 'withdraw' },
+    ]);
     expect(await fx.engine.signatures().book.byCredential(device.credentialId)).toMatchObject({
       counter: 1,
       lastUsedAt: expect.any(String),
@@ -160,6 +171,23 @@ describe('signed approvals', () => {
       outcome: { reason: EVIDENCE_FAILED },
     });
     expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+  });
+
+  test('a final approval whose figures are read again first keeps its assertion', async ({ fx }) => {
+    const filed = await fileDraft(fx.engine, redemptionDraft(REQUESTER, 'To be resolved'));
+    const device = await deviceFor(fx.engine, APPROVER_A);
+    // The bank gives another account name: sent back to the approvers, nothing approved.
+    const first = await signAndApprove(fx.engine, filed.id, APPROVER_A, device);
+    expect(first.result).toMatchObject({ ok: true, request: { state: 'pending', round: filed.round + 1 } });
+    const second = await signAndApprove(fx.engine, filed.id, APPROVER_A, device);
+    expect(second.result).toMatchObject({ ok: true, request: { state: 'approved' } });
+    await fx.engine.idle();
+    const sent = await fx.engine.get(filed.id);
+    expect(sent?.state).toBe('sent');
+    expect(sent?.approvals).toEqual([
+      expect.objectContaining({ user: APPROVER_A, evidence: second.evidence }),
+    ]);
+    expect(fx.sandbox.count('POST', '/v1/api/redeemAsset')).toBe(1);
   });
 
   test('a passkey registration may be approved by click until two people hold a passkey', async ({ fx }) => {
