@@ -18,7 +18,14 @@ import { withApproval } from '../../src/approvals/state-machine.js';
 import { approveAsSeen, seenOf } from '../support/approve-as-seen.js';
 import { SoftwareAuthenticator } from '../support/authenticator.js';
 import { redemptionDraft } from '../support/drafts.js';
-import { APPROVER_A, APPROVER_B, engineTest, REQUESTER, withdrawalDraft } from '../support/engine.js';
+import {
+  APPROVER_A,
+  APPROVER_B,
+  engineTest,
+  REQUESTER,
+  twoNetworks,
+  withdrawalDraft,
+} from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 
 const place = { rpId: 'desk.example.com', origin: 'https://desk.example.com' };
@@ -173,6 +180,29 @@ describe('signed approvals', () => {
     expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
   });
 
+  test('another approver’s assertion copied into the store as a second approval sends nothing', async ({
+    fx,
+    networkId,
+  }) => {
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '1500000'));
+    const deviceA = await deviceFor(fx.engine, APPROVER_A);
+    await deviceFor(fx.engine, APPROVER_B);
+    const signed = await signAndApprove(fx.engine, request.id, APPROVER_A, deviceA);
+    expect(signed.result).toMatchObject({ ok: true, request: { state: 'pending' } });
+    const repo = new ApprovalRepository(fx.store, 'sandbox');
+    const stored = await repo.get(request.id);
+    if (!stored) throw new Error('not stored');
+    const forged = withApproval(stored, APPROVER_B, new Date(), undefined, signed.evidence);
+    expect(forged.state).toBe('approved');
+    expect(await repo.saveIf(stored, forged)).toBe(true);
+    await partsOf(fx.engine).executor.execute(request.id);
+    expect(await fx.engine.get(request.id)).toMatchObject({
+      state: 'failed',
+      outcome: { reason: EVIDENCE_FAILED },
+    });
+    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+  });
+
   test('a final approval whose figures are read again first keeps its assertion', async ({ fx }) => {
     const filed = await fileDraft(fx.engine, redemptionDraft(REQUESTER, 'To be resolved'));
     const device = await deviceFor(fx.engine, APPROVER_A);
@@ -188,6 +218,24 @@ describe('signed approvals', () => {
       expect.objectContaining({ user: APPROVER_A, evidence: second.evidence }),
     ]);
     expect(fx.sandbox.count('POST', '/v1/api/redeemAsset')).toBe(1);
+  });
+
+  test('above:<amount> asks for a passkey only above that amount', async ({ startEngine }) => {
+    const fx = await startEngine({
+      engine: { signing: { ...signing, rule: parseSigningRule('above:1000000') } },
+    });
+    const [networkId] = await twoNetworks(fx.client);
+    const small = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
+    expect(await fx.engine.signatures().required(small)).toBe(false);
+    expect(await fx.engine.signingChallenge(small.id, APPROVER_A, small.round)).toMatchObject({
+      ok: false,
+      refusal: 'signature-not-needed',
+    });
+    expect(await approveAsSeen(fx.engine, small.id, APPROVER_A)).toMatchObject({ ok: true });
+    await fx.engine.idle();
+    expect((await fx.engine.get(small.id))?.state).toBe('sent');
+    const large = await fileDraft(fx.engine, withdrawalDraft(networkId, '1000000.01'));
+    expect(await fx.engine.signatures().required(large)).toBe(true);
   });
 
   test('a passkey registration may be approved by click until two people hold a passkey', async ({ fx }) => {
