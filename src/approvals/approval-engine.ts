@@ -47,7 +47,7 @@ import type { CustodyReport, ServiceEnvironment } from './ports.js';
 import { type ReminderPoint, Reminders } from './reminders.js';
 import { resolveByHand } from './resolve-by-hand.js';
 import { shutDown } from './shutdown.js';
-import type { SignedApprovals } from './signed-approvals.js';
+import type { SigningSide } from './signed-approvals.js';
 import { type ChallengeResult, signingChallenge } from './signing-challenge.js';
 import { closeOtherEnvironments, expireDue, sweepInTurn } from './sweeps.js';
 import { type BridgeCallbackHint, Tracker, type TrackerOptions } from './tracker.js';
@@ -167,8 +167,8 @@ export class ApprovalEngine {
     return signingChallenge({ ...this.questions(), signed: this.core.signed }, id, user, round);
   }
 
-  /** Signed approvals: `required(request)`, and `book` (passkeys, one-time nonces and links in the store). */
-  signatures(): SignedApprovals {
+  /** Which approvals must be signed, the passkey book (passkeys, nonces, links), and an observer of signatures. */
+  signatures(): SigningSide {
     return this.core.signed;
   }
 

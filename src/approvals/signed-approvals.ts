@@ -77,6 +77,9 @@ export type SigningEvent =
   | { refused: SigningRefusal; requestId: string; user: string }
   | { evidenceFailed: string };
 
+/** What the engine offers of it to the rest of the bot (the checks themselves run only inside the engine). */
+export type SigningSide = Pick<SignedApprovals, 'required' | 'book' | 'onEvent' | 'options'>;
+
 export class SignedApprovals {
   readonly book: PasskeyBook;
   private readonly observers: Array<(event: SigningEvent) => void> = [];
