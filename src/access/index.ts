@@ -6,7 +6,15 @@ export { type Delegation, isLive } from './delegations.js';
 export { GroupMembers } from './groups.js';
 export type { JudgedRequest } from './judged-request.js';
 export { REQUEST_KINDS, type RequestKind } from './kinds.js';
-export { describeSigningRule, type Passkey, parseSigningRule, type SigningRule } from './passkeys.js';
+export {
+  type ApprovalEvidence,
+  describeSigningRule,
+  heldAt,
+  needsSignature,
+  type Passkey,
+  parseSigningRule,
+  type SigningRule,
+} from './passkeys.js';
 export { ApprovalPolicy, countedPeople, type RefusalReason } from './policy.js';
 export { ApproverPools, holdersOf, type SlackIds } from './pools.js';
 export { RoleBook, type RoleSummary } from './role-book.js';
@@ -20,4 +28,5 @@ export {
   variablesNamingGroups,
 } from './role-settings.js';
 export type { Holders, Need, Role, Roles } from './roles.js';
+export { type SignatureRefusal, type SigningPlace, verifyEvidence } from './signatures.js';
 export { type ApprovalTier, parseTiers, requiredApprovals } from './tiers.js';

@@ -2,7 +2,7 @@
 // of the bot: file, approve, reject, cancel, expire. Every change is a read-check-write
 // under the request's lock, persisted (and audited) before any listener hears of it. No Slack here.
 
-import type { ApprovalPolicy } from '../access/index.js';
+import type { ApprovalEvidence, ApprovalPolicy } from '../access/index.js';
 import type { Store } from '../store/index.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
 import type { CoreSections, NoticeOptions, WriteOptions } from './core-sections.js';
@@ -18,6 +18,7 @@ import { type FileOptions, Preflight } from './preflight.js';
 import { finishRecheckedApproval, needsRecheck } from './recheck.js';
 import { ApprovalRepository } from './repository.js';
 import { assertSeen, type SeenRound } from './round.js';
+import { SignedApprovals, type SigningOptions, type TakenEvidence } from './signed-approvals.js';
 import { hasNotice, transition, withApproval, withNotice } from './state-machine.js';
 import type {
   ActionResult,
@@ -48,6 +49,8 @@ export interface EngineOptions {
   keyId?: string;
   now?: () => Date;
   log?: EngineLog;
+  /** CNGN_SIGNED_APPROVALS and where approvers sign (absent: approvals are clicks). */
+  signing?: SigningOptions | undefined;
 }
 
 /**
@@ -60,6 +63,9 @@ type ApproveStep =
   | ActionResult
   | { ok: 'recheck'; request: ApprovalRequest }
   | { ok: 'changed'; request: ApprovalRequest; refusal?: Refusal };
+
+/** An approval as the core takes it: the click, what was seen, and a passkey assertion when signed. */
+type ApproveAs = ClickOptions & SeenRound & { evidence?: ApprovalEvidence | undefined };
 
 export class WriteRefusedError extends Error {
   override name = 'WriteRefusedError';
@@ -87,6 +93,8 @@ export class ApprovalCore implements CoreSections {
   /** The requests of the limit window, and the lock decisions about limits are made under. */
   readonly limits: LimitIndex;
   readonly now: () => Date;
+  /** Passkey-signed approvals: the passkey book, the challenges, and the checks of assertions. */
+  readonly signed: SignedApprovals;
   private readonly listeners: ApprovalListener[] = [];
   private readonly filing: FilingDeps;
   private keyId: string | undefined;
@@ -95,6 +103,7 @@ export class ApprovalCore implements CoreSections {
     this.repo = new ApprovalRepository(options.store, options.custody.environment);
     this.now = options.now ?? (() => new Date());
     this.keyId = options.keyId;
+    this.signed = new SignedApprovals(options);
     this.delegations = new DelegationBook(
       options.store,
       options.custody.environment,
@@ -294,12 +303,14 @@ export class ApprovalCore implements CoreSections {
    * One approver's click. Non-final approvals are added at once; the final one re-reads stale
    * figures first (outside the lock, holding off other final clicks), then approves or sends back.
    */
-  async approve(id: string, user: string, options: ClickOptions & SeenRound = {}): Promise<ActionResult> {
-    const { round, figuresDigest, ...click } = options;
+  async approve(id: string, user: string, options: ApproveAs = {}): Promise<ActionResult> {
+    const { round, figuresDigest, evidence, ...click } = options;
     const seen = { round, figuresDigest };
     // Read group membership (a Slack call, cached) before taking the lock, not while holding it.
     await this.options.policy.isApprover(user);
-    const first = await this.locked(id, (request) => this.approveLocked(request, user, seen, click));
+    // A signature's one-time nonce is taken once, before the lock (a section may run again).
+    const taken = await this.signed.take(evidence);
+    const first = await this.locked(id, (request) => this.approveLocked(request, user, seen, click, taken));
     click.onRecorded?.(first.ok === 'recheck' ? { rechecking: true } : undefined);
     if (first.ok === 'changed') {
       await this.notify(first.request);
@@ -307,13 +318,16 @@ export class ApprovalCore implements CoreSections {
     }
     if (first.ok === 'recheck') {
       const { custody, policy } = this.options;
-      return finishRecheckedApproval(
+      const done = await finishRecheckedApproval(
         { core: this, custody, policy, now: this.now },
         first.request,
         user,
         seen,
       );
+      if (done.ok) await this.signed.recordUse(done.request, user, this.now());
+      return done;
     }
+    if (first.ok) await this.signed.recordUse(first.request, user, this.now());
     if (first.ok) await this.notify(first.request);
     return first;
   }
@@ -324,6 +338,7 @@ export class ApprovalCore implements CoreSections {
     user: string,
     seen: SeenRound,
     click: ClickOptions,
+    taken: TakenEvidence | undefined,
   ): Promise<ApproveStep> {
     if (!request) return { ok: false, reason: 'not-found' };
     const now = this.now();
@@ -337,7 +352,9 @@ export class ApprovalCore implements CoreSections {
       await this.write(request, closed, { click });
       return { ok: 'changed', request: closed, refusal: 'not-pending' };
     }
-    return this.asDelegateMaybe(request, user, () => this.approveAllowed(request, user, now, seen, click));
+    return this.asDelegateMaybe(request, user, () =>
+      this.approveAllowed(request, user, now, seen, click, taken),
+    );
   }
 
   /** The approver's own (or delegated) click: the policy and balance checks, then the approval or a re-check. */
@@ -347,6 +364,7 @@ export class ApprovalCore implements CoreSections {
     now: Date,
     seen: SeenRound,
     click: ClickOptions,
+    taken?: TakenEvidence,
   ): Promise<ApproveStep> {
     assertSeen(request, seen);
     const check = await this.options.policy.check(request, user);
@@ -355,11 +373,14 @@ export class ApprovalCore implements CoreSections {
     if (await this.preflight.storedShortfall(request)) {
       return { ok: false, reason: 'insufficient-balance', request };
     }
+    // Signed where it must be, over the request as stored now (signed-approvals.ts); nothing recorded yet.
+    const signing = await this.signed.check(request, user, taken);
+    if ('refusal' in signing) return { ok: false, reason: signing.refusal, request };
     click.signal?.throwIfAborted(); // the policy check may have read Slack: time has passed
     const isFinal = request.approvals.length + 1 >= request.requiredApprovals;
     if (isFinal && needsRecheck(request))
-      return this.markChecking(request, user, now, check.onBehalfOf, click);
-    const next = withApproval(request, user, now, check.onBehalfOf);
+      return this.markChecking(request, user, now, check.onBehalfOf, click, signing.evidence);
+    const next = withApproval(request, user, now, check.onBehalfOf, signing.evidence);
     const over = await this.writeApproval(request, next, { click });
     if (over) return { ok: false, reason: 'over-daily-limit', request, limit: over };
     return { ok: true, request: next };
@@ -372,11 +393,12 @@ export class ApprovalCore implements CoreSections {
     now: Date,
     onBehalfOf: string | undefined,
     click: ClickOptions,
+    evidence?: ApprovalEvidence,
   ): Promise<ApproveStep> {
     const busy = request.checking && now.getTime() - Date.parse(request.checking.at) < CHECK_HOLD_MS;
     if (busy) return { ok: false, reason: 'checking', request };
     const checking = { user, at: now.toISOString(), ...(onBehalfOf ? { onBehalfOf } : {}) };
-    const marked = { ...request, checking };
+    const marked = { ...request, checking: { ...checking, ...(evidence ? { evidence } : {}) } };
     await this.write(request, marked, { audit: false, click });
     return { ok: 'recheck', request: marked };
   }

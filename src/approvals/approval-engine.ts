@@ -2,7 +2,7 @@
 // executes approved ones exactly once, tracks them to the end, and resumes after a restart. What the
 // approvals folder offers others is listed in index.ts.
 
-import type { Delegation, SigningRule } from '../access/index.js';
+import type { Delegation } from '../access/index.js';
 import type {
   ArchiveOutcome,
   AuditAlarmListener,
@@ -47,6 +47,8 @@ import type { CustodyReport, ServiceEnvironment } from './ports.js';
 import { type ReminderPoint, Reminders } from './reminders.js';
 import { resolveByHand } from './resolve-by-hand.js';
 import { shutDown } from './shutdown.js';
+import type { SigningSide } from './signed-approvals.js';
+import { type ChallengeResult, signingChallenge } from './signing-challenge.js';
 import { closeOtherEnvironments, expireDue, sweepInTurn } from './sweeps.js';
 import { type BridgeCallbackHint, Tracker, type TrackerOptions } from './tracker.js';
 import type {
@@ -70,8 +72,6 @@ export interface ApprovalEngineOptions extends AuditSideOptions, TrackerOptions,
   reminderPoints?: readonly ReminderPoint[];
   /** The settings in effect: recorded in the audit chain at start when they changed (policy-recorder.ts). */
   policySnapshot?: PolicySnapshot | undefined;
-  /** CNGN_SIGNED_APPROVALS and the WebAuthn relying party and origin (docs/passkeys.md); absent: off. */
-  signing?: { rule: SigningRule; rpId: string; origin: string };
 }
 
 export class ApprovalEngine {
@@ -91,7 +91,7 @@ export class ApprovalEngine {
     this.trail = new EngineAudit(core, options);
     // Each part gets what it uses, and reaches the core only for its locks, writes and notices.
     const parts = { core, repo: core.repo, custody: options.custody, now: core.now, log: options.log };
-    const own = { delegations: core.delegations, freeze: core.freeze };
+    const own = { delegations: core.delegations, freeze: core.freeze, signed: core.signed };
     this.executor = new Executor({ ...parts, ...own, binding: () => core.binding }, options);
     this.tracker = new Tracker({ ...parts, ...own, executor: this.executor }, options);
     this.reminders = new Reminders({ ...parts, policy: options.policy }, options.reminderPoints ?? []);
@@ -118,10 +118,7 @@ export class ApprovalEngine {
     this.core.useServiceKey(keyId);
   }
 
-  /**
-   * File a draft: the pre-flight checks always run, and the requester's confirmations count only for
-   * what they were shown (see file-checked.ts). Filed, or the typed problems that stop it.
-   */
+  /** File a draft: pre-flight checks always run; confirmations count only as shown (file-checked.ts). */
   file(draft: RequestDraft, confirmations?: FileConfirmations): Promise<FileResult> {
     const { core } = this;
     return fileChecked({ preflight: core.preflight, file: (d, o) => core.file(d, o) }, draft, confirmations);
@@ -132,10 +129,7 @@ export class ApprovalEngine {
     return this.core.preflight.check(draft);
   }
 
-  /**
-   * What would stop filing the draft now, with these confirmations (the same checks file() makes);
-   * nothing is filed. For a form that asks the service something more before filing.
-   */
+  /** What would stop filing the draft now, with these confirmations (file()'s checks); nothing is filed. */
   filingProblems(
     draft: RequestDraft,
     confirmations?: FileConfirmations,
@@ -157,7 +151,8 @@ export class ApprovalEngine {
 
   /**
    * An approver's approval; when it completes the approvals, execution starts in the background. It
-   * counts only for the `round` and `figuresDigest` they were shown, both required (else StaleRoundError).
+   * counts only for the `round` and `figuresDigest` they were shown, both required (else StaleRoundError),
+   * and, where it must be signed, only with `evidence` that verifies (else refused: signed-approvals.ts).
    */
   async approve(id: string, user: string, options: ApproveOptions): Promise<ActionResult> {
     // A caller that does not say what was seen (untyped, or cast) binds to nothing: refused as stale.
@@ -165,6 +160,16 @@ export class ApprovalEngine {
     const result = await this.core.approve(id, user, { ...options, ...seen });
     if (result.ok && result.request.state === 'approved') this.background(this.executor.execute(id));
     return result;
+  }
+
+  /** A signing page's one-time challenge for `user` approving round `round` (see signed-approvals.ts). */
+  signingChallenge(id: string, user: string, round: number): Promise<ChallengeResult> {
+    return signingChallenge({ ...this.questions(), signed: this.core.signed }, id, user, round);
+  }
+
+  /** Which approvals must be signed, the passkey book (passkeys, nonces, links), and an observer of signatures. */
+  signatures(): SigningSide {
+    return this.core.signed;
   }
 
   /** Before showing a review: could `user` approve round `round` of the request now? Changes nothing. */
@@ -179,19 +184,11 @@ export class ApprovalEngine {
     open?: readonly ApprovalRequest[],
     delegations?: readonly Delegation[],
   ): Promise<ApprovalRequest[]> {
-    return waitingFor(
-      { ...this.questions(), openRequests: () => this.openRequests() },
-      user,
-      now,
-      open,
-      delegations,
-    );
+    const deps = { ...this.questions(), openRequests: () => this.openRequests() };
+    return waitingFor(deps, user, now, open, delegations);
   }
 
-  /**
-   * A request past its time is expired now under its lock, as the sweep does, and the listeners told.
-   * Returns the request as it stands.
-   */
+  /** A request past its time is expired now under its lock (as the sweep does); returns it as it stands. */
   async expireIfDue(id: string): Promise<ApprovalRequest | undefined> {
     const { core } = this;
     const expired = await core.locked(id, async (request) =>

@@ -26,6 +26,7 @@ import {
   failedCallOutcome,
   ownStoreFailure,
 } from './service-call.js';
+import { EVIDENCE_FAILED, type SignedApprovals } from './signed-approvals.js';
 import { HELD_ACTION, hasNotice, transition } from './state-machine.js';
 import type { ApprovalRequest, EngineLog } from './types.js';
 
@@ -46,6 +47,8 @@ export interface ExecutorDeps {
   freeze: Pick<FreezeSwitch, 'current' | 'lift'>;
   /** The environment and key requests may be sent with now (the key is set at start-up). */
   binding: () => ServiceBinding;
+  /** Signed approvals: every required approval's evidence is checked again just before the call. */
+  signed: Pick<SignedApprovals, 'stillVerifies'>;
   now: () => Date;
   log?: EngineLog | undefined;
 }
@@ -76,6 +79,7 @@ export class Executor {
   private readonly freeze: Pick<FreezeSwitch, 'current' | 'lift'>;
   private readonly hold: FreezeHold;
   private readonly binding: () => ServiceBinding;
+  private readonly signed: Pick<SignedApprovals, 'stillVerifies'>;
   private readonly now: () => Date;
   private readonly log: EngineLog | undefined;
   private readonly lateLookup: LateLookup;
@@ -88,6 +92,7 @@ export class Executor {
     this.freeze = deps.freeze;
     this.hold = new FreezeHold(deps);
     this.binding = deps.binding;
+    this.signed = deps.signed;
     this.now = deps.now;
     this.log = deps.log;
     this.staleAfterMs = options.staleAfterMs ?? STALE_APPROVAL_MS;
@@ -215,6 +220,8 @@ export class Executor {
       };
     }
     if (!marked) return undefined;
+    const unsigned = await this.evidenceProblem(marked);
+    if (unsigned) return unsigned;
     // The service-call line: the same requestId as the request's lifecycle lines and its webhook's.
     this.log?.info?.('sending to the service', {
       requestId: marked.id,
@@ -228,6 +235,25 @@ export class Executor {
     } catch (error) {
       return ownStoreFailure(claimed, error) ?? failedCallOutcome(error);
     }
+  }
+
+  /**
+   * The last check before the call: an approval that had to be signed and whose evidence does not
+   * verify now (written by hand, figures changed since, another's or a revoked passkey) sends nothing.
+   */
+  private async evidenceProblem(marked: ApprovalRequest): Promise<CallFailure | undefined> {
+    let verifies: boolean;
+    try {
+      verifies = await this.signed.stillVerifies(marked);
+    } catch {
+      return {
+        to: 'failed',
+        note: 'the bot could not reach its store just before sending; nothing was sent',
+      };
+    }
+    if (verifies) return undefined;
+    this.log?.warn('NOT SENT: approval evidence does not verify', { requestId: marked.id });
+    return { to: 'failed', note: EVIDENCE_FAILED };
   }
 
   /**

@@ -212,7 +212,7 @@ async function finishCleared(
     display: outcome.request.display,
     payload: outcome.request.payload,
   } as ApprovalRequest;
-  const next = withApproval(fresh, user, now, onBehalfOf);
+  const next = withApproval(fresh, user, now, onBehalfOf, current.checking?.evidence);
   const over = await core.writeApproval(current, next, { click });
   if (!over) return { ok: true, request: next };
   // Past the daily limit: not approved, and the hold is lifted so it can be approved once there is room.

@@ -1,5 +1,6 @@
 // The request's life as an explicit table: a transition not listed here is a bug, refused loudly.
 
+import type { ApprovalEvidence } from '../access/index.js';
 import { ApprovalErrorCode } from './error-codes.js';
 import type { ApprovalRequest, RequestState } from './types.js';
 
@@ -121,8 +122,14 @@ export function withApproval(
   user: string,
   now: Date,
   onBehalfOf?: string,
+  evidence?: ApprovalEvidence,
 ): ApprovalRequest {
-  const approval = { user, at: now.toISOString(), ...(onBehalfOf ? { onBehalfOf } : {}) };
+  const approval = {
+    user,
+    at: now.toISOString(),
+    ...(onBehalfOf ? { onBehalfOf } : {}),
+    ...(evidence ? { evidence } : {}),
+  };
   const approvals = [...request.approvals, approval];
   const done = approvals.length >= request.requiredApprovals;
   const note = `${approvals.length} of ${request.requiredApprovals}`;

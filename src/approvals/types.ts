@@ -1,7 +1,14 @@
 // The approval request: what was asked, exactly what will be sent, who approved, and where it is in
 // its life. Stored as JSON in the store, so every field is plain data (amounts as decimal strings).
 
-import { type JudgedRequest, REQUEST_KINDS, type RefusalReason, type RequestKind } from '../access/index.js';
+import {
+  type ApprovalEvidence,
+  type JudgedRequest,
+  REQUEST_KINDS,
+  type RefusalReason,
+  type RequestKind,
+  type SignatureRefusal,
+} from '../access/index.js';
 import type {
   AuditEntry,
   DisplayDetails,
@@ -136,6 +143,8 @@ interface Approval {
   at: string;
   /** The approver whose place a delegate took; that approver then counts as having approved. */
   onBehalfOf?: string;
+  /** The passkey assertion it was made with, when it had to be signed (signed-approvals.ts). */
+  evidence?: ApprovalEvidence;
 }
 
 export interface HistoryEntry {
@@ -230,7 +239,7 @@ interface RequestBase {
   /** Set while a call is being made (state executing). */
   execution?: ExecutionLease;
   /** An approver's final click whose re-check of stale figures is under way. */
-  checking?: { user: string; at: string; onBehalfOf?: string };
+  checking?: { user: string; at: string; onBehalfOf?: string; evidence?: ApprovalEvidence };
   /** Set once the requester used their one Extend. */
   extended?: Extension;
   /** Reports from the service that contradict each other or the request: a person must check. */
@@ -302,7 +311,13 @@ export type Refusal =
   /** The balance last read, less what is committed, does not cover the request. */
   | 'insufficient-balance'
   /** The final approval would take what is sent in the window past CNGN_DAILY_LIMIT. */
-  | 'over-daily-limit';
+  | 'over-daily-limit'
+  /** It must be signed with the approver's passkey (CNGN_SIGNED_APPROVALS) and was not. */
+  | 'signature-required'
+  /** The signature's one-time challenge was used already (a replayed assertion) or expired. */
+  | 'challenge-used'
+  /** The assertion does not hold (access/signatures.ts). */
+  | SignatureRefusal;
 
 export type ActionResult =
   | { ok: true; request: ApprovalRequest }
@@ -333,6 +348,8 @@ export interface ClickOptions {
 export interface ApproveOptions extends ClickOptions {
   round: number;
   figuresDigest: string;
+  /** The approver's passkey assertion, where the approval must be signed (signed-approvals.ts). */
+  evidence?: ApprovalEvidence;
 }
 
 /**

@@ -7,6 +7,7 @@ import type { SlackMessage } from '../../types.js';
 import { requestTitle, stateWords } from '../../ui/words.js';
 import { FIRST_PAYMENT, LOOK_ALIKE_MARK } from './checks.js';
 import { dailyLimitText } from './limits.js';
+import { isPasskeyRefusal, passkeyRefusalText } from './passkey-refusals.js';
 import { purposeText } from './purpose.js';
 
 const MAX_ROWS = 40;
@@ -53,6 +54,7 @@ function checkMarks(request: ApprovalRequest): string {
  */
 export function refusalText(reason: Refusal, request?: ApprovalRequest, limit?: LimitFigures): string {
   const title = request ? requestTitle(request) : 'This request';
+  if (isPasskeyRefusal(reason)) return passkeyRefusalText(reason, title);
   switch (reason) {
     case 'requester':
       return requesterText(title, request);

@@ -1,0 +1,229 @@
+// Passkey-signed approvals (CNGN_SIGNED_APPROVALS): which approvals must be signed, the one-time
+// challenge a signing page asks the approver's passkey to sign, the check of an assertion when the
+// approval is recorded (under the request's lock, over the request as stored then), and the check of
+// every counted approval's assertion again just before the one service call. What is signed is in
+// approval-digest.ts; the assertion check itself in access/signatures.ts.
+
+import { isoBase64URL, parseAuthenticatorData } from '@simplewebauthn/server/helpers';
+import {
+  type ApprovalEvidence,
+  heldAt,
+  needsSignature,
+  type SignatureRefusal,
+  type SigningPlace,
+  type SigningRule,
+  verifyEvidence,
+} from '../access/index.js';
+import type { Store } from '../store/index.js';
+import { approvalBytes, approvalChallenge } from './approval-digest.js';
+import { type NonceFor, PasskeyBook } from './passkey-book.js';
+import type { ServiceEnvironment } from './ports.js';
+import type { ApprovalRequest, EngineLog } from './types.js';
+
+/** ApprovalEngineOptions.signing: the rule, and where approvers' browsers sign (absent: no signing). */
+export interface SigningOptions extends SigningPlace {
+  rule: SigningRule;
+}
+
+/**
+ * Why an approval's signature was refused: none given where one is needed, its one-time challenge
+ * already used or expired, or the assertion itself (access/signatures.ts).
+ */
+export type SigningRefusal = 'signature-required' | 'challenge-used' | SignatureRefusal;
+
+/** Why no signing challenge was given: the request needs no signature, or the user holds no passkey. */
+export type ChallengeRefusal = 'signature-not-needed' | 'no-passkey';
+
+/** What a signing page asks the browser to sign for one approver, one round of one request. */
+export interface SigningChallenge {
+  /** The WebAuthn challenge, base64url: SHA-256(bytes ‖ 0x00 ‖ nonce). */
+  challenge: string;
+  /** The one-time nonce (10 minutes, single use) the challenge was made with; sent back with the assertion. */
+  nonce: string;
+  /** The credential ids of the approver's live passkeys (allowCredentials). */
+  allowCredentials: string[];
+  /** The request's canonical bytes as signed (approval-digest.ts), as text, for display. */
+  bytes: string;
+  rpId: string;
+  origin: string;
+}
+
+/** The evidence-check note a request fails with when an approval's evidence does not hold before sending. */
+export const EVIDENCE_FAILED = 'approval evidence does not verify';
+
+/**
+ * A passkey registration (part of this kind's work is elsewhere) may be approved with a click while
+ * fewer than two people hold a passkey: a new install's first passkeys ("unsigned: first passkeys").
+ */
+export async function mayApproveUnsigned(
+  request: Pick<ApprovalRequest, 'kind'>,
+  book: PasskeyBook,
+): Promise<boolean> {
+  return (request.kind as string) === 'passkey' && (await book.holders()) < 2;
+}
+
+/** A nonce taken (once) for an approval being recorded, with the assertion it came with. */
+export interface TakenEvidence {
+  evidence: ApprovalEvidence;
+  issued: NonceFor | undefined;
+}
+
+/**
+ * What happened to a signature, for whoever counts (metrics): an approval recorded with one, one refused
+ * (and why), or a request that failed its check before sending.
+ */
+export type SigningEvent =
+  | { signed: ApprovalRequest['kind'] }
+  | { refused: SigningRefusal; requestId: string; user: string }
+  | { evidenceFailed: string };
+
+/** What the engine offers of it to the rest of the bot (the checks themselves run only inside the engine). */
+export type SigningSide = Pick<SignedApprovals, 'required' | 'book' | 'onEvent' | 'options'>;
+
+export class SignedApprovals {
+  readonly book: PasskeyBook;
+  private readonly observers: Array<(event: SigningEvent) => void> = [];
+
+  readonly options: SigningOptions | undefined;
+  private readonly log: EngineLog | undefined;
+
+  /** On the engine's store, for its environment, with the engine's options (`signing` absent: off). */
+  constructor(from: {
+    store: Store;
+    custody: { environment: ServiceEnvironment };
+    signing?: SigningOptions | undefined;
+    log?: EngineLog | undefined;
+  }) {
+    this.book = new PasskeyBook(from.store, from.custody.environment);
+    this.options = from.signing;
+    this.log = from.log;
+  }
+
+  /** Told of each signed approval recorded, each signature refused, each request failed before sending. */
+  onEvent(observer: (event: SigningEvent) => void): void {
+    this.observers.push(observer);
+  }
+
+  private tell(event: SigningEvent): void {
+    for (const observer of this.observers) {
+      try {
+        observer(event);
+      } catch (error) {
+        this.log?.warn('signing observer failed', { error: String(error) });
+      }
+    }
+  }
+
+  /** Must approvals of this request be signed now? */
+  async required(request: ApprovalRequest): Promise<boolean> {
+    if (!this.options) return false;
+    const kind = request.kind as Parameters<typeof needsSignature>[1];
+    if (!needsSignature(this.options.rule, kind, request.amount)) return false;
+    return !(await mayApproveUnsigned(request, this.book));
+  }
+
+  /** The one-time challenge for `user` approving `request` (its current round): the nonce is issued here. */
+  async challenge(request: ApprovalRequest, user: string): Promise<SigningChallenge | ChallengeRefusal> {
+    const { options } = this;
+    if (!options || !(await this.required(request))) return 'signature-not-needed';
+    const allowCredentials = (await this.book.heldBy(user)).map((p) => p.credentialId);
+    if (allowCredentials.length === 0) return 'no-passkey';
+    const nonce = await this.book.issueNonce({ requestId: request.id, user, round: request.round });
+    const bytes = approvalBytes(request);
+    const challenge = approvalChallenge(bytes, nonce);
+    return { challenge, nonce, allowCredentials, bytes: bytes.toString('utf8'), ...place(options) };
+  }
+
+  /** Before the request's lock: take the assertion's nonce (once: a replayed assertion finds it gone). */
+  async take(evidence: ApprovalEvidence | undefined): Promise<TakenEvidence | undefined> {
+    if (!evidence) return undefined;
+    return { evidence, issued: await this.book.takeNonce(evidence.nonce) };
+  }
+
+  /**
+   * Under the request's lock, over the request as stored now: the evidence to keep on the approval (none
+   * when no signature is needed and none was given), or why it is refused. Nothing is recorded here.
+   */
+  async check(
+    request: ApprovalRequest,
+    user: string,
+    taken: TakenEvidence | undefined,
+  ): Promise<{ evidence?: ApprovalEvidence } | { refusal: SigningRefusal }> {
+    const judged = await this.judge(request, user, taken);
+    if ('refusal' in judged) {
+      this.log?.warn('passkey signature refused; nothing recorded', {
+        requestId: request.id,
+        user,
+        reason: judged.refusal,
+      });
+      this.tell({ refused: judged.refusal, requestId: request.id, user });
+    }
+    return judged;
+  }
+
+  private async judge(
+    request: ApprovalRequest,
+    user: string,
+    taken: TakenEvidence | undefined,
+  ): Promise<{ evidence?: ApprovalEvidence } | { refusal: SigningRefusal }> {
+    const { options } = this;
+    if (!options) return {};
+    if (!taken) return (await this.required(request)) ? { refusal: 'signature-required' } : {};
+    const { evidence, issued } = taken;
+    if (!issued) return { refusal: 'challenge-used' };
+    const forThis = issued.requestId === request.id && issued.user === user && issued.round === request.round;
+    if (!forThis) return { refusal: 'wrong-challenge' };
+    const checked = await verifyEvidence(evidence, {
+      ...place(options),
+      user,
+      passkey: await this.book.byCredential(evidence.credentialId),
+      challenge: approvalChallenge(approvalBytes(request), evidence.nonce),
+    });
+    return checked.ok ? { evidence } : { refusal: checked.reason };
+  }
+
+  /** After `user`'s signed approval of `request` was written: its passkey's counter and last use. */
+  async recordUse(request: ApprovalRequest, user: string, at: Date): Promise<void> {
+    const evidence = request.approvals.find((a) => a.user === user)?.evidence;
+    if (!evidence) return;
+    const { counter } = parseAuthenticatorData(isoBase64URL.toBuffer(evidence.authenticatorData));
+    await this.book.recordUse(evidence.credentialId, counter, at);
+    this.tell({ signed: request.kind });
+  }
+
+  /**
+   * Just before the one service call: every counted approval of a request that needs signatures has
+   * evidence that still verifies, against the passkey as it was held when the approval was made and
+   * the request's bytes as they stand now (counters are not checked again: they were recorded).
+   */
+  async stillVerifies(request: ApprovalRequest): Promise<boolean> {
+    const verifies = await this.allVerify(request);
+    if (!verifies) this.tell({ evidenceFailed: request.id });
+    return verifies;
+  }
+
+  private async allVerify(request: ApprovalRequest): Promise<boolean> {
+    const { options } = this;
+    if (!options || !(await this.required(request))) return true;
+    if (request.approvals.length === 0) return false;
+    const bytes = approvalBytes(request);
+    for (const approval of request.approvals) {
+      const { evidence } = approval;
+      if (!evidence) return false;
+      const passkey = await this.book.byCredential(evidence.credentialId);
+      if (passkey && !heldAt(passkey, new Date(approval.at))) return false;
+      const checked = await verifyEvidence(evidence, {
+        ...place(options),
+        user: approval.user,
+        passkey,
+        challenge: approvalChallenge(bytes, evidence.nonce),
+        heldAt: new Date(approval.at),
+        skipCounter: true,
+      });
+      if (!checked.ok) return false;
+    }
+    return true;
+  }
+}
+
+const place = ({ rpId, origin }: SigningPlace): SigningPlace => ({ rpId, origin });

@@ -1,0 +1,251 @@
+// Passkey-signed approvals through the engine, with real P-256 signatures from the software
+// authenticator: a click is refused where a signature is needed; a signed approval is recorded with
+// its assertion and sent; a replayed, misdirected or cloned assertion is refused with nothing recorded;
+// and just before the one service call, an approval written into the store by hand, or figures changed
+// after signing, sends nothing and fails the request.
+import { describe, expect } from 'vitest';
+import { parseSigningRule } from '../../src/access/passkeys.js';
+import type { ApprovalEngine } from '../../src/approvals/approval-engine.js';
+import { partsOf } from '../../src/approvals/engine-parts.js';
+import { PasskeyBook } from '../../src/approvals/passkey-book.js';
+import { ApprovalRepository } from '../../src/approvals/repository.js';
+import {
+  EVIDENCE_FAILED,
+  mayApproveUnsigned,
+  type SigningEvent,
+} from '../../src/approvals/signed-approvals.js';
+import { withApproval } from '../../src/approvals/state-machine.js';
+import { approveAsSeen, seenOf } from '../support/approve-as-seen.js';
+import { SoftwareAuthenticator } from '../support/authenticator.js';
+import { redemptionDraft } from '../support/drafts.js';
+import {
+  APPROVER_A,
+  APPROVER_B,
+  engineTest,
+  REQUESTER,
+  twoNetworks,
+  withdrawalDraft,
+} from '../support/engine.js';
+import { fileDraft } from '../support/filing.js';
+
+const place = { rpId: 'desk.example.com', origin: 'https://desk.example.com' };
+const signing = { rule: parseSigningRule('all'), ...place };
+const test = engineTest.extend('engineOptions', { engine: { signing } });
+
+/** A registered passkey for `user`, in the engine's book. */
+async function deviceFor(engine: ApprovalEngine, user: string): Promise<SoftwareAuthenticator> {
+  const device = new SoftwareAuthenticator({ user, ...place });
+  await engine.signatures().book.add(device.passkey());
+  return device;
+}
+
+/** `user` signs round `round` of request `id` with `device` as a signing page would, then approves. */
+async function signAndApprove(
+  engine: ApprovalEngine,
+  id: string,
+  user: string,
+  device: SoftwareAuthenticator,
+  bad: Parameters<SoftwareAuthenticator['assert']>[2] = {},
+) {
+  const request = await engine.get(id);
+  if (!request) throw new Error('no request');
+  const made = await engine.signingChallenge(id, user, request.round);
+  if (!made.ok || !('challenge' in made)) throw new Error(`no challenge: ${JSON.stringify(made)}`);
+  const evidence = device.assert(made.challenge, made.nonce, bad);
+  return { evidence, result: await engine.approve(id, user, { ...seenOf(request), evidence }) };
+}
+
+describe('signed approvals', () => {
+  test('a click is refused where a signature is needed; a signed approval is recorded and sent', async ({
+    fx,
+    networkId,
+  }) => {
+    const events: SigningEvent[] = [];
+    fx.engine.signatures().onEvent((event) => events.push(event));
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
+    expect(await fx.engine.signatures().required(request)).toBe(true);
+    expect(await approveAsSeen(fx.engine, request.id, APPROVER_A)).toMatchObject({
+      ok: false,
+      reason: 'signature-required',
+    });
+    expect(await fx.engine.signingChallenge(request.id, APPROVER_A, request.round)).toMatchObject({
+      ok: false,
+      refusal: 'no-passkey',
+    });
+    const device = await deviceFor(fx.engine, APPROVER_A);
+    const made = await fx.engine.signingChallenge(request.id, APPROVER_A, request.round);
+    expect(made).toMatchObject({ ok: true, allowCredentials: [device.credentialId], ...place });
+    if (made.ok) expect(made.bytes).toContain(`id=${request.id}\n`);
+
+    const { evidence, result } = await signAndApprove(fx.engine, request.id, APPROVER_A, device);
+    expect(result).toMatchObject({ ok: true });
+    await fx.engine.idle();
+    const sent = await fx.engine.get(request.id);
+    expect(sent?.state).toBe('sent');
+    expect(sent?.approvals).toEqual([expect.objectContaining({ user: APPROVER_A, evidence })]);
+    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+    expect(events).toEqual([
+      { refused: 'signature-required', requestId: request.id, user: APPROVER_A },
+      { signed: 'withdraw' },
+    ]);
+    expect(await fx.engine.signatures().book.byCredential(device.credentialId)).toMatchObject({
+      counter: 1,
+      lastUsedAt: expect.any(String),
+    });
+  });
+
+  test('a replayed, misdirected, another person’s or cloned assertion is refused, nothing recorded', async ({
+    fx,
+    networkId,
+  }) => {
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '1500000'));
+    const deviceA = await deviceFor(fx.engine, APPROVER_A);
+    const deviceB = await deviceFor(fx.engine, APPROVER_B);
+    const wrong = await signAndApprove(fx.engine, request.id, APPROVER_A, deviceA, {
+      origin: 'https://x.example',
+    });
+    expect(wrong.result).toMatchObject({ ok: false, reason: 'wrong-origin' });
+    const noUv = await signAndApprove(fx.engine, request.id, APPROVER_A, deviceA, { noUv: true });
+    expect(noUv.result).toMatchObject({ ok: false, reason: 'no-user-verification' });
+    // B's page, A's passkey: the challenge was issued for B, but the passkey is A's.
+    const other = await signAndApprove(fx.engine, request.id, APPROVER_B, deviceA);
+    expect(other.result).toMatchObject({ ok: false, reason: 'not-own-passkey' });
+    expect((await fx.engine.get(request.id))?.approvals).toEqual([]);
+
+    const good = await signAndApprove(fx.engine, request.id, APPROVER_A, deviceA);
+    expect(good.result).toMatchObject({ ok: true });
+    // The same assertion again (its nonce is spent), as B would replay it: refused.
+    const seen = seenOf((await fx.engine.get(request.id)) ?? request);
+    const replayed = await fx.engine.approve(request.id, APPROVER_B, { ...seen, evidence: good.evidence });
+    expect(replayed).toMatchObject({ ok: false, reason: 'challenge-used' });
+    // B's authenticator, cloned: its counter goes back.
+    await fx.engine.signatures().book.recordUse(deviceB.credentialId, 10, new Date());
+    const cloned = await signAndApprove(fx.engine, request.id, APPROVER_B, deviceB, { counter: 3 });
+    expect(cloned.result).toMatchObject({ ok: false, reason: 'counter-went-back' });
+    expect((await fx.engine.get(request.id))?.approvals).toHaveLength(1);
+    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+  });
+
+  test('an approval written into the store by hand sends nothing: the request fails, audited', async ({
+    fx,
+    networkId,
+  }) => {
+    const told: string[] = [];
+    fx.engine.onChange(async (r) => {
+      told.push(`${r.state}:${r.history.at(-1)?.note ?? ''}`);
+    });
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
+    const repo = new ApprovalRepository(fx.store, 'sandbox');
+    const stored = await repo.get(request.id);
+    if (!stored) throw new Error('not stored');
+    expect(await repo.saveIf(stored, withApproval(stored, APPROVER_A, new Date()))).toBe(true);
+    await partsOf(fx.engine).executor.execute(request.id);
+    await fx.engine.idle();
+    const failed = await fx.engine.get(request.id);
+    expect(failed).toMatchObject({
+      state: 'failed',
+      outcome: { reason: EVIDENCE_FAILED, nothingSent: true },
+    });
+    expect(failed?.history.at(-1)).toMatchObject({ action: 'failed', note: EVIDENCE_FAILED });
+    expect(told).toContain(`failed:${EVIDENCE_FAILED}`);
+    expect((await fx.engine.audit(5)).map((e) => e.action)).toContain('failed');
+    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+  });
+
+  test('figures changed in the store after an approver signed: nothing is sent', async ({
+    fx,
+    networkId,
+  }) => {
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '1500000'));
+    const deviceA = await deviceFor(fx.engine, APPROVER_A);
+    const deviceB = await deviceFor(fx.engine, APPROVER_B);
+    expect((await signAndApprove(fx.engine, request.id, APPROVER_A, deviceA)).result).toMatchObject({
+      ok: true,
+    });
+    // Someone with write access to the store changes where the money goes; B then signs what is there.
+    const repo = new ApprovalRepository(fx.store, 'sandbox');
+    const signed = await repo.get(request.id);
+    if (signed?.kind !== 'withdraw') throw new Error('not stored');
+    const address = '0x000000000000000000000000000000000000dEaD';
+    const changed = { ...signed, payload: { ...signed.payload, address } };
+    expect(await repo.saveIf(signed, changed)).toBe(true);
+    expect((await signAndApprove(fx.engine, request.id, APPROVER_B, deviceB)).result).toMatchObject({
+      ok: true,
+    });
+    await fx.engine.idle();
+    expect(await fx.engine.get(request.id)).toMatchObject({
+      state: 'failed',
+      outcome: { reason: EVIDENCE_FAILED },
+    });
+    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+  });
+
+  test('another approver’s assertion copied into the store as a second approval sends nothing', async ({
+    fx,
+    networkId,
+  }) => {
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '1500000'));
+    const deviceA = await deviceFor(fx.engine, APPROVER_A);
+    await deviceFor(fx.engine, APPROVER_B);
+    const signed = await signAndApprove(fx.engine, request.id, APPROVER_A, deviceA);
+    expect(signed.result).toMatchObject({ ok: true, request: { state: 'pending' } });
+    const repo = new ApprovalRepository(fx.store, 'sandbox');
+    const stored = await repo.get(request.id);
+    if (!stored) throw new Error('not stored');
+    const forged = withApproval(stored, APPROVER_B, new Date(), undefined, signed.evidence);
+    expect(forged.state).toBe('approved');
+    expect(await repo.saveIf(stored, forged)).toBe(true);
+    await partsOf(fx.engine).executor.execute(request.id);
+    expect(await fx.engine.get(request.id)).toMatchObject({
+      state: 'failed',
+      outcome: { reason: EVIDENCE_FAILED },
+    });
+    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+  });
+
+  test('a final approval whose figures are read again first keeps its assertion', async ({ fx }) => {
+    const filed = await fileDraft(fx.engine, redemptionDraft(REQUESTER, 'To be resolved'));
+    const device = await deviceFor(fx.engine, APPROVER_A);
+    // The bank gives another account name: sent back to the approvers, nothing approved.
+    const first = await signAndApprove(fx.engine, filed.id, APPROVER_A, device);
+    expect(first.result).toMatchObject({ ok: true, request: { state: 'pending', round: filed.round + 1 } });
+    const second = await signAndApprove(fx.engine, filed.id, APPROVER_A, device);
+    expect(second.result).toMatchObject({ ok: true, request: { state: 'approved' } });
+    await fx.engine.idle();
+    const sent = await fx.engine.get(filed.id);
+    expect(sent?.state).toBe('sent');
+    expect(sent?.approvals).toEqual([
+      expect.objectContaining({ user: APPROVER_A, evidence: second.evidence }),
+    ]);
+    expect(fx.sandbox.count('POST', '/v1/api/redeemAsset')).toBe(1);
+  });
+
+  test('above:<amount> asks for a passkey only above that amount', async ({ startEngine }) => {
+    const fx = await startEngine({
+      engine: { signing: { ...signing, rule: parseSigningRule('above:1000000') } },
+    });
+    const [networkId] = await twoNetworks(fx.client);
+    const small = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
+    expect(await fx.engine.signatures().required(small)).toBe(false);
+    expect(await fx.engine.signingChallenge(small.id, APPROVER_A, small.round)).toMatchObject({
+      ok: false,
+      refusal: 'signature-not-needed',
+    });
+    expect(await approveAsSeen(fx.engine, small.id, APPROVER_A)).toMatchObject({ ok: true });
+    await fx.engine.idle();
+    expect((await fx.engine.get(small.id))?.state).toBe('sent');
+    const large = await fileDraft(fx.engine, withdrawalDraft(networkId, '1000000.01'));
+    expect(await fx.engine.signatures().required(large)).toBe(true);
+  });
+
+  test('a passkey registration may be approved by click until two people hold a passkey', async ({ fx }) => {
+    const book = new PasskeyBook(fx.store, 'sandbox');
+    const registration = { kind: 'passkey' } as unknown as Parameters<typeof mayApproveUnsigned>[0];
+    expect(await mayApproveUnsigned(registration, book)).toBe(true);
+    await deviceFor(fx.engine, APPROVER_A);
+    expect(await mayApproveUnsigned(registration, book)).toBe(true);
+    await deviceFor(fx.engine, APPROVER_B);
+    expect(await mayApproveUnsigned(registration, book)).toBe(false);
+    expect(await mayApproveUnsigned({ kind: 'withdraw' }, book)).toBe(false);
+  });
+});
