@@ -1,14 +1,7 @@
 // The only place that reads the environment. Parsed once with zod; every problem is listed together.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import {
-  type ConfiguredRoles,
-  parseSigningRule,
-  ROLE_VARIABLES,
-  type SigningRule,
-  settleRoles,
-  userList,
-} from './access/index.js';
+import { type ConfiguredRoles, ROLE_VARIABLES, settleRoles, userList } from './access/index.js';
 import {
   DEFAULT_LIMIT_WINDOW_MS,
   DEFAULT_REMINDERS,
@@ -20,6 +13,11 @@ import { loadPrivateKey } from './cngn/credentials.js';
 import { parseRateLimit, type RateLimit } from './cngn/limiter.js';
 import { ADMIN_VARIABLES, type AdminConfig, adminProblems, settleAdmin } from './config-admin.js';
 import { approvalSetUpProblems, tierProblems } from './config-approvers.js';
+import { parsedBy } from './config-parse.js';
+import { SIGNING_VARIABLES, type SigningConfig, signingOf, signingProblems } from './config-signing.js';
+
+export type { SigningConfig };
+
 import { WEBHOOK_VARIABLES, webhookProblems } from './config-webhook.js';
 import { Money } from './format/money.js';
 import type { LogLevel } from './log.js';
@@ -38,17 +36,6 @@ export class ConfigError extends Error {
 
 const APPROVAL_NOTIFY = ['dm', 'channel', 'both'] as const;
 export type ApprovalNotify = (typeof APPROVAL_NOTIFY)[number];
-
-/**
- * Passkey-signed approvals (docs/passkeys.md): CNGN_SIGNED_APPROVALS, and where approvers' browsers
- * reach the signing pages. The relying party id is the signing URL's host; the origin its
- * scheme://host[:port], as a browser reports it in an assertion.
- */
-export interface SigningConfig {
-  rule: SigningRule;
-  rpId: string;
-  origin: string;
-}
 
 type ServiceConfig =
   | { mode: 'sandbox' }
@@ -148,42 +135,6 @@ function parseDailyLimit(text: string): string {
   return amount.toString();
 }
 
-/** Hosts a browser counts as a secure context over plain http (URL.hostname spells IPv6 in brackets). */
-const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-/**
- * CNGN_SIGNING_URL → its origin. Browsers make and use passkeys only in a secure context: https, or
- * plain http on this machine. The path is dropped: the relying party is the host, the origin what a
- * browser reports.
- */
-function parseSigningUrl(text: string): string {
-  let url: URL;
-  try {
-    url = new URL(text.trim());
-  } catch {
-    throw new Error('must be a URL such as https://desk.example.com');
-  }
-  if (url.protocol === 'https:') return url.origin;
-  if (url.protocol === 'http:' && LOCAL_HOSTS.has(url.hostname)) return url.origin;
-  if (url.protocol === 'http:') {
-    throw new Error(
-      'must be https:// (plain http:// only on localhost, 127.0.0.1 or [::1]): browsers use passkeys only in a secure context',
-    );
-  }
-  throw new Error('must be an https:// URL');
-}
-
-/** A zod string that must pass a parser; the parser's message becomes the reason. */
-const parsedBy = <T>(parse: (text: string) => T) =>
-  z.string().transform((text, ctx) => {
-    try {
-      return parse(text);
-    } catch (error) {
-      ctx.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
-      return z.NEVER;
-    }
-  });
-
 /** Every variable the bot reads; docs/configuration.md is generated from it (`npm run docs`). */
 export const envSchema = z.object({
   SLACK_BOT_TOKEN: z.preprocess(blank, z.string().startsWith('xoxb-', 'must start with xoxb-').optional()),
@@ -241,6 +192,7 @@ export const envSchema = z.object({
   CNGN_REPORT_CHANNEL: slackId('[CG]'),
   CNGN_WEBHOOK_SECRET: optional,
   ...WEBHOOK_VARIABLES,
+  ...SIGNING_VARIABLES,
   CNGN_RATE_LIMIT: z.preprocess(blank, parsedBy(parseRateLimit).optional()),
   PUBLIC_URL: z.preprocess(
     blank,
@@ -249,11 +201,6 @@ export const envSchema = z.object({
       .refine((u) => u.startsWith('https://'), 'must be an https:// origin (the service calls it back)')
       .transform((u) => u.replace(/\/+$/, ''))
       .optional(),
-  ),
-  CNGN_SIGNING_URL: z.preprocess(blank, parsedBy(parseSigningUrl).optional()),
-  CNGN_SIGNED_APPROVALS: z.preprocess(
-    blank,
-    parsedBy(parseSigningRule).default({ mode: 'off' } satisfies SigningRule),
   ),
   STORE_URL: z.preprocess(
     blank,
@@ -391,32 +338,6 @@ function crossProblems(
     );
   }
   return problems;
-}
-
-/**
- * Signed approvals need somewhere for approvers' browsers to sign: one line saying what to set. A
- * malformed rule, CNGN_SIGNING_URL or PUBLIC_URL has its own line (a plain http:// one on another host
- * too); this one is for none given.
- */
-function signingProblems(env: Record<string, string | undefined>, has: (name: string) => boolean): string[] {
-  if (has('CNGN_SIGNING_URL') || has('PUBLIC_URL')) return [];
-  let rule: SigningRule;
-  try {
-    rule = parseSigningRule(env.CNGN_SIGNED_APPROVALS ?? '');
-  } catch {
-    return [];
-  }
-  if (rule.mode === 'off') return [];
-  return [
-    "CNGN_SIGNING_URL: required with CNGN_SIGNED_APPROVALS — the https:// address where approvers' browsers reach the bot's HTTP port (its host is the passkeys' relying party; http://localhost:<port> for a trial on this machine), or set PUBLIC_URL",
-  ];
-}
-
-/** The signing settings in effect; undefined when approvals are made with a click. */
-function signingOf(rule: SigningRule, signingUrl: string | undefined): SigningConfig | undefined {
-  if (rule.mode === 'off' || !signingUrl) return undefined;
-  const url = new URL(signingUrl);
-  return { rule, rpId: url.hostname, origin: url.origin };
 }
 
 function serviceKeyProblems(
