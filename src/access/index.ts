@@ -6,7 +6,7 @@ export { type Delegation, isLive } from './delegations.js';
 export { GroupMembers } from './groups.js';
 export type { JudgedRequest } from './judged-request.js';
 export { REQUEST_KINDS, type RequestKind } from './kinds.js';
-export type { Passkey } from './passkeys.js';
+export type { Passkey, SigningRule } from './passkeys.js';
 export { ApprovalPolicy, countedPeople, type RefusalReason } from './policy.js';
 export { ApproverPools, holdersOf, type SlackIds } from './pools.js';
 export { RoleBook, type RoleSummary } from './role-book.js';

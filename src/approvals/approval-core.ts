@@ -13,6 +13,7 @@ import { type FilingDeps, fileRequest } from './filing.js';
 import { FreezeSwitch } from './freeze.js';
 import { LimitIndex } from './limit-index.js';
 import { DEFAULT_LIMIT_WINDOW_MS, type LimitSettings } from './limits.js';
+import { PasskeyBook } from './passkey-book.js';
 import type { CustodyGateway } from './ports.js';
 import { type FileOptions, Preflight } from './preflight.js';
 import { finishRecheckedApproval, needsRecheck } from './recheck.js';
@@ -81,6 +82,8 @@ export class ApprovalCore implements CoreSections {
   readonly delegations: DelegationBook;
   /** The freeze of sends, shared by every replica through the store. */
   readonly freeze: FreezeSwitch;
+  /** The passkeys that count, shared by every replica through the store. */
+  readonly passkeys: PasskeyBook;
   /** Where this business has paid (the bot's own record), kept as requests reach sent or completed. */
   readonly paid: PaidDestinations;
   readonly preflight: Preflight;
@@ -111,6 +114,7 @@ export class ApprovalCore implements CoreSections {
       log: options.log,
     });
     this.paid = new PaidDestinations(options.store, options.custody.environment);
+    this.passkeys = new PasskeyBook(options.store, options.custody.environment);
     this.preflight = new Preflight({
       custody: options.custody,
       repo: this.repo,

@@ -2,7 +2,7 @@
 // executes approved ones exactly once, tracks them to the end, and resumes after a restart. What the
 // approvals folder offers others is listed in index.ts.
 
-import type { Delegation } from '../access/index.js';
+import type { Delegation, Passkey } from '../access/index.js';
 import type {
   ArchiveOutcome,
   AuditAlarmListener,
@@ -41,6 +41,7 @@ import {
   type UnfreezeFiling,
 } from './freezing.js';
 import { type LimitUse, limitUse } from './limits.js';
+import * as passkeys from './passkey-requests.js';
 import type { PolicySnapshot } from './policy-record.js';
 import type { PolicyRecordListener } from './policy-recorder.js';
 import type { CustodyReport, ServiceEnvironment } from './ports.js';
@@ -70,6 +71,8 @@ export interface ApprovalEngineOptions extends AuditSideOptions, TrackerOptions,
   reminderPoints?: readonly ReminderPoint[];
   /** The settings in effect: recorded in the audit chain at start when they changed (policy-recorder.ts). */
   policySnapshot?: PolicySnapshot | undefined;
+  /** CNGN_SIGNED_APPROVALS and where browsers reach the passkey pages (CNGN_SIGNING_URL). */
+  signing?: passkeys.SigningSettings | undefined;
 }
 
 export class ApprovalEngine {
@@ -89,7 +92,7 @@ export class ApprovalEngine {
     this.trail = new EngineAudit(core, options);
     // Each part gets what it uses, and reaches the core only for its locks, writes and notices.
     const parts = { core, repo: core.repo, custody: options.custody, now: core.now, log: options.log };
-    const own = { delegations: core.delegations, freeze: core.freeze };
+    const own = { delegations: core.delegations, freeze: core.freeze, passkeys: core.passkeys };
     this.executor = new Executor({ ...parts, ...own, binding: () => core.binding }, options);
     this.tracker = new Tracker({ ...parts, ...own, executor: this.executor }, options);
     this.reminders = new Reminders({ ...parts, policy: options.policy }, options.reminderPoints ?? []);
@@ -116,10 +119,7 @@ export class ApprovalEngine {
     this.core.useServiceKey(keyId);
   }
 
-  /**
-   * File a draft: the pre-flight checks always run, and the requester's confirmations count only for
-   * what they were shown (see file-checked.ts). Filed, or the typed problems that stop it.
-   */
+  /** File a draft: pre-flight checks always run; confirmations count for what was shown (file-checked.ts). */
   file(draft: RequestDraft, confirmations?: FileConfirmations): Promise<FileResult> {
     const { core } = this;
     return fileChecked({ preflight: core.preflight, file: (d, o) => core.file(d, o) }, draft, confirmations);
@@ -130,10 +130,7 @@ export class ApprovalEngine {
     return this.core.preflight.check(draft);
   }
 
-  /**
-   * What would stop filing the draft now, with these confirmations (the same checks file() makes);
-   * nothing is filed. For a form that asks the service something more before filing.
-   */
+  /** What would stop filing the draft now, with these confirmations (as file() checks); nothing is filed. */
   filingProblems(
     draft: RequestDraft,
     confirmations?: FileConfirmations,
@@ -141,11 +138,7 @@ export class ApprovalEngine {
     return filingProblems({ preflight: this.core.preflight }, draft, confirmations);
   }
 
-  /**
-   * The balance check of a withdrawal or redemption (or a draft of one) as it stands now (through the
-   * cache; `stored`: the last figure read, store only, no older than `maxAgeMs` when given), the
-   * request itself not counted as committed.
-   */
+  /** A withdrawal's or redemption's balance check now (cached; `stored`: store only, at most `maxAgeMs` old). */
   balanceFor(
     request: ApprovalRequest | RequestDraft,
     options?: { stored?: boolean; maxAgeMs?: number },
@@ -177,19 +170,11 @@ export class ApprovalEngine {
     open?: readonly ApprovalRequest[],
     delegations?: readonly Delegation[],
   ): Promise<ApprovalRequest[]> {
-    return waitingFor(
-      { ...this.questions(), openRequests: () => this.openRequests() },
-      user,
-      now,
-      open,
-      delegations,
-    );
+    const deps = { ...this.questions(), openRequests: () => this.openRequests() };
+    return waitingFor(deps, user, now, open, delegations);
   }
 
-  /**
-   * A request past its time is expired now under its lock, as the sweep does, and the listeners told.
-   * Returns the request as it stands.
-   */
+  /** A request past its time is expired now under its lock, as the sweep does; returns it as it stands. */
   async expireIfDue(id: string): Promise<ApprovalRequest | undefined> {
     const { core } = this;
     const expired = await core.locked(id, async (request) =>
@@ -205,11 +190,7 @@ export class ApprovalEngine {
     return this.core.reject(id, user, reason, { ...options, round: options?.round ?? Number.NaN });
   }
 
-  /**
-   * Before showing the reject modal: would this person be allowed to reject round `round` (an approver,
-   * or a delegate for what their delegation covers)? `stale` when the request is in another round.
-   * Changes nothing.
-   */
+  /** Before the reject modal: may this person reject round `round`? `stale` for another round. Changes nothing. */
   mayReject(id: string, user: string, round: number): Promise<RejectReadiness> {
     return mayReject(this.questions(), id, user, round);
   }
@@ -231,10 +212,7 @@ export class ApprovalEngine {
     return this.core.get(id);
   }
 
-  /**
-   * An approver asks that `delegate` may approve in their place until `until`, for requests of at most
-   * `max` ₦ (canonical decimal) when given: filed as a request another approver must approve.
-   */
+  /** `delegate` approves in `delegator`'s place until `until` (cap `max` ₦): filed for another approver. */
   fileDelegation(delegator: string, delegate: string, until: Date, max?: string): Promise<ApprovalRequest> {
     return this.core.file({
       kind: 'delegation',
@@ -277,6 +255,29 @@ export class ApprovalEngine {
   /** Delegations in effect now, oldest first (read from the store: current on every replica). */
   liveDelegations(): Promise<Delegation[]> {
     return this.core.delegations.live();
+  }
+
+  /** The registration page's options for `user`'s browser: a one-time challenge (passkey-requests.ts). */
+  registrationChallenge(user: string) {
+    return passkeys.registrationChallenge(this.passkeyDeps(), user);
+  }
+  /** The page files a verified registration, "Register a passkey for @user" (passkey-requests.ts). */
+  filePasskey(user: string, filing: passkeys.PasskeyFiling): Promise<passkeys.PasskeyFiled> {
+    return passkeys.filePasskey(this.passkeyDeps(), user, filing);
+  }
+  /** End `owner`'s passkey `name` at once: their own, or another approver's doing (passkey-requests.ts). */
+  revokePasskey(by: string, owner: string, name: string): Promise<passkeys.PasskeyRevocation> {
+    return passkeys.revokePasskey(this.passkeyDeps(), by, owner, name);
+  }
+  /** `user`'s passkeys that count now (name, added, last used), from the book. */
+  passkeysOf(user: string): Promise<Passkey[]> {
+    return this.core.passkeys.heldBy(user);
+  }
+  private passkeyDeps(): passkeys.PasskeyDeps {
+    const { core, options } = this;
+    const { store, policy, signing, log } = options;
+    const environment = core.repo.environment;
+    return { core, book: core.passkeys, store, environment, policy, signing, now: core.now, log };
   }
 
   /** End the live delegations between `by` and `person` at once (see revokeDelegations). */
@@ -441,10 +442,7 @@ export class ApprovalEngine {
     await this.tracker.tick();
   }
 
-  /**
-   * Pick up in-flight requests, then sweep periodically. Requests left open in another environment
-   * are closed first (see closeOtherEnvironments).
-   */
+  /** Pick up in-flight requests (other environments' closed first), then sweep periodically. */
   async start(): Promise<void> {
     // The audit trail first: checked, the settings recorded, interrupted exports told (EngineAudit.start).
     await this.trail.start(this.options.policySnapshot);
@@ -467,10 +465,7 @@ export class ApprovalEngine {
     this.timer.unref();
   }
 
-  /**
-   * Stop sweeping, wait for background work (executions, sweeps) for at most `drainMs`, then end this
-   * process's leases and archive the audit trail, each within a bound (see shutdown.ts).
-   */
+  /** Stop sweeping, drain background work (at most `drainMs`), end leases, archive (see shutdown.ts). */
   async stop(options: { drainMs?: number } = {}): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
