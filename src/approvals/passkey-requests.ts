@@ -100,12 +100,18 @@ function signingOf(deps: Pick<PasskeyDeps, 'signing'>): SigningSettings {
   return deps.signing;
 }
 
-/** Take a registration challenge: true once, for the user it was given to. */
-async function takeChallenge(deps: PasskeyDeps, challenge: string, user: string): Promise<boolean> {
+/**
+ * Take a registration challenge: true once, for the user it was given to. Read and deleted under a
+ * lock, since a store's delete does not say on every store whether this call removed it.
+ */
+function takeChallenge(deps: PasskeyDeps, challenge: string, user: string): Promise<boolean> {
   const key = challengeKey(deps.environment, challenge);
-  const held = await deps.store.get<{ user: string }>(key);
-  if (held?.user !== user) return false;
-  return deps.store.delete(key);
+  return deps.store.withLock(key, async () => {
+    const held = await deps.store.get<{ user: string }>(key);
+    if (held?.user !== user) return false;
+    await deps.store.delete(key);
+    return true;
+  });
 }
 
 /**
