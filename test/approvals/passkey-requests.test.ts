@@ -7,6 +7,7 @@ import { isoCBOR } from '@simplewebauthn/server/helpers';
 import { describe, expect } from 'vitest';
 import { ApprovalPolicy, parseTiers } from '../../src/access/index.js';
 import type { ApprovalEngine } from '../../src/approvals/approval-engine.js';
+import { partsOf } from '../../src/approvals/engine-parts.js';
 import { PASSKEY_REVOKED_ACTION } from '../../src/approvals/index.js';
 import { PasskeyBook } from '../../src/approvals/passkey-book.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
@@ -94,6 +95,17 @@ describe('registering a passkey', () => {
       registration: { requestId: result.request.id, approvedBy: [CHIDI], unsigned: 'first passkeys' },
     });
     expect(passkey?.addedAt).toBeDefined();
+    // On the record: the credential, its public key and who approved it, in the audit chain.
+    const done = (await engine.audit(50)).find(
+      (e) => e.requestId === result.request.id && e.action === 'completed',
+    );
+    expect(done).toMatchObject({
+      kind: 'passkey',
+      figures: {
+        payload: { credentialId: credential.id, publicKey: passkey?.publicKey },
+        approvals: [CHIDI],
+      },
+    });
     // The public key kept is the authenticator's own (COSE), so its signatures will verify.
     const key = new Uint8Array(Buffer.from(passkey?.publicKey ?? '', 'base64url'));
     const cose = isoCBOR.decodeFirst<Map<number, Uint8Array>>(key);
@@ -278,5 +290,42 @@ describe('revoking a passkey', () => {
       revoked: [{ revoked: { by: DAYO, note: 'revoked by another approver' } }],
     });
     expect(await engine.passkeysOf(ADE)).toEqual([]);
+  });
+});
+
+describe('a registration whose write was interrupted', () => {
+  test('is settled from the book: completed when written, failed (it does not count) when not', async ({
+    fx,
+    engine,
+  }) => {
+    const { repo } = partsOf(engine).core;
+    const book = new PasskeyBook(fx.store, engine.environment());
+    const at = fx.clock.now().toISOString();
+    const interrupted = async (name: string) => {
+      const { result } = await filed(engine, ADE, name);
+      if (!result.ok) throw new Error(result.problem);
+      const step = { at, state: 'outcome-unknown' as const, action: 'interrupted' };
+      const unknown = {
+        ...result.request,
+        state: 'outcome-unknown' as const,
+        approvals: [{ user: CHIDI, at }],
+        history: [...result.request.history, step],
+      };
+      await repo.save(unknown);
+      return unknown;
+    };
+    const written = await interrupted('Written');
+    const p = written.payload;
+    await book.add({ ...p, addedAt: at, registration: { requestId: written.id, approvedBy: [CHIDI] } });
+    const lost = await interrupted('Lost');
+    await engine.tick();
+    expect((await engine.get(written.id))?.state).toBe('completed');
+    expect(await engine.get(lost.id)).toMatchObject({
+      state: 'failed',
+      outcome: {
+        reason: 'the bot stopped before writing the passkey; it does not count. Register it again.',
+      },
+    });
+    expect((await engine.passkeysOf(ADE)).map((k) => k.name)).toEqual(['Written']);
   });
 });
