@@ -258,7 +258,7 @@ export class ApprovalEngine {
   }
 
   /** The registration page's options for `user`'s browser: a one-time challenge (passkey-requests.ts). */
-  registrationChallenge(user: string) {
+  registrationChallenge(user: string): Promise<passkeys.RegistrationOptions> {
     return passkeys.registrationChallenge(this.passkeyDeps(), user);
   }
   /** The page files a verified registration, "Register a passkey for @user" (passkey-requests.ts). */

@@ -14,7 +14,7 @@ export { heldByFreeze } from './freeze.js';
 export { logFreezeChanges, logLifecycle } from './lifecycle-log.js';
 export { DEFAULT_LIMIT_WINDOW_MS, type LimitSettings, type LimitUse } from './limits.js';
 export { PasskeyBook } from './passkey-book.js';
-export { PASSKEY_REVOKED_ACTION } from './passkey-requests.js';
+export { PASSKEY_REVOKED_ACTION, type SigningSettings } from './passkey-requests.js';
 export type { UnfreezePayload } from './payloads.js';
 export { type PolicySnapshot, policySnapshot } from './policy-record.js';
 export { POLICY_RECORDED } from './policy-recorder.js';

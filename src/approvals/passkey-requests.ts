@@ -61,6 +61,9 @@ export type PasskeyFiled = { ok: true; request: RequestOf<'passkey'> } | { ok: f
 /** The passkeys ended, or why none was (nothing changed). */
 export type PasskeyRevocation = { ok: true; revoked: Passkey[] } | { ok: false; problem: string };
 
+/** What the registration page hands the browser (navigator.credentials.create, as WebAuthn JSON). */
+export type RegistrationOptions = PublicKeyCredentialCreationOptionsJSON;
+
 /** Where a registration is executed and looked up: the book. */
 export type PasskeyWrite = Pick<PasskeyBook, 'add' | 'byCredential'>;
 
@@ -71,10 +74,7 @@ const challengeKey = (environment: ServiceEnvironment, challenge: string) =>
  * The options the registration page hands the browser for `user`: a fresh challenge kept one time in
  * the store and bound to `user`, user verification required, their passkeys already held excluded.
  */
-export async function registrationChallenge(
-  deps: PasskeyDeps,
-  user: string,
-): Promise<PublicKeyCredentialCreationOptionsJSON> {
+export async function registrationChallenge(deps: PasskeyDeps, user: string): Promise<RegistrationOptions> {
   const signing = signingOf(deps);
   const held = await deps.book.heldBy(user);
   const options = await generateRegistrationOptions({

@@ -9,6 +9,7 @@ import {
   type LimitSettings,
   type PolicySnapshot,
   type ReminderPoint,
+  type SigningSettings,
 } from '../approvals/index.js';
 import {
   type AuditSeal,
@@ -65,6 +66,8 @@ export interface ApprovalsSetup {
   publicUrl?: string | undefined;
   /** CNGN_SIGNING_URL: where browsers reach the passkey pages (default PUBLIC_URL). */
   signingUrl?: string | undefined;
+  /** CNGN_SIGNED_APPROVALS and the relying party of CNGN_SIGNING_URL, for the engine's passkey checks. */
+  signing?: SigningSettings | undefined;
   /** CNGN_APPROVAL_NOTIFY (default both). */
   notify?: ApprovalNotify | undefined;
   /** The last alerts, shown on App Home. */
@@ -168,6 +171,7 @@ function engineFor(
     ...(setup.policySnapshot ? { policySnapshot: setup.policySnapshot } : {}),
     ...(setup.auditArchive ? { auditArchive: setup.auditArchive } : {}),
     ...(setup.publicUrl ? { publicUrl: setup.publicUrl } : {}),
+    ...(setup.signing ? { signing: setup.signing } : {}),
     ...(setup.now ? { now: setup.now } : {}),
     ...(setup.log ? { log: setup.log } : {}),
   });
