@@ -128,6 +128,10 @@ const TEXT: Record<Variable, VariableText> = {
     meaning: poolMeaning('unfreeze'),
     unset: 'the general pool: `CNGN_APPROVERS` and `CNGN_APPROVER_GROUP`',
   },
+  CNGN_APPROVERS_PASSKEY: {
+    meaning: poolMeaning('passkey'),
+    unset: 'the general pool: `CNGN_APPROVERS` and `CNGN_APPROVER_GROUP`',
+  },
   CNGN_APPROVAL_TIERS: {
     meaning:
       "How many distinct approvals an amount needs: `amount:approvals` pairs, e.g. `0:1,1000000:2` (two from ₦1,000,000). A whitelist addition needs the lowest tier's count, a settlement-account change the top tier's.",

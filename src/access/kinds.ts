@@ -10,6 +10,7 @@ export const REQUEST_KINDS = [
   'settlement',
   'delegation',
   'unfreeze',
+  'passkey',
 ] as const;
 
 export type RequestKind = (typeof REQUEST_KINDS)[number];

@@ -58,9 +58,9 @@ function capProblem(delegation: Delegation, request: JudgedRequest): RefusalReas
     : undefined;
 }
 
-/** Delegation and unfreeze requests are decided by approvers in their own right, never by a delegate. */
+/** Delegation, unfreeze and passkey requests are decided by approvers in their own right, never by a delegate. */
 function inOwnRightOnly(request: JudgedRequest): boolean {
-  return request.kind === 'delegation' || request.kind === 'unfreeze';
+  return request.kind === 'delegation' || request.kind === 'unfreeze' || request.kind === 'passkey';
 }
 
 /** Where the policy reads delegations from (the engine's store), and the clock their windows use. */

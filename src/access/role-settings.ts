@@ -68,6 +68,7 @@ export const ROLE_VARIABLES = {
   CNGN_APPROVERS_SETTLEMENT: idList,
   CNGN_APPROVERS_DELEGATION: idList,
   CNGN_APPROVERS_UNFREEZE: idList,
+  CNGN_APPROVERS_PASSKEY: idList,
 } satisfies Record<string, typeof idList> & Record<`CNGN_APPROVERS_${Uppercase<RequestKind>}`, typeof idList>;
 
 export type RoleVariable = keyof typeof ROLE_VARIABLES;
@@ -156,4 +157,4 @@ export function poolProblems(
   return problems;
 }
 
-const WITHOUT_AMOUNT: readonly RequestKind[] = ['whitelist', 'delegation', 'unfreeze'];
+const WITHOUT_AMOUNT: readonly RequestKind[] = ['whitelist', 'delegation', 'unfreeze', 'passkey'];

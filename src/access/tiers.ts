@@ -34,6 +34,8 @@ export function requiredApprovals(
   amount: Money | undefined,
   kind?: RequestKind,
 ): number {
+  // A passkey registration takes one approver besides its owner, whatever the tiers say.
+  if (kind === 'passkey') return 1;
   if (kind === 'settlement') return Math.max(1, ...tiers.map((tier) => tier.approvals));
   if (!amount) return Math.max(tiers[0]?.approvals ?? 1, 1);
   let needed = 1;

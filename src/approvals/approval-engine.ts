@@ -15,6 +15,7 @@ import { ApprovalCore, type ApprovalListener } from './approval-core.js';
 import { endDelegationsOf, revokeDelegations } from './delegation-requests.js';
 import { type AuditExportAsk, type AuditSideOptions, EngineAudit } from './engine-audit.js';
 import { registerParts } from './engine-parts.js';
+import { EnginePasskeys } from './engine-passkeys.js';
 import {
   type ApprovalReadiness,
   canApprove,
@@ -47,8 +48,6 @@ import type { CustodyReport, ServiceEnvironment } from './ports.js';
 import { type ReminderPoint, Reminders } from './reminders.js';
 import { resolveByHand } from './resolve-by-hand.js';
 import { shutDown } from './shutdown.js';
-import type { SigningSide } from './signed-approvals.js';
-import { type ChallengeResult, signingChallenge } from './signing-challenge.js';
 import { closeOtherEnvironments, expireDue, sweepInTurn } from './sweeps.js';
 import { type BridgeCallbackHint, Tracker, type TrackerOptions } from './tracker.js';
 import type {
@@ -81,6 +80,8 @@ export class ApprovalEngine {
   private readonly executor: Executor;
   private readonly tracker: Tracker;
   private readonly reminders: Reminders;
+  /** Registering, listing and revoking passkeys, and the signing pages' challenges (engine-passkeys.ts). */
+  readonly passkeys: EnginePasskeys;
   private readonly inFlight = new Set<Promise<unknown>>();
   private timer: NodeJS.Timeout | undefined;
   private ticking = false;
@@ -89,9 +90,15 @@ export class ApprovalEngine {
     const core = new ApprovalCore(options);
     this.core = core;
     this.trail = new EngineAudit(core, options);
+    this.passkeys = new EnginePasskeys(core, options);
     // Each part gets what it uses, and reaches the core only for its locks, writes and notices.
     const parts = { core, repo: core.repo, custody: options.custody, now: core.now, log: options.log };
-    const own = { delegations: core.delegations, freeze: core.freeze, signed: core.signed };
+    const own = {
+      delegations: core.delegations,
+      freeze: core.freeze,
+      signed: core.signed,
+      passkeys: core.signed.book,
+    };
     this.executor = new Executor({ ...parts, ...own, binding: () => core.binding }, options);
     this.tracker = new Tracker({ ...parts, ...own, executor: this.executor }, options);
     this.reminders = new Reminders({ ...parts, policy: options.policy }, options.reminderPoints ?? []);
@@ -137,11 +144,7 @@ export class ApprovalEngine {
     return filingProblems({ preflight: this.core.preflight }, draft, confirmations);
   }
 
-  /**
-   * The balance check of a withdrawal or redemption (or a draft of one) as it stands now (through the
-   * cache; `stored`: the last figure read, store only, no older than `maxAgeMs` when given), the
-   * request itself not counted as committed.
-   */
+  /** A withdrawal's or redemption's balance check now (cached; `stored`: store only, at most `maxAgeMs` old). */
   balanceFor(
     request: ApprovalRequest | RequestDraft,
     options?: { stored?: boolean; maxAgeMs?: number },
@@ -160,16 +163,6 @@ export class ApprovalEngine {
     const result = await this.core.approve(id, user, { ...options, ...seen });
     if (result.ok && result.request.state === 'approved') this.background(this.executor.execute(id));
     return result;
-  }
-
-  /** A signing page's one-time challenge for `user` approving round `round` (see signed-approvals.ts). */
-  signingChallenge(id: string, user: string, round: number): Promise<ChallengeResult> {
-    return signingChallenge({ ...this.questions(), signed: this.core.signed }, id, user, round);
-  }
-
-  /** Which approvals must be signed, the passkey book (passkeys, nonces, links), and an observer of signatures. */
-  signatures(): SigningSide {
-    return this.core.signed;
   }
 
   /** Before showing a review: could `user` approve round `round` of the request now? Changes nothing. */
@@ -204,11 +197,7 @@ export class ApprovalEngine {
     return this.core.reject(id, user, reason, { ...options, round: options?.round ?? Number.NaN });
   }
 
-  /**
-   * Before showing the reject modal: would this person be allowed to reject round `round` (an approver,
-   * or a delegate for what their delegation covers)? `stale` when the request is in another round.
-   * Changes nothing.
-   */
+  /** Before the reject modal: may this person reject round `round`? `stale` for another round. Changes nothing. */
   mayReject(id: string, user: string, round: number): Promise<RejectReadiness> {
     return mayReject(this.questions(), id, user, round);
   }
@@ -230,10 +219,7 @@ export class ApprovalEngine {
     return this.core.get(id);
   }
 
-  /**
-   * An approver asks that `delegate` may approve in their place until `until`, for requests of at most
-   * `max` ₦ (canonical decimal) when given: filed as a request another approver must approve.
-   */
+  /** `delegate` approves in `delegator`'s place until `until` (cap `max` ₦): filed for another approver. */
   fileDelegation(delegator: string, delegate: string, until: Date, max?: string): Promise<ApprovalRequest> {
     return this.core.file({
       kind: 'delegation',
@@ -440,10 +426,7 @@ export class ApprovalEngine {
     await this.tracker.tick();
   }
 
-  /**
-   * Pick up in-flight requests, then sweep periodically. Requests left open in another environment
-   * are closed first (see closeOtherEnvironments).
-   */
+  /** Pick up in-flight requests (other environments' closed first), then sweep periodically. */
   async start(): Promise<void> {
     // The audit trail first: checked, the settings recorded, interrupted exports told (EngineAudit.start).
     await this.trail.start(this.options.policySnapshot);
@@ -466,10 +449,7 @@ export class ApprovalEngine {
     this.timer.unref();
   }
 
-  /**
-   * Stop sweeping, wait for background work (executions, sweeps) for at most `drainMs`, then end this
-   * process's leases and archive the audit trail, each within a bound (see shutdown.ts).
-   */
+  /** Stop sweeping, drain background work (at most `drainMs`), end leases, archive (see shutdown.ts). */
   async stop(options: { drainMs?: number } = {}): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;

@@ -82,6 +82,16 @@ export const freezeReason = z
   .min(FREEZE_REASON_MIN, `must say why, in ${FREEZE_REASON_MIN} to ${FREEZE_REASON_MAX} characters`)
   .max(FREEZE_REASON_MAX, `must say why, in ${FREEZE_REASON_MIN} to ${FREEZE_REASON_MAX} characters`);
 
+/** A passkey's name ("Bola's MacBook"): one line, said by its owner. */
+const PASSKEY_NAME_MAX = 64;
+const passkeyName = z
+  .string()
+  .trim()
+  .min(1, 'must be named')
+  .max(PASSKEY_NAME_MAX, `at most ${PASSKEY_NAME_MAX} characters`)
+  .refine((name) => !/\p{Cc}/u.test(name), 'one line, without control characters');
+const base64url = z.string().regex(/^[A-Za-z0-9_-]{1,2048}$/, 'must be base64url');
+
 const requestDraftSchema = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('withdraw'),
@@ -127,6 +137,19 @@ const requestDraftSchema = z.discriminatedUnion('kind', [
       frozenBy: id,
       frozenAt: z.iso.datetime({ offset: true }),
       reason: freezeReason,
+    }),
+    ...base,
+  }),
+  z.strictObject({
+    kind: z.literal('passkey'),
+    payload: z.strictObject({
+      user: id,
+      name: passkeyName,
+      credentialId: base64url,
+      publicKey: base64url,
+      counter: z.number().int().min(0),
+      aaguid: z.string().max(64).optional(),
+      transports: z.array(z.string().max(32)).max(10).optional(),
     }),
     ...base,
   }),

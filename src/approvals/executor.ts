@@ -15,6 +15,7 @@ import type { FreezeSwitch } from './freeze.js';
 import { FreezeHold } from './freeze-hold.js';
 import { LateLookup, type LateLookupOptions } from './late-lookup.js';
 import { CLAIM_LEASE_MS, EXECUTION_LEASE_MS } from './leases.js';
+import type { PasskeyWrite } from './passkey-requests.js';
 import type { CustodyGateway } from './ports.js';
 import { type FreshFigures, needsRecheck, recheckBeforeSending } from './recheck.js';
 import { AnswerRecorder, RECORD_RETRY, type RecordRetry } from './recording.js';
@@ -45,6 +46,8 @@ export interface ExecutorDeps {
   delegations: Pick<DelegationBook, 'record'>;
   /** The freeze of sends: read before each claim and mark; an unfreeze request is executed by lifting it. */
   freeze: Pick<FreezeSwitch, 'current' | 'lift'>;
+  /** Where a passkey registration is executed: written to the passkey book, not sent. */
+  passkeys: PasskeyWrite;
   /** The environment and key requests may be sent with now (the key is set at start-up). */
   binding: () => ServiceBinding;
   /** Signed approvals: every required approval's evidence is checked again just before the call. */
@@ -78,6 +81,7 @@ export class Executor {
   private readonly delegations: Pick<DelegationBook, 'record'>;
   private readonly freeze: Pick<FreezeSwitch, 'current' | 'lift'>;
   private readonly hold: FreezeHold;
+  private readonly passkeys: PasskeyWrite;
   private readonly binding: () => ServiceBinding;
   private readonly signed: Pick<SignedApprovals, 'stillVerifies'>;
   private readonly now: () => Date;
@@ -91,6 +95,7 @@ export class Executor {
     this.delegations = deps.delegations;
     this.freeze = deps.freeze;
     this.hold = new FreezeHold(deps);
+    this.passkeys = deps.passkeys;
     this.binding = deps.binding;
     this.signed = deps.signed;
     this.now = deps.now;
@@ -231,7 +236,7 @@ export class Executor {
     });
     try {
       crashPoint('before-post');
-      return await callService(this.custody, this.delegations, marked, this.freeze);
+      return await callService(this.custody, this.delegations, marked, this.freeze, this.passkeys);
     } catch (error) {
       return ownStoreFailure(claimed, error) ?? failedCallOutcome(error);
     }

@@ -23,7 +23,8 @@ export const START_FROZEN_ACTOR = 'start-up (CNGN_START_FROZEN)';
 
 /**
  * Which kinds a freeze holds: those whose execution reaches the service. A delegation is written to the
- * bot's own store, and an unfreeze is what ends the freeze: neither is held.
+ * bot's own store, and an unfreeze is what ends the freeze: neither is held. Nor is a passkey registration,
+ * written to the passkey book.
  */
 const HELD_KINDS: Record<RequestKind, boolean> = {
   withdraw: true,
@@ -33,6 +34,7 @@ const HELD_KINDS: Record<RequestKind, boolean> = {
   settlement: true,
   delegation: false,
   unfreeze: false,
+  passkey: false,
 };
 
 export function heldByFreeze(request: Pick<ApprovalRequest, 'kind'>): boolean {

@@ -14,6 +14,7 @@ import { CLAIM_LEASE_MS } from './leases.js';
 import type { CustodyGateway, CustodyTransaction } from './ports.js';
 import type { ReconcilerOptions } from './reconciler.js';
 import type { ApprovalRepository } from './repository.js';
+import { OWN_STORE_KINDS } from './service-call.js';
 import { LOOKED_UP_BEFORE_SENDING, transition } from './state-machine.js';
 import {
   CLOCK_SKEW_MS,
@@ -80,8 +81,7 @@ export class LateLookup {
     }
     if (!LateLookup.isLate(request, at)) return 'send';
     // None of these is a transaction (an unfreeze is only the bot's own record): nothing to look up.
-    if (request.kind === 'settlement' || request.kind === 'delegation' || request.kind === 'unfreeze')
-      return 'send';
+    if (request.kind === 'settlement' || OWN_STORE_KINDS.has(request.kind)) return 'send';
     // Another environment's request is closed by the claim; it is never looked up here.
     if (bindingProblem(request, this.deps.binding())) return 'send';
     if (this.foundNothing.get(id) === request.round) return 'send';

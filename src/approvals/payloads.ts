@@ -60,6 +60,25 @@ export interface UnfreezePayload {
   reason: string;
 }
 
+/**
+ * Register `user`'s passkey (a WebAuthn credential their browser made, verified when filed). Takes
+ * effect once another approver approves; written to the passkey book (not sent to the service) when
+ * executed. Binary values are base64url text.
+ */
+interface PasskeyPayload {
+  /** The Slack user it belongs to (the requester). */
+  user: string;
+  /** What its owner called it ("Bola's MacBook"). */
+  name: string;
+  credentialId: string;
+  /** The COSE public key. */
+  publicKey: string;
+  /** The authenticator's signature counter at registration. */
+  counter: number;
+  aaguid?: string;
+  transports?: string[];
+}
+
 export type PayloadOf = {
   withdraw: WithdrawPayload;
   redeem: RedeemPayload;
@@ -68,4 +87,5 @@ export type PayloadOf = {
   settlement: SettlementPayload;
   delegation: DelegationPayload;
   unfreeze: UnfreezePayload;
+  passkey: PasskeyPayload;
 };

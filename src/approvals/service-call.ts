@@ -3,6 +3,7 @@
 import { Money } from '../format/money.js';
 import type { DelegationBook } from './delegation-requests.js';
 import type { FreezeSwitch } from './freeze.js';
+import { type PasskeyWrite, writePasskey } from './passkey-requests.js';
 import { CustodyCallError, type CustodyGateway } from './ports.js';
 import type { ApprovalRequest, ExecutionOutcome } from './types.js';
 
@@ -22,14 +23,27 @@ export function failedCallOutcome(error: unknown): CallFailure {
   return { to: 'outcome-unknown', note: 'an unexpected error happened during the call' };
 }
 
+/** The kinds whose execution is a write to the bot's own store (nothing goes to the service). */
+export const OWN_STORE_KINDS: ReadonlySet<ApprovalRequest['kind']> = new Set([
+  'delegation',
+  'unfreeze',
+  'passkey',
+]);
+
+const OWN_STORE_WORDS: Partial<Record<ApprovalRequest['kind'], string>> = {
+  delegation: 'the delegation',
+  unfreeze: 'the lifting of the freeze',
+  passkey: 'the passkey',
+};
+
 /**
- * A delegation's or an unfreeze's "call" is a write to the bot's own store, which says afterwards
+ * A delegation's, an unfreeze's or a passkey registration's "call" is a write to the bot's own store, which says afterwards
  * whether it was made: a failed write is looked up there, never made twice. Undefined for other kinds.
  */
 export function ownStoreFailure(request: ApprovalRequest, error: unknown): CallFailure | undefined {
-  if (request.kind !== 'delegation' && request.kind !== 'unfreeze') return undefined;
+  if (!OWN_STORE_KINDS.has(request.kind)) return undefined;
   if (error instanceof CustodyCallError) return failedCallOutcome(error);
-  const what = request.kind === 'delegation' ? 'the delegation' : 'the lifting of the freeze';
+  const what = OWN_STORE_WORDS[request.kind] ?? 'it';
   return {
     to: 'outcome-unknown',
     note: `writing ${what} to the bot's store failed or went unanswered; the store is checked for it, and it is never written twice`,
@@ -37,14 +51,15 @@ export function ownStoreFailure(request: ApprovalRequest, error: unknown): CallF
 }
 
 /**
- * Make the request's one call, with the figures it carries. A delegation goes to the store instead, and
- * an unfreeze lifts the freeze of sends there.
+ * Make the request's one call, with the figures it carries. A delegation goes to the store instead, an
+ * unfreeze lifts the freeze of sends there, and a passkey registration is written to the passkey book.
  */
 export async function callService(
   custody: CustodyGateway,
   delegations: Pick<DelegationBook, 'record'>,
   request: ApprovalRequest,
   freeze: Pick<FreezeSwitch, 'lift'>,
+  passkeys: PasskeyWrite,
 ): Promise<CallResult> {
   const sentAt = request.outcome?.sentAt;
   const base = sentAt ? { sentAt } : {};
@@ -93,6 +108,10 @@ export async function callService(
     case 'unfreeze':
       // Nothing goes to the service: the freeze is lifted in the store, and held sends go out after.
       await freeze.lift(request);
+      return { to: 'completed', outcome: { ...base, status: 'completed' } };
+    case 'passkey':
+      // Nothing goes to the service: the passkey is written to the book, where it counts from now.
+      await writePasskey(passkeys, request, sentAt ?? new Date().toISOString());
       return { to: 'completed', outcome: { ...base, status: 'completed' } };
   }
 }

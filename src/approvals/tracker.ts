@@ -10,9 +10,11 @@ import type { DelegationBook } from './delegation-requests.js';
 import { AnswerNotRecordedError, type Executor } from './executor.js';
 import type { FreezeSwitch } from './freeze.js';
 import { certainlyUnsent, leaseExpired } from './leases.js';
+import { type PasskeyWrite, passkeyRecorded } from './passkey-requests.js';
 import type { CustodyGateway, CustodyReport } from './ports.js';
 import { outcomeFromTransaction, Reconciler, type ReconcilerOptions } from './reconciler.js';
 import type { ApprovalRepository } from './repository.js';
+import { OWN_STORE_KINDS } from './service-call.js';
 import { hasNotice, transition, withNotice } from './state-machine.js';
 import { type ApprovalRequest, type EngineLog, type ExecutionOutcome, MONEY_KINDS } from './types.js';
 
@@ -39,6 +41,8 @@ export interface TrackerDeps {
   delegations: Pick<DelegationBook, 'isRecorded'>;
   /** Where an interrupted unfreeze is looked up: the store says whether it lifted the freeze. */
   freeze: Pick<FreezeSwitch, 'liftedBy'>;
+  /** Where an interrupted passkey registration is looked up: the book says whether it was written. */
+  passkeys: PasskeyWrite;
   /** Sends what is approved but was never started. */
   executor: Pick<Executor, 'execute'>;
   now: () => Date;
@@ -54,6 +58,7 @@ export class Tracker {
   private readonly custody: CustodyGateway;
   private readonly delegations: Pick<DelegationBook, 'isRecorded'>;
   private readonly freeze: Pick<FreezeSwitch, 'liftedBy'>;
+  private readonly passkeys: PasskeyWrite;
   private readonly executor: Pick<Executor, 'execute'>;
   private readonly now: () => Date;
   private readonly log: EngineLog | undefined;
@@ -64,6 +69,7 @@ export class Tracker {
     this.custody = deps.custody;
     this.delegations = deps.delegations;
     this.freeze = deps.freeze;
+    this.passkeys = deps.passkeys;
     this.executor = deps.executor;
     this.now = deps.now;
     this.log = deps.log;
@@ -283,6 +289,9 @@ export class Tracker {
     for (const request of unknown.filter((r) => r.kind === 'unfreeze')) {
       await this.checkOrRetryLater([request], () => this.settleUnfreeze(request));
     }
+    for (const request of unknown.filter((r) => r.kind === 'passkey')) {
+      await this.checkOrRetryLater([request], () => this.settlePasskey(request));
+    }
     for (const request of unknown.filter((r) => r.kind === 'settlement')) {
       if (!hasNotice(request, 'needs-manual-check')) {
         await this.checkOrRetryLater([], () => this.reconciler.settlementNeedsAPerson(request));
@@ -314,6 +323,18 @@ export class Tracker {
         status: 'failed',
         reason:
           'the bot stopped before lifting the freeze; sends are still frozen. File /cngn unfreeze again.',
+      });
+    }
+  }
+
+  /** A passkey registration whose write was interrupted: the book says whether it was written. */
+  private async settlePasskey(request: ApprovalRequest): Promise<void> {
+    if (await passkeyRecorded(this.passkeys, request)) {
+      await this.finish(request.id, 'completed', 'found in the passkey book', { status: 'completed' });
+    } else {
+      await this.finish(request.id, 'failed', 'not found in the passkey book', {
+        status: 'failed',
+        reason: 'the bot stopped before writing the passkey; it does not count. Register it again.',
       });
     }
   }
@@ -382,10 +403,9 @@ export class Tracker {
       } else {
         const { execution: _gone, nextCheckAt: _next, checks: _checks, ...rest } = current;
         // A delegation or an unfreeze makes no service call: it is looked up in the bot's own store.
-        const note =
-          current.kind === 'delegation' || current.kind === 'unfreeze'
-            ? `the bot writing the ${current.kind} stopped before recording it; checking the bot's store for it instead of writing it again`
-            : 'the bot making the call stopped before recording the answer; checking the transaction list instead of resending';
+        const note = OWN_STORE_KINDS.has(current.kind)
+          ? `the bot writing the ${current.kind} stopped before recording it; checking the bot's store for it instead of writing it again`
+          : 'the bot making the call stopped before recording the answer; checking the transaction list instead of resending';
         next = transition({ ...rest, nextCheckAt: now.toISOString(), checks: 0 }, 'outcome-unknown', {
           action: 'interrupted',
           note,

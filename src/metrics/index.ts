@@ -60,6 +60,7 @@ const KIND_NAMES: Record<RequestKind, true> = {
   settlement: true,
   delegation: true,
   unfreeze: true,
+  passkey: true,
 };
 const KINDS = Object.keys(KIND_NAMES) as RequestKind[];
 const OPEN: readonly RequestState[] = ['pending', 'approved', 'executing', 'sent', 'outcome-unknown'];

@@ -52,6 +52,8 @@ export interface HelpEntry {
 export interface CommandContext {
   args: string[];
   userId: string;
+  /** The Slack install (workspace) the command came from. */
+  teamId?: string;
   channelId: string;
   triggerId: string;
   client: WebClient;
@@ -98,6 +100,8 @@ export interface ApprovalSlackDeps {
   delegates?: { problem(user: string): Promise<string | undefined> };
   /** Whether Slack describes someone as able to act here (no guest, bot, deactivated or external account). */
   mayAct?: (user: string) => Promise<boolean>;
+  /** Where approvers' browsers reach the passkey pages (CNGN_SIGNING_URL, else PUBLIC_URL); unset: nowhere. */
+  signingUrl?: string | undefined;
 }
 
 /** What every subcommand that needs no optional feature runs with: the reads, deposits, reports. */

@@ -63,6 +63,8 @@ export interface ApprovalsSetup {
   /** CNGN_AUDIT_ARCHIVE's folder and CNGN_AUDIT_ARCHIVE_EVERY (written only with a seal). */
   auditArchive?: { dir: string; everyMs: number } | undefined;
   publicUrl?: string | undefined;
+  /** CNGN_SIGNING_URL: where browsers reach the passkey pages (default PUBLIC_URL). */
+  signingUrl?: string | undefined;
   /** CNGN_SIGNED_APPROVALS with the WebAuthn relying party and origin; absent: approvals are clicks. */
   signing?: SigningConfig | undefined;
   /** CNGN_APPROVAL_NOTIFY (default both). */
@@ -123,6 +125,7 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
     approvalsChannel: setup.approvalsChannel,
     environmentLabel: setup.api.environment.toUpperCase(),
     deliveries: new Deliveries(setup.store),
+    signingUrl: setup.signingUrl ?? setup.publicUrl,
     ...(setup.now ? { now: setup.now } : {}),
     ...(setup.log ? { log: setup.log } : {}),
   };

@@ -42,6 +42,7 @@ describe('the policy snapshot', () => {
       'approvers for settlement: @U0CHIDI, @U0DAYO',
       'approvers for delegation: the approvers above',
       'approvers for unfreeze: the approvers above',
+      'approvers for passkey: the approvers above',
       'tiers: 0:1,1000000:2',
       'daily limit: none',
       'limit window: 1d',

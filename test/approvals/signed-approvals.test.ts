@@ -35,7 +35,7 @@ const test = engineTest.extend('engineOptions', { engine: { signing } });
 /** A registered passkey for `user`, in the engine's book. */
 async function deviceFor(engine: ApprovalEngine, user: string): Promise<SoftwareAuthenticator> {
   const device = new SoftwareAuthenticator({ user, ...place });
-  await engine.signatures().book.add(device.passkey());
+  await engine.passkeys.signatures().book.add(device.passkey());
   return device;
 }
 
@@ -49,7 +49,7 @@ async function signAndApprove(
 ) {
   const request = await engine.get(id);
   if (!request) throw new Error('no request');
-  const made = await engine.signingChallenge(id, user, request.round);
+  const made = await engine.passkeys.signingChallenge(id, user, request.round);
   if (!made.ok || !('challenge' in made)) throw new Error(`no challenge: ${JSON.stringify(made)}`);
   const evidence = device.assert(made.challenge, made.nonce, bad);
   return { evidence, result: await engine.approve(id, user, { ...seenOf(request), evidence }) };
@@ -61,19 +61,19 @@ describe('signed approvals', () => {
     networkId,
   }) => {
     const events: SigningEvent[] = [];
-    fx.engine.signatures().onEvent((event) => events.push(event));
+    fx.engine.passkeys.signatures().onEvent((event) => events.push(event));
     const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
-    expect(await fx.engine.signatures().required(request)).toBe(true);
+    expect(await fx.engine.passkeys.signatures().required(request)).toBe(true);
     expect(await approveAsSeen(fx.engine, request.id, APPROVER_A)).toMatchObject({
       ok: false,
       reason: 'signature-required',
     });
-    expect(await fx.engine.signingChallenge(request.id, APPROVER_A, request.round)).toMatchObject({
+    expect(await fx.engine.passkeys.signingChallenge(request.id, APPROVER_A, request.round)).toMatchObject({
       ok: false,
       refusal: 'no-passkey',
     });
     const device = await deviceFor(fx.engine, APPROVER_A);
-    const made = await fx.engine.signingChallenge(request.id, APPROVER_A, request.round);
+    const made = await fx.engine.passkeys.signingChallenge(request.id, APPROVER_A, request.round);
     expect(made).toMatchObject({ ok: true, allowCredentials: [device.credentialId], ...place });
     if (made.ok) expect(made.bytes).toContain(`id=${request.id}\n`);
 
@@ -88,7 +88,7 @@ describe('signed approvals', () => {
       { refused: 'signature-required', requestId: request.id, user: APPROVER_A },
       { signed: 'withdraw' },
     ]);
-    expect(await fx.engine.signatures().book.byCredential(device.credentialId)).toMatchObject({
+    expect(await fx.engine.passkeys.signatures().book.byCredential(device.credentialId)).toMatchObject({
       counter: 1,
       lastUsedAt: expect.any(String),
     });
@@ -119,7 +119,7 @@ describe('signed approvals', () => {
     const replayed = await fx.engine.approve(request.id, APPROVER_B, { ...seen, evidence: good.evidence });
     expect(replayed).toMatchObject({ ok: false, reason: 'challenge-used' });
     // B's authenticator, cloned: its counter goes back.
-    await fx.engine.signatures().book.recordUse(deviceB.credentialId, 10, new Date());
+    await fx.engine.passkeys.signatures().book.recordUse(deviceB.credentialId, 10, new Date());
     const cloned = await signAndApprove(fx.engine, request.id, APPROVER_B, deviceB, { counter: 3 });
     expect(cloned.result).toMatchObject({ ok: false, reason: 'counter-went-back' });
     expect((await fx.engine.get(request.id))?.approvals).toHaveLength(1);
@@ -226,8 +226,8 @@ describe('signed approvals', () => {
     });
     const [networkId] = await twoNetworks(fx.client);
     const small = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
-    expect(await fx.engine.signatures().required(small)).toBe(false);
-    expect(await fx.engine.signingChallenge(small.id, APPROVER_A, small.round)).toMatchObject({
+    expect(await fx.engine.passkeys.signatures().required(small)).toBe(false);
+    expect(await fx.engine.passkeys.signingChallenge(small.id, APPROVER_A, small.round)).toMatchObject({
       ok: false,
       refusal: 'signature-not-needed',
     });
@@ -235,7 +235,7 @@ describe('signed approvals', () => {
     await fx.engine.idle();
     expect((await fx.engine.get(small.id))?.state).toBe('sent');
     const large = await fileDraft(fx.engine, withdrawalDraft(networkId, '1000000.01'));
-    expect(await fx.engine.signatures().required(large)).toBe(true);
+    expect(await fx.engine.passkeys.signatures().required(large)).toBe(true);
   });
 
   test('a passkey registration may be approved by click until two people hold a passkey', async ({ fx }) => {

@@ -14,6 +14,7 @@ import { AUDIT_SUBCOMMANDS } from '../audit/command.js';
 import { DELEGATE_SUBCOMMAND } from '../delegation/command.js';
 import { DEPOSIT_SUBCOMMANDS } from '../deposits/commands.js';
 import { FREEZE_SUBCOMMAND, UNFREEZE_SUBCOMMAND } from '../freeze/command.js';
+import { PASSKEY_SUBCOMMAND } from '../passkeys/command.js';
 import { READ_SUBCOMMANDS } from '../reads/commands.js';
 import { REPORT_SUBCOMMAND } from '../reports/command.js';
 import type { ApprovalSlackDeps, FeatureSubcommand, ReadDeps, SlackMessage, Subcommand } from '../types.js';
@@ -55,6 +56,7 @@ export const REGISTRY: readonly Entry[] = [
   PENDING_SUBCOMMAND,
   EXTEND_SUBCOMMAND,
   DELEGATE_SUBCOMMAND,
+  PASSKEY_SUBCOMMAND,
   FREEZE_SUBCOMMAND,
   UNFREEZE_SUBCOMMAND,
   // What the policy shows (approvers, limits used) is the treasury's business: for readers.

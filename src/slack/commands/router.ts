@@ -29,7 +29,10 @@ export interface RouterDeps extends ReadDeps {
 }
 
 /** What one delivery of /cngn carries that its answer needs. */
-type CommandDelivery = Pick<SlashCommand, 'text' | 'user_id' | 'channel_id' | 'trigger_id' | 'response_url'>;
+type CommandDelivery = Pick<
+  SlashCommand,
+  'text' | 'user_id' | 'team_id' | 'channel_id' | 'trigger_id' | 'response_url'
+>;
 
 const STILL_RUNNING =
   'This command was already received and is still being handled, so it was not run again. Its answer comes once it is done.';
@@ -46,6 +49,7 @@ async function answerOnce(command: CommandDelivery, client: WebClient, deps: Rou
       command.text,
       {
         userId: command.user_id,
+        teamId: command.team_id,
         channelId: command.channel_id,
         triggerId: command.trigger_id,
         client,

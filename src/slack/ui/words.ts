@@ -15,6 +15,7 @@ export const KIND_TITLE: Record<RequestKind, string> = {
   settlement: 'Settlement bank account change',
   delegation: 'Delegation of approvals',
   unfreeze: 'Lift the freeze of sends',
+  passkey: 'Register a passkey',
 };
 
 const STATE_WORDS: Record<RequestState, string> = {
@@ -42,6 +43,12 @@ const OWN_STORE_STATE_WORDS: Partial<Record<RequestKind, Partial<Record<RequestS
     completed: ':white_check_mark: Completed: the freeze is lifted',
     'outcome-unknown':
       ":grey_question: Not known yet whether the freeze was lifted: checking the bot's store (it is never written twice)",
+  },
+  passkey: {
+    executing: ':arrow_forward: Writing the passkey to the passkey book',
+    completed: ':white_check_mark: Completed: the passkey counts',
+    'outcome-unknown':
+      ':grey_question: Not known yet whether the passkey was written: checking the passkey book (it is never written twice)',
   },
 };
 

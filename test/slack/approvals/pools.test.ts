@@ -89,7 +89,7 @@ describe('approver pools and roles in Slack', () => {
       '*Your roles*: reader · approver (every kind) · auditor (read only)',
     );
     expect(await homeOf(APPROVER_A)).toContain(
-      '*Your roles*: reader · approver (redeem, bridge, whitelist, settlement, delegation, unfreeze) · auditor (read only)',
+      '*Your roles*: reader · approver (redeem, bridge, whitelist, settlement, delegation, unfreeze, passkey) · auditor (read only)',
     );
     expect(await homeOf(KEMI)).toContain('*Your roles*: reader · auditor (read only)');
   });

@@ -82,6 +82,12 @@ export function destinationFields(request: ApprovalRequest): Array<{ type: 'mrkd
       ];
     case 'unfreeze':
       return unfreezeFields(request.payload).map(([label, value]) => field(label, value));
+    case 'passkey':
+      return [
+        field('Passkey for', mentionUser(request.payload.user)),
+        field('Name', escapeMrkdwn(request.payload.name)),
+        field('Credential', code(request.payload.credentialId)),
+      ];
   }
 }
 
@@ -148,6 +154,8 @@ function destinationTexts(request: ApprovalRequest): Array<[words: string, value
       return [];
     case 'unfreeze':
       return [['reason', request.payload.reason]];
+    case 'passkey':
+      return [['passkey name', request.payload.name]];
   }
 }
 

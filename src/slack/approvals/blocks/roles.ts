@@ -58,6 +58,7 @@ const KIND_WORDS: Record<RequestKind, string> = {
   settlement: 'Settlement account changes',
   delegation: 'Delegations',
   unfreeze: 'Lifting the freeze',
+  passkey: 'Passkey registrations',
 };
 
 export function rolesText(view: RolesView): string {

@@ -9,6 +9,7 @@ import {
   HELD_ACTION,
   LOOKED_UP_BEFORE_SENDING,
   noticeText,
+  PASSKEY_REVOKED_ACTION,
   REVOKED_ACTION,
 } from '../../../approvals/index.js';
 import { lagosTime, naira } from '../../../format/display.js';
@@ -55,6 +56,7 @@ export function stepText(request: ApprovalRequest): string {
     reminder: 'Approvers reminded',
     extended: 'Extended',
     [REVOKED_ACTION]: 'Delegation revoked',
+    [PASSKEY_REVOKED_ACTION]: 'Passkey revoked',
     [HELD_ACTION]: 'Held: sends are frozen',
   };
   const said = OWN_STORE_STEP_WORDS[request.kind]?.[step.action] ?? words[step.action];
@@ -66,6 +68,7 @@ function nothingSent(request: ApprovalRequest): boolean {
   return (
     request.kind !== 'delegation' &&
     request.kind !== 'unfreeze' &&
+    request.kind !== 'passkey' &&
     request.state === 'failed' &&
     request.outcome?.nothingSent === true
   );
@@ -82,6 +85,13 @@ const OWN_STORE_STEP_WORDS: Partial<Record<ApprovalRequest['kind'], Record<strin
       "The bot restarted while putting the delegation in effect: the bot's store is checked for it; it is never written twice",
   },
   unfreeze: UNFREEZE_STEP_WORDS,
+  passkey: {
+    executing: "Writing the passkey to the bot's passkey book (nothing goes to the service)",
+    'outcome-unknown':
+      'Not known whether the passkey was written: the book is checked; it is never written twice',
+    interrupted:
+      'The bot restarted while writing the passkey: the book is checked for it; it is never written twice',
+  },
 };
 
 /** What the requester is told privately, or undefined when this step is not theirs to hear. */
