@@ -238,6 +238,7 @@ function approvalsOf(parts: Base & Pick<Parts, 'roles'>): Approvals | undefined 
         : undefined,
     publicUrl: config.publicUrl,
     signing: config.signing,
+    signingUrl: config.signing?.origin,
     notify: config.approvalNotify,
     alerts: parts.recentAlerts,
     ...(options.homeDebounceMs !== undefined ? { homeDebounceMs: options.homeDebounceMs } : {}),

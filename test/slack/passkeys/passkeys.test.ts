@@ -4,7 +4,7 @@
 // ends someone's with `revoke @person <name>`; someone neither approver nor delegate is refused by the
 // gate. A registration request shows in the channel and is approved there by another approver.
 import { describe, expect } from 'vitest';
-import type { Passkey } from '../../../src/access/index.js';
+import { type Passkey, parseSigningRule } from '../../../src/access/index.js';
 import { partsOf } from '../../../src/approvals/engine-parts.js';
 import { PasskeyBook } from '../../../src/approvals/index.js';
 import { botTest } from '../../support/bot.js';
@@ -143,5 +143,22 @@ describe('a registration request in the channel', () => {
     await approve(app, `${filed.id}:0`, APPROVER_A);
     await waitUntil(async () => (await app.engine.get(filed.id))?.state === 'completed', 'the registration');
     expect((await app.engine.passkeys.passkeysOf(APPROVER_B)).map((p) => p.name)).toContain('Tablet');
+  });
+});
+
+describe('/cngn passkey with signed approvals on', () => {
+  test('links to CNGN_SIGNING_URL when PUBLIC_URL is unset', async ({ startApp }) => {
+    const app = await startApp({
+      approvers: [APPROVER_A, APPROVER_B],
+      config: {
+        signing: {
+          rule: parseSigningRule('all'),
+          rpId: 'sign.example.test',
+          origin: 'https://sign.example.test',
+        },
+      },
+    });
+    const text = await command(app, 'passkey', APPROVER_A);
+    expect(text).toContain('https://sign.example.test/passkeys/register?t=');
   });
 });
