@@ -193,8 +193,8 @@ export class SignedApprovals {
 
   /**
    * Just before the one service call: every counted approval of a request that needs signatures has
-   * evidence that still verifies, against the passkey as it was held when the approval was made and
-   * the request's bytes as they stand now (counters are not checked again: they were recorded).
+   * evidence that still verifies, against a passkey held when the approval was made and not revoked
+   * since, and the request's bytes as they stand now (counters are not checked again: they were recorded).
    */
   async stillVerifies(request: ApprovalRequest): Promise<boolean> {
     const verifies = await this.allVerify(request);
@@ -211,7 +211,8 @@ export class SignedApprovals {
       const { evidence } = approval;
       if (!evidence) return false;
       const passkey = await this.book.byCredential(evidence.credentialId);
-      if (passkey && !heldAt(passkey, new Date(approval.at))) return false;
+      // Held when the approval was made, and not revoked since: a lost device's approvals go nowhere.
+      if (passkey && (!heldAt(passkey, new Date(approval.at)) || passkey.revoked)) return false;
       const checked = await verifyEvidence(evidence, {
         ...place(options),
         user: approval.user,

@@ -180,6 +180,29 @@ describe('signed approvals', () => {
     expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
   });
 
+  test('an approval signed with a passkey revoked before the send (a lost device) sends nothing', async ({
+    fx,
+    networkId,
+  }) => {
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '1500000'));
+    const deviceA = await deviceFor(fx.engine, APPROVER_A);
+    const deviceB = await deviceFor(fx.engine, APPROVER_B);
+    expect((await signAndApprove(fx.engine, request.id, APPROVER_A, deviceA)).result).toMatchObject({
+      ok: true,
+    });
+    const book = fx.engine.passkeys.signatures().book;
+    expect(await book.revoke(deviceA.passkey().credentialId, APPROVER_A, new Date())).toBe(true);
+    expect((await signAndApprove(fx.engine, request.id, APPROVER_B, deviceB)).result).toMatchObject({
+      ok: true,
+    });
+    await fx.engine.idle();
+    expect(await fx.engine.get(request.id)).toMatchObject({
+      state: 'failed',
+      outcome: { reason: EVIDENCE_FAILED },
+    });
+    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+  });
+
   test('another approver’s assertion copied into the store as a second approval sends nothing', async ({
     fx,
     networkId,
