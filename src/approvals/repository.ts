@@ -3,6 +3,7 @@
 // The open set and the audit log are kept per service environment, so sandbox, test and live requests
 // never mix in a listing.
 
+import type { ApprovalEvidence } from '../access/index.js';
 import { type AuditDraft, AuditLog } from '../audit/index.js';
 import type { Store } from '../store/index.js';
 import type { ServiceEnvironment } from './ports.js';
@@ -338,6 +339,15 @@ function sameValue(current: unknown, expected: unknown): boolean {
   return JSON.stringify(current ?? undefined) === JSON.stringify(expected);
 }
 
+/** The passkey assertions of the request's approvals, and the round they signed; nothing when none was signed. */
+function signaturesOf(request: ApprovalRequest): {
+  signatures?: Array<ApprovalEvidence & { user: string }>;
+  round?: number;
+} {
+  const signatures = request.approvals.flatMap((a) => (a.evidence ? [{ user: a.user, ...a.evidence }] : []));
+  return signatures.length > 0 ? { signatures, round: request.round } : {};
+}
+
 /** The audit entry for step `index` of the request: who, what, when, the figures and the service's answer. */
 function auditDraft(request: ApprovalRequest, index: number): AuditDraft {
   const step = request.history[index];
@@ -362,6 +372,7 @@ function auditDraft(request: ApprovalRequest, index: number): AuditDraft {
       ...(request.purpose ? { purpose: request.purpose } : {}),
       requiredApprovals: request.requiredApprovals,
       approvals: request.approvals.map((a) => a.user),
+      ...signaturesOf(request),
     },
     ...(request.outcome ? { answer: request.outcome } : {}),
   };

@@ -1,6 +1,6 @@
 // What the audit log records: an entry, and the request's shape as an entry carries it (its state, the
 // figures shown, the service's answer). The approval request (approvals/types.ts) is built on these.
-import type { RequestKind } from '../access/index.js';
+import type { ApprovalEvidence, RequestKind } from '../access/index.js';
 
 /** The service environment a request is filed for and only ever sent to. */
 export type ServiceEnvironment = 'sandbox' | 'test' | 'live';
@@ -94,6 +94,13 @@ interface AuditFigures {
   purpose?: string;
   requiredApprovals: number;
   approvals: string[];
+  /**
+   * The passkey assertions the approvals were made with (docs/passkeys.md), and the round they signed:
+   * with the entry's request id, kind, amount, environment and key, what an auditor needs to check each
+   * one against the registered key. Absent where no approval was signed.
+   */
+  signatures?: Array<ApprovalEvidence & { user: string }>;
+  round?: number;
 }
 
 /** The service's answer, once there is one. */

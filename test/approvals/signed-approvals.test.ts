@@ -94,6 +94,24 @@ describe('signed approvals', () => {
     });
   });
 
+  test('puts each approval’s assertion and the round it signed into the audit chain', async ({
+    fx,
+    networkId,
+  }) => {
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
+    const device = await deviceFor(fx.engine, APPROVER_A);
+    const { evidence } = await signAndApprove(fx.engine, request.id, APPROVER_A, device);
+    await fx.engine.idle();
+    const entries = (await fx.engine.audit(20)).filter((e) => e.requestId === request.id);
+    const approved = entries.find((e) => e.action === 'approved');
+    expect(approved?.figures).toMatchObject({
+      round: request.round,
+      signatures: [{ user: APPROVER_A, ...evidence }],
+    });
+    expect(entries.find((e) => e.action === 'filed')?.figures?.signatures).toBeUndefined();
+    expect((await fx.engine.verifyAudit()).ok).toBe(true);
+  });
+
   test('a replayed, misdirected, another person’s or cloned assertion is refused, nothing recorded', async ({
     fx,
     networkId,
