@@ -5,8 +5,8 @@
 // cngn_store_read_failures_total: a gauge that turned NaN would resolve every alert on it just when the
 // store fails (deploy/prometheus/ pages on cngn_store_up instead).
 // The parts know nothing of Prometheus: each reports in its own words (an approval listener, a
-// service-call observer, a fetch that sees Slack's answers, the webhook intake's result), and the
-// wiring hands them what is here. docs/metrics.md lists every metric.
+// signing observer, a service-call observer, a fetch that sees Slack's answers, the webhook intake's
+// result), and the wiring hands them what is here. docs/metrics.md lists every metric.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { RequestKind } from '../access/index.js';
 import type { ApprovalRequest } from '../approvals/index.js';
@@ -19,6 +19,7 @@ import { withinDeadline } from '../store/index.js';
 import type { BuildInfo } from '../version.js';
 import type { IntakeResult, OutboxBacklog } from '../webhooks/index.js';
 import { approvalStep, type ClosedState, type SendResult } from './approval-steps.js';
+import { type SigningEvent, signingCounters } from './signatures.js';
 
 /** What the gauges read at each scrape. */
 export interface MetricSources {
@@ -98,6 +99,8 @@ export class BotMetrics {
   readonly registry = new Registry();
   /** For the custody client: each exchange's duration and failure, by endpoint template. */
   readonly serviceCalls: ServiceCallObserver;
+  /** For the approval engine's signing observer: signed approvals, and signatures refused (signatures.ts). */
+  readonly signingEvent: (event: SigningEvent) => void;
   private readonly log: Logger;
   private readonly now: () => number;
   private readonly readTimeoutMs: number;
@@ -127,6 +130,7 @@ export class BotMetrics {
     this.approvalSeconds = approvals.seconds;
     this.sends = approvals.sends;
     this.closed = approvals.closed;
+    this.signingEvent = signingCounters(this.registry, KINDS);
     this.alertGauges();
     this.serviceCalls = this.serviceMetrics();
     const slack = this.slackAndWebhookCounters();

@@ -248,6 +248,7 @@ function approvalsOf(parts: Base & Pick<Parts, 'roles'>): Approvals | undefined 
   // Requests are bound to the API key they were filed under and are never sent with another one.
   if (parts.apiKey) approvals.engine.useServiceKey(keyId(parts.apiKey));
   approvals.engine.onChange(metrics.approvalChanged);
+  approvals.engine.passkeys.signatures().onEvent(metrics.signingEvent);
   // One info line per step of a request and per freeze, once stored (approvals/lifecycle-log.ts).
   approvals.engine.onChange(logLifecycle(logger));
   approvals.engine.onFreezeChange(logFreezeChanges(logger));

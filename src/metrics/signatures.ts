@@ -1,0 +1,66 @@
+// Passkey-signed approvals in counts: each approval recorded with a signature, by the request's kind,
+// and each signature refused, by why (a click where one is needed, a spent challenge, what the
+// assertion check found), or a request whose approvals' evidence no longer verified just before its
+// service call. The engine tells its signing observer (approvals/signed-approvals.ts); the label values
+// are the fixed words below (the table lists every SigningRefusal: a new one does not compile until it
+// is here), never a request, person or credential.
+import { Counter, type Registry } from 'prom-client';
+import type { RequestKind } from '../access/index.js';
+import type { ApprovalEngine } from '../approvals/index.js';
+
+/** What the engine's signing observer is told (SigningEvent of approvals/signed-approvals.ts). */
+export type SigningEvent = Parameters<
+  Parameters<ReturnType<ApprovalEngine['passkeys']['signatures']>['onEvent']>[0]
+>[0];
+type SigningRefusal = Extract<SigningEvent, { refused: unknown }>['refused'];
+
+/** The reason counted for a request that failed its evidence check before sending. */
+const EVIDENCE_DOES_NOT_VERIFY = 'evidence-does-not-verify';
+
+type RefusalReason = SigningRefusal | typeof EVIDENCE_DOES_NOT_VERIFY;
+
+const REFUSAL_REASONS: Record<RefusalReason, true> = {
+  'signature-required': true,
+  'challenge-used': true,
+  'unknown-passkey': true,
+  'not-own-passkey': true,
+  'revoked-passkey': true,
+  'wrong-origin': true,
+  'wrong-rp': true,
+  'no-user-verification': true,
+  'counter-went-back': true,
+  'wrong-challenge': true,
+  'bad-signature': true,
+  [EVIDENCE_DOES_NOT_VERIFY]: true,
+};
+
+/** The two counters, each series made at zero, and the observer that feeds them. */
+export function signingCounters(
+  registry: Registry,
+  kinds: readonly RequestKind[],
+): (event: SigningEvent) => void {
+  const registers = [registry];
+  const signed = new Counter({
+    name: 'cngn_approval_signed_total',
+    help: "Approvals recorded with the approver's passkey signature, by request kind.",
+    labelNames: ['kind'] as const,
+    registers,
+  });
+  const refused = new Counter({
+    name: 'cngn_approval_signature_refusals_total',
+    help: 'Approvals refused for their signature, by reason, and requests whose evidence did not verify before sending (evidence-does-not-verify).',
+    labelNames: ['reason'] as const,
+    registers,
+  });
+  for (const kind of kinds) signed.inc({ kind }, 0);
+  for (const reason of Object.keys(REFUSAL_REASONS)) refused.inc({ reason }, 0);
+  return (event) => {
+    if ('signed' in event) {
+      signed.inc({ kind: event.signed });
+    } else if ('refused' in event) {
+      refused.inc({ reason: event.refused });
+    } else {
+      refused.inc({ reason: EVIDENCE_DOES_NOT_VERIFY });
+    }
+  };
+}
