@@ -6,13 +6,7 @@
 // is here), never a request, person or credential.
 import { Counter, type Registry } from 'prom-client';
 import type { RequestKind } from '../access/index.js';
-import type { ApprovalEngine } from '../approvals/index.js';
-
-/** What the engine's signing observer is told (SigningEvent of approvals/signed-approvals.ts). */
-export type SigningEvent = Parameters<
-  Parameters<ReturnType<ApprovalEngine['passkeys']['signatures']>['onEvent']>[0]
->[0];
-type SigningRefusal = Extract<SigningEvent, { refused: unknown }>['refused'];
+import type { SigningEvent, SigningRefusal } from '../approvals/index.js';
 
 /** The reason counted for a request that failed its evidence check before sending. */
 const EVIDENCE_DOES_NOT_VERIFY = 'evidence-does-not-verify';
