@@ -90,7 +90,7 @@ export class ApprovalEngine {
     const core = new ApprovalCore(options);
     this.core = core;
     this.trail = new EngineAudit(core, options);
-    this.passkeys = new EnginePasskeys(core, options);
+    this.passkeys = new EnginePasskeys(core, options, (work) => this.background(work));
     // Each part gets what it uses, and reaches the core only for its locks, writes and notices.
     const parts = { core, repo: core.repo, custody: options.custody, now: core.now, log: options.log };
     const own = {

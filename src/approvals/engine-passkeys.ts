@@ -8,13 +8,39 @@ import * as passkeys from './passkey-requests.js';
 import type { SigningSide } from './signed-approvals.js';
 import { type ChallengeResult, signingChallenge } from './signing-challenge.js';
 
+/** The audit action of a refused passkey approval. */
+export const SIGNATURE_REFUSED = 'signature-refused';
+
 export class EnginePasskeys {
   readonly #core: ApprovalCore;
   readonly #options: Pick<EngineOptions, 'store' | 'policy' | 'signing' | 'log'>;
 
-  constructor(core: ApprovalCore, options: Pick<EngineOptions, 'store' | 'policy' | 'signing' | 'log'>) {
+  /** `background`: the engine's own tracking of work it does not wait for (so `engine.idle()` does). */
+  constructor(
+    core: ApprovalCore,
+    options: Pick<EngineOptions, 'store' | 'policy' | 'signing' | 'log'>,
+    background: (work: Promise<unknown>) => void,
+  ) {
     this.#core = core;
     this.#options = options;
+    // A refused signature goes on the record of its request (who, why); nothing else changes.
+    core.signed.onEvent((event) => {
+      if ('refused' in event) background(this.#recordRefusal(event.requestId, event.user, event.refused));
+    });
+  }
+
+  async #recordRefusal(requestId: string, user: string, reason: string): Promise<void> {
+    const core = this.#core;
+    const request = await core.get(requestId);
+    if (!request) return;
+    await core.repo.auditLog.append(core.repo.environment, {
+      at: core.now().toISOString(),
+      requestId,
+      kind: request.kind,
+      action: SIGNATURE_REFUSED,
+      actor: user,
+      note: `a passkey approval did not count: ${reason}`,
+    });
   }
 
   /** A signing page's one-time challenge for `user` approving round `round` (see signed-approvals.ts). */

@@ -112,6 +112,25 @@ describe('signed approvals', () => {
     expect((await fx.engine.verifyAudit()).ok).toBe(true);
   });
 
+  test('puts a refused passkey approval on the request’s record: who, and why', async ({ fx, networkId }) => {
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
+    const device = await deviceFor(fx.engine, APPROVER_A);
+    await approveAsSeen(fx.engine, request.id, APPROVER_B);
+    expect(
+      (await signAndApprove(fx.engine, request.id, APPROVER_A, device, { origin: 'https://evil.example' }))
+        .result,
+    ).toMatchObject({ ok: false, reason: 'wrong-origin' });
+    await fx.engine.idle();
+    const refused = (await fx.engine.audit(20)).filter(
+      (e) => e.requestId === request.id && e.action === 'signature-refused',
+    );
+    expect(refused.map((e) => [e.actor, e.note])).toEqual([
+      [APPROVER_B, 'a passkey approval did not count: signature-required'],
+      [APPROVER_A, 'a passkey approval did not count: wrong-origin'],
+    ]);
+    expect((await fx.engine.verifyAudit()).ok).toBe(true);
+  });
+
   test('a replayed, misdirected, another person’s or cloned assertion is refused, nothing recorded', async ({
     fx,
     networkId,
