@@ -9,7 +9,7 @@ import type { SigningSide } from './signed-approvals.js';
 import { type ChallengeResult, signingChallenge } from './signing-challenge.js';
 
 /** The audit action of a refused passkey approval. */
-export const SIGNATURE_REFUSED = 'signature-refused';
+const SIGNATURE_REFUSED = 'signature-refused';
 
 export class EnginePasskeys {
   readonly #core: ApprovalCore;
