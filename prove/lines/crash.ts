@@ -48,14 +48,32 @@ interface Child {
   exited: Promise<NodeJS.Signals | number | null>;
 }
 
-/** src/main.ts as an operator runs it, on the given store, pointed at the sandbox as a real service. */
+/**
+ * src/main.ts as an operator runs it, on the given store, pointed at the sandbox as a real service. A
+ * port another process took between the probe and the bot's listen is given up for a new one.
+ */
 async function startChild(
   sandbox: Sandbox,
   slack: FakeSlack,
   storeUrl: string,
   point?: string,
 ): Promise<Child> {
-  const port = await freePort();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startChildOn(await freePort(), sandbox, slack, storeUrl, point);
+    } catch (error) {
+      if (attempt >= 3 || !String(error).includes('EADDRINUSE')) throw error;
+    }
+  }
+}
+
+async function startChildOn(
+  port: number,
+  sandbox: Sandbox,
+  slack: FakeSlack,
+  storeUrl: string,
+  point?: string,
+): Promise<Child> {
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
     env: {
       PATH: process.env.PATH,
