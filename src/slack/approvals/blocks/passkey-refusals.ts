@@ -1,22 +1,9 @@
 // Why a passkey-signed approval did not count, said privately to the approver: the bot's own words,
 // never the browser's or the authenticator's, and always that nothing changed.
-import type { Refusal } from '../../../approvals/index.js';
+import type { Refusal, SigningRefusal } from '../../../approvals/index.js';
 
-/** The refusals of a signed approval (the engine's 'signature-required', 'challenge-used', and SignatureRefusal). */
-export type PasskeyRefusal = Extract<
-  Refusal,
-  | 'signature-required'
-  | 'challenge-used'
-  | 'unknown-passkey'
-  | 'not-own-passkey'
-  | 'revoked-passkey'
-  | 'wrong-origin'
-  | 'wrong-rp'
-  | 'no-user-verification'
-  | 'counter-went-back'
-  | 'wrong-challenge'
-  | 'bad-signature'
->;
+/** The refusals of a signed approval (the engine's own and those of the assertion check). */
+export type PasskeyRefusal = SigningRefusal;
 
 const WHY: Record<PasskeyRefusal, string> = {
   'signature-required': 'must be approved with your passkey, not a click: open its signing link',
