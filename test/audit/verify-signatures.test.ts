@@ -22,9 +22,12 @@ import { sha256Hex } from '../../src/audit/crypto.js';
 import { ENTRIES_FILE, entriesText, MANIFEST_FILE, manifestText } from '../../src/audit/segments.js';
 import { type AuditSigner, HeadMarks } from '../../src/audit/signing.js';
 import { runVerifier } from '../../src/audit/verify-cli.js';
+import { loadConfig } from '../../src/config.js';
+import { policyOf } from '../../src/wiring/policy-inputs.js';
 import { approveAsSeen, seenOf } from '../support/approve-as-seen.js';
 import { newSigner } from '../support/audit-archive.js';
 import { SoftwareAuthenticator } from '../support/authenticator.js';
+import { SLACK_ENV } from '../support/config-env.js';
 import { APPROVER_A, APPROVER_B, engineTest, REQUESTER, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 
@@ -380,16 +383,23 @@ describe('the verifier’s check of passkey-signed approvals', () => {
     ['above:1000000', 'bridge', undefined],
     ['above:1000000', 'passkey', undefined],
     ['above:0', 'redeem', '0.01'],
-  ] as const)('reads the recorded rule %s as the engine does (%s %s)', ([rule, kind, amount]) => {
-    const parsed = parseSigningRule(rule);
-    const words =
-      parsed.mode === 'above'
-        ? `above ₦${Number(parsed.amount.toString()).toLocaleString('en-US', { minimumFractionDigits: 2 })}`
-        : 'all';
-    const policy = signingPolicyOf(`${words} at https://desk.example.com`);
-    if (!policy) throw new Error('no policy');
-    expect(policyNeeds(policy, kind, amount)).toBe(needsSignature(parsed, kind, amount));
-  });
+    ['above:1,500,000.50', 'withdraw', '1500000.51'],
+    ['above:1,500,000.50', 'redeem', '1500000.50'],
+  ] as const)(
+    'reads the rule CNGN_SIGNED_APPROVALS=%s puts on the record as the engine does (%s %s)',
+    ([rule, kind, amount]) => {
+      const config = loadConfig({
+        ...SLACK_ENV,
+        CNGN_SIGNED_APPROVALS: rule,
+        CNGN_SIGNING_URL: 'https://sign.example.com:8443/desk/',
+      });
+      const recorded = policyOf(config, 'live').find((setting) => setting.name === 'signed approvals');
+      const policy = signingPolicyOf(recorded?.value);
+      if (!policy || !config.signing) throw new Error('signing not on the record');
+      expect(policy).toMatchObject({ origin: config.signing.origin, rpId: config.signing.rpId });
+      expect(policyNeeds(policy, kind, amount)).toBe(needsSignature(config.signing.rule, kind, amount));
+    },
+  );
 });
 
 const has = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
