@@ -3,13 +3,135 @@
 // those, not this file. Checks an audit archive of cngn-desk with nothing but Node.js 20 or newer:
 //   node audit-verify.mjs <archive folder or segment folder> --key <public key, 64 hex digits>
 // What it checks and what its lines mean: docs/audit-verify.md.
+var __defProp = Object.defineProperty;
+var __export = (target, all) => {
+  for (var name in all)
+    __defProp(target, name, { get: all[name], enumerable: true });
+};
 
 // src/audit/verify-cli.ts
-import { createPublicKey as createPublicKey2 } from "node:crypto";
+import { createPublicKey as createPublicKey3 } from "node:crypto";
 import { readFileSync as readFileSync2 } from "node:fs";
 
-// src/audit/crypto.ts
-import { createHash as createHash2, createPublicKey, verify } from "node:crypto";
+// src/audit/approval-evidence.ts
+import { createHash as createHash4 } from "node:crypto";
+
+// src/format/money.ts
+var DECIMAL = /^(-)?(\d+)(?:\.(\d{1,2}))?$/;
+var KOBO_PER_NAIRA = 100n;
+var AMOUNT_HINT = "enter a number with at most 2 decimals, e.g. 1500.50";
+var AMOUNT_MAX_INTEGER_DIGITS = 15;
+var PLAIN_AMOUNT = new RegExp(`^\\d{1,${AMOUNT_MAX_INTEGER_DIGITS}}(?:\\.\\d{1,2})?$`);
+var MoneyFormatError = class extends Error {
+  /** @param reason the words for the person who typed it (the message is for logs). */
+  constructor(message, reason = AMOUNT_HINT) {
+    super(message);
+    this.reason = reason;
+  }
+  reason;
+  name = "MoneyFormatError";
+  code = "money_format";
+};
+var GROUPED = /^-?\d{1,3}(?:,\d{3})+$/;
+var Money = class _Money {
+  constructor(kobo) {
+    this.kobo = kobo;
+  }
+  kobo;
+  static fromKobo(kobo) {
+    return new _Money(kobo);
+  }
+  static zero() {
+    return new _Money(0n);
+  }
+  /**
+   * Parse what a person typed: `1500`, `1,500.5`, `₦1,500.50`. At most 2 decimals; commas only
+   * between groups of three digits of the whole part, so `1,0000` and `1,00,0` are refused rather
+   * than read as some other amount.
+   */
+  static parse(input) {
+    const cleaned = input.trim().replace(/^₦/, "").replace(/^NGN\s*/i, "").trim();
+    const [whole = "", ...fraction] = cleaned.split(".");
+    if (whole.includes(",") && !GROUPED.test(whole)) {
+      throw new MoneyFormatError(
+        `"${cleaned}" has commas that do not separate thousands`,
+        "commas go between groups of three digits, e.g. 10,000 or 1,500.50"
+      );
+    }
+    return _Money.parseDecimal([whole.replace(/,/g, ""), ...fraction].join("."));
+  }
+  /** Parse a canonical decimal string such as the service returns (`"150000.00"`, `"5000"`). */
+  static parseDecimal(decimal) {
+    const match = DECIMAL.exec(decimal);
+    if (!match) {
+      throw new MoneyFormatError(`"${decimal}" is not an amount with at most 2 decimals`);
+    }
+    const [, sign, whole = "0", fraction = ""] = match;
+    const kobo = BigInt(whole) * KOBO_PER_NAIRA + BigInt(fraction.padEnd(2, "0"));
+    return new _Money(sign ? -kobo : kobo);
+  }
+  /**
+   * Accept a service amount that may be a decimal string or a JSON number. Numbers are read through
+   * their shortest decimal text, which is exact for every amount of at most 2 decimals.
+   */
+  static fromService(value) {
+    if (typeof value === "number") {
+      if (!Number.isFinite(value)) throw new MoneyFormatError(`${value} is not an amount`);
+      return _Money.parseDecimal(numberToPlainDecimal(value));
+    }
+    return _Money.parseDecimal(value.trim());
+  }
+  /** Canonical text with two decimals: `1500.50`. */
+  toString() {
+    const negative = this.kobo < 0n;
+    const abs = negative ? -this.kobo : this.kobo;
+    const whole = abs / KOBO_PER_NAIRA;
+    const fraction = (abs % KOBO_PER_NAIRA).toString().padStart(2, "0");
+    return `${negative ? "-" : ""}${whole}.${fraction}`;
+  }
+  /** Shortest decimal text: `1500.5`, `100`. This is what goes into JSON on the wire. */
+  toPlainString() {
+    return this.toString().replace(/\.00$/, "").replace(/(\.\d)0$/, "$1");
+  }
+  /**
+   * The JSON number the service expects. JSON.stringify of the result prints exactly
+   * `toPlainString()`; we check that rather than trust it.
+   */
+  toWireNumber() {
+    const text = this.toPlainString();
+    const value = Number(text);
+    if (!Number.isSafeInteger(Number(this.kobo)) || String(value) !== text) {
+      throw new MoneyFormatError(`${text} cannot be sent exactly as a JSON number`);
+    }
+    return value;
+  }
+  toJSON() {
+    return this.toString();
+  }
+  plus(other) {
+    return new _Money(this.kobo + other.kobo);
+  }
+  minus(other) {
+    return new _Money(this.kobo - other.kobo);
+  }
+  compare(other) {
+    return this.kobo < other.kobo ? -1 : this.kobo > other.kobo ? 1 : 0;
+  }
+  equals(other) {
+    return this.kobo === other.kobo;
+  }
+  isPositive() {
+    return this.kobo > 0n;
+  }
+};
+function numberToPlainDecimal(value) {
+  const text = String(value);
+  if (!/e/i.test(text)) return text;
+  return value.toFixed(2);
+}
+
+// src/audit/approval-bytes.ts
+import { createHash as createHash2 } from "node:crypto";
 
 // src/audit/chain.ts
 import { createHash } from "node:crypto";
@@ -29,22 +151,839 @@ function entryHash(entry) {
   return sha256(canonicalJson(rest));
 }
 
+// src/audit/approval-bytes.ts
+var HEADER = "cngn-desk approval v1";
+var oneLine = (value) => value.replace(/[\r\n]/g, " ");
+function networkOf(payload) {
+  const network = payload.networkId ?? payload.destinationNetworkId;
+  return typeof network === "string" ? network : "";
+}
+function signedBytes(fields) {
+  const { callbackUrl: _token, ...payload } = { ...fields.payload };
+  const lines = [
+    HEADER,
+    `id=${fields.id}`,
+    `kind=${fields.kind}`,
+    `amount_kobo=${fields.amount ? Money.parseDecimal(fields.amount).kobo.toString() : ""}`,
+    `destination=${canonicalJson(payload)}`,
+    `network=${networkOf(payload)}`,
+    `purpose=${fields.purpose ?? ""}`,
+    `round=${fields.round}`,
+    `environment=${fields.environment}`,
+    `key=${fields.keyId ?? ""}`
+  ];
+  return Buffer.from(`${lines.map(oneLine).join("\n")}
+`, "utf8");
+}
+function signedChallenge(bytes, nonce) {
+  return createHash2("sha256").update(bytes).update(Buffer.from([0])).update(nonce, "utf8").digest("base64url");
+}
+
+// src/audit/passkey-keys.ts
+import { createHash as createHash3, createPublicKey, verify } from "node:crypto";
+
+// node_modules/@simplewebauthn/server/esm/helpers/iso/isoCBOR.js
+var isoCBOR_exports = {};
+__export(isoCBOR_exports, {
+  decodeFirst: () => decodeFirst,
+  encode: () => encode
+});
+
+// node_modules/@levischuck/tiny-cbor/esm/cbor/cbor_internal.js
+function decodeLength(data, argument, index) {
+  if (argument < 24) {
+    return [argument, 1];
+  }
+  const remainingDataLength = data.byteLength - index - 1;
+  const view = new DataView(data.buffer, index + 1);
+  let output;
+  let bytes = 0;
+  switch (argument) {
+    case 24: {
+      if (remainingDataLength > 0) {
+        output = view.getUint8(0);
+        bytes = 2;
+      }
+      break;
+    }
+    case 25: {
+      if (remainingDataLength > 1) {
+        output = view.getUint16(0, false);
+        bytes = 3;
+      }
+      break;
+    }
+    case 26: {
+      if (remainingDataLength > 3) {
+        output = view.getUint32(0, false);
+        bytes = 5;
+      }
+      break;
+    }
+    case 27: {
+      if (remainingDataLength > 7) {
+        const bigOutput = view.getBigUint64(0, false);
+        if (bigOutput >= 24n && bigOutput <= Number.MAX_SAFE_INTEGER) {
+          return [Number(bigOutput), 9];
+        }
+      }
+      break;
+    }
+  }
+  if (output && output >= 24) {
+    return [output, bytes];
+  }
+  throw new Error("Length not supported or not well formed");
+}
+var MAJOR_TYPE_UNSIGNED_INTEGER = 0;
+var MAJOR_TYPE_NEGATIVE_INTEGER = 1;
+var MAJOR_TYPE_BYTE_STRING = 2;
+var MAJOR_TYPE_TEXT_STRING = 3;
+var MAJOR_TYPE_ARRAY = 4;
+var MAJOR_TYPE_MAP = 5;
+var MAJOR_TYPE_TAG = 6;
+var MAJOR_TYPE_SIMPLE_OR_FLOAT = 7;
+function encodeLength(major, argument) {
+  const majorEncoded = major << 5;
+  if (argument < 0) {
+    throw new Error("CBOR Data Item argument must not be negative");
+  }
+  let bigintArgument;
+  if (typeof argument == "number") {
+    if (!Number.isInteger(argument)) {
+      throw new Error("CBOR Data Item argument must be an integer");
+    }
+    bigintArgument = BigInt(argument);
+  } else {
+    bigintArgument = argument;
+  }
+  if (major == MAJOR_TYPE_NEGATIVE_INTEGER) {
+    if (bigintArgument == 0n) {
+      throw new Error("CBOR Data Item argument cannot be zero when negative");
+    }
+    bigintArgument = bigintArgument - 1n;
+  }
+  if (bigintArgument > 18446744073709551615n) {
+    throw new Error("CBOR number out of range");
+  }
+  const buffer = new Uint8Array(8);
+  const view = new DataView(buffer.buffer);
+  view.setBigUint64(0, bigintArgument, false);
+  if (bigintArgument <= 23) {
+    return [majorEncoded | buffer[7]];
+  } else if (bigintArgument <= 255) {
+    return [majorEncoded | 24, buffer[7]];
+  } else if (bigintArgument <= 65535) {
+    return [majorEncoded | 25, ...buffer.slice(6)];
+  } else if (bigintArgument <= 4294967295) {
+    return [
+      majorEncoded | 26,
+      ...buffer.slice(4)
+    ];
+  } else {
+    return [
+      majorEncoded | 27,
+      ...buffer
+    ];
+  }
+}
+
+// node_modules/@levischuck/tiny-cbor/esm/cbor/cbor.js
+var CBORTag = class {
+  /**
+   * Wrap a value with a tag number.
+   * When encoded, this tag will be attached to the value.
+   *
+   * @param tag Tag number
+   * @param value Wrapped value
+   */
+  constructor(tag, value) {
+    Object.defineProperty(this, "tagId", {
+      enumerable: true,
+      configurable: true,
+      writable: true,
+      value: void 0
+    });
+    Object.defineProperty(this, "tagValue", {
+      enumerable: true,
+      configurable: true,
+      writable: true,
+      value: void 0
+    });
+    this.tagId = tag;
+    this.tagValue = value;
+  }
+  /**
+   * Read the tag number
+   */
+  get tag() {
+    return this.tagId;
+  }
+  /**
+   * Read the value
+   */
+  get value() {
+    return this.tagValue;
+  }
+};
+function decodeUnsignedInteger(data, argument, index) {
+  return decodeLength(data, argument, index);
+}
+function decodeNegativeInteger(data, argument, index) {
+  const [value, length] = decodeUnsignedInteger(data, argument, index);
+  return [-value - 1, length];
+}
+function decodeByteString(data, argument, index) {
+  const [lengthValue, lengthConsumed] = decodeLength(data, argument, index);
+  const dataStartIndex = index + lengthConsumed;
+  return [
+    new Uint8Array(data.buffer.slice(dataStartIndex, dataStartIndex + lengthValue)),
+    lengthConsumed + lengthValue
+  ];
+}
+var TEXT_DECODER = new TextDecoder();
+function decodeString(data, argument, index) {
+  const [value, length] = decodeByteString(data, argument, index);
+  return [TEXT_DECODER.decode(value), length];
+}
+function decodeArray(data, argument, index) {
+  if (argument === 0) {
+    return [[], 1];
+  }
+  const [length, lengthConsumed] = decodeLength(data, argument, index);
+  let consumedLength = lengthConsumed;
+  const value = [];
+  for (let i = 0; i < length; i++) {
+    const remainingDataLength = data.byteLength - index - consumedLength;
+    if (remainingDataLength <= 0) {
+      throw new Error("array is not supported or well formed");
+    }
+    const [decodedValue, consumed] = decodeNext(data, index + consumedLength);
+    value.push(decodedValue);
+    consumedLength += consumed;
+  }
+  return [value, consumedLength];
+}
+var MAP_ERROR = "Map is not supported or well formed";
+function decodeMap(data, argument, index) {
+  if (argument === 0) {
+    return [/* @__PURE__ */ new Map(), 1];
+  }
+  const [length, lengthConsumed] = decodeLength(data, argument, index);
+  let consumedLength = lengthConsumed;
+  const result = /* @__PURE__ */ new Map();
+  for (let i = 0; i < length; i++) {
+    let remainingDataLength = data.byteLength - index - consumedLength;
+    if (remainingDataLength <= 0) {
+      throw new Error(MAP_ERROR);
+    }
+    const [key, keyConsumed] = decodeNext(data, index + consumedLength);
+    consumedLength += keyConsumed;
+    remainingDataLength -= keyConsumed;
+    if (remainingDataLength <= 0) {
+      throw new Error(MAP_ERROR);
+    }
+    if (typeof key !== "string" && typeof key !== "number") {
+      throw new Error(MAP_ERROR);
+    }
+    if (result.has(key)) {
+      throw new Error(MAP_ERROR);
+    }
+    const [value, valueConsumed] = decodeNext(data, index + consumedLength);
+    consumedLength += valueConsumed;
+    result.set(key, value);
+  }
+  return [result, consumedLength];
+}
+function decodeFloat16(data, index) {
+  if (index + 3 > data.byteLength) {
+    throw new Error("CBOR stream ended before end of Float 16");
+  }
+  const result = data.getUint16(index + 1, false);
+  if (result == 31744) {
+    return [Infinity, 3];
+  } else if (result == 32256) {
+    return [NaN, 3];
+  } else if (result == 64512) {
+    return [-Infinity, 3];
+  }
+  throw new Error("Float16 data is unsupported");
+}
+function decodeFloat32(data, index) {
+  if (index + 5 > data.byteLength) {
+    throw new Error("CBOR stream ended before end of Float 32");
+  }
+  const result = data.getFloat32(index + 1, false);
+  return [result, 5];
+}
+function decodeFloat64(data, index) {
+  if (index + 9 > data.byteLength) {
+    throw new Error("CBOR stream ended before end of Float 64");
+  }
+  const result = data.getFloat64(index + 1, false);
+  return [result, 9];
+}
+function decodeTag(data, argument, index) {
+  const [tag, tagBytes] = decodeLength(data, argument, index);
+  const [value, valueBytes] = decodeNext(data, index + tagBytes);
+  return [new CBORTag(tag, value), tagBytes + valueBytes];
+}
+function decodeNext(data, index) {
+  if (index >= data.byteLength) {
+    throw new Error("CBOR stream ended before tag value");
+  }
+  const byte = data.getUint8(index);
+  const majorType = byte >> 5;
+  const argument = byte & 31;
+  switch (majorType) {
+    case MAJOR_TYPE_UNSIGNED_INTEGER: {
+      return decodeUnsignedInteger(data, argument, index);
+    }
+    case MAJOR_TYPE_NEGATIVE_INTEGER: {
+      return decodeNegativeInteger(data, argument, index);
+    }
+    case MAJOR_TYPE_BYTE_STRING: {
+      return decodeByteString(data, argument, index);
+    }
+    case MAJOR_TYPE_TEXT_STRING: {
+      return decodeString(data, argument, index);
+    }
+    case MAJOR_TYPE_ARRAY: {
+      return decodeArray(data, argument, index);
+    }
+    case MAJOR_TYPE_MAP: {
+      return decodeMap(data, argument, index);
+    }
+    case MAJOR_TYPE_TAG: {
+      return decodeTag(data, argument, index);
+    }
+    case MAJOR_TYPE_SIMPLE_OR_FLOAT: {
+      switch (argument) {
+        case 20:
+          return [false, 1];
+        case 21:
+          return [true, 1];
+        case 22:
+          return [null, 1];
+        case 23:
+          return [void 0, 1];
+        // 24: Simple value (value 32..255 in following byte)
+        case 25:
+          return decodeFloat16(data, index);
+        case 26:
+          return decodeFloat32(data, index);
+        case 27:
+          return decodeFloat64(data, index);
+      }
+    }
+  }
+  throw new Error(`Unsupported or not well formed at ${index}`);
+}
+function encodeSimple(data) {
+  if (data === true) {
+    return 245;
+  } else if (data === false) {
+    return 244;
+  } else if (data === null) {
+    return 246;
+  }
+  return 247;
+}
+function encodeFloat(data) {
+  if (Math.fround(data) == data || !Number.isFinite(data) || Number.isNaN(data)) {
+    const output = new Uint8Array(5);
+    output[0] = 250;
+    const view = new DataView(output.buffer);
+    view.setFloat32(1, data, false);
+    return output;
+  } else {
+    const output = new Uint8Array(9);
+    output[0] = 251;
+    const view = new DataView(output.buffer);
+    view.setFloat64(1, data, false);
+    return output;
+  }
+}
+function encodeNumber(data) {
+  if (typeof data == "number") {
+    if (Number.isSafeInteger(data)) {
+      if (data < 0) {
+        return encodeLength(MAJOR_TYPE_NEGATIVE_INTEGER, Math.abs(data));
+      } else {
+        return encodeLength(MAJOR_TYPE_UNSIGNED_INTEGER, data);
+      }
+    }
+    return [encodeFloat(data)];
+  } else {
+    if (data < 0n) {
+      return encodeLength(MAJOR_TYPE_NEGATIVE_INTEGER, data * -1n);
+    } else {
+      return encodeLength(MAJOR_TYPE_UNSIGNED_INTEGER, data);
+    }
+  }
+}
+var ENCODER = new TextEncoder();
+function encodeString(data, output) {
+  output.push(...encodeLength(MAJOR_TYPE_TEXT_STRING, data.length));
+  output.push(ENCODER.encode(data));
+}
+function encodeBytes(data, output) {
+  output.push(...encodeLength(MAJOR_TYPE_BYTE_STRING, data.length));
+  output.push(data);
+}
+function encodeArray(data, output) {
+  output.push(...encodeLength(MAJOR_TYPE_ARRAY, data.length));
+  for (const element of data) {
+    encodePartialCBOR(element, output);
+  }
+}
+function encodeMap(data, output) {
+  output.push(new Uint8Array(encodeLength(MAJOR_TYPE_MAP, data.size)));
+  for (const [key, value] of data.entries()) {
+    encodePartialCBOR(key, output);
+    encodePartialCBOR(value, output);
+  }
+}
+function encodeTag(tag, output) {
+  output.push(...encodeLength(MAJOR_TYPE_TAG, tag.tag));
+  encodePartialCBOR(tag.value, output);
+}
+function encodePartialCBOR(data, output) {
+  if (typeof data == "boolean" || data === null || data == void 0) {
+    output.push(encodeSimple(data));
+    return;
+  }
+  if (typeof data == "number" || typeof data == "bigint") {
+    output.push(...encodeNumber(data));
+    return;
+  }
+  if (typeof data == "string") {
+    encodeString(data, output);
+    return;
+  }
+  if (data instanceof Uint8Array) {
+    encodeBytes(data, output);
+    return;
+  }
+  if (Array.isArray(data)) {
+    encodeArray(data, output);
+    return;
+  }
+  if (data instanceof Map) {
+    encodeMap(data, output);
+    return;
+  }
+  if (data instanceof CBORTag) {
+    encodeTag(data, output);
+    return;
+  }
+  throw new Error("Not implemented");
+}
+function decodePartialCBOR(data, index) {
+  if (data.byteLength === 0 || data.byteLength <= index || index < 0) {
+    throw new Error("No data");
+  }
+  if (data instanceof Uint8Array) {
+    return decodeNext(new DataView(data.buffer), index);
+  } else if (data instanceof ArrayBuffer) {
+    return decodeNext(new DataView(data), index);
+  }
+  return decodeNext(data, index);
+}
+function encodeCBOR(data) {
+  const results = [];
+  encodePartialCBOR(data, results);
+  let length = 0;
+  for (const result of results) {
+    if (typeof result == "number") {
+      length += 1;
+    } else {
+      length += result.length;
+    }
+  }
+  const output = new Uint8Array(length);
+  let index = 0;
+  for (const result of results) {
+    if (typeof result == "number") {
+      output[index] = result;
+      index += 1;
+    } else {
+      output.set(result, index);
+      index += result.length;
+    }
+  }
+  return output;
+}
+
+// node_modules/@simplewebauthn/server/esm/helpers/iso/isoCBOR.js
+function decodeFirst(input) {
+  const _input = new Uint8Array(input);
+  const decoded = decodePartialCBOR(_input, 0);
+  const [first] = decoded;
+  return first;
+}
+function encode(input) {
+  return encodeCBOR(input);
+}
+
+// node_modules/@simplewebauthn/server/esm/helpers/cose.js
+var cose_exports = {};
+__export(cose_exports, {
+  COSEALG: () => COSEALG,
+  COSECRV: () => COSECRV,
+  COSEKEYS: () => COSEKEYS,
+  COSEKTY: () => COSEKTY,
+  isCOSEAlg: () => isCOSEAlg,
+  isCOSECrv: () => isCOSECrv,
+  isCOSEKty: () => isCOSEKty,
+  isCOSEPublicKeyAKP: () => isCOSEPublicKeyAKP,
+  isCOSEPublicKeyEC2: () => isCOSEPublicKeyEC2,
+  isCOSEPublicKeyOKP: () => isCOSEPublicKeyOKP,
+  isCOSEPublicKeyRSA: () => isCOSEPublicKeyRSA,
+  isPQCCOSEAlg: () => isPQCCOSEAlg
+});
+function isCOSEPublicKeyOKP(cosePublicKey) {
+  const kty = cosePublicKey.get(COSEKEYS.kty);
+  return isCOSEKty(kty) && kty === COSEKTY.OKP;
+}
+function isCOSEPublicKeyEC2(cosePublicKey) {
+  const kty = cosePublicKey.get(COSEKEYS.kty);
+  return isCOSEKty(kty) && kty === COSEKTY.EC2;
+}
+function isCOSEPublicKeyRSA(cosePublicKey) {
+  const kty = cosePublicKey.get(COSEKEYS.kty);
+  return isCOSEKty(kty) && kty === COSEKTY.RSA;
+}
+function isCOSEPublicKeyAKP(cosePublicKey) {
+  const kty = cosePublicKey.get(COSEKEYS.kty);
+  return isCOSEKty(kty) && kty === COSEKTY.AKP;
+}
+var COSEKEYS;
+(function(COSEKEYS2) {
+  COSEKEYS2[COSEKEYS2["kty"] = 1] = "kty";
+  COSEKEYS2[COSEKEYS2["alg"] = 3] = "alg";
+  COSEKEYS2[COSEKEYS2["crv"] = -1] = "crv";
+  COSEKEYS2[COSEKEYS2["x"] = -2] = "x";
+  COSEKEYS2[COSEKEYS2["y"] = -3] = "y";
+  COSEKEYS2[COSEKEYS2["n"] = -1] = "n";
+  COSEKEYS2[COSEKEYS2["e"] = -2] = "e";
+  COSEKEYS2[COSEKEYS2["pub"] = -1] = "pub";
+})(COSEKEYS || (COSEKEYS = {}));
+var COSEKTY;
+(function(COSEKTY2) {
+  COSEKTY2[COSEKTY2["OKP"] = 1] = "OKP";
+  COSEKTY2[COSEKTY2["EC2"] = 2] = "EC2";
+  COSEKTY2[COSEKTY2["RSA"] = 3] = "RSA";
+  COSEKTY2[COSEKTY2["AKP"] = 7] = "AKP";
+})(COSEKTY || (COSEKTY = {}));
+function isCOSEKty(kty) {
+  return Object.values(COSEKTY).indexOf(kty) >= 0;
+}
+var COSECRV;
+(function(COSECRV2) {
+  COSECRV2[COSECRV2["P256"] = 1] = "P256";
+  COSECRV2[COSECRV2["P384"] = 2] = "P384";
+  COSECRV2[COSECRV2["P521"] = 3] = "P521";
+  COSECRV2[COSECRV2["ED25519"] = 6] = "ED25519";
+  COSECRV2[COSECRV2["SECP256K1"] = 8] = "SECP256K1";
+})(COSECRV || (COSECRV = {}));
+function isCOSECrv(crv) {
+  return Object.values(COSECRV).indexOf(crv) >= 0;
+}
+var COSEALG;
+(function(COSEALG2) {
+  COSEALG2[COSEALG2["ES256"] = -7] = "ES256";
+  COSEALG2[COSEALG2["EdDSA"] = -8] = "EdDSA";
+  COSEALG2[COSEALG2["ES384"] = -35] = "ES384";
+  COSEALG2[COSEALG2["ES512"] = -36] = "ES512";
+  COSEALG2[COSEALG2["PS256"] = -37] = "PS256";
+  COSEALG2[COSEALG2["PS384"] = -38] = "PS384";
+  COSEALG2[COSEALG2["PS512"] = -39] = "PS512";
+  COSEALG2[COSEALG2["ES256K"] = -47] = "ES256K";
+  COSEALG2[COSEALG2["ML_DSA_44"] = -48] = "ML_DSA_44";
+  COSEALG2[COSEALG2["ML_DSA_65"] = -49] = "ML_DSA_65";
+  COSEALG2[COSEALG2["ML_DSA_87"] = -50] = "ML_DSA_87";
+  COSEALG2[COSEALG2["RS256"] = -257] = "RS256";
+  COSEALG2[COSEALG2["RS384"] = -258] = "RS384";
+  COSEALG2[COSEALG2["RS512"] = -259] = "RS512";
+  COSEALG2[COSEALG2["RS1"] = -65535] = "RS1";
+})(COSEALG || (COSEALG = {}));
+function isCOSEAlg(alg) {
+  return Object.values(COSEALG).indexOf(alg) >= 0;
+}
+function isPQCCOSEAlg(alg) {
+  return [COSEALG.ML_DSA_44, COSEALG.ML_DSA_65, COSEALG.ML_DSA_87].indexOf(alg) >= 0;
+}
+
+// node_modules/@simplewebauthn/server/esm/helpers/decodeCredentialPublicKey.js
+function decodeCredentialPublicKey(publicKey) {
+  return _decodeCredentialPublicKeyInternals.stubThis(isoCBOR_exports.decodeFirst(publicKey));
+}
+var _decodeCredentialPublicKeyInternals = {
+  stubThis: (value) => value
+};
+
+// src/audit/passkey-keys.ts
+var EC_CURVES = { 1: "P-256", 2: "P-384", 3: "P-521" };
+var EC_HASHES = { [-7]: "sha256", [-35]: "sha384", [-36]: "sha512" };
+var RSA_HASHES = { [-257]: "sha256", [-258]: "sha384", [-259]: "sha512" };
+var b64url = (value) => {
+  if (!(value instanceof Uint8Array)) throw new Error("a coordinate is missing");
+  return Buffer.from(value).toString("base64url");
+};
+function passkeyKey(coseBase64url) {
+  const map = decodeCredentialPublicKey(Buffer.from(coseBase64url, "base64url"));
+  const { kty, alg, crv, x, y, n, e } = cose_exports.COSEKEYS;
+  const type = map.get(kty);
+  const algorithm = Number(map.get(alg));
+  if (type === cose_exports.COSEKTY.EC2 && EC_HASHES[algorithm] && EC_CURVES[Number(map.get(crv))]) {
+    const jwk = {
+      kty: "EC",
+      crv: EC_CURVES[Number(map.get(crv))],
+      x: b64url(map.get(x)),
+      y: b64url(map.get(y))
+    };
+    return { key: createPublicKey({ key: jwk, format: "jwk" }), hash: EC_HASHES[algorithm] ?? null };
+  }
+  if (type === cose_exports.COSEKTY.OKP && algorithm === cose_exports.COSEALG.EdDSA && map.get(crv) === cose_exports.COSECRV.ED25519) {
+    const jwk = { kty: "OKP", crv: "Ed25519", x: b64url(map.get(x)) };
+    return { key: createPublicKey({ key: jwk, format: "jwk" }), hash: null };
+  }
+  if (type === cose_exports.COSEKTY.RSA && RSA_HASHES[algorithm]) {
+    const jwk = { kty: "RSA", n: b64url(map.get(n)), e: b64url(map.get(e)) };
+    return { key: createPublicKey({ key: jwk, format: "jwk" }), hash: RSA_HASHES[algorithm] ?? null };
+  }
+  throw new Error(`a COSE key of type ${String(type)}, algorithm ${algorithm} is not one this check reads`);
+}
+function passkeyPem(coseBase64url) {
+  return passkeyKey(coseBase64url).key.export({ type: "spki", format: "pem" }).toString();
+}
+function assertionData(authenticatorData, clientDataJSON) {
+  return Buffer.concat([authenticatorData, createHash3("sha256").update(clientDataJSON).digest()]);
+}
+function assertionHolds(key, authenticatorData, clientDataJSON, signature) {
+  try {
+    return verify(key.hash, assertionData(authenticatorData, clientDataJSON), key.key, signature);
+  } catch {
+    return false;
+  }
+}
+
+// src/audit/approval-evidence.ts
+var MONEY_KINDS = /* @__PURE__ */ new Set(["withdraw", "redeem", "bridge"]);
+var SENT_STATES = /* @__PURE__ */ new Set(["sent", "completed", "outcome-unknown"]);
+var POLICY_SETTING = "signed approvals";
+var short = (id) => id.length > 12 ? `${id.slice(0, 12)}…` : id;
+function signingPolicyOf(value) {
+  if (typeof value !== "string") return void 0;
+  const words = /^(all|above (.+)) at (\S+)$/.exec(value.trim());
+  if (!words?.[3]) throw new Error(`"${value}" is not "all at <origin>" or "above <amount> at <origin>"`);
+  const origin = words[3];
+  const place = { origin, rpId: new URL(origin).hostname };
+  return words[1] === "all" ? place : { ...place, above: Money.parse(words[2] ?? "").kobo };
+}
+function policyNeeds(policy, kind, amount) {
+  if (!MONEY_KINDS.has(kind) || policy.above === void 0 || amount === void 0) return true;
+  return Money.parseDecimal(amount).kobo > policy.above;
+}
+var EvidenceWalk = class {
+  problems = [];
+  requests = 0;
+  signatures = 0;
+  /** Undefined: signing off (or never recorded). */
+  policy;
+  passkeys = /* @__PURE__ */ new Map();
+  /** When each person last approved each request. */
+  approvedAt = /* @__PURE__ */ new Map();
+  /** When each request was claimed to be sent: the engine's last check of its signatures. */
+  executingAt = /* @__PURE__ */ new Map();
+  checked = /* @__PURE__ */ new Set();
+  read({ entry, segment }) {
+    if (entry.kind === "policy" && entry.policy?.settings) this.readPolicy(entry, segment);
+    if (!entry.requestId) return;
+    const at = Date.parse(entry.at);
+    if (entry.action === "approved" && entry.actor)
+      this.approvedAt.set(`${entry.requestId} ${entry.actor}`, at);
+    if (entry.action === "executing") this.executingAt.set(entry.requestId, at);
+    if (entry.kind === "passkey" && entry.action === "passkey-revoked") this.revoke(entry, at);
+    if (!entry.state || !SENT_STATES.has(entry.state) || this.checked.has(entry.requestId)) return;
+    this.checked.add(entry.requestId);
+    this.checkSent(entry, segment);
+    if (entry.kind === "passkey" && entry.state === "completed") this.register(entry, at);
+  }
+  readPolicy(entry, segment) {
+    const setting = entry.policy?.settings?.find((s) => s.name === POLICY_SETTING);
+    try {
+      this.policy = signingPolicyOf(setting?.value);
+    } catch (error) {
+      this.policy = void 0;
+      this.problems.push({ segment, text: `seq ${entry.seq}: the signing policy ${String(error)}` });
+    }
+  }
+  register(entry, at) {
+    const payload = entry.figures?.payload ?? {};
+    const { credentialId, user, publicKey } = payload;
+    if (typeof credentialId !== "string" || typeof user !== "string" || typeof publicKey !== "string") return;
+    if (this.passkeys.has(credentialId)) return;
+    this.passkeys.set(credentialId, { user, publicKey, addedAt: at, requestId: entry.requestId ?? "" });
+  }
+  revoke(entry, at) {
+    const credentialId = entry.figures?.payload?.credentialId;
+    const passkey = typeof credentialId === "string" ? this.passkeys.get(credentialId) : void 0;
+    if (passkey && passkey.revokedAt === void 0) passkey.revokedAt = at;
+  }
+  /** People holding a live passkey now: a new install's first two registrations may be clicks. */
+  holders() {
+    return new Set([...this.passkeys.values()].filter((p) => p.revokedAt === void 0).map((p) => p.user)).size;
+  }
+  needed(entry) {
+    if (!this.policy) return false;
+    if (!policyNeeds(this.policy, entry.kind, entry.amount)) return false;
+    return !(entry.kind === "passkey" && this.holders() < 2);
+  }
+  checkSent(entry, segment) {
+    const figures = entry.figures;
+    const signatures = figures?.signatures ?? [];
+    const needed = this.needed(entry);
+    if (!figures || !needed && signatures.length === 0) return;
+    this.requests += 1;
+    const about = `request ${entry.requestId} (${entry.kind}, sent at seq ${entry.seq})`;
+    const fail = (why) => this.problems.push({ segment, text: `${about}: ${why}` });
+    if (needed && figures.approvals.length === 0) fail("sent with no approval, though it needed signed ones");
+    for (const user of figures.approvals) {
+      const signature = signatures.find((s) => s.user === user);
+      if (signature) continue;
+      if (needed)
+        fail(`${user}'s approval has no passkey signature, though the signing rule then needed one`);
+    }
+    for (const signature of signatures) {
+      this.signatures += 1;
+      const why = this.signatureProblem(entry, signature);
+      if (why) fail(`${signature.user}'s signature ${why}`);
+    }
+  }
+  /** Why one assertion does not count for this entry's figures; undefined when it does. */
+  signatureProblem(entry, signature) {
+    const passkey = this.passkeys.get(signature.credentialId);
+    const credential = `passkey ${short(signature.credentialId)}`;
+    if (!passkey) return `is by ${credential}, which no registration before it in the chain made`;
+    if (passkey.user !== signature.user) return `is by ${credential}, registered to ${passkey.user}`;
+    const at = this.approvedAt.get(`${entry.requestId} ${signature.user}`) ?? Date.parse(entry.at);
+    if (passkey.addedAt > at) return `is by ${credential}, registered only after the approval`;
+    const sentAt = this.executingAt.get(entry.requestId ?? "") ?? Date.parse(entry.at);
+    if (passkey.revokedAt !== void 0 && passkey.revokedAt <= sentAt) {
+      return `is by ${credential}, revoked at ${new Date(passkey.revokedAt).toISOString()}, before the request was sent`;
+    }
+    if (!this.policy) return "was made while the chain records no signing origin to check it against";
+    return this.assertionProblem(entry, signature, passkey);
+  }
+  assertionProblem(entry, signature, passkey) {
+    const { policy } = this;
+    const figures = entry.figures;
+    if (!policy || !figures || figures.round === void 0) {
+      return "has no round recorded to rebuild what was signed";
+    }
+    const bytes = signedBytes({
+      id: entry.requestId ?? "",
+      kind: entry.kind,
+      amount: entry.amount,
+      payload: figures.payload,
+      purpose: figures.purpose,
+      round: figures.round,
+      environment: entry.environment ?? "",
+      keyId: entry.keyId
+    });
+    const authenticatorData = Buffer.from(signature.authenticatorData, "base64url");
+    const clientDataJSON = Buffer.from(signature.clientDataJSON, "base64url");
+    const problem = clientProblem(clientDataJSON, policy, signedChallenge(bytes, signature.nonce)) ?? authenticatorProblem(authenticatorData, policy);
+    if (problem) return problem;
+    let key;
+    try {
+      key = passkeyKey(passkey.publicKey);
+    } catch (error) {
+      return `cannot be checked: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    const holds = assertionHolds(
+      key,
+      authenticatorData,
+      clientDataJSON,
+      Buffer.from(signature.signature, "base64url")
+    );
+    return holds ? void 0 : "does not verify with the public key its passkey was registered with";
+  }
+};
+function clientProblem(clientDataJSON, policy, challenge) {
+  let client;
+  try {
+    client = JSON.parse(clientDataJSON.toString("utf8"));
+  } catch {
+    return "has client data that is not JSON";
+  }
+  if (client.type !== "webauthn.get") return "has client data that is not an assertion (webauthn.get)";
+  if (client.origin !== policy.origin) return `was made at ${String(client.origin)}, not ${policy.origin}`;
+  if (client.challenge !== challenge) {
+    return "is over other figures than the chain recorded for the request (its challenge differs)";
+  }
+  return void 0;
+}
+function authenticatorProblem(authenticatorData, policy) {
+  const rpIdHash = createHash4("sha256").update(policy.rpId, "utf8").digest();
+  if (authenticatorData.length < 37 || !rpIdHash.equals(authenticatorData.subarray(0, 32))) {
+    return `is not for relying party ${policy.rpId}`;
+  }
+  const flags = authenticatorData[32] ?? 0;
+  if ((flags & 1) === 0 || (flags & 4) === 0) return "was made without user verification";
+  return void 0;
+}
+function checkApprovalEvidence(entries) {
+  const walk = new EvidenceWalk();
+  for (const placed of entries) walk.read(placed);
+  return { problems: walk.problems, requests: walk.requests, signatures: walk.signatures };
+}
+function registeredKey(entries, credentialId) {
+  for (const { entry } of entries) {
+    const payload = entry.figures?.payload;
+    if (entry.kind !== "passkey" || entry.state !== "completed" || payload?.credentialId !== credentialId) {
+      continue;
+    }
+    if (typeof payload.publicKey === "string") return payload.publicKey;
+  }
+  return void 0;
+}
+function placedEntries(segments) {
+  const bySeq = /* @__PURE__ */ new Map();
+  for (const segment of segments) {
+    for (const line of segment.entries?.toString("utf8").split("\n") ?? []) {
+      let entry;
+      try {
+        entry = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      if (typeof entry?.seq !== "number" || bySeq.has(entry.seq)) continue;
+      bySeq.set(entry.seq, { entry, segment: segment.name });
+    }
+  }
+  return [...bySeq.values()].sort((a, b) => (a.entry.seq ?? 0) - (b.entry.seq ?? 0));
+}
+
 // src/audit/crypto.ts
+import { createHash as createHash5, createPublicKey as createPublicKey2, verify as verify2 } from "node:crypto";
 var HEX_KEY = /^[0-9a-f]{64}$/;
 function publicKeyHex(key) {
-  const jwk = createPublicKey(key).export({ format: "jwk" });
+  const jwk = createPublicKey2(key).export({ format: "jwk" });
   return Buffer.from(String(jwk.x), "base64url").toString("hex");
 }
 function publicKeyFromHex(hex) {
   const text = hex.trim().toLowerCase();
   if (!HEX_KEY.test(text)) throw new Error("an Ed25519 public key is 64 hex digits");
   const x = Buffer.from(text, "hex").toString("base64url");
-  return createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x }, format: "jwk" });
+  return createPublicKey2({ key: { kty: "OKP", crv: "Ed25519", x }, format: "jwk" });
 }
 function signatureHolds(text, signature, keyHex) {
   if (typeof signature !== "string") return false;
   try {
-    return verify(
+    return verify2(
       null,
       Buffer.from(text, "utf8"),
       publicKeyFromHex(keyHex),
@@ -54,8 +993,8 @@ function signatureHolds(text, signature, keyHex) {
     return false;
   }
 }
-var short = (hex) => `${hex.slice(0, 12)}…`;
-var sha256Hex = (bytes) => createHash2("sha256").update(bytes).digest("hex");
+var short2 = (hex) => `${hex.slice(0, 12)}…`;
+var sha256Hex = (bytes) => createHash5("sha256").update(bytes).digest("hex");
 
 // src/audit/segments.ts
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -226,7 +1165,7 @@ function manifestProblems(manifest, expected, given) {
     problems.push(`its manifest has an unknown format (${String(manifest.format)})`);
   if (expected.length > 0 && !expected.includes(manifest.key)) {
     problems.push(
-      given ? `signed by key ${short(manifest.key)}, not by the key given (${expected.map(short).join(", ")})` : `signed by key ${short(manifest.key)}, while the first segment is signed by key ${short(expected[0] ?? "")}`
+      given ? `signed by key ${short2(manifest.key)}, not by the key given (${expected.map(short2).join(", ")})` : `signed by key ${short2(manifest.key)}, while the first segment is signed by key ${short2(expected[0] ?? "")}`
     );
   } else if (!signatureHolds(manifestText(manifest), manifest.signature, manifest.key)) {
     problems.push("its manifest does not match its signature: it was changed after it was signed");
@@ -309,19 +1248,23 @@ function placeProblem(entry, index, expectedSeq, expectedPrev, seqs) {
 // src/audit/verify-cli.ts
 var USAGE = `Usage: node audit-verify.mjs <archive folder, environment folder or segment folder> --key <public key>
        node audit-verify.mjs <folder> --key-file <file holding the public key>
+       node audit-verify.mjs <archive folder> --export-passkey <credential id>
 
 Checks every segment's signature, every entry's hash, the links between entries and between segments,
-and that no sequence number is missing or repeated. --key is the bot's audit public key (64 hex digits,
+and that no sequence number is missing or repeated; over a whole archive, also that every request
+sent whose approvals had to be signed has, for each approval, a passkey assertion over its recorded
+figures by a passkey registered before it and not revoked, and that every assertion verifies. --key is the bot's audit public key (64 hex digits,
 as /cngn audit verify shows it, or a file holding it or a PEM public key); --key-file is a file holding
 either. Give either more than once for an archive signed with several keys. Exit status: 0 no problem,
 1 problems found, 2 could not run, 3 no problem found but no key given: the signatures were not checked
-against a known key.`;
+against a known key. --export-passkey prints the public key the archive registered for that passkey,
+as PEM (for openssl), and checks nothing.`;
 var NO_KEY_STATUS = 3;
 function readKeyArgument(value) {
   return readKeyText(/^[0-9a-fA-F]{64}$/.test(value.trim()) ? value : readFileSync2(value, "utf8"));
 }
 function readKeyText(text) {
-  if (text.includes("BEGIN PUBLIC KEY")) return publicKeyHex(createPublicKey2(text));
+  if (text.includes("BEGIN PUBLIC KEY")) return publicKeyHex(createPublicKey3(text));
   const hex = text.trim().toLowerCase();
   publicKeyFromHex(hex);
   return hex;
@@ -329,7 +1272,7 @@ function readKeyText(text) {
 function runVerifier(args, print) {
   const words = readArguments(args, print);
   if (typeof words === "number") return words;
-  const { paths, keys } = words;
+  const { paths, keys, exportPasskey } = words;
   if (paths.length !== 1) return usage(print, "give one archive folder or segment");
   const path = paths[0] ?? "";
   let found;
@@ -339,17 +1282,21 @@ function runVerifier(args, print) {
     return usage(print, error instanceof Error ? error.message : String(error));
   }
   if (found.environments.length === 0) return usage(print, `no audit segment found in ${path}`);
+  if (exportPasskey !== void 0) return printPasskey(found, exportPasskey, print);
   print(`Checking the audit archive at ${path}`);
   let problems = 0;
   for (const { name, segments } of found.environments) {
     problems += printEnvironment(name, verifySegments(name, segments, keys, found.single), print);
+    if (!found.single) problems += printEvidence(name, segments, print);
   }
   if (found.single) {
     print("One segment checked alone: whether segments before or after it are missing is not checked.");
   }
   return verdict(problems, keys, print);
 }
-function readArguments(args, print) {
+function readArguments(words, print) {
+  const { rest: args, value: exportPasskey } = takeOption(words, "--export-passkey");
+  if (exportPasskey === "") return usage(print, "--export-passkey needs a credential id");
   const paths = [];
   const keys = [];
   for (let i = 0; i < args.length; i++) {
@@ -366,7 +1313,12 @@ function readArguments(args, print) {
     if (typeof key === "number") return key;
     keys.push(key);
   }
-  return { paths, keys };
+  return { paths, keys, ...exportPasskey !== void 0 ? { exportPasskey } : {} };
+}
+function takeOption(args, name) {
+  const at = args.indexOf(name);
+  if (at < 0) return { rest: args };
+  return { rest: [...args.slice(0, at), ...args.slice(at + 2)], value: args[at + 1] ?? "" };
 }
 function readKeyOption(arg, value, print) {
   if (!value) return usage(print, `${arg} needs a value`);
@@ -393,6 +1345,33 @@ function printEnvironment(name, report, print) {
     );
   }
   return report.problems.length;
+}
+function printEvidence(name, segments, print) {
+  const report = checkApprovalEvidence(placedEntries(segments));
+  for (const problem of report.problems) print(`PROBLEM ${name}/${problem.segment}: ${problem.text}`);
+  if (report.requests > 0) {
+    print(
+      `${name}: ${report.signatures} passkey signature${report.signatures === 1 ? "" : "s"} checked on ${report.requests} request${report.requests === 1 ? "" : "s"} sent with signed approvals`
+    );
+  }
+  return report.problems.length;
+}
+function printPasskey(found, credentialId, print) {
+  for (const { segments } of found.environments) {
+    const cose = registeredKey(placedEntries(segments), credentialId);
+    if (cose === void 0) continue;
+    try {
+      print(passkeyPem(cose).trimEnd());
+      return 0;
+    } catch (error) {
+      print(
+        `audit-verify: passkey ${credentialId}: ${error instanceof Error ? error.message : String(error)}`
+      );
+      return 1;
+    }
+  }
+  print(`audit-verify: no registration of passkey ${credentialId} in this archive`);
+  return 1;
 }
 function verdict(problems, keys, print) {
   if (problems > 0) {

@@ -11,7 +11,7 @@ import { CONFIGURATION_PAGE, configurationPage } from './docs/configuration.js';
 import { MANIFEST_FILE, manifestWithUsageHint } from './docs/manifest.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const PAGES: Array<[path: string, render: () => string]> = [
+const PAGES: Array<[path: string, render: () => string | Promise<string>]> = [
   [CONFIGURATION_PAGE, configurationPage],
   [MANIFEST_FILE, () => manifestWithUsageHint()],
   [AUDIT_VERIFIER_SCRIPT, auditVerifierScript],
@@ -21,7 +21,7 @@ const check = process.argv.includes('--check');
 let stale = 0;
 for (const [path, render] of PAGES) {
   const file = join(ROOT, path);
-  const text = render();
+  const text = await render();
   let committed: string | undefined;
   try {
     committed = readFileSync(file, 'utf8');

@@ -2,6 +2,7 @@
 // and checks, and the request's shape as an entry records it. Nothing else is imported from outside
 // this folder (.dependency-cruiser.cjs).
 export type { ActorLookup } from './actors.js';
+export { signedBytes, signedChallenge } from './approval-bytes.js';
 export type { ArchiveOutcome } from './archive.js';
 export { type BreakKind, type ChainReport, canonicalJson } from './chain.js';
 export { auditCsv, auditJsonLines } from './export-files.js';

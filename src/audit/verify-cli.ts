@@ -3,21 +3,29 @@
 // (that script is this file and what it imports, bundled by `npm run docs`). It reads only the files:
 // no store, no Slack, no network. One line per problem, a summary, exit status 1 on any problem (2 when
 // it cannot run). It fails closed: without a key pinned by the auditor, an archive re-signed whole with
-// a fresh key would check out, so the answer is never "no problems" then (exit status 3).
+// a fresh key would check out, so the answer is never "no problems" then (exit status 3). Over a whole
+// archive it also checks every passkey-signed approval against the passkeys the chain registered
+// (approval-evidence.ts); `--export-passkey <credential id>` prints one such key as PEM, for OpenSSL.
 import { createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { checkApprovalEvidence, placedEntries, registeredKey } from './approval-evidence.js';
 import { publicKeyFromHex, publicKeyHex } from './crypto.js';
+import { passkeyPem } from './passkey-keys.js';
 import { findArchive, verifySegments } from './segments.js';
 
 const USAGE = `Usage: node audit-verify.mjs <archive folder, environment folder or segment folder> --key <public key>
        node audit-verify.mjs <folder> --key-file <file holding the public key>
+       node audit-verify.mjs <archive folder> --export-passkey <credential id>
 
 Checks every segment's signature, every entry's hash, the links between entries and between segments,
-and that no sequence number is missing or repeated. --key is the bot's audit public key (64 hex digits,
+and that no sequence number is missing or repeated; over a whole archive, also that every request
+sent whose approvals had to be signed has, for each approval, a passkey assertion over its recorded
+figures by a passkey registered before it and not revoked, and that every assertion verifies. --key is the bot's audit public key (64 hex digits,
 as /cngn audit verify shows it, or a file holding it or a PEM public key); --key-file is a file holding
 either. Give either more than once for an archive signed with several keys. Exit status: 0 no problem,
 1 problems found, 2 could not run, 3 no problem found but no key given: the signatures were not checked
-against a known key.`;
+against a known key. --export-passkey prints the public key the archive registered for that passkey,
+as PEM (for openssl), and checks nothing.`;
 
 /** Exit status when every check passed but no key was pinned. */
 const NO_KEY_STATUS = 3;
@@ -39,7 +47,7 @@ function readKeyText(text: string): string {
 export function runVerifier(args: string[], print: (line: string) => void): number {
   const words = readArguments(args, print);
   if (typeof words === 'number') return words;
-  const { paths, keys } = words;
+  const { paths, keys, exportPasskey } = words;
   if (paths.length !== 1) return usage(print, 'give one archive folder or segment');
   const path = paths[0] ?? '';
   let found: ReturnType<typeof findArchive>;
@@ -49,10 +57,13 @@ export function runVerifier(args: string[], print: (line: string) => void): numb
     return usage(print, error instanceof Error ? error.message : String(error));
   }
   if (found.environments.length === 0) return usage(print, `no audit segment found in ${path}`);
+  if (exportPasskey !== undefined) return printPasskey(found, exportPasskey, print);
   print(`Checking the audit archive at ${path}`);
   let problems = 0;
   for (const { name, segments } of found.environments) {
     problems += printEnvironment(name, verifySegments(name, segments, keys, found.single), print);
+    // The passkeys and the policy an approval is checked against are earlier in the chain.
+    if (!found.single) problems += printEvidence(name, segments, print);
   }
   if (found.single) {
     print('One segment checked alone: whether segments before or after it are missing is not checked.');
@@ -62,9 +73,11 @@ export function runVerifier(args: string[], print: (line: string) => void): numb
 
 /** The folder or segment and the keys named; an exit status when the words ask for help or are wrong. */
 function readArguments(
-  args: string[],
+  words: string[],
   print: (line: string) => void,
-): { paths: string[]; keys: string[] } | number {
+): { paths: string[]; keys: string[]; exportPasskey?: string } | number {
+  const { rest: args, value: exportPasskey } = takeOption(words, '--export-passkey');
+  if (exportPasskey === '') return usage(print, '--export-passkey needs a credential id');
   const paths: string[] = [];
   const keys: string[] = [];
   for (let i = 0; i < args.length; i++) {
@@ -81,7 +94,14 @@ function readArguments(
     if (typeof key === 'number') return key;
     keys.push(key);
   }
-  return { paths, keys };
+  return { paths, keys, ...(exportPasskey !== undefined ? { exportPasskey } : {}) };
+}
+
+/** The words without `name` and the word after it; its value ('' when nothing follows), if given. */
+function takeOption(args: string[], name: string): { rest: string[]; value?: string } {
+  const at = args.indexOf(name);
+  if (at < 0) return { rest: args };
+  return { rest: [...args.slice(0, at), ...args.slice(at + 2)], value: args[at + 1] ?? '' };
 }
 
 /** The key `--key` or `--key-file` names; the exit status when there is none or it is not a key. */
@@ -122,6 +142,45 @@ function printEnvironment(
     );
   }
   return report.problems.length;
+}
+
+/** The environment's passkey-signed approvals checked: a line per problem, one saying what was checked. */
+function printEvidence(
+  name: string,
+  segments: Parameters<typeof placedEntries>[0],
+  print: (line: string) => void,
+): number {
+  const report = checkApprovalEvidence(placedEntries(segments));
+  for (const problem of report.problems) print(`PROBLEM ${name}/${problem.segment}: ${problem.text}`);
+  if (report.requests > 0) {
+    print(
+      `${name}: ${report.signatures} passkey signature${report.signatures === 1 ? '' : 's'} checked on ${report.requests} request${report.requests === 1 ? '' : 's'} sent with signed approvals`,
+    );
+  }
+  return report.problems.length;
+}
+
+/** `--export-passkey`: the registered public key as PEM, alone on stdout; exit 1 when none is found. */
+function printPasskey(
+  found: ReturnType<typeof findArchive>,
+  credentialId: string,
+  print: (line: string) => void,
+): number {
+  for (const { segments } of found.environments) {
+    const cose = registeredKey(placedEntries(segments), credentialId);
+    if (cose === undefined) continue;
+    try {
+      print(passkeyPem(cose).trimEnd());
+      return 0;
+    } catch (error) {
+      print(
+        `audit-verify: passkey ${credentialId}: ${error instanceof Error ? error.message : String(error)}`,
+      );
+      return 1;
+    }
+  }
+  print(`audit-verify: no registration of passkey ${credentialId} in this archive`);
+  return 1;
 }
 
 /** The last line and the exit status: problems, no key to check the signatures against, or all well. */

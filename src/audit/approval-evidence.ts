@@ -1,0 +1,283 @@
+// The auditor's check of passkey-signed approvals, from the audit chain alone (docs/audit-verify.md):
+// every request the chain shows sent (or, for a passkey registration, written) whose approvals the
+// signing rule then in force needed signed has, for each counted approval, an assertion by a passkey
+// whose registration the chain shows executed before it and not revoked by then, over exactly the
+// figures the chain recorded for it (the canonical bytes rebuilt here, then the challenge with the
+// assertion's nonce), from the signing origin the policy recorded. Any assertion the chain holds is
+// checked the same way, needed or not. What is in force is read as the chain goes: the policy entries
+// (`signed approvals`: `all at <origin>` or `above ₦… at <origin>`), the passkey registrations (their
+// `completed` step) and revocations (`passkey-revoked` steps), and each approval's time.
+import { createHash } from 'node:crypto';
+import { Money } from '../format/money.js';
+import { signedBytes, signedChallenge } from './approval-bytes.js';
+import { assertionHolds, type PasskeyKey, passkeyKey } from './passkey-keys.js';
+import type { SegmentOnDisk } from './segments.js';
+import type { AuditEntry } from './types.js';
+
+/** An entry and the segment it was read from. */
+export interface PlacedEntry {
+  entry: AuditEntry;
+  segment: string;
+}
+
+/** A problem with one request's signatures: the segment of the entry that sent it, and why. */
+interface EvidenceProblem {
+  segment: string;
+  text: string;
+}
+
+export interface EvidenceReport {
+  problems: EvidenceProblem[];
+  /** Requests sent that needed or carried signatures, and the assertions checked. */
+  requests: number;
+  signatures: number;
+}
+
+/**
+ * What `signed approvals` says: every approval signed, or those of money above an amount (kobo), and
+ * where approvers sign. Read here rather than with access/'s parser, which the standalone verifier
+ * would carry the whole configuration schema with; a test holds the two to the same answers.
+ */
+interface SigningPolicy {
+  above?: bigint;
+  origin: string;
+  rpId: string;
+}
+
+/** The kinds whose approval moves money (access/passkeys.ts): the only ones `above:` spares. */
+const MONEY_KINDS = new Set(['withdraw', 'redeem', 'bridge']);
+
+/** A passkey as the chain registered it. */
+interface Registered {
+  user: string;
+  publicKey: string;
+  addedAt: number;
+  requestId: string;
+  revokedAt?: number;
+}
+
+type Signature = NonNullable<NonNullable<AuditEntry['figures']>['signatures']>[number];
+
+const SENT_STATES = new Set(['sent', 'completed', 'outcome-unknown']);
+const POLICY_SETTING = 'signed approvals';
+const short = (id: string) => (id.length > 12 ? `${id.slice(0, 12)}…` : id);
+
+/** `all at https://desk.example.com` or `above ₦1,000,000.00 at …` → the policy; undefined: off. */
+export function signingPolicyOf(value: string | string[] | undefined): SigningPolicy | undefined {
+  if (typeof value !== 'string') return undefined;
+  const words = /^(all|above (.+)) at (\S+)$/.exec(value.trim());
+  if (!words?.[3]) throw new Error(`"${value}" is not "all at <origin>" or "above <amount> at <origin>"`);
+  const origin = words[3];
+  const place = { origin, rpId: new URL(origin).hostname };
+  return words[1] === 'all' ? place : { ...place, above: Money.parse(words[2] ?? '').kobo };
+}
+
+/** Must an approval of this kind and amount be signed under `policy` (as access/passkeys.ts says)? */
+export function policyNeeds(policy: SigningPolicy, kind: string, amount: string | undefined): boolean {
+  if (!MONEY_KINDS.has(kind) || policy.above === undefined || amount === undefined) return true;
+  return Money.parseDecimal(amount).kobo > policy.above;
+}
+
+/** The chain read in order: what is in force at each entry, and each sending checked. */
+class EvidenceWalk {
+  readonly problems: EvidenceProblem[] = [];
+  requests = 0;
+  signatures = 0;
+  /** Undefined: signing off (or never recorded). */
+  private policy: SigningPolicy | undefined;
+  private readonly passkeys = new Map<string, Registered>();
+  /** When each person last approved each request. */
+  private readonly approvedAt = new Map<string, number>();
+  /** When each request was claimed to be sent: the engine's last check of its signatures. */
+  private readonly executingAt = new Map<string, number>();
+  private readonly checked = new Set<string>();
+
+  read({ entry, segment }: PlacedEntry): void {
+    if (entry.kind === 'policy' && entry.policy?.settings) this.readPolicy(entry, segment);
+    if (!entry.requestId) return;
+    const at = Date.parse(entry.at);
+    if (entry.action === 'approved' && entry.actor)
+      this.approvedAt.set(`${entry.requestId} ${entry.actor}`, at);
+    if (entry.action === 'executing') this.executingAt.set(entry.requestId, at);
+    if (entry.kind === 'passkey' && entry.action === 'passkey-revoked') this.revoke(entry, at);
+    if (!entry.state || !SENT_STATES.has(entry.state) || this.checked.has(entry.requestId)) return;
+    this.checked.add(entry.requestId);
+    this.checkSent(entry, segment);
+    if (entry.kind === 'passkey' && entry.state === 'completed') this.register(entry, at);
+  }
+
+  private readPolicy(entry: AuditEntry, segment: string): void {
+    const setting = entry.policy?.settings?.find((s) => s.name === POLICY_SETTING);
+    try {
+      this.policy = signingPolicyOf(setting?.value);
+    } catch (error) {
+      this.policy = undefined;
+      this.problems.push({ segment, text: `seq ${entry.seq}: the signing policy ${String(error)}` });
+    }
+  }
+
+  private register(entry: AuditEntry, at: number): void {
+    const payload = entry.figures?.payload ?? {};
+    const { credentialId, user, publicKey } = payload;
+    if (typeof credentialId !== 'string' || typeof user !== 'string' || typeof publicKey !== 'string') return;
+    if (this.passkeys.has(credentialId)) return;
+    this.passkeys.set(credentialId, { user, publicKey, addedAt: at, requestId: entry.requestId ?? '' });
+  }
+
+  private revoke(entry: AuditEntry, at: number): void {
+    const credentialId = entry.figures?.payload?.credentialId;
+    const passkey = typeof credentialId === 'string' ? this.passkeys.get(credentialId) : undefined;
+    if (passkey && passkey.revokedAt === undefined) passkey.revokedAt = at;
+  }
+
+  /** People holding a live passkey now: a new install's first two registrations may be clicks. */
+  private holders(): number {
+    return new Set([...this.passkeys.values()].filter((p) => p.revokedAt === undefined).map((p) => p.user))
+      .size;
+  }
+
+  private needed(entry: AuditEntry): boolean {
+    if (!this.policy) return false;
+    if (!policyNeeds(this.policy, entry.kind, entry.amount)) return false;
+    return !(entry.kind === 'passkey' && this.holders() < 2);
+  }
+
+  private checkSent(entry: AuditEntry, segment: string): void {
+    const figures = entry.figures;
+    const signatures = figures?.signatures ?? [];
+    const needed = this.needed(entry);
+    if (!figures || (!needed && signatures.length === 0)) return;
+    this.requests += 1;
+    const about = `request ${entry.requestId} (${entry.kind}, sent at seq ${entry.seq})`;
+    const fail = (why: string) => this.problems.push({ segment, text: `${about}: ${why}` });
+    if (needed && figures.approvals.length === 0) fail('sent with no approval, though it needed signed ones');
+    for (const user of figures.approvals) {
+      const signature = signatures.find((s) => s.user === user);
+      if (signature) continue;
+      if (needed)
+        fail(`${user}'s approval has no passkey signature, though the signing rule then needed one`);
+    }
+    for (const signature of signatures) {
+      this.signatures += 1;
+      const why = this.signatureProblem(entry, signature);
+      if (why) fail(`${signature.user}'s signature ${why}`);
+    }
+  }
+
+  /** Why one assertion does not count for this entry's figures; undefined when it does. */
+  private signatureProblem(entry: AuditEntry, signature: Signature): string | undefined {
+    const passkey = this.passkeys.get(signature.credentialId);
+    const credential = `passkey ${short(signature.credentialId)}`;
+    if (!passkey) return `is by ${credential}, which no registration before it in the chain made`;
+    if (passkey.user !== signature.user) return `is by ${credential}, registered to ${passkey.user}`;
+    const at = this.approvedAt.get(`${entry.requestId} ${signature.user}`) ?? Date.parse(entry.at);
+    if (passkey.addedAt > at) return `is by ${credential}, registered only after the approval`;
+    const sentAt = this.executingAt.get(entry.requestId ?? '') ?? Date.parse(entry.at);
+    if (passkey.revokedAt !== undefined && passkey.revokedAt <= sentAt) {
+      return `is by ${credential}, revoked at ${new Date(passkey.revokedAt).toISOString()}, before the request was sent`;
+    }
+    if (!this.policy) return 'was made while the chain records no signing origin to check it against';
+    return this.assertionProblem(entry, signature, passkey);
+  }
+
+  private assertionProblem(entry: AuditEntry, signature: Signature, passkey: Registered): string | undefined {
+    const { policy } = this;
+    const figures = entry.figures;
+    if (!policy || !figures || figures.round === undefined) {
+      return 'has no round recorded to rebuild what was signed';
+    }
+    const bytes = signedBytes({
+      id: entry.requestId ?? '',
+      kind: entry.kind,
+      amount: entry.amount,
+      payload: figures.payload,
+      purpose: figures.purpose,
+      round: figures.round,
+      environment: entry.environment ?? '',
+      keyId: entry.keyId,
+    });
+    const authenticatorData = Buffer.from(signature.authenticatorData, 'base64url');
+    const clientDataJSON = Buffer.from(signature.clientDataJSON, 'base64url');
+    const problem =
+      clientProblem(clientDataJSON, policy, signedChallenge(bytes, signature.nonce)) ??
+      authenticatorProblem(authenticatorData, policy);
+    if (problem) return problem;
+    let key: PasskeyKey;
+    try {
+      key = passkeyKey(passkey.publicKey);
+    } catch (error) {
+      return `cannot be checked: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    const holds = assertionHolds(
+      key,
+      authenticatorData,
+      clientDataJSON,
+      Buffer.from(signature.signature, 'base64url'),
+    );
+    return holds ? undefined : 'does not verify with the public key its passkey was registered with';
+  }
+}
+
+/** The client data's type, origin and challenge, against the policy and the rebuilt challenge. */
+function clientProblem(clientDataJSON: Buffer, policy: SigningPolicy, challenge: string): string | undefined {
+  let client: { type?: unknown; challenge?: unknown; origin?: unknown };
+  try {
+    client = JSON.parse(clientDataJSON.toString('utf8'));
+  } catch {
+    return 'has client data that is not JSON';
+  }
+  if (client.type !== 'webauthn.get') return 'has client data that is not an assertion (webauthn.get)';
+  if (client.origin !== policy.origin) return `was made at ${String(client.origin)}, not ${policy.origin}`;
+  if (client.challenge !== challenge) {
+    return 'is over other figures than the chain recorded for the request (its challenge differs)';
+  }
+  return undefined;
+}
+
+/** The authenticator data's relying party (SHA-256 of the host) and its user-present and -verified flags. */
+function authenticatorProblem(authenticatorData: Buffer, policy: SigningPolicy): string | undefined {
+  const rpIdHash = createHash('sha256').update(policy.rpId, 'utf8').digest();
+  if (authenticatorData.length < 37 || !rpIdHash.equals(authenticatorData.subarray(0, 32))) {
+    return `is not for relying party ${policy.rpId}`;
+  }
+  const flags = authenticatorData[32] ?? 0;
+  if ((flags & 0x01) === 0 || (flags & 0x04) === 0) return 'was made without user verification';
+  return undefined;
+}
+
+/** Check the signed approvals of one environment's chain, its entries in seq order. */
+export function checkApprovalEvidence(entries: Iterable<PlacedEntry>): EvidenceReport {
+  const walk = new EvidenceWalk();
+  for (const placed of entries) walk.read(placed);
+  return { problems: walk.problems, requests: walk.requests, signatures: walk.signatures };
+}
+
+/** The public key (COSE, base64url) the chain registered for `credentialId`; undefined when none. */
+export function registeredKey(entries: Iterable<PlacedEntry>, credentialId: string): string | undefined {
+  for (const { entry } of entries) {
+    const payload = entry.figures?.payload;
+    if (entry.kind !== 'passkey' || entry.state !== 'completed' || payload?.credentialId !== credentialId) {
+      continue;
+    }
+    if (typeof payload.publicKey === 'string') return payload.publicKey;
+  }
+  return undefined;
+}
+
+/** Every readable line of the segments, in seq order, each once (the segment check reports the rest). */
+export function placedEntries(segments: readonly SegmentOnDisk[]): PlacedEntry[] {
+  const bySeq = new Map<number, PlacedEntry>();
+  for (const segment of segments) {
+    for (const line of segment.entries?.toString('utf8').split('\n') ?? []) {
+      let entry: AuditEntry;
+      try {
+        entry = JSON.parse(line) as AuditEntry;
+      } catch {
+        continue;
+      }
+      if (typeof entry?.seq !== 'number' || bySeq.has(entry.seq)) continue;
+      bySeq.set(entry.seq, { entry, segment: segment.name });
+    }
+  }
+  return [...bySeq.values()].sort((a, b) => (a.entry.seq ?? 0) - (b.entry.seq ?? 0));
+}

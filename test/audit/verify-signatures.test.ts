@@ -1,0 +1,476 @@
+// The standalone verifier's check of passkey-signed approvals, on an archive the real engine wrote:
+// passkeys registered through its requests (the first two with a click, the next one signed), a
+// withdrawal approved with a real P-256 assertion from the software authenticator and sent. It passes
+// as written, and fails (naming the request and why) when one byte of an assertion is changed, when an
+// approval the rule needed signed has no signature, when the passkey was revoked before the approval,
+// or when the figures sent differ from those signed. The edits are those of someone who changed the
+// store before the bot archived it: the chain is rebuilt and signed with the bot's own key, so only the
+// signatures can tell. The OpenSSL walk-through in docs/audit-verify.md is run here as written.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect } from 'vitest';
+import { needsSignature, parseSigningRule, parseTiers } from '../../src/access/index.js';
+import type { ApprovalEngine } from '../../src/approvals/approval-engine.js';
+import { policySnapshot } from '../../src/approvals/index.js';
+import type { AuditEntry } from '../../src/approvals/types.js';
+import { policyNeeds, signingPolicyOf } from '../../src/audit/approval-evidence.js';
+import { chainEntry } from '../../src/audit/chain.js';
+import { sha256Hex } from '../../src/audit/crypto.js';
+import { ENTRIES_FILE, entriesText, MANIFEST_FILE, manifestText } from '../../src/audit/segments.js';
+import { type AuditSigner, HeadMarks } from '../../src/audit/signing.js';
+import { runVerifier } from '../../src/audit/verify-cli.js';
+import { loadConfig } from '../../src/config.js';
+import { policyOf } from '../../src/wiring/policy-inputs.js';
+import { approveAsSeen, seenOf } from '../support/approve-as-seen.js';
+import { newSigner } from '../support/audit-archive.js';
+import { SoftwareAuthenticator } from '../support/authenticator.js';
+import { SLACK_ENV } from '../support/config-env.js';
+import { APPROVER_A, APPROVER_B, engineTest, REQUESTER, withdrawalDraft } from '../support/engine.js';
+import { fileDraft } from '../support/filing.js';
+
+const SCRIPT = fileURLToPath(new URL('../../scripts/audit-verify.mjs', import.meta.url));
+const DOC = fileURLToPath(new URL('../../docs/audit-verify.md', import.meta.url));
+const place = { rpId: 'desk.example.com', origin: 'https://desk.example.com' };
+
+const test = engineTest
+  .extend('auditDir', async ({ defer }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'cngn-signed-audit-'));
+    defer(() => rmSync(dir, { recursive: true, force: true }));
+    return dir;
+  })
+  .extend('signer', async () => newSigner())
+  .extend('engineOptions', async ({ auditDir, signer }) => ({
+    engine: {
+      signing: { rule: parseSigningRule('all'), ...place },
+      policySnapshot: policySnapshot({
+        environment: 'sandbox',
+        approvers: { users: [APPROVER_A, APPROVER_B, REQUESTER] },
+        tiers: parseTiers('0:1'),
+        limitWindowMs: 86_400_000,
+        ttlMs: 86_400_000,
+        reminders: [],
+        notify: 'both',
+        signedApprovals: `all at ${place.origin}`,
+      }),
+      auditSeal: { signer, marks: new HeadMarks(join(auditDir, 'marks.json')) },
+      auditArchive: { dir: join(auditDir, 'archive'), everyMs: 86_400_000 },
+    },
+  }));
+
+/** `user` registers a passkey, approved by `approver` (signed with `signWith` once two people hold one). */
+async function register(
+  engine: ApprovalEngine,
+  user: string,
+  approver: string,
+  signWith?: SoftwareAuthenticator,
+): Promise<SoftwareAuthenticator> {
+  const device = new SoftwareAuthenticator({ user, name: `${user}'s device ${Math.random()}`, ...place });
+  const options = await engine.passkeys.registrationChallenge(user);
+  const filed = await engine.passkeys.filePasskey(user, {
+    response: device.registrationResponse(options.challenge),
+    expectedChallenge: options.challenge,
+    name: device.options.name ?? '',
+  });
+  if (!filed.ok) throw new Error(filed.problem);
+  const approved = signWith
+    ? await signAndApprove(engine, filed.request.id, approver, signWith)
+    : await approveAsSeen(engine, filed.request.id, approver);
+  expect(approved.ok).toBe(true);
+  await engine.idle();
+  return device;
+}
+
+/** `user` signs the request's current round with `device`, as the signing page does, and approves. */
+async function signAndApprove(
+  engine: ApprovalEngine,
+  id: string,
+  user: string,
+  device: SoftwareAuthenticator,
+) {
+  const request = await engine.get(id);
+  if (!request) throw new Error(`no request ${id}`);
+  const made = await engine.passkeys.signingChallenge(id, user, request.round);
+  if (!made.ok || !('challenge' in made)) throw new Error(`no challenge: ${JSON.stringify(made)}`);
+  const evidence = device.assert(made.challenge, made.nonce);
+  return engine.approve(id, user, { ...seenOf(request), evidence });
+}
+
+interface SignedArchive {
+  /** The environment's folder (one segment). */
+  folder: string;
+  /** The withdrawal A signed, and A's device. */
+  withdrawal: string;
+  /** The seq of the withdrawal's `sent` entry. */
+  sentSeq: number;
+  deviceA: SoftwareAuthenticator;
+}
+
+/** Two first passkeys (clicks), a third signed by B, a withdrawal signed by A and sent; then archived. */
+async function signedArchive(
+  engine: ApprovalEngine,
+  auditDir: string,
+  networkId: string,
+): Promise<SignedArchive> {
+  await engine.start();
+  const deviceA = await register(engine, APPROVER_A, APPROVER_B);
+  const deviceB = await register(engine, APPROVER_B, APPROVER_A);
+  await register(engine, REQUESTER, APPROVER_B, deviceB);
+  const request = await fileDraft(engine, withdrawalDraft(networkId, '5000'));
+  expect((await signAndApprove(engine, request.id, APPROVER_A, deviceA)).ok).toBe(true);
+  await engine.idle();
+  expect((await engine.get(request.id))?.state).toBe('sent');
+  expect(await engine.archiveAudit('test')).toMatchObject({ written: true });
+  const sent = (await engine.auditRange(undefined, undefined)).find(
+    (e) => e.requestId === request.id && e.state === 'sent',
+  );
+  return {
+    folder: join(auditDir, 'archive', 'sandbox'),
+    withdrawal: request.id,
+    sentSeq: sent?.seq ?? -1,
+    deviceA,
+  };
+}
+
+/** The script as an auditor runs it, and the same check in TypeScript: they must agree. */
+function verify(folder: string, key: string): { status: number; lines: string[] } {
+  const args = [folder, '--key', key];
+  const run = spawnSync(process.execPath, [SCRIPT, ...args], { encoding: 'utf8', env: {} });
+  const lines: string[] = [];
+  const status = runVerifier(args, (line) => lines.push(...line.split('\n')));
+  expect({ status: run.status, lines: run.stdout.trimEnd().split('\n') }).toEqual({ status, lines });
+  return { status, lines };
+}
+
+const problems = (lines: string[]) => lines.filter((line) => line.startsWith('PROBLEM '));
+
+/**
+ * What a store edit before archiving leaves: the environment's one segment with its entries changed by
+ * `change`, chained again and signed with the bot's key, as the bot would archive them.
+ */
+function rewritten(
+  folder: string,
+  signer: AuditSigner,
+  change: (entries: AuditEntry[]) => AuditEntry[],
+): void {
+  const [name] = readdirSync(folder).filter((n) => !n.startsWith('.'));
+  const segment = join(folder, name ?? '');
+  const read = readFileSync(join(segment, ENTRIES_FILE), 'utf8').trim().split('\n');
+  let previous: AuditEntry | undefined;
+  const entries = change(read.map((line) => JSON.parse(line) as AuditEntry)).map((entry) => {
+    const { seq: _seq, prev: _prev, hash: _hash, ...draft } = entry;
+    previous = chainEntry(draft, previous);
+    return previous;
+  });
+  const text = entriesText(entries);
+  const manifest = JSON.parse(readFileSync(join(segment, MANIFEST_FILE), 'utf8'));
+  const last = entries.at(-1) as AuditEntry;
+  const unsigned = {
+    ...manifest,
+    lastSeq: last.seq,
+    count: entries.length,
+    head: { seq: last.seq, hash: last.hash },
+    entries: { ...manifest.entries, sha256: sha256Hex(text), bytes: Buffer.byteLength(text) },
+  };
+  delete unsigned.signature;
+  rmSync(join(segment, ENTRIES_FILE), { force: true });
+  rmSync(join(segment, MANIFEST_FILE), { force: true });
+  writeFileSync(join(segment, ENTRIES_FILE), text);
+  writeFileSync(
+    join(segment, MANIFEST_FILE),
+    JSON.stringify({ ...unsigned, signature: signer.sign(manifestText(unsigned)) }),
+  );
+}
+
+/** Each of the request's entries changed by `change` (its signatures are on every step after approval). */
+const onRequest =
+  (id: string, change: (entry: AuditEntry) => AuditEntry) =>
+  (entries: AuditEntry[]): AuditEntry[] =>
+    entries.map((entry) => (entry.requestId === id ? change(entry) : entry));
+
+/** One byte of a base64url value changed (at `index` from the end). */
+function flipByte(value: string, index = 1): string {
+  const bytes = Buffer.from(value, 'base64url');
+  const at = bytes.length - index;
+  bytes[at] = (bytes[at] ?? 0) ^ 0x01;
+  return bytes.toString('base64url');
+}
+
+type Assertion = NonNullable<NonNullable<AuditEntry['figures']>['signatures']>[number];
+
+function withSignatures(entry: AuditEntry, change: (s: Assertion) => Partial<Assertion>) {
+  const signatures = entry.figures?.signatures;
+  if (!entry.figures || !signatures) return entry;
+  return {
+    ...entry,
+    figures: { ...entry.figures, signatures: signatures.map((s) => ({ ...s, ...change(s) })) },
+  } as AuditEntry;
+}
+
+describe('the verifier’s check of passkey-signed approvals', () => {
+  test('passes an archive of signed approvals made through the engine', async ({
+    fx,
+    auditDir,
+    signer,
+    networkId,
+  }) => {
+    const { folder } = await signedArchive(fx.engine, auditDir, networkId);
+    const { status, lines } = verify(folder, signer.publicKey);
+    expect(problems(lines)).toEqual([]);
+    expect(lines).toContain('sandbox: 2 passkey signatures checked on 2 requests sent with signed approvals');
+    expect(status).toBe(0);
+  });
+
+  test('fails when one byte of the signature or of the authenticator data is changed', async ({
+    fx,
+    auditDir,
+    signer,
+    networkId,
+  }) => {
+    const { folder, withdrawal } = await signedArchive(fx.engine, auditDir, networkId);
+    const why = `${APPROVER_A}'s signature does not verify with the public key its passkey was registered with`;
+    rewritten(
+      folder,
+      signer,
+      onRequest(withdrawal, (e) => withSignatures(e, (s) => ({ signature: flipByte(s.signature, 5) }))),
+    );
+    let result = verify(folder, signer.publicKey);
+    expect(problems(result.lines)).toEqual([
+      expect.stringMatching(
+        new RegExp(`^PROBLEM sandbox/\\S+: request ${withdrawal} \\(withdraw, sent at seq \\d+\\): ${why}$`),
+      ),
+    ]);
+    expect(result.status).toBe(1);
+    // Back to the signature as made; now the authenticator data's counter byte.
+    rewritten(
+      folder,
+      signer,
+      onRequest(withdrawal, (e) => withSignatures(e, (s) => ({ signature: flipByte(s.signature, 5) }))),
+    );
+    expect(verify(folder, signer.publicKey).status).toBe(0);
+    rewritten(
+      folder,
+      signer,
+      onRequest(withdrawal, (e) =>
+        withSignatures(e, (s) => ({ authenticatorData: flipByte(s.authenticatorData) })),
+      ),
+    );
+    result = verify(folder, signer.publicKey);
+    expect(problems(result.lines)).toEqual([
+      expect.stringContaining(`request ${withdrawal} (withdraw, sent at seq`),
+    ]);
+    expect(problems(result.lines)[0]).toContain(why);
+    expect(result.status).toBe(1);
+  });
+
+  test('fails a byte changed in the archive file itself, on the signature as well as the hashes', async ({
+    fx,
+    auditDir,
+    signer,
+    networkId,
+  }) => {
+    const { folder, withdrawal } = await signedArchive(fx.engine, auditDir, networkId);
+    const [name] = readdirSync(folder).filter((n) => !n.startsWith('.'));
+    const path = join(folder, name ?? '', ENTRIES_FILE);
+    const lines = readFileSync(path, 'utf8').split('\n');
+    const changed = lines.map((line) => {
+      const entry = line ? (JSON.parse(line) as AuditEntry) : undefined;
+      if (entry?.requestId !== withdrawal || entry.state !== 'sent') return line;
+      const signature = entry.figures?.signatures?.[0]?.signature ?? '';
+      return line.replace(signature, flipByte(signature, 5));
+    });
+    rmSync(path);
+    writeFileSync(path, changed.join('\n'));
+    const result = verify(folder, signer.publicKey);
+    expect(problems(result.lines)).toContainEqual(expect.stringContaining(`request ${withdrawal} (withdraw`));
+    expect(problems(result.lines)).toContainEqual(expect.stringContaining('no longer matches its hash'));
+    expect(result.status).toBe(1);
+  });
+
+  test('fails when an approval the rule needed signed has none (a store edit)', async ({
+    fx,
+    auditDir,
+    signer,
+    networkId,
+  }) => {
+    const { folder, withdrawal, sentSeq } = await signedArchive(fx.engine, auditDir, networkId);
+    rewritten(
+      folder,
+      signer,
+      onRequest(withdrawal, (entry) => {
+        if (!entry.figures) return entry;
+        const { signatures: _gone, round: _round, ...figures } = entry.figures;
+        return { ...entry, figures };
+      }),
+    );
+    const { status, lines } = verify(folder, signer.publicKey);
+    expect(problems(lines)).toEqual([
+      expect.stringContaining(
+        `request ${withdrawal} (withdraw, sent at seq ${sentSeq}): ${APPROVER_A}'s approval has no passkey signature, though the signing rule then needed one`,
+      ),
+    ]);
+    expect(status).toBe(1);
+  });
+
+  test('fails when the passkey was revoked before the approval', async ({
+    fx,
+    auditDir,
+    signer,
+    networkId,
+  }) => {
+    const { folder, withdrawal, deviceA } = await signedArchive(fx.engine, auditDir, networkId);
+    rewritten(folder, signer, (entries) => {
+      const registration = entries.find(
+        (e) =>
+          e.kind === 'passkey' &&
+          e.state === 'completed' &&
+          e.figures?.payload.credentialId === deviceA.credentialId,
+      );
+      const filed = entries.findIndex((e) => e.requestId === withdrawal);
+      const before = entries[filed] as AuditEntry;
+      const revoked: AuditEntry = {
+        ...(registration as AuditEntry),
+        at: before.at,
+        action: 'passkey-revoked',
+        actor: APPROVER_A,
+        note: 'revoked by its owner',
+      };
+      return [...entries.slice(0, filed), revoked, ...entries.slice(filed)];
+    });
+    const { status, lines } = verify(folder, signer.publicKey);
+    expect(problems(lines)).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `request ${withdrawal} \\(withdraw, sent at seq \\d+\\): ${APPROVER_A}'s signature is by passkey \\S+, revoked at \\S+, before the request was sent$`,
+        ),
+      ),
+    ]);
+    expect(status).toBe(1);
+  });
+
+  test('fails when the figures sent differ from those signed', async ({
+    fx,
+    auditDir,
+    signer,
+    networkId,
+  }) => {
+    const { folder, withdrawal, sentSeq } = await signedArchive(fx.engine, auditDir, networkId);
+    rewritten(
+      folder,
+      signer,
+      onRequest(withdrawal, (entry) => {
+        if (!entry.figures) return entry;
+        const payload = { ...entry.figures.payload, amount: '5001' };
+        return { ...entry, amount: '5001.00', figures: { ...entry.figures, payload } };
+      }),
+    );
+    const { status, lines } = verify(folder, signer.publicKey);
+    expect(problems(lines)).toEqual([
+      expect.stringContaining(
+        `request ${withdrawal} (withdraw, sent at seq ${sentSeq}): ${APPROVER_A}'s signature is over other figures than the chain recorded for the request (its challenge differs)`,
+      ),
+    ]);
+    expect(status).toBe(1);
+  });
+
+  test.for([
+    ['all', 'withdraw', '1.00'],
+    ['all', 'whitelist', undefined],
+    ['above:1000000', 'withdraw', '1000000.00'],
+    ['above:1000000', 'withdraw', '1000000.01'],
+    ['above:1000000', 'bridge', undefined],
+    ['above:1000000', 'passkey', undefined],
+    ['above:0', 'redeem', '0.01'],
+    ['above:1,500,000.50', 'withdraw', '1500000.51'],
+    ['above:1,500,000.50', 'redeem', '1500000.50'],
+  ] as const)(
+    'reads the rule CNGN_SIGNED_APPROVALS=%s puts on the record as the engine does (%s %s)',
+    ([rule, kind, amount]) => {
+      const config = loadConfig({
+        ...SLACK_ENV,
+        CNGN_SIGNED_APPROVALS: rule,
+        CNGN_SIGNING_URL: 'https://sign.example.com:8443/desk/',
+      });
+      const recorded = policyOf(config, 'live').find((setting) => setting.name === 'signed approvals');
+      const policy = signingPolicyOf(recorded?.value);
+      if (!policy || !config.signing) throw new Error('signing not on the record');
+      expect(policy).toMatchObject({ origin: config.signing.origin, rpId: config.signing.rpId });
+      expect(policyNeeds(policy, kind, amount)).toBe(needsSignature(config.signing.rule, kind, amount));
+    },
+  );
+});
+
+const has = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
+const TOOLS = ['openssl', 'jq', 'xxd', 'base64'];
+const toolsHere = TOOLS.every(has);
+if (!toolsHere && process.env.CI === 'true') {
+  throw new Error(
+    `CI=true but ${TOOLS.filter((t) => !has(t)).join(', ')} missing: the OpenSSL walk-through in docs/audit-verify.md cannot be run`,
+  );
+}
+if (!toolsHere) console.warn(`skipping the passkey OpenSSL walk-through: needs ${TOOLS.join(', ')}`);
+
+/** docs/audit-verify.md's walk-through for one approval, run as written with its four names filled in. */
+function walkThrough(names: { archive: string; request: string; approver: string }): string[] {
+  const doc = readFileSync(DOC, 'utf8');
+  const section = doc.slice(doc.indexOf('### Checking one approval by hand with OpenSSL'));
+  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+  const commands = block
+    .replace(/^VERIFIER=.*$/m, `VERIFIER='${SCRIPT}'`)
+    .replace(/^ARCHIVE=.*$/m, `ARCHIVE='${names.archive}'`)
+    .replace(/^REQUEST=.*$/m, `REQUEST='${names.request}'`)
+    .replace(/^APPROVER=.*$/m, `APPROVER='${names.approver}'`);
+  // stdin not a socket (Node's pipes are), or bash reads ~/.bashrc as if started by a remote shell.
+  const run = spawnSync('bash', ['-c', commands], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: `${join(process.execPath, '..')}:${process.env.PATH ?? ''}` },
+  });
+  return `${run.stdout}${run.stderr}`.trimEnd().split('\n');
+}
+
+describe.skipIf(!toolsHere)('the passkey OpenSSL walk-through in the docs', () => {
+  test('checks one signed approval, and refuses it once its signature is changed', async ({
+    fx,
+    auditDir,
+    signer,
+    networkId,
+  }) => {
+    const { folder, withdrawal } = await signedArchive(fx.engine, auditDir, networkId);
+    const names = { archive: folder, request: withdrawal, approver: APPROVER_A };
+    const [verified, computed, carried, where, policy, rpIdHash, hostHash, ...rest] = walkThrough(names);
+    expect(verified).toBe('Verified OK');
+    expect(computed).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(carried).toBe(computed);
+    expect(where).toBe(`webauthn.get ${place.origin}`);
+    expect(policy).toBe(`all at ${place.origin}`);
+    expect(rpIdHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(hostHash).toBe(rpIdHash);
+    expect(rest).toEqual([]);
+
+    rewritten(
+      folder,
+      signer,
+      onRequest(withdrawal, (e) => withSignatures(e, (s) => ({ signature: flipByte(s.signature, 5) }))),
+    );
+    expect(walkThrough(names)[0]).toBe('Verification failure');
+    rewritten(
+      folder,
+      signer,
+      onRequest(withdrawal, (e) => withSignatures(e, (s) => ({ signature: flipByte(s.signature, 5) }))),
+    );
+    rewritten(
+      folder,
+      signer,
+      onRequest(withdrawal, (entry) => {
+        if (!entry.figures) return entry;
+        return { ...entry, figures: { ...entry.figures, purpose: 'Something else' } };
+      }),
+    );
+    const changed = walkThrough(names);
+    expect(changed[0]).toBe('Verified OK');
+    expect(changed[1]).not.toBe(changed[2]);
+  });
+});
