@@ -62,6 +62,22 @@ export async function mayApproveUnsigned(
   return (request.kind as string) === 'passkey' && (await book.holders()) < 2;
 }
 
+/**
+ * Was a click on this registration, made at `at`, one of the first passkeys' (fewer than two people
+ * held a passkey just before it)? Judged from the book's records (added, revoked), so the executor's
+ * check later judges the approval as it was made, not by who holds one by then. Never for another kind.
+ */
+async function firstPasskeysAt(
+  request: Pick<ApprovalRequest, 'kind' | 'createdAt'>,
+  book: PasskeyBook,
+  at: Date,
+): Promise<boolean> {
+  if ((request.kind as string) !== 'passkey' || at.getTime() < Date.parse(request.createdAt)) return false;
+  const before = new Date(at.getTime() - 1);
+  const held = (await book.all()).filter((p) => heldAt(p, before));
+  return new Set(held.map((p) => p.user)).size < 2;
+}
+
 /** A nonce taken (once) for an approval being recorded, with the assertion it came with. */
 export interface TakenEvidence {
   evidence: ApprovalEvidence;
@@ -204,11 +220,15 @@ export class SignedApprovals {
 
   private async allVerify(request: ApprovalRequest): Promise<boolean> {
     const { options } = this;
-    if (!options || !(await this.required(request))) return true;
+    if (!options) return true;
+    const kind = request.kind as Parameters<typeof needsSignature>[1];
+    if (!needsSignature(options.rule, kind, request.amount)) return true;
     if (request.approvals.length === 0) return false;
     const bytes = approvalBytes(request);
     for (const approval of request.approvals) {
       const { evidence } = approval;
+      // A click counts only where it counted when made: a registration among the first passkeys.
+      if (!evidence && (await firstPasskeysAt(request, this.book, new Date(approval.at)))) continue;
       if (!evidence) return false;
       const passkey = await this.book.byCredential(evidence.credentialId);
       // Held when the approval was made, and not revoked since: a lost device's approvals go nowhere.
