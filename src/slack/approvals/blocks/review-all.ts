@@ -38,10 +38,14 @@ function pickLabel(request: ApprovalRequest): string {
   return `${requestTitle(request)}`;
 }
 
+/** Said of a request that must be signed: Review all never approves it with a tick. */
+export const NEEDS_PASSKEY = 'needs your passkey: open it to sign';
+
 /**
  * `balances`: each withdrawal's or redemption's balance as read when the list opened, or again once
  * open (actions/review-all.ts), as the single review shows it. One the balance does not cover says
- * why in place of its box: it cannot be ticked (the engine refuses its approval anyway).
+ * why in place of its box: it cannot be ticked (the engine refuses its approval anyway). `signed`:
+ * the ids of requests that must be signed with a passkey, likewise left out of the boxes.
  */
 export function reviewAllModal(
   waiting: readonly ApprovalRequest[],
@@ -50,13 +54,14 @@ export function reviewAllModal(
   metadata: string,
   freeze?: Freeze,
   balances: Readonly<Record<string, ReviewBalance>> = {},
+  signed: ReadonlySet<string> = new Set(),
 ): ModalView {
   const shown = waiting.slice(0, REVIEW_ALL_MAX);
   const short = (request: ApprovalRequest) => {
     const check = balances[request.id]?.check;
     return check && !check.enough ? check : undefined;
   };
-  const pickable = shown.filter((request) => !short(request));
+  const pickable = shown.filter((request) => !short(request) && !signed.has(request.id));
   const blocks: KnownBlock[] = [
     ...(freeze ? [freezeBanner(freeze)] : []),
     {
@@ -92,6 +97,14 @@ export function reviewAllModal(
         text: {
           type: 'mrkdwn',
           text: `:no_entry: *Not enough balance to approve:* ${escapeMrkdwn(shortfallText(check, now))}. It is left out of the boxes below.`,
+        },
+      });
+    } else if (signed.has(request.id)) {
+      blocks.push({
+        type: 'section',
+        text: {
+          type: 'mrkdwn',
+          text: `:lock: *This one ${NEEDS_PASSKEY}* from its message (Approve). It is left out of the boxes below.`,
         },
       });
     }
