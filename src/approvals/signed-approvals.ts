@@ -23,6 +23,8 @@ import type { ApprovalRequest, EngineLog } from './types.js';
 /** ApprovalEngineOptions.signing: the rule, and where approvers' browsers sign (absent: no signing). */
 export interface SigningOptions extends SigningPlace {
   rule: SigningRule;
+  /** The rule may be switched while the bot runs (setRule): the local workbench's sandbox only. */
+  switchable?: boolean | undefined;
 }
 
 /**
@@ -94,13 +96,13 @@ export type SigningEvent =
   | { evidenceFailed: string };
 
 /** What the engine offers of it to the rest of the bot (the checks themselves run only inside the engine). */
-export type SigningSide = Pick<SignedApprovals, 'required' | 'book' | 'onEvent' | 'options'>;
+export type SigningSide = Pick<SignedApprovals, 'required' | 'book' | 'onEvent' | 'options' | 'setRule'>;
 
 export class SignedApprovals {
   readonly book: PasskeyBook;
   private readonly observers: Array<(event: SigningEvent) => void> = [];
 
-  readonly options: SigningOptions | undefined;
+  #options: SigningOptions | undefined;
   private readonly log: EngineLog | undefined;
 
   /** On the engine's store, for its environment, with the engine's options (`signing` absent: off). */
@@ -111,8 +113,24 @@ export class SignedApprovals {
     log?: EngineLog | undefined;
   }) {
     this.book = new PasskeyBook(from.store, from.custody.environment);
-    this.options = from.signing;
+    this.#options = from.signing;
     this.log = from.log;
+  }
+
+  /** The rule and where approvers sign; undefined when signing is off altogether. */
+  get options(): SigningOptions | undefined {
+    return this.#options;
+  }
+
+  /**
+   * Switch the rule while the bot runs: only where the engine was given a switchable rule (the local
+   * workbench's sandbox, never a live key). False, and nothing changed, anywhere else.
+   */
+  setRule(rule: SigningRule): boolean {
+    if (!this.#options?.switchable) return false;
+    this.#options = { ...this.#options, rule };
+    this.log?.info?.('signing rule switched', { rule: rule.mode });
+    return true;
   }
 
   /** Told of each signed approval recorded, each signature refused, each request failed before sending. */
