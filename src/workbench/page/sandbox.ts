@@ -140,9 +140,7 @@ function passkeysGroup(
     const on = answer.ok ? answer.passkeysRequired === true : !wanted;
     show(on);
     status.textContent = answer.ok
-      ? on
-        ? PASSKEYS_ON
-        : PASSKEYS_OFF
+      ? `Switched ${on ? 'on' : 'off'}.`
       : (answer.error ?? 'The sandbox refused.');
     status.classList.toggle('error', !answer.ok);
   });
