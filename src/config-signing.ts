@@ -15,6 +15,8 @@ export interface SigningConfig {
   rule: SigningRule;
   rpId: string;
   origin: string;
+  /** The rule may be switched while the bot runs: the local workbench's sandbox only (wiring/startup.ts). */
+  switchable?: boolean;
 }
 
 /** Hosts a browser counts as a secure context over plain http (URL.hostname spells IPv6 in brackets). */

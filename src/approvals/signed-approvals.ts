@@ -23,6 +23,8 @@ import type { ApprovalRequest, EngineLog } from './types.js';
 /** ApprovalEngineOptions.signing: the rule, and where approvers' browsers sign (absent: no signing). */
 export interface SigningOptions extends SigningPlace {
   rule: SigningRule;
+  /** The rule may be switched while the bot runs (setRule): the local workbench's sandbox only. */
+  switchable?: boolean | undefined;
 }
 
 /**
@@ -62,6 +64,22 @@ export async function mayApproveUnsigned(
   return (request.kind as string) === 'passkey' && (await book.holders()) < 2;
 }
 
+/**
+ * Was a click on this registration, made at `at`, one of the first passkeys' (fewer than two people
+ * held a passkey just before it)? Judged from the book's records (added, revoked), so the executor's
+ * check later judges the approval as it was made, not by who holds one by then. Never for another kind.
+ */
+async function firstPasskeysAt(
+  request: Pick<ApprovalRequest, 'kind' | 'createdAt'>,
+  book: PasskeyBook,
+  at: Date,
+): Promise<boolean> {
+  if ((request.kind as string) !== 'passkey' || at.getTime() < Date.parse(request.createdAt)) return false;
+  const before = new Date(at.getTime() - 1);
+  const held = (await book.all()).filter((p) => heldAt(p, before));
+  return new Set(held.map((p) => p.user)).size < 2;
+}
+
 /** A nonce taken (once) for an approval being recorded, with the assertion it came with. */
 export interface TakenEvidence {
   evidence: ApprovalEvidence;
@@ -78,13 +96,13 @@ export type SigningEvent =
   | { evidenceFailed: string };
 
 /** What the engine offers of it to the rest of the bot (the checks themselves run only inside the engine). */
-export type SigningSide = Pick<SignedApprovals, 'required' | 'book' | 'onEvent' | 'options'>;
+export type SigningSide = Pick<SignedApprovals, 'required' | 'book' | 'onEvent' | 'options' | 'setRule'>;
 
 export class SignedApprovals {
   readonly book: PasskeyBook;
   private readonly observers: Array<(event: SigningEvent) => void> = [];
 
-  readonly options: SigningOptions | undefined;
+  #options: SigningOptions | undefined;
   private readonly log: EngineLog | undefined;
 
   /** On the engine's store, for its environment, with the engine's options (`signing` absent: off). */
@@ -95,8 +113,24 @@ export class SignedApprovals {
     log?: EngineLog | undefined;
   }) {
     this.book = new PasskeyBook(from.store, from.custody.environment);
-    this.options = from.signing;
+    this.#options = from.signing;
     this.log = from.log;
+  }
+
+  /** The rule and where approvers sign; undefined when signing is off altogether. */
+  get options(): SigningOptions | undefined {
+    return this.#options;
+  }
+
+  /**
+   * Switch the rule while the bot runs: only where the engine was given a switchable rule (the local
+   * workbench's sandbox, never a live key). False, and nothing changed, anywhere else.
+   */
+  setRule(rule: SigningRule): boolean {
+    if (!this.#options?.switchable) return false;
+    this.#options = { ...this.#options, rule };
+    this.log?.info?.('signing rule switched', { rule: rule.mode });
+    return true;
   }
 
   /** Told of each signed approval recorded, each signature refused, each request failed before sending. */
@@ -204,11 +238,15 @@ export class SignedApprovals {
 
   private async allVerify(request: ApprovalRequest): Promise<boolean> {
     const { options } = this;
-    if (!options || !(await this.required(request))) return true;
+    if (!options) return true;
+    const kind = request.kind as Parameters<typeof needsSignature>[1];
+    if (!needsSignature(options.rule, kind, request.amount)) return true;
     if (request.approvals.length === 0) return false;
     const bytes = approvalBytes(request);
     for (const approval of request.approvals) {
       const { evidence } = approval;
+      // A click counts only where it counted when made: a registration among the first passkeys.
+      if (!evidence && (await firstPasskeysAt(request, this.book, new Date(approval.at)))) continue;
       if (!evidence) return false;
       const passkey = await this.book.byCredential(evidence.credentialId);
       // Held when the approval was made, and not revoked since: a lost device's approvals go nowhere.

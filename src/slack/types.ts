@@ -102,6 +102,8 @@ export interface ApprovalSlackDeps {
   mayAct?: (user: string) => Promise<boolean>;
   /** Where approvers' browsers reach the passkey pages (CNGN_SIGNING_URL, else PUBLIC_URL); unset: nowhere. */
   signingUrl?: string | undefined;
+  /** The link to a passkey page for a one-time token (slack/passkeys/links.ts over signingUrl); unset: none. */
+  passkeyLink?: ((page: 'register' | 'sign', token: string) => string) | undefined;
 }
 
 /** What every subcommand that needs no optional feature runs with: the reads, deposits, reports. */

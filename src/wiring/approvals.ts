@@ -33,6 +33,7 @@ import { installAuditNotices } from '../slack/audit/install.js';
 import { installDelegateNotices, installDelegateVetting } from '../slack/delegation/install.js';
 import type { DelegateVetting } from '../slack/delegation/membership.js';
 import { installFreezeNotices } from '../slack/freeze/install.js';
+import { passkeyPageLink } from '../slack/passkeys/links.js';
 import { Deliveries } from '../slack/runtime/deliveries.js';
 import type { Installed } from '../slack/runtime/installed.js';
 import { People } from '../slack/runtime/people.js';
@@ -104,6 +105,11 @@ export interface Approvals {
   subscriber: (event: WebhookEvent) => Promise<void>;
 }
 
+/** The passkey pages' links under the signing URL (the review's signing link, `/cngn passkey`'s); none without one. */
+function passkeyLinks(signingUrl: string | undefined): ApprovalSlackDeps['passkeyLink'] {
+  return signingUrl ? (page, token) => passkeyPageLink(signingUrl, page, token) : undefined;
+}
+
 export function createApprovals(setup: ApprovalsSetup): Approvals {
   const policy = new ApprovalPolicy({
     approvers: [],
@@ -126,6 +132,7 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
     environmentLabel: setup.api.environment.toUpperCase(),
     deliveries: new Deliveries(setup.store),
     signingUrl: setup.signingUrl ?? setup.publicUrl,
+    passkeyLink: passkeyLinks(setup.signingUrl ?? setup.publicUrl),
     ...(setup.now ? { now: setup.now } : {}),
     ...(setup.log ? { log: setup.log } : {}),
   };

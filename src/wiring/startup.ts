@@ -3,6 +3,8 @@
 // This is the only place that knows the workbench exists: the bot gets an ordinary HTTP-mode Slack
 // configuration (a token, a signing secret, a Web API URL) and extra routes on its server.
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { type AddressInfo, createServer } from 'node:net';
 import { type Config, loadConfig, readSecretFiles, secretsOf } from '../config.js';
 import { createLogger, type Logger } from '../log.js';
 import type { ReportSource } from '../reports/types.js';
@@ -10,6 +12,7 @@ import { createStore } from '../store/index.js';
 import { buildInfo } from '../version.js';
 import type { Workbench } from '../workbench/index.js';
 import { CHANNELS, DEMO_APPROVERS, DEMO_ROLES } from '../workbench/people.js';
+import type { PasskeyRule } from '../workbench/protocol.js';
 import { type Bot, startBot } from './bot.js';
 
 /** Start-up refused for a reason that is not a malformed setting (the live-key rule). */
@@ -57,6 +60,45 @@ export function workbenchEnv(
     if (!present(env[name])) out[name] = users.join(',');
   }
   return out;
+}
+
+/** A port free on loopback now, for a workbench started on PORT=0 whose signing URL needs its port first. */
+async function freeLoopbackPort(): Promise<number> {
+  const probe = createServer();
+  probe.listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/**
+ * The workbench's passkey signing, present from the start so the sandbox panel can switch it: the rule
+ * as set (off by default), switchable with the embedded sandbox only (no service key), and signed at
+ * http://localhost:<port> unless CNGN_SIGNING_URL names another place (browsers refuse an IP address
+ * as the relying party; the pages send 127.0.0.1 on to it).
+ */
+function workbenchSigning(
+  settled: Config,
+  env: Record<string, string | undefined>,
+  port: number,
+  sandboxed: boolean,
+): NonNullable<Config['signing']> {
+  const url = new URL(
+    present(env.CNGN_SIGNING_URL) ? String(env.CNGN_SIGNING_URL) : `http://localhost:${port}`,
+  );
+  const rule = settled.signing?.rule ?? { mode: 'off' };
+  return { rule, rpId: url.hostname, origin: url.origin, switchable: sandboxed };
+}
+
+/** The sandbox panel's "Require passkeys" over the running bot's signing rule (absent: approvals off). */
+function passkeyRuleOf(bot: Bot): PasskeyRule | undefined {
+  const side = bot.approvals?.engine.passkeys.signatures();
+  if (!side) return undefined;
+  return {
+    required: () => (side.options?.rule.mode ?? 'off') !== 'off',
+    require: (on) => side.setRule(on ? { mode: 'all' } : { mode: 'off' }),
+  };
 }
 
 export interface Started {
@@ -109,8 +151,11 @@ export async function start(
   let workbench: Workbench | undefined;
   try {
     workbench = await startWorkbench({ store, logger, signingSecret, botToken });
+    const port = settled.port || (await freeLoopbackPort());
     const config: Config = {
       ...settled,
+      port,
+      signing: workbenchSigning(settled, env, port, !apiKey?.trim()),
       slack: { ...settled.slack, apiUrl: workbench.apiUrl, appToken: undefined, mode: 'http' },
     };
     // Loopback only: in the workbench anyone who reaches the page can act as any user.
@@ -123,7 +168,12 @@ export async function start(
       responseHeaders: workbench.headers,
       ...reports,
     });
-    workbench.attach({ url: bot.url, environment: bot.client.environment, sandbox: bot.sandbox });
+    workbench.attach({
+      url: bot.url,
+      environment: bot.client.environment,
+      sandbox: bot.sandbox,
+      passkeys: passkeyRuleOf(bot),
+    });
     announce(logger, bot, 'workbench');
     print(`Workbench: open ${bot.url}`);
     const wb = workbench;

@@ -10,8 +10,8 @@ import type { Store } from '../store/index.js';
 import { WORKBENCH_HEADERS } from './headers.js';
 import { Interactions } from './interactions.js';
 import { pageAssets, warmPageAssets } from './page/assets.js';
-import type { Environment } from './protocol.js';
-import { type PageAssetsSource, workbenchRoutes } from './routes.js';
+import type { PasskeyRule } from './protocol.js';
+import { type PageAssetsSource, type WorkbenchContext, workbenchRoutes } from './routes.js';
 import { type PostingRate, Triggers } from './slack-rules.js';
 import { newWorkbenchBotToken, WebApi } from './web-api.js';
 import { Workspace } from './workspace.js';
@@ -43,7 +43,13 @@ export interface Workbench {
   /** Headers for every answer of the bot's HTTP server, which serves the page (no framing). */
   readonly headers: Readonly<Record<string, string>>;
   /** Once the bot listens: where to send requests, and what the page says about the service. */
-  attach(bot: { url: string; environment: string; sandbox: Sandbox | undefined }): void;
+  attach(bot: {
+    url: string;
+    environment: string;
+    sandbox: Sandbox | undefined;
+    /** The running bot's signing rule, for the sandbox panel's "Require passkeys" (absent: approvals off). */
+    passkeys?: PasskeyRule | undefined;
+  }): void;
   /** The page's URL (the bot's), once attached. */
   readonly url: string;
   /** End the page's event streams; call before the bot's server closes (it waits for open connections). */
@@ -58,10 +64,7 @@ export async function startWorkbench(options: WorkbenchOptions): Promise<Workben
   const workspace = new Workspace(options.store);
   const triggers = new Triggers(options.now);
   let botUrl = '';
-  let context: { environment: Environment; sandbox: Sandbox | undefined } = {
-    environment: 'SANDBOX',
-    sandbox: undefined,
-  };
+  let context: WorkbenchContext = { environment: 'SANDBOX', sandbox: undefined };
   const webApi = new WebApi({
     workspace,
     triggers,
@@ -97,7 +100,11 @@ export async function startWorkbench(options: WorkbenchOptions): Promise<Workben
     },
     attach(bot) {
       botUrl = bot.url;
-      context = { environment: bot.environment === 'sandbox' ? 'SANDBOX' : 'TEST', sandbox: bot.sandbox };
+      context = {
+        environment: bot.environment === 'sandbox' ? 'SANDBOX' : 'TEST',
+        sandbox: bot.sandbox,
+        passkeys: bot.passkeys,
+      };
     },
     endStreams: () => routes.endStreams(),
     stop: () => webApi.stop(),

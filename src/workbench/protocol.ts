@@ -70,6 +70,8 @@ export interface WorkbenchModal {
 export interface WorkbenchState {
   environment: Environment;
   sandbox: boolean; // the sandbox panel is shown only when true
+  /** The sandbox panel's "Require passkeys": every approval is signed with a passkey (absent: approvals are off). */
+  passkeysRequired?: boolean;
   bot: { id: string; name: string };
   users: WorkbenchUser[];
   channels: WorkbenchChannel[]; // #treasury, #approvals, #alerts, then the DM with the bot
@@ -162,6 +164,22 @@ export interface HomeInput {
  * crypto-deposit: { amount: string; network?: string }; settle and fail-next-redemption: {}.
  */
 export type SandboxAction = 'pay' | 'crypto-deposit' | 'settle' | 'fail-next-redemption';
+
+/**
+ * POST /workbench/api/sandbox/passkeys { required: boolean } — the sandbox panel's "Require passkeys":
+ * the running bot's signing rule switched between all and off. Answers { passkeysRequired }.
+ */
+export interface PasskeysInput {
+  required: boolean;
+}
+
+/** What the workbench is given to switch the running bot's signing rule (the embedded sandbox only). */
+export interface PasskeyRule {
+  /** Must approvals be signed now (the rule is not off)? */
+  required(): boolean;
+  /** Switch the rule to all (true) or off (false); false when it cannot be switched here. */
+  require(on: boolean): boolean;
+}
 
 /** Every POST answers this; `error` is a sentence for the page to show (e.g. Slack's error name). */
 export interface WorkbenchAnswer {

@@ -9,7 +9,13 @@ import type { Logger } from '../log.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { Interactions } from './interactions.js';
 import { BOT, channelsFor, dmOwner, USERS, userById } from './people.js';
-import { type Environment, WORKBENCH_PREFIX, type WorkbenchAnswer, type WorkbenchState } from './protocol.js';
+import {
+  type Environment,
+  type PasskeyRule,
+  WORKBENCH_PREFIX,
+  type WorkbenchAnswer,
+  type WorkbenchState,
+} from './protocol.js';
 import { PageError } from './signed-requests.js';
 import { SlackRefusal } from './slack-rules.js';
 import type { Workspace } from './workspace.js';
@@ -24,12 +30,20 @@ export interface PageAssetsSource {
   css: string;
 }
 
+/** What the routes know of the running bot, once it started. */
+export interface WorkbenchContext {
+  environment: Environment;
+  sandbox: Sandbox | undefined;
+  /** The bot's signing rule, switched by the sandbox panel (absent: approvals are off). */
+  passkeys?: PasskeyRule | undefined;
+}
+
 export interface RoutesOptions {
   workspace: Workspace;
   interactions: Interactions;
   logger: Logger;
-  /** SANDBOX or TEST, and the sandbox when it is the embedded one; known once the bot started. */
-  context: () => { environment: Environment; sandbox: Sandbox | undefined };
+  /** SANDBOX or TEST, the sandbox when it is the embedded one, the signing rule; known once the bot started. */
+  context: () => WorkbenchContext;
   /** The page (html, bundle, stylesheet). */
   assets: () => Promise<PageAssetsSource>;
 }
@@ -75,6 +89,7 @@ const sandboxInputs = {
   settle: z.strictObject({}),
   'fail-next-redemption': z.strictObject({}),
 } as const;
+const passkeysInput = z.strictObject({ required: z.boolean() });
 
 function send(res: ServerResponse, status: number, body: unknown, type = 'application/json; charset=utf-8') {
   res.writeHead(status, {
@@ -128,6 +143,9 @@ export function workbenchRoutes(options: RoutesOptions): CustomRoute[] & { endSt
         sandboxInputs[action] as z.ZodType<Record<string, string | undefined>>,
         (input) => sandboxAction(options.context().sandbox, action, input),
       ),
+    ),
+    post('/sandbox/passkeys', passkeysInput, async (input) =>
+      requirePasskeys(options.context(), input.required),
     ),
   ];
   return Object.assign(routes.map(guarded), {
@@ -354,11 +372,24 @@ async function sandboxAction(
   }
 }
 
+/**
+ * "Require passkeys": the running bot's signing rule to all or off. The embedded sandbox only: the
+ * workbench never starts with a live key, and a test key's service is not the panel's to change.
+ */
+function requirePasskeys(context: WorkbenchContext, on: boolean): { passkeysRequired: boolean } {
+  if (!context.sandbox)
+    throw new PageError('The sandbox panel works only with the embedded sandbox (no CNGN_API_KEY set)');
+  const { passkeys } = context;
+  if (!passkeys) throw new PageError('Approvals are off here: there is nothing to sign');
+  if (!passkeys.require(on)) throw new PageError('The signing rule cannot be switched here');
+  return { passkeysRequired: passkeys.required() };
+}
+
 /** Everything the page shows one person. */
 async function stateFor(
   workspace: Workspace,
   user: string,
-  context: { environment: Environment; sandbox: Sandbox | undefined },
+  context: WorkbenchContext,
 ): Promise<WorkbenchState> {
   const channels = channelsFor(user);
   const extra = (await workspace.channelIds()).filter(
@@ -382,6 +413,7 @@ async function stateFor(
   return {
     environment: context.environment,
     sandbox: Boolean(context.sandbox),
+    ...(context.passkeys ? { passkeysRequired: context.passkeys.required() } : {}),
     bot: { id: BOT.id, name: BOT.name },
     users: [...USERS],
     channels: all,

@@ -142,6 +142,7 @@ function fixtureState(): WorkbenchState {
   return {
     environment: 'SANDBOX',
     sandbox: true,
+    passkeysRequired: false,
     bot: { id: 'U0BOT', name: 'cngn-desk' },
     users: [
       { id: 'U0ADA', name: 'Ada', role: 'treasury operations, requester' },
@@ -242,6 +243,13 @@ class StubServer {
         answer: (options) => send('application/json', JSON.stringify({ options })),
       });
       return;
+    }
+    if (path === '/sandbox/passkeys') {
+      this.state.passkeysRequired = this.posted.at(-1)?.body.required === true;
+      return send(
+        'application/json',
+        JSON.stringify({ ok: true, passkeysRequired: this.state.passkeysRequired }),
+      );
     }
     if (path === '/suggest') {
       return send(
@@ -811,5 +819,12 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
     await eventually(() => textOf(panel.getByRole('status'))).toBe(
       'The next redemption will fail at the bank.',
     );
+    const passkeys = panel.getByRole('switch', { name: 'Require passkeys' });
+    expect(await passkeys.isChecked()).toBe(false);
+    await passkeys.check();
+    await eventually(() => stub.lastPost('/sandbox/passkeys')?.body).toEqual({ required: true });
+    await eventually(() => textOf(panel.getByRole('status'))).toBe('Switched on.');
+    expect(await passkeys.isChecked()).toBe(true);
+    await contains(panel, 'Passkeys required: every approval is signed on the signing page.');
   });
 });

@@ -112,3 +112,33 @@ describe('a deposit into a virtual account', () => {
     );
   });
 });
+
+describe('"Require passkeys" in the sandbox panel', () => {
+  test('switches the running bot between clicks and passkey-signed approvals, and the state says which', async ({
+    bench,
+  }) => {
+    const signing = () => bench.started.bot.approvals?.engine.passkeys.signatures().options;
+    // Present from the start, rule off, signed at http://localhost:<the bot's port>.
+    const port = new URL(bench.url).port;
+    expect(signing()).toMatchObject({
+      rule: { mode: 'off' },
+      rpId: 'localhost',
+      origin: `http://localhost:${port}`,
+    });
+    expect((await bench.state(ADA)).passkeysRequired).toBe(false);
+
+    const on = await bench.post('/sandbox/passkeys', { required: true });
+    expect(on).toMatchObject({ status: 200, answer: { ok: true, passkeysRequired: true } });
+    expect(signing()?.rule).toEqual({ mode: 'all' });
+    expect((await bench.state(ADA)).passkeysRequired).toBe(true);
+
+    const off = await bench.post('/sandbox/passkeys', { required: false });
+    expect(off).toMatchObject({ status: 200, answer: { ok: true, passkeysRequired: false } });
+    expect(signing()?.rule).toEqual({ mode: 'off' });
+    expect((await bench.state(ADA)).passkeysRequired).toBe(false);
+
+    const bad = await bench.post('/sandbox/passkeys', { required: 'yes' });
+    expect(bad.status).toBe(400);
+    expect(signing()?.rule).toEqual({ mode: 'off' });
+  });
+});

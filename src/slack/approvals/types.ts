@@ -8,4 +8,6 @@ export interface Click {
   channel: string | undefined;
   value: string;
   triggerId: string | undefined;
+  /** The install (workspace) it came from, when the payload says. */
+  team?: string | undefined;
 }

@@ -3,9 +3,9 @@
 // approver ends someone else's (a lost device). The engine decides and records; the passkey book keeps
 // the one-time links. For approvers and their delegates (the gate checks it before this runs).
 //
-// The link: `<CNGN_SIGNING_URL, else PUBLIC_URL>/passkeys/register?t=<token>`, where the token is the
-// passkey book's one-time link (PasskeyBook.issueLink) for `{ page: 'register', user, team }`: valid 10
-// minutes, used once, bound to the Slack user and install who asked. It carries nothing else: the page
+// The link (links.ts): `<CNGN_SIGNING_URL, else PUBLIC_URL>/passkeys/register?t=<token>`, where the
+// token is the passkey book's one-time link (PasskeyBook.issueLink) for `{ page: 'register', user,
+// team }`: valid 10 minutes, used once, bound to the Slack user and install who asked. It carries nothing else: the page
 // reads whom it is for from the book with the token (peekLink on load, useLink when filing).
 
 import type { Passkey } from '../../access/index.js';
@@ -13,13 +13,11 @@ import { type ApprovalEngine, PasskeyBook } from '../../approvals/index.js';
 import { lagosTime, relative } from '../../format/display.js';
 import { escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
 import { type ApprovalSlackDeps, DECIDERS, type FeatureSubcommand, type SlackMessage } from '../types.js';
+import { passkeyPageLink } from './links.js';
 
 /** mrkdwn: its `<…>` placeholders written as entities, so Slack shows them as typed. */
 const PASSKEY_USAGE =
   'Usage: `/cngn passkey` (a link to register one, and your list); `/cngn passkey revoke &lt;name&gt;`; an approver: `/cngn passkey revoke @person &lt;name&gt;` (a lost device).';
-
-/** The registration page's path under the signing URL. */
-const REGISTER_PATH = '/passkeys/register';
 
 /** An answer made of the bot's own words, mentions and escaped values: already mrkdwn. */
 const answer = (text: string): SlackMessage => ({
@@ -32,13 +30,6 @@ function readPerson(word: string | undefined): string | undefined {
   const match =
     /^<@([UW][A-Z0-9]{2,})(?:\|[^>]*)?>$/.exec(word ?? '') ?? /^([UW][A-Z0-9]{2,})$/.exec(word ?? '');
   return match?.[1];
-}
-
-/** The registration page's link for one token. */
-function registrationLink(signingUrl: string, token: string): string {
-  const url = new URL(REGISTER_PATH, `${signingUrl.replace(/\/+$/, '')}/`);
-  url.searchParams.set('t', token);
-  return url.toString();
 }
 
 /** One passkey: its name, when added, when last used. */
@@ -74,7 +65,7 @@ async function linkAndList(userId: string, teamId: string, deps: ApprovalSlackDe
   }
   const book = new PasskeyBook(deps.store, deps.engine.environment());
   const token = await book.issueLink({ page: 'register', user: userId, team: teamId });
-  const link = registrationLink(deps.signingUrl, token);
+  const link = passkeyPageLink(deps.signingUrl, 'register', token);
   return answer(
     `<${link}|Register a passkey> — this link is yours only, works once, for 10 minutes. Name it there (such as "Bola's MacBook"); it counts once another approver approves "Register a passkey for ${mentionUser(userId)}".\n\n${list}\n\n${PASSKEY_USAGE}`,
   );

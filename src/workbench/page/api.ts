@@ -7,6 +7,7 @@ import {
   type CommandInput,
   type HomeInput,
   type MessageInput,
+  type PasskeysInput,
   type SandboxAction,
   type SubmitInput,
   type SuggestAnswer,
@@ -53,6 +54,8 @@ export const api = {
   suggest: (input: SuggestInput) => post<SuggestAnswer>('/suggest', input),
   home: (input: HomeInput) => post('/home', input),
   sandbox: (action: SandboxAction, body: Record<string, string>) => post(`/sandbox/${action}`, body),
+  passkeys: (input: PasskeysInput) =>
+    post<WorkbenchAnswer & { passkeysRequired?: boolean }>('/sandbox/passkeys', input),
 };
 
 /** Calls `onVersion` with each version the server announces; the browser reconnects by itself. */

@@ -209,14 +209,25 @@ function renderSidebar(s: WorkbenchState): void {
       h('ul', {}, item(HOME, 'App Home', '⌂')),
     ),
   );
-  if (s.sandbox) sidebar.appendChild(sandboxPane);
+  if (s.sandbox) {
+    sandboxPane.showPasskeys(s.passkeysRequired);
+    sidebar.appendChild(sandboxPane.element);
+  }
 }
 
-const sandboxPane = sandboxPanel(async (action, body) => {
-  const answer = await api.sandbox(action, body);
-  if (answer.version !== undefined && state && answer.version > state.version) void refresh();
-  return answer;
-});
+const sandboxPane = sandboxPanel(
+  async (action, body) => {
+    const answer = await api.sandbox(action, body);
+    if (answer.version !== undefined && state && answer.version > state.version) void refresh();
+    return answer;
+  },
+  async (required) => {
+    const answer = await api.passkeys({ required });
+    // The state carries the rule too: read it again so a later render shows the switch as set.
+    void refresh();
+    return answer;
+  },
+);
 
 function messageContext(s: WorkbenchState, channel: string) {
   return {

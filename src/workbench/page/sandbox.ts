@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
 // The sandbox panel: what the embedded sandbox lets a person do to the world, so deposits,
-// settlements and failures reach #alerts through the real signed webhook path.
+// settlements and failures reach #alerts through the real signed webhook path; and "Require
+// passkeys", which switches the running bot's signing rule between off and all.
 import type { SandboxAction, WorkbenchAnswer } from '../protocol.js';
 import { h, uid } from './dom.js';
 
@@ -103,16 +104,66 @@ function settleAndFailGroup(go: Go): HTMLElement {
   return h('div', { class: 'sb-group' }, settle, fail);
 }
 
-export function sandboxPanel(run: Run): HTMLElement {
+/** Switches the bot's signing rule: the server's answer, with whether passkeys are required now. */
+type SetPasskeys = (required: boolean) => Promise<WorkbenchAnswer & { passkeysRequired?: boolean }>;
+
+const PASSKEYS_ON = 'Passkeys required: every approval is signed on the signing page.';
+const PASSKEYS_OFF = 'Passkeys not required: approvals are clicks.';
+
+/** "Require passkeys": a switch over the bot's signing rule; `show` sets it from the state. */
+function passkeysGroup(
+  set: SetPasskeys,
+  status: HTMLElement,
+): { group: HTMLElement; show(on?: boolean): void } {
+  const id = uid('sandbox');
+  const box = h('input', { id, type: 'checkbox', role: 'switch', class: 'sb-switch' });
+  const said = h('div', { class: 'sb-note' });
+  const group = h(
+    'div',
+    { class: 'sb-group' },
+    h('h3', {}, 'Passkeys'),
+    h('label', { for: id, class: 'sb-toggle' }, box, 'Require passkeys'),
+    said,
+  );
+  const show = (on?: boolean) => {
+    group.hidden = on === undefined;
+    if (on === undefined || box.disabled) return;
+    box.checked = on;
+    said.textContent = on ? PASSKEYS_ON : PASSKEYS_OFF;
+  };
+  box.addEventListener('change', async () => {
+    const wanted = box.checked;
+    box.disabled = true;
+    status.textContent = '…';
+    const answer = await set(wanted);
+    box.disabled = false;
+    const on = answer.ok ? answer.passkeysRequired === true : !wanted;
+    show(on);
+    status.textContent = answer.ok
+      ? `Switched ${on ? 'on' : 'off'}.`
+      : (answer.error ?? 'The sandbox refused.');
+    status.classList.toggle('error', !answer.ok);
+  });
+  return { group, show };
+}
+
+/** The panel; `showPasskeys` sets its "Require passkeys" from each state (undefined: approvals off, hidden). */
+export function sandboxPanel(
+  run: Run,
+  setPasskeys: SetPasskeys,
+): { element: HTMLElement; showPasskeys(on?: boolean): void } {
   const status = h('div', { class: 'sb-status', role: 'status', 'aria-live': 'polite' });
   const go = sandboxRunner(run, status);
-  return h(
+  const passkeys = passkeysGroup(setPasskeys, status);
+  const element = h(
     'section',
     { class: 'sandbox', 'aria-labelledby': 'sandbox-title' },
     h('h2', { id: 'sandbox-title' }, '🧪 Sandbox'),
     payInGroup(go),
     cryptoDepositGroup(go),
     settleAndFailGroup(go),
+    passkeys.group,
     status,
   );
+  return { element, showPasskeys: passkeys.show };
 }

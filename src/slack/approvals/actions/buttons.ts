@@ -39,6 +39,7 @@ import {
 import { answerPlace } from './click-answer.js';
 import { needsFreshBalance, refreshReviewBalance, storedReviewBalance } from './review-balance.js';
 import { type BindDeps, openBound } from './review-binding.js';
+import { registerSignLink, reviewSigning } from './review-signing.js';
 
 /** Where a modal's record of what it shows is kept (review-binding.ts). */
 export function bindDeps(deps: ApprovalSlackDeps, now: Date): BindDeps {
@@ -234,6 +235,9 @@ export function registerApprovalActions(app: App, deps: ApprovalSlackDeps): void
 
   // Reject records nothing yet: it opens the modal that asks for the reason (reject.ts records it).
   app.action<BlockAction<ButtonAction>>(REJECT_ACTION, onRejectClicked(deps));
+
+  // The review's signing link opens the page in the browser; its click only needs its ack.
+  registerSignLink(app);
 }
 
 /** Approve: the review modal opens on a request the person may approve; else they are told why not. */
@@ -287,15 +291,17 @@ async function openReview(
   const now = deps.now?.() ?? new Date();
   const balance = await storedReviewBalance(deps, request);
   const freeze = await deps.engine.currentFreeze();
+  // Signed: the one-time link is issued now, for this approver and the round shown.
+  const signing = await reviewSigning(deps, { user: click.user, team: click.team }, request);
   const opened = await openBound(client, bindDeps(deps, now), {
     triggerId: click.triggerId ?? '',
-    view: reviewModal(request, now, metadata, balance, freeze),
+    view: reviewModal(request, now, metadata, balance, freeze, signing),
     modal: 'review',
     requests: [request],
   });
   if (opened && needsFreshBalance(request, balance, now)) {
     await refreshReviewBalance(client, deps, opened, request, balance, (fresh) =>
-      reviewModal(request, deps.now?.() ?? new Date(), metadata, fresh, freeze),
+      reviewModal(request, deps.now?.() ?? new Date(), metadata, fresh, freeze, signing),
     );
   }
 }

@@ -29,6 +29,7 @@ const clickSchema = z.object({
   channel: z.object({ id: z.string().min(1) }).nullish(),
   container: z.object({ channel_id: z.string().min(1).nullish() }).nullish(),
   trigger_id: z.string().nullish(),
+  team: z.object({ id: z.string().min(1) }).nullish(),
   actions: z.tuple([z.object({ value: z.string().min(1).max(200) })], z.unknown()),
 });
 
@@ -38,7 +39,7 @@ export function readClick(
 ): { ok: true; click: Click } | { ok: false; problem: string; user?: string; channel?: string } {
   const parsed = clickSchema.safeParse(body);
   if (parsed.success) {
-    const { user, channel, container, trigger_id, actions } = parsed.data;
+    const { user, channel, container, trigger_id, team, actions } = parsed.data;
     return {
       ok: true,
       click: {
@@ -46,6 +47,7 @@ export function readClick(
         channel: channel?.id ?? container?.channel_id ?? undefined,
         value: actions[0].value,
         triggerId: trigger_id ?? undefined,
+        ...(team ? { team: team.id } : {}),
       },
     };
   }

@@ -3,7 +3,8 @@
 // each checked request through the engine's normal path, bound to the round and figures the modal
 // showed (review-binding.ts), so one that changed meanwhile or was never shown is refused. It is
 // acked first with a "working…" view: several approvals do not fit in 3 s, and the results follow one
-// by one (docs/decisions/clicks-recorded-before-the-ack.md).
+// by one (docs/decisions/clicks-recorded-before-the-ack.md). A request that must be signed with a
+// passkey is never approved from here: left out of the boxes, and skipped if ticked anyway.
 import type {
   AckFn,
   App,
@@ -14,13 +15,14 @@ import type {
 } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
-import { StaleRoundError } from '../../../approvals/index.js';
+import { type ApprovalRequest, StaleRoundError } from '../../../approvals/index.js';
 import { withinDeadline } from '../../../store/index.js';
 import type { ApprovalSlackDeps } from '../../types.js';
 import { noticeView } from '../../ui/modal.js';
 import { refusalText } from '../blocks/lists.js';
 import { readButtonValue } from '../blocks/message.js';
 import {
+  NEEDS_PASSKEY,
   REVIEW_ALL_ACTION,
   REVIEW_ALL_MAX,
   REVIEW_ALL_PICK,
@@ -37,6 +39,7 @@ import { CLICK_ACK_DEADLINE_MS, readClick } from './click.js';
 import { channelFits } from './click-answer.js';
 import { refreshReviewAllBalances, storedReviewBalances } from './review-balance.js';
 import { type BindingRead, openBound, readBinding, type ShownRequest } from './review-binding.js';
+import { mustSign } from './review-signing.js';
 
 const metadataSchema = z.object({ channel: z.string().min(1).max(40).optional() });
 
@@ -85,6 +88,11 @@ async function approveOne(
     return { id, approved: false, text: `${id} was not in the list you were shown, so it was not approved.` };
   }
   try {
+    // Never approved by a tick where a passkey must sign (the list left it out of its boxes).
+    const request = await deps.engine.get(id);
+    if (request && (await mustSign(deps, request))) {
+      return { id, approved: false, text: `${id} ${NEEDS_PASSKEY}; it was not approved here.` };
+    }
     const result = await deps.engine.approve(id, user, { round, figuresDigest: seen.figures });
     if (result.ok) return { id, approved: true, text: `${result.request.id}: your approval is recorded` };
     return { id, approved: false, text: refusalText(result.reason, result.request, result.limit) };
@@ -160,8 +168,9 @@ async function openReviewAll(client: WebClient, deps: ApprovalSlackDeps, click: 
   const requests = waiting.slice(0, REVIEW_ALL_MAX);
   // The balance as the single review shows it: the last figure read now, read again once open.
   const balances = await storedReviewBalances(deps, requests);
+  const signed = await mustSignOf(deps, requests);
   const render = (shown: typeof balances, at: Date) =>
-    reviewAllModal(waiting, at, deps.environmentLabel, metadata, freeze, shown);
+    reviewAllModal(waiting, at, deps.environmentLabel, metadata, freeze, shown, signed);
   const view = render(balances, now);
   const opened = await openBound(client, bindDeps(deps, now), {
     triggerId,
@@ -174,6 +183,15 @@ async function openReviewAll(client: WebClient, deps: ApprovalSlackDeps, click: 
       render(fresh, deps.now?.() ?? new Date()),
     );
   }
+}
+
+/** The ids of the requests that must be signed with a passkey: never approved from this list. */
+async function mustSignOf(
+  deps: ApprovalSlackDeps,
+  requests: readonly ApprovalRequest[],
+): Promise<Set<string>> {
+  const must = await Promise.all(requests.map((request) => mustSign(deps, request)));
+  return new Set(requests.filter((_, i) => must[i]).map((request) => request.id));
 }
 
 /** The submission: each checked request the list showed is approved, one by one, and the results said. */

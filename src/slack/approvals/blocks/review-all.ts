@@ -3,7 +3,7 @@
 // `id:round`, so each checked one is approved for the figures this modal showed, or refused if it
 // changed. Pure builders: data in, Block Kit out; every outside value escaped where it enters mrkdwn.
 import type { Button, KnownBlock, ModalView } from '@slack/types';
-import type { ApprovalRequest, Freeze } from '../../../approvals/index.js';
+import type { ApprovalRequest, BalanceCheck, Freeze } from '../../../approvals/index.js';
 import { escapeMrkdwn } from '../../../format/mrkdwn.js';
 import { freezeBanner } from '../../ui/freeze.js';
 import { requestTitle } from '../../ui/words.js';
@@ -38,10 +38,23 @@ function pickLabel(request: ApprovalRequest): string {
   return `${requestTitle(request)}`;
 }
 
+/** Said of a request that must be signed: Review all never approves it with a tick. */
+export const NEEDS_PASSKEY = 'needs your passkey: open it to sign';
+
+/** Why a request is left out of the boxes: the balance does not cover it, or a passkey must sign it. */
+function leftOut(short: BalanceCheck | undefined, mustSign: boolean, now: Date): KnownBlock[] {
+  let why: string | undefined;
+  if (short) why = `:no_entry: *Not enough balance to approve:* ${escapeMrkdwn(shortfallText(short, now))}.`;
+  else if (mustSign) why = `:lock: *This one ${NEEDS_PASSKEY}* from its message (Approve).`;
+  if (!why) return [];
+  return [{ type: 'section', text: { type: 'mrkdwn', text: `${why} It is left out of the boxes below.` } }];
+}
+
 /**
  * `balances`: each withdrawal's or redemption's balance as read when the list opened, or again once
  * open (actions/review-all.ts), as the single review shows it. One the balance does not cover says
- * why in place of its box: it cannot be ticked (the engine refuses its approval anyway).
+ * why in place of its box: it cannot be ticked (the engine refuses its approval anyway). `signed`:
+ * the ids of requests that must be signed with a passkey, likewise left out of the boxes.
  */
 export function reviewAllModal(
   waiting: readonly ApprovalRequest[],
@@ -50,13 +63,14 @@ export function reviewAllModal(
   metadata: string,
   freeze?: Freeze,
   balances: Readonly<Record<string, ReviewBalance>> = {},
+  signed: ReadonlySet<string> = new Set(),
 ): ModalView {
   const shown = waiting.slice(0, REVIEW_ALL_MAX);
   const short = (request: ApprovalRequest) => {
     const check = balances[request.id]?.check;
     return check && !check.enough ? check : undefined;
   };
-  const pickable = shown.filter((request) => !short(request));
+  const pickable = shown.filter((request) => !short(request) && !signed.has(request.id));
   const blocks: KnownBlock[] = [
     ...(freeze ? [freezeBanner(freeze)] : []),
     {
@@ -85,16 +99,7 @@ export function reviewAllModal(
         balanceUnread: balances[request.id]?.unread === true,
       }),
     );
-    const check = short(request);
-    if (check) {
-      blocks.push({
-        type: 'section',
-        text: {
-          type: 'mrkdwn',
-          text: `:no_entry: *Not enough balance to approve:* ${escapeMrkdwn(shortfallText(check, now))}. It is left out of the boxes below.`,
-        },
-      });
-    }
+    blocks.push(...leftOut(short(request), signed.has(request.id), now));
   }
   blocks.push({ type: 'divider' });
   if (pickable.length > 0) {

@@ -1,7 +1,8 @@
 // The review modal an Approve click opens: every figure of the request again, in full and at full
 // width (the whole address or account, the resolved name, network, fees or quote, requester, approvals
 // so far, expiry, environment), and a submit button that names the amount. Only its submission
-// approves, for the round it showed. Pure: request and time in, Block Kit out; every outside value is
+// approves, for the round it showed. Where the approval must be signed, a link to the signing page
+// stands in place of the submit (docs/passkeys.md). Pure: request and time in, Block Kit out; every outside value is
 // escaped where it enters mrkdwn.
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { ApprovalRequest, BalanceCheck, Freeze } from '../../../approvals/index.js';
@@ -19,9 +20,13 @@ import { sameRequestNotice } from './same-request.js';
 export const SLACK_CHANNEL_ID = /^[CDG][A-Z0-9]{8,39}$/;
 
 export const REVIEW_VIEW = 'approval.review.submit';
+/** The signing link's button: Slack opens its URL and still sends the click, which is acked and ignored. */
+export const SIGN_LINK_ACTION = 'approval.review.sign';
 
 /** Slack refuses a modal whose submit text is longer than this. */
 const SUBMIT_MAX = 24;
+/** Slack refuses a button whose text is longer than this. */
+const BUTTON_MAX = 75;
 
 const plain = (text: string) => ({ type: 'plain_text' as const, text });
 const section = (text: string): KnownBlock => ({ type: 'section', text: { type: 'mrkdwn', text } });
@@ -49,6 +54,71 @@ export function reviewSubmitText(request: ApprovalRequest): string {
   if (full.length <= SUBMIT_MAX) return full;
   const whole = full.replace(/\.00$/, '');
   return whole.length <= SUBMIT_MAX ? whole : 'Approve the amount above';
+}
+
+/**
+ * How this approver approves a request that must be signed (blocks in place of the submit): the link
+ * to the signing page, one-time and theirs (`link`), or why there is none for them.
+ */
+export type ReviewSigning = { link: string } | { noPasskey: true } | { noPage: true };
+
+/** `Sign ₦250,000.00 with your passkey`: the exact amount, never rounded; a kind without one, no amount. */
+function signLinkText(request: ApprovalRequest): string {
+  if (!request.amount) return 'Sign with your passkey';
+  const full = `Sign ${naira(request.amount)} with your passkey`;
+  return full.length <= BUTTON_MAX ? full : 'Sign the amount above with your passkey';
+}
+
+/** In place of the submit, first thing after the figures: the signing link, or why this approver has none. */
+function signingBlocks(request: ApprovalRequest, signing: ReviewSigning): KnownBlock[] {
+  if ('link' in signing) {
+    return [
+      {
+        type: 'actions',
+        block_id: SIGN_LINK_ACTION,
+        elements: [
+          {
+            type: 'button',
+            action_id: SIGN_LINK_ACTION,
+            style: 'primary',
+            text: plain(signLinkText(request)),
+            url: signing.link,
+          },
+        ],
+      },
+      {
+        type: 'context',
+        elements: [
+          {
+            type: 'mrkdwn',
+            text: 'This link is yours only, for this request as shown here; it works once, for 10 minutes. Your passkey signs these exact figures.',
+          },
+        ],
+      },
+    ];
+  }
+  if ('noPasskey' in signing) {
+    return [
+      section(
+        ':lock: *This request must be approved with a passkey*, and you hold none: register one with `/cngn passkey` (another approver approves it). Meanwhile an approver who holds one can approve it.',
+      ),
+    ];
+  }
+  return [
+    section(
+      ':lock: *This request must be approved with a passkey*, and the signing page has no address here: set CNGN_SIGNING_URL.',
+    ),
+  ];
+}
+
+/** The first lines: what to check, and what approves (the submit, the signing link, or nothing now). */
+function leadText(request: ApprovalRequest, short: boolean, signing: ReviewSigning | undefined): string {
+  if (short)
+    return 'Check every figure against what you expect. The balance does not cover this request, so it cannot be approved now.';
+  if (signing && 'link' in signing)
+    return 'Check every figure against what you expect. Nothing moves until you sign them with your passkey (the link below).';
+  if (signing) return 'Check every figure against what you expect. This request is approved with a passkey.';
+  return `Check every figure against what you expect. Nothing moves until you press *${escapeMrkdwn(reviewSubmitText(request))}*.`;
 }
 
 function headerText(request: ApprovalRequest): string {
@@ -107,32 +177,9 @@ function sentBackNotice(request: ApprovalRequest): KnownBlock[] {
   ];
 }
 
-export function reviewModal(
-  request: ApprovalRequest,
-  now: Date,
-  metadata: ReviewMetadata,
-  balance: ReviewBalance = {},
-  freeze?: Freeze,
-): ModalView {
-  const short = balance.check && !balance.check.enough ? balance.check : undefined;
-  const lead = short
-    ? 'Check every figure against what you expect. The balance does not cover this request, so it cannot be approved now.'
-    : `Check every figure against what you expect. Nothing moves until you press *${escapeMrkdwn(reviewSubmitText(request))}*.`;
-  const blocks: KnownBlock[] = [
-    { type: 'header', text: plain(headerText(request)) },
-    // Sends are frozen: an approval is recorded but nothing goes out until the freeze is lifted.
-    ...(freeze && request.kind !== 'unfreeze' ? [freezeBanner(freeze)] : []),
-    section(`${environmentMarker(request.environment)}  ·  \`${request.id}\`\n${lead}`),
-  ];
-  if (short) {
-    // In place of the Approve button, first thing: why it cannot be approved. Nothing is sent.
-    blocks.push(
-      section(
-        `:no_entry: *Not enough balance to approve:* ${escapeMrkdwn(shortfallText(short, now))}. Nothing was approved or sent; open the review again once the balance covers it.`,
-      ),
-    );
-  }
-  blocks.push({ type: 'divider' });
+/** The figures: amount, destination at full width, purpose and its notices, look-alike, fees or quote. */
+function figureBlocks(request: ApprovalRequest, now: Date): KnownBlock[] {
+  const blocks: KnownBlock[] = [];
   if (request.amount) blocks.push(section(`*Amount*\n${escapeMrkdwn(naira(request.amount))}`));
   // The destination at full width, one figure a section: a long address is not squeezed into a column.
   for (const figure of destinationFields(request)) blocks.push(section(figure.text));
@@ -147,6 +194,39 @@ export function reviewModal(
   if (request.kind === 'bridge' || request.kind === 'withdraw' || request.kind === 'redeem') {
     blocks.push(section(feesLine(request)));
   }
+  return blocks;
+}
+
+/**
+ * `signing`: the request must be signed by this approver (actions/review-signing.ts): no submit, the
+ * signing link (or why there is none) first thing after the figures.
+ */
+export function reviewModal(
+  request: ApprovalRequest,
+  now: Date,
+  metadata: ReviewMetadata,
+  balance: ReviewBalance = {},
+  freeze?: Freeze,
+  signing?: ReviewSigning,
+): ModalView {
+  const short = balance.check && !balance.check.enough ? balance.check : undefined;
+  const lead = leadText(request, Boolean(short), signing);
+  const blocks: KnownBlock[] = [
+    { type: 'header', text: plain(headerText(request)) },
+    // Sends are frozen: an approval is recorded but nothing goes out until the freeze is lifted.
+    ...(freeze && request.kind !== 'unfreeze' ? [freezeBanner(freeze)] : []),
+    section(`${environmentMarker(request.environment)}  ·  \`${request.id}\`\n${lead}`),
+  ];
+  if (short) {
+    // In place of the Approve button, first thing: why it cannot be approved. Nothing is sent.
+    blocks.push(
+      section(
+        `:no_entry: *Not enough balance to approve:* ${escapeMrkdwn(shortfallText(short, now))}. Nothing was approved or sent; open the review again once the balance covers it.`,
+      ),
+    );
+  }
+  blocks.push({ type: 'divider' }, ...figureBlocks(request, now));
+  if (signing && !short) blocks.push(...signingBlocks(request, signing));
   blocks.push(
     ...checksBlocks(request, now, {
       balance: balance.check,
@@ -159,8 +239,8 @@ export function reviewModal(
   return {
     type: 'modal',
     callback_id: REVIEW_VIEW,
-    title: plain(short ? 'Review' : 'Review and approve'),
-    ...(short ? {} : { submit: plain(reviewSubmitText(request)) }),
+    title: plain(short || (signing && !('link' in signing)) ? 'Review' : 'Review and approve'),
+    ...(short || signing ? {} : { submit: plain(reviewSubmitText(request)) }),
     close: plain('Back'),
     private_metadata: JSON.stringify(metadata),
     blocks,
