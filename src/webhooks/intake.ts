@@ -220,8 +220,13 @@ function refuse(req: IncomingMessage, res: ServerResponse, status: number, error
   req.pause();
 }
 
+/**
+ * With its length given, the answer goes out as one piece: headers written without one make Node send
+ * the body chunked (a chunk, its size and the closing chunk, gathered into one writev of several buffers).
+ */
 function answer(res: ServerResponse, status: number, body: Record<string, unknown>): void {
   if (res.headersSent) return;
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
 }

@@ -84,11 +84,13 @@ export class Outbox {
     const after = draft.orderKey ? (values[0] as string | undefined) : undefined;
     const completed = along ? along.complete(values.slice(draft.orderKey ? 1 : 0)) : {};
     counter = (counter + 1) % 1000;
+    // One reading of the clock: the entry's order and its time name the same moment.
+    const now = this.now();
     const entry: OutboxEntry = {
       ...draft,
       ...completed,
-      seq: this.now() * 1000 + counter,
-      enqueuedAt: new Date(this.now()).toISOString(),
+      seq: now * 1000 + counter,
+      enqueuedAt: new Date(now).toISOString(),
       ...(after && after !== draft.id ? { after } : {}),
     };
     const writes: StoreWrite[] = [{ kind: 'addToSet', set: pendingSet(draft.id), member: draft.id }];

@@ -48,7 +48,9 @@ export function readWebhookEvent(
   const unreadable: string[] = [];
   const sealed = typeof body.data === 'string' ? openText(body.data, openSealed) : undefined;
   const opened = typeof body.data === 'string' ? parseOpened(sealed) : body.data;
-  if (nestsDeeperThan(opened, WEBHOOK_MAX_DEPTH)) return tooDeep();
+  // Data that came in the body was walked with it (one level deeper, so within the limit too): only
+  // what a sealed string opened into is new, and walked here.
+  if (sealed !== undefined && nestsDeeperThan(opened, WEBHOOK_MAX_DEPTH)) return tooDeep();
   const amountSource = () =>
     sealed !== undefined
       ? numberSourceAt(sealed, ['amount'])

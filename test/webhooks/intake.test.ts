@@ -46,6 +46,26 @@ describe('webhook intake', () => {
     expect(rig.fake.callsTo('chat.postMessage')).toHaveLength(1);
   });
 
+  test('answers with the length of its answer, not in chunks: stored, duplicate and refused alike', async ({
+    startRig,
+  }) => {
+    const rig = await startRig();
+    const { request } = await import('undici');
+    const raw = JSON.stringify(webhookBody('deposit.completed'));
+    const send = (signature: string) =>
+      request(rig.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-cngn-signature': signature },
+        body: raw,
+      });
+    for (const signature of [signatureFor(raw, SECRET), signatureFor(raw, SECRET), 'sha256=00']) {
+      const response = await send(signature);
+      const text = await response.body.text();
+      expect(response.headers['transfer-encoding']).toBeUndefined();
+      expect(response.headers['content-length']).toBe(String(Buffer.byteLength(text)));
+    }
+  });
+
   test('answers 413 to a large chunked body without a length, reading no further', async ({ startRig }) => {
     const rig = await startRig({ bodyLimitBytes: 1024 });
     const { request } = await import('undici');

@@ -45,4 +45,17 @@ describe('readWebhookEvent', () => {
     const read = readWebhookEvent(JSON.parse(figure), undefined, figure);
     expect(read.ok && read.event.data.amount).toBe('1500.50');
   });
+
+  it('refuses data nested past the limit whether it came in the body or sealed, and keeps it at the limit', () => {
+    /** An object `levels` deep: {a:{a:…{}}}. */
+    const deep = (levels: number): unknown => (levels <= 1 ? {} : { a: deep(levels - 1) });
+    // The body counts one level more than its data: data 31 deep is a body 32 deep, the most kept.
+    expect(readWebhookEvent({ event: 'deposit.completed', data: deep(31) }).ok).toBe(true);
+    expect(readWebhookEvent({ event: 'deposit.completed', data: deep(32) }).ok).toBe(false);
+    // Sealed data is counted from its own top once opened: 32 deep is kept, 33 refused.
+    const opening = (levels: number) => () => JSON.stringify(deep(levels));
+    expect(readWebhookEvent({ event: 'deposit.completed', data: 'SEALED' }, opening(32)).ok).toBe(true);
+    const refused = readWebhookEvent({ event: 'deposit.completed', data: 'SEALED' }, opening(33));
+    expect(refused.ok ? 'kept' : refused.error).toContain('nests deeper');
+  });
 });

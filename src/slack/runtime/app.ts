@@ -24,7 +24,6 @@ import {
   SocketModeReceiver,
 } from '@slack/bolt';
 import { WebClient, type WebClientOptions } from '@slack/web-api';
-import { match } from 'path-to-regexp';
 import type { Config } from '../../config.js';
 
 import type { Logger } from '../../log.js';
@@ -39,6 +38,7 @@ import {
   SLACK_BODY_LIMIT_BYTES,
   slackRequestId,
 } from './request-guard.js';
+import { routeTable } from './route-table.js';
 import { registerRemovalEvents, SlackAccess } from './slack-access.js';
 import {
   type CheckFinding,
@@ -369,6 +369,8 @@ function guardedReceiver(
       signingSecret,
       logger: options.logger,
       ready,
+      // The receiver would compile every route's pattern again for each request it serves.
+      routes: routeTable(routes, options.logger),
       ...(options.traffic ? { traffic: options.traffic } : {}),
     }),
     options.responseHeaders,
@@ -411,31 +413,14 @@ function routesOnly(
  */
 function routeServer(routes: CustomRoute[], options: SlackAppOptions): Server {
   const { logger } = options;
-  const matchers = routes.map((route) => ({
-    route,
-    test: match(route.path, { decode: decodeURIComponent }),
-  }));
+  const serve = routeTable(routes, logger);
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     const path = pathOf(req);
     if (path === undefined) {
       logger.warn('refused a request whose target is not a path', { status: 400 });
       return refuse(req, res, 400, 'the request target is not a valid path');
     }
-    try {
-      for (const { route, test } of matchers) {
-        const methods = Array.isArray(route.method) ? route.method : [route.method];
-        const found = test(path);
-        if (found && methods.includes(req.method ?? 'GET')) {
-          Object.assign(req, { params: found.params });
-          void Promise.resolve(route.handler(req as Parameters<CustomRoute['handler']>[0], res)).catch(
-            (error: unknown) => failed(req, res, logger, error),
-          );
-          return;
-        }
-      }
-    } catch (error) {
-      return failed(req, res, logger, error);
-    }
+    if (serve(req, res, path)) return;
     res.writeHead(404, { 'content-type': 'text/plain' });
     res.end('not found');
   };
@@ -452,11 +437,6 @@ function withHeaders(
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     return next(req, res);
   };
-}
-
-function failed(req: IncomingMessage, res: ServerResponse, logger: Logger, error: unknown): void {
-  logger.error('a request to an HTTP route failed', { error });
-  refuse(req, res, 500, 'internal error');
 }
 
 async function listen(server: Server, options: SlackAppOptions): Promise<string> {

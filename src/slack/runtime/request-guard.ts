@@ -28,6 +28,8 @@ export interface SlackRequestGuardOptions {
   traffic?: SlackTraffic;
   /** False until the bot can take Slack's requests (the start-up check has passed): 503 meanwhile. */
   ready?: () => boolean;
+  /** Serves the other requests it has a route for (true when it took one); the rest go to `next`. */
+  routes?: (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
 }
 
 /** `slackId`: Slack's id of the request, once its body is read (see slackRequestId). */
@@ -48,7 +50,10 @@ export function guardSlackRequests(
       options.logger.warn('refused a request whose target is not a path', { status: 400 });
       return refuse(req, res, 400, 'the request target is not a valid path');
     }
-    if (req.method !== 'POST' || path !== options.path) return next(req, res);
+    if (req.method !== 'POST' || path !== options.path) {
+      if (options.routes?.(req, res, path)) return;
+      return next(req, res);
+    }
     // Slack tries a request again later; Bolt must not see one before its app exists.
     if (options.ready && !options.ready()) return refuse(req, res, 503, 'the bot is starting');
     options.traffic?.arrived();

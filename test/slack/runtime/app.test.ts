@@ -178,6 +178,53 @@ describe.each([
   );
 });
 
+/** Routes that say what they were given, and one whose handler fails after it was called. */
+const echoRoutes: CustomRoute[] = [
+  {
+    path: '/callbacks/echo/:token',
+    method: 'post',
+    handler: (req, res) => {
+      res.writeHead(200);
+      res.end(`token ${(req as typeof req & { params?: Record<string, string> }).params?.token}`);
+    },
+  },
+  {
+    path: '/callbacks/broken',
+    method: ['POST'],
+    handler: async () => {
+      await Promise.resolve();
+      throw new Error('a route bug');
+    },
+  },
+];
+
+describe.each([
+  ['without Slack (routes only)', { botToken: undefined, signingSecret: undefined, mode: 'http' as const }],
+  ['in HTTP mode', { botToken: 'xoxb-app-test', signingSecret: SIGNING_SECRET, mode: 'http' as const }],
+])('extra routes, %s', (_name, slackConfig) => {
+  test('get their path parameters, take the method in any case, and a failing handler gets 500 and a line', async ({
+    slack,
+    startSlackApp,
+  }) => {
+    const lines: Array<Record<string, unknown>> = [];
+    const app = await startSlackApp({
+      slack: { ...slackConfig, appToken: undefined, apiUrl: slack.apiUrl },
+      port: 0,
+      logger: createLogger('warn', { write: (l) => lines.push(JSON.parse(l)) }),
+      routes: echoRoutes,
+    });
+    const echoed = await fetch(`${app.url}/callbacks/echo/t-1`, { method: 'POST', body: '{}' });
+    expect(await echoed.text()).toBe('token t-1');
+    expect((await fetch(`${app.url}/callbacks/broken`, { method: 'POST', body: '{}' })).status).toBe(500);
+    expect(lines).toContainEqual(
+      expect.objectContaining({ level: 'error', message: 'a request to an HTTP route failed' }),
+    );
+    // Still serving, and a route's path with another method is not that route.
+    expect((await fetch(`${app.url}/callbacks/echo/t-2`, { method: 'POST' })).status).toBe(200);
+    expect((await fetch(`${app.url}/callbacks/echo/t-2`)).status).toBe(404);
+  });
+});
+
 describe('Slack traffic in Socket Mode', () => {
   test('counts a request over the socket as being acked until its listener has returned', async ({
     slack,
