@@ -42,7 +42,7 @@ export interface ExchangeOptions {
   transport: HttpTransport;
   limiter: SharedRateLimiter;
   encryptionKey: string;
-  open: (data: unknown, endpoint: string, effect: CallEffect) => unknown;
+  open: (data: unknown, endpoint: string, effect: CallEffect) => Promise<unknown>;
   retry?: Partial<RetryPolicy>;
   logger?: Partial<Pick<Logger, 'debug' | 'warn'>>;
   sleep?: (ms: number) => Promise<void>;
@@ -202,7 +202,7 @@ export class Exchange {
     }
   }
 
-  private settle(raw: RawResponse, endpoint: string, effect: CallEffect): unknown {
+  private settle(raw: RawResponse, endpoint: string, effect: CallEffect): Promise<unknown> {
     const envelope = readEnvelope(raw);
     if (!envelope.ok) {
       // A refusal inside a 2xx answer; other statuses were counted when they arrived.
