@@ -142,7 +142,8 @@ export async function parseListInTurns<F extends z.ZodType, I extends z.ZodType>
   const { list, path } = items(frame);
   const parsed: z.output<I>[] = [];
   for (let start = 0; start < list.length; start += ITEMS_A_TURN) {
-    if (start > 0) await nextTurn();
+    // The first slice too: the turn that brought the page has parsed its JSON already.
+    await nextTurn();
     list.slice(start, start + ITEMS_A_TURN).forEach((item, i) => {
       parsed.push(parseData(schemas.item, item, endpoint, 'none', `${path}${start + i}`));
     });
