@@ -14,8 +14,8 @@ import { openResponseData, SEALED_LAYOUT, sealedDataKey } from './wire.js';
 /** Sealed data of at least this many base64 characters (48 KiB of JSON) is opened in the worker. */
 const OFF_THREAD_CHARS = 64 * 1024;
 
-/** The worker's heap: several times the largest answer the transport takes (5 MB). */
-const WORKER_HEAP_MB = 48;
+/** The worker's heap: about three times the largest answer the transport takes (5 MB). */
+const WORKER_HEAP_MB = 16;
 
 /**
  * The worker's code, as text: the bundle has no file of its own for it. It loads @noble/ciphers by
