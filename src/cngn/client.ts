@@ -78,6 +78,9 @@ export interface CngnClientOptions {
   observer?: ServiceCallObserver | undefined;
 }
 
+/** Transactions a page asks for from which its answer is opened in the worker (about 64 KiB sealed). */
+const LARGE_PAGE = 60;
+
 const CACHE_TTL_MS = { networks: 10 * 60_000, banks: 6 * 3_600_000, balance: 15_000 };
 
 /** The service always has networks and banks: an empty list is a glitch, not worth keeping for hours. */
@@ -199,9 +202,13 @@ export class CngnClient implements CngnApi {
   }
 
   /** A page of the list, its transactions checked a slice at a time (a page may hold 1,000). */
-  private async readPage(path: string, options: ReadCallOptions): Promise<TransactionPage> {
+  private async readPage(
+    path: string,
+    options: ReadCallOptions & { limit?: number | undefined },
+  ): Promise<TransactionPage> {
     const endpoint = 'GET /v1/api/transactions';
-    this.opener.warm();
+    // A page this long is opened off the thread: its worker starts while the page is on its way.
+    if ((options.limit ?? 0) >= LARGE_PAGE) this.opener.warm();
     const data = await this.exchange.get(path, endpoint, options.priority ?? 'interactive', options.signal);
     const { frame, items } = await parseListInTurns(
       { frame: transactionFrameSchema, item: transactionSchema },

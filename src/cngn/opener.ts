@@ -1,7 +1,7 @@
 // Opening the service's sealed answers without holding the event loop: a page of 1,000 transactions is
-// about 1.4 MB of base64, and decoding and opening it takes tens of ms of the bot's thread on a loaded
-// machine. Large answers are opened in one worker thread, started on the first of them and stopped
-// with the client; small ones (a balance, a transaction) are opened here, where a round trip to the
+// about 1.1 MB of base64, and decoding and opening it takes tens of ms of the bot's thread on a loaded
+// machine. Large answers are opened in one worker thread, started by a read that may bring one, ended
+// when idle for 30 s and with the client; small ones (a balance, a transaction) are opened here, where a round trip to the
 // worker would cost more than it saves (docs/decisions/sealed-answers-off-thread.md).
 // The key is made here, as wire.ts makes it (sealedDataKey); the worker decodes the text, cuts it where
 // wire.ts's layout says and runs the one cipher call. A box the worker could not open is opened here
@@ -13,6 +13,9 @@ import { openResponseData, SEALED_LAYOUT, sealedDataKey } from './wire.js';
 
 /** Sealed data of at least this many base64 characters (48 KiB of JSON) is opened in the worker. */
 const OFF_THREAD_CHARS = 64 * 1024;
+
+/** A worker with nothing to open for this long is ended: an idle bot keeps no thread for it. */
+const IDLE_MS = 30_000;
 
 /** The worker's heap: about three times the largest answer the transport takes (5 MB). */
 const WORKER_HEAP_MB = 16;
@@ -68,6 +71,7 @@ export class SealedOpener {
   private worker: Worker | undefined;
   private readonly waiting = new Map<number, Waiting>();
   private lastId = 0;
+  private idle: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly curveSecretKey: Uint8Array,
@@ -89,10 +93,12 @@ export class SealedOpener {
    */
   warm(): void {
     this.started();
+    if (this.waiting.size === 0) this.endWhenIdle();
   }
 
   /** Ends the worker (the client is closing); an open under way fails. The next large open starts another. */
   async stop(): Promise<void> {
+    clearTimeout(this.idle);
     const worker = this.worker;
     this.worker = undefined;
     const closed = new Error('the client was closed while an answer was being opened');
@@ -107,6 +113,7 @@ export class SealedOpener {
     const opened = new Promise<string | undefined>((resolve, reject) =>
       this.waiting.set(id, { resolve, reject }),
     );
+    clearTimeout(this.idle);
     worker.ref();
     // The text as bytes (base64 is one byte a character), and the key, are moved, not copied: a string
     // would be serialised on this thread. The key leaves this thread; the worker zeroes it once used.
@@ -136,9 +143,21 @@ export class SealedOpener {
   private answered({ id, opened, failed }: Answer): void {
     const waiting = this.waiting.get(id);
     this.waiting.delete(id);
-    if (this.waiting.size === 0) this.worker?.unref();
+    if (this.waiting.size === 0) {
+      this.worker?.unref();
+      this.endWhenIdle();
+    }
     if (!waiting) return;
     waiting.resolve(failed ? undefined : opened);
+  }
+
+  /** Ends the worker once it has had nothing to open for IDLE_MS. */
+  private endWhenIdle(): void {
+    clearTimeout(this.idle);
+    this.idle = setTimeout(() => {
+      if (this.waiting.size === 0) void this.stop();
+    }, IDLE_MS);
+    this.idle.unref();
   }
 
   private lost(worker: Worker): void {
