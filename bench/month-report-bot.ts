@@ -39,6 +39,18 @@ setInterval(() => {
   rssPeak = Math.max(rssPeak, process.memoryUsage.rss());
 }, 20).unref();
 
+// With a CPU profile asked for: each late turn of a 10 ms timer, as [start, end] in the profile's
+// clock (µs, monotonic), so the profile tells what ran in it. Printed to stderr at `stats`.
+const late: Array<[number, number]> = [];
+if (process.env.BENCH_MONTH_HOLDS) {
+  let last = process.hrtime.bigint();
+  setInterval(() => {
+    const now = process.hrtime.bigint();
+    if (now - last > 60_000_000n) late.push([Number(last / 1000n), Number(now / 1000n)]);
+    last = now;
+  }, 10).unref();
+}
+
 createInterface({ input: process.stdin }).on('line', (line) => {
   if (line === 'mark') {
     loop.reset();
@@ -47,6 +59,7 @@ createInterface({ input: process.stdin }).on('line', (line) => {
   } else if (line === 'stats') {
     const stats = { rssBeforeMb: rssBefore / MB, rssPeakMb: rssPeak / MB, loopMaxMs: loop.max / 1e6 };
     process.stdout.write(`${JSON.stringify(stats)}\n`);
+    if (late.length > 0) process.stderr.write(`late turns ${JSON.stringify(late)}\n`);
   }
 });
 process.stdout.write(`${JSON.stringify({ url: bot.url })}\n`);

@@ -31,9 +31,10 @@ import type { CallEffect } from './errors.js';
 import { Exchange, type RetryPolicy, type ServiceCallObserver } from './exchange.js';
 import { DEFAULT_TIMEOUTS, HttpTransport, type Timeouts } from './http.js';
 import { DEFAULT_RATE_LIMIT, type LimiterOptions, type RateLimit, SharedRateLimiter } from './limiter.js';
+import { SealedOpener } from './opener.js';
 import { requestBodies } from './request-body.js';
-import { openData, parseData } from './response.js';
-import type { BalanceEntry } from './schemas.js';
+import { openData, parseData, parseListInTurns } from './response.js';
+import type { BalanceEntry, TransactionPage } from './schemas.js';
 import {
   balanceEntrySchema,
   bankSchema,
@@ -46,7 +47,7 @@ import {
   resolvedAccountSchema,
   settlementAccountSchema,
   temporaryAccountSchema,
-  transactionPageSchema,
+  transactionFrameSchema,
   transactionSchema,
   whitelistedAddressSchema,
   withdrawResultSchema,
@@ -77,6 +78,9 @@ export interface CngnClientOptions {
   observer?: ServiceCallObserver | undefined;
 }
 
+/** Transactions a page asks for from which its answer is opened in the worker (about 64 KiB sealed). */
+const LARGE_PAGE = 60;
+
 const CACHE_TTL_MS = { networks: 10 * 60_000, banks: 6 * 3_600_000, balance: 15_000 };
 
 /** The service always has networks and banks: an empty list is a glitch, not worth keeping for hours. */
@@ -98,12 +102,13 @@ export class CngnClient implements CngnApi {
   private readonly cache: ResponseCache;
   private readonly ttl: typeof CACHE_TTL_MS;
   private readonly transport: HttpTransport;
+  private readonly opener: SealedOpener;
 
   constructor(options: CngnClientOptions) {
     const keyEnvironment = environmentFromKey(options.apiKey);
     this.environment = options.environment ?? keyEnvironment;
     const id = keyId(options.apiKey);
-    const curveSecret = curveSecretFromSeed(parseOpenSshPrivateKey(options.privateKey).seed);
+    this.opener = new SealedOpener(curveSecretFromSeed(parseOpenSshPrivateKey(options.privateKey).seed));
     const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
     this.limiter = new SharedRateLimiter({
       maxInFlightMs: Math.max(120_000, 2 * (timeouts.connectMs + timeouts.headersMs + timeouts.bodyMs)),
@@ -124,7 +129,7 @@ export class CngnClient implements CngnApi {
       retry: options.retry,
       logger: options.logger,
       observer: options.observer,
-      open: (data, endpoint, effect) => openData(data, curveSecret, endpoint, effect),
+      open: (data, endpoint, effect) => openData(data, this.opener, endpoint, effect),
     });
     this.cache = new ResponseCache(options.store, `${this.environment}:${id}`);
     this.ttl = { ...CACHE_TTL_MS, ...options.cacheTtlMs };
@@ -192,8 +197,26 @@ export class CngnClient implements CngnApi {
     if (options.limit !== undefined) query.set('limit', String(options.limit));
     const search = query.size ? `?${query}` : '';
     return this.maybeCached(`transactions:${search}`, options, () =>
-      this.read(`/v1/api/transactions${search}`, 'GET /v1/api/transactions', transactionPageSchema, options),
+      this.readPage(`/v1/api/transactions${search}`, options),
     );
+  }
+
+  /** A page of the list, its transactions checked a slice at a time (a page may hold 1,000). */
+  private async readPage(
+    path: string,
+    options: ReadCallOptions & { limit?: number | undefined },
+  ): Promise<TransactionPage> {
+    const endpoint = 'GET /v1/api/transactions';
+    // A page this long is opened off the thread: its worker starts while the page is on its way.
+    if ((options.limit ?? 0) >= LARGE_PAGE) this.opener.warm();
+    const data = await this.exchange.get(path, endpoint, options.priority ?? 'interactive', options.signal);
+    const { frame, items } = await parseListInTurns(
+      { frame: transactionFrameSchema, item: transactionSchema },
+      data,
+      (f) => (Array.isArray(f) ? { list: f, path: '' } : { list: f.data, path: 'data.' }),
+      endpoint,
+    );
+    return { data: items, pagination: (!Array.isArray(frame) && frame.pagination) || null };
   }
 
   /** Through the shared cache when the caller accepts an answer of some age; else straight to the service. */
@@ -288,9 +311,9 @@ export class CngnClient implements CngnApi {
     return this.write('PUT', '/v1/api/bank-account', body, settlementAccountSchema, 'money', effect);
   }
 
-  /** Release the connection pool. */
-  close(): Promise<void> {
-    return this.transport.close();
+  /** Release the connection pool, and end the thread large answers are opened in. */
+  async close(): Promise<void> {
+    await Promise.all([this.transport.close(), this.opener.stop()]);
   }
 
   // ---- Plumbing ---------------------------------------------------------------------------------------

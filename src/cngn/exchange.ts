@@ -1,7 +1,7 @@
 // One call to the service, budget included: take a slot, send, read the envelope, open the data.
 // GETs are retried (each attempt takes its own slot); POST/PUT never are, and when their outcome is
 // unknown they say so (CngnTransportError.mayHaveBeenSent) so the caller reconciles instead of resending.
-import { setTimeout as delay } from 'node:timers/promises';
+import { setTimeout as delay, setImmediate } from 'node:timers/promises';
 import type { Logger } from '../log.js';
 import { untilAborted } from './abort.js';
 import type { Priority } from './api.js';
@@ -18,6 +18,9 @@ export interface RetryPolicy {
   /** A Retry-After longer than this is not waited for inside a call: the error surfaces instead. */
   maxDelayMs: number;
 }
+
+/** An answer this long (a page of the list, not a balance) is read in a turn of its own. */
+const LARGE_ANSWER_CHARS = 64 * 1024;
 
 const DEFAULT_RETRY: RetryPolicy = { attempts: 3, baseDelayMs: 250, maxDelayMs: 5_000 };
 
@@ -42,7 +45,7 @@ export interface ExchangeOptions {
   transport: HttpTransport;
   limiter: SharedRateLimiter;
   encryptionKey: string;
-  open: (data: unknown, endpoint: string, effect: CallEffect) => unknown;
+  open: (data: unknown, endpoint: string, effect: CallEffect) => Promise<unknown>;
   retry?: Partial<RetryPolicy>;
   logger?: Partial<Pick<Logger, 'debug' | 'warn'>>;
   sleep?: (ms: number) => Promise<void>;
@@ -202,7 +205,9 @@ export class Exchange {
     }
   }
 
-  private settle(raw: RawResponse, endpoint: string, effect: CallEffect): unknown {
+  private async settle(raw: RawResponse, endpoint: string, effect: CallEffect): Promise<unknown> {
+    // A large answer (a page of the list) is read in a turn of its own, not the one its last bytes came in.
+    if (raw.text.length >= LARGE_ANSWER_CHARS) await setImmediate();
     const envelope = readEnvelope(raw);
     if (!envelope.ok) {
       // A refusal inside a 2xx answer; other statuses were counted when they arrived.

@@ -134,7 +134,9 @@ export class HttpTransport {
         body: jsonBody,
         ...(cut ? { signal: cut } : {}),
       });
-      const chunks: Buffer[] = [];
+      // Decoded chunk by chunk as they come, so a page of a megabyte is not decoded in one turn.
+      const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+      let text = '';
       let size = 0;
       for await (const chunk of response.body) {
         size += (chunk as Buffer).length;
@@ -142,11 +144,11 @@ export class HttpTransport {
           response.body.destroy();
           throw new TransportFailure('the answer is too large', true);
         }
-        chunks.push(chunk as Buffer);
+        text += decoder.decode(chunk as Buffer, { stream: true });
       }
       return {
         httpStatus: response.statusCode,
-        text: Buffer.concat(chunks).toString('utf8'),
+        text: text + decoder.decode(),
         retryAfterMs: parseRetryAfter(response.headers['retry-after'], Date.now()),
       };
     } catch (error) {

@@ -1,11 +1,13 @@
 // Reading the service's answers: both error envelopes (numeric status, or `false` with HTTP 403),
 // older `{error}` bodies and non-JSON pages from proxies, then opening sealed `data` and checking its
 // shape with the endpoint's schema.
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { z } from 'zod';
 import { type CallEffect, CngnResponseError } from './errors.js';
 import type { RawResponse } from './http.js';
+import type { SealedOpener } from './opener.js';
 import { envelopeSchema } from './schemas.js';
-import { openResponseData, WireError } from './wire.js';
+import { WireError } from './wire.js';
 
 export type Envelope =
   | { ok: true; data: unknown }
@@ -74,18 +76,21 @@ export function readEnvelope(raw: RawResponse): Envelope {
   };
 }
 
-/** Sealed string → JSON value; object/array as is; null/absent/"" → undefined. */
-export function openData(
+/**
+ * Sealed string → JSON value; object/array as is; null/absent/"" → undefined. A large answer is opened
+ * off the main thread (opener.ts).
+ */
+export async function openData(
   data: unknown,
-  curveSecretKey: Uint8Array,
+  opener: SealedOpener,
   endpoint: string,
   effect: CallEffect = 'none',
-): unknown {
+): Promise<unknown> {
   if (data === null || data === undefined || data === '') return undefined;
   if (typeof data !== 'string') return data;
   let text: string;
   try {
-    text = openResponseData(data, curveSecretKey);
+    text = await opener.open(data);
   } catch (error) {
     const reason = error instanceof WireError ? error.message : 'it could not be opened';
     throw new CngnResponseError(reason, endpoint, effect);
@@ -103,15 +108,45 @@ export function parseData<S extends z.ZodType>(
   value: unknown,
   endpoint: string,
   effect: CallEffect = 'none',
+  /** Where `value` sits in the answer (`data.12`), when it is a part of it. */
+  at?: string,
 ): z.output<S> {
   if (value === undefined) throw new CngnResponseError('the answer carried no data', endpoint, effect);
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const where = issue?.path.length ? issue.path.join('.') : 'data';
+  const inside = issue?.path.length ? issue.path.join('.') : undefined;
+  const where = at ? [at, inside].filter(Boolean).join('.') : (inside ?? 'data');
   throw new CngnResponseError(
     `unexpected response shape at ${where}: ${issue?.message ?? 'invalid'}`,
     endpoint,
     effect,
   );
+}
+
+/** Items checked in one turn of the event loop: a page of 1,000 transactions takes ten. */
+const ITEMS_A_TURN = 100;
+
+/**
+ * A page of a list: its frame checked by `frame`, then its items by `item` a slice at a time, with a
+ * turn of the event loop between two, so a page of 1,000 never holds it long. A mismatch names the
+ * first offending field as parseData does.
+ */
+export async function parseListInTurns<F extends z.ZodType, I extends z.ZodType>(
+  schemas: { frame: F; item: I },
+  value: unknown,
+  items: (frame: z.output<F>) => { list: readonly unknown[]; path: string },
+  endpoint: string,
+): Promise<{ frame: z.output<F>; items: z.output<I>[] }> {
+  const frame = parseData(schemas.frame, value, endpoint);
+  const { list, path } = items(frame);
+  const parsed: z.output<I>[] = [];
+  for (let start = 0; start < list.length; start += ITEMS_A_TURN) {
+    // The first slice too: the turn that brought the page has parsed its JSON already.
+    await nextTurn();
+    list.slice(start, start + ITEMS_A_TURN).forEach((item, i) => {
+      parsed.push(parseData(schemas.item, item, endpoint, 'none', `${path}${start + i}`));
+    });
+  }
+  return { frame, items: parsed };
 }

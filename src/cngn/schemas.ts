@@ -191,6 +191,12 @@ export const transactionPageSchema = z
   });
 export type TransactionPage = z.infer<typeof transactionPageSchema>;
 
+/** The same page's frame, its transactions not yet checked (the client checks them a slice at a time). */
+export const transactionFrameSchema = z.union([
+  z.looseObject({ data: z.array(z.unknown()), pagination: paginationSchema.nullish() }),
+  z.array(z.unknown()),
+]);
+
 export const withdrawResultSchema = z.looseObject({ trxRef: z.string(), address: z.string().nullish() });
 export type WithdrawResult = z.infer<typeof withdrawResultSchema>;
 

@@ -190,6 +190,32 @@ export function openResponseData(data: string, curveSecretKey: Uint8Array): stri
   return Buffer.from(opened.buffer, opened.byteOffset, opened.length).toString('utf8');
 }
 
+/** Where sealed response data's parts lie: nonce || box || ephemeral public key, in bytes. */
+export const SEALED_LAYOUT = {
+  nonceBytes: NONCE_BYTES,
+  publicKeyBytes: PUBLIC_KEY_BYTES,
+  minBytes: MIN_SEALED_BYTES,
+} as const;
+
+/**
+ * The key that opens sealed `data`'s box (crypto_box_beforenm, as openResponseData makes it), from the
+ * ephemeral public key at its end: only the last base64 groups are decoded, not the whole answer.
+ * Undefined when the text is not padded base64 in whole groups, or too short, or the key is refused:
+ * openResponseData then says why. The caller zeroes the key once used.
+ */
+export function sealedDataKey(data: string, curveSecretKey: Uint8Array): Uint8Array | undefined {
+  // Groups of 4 characters (3 bytes) from the end covering the key, and the padding of the last one.
+  const chars = 4 * Math.ceil((PUBLIC_KEY_BYTES + 2) / 3);
+  if (data.length % 4 !== 0 || data.length < (4 * MIN_SEALED_BYTES) / 3 + chars) return undefined;
+  const tail = Buffer.from(data.slice(-chars), 'base64');
+  if (tail.length < PUBLIC_KEY_BYTES) return undefined;
+  try {
+    return boxKey(privateKeyFor(curveSecretKey), x25519PublicKey(tail.subarray(-PUBLIC_KEY_BYTES)));
+  } catch {
+    return undefined;
+  }
+}
+
 export interface SealOptions {
   /** Fixed ephemeral secret and nonce, for test vectors only. */
   ephemeralSecretKey?: Uint8Array;

@@ -4,7 +4,7 @@
 import { CngnErrorCode, cngnCallError } from '../cngn/errors.js';
 import type { CngnEnvironment } from '../format/environment.js';
 import { type ApprovalRecords, approvalFigures } from './approval-figures.js';
-import { treasuryFigures } from './figures.js';
+import { treasuryFiguresInTurns } from './figures.js';
 import type { BookCoverage } from './transaction-book.js';
 import type { BuildOptions, Movement, Report, ReportPeriod } from './types.js';
 
@@ -53,7 +53,7 @@ export async function buildReport(
   const until = new Date(deps.now().getTime() + 86_400_000);
   const kept = await deps.book.movements(period.from, until);
   const movements = await withKnownFees(kept, deps.approvals);
-  const treasury = treasuryFigures({
+  const treasury = await treasuryFiguresInTurns({
     environment: deps.environment,
     period,
     balance,

@@ -2,6 +2,7 @@
 // is rebuilt backward (closing = now's balance less what moved after the period; opening = closing
 // less what moved within it), so no balance history is needed. Pure. What counts and why:
 // docs/decisions/report-figures.md.
+import { setImmediate } from 'node:timers/promises';
 import { TZDate } from '@date-fns/tz';
 import type { CngnEnvironment } from '../format/environment.js';
 import { Money } from '../format/money.js';
@@ -37,29 +38,54 @@ export function lagosDayStart(day: string, plusDays = 0): number {
   return new TZDate(year, month - 1, date + plusDays, LAGOS).getTime();
 }
 
-/** A movement with its time, amount and balance effect worked out once (a month may hold 10,000). */
+/** A movement with its time, amounts and balance effect worked out once (a month may hold 10,000). */
 interface Timed {
   movement: Movement;
   at: number;
   amount: bigint;
+  fee: bigint;
+  /** It has moved the balance (movedBalance). */
+  moved: boolean;
   /** What it did to the balance (balanceEffect): + in, − out, 0 when it has not moved it. */
   effect: bigint;
 }
 
 function timed(movement: Movement): Timed {
   const amount = koboOf(movement.amount);
-  const effect = movedBalance(movement) ? (movement.direction === 'in' ? amount : -amount) : 0n;
-  return { movement, at: Date.parse(movement.at), amount, effect };
+  const moved = movedBalance(movement);
+  const effect = moved ? (movement.direction === 'in' ? amount : -amount) : 0n;
+  return { movement, at: Date.parse(movement.at), amount, fee: koboOf(movement.fee), moved, effect };
 }
 
+/** Movements worked out in one turn of the event loop (a few ms on a loaded machine). */
+const TIMED_A_TURN = 1000;
+
 export function treasuryFigures(input: TreasuryInput): TreasuryFigures {
+  return figuresOf(input, input.movements.map(timed));
+}
+
+/**
+ * treasuryFigures, with the movements' amounts and times worked out a slice at a time and a turn of
+ * the event loop between two, so a month of 10,000 never holds it long.
+ */
+export async function treasuryFiguresInTurns(input: TreasuryInput): Promise<TreasuryFigures> {
+  const all: Timed[] = [];
+  for (let start = 0; start < input.movements.length; start += TIMED_A_TURN) {
+    await setImmediate();
+    for (const movement of input.movements.slice(start, start + TIMED_A_TURN)) all.push(timed(movement));
+  }
+  await setImmediate();
+  return figuresOf(input, all);
+}
+
+function figuresOf(input: TreasuryInput, all: readonly Timed[]): TreasuryFigures {
   const { period } = input;
   const from = period.from.getTime();
   const to = period.to.getTime();
   const reached = input.reachedAt === undefined ? undefined : Date.parse(input.reachedAt);
   // Before the oldest kept movement nothing is known (the list ends there, or was not read further).
   const knownFrom = reached !== undefined && reached > from ? reached : from;
-  const counted = input.movements.map(timed).filter((m) => m.at >= knownFrom);
+  const counted = all.filter((m) => m.at >= knownFrom);
   const after = counted.filter((m) => m.at >= to);
   const inPeriod = counted.filter((m) => m.at < to);
   const within = inPeriod.map((m) => m.movement);
@@ -67,14 +93,14 @@ export function treasuryFigures(input: TreasuryInput): TreasuryFigures {
 
   const closing = koboOf(input.balance) - sumKobo(after, (m) => m.effect);
   const opening = closing - sumKobo(inPeriod, (m) => m.effect);
-  const moved = inPeriod.filter((m) => movedBalance(m.movement));
+  const moved = inPeriod.filter((m) => m.moved);
   return {
     environment: input.environment,
     opening: naira(opening),
     closing: naira(closing),
     inflows: flows(moved, 'in'),
     outflows: flows(moved, 'out'),
-    fees: naira(sumKobo(moved, (m) => koboOf(m.movement.fee))),
+    fees: naira(sumKobo(moved, (m) => m.fee)),
     largest: largestOf(inPeriod),
     failures: within.filter((m) => m.status === 'failed'),
     days: dayFigures(period.days, oldestFirst, closing, to),
@@ -98,14 +124,25 @@ function flows(moved: readonly Timed[], direction: 'in' | 'out'): Record<Movemen
   >;
 }
 
-/** The largest succeeded movements, largest first (the earlier first between equals). */
+/**
+ * The largest succeeded movements, largest first (the earlier first between equals): one pass keeping
+ * the five, not a sort of the month.
+ */
 function largestOf(within: readonly Timed[]): Movement[] {
-  return within
-    .filter((m) => m.movement.status === 'succeeded')
-    .sort((a, b) => compareKobo(b.amount, a.amount) || a.movement.at.localeCompare(b.movement.at))
-    .slice(0, LARGEST)
-    .map((m) => m.movement);
+  const kept: Timed[] = [];
+  for (const m of within) {
+    if (m.movement.status !== 'succeeded') continue;
+    const last = kept[LARGEST - 1];
+    if (last && byLargest(m, last) >= 0) continue;
+    const at = kept.findIndex((k) => byLargest(m, k) < 0);
+    kept.splice(at < 0 ? kept.length : at, 0, m);
+    if (kept.length > LARGEST) kept.pop();
+  }
+  return kept.map((m) => m.movement);
 }
+
+const byLargest = (a: Timed, b: Timed) =>
+  compareKobo(b.amount, a.amount) || a.movement.at.localeCompare(b.movement.at);
 
 const compareKobo = (a: bigint, b: bigint) => (a === b ? 0 : a < b ? -1 : 1);
 
@@ -123,7 +160,8 @@ function firstAtOrAfter(timed: readonly Timed[], at: number): number {
 
 /**
  * Each day's closing balance (the period's closing less what moved after the day) and its inflow and
- * outflow, from the period's movements oldest first: a sum from the end and a search per day.
+ * outflow, from the period's movements oldest first: days from the last back, each movement's effect
+ * added once to what moved after, and a search per day.
  */
 function dayFigures(
   days: readonly string[],
@@ -131,26 +169,23 @@ function dayFigures(
   closing: bigint,
   to: number,
 ): DayFigures[] {
-  // after[i]: the balance effect of timed[i] and everything after it.
-  const after: bigint[] = new Array(timed.length + 1).fill(0n);
-  for (let i = timed.length - 1; i >= 0; i--)
-    after[i] = (after[i + 1] as bigint) + (timed[i] as Timed).effect;
-  return days.map((day) => {
+  const figures: DayFigures[] = [];
+  // timed[counted…] have been added to `later`: what moved after the day in hand.
+  let counted = timed.length;
+  let later = 0n;
+  for (const day of [...days].reverse()) {
     const start = firstAtOrAfter(timed, lagosDayStart(day));
     const end = firstAtOrAfter(timed, Math.min(lagosDayStart(day, 1), to));
+    for (; counted > end; counted--) later += (timed[counted - 1] as Timed).effect;
     let inflow = 0n;
     let outflow = 0n;
     for (let i = start; i < end; i++) {
-      const { movement, amount } = timed[i] as Timed;
-      if (!movedBalance(movement)) continue;
+      const { movement, amount, moved } = timed[i] as Timed;
+      if (!moved) continue;
       if (movement.direction === 'in') inflow += amount;
       else outflow += amount;
     }
-    return {
-      day,
-      closing: naira(closing - (after[end] as bigint)),
-      inflow: naira(inflow),
-      outflow: naira(outflow),
-    };
-  });
+    figures.push({ day, closing: naira(closing - later), inflow: naira(inflow), outflow: naira(outflow) });
+  }
+  return figures.reverse();
 }

@@ -97,6 +97,8 @@ const dayKey = (scope: string, day: string) => `reports:day:${scope}:${day}`;
 
 /** A turn of the event loop: work that waits on this process (acks, answers) goes first. */
 const nextTurn = () => setImmediate();
+/** Transactions made into movements in one turn (a few ms on a loaded machine). */
+const MOVEMENTS_A_TURN = 200;
 
 export class TransactionBook {
   private readonly store: Store;
@@ -258,12 +260,20 @@ export class TransactionBook {
     }
   }
 
-  /** Store the page's movements, each in its Lagos day; returns them in the list's order. */
+  /**
+   * Store the page's movements, each in its Lagos day; returns them in the list's order. A page of
+   * 1,000 is made into movements a slice at a time, a turn of the event loop before each.
+   */
   private async keep(page: TransactionPage): Promise<Movement[]> {
     const seenAt = new Date(this.now());
-    const movements = page.data
-      .map((tx) => movementOf(tx, seenAt))
-      .filter((m): m is Movement => m !== undefined);
+    const movements: Movement[] = [];
+    for (let start = 0; start < page.data.length; start += MOVEMENTS_A_TURN) {
+      await nextTurn();
+      for (const tx of page.data.slice(start, start + MOVEMENTS_A_TURN)) {
+        const movement = movementOf(tx, seenAt);
+        if (movement) movements.push(movement);
+      }
+    }
     for (const [day, list] of byLagosDay(movements)) {
       // The page's parts in turns of their own: a turn for the page, one for each day stored.
       await nextTurn();
