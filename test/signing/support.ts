@@ -37,6 +37,9 @@ export async function startSigningApp(options: ApprovalAppOptions = {}): Promise
   }
 }
 
+/** Where a page's requests go: the bot's port and its signing URL. */
+export type PageHost = Pick<SigningApp, 'port' | 'signingUrl'>;
+
 export interface Answer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
@@ -56,7 +59,7 @@ export interface Sent {
 }
 
 /** One request to the bot's HTTP port (127.0.0.1), as a browser on the signing page sends it. */
-export function send(app: SigningApp, path: string, sent: Sent = {}): Promise<Answer> {
+export function send(app: PageHost, path: string, sent: Sent = {}): Promise<Answer> {
   const method = sent.method ?? (sent.body === undefined ? 'GET' : 'POST');
   const body = sent.body === undefined ? undefined : JSON.stringify(sent.body);
   const origin = sent.origin === undefined ? (method === 'POST' ? app.signingUrl : null) : sent.origin;
@@ -85,10 +88,11 @@ export function send(app: SigningApp, path: string, sent: Sent = {}): Promise<An
   });
 }
 
-export const post = (app: SigningApp, path: string, body: unknown, sent: Omit<Sent, 'body'> = {}) =>
+export const post = (app: PageHost, path: string, body: unknown, sent: Omit<Sent, 'body'> = {}) =>
   send(app, path, { ...sent, body });
 
-export const bookOf = (app: ApprovalApp) => new PasskeyBook(app.store, app.engine.environment());
+export const bookOf = (app: Pick<ApprovalApp, 'store' | 'engine'>) =>
+  new PasskeyBook(app.store, app.engine.environment());
 
 /** `/cngn passkey` as `user`: the one-time token of the registration link it answers with. */
 export async function registrationToken(app: SigningApp, user: string): Promise<string> {
