@@ -30,6 +30,8 @@ export interface PageDeps {
   engine: ApprovalEngine;
   /** Says `text` privately to `user` in Slack; does nothing while Slack is not connected. */
   tell: (user: string, text: string) => Promise<void>;
+  /** "Ade Bello (U123)" as Slack names them, or the id alone when Slack cannot say. */
+  nameOf: (user: string) => Promise<string>;
   log: { warn(message: string, fields?: Record<string, unknown>): void };
 }
 
@@ -68,7 +70,7 @@ async function refuse(deps: PageDeps, user: string, text: string, fields: Record
 export async function registerOptions(deps: PageDeps, input: TokenInput): Promise<RegisterOptionsAnswer> {
   const link = await linkFor(deps, input.token, 'register', false);
   const options = await deps.engine.passkeys.registrationChallenge(link.user);
-  return { ok: true, user: link.user, options };
+  return { ok: true, user: await deps.nameOf(link.user), options };
 }
 
 export async function registerFile(deps: PageDeps, input: RegisterFileInput): Promise<RegisterFileAnswer> {
@@ -104,10 +106,11 @@ export async function signOptions(deps: PageDeps, input: TokenInput): Promise<Si
     throw new PageProblem(text.replace(/`/g, ''));
   }
   const { request } = made;
+  const view = signRequestView(request, made.bytes);
   return {
     ok: true,
-    user: link.user,
-    request: signRequestView(request, made.bytes),
+    user: await deps.nameOf(link.user),
+    request: { ...view, requester: await deps.nameOf(request.requester) },
     nonce: made.nonce,
     figuresDigest: figuresDigest(request),
     options: {

@@ -6,6 +6,7 @@ import type { App } from '@slack/bolt';
 import type { ApprovalEngine } from '../approvals/index.js';
 import type { Logger } from '../log.js';
 import type { Installed } from '../slack/runtime/installed.js';
+import type { People } from '../slack/runtime/people.js';
 import { pageAssets } from './assets.js';
 import { signingRoutes } from './routes.js';
 
@@ -14,6 +15,19 @@ export interface SigningPagesSetup {
   /** The signing URL's origin (engine.passkeys.signatures().options.origin). */
   origin: string;
   log: Pick<Logger, 'warn' | 'error'>;
+  /** The people the bot meets (users.info, kept briefly), once the Slack app exists. */
+  people?: () => People | undefined;
+}
+
+/** "Ade Bello (U123)", or the id alone when Slack does not answer or knows no other name. */
+function namer(people: SigningPagesSetup['people']): (user: string) => Promise<string> {
+  return async (user) => {
+    const name = await people?.()
+      ?.lookup(user)
+      .then((person) => person.name)
+      .catch(() => undefined);
+    return name && name !== user ? `${name} (${user})` : user;
+  };
 }
 
 export function installSigningPages(setup: SigningPagesSetup): Installed {
@@ -33,7 +47,14 @@ export function installSigningPages(setup: SigningPagesSetup): Installed {
   // The first page asked for would otherwise wait for the bundle.
   pageAssets().catch(() => undefined);
   return {
-    routes: signingRoutes({ engine: setup.engine, origin: setup.origin, log, tell, assets: pageAssets }),
+    routes: signingRoutes({
+      engine: setup.engine,
+      origin: setup.origin,
+      log,
+      tell,
+      nameOf: namer(setup.people),
+      assets: pageAssets,
+    }),
     listeners: (app) => {
       client = app.client;
     },

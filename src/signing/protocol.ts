@@ -40,7 +40,7 @@ export interface TokenInput {
 /** register/options: whom the page is for, and what the browser's navigator.credentials.create() takes. */
 export interface RegisterOptionsAnswer {
   ok: true;
-  /** The Slack user id the link was issued to. */
+  /** Whom the link was issued to: their Slack name and id ("Ade Bello (U123)"), or the id alone. */
   user: string;
   options: PublicKeyCredentialCreationOptionsJSON;
 }
@@ -80,6 +80,7 @@ export interface SignRequestView {
   amount?: string;
   environment: string;
   round: number;
+  /** Who filed it: their Slack name and id, or the id alone. */
   requester: string;
   figures: Figure[];
   /** What the bot checked when the request was filed, one sentence each. */
@@ -91,6 +92,7 @@ export interface SignRequestView {
 /** sign/options: the request as stored, and what the browser's navigator.credentials.get() takes. */
 export interface SignOptionsAnswer {
   ok: true;
+  /** Whom the link was issued to: their Slack name and id, or the id alone. */
   user: string;
   request: SignRequestView;
   /** Sent back with the assertion: the one-time nonce the challenge was made with. */

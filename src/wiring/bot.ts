@@ -298,7 +298,8 @@ function webhooksOf(parts: Base & Pick<Parts, 'approvals'>, privateKey: string |
 function signingPagesOf({ approvals, logger }: Parts): Installed[] {
   const signing = approvals?.engine.passkeys.signatures().options;
   if (!approvals || !signing) return [];
-  return [installSigningPages({ engine: approvals.engine, origin: signing.origin, log: logger })];
+  const people = () => approvals.people;
+  return [installSigningPages({ engine: approvals.engine, origin: signing.origin, log: logger, people })];
 }
 
 /** Re-posting dead letters is for approvers, and audited: it needs the approvals feature too. */

@@ -62,7 +62,7 @@ describe.skipIf(!run)('the passkey pages in Chromium', () => {
       `${app.signingUrl}/passkeys/register?t=${token}`,
       "Ade's laptop",
     );
-    await shown(ade.page.getByText(`For Slack user ${APPROVER_A}.`, { exact: false }));
+    await shown(ade.page.getByText(`For Ade Bello (${APPROVER_A}).`, { exact: false }));
     await screenshot(ade.page, 'passkey-register');
     await approve(app, adeRequest, APPROVER_B);
     // Bola's link opened at 127.0.0.1 goes to the signing host first, where the passkey is made.

@@ -84,7 +84,11 @@ describe('the registration page', () => {
     const token = await registrationToken(app, APPROVER_A);
     const options = await post(app, '/passkeys/api/register/options', { token });
     expect(options.status).toBe(200);
-    expect(options.json).toMatchObject({ ok: true, user: APPROVER_A, options: { rp: { id: 'localhost' } } });
+    expect(options.json).toMatchObject({
+      ok: true,
+      user: `Ade Bello (${APPROVER_A})`,
+      options: { rp: { id: 'localhost' } },
+    });
     expect(options.json.options.authenticatorSelection.userVerification).toBe('required');
     expectPageHeaders(options);
     // A name is asked for before the link is used: the same link still files.
@@ -162,7 +166,7 @@ describe('the sign page', () => {
       title: 'Withdrawal of ₦250,000.00',
       round: 0,
       environment: 'SANDBOX',
-      requester: 'UREQ',
+      requester: 'Tunde Eze (UREQ)',
     });
     const figures = options.json.request.figures as Array<{ label: string; value: string; mark?: string }>;
     expect(figures.find((f) => f.label === 'To address')?.value).toBe(

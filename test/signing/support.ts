@@ -6,14 +6,17 @@ import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { ApprovalEvidence } from '../../src/access/index.js';
 import { PasskeyBook } from '../../src/approvals/index.js';
 import {
+  APPROVER_A,
+  APPROVER_B,
   type ApprovalApp,
-  type ApprovalAppOptions,
   approve,
   freePort,
+  REQUESTER,
   startApprovalApp,
   waitUntil,
 } from '../slack/approvals/support.js';
 import type { SoftwareAuthenticator } from '../support/authenticator.js';
+import { FakeSlack } from '../support/fake-slack.js';
 import { commandAnswer } from '../support/slack-requests.js';
 
 export interface SigningApp extends ApprovalApp {
@@ -22,17 +25,36 @@ export interface SigningApp extends ApprovalApp {
   port: number;
 }
 
-/** The bot on a port probed free first (its signing URL names the port), tried again if it was taken. */
-export async function startSigningApp(options: ApprovalAppOptions = {}): Promise<SigningApp> {
+/** The names Slack gives the people of these tests. */
+const NAMES: Record<string, string> = {
+  [APPROVER_A]: 'Ade Bello',
+  [APPROVER_B]: 'Bola Okafor',
+  [REQUESTER]: 'Tunde Eze',
+};
+
+/**
+ * The bot on a port probed free first (its signing URL names the port), tried again if it was taken;
+ * its Slack names the approvers and the requester (NAMES).
+ */
+export async function startSigningApp(): Promise<SigningApp> {
+  const slack = await FakeSlack.start();
+  for (const [id, name] of Object.entries(NAMES)) slack.people.set(id, { name });
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
     const signingUrl = `http://localhost:${port}`;
     const signing = { rule: { mode: 'all' as const }, rpId: 'localhost', origin: signingUrl };
     try {
-      const app = await startApprovalApp({ ...options, config: { ...options.config, port, signing } });
-      return { ...app, signingUrl, port };
+      const app = await startApprovalApp({ slack, config: { port, signing } });
+      const stop = async () => {
+        await app.stop();
+        await slack.stop();
+      };
+      return { ...app, signingUrl, port, stop };
     } catch (error) {
-      if ((error as { code?: unknown }).code !== 'EADDRINUSE' || attempt >= 5) throw error;
+      if ((error as { code?: unknown }).code !== 'EADDRINUSE' || attempt >= 5) {
+        await slack.stop();
+        throw error;
+      }
     }
   }
 }

@@ -34,7 +34,7 @@ export async function registerPage(token: string, outcome: HTMLElement): Promise
     h(
       'p',
       { class: 'lead' },
-      'For Slack user ',
+      'For ',
       h('strong', {}, loaded.user),
       '. It counts once another approver approves “Register a passkey” for you in Slack.',
     ),
