@@ -1,10 +1,10 @@
 // The layers of src/, bottom to top: format, store, log, source-maps, version, crash-points → cngn → the domain (access
 // below audit below approvals; webhooks, sandbox, reports) →
-// config.ts (settings parsed with the domain's own parsers) → slack, workbench, metrics → wiring, main.
+// config.ts (settings parsed with the domain's own parsers) → slack, workbench, metrics, signing → wiring, main.
 // A layer imports only from layers below it (or its own), and no file is part of an import circle.
 // `npm run lint` checks these rules; docs/architecture.md draws them.
 const TOP = 'wiring/|main\\.ts$';
-const UI = 'slack/|workbench/|metrics/';
+const UI = 'slack/|workbench/|metrics/|signing/';
 const DOMAIN = 'approvals/|access/|audit/|webhooks/|sandbox/|reports/';
 // The rooms of the approval domain: each is entered from outside only through its index.ts.
 const ROOMS = ['approvals', 'access', 'audit'];
@@ -98,17 +98,40 @@ module.exports = {
     {
       name: 'slack-packages-only-in-slack',
       comment:
-        "Slack's packages (@slack/*) are imported by slack/, workbench/ and wiring/ only: the rest reaches Slack through a port (webhooks/ posts alerts through its AlertSink).",
+        "Slack's packages (@slack/*) are imported by slack/, workbench/, signing/ and wiring/ only: the rest reaches Slack through a port (webhooks/ posts alerts through its AlertSink).",
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/(slack|workbench|wiring)/' },
+      from: { path: '^src/', pathNot: '^src/(slack|workbench|signing|wiring)/' },
       to: { path: '(^|/)node_modules/@slack/' },
     },
     above(
       'slack-below-wiring',
-      'slack/, workbench/ and metrics/ are built by the wiring and never reach up to it.',
+      'slack/, workbench/, metrics/ and signing/ are built by the wiring and never reach up to it.',
       UI,
       TOP,
     ),
+    {
+      name: 'signing-is-a-leaf',
+      comment:
+        'signing/ (the passkey pages) is installed by the wiring like the workbench: nothing else imports it, and it reads the workbench only for its headers.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(signing|wiring)/' },
+      to: { path: '^src/signing/' },
+    },
+    {
+      name: 'signing-page-runs-in-a-browser',
+      comment:
+        "The passkey pages' script (signing/page/) is bundled for the browser: it imports its own folder and protocol.ts only.",
+      severity: 'error',
+      from: { path: '^src/signing/page/' },
+      to: { path: '^src/', pathNot: '^src/signing/(page/|protocol\\.ts$)' },
+    },
+    {
+      name: 'signing-reads-the-workbench-headers-only',
+      comment: 'signing/ shares the workbench page headers (workbench/headers.ts) and nothing else of it.',
+      severity: 'error',
+      from: { path: '^src/signing/' },
+      to: { path: '^src/workbench/', pathNot: '^src/workbench/headers\\.ts$' },
+    },
     // Inside slack/, bottom to top: runtime/ (the Bolt app and its plumbing) → types.ts → ui/ (messages,
     // words, modal kit) → the features → commands/ (the /cngn registry and router) and gate/ (the access
     // table and the gate). A feature tells another something through a function in its deps that the

@@ -18,6 +18,7 @@ import { BotMetrics } from '../metrics/index.js';
 import type { AdminServer } from '../metrics/server.js';
 import type { ReportSource } from '../reports/types.js';
 import type { Sandbox } from '../sandbox/index.js';
+import { installSigningPages } from '../signing/index.js';
 import { installDeadLetterActions } from '../slack/alerts/install.js';
 import type { DeadLetterSlackDeps } from '../slack/alerts/types.js';
 import type { PolicyFacts } from '../slack/approvals/commands/policy.js';
@@ -124,6 +125,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     installDepositViews(reads),
     installDeadLetterActions(deadLetters),
     ...(approvals?.installs(() => began) ?? []),
+    ...signingPagesOf(parts),
     installWebhooks(webhooks),
     { routes: options.routes ?? [] },
     schedule,
@@ -290,6 +292,14 @@ function webhooksOf(parts: Base & Pick<Parts, 'approvals'>, privateKey: string |
   // The reconciler's bookkeeping belongs to one environment and key, like approval requests.
   if (parts.apiKey) webhooks.useServiceKey(keyId(parts.apiKey));
   return webhooks;
+}
+
+/** The passkey pages, when approvals are on and signed (CNGN_SIGNED_APPROVALS, CNGN_SIGNING_URL). */
+function signingPagesOf({ approvals, logger }: Parts): Installed[] {
+  const signing = approvals?.engine.passkeys.signatures().options;
+  if (!approvals || !signing) return [];
+  const people = () => approvals.people;
+  return [installSigningPages({ engine: approvals.engine, origin: signing.origin, log: logger, people })];
 }
 
 /** Re-posting dead letters is for approvers, and audited: it needs the approvals feature too. */

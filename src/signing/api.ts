@@ -1,0 +1,159 @@
+// What the passkey pages' JSON calls do, each with the link's one-time token (docs/passkeys.md):
+// register/options and sign/options read the link (peekLink: a page may load again), register/file and
+// sign/submit use it (useLink: once). Registration and approval are the engine's: these only carry
+// the browser's WebAuthn JSON to engine.passkeys and engine.approve, and put a refusal in words,
+// on the page and privately in Slack to the approver.
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
+import type { ApprovalEvidence } from '../access/index.js';
+import {
+  type ApprovalEngine,
+  type ApprovalRequest,
+  figuresDigest,
+  type PasskeyBook,
+  StaleRoundError,
+} from '../approvals/index.js';
+import { refusalText } from '../slack/approvals/blocks/lists.js';
+import { signRequestView } from './figures.js';
+import { PageProblem } from './http.js';
+import type {
+  RegisterFileAnswer,
+  RegisterFileInput,
+  RegisterOptionsAnswer,
+  SignOptionsAnswer,
+  SignSubmitAnswer,
+  SignSubmitInput,
+  TokenInput,
+} from './protocol.js';
+
+/** What the calls need: the engine, and a private word to a Slack user (a DM), logged when it fails. */
+export interface PageDeps {
+  engine: ApprovalEngine;
+  /** Says `text` privately to `user` in Slack; does nothing while Slack is not connected. */
+  tell: (user: string, text: string) => Promise<void>;
+  /** "Ade Bello (U123)" as Slack names them, or the id alone when Slack cannot say. */
+  nameOf: (user: string) => Promise<string>;
+  log: { warn(message: string, fields?: Record<string, unknown>): void };
+}
+
+/** A ceremony's time in the browser: the one-time challenge's ten minutes. */
+const CEREMONY_MS = 10 * 60_000;
+
+/** What a one-time link opens (the passkey book's LinkFor). */
+type LinkFor = NonNullable<Awaited<ReturnType<PasskeyBook['peekLink']>>>;
+
+const EXPIRED =
+  'This link has expired or was already used: each link works once, for 10 minutes. Ask for a new one in Slack';
+
+/** The link behind `token`, if it opens `page`; otherwise the expired-or-used sentence. */
+async function linkFor<P extends LinkFor['page']>(
+  deps: PageDeps,
+  token: string,
+  page: P,
+  use: boolean,
+): Promise<Extract<LinkFor, { page: P }>> {
+  const book = deps.engine.passkeys.signatures().book;
+  const peeked = await book.peekLink(token);
+  const again = page === 'register' ? '(`/cngn passkey`).' : '(the request’s signing link).';
+  if (peeked?.page !== page) throw new PageProblem(`${EXPIRED} ${again}`, 410);
+  const link = use ? await book.useLink(token) : peeked;
+  if (link?.page !== page) throw new PageProblem(`${EXPIRED} ${again}`, 410);
+  return link as Extract<LinkFor, { page: P }>;
+}
+
+/** A sentence for the page (Slack's code marks left out) that is also said to `user` in Slack, and logged. */
+async function refuse(deps: PageDeps, user: string, text: string, fields: Record<string, unknown>) {
+  deps.log.warn('a passkey page refused', { user, ...fields });
+  await deps.tell(user, text);
+  return new PageProblem(text.replace(/`/g, ''));
+}
+
+export async function registerOptions(deps: PageDeps, input: TokenInput): Promise<RegisterOptionsAnswer> {
+  const link = await linkFor(deps, input.token, 'register', false);
+  const options = await deps.engine.passkeys.registrationChallenge(link.user);
+  return { ok: true, user: await deps.nameOf(link.user), options };
+}
+
+export async function registerFile(deps: PageDeps, input: RegisterFileInput): Promise<RegisterFileAnswer> {
+  const link = await linkFor(deps, input.token, 'register', true);
+  const { response, expectedChallenge, name } = input;
+  const filed = await deps.engine.passkeys.filePasskey(link.user, { response, expectedChallenge, name });
+  if (!filed.ok) {
+    const text = `Your passkey was not registered: ${filed.problem} Nothing was filed; ask for a new link with \`/cngn passkey\`.`;
+    throw await refuse(deps, link.user, text, { page: 'register', problem: filed.problem });
+  }
+  const requestId = filed.request.id;
+  return { ok: true, requestId, message: `Filed: waiting for another approver (${requestId})` };
+}
+
+/** Why there is no challenge to sign, in a sentence. */
+function noChallengeText(refusal: string, request: ApprovalRequest | undefined): string {
+  if (refusal === 'no-passkey')
+    return 'You hold no passkey that counts here: register one with `/cngn passkey`, and have another approver approve it.';
+  if (refusal === 'signature-not-needed')
+    return 'This request’s approval is not signed with a passkey: approve it in Slack.';
+  return refusalText(refusal as Parameters<typeof refusalText>[0], request);
+}
+
+const staleText = (request: ApprovalRequest) =>
+  `${request.id} changed since this link was made (it is in round ${request.round} now), so nothing was approved. Open its signing link again from Slack.`;
+
+export async function signOptions(deps: PageDeps, input: TokenInput): Promise<SignOptionsAnswer> {
+  const link = await linkFor(deps, input.token, 'sign', false);
+  const made = await deps.engine.passkeys.signingChallenge(link.requestId, link.user, link.round);
+  if (!made.ok) {
+    const text = 'stale' in made ? staleText(made.stale) : noChallengeText(made.refusal, made.request);
+    deps.log.warn('a passkey page has nothing to sign', { user: link.user, requestId: link.requestId });
+    throw new PageProblem(text.replace(/`/g, ''));
+  }
+  const { request } = made;
+  const view = signRequestView(request, made.bytes);
+  return {
+    ok: true,
+    user: await deps.nameOf(link.user),
+    request: { ...view, requester: await deps.nameOf(request.requester) },
+    nonce: made.nonce,
+    figuresDigest: figuresDigest(request),
+    options: {
+      challenge: made.challenge,
+      rpId: made.rpId,
+      allowCredentials: made.allowCredentials.map((id) => ({ id, type: 'public-key' as const })),
+      userVerification: 'required',
+      timeout: CEREMONY_MS,
+    },
+  };
+}
+
+/** The assertion as the engine keeps it: the browser's JSON and the nonce its challenge was made with. */
+function evidenceOf(response: AuthenticationResponseJSON, nonce: string): ApprovalEvidence {
+  const { authenticatorData, clientDataJSON, signature, userHandle } = response.response;
+  return {
+    credentialId: response.id,
+    authenticatorData,
+    clientDataJSON,
+    signature,
+    ...(userHandle ? { userHandle } : {}),
+    nonce,
+  };
+}
+
+export async function signSubmit(deps: PageDeps, input: SignSubmitInput): Promise<SignSubmitAnswer> {
+  const link = await linkFor(deps, input.token, 'sign', true);
+  const { requestId, user, round } = link;
+  const evidence = evidenceOf(input.response, input.nonce);
+  let result: Awaited<ReturnType<ApprovalEngine['approve']>>;
+  try {
+    result = await deps.engine.approve(requestId, user, {
+      round,
+      figuresDigest: input.figuresDigest,
+      evidence,
+    });
+  } catch (error) {
+    if (!(error instanceof StaleRoundError)) throw error;
+    throw await refuse(deps, user, staleText(error.request), { page: 'sign', requestId, reason: 'stale' });
+  }
+  if (!result.ok) {
+    const text = refusalText(result.reason, result.request, result.limit);
+    throw await refuse(deps, user, text, { page: 'sign', requestId, reason: result.reason });
+  }
+  return { ok: true, requestId, message: 'Approved. Slack shows it now.' };
+}

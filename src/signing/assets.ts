@@ -1,0 +1,76 @@
+// The passkey pages as the strings the server sends: one small HTML shell for both pages, and the
+// script and stylesheet under /passkeys/assets/, bundled from page/ with esbuild (with
+// @simplewebauthn/browser) on first call and kept in memory. No inline script or style: the pages'
+// policy allows only their own files.
+import { fileURLToPath } from 'node:url';
+import { ASSETS } from './protocol.js';
+
+export interface PageAssets {
+  html: string;
+  js: string;
+  css: string;
+}
+
+const SCRIPT_PATH = `${ASSETS}/app.js`;
+const STYLE_PATH = `${ASSETS}/app.css`;
+
+/** The tab's icon, inline (the bot's green ₦ square), so the browser asks for no /favicon.ico. */
+const FAVICON =
+  "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Crect width='16' height='16' rx='3' fill='%2314532d'/%3E%3Ctext x='8' y='12.5' font-size='12' text-anchor='middle' fill='white' font-family='sans-serif'%3E%E2%82%A6%3C/text%3E%3C/svg%3E";
+
+const SHELL = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>cngn-desk passkey</title>
+<link rel="icon" href="${FAVICON}">
+<link rel="stylesheet" href="${STYLE_PATH}">
+<script defer src="${SCRIPT_PATH}"></script>
+</head>
+<body>
+<main id="page" aria-busy="true">
+<noscript>This page needs JavaScript: your passkey is used through the browser.</noscript>
+</main>
+</body>
+</html>
+`;
+
+let cached: Promise<PageAssets> | undefined;
+
+async function bundle(): Promise<PageAssets> {
+  // esbuild is loaded only when a page is first asked for.
+  const esbuild = await import('esbuild');
+  try {
+    const result = await esbuild.build({
+      entryPoints: [fileURLToPath(new URL('./page/app.ts', import.meta.url))],
+      bundle: true,
+      write: false,
+      outdir: 'passkeys',
+      format: 'iife',
+      platform: 'browser',
+      target: ['chrome111', 'firefox115', 'safari16.4'],
+      minify: true,
+      legalComments: 'none',
+      charset: 'utf8',
+      logLevel: 'silent',
+    });
+    const js = result.outputFiles.find((f) => f.path.endsWith('.js'))?.text;
+    const css = result.outputFiles.find((f) => f.path.endsWith('.css'))?.text;
+    if (js === undefined || css === undefined)
+      throw new Error('passkey pages: esbuild gave no app.js or app.css');
+    return { html: SHELL, js, css };
+  } finally {
+    // esbuild's service process would otherwise stay beside the bot; a later call starts it again.
+    await esbuild.stop();
+  }
+}
+
+/** The pages, bundled once per process; a failed bundle is tried again on the next call. */
+export function pageAssets(): Promise<PageAssets> {
+  cached ??= bundle().catch((error: unknown) => {
+    cached = undefined;
+    throw error;
+  });
+  return cached;
+}

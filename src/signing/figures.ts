@@ -1,0 +1,140 @@
+// The request as the store holds it, in plain words for the sign page: every field of what is sent in
+// full (the whole address or account, never shortened), the look-alike and first-payment marks on the
+// destination they concern, and what the bot checked when it was filed. Pure: the request in, the
+// page's view out; the page puts every value in as text.
+import type { ApprovalRequest, LookAlikeMark } from '../approvals/index.js';
+import { lagosTime, naira } from '../format/display.js';
+import { KIND_TITLE } from '../slack/ui/words.js';
+import type { Figure, SignRequestView } from './protocol.js';
+
+/** Payload fields shown under a name of their own; any other is shown under its own key. */
+const LABELS: Record<string, string> = {
+  address: 'To address',
+  networkId: 'Network',
+  destinationNetworkId: 'To network',
+  sourceNetworkId: 'From network',
+  shouldSaveAddress: 'Save address (whitelist it)',
+  bankCode: 'Bank code',
+  accountNumber: 'Account number',
+  bankName: 'Bank',
+  bankAccountNumber: 'Account number',
+  bankAccountName: 'Account name',
+  delegator: 'Approver away',
+  delegate: 'Delegate (approves in their place)',
+  until: 'Until',
+  max: 'Cap per request',
+  user: 'For',
+  name: 'Passkey name',
+  credentialId: 'Credential id',
+};
+
+/** Not shown: a bridge's callback (it is no part of what is signed) and a passkey's key material. */
+const HIDDEN = new Set(['amount', 'callbackUrl', 'publicKey', 'counter', 'transports', 'aaguid']);
+
+const ENVIRONMENT: Record<string, string> = { live: 'LIVE', test: 'TEST', sandbox: 'SANDBOX' };
+
+function text(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  if (typeof value === 'number') return String(value);
+  return JSON.stringify(value);
+}
+
+const lookAlikeWords = (mark: LookAlikeMark) =>
+  `Look-alike address: it resembles ${mark.known}, ${mark.knownAs === 'paid' ? 'paid before' : 'on the whitelist'}, but is not the same. Compare every character.`;
+
+/** The marks a destination value carries: a look-alike of a known address, a first payment. */
+function marksFor(request: ApprovalRequest, key: string, value: string): string | undefined {
+  const checks = request.preflight;
+  const marks: string[] = [];
+  const destination = key === 'address' || key === 'accountNumber';
+  if (checks?.lookAlike && checks.lookAlike.candidate.toLowerCase() === value.toLowerCase())
+    marks.push(lookAlikeWords(checks.lookAlike));
+  if (destination && checks?.firstPayment) {
+    const unsent = request.earlier?.unsent;
+    marks.push(
+      unsent
+        ? `Not paid yet: ${unsent.id} to this destination was filed first and is not sent yet.`
+        : 'First payment to this destination.',
+    );
+  }
+  return marks.length > 0 ? marks.join(' ') : undefined;
+}
+
+/** One payload value as shown: times and amounts in words, with a network's or bank's name before its id. */
+function shownValue(key: string, raw: unknown, display: Record<string, unknown>): string {
+  if (key === 'until') return lagosTime(text(raw));
+  if (key === 'max') return naira(text(raw));
+  const named = key === 'networkId' ? display.networkName : key === 'bankCode' ? display.bankName : undefined;
+  return typeof named === 'string' ? `${named} (${text(raw)})` : text(raw);
+}
+
+/** Every payload field in full, with what the request's display adds (network and bank names). */
+function destinationFigures(request: ApprovalRequest): Figure[] {
+  const figures: Figure[] = [];
+  const display = request.display as Record<string, unknown>;
+  for (const [key, raw] of Object.entries(request.payload as unknown as Record<string, unknown>)) {
+    if (HIDDEN.has(key) || raw === undefined || raw === null) continue;
+    const mark = marksFor(request, key, text(raw));
+    figures.push({
+      label: LABELS[key] ?? key,
+      value: shownValue(key, raw, display),
+      ...(mark ? { mark } : {}),
+    });
+  }
+  if (typeof display.accountName === 'string')
+    figures.push({ label: 'Account name (resolved)', value: display.accountName });
+  return figures;
+}
+
+/** What the bot checked at filing, one plain sentence each. */
+function checkSentences(request: ApprovalRequest): string[] {
+  const checks = request.preflight;
+  if (!checks) return [];
+  const lines: string[] = [];
+  const b = checks.balance;
+  if (b) {
+    lines.push(
+      `Balance ${naira(b.balance)} as of ${lagosTime(b.asOf)}; ${naira(b.committed)} committed; after this ${naira(b.after)}${b.enough ? '' : ' (not enough)'}.`,
+    );
+  }
+  if (checks.network)
+    lines.push(`Network ${checks.network.name}: ${checks.network.enabled ? 'enabled' : 'disabled'}.`);
+  if (checks.address) lines.push(`Address ${checks.address.shown}: ${checks.address.checked} checked.`);
+  if (checks.whitelisted !== undefined)
+    lines.push(checks.whitelisted ? 'On the whitelist.' : 'Not on the whitelist.');
+  return [...lines, ...markSentences(checks)];
+}
+
+/** The destination's marks and what could not be checked. */
+function markSentences(checks: NonNullable<ApprovalRequest['preflight']>): string[] {
+  const lines: string[] = [];
+  if (checks.firstPayment) lines.push('First payment to this destination.');
+  if (checks.lookAlike) lines.push(lookAlikeWords(checks.lookAlike));
+  if (checks.sameAs) lines.push(`The same payment as ${checks.sameAs.id} (${checks.sameAs.state}).`);
+  for (const unread of checks.unread ?? []) lines.push(`Not checked: ${unread}.`);
+  return lines;
+}
+
+/** The sign page's view of `request` as stored; `bytes`: exactly what the passkey signs. */
+export function signRequestView(request: ApprovalRequest, bytes: string): SignRequestView {
+  const amount = request.amount ? naira(request.amount) : undefined;
+  const what = KIND_TITLE[request.kind];
+  const figures: Figure[] = [
+    ...(amount ? [{ label: 'Amount', value: amount }] : []),
+    ...destinationFigures(request),
+    ...(request.purpose ? [{ label: 'Purpose', value: request.purpose }] : []),
+  ];
+  return {
+    id: request.id,
+    kind: request.kind,
+    title: amount ? `${what} of ${amount}` : what,
+    ...(amount ? { amount } : {}),
+    environment: ENVIRONMENT[request.environment] ?? request.environment.toUpperCase(),
+    round: request.round,
+    requester: request.requester,
+    figures,
+    checks: checkSentences(request),
+    bytes,
+  };
+}

@@ -1,0 +1,62 @@
+// The bot's passkey pages (docs/passkeys.md), installed by the wiring when approvals are on and
+// approvals are signed: the routes on the bot's HTTP server (Socket Mode too), and, once the Slack app
+// exists, its client for the private word a refusal is also said in. A leaf: nothing imports it but
+// the wiring.
+import type { App } from '@slack/bolt';
+import type { ApprovalEngine } from '../approvals/index.js';
+import type { Logger } from '../log.js';
+import type { Installed } from '../slack/runtime/installed.js';
+import type { People } from '../slack/runtime/people.js';
+import { pageAssets } from './assets.js';
+import { signingRoutes } from './routes.js';
+
+export interface SigningPagesSetup {
+  engine: ApprovalEngine;
+  /** The signing URL's origin (engine.passkeys.signatures().options.origin). */
+  origin: string;
+  log: Pick<Logger, 'warn' | 'error'>;
+  /** The people the bot meets (users.info, kept briefly), once the Slack app exists. */
+  people?: () => People | undefined;
+}
+
+/** "Ade Bello (U123)", or the id alone when Slack does not answer or knows no other name. */
+function namer(people: SigningPagesSetup['people']): (user: string) => Promise<string> {
+  return async (user) => {
+    const name = await people?.()
+      ?.lookup(user)
+      .then((person) => person.name)
+      .catch(() => undefined);
+    return name && name !== user ? `${name} (${user})` : user;
+  };
+}
+
+export function installSigningPages(setup: SigningPagesSetup): Installed {
+  let client: App['client'] | undefined;
+  const { log } = setup;
+  const tell = async (user: string, text: string) => {
+    if (!client) return;
+    try {
+      await client.chat.postMessage({ channel: user, text });
+    } catch (error) {
+      log.warn('could not tell an approver privately why a passkey page refused', {
+        user,
+        error: String(error),
+      });
+    }
+  };
+  // The first page asked for would otherwise wait for the bundle.
+  pageAssets().catch(() => undefined);
+  return {
+    routes: signingRoutes({
+      engine: setup.engine,
+      origin: setup.origin,
+      log,
+      tell,
+      nameOf: namer(setup.people),
+      assets: pageAssets,
+    }),
+    listeners: (app) => {
+      client = app.client;
+    },
+  };
+}

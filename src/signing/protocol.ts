@@ -1,0 +1,118 @@
+// What the passkey pages and the bot say to each other (docs/passkeys.md): the paths under
+// /passkeys/, and the JSON of each call. Shared by the server (routes.ts) and the page's script
+// (page/*.ts), so it imports nothing that does not run in a browser. Every call carries the link's
+// one-time token, nothing else that says who is asking: the passkey book knows whom a token is for.
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
+} from '@simplewebauthn/server';
+
+const PASSKEY_PREFIX = '/passkeys';
+export const REGISTER_PAGE = `${PASSKEY_PREFIX}/register`;
+export const SIGN_PAGE = `${PASSKEY_PREFIX}/sign`;
+export const ASSETS = `${PASSKEY_PREFIX}/assets`;
+const API = `${PASSKEY_PREFIX}/api`;
+
+/** The JSON API, each a POST with a JSON body. */
+export const CALLS = {
+  registerOptions: `${API}/register/options`,
+  registerFile: `${API}/register/file`,
+  signOptions: `${API}/sign/options`,
+  signSubmit: `${API}/sign/submit`,
+} as const;
+
+/** A passkey's name: what its owner calls it ("Bola's MacBook"). */
+export const NAME_MAX = 60;
+
+/** Every answer that is not a success: a plain sentence the page shows as it is. */
+export interface Problem {
+  ok: false;
+  problem: string;
+}
+
+/** POST register/options and sign/options: the link's token. */
+export interface TokenInput {
+  token: string;
+}
+
+/** register/options: whom the page is for, and what the browser's navigator.credentials.create() takes. */
+export interface RegisterOptionsAnswer {
+  ok: true;
+  /** Whom the link was issued to: their Slack name and id ("Ade Bello (U123)"), or the id alone. */
+  user: string;
+  options: PublicKeyCredentialCreationOptionsJSON;
+}
+
+/** register/file: what the browser registered, under the name its owner gave it. */
+export interface RegisterFileInput {
+  token: string;
+  name: string;
+  /** The challenge of the options the page was given (register/options). */
+  expectedChallenge: string;
+  response: RegistrationResponseJSON;
+}
+
+export interface RegisterFileAnswer {
+  ok: true;
+  /** The registration request another approver approves ("Register a passkey for @…"). */
+  requestId: string;
+  /** "Filed: waiting for another approver (AR-…)". */
+  message: string;
+}
+
+/** One line of what is signed, as the store holds it: a label, its value in full, and any mark on it. */
+export interface Figure {
+  label: string;
+  value: string;
+  /** A warning that belongs to this value (a look-alike address, a first payment). */
+  mark?: string;
+}
+
+/** The request as the store holds it, for the sign page to show before anything is signed. */
+export interface SignRequestView {
+  id: string;
+  kind: string;
+  /** "Withdrawal of ₦250,000.00", as Slack titles it. */
+  title: string;
+  /** "₦250,000.00", or absent for kinds without an amount. */
+  amount?: string;
+  environment: string;
+  round: number;
+  /** Who filed it: their Slack name and id, or the id alone. */
+  requester: string;
+  figures: Figure[];
+  /** What the bot checked when the request was filed, one sentence each. */
+  checks: string[];
+  /** The request's bytes as signed (approval-digest.ts), for whoever wants to see exactly that. */
+  bytes: string;
+}
+
+/** sign/options: the request as stored, and what the browser's navigator.credentials.get() takes. */
+export interface SignOptionsAnswer {
+  ok: true;
+  /** Whom the link was issued to: their Slack name and id, or the id alone. */
+  user: string;
+  request: SignRequestView;
+  /** Sent back with the assertion: the one-time nonce the challenge was made with. */
+  nonce: string;
+  /** Sent back with the assertion: the figures the page showed (the engine refuses other figures). */
+  figuresDigest: string;
+  options: PublicKeyCredentialRequestOptionsJSON;
+}
+
+/** sign/submit: the browser's assertion over the challenge, with the nonce and the figures shown. */
+export interface SignSubmitInput {
+  token: string;
+  nonce: string;
+  figuresDigest: string;
+  response: AuthenticationResponseJSON;
+}
+
+export interface SignSubmitAnswer {
+  ok: true;
+  requestId: string;
+  /** "Approved. Slack shows it now." */
+  message: string;
+}

@@ -1,0 +1,122 @@
+// The passkey pages in Chromium with its virtual authenticator (through the DevTools protocol: a
+// platform authenticator with user verification, as a laptop's Touch ID is), against the real bot at
+// http://localhost:<port>: each approver registers a passkey on the page and the other approves it;
+// a withdrawal is signed on the sign page and sent; a used link and a revoked passkey are refused
+// with a sentence on the page; a page opened at 127.0.0.1 works at the signing host.
+import type { Page } from 'playwright-core';
+import { describe, expect } from 'vitest';
+import { APPROVER_A, APPROVER_B, approve, fileWithdrawal, waitUntil } from '../slack/approvals/support.js';
+import { browserAvailable, browserTest, contains, newPage, screenshot, shown } from '../support/browser.js';
+import { bookOf, registrationToken, signingToken, startSigningApp } from './support.js';
+
+const run = browserAvailable();
+
+/** An approver's browser tab with its own device: a virtual platform authenticator that verifies the user. */
+async function deviceTab(
+  browser: Parameters<typeof newPage>[0],
+): Promise<{ page: Page; violations: string[] }> {
+  const page = await newPage(browser);
+  const violations: string[] = [];
+  page.on('console', (message) => {
+    if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(message.text());
+  });
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+    },
+  });
+  return { page, violations };
+}
+
+const test = browserTest
+  .extend('signing', { scope: 'file' }, async ({ chromium: _ }, { onCleanup }) => {
+    const app = await startSigningApp();
+    onCleanup(() => app.stop());
+    return app;
+  })
+  .extend('ade', { scope: 'file' }, async ({ chromium }) => deviceTab(chromium))
+  .extend('bola', { scope: 'file' }, async ({ chromium }) => deviceTab(chromium));
+
+const outcome = (page: Page) => page.locator('.outcome');
+
+/** Register on the page opened at `url`: the name, "Create passkey", and the page's answer. */
+async function registerAt(page: Page, url: string, name: string): Promise<string> {
+  await page.goto(url);
+  await page.getByLabel('Name').fill(name);
+  await page.getByRole('button', { name: 'Create passkey' }).click();
+  await contains(outcome(page), 'Filed: waiting for another approver (');
+  return /AR-[0-9A-F]+/.exec((await outcome(page).textContent()) ?? '')?.[0] ?? '';
+}
+
+describe.skipIf(!run)('the passkey pages in Chromium', () => {
+  test('each approver registers a passkey, which the other approves', async ({ signing: app, ade, bola }) => {
+    const token = await registrationToken(app, APPROVER_A);
+    const adeRequest = await registerAt(
+      ade.page,
+      `${app.signingUrl}/passkeys/register?t=${token}`,
+      "Ade's laptop",
+    );
+    await shown(ade.page.getByText(`For Ade Bello (${APPROVER_A}).`, { exact: false }));
+    await screenshot(ade.page, 'passkey-register');
+    await approve(app, adeRequest, APPROVER_B);
+    // Bola's link opened at 127.0.0.1 goes to the signing host first, where the passkey is made.
+    const bolaToken = await registrationToken(app, APPROVER_B);
+    const bolaRequest = await registerAt(
+      bola.page,
+      `http://127.0.0.1:${app.port}/passkeys/register?t=${bolaToken}`,
+      "Bola's phone",
+    );
+    expect(new URL(bola.page.url()).host).toBe(`localhost:${app.port}`);
+    await approve(app, bolaRequest, APPROVER_A);
+    await waitUntil(async () => (await bookOf(app).holders()) === 2, 'both passkeys in the book');
+    expect((await app.engine.passkeys.passkeysOf(APPROVER_A)).map((p) => p.name)).toEqual(["Ade's laptop"]);
+  });
+
+  test('a withdrawal is signed on the sign page and sent; its link then works no more', async ({
+    signing: app,
+    ade,
+  }) => {
+    const id = await fileWithdrawal(app, '250000');
+    const url = `${app.signingUrl}/passkeys/sign?t=${await signingToken(app, APPROVER_A, id)}`;
+    await ade.page.goto(url);
+    const sign = ade.page.getByRole('button', { name: 'Sign ₦250,000.00 with your passkey' });
+    await shown(sign);
+    await contains(ade.page.locator('dl'), '0x52908400098527886E0F7030069857D2E4169EE7');
+    await contains(ade.page.locator('dl'), 'Supplier payout INV-2231');
+    await screenshot(ade.page, 'passkey-sign');
+    await sign.click();
+    await contains(outcome(ade.page), 'Approved. Slack shows it now.');
+    await screenshot(ade.page, 'passkey-signed');
+    await waitUntil(async () => (await app.engine.get(id))?.state === 'sent', 'sent');
+    expect((await app.engine.get(id))?.approvals[0]?.evidence).toBeDefined();
+    await ade.page.goto(url);
+    await contains(outcome(ade.page), 'This link has expired or was already used: ');
+    await screenshot(ade.page, 'passkey-link-used');
+  });
+
+  test('a passkey revoked after the page opened does not sign: the page says so', async ({
+    signing: app,
+    ade,
+  }) => {
+    const id = await fileWithdrawal(app, '1500');
+    await ade.page.goto(`${app.signingUrl}/passkeys/sign?t=${await signingToken(app, APPROVER_A, id)}`);
+    const sign = ade.page.getByRole('button', { name: 'Sign ₦1,500.00 with your passkey' });
+    await shown(sign);
+    const revoked = await app.engine.passkeys.revokePasskey(APPROVER_A, APPROVER_A, "Ade's laptop");
+    expect(revoked.ok).toBe(true);
+    await sign.click();
+    await contains(outcome(ade.page), 'was signed with a passkey that has been revoked');
+    await screenshot(ade.page, 'passkey-revoked');
+    expect((await app.engine.get(id))?.approvals).toEqual([]);
+  });
+
+  test('breaks none of the pages’ policy', async ({ ade, bola }) => {
+    expect([...ade.violations, ...bola.violations]).toEqual([]);
+  });
+});

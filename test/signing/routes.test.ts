@@ -1,0 +1,290 @@
+// The passkey pages over HTTP, through the real bot (Bolt's HTTP server, the engine, the fake Slack,
+// the embedded sandbox) with signed approvals on and real P-256 assertions (SoftwareAuthenticator):
+// a registration filed and approved by another approver; a withdrawal signed on the sign page, sent,
+// and shown in Slack as after a click; a used, unknown or another page's link refused; another
+// person's passkey and another origin refused (on the page, privately in Slack, on the record); the
+// pages' headers on every answer; a page opened at 127.0.0.1 sent to the signing host.
+import { describe, expect } from 'vitest';
+import { WORKBENCH_HEADERS } from '../../src/workbench/headers.js';
+import {
+  APPROVALS_CHANNEL,
+  APPROVER_A,
+  APPROVER_B,
+  approve,
+  fileWithdrawal,
+  waitUntil,
+} from '../slack/approvals/support.js';
+import { SoftwareAuthenticator } from '../support/authenticator.js';
+import { botTest } from '../support/bot.js';
+import {
+  type Answer,
+  bookOf,
+  fileRegistration,
+  post,
+  registerApproved,
+  registrationToken,
+  send,
+  signingToken,
+  signWith,
+  startSigningApp,
+} from './support.js';
+
+const test = botTest
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('signing', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const app = await startSigningApp();
+    onCleanup(() => app.stop());
+    const authenticators = {
+      a: new SoftwareAuthenticator({ user: APPROVER_A, rpId: 'localhost', origin: app.signingUrl }),
+      b: new SoftwareAuthenticator({ user: APPROVER_B, rpId: 'localhost', origin: app.signingUrl }),
+    };
+    return { app, ...authenticators };
+  });
+
+function expectPageHeaders(answer: Answer): void {
+  for (const [name, value] of Object.entries(WORKBENCH_HEADERS)) expect(answer.headers[name]).toBe(value);
+  expect(answer.headers['cache-control']).toBe('no-store');
+  expect(answer.headers['referrer-policy']).toBe('no-referrer');
+}
+
+/** The private words the bot said to `user` in Slack (a DM: chat.postMessage to the user id). */
+const toldPrivately = (
+  app: { slack: { callsTo(m: string): Array<{ body: Record<string, unknown> }> } },
+  user: string,
+) =>
+  app.slack
+    .callsTo('chat.postMessage')
+    .filter((c) => c.body.channel === user)
+    .map((c) => String(c.body.text));
+
+describe('the registration page', () => {
+  test('is a shell with one script and one stylesheet, with the pages’ headers on each', async ({
+    signing: { app },
+  }) => {
+    const page = await send(app, '/passkeys/register?t=anything');
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.text).toContain('<script defer src="/passkeys/assets/app.js"></script>');
+    expect(page.text).toContain('<link rel="stylesheet" href="/passkeys/assets/app.css">');
+    // No inline script or style: the policy allows only the page's own files.
+    expect(page.text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>|<style|style=/);
+    expectPageHeaders(page);
+    const script = await send(app, '/passkeys/assets/app.js');
+    expect(script.headers['content-type']).toMatch(/^text\/javascript/);
+    expect(script.text).toContain('navigator.credentials');
+    expectPageHeaders(script);
+    const style = await send(app, '/passkeys/assets/app.css');
+    expect(style.headers['content-type']).toMatch(/^text\/css/);
+    expectPageHeaders(style);
+  });
+
+  test('files a passkey as a request another approver approves; then it counts', async ({
+    signing: { app, a, b },
+  }) => {
+    const token = await registrationToken(app, APPROVER_A);
+    const options = await post(app, '/passkeys/api/register/options', { token });
+    expect(options.status).toBe(200);
+    expect(options.json).toMatchObject({
+      ok: true,
+      user: `Ade Bello (${APPROVER_A})`,
+      options: { rp: { id: 'localhost' } },
+    });
+    expect(options.json.options.authenticatorSelection.userVerification).toBe('required');
+    expectPageHeaders(options);
+    // A name is asked for before the link is used: the same link still files.
+    const unnamed = await post(app, '/passkeys/api/register/file', {
+      token,
+      name: ' ',
+      expectedChallenge: options.json.options.challenge,
+      response: a.registrationResponse(options.json.options.challenge),
+    });
+    expect(unnamed.status).toBe(400);
+    expect(unnamed.json.problem).toContain('name your passkey');
+    const long = await post(app, '/passkeys/api/register/file', {
+      token,
+      name: 'x'.repeat(61),
+      expectedChallenge: options.json.options.challenge,
+      response: a.registrationResponse(options.json.options.challenge),
+    });
+    expect(long.json.problem).toContain('at most 60 characters');
+    const filed = await post(app, '/passkeys/api/register/file', {
+      token,
+      name: "Ade's MacBook",
+      expectedChallenge: options.json.options.challenge,
+      response: a.registrationResponse(options.json.options.challenge),
+    });
+    expect(filed.status).toBe(200);
+    expect(filed.json.message).toBe(`Filed: waiting for another approver (${filed.json.requestId})`);
+    expect(await bookOf(app).byCredential(a.credentialId)).toBeUndefined();
+    // The link was used: a second filing with it is refused.
+    const again = await post(app, '/passkeys/api/register/file', {
+      token,
+      name: 'Again',
+      expectedChallenge: options.json.options.challenge,
+      response: a.registrationResponse(options.json.options.challenge),
+    });
+    expect(again.status).toBe(410);
+    expect(again.json.problem).toMatch(/^This link has expired or was already used: /);
+    // Another approver approves it in the channel (a click: the first two passkeys of an install).
+    await approve(app, filed.json.requestId, APPROVER_B);
+    await waitUntil(async () => Boolean(await bookOf(app).byCredential(a.credentialId)), 'A’s passkey');
+    expect((await bookOf(app).byCredential(a.credentialId))?.registration.approvedBy).toEqual([APPROVER_B]);
+    await registerApproved(app, b, APPROVER_A);
+  });
+
+  test('refuses a registration the browser made for another site, on the page and in Slack', async ({
+    signing: { app },
+  }) => {
+    const other = new SoftwareAuthenticator({
+      user: APPROVER_A,
+      rpId: 'localhost',
+      origin: 'http://evil.test',
+    });
+    const filed = await fileRegistration(app, other, 'Phone');
+    expect(filed.status).toBe(422);
+    expect(filed.json.problem).toMatch(
+      /^Your passkey was not registered: The browser's registration does not verify/,
+    );
+    await waitUntil(() =>
+      toldPrivately(app, APPROVER_A).some((t) => t.startsWith('Your passkey was not registered')),
+    );
+  });
+});
+
+describe('the sign page', () => {
+  test('shows the request as stored and approves it with the passkey: sent, and Slack shows it', async ({
+    signing: { app, a },
+  }) => {
+    const id = await fileWithdrawal(app, '250000');
+    const token = await signingToken(app, APPROVER_A, id);
+    const page = await send(app, `/passkeys/sign?t=${token}`);
+    expect(page.status).toBe(200);
+    const { options, submitted } = await signWith(app, token, a);
+    expect(options.json.request).toMatchObject({
+      id,
+      amount: '₦250,000.00',
+      title: 'Withdrawal of ₦250,000.00',
+      round: 0,
+      environment: 'SANDBOX',
+      requester: 'Tunde Eze (UREQ)',
+    });
+    const figures = options.json.request.figures as Array<{ label: string; value: string; mark?: string }>;
+    expect(figures.find((f) => f.label === 'To address')?.value).toBe(
+      '0x52908400098527886E0F7030069857D2E4169EE7',
+    );
+    expect(figures.find((f) => f.label === 'To address')?.mark).toContain('First payment');
+    expect(figures.find((f) => f.label === 'Purpose')?.value).toBe('Supplier payout INV-2231');
+    expect(options.json.request.bytes).toContain(`id=${id}\nkind=withdraw\namount_kobo=25000000\n`);
+    expect(options.json.options).toMatchObject({
+      rpId: 'localhost',
+      userVerification: 'required',
+      allowCredentials: [{ id: a.credentialId, type: 'public-key' }],
+    });
+    expect(submitted.status).toBe(200);
+    expect(submitted.json).toEqual({ ok: true, requestId: id, message: 'Approved. Slack shows it now.' });
+    expectPageHeaders(submitted);
+    await waitUntil(async () => (await app.engine.get(id))?.state === 'sent', 'sent');
+    expect((await app.engine.get(id))?.approvals[0]).toMatchObject({
+      user: APPROVER_A,
+      evidence: { credentialId: a.credentialId },
+    });
+    // The presenter updates the channel's message as after a click.
+    await waitUntil(() =>
+      app.slack
+        .messages(APPROVALS_CHANNEL)
+        .some(
+          (m) =>
+            JSON.stringify(m).includes(id) &&
+            JSON.stringify(m).includes('Sent, waiting for the final status'),
+        ),
+    );
+    // The link was used.
+    const again = await post(app, '/passkeys/api/sign/submit', {
+      token,
+      nonce: options.json.nonce,
+      figuresDigest: options.json.figuresDigest,
+      response: {
+        id: 'x',
+        rawId: 'x',
+        type: 'public-key',
+        response: { authenticatorData: 'x', clientDataJSON: 'x', signature: 'x' },
+        clientExtensionResults: {},
+      },
+    });
+    expect(again.status).toBe(410);
+    expect(again.json.problem).toMatch(/^This link has expired or was already used: /);
+    const reopened = await post(app, '/passkeys/api/sign/options', { token });
+    expect(reopened.json.problem).toMatch(/^This link has expired or was already used: /);
+  });
+
+  test('refuses an unknown or expired link, and a registration link, as expired or used', async ({
+    signing: { app },
+  }) => {
+    for (const token of ['bm90LWEtdG9rZW4', await registrationToken(app, APPROVER_A)]) {
+      const answer = await post(app, '/passkeys/api/sign/options', { token });
+      expect(answer.status).toBe(410);
+      expect(answer.json).toEqual({
+        ok: false,
+        problem: expect.stringMatching(/^This link has expired or was already used: /),
+      });
+      expectPageHeaders(answer);
+    }
+  });
+
+  test('refuses another person’s passkey: on the page, privately in Slack, and on the record', async ({
+    signing: { app, b },
+  }) => {
+    const id = await fileWithdrawal(app, '1200');
+    const token = await signingToken(app, APPROVER_A, id);
+    const { submitted } = await signWith(app, token, b);
+    expect(submitted.status).toBe(422);
+    expect(submitted.json.problem).toBe(
+      `Your approval of ${id} · Withdrawal · ₦1,200.00 was signed with a passkey registered to someone else, so it did not count and nothing changed.`,
+    );
+    await waitUntil(() => toldPrivately(app, APPROVER_A).includes(submitted.json.problem), 'the DM');
+    expect((await app.engine.get(id))?.approvals).toEqual([]);
+    await waitUntil(async () => {
+      const entries = await app.engine.audit(500);
+      return entries.some(
+        (e) => e.requestId === id && e.action === 'signature-refused' && e.actor === APPROVER_A,
+      );
+    }, 'the record');
+  });
+
+  test('refuses an assertion made for another origin, and a call from a page elsewhere', async ({
+    signing: { app, a },
+  }) => {
+    const id = await fileWithdrawal(app, '1300');
+    const { submitted } = await signWith(app, await signingToken(app, APPROVER_A, id), a, {
+      origin: 'http://evil.test',
+    });
+    expect(submitted.json.problem).toContain('was signed on a page that is not this desk’s signing page');
+    const elsewhere = await post(
+      app,
+      '/passkeys/api/sign/options',
+      { token: await signingToken(app, APPROVER_A, id) },
+      { origin: 'http://evil.test' },
+    );
+    expect(elsewhere.status).toBe(403);
+    expect(elsewhere.json.problem).toBe(`Open the page at ${app.signingUrl}.`);
+    expectPageHeaders(elsewhere);
+    const notJson = await send(app, '/passkeys/api/sign/options', {
+      method: 'POST',
+      body: {},
+      contentType: 'text/plain',
+    });
+    expect(notJson.status).toBe(415);
+    expect((await app.engine.get(id))?.approvals).toEqual([]);
+  });
+
+  test('sends a page opened at 127.0.0.1 to the same path on the signing host', async ({
+    signing: { app },
+  }) => {
+    const answer = await send(app, '/passkeys/sign?t=abc_DEF-1', { host: `127.0.0.1:${app.port}` });
+    expect(answer.status).toBe(303);
+    expect(answer.headers.location).toBe(`${app.signingUrl}/passkeys/sign?t=abc_DEF-1`);
+    expectPageHeaders(answer);
+    const register = await send(app, '/passkeys/register?t=xyz', { host: `127.0.0.1:${app.port}` });
+    expect(register.headers.location).toBe(`${app.signingUrl}/passkeys/register?t=xyz`);
+  });
+});
