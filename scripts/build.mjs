@@ -58,6 +58,29 @@ const unusedBoltReceiver = {
   },
 };
 
+// The passkey pages' script and stylesheet, bundled for the browser beside the bot's own bundle (in
+// <outdir>/passkeys/): a release has neither esbuild nor the sources to bundle them at run time.
+const PASSKEY_PAGES = 'src/signing/page/app.ts';
+
+/** The passkey pages' bundle (src/signing/assets.ts serves it when it cannot bundle them itself). */
+function passkeyPages(esbuild, outDir) {
+  return esbuild.build({
+    absWorkingDir: ROOT,
+    entryPoints: { app: PASSKEY_PAGES },
+    outdir: join(outDir, 'passkeys'),
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    target: ['chrome111', 'firefox115', 'safari16.4'],
+    minify: true,
+    legalComments: 'none',
+    charset: 'utf8',
+    metafile: true,
+    write: false,
+    logLevel: 'silent',
+  });
+}
+
 /** Bundle `entry` (relative to the project) into `outfile`; returns the inputs esbuild read. */
 export async function build({ entry = 'src/main.ts', outfile = 'dist/main.js' } = {}) {
   const esbuild = await import('esbuild');
@@ -84,41 +107,42 @@ export async function build({ entry = 'src/main.ts', outfile = 'dist/main.js' } 
       });
     },
   };
-  const result = await esbuild
-    .build({
-      absWorkingDir: ROOT,
-      entryPoints: { [name]: entry },
-      outdir: outDir,
-      chunkNames: `${name}-[name]-[hash]`,
-      splitting: true,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20.19',
-      external: EXTERNAL,
-      // CommonJS dependencies call require(); an ESM bundle has none of its own.
-      banner: {
-        js: "import { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);",
-      },
-      minifyWhitespace: true,
-      sourcemap: 'linked',
-      sourcesContent: false,
-      metafile: true,
-      write: false,
-      logLevel: 'silent',
-      plugins: [importMetaOfSource, unusedBoltReceiver],
-    })
-    // esbuild's service process (~20 MB) would otherwise stay beside the bot `npm start` runs after
-    // the build; a later call starts it again.
-    .finally(() => esbuild.stop());
+  const pages = entry === 'src/main.ts' ? passkeyPages(esbuild, outDir) : undefined;
+  const bot = esbuild.build({
+    absWorkingDir: ROOT,
+    entryPoints: { [name]: entry },
+    outdir: outDir,
+    chunkNames: `${name}-[name]-[hash]`,
+    splitting: true,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20.19',
+    external: EXTERNAL,
+    // CommonJS dependencies call require(); an ESM bundle has none of its own.
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);",
+    },
+    minifyWhitespace: true,
+    sourcemap: 'linked',
+    sourcesContent: false,
+    metafile: true,
+    write: false,
+    logLevel: 'silent',
+    plugins: [importMetaOfSource, unusedBoltReceiver],
+  });
+  // esbuild's service process (~20 MB) would otherwise stay beside the bot `npm start` runs after the
+  // build; a later call starts it again.
+  const [result, pageResult] = await Promise.all([bot, pages]).finally(() => esbuild.stop());
   for (const warning of result.warnings) logLine('warn', warning.text, where(warning));
   mkdirSync(outDir, { recursive: true });
   // Written aside and renamed, so a bot starting meanwhile never reads half a file; the entry last,
   // once every chunk it imports is in place.
-  const files = [...result.outputFiles].sort(
+  const files = [...result.outputFiles, ...(pageResult?.outputFiles ?? [])].sort(
     (a, b) => Number(a.path === outPath) - Number(b.path === outPath),
   );
   for (const file of files) {
+    mkdirSync(dirname(file.path), { recursive: true });
     const temporary = `${file.path}.${process.pid}.tmp`;
     writeFileSync(temporary, file.path.endsWith('.js') ? latin1(file.text) : file.contents);
     renameSync(temporary, file.path);
@@ -134,7 +158,7 @@ export async function build({ entry = 'src/main.ts', outfile = 'dist/main.js' } 
     }
   }
   const inputs = [
-    ...Object.keys(result.metafile.inputs)
+    ...Object.keys({ ...result.metafile.inputs, ...pageResult?.metafile.inputs })
       .filter((path) => !path.startsWith('unused-bolt-receiver:'))
       .map((path) => join(ROOT, path)),
     THIS_FILE,

@@ -9,6 +9,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect } from 'vitest';
 import { build, buildIfStale, isFresh } from '../scripts/build.mjs';
+import { prebuiltAssets } from '../src/signing/assets.js';
 import type { FakeSlack } from './support/fake-slack.js';
 import { slackTest } from './support/file-slack.js';
 
@@ -84,6 +85,16 @@ describe('the production bundle', { timeout: BUILD_MS }, () => {
 
   // V8 keeps a module's source text for the life of the process, at two bytes a character as soon as
   // one character is past U+00FF: before, a ₦ in a regular expression (and comments) doubled ~4 MB.
+  it('holds the passkey pages for the browser, which a release serves without esbuild', async ({
+    bundle: { inputs, dir },
+  }) => {
+    expect(inputs.map((path) => relative(ROOT, path))).toContain('src/signing/page/app.ts');
+    const pages = await prebuiltAssets(pathToFileURL(`${join(dir, 'passkeys')}/`));
+    expect(pages.js).toContain('navigator.credentials');
+    expect(pages.css.length).toBeGreaterThan(0);
+    expect(pages.html).toContain('/passkeys/assets/app.js');
+  });
+
   it('holds only Latin-1 characters, so V8 keeps its source at one byte a character', ({
     bundle: { dir },
   }) => {

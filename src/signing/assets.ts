@@ -1,7 +1,9 @@
 // The passkey pages as the strings the server sends: one small HTML shell for both pages, and the
 // script and stylesheet under /passkeys/assets/, bundled from page/ with esbuild (with
-// @simplewebauthn/browser) on first call and kept in memory. No inline script or style: the pages'
+// @simplewebauthn/browser) on first call and kept in memory; a release, without esbuild, serves the
+// bundle the production build made (dist/passkeys/). No inline script or style: the pages'
 // policy allows only their own files.
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { ASSETS } from './protocol.js';
 
@@ -38,9 +40,25 @@ const SHELL = `<!doctype html>
 
 let cached: Promise<PageAssets> | undefined;
 
+/** Where the production build puts the pages' bundle (scripts/build.mjs), from src/ and dist/ alike. */
+const PREBUILT = new URL('../../dist/passkeys/', import.meta.url);
+
+/**
+ * The pages as the production build bundled them: what a release serves, having neither esbuild nor
+ * the pages' sources.
+ */
+export async function prebuiltAssets(dir: URL = PREBUILT): Promise<PageAssets> {
+  const [js, css] = await Promise.all([
+    readFile(new URL('app.js', dir), 'utf8'),
+    readFile(new URL('app.css', dir), 'utf8'),
+  ]);
+  return { html: SHELL, js, css };
+}
+
 async function bundle(): Promise<PageAssets> {
-  // esbuild is loaded only when a page is first asked for.
-  const esbuild = await import('esbuild');
+  // esbuild is loaded only when a page is first asked for; a release has none, and serves the build's.
+  const esbuild = await import('esbuild').catch(() => undefined);
+  if (!esbuild) return prebuiltAssets();
   try {
     const result = await esbuild.build({
       entryPoints: [fileURLToPath(new URL('./page/app.ts', import.meta.url))],
