@@ -3,36 +3,20 @@
 // http://localhost:<port>: each approver registers a passkey on the page and the other approves it;
 // a withdrawal is signed on the sign page and sent; a used link and a revoked passkey are refused
 // with a sentence on the page; a page opened at 127.0.0.1 works at the signing host.
-import type { Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
 import { APPROVER_A, APPROVER_B, approve, fileWithdrawal, waitUntil } from '../slack/approvals/support.js';
-import { browserAvailable, browserTest, contains, newPage, screenshot, shown } from '../support/browser.js';
-import { bookOf, registrationToken, signingToken, startSigningApp } from './support.js';
+import { browserAvailable, browserTest, contains, screenshot, shown } from '../support/browser.js';
+import {
+  bookOf,
+  deviceTab,
+  outcome,
+  registerAt,
+  registrationToken,
+  signingToken,
+  startSigningApp,
+} from './support.js';
 
 const run = browserAvailable();
-
-/** An approver's browser tab with its own device: a virtual platform authenticator that verifies the user. */
-async function deviceTab(
-  browser: Parameters<typeof newPage>[0],
-): Promise<{ page: Page; violations: string[] }> {
-  const page = await newPage(browser);
-  const violations: string[] = [];
-  page.on('console', (message) => {
-    if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(message.text());
-  });
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('WebAuthn.enable');
-  await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-    },
-  });
-  return { page, violations };
-}
 
 const test = browserTest
   .extend('signing', { scope: 'file' }, async ({ chromium: _ }, { onCleanup }) => {
@@ -42,17 +26,6 @@ const test = browserTest
   })
   .extend('ade', { scope: 'file' }, async ({ chromium }) => deviceTab(chromium))
   .extend('bola', { scope: 'file' }, async ({ chromium }) => deviceTab(chromium));
-
-const outcome = (page: Page) => page.locator('.outcome');
-
-/** Register on the page opened at `url`: the name, "Create passkey", and the page's answer. */
-async function registerAt(page: Page, url: string, name: string): Promise<string> {
-  await page.goto(url);
-  await page.getByLabel('Name').fill(name);
-  await page.getByRole('button', { name: 'Create passkey' }).click();
-  await contains(outcome(page), 'Filed: waiting for another approver (');
-  return /AR-[0-9A-F]+/.exec((await outcome(page).textContent()) ?? '')?.[0] ?? '';
-}
 
 describe.skipIf(!run)('the passkey pages in Chromium', () => {
   test('each approver registers a passkey, which the other approves', async ({ signing: app, ade, bola }) => {

@@ -1,14 +1,17 @@
 // The real bot with signed approvals on (CNGN_SIGNED_APPROVALS=all) and its passkey pages at
-// http://localhost:<port>, its HTTP port, on the fake Slack and the embedded sandbox; and the calls a
-// passkey page makes, over HTTP with the Host (and Origin) a browser on that page sends.
+// http://localhost:<port>, its HTTP port, on the fake Slack and the embedded sandbox; the calls a
+// passkey page makes, over HTTP with the Host (and Origin) a browser on that page sends; and an
+// approver's Chromium tab with its own virtual authenticator, registering on the page.
 import { request } from 'node:http';
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
+import type { Browser, Locator, Page } from 'playwright-core';
 import type { ApprovalEvidence } from '../../src/access/index.js';
 import { PasskeyBook } from '../../src/approvals/index.js';
 import {
   APPROVER_A,
   APPROVER_B,
   type ApprovalApp,
+  type ApprovalAppOptions,
   approve,
   freePort,
   REQUESTER,
@@ -16,6 +19,7 @@ import {
   waitUntil,
 } from '../slack/approvals/support.js';
 import type { SoftwareAuthenticator } from '../support/authenticator.js';
+import { contains, newPage } from '../support/browser.js';
 import { FakeSlack } from '../support/fake-slack.js';
 import { commandAnswer } from '../support/slack-requests.js';
 
@@ -34,9 +38,12 @@ const NAMES: Record<string, string> = {
 
 /**
  * The bot on a port probed free first (its signing URL names the port), tried again if it was taken;
- * its Slack names the approvers and the requester (NAMES).
+ * its Slack names the approvers and the requester (NAMES). `more`: the audit archive's settings, and
+ * the policy recorded at start as a real start does (the verifier reads the signing rule from it).
  */
-export async function startSigningApp(): Promise<SigningApp> {
+export async function startSigningApp(
+  more: Pick<ApprovalAppOptions, 'config' | 'recordPolicy'> = {},
+): Promise<SigningApp> {
   const slack = await FakeSlack.start();
   for (const [id, name] of Object.entries(NAMES)) slack.people.set(id, { name });
   for (let attempt = 1; ; attempt++) {
@@ -44,7 +51,8 @@ export async function startSigningApp(): Promise<SigningApp> {
     const signingUrl = `http://localhost:${port}`;
     const signing = { rule: { mode: 'all' as const }, rpId: 'localhost', origin: signingUrl };
     try {
-      const app = await startApprovalApp({ slack, config: { port, signing } });
+      const config = { ...more.config, port, signing };
+      const app = await startApprovalApp({ slack, recordPolicy: more.recordPolicy, config });
       const stop = async () => {
         await app.stop();
         await slack.stop();
@@ -195,4 +203,37 @@ export async function signWith(
     response: assertionJson(evidence),
   });
   return { options, submitted };
+}
+
+/** An approver's browser tab with its own device: a virtual platform authenticator that verifies the user. */
+export async function deviceTab(browser: Browser): Promise<{ page: Page; violations: string[] }> {
+  const page = await newPage(browser);
+  const violations: string[] = [];
+  page.on('console', (message) => {
+    if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(message.text());
+  });
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+    },
+  });
+  return { page, violations };
+}
+
+/** Where a passkey page says how it went (working, refused, done). */
+export const outcome = (page: Page): Locator => page.locator('.outcome');
+
+/** Register on the page opened at `url`: the name, "Create passkey", and the page's answer. */
+export async function registerAt(page: Page, url: string, name: string): Promise<string> {
+  await page.goto(url);
+  await page.getByLabel('Name').fill(name);
+  await page.getByRole('button', { name: 'Create passkey' }).click();
+  await contains(outcome(page), 'Filed: waiting for another approver (');
+  return /AR-[0-9A-F]+/.exec((await outcome(page).textContent()) ?? '')?.[0] ?? '';
 }
