@@ -209,7 +209,6 @@ function installsOf(approvals: Approvals, setup: ApprovalsSetup, stopBegan: () =
       notify: setup.notify,
       alerts: setup.alerts,
       homeDebounceMs: setup.homeDebounceMs,
-      signing: setup.signing?.rule,
       now: setup.now,
       log,
       stopBegan,

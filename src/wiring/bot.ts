@@ -327,7 +327,8 @@ function policyFactsOf(parts: Parts): PolicyFacts | undefined {
     freeze: () => approvals.engine.currentFreeze(),
     limits: () => approvals.engine.limitUse(),
     roles: parts.roles.roles,
-    signing: config.signing?.rule ?? { mode: 'off' },
+    // The rule in force, not the start-up one: the workbench's sandbox switches it while the bot runs.
+    signing: () => approvals.engine.passkeys.signatures().options?.rule ?? { mode: 'off' },
     home: () => parts.home,
     now: parts.now,
   };

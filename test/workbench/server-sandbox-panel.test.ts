@@ -8,6 +8,8 @@ import {
   ALERTS,
   APPROVALS,
   approveInBench,
+  type Bench,
+  BOLA,
   CHIDI,
   messagesIn,
   TREASURY,
@@ -141,4 +143,48 @@ describe('"Require passkeys" in the sandbox panel', () => {
     expect(bad.status).toBe(400);
     expect(signing()?.rule).toEqual({ mode: 'off' });
   });
+
+  test('/cngn policy and App Home say the rule in force, as switched, not the one the bot started with', async ({
+    bench,
+  }) => {
+    await bench.post('/sandbox/passkeys', { required: true });
+    expect(await policyAnswer(bench)).toContain("Every approval is signed with the approver's passkey");
+    expect(await homePasskeys(bench, 'Every approval')).toContain(
+      "Every approval is signed with the approver's passkey",
+    );
+
+    await bench.post('/sandbox/passkeys', { required: false });
+    const off = await policyAnswer(bench);
+    expect(off).toContain('Approvals are made with a click; no passkey is asked for.');
+    expect(off).not.toContain('signed with the approver');
+    expect(await homePasskeys(bench, 'Approvals are made with a click')).not.toContain(
+      'signed with the approver',
+    );
+  });
 });
+
+/** `/cngn policy` typed by Ada in #treasury: the wording of the answer it brings (the newest one). */
+async function policyAnswer(bench: Bench): Promise<string> {
+  const policyAnswers = async () =>
+    messagesIn(await bench.state(ADA), TREASURY).filter((m) => wording(m).includes('*Passkeys*'));
+  const before = (await policyAnswers()).length;
+  await bench.post('/command', { user: ADA, channel: TREASURY, text: '/cngn policy' });
+  await bench.waitFor(
+    ADA,
+    (s) =>
+      messagesIn(s, TREASURY).filter((m) => wording(m).includes('*Passkeys*')).length > before || undefined,
+    'the policy answer',
+  );
+  return wording((await policyAnswers()).at(-1));
+}
+
+/** Bola opens App Home: the wording of Home once it says `part` on its *Passkeys* line. */
+async function homePasskeys(bench: Bench, part: string): Promise<string> {
+  await bench.post('/home', { user: BOLA });
+  const home = await bench.waitFor(
+    BOLA,
+    (s) => (wording(s.home).includes(`*Passkeys*: ${part}`) ? s.home : undefined),
+    `App Home saying "${part}"`,
+  );
+  return wording(home);
+}

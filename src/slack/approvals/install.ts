@@ -3,7 +3,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { App, CustomRoute } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import type { RoleBook, SigningRule } from '../../access/index.js';
+import type { RoleBook } from '../../access/index.js';
 import { type ApprovalEngine, STOP_DRAIN_MS } from '../../approvals/index.js';
 import type { CngnApi } from '../../cngn/api.js';
 import type { ApprovalNotify } from '../../config.js';
@@ -44,8 +44,6 @@ export interface ApprovalsInstallDeps {
   notify?: ApprovalNotify | undefined;
   alerts?: RecentAlerts | undefined;
   homeDebounceMs?: number | undefined;
-  /** CNGN_SIGNED_APPROVALS, said on App Home (default: off). */
-  signing?: SigningRule | undefined;
   now?: (() => Date) | undefined;
   log?: ApprovalSlackDeps['log'] | undefined;
   /** When the bot began to stop (the drain bound counts from there). */
@@ -108,7 +106,6 @@ function registerAll(app: App, deps: ApprovalsInstallDeps): void {
     api: deps.api,
     alerts: deps.alerts,
     roles: deps.roles,
-    signing: deps.signing,
     mayAct: slack.mayAct,
     ...(deps.homeDebounceMs !== undefined ? { debounceMs: deps.homeDebounceMs } : {}),
   });

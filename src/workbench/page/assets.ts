@@ -1,8 +1,8 @@
 // The workbench page as three strings the server sends: `/` (html), `/workbench/app.js`,
 // `/workbench/app.css`. Bundled from this folder with esbuild on first call and kept in
-// memory; nothing is fetched from outside, so the page works offline.
+// memory (a synchronous build: esbuild's service is the passkey pages' alone); nothing is fetched from outside, so the page works offline.
 import { fileURLToPath } from 'node:url';
-import { build, stop } from 'esbuild';
+import { buildSync } from 'esbuild';
 import { helpSummary } from '../../slack/commands/help.js';
 import { SUBCOMMANDS } from '../../slack/commands/registry.js';
 import { WORKBENCH_PREFIX } from '../protocol.js';
@@ -20,8 +20,6 @@ const FAVICON =
   "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Crect width='16' height='16' rx='3' fill='%2314532d'/%3E%3Ctext x='8' y='12.5' font-size='12' text-anchor='middle' fill='white' font-family='sans-serif'%3E%E2%82%A6%3C/text%3E%3C/svg%3E";
 
 let cached: Promise<PageAssets> | undefined;
-/** Bundles under way in this process (tests may run more than one). */
-let bundling = 0;
 
 /** JSON safe inside a <script> element. */
 function scriptJson(value: unknown): string {
@@ -51,20 +49,14 @@ function page(): string {
 `;
 }
 
+/**
+ * esbuild's synchronous build: a process of its own for this one build, so it never meets the
+ * service the passkey pages bundle with at the same start-up (stopping that service, as a bundle
+ * done with it must, would leave the other's build unanswered for good). Once per process, at
+ * start-up (warmPageAssets), a second or less.
+ */
 async function bundle(): Promise<PageAssets> {
-  bundling += 1;
-  try {
-    return await bundleOnce();
-  } finally {
-    bundling -= 1;
-    // esbuild's service process would otherwise stay beside the bot for good; a later call starts
-    // it again.
-    if (bundling === 0) await stop();
-  }
-}
-
-async function bundleOnce(): Promise<PageAssets> {
-  const result = await build({
+  const result = buildSync({
     entryPoints: [fileURLToPath(new URL('./app.ts', import.meta.url))],
     bundle: true,
     write: false,

@@ -30,8 +30,8 @@ export interface PolicyFacts {
   limits?: (() => Promise<LimitUse>) | undefined;
   /** The roles as configured (readers, requesters, auditors, approver pools per kind). */
   roles?: { summary(): RoleSummary } | undefined;
-  /** CNGN_SIGNED_APPROVALS: which approvals need the approver's passkey. */
-  signing?: SigningRule | undefined;
+  /** Which approvals need the approver's passkey: the rule in force, read at each answer (CNGN_SIGNED_APPROVALS, or as the workbench switched it). */
+  signing?: (() => SigningRule) | undefined;
   /** The workspace whose members may act (auth.test at start-up), once the app exists. */
   home?: (() => Home | undefined) | undefined;
   now?: (() => Date) | undefined;
@@ -121,7 +121,7 @@ async function policyCommand(client: WebClient, facts: PolicyFacts): Promise<Sla
     freeze: await facts.freeze?.(),
     limits: await facts.limits?.(),
     roles: facts.roles ? await rolesView(client, facts.roles.summary(), home) : undefined,
-    signing: facts.signing,
+    signing: facts.signing?.(),
     now: facts.now?.() ?? new Date(),
   });
 }

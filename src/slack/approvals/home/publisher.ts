@@ -5,13 +5,7 @@
 // Every read comes from the store and the caches (requests, the last balance read, the request
 // budget's state, the last alerts): publishing Home never calls the service.
 import type { WebClient } from '@slack/web-api';
-import {
-  isLive,
-  REQUEST_KINDS,
-  type RequestKind,
-  type Roles,
-  type SigningRule,
-} from '../../../access/index.js';
+import { isLive, REQUEST_KINDS, type RequestKind, type Roles } from '../../../access/index.js';
 import type { ApprovalEngine, ApprovalRequest } from '../../../approvals/index.js';
 import type { CngnApi } from '../../../cngn/api.js';
 import type { Logger } from '../../../log.js';
@@ -27,8 +21,6 @@ export interface HomePublisherOptions {
   alerts?: RecentAlerts | undefined;
   /** The roles, so Home says which this person holds. */
   roles?: Roles | undefined;
-  /** CNGN_SIGNED_APPROVALS, so Home says which approvals need a passkey (default: off). */
-  signing?: SigningRule | undefined;
   /** A burst of changes for one person within this becomes one publish (default 1 s). */
   debounceMs?: number;
   now?: () => Date;
@@ -202,7 +194,8 @@ export class HomePublisher {
       ),
       freeze: await engine.currentFreeze(),
       roles: await this.rolesOf(user).catch(() => undefined),
-      signing: this.options.signing ?? { mode: 'off' },
+      // The rule in force (the workbench's sandbox switches it while the bot runs), not the start-up one.
+      signing: engine.passkeys.signatures().options?.rule ?? { mode: 'off' },
     };
   }
 
