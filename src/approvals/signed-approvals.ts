@@ -15,8 +15,10 @@ import {
   verifyEvidence,
 } from '../access/index.js';
 import type { Store } from '../store/index.js';
+import { amountsAgree } from './amount-check.js';
 import { approvalBytes, approvalChallenge } from './approval-digest.js';
 import { type NonceFor, PasskeyBook } from './passkey-book.js';
+import { type PasskeySealer, processSealer } from './passkey-seal.js';
 import type { ServiceEnvironment } from './ports.js';
 import type { ApprovalRequest, EngineLog } from './types.js';
 
@@ -76,7 +78,7 @@ async function firstPasskeysAt(
 ): Promise<boolean> {
   if ((request.kind as string) !== 'passkey' || at.getTime() < Date.parse(request.createdAt)) return false;
   const before = new Date(at.getTime() - 1);
-  const held = (await book.all()).filter((p) => heldAt(p, before));
+  const held = (await book.sealed()).filter((p) => heldAt(p, before));
   return new Set(held.map((p) => p.user)).size < 2;
 }
 
@@ -105,14 +107,26 @@ export class SignedApprovals {
   #options: SigningOptions | undefined;
   private readonly log: EngineLog | undefined;
 
-  /** On the engine's store, for its environment, with the engine's options (`signing` absent: off). */
+  /**
+   * On the engine's store, for its environment, with the engine's options (`signing` absent: off). The
+   * book's records are sealed with the audit signing key; without one (a memory store given none), with
+   * a key made for this process, whose seals end with it (a record it sealed counts only while it runs).
+   */
   constructor(from: {
     store: Store;
     custody: { environment: ServiceEnvironment };
     signing?: SigningOptions | undefined;
+    auditSeal?: { signer: PasskeySealer } | undefined;
     log?: EngineLog | undefined;
   }) {
-    this.book = new PasskeyBook(from.store, from.custody.environment);
+    const sealer = from.auditSeal?.signer ?? processSealer();
+    if (!from.auditSeal && from.signing && from.signing.rule.mode !== 'off') {
+      from.log?.warn(
+        'signed approvals without an audit signing key: passkeys are sealed with a key made for this process and stop counting when it stops; set CNGN_AUDIT_SIGNING_KEY (or its _FILE)',
+        {},
+      );
+    }
+    this.book = new PasskeyBook(from.store, from.custody.environment, sealer);
     this.#options = from.signing;
     this.log = from.log;
   }
@@ -231,7 +245,8 @@ export class SignedApprovals {
    * since, and the request's bytes as they stand now (counters are not checked again: they were recorded).
    */
   async stillVerifies(request: ApprovalRequest): Promise<boolean> {
-    const verifies = await this.allVerify(request);
+    // The amount signed for is the amount the call sends (the executor checks this for every request too).
+    const verifies = amountsAgree(request) && (await this.allVerify(request));
     if (!verifies) this.tell({ evidenceFailed: request.id });
     return verifies;
   }
