@@ -6,7 +6,14 @@
 import { randomBytes } from 'node:crypto';
 import type { Passkey } from '../access/index.js';
 import type { Store } from '../store/index.js';
-import { type PasskeySealer, sealHolds, sealPasskey } from './passkey-seal.js';
+import {
+  type ClickClosed,
+  closedHolds,
+  type PasskeySealer,
+  sealClosed,
+  sealHolds,
+  sealPasskey,
+} from './passkey-seal.js';
 import type { ServiceEnvironment } from './ports.js';
 
 /** A one-time link or nonce lives this long (the issue's 10 minutes). */
@@ -68,6 +75,24 @@ export class PasskeyBook {
   /** How many people hold a passkey that counts (a new install signs registrations once two do). */
   async holders(): Promise<number> {
     return new Set((await this.sealed()).filter((p) => !p.revoked).map((p) => p.user)).size;
+  }
+
+  /**
+   * When the first-passkeys click closed for good here (two approvers had held passkeys), from its
+   * sealed marker; undefined while it is open, or when the marker's seal does not hold.
+   */
+  async clickClosedAt(): Promise<Date | undefined> {
+    const marker = await this.store.get<ClickClosed>(`${this.key}:click-closed`);
+    if (!marker || !this.sealer || !closedHolds(this.sealer.publicKey, this.environment, marker))
+      return undefined;
+    return new Date(marker.at);
+  }
+
+  /** Close the first-passkeys click for good (a sealed marker; the first close is kept). */
+  async closeClick(at: Date): Promise<void> {
+    const { sealer } = this;
+    if (!sealer || (await this.clickClosedAt())) return;
+    await this.store.set(`${this.key}:click-closed`, sealClosed(sealer, this.environment, at.toISOString()));
   }
 
   private seal(passkey: Passkey): Passkey {

@@ -46,11 +46,34 @@ function publicKeyOf(hex: string): KeyObject {
 
 /** Does the record carry a seal by `publicKey` (hex) over its identity as it stands now? */
 export function sealHolds(publicKey: string, environment: string, p: Passkey): boolean {
-  const seal = p.seal;
-  if (!seal || seal.key !== publicKey || typeof seal.value !== 'string') return false;
+  if (p.seal?.key !== publicKey) return false;
+  return holds(publicKey, sealText(environment, p), p.seal.value);
+}
+
+/** What the closing of the first-passkeys click is sealed over: the environment and when it closed. */
+const closedText = (environment: string, at: string): string =>
+  canonicalJson({ signs: 'cngn-desk passkey click closed', environment, at });
+
+/** The sticky marker that two approvers have held passkeys here, sealed. */
+export interface ClickClosed {
+  at: string;
+  seal: { key: string; value: string };
+}
+
+export function sealClosed(sealer: PasskeySealer, environment: string, at: string): ClickClosed {
+  return { at, seal: { key: sealer.publicKey, value: sealer.sign(closedText(environment, at)) } };
+}
+
+/** Does the marker carry a seal by `publicKey` over its environment and time? */
+export function closedHolds(publicKey: string, environment: string, marker: ClickClosed): boolean {
+  if (marker.seal?.key !== publicKey || typeof marker.at !== 'string') return false;
+  return holds(publicKey, closedText(environment, marker.at), marker.seal.value);
+}
+
+function holds(publicKey: string, text: string, value: unknown): boolean {
+  if (typeof value !== 'string') return false;
   try {
-    const text = Buffer.from(sealText(environment, p), 'utf8');
-    return verify(null, text, publicKeyOf(publicKey), Buffer.from(seal.value, 'base64'));
+    return verify(null, Buffer.from(text, 'utf8'), publicKeyOf(publicKey), Buffer.from(value, 'base64'));
   } catch {
     return false;
   }
