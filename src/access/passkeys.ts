@@ -23,6 +23,8 @@ export interface Passkey {
   registration: { requestId: string; approvedBy: string[]; unsigned?: 'first passkeys' };
   lastUsedAt?: string;
   revoked?: { at: string; by: string; note?: string };
+  /** The bot's seal over the record's identity (approvals/passkey-seal.ts); none: the passkey counts as not held. */
+  seal?: { key: string; value: string };
 }
 
 /** The WebAuthn assertion an approval was made with: what the bot, the executor and the auditor check. */

@@ -8,6 +8,7 @@
 // that reaches the service is claimed or marked: it stays approved, held, until the freeze is lifted.
 import { randomUUID } from 'node:crypto';
 import { crashPoint } from '../crash-points.js';
+import { AMOUNT_DIFFERS, amountsAgree } from './amount-check.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
 import type { CoreSections } from './core-sections.js';
 import type { DelegationBook } from './delegation-requests.js';
@@ -243,10 +244,14 @@ export class Executor {
   }
 
   /**
-   * The last check before the call: an approval that had to be signed and whose evidence does not
-   * verify now (written by hand, figures changed since, another's or a revoked passkey) sends nothing.
+   * The last check before the call: a payload amount that is not the amount shown, or an approval that
+   * had to be signed and whose evidence does not verify now (written by hand, figures changed since, another's or a revoked passkey) sends nothing.
    */
   private async evidenceProblem(marked: ApprovalRequest): Promise<CallFailure | undefined> {
+    if (!amountsAgree(marked)) {
+      this.log?.warn('NOT SENT: the payload amount differs from the amount shown', { requestId: marked.id });
+      return { to: 'failed', note: AMOUNT_DIFFERS };
+    }
     let verifies: boolean;
     try {
       verifies = await this.signed.stillVerifies(marked);

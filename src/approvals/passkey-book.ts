@@ -6,6 +6,14 @@
 import { randomBytes } from 'node:crypto';
 import type { Passkey } from '../access/index.js';
 import type { Store } from '../store/index.js';
+import {
+  type ClickClosed,
+  closedHolds,
+  type PasskeySealer,
+  sealClosed,
+  sealHolds,
+  sealPasskey,
+} from './passkey-seal.js';
 import type { ServiceEnvironment } from './ports.js';
 
 /** A one-time link or nonce lives this long (the issue's 10 minutes). */
@@ -29,6 +37,8 @@ export class PasskeyBook {
   constructor(
     private readonly store: Store,
     private readonly environment: ServiceEnvironment,
+    /** Seals each record written (passkey-seal.ts); with it, a record without a holding seal never counts. */
+    private readonly sealer?: PasskeySealer | undefined,
   ) {}
 
   private get key(): string {
@@ -40,18 +50,53 @@ export class PasskeyBook {
     return (await this.store.get<Passkey[]>(this.key)) ?? [];
   }
 
-  /** `user`'s passkeys that count now. */
-  async heldBy(user: string): Promise<Passkey[]> {
-    return (await this.all()).filter((p) => p.user === user && !p.revoked);
+  /**
+   * The records the bot wrote, revoked ones too: on a sealing book, only those whose seal holds (one
+   * written or edited straight into the store counts as never registered).
+   */
+  async sealed(): Promise<Passkey[]> {
+    return (await this.all()).filter((p) => this.holds(p));
   }
 
+  private holds(passkey: Passkey): boolean {
+    return !this.sealer || sealHolds(this.sealer.publicKey, this.environment, passkey);
+  }
+
+  /** `user`'s passkeys that count now. */
+  async heldBy(user: string): Promise<Passkey[]> {
+    return (await this.sealed()).filter((p) => p.user === user && !p.revoked);
+  }
+
+  /** The sealed record of a credential (undefined: none, or its seal does not hold). */
   async byCredential(credentialId: string): Promise<Passkey | undefined> {
-    return (await this.all()).find((p) => p.credentialId === credentialId);
+    return (await this.sealed()).find((p) => p.credentialId === credentialId);
   }
 
   /** How many people hold a passkey that counts (a new install signs registrations once two do). */
   async holders(): Promise<number> {
-    return new Set((await this.all()).filter((p) => !p.revoked).map((p) => p.user)).size;
+    return new Set((await this.sealed()).filter((p) => !p.revoked).map((p) => p.user)).size;
+  }
+
+  /**
+   * When the first-passkeys click closed for good here (two approvers had held passkeys), from its
+   * sealed marker; undefined while it is open, or when the marker's seal does not hold.
+   */
+  async clickClosedAt(): Promise<Date | undefined> {
+    const marker = await this.store.get<ClickClosed>(`${this.key}:click-closed`);
+    if (!marker || !this.sealer || !closedHolds(this.sealer.publicKey, this.environment, marker))
+      return undefined;
+    return new Date(marker.at);
+  }
+
+  /** Close the first-passkeys click for good (a sealed marker; the first close is kept). */
+  async closeClick(at: Date): Promise<void> {
+    const { sealer } = this;
+    if (!sealer || (await this.clickClosedAt())) return;
+    await this.store.set(`${this.key}:click-closed`, sealClosed(sealer, this.environment, at.toISOString()));
+  }
+
+  private seal(passkey: Passkey): Passkey {
+    return this.sealer ? sealPasskey(this.sealer, this.environment, passkey) : passkey;
   }
 
   private change(fn: (book: Passkey[]) => Passkey[] | undefined): Promise<boolean> {
@@ -63,24 +108,25 @@ export class PasskeyBook {
     });
   }
 
-  /** Add a registered passkey; false when its credential is already in the book. */
+  /** Add a registered passkey, sealed; false when its credential is already in the book. */
   add(passkey: Passkey): Promise<boolean> {
     return this.change((book) =>
-      book.some((p) => p.credentialId === passkey.credentialId) ? undefined : [...book, passkey],
+      book.some((p) => p.credentialId === passkey.credentialId) ? undefined : [...book, this.seal(passkey)],
     );
   }
 
-  /** End a passkey at once; false when there is no such live passkey. */
+  /** End a passkey at once (sealed again, revocation included); false when there is no such live passkey. */
   revoke(credentialId: string, by: string, at: Date, note?: string): Promise<boolean> {
     return this.change((book) => {
-      const found = book.find((p) => p.credentialId === credentialId && !p.revoked);
+      // Only a sealed record is sealed again: revoking never makes a record written into the store count.
+      const found = book.find((p) => p.credentialId === credentialId && !p.revoked && this.holds(p));
       if (!found) return undefined;
       const revoked = { at: at.toISOString(), by, ...(note ? { note } : {}) };
-      return book.map((p) => (p === found ? { ...p, revoked } : p));
+      return book.map((p) => (p === found ? this.seal({ ...p, revoked }) : p));
     });
   }
 
-  /** After a verified assertion: its signature counter and when it was used. */
+  /** After a verified assertion: its signature counter and when it was used (neither is sealed). */
   recordUse(credentialId: string, counter: number, at: Date): Promise<boolean> {
     return this.change((book) => {
       if (!book.some((p) => p.credentialId === credentialId)) return undefined;

@@ -15,8 +15,10 @@ import {
   verifyEvidence,
 } from '../access/index.js';
 import type { Store } from '../store/index.js';
+import { amountsAgree } from './amount-check.js';
 import { approvalBytes, approvalChallenge } from './approval-digest.js';
 import { type NonceFor, PasskeyBook } from './passkey-book.js';
+import { type PasskeySealer, processSealer } from './passkey-seal.js';
 import type { ServiceEnvironment } from './ports.js';
 import type { ApprovalRequest, EngineLog } from './types.js';
 
@@ -53,31 +55,58 @@ export interface SigningChallenge {
 /** The evidence-check note a request fails with when an approval's evidence does not hold before sending. */
 export const EVIDENCE_FAILED = 'approval evidence does not verify';
 
+/** Who counts towards the two holders that close the first-passkeys click: approvers, never delegates. */
+export type CountsTowardsTwo = (user: string) => Promise<boolean>;
+
+const anyone: CountsTowardsTwo = async () => true;
+
+/** How many who count had held a sealed passkey by `at` (any time when absent), revoked since or not. */
+async function approversWhoHeld(book: PasskeyBook, counts: CountsTowardsTwo, at?: Date): Promise<number> {
+  const by = at?.getTime() ?? Number.POSITIVE_INFINITY;
+  const users = new Set((await book.sealed()).filter((p) => Date.parse(p.addedAt) <= by).map((p) => p.user));
+  let held = 0;
+  for (const user of users) if (await counts(user)) held += 1;
+  return held;
+}
+
 /**
- * A passkey registration (part of this kind's work is elsewhere) may be approved with a click while
- * fewer than two people hold a passkey: a new install's first passkeys ("unsigned: first passkeys").
+ * A passkey registration (part of this kind's work is elsewhere) may be approved with a click until two
+ * approvers have held a passkey here: a new install's first passkeys ("unsigned: first passkeys"). Once
+ * they have, the click is closed for good (a sealed marker in the book): revoking passkeys never opens
+ * it again. Recovery when every passkey is lost is CNGN_SIGNED_APPROVALS=off (docs/passkeys.md).
  */
 export async function mayApproveUnsigned(
   request: Pick<ApprovalRequest, 'kind'>,
   book: PasskeyBook,
+  counts: CountsTowardsTwo = anyone,
+  now: Date = new Date(),
 ): Promise<boolean> {
-  return (request.kind as string) === 'passkey' && (await book.holders()) < 2;
+  if ((request.kind as string) !== 'passkey' || (await book.clickClosedAt())) return false;
+  if ((await approversWhoHeld(book, counts)) < 2) return true;
+  await book.closeClick(now);
+  return false;
 }
 
 /**
- * Was a click on this registration, made at `at`, one of the first passkeys' (fewer than two people
- * held a passkey just before it)? Judged from the book's records (added, revoked), so the executor's
- * check later judges the approval as it was made, not by who holds one by then. Never for another kind.
+ * Was a click on this registration, made at `at`, one of the first passkeys' (fewer than two approvers
+ * had held a passkey just before it, and the click was not closed by then)? Judged from the book's
+ * sealed records, so the executor's check later judges the approval as it was made. Never another kind.
  */
 async function firstPasskeysAt(
   request: Pick<ApprovalRequest, 'kind' | 'createdAt'>,
   book: PasskeyBook,
   at: Date,
+  counts: CountsTowardsTwo,
 ): Promise<boolean> {
   if ((request.kind as string) !== 'passkey' || at.getTime() < Date.parse(request.createdAt)) return false;
-  const before = new Date(at.getTime() - 1);
-  const held = (await book.all()).filter((p) => heldAt(p, before));
-  return new Set(held.map((p) => p.user)).size < 2;
+  const closed = await book.clickClosedAt();
+  if (closed && closed.getTime() <= at.getTime()) return false;
+  return (await approversWhoHeld(book, counts, new Date(at.getTime() - 1))) < 2;
+}
+
+/** Did `user` hold a sealed passkey at `at`? (Then their approval of a registration had to be signed.) */
+async function heldOneAt(book: PasskeyBook, user: string, at: Date): Promise<boolean> {
+  return (await book.sealed()).some((p) => p.user === user && heldAt(p, at));
 }
 
 /** A nonce taken (once) for an approval being recorded, with the assertion it came with. */
@@ -104,17 +133,36 @@ export class SignedApprovals {
 
   #options: SigningOptions | undefined;
   private readonly log: EngineLog | undefined;
+  private readonly counts: CountsTowardsTwo;
+  private readonly now: () => Date;
 
-  /** On the engine's store, for its environment, with the engine's options (`signing` absent: off). */
+  /**
+   * On the engine's store, for its environment, with the engine's options (`signing` absent: off). The
+   * book's records are sealed with the audit signing key; without one (a memory store given none), with
+   * a key made for this process, whose seals end with it (a record it sealed counts only while it runs).
+   */
   constructor(from: {
     store: Store;
     custody: { environment: ServiceEnvironment };
     signing?: SigningOptions | undefined;
+    auditSeal?: { signer: PasskeySealer } | undefined;
+    policy?: { isApprover(user: string): Promise<boolean> } | undefined;
+    now?: (() => Date) | undefined;
     log?: EngineLog | undefined;
   }) {
-    this.book = new PasskeyBook(from.store, from.custody.environment);
+    const sealer = from.auditSeal?.signer ?? processSealer();
+    if (!from.auditSeal && from.signing && from.signing.rule.mode !== 'off') {
+      from.log?.warn(
+        'signed approvals without an audit signing key: passkeys are sealed with a key made for this process and stop counting when it stops; set CNGN_AUDIT_SIGNING_KEY (or its _FILE)',
+        {},
+      );
+    }
+    this.book = new PasskeyBook(from.store, from.custody.environment, sealer);
     this.#options = from.signing;
     this.log = from.log;
+    const { policy } = from;
+    this.counts = policy ? (user) => policy.isApprover(user) : anyone;
+    this.now = from.now ?? (() => new Date());
   }
 
   /** The rule and where approvers sign; undefined when signing is off altogether. */
@@ -153,13 +201,22 @@ export class SignedApprovals {
     if (!this.options) return false;
     const kind = request.kind as Parameters<typeof needsSignature>[1];
     if (!needsSignature(this.options.rule, kind, request.amount)) return false;
-    return !(await mayApproveUnsigned(request, this.book));
+    return !(await mayApproveUnsigned(request, this.book, this.counts, this.now()));
+  }
+
+  /** Must `user`'s approval be signed? As required, and a registration's approver holding a passkey signs. */
+  private async requiredOf(request: ApprovalRequest, user: string): Promise<boolean> {
+    if (await this.required(request)) return true;
+    const { options } = this;
+    if (!options || (request.kind as string) !== 'passkey' || !needsSignature(options.rule, 'passkey'))
+      return false;
+    return (await this.book.heldBy(user)).length > 0;
   }
 
   /** The one-time challenge for `user` approving `request` (its current round): the nonce is issued here. */
   async challenge(request: ApprovalRequest, user: string): Promise<SigningChallenge | ChallengeRefusal> {
     const { options } = this;
-    if (!options || !(await this.required(request))) return 'signature-not-needed';
+    if (!options || !(await this.requiredOf(request, user))) return 'signature-not-needed';
     const allowCredentials = (await this.book.heldBy(user)).map((p) => p.credentialId);
     if (allowCredentials.length === 0) return 'no-passkey';
     const nonce = await this.book.issueNonce({ requestId: request.id, user, round: request.round });
@@ -202,7 +259,7 @@ export class SignedApprovals {
   ): Promise<{ evidence?: ApprovalEvidence } | { refusal: SigningRefusal }> {
     const { options } = this;
     if (!options) return {};
-    if (!taken) return (await this.required(request)) ? { refusal: 'signature-required' } : {};
+    if (!taken) return (await this.requiredOf(request, user)) ? { refusal: 'signature-required' } : {};
     const { evidence, issued } = taken;
     if (!issued) return { refusal: 'challenge-used' };
     const forThis = issued.requestId === request.id && issued.user === user && issued.round === request.round;
@@ -231,9 +288,20 @@ export class SignedApprovals {
    * since, and the request's bytes as they stand now (counters are not checked again: they were recorded).
    */
   async stillVerifies(request: ApprovalRequest): Promise<boolean> {
-    const verifies = await this.allVerify(request);
+    // The amount signed for is the amount the call sends (the executor checks this for every request too).
+    const verifies = amountsAgree(request) && (await this.allVerify(request));
     if (!verifies) this.tell({ evidenceFailed: request.id });
     return verifies;
+  }
+
+  /** A click on a registration among the first passkeys, by an approver who held no passkey then. */
+  private async clickCounted(
+    request: ApprovalRequest,
+    approval: { user: string; at: string },
+  ): Promise<boolean> {
+    const at = new Date(approval.at);
+    if (!(await firstPasskeysAt(request, this.book, at, this.counts))) return false;
+    return !(await heldOneAt(this.book, approval.user, at));
   }
 
   private async allVerify(request: ApprovalRequest): Promise<boolean> {
@@ -246,7 +314,7 @@ export class SignedApprovals {
     for (const approval of request.approvals) {
       const { evidence } = approval;
       // A click counts only where it counted when made: a registration among the first passkeys.
-      if (!evidence && (await firstPasskeysAt(request, this.book, new Date(approval.at)))) continue;
+      if (!evidence && (await this.clickCounted(request, approval))) continue;
       if (!evidence) return false;
       const passkey = await this.book.byCredential(evidence.credentialId);
       // Held when the approval was made, and not revoked since: a lost device's approvals go nowhere.

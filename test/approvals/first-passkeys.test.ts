@@ -38,20 +38,26 @@ async function fileRegistration(engine: ApprovalEngine, user: string, name: stri
   return filed.request;
 }
 
+/** A sealed passkey for `user` in the engine's book, added at `at` (an approved registration's write). */
+async function add(engine: ApprovalEngine, user: string, at: Date): Promise<SoftwareAuthenticator> {
+  const device = new SoftwareAuthenticator({ user, rpId: TEST_RP_ID, origin: TEST_SIGNING.origin });
+  await engine.passkeys.signatures().book.add({ ...device.passkey(), addedAt: at.toISOString() });
+  return device;
+}
+
 describe('the first passkeys', () => {
   test('a registration clicked while one person held a passkey is written after a second holder came', async ({
     fx,
   }) => {
     const { core, executor } = partsOf(fx.engine);
     const book = fx.engine.passkeys.signatures().book;
-    const ade = new SoftwareAuthenticator({ user: ADE, rpId: TEST_RP_ID, origin: TEST_SIGNING.origin });
-    await book.add({ ...ade.passkey(), addedAt: fx.clock.now().toISOString() });
+    await add(fx.engine, ADE, fx.clock.now());
     fx.clock.advance(1_000);
+    const adesPhone = await fileRegistration(fx.engine, ADE, "Ade's phone");
     const chidis = await fileRegistration(fx.engine, CHIDI, "Chidi's phone");
-    const dayos = await fileRegistration(fx.engine, DAYO, "Dayo's laptop");
     fx.clock.advance(1_000);
-    // Ade approves Dayo's with a click (one holder: first passkeys); its execution has not run yet.
-    expect(await approveAsSeen(core, dayos.id, ADE)).toMatchObject({
+    // Chidi (no passkey) approves Ade's second with a click (one holder: first passkeys); not run yet.
+    expect(await approveAsSeen(core, adesPhone.id, CHIDI)).toMatchObject({
       ok: true,
       request: { state: 'approved' },
     });
@@ -62,15 +68,61 @@ describe('the first passkeys', () => {
     expect((await fx.engine.get(chidis.id))?.state).toBe('completed');
     expect(await book.holders()).toBe(2);
     fx.clock.advance(1_000);
-    await executor.execute(dayos.id);
+    await executor.execute(adesPhone.id);
     await fx.engine.idle();
-    expect(await fx.engine.get(dayos.id)).toMatchObject({ state: 'completed' });
-    expect(await fx.engine.passkeys.passkeysOf(DAYO)).toEqual([
+    expect(await fx.engine.get(adesPhone.id)).toMatchObject({ state: 'completed' });
+    expect(await fx.engine.passkeys.passkeysOf(ADE)).toContainEqual(
       expect.objectContaining({
-        name: "Dayo's laptop",
-        registration: expect.objectContaining({ approvedBy: [ADE], unsigned: 'first passkeys' }),
+        name: "Ade's phone",
+        registration: expect.objectContaining({ approvedBy: [CHIDI], unsigned: 'first passkeys' }),
       }),
-    ]);
+    );
+  });
+
+  test('an approver who holds a passkey signs a registration: the click is for one who holds none', async ({
+    fx,
+  }) => {
+    await add(fx.engine, ADE, fx.clock.now());
+    fx.clock.advance(1_000);
+    const dayos = await fileRegistration(fx.engine, DAYO, "Dayo's laptop");
+    expect(await approveAsSeen(fx.engine, dayos.id, ADE)).toMatchObject({
+      ok: false,
+      reason: 'signature-required',
+    });
+    expect(await approveAsSeen(fx.engine, dayos.id, CHIDI)).toMatchObject({ ok: true });
+    await fx.engine.idle();
+    expect((await fx.engine.get(dayos.id))?.state).toBe('completed');
+  });
+
+  test('revoking passkeys, or deleting them from the store, never opens the click again', async ({ fx }) => {
+    const book = fx.engine.passkeys.signatures().book;
+    const ade = await add(fx.engine, ADE, fx.clock.now());
+    const chidi = await add(fx.engine, CHIDI, fx.clock.now());
+    fx.clock.advance(1_000);
+    const first = await fileRegistration(fx.engine, DAYO, "Dayo's laptop");
+    expect(await fx.engine.passkeys.signatures().required(first)).toBe(true);
+    // Any approver may revoke anyone's passkey: both are revoked, so nobody holds one now.
+    for (const device of [ade, chidi])
+      expect(await book.revoke(device.credentialId, DAYO, fx.clock.now())).toBe(true);
+    expect(await book.holders()).toBe(0);
+    fx.clock.advance(1_000);
+    const again = await fileRegistration(fx.engine, DAYO, "Dayo's phone");
+    expect(await fx.engine.passkeys.signatures().required(again)).toBe(true);
+    expect(await approveAsSeen(fx.engine, again.id, ADE)).toMatchObject({
+      ok: false,
+      reason: 'signature-required',
+    });
+    // The records deleted from the store: the sealed marker keeps the click closed.
+    await fx.store.set('passkeys:sandbox', []);
+    expect(await fx.engine.passkeys.signatures().required(again)).toBe(true);
+  });
+
+  test('a delegate’s passkey does not count towards the two that close the click', async ({ fx }) => {
+    await add(fx.engine, ADE, fx.clock.now());
+    await add(fx.engine, 'U_EKENE', fx.clock.now());
+    fx.clock.advance(1_000);
+    const dayos = await fileRegistration(fx.engine, DAYO, "Dayo's laptop");
+    expect(await fx.engine.passkeys.signatures().required(dayos)).toBe(false);
   });
 
   test('a click written into the store on a registration once two hold a passkey sends nothing', async ({

@@ -242,7 +242,7 @@ describe('refusing a registration', () => {
   }) => {
     const { result, credential } = await filed(engine, ADE);
     if (!result.ok) throw new Error(result.problem);
-    const book = new PasskeyBook(fx.store, engine.environment());
+    const book = engine.passkeys.signatures().book;
     await book.add({
       credentialId: credential.id,
       user: ADE,
@@ -305,7 +305,7 @@ describe('a registration whose write was interrupted', () => {
     engine,
   }) => {
     const { repo } = partsOf(engine).core;
-    const book = new PasskeyBook(fx.store, engine.environment());
+    const book = engine.passkeys.signatures().book;
     const at = fx.clock.now().toISOString();
     const interrupted = async (name: string) => {
       const { result } = await filed(engine, ADE, name);

@@ -7,7 +7,6 @@ import { describe, expect } from 'vitest';
 import { parseSigningRule } from '../../src/access/passkeys.js';
 import type { ApprovalEngine } from '../../src/approvals/approval-engine.js';
 import { partsOf } from '../../src/approvals/engine-parts.js';
-import { PasskeyBook } from '../../src/approvals/passkey-book.js';
 import { ApprovalRepository } from '../../src/approvals/repository.js';
 import {
   EVIDENCE_FAILED,
@@ -299,7 +298,7 @@ describe('signed approvals', () => {
   });
 
   test('a passkey registration may be approved by click until two people hold a passkey', async ({ fx }) => {
-    const book = new PasskeyBook(fx.store, 'sandbox');
+    const book = fx.engine.passkeys.signatures().book;
     const registration = { kind: 'passkey' } as unknown as Parameters<typeof mayApproveUnsigned>[0];
     expect(await mayApproveUnsigned(registration, book)).toBe(true);
     await deviceFor(fx.engine, APPROVER_A);

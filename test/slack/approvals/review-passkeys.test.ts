@@ -5,7 +5,6 @@
 // leaves such a request out of its boxes and skips it if ticked anyway.
 import { describe, expect } from 'vitest';
 import { type Passkey, parseSigningRule } from '../../../src/access/index.js';
-import { PasskeyBook } from '../../../src/approvals/index.js';
 import { botTest } from '../../support/bot.js';
 import { openedViewId } from '../../support/fake-slack.js';
 import { blockAction, viewSubmission } from '../../support/slack-requests.js';
@@ -30,7 +29,7 @@ const test = botTest.extend('signingApp', async ({ startApp }) => {
   return app;
 });
 
-const bookOf = (app: ApprovalApp) => new PasskeyBook(app.store, app.engine.environment());
+const bookOf = (app: ApprovalApp) => app.engine.passkeys.signatures().book;
 
 function passkeyOf(user: string): Passkey {
   return {

@@ -6,7 +6,6 @@
 import { describe, expect } from 'vitest';
 import { type Passkey, parseSigningRule } from '../../../src/access/index.js';
 import { partsOf } from '../../../src/approvals/engine-parts.js';
-import { PasskeyBook } from '../../../src/approvals/index.js';
 import { botTest } from '../../support/bot.js';
 import { commandAnswer } from '../../support/slack-requests.js';
 import {
@@ -38,7 +37,7 @@ async function command(app: ApprovalApp, text: string, userId: string): Promise<
   return `${String(answer.body.text)} ${JSON.stringify(answer.body.blocks)}`;
 }
 
-const bookOf = (app: ApprovalApp) => new PasskeyBook(app.store, app.engine.environment());
+const bookOf = (app: ApprovalApp) => app.engine.passkeys.signatures().book;
 
 /** A passkey in the book as an approved registration leaves it. */
 function passkey(user: string, name: string, more: Partial<Passkey> = {}): Passkey {
