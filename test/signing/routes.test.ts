@@ -5,6 +5,11 @@
 // person's passkey and another origin refused (on the page, privately in Slack, on the record); the
 // pages' headers on every answer; a page opened at 127.0.0.1 sent to the signing host.
 import { describe, expect } from 'vitest';
+import { partsOf } from '../../src/approvals/engine-parts.js';
+import { ApprovalRepository } from '../../src/approvals/index.js';
+import { EVIDENCE_FAILED } from '../../src/approvals/signed-approvals.js';
+import { withApproval } from '../../src/approvals/state-machine.js';
+import { createLogger } from '../../src/log.js';
 import { WORKBENCH_HEADERS } from '../../src/workbench/headers.js';
 import {
   APPROVALS_CHANNEL,
@@ -29,16 +34,20 @@ import {
   startSigningApp,
 } from './support.js';
 
+const ALERTS_CHANNEL = 'CALERTS';
+
 const test = botTest
   // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
   .extend('signing', { scope: 'file' }, async ({}, { onCleanup }) => {
-    const app = await startSigningApp();
+    const lines: string[] = [];
+    const logger = createLogger('warn', { write: (line) => lines.push(line) });
+    const app = await startSigningApp({ logger, config: { alertsChannel: ALERTS_CHANNEL } });
     onCleanup(() => app.stop());
     const authenticators = {
       a: new SoftwareAuthenticator({ user: APPROVER_A, rpId: 'localhost', origin: app.signingUrl }),
       b: new SoftwareAuthenticator({ user: APPROVER_B, rpId: 'localhost', origin: app.signingUrl }),
     };
-    return { app, ...authenticators };
+    return { app, lines, ...authenticators };
   });
 
 function expectPageHeaders(answer: Answer): void {
@@ -286,5 +295,34 @@ describe('the sign page', () => {
     expectPageHeaders(answer);
     const register = await send(app, '/passkeys/register?t=xyz', { host: `127.0.0.1:${app.port}` });
     expect(register.headers.location).toBe(`${app.signingUrl}/passkeys/register?t=xyz`);
+  });
+
+  test('an approval written into the store without a signature sends nothing, and the alerts channel hears of it once', async ({
+    signing: { app },
+  }) => {
+    const id = await fileWithdrawal(app, '1400');
+    // Someone with write access to the store adds an approval with no assertion, and writes it back.
+    const repo = new ApprovalRepository(app.store, app.engine.environment());
+    const stored = await repo.get(id);
+    if (!stored) throw new Error('not stored');
+    const forged = withApproval(stored, APPROVER_A, new Date());
+    expect(forged.state).toBe('approved');
+    expect(await repo.saveIf(stored, forged)).toBe(true);
+    await partsOf(app.engine).executor.execute(id);
+    await app.engine.idle();
+    expect(await app.engine.get(id)).toMatchObject({ state: 'failed', outcome: { reason: EVIDENCE_FAILED } });
+    const alerts = () =>
+      app.slack
+        .callsTo('chat.postMessage')
+        .filter((c) => c.body.channel === ALERTS_CHANNEL && String(c.body.text).includes(id));
+    await waitUntil(() => alerts().length > 0, 'the alert');
+    const alert = alerts()[0]?.body;
+    expect(String(alert?.text)).toBe(
+      `Needs a person: Approval evidence does not verify for ${id} · Withdrawal · ₦1,400.00: nothing was sent`,
+    );
+    expect(JSON.stringify(alert?.blocks)).toContain(`its message is in <#${APPROVALS_CHANNEL}>`);
+    // Once: the request's next showing says nothing again.
+    await app.approvals?.presenter?.present(id);
+    expect(alerts()).toHaveLength(1);
   });
 });
