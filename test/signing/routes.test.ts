@@ -10,6 +10,7 @@ import { ApprovalRepository } from '../../src/approvals/index.js';
 import { EVIDENCE_FAILED } from '../../src/approvals/signed-approvals.js';
 import { withApproval } from '../../src/approvals/state-machine.js';
 import { createLogger } from '../../src/log.js';
+import { tokenHash } from '../../src/signing/api.js';
 import { WORKBENCH_HEADERS } from '../../src/workbench/headers.js';
 import {
   APPROVALS_CHANNEL,
@@ -55,6 +56,12 @@ function expectPageHeaders(answer: Answer): void {
   expect(answer.headers['cache-control']).toBe('no-store');
   expect(answer.headers['referrer-policy']).toBe('no-referrer');
 }
+
+/** The fields of each warning logged with `message`, oldest first. */
+const warned = (lines: string[], message: string) =>
+  lines
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((entry) => entry.level === 'warn' && entry.message === message);
 
 /** The private words the bot said to `user` in Slack (a DM: chat.postMessage to the user id). */
 const toldPrivately = (
@@ -226,8 +233,8 @@ describe('the sign page', () => {
     expect(reopened.json.problem).toMatch(/^This link has expired or was already used: /);
   });
 
-  test('refuses an unknown or expired link, and a registration link, as expired or used', async ({
-    signing: { app },
+  test('refuses an unknown or expired link, and a registration link, as expired or used; logged without the token', async ({
+    signing: { app, lines },
   }) => {
     for (const token of ['bm90LWEtdG9rZW4', await registrationToken(app, APPROVER_A)]) {
       const answer = await post(app, '/passkeys/api/sign/options', { token });
@@ -237,6 +244,10 @@ describe('the sign page', () => {
         problem: expect.stringMatching(/^This link has expired or was already used: /),
       });
       expectPageHeaders(answer);
+      const logged = warned(lines, 'a passkey page link has expired or was already used').at(-1);
+      expect(logged).toMatchObject({ page: 'sign', link: tokenHash(token) });
+      expect(JSON.stringify(logged)).not.toContain(token);
+      expect(lines.join('\n')).not.toContain(token);
     }
   });
 
@@ -260,23 +271,32 @@ describe('the sign page', () => {
     }, 'the record');
   });
 
-  test('refuses an assertion made for another origin, and a call from a page elsewhere', async ({
-    signing: { app, a },
+  test('refuses an assertion made for another origin, and a call from a page elsewhere (logged)', async ({
+    signing: { app, a, lines },
   }) => {
     const id = await fileWithdrawal(app, '1300');
     const { submitted } = await signWith(app, await signingToken(app, APPROVER_A, id), a, {
       origin: 'http://evil.test',
     });
     expect(submitted.json.problem).toContain('was signed on a page that is not this desk’s signing page');
+    const token = await signingToken(app, APPROVER_A, id);
     const elsewhere = await post(
       app,
       '/passkeys/api/sign/options',
-      { token: await signingToken(app, APPROVER_A, id) },
+      { token },
       { origin: 'http://evil.test' },
     );
     expect(elsewhere.status).toBe(403);
     expect(elsewhere.json.problem).toBe(`Open the page at ${app.signingUrl}.`);
     expectPageHeaders(elsewhere);
+    expect(
+      warned(lines, 'a passkey page call came from elsewhere than the signing page').at(-1),
+    ).toMatchObject({
+      page: '/passkeys/api/sign/options',
+      link: tokenHash(token),
+      origin: 'http://evil.test',
+    });
+    expect(lines.join('\n')).not.toContain(token);
     const notJson = await send(app, '/passkeys/api/sign/options', {
       method: 'POST',
       body: {},
