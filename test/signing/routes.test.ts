@@ -1,9 +1,11 @@
 // The passkey pages over HTTP, through the real bot (Bolt's HTTP server, the engine, the fake Slack,
 // the embedded sandbox) with signed approvals on and real P-256 assertions (SoftwareAuthenticator):
 // a registration filed and approved by another approver; a withdrawal signed on the sign page, sent,
-// and shown in Slack as after a click; a used, unknown or another page's link refused; another
-// person's passkey and another origin refused (on the page, privately in Slack, on the record); the
-// pages' headers on every answer; a page opened at 127.0.0.1 sent to the signing host.
+// and shown in Slack as after a click; a used, unknown or another page's link refused (and logged
+// without its token); another person's passkey, an assertion without user verification or with a
+// counter gone back, and another origin refused (on the page, privately in Slack, on the record); a
+// call from elsewhere logged; the pages' headers on every answer; a page opened at 127.0.0.1 sent to
+// the signing host; an approval written into the store unsigned fails the request, alerting a person.
 import { describe, expect } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import { ApprovalRepository } from '../../src/approvals/index.js';
@@ -270,6 +272,45 @@ describe('the sign page', () => {
       );
     }, 'the record');
   });
+
+  test.for([
+    {
+      what: 'made without user verification',
+      amounts: ['1500', '1600'],
+      bad: () => ({ noUv: true }),
+      why: 'was signed without your fingerprint, face or PIN, which the desk requires',
+    },
+    {
+      what: 'whose signature counter went backwards',
+      amounts: ['1700', '1800'],
+      // One below the counter the desk recorded at the passkey's last approval (just before).
+      bad: (a: SoftwareAuthenticator) => ({ counter: a.counter - 1 }),
+      why: 'was signed by an authenticator whose use counter went backwards, as a copied one would; tell another approver',
+    },
+  ])(
+    'refuses an assertion $what: on the page, privately in Slack, on the record; nothing approved',
+    async ({ amounts: [first, second], bad, why }, { signing: { app, a } }) => {
+      // A signed approval first, so the desk holds a counter above zero for this passkey.
+      // Amounts differ between cases: a second filing alike would be asked about first.
+      const earlier = await fileWithdrawal(app, first ?? '');
+      expect((await signWith(app, await signingToken(app, APPROVER_A, earlier), a)).submitted.status).toBe(
+        200,
+      );
+      const id = await fileWithdrawal(app, second ?? '');
+      const { submitted } = await signWith(app, await signingToken(app, APPROVER_A, id), a, bad(a));
+      expect(submitted.status).toBe(422);
+      const sentence = `Your approval of ${id} · Withdrawal · ₦${Number(second).toLocaleString('en')}.00 ${why}, so it did not count and nothing changed.`;
+      expect(submitted.json).toEqual({ ok: false, problem: sentence });
+      await waitUntil(() => toldPrivately(app, APPROVER_A).includes(sentence), 'the DM');
+      await waitUntil(async () => {
+        const entries = await app.engine.audit(500);
+        return entries.some(
+          (e) => e.requestId === id && e.action === 'signature-refused' && e.actor === APPROVER_A,
+        );
+      }, 'the record');
+      expect(await app.engine.get(id)).toMatchObject({ state: 'pending', approvals: [] });
+    },
+  );
 
   test('refuses an assertion made for another origin, and a call from a page elsewhere (logged)', async ({
     signing: { app, a, lines },
