@@ -1,6 +1,6 @@
 // Passkey-signed approvals' settings: CNGN_SIGNED_APPROVALS (off, all, above:<amount>) and
-// CNGN_SIGNING_URL (https, plain http only on this machine; PUBLIC_URL when unset), whose host is the
-// WebAuthn relying party id. Signed approvals without anywhere to sign stop start-up with one line.
+// CNGN_SIGNING_URL (https, plain http only on localhost, never an IP address; PUBLIC_URL when unset),
+// whose host is the WebAuthn relying party id. Signed approvals without anywhere to sign stop start-up with one line.
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { Money } from '../src/format/money.js';
@@ -45,22 +45,20 @@ describe('signed approvals (CNGN_SIGNED_APPROVALS, CNGN_SIGNING_URL)', () => {
     expect(rule?.mode === 'above' && rule.amount.compare(Money.parse('250000'))).toBe(0);
   });
 
-  it('accept plain http on this machine only (a secure context for browsers)', () => {
-    for (const [url, rpId, origin] of [
-      ['http://localhost:3000', 'localhost', 'http://localhost:3000'],
-      ['http://127.0.0.1:3000/', '127.0.0.1', 'http://127.0.0.1:3000'],
-      ['http://[::1]:3000', '[::1]', 'http://[::1]:3000'],
-    ] as const) {
-      const config = loadConfig({ ...SLACK_ENV, CNGN_SIGNED_APPROVALS: 'all', CNGN_SIGNING_URL: url });
-      expect(config.signing).toMatchObject({ rpId, origin });
-    }
+  it('accept plain http on localhost only (a secure context for browsers)', () => {
+    const config = loadConfig({
+      ...SLACK_ENV,
+      CNGN_SIGNED_APPROVALS: 'all',
+      CNGN_SIGNING_URL: 'http://localhost:3000',
+    });
+    expect(config.signing).toMatchObject({ rpId: 'localhost', origin: 'http://localhost:3000' });
     const problems = problemsOf({
       ...SLACK_ENV,
       CNGN_SIGNED_APPROVALS: 'all',
       CNGN_SIGNING_URL: 'http://desk.internal:3000',
     });
     expect(problems).toEqual([
-      'CNGN_SIGNING_URL: must be https:// (plain http:// only on localhost, 127.0.0.1 or [::1]): browsers use passkeys only in a secure context',
+      'CNGN_SIGNING_URL: must be https:// (plain http:// only on localhost): browsers use passkeys only in a secure context',
     ]);
     // Refused even while approvals are not signed: the setting is wrong either way.
     expect(problemsOf({ ...SLACK_ENV, CNGN_SIGNING_URL: 'http://desk.internal' })).toHaveLength(1);
@@ -70,6 +68,33 @@ describe('signed approvals (CNGN_SIGNED_APPROVALS, CNGN_SIGNING_URL)', () => {
     expect(problemsOf({ ...SLACK_ENV, CNGN_SIGNING_URL: 'desk.example.com' })).toEqual([
       'CNGN_SIGNING_URL: must be a URL such as https://desk.example.com',
     ]);
+  });
+
+  it('refuse an IP address for the signing site, given or from PUBLIC_URL, in one line', () => {
+    const line =
+      "use a host name, e.g. http://localhost:3000: browsers refuse an IP address as a passkey's site";
+    for (const url of [
+      'http://127.0.0.1:3000/',
+      'http://[::1]:3000',
+      'https://203.0.113.7',
+      'https://[2001:db8::1]',
+    ]) {
+      expect(problemsOf({ ...SLACK_ENV, CNGN_SIGNED_APPROVALS: 'all', CNGN_SIGNING_URL: url })).toEqual([
+        `CNGN_SIGNING_URL: ${line}`,
+      ]);
+    }
+    // PUBLIC_URL stands in for the signing URL only while signing is on.
+    expect(
+      problemsOf({ ...SLACK_ENV, CNGN_SIGNED_APPROVALS: 'all', PUBLIC_URL: 'https://203.0.113.7' }),
+    ).toEqual([`PUBLIC_URL (the signing URL while CNGN_SIGNING_URL is unset): ${line}`]);
+    expect(problemsOf({ ...SLACK_ENV, PUBLIC_URL: 'https://203.0.113.7' })).toEqual([]);
+    const named = loadConfig({
+      ...SLACK_ENV,
+      CNGN_SIGNED_APPROVALS: 'all',
+      PUBLIC_URL: 'https://203.0.113.7',
+      CNGN_SIGNING_URL: 'https://sign.example.com',
+    });
+    expect(named.signing?.rpId).toBe('sign.example.com');
   });
 
   it('stop start-up naming the variable and the reason when the rule cannot be read', () => {

@@ -214,7 +214,7 @@ const TEXT: Record<Variable, VariableText> = {
   },
   CNGN_SIGNING_URL: {
     meaning:
-      "Where approvers' browsers reach the bot's passkey pages: the bot's HTTP port (`PORT`), directly or through a reverse proxy; an internal address is fine, in Socket Mode too. `https://`; plain `http://` only on `localhost`, `127.0.0.1` or `[::1]`. Its host is the passkeys' relying party: changing it later makes every registered passkey unusable. See [passkeys](passkeys.md).",
+      "Where approvers' browsers reach the bot's passkey pages: the bot's HTTP port (`PORT`), directly or through a reverse proxy; an internal address is fine, in Socket Mode too. `https://`; plain `http://` only on `localhost`; a host name, never an IP address (browsers refuse one as a passkey's site). Its host is the passkeys' relying party: changing it later makes every registered passkey unusable. See [passkeys](passkeys.md).",
     unset: '`PUBLIC_URL`; with neither, `CNGN_SIGNED_APPROVALS` must be `off`',
   },
   CNGN_SIGNED_APPROVALS: {

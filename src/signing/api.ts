@@ -3,6 +3,7 @@
 // sign/submit use it (useLink: once). Registration and approval are the engine's: these only carry
 // the browser's WebAuthn JSON to engine.passkeys and engine.approve, and put a refusal in words,
 // on the page and privately in Slack to the approver.
+import { createHash } from 'node:crypto';
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { ApprovalEvidence } from '../access/index.js';
 import {
@@ -44,7 +45,12 @@ type LinkFor = NonNullable<Awaited<ReturnType<PasskeyBook['peekLink']>>>;
 const EXPIRED =
   'This link has expired or was already used: each link works once, for 10 minutes. Ask for a new one in Slack';
 
-/** The link behind `token`, if it opens `page`; otherwise the expired-or-used sentence. */
+/** A short hash of a link's token, logged as `link`: the token itself opens the page, so it is never logged. */
+export function tokenHash(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex').slice(0, 12);
+}
+
+/** The link behind `token`, if it opens `page`; otherwise the expired-or-used sentence (logged). */
 async function linkFor<P extends LinkFor['page']>(
   deps: PageDeps,
   token: string,
@@ -52,11 +58,15 @@ async function linkFor<P extends LinkFor['page']>(
   use: boolean,
 ): Promise<Extract<LinkFor, { page: P }>> {
   const book = deps.engine.passkeys.signatures().book;
+  const expired = () => {
+    deps.log.warn('a passkey page link has expired or was already used', { page, link: tokenHash(token) });
+    const again = page === 'register' ? '(`/cngn passkey`).' : '(the request’s signing link).';
+    return new PageProblem(`${EXPIRED} ${again}`, 410);
+  };
   const peeked = await book.peekLink(token);
-  const again = page === 'register' ? '(`/cngn passkey`).' : '(the request’s signing link).';
-  if (peeked?.page !== page) throw new PageProblem(`${EXPIRED} ${again}`, 410);
+  if (peeked?.page !== page) throw expired();
   const link = use ? await book.useLink(token) : peeked;
-  if (link?.page !== page) throw new PageProblem(`${EXPIRED} ${again}`, 410);
+  if (link?.page !== page) throw expired();
   return link as Extract<LinkFor, { page: P }>;
 }
 

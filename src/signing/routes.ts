@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CustomRoute } from '@slack/bolt';
 import type { z } from 'zod';
-import { type PageDeps, registerFile, registerOptions, signOptions, signSubmit } from './api.js';
+import { type PageDeps, registerFile, registerOptions, signOptions, signSubmit, tokenHash } from './api.js';
 import type { PageAssets } from './assets.js';
 import {
   fromSigningPage,
@@ -91,7 +91,18 @@ function callRoute({ log }: RoutesOptions, where: SigningHost) {
       method: ['POST'],
       handler: (req: IncomingMessage, res: ServerResponse) => {
         const elsewhere = fromSigningPage(req, where);
-        if (elsewhere) return sendProblem(res, 403, elsewhere);
+        if (elsewhere) {
+          void tokenIn(req).then((token) => {
+            log.warn('a passkey page call came from elsewhere than the signing page', {
+              page: path,
+              ...(token ? { link: tokenHash(token) } : {}),
+              host: req.headers.host,
+              origin: req.headers.origin,
+            });
+            sendProblem(res, 403, elsewhere);
+          });
+          return;
+        }
         void (async () => {
           try {
             const parsed = schema.safeParse(await readJson(req));
@@ -105,4 +116,14 @@ function callRoute({ log }: RoutesOptions, where: SigningHost) {
         })();
       },
     }) satisfies CustomRoute;
+}
+
+/** The token a refused call carried, if its body is JSON with one (for its hash in the log). */
+async function tokenIn(req: IncomingMessage): Promise<string | undefined> {
+  try {
+    const token = ((await readJson(req)) as { token?: unknown } | null)?.token;
+    return typeof token === 'string' ? token : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -131,8 +131,9 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
     approvalsChannel: setup.approvalsChannel,
     environmentLabel: setup.api.environment.toUpperCase(),
     deliveries: new Deliveries(setup.store),
-    signingUrl: setup.signingUrl ?? setup.publicUrl,
-    passkeyLink: passkeyLinks(setup.signingUrl ?? setup.publicUrl),
+    // The pages are served only while signing is on (wiring/bot.ts): no link to them otherwise.
+    signingUrl: setup.signing ? (setup.signingUrl ?? setup.publicUrl) : undefined,
+    passkeyLink: passkeyLinks(setup.signing ? (setup.signingUrl ?? setup.publicUrl) : undefined),
     ...(setup.now ? { now: setup.now } : {}),
     ...(setup.log ? { log: setup.log } : {}),
   };

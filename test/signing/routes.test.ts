@@ -1,10 +1,18 @@
 // The passkey pages over HTTP, through the real bot (Bolt's HTTP server, the engine, the fake Slack,
 // the embedded sandbox) with signed approvals on and real P-256 assertions (SoftwareAuthenticator):
 // a registration filed and approved by another approver; a withdrawal signed on the sign page, sent,
-// and shown in Slack as after a click; a used, unknown or another page's link refused; another
-// person's passkey and another origin refused (on the page, privately in Slack, on the record); the
-// pages' headers on every answer; a page opened at 127.0.0.1 sent to the signing host.
+// and shown in Slack as after a click; a used, unknown or another page's link refused (and logged
+// without its token); another person's passkey, an assertion without user verification or with a
+// counter gone back, and another origin refused (on the page, privately in Slack, on the record); a
+// call from elsewhere logged; the pages' headers on every answer; a page opened at 127.0.0.1 sent to
+// the signing host; an approval written into the store unsigned fails the request, alerting a person.
 import { describe, expect } from 'vitest';
+import { partsOf } from '../../src/approvals/engine-parts.js';
+import { ApprovalRepository } from '../../src/approvals/index.js';
+import { EVIDENCE_FAILED } from '../../src/approvals/signed-approvals.js';
+import { withApproval } from '../../src/approvals/state-machine.js';
+import { createLogger } from '../../src/log.js';
+import { tokenHash } from '../../src/signing/api.js';
 import { WORKBENCH_HEADERS } from '../../src/workbench/headers.js';
 import {
   APPROVALS_CHANNEL,
@@ -29,16 +37,20 @@ import {
   startSigningApp,
 } from './support.js';
 
+const ALERTS_CHANNEL = 'CALERTS';
+
 const test = botTest
   // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
   .extend('signing', { scope: 'file' }, async ({}, { onCleanup }) => {
-    const app = await startSigningApp();
+    const lines: string[] = [];
+    const logger = createLogger('warn', { write: (line) => lines.push(line) });
+    const app = await startSigningApp({ logger, config: { alertsChannel: ALERTS_CHANNEL } });
     onCleanup(() => app.stop());
     const authenticators = {
       a: new SoftwareAuthenticator({ user: APPROVER_A, rpId: 'localhost', origin: app.signingUrl }),
       b: new SoftwareAuthenticator({ user: APPROVER_B, rpId: 'localhost', origin: app.signingUrl }),
     };
-    return { app, ...authenticators };
+    return { app, lines, ...authenticators };
   });
 
 function expectPageHeaders(answer: Answer): void {
@@ -46,6 +58,12 @@ function expectPageHeaders(answer: Answer): void {
   expect(answer.headers['cache-control']).toBe('no-store');
   expect(answer.headers['referrer-policy']).toBe('no-referrer');
 }
+
+/** The fields of each warning logged with `message`, oldest first. */
+const warned = (lines: string[], message: string) =>
+  lines
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((entry) => entry.level === 'warn' && entry.message === message);
 
 /** The private words the bot said to `user` in Slack (a DM: chat.postMessage to the user id). */
 const toldPrivately = (
@@ -217,8 +235,8 @@ describe('the sign page', () => {
     expect(reopened.json.problem).toMatch(/^This link has expired or was already used: /);
   });
 
-  test('refuses an unknown or expired link, and a registration link, as expired or used', async ({
-    signing: { app },
+  test('refuses an unknown or expired link, and a registration link, as expired or used; logged without the token', async ({
+    signing: { app, lines },
   }) => {
     for (const token of ['bm90LWEtdG9rZW4', await registrationToken(app, APPROVER_A)]) {
       const answer = await post(app, '/passkeys/api/sign/options', { token });
@@ -228,6 +246,10 @@ describe('the sign page', () => {
         problem: expect.stringMatching(/^This link has expired or was already used: /),
       });
       expectPageHeaders(answer);
+      const logged = warned(lines, 'a passkey page link has expired or was already used').at(-1);
+      expect(logged).toMatchObject({ page: 'sign', link: tokenHash(token) });
+      expect(JSON.stringify(logged)).not.toContain(token);
+      expect(lines.join('\n')).not.toContain(token);
     }
   });
 
@@ -251,23 +273,71 @@ describe('the sign page', () => {
     }, 'the record');
   });
 
-  test('refuses an assertion made for another origin, and a call from a page elsewhere', async ({
-    signing: { app, a },
+  test.for([
+    {
+      what: 'made without user verification',
+      amounts: ['1500', '1600'],
+      bad: () => ({ noUv: true }),
+      why: 'was signed without your fingerprint, face or PIN, which the desk requires',
+    },
+    {
+      what: 'whose signature counter went backwards',
+      amounts: ['1700', '1800'],
+      // One below the counter the desk recorded at the passkey's last approval (just before).
+      bad: (a: SoftwareAuthenticator) => ({ counter: a.counter - 1 }),
+      why: 'was signed by an authenticator whose use counter went backwards, as a copied one would; tell another approver',
+    },
+  ])(
+    'refuses an assertion $what: on the page, privately in Slack, on the record; nothing approved',
+    async ({ amounts: [first, second], bad, why }, { signing: { app, a } }) => {
+      // A signed approval first, so the desk holds a counter above zero for this passkey.
+      // Amounts differ between cases: a second filing alike would be asked about first.
+      const earlier = await fileWithdrawal(app, first ?? '');
+      expect((await signWith(app, await signingToken(app, APPROVER_A, earlier), a)).submitted.status).toBe(
+        200,
+      );
+      const id = await fileWithdrawal(app, second ?? '');
+      const { submitted } = await signWith(app, await signingToken(app, APPROVER_A, id), a, bad(a));
+      expect(submitted.status).toBe(422);
+      const sentence = `Your approval of ${id} · Withdrawal · ₦${Number(second).toLocaleString('en')}.00 ${why}, so it did not count and nothing changed.`;
+      expect(submitted.json).toEqual({ ok: false, problem: sentence });
+      await waitUntil(() => toldPrivately(app, APPROVER_A).includes(sentence), 'the DM');
+      await waitUntil(async () => {
+        const entries = await app.engine.audit(500);
+        return entries.some(
+          (e) => e.requestId === id && e.action === 'signature-refused' && e.actor === APPROVER_A,
+        );
+      }, 'the record');
+      expect(await app.engine.get(id)).toMatchObject({ state: 'pending', approvals: [] });
+    },
+  );
+
+  test('refuses an assertion made for another origin, and a call from a page elsewhere (logged)', async ({
+    signing: { app, a, lines },
   }) => {
     const id = await fileWithdrawal(app, '1300');
     const { submitted } = await signWith(app, await signingToken(app, APPROVER_A, id), a, {
       origin: 'http://evil.test',
     });
     expect(submitted.json.problem).toContain('was signed on a page that is not this desk’s signing page');
+    const token = await signingToken(app, APPROVER_A, id);
     const elsewhere = await post(
       app,
       '/passkeys/api/sign/options',
-      { token: await signingToken(app, APPROVER_A, id) },
+      { token },
       { origin: 'http://evil.test' },
     );
     expect(elsewhere.status).toBe(403);
     expect(elsewhere.json.problem).toBe(`Open the page at ${app.signingUrl}.`);
     expectPageHeaders(elsewhere);
+    expect(
+      warned(lines, 'a passkey page call came from elsewhere than the signing page').at(-1),
+    ).toMatchObject({
+      page: '/passkeys/api/sign/options',
+      link: tokenHash(token),
+      origin: 'http://evil.test',
+    });
+    expect(lines.join('\n')).not.toContain(token);
     const notJson = await send(app, '/passkeys/api/sign/options', {
       method: 'POST',
       body: {},
@@ -286,5 +356,34 @@ describe('the sign page', () => {
     expectPageHeaders(answer);
     const register = await send(app, '/passkeys/register?t=xyz', { host: `127.0.0.1:${app.port}` });
     expect(register.headers.location).toBe(`${app.signingUrl}/passkeys/register?t=xyz`);
+  });
+
+  test('an approval written into the store without a signature sends nothing, and the alerts channel hears of it once', async ({
+    signing: { app },
+  }) => {
+    const id = await fileWithdrawal(app, '1400');
+    // Someone with write access to the store adds an approval with no assertion, and writes it back.
+    const repo = new ApprovalRepository(app.store, app.engine.environment());
+    const stored = await repo.get(id);
+    if (!stored) throw new Error('not stored');
+    const forged = withApproval(stored, APPROVER_A, new Date());
+    expect(forged.state).toBe('approved');
+    expect(await repo.saveIf(stored, forged)).toBe(true);
+    await partsOf(app.engine).executor.execute(id);
+    await app.engine.idle();
+    expect(await app.engine.get(id)).toMatchObject({ state: 'failed', outcome: { reason: EVIDENCE_FAILED } });
+    const alerts = () =>
+      app.slack
+        .callsTo('chat.postMessage')
+        .filter((c) => c.body.channel === ALERTS_CHANNEL && String(c.body.text).includes(id));
+    await waitUntil(() => alerts().length > 0, 'the alert');
+    const alert = alerts()[0]?.body;
+    expect(String(alert?.text)).toBe(
+      `Needs a person: Approval evidence does not verify for ${id} · Withdrawal · ₦1,400.00: nothing was sent`,
+    );
+    expect(JSON.stringify(alert?.blocks)).toContain(`its message is in <#${APPROVALS_CHANNEL}>`);
+    // Once: the request's next showing says nothing again.
+    await app.approvals?.presenter?.present(id);
+    expect(alerts()).toHaveLength(1);
   });
 });

@@ -42,7 +42,7 @@ const NAMES: Record<string, string> = {
  * the policy recorded at start as a real start does (the verifier reads the signing rule from it).
  */
 export async function startSigningApp(
-  more: Pick<ApprovalAppOptions, 'config' | 'recordPolicy'> = {},
+  more: Pick<ApprovalAppOptions, 'config' | 'recordPolicy' | 'logger'> = {},
 ): Promise<SigningApp> {
   const slack = await FakeSlack.start();
   for (const [id, name] of Object.entries(NAMES)) slack.people.set(id, { name });
@@ -52,7 +52,12 @@ export async function startSigningApp(
     const signing = { rule: { mode: 'all' as const }, rpId: 'localhost', origin: signingUrl };
     try {
       const config = { ...more.config, port, signing };
-      const app = await startApprovalApp({ slack, recordPolicy: more.recordPolicy, config });
+      const app = await startApprovalApp({
+        slack,
+        recordPolicy: more.recordPolicy,
+        logger: more.logger,
+        config,
+      });
       const stop = async () => {
         await app.stop();
         await slack.stop();

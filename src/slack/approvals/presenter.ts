@@ -11,6 +11,7 @@ import {
   type ApprovalEngine,
   type ApprovalRequest,
   CONFLICT_ACTION,
+  EVIDENCE_FAILED,
   FINAL_STATES,
 } from '../../approvals/index.js';
 import type { RequestState } from '../../audit/index.js';
@@ -18,7 +19,7 @@ import type { Logger } from '../../log.js';
 import { LOCK_DEFAULTS, type Store } from '../../store/index.js';
 import { CoalescedRuns } from '../runtime/coalesced-runs.js';
 import { checksThreadText } from './blocks/checks.js';
-import { approvalMessage, conflictAlert } from './blocks/message.js';
+import { approvalMessage, conflictAlert, evidenceAlert } from './blocks/message.js';
 import { requesterNotice, threadReply } from './blocks/steps.js';
 
 export interface PresenterOptions {
@@ -246,13 +247,15 @@ export class ApprovalPresenter {
       }
     });
 
-    // The service contradicted itself about the request: a person must check, so it is said where
-    // alerts are watched too, not only in the request's thread.
+    // The service contradicted itself about the request, or an approval's evidence did not verify
+    // before sending: a person must check, so it is said where alerts are watched too, not only in the
+    // request's thread.
     await attempt(async () => {
       for (let index = shown.alerted ?? 0; index < request.history.length; index++) {
-        if (request.history[index]?.action === CONFLICT_ACTION) {
+        const alert = alertFor(atStep(request, index));
+        if (alert) {
           const channel = this.options.alertsChannel ?? this.options.channel;
-          await this.options.client.chat.postMessage({ channel, ...conflictAlert(atStep(request, index)) });
+          await this.options.client.chat.postMessage({ channel, ...alert });
         }
         shown.alerted = index + 1;
         await save();
@@ -297,6 +300,14 @@ export class ApprovalPresenter {
     shown.steps = request.history.length;
     shown.frozen = freeze?.at;
   }
+}
+
+/** The alert for a person that the request's newest step calls for, if any. */
+function alertFor(request: ApprovalRequest) {
+  const step = request.history.at(-1);
+  if (step?.action === CONFLICT_ACTION) return conflictAlert(request);
+  if (step?.action === 'failed' && step.note === EVIDENCE_FAILED) return evidenceAlert(request);
+  return undefined;
 }
 
 /**

@@ -54,13 +54,14 @@ async function passkeyList(engine: ApprovalEngine, user: string, now: Date): Pro
   return lines.length > 0 ? `*Your passkeys*\n${lines.join('\n')}` : '*Your passkeys*\nnone yet';
 }
 
-/** `/cngn passkey`: the one-time link (when the pages have an address) and the list. */
+/** `/cngn passkey`: the one-time link (when signing is on and the pages are served) and the list. */
 async function linkAndList(userId: string, teamId: string, deps: ApprovalSlackDeps): Promise<SlackMessage> {
   const now = (deps.now ?? (() => new Date()))();
   const list = await passkeyList(deps.engine, userId, now);
+  // No signing URL: signing is off (with it on, the configuration requires one).
   if (!deps.signingUrl) {
     return answer(
-      `Passkeys cannot be registered here yet: set CNGN_SIGNING_URL (or PUBLIC_URL) to where browsers reach the bot.\n\n${list}`,
+      `Passkeys are not in use here: signing is off (CNGN_SIGNED_APPROVALS), so approvals are made with a click and there is nothing to register.\n\n${list}`,
     );
   }
   const book = new PasskeyBook(deps.store, deps.engine.environment());

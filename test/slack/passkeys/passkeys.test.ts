@@ -21,11 +21,18 @@ import {
 
 const SIGNING_URL = 'https://desk.example.test';
 
-/** One bot for the file, its pages reachable at SIGNING_URL (PUBLIC_URL). */
+/** Signed approvals on, the pages at SIGNING_URL. */
+const SIGNING = { rule: parseSigningRule('all'), rpId: 'desk.example.test', origin: SIGNING_URL };
+
+/** One bot for the file, signing on, its pages reachable at SIGNING_URL (PUBLIC_URL). */
 const test = botTest
   // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
   .extend('fileApp', { scope: 'file' }, async ({}, { onCleanup }) => {
-    const app = await startApprovalApp({ approvers: [APPROVER_A, APPROVER_B], publicUrl: SIGNING_URL });
+    const app = await startApprovalApp({
+      approvers: [APPROVER_A, APPROVER_B],
+      publicUrl: SIGNING_URL,
+      config: { signing: SIGNING },
+    });
     onCleanup(() => app.stop());
     return app;
   });
@@ -105,9 +112,9 @@ describe('/cngn passkey', () => {
     expect(answer).not.toContain('/passkeys/register');
   });
 
-  test('says what to set when browsers have no address to reach the pages at', async ({ app }) => {
+  test('says passkeys are not in use when signing is off and there is no address either', async ({ app }) => {
     const answer = await command(app, 'passkey', APPROVER_A);
-    expect(answer).toContain('set CNGN_SIGNING_URL (or PUBLIC_URL)');
+    expect(answer).toContain('Passkeys are not in use here: signing is off');
     expect(answer).not.toContain('/passkeys/register');
   });
 });
@@ -159,5 +166,17 @@ describe('/cngn passkey with signed approvals on', () => {
     });
     const text = await command(app, 'passkey', APPROVER_A);
     expect(text).toContain('https://sign.example.test/passkeys/register?t=');
+  });
+});
+
+describe('/cngn passkey with signed approvals off', () => {
+  test('says passkeys are not in use here and gives no link, though PUBLIC_URL is set', async ({
+    startApp,
+  }) => {
+    const app = await startApp({ approvers: [APPROVER_A, APPROVER_B], publicUrl: SIGNING_URL });
+    const text = await command(app, 'passkey', APPROVER_A);
+    expect(text).toContain('Passkeys are not in use here: signing is off');
+    expect(text).not.toContain('/passkeys/register');
+    expect(text).not.toContain(SIGNING_URL);
   });
 });

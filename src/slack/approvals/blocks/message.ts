@@ -385,6 +385,21 @@ export function conflictAlert(request: ApprovalRequest): SlackMessage {
   };
 }
 
+/**
+ * The alert for a person when a request failed just before sending because an approval's evidence
+ * does not verify (written into the store by hand, or changed since it was signed): posted in the
+ * alerts channel, pointing at the request's message.
+ */
+export function evidenceAlert(request: ApprovalRequest): SlackMessage {
+  const where = request.announcement
+    ? ` · its message is in ${mentionChannel(request.announcement.channel)}`
+    : '';
+  const title = escapeMrkdwn(requestTitle(request));
+  const said = `Approval evidence does not verify for ${title}: nothing was sent`;
+  const text = `:rotating_light: *Needs a person:* ${said}${where}`;
+  return { text: `Needs a person: ${said}`, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
+}
+
 /** Approve and Reject (bound to the round shown) and the requester's Cancel, as asked. */
 export function approvalButtons(request: ApprovalRequest, buttons: MessageButtons = {}): Button[] {
   const value = approvalButtonValue(request);
