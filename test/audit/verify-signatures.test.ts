@@ -1,5 +1,5 @@
 // The standalone verifier's check of passkey-signed approvals, on an archive the real engine wrote:
-// passkeys registered through its requests (the first two with a click, the next one signed), a
+// passkeys registered through its requests (the first with a click, the next ones signed), a
 // withdrawal approved with a real P-256 assertion from the software authenticator and sent. It passes
 // as written, and fails (naming the request and why) when one byte of an assertion is changed, when an
 // approval the rule needed signed has no signature, when the passkey was revoked before the approval,
@@ -60,7 +60,7 @@ const test = engineTest
     },
   }));
 
-/** `user` registers a passkey, approved by `approver` (signed with `signWith` once two people hold one). */
+/** `user` registers a passkey, approved by `approver`: signed with `signWith` (the approver's device), else a click. */
 async function register(
   engine: ApprovalEngine,
   user: string,
@@ -108,7 +108,10 @@ interface SignedArchive {
   deviceA: SoftwareAuthenticator;
 }
 
-/** Two first passkeys (clicks), a third signed by B, a withdrawal signed by A and sent; then archived. */
+/**
+ * A's passkey (clicked by B, who holds none), B's signed by A, the requester's signed by B, a withdrawal
+ * signed by A and sent; then archived.
+ */
 async function signedArchive(
   engine: ApprovalEngine,
   auditDir: string,
@@ -116,7 +119,7 @@ async function signedArchive(
 ): Promise<SignedArchive> {
   await engine.start();
   const deviceA = await register(engine, APPROVER_A, APPROVER_B);
-  const deviceB = await register(engine, APPROVER_B, APPROVER_A);
+  const deviceB = await register(engine, APPROVER_B, APPROVER_A, deviceA);
   await register(engine, REQUESTER, APPROVER_B, deviceB);
   const request = await fileDraft(engine, withdrawalDraft(networkId, '5000'));
   expect((await signAndApprove(engine, request.id, APPROVER_A, deviceA)).ok).toBe(true);
@@ -219,7 +222,7 @@ describe('the verifier’s check of passkey-signed approvals', () => {
     const { folder } = await signedArchive(fx.engine, auditDir, networkId);
     const { status, lines } = verify(folder, signer.publicKey);
     expect(problems(lines)).toEqual([]);
-    expect(lines).toContain('sandbox: 2 passkey signatures checked on 2 requests sent with signed approvals');
+    expect(lines).toContain('sandbox: 3 passkey signatures checked on 3 requests sent with signed approvals');
     expect(status).toBe(0);
   });
 
