@@ -212,6 +212,13 @@ function withSignatures(entry: AuditEntry, change: (s: Assertion) => Partial<Ass
   } as AuditEntry;
 }
 
+/** The entry as if its approvals had been clicks: its signatures (and the round they were over) gone. */
+function unsigned(entry: AuditEntry): AuditEntry {
+  if (!entry.figures) return entry;
+  const { signatures: _gone, round: _round, ...figures } = entry.figures;
+  return { ...entry, figures };
+}
+
 describe('the verifier’s check of passkey-signed approvals', () => {
   test('passes an archive of signed approvals made through the engine', async ({
     fx,
@@ -347,6 +354,69 @@ describe('the verifier’s check of passkey-signed approvals', () => {
       expect.stringMatching(
         new RegExp(
           `request ${withdrawal} \\(withdraw, sent at seq \\d+\\): ${APPROVER_A}'s signature is by passkey \\S+, revoked at \\S+, before the request was sent$`,
+        ),
+      ),
+    ]);
+    expect(status).toBe(1);
+  });
+
+  test('fails a clicked registration once two approvers had held passkeys, revoked since or not (a store edit)', async ({
+    fx,
+    auditDir,
+    signer,
+    networkId,
+  }) => {
+    const { folder } = await signedArchive(fx.engine, auditDir, networkId);
+    let id = '';
+    rewritten(folder, signer, (entries) => {
+      const registrationOf = (user: string) =>
+        entries.find(
+          (e) => e.kind === 'passkey' && e.state === 'completed' && e.figures?.payload.user === user,
+        );
+      id = registrationOf(REQUESTER)?.requestId ?? '';
+      const filed = entries.findIndex((e) => e.requestId === id);
+      // B's passkey revoked before the requester's registration: only A holds one, but two had.
+      const revoked: AuditEntry = {
+        ...(registrationOf(APPROVER_B) as AuditEntry),
+        at: (entries[filed] as AuditEntry).at,
+        action: 'passkey-revoked',
+        actor: APPROVER_B,
+        note: 'revoked by its owner',
+      };
+      const clicked = entries.map((e) => (e.requestId === id ? unsigned(e) : e));
+      return [...clicked.slice(0, filed), revoked, ...clicked.slice(filed)];
+    });
+    const { status, lines } = verify(folder, signer.publicKey);
+    expect(problems(lines)).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `request ${id} \\(passkey, sent at seq \\d+\\): ${APPROVER_B}'s approval has no passkey signature, though two approvers had held passkeys or ${APPROVER_B} held one then$`,
+        ),
+      ),
+    ]);
+    expect(status).toBe(1);
+  });
+
+  test('fails a registration clicked by an approver who held a passkey, while only one did (a store edit)', async ({
+    fx,
+    auditDir,
+    signer,
+    networkId,
+  }) => {
+    const { folder } = await signedArchive(fx.engine, auditDir, networkId);
+    let id = '';
+    rewritten(folder, signer, (entries) => {
+      const registration = entries.find(
+        (e) => e.kind === 'passkey' && e.state === 'completed' && e.figures?.payload.user === APPROVER_B,
+      );
+      id = registration?.requestId ?? '';
+      return entries.map((e) => (e.requestId === id ? unsigned(e) : e));
+    });
+    const { status, lines } = verify(folder, signer.publicKey);
+    expect(problems(lines)).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `request ${id} \\(passkey, sent at seq \\d+\\): ${APPROVER_A}'s approval has no passkey signature, though two approvers had held passkeys or ${APPROVER_A} held one then$`,
         ),
       ),
     ]);
