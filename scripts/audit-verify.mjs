@@ -773,6 +773,7 @@ function assertionHolds(key, authenticatorData, clientDataJSON, signature) {
 var MONEY_KINDS = /* @__PURE__ */ new Set(["withdraw", "redeem", "bridge"]);
 var SENT_STATES = /* @__PURE__ */ new Set(["sent", "completed", "outcome-unknown"]);
 var POLICY_SETTING = "signed approvals";
+var APPROVERS_SETTING = "approvers";
 var short = (id) => id.length > 12 ? `${id.slice(0, 12)}…` : id;
 function signingPolicyOf(value) {
   if (typeof value !== "string") return void 0;
@@ -792,6 +793,8 @@ var EvidenceWalk = class {
   signatures = 0;
   /** Undefined: signing off (or never recorded). */
   policy;
+  /** The approvers the policy lists; undefined: not recorded, or a Slack group's (everyone counts). */
+  approvers;
   passkeys = /* @__PURE__ */ new Map();
   /** When each person last approved each request. */
   approvedAt = /* @__PURE__ */ new Map();
@@ -812,7 +815,10 @@ var EvidenceWalk = class {
     if (entry.kind === "passkey" && entry.state === "completed") this.register(entry, at);
   }
   readPolicy(entry, segment) {
-    const setting = entry.policy?.settings?.find((s) => s.name === POLICY_SETTING);
+    const settings = entry.policy?.settings ?? [];
+    const pool = settings.find((s) => s.name === APPROVERS_SETTING)?.value;
+    this.approvers = Array.isArray(pool) && pool.every((id) => id.startsWith("U")) ? new Set(pool) : void 0;
+    const setting = settings.find((s) => s.name === POLICY_SETTING);
     try {
       this.policy = signingPolicyOf(setting?.value);
     } catch (error) {
@@ -832,30 +838,42 @@ var EvidenceWalk = class {
     const passkey = typeof credentialId === "string" ? this.passkeys.get(credentialId) : void 0;
     if (passkey && passkey.revokedAt === void 0) passkey.revokedAt = at;
   }
-  /** People holding a live passkey now: a new install's first two registrations may be clicks. */
-  holders() {
-    return new Set([...this.passkeys.values()].filter((p) => p.revokedAt === void 0).map((p) => p.user)).size;
+  /**
+   * May `user`'s unsigned approval at `at` of this passkey registration count: fewer than two approvers
+   * had held a passkey just before it (revoked since or not), and `user` then held no live one?
+   */
+  clickCounts(user, at) {
+    const counts = (who) => this.approvers?.has(who) ?? true;
+    const held = [...this.passkeys.values()].filter((p) => p.addedAt < at);
+    if (new Set(held.map((p) => p.user).filter(counts)).size >= 2) return false;
+    return !held.some((p) => p.user === user && (p.revokedAt === void 0 || p.revokedAt > at));
   }
   needed(entry) {
     if (!this.policy) return false;
-    if (!policyNeeds(this.policy, entry.kind, entry.amount)) return false;
-    return !(entry.kind === "passkey" && this.holders() < 2);
+    return policyNeeds(this.policy, entry.kind, entry.amount);
+  }
+  /** Why an unsigned approval of this entry does not count; undefined when it does (a first-passkeys click). */
+  unsignedProblem(entry, user) {
+    const at = this.approvedAt.get(`${entry.requestId} ${user}`) ?? Date.parse(entry.at);
+    if (entry.kind === "passkey" && this.clickCounts(user, at)) return void 0;
+    if (entry.kind === "passkey") {
+      return `${user}'s approval has no passkey signature, though two approvers had held passkeys or ${user} held one then`;
+    }
+    return `${user}'s approval has no passkey signature, though the signing rule then needed one`;
   }
   checkSent(entry, segment) {
     const figures = entry.figures;
     const signatures = figures?.signatures ?? [];
     const needed = this.needed(entry);
     if (!figures || !needed && signatures.length === 0) return;
+    const unsigned = figures.approvals.filter((user) => !signatures.some((s) => s.user === user));
+    const problems = needed ? unsigned.map((user) => this.unsignedProblem(entry, user)) : [];
+    if (signatures.length === 0 && unsigned.length > 0 && problems.every((why) => !why)) return;
     this.requests += 1;
     const about = `request ${entry.requestId} (${entry.kind}, sent at seq ${entry.seq})`;
     const fail = (why) => this.problems.push({ segment, text: `${about}: ${why}` });
     if (needed && figures.approvals.length === 0) fail("sent with no approval, though it needed signed ones");
-    for (const user of figures.approvals) {
-      const signature = signatures.find((s) => s.user === user);
-      if (signature) continue;
-      if (needed)
-        fail(`${user}'s approval has no passkey signature, though the signing rule then needed one`);
-    }
+    for (const why of problems) if (why) fail(why);
     for (const signature of signatures) {
       this.signatures += 1;
       const why = this.signatureProblem(entry, signature);

@@ -6,7 +6,10 @@
 // assertion's nonce), from the signing origin the policy recorded. Any assertion the chain holds is
 // checked the same way, needed or not. What is in force is read as the chain goes: the policy entries
 // (`signed approvals`: `all at <origin>` or `above ₦… at <origin>`), the passkey registrations (their
-// `completed` step) and revocations (`passkey-revoked` steps), and each approval's time.
+// `completed` step) and revocations (`passkey-revoked` steps), and each approval's time. A passkey
+// registration's approval may be a click (a new install's first passkeys) only while fewer than two
+// approvers had ever held a passkey (executed registrations, revoked since or not) and only by an
+// approver who then held no live passkey.
 import { createHash } from 'node:crypto';
 import { Money } from '../format/money.js';
 import { signedBytes, signedChallenge } from './approval-bytes.js';
@@ -60,6 +63,7 @@ type Signature = NonNullable<NonNullable<AuditEntry['figures']>['signatures']>[n
 
 const SENT_STATES = new Set(['sent', 'completed', 'outcome-unknown']);
 const POLICY_SETTING = 'signed approvals';
+const APPROVERS_SETTING = 'approvers';
 const short = (id: string) => (id.length > 12 ? `${id.slice(0, 12)}…` : id);
 
 /** `all at https://desk.example.com` or `above ₦1,000,000.00 at …` → the policy; undefined: off. */
@@ -85,6 +89,8 @@ class EvidenceWalk {
   signatures = 0;
   /** Undefined: signing off (or never recorded). */
   private policy: SigningPolicy | undefined;
+  /** The approvers the policy lists; undefined: not recorded, or a Slack group's (everyone counts). */
+  private approvers: Set<string> | undefined;
   private readonly passkeys = new Map<string, Registered>();
   /** When each person last approved each request. */
   private readonly approvedAt = new Map<string, number>();
@@ -107,7 +113,11 @@ class EvidenceWalk {
   }
 
   private readPolicy(entry: AuditEntry, segment: string): void {
-    const setting = entry.policy?.settings?.find((s) => s.name === POLICY_SETTING);
+    const settings = entry.policy?.settings ?? [];
+    const pool = settings.find((s) => s.name === APPROVERS_SETTING)?.value;
+    this.approvers =
+      Array.isArray(pool) && pool.every((id) => id.startsWith('U')) ? new Set(pool) : undefined;
+    const setting = settings.find((s) => s.name === POLICY_SETTING);
     try {
       this.policy = signingPolicyOf(setting?.value);
     } catch (error) {
@@ -130,16 +140,30 @@ class EvidenceWalk {
     if (passkey && passkey.revokedAt === undefined) passkey.revokedAt = at;
   }
 
-  /** People holding a live passkey now: a new install's first two registrations may be clicks. */
-  private holders(): number {
-    return new Set([...this.passkeys.values()].filter((p) => p.revokedAt === undefined).map((p) => p.user))
-      .size;
+  /**
+   * May `user`'s unsigned approval at `at` of this passkey registration count: fewer than two approvers
+   * had held a passkey just before it (revoked since or not), and `user` then held no live one?
+   */
+  private clickCounts(user: string, at: number): boolean {
+    const counts = (who: string) => this.approvers?.has(who) ?? true;
+    const held = [...this.passkeys.values()].filter((p) => p.addedAt < at);
+    if (new Set(held.map((p) => p.user).filter(counts)).size >= 2) return false;
+    return !held.some((p) => p.user === user && (p.revokedAt === undefined || p.revokedAt > at));
   }
 
   private needed(entry: AuditEntry): boolean {
     if (!this.policy) return false;
-    if (!policyNeeds(this.policy, entry.kind, entry.amount)) return false;
-    return !(entry.kind === 'passkey' && this.holders() < 2);
+    return policyNeeds(this.policy, entry.kind, entry.amount);
+  }
+
+  /** Why an unsigned approval of this entry does not count; undefined when it does (a first-passkeys click). */
+  private unsignedProblem(entry: AuditEntry, user: string): string | undefined {
+    const at = this.approvedAt.get(`${entry.requestId} ${user}`) ?? Date.parse(entry.at);
+    if (entry.kind === 'passkey' && this.clickCounts(user, at)) return undefined;
+    if (entry.kind === 'passkey') {
+      return `${user}'s approval has no passkey signature, though two approvers had held passkeys or ${user} held one then`;
+    }
+    return `${user}'s approval has no passkey signature, though the signing rule then needed one`;
   }
 
   private checkSent(entry: AuditEntry, segment: string): void {
@@ -147,16 +171,14 @@ class EvidenceWalk {
     const signatures = figures?.signatures ?? [];
     const needed = this.needed(entry);
     if (!figures || (!needed && signatures.length === 0)) return;
+    const unsigned = figures.approvals.filter((user) => !signatures.some((s) => s.user === user));
+    const problems = needed ? unsigned.map((user) => this.unsignedProblem(entry, user)) : [];
+    if (signatures.length === 0 && unsigned.length > 0 && problems.every((why) => !why)) return;
     this.requests += 1;
     const about = `request ${entry.requestId} (${entry.kind}, sent at seq ${entry.seq})`;
     const fail = (why: string) => this.problems.push({ segment, text: `${about}: ${why}` });
     if (needed && figures.approvals.length === 0) fail('sent with no approval, though it needed signed ones');
-    for (const user of figures.approvals) {
-      const signature = signatures.find((s) => s.user === user);
-      if (signature) continue;
-      if (needed)
-        fail(`${user}'s approval has no passkey signature, though the signing rule then needed one`);
-    }
+    for (const why of problems) if (why) fail(why);
     for (const signature of signatures) {
       this.signatures += 1;
       const why = this.signatureProblem(entry, signature);

@@ -1,5 +1,5 @@
 // The standalone verifier's check of passkey-signed approvals, on an archive the real engine wrote:
-// passkeys registered through its requests (the first two with a click, the next one signed), a
+// passkeys registered through its requests (the first with a click, the next ones signed), a
 // withdrawal approved with a real P-256 assertion from the software authenticator and sent. It passes
 // as written, and fails (naming the request and why) when one byte of an assertion is changed, when an
 // approval the rule needed signed has no signature, when the passkey was revoked before the approval,
@@ -60,7 +60,7 @@ const test = engineTest
     },
   }));
 
-/** `user` registers a passkey, approved by `approver` (signed with `signWith` once two people hold one). */
+/** `user` registers a passkey, approved by `approver`: signed with `signWith` (the approver's device), else a click. */
 async function register(
   engine: ApprovalEngine,
   user: string,
@@ -108,7 +108,10 @@ interface SignedArchive {
   deviceA: SoftwareAuthenticator;
 }
 
-/** Two first passkeys (clicks), a third signed by B, a withdrawal signed by A and sent; then archived. */
+/**
+ * A's passkey (clicked by B, who holds none), B's signed by A, the requester's signed by B, a withdrawal
+ * signed by A and sent; then archived.
+ */
 async function signedArchive(
   engine: ApprovalEngine,
   auditDir: string,
@@ -116,7 +119,7 @@ async function signedArchive(
 ): Promise<SignedArchive> {
   await engine.start();
   const deviceA = await register(engine, APPROVER_A, APPROVER_B);
-  const deviceB = await register(engine, APPROVER_B, APPROVER_A);
+  const deviceB = await register(engine, APPROVER_B, APPROVER_A, deviceA);
   await register(engine, REQUESTER, APPROVER_B, deviceB);
   const request = await fileDraft(engine, withdrawalDraft(networkId, '5000'));
   expect((await signAndApprove(engine, request.id, APPROVER_A, deviceA)).ok).toBe(true);
@@ -209,6 +212,13 @@ function withSignatures(entry: AuditEntry, change: (s: Assertion) => Partial<Ass
   } as AuditEntry;
 }
 
+/** The entry as if its approvals had been clicks: its signatures (and the round they were over) gone. */
+function unsigned(entry: AuditEntry): AuditEntry {
+  if (!entry.figures) return entry;
+  const { signatures: _gone, round: _round, ...figures } = entry.figures;
+  return { ...entry, figures };
+}
+
 describe('the verifier’s check of passkey-signed approvals', () => {
   test('passes an archive of signed approvals made through the engine', async ({
     fx,
@@ -219,7 +229,7 @@ describe('the verifier’s check of passkey-signed approvals', () => {
     const { folder } = await signedArchive(fx.engine, auditDir, networkId);
     const { status, lines } = verify(folder, signer.publicKey);
     expect(problems(lines)).toEqual([]);
-    expect(lines).toContain('sandbox: 2 passkey signatures checked on 2 requests sent with signed approvals');
+    expect(lines).toContain('sandbox: 3 passkey signatures checked on 3 requests sent with signed approvals');
     expect(status).toBe(0);
   });
 
@@ -344,6 +354,69 @@ describe('the verifier’s check of passkey-signed approvals', () => {
       expect.stringMatching(
         new RegExp(
           `request ${withdrawal} \\(withdraw, sent at seq \\d+\\): ${APPROVER_A}'s signature is by passkey \\S+, revoked at \\S+, before the request was sent$`,
+        ),
+      ),
+    ]);
+    expect(status).toBe(1);
+  });
+
+  test('fails a clicked registration once two approvers had held passkeys, revoked since or not (a store edit)', async ({
+    fx,
+    auditDir,
+    signer,
+    networkId,
+  }) => {
+    const { folder } = await signedArchive(fx.engine, auditDir, networkId);
+    let id = '';
+    rewritten(folder, signer, (entries) => {
+      const registrationOf = (user: string) =>
+        entries.find(
+          (e) => e.kind === 'passkey' && e.state === 'completed' && e.figures?.payload.user === user,
+        );
+      id = registrationOf(REQUESTER)?.requestId ?? '';
+      const filed = entries.findIndex((e) => e.requestId === id);
+      // B's passkey revoked before the requester's registration: only A holds one, but two had.
+      const revoked: AuditEntry = {
+        ...(registrationOf(APPROVER_B) as AuditEntry),
+        at: (entries[filed] as AuditEntry).at,
+        action: 'passkey-revoked',
+        actor: APPROVER_B,
+        note: 'revoked by its owner',
+      };
+      const clicked = entries.map((e) => (e.requestId === id ? unsigned(e) : e));
+      return [...clicked.slice(0, filed), revoked, ...clicked.slice(filed)];
+    });
+    const { status, lines } = verify(folder, signer.publicKey);
+    expect(problems(lines)).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `request ${id} \\(passkey, sent at seq \\d+\\): ${APPROVER_B}'s approval has no passkey signature, though two approvers had held passkeys or ${APPROVER_B} held one then$`,
+        ),
+      ),
+    ]);
+    expect(status).toBe(1);
+  });
+
+  test('fails a registration clicked by an approver who held a passkey, while only one did (a store edit)', async ({
+    fx,
+    auditDir,
+    signer,
+    networkId,
+  }) => {
+    const { folder } = await signedArchive(fx.engine, auditDir, networkId);
+    let id = '';
+    rewritten(folder, signer, (entries) => {
+      const registration = entries.find(
+        (e) => e.kind === 'passkey' && e.state === 'completed' && e.figures?.payload.user === APPROVER_B,
+      );
+      id = registration?.requestId ?? '';
+      return entries.map((e) => (e.requestId === id ? unsigned(e) : e));
+    });
+    const { status, lines } = verify(folder, signer.publicKey);
+    expect(problems(lines)).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `request ${id} \\(passkey, sent at seq \\d+\\): ${APPROVER_A}'s approval has no passkey signature, though two approvers had held passkeys or ${APPROVER_A} held one then$`,
         ),
       ),
     ]);

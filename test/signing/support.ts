@@ -6,7 +6,6 @@ import { request } from 'node:http';
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { Browser, Locator, Page } from 'playwright-core';
 import type { ApprovalEvidence } from '../../src/access/index.js';
-import { PasskeyBook } from '../../src/approvals/index.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -18,7 +17,8 @@ import {
   startApprovalApp,
   waitUntil,
 } from '../slack/approvals/support.js';
-import type { SoftwareAuthenticator } from '../support/authenticator.js';
+import { seenOf } from '../support/approve-as-seen.js';
+import { SoftwareAuthenticator } from '../support/authenticator.js';
 import { contains, newPage } from '../support/browser.js';
 import { FakeSlack } from '../support/fake-slack.js';
 import { commandAnswer } from '../support/slack-requests.js';
@@ -126,8 +126,8 @@ export function send(app: PageHost, path: string, sent: Sent = {}): Promise<Answ
 export const post = (app: PageHost, path: string, body: unknown, sent: Omit<Sent, 'body'> = {}) =>
   send(app, path, { ...sent, body });
 
-export const bookOf = (app: Pick<ApprovalApp, 'store' | 'engine'>) =>
-  new PasskeyBook(app.store, app.engine.environment());
+/** The engine's own passkey book: its records sealed with the audit signing key, as the bot writes them. */
+export const bookOf = (app: Pick<ApprovalApp, 'engine'>) => app.engine.passkeys.signatures().book;
 
 /** `/cngn passkey` as `user`: the one-time token of the registration link it answers with. */
 export async function registrationToken(app: SigningApp, user: string): Promise<string> {
@@ -153,19 +153,47 @@ export async function fileRegistration(app: SigningApp, authenticator: SoftwareA
   });
 }
 
-/** Register `authenticator`'s passkey and have `approver` approve it in the channel (a click, first passkeys). */
+/**
+ * Register `authenticator`'s passkey and have `approver` approve it: with a click in the channel while
+ * they hold no live passkey (a new install's first passkeys), else signed with their passkey, as the
+ * rule asks of an approver who holds one. `device`: the approver's authenticator (default: the one made
+ * in this process for a live passkey of theirs in the book).
+ */
 export async function registerApproved(
   app: SigningApp,
   authenticator: SoftwareAuthenticator,
   approver: string,
+  device?: SoftwareAuthenticator,
 ): Promise<void> {
   const filed = await fileRegistration(app, authenticator, `${authenticator.options.user} laptop`);
   if (filed.status !== 200) throw new Error(`register/file: ${filed.text}`);
-  await approve(app, filed.json.requestId, approver);
+  const signer = device ?? (await deviceOf(app, approver));
+  if (signer) await signedApproval(app, filed.json.requestId, approver, signer);
+  else await approve(app, filed.json.requestId, approver);
   await waitUntil(
     async () => Boolean(await bookOf(app).byCredential(authenticator.credentialId)),
     'the passkey in the book',
   );
+}
+
+/** The authenticator of one of `user`'s live passkeys, if this process made it; undefined when they hold none. */
+async function deviceOf(app: SigningApp, user: string): Promise<SoftwareAuthenticator | undefined> {
+  const held = await bookOf(app).heldBy(user);
+  if (held.length === 0) return undefined;
+  const device = held.map((p) => SoftwareAuthenticator.withCredential(p.credentialId)).find(Boolean);
+  if (!device) throw new Error(`${user} holds a passkey this test did not make: pass their device`);
+  return device;
+}
+
+/** `user` approves request `id` signed with `device`, over its current round, as the sign page does. */
+async function signedApproval(app: SigningApp, id: string, user: string, device: SoftwareAuthenticator) {
+  const request = await app.engine.get(id);
+  if (!request) throw new Error(`no request ${id}`);
+  const made = await app.engine.passkeys.signingChallenge(id, user, request.round);
+  if (!made.ok || !('challenge' in made)) throw new Error(`no challenge: ${JSON.stringify(made)}`);
+  const evidence = device.assert(made.challenge, made.nonce);
+  const approved = await app.engine.approve(id, user, { ...seenOf(request), evidence });
+  if (!approved.ok) throw new Error(`signed approval refused: ${JSON.stringify(approved)}`);
 }
 
 /** A one-time signing link's token for `user` approving round `round` of `requestId`. */

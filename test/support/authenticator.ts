@@ -34,7 +34,15 @@ export interface Misbehaviour {
   badSignature?: boolean;
 }
 
+/** Every authenticator made in this process, by credential id: a test's helper finds an approver's device. */
+const made = new Map<string, SoftwareAuthenticator>();
+
 export class SoftwareAuthenticator {
+  /** The authenticator made in this process with this credential id, if any. */
+  static withCredential(credentialId: string): SoftwareAuthenticator | undefined {
+    return made.get(credentialId);
+  }
+
   readonly credentialId = b64url(randomBytes(16));
   readonly aaguid = Buffer.alloc(16);
   private readonly privateKey: KeyObject;
@@ -47,6 +55,7 @@ export class SoftwareAuthenticator {
     const jwk = publicKey.export({ format: 'jwk' });
     this.publicJwk = { x: jwk.x as string, y: jwk.y as string };
     this.counter = options.counter ?? 0;
+    made.set(this.credentialId, this);
   }
 
   /** The COSE public key (EC2, ES256, P-256). */
