@@ -125,7 +125,10 @@ export type SigningEvent =
   | { evidenceFailed: string };
 
 /** What the engine offers of it to the rest of the bot (the checks themselves run only inside the engine). */
-export type SigningSide = Pick<SignedApprovals, 'required' | 'book' | 'onEvent' | 'options' | 'setRule'>;
+export type SigningSide = Pick<
+  SignedApprovals,
+  'required' | 'requiredOf' | 'book' | 'onEvent' | 'options' | 'setRule'
+>;
 
 export class SignedApprovals {
   readonly book: PasskeyBook;
@@ -205,7 +208,7 @@ export class SignedApprovals {
   }
 
   /** Must `user`'s approval be signed? As required, and a registration's approver holding a passkey signs. */
-  private async requiredOf(request: ApprovalRequest, user: string): Promise<boolean> {
+  async requiredOf(request: ApprovalRequest, user: string): Promise<boolean> {
     if (await this.required(request)) return true;
     const { options } = this;
     if (!options || (request.kind as string) !== 'passkey' || !needsSignature(options.rule, 'passkey'))

@@ -31,8 +31,8 @@ import {
 } from '../slack/approvals/support.js';
 import { flipByte, rewriteSegment } from '../support/audit-archive.js';
 import { browserAvailable, browserTest, contains, screenshot, shown } from '../support/browser.js';
+import { engineBook, signAt, signUrl } from './browser-support.js';
 import {
-  bookOf,
   deviceTab,
   outcome,
   post,
@@ -71,16 +71,18 @@ const test = browserTest
   })
   .extend('ade', { scope: 'file' }, async ({ chromium }) => deviceTab(chromium))
   .extend('bola', { scope: 'file' }, async ({ chromium }) => deviceTab(chromium))
-  // Each registers a passkey on the page, which the other approves (the first two passkeys: a click).
+  // Ade registers a passkey on the page and Bola, holding none, approves it with a click; Bola registers
+  // and Ade, who holds one now, signs Bola's registration on the sign page.
   .extend('enrolled', { scope: 'file' }, async ({ signing: app, ade, bola }) => {
-    for (const [user, other, tab] of [
-      [APPROVER_A, APPROVER_B, ade],
-      [APPROVER_B, APPROVER_A, bola],
-    ] as const) {
-      const url = `${app.signingUrl}/passkeys/register?t=${await registrationToken(app, user)}`;
-      await approve(app, await registerAt(tab.page, url, `${user}'s device`), other);
-    }
-    await waitUntil(async () => (await bookOf(app).holders()) === 2, 'both passkeys in the book');
+    const register = async (user: string, tab: { page: Page }) =>
+      registerAt(
+        tab.page,
+        `${app.signingUrl}/passkeys/register?t=${await registrationToken(app, user)}`,
+        `${user}'s device`,
+      );
+    await approve(app, await register(APPROVER_A, ade), APPROVER_B);
+    await signAt(ade.page, await signUrl(app, APPROVER_A, await register(APPROVER_B, bola)));
+    await waitUntil(async () => (await engineBook(app).holders()) === 2, 'both passkeys in the book');
     return true;
   });
 

@@ -1,13 +1,14 @@
 // The passkey pages in Chromium with its virtual authenticator (through the DevTools protocol: a
 // platform authenticator with user verification, as a laptop's Touch ID is), against the real bot at
-// http://localhost:<port>: each approver registers a passkey on the page and the other approves it;
+// http://localhost:<port>: Ade registers a passkey on the page and Bola, who holds none, approves it
+// with a click; Bola registers, and Ade, who now holds one, signs Bola's registration on the sign page;
 // a withdrawal is signed on the sign page and sent; a used link and a revoked passkey are refused
 // with a sentence on the page; a page opened at 127.0.0.1 works at the signing host.
 import { describe, expect } from 'vitest';
 import { APPROVER_A, APPROVER_B, approve, fileWithdrawal, waitUntil } from '../slack/approvals/support.js';
 import { browserAvailable, browserTest, contains, screenshot, shown } from '../support/browser.js';
+import { engineBook, openSignPage, signAt, signUrl } from './browser-support.js';
 import {
-  bookOf,
   deviceTab,
   outcome,
   registerAt,
@@ -28,7 +29,11 @@ const test = browserTest
   .extend('bola', { scope: 'file' }, async ({ chromium }) => deviceTab(chromium));
 
 describe.skipIf(!run)('the passkey pages in Chromium', () => {
-  test('each approver registers a passkey, which the other approves', async ({ signing: app, ade, bola }) => {
+  test('Ade registers a passkey, Bola approves it with a click; Bola registers, Ade signs it on the sign page', async ({
+    signing: app,
+    ade,
+    bola,
+  }) => {
     const token = await registrationToken(app, APPROVER_A);
     const adeRequest = await registerAt(
       ade.page,
@@ -46,8 +51,14 @@ describe.skipIf(!run)('the passkey pages in Chromium', () => {
       "Bola's phone",
     );
     expect(new URL(bola.page.url()).host).toBe(`localhost:${app.port}`);
-    await approve(app, bolaRequest, APPROVER_A);
-    await waitUntil(async () => (await bookOf(app).holders()) === 2, 'both passkeys in the book');
+    // Ade holds a passkey now: he signs Bola's registration, on the sign page with his own device.
+    const sign = await signUrl(app, APPROVER_A, bolaRequest);
+    await openSignPage(ade.page, sign);
+    await contains(ade.page.locator('dl'), APPROVER_B);
+    await contains(ade.page.locator('dl'), "Bola's phone");
+    await screenshot(ade.page, 'passkey-sign-registration');
+    await signAt(ade.page, sign);
+    await waitUntil(async () => (await engineBook(app).holders()) === 2, 'both passkeys in the book');
     expect((await app.engine.passkeys.passkeysOf(APPROVER_A)).map((p) => p.name)).toEqual(["Ade's laptop"]);
   });
 

@@ -1,8 +1,9 @@
 // Passkeys through the workbench in Chromium, as people take the steps: "Require passkeys" switched on
 // in the sandbox panel; Bola and Chidi each ask `/cngn passkey`, follow the answer's link to the
 // registration page in a tab with a device of their own (Chromium's virtual authenticator, through the
-// DevTools protocol), register, and the other approves that registration in #approvals with a click
-// (the first passkeys). Ada files a withdrawal that needs both; each approver's review shows "Sign ₦…
+// DevTools protocol) and register. Chidi, holding no passkey, approves Bola's registration in #approvals
+// with a click (the first passkeys); Bola, who holds one by then, follows the review's "Sign with your
+// passkey" link for Chidi's and signs it on the sign page. Ada files a withdrawal that needs both; each approver's review shows "Sign ₦…
 // with your passkey" in place of the submit, the link opens the sign page, they sign there, and the
 // request is sent in #approvals.
 import type { Browser, Locator, Page } from 'playwright-core';
@@ -15,6 +16,7 @@ import {
   newPage,
   shown,
   textOf,
+  type WorkbenchPage,
 } from '../support/browser.js';
 
 // Two approvals from ₦1,000.00: the withdrawal is signed by both approvers.
@@ -67,6 +69,27 @@ async function followLinkButton(page: Page, button: Locator): Promise<string> {
   return url;
 }
 
+/** `who` asks `/cngn passkey`, follows the answer's link in `tab` and registers: the registration's message. */
+async function registerFromLink(
+  workbench: WorkbenchPage,
+  page: Page,
+  tab: Page,
+  who: string,
+): Promise<Locator> {
+  await workbench.actAs(who);
+  await workbench.open('treasury');
+  await workbench.say('/cngn passkey');
+  const link = privateAnswers(page).last().getByRole('link', { name: 'Register a passkey' });
+  await shown(link);
+  const href = (await link.getAttribute('href')) ?? '';
+  expect(href).toMatch(/^http:\/\/localhost:\d+\/passkeys\/register\?t=/);
+  await tab.goto(href);
+  await tab.getByLabel('Name').fill(`${who}'s laptop`);
+  await tab.getByRole('button', { name: 'Create passkey' }).click();
+  await contains(outcome(tab), 'Filed: waiting for another approver (');
+  return botMessage(page, /Register a passkey/);
+}
+
 describe.skipIf(!browserAvailable())(
   'workbench: passkeys required, registered and signed in Chromium',
   () => {
@@ -82,39 +105,48 @@ describe.skipIf(!browserAvailable())(
       STEP,
     );
 
-    for (const [who, other] of [
-      ['Bola', 'Chidi'],
-      ['Chidi', 'Bola'],
-    ] as const) {
-      test(
-        `${who} registers a passkey from /cngn passkey's link, and ${other} approves it with a click`,
-        async ({ workbench, page, bolaDevice, chidiDevice }) => {
-          const tab = who === 'Bola' ? bolaDevice : chidiDevice;
-          await workbench.actAs(who);
-          await workbench.open('treasury');
-          await workbench.say('/cngn passkey');
-          const link = privateAnswers(page).last().getByRole('link', { name: 'Register a passkey' });
-          await shown(link);
-          const href = (await link.getAttribute('href')) ?? '';
-          expect(href).toMatch(/^http:\/\/localhost:\d+\/passkeys\/register\?t=/);
-          await tab.goto(href);
-          await tab.getByLabel('Name').fill(`${who}'s laptop`);
-          await tab.getByRole('button', { name: 'Create passkey' }).click();
-          await contains(outcome(tab), 'Filed: waiting for another approver (');
-          if (who === 'Bola') await snap(tab, 'register-page');
-          await workbench.actAs(other);
-          await workbench.open('approvals');
-          const registration = botMessage(page, /Register a passkey/);
-          await contains(registration, 'Waiting for approval');
-          await registration.getByRole('button', { name: 'Approve' }).click();
-          const review = page.getByRole('dialog', { name: 'Review and approve' });
-          await shown(review);
-          await review.getByRole('button', { name: /^Approve/ }).click();
-          await eventually(() => textOf(registration)).not.toContain('Waiting for approval');
-        },
-        STEP,
-      );
-    }
+    test(
+      "Bola registers a passkey from /cngn passkey's link, and Chidi, holding none, approves it with a click",
+      async ({ workbench, page, bolaDevice }) => {
+        const registration = await registerFromLink(workbench, page, bolaDevice, 'Bola');
+        await snap(bolaDevice, 'register-page');
+        await workbench.actAs('Chidi');
+        await workbench.open('approvals');
+        await contains(registration, 'Waiting for approval');
+        await registration.getByRole('button', { name: 'Approve' }).click();
+        const review = page.getByRole('dialog', { name: 'Review and approve' });
+        await shown(review);
+        await review.getByRole('button', { name: /^Approve/ }).click();
+        await eventually(() => textOf(registration)).not.toContain('Waiting for approval');
+      },
+      STEP,
+    );
+
+    test(
+      "Chidi registers a passkey from /cngn passkey's link, and Bola, who holds one, signs it on the sign page",
+      async ({ workbench, page, bolaDevice, chidiDevice }) => {
+        const registration = await registerFromLink(workbench, page, chidiDevice, 'Chidi');
+        await workbench.actAs('Bola');
+        await workbench.open('approvals');
+        await contains(registration, 'Waiting for approval');
+        await registration.getByRole('button', { name: 'Approve' }).click();
+        const review = page.getByRole('dialog', { name: 'Review and approve' });
+        const sign = review.getByRole('button', { name: 'Sign with your passkey' });
+        await shown(sign);
+        const url = await followLinkButton(page, sign);
+        expect(url).toMatch(/^http:\/\/localhost:\d+\/passkeys\/sign\?t=/);
+        await page.keyboard.press('Escape');
+        await bolaDevice.goto(url);
+        const signHere = bolaDevice.getByRole('button', { name: 'Sign with your passkey' });
+        await shown(signHere);
+        await contains(bolaDevice.locator('dl'), "Chidi's laptop");
+        await snap(bolaDevice, 'sign-registration');
+        await signHere.click();
+        await contains(outcome(bolaDevice), 'Approved. Slack shows it now.');
+        await eventually(() => textOf(registration)).not.toContain('Waiting for approval');
+      },
+      STEP,
+    );
 
     test(
       'Ada files a withdrawal; Bola and Chidi each sign it on the sign page; it is sent',

@@ -90,7 +90,7 @@ async function approveOne(
   try {
     // Never approved by a tick where a passkey must sign (the list left it out of its boxes).
     const request = await deps.engine.get(id);
-    if (request && (await mustSign(deps, request))) {
+    if (request && (await mustSign(deps, request, user))) {
       return { id, approved: false, text: `${id} ${NEEDS_PASSKEY}; it was not approved here.` };
     }
     const result = await deps.engine.approve(id, user, { round, figuresDigest: seen.figures });

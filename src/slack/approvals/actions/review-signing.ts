@@ -8,9 +8,13 @@ import { type ApprovalRequest, PasskeyBook } from '../../../approvals/index.js';
 import type { ApprovalSlackDeps } from '../../types.js';
 import { type ReviewSigning, SIGN_LINK_ACTION } from '../blocks/review.js';
 
-/** Must `request` be signed by its approvers now (the engine's rule, and the first passkeys)? */
-export function mustSign(deps: ApprovalSlackDeps, request: ApprovalRequest): Promise<boolean> {
-  return deps.engine.passkeys.signatures().required(request);
+/**
+ * Must `request` be signed by its approvers now (the engine's rule, and the first passkeys)? With
+ * `user`: must theirs be (an approver holding a passkey signs a registration, click or not for others)?
+ */
+export function mustSign(deps: ApprovalSlackDeps, request: ApprovalRequest, user?: string): Promise<boolean> {
+  const signatures = deps.engine.passkeys.signatures();
+  return user === undefined ? signatures.required(request) : signatures.requiredOf(request, user);
 }
 
 /** How `user` approves `request` in the review: undefined for a click; else the signing link, or why none. */
@@ -19,7 +23,7 @@ export async function reviewSigning(
   who: { user: string; team: string | undefined },
   request: ApprovalRequest,
 ): Promise<ReviewSigning | undefined> {
-  if (!(await mustSign(deps, request))) return undefined;
+  if (!(await mustSign(deps, request, who.user))) return undefined;
   if ((await deps.engine.passkeys.passkeysOf(who.user)).length === 0) return { noPasskey: true };
   if (!deps.passkeyLink) return { noPage: true };
   const book = new PasskeyBook(deps.store, deps.engine.environment());
