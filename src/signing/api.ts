@@ -117,10 +117,14 @@ export async function signOptions(deps: PageDeps, input: TokenInput): Promise<Si
   }
   const { request } = made;
   const view = signRequestView(request, made.bytes);
+  // A registration's owner by name, as the requester is: whose passkey the approver lets in.
+  const owner = request.kind === 'passkey' ? request.payload.user : undefined;
+  const named = owner ? await deps.nameOf(owner) : undefined;
+  const figures = view.figures.map((f) => (named && f.value === owner ? { ...f, value: named } : f));
   return {
     ok: true,
     user: await deps.nameOf(link.user),
-    request: { ...view, requester: await deps.nameOf(request.requester) },
+    request: { ...view, figures, requester: await deps.nameOf(request.requester) },
     nonce: made.nonce,
     figuresDigest: figuresDigest(request),
     options: {

@@ -54,7 +54,7 @@ describe.skipIf(!run)('the passkey pages in Chromium', () => {
     // Ade holds a passkey now: he signs Bola's registration, on the sign page with his own device.
     const sign = await signUrl(app, APPROVER_A, bolaRequest);
     await openSignPage(ade.page, sign);
-    await contains(ade.page.locator('dl'), APPROVER_B);
+    await contains(ade.page.locator('dl'), `Bola Okafor (${APPROVER_B})`);
     await contains(ade.page.locator('dl'), "Bola's phone");
     await screenshot(ade.page, 'passkey-sign-registration');
     await signAt(ade.page, sign);

@@ -168,7 +168,7 @@ async function openReviewAll(client: WebClient, deps: ApprovalSlackDeps, click: 
   const requests = waiting.slice(0, REVIEW_ALL_MAX);
   // The balance as the single review shows it: the last figure read now, read again once open.
   const balances = await storedReviewBalances(deps, requests);
-  const signed = await mustSignOf(deps, requests);
+  const signed = await mustSignOf(deps, requests, click.user);
   const render = (shown: typeof balances, at: Date) =>
     reviewAllModal(waiting, at, deps.environmentLabel, metadata, freeze, shown, signed);
   const view = render(balances, now);
@@ -189,8 +189,9 @@ async function openReviewAll(client: WebClient, deps: ApprovalSlackDeps, click: 
 async function mustSignOf(
   deps: ApprovalSlackDeps,
   requests: readonly ApprovalRequest[],
+  user: string,
 ): Promise<Set<string>> {
-  const must = await Promise.all(requests.map((request) => mustSign(deps, request)));
+  const must = await Promise.all(requests.map((request) => mustSign(deps, request, user)));
   return new Set(requests.filter((_, i) => must[i]).map((request) => request.id));
 }
 
