@@ -43,6 +43,8 @@ export function policyOf(config: Config, environment: string): PolicySnapshot {
     reminders: config.approvalReminders ?? parseReminderPoints(DEFAULT_REMINDERS),
     notify: config.approvalNotify ?? 'both',
     startFrozen: config.startFrozen,
-    signedApprovals: config.signing ? signingText(config.signing) : undefined,
+    // Off is no setting at all, whatever the signing URL (the workbench's changes at every start).
+    signedApprovals:
+      config.signing && config.signing.rule.mode !== 'off' ? signingText(config.signing) : undefined,
   });
 }

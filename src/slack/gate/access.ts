@@ -6,7 +6,7 @@ import { BANK_PICKERS, REDEEM_VIEW, SETTLEMENT_VIEW } from '../approvals/blocks/
 import { APPROVE_ACTION, CANCEL_ACTION, REJECT_ACTION } from '../approvals/blocks/message.js';
 import { BRIDGE_VIEW, REJECT_VIEW, WHITELIST_VIEW, WITHDRAW_VIEW } from '../approvals/blocks/modals.js';
 import { EXTEND_ACTION } from '../approvals/blocks/reminders.js';
-import { REVIEW_VIEW } from '../approvals/blocks/review.js';
+import { REVIEW_VIEW, SIGN_LINK_ACTION } from '../approvals/blocks/review.js';
 import { REVIEW_ALL_ACTION, REVIEW_ALL_VIEW } from '../approvals/blocks/review-all.js';
 import { findSubcommand } from '../commands/registry.js';
 import { DEPOSIT_VIEW, QUOTE_VIEW } from '../deposits/blocks.js';
@@ -27,6 +27,8 @@ export const ACTIONS: readonly Declared[] = [
   { id: APPROVE_ACTION, who: DECIDERS },
   { id: REJECT_ACTION, who: DECIDERS },
   { id: REVIEW_ALL_ACTION, who: DECIDERS },
+  // The review's link to the sign page: Slack tells the bot of the click, which changes nothing.
+  { id: SIGN_LINK_ACTION, who: DECIDERS },
   // Cancelling and extending a request are its requester's (the engine checks it is theirs).
   { id: CANCEL_ACTION, who: REQUESTERS },
   { id: EXTEND_ACTION, who: REQUESTERS },

@@ -121,8 +121,14 @@ describe('/cngn passkey', () => {
 
 describe('a registration request in the channel', () => {
   test('shows "Register a passkey" for its owner; another approver approves it there and it counts', async ({
-    fileApp: app,
+    startApp,
   }) => {
+    // A bot of its own: on the file's, both approvers hold passkeys, so no registration is a click there.
+    const app = await startApp({
+      approvers: [APPROVER_A, APPROVER_B],
+      publicUrl: SIGNING_URL,
+      config: { signing: SIGNING },
+    });
     const { core } = partsOf(app.engine);
     const filed = await core.file({
       kind: 'passkey',
