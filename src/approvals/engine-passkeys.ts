@@ -10,6 +10,8 @@ import { type ChallengeResult, signingChallenge } from './signing-challenge.js';
 
 /** The audit action of a refused passkey approval. */
 const SIGNATURE_REFUSED = 'signature-refused';
+/** The audit action of a sign link refused as expired or used. */
+const LINK_REFUSED = 'signing-link-refused';
 
 export class EnginePasskeys {
   readonly #core: ApprovalCore;
@@ -29,7 +31,16 @@ export class EnginePasskeys {
     });
   }
 
-  async #recordRefusal(requestId: string, user: string, reason: string): Promise<void> {
+  #recordRefusal(requestId: string, user: string, reason: string): Promise<void> {
+    return this.#record(requestId, user, SIGNATURE_REFUSED, `a passkey approval did not count: ${reason}`);
+  }
+
+  /** A sign link refused (expired or used) goes on the record of its request: who, and the page's sentence. */
+  recordLinkRefusal(requestId: string, user: string, note: string): Promise<void> {
+    return this.#record(requestId, user, LINK_REFUSED, note);
+  }
+
+  async #record(requestId: string, user: string, action: string, note: string): Promise<void> {
     const core = this.#core;
     const request = await core.get(requestId);
     if (!request) return;
@@ -37,9 +48,9 @@ export class EnginePasskeys {
       at: core.now().toISOString(),
       requestId,
       kind: request.kind,
-      action: SIGNATURE_REFUSED,
+      action,
       actor: user,
-      note: `a passkey approval did not count: ${reason}`,
+      note,
     });
   }
 

@@ -3,7 +3,7 @@
 // nonces a signing page asks the browser to sign with (approval-digest.ts), and the one-time links
 // that open the pages. Who may register, and approving a registration, are the engine's (a
 // registration is a request); this file only keeps the records.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Passkey } from '../access/index.js';
 import type { Store } from '../store/index.js';
 import {
@@ -16,8 +16,11 @@ import {
 } from './passkey-seal.js';
 import type { ServiceEnvironment } from './ports.js';
 
-/** A one-time link or nonce lives this long (the issue's 10 minutes). */
+/** A one-time link or nonce works this long (the issue's 10 minutes). */
 const ONE_TIME_MS = 10 * 60_000;
+
+/** A link's record is kept this long after it is issued, so an expired or used link still says whose it was. */
+const LINK_KEPT_MS = 24 * 60 * 60_000;
 
 /** What a one-time nonce was issued for: one approver signing one round of one request. */
 export interface NonceFor {
@@ -31,6 +34,20 @@ export type LinkFor =
   | { page: 'register'; user: string; team: string }
   | { page: 'sign'; user: string; team: string; requestId: string; round: number };
 
+/** A link as the book keeps it: what it opens, when it stops working, and when it was used. */
+interface LinkRecord {
+  link: LinkFor;
+  issuedAt: string;
+  expiresAt: string;
+  usedAt?: string;
+}
+
+/** A link looked up: good, refused (expired or used, still saying whose it is), or never known here. */
+export type LinkLookup =
+  | { ok: true; link: LinkFor }
+  | { ok: false; why: 'expired' | 'used'; link: LinkFor }
+  | { ok: false; why: 'unknown' };
+
 const token = () => randomBytes(24).toString('base64url');
 
 export class PasskeyBook {
@@ -39,6 +56,8 @@ export class PasskeyBook {
     private readonly environment: ServiceEnvironment,
     /** Seals each record written (passkey-seal.ts); with it, a record without a holding seal never counts. */
     private readonly sealer?: PasskeySealer | undefined,
+    /** The clock links are issued and checked by. */
+    private readonly now: () => Date = () => new Date(),
   ) {}
 
   private get key(): string {
@@ -148,21 +167,51 @@ export class PasskeyBook {
     return this.take<NonceFor>(`passkey-nonce:${this.environment}:${nonce}`);
   }
 
-  /** A one-time link token for `what`, valid ONE_TIME_MS. */
+  /** A one-time link token for `what`: it works ONE_TIME_MS, once; its record is kept LINK_KEPT_MS. */
   async issueLink(what: LinkFor): Promise<string> {
     const link = token();
-    await this.store.set(`passkey-link:${this.environment}:${link}`, what, ONE_TIME_MS);
+    const at = this.now();
+    const record: LinkRecord = {
+      link: what,
+      issuedAt: at.toISOString(),
+      expiresAt: new Date(at.getTime() + ONE_TIME_MS).toISOString(),
+    };
+    await this.store.set(this.linkKey(link), record, LINK_KEPT_MS);
     return link;
   }
 
   /** Read a link without using it (the page's first load). */
-  peekLink(link: string): Promise<LinkFor | undefined> {
-    return this.store.get<LinkFor>(`passkey-link:${this.environment}:${link}`);
+  async peekLink(link: string): Promise<LinkLookup> {
+    return this.lookUp(await this.store.get<LinkRecord>(this.linkKey(link)));
   }
 
-  /** Use a link (once: a second use finds nothing). */
-  useLink(link: string): Promise<LinkFor | undefined> {
-    return this.take<LinkFor>(`passkey-link:${this.environment}:${link}`);
+  /** Use a link: of callers using one good link at once, exactly one gets it; it is kept as used. */
+  useLink(link: string): Promise<LinkLookup> {
+    const key = this.linkKey(link);
+    // Locked by the token's hash: a lock's name can reach an error message, and the token opens the page.
+    const hash = createHash('sha256').update(link, 'utf8').digest('hex');
+    return this.store.withLock(`passkey-link-use:${this.environment}:${hash}`, async () => {
+      const record = await this.store.get<LinkRecord>(key);
+      const found = this.lookUp(record);
+      if (!found.ok || !record) return found;
+      const at = this.now();
+      const left = Date.parse(record.issuedAt) + LINK_KEPT_MS - at.getTime();
+      await this.store.set(key, { ...record, usedAt: at.toISOString() }, Math.max(left, 1));
+      return found;
+    });
+  }
+
+  private linkKey(link: string): string {
+    return `passkey-link:${this.environment}:${link}`;
+  }
+
+  private lookUp(record: LinkRecord | undefined): LinkLookup {
+    // A record without its times is none this book wrote: never known here.
+    if (!record?.link || typeof record.expiresAt !== 'string') return { ok: false, why: 'unknown' };
+    const { link } = record;
+    if (record.usedAt) return { ok: false, why: 'used', link };
+    if (this.now().getTime() >= Date.parse(record.expiresAt)) return { ok: false, why: 'expired', link };
+    return { ok: true, link };
   }
 
   private async take<T>(key: string): Promise<T | undefined> {

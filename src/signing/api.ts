@@ -2,7 +2,8 @@
 // register/options and sign/options read the link (peekLink: a page may load again), register/file and
 // sign/submit use it (useLink: once). Registration and approval are the engine's: these only carry
 // the browser's WebAuthn JSON to engine.passkeys and engine.approve, and put a refusal in words,
-// on the page and privately in Slack to the approver.
+// on the page and privately in Slack to the approver. An expired or used link is refused the same
+// way, and a sign link's refusal goes on its request's record.
 import { createHash } from 'node:crypto';
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { ApprovalEvidence } from '../access/index.js';
@@ -39,18 +40,58 @@ export interface PageDeps {
 /** A ceremony's time in the browser: the one-time challenge's ten minutes. */
 const CEREMONY_MS = 10 * 60_000;
 
-/** What a one-time link opens (the passkey book's LinkFor). */
-type LinkFor = NonNullable<Awaited<ReturnType<PasskeyBook['peekLink']>>>;
+/** A link as the passkey book looks it up, and what a good one opens (the book's LinkFor). */
+type LinkLookup = Awaited<ReturnType<PasskeyBook['peekLink']>>;
+type LinkFor = Extract<LinkLookup, { ok: true }>['link'];
 
-const EXPIRED =
+const UNKNOWN =
   'This link has expired or was already used: each link works once, for 10 minutes. Ask for a new one in Slack';
+
+/** How to ask for a new link to `page`, in Slack's words. */
+const askAgain = (page: LinkFor['page']) =>
+  page === 'register' ? '(`/cngn passkey`).' : '(the request’s signing link).';
+
+/** The sentence for a link refused as expired or used (Slack's code marks kept; the page drops them). */
+function refusedLinkText(why: 'expired' | 'used', page: LinkFor['page']): string {
+  const what =
+    why === 'expired'
+      ? 'This link has run out (links work for 10 minutes), so nothing was done.'
+      : 'This link was already used (each link works once), so nothing was done.';
+  return `${what} Ask for a new one in Slack ${askAgain(page)}`;
+}
 
 /** A short hash of a link's token, logged as `link`: the token itself opens the page, so it is never logged. */
 export function tokenHash(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex').slice(0, 12);
 }
 
-/** The link behind `token`, if it opens `page`; otherwise the expired-or-used sentence (logged). */
+/**
+ * A link refused: an unknown one (or one for another page) on the page and in the log only, as no one
+ * is known to tell; an expired or used one also privately to its user in Slack, and, for a sign link,
+ * on the record of its request.
+ */
+async function refuseLink(deps: PageDeps, token: string, page: LinkFor['page'], found: LinkLookup) {
+  const link = tokenHash(token);
+  if (found.ok || found.why === 'unknown' || found.link.page !== page) {
+    deps.log.warn('a passkey page link has expired or was already used', { page, link });
+    return new PageProblem(`${UNKNOWN} ${askAgain(page)}`, 410);
+  }
+  const { why, link: refused } = found;
+  const text = refusedLinkText(why, page);
+  deps.log.warn('a passkey page link has expired or was already used', {
+    page,
+    link,
+    why,
+    user: refused.user,
+  });
+  const plain = text.replace(/`/g, '');
+  if (refused.page === 'sign')
+    await deps.engine.passkeys.recordLinkRefusal(refused.requestId, refused.user, plain);
+  await deps.tell(refused.user, text);
+  return new PageProblem(plain, 410);
+}
+
+/** The link behind `token`, if it opens `page`; otherwise refused (refuseLink). */
 async function linkFor<P extends LinkFor['page']>(
   deps: PageDeps,
   token: string,
@@ -58,16 +99,11 @@ async function linkFor<P extends LinkFor['page']>(
   use: boolean,
 ): Promise<Extract<LinkFor, { page: P }>> {
   const book = deps.engine.passkeys.signatures().book;
-  const expired = () => {
-    deps.log.warn('a passkey page link has expired or was already used', { page, link: tokenHash(token) });
-    const again = page === 'register' ? '(`/cngn passkey`).' : '(the request’s signing link).';
-    return new PageProblem(`${EXPIRED} ${again}`, 410);
-  };
   const peeked = await book.peekLink(token);
-  if (peeked?.page !== page) throw expired();
-  const link = use ? await book.useLink(token) : peeked;
-  if (link?.page !== page) throw expired();
-  return link as Extract<LinkFor, { page: P }>;
+  if (!peeked.ok || peeked.link.page !== page) throw await refuseLink(deps, token, page, peeked);
+  const found = use ? await book.useLink(token) : peeked;
+  if (!found.ok || found.link.page !== page) throw await refuseLink(deps, token, page, found);
+  return found.link as Extract<LinkFor, { page: P }>;
 }
 
 /** A sentence for the page (Slack's code marks left out) that is also said to `user` in Slack, and logged. */

@@ -46,10 +46,33 @@ for (const kind of STORE_KINDS) {
       const nonce = await one.issueNonce({ requestId: 'AR-1', user: 'U_BOLA', round: 0 });
       const taken = await Promise.all([one.takeNonce(nonce), other.takeNonce(nonce)]);
       expect(taken.filter(Boolean)).toEqual([{ requestId: 'AR-1', user: 'U_BOLA', round: 0 }]);
-      const link = await one.issueLink({ page: 'register', user: 'U_BOLA', team: 'T1' });
-      expect(await other.peekLink(link)).toEqual({ page: 'register', user: 'U_BOLA', team: 'T1' });
-      expect(await other.useLink(link)).toBeDefined();
-      expect(await one.useLink(link)).toBeUndefined();
+      const what = { page: 'register' as const, user: 'U_BOLA', team: 'T1' };
+      const link = await one.issueLink(what);
+      expect(await other.peekLink(link)).toEqual({ ok: true, link: what });
+      const used = await Promise.all([other.useLink(link), one.useLink(link), other.useLink(link)]);
+      expect(used.filter((u) => u.ok)).toEqual([{ ok: true, link: what }]);
+      expect(used.filter((u) => !u.ok)).toEqual([
+        { ok: false, why: 'used', link: what },
+        { ok: false, why: 'used', link: what },
+      ]);
+      // Used, it still says whose it was (peeked or used again), on every replica.
+      expect(await one.peekLink(link)).toEqual({ ok: false, why: 'used', link: what });
+      expect(await one.peekLink('bm90LWEtdG9rZW4')).toEqual({ ok: false, why: 'unknown' });
+    });
+
+    test('keeps an expired link’s record, refused as expired and never used', async ({ replicas }) => {
+      const { a, b } = await replicas('passkey-expired');
+      let at = new Date('2026-11-29T08:00:00Z');
+      const one = new PasskeyBook(a, 'sandbox', undefined, () => at);
+      const other = new PasskeyBook(b, 'sandbox', undefined, () => at);
+      const what = { page: 'sign' as const, user: 'U_BOLA', team: 'T1', requestId: 'AR-1', round: 0 };
+      const link = await one.issueLink(what);
+      at = new Date('2026-11-29T08:09:59Z');
+      expect(await other.peekLink(link)).toEqual({ ok: true, link: what });
+      at = new Date('2026-11-29T08:10:00Z');
+      expect(await other.peekLink(link)).toEqual({ ok: false, why: 'expired', link: what });
+      expect(await other.useLink(link)).toEqual({ ok: false, why: 'expired', link: what });
+      expect(await one.useLink(link)).toEqual({ ok: false, why: 'expired', link: what });
     });
   });
 }

@@ -1,14 +1,15 @@
 // The passkey pages over HTTP, through the real bot (Bolt's HTTP server, the engine, the fake Slack,
 // the embedded sandbox) with signed approvals on and real P-256 assertions (SoftwareAuthenticator):
 // a registration filed and approved by another approver; a withdrawal signed on the sign page, sent,
-// and shown in Slack as after a click; a used, unknown or another page's link refused (and logged
-// without its token); another person's passkey, an assertion without user verification or with a
+// and shown in Slack as after a click; an expired or used link refused on the page, privately in
+// Slack and (a sign link) on its request's record, an unknown or another page's link on the page
+// only (each logged without its token); another person's passkey, an assertion without user verification or with a
 // counter gone back, and another origin refused (on the page, privately in Slack, on the record); a
 // call from elsewhere logged; the pages' headers on every answer; a page opened at 127.0.0.1 sent to
 // the signing host; an approval written into the store unsigned fails the request, alerting a person.
 import { describe, expect } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
-import { ApprovalRepository } from '../../src/approvals/index.js';
+import { ApprovalRepository, PasskeyBook } from '../../src/approvals/index.js';
 import { EVIDENCE_FAILED } from '../../src/approvals/signed-approvals.js';
 import { withApproval } from '../../src/approvals/state-machine.js';
 import { createLogger } from '../../src/log.js';
@@ -142,7 +143,11 @@ describe('the registration page', () => {
       response: a.registrationResponse(options.json.options.challenge),
     });
     expect(again.status).toBe(410);
-    expect(again.json.problem).toMatch(/^This link has expired or was already used: /);
+    const used =
+      'This link was already used (each link works once), so nothing was done. Ask for a new one in Slack (/cngn passkey).';
+    expect(again.json.problem).toBe(used);
+    // Said privately in Slack too (a registration link has no request, so nothing is on a record).
+    expect(toldPrivately(app, APPROVER_A)).toContain(used.replace('(/cngn passkey)', '(`/cngn passkey`)'));
     // Another approver approves it in the channel (a click: the first two passkeys of an install).
     await approve(app, filed.json.requestId, APPROVER_B);
     await waitUntil(async () => Boolean(await bookOf(app).byCredential(a.credentialId)), 'A’s passkey');
@@ -229,15 +234,56 @@ describe('the sign page', () => {
         clientExtensionResults: {},
       },
     });
+    const used =
+      'This link was already used (each link works once), so nothing was done. Ask for a new one in Slack (the request’s signing link).';
     expect(again.status).toBe(410);
-    expect(again.json.problem).toMatch(/^This link has expired or was already used: /);
+    expect(again.json.problem).toBe(used);
     const reopened = await post(app, '/passkeys/api/sign/options', { token });
-    expect(reopened.json.problem).toMatch(/^This link has expired or was already used: /);
+    expect(reopened.json.problem).toBe(used);
+    expect(toldPrivately(app, APPROVER_A).filter((t) => t === used)).toHaveLength(2);
+    const refused = (await app.engine.audit(500)).filter(
+      (e) => e.requestId === id && e.action === 'signing-link-refused',
+    );
+    expect(refused).toMatchObject([
+      { actor: APPROVER_A, note: used },
+      { actor: APPROVER_A, note: used },
+    ]);
   });
 
-  test('refuses an unknown or expired link, and a registration link, as expired or used; logged without the token', async ({
+  test('refuses an expired sign link: on the page, privately in Slack, on the record; logged without the token', async ({
     signing: { app, lines },
   }) => {
+    const id = await fileWithdrawal(app, '2100');
+    // Issued eleven minutes ago, through the book's own clock.
+    const past = () => new Date(Date.now() - 11 * 60_000);
+    const book = new PasskeyBook(app.store, app.engine.environment(), undefined, past);
+    const token = await book.issueLink({
+      page: 'sign',
+      user: APPROVER_A,
+      team: 'T1',
+      requestId: id,
+      round: 0,
+    });
+    const answer = await post(app, '/passkeys/api/sign/options', { token });
+    const sentence =
+      'This link has run out (links work for 10 minutes), so nothing was done. Ask for a new one in Slack (the request’s signing link).';
+    expect(answer.status).toBe(410);
+    expect(answer.json).toEqual({ ok: false, problem: sentence });
+    expectPageHeaders(answer);
+    expect(toldPrivately(app, APPROVER_A)).toContain(sentence);
+    expect(
+      (await app.engine.audit(500)).filter((e) => e.requestId === id && e.action === 'signing-link-refused'),
+    ).toMatchObject([{ actor: APPROVER_A, note: sentence }]);
+    const logged = warned(lines, 'a passkey page link has expired or was already used').at(-1);
+    expect(logged).toMatchObject({ page: 'sign', link: tokenHash(token), why: 'expired', user: APPROVER_A });
+    expect(lines.join('\n')).not.toContain(token);
+    expect(await app.engine.get(id)).toMatchObject({ state: 'pending', approvals: [] });
+  });
+
+  test('refuses an unknown link, and a registration link, on the page only; logged without the token', async ({
+    signing: { app, lines },
+  }) => {
+    const told = app.slack.callsTo('chat.postMessage').length;
     for (const token of ['bm90LWEtdG9rZW4', await registrationToken(app, APPROVER_A)]) {
       const answer = await post(app, '/passkeys/api/sign/options', { token });
       expect(answer.status).toBe(410);
@@ -251,6 +297,8 @@ describe('the sign page', () => {
       expect(JSON.stringify(logged)).not.toContain(token);
       expect(lines.join('\n')).not.toContain(token);
     }
+    // No one is known to tell, so nothing is said in Slack.
+    expect(app.slack.callsTo('chat.postMessage')).toHaveLength(told);
   });
 
   test('refuses another person’s passkey: on the page, privately in Slack, and on the record', async ({

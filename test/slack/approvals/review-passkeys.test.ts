@@ -67,15 +67,10 @@ describe('the review of a request that must be signed', () => {
     const at = blocks.findIndex((b) => b.elements?.includes(sign as Element));
     expect(blocks.findIndex((b) => b.text?.text.startsWith('*Amount*'))).toBeLessThan(at);
     const book = bookOf(app);
-    expect(await book.peekLink(token)).toEqual({
-      page: 'sign',
-      user: APPROVER_A,
-      team: 'T1',
-      requestId: id,
-      round: 0,
-    });
-    expect(await book.useLink(token)).toBeDefined();
-    expect(await book.useLink(token)).toBeUndefined();
+    const link = { page: 'sign', user: APPROVER_A, team: 'T1', requestId: id, round: 0 };
+    expect(await book.peekLink(token)).toEqual({ ok: true, link });
+    expect(await book.useLink(token)).toEqual({ ok: true, link });
+    expect(await book.useLink(token)).toEqual({ ok: false, why: 'used', link });
 
     // The link button's own click is acked at once and opens nothing, says nothing, records nothing.
     const opened = app.slack.callsTo('views.open').length;

@@ -70,9 +70,10 @@ describe('/cngn passkey', () => {
     expect(answer).toContain('works once, for 10 minutes');
     expect(answer).toContain('none yet');
     const book = bookOf(app);
-    expect(await book.peekLink(token ?? '')).toEqual({ page: 'register', user: APPROVER_A, team: 'T1' });
-    expect(await book.useLink(token ?? '')).toBeDefined();
-    expect(await book.useLink(token ?? '')).toBeUndefined();
+    const link = { page: 'register', user: APPROVER_A, team: 'T1' };
+    expect(await book.peekLink(token ?? '')).toEqual({ ok: true, link });
+    expect(await book.useLink(token ?? '')).toEqual({ ok: true, link });
+    expect(await book.useLink(token ?? '')).toEqual({ ok: false, why: 'used', link });
     // Each asking gives a new link.
     const again = await command(app, 'passkey', APPROVER_A);
     expect(again).not.toContain(token ?? '');
