@@ -17,15 +17,13 @@ import type { ApprovalEngine } from '../../src/approvals/approval-engine.js';
 import { policySnapshot } from '../../src/approvals/index.js';
 import type { AuditEntry } from '../../src/approvals/types.js';
 import { policyNeeds, signingPolicyOf } from '../../src/audit/approval-evidence.js';
-import { chainEntry } from '../../src/audit/chain.js';
-import { sha256Hex } from '../../src/audit/crypto.js';
-import { ENTRIES_FILE, entriesText, MANIFEST_FILE, manifestText } from '../../src/audit/segments.js';
-import { type AuditSigner, HeadMarks } from '../../src/audit/signing.js';
+import { ENTRIES_FILE } from '../../src/audit/segments.js';
+import { HeadMarks } from '../../src/audit/signing.js';
 import { runVerifier } from '../../src/audit/verify-cli.js';
 import { loadConfig } from '../../src/config.js';
 import { policyOf } from '../../src/wiring/policy-inputs.js';
 import { approveAsSeen, seenOf } from '../support/approve-as-seen.js';
-import { newSigner } from '../support/audit-archive.js';
+import { flipByte, newSigner, rewriteSegment } from '../support/audit-archive.js';
 import { SoftwareAuthenticator } from '../support/authenticator.js';
 import { SLACK_ENV } from '../support/config-env.js';
 import { APPROVER_A, APPROVER_B, engineTest, REQUESTER, withdrawalDraft } from '../support/engine.js';
@@ -149,57 +147,11 @@ function verify(folder: string, key: string): { status: number; lines: string[] 
 
 const problems = (lines: string[]) => lines.filter((line) => line.startsWith('PROBLEM '));
 
-/**
- * What a store edit before archiving leaves: the environment's one segment with its entries changed by
- * `change`, chained again and signed with the bot's key, as the bot would archive them.
- */
-function rewritten(
-  folder: string,
-  signer: AuditSigner,
-  change: (entries: AuditEntry[]) => AuditEntry[],
-): void {
-  const [name] = readdirSync(folder).filter((n) => !n.startsWith('.'));
-  const segment = join(folder, name ?? '');
-  const read = readFileSync(join(segment, ENTRIES_FILE), 'utf8').trim().split('\n');
-  let previous: AuditEntry | undefined;
-  const entries = change(read.map((line) => JSON.parse(line) as AuditEntry)).map((entry) => {
-    const { seq: _seq, prev: _prev, hash: _hash, ...draft } = entry;
-    previous = chainEntry(draft, previous);
-    return previous;
-  });
-  const text = entriesText(entries);
-  const manifest = JSON.parse(readFileSync(join(segment, MANIFEST_FILE), 'utf8'));
-  const last = entries.at(-1) as AuditEntry;
-  const unsigned = {
-    ...manifest,
-    lastSeq: last.seq,
-    count: entries.length,
-    head: { seq: last.seq, hash: last.hash },
-    entries: { ...manifest.entries, sha256: sha256Hex(text), bytes: Buffer.byteLength(text) },
-  };
-  delete unsigned.signature;
-  rmSync(join(segment, ENTRIES_FILE), { force: true });
-  rmSync(join(segment, MANIFEST_FILE), { force: true });
-  writeFileSync(join(segment, ENTRIES_FILE), text);
-  writeFileSync(
-    join(segment, MANIFEST_FILE),
-    JSON.stringify({ ...unsigned, signature: signer.sign(manifestText(unsigned)) }),
-  );
-}
-
 /** Each of the request's entries changed by `change` (its signatures are on every step after approval). */
 const onRequest =
   (id: string, change: (entry: AuditEntry) => AuditEntry) =>
   (entries: AuditEntry[]): AuditEntry[] =>
     entries.map((entry) => (entry.requestId === id ? change(entry) : entry));
-
-/** One byte of a base64url value changed (at `index` from the end). */
-function flipByte(value: string, index = 1): string {
-  const bytes = Buffer.from(value, 'base64url');
-  const at = bytes.length - index;
-  bytes[at] = (bytes[at] ?? 0) ^ 0x01;
-  return bytes.toString('base64url');
-}
 
 type Assertion = NonNullable<NonNullable<AuditEntry['figures']>['signatures']>[number];
 
@@ -241,7 +193,7 @@ describe('the verifier’s check of passkey-signed approvals', () => {
   }) => {
     const { folder, withdrawal } = await signedArchive(fx.engine, auditDir, networkId);
     const why = `${APPROVER_A}'s signature does not verify with the public key its passkey was registered with`;
-    rewritten(
+    rewriteSegment(
       folder,
       signer,
       onRequest(withdrawal, (e) => withSignatures(e, (s) => ({ signature: flipByte(s.signature, 5) }))),
@@ -254,13 +206,13 @@ describe('the verifier’s check of passkey-signed approvals', () => {
     ]);
     expect(result.status).toBe(1);
     // Back to the signature as made; now the authenticator data's counter byte.
-    rewritten(
+    rewriteSegment(
       folder,
       signer,
       onRequest(withdrawal, (e) => withSignatures(e, (s) => ({ signature: flipByte(s.signature, 5) }))),
     );
     expect(verify(folder, signer.publicKey).status).toBe(0);
-    rewritten(
+    rewriteSegment(
       folder,
       signer,
       onRequest(withdrawal, (e) =>
@@ -306,7 +258,7 @@ describe('the verifier’s check of passkey-signed approvals', () => {
     networkId,
   }) => {
     const { folder, withdrawal, sentSeq } = await signedArchive(fx.engine, auditDir, networkId);
-    rewritten(
+    rewriteSegment(
       folder,
       signer,
       onRequest(withdrawal, (entry) => {
@@ -331,7 +283,7 @@ describe('the verifier’s check of passkey-signed approvals', () => {
     networkId,
   }) => {
     const { folder, withdrawal, deviceA } = await signedArchive(fx.engine, auditDir, networkId);
-    rewritten(folder, signer, (entries) => {
+    rewriteSegment(folder, signer, (entries) => {
       const registration = entries.find(
         (e) =>
           e.kind === 'passkey' &&
@@ -368,7 +320,7 @@ describe('the verifier’s check of passkey-signed approvals', () => {
   }) => {
     const { folder } = await signedArchive(fx.engine, auditDir, networkId);
     let id = '';
-    rewritten(folder, signer, (entries) => {
+    rewriteSegment(folder, signer, (entries) => {
       const registrationOf = (user: string) =>
         entries.find(
           (e) => e.kind === 'passkey' && e.state === 'completed' && e.figures?.payload.user === user,
@@ -405,7 +357,7 @@ describe('the verifier’s check of passkey-signed approvals', () => {
   }) => {
     const { folder } = await signedArchive(fx.engine, auditDir, networkId);
     let id = '';
-    rewritten(folder, signer, (entries) => {
+    rewriteSegment(folder, signer, (entries) => {
       const registration = entries.find(
         (e) => e.kind === 'passkey' && e.state === 'completed' && e.figures?.payload.user === APPROVER_B,
       );
@@ -430,7 +382,7 @@ describe('the verifier’s check of passkey-signed approvals', () => {
     networkId,
   }) => {
     const { folder, withdrawal, sentSeq } = await signedArchive(fx.engine, auditDir, networkId);
-    rewritten(
+    rewriteSegment(
       folder,
       signer,
       onRequest(withdrawal, (entry) => {
@@ -523,18 +475,18 @@ describe.skipIf(!toolsHere)('the passkey OpenSSL walk-through in the docs', () =
     expect(hostHash).toBe(rpIdHash);
     expect(rest).toEqual([]);
 
-    rewritten(
+    rewriteSegment(
       folder,
       signer,
       onRequest(withdrawal, (e) => withSignatures(e, (s) => ({ signature: flipByte(s.signature, 5) }))),
     );
     expect(walkThrough(names)[0]).toBe('Verification failure');
-    rewritten(
+    rewriteSegment(
       folder,
       signer,
       onRequest(withdrawal, (e) => withSignatures(e, (s) => ({ signature: flipByte(s.signature, 5) }))),
     );
-    rewritten(
+    rewriteSegment(
       folder,
       signer,
       onRequest(withdrawal, (entry) => {
