@@ -6,14 +6,15 @@
 // passkey" link for Chidi's and signs it on the sign page. Ada files a withdrawal that needs both; each approver's review shows "Sign ₦…
 // with your passkey" in place of the submit, the link opens the sign page, they sign there, and the
 // request is sent in #approvals.
-import type { Browser, Locator, Page } from 'playwright-core';
+
+import type { Locator, Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
+import { deviceTab } from '../signing/support.js';
 import {
   browserAvailable,
   browserTest,
   contains,
   eventually,
-  newPage,
   shown,
   textOf,
   type WorkbenchPage,
@@ -22,28 +23,11 @@ import {
 // Two approvals from ₦1,000.00: the withdrawal is signed by both approvers.
 const test = browserTest
   .extend('benchEnv', { scope: 'file' }, { CNGN_APPROVAL_TIERS: '0:1,1000:2' })
-  .extend('bolaDevice', { scope: 'file' }, async ({ chromium }) => deviceTab(chromium))
-  .extend('chidiDevice', { scope: 'file' }, async ({ chromium }) => deviceTab(chromium));
+  .extend('bolaDevice', { scope: 'file' }, async ({ chromium }) => (await deviceTab(chromium)).page)
+  .extend('chidiDevice', { scope: 'file' }, async ({ chromium }) => (await deviceTab(chromium)).page);
 
 const VALID_ADDRESS = '0x4444444444444444444444444444444444444444';
 const STEP = 60_000;
-
-/** An approver's own browser tab and device: a platform authenticator that verifies its user. */
-async function deviceTab(browser: Browser): Promise<Page> {
-  const page = await newPage(browser);
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('WebAuthn.enable');
-  await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-    },
-  });
-  return page;
-}
 
 /** Saved under /tmp, where a person looks at the steps after a run. */
 async function snap(page: Page, name: string): Promise<void> {
