@@ -10,6 +10,7 @@ import {
   type RegistrationResponseJSON,
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
+import { COSEALG } from '@simplewebauthn/server/helpers';
 import type { ApprovalPolicy, Passkey, SigningRule } from '../access/index.js';
 import type { Store } from '../store/index.js';
 import type { CoreSections } from './core-sections.js';
@@ -67,6 +68,14 @@ export type RegistrationOptions = PublicKeyCredentialCreationOptionsJSON;
 /** Where a registration is executed and looked up: the book. */
 export type PasskeyWrite = Pick<PasskeyBook, 'add' | 'byCredential'>;
 
+/**
+ * The keys a passkey may have: Ed25519, P-256 and RSA, fixed rather than the library's default, which
+ * puts ML-DSA-44 first where the runtime has it (Node 24). A replica on another runtime, the
+ * verifier and openssl (docs/audit-verify.md) must all check every signature; ML-DSA's are also
+ * 3 kB, over the pages' body limits.
+ */
+const PASSKEY_ALGORITHMS: number[] = [COSEALG.EdDSA, COSEALG.ES256, COSEALG.RS256];
+
 const challengeKey = (environment: ServiceEnvironment, challenge: string) =>
   `passkey-challenge:${environment}:${challenge}`;
 
@@ -89,6 +98,7 @@ export async function registrationChallenge(deps: PasskeyDeps, user: string): Pr
       ...(p.transports ? { transports: p.transports } : {}),
     })),
     authenticatorSelection: { residentKey: 'preferred', userVerification: 'required' },
+    supportedAlgorithmIDs: PASSKEY_ALGORITHMS,
   });
   await deps.store.set(challengeKey(deps.environment, options.challenge), { user }, CHALLENGE_MS);
   return options;
@@ -166,6 +176,7 @@ async function verifiedPayload(
       expectedOrigin: signing.origin,
       expectedRPID: signing.rpId,
       requireUserVerification: true,
+      supportedAlgorithmIDs: PASSKEY_ALGORITHMS,
     });
   } catch (error) {
     return `The browser's registration does not verify: ${error instanceof Error ? error.message : String(error)}`;

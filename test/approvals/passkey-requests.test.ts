@@ -60,6 +60,8 @@ describe('registering a passkey', () => {
       authenticatorSelection: { userVerification: 'required' },
       excludeCredentials: [],
     });
+    // Ed25519, P-256, RSA, in that order, on every runtime (never ML-DSA, which Node 24 would add).
+    expect(first.pubKeyCredParams.map((p) => p.alg)).toEqual([-8, -7, -257]);
     const { credential } = await registered(engine, ADE, CHIDI);
     const second = await engine.passkeys.registrationChallenge(ADE);
     expect(second.challenge).not.toBe(first.challenge);
