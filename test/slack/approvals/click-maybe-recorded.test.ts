@@ -27,10 +27,20 @@ const test = botTest.extend('failing', async ({ startApp, defer }) => {
   const inner = await createStore('memory://');
   defer(() => inner.close());
   let failNext: string | undefined;
+  // The request's lock, held until `release` and then given up (as a wait past its deadline).
+  let stuck: { key: string; released: Promise<void> } | undefined;
   const store = new Proxy(inner, {
     get: (target, property) => {
       const value: unknown = Reflect.get(target, property, target);
       if (typeof value !== 'function') return value;
+      if (property === 'withLock') {
+        return async (key: string, ...rest: unknown[]) => {
+          if (stuck?.key !== key)
+            return (value as (...a: unknown[]) => Promise<unknown>).call(target, key, ...rest);
+          await stuck.released;
+          throw new Error(`lock ${key} not had in time`);
+        };
+      }
       if (property !== 'set' && property !== 'compareAndSet') return value.bind(target);
       return async (key: string, ...rest: unknown[]) => {
         const written = await (value as (...a: unknown[]) => Promise<unknown>).call(target, key, ...rest);
@@ -47,6 +57,12 @@ const test = botTest.extend('failing', async ({ startApp, defer }) => {
     inner,
     failAfterWriting: (id: string) => {
       failNext = id;
+    },
+    /** The request's lock not had until the returned function is called, and then not at all. */
+    lockNeverHad: (id: string) => {
+      let release!: () => void;
+      stuck = { key: `approval:${id}`, released: new Promise<void>((resolve) => (release = resolve)) };
+      return release;
     },
   };
 });
@@ -106,4 +122,22 @@ test('tells a final approver of a redemption to check it when the store failed a
   const stored = await inner.get<{ approvals: Array<{ user: string }> }>(`approval:${filed.id}`);
   expect(stored?.approvals).toEqual([expect.objectContaining({ user: APPROVER_A })]);
   await app.engine.idle();
+});
+
+test('tells an approver whose late submission then failed that nothing changed', async ({
+  failing: { app, inner, lockNeverHad },
+}) => {
+  const id = await fileWithdrawal(app, '1475');
+  const review = await reviewFor(app, id, APPROVER_A);
+  const release = lockNeverHad(id);
+  // The ack's deadline passes with the write still waiting: the modal says it may not be recorded.
+  const answer = JSON.stringify(
+    (await submitReview(app.sender, review.view as ReviewView, APPROVER_A)).json(),
+  );
+  expect(answer).toContain(MAYBE_NOT_RECORDED);
+  release();
+  // Then the lock is given up, before any write: the approver is told so, not left to wonder.
+  const told = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === APPROVER_A);
+  expect(told.body.text).toContain('could not be recorded just now, so nothing changed');
+  expect((await inner.get<{ approvals: unknown[] }>(`approval:${id}`))?.approvals).toEqual([]);
 });

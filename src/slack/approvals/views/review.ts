@@ -234,9 +234,11 @@ async function answerLate(
   where: Where,
   work: Promise<ActionResult>,
 ): Promise<void> {
-  const after = await work.catch(() => undefined);
-  if (!after) return;
-  const text = after.ok ? RECORDED_LATE : refusalText(after.reason, after.request, after.limit);
+  // The modal said the click may not have been recorded: now say what became of it, a failure too.
+  const text = await work.then(
+    (after) => (after.ok ? RECORDED_LATE : refusalText(after.reason, after.request, after.limit)),
+    (error: unknown) => failedText(deps, error),
+  );
   const place = await answerPlace(client, { channel: where.channel, user: where.user });
   await client.chat.postEphemeral({
     channel: place.channel ?? deps.approvalsChannel,
@@ -248,6 +250,16 @@ async function answerLate(
 /** The request a review showed, as it is now, to show with a refusal; undefined if it cannot be read in time. */
 function currentRequest(deps: ApprovalSlackDeps, id: string): Promise<ApprovalRequest | undefined> {
   return withinDeadline(deps.engine.get(id), REVIEW_READ_DEADLINE_MS, 'store').catch(() => undefined);
+}
+
+/**
+ * What to say privately of an approval that failed after the ack, logged. Once its write may have
+ * started (after the re-check), "nothing changed" could be false: then the person is told to check.
+ */
+function failedText(deps: ApprovalSlackDeps, error: unknown): string {
+  const maybe = error instanceof MaybeRecordedError;
+  deps.log?.warn('review submission: approval failed after the ack', { error: String(error), maybe });
+  return maybe ? MAYBE_NOT_RECORDED : NOT_RECORDED;
 }
 
 /** After the ack: the re-check's notice and, if the engine refused in the end, why (privately). */
@@ -270,15 +282,8 @@ async function finish(
     try {
       result = await work;
     } catch (error) {
-      // After the re-check the approval's write may have started: then "nothing changed" could be false.
-      const maybe = error instanceof MaybeRecordedError;
-      deps.log?.warn('review submission: approval failed after the ack', { error: String(error), maybe });
       const channel = place.channel ?? deps.approvalsChannel;
-      await client.chat.postEphemeral({
-        channel,
-        user: where.user,
-        text: maybe ? MAYBE_NOT_RECORDED : NOT_RECORDED,
-      });
+      await client.chat.postEphemeral({ channel, user: where.user, text: failedText(deps, error) });
       return;
     }
     if (!result.ok) {
