@@ -101,7 +101,7 @@ describe('cngn-desk under faults nobody caught', () => {
     expect(entries[index(/^stopped$/)]).toMatchObject({ reason: 'uncaughtException' });
     expect(index(/uncaught exception/)).toBeLessThan(index(/^stopped$/));
     expect(code).toBe(1);
-  }, 30_000);
+  });
 
   it('logs a rejection during start-up as one JSON line with its stack, and exits 1', async ({ slack }) => {
     const { code, errors } = await failedStart(slack, 'test/support/fault-during-start.ts');
@@ -115,7 +115,7 @@ describe('cngn-desk under faults nobody caught', () => {
         }),
       }),
     ]);
-  }, 30_000);
+  });
 });
 
 describe('cngn-desk when a store driver cannot load', () => {
@@ -138,7 +138,7 @@ describe('cngn-desk when a store driver cannot load', () => {
         }),
       }),
     ]);
-  }, 30_000);
+  });
 });
 
 describe('cngn-desk when the start-up check against Slack fails', () => {
@@ -156,7 +156,7 @@ describe('cngn-desk when the start-up check against Slack fails', () => {
     expect(stderr).not.toContain('xoxb-main-test');
     // Asked once, by the check; nothing else reached Slack.
     expect(slack.calls.map((c) => c.method)).toEqual(['auth.test']);
-  }, 30_000);
+  });
 
   it('exits 1 with one line naming the setting when the approvals channel does not exist', async ({
     slack,
@@ -175,5 +175,5 @@ describe('cngn-desk when the start-up check against Slack fails', () => {
       "channel C0NOSUCH (CNGN_APPROVALS_CHANNEL) does not exist, or is private and the bot is not in it: set CNGN_APPROVALS_CHANNEL to the channel's ID (channel name → About), or /invite @cngn-desk in that private channel",
     ]);
     expect(stderr).not.toMatch(/\n\s+at /);
-  }, 30_000);
+  });
 });
