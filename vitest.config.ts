@@ -22,5 +22,6 @@ export default defineConfig({
     // on a global puts it back in afterEach, or the files after it in that worker inherit it.
     isolate: false,
     setupFiles: ['test/support/shared-worker.ts'],
+    globalSetup: ['test/support/build-main.ts'],
   },
 });

@@ -11,10 +11,15 @@ import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import type { FakeSlack } from './support/fake-slack.js';
 import { slackTest as it } from './support/file-slack.js';
+import { bundled, bundledMain } from './support/node-entry.js';
 
-/** Runs src/main.ts against `slack` to its exit: its status and what it wrote on stderr. */
-async function runToExit(slack: FakeSlack, env: Record<string, string>, preload: string[] = []) {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...preload, 'src/main.ts'], {
+/**
+ * Runs the bot (dist/main.js, as `npm start` does; support/node-entry.ts) against `slack` to its exit,
+ * with `preload`'s bundle loaded first if given: its status and what it wrote on stderr.
+ */
+async function runToExit(slack: FakeSlack, env: Record<string, string>, preload?: string) {
+  const imports = preload ? ['--import', await bundled(preload)] : [];
+  const child = spawn(process.execPath, [...imports, await bundledMain()], {
     cwd: process.cwd(),
     env: {
       PATH: process.env.PATH,
@@ -39,13 +44,13 @@ async function runToExit(slack: FakeSlack, env: Record<string, string>, preload:
 
 type Entry = Record<string, unknown>;
 
-/** Runs src/main.ts with `preload` (if any) in a child; resolves with its exit code and its log lines. */
+/** Runs the bot with `preload` (if any) in a child; resolves with its exit code and its log lines. */
 async function runMain(
   slack: FakeSlack,
   preload: string | undefined,
   env: Record<string, string> = {},
 ): Promise<{ code: number | null; stderr: string; entries: Entry[] }> {
-  const { code, stderr } = await runToExit(slack, env, preload ? ['--import', preload] : []);
+  const { code, stderr } = await runToExit(slack, env, preload);
   const entries = stderr
     .split('\n')
     .filter((line) => line.startsWith('{'))
@@ -54,7 +59,7 @@ async function runMain(
 }
 
 /**
- * Runs src/main.ts to a start that fails, checking stderr holds nothing but JSON lines (Node's own
+ * Runs the bot to a start that fails, checking stderr holds nothing but JSON lines (Node's own
  * printout, a stack or the source line it failed on, never appears); its error entries too.
  */
 async function failedStart(
@@ -76,7 +81,7 @@ describe('cngn-desk under faults nobody caught', () => {
   it('logs a stray rejection and keeps running; on an uncaught exception stops cleanly and exits 1', async ({
     slack,
   }) => {
-    const { code, stderr, entries } = await runMain(slack, './test/support/faults-after-start.ts');
+    const { code, stderr, entries } = await runMain(slack, 'test/support/faults-after-start.ts');
     const index = (message: RegExp) => entries.findIndex((e) => message.test(String(e.message)));
 
     const rejection = entries[index(/unhandled promise rejection/)];
@@ -96,10 +101,10 @@ describe('cngn-desk under faults nobody caught', () => {
     expect(entries[index(/^stopped$/)]).toMatchObject({ reason: 'uncaughtException' });
     expect(index(/uncaught exception/)).toBeLessThan(index(/^stopped$/));
     expect(code).toBe(1);
-  }, 30_000);
+  });
 
   it('logs a rejection during start-up as one JSON line with its stack, and exits 1', async ({ slack }) => {
-    const { code, errors } = await failedStart(slack, './test/support/fault-during-start.ts');
+    const { code, errors } = await failedStart(slack, 'test/support/fault-during-start.ts');
     expect(code).toBe(1);
     expect(errors).toEqual([
       expect.objectContaining({
@@ -110,7 +115,7 @@ describe('cngn-desk under faults nobody caught', () => {
         }),
       }),
     ]);
-  }, 30_000);
+  });
 });
 
 describe('cngn-desk when a store driver cannot load', () => {
@@ -121,7 +126,7 @@ describe('cngn-desk when a store driver cannot load', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cngn-desk-main-'));
     defer(() => rmSync(dir, { recursive: true, force: true }));
     // Loaded after main.ts's handlers are in place, so it is logged as JSON like any other fault.
-    const { code, errors } = await failedStart(slack, './test/support/sqlite-binding-missing.ts', {
+    const { code, errors } = await failedStart(slack, 'test/support/sqlite-binding-missing.ts', {
       STORE_URL: `sqlite://${join(dir, 'desk.sqlite')}`,
     });
     expect(code).toBe(1);
@@ -133,7 +138,7 @@ describe('cngn-desk when a store driver cannot load', () => {
         }),
       }),
     ]);
-  }, 30_000);
+  });
 });
 
 describe('cngn-desk when the start-up check against Slack fails', () => {
@@ -151,7 +156,7 @@ describe('cngn-desk when the start-up check against Slack fails', () => {
     expect(stderr).not.toContain('xoxb-main-test');
     // Asked once, by the check; nothing else reached Slack.
     expect(slack.calls.map((c) => c.method)).toEqual(['auth.test']);
-  }, 30_000);
+  });
 
   it('exits 1 with one line naming the setting when the approvals channel does not exist', async ({
     slack,
@@ -170,5 +175,5 @@ describe('cngn-desk when the start-up check against Slack fails', () => {
       "channel C0NOSUCH (CNGN_APPROVALS_CHANNEL) does not exist, or is private and the bot is not in it: set CNGN_APPROVALS_CHANNEL to the channel's ID (channel name → About), or /invite @cngn-desk in that private channel",
     ]);
     expect(stderr).not.toMatch(/\n\s+at /);
-  }, 30_000);
+  });
 });

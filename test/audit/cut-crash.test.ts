@@ -4,19 +4,20 @@
 // the chain whole, the cut completes, and at the end both the bot's check and `npm run audit:verify`
 // (pinned to the bot's key) say the archive is sound, and the bot started on the file says in Slack
 // that the chain is intact.
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { expect } from 'vitest';
 import { AUDIT_CRASH_POINTS } from '../../src/crash-points.js';
 import { createStore } from '../../src/store/index.js';
 import { APPROVER_A, startApprovalApp } from '../slack/approvals/support.js';
 import { test as base } from '../support/fixtures.js';
+import { bundled } from '../support/node-entry.js';
 import { commandAnswer } from '../support/slack-requests.js';
 
-const CHILD = fileURLToPath(new URL('./cut-child.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SECOND = 1000;
 const START = Date.parse('2026-11-01T09:00:00.000Z');
@@ -39,11 +40,36 @@ const test = base.extend('dir', async ({ defer }) => {
   return dir;
 });
 
-/** The child at `seconds` past the start: append `append` entries from `from`, then write a segment. */
-function child(dir: string, seconds: number, from: number, append: number, crashAt?: string) {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', CHILD], {
-    cwd: ROOT,
-    encoding: 'utf8',
+/** What a process said and how it ended (an exit status, or the signal that ended it). */
+interface Ran {
+  stdout: string;
+  stderr: string;
+  status: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/**
+ * `command` to its end, without blocking this process (the worker's other files go on meanwhile): a
+ * status other than 0 or a signal is an outcome the test reads, not an error.
+ */
+async function run(command: string, args: string[], options: { env: NodeJS.ProcessEnv; timeout?: number }) {
+  return promisify(execFile)(command, args, { cwd: ROOT, encoding: 'utf8', ...options }).then(
+    ({ stdout, stderr }): Ran => ({ stdout, stderr, status: 0, signal: null }),
+    (failed: { stdout: string; stderr: string; code?: number | string; signal?: NodeJS.Signals }): Ran => ({
+      stdout: failed.stdout,
+      stderr: failed.stderr,
+      status: typeof failed.code === 'number' ? failed.code : null,
+      signal: failed.signal ?? null,
+    }),
+  );
+}
+
+/**
+ * The child (cut-child.ts's bundle, support/node-entry.ts) at `seconds` past the start: append
+ * `append` entries from `from`, then write a segment.
+ */
+async function child(dir: string, seconds: number, from: number, append: number, crashAt?: string) {
+  const ran = await run(process.execPath, [await bundled('test/audit/cut-child.ts')], {
     timeout: 120_000,
     env: {
       PATH: process.env.PATH,
@@ -55,26 +81,26 @@ function child(dir: string, seconds: number, from: number, append: number, crash
       ...(crashAt ? { CNGN_DESK_CRASH_AT: crashAt } : {}),
     },
   });
-  const said = run.stdout.trim() ? (JSON.parse(run.stdout.trim()) as ChildSaid) : undefined;
-  return { signal: run.signal, status: run.status, said, stderr: run.stderr };
+  const said = ran.stdout.trim() ? (JSON.parse(ran.stdout.trim()) as ChildSaid) : undefined;
+  return { signal: ran.signal, status: ran.status, said, stderr: ran.stderr };
 }
 
 test('five cuts, each killed at another step and started again, leave a chain and an archive that verify', {
   timeout: 300_000,
 }, async ({ dir }) => {
   // Two entries, then one five seconds later: the first cut removes the older two and keeps the third.
-  expect(child(dir, 0, 0, 2).said).toMatchObject({ ok: true, outcome: { written: true } });
-  expect(child(dir, 5, 2, 1).said).toMatchObject({ ok: true, outcome: { written: true } });
+  expect((await child(dir, 0, 0, 2)).said).toMatchObject({ ok: true, outcome: { written: true } });
+  expect((await child(dir, 5, 2, 1)).said).toMatchObject({ ok: true, outcome: { written: true } });
   let seconds = 9;
   let next = 3;
   let key = '';
   for (const [cut, point] of AUDIT_CRASH_POINTS.entries()) {
     const append = cut % 2 === 0 ? 1 : 0; // with entries between, and without
-    const killed = child(dir, seconds, next, append, point);
+    const killed = await child(dir, seconds, next, append, point);
     expect(killed.signal, `${point}: ${killed.stderr.slice(-400)}`).toBe('SIGKILL');
     next += append;
     // Started again on the same file: the check at start finds the chain whole; the cut completes.
-    const again = child(dir, seconds, next, 0);
+    const again = await child(dir, seconds, next, 0);
     expect(again.status, again.stderr.slice(-400)).toBe(0);
     const said = again.said as ChildSaid;
     expect(said.startedOk, `${point}: ${said.problems.join('; ')}`).toBe(true);
@@ -84,18 +110,14 @@ test('five cuts, each killed at another step and started again, leave a chain an
     key = said.publicKey;
     seconds += 9;
   }
-  const last = child(dir, seconds, next, 0).said as ChildSaid;
+  const last = (await child(dir, seconds, next, 0)).said as ChildSaid;
   expect(last).toMatchObject({ ok: true, problems: [] });
   expect(last.cut).toBeGreaterThan(3);
 
-  const verifier = spawnSync(
+  const verifier = await run(
     'npm',
     ['run', '--silent', 'audit:verify', '--', join(dir, 'audit-archive'), '--key', key],
-    {
-      cwd: ROOT,
-      encoding: 'utf8',
-      env: { PATH: process.env.PATH },
-    },
+    { env: { PATH: process.env.PATH } },
   );
   expect(verifier.stdout).toContain('No problems: every signature, hash and link checks out.');
   expect(verifier.status).toBe(0);

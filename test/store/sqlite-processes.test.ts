@@ -8,6 +8,7 @@ import { createInterface } from 'node:readline';
 import { describe, expect } from 'vitest';
 import { createStore } from '../../src/store/index.js';
 import { tempDirTest } from '../support/fixtures.js';
+import { bundled } from '../support/node-entry.js';
 
 interface Peer {
   child: ChildProcess;
@@ -15,8 +16,9 @@ interface Peer {
   next(prefix: string): Promise<string>;
 }
 
-function spawnPeer(file: string, ...args: string[]): Peer {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/store/sqlite-process.ts', file, ...args], {
+/** `entry`, sqlite-process.ts's bundle (support/node-entry.ts), on `file`. */
+function spawnPeer(entry: string, file: string, ...args: string[]): Peer {
+  const child = spawn(process.execPath, [entry, file, ...args], {
     cwd: process.cwd(),
     stdio: ['pipe', 'pipe', 'inherit'],
   });
@@ -52,7 +54,8 @@ const it = tempDirTest
       (name: string) =>
         join(tempDir, `${name}-${Math.random().toString(36).slice(2)}.sqlite`),
   )
-  .extend('peer', ({ defer }) => {
+  .extend('peer', async ({ defer }) => {
+    const entry = await bundled('test/store/sqlite-process.ts');
     const peers: Peer[] = [];
     defer(async () => {
       for (const { child } of peers.splice(0)) {
@@ -64,7 +67,7 @@ const it = tempDirTest
       }
     });
     return (file: string, ...args: string[]) => {
-      const made = spawnPeer(file, ...args);
+      const made = spawnPeer(entry, file, ...args);
       peers.push(made);
       return made;
     };

@@ -1,4 +1,4 @@
-// Preloaded into a child running src/main.ts: as soon as main.ts has its handlers in place, while
+// Preloaded into a child running the bot: as soon as main.ts has its handlers in place, while
 // start-up is still under way, a promise fails with nobody awaiting it. The parent test reads what the
 // bot logged and how it exited.
 const before = process.listenerCount('unhandledRejection');

@@ -1,4 +1,4 @@
-// Preloaded into a child running src/main.ts: once the bot says it is running, a promise fails with
+// Preloaded into a child running the bot: once the bot says it is running, a promise fails with
 // nobody awaiting it, then a timer throws. The parent test reads what the bot logged and how it exited.
 const write = process.stderr.write.bind(process.stderr);
 let fired = false;

@@ -1,4 +1,4 @@
-// Preloaded into a child running src/main.ts: sqlite3 cannot be loaded, as when its native binding was
+// Preloaded into a child running the bot: sqlite3 cannot be loaded, as when its native binding was
 // built for another Node (a Node upgrade without `npm rebuild`). The parent test reads what the bot
 // logged and how it exited.
 import { register } from 'node:module';

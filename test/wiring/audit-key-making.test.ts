@@ -8,14 +8,11 @@ import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect } from 'vitest';
 import type { FakeSlack } from '../support/fake-slack.js';
 import { slackTest } from '../support/file-slack.js';
+import { bundledMain } from '../support/node-entry.js';
 import { postgresAvailable, testDatabaseOnce } from '../support/postgres.js';
-
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
-const TSX = import.meta.resolve('tsx');
 
 /**
  * For the whole file: `slack`; `dir`, the folder the bot runs in; `postgres`, whether a PostgreSQL
@@ -37,9 +34,12 @@ const it = slackTest
     return { up, url: database.url };
   });
 
-/** src/main.ts with approvals on, in `dir`, to its exit: stopped once it runs, or failed to start. */
+/**
+ * The bot as `npm start` runs it (dist/main.js, support/node-entry.ts) with approvals on, in `dir`, to
+ * its exit: stopped once it runs, or failed to start.
+ */
 async function start({ slack, dir }: { slack: FakeSlack; dir: string }, env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', TSX, MAIN], {
+  const child = spawn(process.execPath, [await bundledMain()], {
     cwd: dir,
     env: {
       PATH: process.env.PATH,

@@ -20,17 +20,21 @@ import {
 } from '../../src/wiring/startup.js';
 import { slackTest } from '../support/file-slack.js';
 import { test as it } from '../support/fixtures.js';
+import { bundledMain } from '../support/node-entry.js';
 import { benchTest, quietEnv, startBench, TREASURY } from '../support/workbench-bench.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-/** `npm start` (tsx src/main.ts) with only the given environment, plus PATH so node is found. */
-function npmStart(env: Record<string, string>): {
+/**
+ * What `npm start` runs, dist/main.js (built unless fresh, support/node-entry.ts), with only the given
+ * environment, plus PATH so node is found.
+ */
+async function npmStart(env: Record<string, string>): Promise<{
   child: ChildProcess;
   stdout: string[];
   stderr: () => string;
-} {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+}> {
+  const child = spawn(process.execPath, [await bundledMain()], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -66,7 +70,7 @@ describe('npm start with no Slack settings', () => {
   it('prints exactly one line, the workbench URL, serves the page there, and stops cleanly', {
     timeout: 60_000,
   }, async () => {
-    const run = npmStart({ PORT: '0', ADMIN_PORT: '0', STORE_URL: 'memory://', LOG_LEVEL: 'silent' });
+    const run = await npmStart({ PORT: '0', ADMIN_PORT: '0', STORE_URL: 'memory://', LOG_LEVEL: 'silent' });
     try {
       const line = await until(
         () => run.stdout.find((l) => l.startsWith('Workbench:')),
@@ -89,7 +93,7 @@ describe('npm start with no Slack settings', () => {
   });
 
   it('refuses to start with a live service key, saying why in one sentence', async () => {
-    const run = npmStart({
+    const run = await npmStart({
       PORT: '0',
       ADMIN_PORT: '0',
       STORE_URL: 'memory://',

@@ -8,7 +8,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import type { AuditEntry } from '../../../src/approvals/types.js';
 import { AuditLog } from '../../../src/audit/log.js';
@@ -18,9 +17,9 @@ import { type Bot, startBot } from '../../../src/wiring/bot.js';
 import { approvalsTest } from '../../support/approvals-bot.js';
 import type { FakeSlack } from '../../support/fake-slack.js';
 import { SIGNING_SECRET, testConfig } from '../../support/harness.js';
+import { bundledMain } from '../../support/node-entry.js';
 import { slashCommand } from '../../support/slack-requests.js';
 
-const MAIN = fileURLToPath(new URL('../../../src/main.ts', import.meta.url));
 const APPROVER = 'UAPPROVERA';
 /** Service credentials (a cngn_test_ key) make the environment `test`. */
 const ENVIRONMENT = 'test';
@@ -35,10 +34,10 @@ async function freePort(): Promise<number> {
 }
 
 /**
- * `storeUrl`, a SQLite file in a folder of the test's own (removed after it); `startChild()`, src/main.ts
- * as an operator runs it, on that file, against the sandbox as the service, killed after the test if
- * still running; `startBotInProcess()`, the whole bot in this process on the same file (the restart),
- * with the same settings, stopped after the test.
+ * `storeUrl`, a SQLite file in a folder of the test's own (removed after it); `startChild()`, the bot as
+ * an operator runs it (dist/main.js, support/node-entry.ts), on that file, against the sandbox as the
+ * service, killed after the test if still running; `startBotInProcess()`, the whole bot in this
+ * process on the same file (the restart), with the same settings, stopped after the test.
  */
 const test = approvalsTest
   .extend('storeUrl', async ({ defer }) => {
@@ -51,7 +50,7 @@ const test = approvalsTest
     async ({ storeUrl, sandbox, slack, defer }) =>
       async (): Promise<{ child: ChildProcess; url: string }> => {
         const port = await freePort();
-        const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+        const child = spawn(process.execPath, [await bundledMain()], {
           env: {
             PATH: process.env.PATH,
             SLACK_BOT_TOKEN: 'xoxb-test',

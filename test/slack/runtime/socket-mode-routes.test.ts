@@ -8,6 +8,7 @@ import { describe, expect } from 'vitest';
 import { botTest } from '../../support/bot.js';
 import { FakeSlack } from '../../support/fake-slack.js';
 import { FakeSocketMode } from '../../support/fake-socket-mode.js';
+import { bundledMain } from '../../support/node-entry.js';
 
 /** The bot's process as `npm start` runs it: where it listens, and every JSON line it wrote. */
 interface SpawnedBot {
@@ -69,7 +70,7 @@ const test = botTest
     return socket;
   })
   .extend('bot', { scope: 'file', auto: true }, async ({ slack, socket: _ }, { onCleanup }) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, [await bundledMain()], {
       cwd: process.cwd(),
       env: {
         PATH: process.env.PATH,
