@@ -21,12 +21,15 @@ try {
       : await createStore(`sqlite://${file}`, { fileLockWaitMs: Number(waitText) });
   say(`ready after ${(await store.get<number>('closed-by')) ?? '-'}`);
   const input = createInterface({ input: process.stdin });
-  const close = async () => {
-    await store.set('closed-by', process.pid);
-    await store.close();
-    say('closed');
-    process.exit(0);
-  };
+  // Once: "close" and stdin's end may both ask, and a second write to the closed store would reject.
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      await store.set('closed-by', process.pid);
+      await store.close();
+      say('closed');
+      process.exit(0);
+    })());
   const claim = async (count: number) => {
     const results = await Promise.all(
       Array.from({ length: count }, (_, i) => store.setIfAbsent(`claim:${i}`, process.pid)),
