@@ -12,6 +12,8 @@ export default defineConfig({
     // (npm run test:stress) still finishes within them.
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // expect.poll waits on an outcome: its default of one second is a timing a busy machine misses.
+    expect: { poll: { timeout: 30_000 } },
     pool: 'forks',
     // Most tests wait on sockets, timers and databases rather than the CPU, so a few more workers than
     // cores keep the cores busy (vitest's default on two cores is a single worker).

@@ -44,11 +44,15 @@ export class VirtualClock {
   }
 }
 
-/** Real time plus all that was slept on it: a sleep returns at once and moves the clock on by its length. */
+/**
+ * A clock that moves only by what was slept on it: a sleep returns at once and moves it on by its
+ * length. Real time does not move it, so a busy machine's slowness never refills a rate limit.
+ */
 export class SkippingClock {
   private skipped = 0;
+  private readonly start = Date.now();
 
-  readonly now = (): number => Date.now() + this.skipped;
+  readonly now = (): number => this.start + this.skipped;
 
   readonly sleep = async (ms: number): Promise<void> => {
     this.skipped += ms;

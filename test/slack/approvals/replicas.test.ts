@@ -10,12 +10,10 @@ import { startSandbox } from '../../../src/sandbox/index.js';
 import { createStore } from '../../../src/store/index.js';
 import { approvalsTest } from '../../support/approvals-bot.js';
 import { FakeSlack } from '../../support/fake-slack.js';
-import { type ReviewView, refusedInModal, submitReview } from '../../support/review.js';
+import { submitReview } from '../../support/review.js';
 import { STORE_KINDS } from '../../support/shared-stores.js';
-import { APPROVER_A, APPROVER_B, approve, fileWithdrawal, reviewFor, waitUntil } from './support.js';
-
-/** The review's refusal when a click could not be written in time (nothing changed). */
-const NOT_RECORDED_WORDS = 'could not be recorded just now, so nothing changed';
+import { reviewOpened, tallyAnswers, toldTheyLost } from './race.js';
+import { APPROVER_A, APPROVER_B, approve, fileWithdrawal, waitUntil } from './support.js';
 
 /**
  * `pair`, two replicas' handles on the test's shared store; `restart`, the SQLite file's folder, the
@@ -72,17 +70,9 @@ for (const { name, up } of STORE_KINDS.filter((kind) => kind.shared)) {
       // 50 reviews open, 25 on each replica; then all 50 submissions wait at the request's shared lock
       // until every one is there.
       const reviews = await Promise.all(
-        Array.from({ length: 50 }, async (_, i) => {
-          const replica = i % 2 ? a : b;
-          const user = i % 3 ? APPROVER_A : APPROVER_B;
-          // A click whose trigger Slack's 3 s passed before the form opened (a loaded machine) is told
-          // so; the person clicks again, as they would, until the test's own cap is near.
-          for (const giveUpAt = Date.now() + 120_000; Date.now() < giveUpAt; ) {
-            const { view } = await reviewFor(replica, id, user);
-            if (view) return { replica, user, view: view as ReviewView };
-          }
-          throw new Error(`the review of ${user} never opened`);
-        }),
+        Array.from({ length: 50 }, (_, i) =>
+          reviewOpened(i % 2 ? a : b, id, i % 3 ? APPROVER_A : APPROVER_B),
+        ),
       );
       const allAtTheLock = controls.holdLock(`approval:${id}`, 50);
       const answers = await Promise.all(
@@ -92,29 +82,14 @@ for (const { name, up } of STORE_KINDS.filter((kind) => kind.shared)) {
       // never comes to the door: once every one is answered, whoever is there goes in.
       controls.openLock(`approval:${id}`);
       await allAtTheLock;
-      // The 49 that lost are told why: in their modal before the ack, or, when the lock was not had
-      // within the ack's deadline (a loaded machine), privately once it was; a click that could not
-      // reach the lock before its write deadline is told that nothing changed, in the modal or, after
-      // a late ack, privately. None is left unanswered.
-      const lost = 'already approved and is being handled';
-      const verdict = (text: string | undefined) =>
-        text !== undefined && (text.includes(lost) || text.includes(NOT_RECORDED_WORDS));
+      // The 49 that lost are told why (race.ts): none is left unanswered.
       const privately = () => slack.callsTo('chat.postEphemeral').map((c) => String(c.body.text));
-      const told = () =>
-        answers.filter((a) => verdict(refusedInModal(a))).length + privately().filter(verdict).length;
       // Generous waits on outcomes: a hundred requests through two bots on a busy machine take a while,
       // and the send may wait out a minute of the service's budget that the reviews' reads used up.
       // If it does not come, the failure says where the request stood and what each click was told.
       const where = async () => {
         const request = await b.engine.get(id);
-        const tally = (said: string[]) => {
-          const counts = new Map<string, number>();
-          for (const text of said) counts.set(text, (counts.get(text) ?? 0) + 1);
-          return [...counts].map(([text, n]) => `${n}× ${text}`).join('; ');
-        };
-        const modal = answers.map((answer) => refusedInModal(answer)?.slice(0, 60) ?? 'closed or late');
-        const later = privately().map((text) => text.slice(0, 80));
-        return `state ${request?.state}, ${request?.approvals.length} approval(s), ${accepted} accepted, withdraw calls ${sandbox.count('POST', '/v1/api/withdraw')}; in the modal: ${tally(modal)}; privately: ${tally(later)}`;
+        return `state ${request?.state}, ${request?.approvals.length} approval(s), ${accepted} accepted, withdraw calls ${sandbox.count('POST', '/v1/api/withdraw')}; ${tallyAnswers(answers, privately)}`;
       };
       await waitUntil(async () => (await b.engine.get(id))?.state === 'sent', 'sent', 240_000).catch(
         async (error: Error) => {
@@ -124,6 +99,7 @@ for (const { name, up } of STORE_KINDS.filter((kind) => kind.shared)) {
       await Promise.all([a.engine.idle(), b.engine.idle()]);
       expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
       expect(accepted).toBe(1);
+      const told = () => toldTheyLost(answers, privately);
       await waitUntil(async () => told() >= 49, 'all 49 told', 240_000).catch(async (error: Error) => {
         throw new Error(`${error.message} (${told()} told): ${await where()}`);
       });
