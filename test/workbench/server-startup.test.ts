@@ -54,7 +54,7 @@ async function npmStart(env: Record<string, string>): Promise<{
   return { child, stdout, stderr: () => err };
 }
 
-async function until<T>(get: () => T | undefined, what: string, timeoutMs = 30_000): Promise<T> {
+async function until<T>(get: () => T | undefined, what: string, timeoutMs = 50_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = get();

@@ -39,7 +39,7 @@ async function until<T>(
   bot: SpawnedBot,
   read: () => T | undefined | Promise<T | undefined>,
   what: string,
-  timeoutMs = 20_000,
+  timeoutMs = 50_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
