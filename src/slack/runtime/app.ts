@@ -357,6 +357,8 @@ function guardedReceiver(
   options: SlackAppOptions,
   ready: () => boolean,
 ): HTTPReceiver {
+  // Bolt asks for the secret only of a receiver that checks signatures: the guard needs it all the same.
+  if (!signingSecret) throw new Error('a signing secret is required in HTTP mode (SLACK_SIGNING_SECRET)');
   const receiver = new HTTPReceiver({
     signingSecret,
     // The guard has run Bolt's check with this same secret on every request the receiver takes as a
