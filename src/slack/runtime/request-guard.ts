@@ -3,10 +3,9 @@
 // timestamped more than five minutes ahead (Bolt refuses only old ones), then parsed the way Bolt will
 // parse it and checked (nesting depth, the envelope's shape) before Bolt sees it; a signed body that
 // fails is refused with 400 (413 when too large). Every refusal gets a log line with its reason. The
-// receiver verifies again as it always does, on the body already read here. While the bot starts, a
+// receiver behind it takes the body already read here, verified (app.ts). While the bot starts, a
 // request is answered 503, which Slack tries again.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { parse as parseQuery } from 'node:querystring';
 import { HTTPModuleFunctions } from '@slack/bolt';
 import { nestsDeeperThan } from '../../format/json-depth.js';
 import type { Logger } from '../../log.js';
@@ -50,7 +49,9 @@ export function guardSlackRequests(
       options.logger.warn('refused a request whose target is not a path', { status: 400 });
       return refuse(req, res, 400, 'the request target is not a valid path');
     }
-    if (req.method !== 'POST' || path !== options.path) {
+    // Bolt's own rule for a Slack request (it compares the method in upper case): every request its
+    // receiver takes as one goes through the checks below.
+    if (req.method?.toUpperCase() !== 'POST' || path !== options.path) {
       if (options.routes?.(req, res, path)) return;
       return next(req, res);
     }
@@ -125,10 +126,16 @@ async function screen(
   return checkBody(buffered, maxDepth);
 }
 
-/** Bolt's rule: a form body whose `ssl_check` is `1` (exact content type, as Bolt compares it). */
+const SSL_CHECK_BODY = Buffer.from('ssl_check=1');
+
+/**
+ * Slack's SSL check as Bolt's check passed it on: a form body (exact content type, as Bolt compares
+ * it) whose `ssl_check` was `1`, which Bolt has cut down to `ssl_check=1` alone, so the bytes tell
+ * without parsing the form once more.
+ */
 function isSslCheck(req: Buffered): boolean {
   if (req.headers['content-type'] !== 'application/x-www-form-urlencoded') return false;
-  return parseQuery(req.rawBody.toString()).ssl_check === '1';
+  return req.rawBody.equals(SSL_CHECK_BODY);
 }
 
 const SKEW_S = 5 * 60;

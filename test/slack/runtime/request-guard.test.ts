@@ -6,7 +6,7 @@ import { describe, expect } from 'vitest';
 import { createLogger } from '../../../src/log.js';
 import { startHarness } from '../../support/harness.js';
 import { harnessTest } from '../../support/harness-fixtures.js';
-import { postSigned, signSlackBody, slashCommand } from '../../support/slack-requests.js';
+import { postSigned, signSlackBody, slashCommand, slashCommandBody } from '../../support/slack-requests.js';
 
 /**
  * One bot for the file (`h`), its log lines at warn and above (`lines`), and the unhandled rejections
@@ -221,5 +221,40 @@ describe('requests to /slack/events that are not Slack requests', () => {
       signature: 'v0=forged',
     });
     expect(answer.status).toBe(401);
+  });
+
+  test('checks the signature on every target Bolt takes for /slack/events (Bolt does not check it again)', async ({
+    h,
+  }) => {
+    // Each target's path is /slack/events as Bolt reads it: a signed command there is run.
+    for (const [i, target] of ['/slack/events?retry=1', '//elsewhere/slack/events'].entries()) {
+      const body = slashCommandBody({ text: 'help', responseUrl: h.slack.responseUrl(`target${i}`) });
+      const post = (signature?: string) =>
+        request(`${h.sender.baseUrl}${target}`, {
+          method: 'POST',
+          headers: {
+            'content-type': form,
+            ...signSlackBody(h.sender.signingSecret, body),
+            ...(signature === undefined ? {} : { 'x-slack-signature': signature }),
+          },
+          body,
+        });
+      for (const signature of ['v0=forged', '']) {
+        const refused = await post(signature);
+        await refused.body.dump();
+        expect(refused.statusCode).toBe(401);
+      }
+      const stale = await request(`${h.sender.baseUrl}${target}`, {
+        method: 'POST',
+        headers: { 'content-type': form, ...signSlackBody(h.sender.signingSecret, body, 1) },
+        body,
+      });
+      await stale.body.dump();
+      expect(stale.statusCode).toBe(401);
+      const taken = await post();
+      await taken.body.dump();
+      expect(taken.statusCode).toBe(200);
+      await h.slack.waitFor(`response_url:target${i}`);
+    }
   });
 });
