@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { crashes } from './lines/crash.js';
 import { cryptoUnderGc } from './lines/crypto-gc.js';
 import { fuzzBot, fuzzServiceAnswers, seedNote } from './lines/fuzz.js';
+import { fuzzSuites } from './lines/fuzz-suites.js';
 import { limitRace } from './lines/limit-race.js';
 import { races } from './lines/races.js';
 import { serviceFaults } from './lines/service-faults.js';
@@ -53,6 +54,8 @@ const scale = {
   fuzz: full
     ? { commands: 10_000, modals: 10_000, webhooks: 10_000, answers: 2_000 }
     : { commands: 300, modals: 300, webhooks: 300, answers: 200 },
+  // The vitest fuzz suites' cases, as a multiple of their CI size (test/support/fuzz.ts, runs()).
+  fuzzSuites: full ? 10 : 1,
 };
 
 const lines: Line[] = [];
@@ -166,27 +169,24 @@ if (wanted('fuzz')) {
   // A new seed each run, printed (and named by a failed line), so a failing input can be drawn again.
   const seed = Number(process.env.PROVE_SEED ?? Date.now() % 1_000_000);
   process.stderr.write(`fuzz seed ${seed} (PROVE_SEED=${seed} repeats it)\n`);
-  const started = performance.now();
-  let botLines: Omit<Line, 'seconds'>[];
-  try {
-    botLines = await fuzzBot(scale.fuzz, seed);
-  } catch (error) {
-    botLines = [
-      {
-        line: 'fuzz',
-        on: 'memory',
-        target: 'the bot keeps answering',
-        figure: '-',
-        status: 'fail',
-        note: `${String(error)} (${seedNote(seed)})`,
-      },
-    ];
-  }
-  const each = Math.round((performance.now() - started) / 100 / botLines.length) / 10;
-  for (const l of botLines) lines.push({ ...l, seconds: each });
+  // A check of several lines: one that throws is one failed line, named by the seed.
+  const fuzzLines = async (line: string, target: string, fn: () => Promise<Omit<Line, 'seconds'>[]>) => {
+    const started = performance.now();
+    let found: Omit<Line, 'seconds'>[];
+    try {
+      found = await fn();
+    } catch (error) {
+      const note = `${String(error)} (${seedNote(seed)})`;
+      found = [{ line, on: 'memory', target, figure: '-', status: 'fail', note }];
+    }
+    const each = Math.round((performance.now() - started) / 100 / found.length) / 10;
+    for (const l of found) lines.push({ ...l, seconds: each });
+  };
+  await fuzzLines('fuzz', 'the bot keeps answering', () => fuzzBot(scale.fuzz, seed));
   await run('fuzz: service answers of the wrong shape', 'real client', 'typed errors only', () =>
     fuzzServiceAnswers(scale.fuzz.answers, seed),
   );
+  await fuzzLines('fuzz suites', 'every property holds', () => fuzzSuites(scale.fuzzSuites, seed));
 }
 
 let soaked: SoakResult | undefined;

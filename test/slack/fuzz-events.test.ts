@@ -176,12 +176,14 @@ const urlVerification = fc.record({
 
 /** Drops the keys whose value came out `undefined` ("missing"), as JSON.stringify does. */
 const json = (value: unknown) => JSON.stringify(value);
+// Text as it is, anything else as JSON: String() throws on an object whose `toString` is no function.
+const formValue = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
 const asForm = (record: Record<string, unknown>) => {
   const form = new URLSearchParams();
   for (const [key, value] of Object.entries(record)) {
     if (value === undefined) continue;
-    if (Array.isArray(value)) for (const item of value) form.append(key, String(item));
-    else form.append(key, typeof value === 'string' ? value : JSON.stringify(value));
+    if (Array.isArray(value)) for (const item of value) form.append(key, formValue(item));
+    else form.append(key, formValue(value));
   }
   return form.toString();
 };

@@ -1,5 +1,5 @@
 // Browser tests' shared parts: find Debian's Chromium (skip with one notice when there is none,
-// fail under CI=true), launch it, save screenshots where a person can look at them, and the fixture
+// fail under CI=true), launch it, save screenshots where a person can look at them (when asked), and the fixture
 // of a file's steps: the real bot and one Chromium page on it, with the steps people take there.
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -83,11 +83,14 @@ export async function newPage(browser: Browser): Promise<Page> {
   return context.newPage();
 }
 
-export async function screenshot(page: Page, name: string): Promise<string> {
+/**
+ * A picture of the page, or of one part of it, in test-results/screenshots/ for a person to look at,
+ * taken when BROWSER_SCREENSHOTS=1: no test reads them, and each costs Chromium a few hundred ms.
+ */
+export async function screenshot(target: Page | Locator, name: string): Promise<void> {
+  if (process.env.BROWSER_SCREENSHOTS !== '1') return;
   mkdirSync(SCREENSHOTS, { recursive: true });
-  const file = path.join(SCREENSHOTS, `${name}.png`);
-  await page.screenshot({ path: file });
-  return file;
+  await target.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
 }
 
 /** Waits for what the page shows (browser work is asynchronous); gives up after 15 s. */

@@ -23,10 +23,20 @@ export interface FuzzBot {
 /** A cap for one property's run on a busy machine (not a timing assertion: the suites take seconds). */
 export const FUZZ_TIMEOUT_MS = 90_000;
 
-/** Cases per property: a few thousand per surface in total, kept fast. FUZZ_RUNS_SCALE scales them. */
-export function runs(base: number): number {
-  const scale = Number(process.env.FUZZ_RUNS_SCALE ?? '1');
-  return Math.max(1, Math.round(base * (Number.isFinite(scale) && scale > 0 ? scale : 1)));
+/**
+ * The share of a property's CI size that `npm test` runs: enough, with the fixed seeds, to see every
+ * property hold on every surface, while the suite stays quick. The CI size itself runs in the proof
+ * suite (prove/lines/fuzz-suites.ts runs these files with FUZZ_RUNS_SCALE=1, or more).
+ */
+const TEST_SHARE = 0.1;
+
+/**
+ * Cases per property: `ci`, the size CI proves it at (a few thousand per surface in total), times
+ * FUZZ_RUNS_SCALE, which is TEST_SHARE unless set.
+ */
+export function runs(ci: number): number {
+  const scale = Number(process.env.FUZZ_RUNS_SCALE ?? TEST_SHARE);
+  return Math.max(1, Math.round(ci * (Number.isFinite(scale) && scale > 0 ? scale : TEST_SHARE)));
 }
 
 const FAILURE =

@@ -15,6 +15,7 @@ import {
   browserTest,
   contains,
   eventually,
+  screenshot,
   shown,
   textOf,
   type WorkbenchPage,
@@ -28,11 +29,6 @@ const test = browserTest
 
 const VALID_ADDRESS = '0x4444444444444444444444444444444444444444';
 const STEP = 60_000;
-
-/** Saved under /tmp, where a person looks at the steps after a run. */
-async function snap(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: `/tmp/workbench-passkeys-${name}.png` });
-}
 
 const log = (page: Page) => page.getByRole('log');
 const privateAnswers = (page: Page) =>
@@ -93,7 +89,7 @@ describe.skipIf(!browserAvailable())(
       "Bola registers a passkey from /cngn passkey's link, and Chidi, holding none, approves it with a click",
       async ({ workbench, page, bolaDevice }) => {
         const registration = await registerFromLink(workbench, page, bolaDevice, 'Bola');
-        await snap(bolaDevice, 'register-page');
+        await screenshot(bolaDevice, 'workbench-passkeys-register-page');
         await workbench.actAs('Chidi');
         await workbench.open('approvals');
         await contains(registration, 'Waiting for approval');
@@ -124,7 +120,7 @@ describe.skipIf(!browserAvailable())(
         const signHere = bolaDevice.getByRole('button', { name: 'Sign with your passkey' });
         await shown(signHere);
         await contains(bolaDevice.locator('dl'), "Chidi's laptop");
-        await snap(bolaDevice, 'sign-registration');
+        await screenshot(bolaDevice, 'workbench-passkeys-sign-registration');
         await signHere.click();
         await contains(outcome(bolaDevice), 'Approved. Slack shows it now.');
         await eventually(() => textOf(registration)).not.toContain('Waiting for approval');
@@ -149,7 +145,7 @@ describe.skipIf(!browserAvailable())(
           const review = page.getByRole('dialog', { name: 'Review and approve' });
           const sign = review.getByRole('button', { name: 'Sign ₦2,500.00 with your passkey' });
           await shown(sign);
-          if (who === 'Bola') await snap(page, 'review-sign-link');
+          if (who === 'Bola') await screenshot(page, 'workbench-passkeys-review-sign-link');
           const url = await followLinkButton(page, sign);
           expect(url).toMatch(/^http:\/\/localhost:\d+\/passkeys\/sign\?t=/);
           await page.keyboard.press('Escape');
@@ -157,7 +153,7 @@ describe.skipIf(!browserAvailable())(
           const signHere = tab.getByRole('button', { name: 'Sign ₦2,500.00 with your passkey' });
           await shown(signHere);
           await contains(tab.locator('dl'), VALID_ADDRESS);
-          if (who === 'Bola') await snap(tab, 'sign-page');
+          if (who === 'Bola') await screenshot(tab, 'workbench-passkeys-sign-page');
           await signHere.click();
           await contains(outcome(tab), 'Approved. Slack shows it now.');
           // The first signature counts as one of two; nothing is sent until the second.
@@ -165,7 +161,7 @@ describe.skipIf(!browserAvailable())(
         }
         const withdrawal = botMessage(page, 'Withdrawal · SANDBOX');
         await eventually(() => textOf(withdrawal)).toMatch(/Sent, waiting for the final status|Completed/);
-        await snap(page, 'sent');
+        await screenshot(page, 'workbench-passkeys-sent');
       },
       STEP,
     );

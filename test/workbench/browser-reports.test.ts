@@ -65,13 +65,11 @@ describe.skipIf(!browserAvailable())('/cngn report in the workbench', () => {
       await screenshot(page, 'report-dm');
       const card = page.locator('[data-file-image]').first();
       await card.scrollIntoViewIfNeeded();
-      await card.screenshot({
-        path: `${await screenshot(page, 'report-dm')}`.replace('report-dm', 'report-chart-card'),
-      });
-      const summary = log.getByRole('article').filter({ hasText: 'Largest movements' }).last();
-      await summary.screenshot({
-        path: `${await screenshot(page, 'report-dm')}`.replace('report-dm', 'report-summary'),
-      });
+      await screenshot(card, 'report-chart-card');
+      await screenshot(
+        log.getByRole('article').filter({ hasText: 'Largest movements' }).last(),
+        'report-summary',
+      );
     },
     STEP,
   );
@@ -99,19 +97,11 @@ describe.skipIf(!browserAvailable())('an unconfirmed, cut-short report in the wo
       expect(said.indexOf('Money moved while')).toBeLessThan(said.indexOf('Balance'));
       const card = page.locator('[data-file-image]').first();
       await card.scrollIntoViewIfNeeded();
-      await card.screenshot({
-        path: `${await screenshot(page, 'report-dm-unconfirmed')}`.replace(
-          'report-dm-unconfirmed',
-          'report-chart-card-unconfirmed',
-        ),
-      });
-      const summary = log.getByRole('article').filter({ hasText: 'Largest movements' }).last();
-      await summary.screenshot({
-        path: `${await screenshot(page, 'report-dm-unconfirmed')}`.replace(
-          'report-dm-unconfirmed',
-          'report-summary-unconfirmed',
-        ),
-      });
+      await screenshot(card, 'report-chart-card-unconfirmed');
+      await screenshot(
+        log.getByRole('article').filter({ hasText: 'Largest movements' }).last(),
+        'report-summary-unconfirmed',
+      );
     },
     STEP,
   );
