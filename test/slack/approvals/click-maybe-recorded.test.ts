@@ -29,6 +29,8 @@ const test = botTest.extend('failing', async ({ startApp, defer }) => {
   let failNext: string | undefined;
   // The request's lock, held until `release` and then given up (as a wait past its deadline).
   let stuck: { key: string; released: Promise<void> } | undefined;
+  // The request's next write, started and held until `release`, then landing.
+  let slowWrite: { key: string; released: Promise<void> } | undefined;
   const store = new Proxy(inner, {
     get: (target, property) => {
       const value: unknown = Reflect.get(target, property, target);
@@ -43,6 +45,11 @@ const test = botTest.extend('failing', async ({ startApp, defer }) => {
       }
       if (property !== 'set' && property !== 'compareAndSet') return value.bind(target);
       return async (key: string, ...rest: unknown[]) => {
+        if (slowWrite?.key === key) {
+          const { released } = slowWrite;
+          slowWrite = undefined;
+          await released;
+        }
         const written = await (value as (...a: unknown[]) => Promise<unknown>).call(target, key, ...rest);
         if (failNext && key === `approval:${failNext}`) {
           failNext = undefined;
@@ -57,6 +64,12 @@ const test = botTest.extend('failing', async ({ startApp, defer }) => {
     inner,
     failAfterWriting: (id: string) => {
       failNext = id;
+    },
+    /** The request's next write held until the returned function is called, then written. */
+    writeHeld: (id: string) => {
+      let release!: () => void;
+      slowWrite = { key: `approval:${id}`, released: new Promise<void>((resolve) => (release = resolve)) };
+      return release;
     },
     /** The request's lock not had until the returned function is called, and then not at all. */
     lockNeverHad: (id: string) => {
@@ -140,4 +153,25 @@ test('tells an approver whose late submission then failed that nothing changed',
   const told = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === APPROVER_A);
   expect(told.body.text).toContain('could not be recorded just now, so nothing changed');
   expect((await inner.get<{ approvals: unknown[] }>(`approval:${id}`))?.approvals).toEqual([]);
+});
+
+test('tells an approver whose late submission failed after its write started to check the request', async ({
+  failing: { app, inner, failAfterWriting, writeHeld },
+}) => {
+  const id = await fileWithdrawal(app, '1480');
+  const review = await reviewFor(app, id, APPROVER_A);
+  // The write starts at once and is held past the ack's deadline; then it lands and the store fails.
+  const release = writeHeld(id);
+  failAfterWriting(id);
+  const answer = JSON.stringify(
+    (await submitReview(app.sender, review.view as ReviewView, APPROVER_A)).json(),
+  );
+  expect(answer).toContain(MAYBE_NOT_RECORDED);
+  release();
+  const told = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === APPROVER_A);
+  // It was recorded: "nothing changed" would be false.
+  expect(told.body.text).toBe(MAYBE_NOT_RECORDED);
+  expect((await inner.get<{ approvals: unknown[] }>(`approval:${id}`))?.approvals).toEqual([
+    expect.objectContaining({ user: APPROVER_A }),
+  ]);
 });

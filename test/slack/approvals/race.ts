@@ -7,7 +7,7 @@ import type { SlackResponse } from '../../support/slack-requests.js';
 import { type ApprovalApp, reviewFor } from './support.js';
 
 /** A click that lost: already approved, or (its write deadline passed first) nothing changed. */
-export const LOST_WORDS = [
+const LOST_WORDS = [
   'already approved and is being handled',
   'could not be recorded just now, so nothing changed',
 ];

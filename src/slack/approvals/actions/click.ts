@@ -5,7 +5,7 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import type { ClickOptions } from '../../../approvals/index.js';
+import { type ClickOptions, MaybeRecordedError } from '../../../approvals/index.js';
 import type { Click } from '../types.js';
 
 /** After this, no write of the click starts: a click answered "try again" has changed nothing. */
@@ -89,12 +89,16 @@ export async function recordClick<T>(run: (options: ClickOptions) => Promise<T>)
       resolve('recorded');
     };
   });
+  // A failure once a write had started may leave the click recorded: whoever hears of it after the
+  // ack (a late answer, a re-check's) gets it as MaybeRecordedError, never as "nothing changed".
   const work = run({
     signal: AbortSignal.timeout(CLICK_WRITE_DEADLINE_MS),
     onRecorded: recorded,
     onWriting: () => {
       writing = true;
     },
+  }).catch((error: unknown) => {
+    throw writing && !(error instanceof MaybeRecordedError) ? new MaybeRecordedError(error) : error;
   });
   const settled = work.then(
     () => 'recorded' as const,
