@@ -62,6 +62,11 @@ export function workbenchEnv(
   return out;
 }
 
+/** How many probed ports a workbench started on PORT=0 tries before it gives up. */
+const PORT_ATTEMPTS = 5;
+
+const portTaken = (error: unknown) => (error as { code?: unknown } | null)?.code === 'EADDRINUSE';
+
 /** A port free on loopback now, for a workbench started on PORT=0 whose signing URL needs its port first. */
 async function freeLoopbackPort(): Promise<number> {
   const probe = createServer();
@@ -118,6 +123,8 @@ export interface StartOptions {
   logger?: (config: Config) => Logger;
   /** Where treasury reports come from; unset: `/cngn report` says reports are not set up. */
   reportSource?: ReportSource;
+  /** A free loopback port for a workbench on PORT=0 (default: one the system gives now). */
+  freePort?: () => Promise<number>;
 }
 
 /** Throws ConfigError (settings to fix) or StartupRefused (the live-key rule). */
@@ -151,23 +158,35 @@ export async function start(
   let workbench: Workbench | undefined;
   try {
     workbench = await startWorkbench({ store, logger, signingSecret, botToken });
-    const port = settled.port || (await freeLoopbackPort());
-    const config: Config = {
-      ...settled,
-      port,
-      signing: workbenchSigning(settled, env, port, !apiKey?.trim()),
-      slack: { ...settled.slack, apiUrl: workbench.apiUrl, appToken: undefined, mode: 'http' },
-    };
-    // Loopback only: in the workbench anyone who reaches the page can act as any user.
-    const bot = await startBot({
-      config,
-      logger,
-      store,
-      host: '127.0.0.1',
-      routes: workbench.routes,
-      responseHeaders: workbench.headers,
-      ...reports,
-    });
+    // A probed port can be taken by another process before the bot listens on it: probe again.
+    const freePort = options.freePort ?? freeLoopbackPort;
+    let config: Config;
+    let bot: Bot;
+    for (let attempt = 1; ; attempt++) {
+      const port = settled.port || (await freePort());
+      config = {
+        ...settled,
+        port,
+        signing: workbenchSigning(settled, env, port, !apiKey?.trim()),
+        slack: { ...settled.slack, apiUrl: workbench.apiUrl, appToken: undefined, mode: 'http' },
+      };
+      try {
+        // Loopback only: in the workbench anyone who reaches the page can act as any user.
+        bot = await startBot({
+          config,
+          logger,
+          store,
+          host: '127.0.0.1',
+          routes: workbench.routes,
+          responseHeaders: workbench.headers,
+          ...reports,
+        });
+        break;
+      } catch (error) {
+        if (settled.port || attempt >= PORT_ATTEMPTS || !portTaken(error)) throw error;
+        logger.warn('the probed port was taken before the bot listened on it; trying another', { port });
+      }
+    }
     workbench.attach({
       url: bot.url,
       environment: bot.client.environment,

@@ -2,9 +2,10 @@
 // (clicking again when Slack's 3 s for a trigger passed before the form opened, on a busy machine),
 // and what the clicks that lost were told, in their modal before the ack or privately after it.
 
-import { type ReviewView, refusedInModal } from '../../support/review.js';
+import { type ReviewView, refusedInModal, submitReview } from '../../support/review.js';
 import type { SlackResponse } from '../../support/slack-requests.js';
-import { type ApprovalApp, reviewFor } from './support.js';
+import type { StoreControls } from '../../support/store-controls.js';
+import { type ApprovalApp, reviewFor, waitUntil } from './support.js';
 
 /** A click that lost: already approved, or (its write deadline passed first) nothing changed. */
 const LOST_WORDS = [
@@ -16,7 +17,7 @@ const isVerdict = (text: string | undefined) =>
   text !== undefined && LOST_WORDS.some((w) => text.includes(w));
 
 /** `user`'s review of `id` on `replica`, clicked again until it opens (a cap, not a timing). */
-export async function reviewOpened(replica: ApprovalApp, id: string, user: string) {
+async function reviewOpened(replica: ApprovalApp, id: string, user: string) {
   for (const giveUpAt = Date.now() + 120_000; Date.now() < giveUpAt; ) {
     const { view } = await reviewFor(replica, id, user);
     if (view) return { replica, user, view: view as ReviewView };
@@ -38,4 +39,43 @@ export function tallyAnswers(answers: SlackResponse[], privately: () => string[]
   };
   const modal = answers.map((answer) => refusedInModal(answer)?.slice(0, 60) ?? 'closed or late');
   return `in the modal: ${tally(modal)}; privately: ${tally(privately().map((text) => text.slice(0, 80)))}`;
+}
+
+export interface Race {
+  id: string;
+  controls: StoreControls;
+  /** Who clicks the i-th of the 50 reviews, on which replica. */
+  reviewer: (i: number) => { replica: ApprovalApp; user: string };
+  state: () => Promise<string | undefined>;
+  privately: () => string[];
+}
+
+/**
+ * 50 reviews of the request opened, then submitted together, every submission held at the request's
+ * lock until all 50 are there, so only the lock keeps them apart. One that gave up before reaching it
+ * (its write deadline passed on a busy machine) never comes: then the rest go in. When every click of a
+ * round was told that nothing changed (on a machine so busy that each one's deadline passed at the
+ * door), the approvers click again, as they are told to, in another round (a cap, not a timing).
+ * Resolves with every click's answer once the request left `pending`.
+ */
+export async function approveTogether(race: Race, rounds = 5): Promise<SlackResponse[]> {
+  const { id, controls, reviewer, state, privately } = race;
+  const answers: SlackResponse[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    const reviews = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => reviewOpened(reviewer(i).replica, id, reviewer(i).user)),
+    );
+    const allAtTheLock = controls.holdLock(`approval:${id}`, 50);
+    answers.push(...(await Promise.all(reviews.map((r) => submitReview(r.replica.sender, r.view, r.user)))));
+    controls.openLock(`approval:${id}`);
+    await allAtTheLock;
+    // Decided: one click was accepted (the request moved on), or every click so far was told it lost.
+    const decided = async () =>
+      (await state()) !== 'pending' || toldTheyLost(answers, privately) >= answers.length;
+    await waitUntil(decided, 'the round decided', 240_000).catch((error: Error) => {
+      throw new Error(`${error.message}: ${tallyAnswers(answers, privately)}`);
+    });
+    if ((await state()) !== 'pending') return answers;
+  }
+  throw new Error(`no click of ${rounds} rounds was accepted: ${tallyAnswers(answers, privately)}`);
 }

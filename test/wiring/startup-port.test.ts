@@ -1,0 +1,43 @@
+// A workbench started on PORT=0 probes a free port first (its signing URL needs the port before the bot
+// listens); another process can take that port in between, and the start then tries another.
+import { once } from 'node:events';
+import { type AddressInfo, createServer } from 'node:net';
+import { expect } from 'vitest';
+import { createLogger } from '../../src/log.js';
+import { start } from '../../src/wiring/startup.js';
+import { test as it } from '../support/fixtures.js';
+
+it('starts on another port when the probed one is taken before the bot listens', async ({ defer }) => {
+  const squatter = createServer();
+  squatter.listen(0, '127.0.0.1');
+  await once(squatter, 'listening');
+  defer(() => new Promise<void>((resolve) => squatter.close(() => resolve())));
+  const taken = (squatter.address() as AddressInfo).port;
+  let probes = 0;
+  const lines: string[] = [];
+  const started = await start(
+    { PORT: '0', ADMIN_PORT: '0', STORE_URL: 'memory://' },
+    {
+      print: () => undefined,
+      logger: () => createLogger('info', { write: (line) => lines.push(line) }),
+      // The first probe answers the port the squatter holds, as a lost race would.
+      freePort: async () => (++probes === 1 ? taken : freePortNow()),
+    },
+  );
+  defer(() => started.stop());
+  expect(probes).toBe(2);
+  expect(started.url).not.toContain(`:${taken}`);
+  expect((await fetch(`${started.url}/`)).status).toBe(200);
+  expect(lines.map((line) => JSON.parse(line))).toContainEqual(
+    expect.objectContaining({ level: 'warn', port: taken }),
+  );
+});
+
+async function freePortNow(): Promise<number> {
+  const probe = createServer();
+  probe.listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
