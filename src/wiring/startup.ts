@@ -8,7 +8,7 @@ import { type AddressInfo, createServer } from 'node:net';
 import { type Config, loadConfig, readSecretFiles, secretsOf } from '../config.js';
 import { createLogger, type Logger } from '../log.js';
 import type { ReportSource } from '../reports/types.js';
-import { createStore } from '../store/index.js';
+import { createStore, type Store } from '../store/index.js';
 import { buildInfo } from '../version.js';
 import type { Workbench } from '../workbench/index.js';
 import { CHANNELS, DEMO_APPROVERS, DEMO_ROLES } from '../workbench/people.js';
@@ -158,35 +158,13 @@ export async function start(
   let workbench: Workbench | undefined;
   try {
     workbench = await startWorkbench({ store, logger, signingSecret, botToken });
-    // A probed port can be taken by another process before the bot listens on it: probe again.
-    const freePort = options.freePort ?? freeLoopbackPort;
-    let config: Config;
-    let bot: Bot;
-    for (let attempt = 1; ; attempt++) {
-      const port = settled.port || (await freePort());
-      config = {
-        ...settled,
-        port,
-        signing: workbenchSigning(settled, env, port, !apiKey?.trim()),
-        slack: { ...settled.slack, apiUrl: workbench.apiUrl, appToken: undefined, mode: 'http' },
-      };
-      try {
-        // Loopback only: in the workbench anyone who reaches the page can act as any user.
-        bot = await startBot({
-          config,
-          logger,
-          store,
-          host: '127.0.0.1',
-          routes: workbench.routes,
-          responseHeaders: workbench.headers,
-          ...reports,
-        });
-        break;
-      } catch (error) {
-        if (settled.port || attempt >= PORT_ATTEMPTS || !portTaken(error)) throw error;
-        logger.warn('the probed port was taken before the bot listened on it; trying another', { port });
-      }
-    }
+    const { config, bot } = await startWorkbenchBot(settled, workbench, {
+      env,
+      options,
+      logger,
+      store,
+      sandboxed: !apiKey?.trim(),
+    });
     workbench.attach({
       url: bot.url,
       environment: bot.client.environment,
@@ -217,6 +195,51 @@ export async function start(
     await workbench?.stop();
     await store.close();
     throw error;
+  }
+}
+
+/**
+ * The bot behind the workbench, loopback only (anyone who reaches the page can act as any user). On
+ * PORT=0 its port is probed first, since the signing URL names it; another process can take that port
+ * before the bot listens on it, and then another is probed.
+ */
+async function startWorkbenchBot(
+  settled: Config,
+  workbench: Workbench,
+  parts: {
+    env: Record<string, string | undefined>;
+    options: StartOptions;
+    logger: Logger;
+    store: Store;
+    sandboxed: boolean;
+  },
+): Promise<{ config: Config; bot: Bot }> {
+  const { env, options, logger, store, sandboxed } = parts;
+  const freePort = options.freePort ?? freeLoopbackPort;
+  const reports = options.reportSource ? { reportSource: options.reportSource } : {};
+  for (let attempt = 1; ; attempt++) {
+    const port = settled.port || (await freePort());
+    const config: Config = {
+      ...settled,
+      port,
+      signing: workbenchSigning(settled, env, port, sandboxed),
+      slack: { ...settled.slack, apiUrl: workbench.apiUrl, appToken: undefined, mode: 'http' },
+    };
+    try {
+      const bot = await startBot({
+        config,
+        logger,
+        store,
+        host: '127.0.0.1',
+        routes: workbench.routes,
+        responseHeaders: workbench.headers,
+        ...reports,
+      });
+      return { config, bot };
+    } catch (error) {
+      if (settled.port || attempt >= PORT_ATTEMPTS || !portTaken(error)) throw error;
+      logger.warn('the probed port was taken before the bot listened on it; trying another', { port });
+    }
   }
 }
 
