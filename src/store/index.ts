@@ -13,6 +13,7 @@ import { resolve } from 'node:path';
 import Keyv from 'keyv';
 import { LocalStore } from './local.js';
 import { KeyedMutex } from './mutex.js';
+import { withJsonSpeed } from './sqlite-values.js';
 import type { Store, StoreOptions } from './types.js';
 
 export {
@@ -43,7 +44,7 @@ export type {
 export async function createStore(url: string, options: StoreOptions = {}): Promise<Store> {
   const prefix = options.prefix ?? 'cngn-desk';
   if (url === 'memory://' || url === 'memory') {
-    const keyv = new Keyv({ namespace: prefix, throwOnErrors: true });
+    const keyv = withJsonSpeed(new Keyv({ namespace: prefix, throwOnErrors: true }));
     return new LocalStore({ kind: 'memory', keyv, mutex: new KeyedMutex() });
   }
   // Each driver is loaded only when STORE_URL names it: the others' code never enters the process. A

@@ -49,6 +49,8 @@ export class LocalStore implements Store {
   private closing: Promise<void> | undefined;
   /** SQLite: reads gathered per turn of the event loop. */
   private readonly reads: KeyReads | undefined;
+  /** SQLite: the text of the claims' statements, made once (claimSql, upsertSql). */
+  private readonly statements = new Map<string, string>();
 
   constructor(private readonly options: LocalStoreOptions) {
     this.kind = options.kind;
@@ -287,7 +289,6 @@ export class LocalStore implements Store {
    */
   private async writesSql(table: string, writes: StoreWrite[], now: number): Promise<Statement | undefined> {
     if (writes.length === 0) return undefined;
-    const rows: string[] = [];
     const params: unknown[] = [];
     const keys: string[] = [];
     const replaced: string[] = [];
@@ -298,29 +299,41 @@ export class LocalStore implements Store {
       const value =
         write.kind === 'addToSet' ? MEMBER_VALUE : await this.storedValue(write.value, write.ttlMs, now);
       params.push(key, value);
-      rows.push(`(?${params.length - 1}, ?${params.length})`);
       if (write.kind === 'set') replaced.push(key);
     }
     if (new Set(keys).size !== keys.length) throw new Error('claimAndWrite names one key or set twice');
-    const [replacedAt, nowAt] = [params.length + 1, params.length + 2];
-    return [
-      `INSERT INTO ${table} (key, value) VALUES ${rows.join(', ')}
+    return [this.upsertSql(table, writes.length), [...params, JSON.stringify(replaced), now]];
+  }
+
+  /**
+   * writesSql's statement for `count` rows, made once per count: the same string each time, which the
+   * group commit writes out without reading it again (sql-inline.ts).
+   */
+  private upsertSql(table: string, count: number): string {
+    let sql = this.statements.get(`upsert:${count}`);
+    if (sql) return sql;
+    const rows = Array.from({ length: count }, (_, i) => `(?${2 * i + 1}, ?${2 * i + 2})`);
+    sql = `INSERT INTO ${table} (key, value) VALUES ${rows.join(', ')}
        ON CONFLICT(key) DO UPDATE SET value = excluded.value
-       WHERE excluded.key IN (SELECT j.value FROM json_each(?${replacedAt}) AS j)
+       WHERE excluded.key IN (SELECT j.value FROM json_each(?${2 * count + 1}) AS j)
          OR (json_valid(${table}.value)
            AND json_type(${table}.value, '$.expires') IN ('integer', 'real')
-           AND json_extract(${table}.value, '$.expires') < ?${nowAt})`,
-      [...params, JSON.stringify(replaced), now],
-    ];
+           AND json_extract(${table}.value, '$.expires') < ?${2 * count + 2})`;
+    this.statements.set(`upsert:${count}`, sql);
+    return sql;
   }
 
   /** Insert, or replace an expired entry; whether it changed a row says whether it was written. */
   private claimSql(table: string): string {
-    return `INSERT INTO ${table} (key, value) VALUES (?, ?)
+    let sql = this.statements.get('claim');
+    if (sql) return sql;
+    sql = `INSERT INTO ${table} (key, value) VALUES (?, ?)
        ON CONFLICT(key) DO UPDATE SET value = excluded.value
        WHERE json_valid(${table}.value)
          AND json_type(${table}.value, '$.expires') IN ('integer', 'real')
          AND json_extract(${table}.value, '$.expires') < ?`;
+    this.statements.set('claim', sql);
+    return sql;
   }
 
   /** A value as keyv writes it (with its expiry). */

@@ -10,6 +10,7 @@ import Keyv from 'keyv';
 import { withinDeadline } from './deadline.js';
 import type { RedisPersistence } from './durability.js';
 import { LOCK_DEFAULTS, LockTimeoutError } from './errors.js';
+import { withJsonSpeed } from './sqlite-values.js';
 import type { LockOptions, Store, StoreClaim, StoreLog, StoreWrite } from './types.js';
 import { checkDistinctWrites } from './writes.js';
 
@@ -66,7 +67,7 @@ export class RedisStore implements Store {
       throwOnErrors: true,
       connectionTimeout: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
     });
-    const keyv = new Keyv(adapter, { namespace, useKeyPrefix: false, throwOnErrors: true });
+    const keyv = withJsonSpeed(new Keyv(adapter, { namespace, useKeyPrefix: false, throwOnErrors: true }));
     // The client reconnects by itself and emits an error per attempt; commands fail loudly meanwhile.
     keyv.on('error', () => {});
     try {

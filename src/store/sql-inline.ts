@@ -36,9 +36,46 @@ function numberLiteral(value: number): string | undefined {
  * quoted identifiers and comments untouched; undefined when it cannot be done exactly.
  */
 export function inlineParameters(sql: string, params: unknown[]): string | undefined {
-  let out = '';
-  let highest = 0;
-  let copied = 0; // sql[copied…] is not yet in `out`
+  const template = templateOf(sql);
+  if (template === undefined || template.highest !== params.length) return undefined;
+  let out = template.parts[0] ?? '';
+  for (const [k, index] of template.indexes.entries()) {
+    const literal = sqlLiteral(params[index - 1]);
+    if (literal === undefined) return undefined;
+    out += literal + (template.parts[k + 1] ?? '');
+  }
+  return out;
+}
+
+/**
+ * A statement cut at its parameters: `parts` around them, the parameter each place takes (from 1),
+ * the largest of those. A statement's text is read once: the store sends the same few again and again.
+ */
+interface Template {
+  parts: string[];
+  indexes: number[];
+  highest: number;
+}
+
+/**
+ * Statements read so far (null: they cannot be written out); past the limit, read at each use. Callers
+ * pass the same string each time (not one built anew): its hash is kept and a hit is one comparison.
+ */
+const templates = new Map<string, Template | null>();
+const KEPT_TEMPLATES = 256;
+
+function templateOf(sql: string): Template | undefined {
+  let template = templates.get(sql);
+  if (template === undefined) {
+    template = readTemplate(sql) ?? null;
+    if (templates.size < KEPT_TEMPLATES) templates.set(sql, template);
+  }
+  return template ?? undefined;
+}
+
+function readTemplate(sql: string): Template | undefined {
+  const template: Template = { parts: [], indexes: [], highest: 0 };
+  let copied = 0; // sql[copied…] is not yet in `parts`
   const special = /['"`[?:@$]|--|\/\*/g;
   for (let match = special.exec(sql); match; match = special.exec(sql)) {
     const at = match.index;
@@ -47,11 +84,11 @@ export function inlineParameters(sql: string, params: unknown[]): string | undef
     if (c === '?') {
       end = parameterEnd(sql, at);
       // A bare '?' takes the number after the largest one assigned so far (as SQLite numbers them).
-      const index = end > at + 1 ? Number(sql.slice(at + 1, end)) : highest + 1;
-      const literal = parameterLiteral(params, index);
-      if (literal === undefined) return undefined;
-      highest = Math.max(highest, index);
-      out += sql.slice(copied, at) + literal;
+      const index = end > at + 1 ? Number(sql.slice(at + 1, end)) : template.highest + 1;
+      if (index < 1) return undefined;
+      template.highest = Math.max(template.highest, index);
+      template.parts.push(sql.slice(copied, at));
+      template.indexes.push(index);
       copied = end;
     } else {
       end = skippedEnd(sql, c, at);
@@ -59,8 +96,8 @@ export function inlineParameters(sql: string, params: unknown[]): string | undef
     }
     special.lastIndex = end;
   }
-  out += sql.slice(copied);
-  return highest === params.length ? out : undefined;
+  template.parts.push(sql.slice(copied));
+  return template;
 }
 
 /** Where the digits of `?NNN` that starts at `at` end (just after the `?` when it is bare). */
@@ -68,11 +105,6 @@ function parameterEnd(sql: string, at: number): number {
   let end = at + 1;
   while (end < sql.length && sql.charCodeAt(end) >= 48 && sql.charCodeAt(end) <= 57) end++;
   return end;
-}
-
-/** The literal of the `index`th parameter (from 1); undefined when there is no such parameter or literal. */
-function parameterLiteral(params: unknown[], index: number): string | undefined {
-  return index < 1 || index > params.length ? undefined : sqlLiteral(params[index - 1]);
 }
 
 /**

@@ -67,29 +67,47 @@ describe('sqlite store reads', () => {
   });
 });
 
+/** What keyv serializes: a value (any of the kinds above, a date, buffers) and maybe an expiry. */
+const stored = fc.record(
+  {
+    value: fc.oneof(
+      value,
+      fc.date({ noInvalidDate: true }),
+      fc.uint8Array({ maxLength: 6 }).map((bytes) => Buffer.from(bytes)),
+      fc.dictionary(
+        text,
+        fc.uint8Array({ maxLength: 3 }).map((bytes) => Buffer.from(bytes)),
+      ),
+    ),
+    expires: fc.option(fc.integer({ min: 0 }), { nil: undefined }),
+  },
+  { requiredKeys: ['value'] },
+);
+
 describe('sqlite store writes', () => {
   it('writes exactly the text keyv would write', async () => {
     const keyv = new Keyv();
     const serialize = keyv.serialize as (data: unknown) => string;
     const { writeStored } = await import('../../src/store/sqlite-values.js');
-    const stored = fc.record(
-      {
-        value: fc.oneof(
-          value,
-          fc.date({ noInvalidDate: true }),
-          fc.uint8Array({ maxLength: 6 }).map((bytes) => Buffer.from(bytes)),
-          fc.dictionary(
-            text,
-            fc.uint8Array({ maxLength: 3 }).map((bytes) => Buffer.from(bytes)),
-          ),
-        ),
-        expires: fc.option(fc.integer({ min: 0 }), { nil: undefined }),
-      },
-      { requiredKeys: ['value'] },
-    );
     await assertFuzz(
       fc.asyncProperty(stored, async (data) => {
         expect(await writeStored(data, serialize)).toBe(await serialize(data));
+      }),
+      1000,
+    );
+  });
+
+  it('gives every store a keyv that writes and reads back exactly what keyv itself does', async () => {
+    const keyv = new Keyv();
+    const serialize = keyv.serialize as (data: unknown) => string;
+    const deserialize = keyv.deserialize as (text: string) => unknown;
+    const { withJsonSpeed } = await import('../../src/store/sqlite-values.js');
+    const fast = withJsonSpeed(new Keyv());
+    await assertFuzz(
+      fc.asyncProperty(stored, async (data) => {
+        const text = await serialize(data);
+        expect(await fast.serialize?.(data as never)).toBe(text);
+        expect(await fast.deserialize?.(text)).toEqual(await deserialize(text));
       }),
       1000,
     );
