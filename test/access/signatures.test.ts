@@ -29,6 +29,15 @@ describe('verifyEvidence', () => {
     expect(await verifyEvidence(device.assert(challenge, 'n1'), checked)).toEqual({ ok: true, counter: 1 });
   });
 
+  it('refuses a stored passkey whose key registration would not take (ES384 on P-384), before checking it', async () => {
+    const device = new SoftwareAuthenticator({ user: 'U_BOLA', ...place, curve: 'P-384' });
+    const check: EvidenceCheck = { ...place, user: 'U_BOLA', passkey: device.passkey(), challenge };
+    expect(await verifyEvidence(device.assert(challenge, 'n1'), check)).toEqual({
+      ok: false,
+      reason: 'unsupported-key',
+    });
+  });
+
   it('accepts an authenticator that keeps no counter', async () => {
     const { device, check } = setUp({ counts: false });
     expect(await verifyEvidence(device.assert(challenge, 'n1'), check())).toEqual({ ok: true, counter: 0 });
