@@ -22,6 +22,8 @@ export interface Passkey {
   /** The registration request that made it count and who approved it; `unsigned` on a new install. */
   registration: { requestId: string; approvedBy: string[]; unsigned?: 'first passkeys' };
   lastUsedAt?: string;
+  /** The one-time nonce of the assertion that set `counter` (not sealed, like the counter). */
+  counterNonce?: string;
   revoked?: { at: string; by: string; note?: string };
   /** The bot's seal over the record's identity (approvals/passkey-seal.ts); none: the passkey counts as not held. */
   seal?: { key: string; value: string };

@@ -324,10 +324,10 @@ export class ApprovalCore implements CoreSections {
         user,
         seen,
       );
-      if (done.ok) await this.signed.recordUse(done.request, user, this.now());
+      if (done.ok) this.signed.recorded(done.request, user);
       return done;
     }
-    if (first.ok) await this.signed.recordUse(first.request, user, this.now());
+    if (first.ok) this.signed.recorded(first.request, user);
     if (first.ok) await this.notify(first.request);
     return first;
   }

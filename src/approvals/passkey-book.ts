@@ -145,14 +145,26 @@ export class PasskeyBook {
     });
   }
 
-  /** After a verified assertion: its signature counter and when it was used (neither is sealed). */
-  recordUse(credentialId: string, counter: number, at: Date): Promise<boolean> {
-    return this.change((book) => {
-      if (!book.some((p) => p.credentialId === credentialId)) return undefined;
-      return book.map((p) =>
-        p.credentialId === credentialId ? { ...p, counter, lastUsedAt: at.toISOString() } : p,
-      );
+  /**
+   * After a verified assertion, before its approval is written: in one step under the book's lock,
+   * its passkey's signature counter moved up to the assertion's, and its use noted (neither is
+   * sealed). False when the counter does not go up (a cloned authenticator: two assertions with one
+   * counter must not both count, even signed for two requests at once), or the passkey is not in the
+   * book. A counter of 0 where 0 is kept is taken (an authenticator that keeps none). The assertion
+   * already counted (its one-time nonce), met again by a section that runs again, is taken again.
+   */
+  async advanceCounter(credentialId: string, counter: number, nonce: string, at: Date): Promise<boolean> {
+    let again = false;
+    const advanced = await this.change((book) => {
+      const found = book.find((p) => p.credentialId === credentialId);
+      if (!found) return undefined;
+      again = found.counterNonce === nonce;
+      const stored = found.counter ?? 0;
+      if (again || ((counter > 0 || stored > 0) && counter <= stored)) return undefined;
+      const used = { ...found, counter, counterNonce: nonce, lastUsedAt: at.toISOString() };
+      return book.map((p) => (p === found ? used : p));
     });
+    return advanced || again;
   }
 
   /** A one-time nonce for `what`, valid ONE_TIME_MS. */

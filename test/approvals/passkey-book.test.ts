@@ -32,11 +32,36 @@ for (const kind of STORE_KINDS) {
       expect(await one.heldBy('U_BOLA')).toEqual([]);
       expect((await one.byCredential('c1'))?.revoked?.by).toBe('U_BOLA');
       expect(await one.revoke('c1', 'U_BOLA', new Date())).toBe(false);
-      expect(await one.recordUse('c2', 7, new Date('2026-11-03T00:00:00Z'))).toBe(true);
+      expect(await one.advanceCounter('c2', 7, 'n1', new Date('2026-11-03T00:00:00Z'))).toBe(true);
       expect(await other.byCredential('c2')).toMatchObject({
         counter: 7,
         lastUsedAt: '2026-11-03T00:00:00.000Z',
       });
+    });
+
+    test('moves a signature counter up only, in one step, on whichever replica', async ({ replicas }) => {
+      const { a, b } = await replicas('passkey-counter');
+      const one = new PasskeyBook(a, 'sandbox');
+      const other = new PasskeyBook(b, 'sandbox');
+      await one.add(passkey('c1'));
+      await one.add(passkey('c0'));
+      const at = new Date('2026-11-03T00:00:00Z');
+      // One counter, two assertions at once (a cloned authenticator): one counts.
+      const both = await Promise.all([
+        one.advanceCounter('c1', 5, 'n1', at),
+        other.advanceCounter('c1', 5, 'n2', at),
+      ]);
+      expect(both.filter(Boolean)).toHaveLength(1);
+      expect(await one.advanceCounter('c1', 4, 'n3', at)).toBe(false);
+      // The assertion that counted, met again (a section run again), still counts.
+      const counted = (await one.byCredential('c1'))?.counterNonce ?? '';
+      expect(await other.advanceCounter('c1', 5, counted, at)).toBe(true);
+      expect(await other.advanceCounter('c1', 6, 'n4', at)).toBe(true);
+      expect(await other.byCredential('c1')).toMatchObject({ counter: 6, counterNonce: 'n4' });
+      // An authenticator that keeps no counter: 0 each time.
+      expect(await one.advanceCounter('c0', 0, 'n5', at)).toBe(true);
+      expect(await other.advanceCounter('c0', 0, 'n6', at)).toBe(true);
+      expect(await one.advanceCounter('unknown', 1, 'n7', at)).toBe(false);
     });
 
     test('gives out a nonce and a link that work once, on whichever replica', async ({ replicas }) => {
