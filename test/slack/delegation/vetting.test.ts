@@ -2,7 +2,7 @@
 // guest, a bot, a deactivated account or a member of another workspace is refused when filed (nothing
 // filed, nobody told); one whose delegate (or delegator) later becomes a guest, is deactivated or turns
 // out external is ended at once on the record, when Slack says so or at the periodic re-read, and its
-// delegate is sent no request's figures afterwards.
+// delegate is sent no request's figures afterwards; one still waiting for approval is cancelled.
 import { describe, expect } from 'vitest';
 import { REVOKED_ACTION } from '../../../src/approvals/index.js';
 import { botTest } from '../../support/bot.js';
@@ -125,21 +125,54 @@ describe('a delegation in effect', () => {
   );
 
   botTest(
-    'ends as it takes effect when its delegate was made a guest while it waited for approval',
+    'is cancelled while it waits for approval when its delegate is made a guest: on the record and its message',
     async ({ startApp }) => {
       const app = await start(startApp);
       const filed = await command(app, `delegate <@${BOLA}|bola> until 3d`, CHIDI);
       const id = /AR-[0-9A-F]{10}/.exec(filed)?.[0] ?? '';
+      await waitUntil(async () => (await app.engine.get(id))?.announcement !== undefined, 'its message');
       app.slack.people.set(BOLA, { guest: true });
       await userChanged(app.sender, { id: BOLA, is_restricted: true });
-      await approve(app, `${id}:0`, APPROVER_A);
-      await waitUntil(async () => (await app.engine.get(id))?.state === 'completed', 'the delegation');
-      await endedOnRecord(app, id, 'ended by the bot: its delegate is a guest of the workspace');
-      await toldNothingNew(app, BOLA);
-      // Nor was the guest told of the delegation taking effect, with its cap.
+      const reason = 'cancelled by the bot: its delegate is a guest of the workspace';
+      await waitUntil(async () => (await app.engine.get(id))?.state === 'cancelled', 'the cancellation');
+      const step = (await app.engine.get(id))?.history.at(-1);
+      expect(step).toMatchObject({ state: 'cancelled', action: 'cancelled', note: reason });
+      expect(step?.actor).toBeUndefined();
       await app.engine.idle();
-      const told = app.slack.callsTo('chat.postMessage').filter((c) => c.body.channel === BOLA);
-      expect(told.map((c) => String(c.body.text))).toEqual([]);
+      const entry = (await app.engine.audit(50)).find((e) => e.requestId === id && e.action === 'cancelled');
+      expect(entry).toMatchObject({ note: reason });
+      // Its message in the channel says so, in place.
+      const ts = (await app.engine.get(id))?.announcement?.ts;
+      await app.slack.waitFor(
+        'chat.update',
+        (c) => c.body.ts === ts && JSON.stringify(c.body).includes(`Reason: ${reason}`),
+      );
+      // The delegator hears why.
+      await app.slack.waitFor(
+        'chat.postMessage',
+        (c) =>
+          c.body.channel === CHIDI &&
+          String(c.body.text) === `Your delegation to <@${BOLA}> was ${reason}; nothing is in effect.`,
+      );
+      // Too late to approve: nothing takes effect.
+      await approve(app, `${id}:0`, APPROVER_A);
+      expect((await app.engine.get(id))?.state).toBe('cancelled');
+      expect(await app.engine.liveDelegations()).toEqual([]);
+    },
+  );
+
+  botTest(
+    'is cancelled at the periodic re-read while it waits for approval when its delegate was deactivated',
+    async ({ startApp }) => {
+      const app = await start(startApp);
+      const filed = await command(app, `delegate <@${BOLA}|bola> until 3d`, CHIDI);
+      const id = /AR-[0-9A-F]{10}/.exec(filed)?.[0] ?? '';
+      app.slack.people.set(BOLA, { deleted: true });
+      await app.approvals?.vetting?.sweep();
+      expect((await app.engine.get(id))?.history.at(-1)).toMatchObject({
+        state: 'cancelled',
+        note: 'cancelled by the bot: its delegate was deactivated',
+      });
     },
   );
 

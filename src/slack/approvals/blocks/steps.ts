@@ -158,6 +158,11 @@ function delegationNotice(request: ApprovalRequest, by: string): string | undefi
       return `Your delegation to ${mentionUser(p.delegate)} was rejected by ${by}: ${escapeMrkdwn(request.reason ?? 'no reason given')}.`;
     case 'expired':
       return `Your delegation to ${mentionUser(p.delegate)} was not approved in time; nothing is in effect.`;
+    case 'cancelled':
+      // Without an actor the bot cancelled it: its note says who may no longer act here.
+      return step.actor
+        ? undefined
+        : `Your delegation to ${mentionUser(p.delegate)} was ${escapeMrkdwn(step.note ?? 'cancelled by the bot')}; nothing is in effect.`;
     case 'failed':
       return `Your delegation to ${mentionUser(p.delegate)} could not be written: ${escapeMrkdwn(request.outcome?.reason ?? 'see the approvals channel')}.`;
     default:
