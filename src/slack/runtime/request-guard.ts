@@ -143,10 +143,12 @@ const SSL_CHECK_FIELDS = new Set(['ssl_check', 'token']);
 /**
  * The body of an unsigned request Bolt's check let through (a form whose `ssl_check` parses to `1`,
  * by `node:querystring` as Bolt parses it) is Slack's SSL check: no field but `ssl_check` and
- * `token`, each once. Anything else would be passed on unsigned, and is refused instead.
+ * `token`, each once. Anything else would be passed on unsigned, and is refused instead. Every pair
+ * is read here (`maxKeys: 0`): by default only the first 1000 are, empty ones counted, and a field
+ * after them would go unseen.
  */
 function isSlackSslCheck(sent: Buffer): boolean {
-  const fields = parse(sent.toString());
+  const fields = parse(sent.toString(), '&', '=', { maxKeys: 0 });
   return Object.entries(fields).every(
     ([name, value]) => SSL_CHECK_FIELDS.has(name) && typeof value === 'string',
   );
