@@ -16,6 +16,9 @@ import {
 } from './passkey-seal.js';
 import type { ServiceEnvironment } from './ports.js';
 
+/** How many times a change of the book is tried when others keep changing it under a lapsed lock. */
+const CHANGE_RUNS = 5;
+
 /** A one-time link or nonce works this long (the issue's 10 minutes). */
 const ONE_TIME_MS = 10 * 60_000;
 
@@ -118,12 +121,22 @@ export class PasskeyBook {
     return this.sealer ? sealPasskey(this.sealer, this.environment, passkey) : passkey;
   }
 
+  /**
+   * Read-change-write of the whole book under its lock, the write conditional on what was read: a
+   * holder can stall past its lease on Redis or PostgreSQL while another replica takes the lock and
+   * changes the book (see ApprovalCore.locked), and its late write must not undo that change (a
+   * revocation, a counter moved). A refused write decides again on a fresh read, a few times at most.
+   */
   private change(fn: (book: Passkey[]) => Passkey[] | undefined): Promise<boolean> {
     return this.store.withLock(`${this.key}:write`, async () => {
-      const next = fn(await this.all());
-      if (!next) return false;
-      await this.store.set(this.key, next);
-      return true;
+      for (let run = 1; ; run++) {
+        const read = await this.store.get<Passkey[]>(this.key);
+        const next = fn(read ?? []);
+        if (!next) return false;
+        if (await this.store.compareAndSet(this.key, read, next)) return true;
+        if (run >= CHANGE_RUNS)
+          throw new Error(`the passkey book kept changing while ${run} writes were tried`);
+      }
     });
   }
 

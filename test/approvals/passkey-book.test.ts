@@ -3,6 +3,7 @@
 import { describe, expect } from 'vitest';
 import type { Passkey } from '../../src/access/index.js';
 import { PasskeyBook } from '../../src/approvals/passkey-book.js';
+import { LapsedLock } from '../support/lapsed-lock.js';
 import { STORE_KINDS, storesTest as test } from '../support/shared-stores.js';
 
 const passkey = (credentialId: string, user = 'U_BOLA'): Passkey => ({
@@ -62,6 +63,27 @@ for (const kind of STORE_KINDS) {
       expect(await one.advanceCounter('c0', 0, 'n5', at)).toBe(true);
       expect(await other.advanceCounter('c0', 0, 'n6', at)).toBe(true);
       expect(await one.advanceCounter('unknown', 1, 'n7', at)).toBe(false);
+    });
+
+    test('keeps a revocation made while a replica whose lock lapsed was changing the book', async ({
+      replicas,
+    }) => {
+      const { a, b } = await replicas('passkey-lapsed');
+      const lapsed = new LapsedLock('passkeys:');
+      const stalled = new PasskeyBook(lapsed.wrap(a), 'sandbox');
+      const other = new PasskeyBook(b, 'sandbox');
+      await other.add(passkey('c1'));
+      const at = new Date('2026-11-03T00:00:00Z');
+      // The stalled replica read the book and waits to write its counter; meanwhile c1 is revoked.
+      const gate = lapsed.holdWrite(() => true);
+      const advancing = stalled.advanceCounter('c1', 5, 'n1', at);
+      await gate.arrived;
+      expect(await other.revoke('c1', 'U_BOLA', at)).toBe(true);
+      gate.release();
+      expect(await advancing).toBe(true);
+      // Its late write did not bring c1 back: decided again on the book with the revocation.
+      expect(await other.heldBy('U_BOLA')).toEqual([]);
+      expect(await other.byCredential('c1')).toMatchObject({ revoked: { by: 'U_BOLA' }, counter: 5 });
     });
 
     test('gives out a nonce and a link that work once, on whichever replica', async ({ replicas }) => {
