@@ -18,6 +18,8 @@ import type { ApprovalRequest, RequestDraft, RequestOf } from './types.js';
 const MAX_DELEGATION_MS = 90 * 86_400_000;
 
 export const REVOKED_ACTION = 'delegation-revoked';
+/** The bot cancelled a delegation waiting for approval: its delegate or delegator may no longer act. */
+export const WITHDRAWN_ACTION = 'delegation-withdrawn';
 
 /** Ended delegations stay listed this long (for the refusal's reason), then leave the index. */
 const KEEP_ENDED_MS = 7 * 86_400_000;
@@ -240,7 +242,7 @@ async function cancelWaitingDelegations(
       const role = current.payload.delegate === person ? 'delegate' : 'delegator';
       const reason = `cancelled by the bot: its ${role} ${why}`;
       const base = { ...current, checking: undefined, reason } as ApprovalRequest;
-      const closed = transition(base, 'cancelled', { action: 'cancelled', note: reason, at: now() });
+      const closed = transition(base, 'cancelled', { action: WITHDRAWN_ACTION, note: reason, at: now() });
       await core.write(current, closed);
       return closed;
     });

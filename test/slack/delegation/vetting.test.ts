@@ -136,10 +136,12 @@ describe('a delegation in effect', () => {
       const reason = 'cancelled by the bot: its delegate is a guest of the workspace';
       await waitUntil(async () => (await app.engine.get(id))?.state === 'cancelled', 'the cancellation');
       const step = (await app.engine.get(id))?.history.at(-1);
-      expect(step).toMatchObject({ state: 'cancelled', action: 'cancelled', note: reason });
+      expect(step).toMatchObject({ state: 'cancelled', action: 'delegation-withdrawn', note: reason });
       expect(step?.actor).toBeUndefined();
       await app.engine.idle();
-      const entry = (await app.engine.audit(50)).find((e) => e.requestId === id && e.action === 'cancelled');
+      const entry = (await app.engine.audit(50)).find(
+        (e) => e.requestId === id && e.action === 'delegation-withdrawn',
+      );
       expect(entry).toMatchObject({ note: reason });
       // Its message in the channel says so, in place.
       const ts = (await app.engine.get(id))?.announcement?.ts;
