@@ -52,8 +52,17 @@ function passkeyProblem(evidence: ApprovalEvidence, check: EvidenceCheck): Signa
   if (revoked !== undefined && (at === undefined || revoked <= at)) return 'revoked-passkey';
   if (at !== undefined && Date.parse(passkey.addedAt) > at) return 'unknown-passkey';
   // Registration takes only these keys; the library would check a signature by any key it knows.
-  if (!passkeyKeyFields(isoBase64URL.toBuffer(passkey.publicKey))) return 'unsupported-key';
+  if (!takenKey(passkey.publicKey)) return 'unsupported-key';
   return undefined;
+}
+
+/** Whether a stored public key decodes to one registration takes (a malformed one never throws here). */
+function takenKey(publicKey: string): boolean {
+  try {
+    return passkeyKeyFields(isoBase64URL.toBuffer(publicKey)) !== undefined;
+  } catch {
+    return false;
+  }
 }
 
 /** What the client and authenticator data say, checked one by one; undefined when they hold. */

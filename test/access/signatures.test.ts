@@ -3,6 +3,7 @@
 // library itself accepts.
 import { generateRegistrationOptions, verifyRegistrationResponse } from '@simplewebauthn/server';
 import { describe, expect, it } from 'vitest';
+import type { Passkey } from '../../src/access/passkeys.js';
 import { type EvidenceCheck, verifyEvidence } from '../../src/access/signatures.js';
 import { SoftwareAuthenticator } from '../support/authenticator.js';
 
@@ -36,6 +37,18 @@ describe('verifyEvidence', () => {
       ok: false,
       reason: 'unsupported-key',
     });
+  });
+
+  it('refuses, never throws, when the stored public key is malformed or missing', async () => {
+    const { device, check } = setUp();
+    const stored = device.passkey();
+    for (const publicKey of [null, undefined, '!!!', '']) {
+      const passkey = { ...stored, publicKey } as unknown as Passkey;
+      expect(await verifyEvidence(device.assert(challenge, 'n1'), check({ passkey }))).toEqual({
+        ok: false,
+        reason: 'unsupported-key',
+      });
+    }
   });
 
   it('accepts an authenticator that keeps no counter', async () => {
