@@ -213,8 +213,9 @@ export class ApprovalCore implements CoreSections {
   /**
    * Inside `locked`: `write` for an approval; a final one only within the daily limit, decided under
    * the limits lock (see LimitIndex.approve). Locks are taken in one order only: the request's, then
-   * the delegations lock (a delegate's approval), then the limits lock; never the other way round.
-   * Refused: nothing written, and the figures are returned.
+   * the delegations lock (a delegate's approval), then the passkey book's (a signed approval's counter
+   * moved up, PasskeyBook.advanceCounter; let go of before this write), then the limits lock; never
+   * the other way round. Refused: nothing written, and the figures are returned.
    */
   writeApproval(
     read: ApprovalRequest,
