@@ -7,7 +7,7 @@
 import type { ApprovalEngine } from '../../approvals/index.js';
 import { escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
 import type { Logger } from '../../log.js';
-import { type Barred, barred, type People } from '../runtime/people.js';
+import { type Barred, barred, type People, personFrom, type SlackUser } from '../runtime/people.js';
 
 /** How often every live delegation's delegate and delegator are asked about again. */
 const VET_EVERY_MS = 5 * 60_000;
@@ -67,9 +67,16 @@ export class DelegateVetting {
     return `Person: ${who} ${what}; only a full member of ${escapeMrkdwn(this.workspace)} can be a delegate.`;
   }
 
-  /** Slack says `user`'s account changed: end (or cancel) their delegations if they may no longer act. */
-  async changed(user: string): Promise<void> {
-    if ((await this.involved()).has(user)) await this.vet(user);
+  /**
+   * Slack says `user`'s account changed (`account`: as the event has it): end (or cancel) their
+   * delegations if they may no longer act. Most of these events are profile edits: the open requests
+   * are read for a delegation waiting for approval only when the event's account says they may not.
+   */
+  async changed(user: string, account?: SlackUser): Promise<void> {
+    const live = await this.options.engine.liveDelegations();
+    if (live.some((d) => d.delegate === user || d.delegator === user)) return this.vet(user);
+    if (account && !barred(personFrom(user, account, this.options.people.home))) return;
+    if ((await this.waiting()).some((d) => d.delegate === user || d.delegator === user)) await this.vet(user);
   }
 
   /** Ask Slack again about everyone in a delegation, live or waiting; end those that may no longer stand. */
@@ -111,10 +118,14 @@ export class DelegateVetting {
   /** The delegates and delegators of the live delegations and of those waiting for approval. */
   private async involved(): Promise<Set<string>> {
     const live = await this.options.engine.liveDelegations();
-    const waiting = (await this.options.engine.openRequests()).flatMap((r) =>
+    return new Set([...live, ...(await this.waiting())].flatMap((d) => [d.delegate, d.delegator]));
+  }
+
+  /** The delegations waiting for approval. */
+  private async waiting(): Promise<Array<{ delegate: string; delegator: string }>> {
+    return (await this.options.engine.openRequests()).flatMap((r) =>
       r.kind === 'delegation' && r.state === 'pending' ? [r.payload] : [],
     );
-    return new Set([...live, ...waiting].flatMap((d) => [d.delegate, d.delegator]));
   }
 
   private async vet(user: string): Promise<void> {

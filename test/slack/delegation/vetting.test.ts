@@ -3,8 +3,12 @@
 // filed, nobody told); one whose delegate (or delegator) later becomes a guest, is deactivated or turns
 // out external is ended at once on the record, when Slack says so or at the periodic re-read, and its
 // delegate is sent no request's figures afterwards; one still waiting for approval is cancelled.
-import { describe, expect } from 'vitest';
+import type { WebClient } from '@slack/web-api';
+import { describe, expect, test, vi } from 'vitest';
 import { REVOKED_ACTION } from '../../../src/approvals/index.js';
+import type { ApprovalRequest } from '../../../src/approvals/types.js';
+import { DelegateVetting } from '../../../src/slack/delegation/membership.js';
+import { People } from '../../../src/slack/runtime/people.js';
 import { botTest } from '../../support/bot.js';
 import { BOT_USER, EXTERNAL, GUEST, OTHER_TEAM } from '../../support/fake-slack.js';
 import { commandAnswer, eventDelivery, userChanged } from '../../support/slack-requests.js';
@@ -247,4 +251,42 @@ describe('an approval a delegate gave before they were barred', () => {
       expect(entry?.actor).toBeUndefined();
     },
   );
+});
+
+describe('an account change', () => {
+  const waiting = {
+    kind: 'delegation',
+    state: 'pending',
+    payload: { delegator: CHIDI, delegate: BOLA, until: '2026-12-01T00:00:00.000Z' },
+  } as unknown as ApprovalRequest;
+  const vetting = () => {
+    const engine = {
+      liveDelegations: vi.fn(async () => []),
+      openRequests: vi.fn(async () => [waiting]),
+      endDelegationsOf: vi.fn(async () => []),
+      onChange: vi.fn(),
+    };
+    const client = {
+      users: { info: async () => ({ user: { id: BOLA, team_id: 'T1', is_restricted: true } }) },
+    };
+    const people = new People(client as unknown as WebClient, { home: { teamId: 'T1', team: 'Treasury' } });
+    return { engine, vetting: new DelegateVetting({ engine, people }) };
+  };
+
+  test('that leaves its person able to act (a profile edit) reads no open request', async () => {
+    const { engine, vetting: v } = vetting();
+    await v.changed(BOLA, { id: BOLA, team_id: 'T1', real_name: 'Bola A.' });
+    expect(engine.liveDelegations).toHaveBeenCalledTimes(1);
+    expect(engine.openRequests).not.toHaveBeenCalled();
+    expect(engine.endDelegationsOf).not.toHaveBeenCalled();
+  });
+
+  test('that bars its person cancels the delegation waiting for approval they are party to', async () => {
+    const { engine, vetting: v } = vetting();
+    await v.changed(BOLA, { id: BOLA, team_id: 'T1', is_restricted: true });
+    expect(engine.endDelegationsOf).toHaveBeenCalledWith(BOLA, 'is a guest of the workspace');
+    // Someone party to no delegation is not asked about.
+    await v.changed('UOTHER', { id: 'UOTHER', team_id: 'T1', deleted: true });
+    expect(engine.endDelegationsOf).toHaveBeenCalledTimes(1);
+  });
 });
