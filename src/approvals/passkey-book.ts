@@ -19,6 +19,12 @@ import type { ServiceEnvironment } from './ports.js';
 /** How many times a change of the book is tried when others keep changing it under a lapsed lock. */
 const CHANGE_RUNS = 5;
 
+/**
+ * How many of a passkey's latest counted assertions are kept: one whose approval's write was refused
+ * is still taken when its step runs again, after as many others by the same passkey at once.
+ */
+const COUNTED_KEPT = 8;
+
 /** A one-time link or nonce works this long (the 10 minutes). */
 const ONE_TIME_MS = 10 * 60_000;
 
@@ -163,18 +169,25 @@ export class PasskeyBook {
    * its passkey's signature counter moved up to the assertion's, and its use noted (neither is
    * sealed). False when the counter does not go up (a cloned authenticator: two assertions with one
    * counter must not both count, even signed for two requests at once), or the passkey is not in the
-   * book. A counter of 0 where 0 is kept is taken (an authenticator that keeps none). The assertion
-   * already counted (its one-time nonce), met again by a section that runs again, is taken again.
+   * book. A counter of 0 where 0 is kept is taken (an authenticator that keeps none). An assertion
+   * already counted (its one-time nonce, with its counter), met again by a section that runs again, is
+   * taken again, among the last COUNTED_KEPT: also after another assertion moved the counter since.
    */
   async advanceCounter(credentialId: string, counter: number, nonce: string, at: Date): Promise<boolean> {
     let again = false;
     const advanced = await this.change((book) => {
       const found = book.find((p) => p.credentialId === credentialId);
       if (!found) return undefined;
-      again = found.counterNonce === nonce;
+      const counted = found.counted ?? [];
+      again = counted.some((c) => c.nonce === nonce && c.counter === counter);
       const stored = found.counter ?? 0;
       if (again || ((counter > 0 || stored > 0) && counter <= stored)) return undefined;
-      const used = { ...found, counter, counterNonce: nonce, lastUsedAt: at.toISOString() };
+      const used = {
+        ...found,
+        counter,
+        counted: [...counted, { nonce, counter }].slice(-COUNTED_KEPT),
+        lastUsedAt: at.toISOString(),
+      };
       return book.map((p) => (p === found ? used : p));
     });
     return advanced || again;

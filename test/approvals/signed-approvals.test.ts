@@ -202,6 +202,66 @@ describe('signed approvals', () => {
     });
   });
 
+  test('an approval whose write is refused after its counter moved is recorded once when its step runs again', async ({
+    startEngine,
+    defer,
+  }) => {
+    const controls = new StoreControls();
+    const store = await createStore('memory://');
+    defer(() => store.close());
+    const fx = await startEngine({ store: controls.wrap(store), tiers: '0:2', engine: { signing } });
+    const [networkId] = await twoNetworks(fx.client);
+    const device = await deviceFor(fx.engine, APPROVER_B);
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
+    let refused = false;
+    controls.refuseSwap(`approval:${request.id}`, async () => {
+      refused = true;
+    });
+    const { result } = await signAndApprove(fx.engine, request.id, APPROVER_B, device);
+    expect(refused).toBe(true);
+    expect(result).toMatchObject({ ok: true });
+    expect((await fx.engine.get(request.id))?.approvals.map((a) => a.user)).toEqual([APPROVER_B]);
+    expect(await fx.engine.passkeys.signatures().book.byCredential(device.credentialId)).toMatchObject({
+      counter: 1,
+    });
+  });
+
+  test('one passkey signs two requests at once; the first, refused and run again after the second, still counts', async ({
+    startEngine,
+    defer,
+  }) => {
+    const controls = new StoreControls();
+    const store = await createStore('memory://');
+    defer(() => store.close());
+    const fx = await startEngine({ store: controls.wrap(store), tiers: '0:2', engine: { signing } });
+    const [networkId] = await twoNetworks(fx.client);
+    const device = await deviceFor(fx.engine, APPROVER_B);
+    const [x, y] = [
+      await fileDraft(fx.engine, withdrawalDraft(networkId, '5000')),
+      await fileDraft(fx.engine, withdrawalDraft(networkId, '6000')),
+    ];
+    const sign = async (request: typeof x, counter: number) => {
+      const made = await fx.engine.passkeys.signingChallenge(request.id, APPROVER_B, request.round);
+      if (!made.ok || !('challenge' in made)) throw new Error('no challenge');
+      return device.assert(made.challenge, made.nonce, { counter });
+    };
+    const [signedX, signedY] = [await sign(x, 5), await sign(y, 6)];
+    // X's counter (5) is recorded, then its approval's write is refused; Y's (6) is recorded meanwhile.
+    let yResult: Awaited<ReturnType<ApprovalEngine['approve']>> | undefined;
+    controls.refuseSwap(`approval:${x.id}`, async () => {
+      yResult = await fx.engine.approve(y.id, APPROVER_B, { ...seenOf(y), evidence: signedY });
+    });
+    const xResult = await fx.engine.approve(x.id, APPROVER_B, { ...seenOf(x), evidence: signedX });
+    expect(yResult).toMatchObject({ ok: true });
+    expect(xResult).toMatchObject({ ok: true });
+    for (const request of [x, y]) {
+      expect((await fx.engine.get(request.id))?.approvals.map((a) => a.user)).toEqual([APPROVER_B]);
+    }
+    expect(await fx.engine.passkeys.signatures().book.byCredential(device.credentialId)).toMatchObject({
+      counter: 6,
+    });
+  });
+
   test('an approval written into the store by hand sends nothing: the request fails, audited', async ({
     fx,
     networkId,
