@@ -723,37 +723,48 @@ var _decodeCredentialPublicKeyInternals = {
   stubThis: (value) => value
 };
 
+// src/format/passkey-key.ts
+var PASSKEY_ALGORITHMS = [COSEALG.EdDSA, COSEALG.ES256, COSEALG.RS256];
+var KEY_OF = /* @__PURE__ */ new Map([
+  [COSEALG.EdDSA, { kty: cose_exports.COSEKTY.OKP, crv: cose_exports.COSECRV.ED25519 }],
+  [COSEALG.ES256, { kty: cose_exports.COSEKTY.EC2, crv: cose_exports.COSECRV.P256 }],
+  [COSEALG.RS256, { kty: cose_exports.COSEKTY.RSA }]
+]);
+function passkeyKeyFields(coseKey) {
+  let fields;
+  try {
+    fields = decodeCredentialPublicKey(coseKey);
+  } catch {
+    return void 0;
+  }
+  if (!(fields instanceof Map)) return void 0;
+  const alg = Number(fields.get(cose_exports.COSEKEYS.alg));
+  const kind = KEY_OF.get(alg);
+  if (!kind || fields.get(cose_exports.COSEKEYS.kty) !== kind.kty) return void 0;
+  if (kind.crv !== void 0 && fields.get(cose_exports.COSEKEYS.crv) !== kind.crv) return void 0;
+  return { alg, fields };
+}
+
 // src/audit/passkey-keys.ts
-var EC_CURVES = { 1: "P-256", 2: "P-384", 3: "P-521" };
-var EC_HASHES = { [-7]: "sha256", [-35]: "sha384", [-36]: "sha512" };
-var RSA_HASHES = { [-257]: "sha256", [-258]: "sha384", [-259]: "sha512" };
 var b64url = (value) => {
   if (!(value instanceof Uint8Array)) throw new Error("a coordinate is missing");
   return Buffer.from(value).toString("base64url");
 };
 function passkeyKey(coseBase64url) {
-  const map = decodeCredentialPublicKey(Buffer.from(coseBase64url, "base64url"));
-  const { kty, alg, crv, x, y, n, e } = cose_exports.COSEKEYS;
-  const type = map.get(kty);
-  const algorithm = Number(map.get(alg));
-  if (type === cose_exports.COSEKTY.EC2 && EC_HASHES[algorithm] && EC_CURVES[Number(map.get(crv))]) {
-    const jwk = {
-      kty: "EC",
-      crv: EC_CURVES[Number(map.get(crv))],
-      x: b64url(map.get(x)),
-      y: b64url(map.get(y))
-    };
-    return { key: createPublicKey({ key: jwk, format: "jwk" }), hash: EC_HASHES[algorithm] ?? null };
+  const decoded = passkeyKeyFields(Buffer.from(coseBase64url, "base64url"));
+  if (!decoded) throw new Error("the COSE key is not an Ed25519, P-256 (ES256) or RSA (RS256) key");
+  const { alg, fields } = decoded;
+  const { x, y, n, e } = cose_exports.COSEKEYS;
+  if (alg === cose_exports.COSEALG.ES256) {
+    const jwk2 = { kty: "EC", crv: "P-256", x: b64url(fields.get(x)), y: b64url(fields.get(y)) };
+    return { key: createPublicKey({ key: jwk2, format: "jwk" }), hash: "sha256" };
   }
-  if (type === cose_exports.COSEKTY.OKP && algorithm === cose_exports.COSEALG.EdDSA && map.get(crv) === cose_exports.COSECRV.ED25519) {
-    const jwk = { kty: "OKP", crv: "Ed25519", x: b64url(map.get(x)) };
-    return { key: createPublicKey({ key: jwk, format: "jwk" }), hash: null };
+  if (alg === cose_exports.COSEALG.EdDSA) {
+    const jwk2 = { kty: "OKP", crv: "Ed25519", x: b64url(fields.get(x)) };
+    return { key: createPublicKey({ key: jwk2, format: "jwk" }), hash: null };
   }
-  if (type === cose_exports.COSEKTY.RSA && RSA_HASHES[algorithm]) {
-    const jwk = { kty: "RSA", n: b64url(map.get(n)), e: b64url(map.get(e)) };
-    return { key: createPublicKey({ key: jwk, format: "jwk" }), hash: RSA_HASHES[algorithm] ?? null };
-  }
-  throw new Error(`a COSE key of type ${String(type)}, algorithm ${algorithm} is not one this check reads`);
+  const jwk = { kty: "RSA", n: b64url(fields.get(n)), e: b64url(fields.get(e)) };
+  return { key: createPublicKey({ key: jwk, format: "jwk" }), hash: "sha256" };
 }
 function passkeyPem(coseBase64url) {
   return passkeyKey(coseBase64url).key.export({ type: "spki", format: "pem" }).toString();

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { verifyAuthenticationResponse } from '@simplewebauthn/server';
 import { decodeClientDataJSON, isoBase64URL, parseAuthenticatorData } from '@simplewebauthn/server/helpers';
+import { passkeyKeyFields } from '../format/passkey-key.js';
 import type { ApprovalEvidence, Passkey } from './passkeys.js';
 
 /** Why an assertion does not count. */
@@ -12,6 +13,7 @@ export type SignatureRefusal =
   | 'unknown-passkey'
   | 'not-own-passkey'
   | 'revoked-passkey'
+  | 'unsupported-key'
   | 'wrong-origin'
   | 'wrong-rp'
   | 'no-user-verification'
@@ -40,7 +42,7 @@ export interface EvidenceCheck extends SigningPlace {
   skipCounter?: boolean;
 }
 
-/** The passkey's own problems: not in the book, someone else's, or revoked. */
+/** The passkey's own problems: not in the book, someone else's, revoked, or a key registration refuses. */
 function passkeyProblem(evidence: ApprovalEvidence, check: EvidenceCheck): SignatureRefusal | undefined {
   const { passkey } = check;
   if (!passkey || passkey.credentialId !== evidence.credentialId) return 'unknown-passkey';
@@ -49,7 +51,18 @@ function passkeyProblem(evidence: ApprovalEvidence, check: EvidenceCheck): Signa
   const revoked = passkey.revoked ? Date.parse(passkey.revoked.at) : undefined;
   if (revoked !== undefined && (at === undefined || revoked <= at)) return 'revoked-passkey';
   if (at !== undefined && Date.parse(passkey.addedAt) > at) return 'unknown-passkey';
+  // Registration takes only these keys; the library would check a signature by any key it knows.
+  if (!takenKey(passkey.publicKey)) return 'unsupported-key';
   return undefined;
+}
+
+/** Whether a stored public key decodes to one registration takes (a malformed one never throws here). */
+function takenKey(publicKey: string): boolean {
+  try {
+    return passkeyKeyFields(isoBase64URL.toBuffer(publicKey)) !== undefined;
+  } catch {
+    return false;
+  }
 }
 
 /** What the client and authenticator data say, checked one by one; undefined when they hold. */

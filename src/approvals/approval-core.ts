@@ -213,8 +213,9 @@ export class ApprovalCore implements CoreSections {
   /**
    * Inside `locked`: `write` for an approval; a final one only within the daily limit, decided under
    * the limits lock (see LimitIndex.approve). Locks are taken in one order only: the request's, then
-   * the delegations lock (a delegate's approval), then the limits lock; never the other way round.
-   * Refused: nothing written, and the figures are returned.
+   * the delegations lock (a delegate's approval), then the passkey book's (a signed approval's counter
+   * moved up, PasskeyBook.advanceCounter; let go of before this write), then the limits lock; never
+   * the other way round. Refused: nothing written, and the figures are returned.
    */
   writeApproval(
     read: ApprovalRequest,
@@ -324,10 +325,10 @@ export class ApprovalCore implements CoreSections {
         user,
         seen,
       );
-      if (done.ok) await this.signed.recordUse(done.request, user, this.now());
+      if (done.ok) this.signed.recorded(done.request, user);
       return done;
     }
-    if (first.ok) await this.signed.recordUse(first.request, user, this.now());
+    if (first.ok) this.signed.recorded(first.request, user);
     if (first.ok) await this.notify(first.request);
     return first;
   }

@@ -271,7 +271,10 @@ export class ApprovalEngine {
     return revokeDelegations({ core, book: core.delegations, isApprover, now: core.now }, by, person);
   }
 
-  /** End the live delegations to or from `person`, who may no longer act here (see endDelegationsOf). */
+  /**
+   * End the live delegations to or from `person`, who may no longer act here, and cancel those waiting
+   * for approval (see endDelegationsOf).
+   */
   endDelegationsOf(person: string, why: string): Promise<ApprovalRequest[]> {
     const { core } = this;
     return endDelegationsOf({ core, book: core.delegations, now: core.now }, person, why);

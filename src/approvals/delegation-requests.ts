@@ -11,13 +11,15 @@ import type { Store } from '../store/index.js';
 import type { CoreSections } from './core-sections.js';
 import type { DelegationPayload } from './payloads.js';
 import type { ServiceEnvironment } from './ports.js';
-import { sentBack } from './state-machine.js';
+import { sentBack, transition } from './state-machine.js';
 import type { ApprovalRequest, RequestDraft, RequestOf } from './types.js';
 
 /** The longest a delegation may run: long enough for a holiday, short enough to be looked at again. */
 const MAX_DELEGATION_MS = 90 * 86_400_000;
 
 export const REVOKED_ACTION = 'delegation-revoked';
+/** The bot cancelled a delegation waiting for approval: its delegate or delegator may no longer act. */
+export const WITHDRAWN_ACTION = 'delegation-withdrawn';
 
 /** Ended delegations stay listed this long (for the refusal's reason), then leave the index. */
 const KEEP_ENDED_MS = 7 * 86_400_000;
@@ -203,7 +205,8 @@ export async function revokeDelegations(
 
 /**
  * End at once every live delegation to or from `person`, who may no longer act here (made a guest,
- * deactivated, not a member of the workspace): a step of its request with no actor, saying why.
+ * deactivated, not a member of the workspace): a step of its request with no actor, saying why; and
+ * cancel those still waiting for approval. The requests ended, then those cancelled.
  */
 export async function endDelegationsOf(
   deps: Pick<RevocationDeps, 'core' | 'book' | 'now'>,
@@ -215,7 +218,40 @@ export async function endDelegationsOf(
     `ended by the bot: its ${d.delegate === person ? 'delegate' : 'delegator'} ${why}`;
   const ended = await endDelegations(deps, ending, undefined, note);
   await withdrawDelegatedApprovals(deps, person, why);
-  return ended;
+  return [...ended, ...(await cancelWaitingDelegations(deps, person, why))];
+}
+
+/**
+ * Delegation requests still waiting for approval to or from `person`, who may no longer act, are
+ * cancelled (approved, each would only be ended at once): one audited conditional write per request,
+ * with no actor and the reason on the record, then told, so its message says so.
+ */
+async function cancelWaitingDelegations(
+  { core, now }: Pick<RevocationDeps, 'core' | 'now'>,
+  person: string,
+  why: string,
+): Promise<ApprovalRequest[]> {
+  const waiting = (request: ApprovalRequest | undefined): request is RequestOf<'delegation'> =>
+    request?.kind === 'delegation' &&
+    request.state === 'pending' &&
+    (request.payload.delegate === person || request.payload.delegator === person);
+  const cancelled: ApprovalRequest[] = [];
+  for (const open of (await core.openRequests()).filter(waiting)) {
+    const next = await core.locked(open.id, async (current) => {
+      if (!waiting(current)) return undefined;
+      const role = current.payload.delegate === person ? 'delegate' : 'delegator';
+      const reason = `cancelled by the bot: its ${role} ${why}`;
+      const base = { ...current, checking: undefined, reason } as ApprovalRequest;
+      const closed = transition(base, 'cancelled', { action: WITHDRAWN_ACTION, note: reason, at: now() });
+      await core.write(current, closed);
+      return closed;
+    });
+    if (next) {
+      cancelled.push(next);
+      await core.notify(next);
+    }
+  }
+  return cancelled;
 }
 
 /**

@@ -16,6 +16,15 @@ import {
 } from './passkey-seal.js';
 import type { ServiceEnvironment } from './ports.js';
 
+/** How many times a change of the book is tried when others keep changing it under a lapsed lock. */
+const CHANGE_RUNS = 5;
+
+/**
+ * How many of a passkey's latest counted assertions are kept: one whose approval's write was refused
+ * is still taken when its step runs again, after as many others by the same passkey at once.
+ */
+const COUNTED_KEPT = 8;
+
 /** A one-time link or nonce works this long (the issue's 10 minutes). */
 const ONE_TIME_MS = 10 * 60_000;
 
@@ -118,12 +127,22 @@ export class PasskeyBook {
     return this.sealer ? sealPasskey(this.sealer, this.environment, passkey) : passkey;
   }
 
+  /**
+   * Read-change-write of the whole book under its lock, the write conditional on what was read: a
+   * holder can stall past its lease on Redis or PostgreSQL while another replica takes the lock and
+   * changes the book (see ApprovalCore.locked), and its late write must not undo that change (a
+   * revocation, a counter moved). A refused write decides again on a fresh read, a few times at most.
+   */
   private change(fn: (book: Passkey[]) => Passkey[] | undefined): Promise<boolean> {
     return this.store.withLock(`${this.key}:write`, async () => {
-      const next = fn(await this.all());
-      if (!next) return false;
-      await this.store.set(this.key, next);
-      return true;
+      for (let run = 1; ; run++) {
+        const read = await this.store.get<Passkey[]>(this.key);
+        const next = fn(read ?? []);
+        if (!next) return false;
+        if (await this.store.compareAndSet(this.key, read, next)) return true;
+        if (run >= CHANGE_RUNS)
+          throw new Error(`the passkey book kept changing while ${run} writes were tried`);
+      }
     });
   }
 
@@ -145,14 +164,33 @@ export class PasskeyBook {
     });
   }
 
-  /** After a verified assertion: its signature counter and when it was used (neither is sealed). */
-  recordUse(credentialId: string, counter: number, at: Date): Promise<boolean> {
-    return this.change((book) => {
-      if (!book.some((p) => p.credentialId === credentialId)) return undefined;
-      return book.map((p) =>
-        p.credentialId === credentialId ? { ...p, counter, lastUsedAt: at.toISOString() } : p,
-      );
+  /**
+   * After a verified assertion, before its approval is written: in one step under the book's lock,
+   * its passkey's signature counter moved up to the assertion's, and its use noted (neither is
+   * sealed). False when the counter does not go up (a cloned authenticator: two assertions with one
+   * counter must not both count, even signed for two requests at once), or the passkey is not in the
+   * book. A counter of 0 where 0 is kept is taken (an authenticator that keeps none). An assertion
+   * already counted (its one-time nonce, with its counter), met again by a section that runs again, is
+   * taken again, among the last COUNTED_KEPT: also after another assertion moved the counter since.
+   */
+  async advanceCounter(credentialId: string, counter: number, nonce: string, at: Date): Promise<boolean> {
+    let again = false;
+    const advanced = await this.change((book) => {
+      const found = book.find((p) => p.credentialId === credentialId);
+      if (!found) return undefined;
+      const counted = found.counted ?? [];
+      again = counted.some((c) => c.nonce === nonce && c.counter === counter);
+      const stored = found.counter ?? 0;
+      if (again || ((counter > 0 || stored > 0) && counter <= stored)) return undefined;
+      const used = {
+        ...found,
+        counter,
+        counted: [...counted, { nonce, counter }].slice(-COUNTED_KEPT),
+        lastUsedAt: at.toISOString(),
+      };
+      return book.map((p) => (p === found ? used : p));
     });
+    return advanced || again;
   }
 
   /** A one-time nonce for `what`, valid ONE_TIME_MS. */

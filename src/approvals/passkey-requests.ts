@@ -10,8 +10,8 @@ import {
   type RegistrationResponseJSON,
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
-import { COSEALG } from '@simplewebauthn/server/helpers';
 import type { ApprovalPolicy, Passkey, SigningRule } from '../access/index.js';
+import { PASSKEY_ALGORITHMS, passkeyKeyFields } from '../format/passkey-key.js';
 import type { Store } from '../store/index.js';
 import type { CoreSections } from './core-sections.js';
 import { InvalidDraftError } from './draft.js';
@@ -67,14 +67,6 @@ export type RegistrationOptions = PublicKeyCredentialCreationOptionsJSON;
 
 /** Where a registration is executed and looked up: the book. */
 export type PasskeyWrite = Pick<PasskeyBook, 'add' | 'byCredential'>;
-
-/**
- * The keys a passkey may have: Ed25519, P-256 and RSA, fixed rather than the library's default, which
- * puts ML-DSA-44 first where the runtime has it (Node 24). A replica on another runtime, the
- * verifier and openssl (docs/audit-verify.md) must all check every signature; ML-DSA's are also
- * 3 kB, over the pages' body limits.
- */
-const PASSKEY_ALGORITHMS: number[] = [COSEALG.EdDSA, COSEALG.ES256, COSEALG.RS256];
 
 const challengeKey = (environment: ServiceEnvironment, challenge: string) =>
   `passkey-challenge:${environment}:${challenge}`;
@@ -183,6 +175,10 @@ async function verifiedPayload(
   }
   if (!verified.verified) return "The browser's registration does not verify.";
   const { credential, aaguid } = verified.registrationInfo;
+  // The library checks the algorithm only: a key on another curve would never count when signing.
+  if (!passkeyKeyFields(credential.publicKey)) {
+    return "This passkey's key is not one the desk takes (Ed25519, P-256 or RSA, with SHA-256).";
+  }
   return {
     user,
     name: name.trim(),

@@ -4,7 +4,6 @@
 // every counted approval's assertion again just before the one service call. What is signed is in
 // approval-digest.ts; the assertion check itself in access/signatures.ts.
 
-import { isoBase64URL, parseAuthenticatorData } from '@simplewebauthn/server/helpers';
 import {
   type ApprovalEvidence,
   heldAt,
@@ -236,7 +235,8 @@ export class SignedApprovals {
 
   /**
    * Under the request's lock, over the request as stored now: the evidence to keep on the approval (none
-   * when no signature is needed and none was given), or why it is refused. Nothing is recorded here.
+   * when no signature is needed and none was given), or why it is refused. Nothing of the approval is
+   * recorded here; a passkey's signature counter moves up with the check (PasskeyBook.advanceCounter).
    */
   async check(
     request: ApprovalRequest,
@@ -272,17 +272,18 @@ export class SignedApprovals {
       user,
       passkey: await this.book.byCredential(evidence.credentialId),
       challenge: approvalChallenge(approvalBytes(request), evidence.nonce),
+      // Checked below, and moved up in the same step: a check here would read before that step.
+      skipCounter: true,
     });
-    return checked.ok ? { evidence } : { refusal: checked.reason };
+    if (!checked.ok) return { refusal: checked.reason };
+    const { credentialId, nonce } = evidence;
+    const advanced = await this.book.advanceCounter(credentialId, checked.counter, nonce, this.now());
+    return advanced ? { evidence } : { refusal: 'counter-went-back' };
   }
 
-  /** After `user`'s signed approval of `request` was written: its passkey's counter and last use. */
-  async recordUse(request: ApprovalRequest, user: string, at: Date): Promise<void> {
-    const evidence = request.approvals.find((a) => a.user === user)?.evidence;
-    if (!evidence) return;
-    const { counter } = parseAuthenticatorData(isoBase64URL.toBuffer(evidence.authenticatorData));
-    await this.book.recordUse(evidence.credentialId, counter, at);
-    this.tell({ signed: request.kind });
+  /** After `user`'s signed approval of `request` was written (its counter moved up before): counted. */
+  recorded(request: ApprovalRequest, user: string): void {
+    if (request.approvals.find((a) => a.user === user)?.evidence) this.tell({ signed: request.kind });
   }
 
   /**

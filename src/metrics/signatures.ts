@@ -19,6 +19,7 @@ const REFUSAL_REASONS: Record<RefusalReason, true> = {
   'unknown-passkey': true,
   'not-own-passkey': true,
   'revoked-passkey': true,
+  'unsupported-key': true,
   'wrong-origin': true,
   'wrong-rp': true,
   'no-user-verification': true,

@@ -26,7 +26,7 @@ export interface IntakeOptions {
   /** How long storing may take before the answer is 503 (default DEFAULT_STORE_TIMEOUT_MS). */
   storeTimeoutMs?: number;
   log?: Logger;
-  /** Where forged deliveries are written, summarised per minute when they repeat (from `log` if absent). */
+  /** Where unsigned and forged deliveries are written, summarised per minute when they repeat (from `log` if absent). */
   warnings?: RepeatedWarnings;
   /** Told of each delivery's result once it is answered (metrics); must be cheap and not throw. */
   onResult?: ((result: IntakeResult) => void) | undefined;
@@ -88,7 +88,7 @@ async function receive(
 ): Promise<IntakeResult> {
   const log = options.log ?? silentLogger;
   const limit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
-  const unverifiable = refuseUnverifiable(req, res, options);
+  const unverifiable = refuseUnverifiable(req, res, options, warnings);
   if (unverifiable) return unverifiable;
   const declared = Number(req.headers['content-length']);
   const raw = Number.isFinite(declared) && declared > limit ? 'too-large' : await readLimited(req, limit);
@@ -151,17 +151,23 @@ async function receive(
   return result === 'duplicate' ? 'duplicate' : 'accepted';
 }
 
-/** Refused before the body is read: no secret to verify it with, or no signature to verify. */
+/**
+ * Refused before the body is read: no secret to verify it with, or no signature to verify. Anyone can
+ * send these too: counted like forged ones, never a line each, and nothing of the body in them.
+ */
 function refuseUnverifiable(
   req: IncomingMessage,
   res: ServerResponse,
   options: IntakeOptions,
+  warnings: RepeatedWarnings,
 ): 'no-secret' | 'unsigned' | undefined {
   if (!options.secret) {
+    warnings.warn('webhook refused: no signing secret is configured');
     refuse(req, res, 401, 'webhooks are refused: no signing secret is configured');
     return 'no-secret';
   }
   if (!req.headers['x-cngn-signature']) {
+    warnings.warn('webhook refused: missing X-cNGN-Signature');
     refuse(req, res, 401, 'missing X-cNGN-Signature');
     return 'unsigned';
   }

@@ -37,7 +37,7 @@ import {
   type SlackTraffic,
 } from '../slack/runtime/in-flight.js';
 import { type Installed, listenersOf, routesOf, stopInReverse } from '../slack/runtime/installed.js';
-import type { Home, People } from '../slack/runtime/people.js';
+import type { Home, People, SlackUser } from '../slack/runtime/people.js';
 import { SlackAccess } from '../slack/runtime/slack-access.js';
 import type { Store } from '../store/index.js';
 import { buildInfo } from '../version.js';
@@ -372,7 +372,7 @@ function gateDepsOf(
   return {
     roles: parts.options.roles ?? gateRoles(parts.roles.roles, approvals?.engine),
     logger: parts.logger,
-    accountChanged: async (user: string) => approvals?.vetting?.changed(user),
+    accountChanged: async (user: string, account: SlackUser) => approvals?.vetting?.changed(user, account),
     environment: parts.client.environment,
     features: new Set([
       ...(approvals ? (['approvals'] as const) : []),

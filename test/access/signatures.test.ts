@@ -3,6 +3,7 @@
 // library itself accepts.
 import { generateRegistrationOptions, verifyRegistrationResponse } from '@simplewebauthn/server';
 import { describe, expect, it } from 'vitest';
+import type { Passkey } from '../../src/access/passkeys.js';
 import { type EvidenceCheck, verifyEvidence } from '../../src/access/signatures.js';
 import { SoftwareAuthenticator } from '../support/authenticator.js';
 
@@ -27,6 +28,27 @@ describe('verifyEvidence', () => {
     const { device, check } = setUp();
     const checked = check();
     expect(await verifyEvidence(device.assert(challenge, 'n1'), checked)).toEqual({ ok: true, counter: 1 });
+  });
+
+  it('refuses a stored passkey whose key registration would not take (ES384 on P-384), before checking it', async () => {
+    const device = new SoftwareAuthenticator({ user: 'U_BOLA', ...place, curve: 'P-384' });
+    const check: EvidenceCheck = { ...place, user: 'U_BOLA', passkey: device.passkey(), challenge };
+    expect(await verifyEvidence(device.assert(challenge, 'n1'), check)).toEqual({
+      ok: false,
+      reason: 'unsupported-key',
+    });
+  });
+
+  it('refuses, never throws, when the stored public key is malformed or missing', async () => {
+    const { device, check } = setUp();
+    const stored = device.passkey();
+    for (const publicKey of [null, undefined, '!!!', '']) {
+      const passkey = { ...stored, publicKey } as unknown as Passkey;
+      expect(await verifyEvidence(device.assert(challenge, 'n1'), check({ passkey }))).toEqual({
+        ok: false,
+        reason: 'unsupported-key',
+      });
+    }
   });
 
   it('accepts an authenticator that keeps no counter', async () => {

@@ -3,6 +3,7 @@
 import { describe, expect } from 'vitest';
 import type { Passkey } from '../../src/access/index.js';
 import { PasskeyBook } from '../../src/approvals/passkey-book.js';
+import { LapsedLock } from '../support/lapsed-lock.js';
 import { STORE_KINDS, storesTest as test } from '../support/shared-stores.js';
 
 const passkey = (credentialId: string, user = 'U_BOLA'): Passkey => ({
@@ -32,11 +33,64 @@ for (const kind of STORE_KINDS) {
       expect(await one.heldBy('U_BOLA')).toEqual([]);
       expect((await one.byCredential('c1'))?.revoked?.by).toBe('U_BOLA');
       expect(await one.revoke('c1', 'U_BOLA', new Date())).toBe(false);
-      expect(await one.recordUse('c2', 7, new Date('2026-11-03T00:00:00Z'))).toBe(true);
+      expect(await one.advanceCounter('c2', 7, 'n1', new Date('2026-11-03T00:00:00Z'))).toBe(true);
       expect(await other.byCredential('c2')).toMatchObject({
         counter: 7,
         lastUsedAt: '2026-11-03T00:00:00.000Z',
       });
+    });
+
+    test('moves a signature counter up only, in one step, on whichever replica', async ({ replicas }) => {
+      const { a, b } = await replicas('passkey-counter');
+      const one = new PasskeyBook(a, 'sandbox');
+      const other = new PasskeyBook(b, 'sandbox');
+      await one.add(passkey('c1'));
+      await one.add(passkey('c0'));
+      const at = new Date('2026-11-03T00:00:00Z');
+      // One counter, two assertions at once (a cloned authenticator): one counts.
+      const both = await Promise.all([
+        one.advanceCounter('c1', 5, 'n1', at),
+        other.advanceCounter('c1', 5, 'n2', at),
+      ]);
+      expect(both.filter(Boolean)).toHaveLength(1);
+      expect(await one.advanceCounter('c1', 4, 'n3', at)).toBe(false);
+      // The assertion that counted, met again (a section run again), still counts.
+      const counted = (await one.byCredential('c1'))?.counted?.at(-1)?.nonce ?? '';
+      expect(await other.advanceCounter('c1', 5, counted, at)).toBe(true);
+      expect(await other.advanceCounter('c1', 6, 'n4', at)).toBe(true);
+      expect(await other.byCredential('c1')).toMatchObject({
+        counter: 6,
+        counted: [{ counter: 5 }, { nonce: 'n4', counter: 6 }],
+      });
+      // Met again after n4 moved the counter (its approval's write was refused meanwhile): still taken,
+      // only with the counter it set.
+      expect(await one.advanceCounter('c1', 5, counted, at)).toBe(true);
+      expect(await one.advanceCounter('c1', 6, counted, at)).toBe(false);
+      // An authenticator that keeps no counter: 0 each time.
+      expect(await one.advanceCounter('c0', 0, 'n5', at)).toBe(true);
+      expect(await other.advanceCounter('c0', 0, 'n6', at)).toBe(true);
+      expect(await one.advanceCounter('unknown', 1, 'n7', at)).toBe(false);
+    });
+
+    test('keeps a revocation made while a replica whose lock lapsed was changing the book', async ({
+      replicas,
+    }) => {
+      const { a, b } = await replicas('passkey-lapsed');
+      const lapsed = new LapsedLock('passkeys:');
+      const stalled = new PasskeyBook(lapsed.wrap(a), 'sandbox');
+      const other = new PasskeyBook(b, 'sandbox');
+      await other.add(passkey('c1'));
+      const at = new Date('2026-11-03T00:00:00Z');
+      // The stalled replica read the book and waits to write its counter; meanwhile c1 is revoked.
+      const gate = lapsed.holdWrite(() => true);
+      const advancing = stalled.advanceCounter('c1', 5, 'n1', at);
+      await gate.arrived;
+      expect(await other.revoke('c1', 'U_BOLA', at)).toBe(true);
+      gate.release();
+      expect(await advancing).toBe(true);
+      // Its late write did not bring c1 back: decided again on the book with the revocation.
+      expect(await other.heldBy('U_BOLA')).toEqual([]);
+      expect(await other.byCredential('c1')).toMatchObject({ revoked: { by: 'U_BOLA' }, counter: 5 });
     });
 
     test('gives out a nonce and a link that work once, on whichever replica', async ({ replicas }) => {

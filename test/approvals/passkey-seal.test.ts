@@ -80,7 +80,7 @@ describe('sealed passkeys', () => {
     const device = new SoftwareAuthenticator({ user: APPROVER_A, ...place });
     const book = bookOf(fx.engine);
     expect(await book.add(device.passkey())).toBe(true);
-    expect(await book.recordUse(device.credentialId, 4, new Date())).toBe(true);
+    expect(await book.advanceCounter(device.credentialId, 4, 'n1', new Date())).toBe(true);
     expect(await book.heldBy(APPROVER_A)).toHaveLength(1);
     expect(await book.revoke(device.credentialId, APPROVER_A, new Date())).toBe(true);
     expect(await book.byCredential(device.credentialId)).toMatchObject({ revoked: { by: APPROVER_A } });

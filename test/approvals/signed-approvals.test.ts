@@ -14,6 +14,7 @@ import {
   type SigningEvent,
 } from '../../src/approvals/signed-approvals.js';
 import { withApproval } from '../../src/approvals/state-machine.js';
+import { createStore } from '../../src/store/index.js';
 import { approveAsSeen, seenOf } from '../support/approve-as-seen.js';
 import { SoftwareAuthenticator } from '../support/authenticator.js';
 import { redemptionDraft } from '../support/drafts.js';
@@ -26,6 +27,7 @@ import {
   withdrawalDraft,
 } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
+import { StoreControls } from '../support/store-controls.js';
 
 const place = { rpId: 'desk.example.com', origin: 'https://desk.example.com' };
 const signing = { rule: parseSigningRule('all'), ...place };
@@ -155,11 +157,109 @@ describe('signed approvals', () => {
     const replayed = await fx.engine.approve(request.id, APPROVER_B, { ...seen, evidence: good.evidence });
     expect(replayed).toMatchObject({ ok: false, reason: 'challenge-used' });
     // B's authenticator, cloned: its counter goes back.
-    await fx.engine.passkeys.signatures().book.recordUse(deviceB.credentialId, 10, new Date());
+    await fx.engine.passkeys.signatures().book.advanceCounter(deviceB.credentialId, 10, 'n0', new Date());
     const cloned = await signAndApprove(fx.engine, request.id, APPROVER_B, deviceB, { counter: 3 });
     expect(cloned.result).toMatchObject({ ok: false, reason: 'counter-went-back' });
     expect((await fx.engine.get(request.id))?.approvals).toHaveLength(1);
     expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+  });
+
+  test('two requests signed at once by one cloned authenticator: one approval counts, the other is refused', async ({
+    startEngine,
+    defer,
+  }) => {
+    const controls = new StoreControls();
+    const store = await createStore('memory://');
+    defer(() => store.close());
+    const fx = await startEngine({ store: controls.wrap(store), engine: { signing } });
+    const [networkId] = await twoNetworks(fx.client);
+    const device = await deviceFor(fx.engine, APPROVER_B);
+    const requests = [
+      await fileDraft(fx.engine, withdrawalDraft(networkId, '5000')),
+      await fileDraft(fx.engine, withdrawalDraft(networkId, '6000')),
+    ];
+    const signed = [];
+    for (const request of requests) {
+      const made = await fx.engine.passkeys.signingChallenge(request.id, APPROVER_B, request.round);
+      if (!made.ok || !('challenge' in made)) throw new Error('no challenge');
+      // The clone signs with the counter the original has just used.
+      signed.push({ request, evidence: device.assert(made.challenge, made.nonce, { counter: 1 }) });
+    }
+    // Both approvals meet at the passkey book's lock: neither's counter is recorded before the other's check.
+    void controls.holdLock('passkeys:sandbox:write', 2);
+    const results = await Promise.all(
+      signed.map(({ request, evidence }) =>
+        fx.engine.approve(request.id, APPROVER_B, { ...seenOf(request), evidence }),
+      ),
+    );
+    expect(results.map((r) => (r.ok ? 'ok' : r.reason)).sort()).toEqual(['counter-went-back', 'ok']);
+    const approvals = await Promise.all(
+      requests.map(async (r) => (await fx.engine.get(r.id))?.approvals.length),
+    );
+    expect(approvals.sort()).toEqual([0, 1]);
+    expect(await fx.engine.passkeys.signatures().book.byCredential(device.credentialId)).toMatchObject({
+      counter: 1,
+    });
+  });
+
+  test('an approval whose write is refused after its counter moved is recorded once when its step runs again', async ({
+    startEngine,
+    defer,
+  }) => {
+    const controls = new StoreControls();
+    const store = await createStore('memory://');
+    defer(() => store.close());
+    const fx = await startEngine({ store: controls.wrap(store), tiers: '0:2', engine: { signing } });
+    const [networkId] = await twoNetworks(fx.client);
+    const device = await deviceFor(fx.engine, APPROVER_B);
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
+    let refused = false;
+    controls.refuseSwap(`approval:${request.id}`, async () => {
+      refused = true;
+    });
+    const { result } = await signAndApprove(fx.engine, request.id, APPROVER_B, device);
+    expect(refused).toBe(true);
+    expect(result).toMatchObject({ ok: true });
+    expect((await fx.engine.get(request.id))?.approvals.map((a) => a.user)).toEqual([APPROVER_B]);
+    expect(await fx.engine.passkeys.signatures().book.byCredential(device.credentialId)).toMatchObject({
+      counter: 1,
+    });
+  });
+
+  test('one passkey signs two requests at once; the first, refused and run again after the second, still counts', async ({
+    startEngine,
+    defer,
+  }) => {
+    const controls = new StoreControls();
+    const store = await createStore('memory://');
+    defer(() => store.close());
+    const fx = await startEngine({ store: controls.wrap(store), tiers: '0:2', engine: { signing } });
+    const [networkId] = await twoNetworks(fx.client);
+    const device = await deviceFor(fx.engine, APPROVER_B);
+    const [x, y] = [
+      await fileDraft(fx.engine, withdrawalDraft(networkId, '5000')),
+      await fileDraft(fx.engine, withdrawalDraft(networkId, '6000')),
+    ];
+    const sign = async (request: typeof x, counter: number) => {
+      const made = await fx.engine.passkeys.signingChallenge(request.id, APPROVER_B, request.round);
+      if (!made.ok || !('challenge' in made)) throw new Error('no challenge');
+      return device.assert(made.challenge, made.nonce, { counter });
+    };
+    const [signedX, signedY] = [await sign(x, 5), await sign(y, 6)];
+    // X's counter (5) is recorded, then its approval's write is refused; Y's (6) is recorded meanwhile.
+    let yResult: Awaited<ReturnType<ApprovalEngine['approve']>> | undefined;
+    controls.refuseSwap(`approval:${x.id}`, async () => {
+      yResult = await fx.engine.approve(y.id, APPROVER_B, { ...seenOf(y), evidence: signedY });
+    });
+    const xResult = await fx.engine.approve(x.id, APPROVER_B, { ...seenOf(x), evidence: signedX });
+    expect(yResult).toMatchObject({ ok: true });
+    expect(xResult).toMatchObject({ ok: true });
+    for (const request of [x, y]) {
+      expect((await fx.engine.get(request.id))?.approvals.map((a) => a.user)).toEqual([APPROVER_B]);
+    }
+    expect(await fx.engine.passkeys.signatures().book.byCredential(device.credentialId)).toMatchObject({
+      counter: 6,
+    });
   });
 
   test('an approval written into the store by hand sends nothing: the request fails, audited', async ({

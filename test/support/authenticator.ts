@@ -20,6 +20,8 @@ export interface AuthenticatorOptions {
   counter?: number;
   /** false: keeps no counter (always 0), as many passkeys do. */
   counts?: boolean;
+  /** 'P-384': an ES384 key on P-384, which the library checks but the desk does not take. */
+  curve?: 'P-256' | 'P-384';
 }
 
 /** How one assertion misbehaves. */
@@ -50,7 +52,7 @@ export class SoftwareAuthenticator {
   counter: number;
 
   constructor(readonly options: AuthenticatorOptions) {
-    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: options.curve ?? 'P-256' });
     this.privateKey = privateKey;
     const jwk = publicKey.export({ format: 'jwk' });
     this.publicJwk = { x: jwk.x as string, y: jwk.y as string };
@@ -58,12 +60,16 @@ export class SoftwareAuthenticator {
     made.set(this.credentialId, this);
   }
 
-  /** The COSE public key (EC2, ES256, P-256). */
+  private get p384(): boolean {
+    return this.options.curve === 'P-384';
+  }
+
+  /** The COSE public key (EC2, ES256 on P-256; ES384 on P-384). */
   coseKey(): Uint8Array {
     const key = new Map<number, number | Uint8Array>([
       [1, 2],
-      [3, -7],
-      [-1, 1],
+      [3, this.p384 ? -35 : -7],
+      [-1, this.p384 ? 2 : 1],
       [-2, Buffer.from(this.publicJwk.x, 'base64url')],
       [-3, Buffer.from(this.publicJwk.y, 'base64url')],
     ]);
@@ -108,7 +114,7 @@ export class SoftwareAuthenticator {
       credentialId: this.credentialId,
       authenticatorData: b64url(authenticatorData),
       clientDataJSON: b64url(clientDataJSON),
-      signature: b64url(sign('sha256', signed, this.privateKey)),
+      signature: b64url(sign(this.p384 ? 'sha384' : 'sha256', signed, this.privateKey)),
       userHandle: b64url(Buffer.from(this.options.user, 'utf8')),
       nonce,
     };

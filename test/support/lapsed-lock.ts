@@ -1,7 +1,7 @@
-// A replica whose lock has lapsed: its `withLock` of a request no longer keeps anyone out (as after a
-// GC pause or a stalled renewal, when another replica took the lock over), and one write of its
-// choice waits at a gate, so the test can let another replica change the request in between the
-// lapsed replica's read and its late write.
+// A replica whose lock has lapsed: its `withLock` of a request (or of whatever else its prefix names)
+// no longer keeps anyone out (as after a GC pause or a stalled renewal, when another replica took the
+// lock over), and one write of its choice waits at a gate, so the test can let another replica change
+// the request in between the lapsed replica's read and its late write.
 import type { Store } from '../../src/store/index.js';
 
 type WrittenValue = { state?: string } & Record<string, unknown>;
@@ -14,11 +14,14 @@ export interface Gate {
 }
 
 export class LapsedLock {
+  /** `prefix`: of the locks that lapse and the keys whose writes can be held. */
+  constructor(private readonly prefix = 'approval:') {}
+
   private gate:
     | { when: (value: WrittenValue) => boolean; wait: Promise<void>; arrive: () => void }
     | undefined;
 
-  /** The next write of an approval request for which `when` is true waits until released. */
+  /** The next write under the prefix (an approval request) for which `when` is true waits until released. */
   holdWrite(when: (value: WrittenValue) => boolean): Gate {
     let arrive!: () => void;
     let release!: () => void;
@@ -31,7 +34,7 @@ export class LapsedLock {
   wrap(store: Store): Store {
     const atGate = async (key: string, value: unknown) => {
       const gate = this.gate;
-      if (!gate || !key.startsWith('approval:') || !gate.when(value as WrittenValue)) return;
+      if (!gate || !key.startsWith(this.prefix) || !gate.when(value as WrittenValue)) return;
       this.gate = undefined;
       gate.arrive();
       await gate.wait;
@@ -40,7 +43,7 @@ export class LapsedLock {
       get: (target, property) => {
         if (property === 'withLock') {
           return (name: string, fn: () => Promise<unknown>, options?: Parameters<Store['withLock']>[2]) =>
-            name.startsWith('approval:') ? fn() : target.withLock(name, fn, options);
+            name.startsWith(this.prefix) ? fn() : target.withLock(name, fn, options);
         }
         if (property === 'set') {
           return async (key: string, value: unknown, ttlMs?: number) => {

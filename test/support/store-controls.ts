@@ -1,6 +1,6 @@
 // A store wrapper a test controls: hold callers of a named lock at its door until a given number
 // have arrived (so a race is decided by the lock, not by HTTP timing), make reads fail, make
-// writes slow, or make the store unreachable for its health check (ping).
+// writes slow, refuse a conditional write, or make the store unreachable for its health check (ping).
 import type { Store } from '../../src/store/index.js';
 
 interface Door {
@@ -17,6 +17,7 @@ export class StoreControls {
   private readonly hung = new Map<string, Promise<void>>();
   private readonly heldWrites = new Map<string, Promise<void>>();
   private readonly failingWrites = new Set<string>();
+  private readonly refusedSwaps = new Map<string, () => Promise<unknown>>();
   private unreachable = false;
 
   /** `ping` (what /readyz asks) throws until the returned function is called. */
@@ -87,6 +88,14 @@ export class StoreControls {
     return () => this.failingWrites.delete(prefix);
   }
 
+  /**
+   * The next `compareAndSet` of a key starting with `prefix` is refused (false, nothing written), as
+   * when another replica wrote the key first; `meanwhile` runs before it answers.
+   */
+  refuseSwap(prefix: string, meanwhile: () => Promise<unknown> = async () => {}): void {
+    this.refusedSwaps.set(prefix, meanwhile);
+  }
+
   wrap(store: Store): Store {
     return new Proxy(store, {
       get: (target, property) => {
@@ -120,6 +129,15 @@ export class StoreControls {
               throw new Error(`store write failed (test): ${key}`);
             }
             return (target.set as (...a: unknown[]) => Promise<void>)(key, ...rest);
+          };
+        }
+        if (property === 'compareAndSet') {
+          return async (key: string, expected: unknown, next: unknown) => {
+            const refused = [...this.refusedSwaps].find(([prefix]) => key.startsWith(prefix));
+            if (!refused) return target.compareAndSet(key, expected, next);
+            this.refusedSwaps.delete(refused[0]);
+            await refused[1]();
+            return false;
           };
         }
         const value: unknown = Reflect.get(target, property, target);

@@ -111,6 +111,32 @@ describe('webhook intake', () => {
     ]);
   });
 
+  test('writes a line for unsigned deliveries, and for any without a secret, then how many came', async ({
+    startRig,
+  }) => {
+    const log = recordingLogger();
+    const rig = await startRig({ log });
+    const raw = JSON.stringify(webhookBody('deposit.completed'));
+    for (let i = 0; i < 5; i++) expect((await rig.send(raw, { signature: null })).status).toBe(401);
+    const unsecured = await startRig({ log, secret: undefined });
+    for (let i = 0; i < 3; i++) expect((await unsecured.send(raw)).status).toBe(401);
+    const refusals = () => log.lines.filter((line) => line.includes('webhook refused'));
+    expect(refusals()).toEqual([
+      'warn webhook refused: missing X-cNGN-Signature',
+      'warn webhook refused: no signing secret is configured',
+    ]);
+    await rig.stop();
+    await unsecured.stop();
+    expect(refusals()).toEqual([
+      'warn webhook refused: missing X-cNGN-Signature',
+      'warn webhook refused: no signing secret is configured',
+      'warn webhook refused: missing X-cNGN-Signature (4 more like it in the last minute)',
+      'warn webhook refused: no signing secret is configured (2 more like it in the last minute)',
+    ]);
+    // Nothing of the body, nor any secret, is in them.
+    expect(log.lines.join('\n')).not.toMatch(/deposit\.completed|whsec_/);
+  });
+
   test('writes a line for oversized or too deeply nested bodies, then how many came, not a line for each', async ({
     startRig,
   }) => {

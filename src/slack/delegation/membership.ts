@@ -3,17 +3,17 @@
 // filed; when it takes effect (it may have waited for approval while someone changed); afterwards, when
 // Slack says a delegate's or delegator's account changed (user_change, team_join) and on a periodic
 // re-read. A delegation whose delegate or delegator may no longer act is ended at once, on the record,
-// through the engine's own ending of delegations.
+// through the engine's own ending of delegations; one still waiting for approval is cancelled.
 import type { ApprovalEngine } from '../../approvals/index.js';
 import { escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
 import type { Logger } from '../../log.js';
-import { type Barred, barred, type People } from '../runtime/people.js';
+import { type Barred, barred, type People, personFrom, type SlackUser } from '../runtime/people.js';
 
 /** How often every live delegation's delegate and delegator are asked about again. */
 const VET_EVERY_MS = 5 * 60_000;
 
 export interface DelegateVettingOptions {
-  engine: Pick<ApprovalEngine, 'liveDelegations' | 'endDelegationsOf' | 'onChange'>;
+  engine: Pick<ApprovalEngine, 'liveDelegations' | 'openRequests' | 'endDelegationsOf' | 'onChange'>;
   /** The gate's directory (same cache, same home workspace). */
   people: People;
   log?: Pick<Logger, 'warn'> | undefined;
@@ -67,17 +67,21 @@ export class DelegateVetting {
     return `Person: ${who} ${what}; only a full member of ${escapeMrkdwn(this.workspace)} can be a delegate.`;
   }
 
-  /** Slack says `user`'s account changed: end their delegations if they may no longer act. */
-  async changed(user: string): Promise<void> {
+  /**
+   * Slack says `user`'s account changed (`account`: as the event has it): end (or cancel) their
+   * delegations if they may no longer act. Most of these events are profile edits: the open requests
+   * are read for a delegation waiting for approval only when the event's account says they may not.
+   */
+  async changed(user: string, account?: SlackUser): Promise<void> {
     const live = await this.options.engine.liveDelegations();
-    if (live.some((d) => d.delegate === user || d.delegator === user)) await this.vet(user);
+    if (live.some((d) => d.delegate === user || d.delegator === user)) return this.vet(user);
+    if (account && !barred(personFrom(user, account, this.options.people.home))) return;
+    if ((await this.waiting()).some((d) => d.delegate === user || d.delegator === user)) await this.vet(user);
   }
 
-  /** Ask Slack again about everyone in a live delegation; end those that may no longer stand. */
+  /** Ask Slack again about everyone in a delegation, live or waiting; end those that may no longer stand. */
   async sweep(): Promise<void> {
-    const live = await this.options.engine.liveDelegations();
-    const people = new Set(live.flatMap((d) => [d.delegate, d.delegator]));
-    for (const user of people) {
+    for (const user of await this.involved()) {
       this.options.people.forget(user);
       await this.vet(user).catch((error: unknown) => {
         this.options.log?.warn('could not vet a delegation', { user, error: String(error) });
@@ -109,6 +113,19 @@ export class DelegateVetting {
   stop(): void {
     clearInterval(this.timer);
     this.timer = undefined;
+  }
+
+  /** The delegates and delegators of the live delegations and of those waiting for approval. */
+  private async involved(): Promise<Set<string>> {
+    const live = await this.options.engine.liveDelegations();
+    return new Set([...live, ...(await this.waiting())].flatMap((d) => [d.delegate, d.delegator]));
+  }
+
+  /** The delegations waiting for approval. */
+  private async waiting(): Promise<Array<{ delegate: string; delegator: string }>> {
+    return (await this.options.engine.openRequests()).flatMap((r) =>
+      r.kind === 'delegation' && r.state === 'pending' ? [r.payload] : [],
+    );
   }
 
   private async vet(user: string): Promise<void> {

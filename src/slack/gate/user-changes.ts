@@ -5,16 +5,18 @@
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
 import type { Logger } from '../../log.js';
-import type { People } from '../runtime/people.js';
+import type { People, SlackUser } from '../runtime/people.js';
 
 /** The events whose listener keeps the directory current; declared in access.ts like every listener. */
 export const USER_CHANGE_EVENT = 'user_change' as const;
 export const TEAM_JOIN_EVENT = 'team_join' as const;
 
-/** Told of the person whose account changed, after the directory forgot them. */
-export type AccountChanged = (user: string) => Promise<void>;
+/** Told of the person whose account changed, after the directory forgot them, with the event's account. */
+export type AccountChanged = (user: string, account: SlackUser) => Promise<void>;
 
-const userChangeSchema = z.object({ user: z.object({ id: z.string().regex(/^[UW][A-Z0-9]+$/) }) });
+const userChangeSchema = z.object({
+  user: z.looseObject({ id: z.string().regex(/^[UW][A-Z0-9]+$/) }),
+});
 
 export function registerUserChanges(
   app: App,
@@ -35,7 +37,7 @@ export function registerUserChanges(
       }
       const user = parsed.data.user.id;
       people.forget(user);
-      await accountChanged?.(user).catch((error: unknown) => {
+      await accountChanged?.(user, parsed.data.user as SlackUser).catch((error: unknown) => {
         log?.warn('could not vet the delegations of someone whose account changed', {
           user,
           error: String(error),

@@ -1,11 +1,13 @@
 // In front of Bolt's HTTP receiver: a request to POST /slack/events is read (within a size limit) and
 // verified with Bolt's own reader and check (401 when unsigned, forged or stale), refused too when
-// timestamped more than five minutes ahead (Bolt refuses only old ones), then parsed the way Bolt will
-// parse it and checked (nesting depth, the envelope's shape) before Bolt sees it; a signed body that
-// fails is refused with 400 (413 when too large). Every refusal gets a log line with its reason. The
-// receiver behind it takes the body already read here, verified (app.ts). While the bot starts, a
-// request is answered 503, which Slack tries again.
+// timestamped more than five minutes ahead (Bolt refuses only old ones) or when unsigned and more
+// than Slack's SSL check (Bolt lets any form whose `ssl_check` is 1 through unsigned), then parsed
+// the way Bolt will parse it and checked (nesting depth, the envelope's shape) before Bolt sees it; a
+// signed body that fails is refused with 400 (413 when too large). Every refusal gets a log line with
+// its reason. The receiver behind it takes the body already read here, verified (app.ts). While the
+// bot starts, a request is answered 503, which Slack tries again.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { parse } from 'node:querystring';
 import { HTTPModuleFunctions } from '@slack/bolt';
 import { nestsDeeperThan } from '../../format/json-depth.js';
 import type { Logger } from '../../log.js';
@@ -102,9 +104,12 @@ async function screen(
   maxDepth: number,
 ): Promise<Screened> {
   let buffered: Buffered;
+  let sent: Buffer;
   try {
-    // Bolt's reader and check, as its receiver calls them: it sets req.rawBody, which the receiver
-    // then reuses as is, and passes Slack's unsigned SSL check on as `ssl_check=1` alone.
+    // Bolt's reader and check, as its receiver calls them: the reader sets req.rawBody, which the
+    // check and then the receiver reuse as is. The check passes an unsigned SSL check on, cut down
+    // to `ssl_check=1` (a new buffer): the bytes Slack sent are kept to tell what came with it.
+    sent = (await HTTPModuleFunctions.bufferIncomingMessage(req, limit)).rawBody;
     buffered = await HTTPModuleFunctions.parseAndVerifyHTTPRequest(
       { enabled: true, signingSecret, bodyLimit: limit },
       req,
@@ -119,23 +124,34 @@ async function screen(
     // Unsigned or forged: refused whatever its shape, before it is parsed.
     return { ok: false, status: 401, reason: error instanceof Error ? error.message : String(error) };
   }
-  if (isSslCheck(buffered)) return { ok: true };
+  if (buffered.rawBody !== sent) {
+    // Bolt's check skipped the signature (it cut the body down): only Slack's own SSL check may come
+    // unsigned. Told by the new buffer, so signed forms are not parsed once more; the guard's test of
+    // a command smuggled in an SSL check fails if a Bolt upgrade stops cutting the body.
+    if (isSlackSslCheck(sent)) return { ok: true };
+    return { ok: false, status: 401, reason: 'an unsigned SSL check carries more than Slack sends' };
+  }
   if (timestampedAhead(buffered)) {
     return { ok: false, status: 401, reason: 'the request is timestamped in the future' };
   }
   return checkBody(buffered, maxDepth);
 }
 
-const SSL_CHECK_BODY = Buffer.from('ssl_check=1');
+/** What Slack's SSL check sends: `ssl_check=1&token=…` (the token is optional here). */
+const SSL_CHECK_FIELDS = new Set(['ssl_check', 'token']);
 
 /**
- * Slack's SSL check as Bolt's check passed it on: a form body (exact content type, as Bolt compares
- * it) whose `ssl_check` was `1`, which Bolt has cut down to `ssl_check=1` alone, so the bytes tell
- * without parsing the form once more.
+ * The body of an unsigned request Bolt's check let through (a form whose `ssl_check` parses to `1`,
+ * by `node:querystring` as Bolt parses it) is Slack's SSL check: no field but `ssl_check` and
+ * `token`, each once. Anything else would be passed on unsigned, and is refused instead. Every pair
+ * is read here (`maxKeys: 0`): by default only the first 1000 are, empty ones counted, and a field
+ * after them would go unseen.
  */
-function isSslCheck(req: Buffered): boolean {
-  if (req.headers['content-type'] !== 'application/x-www-form-urlencoded') return false;
-  return req.rawBody.equals(SSL_CHECK_BODY);
+function isSlackSslCheck(sent: Buffer): boolean {
+  const fields = parse(sent.toString(), '&', '=', { maxKeys: 0 });
+  return Object.entries(fields).every(
+    ([name, value]) => SSL_CHECK_FIELDS.has(name) && typeof value === 'string',
+  );
 }
 
 const SKEW_S = 5 * 60;

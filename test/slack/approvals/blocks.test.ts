@@ -1,5 +1,6 @@
 // The approval message as a pure function: what approvers read at each step.
 import { describe, expect, it } from 'vitest';
+import { closeUnsendable } from '../../../src/approvals/binding.js';
 import type { ApprovalRequest } from '../../../src/approvals/types.js';
 import { naira } from '../../../src/format/display.js';
 import { pendingList, refusalText } from '../../../src/slack/approvals/blocks/lists.js';
@@ -84,6 +85,27 @@ describe('approval message', () => {
     });
     expect(requesterNotice(approved)).toContain('approved by <@UB>');
     expect(stepText(approved)).toBe('Approved by <@UB>');
+  });
+
+  it('tells a delegator of a waiting delegation the bot cancelled, and not of one closed by a switch of credentials', () => {
+    const waiting = redeem({
+      kind: 'delegation',
+      amount: undefined,
+      payload: { delegator: 'UREQ', delegate: 'UDEL', until: '2026-11-30T07:00:00.000Z' },
+      approvals: [],
+    } as Partial<ApprovalRequest>);
+    const problem = 'it was filed for SANDBOX, but the bot now uses LIVE credentials; nothing was sent';
+    const switched = closeUnsendable(waiting, problem, NOW);
+    expect(requesterNotice(switched)).toBeUndefined();
+    expect(stepText(switched)).toBe(`Cancelled — ${problem}`);
+    const note = 'cancelled by the bot: its delegate is a guest of the workspace';
+    const withdrawn = redeem({
+      ...waiting,
+      state: 'cancelled',
+      history: [{ at: '', state: 'cancelled', action: 'delegation-withdrawn', note }],
+    });
+    expect(requesterNotice(withdrawn)).toBe(`Your delegation to <@UDEL> was ${note}; nothing is in effect.`);
+    expect(stepText(withdrawn)).toBe(`Cancelled — ${note}`);
   });
 
   it('explains each refusal in words', () => {

@@ -2,9 +2,13 @@
 // guest, a bot, a deactivated account or a member of another workspace is refused when filed (nothing
 // filed, nobody told); one whose delegate (or delegator) later becomes a guest, is deactivated or turns
 // out external is ended at once on the record, when Slack says so or at the periodic re-read, and its
-// delegate is sent no request's figures afterwards.
-import { describe, expect } from 'vitest';
+// delegate is sent no request's figures afterwards; one still waiting for approval is cancelled.
+import type { WebClient } from '@slack/web-api';
+import { describe, expect, test, vi } from 'vitest';
 import { REVOKED_ACTION } from '../../../src/approvals/index.js';
+import type { ApprovalRequest } from '../../../src/approvals/types.js';
+import { DelegateVetting } from '../../../src/slack/delegation/membership.js';
+import { People } from '../../../src/slack/runtime/people.js';
 import { botTest } from '../../support/bot.js';
 import { BOT_USER, EXTERNAL, GUEST, OTHER_TEAM } from '../../support/fake-slack.js';
 import { commandAnswer, eventDelivery, userChanged } from '../../support/slack-requests.js';
@@ -125,21 +129,56 @@ describe('a delegation in effect', () => {
   );
 
   botTest(
-    'ends as it takes effect when its delegate was made a guest while it waited for approval',
+    'is cancelled while it waits for approval when its delegate is made a guest: on the record and its message',
     async ({ startApp }) => {
       const app = await start(startApp);
       const filed = await command(app, `delegate <@${BOLA}|bola> until 3d`, CHIDI);
       const id = /AR-[0-9A-F]{10}/.exec(filed)?.[0] ?? '';
+      await waitUntil(async () => (await app.engine.get(id))?.announcement !== undefined, 'its message');
       app.slack.people.set(BOLA, { guest: true });
       await userChanged(app.sender, { id: BOLA, is_restricted: true });
-      await approve(app, `${id}:0`, APPROVER_A);
-      await waitUntil(async () => (await app.engine.get(id))?.state === 'completed', 'the delegation');
-      await endedOnRecord(app, id, 'ended by the bot: its delegate is a guest of the workspace');
-      await toldNothingNew(app, BOLA);
-      // Nor was the guest told of the delegation taking effect, with its cap.
+      const reason = 'cancelled by the bot: its delegate is a guest of the workspace';
+      await waitUntil(async () => (await app.engine.get(id))?.state === 'cancelled', 'the cancellation');
+      const step = (await app.engine.get(id))?.history.at(-1);
+      expect(step).toMatchObject({ state: 'cancelled', action: 'delegation-withdrawn', note: reason });
+      expect(step?.actor).toBeUndefined();
       await app.engine.idle();
-      const told = app.slack.callsTo('chat.postMessage').filter((c) => c.body.channel === BOLA);
-      expect(told.map((c) => String(c.body.text))).toEqual([]);
+      const entry = (await app.engine.audit(50)).find(
+        (e) => e.requestId === id && e.action === 'delegation-withdrawn',
+      );
+      expect(entry).toMatchObject({ note: reason });
+      // Its message in the channel says so, in place.
+      const ts = (await app.engine.get(id))?.announcement?.ts;
+      await app.slack.waitFor(
+        'chat.update',
+        (c) => c.body.ts === ts && JSON.stringify(c.body).includes(`Reason: ${reason}`),
+      );
+      // The delegator hears why.
+      await app.slack.waitFor(
+        'chat.postMessage',
+        (c) =>
+          c.body.channel === CHIDI &&
+          String(c.body.text) === `Your delegation to <@${BOLA}> was ${reason}; nothing is in effect.`,
+      );
+      // Too late to approve: nothing takes effect.
+      await approve(app, `${id}:0`, APPROVER_A);
+      expect((await app.engine.get(id))?.state).toBe('cancelled');
+      expect(await app.engine.liveDelegations()).toEqual([]);
+    },
+  );
+
+  botTest(
+    'is cancelled at the periodic re-read while it waits for approval when its delegate was deactivated',
+    async ({ startApp }) => {
+      const app = await start(startApp);
+      const filed = await command(app, `delegate <@${BOLA}|bola> until 3d`, CHIDI);
+      const id = /AR-[0-9A-F]{10}/.exec(filed)?.[0] ?? '';
+      app.slack.people.set(BOLA, { deleted: true });
+      await app.approvals?.vetting?.sweep();
+      expect((await app.engine.get(id))?.history.at(-1)).toMatchObject({
+        state: 'cancelled',
+        note: 'cancelled by the bot: its delegate was deactivated',
+      });
     },
   );
 
@@ -212,4 +251,42 @@ describe('an approval a delegate gave before they were barred', () => {
       expect(entry?.actor).toBeUndefined();
     },
   );
+});
+
+describe('an account change', () => {
+  const waiting = {
+    kind: 'delegation',
+    state: 'pending',
+    payload: { delegator: CHIDI, delegate: BOLA, until: '2026-12-01T00:00:00.000Z' },
+  } as unknown as ApprovalRequest;
+  const vetting = () => {
+    const engine = {
+      liveDelegations: vi.fn(async () => []),
+      openRequests: vi.fn(async () => [waiting]),
+      endDelegationsOf: vi.fn(async () => []),
+      onChange: vi.fn(),
+    };
+    const client = {
+      users: { info: async () => ({ user: { id: BOLA, team_id: 'T1', is_restricted: true } }) },
+    };
+    const people = new People(client as unknown as WebClient, { home: { teamId: 'T1', team: 'Treasury' } });
+    return { engine, vetting: new DelegateVetting({ engine, people }) };
+  };
+
+  test('that leaves its person able to act (a profile edit) reads no open request', async () => {
+    const { engine, vetting: v } = vetting();
+    await v.changed(BOLA, { id: BOLA, team_id: 'T1', real_name: 'Bola A.' });
+    expect(engine.liveDelegations).toHaveBeenCalledTimes(1);
+    expect(engine.openRequests).not.toHaveBeenCalled();
+    expect(engine.endDelegationsOf).not.toHaveBeenCalled();
+  });
+
+  test('that bars its person cancels the delegation waiting for approval they are party to', async () => {
+    const { engine, vetting: v } = vetting();
+    await v.changed(BOLA, { id: BOLA, team_id: 'T1', is_restricted: true });
+    expect(engine.endDelegationsOf).toHaveBeenCalledWith(BOLA, 'is a guest of the workspace');
+    // Someone party to no delegation is not asked about.
+    await v.changed('UOTHER', { id: 'UOTHER', team_id: 'T1', deleted: true });
+    expect(engine.endDelegationsOf).toHaveBeenCalledTimes(1);
+  });
 });

@@ -171,8 +171,15 @@ describe('requests to /slack/events that are not Slack requests', () => {
     }
   });
 
-  test("passes Slack's unsigned SSL check on, as `ssl_check=1` alone (200), whatever else came with it", async ({
+  test("answers Slack's unsigned SSL check (200), `ssl_check=1` with or without its token", async ({ h }) => {
+    for (const body of ['ssl_check=1&token=gIkuvaNzQIHg97ATvDxqgjtO', 'token=t&ssl_check=1', 'ssl_check=1']) {
+      expect((await postSigned(h.sender, body, { signature: 'v0=forged' })).status).toBe(200);
+    }
+  });
+
+  test('refuses an unsigned SSL check carrying anything more (401), with a log line', async ({
     h,
+    lines,
   }) => {
     const command = new URLSearchParams({
       command: '/cngn',
@@ -182,13 +189,27 @@ describe('requests to /slack/events that are not Slack requests', () => {
       trigger_id: '1.1',
       response_url: h.slack.responseUrl('smuggled'),
     });
-    const answer = await postSigned(h.sender, `ssl_check=1&${command}`, { signature: 'v0=forged' });
-    expect(answer.status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(h.slack.callsTo('response_url:smuggled')).toEqual([]);
-    // The same command, signed, is answered there: the check above would have seen it.
+    for (const body of [
+      `ssl_check=1&${command}`,
+      'ssl_check=1&token=a&token=b',
+      'ssl_check=1&payload=%7B%7D',
+      'ssl_check=1&token=x&extra=',
+      // Past the 1000 pairs `node:querystring` reads by default, empty ones counted.
+      `ssl_check=1${'&'.repeat(1000)}&payload=%7B%7D`,
+    ]) {
+      const before = lines.length;
+      expect((await postSigned(h.sender, body, { signature: 'v0=forged' })).status).toBe(401);
+      expect(lines.slice(before)).toEqual([
+        expect.objectContaining({
+          status: 401,
+          reason: 'an unsigned SSL check carries more than Slack sends',
+        }),
+      ]);
+    }
+    // The same command, signed, is answered there: the refusal above kept it from Bolt.
     expect((await postSigned(h.sender, command.toString())).status).toBe(200);
     await h.slack.waitFor('response_url:smuggled');
+    expect(h.slack.callsTo('response_url:smuggled')).toHaveLength(1);
   });
 
   test('refuses a signed request timestamped more than five minutes either way (401), and takes one within', async ({

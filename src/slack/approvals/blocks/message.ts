@@ -310,7 +310,7 @@ export function approvalMessage(
   };
 }
 
-/** Why a request was sent back to the approvers, or rejected. */
+/** Why a request was sent back to the approvers, rejected or cancelled. */
 function reasonBlocks(request: ApprovalRequest): KnownBlock[] {
   const blocks: KnownBlock[] = [];
   if (request.reason && request.state === 'pending') {
@@ -321,7 +321,8 @@ function reasonBlocks(request: ApprovalRequest): KnownBlock[] {
       ],
     });
   }
-  if (request.reason && request.state === 'rejected') {
+  // A rejection's reason, or why the bot cancelled a request (a cancel by its requester has none).
+  if (request.reason && (request.state === 'rejected' || request.state === 'cancelled')) {
     blocks.push({
       type: 'context',
       elements: [{ type: 'mrkdwn', text: `Reason: ${escapeMrkdwn(request.reason)}` }],

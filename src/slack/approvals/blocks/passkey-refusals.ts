@@ -11,6 +11,8 @@ const WHY: Record<PasskeyRefusal, string> = {
   'unknown-passkey': 'was signed with a passkey this desk does not know: register it first (`/cngn passkey`)',
   'not-own-passkey': 'was signed with a passkey registered to someone else',
   'revoked-passkey': 'was signed with a passkey that has been revoked',
+  'unsupported-key':
+    'was signed with a passkey whose kind of key the desk does not take (Ed25519, P-256 or RSA): register another',
   'wrong-origin': 'was signed on a page that is not this desk’s signing page',
   'wrong-rp': 'was signed for another site than this desk’s signing page',
   'no-user-verification': 'was signed without your fingerprint, face or PIN, which the desk requires',

@@ -11,6 +11,7 @@ import {
   noticeText,
   PASSKEY_REVOKED_ACTION,
   REVOKED_ACTION,
+  WITHDRAWN_ACTION,
 } from '../../../approvals/index.js';
 import { lagosTime, naira } from '../../../format/display.js';
 import { escapeMrkdwn, escapeOwnSentence, mentionUser } from '../../../format/mrkdwn.js';
@@ -56,6 +57,7 @@ export function stepText(request: ApprovalRequest): string {
     reminder: 'Approvers reminded',
     extended: 'Extended',
     [REVOKED_ACTION]: 'Delegation revoked',
+    [WITHDRAWN_ACTION]: 'Cancelled',
     [PASSKEY_REVOKED_ACTION]: 'Passkey revoked',
     [HELD_ACTION]: 'Held: sends are frozen',
   };
@@ -158,6 +160,9 @@ function delegationNotice(request: ApprovalRequest, by: string): string | undefi
       return `Your delegation to ${mentionUser(p.delegate)} was rejected by ${by}: ${escapeMrkdwn(request.reason ?? 'no reason given')}.`;
     case 'expired':
       return `Your delegation to ${mentionUser(p.delegate)} was not approved in time; nothing is in effect.`;
+    case WITHDRAWN_ACTION:
+      // The bot cancelled it while it waited: its note says who may no longer act here.
+      return `Your delegation to ${mentionUser(p.delegate)} was ${escapeMrkdwn(step.note ?? 'cancelled by the bot')}; nothing is in effect.`;
     case 'failed':
       return `Your delegation to ${mentionUser(p.delegate)} could not be written: ${escapeMrkdwn(request.outcome?.reason ?? 'see the approvals channel')}.`;
     default:
