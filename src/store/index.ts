@@ -13,6 +13,7 @@ import { resolve } from 'node:path';
 import Keyv from 'keyv';
 import { LocalStore } from './local.js';
 import { KeyedMutex } from './mutex.js';
+import { useEngineJson } from './sqlite-values.js';
 import type { Store, StoreOptions } from './types.js';
 
 export {
@@ -44,6 +45,7 @@ export async function createStore(url: string, options: StoreOptions = {}): Prom
   const prefix = options.prefix ?? 'cngn-desk';
   if (url === 'memory://' || url === 'memory') {
     const keyv = new Keyv({ namespace: prefix, throwOnErrors: true });
+    useEngineJson(keyv);
     return new LocalStore({ kind: 'memory', keyv, mutex: new KeyedMutex() });
   }
   // Each driver is loaded only when STORE_URL names it: the others' code never enters the process. A

@@ -13,6 +13,7 @@ import { SqliteConnection } from './sqlite-connection.js';
 import { prefixRange } from './sqlite-keys.js';
 import { ExpiryPruner, type PruneOptions } from './sqlite-prune.js';
 import { convertLegacySets } from './sqlite-sets.js';
+import { useEngineJson } from './sqlite-values.js';
 import type { Store, StoreLog, StoreOptions } from './types.js';
 
 /** How long a SQLite statement waits for another connection's write lock before failing. */
@@ -57,6 +58,7 @@ export async function connectSqlite(
 ): Promise<Store> {
   const sqlite = new KeyvSqlite({ uri: `sqlite://${path}`, busyTimeout: BUSY_TIMEOUT_MS });
   const keyv = new Keyv({ store: sqlite, namespace: prefix, throwOnErrors: true });
+  useEngineJson(keyv);
   const opened: SqliteConnection[] = [];
   let group: GroupCommit | undefined;
   let pruner: ExpiryPruner | undefined;

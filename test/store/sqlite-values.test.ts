@@ -95,6 +95,34 @@ describe('sqlite store writes', () => {
     );
   });
 
+  it('gives keyv the same text and values as its own serializer and reader', async () => {
+    const { useEngineJson } = await import('../../src/store/sqlite-values.js');
+    const own = new Keyv();
+    const engine = new Keyv();
+    useEngineJson(engine);
+    const serialize = (keyv: Keyv, data: unknown) => (keyv.serialize as (d: unknown) => unknown)(data);
+    const deserialize = (keyv: Keyv, text: string) => (keyv.deserialize as (t: string) => unknown)(text);
+    const stored = fc.record(
+      {
+        value: fc.oneof(
+          value,
+          fc.date({ noInvalidDate: true }),
+          fc.uint8Array({ maxLength: 6 }).map((bytes) => Buffer.from(bytes)),
+        ),
+        expires: fc.option(fc.integer({ min: 0 }), { nil: undefined }),
+      },
+      { requiredKeys: ['value'] },
+    );
+    await assertFuzz(
+      fc.asyncProperty(stored, async (data) => {
+        const text = (await serialize(own, data)) as string;
+        expect(await serialize(engine, data)).toBe(text);
+        expect(await deserialize(engine, text)).toEqual(await deserialize(own, text));
+      }),
+      1000,
+    );
+  });
+
   it('deletes in one statement and says whether there was a value', async ({ tempDir: dir }) => {
     const store = await createStore(`sqlite://${join(dir, 'delete.sqlite')}`);
     try {
