@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { expect, it } from 'vitest';
 import { postToResponseUrl } from '../../../src/slack/runtime/response-url.js';
 
-it('posts a burst of answers over a few connections, every answer delivered', async () => {
+it('posts a burst of answers over a few connections, every answer delivered, a refusal an error', async () => {
   let connections = 0;
   const received: string[] = [];
   const server = createServer((req, res) => {
@@ -18,7 +18,10 @@ it('posts a burst of answers over a few connections, every answer delivered', as
     req.on('end', () => {
       received.push(body);
       // Answered late, so the burst is in flight all at once.
-      setTimeout(() => res.end('ok'), 20);
+      setTimeout(() => {
+        if (req.url?.endsWith('/refused')) res.statusCode = 404;
+        res.end(req.url?.endsWith('/long') ? 'x'.repeat(200_000) : 'ok');
+      }, 20);
     });
   });
   server.on('connection', () => {
@@ -32,6 +35,15 @@ it('posts a burst of answers over a few connections, every answer delivered', as
     expect(received).toHaveLength(40);
     expect(new Set(received).size).toBe(40);
     expect(connections).toBeLessThanOrEqual(8);
+    // A long answer is read to its end; a refusal is an error carrying its status.
+    await expect(
+      postToResponseUrl(url.replace('/burst', '/long?x=1'), { text: 'long' }),
+    ).resolves.toBeUndefined();
+    await expect(postToResponseUrl(url.replace('/burst', '/refused'), { text: 'no' })).rejects.toMatchObject({
+      code: 'slack_response_url_failed',
+      message: expect.stringContaining('HTTP 404'),
+    });
+    await expect(postToResponseUrl('not a url', { text: 'no' })).rejects.toThrow();
   } finally {
     server.closeAllConnections();
     server.close();
