@@ -2,9 +2,11 @@
 // `{"value":…,"expires":…}` of keyv's serializer, with strings that start with ':' escaped by one more
 // ':' (and buffers as ':base64:…'). Going through keyv costs several promises, hooks and a JSON reviver
 // per value, and its serializer builds the text in JavaScript; on the webhook path that is a good part
-// of each event. Here a value is read with plain JSON.parse and written with plain JSON.stringify
-// unless it holds such a string (or a buffer), in which case keyv's own code does it, so both agree.
-// Every store's keyv serializes that way too (withJsonSpeed): the same text, read back the same.
+// of each event. Here a value is read with plain JSON.parse unless it holds such a string (or a
+// buffer), in which case keyv's own reader does it, and written by JSON.stringify with keyv's escapes
+// as its replacer, so both agree. The same two, installed as keyv's own serializer (withJsonSpeed),
+// serve what goes through keyv (memory://, Redis, SQLite's lists): the same text, without keyv's
+// JavaScript writer, which builds the text a piece at a time, and its reviver.
 import type Keyv from 'keyv';
 
 /**
@@ -37,31 +39,42 @@ export async function readStored<T>(
   return (data.value ?? undefined) as T | undefined;
 }
 
-/**
- * `keyv` with a serializer and a deserializer that write and read exactly what its own do, at JSON's
- * speed: keyv's own build the text in JavaScript character by character and pass every string of a
- * value read through a reviver; on the memory store they were a fifth of the webhook pipeline's CPU.
- */
-export function withJsonSpeed(keyv: Keyv): Keyv {
-  const { serialize, deserialize } = keyv;
-  if (!serialize || !deserialize) return keyv;
-  keyv.serialize = ((data: unknown) => {
-    const text = JSON.stringify(data);
-    return keyvWritesOtherwise(text) ? serialize(data as never) : text;
-  }) as Serialize;
-  keyv.deserialize = ((raw: string) =>
-    ESCAPED_STRING.test(raw) ? deserialize(raw) : JSON.parse(raw)) as Deserialize;
-  return keyv;
-}
-
-/** JSON.stringify's text holds a string keyv escapes, or a buffer: keyv's serializer writes it otherwise. */
-const keyvWritesOtherwise = (text: string) => ESCAPED_STRING.test(text) || text.includes('"type":"Buffer"');
-
-/** What keyv's serializer writes for `data`: JSON.stringify's text where the two are the same. */
+/** What keyv's serializer writes for `data`. */
 export async function writeStored(
   data: { value: unknown; expires?: number | undefined },
   serialize: Serialize,
 ): Promise<string> {
-  const text = JSON.stringify(data);
-  return keyvWritesOtherwise(text) ? serialize(data) : text;
+  return storedText(data, serialize);
+}
+
+/**
+ * keyv's escapes, as JSON.stringify meets each value (after its toJSON, the holder still has the
+ * value before it): a string that starts with ':' gets one more, a buffer is ':base64:…'. A string
+ * that a toJSON gave (a Date's) is written as it is, as keyv writes it.
+ */
+function keyvEscapes(this: Record<string, unknown>, key: string, value: unknown): unknown {
+  if (typeof value === 'string') return value.startsWith(':') && this[key] === value ? `:${value}` : value;
+  if (typeof value !== 'object' || value === null) return value;
+  const original = this[key];
+  return Buffer.isBuffer(original) ? `:base64:${original.toString('base64')}` : value;
+}
+
+/** writeStored's text, given at once, in one pass of JSON.stringify with keyv's escapes. */
+function storedText(data: unknown, serialize: Serialize): string | Promise<string> {
+  return JSON.stringify(data, keyvEscapes) ?? serialize(data as Parameters<Serialize>[0]);
+}
+
+/**
+ * `keyv` writing with JSON.stringify and keyv's escapes, and reading with JSON.parse, its own reader (a
+ * reviver per value) kept for text with an escaped string or a buffer: the same text as keyv's
+ * serializer, the same values as its reader. On the memory store keyv's own were a fifth of the
+ * webhook pipeline's CPU.
+ */
+export function withJsonSpeed(keyv: Keyv): Keyv {
+  const { serialize, deserialize } = keyv;
+  if (!serialize || !deserialize) return keyv;
+  keyv.serialize = (data) => storedText(data, serialize);
+  keyv.deserialize = ((text: string) =>
+    ESCAPED_STRING.test(text) ? deserialize(text) : JSON.parse(text)) as Deserialize;
+  return keyv;
 }

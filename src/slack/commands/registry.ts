@@ -73,15 +73,21 @@ export const REGISTRY: readonly Entry[] = [
 /** The entries `/cngn help` shows, one line each, in order. */
 export const SUBCOMMANDS: readonly Entry[] = REGISTRY.filter((entry) => entry.inHelp !== false);
 
+/** The entries by name (the first of a name, as the registry's order gives it): looked up twice per command. */
+const BY_NAME: ReadonlyMap<string, Entry> = new Map(
+  [...REGISTRY].reverse().map((entry) => [entry.name, entry] as const),
+);
+
 /**
  * The entry the words name, and the words after its name: two words first (`audit verify`,
  * `whitelist add`), then one. Case does not matter.
  */
 export function findSubcommand(words: string[]): { entry: Entry; args: string[] } | undefined {
-  const [first = '', second = ''] = words.map((word) => word.toLowerCase());
-  const both = REGISTRY.find((entry) => entry.name === `${first} ${second}`);
+  const first = words[0]?.toLowerCase() ?? '';
+  const second = words[1]?.toLowerCase() ?? '';
+  const both = BY_NAME.get(`${first} ${second}`);
   if (both) return { entry: both, args: words.slice(2) };
-  const one = REGISTRY.find((entry) => entry.name === first);
+  const one = BY_NAME.get(first);
   return one ? { entry: one, args: words.slice(1) } : undefined;
 }
 

@@ -29,7 +29,7 @@ import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { BOLT_LEVEL, boltLogger } from './bolt-logger.js';
 import type { SlackTraffic } from './in-flight.js';
-import { indexedListeners } from './listener-index.js';
+import { withListenerIndex } from './listener-index.js';
 import { type ProbeRoute, probeRoutes, type Readiness } from './probes.js';
 import {
   guardSlackRequests,
@@ -325,10 +325,12 @@ function buildApp(bolt: BoltParts, options: SlackAppOptions, identity: SlackIden
     const thrown = error.code === ErrorCode.UnknownError && 'original' in error ? error.original : error;
     logger.error('unhandled error in a Slack listener', { error: thrown });
   });
-  // Listeners by plain id go into one table per kind (listener-index.ts): Bolt matches a handful.
-  const indexed = indexedListeners(app);
-  registerRemovalEvents(indexed, bolt.access);
-  for (const plugin of options.plugins ?? []) plugin(indexed, identity);
+  // Listeners by plain id go into one table per kind (listener-index.ts), found by one global
+  // middleware after the features' own (the access gate's): Bolt matches only the rest.
+  withListenerIndex(app, (indexed) => {
+    registerRemovalEvents(indexed, bolt.access);
+    for (const plugin of options.plugins ?? []) plugin(indexed, identity);
+  });
   return app;
 }
 

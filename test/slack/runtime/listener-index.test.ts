@@ -10,7 +10,10 @@ import { blockAction, eventDelivery, viewSubmission } from '../../support/slack-
 
 const SIGNING_SECRET = 'listener-index-signing-secret';
 
-/** An app whose features register `count` action, view and event listeners; what each one saw. */
+/**
+ * An app whose features register `count` action, view and event listeners; what each one saw. After
+ * them, a global middleware that stops the action `a.stopped` (as the access gate stops a refusal).
+ */
 async function appWith(
   {
     slack,
@@ -48,6 +51,15 @@ async function appWith(
         bolt.action('a.0', async () => {
           seen.push('action a.0 again');
         });
+        bolt.action('a.stopped', async () => {
+          seen.push('action a.stopped');
+        });
+        bolt.use(async (args) => {
+          const action = 'action' in args ? (args.action as { action_id?: string }) : undefined;
+          if (action?.action_id !== 'a.stopped') return args.next();
+          seen.push('stopped');
+          await args.ack?.();
+        });
       },
     ],
   });
@@ -61,9 +73,10 @@ describe('listeners by plain id', () => {
     startSlackApp,
   }) => {
     const { bolt } = await appWith({ slack, startSlackApp }, 20);
-    const listeners = (bolt as unknown as { listeners: unknown[] }).listeners;
-    // One per kind (action, view, event; the removal events share the event kind's), not 61.
-    expect(listeners).toHaveLength(3);
+    const { listeners, middleware } = bolt as unknown as { listeners: unknown[]; middleware: unknown[] };
+    // None: one global middleware finds them all (the removal events' too), not 61 listeners.
+    expect(listeners).toHaveLength(0);
+    expect(middleware.length).toBeLessThanOrEqual(3);
   });
 
   test('reach the listeners of their own id, all of them, and no other', async ({ slack, startSlackApp }) => {
@@ -80,5 +93,17 @@ describe('listeners by plain id', () => {
       'event e_2',
       'view v.1',
     ]);
+  });
+
+  test('run only after every global middleware, even one registered after them', async ({
+    slack,
+    startSlackApp,
+  }) => {
+    const { seen, sender } = await appWith({ slack, startSlackApp }, 1);
+    expect((await blockAction(sender, { actionId: 'a.stopped' })).status).toBe(200);
+    await expect.poll(() => seen.length).toBe(1);
+    expect((await blockAction(sender, { actionId: 'a.0' })).status).toBe(200);
+    await expect.poll(() => seen.length).toBe(3);
+    expect(seen).not.toContain('action a.stopped');
   });
 });
