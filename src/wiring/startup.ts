@@ -65,7 +65,11 @@ export function workbenchEnv(
 /** How many probed ports a workbench started on PORT=0 tries before it gives up. */
 const PORT_ATTEMPTS = 5;
 
-const portTaken = (error: unknown) => (error as { code?: unknown } | null)?.code === 'EADDRINUSE';
+/** The bot's own port was taken (not the admin listener's, which is the operator's to free). */
+const portTaken = (error: unknown, port: number) => {
+  const taken = error as { code?: unknown; port?: unknown } | null;
+  return taken?.code === 'EADDRINUSE' && taken.port === port;
+};
 
 /** A port free on loopback now, for a workbench started on PORT=0 whose signing URL needs its port first. */
 async function freeLoopbackPort(): Promise<number> {
@@ -237,7 +241,7 @@ async function startWorkbenchBot(
       });
       return { config, bot };
     } catch (error) {
-      if (settled.port || attempt >= PORT_ATTEMPTS || !portTaken(error)) throw error;
+      if (settled.port || attempt >= PORT_ATTEMPTS || !portTaken(error, port)) throw error;
       logger.warn('the probed port was taken before the bot listened on it; trying another', { port });
     }
   }

@@ -41,3 +41,28 @@ async function freePortNow(): Promise<number> {
   await new Promise((resolve) => probe.close(resolve));
   return port;
 }
+
+it('stops at once when the admin port is the one taken, probing no other port for the bot', async ({
+  defer,
+}) => {
+  const squatter = createServer();
+  squatter.listen(0, '127.0.0.1');
+  await once(squatter, 'listening');
+  defer(() => new Promise<void>((resolve) => squatter.close(() => resolve())));
+  const taken = (squatter.address() as AddressInfo).port;
+  let probes = 0;
+  await expect(
+    start(
+      { PORT: '0', ADMIN_PORT: String(taken), STORE_URL: 'memory://' },
+      {
+        print: () => undefined,
+        logger: () => createLogger('info', { write: () => undefined }),
+        freePort: async () => {
+          probes += 1;
+          return freePortNow();
+        },
+      },
+    ),
+  ).rejects.toThrow(`ADMIN_PORT/ADMIN_HOST: cannot listen on 127.0.0.1:${taken}`);
+  expect(probes).toBe(1);
+});

@@ -15,29 +15,56 @@ const RESPONSE_URL_CONNECTIONS = 8;
 const dispatcher = new Agent({ connections: RESPONSE_URL_CONNECTIONS });
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const TIMEOUT_MS = 10_000;
+/**
+ * How long a post may take in all, from the call: undici's timeouts start only once the request is on
+ * a connection, so one queued behind eight that Slack holds would otherwise wait without end.
+ */
+const POST_DEADLINE_MS = 20_000;
 
 class ResponseUrlError extends Error {
   override name = 'ResponseUrlError';
   readonly code = SlackErrorCode.ResponseUrlFailed;
 }
 
-/** Resolves once Slack has answered the post (its body read and dropped); rejects on 4xx and 5xx. */
-export function postToResponseUrl(url: string, message: Record<string, unknown>): Promise<void> {
+/**
+ * Resolves once Slack has answered the post (its body read and dropped); rejects on 4xx and 5xx, and
+ * when `deadlineMs` passed first (the request, queued or under way, is then abandoned).
+ */
+export function postToResponseUrl(
+  url: string,
+  message: Record<string, unknown>,
+  deadlineMs = POST_DEADLINE_MS,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const { origin, pathname, search } = new URL(url);
     let status = 0;
+    let request: Dispatcher.DispatchController | undefined;
+    let late: Error | undefined;
+    const timer = setTimeout(() => {
+      late = new ResponseUrlError(`Slack did not answer the response_url post within ${deadlineMs} ms`);
+      request?.abort(late);
+      reject(late);
+    }, deadlineMs);
+    timer.unref();
+    const settle = (error?: Error) => {
+      clearTimeout(timer);
+      if (error) reject(error);
+      else resolve();
+    };
     const handler: Dispatcher.DispatchHandler = {
-      // Its presence tells undici this handler is of the current kind (onResponse…).
-      onRequestStart() {},
+      onRequestStart(controller) {
+        request = controller;
+        if (late) controller.abort(late);
+      },
       onResponseStart(_controller, statusCode) {
         status = statusCode;
       },
       onResponseEnd() {
-        if (status < 400) return resolve();
-        reject(new ResponseUrlError(`Slack refused the response_url post (HTTP ${status})`));
+        if (status < 400) return settle();
+        settle(new ResponseUrlError(`Slack refused the response_url post (HTTP ${status})`));
       },
       onResponseError(_controller, error) {
-        reject(error);
+        settle(error);
       },
     };
     dispatcher.dispatch(
