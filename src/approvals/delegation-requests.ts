@@ -206,19 +206,21 @@ export async function revokeDelegations(
 /**
  * End at once every live delegation to or from `person`, who may no longer act here (made a guest,
  * deactivated, not a member of the workspace): a step of its request with no actor, saying why; and
- * cancel those still waiting for approval. The requests ended, then those cancelled.
+ * cancel those still waiting for approval, first. The requests ended, then those cancelled.
  */
 export async function endDelegationsOf(
   deps: Pick<RevocationDeps, 'core' | 'book' | 'now'>,
   person: string,
   why: string,
 ): Promise<ApprovalRequest[]> {
+  // The waiting ones first: one approved meanwhile is live by the time the live ones are read.
+  const cancelled = await cancelWaitingDelegations(deps, person, why);
   const ending = (await deps.book.live()).filter((d) => d.delegate === person || d.delegator === person);
   const note = (d: Delegation) =>
     `ended by the bot: its ${d.delegate === person ? 'delegate' : 'delegator'} ${why}`;
   const ended = await endDelegations(deps, ending, undefined, note);
   await withdrawDelegatedApprovals(deps, person, why);
-  return [...ended, ...(await cancelWaitingDelegations(deps, person, why))];
+  return [...ended, ...cancelled];
 }
 
 /**
