@@ -12,7 +12,7 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import {
   App,
   type Logger as BoltLogger,
@@ -166,8 +166,16 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     },
     async stop() {
       state.stopping = true;
-      if (handle.app) await handle.app.stop();
-      else if (bolt.receiver && bolt.listening) await bolt.receiver.stop();
+      const stopped = handle.app
+        ? handle.app.stop()
+        : bolt.receiver && bolt.listening
+          ? bolt.receiver.stop()
+          : undefined;
+      // The server no longer accepts connections; one that never sent a byte (a browser's preconnect
+      // to the passkey pages) is neither idle nor busy to Node and would hold the close open for
+      // minutes: it carries no request, so it is ended. A request under way is still answered.
+      bolt.silent?.endAll();
+      await stopped;
       if (bolt.routeHost) await close(bolt.routeHost);
     },
   };
@@ -188,6 +196,8 @@ interface BoltParts {
   receiver: HTTPReceiver | undefined;
   checked: 'pending' | 'passed' | { failed: string };
   listening: boolean;
+  /** HTTP mode, once listening: the receiver's connections that have not sent a byte yet. */
+  silent?: SilentConnections | undefined;
 }
 
 function boltParts(options: SlackAppOptions, routes: CustomRoute[]): BoltParts {
@@ -265,6 +275,7 @@ async function listenFirst(bolt: BoltParts, options: SlackAppOptions): Promise<s
   else if (bolt.receiver) {
     const at = options.host ? { port: options.port, host: options.host } : options.port;
     const server = (await bolt.receiver.start(at)) as Server;
+    bolt.silent = silentConnections(server);
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }
   bolt.listening = true;
@@ -452,6 +463,24 @@ async function listen(server: Server, options: SlackAppOptions): Promise<string>
   server.listen(options.port, options.host);
   await once(server, 'listening');
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+interface SilentConnections {
+  endAll(): void;
+}
+
+/** The server's connections, so those that never sent a byte can be ended when it stops. */
+function silentConnections(server: Server): SilentConnections {
+  const open = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+  });
+  return {
+    endAll() {
+      for (const socket of open) if (socket.bytesRead === 0) socket.destroy();
+    },
+  };
 }
 
 async function close(server: Server): Promise<void> {
