@@ -31,7 +31,22 @@ import { StoreControls } from '../support/store-controls.js';
 
 const place = { rpId: 'desk.example.com', origin: 'https://desk.example.com' };
 const signing = { rule: parseSigningRule('all'), ...place };
-const test = engineTest.extend('engineOptions', { engine: { signing } });
+const test = engineTest
+  .extend('engineOptions', { engine: { signing } })
+  /** An engine on a memory store whose writes the test controls, its first network, and Bola's passkey. */
+  .extend('controlled', async ({ startEngine, defer }) => async (tiers?: string) => {
+    const controls = new StoreControls();
+    const store = await createStore('memory://');
+    defer(() => store.close());
+    const fx = await startEngine({
+      store: controls.wrap(store),
+      ...(tiers ? { tiers } : {}),
+      engine: { signing },
+    });
+    const [networkId] = await twoNetworks(fx.client);
+    const device = await deviceFor(fx.engine, APPROVER_B);
+    return { controls, fx, networkId, device };
+  });
 
 /** A registered passkey for `user`, in the engine's book. */
 async function deviceFor(engine: ApprovalEngine, user: string): Promise<SoftwareAuthenticator> {
@@ -165,15 +180,9 @@ describe('signed approvals', () => {
   });
 
   test('two requests signed at once by one cloned authenticator: one approval counts, the other is refused', async ({
-    startEngine,
-    defer,
+    controlled,
   }) => {
-    const controls = new StoreControls();
-    const store = await createStore('memory://');
-    defer(() => store.close());
-    const fx = await startEngine({ store: controls.wrap(store), engine: { signing } });
-    const [networkId] = await twoNetworks(fx.client);
-    const device = await deviceFor(fx.engine, APPROVER_B);
+    const { controls, fx, networkId, device } = await controlled();
     const requests = [
       await fileDraft(fx.engine, withdrawalDraft(networkId, '5000')),
       await fileDraft(fx.engine, withdrawalDraft(networkId, '6000')),
@@ -203,15 +212,9 @@ describe('signed approvals', () => {
   });
 
   test('an approval whose write is refused after its counter moved is recorded once when its step runs again', async ({
-    startEngine,
-    defer,
+    controlled,
   }) => {
-    const controls = new StoreControls();
-    const store = await createStore('memory://');
-    defer(() => store.close());
-    const fx = await startEngine({ store: controls.wrap(store), tiers: '0:2', engine: { signing } });
-    const [networkId] = await twoNetworks(fx.client);
-    const device = await deviceFor(fx.engine, APPROVER_B);
+    const { controls, fx, networkId, device } = await controlled('0:2');
     const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
     let refused = false;
     controls.refuseSwap(`approval:${request.id}`, async () => {
@@ -227,15 +230,9 @@ describe('signed approvals', () => {
   });
 
   test('one passkey signs two requests at once; the first, refused and run again after the second, still counts', async ({
-    startEngine,
-    defer,
+    controlled,
   }) => {
-    const controls = new StoreControls();
-    const store = await createStore('memory://');
-    defer(() => store.close());
-    const fx = await startEngine({ store: controls.wrap(store), tiers: '0:2', engine: { signing } });
-    const [networkId] = await twoNetworks(fx.client);
-    const device = await deviceFor(fx.engine, APPROVER_B);
+    const { controls, fx, networkId, device } = await controlled('0:2');
     const [x, y] = [
       await fileDraft(fx.engine, withdrawalDraft(networkId, '5000')),
       await fileDraft(fx.engine, withdrawalDraft(networkId, '6000')),

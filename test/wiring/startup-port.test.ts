@@ -5,14 +5,11 @@ import { type AddressInfo, createServer } from 'node:net';
 import { expect } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { start } from '../../src/wiring/startup.js';
+import { freePort } from '../slack/approvals/support.js';
 import { test as it } from '../support/fixtures.js';
 
 it('starts on another port when the probed one is taken before the bot listens', async ({ defer }) => {
-  const squatter = createServer();
-  squatter.listen(0, '127.0.0.1');
-  await once(squatter, 'listening');
-  defer(() => new Promise<void>((resolve) => squatter.close(() => resolve())));
-  const taken = (squatter.address() as AddressInfo).port;
+  const taken = await squatted(defer);
   let probes = 0;
   const lines: string[] = [];
   const started = await start(
@@ -21,7 +18,7 @@ it('starts on another port when the probed one is taken before the bot listens',
       print: () => undefined,
       logger: () => createLogger('info', { write: (line) => lines.push(line) }),
       // The first probe answers the port the squatter holds, as a lost race would.
-      freePort: async () => (++probes === 1 ? taken : freePortNow()),
+      freePort: async () => (++probes === 1 ? taken : freePort()),
     },
   );
   defer(() => started.stop());
@@ -33,23 +30,19 @@ it('starts on another port when the probed one is taken before the bot listens',
   );
 });
 
-async function freePortNow(): Promise<number> {
-  const probe = createServer();
-  probe.listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
+/** A loopback port another process holds until the test ends. */
+async function squatted(defer: (cleanup: () => Promise<void>) => void): Promise<number> {
+  const squatter = createServer();
+  squatter.listen(0, '127.0.0.1');
+  await once(squatter, 'listening');
+  defer(() => new Promise<void>((resolve) => squatter.close(() => resolve())));
+  return (squatter.address() as AddressInfo).port;
 }
 
 it('stops at once when the admin port is the one taken, probing no other port for the bot', async ({
   defer,
 }) => {
-  const squatter = createServer();
-  squatter.listen(0, '127.0.0.1');
-  await once(squatter, 'listening');
-  defer(() => new Promise<void>((resolve) => squatter.close(() => resolve())));
-  const taken = (squatter.address() as AddressInfo).port;
+  const taken = await squatted(defer);
   let probes = 0;
   await expect(
     start(
@@ -59,7 +52,7 @@ it('stops at once when the admin port is the one taken, probing no other port fo
         logger: () => createLogger('info', { write: () => undefined }),
         freePort: async () => {
           probes += 1;
-          return freePortNow();
+          return freePort();
         },
       },
     ),
