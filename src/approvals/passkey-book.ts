@@ -70,6 +70,8 @@ type Counting = { again: true } | { next: Passkey } | { refusal: CounterRefusal 
  * after its nonce was issued), at most COUNTED_MOST of them.
  */
 function counting(passkey: Passkey, counter: number, nonce: string, at: Date): Counting {
+  // Revoked while the assertion waited (its check read the book before): nothing it signs counts.
+  if (passkey.revoked) return { refusal: 'revoked-passkey' };
   const since = at.getTime() - ONE_TIME_MS;
   // A kept one without a time it counted at is past its life.
   const counted = (passkey.counted ?? []).filter((c) => Date.parse(c.at) > since);

@@ -119,10 +119,27 @@ for (const kind of STORE_KINDS) {
       await gate.arrived;
       expect(await other.revoke('c1', 'U_BOLA', at)).toBe(true);
       gate.release();
-      expect(await advancing).toBe(true);
-      // Its late write did not bring c1 back: decided again on the book with the revocation.
+      // Decided again on the book with the revocation: refused, and its late write did not bring c1 back.
+      expect(await advancing).toBe('revoked-passkey');
       expect(await other.heldBy('U_BOLA')).toEqual([]);
-      expect(await other.byCredential('c1')).toMatchObject({ revoked: { by: 'U_BOLA' }, counter: 5 });
+      expect(await other.byCredential('c1')).toMatchObject({ revoked: { by: 'U_BOLA' }, counter: 0 });
+      expect((await other.byCredential('c1'))?.counted).toBeUndefined();
+    });
+
+    test('moves no counter of a revoked passkey, not even for an assertion counted before', async ({
+      replicas,
+    }) => {
+      const { a, b } = await replicas('passkey-revoked');
+      const one = new PasskeyBook(a, 'sandbox');
+      const other = new PasskeyBook(b, 'sandbox');
+      await one.add(passkey('c1'));
+      const at = new Date('2026-11-03T00:00:00Z');
+      expect(await one.advanceCounter('c1', 1, 'n1', at)).toBe(true);
+      expect(await other.revoke('c1', 'U_CHIDI', at)).toBe(true);
+      expect(await one.advanceCounter('c1', 2, 'n2', at)).toBe('revoked-passkey');
+      // Its step run again after the revocation: refused too.
+      expect(await one.advanceCounter('c1', 1, 'n1', at)).toBe('revoked-passkey');
+      expect(await other.byCredential('c1')).toMatchObject({ counter: 1, counted: [{ nonce: 'n1' }] });
     });
 
     test('gives out a nonce and a link that work once, on whichever replica', async ({ replicas }) => {

@@ -296,6 +296,27 @@ describe('signed approvals', () => {
     });
   });
 
+  test('a passkey revoked while its checked assertion waits for the book: refused, its counter not moved', async ({
+    controlled,
+  }) => {
+    const { controls, fx, networkId, device } = await controlled('0:2');
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
+    const book = fx.engine.passkeys.signatures().book;
+    const evidence = await signFor(fx.engine, request, APPROVER_B, device);
+    // The revocation reaches the book's lock first; the approval, checked against the book before it, next.
+    const bothArrived = controls.holdLock('passkeys:sandbox:write', 2);
+    const revoking = book.revoke(device.credentialId, APPROVER_B, new Date());
+    const approving = fx.engine.approve(request.id, APPROVER_B, { ...seenOf(request), evidence });
+    await bothArrived;
+    expect(await revoking).toBe(true);
+    expect(await approving).toMatchObject({ ok: false, reason: 'revoked-passkey' });
+    expect((await fx.engine.get(request.id))?.approvals).toEqual([]);
+    expect(await book.byCredential(device.credentialId)).toMatchObject({
+      counter: 0,
+      revoked: { by: APPROVER_B },
+    });
+  });
+
   test('an approval written into the store by hand sends nothing: the request fails, audited', async ({
     fx,
     networkId,
