@@ -23,10 +23,11 @@ export interface Passkey {
   registration: { requestId: string; approvedBy: string[]; unsigned?: 'first passkeys' };
   lastUsedAt?: string;
   /**
-   * The assertions that moved `counter` up most recently, newest last, each by its one-time nonce and
-   * the counter it set (not sealed, like the counter): one of them met again still counts.
+   * The assertions that moved `counter` up within their nonces' life, newest last, each by its one-time
+   * nonce, the counter it set and when it counted (not sealed, like the counter): one of them met
+   * again still counts.
    */
-  counted?: Array<{ nonce: string; counter: number }>;
+  counted?: Array<{ nonce: string; counter: number; at: string }>;
   revoked?: { at: string; by: string; note?: string };
   /** The bot's seal over the record's identity (approvals/passkey-seal.ts); none: the passkey counts as not held. */
   seal?: { key: string; value: string };

@@ -4,7 +4,7 @@
 // that open the pages. Who may register, and approving a registration, are the engine's (a
 // registration is a request); this file only keeps the records.
 import { createHash, randomBytes } from 'node:crypto';
-import type { Passkey } from '../access/index.js';
+import type { Passkey, SignatureRefusal } from '../access/index.js';
 import type { Store } from '../store/index.js';
 import {
   type ClickClosed,
@@ -19,14 +19,15 @@ import type { ServiceEnvironment } from './ports.js';
 /** How many times a change of the book is tried when others keep changing it under a lapsed lock. */
 const CHANGE_RUNS = 5;
 
-/**
- * How many of a passkey's latest counted assertions are kept: one whose approval's write was refused
- * is still taken when its step runs again, after as many others by the same passkey at once.
- */
-const COUNTED_KEPT = 8;
-
 /** A one-time link or nonce works this long (the issue's 10 minutes). */
-const ONE_TIME_MS = 10 * 60_000;
+export const ONE_TIME_MS = 10 * 60_000;
+
+/**
+ * At most this many of a passkey's counted assertions are kept (the newest), however many counted
+ * within a nonce's life: the book stays small. More than this by one passkey within ten minutes is no
+ * person signing; the oldest is forgotten first, and a step of it run again is refused.
+ */
+export const COUNTED_MOST = 64;
 
 /** A link's record is kept this long after it is issued, so an expired or used link still says whose it was. */
 const LINK_KEPT_MS = 24 * 60 * 60_000;
@@ -56,6 +57,37 @@ export type LinkLookup =
   | { ok: true; link: LinkFor }
   | { ok: false; why: 'expired' | 'used'; link: LinkFor }
   | { ok: false; why: 'unknown' };
+
+/** Why a passkey's counter was not moved up: it did not go up, the passkey is revoked, or not in the book. */
+type CounterRefusal = Extract<SignatureRefusal, 'counter-went-back' | 'revoked-passkey' | 'unknown-passkey'>;
+
+/** What an assertion does to its passkey's record: counted already (nothing to write), counted now, or refused. */
+type Counting = { again: true } | { next: Passkey } | { refusal: CounterRefusal };
+
+/**
+ * The assertion with `nonce` and `counter`, met at `at`, on `passkey` as the book holds it now. Its
+ * counted assertions are kept for their nonces' life (ONE_TIME_MS from when each counted, which is
+ * after its nonce was issued), at most COUNTED_MOST of them.
+ */
+function counting(passkey: Passkey, counter: number, nonce: string, at: Date): Counting {
+  // Revoked while the assertion waited (its check read the book before): nothing it signs counts.
+  if (passkey.revoked) return { refusal: 'revoked-passkey' };
+  const since = at.getTime() - ONE_TIME_MS;
+  // A kept one without a time it counted at is past its life.
+  const counted = (passkey.counted ?? []).filter((c) => Date.parse(c.at) > since);
+  if (counted.some((c) => c.nonce === nonce && c.counter === counter)) return { again: true };
+  const stored = passkey.counter ?? 0;
+  if ((counter > 0 || stored > 0) && counter <= stored) return { refusal: 'counter-went-back' };
+  const entry = { nonce, counter, at: at.toISOString() };
+  return {
+    next: {
+      ...passkey,
+      counter,
+      counted: [...counted, entry].slice(-COUNTED_MOST),
+      lastUsedAt: at.toISOString(),
+    },
+  };
+}
 
 const token = () => randomBytes(24).toString('base64url');
 
@@ -167,30 +199,28 @@ export class PasskeyBook {
   /**
    * After a verified assertion, before its approval is written: in one step under the book's lock,
    * its passkey's signature counter moved up to the assertion's, and its use noted (neither is
-   * sealed). False when the counter does not go up (a cloned authenticator: two assertions with one
-   * counter must not both count, even signed for two requests at once), or the passkey is not in the
+   * sealed). Refused when the counter does not go up (`counter-went-back`: a cloned authenticator, two
+   * assertions with one counter must not both count, even signed for two requests at once), when the
+   * passkey is revoked as the book stands at the write (`revoked-passkey`), or when it is not in the
    * book. A counter of 0 where 0 is kept is taken (an authenticator that keeps none). An assertion
-   * already counted (its one-time nonce, with its counter), met again by a section that runs again, is
-   * taken again, among the last COUNTED_KEPT: also after another assertion moved the counter since.
+   * already counted (its one-time nonce, with its counter), met again by a section that runs again
+   * while its nonce's life lasts, is taken again: also after other assertions moved the counter since.
    */
-  async advanceCounter(credentialId: string, counter: number, nonce: string, at: Date): Promise<boolean> {
-    let again = false;
-    const advanced = await this.change((book) => {
+  async advanceCounter(
+    credentialId: string,
+    counter: number,
+    nonce: string,
+    at: Date,
+  ): Promise<true | CounterRefusal> {
+    let outcome: true | CounterRefusal = 'unknown-passkey';
+    await this.change((book) => {
       const found = book.find((p) => p.credentialId === credentialId);
-      if (!found) return undefined;
-      const counted = found.counted ?? [];
-      again = counted.some((c) => c.nonce === nonce && c.counter === counter);
-      const stored = found.counter ?? 0;
-      if (again || ((counter > 0 || stored > 0) && counter <= stored)) return undefined;
-      const used = {
-        ...found,
-        counter,
-        counted: [...counted, { nonce, counter }].slice(-COUNTED_KEPT),
-        lastUsedAt: at.toISOString(),
-      };
-      return book.map((p) => (p === found ? used : p));
+      const step = found ? counting(found, counter, nonce, at) : { refusal: 'unknown-passkey' as const };
+      outcome = 'refusal' in step ? step.refusal : true;
+      if (!('next' in step)) return undefined;
+      return book.map((p) => (p === found ? step.next : p));
     });
-    return advanced || again;
+    return outcome;
   }
 
   /** A one-time nonce for `what`, valid ONE_TIME_MS. */

@@ -277,8 +277,8 @@ export class SignedApprovals {
     });
     if (!checked.ok) return { refusal: checked.reason };
     const { credentialId, nonce } = evidence;
-    const advanced = await this.book.advanceCounter(credentialId, checked.counter, nonce, this.now());
-    return advanced ? { evidence } : { refusal: 'counter-went-back' };
+    const counted = await this.book.advanceCounter(credentialId, checked.counter, nonce, this.now());
+    return counted === true ? { evidence } : { refusal: counted };
   }
 
   /** After `user`'s signed approval of `request` was written (its counter moved up before): counted. */

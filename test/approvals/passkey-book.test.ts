@@ -2,7 +2,7 @@
 // credential is added once, and a nonce or link is used once only.
 import { describe, expect } from 'vitest';
 import type { Passkey } from '../../src/access/index.js';
-import { PasskeyBook } from '../../src/approvals/passkey-book.js';
+import { COUNTED_MOST, ONE_TIME_MS, PasskeyBook } from '../../src/approvals/passkey-book.js';
 import { LapsedLock } from '../support/lapsed-lock.js';
 import { STORE_KINDS, storesTest as test } from '../support/shared-stores.js';
 
@@ -52,8 +52,9 @@ for (const kind of STORE_KINDS) {
         one.advanceCounter('c1', 5, 'n1', at),
         other.advanceCounter('c1', 5, 'n2', at),
       ]);
-      expect(both.filter(Boolean)).toHaveLength(1);
-      expect(await one.advanceCounter('c1', 4, 'n3', at)).toBe(false);
+      expect(both.filter((b) => b === true)).toHaveLength(1);
+      expect(both).toContain('counter-went-back');
+      expect(await one.advanceCounter('c1', 4, 'n3', at)).toBe('counter-went-back');
       // The assertion that counted, met again (a section run again), still counts.
       const counted = (await one.byCredential('c1'))?.counted?.at(-1)?.nonce ?? '';
       expect(await other.advanceCounter('c1', 5, counted, at)).toBe(true);
@@ -65,11 +66,42 @@ for (const kind of STORE_KINDS) {
       // Met again after n4 moved the counter (its approval's write was refused meanwhile): still taken,
       // only with the counter it set.
       expect(await one.advanceCounter('c1', 5, counted, at)).toBe(true);
-      expect(await one.advanceCounter('c1', 6, counted, at)).toBe(false);
+      expect(await one.advanceCounter('c1', 6, counted, at)).toBe('counter-went-back');
       // An authenticator that keeps no counter: 0 each time.
       expect(await one.advanceCounter('c0', 0, 'n5', at)).toBe(true);
       expect(await other.advanceCounter('c0', 0, 'n6', at)).toBe(true);
-      expect(await one.advanceCounter('unknown', 1, 'n7', at)).toBe(false);
+      expect(await one.advanceCounter('unknown', 1, 'n7', at)).toBe('unknown-passkey');
+    });
+
+    test('knows a counted assertion again for its nonce’s life, however many counted since', async ({
+      replicas,
+    }) => {
+      const { a, b } = await replicas('passkey-counted');
+      const one = new PasskeyBook(a, 'sandbox');
+      const other = new PasskeyBook(b, 'sandbox');
+      await one.add(passkey('c1'));
+      const start = Date.parse('2026-11-03T00:00:00Z');
+      const after = (ms: number) => new Date(start + ms);
+      expect(await one.advanceCounter('c1', 1, 'first', after(0))).toBe(true);
+      // Twenty more by the same passkey while the first's step waits to run again.
+      for (let i = 2; i <= 21; i++)
+        expect(await other.advanceCounter('c1', i, `n${i}`, after(i * 1000))).toBe(true);
+      expect(await one.advanceCounter('c1', 1, 'first', after(ONE_TIME_MS - 1))).toBe(true);
+      // Once its nonce's life is over it is forgotten (at the next write) and no longer taken.
+      expect(await other.advanceCounter('c1', 22, 'n22', after(ONE_TIME_MS))).toBe(true);
+      const nonces = (await one.byCredential('c1'))?.counted?.map((c) => c.nonce);
+      expect(nonces).not.toContain('first');
+      expect(nonces).toContain('n2');
+      expect(await one.advanceCounter('c1', 1, 'first', after(ONE_TIME_MS))).toBe('counter-went-back');
+      // However many count within one life, the book keeps at most the newest COUNTED_MOST.
+      for (let i = 23; i <= 23 + COUNTED_MOST; i++)
+        await one.advanceCounter('c1', i, `n${i}`, after(ONE_TIME_MS));
+      const kept = (await other.byCredential('c1'))?.counted ?? [];
+      expect(kept).toHaveLength(COUNTED_MOST);
+      expect(kept.at(-1)).toMatchObject({
+        nonce: `n${23 + COUNTED_MOST}`,
+        at: after(ONE_TIME_MS).toISOString(),
+      });
     });
 
     test('keeps a revocation made while a replica whose lock lapsed was changing the book', async ({
@@ -87,10 +119,27 @@ for (const kind of STORE_KINDS) {
       await gate.arrived;
       expect(await other.revoke('c1', 'U_BOLA', at)).toBe(true);
       gate.release();
-      expect(await advancing).toBe(true);
-      // Its late write did not bring c1 back: decided again on the book with the revocation.
+      // Decided again on the book with the revocation: refused, and its late write did not bring c1 back.
+      expect(await advancing).toBe('revoked-passkey');
       expect(await other.heldBy('U_BOLA')).toEqual([]);
-      expect(await other.byCredential('c1')).toMatchObject({ revoked: { by: 'U_BOLA' }, counter: 5 });
+      expect(await other.byCredential('c1')).toMatchObject({ revoked: { by: 'U_BOLA' }, counter: 0 });
+      expect((await other.byCredential('c1'))?.counted).toBeUndefined();
+    });
+
+    test('moves no counter of a revoked passkey, not even for an assertion counted before', async ({
+      replicas,
+    }) => {
+      const { a, b } = await replicas('passkey-revoked');
+      const one = new PasskeyBook(a, 'sandbox');
+      const other = new PasskeyBook(b, 'sandbox');
+      await one.add(passkey('c1'));
+      const at = new Date('2026-11-03T00:00:00Z');
+      expect(await one.advanceCounter('c1', 1, 'n1', at)).toBe(true);
+      expect(await other.revoke('c1', 'U_CHIDI', at)).toBe(true);
+      expect(await one.advanceCounter('c1', 2, 'n2', at)).toBe('revoked-passkey');
+      // Its step run again after the revocation: refused too.
+      expect(await one.advanceCounter('c1', 1, 'n1', at)).toBe('revoked-passkey');
+      expect(await other.byCredential('c1')).toMatchObject({ counter: 1, counted: [{ nonce: 'n1' }] });
     });
 
     test('gives out a nonce and a link that work once, on whichever replica', async ({ replicas }) => {

@@ -7,6 +7,7 @@ import { describe, expect } from 'vitest';
 import { parseSigningRule } from '../../src/access/passkeys.js';
 import type { ApprovalEngine } from '../../src/approvals/approval-engine.js';
 import { partsOf } from '../../src/approvals/engine-parts.js';
+import type { ApprovalRequest } from '../../src/approvals/index.js';
 import { ApprovalRepository } from '../../src/approvals/repository.js';
 import {
   EVIDENCE_FAILED,
@@ -55,19 +56,32 @@ async function deviceFor(engine: ApprovalEngine, user: string): Promise<Software
   return device;
 }
 
-/** `user` signs round `round` of request `id` with `device` as a signing page would, then approves. */
+type Misbehaviour = Parameters<SoftwareAuthenticator['assert']>[2];
+
+/** `user` signs `request`'s round with `device` as a signing page would. */
+async function signFor(
+  engine: ApprovalEngine,
+  request: ApprovalRequest,
+  user: string,
+  device: SoftwareAuthenticator,
+  bad: Misbehaviour = {},
+) {
+  const made = await engine.passkeys.signingChallenge(request.id, user, request.round);
+  if (!made.ok || !('challenge' in made)) throw new Error(`no challenge: ${JSON.stringify(made)}`);
+  return device.assert(made.challenge, made.nonce, bad);
+}
+
+/** `user` signs the current round of request `id` with `device` as a signing page would, then approves. */
 async function signAndApprove(
   engine: ApprovalEngine,
   id: string,
   user: string,
   device: SoftwareAuthenticator,
-  bad: Parameters<SoftwareAuthenticator['assert']>[2] = {},
+  bad: Misbehaviour = {},
 ) {
   const request = await engine.get(id);
   if (!request) throw new Error('no request');
-  const made = await engine.passkeys.signingChallenge(id, user, request.round);
-  if (!made.ok || !('challenge' in made)) throw new Error(`no challenge: ${JSON.stringify(made)}`);
-  const evidence = device.assert(made.challenge, made.nonce, bad);
+  const evidence = await signFor(engine, request, user, device, bad);
   return { evidence, result: await engine.approve(id, user, { ...seenOf(request), evidence }) };
 }
 
@@ -237,12 +251,8 @@ describe('signed approvals', () => {
       await fileDraft(fx.engine, withdrawalDraft(networkId, '5000')),
       await fileDraft(fx.engine, withdrawalDraft(networkId, '6000')),
     ];
-    const sign = async (request: typeof x, counter: number) => {
-      const made = await fx.engine.passkeys.signingChallenge(request.id, APPROVER_B, request.round);
-      if (!made.ok || !('challenge' in made)) throw new Error('no challenge');
-      return device.assert(made.challenge, made.nonce, { counter });
-    };
-    const [signedX, signedY] = [await sign(x, 5), await sign(y, 6)];
+    const signedX = await signFor(fx.engine, x, APPROVER_B, device, { counter: 5 });
+    const signedY = await signFor(fx.engine, y, APPROVER_B, device, { counter: 6 });
     // X's counter (5) is recorded, then its approval's write is refused; Y's (6) is recorded meanwhile.
     let yResult: Awaited<ReturnType<ApprovalEngine['approve']>> | undefined;
     controls.refuseSwap(`approval:${x.id}`, async () => {
@@ -256,6 +266,54 @@ describe('signed approvals', () => {
     }
     expect(await fx.engine.passkeys.signatures().book.byCredential(device.credentialId)).toMatchObject({
       counter: 6,
+    });
+  });
+
+  test('a step run again still counts after its passkey signed more than eight others meanwhile', async ({
+    controlled,
+  }) => {
+    const { controls, fx, networkId, device } = await controlled('0:2');
+    const first = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
+    const others: ApprovalRequest[] = [];
+    for (let i = 1; i <= 9; i++)
+      others.push(await fileDraft(fx.engine, withdrawalDraft(networkId, `${5000 + i}`)));
+    const signedFirst = await signFor(fx.engine, first, APPROVER_B, device);
+    // The first's counter is recorded, then its approval's write is refused; nine more count meanwhile.
+    const meanwhile: Array<Awaited<ReturnType<ApprovalEngine['approve']>>> = [];
+    controls.refuseSwap(`approval:${first.id}`, async () => {
+      for (const other of others) {
+        meanwhile.push((await signAndApprove(fx.engine, other.id, APPROVER_B, device)).result);
+      }
+    });
+    const result = await fx.engine.approve(first.id, APPROVER_B, { ...seenOf(first), evidence: signedFirst });
+    expect(meanwhile.map((r) => r.ok)).toEqual(others.map(() => true));
+    expect(result).toMatchObject({ ok: true });
+    for (const request of [first, ...others]) {
+      expect((await fx.engine.get(request.id))?.approvals.map((a) => a.user)).toEqual([APPROVER_B]);
+    }
+    expect(await fx.engine.passkeys.signatures().book.byCredential(device.credentialId)).toMatchObject({
+      counter: 10,
+    });
+  });
+
+  test('a passkey revoked while its checked assertion waits for the book: refused, its counter not moved', async ({
+    controlled,
+  }) => {
+    const { controls, fx, networkId, device } = await controlled('0:2');
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
+    const book = fx.engine.passkeys.signatures().book;
+    const evidence = await signFor(fx.engine, request, APPROVER_B, device);
+    // The revocation reaches the book's lock first; the approval, checked against the book before it, next.
+    const bothArrived = controls.holdLock('passkeys:sandbox:write', 2);
+    const revoking = book.revoke(device.credentialId, APPROVER_B, new Date());
+    const approving = fx.engine.approve(request.id, APPROVER_B, { ...seenOf(request), evidence });
+    await bothArrived;
+    expect(await revoking).toBe(true);
+    expect(await approving).toMatchObject({ ok: false, reason: 'revoked-passkey' });
+    expect((await fx.engine.get(request.id))?.approvals).toEqual([]);
+    expect(await book.byCredential(device.credentialId)).toMatchObject({
+      counter: 0,
+      revoked: { by: APPROVER_B },
     });
   });
 
