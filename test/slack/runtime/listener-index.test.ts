@@ -106,4 +106,13 @@ describe('listeners by plain id', () => {
     await expect.poll(() => seen.length).toBe(3);
     expect(seen).not.toContain('action a.stopped');
   });
+
+  test('refuse a global middleware registered after their dispatch', async ({ slack, startSlackApp }) => {
+    const { seen, sender, bolt } = await appWith({ slack, startSlackApp }, 1);
+    expect(() => bolt.use(async ({ next }) => next())).toThrow(/before the listener table/);
+    // The app goes on as it was: the dispatch is still the last step.
+    expect((await blockAction(sender, { actionId: 'a.0' })).status).toBe(200);
+    await expect.poll(() => seen.length).toBe(2);
+    expect([...seen].sort()).toEqual(['action a.0', 'action a.0 again']);
+  });
 });
