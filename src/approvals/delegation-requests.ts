@@ -20,6 +20,8 @@ const MAX_DELEGATION_MS = 90 * 86_400_000;
 export const REVOKED_ACTION = 'delegation-revoked';
 /** The bot cancelled a delegation waiting for approval: its delegate or delegator may no longer act. */
 export const WITHDRAWN_ACTION = 'delegation-withdrawn';
+/** How the note of such a step begins; why follows it ("cancelled by the bot: its delegate …"). */
+export const WITHDRAWN_NOTE_START = 'cancelled by the bot: ';
 
 /** Ended delegations stay listed this long (for the refusal's reason), then leave the index. */
 const KEEP_ENDED_MS = 7 * 86_400_000;
@@ -242,7 +244,7 @@ async function cancelWaitingDelegations(
     const next = await core.locked(open.id, async (current) => {
       if (!waiting(current)) return undefined;
       const role = current.payload.delegate === person ? 'delegate' : 'delegator';
-      const reason = `cancelled by the bot: its ${role} ${why}`;
+      const reason = `${WITHDRAWN_NOTE_START}its ${role} ${why}`;
       const base = { ...current, checking: undefined, reason } as ApprovalRequest;
       const closed = transition(base, 'cancelled', { action: WITHDRAWN_ACTION, note: reason, at: now() });
       await core.write(current, closed);

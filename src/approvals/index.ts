@@ -3,7 +3,12 @@
 // engine-parts.ts by tests (.dependency-cruiser.cjs).
 export { ApprovalEngine, type ApprovalEngineOptions } from './approval-engine.js';
 export { CONFLICT_ACTION } from './conflicts.js';
-export { delegationOf, REVOKED_ACTION, WITHDRAWN_ACTION } from './delegation-requests.js';
+export {
+  delegationOf,
+  REVOKED_ACTION,
+  WITHDRAWN_ACTION,
+  WITHDRAWN_NOTE_START,
+} from './delegation-requests.js';
 export { FREEZE_REASON_MAX, FREEZE_REASON_MIN, InvalidDraftError, purposeProblem } from './draft.js';
 export type { ApprovalReadiness } from './engine-questions.js';
 export { ApprovalErrorCode } from './error-codes.js';

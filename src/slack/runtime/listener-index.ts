@@ -84,7 +84,8 @@ export function indexedIds(app: App): Array<{ kind: Kind; id: string }> {
 /**
  * Runs `register` with the app as the features see it (`action`, `view`, `options` and `event` with a
  * plain id and one listener go into the table; everything else is the app's own), then puts the
- * table's dispatch after every global middleware registered so far, the access gate's included.
+ * table's dispatch after every global middleware registered so far, the access gate's included; a
+ * later `app.use` throws.
  */
 export function withListenerIndex(app: App, register: (indexed: App) => void): void {
   const tables = new Map<Kind, Map<string, Listener[]>>();
@@ -115,5 +116,23 @@ export function withListenerIndex(app: App, register: (indexed: App) => void): v
       },
     }),
   );
-  if (tables.size > 0) app.use(dispatcher(tables) as never);
+  if (tables.size === 0) return;
+  app.use(dispatcher(tables) as never);
+  closeUse(app);
+}
+
+/**
+ * The dispatch must stay the last global middleware: one added after it would run after the table's
+ * listeners (a gate there would refuse too late). So `app.use` refuses from now on, loudly, at start-up.
+ */
+function closeUse(app: App): void {
+  Object.defineProperty(app, 'use', {
+    configurable: true,
+    value: () => {
+      throw new Error(
+        'a global middleware must be registered before the listener table (withListenerIndex): ' +
+          'it would otherwise run after the listeners it is meant to guard',
+      );
+    },
+  });
 }

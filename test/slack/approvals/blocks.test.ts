@@ -105,7 +105,7 @@ describe('approval message', () => {
       history: [{ at: '', state: 'cancelled', action: 'delegation-withdrawn', note }],
     });
     expect(requesterNotice(withdrawn)).toBe(`Your delegation to <@UDEL> was ${note}; nothing is in effect.`);
-    expect(stepText(withdrawn)).toBe(`Cancelled — ${note}`);
+    expect(stepText(withdrawn)).toBe('Cancelled by the bot — its delegate is a guest of the workspace');
   });
 
   it('explains each refusal in words', () => {

@@ -153,6 +153,13 @@ describe('a delegation in effect', () => {
         'chat.update',
         (c) => c.body.ts === ts && JSON.stringify(c.body).includes(`Reason: ${reason}`),
       );
+      // Its thread says it once, that the bot cancelled it and why.
+      await app.slack.waitFor(
+        'chat.postMessage',
+        (c) =>
+          c.body.thread_ts === ts &&
+          String(c.body.text) === 'Cancelled by the bot — its delegate is a guest of the workspace',
+      );
       // The delegator hears why.
       await app.slack.waitFor(
         'chat.postMessage',

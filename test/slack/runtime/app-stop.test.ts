@@ -6,21 +6,15 @@ import { expect } from 'vitest';
 import { createLogger } from '../../../src/log.js';
 import { createSlackApp } from '../../../src/slack/runtime/app.js';
 import { SIGNING_SECRET } from '../../support/harness.js';
-import { slackAppTest as test } from '../../support/slack-app.js';
+import { httpAppOptions, slackAppTest as test } from '../../support/slack-app.js';
 
 test('stops while a connection that never sent a byte is open, and ends it', async ({ slack }) => {
-  const app = createSlackApp({
-    slack: {
-      botToken: 'xoxb-app-test',
-      signingSecret: SIGNING_SECRET,
-      appToken: undefined,
-      apiUrl: slack.apiUrl,
-      mode: 'http',
-    },
-    port: 0,
-    logger: createLogger('warn', { write: () => undefined }),
-    logLevel: 'warn',
-  });
+  const app = createSlackApp(
+    httpAppOptions(slack, SIGNING_SECRET, {
+      logger: createLogger('warn', { write: () => undefined }),
+      logLevel: 'warn',
+    }),
+  );
   await app.start();
   const preconnect = connect(Number(new URL(app.url).port), '127.0.0.1');
   await once(preconnect, 'connect');

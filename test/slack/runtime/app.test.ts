@@ -7,7 +7,7 @@ import { createLogger } from '../../../src/log.js';
 import { boltLogger } from '../../../src/slack/runtime/bolt-logger.js';
 import { createSlackTraffic } from '../../../src/slack/runtime/in-flight.js';
 import { FakeSocketMode } from '../../support/fake-socket-mode.js';
-import { slackAppTest as test } from '../../support/slack-app.js';
+import { httpAppOptions, slackAppTest as test } from '../../support/slack-app.js';
 import { slashCommand } from '../../support/slack-requests.js';
 
 const SIGNING_SECRET = 'app-test-signing-secret';
@@ -61,18 +61,12 @@ describe('Bolt logging', () => {
     startSlackApp,
   }) => {
     const lines: string[] = [];
-    const app = await startSlackApp({
-      slack: {
-        botToken: 'xoxb-app-test',
-        signingSecret: SIGNING_SECRET,
-        appToken: undefined,
-        apiUrl: slack.apiUrl,
-        mode: 'http',
-      },
-      port: 0,
-      logger: createLogger('info', { secrets: [SIGNING_SECRET], write: (l) => lines.push(l) }),
-      logLevel: 'info',
-    });
+    const app = await startSlackApp(
+      httpAppOptions(slack, SIGNING_SECRET, {
+        logger: createLogger('info', { secrets: [SIGNING_SECRET], write: (l) => lines.push(l) }),
+        logLevel: 'info',
+      }),
+    );
     const response = await slashCommand(
       { baseUrl: app.url, signingSecret: SIGNING_SECRET },
       { text: 'balance', responseUrl: slack.responseUrl(), signature: 'v0=forged' },
@@ -91,24 +85,18 @@ describe('a listener that throws', () => {
     startSlackApp,
   }) => {
     const lines: Array<Record<string, unknown>> = [];
-    const app = await startSlackApp({
-      slack: {
-        botToken: 'xoxb-app-test',
-        signingSecret: SIGNING_SECRET,
-        appToken: undefined,
-        apiUrl: slack.apiUrl,
-        mode: 'http',
-      },
-      port: 0,
-      logger: createLogger('warn', { write: (l) => lines.push(JSON.parse(l)) }),
-      plugins: [
-        (bolt) =>
-          bolt.command('/cngn', async ({ ack }) => {
-            await ack();
-            throw new TypeError('a listener bug');
-          }),
-      ],
-    });
+    const app = await startSlackApp(
+      httpAppOptions(slack, SIGNING_SECRET, {
+        logger: createLogger('warn', { write: (l) => lines.push(JSON.parse(l)) }),
+        plugins: [
+          (bolt) =>
+            bolt.command('/cngn', async ({ ack }) => {
+              await ack();
+              throw new TypeError('a listener bug');
+            }),
+        ],
+      }),
+    );
     const response = await slashCommand(
       { baseUrl: app.url, signingSecret: SIGNING_SECRET },
       { text: 'balance', responseUrl: slack.responseUrl(), triggerId: '1337.42.listener' },

@@ -5,7 +5,7 @@ import { describe, expect } from 'vitest';
 import { createLogger } from '../../../src/log.js';
 import type { SlackApp, SlackAppOptions } from '../../../src/slack/runtime/app.js';
 import type { FakeSlack } from '../../support/fake-slack.js';
-import { slackAppTest as test } from '../../support/slack-app.js';
+import { httpAppOptions, slackAppTest as test } from '../../support/slack-app.js';
 import { blockAction, eventDelivery, viewSubmission } from '../../support/slack-requests.js';
 
 const SIGNING_SECRET = 'listener-index-signing-secret';
@@ -22,47 +22,41 @@ async function appWith(
   count: number,
 ) {
   const seen: string[] = [];
-  const app = await startSlackApp({
-    slack: {
-      botToken: 'xoxb-index',
-      signingSecret: SIGNING_SECRET,
-      appToken: undefined,
-      apiUrl: slack.apiUrl,
-      mode: 'http',
-    },
-    port: 0,
-    logger: createLogger('silent'),
-    plugins: [
-      (bolt) => {
-        for (let i = 0; i < count; i++) {
-          bolt.action(`a.${i}`, async ({ ack }) => {
-            await ack();
-            seen.push(`action a.${i}`);
+  const app = await startSlackApp(
+    httpAppOptions(slack, SIGNING_SECRET, {
+      logger: createLogger('silent'),
+      plugins: [
+        (bolt) => {
+          for (let i = 0; i < count; i++) {
+            bolt.action(`a.${i}`, async ({ ack }) => {
+              await ack();
+              seen.push(`action a.${i}`);
+            });
+            bolt.view(`v.${i}`, async ({ ack }) => {
+              await ack();
+              seen.push(`view v.${i}`);
+            });
+            bolt.event(`e_${i}`, async () => {
+              seen.push(`event e_${i}`);
+            });
+          }
+          // A second listener of one id runs too, as Bolt would run both.
+          bolt.action('a.0', async () => {
+            seen.push('action a.0 again');
           });
-          bolt.view(`v.${i}`, async ({ ack }) => {
-            await ack();
-            seen.push(`view v.${i}`);
+          bolt.action('a.stopped', async () => {
+            seen.push('action a.stopped');
           });
-          bolt.event(`e_${i}`, async () => {
-            seen.push(`event e_${i}`);
+          bolt.use(async (args) => {
+            const action = 'action' in args ? (args.action as { action_id?: string }) : undefined;
+            if (action?.action_id !== 'a.stopped') return args.next();
+            seen.push('stopped');
+            await args.ack?.();
           });
-        }
-        // A second listener of one id runs too, as Bolt would run both.
-        bolt.action('a.0', async () => {
-          seen.push('action a.0 again');
-        });
-        bolt.action('a.stopped', async () => {
-          seen.push('action a.stopped');
-        });
-        bolt.use(async (args) => {
-          const action = 'action' in args ? (args.action as { action_id?: string }) : undefined;
-          if (action?.action_id !== 'a.stopped') return args.next();
-          seen.push('stopped');
-          await args.ack?.();
-        });
-      },
-    ],
-  });
+        },
+      ],
+    }),
+  );
   const sender = { baseUrl: app.url, signingSecret: SIGNING_SECRET };
   return { seen, sender, bolt: app.app as App };
 }
@@ -105,5 +99,14 @@ describe('listeners by plain id', () => {
     expect((await blockAction(sender, { actionId: 'a.0' })).status).toBe(200);
     await expect.poll(() => seen.length).toBe(3);
     expect(seen).not.toContain('action a.stopped');
+  });
+
+  test('refuse a global middleware registered after their dispatch', async ({ slack, startSlackApp }) => {
+    const { seen, sender, bolt } = await appWith({ slack, startSlackApp }, 1);
+    expect(() => bolt.use(async ({ next }) => next())).toThrow(/before the listener table/);
+    // The app goes on as it was: the dispatch is still the last step.
+    expect((await blockAction(sender, { actionId: 'a.0' })).status).toBe(200);
+    await expect.poll(() => seen.length).toBe(2);
+    expect([...seen].sort()).toEqual(['action a.0', 'action a.0 again']);
   });
 });

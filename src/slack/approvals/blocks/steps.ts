@@ -12,6 +12,7 @@ import {
   PASSKEY_REVOKED_ACTION,
   REVOKED_ACTION,
   WITHDRAWN_ACTION,
+  WITHDRAWN_NOTE_START,
 } from '../../../approvals/index.js';
 import { lagosTime, naira } from '../../../format/display.js';
 import { escapeMrkdwn, escapeOwnSentence, mentionUser } from '../../../format/mrkdwn.js';
@@ -34,6 +35,7 @@ export function stepText(request: ApprovalRequest): string {
   if (step.action === 'check-interrupted') {
     return `The final approval${by} was interrupted while re-checking the figures (the bot restarted); nothing was approved: approve again`;
   }
+  if (step.action === WITHDRAWN_ACTION && !step.actor) return cancelledByTheBot(step.note);
   const note = step.note ? ` — ${escapeMrkdwn(step.note)}` : '';
   const words: Record<string, string> = {
     filed: 'Filed',
@@ -63,6 +65,12 @@ export function stepText(request: ApprovalRequest): string {
   };
   const said = OWN_STORE_STEP_WORDS[request.kind]?.[step.action] ?? words[step.action];
   return `${said ?? escapeMrkdwn(step.action)}${by}${note}`;
+}
+
+/** A waiting delegation the bot cancelled: why, once (its note begins by saying the bot cancelled it). */
+function cancelledByTheBot(note: string | undefined): string {
+  const why = note?.startsWith(WITHDRAWN_NOTE_START) ? note.slice(WITHDRAWN_NOTE_START.length) : note;
+  return why ? `Cancelled by the bot — ${escapeMrkdwn(why)}` : 'Cancelled by the bot';
 }
 
 /** Failed with nothing sent to the service (a delegation or an unfreeze is never sent: it does not say so). */
