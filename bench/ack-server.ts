@@ -1,7 +1,9 @@
 // The app under test for the ack bench, in its own process so the load generator and the fake Slack
 // do not share its event loop. `ours` = the whole bot with the embedded sandbox; `bare` = Bolt with a
 // no-op /cngn. A third argument > 0 puts a proxy in front of the sandbox that forwards each call that
-// many ms late (a slow service). Prints one JSON line {url} and serves until killed.
+// many ms late (a slow service); `answering` = Bolt whose /cngn acks, then answers one line through
+// Bolt's own `respond()` (the response_url), as every app that answers a command does. Prints one JSON
+// line {url} and serves until killed.
 import { once } from 'node:events';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -39,15 +41,16 @@ async function slowed(sandbox: Sandbox, ms: number): Promise<Sandbox> {
 }
 
 async function main(): Promise<string> {
-  if (mode === 'bare') {
+  if (mode === 'bare' || mode === 'answering') {
     const app = new App({
       signingSecret: SIGNING_SECRET,
       token: 'xoxb-bench',
       logLevel: LogLevel.ERROR,
       clientOptions: { slackApiUrl },
     });
-    app.command('/cngn', async ({ ack }) => {
+    app.command('/cngn', async ({ ack, respond }) => {
       await ack();
+      if (mode === 'answering') await respond({ response_type: 'ephemeral', text: 'Balance: ₦1,000.00' });
     });
     const server = (await app.start(0)) as Server;
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -13,7 +13,9 @@
 //   the service answers after BENCH_ACK_SERVICE_DELAY_MS (2 s), so the answers wait on the service
 //   while the acks go on (target: p99 < 300 ms). Our bot runs it in a process of its own behind a
 //   delaying proxy; bare Bolt, which calls no service, meets the same load as a reference.
-// The ratios to bare Bolt are reference figures, not targets.
+// The ratios to bare Bolt are reference figures, not targets. Beside them, for the CPU per request
+// only, a third app: Bolt acking and then answering one line through its own `respond()`, the least
+// any app that answers a command does (bare Bolt answers nothing).
 // Where `taskset` exists and there are two or more CPUs, the app under test gets a CPU of its own
 // and the load and the fake Slack share the rest, so neither app is slowed by the harness.
 // BENCH_ACK_ROUNDS rounds (default 3), the two apps alternating which goes first, so both meet the
@@ -68,7 +70,7 @@ interface AppFigures {
 
 export interface AckBenchResult {
   lines: string[];
-  rounds: Array<{ ours: AppFigures; bare: AppFigures }>;
+  rounds: Array<{ ours: AppFigures; bare: AppFigures; answering: AppFigures }>;
 }
 
 /** CPU time (user + system) of a process so far, in ms, from /proc; undefined elsewhere. */
@@ -262,9 +264,11 @@ async function stopChild(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-/** Runs `measure` against a fresh app process (our bot with the service delayed by `delayMs`, or bare Bolt). */
+type Mode = 'ours' | 'bare' | 'answering';
+
+/** Runs `measure` against a fresh app process (our bot with the service delayed by `delayMs`, or a Bolt app). */
 async function withApp<T>(
-  mode: 'ours' | 'bare',
+  mode: Mode,
   slack: SlackInfo,
   pin: string[],
   delayMs: number,
@@ -282,13 +286,15 @@ async function withApp<T>(
   }
 }
 
-async function benchApp(
-  mode: 'ours' | 'bare',
-  slack: SlackInfo,
-  pin: string[],
-  round: number,
-): Promise<AppFigures> {
+async function benchApp(mode: Mode, slack: SlackInfo, pin: string[], round: number): Promise<AppFigures> {
   const run = `${mode}-${round}`;
+  if (mode === 'answering') {
+    // Only its CPU per request is reported; the slow-service load means nothing without a service.
+    return withApp('answering', slack, pin, 0, async (url, pid) => ({
+      ...(await measure(url, slack, run, pid, true)),
+      slow: { p50: Number.NaN, p99: Number.NaN },
+    }));
+  }
   if (mode === 'bare') {
     // Bare Bolt calls no service: both loads in one process.
     return withApp('bare', slack, pin, 0, async (url, pid) => ({
@@ -333,13 +339,12 @@ export async function benchAck(): Promise<AckBenchResult> {
   try {
     for (let round = 0; round < ROUNDS; round++) {
       // Alternating which app goes first, so a change in the machine's load does not favour one.
-      if (round % 2 === 0) {
-        const ours = await benchApp('ours', slack.info, pin.app, round);
-        rounds.push({ ours, bare: await benchApp('bare', slack.info, pin.app, round) });
-      } else {
-        const bare = await benchApp('bare', slack.info, pin.app, round);
-        rounds.push({ ours: await benchApp('ours', slack.info, pin.app, round), bare });
-      }
+      const order: Mode[] = round % 2 === 0 ? ['ours', 'bare', 'answering'] : ['answering', 'bare', 'ours'];
+      const measured: Partial<Record<Mode, AppFigures>> = {};
+      for (const mode of order) measured[mode] = await benchApp(mode, slack.info, pin.app, round);
+      const { ours, bare, answering } = measured;
+      if (!ours || !bare || !answering) throw new Error('a round left an app unmeasured');
+      rounds.push({ ours, bare, answering });
     }
   } finally {
     await stopChild(slack.child);
@@ -355,12 +360,22 @@ export async function benchAck(): Promise<AckBenchResult> {
   const ratios = (kind: Kind) =>
     `    ratio     : p50 ${median(ratio(kind, 'p50')).toFixed(2)} (${range(ratio(kind, 'p50'))})   ` +
     `p99 ${median(ratio(kind, 'p99')).toFixed(2)} (${range(ratio(kind, 'p99'))})`;
-  const cpu = (app: 'ours' | 'bare') =>
+  const cpu = (app: Mode) =>
     rounds.map((r) => r[app].cpuMicrosPerRequest).filter((n): n is number => n !== undefined);
+  // Each round's ratio, ours over the reference measured beside it in that round.
+  const cpuRatios = (to: 'bare' | 'answering') =>
+    rounds.flatMap((r) =>
+      r.ours.cpuMicrosPerRequest && r[to].cpuMicrosPerRequest
+        ? [r.ours.cpuMicrosPerRequest / r[to].cpuMicrosPerRequest]
+        : [],
+    );
   const cpuLine =
     cpu('ours').length > 0
-      ? `  CPU time of the app per request (saturated, ack and answer): cngn-desk ${median(cpu('ours')).toFixed(0)} µs ` +
-        `(${range(cpu('ours'), 0)}), bare Bolt ${median(cpu('bare')).toFixed(0)} µs (${range(cpu('bare'), 0)})`
+      ? `  CPU time of the app per request (saturated): cngn-desk ${median(cpu('ours')).toFixed(0)} µs ` +
+        `(${range(cpu('ours'), 0)}, ack and answer), bare Bolt ${median(cpu('bare')).toFixed(0)} µs (${range(cpu('bare'), 0)}, ack only; ` +
+        `ratio ${median(cpuRatios('bare')).toFixed(2)}×, rounds ${range(cpuRatios('bare'))}), Bolt answering through respond() ` +
+        `${median(cpu('answering')).toFixed(0)} µs (${range(cpu('answering'), 0)}; ratio ${median(cpuRatios('answering')).toFixed(2)}×, ` +
+        `rounds ${range(cpuRatios('answering'))})`
       : '  CPU time per request: not measured (no /proc)';
   const drainedOf = (key: 'answersDrainedMs' | 'slowAnswersDrainedMs') =>
     rounds.map((r) => r.ours[key]).filter((n): n is number => n !== undefined);
@@ -432,7 +447,17 @@ export async function benchAck(): Promise<AckBenchResult> {
       figure: 'app CPU per /cngn balance (ack and answer)',
       value: median(cpu('ours')),
       unit: 'µs',
-      reference: `bare Bolt ${median(cpu('bare')).toFixed(0)} µs (ack only)`,
+      reference:
+        `bare Bolt ${median(cpu('bare')).toFixed(0)} µs (ack only), ${median(cpuRatios('bare')).toFixed(2)}× ` +
+        `(rounds ${range(cpuRatios('bare'))}); Bolt answering through respond() ${median(cpu('answering')).toFixed(0)} µs`,
+    });
+    emitResult({
+      id: 'ack.cpu-per-request-ratio',
+      figure: 'app CPU per /cngn balance, ratio to bare Bolt in the same round',
+      value: median(cpuRatios('bare')),
+      unit: '×',
+      target: { op: '<', value: 2 },
+      reference: `${rounds.length} rounds ${range(cpuRatios('bare'))}; to Bolt answering through respond(): ${median(cpuRatios('answering')).toFixed(2)}× (rounds ${range(cpuRatios('answering'))})`,
     });
   }
   return {

@@ -1,5 +1,7 @@
 // Read-through caches in the store, so replicas share them and the request budget is spent once.
-// Concurrent misses in one process share one load.
+// Concurrent misses in one process share one load; those that joined it go on one at a time, each when
+// `resume` says (the bot: a turn of the event loop of its own), so the answers a slow shared read
+// releases together are not all built on one turn while acks wait.
 import type { Store } from '../store/index.js';
 
 interface Entry<T> {
@@ -21,6 +23,8 @@ export class ResponseCache {
     /** Environment + key id: test and live (and two keys) never see each other's entries. */
     private readonly scope: string,
     private readonly now: () => number = Date.now,
+    /** How a caller that joined a load already under way goes on once it is done; none: at once. */
+    private readonly resume?: () => Promise<void>,
   ) {}
 
   async get<T>(
@@ -40,7 +44,7 @@ export class ResponseCache {
       const hit = await this.store.get<Entry<T>>(key);
       if (hit && this.now() - hit.at < ttlMs) return { value: hit.value, asOf: new Date(hit.at) };
       const pending = this.loading.get(key);
-      if (pending) return pending as Promise<Cached<T>>;
+      if (pending) return this.joined(pending as Promise<Cached<T>>);
     }
     const loaded = (async () => {
       const value = await load();
@@ -60,6 +64,12 @@ export class ResponseCache {
     } finally {
       if (this.loading.get(key) === loaded) this.loading.delete(key);
     }
+  }
+
+  private async joined<T>(pending: Promise<Cached<T>>): Promise<Cached<T>> {
+    const loaded = await pending;
+    await this.resume?.();
+    return loaded;
   }
 
   /** The last value loaded with `remember`, however old; never reads the service. */

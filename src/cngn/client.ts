@@ -76,6 +76,11 @@ export interface CngnClientOptions {
   logger?: CngnLogger;
   /** Told of each exchange with the service: its duration and what went wrong (metrics). */
   observer?: ServiceCallObserver | undefined;
+  /**
+   * How a read that joined the same read already under way goes on once it is done (the bot: on a
+   * turn of the event loop of its own, after waiting acks); none: all of them at once.
+   */
+  resumeJoined?: () => Promise<void>;
 }
 
 /** Transactions a page asks for from which its answer is opened in the worker (about 64 KiB sealed). */
@@ -131,7 +136,12 @@ export class CngnClient implements CngnApi {
       observer: options.observer,
       open: (data, endpoint, effect) => openData(data, this.opener, endpoint, effect),
     });
-    this.cache = new ResponseCache(options.store, `${this.environment}:${id}`);
+    this.cache = new ResponseCache(
+      options.store,
+      `${this.environment}:${id}`,
+      Date.now,
+      options.resumeJoined,
+    );
     this.ttl = { ...CACHE_TTL_MS, ...options.cacheTtlMs };
   }
 

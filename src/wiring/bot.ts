@@ -173,7 +173,9 @@ async function sharedParts(options: BotOptions): Promise<Parts> {
   const store = await openStore(options);
   const metrics = new BotMetrics({ log: logger, build: buildInfo() });
   const { sandbox, own } = await sandboxOf(options);
-  const client = clientOf(options, { sandbox, store, metrics });
+  const traffic = createSlackTraffic();
+  const inFlight = createInFlight({ traffic });
+  const client = clientOf(options, { sandbox, store, metrics, inFlight });
   const { apiKey, privateKey } = serviceKeys(options, sandbox);
   const slackFetch = observedFetch(metrics.slackCall);
   const access = config.slack.botToken ? new SlackAccess(logger, slackFetch) : undefined;
@@ -194,7 +196,6 @@ async function sharedParts(options: BotOptions): Promise<Parts> {
   };
   const approvals = approvalsOf({ ...base, roles });
   const webhooks = webhooksOf({ ...base, approvals }, privateKey);
-  const traffic = createSlackTraffic();
   const reportSource = options.reportSource ?? (apiKey ? treasuryReports(client, store, apiKey) : undefined);
   return {
     ...base,
@@ -204,7 +205,7 @@ async function sharedParts(options: BotOptions): Promise<Parts> {
     reportSource,
     ownSandbox: own,
     traffic,
-    inFlight: createInFlight({ traffic }),
+    inFlight,
     stopping: new AbortController(),
     home: undefined,
   };

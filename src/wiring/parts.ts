@@ -85,15 +85,22 @@ export function serviceKeys(
 /** The service client: against the sandbox when there is one, else the configured service. */
 export function clientOf(
   options: BotOptions,
-  parts: { sandbox: Sandbox | undefined; store: Store; metrics: BotMetrics },
+  parts: {
+    sandbox: Sandbox | undefined;
+    store: Store;
+    metrics: BotMetrics;
+    inFlight?: { turn(): Promise<void> };
+  },
 ): CngnClient {
   const { config, logger } = options;
-  const { sandbox, store } = parts;
+  const { sandbox, store, inFlight } = parts;
   const common = {
     store,
     rateLimit: config.rateLimit,
     logger,
     observer: parts.metrics.serviceCalls,
+    // Answers waiting on one read resume one per turn, acks first (slack/runtime/in-flight.ts).
+    ...(inFlight ? { resumeJoined: () => inFlight.turn() } : {}),
     ...(options.clientTimeouts ? { timeouts: options.clientTimeouts } : {}),
   };
   if (sandbox) {

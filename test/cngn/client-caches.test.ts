@@ -147,4 +147,33 @@ describe('caches', () => {
       await quick.close();
     }
   });
+
+  test('lets callers that joined a read under way go on one at a time, each when told to', async ({
+    sandbox,
+  }) => {
+    // The bot resumes each on a turn of its own, so answers one slow read releases do not run at once.
+    const release: Array<() => void> = [];
+    const { client: joined } = await clientFor(sandbox, {
+      store: await createStore('memory://', { prefix: 'client-caches-joined' }),
+      resumeJoined: () => new Promise<void>((resolve) => release.push(resolve)),
+    });
+    try {
+      const before = sandbox.count('GET', '/v1/api/banks');
+      const settled: string[] = [];
+      const reads = ['loader', 'second', 'third'].map((name) =>
+        joined.getBanks().then(() => settled.push(name)),
+      );
+      // Both that joined wait to be told; the one that read goes on.
+      await expect.poll(() => release.length).toBe(2);
+      await expect.poll(() => settled).toEqual(['loader']);
+      release[1]?.();
+      await expect.poll(() => settled).toEqual(['loader', 'third']);
+      release[0]?.();
+      await Promise.all(reads);
+      expect(settled).toEqual(['loader', 'third', 'second']);
+      expect(sandbox.count('GET', '/v1/api/banks')).toBe(before + 1);
+    } finally {
+      await joined.close();
+    }
+  });
 });
