@@ -13,7 +13,7 @@
 //   the service answers after BENCH_ACK_SERVICE_DELAY_MS (2 s), so the answers wait on the service
 //   while the acks go on (target: p99 < 300 ms). Our bot runs it in a process of its own behind a
 //   delaying proxy; bare Bolt, which calls no service, meets the same load as a reference.
-// The ratios to bare Bolt are reference figures, not targets. Beside them, for the CPU per request
+// The latency ratios to bare Bolt are reference figures, not targets. Beside them, for the CPU per request
 // only, a third app: Bolt acking and then answering one line through its own `respond()`, the least
 // any app that answers a command does (bare Bolt answers nothing).
 // Where `taskset` exists and there are two or more CPUs, the app under test gets a CPU of its own
@@ -318,6 +318,7 @@ interface SlackInfo {
 }
 
 const median = (values: number[]) => {
+  if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? (sorted[mid] ?? Number.NaN) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
@@ -451,6 +452,8 @@ export async function benchAck(): Promise<AckBenchResult> {
         `bare Bolt ${median(cpu('bare')).toFixed(0)} µs (ack only), ${median(cpuRatios('bare')).toFixed(2)}× ` +
         `(rounds ${range(cpuRatios('bare'))}); Bolt answering through respond() ${median(cpu('answering')).toFixed(0)} µs`,
     });
+  }
+  if (cpuRatios('bare').length > 0) {
     emitResult({
       id: 'ack.cpu-per-request-ratio',
       figure: 'app CPU per /cngn balance, ratio to bare Bolt in the same round',

@@ -89,7 +89,7 @@ export function clientOf(
     sandbox: Sandbox | undefined;
     store: Store;
     metrics: BotMetrics;
-    inFlight?: { turn(): Promise<void> };
+    inFlight?: { stagger(): Promise<void> };
   },
 ): CngnClient {
   const { config, logger } = options;
@@ -99,8 +99,9 @@ export function clientOf(
     rateLimit: config.rateLimit,
     logger,
     observer: parts.metrics.serviceCalls,
-    // Answers waiting on one read resume one per turn, acks first (slack/runtime/in-flight.ts).
-    ...(inFlight ? { resumeJoined: () => inFlight.turn() } : {}),
+    // Callers waiting on one read resume one per turn (slack/runtime/in-flight.ts), reads made
+    // before an ack included: they do not wait for a quiet moment their own request prevents.
+    ...(inFlight ? { resumeJoined: () => inFlight.stagger() } : {}),
     ...(options.clientTimeouts ? { timeouts: options.clientTimeouts } : {}),
   };
   if (sandbox) {

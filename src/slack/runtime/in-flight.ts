@@ -15,6 +15,11 @@ export interface InFlight {
    * resume at once (the answers a shared service read releases) awaits it before its next step.
    */
   turn(): Promise<void>;
+  /**
+   * Resolves on a later turn of its own, one per turn, without waiting for a quiet moment: for work
+   * that may run before its own request's ack (an open request counts as traffic until answered).
+   */
+  stagger(): Promise<void>;
   /** Resolves when everything queued or started so far has settled, or after `timeoutMs`. */
   drain(timeoutMs: number): Promise<void>;
   readonly size: number;
@@ -106,6 +111,7 @@ export function createInFlight(options: InFlightOptions = {}): InFlight {
     });
   return {
     turn,
+    stagger: staggered(),
     run(work) {
       const promise = turn().then(work);
       const settled = promise.then(
@@ -129,6 +135,20 @@ export function createInFlight(options: InFlightOptions = {}): InFlight {
       return running.size;
     },
   };
+}
+
+/** One resolved per turn of the event loop (after the poll phase's reads), in the order asked. */
+function staggered(): () => Promise<void> {
+  const waiting: Array<() => void> = [];
+  const next = () => {
+    waiting.shift()?.();
+    if (waiting.length > 0) setImmediate(next);
+  };
+  return () =>
+    new Promise<void>((resolve) => {
+      waiting.push(resolve);
+      if (waiting.length === 1) setImmediate(next);
+    });
 }
 
 /**

@@ -131,6 +131,40 @@ describe('redeem', () => {
     expect(none.json()).toEqual({ options: [] });
   });
 
+  test('fills the bank picker for a keystroke that joins a read of the list already under way', async ({
+    startApp,
+  }) => {
+    // Its own request counts as Slack traffic until acked: waiting for a quiet moment before going on
+    // from the shared read held it past the picker's deadline, and it answered with no options.
+    const controls = new StoreControls();
+    let bankReads = 0;
+    const store = controls.wrap(await createStore('memory://'));
+    const counted = new Proxy(store, {
+      get: (target, property) =>
+        property === 'get'
+          ? (key: string) => {
+              if (key.endsWith(':banks')) bankReads++;
+              return target.get(key);
+            }
+          : Reflect.get(target, property),
+    });
+    const app = await startApp({ store: counted });
+    const release = controls.holdWrites('cngn:cache:'); // the first read stays under way
+    const first = optionsRequest(app.sender, { actionId: 'redeem.bank', value: 'guar' });
+    await expect.poll(() => bankReads).toBe(1);
+    const second = optionsRequest(app.sender, { actionId: 'redeem.bank', value: 'guar' });
+    await expect.poll(() => bankReads).toBe(2); // it looked in the cache, found nothing, and joins
+    await new Promise((resolve) => setImmediate(resolve));
+    release();
+    const gtb = {
+      options: [
+        { text: { type: 'plain_text', text: 'Guaranty Trust Bank' }, value: '058|Guaranty Trust Bank' },
+      ],
+    };
+    expect((await first).json()).toEqual(gtb);
+    expect((await second).json()).toEqual(gtb);
+  });
+
   test('shows the form again with the reason when the account cannot be resolved, and files nothing', async ({
     app,
   }) => {

@@ -163,6 +163,30 @@ describe('work after the ack, while Slack requests arrive', () => {
     await inFlight.drain(5_000);
     expect(order).toEqual(['first', 'second']);
   });
+
+  it('staggers callers one per turn, in order, without waiting for the traffic their own request makes', async () => {
+    // A read made before its own ack (a picker's options) joins a shared one: its request is open, so
+    // waiting for a quiet moment would hold it for the whole maxWaitMs, past Slack's deadline.
+    let now = 0;
+    const traffic = createSlackTraffic(5, () => now);
+    const inFlight = createInFlight({ traffic, now: () => now, maxWaitMs: 2_000 });
+    traffic.acking(); // never answered while the callers wait
+    let turn = 0;
+    let counting = true;
+    const count = () => {
+      turn++;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    const resumed: Array<{ name: string; turn: number }> = [];
+    await Promise.all(
+      ['a', 'b', 'c'].map((name) => inFlight.stagger().then(() => resumed.push({ name, turn }))),
+    );
+    counting = false;
+    expect(now).toBe(0); // no time had to pass
+    expect(resumed.map((r) => r.name)).toEqual(['a', 'b', 'c']);
+    expect(new Set(resumed.map((r) => r.turn)).size).toBe(3);
+  });
 });
 
 describe('afterAck', () => {
