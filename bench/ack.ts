@@ -137,7 +137,10 @@ async function answersIn(
   }
 }
 
-/** Sends signed commands over one pool of connections; each resolves with the ms until its ack. */
+/**
+ * Sends signed commands, paced ones over a pool of connections, back-to-back ones each over its
+ * worker's own; each resolves with the ms until its ack.
+ */
 function sender(baseUrl: string, connections: number) {
   const pool = new Pool(baseUrl, { connections });
   // A back-to-back worker keeps a connection of its own: a pool may give a request to a connection
@@ -209,6 +212,9 @@ async function measure(
   // Saturated: CONCURRENCY in flight, each sent as soon as the previous one's ack is read.
   if (answers) await answersIn(slack, `${run}-paced`, REQUESTS); // the paced answers settle first
   await sleep(500);
+  // The workers' connections opened before the load is timed, their answers under the warm-up's name.
+  load.answerTo(`${slack.responseBase}${run}-warmup`);
+  await backToBack(load.send, CONCURRENCY, CONCURRENCY);
   load.answerTo(`${slack.responseBase}${run}-saturated`);
   const cpuBefore = cpuMsOf(pid);
   const saturatedTimes = await backToBack(load.send, REQUESTS, CONCURRENCY);
@@ -235,12 +241,12 @@ async function measureSlow(
   run: string,
   answers: boolean,
 ): Promise<{ slow: Figures; slowAnswersDrainedMs: number | undefined }> {
-  const load = sender(baseUrl, SLOW_CONCURRENCY);
+  const load = sender(baseUrl, 1); // back to back only: each worker's own connection
   load.answerTo(`${slack.responseBase}${run}-slow-warmup`);
   // Spread over the load's own connections, so all of them are open before it is timed: 49 opened at
   // once into the bot under this load waited up to 700 ms before their first request was read (the
   // request's own ack inside the bot stayed under 15 ms) and made the p99 a measure of that.
-  await backToBack(load.send, WARMUP, SLOW_CONCURRENCY);
+  await backToBack(load.send, Math.max(WARMUP, SLOW_CONCURRENCY), SLOW_CONCURRENCY);
   load.answerTo(`${slack.responseBase}${run}-slow`);
   const times = await backToBack(load.send, REQUESTS, SLOW_CONCURRENCY);
   const slowAnswersDrainedMs = answers ? await answersIn(slack, `${run}-slow`, REQUESTS) : undefined;

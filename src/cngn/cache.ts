@@ -67,9 +67,12 @@ export class ResponseCache {
   }
 
   private async joined<T>(pending: Promise<Cached<T>>): Promise<Cached<T>> {
-    const loaded = await pending;
-    await this.resume?.();
-    return loaded;
+    try {
+      return await pending;
+    } finally {
+      // A failed load releases its callers as a returned one does: one at a time.
+      await this.resume?.();
+    }
   }
 
   /** The last value loaded with `remember`, however old; never reads the service. */

@@ -77,8 +77,8 @@ export interface CngnClientOptions {
   /** Told of each exchange with the service: its duration and what went wrong (metrics). */
   observer?: ServiceCallObserver | undefined;
   /**
-   * How a read that joined the same read already under way goes on once it is done (the bot: on a
-   * turn of the event loop of its own, after waiting acks); none: all of them at once.
+   * How a read that joined the same read already under way goes on once it is done, or has failed
+   * (the bot: one per turn of the event loop); none: all of them at once.
    */
   resumeJoined?: () => Promise<void>;
 }

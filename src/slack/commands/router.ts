@@ -76,7 +76,7 @@ async function answerOnce(command: CommandDelivery, client: WebClient, deps: Rou
   try {
     await run(async (message) => {
       said.push(message);
-      // Answers waiting on one service read resume together: each is sent on a turn of its own.
+      // Each answer is sent on a turn of its own, after the acks read meanwhile.
       await deps.inFlight?.turn();
       await post(message);
     });

@@ -11,8 +11,8 @@ export interface InFlight {
   /** Queues `work` to start on a later turn and remembers it until it settles; errors are the caller's. */
   run<T>(work: () => Promise<T>): Promise<T>;
   /**
-   * Resolves on a later turn of its own, as a queued start would (acks first): work that many pieces
-   * resume at once (the answers a shared service read releases) awaits it before its next step.
+   * Resolves on a later turn of its own, as a queued start would (acks first, quiet moments waited
+   * for): work that many pieces may reach at once awaits it before its next step (an answer's post).
    */
   turn(): Promise<void>;
   /**

@@ -149,6 +149,7 @@ describe('redeem', () => {
           : Reflect.get(target, property),
     });
     const app = await startApp({ store: counted });
+    const before = app.sandbox.count('GET', '/v1/api/banks');
     const release = controls.holdWrites('cngn:cache:'); // the first read stays under way
     const first = optionsRequest(app.sender, { actionId: 'redeem.bank', value: 'guar' });
     await expect.poll(() => bankReads).toBe(1);
@@ -163,6 +164,7 @@ describe('redeem', () => {
     };
     expect((await first).json()).toEqual(gtb);
     expect((await second).json()).toEqual(gtb);
+    expect(app.sandbox.count('GET', '/v1/api/banks')).toBe(before + 1); // the second joined the first
   });
 
   test('shows the form again with the reason when the account cannot be resolved, and files nothing', async ({
