@@ -1,6 +1,8 @@
 // How a test approves, files and checks a request the way people do, shared by the single-app flows and
 // the replica acceptance: approving goes through approveAs alone, so a change in how Slack approves
 // (a button, a review modal) is one edit here.
+
+import { expect } from 'vitest';
 import type { ApprovalRequest } from '../../src/approvals/types.js';
 import { APPROVALS_CHANNEL, type ApprovalApp, approve, REQUESTER } from '../slack/approvals/support.js';
 import type { SlackCall } from './fake-slack.js';
@@ -54,6 +56,18 @@ async function submitAndFind(
   const request = await app.engine.get(id);
   if (!request) throw new Error(`filed request ${id} not found`);
   return { request, message: posted };
+}
+
+/**
+ * The request once its replica has recorded where its approval message is (after posting it): a test
+ * that edits the stored record before then races that write, which is refused, and the request is
+ * left with no message to update.
+ */
+export async function announced(app: ApprovalApp, id: string): Promise<ApprovalRequest> {
+  await expect.poll(async () => (await app.engine.get(id))?.announcement).toBeDefined();
+  const request = await app.engine.get(id);
+  if (!request) throw new Error(`request ${id} not found`);
+  return request;
 }
 
 export function fileRedeem(app: ApprovalApp, amount: string, account = '0123456789') {

@@ -7,6 +7,7 @@ import { describe, expect } from 'vitest';
 import type { RequestState } from '../../../src/approvals/types.js';
 import { approvalsTest } from '../../support/approvals-bot.js';
 import {
+  announced,
   approveAs,
   fileBridge,
   fileRedeem,
@@ -122,7 +123,7 @@ for (const kind of STORE_KINDS.filter((k) => k.name !== 'memory')) {
       apps,
     }) => {
       const { a, b } = apps;
-      const { request } = await fileRedeem(a, '100');
+      const request = await announced(a, (await fileRedeem(a, '100')).request.id);
       await pair.a.set(`approval:${request.id}`, {
         ...request,
         display: { ...request.display, accountName: 'Old Owner' },

@@ -4,6 +4,7 @@ import { describe, expect } from 'vitest';
 import type { ApprovalRequest } from '../../../src/approvals/types.js';
 import { createStore } from '../../../src/store/index.js';
 import {
+  announced,
   approveAs,
   fileBridge,
   fileRedeem,
@@ -224,7 +225,7 @@ describe('redeem', () => {
   });
 
   test('sends the request back to the approvers when the resolved name changed', async ({ app }) => {
-    const { request } = await fileRedeem(app, '100');
+    const request = await announced(app, (await fileRedeem(app, '100')).request.id);
     // Meanwhile the account changed hands (as far as what was filed is concerned).
     await app.store.set(`approval:${request.id}`, {
       ...request,
