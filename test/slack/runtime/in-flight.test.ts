@@ -5,6 +5,23 @@ import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/log.js';
 import { afterAck, createInFlight, createSlackTraffic } from '../../../src/slack/runtime/in-flight.js';
 
+/** Counts turns of the event loop (one setImmediate each) until stopped. */
+function countTurns(): { now(): number; stop(): void } {
+  let turn = 0;
+  let counting = true;
+  const count = () => {
+    turn++;
+    if (counting) setImmediate(count);
+  };
+  setImmediate(count);
+  return {
+    now: () => turn,
+    stop: () => {
+      counting = false;
+    },
+  };
+}
+
 describe('work after the ack', () => {
   it('does not start on the tick that queued it', async () => {
     const inFlight = createInFlight();
@@ -22,34 +39,22 @@ describe('work after the ack', () => {
 
   it('starts one piece per turn of the event loop, in the order queued', async () => {
     const inFlight = createInFlight();
-    let turn = 0;
-    let counting = true;
-    const count = () => {
-      turn++;
-      if (counting) setImmediate(count);
-    };
-    setImmediate(count);
+    const loop = countTurns();
     const started: Array<{ name: string; turn: number }> = [];
     for (const name of ['a', 'b', 'c', 'd']) {
       void inFlight.run(async () => {
-        started.push({ name, turn });
+        started.push({ name, turn: loop.now() });
       });
     }
     await inFlight.drain(5_000);
-    counting = false;
+    loop.stop();
     expect(started.map((s) => s.name)).toEqual(['a', 'b', 'c', 'd']);
     expect(new Set(started.map((s) => s.turn)).size).toBe(4);
   });
 
   it('spreads pieces that resume together (one service read answering many) over turns of their own', async () => {
     const inFlight = createInFlight();
-    let turn = 0;
-    let counting = true;
-    const count = () => {
-      turn++;
-      if (counting) setImmediate(count);
-    };
-    setImmediate(count);
+    const loop = countTurns();
     let release: () => void = () => undefined;
     const read = new Promise<void>((resolve) => {
       release = resolve;
@@ -61,13 +66,13 @@ describe('work after the ack', () => {
         waiting++;
         await read;
         await inFlight.turn();
-        sent.push(turn);
+        sent.push(loop.now());
       });
     }
     await expect.poll(() => waiting).toBe(5); // every piece waits on the one read
     release();
     await inFlight.drain(5_000);
-    counting = false;
+    loop.stop();
     expect(sent).toHaveLength(5);
     expect(new Set(sent).size).toBe(5);
   });
@@ -171,18 +176,12 @@ describe('work after the ack, while Slack requests arrive', () => {
     const traffic = createSlackTraffic(5, () => now);
     const inFlight = createInFlight({ traffic, now: () => now, maxWaitMs: 2_000 });
     traffic.acking(); // never answered while the callers wait
-    let turn = 0;
-    let counting = true;
-    const count = () => {
-      turn++;
-      if (counting) setImmediate(count);
-    };
-    setImmediate(count);
+    const loop = countTurns();
     const resumed: Array<{ name: string; turn: number }> = [];
     await Promise.all(
-      ['a', 'b', 'c'].map((name) => inFlight.stagger().then(() => resumed.push({ name, turn }))),
+      ['a', 'b', 'c'].map((name) => inFlight.stagger().then(() => resumed.push({ name, turn: loop.now() }))),
     );
-    counting = false;
+    loop.stop();
     expect(resumed.map((r) => r.name)).toEqual(['a', 'b', 'c']);
     expect(new Set(resumed.map((r) => r.turn)).size).toBe(3);
   });
