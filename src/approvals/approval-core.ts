@@ -381,7 +381,7 @@ export class ApprovalCore implements CoreSections {
     const isFinal = request.approvals.length + 1 >= request.requiredApprovals;
     if (isFinal && needsRecheck(request))
       return this.markChecking(request, user, now, check.onBehalfOf, click, signing.evidence);
-    const next = withApproval(request, user, now, check.onBehalfOf, signing.evidence);
+    const next = withApproval(request, user, now, check.onBehalfOf, signing.evidence, signing.unsigned);
     const over = await this.writeApproval(request, next, { click });
     if (over) return { ok: false, reason: 'over-daily-limit', request, limit: over };
     return { ok: true, request: next };

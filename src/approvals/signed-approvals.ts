@@ -34,6 +34,9 @@ export interface SigningOptions extends SigningPlace {
  */
 export type SigningRefusal = 'signature-required' | 'challenge-used' | SignatureRefusal;
 
+/** An approval's signing as checked: its evidence, or the first passkeys' click it is, or why it is refused. */
+type Checked = { evidence?: ApprovalEvidence; unsigned?: 'first passkeys' } | { refusal: SigningRefusal };
+
 /** Why no signing challenge was given: the request needs no signature, or the user holds no passkey. */
 export type ChallengeRefusal = 'signature-not-needed' | 'no-passkey';
 
@@ -235,14 +238,11 @@ export class SignedApprovals {
 
   /**
    * Under the request's lock, over the request as stored now: the evidence to keep on the approval (none
-   * when no signature is needed and none was given), or why it is refused. Nothing of the approval is
-   * recorded here; a passkey's signature counter moves up with the check (PasskeyBook.advanceCounter).
+   * when no signature is needed and none was given; `unsigned` when a click counts only by the
+   * first-passkeys rule), or why it is refused. Nothing of the approval is recorded here; a passkey's
+   * signature counter moves up with the check (PasskeyBook.advanceCounter).
    */
-  async check(
-    request: ApprovalRequest,
-    user: string,
-    taken: TakenEvidence | undefined,
-  ): Promise<{ evidence?: ApprovalEvidence } | { refusal: SigningRefusal }> {
+  async check(request: ApprovalRequest, user: string, taken: TakenEvidence | undefined): Promise<Checked> {
     const judged = await this.judge(request, user, taken);
     if ('refusal' in judged) {
       this.log?.warn('passkey signature refused; nothing recorded', {
@@ -259,10 +259,16 @@ export class SignedApprovals {
     request: ApprovalRequest,
     user: string,
     taken: TakenEvidence | undefined,
-  ): Promise<{ evidence?: ApprovalEvidence } | { refusal: SigningRefusal }> {
+  ): Promise<Checked> {
     const { options } = this;
     if (!options) return {};
-    if (!taken) return (await this.requiredOf(request, user)) ? { refusal: 'signature-required' } : {};
+    if (!taken) {
+      if (await this.requiredOf(request, user)) return { refusal: 'signature-required' };
+      // Any rule but off signs a registration's approvals: a click that needs no signature then is
+      // a first passkeys' click (mayApproveUnsigned), and the approval's step says so.
+      const first = (request.kind as string) === 'passkey' && needsSignature(options.rule, 'passkey');
+      return first ? { unsigned: 'first passkeys' } : {};
+    }
     const { evidence, issued } = taken;
     if (!issued) return { refusal: 'challenge-used' };
     const forThis = issued.requestId === request.id && issued.user === user && issued.round === request.round;

@@ -116,13 +116,18 @@ export function transition<R extends ApprovalRequest>(request: R, to: RequestSta
   return { ...request, state: to, history: [...request.history, entry] };
 }
 
-/** The approval added (approved once it is the last needed); `onBehalfOf` when a delegate gave it. Pure. */
+/**
+ * The approval added (approved once it is the last needed); `onBehalfOf` when a delegate gave it, and
+ * `unsigned` when the engine counted a click by the first-passkeys rule: its step's note says so
+ * ("1 of 1 · unsigned: first passkeys"), on the request's history and in its audit entry. Pure.
+ */
 export function withApproval(
   request: ApprovalRequest,
   user: string,
   now: Date,
   onBehalfOf?: string,
   evidence?: ApprovalEvidence,
+  unsigned?: 'first passkeys',
 ): ApprovalRequest {
   const approval = {
     user,
@@ -132,7 +137,7 @@ export function withApproval(
   };
   const approvals = [...request.approvals, approval];
   const done = approvals.length >= request.requiredApprovals;
-  const note = `${approvals.length} of ${request.requiredApprovals}`;
+  const note = `${approvals.length} of ${request.requiredApprovals}${unsigned ? ` · unsigned: ${unsigned}` : ''}`;
   return transition(
     { ...request, approvals, checking: undefined } as ApprovalRequest,
     done ? 'approved' : 'pending',

@@ -1,7 +1,8 @@
 // A new install's first passkeys: a registration approved with a click while fewer than two people
 // held a passkey stays good at the executor's check before it is written, even when another
 // registration made a second holder in between; a click written into the store once two hold a
-// passkey still sends nothing.
+// passkey still sends nothing. Such a click is recorded "unsigned: first passkeys" on the request's
+// approval step and its audit entry, as in the passkey's record; a signed approval is not.
 import { describe, expect } from 'vitest';
 import { ApprovalPolicy, parseSigningRule, parseTiers } from '../../src/access/index.js';
 import type { ApprovalEngine } from '../../src/approvals/approval-engine.js';
@@ -9,7 +10,8 @@ import { partsOf } from '../../src/approvals/engine-parts.js';
 import { ApprovalRepository } from '../../src/approvals/repository.js';
 import { EVIDENCE_FAILED } from '../../src/approvals/signed-approvals.js';
 import { withApproval } from '../../src/approvals/state-machine.js';
-import { approveAsSeen } from '../support/approve-as-seen.js';
+import { threadReply } from '../../src/slack/approvals/blocks/steps.js';
+import { approveAsSeen, seenOf } from '../support/approve-as-seen.js';
 import { SoftwareAuthenticator } from '../support/authenticator.js';
 import { engineTest } from '../support/engine.js';
 import { register, TEST_RP_ID, TEST_SIGNING } from '../support/passkey-registration.js';
@@ -45,7 +47,48 @@ async function add(engine: ApprovalEngine, user: string, at: Date): Promise<Soft
   return device;
 }
 
+/** The approval step of a registration as recorded: its history entry, its audit entry, its thread reply. */
+async function approvalStep(engine: ApprovalEngine, id: string) {
+  const request = await engine.get(id);
+  if (!request) throw new Error('not stored');
+  const index = request.history.findIndex((step) => step.action === 'approved');
+  const audited = (await engine.audit(50)).find((e) => e.requestId === id && e.action === 'approved');
+  const reply = threadReply({ ...request, history: request.history.slice(0, index + 1) });
+  return { step: request.history[index], audited, reply };
+}
+
 describe('the first passkeys', () => {
+  test('a click on a registration is recorded "unsigned: first passkeys" on its step and in the audit chain; a signed approval is not', async ({
+    fx,
+  }) => {
+    const ades = await fileRegistration(fx.engine, ADE, "Ade's laptop");
+    expect(await approveAsSeen(fx.engine, ades.id, CHIDI)).toMatchObject({ ok: true });
+    await fx.engine.idle();
+    const clicked = await approvalStep(fx.engine, ades.id);
+    const label = '1 of 1 · unsigned: first passkeys';
+    expect(clicked.step).toMatchObject({ action: 'approved', actor: CHIDI, note: label });
+    expect(clicked.audited).toMatchObject({ kind: 'passkey', actor: CHIDI, note: label });
+    expect(clicked.reply).toMatch(/^Approved by .+ — 1 of 1 · unsigned: first passkeys$/);
+    // Chidi holds one too: two approvers have, so Dayo's registration is approved with Chidi's signature.
+    const chidis = await add(fx.engine, CHIDI, fx.clock.now());
+    fx.clock.advance(1_000);
+    const dayos = await fileRegistration(fx.engine, DAYO, "Dayo's laptop");
+    const made = await fx.engine.passkeys.signingChallenge(dayos.id, CHIDI, dayos.round);
+    if (!made.ok || !('challenge' in made)) throw new Error(`no challenge: ${JSON.stringify(made)}`);
+    const evidence = chidis.assert(made.challenge, made.nonce);
+    expect(await fx.engine.approve(dayos.id, CHIDI, { ...seenOf(dayos), evidence })).toMatchObject({
+      ok: true,
+    });
+    await fx.engine.idle();
+    expect((await fx.engine.get(dayos.id))?.state).toBe('completed');
+    const signed = await approvalStep(fx.engine, dayos.id);
+    expect(signed.step).toMatchObject({ action: 'approved', actor: CHIDI, note: '1 of 1' });
+    expect(signed.audited).toMatchObject({ actor: CHIDI, note: '1 of 1' });
+    const audit = (await fx.engine.audit(50)).filter((e) => e.requestId === dayos.id);
+    expect(JSON.stringify(audit)).not.toContain('first passkeys');
+    expect((await fx.engine.passkeys.passkeysOf(DAYO))[0]?.registration.unsigned).toBeUndefined();
+  });
+
   test('a registration clicked while one person held a passkey is written after a second holder came', async ({
     fx,
   }) => {
