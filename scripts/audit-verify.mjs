@@ -811,6 +811,8 @@ var EvidenceWalk = class {
   approvedAt = /* @__PURE__ */ new Map();
   /** When each request was claimed to be sent: the engine's last check of its signatures. */
   executingAt = /* @__PURE__ */ new Map();
+  /** What each request's `filed` entry recorded: who filed it, and how many approvals it needed then. */
+  filed = /* @__PURE__ */ new Map();
   checked = /* @__PURE__ */ new Set();
   read({ entry, segment }) {
     if (entry.kind === "policy" && entry.policy?.settings) this.readPolicy(entry, segment);
@@ -819,6 +821,9 @@ var EvidenceWalk = class {
     if (entry.action === "approved" && entry.actor)
       this.approvedAt.set(`${entry.requestId} ${entry.actor}`, at);
     if (entry.action === "executing") this.executingAt.set(entry.requestId, at);
+    if (entry.action === "filed" && !this.filed.has(entry.requestId)) {
+      this.filed.set(entry.requestId, { requester: entry.actor, required: entry.figures?.requiredApprovals });
+    }
     if (entry.kind === "passkey" && entry.action === "passkey-revoked") this.revoke(entry, at);
     if (!entry.state || !SENT_STATES.has(entry.state) || this.checked.has(entry.requestId)) return;
     this.checked.add(entry.requestId);
@@ -877,19 +882,52 @@ var EvidenceWalk = class {
     const signatures = figures?.signatures ?? [];
     const needed = this.needed(entry);
     if (!figures || !needed && signatures.length === 0) return;
-    const unsigned = figures.approvals.filter((user) => !signatures.some((s) => s.user === user));
-    const problems = needed ? unsigned.map((user) => this.unsignedProblem(entry, user)) : [];
-    if (signatures.length === 0 && unsigned.length > 0 && problems.every((why) => !why)) return;
+    const problems = needed ? this.approvalProblems(entry, signatures) : [];
+    if (signatures.length === 0 && figures.approvals.length > 0 && problems.length === 0) return;
     this.requests += 1;
     const about = `request ${entry.requestId} (${entry.kind}, sent at seq ${entry.seq})`;
     const fail = (why) => this.problems.push({ segment, text: `${about}: ${why}` });
     if (needed && figures.approvals.length === 0) fail("sent with no approval, though it needed signed ones");
-    for (const why of problems) if (why) fail(why);
+    for (const why of problems) fail(why);
+    const repeated = repeats();
     for (const signature of signatures) {
       this.signatures += 1;
-      const why = this.signatureProblem(entry, signature);
+      const repeat = repeated(signature);
+      const why = this.signatureProblem(entry, signature) ?? repeat;
       if (why) fail(`${signature.user}'s signature ${why}`);
     }
+  }
+  /** Why the approvals sent do not hold, their signatures apart: unsigned ones, and approverProblems. */
+  approvalProblems(entry, signatures) {
+    const unsigned = (entry.figures?.approvals ?? []).filter(
+      (user) => !signatures.some((s) => s.user === user)
+    );
+    return [
+      ...unsigned.flatMap((user) => this.unsignedProblem(entry, user) ?? []),
+      ...this.approverProblems(entry)
+    ];
+  }
+  /**
+   * Why the approvals sent do not count together: one person counted twice, the requester's own, or
+   * fewer people than the request needed, as the entry that sent it says or, if more, as it was filed
+   * (a store write may lower the count after filing; the signed figures do not hold it).
+   */
+  approverProblems(entry) {
+    const approvals = entry.figures?.approvals ?? [];
+    const people = new Set(approvals);
+    const problems = [...people].filter((user) => approvals.indexOf(user) !== approvals.lastIndexOf(user)).map((user) => `${user} is counted more than once among its approvals`);
+    const filed = this.filed.get(entry.requestId ?? "");
+    if (filed?.requester && people.has(filed.requester)) {
+      problems.push(`${filed.requester} filed it and is counted among its approvals`);
+    }
+    const atSend = entry.figures?.requiredApprovals ?? 0;
+    const needed = Math.max(atSend, filed?.required ?? 0);
+    if (people.size > 0 && people.size < needed) {
+      const when = needed > atSend ? ` when filed (${atSend} on the entry that sent it)` : "";
+      const approvers = `${people.size} distinct approver${people.size === 1 ? "" : "s"}`;
+      problems.push(`sent with ${approvers}, though it needed ${needed}${when}`);
+    }
+    return problems;
   }
   /** Why one assertion does not count for this entry's figures; undefined when it does. */
   signatureProblem(entry, signature) {
@@ -941,6 +979,21 @@ var EvidenceWalk = class {
     return holds ? void 0 : "does not verify with the public key its passkey was registered with";
   }
 };
+function repeats() {
+  const nonces = /* @__PURE__ */ new Map();
+  const passkeys = /* @__PURE__ */ new Map();
+  return ({ user, nonce, credentialId }) => {
+    const sameNonce = nonces.get(nonce);
+    const samePasskey = passkeys.get(credentialId);
+    if (sameNonce === void 0) nonces.set(nonce, user);
+    if (samePasskey === void 0) passkeys.set(credentialId, user);
+    if (sameNonce !== void 0) return `repeats the nonce of ${sameNonce}'s (one assertion counted twice)`;
+    if (samePasskey !== void 0) {
+      return `is by passkey ${short(credentialId)}, as ${samePasskey}'s is (one passkey counted twice)`;
+    }
+    return void 0;
+  };
+}
 function clientProblem(clientDataJSON, policy, challenge) {
   let client;
   try {

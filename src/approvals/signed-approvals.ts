@@ -293,9 +293,11 @@ export class SignedApprovals {
   }
 
   /**
-   * Just before the one service call: every counted approval of a request that needs signatures has
-   * evidence that still verifies, against a passkey held when the approval was made and not revoked
-   * since, and the request's bytes as they stand now (counters are not checked again: they were recorded).
+   * Just before the one service call: a request that needs signatures has as many approvals as it
+   * needs, by distinct people other than its requester, with distinct nonces and passkeys; and every
+   * counted approval has evidence that still verifies, against a passkey held when the approval was made
+   * and not revoked since, and the request's bytes as they stand now (counters are not checked again:
+   * they were recorded).
    */
   async stillVerifies(request: ApprovalRequest): Promise<boolean> {
     // The amount signed for is the amount the call sends (the executor checks this for every request too).
@@ -314,12 +316,19 @@ export class SignedApprovals {
     return !(await heldOneAt(this.book, approval.user, at));
   }
 
+  /** As many approvals as the request needs, distinct (distinctnessProblem); logged when not. */
+  private distinct(request: ApprovalRequest): boolean {
+    const problem = distinctnessProblem(request);
+    if (problem) this.log?.warn('approvals not distinct: nothing sent', { requestId: request.id, problem });
+    return !problem;
+  }
+
   private async allVerify(request: ApprovalRequest): Promise<boolean> {
     const { options } = this;
     if (!options) return true;
     const kind = request.kind as Parameters<typeof needsSignature>[1];
     if (!needsSignature(options.rule, kind, request.amount)) return true;
-    if (request.approvals.length === 0) return false;
+    if (!this.distinct(request)) return false;
     const bytes = approvalBytes(request);
     for (const approval of request.approvals) {
       const { evidence } = approval;
@@ -342,5 +351,26 @@ export class SignedApprovals {
     return true;
   }
 }
+
+/**
+ * Why the request's approvals do not count as they stand, each on its own verifying or not: fewer than
+ * it needs, or two by one person (an approver and their delegate count as one), one by its requester,
+ * or two with one nonce or one passkey (an assertion copied in the store). Undefined: they are distinct.
+ */
+function distinctnessProblem(request: ApprovalRequest): string | undefined {
+  const { approvals } = request;
+  if (approvals.length === 0) return 'no approval';
+  if (approvals.length < request.requiredApprovals)
+    return `only ${approvals.length} of ${request.requiredApprovals} approvals`;
+  const people = approvals.flatMap((a) => (a.onBehalfOf ? [a.user, a.onBehalfOf] : [a.user]));
+  if (people.includes(request.requester)) return 'approved by its requester';
+  if (!allDifferent(people)) return 'two approvals by one person';
+  const evidence = approvals.flatMap((a) => (a.evidence ? [a.evidence] : []));
+  if (!allDifferent(evidence.map((e) => e.nonce))) return 'two approvals with one nonce';
+  if (!allDifferent(evidence.map((e) => e.credentialId))) return 'two approvals with one passkey';
+  return undefined;
+}
+
+const allDifferent = (values: readonly string[]): boolean => new Set(values).size === values.length;
 
 const place = ({ rpId, origin }: SigningPlace): SigningPlace => ({ rpId, origin });

@@ -3,13 +3,15 @@
 // signing rule then in force needed signed has, for each counted approval, an assertion by a passkey
 // whose registration the chain shows executed before it and not revoked by then, over exactly the
 // figures the chain recorded for it (the canonical bytes rebuilt here, then the challenge with the
-// assertion's nonce), from the signing origin the policy recorded. Any assertion the chain holds is
-// checked the same way, needed or not. What is in force is read as the chain goes: the policy entries
-// (`signed approvals`: `all at <origin>` or `above ₦… at <origin>`), the passkey registrations (their
-// `completed` step) and revocations (`passkey-revoked` steps), and each approval's time. A passkey
-// registration's approval may be a click (a new install's first passkeys) only while fewer than two
-// approvers had ever held a passkey (executed registrations, revoked since or not) and only by an
-// approver who then held no live passkey.
+// assertion's nonce), from the signing origin the policy recorded; and its approvals are by distinct
+// people, none its requester (as its `filed` entry names them), as many as it needed (when filed, or
+// as the entry that sent it says, whichever is more). Any assertion the chain holds is checked the same
+// way, needed or not, and no two of a request's assertions share a nonce or a passkey. What is in force
+// is read as the chain goes: the policy entries (`signed approvals`: `all at <origin>` or `above ₦… at
+// <origin>`), the passkey registrations (their `completed` step) and revocations (`passkey-revoked`
+// steps), and each approval's time. A passkey registration's approval may be a click (a new install's
+// first passkeys) only while fewer than two approvers had ever held a passkey (executed registrations,
+// revoked since or not) and only by an approver who then held no live passkey.
 import { createHash } from 'node:crypto';
 import { Money } from '../format/money.js';
 import { signedBytes, signedChallenge } from './approval-bytes.js';
@@ -96,6 +98,8 @@ class EvidenceWalk {
   private readonly approvedAt = new Map<string, number>();
   /** When each request was claimed to be sent: the engine's last check of its signatures. */
   private readonly executingAt = new Map<string, number>();
+  /** What each request's `filed` entry recorded: who filed it, and how many approvals it needed then. */
+  private readonly filed = new Map<string, { requester?: string; required?: number }>();
   private readonly checked = new Set<string>();
 
   read({ entry, segment }: PlacedEntry): void {
@@ -105,6 +109,9 @@ class EvidenceWalk {
     if (entry.action === 'approved' && entry.actor)
       this.approvedAt.set(`${entry.requestId} ${entry.actor}`, at);
     if (entry.action === 'executing') this.executingAt.set(entry.requestId, at);
+    if (entry.action === 'filed' && !this.filed.has(entry.requestId)) {
+      this.filed.set(entry.requestId, { requester: entry.actor, required: entry.figures?.requiredApprovals });
+    }
     if (entry.kind === 'passkey' && entry.action === 'passkey-revoked') this.revoke(entry, at);
     if (!entry.state || !SENT_STATES.has(entry.state) || this.checked.has(entry.requestId)) return;
     this.checked.add(entry.requestId);
@@ -171,19 +178,56 @@ class EvidenceWalk {
     const signatures = figures?.signatures ?? [];
     const needed = this.needed(entry);
     if (!figures || (!needed && signatures.length === 0)) return;
-    const unsigned = figures.approvals.filter((user) => !signatures.some((s) => s.user === user));
-    const problems = needed ? unsigned.map((user) => this.unsignedProblem(entry, user)) : [];
-    if (signatures.length === 0 && unsigned.length > 0 && problems.every((why) => !why)) return;
+    const problems = needed ? this.approvalProblems(entry, signatures) : [];
+    if (signatures.length === 0 && figures.approvals.length > 0 && problems.length === 0) return;
     this.requests += 1;
     const about = `request ${entry.requestId} (${entry.kind}, sent at seq ${entry.seq})`;
     const fail = (why: string) => this.problems.push({ segment, text: `${about}: ${why}` });
     if (needed && figures.approvals.length === 0) fail('sent with no approval, though it needed signed ones');
-    for (const why of problems) if (why) fail(why);
+    for (const why of problems) fail(why);
+    const repeated = repeats();
     for (const signature of signatures) {
       this.signatures += 1;
-      const why = this.signatureProblem(entry, signature);
+      const repeat = repeated(signature);
+      const why = this.signatureProblem(entry, signature) ?? repeat;
       if (why) fail(`${signature.user}'s signature ${why}`);
     }
+  }
+
+  /** Why the approvals sent do not hold, their signatures apart: unsigned ones, and approverProblems. */
+  private approvalProblems(entry: AuditEntry, signatures: readonly Signature[]): string[] {
+    const unsigned = (entry.figures?.approvals ?? []).filter(
+      (user) => !signatures.some((s) => s.user === user),
+    );
+    return [
+      ...unsigned.flatMap((user) => this.unsignedProblem(entry, user) ?? []),
+      ...this.approverProblems(entry),
+    ];
+  }
+
+  /**
+   * Why the approvals sent do not count together: one person counted twice, the requester's own, or
+   * fewer people than the request needed, as the entry that sent it says or, if more, as it was filed
+   * (a store write may lower the count after filing; the signed figures do not hold it).
+   */
+  private approverProblems(entry: AuditEntry): string[] {
+    const approvals = entry.figures?.approvals ?? [];
+    const people = new Set(approvals);
+    const problems = [...people]
+      .filter((user) => approvals.indexOf(user) !== approvals.lastIndexOf(user))
+      .map((user) => `${user} is counted more than once among its approvals`);
+    const filed = this.filed.get(entry.requestId ?? '');
+    if (filed?.requester && people.has(filed.requester)) {
+      problems.push(`${filed.requester} filed it and is counted among its approvals`);
+    }
+    const atSend = entry.figures?.requiredApprovals ?? 0;
+    const needed = Math.max(atSend, filed?.required ?? 0);
+    if (people.size > 0 && people.size < needed) {
+      const when = needed > atSend ? ` when filed (${atSend} on the entry that sent it)` : '';
+      const approvers = `${people.size} distinct approver${people.size === 1 ? '' : 's'}`;
+      problems.push(`sent with ${approvers}, though it needed ${needed}${when}`);
+    }
+    return problems;
   }
 
   /** Why one assertion does not count for this entry's figures; undefined when it does. */
@@ -238,6 +282,26 @@ class EvidenceWalk {
     );
     return holds ? undefined : 'does not verify with the public key its passkey was registered with';
   }
+}
+
+/**
+ * For one request's signatures in turn: why one repeats the nonce or the passkey of a signature before
+ * it (one assertion, or one passkey, counted for two approvals); undefined when it does not.
+ */
+function repeats(): (signature: Signature) => string | undefined {
+  const nonces = new Map<string, string>();
+  const passkeys = new Map<string, string>();
+  return ({ user, nonce, credentialId }) => {
+    const sameNonce = nonces.get(nonce);
+    const samePasskey = passkeys.get(credentialId);
+    if (sameNonce === undefined) nonces.set(nonce, user);
+    if (samePasskey === undefined) passkeys.set(credentialId, user);
+    if (sameNonce !== undefined) return `repeats the nonce of ${sameNonce}'s (one assertion counted twice)`;
+    if (samePasskey !== undefined) {
+      return `is by passkey ${short(credentialId)}, as ${samePasskey}'s is (one passkey counted twice)`;
+    }
+    return undefined;
+  };
 }
 
 /** The client data's type, origin and challenge, against the policy and the rebuilt challenge. */

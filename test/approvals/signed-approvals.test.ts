@@ -1,10 +1,11 @@
 // Passkey-signed approvals through the engine, with real P-256 signatures from the software
 // authenticator: a click is refused where a signature is needed; a signed approval is recorded with
 // its assertion and sent; a replayed, misdirected or cloned assertion is refused with nothing recorded;
-// and just before the one service call, an approval written into the store by hand, or figures changed
-// after signing, sends nothing and fails the request.
+// and just before the one service call, an approval written into the store by hand, a copy of one, the
+// requester's own, or figures changed after signing, sends nothing and fails the request.
 import { describe, expect } from 'vitest';
 import { parseSigningRule } from '../../src/access/passkeys.js';
+import { approvalBytes, approvalChallenge } from '../../src/approvals/approval-digest.js';
 import type { ApprovalEngine } from '../../src/approvals/approval-engine.js';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import type { ApprovalRequest } from '../../src/approvals/index.js';
@@ -414,6 +415,62 @@ describe('signed approvals', () => {
       state: 'failed',
       outcome: { reason: EVIDENCE_FAILED },
     });
+    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+  });
+
+  test('an approval copied in the store as a second approval by the same approver sends nothing', async ({
+    fx,
+    networkId,
+  }) => {
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '1500000'));
+    expect(request.requiredApprovals).toBe(2);
+    const deviceA = await deviceFor(fx.engine, APPROVER_A);
+    const signed = await signAndApprove(fx.engine, request.id, APPROVER_A, deviceA);
+    expect(signed.result).toMatchObject({ ok: true, request: { state: 'pending' } });
+    // The same approver, the same assertion and nonce: each copy verifies on its own.
+    const repo = new ApprovalRepository(fx.store, 'sandbox');
+    const stored = await repo.get(request.id);
+    if (!stored) throw new Error('not stored');
+    const copied = withApproval(stored, APPROVER_A, new Date(), undefined, signed.evidence);
+    expect(copied.state).toBe('approved');
+    expect(await repo.saveIf(stored, copied)).toBe(true);
+    await partsOf(fx.engine).executor.execute(request.id);
+    await fx.engine.idle();
+    const failed = await fx.engine.get(request.id);
+    expect(failed).toMatchObject({
+      state: 'failed',
+      outcome: { reason: EVIDENCE_FAILED, nothingSent: true },
+    });
+    expect(failed?.history.at(-1)).toMatchObject({ action: 'failed', note: EVIDENCE_FAILED });
+    expect((await fx.engine.audit(5)).map((e) => e.action)).toContain('failed');
+    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+  });
+
+  test('the requester’s own signed approval written into the store sends nothing', async ({
+    fx,
+    networkId,
+  }) => {
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
+    expect(request).toMatchObject({ requester: REQUESTER, requiredApprovals: 1 });
+    // The requester's own registered passkey, over the request's bytes and a nonce the book issued:
+    // the signing page would give the requester no challenge, so it is made as the page would.
+    const device = await deviceFor(fx.engine, REQUESTER);
+    const book = fx.engine.passkeys.signatures().book;
+    const nonce = await book.issueNonce({ requestId: request.id, user: REQUESTER, round: request.round });
+    const evidence = device.assert(approvalChallenge(approvalBytes(request), nonce), nonce);
+    const repo = new ApprovalRepository(fx.store, 'sandbox');
+    const stored = await repo.get(request.id);
+    if (!stored) throw new Error('not stored');
+    const own = withApproval(stored, REQUESTER, new Date(), undefined, evidence);
+    expect(own.state).toBe('approved');
+    expect(await repo.saveIf(stored, own)).toBe(true);
+    await partsOf(fx.engine).executor.execute(request.id);
+    await fx.engine.idle();
+    expect(await fx.engine.get(request.id)).toMatchObject({
+      state: 'failed',
+      outcome: { reason: EVIDENCE_FAILED, nothingSent: true },
+    });
+    expect((await fx.engine.audit(5)).map((e) => e.action)).toContain('failed');
     expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
   });
 

@@ -3,7 +3,8 @@
 // withdrawal approved with a real P-256 assertion from the software authenticator and sent. It passes
 // as written, and fails (naming the request and why) when one byte of an assertion is changed, when an
 // approval the rule needed signed has no signature, when the passkey was revoked before the approval,
-// or when the figures sent differ from those signed. The edits are those of someone who changed the
+// when an approval is counted twice or is the requester's own, when fewer people approved than the
+// request needed when filed, or when the figures sent differ from those signed. The edits are those of someone who changed the
 // store before the bot archived it: the chain is rebuilt and signed with the bot's own key, so only the
 // signatures can tell. The OpenSSL walk-through in docs/audit-verify.md is run here as written.
 import { spawnSync } from 'node:child_process';
@@ -395,6 +396,83 @@ describe('the verifier’s check of passkey-signed approvals', () => {
     expect(problems(lines)).toEqual([
       expect.stringContaining(
         `request ${withdrawal} (withdraw, sent at seq ${sentSeq}): ${APPROVER_A}'s signature is over other figures than the chain recorded for the request (its challenge differs)`,
+      ),
+    ]);
+    expect(status).toBe(1);
+  });
+
+  test('fails an approval duplicated with its signature (a store edit)', async ({
+    fx,
+    auditDir,
+    signer,
+    networkId,
+  }) => {
+    const { folder, withdrawal, sentSeq } = await signedArchive(fx.engine, auditDir, networkId);
+    rewriteSegment(
+      folder,
+      signer,
+      onRequest(withdrawal, (entry) => {
+        const figures = entry.figures;
+        const [signature] = figures?.signatures ?? [];
+        if (!figures || !signature) return entry;
+        const approvals = [...figures.approvals, APPROVER_A];
+        return { ...entry, figures: { ...figures, approvals, signatures: [signature, signature] } };
+      }),
+    );
+    const { status, lines } = verify(folder, signer.publicKey);
+    const about = `request ${withdrawal} (withdraw, sent at seq ${sentSeq})`;
+    expect(problems(lines)).toEqual([
+      expect.stringContaining(`${about}: ${APPROVER_A} is counted more than once among its approvals`),
+      expect.stringContaining(
+        `${about}: ${APPROVER_A}'s signature repeats the nonce of ${APPROVER_A}'s (one assertion counted twice)`,
+      ),
+    ]);
+    expect(status).toBe(1);
+  });
+
+  test('fails an approval by the request’s requester (a store edit)', async ({
+    fx,
+    auditDir,
+    signer,
+    networkId,
+  }) => {
+    const { folder, withdrawal, sentSeq } = await signedArchive(fx.engine, auditDir, networkId);
+    // As if A had filed the withdrawal A then approved.
+    rewriteSegment(
+      folder,
+      signer,
+      onRequest(withdrawal, (entry) => (entry.action === 'filed' ? { ...entry, actor: APPROVER_A } : entry)),
+    );
+    const { status, lines } = verify(folder, signer.publicKey);
+    expect(problems(lines)).toEqual([
+      expect.stringContaining(
+        `request ${withdrawal} (withdraw, sent at seq ${sentSeq}): ${APPROVER_A} filed it and is counted among its approvals`,
+      ),
+    ]);
+    expect(status).toBe(1);
+  });
+
+  test('fails a request sent with fewer approvers than it needed when filed (a store edit)', async ({
+    fx,
+    auditDir,
+    signer,
+    networkId,
+  }) => {
+    const { folder, withdrawal, sentSeq } = await signedArchive(fx.engine, auditDir, networkId);
+    // Filed needing two; the count lowered to one in the store afterwards (the signed figures do not hold it).
+    rewriteSegment(
+      folder,
+      signer,
+      onRequest(withdrawal, (entry) =>
+        entry.action === 'filed' && entry.figures
+          ? { ...entry, figures: { ...entry.figures, requiredApprovals: 2 } }
+          : entry,
+      ),
+    );
+    const { status, lines } = verify(folder, signer.publicKey);
+    expect(problems(lines)).toEqual([
+      expect.stringContaining(
+        `request ${withdrawal} (withdraw, sent at seq ${sentSeq}): sent with 1 distinct approver, though it needed 2 when filed (1 on the entry that sent it)`,
       ),
     ]);
     expect(status).toBe(1);
