@@ -15,6 +15,7 @@ import {
   browserTest,
   contains,
   eventually,
+  hidden,
   screenshot,
   shown,
   textOf,
@@ -98,6 +99,13 @@ describe.skipIf(!browserAvailable())(
         await shown(review);
         await review.getByRole('button', { name: /^Approve/ }).click();
         await eventually(() => textOf(registration)).not.toContain('Waiting for approval');
+        // The click counted by the first-passkeys rule says so in the request's thread.
+        await registration.getByRole('button', { name: /repl(y|ies)/ }).click();
+        const thread = page.getByRole('complementary', { name: 'Thread' });
+        await contains(thread, '1 of 1 · unsigned: first passkeys');
+        await screenshot(page, 'workbench-passkeys-registration-approved');
+        await thread.getByRole('button', { name: 'Close thread' }).click();
+        await hidden(thread);
       },
       STEP,
     );
