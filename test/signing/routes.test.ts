@@ -197,6 +197,13 @@ describe('the sign page', () => {
     );
     expect(figures.find((f) => f.label === 'To address')?.mark).toContain('First payment');
     expect(figures.find((f) => f.label === 'Purpose')?.value).toBe('Supplier payout INV-2231');
+    // What the bot checked at filing, as stored (every check's wording: test/signing/figures.test.ts).
+    expect(options.json.request.checks).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^Balance ₦[\d,.]+ as of /),
+        'First payment to this destination.',
+      ]),
+    );
     expect(options.json.request.bytes).toContain(`id=${id}\nkind=withdraw\namount_kobo=25000000\n`);
     expect(options.json.options).toMatchObject({
       rpId: 'localhost',
