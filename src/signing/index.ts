@@ -7,6 +7,7 @@ import type { ApprovalEngine } from '../approvals/index.js';
 import type { Logger } from '../log.js';
 import type { Installed } from '../slack/runtime/installed.js';
 import type { People } from '../slack/runtime/people.js';
+import type { PageRefusal } from './api.js';
 import { pageAssets } from './assets.js';
 import { signingRoutes } from './routes.js';
 
@@ -17,6 +18,8 @@ export interface SigningPagesSetup {
   log: Pick<Logger, 'warn' | 'error'>;
   /** The people the bot meets (users.info, kept briefly), once the Slack app exists. */
   people?: () => People | undefined;
+  /** Counts a link or registration the pages refused (the metrics). */
+  refused: (reason: PageRefusal) => void;
 }
 
 /** "Ade Bello (U123)", or the id alone when Slack does not answer or knows no other name. */
@@ -53,6 +56,7 @@ export function installSigningPages(setup: SigningPagesSetup): Installed {
       origin: setup.origin,
       log,
       homeTeam: () => homeTeam,
+      refused: setup.refused,
       tell,
       nameOf: namer(setup.people),
       assets: pageAssets,
