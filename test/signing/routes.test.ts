@@ -434,6 +434,17 @@ describe('the sign page', () => {
       origin: 'http://evil.test',
     });
     expect(submitted.json.problem).toContain('was signed on a page that is not this desk’s signing page');
+    // Said privately to the approver too, and logged.
+    await waitUntil(() => toldPrivately(app, APPROVER_A).includes(submitted.json.problem), 'the DM');
+    expect(warned(lines, 'a passkey page refused').at(-1)).toEqual({
+      level: 'warn',
+      message: 'a passkey page refused',
+      time: expect.any(String),
+      user: APPROVER_A,
+      page: 'sign',
+      requestId: id,
+      reason: 'wrong-origin',
+    });
     const token = await signingToken(app, APPROVER_A, id);
     const elsewhere = await post(
       app,
