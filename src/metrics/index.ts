@@ -19,7 +19,7 @@ import { withinDeadline } from '../store/index.js';
 import type { BuildInfo } from '../version.js';
 import type { IntakeResult, OutboxBacklog } from '../webhooks/index.js';
 import { approvalStep, type ClosedState, type SendResult } from './approval-steps.js';
-import { signingCounters } from './signatures.js';
+import { type PageRefusalReason, pageRefusalCounter, signingCounters } from './signatures.js';
 
 /** What the gauges read at each scrape. */
 export interface MetricSources {
@@ -101,6 +101,8 @@ export class BotMetrics {
   readonly serviceCalls: ServiceCallObserver;
   /** For the approval engine's signing observer: signed approvals, and signatures refused (signatures.ts). */
   readonly signingEvent: (event: SigningEvent) => void;
+  /** For the passkey pages: a link or registration they refused (signatures.ts). */
+  readonly passkeyPageRefused: (reason: PageRefusalReason) => void;
   private readonly log: Logger;
   private readonly now: () => number;
   private readonly readTimeoutMs: number;
@@ -131,6 +133,7 @@ export class BotMetrics {
     this.sends = approvals.sends;
     this.closed = approvals.closed;
     this.signingEvent = signingCounters(this.registry, KINDS);
+    this.passkeyPageRefused = pageRefusalCounter(this.registry);
     this.alertGauges();
     this.serviceCalls = this.serviceMetrics();
     const slack = this.slackAndWebhookCounters();

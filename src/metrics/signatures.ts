@@ -3,7 +3,9 @@
 // assertion check found), or a request whose approvals' evidence no longer verified just before its
 // service call. The engine tells its signing observer (approvals/signed-approvals.ts); the label values
 // are the fixed words below (the table lists every SigningRefusal: a new one does not compile until it
-// is here), never a request, person or credential.
+// is here), never a request, person or credential. The passkey pages count what they refuse before
+// the engine sees a signature: a link (expired, used, unknown, made in another workspace) or a
+// registration the engine did not file.
 import { Counter, type Registry } from 'prom-client';
 import type { RequestKind } from '../access/index.js';
 import type { SigningEvent, SigningRefusal } from '../approvals/index.js';
@@ -58,4 +60,32 @@ export function signingCounters(
       refused.inc({ reason: EVIDENCE_DOES_NOT_VERIFY });
     }
   };
+}
+
+/** What a passkey page refused before any signature reached the engine (the pages' PageRefusal). */
+export type PageRefusalReason =
+  | 'link-expired'
+  | 'link-used'
+  | 'link-unknown'
+  | 'link-other-workspace'
+  | 'registration-refused';
+
+const PAGE_REFUSAL_REASONS: Record<PageRefusalReason, true> = {
+  'link-expired': true,
+  'link-used': true,
+  'link-unknown': true,
+  'link-other-workspace': true,
+  'registration-refused': true,
+};
+
+/** The passkey pages' refusals by reason, each series made at zero. */
+export function pageRefusalCounter(registry: Registry): (reason: PageRefusalReason) => void {
+  const refused = new Counter({
+    name: 'cngn_passkey_page_refusals_total',
+    help: 'Passkey page calls refused before a signature reached the engine: a link expired, used, unknown or made in another workspace, or a registration not filed.',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  for (const reason of Object.keys(PAGE_REFUSAL_REASONS)) refused.inc({ reason }, 0);
+  return (reason) => refused.inc({ reason });
 }

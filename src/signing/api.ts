@@ -3,7 +3,9 @@
 // sign/submit use it (useLink: once). Registration and approval are the engine's: these only carry
 // the browser's WebAuthn JSON to engine.passkeys and engine.approve, and put a refusal in words,
 // on the page and privately in Slack to the approver. An expired or used link is refused the same
-// way, and a sign link's refusal goes on its request's record.
+// way, and a sign link's refusal goes on its request's record. A link made in another workspace (by
+// another install of the bot on the same store) is refused as an unknown one. Each refused link and
+// refused registration is counted by reason (PageRefusal).
 import { createHash } from 'node:crypto';
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { ApprovalEvidence } from '../access/index.js';
@@ -27,9 +29,21 @@ import type {
   TokenInput,
 } from './protocol.js';
 
+/** Why a passkey page refused a link or a registration, as counted (cngn_passkey_page_refusals_total). */
+export type PageRefusal =
+  | 'link-expired'
+  | 'link-used'
+  | 'link-unknown'
+  | 'link-other-workspace'
+  | 'registration-refused';
+
 /** What the calls need: the engine, and a private word to a Slack user (a DM), logged when it fails. */
 export interface PageDeps {
   engine: ApprovalEngine;
+  /** The workspace the bot is installed in (auth.test at start-up); undefined until Slack has answered. */
+  homeTeam: () => string | undefined;
+  /** Counts a refused link or registration. */
+  refused: (reason: PageRefusal) => void;
   /** Says `text` privately to `user` in Slack; does nothing while Slack is not connected. */
   tell: (user: string, text: string) => Promise<void>;
   /** "Ade Bello (U123)" as Slack names them, or the id alone when Slack cannot say. */
@@ -74,9 +88,11 @@ async function refuseLink(deps: PageDeps, token: string, page: LinkFor['page'], 
   const link = tokenHash(token);
   if (found.ok || found.why === 'unknown' || found.link.page !== page) {
     deps.log.warn('a passkey page link has expired or was already used', { page, link });
+    deps.refused('link-unknown');
     return new PageProblem(`${UNKNOWN} ${askAgain(page)}`, 410);
   }
   const { why, link: refused } = found;
+  deps.refused(`link-${why}`);
   const text = refusedLinkText(why, page);
   deps.log.warn('a passkey page link has expired or was already used', {
     page,
@@ -91,7 +107,23 @@ async function refuseLink(deps: PageDeps, token: string, page: LinkFor['page'], 
   return new PageProblem(plain, 410);
 }
 
-/** The link behind `token`, if it opens `page`; otherwise refused (refuseLink). */
+/**
+ * A good link made by an install of the bot in another workspace, on a store this one shares: refused
+ * as an unknown link, on the page and in the log only (its user is no one this install may tell).
+ */
+function refuseElsewhere(deps: PageDeps, token: string, page: LinkFor['page'], found: LinkFor) {
+  deps.log.warn('a passkey page link has expired or was already used', {
+    page,
+    link: tokenHash(token),
+    why: 'made in another workspace',
+    team: found.team,
+    home: deps.homeTeam() ?? null,
+  });
+  deps.refused('link-other-workspace');
+  return new PageProblem(`${UNKNOWN} ${askAgain(page)}`, 410);
+}
+
+/** The link behind `token`, if it opens `page` and was made in the bot's workspace; otherwise refused. */
 async function linkFor<P extends LinkFor['page']>(
   deps: PageDeps,
   token: string,
@@ -101,6 +133,7 @@ async function linkFor<P extends LinkFor['page']>(
   const book = deps.engine.passkeys.signatures().book;
   const peeked = await book.peekLink(token);
   if (!peeked.ok || peeked.link.page !== page) throw await refuseLink(deps, token, page, peeked);
+  if (peeked.link.team !== deps.homeTeam()) throw refuseElsewhere(deps, token, page, peeked.link);
   const found = use ? await book.useLink(token) : peeked;
   if (!found.ok || found.link.page !== page) throw await refuseLink(deps, token, page, found);
   return found.link as Extract<LinkFor, { page: P }>;
@@ -125,6 +158,7 @@ export async function registerFile(deps: PageDeps, input: RegisterFileInput): Pr
   const filed = await deps.engine.passkeys.filePasskey(link.user, { response, expectedChallenge, name });
   if (!filed.ok) {
     const text = `Your passkey was not registered: ${filed.problem} Nothing was filed; ask for a new link with \`/cngn passkey\`.`;
+    deps.refused('registration-refused');
     throw await refuse(deps, link.user, text, { page: 'register', problem: filed.problem });
   }
   const requestId = filed.request.id;

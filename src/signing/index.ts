@@ -1,12 +1,13 @@
 // The bot's passkey pages (docs/passkeys.md), installed by the wiring when approvals are on and
 // approvals are signed: the routes on the bot's HTTP server (Socket Mode too), and, once the Slack app
-// exists, its client for the private word a refusal is also said in. A leaf: nothing imports it but
-// the wiring.
+// exists, its client for the private word a refusal is also said in, and the workspace it is installed
+// in, the only one whose links the pages open. A leaf: nothing imports it but the wiring.
 import type { App } from '@slack/bolt';
 import type { ApprovalEngine } from '../approvals/index.js';
 import type { Logger } from '../log.js';
 import type { Installed } from '../slack/runtime/installed.js';
 import type { People } from '../slack/runtime/people.js';
+import type { PageRefusal } from './api.js';
 import { pageAssets } from './assets.js';
 import { signingRoutes } from './routes.js';
 
@@ -17,6 +18,8 @@ export interface SigningPagesSetup {
   log: Pick<Logger, 'warn' | 'error'>;
   /** The people the bot meets (users.info, kept briefly), once the Slack app exists. */
   people?: () => People | undefined;
+  /** Counts a link or registration the pages refused (the metrics). */
+  refused: (reason: PageRefusal) => void;
 }
 
 /** "Ade Bello (U123)", or the id alone when Slack does not answer or knows no other name. */
@@ -32,6 +35,7 @@ function namer(people: SigningPagesSetup['people']): (user: string) => Promise<s
 
 export function installSigningPages(setup: SigningPagesSetup): Installed {
   let client: App['client'] | undefined;
+  let homeTeam: string | undefined;
   const { log } = setup;
   const tell = async (user: string, text: string) => {
     if (!client) return;
@@ -51,12 +55,15 @@ export function installSigningPages(setup: SigningPagesSetup): Installed {
       engine: setup.engine,
       origin: setup.origin,
       log,
+      homeTeam: () => homeTeam,
+      refused: setup.refused,
       tell,
       nameOf: namer(setup.people),
       assets: pageAssets,
     }),
-    listeners: (app) => {
+    listeners: (app, identity) => {
       client = app.client;
+      homeTeam = identity.teamId;
     },
   };
 }

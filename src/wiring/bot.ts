@@ -296,11 +296,13 @@ function webhooksOf(parts: Base & Pick<Parts, 'approvals'>, privateKey: string |
 }
 
 /** The passkey pages, when approvals are on and signed (CNGN_SIGNED_APPROVALS, CNGN_SIGNING_URL). */
-function signingPagesOf({ approvals, logger }: Parts): Installed[] {
+function signingPagesOf({ approvals, logger, metrics }: Parts): Installed[] {
   const signing = approvals?.engine.passkeys.signatures().options;
   if (!approvals || !signing) return [];
   const people = () => approvals.people;
-  return [installSigningPages({ engine: approvals.engine, origin: signing.origin, log: logger, people })];
+  const { engine } = approvals;
+  const refused = metrics.passkeyPageRefused;
+  return [installSigningPages({ engine, origin: signing.origin, log: logger, people, refused })];
 }
 
 /** Re-posting dead letters is for approvers, and audited: it needs the approvals feature too. */

@@ -6,7 +6,8 @@
 // when an approval is counted twice or is the requester's own, when fewer people approved than the
 // request needed when filed, or when the figures sent differ from those signed. The edits are those of someone who changed the
 // store before the bot archived it: the chain is rebuilt and signed with the bot's own key, so only the
-// signatures can tell. The OpenSSL walk-through in docs/audit-verify.md is run here as written.
+// signatures can tell. The OpenSSL walk-through in docs/audit-verify.md is run here as written, for a
+// P-256 and for an Ed25519 passkey.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,7 +26,7 @@ import { loadConfig } from '../../src/config.js';
 import { policyOf } from '../../src/wiring/policy-inputs.js';
 import { approveAsSeen, seenOf } from '../support/approve-as-seen.js';
 import { flipByte, newSigner, rewriteSegment } from '../support/audit-archive.js';
-import { SoftwareAuthenticator } from '../support/authenticator.js';
+import { type AuthenticatorOptions, SoftwareAuthenticator } from '../support/authenticator.js';
 import { SLACK_ENV } from '../support/config-env.js';
 import { APPROVER_A, APPROVER_B, engineTest, REQUESTER, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
@@ -59,14 +60,21 @@ const test = engineTest
     },
   }));
 
-/** `user` registers a passkey, approved by `approver`: signed with `signWith` (the approver's device), else a click. */
+type Curve = AuthenticatorOptions['curve'];
+
+/**
+ * `user` registers a passkey (on `curve`, P-256 by default), approved by `approver`: signed with
+ * `signWith` (the approver's device), else a click.
+ */
 async function register(
   engine: ApprovalEngine,
   user: string,
   approver: string,
   signWith?: SoftwareAuthenticator,
+  curve?: Curve,
 ): Promise<SoftwareAuthenticator> {
-  const device = new SoftwareAuthenticator({ user, name: `${user}'s device ${Math.random()}`, ...place });
+  const name = `${user}'s device ${Math.random()}`;
+  const device = new SoftwareAuthenticator({ user, name, ...place, ...(curve ? { curve } : {}) });
   const options = await engine.passkeys.registrationChallenge(user);
   const filed = await engine.passkeys.filePasskey(user, {
     response: device.registrationResponse(options.challenge),
@@ -108,16 +116,17 @@ interface SignedArchive {
 }
 
 /**
- * A's passkey (clicked by B, who holds none), B's signed by A, the requester's signed by B, a withdrawal
- * signed by A and sent; then archived.
+ * A's passkey (clicked by B, who holds none; on `curveA`, P-256 by default), B's signed by A, the
+ * requester's signed by B, a withdrawal signed by A and sent; then archived.
  */
 async function signedArchive(
   engine: ApprovalEngine,
   auditDir: string,
   networkId: string,
+  curveA?: Curve,
 ): Promise<SignedArchive> {
   await engine.start();
-  const deviceA = await register(engine, APPROVER_A, APPROVER_B);
+  const deviceA = await register(engine, APPROVER_A, APPROVER_B, undefined, curveA);
   const deviceB = await register(engine, APPROVER_B, APPROVER_A, deviceA);
   await register(engine, REQUESTER, APPROVER_B, deviceB);
   const request = await fileDraft(engine, withdrawalDraft(networkId, '5000'));
@@ -534,46 +543,51 @@ function walkThrough(names: { archive: string; request: string; approver: string
   return `${run.stdout}${run.stderr}`.trimEnd().split('\n');
 }
 
-describe.skipIf(!toolsHere)('the passkey OpenSSL walk-through in the docs', () => {
-  test('checks one signed approval, and refuses it once its signature is changed', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
-  }) => {
-    const { folder, withdrawal } = await signedArchive(fx.engine, auditDir, networkId);
-    const names = { archive: folder, request: withdrawal, approver: APPROVER_A };
-    const [verified, computed, carried, where, policy, rpIdHash, hostHash, ...rest] = walkThrough(names);
-    expect(verified).toBe('Verified OK');
-    expect(computed).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(carried).toBe(computed);
-    expect(where).toBe(`webauthn.get ${place.origin}`);
-    expect(policy).toBe(`all at ${place.origin}`);
-    expect(rpIdHash).toMatch(/^[0-9a-f]{64}$/);
-    expect(hostHash).toBe(rpIdHash);
-    expect(rest).toEqual([]);
+/** What OpenSSL says of a good and a bad signature: dgst for ES256, pkeyutl for Ed25519. */
+const SAYS = {
+  'P-256': { good: 'Verified OK', bad: 'Verification failure' },
+  Ed25519: { good: 'Signature Verified Successfully', bad: 'Signature Verification Failure' },
+} as const;
 
-    rewriteSegment(
-      folder,
-      signer,
-      onRequest(withdrawal, (e) => withSignatures(e, (s) => ({ signature: flipByte(s.signature, 5) }))),
-    );
-    expect(walkThrough(names)[0]).toBe('Verification failure');
-    rewriteSegment(
-      folder,
-      signer,
-      onRequest(withdrawal, (e) => withSignatures(e, (s) => ({ signature: flipByte(s.signature, 5) }))),
-    );
-    rewriteSegment(
-      folder,
-      signer,
-      onRequest(withdrawal, (entry) => {
-        if (!entry.figures) return entry;
-        return { ...entry, figures: { ...entry.figures, purpose: 'Something else' } };
-      }),
-    );
-    const changed = walkThrough(names);
-    expect(changed[0]).toBe('Verified OK');
-    expect(changed[1]).not.toBe(changed[2]);
-  });
+describe.skipIf(!toolsHere)('the passkey OpenSSL walk-through in the docs', () => {
+  test.for(['P-256', 'Ed25519'] as const)(
+    'checks one signed approval, and refuses it once its signature is changed (%s passkey)',
+    async (curve, { fx, auditDir, signer, networkId }) => {
+      const says = SAYS[curve];
+      const { folder, withdrawal } = await signedArchive(fx.engine, auditDir, networkId, curve);
+      const names = { archive: folder, request: withdrawal, approver: APPROVER_A };
+      const [verified, computed, carried, where, policy, rpIdHash, hostHash, ...rest] = walkThrough(names);
+      expect(verified).toBe(says.good);
+      expect(computed).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(carried).toBe(computed);
+      expect(where).toBe(`webauthn.get ${place.origin}`);
+      expect(policy).toBe(`all at ${place.origin}`);
+      expect(rpIdHash).toMatch(/^[0-9a-f]{64}$/);
+      expect(hostHash).toBe(rpIdHash);
+      expect(rest).toEqual([]);
+
+      rewriteSegment(
+        folder,
+        signer,
+        onRequest(withdrawal, (e) => withSignatures(e, (s) => ({ signature: flipByte(s.signature, 5) }))),
+      );
+      expect(walkThrough(names)[0]).toBe(says.bad);
+      rewriteSegment(
+        folder,
+        signer,
+        onRequest(withdrawal, (e) => withSignatures(e, (s) => ({ signature: flipByte(s.signature, 5) }))),
+      );
+      rewriteSegment(
+        folder,
+        signer,
+        onRequest(withdrawal, (entry) => {
+          if (!entry.figures) return entry;
+          return { ...entry, figures: { ...entry.figures, purpose: 'Something else' } };
+        }),
+      );
+      const changed = walkThrough(names);
+      expect(changed[0]).toBe(says.good);
+      expect(changed[1]).not.toBe(changed[2]);
+    },
+  );
 });

@@ -1,10 +1,13 @@
 // Passkey-signed approvals in GET /metrics of a running bot with signing on: a click where a signature
 // is needed and an assertion from the wrong origin each count as a refusal by reason, and an approval
 // signed with the software authenticator counts as signed by its kind; a request whose evidence did not
-// verify before sending counts as evidence-does-not-verify.
+// verify before sending counts as evidence-does-not-verify. The passkey pages count the links they
+// refuse (unknown, expired, used, made in another workspace) and the registrations not filed.
 import { expect } from 'vitest';
+import { PasskeyBook } from '../../src/approvals/index.js';
 import { silentLogger } from '../../src/log.js';
 import { BotMetrics } from '../../src/metrics/index.js';
+import { bookOf, post, registrationToken, startSigningApp } from '../signing/support.js';
 import { APPROVER_A, type ApprovalApp, fileWithdrawal, waitUntil } from '../slack/approvals/support.js';
 import { approveAsSeen, seenOf } from '../support/approve-as-seen.js';
 import { SoftwareAuthenticator } from '../support/authenticator.js';
@@ -14,6 +17,7 @@ import { parseExposition, scrape } from '../support/prometheus.js';
 const place = { rpId: 'desk.example.com', origin: 'https://desk.example.com' };
 const SIGNED = 'cngn_approval_signed_total';
 const REFUSED = 'cngn_approval_signature_refusals_total';
+const PAGE_REFUSED = 'cngn_passkey_page_refusals_total';
 
 /** `user` signs request `id` as it stands with `device` (misbehaving as `bad` says), then approves. */
 async function signAndApprove(
@@ -90,3 +94,61 @@ test('a request whose evidence did not verify before sending counts, and every r
     'AR-0000000001',
   );
 });
+
+// biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+const pagesTest = test.extend('pages', async ({}, { onCleanup }) => {
+  const app = await startSigningApp();
+  onCleanup(() => app.stop());
+  return app;
+});
+
+pagesTest(
+  'counts the links and registrations the passkey pages refuse, by reason',
+  async ({ pages: app }) => {
+    const before = await scrape(app.metricsUrl);
+    expect(before.types.get(PAGE_REFUSED)).toBe('counter');
+    const reasons = [
+      'link-unknown',
+      'link-expired',
+      'link-used',
+      'link-other-workspace',
+      'registration-refused',
+    ];
+    for (const reason of reasons) expect(before.value(PAGE_REFUSED, { reason })).toBe(0);
+
+    expect((await post(app, '/passkeys/api/register/options', { token: 'bm90LWEtdG9rZW4' })).status).toBe(
+      410,
+    );
+    // Issued eleven minutes ago, through the book's own clock.
+    const past = () => new Date(Date.now() - 11 * 60_000);
+    const old = new PasskeyBook(app.store, app.engine.environment(), undefined, past);
+    const expired = await old.issueLink({ page: 'register', user: APPROVER_A, team: 'T1' });
+    expect((await post(app, '/passkeys/api/register/options', { token: expired })).status).toBe(410);
+    const elsewhere = await bookOf(app).issueLink({ page: 'register', user: APPROVER_A, team: 'T2' });
+    expect((await post(app, '/passkeys/api/register/options', { token: elsewhere })).status).toBe(410);
+    // A registration made for another site is not filed, and uses its link: opened again, it is refused.
+    const device = new SoftwareAuthenticator({
+      user: APPROVER_A,
+      rpId: 'localhost',
+      origin: 'http://evil.test',
+    });
+    const token = await registrationToken(app, APPROVER_A);
+    const options = await post(app, '/passkeys/api/register/options', { token });
+    expect(options.status).toBe(200);
+    const filing = { token, name: 'Phone', expectedChallenge: options.json.options.challenge };
+    const response = device.registrationResponse(options.json.options.challenge);
+    expect((await post(app, '/passkeys/api/register/file', { ...filing, response })).status).toBe(422);
+    expect((await post(app, '/passkeys/api/register/options', { token })).status).toBe(410);
+
+    const after = await scrape(app.metricsUrl);
+    expect(
+      Object.fromEntries(reasons.map((reason) => [reason, after.value(PAGE_REFUSED, { reason })])),
+    ).toEqual({
+      'link-unknown': 1,
+      'link-expired': 1,
+      'link-used': 1,
+      'link-other-workspace': 1,
+      'registration-refused': 1,
+    });
+  },
+);

@@ -197,6 +197,13 @@ describe('the sign page', () => {
     );
     expect(figures.find((f) => f.label === 'To address')?.mark).toContain('First payment');
     expect(figures.find((f) => f.label === 'Purpose')?.value).toBe('Supplier payout INV-2231');
+    // What the bot checked at filing, as stored (every check's wording: test/signing/figures.test.ts).
+    expect(options.json.request.checks).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^Balance ₦[\d,.]+ as of /),
+        'First payment to this destination.',
+      ]),
+    );
     expect(options.json.request.bytes).toContain(`id=${id}\nkind=withdraw\namount_kobo=25000000\n`);
     expect(options.json.options).toMatchObject({
       rpId: 'localhost',
@@ -301,6 +308,65 @@ describe('the sign page', () => {
     expect(app.slack.callsTo('chat.postMessage')).toHaveLength(told);
   });
 
+  test('refuses a link made in another workspace as an unknown one: on the page and in the log only', async ({
+    signing: { app, a, lines },
+  }) => {
+    const id = await fileWithdrawal(app, '1250');
+    const book = bookOf(app);
+    // Another install of the bot, in workspace T2, on the same store and environment.
+    const sign = await book.issueLink({
+      page: 'sign',
+      user: APPROVER_A,
+      team: 'T2',
+      requestId: id,
+      round: 0,
+    });
+    const register = await book.issueLink({ page: 'register', user: APPROVER_A, team: 'T2' });
+    // The approver hears of the request first: nothing said after it is said of these links.
+    await waitUntil(() => toldPrivately(app, APPROVER_A).some((t) => t.includes(id)), 'the request’s DM');
+    const told = toldPrivately(app, APPROVER_A).length;
+    const assertion = {
+      id: 'x',
+      rawId: 'x',
+      type: 'public-key',
+      response: { authenticatorData: 'x', clientDataJSON: 'x', signature: 'x' },
+      clientExtensionResults: {},
+    };
+    const registration = { name: 'Phone', expectedChallenge: 'x', response: a.registrationResponse('x') };
+    const calls = [
+      ['/passkeys/api/sign/options', sign, 'sign', {}],
+      ['/passkeys/api/sign/submit', sign, 'sign', { nonce: 'x', figuresDigest: 'x', response: assertion }],
+      ['/passkeys/api/register/options', register, 'register', {}],
+      ['/passkeys/api/register/file', register, 'register', registration],
+    ] as const;
+    for (const [path, token, page, body] of calls) {
+      const answer = await post(app, path, { token, ...body });
+      expect(answer.status, path).toBe(410);
+      expect(answer.json).toEqual({
+        ok: false,
+        problem: expect.stringMatching(/^This link has expired or was already used: /),
+      });
+      const logged = warned(lines, 'a passkey page link has expired or was already used').at(-1);
+      expect(logged).toEqual(
+        expect.objectContaining({
+          page,
+          link: tokenHash(token),
+          why: 'made in another workspace',
+          team: 'T2',
+          home: 'T1',
+        }),
+      );
+    }
+    expect(lines.join('\n')).not.toContain(sign);
+    // Its user is no one this install may tell; the links were never used, and nothing is on the record.
+    expect(toldPrivately(app, APPROVER_A).slice(told)).toEqual([]);
+    expect(await book.peekLink(sign)).toMatchObject({ ok: true });
+    expect(await book.peekLink(register)).toMatchObject({ ok: true });
+    expect(
+      (await app.engine.audit(500)).filter((e) => e.requestId === id && e.action === 'signing-link-refused'),
+    ).toEqual([]);
+  });
+
   test('refuses another person’s passkey: on the page, privately in Slack, and on the record', async ({
     signing: { app, b },
   }) => {
@@ -368,6 +434,17 @@ describe('the sign page', () => {
       origin: 'http://evil.test',
     });
     expect(submitted.json.problem).toContain('was signed on a page that is not this desk’s signing page');
+    // Said privately to the approver too, and logged.
+    await waitUntil(() => toldPrivately(app, APPROVER_A).includes(submitted.json.problem), 'the DM');
+    expect(warned(lines, 'a passkey page refused').at(-1)).toEqual({
+      level: 'warn',
+      message: 'a passkey page refused',
+      time: expect.any(String),
+      user: APPROVER_A,
+      page: 'sign',
+      requestId: id,
+      reason: 'wrong-origin',
+    });
     const token = await signingToken(app, APPROVER_A, id);
     const elsewhere = await post(
       app,

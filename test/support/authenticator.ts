@@ -1,5 +1,6 @@
 // A software authenticator for tests: a real P-256 key pair from node:crypto and real ES256 signatures
-// over authenticatorData ‖ SHA-256(clientDataJSON), as a platform authenticator makes them. The COSE key
+// over authenticatorData ‖ SHA-256(clientDataJSON), as a platform authenticator makes them (or, asked
+// for, an Ed25519 key and EdDSA signatures over those bytes themselves). The COSE key
 // and the attestation object are encoded with the library's own CBOR (tests may encode; the bot never
 // does). It can misbehave on request: another origin or relying party, no user verification, a
 // signature counter that goes back (a cloned authenticator).
@@ -20,8 +21,11 @@ export interface AuthenticatorOptions {
   counter?: number;
   /** false: keeps no counter (always 0), as many passkeys do. */
   counts?: boolean;
-  /** 'P-384': an ES384 key on P-384, which the library checks but the desk does not take. */
-  curve?: 'P-256' | 'P-384';
+  /**
+   * 'P-384': an ES384 key on P-384, which the library checks but the desk does not take; 'Ed25519': an
+   * EdDSA key, the first the desk offers.
+   */
+  curve?: 'P-256' | 'P-384' | 'Ed25519';
 }
 
 /** How one assertion misbehaves. */
@@ -48,14 +52,17 @@ export class SoftwareAuthenticator {
   readonly credentialId = b64url(randomBytes(16));
   readonly aaguid = Buffer.alloc(16);
   private readonly privateKey: KeyObject;
-  private readonly publicJwk: { x: string; y: string };
+  private readonly publicJwk: { x: string; y?: string };
   counter: number;
 
   constructor(readonly options: AuthenticatorOptions) {
-    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: options.curve ?? 'P-256' });
+    const { privateKey, publicKey } =
+      options.curve === 'Ed25519'
+        ? generateKeyPairSync('ed25519')
+        : generateKeyPairSync('ec', { namedCurve: options.curve ?? 'P-256' });
     this.privateKey = privateKey;
     const jwk = publicKey.export({ format: 'jwk' });
-    this.publicJwk = { x: jwk.x as string, y: jwk.y as string };
+    this.publicJwk = { x: jwk.x as string, ...(jwk.y ? { y: jwk.y } : {}) };
     this.counter = options.counter ?? 0;
     made.set(this.credentialId, this);
   }
@@ -64,14 +71,31 @@ export class SoftwareAuthenticator {
     return this.options.curve === 'P-384';
   }
 
-  /** The COSE public key (EC2, ES256 on P-256; ES384 on P-384). */
+  /** The hash signed over (EdDSA takes the bytes themselves: none). */
+  private get digest(): string | null {
+    if (this.options.curve === 'Ed25519') return null;
+    return this.p384 ? 'sha384' : 'sha256';
+  }
+
+  /** The COSE public key (EC2, ES256 on P-256; ES384 on P-384; OKP, EdDSA on Ed25519). */
   coseKey(): Uint8Array {
+    const x = Buffer.from(this.publicJwk.x, 'base64url');
+    if (this.options.curve === 'Ed25519') {
+      return isoCBOR.encode(
+        new Map<number, number | Uint8Array>([
+          [1, 1],
+          [3, -8],
+          [-1, 6],
+          [-2, x],
+        ]),
+      );
+    }
     const key = new Map<number, number | Uint8Array>([
       [1, 2],
       [3, this.p384 ? -35 : -7],
       [-1, this.p384 ? 2 : 1],
-      [-2, Buffer.from(this.publicJwk.x, 'base64url')],
-      [-3, Buffer.from(this.publicJwk.y, 'base64url')],
+      [-2, x],
+      [-3, Buffer.from(this.publicJwk.y ?? '', 'base64url')],
     ]);
     return isoCBOR.encode(key);
   }
@@ -114,7 +138,7 @@ export class SoftwareAuthenticator {
       credentialId: this.credentialId,
       authenticatorData: b64url(authenticatorData),
       clientDataJSON: b64url(clientDataJSON),
-      signature: b64url(sign(this.p384 ? 'sha384' : 'sha256', signed, this.privateKey)),
+      signature: b64url(sign(this.digest, signed, this.privateKey)),
       userHandle: b64url(Buffer.from(this.options.user, 'utf8')),
       nonce,
     };

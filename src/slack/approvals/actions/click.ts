@@ -25,7 +25,7 @@ export const RECORDED_LATE =
   'Your earlier click went through after all, once the bot reached its store; the request message shows where it stands.';
 
 const clickSchema = z.object({
-  user: z.object({ id: z.string().min(1) }),
+  user: z.object({ id: z.string().min(1), team_id: z.string().min(1).nullish() }),
   channel: z.object({ id: z.string().min(1) }).nullish(),
   container: z.object({ channel_id: z.string().min(1).nullish() }).nullish(),
   trigger_id: z.string().nullish(),
@@ -40,6 +40,8 @@ export function readClick(
   const parsed = clickSchema.safeParse(body);
   if (parsed.success) {
     const { user, channel, container, trigger_id, team, actions } = parsed.data;
+    // Slack may send `team: null` (an org-wide install's click): the person's workspace then says it.
+    const teamId = team?.id ?? user.team_id ?? undefined;
     return {
       ok: true,
       click: {
@@ -47,7 +49,7 @@ export function readClick(
         channel: channel?.id ?? container?.channel_id ?? undefined,
         value: actions[0].value,
         triggerId: trigger_id ?? undefined,
-        ...(team ? { team: team.id } : {}),
+        ...(teamId ? { team: teamId } : {}),
       },
     };
   }

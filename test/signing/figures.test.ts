@@ -1,0 +1,82 @@
+// The sign page's view of a request as stored: the destination in full with its look-alike and
+// first-payment marks, and what the bot checked when the request was filed, one sentence each.
+import { describe, expect, it } from 'vitest';
+import type { ApprovalRequest, LookAlikeMark } from '../../src/approvals/types.js';
+import { signRequestView } from '../../src/signing/figures.js';
+
+const ADDRESS = '0xd9A1C3788D81257612E2581A6ea0aDa244853a91';
+const KNOWN = '0xd9A1b0B1e1aE382DbDc898Ea68012FfcB2853a91';
+
+const lookAlike: LookAlikeMark = { candidate: ADDRESS, known: KNOWN, differs: [[6, 36]], knownAs: 'paid' };
+
+/** A withdrawal to `ADDRESS`, filed with a balance check, a first payment and a look-alike finding. */
+const withdrawal = {
+  id: 'AR-0123456789',
+  kind: 'withdraw',
+  environment: 'live',
+  requester: 'UREQ',
+  approvals: [],
+  requiredApprovals: 3,
+  createdAt: '2026-11-23T07:00:00.000Z',
+  expiresAt: '2026-11-24T07:00:00.000Z',
+  state: 'pending',
+  round: 0,
+  amount: '600000.00',
+  purpose: 'Supplier payout INV-2231',
+  payload: { amount: '600000.00', address: ADDRESS, networkId: 'base', shouldSaveAddress: false },
+  display: { networkName: 'Base' },
+  history: [],
+  preflight: {
+    at: '2026-11-23T07:00:00.000Z',
+    balance: {
+      balance: '2000000.00',
+      asOf: '2026-11-23T06:59:00.000Z',
+      committed: '400000.00',
+      committedCount: 1,
+      amount: '600000.00',
+      after: '1000000.00',
+      enough: true,
+    },
+    network: { name: 'Base', enabled: true },
+    address: { shown: ADDRESS, checked: 'checksum' },
+    whitelisted: false,
+    firstPayment: true,
+    lookAlike,
+  },
+} as unknown as ApprovalRequest;
+
+describe('the sign page’s view of a request', () => {
+  it('marks the destination as a look-alike of the known address, and a first payment', () => {
+    const view = signRequestView(withdrawal, 'bytes');
+    const to = view.figures.find((f) => f.label === 'To address');
+    expect(to?.value).toBe(ADDRESS);
+    expect(to?.mark).toBe(
+      `Look-alike address: it resembles ${KNOWN}, paid before, but is not the same. Compare every character. First payment to this destination.`,
+    );
+    // The look-alike mark goes on the destination only.
+    expect(view.figures.filter((f) => f.mark).map((f) => f.label)).toEqual(['To address']);
+  });
+
+  it('says what the bot checked at filing: balance, network, address, whitelist and marks', () => {
+    expect(signRequestView(withdrawal, 'bytes').checks).toEqual([
+      'Balance ₦2,000,000.00 as of Mon 23 Nov 2026, 07:59 WAT; ₦400,000.00 committed; after this ₦1,000,000.00.',
+      'Network Base: enabled.',
+      `Address ${ADDRESS}: checksum checked.`,
+      'Not on the whitelist.',
+      'First payment to this destination.',
+      `Look-alike address: it resembles ${KNOWN}, paid before, but is not the same. Compare every character.`,
+    ]);
+  });
+
+  it('says a balance that is not enough', () => {
+    const preflight = withdrawal.preflight;
+    if (!preflight?.balance) throw new Error('no balance in the fixture');
+    const short = {
+      ...withdrawal,
+      preflight: { ...preflight, balance: { ...preflight.balance, after: '-100.00', enough: false } },
+    } as ApprovalRequest;
+    expect(signRequestView(short, 'bytes').checks[0]).toBe(
+      'Balance ₦2,000,000.00 as of Mon 23 Nov 2026, 07:59 WAT; ₦400,000.00 committed; after this -₦100.00 (not enough).',
+    );
+  });
+});

@@ -1,0 +1,30 @@
+// A click's workspace, which a signing link is bound to: the body's team, else (Slack sends `team:
+// null` for an org-wide install's click) the clicking person's own workspace.
+import { describe, expect, it } from 'vitest';
+import { readClick } from '../../../../src/slack/approvals/actions/click.js';
+
+const body = (team: unknown, user: Record<string, unknown>) => ({
+  user: { id: 'UAPPROVERA', ...user },
+  channel: { id: 'CAPPROVALS' },
+  trigger_id: '1.2.3',
+  team,
+  actions: [{ value: 'AR-0123456789:0' }],
+});
+
+describe('a click’s workspace', () => {
+  it('is the body’s team', () => {
+    expect(readClick(body({ id: 'T1' }, { team_id: 'T1' }))).toMatchObject({
+      ok: true,
+      click: { team: 'T1' },
+    });
+  });
+
+  it('is the person’s workspace when the body names no team', () => {
+    expect(readClick(body(null, { team_id: 'T1' }))).toMatchObject({ ok: true, click: { team: 'T1' } });
+  });
+
+  it('is none when neither says', () => {
+    const read = readClick(body(null, {}));
+    expect(read.ok && read.click.team).toBeUndefined();
+  });
+});
