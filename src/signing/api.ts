@@ -6,7 +6,7 @@
 // way, and a sign link's refusal goes on its request's record. A link made in another workspace (by
 // another install of the bot on the same store) is refused as an unknown one; until Slack has named
 // the bot's workspace (start-up), a link is neither used nor refused, and the page asks to try again
-// (503). Each refused link and refused registration is counted by reason (PageRefusal).
+// (503). Each refused link and refused registration is counted by reason (PasskeyPageRefusal).
 import { createHash } from 'node:crypto';
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { ApprovalEvidence } from '../access/index.js';
@@ -15,6 +15,7 @@ import {
   type ApprovalRequest,
   figuresDigest,
   type PasskeyBook,
+  type PasskeyPageRefusal,
   StaleRoundError,
 } from '../approvals/index.js';
 import { refusalText } from '../slack/approvals/blocks/lists.js';
@@ -30,21 +31,13 @@ import type {
   TokenInput,
 } from './protocol.js';
 
-/** Why a passkey page refused a link or a registration, as counted (cngn_passkey_page_refusals_total). */
-export type PageRefusal =
-  | 'link-expired'
-  | 'link-used'
-  | 'link-unknown'
-  | 'link-other-workspace'
-  | 'registration-refused';
-
 /** What the calls need: the engine, and a private word to a Slack user (a DM), logged when it fails. */
 export interface PageDeps {
   engine: ApprovalEngine;
   /** The workspace the bot is installed in (auth.test at start-up); undefined until Slack has answered. */
   homeTeam: () => string | undefined;
   /** Counts a refused link or registration. */
-  refused: (reason: PageRefusal) => void;
+  refused: (reason: PasskeyPageRefusal) => void;
   /** Says `text` privately to `user` in Slack; does nothing while Slack is not connected. */
   tell: (user: string, text: string) => Promise<void>;
   /** "Ade Bello (U123)" as Slack names them, or the id alone when Slack cannot say. */
