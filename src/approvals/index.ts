@@ -18,7 +18,7 @@ export type { FileConfirmations, FileResult, FilingProblem } from './file-checke
 export { heldByFreeze } from './freeze.js';
 export { logFreezeChanges, logLifecycle } from './lifecycle-log.js';
 export { DEFAULT_LIMIT_WINDOW_MS, type LimitSettings, type LimitUse } from './limits.js';
-export { PasskeyBook } from './passkey-book.js';
+export { PasskeyBook, type PasskeyPageRefusal } from './passkey-book.js';
 export { PASSKEY_REVOKED_ACTION } from './passkey-requests.js';
 export type { UnfreezePayload } from './payloads.js';
 export { type PolicySnapshot, policySnapshot } from './policy-record.js';

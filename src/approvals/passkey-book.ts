@@ -58,6 +58,18 @@ export type LinkLookup =
   | { ok: false; why: 'expired' | 'used'; link: LinkFor }
   | { ok: false; why: 'unknown' };
 
+/**
+ * Why a passkey page refused a link or a registration before any signature reached the engine: a link
+ * the book found expired, used or unknown, or made by an install in another workspace, or a
+ * registration the engine did not file. The pages count each by this (cngn_passkey_page_refusals_total).
+ */
+export type PasskeyPageRefusal =
+  | 'link-expired'
+  | 'link-used'
+  | 'link-unknown'
+  | 'link-other-workspace'
+  | 'registration-refused';
+
 /** Why a passkey's counter was not moved up: it did not go up, the passkey is revoked, or not in the book. */
 type CounterRefusal = Extract<SignatureRefusal, 'counter-went-back' | 'revoked-passkey' | 'unknown-passkey'>;
 

@@ -9,7 +9,7 @@
 // result), and the wiring hands them what is here. docs/metrics.md lists every metric.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { RequestKind } from '../access/index.js';
-import type { ApprovalRequest, SigningEvent } from '../approvals/index.js';
+import type { ApprovalRequest, PasskeyPageRefusal, SigningEvent } from '../approvals/index.js';
 import type { RequestState } from '../audit/index.js';
 import type { ServiceCallError, ServiceCallObserver } from '../cngn/exchange.js';
 import type { RateBudget } from '../cngn/limiter.js';
@@ -19,7 +19,7 @@ import { withinDeadline } from '../store/index.js';
 import type { BuildInfo } from '../version.js';
 import type { IntakeResult, OutboxBacklog } from '../webhooks/index.js';
 import { approvalStep, type ClosedState, type SendResult } from './approval-steps.js';
-import { type PageRefusalReason, pageRefusalCounter, signingCounters } from './signatures.js';
+import { pageRefusalCounter, signingCounters } from './signatures.js';
 
 /** What the gauges read at each scrape. */
 export interface MetricSources {
@@ -102,7 +102,7 @@ export class BotMetrics {
   /** For the approval engine's signing observer: signed approvals, and signatures refused (signatures.ts). */
   readonly signingEvent: (event: SigningEvent) => void;
   /** For the passkey pages: a link or registration they refused (signatures.ts). */
-  readonly passkeyPageRefused: (reason: PageRefusalReason) => void;
+  readonly passkeyPageRefused: (reason: PasskeyPageRefusal) => void;
   private readonly log: Logger;
   private readonly now: () => number;
   private readonly readTimeoutMs: number;

@@ -8,7 +8,7 @@
 // registration the engine did not file.
 import { Counter, type Registry } from 'prom-client';
 import type { RequestKind } from '../access/index.js';
-import type { SigningEvent, SigningRefusal } from '../approvals/index.js';
+import type { PasskeyPageRefusal, SigningEvent, SigningRefusal } from '../approvals/index.js';
 
 /** The reason counted for a request that failed its evidence check before sending. */
 const EVIDENCE_DOES_NOT_VERIFY = 'evidence-does-not-verify';
@@ -62,15 +62,8 @@ export function signingCounters(
   };
 }
 
-/** What a passkey page refused before any signature reached the engine (the pages' PageRefusal). */
-export type PageRefusalReason =
-  | 'link-expired'
-  | 'link-used'
-  | 'link-unknown'
-  | 'link-other-workspace'
-  | 'registration-refused';
-
-const PAGE_REFUSAL_REASONS: Record<PageRefusalReason, true> = {
+/** Every reason a passkey page counts a refusal by (a new one does not compile until it is here). */
+const PAGE_REFUSAL_REASONS: Record<PasskeyPageRefusal, true> = {
   'link-expired': true,
   'link-used': true,
   'link-unknown': true,
@@ -79,7 +72,7 @@ const PAGE_REFUSAL_REASONS: Record<PageRefusalReason, true> = {
 };
 
 /** The passkey pages' refusals by reason, each series made at zero. */
-export function pageRefusalCounter(registry: Registry): (reason: PageRefusalReason) => void {
+export function pageRefusalCounter(registry: Registry): (reason: PasskeyPageRefusal) => void {
   const refused = new Counter({
     name: 'cngn_passkey_page_refusals_total',
     help: 'Passkey page calls refused before a signature reached the engine: a link expired, used, unknown or made in another workspace, or a registration not filed.',

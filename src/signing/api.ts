@@ -4,8 +4,9 @@
 // the browser's WebAuthn JSON to engine.passkeys and engine.approve, and put a refusal in words,
 // on the page and privately in Slack to the approver. An expired or used link is refused the same
 // way, and a sign link's refusal goes on its request's record. A link made in another workspace (by
-// another install of the bot on the same store) is refused as an unknown one. Each refused link and
-// refused registration is counted by reason (PageRefusal).
+// another install of the bot on the same store) is refused as an unknown one; until Slack has named
+// the bot's workspace (start-up), a link is neither used nor refused, and the page asks to try again
+// (503). Each refused link and refused registration is counted by reason (PasskeyPageRefusal).
 import { createHash } from 'node:crypto';
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { ApprovalEvidence } from '../access/index.js';
@@ -14,6 +15,7 @@ import {
   type ApprovalRequest,
   figuresDigest,
   type PasskeyBook,
+  type PasskeyPageRefusal,
   StaleRoundError,
 } from '../approvals/index.js';
 import { refusalText } from '../slack/approvals/blocks/lists.js';
@@ -29,21 +31,13 @@ import type {
   TokenInput,
 } from './protocol.js';
 
-/** Why a passkey page refused a link or a registration, as counted (cngn_passkey_page_refusals_total). */
-export type PageRefusal =
-  | 'link-expired'
-  | 'link-used'
-  | 'link-unknown'
-  | 'link-other-workspace'
-  | 'registration-refused';
-
 /** What the calls need: the engine, and a private word to a Slack user (a DM), logged when it fails. */
 export interface PageDeps {
   engine: ApprovalEngine;
   /** The workspace the bot is installed in (auth.test at start-up); undefined until Slack has answered. */
   homeTeam: () => string | undefined;
   /** Counts a refused link or registration. */
-  refused: (reason: PageRefusal) => void;
+  refused: (reason: PasskeyPageRefusal) => void;
   /** Says `text` privately to `user` in Slack; does nothing while Slack is not connected. */
   tell: (user: string, text: string) => Promise<void>;
   /** "Ade Bello (U123)" as Slack names them, or the id alone when Slack cannot say. */
@@ -60,6 +54,8 @@ type LinkFor = Extract<LinkLookup, { ok: true }>['link'];
 
 const UNKNOWN =
   'This link has expired or was already used: each link works once, for 10 minutes. Ask for a new one in Slack';
+
+const STARTING = 'The bot is starting and cannot check this link yet; try again in a moment.';
 
 /** How to ask for a new link to `page`, in Slack's words. */
 const askAgain = (page: LinkFor['page']) =>
@@ -111,29 +107,47 @@ async function refuseLink(deps: PageDeps, token: string, page: LinkFor['page'], 
  * A good link made by an install of the bot in another workspace, on a store this one shares: refused
  * as an unknown link, on the page and in the log only (its user is no one this install may tell).
  */
-function refuseElsewhere(deps: PageDeps, token: string, page: LinkFor['page'], found: LinkFor) {
+function refuseElsewhere(deps: PageDeps, token: string, page: LinkFor['page'], found: LinkFor, home: string) {
   deps.log.warn('a passkey page link has expired or was already used', {
     page,
     link: tokenHash(token),
     why: 'made in another workspace',
     team: found.team,
-    home: deps.homeTeam() ?? null,
+    home,
   });
   deps.refused('link-other-workspace');
   return new PageProblem(`${UNKNOWN} ${askAgain(page)}`, 410);
 }
 
-/** The link behind `token`, if it opens `page` and was made in the bot's workspace; otherwise refused. */
+/**
+ * A link opened before Slack has named the bot's workspace (a restart, or Slack not answering the
+ * start-up check): nothing can say whether it is one of ours yet, so it is neither used nor refused,
+ * and the page asks to try again. Its link is only logged by hash.
+ */
+function notYet(deps: PageDeps, token: string, page: LinkFor['page']) {
+  deps.log.warn('a passkey page link cannot be checked until the bot has started', {
+    page,
+    link: tokenHash(token),
+  });
+  return new PageProblem(STARTING, 503);
+}
+
+/**
+ * The link behind `token`, if it opens `page` and was made in the bot's workspace; otherwise refused,
+ * or, while that workspace is not known yet, to be tried again (503).
+ */
 async function linkFor<P extends LinkFor['page']>(
   deps: PageDeps,
   token: string,
   page: P,
   use: boolean,
 ): Promise<Extract<LinkFor, { page: P }>> {
+  const home = deps.homeTeam();
+  if (home === undefined) throw notYet(deps, token, page);
   const book = deps.engine.passkeys.signatures().book;
   const peeked = await book.peekLink(token);
   if (!peeked.ok || peeked.link.page !== page) throw await refuseLink(deps, token, page, peeked);
-  if (peeked.link.team !== deps.homeTeam()) throw refuseElsewhere(deps, token, page, peeked.link);
+  if (peeked.link.team !== home) throw refuseElsewhere(deps, token, page, peeked.link, home);
   const found = use ? await book.useLink(token) : peeked;
   if (!found.ok || found.link.page !== page) throw await refuseLink(deps, token, page, found);
   return found.link as Extract<LinkFor, { page: P }>;

@@ -3,11 +3,10 @@
 // exists, its client for the private word a refusal is also said in, and the workspace it is installed
 // in, the only one whose links the pages open. A leaf: nothing imports it but the wiring.
 import type { App } from '@slack/bolt';
-import type { ApprovalEngine } from '../approvals/index.js';
+import type { ApprovalEngine, PasskeyPageRefusal } from '../approvals/index.js';
 import type { Logger } from '../log.js';
 import type { Installed } from '../slack/runtime/installed.js';
 import type { People } from '../slack/runtime/people.js';
-import type { PageRefusal } from './api.js';
 import { pageAssets } from './assets.js';
 import { signingRoutes } from './routes.js';
 
@@ -19,7 +18,7 @@ export interface SigningPagesSetup {
   /** The people the bot meets (users.info, kept briefly), once the Slack app exists. */
   people?: () => People | undefined;
   /** Counts a link or registration the pages refused (the metrics). */
-  refused: (reason: PageRefusal) => void;
+  refused: (reason: PasskeyPageRefusal) => void;
 }
 
 /** "Ade Bello (U123)", or the id alone when Slack does not answer or knows no other name. */

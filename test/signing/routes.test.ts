@@ -5,7 +5,8 @@
 // Slack and (a sign link) on its request's record, an unknown or another page's link on the page
 // only (each logged without its token); another person's passkey, an assertion without user verification or with a
 // counter gone back, and another origin refused (on the page, privately in Slack, on the record); a
-// call from elsewhere logged; the pages' headers on every answer; a page opened at 127.0.0.1 sent to
+// call from elsewhere logged; a link opened on a replica still starting (Slack not answered) asked to
+// be tried again, not used up; the pages' headers on every answer; a page opened at 127.0.0.1 sent to
 // the signing host; an approval written into the store unsigned fails the request, alerting a person.
 import { describe, expect } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
@@ -21,10 +22,14 @@ import {
   APPROVER_B,
   approve,
   fileWithdrawal,
+  freePort,
+  startApprovalApp,
   waitUntil,
 } from '../slack/approvals/support.js';
 import { SoftwareAuthenticator } from '../support/authenticator.js';
 import { botTest } from '../support/bot.js';
+import { FakeSlack } from '../support/fake-slack.js';
+import { scrape } from '../support/prometheus.js';
 import {
   type Answer,
   bookOf,
@@ -365,6 +370,60 @@ describe('the sign page', () => {
     expect(
       (await app.engine.audit(500)).filter((e) => e.requestId === id && e.action === 'signing-link-refused'),
     ).toEqual([]);
+  });
+
+  test('a link opened while the bot is starting (Slack not answered yet) is to be tried again, not used up', async ({
+    signing: { app },
+    defer,
+  }) => {
+    // Another replica on the same store and environment, starting while Slack holds its start-up check.
+    const slack = await FakeSlack.start();
+    defer(() => slack.stop());
+    const held = slack.hold('auth.test');
+    const lines: string[] = [];
+    const port = await freePort();
+    const signingUrl = `http://localhost:${port}`;
+    const starting = startApprovalApp({
+      slack,
+      store: app.store,
+      sandbox: app.sandbox,
+      logger: createLogger('info', { write: (line) => lines.push(line) }),
+      config: { port, signing: { rule: { mode: 'all' }, rpId: 'localhost', origin: signingUrl } },
+    });
+    defer(async () => {
+      held.release();
+      await (await starting).stop();
+    });
+    await held.arrived;
+    const token = await registrationToken(app, APPROVER_A);
+    const replica = { port, signingUrl };
+    const early = await post(replica, '/passkeys/api/register/options', { token });
+    expect(early.status).toBe(503);
+    expect(early.json).toEqual({
+      ok: false,
+      problem: 'The bot is starting and cannot check this link yet; try again in a moment.',
+    });
+    expectPageHeaders(early);
+    const logged = lines
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((entry) => entry.link === tokenHash(token));
+    expect(logged).toEqual([
+      expect.objectContaining({
+        message: 'a passkey page link cannot be checked until the bot has started',
+        page: 'register',
+      }),
+    ]);
+    expect(lines.join('\n')).not.toContain(token);
+    expect(await bookOf(app).peekLink(token)).toMatchObject({ ok: true });
+    held.release();
+    const started = await starting;
+    // Nothing was refused: not counted as a link from another workspace, or as any other refusal.
+    const refusals = (await scrape(started.metricsUrl)).series('cngn_passkey_page_refusals_total');
+    expect(refusals).not.toEqual([]);
+    expect(refusals.filter((sample) => sample.value !== 0)).toEqual([]);
+    const later = await post(replica, '/passkeys/api/register/options', { token });
+    expect(later.status).toBe(200);
+    expect(later.json).toMatchObject({ ok: true, user: APPROVER_A });
   });
 
   test('refuses another person’s passkey: on the page, privately in Slack, and on the record', async ({

@@ -25,7 +25,8 @@ export const RECORDED_LATE =
   'Your earlier click went through after all, once the bot reached its store; the request message shows where it stands.';
 
 const clickSchema = z.object({
-  user: z.object({ id: z.string().min(1), team_id: z.string().min(1).nullish() }),
+  // The person's workspace is only a fallback: an odd one (empty) is read as none, not as an unreadable click.
+  user: z.object({ id: z.string().min(1), team_id: z.string().nullish() }),
   channel: z.object({ id: z.string().min(1) }).nullish(),
   container: z.object({ channel_id: z.string().min(1).nullish() }).nullish(),
   trigger_id: z.string().nullish(),
@@ -41,7 +42,7 @@ export function readClick(
   if (parsed.success) {
     const { user, channel, container, trigger_id, team, actions } = parsed.data;
     // Slack may send `team: null` (an org-wide install's click): the person's workspace then says it.
-    const teamId = team?.id ?? user.team_id ?? undefined;
+    const teamId = team?.id ?? (user.team_id || undefined);
     return {
       ok: true,
       click: {
