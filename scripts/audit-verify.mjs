@@ -783,6 +783,8 @@ function assertionHolds(key, authenticatorData, clientDataJSON, signature) {
 // src/audit/approval-evidence.ts
 var MONEY_KINDS = /* @__PURE__ */ new Set(["withdraw", "redeem", "bridge"]);
 var SENT_STATES = /* @__PURE__ */ new Set(["sent", "completed", "outcome-unknown"]);
+var APPROVAL_STEPS = /* @__PURE__ */ new Set(["approval-added", "approved"]);
+var SENT_BACK = "sent-back";
 var POLICY_SETTING = "signed approvals";
 var APPROVERS_SETTING = "approvers";
 var short = (id) => id.length > 12 ? `${id.slice(0, 12)}…` : id;
@@ -809,6 +811,11 @@ var EvidenceWalk = class {
   passkeys = /* @__PURE__ */ new Map();
   /** When each person last approved each request. */
   approvedAt = /* @__PURE__ */ new Map();
+  /**
+   * For each request, in whose place each approver of its current round approved (undefined: their
+   * own), as its approval steps recorded; forgotten when it is sent back, its approvals cleared.
+   */
+  inPlaceOf = /* @__PURE__ */ new Map();
   /** When each request was claimed to be sent: the engine's last check of its signatures. */
   executingAt = /* @__PURE__ */ new Map();
   /** What each request's `filed` entry recorded: who filed it, and how many approvals it needed then. */
@@ -818,17 +825,28 @@ var EvidenceWalk = class {
     if (entry.kind === "policy" && entry.policy?.settings) this.readPolicy(entry, segment);
     if (!entry.requestId) return;
     const at = Date.parse(entry.at);
-    if (entry.action === "approved" && entry.actor)
-      this.approvedAt.set(`${entry.requestId} ${entry.actor}`, at);
-    if (entry.action === "executing") this.executingAt.set(entry.requestId, at);
-    if (entry.action === "filed" && !this.filed.has(entry.requestId)) {
-      this.filed.set(entry.requestId, { requester: entry.actor, required: entry.figures?.requiredApprovals });
-    }
-    if (entry.kind === "passkey" && entry.action === "passkey-revoked") this.revoke(entry, at);
+    this.readStep(entry.requestId, entry, at);
     if (!entry.state || !SENT_STATES.has(entry.state) || this.checked.has(entry.requestId)) return;
     this.checked.add(entry.requestId);
     this.checkSent(entry, segment);
     if (entry.kind === "passkey" && entry.state === "completed") this.register(entry, at);
+  }
+  /** What one step of a request puts in force: approvals (by whom, when, in whose place), filing, revocations. */
+  readStep(requestId, entry, at) {
+    if (entry.action === "approved" && entry.actor) this.approvedAt.set(`${requestId} ${entry.actor}`, at);
+    if (APPROVAL_STEPS.has(entry.action) && entry.actor) this.readApproval(requestId, entry.actor, entry);
+    if (entry.action === SENT_BACK) this.inPlaceOf.delete(requestId);
+    if (entry.action === "executing") this.executingAt.set(requestId, at);
+    if (entry.action === "filed" && !this.filed.has(requestId)) {
+      this.filed.set(requestId, { requester: entry.actor, required: entry.figures?.requiredApprovals });
+    }
+    if (entry.kind === "passkey" && entry.action === "passkey-revoked") this.revoke(entry, at);
+  }
+  /** An approval step: the approver's own, or (`onBehalfOf`) a delegate's in that approver's place. */
+  readApproval(requestId, actor, { onBehalfOf }) {
+    const round = this.inPlaceOf.get(requestId) ?? /* @__PURE__ */ new Map();
+    round.set(actor, onBehalfOf);
+    this.inPlaceOf.set(requestId, round);
   }
   readPolicy(entry, segment) {
     const settings = entry.policy?.settings ?? [];
@@ -908,23 +926,22 @@ var EvidenceWalk = class {
     ];
   }
   /**
-   * Why the approvals sent do not count together: one person counted twice, the requester's own, or
-   * fewer people than the request needed, as the entry that sent it says or, if more, as it was filed
-   * (a store write may lower the count after filing; the signed figures do not hold it).
+   * Why the approvals sent do not count together: one person counted twice (a delegate and the approver
+   * they approved in the place of are one person), the requester's own or their delegate's in their
+   * place, or fewer people than the request needed, as the entry that sent it says or, if more, as it
+   * was filed (a store write may lower the count after filing; the signed figures do not hold it).
    */
   approverProblems(entry) {
     const approvals = entry.figures?.approvals ?? [];
-    const people = new Set(approvals);
-    const problems = [...people].filter((user) => approvals.indexOf(user) !== approvals.lastIndexOf(user)).map((user) => `${user} is counted more than once among its approvals`);
+    const inPlaceOf = this.inPlaceOf.get(entry.requestId ?? "");
+    const { people, problems } = countPeople(approvals, (user) => inPlaceOf?.get(user));
     const filed = this.filed.get(entry.requestId ?? "");
-    if (filed?.requester && people.has(filed.requester)) {
-      problems.push(`${filed.requester} filed it and is counted among its approvals`);
-    }
+    if (filed?.requester) problems.push(...requesterProblems(approvals, inPlaceOf, filed.requester));
     const atSend = entry.figures?.requiredApprovals ?? 0;
     const needed = Math.max(atSend, filed?.required ?? 0);
-    if (people.size > 0 && people.size < needed) {
+    if (people > 0 && people < needed) {
       const when = needed > atSend ? ` when filed (${atSend} on the entry that sent it)` : "";
-      const approvers = `${people.size} distinct approver${people.size === 1 ? "" : "s"}`;
+      const approvers = `${people} distinct approver${people === 1 ? "" : "s"}`;
       problems.push(`sent with ${approvers}, though it needed ${needed}${when}`);
     }
     return problems;
@@ -979,6 +996,30 @@ var EvidenceWalk = class {
     return holds ? void 0 : "does not verify with the public key its passkey was registered with";
   }
 };
+function countPeople(approvals, inPlaceOf) {
+  const counted = /* @__PURE__ */ new Set();
+  const twice = /* @__PURE__ */ new Set();
+  let people = 0;
+  for (const user of approvals) {
+    const delegator = inPlaceOf(user);
+    const persons = delegator ? [user, delegator] : [user];
+    const again = persons.find((person) => counted.has(person));
+    if (again) twice.add(again);
+    else people += 1;
+    for (const person of persons) counted.add(person);
+  }
+  const problems = [...twice].map((person) => {
+    const delegate = approvals.find((user) => inPlaceOf(user) === person);
+    const how = delegate ? ` (${delegate} approved in ${person}'s place)` : "";
+    return `${person} is counted more than once among its approvals${how}`;
+  });
+  return { people, problems };
+}
+function requesterProblems(approvals, inPlaceOf, requester) {
+  if (approvals.includes(requester)) return [`${requester} filed it and is counted among its approvals`];
+  const delegate = approvals.find((user) => inPlaceOf?.get(user) === requester);
+  return delegate ? [`${delegate} approved in the place of ${requester}, who filed it`] : [];
+}
 function repeats() {
   const nonces = /* @__PURE__ */ new Map();
   const passkeys = /* @__PURE__ */ new Map();

@@ -4,14 +4,17 @@
 // whose registration the chain shows executed before it and not revoked by then, over exactly the
 // figures the chain recorded for it (the canonical bytes rebuilt here, then the challenge with the
 // assertion's nonce), from the signing origin the policy recorded; and its approvals are by distinct
-// people, none its requester (as its `filed` entry names them), as many as it needed (when filed, or
-// as the entry that sent it says, whichever is more). Any assertion the chain holds is checked the same
-// way, needed or not, and no two of a request's assertions share a nonce or a passkey. What is in force
-// is read as the chain goes: the policy entries (`signed approvals`: `all at <origin>` or `above ₦… at
-// <origin>`), the passkey registrations (their `completed` step) and revocations (`passkey-revoked`
-// steps), and each approval's time. A passkey registration's approval may be a click (a new install's
-// first passkeys) only while fewer than two approvers had ever held a passkey (executed registrations,
-// revoked since or not) and only by an approver who then held no live passkey.
+// people, a delegate and the approver whose place they took (as the approval's step recorded it) one
+// person, none its requester or in its requester's place (as its `filed` entry names them), as many as
+// it needed (when filed, or as the entry that sent it says, whichever is more). Any assertion the chain
+// holds is checked the same way, needed or not, and no two of a request's assertions share a nonce or a
+// passkey. What is in force is read as the chain goes: the policy entries (`signed approvals`: `all at
+// <origin>` or `above ₦… at <origin>`), the passkey registrations (their `completed` step) and
+// revocations (`passkey-revoked` steps), each approval's time and, for a delegate's, whose place it
+// took (forgotten when the request is sent back, its approvals cleared). A passkey registration's
+// approval may be a click (a new install's first passkeys) only while fewer than two approvers had ever
+// held a passkey (executed registrations, revoked since or not) and only by an approver who then held
+// no live passkey.
 import { createHash } from 'node:crypto';
 import { Money } from '../format/money.js';
 import { signedBytes, signedChallenge } from './approval-bytes.js';
@@ -64,6 +67,9 @@ interface Registered {
 type Signature = NonNullable<NonNullable<AuditEntry['figures']>['signatures']>[number];
 
 const SENT_STATES = new Set(['sent', 'completed', 'outcome-unknown']);
+/** The steps that add an approval (the last one needed is `approved`), and the one that clears them. */
+const APPROVAL_STEPS = new Set(['approval-added', 'approved']);
+const SENT_BACK = 'sent-back';
 const POLICY_SETTING = 'signed approvals';
 const APPROVERS_SETTING = 'approvers';
 const short = (id: string) => (id.length > 12 ? `${id.slice(0, 12)}…` : id);
@@ -96,6 +102,11 @@ class EvidenceWalk {
   private readonly passkeys = new Map<string, Registered>();
   /** When each person last approved each request. */
   private readonly approvedAt = new Map<string, number>();
+  /**
+   * For each request, in whose place each approver of its current round approved (undefined: their
+   * own), as its approval steps recorded; forgotten when it is sent back, its approvals cleared.
+   */
+  private readonly inPlaceOf = new Map<string, Map<string, string | undefined>>();
   /** When each request was claimed to be sent: the engine's last check of its signatures. */
   private readonly executingAt = new Map<string, number>();
   /** What each request's `filed` entry recorded: who filed it, and how many approvals it needed then. */
@@ -106,17 +117,30 @@ class EvidenceWalk {
     if (entry.kind === 'policy' && entry.policy?.settings) this.readPolicy(entry, segment);
     if (!entry.requestId) return;
     const at = Date.parse(entry.at);
-    if (entry.action === 'approved' && entry.actor)
-      this.approvedAt.set(`${entry.requestId} ${entry.actor}`, at);
-    if (entry.action === 'executing') this.executingAt.set(entry.requestId, at);
-    if (entry.action === 'filed' && !this.filed.has(entry.requestId)) {
-      this.filed.set(entry.requestId, { requester: entry.actor, required: entry.figures?.requiredApprovals });
-    }
-    if (entry.kind === 'passkey' && entry.action === 'passkey-revoked') this.revoke(entry, at);
+    this.readStep(entry.requestId, entry, at);
     if (!entry.state || !SENT_STATES.has(entry.state) || this.checked.has(entry.requestId)) return;
     this.checked.add(entry.requestId);
     this.checkSent(entry, segment);
     if (entry.kind === 'passkey' && entry.state === 'completed') this.register(entry, at);
+  }
+
+  /** What one step of a request puts in force: approvals (by whom, when, in whose place), filing, revocations. */
+  private readStep(requestId: string, entry: AuditEntry, at: number): void {
+    if (entry.action === 'approved' && entry.actor) this.approvedAt.set(`${requestId} ${entry.actor}`, at);
+    if (APPROVAL_STEPS.has(entry.action) && entry.actor) this.readApproval(requestId, entry.actor, entry);
+    if (entry.action === SENT_BACK) this.inPlaceOf.delete(requestId);
+    if (entry.action === 'executing') this.executingAt.set(requestId, at);
+    if (entry.action === 'filed' && !this.filed.has(requestId)) {
+      this.filed.set(requestId, { requester: entry.actor, required: entry.figures?.requiredApprovals });
+    }
+    if (entry.kind === 'passkey' && entry.action === 'passkey-revoked') this.revoke(entry, at);
+  }
+
+  /** An approval step: the approver's own, or (`onBehalfOf`) a delegate's in that approver's place. */
+  private readApproval(requestId: string, actor: string, { onBehalfOf }: AuditEntry): void {
+    const round = this.inPlaceOf.get(requestId) ?? new Map<string, string | undefined>();
+    round.set(actor, onBehalfOf);
+    this.inPlaceOf.set(requestId, round);
   }
 
   private readPolicy(entry: AuditEntry, segment: string): void {
@@ -206,25 +230,22 @@ class EvidenceWalk {
   }
 
   /**
-   * Why the approvals sent do not count together: one person counted twice, the requester's own, or
-   * fewer people than the request needed, as the entry that sent it says or, if more, as it was filed
-   * (a store write may lower the count after filing; the signed figures do not hold it).
+   * Why the approvals sent do not count together: one person counted twice (a delegate and the approver
+   * they approved in the place of are one person), the requester's own or their delegate's in their
+   * place, or fewer people than the request needed, as the entry that sent it says or, if more, as it
+   * was filed (a store write may lower the count after filing; the signed figures do not hold it).
    */
   private approverProblems(entry: AuditEntry): string[] {
     const approvals = entry.figures?.approvals ?? [];
-    const people = new Set(approvals);
-    const problems = [...people]
-      .filter((user) => approvals.indexOf(user) !== approvals.lastIndexOf(user))
-      .map((user) => `${user} is counted more than once among its approvals`);
+    const inPlaceOf = this.inPlaceOf.get(entry.requestId ?? '');
+    const { people, problems } = countPeople(approvals, (user) => inPlaceOf?.get(user));
     const filed = this.filed.get(entry.requestId ?? '');
-    if (filed?.requester && people.has(filed.requester)) {
-      problems.push(`${filed.requester} filed it and is counted among its approvals`);
-    }
+    if (filed?.requester) problems.push(...requesterProblems(approvals, inPlaceOf, filed.requester));
     const atSend = entry.figures?.requiredApprovals ?? 0;
     const needed = Math.max(atSend, filed?.required ?? 0);
-    if (people.size > 0 && people.size < needed) {
+    if (people > 0 && people < needed) {
       const when = needed > atSend ? ` when filed (${atSend} on the entry that sent it)` : '';
-      const approvers = `${people.size} distinct approver${people.size === 1 ? '' : 's'}`;
+      const approvers = `${people} distinct approver${people === 1 ? '' : 's'}`;
       problems.push(`sent with ${approvers}, though it needed ${needed}${when}`);
     }
     return problems;
@@ -282,6 +303,45 @@ class EvidenceWalk {
     );
     return holds ? undefined : 'does not verify with the public key its passkey was registered with';
   }
+}
+
+/**
+ * How many people the approvals are, a delegate and the approver they approved in the place of (as
+ * `inPlaceOf` says; undefined: in their own right) counted as one, and each person counted more than
+ * once, named once.
+ */
+function countPeople(
+  approvals: readonly string[],
+  inPlaceOf: (user: string) => string | undefined,
+): { people: number; problems: string[] } {
+  const counted = new Set<string>();
+  const twice = new Set<string>();
+  let people = 0;
+  for (const user of approvals) {
+    const delegator = inPlaceOf(user);
+    const persons = delegator ? [user, delegator] : [user];
+    const again = persons.find((person) => counted.has(person));
+    if (again) twice.add(again);
+    else people += 1;
+    for (const person of persons) counted.add(person);
+  }
+  const problems = [...twice].map((person) => {
+    const delegate = approvals.find((user) => inPlaceOf(user) === person);
+    const how = delegate ? ` (${delegate} approved in ${person}'s place)` : '';
+    return `${person} is counted more than once among its approvals${how}`;
+  });
+  return { people, problems };
+}
+
+/** The requester's own approval among them, or one by a delegate in the requester's place. */
+function requesterProblems(
+  approvals: readonly string[],
+  inPlaceOf: ReadonlyMap<string, string | undefined> | undefined,
+  requester: string,
+): string[] {
+  if (approvals.includes(requester)) return [`${requester} filed it and is counted among its approvals`];
+  const delegate = approvals.find((user) => inPlaceOf?.get(user) === requester);
+  return delegate ? [`${delegate} approved in the place of ${requester}, who filed it`] : [];
 }
 
 /**

@@ -1,8 +1,9 @@
 // Passkey-signed approvals through the engine, with real P-256 signatures from the software
 // authenticator: a click is refused where a signature is needed; a signed approval is recorded with
-// its assertion and sent; a replayed, misdirected or cloned assertion is refused with nothing recorded;
-// and just before the one service call, an approval written into the store by hand, a copy of one, the
-// requester's own, or figures changed after signing, sends nothing and fails the request.
+// its assertion and sent, a delegate's in the place of the approver who delegated too; a replayed,
+// misdirected or cloned assertion is refused with nothing recorded; and just before the one service
+// call, an approval written into the store by hand, a copy of one, the requester's own, an approver's
+// own beside their delegate's, or figures changed after signing, sends nothing and fails the request.
 import { describe, expect } from 'vitest';
 import { parseSigningRule } from '../../src/access/passkeys.js';
 import { approvalBytes, approvalChallenge } from '../../src/approvals/approval-digest.js';
@@ -24,6 +25,7 @@ import {
   APPROVER_A,
   APPROVER_B,
   engineTest,
+  OUTSIDER,
   REQUESTER,
   twoNetworks,
   withdrawalDraft,
@@ -55,6 +57,29 @@ async function deviceFor(engine: ApprovalEngine, user: string): Promise<Software
   const device = new SoftwareAuthenticator({ user, ...place });
   await engine.passkeys.signatures().book.add(device.passkey());
   return device;
+}
+
+/**
+ * A delegates to the outsider for three days, approved by B and the requester signing (every request
+ * needs two approvals); passkeys for A, B, the requester and the outsider.
+ */
+async function delegateForA(engine: ApprovalEngine) {
+  const deviceA = await deviceFor(engine, APPROVER_A);
+  const deviceB = await deviceFor(engine, APPROVER_B);
+  const deviceO = await deviceFor(engine, OUTSIDER);
+  const deviceR = await deviceFor(engine, REQUESTER);
+  const until = new Date(Date.now() + 3 * 86_400_000);
+  const delegation = await engine.fileDelegation(APPROVER_A, OUTSIDER, until);
+  for (const [user, device] of [
+    [APPROVER_B, deviceB],
+    [REQUESTER, deviceR],
+  ] as const) {
+    const { result } = await signAndApprove(engine, delegation.id, user, device);
+    expect(result).toMatchObject({ ok: true });
+  }
+  await engine.idle();
+  expect((await engine.get(delegation.id))?.state).toBe('completed');
+  return { deviceA, deviceB, deviceO };
 }
 
 type Misbehaviour = Parameters<SoftwareAuthenticator['assert']>[2];
@@ -471,6 +496,63 @@ describe('signed approvals', () => {
       outcome: { reason: EVIDENCE_FAILED, nothingSent: true },
     });
     expect((await fx.engine.audit(5)).map((e) => e.action)).toContain('failed');
+    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+  });
+
+  test('a delegate’s signed approval in an approver’s place, with another approver’s, is sent', async ({
+    startEngine,
+  }) => {
+    const fx = await startEngine({ tiers: '0:2', engine: { signing } });
+    const [networkId] = await twoNetworks(fx.client);
+    const { deviceB, deviceO } = await delegateForA(fx.engine);
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
+    expect(request.requiredApprovals).toBe(2);
+    expect((await signAndApprove(fx.engine, request.id, OUTSIDER, deviceO)).result).toMatchObject({
+      ok: true,
+      request: { state: 'pending' },
+    });
+    expect((await signAndApprove(fx.engine, request.id, APPROVER_B, deviceB)).result).toMatchObject({
+      ok: true,
+    });
+    await fx.engine.idle();
+    const sent = await fx.engine.get(request.id);
+    expect(sent?.state).toBe('sent');
+    expect(sent?.approvals.map((a) => [a.user, a.onBehalfOf])).toEqual([
+      [OUTSIDER, APPROVER_A],
+      [APPROVER_B, undefined],
+    ]);
+    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+  });
+
+  test('an approver’s own signed approval written into the store beside their delegate’s sends nothing', async ({
+    startEngine,
+  }) => {
+    const fx = await startEngine({ tiers: '0:2', engine: { signing } });
+    const [networkId] = await twoNetworks(fx.client);
+    const { deviceA, deviceO } = await delegateForA(fx.engine);
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
+    expect(request.requiredApprovals).toBe(2);
+    expect((await signAndApprove(fx.engine, request.id, OUTSIDER, deviceO)).result).toMatchObject({
+      ok: true,
+      request: { state: 'pending' },
+    });
+    // A's own assertion, over the request's bytes and a nonce the book issued: it verifies on its own,
+    // but A already counts through the delegate (the engine would refuse A's click as already approved).
+    const book = fx.engine.passkeys.signatures().book;
+    const nonce = await book.issueNonce({ requestId: request.id, user: APPROVER_A, round: request.round });
+    const repo = new ApprovalRepository(fx.store, 'sandbox');
+    const stored = await repo.get(request.id);
+    if (!stored) throw new Error('not stored');
+    const evidence = deviceA.assert(approvalChallenge(approvalBytes(stored), nonce), nonce);
+    const own = withApproval(stored, APPROVER_A, new Date(), undefined, evidence);
+    expect(own.state).toBe('approved');
+    expect(await repo.saveIf(stored, own)).toBe(true);
+    await partsOf(fx.engine).executor.execute(request.id);
+    await fx.engine.idle();
+    expect(await fx.engine.get(request.id)).toMatchObject({
+      state: 'failed',
+      outcome: { reason: EVIDENCE_FAILED, nothingSent: true },
+    });
     expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
   });
 

@@ -3,10 +3,12 @@
 // withdrawal approved with a real P-256 assertion from the software authenticator and sent. It passes
 // as written, and fails (naming the request and why) when one byte of an assertion is changed, when an
 // approval the rule needed signed has no signature, when the passkey was revoked before the approval,
-// when an approval is counted twice or is the requester's own, when fewer people approved than the
-// request needed when filed, or when the figures sent differ from those signed. The edits are those of someone who changed the
-// store before the bot archived it: the chain is rebuilt and signed with the bot's own key, so only the
-// signatures can tell. The OpenSSL walk-through in docs/audit-verify.md is run here as written, for a
+// when an approval is counted twice (a copy, an approver's own beside their delegate's, or a second
+// assertion by one passkey) or is the requester's own or their delegate's in their place, when fewer
+// people approved than the request needed when filed, or when the figures sent differ from those
+// signed; a request a delegate signed in an approver's place passes. The edits are those of someone
+// who changed the store before the bot archived it: the chain is rebuilt and signed with the bot's own
+// key, so only the signatures can tell. The OpenSSL walk-through in docs/audit-verify.md is run here as written, for a
 // P-256 and for an Ed25519 passkey.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,6 +20,7 @@ import { needsSignature, parseSigningRule, parseTiers } from '../../src/access/i
 import type { ApprovalEngine } from '../../src/approvals/approval-engine.js';
 import { policySnapshot } from '../../src/approvals/index.js';
 import type { AuditEntry } from '../../src/approvals/types.js';
+import { signedBytes, signedChallenge } from '../../src/audit/approval-bytes.js';
 import { policyNeeds, signingPolicyOf } from '../../src/audit/approval-evidence.js';
 import { ENTRIES_FILE } from '../../src/audit/segments.js';
 import { HeadMarks } from '../../src/audit/signing.js';
@@ -28,7 +31,14 @@ import { approveAsSeen, seenOf } from '../support/approve-as-seen.js';
 import { flipByte, newSigner, rewriteSegment } from '../support/audit-archive.js';
 import { type AuthenticatorOptions, SoftwareAuthenticator } from '../support/authenticator.js';
 import { SLACK_ENV } from '../support/config-env.js';
-import { APPROVER_A, APPROVER_B, engineTest, REQUESTER, withdrawalDraft } from '../support/engine.js';
+import {
+  APPROVER_A,
+  APPROVER_B,
+  engineTest,
+  OUTSIDER,
+  REQUESTER,
+  withdrawalDraft,
+} from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 
 const SCRIPT = fileURLToPath(new URL('../../scripts/audit-verify.mjs', import.meta.url));
@@ -142,6 +152,52 @@ async function signedArchive(
     withdrawal: request.id,
     sentSeq: sent?.seq ?? -1,
     deviceA,
+  };
+}
+
+interface DelegatedArchive {
+  folder: string;
+  /** The withdrawal the outsider signed in A's place. */
+  withdrawal: string;
+  sentSeq: number;
+  /** A's own assertion over the withdrawal's round, made but never given. */
+  ownEvidence: Assertion;
+}
+
+/**
+ * A (passkey clicked by B) delegates to the outsider, approved by B signing; the outsider's passkey,
+ * signed by B; a withdrawal the outsider signs in A's place, sent. A also signs it on the side, as
+ * the signing page would have let them, the assertion kept out of the engine. Then archived.
+ */
+async function delegatedArchive(
+  engine: ApprovalEngine,
+  auditDir: string,
+  networkId: string,
+): Promise<DelegatedArchive> {
+  await engine.start();
+  const deviceA = await register(engine, APPROVER_A, APPROVER_B);
+  const deviceB = await register(engine, APPROVER_B, APPROVER_A, deviceA);
+  const until = new Date(Date.now() + 3 * 86_400_000);
+  const delegation = await engine.fileDelegation(APPROVER_A, OUTSIDER, until);
+  expect((await signAndApprove(engine, delegation.id, APPROVER_B, deviceB)).ok).toBe(true);
+  await engine.idle();
+  expect((await engine.get(delegation.id))?.state).toBe('completed');
+  const deviceO = await register(engine, OUTSIDER, APPROVER_B, deviceB);
+  const request = await fileDraft(engine, withdrawalDraft(networkId, '5000'));
+  const made = await engine.passkeys.signingChallenge(request.id, APPROVER_A, request.round);
+  if (!made.ok || !('challenge' in made)) throw new Error(`no challenge: ${JSON.stringify(made)}`);
+  const ownEvidence = { user: APPROVER_A, ...deviceA.assert(made.challenge, made.nonce) };
+  expect((await signAndApprove(engine, request.id, OUTSIDER, deviceO)).ok).toBe(true);
+  await engine.idle();
+  const sent = await engine.get(request.id);
+  expect(sent).toMatchObject({ state: 'sent', approvals: [{ user: OUTSIDER, onBehalfOf: APPROVER_A }] });
+  expect(await engine.archiveAudit('test')).toMatchObject({ written: true });
+  const entries = await engine.auditRange(undefined, undefined);
+  return {
+    folder: join(auditDir, 'archive', 'sandbox'),
+    withdrawal: request.id,
+    sentSeq: entries.find((e) => e.requestId === request.id && e.state === 'sent')?.seq ?? -1,
+    ownEvidence,
   };
 }
 
@@ -434,6 +490,118 @@ describe('the verifier’s check of passkey-signed approvals', () => {
       expect.stringContaining(`${about}: ${APPROVER_A} is counted more than once among its approvals`),
       expect.stringContaining(
         `${about}: ${APPROVER_A}'s signature repeats the nonce of ${APPROVER_A}'s (one assertion counted twice)`,
+      ),
+    ]);
+    expect(status).toBe(1);
+  });
+
+  test('passes a request signed by a delegate in an approver’s place', async ({
+    fx,
+    auditDir,
+    signer,
+    networkId,
+  }) => {
+    const { folder } = await delegatedArchive(fx.engine, auditDir, networkId);
+    const { status, lines } = verify(folder, signer.publicKey);
+    expect(problems(lines)).toEqual([]);
+    expect(status).toBe(0);
+  });
+
+  test('fails an approver’s own signed approval beside their delegate’s (a store edit)', async ({
+    fx,
+    auditDir,
+    signer,
+    networkId,
+  }) => {
+    const { folder, withdrawal, sentSeq, ownEvidence } = await delegatedArchive(
+      fx.engine,
+      auditDir,
+      networkId,
+    );
+    // A's own assertion verifies on its own: only the delegation makes it the same person twice.
+    rewriteSegment(
+      folder,
+      signer,
+      onRequest(withdrawal, (entry) => {
+        const figures = entry.figures;
+        if (!figures?.signatures) return entry;
+        const approvals = [...figures.approvals, APPROVER_A];
+        return {
+          ...entry,
+          figures: { ...figures, approvals, signatures: [...figures.signatures, ownEvidence] },
+        };
+      }),
+    );
+    const { status, lines } = verify(folder, signer.publicKey);
+    expect(problems(lines)).toEqual([
+      expect.stringContaining(
+        `request ${withdrawal} (withdraw, sent at seq ${sentSeq}): ${APPROVER_A} is counted more than once among its approvals (${OUTSIDER} approved in ${APPROVER_A}'s place)`,
+      ),
+    ]);
+    expect(status).toBe(1);
+  });
+
+  test('fails an approval by the requester’s delegate in the requester’s place (a store edit)', async ({
+    fx,
+    auditDir,
+    signer,
+    networkId,
+  }) => {
+    const { folder, withdrawal, sentSeq } = await delegatedArchive(fx.engine, auditDir, networkId);
+    // As if A had filed the withdrawal A's delegate then approved in A's place.
+    rewriteSegment(
+      folder,
+      signer,
+      onRequest(withdrawal, (entry) => (entry.action === 'filed' ? { ...entry, actor: APPROVER_A } : entry)),
+    );
+    const { status, lines } = verify(folder, signer.publicKey);
+    expect(problems(lines)).toEqual([
+      expect.stringContaining(
+        `request ${withdrawal} (withdraw, sent at seq ${sentSeq}): ${OUTSIDER} approved in the place of ${APPROVER_A}, who filed it`,
+      ),
+    ]);
+    expect(status).toBe(1);
+  });
+
+  test('fails two approvals signed with one passkey, each with its own nonce (a store edit)', async ({
+    fx,
+    auditDir,
+    signer,
+    networkId,
+  }) => {
+    const { folder, withdrawal, sentSeq, deviceA } = await signedArchive(fx.engine, auditDir, networkId);
+    // A second assertion by A's passkey over the same figures under another nonce: it verifies on its own.
+    rewriteSegment(
+      folder,
+      signer,
+      onRequest(withdrawal, (entry) => {
+        const figures = entry.figures;
+        const [signature] = figures?.signatures ?? [];
+        if (!figures || !signature || figures.round === undefined) return entry;
+        const bytes = signedBytes({
+          id: withdrawal,
+          kind: entry.kind,
+          amount: entry.amount,
+          payload: figures.payload,
+          purpose: figures.purpose,
+          round: figures.round,
+          environment: entry.environment ?? '',
+          keyId: entry.keyId,
+        });
+        const nonce = `${signature.nonce}-again`;
+        const again = { user: APPROVER_A, ...deviceA.assert(signedChallenge(bytes, nonce), nonce) };
+        const approvals = [...figures.approvals, APPROVER_A];
+        return { ...entry, figures: { ...figures, approvals, signatures: [signature, again] } };
+      }),
+    );
+    const { status, lines } = verify(folder, signer.publicKey);
+    const about = `request ${withdrawal} (withdraw, sent at seq ${sentSeq})`;
+    expect(problems(lines)).toEqual([
+      expect.stringContaining(`${about}: ${APPROVER_A} is counted more than once among its approvals`),
+      expect.stringMatching(
+        new RegExp(
+          `${about.replace(/[()]/g, '\\$&')}: ${APPROVER_A}'s signature is by passkey \\S+, as ${APPROVER_A}'s is \\(one passkey counted twice\\)$`,
+        ),
       ),
     ]);
     expect(status).toBe(1);
