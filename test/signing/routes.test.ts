@@ -381,23 +381,39 @@ describe('the sign page', () => {
     defer(() => slack.stop());
     const held = slack.hold('auth.test');
     const lines: string[] = [];
-    const port = await freePort();
-    const signingUrl = `http://localhost:${port}`;
-    const starting = startApprovalApp({
-      slack,
-      store: app.store,
-      sandbox: app.sandbox,
-      logger: createLogger('info', { write: (line) => lines.push(line) }),
-      config: { port, signing: { rule: { mode: 'all' }, rpId: 'localhost', origin: signingUrl } },
-    });
-    defer(async () => {
-      held.release();
-      await (await starting).stop();
-    });
-    await held.arrived;
+    // A port probed free may be taken before the replica listens: then it is tried on another.
+    const startReplica = async (attempt: number) => {
+      const port = await freePort();
+      const signingUrl = `http://localhost:${port}`;
+      const starting = startApprovalApp({
+        slack,
+        store: app.store,
+        sandbox: app.sandbox,
+        logger: createLogger('info', { write: (line) => lines.push(line) }),
+        config: { port, signing: { rule: { mode: 'all' }, rpId: 'localhost', origin: signingUrl } },
+      });
+      const ended = starting.then(
+        () => 'started' as const,
+        (error: unknown) => error,
+      );
+      const first = await Promise.race([held.arrived.then(() => 'held' as const), ended]);
+      if (first === 'held') {
+        defer(async () => {
+          held.release();
+          if ((await ended) === 'started') await (await starting).stop();
+        });
+        return { port, signingUrl, starting };
+      }
+      if (first === 'started') throw new Error('the replica started before its start-up check was held');
+      if ((first as { code?: unknown }).code !== 'EADDRINUSE' || attempt >= 5) throw first;
+      return undefined;
+    };
+    let attempt = 1;
+    let replica = await startReplica(attempt);
+    while (!replica) replica = await startReplica(++attempt);
+    const { port, signingUrl, starting } = replica;
     const token = await registrationToken(app, APPROVER_A);
-    const replica = { port, signingUrl };
-    const early = await post(replica, '/passkeys/api/register/options', { token });
+    const early = await post({ port, signingUrl }, '/passkeys/api/register/options', { token });
     expect(early.status).toBe(503);
     expect(early.json).toEqual({
       ok: false,
@@ -421,7 +437,7 @@ describe('the sign page', () => {
     const refusals = (await scrape(started.metricsUrl)).series('cngn_passkey_page_refusals_total');
     expect(refusals).not.toEqual([]);
     expect(refusals.filter((sample) => sample.value !== 0)).toEqual([]);
-    const later = await post(replica, '/passkeys/api/register/options', { token });
+    const later = await post({ port, signingUrl }, '/passkeys/api/register/options', { token });
     expect(later.status).toBe(200);
     expect(later.json).toMatchObject({ ok: true, user: APPROVER_A });
   });
