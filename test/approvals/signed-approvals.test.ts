@@ -5,6 +5,7 @@
 // call, an approval written into the store by hand, a copy of one, the requester's own, an approver's
 // own beside their delegate's, or figures changed after signing, sends nothing and fails the request.
 import { describe, expect } from 'vitest';
+import type { ApprovalEvidence } from '../../src/access/index.js';
 import { parseSigningRule } from '../../src/access/passkeys.js';
 import { approvalBytes, approvalChallenge } from '../../src/approvals/approval-digest.js';
 import type { ApprovalEngine } from '../../src/approvals/approval-engine.js';
@@ -17,7 +18,7 @@ import {
   type SigningEvent,
 } from '../../src/approvals/signed-approvals.js';
 import { withApproval } from '../../src/approvals/state-machine.js';
-import { createStore } from '../../src/store/index.js';
+import { createStore, type Store } from '../../src/store/index.js';
 import { approveAsSeen, seenOf } from '../support/approve-as-seen.js';
 import { SoftwareAuthenticator } from '../support/authenticator.js';
 import { redemptionDraft } from '../support/drafts.js';
@@ -109,6 +110,41 @@ async function signAndApprove(
   if (!request) throw new Error('no request');
   const evidence = await signFor(engine, request, user, device, bad);
   return { evidence, result: await engine.approve(id, user, { ...seenOf(request), evidence }) };
+}
+
+/**
+ * An approval by `user` (with `evidence`, if any) written into the store by hand, as someone with
+ * write access could, then the executor run on the request: what was written.
+ */
+async function writeApprovalThenExecute(
+  fx: { engine: ApprovalEngine; store: Store },
+  id: string,
+  user: string,
+  evidence?: ApprovalEvidence,
+): Promise<ApprovalRequest> {
+  const repo = new ApprovalRepository(fx.store, 'sandbox');
+  const stored = await repo.get(id);
+  if (!stored) throw new Error('not stored');
+  const written = withApproval(stored, user, new Date(), undefined, evidence);
+  expect(await repo.saveIf(stored, written)).toBe(true);
+  await partsOf(fx.engine).executor.execute(id);
+  await fx.engine.idle();
+  return written;
+}
+
+/**
+ * `user`'s assertion with `device` over `request`'s bytes and a nonce the book issued, made by hand:
+ * no signing page would give `user` a challenge for it.
+ */
+async function assertedByHand(
+  engine: ApprovalEngine,
+  request: ApprovalRequest,
+  user: string,
+  device: SoftwareAuthenticator,
+) {
+  const book = engine.passkeys.signatures().book;
+  const nonce = await book.issueNonce({ requestId: request.id, user, round: request.round });
+  return device.assert(approvalChallenge(approvalBytes(request), nonce), nonce);
 }
 
 describe('signed approvals', () => {
@@ -352,12 +388,7 @@ describe('signed approvals', () => {
       told.push(`${r.state}:${r.history.at(-1)?.note ?? ''}`);
     });
     const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
-    const repo = new ApprovalRepository(fx.store, 'sandbox');
-    const stored = await repo.get(request.id);
-    if (!stored) throw new Error('not stored');
-    expect(await repo.saveIf(stored, withApproval(stored, APPROVER_A, new Date()))).toBe(true);
-    await partsOf(fx.engine).executor.execute(request.id);
-    await fx.engine.idle();
+    await writeApprovalThenExecute(fx, request.id, APPROVER_A);
     const failed = await fx.engine.get(request.id);
     expect(failed).toMatchObject({
       state: 'failed',
@@ -429,13 +460,8 @@ describe('signed approvals', () => {
     await deviceFor(fx.engine, APPROVER_B);
     const signed = await signAndApprove(fx.engine, request.id, APPROVER_A, deviceA);
     expect(signed.result).toMatchObject({ ok: true, request: { state: 'pending' } });
-    const repo = new ApprovalRepository(fx.store, 'sandbox');
-    const stored = await repo.get(request.id);
-    if (!stored) throw new Error('not stored');
-    const forged = withApproval(stored, APPROVER_B, new Date(), undefined, signed.evidence);
+    const forged = await writeApprovalThenExecute(fx, request.id, APPROVER_B, signed.evidence);
     expect(forged.state).toBe('approved');
-    expect(await repo.saveIf(stored, forged)).toBe(true);
-    await partsOf(fx.engine).executor.execute(request.id);
     expect(await fx.engine.get(request.id)).toMatchObject({
       state: 'failed',
       outcome: { reason: EVIDENCE_FAILED },
@@ -453,14 +479,8 @@ describe('signed approvals', () => {
     const signed = await signAndApprove(fx.engine, request.id, APPROVER_A, deviceA);
     expect(signed.result).toMatchObject({ ok: true, request: { state: 'pending' } });
     // The same approver, the same assertion and nonce: each copy verifies on its own.
-    const repo = new ApprovalRepository(fx.store, 'sandbox');
-    const stored = await repo.get(request.id);
-    if (!stored) throw new Error('not stored');
-    const copied = withApproval(stored, APPROVER_A, new Date(), undefined, signed.evidence);
+    const copied = await writeApprovalThenExecute(fx, request.id, APPROVER_A, signed.evidence);
     expect(copied.state).toBe('approved');
-    expect(await repo.saveIf(stored, copied)).toBe(true);
-    await partsOf(fx.engine).executor.execute(request.id);
-    await fx.engine.idle();
     const failed = await fx.engine.get(request.id);
     expect(failed).toMatchObject({
       state: 'failed',
@@ -480,17 +500,9 @@ describe('signed approvals', () => {
     // The requester's own registered passkey, over the request's bytes and a nonce the book issued:
     // the signing page would give the requester no challenge, so it is made as the page would.
     const device = await deviceFor(fx.engine, REQUESTER);
-    const book = fx.engine.passkeys.signatures().book;
-    const nonce = await book.issueNonce({ requestId: request.id, user: REQUESTER, round: request.round });
-    const evidence = device.assert(approvalChallenge(approvalBytes(request), nonce), nonce);
-    const repo = new ApprovalRepository(fx.store, 'sandbox');
-    const stored = await repo.get(request.id);
-    if (!stored) throw new Error('not stored');
-    const own = withApproval(stored, REQUESTER, new Date(), undefined, evidence);
+    const evidence = await assertedByHand(fx.engine, request, REQUESTER, device);
+    const own = await writeApprovalThenExecute(fx, request.id, REQUESTER, evidence);
     expect(own.state).toBe('approved');
-    expect(await repo.saveIf(stored, own)).toBe(true);
-    await partsOf(fx.engine).executor.execute(request.id);
-    await fx.engine.idle();
     expect(await fx.engine.get(request.id)).toMatchObject({
       state: 'failed',
       outcome: { reason: EVIDENCE_FAILED, nothingSent: true },
@@ -538,17 +550,9 @@ describe('signed approvals', () => {
     });
     // A's own assertion, over the request's bytes and a nonce the book issued: it verifies on its own,
     // but A already counts through the delegate (the engine would refuse A's click as already approved).
-    const book = fx.engine.passkeys.signatures().book;
-    const nonce = await book.issueNonce({ requestId: request.id, user: APPROVER_A, round: request.round });
-    const repo = new ApprovalRepository(fx.store, 'sandbox');
-    const stored = await repo.get(request.id);
-    if (!stored) throw new Error('not stored');
-    const evidence = deviceA.assert(approvalChallenge(approvalBytes(stored), nonce), nonce);
-    const own = withApproval(stored, APPROVER_A, new Date(), undefined, evidence);
+    const evidence = await assertedByHand(fx.engine, request, APPROVER_A, deviceA);
+    const own = await writeApprovalThenExecute(fx, request.id, APPROVER_A, evidence);
     expect(own.state).toBe('approved');
-    expect(await repo.saveIf(stored, own)).toBe(true);
-    await partsOf(fx.engine).executor.execute(request.id);
-    await fx.engine.idle();
     expect(await fx.engine.get(request.id)).toMatchObject({
       state: 'failed',
       outcome: { reason: EVIDENCE_FAILED, nothingSent: true },
