@@ -963,20 +963,8 @@ var EvidenceWalk = class {
   }
   assertionProblem(entry, signature, passkey) {
     const { policy } = this;
-    const figures = entry.figures;
-    if (!policy || !figures || figures.round === void 0) {
-      return "has no round recorded to rebuild what was signed";
-    }
-    const bytes = signedBytes({
-      id: entry.requestId ?? "",
-      kind: entry.kind,
-      amount: entry.amount,
-      payload: figures.payload,
-      purpose: figures.purpose,
-      round: figures.round,
-      environment: entry.environment ?? "",
-      keyId: entry.keyId
-    });
+    const bytes = entrySignedBytes(entry);
+    if (!policy || !bytes) return "has no round recorded to rebuild what was signed";
     const authenticatorData = Buffer.from(signature.authenticatorData, "base64url");
     const clientDataJSON = Buffer.from(signature.clientDataJSON, "base64url");
     const problem = clientProblem(clientDataJSON, policy, signedChallenge(bytes, signature.nonce)) ?? authenticatorProblem(authenticatorData, policy);
@@ -1034,6 +1022,20 @@ function repeats() {
     }
     return void 0;
   };
+}
+function entrySignedBytes(entry) {
+  const figures = entry.figures;
+  if (!figures || figures.round === void 0) return void 0;
+  return signedBytes({
+    id: entry.requestId ?? "",
+    kind: entry.kind,
+    amount: entry.amount,
+    payload: figures.payload,
+    purpose: figures.purpose,
+    round: figures.round,
+    environment: entry.environment ?? "",
+    keyId: entry.keyId
+  });
 }
 function clientProblem(clientDataJSON, policy, challenge) {
   let client;

@@ -269,20 +269,8 @@ class EvidenceWalk {
 
   private assertionProblem(entry: AuditEntry, signature: Signature, passkey: Registered): string | undefined {
     const { policy } = this;
-    const figures = entry.figures;
-    if (!policy || !figures || figures.round === undefined) {
-      return 'has no round recorded to rebuild what was signed';
-    }
-    const bytes = signedBytes({
-      id: entry.requestId ?? '',
-      kind: entry.kind,
-      amount: entry.amount,
-      payload: figures.payload,
-      purpose: figures.purpose,
-      round: figures.round,
-      environment: entry.environment ?? '',
-      keyId: entry.keyId,
-    });
+    const bytes = entrySignedBytes(entry);
+    if (!policy || !bytes) return 'has no round recorded to rebuild what was signed';
     const authenticatorData = Buffer.from(signature.authenticatorData, 'base64url');
     const clientDataJSON = Buffer.from(signature.clientDataJSON, 'base64url');
     const problem =
@@ -362,6 +350,22 @@ function repeats(): (signature: Signature) => string | undefined {
     }
     return undefined;
   };
+}
+
+/** What an approver of the request this entry sent signed, rebuilt from it; undefined without its round. */
+export function entrySignedBytes(entry: AuditEntry): Buffer | undefined {
+  const figures = entry.figures;
+  if (!figures || figures.round === undefined) return undefined;
+  return signedBytes({
+    id: entry.requestId ?? '',
+    kind: entry.kind,
+    amount: entry.amount,
+    payload: figures.payload,
+    purpose: figures.purpose,
+    round: figures.round,
+    environment: entry.environment ?? '',
+    keyId: entry.keyId,
+  });
 }
 
 /** The client data's type, origin and challenge, against the policy and the rebuilt challenge. */

@@ -20,8 +20,8 @@ import { needsSignature, parseSigningRule, parseTiers } from '../../src/access/i
 import type { ApprovalEngine } from '../../src/approvals/approval-engine.js';
 import { policySnapshot } from '../../src/approvals/index.js';
 import type { AuditEntry } from '../../src/approvals/types.js';
-import { signedBytes, signedChallenge } from '../../src/audit/approval-bytes.js';
-import { policyNeeds, signingPolicyOf } from '../../src/audit/approval-evidence.js';
+import { signedChallenge } from '../../src/audit/approval-bytes.js';
+import { entrySignedBytes, policyNeeds, signingPolicyOf } from '../../src/audit/approval-evidence.js';
 import { ENTRIES_FILE } from '../../src/audit/segments.js';
 import { HeadMarks } from '../../src/audit/signing.js';
 import { runVerifier } from '../../src/audit/verify-cli.js';
@@ -577,17 +577,8 @@ describe('the verifier’s check of passkey-signed approvals', () => {
       onRequest(withdrawal, (entry) => {
         const figures = entry.figures;
         const [signature] = figures?.signatures ?? [];
-        if (!figures || !signature || figures.round === undefined) return entry;
-        const bytes = signedBytes({
-          id: withdrawal,
-          kind: entry.kind,
-          amount: entry.amount,
-          payload: figures.payload,
-          purpose: figures.purpose,
-          round: figures.round,
-          environment: entry.environment ?? '',
-          keyId: entry.keyId,
-        });
+        const bytes = entrySignedBytes(entry);
+        if (!figures || !signature || !bytes) return entry;
         const nonce = `${signature.nonce}-again`;
         const again = { user: APPROVER_A, ...deviceA.assert(signedChallenge(bytes, nonce), nonce) };
         const approvals = [...figures.approvals, APPROVER_A];
