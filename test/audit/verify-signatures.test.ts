@@ -219,6 +219,10 @@ const onRequest =
   (entries: AuditEntry[]): AuditEntry[] =>
     entries.map((entry) => (entry.requestId === id ? change(entry) : entry));
 
+/** A store edit: request `id` filed by `user`, as its `filed` entry then says. */
+const filedBy = (id: string, user: string) =>
+  onRequest(id, (entry) => (entry.action === 'filed' ? { ...entry, actor: user } : entry));
+
 type Assertion = NonNullable<NonNullable<AuditEntry['figures']>['signatures']>[number];
 
 function withSignatures(entry: AuditEntry, change: (s: Assertion) => Partial<Assertion>) {
@@ -549,11 +553,7 @@ describe('the verifier’s check of passkey-signed approvals', () => {
   }) => {
     const { folder, withdrawal, sentSeq } = await delegatedArchive(fx.engine, auditDir, networkId);
     // As if A had filed the withdrawal A's delegate then approved in A's place.
-    rewriteSegment(
-      folder,
-      signer,
-      onRequest(withdrawal, (entry) => (entry.action === 'filed' ? { ...entry, actor: APPROVER_A } : entry)),
-    );
+    rewriteSegment(folder, signer, filedBy(withdrawal, APPROVER_A));
     const { status, lines } = verify(folder, signer.publicKey);
     expect(problems(lines)).toEqual([
       expect.stringContaining(
@@ -606,11 +606,7 @@ describe('the verifier’s check of passkey-signed approvals', () => {
   }) => {
     const { folder, withdrawal, sentSeq } = await signedArchive(fx.engine, auditDir, networkId);
     // As if A had filed the withdrawal A then approved.
-    rewriteSegment(
-      folder,
-      signer,
-      onRequest(withdrawal, (entry) => (entry.action === 'filed' ? { ...entry, actor: APPROVER_A } : entry)),
-    );
+    rewriteSegment(folder, signer, filedBy(withdrawal, APPROVER_A));
     const { status, lines } = verify(folder, signer.publicKey);
     expect(problems(lines)).toEqual([
       expect.stringContaining(
