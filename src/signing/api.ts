@@ -6,7 +6,8 @@
 // way, and a sign link's refusal goes on its request's record. A link made in another workspace (by
 // another install of the bot on the same store) is refused as an unknown one; until Slack has named
 // the bot's workspace (start-up), a link is neither used nor refused, and the page asks to try again
-// (503). Each refused link and refused registration is counted by reason (PasskeyPageRefusal).
+// (503, with a Retry-After). Each refused link and refused registration is counted by reason
+// (PasskeyPageRefusal).
 import { createHash } from 'node:crypto';
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { ApprovalEvidence } from '../access/index.js';
@@ -19,6 +20,7 @@ import {
   StaleRoundError,
 } from '../approvals/index.js';
 import { refusalText } from '../slack/approvals/blocks/lists.js';
+import { STARTING_RETRY_AFTER_S } from '../slack/runtime/request-guard.js';
 import { signRequestView } from './figures.js';
 import { PageProblem } from './http.js';
 import type {
@@ -129,7 +131,7 @@ function notYet(deps: PageDeps, token: string, page: LinkFor['page']) {
     page,
     link: tokenHash(token),
   });
-  return new PageProblem(STARTING, 503);
+  return new PageProblem(STARTING, 503, { 'retry-after': String(STARTING_RETRY_AFTER_S) });
 }
 
 /**

@@ -16,27 +16,41 @@ const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'referrer-policy': 'no-referrer',
 };
 
-/** A sentence the page shows as it is: the request was understood and refused. */
+type Headers = Readonly<Record<string, string>>;
+
+/** A sentence the page shows as it is: the request was understood and refused (`headers` go with it). */
 export class PageProblem extends Error {
   constructor(
     message: string,
     readonly status = 422,
+    readonly headers: Headers = {},
   ) {
     super(message);
   }
 }
 
-export function send(res: ServerResponse, status: number, body: string | Buffer, type: string): void {
-  res.writeHead(status, { ...PAGE_HEADERS, 'content-type': type });
+export function send(
+  res: ServerResponse,
+  status: number,
+  body: string | Buffer,
+  type: string,
+  headers: Headers = {},
+): void {
+  res.writeHead(status, { ...headers, ...PAGE_HEADERS, 'content-type': type });
   res.end(body);
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  send(res, status, JSON.stringify(body), 'application/json; charset=utf-8');
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Headers = {}): void {
+  send(res, status, JSON.stringify(body), 'application/json; charset=utf-8', headers);
 }
 
-export function sendProblem(res: ServerResponse, status: number, problem: string): void {
-  sendJson(res, status, { ok: false, problem } satisfies Problem);
+export function sendProblem(
+  res: ServerResponse,
+  status: number,
+  problem: string,
+  headers: Headers = {},
+): void {
+  sendJson(res, status, { ok: false, problem } satisfies Problem, headers);
 }
 
 /** The body as JSON: at most MAX_BODY bytes, and JSON (content-type and text), or a PageProblem. */

@@ -9,7 +9,7 @@ import type {
   RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 
-const PASSKEY_PREFIX = '/passkeys';
+export const PASSKEY_PREFIX = '/passkeys';
 export const REGISTER_PAGE = `${PASSKEY_PREFIX}/register`;
 export const SIGN_PAGE = `${PASSKEY_PREFIX}/sign`;
 export const ASSETS = `${PASSKEY_PREFIX}/assets`;

@@ -1,10 +1,10 @@
 // The passkey pages' routes on the bot's own HTTP server (docs/passkeys.md): GET /passkeys/register
 // and /passkeys/sign (the page; its address carries only the one-time token), their script and
-// stylesheet under /passkeys/assets/, and the JSON calls under /passkeys/api/. Every answer carries
-// the pages' headers (http.ts). A page opened on another name for this server (127.0.0.1 where the
-// signing URL says localhost) is sent to the signing host first: the browser makes and uses passkeys
-// for the host in its address bar.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+// stylesheet under /passkeys/assets/, and the JSON calls under /passkeys/api/; any other path under
+// /passkeys/ is a 404. Every answer carries the pages' headers (http.ts). A page opened on another
+// name for this server (127.0.0.1 where the signing URL says localhost) is sent to the signing host
+// first: the browser makes and uses passkeys for the host in its address bar.
+import { type IncomingMessage, METHODS, type ServerResponse } from 'node:http';
 import type { CustomRoute } from '@slack/bolt';
 import type { z } from 'zod';
 import { type PageDeps, registerFile, registerOptions, signOptions, signSubmit, tokenHash } from './api.js';
@@ -21,7 +21,7 @@ import {
   sendProblem,
   signingHost,
 } from './http.js';
-import { ASSETS, CALLS, REGISTER_PAGE, SIGN_PAGE } from './protocol.js';
+import { ASSETS, CALLS, PASSKEY_PREFIX, REGISTER_PAGE, SIGN_PAGE } from './protocol.js';
 import { issues, registerFileInput, signSubmitInput, tokenInput } from './schemas.js';
 
 export interface RoutesOptions extends PageDeps {
@@ -45,7 +45,21 @@ export function signingRoutes(options: RoutesOptions): CustomRoute[] {
     call(CALLS.registerFile, registerFileInput, (input) => registerFile(options, input)),
     call(CALLS.signOptions, tokenInput, (input) => signOptions(options, input)),
     call(CALLS.signSubmit, signSubmitInput, (input) => signSubmit(options, input)),
+    // Last: the routes are tried in order.
+    unknownRoute(),
   ];
+}
+
+/**
+ * Any other path (or method) under /passkeys: 404 with the pages' headers, where the server's own
+ * answer would carry none of them.
+ */
+function unknownRoute(): CustomRoute {
+  return {
+    path: `${PASSKEY_PREFIX}{/*rest}`,
+    method: METHODS,
+    handler: (_req, res) => send(res, 404, 'Not found.', 'text/plain; charset=utf-8'),
+  };
 }
 
 function pageRoute(path: string, { assets, log }: RoutesOptions, where: SigningHost): CustomRoute {
@@ -109,7 +123,9 @@ function callRoute({ log }: RoutesOptions, where: SigningHost) {
             if (!parsed.success) return sendProblem(res, 400, issues(parsed.error));
             sendJson(res, 200, await act(parsed.data));
           } catch (error) {
-            if (error instanceof PageProblem) return sendProblem(res, error.status, error.message);
+            if (error instanceof PageProblem) {
+              return sendProblem(res, error.status, error.message, error.headers);
+            }
             log.error('a passkey page call failed', { path, error: String(error) });
             sendProblem(res, 500, 'The bot could not do that just now; nothing changed. Try again shortly.');
           }

@@ -6,8 +6,9 @@
 // only (each logged without its token); another person's passkey, an assertion without user verification or with a
 // counter gone back, and another origin refused (on the page, privately in Slack, on the record); a
 // call from elsewhere logged; a link opened on a replica still starting (Slack not answered) asked to
-// be tried again, not used up; the pages' headers on every answer; a page opened at 127.0.0.1 sent to
-// the signing host; an approval written into the store unsigned fails the request, alerting a person.
+// be tried again (Retry-After), not used up; the pages' headers on every answer, a 404 under
+// /passkeys/ too; a page opened at 127.0.0.1 sent to the signing host; an approval written into the
+// store unsigned fails the request, alerting a person.
 import { describe, expect } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import { ApprovalRepository, PasskeyBook } from '../../src/approvals/index.js';
@@ -15,6 +16,7 @@ import { EVIDENCE_FAILED } from '../../src/approvals/signed-approvals.js';
 import { withApproval } from '../../src/approvals/state-machine.js';
 import { createLogger } from '../../src/log.js';
 import { tokenHash } from '../../src/signing/api.js';
+import { STARTING_RETRY_AFTER_S } from '../../src/slack/runtime/request-guard.js';
 import { WORKBENCH_HEADERS } from '../../src/workbench/headers.js';
 import {
   APPROVALS_CHANNEL,
@@ -100,6 +102,26 @@ describe('the registration page', () => {
     const style = await send(app, '/passkeys/assets/app.css');
     expect(style.headers['content-type']).toMatch(/^text\/css/);
     expectPageHeaders(style);
+  });
+
+  test('answers a path under /passkeys/ that no route takes 404, with the pages’ headers', async ({
+    signing: { app },
+  }) => {
+    const unknown = [
+      await send(app, '/passkeys/'),
+      await send(app, '/passkeys/registr?t=anything'),
+      await send(app, '/passkeys/assets/app.js.map'),
+      await send(app, '/passkeys/api/sign/option', { body: { token: 'x' } }),
+    ];
+    for (const answer of unknown) {
+      expect(answer.status).toBe(404);
+      expect(answer.headers['content-type']).toMatch(/^text\/plain/);
+      expect(answer.text).toBe('Not found.');
+      expectPageHeaders(answer);
+    }
+    // The pages themselves answer as before.
+    expect((await send(app, '/passkeys/sign?t=anything')).status).toBe(200);
+    expect((await send(app, '/passkeys/assets/app.css')).status).toBe(200);
   });
 
   test('files a passkey as a request another approver approves; then it counts', async ({
@@ -415,6 +437,7 @@ describe('the sign page', () => {
     const token = await registrationToken(app, APPROVER_A);
     const early = await post({ port, signingUrl }, '/passkeys/api/register/options', { token });
     expect(early.status).toBe(503);
+    expect(early.headers['retry-after']).toBe(String(STARTING_RETRY_AFTER_S));
     expect(early.json).toEqual({
       ok: false,
       problem: 'The bot is starting and cannot check this link yet; try again in a moment.',

@@ -27,6 +27,7 @@ export function triggerAgeMs(triggerId: unknown, now = Date.now()): number | und
 
 export interface SlackResponse {
   status: number;
+  headers: Record<string, string | string[] | undefined>;
   body: string;
   json: () => unknown;
 }
@@ -59,7 +60,12 @@ export async function postSigned(
   if (options.signature !== undefined) headers['x-slack-signature'] = options.signature;
   const response = await request(`${sender.baseUrl}/slack/events`, { method: 'POST', headers, body });
   const text = await response.body.text();
-  return { status: response.statusCode, body: text, json: () => (text ? JSON.parse(text) : undefined) };
+  return {
+    status: response.statusCode,
+    headers: response.headers,
+    body: text,
+    json: () => (text ? JSON.parse(text) : undefined),
+  };
 }
 
 export interface SlashCommandOptions {

@@ -5,7 +5,7 @@
 // the way Bolt will parse it and checked (nesting depth, the envelope's shape) before Bolt sees it; a
 // signed body that fails is refused with 400 (413 when too large). Every refusal gets a log line with
 // its reason. The receiver behind it takes the body already read here, verified (app.ts). While the
-// bot starts, a request is answered 503, which Slack tries again.
+// bot starts, a request is answered 503 with a Retry-After, and Slack tries it again.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { parse } from 'node:querystring';
 import { HTTPModuleFunctions } from '@slack/bolt';
@@ -16,6 +16,8 @@ import type { SlackTraffic } from './in-flight.js';
 
 /** Slack's own bodies are a few KB; a modal with 100 full blocks stays well under this. */
 export const SLACK_BODY_LIMIT_BYTES = 1024 * 1024;
+/** Retry-After (seconds) on the 503s while the bot starts: its start-up check is a few calls to Slack. */
+export const STARTING_RETRY_AFTER_S = 5;
 /** Slack's payloads nest about a dozen levels (rich text inside blocks inside a view). */
 const SLACK_BODY_MAX_DEPTH = 64;
 
@@ -58,7 +60,9 @@ export function guardSlackRequests(
       return next(req, res);
     }
     // Slack tries a request again later; Bolt must not see one before its app exists.
-    if (options.ready && !options.ready()) return refuse(req, res, 503, 'the bot is starting');
+    if (options.ready && !options.ready()) {
+      return refuse(req, res, 503, 'the bot is starting', { 'retry-after': String(STARTING_RETRY_AFTER_S) });
+    }
     options.traffic?.arrived();
     void screen(req, options.signingSecret, limit, maxDepth)
       .then((screened) => {
@@ -188,9 +192,15 @@ export function slackRequestId(body: unknown): string | undefined {
   return id?.slice(0, 100);
 }
 
-export function refuse(req: IncomingMessage, res: ServerResponse, status: number, reason: string): void {
+export function refuse(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  reason: string,
+  headers: Readonly<Record<string, string>> = {},
+): void {
   if (res.headersSent) return;
   if (!req.complete) res.setHeader('connection', 'close');
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
+  res.writeHead(status, { ...headers, 'content-type': 'text/plain; charset=utf-8' });
   res.end(`refused: ${reason}`);
 }
