@@ -809,13 +809,12 @@ var EvidenceWalk = class {
   /** The approvers the policy lists; undefined: not recorded, or a Slack group's (everyone counts). */
   approvers;
   passkeys = /* @__PURE__ */ new Map();
-  /** When each person last approved each request. */
-  approvedAt = /* @__PURE__ */ new Map();
   /**
-   * For each request, in whose place each approver of its current round approved (undefined: their
-   * own), as its approval steps recorded; forgotten when it is sent back, its approvals cleared.
+   * For each request, when each approver of its current round approved and in whose place, as its
+   * approval steps (`approval-added`, `approved`) recorded; forgotten when it is sent back, its
+   * approvals cleared.
    */
-  inPlaceOf = /* @__PURE__ */ new Map();
+  rounds = /* @__PURE__ */ new Map();
   /** When each request was claimed to be sent: the engine's last check of its signatures. */
   executingAt = /* @__PURE__ */ new Map();
   /** What each request's `filed` entry recorded: who filed it, and how many approvals it needed then. */
@@ -833,20 +832,26 @@ var EvidenceWalk = class {
   }
   /** What one step of a request puts in force: approvals (by whom, when, in whose place), filing, revocations. */
   readStep(requestId, entry, at) {
-    if (entry.action === "approved" && entry.actor) this.approvedAt.set(`${requestId} ${entry.actor}`, at);
-    if (APPROVAL_STEPS.has(entry.action) && entry.actor) this.readApproval(requestId, entry.actor, entry);
-    if (entry.action === SENT_BACK) this.inPlaceOf.delete(requestId);
+    if (APPROVAL_STEPS.has(entry.action) && entry.actor) this.readApproval(requestId, entry.actor, entry, at);
+    if (entry.action === SENT_BACK) this.rounds.delete(requestId);
     if (entry.action === "executing") this.executingAt.set(requestId, at);
     if (entry.action === "filed" && !this.filed.has(requestId)) {
       this.filed.set(requestId, { requester: entry.actor, required: entry.figures?.requiredApprovals });
     }
     if (entry.kind === "passkey" && entry.action === "passkey-revoked") this.revoke(entry, at);
   }
-  /** An approval step: the approver's own, or (`onBehalfOf`) a delegate's in that approver's place. */
-  readApproval(requestId, actor, { onBehalfOf }) {
-    const round = this.inPlaceOf.get(requestId) ?? /* @__PURE__ */ new Map();
-    round.set(actor, onBehalfOf);
-    this.inPlaceOf.set(requestId, round);
+  /** An approval step at `at`: the approver's own, or (`onBehalfOf`) a delegate's in that approver's place. */
+  readApproval(requestId, actor, { onBehalfOf }, at) {
+    const round = this.rounds.get(requestId) ?? /* @__PURE__ */ new Map();
+    round.set(actor, { at, onBehalfOf });
+    this.rounds.set(requestId, round);
+  }
+  /**
+   * When `user` approved the request this entry sent, as its current round's step recorded; without
+   * one (the step not in the archive), when it was sent.
+   */
+  approvedAt(entry, user) {
+    return this.rounds.get(entry.requestId ?? "")?.get(user)?.at ?? Date.parse(entry.at);
   }
   readPolicy(entry, segment) {
     const settings = entry.policy?.settings ?? [];
@@ -888,7 +893,7 @@ var EvidenceWalk = class {
   }
   /** Why an unsigned approval of this entry does not count; undefined when it does (a first-passkeys click). */
   unsignedProblem(entry, user) {
-    const at = this.approvedAt.get(`${entry.requestId} ${user}`) ?? Date.parse(entry.at);
+    const at = this.approvedAt(entry, user);
     if (entry.kind === "passkey" && this.clickCounts(user, at)) return void 0;
     if (entry.kind === "passkey") {
       return `${user}'s approval has no passkey signature, though two approvers had held passkeys or ${user} held one then`;
@@ -933,8 +938,9 @@ var EvidenceWalk = class {
    */
   approverProblems(entry) {
     const approvals = entry.figures?.approvals ?? [];
-    const inPlaceOf = this.inPlaceOf.get(entry.requestId ?? "");
-    const { people, problems } = countPeople(approvals, (user) => inPlaceOf?.get(user));
+    const round = this.rounds.get(entry.requestId ?? "");
+    const inPlaceOf = (user) => round?.get(user)?.onBehalfOf;
+    const { people, problems } = countPeople(approvals, inPlaceOf);
     const filed = this.filed.get(entry.requestId ?? "");
     if (filed?.requester) problems.push(...requesterProblems(approvals, inPlaceOf, filed.requester));
     const atSend = entry.figures?.requiredApprovals ?? 0;
@@ -952,7 +958,7 @@ var EvidenceWalk = class {
     const credential = `passkey ${short(signature.credentialId)}`;
     if (!passkey) return `is by ${credential}, which no registration before it in the chain made`;
     if (passkey.user !== signature.user) return `is by ${credential}, registered to ${passkey.user}`;
-    const at = this.approvedAt.get(`${entry.requestId} ${signature.user}`) ?? Date.parse(entry.at);
+    const at = this.approvedAt(entry, signature.user);
     if (passkey.addedAt > at) return `is by ${credential}, registered only after the approval`;
     const sentAt = this.executingAt.get(entry.requestId ?? "") ?? Date.parse(entry.at);
     if (passkey.revokedAt !== void 0 && passkey.revokedAt <= sentAt) {
@@ -1005,7 +1011,7 @@ function countPeople(approvals, inPlaceOf) {
 }
 function requesterProblems(approvals, inPlaceOf, requester) {
   if (approvals.includes(requester)) return [`${requester} filed it and is counted among its approvals`];
-  const delegate = approvals.find((user) => inPlaceOf?.get(user) === requester);
+  const delegate = approvals.find((user) => inPlaceOf(user) === requester);
   return delegate ? [`${delegate} approved in the place of ${requester}, who filed it`] : [];
 }
 function repeats() {

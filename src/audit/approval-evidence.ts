@@ -10,11 +10,11 @@
 // holds is checked the same way, needed or not, and no two of a request's assertions share a nonce or a
 // passkey. What is in force is read as the chain goes: the policy entries (`signed approvals`: `all at
 // <origin>` or `above ₦… at <origin>`), the passkey registrations (their `completed` step) and
-// revocations (`passkey-revoked` steps), each approval's time and, for a delegate's, whose place it
-// took (forgotten when the request is sent back, its approvals cleared). A passkey registration's
-// approval may be a click (a new install's first passkeys) only while fewer than two approvers had ever
-// held a passkey (executed registrations, revoked since or not) and only by an approver who then held
-// no live passkey.
+// revocations (`passkey-revoked` steps), each approval's time (its `approval-added` or `approved` step)
+// and, for a delegate's, whose place it took (forgotten when the request is sent back, its approvals
+// cleared). A passkey registration's approval may be a click (a new install's first passkeys) only while
+// fewer than two approvers had ever held a passkey (executed registrations, revoked since or not) and
+// only by an approver who then held no live passkey.
 import { createHash } from 'node:crypto';
 import { Money } from '../format/money.js';
 import { signedBytes, signedChallenge } from './approval-bytes.js';
@@ -64,6 +64,12 @@ interface Registered {
   revokedAt?: number;
 }
 
+/** An approval of a request's current round, as its step recorded it: when, and in whose place (undefined: own). */
+interface RoundApproval {
+  at: number;
+  onBehalfOf?: string;
+}
+
 type Signature = NonNullable<NonNullable<AuditEntry['figures']>['signatures']>[number];
 
 const SENT_STATES = new Set(['sent', 'completed', 'outcome-unknown']);
@@ -100,13 +106,12 @@ class EvidenceWalk {
   /** The approvers the policy lists; undefined: not recorded, or a Slack group's (everyone counts). */
   private approvers: Set<string> | undefined;
   private readonly passkeys = new Map<string, Registered>();
-  /** When each person last approved each request. */
-  private readonly approvedAt = new Map<string, number>();
   /**
-   * For each request, in whose place each approver of its current round approved (undefined: their
-   * own), as its approval steps recorded; forgotten when it is sent back, its approvals cleared.
+   * For each request, when each approver of its current round approved and in whose place, as its
+   * approval steps (`approval-added`, `approved`) recorded; forgotten when it is sent back, its
+   * approvals cleared.
    */
-  private readonly inPlaceOf = new Map<string, Map<string, string | undefined>>();
+  private readonly rounds = new Map<string, Map<string, RoundApproval>>();
   /** When each request was claimed to be sent: the engine's last check of its signatures. */
   private readonly executingAt = new Map<string, number>();
   /** What each request's `filed` entry recorded: who filed it, and how many approvals it needed then. */
@@ -126,9 +131,8 @@ class EvidenceWalk {
 
   /** What one step of a request puts in force: approvals (by whom, when, in whose place), filing, revocations. */
   private readStep(requestId: string, entry: AuditEntry, at: number): void {
-    if (entry.action === 'approved' && entry.actor) this.approvedAt.set(`${requestId} ${entry.actor}`, at);
-    if (APPROVAL_STEPS.has(entry.action) && entry.actor) this.readApproval(requestId, entry.actor, entry);
-    if (entry.action === SENT_BACK) this.inPlaceOf.delete(requestId);
+    if (APPROVAL_STEPS.has(entry.action) && entry.actor) this.readApproval(requestId, entry.actor, entry, at);
+    if (entry.action === SENT_BACK) this.rounds.delete(requestId);
     if (entry.action === 'executing') this.executingAt.set(requestId, at);
     if (entry.action === 'filed' && !this.filed.has(requestId)) {
       this.filed.set(requestId, { requester: entry.actor, required: entry.figures?.requiredApprovals });
@@ -136,11 +140,19 @@ class EvidenceWalk {
     if (entry.kind === 'passkey' && entry.action === 'passkey-revoked') this.revoke(entry, at);
   }
 
-  /** An approval step: the approver's own, or (`onBehalfOf`) a delegate's in that approver's place. */
-  private readApproval(requestId: string, actor: string, { onBehalfOf }: AuditEntry): void {
-    const round = this.inPlaceOf.get(requestId) ?? new Map<string, string | undefined>();
-    round.set(actor, onBehalfOf);
-    this.inPlaceOf.set(requestId, round);
+  /** An approval step at `at`: the approver's own, or (`onBehalfOf`) a delegate's in that approver's place. */
+  private readApproval(requestId: string, actor: string, { onBehalfOf }: AuditEntry, at: number): void {
+    const round = this.rounds.get(requestId) ?? new Map<string, RoundApproval>();
+    round.set(actor, { at, onBehalfOf });
+    this.rounds.set(requestId, round);
+  }
+
+  /**
+   * When `user` approved the request this entry sent, as its current round's step recorded; without
+   * one (the step not in the archive), when it was sent.
+   */
+  private approvedAt(entry: AuditEntry, user: string): number {
+    return this.rounds.get(entry.requestId ?? '')?.get(user)?.at ?? Date.parse(entry.at);
   }
 
   private readPolicy(entry: AuditEntry, segment: string): void {
@@ -189,7 +201,7 @@ class EvidenceWalk {
 
   /** Why an unsigned approval of this entry does not count; undefined when it does (a first-passkeys click). */
   private unsignedProblem(entry: AuditEntry, user: string): string | undefined {
-    const at = this.approvedAt.get(`${entry.requestId} ${user}`) ?? Date.parse(entry.at);
+    const at = this.approvedAt(entry, user);
     if (entry.kind === 'passkey' && this.clickCounts(user, at)) return undefined;
     if (entry.kind === 'passkey') {
       return `${user}'s approval has no passkey signature, though two approvers had held passkeys or ${user} held one then`;
@@ -237,8 +249,9 @@ class EvidenceWalk {
    */
   private approverProblems(entry: AuditEntry): string[] {
     const approvals = entry.figures?.approvals ?? [];
-    const inPlaceOf = this.inPlaceOf.get(entry.requestId ?? '');
-    const { people, problems } = countPeople(approvals, (user) => inPlaceOf?.get(user));
+    const round = this.rounds.get(entry.requestId ?? '');
+    const inPlaceOf = (user: string) => round?.get(user)?.onBehalfOf;
+    const { people, problems } = countPeople(approvals, inPlaceOf);
     const filed = this.filed.get(entry.requestId ?? '');
     if (filed?.requester) problems.push(...requesterProblems(approvals, inPlaceOf, filed.requester));
     const atSend = entry.figures?.requiredApprovals ?? 0;
@@ -257,7 +270,7 @@ class EvidenceWalk {
     const credential = `passkey ${short(signature.credentialId)}`;
     if (!passkey) return `is by ${credential}, which no registration before it in the chain made`;
     if (passkey.user !== signature.user) return `is by ${credential}, registered to ${passkey.user}`;
-    const at = this.approvedAt.get(`${entry.requestId} ${signature.user}`) ?? Date.parse(entry.at);
+    const at = this.approvedAt(entry, signature.user);
     if (passkey.addedAt > at) return `is by ${credential}, registered only after the approval`;
     const sentAt = this.executingAt.get(entry.requestId ?? '') ?? Date.parse(entry.at);
     if (passkey.revokedAt !== undefined && passkey.revokedAt <= sentAt) {
@@ -324,11 +337,11 @@ function countPeople(
 /** The requester's own approval among them, or one by a delegate in the requester's place. */
 function requesterProblems(
   approvals: readonly string[],
-  inPlaceOf: ReadonlyMap<string, string | undefined> | undefined,
+  inPlaceOf: (user: string) => string | undefined,
   requester: string,
 ): string[] {
   if (approvals.includes(requester)) return [`${requester} filed it and is counted among its approvals`];
-  const delegate = approvals.find((user) => inPlaceOf?.get(user) === requester);
+  const delegate = approvals.find((user) => inPlaceOf(user) === requester);
   return delegate ? [`${delegate} approved in the place of ${requester}, who filed it`] : [];
 }
 

@@ -2,14 +2,15 @@
 // passkeys registered through its requests (the first with a click, the next ones signed), a
 // withdrawal approved with a real P-256 assertion from the software authenticator and sent. It passes
 // as written, and fails (naming the request and why) when one byte of an assertion is changed, when an
-// approval the rule needed signed has no signature, when the passkey was revoked before the approval,
-// when an approval is counted twice (a copy, an approver's own beside their delegate's, or a second
+// approval the rule needed signed has no signature, when the passkey was revoked before the approval or
+// registered only after it (the first of two approvals: its own step's time, not the sending's), when
+// an approval is counted twice (a copy, an approver's own beside their delegate's, or a second
 // assertion by one passkey) or is the requester's own or their delegate's in their place, when fewer
 // people approved than the request needed when filed, or when the figures sent differ from those
-// signed; a request a delegate signed in an approver's place passes. The edits are those of someone
-// who changed the store before the bot archived it: the chain is rebuilt and signed with the bot's own
-// key, so only the signatures can tell. The OpenSSL walk-through in docs/audit-verify.md is run here as written, for a
-// P-256 and for an Ed25519 passkey.
+// signed; a request two approvers signed, and one a delegate signed in an approver's place, pass. The
+// edits are those of someone who changed the store before the bot archived it: the chain is rebuilt
+// and signed with the bot's own key, so only the signatures can tell. The OpenSSL walk-through in
+// docs/audit-verify.md is run here as written, for a P-256 and for an Ed25519 passkey.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,6 +35,7 @@ import { SLACK_ENV } from '../support/config-env.js';
 import {
   APPROVER_A,
   APPROVER_B,
+  type EngineFixture,
   engineTest,
   OUTSIDER,
   REQUESTER,
@@ -58,7 +60,7 @@ const test = engineTest
       policySnapshot: policySnapshot({
         environment: 'sandbox',
         approvers: { users: [APPROVER_A, APPROVER_B, REQUESTER] },
-        tiers: parseTiers('0:1'),
+        tiers: parseTiers('0:1,1000000:2'),
         limitWindowMs: 86_400_000,
         ttlMs: 86_400_000,
         reminders: [],
@@ -115,6 +117,20 @@ async function signAndApprove(
   return engine.approve(id, user, { ...seenOf(request), evidence });
 }
 
+/** The engine's audit archived: the environment's folder (one segment), and the seq of `id`'s `sent` entry. */
+async function archived(
+  engine: ApprovalEngine,
+  auditDir: string,
+  id: string,
+): Promise<{ folder: string; sentSeq: number }> {
+  expect(await engine.archiveAudit('test')).toMatchObject({ written: true });
+  const entries = await engine.auditRange(undefined, undefined);
+  return {
+    folder: join(auditDir, 'archive', 'sandbox'),
+    sentSeq: entries.find((e) => e.requestId === id && e.state === 'sent')?.seq ?? -1,
+  };
+}
+
 interface SignedArchive {
   /** The environment's folder (one segment). */
   folder: string;
@@ -143,16 +159,32 @@ async function signedArchive(
   expect((await signAndApprove(engine, request.id, APPROVER_A, deviceA)).ok).toBe(true);
   await engine.idle();
   expect((await engine.get(request.id))?.state).toBe('sent');
-  expect(await engine.archiveAudit('test')).toMatchObject({ written: true });
-  const sent = (await engine.auditRange(undefined, undefined)).find(
-    (e) => e.requestId === request.id && e.state === 'sent',
-  );
-  return {
-    folder: join(auditDir, 'archive', 'sandbox'),
-    withdrawal: request.id,
-    sentSeq: sent?.seq ?? -1,
-    deviceA,
-  };
+  return { ...(await archived(engine, auditDir, request.id)), withdrawal: request.id, deviceA };
+}
+
+/**
+ * B's passkey (clicked by A, who holds none), A's signed by B; a withdrawal needing two approvals,
+ * signed by A (its `approval-added` step), then a minute later by B (`approved`), and sent; then
+ * archived. A's passkey signs nothing else.
+ */
+async function twoApprovalArchive(
+  fx: EngineFixture,
+  auditDir: string,
+  networkId: string,
+): Promise<Omit<SignedArchive, 'deviceA'>> {
+  const { engine } = fx;
+  await engine.start();
+  const deviceB = await register(engine, APPROVER_B, APPROVER_A);
+  const deviceA = await register(engine, APPROVER_A, APPROVER_B, deviceB);
+  // Above the one-approval tier (₦1,000,000), within the sandbox's balance.
+  const request = await fileDraft(engine, withdrawalDraft(networkId, '1200000'));
+  expect(request.requiredApprovals).toBe(2);
+  expect((await signAndApprove(engine, request.id, APPROVER_A, deviceA)).ok).toBe(true);
+  fx.clock.advance(60_000);
+  expect((await signAndApprove(engine, request.id, APPROVER_B, deviceB)).ok).toBe(true);
+  await engine.idle();
+  expect((await engine.get(request.id))?.state).toBe('sent');
+  return { ...(await archived(engine, auditDir, request.id)), withdrawal: request.id };
 }
 
 interface DelegatedArchive {
@@ -191,14 +223,7 @@ async function delegatedArchive(
   await engine.idle();
   const sent = await engine.get(request.id);
   expect(sent).toMatchObject({ state: 'sent', approvals: [{ user: OUTSIDER, onBehalfOf: APPROVER_A }] });
-  expect(await engine.archiveAudit('test')).toMatchObject({ written: true });
-  const entries = await engine.auditRange(undefined, undefined);
-  return {
-    folder: join(auditDir, 'archive', 'sandbox'),
-    withdrawal: request.id,
-    sentSeq: entries.find((e) => e.requestId === request.id && e.state === 'sent')?.seq ?? -1,
-    ownEvidence,
-  };
+  return { ...(await archived(engine, auditDir, request.id)), withdrawal: request.id, ownEvidence };
 }
 
 /** The script as an auditor runs it, and the same check in TypeScript: they must agree. */
@@ -218,6 +243,22 @@ const onRequest =
   (id: string, change: (entry: AuditEntry) => AuditEntry) =>
   (entries: AuditEntry[]): AuditEntry[] =>
     entries.map((entry) => (entry.requestId === id ? change(entry) : entry));
+
+/**
+ * A store edit: `user`'s passkey registration completed only a second after their `approval-added`
+ * step on request `id`, and so before the step that sent it.
+ */
+const registeredAfterApproving = (id: string, user: string) => (entries: AuditEntry[]) => {
+  const registration = entries.find(
+    (e) => e.kind === 'passkey' && e.state === 'completed' && e.figures?.payload.user === user,
+  ) as AuditEntry;
+  const rest = entries.filter((e) => e !== registration);
+  const approval = rest.findIndex(
+    (e) => e.requestId === id && e.action === 'approval-added' && e.actor === user,
+  );
+  const at = new Date(Date.parse((rest[approval] as AuditEntry).at) + 1_000).toISOString();
+  return [...rest.slice(0, approval + 1), { ...registration, at }, ...rest.slice(approval + 1)];
+};
 
 /** A store edit: request `id` filed by `user`, as its `filed` entry then says. */
 const filedBy = (id: string, user: string) =>
@@ -380,6 +421,32 @@ describe('the verifier’s check of passkey-signed approvals', () => {
       ),
     ]);
     expect(status).toBe(1);
+  });
+
+  test('passes a request two approvers signed, and fails it once the first one’s passkey was registered after their approval (a store edit)', async ({
+    fx,
+    auditDir,
+    signer,
+    networkId,
+  }) => {
+    const { folder, withdrawal, sentSeq } = await twoApprovalArchive(fx, auditDir, networkId);
+    let result = verify(folder, signer.publicKey);
+    expect(problems(result.lines)).toEqual([]);
+    expect(result.lines).toContain(
+      'sandbox: 3 passkey signatures checked on 2 requests sent with signed approvals',
+    );
+    expect(result.status).toBe(0);
+    // Registered after A's approval but before B's sent the request: the approval's own time counts.
+    rewriteSegment(folder, signer, registeredAfterApproving(withdrawal, APPROVER_A));
+    result = verify(folder, signer.publicKey);
+    expect(problems(result.lines)).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `request ${withdrawal} \\(withdraw, sent at seq ${sentSeq}\\): ${APPROVER_A}'s signature is by passkey \\S+, registered only after the approval$`,
+        ),
+      ),
+    ]);
+    expect(result.status).toBe(1);
   });
 
   test('fails a clicked registration once two approvers had held passkeys, revoked since or not (a store edit)', async ({
