@@ -20,7 +20,7 @@ import {
   StaleRoundError,
 } from '../approvals/index.js';
 import { refusalText } from '../slack/approvals/blocks/lists.js';
-import { STARTING_RETRY_AFTER_S } from '../slack/runtime/request-guard.js';
+import { STARTING_HEADERS } from '../slack/runtime/request-guard.js';
 import { signRequestView } from './figures.js';
 import { PageProblem } from './http.js';
 import type {
@@ -131,7 +131,7 @@ function notYet(deps: PageDeps, token: string, page: LinkFor['page']) {
     page,
     link: tokenHash(token),
   });
-  return new PageProblem(STARTING, 503, { 'retry-after': String(STARTING_RETRY_AFTER_S) });
+  return new PageProblem(STARTING, 503, STARTING_HEADERS);
 }
 
 /**

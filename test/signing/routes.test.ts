@@ -16,7 +16,6 @@ import { EVIDENCE_FAILED } from '../../src/approvals/signed-approvals.js';
 import { withApproval } from '../../src/approvals/state-machine.js';
 import { createLogger } from '../../src/log.js';
 import { tokenHash } from '../../src/signing/api.js';
-import { STARTING_RETRY_AFTER_S } from '../../src/slack/runtime/request-guard.js';
 import { WORKBENCH_HEADERS } from '../../src/workbench/headers.js';
 import {
   APPROVALS_CHANNEL,
@@ -112,6 +111,8 @@ describe('the registration page', () => {
       await send(app, '/passkeys/registr?t=anything'),
       await send(app, '/passkeys/assets/app.js.map'),
       await send(app, '/passkeys/api/sign/option', { body: { token: 'x' } }),
+      // A call's path with a method it does not take.
+      await send(app, '/passkeys/api/sign/options'),
     ];
     for (const answer of unknown) {
       expect(answer.status).toBe(404);
@@ -119,6 +120,10 @@ describe('the registration page', () => {
       expect(answer.text).toBe('Not found.');
       expectPageHeaders(answer);
     }
+    // A path that only begins like the pages' is not theirs: the server's own 404, without their headers.
+    const outside = await send(app, '/passkeysx');
+    expect(outside.status).toBe(404);
+    expect(outside.headers['cache-control']).toBeUndefined();
     // The pages themselves answer as before.
     expect((await send(app, '/passkeys/sign?t=anything')).status).toBe(200);
     expect((await send(app, '/passkeys/assets/app.css')).status).toBe(200);
@@ -437,7 +442,7 @@ describe('the sign page', () => {
     const token = await registrationToken(app, APPROVER_A);
     const early = await post({ port, signingUrl }, '/passkeys/api/register/options', { token });
     expect(early.status).toBe(503);
-    expect(early.headers['retry-after']).toBe(String(STARTING_RETRY_AFTER_S));
+    expect(early.headers['retry-after']).toBe('5');
     expect(early.json).toEqual({
       ok: false,
       problem: 'The bot is starting and cannot check this link yet; try again in a moment.',

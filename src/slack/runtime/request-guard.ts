@@ -17,7 +17,7 @@ import type { SlackTraffic } from './in-flight.js';
 /** Slack's own bodies are a few KB; a modal with 100 full blocks stays well under this. */
 export const SLACK_BODY_LIMIT_BYTES = 1024 * 1024;
 /** Retry-After (seconds) on the 503s while the bot starts: its start-up check is a few calls to Slack. */
-export const STARTING_RETRY_AFTER_S = 5;
+export const STARTING_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'retry-after': '5' });
 /** Slack's payloads nest about a dozen levels (rich text inside blocks inside a view). */
 const SLACK_BODY_MAX_DEPTH = 64;
 
@@ -61,7 +61,7 @@ export function guardSlackRequests(
     }
     // Slack tries a request again later; Bolt must not see one before its app exists.
     if (options.ready && !options.ready()) {
-      return refuse(req, res, 503, 'the bot is starting', { 'retry-after': String(STARTING_RETRY_AFTER_S) });
+      return refuse(req, res, 503, 'the bot is starting', STARTING_HEADERS);
     }
     options.traffic?.arrived();
     void screen(req, options.signingSecret, limit, maxDepth)

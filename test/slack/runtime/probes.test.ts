@@ -4,7 +4,6 @@
 // the audit trail's last check beside it.
 import { expect } from 'vitest';
 import { silentLogger } from '../../../src/log.js';
-import { STARTING_RETRY_AFTER_S } from '../../../src/slack/runtime/request-guard.js';
 import { startBot } from '../../../src/wiring/bot.js';
 import { botTest } from '../../support/bot.js';
 import { FakeSlack } from '../../support/fake-slack.js';
@@ -81,7 +80,7 @@ botTest(
       { text: 'help', responseUrl: slack.responseUrl('early') },
     );
     expect(command.status).toBe(503);
-    expect(command.headers['retry-after']).toBe(String(STARTING_RETRY_AFTER_S));
+    expect(command.headers['retry-after']).toBe('5');
     held.release();
     const bot = await starting;
     defer(() => bot.stop());
