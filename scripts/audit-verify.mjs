@@ -810,8 +810,8 @@ var EvidenceWalk = class {
   approvers;
   passkeys = /* @__PURE__ */ new Map();
   /**
-   * For each request, when each approver of its current round approved and in whose place, as its
-   * approval steps (`approval-added`, `approved`) recorded; forgotten when it is sent back, its
+   * For each request, when each approver of its current round first approved and in whose place, as
+   * its approval steps (`approval-added`, `approved`) recorded; forgotten when it is sent back, its
    * approvals cleared.
    */
   rounds = /* @__PURE__ */ new Map();
@@ -840,10 +840,14 @@ var EvidenceWalk = class {
     }
     if (entry.kind === "passkey" && entry.action === "passkey-revoked") this.revoke(entry, at);
   }
-  /** An approval step at `at`: the approver's own, or (`onBehalfOf`) a delegate's in that approver's place. */
+  /**
+   * An approval step at `at`: the approver's own, or (`onBehalfOf`) a delegate's in that approver's
+   * place. A second step by one approver in a round (only a store edit writes one) keeps the first's time.
+   */
   readApproval(requestId, actor, { onBehalfOf }, at) {
     const round = this.rounds.get(requestId) ?? /* @__PURE__ */ new Map();
-    round.set(actor, { at, onBehalfOf });
+    const first = round.get(actor)?.at;
+    round.set(actor, { at: first !== void 0 && first <= at ? first : at, onBehalfOf });
     this.rounds.set(requestId, round);
   }
   /**
@@ -865,12 +869,18 @@ var EvidenceWalk = class {
       this.problems.push({ segment, text: `seq ${entry.seq}: the signing policy ${String(error)}` });
     }
   }
+  /**
+   * A registration's `completed` step at `at`: its passkey counts from the request's `executing` step,
+   * when the book was written (a crash may leave approvals signed with it before `completed`).
+   */
   register(entry, at) {
     const payload = entry.figures?.payload ?? {};
     const { credentialId, user, publicKey } = payload;
     if (typeof credentialId !== "string" || typeof user !== "string" || typeof publicKey !== "string") return;
     if (this.passkeys.has(credentialId)) return;
-    this.passkeys.set(credentialId, { user, publicKey, addedAt: at, requestId: entry.requestId ?? "" });
+    const requestId = entry.requestId ?? "";
+    const addedAt = this.executingAt.get(requestId) ?? at;
+    this.passkeys.set(credentialId, { user, publicKey, addedAt, requestId });
   }
   revoke(entry, at) {
     const credentialId = entry.figures?.payload?.credentialId;

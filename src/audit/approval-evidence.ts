@@ -9,12 +9,13 @@
 // it needed (when filed, or as the entry that sent it says, whichever is more). Any assertion the chain
 // holds is checked the same way, needed or not, and no two of a request's assertions share a nonce or a
 // passkey. What is in force is read as the chain goes: the policy entries (`signed approvals`: `all at
-// <origin>` or `above ₦… at <origin>`), the passkey registrations (their `completed` step) and
-// revocations (`passkey-revoked` steps), each approval's time (its `approval-added` or `approved` step)
-// and, for a delegate's, whose place it took (forgotten when the request is sent back, its approvals
-// cleared). A passkey registration's approval may be a click (a new install's first passkeys) only while
-// fewer than two approvers had ever held a passkey (executed registrations, revoked since or not) and
-// only by an approver who then held no live passkey.
+// <origin>` or `above ₦… at <origin>`), the passkey registrations (their `completed` step, counting
+// from their `executing` one) and revocations (`passkey-revoked` steps), each approval's time (its
+// `approval-added` or `approved` step, the earliest of an approver's) and, for a delegate's, whose
+// place it took (forgotten when the request is sent back, its approvals cleared). A passkey
+// registration's approval may be a click (a new install's first passkeys) only while fewer than two
+// approvers had ever held a passkey (executed registrations, revoked since or not) and only by an
+// approver who then held no live passkey.
 import { createHash } from 'node:crypto';
 import { Money } from '../format/money.js';
 import { signedBytes, signedChallenge } from './approval-bytes.js';
@@ -107,8 +108,8 @@ class EvidenceWalk {
   private approvers: Set<string> | undefined;
   private readonly passkeys = new Map<string, Registered>();
   /**
-   * For each request, when each approver of its current round approved and in whose place, as its
-   * approval steps (`approval-added`, `approved`) recorded; forgotten when it is sent back, its
+   * For each request, when each approver of its current round first approved and in whose place, as
+   * its approval steps (`approval-added`, `approved`) recorded; forgotten when it is sent back, its
    * approvals cleared.
    */
   private readonly rounds = new Map<string, Map<string, RoundApproval>>();
@@ -140,10 +141,14 @@ class EvidenceWalk {
     if (entry.kind === 'passkey' && entry.action === 'passkey-revoked') this.revoke(entry, at);
   }
 
-  /** An approval step at `at`: the approver's own, or (`onBehalfOf`) a delegate's in that approver's place. */
+  /**
+   * An approval step at `at`: the approver's own, or (`onBehalfOf`) a delegate's in that approver's
+   * place. A second step by one approver in a round (only a store edit writes one) keeps the first's time.
+   */
   private readApproval(requestId: string, actor: string, { onBehalfOf }: AuditEntry, at: number): void {
     const round = this.rounds.get(requestId) ?? new Map<string, RoundApproval>();
-    round.set(actor, { at, onBehalfOf });
+    const first = round.get(actor)?.at;
+    round.set(actor, { at: first !== undefined && first <= at ? first : at, onBehalfOf });
     this.rounds.set(requestId, round);
   }
 
@@ -169,12 +174,18 @@ class EvidenceWalk {
     }
   }
 
+  /**
+   * A registration's `completed` step at `at`: its passkey counts from the request's `executing` step,
+   * when the book was written (a crash may leave approvals signed with it before `completed`).
+   */
   private register(entry: AuditEntry, at: number): void {
     const payload = entry.figures?.payload ?? {};
     const { credentialId, user, publicKey } = payload;
     if (typeof credentialId !== 'string' || typeof user !== 'string' || typeof publicKey !== 'string') return;
     if (this.passkeys.has(credentialId)) return;
-    this.passkeys.set(credentialId, { user, publicKey, addedAt: at, requestId: entry.requestId ?? '' });
+    const requestId = entry.requestId ?? '';
+    const addedAt = this.executingAt.get(requestId) ?? at;
+    this.passkeys.set(credentialId, { user, publicKey, addedAt, requestId });
   }
 
   private revoke(entry: AuditEntry, at: number): void {

@@ -3,11 +3,13 @@
 // withdrawal approved with a real P-256 assertion from the software authenticator and sent. It passes
 // as written, and fails (naming the request and why) when one byte of an assertion is changed, when an
 // approval the rule needed signed has no signature, when the passkey was revoked before the approval or
-// registered only after it (the first of two approvals: its own step's time, not the sending's), when
-// an approval is counted twice (a copy, an approver's own beside their delegate's, or a second
-// assertion by one passkey) or is the requester's own or their delegate's in their place, when fewer
-// people approved than the request needed when filed, or when the figures sent differ from those
-// signed; a request two approvers signed, and one a delegate signed in an approver's place, pass. The
+// registered only after it (the first of two approvals: its own step's time, not the sending's; of two
+// steps by one approver, the first's), when an approval is counted twice (a copy, an approver's own
+// beside their delegate's, or a second assertion by one passkey) or is the requester's own or their
+// delegate's in their place, when fewer people approved than the request needed when filed, or when
+// the figures sent differ from those signed; a request two approvers signed, one a delegate signed in
+// an approver's place, one approved again after it was sent back with a passkey registered meanwhile,
+// and one signed with a passkey between its registration's `executing` and `completed` steps, pass. The
 // edits are those of someone who changed the store before the bot archived it: the chain is rebuilt
 // and signed with the bot's own key, so only the signatures can tell. The OpenSSL walk-through in
 // docs/audit-verify.md is run here as written, for a P-256 and for an Ed25519 passkey.
@@ -32,6 +34,7 @@ import { approveAsSeen, seenOf } from '../support/approve-as-seen.js';
 import { flipByte, newSigner, rewriteSegment } from '../support/audit-archive.js';
 import { type AuthenticatorOptions, SoftwareAuthenticator } from '../support/authenticator.js';
 import { SLACK_ENV } from '../support/config-env.js';
+import { redemptionDraft } from '../support/drafts.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -162,6 +165,14 @@ async function signedArchive(
   return { ...(await archived(engine, auditDir, request.id)), withdrawal: request.id, deviceA };
 }
 
+/** Started: B's passkey (clicked by A, who holds none), then A's signed by B. */
+async function twoPasskeys(engine: ApprovalEngine) {
+  await engine.start();
+  const deviceB = await register(engine, APPROVER_B, APPROVER_A);
+  const deviceA = await register(engine, APPROVER_A, APPROVER_B, deviceB);
+  return { deviceA, deviceB };
+}
+
 /**
  * B's passkey (clicked by A, who holds none), A's signed by B; a withdrawal needing two approvals,
  * signed by A (its `approval-added` step), then a minute later by B (`approved`), and sent; then
@@ -173,9 +184,7 @@ async function twoApprovalArchive(
   networkId: string,
 ): Promise<Omit<SignedArchive, 'deviceA'>> {
   const { engine } = fx;
-  await engine.start();
-  const deviceB = await register(engine, APPROVER_B, APPROVER_A);
-  const deviceA = await register(engine, APPROVER_A, APPROVER_B, deviceB);
+  const { deviceA, deviceB } = await twoPasskeys(engine);
   // Above the one-approval tier (₦1,000,000), within the sandbox's balance.
   const request = await fileDraft(engine, withdrawalDraft(networkId, '1200000'));
   expect(request.requiredApprovals).toBe(2);
@@ -185,6 +194,36 @@ async function twoApprovalArchive(
   await engine.idle();
   expect((await engine.get(request.id))?.state).toBe('sent');
   return { ...(await archived(engine, auditDir, request.id)), withdrawal: request.id };
+}
+
+/**
+ * As twoPasskeys; a redemption needing two approvals, signed by A, then sent back by B's final
+ * approval (the account's name changed meanwhile). A minute later A registers a new passkey (signed by
+ * B), signs the new round with it, and B's approval sends it; then archived.
+ */
+async function sentBackArchive(
+  fx: EngineFixture,
+  auditDir: string,
+): Promise<Omit<SignedArchive, 'deviceA' | 'sentSeq'>> {
+  const { engine, sandbox } = fx;
+  const { deviceA, deviceB } = await twoPasskeys(engine);
+  sandbox.setAccountName('0123456789', 'ADA OBI');
+  // Above the one-approval tier (₦1,000,000), within the sandbox's balance.
+  const request = await fileDraft(engine, redemptionDraft(REQUESTER, 'ADA OBI', '1200000'));
+  expect(request.requiredApprovals).toBe(2);
+  expect((await signAndApprove(engine, request.id, APPROVER_A, deviceA)).ok).toBe(true);
+  sandbox.setAccountName('0123456789', 'ADA OBI AND SONS');
+  expect(await signAndApprove(engine, request.id, APPROVER_B, deviceB)).toMatchObject({
+    ok: true,
+    request: { state: 'pending', round: request.round + 1, approvals: [] },
+  });
+  fx.clock.advance(60_000);
+  const newA = await register(engine, APPROVER_A, APPROVER_B, deviceB);
+  expect((await signAndApprove(engine, request.id, APPROVER_A, newA)).ok).toBe(true);
+  expect((await signAndApprove(engine, request.id, APPROVER_B, deviceB)).ok).toBe(true);
+  await engine.idle();
+  expect((await engine.get(request.id))?.state).toBe('sent');
+  return { folder: (await archived(engine, auditDir, request.id)).folder, withdrawal: request.id };
 }
 
 interface DelegatedArchive {
@@ -245,19 +284,36 @@ const onRequest =
     entries.map((entry) => (entry.requestId === id ? change(entry) : entry));
 
 /**
- * A store edit: `user`'s passkey registration completed only a second after their `approval-added`
- * step on request `id`, and so before the step that sent it.
+ * A store edit: `user`'s passkey registration's `steps` (its `executing` and `completed` ones by
+ * default) moved to a second after their `approval-added` step on request `id`, and so before the step
+ * that sent it.
  */
-const registeredAfterApproving = (id: string, user: string) => (entries: AuditEntry[]) => {
-  const registration = entries.find(
-    (e) => e.kind === 'passkey' && e.state === 'completed' && e.figures?.payload.user === user,
-  ) as AuditEntry;
-  const rest = entries.filter((e) => e !== registration);
-  const approval = rest.findIndex(
-    (e) => e.requestId === id && e.action === 'approval-added' && e.actor === user,
-  );
-  const at = new Date(Date.parse((rest[approval] as AuditEntry).at) + 1_000).toISOString();
-  return [...rest.slice(0, approval + 1), { ...registration, at }, ...rest.slice(approval + 1)];
+const registeredAfterApproving =
+  (id: string, user: string, steps: readonly string[] = ['executing', 'completed']) =>
+  (entries: AuditEntry[]) => {
+    const registration = entries.find(
+      (e) => e.kind === 'passkey' && e.state === 'completed' && e.figures?.payload.user === user,
+    )?.requestId;
+    const moved = entries.filter((e) => e.requestId === registration && steps.includes(e.action));
+    expect(moved.map((e) => e.action)).toEqual(steps);
+    const rest = entries.filter((e) => !moved.includes(e));
+    const approval = rest.findIndex(
+      (e) => e.requestId === id && e.action === 'approval-added' && e.actor === user,
+    );
+    const at = new Date(Date.parse((rest[approval] as AuditEntry).at) + 1_000).toISOString();
+    const later = moved.map((e) => ({ ...e, at }));
+    return [...rest.slice(0, approval + 1), ...later, ...rest.slice(approval + 1)];
+  };
+
+/**
+ * A store edit: `user`'s `approval-added` step on request `id` written again, at the time of (and just
+ * before) the `approved` step that completed its approvals.
+ */
+const approvedAgain = (id: string, user: string) => (entries: AuditEntry[]) => {
+  const step = entries.find((e) => e.requestId === id && e.action === 'approval-added' && e.actor === user);
+  const last = entries.findIndex((e) => e.requestId === id && e.action === 'approved');
+  const again = { ...(step as AuditEntry), at: (entries[last] as AuditEntry).at };
+  return [...entries.slice(0, last), again, ...entries.slice(last)];
 };
 
 /** A store edit: request `id` filed by `user`, as its `filed` entry then says. */
@@ -436,7 +492,7 @@ describe('the verifier’s check of passkey-signed approvals', () => {
       'sandbox: 3 passkey signatures checked on 2 requests sent with signed approvals',
     );
     expect(result.status).toBe(0);
-    // Registered after A's approval but before B's sent the request: the approval's own time counts.
+    // Registered (marked executing) after A's approval but before B's sent the request: the approval's own time counts.
     rewriteSegment(folder, signer, registeredAfterApproving(withdrawal, APPROVER_A));
     result = verify(folder, signer.publicKey);
     expect(problems(result.lines)).toEqual([
@@ -447,6 +503,54 @@ describe('the verifier’s check of passkey-signed approvals', () => {
       ),
     ]);
     expect(result.status).toBe(1);
+  });
+
+  test('passes an approval signed with a passkey whose registration was marked executing before it and completed after (a store edit)', async ({
+    fx,
+    auditDir,
+    signer,
+    networkId,
+  }) => {
+    const { folder, withdrawal } = await twoApprovalArchive(fx, auditDir, networkId);
+    // The book holds the passkey from the registration's `executing` step; a crash before its
+    // `completed` step leaves A's approval, signed with it, in between.
+    rewriteSegment(folder, signer, registeredAfterApproving(withdrawal, APPROVER_A, ['completed']));
+    const { status, lines } = verify(folder, signer.publicKey);
+    expect(problems(lines)).toEqual([]);
+    expect(status).toBe(0);
+  });
+
+  test('judges an approver with two approval steps in one round by the first (a store edit)', async ({
+    fx,
+    auditDir,
+    signer,
+    networkId,
+  }) => {
+    const { folder, withdrawal, sentSeq } = await twoApprovalArchive(fx, auditDir, networkId);
+    // A's passkey registered after A's approval, and A's step written again after the registration.
+    rewriteSegment(folder, signer, registeredAfterApproving(withdrawal, APPROVER_A));
+    rewriteSegment(folder, signer, approvedAgain(withdrawal, APPROVER_A));
+    const { status, lines } = verify(folder, signer.publicKey);
+    expect(problems(lines)).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `request ${withdrawal} \\(withdraw, sent at seq ${sentSeq + 1}\\): ${APPROVER_A}'s signature is by passkey \\S+, registered only after the approval$`,
+        ),
+      ),
+    ]);
+    expect(status).toBe(1);
+  });
+
+  test('passes a request sent back and approved again with a passkey registered in between', async ({
+    fx,
+    auditDir,
+    signer,
+  }) => {
+    const { folder } = await sentBackArchive(fx, auditDir);
+    const { status, lines } = verify(folder, signer.publicKey);
+    expect(problems(lines)).toEqual([]);
+    expect(lines).toContain('sandbox: 4 passkey signatures checked on 3 requests sent with signed approvals');
+    expect(status).toBe(0);
   });
 
   test('fails a clicked registration once two approvers had held passkeys, revoked since or not (a store edit)', async ({
