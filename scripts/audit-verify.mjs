@@ -724,24 +724,29 @@ var _decodeCredentialPublicKeyInternals = {
 };
 
 // src/format/passkey-key.ts
-var PASSKEY_ALGORITHMS = [COSEALG.EdDSA, COSEALG.ES256, COSEALG.RS256];
+var EDDSA = -8;
+var ES256 = -7;
+var RS256 = -257;
+var KTY = 1;
+var ALG = 3;
+var CRV = -1;
 var KEY_OF = /* @__PURE__ */ new Map([
-  [COSEALG.EdDSA, { kty: cose_exports.COSEKTY.OKP, crv: cose_exports.COSECRV.ED25519 }],
-  [COSEALG.ES256, { kty: cose_exports.COSEKTY.EC2, crv: cose_exports.COSECRV.P256 }],
-  [COSEALG.RS256, { kty: cose_exports.COSEKTY.RSA }]
+  [EDDSA, { kty: 1, crv: 6 }],
+  [ES256, { kty: 2, crv: 1 }],
+  [RS256, { kty: 3 }]
 ]);
-function passkeyKeyFields(coseKey) {
+function passkeyKeyFields(coseKey, { decodeCredentialPublicKey: decodeCredentialPublicKey2 }) {
   let fields;
   try {
-    fields = decodeCredentialPublicKey(coseKey);
+    fields = decodeCredentialPublicKey2(coseKey);
   } catch {
     return void 0;
   }
   if (!(fields instanceof Map)) return void 0;
-  const alg = Number(fields.get(cose_exports.COSEKEYS.alg));
+  const alg = Number(fields.get(ALG));
   const kind = KEY_OF.get(alg);
-  if (!kind || fields.get(cose_exports.COSEKEYS.kty) !== kind.kty) return void 0;
-  if (kind.crv !== void 0 && fields.get(cose_exports.COSEKEYS.crv) !== kind.crv) return void 0;
+  if (!kind || fields.get(KTY) !== kind.kty) return void 0;
+  if (kind.crv !== void 0 && fields.get(CRV) !== kind.crv) return void 0;
   return { alg, fields };
 }
 
@@ -751,7 +756,7 @@ var b64url = (value) => {
   return Buffer.from(value).toString("base64url");
 };
 function passkeyKey(coseBase64url) {
-  const decoded = passkeyKeyFields(Buffer.from(coseBase64url, "base64url"));
+  const decoded = passkeyKeyFields(Buffer.from(coseBase64url, "base64url"), { decodeCredentialPublicKey });
   if (!decoded) throw new Error("the COSE key is not an Ed25519, P-256 (ES256) or RSA (RS256) key");
   const { alg, fields } = decoded;
   const { x, y, n, e } = cose_exports.COSEKEYS;

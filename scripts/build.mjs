@@ -58,6 +58,35 @@ const unusedBoltReceiver = {
   },
 };
 
+// Bolt's index and App load SocketModeReceiver (@slack/socket-mode, and with it undici) only to export
+// it, or for a bot in Socket Mode: the bundle holds a stand-in that loads the receiver when one is
+// made, so a bot on HTTP never loads them (docs/decisions/loaded-on-first-use.md).
+const SOCKET_MODE_RECEIVER = /^\.\/receivers\/SocketModeReceiver$/;
+const socketModeOnFirstUse = {
+  name: 'socket-mode-on-first-use',
+  setup(b) {
+    b.onResolve({ filter: SOCKET_MODE_RECEIVER }, (args) =>
+      args.importer.includes(`@slack${sep}bolt${sep}`) && args.namespace === 'file'
+        ? {
+            path: join(dirname(args.importer), 'receivers', 'SocketModeReceiver.js'),
+            namespace: 'socket-mode-on-first-use',
+          }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'socket-mode-on-first-use' }, (args) => ({
+      contents: `Object.defineProperty(exports, '__esModule', { value: true });
+let Real;
+const real = () => (Real ??= require(${JSON.stringify(args.path)}).default);
+exports.default = class SocketModeReceiver {
+  constructor(...options) { return new (real())(...options); }
+  static [Symbol.hasInstance](value) { return Real !== undefined && value instanceof Real; }
+};`,
+      loader: 'js',
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
+
 // The passkey pages' script and stylesheet, bundled for the browser beside the bot's own bundle (in
 // <outdir>/passkeys/): a release has neither esbuild nor the sources to bundle them at run time.
 const PASSKEY_PAGES = 'src/signing/page/app.ts';
@@ -129,7 +158,7 @@ export async function build({ entry = 'src/main.ts', outfile = 'dist/main.js' } 
     metafile: true,
     write: false,
     logLevel: 'silent',
-    plugins: [importMetaOfSource, unusedBoltReceiver],
+    plugins: [importMetaOfSource, unusedBoltReceiver, socketModeOnFirstUse],
   });
   // esbuild's service process (~20 MB) would otherwise stay beside the bot `npm start` runs after the
   // build; a later call starts it again.

@@ -248,6 +248,31 @@ describe('the production bundle', { timeout: BUILD_MS }, () => {
     expect(entry.error.stack).not.toContain('main.js');
   });
 
+  // Run by an idle bot before, and used only by a custody call, a response_url post, a passkey
+  // registration or signature (docs/decisions/loaded-on-first-use.md). Undici's source stays in a
+  // chunk main.js loads, as Socket Mode's client requires it, but only an undici call runs it.
+  it('loads undici and the passkey library only on first use', ({ bundle: { dir } }) => {
+    const loaded = new Set<string>();
+    const visit = (file: string) => {
+      if (loaded.has(file)) return;
+      loaded.add(file);
+      for (const [, imported] of readFileSync(join(dir, file), 'utf8').matchAll(
+        /(?:\bfrom|\bimport)\s*"\.\/([^"]+\.js)"/g,
+      ))
+        visit(imported as string);
+    };
+    visit('main.js');
+    const texts = [...loaded].map((file) => readFileSync(join(dir, file), 'utf8'));
+    // By import(): undici, the library's helpers and the library itself.
+    for (const chunk of ['undici', 'helpers', 'esm'])
+      expect(texts.some((text) => text.includes(`import("./main-${chunk}-`))).toBe(true);
+    expect([...loaded].filter((file) => /^main-(undici|helpers|esm)-/.test(file))).toEqual([]);
+    // @peculiar/asn1-schema's converter and the library's attestation checks.
+    const parsers = /\bAsnConvert=class\b|\bfunction verifyAttestationPacked\b/;
+    expect(texts.filter((text) => parsers.test(text))).toEqual([]);
+    expect(readdirSync(dir).some((file) => parsers.test(readFileSync(join(dir, file), 'utf8')))).toBe(true);
+  });
+
   it('builds no Intl formatter while starting, so ICU data stays out of an idle bot', async ({
     bundle: { outfile },
     slack,

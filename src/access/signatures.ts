@@ -3,9 +3,7 @@
 // the signature counter are each read from the decoded client and authenticator data first, so every
 // refusal says what was wrong; the signature itself is checked by @simplewebauthn/server.
 import { createHash } from 'node:crypto';
-import { verifyAuthenticationResponse } from '@simplewebauthn/server';
-import { decodeClientDataJSON, isoBase64URL, parseAuthenticatorData } from '@simplewebauthn/server/helpers';
-import { passkeyKeyFields } from '../format/passkey-key.js';
+import { passkeyKeyFields, type WebAuthnHelpers } from '../format/passkey-key.js';
 import type { ApprovalEvidence, Passkey } from './passkeys.js';
 
 /** Why an assertion does not count. */
@@ -43,7 +41,11 @@ export interface EvidenceCheck extends SigningPlace {
 }
 
 /** The passkey's own problems: not in the book, someone else's, revoked, or a key registration refuses. */
-function passkeyProblem(evidence: ApprovalEvidence, check: EvidenceCheck): SignatureRefusal | undefined {
+function passkeyProblem(
+  evidence: ApprovalEvidence,
+  check: EvidenceCheck,
+  helpers: WebAuthnHelpers,
+): SignatureRefusal | undefined {
   const { passkey } = check;
   if (!passkey || passkey.credentialId !== evidence.credentialId) return 'unknown-passkey';
   if (passkey.user !== check.user) return 'not-own-passkey';
@@ -52,21 +54,25 @@ function passkeyProblem(evidence: ApprovalEvidence, check: EvidenceCheck): Signa
   if (revoked !== undefined && (at === undefined || revoked <= at)) return 'revoked-passkey';
   if (at !== undefined && Date.parse(passkey.addedAt) > at) return 'unknown-passkey';
   // Registration takes only these keys; the library would check a signature by any key it knows.
-  if (!takenKey(passkey.publicKey)) return 'unsupported-key';
+  if (!takenKey(passkey.publicKey, helpers)) return 'unsupported-key';
   return undefined;
 }
 
 /** Whether a stored public key decodes to one registration takes (a malformed one never throws here). */
-function takenKey(publicKey: string): boolean {
+function takenKey(publicKey: string, helpers: WebAuthnHelpers): boolean {
   try {
-    return passkeyKeyFields(isoBase64URL.toBuffer(publicKey)) !== undefined;
+    return passkeyKeyFields(helpers.isoBase64URL.toBuffer(publicKey), helpers) !== undefined;
   } catch {
     return false;
   }
 }
 
 /** What the client and authenticator data say, checked one by one; undefined when they hold. */
-function dataProblem(evidence: ApprovalEvidence, check: EvidenceCheck): SignatureRefusal | undefined {
+function dataProblem(
+  evidence: ApprovalEvidence,
+  check: EvidenceCheck,
+  { decodeClientDataJSON, isoBase64URL, parseAuthenticatorData }: WebAuthnHelpers,
+): SignatureRefusal | undefined {
   let client: ReturnType<typeof decodeClientDataJSON>;
   let auth: ReturnType<typeof parseAuthenticatorData>;
   try {
@@ -96,9 +102,12 @@ export async function verifyEvidence(
   evidence: ApprovalEvidence,
   check: EvidenceCheck,
 ): Promise<SignatureCheck> {
-  const problem = passkeyProblem(evidence, check) ?? dataProblem(evidence, check);
+  // The library is loaded on the first check (docs/decisions/loaded-on-first-use.md).
+  const helpers = await import('@simplewebauthn/server/helpers');
+  const problem = passkeyProblem(evidence, check, helpers) ?? dataProblem(evidence, check, helpers);
   if (problem) return { ok: false, reason: problem };
   const passkey = check.passkey as Passkey;
+  const { verifyAuthenticationResponse } = await import('@simplewebauthn/server');
   try {
     const verified = await verifyAuthenticationResponse({
       response: {
@@ -119,7 +128,7 @@ export async function verifyEvidence(
       requireUserVerification: true,
       credential: {
         id: passkey.credentialId,
-        publicKey: isoBase64URL.toBuffer(passkey.publicKey),
+        publicKey: helpers.isoBase64URL.toBuffer(passkey.publicKey),
         // The counter was checked above (or is skipped): the library is given none to compare.
         counter: check.skipCounter ? 0 : passkey.counter,
       },

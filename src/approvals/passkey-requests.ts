@@ -4,11 +4,10 @@
 // book instead of calling the service (as a delegation is executed by a store write). Only then does
 // it count. Revocation (the owner's own, or another approver's for a lost device) is at once, and a
 // step of the registration request: audited, like a delegation's revocation.
-import {
-  generateRegistrationOptions,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type RegistrationResponseJSON,
-  verifyRegistrationResponse,
+import type {
+  PublicKeyCredentialCreationOptionsJSON,
+  RegistrationResponseJSON,
+  VerifiedRegistrationResponse,
 } from '@simplewebauthn/server';
 import type { ApprovalPolicy, Passkey, SigningRule } from '../access/index.js';
 import { PASSKEY_ALGORITHMS, passkeyKeyFields } from '../format/passkey-key.js';
@@ -78,6 +77,8 @@ const challengeKey = (environment: ServiceEnvironment, challenge: string) =>
 export async function registrationChallenge(deps: PasskeyDeps, user: string): Promise<RegistrationOptions> {
   const signing = signingOf(deps);
   const held = await deps.book.heldBy(user);
+  // The library is loaded with the first registration (docs/decisions/loaded-on-first-use.md).
+  const { generateRegistrationOptions } = await import('@simplewebauthn/server');
   const options = await generateRegistrationOptions({
     rpName: 'cngn-desk',
     rpID: signing.rpId,
@@ -160,7 +161,8 @@ async function verifiedPayload(
   if (!(await takeChallenge(deps, expectedChallenge, user))) {
     return 'This registration has expired or was already used: open a new link with /cngn passkey.';
   }
-  let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
+  const { verifyRegistrationResponse } = await import('@simplewebauthn/server');
+  let verified: VerifiedRegistrationResponse;
   try {
     verified = await verifyRegistrationResponse({
       response,
@@ -176,7 +178,7 @@ async function verifiedPayload(
   if (!verified.verified) return "The browser's registration does not verify.";
   const { credential, aaguid } = verified.registrationInfo;
   // The library checks the algorithm only: a key on another curve would never count when signing.
-  if (!passkeyKeyFields(credential.publicKey)) {
+  if (!passkeyKeyFields(credential.publicKey, await import('@simplewebauthn/server/helpers'))) {
     return "This passkey's key is not one the desk takes (Ed25519, P-256 or RSA, with SHA-256).";
   }
   return {

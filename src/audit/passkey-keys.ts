@@ -5,7 +5,7 @@
 // signature is checked by node:crypto, synchronously, so the standalone verifier stays one plain pass
 // over the files.
 import { createHash, createPublicKey, type KeyObject, verify } from 'node:crypto';
-import { cose } from '@simplewebauthn/server/helpers';
+import { cose, decodeCredentialPublicKey } from '@simplewebauthn/server/helpers';
 import { passkeyKeyFields } from '../format/passkey-key.js';
 
 /** A passkey's key, and how its signatures are checked (the hash, or none for Ed25519). */
@@ -24,7 +24,7 @@ const b64url = (value: unknown): string => {
  * exactly the kinds of key registration takes (format/passkey-key.ts), no more.
  */
 export function passkeyKey(coseBase64url: string): PasskeyKey {
-  const decoded = passkeyKeyFields(Buffer.from(coseBase64url, 'base64url'));
+  const decoded = passkeyKeyFields(Buffer.from(coseBase64url, 'base64url'), { decodeCredentialPublicKey });
   if (!decoded) throw new Error('the COSE key is not an Ed25519, P-256 (ES256) or RSA (RS256) key');
   const { alg, fields } = decoded;
   const { x, y, n, e } = cose.COSEKEYS;

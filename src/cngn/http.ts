@@ -1,6 +1,6 @@
 // The HTTP leg: one pooled undici connection pool per service origin, with connect/headers/body
 // timeouts, the service's headers, and a careful answer to "may this request have been received?"
-import { Pool } from 'undici';
+import type { Pool } from 'undici';
 import { CngnErrorCode } from './errors.js';
 
 export interface Timeouts {
@@ -94,7 +94,11 @@ export interface TransportOptions {
 }
 
 export class HttpTransport {
-  private readonly pool: Pool;
+  private pool: Promise<Pool> | undefined;
+  private closed = false;
+  private readonly origin: string;
+  private readonly timeouts: Timeouts;
+  private readonly connections: number;
   private readonly basePath: string;
   private readonly authorization: string;
 
@@ -102,13 +106,25 @@ export class HttpTransport {
     const url = new URL(options.baseUrl);
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.authorization = `Bearer ${options.apiKey}`;
-    const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
-    this.pool = new Pool(url.origin, {
-      connections: options.connections ?? 8,
-      connect: { timeout: timeouts.connectMs },
-      headersTimeout: timeouts.headersMs,
-      bodyTimeout: timeouts.bodyMs,
+    this.origin = url.origin;
+    this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+    this.connections = options.connections ?? 8;
+  }
+
+  /** The pool, made with the first exchange: undici is loaded then (docs/decisions/loaded-on-first-use.md). */
+  private connected(): Promise<Pool> {
+    this.pool ??= import('undici').then(({ default: undici }) => {
+      const pool = new undici.Pool(this.origin, {
+        connections: this.connections,
+        connect: { timeout: this.timeouts.connectMs },
+        headersTimeout: this.timeouts.headersMs,
+        bodyTimeout: this.timeouts.bodyMs,
+      });
+      // After close(), an exchange fails as it does on a closed pool.
+      if (this.closed) void pool.close();
+      return pool;
     });
+    return this.pool;
   }
 
   /**
@@ -122,8 +138,9 @@ export class HttpTransport {
     signal?: AbortSignal,
   ): Promise<RawResponse> {
     const cut = method === 'GET' ? signal : undefined;
+    const pool = await this.connected();
     try {
-      const response = await this.pool.request({
+      const response = await pool.request({
         method,
         path: this.basePath + path,
         headers: {
@@ -157,7 +174,8 @@ export class HttpTransport {
     }
   }
 
-  close(): Promise<void> {
-    return this.pool.close();
+  async close(): Promise<void> {
+    this.closed = true;
+    await (await this.pool?.catch(() => undefined))?.close();
   }
 }

@@ -2,7 +2,7 @@
 // client Bolt's respond() uses, and than undici's own request(), which wraps every answer in a
 // request object and a readable stream for a body nobody reads. This work shares the event loop with
 // the next acks.
-import { Agent, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { SlackErrorCode } from './error-codes.js';
 
 /**
@@ -12,7 +12,7 @@ import { SlackErrorCode } from './error-codes.js';
  * Slack), and the idle ones were closed and opened again on the next burst.
  */
 const RESPONSE_URL_CONNECTIONS = 8;
-const dispatcher = new Agent({ connections: RESPONSE_URL_CONNECTIONS });
+let agent: Promise<Agent> | undefined;
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const TIMEOUT_MS = 10_000;
 /**
@@ -20,6 +20,14 @@ const TIMEOUT_MS = 10_000;
  * a connection, so one queued behind eight that Slack holds would otherwise wait without end.
  */
 const POST_DEADLINE_MS = 20_000;
+
+/** The posts' Agent: undici is loaded with the first post (docs/decisions/loaded-on-first-use.md). */
+function dispatcher(): Promise<Agent> {
+  agent ??= import('undici').then(
+    ({ default: undici }) => new undici.Agent({ connections: RESPONSE_URL_CONNECTIONS }),
+  );
+  return agent;
+}
 
 class ResponseUrlError extends Error {
   override name = 'ResponseUrlError';
@@ -67,17 +75,21 @@ export function postToResponseUrl(
         settle(error);
       },
     };
-    dispatcher.dispatch(
-      {
-        origin,
-        path: `${pathname}${search}`,
-        method: 'POST',
-        headers: JSON_HEADERS,
-        body: JSON.stringify(message),
-        headersTimeout: TIMEOUT_MS,
-        bodyTimeout: TIMEOUT_MS,
-      },
-      handler,
-    );
+    const body = JSON.stringify(message);
+    dispatcher().then((agent) => {
+      if (late) return; // already refused
+      agent.dispatch(
+        {
+          origin,
+          path: `${pathname}${search}`,
+          method: 'POST',
+          headers: JSON_HEADERS,
+          body,
+          headersTimeout: TIMEOUT_MS,
+          bodyTimeout: TIMEOUT_MS,
+        },
+        handler,
+      );
+    }, settle);
   });
 }
