@@ -65,24 +65,26 @@ const SOCKET_MODE_RECEIVER = /^\.\/receivers\/SocketModeReceiver$/;
 const socketModeOnFirstUse = {
   name: 'socket-mode-on-first-use',
   setup(b) {
+    // The stand-in is named by its path from the project, so no path of the building machine is in
+    // the bundle; it requires the real module through Bolt's package.
     b.onResolve({ filter: SOCKET_MODE_RECEIVER }, (args) =>
       args.importer.includes(`@slack${sep}bolt${sep}`) && args.namespace === 'file'
         ? {
-            path: join(dirname(args.importer), 'receivers', 'SocketModeReceiver.js'),
+            path: relative(ROOT, join(dirname(args.importer), 'receivers', 'SocketModeReceiver.js')),
             namespace: 'socket-mode-on-first-use',
           }
         : undefined,
     );
-    b.onLoad({ filter: /.*/, namespace: 'socket-mode-on-first-use' }, (args) => ({
+    b.onLoad({ filter: /.*/, namespace: 'socket-mode-on-first-use' }, () => ({
       contents: `Object.defineProperty(exports, '__esModule', { value: true });
 let Real;
-const real = () => (Real ??= require(${JSON.stringify(args.path)}).default);
+const real = () => (Real ??= require('@slack/bolt/dist/receivers/SocketModeReceiver.js').default);
 exports.default = class SocketModeReceiver {
   constructor(...options) { return new (real())(...options); }
   static [Symbol.hasInstance](value) { return Real !== undefined && value instanceof Real; }
 };`,
       loader: 'js',
-      resolveDir: dirname(args.path),
+      resolveDir: ROOT,
     }));
   },
 };
@@ -123,7 +125,7 @@ export async function build({ entry = 'src/main.ts', outfile = 'dist/main.js' } 
   const importMetaOfSource = {
     name: 'import-meta-of-source',
     setup(b) {
-      b.onLoad({ filter: /\.[cm]?[jt]s$/ }, (args) => {
+      b.onLoad({ filter: /\.[cm]?[jt]s$/, namespace: 'file' }, (args) => {
         if (args.path.includes(`${sep}node_modules${sep}`)) return undefined;
         const text = readFileSync(args.path, 'utf8');
         const contents = text.replace(IMPORT_META, (_, what) => {
@@ -188,7 +190,8 @@ export async function build({ entry = 'src/main.ts', outfile = 'dist/main.js' } 
   }
   const inputs = [
     ...Object.keys({ ...result.metafile.inputs, ...pageResult?.metafile.inputs })
-      .filter((path) => !path.startsWith('unused-bolt-receiver:'))
+      // Modules a plugin made (`<namespace>:<path>`) have no file of their own to watch.
+      .filter((path) => !/^[\w-]+:/.test(path))
       .map((path) => join(ROOT, path)),
     THIS_FILE,
   ];

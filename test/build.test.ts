@@ -267,6 +267,11 @@ describe('the production bundle', { timeout: BUILD_MS }, () => {
     for (const chunk of ['undici', 'helpers', 'esm'])
       expect(texts.some((text) => text.includes(`import("./main-${chunk}-`))).toBe(true);
     expect([...loaded].filter((file) => /^main-(undici|helpers|esm)-/.test(file))).toEqual([]);
+    // Nothing main.js loads imports undici at its top (as a static `import … from 'undici'` would), and
+    // Bolt's Socket Mode receiver, whose client runs undici, is required only by its stand-in.
+    expect(texts.filter((text) => /\bimport_undici\d*=__toESM\(require_undici\(\)/.test(text))).toEqual([]);
+    const receivers = texts.flatMap((text) => [...text.matchAll(/.{0,7}require_SocketModeReceiver\(\)/g)]);
+    expect(receivers.map(([found]) => found)).toEqual(['Real??=require_SocketModeReceiver()']);
     // @peculiar/asn1-schema's converter and the library's attestation checks.
     const parsers = /\bAsnConvert=class\b|\bfunction verifyAttestationPacked\b/;
     expect(texts.filter((text) => parsers.test(text))).toEqual([]);

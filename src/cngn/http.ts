@@ -111,8 +111,12 @@ export class HttpTransport {
     this.connections = options.connections ?? 8;
   }
 
-  /** The pool, made with the first exchange: undici is loaded then (docs/decisions/loaded-on-first-use.md). */
-  private connected(): Promise<Pool> {
+  /**
+   * The pool, made with the first exchange: undici is loaded then (docs/decisions/loaded-on-first-use.md).
+   * A load that failed is tried again by the next exchange. Nothing has been sent when this throws.
+   */
+  private async connected(): Promise<Pool> {
+    if (this.closed) throw new TransportFailure('the HTTP client is closed', false);
     this.pool ??= import('undici').then(({ default: undici }) => {
       const pool = new undici.Pool(this.origin, {
         connections: this.connections,
@@ -120,11 +124,16 @@ export class HttpTransport {
         headersTimeout: this.timeouts.headersMs,
         bodyTimeout: this.timeouts.bodyMs,
       });
-      // After close(), an exchange fails as it does on a closed pool.
+      // Closed while undici loaded: the exchange that asked fails as it does on a closed pool.
       if (this.closed) void pool.close();
       return pool;
     });
-    return this.pool;
+    try {
+      return await this.pool;
+    } catch (error) {
+      this.pool = undefined;
+      throw new TransportFailure('could not load the HTTP client', false, error);
+    }
   }
 
   /**

@@ -299,6 +299,18 @@ describe('timeouts and lost answers', () => {
     expect(error).toMatchObject({ mayHaveBeenSent: false });
     expect((error as Error).message).toMatch(/refused; nothing was sent/);
   });
+
+  test('reports a call after the client closed as not sent', async ({ sandbox, extraClient }) => {
+    const closing = await extraClient(sandbox);
+    await closing.close();
+    const withdrawals = sandbox.count('POST', '/v1/api/withdraw');
+    const error = await failure(
+      closing.withdraw({ amount: Money.parse('10'), address: ADDRESS, networkId: 'x' }),
+    );
+    expect(error).toBeInstanceOf(CngnTransportError);
+    expect(error).toMatchObject({ mayHaveBeenSent: false });
+    expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(withdrawals);
+  });
 });
 
 describe('responses that cannot be trusted', () => {

@@ -12,7 +12,8 @@ import { SlackErrorCode } from './error-codes.js';
  * Slack), and the idle ones were closed and opened again on the next burst.
  */
 const RESPONSE_URL_CONNECTIONS = 8;
-let agent: Promise<Agent> | undefined;
+let agent: Agent | undefined;
+let loading: Promise<Agent> | undefined;
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const TIMEOUT_MS = 10_000;
 /**
@@ -21,12 +22,24 @@ const TIMEOUT_MS = 10_000;
  */
 const POST_DEADLINE_MS = 20_000;
 
-/** The posts' Agent: undici is loaded with the first post (docs/decisions/loaded-on-first-use.md). */
-function dispatcher(): Promise<Agent> {
-  agent ??= import('undici').then(
-    ({ default: undici }) => new undici.Agent({ connections: RESPONSE_URL_CONNECTIONS }),
-  );
-  return agent;
+/**
+ * Runs `use` with the posts' Agent: at once once it is made, else when undici has loaded with the first
+ * post (docs/decisions/loaded-on-first-use.md). A load that failed goes to `failed`, and the next post
+ * tries again.
+ */
+function withAgent(use: (agent: Agent) => void, failed: (error: Error) => void): void {
+  if (agent) {
+    use(agent);
+    return;
+  }
+  loading ??= import('undici').then(({ default: undici }) => {
+    agent = new undici.Agent({ connections: RESPONSE_URL_CONNECTIONS });
+    return agent;
+  });
+  loading.then(use, (error: Error) => {
+    loading = undefined;
+    failed(error);
+  });
 }
 
 class ResponseUrlError extends Error {
@@ -76,20 +89,24 @@ export function postToResponseUrl(
       },
     };
     const body = JSON.stringify(message);
-    dispatcher().then((agent) => {
+    withAgent((agent) => {
       if (late) return; // already refused
-      agent.dispatch(
-        {
-          origin,
-          path: `${pathname}${search}`,
-          method: 'POST',
-          headers: JSON_HEADERS,
-          body,
-          headersTimeout: TIMEOUT_MS,
-          bodyTimeout: TIMEOUT_MS,
-        },
-        handler,
-      );
+      try {
+        agent.dispatch(
+          {
+            origin,
+            path: `${pathname}${search}`,
+            method: 'POST',
+            headers: JSON_HEADERS,
+            body,
+            headersTimeout: TIMEOUT_MS,
+            bodyTimeout: TIMEOUT_MS,
+          },
+          handler,
+        );
+      } catch (error) {
+        settle(error as Error);
+      }
     }, settle);
   });
 }
