@@ -113,7 +113,8 @@ export class HttpTransport {
 
   /**
    * The pool, made with the first exchange: undici is loaded then (docs/decisions/loaded-on-first-use.md).
-   * A load that failed is tried again by the next exchange. Nothing has been sent when this throws.
+   * A load whose chunk could not be read is tried again by the next exchange. Nothing has been sent
+   * when this throws.
    */
   private async connected(): Promise<Pool> {
     if (this.closed) throw new TransportFailure('the HTTP client is closed', false);
@@ -124,16 +125,20 @@ export class HttpTransport {
         headersTimeout: this.timeouts.headersMs,
         bodyTimeout: this.timeouts.bodyMs,
       });
-      // Closed while undici loaded: the exchange that asked fails as it does on a closed pool.
       if (this.closed) void pool.close();
       return pool;
     });
+    const loading = this.pool;
+    let pool: Pool;
     try {
-      return await this.pool;
+      pool = await loading;
     } catch (error) {
-      this.pool = undefined;
+      if (this.pool === loading) this.pool = undefined;
       throw new TransportFailure('could not load the HTTP client', false, error);
     }
+    // Closed while undici loaded: nothing was sent.
+    if (this.closed) throw new TransportFailure('the HTTP client is closed', false);
+    return pool;
   }
 
   /**

@@ -24,8 +24,8 @@ const POST_DEADLINE_MS = 20_000;
 
 /**
  * Runs `use` with the posts' Agent: at once once it is made, else when undici has loaded with the first
- * post (docs/decisions/loaded-on-first-use.md). A load that failed goes to `failed`, and the next post
- * tries again.
+ * post (docs/decisions/loaded-on-first-use.md). A load that failed goes to `failed`; the next post
+ * tries again (which helps when the chunk could not be read, not when undici itself threw).
  */
 function withAgent(use: (agent: Agent) => void, failed: (error: Error) => void): void {
   if (agent) {
@@ -33,11 +33,12 @@ function withAgent(use: (agent: Agent) => void, failed: (error: Error) => void):
     return;
   }
   loading ??= import('undici').then(({ default: undici }) => {
-    agent = new undici.Agent({ connections: RESPONSE_URL_CONNECTIONS });
+    agent ??= new undici.Agent({ connections: RESPONSE_URL_CONNECTIONS });
     return agent;
   });
-  loading.then(use, (error: Error) => {
-    loading = undefined;
+  const load = loading;
+  load.then(use, (error: Error) => {
+    if (loading === load) loading = undefined;
     failed(error);
   });
 }
