@@ -277,6 +277,14 @@ function verify(folder: string, key: string): { status: number; lines: string[] 
 
 const problems = (lines: string[]) => lines.filter((line) => line.startsWith('PROBLEM '));
 
+/** Both verifiers pass the archive: no problem, exit 0; the lines they printed. */
+function verifiesCleanly(folder: string, key: string): string[] {
+  const { status, lines } = verify(folder, key);
+  expect(problems(lines)).toEqual([]);
+  expect(status).toBe(0);
+  return lines;
+}
+
 /** Each of the request's entries changed by `change` (its signatures are on every step after approval). */
 const onRequest =
   (id: string, change: (entry: AuditEntry) => AuditEntry) =>
@@ -346,10 +354,8 @@ describe('the verifier’s check of passkey-signed approvals', () => {
     networkId,
   }) => {
     const { folder } = await signedArchive(fx.engine, auditDir, networkId);
-    const { status, lines } = verify(folder, signer.publicKey);
-    expect(problems(lines)).toEqual([]);
+    const lines = verifiesCleanly(folder, signer.publicKey);
     expect(lines).toContain('sandbox: 3 passkey signatures checked on 3 requests sent with signed approvals');
-    expect(status).toBe(0);
   });
 
   test('fails when one byte of the signature or of the authenticator data is changed', async ({
@@ -515,9 +521,7 @@ describe('the verifier’s check of passkey-signed approvals', () => {
     // The book holds the passkey from the registration's `executing` step; a crash before its
     // `completed` step leaves A's approval, signed with it, in between.
     rewriteSegment(folder, signer, registeredAfterApproving(withdrawal, APPROVER_A, ['completed']));
-    const { status, lines } = verify(folder, signer.publicKey);
-    expect(problems(lines)).toEqual([]);
-    expect(status).toBe(0);
+    verifiesCleanly(folder, signer.publicKey);
   });
 
   test('judges an approver with two approval steps in one round by the first (a store edit)', async ({
@@ -547,10 +551,8 @@ describe('the verifier’s check of passkey-signed approvals', () => {
     signer,
   }) => {
     const { folder } = await sentBackArchive(fx, auditDir);
-    const { status, lines } = verify(folder, signer.publicKey);
-    expect(problems(lines)).toEqual([]);
+    const lines = verifiesCleanly(folder, signer.publicKey);
     expect(lines).toContain('sandbox: 4 passkey signatures checked on 3 requests sent with signed approvals');
-    expect(status).toBe(0);
   });
 
   test('fails a clicked registration once two approvers had held passkeys, revoked since or not (a store edit)', async ({
@@ -677,9 +679,7 @@ describe('the verifier’s check of passkey-signed approvals', () => {
     networkId,
   }) => {
     const { folder } = await delegatedArchive(fx.engine, auditDir, networkId);
-    const { status, lines } = verify(folder, signer.publicKey);
-    expect(problems(lines)).toEqual([]);
-    expect(status).toBe(0);
+    verifiesCleanly(folder, signer.publicKey);
   });
 
   test('fails an approver’s own signed approval beside their delegate’s (a store edit)', async ({
