@@ -18,6 +18,8 @@ import type { ApprovalRequest, RequestDraft, RequestOf } from './types.js';
 const MAX_DELEGATION_MS = 90 * 86_400_000;
 
 export const REVOKED_ACTION = 'delegation-revoked';
+/** How the note of a revocation by the bot begins; why follows it ("ended by the bot: its delegate …"). */
+export const ENDED_NOTE_START = 'ended by the bot: ';
 /** The bot cancelled a delegation waiting for approval: its delegate or delegator may no longer act. */
 export const WITHDRAWN_ACTION = 'delegation-withdrawn';
 /** How the note of such a step begins; why follows it ("cancelled by the bot: its delegate …"). */
@@ -219,7 +221,7 @@ export async function endDelegationsOf(
   const cancelled = await cancelWaitingDelegations(deps, person, why);
   const ending = (await deps.book.live()).filter((d) => d.delegate === person || d.delegator === person);
   const note = (d: Delegation) =>
-    `ended by the bot: its ${d.delegate === person ? 'delegate' : 'delegator'} ${why}`;
+    `${ENDED_NOTE_START}its ${d.delegate === person ? 'delegate' : 'delegator'} ${why}`;
   const ended = await endDelegations(deps, ending, undefined, note);
   await withdrawDelegatedApprovals(deps, person, why);
   return [...ended, ...cancelled];

@@ -5,6 +5,7 @@ export { ApprovalEngine, type ApprovalEngineOptions } from './approval-engine.js
 export { CONFLICT_ACTION } from './conflicts.js';
 export {
   delegationOf,
+  ENDED_NOTE_START,
   REVOKED_ACTION,
   WITHDRAWN_ACTION,
   WITHDRAWN_NOTE_START,

@@ -108,6 +108,37 @@ describe('approval message', () => {
     expect(stepText(withdrawn)).toBe('Cancelled by the bot — its delegate is a guest of the workspace');
   });
 
+  it('says once that the bot ended a delegation in effect, who and why, in its thread and its message', () => {
+    const note = 'ended by the bot: its delegate is a guest of the workspace';
+    const ended = redeem({
+      kind: 'delegation',
+      amount: undefined,
+      payload: { delegator: 'UREQ', delegate: 'UDEL', until: '2026-11-30T07:00:00.000Z' },
+      state: 'completed',
+      history: [
+        { at: '2026-11-23T07:00:00.000Z', state: 'completed', action: 'completed' },
+        { at: '2026-11-23T07:30:00.000Z', state: 'completed', action: 'delegation-revoked', note },
+      ],
+    } as Partial<ApprovalRequest>);
+    expect(stepText(ended)).toBe('Delegation ended by the bot — its delegate is a guest of the workspace');
+    expect(text(ended)).toContain(
+      ':no_entry_sign: Ended by the bot (Mon 23 Nov 2026, 08:30 WAT): no longer in effect — its delegate is a guest of the workspace',
+    );
+    expect(requesterNotice(ended)).toBe(`Your delegation to <@UDEL> was ${note}; it is no longer in effect.`);
+    // Revoked by a person: who, as before.
+    const revoked = redeem({
+      ...ended,
+      history: [
+        ended.history[0],
+        { ...ended.history[1], actor: 'UREQ', note: 'taken back by the delegator' },
+      ],
+    } as Partial<ApprovalRequest>);
+    expect(stepText(revoked)).toBe('Delegation revoked by <@UREQ> — taken back by the delegator');
+    expect(text(revoked)).toContain(
+      ':no_entry_sign: Revoked by <@UREQ> (Mon 23 Nov 2026, 08:30 WAT): no longer in effect"',
+    );
+  });
+
   it('explains each refusal in words', () => {
     expect(refusalText('requester', redeem())).toContain('cannot approve');
     expect(refusalText('not-approver')).toContain('not an approver');

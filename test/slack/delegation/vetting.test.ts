@@ -113,6 +113,22 @@ describe('a delegation in effect', () => {
           String(c.body.text) ===
             `Your delegation to <@${BOLA}> was ended by the bot: its delegate is a guest of the workspace; it is no longer in effect.`,
       );
+      // Its message and its thread say it once: that the bot ended it, and why.
+      const ts = (await app.engine.get(id))?.announcement?.ts;
+      await app.slack.waitFor(
+        'chat.update',
+        (c) =>
+          c.body.ts === ts &&
+          JSON.stringify(c.body).includes(
+            ': no longer in effect — its delegate is a guest of the workspace"',
+          ),
+      );
+      await app.slack.waitFor(
+        'chat.postMessage',
+        (c) =>
+          c.body.thread_ts === ts &&
+          String(c.body.text) === 'Delegation ended by the bot — its delegate is a guest of the workspace',
+      );
     },
   );
 

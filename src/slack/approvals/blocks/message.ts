@@ -7,6 +7,7 @@ import {
   type ApprovalRequest,
   CONFLICT_ACTION,
   delegationOf,
+  ENDED_NOTE_START,
   type Freeze,
   heldByFreeze,
   OPEN_STATES,
@@ -335,17 +336,21 @@ function reasonBlocks(request: ApprovalRequest): KnownBlock[] {
 function delegationBlocks(request: ApprovalRequest, now: Date): KnownBlock[] {
   const delegation = delegationOf(request);
   if (!delegation) return [];
-  const ended = delegation.revoked?.note ?? 'ended by the bot';
-  // Without an actor the bot ended it; its note says who may no longer act here.
-  const endedBy = delegation.revoked?.by
-    ? `Revoked by ${mentionUser(delegation.revoked.by)}`
-    : escapeMrkdwn(`${ended.charAt(0).toUpperCase()}${ended.slice(1)}`);
-  const said = delegation.revoked
-    ? `:no_entry_sign: ${endedBy} (${escapeMrkdwn(lagosTime(delegation.revoked.at))}): no longer in effect`
+  const { revoked } = delegation;
+  // Without an actor the bot ended it: who may no longer act here follows, once.
+  const why = revoked && !revoked.by ? whyTheBotEnded(revoked.note) : undefined;
+  const endedBy = revoked?.by ? `Revoked by ${mentionUser(revoked.by)}` : 'Ended by the bot';
+  const said = revoked
+    ? `:no_entry_sign: ${endedBy} (${escapeMrkdwn(lagosTime(revoked.at))}): no longer in effect${why ? ` — ${escapeMrkdwn(why)}` : ''}`
     : isLive(delegation, now)
       ? `:handshake: In effect until ${escapeMrkdwn(lagosTime(delegation.until))}`
       : `Ended ${escapeMrkdwn(lagosTime(delegation.until))}`;
   return [{ type: 'context', elements: [{ type: 'mrkdwn', text: said }] }];
+}
+
+/** Why the bot ended a delegation in effect, without its note's opening that says the bot ended it. */
+export function whyTheBotEnded(note: string | undefined): string | undefined {
+  return note?.startsWith(ENDED_NOTE_START) ? note.slice(ENDED_NOTE_START.length) : note;
 }
 
 /**

@@ -18,7 +18,7 @@ import { lagosTime, naira } from '../../../format/display.js';
 import { escapeMrkdwn, escapeOwnSentence, mentionUser } from '../../../format/mrkdwn.js';
 import { UNFREEZE_STEP_WORDS, unfreezeNotice } from '../../ui/freeze.js';
 import { requestTitle } from '../../ui/words.js';
-import { approverWords } from './message.js';
+import { approverWords, whyTheBotEnded } from './message.js';
 import { lifecycleThreadReply, requesterReminderNotice } from './reminders.js';
 
 /** The thread reply for the request's newest step: the engine's notice as said, or the step in words. */
@@ -36,6 +36,7 @@ export function stepText(request: ApprovalRequest): string {
     return `The final approval${by} was interrupted while re-checking the figures (the bot restarted); nothing was approved: approve again`;
   }
   if (step.action === WITHDRAWN_ACTION && !step.actor) return cancelledByTheBot(step.note);
+  if (step.action === REVOKED_ACTION && !step.actor) return endedByTheBot(step.note);
   const note = step.note ? ` — ${escapeMrkdwn(step.note)}` : '';
   const words: Record<string, string> = {
     filed: 'Filed',
@@ -71,6 +72,12 @@ export function stepText(request: ApprovalRequest): string {
 function cancelledByTheBot(note: string | undefined): string {
   const why = note?.startsWith(WITHDRAWN_NOTE_START) ? note.slice(WITHDRAWN_NOTE_START.length) : note;
   return why ? `Cancelled by the bot — ${escapeMrkdwn(why)}` : 'Cancelled by the bot';
+}
+
+/** A delegation in effect the bot ended: why, once (its note begins by saying the bot ended it). */
+function endedByTheBot(note: string | undefined): string {
+  const why = whyTheBotEnded(note);
+  return why ? `Delegation ended by the bot — ${escapeMrkdwn(why)}` : 'Delegation ended by the bot';
 }
 
 /** Failed with nothing sent to the service (a delegation or an unfreeze is never sent: it does not say so). */
