@@ -2,8 +2,10 @@
 // someone the archive shows in the group when they approved (a `members of S…` entry saying they
 // joined, and none since saying they left). The archive holds only the changes the bot saw, never the
 // members it first read, so an approver never seen to join or leave is named as one the archive cannot
-// place, in plain words, and not passed in silence. The archives are written by the real engine, whose
-// own pool (the fixture's list) lets the approvals through: only the recorded policy says otherwise.
+// place, in plain words, and not passed in silence. A first-passkeys click counts the passkey holders
+// the archive shows in the group, not every holder (a delegate's passkey among them). The archives are
+// written by the real engine, whose own pool (the fixture's list) lets the approvals through: only the
+// recorded policy says otherwise.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +25,8 @@ import {
   APPROVER_B,
   type EngineFixture,
   engineTest,
+  OUTSIDER,
+  REQUESTER,
   withdrawalDraft,
 } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
@@ -72,24 +76,67 @@ async function groupArchive(
   networkId: string,
   membership: Membership,
 ): Promise<{ folder: string; withdrawal: string; sentSeq: number }> {
-  const { engine, clock } = fx;
-  await engine.start();
-  if (membership.joined.length) await engine.recordMembershipChange(GROUP, membership.joined, []);
-  clock.advance(1_000);
-  if (membership.left.length) await engine.recordMembershipChange(GROUP, [], membership.left);
-  clock.advance(1_000);
+  const { engine } = fx;
+  await startWith(fx, membership);
   const deviceA = await registerClicked(engine, APPROVER_A, APPROVER_B);
   const request = await fileDraft(engine, withdrawalDraft(networkId, '5000'));
-  const made = await engine.passkeys.signingChallenge(request.id, APPROVER_A, request.round);
-  if (!made.ok || !('challenge' in made)) throw new Error(`no challenge: ${JSON.stringify(made)}`);
-  const evidence = deviceA.assert(made.challenge, made.nonce);
-  expect((await engine.approve(request.id, APPROVER_A, { ...seenOf(request), evidence })).ok).toBe(true);
-  await engine.idle();
+  await signAndApprove(engine, request.id, APPROVER_A, deviceA);
   expect((await engine.get(request.id))?.state).toBe('sent');
   expect(await engine.archiveAudit('test')).toMatchObject({ written: true });
   const entries = await engine.auditRange(undefined, undefined);
   const sentSeq = entries.find((e) => e.requestId === request.id && e.state === 'sent')?.seq ?? -1;
   return { folder: join(auditDir, 'archive', 'sandbox'), withdrawal: request.id, sentSeq };
+}
+
+/** Started, the group's membership changes recorded, a second apart. */
+async function startWith({ engine, clock }: EngineFixture, membership: Membership): Promise<void> {
+  await engine.start();
+  if (membership.joined.length) await engine.recordMembershipChange(GROUP, membership.joined, []);
+  clock.advance(1_000);
+  if (membership.left.length) await engine.recordMembershipChange(GROUP, [], membership.left);
+  clock.advance(1_000);
+}
+
+/** `user` signs the request's current round with `device`, as the signing page does, and approves. */
+async function signAndApprove(
+  engine: ApprovalEngine,
+  id: string,
+  user: string,
+  device: SoftwareAuthenticator,
+) {
+  const request = await engine.get(id);
+  if (!request) throw new Error(`no request ${id}`);
+  const made = await engine.passkeys.signingChallenge(id, user, request.round);
+  if (!made.ok || !('challenge' in made)) throw new Error(`no challenge: ${JSON.stringify(made)}`);
+  const evidence = device.assert(made.challenge, made.nonce);
+  expect((await engine.approve(id, user, { ...seenOf(request), evidence })).ok).toBe(true);
+  await engine.idle();
+}
+
+/**
+ * Started with `membership`; B's passkey (clicked by A); A delegates to the outsider (B signs), whose
+ * passkey B signs; then A's passkey clicked by the requester: the engine, counting approvers only (not
+ * the outsider, a delegate), saw one holding a passkey before it. Archived: the folder.
+ */
+async function firstPasskeysArchive(fx: EngineFixture, auditDir: string, membership: Membership) {
+  const { engine } = fx;
+  await startWith(fx, membership);
+  const deviceB = await registerClicked(engine, APPROVER_B, APPROVER_A);
+  const delegation = await engine.fileDelegation(APPROVER_A, OUTSIDER, new Date(Date.now() + 3 * 86_400_000));
+  await signAndApprove(engine, delegation.id, APPROVER_B, deviceB);
+  expect((await engine.get(delegation.id))?.state).toBe('completed');
+  const device = new SoftwareAuthenticator({ user: OUTSIDER, name: `${OUTSIDER}'s device`, ...place });
+  const options = await engine.passkeys.registrationChallenge(OUTSIDER);
+  const filed = await engine.passkeys.filePasskey(OUTSIDER, {
+    response: device.registrationResponse(options.challenge),
+    expectedChallenge: options.challenge,
+    name: device.options.name ?? '',
+  });
+  if (!filed.ok) throw new Error(filed.problem);
+  await signAndApprove(engine, filed.request.id, APPROVER_B, deviceB);
+  await registerClicked(engine, APPROVER_A, REQUESTER);
+  expect(await engine.archiveAudit('test')).toMatchObject({ written: true });
+  return join(auditDir, 'archive', 'sandbox');
 }
 
 /** `user` registers a passkey, approved by `approver` with a click; `user`'s device. */
@@ -179,6 +226,37 @@ describe('the verifier with approvers given as a Slack user group', () => {
         ),
       ),
       "NOT CHECKED: 2 approvals (CANNOT TELL above): the archive does not record whether the people named were members of the approvers' group then.",
+    ]);
+    expect(status).toBe(0);
+  });
+
+  test('counts a first-passkeys click only against passkey holders the archive shows in the group', async ({
+    fx,
+    auditDir,
+    signer,
+  }) => {
+    const membership = { joined: [APPROVER_A, APPROVER_B, REQUESTER, OUTSIDER], left: [OUTSIDER] };
+    const folder = await firstPasskeysArchive(fx, auditDir, membership);
+    const { status, lines } = verify(folder, signer.publicKey);
+    expect(flagged(lines)).toEqual([]);
+    expect(status).toBe(0);
+  });
+
+  test('says it cannot tell whether a first-passkeys click counts when a holder is never shown in the group or out of it', async ({
+    fx,
+    auditDir,
+    signer,
+  }) => {
+    const membership = { joined: [APPROVER_A, APPROVER_B, REQUESTER], left: [] };
+    const folder = await firstPasskeysArchive(fx, auditDir, membership);
+    const { status, lines } = verify(folder, signer.publicKey);
+    expect(flagged(lines)).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^CANNOT TELL sandbox/\\S+: request \\S+ \\(passkey, sent at seq \\d+\\): cannot tell whether ${REQUESTER}'s unsigned approval counts: it does only if ${OUTSIDER}, who held passkeys then, were not approvers, and the archive does not record whether they were members of the approvers' group$`,
+        ),
+      ),
+      "NOT CHECKED: 1 approval (CANNOT TELL above): the archive does not record whether the people named were members of the approvers' group then.",
     ]);
     expect(status).toBe(0);
   });
