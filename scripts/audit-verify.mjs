@@ -179,6 +179,79 @@ function signedChallenge(bytes, nonce) {
   return createHash2("sha256").update(bytes).update(Buffer.from([0])).update(nonce, "utf8").digest("base64url");
 }
 
+// src/audit/approval-people.ts
+function countPeople(approvals, inPlaceOf) {
+  const counted = /* @__PURE__ */ new Set();
+  const twice = /* @__PURE__ */ new Set();
+  let people = 0;
+  for (const user of approvals) {
+    const delegator = inPlaceOf(user);
+    const persons = delegator ? [user, delegator] : [user];
+    const again = persons.find((person) => counted.has(person));
+    if (again) twice.add(again);
+    else people += 1;
+    for (const person of persons) counted.add(person);
+  }
+  const problems = [...twice].map((person) => {
+    const delegate = approvals.find((user) => inPlaceOf(user) === person);
+    const how = delegate ? ` (${delegate} approved in ${person}'s place)` : "";
+    return `${person} is counted more than once among its approvals${how}`;
+  });
+  return { people, problems };
+}
+function requesterProblems(approvals, inPlaceOf, requester) {
+  if (approvals.includes(requester)) return [`${requester} filed it and is counted among its approvals`];
+  const delegate = approvals.find((user) => inPlaceOf(user) === requester);
+  return delegate ? [`${delegate} approved in the place of ${requester}, who filed it`] : [];
+}
+
+// src/audit/approver-pool.ts
+var GENERAL = "approvers";
+var GENERAL_POOL = "the approvers above";
+var EVERYONE = "every member who is not a guest";
+var SLACK_GROUP = /^S[A-Z0-9]{2,}$/;
+var ApproverPools = class {
+  /** The approver settings of the newest policy entry; undefined: none recorded yet. */
+  settings;
+  /** For each group, each member's recorded joins and leaves. */
+  members = /* @__PURE__ */ new Map();
+  /** A policy entry: the settings in effect, or a group's members seen to change at its time. */
+  read(entry) {
+    const policy = entry.policy;
+    if (policy?.settings) {
+      const approverSettings = policy.settings.filter((s) => s.name.startsWith(GENERAL));
+      this.settings = new Map(approverSettings.map((s) => [s.name, s.value]));
+    }
+    if (!policy?.group) return;
+    const at = Date.parse(entry.at);
+    const group = this.members.get(policy.group) ?? /* @__PURE__ */ new Map();
+    this.members.set(policy.group, group);
+    const note = (user, joined) => group.set(user, [...group.get(user) ?? [], { at, joined }]);
+    for (const user of policy.added ?? []) note(user, true);
+    for (const user of policy.removed ?? []) note(user, false);
+  }
+  /** Who approves `kind` (undefined: the general pool), in words or IDs; undefined while none is recorded. */
+  poolOf(kind) {
+    const own = kind === void 0 ? void 0 : this.settings?.get(`${GENERAL} for ${kind}`);
+    return own === void 0 || own === GENERAL_POOL ? this.settings?.get(GENERAL) : own;
+  }
+  /** Was `user` an approver of `kind` at `at`, as far as the chain tells? Undefined: no approvers recorded. */
+  standing(kind, user, at) {
+    const pool = this.poolOf(kind);
+    if (pool === void 0) return void 0;
+    if (pool === EVERYONE) return { standing: "in", groups: [] };
+    if (typeof pool === "string") return { standing: "out", groups: [] };
+    if (pool.includes(user)) return { standing: "in", groups: [] };
+    const unplaced = [];
+    for (const group of pool.filter((id) => SLACK_GROUP.test(id))) {
+      const last = this.members.get(group)?.get(user)?.findLast((change) => change.at <= at);
+      if (last?.joined) return { standing: "in", groups: [] };
+      if (!last) unplaced.push(group);
+    }
+    return { standing: unplaced.length > 0 ? "unknown" : "out", groups: unplaced };
+  }
+};
+
 // src/audit/passkey-keys.ts
 import { createHash as createHash3, createPublicKey, verify } from "node:crypto";
 
@@ -791,7 +864,6 @@ var SENT_STATES = /* @__PURE__ */ new Set(["sent", "completed", "outcome-unknown
 var APPROVAL_STEPS = /* @__PURE__ */ new Set(["approval-added", "approved"]);
 var SENT_BACK = "sent-back";
 var POLICY_SETTING = "signed approvals";
-var APPROVERS_SETTING = "approvers";
 var short = (id) => id.length > 12 ? `${id.slice(0, 12)}…` : id;
 function signingPolicyOf(value) {
   if (typeof value !== "string") return void 0;
@@ -807,12 +879,13 @@ function policyNeeds(policy, kind, amount) {
 }
 var EvidenceWalk = class {
   problems = [];
+  unknown = [];
   requests = 0;
   signatures = 0;
   /** Undefined: signing off (or never recorded). */
   policy;
-  /** The approvers the policy lists; undefined: not recorded, or a Slack group's (everyone counts). */
-  approvers;
+  /** Who the policy let approve, and a group's members as the chain saw them change. */
+  pools = new ApproverPools();
   passkeys = /* @__PURE__ */ new Map();
   /**
    * For each request, when each approver of its current round first approved and in whose place, as
@@ -826,6 +899,7 @@ var EvidenceWalk = class {
   filed = /* @__PURE__ */ new Map();
   checked = /* @__PURE__ */ new Set();
   read({ entry, segment }) {
+    if (entry.kind === "policy") this.pools.read(entry);
     if (entry.kind === "policy" && entry.policy?.settings) this.readPolicy(entry, segment);
     if (!entry.requestId) return;
     const at = Date.parse(entry.at);
@@ -864,8 +938,6 @@ var EvidenceWalk = class {
   }
   readPolicy(entry, segment) {
     const settings = entry.policy?.settings ?? [];
-    const pool = settings.find((s) => s.name === APPROVERS_SETTING)?.value;
-    this.approvers = Array.isArray(pool) && pool.every((id) => id.startsWith("U")) ? new Set(pool) : void 0;
     const setting = settings.find((s) => s.name === POLICY_SETTING);
     try {
       this.policy = signingPolicyOf(setting?.value);
@@ -894,22 +966,41 @@ var EvidenceWalk = class {
   }
   /**
    * May `user`'s unsigned approval at `at` of this passkey registration count: fewer than two approvers
-   * had held a passkey just before it (revoked since or not), and `user` then held no live one?
+   * (the general pool, as the engine counts) had held a passkey just before it (revoked since or not),
+   * and `user` then held no live one? `unplaced`: the holders the chain cannot place in the pool, named
+   * when counting them would have closed the click.
    */
   clickCounts(user, at) {
-    const counts = (who) => this.approvers?.has(who) ?? true;
     const held = [...this.passkeys.values()].filter((p) => p.addedAt < at);
-    if (new Set(held.map((p) => p.user).filter(counts)).size >= 2) return false;
-    return !held.some((p) => p.user === user && (p.revokedAt === void 0 || p.revokedAt > at));
+    const approvers = [];
+    const unplaced = [];
+    for (const holder of new Set(held.map((p) => p.user))) {
+      const standing = this.pools.standing(void 0, holder, at)?.standing ?? "in";
+      if (standing === "in") approvers.push(holder);
+      if (standing === "unknown") unplaced.push(holder);
+    }
+    const holdsOne = held.some((p) => p.user === user && (p.revokedAt === void 0 || p.revokedAt > at));
+    if (approvers.length >= 2 || holdsOne) return { counts: false, unplaced: [] };
+    return { counts: true, unplaced: approvers.length + unplaced.length >= 2 ? unplaced : [] };
   }
   needed(entry) {
     if (!this.policy) return false;
     return policyNeeds(this.policy, entry.kind, entry.amount);
   }
-  /** Why an unsigned approval of this entry does not count; undefined when it does (a first-passkeys click). */
-  unsignedProblem(entry, user) {
+  /**
+   * Why an unsigned approval of this entry does not count; undefined when it does (a first-passkeys
+   * click, told to `doubt` when it counts only if holders the chain cannot place were not approvers).
+   */
+  unsignedProblem(entry, user, doubt) {
     const at = this.approvedAt(entry, user);
-    if (entry.kind === "passkey" && this.clickCounts(user, at)) return void 0;
+    const click = entry.kind === "passkey" ? this.clickCounts(user, at) : void 0;
+    if (click?.counts && click.unplaced.length > 0) {
+      const holders = click.unplaced.join(", ");
+      doubt(
+        `cannot tell whether ${user}'s unsigned approval counts: it does only if ${holders}, who held passkeys then, were not approvers, and the archive does not record whether they were members of the approvers' group`
+      );
+    }
+    if (click?.counts) return void 0;
     if (entry.kind === "passkey") {
       return `${user}'s approval has no passkey signature, though two approvers had held passkeys or ${user} held one then`;
     }
@@ -920,10 +1011,11 @@ var EvidenceWalk = class {
     const signatures = figures?.signatures ?? [];
     const needed = this.needed(entry);
     if (!figures || !needed && signatures.length === 0) return;
-    const problems = needed ? this.approvalProblems(entry, signatures) : [];
+    const about = `request ${entry.requestId} (${entry.kind}, sent at seq ${entry.seq})`;
+    const doubt = (why) => this.unknown.push({ segment, text: `${about}: ${why}` });
+    const problems = needed ? this.approvalProblems(entry, signatures, doubt) : [];
     if (signatures.length === 0 && figures.approvals.length > 0 && problems.length === 0) return;
     this.requests += 1;
-    const about = `request ${entry.requestId} (${entry.kind}, sent at seq ${entry.seq})`;
     const fail = (why) => this.problems.push({ segment, text: `${about}: ${why}` });
     if (needed && figures.approvals.length === 0) fail("sent with no approval, though it needed signed ones");
     for (const why of problems) fail(why);
@@ -935,15 +1027,42 @@ var EvidenceWalk = class {
       if (why) fail(`${signature.user}'s signature ${why}`);
     }
   }
-  /** Why the approvals sent do not hold, their signatures apart: unsigned ones, and approverProblems. */
-  approvalProblems(entry, signatures) {
+  /**
+   * Why the approvals sent do not hold, their signatures apart: unsigned ones, approverProblems and
+   * poolProblems; what the chain cannot tell goes to `doubt`.
+   */
+  approvalProblems(entry, signatures, doubt) {
     const unsigned = (entry.figures?.approvals ?? []).filter(
       (user) => !signatures.some((s) => s.user === user)
     );
     return [
-      ...unsigned.flatMap((user) => this.unsignedProblem(entry, user) ?? []),
-      ...this.approverProblems(entry)
+      ...unsigned.flatMap((user) => this.unsignedProblem(entry, user, doubt) ?? []),
+      ...this.approverProblems(entry),
+      ...this.poolProblems(entry, doubt)
     ];
+  }
+  /**
+   * Approvals by someone the approvers setting did not name when they approved (for a delegate's, the
+   * approver whose place they took); one the chain cannot place (a group's member never seen to join
+   * or leave) goes to `doubt`.
+   */
+  poolProblems(entry, doubt) {
+    const round = this.rounds.get(entry.requestId ?? "");
+    const problems = [];
+    for (const user of entry.figures?.approvals ?? []) {
+      const person = round?.get(user)?.onBehalfOf ?? user;
+      const answer = this.pools.standing(entry.kind, person, this.approvedAt(entry, user));
+      const who = person === user ? user : `${person}, in whose place ${user} approved,`;
+      if (answer?.standing === "out")
+        problems.push(`${who} was not an approver of ${entry.kind} requests then`);
+      if (answer?.standing === "unknown") {
+        const groups = answer.groups.join(", ");
+        doubt(
+          `cannot tell whether ${who} was an approver then: the archive records no joining or leaving of ${groups} by ${person} before the approval`
+        );
+      }
+    }
+    return problems;
   }
   /**
    * Why the approvals sent do not count together: one person counted twice (a delegate and the approver
@@ -1005,30 +1124,6 @@ var EvidenceWalk = class {
     return holds ? void 0 : "does not verify with the public key its passkey was registered with";
   }
 };
-function countPeople(approvals, inPlaceOf) {
-  const counted = /* @__PURE__ */ new Set();
-  const twice = /* @__PURE__ */ new Set();
-  let people = 0;
-  for (const user of approvals) {
-    const delegator = inPlaceOf(user);
-    const persons = delegator ? [user, delegator] : [user];
-    const again = persons.find((person) => counted.has(person));
-    if (again) twice.add(again);
-    else people += 1;
-    for (const person of persons) counted.add(person);
-  }
-  const problems = [...twice].map((person) => {
-    const delegate = approvals.find((user) => inPlaceOf(user) === person);
-    const how = delegate ? ` (${delegate} approved in ${person}'s place)` : "";
-    return `${person} is counted more than once among its approvals${how}`;
-  });
-  return { people, problems };
-}
-function requesterProblems(approvals, inPlaceOf, requester) {
-  if (approvals.includes(requester)) return [`${requester} filed it and is counted among its approvals`];
-  const delegate = approvals.find((user) => inPlaceOf(user) === requester);
-  return delegate ? [`${delegate} approved in the place of ${requester}, who filed it`] : [];
-}
 function repeats() {
   const nonces = /* @__PURE__ */ new Map();
   const passkeys = /* @__PURE__ */ new Map();
@@ -1084,7 +1179,8 @@ function authenticatorProblem(authenticatorData, policy) {
 function checkApprovalEvidence(entries) {
   const walk = new EvidenceWalk();
   for (const placed of entries) walk.read(placed);
-  return { problems: walk.problems, requests: walk.requests, signatures: walk.signatures };
+  const { problems, unknown, requests, signatures } = walk;
+  return { problems, unknown, requests, signatures };
 }
 function registeredKey(entries, credentialId) {
   for (const { entry } of entries) {
@@ -1431,12 +1527,21 @@ function runVerifier(args, print) {
   if (exportPasskey !== void 0) return printPasskey(found, exportPasskey, print);
   print(`Checking the audit archive at ${path}`);
   let problems = 0;
+  let unknown = 0;
   for (const { name, segments } of found.environments) {
     problems += printEnvironment(name, verifySegments(name, segments, keys, found.single), print);
-    if (!found.single) problems += printEvidence(name, segments, print);
+    if (found.single) continue;
+    const evidence = printEvidence(name, segments, print);
+    problems += evidence.problems;
+    unknown += evidence.unknown;
   }
   if (found.single) {
     print("One segment checked alone: whether segments before or after it are missing is not checked.");
+  }
+  if (unknown > 0) {
+    print(
+      `NOT CHECKED: ${unknown} approval${unknown === 1 ? "" : "s"} (CANNOT TELL above): the archive does not record whether the people named were members of the approvers' group then.`
+    );
   }
   return verdict(problems, keys, print);
 }
@@ -1495,12 +1600,13 @@ function printEnvironment(name, report, print) {
 function printEvidence(name, segments, print) {
   const report = checkApprovalEvidence(placedEntries(segments));
   for (const problem of report.problems) print(`PROBLEM ${name}/${problem.segment}: ${problem.text}`);
+  for (const doubt of report.unknown) print(`CANNOT TELL ${name}/${doubt.segment}: ${doubt.text}`);
   if (report.requests > 0) {
     print(
       `${name}: ${report.signatures} passkey signature${report.signatures === 1 ? "" : "s"} checked on ${report.requests} request${report.requests === 1 ? "" : "s"} sent with signed approvals`
     );
   }
-  return report.problems.length;
+  return { problems: report.problems.length, unknown: report.unknown.length };
 }
 function printPasskey(found, credentialId, print) {
   for (const { segments } of found.environments) {

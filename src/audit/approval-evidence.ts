@@ -15,10 +15,14 @@
 // place it took (forgotten when the request is sent back, its approvals cleared). A passkey
 // registration's approval may be a click (a new install's first passkeys) only while fewer than two
 // approvers had ever held a passkey (executed registrations, revoked since or not) and only by an
-// approver who then held no live passkey.
+// approver who then held no live passkey. Each approval is by someone the approvers setting then named
+// (a delegate's: the approver whose place they took); where that is a Slack group whose members the
+// chain never showed the person joining or leaving, the report says it cannot tell (approver-pool.ts).
 import { createHash } from 'node:crypto';
 import { Money } from '../format/money.js';
 import { signedBytes, signedChallenge } from './approval-bytes.js';
+import { countPeople, requesterProblems } from './approval-people.js';
+import { ApproverPools } from './approver-pool.js';
 import { assertionHolds, type PasskeyKey, passkeyKey } from './passkey-keys.js';
 import type { SegmentOnDisk } from './segments.js';
 import type { AuditEntry } from './types.js';
@@ -37,6 +41,8 @@ interface EvidenceProblem {
 
 export interface EvidenceReport {
   problems: EvidenceProblem[];
+  /** What the chain cannot tell: approvers whose membership of a group the archive does not record. */
+  unknown: EvidenceProblem[];
   /** Requests sent that needed or carried signatures, and the assertions checked. */
   requests: number;
   signatures: number;
@@ -78,7 +84,6 @@ const SENT_STATES = new Set(['sent', 'completed', 'outcome-unknown']);
 const APPROVAL_STEPS = new Set(['approval-added', 'approved']);
 const SENT_BACK = 'sent-back';
 const POLICY_SETTING = 'signed approvals';
-const APPROVERS_SETTING = 'approvers';
 const short = (id: string) => (id.length > 12 ? `${id.slice(0, 12)}…` : id);
 
 /** `all at https://desk.example.com` or `above ₦1,000,000.00 at …` → the policy; undefined: off. */
@@ -100,12 +105,13 @@ export function policyNeeds(policy: SigningPolicy, kind: string, amount: string 
 /** The chain read in order: what is in force at each entry, and each sending checked. */
 class EvidenceWalk {
   readonly problems: EvidenceProblem[] = [];
+  readonly unknown: EvidenceProblem[] = [];
   requests = 0;
   signatures = 0;
   /** Undefined: signing off (or never recorded). */
   private policy: SigningPolicy | undefined;
-  /** The approvers the policy lists; undefined: not recorded, or a Slack group's (everyone counts). */
-  private approvers: Set<string> | undefined;
+  /** Who the policy let approve, and a group's members as the chain saw them change. */
+  private readonly pools = new ApproverPools();
   private readonly passkeys = new Map<string, Registered>();
   /**
    * For each request, when each approver of its current round first approved and in whose place, as
@@ -120,6 +126,7 @@ class EvidenceWalk {
   private readonly checked = new Set<string>();
 
   read({ entry, segment }: PlacedEntry): void {
+    if (entry.kind === 'policy') this.pools.read(entry);
     if (entry.kind === 'policy' && entry.policy?.settings) this.readPolicy(entry, segment);
     if (!entry.requestId) return;
     const at = Date.parse(entry.at);
@@ -162,9 +169,6 @@ class EvidenceWalk {
 
   private readPolicy(entry: AuditEntry, segment: string): void {
     const settings = entry.policy?.settings ?? [];
-    const pool = settings.find((s) => s.name === APPROVERS_SETTING)?.value;
-    this.approvers =
-      Array.isArray(pool) && pool.every((id) => id.startsWith('U')) ? new Set(pool) : undefined;
     const setting = settings.find((s) => s.name === POLICY_SETTING);
     try {
       this.policy = signingPolicyOf(setting?.value);
@@ -196,13 +200,22 @@ class EvidenceWalk {
 
   /**
    * May `user`'s unsigned approval at `at` of this passkey registration count: fewer than two approvers
-   * had held a passkey just before it (revoked since or not), and `user` then held no live one?
+   * (the general pool, as the engine counts) had held a passkey just before it (revoked since or not),
+   * and `user` then held no live one? `unplaced`: the holders the chain cannot place in the pool, named
+   * when counting them would have closed the click.
    */
-  private clickCounts(user: string, at: number): boolean {
-    const counts = (who: string) => this.approvers?.has(who) ?? true;
+  private clickCounts(user: string, at: number): { counts: boolean; unplaced: string[] } {
     const held = [...this.passkeys.values()].filter((p) => p.addedAt < at);
-    if (new Set(held.map((p) => p.user).filter(counts)).size >= 2) return false;
-    return !held.some((p) => p.user === user && (p.revokedAt === undefined || p.revokedAt > at));
+    const approvers: string[] = [];
+    const unplaced: string[] = [];
+    for (const holder of new Set(held.map((p) => p.user))) {
+      const standing = this.pools.standing(undefined, holder, at)?.standing ?? 'in';
+      if (standing === 'in') approvers.push(holder);
+      if (standing === 'unknown') unplaced.push(holder);
+    }
+    const holdsOne = held.some((p) => p.user === user && (p.revokedAt === undefined || p.revokedAt > at));
+    if (approvers.length >= 2 || holdsOne) return { counts: false, unplaced: [] };
+    return { counts: true, unplaced: approvers.length + unplaced.length >= 2 ? unplaced : [] };
   }
 
   private needed(entry: AuditEntry): boolean {
@@ -210,10 +223,20 @@ class EvidenceWalk {
     return policyNeeds(this.policy, entry.kind, entry.amount);
   }
 
-  /** Why an unsigned approval of this entry does not count; undefined when it does (a first-passkeys click). */
-  private unsignedProblem(entry: AuditEntry, user: string): string | undefined {
+  /**
+   * Why an unsigned approval of this entry does not count; undefined when it does (a first-passkeys
+   * click, told to `doubt` when it counts only if holders the chain cannot place were not approvers).
+   */
+  private unsignedProblem(entry: AuditEntry, user: string, doubt: (why: string) => void): string | undefined {
     const at = this.approvedAt(entry, user);
-    if (entry.kind === 'passkey' && this.clickCounts(user, at)) return undefined;
+    const click = entry.kind === 'passkey' ? this.clickCounts(user, at) : undefined;
+    if (click?.counts && click.unplaced.length > 0) {
+      const holders = click.unplaced.join(', ');
+      doubt(
+        `cannot tell whether ${user}'s unsigned approval counts: it does only if ${holders}, who held passkeys then, were not approvers, and the archive does not record whether they were members of the approvers' group`,
+      );
+    }
+    if (click?.counts) return undefined;
     if (entry.kind === 'passkey') {
       return `${user}'s approval has no passkey signature, though two approvers had held passkeys or ${user} held one then`;
     }
@@ -225,10 +248,11 @@ class EvidenceWalk {
     const signatures = figures?.signatures ?? [];
     const needed = this.needed(entry);
     if (!figures || (!needed && signatures.length === 0)) return;
-    const problems = needed ? this.approvalProblems(entry, signatures) : [];
+    const about = `request ${entry.requestId} (${entry.kind}, sent at seq ${entry.seq})`;
+    const doubt = (why: string) => this.unknown.push({ segment, text: `${about}: ${why}` });
+    const problems = needed ? this.approvalProblems(entry, signatures, doubt) : [];
     if (signatures.length === 0 && figures.approvals.length > 0 && problems.length === 0) return;
     this.requests += 1;
-    const about = `request ${entry.requestId} (${entry.kind}, sent at seq ${entry.seq})`;
     const fail = (why: string) => this.problems.push({ segment, text: `${about}: ${why}` });
     if (needed && figures.approvals.length === 0) fail('sent with no approval, though it needed signed ones');
     for (const why of problems) fail(why);
@@ -241,15 +265,47 @@ class EvidenceWalk {
     }
   }
 
-  /** Why the approvals sent do not hold, their signatures apart: unsigned ones, and approverProblems. */
-  private approvalProblems(entry: AuditEntry, signatures: readonly Signature[]): string[] {
+  /**
+   * Why the approvals sent do not hold, their signatures apart: unsigned ones, approverProblems and
+   * poolProblems; what the chain cannot tell goes to `doubt`.
+   */
+  private approvalProblems(
+    entry: AuditEntry,
+    signatures: readonly Signature[],
+    doubt: (why: string) => void,
+  ): string[] {
     const unsigned = (entry.figures?.approvals ?? []).filter(
       (user) => !signatures.some((s) => s.user === user),
     );
     return [
-      ...unsigned.flatMap((user) => this.unsignedProblem(entry, user) ?? []),
+      ...unsigned.flatMap((user) => this.unsignedProblem(entry, user, doubt) ?? []),
       ...this.approverProblems(entry),
+      ...this.poolProblems(entry, doubt),
     ];
+  }
+
+  /**
+   * Approvals by someone the approvers setting did not name when they approved (for a delegate's, the
+   * approver whose place they took); one the chain cannot place (a group's member never seen to join
+   * or leave) goes to `doubt`.
+   */
+  private poolProblems(entry: AuditEntry, doubt: (why: string) => void): string[] {
+    const round = this.rounds.get(entry.requestId ?? '');
+    const problems: string[] = [];
+    for (const user of entry.figures?.approvals ?? []) {
+      const person = round?.get(user)?.onBehalfOf ?? user;
+      const answer = this.pools.standing(entry.kind, person, this.approvedAt(entry, user));
+      const who = person === user ? user : `${person}, in whose place ${user} approved,`;
+      if (answer?.standing === 'out')
+        problems.push(`${who} was not an approver of ${entry.kind} requests then`);
+      if (answer?.standing === 'unknown') {
+        const groups = answer.groups.join(', ');
+        doubt(
+          `cannot tell whether ${who} was an approver then: the archive records no joining or leaving of ${groups} by ${person} before the approval`,
+        );
+      }
+    }
+    return problems;
   }
 
   /**
@@ -315,45 +371,6 @@ class EvidenceWalk {
     );
     return holds ? undefined : 'does not verify with the public key its passkey was registered with';
   }
-}
-
-/**
- * How many people the approvals are, a delegate and the approver they approved in the place of (as
- * `inPlaceOf` says; undefined: in their own right) counted as one, and each person counted more than
- * once, named once.
- */
-function countPeople(
-  approvals: readonly string[],
-  inPlaceOf: (user: string) => string | undefined,
-): { people: number; problems: string[] } {
-  const counted = new Set<string>();
-  const twice = new Set<string>();
-  let people = 0;
-  for (const user of approvals) {
-    const delegator = inPlaceOf(user);
-    const persons = delegator ? [user, delegator] : [user];
-    const again = persons.find((person) => counted.has(person));
-    if (again) twice.add(again);
-    else people += 1;
-    for (const person of persons) counted.add(person);
-  }
-  const problems = [...twice].map((person) => {
-    const delegate = approvals.find((user) => inPlaceOf(user) === person);
-    const how = delegate ? ` (${delegate} approved in ${person}'s place)` : '';
-    return `${person} is counted more than once among its approvals${how}`;
-  });
-  return { people, problems };
-}
-
-/** The requester's own approval among them, or one by a delegate in the requester's place. */
-function requesterProblems(
-  approvals: readonly string[],
-  inPlaceOf: (user: string) => string | undefined,
-  requester: string,
-): string[] {
-  if (approvals.includes(requester)) return [`${requester} filed it and is counted among its approvals`];
-  const delegate = approvals.find((user) => inPlaceOf(user) === requester);
-  return delegate ? [`${delegate} approved in the place of ${requester}, who filed it`] : [];
 }
 
 /**
@@ -423,7 +440,8 @@ function authenticatorProblem(authenticatorData: Buffer, policy: SigningPolicy):
 export function checkApprovalEvidence(entries: Iterable<PlacedEntry>): EvidenceReport {
   const walk = new EvidenceWalk();
   for (const placed of entries) walk.read(placed);
-  return { problems: walk.problems, requests: walk.requests, signatures: walk.signatures };
+  const { problems, unknown, requests, signatures } = walk;
+  return { problems, unknown, requests, signatures };
 }
 
 /** The public key (COSE, base64url) the chain registered for `credentialId`; undefined when none. */

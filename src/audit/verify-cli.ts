@@ -60,13 +60,22 @@ export function runVerifier(args: string[], print: (line: string) => void): numb
   if (exportPasskey !== undefined) return printPasskey(found, exportPasskey, print);
   print(`Checking the audit archive at ${path}`);
   let problems = 0;
+  let unknown = 0;
   for (const { name, segments } of found.environments) {
     problems += printEnvironment(name, verifySegments(name, segments, keys, found.single), print);
     // The passkeys and the policy an approval is checked against are earlier in the chain.
-    if (!found.single) problems += printEvidence(name, segments, print);
+    if (found.single) continue;
+    const evidence = printEvidence(name, segments, print);
+    problems += evidence.problems;
+    unknown += evidence.unknown;
   }
   if (found.single) {
     print('One segment checked alone: whether segments before or after it are missing is not checked.');
+  }
+  if (unknown > 0) {
+    print(
+      `NOT CHECKED: ${unknown} approval${unknown === 1 ? '' : 's'} (CANNOT TELL above): the archive does not record whether the people named were members of the approvers' group then.`,
+    );
   }
   return verdict(problems, keys, print);
 }
@@ -144,20 +153,24 @@ function printEnvironment(
   return report.problems.length;
 }
 
-/** The environment's passkey-signed approvals checked: a line per problem, one saying what was checked. */
+/**
+ * The environment's passkey-signed approvals checked: a line per problem and per thing the archive
+ * cannot tell, one saying what was checked.
+ */
 function printEvidence(
   name: string,
   segments: Parameters<typeof placedEntries>[0],
   print: (line: string) => void,
-): number {
+): { problems: number; unknown: number } {
   const report = checkApprovalEvidence(placedEntries(segments));
   for (const problem of report.problems) print(`PROBLEM ${name}/${problem.segment}: ${problem.text}`);
+  for (const doubt of report.unknown) print(`CANNOT TELL ${name}/${doubt.segment}: ${doubt.text}`);
   if (report.requests > 0) {
     print(
       `${name}: ${report.signatures} passkey signature${report.signatures === 1 ? '' : 's'} checked on ${report.requests} request${report.requests === 1 ? '' : 's'} sent with signed approvals`,
     );
   }
-  return report.problems.length;
+  return { problems: report.problems.length, unknown: report.unknown.length };
 }
 
 /** `--export-passkey`: the registered public key as PEM, alone on stdout; exit 1 when none is found. */

@@ -245,6 +245,18 @@ describe('a request naming another workspace for someone of this one', () => {
   );
 
   botTest(
+    'a click naming an empty team, or an empty user team, is refused as from no workspace',
+    async ({ app }) => {
+      const id = await fileWithdrawal(app, '901');
+      for (const place of [{ team: '', userTeam: 'T1' }, { userTeam: '' }, { team: '' }]) {
+        expect(await refusedClick(app, id, APPROVER_A, place), JSON.stringify(place)).toBe(MEMBERS_ONLY);
+      }
+      await app.engine.idle();
+      expect(await app.engine.get(id)).toMatchObject({ state: 'pending', approvals: [] });
+    },
+  );
+
+  botTest(
     'a command, Home and an account event naming another workspace run nothing',
     async ({ startApp }) => {
       const lines: Array<Record<string, unknown>> = [];
