@@ -112,6 +112,23 @@ function passkeyPages(esbuild, outDir) {
   });
 }
 
+// esbuild's builds under way in this process, under the key src/esbuild-builds.ts counts them by (the
+// passkey and workbench pages bundle in a test's process too): stop() ends every build under way, so
+// the service is stopped by the last one. Otherwise its process (~20 MB) would stay beside the bot
+// `npm start` runs after the build; a later build starts it again.
+const UNDER_WAY = Symbol.for('cngn-desk.esbuild.builds-under-way');
+
+function buildsUnderWay() {
+  globalThis[UNDER_WAY] ??= { builds: 0 };
+  return globalThis[UNDER_WAY];
+}
+
+async function buildEnded(esbuild) {
+  const under = buildsUnderWay();
+  under.builds -= 1;
+  if (under.builds === 0) await esbuild.stop();
+}
+
 /** Bundle `entry` (relative to the project) into `outfile`; returns the inputs esbuild read. */
 export async function build({ entry = 'src/main.ts', outfile = 'dist/main.js' } = {}) {
   const esbuild = await import('esbuild');
@@ -138,6 +155,7 @@ export async function build({ entry = 'src/main.ts', outfile = 'dist/main.js' } 
       });
     },
   };
+  buildsUnderWay().builds += 1;
   const pages = entry === 'src/main.ts' ? passkeyPages(esbuild, outDir) : undefined;
   const bot = esbuild.build({
     absWorkingDir: ROOT,
@@ -162,9 +180,7 @@ export async function build({ entry = 'src/main.ts', outfile = 'dist/main.js' } 
     logLevel: 'silent',
     plugins: [importMetaOfSource, unusedBoltReceiver, socketModeOnFirstUse],
   });
-  // esbuild's service process (~20 MB) would otherwise stay beside the bot `npm start` runs after the
-  // build; a later call starts it again.
-  const [result, pageResult] = await Promise.all([bot, pages]).finally(() => esbuild.stop());
+  const [result, pageResult] = await Promise.all([bot, pages]).finally(() => buildEnded(esbuild));
   for (const warning of result.warnings) logLine('warn', warning.text, where(warning));
   mkdirSync(outDir, { recursive: true });
   // Written aside and renamed, so a bot starting meanwhile never reads half a file; the entry last,

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test as base, describe, expect } from 'vitest';
+import { buildThenStop } from '../src/esbuild-builds.js';
 import { createLogger } from '../src/log.js';
 import { sourceMappedStack } from '../src/source-maps.js';
 
@@ -35,21 +36,17 @@ const it = base
     writeFileSync(join(dir, 'src', 'fees.ts'), SOURCE);
     const bundle = join(dir, 'dist', 'fees.js');
     const esbuild = await import('esbuild');
-    try {
-      await esbuild.build({
-        entryPoints: [join(dir, 'src', 'fees.ts')],
-        outfile: bundle,
-        bundle: true,
-        format: 'esm',
-        platform: 'node',
-        minifyWhitespace: true, // as the production build: the whole module on one line
-        sourcemap: 'linked',
-        sourcesContent: false,
-        logLevel: 'silent',
-      });
-    } finally {
-      await esbuild.stop();
-    }
+    await buildThenStop(esbuild, {
+      entryPoints: [join(dir, 'src', 'fees.ts')],
+      outfile: bundle,
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      minifyWhitespace: true, // as the production build: the whole module on one line
+      sourcemap: 'linked',
+      sourcesContent: false,
+      logLevel: 'silent',
+    });
     return { dir, bundle };
   });
 

@@ -5,7 +5,8 @@
 // when the committed copy differs.
 
 import { fileURLToPath } from 'node:url';
-import { build, type Plugin } from 'esbuild';
+import * as esbuild from 'esbuild';
+import { buildThenStop } from '../../src/esbuild-builds.js';
 
 export const AUDIT_VERIFIER_SCRIPT = 'scripts/audit-verify.mjs';
 
@@ -22,7 +23,7 @@ const BANNER = `#!/usr/bin/env node
  * `sideEffects`); said here, esbuild keeps what the verifier uses of its helpers (the COSE key's CBOR
  * decoding), not the certificate and ASN.1 code its index re-exports.
  */
-const webauthnIsPure: Plugin = {
+const webauthnIsPure: esbuild.Plugin = {
   name: 'webauthn-is-pure',
   setup(b) {
     b.onResolve({ filter: /./ }, async (args) => {
@@ -42,7 +43,7 @@ const webauthnIsPure: Plugin = {
 };
 
 export async function auditVerifierScript(): Promise<string> {
-  const result = await build({
+  const result = await buildThenStop(esbuild, {
     absWorkingDir: ROOT,
     entryPoints: ['src/audit/verify-main.ts'],
     bundle: true,

@@ -1,10 +1,11 @@
 // The passkey pages as the strings the server sends: one small HTML shell for both pages, and the
 // script and stylesheet under /passkeys/assets/, bundled from page/ with esbuild (with
-// @simplewebauthn/browser) on first call and kept in memory; a release, without esbuild, serves the
-// bundle the production build made (dist/passkeys/). No inline script or style: the pages'
-// policy allows only their own files.
+// @simplewebauthn/browser) on first call and kept in memory, esbuild's service stopped once no build
+// needs it (../esbuild-builds.ts); a release, without esbuild, serves the bundle the production build
+// made (dist/passkeys/). No inline script or style: the pages' policy allows only their own files.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { buildThenStop } from '../esbuild-builds.js';
 import { ASSETS } from './protocol.js';
 
 export interface PageAssets {
@@ -55,38 +56,34 @@ export async function prebuiltAssets(dir: URL = PREBUILT): Promise<PageAssets> {
   return { html: SHELL, js, css };
 }
 
-async function bundle(): Promise<PageAssets> {
+/** The pages bundled now, each call afresh: what pageAssets() keeps. */
+export async function bundlePageAssets(): Promise<PageAssets> {
   // esbuild is loaded only when a page is first asked for; a release has none, and serves the build's.
   const esbuild = await import('esbuild').catch(() => undefined);
   if (!esbuild) return prebuiltAssets();
-  try {
-    const result = await esbuild.build({
-      entryPoints: [fileURLToPath(new URL('./page/app.ts', import.meta.url))],
-      bundle: true,
-      write: false,
-      outdir: 'passkeys',
-      format: 'iife',
-      platform: 'browser',
-      target: ['chrome111', 'firefox115', 'safari16.4'],
-      minify: true,
-      legalComments: 'none',
-      charset: 'utf8',
-      logLevel: 'silent',
-    });
-    const js = result.outputFiles.find((f) => f.path.endsWith('.js'))?.text;
-    const css = result.outputFiles.find((f) => f.path.endsWith('.css'))?.text;
-    if (js === undefined || css === undefined)
-      throw new Error('passkey pages: esbuild gave no app.js or app.css');
-    return { html: SHELL, js, css };
-  } finally {
-    // esbuild's service process would otherwise stay beside the bot; a later call starts it again.
-    await esbuild.stop();
-  }
+  const result = await buildThenStop(esbuild, {
+    entryPoints: [fileURLToPath(new URL('./page/app.ts', import.meta.url))],
+    bundle: true,
+    write: false,
+    outdir: 'passkeys',
+    format: 'iife',
+    platform: 'browser',
+    target: ['chrome111', 'firefox115', 'safari16.4'],
+    minify: true,
+    legalComments: 'none',
+    charset: 'utf8',
+    logLevel: 'silent',
+  });
+  const js = result.outputFiles.find((f) => f.path.endsWith('.js'))?.text;
+  const css = result.outputFiles.find((f) => f.path.endsWith('.css'))?.text;
+  if (js === undefined || css === undefined)
+    throw new Error('passkey pages: esbuild gave no app.js or app.css');
+  return { html: SHELL, js, css };
 }
 
 /** The pages, bundled once per process; a failed bundle is tried again on the next call. */
 export function pageAssets(): Promise<PageAssets> {
-  cached ??= bundle().catch((error: unknown) => {
+  cached ??= bundlePageAssets().catch((error: unknown) => {
     cached = undefined;
     throw error;
   });

@@ -11,8 +11,10 @@ import type { Figure, SignRequestView } from './protocol.js';
 const LABELS: Record<string, string> = {
   address: 'To address',
   networkId: 'Network',
+  originNetworkId: 'From network',
   destinationNetworkId: 'To network',
-  sourceNetworkId: 'From network',
+  destinationAddress: 'To address',
+  senderAddress: 'Sender address',
   shouldSaveAddress: 'Save address (whitelist it)',
   bankCode: 'Bank code',
   accountNumber: 'Account number',
@@ -31,6 +33,17 @@ const LABELS: Record<string, string> = {
 /** Not shown: a bridge's callback (it is no part of what is signed) and a passkey's key material. */
 const HIDDEN = new Set(['amount', 'callbackUrl', 'publicKey', 'counter', 'transports', 'aaguid']);
 
+/** The fields that name where the money goes: a first payment is marked on them. */
+const DESTINATION_KEYS = new Set(['address', 'accountNumber', 'destinationAddress']);
+
+/** The request's display field that names a payload field's network or bank. */
+const NAMED_BY: Record<string, string> = {
+  networkId: 'networkName',
+  originNetworkId: 'originNetworkName',
+  destinationNetworkId: 'destinationNetworkName',
+  bankCode: 'bankName',
+};
+
 const ENVIRONMENT: Record<string, string> = { live: 'LIVE', test: 'TEST', sandbox: 'SANDBOX' };
 
 function text(value: unknown): string {
@@ -47,7 +60,7 @@ const lookAlikeWords = (mark: LookAlikeMark) =>
 function marksFor(request: ApprovalRequest, key: string, value: string): string | undefined {
   const checks = request.preflight;
   const marks: string[] = [];
-  const destination = key === 'address' || key === 'accountNumber';
+  const destination = DESTINATION_KEYS.has(key);
   if (checks?.lookAlike && checks.lookAlike.candidate.toLowerCase() === value.toLowerCase())
     marks.push(lookAlikeWords(checks.lookAlike));
   if (destination && checks?.firstPayment) {
@@ -65,7 +78,8 @@ function marksFor(request: ApprovalRequest, key: string, value: string): string 
 function shownValue(key: string, raw: unknown, display: Record<string, unknown>): string {
   if (key === 'until') return lagosTime(text(raw));
   if (key === 'max') return naira(text(raw));
-  const named = key === 'networkId' ? display.networkName : key === 'bankCode' ? display.bankName : undefined;
+  const nameKey = NAMED_BY[key];
+  const named = nameKey ? display[nameKey] : undefined;
   return typeof named === 'string' ? `${named} (${text(raw)})` : text(raw);
 }
 

@@ -45,7 +45,34 @@ const withdrawal = {
   },
 } as unknown as ApprovalRequest;
 
+/** A bridge from Base to BSC, filed with the networks' names and a first payment to its destination. */
+const bridge = {
+  ...withdrawal,
+  kind: 'bridge',
+  amount: '100000.00',
+  payload: {
+    originNetworkId: 'net-base',
+    destinationNetworkId: 'net-bsc',
+    destinationAddress: ADDRESS,
+    senderAddress: KNOWN,
+    callbackUrl: 'https://desk.example/bridge',
+  },
+  display: { originNetworkName: 'Base', destinationNetworkName: 'BSC' },
+  preflight: { at: '2026-11-23T07:00:00.000Z', firstPayment: true },
+} as unknown as ApprovalRequest;
+
 describe('the sign page’s view of a request', () => {
+  it('names every field of a bridge: its networks by name, its addresses, its first payment', () => {
+    expect(signRequestView(bridge, 'bytes').figures).toEqual([
+      { label: 'Amount', value: '₦100,000.00' },
+      { label: 'From network', value: 'Base (net-base)' },
+      { label: 'To network', value: 'BSC (net-bsc)' },
+      { label: 'To address', value: ADDRESS, mark: 'First payment to this destination.' },
+      { label: 'Sender address', value: KNOWN },
+      { label: 'Purpose', value: 'Supplier payout INV-2231' },
+    ]);
+  });
+
   it('marks the destination as a look-alike of the known address, and a first payment', () => {
     const view = signRequestView(withdrawal, 'bytes');
     const to = view.figures.find((f) => f.label === 'To address');

@@ -19,8 +19,8 @@ function outfileOf(entry: string): string {
 }
 
 const built = new Map<string, Promise<string>>();
-// One build at a time in a worker: each build stops esbuild's service when it is done, which would
-// end another build still under way in this process.
+// One build at a time in a worker. Builds running at once in one process (these, the passkey and
+// workbench pages') share esbuild's service, stopped when the last ends (src/esbuild-builds.ts).
 let queue: Promise<unknown> = Promise.resolve();
 
 /**

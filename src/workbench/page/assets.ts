@@ -1,8 +1,10 @@
 // The workbench page as three strings the server sends: `/` (html), `/workbench/app.js`,
 // `/workbench/app.css`. Bundled from this folder with esbuild on first call and kept in
-// memory (a synchronous build: esbuild's service is the passkey pages' alone); nothing is fetched from outside, so the page works offline.
+// memory, esbuild's service stopped once no build needs it (../../esbuild-builds.ts); nothing is
+// fetched from outside, so the page works offline.
 import { fileURLToPath } from 'node:url';
-import { buildSync } from 'esbuild';
+import * as esbuild from 'esbuild';
+import { buildThenStop } from '../../esbuild-builds.js';
 import { helpSummary } from '../../slack/commands/help.js';
 import { SUBCOMMANDS } from '../../slack/commands/registry.js';
 import { WORKBENCH_PREFIX } from '../protocol.js';
@@ -49,14 +51,9 @@ function page(): string {
 `;
 }
 
-/**
- * esbuild's synchronous build: a process of its own for this one build, so it never meets the
- * service the passkey pages bundle with at the same start-up (stopping that service, as a bundle
- * done with it must, would leave the other's build unanswered for good). Once per process, at
- * start-up (warmPageAssets), a second or less.
- */
+/** Once per process, at start-up (warmPageAssets), a second or less. */
 async function bundle(): Promise<PageAssets> {
-  const result = buildSync({
+  const result = await buildThenStop(esbuild, {
     entryPoints: [fileURLToPath(new URL('./app.ts', import.meta.url))],
     bundle: true,
     write: false,

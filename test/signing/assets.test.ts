@@ -1,0 +1,77 @@
+// The passkey pages bundled with esbuild: its service process is stopped once no build in the process
+// needs it (the workbench page bundles in the same process), and a later bundle starts it again;
+// another build still under way when the pages are done is answered, not cut off.
+import childProcess, { type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import * as esbuild from 'esbuild';
+import { test as base, describe, expect, vi } from 'vitest';
+import { buildThenStop } from '../../src/esbuild-builds.js';
+import { bundlePageAssets } from '../../src/signing/assets.js';
+import { pageAssets as workbenchPageAssets } from '../../src/workbench/page/assets.js';
+
+const test = base
+  // Every esbuild service this process starts meanwhile (esbuild spawns it through child_process).
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('services', async ({}, { onCleanup }) => {
+    const spawn = vi.spyOn(childProcess, 'spawn');
+    onCleanup(() => spawn.mockRestore());
+    return () =>
+      spawn.mock.results
+        .map((r) => r.value as ChildProcess)
+        .filter((child) => child.spawnargs.some((a) => a.startsWith('--service=')));
+  });
+
+/** Ended (a child killed has ended once Node has seen it exit). */
+async function ended(child: ChildProcess): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null) await once(child, 'exit');
+}
+
+/** This process's esbuild children, running or exited but not yet reaped, from Linux's /proc. */
+function esbuildChildren(): string[] {
+  const tasks = `/proc/${process.pid}/task`;
+  return readdirSync(tasks)
+    .flatMap((task) => readFileSync(`${tasks}/${task}/children`, 'utf8').split(' '))
+    .filter((pid) => pid.trim() !== '')
+    .map((pid) => readFileSync(`/proc/${pid.trim()}/stat`, 'utf8'))
+    .filter((stat) => stat.includes('(esbuild)'));
+}
+
+describe.skipIf(!existsSync('/proc/self/task'))('the passkey pages’ bundle', () => {
+  test('leaves no esbuild process once the passkey and workbench pages are bundled, and bundles again', async ({
+    services,
+  }) => {
+    const [pages] = await Promise.all([bundlePageAssets(), workbenchPageAssets()]);
+    expect(pages.js.length).toBeGreaterThan(0);
+    // The service was stopped, not left to run beside the bot; a bundle after that starts it again.
+    expect((await bundlePageAssets()).js).toBe(pages.js);
+    expect(services().length).toBeGreaterThan(0);
+    expect(services().filter((child) => !child.killed && child.exitCode === null)).toEqual([]);
+    await Promise.all(services().map(ended));
+    expect(esbuildChildren()).toEqual([]);
+  });
+
+  test('answers another build still under way when the pages are done, and stops the service after it fails', async ({
+    services,
+  }) => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const other = buildThenStop(esbuild, {
+      stdin: { contents: "import './nowhere.js';", resolveDir: import.meta.dirname },
+      bundle: true,
+      write: false,
+      logLevel: 'silent',
+      plugins: [{ name: 'held', setup: (build) => build.onStart(() => held) }],
+    });
+    await bundlePageAssets();
+    expect(services().length).toBeGreaterThan(0);
+    expect(services().some((child) => child.killed)).toBe(false);
+    release();
+    await expect(other).rejects.toThrow('Could not resolve "./nowhere.js"');
+    expect(services().every((child) => child.killed)).toBe(true);
+    await Promise.all(services().map(ended));
+    expect(await bundlePageAssets()).toHaveProperty('css');
+  });
+});
