@@ -68,6 +68,9 @@ export function inertUrl(url: string): string {
 
 const SLACK_ID = /^[A-Z0-9]{2,}$/;
 
+/** Whether `id` is a Slack id (`U…`, `W…`, `C…`), not words standing where one would be. */
+export const isSlackId = (id: string): boolean => SLACK_ID.test(id);
+
 /** `<@U…>` for a Slack user id; anything else is shown as text and pings nobody. */
 export function mentionUser(id: string): string {
   return SLACK_ID.test(id) ? `<@${id}>` : escapeMrkdwn(id);

@@ -21,7 +21,7 @@ import {
 } from '../approvals/index.js';
 import { refusalText } from '../slack/approvals/blocks/lists.js';
 import { STARTING_HEADERS } from '../slack/runtime/request-guard.js';
-import { signRequestView } from './figures.js';
+import { peopleIn, signRequestView } from './figures.js';
 import { PageProblem } from './http.js';
 import type {
   RegisterFileAnswer,
@@ -202,15 +202,14 @@ export async function signOptions(deps: PageDeps, input: TokenInput): Promise<Si
     throw new PageProblem(text.replace(/`/g, ''));
   }
   const { request } = made;
-  const view = signRequestView(request, made.bytes);
-  // A registration's owner by name, as the requester is: whose passkey the approver lets in.
-  const owner = request.kind === 'passkey' ? request.payload.user : undefined;
-  const named = owner ? await deps.nameOf(owner) : undefined;
-  const figures = view.figures.map((f) => (named && f.value === owner ? { ...f, value: named } : f));
+  // Everyone the page names (the requester, a registration's owner, who froze the sends, a
+  // delegation's two approvers) by name, as Slack knows them.
+  const people = [...new Set([request.requester, ...peopleIn(request)])];
+  const names = new Map(await Promise.all(people.map(async (id) => [id, await deps.nameOf(id)] as const)));
   return {
     ok: true,
     user: await deps.nameOf(link.user),
-    request: { ...view, figures, requester: await deps.nameOf(request.requester) },
+    request: signRequestView(request, made.bytes, names),
     nonce: made.nonce,
     figuresDigest: figuresDigest(request),
     options: {

@@ -1,14 +1,25 @@
 // The request as the store holds it, in plain words for the sign page: every field of what is sent in
 // full (the whole address or account, never shortened), the look-alike and first-payment marks on the
-// destination they concern, and what the bot checked when it was filed. Pure: the request in, the
-// page's view out; the page puts every value in as text.
+// destination they concern, and what the bot checked when it was filed. Every field reads under the
+// words the Slack approval message uses for it: people by name (as Slack knows them, looked up by the
+// caller) or else their Slack id, times in Lagos time, amounts in naira. Pure: the request and the
+// names in, the page's view out; the page puts every value in as text.
 import type { ApprovalRequest, LookAlikeMark } from '../approvals/index.js';
 import { lagosTime, naira } from '../format/display.js';
+import { isSlackId } from '../format/mrkdwn.js';
 import { KIND_TITLE } from '../slack/ui/words.js';
 import type { Figure, SignRequestView } from './protocol.js';
 
-/** Payload fields shown under a name of their own; any other is shown under its own key. */
-const LABELS: Record<string, string> = {
+/** Not shown: a bridge's callback (it is no part of what is signed) and a passkey's key material. */
+const HIDDEN_KEYS = ['amount', 'callbackUrl', 'publicKey', 'counter', 'transports', 'aaguid'] as const;
+const HIDDEN: ReadonlySet<string> = new Set(HIDDEN_KEYS);
+
+type KeysOf<T> = T extends unknown ? keyof T : never;
+/** Every field any kind's payload has; a new one does not compile until it has a label here. */
+type ShownKey = Exclude<KeysOf<ApprovalRequest['payload']>, (typeof HIDDEN_KEYS)[number]>;
+
+/** Every payload field shown, under the words the Slack approval message uses for it. */
+const LABELS: Record<ShownKey, string> = {
   address: 'To address',
   networkId: 'Network',
   originNetworkId: 'From network',
@@ -25,13 +36,25 @@ const LABELS: Record<string, string> = {
   delegate: 'Delegate (approves in their place)',
   until: 'Until',
   max: 'Cap per request',
-  user: 'For',
+  user: 'Passkey for',
   name: 'Passkey name',
   credentialId: 'Credential id',
+  frozenBy: 'Frozen by',
+  frozenAt: 'Frozen since',
+  reason: 'Reason for the freeze',
 };
 
-/** Not shown: a bridge's callback (it is no part of what is signed) and a passkey's key material. */
-const HIDDEN = new Set(['amount', 'callbackUrl', 'publicKey', 'counter', 'transports', 'aaguid']);
+/** A kind's own word for a field, where the shared one would say something else (Slack's words). */
+const KIND_LABELS: Partial<Record<ApprovalRequest['kind'], Record<string, string>>> = {
+  // A whitelisted address is not where money goes.
+  whitelist: { address: 'Address' },
+};
+
+/** Payload fields that hold a person (a Slack id, or words such as the start-up's freeze). */
+const PERSON_KEYS = new Set(['user', 'delegator', 'delegate', 'frozenBy']);
+
+/** Payload fields that hold an instant. */
+const TIME_KEYS = new Set(['until', 'frozenAt']);
 
 /** The fields that name where the money goes: a first payment is marked on them. */
 const DESTINATION_KEYS = new Set(['address', 'accountNumber', 'destinationAddress']);
@@ -74,9 +97,25 @@ function marksFor(request: ApprovalRequest, key: string, value: string): string 
   return marks.length > 0 ? marks.join(' ') : undefined;
 }
 
-/** One payload value as shown: times and amounts in words, with a network's or bank's name before its id. */
-function shownValue(key: string, raw: unknown, display: Record<string, unknown>): string {
-  if (key === 'until') return lagosTime(text(raw));
+/** The Slack users `request`'s figures name, for the caller to look up (signRequestView's `names`). */
+export function peopleIn(request: ApprovalRequest): string[] {
+  const payload = request.payload as unknown as Record<string, unknown>;
+  return [...PERSON_KEYS].flatMap((key) => {
+    const value = payload[key];
+    return typeof value === 'string' && isSlackId(value) ? [value] : [];
+  });
+}
+
+/** People's names by Slack id, as the page shows them ("Ade Bello (U123)"). */
+type Names = ReadonlyMap<string, string>;
+
+/**
+ * One payload value as shown: people by name, times and amounts in words, with a network's or bank's
+ * name before its id.
+ */
+function shownValue(key: string, raw: unknown, display: Record<string, unknown>, names: Names): string {
+  if (PERSON_KEYS.has(key)) return names.get(text(raw)) ?? text(raw);
+  if (TIME_KEYS.has(key)) return lagosTime(text(raw));
   if (key === 'max') return naira(text(raw));
   const nameKey = NAMED_BY[key];
   const named = nameKey ? display[nameKey] : undefined;
@@ -84,15 +123,16 @@ function shownValue(key: string, raw: unknown, display: Record<string, unknown>)
 }
 
 /** Every payload field in full, with what the request's display adds (network and bank names). */
-function destinationFigures(request: ApprovalRequest): Figure[] {
+function destinationFigures(request: ApprovalRequest, names: Names): Figure[] {
   const figures: Figure[] = [];
   const display = request.display as Record<string, unknown>;
+  const labels: Record<string, string> = { ...LABELS, ...KIND_LABELS[request.kind] };
   for (const [key, raw] of Object.entries(request.payload as unknown as Record<string, unknown>)) {
     if (HIDDEN.has(key) || raw === undefined || raw === null) continue;
     const mark = marksFor(request, key, text(raw));
     figures.push({
-      label: LABELS[key] ?? key,
-      value: shownValue(key, raw, display),
+      label: labels[key] ?? key,
+      value: shownValue(key, raw, display, names),
       ...(mark ? { mark } : {}),
     });
   }
@@ -130,13 +170,20 @@ function markSentences(checks: NonNullable<ApprovalRequest['preflight']>): strin
   return lines;
 }
 
-/** The sign page's view of `request` as stored; `bytes`: exactly what the passkey signs. */
-export function signRequestView(request: ApprovalRequest, bytes: string): SignRequestView {
+/**
+ * The sign page's view of `request` as stored; `bytes`: exactly what the passkey signs; `names`: the
+ * people of peopleIn(request) and the requester as Slack names them, where it could say.
+ */
+export function signRequestView(
+  request: ApprovalRequest,
+  bytes: string,
+  names: Names = new Map(),
+): SignRequestView {
   const amount = request.amount ? naira(request.amount) : undefined;
   const what = KIND_TITLE[request.kind];
   const figures: Figure[] = [
     ...(amount ? [{ label: 'Amount', value: amount }] : []),
-    ...destinationFigures(request),
+    ...destinationFigures(request, names),
     ...(request.purpose ? [{ label: 'Purpose', value: request.purpose }] : []),
   ];
   return {
@@ -146,7 +193,7 @@ export function signRequestView(request: ApprovalRequest, bytes: string): SignRe
     ...(amount ? { amount } : {}),
     environment: ENVIRONMENT[request.environment] ?? request.environment.toUpperCase(),
     round: request.round,
-    requester: request.requester,
+    requester: names.get(request.requester) ?? request.requester,
     figures,
     checks: checkSentences(request),
     bytes,

@@ -1,8 +1,9 @@
 // The sign page's view of a request as stored: the destination in full with its look-alike and
-// first-payment marks, and what the bot checked when the request was filed, one sentence each.
+// first-payment marks, every other field under the words Slack uses for it (people by name, times in
+// Lagos time), and what the bot checked when the request was filed, one sentence each.
 import { describe, expect, it } from 'vitest';
 import type { ApprovalRequest, LookAlikeMark } from '../../src/approvals/types.js';
-import { signRequestView } from '../../src/signing/figures.js';
+import { peopleIn, signRequestView } from '../../src/signing/figures.js';
 
 const ADDRESS = '0xd9A1C3788D81257612E2581A6ea0aDa244853a91';
 const KNOWN = '0xd9A1b0B1e1aE382DbDc898Ea68012FfcB2853a91';
@@ -61,6 +62,33 @@ const bridge = {
   preflight: { at: '2026-11-23T07:00:00.000Z', firstPayment: true },
 } as unknown as ApprovalRequest;
 
+/** Lifting a freeze whose reason came from a person (markup and all), filed by UREQ. */
+const unfreeze = {
+  ...withdrawal,
+  kind: 'unfreeze',
+  amount: undefined,
+  purpose: undefined,
+  payload: {
+    frozenBy: 'U0BOLA',
+    frozenAt: '2026-11-23T06:15:00.000Z',
+    reason: 'look-alike <b>approved</b> & checking',
+  },
+  display: {},
+  preflight: undefined,
+} as unknown as ApprovalRequest;
+
+/** Bola stands in for Chidi until Friday evening, for requests of at most ₦500,000. */
+const delegation = {
+  ...unfreeze,
+  kind: 'delegation',
+  payload: { delegator: 'U0CHIDI', delegate: 'U0BOLA', until: '2026-11-27T17:00:00.000Z', max: '500000.00' },
+} as unknown as ApprovalRequest;
+
+const NAMES = new Map([
+  ['U0BOLA', 'Bola Ade (U0BOLA)'],
+  ['U0CHIDI', 'Chidi Okeke (U0CHIDI)'],
+]);
+
 describe('the sign page’s view of a request', () => {
   it('names every field of a bridge: its networks by name, its addresses, its first payment', () => {
     expect(signRequestView(bridge, 'bytes').figures).toEqual([
@@ -70,6 +98,62 @@ describe('the sign page’s view of a request', () => {
       { label: 'To address', value: ADDRESS, mark: 'First payment to this destination.' },
       { label: 'Sender address', value: KNOWN },
       { label: 'Purpose', value: 'Supplier payout INV-2231' },
+    ]);
+  });
+
+  it('names every field of an unfreeze: who froze by name, since when in Lagos time, and the reason as written', () => {
+    expect(signRequestView(unfreeze, 'bytes', NAMES).figures).toEqual([
+      { label: 'Frozen by', value: 'Bola Ade (U0BOLA)' },
+      { label: 'Frozen since', value: 'Mon 23 Nov 2026, 07:15 WAT' },
+      { label: 'Reason for the freeze', value: 'look-alike <b>approved</b> & checking' },
+    ]);
+  });
+
+  it('shows a person the page has no name for by their Slack id, under the same label', () => {
+    expect(signRequestView(unfreeze, 'bytes').figures[0]).toEqual({ label: 'Frozen by', value: 'U0BOLA' });
+    const atStart = {
+      ...unfreeze,
+      payload: { ...unfreeze.payload, frozenBy: 'start-up (CNGN_START_FROZEN)' },
+    };
+    expect(peopleIn(atStart as ApprovalRequest)).toEqual([]);
+  });
+
+  it('names the people of a delegation, its end in Lagos time and its cap in naira', () => {
+    expect(peopleIn(delegation)).toEqual(['U0CHIDI', 'U0BOLA']);
+    expect(signRequestView(delegation, 'bytes', NAMES).figures).toEqual([
+      { label: 'Approver away', value: 'Chidi Okeke (U0CHIDI)' },
+      { label: 'Delegate (approves in their place)', value: 'Bola Ade (U0BOLA)' },
+      { label: 'Until', value: 'Fri 27 Nov 2026, 18:00 WAT' },
+      { label: 'Cap per request', value: '₦500,000.00' },
+    ]);
+  });
+
+  it('names a passkey’s owner and a whitelisted address in Slack’s words, without the key material', () => {
+    const passkey = {
+      ...unfreeze,
+      kind: 'passkey',
+      payload: {
+        user: 'U0BOLA',
+        name: 'Bola’s MacBook',
+        credentialId: 'cred-1',
+        publicKey: 'pk',
+        counter: 0,
+      },
+    } as unknown as ApprovalRequest;
+    expect(signRequestView(passkey, 'bytes', NAMES).figures).toEqual([
+      { label: 'Passkey for', value: 'Bola Ade (U0BOLA)' },
+      { label: 'Passkey name', value: 'Bola’s MacBook' },
+      { label: 'Credential id', value: 'cred-1' },
+    ]);
+    const whitelist = {
+      ...unfreeze,
+      kind: 'whitelist',
+      payload: { networkId: 'base', address: ADDRESS },
+      display: { networkName: 'Base' },
+    } as unknown as ApprovalRequest;
+    expect(signRequestView(whitelist, 'bytes').figures).toEqual([
+      { label: 'Network', value: 'Base (base)' },
+      { label: 'Address', value: ADDRESS },
     ]);
   });
 

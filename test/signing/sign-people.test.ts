@@ -1,0 +1,39 @@
+// The sign page over HTTP names people as Slack knows them, whichever field holds them: an unfreeze's
+// approver who froze the sends (by name, with the time in Lagos time and the reason as written), and
+// its requester, through the real bot (sign/options) with signed approvals on.
+import { describe, expect } from 'vitest';
+import { APPROVER_A, APPROVER_B } from '../slack/approvals/support.js';
+import { SoftwareAuthenticator } from '../support/authenticator.js';
+import { botTest } from '../support/bot.js';
+import { commandAnswer } from '../support/slack-requests.js';
+import { post, registerApproved, signingToken, startSigningApp } from './support.js';
+
+const test = botTest
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('signing', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const app = await startSigningApp();
+    onCleanup(() => app.stop());
+    const a = new SoftwareAuthenticator({ user: APPROVER_A, rpId: 'localhost', origin: app.signingUrl });
+    return { app, a };
+  });
+
+describe('the sign page of an unfreeze', () => {
+  test('names who froze the sends and the requester, says since when in Lagos time, and the reason as written', async ({
+    signing: { app, a },
+  }) => {
+    await registerApproved(app, a, APPROVER_B);
+    await commandAnswer(app, 'freeze a look-alike <b>address</b> was approved', APPROVER_B);
+    await commandAnswer(app, 'unfreeze', APPROVER_B);
+    const request = (await app.engine.openRequests()).find((r) => r.kind === 'unfreeze');
+    if (request?.kind !== 'unfreeze') throw new Error('no unfreeze request');
+    const token = await signingToken(app, APPROVER_A, request.id);
+    const options = await post(app, '/passkeys/api/sign/options', { token });
+    expect(options.status).toBe(200);
+    expect(options.json.request.requester).toBe(`Bola Okafor (${APPROVER_B})`);
+    expect(options.json.request.figures).toEqual([
+      { label: 'Frozen by', value: `Bola Okafor (${APPROVER_B})` },
+      { label: 'Frozen since', value: expect.stringMatching(/^\w{3} \d{1,2} \w{3} \d{4}, \d{2}:\d{2} WAT$/) },
+      { label: 'Reason for the freeze', value: 'a look-alike <b>address</b> was approved' },
+    ]);
+  });
+});
