@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import * as esbuild from 'esbuild';
 import { test as base, describe, expect, vi } from 'vitest';
-import { buildThenStop } from '../../src/esbuild-builds.js';
+import { buildThenStop } from '../../src/esbuild-builds.mjs';
 import { bundlePageAssets } from '../../src/signing/assets.js';
 import { pageAssets as workbenchPageAssets } from '../../src/workbench/page/assets.js';
 

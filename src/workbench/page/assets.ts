@@ -1,10 +1,10 @@
 // The workbench page as three strings the server sends: `/` (html), `/workbench/app.js`,
 // `/workbench/app.css`. Bundled from this folder with esbuild on first call and kept in
-// memory, esbuild's service stopped once no build needs it (../../esbuild-builds.ts); nothing is
+// memory, esbuild's service stopped once no build needs it (../../esbuild-builds.mjs); nothing is
 // fetched from outside, so the page works offline.
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
-import { buildThenStop } from '../../esbuild-builds.js';
+import { buildThenStop } from '../../esbuild-builds.mjs';
 import { helpSummary } from '../../slack/commands/help.js';
 import { SUBCOMMANDS } from '../../slack/commands/registry.js';
 import { WORKBENCH_PREFIX } from '../protocol.js';
