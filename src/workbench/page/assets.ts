@@ -51,8 +51,8 @@ function page(): string {
 `;
 }
 
-/** Once per process, at start-up (warmPageAssets), a second or less. */
-async function bundle(): Promise<PageAssets> {
+/** The page bundled now, each call afresh: what pageAssets() keeps (once per process, a second or less). */
+export async function bundlePageAssets(): Promise<PageAssets> {
   const result = await buildThenStop(esbuild, {
     entryPoints: [fileURLToPath(new URL('./app.ts', import.meta.url))],
     bundle: true,
@@ -75,7 +75,7 @@ async function bundle(): Promise<PageAssets> {
 
 /** The page, bundled once per process; a failed bundle is tried again on the next call. */
 export function pageAssets(): Promise<PageAssets> {
-  cached ??= bundle().catch((error: unknown) => {
+  cached ??= bundlePageAssets().catch((error: unknown) => {
     cached = undefined;
     throw error;
   });
