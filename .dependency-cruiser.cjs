@@ -1,4 +1,4 @@
-// The layers of src/, bottom to top: format, store, log, source-maps, version, crash-points, esbuild-builds → cngn → the domain (access
+// The layers of src/, bottom to top: format, store, log, source-maps, version, crash-points, esbuild-builds.mjs → cngn → the domain (access
 // below audit below approvals; webhooks, sandbox, reports) →
 // config.ts (settings parsed with the domain's own parsers) → slack, workbench, metrics, signing → wiring, main.
 // A layer imports only from layers below it (or its own), and no file is part of an import circle.
@@ -31,8 +31,8 @@ module.exports = {
     },
     above(
       'bottom-imports-nothing-above',
-      'format/, store/, log.ts, source-maps.ts, version.ts, crash-points.ts and esbuild-builds.ts are the bottom: pure helpers, the store, the logger with its source maps, the version of the build, the test-only crash switch and the count of esbuild builds under way, knowing no feature.',
-      'format/|store/|log\\.ts$|source-maps\\.ts$|version\\.ts$|crash-points\\.ts$|esbuild-builds\\.ts$',
+      'format/, store/, log.ts, source-maps.ts, version.ts, crash-points.ts and esbuild-builds.mjs are the bottom: pure helpers, the store, the logger with its source maps, the version of the build, the test-only crash switch and the count of esbuild builds under way, knowing no feature.',
+      'format/|store/|log\\.ts$|source-maps\\.ts$|version\\.ts$|crash-points\\.ts$|esbuild-builds\\.(mjs|d\\.mts)$',
       `cngn/|${DOMAIN}|config\\.ts$|${UI}|${TOP}`,
     ),
     {

@@ -21,7 +21,8 @@ export default defineConfig({
     // A worker runs file after file in one module graph: the app, Bolt and undici are loaded once per
     // worker instead of once per file. Every test file starts its own servers and stores and stops
     // them, and none mocks modules, so no file sees another's state; a test that fakes timers or spies
-    // on a global puts it back in afterEach, or the files after it in that worker inherit it.
+    // on a global puts it back when it ends (afterEach, or the onCleanup of the fixture that made the
+    // spy), or the files after it in that worker inherit it.
     isolate: false,
     setupFiles: ['test/support/shared-worker.ts'],
     globalSetup: ['test/support/build-main.ts'],

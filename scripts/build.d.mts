@@ -1,9 +1,13 @@
 // Types for scripts/build.mjs (plain JavaScript so `npm start` needs no TypeScript loader).
+import type { Esbuild } from '../src/esbuild-builds.mjs';
+
 export interface BuildOptions {
   /** Entry, relative to the project (default src/main.ts). */
   entry?: string;
   /** Output file, relative to the project (default dist/main.js). */
   outfile?: string;
+  /** The module that builds: the installed esbuild unless given (a test's, whose builds it holds or fails). */
+  esbuild?: Esbuild;
 }
 /** Bundle the entry into the output file; returns the absolute paths of the inputs read. */
 export function build(options?: BuildOptions): Promise<string[]>;

@@ -27,6 +27,9 @@ import {
 } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+// Every esbuild build in the process is counted there, so the last one under way stops esbuild's
+// service (~20 MB, which would otherwise stay beside the bot `npm start` runs after the build).
+import { buildThenStop } from '../src/esbuild-builds.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const THIS_FILE = fileURLToPath(import.meta.url);
@@ -95,7 +98,7 @@ const PASSKEY_PAGES = 'src/signing/page/app.ts';
 
 /** The passkey pages' bundle (src/signing/assets.ts serves it when it cannot bundle them itself). */
 function passkeyPages(esbuild, outDir) {
-  return esbuild.build({
+  return buildThenStop(esbuild, {
     absWorkingDir: ROOT,
     entryPoints: { app: PASSKEY_PAGES },
     outdir: join(outDir, 'passkeys'),
@@ -112,26 +115,20 @@ function passkeyPages(esbuild, outDir) {
   });
 }
 
-// esbuild's builds under way in this process, under the key src/esbuild-builds.ts counts them by (the
-// passkey and workbench pages bundle in a test's process too): stop() ends every build under way, so
-// the service is stopped by the last one. Otherwise its process (~20 MB) would stay beside the bot
-// `npm start` runs after the build; a later build starts it again.
-const UNDER_WAY = Symbol.for('cngn-desk.esbuild.builds-under-way');
-
-function buildsUnderWay() {
-  globalThis[UNDER_WAY] ??= { builds: 0 };
-  return globalThis[UNDER_WAY];
+/** What `bot` and `pages` built, once both have ended; the first failure, if one failed. */
+async function bothBuilt(bot, pages) {
+  const ended = await Promise.allSettled([bot, pages]);
+  const failed = ended.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
+  return ended.map((outcome) => outcome.value);
 }
 
-async function buildEnded(esbuild) {
-  const under = buildsUnderWay();
-  under.builds -= 1;
-  if (under.builds === 0) await esbuild.stop();
-}
-
-/** Bundle `entry` (relative to the project) into `outfile`; returns the inputs esbuild read. */
-export async function build({ entry = 'src/main.ts', outfile = 'dist/main.js' } = {}) {
-  const esbuild = await import('esbuild');
+/**
+ * Bundle `entry` (relative to the project) into `outfile`; returns the inputs esbuild read. `esbuild`:
+ * the module that builds (the installed one unless a test passes one whose builds it holds or fails).
+ */
+export async function build({ entry = 'src/main.ts', outfile = 'dist/main.js', esbuild: given } = {}) {
+  const esbuild = given ?? (await import('esbuild'));
   const outPath = join(ROOT, outfile);
   const outDir = dirname(outPath);
   const name = basename(outPath, '.js');
@@ -155,9 +152,8 @@ export async function build({ entry = 'src/main.ts', outfile = 'dist/main.js' } 
       });
     },
   };
-  buildsUnderWay().builds += 1;
   const pages = entry === 'src/main.ts' ? passkeyPages(esbuild, outDir) : undefined;
-  const bot = esbuild.build({
+  const bot = buildThenStop(esbuild, {
     absWorkingDir: ROOT,
     entryPoints: { [name]: entry },
     outdir: outDir,
@@ -180,7 +176,9 @@ export async function build({ entry = 'src/main.ts', outfile = 'dist/main.js' } 
     logLevel: 'silent',
     plugins: [importMetaOfSource, unusedBoltReceiver, socketModeOnFirstUse],
   });
-  const [result, pageResult] = await Promise.all([bot, pages]).finally(() => buildEnded(esbuild));
+  // Both ended before the build does: one failing leaves the other to finish (its end may be the one
+  // that stops esbuild's service), and nothing is still building once build() has failed.
+  const [result, pageResult] = await bothBuilt(bot, pages);
   for (const warning of result.warnings) logLine('warn', warning.text, where(warning));
   mkdirSync(outDir, { recursive: true });
   // Written aside and renamed, so a bot starting meanwhile never reads half a file; the entry last,

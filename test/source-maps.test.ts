@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test as base, describe, expect } from 'vitest';
-import { buildThenStop } from '../src/esbuild-builds.js';
+import { buildThenStop } from '../src/esbuild-builds.mjs';
 import { createLogger } from '../src/log.js';
 import { sourceMappedStack } from '../src/source-maps.js';
 

@@ -6,7 +6,7 @@
 
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
-import { buildThenStop } from '../../src/esbuild-builds.js';
+import { buildThenStop } from '../../src/esbuild-builds.mjs';
 
 export const AUDIT_VERIFIER_SCRIPT = 'scripts/audit-verify.mjs';
 

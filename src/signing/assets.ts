@@ -1,11 +1,11 @@
 // The passkey pages as the strings the server sends: one small HTML shell for both pages, and the
 // script and stylesheet under /passkeys/assets/, bundled from page/ with esbuild (with
 // @simplewebauthn/browser) on first call and kept in memory, esbuild's service stopped once no build
-// needs it (../esbuild-builds.ts); a release, without esbuild, serves the bundle the production build
+// needs it (../esbuild-builds.mjs); a release, without esbuild, serves the bundle the production build
 // made (dist/passkeys/). No inline script or style: the pages' policy allows only their own files.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { buildThenStop } from '../esbuild-builds.js';
+import { buildThenStop } from '../esbuild-builds.mjs';
 import { ASSETS } from './protocol.js';
 
 export interface PageAssets {

@@ -20,7 +20,7 @@ function outfileOf(entry: string): string {
 
 const built = new Map<string, Promise<string>>();
 // One build at a time in a worker. Builds running at once in one process (these, the passkey and
-// workbench pages') share esbuild's service, stopped when the last ends (src/esbuild-builds.ts).
+// workbench pages') share esbuild's service, stopped when the last ends (src/esbuild-builds.mjs).
 let queue: Promise<unknown> = Promise.resolve();
 
 /**

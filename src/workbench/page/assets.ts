@@ -1,10 +1,10 @@
 // The workbench page as three strings the server sends: `/` (html), `/workbench/app.js`,
 // `/workbench/app.css`. Bundled from this folder with esbuild on first call and kept in
-// memory, esbuild's service stopped once no build needs it (../../esbuild-builds.ts); nothing is
+// memory, esbuild's service stopped once no build needs it (../../esbuild-builds.mjs); nothing is
 // fetched from outside, so the page works offline.
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
-import { buildThenStop } from '../../esbuild-builds.js';
+import { buildThenStop } from '../../esbuild-builds.mjs';
 import { helpSummary } from '../../slack/commands/help.js';
 import { SUBCOMMANDS } from '../../slack/commands/registry.js';
 import { WORKBENCH_PREFIX } from '../protocol.js';
@@ -51,8 +51,8 @@ function page(): string {
 `;
 }
 
-/** Once per process, at start-up (warmPageAssets), a second or less. */
-async function bundle(): Promise<PageAssets> {
+/** The page bundled now, each call afresh: what pageAssets() keeps (once per process, a second or less). */
+export async function bundlePageAssets(): Promise<PageAssets> {
   const result = await buildThenStop(esbuild, {
     entryPoints: [fileURLToPath(new URL('./app.ts', import.meta.url))],
     bundle: true,
@@ -75,7 +75,7 @@ async function bundle(): Promise<PageAssets> {
 
 /** The page, bundled once per process; a failed bundle is tried again on the next call. */
 export function pageAssets(): Promise<PageAssets> {
-  cached ??= bundle().catch((error: unknown) => {
+  cached ??= bundlePageAssets().catch((error: unknown) => {
     cached = undefined;
     throw error;
   });
