@@ -2,10 +2,12 @@
 // full (the whole address or account, never shortened), the look-alike and first-payment marks on the
 // destination they concern, and what the bot checked when it was filed. Every field reads under the
 // words the Slack approval message uses for it: people by name (as Slack knows them, looked up by the
-// caller) or else their Slack id, times in Lagos time, amounts in naira. Pure: the request and the
-// names in, the page's view out; the page puts every value in as text.
+// caller) or else their Slack id, times in Lagos time, amounts in naira. Text from outside is inert as
+// in Slack: hidden and bidi characters are shown as markers (`⟨U+202E⟩`), so a name reads as it is.
+// Pure: the request and the names in, the page's view out; the page puts every value in as text.
 import type { ApprovalRequest, LookAlikeMark } from '../approvals/index.js';
 import { lagosTime, naira } from '../format/display.js';
+import { markHiddenCharacters } from '../format/hidden-characters.js';
 import { isSlackId } from '../format/mrkdwn.js';
 import { KIND_TITLE } from '../slack/ui/words.js';
 import type { Figure, SignRequestView } from './protocol.js';
@@ -193,9 +195,21 @@ export function signRequestView(
     ...(amount ? { amount } : {}),
     environment: ENVIRONMENT[request.environment] ?? request.environment.toUpperCase(),
     round: request.round,
-    requester: names.get(request.requester) ?? request.requester,
-    figures,
-    checks: checkSentences(request),
+    requester: markHiddenCharacters(names.get(request.requester) ?? request.requester),
+    figures: figures.map(inert),
+    checks: checkSentences(request).map(markHiddenCharacters),
     bytes,
+  };
+}
+
+/**
+ * A figure with its hidden characters marked. Its words are the page's own and hold none, so marking
+ * the whole marks exactly the names, addresses and reasons from outside within it.
+ */
+function inert(figure: Figure): Figure {
+  return {
+    label: figure.label,
+    value: markHiddenCharacters(figure.value),
+    ...(figure.mark ? { mark: markHiddenCharacters(figure.mark) } : {}),
   };
 }

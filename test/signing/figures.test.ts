@@ -179,6 +179,24 @@ describe('the sign page’s view of a request', () => {
     ]);
   });
 
+  it('marks hidden characters in names and words from outside, as Slack does', () => {
+    const redeem = {
+      ...withdrawal,
+      kind: 'redeem',
+      purpose: 'Payout\u200b to ADA OBI \u202eSESIRPRETNE',
+      payload: { amount: '600000.00', bankCode: '044', accountNumber: '0123456789' },
+      display: { bankName: 'Access\u200b Bank', accountName: 'ADA OBI \u202eSESIRPRETNE' },
+      preflight: undefined,
+    } as unknown as ApprovalRequest;
+    const names = new Map([['UREQ', 'Ade\u200b Bello (UREQ)']]);
+    const view = signRequestView(redeem, 'bytes', names);
+    const shown = (label: string) => view.figures.find((f) => f.label === label)?.value;
+    expect(shown('Account name (resolved)')).toBe('ADA OBI ⟨U+202E⟩SESIRPRETNE');
+    expect(shown('Purpose')).toBe('Payout⟨U+200B⟩ to ADA OBI ⟨U+202E⟩SESIRPRETNE');
+    expect(view.figures.find((f) => f.value.includes('Access'))?.value).toContain('Access⟨U+200B⟩ Bank');
+    expect(view.requester).toBe('Ade⟨U+200B⟩ Bello (UREQ)');
+  });
+
   it('says a balance that is not enough', () => {
     const preflight = withdrawal.preflight;
     if (!preflight?.balance) throw new Error('no balance in the fixture');
