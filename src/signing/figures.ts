@@ -26,14 +26,14 @@ const LABELS: Record<ShownKey, string> = {
   networkId: 'Network',
   originNetworkId: 'From network',
   destinationNetworkId: 'To network',
-  destinationAddress: 'To address',
+  destinationAddress: 'Destination address',
   senderAddress: 'Sender address',
   shouldSaveAddress: 'Save address (whitelist it)',
-  bankCode: 'Bank code',
-  accountNumber: 'Account number',
-  bankName: 'Bank',
-  bankAccountNumber: 'Account number',
-  bankAccountName: 'Account name',
+  bankCode: 'To bank account',
+  accountNumber: 'To bank account',
+  bankName: 'New settlement account',
+  bankAccountNumber: 'New settlement account',
+  bankAccountName: 'Account name (resolved)',
   delegator: 'Approver away',
   delegate: 'Delegate (approves in their place)',
   until: 'Until',
@@ -51,6 +51,12 @@ const KIND_LABELS: Partial<Record<ApprovalRequest['kind'], Record<string, string
   // A whitelisted address is not where money goes.
   whitelist: { address: 'Address' },
 };
+
+/**
+ * Fields Slack shows after another on one line, the bank then the account ("Access Bank (044) ·
+ * 0123456789"): each names the field it joins.
+ */
+const JOINS: Record<string, string> = { accountNumber: 'bankCode', bankAccountNumber: 'bankName' };
 
 /** Payload fields that hold a person (a Slack id, or words such as the start-up's freeze). */
 const PERSON_KEYS = new Set(['user', 'delegator', 'delegate', 'frozenBy']);
@@ -127,20 +133,38 @@ function shownValue(key: string, raw: unknown, display: Record<string, unknown>,
 /** Every payload field in full, with what the request's display adds (network and bank names). */
 function destinationFigures(request: ApprovalRequest, names: Names): Figure[] {
   const figures: Figure[] = [];
+  const byKey = new Map<string, Figure>();
   const display = request.display as Record<string, unknown>;
   const labels: Record<string, string> = { ...LABELS, ...KIND_LABELS[request.kind] };
   for (const [key, raw] of Object.entries(request.payload as unknown as Record<string, unknown>)) {
     if (HIDDEN.has(key) || raw === undefined || raw === null) continue;
     const mark = marksFor(request, key, text(raw));
-    figures.push({
-      label: labels[key] ?? key,
-      value: shownValue(key, raw, display, names),
-      ...(mark ? { mark } : {}),
-    });
+    const value = shownValue(key, raw, display, names);
+    const joined = byKey.get(JOINS[key] ?? '');
+    if (joined) {
+      join(joined, value, mark);
+      continue;
+    }
+    const figure: Figure = { label: labels[key] ?? key, value, ...(mark ? { mark } : {}) };
+    byKey.set(key, figure);
+    figures.push(figure);
   }
-  if (typeof display.accountName === 'string')
-    figures.push({ label: 'Account name (resolved)', value: display.accountName });
-  return figures;
+  return [...figures, ...slackOnlyFigures(request)];
+}
+
+/** `value` after `figure`'s own on its line, and its mark after the figure's. */
+function join(figure: Figure, value: string, mark: string | undefined): void {
+  figure.value = `${figure.value} · ${value}`;
+  if (mark) figure.mark = figure.mark ? `${figure.mark} ${mark}` : mark;
+}
+
+/** What Slack's message adds to the payload: a redemption's resolved name, a delegation without a cap. */
+function slackOnlyFigures(request: ApprovalRequest): Figure[] {
+  if (request.kind === 'redeem')
+    return [{ label: 'Account name (resolved)', value: request.display.accountName ?? '—' }];
+  if (request.kind === 'delegation' && !request.payload.max)
+    return [{ label: 'Cap per request', value: 'no cap' }];
+  return [];
 }
 
 /** What the bot checked at filing, one plain sentence each. */
