@@ -158,8 +158,17 @@ function join(figure: Figure, value: string, mark: string | undefined): void {
   if (mark) figure.mark = figure.mark ? `${figure.mark} ${mark}` : mark;
 }
 
-/** What Slack's message adds to the payload: a redemption's resolved name, a delegation without a cap. */
+/**
+ * What Slack's message adds to the payload: a redemption's resolved name, a delegation without a cap,
+ * a quoted bridge's receivable and fees (display only: the quote is not in the body sent).
+ */
 function slackOnlyFigures(request: ApprovalRequest): Figure[] {
+  const quote = request.kind === 'bridge' ? request.display.quote : undefined;
+  if (quote)
+    return [
+      { label: 'Receivable', value: naira(quote.amountReceivable) },
+      { label: 'Fees', value: `network ${naira(quote.networkFee)} · bridge ${naira(quote.bridgeFee)}` },
+    ];
   if (request.kind === 'redeem')
     return [{ label: 'Account name (resolved)', value: request.display.accountName ?? '—' }];
   if (request.kind === 'delegation' && !request.payload.max)

@@ -101,6 +101,17 @@ describe('the sign page’s view of a request', () => {
     ]);
   });
 
+  it('shows a quoted bridge’s receivable and fees, worded as Slack words them', () => {
+    const quote = { amountReceivable: '99250.00', networkFee: '500.00', bridgeFee: '250.00' };
+    const quoted = { ...bridge, display: { ...bridge.display, quote } } as ApprovalRequest;
+    expect(signRequestView(quoted, 'bytes').figures.slice(4)).toEqual([
+      { label: 'Sender address', value: KNOWN },
+      { label: 'Receivable', value: '₦99,250.00' },
+      { label: 'Fees', value: 'network ₦500.00 · bridge ₦250.00' },
+      { label: 'Purpose', value: 'Supplier payout INV-2231' },
+    ]);
+  });
+
   it('names every field of an unfreeze: who froze by name, since when in Lagos time, and the reason as written', () => {
     expect(signRequestView(unfreeze, 'bytes', NAMES).figures).toEqual([
       { label: 'Frozen by', value: 'Bola Ade (U0BOLA)' },
