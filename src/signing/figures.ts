@@ -9,6 +9,7 @@ import type { ApprovalRequest, LookAlikeMark } from '../approvals/index.js';
 import { lagosTime, naira } from '../format/display.js';
 import { markHiddenCharacters } from '../format/hidden-characters.js';
 import { isSlackId } from '../format/mrkdwn.js';
+import { HIDDEN_CHARACTERS_ADVICE, hiddenCharactersIn } from '../slack/approvals/blocks/message.js';
 import { KIND_TITLE } from '../slack/ui/words.js';
 import type { Figure, SignRequestView } from './protocol.js';
 
@@ -176,6 +177,12 @@ function slackOnlyFigures(request: ApprovalRequest): Figure[] {
   return [];
 }
 
+/** Slack's "Look twice" notice, in plain words, when a name, an address or the purpose holds hidden characters. */
+function hiddenCharactersSentences(request: ApprovalRequest): string[] {
+  const which = hiddenCharactersIn(request);
+  return which ? [`Look twice: ${which} hidden characters, shown as ⟨U+…⟩. ${HIDDEN_CHARACTERS_ADVICE}`] : [];
+}
+
 /** What the bot checked at filing, one plain sentence each. */
 function checkSentences(request: ApprovalRequest): string[] {
   const checks = request.preflight;
@@ -230,7 +237,7 @@ export function signRequestView(
     round: request.round,
     requester: markHiddenCharacters(names.get(request.requester) ?? request.requester),
     figures: figures.map(inert),
-    checks: checkSentences(request).map(markHiddenCharacters),
+    checks: [...hiddenCharactersSentences(request), ...checkSentences(request)].map(markHiddenCharacters),
     bytes,
   };
 }

@@ -247,6 +247,9 @@ describe('the sign page’s view of a request', () => {
     expect(shown('Purpose')).toBe('Payout⟨U+200B⟩ to ADA OBI ⟨U+202E⟩SESIRPRETNE');
     expect(view.figures.find((f) => f.value.includes('Access'))?.value).toContain('Access⟨U+200B⟩ Bank');
     expect(view.requester).toBe('Ade⟨U+200B⟩ Bello (UREQ)');
+    expect(view.checks).toEqual([
+      'Look twice: the bank name, the account name and the purpose contain hidden characters, shown as ⟨U+…⟩. Such characters can make text read as other text: check it with the bank or whoever gave it before this is approved.',
+    ]);
   });
 
   it('says a balance that is not enough', () => {
