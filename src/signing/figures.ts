@@ -2,11 +2,14 @@
 // full (the whole address or account, never shortened), the look-alike and first-payment marks on the
 // destination they concern, and what the bot checked when it was filed. Every field reads under the
 // words the Slack approval message uses for it: people by name (as Slack knows them, looked up by the
-// caller) or else their Slack id, times in Lagos time, amounts in naira. Pure: the request and the
-// names in, the page's view out; the page puts every value in as text.
+// caller) or else their Slack id, times in Lagos time, amounts in naira. Text from outside is inert as
+// in Slack: hidden and bidi characters are shown as markers (`⟨U+202E⟩`), so a name reads as it is.
+// Pure: the request and the names in, the page's view out; the page puts every value in as text.
 import type { ApprovalRequest, LookAlikeMark } from '../approvals/index.js';
 import { lagosTime, naira } from '../format/display.js';
+import { markHiddenCharacters } from '../format/hidden-characters.js';
 import { isSlackId } from '../format/mrkdwn.js';
+import { HIDDEN_CHARACTERS_ADVICE, hiddenCharactersIn } from '../slack/approvals/blocks/message.js';
 import { KIND_TITLE } from '../slack/ui/words.js';
 import type { Figure, SignRequestView } from './protocol.js';
 
@@ -24,14 +27,14 @@ const LABELS: Record<ShownKey, string> = {
   networkId: 'Network',
   originNetworkId: 'From network',
   destinationNetworkId: 'To network',
-  destinationAddress: 'To address',
+  destinationAddress: 'Destination address',
   senderAddress: 'Sender address',
   shouldSaveAddress: 'Save address (whitelist it)',
-  bankCode: 'Bank code',
-  accountNumber: 'Account number',
-  bankName: 'Bank',
-  bankAccountNumber: 'Account number',
-  bankAccountName: 'Account name',
+  bankCode: 'To bank account',
+  accountNumber: 'To bank account',
+  bankName: 'New settlement account',
+  bankAccountNumber: 'New settlement account',
+  bankAccountName: 'Account name (resolved)',
   delegator: 'Approver away',
   delegate: 'Delegate (approves in their place)',
   until: 'Until',
@@ -49,6 +52,12 @@ const KIND_LABELS: Partial<Record<ApprovalRequest['kind'], Record<string, string
   // A whitelisted address is not where money goes.
   whitelist: { address: 'Address' },
 };
+
+/**
+ * Fields Slack shows after another on one line, the bank then the account ("Access Bank (044) ·
+ * 0123456789"): each names the field it joins.
+ */
+const JOINS: Record<string, string> = { accountNumber: 'bankCode', bankAccountNumber: 'bankName' };
 
 /** Payload fields that hold a person (a Slack id, or words such as the start-up's freeze). */
 const PERSON_KEYS = new Set(['user', 'delegator', 'delegate', 'frozenBy']);
@@ -125,20 +134,53 @@ function shownValue(key: string, raw: unknown, display: Record<string, unknown>,
 /** Every payload field in full, with what the request's display adds (network and bank names). */
 function destinationFigures(request: ApprovalRequest, names: Names): Figure[] {
   const figures: Figure[] = [];
+  const byKey = new Map<string, Figure>();
   const display = request.display as Record<string, unknown>;
   const labels: Record<string, string> = { ...LABELS, ...KIND_LABELS[request.kind] };
   for (const [key, raw] of Object.entries(request.payload as unknown as Record<string, unknown>)) {
     if (HIDDEN.has(key) || raw === undefined || raw === null) continue;
     const mark = marksFor(request, key, text(raw));
-    figures.push({
-      label: labels[key] ?? key,
-      value: shownValue(key, raw, display, names),
-      ...(mark ? { mark } : {}),
-    });
+    const value = shownValue(key, raw, display, names);
+    const joined = byKey.get(JOINS[key] ?? '');
+    if (joined) {
+      join(joined, value, mark);
+      continue;
+    }
+    const figure: Figure = { label: labels[key] ?? key, value, ...(mark ? { mark } : {}) };
+    byKey.set(key, figure);
+    figures.push(figure);
   }
-  if (typeof display.accountName === 'string')
-    figures.push({ label: 'Account name (resolved)', value: display.accountName });
-  return figures;
+  return [...figures, ...slackOnlyFigures(request)];
+}
+
+/** `value` after `figure`'s own on its line, and its mark after the figure's. */
+function join(figure: Figure, value: string, mark: string | undefined): void {
+  figure.value = `${figure.value} · ${value}`;
+  if (mark) figure.mark = figure.mark ? `${figure.mark} ${mark}` : mark;
+}
+
+/**
+ * What Slack's message adds to the payload: a redemption's resolved name, a delegation without a cap,
+ * a quoted bridge's receivable and fees (display only: the quote is not in the body sent).
+ */
+function slackOnlyFigures(request: ApprovalRequest): Figure[] {
+  const quote = request.kind === 'bridge' ? request.display.quote : undefined;
+  if (quote)
+    return [
+      { label: 'Receivable', value: naira(quote.amountReceivable) },
+      { label: 'Fees', value: `network ${naira(quote.networkFee)} · bridge ${naira(quote.bridgeFee)}` },
+    ];
+  if (request.kind === 'redeem')
+    return [{ label: 'Account name (resolved)', value: request.display.accountName ?? '—' }];
+  if (request.kind === 'delegation' && !request.payload.max)
+    return [{ label: 'Cap per request', value: 'no cap' }];
+  return [];
+}
+
+/** Slack's "Look twice" notice, in plain words, when a name, an address or the purpose holds hidden characters. */
+function hiddenCharactersSentences(request: ApprovalRequest): string[] {
+  const which = hiddenCharactersIn(request);
+  return which ? [`Look twice: ${which} hidden characters, shown as ⟨U+…⟩. ${HIDDEN_CHARACTERS_ADVICE}`] : [];
 }
 
 /** What the bot checked at filing, one plain sentence each. */
@@ -193,9 +235,21 @@ export function signRequestView(
     ...(amount ? { amount } : {}),
     environment: ENVIRONMENT[request.environment] ?? request.environment.toUpperCase(),
     round: request.round,
-    requester: names.get(request.requester) ?? request.requester,
-    figures,
-    checks: checkSentences(request),
+    requester: markHiddenCharacters(names.get(request.requester) ?? request.requester),
+    figures: figures.map(inert),
+    checks: [...hiddenCharactersSentences(request), ...checkSentences(request)].map(markHiddenCharacters),
     bytes,
+  };
+}
+
+/**
+ * A figure with its hidden characters marked. Its words are the page's own and hold none, so marking
+ * the whole marks exactly the names, addresses and reasons from outside within it.
+ */
+function inert(figure: Figure): Figure {
+  return {
+    label: figure.label,
+    value: markHiddenCharacters(figure.value),
+    ...(figure.mark ? { mark: markHiddenCharacters(figure.mark) } : {}),
   };
 }

@@ -95,8 +95,19 @@ describe('the sign page’s view of a request', () => {
       { label: 'Amount', value: '₦100,000.00' },
       { label: 'From network', value: 'Base (net-base)' },
       { label: 'To network', value: 'BSC (net-bsc)' },
-      { label: 'To address', value: ADDRESS, mark: 'First payment to this destination.' },
+      { label: 'Destination address', value: ADDRESS, mark: 'First payment to this destination.' },
       { label: 'Sender address', value: KNOWN },
+      { label: 'Purpose', value: 'Supplier payout INV-2231' },
+    ]);
+  });
+
+  it('shows a quoted bridge’s receivable and fees, worded as Slack words them', () => {
+    const quote = { amountReceivable: '99250.00', networkFee: '500.00', bridgeFee: '250.00' };
+    const quoted = { ...bridge, display: { ...bridge.display, quote } } as ApprovalRequest;
+    expect(signRequestView(quoted, 'bytes').figures.slice(4)).toEqual([
+      { label: 'Sender address', value: KNOWN },
+      { label: 'Receivable', value: '₦99,250.00' },
+      { label: 'Fees', value: 'network ₦500.00 · bridge ₦250.00' },
       { label: 'Purpose', value: 'Supplier payout INV-2231' },
     ]);
   });
@@ -125,6 +136,47 @@ describe('the sign page’s view of a request', () => {
       { label: 'Delegate (approves in their place)', value: 'Bola Ade (U0BOLA)' },
       { label: 'Until', value: 'Fri 27 Nov 2026, 18:00 WAT' },
       { label: 'Cap per request', value: '₦500,000.00' },
+    ]);
+  });
+
+  it('says a delegation without a cap has none, as Slack does', () => {
+    const { max: _, ...uncapped } = (delegation as Extract<ApprovalRequest, { kind: 'delegation' }>).payload;
+    const view = signRequestView({ ...delegation, payload: uncapped } as ApprovalRequest, 'bytes', NAMES);
+    expect(view.figures.at(-1)).toEqual({ label: 'Cap per request', value: 'no cap' });
+  });
+
+  it('names a redemption’s and a settlement account’s bank and account on one line, in Slack’s words', () => {
+    const redeem = {
+      ...withdrawal,
+      kind: 'redeem',
+      payload: { amount: '600000.00', bankCode: '044', accountNumber: '0123456789' },
+      display: { bankName: 'Access Bank', accountName: 'ADA OBI ENTERPRISES' },
+      preflight: { at: '2026-11-23T07:00:00.000Z', firstPayment: true },
+    } as unknown as ApprovalRequest;
+    expect(signRequestView(redeem, 'bytes').figures).toEqual([
+      { label: 'Amount', value: '₦600,000.00' },
+      {
+        label: 'To bank account',
+        value: 'Access Bank (044) · 0123456789',
+        mark: 'First payment to this destination.',
+      },
+      { label: 'Account name (resolved)', value: 'ADA OBI ENTERPRISES' },
+      { label: 'Purpose', value: 'Supplier payout INV-2231' },
+    ]);
+    const unresolved = { ...redeem, display: { bankName: 'Access Bank' } } as ApprovalRequest;
+    expect(signRequestView(unresolved, 'bytes').figures[2]).toEqual({
+      label: 'Account name (resolved)',
+      value: '—',
+    });
+    const settlement = {
+      ...unfreeze,
+      kind: 'settlement',
+      payload: { bankName: 'GTBank', bankAccountName: 'CNGN DESK LTD', bankAccountNumber: '0987654321' },
+      display: { accountName: 'CNGN DESK LTD' },
+    } as unknown as ApprovalRequest;
+    expect(signRequestView(settlement, 'bytes').figures).toEqual([
+      { label: 'New settlement account', value: 'GTBank · 0987654321' },
+      { label: 'Account name (resolved)', value: 'CNGN DESK LTD' },
     ]);
   });
 
@@ -176,6 +228,27 @@ describe('the sign page’s view of a request', () => {
       'Not on the whitelist.',
       'First payment to this destination.',
       `Look-alike address: it resembles ${KNOWN}, paid before, but is not the same. Compare every character.`,
+    ]);
+  });
+
+  it('marks hidden characters in names and words from outside, as Slack does', () => {
+    const redeem = {
+      ...withdrawal,
+      kind: 'redeem',
+      purpose: 'Payout\u200b to ADA OBI \u202eSESIRPRETNE',
+      payload: { amount: '600000.00', bankCode: '044', accountNumber: '0123456789' },
+      display: { bankName: 'Access\u200b Bank', accountName: 'ADA OBI \u202eSESIRPRETNE' },
+      preflight: undefined,
+    } as unknown as ApprovalRequest;
+    const names = new Map([['UREQ', 'Ade\u200b Bello (UREQ)']]);
+    const view = signRequestView(redeem, 'bytes', names);
+    const shown = (label: string) => view.figures.find((f) => f.label === label)?.value;
+    expect(shown('Account name (resolved)')).toBe('ADA OBI ⟨U+202E⟩SESIRPRETNE');
+    expect(shown('Purpose')).toBe('Payout⟨U+200B⟩ to ADA OBI ⟨U+202E⟩SESIRPRETNE');
+    expect(view.figures.find((f) => f.value.includes('Access'))?.value).toContain('Access⟨U+200B⟩ Bank');
+    expect(view.requester).toBe('Ade⟨U+200B⟩ Bello (UREQ)');
+    expect(view.checks).toEqual([
+      'Look twice: the bank name, the account name and the purpose contain hidden characters, shown as ⟨U+…⟩. Such characters can make text read as other text: check it with the bank or whoever gave it before this is approved.',
     ]);
   });
 

@@ -160,19 +160,31 @@ function destinationTexts(request: ApprovalRequest): Array<[words: string, value
   }
 }
 
+/** What an approver does about hidden characters, said after which figures hold them. */
+export const HIDDEN_CHARACTERS_ADVICE =
+  'Such characters can make text read as other text: check it with the bank or whoever gave it before this is approved.';
+
+/**
+ * Which of a request's names, addresses and purpose hold hidden characters, with the verb ("the
+ * account name contains", "the bank name and the purpose contain"); undefined when none does.
+ */
+export function hiddenCharactersIn(request: ApprovalRequest): string | undefined {
+  const texts = [...destinationTexts(request), ['purpose', request.purpose] as const];
+  const fields = texts.filter(([, value]) => hasHiddenCharacters(value)).map(([words]) => `the ${words}`);
+  if (fields.length === 0) return undefined;
+  return fields.length === 1
+    ? `${fields[0]} contains`
+    : `${fields.slice(0, -1).join(', ')} and ${fields.at(-1)} contain`;
+}
+
 /**
  * Said in words under the figures when a name or address holds hidden characters (each is shown as a
  * marker such as ⟨U+202E⟩), so whoever approves looks twice; nothing when none does.
  */
 export function hiddenCharactersNotice(request: ApprovalRequest): KnownBlock[] {
-  const texts = [...destinationTexts(request), ['purpose', request.purpose] as const];
-  const fields = texts.filter(([, value]) => hasHiddenCharacters(value)).map(([words]) => `the ${words}`);
-  if (fields.length === 0) return [];
-  const which =
-    fields.length === 1
-      ? `${fields[0]} contains`
-      : `${fields.slice(0, -1).join(', ')} and ${fields.at(-1)} contain`;
-  const text = `:warning: *Look twice: ${which} hidden characters*, shown as ⟨U+…⟩. Such characters can make text read as other text: check it with the bank or whoever gave it before this is approved.`;
+  const which = hiddenCharactersIn(request);
+  if (!which) return [];
+  const text = `:warning: *Look twice: ${which} hidden characters*, shown as ⟨U+…⟩. ${HIDDEN_CHARACTERS_ADVICE}`;
   return [{ type: 'context', elements: [{ type: 'mrkdwn', text }] }];
 }
 
