@@ -204,53 +204,135 @@ function requesterProblems(approvals, inPlaceOf, requester) {
   const delegate = approvals.find((user) => inPlaceOf(user) === requester);
   return delegate ? [`${delegate} approved in the place of ${requester}, who filed it`] : [];
 }
+var short = (id) => id.length > 12 ? `${id.slice(0, 12)}…` : id;
+function repeats() {
+  const nonces = /* @__PURE__ */ new Map();
+  const passkeys = /* @__PURE__ */ new Map();
+  return ({ user, nonce, credentialId }) => {
+    const sameNonce = nonces.get(nonce);
+    const samePasskey = passkeys.get(credentialId);
+    if (sameNonce === void 0) nonces.set(nonce, user);
+    if (samePasskey === void 0) passkeys.set(credentialId, user);
+    if (sameNonce !== void 0) return `repeats the nonce of ${sameNonce}'s (one assertion counted twice)`;
+    if (samePasskey !== void 0) {
+      return `is by passkey ${short(credentialId)}, as ${samePasskey}'s is (one passkey counted twice)`;
+    }
+    return void 0;
+  };
+}
 
 // src/audit/approver-pool.ts
+var HOLD_ORDER = ["named", "joined", "unknown", "out"];
 var GENERAL = "approvers";
+var BY_KIND = "approvers for ";
 var GENERAL_POOL = "the approvers above";
-var EVERYONE = "every member who is not a guest";
+var NOBODY = "nobody";
 var SLACK_GROUP = /^S[A-Z0-9]{2,}$/;
-var ApproverPools = class {
-  /** The approver settings of the newest policy entry; undefined: none recorded yet. */
-  settings;
+var RecordedPools = class {
+  /** The approver settings of every policy entry, in chain order. */
+  snapshots = [];
   /** For each group, each member's recorded joins and leaves. */
   members = /* @__PURE__ */ new Map();
-  /** A policy entry: the settings in effect, or a group's members seen to change at its time. */
+  /** A policy entry: the settings in effect, or a group's members seen to change. */
   read(entry) {
     const policy = entry.policy;
+    const seq = entry.seq ?? 0;
     if (policy?.settings) {
-      const approverSettings = policy.settings.filter((s) => s.name.startsWith(GENERAL));
-      this.settings = new Map(approverSettings.map((s) => [s.name, s.value]));
+      const approverSettings = policy.settings.filter(
+        (s) => s.name === GENERAL || s.name.startsWith(BY_KIND)
+      );
+      this.snapshots.push({ seq, settings: new Map(approverSettings.map((s) => [s.name, s.value])) });
     }
     if (!policy?.group) return;
-    const at = Date.parse(entry.at);
     const group = this.members.get(policy.group) ?? /* @__PURE__ */ new Map();
     this.members.set(policy.group, group);
-    const note = (user, joined) => group.set(user, [...group.get(user) ?? [], { at, joined }]);
+    const note = (user, joined) => group.set(user, [...group.get(user) ?? [], { seq, joined }]);
     for (const user of policy.added ?? []) note(user, true);
     for (const user of policy.removed ?? []) note(user, false);
   }
-  /** Who approves `kind` (undefined: the general pool), in words or IDs; undefined while none is recorded. */
-  poolOf(kind) {
-    const own = kind === void 0 ? void 0 : this.settings?.get(`${GENERAL} for ${kind}`);
-    return own === void 0 || own === GENERAL_POOL ? this.settings?.get(GENERAL) : own;
+  /**
+   * Was `person` an approver of `kind` when approving at `place`, as far as the chain tells: in if some
+   * settings of the window had them, out only if every one was people by ID and none named them.
+   * Undefined: no approvers recorded.
+   */
+  standing(kind, person, place) {
+    const window = this.window(place);
+    if (!window) return void 0;
+    const holds = window.snapshots.map(
+      (s) => this.holdOf([poolOf(s.settings, kind)], person, place, window.until)
+    );
+    if (holds.some((h) => h.hold === "named" || h.hold === "joined")) return { standing: "in", groups: [] };
+    const groups = [...new Set(holds.flatMap((h) => h.groups))];
+    return holds.some((h) => h.hold === "unknown") ? { standing: "unknown", groups } : { standing: "out", groups };
   }
-  /** Was `user` an approver of `kind` at `at`, as far as the chain tells? Undefined: no approvers recorded. */
-  standing(kind, user, at) {
-    const pool = this.poolOf(kind);
-    if (pool === void 0) return void 0;
-    if (pool === EVERYONE) return { standing: "in", groups: [] };
-    if (typeof pool === "string") return { standing: "out", groups: [] };
-    if (pool.includes(user)) return { standing: "in", groups: [] };
-    const unplaced = [];
-    for (const group of pool.filter((id) => SLACK_GROUP.test(id))) {
-      const last = this.members.get(group)?.get(user)?.findLast((change) => change.at <= at);
-      if (last?.joined) return { standing: "in", groups: [] };
-      if (!last) unplaced.push(group);
-    }
-    return { standing: unplaced.length > 0 ? "unknown" : "out", groups: unplaced };
+  /**
+   * Was `holder` surely an approver of some kind (as the engine counts first passkeys) at `place`: named
+   * by ID in every settings of the window (`in`), in none and in no group (`out`), or maybe (`unknown`,
+   * a recorded join not ruling out a leave the bot never saw). Undefined: no approvers recorded.
+   */
+  holderStanding(holder, place) {
+    const window = this.window(place);
+    if (!window) return void 0;
+    const holds = window.snapshots.map(
+      (s) => this.holdOf(anyKindPools(s.settings), holder, place, window.until)
+    );
+    if (holds.every((h) => h.hold === "named")) return "in";
+    return holds.every((h) => h.hold === "out") ? "out" : "unknown";
+  }
+  /**
+   * The settings an approval at `place` may have been judged under: from those in force at its step
+   * (without one, or before any, the first recorded) up to and including the first recorded after the
+   * sending (the restart gap); `until`, that one's seq (none yet: no end).
+   */
+  window(place) {
+    if (this.snapshots.length === 0) return void 0;
+    const { step } = place;
+    const first = step === void 0 ? 0 : Math.max(
+      0,
+      this.snapshots.findLastIndex((s) => s.seq < step)
+    );
+    const after = this.snapshots.findIndex((s) => s.seq > place.sent);
+    const snapshots = this.snapshots.slice(first, after < 0 ? void 0 : after + 1);
+    return { snapshots, until: after < 0 ? Number.POSITIVE_INFINITY : this.snapshots[after]?.seq ?? 0 };
+  }
+  /** How the best of `pools` holds `person`, and the groups that leave it unknown. */
+  holdOf(pools, person, place, until) {
+    const holds = pools.map((pool) => this.poolHolds(pool, person, place, until));
+    const best = Math.min(...holds.map((h) => HOLD_ORDER.indexOf(h.hold)));
+    return { hold: HOLD_ORDER[best] ?? "out", groups: holds.flatMap((h) => h.groups) };
+  }
+  /**
+   * How one pool holds `person`: words other than `nobody` (everyone who is not a guest, or words this
+   * reader does not know, which prove nothing) name them; a group with their join recorded holds them.
+   */
+  poolHolds(pool, person, place, until) {
+    if (typeof pool === "string") return { hold: pool === NOBODY ? "out" : "named", groups: [] };
+    if (pool.includes(person)) return { hold: "named", groups: [] };
+    const groups = pool.filter((id) => SLACK_GROUP.test(id));
+    if (groups.some((group) => this.joined(group, person, place, until)))
+      return { hold: "joined", groups: [] };
+    return { hold: groups.length > 0 ? "unknown" : "out", groups };
+  }
+  /**
+   * Does the chain show `person` in `group` at the approval: their last change before its step a join,
+   * or a join recorded after it up to `until` (the bot sees and records a change late)?
+   */
+  joined(group, person, { step }, until) {
+    const history = this.members.get(group)?.get(person) ?? [];
+    const before = step === void 0 ? void 0 : history.findLast((change) => change.seq < step);
+    if (before?.joined) return true;
+    return history.some((c) => c.joined && (step === void 0 || c.seq > step) && c.seq <= until);
   }
 };
+function poolOf(settings, kind) {
+  const own = settings.get(`${BY_KIND}${kind}`);
+  return own === void 0 || own === GENERAL_POOL ? settings.get(GENERAL) ?? NOBODY : own;
+}
+function anyKindPools(settings) {
+  const kinds = [...settings.keys()].filter((name) => name.startsWith(BY_KIND));
+  if (kinds.length === 0) return [settings.get(GENERAL) ?? NOBODY];
+  return kinds.map((name) => poolOf(settings, name.slice(BY_KIND.length)));
+}
 
 // src/audit/passkey-keys.ts
 import { createHash as createHash3, createPublicKey, verify } from "node:crypto";
@@ -864,7 +946,7 @@ var SENT_STATES = /* @__PURE__ */ new Set(["sent", "completed", "outcome-unknown
 var APPROVAL_STEPS = /* @__PURE__ */ new Set(["approval-added", "approved"]);
 var SENT_BACK = "sent-back";
 var POLICY_SETTING = "signed approvals";
-var short = (id) => id.length > 12 ? `${id.slice(0, 12)}…` : id;
+var short2 = (id) => id.length > 12 ? `${id.slice(0, 12)}…` : id;
 function signingPolicyOf(value) {
   if (typeof value !== "string") return void 0;
   const words = /^(all|above (.+)) at (\S+)$/.exec(value.trim());
@@ -878,14 +960,17 @@ function policyNeeds(policy, kind, amount) {
   return Money.parseDecimal(amount).kobo > policy.above;
 }
 var EvidenceWalk = class {
+  /** `pools`: who the policy let approve, read from the whole chain first (a later record may settle one). */
+  constructor(pools) {
+    this.pools = pools;
+  }
+  pools;
   problems = [];
   unknown = [];
   requests = 0;
   signatures = 0;
   /** Undefined: signing off (or never recorded). */
   policy;
-  /** Who the policy let approve, and a group's members as the chain saw them change. */
-  pools = new ApproverPools();
   passkeys = /* @__PURE__ */ new Map();
   /**
    * For each request, when each approver of its current round first approved and in whose place, as
@@ -899,7 +984,6 @@ var EvidenceWalk = class {
   filed = /* @__PURE__ */ new Map();
   checked = /* @__PURE__ */ new Set();
   read({ entry, segment }) {
-    if (entry.kind === "policy") this.pools.read(entry);
     if (entry.kind === "policy" && entry.policy?.settings) this.readPolicy(entry, segment);
     if (!entry.requestId) return;
     const at = Date.parse(entry.at);
@@ -923,10 +1007,12 @@ var EvidenceWalk = class {
    * An approval step at `at`: the approver's own, or (`onBehalfOf`) a delegate's in that approver's
    * place. A second step by one approver in a round (only a store edit writes one) keeps the first's time.
    */
-  readApproval(requestId, actor, { onBehalfOf }, at) {
+  readApproval(requestId, actor, entry, at) {
     const round = this.rounds.get(requestId) ?? /* @__PURE__ */ new Map();
-    const first = round.get(actor)?.at;
-    round.set(actor, { at: first !== void 0 && first <= at ? first : at, onBehalfOf });
+    const first = round.get(actor);
+    const seq = entry.seq ?? 0;
+    const keep = first !== void 0 && first.at <= at;
+    round.set(actor, { at: keep ? first.at : at, seq: first?.seq ?? seq, onBehalfOf: entry.onBehalfOf });
     this.rounds.set(requestId, round);
   }
   /**
@@ -935,6 +1021,10 @@ var EvidenceWalk = class {
    */
   approvedAt(entry, user) {
     return this.rounds.get(entry.requestId ?? "")?.get(user)?.at ?? Date.parse(entry.at);
+  }
+  /** Where in the chain `user` approved the request this entry sent, and where it was sent. */
+  placeOf(entry, user) {
+    return { step: this.rounds.get(entry.requestId ?? "")?.get(user)?.seq, sent: entry.seq ?? 0 };
   }
   readPolicy(entry, segment) {
     const settings = entry.policy?.settings ?? [];
@@ -966,16 +1056,16 @@ var EvidenceWalk = class {
   }
   /**
    * May `user`'s unsigned approval at `at` of this passkey registration count: fewer than two approvers
-   * (the general pool, as the engine counts) had held a passkey just before it (revoked since or not),
-   * and `user` then held no live one? `unplaced`: the holders the chain cannot place in the pool, named
-   * when counting them would have closed the click.
+   * (anyone in the pool of some kind, as the engine counts) had held a passkey just before it (revoked
+   * since or not), and `user` then held no live one? Only holders surely approvers close it; `unplaced`:
+   * those who may have been (a group's members), named when counting them would have closed it.
    */
-  clickCounts(user, at) {
+  clickCounts(user, at, place) {
     const held = [...this.passkeys.values()].filter((p) => p.addedAt < at);
     const approvers = [];
     const unplaced = [];
     for (const holder of new Set(held.map((p) => p.user))) {
-      const standing = this.pools.standing(void 0, holder, at)?.standing ?? "in";
+      const standing = this.pools.holderStanding(holder, place) ?? "in";
       if (standing === "in") approvers.push(holder);
       if (standing === "unknown") unplaced.push(holder);
     }
@@ -993,11 +1083,12 @@ var EvidenceWalk = class {
    */
   unsignedProblem(entry, user, doubt) {
     const at = this.approvedAt(entry, user);
-    const click = entry.kind === "passkey" ? this.clickCounts(user, at) : void 0;
+    const click = entry.kind === "passkey" ? this.clickCounts(user, at, this.placeOf(entry, user)) : void 0;
     if (click?.counts && click.unplaced.length > 0) {
       const holders = click.unplaced.join(", ");
       doubt(
-        `cannot tell whether ${user}'s unsigned approval counts: it does only if ${holders}, who held passkeys then, were not approvers, and the archive does not record whether they were members of the approvers' group`
+        user,
+        `cannot tell whether ${user}'s unsigned approval counts: it does only if fewer than two approvers held passkeys then, and the archive does not tell whether ${holders}, who did, were approvers (members of the approvers' group)`
       );
     }
     if (click?.counts) return void 0;
@@ -1012,7 +1103,7 @@ var EvidenceWalk = class {
     const needed = this.needed(entry);
     if (!figures || !needed && signatures.length === 0) return;
     const about = `request ${entry.requestId} (${entry.kind}, sent at seq ${entry.seq})`;
-    const doubt = (why) => this.unknown.push({ segment, text: `${about}: ${why}` });
+    const doubt = (user, why) => this.unknown.push({ segment, text: `${about}: ${why}`, approval: `${entry.requestId} ${user}` });
     const problems = needed ? this.approvalProblems(entry, signatures, doubt) : [];
     if (signatures.length === 0 && figures.approvals.length > 0 && problems.length === 0) return;
     this.requests += 1;
@@ -1042,23 +1133,31 @@ var EvidenceWalk = class {
     ];
   }
   /**
-   * Approvals by someone the approvers setting did not name when they approved (for a delegate's, the
-   * approver whose place they took); one the chain cannot place (a group's member never seen to join
-   * or leave) goes to `doubt`.
+   * Approvals by someone no approvers setting that may have judged them named (for a delegate's, the
+   * approver whose place they took; approver-pool.ts says which settings and why a group never proves
+   * it); one the chain cannot settle goes to `doubt`: a group's member with no join recorded, or an
+   * approval whose step is not in the archive (it may have been a delegate's, in an approver's place).
    */
   poolProblems(entry, doubt) {
     const round = this.rounds.get(entry.requestId ?? "");
     const problems = [];
     for (const user of entry.figures?.approvals ?? []) {
       const person = round?.get(user)?.onBehalfOf ?? user;
-      const answer = this.pools.standing(entry.kind, person, this.approvedAt(entry, user));
+      const answer = this.pools.standing(entry.kind, person, this.placeOf(entry, user));
       const who = person === user ? user : `${person}, in whose place ${user} approved,`;
-      if (answer?.standing === "out")
+      if (answer?.standing === "out" && round?.has(user)) {
         problems.push(`${who} was not an approver of ${entry.kind} requests then`);
+      } else if (answer?.standing === "out") {
+        doubt(
+          user,
+          `cannot tell whether ${user}'s approval was by an approver: ${user} was none, and the archive holds no approval step of theirs to say whose place they may have taken`
+        );
+      }
       if (answer?.standing === "unknown") {
         const groups = answer.groups.join(", ");
         doubt(
-          `cannot tell whether ${who} was an approver then: the archive records no joining or leaving of ${groups} by ${person} before the approval`
+          user,
+          `cannot tell whether ${who} was an approver then: the archive records no joining of ${groups} by ${person} by then, and the bot records only the changes it sees`
         );
       }
     }
@@ -1089,7 +1188,7 @@ var EvidenceWalk = class {
   /** Why one assertion does not count for this entry's figures; undefined when it does. */
   signatureProblem(entry, signature) {
     const passkey = this.passkeys.get(signature.credentialId);
-    const credential = `passkey ${short(signature.credentialId)}`;
+    const credential = `passkey ${short2(signature.credentialId)}`;
     if (!passkey) return `is by ${credential}, which no registration before it in the chain made`;
     if (passkey.user !== signature.user) return `is by ${credential}, registered to ${passkey.user}`;
     const at = this.approvedAt(entry, signature.user);
@@ -1124,21 +1223,6 @@ var EvidenceWalk = class {
     return holds ? void 0 : "does not verify with the public key its passkey was registered with";
   }
 };
-function repeats() {
-  const nonces = /* @__PURE__ */ new Map();
-  const passkeys = /* @__PURE__ */ new Map();
-  return ({ user, nonce, credentialId }) => {
-    const sameNonce = nonces.get(nonce);
-    const samePasskey = passkeys.get(credentialId);
-    if (sameNonce === void 0) nonces.set(nonce, user);
-    if (samePasskey === void 0) passkeys.set(credentialId, user);
-    if (sameNonce !== void 0) return `repeats the nonce of ${sameNonce}'s (one assertion counted twice)`;
-    if (samePasskey !== void 0) {
-      return `is by passkey ${short(credentialId)}, as ${samePasskey}'s is (one passkey counted twice)`;
-    }
-    return void 0;
-  };
-}
 function entrySignedBytes(entry) {
   const figures = entry.figures;
   if (!figures || figures.round === void 0) return void 0;
@@ -1177,8 +1261,11 @@ function authenticatorProblem(authenticatorData, policy) {
   return void 0;
 }
 function checkApprovalEvidence(entries) {
-  const walk = new EvidenceWalk();
-  for (const placed of entries) walk.read(placed);
+  const placed = [...entries];
+  const pools = new RecordedPools();
+  for (const { entry } of placed) if (entry.kind === "policy") pools.read(entry);
+  const walk = new EvidenceWalk(pools);
+  for (const each of placed) walk.read(each);
   const { problems, unknown, requests, signatures } = walk;
   return { problems, unknown, requests, signatures };
 }
@@ -1235,7 +1322,7 @@ function signatureHolds(text, signature, keyHex) {
     return false;
   }
 }
-var short2 = (hex) => `${hex.slice(0, 12)}…`;
+var short3 = (hex) => `${hex.slice(0, 12)}…`;
 var sha256Hex = (bytes) => createHash5("sha256").update(bytes).digest("hex");
 
 // src/audit/segments.ts
@@ -1407,7 +1494,7 @@ function manifestProblems(manifest, expected, given) {
     problems.push(`its manifest has an unknown format (${String(manifest.format)})`);
   if (expected.length > 0 && !expected.includes(manifest.key)) {
     problems.push(
-      given ? `signed by key ${short2(manifest.key)}, not by the key given (${expected.map(short2).join(", ")})` : `signed by key ${short2(manifest.key)}, while the first segment is signed by key ${short2(expected[0] ?? "")}`
+      given ? `signed by key ${short3(manifest.key)}, not by the key given (${expected.map(short3).join(", ")})` : `signed by key ${short3(manifest.key)}, while the first segment is signed by key ${short3(expected[0] ?? "")}`
     );
   } else if (!signatureHolds(manifestText(manifest), manifest.signature, manifest.key)) {
     problems.push("its manifest does not match its signature: it was changed after it was signed");
@@ -1527,23 +1614,23 @@ function runVerifier(args, print) {
   if (exportPasskey !== void 0) return printPasskey(found, exportPasskey, print);
   print(`Checking the audit archive at ${path}`);
   let problems = 0;
-  let unknown = 0;
+  const unknown = /* @__PURE__ */ new Set();
   for (const { name, segments } of found.environments) {
     problems += printEnvironment(name, verifySegments(name, segments, keys, found.single), print);
     if (found.single) continue;
     const evidence = printEvidence(name, segments, print);
     problems += evidence.problems;
-    unknown += evidence.unknown;
+    for (const approval of evidence.unknown) unknown.add(`${name} ${approval}`);
   }
   if (found.single) {
     print("One segment checked alone: whether segments before or after it are missing is not checked.");
   }
-  if (unknown > 0) {
+  if (unknown.size > 0) {
     print(
-      `NOT CHECKED: ${unknown} approval${unknown === 1 ? "" : "s"} (CANNOT TELL above): the archive does not record whether the people named were members of the approvers' group then.`
+      `NOT CHECKED: ${approvalsText(unknown.size)} (CANNOT TELL above): the archive does not tell whether the people named were approvers then.`
     );
   }
-  return verdict(problems, keys, print);
+  return verdict(problems, keys, unknown.size, print);
 }
 function readArguments(words, print) {
   const { rest: args, value: exportPasskey } = takeOption(words, "--export-passkey");
@@ -1606,7 +1693,7 @@ function printEvidence(name, segments, print) {
       `${name}: ${report.signatures} passkey signature${report.signatures === 1 ? "" : "s"} checked on ${report.requests} request${report.requests === 1 ? "" : "s"} sent with signed approvals`
     );
   }
-  return { problems: report.problems.length, unknown: report.unknown.length };
+  return { problems: report.problems.length, unknown: report.unknown.map((doubt) => doubt.approval) };
 }
 function printPasskey(found, credentialId, print) {
   for (const { segments } of found.environments) {
@@ -1625,7 +1712,7 @@ function printPasskey(found, credentialId, print) {
   print(`audit-verify: no registration of passkey ${credentialId} in this archive`);
   return 1;
 }
-function verdict(problems, keys, print) {
+function verdict(problems, keys, unchecked, print) {
   if (problems > 0) {
     print(`${problems} problem${problems === 1 ? "" : "s"} found.`);
     return 1;
@@ -1636,9 +1723,11 @@ function verdict(problems, keys, print) {
     );
     return NO_KEY_STATUS;
   }
-  print("No problems: every signature, hash and link checks out.");
+  const but = unchecked > 0 ? `; ${approvalsText(unchecked)} not checked (CANNOT TELL above)` : "";
+  print(`No problems: every signature, hash and link checks out${but}.`);
   return 0;
 }
+var approvalsText = (n) => `${n} approval${n === 1 ? "" : "s"}`;
 function usage(print, why) {
   print(`audit-verify: ${why}`);
   print(USAGE);

@@ -15,14 +15,15 @@
 // place it took (forgotten when the request is sent back, its approvals cleared). A passkey
 // registration's approval may be a click (a new install's first passkeys) only while fewer than two
 // approvers had ever held a passkey (executed registrations, revoked since or not) and only by an
-// approver who then held no live passkey. Each approval is by someone the approvers setting then named
-// (a delegate's: the approver whose place they took); where that is a Slack group whose members the
-// chain never showed the person joining or leaving, the report says it cannot tell (approver-pool.ts).
+// approver who then held no live passkey. Each approval is by someone an approvers setting that may have
+// judged it named (a delegate's: the approver whose place they took); where only a Slack group could
+// have, and the chain shows no join, or where its step is missing, the report says it cannot tell
+// (approver-pool.ts).
 import { createHash } from 'node:crypto';
 import { Money } from '../format/money.js';
 import { signedBytes, signedChallenge } from './approval-bytes.js';
-import { countPeople, requesterProblems } from './approval-people.js';
-import { ApproverPools } from './approver-pool.js';
+import { countPeople, repeats, requesterProblems } from './approval-people.js';
+import { type ApprovalPlace, RecordedPools } from './approver-pool.js';
 import { assertionHolds, type PasskeyKey, passkeyKey } from './passkey-keys.js';
 import type { SegmentOnDisk } from './segments.js';
 import type { AuditEntry } from './types.js';
@@ -39,10 +40,15 @@ interface EvidenceProblem {
   text: string;
 }
 
+/** An approval the chain cannot settle: its request and person, as `request user`. */
+interface Doubt extends EvidenceProblem {
+  approval: string;
+}
+
 export interface EvidenceReport {
   problems: EvidenceProblem[];
-  /** What the chain cannot tell: approvers whose membership of a group the archive does not record. */
-  unknown: EvidenceProblem[];
+  /** What the chain cannot tell, each about one approval (`approval`: the request and the person). */
+  unknown: Doubt[];
   /** Requests sent that needed or carried signatures, and the assertions checked. */
   requests: number;
   signatures: number;
@@ -74,8 +80,13 @@ interface Registered {
 /** An approval of a request's current round, as its step recorded it: when, and in whose place (undefined: own). */
 interface RoundApproval {
   at: number;
+  /** The step's seq: where in the chain it was recorded. */
+  seq: number;
   onBehalfOf?: string;
 }
+
+/** Told of an approval by `user` the chain cannot settle, and why. */
+type DoubtSink = (user: string, why: string) => void;
 
 type Signature = NonNullable<NonNullable<AuditEntry['figures']>['signatures']>[number];
 
@@ -105,13 +116,11 @@ export function policyNeeds(policy: SigningPolicy, kind: string, amount: string 
 /** The chain read in order: what is in force at each entry, and each sending checked. */
 class EvidenceWalk {
   readonly problems: EvidenceProblem[] = [];
-  readonly unknown: EvidenceProblem[] = [];
+  readonly unknown: Doubt[] = [];
   requests = 0;
   signatures = 0;
   /** Undefined: signing off (or never recorded). */
   private policy: SigningPolicy | undefined;
-  /** Who the policy let approve, and a group's members as the chain saw them change. */
-  private readonly pools = new ApproverPools();
   private readonly passkeys = new Map<string, Registered>();
   /**
    * For each request, when each approver of its current round first approved and in whose place, as
@@ -125,8 +134,10 @@ class EvidenceWalk {
   private readonly filed = new Map<string, { requester?: string; required?: number }>();
   private readonly checked = new Set<string>();
 
+  /** `pools`: who the policy let approve, read from the whole chain first (a later record may settle one). */
+  constructor(private readonly pools: RecordedPools) {}
+
   read({ entry, segment }: PlacedEntry): void {
-    if (entry.kind === 'policy') this.pools.read(entry);
     if (entry.kind === 'policy' && entry.policy?.settings) this.readPolicy(entry, segment);
     if (!entry.requestId) return;
     const at = Date.parse(entry.at);
@@ -152,10 +163,12 @@ class EvidenceWalk {
    * An approval step at `at`: the approver's own, or (`onBehalfOf`) a delegate's in that approver's
    * place. A second step by one approver in a round (only a store edit writes one) keeps the first's time.
    */
-  private readApproval(requestId: string, actor: string, { onBehalfOf }: AuditEntry, at: number): void {
+  private readApproval(requestId: string, actor: string, entry: AuditEntry, at: number): void {
     const round = this.rounds.get(requestId) ?? new Map<string, RoundApproval>();
-    const first = round.get(actor)?.at;
-    round.set(actor, { at: first !== undefined && first <= at ? first : at, onBehalfOf });
+    const first = round.get(actor);
+    const seq = entry.seq ?? 0;
+    const keep = first !== undefined && first.at <= at;
+    round.set(actor, { at: keep ? first.at : at, seq: first?.seq ?? seq, onBehalfOf: entry.onBehalfOf });
     this.rounds.set(requestId, round);
   }
 
@@ -165,6 +178,11 @@ class EvidenceWalk {
    */
   private approvedAt(entry: AuditEntry, user: string): number {
     return this.rounds.get(entry.requestId ?? '')?.get(user)?.at ?? Date.parse(entry.at);
+  }
+
+  /** Where in the chain `user` approved the request this entry sent, and where it was sent. */
+  private placeOf(entry: AuditEntry, user: string): ApprovalPlace {
+    return { step: this.rounds.get(entry.requestId ?? '')?.get(user)?.seq, sent: entry.seq ?? 0 };
   }
 
   private readPolicy(entry: AuditEntry, segment: string): void {
@@ -200,16 +218,20 @@ class EvidenceWalk {
 
   /**
    * May `user`'s unsigned approval at `at` of this passkey registration count: fewer than two approvers
-   * (the general pool, as the engine counts) had held a passkey just before it (revoked since or not),
-   * and `user` then held no live one? `unplaced`: the holders the chain cannot place in the pool, named
-   * when counting them would have closed the click.
+   * (anyone in the pool of some kind, as the engine counts) had held a passkey just before it (revoked
+   * since or not), and `user` then held no live one? Only holders surely approvers close it; `unplaced`:
+   * those who may have been (a group's members), named when counting them would have closed it.
    */
-  private clickCounts(user: string, at: number): { counts: boolean; unplaced: string[] } {
+  private clickCounts(
+    user: string,
+    at: number,
+    place: ApprovalPlace,
+  ): { counts: boolean; unplaced: string[] } {
     const held = [...this.passkeys.values()].filter((p) => p.addedAt < at);
     const approvers: string[] = [];
     const unplaced: string[] = [];
     for (const holder of new Set(held.map((p) => p.user))) {
-      const standing = this.pools.standing(undefined, holder, at)?.standing ?? 'in';
+      const standing = this.pools.holderStanding(holder, place) ?? 'in';
       if (standing === 'in') approvers.push(holder);
       if (standing === 'unknown') unplaced.push(holder);
     }
@@ -227,13 +249,15 @@ class EvidenceWalk {
    * Why an unsigned approval of this entry does not count; undefined when it does (a first-passkeys
    * click, told to `doubt` when it counts only if holders the chain cannot place were not approvers).
    */
-  private unsignedProblem(entry: AuditEntry, user: string, doubt: (why: string) => void): string | undefined {
+  private unsignedProblem(entry: AuditEntry, user: string, doubt: DoubtSink): string | undefined {
     const at = this.approvedAt(entry, user);
-    const click = entry.kind === 'passkey' ? this.clickCounts(user, at) : undefined;
+    const click =
+      entry.kind === 'passkey' ? this.clickCounts(user, at, this.placeOf(entry, user)) : undefined;
     if (click?.counts && click.unplaced.length > 0) {
       const holders = click.unplaced.join(', ');
       doubt(
-        `cannot tell whether ${user}'s unsigned approval counts: it does only if ${holders}, who held passkeys then, were not approvers, and the archive does not record whether they were members of the approvers' group`,
+        user,
+        `cannot tell whether ${user}'s unsigned approval counts: it does only if fewer than two approvers held passkeys then, and the archive does not tell whether ${holders}, who did, were approvers (members of the approvers' group)`,
       );
     }
     if (click?.counts) return undefined;
@@ -249,7 +273,8 @@ class EvidenceWalk {
     const needed = this.needed(entry);
     if (!figures || (!needed && signatures.length === 0)) return;
     const about = `request ${entry.requestId} (${entry.kind}, sent at seq ${entry.seq})`;
-    const doubt = (why: string) => this.unknown.push({ segment, text: `${about}: ${why}` });
+    const doubt = (user: string, why: string) =>
+      this.unknown.push({ segment, text: `${about}: ${why}`, approval: `${entry.requestId} ${user}` });
     const problems = needed ? this.approvalProblems(entry, signatures, doubt) : [];
     if (signatures.length === 0 && figures.approvals.length > 0 && problems.length === 0) return;
     this.requests += 1;
@@ -269,11 +294,7 @@ class EvidenceWalk {
    * Why the approvals sent do not hold, their signatures apart: unsigned ones, approverProblems and
    * poolProblems; what the chain cannot tell goes to `doubt`.
    */
-  private approvalProblems(
-    entry: AuditEntry,
-    signatures: readonly Signature[],
-    doubt: (why: string) => void,
-  ): string[] {
+  private approvalProblems(entry: AuditEntry, signatures: readonly Signature[], doubt: DoubtSink): string[] {
     const unsigned = (entry.figures?.approvals ?? []).filter(
       (user) => !signatures.some((s) => s.user === user),
     );
@@ -285,23 +306,31 @@ class EvidenceWalk {
   }
 
   /**
-   * Approvals by someone the approvers setting did not name when they approved (for a delegate's, the
-   * approver whose place they took); one the chain cannot place (a group's member never seen to join
-   * or leave) goes to `doubt`.
+   * Approvals by someone no approvers setting that may have judged them named (for a delegate's, the
+   * approver whose place they took; approver-pool.ts says which settings and why a group never proves
+   * it); one the chain cannot settle goes to `doubt`: a group's member with no join recorded, or an
+   * approval whose step is not in the archive (it may have been a delegate's, in an approver's place).
    */
-  private poolProblems(entry: AuditEntry, doubt: (why: string) => void): string[] {
+  private poolProblems(entry: AuditEntry, doubt: DoubtSink): string[] {
     const round = this.rounds.get(entry.requestId ?? '');
     const problems: string[] = [];
     for (const user of entry.figures?.approvals ?? []) {
       const person = round?.get(user)?.onBehalfOf ?? user;
-      const answer = this.pools.standing(entry.kind, person, this.approvedAt(entry, user));
+      const answer = this.pools.standing(entry.kind, person, this.placeOf(entry, user));
       const who = person === user ? user : `${person}, in whose place ${user} approved,`;
-      if (answer?.standing === 'out')
+      if (answer?.standing === 'out' && round?.has(user)) {
         problems.push(`${who} was not an approver of ${entry.kind} requests then`);
+      } else if (answer?.standing === 'out') {
+        doubt(
+          user,
+          `cannot tell whether ${user}'s approval was by an approver: ${user} was none, and the archive holds no approval step of theirs to say whose place they may have taken`,
+        );
+      }
       if (answer?.standing === 'unknown') {
         const groups = answer.groups.join(', ');
         doubt(
-          `cannot tell whether ${who} was an approver then: the archive records no joining or leaving of ${groups} by ${person} before the approval`,
+          user,
+          `cannot tell whether ${who} was an approver then: the archive records no joining of ${groups} by ${person} by then, and the bot records only the changes it sees`,
         );
       }
     }
@@ -373,26 +402,6 @@ class EvidenceWalk {
   }
 }
 
-/**
- * For one request's signatures in turn: why one repeats the nonce or the passkey of a signature before
- * it (one assertion, or one passkey, counted for two approvals); undefined when it does not.
- */
-function repeats(): (signature: Signature) => string | undefined {
-  const nonces = new Map<string, string>();
-  const passkeys = new Map<string, string>();
-  return ({ user, nonce, credentialId }) => {
-    const sameNonce = nonces.get(nonce);
-    const samePasskey = passkeys.get(credentialId);
-    if (sameNonce === undefined) nonces.set(nonce, user);
-    if (samePasskey === undefined) passkeys.set(credentialId, user);
-    if (sameNonce !== undefined) return `repeats the nonce of ${sameNonce}'s (one assertion counted twice)`;
-    if (samePasskey !== undefined) {
-      return `is by passkey ${short(credentialId)}, as ${samePasskey}'s is (one passkey counted twice)`;
-    }
-    return undefined;
-  };
-}
-
 /** What an approver of the request this entry sent signed, rebuilt from it; undefined without its round. */
 export function entrySignedBytes(entry: AuditEntry): Buffer | undefined {
   const figures = entry.figures;
@@ -438,8 +447,11 @@ function authenticatorProblem(authenticatorData: Buffer, policy: SigningPolicy):
 
 /** Check the signed approvals of one environment's chain, its entries in seq order. */
 export function checkApprovalEvidence(entries: Iterable<PlacedEntry>): EvidenceReport {
-  const walk = new EvidenceWalk();
-  for (const placed of entries) walk.read(placed);
+  const placed = [...entries];
+  const pools = new RecordedPools();
+  for (const { entry } of placed) if (entry.kind === 'policy') pools.read(entry);
+  const walk = new EvidenceWalk(pools);
+  for (const each of placed) walk.read(each);
   const { problems, unknown, requests, signatures } = walk;
   return { problems, unknown, requests, signatures };
 }

@@ -1,5 +1,6 @@
 // Who the approvals of a request are as people: a delegate and the approver whose place they took are
-// one, and the requester is none of them (approval-evidence.ts reports what these find).
+// one, the requester is none of them, and no assertion or passkey counts for two of them
+// (approval-evidence.ts reports what these find).
 
 /**
  * How many people the approvals are, a delegate and the approver they approved in the place of (as
@@ -38,4 +39,30 @@ export function requesterProblems(
   if (approvals.includes(requester)) return [`${requester} filed it and is counted among its approvals`];
   const delegate = approvals.find((user) => inPlaceOf(user) === requester);
   return delegate ? [`${delegate} approved in the place of ${requester}, who filed it`] : [];
+}
+
+const short = (id: string) => (id.length > 12 ? `${id.slice(0, 12)}…` : id);
+
+/**
+ * For one request's signatures in turn: why one repeats the nonce or the passkey of a signature before
+ * it (one assertion, or one passkey, counted for two approvals); undefined when it does not.
+ */
+export function repeats(): (signature: {
+  user: string;
+  nonce: string;
+  credentialId: string;
+}) => string | undefined {
+  const nonces = new Map<string, string>();
+  const passkeys = new Map<string, string>();
+  return ({ user, nonce, credentialId }) => {
+    const sameNonce = nonces.get(nonce);
+    const samePasskey = passkeys.get(credentialId);
+    if (sameNonce === undefined) nonces.set(nonce, user);
+    if (samePasskey === undefined) passkeys.set(credentialId, user);
+    if (sameNonce !== undefined) return `repeats the nonce of ${sameNonce}'s (one assertion counted twice)`;
+    if (samePasskey !== undefined) {
+      return `is by passkey ${short(credentialId)}, as ${samePasskey}'s is (one passkey counted twice)`;
+    }
+    return undefined;
+  };
 }

@@ -1,73 +1,179 @@
 // Who the policy let approve a kind of request, as the audit chain records it: the `approvers` setting
-// (or `approvers for <kind>`) of the newest policy entry, people by ID and Slack user groups; a group's
-// members only as far as the chain shows them joining or leaving (`members of S…` entries, by time).
-// The bot records the changes it sees, never the members it first read, so someone the chain never
-// shows joining or leaving a group of the pool cannot be placed: their standing is `unknown`, and the
-// verifier says so rather than counting or refusing them. Mirrors approvals/policy-record.ts's words.
+// (or `approvers for <kind>`) of each policy entry, people by ID and Slack user groups, kept in chain
+// order (seq, not time: replicas' clocks differ). The engine judges a click by the settings its process
+// started with, and a process takes clicks before it records them (a record that fails is only a
+// warning), so an approval may have been judged under any settings from those in force at its step up
+// to the first recorded after the request was sent. A group's members show only as the changes the bot
+// saw (`members of S…` entries): never the members it first read after a start, recorded without
+// waiting, read from a cache up to two minutes old. So a recorded join places someone in a group, and
+// nothing places them out of one: only a pool of people by ID proves someone was not an approver.
+// Mirrors approvals/policy-record.ts's words and access/pools.ts's rules.
 import type { AuditEntry, PolicySetting } from './types.js';
 
-/** In the pool, not in it, or not known from the chain (a group member never seen to join or leave). */
+type Pool = PolicySetting['value'];
+
+/** In the pool, not in it, or not known from the chain (a group of the pool, no join recorded). */
 type Standing = 'in' | 'out' | 'unknown';
 
 export interface PoolAnswer {
   standing: Standing;
-  /** The groups of the pool whose membership of the person the chain does not record (for `unknown`). */
+  /** The groups of the pool the chain does not place the person in (for `unknown`). */
   groups: string[];
 }
 
+/** Where the approval was made in the chain: its step's seq (undefined: not in the archive), and its sending's. */
+export interface ApprovalPlace {
+  step: number | undefined;
+  sent: number;
+}
+
+/** How one pool holds a person: named by ID (or everyone), a recorded join of a group, maybe, or not. */
+type Hold = 'named' | 'joined' | 'unknown' | 'out';
+const HOLD_ORDER: readonly Hold[] = ['named', 'joined', 'unknown', 'out'];
+
 const GENERAL = 'approvers';
+const BY_KIND = 'approvers for ';
 const GENERAL_POOL = 'the approvers above';
-const EVERYONE = 'every member who is not a guest';
+const NOBODY = 'nobody';
 const SLACK_GROUP = /^S[A-Z0-9]{2,}$/;
 
 /** A member's recorded joins and leaves of one group, in chain order. */
-type History = Array<{ at: number; joined: boolean }>;
+type History = Array<{ seq: number; joined: boolean }>;
 
-export class ApproverPools {
-  /** The approver settings of the newest policy entry; undefined: none recorded yet. */
-  private settings: Map<string, PolicySetting['value']> | undefined;
+interface Snapshot {
+  seq: number;
+  settings: Map<string, Pool>;
+}
+
+export class RecordedPools {
+  /** The approver settings of every policy entry, in chain order. */
+  private readonly snapshots: Snapshot[] = [];
   /** For each group, each member's recorded joins and leaves. */
   private readonly members = new Map<string, Map<string, History>>();
 
-  /** A policy entry: the settings in effect, or a group's members seen to change at its time. */
+  /** A policy entry: the settings in effect, or a group's members seen to change. */
   read(entry: AuditEntry): void {
     const policy = entry.policy;
+    const seq = entry.seq ?? 0;
     if (policy?.settings) {
-      const approverSettings = policy.settings.filter((s) => s.name.startsWith(GENERAL));
-      this.settings = new Map(approverSettings.map((s) => [s.name, s.value]));
+      const approverSettings = policy.settings.filter(
+        (s) => s.name === GENERAL || s.name.startsWith(BY_KIND),
+      );
+      this.snapshots.push({ seq, settings: new Map(approverSettings.map((s) => [s.name, s.value])) });
     }
     if (!policy?.group) return;
-    const at = Date.parse(entry.at);
     const group = this.members.get(policy.group) ?? new Map<string, History>();
     this.members.set(policy.group, group);
     const note = (user: string, joined: boolean) =>
-      group.set(user, [...(group.get(user) ?? []), { at, joined }]);
+      group.set(user, [...(group.get(user) ?? []), { seq, joined }]);
     for (const user of policy.added ?? []) note(user, true);
     for (const user of policy.removed ?? []) note(user, false);
   }
 
-  /** Who approves `kind` (undefined: the general pool), in words or IDs; undefined while none is recorded. */
-  private poolOf(kind: string | undefined): PolicySetting['value'] | undefined {
-    const own = kind === undefined ? undefined : this.settings?.get(`${GENERAL} for ${kind}`);
-    return own === undefined || own === GENERAL_POOL ? this.settings?.get(GENERAL) : own;
+  /**
+   * Was `person` an approver of `kind` when approving at `place`, as far as the chain tells: in if some
+   * settings of the window had them, out only if every one was people by ID and none named them.
+   * Undefined: no approvers recorded.
+   */
+  standing(kind: string, person: string, place: ApprovalPlace): PoolAnswer | undefined {
+    const window = this.window(place);
+    if (!window) return undefined;
+    const holds = window.snapshots.map((s) =>
+      this.holdOf([poolOf(s.settings, kind)], person, place, window.until),
+    );
+    if (holds.some((h) => h.hold === 'named' || h.hold === 'joined')) return { standing: 'in', groups: [] };
+    const groups = [...new Set(holds.flatMap((h) => h.groups))];
+    return holds.some((h) => h.hold === 'unknown')
+      ? { standing: 'unknown', groups }
+      : { standing: 'out', groups };
   }
 
-  /** Was `user` an approver of `kind` at `at`, as far as the chain tells? Undefined: no approvers recorded. */
-  standing(kind: string | undefined, user: string, at: number): PoolAnswer | undefined {
-    const pool = this.poolOf(kind);
-    if (pool === undefined) return undefined;
-    if (pool === EVERYONE) return { standing: 'in', groups: [] };
-    if (typeof pool === 'string') return { standing: 'out', groups: [] };
-    if (pool.includes(user)) return { standing: 'in', groups: [] };
-    const unplaced: string[] = [];
-    for (const group of pool.filter((id) => SLACK_GROUP.test(id))) {
-      const last = this.members
-        .get(group)
-        ?.get(user)
-        ?.findLast((change) => change.at <= at);
-      if (last?.joined) return { standing: 'in', groups: [] };
-      if (!last) unplaced.push(group);
-    }
-    return { standing: unplaced.length > 0 ? 'unknown' : 'out', groups: unplaced };
+  /**
+   * Was `holder` surely an approver of some kind (as the engine counts first passkeys) at `place`: named
+   * by ID in every settings of the window (`in`), in none and in no group (`out`), or maybe (`unknown`,
+   * a recorded join not ruling out a leave the bot never saw). Undefined: no approvers recorded.
+   */
+  holderStanding(holder: string, place: ApprovalPlace): Standing | undefined {
+    const window = this.window(place);
+    if (!window) return undefined;
+    const holds = window.snapshots.map((s) =>
+      this.holdOf(anyKindPools(s.settings), holder, place, window.until),
+    );
+    if (holds.every((h) => h.hold === 'named')) return 'in';
+    return holds.every((h) => h.hold === 'out') ? 'out' : 'unknown';
   }
+
+  /**
+   * The settings an approval at `place` may have been judged under: from those in force at its step
+   * (without one, or before any, the first recorded) up to and including the first recorded after the
+   * sending (the restart gap); `until`, that one's seq (none yet: no end).
+   */
+  private window(place: ApprovalPlace): { snapshots: Snapshot[]; until: number } | undefined {
+    if (this.snapshots.length === 0) return undefined;
+    const { step } = place;
+    const first =
+      step === undefined
+        ? 0
+        : Math.max(
+            0,
+            this.snapshots.findLastIndex((s) => s.seq < step),
+          );
+    const after = this.snapshots.findIndex((s) => s.seq > place.sent);
+    const snapshots = this.snapshots.slice(first, after < 0 ? undefined : after + 1);
+    return { snapshots, until: after < 0 ? Number.POSITIVE_INFINITY : (this.snapshots[after]?.seq ?? 0) };
+  }
+
+  /** How the best of `pools` holds `person`, and the groups that leave it unknown. */
+  private holdOf(
+    pools: readonly Pool[],
+    person: string,
+    place: ApprovalPlace,
+    until: number,
+  ): { hold: Hold; groups: string[] } {
+    const holds = pools.map((pool) => this.poolHolds(pool, person, place, until));
+    const best = Math.min(...holds.map((h) => HOLD_ORDER.indexOf(h.hold)));
+    return { hold: HOLD_ORDER[best] ?? 'out', groups: holds.flatMap((h) => h.groups) };
+  }
+
+  /**
+   * How one pool holds `person`: words other than `nobody` (everyone who is not a guest, or words this
+   * reader does not know, which prove nothing) name them; a group with their join recorded holds them.
+   */
+  private poolHolds(
+    pool: Pool,
+    person: string,
+    place: ApprovalPlace,
+    until: number,
+  ): { hold: Hold; groups: string[] } {
+    if (typeof pool === 'string') return { hold: pool === NOBODY ? 'out' : 'named', groups: [] };
+    if (pool.includes(person)) return { hold: 'named', groups: [] };
+    const groups = pool.filter((id) => SLACK_GROUP.test(id));
+    if (groups.some((group) => this.joined(group, person, place, until)))
+      return { hold: 'joined', groups: [] };
+    return { hold: groups.length > 0 ? 'unknown' : 'out', groups };
+  }
+
+  /**
+   * Does the chain show `person` in `group` at the approval: their last change before its step a join,
+   * or a join recorded after it up to `until` (the bot sees and records a change late)?
+   */
+  private joined(group: string, person: string, { step }: ApprovalPlace, until: number): boolean {
+    const history = this.members.get(group)?.get(person) ?? [];
+    const before = step === undefined ? undefined : history.findLast((change) => change.seq < step);
+    if (before?.joined) return true;
+    return history.some((c) => c.joined && (step === undefined || c.seq > step) && c.seq <= until);
+  }
+}
+
+/** Who approves `kind` in these settings: its own pool, or the general one (`the approvers above`, or none). */
+function poolOf(settings: Map<string, Pool>, kind: string): Pool {
+  const own = settings.get(`${BY_KIND}${kind}`);
+  return own === undefined || own === GENERAL_POOL ? (settings.get(GENERAL) ?? NOBODY) : own;
+}
+
+/** "An approver" with no kind (access/pools.ts): anyone in the pool of some kind. */
+function anyKindPools(settings: Map<string, Pool>): Pool[] {
+  const kinds = [...settings.keys()].filter((name) => name.startsWith(BY_KIND));
+  if (kinds.length === 0) return [settings.get(GENERAL) ?? NOBODY];
+  return kinds.map((name) => poolOf(settings, name.slice(BY_KIND.length)));
 }

@@ -60,24 +60,24 @@ export function runVerifier(args: string[], print: (line: string) => void): numb
   if (exportPasskey !== undefined) return printPasskey(found, exportPasskey, print);
   print(`Checking the audit archive at ${path}`);
   let problems = 0;
-  let unknown = 0;
+  const unknown = new Set<string>();
   for (const { name, segments } of found.environments) {
     problems += printEnvironment(name, verifySegments(name, segments, keys, found.single), print);
-    // The passkeys and the policy an approval is checked against are earlier in the chain.
+    // The passkeys and the policy an approval is checked against are elsewhere in the chain.
     if (found.single) continue;
     const evidence = printEvidence(name, segments, print);
     problems += evidence.problems;
-    unknown += evidence.unknown;
+    for (const approval of evidence.unknown) unknown.add(`${name} ${approval}`);
   }
   if (found.single) {
     print('One segment checked alone: whether segments before or after it are missing is not checked.');
   }
-  if (unknown > 0) {
+  if (unknown.size > 0) {
     print(
-      `NOT CHECKED: ${unknown} approval${unknown === 1 ? '' : 's'} (CANNOT TELL above): the archive does not record whether the people named were members of the approvers' group then.`,
+      `NOT CHECKED: ${approvalsText(unknown.size)} (CANNOT TELL above): the archive does not tell whether the people named were approvers then.`,
     );
   }
-  return verdict(problems, keys, print);
+  return verdict(problems, keys, unknown.size, print);
 }
 
 /** The folder or segment and the keys named; an exit status when the words ask for help or are wrong. */
@@ -161,7 +161,7 @@ function printEvidence(
   name: string,
   segments: Parameters<typeof placedEntries>[0],
   print: (line: string) => void,
-): { problems: number; unknown: number } {
+): { problems: number; unknown: string[] } {
   const report = checkApprovalEvidence(placedEntries(segments));
   for (const problem of report.problems) print(`PROBLEM ${name}/${problem.segment}: ${problem.text}`);
   for (const doubt of report.unknown) print(`CANNOT TELL ${name}/${doubt.segment}: ${doubt.text}`);
@@ -170,7 +170,7 @@ function printEvidence(
       `${name}: ${report.signatures} passkey signature${report.signatures === 1 ? '' : 's'} checked on ${report.requests} request${report.requests === 1 ? '' : 's'} sent with signed approvals`,
     );
   }
-  return { problems: report.problems.length, unknown: report.unknown.length };
+  return { problems: report.problems.length, unknown: report.unknown.map((doubt) => doubt.approval) };
 }
 
 /** `--export-passkey`: the registered public key as PEM, alone on stdout; exit 1 when none is found. */
@@ -197,7 +197,7 @@ function printPasskey(
 }
 
 /** The last line and the exit status: problems, no key to check the signatures against, or all well. */
-function verdict(problems: number, keys: string[], print: (line: string) => void): number {
+function verdict(problems: number, keys: string[], unchecked: number, print: (line: string) => void): number {
   if (problems > 0) {
     print(`${problems} problem${problems === 1 ? '' : 's'} found.`);
     return 1;
@@ -208,9 +208,12 @@ function verdict(problems: number, keys: string[], print: (line: string) => void
     );
     return NO_KEY_STATUS;
   }
-  print('No problems: every signature, hash and link checks out.');
+  const but = unchecked > 0 ? `; ${approvalsText(unchecked)} not checked (CANNOT TELL above)` : '';
+  print(`No problems: every signature, hash and link checks out${but}.`);
   return 0;
 }
+
+const approvalsText = (n: number) => `${n} approval${n === 1 ? '' : 's'}`;
 
 function usage(print: (line: string) => void, why: string): number {
   print(`audit-verify: ${why}`);

@@ -1,0 +1,230 @@
+// The standalone verifier with approvers named by ID, and the policy changed while a request was open.
+// The engine judges each click by the settings its process started with, and only the person clicking
+// at their click: a restart with other approvers between an earlier approval and the sending does not
+// undo it, and a restarted bot takes clicks before it records its settings. So an approval counts when
+// any settings from those in force at its step up to the first recorded after the sending named the
+// approver, and is a problem only when none did. The archives are written by the real engine (its own
+// pool, the fixture's list, lets the approvals through; only the recorded policy says otherwise),
+// restarted as a second engine on the same store.
+import { join } from 'node:path';
+import { describe, expect } from 'vitest';
+import type { ApprovalEngine } from '../../src/approvals/approval-engine.js';
+import type { PolicySnapshot } from '../../src/approvals/index.js';
+import { checkApprovalEvidence, placedEntries } from '../../src/audit/approval-evidence.js';
+import { findArchive } from '../../src/audit/segments.js';
+import {
+  auditedEngineTest,
+  delegatedToOutsider,
+  flagged,
+  type RecordedApprovers,
+  recordedPolicy,
+  registerClicked,
+  signAndApprove,
+  signingEngine,
+  verify,
+} from '../support/approver-archive.js';
+import {
+  APPROVER_A,
+  APPROVER_B,
+  type EngineFixture,
+  OUTSIDER,
+  REQUESTER,
+  withdrawalDraft,
+} from '../support/engine.js';
+import { fileDraft } from '../support/filing.js';
+
+const ALL = recordedPolicy({ approvers: { users: [APPROVER_A, APPROVER_B, REQUESTER] } });
+const policyOf = (approvers: RecordedApprovers) => recordedPolicy(approvers);
+const WITHOUT_A = policyOf({ approvers: { users: [APPROVER_B, REQUESTER] } });
+
+const test = auditedEngineTest
+  .extend('engineOptions', async ({ auditDir, signer }) => ({ engine: signingEngine(auditDir, signer, ALL) }))
+  /** The bot on the same store with other settings, not yet started (it records them at its start). */
+  .extend('restarted', async ({ fx, auditDir, signer, defer }) => async (policy: PolicySnapshot) => {
+    const { engine } = await fx.another({ engine: signingEngine(auditDir, signer, policy) });
+    defer(() => engine.stop());
+    return engine;
+  });
+
+type Restart = (policy: PolicySnapshot) => Promise<ApprovalEngine>;
+
+/** What an archive is made with: the engine fixture, its restarts, a network, the audit folder. */
+interface Making {
+  fx: EngineFixture;
+  restarted: Restart;
+  networkId: string;
+  auditDir: string;
+}
+
+/** Started with every approver in the pool; A's passkey approved by B's click, B's by the requester's. */
+async function twoPasskeys({ engine }: EngineFixture) {
+  await engine.start();
+  const deviceA = await registerClicked(engine, APPROVER_A, APPROVER_B);
+  const deviceB = await registerClicked(engine, APPROVER_B, REQUESTER);
+  return { deviceA, deviceB };
+}
+
+/**
+ * Restarted with `before` (started), a ₦1,200,000 withdrawal (two approvals) A signs and approves;
+ * restarted with `after` (started), B signs and approves it: sent. The archive's folder.
+ */
+async function changedBetween(
+  making: Making,
+  { before, after }: { before: PolicySnapshot; after: PolicySnapshot },
+): Promise<string> {
+  const { fx, restarted, networkId } = making;
+  const { deviceA, deviceB } = await twoPasskeys(fx);
+  const first = await restarted(before);
+  await first.start();
+  const request = await fileDraft(first, withdrawalDraft(networkId, '1200000'));
+  expect(request.requiredApprovals).toBe(2);
+  await signAndApprove(first, request.id, APPROVER_A, deviceA);
+  const second = await restarted(after);
+  await second.start();
+  await signAndApprove(second, request.id, APPROVER_B, deviceB);
+  expect((await second.get(request.id))?.state).toBe('sent');
+  return archived(making);
+}
+
+/**
+ * Restarted with `recorded` (started); a ₦5,000 withdrawal A signs and approves on the bot restarted
+ * with `clickedUnder` before it starts: sent; then that bot starts, recording its settings (or not,
+ * `clickedUnder` absent). The archive's folder.
+ */
+async function clickedBeforeRecord(
+  making: Making,
+  { recorded, clickedUnder }: { recorded: PolicySnapshot; clickedUnder: PolicySnapshot },
+): Promise<{ folder: string; withdrawal: string }> {
+  const { fx, restarted, networkId } = making;
+  const { deviceA } = await twoPasskeys(fx);
+  const running = await restarted(recorded);
+  await running.start();
+  const request = await fileDraft(running, withdrawalDraft(networkId, '5000'));
+  const next = await restarted(clickedUnder);
+  await signAndApprove(next, request.id, APPROVER_A, deviceA);
+  expect((await next.get(request.id))?.state).toBe('sent');
+  await next.start();
+  return { folder: await archived(making), withdrawal: request.id };
+}
+
+/**
+ * A delegates to the outsider (B signs), whose passkey B signs; a ₦5,000 withdrawal the outsider signs
+ * in A's place, sent. Archived: the folder and the withdrawal.
+ */
+async function delegatedArchive(making: Making): Promise<{ folder: string; withdrawal: string }> {
+  const { fx, networkId } = making;
+  const { deviceB } = await twoPasskeys(fx);
+  const device = await delegatedToOutsider(fx.engine, deviceB);
+  const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
+  await signAndApprove(fx.engine, request.id, OUTSIDER, device);
+  expect((await fx.engine.get(request.id))?.state).toBe('sent');
+  return { folder: await archived(making), withdrawal: request.id };
+}
+
+/** The chain archived; the environment's folder. */
+async function archived({ fx, auditDir }: Making): Promise<string> {
+  expect(await fx.engine.archiveAudit('test')).toMatchObject({ written: true });
+  return join(auditDir, 'archive', 'sandbox');
+}
+
+const clean = ({ status, lines }: { status: number; lines: string[] }) => {
+  expect(flagged(lines)).toEqual([]);
+  expect(lines.at(-1)).toBe('No problems: every signature, hash and link checks out.');
+  expect(status).toBe(0);
+};
+
+describe('the verifier with the approvers changed while a request was open', () => {
+  test('passes an approval made before a restart took its approver out of the pool, the request sent after', async ({
+    fx,
+    restarted,
+    networkId,
+    auditDir,
+    signer,
+  }) => {
+    const folder = await changedBetween(
+      { fx, restarted, networkId, auditDir },
+      { before: ALL, after: WITHOUT_A },
+    );
+    clean(verify(folder, signer.publicKey));
+  });
+
+  test('passes it when the pool changed was the kind’s own', async ({
+    fx,
+    restarted,
+    networkId,
+    auditDir,
+    signer,
+  }) => {
+    const withdrawers = (users: string[]) =>
+      policyOf({
+        approvers: { users: [APPROVER_A, APPROVER_B, REQUESTER] },
+        byKind: { withdraw: { everyone: false, users, groups: [] } },
+      });
+    const folder = await changedBetween(
+      { fx, restarted, networkId, auditDir },
+      { before: withdrawers([APPROVER_A, APPROVER_B]), after: withdrawers([APPROVER_B]) },
+    );
+    clean(verify(folder, signer.publicKey));
+  });
+
+  test('passes a click taken by a restarted bot before it recorded the settings that let it', async ({
+    fx,
+    restarted,
+    networkId,
+    auditDir,
+    signer,
+  }) => {
+    const { folder } = await clickedBeforeRecord(
+      { fx, restarted, networkId, auditDir },
+      { recorded: WITHOUT_A, clickedUnder: ALL },
+    );
+    clean(verify(folder, signer.publicKey));
+  });
+
+  test('says it cannot tell whose place an approval took when its step is no longer in the archive', async ({
+    fx,
+    restarted,
+    networkId,
+    auditDir,
+  }) => {
+    const { folder, withdrawal } = await delegatedArchive({ fx, restarted, networkId, auditDir });
+    // As if retention had cut the segment holding the outsider's approval step, not the sending.
+    const [environment] = findArchive(folder).environments;
+    const entries = placedEntries(environment?.segments ?? []).filter(
+      ({ entry }) => !(entry.requestId === withdrawal && entry.action === 'approved'),
+    );
+    const report = checkApprovalEvidence(entries);
+    expect(report.problems).toEqual([]);
+    expect(report.unknown).toEqual([
+      expect.objectContaining({
+        approval: `${withdrawal} ${OUTSIDER}`,
+        text: expect.stringMatching(
+          `: cannot tell whether ${OUTSIDER}'s approval was by an approver: ${OUTSIDER} was none, and the archive holds no approval step of theirs to say whose place they may have taken$`,
+        ),
+      }),
+    ]);
+  });
+
+  test('fails an approval by someone no settings from their step to the next recorded named', async ({
+    fx,
+    restarted,
+    networkId,
+    auditDir,
+    signer,
+  }) => {
+    const onlyB = policyOf({ approvers: { users: [APPROVER_B] } });
+    const { folder, withdrawal } = await clickedBeforeRecord(
+      { fx, restarted, networkId, auditDir },
+      { recorded: WITHOUT_A, clickedUnder: onlyB },
+    );
+    const { status, lines } = verify(folder, signer.publicKey);
+    expect(flagged(lines)).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^PROBLEM sandbox/\\S+: request ${withdrawal} \\(withdraw, sent at seq \\d+\\): ${APPROVER_A} was not an approver of withdraw requests then$`,
+        ),
+      ),
+    ]);
+    expect(status).toBe(1);
+  });
+});

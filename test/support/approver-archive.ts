@@ -1,0 +1,126 @@
+// The set-up of the verifier's approver checks: an engine whose audit trail records the approvers the
+// test names (the engine's own pool, the fixture's list, lets every approval through: only the recorded
+// policy says otherwise), signing every approval with passkeys, its archive in a folder of the test's;
+// and the steps the archives are made of (a passkey registered with a click, an approval signed), and
+// the verifier run both as the bundled script and in TypeScript.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
+import { type Holders, parseSigningRule, parseTiers } from '../../src/access/index.js';
+import type { ApprovalEngine } from '../../src/approvals/approval-engine.js';
+import { type PolicySnapshot, policySnapshot } from '../../src/approvals/index.js';
+import type { RequestKind } from '../../src/approvals/types.js';
+import { type AuditSigner, HeadMarks } from '../../src/audit/signing.js';
+import { runVerifier } from '../../src/audit/verify-cli.js';
+import { approveAsSeen, seenOf } from './approve-as-seen.js';
+import { newSigner } from './audit-archive.js';
+import { SoftwareAuthenticator } from './authenticator.js';
+import { APPROVER_A, APPROVER_B, engineTest, OUTSIDER } from './engine.js';
+
+const SCRIPT = fileURLToPath(new URL('../../scripts/audit-verify.mjs', import.meta.url));
+const place = { rpId: 'desk.example.com', origin: 'https://desk.example.com' };
+
+/** The approvers as the policy records them: the general pool, and the kinds with a pool of their own. */
+export interface RecordedApprovers {
+  approvers: { users: string[]; group?: string };
+  byKind?: Partial<Record<RequestKind, Holders>>;
+}
+
+/** The policy an engine records at its start, with these approvers and every approval signed. */
+export function recordedPolicy({ approvers, byKind }: RecordedApprovers): PolicySnapshot {
+  return policySnapshot({
+    environment: 'sandbox',
+    approvers,
+    approversByKind: byKind,
+    tiers: parseTiers('0:1,1000000:2'),
+    limitWindowMs: 86_400_000,
+    ttlMs: 86_400_000,
+    reminders: [],
+    notify: 'both',
+    signedApprovals: `all at ${place.origin}`,
+  });
+}
+
+/** The engine options of a signing, archiving engine that records `policy` at its start. */
+export function signingEngine(auditDir: string, signer: AuditSigner, policy: PolicySnapshot) {
+  return {
+    signing: { rule: parseSigningRule('all'), ...place },
+    policySnapshot: policy,
+    auditSeal: { signer, marks: new HeadMarks(join(auditDir, 'marks.json')) },
+    auditArchive: { dir: join(auditDir, 'archive'), everyMs: 86_400_000 },
+  };
+}
+
+/** The engine fixtures, a folder for the test's audit archive and marks, and a fresh audit key. */
+export const auditedEngineTest = engineTest
+  .extend('auditDir', async ({ defer }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'cngn-approver-audit-'));
+    defer(() => rmSync(dir, { recursive: true, force: true }));
+    return dir;
+  })
+  .extend('signer', async () => newSigner());
+
+/** `user` signs the request's current round with `device`, as the signing page does, and approves. */
+export async function signAndApprove(
+  engine: ApprovalEngine,
+  id: string,
+  user: string,
+  device: SoftwareAuthenticator,
+) {
+  const request = await engine.get(id);
+  if (!request) throw new Error(`no request ${id}`);
+  const made = await engine.passkeys.signingChallenge(id, user, request.round);
+  if (!made.ok || !('challenge' in made)) throw new Error(`no challenge: ${JSON.stringify(made)}`);
+  const evidence = device.assert(made.challenge, made.nonce);
+  expect((await engine.approve(id, user, { ...seenOf(request), evidence })).ok).toBe(true);
+  await engine.idle();
+}
+
+/** `user` registers a passkey, approved by `approver` with a click; `user`'s device. */
+export async function registerClicked(engine: ApprovalEngine, user: string, approver: string) {
+  const device = new SoftwareAuthenticator({ user, name: `${user}'s device`, ...place });
+  const options = await engine.passkeys.registrationChallenge(user);
+  const filed = await engine.passkeys.filePasskey(user, {
+    response: device.registrationResponse(options.challenge),
+    expectedChallenge: options.challenge,
+    name: device.options.name ?? '',
+  });
+  if (!filed.ok) throw new Error(filed.problem);
+  expect(await approveAsSeen(engine, filed.request.id, approver)).toMatchObject({ ok: true });
+  await engine.idle();
+  return device;
+}
+
+/** A delegates to the outsider (B signs), whose passkey B signs: the outsider's device. */
+export async function delegatedToOutsider(engine: ApprovalEngine, deviceB: SoftwareAuthenticator) {
+  const delegation = await engine.fileDelegation(APPROVER_A, OUTSIDER, new Date(Date.now() + 3 * 86_400_000));
+  await signAndApprove(engine, delegation.id, APPROVER_B, deviceB);
+  expect((await engine.get(delegation.id))?.state).toBe('completed');
+  const device = new SoftwareAuthenticator({ user: OUTSIDER, name: `${OUTSIDER}'s device`, ...place });
+  const options = await engine.passkeys.registrationChallenge(OUTSIDER);
+  const filed = await engine.passkeys.filePasskey(OUTSIDER, {
+    response: device.registrationResponse(options.challenge),
+    expectedChallenge: options.challenge,
+    name: device.options.name ?? '',
+  });
+  if (!filed.ok) throw new Error(filed.problem);
+  await signAndApprove(engine, filed.request.id, APPROVER_B, deviceB);
+  return device;
+}
+
+/** The script as an auditor runs it, and the same check in TypeScript: they must agree. */
+export function verify(folder: string, key: string): { status: number; lines: string[] } {
+  const args = [folder, '--key', key];
+  const run = spawnSync(process.execPath, [SCRIPT, ...args], { encoding: 'utf8', env: {} });
+  const lines: string[] = [];
+  const status = runVerifier(args, (line) => lines.push(...line.split('\n')));
+  expect({ status: run.status, lines: run.stdout.trimEnd().split('\n') }).toEqual({ status, lines });
+  return { status, lines };
+}
+
+/** The lines that report a problem or something the archive cannot tell. */
+export const flagged = (lines: string[]) =>
+  lines.filter((line) => /^(PROBLEM |CANNOT TELL |NOT CHECKED:)/.test(line));
