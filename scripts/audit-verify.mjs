@@ -222,6 +222,7 @@ function repeats() {
 }
 
 // src/audit/approver-pool.ts
+var ROLLING_RESTART_MS = 15 * 6e4;
 var HOLD_ORDER = ["named", "joined", "unknown", "out"];
 var GENERAL = "approvers";
 var BY_KIND = "approvers for ";
@@ -241,7 +242,11 @@ var RecordedPools = class {
       const approverSettings = policy.settings.filter(
         (s) => s.name === GENERAL || s.name.startsWith(BY_KIND)
       );
-      this.snapshots.push({ seq, settings: new Map(approverSettings.map((s) => [s.name, s.value])) });
+      this.snapshots.push({
+        seq,
+        at: Date.parse(entry.at),
+        settings: new Map(approverSettings.map((s) => [s.name, s.value]))
+      });
     }
     if (!policy?.group) return;
     const group = this.members.get(policy.group) ?? /* @__PURE__ */ new Map();
@@ -263,7 +268,20 @@ var RecordedPools = class {
     );
     if (holds.some((h) => h.hold === "named" || h.hold === "joined")) return { standing: "in", groups: [] };
     const groups = [...new Set(holds.flatMap((h) => h.groups))];
-    return holds.some((h) => h.hold === "unknown") ? { standing: "unknown", groups } : { standing: "out", groups };
+    if (holds.some((h) => h.hold === "unknown")) return { standing: "unknown", groups };
+    const before = this.replaced(window.first, place);
+    if (!before) return { standing: "out", groups };
+    const hold = this.holdOf([poolOf(before.settings, kind)], person, place, window.until);
+    return hold.hold === "out" ? { standing: "out", groups } : { standing: "unknown", groups: hold.groups };
+  }
+  /**
+   * The settings the window's first replaced, when the approval came within a rolling restart of their
+   * replacement: a replica not yet restarted judges clicks by them after another recorded new ones.
+   */
+  replaced(first, place) {
+    const since = this.snapshots[first]?.at;
+    if (first === 0 || since === void 0 || place.at === void 0) return void 0;
+    return place.at - since <= ROLLING_RESTART_MS ? this.snapshots[first - 1] : void 0;
   }
   /**
    * Was `holder` surely an approver of some kind (as the engine counts first passkeys) at `place`: named
@@ -293,7 +311,11 @@ var RecordedPools = class {
     );
     const after = this.snapshots.findIndex((s) => s.seq > place.sent);
     const snapshots = this.snapshots.slice(first, after < 0 ? void 0 : after + 1);
-    return { snapshots, until: after < 0 ? Number.POSITIVE_INFINITY : this.snapshots[after]?.seq ?? 0 };
+    return {
+      snapshots,
+      first,
+      until: after < 0 ? Number.POSITIVE_INFINITY : this.snapshots[after]?.seq ?? 0
+    };
   }
   /** How the best of `pools` holds `person`, and the groups that leave it unknown. */
   holdOf(pools, person, place, until) {
@@ -942,6 +964,9 @@ function assertionHolds(key, authenticatorData, clientDataJSON, signature) {
 
 // src/audit/approval-evidence.ts
 var MONEY_KINDS = /* @__PURE__ */ new Set(["withdraw", "redeem", "bridge"]);
+function unknownStanding(who, person, groups) {
+  return groups.length === 0 ? `cannot tell whether ${who} was an approver then: not under the settings recorded for then, but under the ones they replaced minutes before, which a replica not yet restarted may still have judged by` : `cannot tell whether ${who} was an approver then: the archive records no joining of ${groups.join(", ")} by ${person} by then, and the bot records only the changes it sees`;
+}
 var SENT_STATES = /* @__PURE__ */ new Set(["sent", "completed", "outcome-unknown"]);
 var APPROVAL_STEPS = /* @__PURE__ */ new Set(["approval-added", "approved"]);
 var SENT_BACK = "sent-back";
@@ -1024,7 +1049,8 @@ var EvidenceWalk = class {
   }
   /** Where in the chain `user` approved the request this entry sent, and where it was sent. */
   placeOf(entry, user) {
-    return { step: this.rounds.get(entry.requestId ?? "")?.get(user)?.seq, sent: entry.seq ?? 0 };
+    const step = this.rounds.get(entry.requestId ?? "")?.get(user);
+    return { step: step?.seq, at: step?.at, sent: entry.seq ?? 0 };
   }
   readPolicy(entry, segment) {
     const settings = entry.policy?.settings ?? [];
@@ -1153,13 +1179,7 @@ var EvidenceWalk = class {
           `cannot tell whether ${user}'s approval was by an approver: ${user} was none, and the archive holds no approval step of theirs to say whose place they may have taken`
         );
       }
-      if (answer?.standing === "unknown") {
-        const groups = answer.groups.join(", ");
-        doubt(
-          user,
-          `cannot tell whether ${who} was an approver then: the archive records no joining of ${groups} by ${person} by then, and the bot records only the changes it sees`
-        );
-      }
+      if (answer?.standing === "unknown") doubt(user, unknownStanding(who, person, answer.groups));
     }
     return problems;
   }

@@ -85,6 +85,13 @@ interface RoundApproval {
   onBehalfOf?: string;
 }
 
+/** Why the chain cannot say whether `who` (for `person`) was an approver: a group, or settings just replaced. */
+function unknownStanding(who: string, person: string, groups: string[]): string {
+  return groups.length === 0
+    ? `cannot tell whether ${who} was an approver then: not under the settings recorded for then, but under the ones they replaced minutes before, which a replica not yet restarted may still have judged by`
+    : `cannot tell whether ${who} was an approver then: the archive records no joining of ${groups.join(', ')} by ${person} by then, and the bot records only the changes it sees`;
+}
+
 /** Told of an approval by `user` the chain cannot settle, and why. */
 type DoubtSink = (user: string, why: string) => void;
 
@@ -182,7 +189,8 @@ class EvidenceWalk {
 
   /** Where in the chain `user` approved the request this entry sent, and where it was sent. */
   private placeOf(entry: AuditEntry, user: string): ApprovalPlace {
-    return { step: this.rounds.get(entry.requestId ?? '')?.get(user)?.seq, sent: entry.seq ?? 0 };
+    const step = this.rounds.get(entry.requestId ?? '')?.get(user);
+    return { step: step?.seq, at: step?.at, sent: entry.seq ?? 0 };
   }
 
   private readPolicy(entry: AuditEntry, segment: string): void {
@@ -326,13 +334,7 @@ class EvidenceWalk {
           `cannot tell whether ${user}'s approval was by an approver: ${user} was none, and the archive holds no approval step of theirs to say whose place they may have taken`,
         );
       }
-      if (answer?.standing === 'unknown') {
-        const groups = answer.groups.join(', ');
-        doubt(
-          user,
-          `cannot tell whether ${who} was an approver then: the archive records no joining of ${groups} by ${person} by then, and the bot records only the changes it sees`,
-        );
-      }
+      if (answer?.standing === 'unknown') doubt(user, unknownStanding(who, person, answer.groups));
     }
     return problems;
   }

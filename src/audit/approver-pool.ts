@@ -21,11 +21,18 @@ export interface PoolAnswer {
   groups: string[];
 }
 
-/** Where the approval was made in the chain: its step's seq (undefined: not in the archive), and its sending's. */
+/**
+ * Where the approval was made in the chain: its step's seq and time (undefined: not in the archive),
+ * and its sending's seq.
+ */
 export interface ApprovalPlace {
   step: number | undefined;
+  at?: number | undefined;
   sent: number;
 }
+
+/** How long after new settings were recorded a replica still on the ones before may take a click. */
+const ROLLING_RESTART_MS = 15 * 60_000;
 
 /** How one pool holds a person: named by ID (or everyone), a recorded join of a group, maybe, or not. */
 type Hold = 'named' | 'joined' | 'unknown' | 'out';
@@ -42,6 +49,8 @@ type History = Array<{ seq: number; joined: boolean }>;
 
 interface Snapshot {
   seq: number;
+  /** When it was recorded (ms). */
+  at: number;
   settings: Map<string, Pool>;
 }
 
@@ -59,7 +68,11 @@ export class RecordedPools {
       const approverSettings = policy.settings.filter(
         (s) => s.name === GENERAL || s.name.startsWith(BY_KIND),
       );
-      this.snapshots.push({ seq, settings: new Map(approverSettings.map((s) => [s.name, s.value])) });
+      this.snapshots.push({
+        seq,
+        at: Date.parse(entry.at),
+        settings: new Map(approverSettings.map((s) => [s.name, s.value])),
+      });
     }
     if (!policy?.group) return;
     const group = this.members.get(policy.group) ?? new Map<string, History>();
@@ -83,9 +96,21 @@ export class RecordedPools {
     );
     if (holds.some((h) => h.hold === 'named' || h.hold === 'joined')) return { standing: 'in', groups: [] };
     const groups = [...new Set(holds.flatMap((h) => h.groups))];
-    return holds.some((h) => h.hold === 'unknown')
-      ? { standing: 'unknown', groups }
-      : { standing: 'out', groups };
+    if (holds.some((h) => h.hold === 'unknown')) return { standing: 'unknown', groups };
+    const before = this.replaced(window.first, place);
+    if (!before) return { standing: 'out', groups };
+    const hold = this.holdOf([poolOf(before.settings, kind)], person, place, window.until);
+    return hold.hold === 'out' ? { standing: 'out', groups } : { standing: 'unknown', groups: hold.groups };
+  }
+
+  /**
+   * The settings the window's first replaced, when the approval came within a rolling restart of their
+   * replacement: a replica not yet restarted judges clicks by them after another recorded new ones.
+   */
+  private replaced(first: number, place: ApprovalPlace): Snapshot | undefined {
+    const since = this.snapshots[first]?.at;
+    if (first === 0 || since === undefined || place.at === undefined) return undefined;
+    return place.at - since <= ROLLING_RESTART_MS ? this.snapshots[first - 1] : undefined;
   }
 
   /**
@@ -108,7 +133,7 @@ export class RecordedPools {
    * (without one, or before any, the first recorded) up to and including the first recorded after the
    * sending (the restart gap); `until`, that one's seq (none yet: no end).
    */
-  private window(place: ApprovalPlace): { snapshots: Snapshot[]; until: number } | undefined {
+  private window(place: ApprovalPlace): { snapshots: Snapshot[]; first: number; until: number } | undefined {
     if (this.snapshots.length === 0) return undefined;
     const { step } = place;
     const first =
@@ -120,7 +145,11 @@ export class RecordedPools {
           );
     const after = this.snapshots.findIndex((s) => s.seq > place.sent);
     const snapshots = this.snapshots.slice(first, after < 0 ? undefined : after + 1);
-    return { snapshots, until: after < 0 ? Number.POSITIVE_INFINITY : (this.snapshots[after]?.seq ?? 0) };
+    return {
+      snapshots,
+      first,
+      until: after < 0 ? Number.POSITIVE_INFINITY : (this.snapshots[after]?.seq ?? 0),
+    };
   }
 
   /** How the best of `pools` holds `person`, and the groups that leave it unknown. */

@@ -93,10 +93,15 @@ async function changedBetween(
  */
 async function clickedBeforeRecord(
   making: Making,
-  { recorded, clickedUnder }: { recorded: PolicySnapshot; clickedUnder: PolicySnapshot },
+  {
+    earlier,
+    recorded,
+    clickedUnder,
+  }: { earlier?: PolicySnapshot; recorded: PolicySnapshot; clickedUnder: PolicySnapshot },
 ): Promise<{ folder: string; withdrawal: string }> {
   const { fx, restarted, networkId } = making;
   const { deviceA } = await twoPasskeys(fx);
+  if (earlier) await (await restarted(earlier)).start();
   const running = await restarted(recorded);
   await running.start();
   const request = await fileDraft(running, withdrawalDraft(networkId, '5000'));
@@ -205,6 +210,35 @@ describe('the verifier with the approvers changed while a request was open', () 
     ]);
   });
 
+  test('cannot tell, and does not fail, a click a replica still on the replaced settings took minutes after', async ({
+    fx,
+    restarted,
+    networkId,
+    auditDir,
+    signer,
+  }) => {
+    const { deviceA } = await twoPasskeys(fx);
+    // A second replica starts with the new settings and records them; the first, still on the old
+    // ones that named A, takes A's click.
+    await (await restarted(WITHOUT_A)).start();
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
+    await signAndApprove(fx.engine, request.id, APPROVER_A, deviceA);
+    expect((await fx.engine.get(request.id))?.state).toBe('sent');
+    const { status, lines } = verify(
+      await archived({ fx, restarted, networkId, auditDir }),
+      signer.publicKey,
+    );
+    expect(flagged(lines)).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^CANNOT TELL sandbox/\\S+: request ${request.id} .*: cannot tell whether ${APPROVER_A} was an approver then: not under the settings recorded for then, but under the ones they replaced minutes before`,
+        ),
+      ),
+      expect.stringMatching(/^NOT CHECKED: 1 approval /),
+    ]);
+    expect(status).toBe(0);
+  });
+
   test('fails an approval by someone no settings from their step to the next recorded named', async ({
     fx,
     restarted,
@@ -215,7 +249,7 @@ describe('the verifier with the approvers changed while a request was open', () 
     const onlyB = policyOf({ approvers: { users: [APPROVER_B] } });
     const { folder, withdrawal } = await clickedBeforeRecord(
       { fx, restarted, networkId, auditDir },
-      { recorded: WITHOUT_A, clickedUnder: onlyB },
+      { earlier: onlyB, recorded: WITHOUT_A, clickedUnder: onlyB },
     );
     const { status, lines } = verify(folder, signer.publicKey);
     expect(flagged(lines)).toEqual([
