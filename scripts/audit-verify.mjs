@@ -222,7 +222,6 @@ function repeats() {
 }
 
 // src/audit/approver-pool.ts
-var ROLLING_RESTART_MS = 15 * 6e4;
 var HOLD_ORDER = ["named", "joined", "unknown", "out"];
 var GENERAL = "approvers";
 var BY_KIND = "approvers for ";
@@ -244,7 +243,6 @@ var RecordedPools = class {
       );
       this.snapshots.push({
         seq,
-        at: Date.parse(entry.at),
         settings: new Map(approverSettings.map((s) => [s.name, s.value]))
       });
     }
@@ -269,31 +267,19 @@ var RecordedPools = class {
     if (holds.some((h) => h.hold === "named" || h.hold === "joined")) return { standing: "in", groups: [] };
     const groups = [...new Set(holds.flatMap((h) => h.groups))];
     if (holds.some((h) => h.hold === "unknown")) return { standing: "unknown", groups };
-    const before = this.replaced(window.first, place);
-    if (!before) return { standing: "out", groups };
-    const hold = this.holdOf([poolOf(before.settings, kind)], person, place, window.until);
-    return hold.hold === "out" ? { standing: "out", groups } : { standing: "unknown", groups: hold.groups };
-  }
-  /**
-   * The settings the window's first replaced, when the approval came within a rolling restart of their
-   * replacement: a replica not yet restarted judges clicks by them after another recorded new ones.
-   */
-  replaced(first, place) {
-    const since = this.snapshots[first]?.at;
-    if (first === 0 || since === void 0 || place.at === void 0) return void 0;
-    return place.at - since <= ROLLING_RESTART_MS ? this.snapshots[first - 1] : void 0;
+    const earlier = this.snapshots.slice(0, window.first).map((s) => this.holdOf([poolOf(s.settings, kind)], person, place, window.until));
+    return earlier.every((h) => h.hold === "out") ? { standing: "out", groups } : { standing: "unknown", groups: [...new Set(earlier.flatMap((h) => h.groups))] };
   }
   /**
    * Was `holder` surely an approver of some kind (as the engine counts first passkeys) at `place`: named
-   * by ID in every settings of the window (`in`), in none and in no group (`out`), or maybe (`unknown`,
-   * a recorded join not ruling out a leave the bot never saw). Undefined: no approvers recorded.
+   * by ID in every settings recorded up to the window's end (`in`), in none and in no group (`out`), or
+   * maybe (`unknown`: named in some, or a recorded join not ruling out a leave the bot never saw).
+   * Undefined: no approvers recorded.
    */
   holderStanding(holder, place) {
     const window = this.window(place);
     if (!window) return void 0;
-    const holds = window.snapshots.map(
-      (s) => this.holdOf(anyKindPools(s.settings), holder, place, window.until)
-    );
+    const holds = this.snapshots.slice(0, window.first + window.snapshots.length).map((s) => this.holdOf(anyKindPools(s.settings), holder, place, window.until));
     if (holds.every((h) => h.hold === "named")) return "in";
     return holds.every((h) => h.hold === "out") ? "out" : "unknown";
   }
@@ -965,7 +951,7 @@ function assertionHolds(key, authenticatorData, clientDataJSON, signature) {
 // src/audit/approval-evidence.ts
 var MONEY_KINDS = /* @__PURE__ */ new Set(["withdraw", "redeem", "bridge"]);
 function unknownStanding(who, person, groups) {
-  return groups.length === 0 ? `cannot tell whether ${who} was an approver then: not under the settings recorded for then, but under the ones they replaced minutes before, which a replica not yet restarted may still have judged by` : `cannot tell whether ${who} was an approver then: the archive records no joining of ${groups.join(", ")} by ${person} by then, and the bot records only the changes it sees`;
+  return groups.length === 0 ? `cannot tell whether ${who} was an approver then: not under the settings recorded for then, but under earlier ones, which a replica not yet restarted may still have judged by` : `cannot tell whether ${who} was an approver then: the archive records no joining of ${groups.join(", ")} by ${person} by then, and the bot records only the changes it sees`;
 }
 var SENT_STATES = /* @__PURE__ */ new Set(["sent", "completed", "outcome-unknown"]);
 var APPROVAL_STEPS = /* @__PURE__ */ new Set(["approval-added", "approved"]);
@@ -1049,8 +1035,7 @@ var EvidenceWalk = class {
   }
   /** Where in the chain `user` approved the request this entry sent, and where it was sent. */
   placeOf(entry, user) {
-    const step = this.rounds.get(entry.requestId ?? "")?.get(user);
-    return { step: step?.seq, at: step?.at, sent: entry.seq ?? 0 };
+    return { step: this.rounds.get(entry.requestId ?? "")?.get(user)?.seq, sent: entry.seq ?? 0 };
   }
   readPolicy(entry, segment) {
     const settings = entry.policy?.settings ?? [];

@@ -88,7 +88,7 @@ interface RoundApproval {
 /** Why the chain cannot say whether `who` (for `person`) was an approver: a group, or settings just replaced. */
 function unknownStanding(who: string, person: string, groups: string[]): string {
   return groups.length === 0
-    ? `cannot tell whether ${who} was an approver then: not under the settings recorded for then, but under the ones they replaced minutes before, which a replica not yet restarted may still have judged by`
+    ? `cannot tell whether ${who} was an approver then: not under the settings recorded for then, but under earlier ones, which a replica not yet restarted may still have judged by`
     : `cannot tell whether ${who} was an approver then: the archive records no joining of ${groups.join(', ')} by ${person} by then, and the bot records only the changes it sees`;
 }
 
@@ -189,8 +189,7 @@ class EvidenceWalk {
 
   /** Where in the chain `user` approved the request this entry sent, and where it was sent. */
   private placeOf(entry: AuditEntry, user: string): ApprovalPlace {
-    const step = this.rounds.get(entry.requestId ?? '')?.get(user);
-    return { step: step?.seq, at: step?.at, sent: entry.seq ?? 0 };
+    return { step: this.rounds.get(entry.requestId ?? '')?.get(user)?.seq, sent: entry.seq ?? 0 };
   }
 
   private readPolicy(entry: AuditEntry, segment: string): void {

@@ -2,8 +2,10 @@
 // (or `approvers for <kind>`) of each policy entry, people by ID and Slack user groups, kept in chain
 // order (seq, not time: replicas' clocks differ). The engine judges a click by the settings its process
 // started with, and a process takes clicks before it records them (a record that fails is only a
-// warning), so an approval may have been judged under any settings from those in force at its step up
-// to the first recorded after the request was sent. A group's members show only as the changes the bot
+// warning), and a replica not yet restarted goes on judging by older settings, so an approval may have
+// been judged under any settings recorded up to the first after the request was sent: those from the
+// one in force at its step on place the person in; earlier ones can only leave it unknown, and only
+// settings that never named them prove them out. A group's members show only as the changes the bot
 // saw (`members of S…` entries): never the members it first read after a start, recorded without
 // waiting, read from a cache up to two minutes old. So a recorded join places someone in a group, and
 // nothing places them out of one: only a pool of people by ID proves someone was not an approver.
@@ -21,18 +23,11 @@ export interface PoolAnswer {
   groups: string[];
 }
 
-/**
- * Where the approval was made in the chain: its step's seq and time (undefined: not in the archive),
- * and its sending's seq.
- */
+/** Where the approval was made in the chain: its step's seq (undefined: not in the archive), and its sending's. */
 export interface ApprovalPlace {
   step: number | undefined;
-  at?: number | undefined;
   sent: number;
 }
-
-/** How long after new settings were recorded a replica still on the ones before may take a click. */
-const ROLLING_RESTART_MS = 15 * 60_000;
 
 /** How one pool holds a person: named by ID (or everyone), a recorded join of a group, maybe, or not. */
 type Hold = 'named' | 'joined' | 'unknown' | 'out';
@@ -49,8 +44,6 @@ type History = Array<{ seq: number; joined: boolean }>;
 
 interface Snapshot {
   seq: number;
-  /** When it was recorded (ms). */
-  at: number;
   settings: Map<string, Pool>;
 }
 
@@ -70,7 +63,6 @@ export class RecordedPools {
       );
       this.snapshots.push({
         seq,
-        at: Date.parse(entry.at),
         settings: new Map(approverSettings.map((s) => [s.name, s.value])),
       });
     }
@@ -97,33 +89,30 @@ export class RecordedPools {
     if (holds.some((h) => h.hold === 'named' || h.hold === 'joined')) return { standing: 'in', groups: [] };
     const groups = [...new Set(holds.flatMap((h) => h.groups))];
     if (holds.some((h) => h.hold === 'unknown')) return { standing: 'unknown', groups };
-    const before = this.replaced(window.first, place);
-    if (!before) return { standing: 'out', groups };
-    const hold = this.holdOf([poolOf(before.settings, kind)], person, place, window.until);
-    return hold.hold === 'out' ? { standing: 'out', groups } : { standing: 'unknown', groups: hold.groups };
-  }
-
-  /**
-   * The settings the window's first replaced, when the approval came within a rolling restart of their
-   * replacement: a replica not yet restarted judges clicks by them after another recorded new ones.
-   */
-  private replaced(first: number, place: ApprovalPlace): Snapshot | undefined {
-    const since = this.snapshots[first]?.at;
-    if (first === 0 || since === undefined || place.at === undefined) return undefined;
-    return place.at - since <= ROLLING_RESTART_MS ? this.snapshots[first - 1] : undefined;
+    // Settings recorded before the window may still have judged it: a replica not yet restarted judges
+    // clicks by the settings it started with, whatever others recorded since; the chain does not say
+    // which replica took a click, so only settings that never named the person prove them out.
+    const earlier = this.snapshots
+      .slice(0, window.first)
+      .map((s) => this.holdOf([poolOf(s.settings, kind)], person, place, window.until));
+    return earlier.every((h) => h.hold === 'out')
+      ? { standing: 'out', groups }
+      : { standing: 'unknown', groups: [...new Set(earlier.flatMap((h) => h.groups))] };
   }
 
   /**
    * Was `holder` surely an approver of some kind (as the engine counts first passkeys) at `place`: named
-   * by ID in every settings of the window (`in`), in none and in no group (`out`), or maybe (`unknown`,
-   * a recorded join not ruling out a leave the bot never saw). Undefined: no approvers recorded.
+   * by ID in every settings recorded up to the window's end (`in`), in none and in no group (`out`), or
+   * maybe (`unknown`: named in some, or a recorded join not ruling out a leave the bot never saw).
+   * Undefined: no approvers recorded.
    */
   holderStanding(holder: string, place: ApprovalPlace): Standing | undefined {
     const window = this.window(place);
     if (!window) return undefined;
-    const holds = window.snapshots.map((s) =>
-      this.holdOf(anyKindPools(s.settings), holder, place, window.until),
-    );
+    // Every settings recorded up to the window's end: a replica still on any of them may have counted.
+    const holds = this.snapshots
+      .slice(0, window.first + window.snapshots.length)
+      .map((s) => this.holdOf(anyKindPools(s.settings), holder, place, window.until));
     if (holds.every((h) => h.hold === 'named')) return 'in';
     return holds.every((h) => h.hold === 'out') ? 'out' : 'unknown';
   }

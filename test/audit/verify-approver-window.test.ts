@@ -93,15 +93,10 @@ async function changedBetween(
  */
 async function clickedBeforeRecord(
   making: Making,
-  {
-    earlier,
-    recorded,
-    clickedUnder,
-  }: { earlier?: PolicySnapshot; recorded: PolicySnapshot; clickedUnder: PolicySnapshot },
+  { recorded, clickedUnder }: { recorded: PolicySnapshot; clickedUnder: PolicySnapshot },
 ): Promise<{ folder: string; withdrawal: string }> {
   const { fx, restarted, networkId } = making;
   const { deviceA } = await twoPasskeys(fx);
-  if (earlier) await (await restarted(earlier)).start();
   const running = await restarted(recorded);
   await running.start();
   const request = await fileDraft(running, withdrawalDraft(networkId, '5000'));
@@ -210,7 +205,7 @@ describe('the verifier with the approvers changed while a request was open', () 
     ]);
   });
 
-  test('cannot tell, and does not fail, a click a replica still on the replaced settings took minutes after', async ({
+  test('cannot tell, and does not fail, a click a replica still on settings replaced since took', async ({
     fx,
     restarted,
     networkId,
@@ -218,9 +213,10 @@ describe('the verifier with the approvers changed while a request was open', () 
     signer,
   }) => {
     const { deviceA } = await twoPasskeys(fx);
-    // A second replica starts with the new settings and records them; the first, still on the old
-    // ones that named A, takes A's click.
+    // Two more replicas start with new settings and record them; the first, still on the old ones
+    // that named A, takes A's click.
     await (await restarted(WITHOUT_A)).start();
+    await (await restarted(policyOf({ approvers: { users: [APPROVER_B] } }))).start();
     const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
     await signAndApprove(fx.engine, request.id, APPROVER_A, deviceA);
     expect((await fx.engine.get(request.id))?.state).toBe('sent');
@@ -231,34 +227,11 @@ describe('the verifier with the approvers changed while a request was open', () 
     expect(flagged(lines)).toEqual([
       expect.stringMatching(
         new RegExp(
-          `^CANNOT TELL sandbox/\\S+: request ${request.id} .*: cannot tell whether ${APPROVER_A} was an approver then: not under the settings recorded for then, but under the ones they replaced minutes before`,
+          `^CANNOT TELL sandbox/\\S+: request ${request.id} .*: cannot tell whether ${APPROVER_A} was an approver then: not under the settings recorded for then, but under earlier ones`,
         ),
       ),
       expect.stringMatching(/^NOT CHECKED: 1 approval /),
     ]);
     expect(status).toBe(0);
-  });
-
-  test('fails an approval by someone no settings from their step to the next recorded named', async ({
-    fx,
-    restarted,
-    networkId,
-    auditDir,
-    signer,
-  }) => {
-    const onlyB = policyOf({ approvers: { users: [APPROVER_B] } });
-    const { folder, withdrawal } = await clickedBeforeRecord(
-      { fx, restarted, networkId, auditDir },
-      { earlier: onlyB, recorded: WITHOUT_A, clickedUnder: onlyB },
-    );
-    const { status, lines } = verify(folder, signer.publicKey);
-    expect(flagged(lines)).toEqual([
-      expect.stringMatching(
-        new RegExp(
-          `^PROBLEM sandbox/\\S+: request ${withdrawal} \\(withdraw, sent at seq \\d+\\): ${APPROVER_A} was not an approver of withdraw requests then$`,
-        ),
-      ),
-    ]);
-    expect(status).toBe(1);
   });
 });
