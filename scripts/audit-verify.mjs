@@ -254,21 +254,21 @@ var RecordedPools = class {
     for (const user of policy.removed ?? []) note(user, false);
   }
   /**
-   * Was `person` an approver of `kind` when approving at `place`, as far as the chain tells: in if some
-   * settings of the window had them, out only if every one was people by ID and none named them.
-   * Undefined: no approvers recorded.
+   * Was `person` an approver of `kind` when approving at `place`, as far as the chain tells: in if the
+   * settings in force at the step had them, out only if every settings recorded up to the window's end
+   * was people by ID and none named them, else unknown. Undefined: no approvers recorded.
    */
   standing(kind, person, place) {
     const window = this.window(place);
     if (!window) return void 0;
-    const holds = window.snapshots.map(
-      (s) => this.holdOf([poolOf(s.settings, kind)], person, place, window.until)
+    const inForce = place.step === void 0 ? window.snapshots : window.snapshots.slice(0, 1);
+    const now = inForce.map(
+      (s) => this.holdOf([poolOf(s.settings, kind)], person, place, place.step ?? window.until)
     );
-    if (holds.some((h) => h.hold === "named" || h.hold === "joined")) return { standing: "in", groups: [] };
-    const groups = [...new Set(holds.flatMap((h) => h.groups))];
-    if (holds.some((h) => h.hold === "unknown")) return { standing: "unknown", groups };
-    const earlier = this.snapshots.slice(0, window.first).map((s) => this.holdOf([poolOf(s.settings, kind)], person, place, window.until));
-    return earlier.every((h) => h.hold === "out") ? { standing: "out", groups } : { standing: "unknown", groups: [...new Set(earlier.flatMap((h) => h.groups))] };
+    if (now.some((h) => h.hold === "named" || h.hold === "joined")) return { standing: "in", groups: [] };
+    const any = this.snapshots.slice(0, window.first + window.snapshots.length).map((s) => this.holdOf([poolOf(s.settings, kind)], person, place, window.until));
+    const groups = [...new Set(any.flatMap((h) => h.groups))];
+    return any.every((h) => h.hold === "out") ? { standing: "out", groups } : { standing: "unknown", groups };
   }
   /**
    * Was `holder` surely an approver of some kind (as the engine counts first passkeys) at `place`: named
@@ -951,7 +951,7 @@ function assertionHolds(key, authenticatorData, clientDataJSON, signature) {
 // src/audit/approval-evidence.ts
 var MONEY_KINDS = /* @__PURE__ */ new Set(["withdraw", "redeem", "bridge"]);
 function unknownStanding(who, person, groups) {
-  return groups.length === 0 ? `cannot tell whether ${who} was an approver then: not under the settings recorded for then, but under earlier ones, which a replica not yet restarted may still have judged by` : `cannot tell whether ${who} was an approver then: the archive records no joining of ${groups.join(", ")} by ${person} by then, and the bot records only the changes it sees`;
+  return groups.length === 0 ? `cannot tell whether ${who} was an approver then: not under the settings in force when approving, but under others recorded up to the sending, by which the replica that took the click may have judged (one not yet restarted, or one that had not yet recorded its own)` : `cannot tell whether ${who} was an approver then: the archive records no joining of ${groups.join(", ")} by ${person} by then, and the bot records only the changes it sees`;
 }
 var SENT_STATES = /* @__PURE__ */ new Set(["sent", "completed", "outcome-unknown"]);
 var APPROVAL_STEPS = /* @__PURE__ */ new Set(["approval-added", "approved"]);

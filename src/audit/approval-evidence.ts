@@ -88,7 +88,7 @@ interface RoundApproval {
 /** Why the chain cannot say whether `who` (for `person`) was an approver: a group, or settings just replaced. */
 function unknownStanding(who: string, person: string, groups: string[]): string {
   return groups.length === 0
-    ? `cannot tell whether ${who} was an approver then: not under the settings recorded for then, but under earlier ones, which a replica not yet restarted may still have judged by`
+    ? `cannot tell whether ${who} was an approver then: not under the settings in force when approving, but under others recorded up to the sending, by which the replica that took the click may have judged (one not yet restarted, or one that had not yet recorded its own)`
     : `cannot tell whether ${who} was an approver then: the archive records no joining of ${groups.join(', ')} by ${person} by then, and the bot records only the changes it sees`;
 }
 

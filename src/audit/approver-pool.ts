@@ -3,9 +3,9 @@
 // order (seq, not time: replicas' clocks differ). The engine judges a click by the settings its process
 // started with, and a process takes clicks before it records them (a record that fails is only a
 // warning), and a replica not yet restarted goes on judging by older settings, so an approval may have
-// been judged under any settings recorded up to the first after the request was sent: those from the
-// one in force at its step on place the person in; earlier ones can only leave it unknown, and only
-// settings that never named them prove them out. A group's members show only as the changes the bot
+// been judged under any settings recorded up to the first after the request was sent: only those in
+// force at its step place the person in, the others can only leave it unknown, and only settings that
+// never named them prove them out. A group's members show only as the changes the bot
 // saw (`members of S…` entries): never the members it first read after a start, recorded without
 // waiting, read from a cache up to two minutes old. So a recorded join places someone in a group, and
 // nothing places them out of one: only a pool of people by ID proves someone was not an approver.
@@ -76,28 +76,27 @@ export class RecordedPools {
   }
 
   /**
-   * Was `person` an approver of `kind` when approving at `place`, as far as the chain tells: in if some
-   * settings of the window had them, out only if every one was people by ID and none named them.
-   * Undefined: no approvers recorded.
+   * Was `person` an approver of `kind` when approving at `place`, as far as the chain tells: in if the
+   * settings in force at the step had them, out only if every settings recorded up to the window's end
+   * was people by ID and none named them, else unknown. Undefined: no approvers recorded.
    */
   standing(kind: string, person: string, place: ApprovalPlace): PoolAnswer | undefined {
     const window = this.window(place);
     if (!window) return undefined;
-    const holds = window.snapshots.map((s) =>
-      this.holdOf([poolOf(s.settings, kind)], person, place, window.until),
+    // The settings in force at the step judged it, unless the replica that took it was on others: one
+    // not yet restarted (earlier settings), or one that took it before recording its own (later ones).
+    // Only the settings in force place the person in; the others can leave it unknown, and only
+    // settings that never named the person, up to the window's end, prove them out.
+    const inForce = place.step === undefined ? window.snapshots : window.snapshots.slice(0, 1);
+    const now = inForce.map((s) =>
+      this.holdOf([poolOf(s.settings, kind)], person, place, place.step ?? window.until),
     );
-    if (holds.some((h) => h.hold === 'named' || h.hold === 'joined')) return { standing: 'in', groups: [] };
-    const groups = [...new Set(holds.flatMap((h) => h.groups))];
-    if (holds.some((h) => h.hold === 'unknown')) return { standing: 'unknown', groups };
-    // Settings recorded before the window may still have judged it: a replica not yet restarted judges
-    // clicks by the settings it started with, whatever others recorded since; the chain does not say
-    // which replica took a click, so only settings that never named the person prove them out.
-    const earlier = this.snapshots
-      .slice(0, window.first)
+    if (now.some((h) => h.hold === 'named' || h.hold === 'joined')) return { standing: 'in', groups: [] };
+    const any = this.snapshots
+      .slice(0, window.first + window.snapshots.length)
       .map((s) => this.holdOf([poolOf(s.settings, kind)], person, place, window.until));
-    return earlier.every((h) => h.hold === 'out')
-      ? { standing: 'out', groups }
-      : { standing: 'unknown', groups: [...new Set(earlier.flatMap((h) => h.groups))] };
+    const groups = [...new Set(any.flatMap((h) => h.groups))];
+    return any.every((h) => h.hold === 'out') ? { standing: 'out', groups } : { standing: 'unknown', groups };
   }
 
   /**
