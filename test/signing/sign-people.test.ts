@@ -14,14 +14,14 @@ const test = botTest
     const app = await startSigningApp();
     onCleanup(() => app.stop());
     const a = new SoftwareAuthenticator({ user: APPROVER_A, rpId: 'localhost', origin: app.signingUrl });
+    await registerApproved(app, a, APPROVER_B);
     return { app, a };
   });
 
 describe('the sign page of an unfreeze', () => {
   test('names who froze the sends and the requester, says since when in Lagos time, and the reason as written', async ({
-    signing: { app, a },
+    signing: { app },
   }) => {
-    await registerApproved(app, a, APPROVER_B);
     await commandAnswer(app, 'freeze a look-alike <b>address</b> was approved', APPROVER_B);
     await commandAnswer(app, 'unfreeze', APPROVER_B);
     const request = (await app.engine.openRequests()).find((r) => r.kind === 'unfreeze');
@@ -29,9 +29,9 @@ describe('the sign page of an unfreeze', () => {
     const token = await signingToken(app, APPROVER_A, request.id);
     const options = await post(app, '/passkeys/api/sign/options', { token });
     expect(options.status).toBe(200);
-    expect(options.json.request.requester).toBe(`Bola Okafor (${APPROVER_B})`);
+    expect(options.json.request.requester).toEqual({ id: APPROVER_B, name: 'Bola Okafor' });
     expect(options.json.request.figures).toEqual([
-      { label: 'Frozen by', value: `Bola Okafor (${APPROVER_B})` },
+      { label: 'Frozen by', id: APPROVER_B, value: 'Bola Okafor' },
       { label: 'Frozen since', value: expect.stringMatching(/^\w{3} \d{1,2} \w{3} \d{4}, \d{2}:\d{2} WAT$/) },
       { label: 'Reason for the freeze', value: 'a look-alike <b>address</b> was approved' },
     ]);
