@@ -232,8 +232,9 @@ function markSentences(checks: NonNullable<ApprovalRequest['preflight']>): strin
 }
 
 /**
- * The sign page's view of `request` as stored; `bytes`: exactly what the passkey signs; `names`: the
- * people of peopleIn(request) and the requester as Slack names them, where it could say.
+ * The sign page's view of `request` as stored; `bytes`: exactly what the passkey signs (shown with
+ * hidden characters marked); `names`: the people of peopleIn(request) and the requester as Slack names
+ * them, where it could say.
  */
 export function signRequestView(
   request: ApprovalRequest,
@@ -258,7 +259,7 @@ export function signRequestView(
     requester: inertPerson(requester),
     figures: figures.map(inert),
     checks: [...hiddenCharactersSentences(request), ...checkSentences(request)].map(markHiddenCharacters),
-    bytes,
+    bytes: markHiddenCharacters(bytes),
   };
 }
 

@@ -97,7 +97,10 @@ export interface SignRequestView {
   figures: Figure[];
   /** What the bot checked when the request was filed, one sentence each. */
   checks: string[];
-  /** The request's bytes as signed (approval-digest.ts), for whoever wants to see exactly that. */
+  /**
+   * The request's bytes as signed (approval-digest.ts), for whoever wants to see exactly that, with
+   * hidden characters marked (the passkey signs the bytes themselves, not these).
+   */
   bytes: string;
 }
 

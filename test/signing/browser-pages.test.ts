@@ -74,6 +74,9 @@ describe.skipIf(!run)('the passkey pages in Chromium', () => {
     await contains(ade.page.locator('dl'), '0x52908400098527886E0F7030069857D2E4169EE7');
     await contains(ade.page.locator('dl'), 'Supplier payout INV-2231');
     await screenshot(ade.page, 'passkey-sign');
+    await ade.page.getByText('Exactly what your passkey signs').click();
+    await shown(ade.page.getByText('Hidden characters are shown marked', { exact: false }));
+    await screenshot(ade.page, 'passkey-sign-bytes');
     await sign.click();
     await contains(outcome(ade.page), 'Approved. Slack shows it now.');
     await screenshot(ade.page, 'passkey-signed');

@@ -280,4 +280,9 @@ describe('what the sign page shows of text anyone can choose', () => {
     expect(view.figures[0]).toEqual({ label: 'Approver away', value: 'U0CHIDI' });
     expect(view.requester).toEqual({ id: 'UREQ', name: 'Treasurer (U0REALBOSS)' });
   });
+
+  it('shows exactly what is signed with its hidden characters marked', () => {
+    const view = signRequestView(withdrawal, '{"purpose":"Pay ADA \u202eSESIRPRETNE\u200b"}');
+    expect(view.bytes).toBe('{"purpose":"Pay ADA ⟨U+202E⟩SESIRPRETNE⟨U+200B⟩"}');
+  });
 });

@@ -49,7 +49,17 @@ function details(request: SignRequestView): HTMLElement[] {
     );
   }
   parts.push(
-    h('details', {}, h('summary', {}, 'Exactly what your passkey signs'), h('pre', {}, request.bytes)),
+    h(
+      'details',
+      {},
+      h('summary', {}, 'Exactly what your passkey signs'),
+      h('pre', {}, request.bytes),
+      h(
+        'p',
+        { class: 'hint' },
+        'Hidden characters are shown marked, as ⟨U+202E⟩; your passkey signs the text itself.',
+      ),
+    ),
   );
   return parts;
 }
