@@ -4,13 +4,13 @@
 // words the Slack approval message uses for it: people by their Slack id, then the name Slack knows them
 // by (looked up by the caller) as a part of its own, since anyone can choose a name; times in Lagos time,
 // amounts in naira. Text from outside is inert as in Slack: hidden and bidi characters are shown as
-// markers (`⟨U+202E⟩`), so a name reads as it is.
+// markers (`⟨U+202E⟩`), so a name reads as it is, and any value shown that holds one says "Look twice".
 // Pure: the request and the names in, the page's view out; the page puts every value in as text.
 import type { ApprovalRequest, LookAlikeMark } from '../approvals/index.js';
 import { lagosTime, naira } from '../format/display.js';
-import { markHiddenCharacters } from '../format/hidden-characters.js';
+import { hasHiddenCharacters, markHiddenCharacters } from '../format/hidden-characters.js';
 import { isSlackId } from '../format/mrkdwn.js';
-import { HIDDEN_CHARACTERS_ADVICE, hiddenCharactersIn } from '../slack/approvals/blocks/message.js';
+import { HIDDEN_CHARACTERS_ADVICE } from '../slack/approvals/blocks/message.js';
 import { KIND_TITLE } from '../slack/ui/words.js';
 import type { Figure, Person, SignRequestView } from './protocol.js';
 
@@ -196,10 +196,25 @@ function slackOnlyFigures(request: ApprovalRequest): Figure[] {
   return [];
 }
 
-/** Slack's "Look twice" notice, in plain words, when a name, an address or the purpose holds hidden characters. */
-function hiddenCharactersSentences(request: ApprovalRequest): string[] {
-  const which = hiddenCharactersIn(request);
-  return which ? [`Look twice: ${which} hidden characters, shown as ⟨U+…⟩. ${HIDDEN_CHARACTERS_ADVICE}`] : [];
+/**
+ * Slack's "Look twice" notice, in plain words, when any value the page shows holds hidden characters
+ * (a name, an id, an address, a mark, the purpose, the requester's name): each named by its label.
+ */
+function hiddenCharactersSentences(figures: Figure[], requester: Person): string[] {
+  const which = [
+    ...new Set([
+      ...figures
+        .filter((f) => [f.id, f.value, f.mark].some((shown) => hasHiddenCharacters(shown)))
+        .map((f) => `“${f.label}”`),
+      ...(hasHiddenCharacters(requester.id) || hasHiddenCharacters(requester.name) ? ['the requester'] : []),
+    ]),
+  ];
+  if (which.length === 0) return [];
+  const fields =
+    which.length === 1
+      ? `${which[0]} contains`
+      : `${which.slice(0, -1).join(', ')} and ${which.at(-1)} contain`;
+  return [`Look twice: ${fields} hidden characters, shown as ⟨U+…⟩. ${HIDDEN_CHARACTERS_ADVICE}`];
 }
 
 /** What the bot checked at filing, one plain sentence each. */
@@ -258,7 +273,9 @@ export function signRequestView(
     round: request.round,
     requester: inertPerson(requester),
     figures: figures.map(inert),
-    checks: [...hiddenCharactersSentences(request), ...checkSentences(request)].map(markHiddenCharacters),
+    checks: [...hiddenCharactersSentences(figures, requester), ...checkSentences(request)].map(
+      markHiddenCharacters,
+    ),
     bytes: markHiddenCharacters(bytes),
   };
 }

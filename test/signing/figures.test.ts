@@ -248,7 +248,7 @@ describe('the sign page’s view of a request', () => {
     expect(view.figures.find((f) => f.value.includes('Access'))?.value).toContain('Access⟨U+200B⟩ Bank');
     expect(view.requester).toEqual({ id: 'UREQ', name: 'Ade⟨U+200B⟩ Bello' });
     expect(view.checks).toEqual([
-      'Look twice: the bank name, the account name and the purpose contain hidden characters, shown as ⟨U+…⟩. Such characters can make text read as other text: check it with the bank or whoever gave it before this is approved.',
+      'Look twice: “To bank account”, “Account name (resolved)”, “Purpose” and the requester contain hidden characters, shown as ⟨U+…⟩. Such characters can make text read as other text: check it with the bank or whoever gave it before this is approved.',
     ]);
   });
 
@@ -284,5 +284,32 @@ describe('what the sign page shows of text anyone can choose', () => {
   it('shows exactly what is signed with its hidden characters marked', () => {
     const view = signRequestView(withdrawal, '{"purpose":"Pay ADA \u202eSESIRPRETNE\u200b"}');
     expect(view.bytes).toBe('{"purpose":"Pay ADA ⟨U+202E⟩SESIRPRETNE⟨U+200B⟩"}');
+  });
+
+  it('says “Look twice” for hidden characters in any value shown: a person’s name, an id, a bank code, the requester', () => {
+    const advice = (fields: string) =>
+      `Look twice: ${fields} hidden characters, shown as ⟨U+…⟩. Such characters can make text read as other text: check it with the bank or whoever gave it before this is approved.`;
+    const names = new Map([['U0BOLA', 'Bola\u202e Ade']]);
+    expect(signRequestView(delegation, 'bytes', names).checks).toEqual([
+      advice('“Delegate (approves in their place)” contains'),
+    ]);
+    const whitelist = {
+      ...unfreeze,
+      kind: 'whitelist',
+      payload: { networkId: 'ba\u200bse', address: ADDRESS },
+      display: { networkName: 'Base' },
+    } as unknown as ApprovalRequest;
+    expect(signRequestView(whitelist, 'bytes').checks).toEqual([advice('“Network” contains')]);
+    const redeem = {
+      ...withdrawal,
+      kind: 'redeem',
+      payload: { amount: '600000.00', bankCode: '04\u200b4', accountNumber: '0123456789' },
+      display: { bankName: 'Access Bank', accountName: 'ADA OBI' },
+      preflight: undefined,
+    } as unknown as ApprovalRequest;
+    const requester = new Map([['UREQ', 'Tunde\u2066 Eze']]);
+    expect(signRequestView(redeem, 'bytes', requester).checks).toEqual([
+      advice('“To bank account” and the requester contain'),
+    ]);
   });
 });
