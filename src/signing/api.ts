@@ -9,6 +9,7 @@
 // (503, with a Retry-After). Each refused link and refused registration is counted by reason
 // (PasskeyPageRefusal).
 import { createHash } from 'node:crypto';
+import { setTimeout as wait } from 'node:timers/promises';
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { ApprovalEvidence } from '../access/index.js';
 import {
@@ -44,8 +45,16 @@ export interface PageDeps {
   tell: (user: string, text: string) => Promise<void>;
   /** "Ade Bello" as Slack names `user`, or undefined when Slack cannot say. */
   nameOf: (user: string) => Promise<string | undefined>;
+  /** How long a page waits for a name (default NAME_WAIT_MS). */
+  nameWaitMs?: number;
   log: { warn(message: string, fields?: Record<string, unknown>): void };
 }
+
+/**
+ * How long a page waits for Slack to name someone before it shows their id alone: Bolt's client
+ * retries and waits out rate limits for far longer, while the challenge made for the page runs out.
+ */
+const NAME_WAIT_MS = 2_000;
 
 /** A ceremony's time in the browser: the one-time challenge's ten minutes. */
 const CEREMONY_MS = 10 * 60_000;
@@ -162,11 +171,22 @@ async function refuse(deps: PageDeps, user: string, text: string, fields: Record
   return new PageProblem(text.replace(/`/g, ''));
 }
 
-/** The names of `users` as Slack gives them, all asked at once. */
-async function namesOf(deps: PageDeps, users: string[]): Promise<Map<string, string>> {
-  const named = await Promise.all(
-    users.map(async (id) => [id, await deps.nameOf(id).catch(() => undefined)] as const),
+/** `user`'s name, or undefined when Slack cannot say or does not within `deps.nameWaitMs`. */
+async function nameWithin(deps: PageDeps, user: string): Promise<string | undefined> {
+  const settled = new AbortController();
+  const late = wait(deps.nameWaitMs ?? NAME_WAIT_MS, undefined, { signal: settled.signal }).catch(
+    () => undefined,
   );
+  try {
+    return await Promise.race([deps.nameOf(user).catch(() => undefined), late]);
+  } finally {
+    settled.abort();
+  }
+}
+
+/** The names of `users` as Slack gives them, all asked at once, each within the wait. */
+async function namesOf(deps: PageDeps, users: string[]): Promise<Map<string, string>> {
+  const named = await Promise.all(users.map(async (id) => [id, await nameWithin(deps, id)] as const));
   return new Map(named.flatMap(([id, name]) => (name === undefined ? [] : [[id, name] as const])));
 }
 
