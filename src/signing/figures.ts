@@ -150,24 +150,32 @@ function shownWords(key: string, raw: unknown, display: Record<string, unknown>)
   return typeof named === 'string' ? `${named} (${text(raw)})` : text(raw);
 }
 
-/** Every payload field in full, with what the request's display adds (network and bank names). */
+/**
+ * Every payload field in full, with what the request's display adds (network and bank names); a field
+ * that joins another goes after it on its line, whichever comes first in the payload.
+ */
 function destinationFigures(request: ApprovalRequest, names: Names): Figure[] {
   const figures: Figure[] = [];
   const byKey = new Map<string, Figure>();
+  const joining: Array<[key: string, figure: Figure]> = [];
   const display = request.display as Record<string, unknown>;
   const labels: Record<string, string> = { ...LABELS, ...KIND_LABELS[request.kind] };
   for (const [key, raw] of Object.entries(request.payload as unknown as Record<string, unknown>)) {
     if (HIDDEN.has(key) || raw === undefined || raw === null) continue;
     const mark = marksFor(request, key, text(raw));
-    const shown = shownValue(key, raw, display, names);
-    const joined = byKey.get(JOINS[key] ?? '');
-    if (joined) {
-      join(joined, shown.value, mark);
-      continue;
-    }
-    const figure: Figure = { label: labels[key] ?? key, ...shown, ...(mark ? { mark } : {}) };
+    const figure: Figure = {
+      label: labels[key] ?? key,
+      ...shownValue(key, raw, display, names),
+      ...(mark ? { mark } : {}),
+    };
     byKey.set(key, figure);
-    figures.push(figure);
+    if (JOINS[key]) joining.push([key, figure]);
+    else figures.push(figure);
+  }
+  for (const [key, figure] of joining) {
+    const joined = byKey.get(JOINS[key] ?? '');
+    if (joined) join(joined, figure.value, figure.mark);
+    else figures.push(figure);
   }
   return [...figures, ...slackOnlyFigures(request)];
 }

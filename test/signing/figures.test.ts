@@ -313,3 +313,29 @@ describe('what the sign page shows of text anyone can choose', () => {
     ]);
   });
 });
+
+describe('the bank and its account on one line', () => {
+  it('joins them whichever order the payload’s keys come in', () => {
+    const redeem = {
+      ...withdrawal,
+      kind: 'redeem',
+      payload: { accountNumber: '0123456789', amount: '600000.00', bankCode: '044' },
+      display: { bankName: 'Access Bank', accountName: 'ADA OBI ENTERPRISES' },
+      preflight: undefined,
+    } as unknown as ApprovalRequest;
+    expect(signRequestView(redeem, 'bytes').figures.slice(0, 2)).toEqual([
+      { label: 'Amount', value: '₦600,000.00' },
+      { label: 'To bank account', value: 'Access Bank (044) · 0123456789' },
+    ]);
+    const settlement = {
+      ...unfreeze,
+      kind: 'settlement',
+      payload: { bankAccountNumber: '0987654321', bankAccountName: 'CNGN DESK LTD', bankName: 'GTBank' },
+      display: {},
+    } as unknown as ApprovalRequest;
+    expect(signRequestView(settlement, 'bytes').figures.slice(0, 2)).toEqual([
+      { label: 'Account name (resolved)', value: 'CNGN DESK LTD' },
+      { label: 'New settlement account', value: 'GTBank · 0987654321' },
+    ]);
+  });
+});
