@@ -27,6 +27,16 @@ export async function buildThenStop(esbuild, options) {
     return await esbuild.build(options);
   } finally {
     under.builds -= 1;
-    if (under.builds === 0) await esbuild.stop();
+    if (under.builds === 0) await stopService(esbuild);
+  }
+}
+
+/** esbuild's stop(), which may throw or reject. */
+async function stopService(esbuild) {
+  try {
+    await esbuild.stop();
+  } catch {
+    // Swallowed on purpose: the caller asked for the build's result or error, not the service's, and
+    // a service that would not stop ends with the process.
   }
 }

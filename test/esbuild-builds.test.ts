@@ -1,11 +1,11 @@
 // The production build counts its two builds (the bot and the passkey pages) with every other esbuild
 // build in the process (src/esbuild-builds.mjs): the count returns to where it was however the build
 // ends, and esbuild's service, which stop() would end with every build still under way, is stopped only
-// once neither is building.
+// once neither is building; a service that will not stop changes no build's outcome.
 import type { BuildOptions } from 'esbuild';
 import { test as base, describe, expect, vi } from 'vitest';
 import { build } from '../scripts/build.mjs';
-import { buildsUnderWay } from '../src/esbuild-builds.mjs';
+import { buildsUnderWay, buildThenStop } from '../src/esbuild-builds.mjs';
 
 // Never written: each build here fails before the build writes anything.
 const OUTFILE = 'dist/test-esbuild-builds/main.js';
@@ -71,5 +71,18 @@ describe('the production build’s share of esbuild', () => {
     expect(await outcome).toBe('could not resolve "./missing.js"');
     expect(esbuild.stop).toHaveBeenCalledOnce();
     expect(buildsUnderWay()).toBe(before);
+  });
+});
+
+describe('a build whose esbuild service will not stop', () => {
+  test('still gives its caller the build’s result, or the build’s own error', async ({ esbuild }) => {
+    esbuild.stop.mockRejectedValue(new Error('the service is already gone'));
+    const built = buildThenStop(esbuild, { platform: 'node' });
+    esbuild.answer('bot');
+    await expect(built).resolves.toMatchObject({ errors: [] });
+    const failed = buildThenStop(esbuild, { platform: 'node' });
+    esbuild.answer('bot', new Error('could not resolve "./missing.js"'));
+    await expect(failed).rejects.toThrow('could not resolve "./missing.js"');
+    expect(esbuild.stop).toHaveBeenCalledTimes(2);
   });
 });

@@ -9,6 +9,7 @@
 // (503, with a Retry-After). Each refused link and refused registration is counted by reason
 // (PasskeyPageRefusal).
 import { createHash } from 'node:crypto';
+import { setTimeout as wait } from 'node:timers/promises';
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { ApprovalEvidence } from '../access/index.js';
 import {
@@ -21,7 +22,7 @@ import {
 } from '../approvals/index.js';
 import { refusalText } from '../slack/approvals/blocks/lists.js';
 import { STARTING_HEADERS } from '../slack/runtime/request-guard.js';
-import { peopleIn, signRequestView } from './figures.js';
+import { inertPerson, peopleIn, personOf, signRequestView } from './figures.js';
 import { PageProblem } from './http.js';
 import type {
   RegisterFileAnswer,
@@ -42,10 +43,18 @@ export interface PageDeps {
   refused: (reason: PasskeyPageRefusal) => void;
   /** Says `text` privately to `user` in Slack; does nothing while Slack is not connected. */
   tell: (user: string, text: string) => Promise<void>;
-  /** "Ade Bello (U123)" as Slack names them, or the id alone when Slack cannot say. */
-  nameOf: (user: string) => Promise<string>;
+  /** "Ade Bello" as Slack names `user`, or undefined when Slack cannot say. */
+  nameOf: (user: string) => Promise<string | undefined>;
+  /** How long a page waits for a name (default NAME_WAIT_MS). */
+  nameWaitMs?: number;
   log: { warn(message: string, fields?: Record<string, unknown>): void };
 }
+
+/**
+ * How long a page waits for Slack to name someone before it shows their id alone: Bolt's client
+ * retries and waits out rate limits for far longer, while the challenge made for the page runs out.
+ */
+const NAME_WAIT_MS = 2_000;
 
 /** A ceremony's time in the browser: the one-time challenge's ten minutes. */
 const CEREMONY_MS = 10 * 60_000;
@@ -162,10 +171,32 @@ async function refuse(deps: PageDeps, user: string, text: string, fields: Record
   return new PageProblem(text.replace(/`/g, ''));
 }
 
+/** `user`'s name, or undefined when Slack cannot say or does not within `deps.nameWaitMs`. */
+async function nameWithin(deps: PageDeps, user: string): Promise<string | undefined> {
+  const settled = new AbortController();
+  const late = wait(deps.nameWaitMs ?? NAME_WAIT_MS, undefined, { signal: settled.signal }).catch(
+    () => undefined,
+  );
+  try {
+    return await Promise.race([deps.nameOf(user).catch(() => undefined), late]);
+  } finally {
+    settled.abort();
+  }
+}
+
+/** The names of `users` as Slack gives them, all asked at once, each within the wait. */
+async function namesOf(deps: PageDeps, users: string[]): Promise<Map<string, string>> {
+  const named = await Promise.all(users.map(async (id) => [id, await nameWithin(deps, id)] as const));
+  return new Map(named.flatMap(([id, name]) => (name === undefined ? [] : [[id, name] as const])));
+}
+
 export async function registerOptions(deps: PageDeps, input: TokenInput): Promise<RegisterOptionsAnswer> {
   const link = await linkFor(deps, input.token, 'register', false);
-  const options = await deps.engine.passkeys.registrationChallenge(link.user);
-  return { ok: true, user: await deps.nameOf(link.user), options };
+  const [options, names] = await Promise.all([
+    deps.engine.passkeys.registrationChallenge(link.user),
+    namesOf(deps, [link.user]),
+  ]);
+  return { ok: true, user: inertPerson(personOf(link.user, names)), options };
 }
 
 export async function registerFile(deps: PageDeps, input: RegisterFileInput): Promise<RegisterFileAnswer> {
@@ -202,13 +233,12 @@ export async function signOptions(deps: PageDeps, input: TokenInput): Promise<Si
     throw new PageProblem(text.replace(/`/g, ''));
   }
   const { request } = made;
-  // Everyone the page names (the requester, a registration's owner, who froze the sends, a
-  // delegation's two approvers) by name, as Slack knows them.
-  const people = [...new Set([request.requester, ...peopleIn(request)])];
-  const names = new Map(await Promise.all(people.map(async (id) => [id, await deps.nameOf(id)] as const)));
+  // Everyone the page names (whom the link is for, the requester, a registration's owner, who froze
+  // the sends, a delegation's two approvers) by name, as Slack knows them.
+  const names = await namesOf(deps, [...new Set([link.user, request.requester, ...peopleIn(request)])]);
   return {
     ok: true,
-    user: await deps.nameOf(link.user),
+    user: inertPerson(personOf(link.user, names)),
     request: signRequestView(request, made.bytes, names),
     nonce: made.nonce,
     figuresDigest: figuresDigest(request),

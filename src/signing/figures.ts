@@ -1,17 +1,18 @@
 // The request as the store holds it, in plain words for the sign page: every field of what is sent in
 // full (the whole address or account, never shortened), the look-alike and first-payment marks on the
 // destination they concern, and what the bot checked when it was filed. Every field reads under the
-// words the Slack approval message uses for it: people by name (as Slack knows them, looked up by the
-// caller) or else their Slack id, times in Lagos time, amounts in naira. Text from outside is inert as
-// in Slack: hidden and bidi characters are shown as markers (`⟨U+202E⟩`), so a name reads as it is.
+// words the Slack approval message uses for it: people by their Slack id, then the name Slack knows them
+// by (looked up by the caller) as a part of its own, since anyone can choose a name; times in Lagos time,
+// amounts in naira. Text from outside is inert as in Slack: hidden and bidi characters are shown as
+// markers (`⟨U+202E⟩`), so a name reads as it is, and any value shown that holds one says "Look twice".
 // Pure: the request and the names in, the page's view out; the page puts every value in as text.
 import type { ApprovalRequest, LookAlikeMark } from '../approvals/index.js';
 import { lagosTime, naira } from '../format/display.js';
-import { markHiddenCharacters } from '../format/hidden-characters.js';
+import { hasHiddenCharacters, markHiddenCharacters } from '../format/hidden-characters.js';
 import { isSlackId } from '../format/mrkdwn.js';
-import { HIDDEN_CHARACTERS_ADVICE, hiddenCharactersIn } from '../slack/approvals/blocks/message.js';
+import { HIDDEN_CHARACTERS_ADVICE } from '../slack/approvals/blocks/message.js';
 import { KIND_TITLE } from '../slack/ui/words.js';
-import type { Figure, SignRequestView } from './protocol.js';
+import type { Figure, Person, SignRequestView } from './protocol.js';
 
 /** Not shown: a bridge's callback (it is no part of what is signed) and a passkey's key material. */
 const HIDDEN_KEYS = ['amount', 'callbackUrl', 'publicKey', 'counter', 'transports', 'aaguid'] as const;
@@ -115,15 +116,33 @@ export function peopleIn(request: ApprovalRequest): string[] {
   });
 }
 
-/** People's names by Slack id, as the page shows them ("Ade Bello (U123)"). */
+/** People's names by Slack id, as Slack gives them ("Ade Bello"), for those it named. */
 type Names = ReadonlyMap<string, string>;
 
+/** `id` as the page shows a person: the id, then their name if Slack gave one. */
+export function personOf(id: string, names: Names): Person {
+  const name = names.get(id);
+  return name !== undefined && name !== id ? { id, name } : { id };
+}
+
 /**
- * One payload value as shown: people by name, times and amounts in words, with a network's or bank's
- * name before its id.
+ * One payload value as shown: a person by id and name, times and amounts in words, with a network's or
+ * bank's name before its id.
  */
-function shownValue(key: string, raw: unknown, display: Record<string, unknown>, names: Names): string {
-  if (PERSON_KEYS.has(key)) return names.get(text(raw)) ?? text(raw);
+function shownValue(
+  key: string,
+  raw: unknown,
+  display: Record<string, unknown>,
+  names: Names,
+): Pick<Figure, 'id' | 'value'> {
+  if (PERSON_KEYS.has(key)) {
+    const person = personOf(text(raw), names);
+    return person.name === undefined ? { value: person.id } : { id: person.id, value: person.name };
+  }
+  return { value: shownWords(key, raw, display) };
+}
+
+function shownWords(key: string, raw: unknown, display: Record<string, unknown>): string {
   if (TIME_KEYS.has(key)) return lagosTime(text(raw));
   if (key === 'max') return naira(text(raw));
   const nameKey = NAMED_BY[key];
@@ -131,24 +150,32 @@ function shownValue(key: string, raw: unknown, display: Record<string, unknown>,
   return typeof named === 'string' ? `${named} (${text(raw)})` : text(raw);
 }
 
-/** Every payload field in full, with what the request's display adds (network and bank names). */
+/**
+ * Every payload field in full, with what the request's display adds (network and bank names); a field
+ * that joins another goes after it on its line, whichever comes first in the payload.
+ */
 function destinationFigures(request: ApprovalRequest, names: Names): Figure[] {
   const figures: Figure[] = [];
   const byKey = new Map<string, Figure>();
+  const joining: Array<[key: string, figure: Figure]> = [];
   const display = request.display as Record<string, unknown>;
   const labels: Record<string, string> = { ...LABELS, ...KIND_LABELS[request.kind] };
   for (const [key, raw] of Object.entries(request.payload as unknown as Record<string, unknown>)) {
     if (HIDDEN.has(key) || raw === undefined || raw === null) continue;
     const mark = marksFor(request, key, text(raw));
-    const value = shownValue(key, raw, display, names);
-    const joined = byKey.get(JOINS[key] ?? '');
-    if (joined) {
-      join(joined, value, mark);
-      continue;
-    }
-    const figure: Figure = { label: labels[key] ?? key, value, ...(mark ? { mark } : {}) };
+    const figure: Figure = {
+      label: labels[key] ?? key,
+      ...shownValue(key, raw, display, names),
+      ...(mark ? { mark } : {}),
+    };
     byKey.set(key, figure);
-    figures.push(figure);
+    if (JOINS[key]) joining.push([key, figure]);
+    else figures.push(figure);
+  }
+  for (const [key, figure] of joining) {
+    const joined = byKey.get(JOINS[key] ?? '');
+    if (joined) join(joined, figure.value, figure.mark);
+    else figures.push(figure);
   }
   return [...figures, ...slackOnlyFigures(request)];
 }
@@ -177,10 +204,25 @@ function slackOnlyFigures(request: ApprovalRequest): Figure[] {
   return [];
 }
 
-/** Slack's "Look twice" notice, in plain words, when a name, an address or the purpose holds hidden characters. */
-function hiddenCharactersSentences(request: ApprovalRequest): string[] {
-  const which = hiddenCharactersIn(request);
-  return which ? [`Look twice: ${which} hidden characters, shown as ⟨U+…⟩. ${HIDDEN_CHARACTERS_ADVICE}`] : [];
+/**
+ * Slack's "Look twice" notice, in plain words, when any value the page shows holds hidden characters
+ * (a name, an id, an address, a mark, the purpose, the requester's name): each named by its label.
+ */
+function hiddenCharactersSentences(figures: Figure[], requester: Person): string[] {
+  const which = [
+    ...new Set([
+      ...figures
+        .filter((f) => [f.id, f.value, f.mark].some((shown) => hasHiddenCharacters(shown)))
+        .map((f) => `“${f.label}”`),
+      ...(hasHiddenCharacters(requester.id) || hasHiddenCharacters(requester.name) ? ['the requester'] : []),
+    ]),
+  ];
+  if (which.length === 0) return [];
+  const fields =
+    which.length === 1
+      ? `${which[0]} contains`
+      : `${which.slice(0, -1).join(', ')} and ${which.at(-1)} contain`;
+  return [`Look twice: ${fields} hidden characters, shown as ⟨U+…⟩. ${HIDDEN_CHARACTERS_ADVICE}`];
 }
 
 /** What the bot checked at filing, one plain sentence each. */
@@ -213,8 +255,9 @@ function markSentences(checks: NonNullable<ApprovalRequest['preflight']>): strin
 }
 
 /**
- * The sign page's view of `request` as stored; `bytes`: exactly what the passkey signs; `names`: the
- * people of peopleIn(request) and the requester as Slack names them, where it could say.
+ * The sign page's view of `request` as stored; `bytes`: exactly what the passkey signs (shown with
+ * hidden characters marked); `names`: the people of peopleIn(request) and the requester as Slack names
+ * them, where it could say.
  */
 export function signRequestView(
   request: ApprovalRequest,
@@ -228,6 +271,7 @@ export function signRequestView(
     ...destinationFigures(request, names),
     ...(request.purpose ? [{ label: 'Purpose', value: request.purpose }] : []),
   ];
+  const requester = personOf(request.requester, names);
   return {
     id: request.id,
     kind: request.kind,
@@ -235,11 +279,19 @@ export function signRequestView(
     ...(amount ? { amount } : {}),
     environment: ENVIRONMENT[request.environment] ?? request.environment.toUpperCase(),
     round: request.round,
-    requester: markHiddenCharacters(names.get(request.requester) ?? request.requester),
+    requester: inertPerson(requester),
     figures: figures.map(inert),
-    checks: [...hiddenCharactersSentences(request), ...checkSentences(request)].map(markHiddenCharacters),
-    bytes,
+    checks: [...hiddenCharactersSentences(figures, requester), ...checkSentences(request)].map(
+      markHiddenCharacters,
+    ),
+    bytes: markHiddenCharacters(bytes),
   };
+}
+
+/** A person with hidden characters in their name (and id, should one hold any) marked. */
+export function inertPerson(person: Person): Person {
+  const id = markHiddenCharacters(person.id);
+  return person.name === undefined ? { id } : { id, name: markHiddenCharacters(person.name) };
 }
 
 /**
@@ -249,6 +301,7 @@ export function signRequestView(
 function inert(figure: Figure): Figure {
   return {
     label: figure.label,
+    ...(figure.id ? { id: markHiddenCharacters(figure.id) } : {}),
     value: markHiddenCharacters(figure.value),
     ...(figure.mark ? { mark: markHiddenCharacters(figure.mark) } : {}),
   };

@@ -21,14 +21,14 @@ export interface SigningPagesSetup {
   refused: (reason: PasskeyPageRefusal) => void;
 }
 
-/** "Ade Bello (U123)", or the id alone when Slack does not answer or knows no other name. */
-function namer(people: SigningPagesSetup['people']): (user: string) => Promise<string> {
+/** "Ade Bello" as Slack names `user`, or undefined when Slack does not answer or knows no other name. */
+function namer(people: SigningPagesSetup['people']): (user: string) => Promise<string | undefined> {
   return async (user) => {
     const name = await people?.()
       ?.lookup(user)
       .then((person) => person.name)
       .catch(() => undefined);
-    return name && name !== user ? `${name} (${user})` : user;
+    return name && name !== user ? name : undefined;
   };
 }
 

@@ -37,11 +37,20 @@ export interface TokenInput {
   token: string;
 }
 
+/**
+ * A Slack user as the pages show them: the id first, in its own element, as it cannot be chosen; then
+ * the display name, which anyone can set to anything (hidden characters marked), when Slack gave one.
+ */
+export interface Person {
+  id: string;
+  name?: string;
+}
+
 /** register/options: whom the page is for, and what the browser's navigator.credentials.create() takes. */
 export interface RegisterOptionsAnswer {
   ok: true;
-  /** Whom the link was issued to: their Slack name and id ("Ade Bello (U123)"), or the id alone. */
-  user: string;
+  /** Whom the link was issued to. */
+  user: Person;
   options: PublicKeyCredentialCreationOptionsJSON;
 }
 
@@ -65,6 +74,9 @@ export interface RegisterFileAnswer {
 /** One line of what is signed, as the store holds it: a label, its value in full, and any mark on it. */
 export interface Figure {
   label: string;
+  /** A person's Slack id, shown before `value` (then their name) in its own element. */
+  id?: string;
+  /** The value; for a person, their name as Slack gives it (or the id alone, without `id`). */
   value: string;
   /** A warning that belongs to this value (a look-alike address, a first payment). */
   mark?: string;
@@ -80,20 +92,23 @@ export interface SignRequestView {
   amount?: string;
   environment: string;
   round: number;
-  /** Who filed it: their Slack name and id, or the id alone. */
-  requester: string;
+  /** Who filed it. */
+  requester: Person;
   figures: Figure[];
   /** What the bot checked when the request was filed, one sentence each. */
   checks: string[];
-  /** The request's bytes as signed (approval-digest.ts), for whoever wants to see exactly that. */
+  /**
+   * The request's bytes as signed (approval-digest.ts), for whoever wants to see exactly that, with
+   * hidden characters marked (the passkey signs the bytes themselves, not these).
+   */
   bytes: string;
 }
 
 /** sign/options: the request as stored, and what the browser's navigator.credentials.get() takes. */
 export interface SignOptionsAnswer {
   ok: true;
-  /** Whom the link was issued to: their Slack name and id, or the id alone. */
-  user: string;
+  /** Whom the link was issued to. */
+  user: Person;
   request: SignRequestView;
   /** Sent back with the assertion: the one-time nonce the challenge was made with. */
   nonce: string;

@@ -40,7 +40,7 @@ describe.skipIf(!run)('the passkey pages in Chromium', () => {
       `${app.signingUrl}/passkeys/register?t=${token}`,
       "Ade's laptop",
     );
-    await shown(ade.page.getByText(`For Ade Bello (${APPROVER_A}).`, { exact: false }));
+    await shown(ade.page.getByText(`For ${APPROVER_A} Ade Bello.`, { exact: false }));
     await screenshot(ade.page, 'passkey-register');
     await approve(app, adeRequest, APPROVER_B);
     // Bola's link opened at 127.0.0.1 goes to the signing host first, where the passkey is made.
@@ -54,7 +54,7 @@ describe.skipIf(!run)('the passkey pages in Chromium', () => {
     // Ade holds a passkey now: he signs Bola's registration, on the sign page with his own device.
     const sign = await signUrl(app, APPROVER_A, bolaRequest);
     await openSignPage(ade.page, sign);
-    await contains(ade.page.locator('dl'), `Bola Okafor (${APPROVER_B})`);
+    await contains(ade.page.locator('dl'), `${APPROVER_B} Bola Okafor`);
     await contains(ade.page.locator('dl'), "Bola's phone");
     await screenshot(ade.page, 'passkey-sign-registration');
     await signAt(ade.page, sign);
@@ -74,6 +74,9 @@ describe.skipIf(!run)('the passkey pages in Chromium', () => {
     await contains(ade.page.locator('dl'), '0x52908400098527886E0F7030069857D2E4169EE7');
     await contains(ade.page.locator('dl'), 'Supplier payout INV-2231');
     await screenshot(ade.page, 'passkey-sign');
+    await ade.page.getByText('Exactly what your passkey signs').click();
+    await shown(ade.page.getByText('Hidden characters are shown marked', { exact: false }));
+    await screenshot(ade.page, 'passkey-sign-bytes');
     await sign.click();
     await contains(outcome(ade.page), 'Approved. Slack shows it now.');
     await screenshot(ade.page, 'passkey-signed');

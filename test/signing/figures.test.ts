@@ -85,8 +85,8 @@ const delegation = {
 } as unknown as ApprovalRequest;
 
 const NAMES = new Map([
-  ['U0BOLA', 'Bola Ade (U0BOLA)'],
-  ['U0CHIDI', 'Chidi Okeke (U0CHIDI)'],
+  ['U0BOLA', 'Bola Ade'],
+  ['U0CHIDI', 'Chidi Okeke'],
 ]);
 
 describe('the sign page’s view of a request', () => {
@@ -114,7 +114,7 @@ describe('the sign page’s view of a request', () => {
 
   it('names every field of an unfreeze: who froze by name, since when in Lagos time, and the reason as written', () => {
     expect(signRequestView(unfreeze, 'bytes', NAMES).figures).toEqual([
-      { label: 'Frozen by', value: 'Bola Ade (U0BOLA)' },
+      { label: 'Frozen by', id: 'U0BOLA', value: 'Bola Ade' },
       { label: 'Frozen since', value: 'Mon 23 Nov 2026, 07:15 WAT' },
       { label: 'Reason for the freeze', value: 'look-alike <b>approved</b> & checking' },
     ]);
@@ -132,8 +132,8 @@ describe('the sign page’s view of a request', () => {
   it('names the people of a delegation, its end in Lagos time and its cap in naira', () => {
     expect(peopleIn(delegation)).toEqual(['U0CHIDI', 'U0BOLA']);
     expect(signRequestView(delegation, 'bytes', NAMES).figures).toEqual([
-      { label: 'Approver away', value: 'Chidi Okeke (U0CHIDI)' },
-      { label: 'Delegate (approves in their place)', value: 'Bola Ade (U0BOLA)' },
+      { label: 'Approver away', id: 'U0CHIDI', value: 'Chidi Okeke' },
+      { label: 'Delegate (approves in their place)', id: 'U0BOLA', value: 'Bola Ade' },
       { label: 'Until', value: 'Fri 27 Nov 2026, 18:00 WAT' },
       { label: 'Cap per request', value: '₦500,000.00' },
     ]);
@@ -193,7 +193,7 @@ describe('the sign page’s view of a request', () => {
       },
     } as unknown as ApprovalRequest;
     expect(signRequestView(passkey, 'bytes', NAMES).figures).toEqual([
-      { label: 'Passkey for', value: 'Bola Ade (U0BOLA)' },
+      { label: 'Passkey for', id: 'U0BOLA', value: 'Bola Ade' },
       { label: 'Passkey name', value: 'Bola’s MacBook' },
       { label: 'Credential id', value: 'cred-1' },
     ]);
@@ -240,15 +240,15 @@ describe('the sign page’s view of a request', () => {
       display: { bankName: 'Access\u200b Bank', accountName: 'ADA OBI \u202eSESIRPRETNE' },
       preflight: undefined,
     } as unknown as ApprovalRequest;
-    const names = new Map([['UREQ', 'Ade\u200b Bello (UREQ)']]);
+    const names = new Map([['UREQ', 'Ade\u200b Bello']]);
     const view = signRequestView(redeem, 'bytes', names);
     const shown = (label: string) => view.figures.find((f) => f.label === label)?.value;
     expect(shown('Account name (resolved)')).toBe('ADA OBI ⟨U+202E⟩SESIRPRETNE');
     expect(shown('Purpose')).toBe('Payout⟨U+200B⟩ to ADA OBI ⟨U+202E⟩SESIRPRETNE');
     expect(view.figures.find((f) => f.value.includes('Access'))?.value).toContain('Access⟨U+200B⟩ Bank');
-    expect(view.requester).toBe('Ade⟨U+200B⟩ Bello (UREQ)');
+    expect(view.requester).toEqual({ id: 'UREQ', name: 'Ade⟨U+200B⟩ Bello' });
     expect(view.checks).toEqual([
-      'Look twice: the bank name, the account name and the purpose contain hidden characters, shown as ⟨U+…⟩. Such characters can make text read as other text: check it with the bank or whoever gave it before this is approved.',
+      'Look twice: “To bank account”, “Account name (resolved)”, “Purpose” and the requester contain hidden characters, shown as ⟨U+…⟩. Such characters can make text read as other text: check it with the bank or whoever gave it before this is approved.',
     ]);
   });
 
@@ -262,5 +262,80 @@ describe('the sign page’s view of a request', () => {
     expect(signRequestView(short, 'bytes').checks[0]).toBe(
       'Balance ₦2,000,000.00 as of Mon 23 Nov 2026, 07:59 WAT; ₦400,000.00 committed; after this -₦100.00 (not enough).',
     );
+  });
+});
+
+describe('what the sign page shows of text anyone can choose', () => {
+  it('shows a person’s Slack id apart and before a name that reads like another person’s id', () => {
+    const names = new Map([
+      ['U0BOLA', 'Treasurer (U0REALBOSS)'],
+      ['UREQ', 'Treasurer (U0REALBOSS)'],
+    ]);
+    const view = signRequestView(delegation, 'bytes', names);
+    expect(view.figures[1]).toEqual({
+      label: 'Delegate (approves in their place)',
+      id: 'U0BOLA',
+      value: 'Treasurer (U0REALBOSS)',
+    });
+    expect(view.figures[0]).toEqual({ label: 'Approver away', value: 'U0CHIDI' });
+    expect(view.requester).toEqual({ id: 'UREQ', name: 'Treasurer (U0REALBOSS)' });
+  });
+
+  it('shows exactly what is signed with its hidden characters marked', () => {
+    const view = signRequestView(withdrawal, '{"purpose":"Pay ADA \u202eSESIRPRETNE\u200b"}');
+    expect(view.bytes).toBe('{"purpose":"Pay ADA ⟨U+202E⟩SESIRPRETNE⟨U+200B⟩"}');
+  });
+
+  it('says “Look twice” for hidden characters in any value shown: a person’s name, an id, a bank code, the requester', () => {
+    const advice = (fields: string) =>
+      `Look twice: ${fields} hidden characters, shown as ⟨U+…⟩. Such characters can make text read as other text: check it with the bank or whoever gave it before this is approved.`;
+    const names = new Map([['U0BOLA', 'Bola\u202e Ade']]);
+    expect(signRequestView(delegation, 'bytes', names).checks).toEqual([
+      advice('“Delegate (approves in their place)” contains'),
+    ]);
+    const whitelist = {
+      ...unfreeze,
+      kind: 'whitelist',
+      payload: { networkId: 'ba\u200bse', address: ADDRESS },
+      display: { networkName: 'Base' },
+    } as unknown as ApprovalRequest;
+    expect(signRequestView(whitelist, 'bytes').checks).toEqual([advice('“Network” contains')]);
+    const redeem = {
+      ...withdrawal,
+      kind: 'redeem',
+      payload: { amount: '600000.00', bankCode: '04\u200b4', accountNumber: '0123456789' },
+      display: { bankName: 'Access Bank', accountName: 'ADA OBI' },
+      preflight: undefined,
+    } as unknown as ApprovalRequest;
+    const requester = new Map([['UREQ', 'Tunde\u2066 Eze']]);
+    expect(signRequestView(redeem, 'bytes', requester).checks).toEqual([
+      advice('“To bank account” and the requester contain'),
+    ]);
+  });
+});
+
+describe('the bank and its account on one line', () => {
+  it('joins them whichever order the payload’s keys come in', () => {
+    const redeem = {
+      ...withdrawal,
+      kind: 'redeem',
+      payload: { accountNumber: '0123456789', amount: '600000.00', bankCode: '044' },
+      display: { bankName: 'Access Bank', accountName: 'ADA OBI ENTERPRISES' },
+      preflight: undefined,
+    } as unknown as ApprovalRequest;
+    expect(signRequestView(redeem, 'bytes').figures.slice(0, 2)).toEqual([
+      { label: 'Amount', value: '₦600,000.00' },
+      { label: 'To bank account', value: 'Access Bank (044) · 0123456789' },
+    ]);
+    const settlement = {
+      ...unfreeze,
+      kind: 'settlement',
+      payload: { bankAccountNumber: '0987654321', bankAccountName: 'CNGN DESK LTD', bankName: 'GTBank' },
+      display: {},
+    } as unknown as ApprovalRequest;
+    expect(signRequestView(settlement, 'bytes').figures.slice(0, 2)).toEqual([
+      { label: 'Account name (resolved)', value: 'CNGN DESK LTD' },
+      { label: 'New settlement account', value: 'GTBank · 0987654321' },
+    ]);
   });
 });

@@ -137,7 +137,7 @@ describe('the registration page', () => {
     expect(options.status).toBe(200);
     expect(options.json).toMatchObject({
       ok: true,
-      user: `Ade Bello (${APPROVER_A})`,
+      user: { id: APPROVER_A, name: 'Ade Bello' },
       options: { rp: { id: 'localhost' } },
     });
     expect(options.json.options.authenticatorSelection.userVerification).toBe('required');
@@ -221,7 +221,7 @@ describe('the sign page', () => {
       title: 'Withdrawal of ₦250,000.00',
       round: 0,
       environment: 'SANDBOX',
-      requester: 'Tunde Eze (UREQ)',
+      requester: { id: 'UREQ', name: 'Tunde Eze' },
     });
     const figures = options.json.request.figures as Array<{ label: string; value: string; mark?: string }>;
     expect(figures.find((f) => f.label === 'To address')?.value).toBe(
@@ -467,7 +467,7 @@ describe('the sign page', () => {
     expect(refusals.filter((sample) => sample.value !== 0)).toEqual([]);
     const later = await post({ port, signingUrl }, '/passkeys/api/register/options', { token });
     expect(later.status).toBe(200);
-    expect(later.json).toMatchObject({ ok: true, user: APPROVER_A });
+    expect(later.json).toMatchObject({ ok: true, user: { id: APPROVER_A } });
   });
 
   test('refuses another person’s passkey: on the page, privately in Slack, and on the record', async ({

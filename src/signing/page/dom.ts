@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
 // A tiny element builder for the passkey pages: every outside text goes in as a text node, never as HTML.
+import type { Person } from '../protocol.js';
 
 type Child = Node | string | null | undefined | false;
 
@@ -18,6 +19,17 @@ export function h<K extends keyof HTMLElementTagNameMap>(
     element.appendChild(typeof child === 'string' ? document.createTextNode(child) : child);
   }
   return element;
+}
+
+/**
+ * A person as the pages show them: their Slack id first, in its own element, then the name they chose
+ * (a name can itself read like an id in brackets; the id before it cannot be chosen).
+ */
+export function person(who: Person): Array<Node | string> {
+  return [
+    h('code', { class: 'who' }, who.id),
+    ...(who.name ? [' ', h('span', { class: 'name' }, who.name)] : []),
+  ];
 }
 
 /** The page's outcome line: a success (status) or a refusal (alert), in a sentence. */

@@ -4,7 +4,7 @@
 import { startRegistration } from '@simplewebauthn/browser';
 import { CALLS, NAME_MAX, type RegisterFileAnswer, type RegisterOptionsAnswer } from '../protocol.js';
 import { browserProblem, post } from './api.js';
-import { frame, h, say } from './dom.js';
+import { frame, h, person, say } from './dom.js';
 
 export async function registerPage(token: string, outcome: HTMLElement): Promise<void> {
   const loaded = await post<RegisterOptionsAnswer>(CALLS.registerOptions, { token });
@@ -35,7 +35,7 @@ export async function registerPage(token: string, outcome: HTMLElement): Promise
       'p',
       { class: 'lead' },
       'For ',
-      h('strong', {}, loaded.user),
+      h('strong', {}, person(loaded.user)),
       '. It counts once another approver approves “Register a passkey” for you in Slack.',
     ),
     form,

@@ -5,7 +5,7 @@
 import { startAuthentication } from '@simplewebauthn/browser';
 import { CALLS, type SignOptionsAnswer, type SignRequestView, type SignSubmitAnswer } from '../protocol.js';
 import { browserProblem, post } from './api.js';
-import { frame, h, say } from './dom.js';
+import { frame, h, person, say } from './dom.js';
 
 function figuresList(request: SignRequestView): HTMLElement {
   return h(
@@ -16,7 +16,7 @@ function figuresList(request: SignRequestView): HTMLElement {
       h(
         'dd',
         {},
-        h('span', { class: 'value' }, f.value),
+        h('span', { class: 'value' }, f.id ? person({ id: f.id, name: f.value }) : f.value),
         f.mark ? h('span', { class: 'flag' }, f.mark) : null,
       ),
     ]),
@@ -29,7 +29,8 @@ function details(request: SignRequestView): HTMLElement[] {
       'p',
       { class: 'meta' },
       h('span', { class: `env env-${request.environment.toLowerCase()}` }, request.environment),
-      ` ${request.id} · round ${request.round} · requested by ${request.requester}`,
+      ` ${request.id} · round ${request.round} · requested by `,
+      person(request.requester),
     ),
     figuresList(request),
   ];
@@ -48,7 +49,17 @@ function details(request: SignRequestView): HTMLElement[] {
     );
   }
   parts.push(
-    h('details', {}, h('summary', {}, 'Exactly what your passkey signs'), h('pre', {}, request.bytes)),
+    h(
+      'details',
+      {},
+      h('summary', {}, 'Exactly what your passkey signs'),
+      h('pre', {}, request.bytes),
+      h(
+        'p',
+        { class: 'hint' },
+        'Hidden characters are shown marked, as ⟨U+202E⟩; your passkey signs the text itself.',
+      ),
+    ),
   );
   return parts;
 }

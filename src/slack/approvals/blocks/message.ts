@@ -168,7 +168,7 @@ export const HIDDEN_CHARACTERS_ADVICE =
  * Which of a request's names, addresses and purpose hold hidden characters, with the verb ("the
  * account name contains", "the bank name and the purpose contain"); undefined when none does.
  */
-export function hiddenCharactersIn(request: ApprovalRequest): string | undefined {
+function hiddenCharactersIn(request: ApprovalRequest): string | undefined {
   const texts = [...destinationTexts(request), ['purpose', request.purpose] as const];
   const fields = texts.filter(([, value]) => hasHiddenCharacters(value)).map(([words]) => `the ${words}`);
   if (fields.length === 0) return undefined;
