@@ -261,14 +261,13 @@ var RecordedPools = class {
   standing(kind, person, place) {
     const window = this.window(place);
     if (!window) return void 0;
-    const inForce = place.step === void 0 ? window.snapshots : window.snapshots.slice(0, 1);
-    const now = inForce.map(
-      (s) => this.holdOf([poolOf(s.settings, kind)], person, place, place.step ?? window.until)
-    );
-    if (now.some((h) => h.hold === "named" || h.hold === "joined")) return { standing: "in", groups: [] };
-    const any = this.snapshots.slice(0, window.first + window.snapshots.length).map((s) => this.holdOf([poolOf(s.settings, kind)], person, place, window.until));
-    const groups = [...new Set(any.flatMap((h) => h.groups))];
-    return any.every((h) => h.hold === "out") ? { standing: "out", groups } : { standing: "unknown", groups };
+    const pool = (s) => [poolOf(s.settings, kind)];
+    const now = window.inForce && this.holdOf(pool(window.inForce), person, place, place.step ?? 0);
+    if (now?.hold === "named" || now?.hold === "joined") return { standing: "in", groups: [] };
+    const any = window.upTo.map((s) => this.holdOf(pool(s), person, place, window.until));
+    const groups = [.../* @__PURE__ */ new Set([...now?.groups ?? [], ...any.flatMap((h) => h.groups)])];
+    const out = window.inForce !== void 0 && any.every((h) => h.hold === "out");
+    return { standing: out ? "out" : "unknown", groups };
   }
   /**
    * Was `holder` surely an approver of some kind (as the engine counts first passkeys) at `place`: named
@@ -279,27 +278,24 @@ var RecordedPools = class {
   holderStanding(holder, place) {
     const window = this.window(place);
     if (!window) return void 0;
-    const holds = this.snapshots.slice(0, window.first + window.snapshots.length).map((s) => this.holdOf(anyKindPools(s.settings), holder, place, window.until));
+    const holds = window.upTo.map((s) => this.holdOf(anyKindPools(s.settings), holder, place, window.until));
     if (holds.every((h) => h.hold === "named")) return "in";
     return holds.every((h) => h.hold === "out") ? "out" : "unknown";
   }
   /**
-   * The settings an approval at `place` may have been judged under: from those in force at its step
-   * (without one, or before any, the first recorded) up to and including the first recorded after the
-   * sending (the restart gap); `until`, that one's seq (none yet: no end).
+   * The settings an approval at `place` may have been judged under: `inForce`, the newest recorded
+   * before its step (none without a step, or before every settings); `upTo`, every settings recorded up
+   * to and including the first after the sending (the restart gap); `until`, that one's seq (none yet:
+   * no end).
    */
   window(place) {
     if (this.snapshots.length === 0) return void 0;
     const { step } = place;
-    const first = step === void 0 ? 0 : Math.max(
-      0,
-      this.snapshots.findLastIndex((s) => s.seq < step)
-    );
+    const inForce = step === void 0 ? void 0 : this.snapshots.findLast((s) => s.seq < step);
     const after = this.snapshots.findIndex((s) => s.seq > place.sent);
-    const snapshots = this.snapshots.slice(first, after < 0 ? void 0 : after + 1);
     return {
-      snapshots,
-      first,
+      inForce,
+      upTo: this.snapshots.slice(0, after < 0 ? void 0 : after + 1),
       until: after < 0 ? Number.POSITIVE_INFINITY : this.snapshots[after]?.seq ?? 0
     };
   }
@@ -1156,15 +1152,15 @@ var EvidenceWalk = class {
       const person = round?.get(user)?.onBehalfOf ?? user;
       const answer = this.pools.standing(entry.kind, person, this.placeOf(entry, user));
       const who = person === user ? user : `${person}, in whose place ${user} approved,`;
-      if (answer?.standing === "out" && round?.has(user)) {
-        problems.push(`${who} was not an approver of ${entry.kind} requests then`);
-      } else if (answer?.standing === "out") {
+      if (answer === void 0 || answer.standing === "in") continue;
+      if (!round?.has(user)) {
         doubt(
           user,
-          `cannot tell whether ${user}'s approval was by an approver: ${user} was none, and the archive holds no approval step of theirs to say whose place they may have taken`
+          `cannot tell whether ${user}'s approval was by an approver: the archive holds no approval step of theirs to say when they approved or whose place they may have taken`
         );
-      }
-      if (answer?.standing === "unknown") doubt(user, unknownStanding(who, person, answer.groups));
+      } else if (answer.standing === "out") {
+        problems.push(`${who} was not an approver of ${entry.kind} requests then`);
+      } else doubt(user, unknownStanding(who, person, answer.groups));
     }
     return problems;
   }

@@ -325,15 +325,15 @@ class EvidenceWalk {
       const person = round?.get(user)?.onBehalfOf ?? user;
       const answer = this.pools.standing(entry.kind, person, this.placeOf(entry, user));
       const who = person === user ? user : `${person}, in whose place ${user} approved,`;
-      if (answer?.standing === 'out' && round?.has(user)) {
-        problems.push(`${who} was not an approver of ${entry.kind} requests then`);
-      } else if (answer?.standing === 'out') {
+      if (answer === undefined || answer.standing === 'in') continue;
+      if (!round?.has(user)) {
         doubt(
           user,
-          `cannot tell whether ${user}'s approval was by an approver: ${user} was none, and the archive holds no approval step of theirs to say whose place they may have taken`,
+          `cannot tell whether ${user}'s approval was by an approver: the archive holds no approval step of theirs to say when they approved or whose place they may have taken`,
         );
-      }
-      if (answer?.standing === 'unknown') doubt(user, unknownStanding(who, person, answer.groups));
+      } else if (answer.standing === 'out') {
+        problems.push(`${who} was not an approver of ${entry.kind} requests then`);
+      } else doubt(user, unknownStanding(who, person, answer.groups));
     }
     return problems;
   }

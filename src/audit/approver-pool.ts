@@ -86,17 +86,15 @@ export class RecordedPools {
     // The settings in force at the step judged it, unless the replica that took it was on others: one
     // not yet restarted (earlier settings), or one that took it before recording its own (later ones).
     // Only the settings in force place the person in; the others can leave it unknown, and only
-    // settings that never named the person, up to the window's end, prove them out.
-    const inForce = place.step === undefined ? window.snapshots : window.snapshots.slice(0, 1);
-    const now = inForce.map((s) =>
-      this.holdOf([poolOf(s.settings, kind)], person, place, place.step ?? window.until),
-    );
-    if (now.some((h) => h.hold === 'named' || h.hold === 'joined')) return { standing: 'in', groups: [] };
-    const any = this.snapshots
-      .slice(0, window.first + window.snapshots.length)
-      .map((s) => this.holdOf([poolOf(s.settings, kind)], person, place, window.until));
-    const groups = [...new Set(any.flatMap((h) => h.groups))];
-    return any.every((h) => h.hold === 'out') ? { standing: 'out', groups } : { standing: 'unknown', groups };
+    // settings that never named the person, up to the window's end, prove them out: not when the step
+    // came before every settings recorded (the archive may begin after the ones that judged it).
+    const pool = (s: Snapshot) => [poolOf(s.settings, kind)];
+    const now = window.inForce && this.holdOf(pool(window.inForce), person, place, place.step ?? 0);
+    if (now?.hold === 'named' || now?.hold === 'joined') return { standing: 'in', groups: [] };
+    const any = window.upTo.map((s) => this.holdOf(pool(s), person, place, window.until));
+    const groups = [...new Set([...(now?.groups ?? []), ...any.flatMap((h) => h.groups)])];
+    const out = window.inForce !== undefined && any.every((h) => h.hold === 'out');
+    return { standing: out ? 'out' : 'unknown', groups };
   }
 
   /**
@@ -109,33 +107,27 @@ export class RecordedPools {
     const window = this.window(place);
     if (!window) return undefined;
     // Every settings recorded up to the window's end: a replica still on any of them may have counted.
-    const holds = this.snapshots
-      .slice(0, window.first + window.snapshots.length)
-      .map((s) => this.holdOf(anyKindPools(s.settings), holder, place, window.until));
+    const holds = window.upTo.map((s) => this.holdOf(anyKindPools(s.settings), holder, place, window.until));
     if (holds.every((h) => h.hold === 'named')) return 'in';
     return holds.every((h) => h.hold === 'out') ? 'out' : 'unknown';
   }
 
   /**
-   * The settings an approval at `place` may have been judged under: from those in force at its step
-   * (without one, or before any, the first recorded) up to and including the first recorded after the
-   * sending (the restart gap); `until`, that one's seq (none yet: no end).
+   * The settings an approval at `place` may have been judged under: `inForce`, the newest recorded
+   * before its step (none without a step, or before every settings); `upTo`, every settings recorded up
+   * to and including the first after the sending (the restart gap); `until`, that one's seq (none yet:
+   * no end).
    */
-  private window(place: ApprovalPlace): { snapshots: Snapshot[]; first: number; until: number } | undefined {
+  private window(
+    place: ApprovalPlace,
+  ): { inForce: Snapshot | undefined; upTo: Snapshot[]; until: number } | undefined {
     if (this.snapshots.length === 0) return undefined;
     const { step } = place;
-    const first =
-      step === undefined
-        ? 0
-        : Math.max(
-            0,
-            this.snapshots.findLastIndex((s) => s.seq < step),
-          );
+    const inForce = step === undefined ? undefined : this.snapshots.findLast((s) => s.seq < step);
     const after = this.snapshots.findIndex((s) => s.seq > place.sent);
-    const snapshots = this.snapshots.slice(first, after < 0 ? undefined : after + 1);
     return {
-      snapshots,
-      first,
+      inForce,
+      upTo: this.snapshots.slice(0, after < 0 ? undefined : after + 1),
       until: after < 0 ? Number.POSITIVE_INFINITY : (this.snapshots[after]?.seq ?? 0),
     };
   }

@@ -215,7 +215,7 @@ describe('the verifier with the approvers changed while a request was open', () 
       expect.objectContaining({
         approval: `${withdrawal} ${OUTSIDER}`,
         text: expect.stringMatching(
-          `: cannot tell whether ${OUTSIDER}'s approval was by an approver: ${OUTSIDER} was none, and the archive holds no approval step of theirs to say whose place they may have taken$`,
+          `: cannot tell whether ${OUTSIDER}'s approval was by an approver: the archive holds no approval step of theirs to say when they approved or whose place they may have taken$`,
         ),
       }),
     ]);

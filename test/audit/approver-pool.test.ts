@@ -1,0 +1,57 @@
+// Who the recorded settings let approve, read from policy entries alone: only the settings in force at
+// an approval's step place the approver in; a step before every settings, or none in the archive,
+// places no one; a group's join recorded after the step leaves it untold, naming the group.
+import { describe, expect, test } from 'vitest';
+import { RecordedPools } from '../../src/audit/approver-pool.js';
+import type { AuditEntry } from '../../src/audit/types.js';
+
+const settingsAt = (seq: number, approvers: string[]): AuditEntry => ({
+  at: new Date(Date.UTC(2026, 10, 30, 0, seq)).toISOString(),
+  kind: 'policy',
+  action: 'recorded',
+  seq,
+  policy: { changes: [], settings: [{ name: 'approvers', value: approvers }] },
+});
+
+const joinedAt = (seq: number, group: string, user: string): AuditEntry => ({
+  at: new Date(Date.UTC(2026, 10, 30, 0, seq)).toISOString(),
+  kind: 'policy',
+  action: 'group-changed',
+  seq,
+  policy: { changes: [], group, added: [user] },
+});
+
+function pools(...entries: AuditEntry[]): RecordedPools {
+  const read = new RecordedPools();
+  for (const entry of entries) read.read(entry);
+  return read;
+}
+
+describe('the approvers the recorded settings let approve', () => {
+  test('places in only by the settings in force at the step', () => {
+    const read = pools(settingsAt(1, ['UA']), settingsAt(5, ['UB']));
+    expect(read.standing('withdraw', 'UA', { step: 3, sent: 4 })?.standing).toBe('in');
+    expect(read.standing('withdraw', 'UB', { step: 3, sent: 6 })?.standing).toBe('unknown');
+    expect(read.standing('withdraw', 'UC', { step: 3, sent: 6 })?.standing).toBe('out');
+  });
+
+  test('places no one in, and no one out, for a step before every settings recorded', () => {
+    const read = pools(settingsAt(5, ['UA']), settingsAt(8, ['UB']));
+    expect(read.standing('withdraw', 'UA', { step: 3, sent: 6 })?.standing).toBe('unknown');
+    expect(read.standing('withdraw', 'UC', { step: 3, sent: 6 })?.standing).toBe('unknown');
+  });
+
+  test('places no one in for an approval whose step is not in the archive', () => {
+    const read = pools(settingsAt(1, ['UA']));
+    expect(read.standing('withdraw', 'UA', { step: undefined, sent: 4 })?.standing).toBe('unknown');
+  });
+
+  test('leaves a group member whose join was recorded after the step untold, naming the group', () => {
+    const read = pools(settingsAt(1, ['SGROUP1']), joinedAt(4, 'SGROUP1', 'UA'));
+    expect(read.standing('withdraw', 'UA', { step: 3, sent: 5 })).toEqual({
+      standing: 'unknown',
+      groups: ['SGROUP1'],
+    });
+    expect(read.standing('withdraw', 'UA', { step: 6, sent: 7 })?.standing).toBe('in');
+  });
+});
