@@ -126,8 +126,8 @@ export function personOf(id: string, names: Names): Person {
 }
 
 /**
- * One payload value as shown: a person by id and name, times and amounts in words, with a network's or
- * bank's name before its id.
+ * One payload value as shown: a person by Slack id and their name ('' when Slack gave none), times and
+ * amounts in words, with a network's or bank's name before its id.
  */
 function shownValue(
   key: string,
@@ -135,9 +135,9 @@ function shownValue(
   display: Record<string, unknown>,
   names: Names,
 ): Pick<Figure, 'id' | 'value'> {
-  if (PERSON_KEYS.has(key)) {
-    const person = personOf(text(raw), names);
-    return person.name === undefined ? { value: person.id } : { id: person.id, value: person.name };
+  if (PERSON_KEYS.has(key) && typeof raw === 'string' && isSlackId(raw)) {
+    const person = personOf(raw, names);
+    return { id: person.id, value: person.name ?? '' };
   }
   return { value: shownWords(key, raw, display) };
 }

@@ -76,7 +76,7 @@ export interface Figure {
   label: string;
   /** A person's Slack id, shown before `value` (then their name) in its own element. */
   id?: string;
-  /** The value; for a person, their name as Slack gives it (or the id alone, without `id`). */
+  /** The value; for a person with `id`, their name as Slack gives it ('' when Slack gave none). */
   value: string;
   /** A warning that belongs to this value (a look-alike address, a first payment). */
   mark?: string;

@@ -120,13 +120,21 @@ describe('the sign page’s view of a request', () => {
     ]);
   });
 
-  it('shows a person the page has no name for by their Slack id, under the same label', () => {
-    expect(signRequestView(unfreeze, 'bytes').figures[0]).toEqual({ label: 'Frozen by', value: 'U0BOLA' });
+  it('shows a person the page has no name for by their Slack id as an id, under the same label', () => {
+    expect(signRequestView(unfreeze, 'bytes').figures[0]).toEqual({
+      label: 'Frozen by',
+      id: 'U0BOLA',
+      value: '',
+    });
     const atStart = {
       ...unfreeze,
       payload: { ...unfreeze.payload, frozenBy: 'start-up (CNGN_START_FROZEN)' },
-    };
-    expect(peopleIn(atStart as ApprovalRequest)).toEqual([]);
+    } as ApprovalRequest;
+    expect(peopleIn(atStart)).toEqual([]);
+    expect(signRequestView(atStart, 'bytes').figures[0]).toEqual({
+      label: 'Frozen by',
+      value: 'start-up (CNGN_START_FROZEN)',
+    });
   });
 
   it('names the people of a delegation, its end in Lagos time and its cap in naira', () => {
@@ -277,7 +285,7 @@ describe('what the sign page shows of text anyone can choose', () => {
       id: 'U0BOLA',
       value: 'Treasurer (U0REALBOSS)',
     });
-    expect(view.figures[0]).toEqual({ label: 'Approver away', value: 'U0CHIDI' });
+    expect(view.figures[0]).toEqual({ label: 'Approver away', id: 'U0CHIDI', value: '' });
     expect(view.requester).toEqual({ id: 'UREQ', name: 'Treasurer (U0REALBOSS)' });
   });
 
