@@ -71,6 +71,10 @@ export interface RegisterFileAnswer {
   message: string;
 }
 
+/** The sign page's headings over its checks and over the signed text: "Look twice" names them so. */
+export const CHECKS_HEADING = 'Checks';
+export const SIGNED_TEXT_HEADING = 'Exactly what your passkey signs';
+
 /** One line of what is signed, as the store holds it: a label, its value in full, and any mark on it. */
 export interface Figure {
   label: string;

@@ -320,6 +320,22 @@ describe('what the sign page shows of text anyone can choose', () => {
       advice('“To bank account” and the requester contain'),
     ]);
   });
+
+  it('says “Look twice” for hidden characters only in a check or only in the signed text, by its heading', () => {
+    const advice = (fields: string) =>
+      `Look twice: ${fields} hidden characters, shown as ⟨U+…⟩. Such characters can make text read as other text: check it with the bank or whoever gave it before this is approved.`;
+    const preflight = withdrawal.preflight;
+    if (!preflight) throw new Error('no checks in the fixture');
+    const oddNetwork = {
+      ...withdrawal,
+      preflight: { ...preflight, network: { name: 'Ba\u202ese', enabled: true } },
+    } as ApprovalRequest;
+    const checks = signRequestView(oddNetwork, 'bytes').checks;
+    expect.soft(checks[0]).toBe(advice('“Checks” contains'));
+    expect(checks).toContain('Network Ba⟨U+202E⟩se: enabled.');
+    const signed = signRequestView(unfreeze, '{"keyId":"k\u200b1","transports":["usb\u2066"]}');
+    expect.soft(signed.checks).toEqual([advice('“Exactly what your passkey signs” contains')]);
+  });
 });
 
 describe('the bank and its account on one line', () => {
