@@ -12,7 +12,13 @@ import { hasHiddenCharacters, markHiddenCharacters } from '../format/hidden-char
 import { isSlackId } from '../format/mrkdwn.js';
 import { HIDDEN_CHARACTERS_ADVICE } from '../slack/approvals/blocks/message.js';
 import { KIND_TITLE } from '../slack/ui/words.js';
-import type { Figure, Person, SignRequestView } from './protocol.js';
+import {
+  CHECKS_HEADING,
+  type Figure,
+  type Person,
+  SIGNED_TEXT_HEADING,
+  type SignRequestView,
+} from './protocol.js';
 
 /** Not shown: a bridge's callback (it is no part of what is signed) and a passkey's key material. */
 const HIDDEN_KEYS = ['amount', 'callbackUrl', 'publicKey', 'counter', 'transports', 'aaguid'] as const;
@@ -126,8 +132,8 @@ export function personOf(id: string, names: Names): Person {
 }
 
 /**
- * One payload value as shown: a person by id and name, times and amounts in words, with a network's or
- * bank's name before its id.
+ * One payload value as shown: a person by Slack id and their name ('' when Slack gave none), times and
+ * amounts in words, with a network's or bank's name before its id.
  */
 function shownValue(
   key: string,
@@ -135,9 +141,9 @@ function shownValue(
   display: Record<string, unknown>,
   names: Names,
 ): Pick<Figure, 'id' | 'value'> {
-  if (PERSON_KEYS.has(key)) {
-    const person = personOf(text(raw), names);
-    return person.name === undefined ? { value: person.id } : { id: person.id, value: person.name };
+  if (PERSON_KEYS.has(key) && typeof raw === 'string' && isSlackId(raw)) {
+    const person = personOf(raw, names);
+    return { id: person.id, value: person.name ?? '' };
   }
   return { value: shownWords(key, raw, display) };
 }
@@ -204,17 +210,30 @@ function slackOnlyFigures(request: ApprovalRequest): Figure[] {
   return [];
 }
 
+/** What the page shows besides its figures. */
+interface OtherShown {
+  requester: Person;
+  /** The check sentences (a network's name, an address, what could not be read). */
+  checks: string[];
+  /** The signed text (an id, a passkey's key material, the purpose…). */
+  bytes: string;
+}
+
 /**
  * Slack's "Look twice" notice, in plain words, when any value the page shows holds hidden characters
- * (a name, an id, an address, a mark, the purpose, the requester's name): each named by its label.
+ * (a name, an id, an address, a mark, the purpose, the requester's name, a check, the signed text):
+ * each named by its label or heading.
  */
-function hiddenCharactersSentences(figures: Figure[], requester: Person): string[] {
+function hiddenCharactersSentences(figures: Figure[], other: OtherShown): string[] {
+  const { requester, checks, bytes } = other;
   const which = [
     ...new Set([
       ...figures
         .filter((f) => [f.id, f.value, f.mark].some((shown) => hasHiddenCharacters(shown)))
         .map((f) => `“${f.label}”`),
       ...(hasHiddenCharacters(requester.id) || hasHiddenCharacters(requester.name) ? ['the requester'] : []),
+      ...(checks.some((sentence) => hasHiddenCharacters(sentence)) ? [`“${CHECKS_HEADING}”`] : []),
+      ...(hasHiddenCharacters(bytes) ? [`“${SIGNED_TEXT_HEADING}”`] : []),
     ]),
   ];
   if (which.length === 0) return [];
@@ -272,6 +291,7 @@ export function signRequestView(
     ...(request.purpose ? [{ label: 'Purpose', value: request.purpose }] : []),
   ];
   const requester = personOf(request.requester, names);
+  const checks = checkSentences(request);
   return {
     id: request.id,
     kind: request.kind,
@@ -281,7 +301,7 @@ export function signRequestView(
     round: request.round,
     requester: inertPerson(requester),
     figures: figures.map(inert),
-    checks: [...hiddenCharactersSentences(figures, requester), ...checkSentences(request)].map(
+    checks: [...hiddenCharactersSentences(figures, { requester, checks, bytes }), ...checks].map(
       markHiddenCharacters,
     ),
     bytes: markHiddenCharacters(bytes),

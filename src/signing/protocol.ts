@@ -71,12 +71,16 @@ export interface RegisterFileAnswer {
   message: string;
 }
 
+/** The sign page's headings over its checks and over the signed text: "Look twice" names them so. */
+export const CHECKS_HEADING = 'Checks';
+export const SIGNED_TEXT_HEADING = 'Exactly what your passkey signs';
+
 /** One line of what is signed, as the store holds it: a label, its value in full, and any mark on it. */
 export interface Figure {
   label: string;
   /** A person's Slack id, shown before `value` (then their name) in its own element. */
   id?: string;
-  /** The value; for a person, their name as Slack gives it (or the id alone, without `id`). */
+  /** The value; for a person with `id`, their name as Slack gives it ('' when Slack gave none). */
   value: string;
   /** A warning that belongs to this value (a look-alike address, a first payment). */
   mark?: string;

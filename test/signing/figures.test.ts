@@ -120,13 +120,21 @@ describe('the sign page’s view of a request', () => {
     ]);
   });
 
-  it('shows a person the page has no name for by their Slack id, under the same label', () => {
-    expect(signRequestView(unfreeze, 'bytes').figures[0]).toEqual({ label: 'Frozen by', value: 'U0BOLA' });
+  it('shows a person the page has no name for by their Slack id as an id, under the same label', () => {
+    expect(signRequestView(unfreeze, 'bytes').figures[0]).toEqual({
+      label: 'Frozen by',
+      id: 'U0BOLA',
+      value: '',
+    });
     const atStart = {
       ...unfreeze,
       payload: { ...unfreeze.payload, frozenBy: 'start-up (CNGN_START_FROZEN)' },
-    };
-    expect(peopleIn(atStart as ApprovalRequest)).toEqual([]);
+    } as ApprovalRequest;
+    expect(peopleIn(atStart)).toEqual([]);
+    expect(signRequestView(atStart, 'bytes').figures[0]).toEqual({
+      label: 'Frozen by',
+      value: 'start-up (CNGN_START_FROZEN)',
+    });
   });
 
   it('names the people of a delegation, its end in Lagos time and its cap in naira', () => {
@@ -277,7 +285,7 @@ describe('what the sign page shows of text anyone can choose', () => {
       id: 'U0BOLA',
       value: 'Treasurer (U0REALBOSS)',
     });
-    expect(view.figures[0]).toEqual({ label: 'Approver away', value: 'U0CHIDI' });
+    expect(view.figures[0]).toEqual({ label: 'Approver away', id: 'U0CHIDI', value: '' });
     expect(view.requester).toEqual({ id: 'UREQ', name: 'Treasurer (U0REALBOSS)' });
   });
 
@@ -311,6 +319,22 @@ describe('what the sign page shows of text anyone can choose', () => {
     expect(signRequestView(redeem, 'bytes', requester).checks).toEqual([
       advice('“To bank account” and the requester contain'),
     ]);
+  });
+
+  it('says “Look twice” for hidden characters only in a check or only in the signed text, by its heading', () => {
+    const advice = (fields: string) =>
+      `Look twice: ${fields} hidden characters, shown as ⟨U+…⟩. Such characters can make text read as other text: check it with the bank or whoever gave it before this is approved.`;
+    const preflight = withdrawal.preflight;
+    if (!preflight) throw new Error('no checks in the fixture');
+    const oddNetwork = {
+      ...withdrawal,
+      preflight: { ...preflight, network: { name: 'Ba\u202ese', enabled: true } },
+    } as ApprovalRequest;
+    const checks = signRequestView(oddNetwork, 'bytes').checks;
+    expect.soft(checks[0]).toBe(advice('“Checks” contains'));
+    expect(checks).toContain('Network Ba⟨U+202E⟩se: enabled.');
+    const signed = signRequestView(unfreeze, '{"keyId":"k\u200b1","transports":["usb\u2066"]}');
+    expect.soft(signed.checks).toEqual([advice('“Exactly what your passkey signs” contains')]);
   });
 });
 

@@ -23,12 +23,13 @@ export function h<K extends keyof HTMLElementTagNameMap>(
 
 /**
  * A person as the pages show them: their Slack id first, in its own element, then the name they chose
- * (a name can itself read like an id in brackets; the id before it cannot be chosen).
+ * (a name can itself read like an id in brackets; the id before it cannot be chosen). An empty name,
+ * Slack having given none, is left out.
  */
 export function person(who: Person): Array<Node | string> {
   return [
     h('code', { class: 'who' }, who.id),
-    ...(who.name ? [' ', h('span', { class: 'name' }, who.name)] : []),
+    ...(who.name !== undefined && who.name !== '' ? [' ', h('span', { class: 'name' }, who.name)] : []),
   ];
 }
 

@@ -3,7 +3,14 @@
 // checks, and exactly what the passkey signs), and "Sign ₦… with your passkey", which signs it in the
 // browser (startAuthentication) and sends the signature to the bot, which approves with it.
 import { startAuthentication } from '@simplewebauthn/browser';
-import { CALLS, type SignOptionsAnswer, type SignRequestView, type SignSubmitAnswer } from '../protocol.js';
+import {
+  CALLS,
+  CHECKS_HEADING,
+  SIGNED_TEXT_HEADING,
+  type SignOptionsAnswer,
+  type SignRequestView,
+  type SignSubmitAnswer,
+} from '../protocol.js';
 import { browserProblem, post } from './api.js';
 import { frame, h, person, say } from './dom.js';
 
@@ -38,8 +45,8 @@ function details(request: SignRequestView): HTMLElement[] {
     parts.push(
       h(
         'section',
-        { class: 'checks', 'aria-label': 'Checks' },
-        h('h2', {}, 'Checks'),
+        { class: 'checks', 'aria-label': CHECKS_HEADING },
+        h('h2', {}, CHECKS_HEADING),
         h(
           'ul',
           {},
@@ -52,7 +59,7 @@ function details(request: SignRequestView): HTMLElement[] {
     h(
       'details',
       {},
-      h('summary', {}, 'Exactly what your passkey signs'),
+      h('summary', {}, SIGNED_TEXT_HEADING),
       h('pre', {}, request.bytes),
       h(
         'p',
