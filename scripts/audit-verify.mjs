@@ -266,8 +266,8 @@ var RecordedPools = class {
     if (now?.hold === "named" || now?.hold === "joined") return { standing: "in", groups: [] };
     const any = window.upTo.map((s) => this.holdOf(pool(s), person, place, window.until));
     const groups = [.../* @__PURE__ */ new Set([...now?.groups ?? [], ...any.flatMap((h) => h.groups)])];
-    const out = window.inForce !== void 0 && any.every((h) => h.hold === "out");
-    return { standing: out ? "out" : "unknown", groups };
+    if (window.inForce === void 0) return { standing: "unknown", groups, early: true };
+    return { standing: any.every((h) => h.hold === "out") ? "out" : "unknown", groups };
   }
   /**
    * Was `holder` surely an approver of some kind (as the engine counts first passkeys) at `place`: named
@@ -946,8 +946,9 @@ function assertionHolds(key, authenticatorData, clientDataJSON, signature) {
 
 // src/audit/approval-evidence.ts
 var MONEY_KINDS = /* @__PURE__ */ new Set(["withdraw", "redeem", "bridge"]);
-function unknownStanding(who, person, groups) {
-  return groups.length === 0 ? `cannot tell whether ${who} was an approver then: not under the settings in force when approving, but under others recorded up to the sending, by which the replica that took the click may have judged (one not yet restarted, or one that had not yet recorded its own)` : `cannot tell whether ${who} was an approver then: the archive records no joining of ${groups.join(", ")} by ${person} by then, and the bot records only the changes it sees`;
+function unknownStanding(who, person, answer) {
+  const why = answer.early ? "the archive holds no settings recorded before their approval step; those that judged it may predate the archive" : answer.groups.length === 0 ? "not under the settings in force when approving, but under others recorded up to the first after the sending, by which the replica that took the click may have judged (one not yet restarted, or one that had not yet recorded its own)" : `the archive records no joining of ${answer.groups.join(", ")} by ${person} still standing when they approved (none, or a leaving since), and the bot records only the changes it sees`;
+  return `cannot tell whether ${who} was an approver then: ${why}`;
 }
 var SENT_STATES = /* @__PURE__ */ new Set(["sent", "completed", "outcome-unknown"]);
 var APPROVAL_STEPS = /* @__PURE__ */ new Set(["approval-added", "approved"]);
@@ -1160,7 +1161,7 @@ var EvidenceWalk = class {
         );
       } else if (answer.standing === "out") {
         problems.push(`${who} was not an approver of ${entry.kind} requests then`);
-      } else doubt(user, unknownStanding(who, person, answer.groups));
+      } else doubt(user, unknownStanding(who, person, answer));
     }
     return problems;
   }

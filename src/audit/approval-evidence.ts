@@ -23,7 +23,7 @@ import { createHash } from 'node:crypto';
 import { Money } from '../format/money.js';
 import { signedBytes, signedChallenge } from './approval-bytes.js';
 import { countPeople, repeats, requesterProblems } from './approval-people.js';
-import { type ApprovalPlace, RecordedPools } from './approver-pool.js';
+import { type ApprovalPlace, type PoolAnswer, RecordedPools } from './approver-pool.js';
 import { assertionHolds, type PasskeyKey, passkeyKey } from './passkey-keys.js';
 import type { SegmentOnDisk } from './segments.js';
 import type { AuditEntry } from './types.js';
@@ -85,11 +85,14 @@ interface RoundApproval {
   onBehalfOf?: string;
 }
 
-/** Why the chain cannot say whether `who` (for `person`) was an approver: a group, or settings just replaced. */
-function unknownStanding(who: string, person: string, groups: string[]): string {
-  return groups.length === 0
-    ? `cannot tell whether ${who} was an approver then: not under the settings in force when approving, but under others recorded up to the sending, by which the replica that took the click may have judged (one not yet restarted, or one that had not yet recorded its own)`
-    : `cannot tell whether ${who} was an approver then: the archive records no joining of ${groups.join(', ')} by ${person} by then, and the bot records only the changes it sees`;
+/** Why the chain cannot say whether `who` (for `person`) was an approver: no settings yet, other settings, or a group. */
+function unknownStanding(who: string, person: string, answer: PoolAnswer): string {
+  const why = answer.early
+    ? 'the archive holds no settings recorded before their approval step; those that judged it may predate the archive'
+    : answer.groups.length === 0
+      ? 'not under the settings in force when approving, but under others recorded up to the first after the sending, by which the replica that took the click may have judged (one not yet restarted, or one that had not yet recorded its own)'
+      : `the archive records no joining of ${answer.groups.join(', ')} by ${person} still standing when they approved (none, or a leaving since), and the bot records only the changes it sees`;
+  return `cannot tell whether ${who} was an approver then: ${why}`;
 }
 
 /** Told of an approval by `user` the chain cannot settle, and why. */
@@ -325,6 +328,7 @@ class EvidenceWalk {
       const person = round?.get(user)?.onBehalfOf ?? user;
       const answer = this.pools.standing(entry.kind, person, this.placeOf(entry, user));
       const who = person === user ? user : `${person}, in whose place ${user} approved,`;
+      // No approvers recorded at all: unreachable while signing is on (its policy entry names them).
       if (answer === undefined || answer.standing === 'in') continue;
       if (!round?.has(user)) {
         doubt(
@@ -333,7 +337,7 @@ class EvidenceWalk {
         );
       } else if (answer.standing === 'out') {
         problems.push(`${who} was not an approver of ${entry.kind} requests then`);
-      } else doubt(user, unknownStanding(who, person, answer.groups));
+      } else doubt(user, unknownStanding(who, person, answer));
     }
     return problems;
   }

@@ -21,6 +21,8 @@ export interface PoolAnswer {
   standing: Standing;
   /** The groups of the pool the chain does not place the person in (for `unknown`). */
   groups: string[];
+  /** No settings were recorded before the approval step: those that judged it may predate the archive. */
+  early?: boolean;
 }
 
 /** Where the approval was made in the chain: its step's seq (undefined: not in the archive), and its sending's. */
@@ -89,12 +91,13 @@ export class RecordedPools {
     // settings that never named the person, up to the window's end, prove them out: not when the step
     // came before every settings recorded (the archive may begin after the ones that judged it).
     const pool = (s: Snapshot) => [poolOf(s.settings, kind)];
+    // A step is there whenever settings are in force (`window`), so `?? 0` is never used.
     const now = window.inForce && this.holdOf(pool(window.inForce), person, place, place.step ?? 0);
     if (now?.hold === 'named' || now?.hold === 'joined') return { standing: 'in', groups: [] };
     const any = window.upTo.map((s) => this.holdOf(pool(s), person, place, window.until));
     const groups = [...new Set([...(now?.groups ?? []), ...any.flatMap((h) => h.groups)])];
-    const out = window.inForce !== undefined && any.every((h) => h.hold === 'out');
-    return { standing: out ? 'out' : 'unknown', groups };
+    if (window.inForce === undefined) return { standing: 'unknown', groups, early: true };
+    return { standing: any.every((h) => h.hold === 'out') ? 'out' : 'unknown', groups };
   }
 
   /**

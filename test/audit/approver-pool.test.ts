@@ -37,8 +37,34 @@ describe('the approvers the recorded settings let approve', () => {
 
   test('places no one in, and no one out, for a step before every settings recorded', () => {
     const read = pools(settingsAt(5, ['UA']), settingsAt(8, ['UB']));
-    expect(read.standing('withdraw', 'UA', { step: 3, sent: 6 })?.standing).toBe('unknown');
-    expect(read.standing('withdraw', 'UC', { step: 3, sent: 6 })?.standing).toBe('unknown');
+    const early = { standing: 'unknown', groups: [], early: true };
+    expect(read.standing('withdraw', 'UA', { step: 3, sent: 6 })).toEqual(early);
+    expect(read.standing('withdraw', 'UC', { step: 3, sent: 6 })).toEqual(early);
+  });
+
+  test('reads settings up to the first recorded after the sending, and no further', () => {
+    const read = pools(settingsAt(1, ['UA']), settingsAt(4, ['UB']), settingsAt(6, ['UC']));
+    expect(read.standing('withdraw', 'UB', { step: 2, sent: 3 })?.standing).toBe('unknown');
+    expect(read.standing('withdraw', 'UC', { step: 2, sent: 3 })?.standing).toBe('out');
+  });
+
+  test('calls no one out whom a group of earlier settings may have held', () => {
+    const read = pools(settingsAt(1, ['SGROUP1']), settingsAt(3, ['UB']));
+    expect(read.standing('withdraw', 'UA', { step: 4, sent: 5 })).toEqual({
+      standing: 'unknown',
+      groups: ['SGROUP1'],
+    });
+  });
+
+  test('leaves a member whose join was followed by a leaving before the step untold', () => {
+    const read = pools(settingsAt(1, ['SGROUP1']), joinedAt(2, 'SGROUP1', 'UA'), {
+      ...joinedAt(3, 'SGROUP1', 'UA'),
+      policy: { changes: [], group: 'SGROUP1', removed: ['UA'] },
+    });
+    expect(read.standing('withdraw', 'UA', { step: 4, sent: 5 })).toEqual({
+      standing: 'unknown',
+      groups: ['SGROUP1'],
+    });
   });
 
   test('places no one in for an approval whose step is not in the archive', () => {

@@ -3,7 +3,7 @@
 // at their click: a restart with other approvers between an earlier approval and the sending does not
 // undo it, a replica not yet restarted judges by older settings, and a restarted bot takes clicks
 // before it records its settings. So an approval counts when the settings in force at its step named
-// the approver, cannot be told when only others recorded up to the sending did, and is a problem only
+// the approver, cannot be told when only others recorded up to the first after the sending did, and is a problem only
 // when none ever did (verify-approver-never-named.test.ts). The archives are written by the real engine
 // (its own pool, the fixture's list, lets the approvals through; only the recorded policy says
 // otherwise), restarted as a second engine on the same store.
@@ -132,7 +132,7 @@ async function archived({ fx, auditDir }: Making): Promise<string> {
 const notInForce = (request: string) =>
   expect.stringMatching(
     new RegExp(
-      `^CANNOT TELL sandbox/\\S+: request ${request} .*: cannot tell whether ${APPROVER_A} was an approver then: not under the settings in force when approving, but under others recorded up to the sending`,
+      `^CANNOT TELL sandbox/\\S+: request ${request} .*: cannot tell whether ${APPROVER_A} was an approver then: not under the settings in force when approving, but under others recorded up to the first after the sending`,
     ),
   );
 
