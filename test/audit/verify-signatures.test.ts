@@ -27,12 +27,11 @@ import { signedChallenge } from '../../src/audit/approval-bytes.js';
 import { entrySignedBytes, policyNeeds, signingPolicyOf } from '../../src/audit/approval-evidence.js';
 import { ENTRIES_FILE } from '../../src/audit/segments.js';
 import { HeadMarks } from '../../src/audit/signing.js';
-import { runVerifier } from '../../src/audit/verify-cli.js';
 import { loadConfig } from '../../src/config.js';
 import { policyOf } from '../../src/wiring/policy-inputs.js';
-import { approveAsSeen, seenOf } from '../support/approve-as-seen.js';
+import { registerPasskey, signedApproval, verify } from '../support/approver-archive.js';
 import { flipByte, newSigner, rewriteSegment } from '../support/audit-archive.js';
-import { type AuthenticatorOptions, SoftwareAuthenticator } from '../support/authenticator.js';
+import type { AuthenticatorOptions, SoftwareAuthenticator } from '../support/authenticator.js';
 import { SLACK_ENV } from '../support/config-env.js';
 import { redemptionDraft } from '../support/drafts.js';
 import {
@@ -75,51 +74,6 @@ const test = engineTest
     },
   }));
 
-type Curve = AuthenticatorOptions['curve'];
-
-/**
- * `user` registers a passkey (on `curve`, P-256 by default), approved by `approver`: signed with
- * `signWith` (the approver's device), else a click.
- */
-async function register(
-  engine: ApprovalEngine,
-  user: string,
-  approver: string,
-  signWith?: SoftwareAuthenticator,
-  curve?: Curve,
-): Promise<SoftwareAuthenticator> {
-  const name = `${user}'s device ${Math.random()}`;
-  const device = new SoftwareAuthenticator({ user, name, ...place, ...(curve ? { curve } : {}) });
-  const options = await engine.passkeys.registrationChallenge(user);
-  const filed = await engine.passkeys.filePasskey(user, {
-    response: device.registrationResponse(options.challenge),
-    expectedChallenge: options.challenge,
-    name: device.options.name ?? '',
-  });
-  if (!filed.ok) throw new Error(filed.problem);
-  const approved = signWith
-    ? await signAndApprove(engine, filed.request.id, approver, signWith)
-    : await approveAsSeen(engine, filed.request.id, approver);
-  expect(approved.ok).toBe(true);
-  await engine.idle();
-  return device;
-}
-
-/** `user` signs the request's current round with `device`, as the signing page does, and approves. */
-async function signAndApprove(
-  engine: ApprovalEngine,
-  id: string,
-  user: string,
-  device: SoftwareAuthenticator,
-) {
-  const request = await engine.get(id);
-  if (!request) throw new Error(`no request ${id}`);
-  const made = await engine.passkeys.signingChallenge(id, user, request.round);
-  if (!made.ok || !('challenge' in made)) throw new Error(`no challenge: ${JSON.stringify(made)}`);
-  const evidence = device.assert(made.challenge, made.nonce);
-  return engine.approve(id, user, { ...seenOf(request), evidence });
-}
-
 /** The engine's audit archived: the environment's folder (one segment), and the seq of `id`'s `sent` entry. */
 async function archived(
   engine: ApprovalEngine,
@@ -152,14 +106,14 @@ async function signedArchive(
   engine: ApprovalEngine,
   auditDir: string,
   networkId: string,
-  curveA?: Curve,
+  curveA?: AuthenticatorOptions['curve'],
 ): Promise<SignedArchive> {
   await engine.start();
-  const deviceA = await register(engine, APPROVER_A, APPROVER_B, undefined, curveA);
-  const deviceB = await register(engine, APPROVER_B, APPROVER_A, deviceA);
-  await register(engine, REQUESTER, APPROVER_B, deviceB);
+  const deviceA = await registerPasskey(engine, APPROVER_A, APPROVER_B, undefined, curveA);
+  const deviceB = await registerPasskey(engine, APPROVER_B, APPROVER_A, deviceA);
+  await registerPasskey(engine, REQUESTER, APPROVER_B, deviceB);
   const request = await fileDraft(engine, withdrawalDraft(networkId, '5000'));
-  expect((await signAndApprove(engine, request.id, APPROVER_A, deviceA)).ok).toBe(true);
+  expect((await signedApproval(engine, request.id, APPROVER_A, deviceA)).ok).toBe(true);
   await engine.idle();
   expect((await engine.get(request.id))?.state).toBe('sent');
   return { ...(await archived(engine, auditDir, request.id)), withdrawal: request.id, deviceA };
@@ -168,8 +122,8 @@ async function signedArchive(
 /** Started: B's passkey (clicked by A, who holds none), then A's signed by B. */
 async function twoPasskeys(engine: ApprovalEngine) {
   await engine.start();
-  const deviceB = await register(engine, APPROVER_B, APPROVER_A);
-  const deviceA = await register(engine, APPROVER_A, APPROVER_B, deviceB);
+  const deviceB = await registerPasskey(engine, APPROVER_B, APPROVER_A);
+  const deviceA = await registerPasskey(engine, APPROVER_A, APPROVER_B, deviceB);
   return { deviceA, deviceB };
 }
 
@@ -188,9 +142,9 @@ async function twoApprovalArchive(
   // Above the one-approval tier (₦1,000,000), within the sandbox's balance.
   const request = await fileDraft(engine, withdrawalDraft(networkId, '1200000'));
   expect(request.requiredApprovals).toBe(2);
-  expect((await signAndApprove(engine, request.id, APPROVER_A, deviceA)).ok).toBe(true);
+  expect((await signedApproval(engine, request.id, APPROVER_A, deviceA)).ok).toBe(true);
   fx.clock.advance(60_000);
-  expect((await signAndApprove(engine, request.id, APPROVER_B, deviceB)).ok).toBe(true);
+  expect((await signedApproval(engine, request.id, APPROVER_B, deviceB)).ok).toBe(true);
   await engine.idle();
   expect((await engine.get(request.id))?.state).toBe('sent');
   return { ...(await archived(engine, auditDir, request.id)), withdrawal: request.id };
@@ -211,16 +165,16 @@ async function sentBackArchive(
   // Above the one-approval tier (₦1,000,000), within the sandbox's balance.
   const request = await fileDraft(engine, redemptionDraft(REQUESTER, 'ADA OBI', '1200000'));
   expect(request.requiredApprovals).toBe(2);
-  expect((await signAndApprove(engine, request.id, APPROVER_A, deviceA)).ok).toBe(true);
+  expect((await signedApproval(engine, request.id, APPROVER_A, deviceA)).ok).toBe(true);
   sandbox.setAccountName('0123456789', 'ADA OBI AND SONS');
-  expect(await signAndApprove(engine, request.id, APPROVER_B, deviceB)).toMatchObject({
+  expect(await signedApproval(engine, request.id, APPROVER_B, deviceB)).toMatchObject({
     ok: true,
     request: { state: 'pending', round: request.round + 1, approvals: [] },
   });
   fx.clock.advance(60_000);
-  const newA = await register(engine, APPROVER_A, APPROVER_B, deviceB);
-  expect((await signAndApprove(engine, request.id, APPROVER_A, newA)).ok).toBe(true);
-  expect((await signAndApprove(engine, request.id, APPROVER_B, deviceB)).ok).toBe(true);
+  const newA = await registerPasskey(engine, APPROVER_A, APPROVER_B, deviceB);
+  expect((await signedApproval(engine, request.id, APPROVER_A, newA)).ok).toBe(true);
+  expect((await signedApproval(engine, request.id, APPROVER_B, deviceB)).ok).toBe(true);
   await engine.idle();
   expect((await engine.get(request.id))?.state).toBe('sent');
   return { folder: (await archived(engine, auditDir, request.id)).folder, withdrawal: request.id };
@@ -246,33 +200,23 @@ async function delegatedArchive(
   networkId: string,
 ): Promise<DelegatedArchive> {
   await engine.start();
-  const deviceA = await register(engine, APPROVER_A, APPROVER_B);
-  const deviceB = await register(engine, APPROVER_B, APPROVER_A, deviceA);
+  const deviceA = await registerPasskey(engine, APPROVER_A, APPROVER_B);
+  const deviceB = await registerPasskey(engine, APPROVER_B, APPROVER_A, deviceA);
   const until = new Date(Date.now() + 3 * 86_400_000);
   const delegation = await engine.fileDelegation(APPROVER_A, OUTSIDER, until);
-  expect((await signAndApprove(engine, delegation.id, APPROVER_B, deviceB)).ok).toBe(true);
+  expect((await signedApproval(engine, delegation.id, APPROVER_B, deviceB)).ok).toBe(true);
   await engine.idle();
   expect((await engine.get(delegation.id))?.state).toBe('completed');
-  const deviceO = await register(engine, OUTSIDER, APPROVER_B, deviceB);
+  const deviceO = await registerPasskey(engine, OUTSIDER, APPROVER_B, deviceB);
   const request = await fileDraft(engine, withdrawalDraft(networkId, '5000'));
   const made = await engine.passkeys.signingChallenge(request.id, APPROVER_A, request.round);
   if (!made.ok || !('challenge' in made)) throw new Error(`no challenge: ${JSON.stringify(made)}`);
   const ownEvidence = { user: APPROVER_A, ...deviceA.assert(made.challenge, made.nonce) };
-  expect((await signAndApprove(engine, request.id, OUTSIDER, deviceO)).ok).toBe(true);
+  expect((await signedApproval(engine, request.id, OUTSIDER, deviceO)).ok).toBe(true);
   await engine.idle();
   const sent = await engine.get(request.id);
   expect(sent).toMatchObject({ state: 'sent', approvals: [{ user: OUTSIDER, onBehalfOf: APPROVER_A }] });
   return { ...(await archived(engine, auditDir, request.id)), withdrawal: request.id, ownEvidence };
-}
-
-/** The script as an auditor runs it, and the same check in TypeScript: they must agree. */
-function verify(folder: string, key: string): { status: number; lines: string[] } {
-  const args = [folder, '--key', key];
-  const run = spawnSync(process.execPath, [SCRIPT, ...args], { encoding: 'utf8', env: {} });
-  const lines: string[] = [];
-  const status = runVerifier(args, (line) => lines.push(...line.split('\n')));
-  expect({ status: run.status, lines: run.stdout.trimEnd().split('\n') }).toEqual({ status, lines });
-  return { status, lines };
 }
 
 const problems = (lines: string[]) => lines.filter((line) => line.startsWith('PROBLEM '));

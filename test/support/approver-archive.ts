@@ -1,7 +1,8 @@
 // The set-up of the verifier's approver checks: an engine whose audit trail records the approvers the
 // test names (the engine's own pool, the fixture's list, lets every approval through: only the recorded
 // policy says otherwise), signing every approval with passkeys, its archive in a folder of the test's;
-// and the steps the archives are made of (a passkey registered with a click, an approval signed), and
+// and the steps the archives are made of (a passkey registered, approved with a click or signed; an
+// approval signed), and
 // the verifier run both as the bundled script and in TypeScript.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,7 +18,7 @@ import { type AuditSigner, HeadMarks } from '../../src/audit/signing.js';
 import { runVerifier } from '../../src/audit/verify-cli.js';
 import { approveAsSeen, seenOf } from './approve-as-seen.js';
 import { newSigner } from './audit-archive.js';
-import { SoftwareAuthenticator } from './authenticator.js';
+import { type AuthenticatorOptions, SoftwareAuthenticator } from './authenticator.js';
 import { APPROVER_A, APPROVER_B, engineTest, OUTSIDER } from './engine.js';
 
 const SCRIPT = fileURLToPath(new URL('../../scripts/audit-verify.mjs', import.meta.url));
@@ -63,8 +64,8 @@ export const auditedEngineTest = engineTest
   })
   .extend('signer', async () => newSigner());
 
-/** `user` signs the request's current round with `device`, as the signing page does, and approves. */
-export async function signAndApprove(
+/** `user` signs the request's current round with `device`, as the signing page does, and approves: the answer. */
+export async function signedApproval(
   engine: ApprovalEngine,
   id: string,
   user: string,
@@ -75,13 +76,33 @@ export async function signAndApprove(
   const made = await engine.passkeys.signingChallenge(id, user, request.round);
   if (!made.ok || !('challenge' in made)) throw new Error(`no challenge: ${JSON.stringify(made)}`);
   const evidence = device.assert(made.challenge, made.nonce);
-  expect((await engine.approve(id, user, { ...seenOf(request), evidence })).ok).toBe(true);
+  return engine.approve(id, user, { ...seenOf(request), evidence });
+}
+
+/** The same, which must be taken; the engine's work after it done. */
+export async function signAndApprove(
+  engine: ApprovalEngine,
+  id: string,
+  user: string,
+  device: SoftwareAuthenticator,
+) {
+  expect((await signedApproval(engine, id, user, device)).ok).toBe(true);
   await engine.idle();
 }
 
-/** `user` registers a passkey, approved by `approver` with a click; `user`'s device. */
-export async function registerClicked(engine: ApprovalEngine, user: string, approver: string) {
-  const device = new SoftwareAuthenticator({ user, name: `${user}'s device`, ...place });
+/**
+ * `user` registers a passkey (on `curve`, P-256 by default), approved by `approver`: signed with
+ * `signWith` (the approver's device), else a click. `user`'s device.
+ */
+export async function registerPasskey(
+  engine: ApprovalEngine,
+  user: string,
+  approver: string,
+  signWith?: SoftwareAuthenticator,
+  curve?: AuthenticatorOptions['curve'],
+): Promise<SoftwareAuthenticator> {
+  const name = `${user}'s device ${Math.random()}`;
+  const device = new SoftwareAuthenticator({ user, name, ...place, ...(curve ? { curve } : {}) });
   const options = await engine.passkeys.registrationChallenge(user);
   const filed = await engine.passkeys.filePasskey(user, {
     response: device.registrationResponse(options.challenge),
@@ -89,26 +110,24 @@ export async function registerClicked(engine: ApprovalEngine, user: string, appr
     name: device.options.name ?? '',
   });
   if (!filed.ok) throw new Error(filed.problem);
-  expect(await approveAsSeen(engine, filed.request.id, approver)).toMatchObject({ ok: true });
+  const approved = signWith
+    ? await signedApproval(engine, filed.request.id, approver, signWith)
+    : await approveAsSeen(engine, filed.request.id, approver);
+  expect(approved.ok).toBe(true);
   await engine.idle();
   return device;
 }
+
+/** `user` registers a passkey, approved by `approver` with a click; `user`'s device. */
+export const registerClicked = (engine: ApprovalEngine, user: string, approver: string) =>
+  registerPasskey(engine, user, approver);
 
 /** A delegates to the outsider (B signs), whose passkey B signs: the outsider's device. */
 export async function delegatedToOutsider(engine: ApprovalEngine, deviceB: SoftwareAuthenticator) {
   const delegation = await engine.fileDelegation(APPROVER_A, OUTSIDER, new Date(Date.now() + 3 * 86_400_000));
   await signAndApprove(engine, delegation.id, APPROVER_B, deviceB);
   expect((await engine.get(delegation.id))?.state).toBe('completed');
-  const device = new SoftwareAuthenticator({ user: OUTSIDER, name: `${OUTSIDER}'s device`, ...place });
-  const options = await engine.passkeys.registrationChallenge(OUTSIDER);
-  const filed = await engine.passkeys.filePasskey(OUTSIDER, {
-    response: device.registrationResponse(options.challenge),
-    expectedChallenge: options.challenge,
-    name: device.options.name ?? '',
-  });
-  if (!filed.ok) throw new Error(filed.problem);
-  await signAndApprove(engine, filed.request.id, APPROVER_B, deviceB);
-  return device;
+  return registerPasskey(engine, OUTSIDER, APPROVER_B, deviceB);
 }
 
 /** The script as an auditor runs it, and the same check in TypeScript: they must agree. */
