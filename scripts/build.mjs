@@ -29,7 +29,7 @@ import { basename, dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 // Every esbuild build in the process is counted there, so the last one under way stops esbuild's
 // service (~20 MB, which would otherwise stay beside the bot `npm start` runs after the build).
-import { buildThenStop } from '../src/esbuild-builds.mjs';
+import { BROWSER_PAGE, buildThenStop } from '../src/esbuild-builds.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const THIS_FILE = fileURLToPath(import.meta.url);
@@ -99,19 +99,11 @@ const PASSKEY_PAGES = 'src/signing/page/app.ts';
 /** The passkey pages' bundle (src/signing/assets.ts serves it when it cannot bundle them itself). */
 function passkeyPages(esbuild, outDir) {
   return buildThenStop(esbuild, {
+    ...BROWSER_PAGE,
     absWorkingDir: ROOT,
     entryPoints: { app: PASSKEY_PAGES },
     outdir: join(outDir, 'passkeys'),
-    bundle: true,
-    format: 'iife',
-    platform: 'browser',
-    target: ['chrome111', 'firefox115', 'safari16.4'],
-    minify: true,
-    legalComments: 'none',
-    charset: 'utf8',
     metafile: true,
-    write: false,
-    logLevel: 'silent',
   });
 }
 

@@ -5,7 +5,7 @@
 // made (dist/passkeys/). No inline script or style: the pages' policy allows only their own files.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { buildThenStop } from '../esbuild-builds.mjs';
+import { bundlePage } from '../esbuild-builds.mjs';
 import { ASSETS } from './protocol.js';
 
 export interface PageAssets {
@@ -61,23 +61,11 @@ export async function bundlePageAssets(): Promise<PageAssets> {
   // esbuild is loaded only when a page is first asked for; a release has none, and serves the build's.
   const esbuild = await import('esbuild').catch(() => undefined);
   if (!esbuild) return prebuiltAssets();
-  const result = await buildThenStop(esbuild, {
-    entryPoints: [fileURLToPath(new URL('./page/app.ts', import.meta.url))],
-    bundle: true,
-    write: false,
+  const { js, css } = await bundlePage(esbuild, {
+    entry: fileURLToPath(new URL('./page/app.ts', import.meta.url)),
     outdir: 'passkeys',
-    format: 'iife',
-    platform: 'browser',
-    target: ['chrome111', 'firefox115', 'safari16.4'],
-    minify: true,
-    legalComments: 'none',
-    charset: 'utf8',
-    logLevel: 'silent',
+    what: 'passkey pages',
   });
-  const js = result.outputFiles.find((f) => f.path.endsWith('.js'))?.text;
-  const css = result.outputFiles.find((f) => f.path.endsWith('.css'))?.text;
-  if (js === undefined || css === undefined)
-    throw new Error('passkey pages: esbuild gave no app.js or app.css');
   return { html: SHELL, js, css };
 }
 

@@ -4,7 +4,7 @@
 // fetched from outside, so the page works offline.
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
-import { buildThenStop } from '../../esbuild-builds.mjs';
+import { bundlePage } from '../../esbuild-builds.mjs';
 import { helpSummary } from '../../slack/commands/help.js';
 import { SUBCOMMANDS } from '../../slack/commands/registry.js';
 import { WORKBENCH_PREFIX } from '../protocol.js';
@@ -53,23 +53,11 @@ function page(): string {
 
 /** The page bundled now, each call afresh: what pageAssets() keeps (once per process, a second or less). */
 export async function bundlePageAssets(): Promise<PageAssets> {
-  const result = await buildThenStop(esbuild, {
-    entryPoints: [fileURLToPath(new URL('./app.ts', import.meta.url))],
-    bundle: true,
-    write: false,
+  const { js, css } = await bundlePage(esbuild, {
+    entry: fileURLToPath(new URL('./app.ts', import.meta.url)),
     outdir: 'workbench',
-    format: 'iife',
-    platform: 'browser',
-    target: ['chrome111', 'firefox115', 'safari16.4'],
-    minify: true,
-    legalComments: 'none',
-    charset: 'utf8',
-    logLevel: 'silent',
+    what: 'workbench page',
   });
-  const js = result.outputFiles.find((f) => f.path.endsWith('.js'))?.text;
-  const css = result.outputFiles.find((f) => f.path.endsWith('.css'))?.text;
-  if (js === undefined || css === undefined)
-    throw new Error('workbench page: esbuild gave no app.js or app.css');
   return { html: page(), js, css };
 }
 
