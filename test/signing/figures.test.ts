@@ -89,6 +89,9 @@ const NAMES = new Map([
   ['U0CHIDI', 'Chidi Okeke'],
 ]);
 
+/** The sign page's “Look twice” line naming `fields`. */
+const advice = (fields: string) =>
+  `Look twice: ${fields} hidden characters, shown as ⟨U+…⟩. Such characters can make text read as other text: check it with the bank or whoever gave it before this is approved.`;
 describe('the sign page’s view of a request', () => {
   it('names every field of a bridge: its networks by name, its addresses, its first payment', () => {
     expect(signRequestView(bridge, 'bytes').figures).toEqual([
@@ -295,8 +298,6 @@ describe('what the sign page shows of text anyone can choose', () => {
   });
 
   it('says “Look twice” for hidden characters in any value shown: a person’s name, an id, a bank code, the requester', () => {
-    const advice = (fields: string) =>
-      `Look twice: ${fields} hidden characters, shown as ⟨U+…⟩. Such characters can make text read as other text: check it with the bank or whoever gave it before this is approved.`;
     const names = new Map([['U0BOLA', 'Bola\u202e Ade']]);
     expect(signRequestView(delegation, 'bytes', names).checks).toEqual([
       advice('“Delegate (approves in their place)” contains'),
@@ -322,8 +323,6 @@ describe('what the sign page shows of text anyone can choose', () => {
   });
 
   it('says “Look twice” for hidden characters only in a check or only in the signed text, by its heading', () => {
-    const advice = (fields: string) =>
-      `Look twice: ${fields} hidden characters, shown as ⟨U+…⟩. Such characters can make text read as other text: check it with the bank or whoever gave it before this is approved.`;
     const preflight = withdrawal.preflight;
     if (!preflight) throw new Error('no checks in the fixture');
     const oddNetwork = {

@@ -2,8 +2,7 @@
 // test names (the engine's own pool, the fixture's list, lets every approval through: only the recorded
 // policy says otherwise), signing every approval with passkeys, its archive in a folder of the test's;
 // and the steps the archives are made of (a passkey registered, approved with a click or signed; an
-// approval signed), and
-// the verifier run both as the bundled script and in TypeScript.
+// approval signed), and the verifier run both as the bundled script and in TypeScript.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
