@@ -350,7 +350,7 @@ function delegationBlocks(request: ApprovalRequest, now: Date): KnownBlock[] {
   if (!delegation) return [];
   const { revoked } = delegation;
   // Without an actor the bot ended it: who may no longer act here follows, once.
-  const why = revoked && !revoked.by ? whyTheBotEnded(revoked.note) : undefined;
+  const why = revoked && !revoked.by ? whyTheBot(revoked.note, ENDED_NOTE_START) : undefined;
   const endedBy = revoked?.by ? `Revoked by ${mentionUser(revoked.by)}` : 'Ended by the bot';
   const said = revoked
     ? `:no_entry_sign: ${endedBy} (${escapeMrkdwn(lagosTime(revoked.at))}): no longer in effect${why ? ` — ${escapeMrkdwn(why)}` : ''}`
@@ -360,9 +360,9 @@ function delegationBlocks(request: ApprovalRequest, now: Date): KnownBlock[] {
   return [{ type: 'context', elements: [{ type: 'mrkdwn', text: said }] }];
 }
 
-/** Why the bot ended a delegation in effect, without its note's opening that says the bot ended it. */
-export function whyTheBotEnded(note: string | undefined): string | undefined {
-  return note?.startsWith(ENDED_NOTE_START) ? note.slice(ENDED_NOTE_START.length) : note;
+/** Why the bot ended or cancelled a delegation: its note without the `opening` that says the bot did. */
+export function whyTheBot(note: string | undefined, opening: string): string | undefined {
+  return note?.startsWith(opening) ? note.slice(opening.length) : note;
 }
 
 /**

@@ -6,6 +6,7 @@ import type { ApprovalRequest } from '../../../approvals/index.js';
 import {
   CONFLICT_ACTION,
   CONFLICT_RESOLVED,
+  ENDED_NOTE_START,
   HELD_ACTION,
   LOOKED_UP_BEFORE_SENDING,
   noticeText,
@@ -18,7 +19,7 @@ import { lagosTime, naira } from '../../../format/display.js';
 import { escapeMrkdwn, escapeOwnSentence, mentionUser } from '../../../format/mrkdwn.js';
 import { UNFREEZE_STEP_WORDS, unfreezeNotice } from '../../ui/freeze.js';
 import { requestTitle } from '../../ui/words.js';
-import { approverWords, whyTheBotEnded } from './message.js';
+import { approverWords, whyTheBot } from './message.js';
 import { lifecycleThreadReply, requesterReminderNotice } from './reminders.js';
 
 /** The thread reply for the request's newest step: the engine's notice as said, or the step in words. */
@@ -35,8 +36,10 @@ export function stepText(request: ApprovalRequest): string {
   if (step.action === 'check-interrupted') {
     return `The final approval${by} was interrupted while re-checking the figures (the bot restarted); nothing was approved: approve again`;
   }
-  if (step.action === WITHDRAWN_ACTION && !step.actor) return cancelledByTheBot(step.note);
-  if (step.action === REVOKED_ACTION && !step.actor) return endedByTheBot(step.note);
+  if (step.action === WITHDRAWN_ACTION && !step.actor)
+    return byTheBot('Cancelled by the bot', step.note, WITHDRAWN_NOTE_START);
+  if (step.action === REVOKED_ACTION && !step.actor)
+    return byTheBot('Delegation ended by the bot', step.note, ENDED_NOTE_START);
   const note = step.note ? ` — ${escapeMrkdwn(step.note)}` : '';
   const words: Record<string, string> = {
     filed: 'Filed',
@@ -68,16 +71,14 @@ export function stepText(request: ApprovalRequest): string {
   return `${said ?? escapeMrkdwn(step.action)}${by}${note}`;
 }
 
-/** A waiting delegation the bot cancelled: why, once (its note begins by saying the bot cancelled it). */
-function cancelledByTheBot(note: string | undefined): string {
-  const why = note?.startsWith(WITHDRAWN_NOTE_START) ? note.slice(WITHDRAWN_NOTE_START.length) : note;
-  return why ? `Cancelled by the bot — ${escapeMrkdwn(why)}` : 'Cancelled by the bot';
-}
-
-/** A delegation in effect the bot ended: why, once (its note begins by saying the bot ended it). */
-function endedByTheBot(note: string | undefined): string {
-  const why = whyTheBotEnded(note);
-  return why ? `Delegation ended by the bot — ${escapeMrkdwn(why)}` : 'Delegation ended by the bot';
+/**
+ * A delegation step the bot took with no person behind it (`what`: "Cancelled by the bot" for a waiting
+ * one, "Delegation ended by the bot" for one in effect): why, once (its note begins by saying the bot
+ * did it, with `opening`).
+ */
+function byTheBot(what: string, note: string | undefined, opening: string): string {
+  const why = whyTheBot(note, opening);
+  return why ? `${what} — ${escapeMrkdwn(why)}` : what;
 }
 
 /** Failed with nothing sent to the service (a delegation or an unfreeze is never sent: it does not say so). */
