@@ -321,6 +321,14 @@ export class CngnClient implements CngnApi {
     return this.write('PUT', '/v1/api/bank-account', body, settlementAccountSchema, 'money', effect);
   }
 
+  /**
+   * The caller's reads of long lists are done (a report has read its book): the thread large answers
+   * are opened in ends once idle, rather than staying for the next one (SealedOpener.release).
+   */
+  largeReadsDone(): void {
+    this.opener.release();
+  }
+
   /** Release the connection pool, and end the thread large answers are opened in. */
   async close(): Promise<void> {
     await Promise.all([this.transport.close(), this.opener.stop()]);

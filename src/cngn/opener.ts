@@ -1,7 +1,8 @@
 // Opening the service's sealed answers without holding the event loop: a page of 1,000 transactions is
 // about 1.1 MB of base64, and decoding and opening it takes tens of ms of the bot's thread on a loaded
 // machine. Large answers are opened in one worker thread, started by a read that may bring one, ended
-// when idle for 30 s and with the client; small ones (a balance, a transaction) are opened here, where a round trip to the
+// when idle for 30 s, when the reads that brought them say they are done (see release), and with the
+// client; small ones (a balance, a transaction) are opened here, where a round trip to the
 // worker would cost more than it saves (docs/decisions/sealed-answers-off-thread.md).
 // The key is made here, as wire.ts makes it (sealedDataKey); the worker decodes the text, cuts it where
 // wire.ts's layout says and runs the one cipher call. A box the worker could not open is opened here
@@ -72,6 +73,8 @@ export class SealedOpener {
   private readonly waiting = new Map<number, Waiting>();
   private lastId = 0;
   private idle: NodeJS.Timeout | undefined;
+  /** Released: the worker ends as soon as nothing is waiting, not after the idle wait. */
+  private releasing = false;
 
   constructor(
     private readonly curveSecretKey: Uint8Array,
@@ -96,11 +99,29 @@ export class SealedOpener {
     if (this.waiting.size === 0) this.endWhenIdle();
   }
 
+  /**
+   * The reads that may bring large answers are done (a report's list has been read): the worker ends
+   * as soon as what it has been sent is opened, rather than after IDLE_MS. It is tens of MB of the
+   * bot's memory, and what follows such a read (a report's chart, drawn in a thread of its own) should
+   * not be counted on top of it. A large answer after this starts another worker, as ever.
+   */
+  release(): void {
+    if (!this.worker) return;
+    if (this.waiting.size === 0) void this.stop();
+    else this.releasing = true;
+  }
+
+  /** Whether a worker thread is held now. */
+  get holdsThread(): boolean {
+    return this.worker !== undefined;
+  }
+
   /** Ends the worker (the client is closing); an open under way fails. The next large open starts another. */
   async stop(): Promise<void> {
     clearTimeout(this.idle);
     const worker = this.worker;
     this.worker = undefined;
+    this.releasing = false;
     const closed = new Error('the client was closed while an answer was being opened');
     this.settleAll(({ reject }) => reject(closed));
     await worker?.terminate();
@@ -143,7 +164,8 @@ export class SealedOpener {
   private answered({ id, opened, failed }: Answer): void {
     const waiting = this.waiting.get(id);
     this.waiting.delete(id);
-    if (this.waiting.size === 0) {
+    if (this.waiting.size === 0 && this.releasing) void this.stop();
+    else if (this.waiting.size === 0) {
       this.worker?.unref();
       this.endWhenIdle();
     }
@@ -163,6 +185,7 @@ export class SealedOpener {
   private lost(worker: Worker): void {
     if (this.worker !== worker) return;
     this.worker = undefined;
+    this.releasing = false;
     this.settleAll(({ resolve }) => resolve(undefined));
   }
 

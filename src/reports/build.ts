@@ -25,6 +25,11 @@ export interface ReportDeps {
   };
   approvals: ApprovalRecords;
   now(): Date;
+  /**
+   * The build's reads of the service are over, however they ended: what was kept for them (the thread
+   * the list's pages are opened in) may go before the figures, the chart and the CSV are made.
+   */
+  readsDone?(): void;
 }
 
 /** How long a report's reads of the service may take, all told, unless the caller gives a deadline. */
@@ -47,7 +52,12 @@ export async function buildReport(
   options: BuildOptions = {},
 ): Promise<Report> {
   const deadline = options.deadline ?? deps.now().getTime() + READ_LIMIT_MS;
-  const { coverage, balance, settled } = await readSnapshot(period.from, deps, deadline, options.signal);
+  const { coverage, balance, settled } = await readSnapshot(
+    period.from,
+    deps,
+    deadline,
+    options.signal,
+  ).finally(() => deps.readsDone?.());
   // Everything kept was listed before the balance was read, so all of it is in the balance; a day's
   // slack keeps a service clock ahead of ours from leaving one out.
   const until = new Date(deps.now().getTime() + 86_400_000);

@@ -83,6 +83,32 @@ describe('SealedOpener', () => {
     }
   });
 
+  it('ends its worker once released, at once when idle, or once what it was sent is opened', async () => {
+    const opener = new SealedOpener(secret());
+    try {
+      const first = sealedPage(1000);
+      expect(await opener.open(first.sealed)).toBe(first.json);
+      expect(opener.holdsThread).toBe(true);
+      opener.release();
+      expect(opener.holdsThread).toBe(false);
+
+      // Released with an open under way: it is answered, then the worker ends.
+      const second = sealedPage(2000);
+      const under = opener.open(second.sealed);
+      expect(opener.holdsThread).toBe(true);
+      opener.release();
+      expect(opener.holdsThread).toBe(true);
+      expect(await under).toBe(second.json);
+      expect(opener.holdsThread).toBe(false);
+
+      // A large answer after it starts another, kept for the idle wait as ever.
+      expect(await opener.open(first.sealed)).toBe(first.json);
+      expect(opener.holdsThread).toBe(true);
+    } finally {
+      await opener.stop();
+    }
+  });
+
   it('ends its worker with the client: an open under way fails, and a later one starts another', async () => {
     const opener = new SealedOpener(secret());
     const { json, sealed } = sealedPage(2000);

@@ -136,6 +136,41 @@ describe('a report read as of one moment', () => {
   });
 });
 
+describe('the reads’ end', () => {
+  /** The client, telling when its reads are said to be done and how many reads it had served by then. */
+  function toldWhenDone(client: CngnClient, failAfterPages = Number.POSITIVE_INFINITY) {
+    const told: number[] = [];
+    let reads = 0;
+    const telling = Object.create(client) as CngnClient;
+    telling.getTransactions = async (options) => {
+      if (++reads > failAfterPages) throw new Error('the service went away');
+      return client.getTransactions(options);
+    };
+    telling.getBalanceWithTime = async (options) => {
+      reads++;
+      return client.getBalanceWithTime(options);
+    };
+    telling.largeReadsDone = () => told.push(reads);
+    return { telling, told, reads: () => reads };
+  }
+
+  test('tells the client once its reads are over, so the thread large pages are opened in can go', async ({
+    client,
+    store,
+  }) => {
+    const { telling, told, reads } = toldWhenDone(client);
+    await buildReport(WEEK, partsFor(telling, store, BOT_NOW));
+    expect(reads()).toBeGreaterThan(1);
+    expect(told).toEqual([reads()]);
+  });
+
+  test('tells the client so when a read fails, too', async ({ client, store }) => {
+    const { telling, told } = toldWhenDone(client, 0);
+    await expect(buildReport(WEEK, partsFor(telling, store, BOT_NOW))).rejects.toThrow('went away');
+    expect(told).toEqual([1]);
+  });
+});
+
 describe('a read the request budget cut short', () => {
   test('says the read stopped for the budget and the next report goes on, not that the history ends', async ({
     client,
