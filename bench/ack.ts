@@ -1,6 +1,7 @@
 // Ack latency: signed `/cngn balance` requests against our bot (real Bolt app, embedded sandbox, fake
 // Slack) and against a bare Bolt app whose /cngn does nothing but ack, on the same machine. Each app
-// runs in a child process; this process sends the load and a third one plays Slack's Web API.
+// runs in a child process, built as `npm start` builds the bot and run with its node flags; this
+// process sends the load and a third one plays Slack's Web API.
 //
 // Three loads, all printed:
 // - paced: requests sent at a steady rate (BENCH_ACK_RATE per second, far above any team's use),
@@ -35,7 +36,7 @@ import { Client, Pool, request } from 'undici';
 import { SIGNING_SECRET } from '../test/support/harness.js';
 import { signSlackBody } from '../test/support/slack-requests.js';
 import { pinning } from './pinning.js';
-import { type ProductionNode, productionNode } from './production.js';
+import { loaderFor, type ProductionNode, productionNode, productionScript } from './production.js';
 import { emitResult } from './results.js';
 
 const REQUESTS = Number(process.env.BENCH_ACK_REQUESTS ?? 2_000);
@@ -255,8 +256,9 @@ async function measureSlow(
 }
 
 /**
- * Starts a bench script in its own process (under `prefix`, e.g. taskset) and reads its JSON line.
- * `production`: with npm start's node flags and environment (the apps under test, both of them).
+ * Starts a bench script in its own process (under `prefix`, e.g. taskset) and reads its JSON line: a
+ * TypeScript one under tsx, a built one as it is. `production`: with npm start's node flags and
+ * environment (the apps under test, every one of them).
  */
 async function spawnServer<T>(
   args: string[],
@@ -267,7 +269,13 @@ async function spawnServer<T>(
     production && process.env.BENCH_ACK_CPU_PROF
       ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_ACK_CPU_PROF]
       : [];
-  const node = [process.execPath, ...(production?.flags ?? []), ...profile, '--import', 'tsx', ...args];
+  const node = [
+    process.execPath,
+    ...(production?.flags ?? []),
+    ...profile,
+    ...loaderFor(args[0] ?? ''),
+    ...args,
+  ];
   const [command = process.execPath, ...rest] = [...prefix, ...node];
   const child = spawn(command, rest, {
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -296,7 +304,7 @@ async function withApp<T>(
   measure: (url: string, pid: number | undefined) => Promise<T>,
 ): Promise<T> {
   const app = await spawnServer<{ url: string }>(
-    ['bench/ack-server.ts', mode, slack.apiUrl, String(delayMs)],
+    [await productionScript('bench/ack-server.ts'), mode, slack.apiUrl, String(delayMs)],
     pin,
     productionNode(),
   );

@@ -13,7 +13,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { Pool } from 'undici';
 import { alertDigest } from '../src/slack/alerts/digest-blocks.js';
 import { webhookMessage } from '../src/slack/alerts/message-blocks.js';
@@ -22,7 +22,7 @@ import { createStore, type Store } from '../src/store/index.js';
 import { createWebhooks, signatureFor, type Webhooks } from '../src/webhooks/index.js';
 import { FakeSlack } from '../test/support/fake-slack.js';
 import { type Pinning, pinning, pinProcess } from './pinning.js';
-import { productionLabel, productionNode } from './production.js';
+import { productionLabel, productionNode, productionScript } from './production.js';
 import { emitBurst, emitIntake } from './results.js';
 
 const SECRET = 'whsec_bench';
@@ -124,7 +124,7 @@ interface IntakeRound {
  * INTAKE_EVENTS timed; the child reports its own CPU time over the timed part.
  */
 async function intakeRound(storeUrl: string, pin: Pinning): Promise<IntakeRound> {
-  const script = fileURLToPath(new URL('./webhooks-intake-server.ts', import.meta.url));
+  const script = await productionScript('bench/webhooks-intake-server.ts');
   const profile = process.env.BENCH_INTAKE_CPU_PROF
     ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_INTAKE_CPU_PROF]
     : [];
@@ -133,8 +133,6 @@ async function intakeRound(storeUrl: string, pin: Pinning): Promise<IntakeRound>
     process.execPath,
     ...production.flags,
     ...profile,
-    '--import',
-    'tsx',
     script,
     storeUrl,
     SECRET,
@@ -317,12 +315,11 @@ async function spawnBot(
   storeUrl: string,
   slackApiUrl: string,
 ): Promise<{ url: string; child: ChildProcess; exited: Promise<unknown> }> {
-  const script = fileURLToPath(new URL('./webhooks-bot.ts', import.meta.url));
-  const child = spawn(
-    process.execPath,
-    [...production.flags, '--import', 'tsx', script, storeUrl, slackApiUrl, SECRET],
-    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...production.env } },
-  );
+  const script = await productionScript('bench/webhooks-bot.ts');
+  const child = spawn(process.execPath, [...production.flags, script, storeUrl, slackApiUrl, SECRET], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...production.env },
+  });
   // Listened for from the start: the kill may come before anyone waits for it.
   const exited = once(child, 'exit');
   const [line] = (await once(createInterface({ input: child.stdout as NodeJS.ReadableStream }), 'line')) as [

@@ -59,8 +59,20 @@ function keyvEscapes(this: Record<string, unknown>, key: string, value: unknown)
   return Buffer.isBuffer(original) ? `:base64:${original.toString('base64')}` : value;
 }
 
-/** writeStored's text, given at once, in one pass of JSON.stringify with keyv's escapes. */
+/**
+ * What keyv escapes, as JSON.stringify writes it without a replacer: a string value that opens with
+ * ':' (always right after `:` `,` or `[`), or a buffer (its toJSON's object). Text that only looks like
+ * one takes the exact path.
+ */
+const MAY_NEED_ESCAPES = /[:,[]":|"type":"Buffer"/;
+
+/**
+ * writeStored's text, given at once: JSON.stringify's own text when nothing in it needs keyv's escapes
+ * (V8 writes that without calling back into JavaScript for each value), else one pass with them.
+ */
 function storedText(data: unknown, serialize: Serialize): string | Promise<string> {
+  const plain = JSON.stringify(data) as string | undefined;
+  if (plain !== undefined && !MAY_NEED_ESCAPES.test(plain)) return plain;
   return JSON.stringify(data, keyvEscapes) ?? serialize(data as Parameters<Serialize>[0]);
 }
 
