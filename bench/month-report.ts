@@ -1,7 +1,7 @@
 // A month of 10,000 movements: `/cngn report <this month>` over a service history of 10,000
 // transactions, read within the service's budget of 20 requests a minute. Three processes: the
-// service (bench/month-report-sandbox.ts), the bot with npm start's node flags
-// (bench/month-report-bot.ts, which watches its own event loop and RSS), and this one, which plays
+// service (bench/month-report-sandbox.ts), the bot built as npm start builds it and run with its node
+// flags (bench/month-report-bot.ts, which watches its own event loop and RSS), and this one, which plays
 // Slack, sends the command and, meanwhile, `/cngn balance` every BENCH_MONTH_READ_EVERY_MS (500 ms),
 // each timed until its answer reaches Slack. Figures: the time from the command to the report's last
 // part (the CSV) in the DM, the bot's RSS rise at its peak, the longest hold of its event loop, and
@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { FakeSlack } from '../test/support/fake-slack.js';
 import { SIGNING_SECRET } from '../test/support/harness.js';
 import { slashCommand } from '../test/support/slack-requests.js';
-import { productionLabel, productionNode } from './production.js';
+import { loaderFor, productionLabel, productionNode, productionScript } from './production.js';
 import { emitResult } from './results.js';
 
 const COUNT = Number(process.env.BENCH_MONTH_TRANSACTIONS ?? 10_000);
@@ -27,9 +27,9 @@ process.on('exit', () => {
   for (const child of children) child.kill('SIGTERM');
 });
 
-/** A child running a TypeScript file, and its stdout's lines one at a time. */
+/** A child running a script (TypeScript under tsx, a built one as it is), and its stdout's lines one at a time. */
 function start(args: string[], flags: string[] = [], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [...flags, '--import', 'tsx', ...args], {
+  const child = spawn(process.execPath, [...flags, ...loaderFor(args[0] ?? ''), ...args], {
     env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'inherit'],
   });
@@ -55,7 +55,8 @@ const node = productionNode();
 // too, it prints (stderr) each late turn of a 10 ms timer in the profile's clock, to find what held it.
 const profile = process.env.BENCH_MONTH_CPU_PROF;
 const botFlags = [...node.flags, ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [])];
-const bot = start(['bench/month-report-bot.ts', JSON.stringify(details), slack.apiUrl], botFlags, node.env);
+const botScript = await productionScript('bench/month-report-bot.ts');
+const bot = start([botScript, JSON.stringify(details), slack.apiUrl], botFlags, node.env);
 const { url } = (await bot.next()) as { url: string };
 const sender = { baseUrl: url, signingSecret: SIGNING_SECRET };
 
