@@ -11,8 +11,7 @@ import type { ReportDeps } from './build.js';
 import { TransactionBook } from './transaction-book.js';
 
 export interface ReportPartsOptions {
-  client: Pick<CngnClient, 'environment' | 'getTransactions' | 'getBalanceWithTime'> &
-    Partial<Pick<CngnClient, 'largeReadsDone'>>;
+  client: Pick<CngnClient, 'environment' | 'getTransactions' | 'getBalanceWithTime' | 'largeReadsDone'>;
   store: Store;
   repository: ApprovalRepository;
   /** Non-reversible id of the API key (cngn/credentials keyId): each key's transactions kept apart. */
@@ -52,7 +51,7 @@ export function reportDeps(options: ReportPartsOptions): ReportDeps & { book: Tr
       return entry ? Money.fromService(entry.balance).toString() : '0.00';
     },
     book,
-    readsDone: () => client.largeReadsDone?.(),
+    readsDone: () => client.largeReadsDone(),
     approvals: approvalRecords(options.repository),
     now,
   };

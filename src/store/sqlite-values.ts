@@ -3,8 +3,8 @@
 // ':' (and buffers as ':base64:…'). Going through keyv costs several promises, hooks and a JSON reviver
 // per value, and its serializer builds the text in JavaScript; on the webhook path that is a good part
 // of each event. Here a value is read with plain JSON.parse unless it holds such a string (or a
-// buffer), in which case keyv's own reader does it, and written by JSON.stringify with keyv's escapes
-// as its replacer, so both agree. The same two, installed as keyv's own serializer (withJsonSpeed),
+// buffer), in which case keyv's own reader does it, and written by JSON.stringify: its own text when
+// nothing in it needs keyv's escapes, else with them as its replacer, so both agree. The same two, installed as keyv's own serializer (withJsonSpeed),
 // serve what goes through keyv (memory://, Redis, SQLite's lists): the same text, without keyv's
 // JavaScript writer, which builds the text a piece at a time, and its reviver.
 import type Keyv from 'keyv';
@@ -60,18 +60,20 @@ function keyvEscapes(this: Record<string, unknown>, key: string, value: unknown)
 }
 
 /**
- * What keyv escapes, as JSON.stringify writes it without a replacer: a string value that opens with
- * ':' (always right after `:` `,` or `[`), or a buffer (its toJSON's object). Text that only looks like
- * one takes the exact path.
+ * What keyv escapes, as JSON.stringify writes an object or array without a replacer: a string value
+ * that opens with ':' (inside one, always right after `:` `,` or `[`), or a buffer (its toJSON's
+ * object). Text that only looks like one takes the exact path.
  */
 const MAY_NEED_ESCAPES = /[:,[]":|"type":"Buffer"/;
 
 /**
- * writeStored's text, given at once: JSON.stringify's own text when nothing in it needs keyv's escapes
- * (V8 writes that without calling back into JavaScript for each value), else one pass with them.
+ * writeStored's text, given at once: for keyv's `{value, expires}` object, JSON.stringify's own text
+ * when nothing in it needs keyv's escapes (V8 writes that without calling back into JavaScript for
+ * each value), else one pass with them. Text holding one (a status line's `:emoji:`) pays both passes.
  */
 function storedText(data: unknown, serialize: Serialize): string | Promise<string> {
-  const plain = JSON.stringify(data) as string | undefined;
+  const plain =
+    typeof data === 'object' && data !== null ? (JSON.stringify(data) as string | undefined) : undefined;
   if (plain !== undefined && !MAY_NEED_ESCAPES.test(plain)) return plain;
   return JSON.stringify(data, keyvEscapes) ?? serialize(data as Parameters<Serialize>[0]);
 }

@@ -78,6 +78,15 @@ const stored = fc.record(
         text,
         fc.uint8Array({ maxLength: 3 }).map((bytes) => Buffer.from(bytes)),
       ),
+      // What a stored record may also hold: absent members, dates inside, a toJSON of its own, bytes
+      // that are not a Buffer.
+      fc.record({
+        missing: fc.constant(undefined),
+        at: fc.date({ noInvalidDate: true }),
+        amount: text.map((shown) => ({ toJSON: () => shown })),
+        bytes: fc.uint8Array({ maxLength: 3 }),
+        list: fc.array(fc.oneof(text, fc.constant(undefined)), { maxLength: 3 }),
+      }),
     ),
     expires: fc.option(fc.integer({ min: 0 }), { nil: undefined }),
   },
