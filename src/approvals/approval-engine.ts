@@ -85,6 +85,7 @@ export class ApprovalEngine {
   private readonly inFlight = new Set<Promise<unknown>>();
   private timer: NodeJS.Timeout | undefined;
   private ticking = false;
+  private trailOpen = false;
 
   constructor(private readonly options: ApprovalEngineOptions) {
     const core = new ApprovalCore(options);
@@ -429,10 +430,22 @@ export class ApprovalEngine {
     await this.tracker.tick();
   }
 
+  /**
+   * The part of the start that comes before the bot takes a click or sends anything: the audit trail
+   * checked and the settings in effect recorded (EngineAudit.open); throws PolicyNotRecorded when they
+   * cannot be. start() makes it first when it was not made.
+   */
+  async openTrail(): Promise<void> {
+    if (this.trailOpen) return;
+    await this.trail.open(this.options.policySnapshot);
+    this.trailOpen = true;
+  }
+
   /** Pick up in-flight requests (other environments' closed first), then sweep periodically. */
   async start(): Promise<void> {
-    // The audit trail first: checked, the settings recorded, interrupted exports told (EngineAudit.start).
-    await this.trail.start(this.options.policySnapshot);
+    // The audit trail first: opened, then what it held told and interrupted exports (EngineAudit.start).
+    await this.openTrail();
+    await this.trail.start();
     await this.core.repo.migrateLegacyOpenSet();
     await closeOtherEnvironments(this.core);
     await this.tracker.resume();
