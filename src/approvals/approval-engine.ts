@@ -437,7 +437,9 @@ export class ApprovalEngine {
    */
   async openTrail(): Promise<void> {
     if (this.trailOpen) return;
-    await this.trail.open(this.options.policySnapshot);
+    const recorded = await this.trail.open(this.options.policySnapshot);
+    // From here on, each approval step names the settings that judged it (on the record now).
+    if (recorded) this.core.policyFingerprint = recorded;
     this.trailOpen = true;
   }
 

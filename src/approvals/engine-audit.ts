@@ -15,7 +15,7 @@ import {
 } from '../audit/index.js';
 import type { ApprovalCore, EngineOptions } from './approval-core.js';
 import { ApprovalErrorCode } from './error-codes.js';
-import type { PolicySnapshot } from './policy-record.js';
+import { fingerprint, type PolicySnapshot } from './policy-record.js';
 import { PolicyRecorder, type PolicyRecordListener } from './policy-recorder.js';
 import type { AuditEntry } from './types.js';
 
@@ -101,9 +101,10 @@ export class EngineAudit {
    * its head signed) before anything is appended to it, then the settings this start runs with on the
    * record when they changed. A signing key that differs from the store's stops the start, and so do
    * settings that cannot be recorded (PolicyNotRecorded): every approval step must have the settings
-   * that judged it on the record before it. What the listeners are to hear waits for start().
+   * that judged it on the record before it. What the listeners are to hear waits for start(). Returns
+   * the fingerprint of the settings recorded (undefined: none to record).
    */
-  async open(snapshot: PolicySnapshot | undefined): Promise<void> {
+  async open(snapshot: PolicySnapshot | undefined): Promise<string | undefined> {
     this.#held ??= [];
     await this.#keeper.start().catch((error: unknown) => {
       if (error instanceof AuditKeyMismatch) throw error;
@@ -111,10 +112,11 @@ export class EngineAudit {
         error: String(error),
       });
     });
-    if (!snapshot) return;
+    if (!snapshot) return undefined;
     await this.#recorder.recordAtStart(snapshot).catch((error: unknown) => {
       throw new PolicyNotRecorded(error);
     });
+    return fingerprint(snapshot);
   }
 
   /**

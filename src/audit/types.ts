@@ -146,6 +146,12 @@ export interface AuditEntry {
   exported?: { from?: string; to: string; lastSeq?: number };
   /** A policy entry: the settings in effect, or a user group's members, and what changed. */
   policy?: PolicyRecordDetails;
+  /**
+   * An approval step (`approval-added`, `approved`): the fingerprint of the settings that judged the
+   * click, those of a policy entry before it (`policy.fingerprint`); absent on steps written before
+   * steps carried it.
+   */
+  policyFingerprint?: string;
   seq?: number;
   prev?: string;
   hash?: string;
