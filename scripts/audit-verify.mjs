@@ -252,6 +252,7 @@ var RecordedPools = class {
     const group = this.members.get(policy.group) ?? /* @__PURE__ */ new Map();
     this.members.set(policy.group, group);
     const note = (user, joined) => group.set(user, [...group.get(user) ?? [], { seq, joined }]);
+    for (const user of policy.members ?? []) note(user, true);
     for (const user of policy.added ?? []) note(user, true);
     for (const user of policy.removed ?? []) note(user, false);
   }

@@ -343,6 +343,10 @@ export class ApprovalEngine {
   recordMembershipChange(group: string, added: readonly string[], removed: readonly string[]) {
     return this.trail.recordMembershipChange(group, added, removed);
   }
+  /** Record a user group's members as first read, when they differ from those last recorded. */
+  recordGroupMembers(group: string, members: readonly string[]) {
+    return this.trail.recordGroupMembers(group, members);
+  }
   onPolicyRecorded(listener: PolicyRecordListener): void {
     this.trail.onPolicyRecorded(listener);
   }
@@ -431,14 +435,13 @@ export class ApprovalEngine {
   }
 
   /**
-   * The part of the start that comes before the bot takes a click or sends anything: the audit trail
-   * checked and the settings in effect recorded (EngineAudit.open); throws PolicyNotRecorded when they
-   * cannot be. start() makes it first when it was not made.
+   * Before the bot takes a click or sends anything: the trail checked and the settings in effect recorded
+   * (EngineAudit.open; PolicyNotRecorded when they cannot be), each approval step naming them from then
+   * on. start() makes it when not made yet.
    */
   async openTrail(): Promise<void> {
     if (this.trailOpen) return;
     const recorded = await this.trail.open(this.options.policySnapshot);
-    // From here on, each approval step names the settings that judged it (on the record now).
     if (recorded) this.core.policyFingerprint = recorded;
     this.trailOpen = true;
   }

@@ -182,6 +182,11 @@ export class EngineAudit {
     return this.#recorder.recordMembershipChange(group, added, removed);
   }
 
+  /** Record a user group's members as first read (see PolicyRecorder). */
+  recordGroupMembers(group: string, members: readonly string[]): Promise<AuditEntry | undefined> {
+    return this.#recorder.recordMembers(group, members);
+  }
+
   /** Told of each policy change once it is in the audit chain. */
   onPolicyRecorded(listener: PolicyRecordListener): void {
     this.#policyListeners.push(listener);

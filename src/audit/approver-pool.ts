@@ -9,9 +9,10 @@
 // older settings, and an older version took clicks before recording its own, so it may have been judged
 // under any settings recorded up to the first after the request was sent: only those in force at its
 // step place the person in, the others can only leave it unknown, and only settings that never named
-// them prove them out. A group's members show only as the changes the bot saw (`members of S…`
-// entries): never the members it first read after a start, recorded without waiting, read from a cache
-// up to two minutes old. So a recorded join places someone in a group, and nothing places them out of
+// them prove them out. A group's members show as the `members of S…` entries: all of them as first read
+// after a start (when they differ from those last recorded), then the changes the bot saw, each recorded
+// without waiting, read from a cache up to two minutes old (and a process may stop before recording
+// one). So a recorded join, or a listing, places someone in a group, and nothing places them out of
 // one: only a pool of people by ID proves someone was not an approver.
 // Mirrors approvals/policy-record.ts's words and fingerprint, and access/pools.ts's rules.
 import { createHash } from 'node:crypto';
@@ -88,6 +89,8 @@ export class RecordedPools {
     this.members.set(policy.group, group);
     const note = (user: string, joined: boolean) =>
       group.set(user, [...(group.get(user) ?? []), { seq, joined }]);
+    // A group's members as the bot first read them after a start: each listed is in it from here.
+    for (const user of policy.members ?? []) note(user, true);
     for (const user of policy.added ?? []) note(user, true);
     for (const user of policy.removed ?? []) note(user, false);
   }

@@ -80,8 +80,9 @@ interface PolicyRecordDetails {
   /** The settings in effect at start and their fingerprint, so the next start compares against them. */
   settings?: PolicySetting[];
   fingerprint?: string;
-  /** A user group's members as the bot saw them change. */
+  /** A user group's members as the bot saw them change, or (`members`) all of them as first read. */
   group?: string;
+  members?: string[];
   added?: string[];
   removed?: string[];
 }
