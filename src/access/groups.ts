@@ -1,6 +1,7 @@
 // Members of Slack user groups, as the roles and approver pools name them. The Slack side supplies the
 // reading (usergroups.users.list); the engine knows no Slack. Membership is trusted for a short while,
-// then read again; a re-read that finds people added or removed says so, so the change can be recorded.
+// then read again; the first read says who the members are, and a re-read that finds people added or
+// removed says so, so both can be recorded.
 
 /** The difference a re-read found against what was known before (both empty on a first read). */
 export interface MembershipChange {

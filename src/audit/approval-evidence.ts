@@ -96,7 +96,7 @@ function unknownStanding(who: string, person: string, answer: PoolAnswer): strin
       ? 'the archive holds no settings recorded before their approval step; those that judged it may predate the archive'
       : answer.groups.length === 0
         ? 'not under the settings in force when approving, but under others recorded up to the first after the sending, by which the replica that took the click may have judged (one not yet restarted, or one that had not yet recorded its own)'
-        : `the archive records no joining of ${answer.groups.join(', ')} by ${person} still standing when they approved (none, or a leaving since), and the bot records only the changes it sees`;
+        : `the archive records no joining of ${answer.groups.join(', ')} by ${person} still standing when they approved (none, or a leaving since), and the bot records a group's members only as it reads them`;
   return `cannot tell whether ${who} was an approver then: ${why}`;
 }
 

@@ -117,7 +117,7 @@ const cannotTell = (why: string, kind = '\\S+', request = '\\S+') =>
     new RegExp(`^CANNOT TELL sandbox/\\S+: request ${request} \\(${kind}, sent at seq \\d+\\): ${why}$`),
   );
 const noJoin = (who: string, person = who) =>
-  `cannot tell whether ${who} was an approver then: the archive records no joining of ${GROUP} by ${person} still standing when they approved \\(none, or a leaving since\\), and the bot records only the changes it sees`;
+  `cannot tell whether ${who} was an approver then: the archive records no joining of ${GROUP} by ${person} still standing when they approved \\(none, or a leaving since\\), and the bot records a group's members only as it reads them`;
 const notChecked = (n: number) =>
   `NOT CHECKED: ${n} approval${n === 1 ? '' : 's'} (CANNOT TELL above): the archive does not tell whether the people named were approvers then.`;
 const passedBut = (n: number) =>
